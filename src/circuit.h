@@ -1,0 +1,155 @@
+/* circuit.h -- the elaborated, flat circuit: plain data handed from the netlist
+ * front end (nl_*.c) to the LCS assembler (lcs_asm.c).
+ *
+ * Invariants after nsc_elaborate() succeeds:
+ *  - node 0 is ground ("0"; "gnd" maps to it); nodes 1..nnode-1 are the others,
+ *    named in lower case with their hierarchical prefix ("x1.mid");
+ *  - element names are lower case and hierarchical ("x1.r3"), unique;
+ *  - every numeric value is finite and already evaluated (params resolved);
+ *  - references (K inductors, F/H sense sources) are resolved to element indices;
+ *  - models are resolved to pointers into circuit->models. */
+#ifndef NSC_CIRCUIT_H
+#define NSC_CIRCUIT_H
+
+#include "util.h"
+
+typedef enum nsc_elkind {
+    NSC_EL_R, NSC_EL_C, NSC_EL_L, NSC_EL_K,
+    NSC_EL_V, NSC_EL_I,
+    NSC_EL_E,      /* VCVS (gain) */
+    NSC_EL_ETABLE, /* PWL VCVS: E n+ n- TABLE {V(a[,b])} = (x,y)... */
+    NSC_EL_G,      /* VCCS */
+    NSC_EL_F,      /* CCCS */
+    NSC_EL_H,      /* CCVS */
+    NSC_EL_D, NSC_EL_M, NSC_EL_S,
+    NSC_EL_NKINDS
+} nsc_elkind;
+
+/* Independent-source waveform. p[] holds the fields with SPICE defaults filled
+ * in by the elaborator (defaults that depend on .tran, e.g. PULSE tr/tf = tstep,
+ * per = tstop, are filled too, so evaluation needs nothing else):
+ *   DC    : np = 0, value dc
+ *   PULSE : p = v1 v2 td tr tf pw per              (np = 7)
+ *   SIN   : p = vo va freq td theta phase(deg)     (np = 6)
+ *   EXP   : p = v1 v2 td1 tau1 td2 tau2            (np = 6)
+ *   PWL   : p = t1 v1 t2 v2 ...                    (np = 2n), repeat >= 0: the
+ *           ngspice r=value (repeat from time `repeat` to the last point), -1: none
+ * dc is the DC value (the `DC v` field, or the waveform's value at t = 0 when absent,
+ * as SPICE uses for the operating point). */
+typedef enum nsc_wavekind { NSC_WAVE_DC, NSC_WAVE_PULSE, NSC_WAVE_SIN, NSC_WAVE_EXP, NSC_WAVE_PWL } nsc_wavekind;
+typedef struct nsc_wave {
+    nsc_wavekind kind;
+    double dc;
+    double *p;
+    int np;
+    double repeat;
+} nsc_wave;
+
+typedef enum nsc_modeltype { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW } nsc_modeltype;
+
+/* A .model card: parameter names lower case, values evaluated. Lookups by
+ * nsc_model_get(); "given" tells whether the card set the parameter. */
+typedef struct nsc_model {
+    char *name;          /* lower case, hierarchical if defined inside a subckt */
+    nsc_modeltype type;
+    int npar;
+    char **pname;
+    double *pval;
+    nsc_loc loc;
+} nsc_model;
+
+/* The elements. Field use by kind:
+ *   R C L     node[0..1]; value (ohm, F, H); C and L: has_ic/ic (IC=)
+ *   K         ref[0], ref[1] element indices of the two inductors; value = k
+ *   V I       node[0..1]; wave
+ *   E G       node[0..1] output, node[2..3] control; value = gain / gm
+ *   ETABLE    node[0..1] output, node[2..3] control (node[3] = 0 for V(a));
+ *             table = x0 y0 x1 y1 ... (ntable points), x non-decreasing
+ *   F H       node[0..1]; ref[0] = index of the sense voltage source; value = gain / r
+ *   D         node[0] anode, node[1] cathode; model
+ *   M         node[0..3] = d g s b; model; w, l (m; model/default when not given)
+ *   S         node[0..1] switch, node[2..3] control; model
+ */
+typedef struct nsc_element {
+    nsc_elkind kind;
+    char *name;
+    int nnode;
+    int node[4];
+    double value;
+    int has_ic;
+    double ic;
+    nsc_wave wave;
+    int ref[2];
+    const nsc_model *model;
+    double w, l;
+    double *table;
+    int ntable;
+    nsc_loc loc; /* the card (for subckt instances: the card inside the subckt) */
+} nsc_element;
+
+/* An output quantity from .save/.print/--save: V(n1[,n2]) or I(element). */
+typedef enum nsc_probekind { NSC_PROBE_V, NSC_PROBE_I } nsc_probekind;
+typedef struct nsc_probe {
+    nsc_probekind kind;
+    int node[2];     /* V: nodes (node[1] = 0 for V(a)) */
+    int el;          /* I: element index */
+    char *name;      /* column name, lower case: "v(a)", "v(a,b)", "i(l1)" */
+    nsc_loc loc;
+} nsc_probe;
+
+typedef struct nsc_circuit {
+    char *title;
+    char **files;           /* interned file names (nsc_loc.file points here) */
+    int nfiles;
+
+    int nnode;              /* number of nodes including ground (index 0) */
+    char **node_name;       /* [nnode], node_name[0] = "0" */
+    nsc_loc *node_loc;      /* [nnode], first card that mentions the node */
+
+    nsc_element *el;
+    int nel;
+    nsc_model *model;
+    int nmodel;
+
+    /* analyses */
+    int has_tran;
+    double tstep, tstop, tstart, tmax; /* tmax = 0 when not given */
+    int uic;
+    nsc_loc tran_loc;
+    int has_op;
+    nsc_loc op_loc;
+
+    /* .ic V(node)=value */
+    int nic;
+    int *ic_node;
+    double *ic_val;
+    nsc_loc *ic_loc;
+
+    /* .options */
+    double theta;           /* default 0.5 */
+    double gmin;            /* default 1e-12 */
+    char solver[32];        /* default "auto" */
+
+    /* .save / .print (empty: writer defaults of cli.md) */
+    nsc_probe *save;
+    int nsave;
+
+    /* cards parsed but not yet simulated (later issues) */
+    int nstep, nmeas;
+    nsc_loc step_loc, meas_loc;
+} nsc_circuit;
+
+void nsc_circuit_free(nsc_circuit *c);
+/* Parameter of a model, case-insensitive; returns 1 and sets *v if given, else 0. */
+int nsc_model_get(const nsc_model *m, const char *name, double *v);
+/* Node / element lookup by (lower- or mixed-case) name; -1 if absent. */
+int nsc_circuit_node(const nsc_circuit *c, const char *name);
+int nsc_circuit_element(const nsc_circuit *c, const char *name);
+
+/* Value of a waveform at time t (seconds). */
+double nsc_wave_eval(const nsc_wave *w, double t);
+/* Corners of the waveform in (0, tstop]: appends to *bp (growable, *nbp/*cap).
+ * Returns 0, or -1 on allocation failure. */
+int nsc_wave_breakpoints(const nsc_wave *w, double tstop, double **bp, int *nbp, int *cap);
+
+#endif

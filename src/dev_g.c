@@ -1,0 +1,2 @@
+/* dev_g.c -- (stub, to be written) */
+typedef int nsc_stub_dev_g;

@@ -1,0 +1,2 @@
+/* dev_h.c -- (stub, to be written) */
+typedef int nsc_stub_dev_h;

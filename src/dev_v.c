@@ -1,0 +1,2 @@
+/* dev_v.c -- (stub, to be written) */
+typedef int nsc_stub_dev_v;

@@ -1,0 +1,2 @@
+/* devices.c -- (stub, to be written) */
+typedef int nsc_stub_devices;

@@ -1,0 +1,1 @@
+/* la_dense.h -- (stub) */

@@ -1,0 +1,34 @@
+/* netlist.h -- the netlist front end: text -> nsc_circuit.
+ *
+ * Pipeline inside: nl_lex.l (tokens) -> nl_parse.y (cards, expressions)
+ * -> nl_deck.c (files, .include/.lib, cards as plain data)
+ * -> nl_elab.c (.param, .subckt/X expansion, .model, values) -> circuit.h. */
+#ifndef NSC_NETLIST_H
+#define NSC_NETLIST_H
+
+#include "circuit.h"
+
+/* --param NAME=VALUE overrides: replace the value of a top-level .param. */
+typedef struct nsc_param_set {
+    const char *name;
+    double value;
+} nsc_param_set;
+
+/* Read, parse and elaborate the netlist file at path. On success *out is a new
+ * circuit (free with nsc_circuit_free) and NSC_OK is returned; on failure
+ * *out = NULL, r holds "file:line:col: error: ..." and NSC_ENETLIST (or NSC_EIO
+ * when the file cannot be read, NSC_ENOMEM) is returned. Warnings go to r. */
+nsc_status nsc_netlist_read(const char *path, const nsc_param_set *ov, int nov,
+                            nsc_circuit **out, nsc_report *r);
+
+/* Same, from a string (tests, tools); name is used in messages, and relative
+ * .include paths resolve against the current directory. */
+nsc_status nsc_netlist_read_string(const char *text, const char *name,
+                                   const nsc_param_set *ov, int nov,
+                                   nsc_circuit **out, nsc_report *r);
+
+/* Parse a SPICE number with scale suffix and trailing units ("10uF", "1k", "2.5meg",
+ * "1e-3", "3mil"). Returns 1 and sets *v on success, 0 if text is not a number. */
+int nsc_parse_number(const char *text, double *v);
+
+#endif

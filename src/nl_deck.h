@@ -1,0 +1,1 @@
+/* nl_deck.h -- (stub) */

@@ -1,0 +1,1 @@
+/* nl_expr.h -- (stub) */

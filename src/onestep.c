@@ -1,0 +1,2 @@
+/* onestep.c -- (stub, to be written) */
+typedef int nsc_stub_onestep;

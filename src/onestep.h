@@ -1,0 +1,1 @@
+/* onestep.h -- (stub) */

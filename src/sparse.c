@@ -1,0 +1,2 @@
+/* sparse.c -- (stub, to be written) */
+typedef int nsc_stub_sparse;

@@ -1,0 +1,2 @@
+/* stepper.c -- (stub, to be written) */
+typedef int nsc_stub_stepper;

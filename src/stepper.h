@@ -1,0 +1,1 @@
+/* stepper.h -- (stub) */

@@ -1,0 +1,149 @@
+/* util.c -- diagnostics and allocation helpers (see util.h). */
+#include "util.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void nsc_report_init(nsc_report *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+void nsc_report_free(nsc_report *r)
+{
+    if (!r) return;
+    free(r->error);
+    for (int k = 0; k < r->nwarn; k++) free(r->warn[k]);
+    free(r->warn);
+    memset(r, 0, sizeof *r);
+}
+
+static char *vformat(const char *fmt, va_list ap)
+{
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    if (n < 0) return NULL;
+    char *s = malloc((size_t)n + 1);
+    if (s) vsnprintf(s, (size_t)n + 1, fmt, ap);
+    return s;
+}
+
+char *nsc_asprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = vformat(fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* "file:line:col: kind: body" or "nscircuit: kind: body" */
+static char *prefixed(const nsc_loc *loc, const char *kind, const char *body)
+{
+    if (loc && loc->line > 0)
+        return nsc_asprintf("%s:%d:%d: %s: %s", loc->file ? loc->file : "<input>", loc->line,
+                            loc->col > 0 ? loc->col : 1, kind, body);
+    return nsc_asprintf("nscircuit: %s: %s", kind, body);
+}
+
+nsc_status nsc_err(nsc_report *r, nsc_status st, const nsc_loc *loc, const char *fmt, ...)
+{
+    if (!r || r->status != NSC_OK) return st;
+    va_list ap;
+    va_start(ap, fmt);
+    char *body = vformat(fmt, ap);
+    va_end(ap);
+    r->status = st;
+    r->error = body ? prefixed(loc, "error", body) : NULL;
+    free(body);
+    return st;
+}
+
+static void add_line(nsc_report *r, const nsc_loc *loc, const char *kind, const char *fmt, va_list ap)
+{
+    char *body = vformat(fmt, ap);
+    if (!body) return;
+    char *line = prefixed(loc, kind, body);
+    free(body);
+    if (!line) return;
+    for (int k = 0; k < r->nwarn; k++)
+        if (strcmp(r->warn[k], line) == 0) { free(line); return; }
+    if (nsc_grow((void **)&r->warn, &r->capwarn, r->nwarn + 1, sizeof *r->warn)) { free(line); return; }
+    r->warn[r->nwarn++] = line;
+}
+
+void nsc_warn(nsc_report *r, const nsc_loc *loc, const char *fmt, ...)
+{
+    if (!r) return;
+    va_list ap;
+    va_start(ap, fmt);
+    add_line(r, loc, "warning", fmt, ap);
+    va_end(ap);
+}
+
+void nsc_note(nsc_report *r, const nsc_loc *loc, const char *fmt, ...)
+{
+    if (!r) return;
+    va_list ap;
+    va_start(ap, fmt);
+    add_line(r, loc, "note", fmt, ap);
+    va_end(ap);
+}
+
+void *nsc_calloc(size_t n, size_t size)
+{
+    return calloc(n ? n : 1, size ? size : 1);
+}
+
+void *nsc_realloc_array(void *p, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) return NULL;
+    return realloc(p, n * size ? n * size : 1);
+}
+
+char *nsc_strdup(const char *s)
+{
+    return s ? nsc_strndup(s, strlen(s)) : NULL;
+}
+
+char *nsc_strndup(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (!d) return NULL;
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+char *nsc_strlower(char *s)
+{
+    for (char *p = s; p && *p; p++) *p = (char)tolower((unsigned char)*p);
+    return s;
+}
+
+int nsc_strieq(const char *a, const char *b)
+{
+    if (!a || !b) return a == b;
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
+    return *a == *b;
+}
+
+int nsc_grow(void **arr, int *cap, int need, size_t sz)
+{
+    if (need <= *cap) return 0;
+    if (need < 0) return -1;
+    long long nc = *cap > 0 ? *cap : 8;
+    while (nc < need) nc *= 2;
+    if (nc > 0x7fffffff) nc = need;
+    void *p = nsc_realloc_array(*arr, (size_t)nc, sz);
+    if (!p) return -1;
+    *arr = p;
+    *cap = (int)nc;
+    return 0;
+}

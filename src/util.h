@@ -1,0 +1,66 @@
+/* util.h -- status codes, diagnostics (errors and warnings), allocation helpers.
+ *
+ * Library code never prints and never exits: every stage takes an nsc_report*
+ * and records at most one error (the first) and any number of warnings.
+ * The program (main.c) decides what the user sees. */
+#ifndef NSC_UTIL_H
+#define NSC_UTIL_H
+
+#include <stddef.h>
+#include <stdarg.h>
+
+/* Status codes; the numeric values are the program's exit statuses. */
+typedef enum nsc_status {
+    NSC_OK = 0,
+    NSC_ENETLIST = 1, /* parse / elaboration / ill-posed circuit: file:line:col */
+    NSC_EUSAGE = 2,   /* bad command line */
+    NSC_ESIM = 3,     /* simulation failure: time, devices, residual */
+    NSC_ENOMEM = 4,   /* out of memory (reported with exit status 3 by main) */
+    NSC_EIO = 5       /* cannot read / write a file (exit status 1 by main) */
+} nsc_status;
+
+/* A source position. file points into an interned string owned by the deck
+ * (lives as long as the nsc_deck / nsc_circuit); line and col are 1-based;
+ * line == 0 means "no position". */
+typedef struct nsc_loc {
+    const char *file;
+    int line, col;
+} nsc_loc;
+
+/* Diagnostics collected by the library. error is a complete message line
+ * without trailing newline, e.g. "rect.cir:12:5: error: unknown model 'DX' for diode D3". */
+typedef struct nsc_report {
+    nsc_status status; /* NSC_OK until the first error */
+    char *error;       /* first error message (malloc'd) or NULL */
+    char **warn;       /* warning lines "file:line:col: warning: ..." (malloc'd) */
+    int nwarn, capwarn;
+} nsc_report;
+
+void nsc_report_init(nsc_report *r);
+void nsc_report_free(nsc_report *r);
+/* Record an error (only the first is kept; later ones are ignored).
+ * With loc && loc->line > 0 the message is prefixed "file:line:col: error: ",
+ * else "nscircuit: error: ". Returns st so callers can write `return nsc_err(...)`. */
+nsc_status nsc_err(nsc_report *r, nsc_status st, const nsc_loc *loc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Record a warning ("...: warning: ..."); identical messages are stored once. */
+void nsc_warn(nsc_report *r, const nsc_loc *loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Same as nsc_warn but "note" instead of "warning" (e.g. ignored SPICE options). */
+void nsc_note(nsc_report *r, const nsc_loc *loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Allocation: return NULL on failure (callers report NSC_ENOMEM). */
+void *nsc_calloc(size_t n, size_t size);
+void *nsc_realloc_array(void *p, size_t n, size_t size); /* overflow-checked realloc */
+char *nsc_strdup(const char *s);
+char *nsc_strndup(const char *s, size_t n);
+char *nsc_strlower(char *s);           /* in place; returns s */
+int nsc_strieq(const char *a, const char *b); /* case-insensitive equality */
+char *nsc_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Growable array helper: ensure *cap >= need, elements of size sz.
+ * Returns 0 on success, -1 on allocation failure (array untouched). */
+int nsc_grow(void **arr, int *cap, int need, size_t sz);
+
+#endif

@@ -1,0 +1,2 @@
+/* wave.c -- (stub, to be written) */
+typedef int nsc_stub_wave;

@@ -1,0 +1,2 @@
+/* waves.c -- (stub, to be written) */
+typedef int nsc_stub_waves;

@@ -1,0 +1,1 @@
+/* waves.h -- (stub) */

@@ -1,0 +1,41 @@
+/* testutil.h -- helpers shared by the Criterion tests. */
+#ifndef NSC_TESTUTIL_H
+#define NSC_TESTUTIL_H
+
+#include <stddef.h>
+
+#ifndef NSC_TOP_SRCDIR
+#define NSC_TOP_SRCDIR "."
+#endif
+#ifndef NSC_TOP_BUILDDIR
+#define NSC_TOP_BUILDDIR "."
+#endif
+/* The references of ../shared/reference (beside the repository). */
+#define NSC_REFDIR NSC_TOP_SRCDIR "/../shared/reference"
+#define NSC_NETLISTS NSC_TOP_SRCDIR "/netlists"
+#define NSC_PROGRAM NSC_TOP_BUILDDIR "/nscircuit"
+
+/* A table of numbers read from a whitespace-separated file whose comment
+ * lines start with '#'; the first '#' line's words are the column names. */
+typedef struct tu_table {
+    int ncol, nrow;
+    char **name;   /* [ncol] */
+    double *v;     /* row-major [nrow*ncol] */
+} tu_table;
+int tu_table_read(const char *path, tu_table *t); /* 0 ok */
+void tu_table_free(tu_table *t);
+int tu_table_col(const tu_table *t, const char *name); /* -1 if absent (case-insensitive) */
+#define TU_AT(t, r, c) ((t)->v[(size_t)(r) * (t)->ncol + (c)])
+
+/* Run a shell command; returns its exit status (or -1), output captured into a
+ * malloc'd string *out (may be NULL to discard). */
+int tu_run(const char *cmd, char **out);
+/* Write text to path (0 ok). */
+int tu_write_file(const char *path, const char *text);
+/* A fresh temporary directory (malloc'd path), removed by tu_rmdir. */
+char *tu_tmpdir(void);
+void tu_rmdir(const char *dir);
+/* Whole file as a string (malloc'd) or NULL. */
+char *tu_read_file(const char *path);
+
+#endif
