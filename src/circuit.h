@@ -148,7 +148,7 @@ int nsc_circuit_element(const nsc_circuit *c, const char *name);
 
 /* Value of a waveform at time t (seconds). */
 double nsc_wave_eval(const nsc_wave *w, double t);
-/* Corners of the waveform in (0, tstop]: appends to *bp (growable, *nbp/*cap).
+/* Corners of the waveform in (0, tstop]: appends to *bp (growable: count *nbp, capacity *cap).
  * Returns 0, or -1 on allocation failure. */
 int nsc_wave_breakpoints(const nsc_wave *w, double tstop, double **bp, int *nbp, int *cap);
 

@@ -1,1 +1,25 @@
-/* la_klu.h -- (stub) */
+/* la_klu.h -- the thin layer over KLU (SuiteSparse): sparse LU of a square CSC
+ * nsc_sparse, symbolic analysis once per pattern, numeric refactorisation per
+ * value change, in-place solves. */
+#ifndef NSC_LA_KLU_H
+#define NSC_LA_KLU_H
+
+#include "sparse.h"
+
+typedef struct nsc_klu nsc_klu;
+
+/* Analyse and factor the square CSC matrix A (kept by pointer: A must outlive
+ * the factorisation only until nsc_klu_refactor/free). Returns NULL on failure;
+ * *singular is set to 1 when A is (numerically) singular, 0 otherwise. */
+nsc_klu *nsc_klu_factor(const nsc_sparse *A, int *singular);
+/* Numeric refactorisation with the same pattern (values of A changed). 0 ok, -1 singular/failure. */
+int nsc_klu_refactor(nsc_klu *F, const nsc_sparse *A);
+/* Solve A X = B in place; B is n-by-nrhs column-major. 0 ok, -1 failure. */
+int nsc_klu_solve(nsc_klu *F, double *B, int nrhs);
+/* Solve A^T X = B in place. */
+int nsc_klu_tsolve(nsc_klu *F, double *B, int nrhs);
+/* Cheap reciprocal condition estimate (klu_rcond: min|U_ii| / max|U_ii|). */
+double nsc_klu_rcond(nsc_klu *F);
+void nsc_klu_free(nsc_klu *F);
+
+#endif

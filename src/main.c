@@ -1,1 +1,310 @@
-int main(void) { return 0; }
+/* main.c -- the nscircuit program: options, the pipeline, what the user sees.
+ * Exit status (cli.md): 0 success, 1 netlist error, 2 usage error, 3 simulation failure. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "netlist.h"
+#include "lcs.h"
+#include "out.h"
+#include "stepper.h"
+
+static volatile sig_atomic_t stop_flag;
+static void on_signal(int sig) { stop_flag = sig; }
+
+static const char usage_text[] =
+    "usage: nscircuit [options] circuit.cir\n"
+    "\n"
+    "Runs the analyses of a SPICE netlist (.tran, .op) with ideal, piecewise-linear\n"
+    "switching devices solved as complementarity problems, and writes the waveforms.\n"
+    "\n"
+    "options:\n"
+    "  -o FILE             output file (default: circuit.dat in the current directory)\n"
+    "  --format FMT        dat | csv (raw, rawbin: not yet supported)\n"
+    "  --plot              also render circuit.png with gnuplot\n"
+    "  --step H            scheme step (overrides .tran tmax / tstep)\n"
+    "  --tstop T           final time (overrides .tran)\n"
+    "  --theta T           theta of the scheme, 0.5 .. 1 (default .options theta or 0.5)\n"
+    "  --solver NAME       auto | lemke | enum\n"
+    "  --param NAME=VALUE  override a .param (repeatable)\n"
+    "  --save LIST         outputs, e.g. v(out),v(a,b),i(l1)\n"
+    "  --dump-lcs DIR      write E A B C D s e (Matrix Market) and stop\n"
+    "  --stats             detailed solver statistics\n"
+    "  --progress          progress bar (accepted; not yet drawn)\n"
+    "  --quiet             no summary on stderr\n"
+    "  --version, --help\n"
+    "\n"
+    "exit status: 0 success, 1 netlist error, 2 usage error, 3 simulation failure\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "nscircuit: error: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'nscircuit --help'.\n");
+    return 2;
+}
+
+/* Strict number with SPICE suffixes for option values. */
+static int opt_number(const char *s, double *v)
+{
+    return nsc_parse_number(s, v) && isfinite(*v);
+}
+
+static void print_report(const nsc_report *r)
+{
+    for (int k = 0; k < r->nwarn; k++) fprintf(stderr, "%s\n", r->warn[k]);
+    if (r->error) fprintf(stderr, "%s\n", r->error);
+}
+
+static int exit_code(nsc_status s)
+{
+    switch (s) {
+    case NSC_OK: return 0;
+    case NSC_ENETLIST: case NSC_EIO: return 1;
+    case NSC_EUSAGE: return 2;
+    default: return 3;
+    }
+}
+
+/* "dir/name.cir" -> "name" + suffix, in the current directory. */
+static char *default_output(const char *netlist, const char *suffix)
+{
+    const char *b = strrchr(netlist, '/');
+    b = b ? b + 1 : netlist;
+    const char *dot = strrchr(b, '.');
+    int len = dot && dot != b ? (int)(dot - b) : (int)strlen(b);
+    return nsc_asprintf("%.*s%s", len, b, suffix);
+}
+
+/* path with its suffix replaced by suffix ("out/r.dat" -> "out/r.gp"). */
+static char *with_suffix(const char *path, const char *suffix)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(path, '.');
+    int len = dot && (!slash || dot > slash + 1) ? (int)(dot - path) : (int)strlen(path);
+    return nsc_asprintf("%.*s%s", len, path, suffix);
+}
+
+enum { OPT_FORMAT = 256, OPT_PLOT, OPT_STEP, OPT_TSTOP, OPT_THETA, OPT_SOLVER, OPT_PARAM, OPT_SAVE,
+       OPT_DUMP, OPT_STATS, OPT_PROGRESS, OPT_QUIET, OPT_VERSION, OPT_HELP };
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && (strcmp(argv[1], "compare") == 0 || strcmp(argv[1], "sweep") == 0)) {
+        fprintf(stderr, "nscircuit: error: 'nscircuit %s' is not yet supported\n", argv[1]);
+        return 2;
+    }
+    static const struct option longopts[] = {
+        { "format", required_argument, 0, OPT_FORMAT }, { "plot", no_argument, 0, OPT_PLOT },
+        { "step", required_argument, 0, OPT_STEP },     { "tstop", required_argument, 0, OPT_TSTOP },
+        { "theta", required_argument, 0, OPT_THETA },   { "solver", required_argument, 0, OPT_SOLVER },
+        { "param", required_argument, 0, OPT_PARAM },   { "save", required_argument, 0, OPT_SAVE },
+        { "dump-lcs", required_argument, 0, OPT_DUMP }, { "stats", no_argument, 0, OPT_STATS },
+        { "progress", no_argument, 0, OPT_PROGRESS },   { "quiet", no_argument, 0, OPT_QUIET },
+        { "version", no_argument, 0, OPT_VERSION },     { "help", no_argument, 0, OPT_HELP },
+        { 0, 0, 0, 0 }
+    };
+    const char *outpath = NULL, *format = NULL, *solver_name = NULL, *save = NULL, *dumpdir = NULL;
+    double step = 0, tstop = 0, theta = 0;
+    int plot = 0, stats = 0, quiet = 0;
+    nsc_param_set *ov = NULL;
+    int nov = 0;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': outpath = optarg; break;
+        case OPT_FORMAT: format = optarg; break;
+        case OPT_PLOT: plot = 1; break;
+        case OPT_STEP:
+            if (!opt_number(optarg, &step) || step <= 0) return usage_error("--step needs a positive time, not '%s'", optarg);
+            break;
+        case OPT_TSTOP:
+            if (!opt_number(optarg, &tstop) || tstop <= 0) return usage_error("--tstop needs a positive time, not '%s'", optarg);
+            break;
+        case OPT_THETA:
+            if (!opt_number(optarg, &theta) || theta < 0.5 || theta > 1) return usage_error("--theta must be in [0.5, 1], not '%s'", optarg);
+            break;
+        case OPT_SOLVER:
+            if (nsc_solver_parse(optarg) < 0) return usage_error("unknown solver '%s' (auto, lemke, enum)", optarg);
+            solver_name = optarg;
+            break;
+        case OPT_PARAM: {
+            char *eq = strchr(optarg, '=');
+            double v;
+            if (!eq || eq == optarg || !opt_number(eq + 1, &v)) return usage_error("--param needs NAME=VALUE, not '%s'", optarg);
+            nsc_param_set *nv = realloc(ov, sizeof *ov * (size_t)(nov + 1));
+            if (!nv) return 3;
+            ov = nv;
+            *eq = 0;
+            ov[nov].name = optarg;
+            ov[nov].value = v;
+            nov++;
+            break;
+        }
+        case OPT_SAVE: save = optarg; break;
+        case OPT_DUMP: dumpdir = optarg; break;
+        case OPT_STATS: stats = 1; break;
+        case OPT_PROGRESS: break;
+        case OPT_QUIET: quiet = 1; break;
+        case OPT_VERSION: printf("nscircuit %s\n", PACKAGE_VERSION); return 0;
+        case OPT_HELP: fputs(usage_text, stdout); return 0;
+        default:
+            return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1) return usage_error("%s", optind >= argc ? "no netlist given" : "more than one netlist given");
+    const char *netlist = argv[optind];
+    nsc_format fmt = NSC_FMT_DAT;
+    const char *fmtname = format;
+    if (!fmtname && outpath) {
+        const char *dot = strrchr(outpath, '.');
+        fmtname = dot && nsc_strieq(dot, ".csv") ? "csv" : dot && nsc_strieq(dot, ".raw") ? "raw" : "dat";
+    }
+    if (fmtname) {
+        if (nsc_strieq(fmtname, "dat")) fmt = NSC_FMT_DAT;
+        else if (nsc_strieq(fmtname, "csv")) fmt = NSC_FMT_CSV;
+        else if (nsc_strieq(fmtname, "raw") || nsc_strieq(fmtname, "rawbin"))
+            return usage_error("--format %s is not yet supported (use dat or csv)", fmtname);
+        else return usage_error("unknown format '%s' (dat, csv)", fmtname);
+    }
+
+    nsc_report rep;
+    nsc_report_init(&rep);
+    nsc_circuit *ckt = NULL;
+    nsc_waves *W = NULL;
+    nsc_probe *probes = NULL;
+    int nprobe = 0;
+    char *dat = NULL, *gp = NULL, *png = NULL;
+    nsc_status s = nsc_netlist_read(netlist, ov, nov, &ckt, &rep);
+    if (s) goto done;
+
+    nsc_loc top = { ckt->nfiles > 0 ? ckt->files[0] : netlist, 1, 1 };
+    if (ckt->nstep > 0) { s = nsc_err(&rep, NSC_ENETLIST, &ckt->step_loc, ".step is not yet supported"); goto done; }
+    if (ckt->nmeas > 0) { s = nsc_err(&rep, NSC_ENETLIST, &ckt->meas_loc, ".meas is not yet supported"); goto done; }
+    if (theta == 0) theta = ckt->theta > 0 ? ckt->theta : 0.5;
+    if (!(theta >= 0.5 && theta <= 1)) { s = nsc_err(&rep, NSC_ENETLIST, &top, "theta = %g outside [0.5, 1]", theta); goto done; }
+    int solver = nsc_solver_parse(solver_name ? solver_name : ckt->solver);
+    if (solver < 0) { s = nsc_err(&rep, NSC_ENETLIST, &top, "unknown solver '%s' in .options (auto, lemke, enum)", ckt->solver); goto done; }
+    double gmin = ckt->gmin > 0 ? ckt->gmin : 1e-12;
+
+    if (dumpdir) {
+        nsc_lcs *L = NULL;
+        if (!(s = nsc_lcs_assemble(ckt, NSC_ASM_TRAN, gmin, &L, &rep))) s = nsc_lcs_dump(L, dumpdir, &rep);
+        nsc_lcs_free(L);
+        if (!s && !quiet) fprintf(stderr, "nscircuit: wrote the LCS of %s to %s/\n", netlist, dumpdir);
+        goto done;
+    }
+    if (!ckt->has_tran && !ckt->has_op && tstop <= 0) {
+        s = nsc_err(&rep, NSC_ENETLIST, &top, "no analysis: add a .tran or .op card, or give --tstop");
+        goto done;
+    }
+
+    if (ckt->has_op) {
+        nsc_waves *O = NULL;
+        if ((s = nsc_run_op(ckt, gmin, (nsc_solver)solver, &O, &rep))) goto done;
+        printf("operating point of %s\n", netlist);
+        for (int k = 1; k < O->ncol; k++) printf("  %-20s = % .10e\n", O->name[k], O->v[k]);
+        nsc_waves_free(O);
+    }
+    if (!ckt->has_tran && tstop <= 0) goto done;
+
+    nsc_tran_opts o;
+    memset(&o, 0, sizeof o);
+    o.tstop = tstop > 0 ? tstop : ckt->tstop;
+    o.tstep = ckt->has_tran ? ckt->tstep : 0;
+    o.tstart = ckt->has_tran ? ckt->tstart : 0;
+    o.h = step > 0 ? step : ckt->tmax > 0 ? ckt->tmax : o.tstep;
+    if (o.h <= 0) o.h = o.tstop / 1000;
+    if (o.tstep <= 0) o.tstep = o.h;
+    o.theta = theta;
+    o.gmin = gmin;
+    o.uic = ckt->uic;
+    o.solver = (nsc_solver)solver;
+    o.stop = &stop_flag;
+    if (o.tstart >= o.tstop) { s = nsc_err(&rep, NSC_ENETLIST, &ckt->tran_loc, "tstart %g is not before tstop %g", o.tstart, o.tstop); goto done; }
+    if (o.tstop / o.h > 2e9) { s = nsc_err(&rep, NSC_ENETLIST, &ckt->tran_loc, "too many steps: tstop/h = %g", o.tstop / o.h); goto done; }
+
+    if (save) s = nsc_probes_parse(ckt, save, &probes, &nprobe, &rep);
+    else if (ckt->nsave > 0) {
+        probes = nsc_calloc((size_t)ckt->nsave, sizeof *probes);
+        if (!probes) { s = nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+        for (int k = 0; k < ckt->nsave; k++) {
+            probes[k] = ckt->save[k];
+            probes[k].name = nsc_strdup(ckt->save[k].name);
+        }
+        nprobe = ckt->nsave;
+    } else s = nsc_probes_default(ckt, &probes, &nprobe, &rep);
+    if (s) goto done;
+
+    dat = outpath ? nsc_strdup(outpath) : default_output(netlist, fmt == NSC_FMT_CSV ? ".csv" : ".dat");
+    gp = with_suffix(dat, ".gp");
+    png = with_suffix(dat, ".png");
+    if (!dat || !gp || !png) { s = nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    nsc_sim_stats st;
+    s = nsc_run_tran(ckt, &o, probes, nprobe, &W, &st, &rep);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (W && W->nrow > 0) {
+        nsc_report wr;
+        nsc_report_init(&wr);
+        nsc_status ws = fmt == NSC_FMT_CSV ? nsc_write_csv(W, dat, &wr) : nsc_write_dat(W, dat, &wr);
+        if (!ws && fmt == NSC_FMT_DAT) ws = nsc_write_gp(W, dat, gp, png, &wr);
+        if (!ws && plot && fmt == NSC_FMT_DAT && W->end == NSC_RUN_COMPLETE) ws = nsc_render_gp(gp, &wr);
+        if (ws) {
+            if (!s) { print_report(&rep); nsc_report_free(&rep); rep = wr; s = ws; }
+            else { fprintf(stderr, "%s\n", wr.error ? wr.error : "write failed"); nsc_report_free(&wr); }
+        } else nsc_report_free(&wr);
+    }
+    if (!quiet && W) {
+        fprintf(stderr, "nscircuit: %s: %ld steps (%ld shortened at breakpoints), %ld LCPs solved, "
+                        "%ld pivots, %.3f s\n", netlist, st.steps, st.short_steps, st.lcps, st.pivots, secs);
+        if (stats)
+            fprintf(stderr, "nscircuit: unknowns n = %d, complementarity pairs m = %d, h = %g s, theta = %g, "
+                            "W factorisations = %d, max LCP residual = %.3g\n",
+                    st.n, st.m, o.h, o.theta, st.factorizations, st.max_residual);
+        if (W->end == NSC_RUN_COMPLETE && !s)
+            fprintf(stderr, "nscircuit: wrote %s%s%s%s%s\n", dat, fmt == NSC_FMT_DAT ? ", " : "",
+                    fmt == NSC_FMT_DAT ? gp : "", plot && fmt == NSC_FMT_DAT ? ", " : "",
+                    plot && fmt == NSC_FMT_DAT ? png : "");
+    }
+    if (W && W->end == NSC_RUN_INTERRUPTED) {
+        if (!quiet) fprintf(stderr, "nscircuit: interrupted at t=%g s; %s holds the %d rows computed\n", W->t_end, dat, W->nrow);
+        print_report(&rep);
+        int sig = (int)stop_flag;
+        nsc_report_free(&rep);
+        nsc_waves_free(W);
+        nsc_probes_free(probes, nprobe);
+        nsc_circuit_free(ckt);
+        free(dat); free(gp); free(png); free(ov);
+        return 128 + (sig ? sig : SIGINT);
+    }
+done:
+    print_report(&rep);
+    nsc_report_free(&rep);
+    nsc_waves_free(W);
+    nsc_probes_free(probes, nprobe);
+    nsc_circuit_free(ckt);
+    free(dat);
+    free(gp);
+    free(png);
+    free(ov);
+    return exit_code(s);
+}

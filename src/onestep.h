@@ -1,1 +1,54 @@
-/* onestep.h -- (stub) */
+/* onestep.h -- the one-step problem of the theta-scheme (formulation.md §2):
+ *
+ *   W z1 = r + B l,   W = E/h - Theta A,
+ *   r = (E/h + (I - Theta) A) z0 + Theta s1 + (I - Theta) s0,
+ *   y = C z1 + D l + e1,   0 <= y _|_ l >= 0,
+ *
+ * Theta = diag(theta_i): theta on rows where E has entries, 1 on algebraic rows.
+ * With h = 0 the static problem 0 = A z + B l + s (W = -A, r = s1). Reduced to the
+ * dense LCP  M l + q >= 0 _|_ l >= 0,  M = D + C W^-1 B,  q = C W^-1 r + e1,
+ * and z1 = W^-1 r + (W^-1 B) l. W is factored once per h (KLU); M and W^-1 B are
+ * formed once per h (dense, LAPACK-sized blocks). */
+#ifndef NSC_ONESTEP_H
+#define NSC_ONESTEP_H
+
+#include "lcp.h"
+#include "lcs.h"
+#include "la_klu.h"
+
+typedef enum nsc_solver { NSC_SOLVER_AUTO, NSC_SOLVER_LEMKE, NSC_SOLVER_ENUM } nsc_solver;
+/* "auto", "lemke", "enum" -> solver; -1 if unknown. */
+int nsc_solver_parse(const char *name);
+
+typedef struct nsc_onestep {
+    const nsc_lcs *L;
+    double h, theta;
+    int n, m;
+    double *th;        /* [n] Theta_ii */
+    nsc_sparse *W;     /* E/h - Theta A */
+    nsc_sparse *R;     /* E/h + (I - Theta) A (NULL when h = 0) */
+    nsc_klu *F;        /* LU of W */
+    double *WiB;       /* [n*m] W^-1 B, column-major */
+    double *M;         /* [m*m] D + C W^-1 B */
+    nsc_lcp_ws *ws;
+    double *r, *q, *w; /* work [n], [m], [m] */
+} nsc_onestep;
+
+typedef struct nsc_step_info {
+    int lcp_solved;    /* 1 when an LCP (m > 0, q not >= 0) was solved */
+    int iter;          /* pivots */
+    double residual;   /* ||min(l, M l + q)||_inf */
+    nsc_lcp_status st;
+} nsc_step_info;
+
+/* Build the problem for step h (h = 0: static). Errors (singular W) in r. */
+nsc_status nsc_onestep_new(const nsc_lcs *L, double h, double theta, nsc_onestep **out,
+                           nsc_report *r);
+void nsc_onestep_free(nsc_onestep *P);
+/* One step: z0 (NULL when h = 0), s0/s1 = s(t_k)/s(t_k+1), e1 = e(t_k+1) ->
+ * z1[n], l[m]. Returns 0, or -1 when the LCP solver failed (info says why). */
+int nsc_onestep_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const double *s0,
+                      const double *s1, const double *e1, double *z1, double *l,
+                      nsc_step_info *info);
+
+#endif

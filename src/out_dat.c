@@ -1,2 +1,100 @@
-/* out_dat.c -- (stub, to be written) */
-typedef int nsc_stub_out_dat;
+/* out_dat.c -- gnuplot columns and CSV, written atomically (temp + rename). */
+#include "out.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* An output stream on "path.XXXXXX" in the destination's directory. */
+typedef struct atomic_file {
+    FILE *f;
+    char *tmp;
+    const char *path;
+} atomic_file;
+
+static nsc_status atomic_open(atomic_file *a, const char *path, nsc_report *r)
+{
+    a->path = path;
+    a->f = NULL;
+    a->tmp = nsc_asprintf("%s.XXXXXX", path);
+    if (!a->tmp) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    int fd = mkstemp(a->tmp);
+    if (fd < 0 || !(a->f = fdopen(fd, "w"))) {
+        int e = errno;
+        if (fd >= 0) { close(fd); unlink(a->tmp); }
+        free(a->tmp);
+        a->tmp = NULL;
+        return nsc_err(r, NSC_EIO, NULL, "cannot write '%s': %s", path, strerror(e));
+    }
+    return NSC_OK;
+}
+
+/* Close and rename into place; on any error remove the temporary file. */
+static nsc_status atomic_close(atomic_file *a, int ok, nsc_report *r)
+{
+    int bad = !ok || ferror(a->f);
+    int e = errno;
+    if (fclose(a->f)) { bad = 1; e = errno; }
+    if (!bad && rename(a->tmp, a->path)) { bad = 1; e = errno; }
+    if (bad) unlink(a->tmp);
+    free(a->tmp);
+    a->tmp = NULL;
+    if (bad) return nsc_err(r, NSC_EIO, NULL, "cannot write '%s': %s", a->path, strerror(e));
+    return NSC_OK;
+}
+
+nsc_status nsc_write_atomic(const char *path, const char *data, size_t len, nsc_report *r)
+{
+    atomic_file a;
+    nsc_status s = atomic_open(&a, path, r);
+    if (s) return s;
+    int ok = fwrite(data, 1, len, a.f) == len;
+    return atomic_close(&a, ok, r);
+}
+
+static void end_note(const nsc_waves *W, FILE *f)
+{
+    if (W->end == NSC_RUN_COMPLETE) return;
+    fprintf(f, "# %s at t=%.10e s: %s\n",
+            W->end == NSC_RUN_INTERRUPTED ? "interrupted" : "stopped (simulation failure)", W->t_end,
+            W->end_msg ? W->end_msg : "");
+}
+
+static nsc_status write_table(const nsc_waves *W, const char *path, char sep, nsc_report *r)
+{
+    atomic_file a;
+    nsc_status s = atomic_open(&a, path, r);
+    if (s) return s;
+    FILE *f = a.f;
+    if (sep == ' ') {
+        fputc('#', f);
+        for (int k = 0; k < W->ncol; k++) fprintf(f, " %s", W->name[k]);
+        fputc('\n', f);
+        end_note(W, f);
+    } else {
+        end_note(W, f);
+        for (int k = 0; k < W->ncol; k++) fprintf(f, "%s%s", k ? "," : "", W->name[k]);
+        fputc('\n', f);
+    }
+    for (int i = 0; i < W->nrow; i++) {
+        const double *row = W->v + (size_t)i * W->ncol;
+        for (int k = 0; k < W->ncol; k++) {
+            if (k) fputc(sep, f);
+            fprintf(f, "%.12e", row[k]);
+        }
+        fputc('\n', f);
+    }
+    return atomic_close(&a, 1, r);
+}
+
+nsc_status nsc_write_dat(const nsc_waves *W, const char *path, nsc_report *r)
+{
+    return write_table(W, path, ' ', r);
+}
+
+nsc_status nsc_write_csv(const nsc_waves *W, const char *path, nsc_report *r)
+{
+    return write_table(W, path, ',', r);
+}

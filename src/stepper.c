@@ -1,2 +1,294 @@
-/* stepper.c -- (stub, to be written) */
-typedef int nsc_stub_stepper;
+/* stepper.c -- operating point and fixed-step theta-scheme transient.
+ *
+ * Time grid: t_k = k h (k integer, never accumulated), the last step ending at
+ * tstop. A waveform corner b strictly inside (t_k, t_k+1) shortens the step to end
+ * on b, and the next step ends on t_k+1 again (netlist.md); each distinct step
+ * size has its own factored W, kept in a small cache. Output rows are on the
+ * tstep grid from tstart; a row that falls between two step ends is linearly
+ * interpolated between them (as ngspice does). */
+#include "stepper.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NSC_HCACHE 8
+
+typedef struct hcache {
+    nsc_onestep *P[NSC_HCACHE];
+    int n, next;
+} hcache;
+
+static nsc_status hcache_get(hcache *C, const nsc_lcs *L, double h, double theta, nsc_onestep **out,
+                             nsc_sim_stats *st, nsc_report *r)
+{
+    for (int k = 0; k < C->n; k++)
+        if (fabs(C->P[k]->h - h) <= 1e-12 * h) { *out = C->P[k]; return NSC_OK; }
+    nsc_onestep *P;
+    nsc_status s = nsc_onestep_new(L, h, theta, &P, r);
+    if (s) return s;
+    st->factorizations++;
+    int slot;
+    if (C->n < NSC_HCACHE) slot = C->n++;
+    else {                                   /* evict round-robin, never slot 0 (the regular h) */
+        slot = 1 + C->next % (NSC_HCACHE - 1);
+        C->next++;
+        nsc_onestep_free(C->P[slot]);
+    }
+    C->P[slot] = P;
+    *out = P;
+    return NSC_OK;
+}
+
+static void hcache_free(hcache *C)
+{
+    for (int k = 0; k < C->n; k++) nsc_onestep_free(C->P[k]);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorted, de-duplicated corners of every source waveform in (0, tstop]. */
+static int breakpoints(const nsc_lcs *L, double tstop, double tol, double **bp, int *nbp)
+{
+    int cap = 0;
+    *bp = NULL;
+    *nbp = 0;
+    for (int j = 0; j < L->nsrc; j++)
+        if (nsc_wave_breakpoints(L->src[j].wave, tstop, bp, nbp, &cap)) return -1;
+    if (*nbp > 1) qsort(*bp, (size_t)*nbp, sizeof(double), cmp_double);
+    int u = 0;
+    for (int k = 0; k < *nbp; k++)
+        if ((*bp)[k] > tol && (u == 0 || (*bp)[k] - (*bp)[u - 1] > tol)) (*bp)[u++] = (*bp)[k];
+    *nbp = u;
+    return 0;
+}
+
+/* "time 1.2e-3 s: ..., devices d1 d3, residual ..." for a failed step. */
+static void step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, double t,
+                         const nsc_step_info *info, nsc_solver solver)
+{
+    char dev[512] = "";
+    size_t len = 0;
+    int shown = 0;
+    for (int j = 0; j < L->m && shown < 12; j++) {
+        if (P->q[j] >= 0) continue;                /* pairs that want to switch */
+        const char *name = L->pair_name[j];
+        if (strstr(dev, name)) continue;
+        int w = snprintf(dev + len, sizeof dev - len, "%s%s", shown ? " " : "", name);
+        if (w < 0 || (size_t)w >= sizeof dev - len) break;
+        len += (size_t)w;
+        shown++;
+    }
+    nsc_err(r, NSC_ESIM, NULL,
+            "time %.9g s: the one-step problem (%d complementarity pairs) was not solved by %s (%s); "
+            "devices: %s; residual %.3g",
+            t, L->m, solver == NSC_SOLVER_ENUM ? "enumeration" : "Lemke's method",
+            nsc_lcp_strstatus(info->st), shown ? dev : "(none)", info->residual);
+}
+
+static void eval_probes(const nsc_lin *f, int np, const double *z, const double *l,
+                        const double *zp, double h, const double *w, double *out)
+{
+    for (int k = 0; k < np; k++) out[k] = nsc_lin_eval(&f[k], z, l, zp, h, w);
+}
+
+nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes,
+                        int nprobe, nsc_waves **out, nsc_sim_stats *st, nsc_report *r)
+{
+    *out = NULL;
+    memset(st, 0, sizeof *st);
+    nsc_status s = NSC_OK;
+    nsc_lcs *L = NULL, *L0 = NULL;
+    nsc_onestep *P0 = NULL;
+    nsc_lin *f = NULL;
+    char **names = NULL;
+    double *buf = NULL, *bp = NULL;
+    int nbp = 0;
+    hcache cache;
+    memset(&cache, 0, sizeof cache);
+
+    if ((s = nsc_lcs_assemble(c, NSC_ASM_TRAN, o->gmin, &L, r))) goto done;
+    if ((s = nsc_lcs_assemble(c, o->uic ? NSC_ASM_UIC : NSC_ASM_OP, o->gmin, &L0, r))) goto done;
+    int n = L->n, m = L->m;
+    st->n = n;
+    st->m = m;
+
+    f = nsc_calloc((size_t)nprobe, sizeof *f);
+    names = nsc_calloc((size_t)nprobe, sizeof *names);
+    if (!f || !names) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    for (int k = 0; k < nprobe; k++) {
+        if ((s = nsc_lcs_probe(L, c, &probes[k], &f[k], r))) goto done;
+        names[k] = probes[k].name;
+    }
+    nsc_waves *W = nsc_waves_new(names, nprobe, c->title);
+    if (!W) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    *out = W;
+
+    /* work: z0 z1 (n, static n0), l (m), s0 s1 (n), e (m), w0 w1 (nsrc), v0 v1 row (ncol) */
+    int n0 = L0->n, nsrc = L->nsrc, nsrc0 = L0->nsrc, nc = nprobe + 1;
+    size_t tot = (size_t)2 * n + (size_t)n0 * 3 + (size_t)m * 3 + (size_t)2 * nsrc + (size_t)nsrc0
+                 + (size_t)3 * nc + (size_t)L0->m;
+    buf = nsc_calloc(tot, sizeof(double));
+    if (!buf) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    double *z0 = buf, *z1 = z0 + n, *zs = z1 + n, *ss = zs + n0, *es = ss + n0, *l = es + n0;
+    double *ls = l + m, *e1 = ls + m, *w0 = e1 + m, *w1 = w0 + nsrc, *ws0 = w1 + nsrc;
+    double *v0 = ws0 + nsrc0, *v1 = v0 + nc, *row = v1 + nc;
+    double *s0 = zs, *s1 = ss; /* reused after the initial solve: n <= n0 */
+    (void)es;
+
+    /* t = 0: the consistent solution of the static problem (OP or UIC) */
+    if ((s = nsc_onestep_new(L0, 0.0, 1.0, &P0, r))) goto done;
+    {
+        double *s0s = nsc_calloc((size_t)n0, sizeof(double));
+        double *e0s = nsc_calloc((size_t)L0->m, sizeof(double));
+        if (!s0s || !e0s) { free(s0s); free(e0s); s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+        nsc_lcs_sources(L0, 0.0, ws0, s0s, e0s);
+        nsc_step_info info;
+        int bad = nsc_onestep_solve(P0, o->solver, NULL, NULL, s0s, e0s, zs, ls, &info);
+        free(s0s);
+        free(e0s);
+        st->lcps += info.lcp_solved;
+        st->pivots += info.iter;
+        if (bad) {
+            step_failure(r, L0, P0, 0.0, &info, o->solver);
+            s = NSC_ESIM;
+            W->end = NSC_RUN_FAILED;
+            W->end_msg = nsc_asprintf("%s", r->error ? r->error : "initial solution failed");
+            goto done;
+        }
+        memcpy(z0, zs, (size_t)n * sizeof(double));
+        memcpy(l, ls, (size_t)m * sizeof(double));
+    }
+    nsc_lcs_sources(L, 0.0, w0, s0, e1);
+    eval_probes(f, nprobe, z0, l, NULL, 0.0, w0, v0 + 1);
+    v0[0] = 0.0;
+
+    double h = o->h, tstop = o->tstop, eps = 1e-9 * h;
+    if (breakpoints(L, tstop, eps, &bp, &nbp)) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+
+    long jout = 0;                                   /* next output row: t = tstart + j tstep */
+    double tout = o->tstart;
+    if (tout <= eps) {
+        row[0] = 0.0;
+        memcpy(row + 1, v0 + 1, (size_t)nprobe * sizeof(double));
+        if (nsc_waves_add(W, row)) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+        jout = 1;
+        tout = o->tstart + o->tstep;
+    }
+
+    double t = 0.0;
+    long k = 0;                                      /* t_k = k h is the last grid point reached */
+    int ib = 0;                                      /* next breakpoint */
+    while (t < tstop - eps) {
+        if (o->stop && *o->stop) {
+            W->end = NSC_RUN_INTERRUPTED;
+            W->end_msg = nsc_asprintf("interrupted at t=%.9g s", t);
+            break;
+        }
+        double tg = (double)(k + 1) * h;             /* next grid point */
+        if (tg > tstop - eps) tg = tstop;
+        while (ib < nbp && bp[ib] <= t + eps) ib++;
+        double tn = tg;
+        if (ib < nbp && bp[ib] < tg - eps) { tn = bp[ib]; st->short_steps++; }
+        double hh = tn - t;
+        nsc_onestep *P;
+        if ((s = hcache_get(&cache, L, fabs(hh - h) <= eps ? h : hh, o->theta, &P, st, r))) goto done;
+        nsc_lcs_sources(L, tn, w1, s1, e1);
+        nsc_step_info info;
+        if (nsc_onestep_solve(P, o->solver, z0, s0, s1, e1, z1, l, &info)) {
+            step_failure(r, L, P, tn, &info, o->solver);
+            s = NSC_ESIM;
+            W->end = NSC_RUN_FAILED;
+            W->end_msg = nsc_asprintf("%s", r->error ? r->error : "solver failure");
+            break;
+        }
+        st->steps++;
+        st->lcps += info.lcp_solved;
+        st->pivots += info.iter;
+        if (info.residual > st->max_residual) st->max_residual = info.residual;
+        eval_probes(f, nprobe, z1, l, z0, hh, w1, v1 + 1);
+        v1[0] = tn;
+        /* rows in (t, tn]: exact at tn, interpolated inside */
+        while (tout <= tn + eps && tout <= tstop + eps) {
+            row[0] = tout;
+            if (fabs(tout - tn) <= eps) {
+                memcpy(row + 1, v1 + 1, (size_t)nprobe * sizeof(double));
+            } else {
+                double a = (tout - t) / hh;
+                for (int q = 1; q < nc; q++) row[q] = (1 - a) * v0[q] + a * v1[q];
+            }
+            if (nsc_waves_add(W, row)) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+            jout++;
+            tout = o->tstart + (double)jout * o->tstep;
+        }
+        t = tn;
+        if (tn == tg) k++;
+        memcpy(z0, z1, (size_t)n * sizeof(double));
+        memcpy(s0, s1, (size_t)n * sizeof(double));
+        memcpy(v0, v1, (size_t)nc * sizeof(double));
+    }
+    W->t_end = t;
+done:
+    hcache_free(&cache);
+    nsc_onestep_free(P0);
+    for (int q = 0; f && q < nprobe; q++) nsc_lin_free(&f[q]);
+    free(f);
+    free(names);
+    free(buf);
+    free(bp);
+    nsc_lcs_free(L);
+    nsc_lcs_free(L0);
+    return s;
+}
+
+nsc_status nsc_run_op(const nsc_circuit *c, double gmin, nsc_solver solver, nsc_waves **out,
+                      nsc_report *r)
+{
+    *out = NULL;
+    nsc_lcs *L = NULL;
+    nsc_onestep *P = NULL;
+    char **names = NULL;
+    double *buf = NULL;
+    nsc_status s;
+    if ((s = nsc_lcs_assemble(c, NSC_ASM_OP, gmin, &L, r))) goto done;
+    int n = L->n, m = L->m;
+    names = nsc_calloc((size_t)(n + m), sizeof *names);
+    buf = nsc_calloc((size_t)(2 * n + 3 * m + L->nsrc + 1), sizeof(double));
+    if (!names || !buf) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    double *z = buf, *sv = z + n, *l = sv + n, *e = l + m, *w = e + m;
+    for (int i = 0; i < n; i++) names[i] = L->zname[i];
+    for (int j = 0; j < m; j++) {
+        names[n + j] = nsc_asprintf("l(%s)", L->pair_name[j]);
+        if (!names[n + j]) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    }
+    if ((s = nsc_onestep_new(L, 0.0, 1.0, &P, r))) goto done;
+    nsc_lcs_sources(L, 0.0, w, sv, e);
+    nsc_step_info info;
+    if (nsc_onestep_solve(P, solver, NULL, NULL, sv, e, z, l, &info)) {
+        step_failure(r, L, P, 0.0, &info, solver);
+        s = NSC_ESIM;
+        goto done;
+    }
+    nsc_waves *W = nsc_waves_new(names, n + m, c->title);
+    if (!W) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    double *rv = nsc_calloc((size_t)(1 + n + m), sizeof(double));
+    if (!rv) { nsc_waves_free(W); s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    memcpy(rv + 1, z, (size_t)n * sizeof(double));
+    memcpy(rv + 1 + n, l, (size_t)m * sizeof(double));
+    int bad = nsc_waves_add(W, rv);
+    free(rv);
+    if (bad) { nsc_waves_free(W); s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    *out = W;
+done:
+    if (names && L)
+        for (int j = 0; j < L->m; j++) free(names[L->n + j]);
+    free(names);
+    free(buf);
+    nsc_onestep_free(P);
+    nsc_lcs_free(L);
+    return s;
+}

@@ -1,1 +1,44 @@
-/* stepper.h -- (stub) */
+/* stepper.h -- analyses: the operating point and the fixed-step theta-scheme
+ * transient (formulation.md §2), from a circuit to a waveform table. */
+#ifndef NSC_STEPPER_H
+#define NSC_STEPPER_H
+
+#include <signal.h>
+
+#include "circuit.h"
+#include "onestep.h"
+#include "waves.h"
+
+typedef struct nsc_tran_opts {
+    double tstep, tstop, tstart;  /* output grid */
+    double h;                     /* scheme step (> 0) */
+    double theta;                 /* 0.5 .. 1 */
+    double gmin;
+    int uic;
+    nsc_solver solver;
+    volatile sig_atomic_t *stop;  /* set non-zero asynchronously to stop (may be NULL) */
+} nsc_tran_opts;
+
+typedef struct nsc_sim_stats {
+    long steps;          /* time steps taken */
+    long short_steps;    /* steps shortened to end on a breakpoint */
+    long lcps;           /* one-step LCPs actually solved */
+    long pivots;         /* solver iterations */
+    int factorizations;  /* W factored (one per distinct h) */
+    int n, m;            /* unknowns, complementarity pairs */
+    double max_residual;
+} nsc_sim_stats;
+
+/* Transient: probes (n > 0) define the columns. Returns NSC_OK with a complete
+ * table, NSC_ESIM on solver failure (table holds every output point computed,
+ * W->end/end_msg say why; r has "time ..., devices ..., residual ..."), or a
+ * netlist/assembly error. *out is set whenever a table exists. */
+nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes,
+                        int nprobe, nsc_waves **out, nsc_sim_stats *st, nsc_report *r);
+
+/* Operating point: a one-row table with every unknown ("v(a)", "i(v1)", ...) and
+ * every pair's complementarity variable ("l(d1)"). */
+nsc_status nsc_run_op(const nsc_circuit *c, double gmin, nsc_solver solver, nsc_waves **out,
+                      nsc_report *r);
+
+#endif

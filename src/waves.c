@@ -1,2 +1,167 @@
-/* waves.c -- (stub, to be written) */
-typedef int nsc_stub_waves;
+/* waves.c -- the output table and the probe lists that define its columns. */
+#include "waves.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+nsc_waves *nsc_waves_new(char *const *names, int n, const char *title)
+{
+    nsc_waves *W = calloc(1, sizeof *W);
+    if (!W) return NULL;
+    W->ncol = n + 1;
+    W->name = nsc_calloc((size_t)W->ncol, sizeof(char *));
+    W->title = nsc_strdup(title ? title : "");
+    if (!W->name || !W->title) { nsc_waves_free(W); return NULL; }
+    W->name[0] = nsc_strdup("time");
+    for (int k = 0; k < n; k++) W->name[k + 1] = nsc_strdup(names[k]);
+    for (int k = 0; k < W->ncol; k++)
+        if (!W->name[k]) { nsc_waves_free(W); return NULL; }
+    return W;
+}
+
+int nsc_waves_add(nsc_waves *W, const double *row)
+{
+    if (W->nrow == W->caprow) {
+        long nc = W->caprow ? 2L * W->caprow : 1024;
+        if (nc > 0x7fffffffL) return -1;
+        double *v = nsc_realloc_array(W->v, (size_t)nc * (size_t)W->ncol, sizeof(double));
+        if (!v) return -1;
+        W->v = v;
+        W->caprow = (int)nc;
+    }
+    memcpy(W->v + (size_t)W->nrow * W->ncol, row, (size_t)W->ncol * sizeof(double));
+    W->nrow++;
+    return 0;
+}
+
+void nsc_waves_free(nsc_waves *W)
+{
+    if (!W) return;
+    for (int k = 0; W->name && k < W->ncol; k++) free(W->name[k]);
+    free(W->name);
+    free(W->v);
+    free(W->end_msg);
+    free(W->title);
+    free(W);
+}
+
+int nsc_waves_col(const nsc_waves *W, const char *name)
+{
+    for (int k = 0; k < W->ncol; k++)
+        if (nsc_strieq(W->name[k], name)) return k;
+    return -1;
+}
+
+void nsc_probes_free(nsc_probe *p, int n)
+{
+    for (int k = 0; p && k < n; k++) free(p[k].name);
+    free(p);
+}
+
+static nsc_status add_probe(nsc_probe **p, int *n, int *cap, nsc_probe q, nsc_report *r)
+{
+    if (!q.name || nsc_grow((void **)p, cap, *n + 1, sizeof **p)) {
+        free(q.name);
+        return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    }
+    (*p)[(*n)++] = q;
+    return NSC_OK;
+}
+
+/* One item "v(a)", "v(a,b)" or "i(x)" (case-insensitive, spaces allowed). */
+static nsc_status parse_item(const nsc_circuit *c, const char *s, size_t len, nsc_probe *q,
+                             nsc_report *r)
+{
+    char *t = nsc_strndup(s, len), *u = t;
+    if (!t) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    /* squeeze blanks, lower case */
+    char *d = t;
+    for (char *p = t; *p; p++)
+        if (!isspace((unsigned char)*p)) *d++ = (char)tolower((unsigned char)*p);
+    *d = 0;
+    memset(q, 0, sizeof *q);
+    size_t L = strlen(t);
+    nsc_status st = NSC_OK;
+    if (L < 4 || (t[0] != 'v' && t[0] != 'i') || t[1] != '(' || t[L - 1] != ')') {
+        st = nsc_err(r, NSC_EUSAGE, NULL, "bad output '%s' (expected v(node), v(n1,n2) or i(element))", t);
+        goto out;
+    }
+    t[L - 1] = 0;
+    char *arg = t + 2, *comma = strchr(arg, ',');
+    if (t[0] == 'v') {
+        if (comma) *comma = 0;
+        q->kind = NSC_PROBE_V;
+        q->node[0] = nsc_circuit_node(c, arg);
+        q->node[1] = comma ? nsc_circuit_node(c, comma + 1) : 0;
+        if (q->node[0] < 0 || q->node[1] < 0) {
+            st = nsc_err(r, NSC_EUSAGE, NULL, "output v(%s%s%s): unknown node '%s'", arg,
+                         comma ? "," : "", comma ? comma + 1 : "", q->node[0] < 0 ? arg : comma + 1);
+            goto out;
+        }
+        q->name = comma ? nsc_asprintf("v(%s,%s)", arg, comma + 1) : nsc_asprintf("v(%s)", arg);
+    } else {
+        q->kind = NSC_PROBE_I;
+        q->el = comma ? -1 : nsc_circuit_element(c, arg);
+        if (q->el < 0) {
+            st = nsc_err(r, NSC_EUSAGE, NULL, "output i(%s): unknown element '%s'", arg, arg);
+            goto out;
+        }
+        q->name = nsc_asprintf("i(%s)", arg);
+    }
+    if (!q->name) st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+out:
+    free(u);
+    return st;
+}
+
+nsc_status nsc_probes_parse(const nsc_circuit *c, const char *list, nsc_probe **probes, int *n,
+                            nsc_report *r)
+{
+    *probes = NULL;
+    *n = 0;
+    int cap = 0, depth = 0;
+    const char *start = list;
+    for (const char *p = list;; p++) {
+        if (*p == '(') depth++;
+        if (*p == ')') depth--;
+        if (*p == 0 || (*p == ',' && depth == 0)) {
+            const char *a = start, *b = p;
+            while (a < b && isspace((unsigned char)*a)) a++;
+            if (a < b) {
+                nsc_probe q;
+                nsc_status st = parse_item(c, a, (size_t)(b - a), &q, r);
+                if (!st) st = add_probe(probes, n, &cap, q, r);
+                if (st) { nsc_probes_free(*probes, *n); *probes = NULL; *n = 0; return st; }
+            }
+            if (*p == 0) break;
+            start = p + 1;
+        }
+    }
+    if (*n == 0) return nsc_err(r, NSC_EUSAGE, NULL, "empty output list '%s'", list);
+    return NSC_OK;
+}
+
+nsc_status nsc_probes_default(const nsc_circuit *c, nsc_probe **probes, int *n, nsc_report *r)
+{
+    *probes = NULL;
+    *n = 0;
+    int cap = 0;
+    nsc_status st;
+    for (int k = 1; k < c->nnode; k++) {
+        nsc_probe q = { NSC_PROBE_V, { k, 0 }, -1, nsc_asprintf("v(%s)", c->node_name[k]), c->node_loc[k] };
+        if ((st = add_probe(probes, n, &cap, q, r))) goto fail;
+    }
+    for (int e = 0; e < c->nel; e++) {
+        nsc_elkind kd = c->el[e].kind;
+        if (kd != NSC_EL_L && kd != NSC_EL_V && kd != NSC_EL_D) continue;
+        nsc_probe q = { NSC_PROBE_I, { 0, 0 }, e, nsc_asprintf("i(%s)", c->el[e].name), c->el[e].loc };
+        if ((st = add_probe(probes, n, &cap, q, r))) goto fail;
+    }
+    return NSC_OK;
+fail:
+    nsc_probes_free(*probes, *n);
+    *probes = NULL;
+    *n = 0;
+    return st;
+}

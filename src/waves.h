@@ -1,1 +1,43 @@
-/* waves.h -- (stub) */
+/* waves.h -- the output table: time plus one column per probe, filled by the
+ * stepper and handed to the writers (out_*.c). Plain data. */
+#ifndef NSC_WAVES_H
+#define NSC_WAVES_H
+
+#include "circuit.h"
+
+typedef enum nsc_run_end {
+    NSC_RUN_COMPLETE = 0,
+    NSC_RUN_FAILED,       /* solver failure: rows up to the last computed output point */
+    NSC_RUN_INTERRUPTED   /* stop flag raised (SIGINT/SIGTERM) */
+} nsc_run_end;
+
+typedef struct nsc_waves {
+    int ncol;          /* columns including time (column 0) */
+    char **name;       /* [ncol] "time", "v(a)", ... (lower case) */
+    int nrow, caprow;
+    double *v;         /* row-major [nrow * ncol] */
+    nsc_run_end end;
+    double t_end;      /* last time reached by the stepper */
+    char *end_msg;     /* why the run ended early, or NULL */
+    char *title;       /* circuit title */
+} nsc_waves;
+
+/* New empty table with columns "time" + names[0..n-1] (copied). NULL on ENOMEM. */
+nsc_waves *nsc_waves_new(char *const *names, int n, const char *title);
+/* Append one row (ncol values). 0 ok, -1 ENOMEM. */
+int nsc_waves_add(nsc_waves *W, const double *row);
+void nsc_waves_free(nsc_waves *W);
+/* Column index by name, case-insensitive; -1 if absent. */
+int nsc_waves_col(const nsc_waves *W, const char *name);
+
+/* Parse an output list such as "v(out),v(a,b),i(l1)" (commas inside parentheses
+ * belong to the probe) into probes of circuit c. Errors name the bad item.
+ * *probes is malloc'd (free each name then the array with nsc_probes_free). */
+nsc_status nsc_probes_parse(const nsc_circuit *c, const char *list, nsc_probe **probes,
+                            int *n, nsc_report *r);
+/* The default outputs of cli.md: every node voltage, then the current of every
+ * inductor, voltage source and diode. */
+nsc_status nsc_probes_default(const nsc_circuit *c, nsc_probe **probes, int *n, nsc_report *r);
+void nsc_probes_free(nsc_probe *p, int n);
+
+#endif
