@@ -1,2 +1,28 @@
-/* dev_e.c -- (stub, to be written) */
-typedef int nsc_stub_dev_e;
+/* dev_e.c -- VCVS E n+ n- nc+ nc- gain, branch current i_E flowing a -> b:
+ *   A[a][iE] -= 1, A[b][iE] += 1;  0 = v_a - v_b - gain (v_c - v_d). */
+#include "device.h"
+
+static nsc_status e_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
+{
+    const nsc_element *e = &ctx->c->el[ei];
+    need->nbranch = 1;
+    if (nsc_dev_link(ctx, e->node[0], e->node[1], NSC_LINK_VD))
+        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "controlled source %s closes a loop of voltage sources", e->name);
+    return NSC_OK;
+}
+
+static nsc_status e_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
+{
+    const nsc_element *e = &b->c->el[ei];
+    nsc_st_inc(b, e->node[0], e->node[1], s->branch);
+    nsc_st_vrow(b, s->branch, e->node[0], e->node[1], 1.0);
+    nsc_st_vrow(b, s->branch, e->node[2], e->node[3], -e->value);
+    return NSC_OK;
+}
+
+static int e_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
+{
+    return nsc_lin_add(f, NSC_T_Z, L->el_branch[ei], 1.0);
+}
+
+const nsc_device nsc_dev_e = {NSC_EL_E, "VCVS", 0, e_count, e_stamp, e_current};

@@ -1,2 +1,28 @@
-/* dev_g.c -- (stub, to be written) */
-typedef int nsc_stub_dev_g;
+/* dev_g.c -- VCCS G n+ n- nc+ nc- gm: current gm (v_c - v_d) flowing a -> b inside
+ * the source (A[a][c] -= gm, A[a][d] += gm, A[b][c] += gm, A[b][d] -= gm). */
+#include "device.h"
+
+static nsc_status g_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
+{
+    const nsc_element *e = &ctx->c->el[ei];
+    int a = e->node[0], k = e->node[1], cp = e->node[2], cm = e->node[3];
+    int conductance = (a == cp && k == cm && e->value > 0) || (a == cm && k == cp && e->value < 0);
+    nsc_dev_link(ctx, a, k, conductance ? NSC_LINK_NS : NSC_LINK_DC);
+    return NSC_OK;
+}
+
+static nsc_status g_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
+{
+    const nsc_element *e = &b->c->el[ei];
+    nsc_st_vccs(b, e->node[0], e->node[1], e->node[2], e->node[3], e->value);
+    return NSC_OK;
+}
+
+static int g_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
+{
+    const nsc_element *e = &c->el[ei];
+    if (nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[2]), e->value)) return -1;
+    return nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[3]), -e->value);
+}
+
+const nsc_device nsc_dev_g = {NSC_EL_G, "VCCS", 0, g_count, g_stamp, g_current};

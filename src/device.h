@@ -1,1 +1,134 @@
-/* device.h -- (stub) */
+/* device.h -- the one device interface of the LCS assembler (internal header).
+ *
+ * Every element kind has one nsc_device (one file dev_<x>.c) registered in the
+ * table of devices.c. The assembler (lcs_asm.c) knows no device by name; it
+ *   1. calls count() for every element (all devices with late == 0 first, in
+ *      element order, then the late ones): the device says how many unknowns,
+ *      pairs and sources it needs in ctx->mode, and declares the topology of
+ *      its terminals with nsc_dev_link() (gmin, DC-path and loop checks);
+ *   2. lays the unknowns out: node voltages, then the transient branches
+ *      (nbranch, element order), then the static extra branches (nextra,
+ *      element order), and gives each element its nsc_dev_slots;
+ *   3. calls stamp() for every element: the device adds its entries to
+ *      E A B C D, Ss Se, s0 e0 through the nsc_st_* helpers below;
+ *   4. (lcs_probe.c) calls current() for a probe I(x).
+ * Adding a device = one dev_<x>.c defining `const nsc_device nsc_dev_<x>` and
+ * one line in devices.c. */
+#ifndef NSC_DEVICE_H
+#define NSC_DEVICE_H
+
+#include "circuit.h"
+#include "lcs.h"
+#include "sparse.h"
+#include "util.h"
+
+/* ---- 1. counting and topology ---- */
+
+/* Union-find forests over circuit nodes (0 = ground), owned by the assembler. */
+typedef struct nsc_dev_ctx {
+    const nsc_circuit *c;
+    nsc_asm_mode mode;
+    nsc_report *r;
+    const unsigned char *has_icv; /* [nnode] 1 if .ic V(node) given */
+    const double *icv;            /* [nnode] .ic value (0 where not given; icv[0] = 0) */
+    int *uf_dc;    /* any conduction path (error if a node is not tied to ground) */
+    int *uf_ns;    /* paths through elements that make the mode's matrix nonsingular */
+    int *uf_vd;    /* voltage-defining branches (V, E, H, imposed C, shorted L) */
+} nsc_dev_ctx;
+
+/* Strength of a terminal pair of a device (each implies the weaker ones). */
+enum {
+    NSC_LINK_DC = 1, /* a current can flow (diode, current source, open capacitor, ...) */
+    NSC_LINK_NS = 2, /* the pair is tied in the mode's matrix (resistor, capacitor in TRAN, ...) */
+    NSC_LINK_VD = 3  /* voltage-defining branch (v_a - v_b fixed by the branch row) */
+};
+
+/* Declare nodes a, b (circuit indices) linked with strength how.
+ * For NSC_LINK_VD returns 1 (and changes nothing) if a and b are already tied by
+ * voltage-defining branches (a loop: singular), else 0. Other strengths return 0. */
+int nsc_dev_link(nsc_dev_ctx *ctx, int a, int b, int how);
+
+/* What an element needs in the current mode (count() fills it, zeroed before). */
+typedef struct nsc_dev_need {
+    int nbranch; /* branch unknowns of the transient layout (same in every mode) */
+    int nextra;  /* extra branch unknowns of the static modes (0 in TRAN) */
+    int npair;   /* complementarity pairs (same in every mode) */
+    int nsrc;    /* independent sources w_j (the element's own wave) */
+} nsc_dev_need;
+
+/* ---- 2./3. stamping ---- */
+
+/* First index of each kind of slot of one element, -1 when it has none. */
+typedef struct nsc_dev_slots {
+    int branch; /* z index of the first transient branch */
+    int extra;  /* z index of the first static extra branch */
+    int pair;   /* lambda index */
+    int src;    /* w index */
+} nsc_dev_slots;
+
+typedef enum nsc_stmat { NSC_ST_E, NSC_ST_A, NSC_ST_B, NSC_ST_C, NSC_ST_D, NSC_ST_SS, NSC_ST_SE } nsc_stmat;
+
+/* Triplet builder of the LCS being assembled (owned by the assembler). */
+typedef struct nsc_builder {
+    const nsc_circuit *c;
+    nsc_asm_mode mode;
+    nsc_report *r;
+    nsc_sparse *T[7];           /* triplets, indexed by nsc_stmat */
+    double *s0, *e0;            /* [n], [m] */
+    const int *el_branch;       /* [nel] first transient branch (z index) or -1 */
+    const int *el_extra;        /* [nel] first static extra branch or -1 */
+    const unsigned char *has_icv;
+    const double *icv;
+    int nomem;                  /* set by a helper that could not allocate */
+} nsc_builder;
+
+/* z index of the voltage of circuit node k (-1 for ground, whose stamps are dropped). */
+static inline int nsc_zn(int k) { return k - 1; }
+
+/* Raw entry M(i,j) += x; dropped when i < 0 or j < 0 (ground) or x == 0; E dropped
+ * in the static modes. i, j are z / lambda / w indices as M requires. */
+void nsc_st(nsc_builder *b, nsc_stmat M, int i, int j, double x);
+/* Conductance G between nodes a, b (KCL rows: sum of currents into the node):
+ * A[a][a] -= G, A[a][b] += G, A[b][a] += G, A[b][b] -= G. */
+void nsc_st_g(nsc_builder *b, int a, int k, double G);
+/* Capacitance C between nodes a, b: E[a][a] += C, E[a][b] -= C, E[b][a] -= C, E[b][b] += C. */
+void nsc_st_cap(nsc_builder *b, int a, int k, double C);
+/* Branch current z[col] flowing a -> k through the element: A[a][col] -= 1, A[k][col] += 1. */
+void nsc_st_inc(nsc_builder *b, int a, int k, int col);
+/* Branch row: A[row][a] += coef, A[row][k] -= coef (coef*(v_a - v_k)). */
+void nsc_st_vrow(nsc_builder *b, int row, int a, int k, double coef);
+/* VCCS: current gm*(v_c - v_d) flowing a -> k through the element. */
+void nsc_st_vccs(nsc_builder *b, int a, int k, int c, int d, double gm);
+/* Ideal-diode pair j, lambda_j flowing a -> k: B[a][j] -= 1, B[k][j] += 1,
+ * y_j = v_k - v_a + ...: C[j][k] += 1, C[j][a] -= 1 (so C = B^T on the pair). */
+void nsc_st_pair(nsc_builder *b, int a, int k, int j);
+/* Constant source terms: s0[i] += x, e0[j] += x (index < 0 dropped). */
+void nsc_st_s0(nsc_builder *b, int i, double x);
+void nsc_st_e0(nsc_builder *b, int j, double x);
+
+/* ---- 4. probes ---- */
+
+/* Append coef*term to f. 0 ok, -1 ENOMEM. Index < 0 (ground) is dropped. */
+int nsc_lin_add(nsc_lin *f, nsc_termkind kind, int idx, double coef);
+/* w index of element el's first source in L, -1 if none. */
+int nsc_lcs_src_of(const nsc_lcs *L, int el);
+
+/* ---- the interface ---- */
+typedef struct nsc_device {
+    nsc_elkind kind;
+    const char *what;   /* "resistor", ... (messages) */
+    int late;           /* count() after all non-late devices (needs their topology) */
+    /* Needs and topology of element ei in ctx->mode; errors (with the card's
+     * location) in ctx->r. */
+    nsc_status (*count)(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need);
+    /* Stamp element ei with its slots s. Errors in b->r; ENOMEM through b->nomem. */
+    nsc_status (*stamp)(nsc_builder *b, int ei, const nsc_dev_slots *s);
+    /* I(x) of element ei (flowing n+ -> n- through it, anode -> cathode) into f
+     * (f empty on entry). 0 ok, -1 ENOMEM. NULL: the element has no current. */
+    int (*current)(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f);
+} nsc_device;
+
+/* The device of an element kind (never NULL for kind < NSC_EL_NKINDS). */
+const nsc_device *nsc_device_of(nsc_elkind kind);
+
+#endif
