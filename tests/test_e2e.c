@@ -1,1 +1,252 @@
+/* test_e2e.c -- the nscircuit program on real netlists against the references of
+ * ../shared/reference: Siconos (same LCS, theta, h: agreement to round-off) and
+ * ngspice (near-ideal diodes: agreement within 0.5 % of each waveform's range);
+ * exit statuses and output files of cli.md. */
 #include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static char *tmp;
+static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
+static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+
+/* Run the rectifier once and read its table. */
+static void run_rectifier(tu_table *t, const char *extra)
+{
+    char cmd[2048], path[1024];
+    snprintf(path, sizeof path, "%s/rect.dat", tmp);
+    snprintf(cmd, sizeof cmd, "%s --quiet %s --save 'v(a,b),i(l1),i(r1)' -o %s %s/rectifier.cir 2>&1",
+             NSC_PROGRAM, extra, path, NSC_NETLISTS);
+    char *out = NULL;
+    int st = tu_run(cmd, &out);
+    cr_assert_eq(st, 0, "nscircuit failed (%d): %s", st, out);
+    free(out);
+    cr_assert_eq(tu_table_read(path, t), 0, "cannot read %s", path);
+}
+
+static double range_of(const tu_table *t, int col)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < t->nrow; i++) {
+        lo = fmin(lo, TU_AT(t, i, col));
+        hi = fmax(hi, TU_AT(t, i, col));
+    }
+    return hi - lo;
+}
+
+/* Linear interpolation of column col of t at time x (column 0 increasing). */
+static double interp(const tu_table *t, int col, double x)
+{
+    int lo = 0, hi = t->nrow - 1;
+    if (x <= TU_AT(t, 0, 0)) return TU_AT(t, 0, col);
+    if (x >= TU_AT(t, hi, 0)) return TU_AT(t, hi, col);
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (TU_AT(t, mid, 0) <= x) lo = mid; else hi = mid;
+    }
+    double a = (x - TU_AT(t, lo, 0)) / (TU_AT(t, hi, 0) - TU_AT(t, lo, 0));
+    return (1 - a) * TU_AT(t, lo, col) + a * TU_AT(t, hi, col);
+}
+
+TestSuite(e2e, .init = setup, .fini = teardown);
+
+/* Same LCS, same theta = 0.5 and h = 1 us as Siconos 4.4: the waveforms agree
+ * to round-off. Row 0 of i(r1) differs by definition: Siconos starts from
+ * lambda = 0, nscircuit from the consistent solution at t = 0 (cli.md). */
+Test(e2e, rectifier_vs_siconos)
+{
+    tu_table ours, ref;
+    run_rectifier(&ours, "");
+    cr_assert_eq(tu_table_read(NSC_REFDIR "/diode_bridge/siconos_theta0.5_h1u.dat", &ref), 0,
+                 "missing reference " NSC_REFDIR "/diode_bridge/siconos_theta0.5_h1u.dat");
+    cr_assert_eq(ours.nrow, ref.nrow, "rows %d vs %d", ours.nrow, ref.nrow);
+    const char *sig[] = { "v(a,b)", "i(l1)", "i(r1)" };
+    for (int s = 0; s < 3; s++) {
+        int co = tu_table_col(&ours, sig[s]), cf = tu_table_col(&ref, sig[s]);
+        cr_assert(co > 0 && cf > 0, "column %s", sig[s]);
+        double R = range_of(&ref, cf), emax = 0;
+        for (int i = 0; i < ref.nrow; i++) {
+            cr_assert_float_eq(TU_AT(&ours, i, 0), TU_AT(&ref, i, 0), 1e-12);
+            if (i == 0 && s == 2) continue;
+            emax = fmax(emax, fabs(TU_AT(&ours, i, co) - TU_AT(&ref, i, cf)));
+        }
+        cr_log_info("%s: max |ours - siconos| / range = %.3e", sig[s], emax / R);
+        cr_assert(emax / R < 1e-9, "%s: max error %.3e of range exceeds 1e-9", sig[s], emax / R);
+    }
+    /* t = 0: v_C = 10 V drives 10 mA through D1, R1, D4 */
+    cr_assert_float_eq(TU_AT(&ours, 0, tu_table_col(&ours, "i(r1)")), 0.01, 1e-12);
+    tu_table_free(&ours);
+    tu_table_free(&ref);
+}
+
+Test(e2e, rectifier_vs_ngspice)
+{
+    tu_table ours, ref;
+    run_rectifier(&ours, "");
+    cr_assert_eq(tu_table_read(NSC_REFDIR "/diode_bridge/ngspice39_N0.01.dat", &ref), 0);
+    const char *sig[] = { "v(a,b)", "i(l1)", "i(r1)" };
+    for (int s = 0; s < 3; s++) {
+        int co = tu_table_col(&ours, sig[s]), cf = tu_table_col(&ref, sig[s]);
+        cr_assert(co > 0 && cf > 0);
+        double R = range_of(&ref, cf), emax = 0, e2 = 0;
+        for (int i = 0; i < ref.nrow; i++) {
+            double d = interp(&ours, co, TU_AT(&ref, i, 0)) - TU_AT(&ref, i, cf);
+            emax = fmax(emax, fabs(d));
+            e2 += d * d;
+        }
+        double rms = sqrt(e2 / ref.nrow);
+        cr_log_info("%s vs ngspice: max %.3e, rms %.3e of range", sig[s], emax / R, rms / R);
+        cr_assert(emax / R < 5e-3, "%s: max error %.3e of range", sig[s], emax / R);
+    }
+    tu_table_free(&ours);
+    tu_table_free(&ref);
+}
+
+/* The rectifier's physics: the load current never reverses; the tank energy
+ * decays; the output is |v_C| whenever the bridge conducts. */
+Test(e2e, rectifier_physics)
+{
+    tu_table t;
+    run_rectifier(&t, "");
+    int cv = tu_table_col(&t, "v(a,b)"), cr = tu_table_col(&t, "i(r1)");
+    for (int i = 0; i < t.nrow; i++) cr_assert(TU_AT(&t, i, cr) >= -1e-12, "i(r1) < 0 at row %d", i);
+    double vmax_early = 0, vmax_late = 0;
+    for (int i = 0; i < t.nrow; i++) {
+        double v = fabs(TU_AT(&t, i, cv));
+        if (TU_AT(&t, i, 0) < 1e-3) vmax_early = fmax(vmax_early, v);
+        if (TU_AT(&t, i, 0) > 4e-3) vmax_late = fmax(vmax_late, v);
+    }
+    cr_assert(vmax_late < 0.9 * vmax_early, "tank does not decay: %g -> %g", vmax_early, vmax_late);
+    tu_table_free(&t);
+}
+
+/* theta = 1 damps: the same run with --theta 1 differs from theta = 0.5 but
+ * stays close (first-order scheme, h = 1 us << sqrt(LC) = 100 us). */
+Test(e2e, rectifier_theta_one)
+{
+    tu_table a, b;
+    run_rectifier(&a, "");
+    run_rectifier(&b, "--theta 1");
+    int c = tu_table_col(&a, "v(a,b)");
+    double emax = 0;
+    for (int i = 0; i < a.nrow; i++) emax = fmax(emax, fabs(TU_AT(&a, i, c) - TU_AT(&b, i, c)));
+    cr_assert(emax > 1e-4 && emax < 0.5, "theta 1 vs 0.5: %g", emax);
+    tu_table_free(&a);
+    tu_table_free(&b);
+}
+
+/* Default outputs: data, gnuplot script, PNG with --plot, in the current directory. */
+Test(e2e, outputs_and_plot)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd %s && %s --plot %s/rectifier.cir 2>&1", tmp, NSC_PROGRAM, NSC_NETLISTS);
+    char *out = NULL;
+    int st = tu_run(cmd, &out);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert(strstr(out, "steps"), "summary missing: %s", out);
+    free(out);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/rectifier.dat", tmp);
+    char *dat = tu_read_file(path);
+    cr_assert(dat);
+    cr_assert(strncmp(dat, "# time v(a,b) v(p,n) i(l1) i(r1) i(d1) i(d2)\n", 44) == 0, "header: %.60s", dat);
+    free(dat);
+    snprintf(path, sizeof path, "%s/rectifier.gp", tmp);
+    char *gp = tu_read_file(path);
+    cr_assert(gp && strstr(gp, "rectifier.dat") && strstr(gp, "set terminal"));
+    free(gp);
+    snprintf(path, sizeof path, "%s/rectifier.png", tmp);
+    char *png = tu_read_file(path);
+    cr_assert(png && memcmp(png, "\x89PNG", 4) == 0, "no PNG written");
+    free(png);
+    /* nothing else (no temporary file) left behind */
+    snprintf(cmd, sizeof cmd, "ls -A %s | wc -l", tmp);
+    tu_run(cmd, &out);
+    cr_assert_eq(atoi(out), 3, "files in output dir: %s", out);
+    free(out);
+}
+
+Test(e2e, halfwave_peak_and_ripple)
+{
+    char cmd[2048], path[1024];
+    snprintf(path, sizeof path, "%s/hw.dat", tmp);
+    snprintf(cmd, sizeof cmd, "%s --quiet -o %s %s/halfwave.cir 2>&1", NSC_PROGRAM, path, NSC_NETLISTS);
+    char *out = NULL;
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int co = tu_table_col(&t, "v(out)"), ci = tu_table_col(&t, "v(in)"), cd = tu_table_col(&t, "i(d1)");
+    double vmax = 0, vmin_last = 1e9;
+    for (int i = 0; i < t.nrow; i++) {
+        double tt = TU_AT(&t, i, 0), vo = TU_AT(&t, i, co), vi = TU_AT(&t, i, ci);
+        cr_assert(vo >= vi - 1e-9 || TU_AT(&t, i, cd) <= 1e-12, "diode blocks with v(in) > v(out)");
+        cr_assert(TU_AT(&t, i, cd) >= -1e-12);
+        vmax = fmax(vmax, vo);
+        if (tt > 45e-3) vmin_last = fmin(vmin_last, vo);
+    }
+    /* peak = 10 V (ideal diode); ripple ~ Vp/(f R C) = 2 V, the discharge lasts a bit less than a period */
+    cr_assert(fabs(vmax - 10) < 1e-3, "peak %g", vmax);
+    double ripple = 10 - vmin_last;
+    cr_assert(ripple > 1.4 && ripple < 2.0, "ripple %g", ripple);
+    tu_table_free(&t);
+}
+
+/* cli.md exit statuses and messages. */
+Test(e2e, exit_statuses)
+{
+    char cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s 2>&1", NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s --bogus x.cir 2>&1", NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s --theta 0.2 %s/rectifier.cir 2>&1", NSC_PROGRAM, NSC_NETLISTS);
+    cr_assert_eq(tu_run(cmd, &out), 2);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s %s/missing.cir 2>&1", NSC_PROGRAM, tmp);
+    cr_assert_eq(tu_run(cmd, &out), 1);
+    free(out);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/bad.cir", tmp);
+    tu_write_file(path, "bad\nR1 a 0 1k\nD1 a 0 DX\n.tran 1u 1m\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s bad.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 1);
+    cr_assert(strstr(out, "bad.cir:3:") && strstr(out, "error:") && strstr(out, "dx"), "message: %s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/bad.dat", tmp);
+    cr_assert(access(path, F_OK) != 0, "output written after a netlist error");
+    tu_write_file(path, "");
+    snprintf(path, sizeof path, "%s/noan.cir", tmp);
+    tu_write_file(path, "no analysis\nR1 a 0 1k\nV1 a 0 1\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s noan.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 1);
+    cr_assert(strstr(out, "noan.cir:1:1: error: no analysis"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --tstop 1m --quiet noan.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+}
+
+/* --dump-lcs writes the matrices of the design documents' bridge. */
+Test(e2e, dump_lcs)
+{
+    char cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s --dump-lcs %s/lcs %s/rectifier.cir 2>&1", NSC_PROGRAM, tmp, NSC_NETLISTS);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    const char *mats[] = { "E", "A", "B", "C", "D" };
+    for (int k = 0; k < 5; k++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/lcs/%s.mtx", tmp, mats[k]);
+        char *s = tu_read_file(path);
+        cr_assert(s && strncmp(s, "%%MatrixMarket", 14) == 0, "%s", path);
+        free(s);
+    }
+}
