@@ -1,2 +1,98 @@
-/* la_dense.c -- (stub, to be written) */
-typedef int nsc_stub_la_dense;
+/* la_dense.c -- LAPACK/BLAS wrappers (la_dense.h). The Fortran routines take
+ * every argument by reference; character arguments carry a hidden length
+ * (gfortran ABI: size_t after the last argument), passed here explicitly. */
+#include <math.h>
+#include <stddef.h>
+#include "la_dense.h"
+
+void dgetrf_(int *m, int *n, double *a, int *lda, int *ipiv, int *info);
+void dgetrs_(const char *trans, int *n, int *nrhs, double *a, int *lda, int *ipiv, double *b,
+             int *ldb, int *info, size_t ltrans);
+void dgemv_(const char *trans, int *m, int *n, double *alpha, double *a, int *lda, double *x,
+            int *incx, double *beta, double *y, int *incy, size_t ltrans);
+void dgemm_(const char *ta, const char *tb, int *m, int *n, int *k, double *alpha, double *a,
+            int *lda, double *b, int *ldb, double *beta, double *c, int *ldc, size_t lta,
+            size_t ltb);
+void dger_(int *m, int *n, double *alpha, double *x, int *incx, double *y, int *incy, double *a,
+           int *lda);
+
+int nsc_dense_lu(int n, double *A, int lda, int *ipiv)
+{
+    int info = 0;
+    if (n <= 0) return n < 0 ? -1 : 0;
+    dgetrf_(&n, &n, A, &lda, ipiv, &info); /* A = P*L*U */
+    return info;
+}
+
+int nsc_dense_lusolve(int trans, int n, int nrhs, const double *LU, int lda, const int *ipiv,
+                      double *B, int ldb)
+{
+    int info = 0;
+    if (n < 0 || nrhs < 0) return -1;
+    if (n == 0 || nrhs == 0) return 0;
+    dgetrs_(trans ? "T" : "N", &n, &nrhs, (double *)LU, &lda, (int *)ipiv, B, &ldb, &info, 1);
+    return info; /* B = op(A)\B */
+}
+
+int nsc_dense_solve(int n, double *A, int lda, int *ipiv, double *b)
+{
+    int st = nsc_dense_lu(n, A, lda, ipiv);
+    if (st != 0) return st;
+    return nsc_dense_lusolve(0, n, 1, A, lda, ipiv, b, n > 0 ? n : 1); /* b = A\b */
+}
+
+void nsc_dense_gemv(int trans, int m, int n, double alpha, const double *A, int lda,
+                    const double *x, double beta, double *y)
+{
+    int one = 1, ylen = trans ? n : m;
+    if (m <= 0 || n <= 0) { /* op(A) empty: y = beta*y */
+        for (int i = 0; i < ylen; i++) y[i] = beta == 0 ? 0 : beta * y[i];
+        return;
+    }
+    dgemv_(trans ? "T" : "N", &m, &n, &alpha, (double *)A, &lda, (double *)x, &one, &beta, y,
+           &one, 1); /* y = alpha*op(A)*x + beta*y */
+}
+
+void nsc_dense_gemm(int transa, int transb, int m, int n, int k, double alpha,
+                    const double *A, int lda, const double *B, int ldb, double beta,
+                    double *C, int ldc)
+{
+    if (m <= 0 || n <= 0) return;
+    if (k <= 0) { /* C = beta*C */
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < m; i++) C[i + (size_t)j * ldc] = beta == 0 ? 0 : beta * C[i + (size_t)j * ldc];
+        return;
+    }
+    dgemm_(transa ? "T" : "N", transb ? "T" : "N", &m, &n, &k, &alpha, (double *)A, &lda,
+           (double *)B, &ldb, &beta, C, &ldc, 1, 1); /* C = alpha*op(A)*op(B) + beta*C */
+}
+
+void nsc_dense_ger(int m, int n, double alpha, const double *x, const double *y, double *A,
+                   int lda)
+{
+    int one = 1;
+    if (m <= 0 || n <= 0) return;
+    dger_(&m, &n, &alpha, (double *)x, &one, (double *)y, &one, A, &lda); /* A += alpha*x*y' */
+}
+
+/* 2^-e for x in [2^(e-1), 2^e), 1 for x == 0 (or non-finite). */
+static double pow2_inv(double x)
+{
+    int e;
+    if (!(x > 0) || !isfinite(x)) return 1;
+    frexp(x, &e); /* x = f 2^e, f in [0.5, 1) */
+    return ldexp(1, -e);
+}
+
+void nsc_dense_equilibrate(int m, int n, const double *A, int lda, double *r, double *c)
+{
+    for (int i = 0; i < m; i++) r[i] = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) r[i] = fmax(r[i], fabs(A[i + (size_t)j * lda]));
+    for (int i = 0; i < m; i++) r[i] = pow2_inv(r[i]); /* r_i ~ 1/max_j |A(i,j)| */
+    for (int j = 0; j < n; j++) {
+        double cmax = 0;
+        for (int i = 0; i < m; i++) cmax = fmax(cmax, fabs(r[i] * A[i + (size_t)j * lda]));
+        c[j] = pow2_inv(cmax); /* c_j ~ 1/max_i |r_i A(i,j)| */
+    }
+}
