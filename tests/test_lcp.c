@@ -301,6 +301,78 @@ Test(lcp, larger_spd)
     free(M); free(q); free(z); free(w);
 }
 
+/* Murty-type lower triangular P-matrix: m_ii = 1, m_ij = 2 (j < i), q_i = -2(i+1).
+ * Lemke's path length grows exponentially with n (751 pivots at n = 16); the
+ * (degenerate) solution is z = (2, 0, 2, 0, ...), w = 0: row i gives
+ * z_i + 2 sum_{j<i} z_j = 2(i+1). */
+static void make_murty(int n, double *M, double *q)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) M[i + j * n] = i == j ? 1 : (j < i ? 2 : 0);
+    for (int i = 0; i < n; i++) q[i] = -2.0 * (i + 1);
+}
+
+Test(lcp, long_path_murty)
+{
+    int n = 16;
+    double M[256], q[16], z[16], w[16], ze[16];
+    make_murty(n, M, q);
+    nsc_lcp p = {n, M, q};
+    nsc_lcp_info info;
+    cr_assert_eq(nsc_lcp_lemke(&p, z, w, &info, NULL), NSC_LCP_OK);
+    cr_assert_gt(info.iter, 500); /* several refactorisations of B^{-1} on the way */
+    for (int i = 0; i < n; i++) {
+        cr_assert_eq(z[i], i % 2 == 0 ? 2 : 0, "z[%d] = %.17g", i, z[i]);
+        cr_assert_eq(w[i], 0);
+    }
+    cr_assert_eq(nsc_lcp_enum(&p, ze, NULL, NULL), NSC_LCP_OK);
+    for (int i = 0; i < n; i++) cr_assert_float_eq(ze[i], z[i], 1e-14);
+}
+
+Test(lcp, maxiter_murty)
+{
+    /* n = 20 needs more than 100*(n+1) = 2100 pivots */
+    int n = 20;
+    double M[400], q[20], z[20], w[20];
+    make_murty(n, M, q);
+    nsc_lcp p = {n, M, q};
+    nsc_lcp_info info;
+    cr_assert_eq(nsc_lcp_lemke(&p, z, w, &info, NULL), NSC_LCP_MAXITER);
+    cr_assert_eq(info.iter, 100 * (n + 1));
+    cr_assert_float_eq(info.residual, nsc_lcp_residual(&p, z), 1e-12);
+    cr_assert_gt(info.residual, 0.5); /* not a solution */
+}
+
+Test(lcp, backward_stable_solution)
+{
+    /* Rows with z_i > 0 must satisfy (Mz + q)_i = 0 to componentwise relative
+     * round-off, as the LU solve on the final basis (with one refinement step)
+     * gives; the pivoted values alone are ~10x worse here. */
+    rng_t g = {1};
+    int m = 300;
+    double *M = malloc(sizeof(double) * m * m), *q = malloc(sizeof(double) * m);
+    double *z = malloc(sizeof(double) * m), *w = malloc(sizeof(double) * m);
+    make_spd(&g, m, M);
+    for (int i = 0; i < m; i++) q[i] = rng_sym(&g);
+    nsc_lcp p = {m, M, q};
+    nsc_lcp_info info;
+    cr_assert_eq(nsc_lcp_lemke(&p, z, w, &info, NULL), NSC_LCP_OK);
+    int nact = 0;
+    for (int i = 0; i < m; i++) {
+        if (z[i] == 0) continue;
+        nact++;
+        double wi = q[i], wa = fabs(q[i]);
+        for (int j = 0; j < m; j++) {
+            wi += M[i + j * m] * z[j];
+            wa += fabs(M[i + j * m] * z[j]);
+        }
+        cr_assert_leq(fabs(wi), 4 * 2.220446049250313e-16 * wa, "row %d: %g of %g", i, wi, wa);
+        cr_assert_eq(w[i], 0);
+    }
+    cr_assert_gt(nact, m / 4);
+    free(M); free(q); free(z); free(w);
+}
+
 /* ---- PSD (+ skew) feasible problems built from a complementary pair ---- */
 
 Test(lcp, random_psd_skew_feasible)
@@ -354,10 +426,14 @@ Test(lcp, degenerate_identity_ties)
 
 Test(lcp, degenerate_cyclic_murty)
 {
-    /* M = [1 2 0; 0 1 2; 2 0 1], q = -e: all ties at every step; z = e/3. */
+    /* M = [1 2 0; 0 1 2; 2 0 1], q = -e: all ties at every step; z = e/3.
+     * Breaking the ties by the smallest row index instead of the lexicographic
+     * rule cycles here (checked: MAXITER after 400 pivots). */
     double M[9] = {1, 0, 2, 2, 1, 0, 0, 2, 1}, q[3] = {-1, -1, -1}, z[3], w[3];
     nsc_lcp p = {3, M, q};
-    cr_assert_eq(nsc_lcp_lemke(&p, z, w, NULL, NULL), NSC_LCP_OK);
+    nsc_lcp_info info;
+    cr_assert_eq(nsc_lcp_lemke(&p, z, w, &info, NULL), NSC_LCP_OK);
+    cr_assert_lt(info.iter, 10);
     for (int i = 0; i < 3; i++) cr_assert_float_eq(z[i], 1.0 / 3, 1e-15);
     cr_assert_eq(nsc_lcp_enum(&p, z, w, NULL), NSC_LCP_OK);
     for (int i = 0; i < 3; i++) cr_assert_float_eq(z[i], 1.0 / 3, 1e-15);
