@@ -26,7 +26,7 @@
  * B^{-1} and x are recomputed from an LU of B every max(m,32) pivots (drift).
  *
  * Accuracy: at the end the complementary basis alpha = {i : z_i basic} gives
- * z_alpha = -M(alpha,alpha) \ q_alpha (LU plus one refinement step), z = 0
+ * z'_alpha = -S(alpha,alpha) \ (Rq)_alpha, S = RMC (LU plus one refinement step), z' = 0
  * elsewhere; that solution is returned unless the pivoted values have a smaller
  * natural residual. Returned: z = C z', w = Mz + q, where w_i with z_i > 0 and
  * |w_i| <= W_EPS (|M||z| + |q|)_i (round-off) is set to 0 (exact complementarity);
@@ -35,7 +35,10 @@
  *
  * Iteration bound: LEMKE_MAXITER(m) = 100*(m+1) pivots. Lemke needs O(m) pivots
  * on typical problems but exponentially many on Murty's examples; hitting the
- * bound returns NSC_LCP_MAXITER. */
+ * bound returns NSC_LCP_MAXITER. info->iter counts pivots, the first (z0) included.
+ *
+ * The workspace (nsc_lcp_ws) is defined here, its only user: about 3 mmax^2 + 12 mmax
+ * doubles; with it a call allocates nothing. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
