@@ -10,7 +10,8 @@
  * gmin: three union-find forests over the nodes are built while counting:
  * any conduction path (dc), the mode's nonsingular elements (ns), the
  * voltage-defining branches (vd, loop detection). A node not tied to ground in
- * dc is an error; a node not tied to ground in ns gets A[n][n] -= gmin. */
+ * dc is an error; each ns-component not tied to ground gets A[n][n] -= gmin at
+ * its lowest-numbered node n. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -223,10 +224,22 @@ nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin
         }
         if (uf_find(w.ctx.uf_ns, nd) != root_ns) ngmin++;
     }
+    /* One gmin per floating ns-component, at its lowest-numbered node: that is
+     * enough to make the component's block nonsingular (it fixes the common
+     * mode). gmin at every node would also load every voltage inside the
+     * component (leak ~gmin*V across a capacitor); with one gmin per component a
+     * current flows through them only around loops through ground that contain
+     * two of them (e.g. none in the diode bridge). */
     L->gmin_node = malloc(sizeof(int) * ((size_t)ngmin + 1));
-    if (!L->gmin_node) goto nomem;
-    for (int nd = 1; nd < nnode; nd++)
-        if (uf_find(w.ctx.uf_ns, nd) != root_ns) L->gmin_node[L->ngmin++] = nd;
+    char *seen = calloc((size_t)nnode + 1, 1);
+    if (!L->gmin_node || !seen) { free(seen); goto nomem; }
+    for (int nd = 1; nd < nnode; nd++) {
+        int root = uf_find(w.ctx.uf_ns, nd);
+        if (root == root_ns || seen[root]) continue;
+        seen[root] = 1;
+        L->gmin_node[L->ngmin++] = nd;
+    }
+    free(seen);
 
     /* 2. layout */
     L->el_branch = malloc(sizeof(int) * ((size_t)nel + 1));

@@ -9,6 +9,10 @@
 #include "stepper.h"
 #include "testutil.h"
 
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
 static nsc_circuit *parse(const char *text)
 {
     nsc_report r;
