@@ -99,8 +99,11 @@ void nsc_lin_free(nsc_lin *f);
 double nsc_lin_eval(const nsc_lin *f, const double *z, const double *lambda,
                     const double *zprev, double h, const double *w);
 
-/* s(t) and e(t) into s[n], e[m], with w[nsrc] evaluated at t (w may be NULL: computed). */
+/* s(t) and e(t) into s[n], e[m]; the source values w(t) are also stored into w[nsrc]
+ * unless w is NULL. */
 void nsc_lcs_sources(const nsc_lcs *L, double t, double *w, double *s, double *e);
+/* The same with every source at its DC value (wave->dc): the .op analysis. */
+void nsc_lcs_sources_dc(const nsc_lcs *L, double *w, double *s, double *e);
 
 /* Write E A B C D (CSC, Matrix Market), s0/Ss and e0/Se, and names.txt (unknowns
  * and pairs) into directory dir (created if missing). */

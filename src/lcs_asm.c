@@ -354,14 +354,25 @@ fail:
     return st;
 }
 
-void nsc_lcs_sources(const nsc_lcs *L, double t, double *w, double *s, double *e)
+/* s = s0 + Ss w, e = e0 + Se w, with w_j = value(j) */
+static void sources_at(const nsc_lcs *L, double t, int dc, double *w, double *s, double *e)
 {
     memcpy(s, L->s0, sizeof(double) * (size_t)L->n);
     memcpy(e, L->e0, sizeof(double) * (size_t)L->m);
     for (int j = 0; j < L->nsrc; j++) {
-        double wj = nsc_wave_eval(L->src[j].wave, t);       /* w_j(t) */
+        double wj = dc ? L->src[j].wave->dc : nsc_wave_eval(L->src[j].wave, t);   /* w_j */
         if (w) w[j] = wj;
         for (int q = L->Ss->p[j]; q < L->Ss->p[j + 1]; q++) s[L->Ss->i[q]] += L->Ss->x[q] * wj;  /* s += Ss(:,j) w_j */
         for (int q = L->Se->p[j]; q < L->Se->p[j + 1]; q++) e[L->Se->i[q]] += L->Se->x[q] * wj;  /* e += Se(:,j) w_j */
     }
+}
+
+void nsc_lcs_sources(const nsc_lcs *L, double t, double *w, double *s, double *e)
+{
+    sources_at(L, t, 0, w, s, e);
+}
+
+void nsc_lcs_sources_dc(const nsc_lcs *L, double *w, double *s, double *e)
+{
+    sources_at(L, 0.0, 1, w, s, e);
 }

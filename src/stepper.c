@@ -266,7 +266,7 @@ nsc_status nsc_run_op(const nsc_circuit *c, double gmin, nsc_solver solver, nsc_
         if (!names[n + j]) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
     }
     if ((s = nsc_onestep_new(L, 0.0, 1.0, &P, r))) goto done;
-    nsc_lcs_sources(L, 0.0, w, sv, e);
+    nsc_lcs_sources_dc(L, w, sv, e);
     nsc_step_info info;
     if (nsc_onestep_solve(P, solver, NULL, NULL, sv, e, z, l, &info)) {
         step_failure(r, L, P, 0.0, &info, solver);
