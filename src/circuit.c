@@ -1,2 +1,61 @@
-/* circuit.c -- (stub, to be written) */
-typedef int nsc_stub_circuit;
+/* circuit.c -- ownership and lookups of the flat circuit (see circuit.h). */
+#include "circuit.h"
+
+#include <stdlib.h>
+
+void nsc_circuit_free(nsc_circuit *c)
+{
+    if (!c) return;
+    free(c->title);
+    for (int k = 0; k < c->nfiles; k++) free(c->files[k]);
+    free(c->files);
+    for (int k = 0; k < c->nnode; k++) free(c->node_name[k]);
+    free(c->node_name);
+    free(c->node_loc);
+    for (int k = 0; k < c->nel; k++) {
+        free(c->el[k].name);
+        free(c->el[k].wave.p);
+        free(c->el[k].table);
+    }
+    free(c->el);
+    for (int k = 0; k < c->nmodel; k++) {
+        nsc_model *m = &c->model[k];
+        free(m->name);
+        for (int j = 0; j < m->npar; j++) free(m->pname[j]);
+        free(m->pname);
+        free(m->pval);
+    }
+    free(c->model);
+    free(c->ic_node);
+    free(c->ic_val);
+    free(c->ic_loc);
+    for (int k = 0; k < c->nsave; k++) free(c->save[k].name);
+    free(c->save);
+    free(c);
+}
+
+int nsc_model_get(const nsc_model *m, const char *name, double *v)
+{
+    for (int k = m->npar - 1; k >= 0; k--)            /* the last setting wins */
+        if (nsc_strieq(m->pname[k], name)) {
+            if (v) *v = m->pval[k];
+            return 1;
+        }
+    return 0;
+}
+
+/* Linear scans: meant for a few lookups (command-line --save), not for loops. */
+int nsc_circuit_node(const nsc_circuit *c, const char *name)
+{
+    if (nsc_strieq(name, "gnd")) return 0;
+    for (int k = 0; k < c->nnode; k++)
+        if (nsc_strieq(c->node_name[k], name)) return k;
+    return -1;
+}
+
+int nsc_circuit_element(const nsc_circuit *c, const char *name)
+{
+    for (int k = 0; k < c->nel; k++)
+        if (nsc_strieq(c->el[k].name, name)) return k;
+    return -1;
+}

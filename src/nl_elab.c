@@ -1,2 +1,1470 @@
-/* nl_elab.c -- (stub, to be written) */
-typedef int nsc_stub_nl_elab;
+/* nl_elab.c -- elaboration: deck (cards) -> flat nsc_circuit (see circuit.h).
+ *
+ * The cards are first sorted into definitions: the top level and each
+ * .subckt ... .ends (nested definitions are local to the enclosing one).
+ * An instance of a definition is a scope: its hierarchical prefix ("x1.x2."),
+ * its port -> node map, its .param values and its .model cards. Names are
+ * looked up lexically: a scope, then the scope of the enclosing definition's
+ * instance, up to the top level. A scope is elaborated in three passes over its
+ * cards: .param (in order, so later ones may use earlier ones), .model, then
+ * elements and X instances in card order (X recursing into a new scope).
+ * Lookups use hash tables, so the whole is linear in the size of the
+ * flattened circuit. References that may point forward (K -> L, F/H -> V,
+ * .ic and .save nodes, models of elements) are resolved at the end. */
+#include "netlist.h"
+#include "nl_deck.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NL_MAXNEST 1000 /* subcircuit instances nested deeper are an error */
+
+/* A definition: the top level (hdr == NULL) or a .subckt. */
+typedef struct def {
+    const char *name;       /* lower case */
+    const nl_card *hdr;     /* the .subckt card */
+    struct def *parent;
+    int *body;              /* its own cards (not those of nested definitions) */
+    int nbody, capbody;
+    nl_hash subs;           /* nested definitions: name -> index in elab.defs */
+    int nport;              /* ports are hdr->f[2 .. 2+nport) */
+    int active;             /* being expanded (recursion check) */
+} def;
+
+/* An instance of a definition. */
+typedef struct scope {
+    const def *df;
+    struct scope *up;       /* instance of df->parent */
+    const char *prefix;     /* "x1.x2." or "" */
+    const char *where;      /* " (in instance x1.x2)" or "" */
+    int depth;
+    nl_hash params;         /* name -> index in pval */
+    double *pval;
+    int npar, cappar;
+    nl_hash models;         /* local name -> index in circuit->model */
+    nl_hash ports;          /* port name -> index in portnode */
+    int *portnode;
+} scope;
+
+/* A reference resolved at the end: element el's ref[slot] = element named name. */
+typedef struct fixup {
+    int el, slot;
+    char *name;
+    const nl_card *cd;
+    const nl_field *f;
+    const char *where;
+} fixup;
+
+/* .ic V(name)=value, resolved at the end */
+typedef struct icfix {
+    char *node;
+    double v;
+    const nl_card *cd;
+    const nl_field *f;
+    const char *where;
+} icfix;
+
+typedef struct elab {
+    nl_deck *d;
+    nsc_report *r;
+    nsc_circuit *c;
+    nl_arena ar;            /* scope names, parameter names */
+    def **defs;
+    int ndef, capdef;
+    nl_hash nodes, els, globals, probes;
+    int capnode, capel, capmodel, capsave, capic;
+    int *elmodel;           /* [nel] model index of D/M/S, else -1 */
+    int *wgiven;            /* [nel] waveform fields given (V/I), to fill defaults */
+    fixup *fix;
+    int nfix, capfix;
+    icfix *ic;
+    int nic, capic2;
+    int *save;              /* top-level .save/.print cards */
+    int nsavecard, capsavecard;
+    const nsc_param_set *ov;
+    int nov;
+    char *ovused;
+    char *buf;              /* name buffer */
+    size_t capbuf;
+} elab;
+
+static nsc_status scope_run(elab *E, scope *sc);
+
+/* ---- messages ---- */
+
+static nsc_status oom(elab *E)
+{
+    return nsc_err(E->r, NSC_ENOMEM, NULL, "out of memory");
+}
+
+/* error at field f of card cd, decorated with the instance */
+static nsc_status err(elab *E, const scope *sc, const nl_card *cd, const nl_field *f, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static nsc_status err(elab *E, const scope *sc, const nl_card *cd, const nl_field *f, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    nsc_loc loc = nl_field_loc(E->d, cd, f ? f : &cd->f[0]);
+    return nsc_err(E->r, NSC_ENETLIST, &loc, "%s%s", msg, sc && sc->where ? sc->where : "");
+}
+
+static void warn(elab *E, const scope *sc, const nl_card *cd, const nl_field *f, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void warn(elab *E, const scope *sc, const nl_card *cd, const nl_field *f, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    nsc_loc loc = nl_field_loc(E->d, cd, f ? f : &cd->f[0]);
+    nsc_warn(E->r, &loc, "%s%s", msg, sc && sc->where ? sc->where : "");
+}
+
+static void note(elab *E, const nl_card *cd, const nl_field *f, const char *fmt, const char *arg)
+{
+    nsc_loc loc = nl_field_loc(E->d, cd, f ? f : &cd->f[0]);
+    nsc_note(E->r, &loc, fmt, arg);
+}
+
+/* text of a field for messages */
+static const char *ftext(const nl_field *f)
+{
+    switch (f->kind) {
+    case NL_F_WORD:
+    case NL_F_STRING:
+    case NL_F_CALL: return f->u.s;
+    case NL_F_EXPR: return "{...}";
+    case NL_F_GROUP: return "(...)";
+    default: return f->sub[0].kind == NL_F_WORD ? f->sub[0].u.s : "=";
+    }
+}
+
+static int is_word(const nl_field *f, const char *w)
+{
+    return f->kind == NL_F_WORD && nsc_strieq(f->u.s, w);
+}
+
+/* key of a PAIR field in lower case into E->buf, or NULL if the key is not a word */
+static const char *pair_key(const nl_field *f, char *k, size_t cap)
+{
+    if (f->kind != NL_F_PAIR || f->sub[0].kind != NL_F_WORD) return NULL;
+    snprintf(k, cap, "%s", f->sub[0].u.s);
+    return nsc_strlower(k);
+}
+
+/* ---- names ---- */
+
+/* E->buf = a b (b in lower case) */
+static const char *cat(elab *E, const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    if (na + nb + 1 > E->capbuf) {
+        size_t cap = (na + nb + 1) * 2;
+        char *p = realloc(E->buf, cap);
+        if (!p) return NULL;
+        E->buf = p;
+        E->capbuf = cap;
+    }
+    memcpy(E->buf, a, na);
+    for (size_t k = 0; k <= nb; k++) E->buf[na + k] = (char)tolower((unsigned char)b[k]);
+    return E->buf;
+}
+
+/* ---- parameters ---- */
+
+static int scope_lookup(void *ctx, const char *name, double *v)
+{
+    for (const scope *s = ctx; s; s = s->up) {
+        int i;
+        if (nl_hash_get(&s->params, name, &i)) {
+            *v = s->pval[i];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static nsc_status param_set(elab *E, scope *sc, const char *name, double v)
+{
+    int i;
+    if (nl_hash_get(&sc->params, name, &i)) {
+        sc->pval[i] = v;
+        return NSC_OK;
+    }
+    const char *key = nl_strndup(&E->ar, name, strlen(name), 1);
+    if (!key || nsc_grow((void **)&sc->pval, &sc->cappar, sc->npar + 1, sizeof *sc->pval) ||
+        nl_hash_put(&sc->params, key, sc->npar))
+        return oom(E);
+    sc->pval[sc->npar++] = v;
+    return NSC_OK;
+}
+
+static int is_ident(const char *s)
+{
+    if (!isalpha((unsigned char)*s) && *s != '_') return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.') return 0;
+    return 1;
+}
+
+/* *v = numeric value of field f: a number, {expr}, a bare expression, or a .param name */
+static nsc_status value(elab *E, scope *sc, const nl_card *cd, const nl_field *f, double *v)
+{
+    if (f->kind == NL_F_EXPR) {
+        nl_env env = { scope_lookup, sc, E->d->files[cd->file], sc->where };
+        return nl_expr_eval(f->u.x, &env, v, E->r);
+    }
+    if (f->kind == NL_F_GROUP && f->nsub == 1) return value(E, sc, cd, &f->sub[0], v);
+    if (f->kind != NL_F_WORD) return err(E, sc, cd, f, "expected a value, found '%s'", ftext(f));
+    if (nsc_parse_number(f->u.s, v)) {
+        if (!isfinite(*v)) return err(E, sc, cd, f, "value is not finite (overflow): '%s'", f->u.s);
+        return NSC_OK;
+    }
+    if (is_ident(f->u.s)) {
+        const char *k = cat(E, "", f->u.s);
+        if (!k) return oom(E);
+        if (scope_lookup(sc, k, v)) return NSC_OK;
+        return err(E, sc, cd, f, "bad value '%s' (not a number or a .param name)", f->u.s);
+    }
+    return err(E, sc, cd, f, "bad number '%s'", f->u.s);
+}
+
+/* ---- nodes and elements ---- */
+
+static nsc_status node_new(elab *E, const char *name, const nl_card *cd, const nl_field *f, int *idx)
+{
+    nsc_circuit *c = E->c;
+    int cap = E->capnode;
+    if (nsc_grow((void **)&c->node_name, &cap, c->nnode + 1, sizeof *c->node_name)) return oom(E);
+    if (cap != E->capnode) {                           /* node_loc has the same capacity */
+        nsc_loc *nl = nsc_realloc_array(c->node_loc, (size_t)cap, sizeof *nl);
+        if (!nl) return oom(E);
+        c->node_loc = nl;
+        E->capnode = cap;
+    }
+    char *s = nsc_strdup(name);
+    if (!s) return oom(E);
+    c->node_name[c->nnode] = s;
+    c->node_loc[c->nnode] = cd ? nl_field_loc(E->d, cd, f) : (nsc_loc){ NULL, 0, 0 };
+    if (nl_hash_put(&E->nodes, s, c->nnode)) return oom(E);
+    *idx = c->nnode++;
+    return NSC_OK;
+}
+
+/* full name of node `name` seen in scope sc (ports mapped, ground and .global kept) */
+static const char *node_fullname(elab *E, const scope *sc, const char *name)
+{
+    const char *k = cat(E, "", name);
+    if (!k) return NULL;
+    if (!strcmp(k, "0") || !strcmp(k, "gnd")) return "0";
+    int i;
+    if (nl_hash_get(&sc->ports, k, &i)) return E->c->node_name[sc->portnode[i]];
+    if (nl_hash_get(&E->globals, k, &i)) return k;
+    return cat(E, sc->prefix, name);
+}
+
+/* *idx = node of field f (a word) in scope sc, created when new */
+static nsc_status node(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int *idx)
+{
+    if (f->kind != NL_F_WORD) return err(E, sc, cd, f, "expected a node name, found '%s'", ftext(f));
+    const char *full = node_fullname(E, sc, f->u.s);
+    if (!full) return oom(E);
+    if (nl_hash_get(&E->nodes, full, idx)) return NSC_OK;
+    return node_new(E, full, cd, f, idx);
+}
+
+static const char *kind_name(nsc_elkind k)
+{
+    static const char *const names[] = { "resistor", "capacitor", "inductor", "coupling",
+                                         "voltage source", "current source", "VCVS", "VCVS",
+                                         "VCCS", "CCCS", "CCVS", "diode", "MOS transistor", "switch" };
+    return names[k];
+}
+
+/* New element of kind k named by card cd's head in scope sc; *idx its index. */
+static nsc_status element_new(elab *E, scope *sc, const nl_card *cd, nsc_elkind k, int *idx)
+{
+    nsc_circuit *c = E->c;
+    int cap = E->capel;
+    if (nsc_grow((void **)&c->el, &cap, c->nel + 1, sizeof *c->el)) return oom(E);
+    if (cap != E->capel) {                             /* elmodel, wgiven: same capacity as el */
+        int *em = nsc_realloc_array(E->elmodel, (size_t)cap, sizeof *em);
+        if (em) E->elmodel = em;
+        int *wg = em ? nsc_realloc_array(E->wgiven, (size_t)cap, sizeof *wg) : NULL;
+        if (!wg) return oom(E);
+        E->wgiven = wg;
+        E->capel = cap;
+    }
+    const char *full = cat(E, sc->prefix, cd->f[0].u.s);
+    if (!full) return oom(E);
+    int old;
+    if (nl_hash_get(&E->els, full, &old)) {
+        const nsc_loc *l = &c->el[old].loc;
+        return err(E, sc, cd, NULL, "duplicate element name '%s' (first defined at %s:%d)", full, l->file, l->line);
+    }
+    nsc_element *e = &c->el[c->nel];
+    memset(e, 0, sizeof *e);
+    if (!(e->name = nsc_strdup(full))) return oom(E);
+    e->kind = k;
+    e->ref[0] = e->ref[1] = -1;
+    e->wave.repeat = -1;
+    e->loc = nl_field_loc(E->d, cd, &cd->f[0]);
+    E->elmodel[c->nel] = -1;
+    E->wgiven[c->nel] = 0;
+    *idx = c->nel++;
+    if (nl_hash_put(&E->els, e->name, *idx)) return oom(E);
+    return NSC_OK;
+}
+
+/* nodes f[1..n] of the card into element el; error when missing */
+static nsc_status nodes(elab *E, scope *sc, const nl_card *cd, int el, int n)
+{
+    nsc_element *e = &E->c->el[el];
+    if (cd->nf < n + 1) return err(E, sc, cd, NULL, "missing nodes for %s %s", kind_name(e->kind), cd->f[0].u.s);
+    e->nnode = n;
+    for (int k = 0; k < n; k++) {
+        int i;
+        if (node(E, sc, cd, &cd->f[k + 1], &i)) return E->r->status;
+        E->c->el[el].node[k] = i;
+    }
+    return NSC_OK;
+}
+
+/* reference to element name (field f) resolved at the end */
+static nsc_status fixup_add(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el, int slot)
+{
+    if (f->kind != NL_F_WORD) return err(E, sc, cd, f, "expected an element name, found '%s'", ftext(f));
+    const char *full = cat(E, sc->prefix, f->u.s);
+    if (!full || nsc_grow((void **)&E->fix, &E->capfix, E->nfix + 1, sizeof *E->fix)) return oom(E);
+    fixup *x = &E->fix[E->nfix];
+    if (!(x->name = nsc_strdup(full))) return oom(E);
+    x->el = el;
+    x->slot = slot;
+    x->cd = cd;
+    x->f = f;
+    x->where = sc->where;
+    E->nfix++;
+    return NSC_OK;
+}
+
+/* model named by field f for element el (resolved now: models of a scope come first) */
+static nsc_status model_ref(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el)
+{
+    if (f->kind != NL_F_WORD) return err(E, sc, cd, f, "expected a model name, found '%s'", ftext(f));
+    const char *k = cat(E, "", f->u.s);
+    if (!k) return oom(E);
+    int m = -1;
+    for (const scope *s = sc; s && m < 0; s = s->up)
+        if (!nl_hash_get(&s->models, k, &m)) m = -1;
+    nsc_element *e = &E->c->el[el];
+    if (m < 0) return err(E, sc, cd, f, "unknown model '%s' for %s %s", f->u.s, kind_name(e->kind), cd->f[0].u.s);
+    nsc_modeltype t = E->c->model[m].type;
+    int ok = e->kind == NSC_EL_D ? t == NSC_MOD_D
+           : e->kind == NSC_EL_M ? (t == NSC_MOD_NMOS || t == NSC_MOD_PMOS)
+                                 : t == NSC_MOD_SW;
+    if (!ok) {
+        static const char *const tn[] = { "D", "NMOS", "PMOS", "SW" };
+        const char *want = e->kind == NSC_EL_D ? "a diode (D)" : e->kind == NSC_EL_M ? "a MOS (NMOS/PMOS)" : "a switch (SW)";
+        return err(E, sc, cd, f, "model '%s' of %s %s is %s model, not %s model", f->u.s, kind_name(e->kind),
+                   cd->f[0].u.s, tn[t], want);
+    }
+    E->elmodel[el] = m;
+    return NSC_OK;
+}
+
+/* ---- element cards ---- */
+
+/* R C L: n+ n- value [IC=v] [name=value ...] */
+static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
+{
+    int el;
+    if (element_new(E, sc, cd, k, &el) || nodes(E, sc, cd, el, 2)) return E->r->status;
+    const char *vname = k == NSC_EL_R ? "r" : k == NSC_EL_C ? "c" : "l";
+    int have = 0;
+    double v;
+    char key[64];
+    for (int i = 3; i < cd->nf; i++) {
+        const nl_field *f = &cd->f[i];
+        const char *kk = pair_key(f, key, sizeof key);
+        if (f->kind == NL_F_PAIR && !kk) return err(E, sc, cd, f, "unexpected '%s' in %s %s", ftext(f), kind_name(k), cd->f[0].u.s);
+        if (kk && !strcmp(kk, "ic") && k != NSC_EL_R) {
+            if (value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
+            E->c->el[el].has_ic = 1;
+            E->c->el[el].ic = v;
+        } else if (kk && !strcmp(kk, vname) && !have) {
+            if (value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
+            E->c->el[el].value = v;
+            have = 1;
+        } else if (kk) {
+            warn(E, sc, cd, f, "parameter '%s' of %s %s ignored", kk, kind_name(k), cd->f[0].u.s);
+        } else if (!have) {
+            if (value(E, sc, cd, f, &v)) return E->r->status;
+            E->c->el[el].value = v;
+            have = 1;
+        } else
+            return err(E, sc, cd, f, "unexpected '%s' in %s %s", ftext(f), kind_name(k), cd->f[0].u.s);
+    }
+    if (!have) return err(E, sc, cd, NULL, "missing value for %s %s", kind_name(k), cd->f[0].u.s);
+    return NSC_OK;
+}
+
+/* K: L1 L2 k */
+static nsc_status card_k(elab *E, scope *sc, const nl_card *cd)
+{
+    int el;
+    if (element_new(E, sc, cd, NSC_EL_K, &el)) return E->r->status;
+    if (cd->nf < 4) return err(E, sc, cd, NULL, "coupling %s needs two inductors and a coefficient", cd->f[0].u.s);
+    if (cd->nf > 4) {
+        if (cd->f[3].kind == NL_F_WORD && tolower((unsigned char)cd->f[3].u.s[0]) == 'l')
+            return err(E, sc, cd, &cd->f[3], "coupling %s: more than two inductors are not supported", cd->f[0].u.s);
+        return err(E, sc, cd, &cd->f[4], "unexpected '%s' in coupling %s", ftext(&cd->f[4]), cd->f[0].u.s);
+    }
+    double k;
+    if (fixup_add(E, sc, cd, &cd->f[1], el, 0) || fixup_add(E, sc, cd, &cd->f[2], el, 1) ||
+        value(E, sc, cd, &cd->f[3], &k))
+        return E->r->status;
+    if (!(k > 0 && k <= 1))
+        return err(E, sc, cd, &cd->f[3], "coupling coefficient %g of %s is not in (0, 1]", k, cd->f[0].u.s);
+    E->c->el[el].value = k;
+    return NSC_OK;
+}
+
+/* append the numeric values of fields (groups flattened) to *v; PAIR fields to *pairs */
+static nsc_status flatten(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int n, double **v, int *nv,
+                          int *cap, const nl_field ***pairs, int *npair, int *cappair)
+{
+    for (int i = 0; i < n; i++) {
+        if (f[i].kind == NL_F_GROUP) {
+            if (flatten(E, sc, cd, f[i].sub, f[i].nsub, v, nv, cap, pairs, npair, cappair)) return E->r->status;
+        } else if (f[i].kind == NL_F_PAIR && pairs) {
+            if (nsc_grow((void **)pairs, cappair, *npair + 1, sizeof **pairs)) return oom(E);
+            (*pairs)[(*npair)++] = &f[i];
+        } else {
+            if (nsc_grow((void **)v, cap, *nv + 1, sizeof **v)) return oom(E);
+            if (value(E, sc, cd, &f[i], &(*v)[*nv])) return E->r->status;
+            (*nv)++;
+        }
+    }
+    return NSC_OK;
+}
+
+/* waveform `name` with argument fields a[0..na) (+ trailing r=/td= pairs) */
+static nsc_status wave(elab *E, scope *sc, const nl_card *cd, const nl_field *at, int el, const char *name,
+                       const nl_field *a, int na, const nl_field *const *extra, int nextra)
+{
+    double *v = NULL;
+    int nv = 0, cap = 0, npair = 0, cappair = 0;
+    const nl_field **pairs = NULL;
+    nsc_status st = flatten(E, sc, cd, a, na, &v, &nv, &cap, &pairs, &npair, &cappair);
+    for (int i = 0; !st && i < nextra; i++) {
+        if (nsc_grow((void **)&pairs, &cappair, npair + 1, sizeof *pairs)) st = oom(E);
+        else pairs[npair++] = extra[i];
+    }
+    nsc_wave *w = &E->c->el[el].wave;
+    char lname[16];
+    snprintf(lname, sizeof lname, "%s", name);
+    nsc_strlower(lname);
+    int maxn = 0;
+    if (!st) {
+        if (!strcmp(lname, "pulse")) w->kind = NSC_WAVE_PULSE, maxn = 7;
+        else if (!strcmp(lname, "sin")) w->kind = NSC_WAVE_SIN, maxn = 6;
+        else if (!strcmp(lname, "exp")) w->kind = NSC_WAVE_EXP, maxn = 6;
+        else w->kind = NSC_WAVE_PWL, maxn = 1 << 30;
+        if (nv < 2) st = err(E, sc, cd, at, "%s of %s needs at least 2 values", name, cd->f[0].u.s);
+        else if (nv > maxn) st = err(E, sc, cd, at, "too many values in %s of %s", name, cd->f[0].u.s);
+        else if (w->kind == NSC_WAVE_PWL && nv % 2)
+            st = err(E, sc, cd, at, "PWL of %s needs time-value pairs (odd number of values)", cd->f[0].u.s);
+    }
+    double td = 0;
+    char key[32];
+    for (int i = 0; !st && i < npair; i++) {
+        const char *k = pair_key(pairs[i], key, sizeof key);
+        double x;
+        if (w->kind == NSC_WAVE_PWL && k && (!strcmp(k, "r") || !strcmp(k, "td"))) {
+            if (!(st = value(E, sc, cd, &pairs[i]->sub[1], &x))) {
+                if (!strcmp(k, "r")) w->repeat = x;
+                else td = x;
+            }
+        } else
+            st = err(E, sc, cd, pairs[i], "unexpected '%s' in %s of %s", ftext(pairs[i]), name, cd->f[0].u.s);
+    }
+    if (!st && w->kind == NSC_WAVE_PWL) {
+        for (int i = 0; i < nv; i += 2) v[i] += td;
+        for (int i = 2; i < nv && !st; i += 2)
+            if (v[i] < v[i - 2])
+                st = err(E, sc, cd, at, "PWL times of %s must be non-decreasing (%g after %g)", cd->f[0].u.s, v[i], v[i - 2]);
+        if (!st && w->repeat != -1) {
+            if (!(w->repeat >= 0 && w->repeat < v[nv - 2]))
+                st = err(E, sc, cd, at, "PWL repeat time r=%g of %s must be in [0, last time)", w->repeat, cd->f[0].u.s);
+            else
+                w->repeat += td;
+        }
+    }
+    free(pairs);
+    if (st) {
+        free(v);
+        return st;
+    }
+    w->np = nv;
+    if (w->kind != NSC_WAVE_PWL) {                     /* room for the defaults */
+        double *p = nsc_realloc_array(v, (size_t)maxn, sizeof *p);
+        if (!p) {
+            free(v);
+            return oom(E);
+        }
+        v = p;
+    }
+    w->p = v;
+    E->wgiven[el] = nv;
+    return NSC_OK;
+}
+
+static int is_wave_name(const char *s)
+{
+    return nsc_strieq(s, "pulse") || nsc_strieq(s, "sin") || nsc_strieq(s, "exp") || nsc_strieq(s, "pwl");
+}
+
+static int is_bad_wave(const char *s)
+{
+    static const char *const bad[] = { "sffm", "am", "trnoise", "trrandom", "pat", "dcop" };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        if (nsc_strieq(s, bad[k])) return 1;
+    return 0;
+}
+
+/* V I: n+ n- [DC] [v] [AC mag [phase]] [PULSE|SIN|EXP|PWL(...)] */
+static nsc_status card_vi(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
+{
+    int el;
+    if (element_new(E, sc, cd, k, &el) || nodes(E, sc, cd, el, 2)) return E->r->status;
+    int have_dc = 0, have_wave = 0;
+    double dc = 0;
+    const nl_field *f = cd->f;
+    const nl_field *extra[4];
+    for (int i = 3; i < cd->nf; i++) {
+        if (is_word(&f[i], "dc")) {
+            if (i + 1 >= cd->nf) return err(E, sc, cd, &f[i], "missing value after DC in %s", f[0].u.s);
+            if (value(E, sc, cd, &f[++i], &dc)) return E->r->status;
+            have_dc = 1;
+        } else if (is_word(&f[i], "ac")) {
+            double x;                                  /* AC mag [phase]: the values that follow */
+            int j = i + 1;
+            while (j < cd->nf && j <= i + 2 &&
+                   (f[j].kind == NL_F_EXPR || (f[j].kind == NL_F_WORD && nsc_parse_number(f[j].u.s, &x))))
+                j++;
+            note(E, cd, &f[i], "AC specification of %s ignored (no AC analysis)", f[0].u.s);
+            i = j - 1;
+        } else if ((f[i].kind == NL_F_CALL || f[i].kind == NL_F_WORD) && (is_wave_name(f[i].u.s) || is_bad_wave(f[i].u.s))) {
+            if (is_bad_wave(f[i].u.s)) return err(E, sc, cd, &f[i], "waveform '%s' is not supported", f[i].u.s);
+            if (have_wave) return err(E, sc, cd, &f[i], "second waveform in %s", f[0].u.s);
+            const nl_field *args;
+            int na, nextra = 0, j;
+            if (f[i].kind == NL_F_CALL) {
+                args = f[i].sub;
+                na = f[i].nsub;
+                j = i + 1;
+            } else {                                   /* PULSE v1 v2 ... without parentheses */
+                args = &f[i + 1];
+                for (j = i + 1; j < cd->nf && f[j].kind != NL_F_PAIR && !is_word(&f[j], "dc") && !is_word(&f[j], "ac"); j++)
+                    ;
+                na = j - i - 1;
+            }
+            while (j < cd->nf && f[j].kind == NL_F_PAIR && nextra < 4) extra[nextra++] = &f[j++];
+            if (wave(E, sc, cd, &f[i], el, f[i].u.s, args, na, extra, nextra)) return E->r->status;
+            have_wave = 1;
+            i = j - 1;
+        } else if (f[i].kind == NL_F_PAIR) {
+            return err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", ftext(&f[i]), kind_name(k), f[0].u.s);
+        } else if (!have_dc && !have_wave) {
+            if (value(E, sc, cd, &f[i], &dc)) return E->r->status;
+            have_dc = 1;
+        } else
+            return err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", ftext(&f[i]), kind_name(k), f[0].u.s);
+    }
+    nsc_element *e = &E->c->el[el];
+    if (!have_wave) e->wave.kind = NSC_WAVE_DC;
+    if (!have_dc && !have_wave) warn(E, sc, cd, NULL, "%s %s has no value, 0 assumed", kind_name(k), f[0].u.s);
+    e->wave.dc = dc;
+    if (have_wave && !have_dc) E->wgiven[el] = -E->wgiven[el] - 1; /* dc = wave(0), set with the defaults */
+    return NSC_OK;
+}
+
+/* TABLE {V(a[,b])} = (x1,y1) (x2,y2) ... starting at f[i] (the TABLE word) */
+static nsc_status card_etable(elab *E, scope *sc, const nl_card *cd, int el, int i)
+{
+    const nl_field *f = cd->f;
+    nsc_element *e = &E->c->el[el];
+    e->kind = NSC_EL_ETABLE;
+    if (i + 1 >= cd->nf) return err(E, sc, cd, &f[i], "missing {V(node)} after TABLE in %s", f[0].u.s);
+    const nl_field *ctl = &f[i + 1], *first = NULL;
+    if (ctl->kind == NL_F_PAIR) {
+        first = &ctl->sub[1];
+        ctl = &ctl->sub[0];
+    }
+    const nl_expr *x = ctl->kind == NL_F_EXPR ? ctl->u.x : NULL;
+    int okctl = x && x->op == NL_X_CALL && !strcmp(x->name, "v") && x->nargs >= 1 && x->nargs <= 2;
+    for (const nl_expr *a = okctl ? x->a : NULL; a; a = a->next)
+        if (a->op != NL_X_PARAM && a->op != NL_X_NUM) okctl = 0;
+    if (!okctl) return err(E, sc, cd, ctl, "TABLE of %s: the control must be {V(node)} or {V(node,node)}", f[0].u.s);
+    int k = 2;
+    for (const nl_expr *a = x->a; a; a = a->next, k++) {
+        const char *full = node_fullname(E, sc, a->name);
+        int idx;
+        if (!full) return oom(E);
+        if (!nl_hash_get(&E->nodes, full, &idx) && node_new(E, full, cd, ctl, &idx)) return E->r->status;
+        e = &E->c->el[el];
+        e->node[k] = idx;
+    }
+    e->nnode = 4;
+    double *v = NULL;
+    int nv = 0, cap = 0;
+    nsc_status st = NSC_OK;
+    if (first) st = flatten(E, sc, cd, first, 1, &v, &nv, &cap, NULL, NULL, NULL);
+    if (!st) st = flatten(E, sc, cd, &f[i + 2], cd->nf - i - 2, &v, &nv, &cap, NULL, NULL, NULL);
+    if (!st && (nv < 4 || nv % 2))
+        st = err(E, sc, cd, &f[i], "TABLE of %s needs at least two (x,y) points", f[0].u.s);
+    for (int j = 2; !st && j < nv; j += 2) {
+        if (v[j] < v[j - 2])
+            st = err(E, sc, cd, &f[i], "TABLE x values of %s must be non-decreasing (%g after %g)", f[0].u.s, v[j], v[j - 2]);
+        else if (j >= 4 && v[j] == v[j - 2] && v[j] == v[j - 4])
+            st = err(E, sc, cd, &f[i], "TABLE of %s has more than two points at x = %g", f[0].u.s, v[j]);
+    }
+    if (st) {
+        free(v);
+        return st;
+    }
+    e = &E->c->el[el];
+    e->table = v;
+    e->ntable = nv / 2;
+    return NSC_OK;
+}
+
+/* E G: n+ n- nc+ nc- gain | E: n+ n- TABLE ... */
+static nsc_status card_eg(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
+{
+    const nl_field *f = cd->f;
+    int el;
+    if (element_new(E, sc, cd, k, &el)) return E->r->status;
+    if (cd->nf > 3) {
+        const nl_field *g = &f[3];
+        const char *w = g->kind == NL_F_WORD || g->kind == NL_F_CALL ? g->u.s
+                      : g->kind == NL_F_PAIR && g->sub[0].kind == NL_F_WORD ? g->sub[0].u.s : "";
+        if (nsc_strieq(w, "table")) {
+            if (k != NSC_EL_E) return err(E, sc, cd, g, "TABLE form is supported for E only, not for %s", f[0].u.s);
+            if (nodes(E, sc, cd, el, 2)) return E->r->status;
+            return card_etable(E, sc, cd, el, 3);
+        }
+        if (nsc_strieq(w, "value") || nsc_strieq(w, "vol") || nsc_strieq(w, "cur") || nsc_strieq(w, "poly") ||
+            nsc_strieq(w, "laplace") || nsc_strieq(w, "freq"))
+            return err(E, sc, cd, g, "%s form of %s is not supported", w, f[0].u.s);
+    }
+    if (nodes(E, sc, cd, el, 4)) return E->r->status;
+    if (cd->nf < 6) return err(E, sc, cd, NULL, "missing gain for %s %s", kind_name(k), f[0].u.s);
+    if (cd->nf > 6) return err(E, sc, cd, &f[6], "unexpected '%s' in %s %s", ftext(&f[6]), kind_name(k), f[0].u.s);
+    double v;
+    if (value(E, sc, cd, &f[5], &v)) return E->r->status;
+    E->c->el[el].value = v;
+    return NSC_OK;
+}
+
+/* F H: n+ n- Vsense gain */
+static nsc_status card_fh(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
+{
+    const nl_field *f = cd->f;
+    int el;
+    if (element_new(E, sc, cd, k, &el)) return E->r->status;
+    if (cd->nf > 3 && (f[3].kind == NL_F_WORD || f[3].kind == NL_F_CALL) && nsc_strieq(f[3].u.s, "poly"))
+        return err(E, sc, cd, &f[3], "POLY form of %s is not supported", f[0].u.s);
+    if (nodes(E, sc, cd, el, 2)) return E->r->status;
+    if (cd->nf < 5) return err(E, sc, cd, NULL, "%s %s needs a sense voltage source and a gain", kind_name(k), f[0].u.s);
+    if (cd->nf > 5) return err(E, sc, cd, &f[5], "unexpected '%s' in %s %s", ftext(&f[5]), kind_name(k), f[0].u.s);
+    double v;
+    if (fixup_add(E, sc, cd, &f[3], el, 0) || value(E, sc, cd, &f[4], &v)) return E->r->status;
+    E->c->el[el].value = v;
+    return NSC_OK;
+}
+
+/* D: a k model [area] [off] [...]; M: d g s b model [W= L= ...]; S: n+ n- nc+ nc- model [on|off] */
+static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
+{
+    const nl_field *f = cd->f;
+    int n = k == NSC_EL_D ? 2 : 4, el;
+    if (element_new(E, sc, cd, k, &el) || nodes(E, sc, cd, el, n)) return E->r->status;
+    if (cd->nf < n + 2) return err(E, sc, cd, NULL, "missing model name for %s %s", kind_name(k), f[0].u.s);
+    if (model_ref(E, sc, cd, &f[n + 1], el)) return E->r->status;
+    if (k == NSC_EL_M) E->c->el[el].w = E->c->el[el].l = 100e-6; /* SPICE DEFW, DEFL */
+    char key[64];
+    for (int i = n + 2; i < cd->nf; i++) {
+        const char *kk = pair_key(&f[i], key, sizeof key);
+        if (k == NSC_EL_M && kk && (!strcmp(kk, "w") || !strcmp(kk, "l"))) {
+            double v;
+            if (value(E, sc, cd, &f[i].sub[1], &v)) return E->r->status;
+            if (!(v > 0)) return err(E, sc, cd, &f[i], "%s of %s must be positive", kk, f[0].u.s);
+            if (kk[0] == 'w') E->c->el[el].w = v;
+            else E->c->el[el].l = v;
+        } else if (kk)
+            warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored", kk, kind_name(k), f[0].u.s);
+        else if (f[i].kind == NL_F_WORD || f[i].kind == NL_F_EXPR)
+            warn(E, sc, cd, &f[i], "'%s' of %s %s ignored", ftext(&f[i]), kind_name(k), f[0].u.s);
+        else
+            return err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", ftext(&f[i]), kind_name(k), f[0].u.s);
+    }
+    return NSC_OK;
+}
+
+/* ---- subcircuit instances ---- */
+
+static const def *def_find(const elab *E, const def *d, const char *name)
+{
+    for (; d; d = d->parent) {
+        int i;
+        if (nl_hash_get(&d->subs, name, &i)) return E->defs[i];
+    }
+    return NULL;
+}
+
+static void scope_free(scope *s)
+{
+    nl_hash_free(&s->params);
+    nl_hash_free(&s->models);
+    nl_hash_free(&s->ports);
+    free(s->pval);
+    free(s->portnode);
+}
+
+/* X: n1 n2 ... subname [params:] [name=value ...] */
+static nsc_status card_x(elab *E, scope *sc, const nl_card *cd)
+{
+    const nl_field *f = cd->f;
+    int npos = 0, i;
+    for (i = 1; i < cd->nf && f[i].kind == NL_F_WORD && !nsc_strieq(f[i].u.s, "params:"); i++) npos++;
+    if (npos < 1) return err(E, sc, cd, NULL, "missing subckt name for instance %s", f[0].u.s);
+    const nl_field *sf = &f[npos];
+    const char *key = cat(E, "", sf->u.s);
+    if (!key) return oom(E);
+    def *d = (def *)def_find(E, sc->df, key);
+    if (!d) return err(E, sc, cd, sf, "unknown subckt '%s' for instance %s", sf->u.s, f[0].u.s);
+    if (d->active) return err(E, sc, cd, sf, "recursive subckt '%s' (instance %s)", sf->u.s, f[0].u.s);
+    if (sc->depth >= NL_MAXNEST) return err(E, sc, cd, sf, "subcircuits nested deeper than %d", NL_MAXNEST);
+    if (npos - 1 != d->nport)
+        return err(E, sc, cd, NULL, "instance %s has %d node%s but subckt '%s' has %d port%s", f[0].u.s, npos - 1,
+                   npos - 1 == 1 ? "" : "s", sf->u.s, d->nport, d->nport == 1 ? "" : "s");
+    scope ch = { 0 };
+    ch.df = d;
+    ch.depth = sc->depth + 1;
+    for (ch.up = sc; ch.up && ch.up->df != d->parent; ch.up = ch.up->up)
+        ;
+    const char *pre = cat(E, sc->prefix, f[0].u.s);
+    char *prefix = pre ? nl_alloc(&E->ar, strlen(pre) + 2) : NULL;
+    if (!prefix) return oom(E);
+    sprintf(prefix, "%s.", pre);
+    char *where = nl_alloc(&E->ar, strlen(prefix) + 20);
+    if (!where) return oom(E);
+    sprintf(where, " (in instance %.*s)", (int)strlen(prefix) - 1, prefix);
+    ch.prefix = prefix;
+    ch.where = where;
+    nsc_status st = NSC_OK;
+    /* ports -> nodes of the caller */
+    if (d->nport && !(ch.portnode = malloc((size_t)d->nport * sizeof *ch.portnode))) st = oom(E);
+    for (int p = 0; !st && p < d->nport; p++) {
+        const nl_field *pf = &d->hdr->f[2 + p];
+        const char *pk = nl_strndup(&E->ar, pf->u.s, strlen(pf->u.s), 1);
+        if (!pk) st = oom(E);
+        else if (!(st = node(E, sc, cd, &f[1 + p], &ch.portnode[p])) && nl_hash_put(&ch.ports, pk, p)) st = oom(E);
+    }
+    /* instance parameters, evaluated in the caller's scope */
+    int nov = 0;
+    double *ovv = NULL;
+    const char **ovk = NULL;
+    int nrest = cd->nf - i;
+    if (!st && nrest > 0 && (!(ovv = malloc((size_t)nrest * sizeof *ovv)) || !(ovk = malloc((size_t)nrest * sizeof *ovk))))
+        st = oom(E);
+    char kb[256];
+    for (int j = i; !st && j < cd->nf; j++) {
+        if (is_word(&f[j], "params:")) continue;
+        const char *kk = pair_key(&f[j], kb, sizeof kb);
+        if (!kk) {
+            st = err(E, sc, cd, &f[j], "unexpected '%s' in instance %s (expected name=value)", ftext(&f[j]), f[0].u.s);
+            break;
+        }
+        int found = 0;
+        for (int h = 2 + d->nport; h < d->hdr->nf; h++)
+            if (d->hdr->f[h].kind == NL_F_PAIR && nsc_strieq(d->hdr->f[h].sub[0].u.s, kk)) found = 1;
+        if (!found) {
+            st = err(E, sc, cd, &f[j], "subckt '%s' has no parameter '%s' (instance %s)", sf->u.s, f[j].sub[0].u.s, f[0].u.s);
+            break;
+        }
+        if ((st = value(E, sc, cd, &f[j].sub[1], &ovv[nov]))) break;
+        ovk[nov++] = f[j].sub[0].u.s;
+    }
+    /* subckt parameters: instance value or default, in header order */
+    for (int h = 2 + d->nport; !st && h < d->hdr->nf; h++) {
+        const nl_field *hf = &d->hdr->f[h];
+        if (hf->kind != NL_F_PAIR) continue;
+        double v = 0;
+        int given = 0;
+        for (int j = nov - 1; j >= 0 && !given; j--)
+            if (nsc_strieq(ovk[j], hf->sub[0].u.s)) v = ovv[j], given = 1;
+        if (!given) st = value(E, &ch, d->hdr, &hf->sub[1], &v);
+        if (!st) {
+            const char *pk = cat(E, "", hf->sub[0].u.s);
+            st = pk ? param_set(E, &ch, pk, v) : oom(E);
+        }
+    }
+    free(ovv);
+    free(ovk);
+    if (!st) {
+        d->active = 1;
+        st = scope_run(E, &ch);
+        d->active = 0;
+    }
+    scope_free(&ch);
+    return st;
+}
+
+/* ---- dot cards ---- */
+
+/* .param name=value ... */
+static nsc_status card_param(elab *E, scope *sc, const nl_card *cd)
+{
+    char kb[256];
+    for (int i = 1; i < cd->nf; i++) {
+        const nl_field *f = &cd->f[i];
+        const char *k = pair_key(f, kb, sizeof kb);
+        if (!k) {
+            if (f->kind == NL_F_PAIR && f->sub[0].kind == NL_F_CALL)
+                return err(E, sc, cd, f, "parameter functions are not supported ('%s(...)')", f->sub[0].u.s);
+            return err(E, sc, cd, f, "expected name=value in .param, found '%s'", ftext(f));
+        }
+        double v;
+        int o = -1;
+        if (!sc->up)                                   /* --param overrides a top-level .param */
+            for (int j = 0; j < E->nov; j++)
+                if (nsc_strieq(E->ov[j].name, k)) o = j;
+        if (o >= 0) {
+            v = E->ov[o].value;
+            E->ovused[o] = 1;
+        } else if (value(E, sc, cd, &f->sub[1], &v))
+            return E->r->status;
+        if (param_set(E, sc, k, v)) return E->r->status;
+    }
+    return NSC_OK;
+}
+
+/* model parameters (PAIR fields, possibly inside parentheses) */
+static nsc_status model_params(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int n, nsc_model *m,
+                               int *cap)
+{
+    char kb[256];
+    for (int i = 0; i < n; i++) {
+        if (f[i].kind == NL_F_GROUP) {
+            if (model_params(E, sc, cd, f[i].sub, f[i].nsub, m, cap)) return E->r->status;
+            continue;
+        }
+        const char *k = pair_key(&f[i], kb, sizeof kb);
+        if (!k) return err(E, sc, cd, &f[i], "expected name=value in .model %s, found '%s'", cd->f[1].u.s, ftext(&f[i]));
+        const nl_field *vf = &f[i].sub[1];
+        double v;
+        if (vf->kind == NL_F_EXPR && vf->u.x->op == NL_X_PARAM && !scope_lookup(sc, vf->u.x->name, &v)) {
+            warn(E, sc, cd, &f[i], "non-numeric parameter '%s' of model %s ignored", k, cd->f[1].u.s);
+            continue;
+        }
+        if (value(E, sc, cd, vf, &v)) return E->r->status;
+        if (nsc_grow((void **)&m->pname, cap, m->npar + 1, sizeof *m->pname)) return oom(E);
+        double *pv = nsc_realloc_array(m->pval, (size_t)*cap, sizeof *pv);
+        if (!pv) return oom(E);
+        m->pval = pv;
+        if (!(m->pname[m->npar] = nsc_strdup(k))) return oom(E);
+        m->pval[m->npar++] = v;
+    }
+    return NSC_OK;
+}
+
+/* .model name type[(]p=v ...[)] */
+static nsc_status card_model(elab *E, scope *sc, const nl_card *cd)
+{
+    const nl_field *f = cd->f;
+    if (cd->nf < 3 || f[1].kind != NL_F_WORD || (f[2].kind != NL_F_WORD && f[2].kind != NL_F_CALL))
+        return err(E, sc, cd, cd->nf < 2 ? NULL : &f[cd->nf < 3 ? 1 : 2], ".model needs a name and a type");
+    static const char *const types[] = { "d", "nmos", "pmos", "sw" };
+    int t = -1;
+    for (int k = 0; k < 4; k++)
+        if (nsc_strieq(f[2].u.s, types[k])) t = k;
+    if (t < 0) return err(E, sc, cd, &f[2], "unsupported model type '%s' of model %s (supported: D NMOS PMOS SW)", f[2].u.s, f[1].u.s);
+    const char *lk = cat(E, "", f[1].u.s);
+    char *local = lk ? nl_strndup(&E->ar, lk, strlen(lk), 0) : NULL;
+    if (!local) return oom(E);
+    int old;
+    if (nl_hash_get(&sc->models, local, &old)) {
+        const nsc_loc *l = &E->c->model[old].loc;
+        return err(E, sc, cd, &f[1], "duplicate model '%s' (first defined at %s:%d)", f[1].u.s, l->file, l->line);
+    }
+    nsc_circuit *c = E->c;
+    if (nsc_grow((void **)&c->model, &E->capmodel, c->nmodel + 1, sizeof *c->model)) return oom(E);
+    nsc_model *m = &c->model[c->nmodel];
+    memset(m, 0, sizeof *m);
+    const char *full = cat(E, sc->prefix, f[1].u.s);
+    if (!full || !(m->name = nsc_strdup(full))) return oom(E);
+    m->type = (nsc_modeltype)t;
+    m->loc = nl_field_loc(E->d, cd, &f[0]);
+    c->nmodel++;
+    int cap = 0;
+    if (f[2].kind == NL_F_CALL && model_params(E, sc, cd, f[2].sub, f[2].nsub, m, &cap)) return E->r->status;
+    if (model_params(E, sc, cd, f + 3, cd->nf - 3, m, &cap)) return E->r->status;
+    if (nl_hash_put(&sc->models, local, c->nmodel - 1)) return oom(E);
+    return NSC_OK;
+}
+
+/* .tran tstep tstop [tstart [tmax]] [UIC] */
+static nsc_status card_tran(elab *E, scope *sc, const nl_card *cd)
+{
+    nsc_circuit *c = E->c;
+    double v[4] = { 0, 0, 0, 0 };
+    int n = 0, uic = 0;
+    for (int i = 1; i < cd->nf; i++) {
+        if (is_word(&cd->f[i], "uic")) uic = 1;
+        else if (n == 4) return err(E, sc, cd, &cd->f[i], "unexpected '%s' in .tran", ftext(&cd->f[i]));
+        else if (value(E, sc, cd, &cd->f[i], &v[n++])) return E->r->status;
+    }
+    if (n < 2) return err(E, sc, cd, NULL, ".tran needs tstep and tstop");
+    if (!(v[0] > 0)) return err(E, sc, cd, &cd->f[1], "tstep of .tran must be positive");
+    if (!(v[1] > 0)) return err(E, sc, cd, &cd->f[2], "tstop of .tran must be positive");
+    if (n > 2 && !(v[2] >= 0 && v[2] < v[1])) return err(E, sc, cd, &cd->f[3], "tstart of .tran must be in [0, tstop)");
+    if (n > 3 && !(v[3] >= 0)) return err(E, sc, cd, &cd->f[4], "tmax of .tran must not be negative");
+    if (c->has_tran) warn(E, sc, cd, NULL, "second .tran replaces the first");
+    c->has_tran = 1;
+    c->tstep = v[0];
+    c->tstop = v[1];
+    c->tstart = v[2];
+    c->tmax = v[3];
+    c->uic = uic;
+    c->tran_loc = nl_field_loc(E->d, cd, &cd->f[0]);
+    return NSC_OK;
+}
+
+/* .ic V(node)=value ... */
+static nsc_status card_ic(elab *E, scope *sc, const nl_card *cd)
+{
+    for (int i = 1; i < cd->nf; i++) {
+        const nl_field *f = &cd->f[i];
+        const nl_field *k = f->kind == NL_F_PAIR ? &f->sub[0] : NULL;
+        if (!k || k->kind != NL_F_CALL || !nsc_strieq(k->u.s, "v") || k->nsub != 1 || k->sub[0].kind != NL_F_WORD)
+            return err(E, sc, cd, f, "expected V(node)=value in .ic, found '%s'", ftext(f));
+        double v;
+        if (value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
+        const char *full = node_fullname(E, sc, k->sub[0].u.s);
+        if (!full || nsc_grow((void **)&E->ic, &E->capic2, E->nic + 1, sizeof *E->ic)) return oom(E);
+        icfix *x = &E->ic[E->nic];
+        if (!(x->node = nsc_strdup(full))) return oom(E);
+        x->v = v;
+        x->cd = cd;
+        x->f = &k->sub[0];
+        x->where = sc->where;
+        E->nic++;
+    }
+    return NSC_OK;
+}
+
+/* .options name=value ... */
+static nsc_status card_options(elab *E, scope *sc, const nl_card *cd)
+{
+    nsc_circuit *c = E->c;
+    char kb[64];
+    for (int i = 1; i < cd->nf; i++) {
+        const nl_field *f = &cd->f[i];
+        const char *k = pair_key(f, kb, sizeof kb);
+        double v;
+        if (k && !strcmp(k, "theta")) {
+            if (value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
+            if (!(v >= 0.5 && v <= 1)) return err(E, sc, cd, f, "theta = %g is not in [0.5, 1]", v);
+            c->theta = v;
+        } else if (k && !strcmp(k, "gmin")) {
+            if (value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
+            if (!(v >= 0)) return err(E, sc, cd, f, "gmin must not be negative");
+            c->gmin = v;
+        } else if (k && !strcmp(k, "solver")) {
+            const nl_field *vf = &f->sub[1];
+            const char *s = vf->kind == NL_F_WORD || vf->kind == NL_F_STRING ? vf->u.s
+                          : vf->kind == NL_F_EXPR && vf->u.x->op == NL_X_PARAM ? vf->u.x->name : NULL;
+            if (!s || !*s || strlen(s) >= sizeof c->solver) return err(E, sc, cd, vf, "bad solver name in .options");
+            snprintf(c->solver, sizeof c->solver, "%s", s);
+            nsc_strlower(c->solver);
+        } else
+            note(E, cd, f, "option '%s' ignored", k ? k : ftext(f));
+    }
+    return NSC_OK;
+}
+
+/* ---- scopes ---- */
+
+static int head_is(const nl_card *cd, const char *w)
+{
+    return nsc_strieq(cd->f[0].u.s, w);
+}
+
+static const char *const UNSUPPORTED_EL[26] = {
+    ['a' - 'a'] = "XSPICE code models (A)", ['b' - 'a'] = "behavioral sources (B)",
+    ['j' - 'a'] = "JFETs (J)", ['n' - 'a'] = "numerical devices (N)", ['o' - 'a'] = "lossy transmission lines (O)",
+    ['p' - 'a'] = "coupled transmission lines (P)", ['q' - 'a'] = "bipolar transistors (Q)",
+    ['t' - 'a'] = "transmission lines (T)", ['u' - 'a'] = "uniform RC lines (U)",
+    ['w' - 'a'] = "current-controlled switches (W)", ['y' - 'a'] = "transmission lines (Y)",
+    ['z' - 'a'] = "MESFETs (Z)",
+};
+
+static nsc_status card_element(elab *E, scope *sc, const nl_card *cd)
+{
+    int ch = tolower((unsigned char)cd->f[0].u.s[0]);
+    switch (ch) {
+    case 'r': return card_rcl(E, sc, cd, NSC_EL_R);
+    case 'c': return card_rcl(E, sc, cd, NSC_EL_C);
+    case 'l': return card_rcl(E, sc, cd, NSC_EL_L);
+    case 'k': return card_k(E, sc, cd);
+    case 'v': return card_vi(E, sc, cd, NSC_EL_V);
+    case 'i': return card_vi(E, sc, cd, NSC_EL_I);
+    case 'e': return card_eg(E, sc, cd, NSC_EL_E);
+    case 'g': return card_eg(E, sc, cd, NSC_EL_G);
+    case 'f': return card_fh(E, sc, cd, NSC_EL_F);
+    case 'h': return card_fh(E, sc, cd, NSC_EL_H);
+    case 'd': return card_dms(E, sc, cd, NSC_EL_D);
+    case 'm': return card_dms(E, sc, cd, NSC_EL_M);
+    case 's': return card_dms(E, sc, cd, NSC_EL_S);
+    case 'x': return card_x(E, sc, cd);
+    default:
+        if (ch >= 'a' && ch <= 'z' && UNSUPPORTED_EL[ch - 'a'])
+            return err(E, sc, cd, NULL, "unsupported element %s: %s are not supported", cd->f[0].u.s, UNSUPPORTED_EL[ch - 'a']);
+        return err(E, sc, cd, NULL, "unknown element type '%c' (card '%s')", cd->f[0].u.s[0], cd->f[0].u.s);
+    }
+}
+
+static nsc_status card_dot(elab *E, scope *sc, const nl_card *cd)
+{
+    static const char *const top_only[] = { ".tran", ".op", ".options", ".option", ".opt", ".save", ".print",
+                                            ".step", ".meas", ".measure" };
+    static const char *const noted[] = { ".nodeset", ".temp", ".width", ".plot", ".probe", ".title" };
+    static const char *const analyses[] = { ".ac", ".dc", ".tf", ".noise", ".disto", ".pz", ".sens", ".sp",
+                                            ".four", ".pss", ".hb" };
+    static const char *const unsup[] = { ".func", ".if", ".elseif", ".else", ".endif", ".csparam", ".data",
+                                         ".endd", ".connect", ".alter", ".spiceinit" };
+    if (head_is(cd, ".param") || head_is(cd, ".model") || head_is(cd, ".subckt") || head_is(cd, ".ends") ||
+        head_is(cd, ".global"))
+        return NSC_OK;                                 /* handled in other passes */
+    if (head_is(cd, ".ic")) return card_ic(E, sc, cd);
+    for (size_t k = 0; k < sizeof top_only / sizeof top_only[0]; k++)
+        if (head_is(cd, top_only[k])) {
+            if (sc->up) {
+                warn(E, sc, cd, NULL, "%s inside .subckt ignored", top_only[k]);
+                return NSC_OK;
+            }
+            nsc_circuit *c = E->c;
+            switch (k) {
+            case 0: return card_tran(E, sc, cd);
+            case 1:
+                c->has_op = 1;
+                c->op_loc = nl_field_loc(E->d, cd, &cd->f[0]);
+                return NSC_OK;
+            case 2: case 3: case 4: return card_options(E, sc, cd);
+            case 5: case 6:
+                if (nsc_grow((void **)&E->save, &E->capsavecard, E->nsavecard + 1, sizeof *E->save)) return oom(E);
+                E->save[E->nsavecard++] = (int)(cd - E->d->card);
+                return NSC_OK;
+            case 7:
+                if (!c->nstep++) c->step_loc = nl_field_loc(E->d, cd, &cd->f[0]);
+                return NSC_OK;
+            default:
+                if (!c->nmeas++) c->meas_loc = nl_field_loc(E->d, cd, &cd->f[0]);
+                return NSC_OK;
+            }
+        }
+    for (size_t k = 0; k < sizeof noted / sizeof noted[0]; k++)
+        if (head_is(cd, noted[k])) {
+            note(E, cd, NULL, "%s ignored", noted[k]);
+            return NSC_OK;
+        }
+    for (size_t k = 0; k < sizeof analyses / sizeof analyses[0]; k++)
+        if (head_is(cd, analyses[k])) return err(E, sc, cd, NULL, "unsupported analysis '%s'", cd->f[0].u.s);
+    for (size_t k = 0; k < sizeof unsup / sizeof unsup[0]; k++)
+        if (head_is(cd, unsup[k])) return err(E, sc, cd, NULL, "unsupported card '%s'", cd->f[0].u.s);
+    return err(E, sc, cd, NULL, "unknown card '%s'", cd->f[0].u.s);
+}
+
+/* Elaborate the cards of scope sc: .param, then .model, then the rest. */
+static nsc_status scope_run(elab *E, scope *sc)
+{
+    const def *d = sc->df;
+    for (int pass = 0; pass < 3; pass++)
+        for (int k = 0; k < d->nbody; k++) {
+            const nl_card *cd = &E->d->card[d->body[k]];
+            int isparam = head_is(cd, ".param"), ismodel = head_is(cd, ".model");
+            nsc_status st = NSC_OK;
+            if (pass == 0 && isparam) st = card_param(E, sc, cd);
+            else if (pass == 1 && ismodel) st = card_model(E, sc, cd);
+            else if (pass == 2 && !isparam && !ismodel)
+                st = cd->f[0].u.s[0] == '.' ? card_dot(E, sc, cd) : card_element(E, sc, cd);
+            if (st) return st;
+        }
+    return NSC_OK;
+}
+
+/* ---- definitions ---- */
+
+static def *def_new(elab *E, def *parent, const nl_card *hdr)
+{
+    def *d = calloc(1, sizeof *d);
+    if (!d || nsc_grow((void **)&E->defs, &E->capdef, E->ndef + 1, sizeof *E->defs)) {
+        free(d);
+        return NULL;
+    }
+    d->parent = parent;
+    d->hdr = hdr;
+    E->defs[E->ndef++] = d;
+    return d;
+}
+
+/* Sort cards into definitions; check .subckt headers; collect .global names. */
+static nsc_status build_defs(elab *E)
+{
+    def *top = def_new(E, NULL, NULL), *cur = top;
+    if (!top) return oom(E);
+    top->name = "";
+    for (int i = 0; i < E->d->ncard; i++) {
+        const nl_card *cd = &E->d->card[i];
+        if (head_is(cd, ".subckt")) {
+            const nl_field *f = cd->f;
+            if (cd->nf < 2 || f[1].kind != NL_F_WORD) return err(E, NULL, cd, NULL, "missing subckt name after .subckt");
+            def *d = def_new(E, cur, cd);
+            const char *name = d ? nl_strndup(&E->ar, f[1].u.s, strlen(f[1].u.s), 1) : NULL;
+            if (!name) return oom(E);
+            d->name = name;
+            int old;
+            if (nl_hash_get(&cur->subs, name, &old))
+                return err(E, NULL, cd, &f[1], "duplicate subckt '%s' (first defined at %s:%d)", f[1].u.s,
+                           E->d->files[E->defs[old]->hdr->file], E->defs[old]->hdr->f[0].line);
+            if (nl_hash_put(&cur->subs, name, E->ndef - 1)) return oom(E);
+            int k = 2, params = 0;
+            for (; k < cd->nf && f[k].kind == NL_F_WORD && !nsc_strieq(f[k].u.s, "params:"); k++) {
+                for (int j = 2; j < k; j++)
+                    if (nsc_strieq(f[j].u.s, f[k].u.s))
+                        return err(E, NULL, cd, &f[k], "duplicate port '%s' in .subckt %s", f[k].u.s, f[1].u.s);
+                d->nport++;
+            }
+            for (; k < cd->nf; k++) {
+                if (is_word(&f[k], "params:") && !params) { params = 1; continue; }
+                if (f[k].kind != NL_F_PAIR || f[k].sub[0].kind != NL_F_WORD)
+                    return err(E, NULL, cd, &f[k], "unexpected '%s' in .subckt %s (expected name=value)", ftext(&f[k]), f[1].u.s);
+            }
+            cur = d;
+        } else if (head_is(cd, ".ends")) {
+            if (cur == top) return err(E, NULL, cd, NULL, ".ends without .subckt");
+            if (cd->nf > 1 && cd->f[1].kind == NL_F_WORD && !nsc_strieq(cd->f[1].u.s, cur->name))
+                warn(E, NULL, cd, &cd->f[1], ".ends %s closes .subckt %s", cd->f[1].u.s, cur->name);
+            cur = cur->parent;
+        } else {
+            if (head_is(cd, ".global"))
+                for (int k = 1; k < cd->nf; k++) {
+                    if (cd->f[k].kind != NL_F_WORD) return err(E, NULL, cd, &cd->f[k], "expected a node name in .global");
+                    const char *g = nl_strndup(&E->ar, cd->f[k].u.s, strlen(cd->f[k].u.s), 1);
+                    if (!g || nl_hash_put(&E->globals, g, 1)) return oom(E);
+                }
+            if (nsc_grow((void **)&cur->body, &cur->capbody, cur->nbody + 1, sizeof *cur->body)) return oom(E);
+            cur->body[cur->nbody++] = i;
+        }
+    }
+    if (cur != top) return err(E, NULL, cur->hdr, NULL, "missing .ends for .subckt %s", cur->hdr->f[1].u.s);
+    return NSC_OK;
+}
+
+/* ---- final resolution ---- */
+
+static nsc_status resolve_refs(elab *E)
+{
+    nsc_circuit *c = E->c;
+    for (int k = 0; k < E->nfix; k++) {
+        fixup *x = &E->fix[k];
+        nsc_element *e = &c->el[x->el];
+        const char *nm = x->cd->f[0].u.s;
+        scope s = { 0 };
+        s.where = x->where;
+        int t;
+        if (!nl_hash_get(&E->els, x->name, &t))
+            return err(E, &s, x->cd, x->f, "unknown element '%s' in %s %s", x->f->u.s, kind_name(e->kind), nm);
+        if (e->kind == NSC_EL_K && c->el[t].kind != NSC_EL_L)
+            return err(E, &s, x->cd, x->f, "coupling %s: '%s' is not an inductor", nm, x->f->u.s);
+        if (e->kind != NSC_EL_K && c->el[t].kind != NSC_EL_V)
+            return err(E, &s, x->cd, x->f, "%s %s: '%s' is not a voltage source", kind_name(e->kind), nm, x->f->u.s);
+        e->ref[x->slot] = t;
+        if (e->kind == NSC_EL_K && x->slot == 1 && e->ref[0] == t)
+            return err(E, &s, x->cd, x->f, "coupling %s couples '%s' with itself", nm, x->f->u.s);
+    }
+    for (int k = 0; k < c->nel; k++)
+        if (E->elmodel[k] >= 0) c->el[k].model = &c->model[E->elmodel[k]];
+    return NSC_OK;
+}
+
+/* SPICE defaults of omitted waveform fields; dc = value at t = 0 when no DC given */
+static void wave_defaults(elab *E)
+{
+    nsc_circuit *c = E->c;
+    double ts = c->has_tran ? c->tstep : 0, te = c->has_tran ? c->tstop : 1e30;
+    for (int k = 0; k < c->nel; k++) {
+        nsc_wave *w = &c->el[k].wave;
+        if (c->el[k].kind != NSC_EL_V && c->el[k].kind != NSC_EL_I) continue;
+        int g = E->wgiven[k], setdc = g < 0;
+        if (g < 0) g = -g - 1;
+        double *p = w->p;
+        switch (w->kind) {
+        case NSC_WAVE_PULSE: {
+            const double d[7] = { 0, 0, 0, ts, ts, te, te };
+            for (int i = g; i < 7; i++) p[i] = d[i];
+            w->np = 7;
+            break;
+        }
+        case NSC_WAVE_SIN: {
+            const double d[6] = { 0, 0, c->has_tran ? 1 / te : 0, 0, 0, 0 };
+            for (int i = g; i < 6; i++) p[i] = d[i];
+            w->np = 6;
+            break;
+        }
+        case NSC_WAVE_EXP: {
+            if (g < 3) p[2] = 0;
+            if (g < 4) p[3] = ts;
+            if (g < 5) p[4] = p[2] + ts;
+            if (g < 6) p[5] = ts;
+            w->np = 6;
+            break;
+        }
+        default:
+            break;
+        }
+        if (setdc) w->dc = nsc_wave_eval(w, 0);
+    }
+}
+
+static nsc_status resolve_ic(elab *E)
+{
+    nsc_circuit *c = E->c;
+    if (!E->nic) return NSC_OK;
+    c->ic_node = malloc((size_t)E->nic * sizeof *c->ic_node);
+    c->ic_val = malloc((size_t)E->nic * sizeof *c->ic_val);
+    c->ic_loc = malloc((size_t)E->nic * sizeof *c->ic_loc);
+    if (!c->ic_node || !c->ic_val || !c->ic_loc) return oom(E);
+    for (int k = 0; k < E->nic; k++) {
+        icfix *x = &E->ic[k];
+        int n;
+        scope s = { 0 };
+        s.where = x->where;
+        if (!nl_hash_get(&E->nodes, x->node, &n))
+            return err(E, &s, x->cd, x->f, "unknown node '%s' in .ic", x->f->u.s);
+        c->ic_node[c->nic] = n;
+        c->ic_val[c->nic] = x->v;
+        c->ic_loc[c->nic] = nl_field_loc(E->d, x->cd, x->f);
+        c->nic++;
+    }
+    return NSC_OK;
+}
+
+static nsc_status probe_add(elab *E, nsc_probekind kind, int n0, int n1, int el, const char *name, nsc_loc loc)
+{
+    nsc_circuit *c = E->c;
+    if (nl_hash_get(&E->probes, name, NULL)) return NSC_OK;    /* already saved */
+    if (nsc_grow((void **)&c->save, &E->capsave, c->nsave + 1, sizeof *c->save)) return oom(E);
+    nsc_probe *p = &c->save[c->nsave];
+    memset(p, 0, sizeof *p);
+    p->kind = kind;
+    p->node[0] = n0;
+    p->node[1] = n1;
+    p->el = el;
+    p->loc = loc;
+    if (!(p->name = nsc_strdup(name))) return oom(E);
+    if (nl_hash_put(&E->probes, p->name, c->nsave)) return oom(E);
+    c->nsave++;
+    return NSC_OK;
+}
+
+static nsc_status save_node(elab *E, const nl_card *cd, const nl_field *f, int *n)
+{
+    if (f->kind != NL_F_WORD) return err(E, NULL, cd, f, "expected a node name, found '%s'", ftext(f));
+    const char *k = cat(E, "", f->u.s);
+    if (!k) return oom(E);
+    if (!strcmp(k, "gnd")) k = "0";
+    if (!nl_hash_get(&E->nodes, k, n)) return err(E, NULL, cd, f, "unknown node '%s' in %s", f->u.s, cd->f[0].u.s);
+    return NSC_OK;
+}
+
+/* .save / .print [tran] V(a) V(a,b) I(x) node ... */
+static nsc_status resolve_save(elab *E)
+{
+    nsc_circuit *c = E->c;
+    for (int s = 0; s < E->nsavecard; s++) {
+        const nl_card *cd = &E->d->card[E->save[s]];
+        int i = 1;
+        if (head_is(cd, ".print") && cd->nf > 1 && cd->f[1].kind == NL_F_WORD) {
+            if (nsc_strieq(cd->f[1].u.s, "tran")) i = 2;
+            else if (nsc_strieq(cd->f[1].u.s, "ac") || nsc_strieq(cd->f[1].u.s, "dc") || nsc_strieq(cd->f[1].u.s, "op") ||
+                     nsc_strieq(cd->f[1].u.s, "noise")) {
+                note(E, cd, &cd->f[1], ".print %s ignored", cd->f[1].u.s);
+                continue;
+            }
+        }
+        for (; i < cd->nf; i++) {
+            const nl_field *f = &cd->f[i];
+            nsc_loc loc = nl_field_loc(E->d, cd, f);
+            int n0, n1 = 0;
+            char *name = NULL;
+            nsc_status st;
+            if (f->kind == NL_F_WORD && (nsc_strieq(f->u.s, "all") || nsc_strieq(f->u.s, "allv") || nsc_strieq(f->u.s, "alli"))) {
+                note(E, cd, f, "'%s' in .save ignored (default outputs)", f->u.s);
+                continue;
+            }
+            if (f->kind == NL_F_WORD && f->u.s[0] != '@') {       /* a bare node name */
+                if (save_node(E, cd, f, &n0)) return E->r->status;
+                name = nsc_asprintf("v(%s)", c->node_name[n0]);
+                st = name ? probe_add(E, NSC_PROBE_V, n0, 0, -1, name, loc) : oom(E);
+            } else if (f->kind == NL_F_CALL && nsc_strieq(f->u.s, "v") && (f->nsub == 1 || f->nsub == 2)) {
+                if (save_node(E, cd, &f->sub[0], &n0) || (f->nsub == 2 && save_node(E, cd, &f->sub[1], &n1)))
+                    return E->r->status;
+                name = f->nsub == 1 ? nsc_asprintf("v(%s)", c->node_name[n0])
+                                    : nsc_asprintf("v(%s,%s)", c->node_name[n0], c->node_name[n1]);
+                st = name ? probe_add(E, NSC_PROBE_V, n0, n1, -1, name, loc) : oom(E);
+            } else if (f->kind == NL_F_CALL && nsc_strieq(f->u.s, "i") && f->nsub == 1 && f->sub[0].kind == NL_F_WORD) {
+                const char *k = cat(E, "", f->sub[0].u.s);
+                int el;
+                if (!k) return oom(E);
+                if (!nl_hash_get(&E->els, k, &el))
+                    return err(E, NULL, cd, &f->sub[0], "unknown element '%s' in %s", f->sub[0].u.s, cd->f[0].u.s);
+                if (c->el[el].kind == NSC_EL_K)
+                    return err(E, NULL, cd, &f->sub[0], "I(%s): a coupling has no current", f->sub[0].u.s);
+                name = nsc_asprintf("i(%s)", c->el[el].name);
+                st = name ? probe_add(E, NSC_PROBE_I, 0, 0, el, name, loc) : oom(E);
+            } else
+                return err(E, NULL, cd, f, "unsupported output '%s' in %s (use V(n), V(a,b), I(element))", ftext(f), cd->f[0].u.s);
+            free(name);
+            if (st) return st;
+        }
+    }
+    return NSC_OK;
+}
+
+/* ---- driver ---- */
+
+static void elab_free(elab *E)
+{
+    for (int k = 0; k < E->ndef; k++) {
+        free(E->defs[k]->body);
+        nl_hash_free(&E->defs[k]->subs);
+        free(E->defs[k]);
+    }
+    free(E->defs);
+    nl_hash_free(&E->nodes);
+    nl_hash_free(&E->els);
+    nl_hash_free(&E->globals);
+    nl_hash_free(&E->probes);
+    free(E->elmodel);
+    free(E->wgiven);
+    for (int k = 0; k < E->nfix; k++) free(E->fix[k].name);
+    free(E->fix);
+    for (int k = 0; k < E->nic; k++) free(E->ic[k].node);
+    free(E->ic);
+    free(E->save);
+    free(E->ovused);
+    free(E->buf);
+    nl_arena_free(&E->ar);
+}
+
+static nsc_status elaborate(elab *E)
+{
+    nsc_circuit *c = E->c;
+    c->theta = 0.5;
+    c->gmin = 1e-12;
+    strcpy(c->solver, "auto");
+    int g;
+    if (node_new(E, "0", NULL, NULL, &g)) return E->r->status;
+    if (E->nov && !(E->ovused = calloc((size_t)E->nov, 1))) return oom(E);
+    if (build_defs(E)) return E->r->status;
+    scope top = { 0 };
+    top.df = E->defs[0];
+    top.prefix = "";
+    top.where = "";
+    nsc_status st = NSC_OK;
+    /* pass 0 of the top scope first, to check --param before anything else */
+    for (int k = 0; !st && k < top.df->nbody; k++) {
+        const nl_card *cd = &E->d->card[top.df->body[k]];
+        if (head_is(cd, ".param")) st = card_param(E, &top, cd);
+    }
+    for (int j = 0; !st && j < E->nov; j++)
+        if (!E->ovused[j]) st = nsc_err(E->r, NSC_ENETLIST, NULL, "no .param named %s", E->ov[j].name);
+    /* then .model and the rest (re-running .param passes is harmless but skipped) */
+    for (int pass = 1; !st && pass < 3; pass++)
+        for (int k = 0; !st && k < top.df->nbody; k++) {
+            const nl_card *cd = &E->d->card[top.df->body[k]];
+            int isparam = head_is(cd, ".param"), ismodel = head_is(cd, ".model");
+            if (pass == 1 && ismodel) st = card_model(E, &top, cd);
+            else if (pass == 2 && !isparam && !ismodel)
+                st = cd->f[0].u.s[0] == '.' ? card_dot(E, &top, cd) : card_element(E, &top, cd);
+        }
+    scope_free(&top);
+    if (st) return st;
+    if (c->nel == 0) {
+        nsc_loc loc = { E->d->nfiles ? E->d->files[0] : NULL, 1, 1 };
+        return nsc_err(E->r, NSC_ENETLIST, &loc, "netlist has no elements");
+    }
+    if (resolve_refs(E) || resolve_ic(E) || resolve_save(E)) return E->r->status;
+    wave_defaults(E);
+    return NSC_OK;
+}
+
+/* deck -> circuit (the circuit takes the deck's file names) */
+static nsc_status from_deck(nl_deck *d, const nsc_param_set *ov, int nov, nsc_circuit **out, nsc_report *r)
+{
+    nsc_circuit *c = calloc(1, sizeof *c);
+    if (!c || !(c->title = nsc_strdup(d->title ? d->title : ""))) {
+        free(c);
+        return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    }
+    elab E = { 0 };
+    E.d = d;
+    E.r = r;
+    E.c = c;
+    E.ov = ov;
+    E.nov = nov;
+    nsc_status st = elaborate(&E);
+    elab_free(&E);
+    c->files = d->files;
+    c->nfiles = d->nfiles;
+    d->files = NULL;
+    d->nfiles = 0;
+    if (st) {
+        nsc_circuit_free(c);                           /* messages are already formatted */
+        return st;
+    }
+    *out = c;
+    return NSC_OK;
+}
+
+nsc_status nsc_netlist_read(const char *path, const nsc_param_set *ov, int nov, nsc_circuit **out, nsc_report *r)
+{
+    nl_deck d = { 0 };
+    *out = NULL;
+    nsc_status st = nl_deck_read_file(&d, path, r);
+    if (!st) st = from_deck(&d, ov, nov, out, r);
+    nl_deck_free(&d);
+    return st;
+}
+
+nsc_status nsc_netlist_read_string(const char *text, const char *name, const nsc_param_set *ov, int nov,
+                                   nsc_circuit **out, nsc_report *r)
+{
+    nl_deck d = { 0 };
+    *out = NULL;
+    nsc_status st = nl_deck_read_string(&d, text, name, r);
+    if (!st) st = from_deck(&d, ov, nov, out, r);
+    nl_deck_free(&d);
+    return st;
+}

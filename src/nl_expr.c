@@ -1,2 +1,152 @@
-/* nl_expr.c -- (stub, to be written) */
-typedef int nsc_stub_nl_expr;
+/* nl_expr.c -- expression trees and their evaluation (see nl_expr.h). */
+#include "nl_expr.h"
+
+#include <math.h>
+#include <string.h>
+
+nl_expr *nl_expr_new(nl_arena *ar, nl_xop op, int line, int col, nl_expr *a, nl_expr *b)
+{
+    nl_expr *e = nl_alloc(ar, sizeof *e);
+    if (!e) return NULL;
+    e->op = op;
+    e->line = line;
+    e->col = col;
+    e->a = a;
+    e->b = b;
+    int da = a ? a->depth : 0, db = b ? b->depth : 0;
+    e->depth = 1 + (da > db ? da : db);
+    return e;
+}
+
+static nsc_status fail(const nl_expr *e, const nl_env *env, nsc_report *r, const char *msg, const char *arg)
+{
+    nsc_loc loc = { env->file, e->line, e->col };
+    const char *w = env->where ? env->where : "";
+    if (arg) return nsc_err(r, NSC_ENETLIST, &loc, msg, arg, w);
+    return nsc_err(r, NSC_ENETLIST, &loc, msg, w);
+}
+
+/* the built-in functions: name, number of arguments */
+typedef struct fn1 { const char *name; double (*f)(double); } fn1;
+static const fn1 FN1[] = {
+    { "sqrt", sqrt }, { "exp", exp }, { "log", log }, { "ln", log }, { "log10", log10 },
+    { "sin", sin }, { "cos", cos }, { "tan", tan }, { "asin", asin }, { "acos", acos },
+    { "atan", atan }, { "sinh", sinh }, { "cosh", cosh }, { "tanh", tanh }, { "abs", fabs },
+    { "floor", floor }, { "ceil", ceil },
+};
+
+static nsc_status eval_call(const nl_expr *e, const nl_env *env, double *v, nsc_report *r)
+{
+    double x[2] = { 0, 0 };
+    int n = 0, want = -1;
+    for (size_t k = 0; k < sizeof FN1 / sizeof FN1[0]; k++)
+        if (strcmp(e->name, FN1[k].name) == 0) want = 1;
+    if (!strcmp(e->name, "min") || !strcmp(e->name, "max") || !strcmp(e->name, "pow") ||
+        !strcmp(e->name, "atan2"))
+        want = 2;
+    if (want < 0) return fail(e, env, r, "unknown function '%s'%s", e->name);
+    if (e->nargs != want)
+        return fail(e, env, r, want == 1 ? "function '%s' takes 1 argument%s"
+                                         : "function '%s' takes 2 arguments%s", e->name);
+    for (const nl_expr *a = e->a; a; a = a->next)
+        if (nl_expr_eval(a, env, &x[n++], r)) return r->status;
+    if (want == 1) {
+        for (size_t k = 0; k < sizeof FN1 / sizeof FN1[0]; k++)
+            if (strcmp(e->name, FN1[k].name) == 0) *v = FN1[k].f(x[0]);
+    } else if (!strcmp(e->name, "min")) *v = fmin(x[0], x[1]);
+    else if (!strcmp(e->name, "max")) *v = fmax(x[0], x[1]);
+    else if (!strcmp(e->name, "pow")) *v = pow(x[0], x[1]);
+    else *v = atan2(x[0], x[1]);
+    return NSC_OK;
+}
+
+nsc_status nl_expr_eval(const nl_expr *e, const nl_env *env, double *v, nsc_report *r)
+{
+    double a = 0, b = 0;
+    switch (e->op) {
+    case NL_X_NUM:
+        *v = e->num;
+        break;
+    case NL_X_PARAM:
+        if (env->lookup && env->lookup(env->ctx, e->name, v)) return NSC_OK;
+        if (!strcmp(e->name, "pi")) { *v = 3.14159265358979323846; return NSC_OK; }
+        return fail(e, env, r, "undefined parameter '%s'%s", e->name);
+    case NL_X_CALL:
+        if (eval_call(e, env, v, r)) return r->status;
+        break;
+    case NL_X_NEG:
+        if (nl_expr_eval(e->a, env, &a, r)) return r->status;
+        *v = -a;
+        break;
+    default:
+        if (nl_expr_eval(e->a, env, &a, r) || nl_expr_eval(e->b, env, &b, r)) return r->status;
+        switch (e->op) {
+        case NL_X_ADD: *v = a + b; break;
+        case NL_X_SUB: *v = a - b; break;
+        case NL_X_MUL: *v = a * b; break;
+        case NL_X_DIV:
+            if (b == 0) return fail(e, env, r, "division by zero%s", NULL);
+            *v = a / b;
+            break;
+        default: *v = pow(a, b); break;                /* NL_X_POW */
+        }
+    }
+    if (isnan(*v)) return fail(e, env, r, "value is not finite (NaN)%s", NULL);
+    if (isinf(*v)) return fail(e, env, r, "value is not finite (overflow)%s", NULL);
+    return NSC_OK;
+}
+
+/* ---- numbers: [+-]digits[.digits][e[+-]digits] then letters (scale + units) ---- */
+
+#include <ctype.h>
+#include <stdlib.h>
+
+#include "netlist.h"
+
+static double scale(const char *u)
+{
+    char a = (char)tolower((unsigned char)u[0]);
+    char b = a ? (char)tolower((unsigned char)u[1]) : 0;
+    char c = b ? (char)tolower((unsigned char)u[2]) : 0;
+    if (a == 'm' && b == 'e' && c == 'g') return 1e6;
+    if (a == 'm' && b == 'i' && c == 'l') return 25.4e-6;
+    switch (a) {
+    case 't': return 1e12;
+    case 'g': return 1e9;
+    case 'k': return 1e3;
+    case 'm': return 1e-3;
+    case 'u': return 1e-6;
+    case 'n': return 1e-9;
+    case 'p': return 1e-12;
+    case 'f': return 1e-15;
+    case 'a': return 1e-18;
+    default: return 1;                                /* units only ("V", "ohm", "s") */
+    }
+}
+
+int nsc_parse_number(const char *text, double *v)
+{
+    const char *p = text;
+    int nd = 0;
+    if (*p == '+' || *p == '-') p++;
+    while (isdigit((unsigned char)*p)) p++, nd++;
+    if (*p == '.')
+        for (p++; isdigit((unsigned char)*p); p++) nd++;
+    if (nd == 0) return 0;
+    if (*p == 'e' || *p == 'E') {
+        const char *q = p + 1;
+        if (*q == '+' || *q == '-') q++;
+        if (isdigit((unsigned char)*q)) {
+            while (isdigit((unsigned char)*q)) q++;
+            p = q;
+        }
+    }
+    for (const char *q = p; *q; q++)
+        if (!isalpha((unsigned char)*q)) return 0;
+    char *num = nsc_strndup(text, (size_t)(p - text));  /* strtod sees digits only (no inf, nan, hex) */
+    if (!num) return 0;
+    double x = strtod(num, NULL);
+    free(num);
+    *v = x * scale(p);
+    return 1;
+}

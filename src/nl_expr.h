@@ -1,1 +1,47 @@
-/* nl_expr.h -- (stub) */
+/* nl_expr.h -- expression trees of {expr} / 'expr' / bare .param values, and
+ * their evaluation against a parameter scope. Internal header. */
+#ifndef NSC_NL_EXPR_H
+#define NSC_NL_EXPR_H
+
+#include "util.h"
+#include "nl_util.h"
+
+typedef enum nl_xop {
+    NL_X_NUM,   /* num (text: the source token) */
+    NL_X_PARAM, /* name (lower case) */
+    NL_X_NEG,   /* -a */
+    NL_X_ADD, NL_X_SUB, NL_X_MUL, NL_X_DIV, NL_X_POW, /* a op b */
+    NL_X_CALL   /* name(a, a->next, ...), nargs arguments */
+} nl_xop;
+
+typedef struct nl_expr {
+    nl_xop op;
+    int line, col;          /* position of the token (operator, name or number) */
+    int depth;              /* height of the tree (bounded by NL_EXPR_MAXDEPTH) */
+    int nargs;              /* CALL */
+    double num;             /* NUM */
+    const char *name;       /* PARAM, CALL: lower-case name; NUM: source text */
+    struct nl_expr *a, *b;  /* operands; CALL: a = first argument */
+    struct nl_expr *next;   /* next argument of a CALL */
+} nl_expr;
+
+/* Deeper trees are rejected by the parser (keeps evaluation recursion bounded). */
+#define NL_EXPR_MAXDEPTH 2000
+
+/* Evaluation context: parameter lookup and message decoration. */
+typedef struct nl_env {
+    int (*lookup)(void *ctx, const char *name, double *v); /* lower-case name; 1 if defined */
+    void *ctx;
+    const char *file;   /* file of the card (for messages) */
+    const char *where;  /* appended to messages, e.g. " (in instance x1)"; may be NULL */
+} nl_env;
+
+/* New node in arena a (NULL on allocation failure); depth computed from a, b. */
+nl_expr *nl_expr_new(nl_arena *ar, nl_xop op, int line, int col, nl_expr *a, nl_expr *b);
+
+/* *v = value of e. Errors (undefined parameter, unknown function, wrong argument
+ * count, division by zero, non-finite result) go to r as NSC_ENETLIST with the
+ * position of the offending node. */
+nsc_status nl_expr_eval(const nl_expr *e, const nl_env *env, double *v, nsc_report *r);
+
+#endif

@@ -1,2 +1,130 @@
-/* wave.c -- (stub, to be written) */
-typedef int nsc_stub_wave;
+/* wave.c -- independent-source waveforms: value at t and corner times
+ * (see nsc_wave in circuit.h). Conventions: the waveform is right-continuous
+ * (at a corner it already has the value of the next piece); a zero rise, fall
+ * or time constant is an ideal step; PULSE per <= 0 does not repeat. */
+#include "circuit.h"
+
+#include <math.h>
+
+#define NSC_PI 3.14159265358979323846
+#define NSC_MAXPERIODS 10000000 /* breakpoints: at most this many periods */
+
+static double pulse(const double *p, double t)
+{
+    double v1 = p[0], v2 = p[1], td = p[2], tr = p[3], tf = p[4], pw = p[5], per = p[6];
+    if (t < td) return v1;
+    double x = t - td;
+    if (per > 0 && x >= per) x = fmod(x, per);                /* x = time within the period */
+    if (x < tr) return v1 + (v2 - v1) * x / tr;               /* rising edge */
+    x -= tr;
+    if (x < pw) return v2;
+    x -= pw;
+    if (x < tf) return v2 + (v1 - v2) * x / tf;               /* falling edge */
+    return v1;
+}
+
+static double sine(const double *p, double t)
+{
+    double vo = p[0], va = p[1], f = p[2], td = p[3], th = p[4], ph = p[5] * NSC_PI / 180;
+    if (t <= td) return vo + va * sin(ph);
+    double x = t - td;
+    return vo + va * exp(-x * th) * sin(2 * NSC_PI * f * x + ph); /* vo + va e^{-θx} sin(2πfx + φ) */
+}
+
+/* 1 - e^{-x/tau}, tau <= 0 an ideal step */
+static double rise(double x, double tau)
+{
+    return tau > 0 ? -expm1(-x / tau) : 1.0;
+}
+
+static double expo(const double *p, double t)
+{
+    double v1 = p[0], v2 = p[1], td1 = p[2], tau1 = p[3], td2 = p[4], tau2 = p[5];
+    if (t < td1) return v1;
+    double v = v1 + (v2 - v1) * rise(t - td1, tau1);
+    if (t >= td2) v += (v1 - v2) * rise(t - td2, tau2);
+    return v;
+}
+
+static double pwl(const nsc_wave *w, double t)
+{
+    const double *p = w->p;
+    int n = w->np / 2;
+    if (n == 0) return w->dc;
+    double t0 = p[0], tn = p[2 * (n - 1)];
+    if (w->repeat >= 0 && t > tn && tn > w->repeat)           /* t = repeat + ((t - tn) mod (tn - repeat)) */
+        t = w->repeat + fmod(t - tn, tn - w->repeat);
+    if (t < t0) return p[1];
+    if (t >= tn) return p[2 * n - 1];
+    int lo = 0, hi = n - 1;                                   /* p[2lo] <= t < p[2hi] */
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (p[2 * mid] <= t) lo = mid;
+        else hi = mid;
+    }
+    double ta = p[2 * lo], va = p[2 * lo + 1], tb = p[2 * hi], vb = p[2 * hi + 1];
+    return tb > ta ? va + (vb - va) * (t - ta) / (tb - ta) : vb;
+}
+
+double nsc_wave_eval(const nsc_wave *w, double t)
+{
+    switch (w->kind) {
+    case NSC_WAVE_PULSE: return pulse(w->p, t);
+    case NSC_WAVE_SIN: return sine(w->p, t);
+    case NSC_WAVE_EXP: return expo(w->p, t);
+    case NSC_WAVE_PWL: return pwl(w, t);
+    default: return w->dc;
+    }
+}
+
+/* append t when in (0, tstop] and different from the last one appended */
+static int add(double t, double tstop, double **bp, int *nbp, int *cap, int first)
+{
+    if (!(t > 0 && t <= tstop)) return 0;
+    if (*nbp > first && (*bp)[*nbp - 1] == t) return 0;
+    if (nsc_grow((void **)bp, cap, *nbp + 1, sizeof **bp)) return -1;
+    (*bp)[(*nbp)++] = t;
+    return 0;
+}
+
+int nsc_wave_breakpoints(const nsc_wave *w, double tstop, double **bp, int *nbp, int *cap)
+{
+    const double *p = w->p;
+    int first = *nbp;
+    switch (w->kind) {
+    case NSC_WAVE_PULSE: {
+        double td = p[2], tr = p[3], tf = p[4], pw = p[5], per = p[6];
+        for (long k = 0; k < NSC_MAXPERIODS; k++) {
+            double b = td + (double)k * per;                  /* start of period k */
+            if (b > tstop) break;
+            if (add(b, tstop, bp, nbp, cap, first) || add(b + tr, tstop, bp, nbp, cap, first) ||
+                add(b + tr + pw, tstop, bp, nbp, cap, first) || add(b + tr + pw + tf, tstop, bp, nbp, cap, first))
+                return -1;
+            if (!(per > 0)) break;
+        }
+        return 0;
+    }
+    case NSC_WAVE_SIN:
+        return add(p[3], tstop, bp, nbp, cap, first);
+    case NSC_WAVE_EXP:
+        if (add(p[2], tstop, bp, nbp, cap, first)) return -1;
+        return add(p[4], tstop, bp, nbp, cap, first);
+    case NSC_WAVE_PWL: {
+        int n = w->np / 2;
+        if (n == 0) return 0;
+        for (int i = 0; i < n; i++)
+            if (add(p[2 * i], tstop, bp, nbp, cap, first)) return -1;
+        double tn = p[2 * (n - 1)], r = w->repeat, per = tn - r;
+        if (!(r >= 0 && per > 0)) return 0;
+        for (long k = 1; k < NSC_MAXPERIODS; k++) {          /* corners of repetition k */
+            double shift = (double)k * per;
+            if (r + shift > tstop) break;
+            for (int i = 0; i < n; i++)
+                if (p[2 * i] > r && add(p[2 * i] + shift, tstop, bp, nbp, cap, first)) return -1;
+        }
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
