@@ -752,7 +752,7 @@ static nsc_status card_x(elab *E, scope *sc, const nl_card *cd)
     if (!key) return oom(E);
     def *d = (def *)def_find(E, sc->df, key);
     if (!d) return err(E, sc, cd, sf, "unknown subckt '%s' for instance %s", sf->u.s, f[0].u.s);
-    if (d->active) return err(E, sc, cd, sf, "recursive subckt '%s' (instance %s)", sf->u.s, f[0].u.s);
+    if (d->active) return err(E, sc, cd, sf, "recursive subckt '%s'", sf->u.s);
     if (sc->depth >= NL_MAXNEST) return err(E, sc, cd, sf, "subcircuits nested deeper than %d", NL_MAXNEST);
     if (npos - 1 != d->nport)
         return err(E, sc, cd, NULL, "instance %s has %d node%s but subckt '%s' has %d port%s", f[0].u.s, npos - 1,

@@ -225,6 +225,12 @@ static void nl_yyerror(yyscan_t scanner, const char *msg)
         }
         return;
     }
+    if (p->last == XCLOSE && p->npar > 0) { /* '}' or closing quote inside ( */
+        int k = p->npar <= NL_MAXPAREN ? p->npar - 1 : NL_MAXPAREN - 1;
+        nl_line_pos(p->ln, p->paren[k], &loc.line, &loc.col);
+        nsc_err(p->r, NSC_ENETLIST, &loc, "unterminated parenthesis: missing ')'");
+        return;
+    }
     size_t n = p->off - p->tokoff;
     nl_line_pos(p->ln, p->tokoff, &loc.line, &loc.col);
     nsc_err(p->r, NSC_ENETLIST, &loc, "syntax error at '%.*s'", n > 40 ? 40 : (int)n, p->ln->text + p->tokoff);

@@ -56,43 +56,37 @@ void nl_arena_free(nl_arena *a)
     a->head = NULL;
 }
 
-static size_t hash_str(const char *s)
+static unsigned hash_str(const char *s)
 {
-    size_t h = 2166136261u;                            /* FNV-1a */
+    unsigned h = 2166136261u;                          /* FNV-1a */
     for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
     return h;
 }
 
-/* slot of key, or of the empty slot where it would go (cap > 0) */
-static size_t slot(const nl_hash *h, const char *key)
+/* slot of key (hash hk), or the empty slot where it would go (cap > 0) */
+static size_t slot(const nl_hash *h, const char *key, unsigned hk)
 {
-    size_t m = h->cap - 1, i = hash_str(key) & m;
-    while (h->key[i] && strcmp(h->key[i], key) != 0) i = (i + 1) & m;
+    size_t m = h->cap - 1, i = (hk ^ (hk >> 15)) & m;
+    while (h->s[i].key && (h->s[i].hash != hk || strcmp(h->s[i].key, key) != 0)) i = (i + 1) & m;
     return i;
 }
 
 int nl_hash_get(const nl_hash *h, const char *key, int *val)
 {
     if (!h->cap) return 0;
-    size_t i = slot(h, key);
-    if (!h->key[i]) return 0;
-    if (val) *val = h->val[i];
+    size_t i = slot(h, key, hash_str(key));
+    if (!h->s[i].key) return 0;
+    if (val) *val = h->s[i].val;
     return 1;
 }
 
 static int rehash(nl_hash *h, size_t cap)
 {
-    nl_hash g = { calloc(cap, sizeof *g.key), calloc(cap, sizeof *g.val), 0, cap };
-    if (!g.key || !g.val) {
-        free(g.key);
-        free(g.val);
-        return -1;
-    }
+    nl_hash g = { calloc(cap, sizeof *g.s), 0, cap };
+    if (!g.s) return -1;
     for (size_t k = 0; k < h->cap; k++)
-        if (h->key[k]) {
-            size_t i = slot(&g, h->key[k]);
-            g.key[i] = h->key[k];
-            g.val[i] = h->val[k];
+        if (h->s[k].key) {
+            g.s[slot(&g, h->s[k].key, h->s[k].hash)] = h->s[k];
             g.n++;
         }
     nl_hash_free(h);
@@ -103,20 +97,20 @@ static int rehash(nl_hash *h, size_t cap)
 int nl_hash_put(nl_hash *h, const char *key, int val)
 {
     if (2 * (h->n + 1) > h->cap && rehash(h, h->cap ? 2 * h->cap : 16)) return -1; /* load <= 1/2 */
-    size_t i = slot(h, key);
-    if (!h->key[i]) {
-        h->key[i] = key;
+    unsigned hk = hash_str(key);
+    size_t i = slot(h, key, hk);
+    if (!h->s[i].key) {
+        h->s[i].key = key;
+        h->s[i].hash = hk;
         h->n++;
     }
-    h->val[i] = val;
+    h->s[i].val = val;
     return 0;
 }
 
 void nl_hash_free(nl_hash *h)
 {
-    free(h->key);
-    free(h->val);
-    h->key = NULL;
-    h->val = NULL;
+    free(h->s);
+    h->s = NULL;
     h->n = h->cap = 0;
 }
