@@ -1,1 +1,206 @@
+/* test_parser.c -- cards as plain data (fields, calls, groups, pairs,
+ * expressions) and the deck reader: .include, .lib sections, .control, .end. */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "netlist.h"
+#include "nl_deck.h"
+#include "testutil.h"
+
+static nl_deck D;
+static nsc_report R;
+static nsc_status rd(const char *text)
+{
+    memset(&D, 0, sizeof D);
+    nsc_report_init(&R);
+    return nl_deck_read_string(&D, text, "t.cir", &R);
+}
+static nsc_status rdfile(const char *path)
+{
+    memset(&D, 0, sizeof D);
+    nsc_report_init(&R);
+    return nl_deck_read_file(&D, path, &R);
+}
+static void done(void)
+{
+    nl_deck_free(&D);
+    nsc_report_free(&R);
+}
+
+Test(parser, call_group_pair_expr)
+{
+    cr_assert_eq(rd("t\n"
+                    ".save V(a) v(a,b) I(L1)\n"
+                    ".ic V(n1)=2.5\n"
+                    "E1 o 0 TABLE {V(c)} = (-1, -2) (1,2)\n"
+                    ".model sw1 SW (vt=1 vh=0.5)\n"), NSC_OK);
+    cr_assert_eq(D.ncard, 4);
+    const nl_card *c = &D.card[0];
+    cr_assert_eq(c->nf, 4);
+    cr_assert_eq(c->f[1].kind, NL_F_CALL);
+    cr_assert_str_eq(c->f[1].u.s, "V");
+    cr_assert_eq(c->f[1].nsub, 1);
+    cr_assert_str_eq(c->f[1].sub[0].u.s, "a");
+    cr_assert_eq(c->f[2].nsub, 2); /* the comma is a separator */
+    cr_assert_str_eq(c->f[2].sub[1].u.s, "b");
+    c = &D.card[1];
+    cr_assert_eq(c->f[1].kind, NL_F_PAIR);
+    cr_assert_eq(c->f[1].sub[0].kind, NL_F_CALL);
+    cr_assert_eq(c->f[1].sub[1].kind, NL_F_WORD); /* after ')' a word, not an expression */
+    cr_assert_str_eq(c->f[1].sub[1].u.s, "2.5");
+    c = &D.card[2];
+    cr_assert_eq(c->nf, 6);
+    cr_assert_eq(c->f[4].kind, NL_F_PAIR);
+    cr_assert_eq(c->f[4].sub[0].kind, NL_F_EXPR);
+    const nl_expr *x = c->f[4].sub[0].u.x;
+    cr_assert_eq(x->op, NL_X_CALL);
+    cr_assert_str_eq(x->name, "v");
+    cr_assert_eq(x->nargs, 1);
+    cr_assert_eq(c->f[4].sub[1].kind, NL_F_GROUP);
+    cr_assert_eq(c->f[4].sub[1].nsub, 2);
+    cr_assert_str_eq(c->f[4].sub[1].sub[0].u.s, "-1");
+    cr_assert_eq(c->f[5].kind, NL_F_GROUP);
+    c = &D.card[3];
+    cr_assert_eq(c->f[2].kind, NL_F_WORD); /* "SW (" with a blank: word then group */
+    cr_assert_eq(c->f[3].kind, NL_F_GROUP);
+    cr_assert_eq(c->f[3].nsub, 2);
+    done();
+}
+
+Test(parser, expression_tree_shape)
+{
+    /* -2^2 = -(2^2); 2^3^2 = 2^(3^2); a-b-c = (a-b)-c */
+    cr_assert_eq(rd("t\nR1 a 0 {-2^2 + 2**3^2 - a - b/c*d}\n"), NSC_OK);
+    const nl_expr *e = D.card[0].f[3].u.x;
+    cr_assert_eq(e->op, NL_X_SUB);                    /* (... - a) - (b/c*d) */
+    cr_assert_eq(e->b->op, NL_X_MUL);
+    cr_assert_eq(e->b->a->op, NL_X_DIV);
+    const nl_expr *l = e->a;                          /* (-2^2 + 2^3^2) - a */
+    cr_assert_eq(l->op, NL_X_SUB);
+    cr_assert_eq(l->a->op, NL_X_ADD);
+    cr_assert_eq(l->a->a->op, NL_X_NEG);
+    cr_assert_eq(l->a->a->a->op, NL_X_POW);
+    cr_assert_eq(l->a->b->op, NL_X_POW);
+    cr_assert_eq(l->a->b->b->op, NL_X_POW);           /* right-associative */
+    done();
+}
+
+static void bad(const char *text, const char *msg)
+{
+    cr_assert_neq(rd(text), NSC_OK, "accepted: %s", text);
+    cr_assert_str_eq(R.error, msg);
+    done();
+}
+
+Test(parser, syntax_errors)
+{
+    bad("t\n.model d1 d(is=1\n", "t.cir:2:12: error: unterminated parenthesis: missing ')'");
+    bad("t\nR1 a 0 {(1+2}\n", "t.cir:2:9: error: unterminated parenthesis: missing ')'");
+    bad("t\nR1 a 0 {1+}\n", "t.cir:2:11: error: syntax error at '}'");
+    bad("t\nR1 a 0 {}\n", "t.cir:2:9: error: syntax error at '}'");
+    bad("t\nR1 a 0 {2 3}\n", "t.cir:2:11: error: syntax error at '3'");
+    bad("t\nR1 a 0 )\n", "t.cir:2:8: error: syntax error at ')'");
+    bad("t\n= a b\n", "t.cir:2:1: error: syntax error at '='");
+    bad("t\n(a) b\n", "t.cir:2:1: error: expected an element or dot card name at the start of the line");
+}
+
+Test(parser, control_blocks_and_end)
+{
+    cr_assert_eq(rd("t\nR1 a 0 1\n.control\nrun\nwrdata x v(a)\n.endc\nR2 a 0 2\n.end\nR3 a 0 garbage {\n"), NSC_OK);
+    cr_assert_eq(D.ncard, 2);
+    cr_assert_str_eq(D.card[1].f[0].u.s, "R2");
+    done();
+}
+
+Test(parser, include_relative_to_including_file)
+{
+    char *dir = tu_tmpdir();
+    char p[512], q[512];
+    snprintf(p, sizeof p, "%s/sub", dir);
+    cr_assert_eq(mkdir(p, 0700), 0);
+    snprintf(p, sizeof p, "%s/sub/a.inc", dir);
+    cr_assert_eq(tu_write_file(p, "* a\nR2 x 0 2\n.include 'b.inc'\n"), 0);
+    snprintf(p, sizeof p, "%s/sub/b.inc", dir);
+    cr_assert_eq(tu_write_file(p, "R3 y 0 3\n+ ; continued\n"), 0);
+    snprintf(p, sizeof p, "%s/main.cir", dir);
+    cr_assert_eq(tu_write_file(p, "title\nR1 a 0 1\n.INCLUDE \"sub/a.inc\"\nR4 z 0 4\n"), 0);
+    cr_assert_eq(rdfile(p), NSC_OK, "%s", R.error);
+    cr_assert_eq(D.ncard, 4);
+    const char *names[] = { "R1", "R2", "R3", "R4" };
+    for (int k = 0; k < 4; k++) cr_assert_str_eq(D.card[k].f[0].u.s, names[k]);
+    snprintf(q, sizeof q, "%s/sub/b.inc", dir);
+    cr_assert_str_eq(D.files[D.card[2].file], q);
+    cr_assert_eq(D.card[2].f[0].line, 1);
+    done();
+    tu_rmdir(dir);
+    free(dir);
+}
+
+Test(parser, include_errors)
+{
+    char *dir = tu_tmpdir();
+    char p[512], m[2048];
+    snprintf(p, sizeof p, "%s/a.inc", dir);
+    cr_assert_eq(tu_write_file(p, "R1 a 0 1\n.include a.inc\n"), 0);
+    cr_assert_neq(rdfile(p), NSC_OK);
+    snprintf(m, sizeof m, "%s:2:10: error: recursive include of '%s'", p, p);
+    cr_assert_str_eq(R.error, m);
+    done();
+    snprintf(p, sizeof p, "%s/b.inc", dir);
+    cr_assert_eq(tu_write_file(p, "t\n  .inc   nothere.lib\n"), 0);
+    cr_assert_neq(rdfile(p), NSC_OK);
+    snprintf(m, sizeof m, "%s:2:10: error: cannot open include file '%s/nothere.lib': No such file or directory", p, dir);
+    cr_assert_str_eq(R.error, m);
+    done();
+    snprintf(p, sizeof p, "%s/c.inc", dir);
+    cr_assert_eq(tu_write_file(p, "t\n.include\n"), 0);
+    cr_assert_neq(rdfile(p), NSC_OK);
+    snprintf(m, sizeof m, "%s:2:9: error: missing file name after .include", p);
+    cr_assert_str_eq(R.error, m);
+    done();
+    snprintf(p, sizeof p, "%s/missing.cir", dir);
+    cr_assert_eq(rdfile(p), NSC_EIO);
+    snprintf(m, sizeof m, "nscircuit: error: cannot read '%s': No such file or directory", p);
+    cr_assert_str_eq(R.error, m);
+    done();
+    tu_rmdir(dir);
+    free(dir);
+}
+
+Test(parser, lib_sections)
+{
+    char *dir = tu_tmpdir();
+    char p[512], m[2048];
+    snprintf(p, sizeof p, "%s/m.lib", dir);
+    cr_assert_eq(tu_write_file(p, "* library\n"
+                                  ".lib fast\n.model df D(vf=0.3)\n.endl fast\n"
+                                  ".lib slow\n.model ds D(vf=0.9)\nR9 q 0 9\n.endl\n"), 0);
+    snprintf(p, sizeof p, "%s/main.cir", dir);
+    cr_assert_eq(tu_write_file(p, "t\n.lib 'm.lib' slow\nR1 a 0 1\n"), 0);
+    cr_assert_eq(rdfile(p), NSC_OK, "%s", R.error);
+    cr_assert_eq(D.ncard, 3);
+    cr_assert_str_eq(D.card[0].f[1].u.s, "ds");
+    cr_assert_str_eq(D.card[1].f[0].u.s, "R9");
+    done();
+    cr_assert_eq(tu_write_file(p, "t\n.lib m.lib FAST\n"), 0);
+    cr_assert_eq(rdfile(p), NSC_OK, "%s", R.error);
+    cr_assert_eq(D.ncard, 1);
+    cr_assert_str_eq(D.card[0].f[1].u.s, "df");
+    done();
+    cr_assert_eq(tu_write_file(p, "t\n.lib m.lib typical\n"), 0);
+    cr_assert_neq(rdfile(p), NSC_OK);
+    snprintf(m, sizeof m, "%s:2:6: error: no section 'typical' in library '%s/m.lib'", p, dir);
+    cr_assert_str_eq(R.error, m);
+    done();
+    /* a section definition in the main file is skipped */
+    cr_assert_eq(tu_write_file(p, "t\n.lib local\nR8 a 0 8\n.endl\nR1 a 0 1\n"), 0);
+    cr_assert_eq(rdfile(p), NSC_OK, "%s", R.error);
+    cr_assert_eq(D.ncard, 1);
+    cr_assert_str_eq(D.card[0].f[0].u.s, "R1");
+    done();
+    tu_rmdir(dir);
+    free(dir);
+}
