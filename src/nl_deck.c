@@ -5,7 +5,8 @@
  * (comment lines may sit in between). Each logical line is either handled here
  * (.include/.inc, .lib/.endl, .control/.endc, .end) or parsed by nl_parse_line
  * into an nl_card. Included files are read recursively; a file already open
- * (same device and inode) is a recursive include. */
+ * (same device and inode) is a recursive include, unless both are different
+ * .lib sections of it (corner libraries include sections of themselves). */
 #include "nl_deck.h"
 
 #include <ctype.h>
@@ -22,7 +23,7 @@ typedef struct reader {
     nl_deck *d;
     nsc_report *r;
     nl_parser p;
-    struct { dev_t dev; ino_t ino; } open[NL_MAXINCLUDE]; /* files being read */
+    struct { dev_t dev; ino_t ino; const char *section; } open[NL_MAXINCLUDE]; /* files being read */
     int nopen;
     int ended;          /* .end seen in the main file */
     char *buf;          /* current logical line */
@@ -318,8 +319,9 @@ static nsc_status read_path(reader *rd, const char *path, const nsc_loc *from, c
         if (!from) return nsc_err(rd->r, NSC_EIO, NULL, "cannot read '%s': %s", path, strerror(err));
         return nsc_err(rd->r, NSC_ENETLIST, from, "cannot open include file '%s': %s", path, strerror(err));
     }
-    for (int k = 0; k < rd->nopen; k++)
-        if (rd->open[k].dev == sb.st_dev && rd->open[k].ino == sb.st_ino)
+    for (int k = 0; k < rd->nopen; k++)                /* same file and section already open */
+        if (rd->open[k].dev == sb.st_dev && rd->open[k].ino == sb.st_ino &&
+            (rd->open[k].section == section || (rd->open[k].section && section && !strcmp(rd->open[k].section, section))))
             return nsc_err(rd->r, NSC_ENETLIST, from, "recursive include of '%s'", path);
     if (rd->nopen == NL_MAXINCLUDE)
         return nsc_err(rd->r, NSC_ENETLIST, from, "includes nested deeper than %d files", NL_MAXINCLUDE);
@@ -343,6 +345,7 @@ static nsc_status read_path(reader *rd, const char *path, const nsc_loc *from, c
     src.main = from == NULL;
     rd->open[rd->nopen].dev = sb.st_dev;
     rd->open[rd->nopen].ino = sb.st_ino;
+    rd->open[rd->nopen].section = section;
     rd->nopen++;
     nsc_status st = read_text(rd, &src, text, n);
     rd->nopen--;

@@ -195,6 +195,23 @@ Test(parser, lib_sections)
     snprintf(m, sizeof m, "%s:2:6: error: no section 'typical' in library '%s/m.lib'", p, dir);
     cr_assert_str_eq(R.error, m);
     done();
+    /* sections of a library may include other sections of the same file, not themselves */
+    snprintf(p, sizeof p, "%s/corner.lib", dir);
+    cr_assert_eq(tu_write_file(p, ".lib tt\n.lib 'corner.lib' mos\n.param vt=0.5\n.endl tt\n"
+                                  ".lib mos\n.model nm nmos vto={vt}\n.endl mos\n"
+                                  ".lib loop\n.lib 'corner.lib' loop\n.endl\n"), 0);
+    snprintf(p, sizeof p, "%s/main.cir", dir);
+    cr_assert_eq(tu_write_file(p, "t\n.lib corner.lib tt\n"), 0);
+    cr_assert_eq(rdfile(p), NSC_OK, "%s", R.error);
+    cr_assert_eq(D.ncard, 2);
+    cr_assert_str_eq(D.card[0].f[0].u.s, ".model");
+    cr_assert_str_eq(D.card[1].f[0].u.s, ".param");
+    done();
+    cr_assert_eq(tu_write_file(p, "t\n.lib corner.lib loop\n"), 0);
+    cr_assert_neq(rdfile(p), NSC_OK);
+    snprintf(m, sizeof m, "%s/corner.lib:9:6: error: recursive include of '%s/corner.lib'", dir, dir);
+    cr_assert_str_eq(R.error, m);
+    done();
     /* a section definition in the main file is skipped */
     cr_assert_eq(tu_write_file(p, "t\n.lib local\nR8 a 0 8\n.endl\nR1 a 0 1\n"), 0);
     cr_assert_eq(rdfile(p), NSC_OK, "%s", R.error);
