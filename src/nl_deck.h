@@ -13,10 +13,10 @@
 #include "nl_util.h"
 
 /* A field of a card. Syntax -> kind:
- *   word               WORD   s = "word" as written (node, number, keyword, name)
+ *   word               WORD   s = "word" in lower case (node, number, keyword, name)
  *   "text"             STRING s = text without quotes
  *   {e} or 'e'         EXPR   x = parsed e
- *   name(f f, f ...)   CALL   s = name, sub[0..nsub) = the fields inside
+ *   name(f f, f ...)   CALL   s = name (lower case), sub[0..nsub) = the fields inside
  *   (f f, f ...)       GROUP  sub[0..nsub)
  *   key=value          PAIR   sub[0] = key field, sub[1] = value field;
  *                             after a plain word key the value is an expression

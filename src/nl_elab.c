@@ -469,9 +469,11 @@ static nsc_status wave(elab *E, scope *sc, const nl_card *cd, const nl_field *at
         else pairs[npair++] = extra[i];
     }
     nsc_wave *w = &E->c->el[el].wave;
-    char lname[16];
+    char lname[16], uname[16];                         /* lower case to match, upper for messages */
     snprintf(lname, sizeof lname, "%s", name);
     nsc_strlower(lname);
+    for (size_t k = 0; k < sizeof uname; k++) uname[k] = (char)toupper((unsigned char)lname[k]);
+    name = uname;
     int maxn = 0;
     if (!st) {
         if (!strcmp(lname, "pulse")) w->kind = NSC_WAVE_PULSE, maxn = 7;

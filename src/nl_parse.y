@@ -10,7 +10,7 @@
 #include "nl_deck.h"
 typedef void *yyscan_t;
 typedef struct nl_tok {
-    const char *s; /* WORD / CALLNAME / STRING / NUM text, IDENT in lower case */
+    const char *s; /* text: WORD, CALLNAME, IDENT in lower case; STRING, NUM as written */
     double v;      /* NUM value */
     int line, col;
 } nl_tok;

@@ -113,7 +113,7 @@ Test(elab, passives_and_coupling)
     cr_assert_eq(e->ref[1], nsc_circuit_element(c, "lsec"));
     near(e->value, 0.99);
     near(el(c, "r2")->value, 2e3);
-    cr_assert(has_warning("t.cir:7:14: warning: parameter 'tc1' of resistor R2 ignored"));
+    cr_assert(has_warning("t.cir:7:14: warning: parameter 'tc1' of resistor r2 ignored"));
     cr_assert_eq(c->has_tran, 0);
     cr_assert_eq(c->has_op, 0);
     near(c->theta, 0.5);
@@ -141,7 +141,7 @@ Test(elab, sources_dc_and_waveforms_with_defaults)
     cr_assert_eq(e->kind, NSC_EL_V);
     cr_assert_eq(e->wave.kind, NSC_WAVE_DC);
     near(e->wave.dc, 5);
-    cr_assert(has_warning("t.cir:2:13: note: AC specification of V1 ignored (no AC analysis)"));
+    cr_assert(has_warning("t.cir:2:13: note: AC specification of v1 ignored (no AC analysis)"));
     near(el(c, "v2")->wave.dc, 3.3);
     e = el(c, "v3");
     cr_assert_eq(e->wave.kind, NSC_WAVE_PULSE);
@@ -179,7 +179,7 @@ Test(elab, sources_dc_and_waveforms_with_defaults)
     near(e->wave.dc, 1);
     e = el(c, "v9");
     near(e->wave.dc, 0);
-    cr_assert(has_warning("t.cir:11:1: warning: voltage source V9 has no value, 0 assumed"));
+    cr_assert(has_warning("t.cir:11:1: warning: voltage source v9 has no value, 0 assumed"));
     done(c);
 }
 
@@ -273,7 +273,7 @@ Test(elab, devices_and_models)
     near(v, 20e-6);
     cr_assert_str_eq(e->model->pname[0], "level");
     cr_assert(!nsc_model_get(e->model, "cgso", &v));
-    cr_assert(has_warning("t.cir:3:28: warning: parameter 'ad' of MOS transistor M1 ignored"));
+    cr_assert(has_warning("t.cir:3:28: warning: parameter 'ad' of MOS transistor m1 ignored"));
     e = el(c, "m2");
     near(e->w, 100e-6); /* SPICE defaults */
     near(e->l, 100e-6);
@@ -429,62 +429,62 @@ Test(elab, circuit_lookups)
 
 Test(elab, element_errors)
 {
-    bad("t\nR1 a\n", "t.cir:2:1: error: missing nodes for resistor R1");
-    bad("t\nR1 a b\n", "t.cir:2:1: error: missing value for resistor R1");
-    bad("t\nR1 a b 1 2\n", "t.cir:2:10: error: unexpected '2' in resistor R1");
+    bad("t\nR1 a\n", "t.cir:2:1: error: missing nodes for resistor r1");
+    bad("t\nR1 a b\n", "t.cir:2:1: error: missing value for resistor r1");
+    bad("t\nR1 a b 1 2\n", "t.cir:2:10: error: unexpected '2' in resistor r1");
     bad("t\nR1 a (b) 1\n", "t.cir:2:6: error: expected a node name, found '(...)'");
-    bad("t\nQ1 a b c mod\n", "t.cir:2:1: error: unsupported element Q1: bipolar transistors (Q) are not supported");
-    bad("t\nB1 a b v=1\n", "t.cir:2:1: error: unsupported element B1: behavioral sources (B) are not supported");
-    bad("t\nJ1 a b c m\n", "t.cir:2:1: error: unsupported element J1: JFETs (J) are not supported");
-    bad("t\nT1 a b c d z0=50\n", "t.cir:2:1: error: unsupported element T1: transmission lines (T) are not supported");
-    bad("t\nW1 a b vc sw\n", "t.cir:2:1: error: unsupported element W1: current-controlled switches (W) are not supported");
+    bad("t\nQ1 a b c mod\n", "t.cir:2:1: error: unsupported element q1: bipolar transistors (Q) are not supported");
+    bad("t\nB1 a b v=1\n", "t.cir:2:1: error: unsupported element b1: behavioral sources (B) are not supported");
+    bad("t\nJ1 a b c m\n", "t.cir:2:1: error: unsupported element j1: JFETs (J) are not supported");
+    bad("t\nT1 a b c d z0=50\n", "t.cir:2:1: error: unsupported element t1: transmission lines (T) are not supported");
+    bad("t\nW1 a b vc sw\n", "t.cir:2:1: error: unsupported element w1: current-controlled switches (W) are not supported");
     bad("t\n1abc a b\n", "t.cir:2:1: error: unknown element type '1' (card '1abc')");
     bad("t\nR1 a 0 1\nr1 b 0 1\n", "t.cir:3:1: error: duplicate element name 'r1' (first defined at t.cir:2)");
-    bad("t\nK1 L1 L2 0.5\nL1 a 0 1\n", "t.cir:2:7: error: unknown element 'L2' in coupling K1");
-    bad("t\nK1 L1 R1 0.5\nL1 a 0 1\nR1 a 0 1\n", "t.cir:2:7: error: coupling K1: 'R1' is not an inductor");
-    bad("t\nK1 L1 L2 1.5\nL1 a 0 1\nL2 a 0 1\n", "t.cir:2:10: error: coupling coefficient 1.5 of K1 is not in (0, 1]");
-    bad("t\nF1 a 0 R1 2\nR1 a 0 1\n", "t.cir:2:8: error: CCCS F1: 'R1' is not a voltage source");
-    bad("t\nH1 a 0 vx 2\n", "t.cir:2:8: error: unknown element 'vx' in CCVS H1");
-    bad("t\nD3 a b DX\n", "t.cir:2:8: error: unknown model 'DX' for diode D3");
-    bad("t\nD3 a b m1\n.model m1 nmos\n", "t.cir:2:8: error: model 'm1' of diode D3 is NMOS model, not a diode (D) model");
-    bad("t\nM1 d g s b dd\n.model dd d\n", "t.cir:2:12: error: model 'dd' of MOS transistor M1 is D model, not a MOS (NMOS/PMOS) model");
-    bad("t\nS1 a b c d\n", "t.cir:2:1: error: missing model name for switch S1");
-    bad("t\nE1 a 0 b\n", "t.cir:2:1: error: missing nodes for VCVS E1");
-    bad("t\nE1 a 0 b 0\n", "t.cir:2:1: error: missing gain for VCVS E1");
-    bad("t\nE1 a 0 value={v(b)*2}\n", "t.cir:2:8: error: value form of E1 is not supported");
-    bad("t\nE1 a 0 poly(1) b 0 1 2\n", "t.cir:2:8: error: poly form of E1 is not supported");
-    bad("t\nG1 a 0 TABLE {V(b)} = (0,0) (1,1)\n", "t.cir:2:8: error: TABLE form is supported for E only, not for G1");
-    bad("t\nE1 a 0 TABLE {V(b)} = (1,0) (0,1)\n", "t.cir:2:8: error: TABLE x values of E1 must be non-decreasing (0 after 1)");
-    bad("t\nE1 a 0 TABLE {b} = (1,0) (2,1)\n", "t.cir:2:14: error: TABLE of E1: the control must be {V(node)} or {V(node,node)}");
-    bad("t\nE1 a 0 TABLE {V(b)} = (1,0)\n", "t.cir:2:8: error: TABLE of E1 needs at least two (x,y) points");
-    bad("t\nV1 a 0 PULSE(0)\n", "t.cir:2:8: error: PULSE of V1 needs at least 2 values");
-    bad("t\nV1 a 0 PULSE(0 1 2 3 4 5 6 7)\n", "t.cir:2:8: error: too many values in PULSE of V1");
-    bad("t\nV1 a 0 PWL(0 0 1)\n", "t.cir:2:8: error: PWL of V1 needs time-value pairs (odd number of values)");
-    bad("t\nV1 a 0 PWL(1 0 0 1)\n", "t.cir:2:8: error: PWL times of V1 must be non-decreasing (0 after 1)");
-    bad("t\nV1 a 0 PWL(0 0 1 1) r=2\n", "t.cir:2:8: error: PWL repeat time r=2 of V1 must be in [0, last time)");
-    bad("t\nV1 a 0 SFFM(0 1)\n", "t.cir:2:8: error: waveform 'SFFM' is not supported");
-    bad("t\nV1 a 0 1 2\n", "t.cir:2:10: error: unexpected '2' in voltage source V1");
-    bad("t\nV1 a 0 DC\n", "t.cir:2:8: error: missing value after DC in V1");
-    bad("t\nM1 d g s b nm W=0\n.model nm nmos\n", "t.cir:2:15: error: w of M1 must be positive");
+    bad("t\nK1 L1 L2 0.5\nL1 a 0 1\n", "t.cir:2:7: error: unknown element 'l2' in coupling k1");
+    bad("t\nK1 L1 R1 0.5\nL1 a 0 1\nR1 a 0 1\n", "t.cir:2:7: error: coupling k1: 'r1' is not an inductor");
+    bad("t\nK1 L1 L2 1.5\nL1 a 0 1\nL2 a 0 1\n", "t.cir:2:10: error: coupling coefficient 1.5 of k1 is not in (0, 1]");
+    bad("t\nF1 a 0 R1 2\nR1 a 0 1\n", "t.cir:2:8: error: CCCS f1: 'r1' is not a voltage source");
+    bad("t\nH1 a 0 vx 2\n", "t.cir:2:8: error: unknown element 'vx' in CCVS h1");
+    bad("t\nD3 a b DX\n", "t.cir:2:8: error: unknown model 'dx' for diode d3");
+    bad("t\nD3 a b m1\n.model m1 nmos\n", "t.cir:2:8: error: model 'm1' of diode d3 is NMOS model, not a diode (D) model");
+    bad("t\nM1 d g s b dd\n.model dd d\n", "t.cir:2:12: error: model 'dd' of MOS transistor m1 is D model, not a MOS (NMOS/PMOS) model");
+    bad("t\nS1 a b c d\n", "t.cir:2:1: error: missing model name for switch s1");
+    bad("t\nE1 a 0 b\n", "t.cir:2:1: error: missing nodes for VCVS e1");
+    bad("t\nE1 a 0 b 0\n", "t.cir:2:1: error: missing gain for VCVS e1");
+    bad("t\nE1 a 0 value={v(b)*2}\n", "t.cir:2:8: error: value form of e1 is not supported");
+    bad("t\nE1 a 0 poly(1) b 0 1 2\n", "t.cir:2:8: error: poly form of e1 is not supported");
+    bad("t\nG1 a 0 TABLE {V(b)} = (0,0) (1,1)\n", "t.cir:2:8: error: TABLE form is supported for E only, not for g1");
+    bad("t\nE1 a 0 TABLE {V(b)} = (1,0) (0,1)\n", "t.cir:2:8: error: TABLE x values of e1 must be non-decreasing (0 after 1)");
+    bad("t\nE1 a 0 TABLE {b} = (1,0) (2,1)\n", "t.cir:2:14: error: TABLE of e1: the control must be {V(node)} or {V(node,node)}");
+    bad("t\nE1 a 0 TABLE {V(b)} = (1,0)\n", "t.cir:2:8: error: TABLE of e1 needs at least two (x,y) points");
+    bad("t\nV1 a 0 PULSE(0)\n", "t.cir:2:8: error: PULSE of v1 needs at least 2 values");
+    bad("t\nV1 a 0 PULSE(0 1 2 3 4 5 6 7)\n", "t.cir:2:8: error: too many values in PULSE of v1");
+    bad("t\nV1 a 0 PWL(0 0 1)\n", "t.cir:2:8: error: PWL of v1 needs time-value pairs (odd number of values)");
+    bad("t\nV1 a 0 PWL(1 0 0 1)\n", "t.cir:2:8: error: PWL times of v1 must be non-decreasing (0 after 1)");
+    bad("t\nV1 a 0 PWL(0 0 1 1) r=2\n", "t.cir:2:8: error: PWL repeat time r=2 of v1 must be in [0, last time)");
+    bad("t\nV1 a 0 SFFM(0 1)\n", "t.cir:2:8: error: waveform 'sffm' is not supported");
+    bad("t\nV1 a 0 1 2\n", "t.cir:2:10: error: unexpected '2' in voltage source v1");
+    bad("t\nV1 a 0 DC\n", "t.cir:2:8: error: missing value after DC in v1");
+    bad("t\nM1 d g s b nm W=0\n.model nm nmos\n", "t.cir:2:15: error: w of m1 must be positive");
 }
 
 Test(elab, subckt_errors_point_inside_with_instance)
 {
-    bad("t\nX1 a b foo\n", "t.cir:2:8: error: unknown subckt 'foo' for instance X1");
-    bad("t\nX1 a b\n", "t.cir:2:6: error: unknown subckt 'b' for instance X1");
-    bad("t\n.subckt s a b c\nR1 a b 1\n.ends\nX1 a b s\n", "t.cir:5:1: error: instance X1 has 2 nodes but subckt 's' has 3 ports");
+    bad("t\nX1 a b foo\n", "t.cir:2:8: error: unknown subckt 'foo' for instance x1");
+    bad("t\nX1 a b\n", "t.cir:2:6: error: unknown subckt 'b' for instance x1");
+    bad("t\n.subckt s a b c\nR1 a b 1\n.ends\nX1 a b s\n", "t.cir:5:1: error: instance x1 has 2 nodes but subckt 's' has 3 ports");
     bad("t\n.subckt s a b\nX1 a b s\n.ends\nX1 a b s\n", "t.cir:3:8: error: recursive subckt 's' (in instance x1)");
     bad("t\n.subckt s1 a\nXq a s2\n.ends\n.subckt s2 a\nXr a s1\n.ends\nX1 n s1\n",
         "t.cir:6:6: error: recursive subckt 's1' (in instance x1.xq)");
     bad("t\n.subckt s a\nR1 a 0 {1/0}\n.ends\nX1 n s\n", "t.cir:3:10: error: division by zero (in instance x1)");
-    bad("t\n.subckt s a\nD1 a 0 dx\n.ends\nX1 n s\n", "t.cir:3:8: error: unknown model 'dx' for diode D1 (in instance x1)");
-    bad("t\n.subckt s a params: r=1\nR1 a 0 {r}\n.ends\nX1 n s q=2\n", "t.cir:5:8: error: subckt 's' has no parameter 'q' (instance X1)");
+    bad("t\n.subckt s a\nD1 a 0 dx\n.ends\nX1 n s\n", "t.cir:3:8: error: unknown model 'dx' for diode d1 (in instance x1)");
+    bad("t\n.subckt s a params: r=1\nR1 a 0 {r}\n.ends\nX1 n s q=2\n", "t.cir:5:8: error: subckt 's' has no parameter 'q' (instance x1)");
     bad("t\n.subckt s a\nR1 a 0 1\n.ends\n.subckt s b\n.ends\n", "t.cir:5:9: error: duplicate subckt 's' (first defined at t.cir:2)");
     bad("t\n.subckt s a a\n.ends\n", "t.cir:2:13: error: duplicate port 'a' in .subckt s");
     bad("t\nR1 a 0 1\n.subckt s a\n", "t.cir:3:1: error: missing .ends for .subckt s");
     bad("t\nR1 a 0 1\n.ends\n", "t.cir:3:1: error: .ends without .subckt");
-    bad("t\n.subckt s a\n.subckt inner b\nR1 b 0 1\n.ends\n.ends\nX1 a inner\n", "t.cir:7:6: error: unknown subckt 'inner' for instance X1");
-    bad("t\n.subckt s a\nK1 l1 l2 0.5\nL1 a 0 1\n.ends\nX1 n s\n", "t.cir:3:7: error: unknown element 'l2' in coupling K1 (in instance x1)");
+    bad("t\n.subckt s a\n.subckt inner b\nR1 b 0 1\n.ends\n.ends\nX1 a inner\n", "t.cir:7:6: error: unknown subckt 'inner' for instance x1");
+    bad("t\n.subckt s a\nK1 l1 l2 0.5\nL1 a 0 1\n.ends\nX1 n s\n", "t.cir:3:7: error: unknown element 'l2' in coupling k1 (in instance x1)");
 }
 
 Test(elab, dot_card_errors)
@@ -504,7 +504,7 @@ Test(elab, dot_card_errors)
     bad("t\nR1 a 0 1\n.options theta=0.2\n", "t.cir:3:10: error: theta = 0.2 is not in [0.5, 1]");
     bad("t\nR1 a 0 1\n.model m1 npn\n", "t.cir:3:11: error: unsupported model type 'npn' of model m1 (supported: D NMOS PMOS SW)");
     bad("t\nR1 a 0 1\n.model m1\n", "t.cir:3:8: error: .model needs a name and a type");
-    bad("t\nR1 a 0 1\n.model m1 d\n.model M1 d\n", "t.cir:4:8: error: duplicate model 'M1' (first defined at t.cir:3)");
+    bad("t\nR1 a 0 1\n.model m1 d\n.model M1 d\n", "t.cir:4:8: error: duplicate model 'm1' (first defined at t.cir:3)");
     bad("t\nR1 a 0 1\n.model m1 d (is)\n", "t.cir:3:14: error: expected name=value in .model m1, found 'is'");
     bad("t\n* nothing\n", "t.cir:1:1: error: netlist has no elements");
     bad("", "t.cir:1:1: error: netlist has no elements");

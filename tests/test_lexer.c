@@ -86,11 +86,11 @@ Test(lexer, comments_title_and_positions)
     cr_assert_str_eq(D.title, "My title * not a comment");
     cr_assert_eq(D.ncard, 3);
     cr_assert_eq(D.card[0].nf, 4);
-    field(&D.card[0].f[0], NL_F_WORD, "R1", 3, 1);
+    field(&D.card[0].f[0], NL_F_WORD, "r1", 3, 1);
     field(&D.card[0].f[3], NL_F_WORD, "10k", 3, 8);
     cr_assert_eq(D.card[1].nf, 4);
-    field(&D.card[1].f[0], NL_F_WORD, "C2", 4, 3);
-    field(&D.card[2].f[0], NL_F_WORD, "L$x", 6, 1); /* '$' inside a word is no comment */
+    field(&D.card[1].f[0], NL_F_WORD, "c2", 4, 3);
+    field(&D.card[2].f[0], NL_F_WORD, "l$x", 6, 1); /* '$' inside a word is no comment */
     field(&D.card[2].f[1], NL_F_WORD, "n$1", 6, 5);
     done();
 }
@@ -105,7 +105,7 @@ Test(lexer, continuation_lines_keep_positions)
                     "R1 a 0 1k\r\n"), NSC_OK);
     cr_assert_eq(D.ncard, 2);
     const nl_field *p = &D.card[0].f[3];
-    field(p, NL_F_CALL, "PULSE", 2, 8);
+    field(p, NL_F_CALL, "pulse", 2, 8);
     cr_assert_eq(p->nsub, 6);
     field(&p->sub[2], NL_F_WORD, "1u", 4, 3);
     field(&p->sub[4], NL_F_WORD, "1n", 5, 2);
@@ -147,10 +147,12 @@ Test(lexer, bare_expression_ends_at_paren_and_comma)
     done();
 }
 
-Test(lexer, case_kept_in_words_identifiers_lowered)
+Test(lexer, words_and_identifiers_lowered_strings_kept)
 {
-    cr_assert_eq(rd("t\nR1 OUT In {RVal*2}\n"), NSC_OK);
-    cr_assert_str_eq(D.card[0].f[1].u.s, "OUT");
+    cr_assert_eq(rd("t\nR1 OUT In {RVal*2} \"File.TXT\"\n"), NSC_OK);
+    cr_assert_str_eq(D.card[0].f[0].u.s, "r1");
+    cr_assert_str_eq(D.card[0].f[1].u.s, "out");
+    cr_assert_str_eq(D.card[0].f[4].u.s, "File.TXT");
     cr_assert_str_eq(D.card[0].f[3].u.x->a->name, "rval");
     done();
 }

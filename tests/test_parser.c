@@ -41,7 +41,7 @@ Test(parser, call_group_pair_expr)
     const nl_card *c = &D.card[0];
     cr_assert_eq(c->nf, 4);
     cr_assert_eq(c->f[1].kind, NL_F_CALL);
-    cr_assert_str_eq(c->f[1].u.s, "V");
+    cr_assert_str_eq(c->f[1].u.s, "v");
     cr_assert_eq(c->f[1].nsub, 1);
     cr_assert_str_eq(c->f[1].sub[0].u.s, "a");
     cr_assert_eq(c->f[2].nsub, 2); /* the comma is a separator */
@@ -111,7 +111,7 @@ Test(parser, control_blocks_and_end)
 {
     cr_assert_eq(rd("t\nR1 a 0 1\n.control\nrun\nwrdata x v(a)\n.endc\nR2 a 0 2\n.end\nR3 a 0 garbage {\n"), NSC_OK);
     cr_assert_eq(D.ncard, 2);
-    cr_assert_str_eq(D.card[1].f[0].u.s, "R2");
+    cr_assert_str_eq(D.card[1].f[0].u.s, "r2");
     done();
 }
 
@@ -129,7 +129,7 @@ Test(parser, include_relative_to_including_file)
     cr_assert_eq(tu_write_file(p, "title\nR1 a 0 1\n.INCLUDE \"sub/a.inc\"\nR4 z 0 4\n"), 0);
     cr_assert_eq(rdfile(p), NSC_OK, "%s", R.error);
     cr_assert_eq(D.ncard, 4);
-    const char *names[] = { "R1", "R2", "R3", "R4" };
+    const char *names[] = { "r1", "r2", "r3", "r4" };
     for (int k = 0; k < 4; k++) cr_assert_str_eq(D.card[k].f[0].u.s, names[k]);
     snprintf(q, sizeof q, "%s/sub/b.inc", dir);
     cr_assert_str_eq(D.files[D.card[2].file], q);
@@ -183,7 +183,7 @@ Test(parser, lib_sections)
     cr_assert_eq(rdfile(p), NSC_OK, "%s", R.error);
     cr_assert_eq(D.ncard, 3);
     cr_assert_str_eq(D.card[0].f[1].u.s, "ds");
-    cr_assert_str_eq(D.card[1].f[0].u.s, "R9");
+    cr_assert_str_eq(D.card[1].f[0].u.s, "r9");
     done();
     cr_assert_eq(tu_write_file(p, "t\n.lib m.lib FAST\n"), 0);
     cr_assert_eq(rdfile(p), NSC_OK, "%s", R.error);
@@ -216,7 +216,7 @@ Test(parser, lib_sections)
     cr_assert_eq(tu_write_file(p, "t\n.lib local\nR8 a 0 8\n.endl\nR1 a 0 1\n"), 0);
     cr_assert_eq(rdfile(p), NSC_OK, "%s", R.error);
     cr_assert_eq(D.ncard, 1);
-    cr_assert_str_eq(D.card[0].f[0].u.s, "R1");
+    cr_assert_str_eq(D.card[0].f[0].u.s, "r1");
     done();
     tu_rmdir(dir);
     free(dir);
