@@ -274,8 +274,9 @@ int main(int argc, char **argv)
         } else nsc_report_free(&wr);
     }
     if (!quiet && W) {
-        fprintf(stderr, "nscircuit: %s: %ld steps (%ld shortened at breakpoints), %ld LCPs solved, "
-                        "%ld pivots, %.3f s\n", netlist, st.steps, st.short_steps, st.lcps, st.pivots, secs);
+        fprintf(stderr, "nscircuit: %s: %ld steps (%ld shortened at breakpoints), %ld solved in the previous "
+                        "mode, %ld LCPs pivoted (%ld pivots), %.3f s\n", netlist, st.steps, st.short_steps,
+                st.mode_hits, st.lcps, st.pivots, secs);
         if (stats)
             fprintf(stderr, "nscircuit: unknowns n = %d, complementarity pairs m = %d, h = %g s, theta = %g, "
                             "W factorisations = %d, max LCP residual = %.3g\n",

@@ -8,7 +8,12 @@
  * With h = 0 the static problem 0 = A z + B l + s (W = -A, r = s1). Reduced to the
  * dense LCP  M l + q >= 0 _|_ l >= 0,  M = D + C W^-1 B,  q = C W^-1 r + e1,
  * and z1 = W^-1 r + (W^-1 B) l. W is factored once per h (KLU); M and W^-1 B are
- * formed once per h (dense, LAPACK-sized blocks). */
+ * formed once per h (dense, LAPACK-sized blocks).
+ *
+ * A step first tries the previous step's mode (its sparse system, nsc_mode):
+ * accepted when lambda_a >= 0 and y >= 0 on the other pairs. Otherwise the LCP
+ * is solved by pivoting and its solution re-solved exactly in its own mode
+ * (formulation.md §3, §4: no 1/gmin in the accepted solution). */
 #ifndef NSC_ONESTEP_H
 #define NSC_ONESTEP_H
 
@@ -19,6 +24,23 @@
 typedef enum nsc_solver { NSC_SOLVER_AUTO, NSC_SOLVER_LEMKE, NSC_SOLVER_ENUM } nsc_solver;
 /* "auto", "lemke", "enum" -> solver; -1 if unknown. */
 int nsc_solver_parse(const char *name);
+
+/* A mode: the set of active pairs (lambda_i >= 0 free, y_i = 0); the rest have
+ * lambda_i = 0. Its linear system, in (z, lambda_a),
+ *     [ W    -B_a  ] [z       ]   [ r    ]
+ *     [ C_a   D_aa ] [lambda_a] = [ -e_a ],
+ * is sparse and keeps gmin out of any dense matrix: the solution is exact to
+ * round-off even where M = D + C W^-1 B holds entries of order 1/gmin. */
+typedef struct nsc_mode {
+    char *mask;        /* [m] 1 = active */
+    int na;            /* active pairs */
+    int *act;          /* [na] their indices */
+    nsc_sparse *K;     /* the (n + na) system, CSC */
+    nsc_klu *F;        /* its LU, NULL when singular */
+    long last_use;
+} nsc_mode;
+
+#define NSC_MODE_CACHE 16
 
 typedef struct nsc_onestep {
     const nsc_lcs *L;
@@ -32,10 +54,21 @@ typedef struct nsc_onestep {
     double *M;         /* [m*m] D + C W^-1 B */
     nsc_lcp_ws *ws;
     double *r, *q, *w; /* work [n], [m], [m] */
+    nsc_mode modes[NSC_MODE_CACHE];
+    int nmodes;
+    long clock;        /* use counter for least-recently-used eviction */
+    char *prev;        /* [m] active set of the last solved step */
+    int have_prev;
+    char *mask;        /* [m] work */
+    double *x;         /* [n + m] work: mode solution */
+    double *zl;        /* [n] work: Lemke's z */
+    double *ll;        /* [m] work: Lemke's lambda */
 } nsc_onestep;
 
 typedef struct nsc_step_info {
-    int lcp_solved;    /* 1 when an LCP (m > 0, q not >= 0) was solved */
+    int mode_hit;      /* 1 when the previous step's mode solved this one (no pivoting) */
+    int lcp_solved;    /* 1 when an LCP was solved by pivoting */
+    int polished;      /* 1 when the pivoting result was refined by its mode's sparse system */
     int iter;          /* pivots */
     double residual;   /* ||min(l, M l + q)||_inf */
     nsc_lcp_status st;

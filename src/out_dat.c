@@ -82,7 +82,7 @@ static nsc_status write_table(const nsc_waves *W, const char *path, char sep, ns
         const double *row = W->v + (size_t)i * W->ncol;
         for (int k = 0; k < W->ncol; k++) {
             if (k) fputc(sep, f);
-            fprintf(f, "%.12e", row[k]);
+            fprintf(f, "%.12e", row[k] + 0.0);                   /* -0 prints as 0 */
         }
         fputc('\n', f);
     }

@@ -207,6 +207,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
             break;
         }
         st->steps++;
+        st->mode_hits += info.mode_hit;
         st->lcps += info.lcp_solved;
         st->pivots += info.iter;
         if (info.residual > st->max_residual) st->max_residual = info.residual;

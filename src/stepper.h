@@ -22,7 +22,8 @@ typedef struct nsc_tran_opts {
 typedef struct nsc_sim_stats {
     long steps;          /* time steps taken */
     long short_steps;    /* steps shortened to end on a breakpoint */
-    long lcps;           /* one-step LCPs actually solved */
+    long mode_hits;      /* steps solved by the previous step's mode (no pivoting) */
+    long lcps;           /* one-step LCPs solved by pivoting */
     long pivots;         /* solver iterations */
     int factorizations;  /* W factored (one per distinct h) */
     int n, m;            /* unknowns, complementarity pairs */

@@ -42,7 +42,7 @@ Test(out, dat_roundtrip)
     snprintf(path, sizeof path, "%s/x.csv", d);
     cr_assert_eq(nsc_write_csv(W, path, &r), NSC_OK);
     char *s = tu_read_file(path);
-    cr_assert(strncmp(s, "time,v(a),i(l1)\n0.000000000000e+00,3.333333333333e-01,", 55) == 0, "%.60s", s);
+    cr_assert(strncmp(s, "time,v(a),i(l1)\n0.000000000000e+00,3.333333333333e-01,", 54) == 0, "%.60s", s);
     free(s);
     nsc_waves_free(W);
     nsc_report_free(&r);
