@@ -54,11 +54,16 @@ nsc_status nsc_write_gp(const nsc_waves *W, const char *datpath, const char *gpp
     }
     int panels = (nv > 0) + (ni > 0) + (no > 0);
     if (panels == 0) panels = 1;
-    /* the title is user text: keep it printable and free of quotes */
-    char title[128];
-    snprintf(title, sizeof title, "%s", W->title ? W->title : "");
-    for (char *p = title; *p; p++)
-        if (*p == '\'' || *p == '"' || *p == '\\' || (unsigned char)*p < 32) *p = ' ';
+    /* the title is user text: printable, at most 100 characters, and inside a
+     * single-quoted gnuplot string, where a quote is written twice */
+    char title[256];
+    int tl = 0;
+    for (const char *p = W->title ? W->title : ""; *p && tl < 200 && p - W->title < 100; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (ch == '\'') title[tl++] = '\'';
+        title[tl++] = ch < 32 ? ' ' : (char)ch;
+    }
+    title[tl] = 0;
     fprintf(f,
             "# gnuplot script written by nscircuit: gnuplot %s (in this directory)\n"
             "# change the terminal line for another format, e.g. set terminal svg\n"
