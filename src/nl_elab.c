@@ -472,7 +472,9 @@ static nsc_status wave(elab *E, scope *sc, const nl_card *cd, const nl_field *at
     char lname[16], uname[16];                         /* lower case to match, upper for messages */
     snprintf(lname, sizeof lname, "%s", name);
     nsc_strlower(lname);
-    for (size_t k = 0; k < sizeof uname; k++) uname[k] = (char)toupper((unsigned char)lname[k]);
+    size_t k = 0;
+    for (; lname[k]; k++) uname[k] = (char)toupper((unsigned char)lname[k]);
+    uname[k] = 0;
     name = uname;
     int maxn = 0;
     if (!st) {
