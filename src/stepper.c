@@ -207,6 +207,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
             break;
         }
         st->steps++;
+        if (o->progress && st->steps % 1000 == 0) o->progress(tn, o->progress_ctx);
         st->mode_hits += info.mode_hit;
         st->lcps += info.lcp_solved;
         st->pivots += info.iter;

@@ -17,6 +17,8 @@ typedef struct nsc_tran_opts {
     int uic;
     nsc_solver solver;
     volatile sig_atomic_t *stop;  /* set non-zero asynchronously to stop (may be NULL) */
+    void (*progress)(double t, void *ctx); /* if set: called with the time reached every 1000 steps */
+    void *progress_ctx;
 } nsc_tran_opts;
 
 typedef struct nsc_sim_stats {
