@@ -80,6 +80,8 @@ typedef struct nsc_builder {
     const unsigned char *has_icv;
     const double *icv;
     int nomem;                  /* set by a helper that could not allocate */
+    nsc_switch *sw;             /* switched conductances registered so far (nsc_st_switch) */
+    int nsw, capsw;
 } nsc_builder;
 
 /* z index of the voltage of circuit node k (-1 for ground, whose stamps are dropped). */
@@ -105,6 +107,12 @@ void nsc_st_pair(nsc_builder *b, int a, int k, int j);
 /* Constant source terms: s0[i] += x, e0[j] += x (index < 0 dropped). */
 void nsc_st_s0(nsc_builder *b, int i, double x);
 void nsc_st_e0(nsc_builder *b, int j, double x);
+/* Switched conductance of element el between nodes a, k (circuit indices): stamps
+ * g_off into A (nsc_st_g) and registers the switch (lcs.h nsc_switch) with its
+ * control v(c) - v(d), thresholds on_above >= off_below and initial state 0 (off).
+ * Returns the switch index. */
+int nsc_st_switch(nsc_builder *b, int el, int a, int k, double g_off, double g_on, int c, int d,
+                  double on_above, double off_below);
 
 /* ---- 4. probes ---- */
 
@@ -112,6 +120,27 @@ void nsc_st_e0(nsc_builder *b, int j, double x);
 int nsc_lin_add(nsc_lin *f, nsc_termkind kind, int idx, double coef);
 /* w index of element el's first source in L, -1 if none. */
 int nsc_lcs_src_of(const nsc_lcs *L, int el);
+/* Index of element el's switch in L->sw, -1 if none. */
+int nsc_lcs_sw_of(const nsc_lcs *L, int el);
+
+/* ---- the PWL approximation of max(0, x)^2 (pwl_sq.c, used by dev_m.c) ----
+ *
+ * f(x) = sum_{j < nb} a[j] max(0, x - b[j]) (a[j] > 0: convex; nb = nseg - 1 pairs).
+ * nseg = 0: the design documents' 6-segment table (formulation.md §1). nseg in
+ * [3, NSC_PWL_MAXSEG]: b[0] = 0, b[j] = 0.1 rho^(j-1) (j = 1..nseg-2), f interpolating
+ * (1 - eps) x^2 at b[1..] and at X = 0.1 rho^(nseg-2), f(0) = 0, the last slope
+ * continued beyond X; rho = (X/0.1)^(1/(nseg-2)) with X = 0.1 rho6^4 = 3.8241 V (rho6 the
+ * ratio of the default table), and eps from (1 + eps)/(1 - eps) = (1 + rho)^2/(4 rho),
+ * which makes the relative error equioscillate: |f(x) - x^2| <= eps x^2 on [0.1, X].
+ * On [0, 0.1], |f - x^2| <= (0.1 (1 - eps))^2/4 <= 2.5e-3; f = 0 for x <= 0.
+ * nseg = 6 gives the default table (eps = 0.1) to its printed digits. */
+#define NSC_PWL_MAXSEG 64
+#define NSC_PWL_X0 0.1      /* first positive breakpoint (V) */
+/* Fill b[nseg-1], a[nseg-1] (arrays of NSC_PWL_MAXSEG); *eps (may be NULL) the
+ * relative error bound on [0.1, X] (0.1 for the default). Returns nb, -1 if nseg invalid. */
+int nsc_pwl_sq(int nseg, double *b, double *a, double *eps);
+/* f(x) of such a table. */
+double nsc_pwl_eval(int nb, const double *b, const double *a, double x);
 
 /* ---- the interface ---- */
 typedef struct nsc_device {

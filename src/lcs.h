@@ -34,8 +34,9 @@ typedef enum nsc_asm_mode {
 
 /* A linear functional of the solution, for outputs and probes:
  *   value = sum_k coef[k] * term_k, term = z[idx] (NSC_T_Z), lambda[idx] (NSC_T_L),
- *   (z[idx] - z_prev[idx]) / h (NSC_T_DZ; 0 at t = 0), w_idx(t) (NSC_T_W). */
-typedef enum nsc_termkind { NSC_T_Z, NSC_T_L, NSC_T_DZ, NSC_T_W } nsc_termkind;
+ *   (z[idx] - z_prev[idx]) / h (NSC_T_DZ; 0 at t = 0), w_idx(t) (NSC_T_W),
+ *   g_idx (v_a - v_k) of switch idx in its present state (NSC_T_SW, nsc_lin_eval_sw). */
+typedef enum nsc_termkind { NSC_T_Z, NSC_T_L, NSC_T_DZ, NSC_T_W, NSC_T_SW } nsc_termkind;
 typedef struct nsc_term {
     nsc_termkind kind;
     int idx;
@@ -50,6 +51,18 @@ typedef struct nsc_src {
     const nsc_wave *wave; /* points into the circuit */
     int el;               /* owning element */
 } nsc_src;
+
+/* A switched conductance (S element): g = g_on or g_off between z[a] and z[k]
+ * (-1: ground). A holds g_off; a switch in state 1 adds g_on - g_off (the one-step
+ * problem is built per state vector, onestep.h). The state for the step
+ * t_k -> t_k+1 is decided from u = z[c] - z[d] at t_k (netlist.md): on when
+ * u > on_above, off when u < off_below, else unchanged (hysteresis); initially off. */
+typedef struct nsc_switch {
+    int el;                  /* owning element */
+    int a, k, c, d;          /* z indices, -1 for ground */
+    double g_off, g_on;      /* S */
+    double on_above, off_below;
+} nsc_switch;
 
 typedef struct nsc_lcs {
     nsc_asm_mode mode;
@@ -76,6 +89,9 @@ typedef struct nsc_lcs {
 
     int ngmin;            /* nodes that received gmin to ground (circuit node indices) */
     int *gmin_node;
+
+    int nsw;              /* switched conductances (A holds their off state) */
+    nsc_switch *sw;       /* [nsw] */
 } nsc_lcs;
 
 /* Assemble the LCS of circuit c in the given mode. gmin (S) is added from each node
@@ -95,9 +111,16 @@ nsc_status nsc_lcs_probe(const nsc_lcs *L, const nsc_circuit *c, const nsc_probe
                          nsc_lin *out, nsc_report *r);
 void nsc_lin_free(nsc_lin *f);
 /* Evaluate a functional: z, lambda at this step, zprev at the previous one
- * (NULL at t = 0), h the step, w the source values at t. */
+ * (NULL at t = 0), h the step, w the source values at t. NSC_T_SW terms count 0. */
 double nsc_lin_eval(const nsc_lin *f, const double *z, const double *lambda,
                     const double *zprev, double h, const double *w);
+/* The same with the switches of L in states sw[nsw] (1 = on; sw NULL: all off). */
+double nsc_lin_eval_sw(const nsc_lin *f, const nsc_lcs *L, const char *sw, const double *z,
+                       const double *lambda, const double *zprev, double h, const double *w);
+
+/* Switch decisions from the solution z at t_k (nsc_switch): updates sw[nsw] in
+ * place, returns the number of switches that changed state. */
+int nsc_lcs_switch_update(const nsc_lcs *L, const double *z, char *sw);
 
 /* s(t) and e(t) into s[n], e[m]; the source values w(t) are also stored into w[nsrc]
  * unless w is NULL. */

@@ -114,6 +114,31 @@ void nsc_st_e0(nsc_builder *b, int j, double x)
     if (j >= 0) b->e0[j] += x;
 }
 
+int nsc_st_switch(nsc_builder *b, int el, int a, int k, double g_off, double g_on, int c, int d,
+                  double on_above, double off_below)
+{
+    nsc_st_g(b, a, k, g_off);                                /* A holds the off state */
+    if (nsc_grow((void **)&b->sw, &b->capsw, b->nsw + 1, sizeof *b->sw)) {
+        b->nomem = 1;
+        return -1;
+    }
+    b->sw[b->nsw] = (nsc_switch){el, nsc_zn(a), nsc_zn(k), nsc_zn(c), nsc_zn(d), g_off, g_on, on_above, off_below};
+    return b->nsw++;
+}
+
+int nsc_lcs_switch_update(const nsc_lcs *L, const double *z, char *sw)
+{
+    int changed = 0;
+    for (int j = 0; j < L->nsw; j++) {
+        const nsc_switch *S = &L->sw[j];
+        double u = (S->c >= 0 ? z[S->c] : 0.0) - (S->d >= 0 ? z[S->d] : 0.0);   /* u = v_c - v_d */
+        char st = u > S->on_above ? 1 : u < S->off_below ? 0 : sw[j];
+        changed += st != sw[j];
+        sw[j] = st;
+    }
+    return changed;
+}
+
 /* ---- the assembler ---- */
 
 void nsc_lcs_free(nsc_lcs *L)
@@ -130,6 +155,7 @@ void nsc_lcs_free(nsc_lcs *L)
     free(L->zname); free(L->pair_name);
     free(L->z_el); free(L->pair_el); free(L->el_branch); free(L->el_pair);
     free(L->gmin_node);
+    free(L->sw);
     free(L);
 }
 
@@ -298,6 +324,9 @@ nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin
         if (nsc_sp_entry(b.T[NSC_ST_A], i, i, -gmin)) goto nomem;  /* A[i][i] -= gmin */
     }
     if (b.nomem) goto nomem;
+    L->sw = b.sw;
+    L->nsw = b.nsw;
+    b.sw = NULL;
     nsc_sparse **dst[7] = {&L->E, &L->A, &L->B, &L->C, &L->D, &L->Ss, &L->Se};
     for (int q = 0; q < 7; q++)
         if (!(*dst[q] = nsc_sp_compress(b.T[q]))) goto nomem;
@@ -341,6 +370,7 @@ nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin
         if (!(L->zname[br] = nsc_asprintf("i(.ic:%s)", c->node_name[nd]))) goto nomem;
     }
     for (int q = 0; q < 7; q++) nsc_sp_free(b.T[q]);
+    free(b.sw);
     work_free(&w);
     *out = L;
     return NSC_OK;
@@ -349,6 +379,7 @@ nomem:
     st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory while assembling the circuit equations");
 fail:
     for (int q = 0; q < 7; q++) nsc_sp_free(b.T[q]);
+    free(b.sw);
     work_free(&w);
     nsc_lcs_free(L);
     return st;

@@ -21,6 +21,13 @@ int nsc_lcs_src_of(const nsc_lcs *L, int el)
     return -1;
 }
 
+int nsc_lcs_sw_of(const nsc_lcs *L, int el)
+{
+    for (int j = 0; j < L->nsw; j++)
+        if (L->sw[j].el == el) return j;
+    return -1;
+}
+
 void nsc_lin_free(nsc_lin *f)
 {
     if (!f) return;
@@ -61,6 +68,12 @@ nsc_status nsc_lcs_probe(const nsc_lcs *L, const nsc_circuit *c, const nsc_probe
 double nsc_lin_eval(const nsc_lin *f, const double *z, const double *lambda,
                     const double *zprev, double h, const double *w)
 {
+    return nsc_lin_eval_sw(f, NULL, NULL, z, lambda, zprev, h, w);
+}
+
+double nsc_lin_eval_sw(const nsc_lin *f, const nsc_lcs *L, const char *sw, const double *z,
+                       const double *lambda, const double *zprev, double h, const double *w)
+{
     double v = 0;
     for (int k = 0; k < f->nterm; k++) {
         const nsc_term *t = &f->t[k];
@@ -69,6 +82,13 @@ double nsc_lin_eval(const nsc_lin *f, const double *z, const double *lambda,
         case NSC_T_L: v += t->coef * lambda[t->idx]; break;
         case NSC_T_DZ: if (zprev && h > 0) v += t->coef * (z[t->idx] - zprev[t->idx]) / h; break;  /* dz/dt */
         case NSC_T_W: v += t->coef * w[t->idx]; break;
+        case NSC_T_SW:
+            if (L && t->idx < L->nsw) {                      /* g (v_a - v_k) in the present state */
+                const nsc_switch *S = &L->sw[t->idx];
+                double g = sw && sw[t->idx] ? S->g_on : S->g_off;
+                v += t->coef * g * ((S->a >= 0 ? z[S->a] : 0.0) - (S->k >= 0 ? z[S->k] : 0.0));
+            }
+            break;
         }
     }
     return v;

@@ -26,6 +26,7 @@ void nsc_onestep_free(nsc_onestep *P)
 {
     if (!P) return;
     free(P->th);
+    free(P->sw);
     nsc_sp_free(P->W);
     nsc_sp_free(P->R);
     nsc_klu_free(P->F);
@@ -65,6 +66,42 @@ static nsc_sparse *scaled_rows(const nsc_sparse *A, const double *s)
 nsc_status nsc_onestep_new(const nsc_lcs *L, double h, double theta, nsc_onestep **out,
                            nsc_report *rep)
 {
+    return nsc_onestep_new_sw(L, h, theta, NULL, out, rep);
+}
+
+void nsc_onestep_take_mode(nsc_onestep *P, const nsc_onestep *from)
+{
+    if (P == from || !from->have_prev || P->m != from->m) return;
+    memcpy(P->prev, from->prev, (size_t)P->m);
+    P->have_prev = 1;
+}
+
+/* A with the conductance change g_on - g_off of every switch that is on. NULL on ENOMEM. */
+static nsc_sparse *switched_a(const nsc_lcs *L, const char *sw)
+{
+    nsc_sparse *T = nsc_sp_new(L->n, L->n, 4 * L->nsw + 1, 1);
+    if (!T) return NULL;
+    int bad = 0;
+    for (int j = 0; j < L->nsw; j++) {
+        if (!sw[j]) continue;
+        const nsc_switch *S = &L->sw[j];
+        double dg = S->g_on - S->g_off;
+        int a = S->a, k = S->k;
+        if (a >= 0) bad |= nsc_sp_entry(T, a, a, -dg);           /* KCL: -dg (v_a - v_k) at a */
+        if (a >= 0 && k >= 0) bad |= nsc_sp_entry(T, a, k, dg) | nsc_sp_entry(T, k, a, dg);
+        if (k >= 0) bad |= nsc_sp_entry(T, k, k, -dg);
+    }
+    nsc_sparse *D = bad ? NULL : nsc_sp_compress(T);
+    nsc_sp_free(T);
+    if (!D) return NULL;
+    nsc_sparse *A = nsc_sp_add(L->A, D, 1.0, 1.0);              /* A + dA */
+    nsc_sp_free(D);
+    return A;
+}
+
+nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const char *sw,
+                              nsc_onestep **out, nsc_report *rep)
+{
     *out = NULL;
     int n = L->n, m = L->m;
     nsc_onestep *P = calloc(1, sizeof *P);
@@ -86,18 +123,25 @@ nsc_status nsc_onestep_new(const nsc_lcs *L, double h, double theta, nsc_onestep
     P->x = nsc_calloc((size_t)(n + m), sizeof(double));
     P->zl = nsc_calloc((size_t)n, sizeof(double));
     P->ll = nsc_calloc((size_t)m, sizeof(double));
+    P->sw = nsc_calloc((size_t)L->nsw + 1, 1);
     if (!P->th || !P->r || !P->q || !P->w || !P->WiB || !P->M || !P->ws || !P->prev || !P->mask
-        || !P->x || !P->zl || !P->ll)
+        || !P->x || !P->zl || !P->ll || !P->sw)
         goto nomem;
+    int anyon = 0;
+    for (int j = 0; sw && j < L->nsw; j++) anyon |= (P->sw[j] = sw[j] != 0);
+    nsc_sparse *Asw = anyon ? switched_a(L, P->sw) : NULL;       /* A of this switch state */
+    if (anyon && !Asw) goto nomem;
+    const nsc_sparse *A = anyon ? Asw : L->A;
 
     if (h > 0) {
         row_theta(L->E, theta, n, P->th);
-        nsc_sparse *TA = scaled_rows(L->A, P->th);               /* Theta A */
+        nsc_sparse *TA = scaled_rows(A, P->th);                  /* Theta A */
         double *one_m = nsc_calloc((size_t)n, sizeof(double));
-        if (!TA || !one_m) { nsc_sp_free(TA); free(one_m); goto nomem; }
+        if (!TA || !one_m) { nsc_sp_free(TA); free(one_m); nsc_sp_free(Asw); goto nomem; }
         for (int i = 0; i < n; i++) one_m[i] = 1.0 - P->th[i];
-        nsc_sparse *UA = scaled_rows(L->A, one_m);               /* (I - Theta) A */
+        nsc_sparse *UA = scaled_rows(A, one_m);                  /* (I - Theta) A */
         free(one_m);
+        nsc_sp_free(Asw);
         if (!UA) { nsc_sp_free(TA); goto nomem; }
         P->W = nsc_sp_add(L->E, TA, 1.0 / h, -1.0);              /* W = E/h - Theta A */
         P->R = nsc_sp_add(L->E, UA, 1.0 / h, 1.0);               /* R = E/h + (I-Theta) A */
@@ -106,7 +150,8 @@ nsc_status nsc_onestep_new(const nsc_lcs *L, double h, double theta, nsc_onestep
         if (!P->W || !P->R) goto nomem;
     } else {
         for (int i = 0; i < n; i++) P->th[i] = 1.0;
-        P->W = nsc_sp_add(L->A, L->A, -1.0, 0.0);                /* W = -A */
+        P->W = nsc_sp_add(A, A, -1.0, 0.0);                      /* W = -A */
+        nsc_sp_free(Asw);
         if (!P->W) goto nomem;
     }
 

@@ -46,6 +46,7 @@ typedef struct nsc_onestep {
     const nsc_lcs *L;
     double h, theta;
     int n, m;
+    char *sw;          /* [L->nsw] switch states this problem is built for (1 = on) */
     double *th;        /* [n] Theta_ii */
     nsc_sparse *W;     /* E/h - Theta A */
     nsc_sparse *R;     /* E/h + (I - Theta) A (NULL when h = 0) */
@@ -74,9 +75,17 @@ typedef struct nsc_step_info {
     nsc_lcp_status st;
 } nsc_step_info;
 
-/* Build the problem for step h (h = 0: static). Errors (singular W) in r. */
+/* Build the problem for step h (h = 0: static), every switch off. Errors (singular W) in r. */
 nsc_status nsc_onestep_new(const nsc_lcs *L, double h, double theta, nsc_onestep **out,
                            nsc_report *r);
+/* The same with the switches of L in states sw[L->nsw] (1 = on; NULL: all off):
+ * A is replaced by A + sum over on switches of their conductance change, in W and R. */
+nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const char *sw,
+                              nsc_onestep **out, nsc_report *r);
+/* Take the mode guess (active set of the last solved step) of another problem of
+ * the same LCS (a different h or switch state), so that switching problems does
+ * not cost a pivoting solve. */
+void nsc_onestep_take_mode(nsc_onestep *P, const nsc_onestep *from);
 void nsc_onestep_free(nsc_onestep *P);
 /* One step: z0 (NULL when h = 0), s0/s1 = s(t_k)/s(t_k+1), e1 = e(t_k+1) ->
  * z1[n], l[m]. Returns 0, or -1 when the LCP solver failed (info says why). */

@@ -5,44 +5,69 @@
  * on b, and the next step ends on t_k+1 again (netlist.md); each distinct step
  * size has its own factored W, kept in a small cache. Output rows are on the
  * tstep grid from tstart; a row that falls between two step ends is linearly
- * interpolated between them (as ngspice does). */
+ * interpolated between them (as ngspice does).
+ *
+ * Switches (lcs.h nsc_switch): the state for the step t_k -> t_k+1 is decided
+ * from z at t_k; each (h, switch state) has its own one-step problem in a small
+ * least-recently-used cache, and a new problem inherits the mode guess of the
+ * previous one. */
 #include "stepper.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NSC_HCACHE 8
+#define NSC_PCACHE 16
 
-typedef struct hcache {
-    nsc_onestep *P[NSC_HCACHE];
-    int n, next;
-} hcache;
+/* One-step problems of one LCS keyed by (h, switch states), least recently used
+ * evicted: the regular h in each switch state met, and the few shortened steps. */
+typedef struct pcache {
+    const nsc_lcs *L;
+    double theta;
+    nsc_onestep *P[NSC_PCACHE];
+    long last[NSC_PCACHE];
+    int n;
+    long clock;
+} pcache;
 
-static nsc_status hcache_get(hcache *C, const nsc_lcs *L, double h, double theta, nsc_onestep **out,
-                             nsc_sim_stats *st, nsc_report *r)
+static int same_h(double a, double b)
 {
+    return a == b || fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b));
+}
+
+static nsc_status pcache_get(pcache *C, double h, const char *sw, nsc_onestep **out, nsc_sim_stats *st,
+                             nsc_report *r)
+{
+    size_t nsw = (size_t)C->L->nsw;
+    C->clock++;
     for (int k = 0; k < C->n; k++)
-        if (fabs(C->P[k]->h - h) <= 1e-12 * h) { *out = C->P[k]; return NSC_OK; }
+        if (same_h(C->P[k]->h, h) && (nsw == 0 || memcmp(C->P[k]->sw, sw, nsw) == 0)) {
+            C->last[k] = C->clock;
+            *out = C->P[k];
+            return NSC_OK;
+        }
     nsc_onestep *P;
-    nsc_status s = nsc_onestep_new(L, h, theta, &P, r);
+    nsc_status s = nsc_onestep_new_sw(C->L, h, h > 0 ? C->theta : 1.0, sw, &P, r);
     if (s) return s;
-    st->factorizations++;
-    int slot;
-    if (C->n < NSC_HCACHE) slot = C->n++;
-    else {                                   /* evict round-robin, never slot 0 (the regular h) */
-        slot = 1 + C->next % (NSC_HCACHE - 1);
-        C->next++;
+    if (st) st->factorizations++;
+    int slot = C->n;
+    if (C->n < NSC_PCACHE) C->n++;
+    else {
+        slot = 0;
+        for (int k = 1; k < C->n; k++)
+            if (C->last[k] < C->last[slot]) slot = k;
         nsc_onestep_free(C->P[slot]);
     }
     C->P[slot] = P;
+    C->last[slot] = C->clock;
     *out = P;
     return NSC_OK;
 }
 
-static void hcache_free(hcache *C)
+static void pcache_free(pcache *C)
 {
     for (int k = 0; k < C->n; k++) nsc_onestep_free(C->P[k]);
+    C->n = 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -90,10 +115,41 @@ static void step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, 
             nsc_lcp_strstatus(info->st), shown ? dev : "(none)", info->residual);
 }
 
-static void eval_probes(const nsc_lin *f, int np, const double *z, const double *l,
-                        const double *zp, double h, const double *w, double *out)
+static void eval_probes(const nsc_lin *f, int np, const nsc_lcs *L, const char *sw, const double *z,
+                        const double *l, const double *zp, double h, const double *w, double *out)
 {
-    for (int k = 0; k < np; k++) out[k] = nsc_lin_eval(&f[k], z, l, zp, h, w);
+    for (int k = 0; k < np; k++) out[k] = nsc_lin_eval_sw(&f[k], L, sw, z, l, zp, h, w);
+}
+
+/* The static problem (OP, UIC) of C->L with sources s, e: switch decisions
+ * iterated to a fixed point from the states in sw (a decision that keeps
+ * flipping is kept after 2 nsw + 2 solves, with a warning). */
+static nsc_status static_solve(pcache *C, nsc_solver solver, const double *s, const double *e, double *z,
+                               double *l, char *sw, nsc_sim_stats *st, nsc_report *r)
+{
+    const nsc_lcs *L = C->L;
+    for (int it = 0;; it++) {
+        nsc_onestep *P;
+        nsc_status status = pcache_get(C, 0.0, sw, &P, st, r);
+        if (status) return status;
+        nsc_step_info info;
+        int bad = nsc_onestep_solve(P, solver, NULL, NULL, s, e, z, l, &info);
+        if (st) {
+            st->lcps += info.lcp_solved;
+            st->pivots += info.iter;
+        }
+        if (bad) {
+            step_failure(r, L, P, 0.0, &info, solver);
+            return NSC_ESIM;
+        }
+        if (!nsc_lcs_switch_update(L, z, sw)) return NSC_OK;
+        if (st) st->switch_events++;
+        if (it == 2 * L->nsw + 2) {
+            nsc_warn(r, NULL, "the switch states of the initial solution did not settle after %d solves; "
+                     "the last decision is kept", it + 1);
+            return NSC_OK;
+        }
+    }
 }
 
 nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes,
@@ -103,23 +159,28 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     memset(st, 0, sizeof *st);
     nsc_status s = NSC_OK;
     nsc_lcs *L = NULL, *L0 = NULL;
-    nsc_onestep *P0 = NULL;
     nsc_lin *f = NULL;
-    char **names = NULL;
+    char **names = NULL, *sw = NULL;
     double *buf = NULL, *bp = NULL;
     int nbp = 0;
-    hcache cache;
+    pcache cache, cache0;
     memset(&cache, 0, sizeof cache);
+    memset(&cache0, 0, sizeof cache0);
 
     if ((s = nsc_lcs_assemble(c, NSC_ASM_TRAN, o->gmin, &L, r))) goto done;
     if ((s = nsc_lcs_assemble(c, o->uic ? NSC_ASM_UIC : NSC_ASM_OP, o->gmin, &L0, r))) goto done;
     int n = L->n, m = L->m;
     st->n = n;
     st->m = m;
+    cache.L = L;
+    cache.theta = o->theta;
+    cache0.L = L0;
+    cache0.theta = 1.0;
 
     f = nsc_calloc((size_t)nprobe, sizeof *f);
     names = nsc_calloc((size_t)nprobe, sizeof *names);
-    if (!f || !names) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    sw = nsc_calloc((size_t)L->nsw + 1, 1);                  /* switch states, all off */
+    if (!f || !names || !sw) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
     for (int k = 0; k < nprobe; k++) {
         if ((s = nsc_lcs_probe(L, c, &probes[k], &f[k], r))) goto done;
         names[k] = probes[k].name;
@@ -140,22 +201,17 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     double *s0 = zs, *s1 = ss; /* reused after the initial solve: n <= n0 */
     (void)es;
 
-    /* t = 0: the consistent solution of the static problem (OP or UIC) */
-    if ((s = nsc_onestep_new(L0, 0.0, 1.0, &P0, r))) goto done;
+    /* t = 0: the consistent solution of the static problem (OP or UIC); the
+     * static layout extends the transient one (same nodes, same switches) */
     {
         double *s0s = nsc_calloc((size_t)n0, sizeof(double));
-        double *e0s = nsc_calloc((size_t)L0->m, sizeof(double));
+        double *e0s = nsc_calloc((size_t)L0->m + 1, sizeof(double));
         if (!s0s || !e0s) { free(s0s); free(e0s); s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
         nsc_lcs_sources(L0, 0.0, ws0, s0s, e0s);
-        nsc_step_info info;
-        int bad = nsc_onestep_solve(P0, o->solver, NULL, NULL, s0s, e0s, zs, ls, &info);
+        s = static_solve(&cache0, o->solver, s0s, e0s, zs, ls, sw, st, r);
         free(s0s);
         free(e0s);
-        st->lcps += info.lcp_solved;
-        st->pivots += info.iter;
-        if (bad) {
-            step_failure(r, L0, P0, 0.0, &info, o->solver);
-            s = NSC_ESIM;
+        if (s) {
             W->end = NSC_RUN_FAILED;
             W->end_msg = nsc_asprintf("%s", r->error ? r->error : "initial solution failed");
             goto done;
@@ -163,8 +219,9 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         memcpy(z0, zs, (size_t)n * sizeof(double));
         memcpy(l, ls, (size_t)m * sizeof(double));
     }
+    pcache_free(&cache0);
     nsc_lcs_sources(L, 0.0, w0, s0, e1);
-    eval_probes(f, nprobe, z0, l, NULL, 0.0, w0, v0 + 1);
+    eval_probes(f, nprobe, L, sw, z0, l, NULL, 0.0, w0, v0 + 1);
     v0[0] = 0.0;
 
     double h = o->h, tstop = o->tstop, eps = 1e-9 * h;
@@ -183,6 +240,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     double t = 0.0;
     long k = 0;                                      /* t_k = k h is the last grid point reached */
     int ib = 0;                                      /* next breakpoint */
+    nsc_onestep *Pprev = NULL;
     while (t < tstop - eps) {
         if (o->stop && *o->stop) {
             W->end = NSC_RUN_INTERRUPTED;
@@ -196,7 +254,9 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         if (ib < nbp && bp[ib] < tg - eps) { tn = bp[ib]; st->short_steps++; }
         double hh = tn - t;
         nsc_onestep *P;
-        if ((s = hcache_get(&cache, L, fabs(hh - h) <= eps ? h : hh, o->theta, &P, st, r))) goto done;
+        if ((s = pcache_get(&cache, fabs(hh - h) <= eps ? h : hh, sw, &P, st, r))) goto done;
+        if (Pprev && P != Pprev) nsc_onestep_take_mode(P, Pprev);
+        Pprev = P;
         nsc_lcs_sources(L, tn, w1, s1, e1);
         nsc_step_info info;
         if (nsc_onestep_solve(P, o->solver, z0, s0, s1, e1, z1, l, &info)) {
@@ -207,12 +267,11 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
             break;
         }
         st->steps++;
-        if (o->progress && st->steps % 1000 == 0) o->progress(tn, o->progress_ctx);
         st->mode_hits += info.mode_hit;
         st->lcps += info.lcp_solved;
         st->pivots += info.iter;
         if (info.residual > st->max_residual) st->max_residual = info.residual;
-        eval_probes(f, nprobe, z1, l, z0, hh, w1, v1 + 1);
+        eval_probes(f, nprobe, L, sw, z1, l, z0, hh, w1, v1 + 1);   /* I(S) in the step's state */
         v1[0] = tn;
         /* rows in (t, tn]: exact at tn, interpolated inside */
         while (tout <= tn + eps && tout <= tstop + eps) {
@@ -232,14 +291,16 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         memcpy(z0, z1, (size_t)n * sizeof(double));
         memcpy(s0, s1, (size_t)n * sizeof(double));
         memcpy(v0, v1, (size_t)nc * sizeof(double));
+        st->switch_events += nsc_lcs_switch_update(L, z1, sw);   /* the state for the next step */
     }
     W->t_end = t;
 done:
-    hcache_free(&cache);
-    nsc_onestep_free(P0);
+    pcache_free(&cache);
+    pcache_free(&cache0);
     for (int q = 0; f && q < nprobe; q++) nsc_lin_free(&f[q]);
     free(f);
     free(names);
+    free(sw);
     free(buf);
     free(bp);
     nsc_lcs_free(L);
@@ -252,29 +313,27 @@ nsc_status nsc_run_op(const nsc_circuit *c, double gmin, nsc_solver solver, nsc_
 {
     *out = NULL;
     nsc_lcs *L = NULL;
-    nsc_onestep *P = NULL;
-    char **names = NULL;
+    char **names = NULL, *sw = NULL;
     double *buf = NULL;
     nsc_status s;
+    pcache cache;
+    memset(&cache, 0, sizeof cache);
     if ((s = nsc_lcs_assemble(c, NSC_ASM_OP, gmin, &L, r))) goto done;
     int n = L->n, m = L->m;
+    cache.L = L;
+    cache.theta = 1.0;
     names = nsc_calloc((size_t)(n + m), sizeof *names);
     buf = nsc_calloc((size_t)(2 * n + 3 * m + L->nsrc + 1), sizeof(double));
-    if (!names || !buf) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    sw = nsc_calloc((size_t)L->nsw + 1, 1);
+    if (!names || !buf || !sw) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
     double *z = buf, *sv = z + n, *l = sv + n, *e = l + m, *w = e + m;
     for (int i = 0; i < n; i++) names[i] = L->zname[i];
     for (int j = 0; j < m; j++) {
         names[n + j] = nsc_asprintf("l(%s)", L->pair_name[j]);
         if (!names[n + j]) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
     }
-    if ((s = nsc_onestep_new(L, 0.0, 1.0, &P, r))) goto done;
     nsc_lcs_sources_dc(L, w, sv, e);
-    nsc_step_info info;
-    if (nsc_onestep_solve(P, solver, NULL, NULL, sv, e, z, l, &info)) {
-        step_failure(r, L, P, 0.0, &info, solver);
-        s = NSC_ESIM;
-        goto done;
-    }
+    if ((s = static_solve(&cache, solver, sv, e, z, l, sw, NULL, r))) goto done;
     nsc_waves *W = nsc_waves_new(names, n + m, c->title);
     if (!W) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
     double *rv = nsc_calloc((size_t)(1 + n + m), sizeof(double));
@@ -290,7 +349,8 @@ done:
         for (int j = 0; j < L->m; j++) free(names[L->n + j]);
     free(names);
     free(buf);
-    nsc_onestep_free(P);
+    free(sw);
+    pcache_free(&cache);
     nsc_lcs_free(L);
     return s;
 }

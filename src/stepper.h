@@ -27,7 +27,8 @@ typedef struct nsc_sim_stats {
     long mode_hits;      /* steps solved by the previous step's mode (no pivoting) */
     long lcps;           /* one-step LCPs solved by pivoting */
     long pivots;         /* solver iterations */
-    int factorizations;  /* W factored (one per distinct h) */
+    int factorizations;  /* W factored (one per distinct h and switch state met) */
+    long switch_events;  /* switch state changes (S elements) */
     int n, m;            /* unknowns, complementarity pairs */
     double max_residual;
 } nsc_sim_stats;

@@ -840,11 +840,11 @@ Test(assemble, error_unsupported_and_loops)
     tc_el(c, NSC_EL_R, "r1", "d", "0", NULL, NULL, 1.0);
     nsc_element *m = tc_el(c, NSC_EL_M, "m1", "d", "g", "0", "0", 0);
     m->loc.col = 3;
-    assemble_err(c, NSC_ASM_TRAN, "t.cir:3:3: error: MOS transistors are not supported yet (m1)", NULL);
+    assemble_err(c, NSC_ASM_TRAN, "t.cir:3:3: error: MOS transistor m1 has no MOS model", NULL);
     m->kind = NSC_EL_S;
-    assemble_err(c, NSC_ASM_TRAN, "not supported yet (m1)", "switch");
+    assemble_err(c, NSC_ASM_TRAN, "switch m1 has no switch (SW) model", NULL);
     m->kind = NSC_EL_ETABLE;
-    assemble_err(c, NSC_ASM_OP, "not supported yet (m1)", "TABLE");
+    assemble_err(c, NSC_ASM_OP, "TABLE of m1 needs at least two points", NULL);
     tc_free(c);
     c = tc_new();
     tc_el(c, NSC_EL_V, "v1", "a", "0", NULL, NULL, 1.0);

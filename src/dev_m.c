@@ -1,0 +1,152 @@
+/* dev_m.c -- MOS transistor M d g s b model [W=w] [L=l], the PWL Sah model
+ * (netlist.md, formulation.md §1),
+ *     .model name NMOS|PMOS(LEVEL=1|3 VTO KP [CGSO CGDO] [SEGMENTS]):
+ *
+ *   I_DS = p K/2 (f(x_s) - f(x_d)),  x_s = p (v_g - v_s - VTO),  x_d = p (v_g - v_d - VTO),
+ *
+ * K = KP W/L, p = +1 (NMOS) or -1 (PMOS, by symmetry), f the convex PWL
+ * approximation of max(0, x)^2 (nsc_pwl_sq: f = sum_j a_j max(0, x - b_j)).
+ * Each term is one pair (nb = SEGMENTS - 1 of them per side, 2 nb per transistor):
+ *   mu_j = max(0, x_s - b_j): 0 <= mu_j _|_ mu_j - x_s + b_j >= 0,
+ *     C[mu_j][g] = -p, C[mu_j][s] = +p, D = 1, e0 = p VTO + b_j;
+ *   nu_j likewise with the drain; pairs mu_0..mu_nb-1, then nu_0..nu_nb-1;
+ *   I_DS = sum_j c_j (mu_j - nu_j), c_j = p K/2 a_j, flows d -> s through the
+ *   channel: B[d][mu_j] = -c_j, B[s][mu_j] = +c_j, B[d][nu_j] = +c_j, B[s][nu_j] = -c_j.
+ * Drain and source are interchangeable (I_DS is odd in them). CGSO, CGDO (F/m)
+ * give constant capacitors CGSO W (g-s) and CGDO W (g-d) (open in OP/UIC).
+ * KP defaults to UO EPSOX/TOX when TOX is given (SPICE; UO default 600 cm^2/Vs),
+ * else 2e-5 A/V^2. The body is not modelled; other parameters are accepted and
+ * ignored with one warning per model. */
+#include <math.h>
+#include <string.h>
+
+#include "device.h"
+
+#define EPSOX (3.9 * 8.854214871e-12)                        /* F/m */
+
+typedef struct mos_par {
+    double p;            /* +1 NMOS, -1 PMOS */
+    double vto, kp, K;   /* K = KP W/L */
+    double cgs, cgd;     /* F */
+    int nb;              /* pairs per side */
+    double b[NSC_PWL_MAXSEG], a[NSC_PWL_MAXSEG];
+} mos_par;
+
+static const char *const known[] = {"level", "vto", "vt0", "kp", "cgso", "cgdo", "segments", "tox", "uo", "u0", NULL};
+
+static int is_known(const char *name)
+{
+    for (int k = 0; known[k]; k++)
+        if (nsc_strieq(name, known[k])) return 1;
+    return 0;
+}
+
+static nsc_status m_params(const nsc_element *e, nsc_report *r, mos_par *p)
+{
+    const nsc_model *m = e->model;
+    if (!m || (m->type != NSC_MOD_NMOS && m->type != NSC_MOD_PMOS))
+        return nsc_err(r, NSC_ENETLIST, &e->loc, "MOS transistor %s has no MOS model (NMOS or PMOS)", e->name);
+    double level = 1, seg = 0, tox = 0, uo = 600, cgso = 0, cgdo = 0;
+    p->p = m->type == NSC_MOD_NMOS ? 1.0 : -1.0;
+    p->vto = 0;
+    p->kp = 2e-5;
+    nsc_model_get(m, "level", &level);
+    if (level != 1 && level != 3)
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': LEVEL=%g is not supported (LEVEL=1 or 3, "
+                       "simulated as the PWL Sah model)", m->name, level);
+    if (!nsc_model_get(m, "vto", &p->vto)) nsc_model_get(m, "vt0", &p->vto);
+    if (!nsc_model_get(m, "uo", &uo)) nsc_model_get(m, "u0", &uo);
+    if (!nsc_model_get(m, "kp", &p->kp) && nsc_model_get(m, "tox", &tox)) {
+        if (!(tox > 0)) return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': TOX = %g must be > 0", m->name, tox);
+        p->kp = uo * 1e-4 * EPSOX / tox;                     /* KP = mu Cox, UO in cm^2/Vs */
+    }
+    nsc_model_get(m, "cgso", &cgso);
+    nsc_model_get(m, "cgdo", &cgdo);
+    nsc_model_get(m, "segments", &seg);
+    if (!(p->kp > 0)) return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': KP = %g must be > 0", m->name, p->kp);
+    if (!(cgso >= 0 && cgdo >= 0))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': CGSO and CGDO must be >= 0", m->name);
+    if (seg != floor(seg) || (p->nb = nsc_pwl_sq((int)seg, p->b, p->a, NULL)) < 0)
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': SEGMENTS = %g must be an integer in 3..%d",
+                       m->name, seg, NSC_PWL_MAXSEG);
+    if (!(e->w > 0 && e->l > 0))
+        return nsc_err(r, NSC_ENETLIST, &e->loc, "MOS transistor %s: W and L must be > 0", e->name);
+    p->K = p->kp * e->w / e->l;                               /* K = KP W/L */
+    p->cgs = cgso * e->w;
+    p->cgd = cgdo * e->w;
+    return NSC_OK;
+}
+
+static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
+{
+    const nsc_element *e = &ctx->c->el[ei];
+    mos_par p;
+    nsc_status st = m_params(e, ctx->r, &p);
+    if (st) return st;
+    const nsc_model *m = e->model;
+    char ign[256] = "";
+    size_t len = 0;
+    for (int q = 0; q < m->npar; q++)
+        if (!is_known(m->pname[q]) && len + strlen(m->pname[q]) + 2 < sizeof ign)
+            len += (size_t)snprintf(ign + len, sizeof ign - len, "%s%s", len ? " " : "", m->pname[q]);
+    if (len)
+        nsc_warn(ctx->r, &m->loc, "MOS model '%s': parameters %s ignored (PWL Sah model: VTO=%g KP=%g, "
+                 "%d segments)", m->name, ign, p.vto, p.kp, p.nb + 1);
+    int d = e->node[0], g = e->node[1], s = e->node[2], b = e->node[3];
+    int capmode = ctx->mode == NSC_ASM_TRAN ? NSC_LINK_NS : NSC_LINK_DC;
+    need->npair = 2 * p.nb;
+    nsc_dev_link(ctx, d, s, NSC_LINK_DC);                    /* the channel */
+    nsc_dev_link(ctx, b, s, NSC_LINK_DC);                    /* body: unmodelled, not floating */
+    if (p.cgs > 0) nsc_dev_link(ctx, g, s, capmode);
+    if (p.cgd > 0) nsc_dev_link(ctx, g, d, capmode);
+    return NSC_OK;
+}
+
+static nsc_status m_stamp(nsc_builder *bld, int ei, const nsc_dev_slots *sl)
+{
+    const nsc_element *e = &bld->c->el[ei];
+    mos_par p;
+    nsc_status st = m_params(e, bld->r, &p);
+    if (st) return st;
+    int d = e->node[0], g = e->node[1], s = e->node[2];
+    for (int side = 0; side < 2; side++) {
+        int x = side == 0 ? s : d;                           /* x_side = p (v_g - v_x - VTO) */
+        double dir = side == 0 ? 1.0 : -1.0;                 /* I_DS = sum c_j (mu_j - nu_j) */
+        for (int j = 0; j < p.nb; j++) {
+            int q = sl->pair + side * p.nb + j;
+            double c = dir * p.p * 0.5 * p.K * p.a[j];
+            nsc_st(bld, NSC_ST_C, q, nsc_zn(g), -p.p);       /* y = mu - x + b_j */
+            nsc_st(bld, NSC_ST_C, q, nsc_zn(x), p.p);
+            nsc_st(bld, NSC_ST_D, q, q, 1.0);
+            nsc_st_e0(bld, q, p.p * p.vto + p.b[j]);
+            nsc_st(bld, NSC_ST_B, nsc_zn(d), q, -c);         /* c mu leaves d, enters s */
+            nsc_st(bld, NSC_ST_B, nsc_zn(s), q, c);
+        }
+    }
+    if (p.cgs > 0) nsc_st_cap(bld, g, s, p.cgs);
+    if (p.cgd > 0) nsc_st_cap(bld, g, d, p.cgd);
+    return NSC_OK;
+}
+
+/* I(M): the current into the drain terminal, I_DS + CGDO W (v_d - v_g)'. */
+static int m_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
+{
+    const nsc_element *e = &c->el[ei];
+    mos_par p;
+    nsc_report dummy;
+    nsc_report_init(&dummy);
+    nsc_status st = m_params(e, &dummy, &p);
+    nsc_report_free(&dummy);
+    if (st) return 0;
+    for (int side = 0; side < 2; side++)
+        for (int j = 0; j < p.nb; j++)
+            if (nsc_lin_add(f, NSC_T_L, L->el_pair[ei] + side * p.nb + j, (side ? -1.0 : 1.0) * p.p * 0.5 * p.K * p.a[j]))
+                return -1;
+    if (p.cgd > 0 && L->mode == NSC_ASM_TRAN) {
+        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[0]), p.cgd)) return -1;
+        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[1]), -p.cgd)) return -1;
+    }
+    return 0;
+}
+
+const nsc_device nsc_dev_m = {NSC_EL_M, "MOS transistors", 0, m_count, m_stamp, m_current};

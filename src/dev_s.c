@@ -1,0 +1,73 @@
+/* dev_s.c -- voltage-controlled switch S n+ n- nc+ nc- model,
+ * .model name SW(VT=0 VH=0 RON=1 ROFF=1e12), ngspice semantics with ideal switching
+ * (netlist.md): a conductance 1/RON (on) or 1/ROFF (off) between n+ and n-; on when
+ * v(nc+) - v(nc-) > VT + VH, off when < VT - VH, unchanged in between. The state
+ * for the step t_k -> t_k+1 is decided from the control voltage at t_k (lcs.h
+ * nsc_switch: A holds 1/ROFF, the on state adds 1/RON - 1/ROFF), so the control
+ * may be any node voltage of the circuit, including one the switch itself drives.
+ * Initially off; the static problems (OP, UIC) iterate the decision to a fixed point. */
+#include <math.h>
+
+#include "device.h"
+
+typedef struct sw_par {
+    double vt, vh, ron, roff;
+} sw_par;
+
+static nsc_status s_params(const nsc_element *e, nsc_report *r, sw_par *p)
+{
+    const nsc_model *m = e->model;
+    if (!m || m->type != NSC_MOD_SW)
+        return nsc_err(r, NSC_ENETLIST, &e->loc, "switch %s has no switch (SW) model", e->name);
+    p->vt = 0;
+    p->vh = 0;
+    p->ron = 1;
+    p->roff = 1e12;
+    nsc_model_get(m, "vt", &p->vt);
+    nsc_model_get(m, "vh", &p->vh);
+    nsc_model_get(m, "ron", &p->ron);
+    nsc_model_get(m, "roff", &p->roff);
+    if (!(p->ron > 0 && isfinite(p->ron)) || !(p->roff > 0 && isfinite(p->roff)))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "switch model '%s': RON = %g and ROFF = %g must be finite and > 0",
+                       m->name, p->ron, p->roff);
+    if (!(p->vh >= 0))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "switch model '%s': negative hysteresis VH = %g is not supported",
+                       m->name, p->vh);
+    return NSC_OK;
+}
+
+static nsc_status s_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
+{
+    const nsc_element *e = &ctx->c->el[ei];
+    sw_par p;
+    nsc_status st = s_params(e, ctx->r, &p);
+    if (st) return st;
+    const nsc_model *m = e->model;
+    for (int q = 0; q < m->npar; q++)
+        if (!nsc_strieq(m->pname[q], "vt") && !nsc_strieq(m->pname[q], "vh") && !nsc_strieq(m->pname[q], "ron") &&
+            !nsc_strieq(m->pname[q], "roff")) {
+            nsc_warn(ctx->r, &m->loc, "switch model '%s': parameters other than VT VH RON ROFF are ignored", m->name);
+            break;
+        }
+    nsc_dev_link(ctx, e->node[0], e->node[1], NSC_LINK_NS);   /* always a finite conductance */
+    return NSC_OK;
+}
+
+static nsc_status s_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
+{
+    const nsc_element *e = &b->c->el[ei];
+    sw_par p;
+    nsc_status st = s_params(e, b->r, &p);
+    if (st) return st;
+    nsc_st_switch(b, ei, e->node[0], e->node[1], 1.0 / p.roff, 1.0 / p.ron, e->node[2], e->node[3],
+                  p.vt + p.vh, p.vt - p.vh);
+    return NSC_OK;
+}
+
+/* I(S) = g(state) (v_a - v_k). */
+static int s_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
+{
+    return nsc_lin_add(f, NSC_T_SW, nsc_lcs_sw_of(L, ei), 1.0);
+}
+
+const nsc_device nsc_dev_s = {NSC_EL_S, "voltage-controlled switches", 0, s_count, s_stamp, s_current};
