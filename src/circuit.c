@@ -31,6 +31,15 @@ void nsc_circuit_free(nsc_circuit *c)
     free(c->ic_loc);
     for (int k = 0; k < c->nsave; k++) free(c->save[k].name);
     free(c->save);
+    for (int k = 0; c->meas && k < c->nmeas; k++) {
+        nsc_meas *m = &c->meas[k];
+        nsc_msig *sg[3] = { &m->sig, &m->trig.sig, &m->targ.sig };
+        free(m->name);
+        for (int j = 0; j < 3; j++) { free(sg[j]->code); free(sg[j]->text); }
+    }
+    free(c->meas);
+    for (int k = 0; k < c->nmeas_probe; k++) free(c->meas_probe[k].name);
+    free(c->meas_probe);
     free(c);
 }
 

@@ -97,6 +97,57 @@ typedef struct nsc_probe {
     nsc_loc loc;
 } nsc_probe;
 
+/* A .meas tran card, evaluated on the transient's waveforms by meas.c.
+ * Measured quantities are small postfix programs (nsc_msig) over the probes in
+ * circuit->meas_probe, numbers and earlier measures, so a plain V(out), an
+ * expression par('v(out)*i(rl)') and PARAM='pout/pin' all take the same form. */
+typedef enum nsc_mop {
+    NSC_MOP_NUM,     /* push num */
+    NSC_MOP_PROBE,   /* push the value of meas_probe[arg] */
+    NSC_MOP_MEAS,    /* push the result of meas[arg] (arg < this measure) */
+    NSC_MOP_NEG,     /* a -> -a */
+    NSC_MOP_ADD, NSC_MOP_SUB, NSC_MOP_MUL, NSC_MOP_DIV, NSC_MOP_POW, /* a b -> a op b */
+    NSC_MOP_CALL     /* nargs operands -> function arg of meas.c's table (name) */
+} nsc_mop;
+typedef struct nsc_minstr {
+    nsc_mop op;
+    int arg, nargs;
+    double num;
+} nsc_minstr;
+typedef struct nsc_msig {
+    nsc_minstr *code;
+    int ncode;
+    char *text;      /* as written, lower case ("v(out)", "v(in)*i(vin)"), for messages */
+} nsc_msig;
+
+/* The instant of a measure: the count-th crossing of sig = val (edge: +1 RISE,
+ * -1 FALL, 0 CROSS; count -1 = LAST) at or after td, or the time at (has_at). */
+typedef struct nsc_mtime {
+    nsc_msig sig;
+    double val, td;
+    int edge, count;
+    int has_at;
+    double at;
+} nsc_mtime;
+
+typedef enum nsc_meastype {
+    NSC_MEAS_AVG, NSC_MEAS_RMS, NSC_MEAS_MIN, NSC_MEAS_MAX, NSC_MEAS_PP, NSC_MEAS_INTEG,
+    NSC_MEAS_MIN_AT, NSC_MEAS_MAX_AT, /* time of the min / max */
+    NSC_MEAS_WHEN,    /* time of trig */
+    NSC_MEAS_FIND,    /* sig at the instant trig */
+    NSC_MEAS_TRIGTARG,/* time of targ - time of trig */
+    NSC_MEAS_PARAM    /* sig on earlier results only */
+} nsc_meastype;
+
+typedef struct nsc_meas {
+    char *name;       /* lower case */
+    nsc_meastype type;
+    nsc_msig sig;     /* AVG .. MAX_AT, FIND: measured quantity; PARAM: the expression */
+    double from, to;  /* window; from = -inf / to = +inf when not given */
+    nsc_mtime trig, targ; /* WHEN, FIND: trig; TRIG/TARG: both */
+    nsc_loc loc;      /* the card */
+} nsc_meas;
+
 typedef struct nsc_circuit {
     char *title;
     char **files;           /* interned file names (nsc_loc.file points here) */
@@ -137,6 +188,11 @@ typedef struct nsc_circuit {
     /* cards parsed but not yet simulated (later issues) */
     int nstep, nmeas;
     nsc_loc step_loc, meas_loc;
+
+    /* .meas tran: nmeas measures; the probes they read (resolved, distinct names) */
+    nsc_meas *meas;
+    nsc_probe *meas_probe;
+    int nmeas_probe;
 } nsc_circuit;
 
 void nsc_circuit_free(nsc_circuit *c);

@@ -1,5 +1,10 @@
 /* main.c -- the nscircuit program: options, the pipeline, what the user sees.
- * Exit status (cli.md): 0 success, 1 netlist error, 2 usage error, 3 simulation failure. */
+ * Exit status (cli.md): 0 success, 1 netlist error, 2 usage error, 3 simulation failure.
+ *
+ * The transient records the outputs (.save / --save / defaults) and, after them,
+ * the quantities the .meas cards read that are not outputs; the measures are
+ * evaluated on the full table, then those extra columns are dropped, so the
+ * output files hold exactly the requested outputs. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,9 +16,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
-#include "netlist.h"
+#include "cmd.h"
 #include "lcs.h"
+#include "meas.h"
+#include "netlist.h"
 #include "out.h"
 #include "stepper.h"
 
@@ -22,13 +30,16 @@ static void on_signal(int sig) { stop_flag = sig; }
 
 static const char usage_text[] =
     "usage: nscircuit [options] circuit.cir\n"
+    "       nscircuit compare OURS REFERENCE [--signals LIST] [--tol T] [--plot] [-o PREFIX]\n"
     "\n"
     "Runs the analyses of a SPICE netlist (.tran, .op) with ideal, piecewise-linear\n"
-    "switching devices solved as complementarity problems, and writes the waveforms.\n"
+    "switching devices solved as complementarity problems, writes the waveforms and\n"
+    "evaluates the .meas cards. See nscircuit(1).\n"
     "\n"
     "options:\n"
-    "  -o FILE             output file (default: circuit.dat in the current directory)\n"
-    "  --format FMT        dat | csv (raw, rawbin: not yet supported)\n"
+    "  -o FILE             output file (default: circuit.dat in the current directory);\n"
+    "                      its suffix picks the format (.csv, .raw) unless --format\n"
+    "  --format FMT        dat | csv | raw (ngspice raw, ASCII) | rawbin (binary)\n"
     "  --plot              also render circuit.png with gnuplot\n"
     "  --step H            scheme step (overrides .tran tmax / tstep)\n"
     "  --tstop T           final time (overrides .tran)\n"
@@ -38,8 +49,9 @@ static const char usage_text[] =
     "  --save LIST         outputs, e.g. v(out),v(a,b),i(l1)\n"
     "  --dump-lcs DIR      write E A B C D s e (Matrix Market) and stop\n"
     "  --stats             detailed solver statistics\n"
-    "  --progress          progress bar (accepted; not yet drawn)\n"
-    "  --quiet             no summary on stderr\n"
+    "  --progress          progress bar on stderr for runs longer than a second\n"
+    "                      (default when stderr is a terminal)\n"
+    "  --quiet             no summary and no progress bar on stderr\n"
     "  --version, --help\n"
     "\n"
     "exit status: 0 success, 1 netlist error, 2 usage error, 3 simulation failure\n";
@@ -93,12 +105,112 @@ static char *with_suffix(const char *path, const char *suffix)
     return nsc_asprintf("%.*s%s", len, path, suffix);
 }
 
+/* ---- progress bar: stderr, after the first second, at most 10 redraws a second ---- */
+
+typedef struct progress {
+    double tstop;
+    struct timespec t0, last;
+    int shown, tty;
+} progress;
+
+static double seconds(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
+}
+
+static void progress_draw(double t, void *ctx)
+{
+    progress *p = ctx;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double el = seconds(&p->t0, &now);
+    if (el < 1.0 || (p->shown && seconds(&p->last, &now) < 0.1)) return;
+    p->last = now;
+    p->shown = 1;
+    double f = p->tstop > 0 ? fmin(fmax(t / p->tstop, 0), 1) : 0;
+    char bar[31], ts[32];
+    int n = (int)(f * 30);
+    for (int k = 0; k < 30; k++) bar[k] = k < n ? '#' : '.';
+    bar[30] = 0;
+    fprintf(stderr, "\rnscircuit: [%s] %3.0f %%  t = %-10s  %.0f s left  ", bar, 100 * f,
+            nsc_eng(t, "s", ts, sizeof ts), f > 0 ? el * (1 - f) / f : 0.0);
+}
+
+static void progress_end(progress *p)
+{
+    if (p->shown) fputs(p->tty ? "\r\033[K" : "\n", stderr);
+    p->shown = 0;
+}
+
+/* ---- measures ---- */
+
+/* Print "name = value" (stdout) and write the same lines to path. */
+static nsc_status report_meas(const nsc_circuit *c, const nsc_meas_result *res, const char *netlist, const char *path,
+                              nsc_report *r)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    fprintf(f, "# .meas results of %s (nscircuit %s)\n", netlist, PACKAGE_VERSION);
+    for (int k = 0; k < c->nmeas; k++) {
+        if (res[k].ok) {
+            printf("%s = %.9e\n", c->meas[k].name, res[k].value + 0.0);
+            fprintf(f, "%s = %.12e\n", c->meas[k].name, res[k].value + 0.0);
+        } else {
+            printf("%s = failed\n", c->meas[k].name);
+            fprintf(f, "%s = failed\n", c->meas[k].name);
+            nsc_warn(r, &c->meas[k].loc, ".meas %s failed: %s", c->meas[k].name, res[k].why ? res[k].why : "");
+        }
+    }
+    if (fclose(f)) { free(text); return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
+    nsc_status s = nsc_write_atomic(path, text, len, r);
+    free(text);
+    return s;
+}
+
+/* outputs followed by the .meas probes that are not outputs (copies) */
+static nsc_status add_meas_probes(const nsc_circuit *c, nsc_probe **probes, int *n, nsc_report *r)
+{
+    int nout = *n;
+    nsc_probe *p = nsc_realloc_array(*probes, (size_t)(nout + c->nmeas_probe), sizeof *p);
+    if (!p) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    *probes = p;
+    for (int k = 0; k < c->nmeas_probe; k++) {
+        int dup = 0;
+        for (int j = 0; j < *n; j++) dup |= nsc_strieq(p[j].name, c->meas_probe[k].name);
+        if (dup) continue;
+        p[*n] = c->meas_probe[k];
+        if (!(p[*n].name = nsc_strdup(c->meas_probe[k].name))) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        (*n)++;
+    }
+    return NSC_OK;
+}
+
+/* ---- writing ---- */
+
+static const char *format_suffix(nsc_format f)
+{
+    return f == NSC_FMT_CSV ? ".csv" : f == NSC_FMT_RAW || f == NSC_FMT_RAWBIN ? ".raw" : ".dat";
+}
+
+static nsc_status write_table(const nsc_waves *W, nsc_format f, const char *path, nsc_report *r)
+{
+    switch (f) {
+    case NSC_FMT_CSV: return nsc_write_csv(W, path, r);
+    case NSC_FMT_RAW: return nsc_write_raw(W, path, 0, r);
+    case NSC_FMT_RAWBIN: return nsc_write_raw(W, path, 1, r);
+    default: return nsc_write_dat(W, path, r);
+    }
+}
+
 enum { OPT_FORMAT = 256, OPT_PLOT, OPT_STEP, OPT_TSTOP, OPT_THETA, OPT_SOLVER, OPT_PARAM, OPT_SAVE,
        OPT_DUMP, OPT_STATS, OPT_PROGRESS, OPT_QUIET, OPT_VERSION, OPT_HELP };
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && (strcmp(argv[1], "compare") == 0 || strcmp(argv[1], "sweep") == 0)) {
+    if (argc > 1 && strcmp(argv[1], "compare") == 0) return nsc_cmd_compare(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "sweep") == 0) {
         fprintf(stderr, "nscircuit: error: 'nscircuit %s' is not yet supported\n", argv[1]);
         return 2;
     }
@@ -114,7 +226,7 @@ int main(int argc, char **argv)
     };
     const char *outpath = NULL, *format = NULL, *solver_name = NULL, *save = NULL, *dumpdir = NULL;
     double step = 0, tstop = 0, theta = 0;
-    int plot = 0, stats = 0, quiet = 0;
+    int plot = 0, stats = 0, quiet = 0, want_progress = 0;
     nsc_param_set *ov = NULL;
     int nov = 0;
     int c;
@@ -153,7 +265,7 @@ int main(int argc, char **argv)
         case OPT_SAVE: save = optarg; break;
         case OPT_DUMP: dumpdir = optarg; break;
         case OPT_STATS: stats = 1; break;
-        case OPT_PROGRESS: break;
+        case OPT_PROGRESS: want_progress = 1; break;
         case OPT_QUIET: quiet = 1; break;
         case OPT_VERSION: printf("nscircuit %s\n", PACKAGE_VERSION); return 0;
         case OPT_HELP: fputs(usage_text, stdout); return 0;
@@ -172,9 +284,9 @@ int main(int argc, char **argv)
     if (fmtname) {
         if (nsc_strieq(fmtname, "dat")) fmt = NSC_FMT_DAT;
         else if (nsc_strieq(fmtname, "csv")) fmt = NSC_FMT_CSV;
-        else if (nsc_strieq(fmtname, "raw") || nsc_strieq(fmtname, "rawbin"))
-            return usage_error("--format %s is not yet supported (use dat or csv)", fmtname);
-        else return usage_error("unknown format '%s' (dat, csv)", fmtname);
+        else if (nsc_strieq(fmtname, "raw")) fmt = NSC_FMT_RAW;
+        else if (nsc_strieq(fmtname, "rawbin")) fmt = NSC_FMT_RAWBIN;
+        else return usage_error("unknown format '%s' (dat, csv, raw, rawbin)", fmtname);
     }
 
     nsc_report rep;
@@ -182,14 +294,14 @@ int main(int argc, char **argv)
     nsc_circuit *ckt = NULL;
     nsc_waves *W = NULL;
     nsc_probe *probes = NULL;
-    int nprobe = 0;
-    char *dat = NULL, *gp = NULL, *png = NULL;
+    nsc_meas_result *mres = NULL;
+    int nprobe = 0, nout = 0;
+    char *out = NULL, *dat = NULL, *gp = NULL, *png = NULL, *measpath = NULL;
     nsc_status s = nsc_netlist_read(netlist, ov, nov, &ckt, &rep);
     if (s) goto done;
 
     nsc_loc top = { ckt->nfiles > 0 ? ckt->files[0] : netlist, 1, 1 };
     if (ckt->nstep > 0) { s = nsc_err(&rep, NSC_ENETLIST, &ckt->step_loc, ".step is not yet supported"); goto done; }
-    if (ckt->nmeas > 0) { s = nsc_err(&rep, NSC_ENETLIST, &ckt->meas_loc, ".meas is not yet supported"); goto done; }
     if (theta == 0) theta = ckt->theta > 0 ? ckt->theta : 0.5;
     if (!(theta >= 0.5 && theta <= 1)) { s = nsc_err(&rep, NSC_ENETLIST, &top, "theta = %g outside [0.5, 1]", theta); goto done; }
     int solver = nsc_solver_parse(solver_name ? solver_name : ckt->solver);
@@ -215,7 +327,10 @@ int main(int argc, char **argv)
         for (int k = 1; k < O->ncol; k++) printf("  %-20s = % .10e\n", O->name[k], O->v[k]);
         nsc_waves_free(O);
     }
-    if (!ckt->has_tran && tstop <= 0) goto done;
+    if (!ckt->has_tran && tstop <= 0) {
+        if (ckt->nmeas > 0) nsc_warn(&rep, &ckt->meas_loc, ".meas tran ignored: no transient analysis");
+        goto done;
+    }
 
     nsc_tran_opts o;
     memset(&o, 0, sizeof o);
@@ -239,16 +354,20 @@ int main(int argc, char **argv)
         if (!probes) { s = nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); goto done; }
         for (int k = 0; k < ckt->nsave; k++) {
             probes[k] = ckt->save[k];
-            probes[k].name = nsc_strdup(ckt->save[k].name);
+            if (!(probes[k].name = nsc_strdup(ckt->save[k].name))) { nprobe = k; s = nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); goto done; }
         }
         nprobe = ckt->nsave;
     } else s = nsc_probes_default(ckt, &probes, &nprobe, &rep);
     if (s) goto done;
+    nout = nprobe;
+    if ((s = add_meas_probes(ckt, &probes, &nprobe, &rep))) goto done;
 
-    dat = outpath ? nsc_strdup(outpath) : default_output(netlist, fmt == NSC_FMT_CSV ? ".csv" : ".dat");
-    gp = with_suffix(dat, ".gp");
-    png = with_suffix(dat, ".png");
-    if (!dat || !gp || !png) { s = nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    out = outpath ? nsc_strdup(outpath) : default_output(netlist, format_suffix(fmt));
+    dat = fmt == NSC_FMT_DAT ? nsc_strdup(out) : with_suffix(out, ".dat");   /* the data the script plots */
+    gp = with_suffix(out, ".gp");
+    png = with_suffix(out, ".png");
+    measpath = with_suffix(out, ".meas");
+    if (!out || !dat || !gp || !png || !measpath) { s = nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); goto done; }
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -256,22 +375,49 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    progress prog;
+    memset(&prog, 0, sizeof prog);
+    prog.tstop = o.tstop;
+    prog.tty = isatty(2);
+    if (!quiet && (want_progress || prog.tty)) {
+        o.progress = progress_draw;
+        o.progress_ctx = &prog;
+    }
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &prog.t0);
     nsc_sim_stats st;
     s = nsc_run_tran(ckt, &o, probes, nprobe, &W, &st, &rep);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    progress_end(&prog);
+    double secs = seconds(&prog.t0, &t1);
+    int wrote_meas = 0;
     if (W && W->nrow > 0) {
         nsc_report wr;
         nsc_report_init(&wr);
-        nsc_status ws = fmt == NSC_FMT_CSV ? nsc_write_csv(W, dat, &wr) : nsc_write_dat(W, dat, &wr);
-        if (!ws && fmt == NSC_FMT_DAT) ws = nsc_write_gp(W, dat, gp, png, &wr);
-        if (!ws && plot && fmt == NSC_FMT_DAT && W->end == NSC_RUN_COMPLETE) ws = nsc_render_gp(gp, &wr);
-        if (ws) {
-            if (!s) { print_report(&rep); nsc_report_free(&rep); rep = wr; s = ws; }
-            else { fprintf(stderr, "%s\n", wr.error ? wr.error : "write failed"); nsc_report_free(&wr); }
-        } else nsc_report_free(&wr);
+        nsc_status ws = NSC_OK;
+        if (ckt->nmeas > 0 && W->end == NSC_RUN_COMPLETE) {
+            if (!(mres = nsc_calloc((size_t)ckt->nmeas, sizeof *mres))) ws = nsc_err(&wr, NSC_ENOMEM, NULL, "out of memory");
+            if (!ws) ws = nsc_meas_eval(ckt, W, mres, &wr);
+            if (!ws) ws = report_meas(ckt, mres, netlist, measpath, &wr);
+            wrote_meas = !ws;
+        } else if (ckt->nmeas > 0)
+            nsc_warn(&wr, &ckt->meas_loc, ".meas not evaluated: the run did not complete");
+        nsc_waves_keep(W, nout + 1);                       /* drop the columns only .meas reads */
+        if (!ws) ws = write_table(W, fmt, out, &wr);
+        int need_dat = plot && fmt != NSC_FMT_DAT;         /* the script plots a .dat */
+        if (!ws && need_dat) ws = nsc_write_dat(W, dat, &wr);
+        if (!ws && (fmt == NSC_FMT_DAT || plot)) ws = nsc_write_gp(W, dat, gp, png, &wr);
+        if (!ws && plot && W->end == NSC_RUN_COMPLETE) ws = nsc_render_gp(gp, &wr);
+        for (int k = 0; k < wr.nwarn; k++) fprintf(stderr, "%s\n", wr.warn[k]);
+        if (ws && !s) {                                    /* the first error of the run is the write error */
+            print_report(&rep);
+            nsc_report_free(&rep);
+            rep.status = s = ws;
+            rep.error = wr.error;
+            wr.error = NULL;
+        } else if (ws)
+            fprintf(stderr, "%s\n", wr.error ? wr.error : "write failed");
+        nsc_report_free(&wr);
     }
     if (!quiet && W) {
         fprintf(stderr, "nscircuit: %s: %ld steps (%ld shortened at breakpoints), %ld solved in the previous "
@@ -281,20 +427,27 @@ int main(int argc, char **argv)
             fprintf(stderr, "nscircuit: unknowns n = %d, complementarity pairs m = %d, h = %g s, theta = %g, "
                             "W factorisations = %d, max LCP residual = %.3g\n",
                     st.n, st.m, o.h, o.theta, st.factorizations, st.max_residual);
-        if (W->end == NSC_RUN_COMPLETE && !s)
-            fprintf(stderr, "nscircuit: wrote %s%s%s%s%s\n", dat, fmt == NSC_FMT_DAT ? ", " : "",
-                    fmt == NSC_FMT_DAT ? gp : "", plot && fmt == NSC_FMT_DAT ? ", " : "",
-                    plot && fmt == NSC_FMT_DAT ? png : "");
+        if (W->end == NSC_RUN_COMPLETE && !s) {
+            int gpw = fmt == NSC_FMT_DAT || plot;
+            fprintf(stderr, "nscircuit: wrote %s", out);
+            if (plot && fmt != NSC_FMT_DAT) fprintf(stderr, ", %s", dat);
+            if (gpw) fprintf(stderr, ", %s", gp);
+            if (plot) fprintf(stderr, ", %s", png);
+            if (wrote_meas) fprintf(stderr, ", %s", measpath);
+            fputc('\n', stderr);
+        }
     }
     if (W && W->end == NSC_RUN_INTERRUPTED) {
-        if (!quiet) fprintf(stderr, "nscircuit: interrupted at t=%g s; %s holds the %d rows computed\n", W->t_end, dat, W->nrow);
+        if (!quiet) fprintf(stderr, "nscircuit: interrupted at t=%g s; %s holds the %d rows computed\n", W->t_end, out, W->nrow);
         print_report(&rep);
         int sig = (int)stop_flag;
         nsc_report_free(&rep);
         nsc_waves_free(W);
         nsc_probes_free(probes, nprobe);
+        nsc_meas_results_free(mres, ckt->nmeas);
+        free(mres);
         nsc_circuit_free(ckt);
-        free(dat); free(gp); free(png); free(ov);
+        free(out); free(dat); free(gp); free(png); free(measpath); free(ov);
         return 128 + (sig ? sig : SIGINT);
     }
 done:
@@ -302,10 +455,14 @@ done:
     nsc_report_free(&rep);
     nsc_waves_free(W);
     nsc_probes_free(probes, nprobe);
+    if (ckt) nsc_meas_results_free(mres, ckt->nmeas);
+    free(mres);
     nsc_circuit_free(ckt);
+    free(out);
     free(dat);
     free(gp);
     free(png);
+    free(measpath);
     free(ov);
     return exit_code(s);
 }

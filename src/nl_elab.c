@@ -13,6 +13,7 @@
  * .ic and .save nodes, models of elements) are resolved at the end. */
 #include "netlist.h"
 #include "nl_deck.h"
+#include "nl_meas.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -1082,9 +1083,10 @@ static nsc_status card_dot(elab *E, scope *sc, const nl_card *cd)
             case 7:
                 if (!c->nstep++) c->step_loc = nl_field_loc(E->d, cd, &cd->f[0]);
                 return NSC_OK;
-            default:
-                if (!c->nmeas++) c->meas_loc = nl_field_loc(E->d, cd, &cd->f[0]);
-                return NSC_OK;
+            default: {
+                nl_env env = { scope_lookup, sc, E->d->files[cd->file], sc->where };
+                return nl_meas_card(c, E->d, cd, &env, E->r);
+            }
             }
         }
     for (size_t k = 0; k < sizeof noted / sizeof noted[0]; k++)
@@ -1419,7 +1421,7 @@ static nsc_status elaborate(elab *E)
         nsc_loc loc = { E->d->nfiles ? E->d->files[0] : NULL, 1, 1 };
         return nsc_err(E->r, NSC_ENETLIST, &loc, "netlist has no elements");
     }
-    if (resolve_refs(E) || resolve_ic(E) || resolve_save(E)) return E->r->status;
+    if (resolve_refs(E) || resolve_ic(E) || resolve_save(E) || nl_meas_resolve(c, E->r)) return E->r->status;
     wave_defaults(E);
     return NSC_OK;
 }

@@ -4,9 +4,16 @@
 #ifndef NSC_OUT_H
 #define NSC_OUT_H
 
+#include <stdio.h>
+
 #include "waves.h"
 
-typedef enum nsc_format { NSC_FMT_DAT, NSC_FMT_CSV } nsc_format;
+typedef enum nsc_format {
+    NSC_FMT_DAT,    /* gnuplot columns */
+    NSC_FMT_CSV,
+    NSC_FMT_RAW,    /* ngspice raw file, ASCII values */
+    NSC_FMT_RAWBIN  /* ngspice raw file, binary values (little-endian doubles) */
+} nsc_format;
 
 /* gnuplot columns: first line "# time v(a) ...", then, when the run ended early,
  * "# stopped at t=...: reason", then rows "%.12e" whitespace separated. */
@@ -14,16 +21,53 @@ nsc_status nsc_write_dat(const nsc_waves *W, const char *path, nsc_report *r);
 /* CSV: header "time,v(a),...", rows comma separated; an early end is a first line
  * "# stopped ..." before the header. */
 nsc_status nsc_write_csv(const nsc_waves *W, const char *path, nsc_report *r);
+/* ngspice raw file of one real transient plot, header as ngspice 39 writes it:
+ *   Title: <W->title>            (an early end is appended: "[stopped at t=...: why]")
+ *   Date: Sat Nov 21 21:05:29  2026
+ *   Plotname: Transient Analysis
+ *   Flags: real
+ *   No. Variables: <ncol>
+ *   No. Points: <nrow>
+ *   Variables:
+ *   \t0\ttime\ttime   \t1\tv(a)\tvoltage   \t2\ti(l1)\tcurrent ...
+ * then "Values:" with, per point, "<index>\t" and one "\t%.15e\n" per variable
+ * (binary == 0), or "Binary:" and nrow * ncol little-endian IEEE doubles, row by
+ * row (binary != 0). ngspice's `load` reads both. */
+nsc_status nsc_write_raw(const nsc_waves *W, const char *path, int binary, nsc_report *r);
 /* gnuplot script plotting datpath (a .dat written by nsc_write_dat): one panel per
- * quantity kind (voltages, currents) sharing the time axis; the `set terminal`/
- * `set output` lines name pngpath so `gnuplot script` renders it. */
+ * quantity kind (voltages, currents) sharing the time axis, scaled to a readable
+ * unit (ns, us, ms, s); the `set terminal`/`set output` lines name pngpath so
+ * `gnuplot script` renders it. */
 nsc_status nsc_write_gp(const nsc_waves *W, const char *datpath, const char *gppath,
                         const char *pngpath, nsc_report *r);
 /* Run gnuplot (NSC_GNUPLOT) on a script; its output file is produced atomically
  * by the script's own set output. Error names the command on failure. */
 nsc_status nsc_render_gp(const char *gppath, nsc_report *r);
 
+/* gnuplot helpers: a time axis unit for times up to tmax (*scale = 1, 1e3, 1e6,
+ * ...; *unit "s", "ms", "µs", "ns", "ps"); a scale 10^(3k) bringing maxabs into
+ * [1, 1000) with its SI prefix ("m", "µ", "" ...); s as a single-quoted gnuplot
+ * string (quotes doubled, control characters blanked, at most 200 characters). */
+void nsc_time_unit(double tmax, double *scale, const char **unit);
+double nsc_unit_scale(double maxabs, const char **prefix);
+void nsc_gp_quote(FILE *f, const char *s);
+
 /* Write text to path atomically (temp + rename). */
 nsc_status nsc_write_atomic(const char *path, const char *data, size_t len, nsc_report *r);
+
+/* An output stream on "path.XXXXXX" in the destination's directory: open, write
+ * to f, then close(ok): renamed onto path when ok and no write failed, else
+ * removed (NSC_EIO naming path). */
+typedef struct nsc_afile {
+    FILE *f;
+    char *tmp;
+    const char *path;
+} nsc_afile;
+nsc_status nsc_afile_open(nsc_afile *a, const char *path, nsc_report *r);
+nsc_status nsc_afile_close(nsc_afile *a, int ok, nsc_report *r);
+
+/* "1.5 ms", "20 V", "-3.3 uA": x in engineering notation with 4 significant
+ * digits and an SI prefix before unit (unit may be ""). buf of size n. */
+const char *nsc_eng(double x, const char *unit, char *buf, size_t n);
 
 #endif

@@ -2,19 +2,13 @@
 #include "out.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* An output stream on "path.XXXXXX" in the destination's directory. */
-typedef struct atomic_file {
-    FILE *f;
-    char *tmp;
-    const char *path;
-} atomic_file;
-
-static nsc_status atomic_open(atomic_file *a, const char *path, nsc_report *r)
+nsc_status nsc_afile_open(nsc_afile *a, const char *path, nsc_report *r)
 {
     a->path = path;
     a->f = NULL;
@@ -31,8 +25,7 @@ static nsc_status atomic_open(atomic_file *a, const char *path, nsc_report *r)
     return NSC_OK;
 }
 
-/* Close and rename into place; on any error remove the temporary file. */
-static nsc_status atomic_close(atomic_file *a, int ok, nsc_report *r)
+nsc_status nsc_afile_close(nsc_afile *a, int ok, nsc_report *r)
 {
     int bad = !ok || ferror(a->f);
     int e = errno;
@@ -47,11 +40,11 @@ static nsc_status atomic_close(atomic_file *a, int ok, nsc_report *r)
 
 nsc_status nsc_write_atomic(const char *path, const char *data, size_t len, nsc_report *r)
 {
-    atomic_file a;
-    nsc_status s = atomic_open(&a, path, r);
+    nsc_afile a;
+    nsc_status s = nsc_afile_open(&a, path, r);
     if (s) return s;
     int ok = fwrite(data, 1, len, a.f) == len;
-    return atomic_close(&a, ok, r);
+    return nsc_afile_close(&a, ok, r);
 }
 
 static void end_note(const nsc_waves *W, FILE *f)
@@ -64,8 +57,8 @@ static void end_note(const nsc_waves *W, FILE *f)
 
 static nsc_status write_table(const nsc_waves *W, const char *path, char sep, nsc_report *r)
 {
-    atomic_file a;
-    nsc_status s = atomic_open(&a, path, r);
+    nsc_afile a;
+    nsc_status s = nsc_afile_open(&a, path, r);
     if (s) return s;
     FILE *f = a.f;
     if (sep == ' ') {
@@ -86,7 +79,7 @@ static nsc_status write_table(const nsc_waves *W, const char *path, char sep, ns
         }
         fputc('\n', f);
     }
-    return atomic_close(&a, 1, r);
+    return nsc_afile_close(&a, 1, r);
 }
 
 nsc_status nsc_write_dat(const nsc_waves *W, const char *path, nsc_report *r)
@@ -97,4 +90,19 @@ nsc_status nsc_write_dat(const nsc_waves *W, const char *path, nsc_report *r)
 nsc_status nsc_write_csv(const nsc_waves *W, const char *path, nsc_report *r)
 {
     return write_table(W, path, ',', r);
+}
+
+const char *nsc_eng(double x, const char *unit, char *buf, size_t n)
+{
+    static const char *const prefix[] = { "f", "p", "n", "u", "m", "", "k", "M", "G", "T" };
+    int e = 0;
+    if (isfinite(x) && x != 0) {
+        e = (int)floor(log10(fabs(x)) / 3);
+        if (e < -5) e = -5;
+        if (e > 4) e = 4;
+        if (fabs(x) / pow(10, 3 * e) >= 999.95 && e < 4) e++;   /* 999.96 m -> 1 */
+    }
+    const char *p = prefix[e + 5];
+    snprintf(buf, n, "%.4g%s%s%s", x / pow(10, 3 * e) + 0.0, *p || *unit ? " " : "", p, unit);
+    return buf;
 }

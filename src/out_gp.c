@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,14 +26,60 @@ static char kind_of(const char *name)
     return 'o';
 }
 
-static void plot_panel(FILE *f, const nsc_waves *W, char kind, const char *ylabel)
+void nsc_time_unit(double tmax, double *scale, const char **unit)
 {
-    fprintf(f, "set ylabel '%s'\nplot ", ylabel);
+    static const char *const name[] = { "s", "ms", "µs", "ns", "ps" };
+    int k = 0;
+    tmax = fabs(tmax);
+    while (k < 4 && tmax > 0 && tmax * pow(10, 3 * k) < 1) k++;
+    *scale = pow(10, 3 * k);
+    *unit = name[k];
+}
+
+double nsc_unit_scale(double maxabs, const char **prefix)
+{
+    static const char *const name[] = { "G", "M", "k", "", "m", "µ", "n", "p", "f" };
+    int k = 3;                                             /* 10^(3(3-k)) */
+    if (maxabs > 0 && isfinite(maxabs)) {
+        while (k > 0 && maxabs * pow(10, 3 * (k - 3)) >= 1000) k--;
+        while (k < 8 && maxabs * pow(10, 3 * (k - 3)) < 1) k++;
+    }
+    *prefix = name[k];
+    return pow(10, 3 * (k - 3));
+}
+
+void nsc_gp_quote(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (int n = 0; s && *s && n < 200; s++, n++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '\'') fputc('\'', f);                    /* a quote inside '...' is written twice */
+        fputc(ch < 32 ? ' ' : ch, f);
+    }
+    fputc('\'', f);
+}
+
+/* One panel: the columns of one kind, scaled to a readable unit prefix. */
+static void plot_panel(FILE *f, const nsc_waves *W, char kind, double tscale, int last, const char *tunit)
+{
+    double m = 0;
+    for (int k = 1; k < W->ncol; k++)
+        if (kind_of(W->name[k]) == kind)
+            for (int i = 0; i < W->nrow; i++) m = fmax(m, fabs(W->v[(size_t)i * W->ncol + k]));
+    const char *pre;
+    double ys = kind == 'o' ? 1 : nsc_unit_scale(m, &pre);
+    if (kind == 'v') fprintf(f, "set ylabel 'voltage (%sV)'\n", pre);
+    else if (kind == 'i') fprintf(f, "set ylabel 'current (%sA)'\n", pre);
+    else fprintf(f, "set ylabel 'value'\n");
+    if (last) fprintf(f, "set format x '%%g'\nset xlabel 'time (%s)'\n", tunit);
+    else fprintf(f, "set format x ''\nunset xlabel\n");
+    fprintf(f, "plot ");
     int first = 1;
     for (int k = 1; k < W->ncol; k++) {
         if (kind_of(W->name[k]) != kind) continue;
-        fprintf(f, "%sdatafile using 1:%d with lines lw 1.5 title '%s'", first ? "" : ", \\\n     ",
-                k + 1, W->name[k]);
+        fprintf(f, "%sdatafile using ($1*%.0e):($%d*%.0e) with lines lw 1.5 title ", first ? "" : ", \\\n     ",
+                tscale, k + 1, ys);
+        nsc_gp_quote(f, W->name[k]);
         first = 0;
     }
     fputc('\n', f);
@@ -53,17 +100,9 @@ nsc_status nsc_write_gp(const nsc_waves *W, const char *datpath, const char *gpp
         no += c == 'o';
     }
     int panels = (nv > 0) + (ni > 0) + (no > 0);
-    if (panels == 0) panels = 1;
-    /* the title is user text: printable, at most 100 characters, and inside a
-     * single-quoted gnuplot string, where a quote is written twice */
-    char title[256];
-    int tl = 0;
-    for (const char *p = W->title ? W->title : ""; *p && tl < 200 && p - W->title < 100; p++) {
-        unsigned char ch = (unsigned char)*p;
-        if (ch == '\'') title[tl++] = '\'';
-        title[tl++] = ch < 32 ? ' ' : (char)ch;
-    }
-    title[tl] = 0;
+    double t0 = W->nrow ? W->v[0] : 0, t1 = W->nrow ? W->v[(size_t)(W->nrow - 1) * W->ncol] : 1, ts;
+    const char *tu;
+    nsc_time_unit(fmax(fabs(t0), fabs(t1)), &ts, &tu);
     fprintf(f,
             "# gnuplot script written by nscircuit: gnuplot %s (in this directory)\n"
             "# change the terminal line for another format, e.g. set terminal svg\n"
@@ -72,16 +111,20 @@ nsc_status nsc_write_gp(const nsc_waves *W, const char *datpath, const char *gpp
             "set output outfile\n"
             "datafile = '%s'\n"
             "set grid\n"
-            "set key outside right top\n"
-            "set format x '%%.3g'\n"
-            "set multiplot layout %d,1 title '%s'\n"
-            "set xlabel 'time (s)'\n",
-            base_name(gppath), base_name(pngpath), 120 + 300 * panels, base_name(datpath), panels,
-            title);
-    if (nv) plot_panel(f, W, 'v', "voltage (V)");
-    if (ni) plot_panel(f, W, 'i', "current (A)");
-    if (no) plot_panel(f, W, 'o', "value");
-    if (!nv && !ni && !no) fprintf(f, "plot datafile using 1:1 with lines title 'time'\n");
+            "set key outside right top reverse Left\n"
+            "set lmargin at screen 0.09\n"
+            "set rmargin at screen 0.84\n"
+            "set format y '%%g'\n",
+            base_name(gppath), base_name(pngpath), 80 + 280 * (panels ? panels : 1), base_name(datpath));
+    if (t1 > t0) fprintf(f, "set xrange [%.10g:%.10g]\n", t0 * ts, t1 * ts);
+    fprintf(f, "set multiplot layout %d,1 title ", panels ? panels : 1);
+    nsc_gp_quote(f, W->title ? W->title : "");
+    fputc('\n', f);
+    int done = 0;
+    if (nv) plot_panel(f, W, 'v', ts, ++done == panels, tu);
+    if (ni) plot_panel(f, W, 'i', ts, ++done == panels, tu);
+    if (no) plot_panel(f, W, 'o', ts, ++done == panels, tu);
+    if (!panels) fprintf(f, "set xlabel 'time (%s)'\nplot datafile using ($1*%.0e):($1*%.0e) with lines title 'time'\n", tu, ts, ts);
     fprintf(f, "unset multiplot\nset output\n");
     if (fclose(f)) { free(text); return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
     nsc_status s = nsc_write_atomic(gppath, text, len, r);

@@ -46,6 +46,16 @@ void nsc_waves_free(nsc_waves *W)
     free(W);
 }
 
+void nsc_waves_keep(nsc_waves *W, int ncol)
+{
+    if (ncol >= W->ncol || ncol < 1) return;
+    for (int i = 0; i < W->nrow; i++)                    /* rows move forward: no overlap issue */
+        memmove(W->v + (size_t)i * ncol, W->v + (size_t)i * W->ncol, (size_t)ncol * sizeof(double));
+    for (int k = ncol; k < W->ncol; k++) free(W->name[k]);
+    W->ncol = ncol;
+    W->caprow = W->nrow;                                 /* capacity in rows of the new width is at least this */
+}
+
 int nsc_waves_col(const nsc_waves *W, const char *name)
 {
     for (int k = 0; k < W->ncol; k++)

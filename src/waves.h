@@ -27,6 +27,8 @@ nsc_waves *nsc_waves_new(char *const *names, int n, const char *title);
 /* Append one row (ncol values). 0 ok, -1 ENOMEM. */
 int nsc_waves_add(nsc_waves *W, const double *row);
 void nsc_waves_free(nsc_waves *W);
+/* Keep columns 0 .. ncol-1 (time and the first ncol - 1 signals), in place. */
+void nsc_waves_keep(nsc_waves *W, int ncol);
 /* Column index by name, case-insensitive; -1 if absent. */
 int nsc_waves_col(const nsc_waves *W, const char *name);
 

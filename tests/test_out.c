@@ -95,10 +95,16 @@ Test(out, gnuplot_script_panels)
     cr_assert_eq(nsc_write_dat(W, dat, &r), NSC_OK);
     cr_assert_eq(nsc_write_gp(W, dat, gp, png, &r), NSC_OK);
     char *s = tu_read_file(gp);
+    /* voltages and currents in separate panels; time in ms (the run is 2.5 ms),
+     * v(a) up to 2.5e3 V in kV, i(l1) down to -5 A in A; names in the legend */
     cr_assert(strstr(s, "set multiplot layout 2,1"), "%s", s);
-    cr_assert(strstr(s, "using 1:2 with lines lw 1.5 title 'v(a)'"));
-    cr_assert(strstr(s, "using 1:3 with lines lw 1.5 title 'i(l1)'"));
-    cr_assert(strstr(s, "voltage (V)") && strstr(s, "current (A)"));
+    cr_assert(strstr(s, "using ($1*1e+03):($2*1e-03) with lines lw 1.5 title 'v(a)'"), "%s", s);
+    cr_assert(strstr(s, "using ($1*1e+03):($3*1e+00) with lines lw 1.5 title 'i(l1)'"), "%s", s);
+    cr_assert(strstr(s, "set ylabel 'voltage (kV)'") && strstr(s, "set ylabel 'current (A)'"), "%s", s);
+    cr_assert(strstr(s, "set xlabel 'time (ms)'") && strstr(s, "set xrange [0:2.499]"), "%s", s);
+    /* only the bottom panel labels the time axis */
+    const char *v = strstr(s, "title 'v(a)'"), *x = strstr(s, "set xlabel 'time");
+    cr_assert(v && x && x > v, "xlabel before the last panel: %s", s);
     cr_assert(strstr(s, "title 't''itle'"), "quote in the title not doubled: %s", s);
     free(s);
     if (tu_run("command -v gnuplot >/dev/null", NULL) == 0) {
@@ -111,4 +117,47 @@ Test(out, gnuplot_script_panels)
     nsc_report_free(&r);
     tu_rmdir(d);
     free(d);
+}
+
+/* Engineering notation used by the summaries and compare. */
+Test(out, engineering_notation)
+{
+    char b[32];
+    cr_assert_str_eq(nsc_eng(1.5e-3, "s", b, sizeof b), "1.5 ms");
+    cr_assert_str_eq(nsc_eng(-3.3e-6, "A", b, sizeof b), "-3.3 uA");
+    cr_assert_str_eq(nsc_eng(20, "V", b, sizeof b), "20 V");
+    cr_assert_str_eq(nsc_eng(0, "V", b, sizeof b), "0 V");
+    cr_assert_str_eq(nsc_eng(999.96e-3, "V", b, sizeof b), "1 V");
+    cr_assert_str_eq(nsc_eng(12345, "", b, sizeof b), "12.35 k");
+    cr_assert_str_eq(nsc_eng(0.25, "", b, sizeof b), "250 m");
+    double sc;
+    const char *u;
+    nsc_time_unit(5e-3, &sc, &u);
+    cr_assert(sc == 1e3 && !strcmp(u, "ms"));
+    nsc_time_unit(2e-7, &sc, &u);
+    cr_assert(sc == 1e9 && !strcmp(u, "ns"));
+    nsc_time_unit(3, &sc, &u);
+    cr_assert(sc == 1 && !strcmp(u, "s"));
+    cr_assert_eq(nsc_unit_scale(0.09, &u), 1e3);
+    cr_assert_str_eq(u, "m");
+    cr_assert_eq(nsc_unit_scale(400, &u), 1);
+    cr_assert_str_eq(u, "");
+}
+
+/* Dropping the trailing columns (the .meas-only probes) keeps rows intact. */
+Test(out, waves_keep_columns)
+{
+    nsc_waves *W = sample();
+    nsc_waves_keep(W, 2);
+    cr_assert_eq(W->ncol, 2);
+    cr_assert_eq(W->nrow, 2500);
+    cr_assert_str_eq(W->name[1], "v(a)");
+    for (int i = 0; i < W->nrow; i++) {
+        cr_assert_eq(W->v[2 * i], i * 1e-6);
+        cr_assert_eq(W->v[2 * i + 1], 1.0 / 3.0 + i);
+    }
+    double row[2] = { 1, 2 };
+    cr_assert_eq(nsc_waves_add(W, row), 0);                  /* still growable */
+    cr_assert_eq(W->v[2 * 2500 + 1], 2);
+    nsc_waves_free(W);
 }

@@ -1,0 +1,375 @@
+/* cmd_compare.c -- `nscircuit compare OURS REFERENCE`: read both files (rd_*.c),
+ * compare them (cmp.c), print the table and the verdict, and with --plot draw
+ * one overlay PNG per signal (gnuplot) with the difference trace below. */
+#include "config.h"
+
+#include <ctype.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "cmp.h"
+#include "netlist.h"
+#include "out.h"
+#include "rd.h"
+
+const char nsc_compare_usage[] =
+    "usage: nscircuit compare OURS REFERENCE [options]\n"
+    "\n"
+    "Puts two waveform files on one time grid and prints, per signal, the max and RMS\n"
+    "error (absolute and relative to the reference's range) and the shift of the\n"
+    "switching instants. Files: nscircuit .dat/.csv, ngspice raw (ASCII or binary),\n"
+    "ngspice wrdata columns. Names match case-insensitively; v(a,b) is also found as\n"
+    "v(a) - v(b).\n"
+    "\n"
+    "options:\n"
+    "  --signals LIST      signals to compare, e.g. v(out),i(l1) (default: all common)\n"
+    "  --tol T             bound on each signal's RMS error relative to the reference's\n"
+    "                      range (default 0.01; '1%' also accepted)\n"
+    "  --plot              overlay PNGs PREFIX.SIGNAL.png with the difference trace\n"
+    "  -o PREFIX           prefix of the plot files (default OURS-vs-REFERENCE)\n"
+    "  --quiet             print only the verdict\n"
+    "\n"
+    "exit status: 0 every signal within --tol, 1 some signal is not, 2 usage error,\n"
+    "unreadable file or nothing to compare\n";
+
+static int fail(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "nscircuit compare: error: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'nscircuit compare --help'.\n");
+    return 2;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* "dir/name.ext" -> "name" */
+static char *stem(const char *path)
+{
+    const char *b = base_name(path), *dot = strrchr(b, '.');
+    return nsc_strndup(b, dot && dot != b ? (size_t)(dot - b) : strlen(b));
+}
+
+/* a signal name as part of a file name: "v(a,b)" -> "v_a_b" */
+static char *file_part(const char *name)
+{
+    char *s = malloc(strlen(name) + 2), *d = s;
+    if (!s) return NULL;
+    for (const char *p = name; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (isalnum(c) || c == '.' || c == '-' || c == '+') *d++ = (char)c;
+        else if (d > s && d[-1] != '_') *d++ = '_';
+    }
+    while (d > s && d[-1] == '_') d--;
+    if (d == s) *d++ = 'x';
+    *d = 0;
+    return s;
+}
+
+static const char *kind_text(nsc_wfkind k)
+{
+    switch (k) {
+    case NSC_WF_WRDATA: return "ngspice wrdata columns";
+    case NSC_WF_RAW: return "ngspice raw, ASCII";
+    case NSC_WF_RAWBIN: return "ngspice raw, binary";
+    default: return "table";
+    }
+}
+
+static const char *unit_of(const char *name)
+{
+    return name[0] == 'v' ? "V" : name[0] == 'i' ? "A" : "";
+}
+
+static void describe(const char *label, const char *path, const nsc_waves *W, const nsc_wfinfo *in)
+{
+    char a[32], b[32];
+    printf("%-10s %s: %s, %d points, %s .. %s\n", label, path, kind_text(in->kind), W->nrow,
+           nsc_eng(W->v[0], "s", a, sizeof a), nsc_eng(W->v[(size_t)(W->nrow - 1) * W->ncol], "s", b, sizeof b));
+}
+
+/* "+1.2 us" / "0 s" */
+static const char *shift_text(double x, char *buf, size_t n)
+{
+    if (n < 2) return "";
+    buf[0] = '+';
+    nsc_eng(x, "s", buf + (x > 0), n - (x > 0));
+    return buf;
+}
+
+static void print_table(const nsc_cmp *c, double tol)
+{
+    int w = 6;
+    for (int q = 0; q < c->nsig; q++) w = (int)fmax(w, (double)strlen(c->sig[q].name));
+    printf("\n%-*s  %-11s  %-21s  %-21s  %-7s  %s\n", w, "signal", "ref range", "max error (of range)",
+           "rms error (of range)", "verdict", "switching instants: matched, shift max / mean");
+    for (int q = 0; q < c->nsig; q++) {
+        const nsc_cmp_sig *s = &c->sig[q];
+        const char *u = unit_of(s->name);
+        char rg[32], me[32], re[32], col1[80], col2[80], sw[200], s1[32], s2[32], lv[32];
+        nsc_eng(s->range, u, rg, sizeof rg);
+        snprintf(col1, sizeof col1, "%s  %.3g %%", nsc_eng(s->max_err, u, me, sizeof me), 100 * s->max_err / s->scale);
+        snprintf(col2, sizeof col2, "%s  %.3g %%", nsc_eng(s->rms_err, u, re, sizeof re), 100 * s->rms_err / s->scale);
+        if (s->n_ref == 0 && s->n_ours == 0)
+            snprintf(sw, sizeof sw, "none (no crossing of %s)", nsc_eng(s->level, u, lv, sizeof lv));
+        else {
+            int k = snprintf(sw, sizeof sw, "%d/%d", s->n_matched, s->n_ref);
+            if (s->n_ours != s->n_ref) k += snprintf(sw + k, sizeof sw - (size_t)k, " (ours has %d)", s->n_ours);
+            if (s->n_matched)
+                snprintf(sw + k, sizeof sw - (size_t)k, " at %s: %s / %s", nsc_eng(s->level, u, lv, sizeof lv),
+                         shift_text(s->shift_max, s1, sizeof s1), shift_text(s->shift_mean, s2, sizeof s2));
+        }
+        printf("%-*s  %-11s  %-21s  %-21s  %-7s  %s\n", w, s->name, rg, col1, col2,
+               s->rms_err <= tol * s->scale ? "ok" : "FAIL", sw);
+    }
+    for (int q = 0; q < c->nsig; q++) {
+        const nsc_cmp_sig *s = &c->sig[q];
+        if (strcmp(s->ours_src, s->name) || strcmp(s->ref_src, s->name))
+            printf("  %s: ours %s, reference %s\n", s->name, s->ours_src, s->ref_src);
+        if (s->range <= 0) printf("  %s: the reference is constant; relative errors are of its magnitude\n", s->name);
+    }
+}
+
+/* Data on the grid: time, then ours, reference, difference per signal. */
+static nsc_status write_grid(const nsc_cmp *c, const char *path, nsc_report *r)
+{
+    nsc_afile a;
+    nsc_status s = nsc_afile_open(&a, path, r);
+    if (s) return s;
+    fprintf(a.f, "# time");
+    for (int q = 0; q < c->nsig; q++) fprintf(a.f, " ours:%s ref:%s diff:%s", c->sig[q].name, c->sig[q].name, c->sig[q].name);
+    fputc('\n', a.f);
+    size_t ng = (size_t)c->ngrid;
+    for (size_t i = 0; i < ng; i++) {
+        fprintf(a.f, "%.12e", c->t[i]);
+        for (int q = 0; q < c->nsig; q++) {
+            double o = c->ours[q * ng + i], f = c->ref[q * ng + i];
+            fprintf(a.f, " %.12e %.12e %.12e", o + 0.0, f + 0.0, o - f + 0.0);
+        }
+        fputc('\n', a.f);
+    }
+    return nsc_afile_close(&a, 1, r);
+}
+
+/* One script per signal: overlay (top) and ours - reference (bottom). */
+static nsc_status write_script(const nsc_cmp *c, int q, const char *datpath, const char *gppath,
+                               const char *pngpath, const char *ours, const char *ref, nsc_report *r)
+{
+    const nsc_cmp_sig *s = &c->sig[q];
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    double ts, ys, ds, m = 0, d = 0;
+    const char *tu, *yp, *dp, *u = unit_of(s->name);
+    const char *qty = s->name[0] == 'v' ? "voltage" : s->name[0] == 'i' ? "current" : "value";
+    size_t ng = (size_t)c->ngrid;
+    for (size_t i = 0; i < ng; i++) {
+        m = fmax(m, fmax(fabs(c->ours[q * ng + i]), fabs(c->ref[q * ng + i])));
+        d = fmax(d, fabs(c->ours[q * ng + i] - c->ref[q * ng + i]));
+    }
+    nsc_time_unit(fmax(fabs(c->t0), fabs(c->t1)), &ts, &tu);
+    ys = nsc_unit_scale(m, &yp);
+    ds = nsc_unit_scale(d, &dp);
+    int col = 2 + 3 * q;
+    char title[512];
+    snprintf(title, sizeof title, "%s: ours (%s) vs reference (%s); rms error %.3g %% of the reference range",
+             s->name, base_name(ours), base_name(ref), 100 * s->rms_err / s->scale);
+    fprintf(f,
+            "# gnuplot script written by nscircuit compare: gnuplot %s (in this directory)\n"
+            "if (!exists(\"outfile\")) outfile = '%s'\n"
+            "set terminal pngcairo noenhanced size 1000,700 font 'sans,10'\n"
+            "set output outfile\n"
+            "datafile = '%s'\n"
+            "set grid\n"
+            "set key outside right top reverse Left\n"
+            "set lmargin at screen 0.09\n"
+            "set rmargin at screen 0.84\n"
+            "set xrange [%.10g:%.10g]\n"
+            "set format y '%%g'\n"
+            "set multiplot title ",
+            base_name(gppath), base_name(pngpath), base_name(datpath), c->t0 * ts, c->t1 * ts);
+    nsc_gp_quote(f, title);
+    fprintf(f,
+            "\nset tmargin at screen 0.93\nset bmargin at screen 0.40\n"
+            "set format x ''\nunset xlabel\nset ylabel '%s (%s%s)'\n"
+            "plot datafile using ($1*%.0e):($%d*%.0e) with lines lw 1.5 title 'ours', \\\n"
+            "     datafile using ($1*%.0e):($%d*%.0e) with lines lw 1.5 dt 2 title 'reference'\n",
+            qty, yp, u, ts, col, ys, ts, col + 1, ys);
+    fprintf(f,
+            "set tmargin at screen 0.36\nset bmargin at screen 0.08\n"
+            "set format x '%%g'\nset xlabel 'time (%s)'\nset ylabel 'difference (%s%s)'\n"
+            "plot datafile using ($1*%.0e):($%d*%.0e) with lines lw 1 lc rgb '#c00000' title 'ours - reference'\n"
+            "unset multiplot\nset output\n",
+            tu, dp, u, ts, col + 2, ds);
+    if (fclose(f)) { free(text); return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
+    nsc_status st = nsc_write_atomic(gppath, text, len, r);
+    free(text);
+    return st;
+}
+
+static nsc_status plots(const nsc_cmp *c, const char *prefix, const char *ours, const char *ref, int quiet,
+                        nsc_report *r)
+{
+    char *dat = nsc_asprintf("%s.dat", prefix);
+    if (!dat) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    nsc_status s = write_grid(c, dat, r);
+    if (!s && !quiet) printf("\nwrote %s", dat);
+    for (int q = 0; !s && q < c->nsig; q++) {
+        char *part = file_part(c->sig[q].name);
+        char *gp = part ? nsc_asprintf("%s.%s.gp", prefix, part) : NULL;
+        char *png = part ? nsc_asprintf("%s.%s.png", prefix, part) : NULL;
+        if (!gp || !png) s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        if (!s) s = write_script(c, q, dat, gp, png, ours, ref, r);
+        if (!s) s = nsc_render_gp(gp, r);
+        if (!s && !quiet) printf(", %s", png);
+        free(part);
+        free(gp);
+        free(png);
+    }
+    if (!quiet) printf("\n");
+    free(dat);
+    return s;
+}
+
+/* the names of --signals, split at commas outside parentheses */
+static int split_list(char *list, char ***out)
+{
+    int n = 0, depth = 0;
+    char **v = NULL;
+    char *start = list;
+    for (char *p = list;; p++) {
+        if (*p == '(') depth++;
+        if (*p == ')') depth--;
+        if (*p == 0 || (*p == ',' && depth == 0)) {
+            int end = *p == 0;
+            *p = 0;
+            while (isspace((unsigned char)*start)) start++;
+            if (*start) {
+                char **nv = realloc(v, sizeof *v * (size_t)(n + 1));
+                if (!nv) { free(v); return -1; }
+                v = nv;
+                v[n++] = start;
+            }
+            if (end) break;
+            start = p + 1;
+        }
+    }
+    *out = v;
+    return n;
+}
+
+enum { C_SIGNALS = 300, C_TOL, C_PLOT, C_QUIET, C_HELP };
+
+int nsc_cmd_compare(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "signals", required_argument, 0, C_SIGNALS }, { "tol", required_argument, 0, C_TOL },
+        { "plot", no_argument, 0, C_PLOT },             { "quiet", no_argument, 0, C_QUIET },
+        { "help", no_argument, 0, C_HELP },             { 0, 0, 0, 0 }
+    };
+    char *signals = NULL;
+    const char *prefix = NULL;
+    double tol = 0.01;
+    int plot = 0, quiet = 0, c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': prefix = optarg; break;
+        case C_SIGNALS: signals = optarg; break;
+        case C_TOL: {
+            char *q;
+            tol = strtod(optarg, &q);
+            if (q != optarg && *q == '%' && q[1] == 0) { tol /= 100; q++; }
+            if (q == optarg || *q || !(tol >= 0) || !isfinite(tol)) return fail("--tol needs a non-negative number, not '%s'", optarg);
+            break;
+        }
+        case C_PLOT: plot = 1; break;
+        case C_QUIET: quiet = 1; break;
+        case C_HELP: fputs(nsc_compare_usage, stdout); return 0;
+        default: return fail("unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind != 2) return fail("%s", argc - optind < 2 ? "need two files: OURS REFERENCE" : "more than two files given");
+    const char *fo = argv[optind], *fr = argv[optind + 1];
+
+    nsc_report rep;
+    nsc_report_init(&rep);
+    nsc_waves *A = NULL, *B = NULL;
+    nsc_cmp *cmp = NULL;
+    char **names = NULL, *pre = NULL;
+    int nnames = 0, status = 2;
+    nsc_wfinfo ia, ib;
+    if (nsc_read_waves(fo, &A, &ia, &rep) || nsc_read_waves(fr, &B, &ib, &rep)) goto done;
+    if (signals && (nnames = split_list(signals, &names)) <= 0) {
+        status = nnames < 0 ? 3 : fail("empty --signals list%s", "");
+        goto done;
+    }
+    /* a file without names takes those of --signals, in order */
+    nsc_waves *unnamed[2] = { ia.named ? NULL : A, ib.named ? NULL : B };
+    for (int k = 0; k < 2; k++) {
+        if (!unnamed[k]) continue;
+        if (nnames != unnamed[k]->ncol - 1) {
+            nsc_err(&rep, NSC_EUSAGE, NULL, "%s has no signal names: give its %d column names in order with --signals "
+                    "(or write it with 'set wr_vecnames' in ngspice)", k ? fr : fo, unnamed[k]->ncol - 1);
+            goto done;
+        }
+        for (int j = 0; j < nnames; j++) {
+            char *nm = nsc_strdup(names[j]);
+            if (!nm) { nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+            free(unnamed[k]->name[j + 1]);
+            unnamed[k]->name[j + 1] = nm;
+        }
+    }
+    if (nsc_compare(A, B, names, nnames, &cmp, &rep)) goto done;
+    if (!quiet) {
+        describe("ours", fo, A, &ia);
+        describe("reference", fr, B, &ib);
+        char a[32], b[32];
+        printf("%-10s %s .. %s, %d points (both files' time points; linear in between)\n", "compared",
+               nsc_eng(cmp->t0, "s", a, sizeof a), nsc_eng(cmp->t1, "s", b, sizeof b), cmp->ngrid);
+        print_table(cmp, tol);
+    }
+    int nbad = 0;
+    const nsc_cmp_sig *worst = &cmp->sig[0];
+    for (int q = 0; q < cmp->nsig; q++) {
+        const nsc_cmp_sig *s = &cmp->sig[q];
+        nbad += !(s->rms_err <= tol * s->scale);
+        if (s->rms_err / s->scale > worst->rms_err / worst->scale) worst = s;
+    }
+    if (nbad)
+        printf("%sFAIL: %d of %d signals above --tol %g %% (rms error of the reference range); worst %s: %.3g %%\n",
+               quiet ? "" : "\n", nbad, cmp->nsig, 100 * tol, worst->name, 100 * worst->rms_err / worst->scale);
+    else
+        printf("%sPASS: all %d signals within --tol %g %% (rms error of the reference range); worst %s: %.3g %%\n",
+               quiet ? "" : "\n", cmp->nsig, 100 * tol, worst->name, 100 * worst->rms_err / worst->scale);
+    status = nbad ? 1 : 0;
+    if (plot) {
+        if (!prefix) {
+            char *so = stem(fo), *sr = stem(fr);
+            pre = so && sr ? nsc_asprintf("%s-vs-%s", so, sr) : NULL;
+            free(so);
+            free(sr);
+            if (!pre) { nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); status = 3; goto done; }
+            prefix = pre;
+        }
+        if (plots(cmp, prefix, fo, fr, quiet, &rep)) status = 2;
+    }
+done:
+    if (rep.error) fprintf(stderr, "%s\n", rep.error);
+    nsc_report_free(&rep);
+    nsc_waves_free(A);
+    nsc_waves_free(B);
+    nsc_cmp_free(cmp);
+    free(names);
+    free(pre);
+    return status;
+}

@@ -1,0 +1,359 @@
+/* cmp.c -- two waveform tables on one time grid: errors and switching shifts
+ * (definitions in cmp.h). */
+#include "cmp.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- names ---- */
+
+static int plain(const char *b, size_t n)              /* a node name: no ( ) , */
+{
+    if (n == 0) return 0;
+    for (size_t k = 0; k < n; k++)
+        if (b[k] == '(' || b[k] == ')' || b[k] == ',') return 0;
+    return 1;
+}
+
+char *nsc_signame_canon(const char *name)
+{
+    char *s = malloc(strlen(name) + 1), *d = s;
+    if (!s) return NULL;
+    for (const char *p = name; *p; p++)
+        if (!isspace((unsigned char)*p)) *d++ = (char)tolower((unsigned char)*p);
+    *d = 0;
+    size_t L = strlen(s);
+    char *out = NULL;
+    if (L > 7 && !strcmp(s + L - 7, "#branch") && plain(s, L - 7)) {                  /* l1#branch */
+        out = nsc_asprintf("i(%.*s)", (int)(L - 7), s);
+    } else if (L > 2 && s[0] == 'v' && s[1] == '(' && s[L - 1] == ')') {
+        const char *a = s + 2, *close = strchr(a, ')');
+        const char *comma = memchr(a, ',', (size_t)(close - a));
+        if (close[1] == '-' && close[2] == 'v' && close[3] == '(' && plain(a, (size_t)(close - a)) &&
+            plain(close + 4, (size_t)(s + L - 1 - (close + 4))))                          /* v(a)-v(b) */
+            out = nsc_asprintf("v(%.*s,%.*s)", (int)(close - a), a, (int)(s + L - 1 - (close + 4)), close + 4);
+        else if (comma && close == s + L - 1 && plain(a, (size_t)(comma - a))) {          /* v(a,0) */
+            const char *b = comma + 1;
+            size_t nb = (size_t)(close - b);
+            if ((nb == 1 && *b == '0') || (nb == 3 && !strncmp(b, "gnd", 3)))
+                out = nsc_asprintf("v(%.*s)", (int)(comma - a), a);
+        }
+    }
+    if (out || !s) {
+        free(s);
+        return out;
+    }
+    return s;
+}
+
+/* ---- signals in a table ---- */
+
+typedef struct table {
+    const nsc_waves *W;
+    char **canon;        /* [ncol] */
+    int *k;              /* [ngrid] segment of each grid point */
+    double *a;           /* [ngrid] weight: value = (1-a) y[k] + a y[k+1] */
+} table;
+
+typedef struct source {
+    int plus, minus;     /* columns; minus = -1 when none */
+} source;
+
+static int col_of(const table *T, const char *canon)
+{
+    for (int c = 1; c < T->W->ncol; c++)
+        if (T->canon[c] && !strcmp(T->canon[c], canon)) return c;
+    return -1;
+}
+
+/* canonical name -> columns; 0 if the table cannot provide it */
+static int find(const table *T, const char *name, source *s)
+{
+    s->minus = -1;
+    if ((s->plus = col_of(T, name)) > 0) return 1;
+    size_t L = strlen(name);
+    if (L > 3 && name[0] == 'v' && name[1] == '(' && name[L - 1] == ')') {
+        char *in = nsc_strndup(name + 2, L - 3);
+        if (!in) return 0;
+        char *comma = strchr(in, ',');
+        int ok = 0;
+        if (comma) {                                        /* v(a,b) = v(a) - v(b) */
+            *comma = 0;
+            char *va = nsc_asprintf("v(%s)", in), *vb = nsc_asprintf("v(%s)", comma + 1);
+            if (va && vb && (s->plus = col_of(T, va)) > 0 && (s->minus = col_of(T, vb)) > 0) ok = 1;
+            free(va);
+            free(vb);
+        } else if ((s->plus = col_of(T, in)) > 0)          /* v(a) = bare column a */
+            ok = 1;
+        free(in);
+        if (!ok) s->minus = -1;
+        return ok;
+    }
+    return 0;
+}
+
+static char *source_text(const table *T, source s)
+{
+    if (s.minus < 0) return nsc_strdup(T->W->name[s.plus]);
+    return nsc_asprintf("%s - %s", T->W->name[s.plus], T->W->name[s.minus]);
+}
+
+static double value(const table *T, int col, int i)
+{
+    const nsc_waves *W = T->W;
+    int k = T->k[i];
+    double y0 = W->v[(size_t)k * W->ncol + col];
+    if (k + 1 >= W->nrow) return y0;
+    double y1 = W->v[(size_t)(k + 1) * W->ncol + col];
+    return (1 - T->a[i]) * y0 + T->a[i] * y1;
+}
+
+static void table_free(table *T)
+{
+    for (int c = 0; T->canon && c < T->W->ncol; c++) free(T->canon[c]);
+    free(T->canon);
+    free(T->k);
+    free(T->a);
+}
+
+static nsc_status table_init(table *T, const nsc_waves *W, const char *which, nsc_report *r)
+{
+    T->W = W;
+    if (W->nrow < 1) return nsc_err(r, NSC_EUSAGE, NULL, "%s has no rows", which);
+    for (int i = 0; i < W->nrow; i++) {
+        double t = W->v[(size_t)i * W->ncol];
+        if (!isfinite(t)) return nsc_err(r, NSC_EUSAGE, NULL, "%s: time is not finite at row %d", which, i + 1);
+        if (i && t < W->v[(size_t)(i - 1) * W->ncol])
+            return nsc_err(r, NSC_EUSAGE, NULL, "%s: time decreases at row %d (%g after %g)", which, i + 1, t,
+                           W->v[(size_t)(i - 1) * W->ncol]);
+    }
+    if (!(T->canon = nsc_calloc((size_t)W->ncol, sizeof(char *)))) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    for (int c = 1; c < W->ncol; c++)
+        if (!(T->canon[c] = nsc_signame_canon(W->name[c]))) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    return NSC_OK;
+}
+
+/* segment index and weight of every grid point (value right-continuous at repeated times) */
+static nsc_status table_locate(table *T, const double *g, int ng, nsc_report *r)
+{
+    const nsc_waves *W = T->W;
+    T->k = nsc_calloc((size_t)ng, sizeof(int));
+    T->a = nsc_calloc((size_t)ng, sizeof(double));
+    if (!T->k || !T->a) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    int k = 0;
+    for (int i = 0; i < ng; i++) {
+        while (k + 1 < W->nrow && W->v[(size_t)(k + 1) * W->ncol] <= g[i]) k++;
+        T->k[i] = k;
+        if (k + 1 < W->nrow) {
+            double ta = W->v[(size_t)k * W->ncol], tb = W->v[(size_t)(k + 1) * W->ncol];
+            T->a[i] = g[i] <= ta ? 0 : (g[i] - ta) / (tb - ta);   /* tb > g[i] >= ta */
+        }
+    }
+    return NSC_OK;
+}
+
+/* ---- the grid ---- */
+
+static nsc_status make_grid(const nsc_waves *A, const nsc_waves *B, nsc_cmp *c, nsc_report *r)
+{
+    double a0 = A->v[0], a1 = A->v[(size_t)(A->nrow - 1) * A->ncol];
+    double b0 = B->v[0], b1 = B->v[(size_t)(B->nrow - 1) * B->ncol];
+    c->t0 = fmax(a0, b0);
+    c->t1 = fmin(a1, b1);
+    if (!(c->t1 > c->t0))
+        return nsc_err(r, NSC_EUSAGE, NULL, "no common time interval: ours covers %g .. %g s, the reference %g .. %g s",
+                       a0, a1, b0, b1);
+    double tol = 1e-12 * (c->t1 - c->t0);
+    c->t = nsc_calloc((size_t)A->nrow + (size_t)B->nrow + 2, sizeof(double));
+    if (!c->t) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    int i = 0, j = 0, n = 0;
+    c->t[n++] = c->t0;
+    while (i < A->nrow || j < B->nrow) {
+        double ta = i < A->nrow ? A->v[(size_t)i * A->ncol] : INFINITY;
+        double tb = j < B->nrow ? B->v[(size_t)j * B->ncol] : INFINITY;
+        double x = ta <= tb ? ta : tb;
+        if (ta <= tb) i++; else j++;
+        if (x > c->t1) break;
+        if (x > c->t[n - 1] + tol) c->t[n++] = x;                /* sorted, without (near) repeats */
+    }
+    if (c->t1 > c->t[n - 1] + tol) c->t[n++] = c->t1;
+    else c->t[n - 1] = c->t1;
+    c->ngrid = n;
+    return NSC_OK;
+}
+
+/* ---- switching instants ---- */
+
+int nsc_cmp_edges(const double *t, const double *y, int n, double level, double hyst, double *at, int *dir,
+                  int cap)
+{
+    int state = 0, count = 0;               /* +1 above the band, -1 below, 0 not yet known */
+    double tup = NAN, tdown = NAN;          /* last mid-level crossings since the state was entered */
+    for (int i = 0; i < n; i++) {
+        if (i > 0) {
+            double a = y[i - 1] - level, b = y[i] - level;
+            double tc = a == b ? t[i] : t[i - 1] + (t[i] - t[i - 1]) * (a / (a - b));
+            if (a <= 0 && b >= 0 && a < b) tup = tc;
+            if (a >= 0 && b <= 0 && a > b) tdown = tc;
+        }
+        if (y[i] > level + hyst && state != 1) {
+            if (state == -1) {
+                if (count < cap) { at[count] = isnan(tup) ? t[i] : tup; dir[count] = 1; }
+                count++;
+            }
+            state = 1;
+            tdown = NAN;
+        } else if (y[i] < level - hyst && state != -1) {
+            if (state == 1) {
+                if (count < cap) { at[count] = isnan(tdown) ? t[i] : tdown; dir[count] = -1; }
+                count++;
+            }
+            state = -1;
+            tup = NAN;
+        }
+    }
+    return count;
+}
+
+/* match each reference instant to the nearest one of ours in the same direction,
+ * closer than half the distance to the neighbouring reference instants */
+static void match_edges(nsc_cmp_sig *s, const double *rt, const int *rd, int nr, const double *ot, const int *od,
+                        int no)
+{
+    double sum = 0, best = 0;
+    int m = 0;
+    for (int k = 0; k < nr; k++) {
+        double lim = INFINITY;
+        if (k > 0) lim = fmin(lim, 0.5 * (rt[k] - rt[k - 1]));
+        if (k + 1 < nr) lim = fmin(lim, 0.5 * (rt[k + 1] - rt[k]));
+        double d = INFINITY;
+        for (int j = 0; j < no; j++)                                  /* no is small */
+            if (od[j] == rd[k] && fabs(ot[j] - rt[k]) < fabs(d)) d = ot[j] - rt[k];
+        if (!(fabs(d) <= lim)) continue;
+        sum += d;
+        if (fabs(d) >= fabs(best)) best = d;
+        m++;
+    }
+    s->n_matched = m;
+    s->shift_max = best;
+    s->shift_mean = m ? sum / m : 0;
+}
+
+static nsc_status metrics(nsc_cmp *c, int q, nsc_report *r)
+{
+    nsc_cmp_sig *s = &c->sig[q];
+    const double *t = c->t, *o = c->ours + (size_t)q * c->ngrid, *f = c->ref + (size_t)q * c->ngrid;
+    int n = c->ngrid;
+    double lo = INFINITY, hi = -INFINITY, mag = 0, emax = -1, ie2 = 0;
+    for (int i = 0; i < n; i++) {
+        lo = fmin(lo, f[i]);
+        hi = fmax(hi, f[i]);
+        mag = fmax(mag, fabs(f[i]));
+        double e = fabs(o[i] - f[i]);
+        if (e > emax) { emax = e; s->t_max_err = t[i]; }
+        if (i) {
+            double ea = o[i - 1] - f[i - 1], eb = o[i] - f[i];
+            ie2 += (t[i] - t[i - 1]) * (ea * ea + ea * eb + eb * eb) / 3;     /* integral of e^2, e linear */
+        }
+    }
+    s->range = hi - lo;
+    s->scale = s->range > 0 ? s->range : mag > 0 ? mag : 1;
+    s->max_err = emax;
+    s->rms_err = sqrt(ie2 / (c->t1 - c->t0));
+    s->level = 0.5 * (lo + hi);
+    if (s->range <= 0) return NSC_OK;
+    double *at = nsc_calloc(2 * (size_t)n, sizeof(double));
+    int *dir = nsc_calloc(2 * (size_t)n, sizeof(int));
+    if (!at || !dir) { free(at); free(dir); return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
+    double hyst = 0.1 * s->range;
+    s->n_ref = nsc_cmp_edges(t, f, n, s->level, hyst, at, dir, n);
+    s->n_ours = nsc_cmp_edges(t, o, n, s->level, hyst, at + n, dir + n, n);
+    match_edges(s, at, dir, s->n_ref, at + n, dir + n, s->n_ours);
+    free(at);
+    free(dir);
+    return NSC_OK;
+}
+
+/* ---- driver ---- */
+
+void nsc_cmp_free(nsc_cmp *c)
+{
+    if (!c) return;
+    for (int q = 0; c->sig && q < c->nsig; q++) {
+        free(c->sig[q].name);
+        free(c->sig[q].ours_src);
+        free(c->sig[q].ref_src);
+    }
+    free(c->sig);
+    free(c->t);
+    free(c->ours);
+    free(c->ref);
+    free(c);
+}
+
+nsc_status nsc_compare(const nsc_waves *ours, const nsc_waves *ref, char *const *signals, int nsig,
+                       nsc_cmp **out, nsc_report *r)
+{
+    *out = NULL;
+    table A = { 0 }, B = { 0 };
+    source *sa = NULL, *sb = NULL;
+    nsc_cmp *c = calloc(1, sizeof *c);
+    nsc_status st = NSC_OK;
+    if (!c) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if ((st = table_init(&A, ours, "ours", r)) || (st = table_init(&B, ref, "the reference", r))) goto done;
+    int cap = nsig > 0 ? nsig : ours->ncol;
+    c->sig = nsc_calloc((size_t)cap, sizeof *c->sig);
+    sa = nsc_calloc((size_t)cap, sizeof *sa);
+    sb = nsc_calloc((size_t)cap, sizeof *sb);
+    if (!c->sig || !sa || !sb) { st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    for (int q = 0; q < (nsig > 0 ? nsig : ours->ncol - 1); q++) {
+        char *name = nsc_signame_canon(nsig > 0 ? signals[q] : ours->name[q + 1]);
+        if (!name) { st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+        int dup = 0;
+        for (int p = 0; p < c->nsig; p++) dup |= !strcmp(c->sig[p].name, name);
+        int fa = find(&A, name, &sa[c->nsig]), fb = find(&B, name, &sb[c->nsig]);
+        if (nsig > 0 && (!fa || !fb)) {
+            st = nsc_err(r, NSC_EUSAGE, NULL, "signal '%s' is not in %s", signals[q], !fa ? "ours" : "the reference");
+            free(name);
+            goto done;
+        }
+        if (dup || !fa || !fb) { free(name); continue; }
+        c->sig[c->nsig].name = name;
+        c->sig[c->nsig].ours_src = source_text(&A, sa[c->nsig]);
+        c->sig[c->nsig].ref_src = source_text(&B, sb[c->nsig]);
+        if (!c->sig[c->nsig].ours_src || !c->sig[c->nsig].ref_src) { c->nsig++; st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+        c->nsig++;
+    }
+    if (c->nsig == 0) {
+        char la[200] = "", lb[200] = "";
+        for (int k = 1; k < ours->ncol && strlen(la) < 150; k++) snprintf(la + strlen(la), sizeof la - strlen(la), "%s%s", k > 1 ? " " : "", ours->name[k]);
+        for (int k = 1; k < ref->ncol && strlen(lb) < 150; k++) snprintf(lb + strlen(lb), sizeof lb - strlen(lb), "%s%s", k > 1 ? " " : "", ref->name[k]);
+        st = nsc_err(r, NSC_EUSAGE, NULL, "no common signal: ours has %s; the reference has %s", la, lb);
+        goto done;
+    }
+    if ((st = make_grid(ours, ref, c, r)) || (st = table_locate(&A, c->t, c->ngrid, r)) ||
+        (st = table_locate(&B, c->t, c->ngrid, r)))
+        goto done;
+    size_t ng = (size_t)c->ngrid;
+    c->ours = nsc_calloc((size_t)c->nsig * ng, sizeof(double));
+    c->ref = nsc_calloc((size_t)c->nsig * ng, sizeof(double));
+    if (!c->ours || !c->ref) { st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    for (int q = 0; q < c->nsig; q++) {
+        for (size_t i = 0; i < ng; i++) {
+            c->ours[q * ng + i] = value(&A, sa[q].plus, (int)i) - (sa[q].minus > 0 ? value(&A, sa[q].minus, (int)i) : 0);
+            c->ref[q * ng + i] = value(&B, sb[q].plus, (int)i) - (sb[q].minus > 0 ? value(&B, sb[q].minus, (int)i) : 0);
+        }
+        if ((st = metrics(c, q, r))) goto done;
+    }
+done:
+    table_free(&A);
+    table_free(&B);
+    free(sa);
+    free(sb);
+    if (st) nsc_cmp_free(c);
+    else *out = c;
+    return st;
+}

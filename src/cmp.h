@@ -1,0 +1,66 @@
+/* cmp.h -- comparison of two waveform tables (nscircuit compare): both put on one
+ * time grid, per-signal errors and the shift of switching instants.
+ *
+ * Definitions (t0..t1 is the time interval both tables cover):
+ *  - grid: the union of both tables' time points inside [t0, t1] (plus t0, t1);
+ *    each signal is linear between its own points (what a plot draws);
+ *  - e(t) = ours(t) - ref(t); max error = max |e| on the grid (exact for linear
+ *    pieces); rms error = sqrt( 1/(t1-t0) * integral of e^2 dt ), integrated
+ *    exactly on each piece: h (e_a^2 + e_a e_b + e_b^2) / 3;
+ *  - relative errors divide by the reference's range (max - min on [t0, t1]);
+ *    a constant reference divides by its magnitude, a zero one by 1;
+ *  - switching instants: crossings of the mid level of the reference's range,
+ *    with a hysteresis of 10 % of the range (a crossing counts once the signal
+ *    has left the band on the other side), at the interpolated time the mid level
+ *    was crossed. Each reference instant is matched to the nearest instant of
+ *    ours of the same direction; shift = t_ours - t_ref. */
+#ifndef NSC_CMP_H
+#define NSC_CMP_H
+
+#include "waves.h"
+
+typedef struct nsc_cmp_sig {
+    char *name;          /* canonical name, e.g. "v(a,b)" */
+    char *ours_src, *ref_src; /* where each side's values come from: "v(a,b)" or "v(a) - v(b)" */
+    double range;        /* reference max - min on [t0, t1] */
+    double scale;        /* divisor of relative errors (range, see above) */
+    double max_err;      /* max |e| */
+    double t_max_err;    /* a time where it is reached */
+    double rms_err;
+    double level;        /* switching threshold (mid level) */
+    int n_ref, n_ours;   /* switching instants found */
+    int n_matched;       /* reference instants matched (0 when either has none) */
+    double shift_max;    /* matched shift of largest magnitude (signed), s */
+    double shift_mean;   /* mean matched shift, s */
+} nsc_cmp_sig;
+
+typedef struct nsc_cmp {
+    double t0, t1;       /* common interval */
+    int ngrid;
+    double *t;           /* [ngrid] */
+    int nsig;
+    nsc_cmp_sig *sig;    /* [nsig] */
+    double *ours, *ref;  /* [nsig * ngrid] signal s at grid point i: [s * ngrid + i] */
+} nsc_cmp;
+
+/* Compare tables ours and ref (column 0 time, non-decreasing). signals[0..nsig)
+ * names the signals to compare (nsig == 0: every signal of ours also found in
+ * ref). A name is found in a table by its canonical form (nsc_signame_canon),
+ * else "v(a,b)" as the difference of columns v(a) and v(b), else "v(a)" as a
+ * bare column "a". Errors (NSC_EUSAGE): a named signal missing in either table,
+ * no common signal, no common time interval, time decreasing. */
+nsc_status nsc_compare(const nsc_waves *ours, const nsc_waves *ref, char *const *signals, int nsig,
+                       nsc_cmp **out, nsc_report *r);
+void nsc_cmp_free(nsc_cmp *c);
+
+/* Canonical signal name (malloc'd): lower case, blanks removed, "x#branch" ->
+ * "i(x)", "v(a,0)" / "v(a,gnd)" -> "v(a)", "v(a)-v(b)" -> "v(a,b)". */
+char *nsc_signame_canon(const char *name);
+
+/* Switching instants of y[0..n) at times t: crossings of level with hysteresis
+ * band +-hyst (see above). Writes at most cap instants to at[] (time) and dir[]
+ * (+1 rising, -1 falling); returns how many there are. */
+int nsc_cmp_edges(const double *t, const double *y, int n, double level, double hyst, double *at, int *dir,
+                  int cap);
+
+#endif

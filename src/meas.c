@@ -1,0 +1,295 @@
+/* meas.c -- .meas tran on a waveform table (definitions in meas.h). */
+#include "meas.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- functions of expressions ---- */
+
+typedef struct mfunc {
+    const char *name;
+    int nargs;
+} mfunc;
+
+static const mfunc FUNC[] = {
+    { "sqrt", 1 }, { "exp", 1 }, { "log", 1 }, { "ln", 1 }, { "log10", 1 }, { "sin", 1 }, { "cos", 1 },
+    { "tan", 1 },  { "abs", 1 }, { "floor", 1 }, { "ceil", 1 }, { "min", 2 }, { "max", 2 }, { "pow", 2 },
+};
+enum { NFUNC = sizeof FUNC / sizeof FUNC[0] };
+
+int nsc_meas_func(const char *name, int *nargs)
+{
+    for (int k = 0; k < NFUNC; k++)
+        if (!strcmp(FUNC[k].name, name)) {
+            *nargs = FUNC[k].nargs;
+            return k;
+        }
+    return -1;
+}
+
+double nsc_meas_call(int id, const double *x)
+{
+    switch (id) {
+    case 0: return sqrt(x[0]);
+    case 1: return exp(x[0]);
+    case 2: case 3: return log(x[0]);
+    case 4: return log10(x[0]);
+    case 5: return sin(x[0]);
+    case 6: return cos(x[0]);
+    case 7: return tan(x[0]);
+    case 8: return fabs(x[0]);
+    case 9: return floor(x[0]);
+    case 10: return ceil(x[0]);
+    case 11: return fmin(x[0], x[1]);
+    case 12: return fmax(x[0], x[1]);
+    case 13: return pow(x[0], x[1]);
+    }
+    return NAN;
+}
+
+/* ---- programs ---- */
+
+/* Value of program s with probe values pv[] and earlier results res[] (NAN when
+ * an operand is missing or the arithmetic is not finite). stack has ncode slots. */
+static double run(const nsc_msig *s, const double *pv, const nsc_meas_result *res, double *stack)
+{
+    int sp = 0;
+    for (int k = 0; k < s->ncode; k++) {
+        const nsc_minstr *in = &s->code[k];
+        switch (in->op) {
+        case NSC_MOP_NUM: stack[sp++] = in->num; break;
+        case NSC_MOP_PROBE: stack[sp++] = pv[in->arg]; break;
+        case NSC_MOP_MEAS: stack[sp++] = res[in->arg].ok ? res[in->arg].value : NAN; break;
+        case NSC_MOP_NEG: stack[sp - 1] = -stack[sp - 1]; break;
+        case NSC_MOP_CALL:
+            sp -= in->nargs;
+            stack[sp] = nsc_meas_call(in->arg, stack + sp);
+            sp++;
+            break;
+        default: {
+            double b = stack[--sp], a = stack[sp - 1];
+            stack[sp - 1] = in->op == NSC_MOP_ADD ? a + b : in->op == NSC_MOP_SUB ? a - b : in->op == NSC_MOP_MUL ? a * b
+                          : in->op == NSC_MOP_DIV ? a / b : pow(a, b);
+        }
+        }
+    }
+    return sp == 1 && isfinite(stack[0]) ? stack[0] : NAN;
+}
+
+typedef struct evalctx {
+    const nsc_circuit *c;
+    const nsc_waves *W;
+    int *col;               /* [nmeas_probe] column of each probe in W */
+    double *pv, *stack;
+    const nsc_meas_result *res;
+} evalctx;
+
+/* y[i] = s at row i of W */
+static void sample(evalctx *E, const nsc_msig *s, double *y)
+{
+    const nsc_waves *W = E->W;
+    for (int i = 0; i < W->nrow; i++) {
+        const double *row = W->v + (size_t)i * W->ncol;
+        for (int k = 0; k < E->c->nmeas_probe; k++) E->pv[k] = row[E->col[k]];
+        y[i] = run(s, E->pv, E->res, E->stack);
+    }
+}
+
+#define T(i) (W->v[(size_t)(i) * W->ncol])
+
+/* y at time x (linear between rows; x inside the run) */
+static double at_time(const nsc_waves *W, const double *y, double x)
+{
+    int lo = 0, hi = W->nrow - 1;
+    if (x <= T(0)) return y[0];
+    if (x >= T(hi)) return y[hi];
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (T(mid) <= x) lo = mid; else hi = mid;
+    }
+    double h = T(hi) - T(lo);
+    return h > 0 ? y[lo] + (y[hi] - y[lo]) * ((x - T(lo)) / h) : y[hi];
+}
+
+/* failure text (malloc'd) */
+static char *why(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *why(const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return nsc_strdup(buf);
+}
+
+/* the window [a, b] of m inside the run; 0 if empty */
+static int window(const nsc_meas *m, const nsc_waves *W, double *a, double *b)
+{
+    *a = fmax(m->from, T(0));
+    *b = fmin(m->to, T(W->nrow - 1));
+    return *a <= *b;
+}
+
+/* AVG .. MAX_AT over [a, b] */
+static void statistic(const nsc_meas *m, const nsc_waves *W, const double *y, double a, double b, nsc_meas_result *out)
+{
+    double iy = 0, iy2 = 0, lo = INFINITY, hi = -INFINITY, tlo = a, thi = a;
+    double ya = at_time(W, y, a), yb = at_time(W, y, b);
+    double tp = a, yp = ya;                              /* last point of the piecewise-linear path */
+    lo = hi = ya;
+    for (int i = 0; i < W->nrow; i++) {
+        double t = T(i);
+        if (t <= a) continue;
+        double yy = t < b ? y[i] : yb;
+        if (t >= b) t = b;
+        double h = t - tp;
+        iy += 0.5 * h * (yp + yy);                       /* integral of y: trapezoid */
+        iy2 += h * (yp * yp + yp * yy + yy * yy) / 3;   /* integral of y^2, y linear */
+        if (yy < lo) { lo = yy; tlo = t; }
+        if (yy > hi) { hi = yy; thi = t; }
+        tp = t;
+        yp = yy;
+        if (t >= b) break;
+    }
+    double len = b - a, v = NAN;
+    switch (m->type) {
+    case NSC_MEAS_AVG: v = len > 0 ? iy / len : ya; break;
+    case NSC_MEAS_RMS: v = len > 0 ? sqrt(iy2 / len) : fabs(ya); break;
+    case NSC_MEAS_INTEG: v = iy; break;
+    case NSC_MEAS_MIN: v = lo; break;
+    case NSC_MEAS_MAX: v = hi; break;
+    case NSC_MEAS_PP: v = hi - lo; break;
+    case NSC_MEAS_MIN_AT: v = tlo; break;
+    case NSC_MEAS_MAX_AT: v = thi; break;
+    default: break;
+    }
+    out->ok = isfinite(v);
+    out->value = v;
+    if (!out->ok) out->why = why("%s is not finite in [%g, %g] s", m->sig.text, a, b);
+}
+
+/* time of the instant tm within [a, b], or NAN (with *msg) */
+static double instant(const nsc_mtime *tm, const nsc_waves *W, const double *y, double a, double b, char **msg)
+{
+    if (tm->has_at) {
+        if (tm->at < T(0) || tm->at > T(W->nrow - 1)) {
+            *msg = why("AT=%g s is outside the run [%g, %g] s", tm->at, T(0), T(W->nrow - 1));
+            return NAN;
+        }
+        return tm->at;
+    }
+    double start = fmax(a, tm->td), v = tm->val, found = NAN;
+    if (start > b) {
+        *msg = why("TD=%g s is after the window end %g s", tm->td, b);
+        return NAN;
+    }
+    double tp = start, yp = at_time(W, y, start);
+    int above = yp > v, n = 0;                       /* a start exactly at val counts as below */
+    for (int i = 0; i < W->nrow && tp < b; i++) {
+        if (T(i) <= tp) continue;
+        double t = T(i) < b ? T(i) : b, yy = T(i) < b ? y[i] : at_time(W, y, b);
+        int rise = !above && yy >= v, fall = above && yy <= v;
+        if (rise || fall) {
+            above = rise;
+            double tc = yy != yp ? tp + (t - tp) * ((v - yp) / (yy - yp)) : tp;
+            if (tm->edge == 0 || tm->edge == (rise ? 1 : -1)) {
+                n++;
+                if (tm->count < 0) found = tc;
+                else if (n == tm->count) return tc;
+            }
+        }
+        tp = t;
+        yp = yy;
+    }
+    if (!isnan(found)) return found;
+    const char *kind = tm->edge == 1 ? "RISE" : tm->edge == -1 ? "FALL" : "CROSS";
+    if (tm->count < 0) *msg = why("%s never crosses %g (%s=LAST) in [%g, %g] s", tm->sig.text, v, kind, start, b);
+    else *msg = why("%s crosses %g only %d time%s (%s=%d wanted) in [%g, %g] s", tm->sig.text, v, n, n == 1 ? "" : "s",
+                    kind, tm->count, start, b);
+    return NAN;
+}
+
+static nsc_status one(evalctx *E, const nsc_meas *m, double *y, double *y2, nsc_meas_result *out)
+{
+    const nsc_waves *W = E->W;
+    double a, b;
+    memset(out, 0, sizeof *out);
+    if (m->type == NSC_MEAS_PARAM) {
+        out->value = run(&m->sig, E->pv, E->res, E->stack);
+        out->ok = isfinite(out->value);
+        if (!out->ok) out->why = why("%s is not finite (or uses a failed measure)", m->sig.text);
+        return NSC_OK;
+    }
+    if (!window(m, W, &a, &b)) {
+        out->why = why("window FROM=%g TO=%g is outside the run [%g, %g] s", m->from, m->to, T(0), T(W->nrow - 1));
+        return NSC_OK;
+    }
+    if (m->sig.ncode) sample(E, &m->sig, y);
+    switch (m->type) {
+    case NSC_MEAS_WHEN: case NSC_MEAS_FIND: {
+        if (!m->trig.has_at) sample(E, &m->trig.sig, y2);
+        double t = instant(&m->trig, W, y2, a, b, &out->why);
+        if (isnan(t)) break;
+        out->value = m->type == NSC_MEAS_WHEN ? t : at_time(W, y, t);
+        out->ok = isfinite(out->value);
+        break;
+    }
+    case NSC_MEAS_TRIGTARG: {
+        if (!m->trig.has_at) sample(E, &m->trig.sig, y);
+        if (!m->targ.has_at) sample(E, &m->targ.sig, y2);
+        double t0 = instant(&m->trig, W, y, a, b, &out->why);
+        if (isnan(t0)) break;
+        double t1 = instant(&m->targ, W, y2, a, b, &out->why);
+        if (isnan(t1)) break;
+        out->value = t1 - t0;
+        out->ok = 1;
+        break;
+    }
+    default: statistic(m, W, y, a, b, out);
+    }
+    if (!out->ok && !out->why && !(out->why = why("result is not finite"))) return NSC_ENOMEM;
+    return NSC_OK;
+}
+
+void nsc_meas_results_free(nsc_meas_result *res, int n)
+{
+    for (int k = 0; res && k < n; k++) free(res[k].why);
+}
+
+nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_result *res, nsc_report *r)
+{
+    evalctx E = { c, W, NULL, NULL, NULL, res };
+    int maxcode = 1;
+    for (int k = 0; k < c->nmeas; k++) {
+        memset(&res[k], 0, sizeof res[k]);
+        const nsc_meas *m = &c->meas[k];
+        maxcode = m->sig.ncode > maxcode ? m->sig.ncode : maxcode;
+        maxcode = m->trig.sig.ncode > maxcode ? m->trig.sig.ncode : maxcode;
+        maxcode = m->targ.sig.ncode > maxcode ? m->targ.sig.ncode : maxcode;
+    }
+    if (W->nrow < 1) return nsc_err(r, NSC_EUSAGE, NULL, "no rows to measure");
+    E.col = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof(int));
+    E.pv = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof(double));
+    E.stack = nsc_calloc((size_t)maxcode, sizeof(double));
+    double *y = nsc_calloc((size_t)W->nrow, sizeof(double)), *y2 = nsc_calloc((size_t)W->nrow, sizeof(double));
+    nsc_status s = NSC_OK;
+    if (!E.col || !E.pv || !E.stack || !y || !y2) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    for (int k = 0; k < c->nmeas_probe; k++)
+        if ((E.col[k] = nsc_waves_col(W, c->meas_probe[k].name)) < 1) {
+            s = nsc_err(r, NSC_EUSAGE, NULL, ".meas: no column %s in the waveform table", c->meas_probe[k].name);
+            goto done;
+        }
+    for (int k = 0; k < c->nmeas; k++)
+        if ((s = one(&E, &c->meas[k], y, y2, &res[k]))) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+done:
+    free(E.col);
+    free(E.pv);
+    free(E.stack);
+    free(y);
+    free(y2);
+    return s;
+}

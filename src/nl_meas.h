@@ -1,0 +1,27 @@
+/* nl_meas.h -- elaboration of .meas cards (ngspice syntax) into circuit->meas.
+ * Internal header of the front end (called by nl_elab.c). */
+#ifndef NSC_NL_MEAS_H
+#define NSC_NL_MEAS_H
+
+#include "nl_deck.h"
+
+/* Card cd (".meas tran name ...", or ".measure") -> a new measure appended to
+ * c->meas (c->nmeas grows by one, the entry is freed by nsc_circuit_free even on
+ * error). Numbers (FROM=, TO=, VAL=, TD=, AT=, {expr}) are evaluated with env
+ * (the .param scope); names in par('...') / PARAM= expressions that are not
+ * .params refer to earlier measures. The quantities read are added to
+ * c->meas_probe by name, unresolved: call nl_meas_resolve once every node and
+ * element exists. Forms:
+ *   AVG|RMS|MIN|MAX|PP|INTEG|MIN_AT|MAX_AT sig [FROM=t1] [TO=t2]
+ *   WHEN sig=val|sig2 [RISE=n|FALL=n|CROSS=n|LAST] [TD=t] [FROM=t1] [TO=t2]
+ *   TRIG sig VAL=v [RISE|FALL|CROSS=n] [TD=t] | TRIG AT=t   TARG (same)
+ *   FIND sig AT=t | FIND sig WHEN sig2=val [...]
+ *   PARAM='expression of earlier measures'
+ * where sig is V(n), V(a,b), I(x), par('expr') or {expr}. Errors point at the field. */
+nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env, nsc_report *r);
+
+/* Resolve c->meas_probe (nodes, elements) after elaboration; an unknown name is
+ * an error at the field that used it. */
+nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r);
+
+#endif

@@ -1,0 +1,47 @@
+/* rd.h -- readers: waveform files of nscircuit and ngspice -> nsc_waves (time in
+ * column 0, one column per signal, names as written in the file). Used by
+ * `nscircuit compare`. Errors (unreadable file, malformed content) are NSC_EIO
+ * with a message naming the file and, for text, the line. */
+#ifndef NSC_RD_H
+#define NSC_RD_H
+
+#include <stddef.h>
+
+#include "waves.h"
+
+typedef enum nsc_wfkind {
+    NSC_WF_TABLE,   /* columns: nscircuit .dat / .csv, or a table with a header line */
+    NSC_WF_WRDATA,  /* ngspice wrdata: (time, value) column pairs */
+    NSC_WF_RAW,     /* ngspice raw, ASCII values */
+    NSC_WF_RAWBIN   /* ngspice raw, binary values */
+} nsc_wfkind;
+
+typedef struct nsc_wfinfo {
+    nsc_wfkind kind;
+    int named;      /* 0: the file has no signal names; columns are "y1", "y2", ... */
+    int nplots;     /* raw: plots in the file (the first transient one is read) */
+} nsc_wfinfo;
+
+/* Read path, choosing the reader by content: a file whose first line starts with
+ * "Title:" or "Plotname:" is a raw file, anything else a text table. info may be NULL. */
+nsc_status nsc_read_waves(const char *path, nsc_waves **out, nsc_wfinfo *info, nsc_report *r);
+
+/* ngspice raw file (ASCII "Values:" or "Binary:" little-endian doubles), possibly
+ * holding several plots: the first real plot whose scale (variable 0) is time is
+ * read. A truncated file (run interrupted) yields the complete points it holds. */
+nsc_status nsc_read_raw(const char *path, const char *data, size_t len, nsc_waves **out,
+                        nsc_wfinfo *info, nsc_report *r);
+
+/* Text table: lines of numbers separated by blanks, commas or semicolons; lines
+ * starting with '#', '*', ';' or '%' are comments. Names come from a non-numeric
+ * first line (CSV, `wrdata` with wr_vecnames) or from a first comment line with
+ * as many words as columns (nscircuit .dat: "# time v(a) ..."). ngspice wrdata's
+ * (time, value) pairs are recognised (every even column is time) and reduced to
+ * one time column. */
+nsc_status nsc_read_table(const char *path, const char *data, size_t len, nsc_waves **out,
+                          nsc_wfinfo *info, nsc_report *r);
+
+/* Whole file into *data (malloc'd, NUL-terminated beyond *len). */
+nsc_status nsc_read_file(const char *path, char **data, size_t *len, nsc_report *r);
+
+#endif

@@ -1,0 +1,214 @@
+/* rd_table.c -- text tables (nscircuit .dat/.csv, ngspice wrdata) -> nsc_waves,
+ * and the entry point that picks the reader by content. */
+#include "rd.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+nsc_status nsc_read_file(const char *path, char **data, size_t *len, nsc_report *r)
+{
+    *data = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return nsc_err(r, NSC_EIO, NULL, "cannot read '%s': %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0, k;
+    char *buf = malloc(cap + 1);
+    while (buf && (k = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += k;
+        if (n == cap) {
+            char *nb = cap < ((size_t)1 << 40) ? realloc(buf, 2 * cap + 1) : NULL;
+            if (!nb) { free(buf); buf = NULL; break; }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    int err = ferror(f), e = errno;
+    fclose(f);
+    if (!buf) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory reading '%s'", path);
+    if (err) { free(buf); return nsc_err(r, NSC_EIO, NULL, "cannot read '%s': %s", path, strerror(e)); }
+    buf[n] = 0;
+    *data = buf;
+    *len = n;
+    return NSC_OK;
+}
+
+/* Fields of one line: separated by blanks, or by ',' / ';' outside parentheses
+ * (so "v(a,b)" is one name). Returns the count, fields [b[k], e[k]). */
+static int split(const char *p, const char *end, const char **b, const char **e, int cap)
+{
+    int n = 0;
+    while (p < end) {
+        while (p < end && (isspace((unsigned char)*p) || *p == ',' || *p == ';')) p++;
+        if (p == end) break;
+        const char *s = p;
+        int depth = 0;
+        for (; p < end && !isspace((unsigned char)*p); p++) {
+            if (*p == '(') depth++;
+            else if (*p == ')') depth--;
+            else if ((*p == ',' || *p == ';') && depth <= 0) break;
+        }
+        if (n < cap) { b[n] = s; e[n] = p; }
+        n++;
+    }
+    return n;
+}
+
+static int is_number(const char *b, const char *e, double *x)
+{
+    char buf[128];
+    size_t n = (size_t)(e - b);
+    if (n == 0 || n >= sizeof buf) return 0;
+    memcpy(buf, b, n);
+    buf[n] = 0;
+    char *q;
+    *x = strtod(buf, &q);
+    return *q == 0 && q != buf;
+}
+
+/* A growable row-major table of numbers, nc columns. */
+typedef struct grid {
+    int nc, nrow, cap;
+    double *v;
+} grid;
+
+static int grid_add(grid *g, const double *row)
+{
+    if (g->nrow == g->cap) {
+        int nc = g->cap ? 2 * g->cap : 1024;
+        double *v = nc > 0 ? nsc_realloc_array(g->v, (size_t)nc * (size_t)g->nc, sizeof(double)) : NULL;
+        if (!v) return -1;
+        g->v = v;
+        g->cap = nc;
+    }
+    memcpy(g->v + (size_t)g->nrow * g->nc, row, (size_t)g->nc * sizeof(double));
+    g->nrow++;
+    return 0;
+}
+
+/* wrdata pairs: an even number (>= 4) of columns whose even ones all hold time */
+static int is_pairs(const grid *T, char **hdr, int nh)
+{
+    int nc = T->nc;
+    if (nc < 4 || nc % 2) return 0;
+    if (nh == nc) {
+        for (int k = 2; k < nc; k += 2)
+            if (!nsc_strieq(hdr[k], hdr[0])) return 0;
+        return 1;
+    }
+    for (int i = 0; i < T->nrow; i++)
+        for (int k = 2; k < nc; k += 2)
+            if (T->v[(size_t)i * nc + k] != T->v[(size_t)i * nc]) return 0;
+    return T->nrow > 0;
+}
+
+enum { MAXF = 4096 };
+
+nsc_status nsc_read_table(const char *path, const char *data, size_t len, nsc_waves **out,
+                          nsc_wfinfo *info, nsc_report *r)
+{
+    *out = NULL;
+    const char **fb = malloc(2 * MAXF * sizeof *fb), **fe = fb ? fb + MAXF : NULL;
+    char **hdr = NULL, **names = NULL;
+    int nh = 0, line = 0, hdr_comment = 0, nsig = 0;
+    grid T = { 0, 0, 0, NULL };   /* the columns as in the file */
+    nsc_waves *W = NULL;
+    double *row = NULL;
+    nsc_status s = NSC_OK;
+    if (!fb) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    const char *p = data, *end = data + len;
+    while (!s && p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end, *b = p;
+        p = nl ? nl + 1 : end;
+        line++;
+        while (b < e && isspace((unsigned char)*b)) b++;
+        if (b == e) continue;
+        int comment = *b == '#' || *b == '*' || *b == ';' || *b == '%';
+        if (comment) b++;
+        int n = split(b, e, fb, fe, MAXF);
+        if (n > MAXF) { s = nsc_err(r, NSC_EIO, NULL, "%s:%d: more than %d columns", path, line, MAXF); break; }
+        double x;
+        int numeric = n > 0 && is_number(fb[0], fe[0], &x);
+        if (comment || !numeric) {
+            /* names: the first non-numeric line, else the first comment line */
+            if (comment && (hdr || T.nc || n < 2 || numeric)) continue;
+            if (!comment && (T.nc || (hdr && !hdr_comment))) {
+                s = nsc_err(r, NSC_EIO, NULL, "%s:%d: not a number: '%.*s'", path, line, (int)(fe[0] - fb[0]), fb[0]);
+                break;
+            }
+            for (int k = 0; k < nh; k++) free(hdr[k]);
+            free(hdr);
+            nh = 0;
+            hdr_comment = comment;
+            if (!(hdr = nsc_calloc((size_t)n, sizeof *hdr))) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); break; }
+            for (; nh < n; nh++)
+                if (!(hdr[nh] = nsc_strndup(fb[nh], (size_t)(fe[nh] - fb[nh])))) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); break; }
+            continue;
+        }
+        if (!T.nc) {
+            if (n < 2) { s = nsc_err(r, NSC_EIO, NULL, "%s:%d: need a time column and at least one signal", path, line); break; }
+            T.nc = n;
+            if (!(row = nsc_calloc((size_t)n, sizeof *row))) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); break; }
+        }
+        if (n != T.nc) { s = nsc_err(r, NSC_EIO, NULL, "%s:%d: %d columns, the first row has %d", path, line, n, T.nc); break; }
+        for (int k = 0; !s && k < n; k++)
+            if (!is_number(fb[k], fe[k], &row[k]) || !isfinite(row[k]))
+                s = nsc_err(r, NSC_EIO, NULL, "%s:%d: column %d: not a finite number: '%.*s'", path, line, k + 1,
+                            (int)(fe[k] - fb[k]), fb[k]);
+        if (!s && grid_add(&T, row)) s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    }
+    if (!s && T.nrow == 0) s = nsc_err(r, NSC_EIO, NULL, "%s: no rows of numbers (not a waveform table?)", path);
+    if (s) goto done;
+    int named = nh == T.nc;
+    int pairs = is_pairs(&T, named ? hdr : NULL, named ? nh : 0);
+    nsig = pairs ? T.nc / 2 : T.nc - 1;
+    if (!(names = nsc_calloc((size_t)nsig, sizeof *names))) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    for (int j = 0; j < nsig; j++) {
+        int col = pairs ? 2 * j + 1 : j + 1;
+        names[j] = named ? nsc_strdup(hdr[col]) : nsc_asprintf("y%d", j + 1);
+        if (!names[j]) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    }
+    if (!(W = nsc_waves_new(names, nsig, ""))) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    for (int i = 0; i < T.nrow; i++) {
+        const double *src = T.v + (size_t)i * T.nc;
+        row[0] = src[0];
+        for (int j = 0; j < nsig; j++) row[j + 1] = src[pairs ? 2 * j + 1 : j + 1];
+        if (nsc_waves_add(W, row)) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    }
+    if (info) {
+        info->kind = pairs ? NSC_WF_WRDATA : NSC_WF_TABLE;
+        info->named = named;
+    }
+done:
+    if (s) { nsc_waves_free(W); W = NULL; }
+    *out = W;
+    for (int k = 0; k < nh; k++) free(hdr[k]);
+    free(hdr);
+    for (int j = 0; names && j < nsig; j++) free(names[j]);
+    free(names);
+    free(T.v);
+    free(row);
+    free(fb);
+    return s;
+}
+
+nsc_status nsc_read_waves(const char *path, nsc_waves **out, nsc_wfinfo *info, nsc_report *r)
+{
+    char *data;
+    size_t len;
+    *out = NULL;
+    nsc_status s = nsc_read_file(path, &data, &len, r);
+    if (s) return s;
+    const char *p = data;
+    while (p < data + len && isspace((unsigned char)*p)) p++;
+    if (!strncasecmp(p, "title:", 6) || !strncasecmp(p, "plotname:", 9))
+        s = nsc_read_raw(path, data, len, out, info, r);
+    else
+        s = nsc_read_table(path, data, len, out, info, r);
+    free(data);
+    return s;
+}
