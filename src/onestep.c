@@ -27,6 +27,9 @@ void nsc_onestep_free(nsc_onestep *P)
     if (!P) return;
     free(P->th);
     free(P->sw);
+    free(P->grp);
+    free(P->ts);
+    nsc_sp_free(P->Bt);
     nsc_sp_free(P->W);
     nsc_sp_free(P->R);
     nsc_klu_free(P->F);
@@ -39,6 +42,8 @@ void nsc_onestep_free(nsc_onestep *P)
     for (int k = 0; k < P->nmodes; k++) mode_clear(&P->modes[k]);
     free(P->prev);
     free(P->mask);
+    free(P->mask2);
+    free(P->lt);
     free(P->x);
     free(P->zl);
     free(P->ll);
@@ -99,6 +104,81 @@ static nsc_sparse *switched_a(const nsc_lcs *L, const char *sw)
     return A;
 }
 
+/* Hidden algebraic rows (formulation.md §2): a connected component S of the
+ * graph of E (rows linked by off-diagonal entries, e.g. capacitors) whose
+ * columns sum to zero (1_S^T E = 0: capacitors among nodes with no capacitance
+ * to ground) carries an algebraic constraint in the sum of its rows. Returns
+ * grp[n]: the representative (lowest) row of i's component when the component is
+ * such, else -1; *ngrp the number of such components. NULL on ENOMEM. */
+static int *algebraic_rows(const nsc_sparse *E, int n, int *ngrp)
+{
+    int *uf = malloc(sizeof(int) * ((size_t)n + 1));
+    int *grp = malloc(sizeof(int) * ((size_t)n + 1));
+    double *cs = nsc_calloc((size_t)n + 1, sizeof(double)), *ca = nsc_calloc((size_t)n + 1, sizeof(double));
+    char *bad = nsc_calloc((size_t)n + 1, 1), *has = nsc_calloc((size_t)n + 1, 1);
+    *ngrp = 0;
+    if (!uf || !grp || !cs || !ca || !bad || !has) {
+        free(uf); free(grp); free(cs); free(ca); free(bad); free(has);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) uf[i] = i;
+    for (int j = 0; j < n; j++)
+        for (int k = E->p[j]; k < E->p[j + 1]; k++) {
+            if (E->x[k] == 0) continue;
+            int a = E->i[k], b = j;
+            has[a] = 1;
+            cs[j] += E->x[k];                                     /* column sums */
+            ca[j] += fabs(E->x[k]);
+            while (uf[a] != a) a = uf[a] = uf[uf[a]];
+            while (uf[b] != b) b = uf[b] = uf[uf[b]];
+            if (a != b) uf[a > b ? a : b] = a < b ? a : b;        /* the root is the lowest row */
+        }
+    for (int i = 0; i < n; i++) {
+        int a = i;
+        while (uf[a] != a) a = uf[a];
+        uf[i] = a;
+    }
+    for (int j = 0; j < n; j++)
+        if (fabs(cs[j]) > 1e-12 * ca[j]) bad[uf[j]] = 1;          /* 1_S^T E != 0 */
+    for (int i = 0; i < n; i++) {
+        grp[i] = has[i] && !bad[uf[i]] ? uf[i] : -1;
+        if (grp[i] == i) (*ngrp)++;
+    }
+    free(uf); free(cs); free(ca); free(bad); free(has);
+    return grp;
+}
+
+/* T X: the row of each representative replaced by the sum of its component's
+ * rows (grp from algebraic_rows); with drop, nothing is summed into the
+ * representative rows (T E, whose representative rows vanish exactly). */
+static nsc_sparse *rows_summed(const nsc_sparse *X, const int *grp, int drop)
+{
+    int nz = X->p[X->n];
+    nsc_sparse *T = nsc_sp_new(X->m, X->n, 2 * nz + 1, 1);
+    if (!T) return NULL;
+    for (int j = 0; j < X->n; j++)
+        for (int k = X->p[j]; k < X->p[j + 1]; k++) {
+            int i = X->i[k], g = grp[i];
+            if (g != i && nsc_sp_entry(T, i, j, X->x[k])) goto fail;
+            if (g >= 0 && !drop && nsc_sp_entry(T, g, j, X->x[k])) goto fail;
+        }
+    nsc_sparse *C = nsc_sp_compress(T);
+    nsc_sp_free(T);
+    return C;
+fail:
+    nsc_sp_free(T);
+    return NULL;
+}
+
+/* out = T s (grp NULL: out = s). */
+static void sum_rows(const int *grp, int n, const double *s, double *out)
+{
+    memcpy(out, s, (size_t)n * sizeof(double));
+    if (!grp) return;
+    for (int i = 0; i < n; i++)
+        if (grp[i] >= 0 && grp[i] != i) out[grp[i]] += s[i];      /* (T s)_rep = sum over S */
+}
+
 nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const char *sw,
                               nsc_onestep **out, nsc_report *rep)
 {
@@ -120,13 +200,17 @@ nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const ch
     P->ws = nsc_lcp_ws_new(m > 0 ? m : 1);
     P->prev = nsc_calloc((size_t)m, 1);
     P->mask = nsc_calloc((size_t)m, 1);
+    P->mask2 = nsc_calloc((size_t)m, 1);
+    P->lt = nsc_calloc((size_t)m, sizeof(double));
     P->x = nsc_calloc((size_t)(n + m), sizeof(double));
     P->zl = nsc_calloc((size_t)n, sizeof(double));
     P->ll = nsc_calloc((size_t)m, sizeof(double));
     P->sw = nsc_calloc((size_t)L->nsw + 1, 1);
+    P->ts = nsc_calloc((size_t)n + 1, sizeof(double));
     if (!P->th || !P->r || !P->q || !P->w || !P->WiB || !P->M || !P->ws || !P->prev || !P->mask
-        || !P->x || !P->zl || !P->ll || !P->sw)
+        || !P->mask2 || !P->lt || !P->x || !P->zl || !P->ll || !P->sw || !P->ts)
         goto nomem;
+    P->B = L->B;
     int anyon = 0;
     for (int j = 0; sw && j < L->nsw; j++) anyon |= (P->sw[j] = sw[j] != 0);
     nsc_sparse *Asw = anyon ? switched_a(L, P->sw) : NULL;       /* A of this switch state */
@@ -134,19 +218,38 @@ nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const ch
     const nsc_sparse *A = anyon ? Asw : L->A;
 
     if (h > 0) {
-        row_theta(L->E, theta, n, P->th);
+        int ngrp = 0;
+        P->grp = algebraic_rows(L->E, n, &ngrp);
+        if (!P->grp) { nsc_sp_free(Asw); goto nomem; }
+        nsc_sparse *Et = NULL, *At = NULL;
+        if (ngrp > 0) {                                          /* the DAE premultiplied by T */
+            Et = rows_summed(L->E, P->grp, 1);
+            At = rows_summed(A, P->grp, 0);
+            P->Bt = rows_summed(L->B, P->grp, 0);
+            if (!Et || !At || !P->Bt) { nsc_sp_free(Et); nsc_sp_free(At); nsc_sp_free(Asw); goto nomem; }
+            P->B = P->Bt;
+            nsc_sp_free(Asw);
+            Asw = At;
+            A = At;
+        } else {
+            free(P->grp);
+            P->grp = NULL;
+        }
+        const nsc_sparse *E = Et ? Et : L->E;
+        row_theta(E, theta, n, P->th);                           /* representative rows: 1 */
         nsc_sparse *TA = scaled_rows(A, P->th);                  /* Theta A */
         double *one_m = nsc_calloc((size_t)n, sizeof(double));
-        if (!TA || !one_m) { nsc_sp_free(TA); free(one_m); nsc_sp_free(Asw); goto nomem; }
+        if (!TA || !one_m) { nsc_sp_free(TA); free(one_m); nsc_sp_free(Asw); nsc_sp_free(Et); goto nomem; }
         for (int i = 0; i < n; i++) one_m[i] = 1.0 - P->th[i];
         nsc_sparse *UA = scaled_rows(A, one_m);                  /* (I - Theta) A */
         free(one_m);
         nsc_sp_free(Asw);
-        if (!UA) { nsc_sp_free(TA); goto nomem; }
-        P->W = nsc_sp_add(L->E, TA, 1.0 / h, -1.0);              /* W = E/h - Theta A */
-        P->R = nsc_sp_add(L->E, UA, 1.0 / h, 1.0);               /* R = E/h + (I-Theta) A */
+        if (!UA) { nsc_sp_free(TA); nsc_sp_free(Et); goto nomem; }
+        P->W = nsc_sp_add(E, TA, 1.0 / h, -1.0);                 /* W = E/h - Theta A */
+        P->R = nsc_sp_add(E, UA, 1.0 / h, 1.0);                  /* R = E/h + (I-Theta) A */
         nsc_sp_free(TA);
         nsc_sp_free(UA);
+        nsc_sp_free(Et);
         if (!P->W || !P->R) goto nomem;
     } else {
         for (int i = 0; i < n; i++) P->th[i] = 1.0;
@@ -168,7 +271,7 @@ nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const ch
     }
 
     /* WiB = W^-1 B, column by column from the CSC B */
-    const nsc_sparse *B = L->B;
+    const nsc_sparse *B = P->B;
     for (int j = 0; j < m; j++)
         for (int k = B->p[j]; k < B->p[j + 1]; k++) P->WiB[(size_t)j * n + B->i[k]] += B->x[k];
     if (m > 0 && n > 0 && nsc_klu_solve(P->F, P->WiB, m)) goto nomem;
@@ -223,15 +326,16 @@ static nsc_mode *mode_get(nsc_onestep *P, const char *mask)
         if (mask[i]) { pos[i] = M->na; M->act[M->na++] = i; }
     }
     int N = n + M->na;
-    T = nsc_sp_new(N, N, W->p[n] + L->B->p[m] + L->C->p[n] + L->D->p[m] + 1, 1);
+    const nsc_sparse *B = P->B;
+    T = nsc_sp_new(N, N, W->p[n] + B->p[m] + L->C->p[n] + L->D->p[m] + 1, 1);
     if (!T) goto fail;
     for (int j = 0; j < n; j++)                                   /* [W ...] */
         for (int k = W->p[j]; k < W->p[j + 1]; k++)
             if (nsc_sp_entry(T, W->i[k], j, W->x[k])) goto fail;
     for (int j = 0; j < m; j++) {
         if (pos[j] < 0) continue;
-        for (int k = L->B->p[j]; k < L->B->p[j + 1]; k++)         /* [... -B_a] */
-            if (nsc_sp_entry(T, L->B->i[k], n + pos[j], -L->B->x[k])) goto fail;
+        for (int k = B->p[j]; k < B->p[j + 1]; k++)               /* [... -B_a] */
+            if (nsc_sp_entry(T, B->i[k], n + pos[j], -B->x[k])) goto fail;
         for (int k = L->D->p[j]; k < L->D->p[j + 1]; k++)         /* [... D_aa] */
             if (pos[L->D->i[k]] >= 0 && nsc_sp_entry(T, n + pos[L->D->i[k]], n + pos[j], L->D->x[k]))
                 goto fail;
@@ -258,26 +362,27 @@ fail:
     return NULL;
 }
 
-/* Solve the mode's system for r, e1 into z1, l and check complementarity:
- * lambda_a >= -tol and y_i = (C z + D l + e)_i >= -tol_i off the mode, tolerances
- * relative to the size of the terms. Returns 1 when accepted (l clamped >= 0),
- * 0 otherwise; *res is ||min(l, y)||_inf. */
-static int mode_solve(nsc_onestep *P, const char *mask, const double *e1, double *z1, double *l,
-                      double *res)
+/* Solve the mode's system for r, e1 and check complementarity: lambda_a >= -tol
+ * and y_i = (C z + D l + e)_i >= -tol_i off the mode, tolerances relative to the
+ * size of the terms. Returns 1 when accepted (z1, l set, l clamped >= 0, *res =
+ * ||min(l, y)||_inf); 0 when rejected, with next (if not NULL) the primal-dual
+ * active-set update of mask (drop pairs with lambda < -tol, add pairs with
+ * y < -tol); -1 when the mode's system is singular. */
+static int mode_try(nsc_onestep *P, const char *mask, const double *e1, double *z1, double *l,
+                    double *res, char *next)
 {
     int n = P->n, m = P->m;
     nsc_mode *M = mode_get(P, mask);
-    if (!M || !M->F) return 0;
+    if (!M || !M->F) return -1;
     double *x = P->x;
     memcpy(x, P->r, (size_t)n * sizeof(double));
     for (int k = 0; k < M->na; k++) x[n + k] = -e1[M->act[k]];
-    if (nsc_klu_solve(M->F, x, 1)) return 0;                     /* [z; l_a] = K \ [r; -e_a] */
+    if (nsc_klu_solve(M->F, x, 1)) return -1;                    /* [z; l_a] = K \ [r; -e_a] */
     double lmax = 0;
     for (int k = 0; k < M->na; k++) lmax = fmax(lmax, fabs(x[n + k]));
-    for (int k = 0; k < M->na; k++)
-        if (x[n + k] < -1e-11 * lmax) return 0;
-    for (int i = 0; i < m; i++) l[i] = 0;
-    for (int k = 0; k < M->na; k++) l[M->act[k]] = fmax(x[n + k], 0.0);
+    double *lt = P->lt;                                           /* lambda of the mode */
+    for (int i = 0; i < m; i++) lt[i] = 0;
+    for (int k = 0; k < M->na; k++) lt[M->act[k]] = x[n + k];
     /* y = C z + D l + e with the size of its terms, per pair */
     double *y = P->w, *ys = P->q;
     for (int i = 0; i < m; i++) { y[i] = e1[i]; ys[i] = fabs(e1[i]); }
@@ -290,18 +395,67 @@ static int mode_solve(nsc_onestep *P, const char *mask, const double *e1, double
         }
     for (int j = 0; j < m; j++)
         for (int k = D->p[j]; k < D->p[j + 1]; k++) {
-            double t = D->x[k] * l[j];
+            double t = D->x[k] * lt[j];
             y[D->i[k]] += t;
             ys[D->i[k]] += fabs(t);
         }
+    int ok = 1;
+    for (int i = 0; i < m; i++) {
+        int bad = mask[i] ? lt[i] < -1e-11 * lmax : y[i] < -1e-11 * ys[i];
+        if (bad) ok = 0;
+        if (next) next[i] = (char)(mask[i] ? !bad : bad);
+    }
+    if (!ok) return 0;
     double r = 0;
     for (int i = 0; i < m; i++) {
-        if (!mask[i] && y[i] < -1e-11 * ys[i]) return 0;
+        l[i] = fmax(lt[i], 0.0);
         r = fmax(r, fabs(fmin(l[i], y[i])));
     }
     memcpy(z1, x, (size_t)n * sizeof(double));
     *res = r;
     return 1;
+}
+
+/* Primal-dual active-set iteration from the active set start (at most
+ * NSC_AS_MAXIT modes, each solved on its sparse system): returns the number of
+ * modes tried when one was accepted (z1, l, *res set; P->mask holds it), 0 when
+ * it met a singular mode, stalled or ran out of iterations. */
+static int active_set(nsc_onestep *P, const char *start, const double *e1, double *z1, double *l,
+                      double *res)
+{
+    char *mask = P->mask, *next = P->mask2;
+    if (mask != start) memcpy(mask, start, (size_t)P->m);
+    for (int it = 1; it <= NSC_AS_MAXIT; it++) {
+        int st = mode_try(P, mask, e1, z1, l, res, next);
+        if (st == 1) return it;
+        if (st < 0 || memcmp(mask, next, (size_t)P->m) == 0) return 0;
+        memcpy(mask, next, (size_t)P->m);
+    }
+    return 0;
+}
+
+/* r = (E/h + (I - Theta) A) z0 + Theta s1 + (I - Theta) s0, or s1 when h = 0 */
+static void rhs(nsc_onestep *P, const double *z0, const double *s0, const double *s1)
+{
+    int n = P->n;
+    double *r = P->r;
+    if (P->h > 0) {
+        double *ts = P->ts;
+        sum_rows(P->grp, n, s1, ts);                             /* T s1 */
+        for (int i = 0; i < n; i++) r[i] = P->th[i] * ts[i];
+        sum_rows(P->grp, n, s0, ts);                             /* T s0 */
+        for (int i = 0; i < n; i++) r[i] += (1.0 - P->th[i]) * ts[i];
+        nsc_sp_gaxpy(P->R, z0, r);                               /* r += R z0 */
+    } else {
+        memcpy(r, s1, (size_t)n * sizeof(double));
+    }
+}
+
+int nsc_onestep_open(nsc_onestep *P, const double *z0, const double *s0, const double *s1, double *z1)
+{
+    rhs(P, z0, s0, s1);
+    memcpy(z1, P->r, (size_t)P->n * sizeof(double));
+    return P->n > 0 && nsc_klu_solve(P->F, z1, 1) ? -1 : 0;     /* z1 = W \ r */
 }
 
 int nsc_onestep_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const double *s0,
@@ -311,17 +465,17 @@ int nsc_onestep_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const
     int n = P->n, m = P->m;
     memset(info, 0, sizeof *info);
     double *r = P->r;
-    if (P->h > 0) {
-        for (int i = 0; i < n; i++) r[i] = P->th[i] * s1[i] + (1.0 - P->th[i]) * s0[i];
-        nsc_sp_gaxpy(P->R, z0, r);                               /* r += R z0 */
-    } else {
-        memcpy(r, s1, (size_t)n * sizeof(double));
-    }
+    rhs(P, z0, s0, s1);
     double res;
-    if (m > 0 && P->have_prev && mode_solve(P, P->prev, e1, z1, l, &res)) {
-        info->mode_hit = 1;                                      /* the previous mode holds */
-        info->residual = res;
-        return 0;
+    if (m > 0 && P->have_prev) {
+        int it = active_set(P, P->prev, e1, z1, l, &res);        /* from the previous mode */
+        if (it > 0) {
+            info->mode_hit = it == 1;                            /* the previous mode holds */
+            info->active_set = it - 1;
+            info->residual = res;
+            memcpy(P->prev, P->mask, (size_t)m);
+            return 0;
+        }
     }
 
     double *zf = P->zl;
@@ -365,15 +519,21 @@ int nsc_onestep_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const
             for (int i = 0; i < n; i++) zf[i] += c[i] * ll[j];
         }
     }
-    /* the pivoting result's mode, re-solved exactly; kept as the next guess */
-    for (int i = 0; i < m; i++) P->mask[i] = ll[i] > 0;
-    memcpy(P->prev, P->mask, (size_t)m);
-    P->have_prev = 1;
-    if (mode_solve(P, P->mask, e1, z1, l, &res)) {
+    /* the pivoting result's mode, re-solved exactly (and corrected by the
+     * active-set iteration where pivoting on M, which holds 1/gmin, was not exact
+     * enough); kept as the next guess */
+    for (int i = 0; i < m; i++) P->mask2[i] = ll[i] > 0;
+    int it = active_set(P, P->mask2, e1, z1, l, &res);
+    if (it > 0) {
+        memcpy(P->prev, P->mask, (size_t)m);
+        P->have_prev = 1;
         info->polished = 1;
+        info->active_set = it - 1;
         info->residual = res;
         return 0;
     }
+    for (int i = 0; i < m; i++) P->prev[i] = ll[i] > 0;
+    P->have_prev = 1;
     memcpy(z1, zf, (size_t)n * sizeof(double));
     memcpy(l, ll, (size_t)m * sizeof(double));
     return 0;

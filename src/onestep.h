@@ -5,15 +5,24 @@
  *   y = C z1 + D l + e1,   0 <= y _|_ l >= 0,
  *
  * Theta = diag(theta_i): theta on rows where E has entries, 1 on algebraic rows.
+ * Hidden algebraic rows are separated first (formulation.md §2): for each
+ * connected component S of E whose rows sum to zero (capacitors among nodes
+ * with no capacitance to ground), the DAE is premultiplied by T, which replaces
+ * the lowest row of S by the sum of S's rows; that row is then algebraic
+ * (theta 1) and holds at t_k+1, instead of ringing at the theta-point after a
+ * switching event. E, A, B, s become T E, T A, T B, T s (W, R, Bt, ts below).
  * With h = 0 the static problem 0 = A z + B l + s (W = -A, r = s1). Reduced to the
  * dense LCP  M l + q >= 0 _|_ l >= 0,  M = D + C W^-1 B,  q = C W^-1 r + e1,
  * and z1 = W^-1 r + (W^-1 B) l. W is factored once per h (KLU); M and W^-1 B are
  * formed once per h (dense, LAPACK-sized blocks).
  *
  * A step first tries the previous step's mode (its sparse system, nsc_mode):
- * accepted when lambda_a >= 0 and y >= 0 on the other pairs. Otherwise the LCP
- * is solved by pivoting and its solution re-solved exactly in its own mode
- * (formulation.md §3, §4: no 1/gmin in the accepted solution). */
+ * accepted when lambda_a >= 0 and y >= 0 on the other pairs; a rejected mode is
+ * corrected by a few primal-dual active-set iterations (drop pairs with
+ * lambda < 0, add pairs with y < 0), each a sparse solve. Otherwise the LCP is
+ * solved by pivoting and its solution re-solved exactly in its own mode, or the
+ * nearest mode the active-set iteration reaches from it (formulation.md §3, §4:
+ * no 1/gmin in the accepted solution). */
 #ifndef NSC_ONESTEP_H
 #define NSC_ONESTEP_H
 
@@ -41,12 +50,17 @@ typedef struct nsc_mode {
 } nsc_mode;
 
 #define NSC_MODE_CACHE 16
+#define NSC_AS_MAXIT 8     /* modes tried by the active-set iteration before pivoting */
 
 typedef struct nsc_onestep {
     const nsc_lcs *L;
     double h, theta;
     int n, m;
     char *sw;          /* [L->nsw] switch states this problem is built for (1 = on) */
+    int *grp;          /* [n] hidden algebraic rows (below), NULL if none */
+    const nsc_sparse *B; /* T B (Bt) or L->B */
+    nsc_sparse *Bt;
+    double *ts;        /* [n] work: T s */
     double *th;        /* [n] Theta_ii */
     nsc_sparse *W;     /* E/h - Theta A */
     nsc_sparse *R;     /* E/h + (I - Theta) A (NULL when h = 0) */
@@ -60,14 +74,17 @@ typedef struct nsc_onestep {
     long clock;        /* use counter for least-recently-used eviction */
     char *prev;        /* [m] active set of the last solved step */
     int have_prev;
-    char *mask;        /* [m] work */
+    char *mask, *mask2; /* [m] work */
     double *x;         /* [n + m] work: mode solution */
     double *zl;        /* [n] work: Lemke's z */
     double *ll;        /* [m] work: Lemke's lambda */
+    double *lt;        /* [m] work: a mode's lambda */
 } nsc_onestep;
 
 typedef struct nsc_step_info {
     int mode_hit;      /* 1 when the previous step's mode solved this one (no pivoting) */
+    int active_set;    /* modes changed by the active-set iteration (from the previous mode or
+                          from the pivoting result) before one was accepted */
     int lcp_solved;    /* 1 when an LCP was solved by pivoting */
     int polished;      /* 1 when the pivoting result was refined by its mode's sparse system */
     int iter;          /* pivots */
@@ -82,6 +99,9 @@ nsc_status nsc_onestep_new(const nsc_lcs *L, double h, double theta, nsc_onestep
  * A is replaced by A + sum over on switches of their conductance change, in W and R. */
 nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const char *sw,
                               nsc_onestep **out, nsc_report *r);
+/* The solution with every pair open (l = 0): z1 = W^-1 r, same arguments as
+ * nsc_onestep_solve. 0 ok, -1 on failure. */
+int nsc_onestep_open(nsc_onestep *P, const double *z0, const double *s0, const double *s1, double *z1);
 /* Take the mode guess (active set of the last solved step) of another problem of
  * the same LCS (a different h or switch state), so that switching problems does
  * not cost a pivoting solve. */

@@ -123,9 +123,13 @@ static void eval_probes(const nsc_lin *f, int np, const nsc_lcs *L, const char *
 
 /* The static problem (OP, UIC) of C->L with sources s, e: switch decisions
  * iterated to a fixed point from the states in sw (a decision that keeps
- * flipping is kept after 2 nsw + 2 solves, with a warning). */
-static nsc_status static_solve(pcache *C, nsc_solver solver, const double *s, const double *e, double *z,
-                               double *l, char *sw, nsc_sim_stats *st, nsc_report *r)
+ * flipping is kept after 2 nsw + 2 solves, with a warning). With relax, a
+ * problem without solution (UIC: initial values that no finite device current
+ * can reconcile, e.g. a charged capacitor across a discharged one through ideal
+ * diodes) gives the solution with every pair open, l = 0, with a warning: the
+ * first step then makes the impulsive transfer (as Siconos starts from l = 0). */
+static nsc_status static_solve(pcache *C, nsc_solver solver, int relax, const double *s, const double *e,
+                               double *z, double *l, char *sw, nsc_sim_stats *st, nsc_report *r)
 {
     const nsc_lcs *L = C->L;
     for (int it = 0;; it++) {
@@ -137,6 +141,12 @@ static nsc_status static_solve(pcache *C, nsc_solver solver, const double *s, co
         if (st) {
             st->lcps += info.lcp_solved;
             st->pivots += info.iter;
+        }
+        if (bad && relax && nsc_onestep_open(P, NULL, NULL, s, z) == 0) {
+            memset(l, 0, sizeof(double) * (size_t)L->m);
+            nsc_warn(r, NULL, "the initial conditions admit no consistent solution of the complementarity "
+                     "devices at t = 0 (an impulsive current); the run starts with every pair open");
+            bad = 0;
         }
         if (bad) {
             step_failure(r, L, P, 0.0, &info, solver);
@@ -208,7 +218,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         double *e0s = nsc_calloc((size_t)L0->m + 1, sizeof(double));
         if (!s0s || !e0s) { free(s0s); free(e0s); s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
         nsc_lcs_sources(L0, 0.0, ws0, s0s, e0s);
-        s = static_solve(&cache0, o->solver, s0s, e0s, zs, ls, sw, st, r);
+        s = static_solve(&cache0, o->solver, o->uic, s0s, e0s, zs, ls, sw, st, r);
         free(s0s);
         free(e0s);
         if (s) {
@@ -268,6 +278,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         }
         st->steps++;
         st->mode_hits += info.mode_hit;
+        st->active_set += !info.mode_hit && !info.lcp_solved && info.active_set > 0;
         st->lcps += info.lcp_solved;
         st->pivots += info.iter;
         if (info.residual > st->max_residual) st->max_residual = info.residual;
@@ -333,7 +344,7 @@ nsc_status nsc_run_op(const nsc_circuit *c, double gmin, nsc_solver solver, nsc_
         if (!names[n + j]) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
     }
     nsc_lcs_sources_dc(L, w, sv, e);
-    if ((s = static_solve(&cache, solver, sv, e, z, l, sw, NULL, r))) goto done;
+    if ((s = static_solve(&cache, solver, 0, sv, e, z, l, sw, NULL, r))) goto done;
     nsc_waves *W = nsc_waves_new(names, n + m, c->title);
     if (!W) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
     double *rv = nsc_calloc((size_t)(1 + n + m), sizeof(double));

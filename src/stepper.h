@@ -25,6 +25,7 @@ typedef struct nsc_sim_stats {
     long steps;          /* time steps taken */
     long short_steps;    /* steps shortened to end on a breakpoint */
     long mode_hits;      /* steps solved by the previous step's mode (no pivoting) */
+    long active_set;     /* steps solved by the active-set iteration from the previous mode */
     long lcps;           /* one-step LCPs solved by pivoting */
     long pivots;         /* solver iterations */
     int factorizations;  /* W factored (one per distinct h and switch state met) */
