@@ -129,7 +129,7 @@ static char *why(const char *fmt, ...)
 /* the window [a, b] of m inside the run; 0 if empty */
 static int window(const nsc_meas *m, const nsc_waves *W, double *a, double *b)
 {
-    *a = fmax(m->from, T(0));
+    *a = fmax(fmax(m->from, T(0)), m->type <= NSC_MEAS_MAX_AT ? m->trig.td : -INFINITY);
     *b = fmin(m->to, T(W->nrow - 1));
     return *a <= *b;
 }

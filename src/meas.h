@@ -1,7 +1,8 @@
 /* meas.h -- .meas tran evaluation on a transient's waveform table.
  *
  * Waveforms are taken as linear between rows (what the table and a plot say), so:
- *  - window [a, b] = [FROM, TO] clipped to the run; values at a and b interpolated;
+ *  - window [a, b] = [FROM, TO] clipped to the run (TD= of AVG .. MAX_AT moves a
+ *    as FROM does); values at a and b interpolated;
  *  - INTEG = integral of y over [a, b] (exact for linear pieces: trapezoids);
  *    AVG = INTEG / (b - a); RMS = sqrt(integral of y^2 / (b - a)), y^2 integrated
  *    exactly on each piece: h (ya^2 + ya yb + yb^2) / 3;

@@ -406,7 +406,7 @@ nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, con
             if (++i >= cd->nf) return FERR(&M, f, "missing signal after %s", f->u.s);
             if ((st = sig_field(&M, &cd->f[i], &m->sig))) return st;
             i++;
-            return options(&M, &i, m, &m->trig, O_FROM | O_TO, NULL, NULL);
+            return options(&M, &i, m, &m->trig, O_FROM | O_TO | O_TD, NULL, NULL);   /* TD: start of the window */
         }
     if (is_word(f, "when")) {
         m->type = NSC_MEAS_WHEN;

@@ -12,7 +12,7 @@
  * .params refer to earlier measures. The quantities read are added to
  * c->meas_probe by name, unresolved: call nl_meas_resolve once every node and
  * element exists. Forms:
- *   AVG|RMS|MIN|MAX|PP|INTEG|MIN_AT|MAX_AT sig [FROM=t1] [TO=t2]
+ *   AVG|RMS|MIN|MAX|PP|INTEG|MIN_AT|MAX_AT sig [FROM=t1] [TO=t2] [TD=t]
  *   WHEN sig=val|sig2 [RISE=n|FALL=n|CROSS=n|LAST] [TD=t] [FROM=t1] [TO=t2]
  *   TRIG sig VAL=v [RISE|FALL|CROSS=n] [TD=t] | TRIG AT=t   TARG (same)
  *   FIND sig AT=t | FIND sig WHEN sig2=val [...]

@@ -43,6 +43,7 @@ static void header(const nsc_waves *W, FILE *f)
     if (W->end != NSC_RUN_COMPLETE) {
         fprintf(f, " [%s at t=%.10e s", W->end == NSC_RUN_INTERRUPTED ? "interrupted" : "stopped (simulation failure)",
                 W->t_end);
+        if (W->end_msg) fputs(": ", f);
         if (W->end_msg)
             for (const char *p = W->end_msg; *p; p++) fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
         fputc(']', f);
