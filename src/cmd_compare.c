@@ -27,6 +27,7 @@ const char nsc_compare_usage[] =
     "\n"
     "options:\n"
     "  --signals LIST      signals to compare, e.g. v(out),i(l1) (default: all common)\n"
+    "  --from T, --to T    compare on [T, T] only (e.g. the steady state)\n"
     "  --tol T             bound on each signal's RMS error relative to the reference's\n"
     "                      range (default 0.01; '1%' also accepted)\n"
     "  --plot              overlay PNGs PREFIX.SIGNAL.png with the difference trace\n"
@@ -266,18 +267,19 @@ static int split_list(char *list, char ***out)
     return n;
 }
 
-enum { C_SIGNALS = 300, C_TOL, C_PLOT, C_QUIET, C_HELP };
+enum { C_SIGNALS = 300, C_TOL, C_FROM, C_TO, C_PLOT, C_QUIET, C_HELP };
 
 int nsc_cmd_compare(int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "signals", required_argument, 0, C_SIGNALS }, { "tol", required_argument, 0, C_TOL },
+        { "from", required_argument, 0, C_FROM },       { "to", required_argument, 0, C_TO },
         { "plot", no_argument, 0, C_PLOT },             { "quiet", no_argument, 0, C_QUIET },
         { "help", no_argument, 0, C_HELP },             { 0, 0, 0, 0 }
     };
     char *signals = NULL;
     const char *prefix = NULL;
-    double tol = 0.01;
+    double tol = 0.01, from = -INFINITY, to = INFINITY;
     int plot = 0, quiet = 0, c;
     opterr = 0;
     optind = 1;
@@ -292,6 +294,10 @@ int nsc_cmd_compare(int argc, char **argv)
             if (q == optarg || *q || !(tol >= 0) || !isfinite(tol)) return fail("--tol needs a non-negative number, not '%s'", optarg);
             break;
         }
+        case C_FROM: case C_TO:
+            if (!nsc_parse_number(optarg, c == C_FROM ? &from : &to) || !isfinite(c == C_FROM ? from : to))
+                return fail("--from / --to need a time, not '%s'", optarg);
+            break;
         case C_PLOT: plot = 1; break;
         case C_QUIET: quiet = 1; break;
         case C_HELP: fputs(nsc_compare_usage, stdout); return 0;
@@ -329,7 +335,7 @@ int nsc_cmd_compare(int argc, char **argv)
             unnamed[k]->name[j + 1] = nm;
         }
     }
-    if (nsc_compare(A, B, names, nnames, &cmp, &rep)) goto done;
+    if (nsc_compare(A, B, names, nnames, from, to, &cmp, &rep)) goto done;
     if (!quiet) {
         describe("ours", fo, A, &ia);
         describe("reference", fr, B, &ib);

@@ -157,15 +157,16 @@ static nsc_status table_locate(table *T, const double *g, int ng, nsc_report *r)
 
 /* ---- the grid ---- */
 
-static nsc_status make_grid(const nsc_waves *A, const nsc_waves *B, nsc_cmp *c, nsc_report *r)
+static nsc_status make_grid(const nsc_waves *A, const nsc_waves *B, double from, double to, nsc_cmp *c,
+                            nsc_report *r)
 {
     double a0 = A->v[0], a1 = A->v[(size_t)(A->nrow - 1) * A->ncol];
     double b0 = B->v[0], b1 = B->v[(size_t)(B->nrow - 1) * B->ncol];
-    c->t0 = fmax(a0, b0);
-    c->t1 = fmin(a1, b1);
+    c->t0 = fmax(fmax(a0, b0), from);
+    c->t1 = fmin(fmin(a1, b1), to);
     if (!(c->t1 > c->t0))
-        return nsc_err(r, NSC_EUSAGE, NULL, "no common time interval: ours covers %g .. %g s, the reference %g .. %g s",
-                       a0, a1, b0, b1);
+        return nsc_err(r, NSC_EUSAGE, NULL, "no common time interval: ours covers %g .. %g s, the reference %g .. %g s%s",
+                       a0, a1, b0, b1, isinf(from) && isinf(to) ? "" : " (within the window given)");
     double tol = 1e-12 * (c->t1 - c->t0);
     c->t = nsc_calloc((size_t)A->nrow + (size_t)B->nrow + 2, sizeof(double));
     if (!c->t) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
@@ -295,7 +296,7 @@ void nsc_cmp_free(nsc_cmp *c)
 }
 
 nsc_status nsc_compare(const nsc_waves *ours, const nsc_waves *ref, char *const *signals, int nsig,
-                       nsc_cmp **out, nsc_report *r)
+                       double from, double to, nsc_cmp **out, nsc_report *r)
 {
     *out = NULL;
     table A = { 0 }, B = { 0 };
@@ -334,7 +335,7 @@ nsc_status nsc_compare(const nsc_waves *ours, const nsc_waves *ref, char *const 
         st = nsc_err(r, NSC_EUSAGE, NULL, "no common signal: ours has %s; the reference has %s", la, lb);
         goto done;
     }
-    if ((st = make_grid(ours, ref, c, r)) || (st = table_locate(&A, c->t, c->ngrid, r)) ||
+    if ((st = make_grid(ours, ref, from, to, c, r)) || (st = table_locate(&A, c->t, c->ngrid, r)) ||
         (st = table_locate(&B, c->t, c->ngrid, r)))
         goto done;
     size_t ng = (size_t)c->ngrid;

@@ -1,7 +1,8 @@
 /* cmp.h -- comparison of two waveform tables (nscircuit compare): both put on one
  * time grid, per-signal errors and the shift of switching instants.
  *
- * Definitions (t0..t1 is the time interval both tables cover):
+ * Definitions (t0..t1 is the time interval both tables cover, within the
+ * window asked for):
  *  - grid: the union of both tables' time points inside [t0, t1] (plus t0, t1);
  *    each signal is linear between its own points (what a plot draws);
  *  - e(t) = ours(t) - ref(t); max error = max |e| on the grid (exact for linear
@@ -43,14 +44,15 @@ typedef struct nsc_cmp {
     double *ours, *ref;  /* [nsig * ngrid] signal s at grid point i: [s * ngrid + i] */
 } nsc_cmp;
 
-/* Compare tables ours and ref (column 0 time, non-decreasing). signals[0..nsig)
+/* Compare tables ours and ref (column 0 time, non-decreasing) on the part of
+ * [from, to] both cover (-INFINITY, INFINITY: all of it). signals[0..nsig)
  * names the signals to compare (nsig == 0: every signal of ours also found in
  * ref). A name is found in a table by its canonical form (nsc_signame_canon),
  * else "v(a,b)" as the difference of columns v(a) and v(b), else "v(a)" as a
  * bare column "a". Errors (NSC_EUSAGE): a named signal missing in either table,
  * no common signal, no common time interval, time decreasing. */
 nsc_status nsc_compare(const nsc_waves *ours, const nsc_waves *ref, char *const *signals, int nsig,
-                       nsc_cmp **out, nsc_report *r);
+                       double from, double to, nsc_cmp **out, nsc_report *r);
 void nsc_cmp_free(nsc_cmp *c);
 
 /* Canonical signal name (malloc'd): lower case, blanks removed, "x#branch" ->

@@ -40,7 +40,7 @@ static nsc_cmp *run(const nsc_waves *a, const nsc_waves *b, char **sig, int nsig
     nsc_report r;
     nsc_report_init(&r);
     nsc_cmp *c = NULL;
-    nsc_status s = nsc_compare(a, b, sig, nsig, &c, &r);
+    nsc_status s = nsc_compare(a, b, sig, nsig, -INFINITY, INFINITY, &c, &r);
     cr_assert_eq(s, NSC_OK, "%s", r.error ? r.error : "");
     nsc_report_free(&r);
     return c;
@@ -82,6 +82,14 @@ Test(compare, known_errors)
     cr_assert_float_eq(c->sig[0].max_err, 0.02, 1e-12);
     cr_assert_float_eq(c->sig[0].t_max_err, 0.04, 1e-15);
     cr_assert_float_eq(c->sig[0].rms_err, 0.02 / sqrt(3), 1e-12);
+    nsc_cmp *w = NULL;
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_compare(ours, ref, NULL, 0, 0.02, 1, &w, &r), NSC_OK);  /* window [0.02, end] */
+    cr_assert_float_eq(w->t0, 0.02, 1e-15);
+    cr_assert_eq(w->ngrid, 501);
+    cr_assert_float_eq(w->sig[0].rms_err, sqrt((1e-4 + 2e-4 + 4e-4) / 3), 1e-12); /* e: 0.01 -> 0.02 */
+    nsc_cmp_free(w);
     /* sin's zero crossings are the mid level; the drift moves them by -e/slope */
     cr_assert_eq(c->sig[0].n_ref, 3);                  /* falling at 10 ms, rising at 20, falling at 30 */
     cr_assert_eq(c->sig[0].n_matched, 3);
@@ -175,18 +183,18 @@ Test(compare, errors)
     nsc_report r;
     nsc_report_init(&r);
     nsc_cmp *c;
-    cr_assert_eq(nsc_compare(A, B, NULL, 0, &c, &r), NSC_EUSAGE);
+    cr_assert_eq(nsc_compare(A, B, NULL, 0, -INFINITY, INFINITY, &c, &r), NSC_EUSAGE);
     cr_assert(strstr(r.error, "no common signal: ours has v(a); the reference has v(b)"), "%s", r.error);
     nsc_report_free(&r);
     char *sig[] = { "i(x)" };
-    cr_assert_eq(nsc_compare(A, A, sig, 1, &c, &r), NSC_EUSAGE);
+    cr_assert_eq(nsc_compare(A, A, sig, 1, -INFINITY, INFINITY, &c, &r), NSC_EUSAGE);
     cr_assert(strstr(r.error, "signal 'i(x)' is not in ours"), "%s", r.error);
     nsc_report_free(&r);
-    cr_assert_eq(nsc_compare(A, C, NULL, 0, &c, &r), NSC_EUSAGE);
+    cr_assert_eq(nsc_compare(A, C, NULL, 0, -INFINITY, INFINITY, &c, &r), NSC_EUSAGE);
     cr_assert(strstr(r.error, "no common time interval"), "%s", r.error);
     nsc_report_free(&r);
     A->v[2 * 5] = -1;                                          /* time goes back */
-    cr_assert_eq(nsc_compare(A, C, NULL, 0, &c, &r), NSC_EUSAGE);
+    cr_assert_eq(nsc_compare(A, C, NULL, 0, -INFINITY, INFINITY, &c, &r), NSC_EUSAGE);
     cr_assert(strstr(r.error, "time decreases at row 6"), "%s", r.error);
     nsc_report_free(&r);
     nsc_waves_free(A);
