@@ -132,8 +132,9 @@ static void progress_draw(double t, void *ctx)
     int n = (int)(f * 30);
     for (int k = 0; k < 30; k++) bar[k] = k < n ? '#' : '.';
     bar[30] = 0;
-    fprintf(stderr, "\rnscircuit: [%s] %3.0f %%  t = %-10s  %.0f s left  ", bar, 100 * f,
-            nsc_eng(t, "s", ts, sizeof ts), f > 0 ? el * (1 - f) / f : 0.0);
+    double left = f > 0 ? el * (1 - f) / f : 0.0;
+    fprintf(stderr, "\rnscircuit: [%s] %3.0f %%  t = %-10s  %.*f s left  ", bar, 100 * f,
+            nsc_eng(t, "s", ts, sizeof ts), left < 10 ? 1 : 0, left);
 }
 
 static void progress_end(progress *p)

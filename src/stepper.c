@@ -277,6 +277,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
             break;
         }
         st->steps++;
+        if (o->progress && st->steps % 1000 == 0) o->progress(tn, o->progress_ctx);
         st->mode_hits += info.mode_hit;
         st->active_set += !info.mode_hit && !info.lcp_solved && info.active_set > 0;
         st->lcps += info.lcp_solved;

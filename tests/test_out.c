@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "netlist.h"
 #include "out.h"
+#include "stepper.h"
 #include "testutil.h"
 #include "waves.h"
 
@@ -160,4 +162,47 @@ Test(out, waves_keep_columns)
     cr_assert_eq(nsc_waves_add(W, row), 0);                  /* still growable */
     cr_assert_eq(W->v[2 * 2500 + 1], 2);
     nsc_waves_free(W);
+}
+
+/* The stepper's progress hook (the CLI's progress bar): called every 1000 steps
+ * with the time reached. */
+static int ncalls;
+static double tcalls[4];
+static void on_progress(double t, void *ctx)
+{
+    if (ncalls < 4) tcalls[ncalls] = t;
+    ncalls++;
+    *(int *)ctx += 1;
+}
+
+Test(out, progress_hook_of_the_stepper)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_circuit *c = NULL;
+    cr_assert_eq(nsc_netlist_read_string("rc\nV1 a 0 1\nR1 a b 1k\nC1 b 0 1u\n.tran 1u 2.5m\n", "p.cir", NULL, 0, &c, &r), NSC_OK);
+    nsc_probe *p = NULL;
+    int np = 0, ctx = 0;
+    cr_assert_eq(nsc_probes_default(c, &p, &np, &r), NSC_OK);
+    nsc_tran_opts o;
+    memset(&o, 0, sizeof o);
+    o.tstep = o.h = 1e-6;
+    o.tstop = 2.5e-3;
+    o.theta = 0.5;
+    o.gmin = 1e-12;
+    o.solver = NSC_SOLVER_AUTO;
+    o.progress = on_progress;
+    o.progress_ctx = &ctx;
+    nsc_waves *W = NULL;
+    nsc_sim_stats st;
+    cr_assert_eq(nsc_run_tran(c, &o, p, np, &W, &st, &r), NSC_OK, "%s", r.error ? r.error : "");
+    cr_assert_eq(st.steps, 2500);
+    cr_assert_eq(ncalls, 2);
+    cr_assert_eq(ctx, 2);
+    cr_assert_float_eq(tcalls[0], 1e-3, 1e-15);
+    cr_assert_float_eq(tcalls[1], 2e-3, 1e-15);
+    nsc_waves_free(W);
+    nsc_probes_free(p, np);
+    nsc_circuit_free(c);
+    nsc_report_free(&r);
 }
