@@ -1,0 +1,77 @@
+/* test_cli.c -- the program's interface: --help and compare --help list exactly
+ * the options of the man page nscircuit.1, --version, usage errors. */
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* the long options ("--name") of text, groff's "\-\-" read as "--"; *n of them */
+static int options_of(const char *text, char opts[][32], int cap)
+{
+    int n = 0;
+    for (const char *p = text; *p; p++) {
+        int groff = !strncmp(p, "\\-\\-", 4);
+        if (!groff && strncmp(p, "--", 2)) continue;
+        const char *q = p + (groff ? 4 : 2), *s = q;
+        char name[32];
+        int k = 0;
+        while (k < 31 && (isalnum((unsigned char)*q) || *q == '-' || (q[0] == '\\' && q[1] == '-'))) {
+            if (*q == '\\') q++;
+            name[k++] = *q++;
+        }
+        name[k] = 0;
+        p = q - 1;
+        if (k == 0 || q == s) continue;
+        int dup = 0;
+        for (int j = 0; j < n; j++) dup |= !strcmp(opts[j], name);
+        if (!dup && n < cap) strcpy(opts[n++], name);
+    }
+    return n;
+}
+
+static int has(char opts[][32], int n, const char *name)
+{
+    for (int j = 0; j < n; j++)
+        if (!strcmp(opts[j], name)) return 1;
+    return 0;
+}
+
+Test(cli, help_matches_the_man_page)
+{
+    char *man = tu_read_file(NSC_TOP_SRCDIR "/nscircuit.1");
+    cr_assert(man, "no nscircuit.1");
+    char *help = NULL, *chelp = NULL;
+    cr_assert_eq(tu_run(NSC_PROGRAM " --help", &help), 0);
+    cr_assert_eq(tu_run(NSC_PROGRAM " compare --help", &chelp), 0);
+    static char m[64][32], h[64][32], c[64][32];
+    int nm = options_of(man, m, 64), nh = options_of(help, h, 64), nc = options_of(chelp, c, 64);
+    cr_assert(nh >= 14 && nc >= 6, "%d %d", nh, nc);
+    for (int k = 0; k < nh; k++) cr_assert(has(m, nm, h[k]), "--%s of --help is not in nscircuit.1", h[k]);
+    for (int k = 0; k < nc; k++) cr_assert(has(m, nm, c[k]), "--%s of compare --help is not in nscircuit.1", c[k]);
+    for (int k = 0; k < nm; k++)
+        cr_assert(has(h, nh, m[k]) || has(c, nc, m[k]), "--%s of nscircuit.1 is in neither --help", m[k]);
+    cr_assert(strstr(man, ".TH NSCIRCUIT 1") && strstr(man, ".SH EXIT STATUS"));
+    free(man);
+    free(help);
+    free(chelp);
+}
+
+Test(cli, version_and_usage_errors)
+{
+    char *out = NULL;
+    cr_assert_eq(tu_run(NSC_PROGRAM " --version", &out), 0);
+    cr_assert(!strncmp(out, "nscircuit ", 10), "%s", out);
+    free(out);
+    const char *bad[] = { "", "--format xyz x.cir", "--nosuch x.cir", "--theta 2 x.cir", "compare", "compare a",
+                          "compare --tol -1 a b", "compare --from x a b" };
+    for (int k = 0; k < 8; k++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "%s %s 2>&1", NSC_PROGRAM, bad[k]);
+        cr_assert_eq(tu_run(cmd, &out), 2, "'%s': %s", bad[k], out);
+        cr_assert(strstr(out, "error"), "'%s': %s", bad[k], out);
+        free(out);
+    }
+}
