@@ -134,7 +134,7 @@ static nsc_status read_binary(cursor *c, const plot *pl, nsc_waves *W, double *r
 {
     size_t width = pl->complex_ ? 16 : 8, rowbytes = width * (size_t)pl->nvar;
     size_t avail = (size_t)(c->end - c->p) / rowbytes, n = (size_t)pl->npoint;
-    if (n > avail) n = avail;
+    if (pl->npoint <= 0 || n > avail) n = avail;          /* count not updated: a killed run */
     const unsigned char *p = (const unsigned char *)c->p;
     for (size_t i = 0; W && i < n; i++) {
         for (int k = 0; k < pl->nvar; k++) row[k] = get_le(p + i * rowbytes + width * (size_t)k);
@@ -148,7 +148,7 @@ static nsc_status read_binary(cursor *c, const plot *pl, nsc_waves *W, double *r
  * Stops early, without error, at a non-number where a point should begin. */
 static nsc_status read_ascii(cursor *c, const plot *pl, nsc_waves *W, double *row, nsc_report *r)
 {
-    for (int i = 0; i < pl->npoint; i++) {
+    for (int i = 0; pl->npoint <= 0 || i < pl->npoint; i++) {      /* count 0: until the data ends */
         for (int k = -1; k < pl->nvar; k++) {
             const char *p = c->p;
             while (p < c->end && isspace((unsigned char)*p)) {

@@ -151,6 +151,28 @@ Test(raw, early_end_and_truncation)
     cr_assert_eq(B->nrow, 7);
     cr_assert_eq(B->v[4 * 6 + 1], 1.0 / 3.0 + 6);
     nsc_waves_free(B);
+    /* "No. Points: 0" as a killed ngspice leaves it: every complete row */
+    char *np = strstr(buf, "No. Points: 10");
+    cr_assert(np);
+    np[12] = '0';
+    np[13] = ' ';
+    f = fopen(p, "wb");
+    fwrite(buf, 1, n, f);
+    fclose(f);
+    B = read_ok(p, NULL);
+    cr_assert_eq(B->nrow, 10);
+    nsc_waves_free(B);
+    nsc_waves *A = sample(5);
+    cr_assert_eq(nsc_write_raw(A, p, 0, &r), NSC_OK);
+    s = tu_read_file(p);
+    np = strstr(s, "No. Points: 5");
+    np[12] = '0';
+    cr_assert_eq(tu_write_file(p, s), 0);
+    free(s);
+    B = read_ok(p, NULL);
+    cr_assert_eq(B->nrow, 5);
+    nsc_waves_free(B);
+    nsc_waves_free(A);
     nsc_waves_free(W);
     free(p);
     nsc_report_free(&r);
