@@ -5,12 +5,13 @@
  *   y = C z1 + D l + e1,   0 <= y _|_ l >= 0,
  *
  * Theta = diag(theta_i): theta on rows where E has entries, 1 on algebraic rows.
- * Hidden algebraic rows are separated first (formulation.md §2): for each
- * connected component S of E whose rows sum to zero (capacitors among nodes
- * with no capacitance to ground), the DAE is premultiplied by T, which replaces
- * the lowest row of S by the sum of S's rows; that row is then algebraic
- * (theta 1) and holds at t_k+1, instead of ringing at the theta-point after a
- * switching event. E, A, B, s become T E, T A, T B, T s (W, R, Bt, ts below).
+ * Hidden algebraic rows are separated first (formulation.md §2): for each left
+ * null vector v of E (capacitors among nodes with no capacitance to ground:
+ * v = 1 on them; perfectly coupled inductors), the DAE is premultiplied by T,
+ * which replaces one row of v's support by v^T times the rows; that row is then
+ * algebraic (theta 1) and its constraint holds at t_k+1, instead of ringing at
+ * the theta-point after a switching event. E, A, B, s become T E, T A, T B, T s
+ * (W, R, Bt, ts below).
  * With h = 0 the static problem 0 = A z + B l + s (W = -A, r = s1). Reduced to the
  * dense LCP  M l + q >= 0 _|_ l >= 0,  M = D + C W^-1 B,  q = C W^-1 r + e1,
  * and z1 = W^-1 r + (W^-1 B) l. W is factored once per h (KLU); M and W^-1 B are
@@ -57,7 +58,9 @@ typedef struct nsc_onestep {
     double h, theta;
     int n, m;
     char *sw;          /* [L->nsw] switch states this problem is built for (1 = on) */
-    int *grp;          /* [n] hidden algebraic rows (below), NULL if none */
+    int nalg;          /* hidden algebraic rows (below): combination c replaces row alg_rep[c] */
+    int *alg_rep, *alg_cp, *alg_row;   /* by sum_e alg_v[e] row alg_row[e], e in alg_cp[c].. */
+    double *alg_v;
     const nsc_sparse *B; /* T B (Bt) or L->B */
     nsc_sparse *Bt;
     double *ts;        /* [n] work: T s */
