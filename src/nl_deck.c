@@ -26,6 +26,8 @@ typedef struct reader {
     struct { dev_t dev; ino_t ino; const char *section; } open[NL_MAXINCLUDE]; /* files being read */
     int nopen;
     int ended;          /* .end seen in the main file */
+    size_t bytes;       /* text read so far, every file (<= NL_MAXBYTES) */
+    int nread;          /* files read so far (<= NL_MAXREADS) */
     char *buf;          /* current logical line */
     size_t len, cap;
     nl_seg *seg;
@@ -217,6 +219,10 @@ static nsc_status logical_line(reader *rd, source *src)
     if (!strcmp(w, ".lib")) return include(rd, src, &ln, w, k, 1);
 
     nl_deck *d = rd->d;
+    if (d->ncard >= NL_MAXCARDS) {
+        nsc_loc loc = { d->files[src->file], ln.seg[0].line, 1 };
+        return nsc_err(rd->r, NSC_ENETLIST, &loc, "netlist too large: more than %d cards", NL_MAXCARDS);
+    }
     if (nsc_grow((void **)&d->card, &d->capcard, d->ncard + 1, sizeof *d->card))
         return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
     nl_card *c = &d->card[d->ncard];
@@ -283,8 +289,8 @@ static char *dir_of(const char *path)
     return nsc_strndup(path, (size_t)(s - path));
 }
 
-/* Whole file into *buf (malloc'd), 0 or errno. */
-static int slurp(const char *path, char **buf, size_t *n)
+/* Whole file into *buf (malloc'd), 0 or errno (EFBIG: more than max bytes). */
+static int slurp(const char *path, size_t max, char **buf, size_t *n)
 {
     FILE *fp = fopen(path, "rb");
     if (!fp) return errno ? errno : EIO;
@@ -293,6 +299,7 @@ static int slurp(const char *path, char **buf, size_t *n)
     for (;;) {
         if (!b) { fclose(fp); return ENOMEM; }
         len += fread(b + len, 1, cap - len, fp);
+        if (len > max) { fclose(fp); free(b); return EFBIG; }
         if (len < cap) break;
         char *nb = cap > ((size_t)-1) / 2 ? NULL : realloc(b, cap * 2);
         if (!nb) free(b);
@@ -319,19 +326,27 @@ static nsc_status read_path(reader *rd, const char *path, const nsc_loc *from, c
         if (!from) return nsc_err(rd->r, NSC_EIO, NULL, "cannot read '%s': %s", path, strerror(err));
         return nsc_err(rd->r, NSC_ENETLIST, from, "cannot open include file '%s': %s", path, strerror(err));
     }
+    if (from && !S_ISREG(sb.st_mode))                  /* not /dev/zero, a FIFO, ... */
+        return nsc_err(rd->r, NSC_ENETLIST, from, "cannot open include file '%s': not a regular file", path);
     for (int k = 0; k < rd->nopen; k++)                /* same file and section already open */
         if (rd->open[k].dev == sb.st_dev && rd->open[k].ino == sb.st_ino &&
             (rd->open[k].section == section || (rd->open[k].section && section && !strcmp(rd->open[k].section, section))))
             return nsc_err(rd->r, NSC_ENETLIST, from, "recursive include of '%s'", path);
     if (rd->nopen == NL_MAXINCLUDE)
         return nsc_err(rd->r, NSC_ENETLIST, from, "includes nested deeper than %d files", NL_MAXINCLUDE);
+    if (++rd->nread > NL_MAXREADS)
+        return nsc_err(rd->r, NSC_ENETLIST, from, "netlist too large: more than %d file reads (each .include/.lib counted every time it is read)", NL_MAXREADS);
     char *text = NULL;
     size_t n = 0;
-    if ((err = slurp(path, &text, &n))) {
+    if ((err = slurp(path, NL_MAXBYTES - rd->bytes, &text, &n))) {
         if (err == ENOMEM) return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
+        if (err == EFBIG)
+            return nsc_err(rd->r, NSC_ENETLIST, from, "netlist too large: more than %zu MiB of text%s",
+                           NL_MAXBYTES >> 20, from ? " (with every include, counted each time it is read)" : "");
         if (!from) return nsc_err(rd->r, NSC_EIO, NULL, "cannot read '%s': %s", path, strerror(err));
         return nsc_err(rd->r, NSC_ENETLIST, from, "cannot open include file '%s': %s", path, strerror(err));
     }
+    rd->bytes += n;
     source src = { 0 };
     char *dir = dir_of(path);
     src.file = add_file(rd->d, path);
@@ -393,7 +408,10 @@ nsc_status nl_deck_read_string(nl_deck *d, const char *text, const char *name, n
     src.main = 1;
     if (!st && (src.file = add_file(d, name ? name : "<string>")) < 0)
         st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
-    if (!st) st = read_text(&rd, &src, text, strlen(text));
+    size_t n = strlen(text);
+    if (!st && n > NL_MAXBYTES)
+        st = nsc_err(r, NSC_ENETLIST, NULL, "netlist too large: more than %zu MiB of text", NL_MAXBYTES >> 20);
+    if (!st) st = read_text(&rd, &src, text, n);
     reader_free(&rd);
     return st;
 }

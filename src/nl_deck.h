@@ -6,6 +6,7 @@
 #ifndef NSC_NL_DECK_H
 #define NSC_NL_DECK_H
 
+#include <setjmp.h>
 #include <stddef.h>
 
 #include "netlist.h"
@@ -63,6 +64,24 @@ void nl_deck_free(nl_deck *d);
 /* Position of field f of card c. */
 nsc_loc nl_field_loc(const nl_deck *d, const nl_card *c, const nl_field *f);
 
+/* Size limits (hostile netlists: a few lines of nested .include or .subckt
+ * expand exponentially). Text: all files read, includes counted each time they
+ * are read (keeps every line, column and offset within an int); reads: files
+ * opened, the main file and every .include/.lib read; cards: in the
+ * deck; elements and subcircuit instances: after expansion (nl_elab.c). */
+#ifndef NL_MAXBYTES
+#define NL_MAXBYTES ((size_t)1 << 30)
+#endif
+#ifndef NL_MAXREADS
+#define NL_MAXREADS 10000
+#endif
+#ifndef NL_MAXCARDS
+#define NL_MAXCARDS 20000000
+#endif
+#ifndef NL_MAXELEMENTS
+#define NL_MAXELEMENTS 20000000
+#endif
+
 /* ---- between nl_deck.c, nl_lex.l and nl_parse.y ---- */
 
 /* A logical line: physical lines joined by '\n' ('+' of continuations removed);
@@ -96,6 +115,8 @@ typedef struct nl_parser {
     size_t paren[NL_MAXPAREN]; /* offsets of the innermost open parentheses */
     int npar;
     int lexerr;             /* 1 when the scanner already reported an error */
+    jmp_buf fatal;          /* flex's YY_FATAL_ERROR (out of memory) jumps here, */
+    const char *fatalmsg;   /* set by nl_parse_line, with flex's message */
     /* parser: fields of the lists being built */
     nl_field *stk;
     int top, cap;

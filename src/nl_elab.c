@@ -32,8 +32,11 @@ typedef struct def {
     int *body;              /* its own cards (not those of nested definitions) */
     int nbody, capbody;
     nl_hash subs;           /* nested definitions: name -> index in elab.defs */
+    nl_hash pars;           /* parameter name -> index of its field in hdr->f */
     int nport;              /* ports are hdr->f[2 .. 2+nport) */
     int active;             /* being expanded (recursion check) */
+    int sized;              /* def_size: 0 not yet, 1 in progress, 2 done */
+    double nel, ninst;      /* elements and instances one instance expands to */
 } def;
 
 /* An instance of a definition. */
@@ -91,6 +94,7 @@ typedef struct elab {
     char *ovused;
     char *buf;              /* name buffer */
     size_t capbuf;
+    long ninst;             /* subcircuit instances expanded (<= NL_MAXELEMENTS) */
 } elab;
 
 static nsc_status scope_run(elab *E, scope *sc);
@@ -244,6 +248,8 @@ static nsc_status node_new(elab *E, const char *name, const nl_card *cd, const n
 {
     nsc_circuit *c = E->c;
     int cap = E->capnode;
+    if (c->nnode >= NL_MAXELEMENTS)
+        return err(E, NULL, cd, f, "circuit too large: more than %d nodes after subcircuit expansion", NL_MAXELEMENTS);
     if (nsc_grow((void **)&c->node_name, &cap, c->nnode + 1, sizeof *c->node_name)) return oom(E);
     if (cap != E->capnode) {                           /* node_loc has the same capacity */
         nsc_loc *nl = nsc_realloc_array(c->node_loc, (size_t)cap, sizeof *nl);
@@ -295,6 +301,8 @@ static nsc_status element_new(elab *E, scope *sc, const nl_card *cd, nsc_elkind 
 {
     nsc_circuit *c = E->c;
     int cap = E->capel;
+    if (c->nel >= NL_MAXELEMENTS)
+        return err(E, sc, cd, NULL, "circuit too large: more than %d elements after subcircuit expansion", NL_MAXELEMENTS);
     if (nsc_grow((void **)&c->el, &cap, c->nel + 1, sizeof *c->el)) return oom(E);
     if (cap != E->capel) {                             /* elmodel, wgiven: same capacity as el */
         int *em = nsc_realloc_array(E->elmodel, (size_t)cap, sizeof *em);
@@ -759,6 +767,8 @@ static nsc_status card_x(elab *E, scope *sc, const nl_card *cd)
     if (!d) return err(E, sc, cd, sf, "unknown subckt '%s' for instance %s", sf->u.s, f[0].u.s);
     if (d->active) return err(E, sc, cd, sf, "recursive subckt '%s'", sf->u.s);
     if (sc->depth >= NL_MAXNEST) return err(E, sc, cd, sf, "subcircuits nested deeper than %d", NL_MAXNEST);
+    if (++E->ninst > NL_MAXELEMENTS)
+        return err(E, sc, cd, NULL, "circuit too large: more than %d subcircuit instances after expansion", NL_MAXELEMENTS);
     if (npos - 1 != d->nport)
         return err(E, sc, cd, NULL, "instance %s has %d node%s but subckt '%s' has %d port%s", f[0].u.s, npos - 1,
                    npos - 1 == 1 ? "" : "s", sf->u.s, d->nport, d->nport == 1 ? "" : "s");
@@ -771,9 +781,11 @@ static nsc_status card_x(elab *E, scope *sc, const nl_card *cd)
     char *prefix = pre ? nl_alloc(&E->ar, strlen(pre) + 2) : NULL;
     if (!prefix) return oom(E);
     sprintf(prefix, "%s.", pre);
-    char *where = nl_alloc(&E->ar, strlen(prefix) + 20);
+    int np = (int)strlen(prefix) - 1;                  /* messages show at most 64 + 64 characters of it */
+    char *where = nl_alloc(&E->ar, (size_t)np + 24);
     if (!where) return oom(E);
-    sprintf(where, " (in instance %.*s)", (int)strlen(prefix) - 1, prefix);
+    if (np <= 131) sprintf(where, " (in instance %.*s)", np, prefix);
+    else sprintf(where, " (in instance %.64s...%.64s)", prefix, prefix + np - 64);
     ch.prefix = prefix;
     ch.where = where;
     nsc_status st = NSC_OK;
@@ -785,47 +797,40 @@ static nsc_status card_x(elab *E, scope *sc, const nl_card *cd)
         if (!pk) st = oom(E);
         else if (!(st = node(E, sc, cd, &f[1 + p], &ch.portnode[p])) && nl_hash_put(&ch.ports, pk, p)) st = oom(E);
     }
-    /* instance parameters, evaluated in the caller's scope */
-    int nov = 0;
+    /* instance parameters, evaluated in the caller's scope: ovv[h] for header field h */
+    int nh = d->hdr->nf;
     double *ovv = NULL;
-    const char **ovk = NULL;
-    int nrest = cd->nf - i;
-    if (!st && nrest > 0 && (!(ovv = malloc((size_t)nrest * sizeof *ovv)) || !(ovk = malloc((size_t)nrest * sizeof *ovk))))
+    char *given = NULL;
+    if (!st && cd->nf > i && (!(ovv = malloc((size_t)nh * sizeof *ovv)) || !(given = calloc((size_t)nh, 1))))
         st = oom(E);
-    char kb[256];
     for (int j = i; !st && j < cd->nf; j++) {
         if (is_word(&f[j], "params:")) continue;
-        const char *kk = pair_key(&f[j], kb, sizeof kb);
-        if (!kk) {
+        int h;
+        if (f[j].kind != NL_F_PAIR || f[j].sub[0].kind != NL_F_WORD) {
             st = err(E, sc, cd, &f[j], "unexpected '%s' in instance %s (expected name=value)", ftext(&f[j]), f[0].u.s);
             break;
         }
-        int found = 0;
-        for (int h = 2 + d->nport; h < d->hdr->nf; h++)
-            if (d->hdr->f[h].kind == NL_F_PAIR && nsc_strieq(d->hdr->f[h].sub[0].u.s, kk)) found = 1;
-        if (!found) {
+        if (!nl_hash_get(&d->pars, f[j].sub[0].u.s, &h)) {
             st = err(E, sc, cd, &f[j], "subckt '%s' has no parameter '%s' (instance %s)", sf->u.s, f[j].sub[0].u.s, f[0].u.s);
             break;
         }
-        if ((st = value(E, sc, cd, &f[j].sub[1], &ovv[nov]))) break;
-        ovk[nov++] = f[j].sub[0].u.s;
+        if ((st = value(E, sc, cd, &f[j].sub[1], &ovv[h]))) break;
+        given[h] = 1;
     }
     /* subckt parameters: instance value or default, in header order */
-    for (int h = 2 + d->nport; !st && h < d->hdr->nf; h++) {
+    for (int h = 2 + d->nport; !st && h < nh; h++) {
         const nl_field *hf = &d->hdr->f[h];
         if (hf->kind != NL_F_PAIR) continue;
         double v = 0;
-        int given = 0;
-        for (int j = nov - 1; j >= 0 && !given; j--)
-            if (nsc_strieq(ovk[j], hf->sub[0].u.s)) v = ovv[j], given = 1;
-        if (!given) st = value(E, &ch, d->hdr, &hf->sub[1], &v);
+        if (given && given[h]) v = ovv[h];
+        else st = value(E, &ch, d->hdr, &hf->sub[1], &v);
         if (!st) {
             const char *pk = cat(E, "", hf->sub[0].u.s);
             st = pk ? param_set(E, &ch, pk, v) : oom(E);
         }
     }
     free(ovv);
-    free(ovk);
+    free(given);
     if (!st) {
         d->active = 1;
         st = scope_run(E, &ch);
@@ -1134,6 +1139,44 @@ static def *def_new(elab *E, def *parent, const nl_card *hdr)
     return d;
 }
 
+/* The definition an X card of definition d names, or NULL (error reported by card_x). */
+static def *x_def(const elab *E, const def *d, const nl_card *cd)
+{
+    int npos = 0;
+    for (int i = 1; i < cd->nf && cd->f[i].kind == NL_F_WORD && !nsc_strieq(cd->f[i].u.s, "params:"); i++) npos++;
+    return npos < 1 ? NULL : (def *)def_find(E, d, cd->f[npos].u.s);
+}
+
+/* d->nel, d->ninst = elements and subcircuit instances that one instance of d
+ * expands to, counted before expanding anything (the subckt an X card names
+ * does not depend on parameter values), so that a few lines nesting instances
+ * of instances are rejected at once rather than after minutes. Lower bounds:
+ * recursion and chains deeper than NL_MAXNEST count 0 (card_x reports them).
+ * *over = the first card of d at which either count passes NL_MAXELEMENTS. */
+static void def_size(const elab *E, def *d, int depth, const nl_card **over)
+{
+    if (d->sized || depth > NL_MAXNEST) return;
+    d->sized = 1;
+    double nel = 0, ninst = 0;
+    for (int k = 0; k < d->nbody; k++) {
+        const nl_card *cd = &E->d->card[d->body[k]];
+        int ch = tolower((unsigned char)cd->f[0].u.s[0]);
+        if (ch == '.') continue;
+        if (ch != 'x') nel += 1;
+        else {
+            def *s = x_def(E, d, cd);
+            if (!s) continue;
+            def_size(E, s, depth + 1, NULL);
+            nel += s->nel;
+            ninst += 1 + s->ninst;
+        }
+        if (over && !*over && (nel > NL_MAXELEMENTS || ninst > NL_MAXELEMENTS)) *over = cd;
+    }
+    d->nel = fmin(nel, 1e300);
+    d->ninst = fmin(ninst, 1e300);
+    d->sized = 2;
+}
+
 /* Sort cards into definitions; check .subckt headers; collect .global names. */
 static nsc_status build_defs(elab *E)
 {
@@ -1155,16 +1198,24 @@ static nsc_status build_defs(elab *E)
                            E->d->files[E->defs[old]->hdr->file], E->defs[old]->hdr->f[0].line);
             if (nl_hash_put(&cur->subs, name, E->ndef - 1)) return oom(E);
             int k = 2, params = 0;
+            nl_hash ports = { 0 };                     /* words are lower case */
             for (; k < cd->nf && f[k].kind == NL_F_WORD && !nsc_strieq(f[k].u.s, "params:"); k++) {
-                for (int j = 2; j < k; j++)
-                    if (nsc_strieq(f[j].u.s, f[k].u.s))
-                        return err(E, NULL, cd, &f[k], "duplicate port '%s' in .subckt %s", f[k].u.s, f[1].u.s);
+                if (nl_hash_get(&ports, f[k].u.s, NULL)) {
+                    nl_hash_free(&ports);
+                    return err(E, NULL, cd, &f[k], "duplicate port '%s' in .subckt %s", f[k].u.s, f[1].u.s);
+                }
+                if (nl_hash_put(&ports, f[k].u.s, k)) {
+                    nl_hash_free(&ports);
+                    return oom(E);
+                }
                 d->nport++;
             }
+            nl_hash_free(&ports);
             for (; k < cd->nf; k++) {
                 if (is_word(&f[k], "params:") && !params) { params = 1; continue; }
                 if (f[k].kind != NL_F_PAIR || f[k].sub[0].kind != NL_F_WORD)
                     return err(E, NULL, cd, &f[k], "unexpected '%s' in .subckt %s (expected name=value)", ftext(&f[k]), f[1].u.s);
+                if (nl_hash_put(&d->pars, f[k].sub[0].u.s, k)) return oom(E);
             }
             cur = d;
         } else if (head_is(cd, ".ends")) {
@@ -1365,6 +1416,7 @@ static void elab_free(elab *E)
     for (int k = 0; k < E->ndef; k++) {
         free(E->defs[k]->body);
         nl_hash_free(&E->defs[k]->subs);
+        nl_hash_free(&E->defs[k]->pars);
         free(E->defs[k]);
     }
     free(E->defs);
@@ -1394,6 +1446,11 @@ static nsc_status elaborate(elab *E)
     if (node_new(E, "0", NULL, NULL, &g)) return E->r->status;
     if (E->nov && !(E->ovused = calloc((size_t)E->nov, 1))) return oom(E);
     if (build_defs(E)) return E->r->status;
+    const nl_card *over = NULL;
+    def_size(E, E->defs[0], 0, &over);
+    if (over)
+        return err(E, NULL, over, NULL, "circuit too large: %.3g elements and %.3g subcircuit instances after expansion "
+                   "(limit %d each)", E->defs[0]->nel, E->defs[0]->ninst, NL_MAXELEMENTS);
     scope top = { 0 };
     top.df = E->defs[0];
     top.prefix = "";

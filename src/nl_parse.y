@@ -244,6 +244,16 @@ nsc_status nl_parse_line(nl_parser *p, const nl_line *ln, nl_card *out)
     out->f = NULL;
     out->nf = 0;
     out->file = ln->file;
+    if (ln->len > NL_MAXBYTES) {                       /* flex takes an int length */
+        nsc_loc loc = { p->deck->files[ln->file], ln->seg[0].line, 1 };
+        return nsc_err(p->r, NSC_ENETLIST, &loc, "line too long");
+    }
+    if (setjmp(p->fatal)) {                            /* flex's YY_FATAL_ERROR */
+        nl_lex_end(p);
+        if (strstr(p->fatalmsg, "memory")) return nsc_err(p->r, NSC_ENOMEM, NULL, "out of memory");
+        nsc_loc loc = { p->deck->files[ln->file], ln->seg[0].line, 1 };
+        return nsc_err(p->r, NSC_ENETLIST, &loc, "internal scanner error (%s)", p->fatalmsg);
+    }
     nl_lex_begin(p);
     int rc = nl_yyparse(p->scanner);
     nl_lex_end(p);
