@@ -40,6 +40,11 @@ void nsc_circuit_free(nsc_circuit *c)
     free(c->meas);
     for (int k = 0; k < c->nmeas_probe; k++) free(c->meas_probe[k].name);
     free(c->meas_probe);
+    for (int k = 0; c->step && k < c->nstep; k++) { free(c->step[k].param); free(c->step[k].val); }
+    free(c->step);
+    for (int k = 0; k < c->nparam; k++) free(c->param[k]);
+    free(c->param);
+    free(c->param_val);
     free(c);
 }
 

@@ -148,6 +148,17 @@ typedef struct nsc_meas {
     nsc_loc loc;      /* the card */
 } nsc_meas;
 
+/* A .step card: `.step param NAME start stop incr` (linear, stop included when
+ * reached to within 1e-9 incr), `.step dec|oct param NAME start stop n` (n points
+ * per decade / octave), `.step param NAME list v1 v2 ...`: the values in order.
+ * NAME need not be a .param here; a parameter study checks that it is one. */
+typedef struct nsc_step {
+    char *param;      /* lower case */
+    double *val;      /* [nval] */
+    int nval;
+    nsc_loc loc;      /* the card */
+} nsc_step;
+
 typedef struct nsc_circuit {
     char *title;
     char **files;           /* interned file names (nsc_loc.file points here) */
@@ -188,6 +199,14 @@ typedef struct nsc_circuit {
     /* cards parsed but not yet simulated (later issues) */
     int nstep, nmeas;
     nsc_loc step_loc, meas_loc;
+
+    /* .step param cards, first card first: nstep entries (step_loc = the first card) */
+    nsc_step *step;
+    /* top-level .param names (lower case) and values (after --param overrides), in
+     * definition order: what a parameter study may sweep */
+    char **param;
+    double *param_val;
+    int nparam;
 
     /* .meas tran: nmeas measures; the probes they read (resolved, distinct names) */
     nsc_meas *meas;

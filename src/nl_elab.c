@@ -95,6 +95,7 @@ typedef struct elab {
     char *buf;              /* name buffer */
     size_t capbuf;
     long ninst;             /* subcircuit instances expanded (<= NL_MAXELEMENTS) */
+    int capstep;            /* capacity of circuit->step */
 } elab;
 
 static nsc_status scope_run(elab *E, scope *sc);
@@ -1054,6 +1055,66 @@ static nsc_status card_element(elab *E, scope *sc, const nl_card *cd)
     }
 }
 
+#define NL_MAXSTEP 10000000 /* values of one .step card */
+
+/* .step [lin|dec|oct] param NAME start stop incr|n  /  .step param NAME list v1 v2 ...
+ * (circuit.h nsc_step); values are evaluated in the top scope */
+static nsc_status card_step(elab *E, scope *sc, const nl_card *cd)
+{
+    nsc_circuit *c = E->c;
+    const nl_field *f = cd->f;
+    int i = 1, scale = 0;                              /* 0 lin, 10 dec, 2 oct */
+    if (i < cd->nf && (is_word(&f[i], "lin") || is_word(&f[i], "dec") || is_word(&f[i], "oct")))
+        scale = is_word(&f[i], "lin") ? 0 : is_word(&f[i], "dec") ? 10 : 2, i++;
+    if (i >= cd->nf || !is_word(&f[i], "param"))
+        return err(E, sc, cd, i < cd->nf ? &f[i] : NULL, "only '.step [lin|dec|oct] param NAME ...' is supported");
+    if (++i >= cd->nf || f[i].kind != NL_F_WORD || !is_ident(f[i].u.s))
+        return err(E, sc, cd, i < cd->nf ? &f[i] : NULL, ".step param needs a parameter name");
+    const nl_field *nf = &f[i++];
+    for (int k = 0; k < c->nstep; k++)
+        if (nsc_strieq(c->step[k].param, nf->u.s))
+            return err(E, sc, cd, nf, "second .step for parameter '%s' (first at line %d)", nf->u.s, c->step[k].loc.line);
+    int list = i < cd->nf && is_word(&f[i], "list");
+    if (list && scale) return err(E, sc, cd, &f[i], ".step %s cannot take a list", scale == 10 ? "dec" : "oct");
+    int nv = cd->nf - i - list;
+    if (list ? nv < 1 : nv != 3)
+        return err(E, sc, cd, NULL, list ? ".step param %s list needs values" : ".step param %s needs start, stop and %s",
+                   nf->u.s, scale ? "points per interval" : "increment");
+    if (list && nv > NL_MAXSTEP) return err(E, sc, cd, NULL, "more than %d values in .step", NL_MAXSTEP);
+    double a[3];
+    if (!list)
+        for (int k = 0; k < 3; k++)
+            if (value(E, sc, cd, &f[i + k], &a[k])) return E->r->status;
+    double n = 0;                                      /* number of values */
+    if (list) n = nv;
+    else if (!scale) {
+        if (!(a[2] != 0) || (a[1] - a[0]) / a[2] < 0)
+            return err(E, sc, cd, &f[i + 2], "increment %g of .step does not lead from %g to %g", a[2], a[0], a[1]);
+        n = floor((a[1] - a[0]) / a[2] + 1e-9) + 1;
+    } else {
+        if (!(a[0] > 0 && a[1] >= a[0]))
+            return err(E, sc, cd, &f[i], ".step %s needs 0 < start <= stop", scale == 10 ? "dec" : "oct");
+        if (!(a[2] >= 1 && a[2] == floor(a[2]))) return err(E, sc, cd, &f[i + 2], "points per interval must be a positive integer");
+        n = floor(a[2] * log(a[1] / a[0]) / log(scale) + 1e-9) + 1;
+    }
+    if (!(n <= NL_MAXSTEP)) return err(E, sc, cd, NULL, "more than %d values in .step", NL_MAXSTEP);
+    if (nsc_grow((void **)&c->step, &E->capstep, c->nstep + 1, sizeof *c->step)) return oom(E);
+    nsc_step *s = &c->step[c->nstep];
+    memset(s, 0, sizeof *s);
+    if (!c->nstep++) c->step_loc = nl_field_loc(E->d, cd, &f[0]);
+    s->loc = nl_field_loc(E->d, cd, &f[0]);
+    if (!(s->param = nsc_strdup(nf->u.s)) || !(s->val = nsc_calloc((size_t)n, sizeof *s->val))) return oom(E);
+    nsc_strlower(s->param);
+    for (int k = 0; k < (int)n; k++) {
+        if (list) {
+            if (value(E, sc, cd, &f[i + 1 + k], &s->val[k])) return E->r->status;
+        } else
+            s->val[k] = !scale ? a[0] + k * a[2] : a[0] * pow(scale, k / a[2]);   /* never accumulated */
+        s->nval++;
+    }
+    return NSC_OK;
+}
+
 static nsc_status card_dot(elab *E, scope *sc, const nl_card *cd)
 {
     static const char *const top_only[] = { ".tran", ".op", ".options", ".option", ".opt", ".save", ".print",
@@ -1085,9 +1146,7 @@ static nsc_status card_dot(elab *E, scope *sc, const nl_card *cd)
                 if (nsc_grow((void **)&E->save, &E->capsavecard, E->nsavecard + 1, sizeof *E->save)) return oom(E);
                 E->save[E->nsavecard++] = (int)(cd - E->d->card);
                 return NSC_OK;
-            case 7:
-                if (!c->nstep++) c->step_loc = nl_field_loc(E->d, cd, &cd->f[0]);
-                return NSC_OK;
+            case 7: return card_step(E, sc, cd);
             default: {
                 nl_env env = { scope_lookup, sc, E->d->files[cd->file], sc->where };
                 return nl_meas_card(c, E->d, cd, &env, E->r);
@@ -1436,6 +1495,23 @@ static void elab_free(elab *E)
     nl_arena_free(&E->ar);
 }
 
+/* circuit->param, param_val: the top scope's parameters in definition order */
+static nsc_status top_params(elab *E, const scope *top)
+{
+    nsc_circuit *c = E->c;
+    if (top->npar == 0) return NSC_OK;
+    if (!(c->param = nsc_calloc((size_t)top->npar, sizeof *c->param)) ||
+        !(c->param_val = nsc_calloc((size_t)top->npar, sizeof *c->param_val)))
+        return oom(E);
+    c->nparam = top->npar;
+    for (size_t k = 0; k < top->params.cap; k++) {
+        const nl_slot *sl = &top->params.s[k];
+        if (sl->key && !(c->param[sl->val] = nsc_strdup(sl->key))) return oom(E);
+        if (sl->key) c->param_val[sl->val] = top->pval[sl->val];
+    }
+    return NSC_OK;
+}
+
 static nsc_status elaborate(elab *E)
 {
     nsc_circuit *c = E->c;
@@ -1472,6 +1548,7 @@ static nsc_status elaborate(elab *E)
             else if (pass == 2 && !isparam && !ismodel)
                 st = cd->f[0].u.s[0] == '.' ? card_dot(E, &top, cd) : card_element(E, &top, cd);
         }
+    if (!st) st = top_params(E, &top);
     scope_free(&top);
     if (st) return st;
     if (c->nel == 0) {
