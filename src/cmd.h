@@ -2,6 +2,8 @@
 #ifndef NSC_CMD_H
 #define NSC_CMD_H
 
+#include "sweep.h"
+
 /* `nscircuit compare OURS REFERENCE [options]`: argv[0] is "compare". Prints the
  * comparison on stdout; returns the exit status: 0 every signal within --tol,
  * 1 some signal is not, 2 usage error / unreadable file / nothing to compare. */
@@ -9,5 +11,32 @@ int nsc_cmd_compare(int argc, char **argv);
 
 /* The usage text of `nscircuit compare` (also in `nscircuit --help`). */
 extern const char nsc_compare_usage[];
+
+/* `nscircuit sweep NETLIST [--param ...] [options]` / `nscircuit sweep --merge
+ * TABLE...` (cmd_sweep.c): argv[0] is "sweep". Returns the exit status: 0 every
+ * point succeeded, 1 netlist error, 2 usage error or tables that do not merge,
+ * 3 some point failed (its row says which). */
+int nsc_cmd_sweep(int argc, char **argv);
+
+/* The usage text of `nscircuit sweep` (also in `nscircuit --help`). */
+extern const char nsc_sweep_usage[];
+
+/* A parameter study of netlist (also run by `nscircuit circuit.cir` when the
+ * netlist has .step cards). Returns the exit status as nsc_cmd_sweep. */
+typedef struct nsc_sweep_args {
+    const char *netlist;
+    const char *prefix;         /* outputs PREFIX.sweep.dat ...; NULL: the netlist's name
+                                   (circuit.shardKofN for a shard) in the current directory */
+    nsc_run_cfg cfg;            /* --step --tstop --theta --solver --save */
+    const nsc_param_set *fixed; /* --param NAME=VALUE, [nfixed] */
+    int nfixed;
+    char *const *range;         /* --param NAME=START:STOP:N or NAME=V1,V2,..., [nrange] */
+    int nrange;
+    int logscale;               /* --log */
+    int jobs;                   /* -j; 0: the number of processors */
+    int shard_k, shard_n;       /* --shard K/N; shard_n = 0: the whole study */
+    int csv, keep_waves, noplot, stats, quiet, progress;
+} nsc_sweep_args;
+int nsc_sweep(const nsc_sweep_args *a);
 
 #endif

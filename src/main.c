@@ -24,6 +24,7 @@
 #include "netlist.h"
 #include "out.h"
 #include "stepper.h"
+#include "sweep.h"
 
 static volatile sig_atomic_t stop_flag;
 static void on_signal(int sig) { stop_flag = sig; }
@@ -31,10 +32,12 @@ static void on_signal(int sig) { stop_flag = sig; }
 static const char usage_text[] =
     "usage: nscircuit [options] circuit.cir\n"
     "       nscircuit compare OURS REFERENCE [--signals LIST] [--tol T] [--plot] [-o PREFIX]\n"
+    "       nscircuit sweep circuit.cir --param NAME=START:STOP:N [...] [-j N] [--shard K/N]\n"
     "\n"
     "Runs the analyses of a SPICE netlist (.tran, .op) with ideal, piecewise-linear\n"
     "switching devices solved as complementarity problems, writes the waveforms and\n"
-    "evaluates the .meas cards. See nscircuit(1).\n"
+    "evaluates the .meas cards. A netlist with .step cards runs as `nscircuit sweep`.\n"
+    "See nscircuit(1).\n"
     "\n"
     "options:\n"
     "  -o FILE             output file (default: circuit.dat in the current directory);\n"
@@ -78,12 +81,7 @@ static void print_report(const nsc_report *r)
 
 static int exit_code(nsc_status s)
 {
-    switch (s) {
-    case NSC_OK: return 0;
-    case NSC_ENETLIST: case NSC_EIO: return 1;
-    case NSC_EUSAGE: return 2;
-    default: return 3;
-    }
+    return nsc_exit_status(s);
 }
 
 /* "dir/name.cir" -> "name" + suffix, in the current directory. */
@@ -170,24 +168,6 @@ static nsc_status report_meas(const nsc_circuit *c, const nsc_meas_result *res, 
     return s;
 }
 
-/* outputs followed by the .meas probes that are not outputs (copies) */
-static nsc_status add_meas_probes(const nsc_circuit *c, nsc_probe **probes, int *n, nsc_report *r)
-{
-    int nout = *n;
-    nsc_probe *p = nsc_realloc_array(*probes, (size_t)(nout + c->nmeas_probe), sizeof *p);
-    if (!p) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
-    *probes = p;
-    for (int k = 0; k < c->nmeas_probe; k++) {
-        int dup = 0;
-        for (int j = 0; j < *n; j++) dup |= nsc_strieq(p[j].name, c->meas_probe[k].name);
-        if (dup) continue;
-        p[*n] = c->meas_probe[k];
-        if (!(p[*n].name = nsc_strdup(c->meas_probe[k].name))) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
-        (*n)++;
-    }
-    return NSC_OK;
-}
-
 /* ---- writing ---- */
 
 static const char *format_suffix(nsc_format f)
@@ -211,10 +191,7 @@ enum { OPT_FORMAT = 256, OPT_PLOT, OPT_STEP, OPT_TSTOP, OPT_THETA, OPT_SOLVER, O
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "compare") == 0) return nsc_cmd_compare(argc - 1, argv + 1);
-    if (argc > 1 && strcmp(argv[1], "sweep") == 0) {
-        fprintf(stderr, "nscircuit: error: 'nscircuit %s' is not yet supported\n", argv[1]);
-        return 2;
-    }
+    if (argc > 1 && strcmp(argv[1], "sweep") == 0) return nsc_cmd_sweep(argc - 1, argv + 1);
     static const struct option longopts[] = {
         { "format", required_argument, 0, OPT_FORMAT }, { "plot", no_argument, 0, OPT_PLOT },
         { "step", required_argument, 0, OPT_STEP },     { "tstop", required_argument, 0, OPT_TSTOP },
@@ -269,7 +246,7 @@ int main(int argc, char **argv)
         case OPT_PROGRESS: want_progress = 1; break;
         case OPT_QUIET: quiet = 1; break;
         case OPT_VERSION: printf("nscircuit %s\n", PACKAGE_VERSION); return 0;
-        case OPT_HELP: fputs(usage_text, stdout); return 0;
+        case OPT_HELP: printf("%s\n%s", usage_text, nsc_sweep_usage); return 0;
         default:
             return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
         }
@@ -302,16 +279,34 @@ int main(int argc, char **argv)
     if (s) goto done;
 
     nsc_loc top = { ckt->nfiles > 0 ? ckt->files[0] : netlist, 1, 1 };
-    if (ckt->nstep > 0) { s = nsc_err(&rep, NSC_ENETLIST, &ckt->step_loc, ".step is not yet supported"); goto done; }
-    if (theta == 0) theta = ckt->theta > 0 ? ckt->theta : 0.5;
-    if (!(theta >= 0.5 && theta <= 1)) { s = nsc_err(&rep, NSC_ENETLIST, &top, "theta = %g outside [0.5, 1]", theta); goto done; }
-    int solver = nsc_solver_parse(solver_name ? solver_name : ckt->solver);
-    if (solver < 0) { s = nsc_err(&rep, NSC_ENETLIST, &top, "unknown solver '%s' in .options (auto, lemke, enum)", ckt->solver); goto done; }
-    double gmin = ckt->gmin > 0 ? ckt->gmin : 1e-12;
+    if (ckt->nstep > 0 && !dumpdir) {                  /* a parameter study */
+        nsc_circuit_free(ckt);
+        ckt = NULL;
+        nsc_sweep_args sa;
+        memset(&sa, 0, sizeof sa);
+        sa.netlist = netlist;
+        out = outpath ? with_suffix(outpath, "") : NULL;
+        sa.prefix = out;
+        sa.cfg = (nsc_run_cfg){ step, tstop, theta, solver_name, save };
+        sa.fixed = ov;
+        sa.nfixed = nov;
+        sa.csv = fmt == NSC_FMT_CSV;
+        sa.stats = stats;
+        sa.quiet = quiet;
+        sa.progress = want_progress;
+        nsc_report_free(&rep);                         /* its warnings come again from the study */
+        int st = nsc_sweep(&sa);
+        free(out);
+        free(ov);
+        return st;
+    }
+    nsc_run_cfg cfg = { step, tstop, theta, solver_name, save };
+    nsc_tran_opts o;
+    if ((s = nsc_run_opts(ckt, &cfg, &o, &rep))) goto done;
 
     if (dumpdir) {
         nsc_lcs *L = NULL;
-        if (!(s = nsc_lcs_assemble(ckt, NSC_ASM_TRAN, gmin, &L, &rep))) s = nsc_lcs_dump(L, dumpdir, &rep);
+        if (!(s = nsc_lcs_assemble(ckt, NSC_ASM_TRAN, o.gmin, &L, &rep))) s = nsc_lcs_dump(L, dumpdir, &rep);
         nsc_lcs_free(L);
         if (!s && !quiet) fprintf(stderr, "nscircuit: wrote the LCS of %s to %s/\n", netlist, dumpdir);
         goto done;
@@ -323,45 +318,17 @@ int main(int argc, char **argv)
 
     if (ckt->has_op) {
         nsc_waves *O = NULL;
-        if ((s = nsc_run_op(ckt, gmin, (nsc_solver)solver, &O, &rep))) goto done;
+        if ((s = nsc_run_op(ckt, o.gmin, o.solver, &O, &rep))) goto done;
         printf("operating point of %s\n", netlist);
         for (int k = 1; k < O->ncol; k++) printf("  %-20s = % .10e\n", O->name[k], O->v[k]);
         nsc_waves_free(O);
     }
-    if (!ckt->has_tran && tstop <= 0) {
+    if (o.tstop <= 0) {
         if (ckt->nmeas > 0) nsc_warn(&rep, &ckt->meas_loc, ".meas tran ignored: no transient analysis");
         goto done;
     }
-
-    nsc_tran_opts o;
-    memset(&o, 0, sizeof o);
-    o.tstop = tstop > 0 ? tstop : ckt->tstop;
-    o.tstep = ckt->has_tran ? ckt->tstep : 0;
-    o.tstart = ckt->has_tran ? ckt->tstart : 0;
-    o.h = step > 0 ? step : ckt->tmax > 0 ? ckt->tmax : o.tstep;
-    if (o.h <= 0) o.h = o.tstop / 1000;
-    if (o.tstep <= 0) o.tstep = o.h;
-    o.theta = theta;
-    o.gmin = gmin;
-    o.uic = ckt->uic;
-    o.solver = (nsc_solver)solver;
     o.stop = &stop_flag;
-    if (o.tstart >= o.tstop) { s = nsc_err(&rep, NSC_ENETLIST, &ckt->tran_loc, "tstart %g is not before tstop %g", o.tstart, o.tstop); goto done; }
-    if (o.tstop / o.h > 2e9) { s = nsc_err(&rep, NSC_ENETLIST, &ckt->tran_loc, "too many steps: tstop/h = %g", o.tstop / o.h); goto done; }
-
-    if (save) s = nsc_probes_parse(ckt, save, &probes, &nprobe, &rep);
-    else if (ckt->nsave > 0) {
-        probes = nsc_calloc((size_t)ckt->nsave, sizeof *probes);
-        if (!probes) { s = nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); goto done; }
-        for (int k = 0; k < ckt->nsave; k++) {
-            probes[k] = ckt->save[k];
-            if (!(probes[k].name = nsc_strdup(ckt->save[k].name))) { nprobe = k; s = nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); goto done; }
-        }
-        nprobe = ckt->nsave;
-    } else s = nsc_probes_default(ckt, &probes, &nprobe, &rep);
-    if (s) goto done;
-    nout = nprobe;
-    if ((s = add_meas_probes(ckt, &probes, &nprobe, &rep))) goto done;
+    if ((s = nsc_run_probes(ckt, save, &probes, &nprobe, &nout, &rep))) goto done;
 
     out = outpath ? nsc_strdup(outpath) : default_output(netlist, format_suffix(fmt));
     dat = fmt == NSC_FMT_DAT ? nsc_strdup(out) : with_suffix(out, ".dat");   /* the data the script plots */

@@ -1,0 +1,173 @@
+/* sweep.h -- parameter studies (cli.md "Parameter studies").
+ *
+ * A study is a plan: axes (a top-level .param and its values), whose Cartesian
+ * product are the points, axis 0 varying fastest:
+ *     point i  <->  (i_0, i_1, ...),  i = i_0 + n_0 (i_1 + n_1 (i_2 + ...)).
+ * One point is a whole run of the netlist with the point's values as --param
+ * overrides: read and elaborate, transient, .meas cards; its result is a row of
+ * the table (the parameters, the measures, the point's status and index).
+ * A shard K/N of a study holds the points i with i mod N = K - 1; merging the
+ * tables of shards 1..N gives the table of the whole study, row for row.
+ *
+ * Also here: the settings and columns of one transient run, shared by a point
+ * and by the plain run of the program (main.c), so both take the same path.
+ *
+ * Nothing here keeps global state: points may run concurrently in threads or
+ * processes (the program forks one process per point). */
+#ifndef NSC_SWEEP_H
+#define NSC_SWEEP_H
+
+#include "circuit.h"
+#include "netlist.h"
+#include "stepper.h"
+
+/* ---- one run ---- */
+
+/* Command-line overrides of a run (0 / NULL: the netlist's). */
+typedef struct nsc_run_cfg {
+    double step;       /* > 0: scheme step h (else .tran tmax, else tstep) */
+    double tstop;      /* > 0: final time (also runs a transient without .tran) */
+    double theta;      /* > 0: theta (else .options theta, else 0.5) */
+    const char *solver;/* "auto" | "lemke" | "enum" (else .options solver) */
+    const char *save;  /* outputs "v(out),i(l1)" (else .save/.print, else the defaults) */
+} nsc_run_cfg;
+
+/* o = the settings of the runs of c under cfg: theta, solver, gmin, uic and,
+ * when c has a transient (.tran or cfg->tstop > 0), its grid (tstart, tstep,
+ * tstop, h); o->tstop = 0 when it has none. o->stop/progress are NULL.
+ * Errors (NSC_ENETLIST, at the netlist's first line or the .tran card): theta
+ * outside [0.5, 1], unknown .options solver, tstart >= tstop, more than 2e9
+ * steps; NSC_EUSAGE for an unknown cfg->solver. */
+nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_opts *o, nsc_report *r);
+
+/* The columns of a transient of c: the outputs (save, else .save/.print, else
+ * nsc_probes_default), *nout of them, then the probes the .meas cards read that
+ * are not outputs; *n in all. *probes is new (nsc_probes_free(*probes, *n)). */
+nsc_status nsc_run_probes(const nsc_circuit *c, const char *save, nsc_probe **probes, int *n, int *nout,
+                          nsc_report *r);
+
+/* ---- the plan ---- */
+
+#define NSC_SWEEP_MAXPOINTS 1000000000L
+
+typedef struct nsc_axis {
+    char *name;        /* the .param, lower case */
+    double *val;       /* [n] its values, in sweep order */
+    int n;
+    int logscale;      /* 1: geometric values (plots use a log axis) */
+} nsc_axis;
+
+typedef struct nsc_plan {
+    nsc_axis *axis;    /* [naxis], axis 0 varies fastest */
+    int naxis;
+    long npoint;       /* prod of axis[k].n (1 when naxis = 0) */
+} nsc_plan;
+
+/* Zero a plan before use; free its contents. */
+void nsc_plan_init(nsc_plan *p);
+void nsc_plan_free(nsc_plan *p);
+
+/* Axis name = val[0..n) (copied, n >= 1): replaces the values of the axis of that
+ * name, keeping its place, else appends an axis. NSC_EUSAGE when the study would
+ * exceed NSC_SWEEP_MAXPOINTS points. */
+nsc_status nsc_plan_set(nsc_plan *p, const char *name, const double *val, int n, int logscale, nsc_report *r);
+
+/* One axis per .step card of c, in card order. Each must name a top-level
+ * .param of c (NSC_ENETLIST at the card otherwise). */
+nsc_status nsc_plan_steps(nsc_plan *p, const nsc_circuit *c, nsc_report *r);
+
+/* Whether name is a top-level .param of c. */
+int nsc_circuit_has_param(const nsc_circuit *c, const char *name);
+
+/* A --param of `nscircuit sweep`: "NAME=START:STOP:N" (N >= 1 values from START
+ * to STOP, evenly spaced, or geometrically with logscale, which needs START, STOP
+ * of one sign, not 0), "NAME=V1,V2,..." (a list) or "NAME=V" (one value).
+ * Numbers take SPICE suffixes. *name (lower case) and *val are new (free them);
+ * *n values. NSC_EUSAGE naming text when it is none of these. */
+nsc_status nsc_param_spec(const char *text, int logscale, char **name, double **val, int *n, nsc_report *r);
+
+/* v[k] = value of axis k at point i (0 <= i < p->npoint). */
+void nsc_plan_point(const nsc_plan *p, long i, double *v);
+
+/* "K/N" with 1 <= K <= N: 1 and *k, *n set, else 0. */
+int nsc_shard_parse(const char *text, int *k, int *n);
+/* Whether point i belongs to shard k of n (i mod n = k - 1). */
+int nsc_shard_has(long i, int k, int n);
+
+/* ---- one point ---- */
+
+typedef struct nsc_point_info {
+    nsc_sim_stats st;  /* the transient's statistics */
+    double t_parse;    /* seconds: read and elaborate the netlist */
+    double t_run;      /* seconds: the transient, its assembly and factorisations included */
+    double t_meas;     /* seconds: .meas evaluation (and the waveform file) */
+    double t_setup;    /* with profile: seconds of the assembly of the LCS and of the
+                          first one-step problem (W factored, M formed), timed apart:
+                          the part of t_run a reuse across points could save */
+} nsc_point_info;
+
+/* One point: read netlist with the overrides ov[0..nov) (later entries win), run
+ * its transient under cfg, evaluate its .meas cards: meas[k] = value of the k-th
+ * card, NAN when it failed (a warning in r says why) or the run did not
+ * complete. The netlist must have nmeas .meas cards. With wavepath, the outputs
+ * are also written there (.dat). stop may be NULL (see nsc_tran_opts).
+ * Returns the run's status: NSC_OK, NSC_ENETLIST / NSC_EIO (netlist), NSC_ESIM
+ * (solver failure), NSC_ENOMEM; the message is in r. */
+nsc_status nsc_point_run(const char *netlist, const nsc_param_set *ov, int nov, const nsc_run_cfg *cfg,
+                         int nmeas, double *meas, const char *wavepath, int profile,
+                         volatile sig_atomic_t *stop, nsc_point_info *info, nsc_report *r);
+
+/* Exit status of a run that ended with s (cli.md): 0, 1 netlist, 2 usage, 3 simulation. */
+int nsc_exit_status(nsc_status s);
+
+/* ---- the table ---- */
+
+/* One row per point: the npar swept parameters, the nmeas measures, the point's
+ * status (nsc_exit_status of its run: 0 ok, 1 netlist error, 3 failure) and its
+ * index. File (.dat):
+ *     # l1 ripple vavg status point
+ *     # nscircuit sweep of buck.cir: 16 points[, shard 2/4]
+ *     5.000000000000e-06 1.187000000000e-01 1.800000000000e+00 0 0
+ * values %.12e, a failed measure "nan". CSV: header "l1,ripple,...,point", rows. */
+typedef struct nsc_sweep_table {
+    int npar, nmeas;
+    char **name;       /* [npar + nmeas] */
+    char *netlist;     /* base name of the netlist */
+    long npoint;       /* points of the whole study */
+    int shard_k, shard_n; /* 1/1: the whole study */
+    long nrow, caprow;
+    double *v;         /* [nrow * (npar + nmeas)] row-major */
+    int *status;       /* [nrow] */
+    long *point;       /* [nrow] */
+} nsc_sweep_table;
+
+/* An empty table: columns par[0..npar) then meas[0..nmeas) (copied). */
+nsc_status nsc_sweep_table_init(nsc_sweep_table *T, char *const *par, int npar, char *const *meas, int nmeas,
+                                const char *netlist, long npoint, int shard_k, int shard_n, nsc_report *r);
+/* Append a row: values [npar + nmeas], status, point. */
+nsc_status nsc_sweep_table_add(nsc_sweep_table *T, const double *v, int status, long point, nsc_report *r);
+void nsc_sweep_table_free(nsc_sweep_table *T);
+/* Sort the rows by point index. */
+void nsc_sweep_table_sort(nsc_sweep_table *T);
+
+/* Write T to path (atomically): .dat layout, or CSV when csv. */
+nsc_status nsc_sweep_write(const nsc_sweep_table *T, const char *path, int csv, nsc_report *r);
+/* Read a .dat table written by nsc_sweep_write (NSC_EIO: unreadable; NSC_EUSAGE:
+ * not such a table, naming path and line). T is new. */
+nsc_status nsc_sweep_read(const char *path, nsc_sweep_table *T, nsc_report *r);
+
+/* The whole study from the tables of its shards: same columns and point count
+ * (the netlist names may differ: the first is kept), every point 0..npoint-1
+ * exactly once; rows sorted by point. NSC_EUSAGE naming the file and the point
+ * otherwise. out is new. */
+nsc_status nsc_sweep_merge(const nsc_sweep_table *part, char *const *path, int npart, nsc_sweep_table *out,
+                           nsc_report *r);
+
+/* gnuplot script of a table (datpath written by nsc_sweep_write): one panel per
+ * measure against the first parameter, one curve per combination of the other
+ * parameters (blocks of consecutive rows where they are constant), a log axis
+ * when the first parameter's values are geometric; renders pngpath. */
+nsc_status nsc_sweep_write_gp(const nsc_sweep_table *T, const char *datpath, const char *gppath,
+                              const char *pngpath, nsc_report *r);
+
+#endif
