@@ -313,10 +313,18 @@ nsc_status nsc_point_run(const char *netlist, const nsc_param_set *ov, int nov, 
     nsc_probe *probes = NULL;
     nsc_waves *W = NULL;
     nsc_meas_result *res = NULL;
-    int np = 0, nout = 0;
+    int np = 0, nout = 0, nu = 0;
+    nsc_param_set *u = nsc_calloc((size_t)nov + 1, sizeof *u);   /* ov, the last of each name */
+    if (!u) return oom(r);
+    for (int k = 0; k < nov; k++) {
+        int later = 0;
+        for (int j = k + 1; j < nov; j++) later |= nsc_strieq(ov[j].name, ov[k].name);
+        if (!later) u[nu++] = ov[k];
+    }
     double t0 = now();
-    nsc_status s = nsc_netlist_read(netlist, ov, nov, &c, r);
+    nsc_status s = nsc_netlist_read(netlist, u, nu, &c, r);
     info->t_parse = now() - t0;
+    free(u);
     if (s) return s;
     nsc_loc top = { c->nfiles > 0 ? c->files[0] : "", c->nfiles > 0, 1 };
     nsc_tran_opts o;
@@ -485,8 +493,8 @@ nsc_status nsc_sweep_read(const char *path, nsc_sweep_table *T, nsc_report *r)
     double *v = NULL;
     nsc_status s = NSC_OK;
     /* line 1: the column names, ending with status point */
-    if (!next_line(f, &line, &cap) || strncmp(line, "# ", 2)) goto bad;
     lineno = 1;
+    if (!next_line(f, &line, &cap) || strncmp(line, "# ", 2)) goto bad;
     char *save = NULL;
     for (char *tok = strtok_r(line + 2, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
         char **nm = nsc_realloc_array(names, (size_t)nn + 1, sizeof *nm);
@@ -497,8 +505,8 @@ nsc_status nsc_sweep_read(const char *path, nsc_sweep_table *T, nsc_report *r)
     }
     if (nn < 3 || strcmp(names[nn - 2], "status") || strcmp(names[nn - 1], "point")) goto bad;
     /* line 2: "# nscircuit sweep: points=N parameters=P measures=M [shard=K/N] netlist=NAME" */
-    if (!next_line(f, &line, &cap)) goto bad;
     lineno = 2;
+    if (!next_line(f, &line, &cap)) goto bad;
     long npoint;
     int npar, nmeas, k = 1, n = 1, used = 0;
     if (sscanf(line, "# nscircuit sweep: points=%ld parameters=%d measures=%d %n", &npoint, &npar, &nmeas, &used) != 3 ||
@@ -536,7 +544,7 @@ nsc_status nsc_sweep_read(const char *path, nsc_sweep_table *T, nsc_report *r)
     if (ferror(f)) s = nsc_err(r, NSC_EIO, NULL, "cannot read '%s'", path);
     goto out;
 bad:
-    s = nsc_err(r, NSC_EUSAGE, NULL, "%s:%d: not a table of nscircuit sweep", path, lineno + 1);
+    s = nsc_err(r, NSC_EUSAGE, NULL, "%s:%d: not a table of nscircuit sweep", path, lineno);
 out:
     fclose(f);
     free(line);
