@@ -563,16 +563,16 @@ static int mode_try(nsc_onestep *P, const char *mask, const double *e1, double *
     return 1;
 }
 
-/* Primal-dual active-set iteration from the active set start (at most
- * NSC_AS_MAXIT modes, each solved on its sparse system): returns the number of
- * modes tried when one was accepted (z1, l, *res set; P->mask holds it), 0 when
- * it met a singular mode, stalled or ran out of iterations. */
-static int active_set(nsc_onestep *P, const char *start, const double *e1, double *z1, double *l,
-                      double *res)
+/* Primal-dual active-set iteration from the active set start (at most maxit
+ * modes, each solved on its sparse system): returns the number of modes tried
+ * when one was accepted (z1, l, *res set; P->mask holds it), 0 when it met a
+ * singular mode, stalled or ran out of iterations. */
+static int active_set(nsc_onestep *P, const char *start, int maxit, const double *e1, double *z1,
+                      double *l, double *res)
 {
     char *mask = P->mask, *next = P->mask2;
     if (mask != start) memcpy(mask, start, (size_t)P->m);
-    for (int it = 1; it <= NSC_AS_MAXIT; it++) {
+    for (int it = 1; it <= maxit; it++) {
         int st = mode_try(P, mask, e1, z1, l, res, next);
         if (st == 1) return it;
         if (st < 0 || memcmp(mask, next, (size_t)P->m) == 0) return 0;
@@ -615,12 +615,25 @@ int nsc_onestep_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const
     rhs(P, z0, s0, s1);
     double res;
     if (m > 0 && P->have_prev) {
-        int it = active_set(P, P->prev, e1, z1, l, &res);        /* from the previous mode */
+        int it = active_set(P, P->prev, NSC_AS_MAXIT, e1, z1, l, &res);   /* from the previous mode */
         if (it > 0) {
             info->mode_hit = it == 1;                            /* the previous mode holds */
             info->active_set = it - 1;
             info->residual = res;
             memcpy(P->prev, P->mask, (size_t)m);
+            return 0;
+        }
+    } else if (m > 0 && solver == NSC_SOLVER_AUTO) {
+        /* cold start (operating point, first step): from every pair open, a
+         * chain of devices settles one link per iteration (a CMOS inverter chain's
+         * operating point, whose M holds 1/gmin products that defeat pivoting) */
+        memset(P->mask2, 0, (size_t)m);
+        int it = active_set(P, P->mask2, NSC_AS_MAXIT + m / 4, e1, z1, l, &res);
+        if (it > 0) {
+            info->active_set = it - 1;
+            info->residual = res;
+            memcpy(P->prev, P->mask, (size_t)m);
+            P->have_prev = 1;
             return 0;
         }
     }
@@ -670,7 +683,7 @@ int nsc_onestep_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const
      * active-set iteration where pivoting on M, which holds 1/gmin, was not exact
      * enough); kept as the next guess */
     for (int i = 0; i < m; i++) P->mask2[i] = ll[i] > 0;
-    int it = active_set(P, P->mask2, e1, z1, l, &res);
+    int it = active_set(P, P->mask2, NSC_AS_MAXIT, e1, z1, l, &res);
     if (it > 0) {
         memcpy(P->prev, P->mask, (size_t)m);
         P->have_prev = 1;

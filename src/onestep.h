@@ -20,7 +20,8 @@
  * A step first tries the previous step's mode (its sparse system, nsc_mode):
  * accepted when lambda_a >= 0 and y >= 0 on the other pairs; a rejected mode is
  * corrected by a few primal-dual active-set iterations (drop pairs with
- * lambda < 0, add pairs with y < 0), each a sparse solve. Otherwise the LCP is
+ * lambda < 0, add pairs with y < 0), each a sparse solve; without a previous
+ * mode (solver auto) the iteration starts from every pair open. Otherwise the LCP is
  * solved by pivoting and its solution re-solved exactly in its own mode, or the
  * nearest mode the active-set iteration reaches from it (formulation.md §3, §4:
  * no 1/gmin in the accepted solution). */

@@ -503,6 +503,30 @@ Test(circuits, inverter_chain)
     tu_table_free(&o20);
 }
 
+/* A 60-stage chain (1200 pairs): its operating point has M = C A^-1 B full of
+ * 1/gmin products along the chain (each output node is tied to ground by gmin
+ * only when the capacitors are open), which defeats pivoting; the cold-start
+ * active-set iteration settles it stage by stage. Outputs alternate 5/0 V from
+ * the low input, and the first edge reaches stage 60 after 60 stage delays. */
+Test(circuits, inverter_chain_60_stages)
+{
+    char cmd[2048], path[1024];
+    snprintf(path, sizeof path, "%s/chain60.cir", tmp);
+    snprintf(cmd, sizeof cmd, "sh %s/inverter_chain.sh 60 > %s", NSC_NETLISTS, path);
+    cr_assert_eq(tu_run(cmd, NULL), 0);
+    tu_table o;
+    run_nsc(path, "--tstop 30n", "v(n1),v(n2),v(n59),v(n60)", &o);
+    cr_assert_float_eq(AT(&o, 0, 1), 5.0, 1e-6);
+    cr_assert_float_eq(AT(&o, 0, 2), 0.0, 1e-6);
+    cr_assert_float_eq(AT(&o, 0, 3), 5.0, 1e-6);
+    cr_assert_float_eq(AT(&o, 0, 4), 0.0, 1e-6);
+    double x[2];
+    cr_assert_eq(crossings(&o, 4, 2.5, +1, 0, 30e-9, x, 1), 1);
+    cr_log_info("stage 60 rises at %.3f ns", 1e9 * x[0]);
+    cr_assert(x[0] > 0.55e-9 + 30 * 0.8e-9 && x[0] < 0.55e-9 + 30 * 1.0e-9, "%g", x[0]);   /* 0.3-0.57 ns a stage */
+    tu_table_free(&o);
+}
+
 /* The generator: N stages, a usage error for a bad N. */
 Test(circuits, inverter_chain_generator)
 {
