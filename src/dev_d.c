@@ -55,7 +55,7 @@ static nsc_status d_params(const nsc_element *e, nsc_report *r, diode_par *p)
     memset(p, 0, sizeof *p);
     p->roff = INFINITY;
     double is = 1e-14, n = 1, rs = 0, bv = 0, ibv = 1e-3, nbv;
-    int explicit_ = nsc_model_get(m, "vf", &p->vf) | nsc_model_get(m, "ron", &p->ron);
+    int given = nsc_model_get(m, "vf", &p->vf) | nsc_model_get(m, "ron", &p->ron);
     int spice = nsc_model_get(m, "is", &is) | nsc_model_get(m, "n", &n) | nsc_model_get(m, "rs", &rs);
     nsc_model_get(m, "roff", &p->roff);
     p->zener = nsc_model_get(m, "bv", &bv);
@@ -65,7 +65,7 @@ static nsc_status d_params(const nsc_element *e, nsc_report *r, diode_par *p)
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': ROFF = %g must be > 0", m->name, p->roff);
     if (p->zener && !(bv > 0))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': BV = %g must be > 0", m->name, bv);
-    if (!explicit_ && spice) {
+    if (!given && spice) {
         if (!(is > 0 && n > 0 && rs >= 0 && ibv > 0 && nbv > 0))
             return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': IS, N, IBV, NBV must be > 0 and RS >= 0",
                            m->name);
@@ -101,10 +101,10 @@ static nsc_status d_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     nsc_status st = d_params(e, ctx->r, &p);
     if (st) return st;
     const nsc_model *m = e->model;
-    int explicit_ = nsc_model_get(m, "vf", NULL) || nsc_model_get(m, "ron", NULL);
+    int given = nsc_model_get(m, "vf", NULL) || nsc_model_get(m, "ron", NULL);
     for (int q = 0; q < m->npar; q++) {
         const char *pn = m->pname[q];
-        if (!d_known(pn) || (explicit_ && (nsc_strieq(pn, "is") || nsc_strieq(pn, "n") || nsc_strieq(pn, "rs")))) {
+        if (!d_known(pn) || (given && (nsc_strieq(pn, "is") || nsc_strieq(pn, "n") || nsc_strieq(pn, "rs")))) {
             nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than VF RON ROFF IS N RS BV IBV NBV "
                      "are ignored (and IS N RS when VF or RON is given): ideal diode VF=%g RON=%g",
                      m->name, p.vf, p.ron);

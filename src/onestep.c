@@ -339,8 +339,6 @@ nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const ch
     P->r = nsc_calloc((size_t)n, sizeof(double));
     P->q = nsc_calloc((size_t)m, sizeof(double));
     P->w = nsc_calloc((size_t)m, sizeof(double));
-    P->WiB = nsc_calloc((size_t)n * (size_t)m, sizeof(double));
-    P->M = nsc_calloc((size_t)m * (size_t)m, sizeof(double));
     P->ws = nsc_lcp_ws_new(m > 0 ? m : 1);
     P->prev = nsc_calloc((size_t)m, 1);
     P->mask = nsc_calloc((size_t)m, 1);
@@ -351,7 +349,7 @@ nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const ch
     P->ll = nsc_calloc((size_t)m, sizeof(double));
     P->sw = nsc_calloc((size_t)L->nsw + 1, 1);
     P->ts = nsc_calloc((size_t)n + 1, sizeof(double));
-    if (!P->th || !P->r || !P->q || !P->w || !P->WiB || !P->M || !P->ws || !P->prev || !P->mask
+    if (!P->th || !P->r || !P->q || !P->w || !P->ws || !P->prev || !P->mask
         || !P->mask2 || !P->lt || !P->x || !P->zl || !P->ll || !P->sw || !P->ts)
         goto nomem;
     P->B = L->B;
@@ -417,24 +415,39 @@ nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const ch
         return st;
     }
 
-    /* WiB = W^-1 B, column by column from the CSC B */
-    const nsc_sparse *B = P->B;
-    for (int j = 0; j < m; j++)
-        for (int k = B->p[j]; k < B->p[j + 1]; k++) P->WiB[(size_t)j * n + B->i[k]] += B->x[k];
-    if (m > 0 && n > 0 && nsc_klu_solve(P->F, P->WiB, m)) goto nomem;
-
-    /* M = D + C W^-1 B */
-    const nsc_sparse *D = L->D;
-    for (int j = 0; j < m; j++) {
-        double *Mj = P->M + (size_t)j * m;
-        for (int k = D->p[j]; k < D->p[j + 1]; k++) Mj[D->i[k]] += D->x[k];
-        nsc_sp_gaxpy(L->C, P->WiB + (size_t)j * n, Mj);          /* M(:,j) += C WiB(:,j) */
-    }
     *out = P;
     return NSC_OK;
 nomem:
     nsc_onestep_free(P);
     return nsc_err(rep, NSC_ENOMEM, NULL, "out of memory building the one-step problem");
+}
+
+/* The dense W^-1 B and M = D + C W^-1 B, formed when pivoting first needs them.
+ * 0 ok, -1 ENOMEM. */
+static int dense_form(nsc_onestep *P)
+{
+    if (P->M) return 0;
+    int n = P->n, m = P->m;
+    const nsc_lcs *L = P->L;
+    P->WiB = nsc_calloc((size_t)n * (size_t)m + 1, sizeof(double));
+    P->M = nsc_calloc((size_t)m * (size_t)m + 1, sizeof(double));
+    if (!P->WiB || !P->M) goto fail;
+    const nsc_sparse *B = P->B;                                   /* WiB = W^-1 B, from the CSC B */
+    for (int j = 0; j < m; j++)
+        for (int k = B->p[j]; k < B->p[j + 1]; k++) P->WiB[(size_t)j * n + B->i[k]] += B->x[k];
+    if (m > 0 && n > 0 && nsc_klu_solve(P->F, P->WiB, m)) goto fail;
+    const nsc_sparse *D = L->D;                                   /* M = D + C W^-1 B */
+    for (int j = 0; j < m; j++) {
+        double *Mj = P->M + (size_t)j * m;
+        for (int k = D->p[j]; k < D->p[j + 1]; k++) Mj[D->i[k]] += D->x[k];
+        nsc_sp_gaxpy(L->C, P->WiB + (size_t)j * n, Mj);          /* M(:,j) += C WiB(:,j) */
+    }
+    return 0;
+fail:
+    free(P->WiB);
+    free(P->M);
+    P->WiB = P->M = NULL;
+    return -1;
 }
 
 /* The mode with active set mask: from the cache, or built and factored (the
@@ -653,6 +666,10 @@ int nsc_onestep_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const
     nsc_sp_gaxpy(P->L->C, zf, q);                                /* q = C z_free + e1 */
     int need = 0;
     for (int i = 0; i < m; i++) need |= q[i] < 0;
+    if (need && dense_form(P)) {
+        info->st = NSC_LCP_ENOMEM;
+        return -1;
+    }
     if (need) {
         nsc_lcp lcp = { m, P->M, q };
         nsc_lcp_info li = { 0, 0 };

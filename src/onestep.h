@@ -15,7 +15,7 @@
  * With h = 0 the static problem 0 = A z + B l + s (W = -A, r = s1). Reduced to the
  * dense LCP  M l + q >= 0 _|_ l >= 0,  M = D + C W^-1 B,  q = C W^-1 r + e1,
  * and z1 = W^-1 r + (W^-1 B) l. W is factored once per h (KLU); M and W^-1 B are
- * formed once per h (dense, LAPACK-sized blocks).
+ * formed once per h (dense, LAPACK-sized blocks), when pivoting first needs them.
  *
  * A step first tries the previous step's mode (its sparse system, nsc_mode):
  * accepted when lambda_a >= 0 and y >= 0 on the other pairs; a rejected mode is
@@ -69,8 +69,8 @@ typedef struct nsc_onestep {
     nsc_sparse *W;     /* E/h - Theta A */
     nsc_sparse *R;     /* E/h + (I - Theta) A (NULL when h = 0) */
     nsc_klu *F;        /* LU of W */
-    double *WiB;       /* [n*m] W^-1 B, column-major */
-    double *M;         /* [m*m] D + C W^-1 B */
+    double *WiB;       /* [n*m] W^-1 B, column-major (NULL until pivoting needs it) */
+    double *M;         /* [m*m] D + C W^-1 B (likewise) */
     nsc_lcp_ws *ws;
     double *r, *q, *w; /* work [n], [m], [m] */
     nsc_mode modes[NSC_MODE_CACHE];
