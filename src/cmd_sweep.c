@@ -166,7 +166,8 @@ typedef struct study {
     int wavewidth;
 } study;
 
-/* In the child: run point i and write its result to fd. Never returns. */
+/* In the child: run point i and write its result to fd. Never returns. Everything
+ * it allocates is freed; what it inherited from the parent is left alone. */
 static void point_child(const study *S, long i, int fd)
 {
     const nsc_sweep_args *a = S->a;
@@ -200,7 +201,7 @@ static void point_child(const study *S, long i, int fd)
     free(text);
     nsc_report_free(&r);
     free(ov); free(pv); free(meas); free(wave);
-    exit(bad ? 4 : 0);
+    _exit(bad ? 4 : 0);                                /* not exit(): the parent's state is not ours to finish */
 }
 
 /* ---- the parent: jobs, results, messages ---- */

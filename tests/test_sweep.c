@@ -229,7 +229,7 @@ Test(sweep, point_matches_the_analytic_rc_response, .init = setup, .fini = teard
     char *path = write_rc("rc.cir", "");
     nsc_param_set ov[] = { { "r", 2000 }, { "c", 0.5e-6 }, { "c", 2e-6 } };   /* the last c wins */
     nsc_run_cfg cfg = { 0 };
-    double m[2];
+    double m[3];
     nsc_point_info info;
     nsc_report r;
     nsc_report_init(&r);
