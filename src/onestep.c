@@ -251,8 +251,9 @@ static int algebraic_rows(const nsc_sparse *E, int n, int nnode, alg_t *T)
         for (int i = r; i < n; i++)
             if (uf[i] == r) { pos[i] = s; idx[s++] = i; branch |= i >= nnode; }
         if (!bad[r]) {
-            ones = realloc(ones, sizeof(double) * (size_t)s);
-            if (!ones) goto done;
+            double *o = realloc(ones, sizeof(double) * (size_t)s);
+            if (!o) goto done;
+            ones = o;
             for (int k = 0; k < s; k++) ones[k] = 1.0;
             if (alg_add(T, r, idx, ones, s)) goto done;           /* v = 1_S, representative r */
         } else if (branch && s <= NSC_ALG_DENSE) {
