@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -500,9 +501,11 @@ int nsc_sweep(const nsc_sweep_args *a)
 
     int jobs = a->jobs > 0 ? a->jobs : ncpu();
     if (jobs > nsel) jobs = nsel > 0 ? (int)nsel : 1;
-    if (!a->quiet)
-        fprintf(stderr, "nscircuit: %s: %ld points%s%s, %d at a time\n", a->netlist, nsel,
-                sn > 1 ? " of " : "", sn > 1 ? "the study's shard" : "", jobs);
+    if (!a->quiet && sn > 1)
+        fprintf(stderr, "nscircuit: %s: %ld points (shard %d/%d of %ld), %d at a time\n", a->netlist, nsel, sk, sn,
+                npoint, jobs);
+    else if (!a->quiet)
+        fprintf(stderr, "nscircuit: %s: %ld points, %d at a time\n", a->netlist, nsel, jobs);
 
     struct sigaction sa, oint, oterm;
     memset(&sa, 0, sizeof sa);
@@ -522,7 +525,11 @@ int nsc_sweep(const nsc_sweep_args *a)
     double wall = now() - t0;
     if (C.repeated && !a->quiet) fprintf(stderr, "nscircuit: %ld repeated warnings of other points not shown\n", C.repeated);
     if (!a->quiet) {
-        fprintf(stderr, "nscircuit: %s: %ld points, %ld failed, -j %d, %.3f s\n", a->netlist, nsel, C.failed, jobs, wall);
+        struct rusage ru;                              /* the points' processes, all waited for */
+        double cpu = getrusage(RUSAGE_CHILDREN, &ru) ? 0 : (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+                     1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+        fprintf(stderr, "nscircuit: %s: %ld points, %ld failed, -j %d, %.3f s (processor time of the points %.3f s)\n",
+                a->netlist, nsel, C.failed, jobs, wall, cpu);
         if (a->stats && C.nres > 0) {
             double tot = C.t_parse + C.t_run + C.t_meas, n = (double)C.nres;
             fprintf(stderr, "nscircuit: per point (mean of %ld): read+elaborate %.3g ms, transient %.4g s (%.0f steps; "
