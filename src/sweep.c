@@ -335,7 +335,14 @@ nsc_status nsc_point_run(const char *netlist, const nsc_param_set *ov, int nov, 
     if ((s = nsc_run_opts(c, cfg, &o, r))) goto done;
     if (o.tstop <= 0) { s = nsc_err(r, NSC_ENETLIST, &top, "no transient analysis: add a .tran card or give --tstop"); goto done; }
     o.stop = stop;
-    if ((s = nsc_run_probes(c, cfg->save, &probes, &np, &nout, r))) goto done;
+    if (!wavepath && c->nmeas_probe > 0) {            /* no waveform file: record what .meas reads only */
+        if (!(probes = nsc_calloc((size_t)c->nmeas_probe, sizeof *probes))) { s = oom(r); goto done; }
+        for (; np < c->nmeas_probe; np++) {
+            probes[np] = c->meas_probe[np];
+            if (!(probes[np].name = nsc_strdup(c->meas_probe[np].name))) { s = oom(r); goto done; }
+        }
+    } else if ((s = nsc_run_probes(c, cfg->save, &probes, &np, &nout, r)))
+        goto done;
     if (profile) info->t_setup = setup_time(c, &o);
     t0 = now();
     s = nsc_run_tran(c, &o, probes, np, &W, &info->st, r);

@@ -110,7 +110,8 @@ typedef struct nsc_point_info {
  * its transient under cfg, evaluate its .meas cards: meas[k] = value of the k-th
  * card, NAN when it failed (a warning in r says why) or the run did not
  * complete. The netlist must have nmeas .meas cards. With wavepath, the outputs
- * are also written there (.dat). stop may be NULL (see nsc_tran_opts).
+ * (cfg->save, .save, defaults) are recorded and written there (.dat); without, only
+ * the quantities the .meas cards read are. stop may be NULL (see nsc_tran_opts).
  * Returns the run's status: NSC_OK, NSC_ENETLIST / NSC_EIO (netlist), NSC_ESIM
  * (solver failure), NSC_ENOMEM; the message is in r. */
 nsc_status nsc_point_run(const char *netlist, const nsc_param_set *ov, int nov, const nsc_run_cfg *cfg,
