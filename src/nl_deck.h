@@ -76,10 +76,10 @@ nsc_loc nl_field_loc(const nl_deck *d, const nl_card *c, const nl_field *f);
 #define NL_MAXREADS 10000
 #endif
 #ifndef NL_MAXCARDS
-#define NL_MAXCARDS 20000000
+#define NL_MAXCARDS 10000000
 #endif
 #ifndef NL_MAXELEMENTS
-#define NL_MAXELEMENTS 20000000
+#define NL_MAXELEMENTS 10000000
 #endif
 
 /* ---- between nl_deck.c, nl_lex.l and nl_parse.y ---- */

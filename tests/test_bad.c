@@ -184,11 +184,20 @@ Test(fuzz_regress, corpus, .timeout = 120)
     free_list(f, n);
 }
 
-/* s repeated n times into a growing buffer */
+/* smallest power of 2 >= n: the capacity of a buffer of rep/add */
+static size_t cap2(size_t n)
+{
+    size_t c = 64;
+    while (c < n) c *= 2;
+    return c;
+}
+
+/* s repeated n times into a growing buffer (capacity doubled: linear even
+ * where realloc always copies, as under AddressSanitizer) */
 static void rep(char **b, size_t *len, const char *s, long n)
 {
-    size_t l = strlen(s);
-    *b = realloc(*b, *len + l * (size_t)n + 1);
+    size_t l = strlen(s), need = *len + l * (size_t)n + 1;
+    if (!*b || need > cap2(*len + 1)) *b = realloc(*b, cap2(need));
     for (long k = 0; k < n; k++, *len += l) memcpy(*b + *len, s, l);
     (*b)[*len] = 0;
 }
