@@ -352,8 +352,11 @@ static int run_points(collect *C, const long *sel, long nsel, int jobs, int prog
                 signal(SIGTERM, SIG_DFL);
                 sigprocmask(SIG_SETMASK, &old, NULL);
                 close(p[0]);
-                for (int k = 0; k < active; k++) close(J[k].fd);
-                point_child(C->S, sel[next], p[1]);
+                for (int k = 0; k < active; k++) { close(J[k].fd); free(J[k].buf); }
+                long pt = sel[next];
+                free(J);
+                free(pf);
+                point_child(C->S, pt, p[1]);
             }
             sigprocmask(SIG_SETMASK, &old, NULL);
             close(p[1]);

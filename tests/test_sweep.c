@@ -21,11 +21,11 @@ static void teardown(void) { tu_rmdir(tmp); free(tmp); }
 /* an RC low-pass driven by a 1 V step at t = 0: v(out) = 1 - exp(-t / (r c)) */
 static const char RC[] =
     "RC step response\n"
-    ".param r=1k c=1u ts=10u\n"
+    ".param r=1k c=1u ts=10u hm=0\n"
     "V1 in 0 PULSE(0 1 0 1n 1n 1 2)\n"
     "R1 in out {r}\n"
     "C1 out 0 {c}\n"
-    ".tran {ts} 5m\n"
+    ".tran {ts} 5m 0 {hm}\n"
     ".meas tran vend FIND v(out) AT=1m\n"
     ".meas tran tau WHEN v(out)=0.6321205588\n"
     ".end\n";
@@ -464,6 +464,26 @@ Test(sweep, program_failed_points_and_exit_status, .init = setup, .fini = teardo
     cr_assert_eq(run("%s sweep --help", NSC_PROGRAM, &out), 0);
     cr_assert(strstr(out, "--shard K/N"));
     free(out);
+    free(nl);
+}
+
+/* A point whose process dies (here killed) marks its own row; the others run. */
+Test(sweep, program_killed_point_marks_its_row, .init = setup, .fini = teardown)
+{
+    if (tu_run("command -v pgrep >/dev/null", NULL) != 0) cr_skip_test("no pgrep");
+    char *nl = write_rc("rc.cir", ""), cmd[2048], *out = NULL;
+    /* point 0: h = 5 ps, 1e9 steps (output rows stay every 10 us): runs until killed */
+    snprintf(cmd, sizeof cmd,
+             "cd %s && { %s sweep rc.cir --param hm=5p,0 -j 1 --no-plot >log 2>&1 & p=$!; "
+             "for i in $(seq 400); do c=$(pgrep -P $p -f \"sweep rc.cir\") && break; sleep 0.05; done; kill -KILL $c; wait $p; "
+             "echo \"exit $?\"; cat log; }", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "exit 3\n"), "%s", out);
+    cr_assert(strstr(out, "point 0 (hm=5e-12) failed: the point's process was killed by signal 9"), "%s", out);
+    free(out);
+    char *t = file("rc.sweep.dat");
+    cr_assert(t && strstr(t, "5.000000000000e-12 nan nan 3 0\n") && strstr(t, " 0 1\n"), "%s", t);
+    free(t);
     free(nl);
 }
 
