@@ -102,8 +102,9 @@ typedef struct nsc_point_info {
     double t_run;      /* seconds: the transient, its assembly and factorisations included */
     double t_meas;     /* seconds: .meas evaluation (and the waveform file) */
     double t_setup;    /* with profile: seconds of the assembly of the LCS and of the
-                          first one-step problem (W factored, M formed), timed apart:
-                          the part of t_run a reuse across points could save */
+                          first one-step problems (static and regular step: W analysed
+                          and factored by KLU), timed apart: the part of t_run a reuse
+                          across points could save */
 } nsc_point_info;
 
 /* One point: read netlist with the overrides ov[0..nov) (later entries win), run
