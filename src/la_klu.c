@@ -32,28 +32,43 @@ nsc_klu *nsc_klu_factor(const nsc_sparse *A, int *singular)
 
 int nsc_klu_refactor(nsc_klu *F, const nsc_sparse *A)
 {
-    if (!F || !A || A->n != F->n) return -1;
+    if (!F || !A || A->n != F->n || !F->num) return -1;
     if (!klu_refactor(A->p, A->i, A->x, F->sym, F->num, &F->common)) return -1;
     return 0;
 }
 
+int nsc_klu_factor_num(nsc_klu *F, const nsc_sparse *A)
+{
+    if (!F || !A || A->n != F->n) return -1;
+    if (F->num) klu_free_numeric(&F->num, &F->common);
+    F->num = klu_factor(A->p, A->i, A->x, F->sym, &F->common);   /* P A Q = L U, new pivots */
+    return F->num ? 0 : -1;
+}
+
 int nsc_klu_solve(nsc_klu *F, double *B, int nrhs)
 {
-    if (!F || nrhs <= 0) return nrhs == 0 ? 0 : -1;
+    if (!F || !F->num || nrhs <= 0) return nrhs == 0 ? 0 : -1;
     return klu_solve(F->sym, F->num, F->n, nrhs, B, &F->common) ? 0 : -1; /* B = A\B */
 }
 
 int nsc_klu_tsolve(nsc_klu *F, double *B, int nrhs)
 {
-    if (!F || nrhs <= 0) return nrhs == 0 ? 0 : -1;
+    if (!F || !F->num || nrhs <= 0) return nrhs == 0 ? 0 : -1;
     return klu_tsolve(F->sym, F->num, F->n, nrhs, B, &F->common) ? 0 : -1; /* B = A'\B */
 }
 
 double nsc_klu_rcond(nsc_klu *F)
 {
-    if (!F) return 0;
+    if (!F || !F->num) return 0;
     if (!klu_rcond(F->sym, F->num, &F->common)) return 0;
     return F->common.rcond;
+}
+
+double nsc_klu_rcondest(nsc_klu *F, const nsc_sparse *A)
+{
+    if (!F || !F->num || !A || A->n != F->n) return 0;
+    if (!klu_condest(A->p, A->x, F->sym, F->num, &F->common)) return 0;
+    return F->common.condest > 0 ? 1.0 / F->common.condest : 0;
 }
 
 void nsc_klu_free(nsc_klu *F)

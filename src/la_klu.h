@@ -12,14 +12,22 @@ typedef struct nsc_klu nsc_klu;
  * the factorisation only until nsc_klu_refactor/free). Returns NULL on failure;
  * *singular is set to 1 when A is (numerically) singular, 0 otherwise. */
 nsc_klu *nsc_klu_factor(const nsc_sparse *A, int *singular);
-/* Numeric refactorisation with the same pattern (values of A changed). 0 ok, -1 singular/failure. */
+/* Numeric refactorisation with the same pattern (values of A changed), keeping
+ * the pivot order of the last factorisation: no allocation. 0 ok, -1 on a zero
+ * pivot or failure (F then holds no usable factors until the next successful call). */
 int nsc_klu_refactor(nsc_klu *F, const nsc_sparse *A);
+/* Numeric factorisation with fresh partial pivoting, same pattern and symbolic
+ * analysis (allocates the numeric object again). 0 ok, -1 singular/failure. */
+int nsc_klu_factor_num(nsc_klu *F, const nsc_sparse *A);
 /* Solve A X = B in place; B is n-by-nrhs column-major. 0 ok, -1 failure. */
 int nsc_klu_solve(nsc_klu *F, double *B, int nrhs);
 /* Solve A^T X = B in place. */
 int nsc_klu_tsolve(nsc_klu *F, double *B, int nrhs);
 /* Cheap reciprocal condition estimate (klu_rcond: min|U_ii| / max|U_ii|). */
 double nsc_klu_rcond(nsc_klu *F);
+/* Reciprocal of the 1-norm condition estimate of A (klu_condest: a few solves);
+ * A is the matrix F factors. 0 on failure. */
+double nsc_klu_rcondest(nsc_klu *F, const nsc_sparse *A);
 void nsc_klu_free(nsc_klu *F);
 
 #endif

@@ -1,9 +1,14 @@
-/* onestep.c -- the one-step problem of the theta-scheme (see onestep.h). */
+/* onestep.c -- the one-step problem of the theta-scheme (see onestep.h):
+ * building it (hidden algebraic rows, W, R, the source matrices), the right-hand
+ * side, and the solution driver (previous mode, active set, dense or block
+ * pivoting). The mode systems are in onestep_mode.c. */
 #include "onestep.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "onestep_map.h"
 
 int nsc_solver_parse(const char *name)
 {
@@ -13,18 +18,11 @@ int nsc_solver_parse(const char *name)
     return -1;
 }
 
-static void mode_clear(nsc_mode *M)
-{
-    free(M->mask);
-    free(M->act);
-    nsc_sp_free(M->K);
-    nsc_klu_free(M->F);
-    memset(M, 0, sizeof *M);
-}
-
 void nsc_onestep_free(nsc_onestep *P)
 {
     if (!P) return;
+    nsc_mode_teardown(P);
+    nsc_map_free(P->map);
     free(P->th);
     free(P->sw);
     free(P->alg_rep);
@@ -36,13 +34,16 @@ void nsc_onestep_free(nsc_onestep *P)
     nsc_sp_free(P->W);
     nsc_sp_free(P->R);
     nsc_klu_free(P->F);
+    free(P->sc);
+    nsc_sp_free(P->Sw1);
+    nsc_sp_free(P->Sw0);
+    free(P->ebuf);
     free(P->WiB);
     free(P->M);
     nsc_lcp_ws_free(P->ws);
     free(P->r);
     free(P->q);
     free(P->w);
-    for (int k = 0; k < P->nmodes; k++) mode_clear(&P->modes[k]);
     free(P->prev);
     free(P->mask);
     free(P->mask2);
@@ -71,6 +72,20 @@ static nsc_sparse *scaled_rows(const nsc_sparse *A, const double *s)
     return S;
 }
 
+/* Remove the entries of CSC A that are exactly zero (a matrix only multiplied, never factored). */
+static void drop_zeros(nsc_sparse *A)
+{
+    if (!A) return;
+    int t = 0;
+    for (int j = 0; j < A->n; j++) {
+        int k0 = A->p[j];
+        A->p[j] = t;
+        for (int k = k0; k < A->p[j + 1]; k++)
+            if (A->x[k] != 0) { A->i[t] = A->i[k]; A->x[t++] = A->x[k]; }
+    }
+    A->p[A->n] = t;
+}
+
 nsc_status nsc_onestep_new(const nsc_lcs *L, double h, double theta, nsc_onestep **out,
                            nsc_report *rep)
 {
@@ -82,6 +97,8 @@ void nsc_onestep_take_mode(nsc_onestep *P, const nsc_onestep *from)
     if (P == from || !from->have_prev || P->m != from->m) return;
     memcpy(P->prev, from->prev, (size_t)P->m);
     P->have_prev = 1;
+    P->cur = -1;
+    P->inc_ok = 0;                                               /* l was written by another problem */
 }
 
 /* A with the conductance change g_on - g_off of every switch that is on. NULL on ENOMEM. */
@@ -324,6 +341,37 @@ static void alg_vec(const nsc_onestep *P, const double *s, double *out)
     }
 }
 
+/* The source matrices of the step: r = R z0 + sc + Sw1 w1 + Sw0 w0 with
+ * sc = T s0, Sw1 = Theta T Ss, Sw0 = (I - Theta) T Ss (h = 0: sc = s0, Sw1 = Ss).
+ * 0 ok, -1 ENOMEM. */
+static int sources_setup(nsc_onestep *P)
+{
+    const nsc_lcs *L = P->L;
+    int n = P->n;
+    P->sc = nsc_calloc((size_t)n + 1, sizeof(double));
+    if (!P->sc) return -1;
+    if (P->h > 0) {
+        alg_vec(P, L->s0, P->sc);                                /* sc = T s0 */
+        alg_t T = { P->nalg, P->alg_rep, P->alg_cp, P->alg_row, P->alg_v, 0, 0 };
+        if (P->nalg > 0) T.nnz = P->alg_cp[P->nalg];
+        nsc_sparse *TS = P->nalg > 0 ? alg_apply(&T, L->Ss, 0) : nsc_sp_add(L->Ss, L->Ss, 1.0, 0.0);
+        double *one_m = nsc_calloc((size_t)n + 1, sizeof(double));
+        if (!TS || !one_m) { nsc_sp_free(TS); free(one_m); return -1; }
+        for (int i = 0; i < n; i++) one_m[i] = 1.0 - P->th[i];
+        P->Sw1 = scaled_rows(TS, P->th);                         /* Theta T Ss */
+        P->Sw0 = scaled_rows(TS, one_m);                         /* (I - Theta) T Ss */
+        nsc_sp_free(TS);
+        free(one_m);
+        drop_zeros(P->Sw1);
+        drop_zeros(P->Sw0);
+        drop_zeros(P->R);                                        /* algebraic rows: (1 - 1) A */
+        return P->Sw1 && P->Sw0 ? 0 : -1;
+    }
+    memcpy(P->sc, L->s0, (size_t)n * sizeof(double));
+    P->Sw1 = nsc_sp_add(L->Ss, L->Ss, 1.0, 0.0);
+    return P->Sw1 ? 0 : -1;
+}
+
 nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const char *sw,
                               nsc_onestep **out, nsc_report *rep)
 {
@@ -340,7 +388,6 @@ nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const ch
     P->r = nsc_calloc((size_t)n, sizeof(double));
     P->q = nsc_calloc((size_t)m, sizeof(double));
     P->w = nsc_calloc((size_t)m, sizeof(double));
-    P->ws = nsc_lcp_ws_new(m > 0 ? m : 1);
     P->prev = nsc_calloc((size_t)m, 1);
     P->mask = nsc_calloc((size_t)m, 1);
     P->mask2 = nsc_calloc((size_t)m, 1);
@@ -350,7 +397,9 @@ nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const ch
     P->ll = nsc_calloc((size_t)m, sizeof(double));
     P->sw = nsc_calloc((size_t)L->nsw + 1, 1);
     P->ts = nsc_calloc((size_t)n + 1, sizeof(double));
-    if (!P->th || !P->r || !P->q || !P->w || !P->ws || !P->prev || !P->mask
+    P->cur = -1;
+    P->dense_mmax = NSC_DENSE_MMAX;
+    if (!P->th || !P->r || !P->q || !P->w || !P->prev || !P->mask
         || !P->mask2 || !P->lt || !P->x || !P->zl || !P->ll || !P->sw || !P->ts)
         goto nomem;
     P->B = L->B;
@@ -403,6 +452,8 @@ nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const ch
         nsc_sp_free(Asw);
         if (!P->W) goto nomem;
     }
+    if (sources_setup(P) || nsc_mode_setup(P) || nsc_map_setup(P)) goto nomem;
+    P->inc_track = !P->map && m >= NSC_INC_MMIN && h > 0;
 
     int singular = 0;
     P->F = n > 0 ? nsc_klu_factor(P->W, &singular) : NULL;
@@ -423,7 +474,7 @@ nomem:
     return nsc_err(rep, NSC_ENOMEM, NULL, "out of memory building the one-step problem");
 }
 
-/* The dense W^-1 B and M = D + C W^-1 B, formed when pivoting first needs them.
+/* The dense W^-1 B and M = D + C W^-1 B (m <= dense_mmax), formed when pivoting first needs them.
  * 0 ok, -1 ENOMEM. */
 static int dense_form(nsc_onestep *P)
 {
@@ -451,151 +502,7 @@ fail:
     return -1;
 }
 
-/* The mode with active set mask: from the cache, or built and factored (the
- * least recently used entry is evicted). NULL on allocation failure; a mode
- * whose system is singular is cached with F = NULL. */
-static nsc_mode *mode_get(nsc_onestep *P, const char *mask)
-{
-    int n = P->n, m = P->m;
-    P->clock++;
-    for (int k = 0; k < P->nmodes; k++)
-        if (memcmp(P->modes[k].mask, mask, (size_t)m) == 0) {
-            P->modes[k].last_use = P->clock;
-            return &P->modes[k];
-        }
-    int slot = P->nmodes;
-    if (slot == NSC_MODE_CACHE) {
-        slot = 0;
-        for (int k = 1; k < P->nmodes; k++)
-            if (P->modes[k].last_use < P->modes[slot].last_use) slot = k;
-        mode_clear(&P->modes[slot]);
-    } else {
-        P->nmodes++;
-    }
-    nsc_mode *M = &P->modes[slot];
-    M->last_use = P->clock;
-    M->mask = nsc_calloc((size_t)m, 1);
-    M->act = nsc_calloc((size_t)m, sizeof(int));
-    int *pos = nsc_calloc((size_t)m, sizeof(int));
-    const nsc_lcs *L = P->L;
-    const nsc_sparse *W = P->W;
-    nsc_sparse *T = NULL;
-    if (!M->mask || !M->act || !pos) goto fail;
-    memcpy(M->mask, mask, (size_t)m);
-    for (int i = 0; i < m; i++) {
-        pos[i] = -1;
-        if (mask[i]) { pos[i] = M->na; M->act[M->na++] = i; }
-    }
-    int N = n + M->na;
-    const nsc_sparse *B = P->B;
-    T = nsc_sp_new(N, N, W->p[n] + B->p[m] + L->C->p[n] + L->D->p[m] + 1, 1);
-    if (!T) goto fail;
-    for (int j = 0; j < n; j++)                                   /* [W ...] */
-        for (int k = W->p[j]; k < W->p[j + 1]; k++)
-            if (nsc_sp_entry(T, W->i[k], j, W->x[k])) goto fail;
-    for (int j = 0; j < m; j++) {
-        if (pos[j] < 0) continue;
-        for (int k = B->p[j]; k < B->p[j + 1]; k++)               /* [... -B_a] */
-            if (nsc_sp_entry(T, B->i[k], n + pos[j], -B->x[k])) goto fail;
-        for (int k = L->D->p[j]; k < L->D->p[j + 1]; k++)         /* [... D_aa] */
-            if (pos[L->D->i[k]] >= 0 && nsc_sp_entry(T, n + pos[L->D->i[k]], n + pos[j], L->D->x[k]))
-                goto fail;
-    }
-    for (int j = 0; j < n; j++)                                   /* [C_a ...] */
-        for (int k = L->C->p[j]; k < L->C->p[j + 1]; k++)
-            if (pos[L->C->i[k]] >= 0 && nsc_sp_entry(T, n + pos[L->C->i[k]], j, L->C->x[k])) goto fail;
-    for (int i = 0; i < M->na; i++)                               /* keep the diagonal in the pattern */
-        if (nsc_sp_entry(T, n + i, n + i, 0.0)) goto fail;
-    M->K = nsc_sp_compress(T);
-    if (!M->K) goto fail;
-    nsc_sp_free(T);
-    free(pos);
-    int singular;
-    M->F = nsc_klu_factor(M->K, &singular);                       /* NULL: singular mode */
-    if (M->F && nsc_klu_rcond(M->F) < 1e-14) { nsc_klu_free(M->F); M->F = NULL; }
-    return M;
-fail:
-    nsc_sp_free(T);
-    free(pos);
-    mode_clear(M);
-    P->nmodes--;
-    if (slot != P->nmodes) { P->modes[slot] = P->modes[P->nmodes]; memset(&P->modes[P->nmodes], 0, sizeof(nsc_mode)); }
-    return NULL;
-}
-
-/* Solve the mode's system for r, e1 and check complementarity: lambda_a >= -tol
- * and y_i = (C z + D l + e)_i >= -tol_i off the mode, tolerances relative to the
- * size of the terms. Returns 1 when accepted (z1, l set, l clamped >= 0, *res =
- * ||min(l, y)||_inf); 0 when rejected, with next (if not NULL) the primal-dual
- * active-set update of mask (drop pairs with lambda < -tol, add pairs with
- * y < -tol); -1 when the mode's system is singular. */
-static int mode_try(nsc_onestep *P, const char *mask, const double *e1, double *z1, double *l,
-                    double *res, char *next)
-{
-    int n = P->n, m = P->m;
-    nsc_mode *M = mode_get(P, mask);
-    if (!M || !M->F) return -1;
-    double *x = P->x;
-    memcpy(x, P->r, (size_t)n * sizeof(double));
-    for (int k = 0; k < M->na; k++) x[n + k] = -e1[M->act[k]];
-    if (nsc_klu_solve(M->F, x, 1)) return -1;                    /* [z; l_a] = K \ [r; -e_a] */
-    double lmax = 0;
-    for (int k = 0; k < M->na; k++) lmax = fmax(lmax, fabs(x[n + k]));
-    double *lt = P->lt;                                           /* lambda of the mode */
-    for (int i = 0; i < m; i++) lt[i] = 0;
-    for (int k = 0; k < M->na; k++) lt[M->act[k]] = x[n + k];
-    /* y = C z + D l + e with the size of its terms, per pair */
-    double *y = P->w, *ys = P->q;
-    for (int i = 0; i < m; i++) { y[i] = e1[i]; ys[i] = fabs(e1[i]); }
-    const nsc_sparse *C = P->L->C, *D = P->L->D;
-    for (int j = 0; j < n; j++)
-        for (int k = C->p[j]; k < C->p[j + 1]; k++) {
-            double t = C->x[k] * x[j];
-            y[C->i[k]] += t;
-            ys[C->i[k]] += fabs(t);
-        }
-    for (int j = 0; j < m; j++)
-        for (int k = D->p[j]; k < D->p[j + 1]; k++) {
-            double t = D->x[k] * lt[j];
-            y[D->i[k]] += t;
-            ys[D->i[k]] += fabs(t);
-        }
-    int ok = 1;
-    for (int i = 0; i < m; i++) {
-        int bad = mask[i] ? lt[i] < -1e-11 * lmax : y[i] < -1e-11 * ys[i];
-        if (bad) ok = 0;
-        if (next) next[i] = (char)(mask[i] ? !bad : bad);
-    }
-    if (!ok) return 0;
-    double r = 0;
-    for (int i = 0; i < m; i++) {
-        l[i] = fmax(lt[i], 0.0);
-        r = fmax(r, fabs(fmin(l[i], y[i])));
-    }
-    memcpy(z1, x, (size_t)n * sizeof(double));
-    *res = r;
-    return 1;
-}
-
-/* Primal-dual active-set iteration from the active set start (at most maxit
- * modes, each solved on its sparse system): returns the number of modes tried
- * when one was accepted (z1, l, *res set; P->mask holds it), 0 when it met a
- * singular mode, stalled or ran out of iterations. */
-static int active_set(nsc_onestep *P, const char *start, int maxit, const double *e1, double *z1,
-                      double *l, double *res)
-{
-    char *mask = P->mask, *next = P->mask2;
-    if (mask != start) memcpy(mask, start, (size_t)P->m);
-    for (int it = 1; it <= maxit; it++) {
-        int st = mode_try(P, mask, e1, z1, l, res, next);
-        if (st == 1) return it;
-        if (st < 0 || memcmp(mask, next, (size_t)P->m) == 0) return 0;
-        memcpy(mask, next, (size_t)P->m);
-    }
-    return 0;
-}
-
-/* r = (E/h + (I - Theta) A) z0 + Theta s1 + (I - Theta) s0, or s1 when h = 0 */
+/* r = (E/h + (I - Theta) A) z0 + Theta T s1 + (I - Theta) T s0, or s1 when h = 0 */
 static void rhs(nsc_onestep *P, const double *z0, const double *s0, const double *s1)
 {
     int n = P->n;
@@ -612,6 +519,16 @@ static void rhs(nsc_onestep *P, const double *z0, const double *s0, const double
     }
 }
 
+/* r = R z0 + sc + Sw1 w1 + Sw0 w0 (the same from the source values) */
+static void rhs_w(nsc_onestep *P, const double *z0, const double *w0, const double *w1)
+{
+    double *r = P->r;
+    memcpy(r, P->sc, (size_t)P->n * sizeof(double));
+    nsc_sp_gaxpy(P->Sw1, w1, r);
+    if (P->Sw0) nsc_sp_gaxpy(P->Sw0, w0, r);
+    if (P->R) nsc_sp_gaxpy(P->R, z0, r);
+}
+
 int nsc_onestep_open(nsc_onestep *P, const double *z0, const double *s0, const double *s1, double *z1)
 {
     rhs(P, z0, s0, s1);
@@ -619,78 +536,70 @@ int nsc_onestep_open(nsc_onestep *P, const double *z0, const double *s0, const d
     return P->n > 0 && nsc_klu_solve(P->F, z1, 1) ? -1 : 0;     /* z1 = W \ r */
 }
 
-int nsc_onestep_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const double *s0,
-                      const double *s1, const double *e1, double *z1, double *l,
-                      nsc_step_info *info)
+/* Lemke's workspace for problems up to size k. 0 ok, -1 ENOMEM. */
+static int lemke_ws(nsc_onestep *P, int k)
 {
-    int n = P->n, m = P->m;
-    memset(info, 0, sizeof *info);
-    double *r = P->r;
-    rhs(P, z0, s0, s1);
-    double res;
-    if (m > 0 && P->have_prev) {
-        int it = active_set(P, P->prev, NSC_AS_MAXIT, e1, z1, l, &res);   /* from the previous mode */
-        if (it > 0) {
-            info->mode_hit = it == 1;                            /* the previous mode holds */
-            info->active_set = it - 1;
-            info->residual = res;
-            memcpy(P->prev, P->mask, (size_t)m);
-            return 0;
-        }
-    } else if (m > 0 && solver == NSC_SOLVER_AUTO) {
-        /* cold start (operating point, first step): from every pair open, a
-         * chain of devices settles one link per iteration (a CMOS inverter chain's
-         * operating point, whose M holds 1/gmin products that defeat pivoting) */
-        memset(P->mask2, 0, (size_t)m);
-        int it = active_set(P, P->mask2, NSC_AS_MAXIT + m / 4, e1, z1, l, &res);
-        if (it > 0) {
-            info->active_set = it - 1;
-            info->residual = res;
-            memcpy(P->prev, P->mask, (size_t)m);
-            P->have_prev = 1;
-            return 0;
+    if (P->ws && P->wsmax >= k) return 0;
+    nsc_lcp_ws_free(P->ws);
+    P->ws = nsc_lcp_ws_new(k > 0 ? k : 1);
+    P->wsmax = P->ws ? k : 0;
+    return P->ws ? 0 : -1;
+}
+
+/* LCP(Mx, q) of size k by the chosen solver (auto: Lemke, then enumeration for
+ * k <= 12 when Lemke fails). */
+static nsc_lcp_status lcp_pivot(nsc_onestep *P, nsc_solver solver, int k, double *Mx, double *q,
+                                double *l, double *w, nsc_step_info *info)
+{
+    nsc_lcp lcp = { k, Mx, q };
+    nsc_lcp_info li = { 0, 0 };
+    nsc_lcp_status st;
+    if (solver == NSC_SOLVER_ENUM) {
+        st = nsc_lcp_enum(&lcp, l, w, &li);
+    } else {
+        if (lemke_ws(P, k)) return NSC_LCP_ENOMEM;
+        st = nsc_lcp_lemke(&lcp, l, w, &li, P->ws);
+        if (st != NSC_LCP_OK && solver == NSC_SOLVER_AUTO && k <= 12) {   /* enumeration settles small ones */
+            int it = li.iter;
+            st = nsc_lcp_enum(&lcp, l, w, &li);
+            li.iter += it;
         }
     }
+    info->lcp_solved = 1;
+    info->iter += li.iter;
+    info->st = st;
+    info->residual = nsc_lcp_residual(&lcp, l);
+    return st;
+}
 
-    double *zf = P->zl;
-    memcpy(zf, r, (size_t)n * sizeof(double));
+/* Mark the pairs violated by the last mode tried (P->mask vs its update P->mask2)
+ * with q_i = -1 (others +1), for the failure report. */
+static void mark_violated(nsc_onestep *P)
+{
+    for (int i = 0; i < P->m; i++) P->q[i] = P->mask[i] != P->mask2[i] ? -1.0 : 1.0;
+}
+
+/* The dense path: LCP(M, C W^-1 r + e1) by pivoting, then its mode re-solved
+ * exactly (polish). 0 ok, -1 failure. */
+static int dense_solve(nsc_onestep *P, nsc_solver solver, double *z1, double *l, nsc_step_info *info)
+{
+    int n = P->n, m = P->m;
+    double *zf = P->zl, *q = P->q, *ll = P->ll, res;
+    memcpy(zf, P->r, (size_t)n * sizeof(double));
     if (n > 0 && nsc_klu_solve(P->F, zf, 1)) {                  /* z_free = W \ r */
         info->st = NSC_LCP_EINVAL;
         return -1;
     }
-    if (m == 0) {
-        memcpy(z1, zf, (size_t)n * sizeof(double));
-        return 0;
-    }
-    double *q = P->q, *ll = P->ll;
-    for (int i = 0; i < m; i++) { q[i] = e1[i]; ll[i] = 0; }
+    for (int i = 0; i < m; i++) { q[i] = nsc_pair_e(P, i); ll[i] = 0; }
     nsc_sp_gaxpy(P->L->C, zf, q);                                /* q = C z_free + e1 */
     int need = 0;
     for (int i = 0; i < m; i++) need |= q[i] < 0;
-    if (need && dense_form(P)) {
-        info->st = NSC_LCP_ENOMEM;
-        return -1;
-    }
     if (need) {
-        nsc_lcp lcp = { m, P->M, q };
-        nsc_lcp_info li = { 0, 0 };
-        nsc_lcp_status st;
-        if (solver == NSC_SOLVER_ENUM) {
-            st = nsc_lcp_enum(&lcp, ll, P->w, &li);
-        } else {
-            st = nsc_lcp_lemke(&lcp, ll, P->w, &li, P->ws);
-            /* auto: the enumerative solver settles small problems Lemke cannot */
-            if (st != NSC_LCP_OK && solver == NSC_SOLVER_AUTO && m <= 12) {
-                int it = li.iter;
-                st = nsc_lcp_enum(&lcp, ll, P->w, &li);
-                li.iter += it;
-            }
+        if (dense_form(P)) {
+            info->st = NSC_LCP_ENOMEM;
+            return -1;
         }
-        info->lcp_solved = 1;
-        info->iter = li.iter;
-        info->st = st;
-        info->residual = nsc_lcp_residual(&lcp, ll);
-        if (st != NSC_LCP_OK) return -1;
+        if (lcp_pivot(P, solver, m, P->M, q, ll, P->w, info) != NSC_LCP_OK) return -1;
         for (int j = 0; j < m; j++) {                            /* z = z_free + (W^-1 B) l */
             if (ll[j] == 0) continue;
             const double *c = P->WiB + (size_t)j * n;
@@ -701,7 +610,7 @@ int nsc_onestep_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const
      * active-set iteration where pivoting on M, which holds 1/gmin, was not exact
      * enough); kept as the next guess */
     for (int i = 0; i < m; i++) P->mask2[i] = ll[i] > 0;
-    int it = active_set(P, P->mask2, NSC_AS_MAXIT, e1, z1, l, &res);
+    int it = nsc_active_set(P, P->mask2, NULL, NSC_AS_MAXIT, z1, l, &res);
     if (it > 0) {
         memcpy(P->prev, P->mask, (size_t)m);
         P->have_prev = 1;
@@ -712,7 +621,210 @@ int nsc_onestep_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const
     }
     for (int i = 0; i < m; i++) P->prev[i] = ll[i] > 0;
     P->have_prev = 1;
+    P->cur = -1;
+    P->inc_ok = 0;
     memcpy(z1, zf, (size_t)n * sizeof(double));
     memcpy(l, ll, (size_t)m * sizeof(double));
     return 0;
+}
+
+/* The block path (no dense m-by-m matrix): the pairs in F (blk[0..nf-1]) are
+ * made inactive in base, whose mode K0 gives x0 and the response of the
+ * unknowns to each l_j, j in F:  x = x0 + K0^-1 [B_F; -D_NaF] l_F, hence
+ *   y_F = q_F + M_FF l_F,  q_F = y_F(x0),  M_FF = D_FF + [C_F  D_FNa] K0^-1 [B_F; -D_NaF];
+ * LCP(M_FF, q_F) by pivoting gives F's mode; the violated pairs outside F join
+ * F until a mode holds. start: the active set the iteration began from. */
+static int block_solve(nsc_onestep *P, nsc_solver solver, const char *start, double *z1, double *l,
+                       nsc_step_info *info)
+{
+    int n = P->n, m = P->m, ret = -1;
+    char *inF = nsc_calloc((size_t)m + 1, 1), *base = malloc((size_t)m + 1), *trial = malloc((size_t)m + 1);
+    int *blk = nsc_calloc((size_t)m + 1, sizeof(int)), *npos = nsc_calloc((size_t)m + 1, sizeof(int));
+    double *col = nsc_calloc((size_t)(n + m) + 1, sizeof(double)), *Mf = NULL, *qf = NULL, *lf = NULL, *wf = NULL;
+    if (!inF || !base || !trial || !blk || !npos || !col) { info->st = NSC_LCP_ENOMEM; goto done; }
+    int nf = 0;
+    for (int i = 0; i < m; i++)                                  /* F: what the iteration changed or violated */
+        if ((start[i] != P->mask[i] || P->mask[i] != P->mask2[i]) && !inF[i]) { inF[i] = 1; blk[nf++] = i; }
+    if (nf == 0)
+        for (int i = 0; i < m; i++) { inF[i] = 1; blk[nf++] = i; }
+    memcpy(base, start, (size_t)m);
+    const nsc_lcs *L = P->L;
+    for (int round = 0; round < 16; round++) {
+        if (nf > NSC_BLOCK_MAX) { info->st = NSC_LCP_MAXITER; goto done; }
+        for (int a = 0; a < nf; a++) base[blk[a]] = 0;
+        nsc_mode *K0 = nsc_mode_get(P, base);
+        if (!K0) { info->st = NSC_LCP_ENOMEM; goto done; }
+        if (K0->singular) { info->st = NSC_LCP_EINVAL; goto done; }
+        free(Mf); free(qf); free(lf); free(wf);
+        Mf = nsc_calloc((size_t)nf * (size_t)nf + 1, sizeof(double));
+        qf = nsc_calloc((size_t)nf + 1, sizeof(double));
+        lf = nsc_calloc((size_t)nf + 1, sizeof(double));
+        wf = nsc_calloc((size_t)nf + 1, sizeof(double));
+        if (!Mf || !qf || !lf || !wf) { info->st = NSC_LCP_ENOMEM; goto done; }
+        for (int i = 0; i < m; i++) npos[i] = -1;
+        for (int a = 0; a < K0->nan; a++) npos[K0->actn[a]] = a;
+        const nsc_sparse *Ct = P->Ct, *Dt = P->Dt, *B = P->B, *D = L->D;
+        /* y_F(v) for v = [z; l_Na] in col, into out (stride 1), without e when noe */
+        for (int c = -1; c < nf; c++) {
+            int N0 = n + K0->nan;
+            if (c < 0) {
+                nsc_mode_rhs(P, K0, col);                        /* x0 = K0 \ rhs */
+            } else {
+                int j = blk[c];
+                memset(col, 0, sizeof(double) * (size_t)N0);
+                for (int k = B->p[j]; k < B->p[j + 1]; k++) col[B->i[k]] = B->x[k];        /* [B_j; */
+                for (int k = D->p[j]; k < D->p[j + 1]; k++)
+                    if (npos[D->i[k]] >= 0) col[n + npos[D->i[k]]] = -D->x[k];             /*  -D_Na,j] */
+            }
+            if (nsc_klu_solve(K0->F, col, 1)) { info->st = NSC_LCP_EINVAL; goto done; }
+            for (int a = 0; a < nf; a++) {
+                int i = blk[a];
+                double y = c < 0 ? nsc_pair_e(P, i) : 0.0;
+                for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++) y += Ct->x[k] * col[Ct->i[k]];
+                for (int k = Dt->p[i]; k < Dt->p[i + 1]; k++) {
+                    int jj = Dt->i[k];
+                    if (npos[jj] >= 0) y += Dt->x[k] * col[n + npos[jj]];          /* D_i,Na l_Na */
+                    else if (c >= 0 && jj == blk[c]) y += Dt->x[k];                  /* D_ij */
+                }
+                if (c < 0) qf[a] = y;
+                else Mf[a + (size_t)c * nf] = y;
+            }
+        }
+        if (lcp_pivot(P, solver, nf, Mf, qf, lf, wf, info) != NSC_LCP_OK) goto done;
+        memcpy(trial, base, (size_t)m);
+        for (int a = 0; a < nf; a++) trial[blk[a]] = lf[a] > 0;
+        double res;
+        nsc_mode *T = nsc_mode_get(P, trial);
+        if (!T) { info->st = NSC_LCP_ENOMEM; goto done; }
+        memcpy(P->mask, trial, (size_t)m);
+        int st = nsc_mode_try(P, T, z1, l, &res, P->mask2);
+        if (st == 1) {
+            P->cur = (int)(T - P->modes);
+            info->residual = res;
+            ret = 0;
+            goto done;
+        }
+        int grew = 0;
+        for (int i = 0; st == 0 && i < m; i++)
+            if (P->mask2[i] != trial[i] && !inF[i]) { inF[i] = 1; blk[nf++] = i; grew = 1; }
+        if (!grew) {                                             /* violations inside F: round-off; polish */
+            int it = nsc_active_set(P, trial, T, NSC_AS_MAXIT, z1, l, &res);
+            if (it > 0) {
+                info->polished = 1;
+                info->active_set = it - 1;
+                info->residual = res;
+                ret = 0;
+            } else {
+                info->st = NSC_LCP_EINVAL;
+            }
+            goto done;
+        }
+    }
+    info->st = NSC_LCP_MAXITER;
+done:
+    if (ret == 0) {
+        memcpy(P->prev, P->mask, (size_t)m);
+        P->have_prev = 1;
+    }
+    free(inF); free(base); free(trial); free(blk); free(npos); free(col);
+    free(Mf); free(qf); free(lf); free(wf);
+    return ret;
+}
+
+/* The step for P->r and the step's e (P->e1 or P->w1). */
+static int solve_step(nsc_onestep *P, nsc_solver solver, double *z1, double *l, nsc_step_info *info)
+{
+    int n = P->n, m = P->m;
+    memset(info, 0, sizeof *info);
+    if (m == 0) {
+        memcpy(z1, P->r, (size_t)n * sizeof(double));
+        if (n > 0 && nsc_klu_solve(P->F, z1, 1)) {              /* z1 = W \ r */
+            info->st = NSC_LCP_EINVAL;
+            return -1;
+        }
+        return 0;
+    }
+    double res;
+    const char *start = NULL;
+    if (P->have_prev) {                                          /* from the previous mode */
+        nsc_mode *first = P->cur >= 0 ? &P->modes[P->cur] : NULL;
+        int it = nsc_active_set(P, P->prev, first, NSC_AS_MAXIT, z1, l, &res);
+        if (it > 0) {
+            info->mode_hit = it == 1;
+            info->active_set = it - 1;
+            info->residual = res;
+            if (it > 1) memcpy(P->prev, P->mask, (size_t)m);
+            return 0;
+        }
+        start = P->prev;
+    } else if (solver == NSC_SOLVER_AUTO) {
+        /* cold start (operating point, first step): from every pair open, a
+         * chain of devices settles one link per iteration (a CMOS inverter chain's
+         * operating point, whose M holds 1/gmin products that defeat pivoting) */
+        memset(P->mask2, 0, (size_t)m);
+        int it = nsc_active_set(P, P->mask2, NULL, NSC_AS_MAXIT + m / 4, z1, l, &res);
+        if (it > 0) {
+            info->active_set = it - 1;
+            info->residual = res;
+            memcpy(P->prev, P->mask, (size_t)m);
+            P->have_prev = 1;
+            return 0;
+        }
+    }
+    if (m <= P->dense_mmax) return dense_solve(P, solver, z1, l, info);
+    if (!start) {                                                /* no iteration yet: try every pair open */
+        memset(P->ll, 0, sizeof(double) * (size_t)m);            /* (P->ll: zeros, the start) */
+        char *open0 = (char *)P->ll;
+        int it = nsc_active_set(P, open0, NULL, 1, z1, l, &res);
+        if (it > 0) {
+            info->residual = res;
+            memcpy(P->prev, P->mask, (size_t)m);
+            P->have_prev = 1;
+            return 0;
+        }
+        start = open0;
+    }
+    char *st0 = malloc((size_t)m + 1);
+    if (!st0) { info->st = NSC_LCP_ENOMEM; return -1; }
+    memcpy(st0, start, (size_t)m);
+    int bad = block_solve(P, solver, st0, z1, l, info);
+    free(st0);
+    if (bad) mark_violated(P);
+    return bad;
+}
+
+int nsc_onestep_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const double *s0,
+                      const double *s1, const double *e1, double *z1, double *l,
+                      nsc_step_info *info)
+{
+    rhs(P, z0, s0, s1);
+    P->e1 = e1;
+    P->w1 = NULL;
+    P->inc_ok = 0;                                               /* l is not known to be the last one */
+    int st = solve_step(P, solver, z1, l, info);
+    P->e1 = NULL;
+    P->inc_ok = 0;
+    return st;
+}
+
+int nsc_onestep_step(nsc_onestep *P, nsc_solver solver, const double *z0, const double *w0,
+                     const double *w1, double *z1, double *l, nsc_step_info *info)
+{
+    nsc_mode *M = P->map && P->have_prev && P->cur >= 0 ? &P->modes[P->cur] : NULL;
+    double res;
+    if (M && M->G && nsc_map_try(P, M, z0, w0, w1, z1, l, &res)) {   /* the previous mode, by its map */
+        memset(info, 0, sizeof *info);
+        info->mode_hit = 1;
+        info->residual = res;
+        return 0;
+    }
+    rhs_w(P, z0, w0, w1);
+    P->e1 = NULL;
+    P->w1 = w1;
+    int st = solve_step(P, solver, z1, l, info);
+    if (st == 0 && info->mode_hit && P->map && P->cur >= 0) {
+        M = &P->modes[P->cur];
+        if (!M->G && ++M->hits >= NSC_MAP_HITS) nsc_map_build(P, M);   /* ENOMEM: no map, not an error */
+    }
+    return st;
 }

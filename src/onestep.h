@@ -11,22 +11,47 @@
  * which replaces one row of v's support by v^T times the rows; that row is then
  * algebraic (theta 1) and its constraint holds at t_k+1, instead of ringing at
  * the theta-point after a switching event. E, A, B, s become T E, T A, T B, T s
- * (W, R, Bt, ts below).
- * With h = 0 the static problem 0 = A z + B l + s (W = -A, r = s1). Reduced to the
- * dense LCP  M l + q >= 0 _|_ l >= 0,  M = D + C W^-1 B,  q = C W^-1 r + e1,
- * and z1 = W^-1 r + (W^-1 B) l. W is factored once per h (KLU); M and W^-1 B are
- * formed once per h (dense, LAPACK-sized blocks), when pivoting first needs them.
+ * (W, R, Bt below). With h = 0 the static problem 0 = A z + B l + s (W = -A, r = s1).
  *
- * A step first tries the previous step's mode (its sparse system, nsc_mode):
- * accepted when lambda_a >= 0 and y >= 0 on the other pairs; a rejected mode is
- * corrected by a few primal-dual active-set iterations (drop pairs with
- * lambda < 0, add pairs with y < 0), each a sparse solve; without a previous
- * mode (solver auto) the iteration starts from every pair open. Otherwise the LCP is
- * solved by pivoting and its solution re-solved exactly in its own mode, or the
- * nearest mode the active-set iteration reaches from it (formulation.md §3, §4:
- * no 1/gmin in the accepted solution). */
+ * Modes (onestep_mode.c). A mode is an active set a (l_i >= 0 free, y_i = 0;
+ * l_i = 0 elsewhere). Pairs are of two kinds:
+ *  - separable (S): D_jj > 0 is the only entry of row j and column j of D (PWL
+ *    MOS segments, diodes with RON > 0, Zener branches). With g_j = C_j z + e_j,
+ *    l_j = max(0, -g_j / D_jj): eliminated from the mode system, an active one
+ *    adds the conductance stamp B_j C_j^T / D_jj to W (pattern fixed: the union
+ *    of every stamp, so only values change with the mode);
+ *  - the others (N: ideal diodes D_jj = 0, the coupled pairs of a vertical step)
+ *    stay unknowns. The mode system in (z, l_Na), Na = N active:
+ *      [ W + sum_{j in S, active} B_j C_j^T / D_jj   -B_Na  ] [z   ]   [ r - sum B_j e_j / D_jj ]
+ *      [ C_Na                                         D_NaNa ] [l_Na] = [ -e_Na                  ]
+ *    It is sparse (KLU) and keeps gmin out of any dense matrix: the solution is
+ *    exact to round-off even where M = D + C W^-1 B holds entries of order 1/gmin.
+ * Factorisations live in a least-recently-used cache of NSC_MODE_CACHE modes; a
+ * new mode with the same N-active set as the evicted one reuses its pattern, its
+ * symbolic analysis and its numeric storage (klu_refactor, no allocation), with a
+ * pivoting refactorisation when the old pivot order has become poor.
+ *
+ * A step first tries the previous step's mode: accepted when l_a >= 0 and y >= 0
+ * on the other pairs (tolerances relative to the size of the terms); a rejected
+ * mode is corrected by primal-dual active-set iterations (semismooth Newton on
+ * min(l, y) = 0: drop pairs with l < 0, add pairs with y < 0), each a sparse
+ * solve; without a previous mode (solver auto) the iteration starts from every
+ * pair open. Otherwise, for m <= NSC_DENSE_MMAX, the dense LCP
+ * M l + q >= 0 _|_ l >= 0,  M = D + C W^-1 B,  q = C W^-1 r + e1  is solved by
+ * pivoting (M and W^-1 B formed once per problem, when first needed) and its
+ * solution re-solved exactly in its own mode, or the nearest mode the active-set
+ * iteration reaches from it (formulation.md §3, §4: no 1/gmin in the accepted
+ * solution). For larger m no dense m-by-m or n-by-m matrix is ever formed: the
+ * pairs the active-set iteration could not settle form a small block F, the
+ * others are frozen in their mode, and LCP(M_FF, q_F) (Lemke) is built from
+ * |F| sparse solves; the block grows by the violated pairs until a mode holds.
+ *
+ * Memory: O(nnz) for the sparse matrices and their factorisations, O(n + m)
+ * work vectors; dense matrices only for m <= NSC_DENSE_MMAX or a block F. */
 #ifndef NSC_ONESTEP_H
 #define NSC_ONESTEP_H
+
+#include <stdint.h>
 
 #include "lcp.h"
 #include "lcs.h"
@@ -36,23 +61,38 @@ typedef enum nsc_solver { NSC_SOLVER_AUTO, NSC_SOLVER_LEMKE, NSC_SOLVER_ENUM } n
 /* "auto", "lemke", "enum" -> solver; -1 if unknown. */
 int nsc_solver_parse(const char *name);
 
-/* A mode: the set of active pairs (lambda_i >= 0 free, y_i = 0); the rest have
- * lambda_i = 0. Its linear system, in (z, lambda_a),
- *     [ W    -B_a  ] [z       ]   [ r    ]
- *     [ C_a   D_aa ] [lambda_a] = [ -e_a ],
- * is sparse and keeps gmin out of any dense matrix: the solution is exact to
- * round-off even where M = D + C W^-1 B holds entries of order 1/gmin. */
+#define NSC_MODE_CACHE 16
+#define NSC_AS_MAXIT 8       /* modes tried by the active-set iteration before pivoting */
+#define NSC_DENSE_MMAX 400   /* largest m for the dense LCP (M is m-by-m, W^-1 B n-by-m) */
+#define NSC_BLOCK_MAX 400    /* largest block of the sparse pivoting fallback */
+#define NSC_INC_MMIN 256     /* incremental mode check from this many pairs */
+
+/* One cached mode (see above). */
 typedef struct nsc_mode {
-    char *mask;        /* [m] 1 = active */
-    int na;            /* active pairs */
-    int *act;          /* [na] their indices */
-    nsc_sparse *K;     /* the (n + na) system, CSC */
-    nsc_klu *F;        /* its LU, NULL when singular */
+    char *mask;        /* [m] 1 = active; NULL: empty slot */
+    uint64_t key;      /* hash of mask (xor of per-pair keys) */
+    int nan;           /* active N pairs (unknowns of the system) */
+    int *actn;         /* [nan] their indices, ascending */
+    nsc_sparse *K;     /* the (n + nan) system; column j < n begins with column j of Wb */
+    double *c;         /* [n] sum over active S pairs of B_j e0_j / D_jj */
+    nsc_klu *F;        /* LU of K */
+    int singular;      /* 1: K singular (or rcond < 1e-14): the mode cannot be used */
+    double rc;         /* rcond of the last pivoting factorisation */
     long last_use;
+    int hits;          /* consecutive steps this mode solved (builds its affine map) */
+    double *G;         /* the mode's affine map (onestep_map.c), NULL until built */
 } nsc_mode;
 
-#define NSC_MODE_CACHE 16
-#define NSC_AS_MAXIT 8     /* modes tried by the active-set iteration before pivoting */
+/* Small problems (onestep_map.c): a mode that keeps solving the steps gets its
+ * affine map G, (n + m) x ncol dense, on the inputs u = [z0 (the columns R
+ * reads); w0; w1 (the sources the step reads); 1]: G u is z1, then per pair
+ * g_i = C_i z1 + D_i l + e_i (separable, inactive N) or l_i (active N), the
+ * quantities the mode check needs. A step in that mode is then one dense
+ * product and the sign checks (a mode that fails them falls back to the sparse
+ * path). Only when (n + m) * ncol <= NSC_MAP_MAX. */
+#define NSC_MAP_MAX 8192
+#define NSC_MAP_HITS 4      /* consecutive solves of a mode before its map is built */
+typedef struct nsc_map nsc_map;
 
 typedef struct nsc_onestep {
     const nsc_lcs *L;
@@ -69,12 +109,45 @@ typedef struct nsc_onestep {
     nsc_sparse *W;     /* E/h - Theta A */
     nsc_sparse *R;     /* E/h + (I - Theta) A (NULL when h = 0) */
     nsc_klu *F;        /* LU of W */
-    double *WiB;       /* [n*m] W^-1 B, column-major (NULL until pivoting needs it) */
-    double *M;         /* [m*m] D + C W^-1 B (likewise) */
-    nsc_lcp_ws *ws;
-    double *r, *q, *w; /* work [n], [m], [m] */
+    /* sources (nsc_onestep_step): r = R z0 + sc + Sw1 w1 + Sw0 w0 */
+    double *sc;        /* [n] T s0 (constant part of s) */
+    nsc_sparse *Sw1;   /* n x nsrc: Theta T Ss (h = 0: Ss) */
+    nsc_sparse *Sw0;   /* n x nsrc: (I - Theta) T Ss (NULL when h = 0) */
+    nsc_sparse *Ct;    /* C^T: column i = row i of C */
+    nsc_sparse *Dt;    /* D^T */
+    nsc_sparse *SeT;   /* Se^T */
+    const double *e1;  /* e(t_k+1) of the step being solved, or NULL: e0 + Se w1 */
+    const double *w1;  /* w(t_k+1) when e1 is NULL */
+    double *ebuf;      /* [m] e1 when the dense path needs it */
+    /* pair kinds and the fixed pattern (onestep_mode.c) */
+    char *sep;         /* [m] 1: separable pair */
+    double *dinv;      /* [m] 1 / D_jj of separable pairs, else 0 */
+    int nsep_e;        /* separable pairs whose e depends on w (row of Se not empty) */
+    int *sep_e;        /* [nsep_e] */
+    nsc_sparse *Wb;    /* W plus the pattern of every separable stamp (values: W) */
+    int npos;          /* value positions: nnz(Wb) entries of Wb, then n entries of c */
+    int *poscol;       /* [nnz(Wb)] column of each entry */
+    int *pc;           /* [npos + 1] contributors of position k: pc[k] .. pc[k+1]-1 */
+    int *cpair;        /*   the pair, */
+    double *ccoef;     /*   the value it adds when active */
+    int *pp;           /* [m + 1] positions of pair j: ppos[pp[j] .. pp[j+1]-1] */
+    int *ppos;
+    uint64_t *pkey;    /* [m] hash key of each pair */
+    int nn;            /* pairs of kind N */
+    int *nlist;        /* [nn] their indices, ascending */
+    int *posn;         /* [m] work: index of an N pair among the active ones, else -1 */
+    char *touched;     /* [npos] work: 0 between calls */
+    int *tlist;        /* [npos] work */
+    /* dense path (m <= NSC_DENSE_MMAX), formed when pivoting first needs it */
+    double *WiB;       /* [n*m] W^-1 B, column-major */
+    double *M;         /* [m*m] D + C W^-1 B */
+    nsc_lcp_ws *ws;    /* Lemke's workspace (dense path or block), allocated when needed */
+    int wsmax;         /* its size */
+    int dense_mmax;    /* the dense path for m <= dense_mmax (NSC_DENSE_MMAX; tests lower it) */
+    double *r, *q, *w; /* work [n], [m], [m]; after a failure q < 0 marks the violated pairs */
     nsc_mode modes[NSC_MODE_CACHE];
     int nmodes;
+    int cur;           /* cache slot of the last accepted mode, -1 */
     long clock;        /* use counter for least-recently-used eviction */
     char *prev;        /* [m] active set of the last solved step */
     int have_prev;
@@ -82,17 +155,30 @@ typedef struct nsc_onestep {
     double *x;         /* [n + m] work: mode solution */
     double *zl;        /* [n] work: Lemke's z */
     double *ll;        /* [m] work: Lemke's lambda */
-    double *lt;        /* [m] work: a mode's lambda */
+    double *lt;        /* [m] work: N-active lambda (zero elsewhere between calls) */
+    /* incremental check (large problems, onestep_mode.c): the last accepted check */
+    int inc_track;     /* 1: keep the reference (m >= NSC_INC_MMIN and no maps) */
+    int inc_ok;        /* 1: zref, mref and the caller's l are that reference */
+    double *zref;      /* [n] z of the last accepted check */
+    char *mref;        /* [m] its active set */
+    int nepair;        /* pairs whose e depends on w (evaluated every time) */
+    int *epair;        /* [nepair] */
+    char *dmark;       /* [m] work: 0 between calls */
+    int *dlist, nd;    /* [m] work: the pairs to evaluate */
+    double *dval;      /* [m] work: their l */
+    long nfactor;      /* mode systems factored (new pattern, refactor or pivoting refactor) */
+    long ncached;      /* mode systems found in the cache */
+    nsc_map *map;      /* affine maps of small problems (NULL: none) */
 } nsc_onestep;
 
 typedef struct nsc_step_info {
     int mode_hit;      /* 1 when the previous step's mode solved this one (no pivoting) */
     int active_set;    /* modes changed by the active-set iteration (from the previous mode or
                           from the pivoting result) before one was accepted */
-    int lcp_solved;    /* 1 when an LCP was solved by pivoting */
+    int lcp_solved;    /* 1 when an LCP was solved by pivoting (dense or block) */
     int polished;      /* 1 when the pivoting result was refined by its mode's sparse system */
     int iter;          /* pivots */
-    double residual;   /* ||min(l, M l + q)||_inf */
+    double residual;   /* ||min(l, y)||_inf of the accepted solution */
     nsc_lcp_status st;
 } nsc_step_info;
 
@@ -112,9 +198,18 @@ int nsc_onestep_open(nsc_onestep *P, const double *z0, const double *s0, const d
 void nsc_onestep_take_mode(nsc_onestep *P, const nsc_onestep *from);
 void nsc_onestep_free(nsc_onestep *P);
 /* One step: z0 (NULL when h = 0), s0/s1 = s(t_k)/s(t_k+1), e1 = e(t_k+1) ->
- * z1[n], l[m]. Returns 0, or -1 when the LCP solver failed (info says why). */
+ * z1[n], l[m]. Returns 0, or -1 when the LCP solver failed (info says why);
+ * l is overwritten in both cases. */
 int nsc_onestep_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const double *s0,
                       const double *s1, const double *e1, double *z1, double *l,
                       nsc_step_info *info);
+/* The same from the source values w0 = w(t_k), w1 = w(t_k+1) (L->nsrc each;
+ * s = s0 + Ss w, e = e0 + Se w as in lcs.h): the transient's step, which never
+ * forms s or e as vectors. h > 0. l must hold what the previous call on P
+ * returned in it (the transient passes the same array every step) unless
+ * nsc_onestep_take_mode was called since: large problems evaluate only the
+ * pairs whose inputs changed. */
+int nsc_onestep_step(nsc_onestep *P, nsc_solver solver, const double *z0, const double *w0,
+                     const double *w1, double *z1, double *l, nsc_step_info *info);
 
 #endif

@@ -1,5 +1,6 @@
 /* out_dat.c -- gnuplot columns and CSV, written atomically (temp + rename). */
 #include "out.h"
+#include "out_fmt.h"
 
 #include <errno.h>
 #include <math.h>
@@ -55,6 +56,8 @@ static void end_note(const nsc_waves *W, FILE *f)
             W->end_msg ? W->end_msg : "");
 }
 
+#define CHUNK (1 << 20)
+
 static nsc_status write_table(const nsc_waves *W, const char *path, char sep, nsc_report *r)
 {
     nsc_afile a;
@@ -71,14 +74,24 @@ static nsc_status write_table(const nsc_waves *W, const char *path, char sep, ns
         for (int k = 0; k < W->ncol; k++) fprintf(f, "%s%s", k ? "," : "", W->name[k]);
         fputc('\n', f);
     }
-    for (int i = 0; i < W->nrow; i++) {
+    /* rows "%.12e" (nsc_fmt_e: the same bytes), written in chunks of about CHUNK bytes */
+    size_t cap = CHUNK + (size_t)W->ncol * 32 + 2, len = 0;
+    char *buf = malloc(cap);
+    int ok = buf != NULL;
+    for (int i = 0; ok && i < W->nrow; i++) {
         const double *row = W->v + (size_t)i * W->ncol;
         for (int k = 0; k < W->ncol; k++) {
-            if (k) fputc(sep, f);
-            fprintf(f, "%.12e", row[k] + 0.0);                   /* -0 prints as 0 */
+            if (k) buf[len++] = sep;
+            len += (size_t)nsc_fmt_e(buf + len, row[k] + 0.0, 12);   /* -0 prints as 0 */
         }
-        fputc('\n', f);
+        buf[len++] = '\n';
+        if (len >= CHUNK || i == W->nrow - 1) {
+            ok = fwrite(buf, 1, len, f) == len;
+            len = 0;
+        }
     }
+    free(buf);
+    if (!ok) return nsc_afile_close(&a, 0, r);
     return nsc_afile_close(&a, 1, r);
 }
 

@@ -2,6 +2,7 @@
  * in batch mode (`ngspice -b -r file.raw`), so that ngspice's `load` and the
  * waveform viewers that read SPICE raw files open them. */
 #include "out.h"
+#include "out_fmt.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -76,11 +77,19 @@ nsc_status nsc_write_raw(const nsc_waves *W, const char *path, int binary, nsc_r
         free(buf);
     } else {
         fputs("Values:\n", f);
-        for (int i = 0; i < W->nrow; i++) {
+        char *line = malloc((size_t)W->ncol * 40 + 32);
+        ok = line != NULL;
+        for (int i = 0; ok && i < W->nrow; i++) {
             const double *row = W->v + (size_t)i * W->ncol;
-            fprintf(f, "%d\t", i);
-            for (int k = 0; k < W->ncol; k++) fprintf(f, "\t%.15e\n", row[k] + 0.0);   /* -0 prints as 0 */
+            int len = snprintf(line, 32, "%d\t", i);
+            for (int k = 0; k < W->ncol; k++) {              /* "\t%.15e\n" (nsc_fmt_e: the same bytes) */
+                line[len++] = '\t';
+                len += nsc_fmt_e(line + len, row[k] + 0.0, 15); /* -0 prints as 0 */
+                line[len++] = '\n';
+            }
+            ok = fwrite(line, 1, (size_t)len, f) == (size_t)len;
         }
+        free(line);
     }
     return nsc_afile_close(&a, ok, r);
 }

@@ -115,6 +115,16 @@ static void step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, 
             nsc_lcp_strstatus(info->st), shown ? dev : "(none)", info->residual);
 }
 
+/* Room for rows rows in W (the time loop then never grows the table). */
+static void waves_reserve(nsc_waves *W, long rows)
+{
+    if (rows <= W->caprow || rows > 0x7fffffffL) return;
+    double *v = nsc_realloc_array(W->v, (size_t)rows * (size_t)W->ncol, sizeof(double));
+    if (!v) return;                                  /* not fatal: nsc_waves_add grows it */
+    W->v = v;
+    W->caprow = (int)rows;
+}
+
 static void eval_probes(const nsc_lin *f, int np, const nsc_lcs *L, const char *sw, const double *z,
                         const double *l, const double *zp, double h, const double *w, double *out)
 {
@@ -199,7 +209,8 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     if (!W) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
     *out = W;
 
-    /* work: z0 z1 (n, static n0), l (m), s0 s1 (n), e (m), w0 w1 (nsrc), v0 v1 row (ncol) */
+    /* work: z0 z1 (n), static zs ss es (n0), l (m), static ls (m0), e1 (m), w0 w1 (nsrc),
+     * static ws0 (nsrc0), v0 v1 row (ncol) */
     int n0 = L0->n, nsrc = L->nsrc, nsrc0 = L0->nsrc, nc = nprobe + 1;
     size_t tot = (size_t)2 * n + (size_t)n0 * 3 + (size_t)m * 3 + (size_t)2 * nsrc + (size_t)nsrc0
                  + (size_t)3 * nc + (size_t)L0->m;
@@ -208,7 +219,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     double *z0 = buf, *z1 = z0 + n, *zs = z1 + n, *ss = zs + n0, *es = ss + n0, *l = es + n0;
     double *ls = l + m, *e1 = ls + m, *w0 = e1 + m, *w1 = w0 + nsrc, *ws0 = w1 + nsrc;
     double *v0 = ws0 + nsrc0, *v1 = v0 + nc, *row = v1 + nc;
-    double *s0 = zs, *s1 = ss; /* reused after the initial solve: n <= n0 */
+    double *s0 = zs;                                 /* reused after the initial solve: n <= n0 */
     (void)es;
 
     /* t = 0: the consistent solution of the static problem (OP or UIC); the
@@ -236,6 +247,8 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
 
     double h = o->h, tstop = o->tstop, eps = 1e-9 * h;
     if (breakpoints(L, tstop, eps, &bp, &nbp)) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    if (o->tstep > 0 && (tstop - o->tstart) / o->tstep < 1e8)  /* the rows, reserved: no growth in the loop */
+        waves_reserve(W, (long)((tstop - o->tstart) / o->tstep) + 2);
 
     long jout = 0;                                   /* next output row: t = tstart + j tstep */
     double tout = o->tstart;
@@ -250,7 +263,8 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     double t = 0.0;
     long k = 0;                                      /* t_k = k h is the last grid point reached */
     int ib = 0;                                      /* next breakpoint */
-    nsc_onestep *Pprev = NULL;
+    int swchanged = 1;                               /* switch states changed since P was chosen */
+    nsc_onestep *P = NULL;
     while (t < tstop - eps) {
         if (o->stop && *o->stop) {
             W->end = NSC_RUN_INTERRUPTED;
@@ -262,14 +276,17 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         while (ib < nbp && bp[ib] <= t + eps) ib++;
         double tn = tg;
         if (ib < nbp && bp[ib] < tg - eps) { tn = bp[ib]; st->short_steps++; }
-        double hh = tn - t;
-        nsc_onestep *P;
-        if ((s = pcache_get(&cache, fabs(hh - h) <= eps ? h : hh, sw, &P, st, r))) goto done;
-        if (Pprev && P != Pprev) nsc_onestep_take_mode(P, Pprev);
-        Pprev = P;
-        nsc_lcs_sources(L, tn, w1, s1, e1);
+        double hh = tn - t, hkey = fabs(hh - h) <= eps ? h : hh;
+        if (!P || swchanged || !same_h(P->h, hkey)) {  /* the problem of (h, switch states) */
+            nsc_onestep *Pn;
+            if ((s = pcache_get(&cache, hkey, sw, &Pn, st, r))) goto done;
+            if (P && Pn != P) nsc_onestep_take_mode(Pn, P);
+            P = Pn;
+            swchanged = 0;
+        }
+        for (int j = 0; j < nsrc; j++) w1[j] = nsc_wave_eval(L->src[j].wave, tn);   /* w(t_k+1) */
         nsc_step_info info;
-        if (nsc_onestep_solve(P, o->solver, z0, s0, s1, e1, z1, l, &info)) {
+        if (nsc_onestep_step(P, o->solver, z0, w0, w1, z1, l, &info)) {
             step_failure(r, L, P, tn, &info, o->solver);
             s = NSC_ESIM;
             W->end = NSC_RUN_FAILED;
@@ -283,8 +300,15 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         st->lcps += info.lcp_solved;
         st->pivots += info.iter;
         if (info.residual > st->max_residual) st->max_residual = info.residual;
-        eval_probes(f, nprobe, L, sw, z1, l, z0, hh, w1, v1 + 1);   /* I(S) in the step's state */
-        v1[0] = tn;
+        if (tn == tg) k++;
+        /* outputs: v at tn when a row falls in (t, tn] or may fall in the next step,
+         * which ends at or before the next grid point */
+        double tnext = fmin((double)(k + 1) * h, tstop);
+        int need = tout <= tnext + eps && tout <= tstop + eps;
+        if (need) {
+            eval_probes(f, nprobe, L, sw, z1, l, z0, hh, w1, v1 + 1);   /* I(S) in the step's state */
+            v1[0] = tn;
+        }
         /* rows in (t, tn]: exact at tn, interpolated inside */
         while (tout <= tn + eps && tout <= tstop + eps) {
             row[0] = tout;
@@ -299,11 +323,12 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
             tout = o->tstart + (double)jout * o->tstep;
         }
         t = tn;
-        if (tn == tg) k++;
-        memcpy(z0, z1, (size_t)n * sizeof(double));
-        memcpy(s0, s1, (size_t)n * sizeof(double));
-        memcpy(v0, v1, (size_t)nc * sizeof(double));
-        st->switch_events += nsc_lcs_switch_update(L, z1, sw);   /* the state for the next step */
+        double *tz = z0; z0 = z1; z1 = tz;           /* z0 = z(t_k+1) */
+        double *tw = w0; w0 = w1; w1 = tw;
+        if (need) { double *tv = v0; v0 = v1; v1 = tv; }
+        int ch = L->nsw > 0 ? nsc_lcs_switch_update(L, z0, sw) : 0;   /* the state for the next step */
+        st->switch_events += ch;
+        swchanged |= ch > 0;
     }
     W->t_end = t;
 done:

@@ -1,0 +1,192 @@
+/* onestep_map.c -- affine maps of the modes of small problems (onestep.h).
+ *
+ * In a fixed mode, the step is affine in u = [z0(zcol); w0(w0col); w1(w1col); 1]:
+ * the mode's right-hand side is (onestep.c, onestep_mode.c)
+ *     [ R z0 + sc + Sw1 w1 + Sw0 w0 - c - sum_{S active, Se} B_j (Se_j w1) / D_jj ;
+ *       -(e0 + Se w1)_Na ],
+ * so column k of G is K^-1 times the right-hand side's derivative in u_k
+ * (followed by the pair rows, whose e adds e0 to the constant column and Se to
+ * the w1 columns). */
+#include "onestep_map.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct nsc_map {
+    int ncol, nz, nw0, nw1;     /* ncol = nz + nw0 + nw1 + 1 */
+    int *zcol, *w0col, *w1col;  /* the inputs */
+    double *u;                  /* [ncol] work */
+    double *out;                /* [n + m] work */
+    double *ed;                 /* [m] work: d e / d u_k */
+};
+
+void nsc_map_free(nsc_map *Q)
+{
+    if (!Q) return;
+    free(Q->zcol); free(Q->w0col); free(Q->w1col);
+    free(Q->u); free(Q->out); free(Q->ed);
+    free(Q);
+}
+
+int nsc_map_setup(nsc_onestep *P)
+{
+    P->map = NULL;
+    if (!(P->h > 0) || !P->R) return 0;
+    const nsc_lcs *L = P->L;
+    int n = P->n, m = P->m, nsrc = L->nsrc;
+    nsc_map *Q = nsc_calloc(1, sizeof *Q);
+    if (!Q) return -1;
+    Q->zcol = nsc_calloc((size_t)n + 1, sizeof(int));
+    Q->w0col = nsc_calloc((size_t)nsrc + 1, sizeof(int));
+    Q->w1col = nsc_calloc((size_t)nsrc + 1, sizeof(int));
+    if (!Q->zcol || !Q->w0col || !Q->w1col) { nsc_map_free(Q); return -1; }
+    for (int k = 0; k < n; k++)
+        if (P->R->p[k + 1] > P->R->p[k]) Q->zcol[Q->nz++] = k;
+    for (int q = 0; q < nsrc; q++) {
+        if (P->Sw0->p[q + 1] > P->Sw0->p[q]) Q->w0col[Q->nw0++] = q;
+        if (P->Sw1->p[q + 1] > P->Sw1->p[q] || L->Se->p[q + 1] > L->Se->p[q]) Q->w1col[Q->nw1++] = q;
+    }
+    Q->ncol = Q->nz + Q->nw0 + Q->nw1 + 1;
+    if ((double)(n + m) * Q->ncol > NSC_MAP_MAX) { nsc_map_free(Q); return 0; }
+    Q->u = nsc_calloc((size_t)Q->ncol, sizeof(double));
+    Q->out = nsc_calloc((size_t)(n + m) + 1, sizeof(double));
+    Q->ed = nsc_calloc((size_t)m + 1, sizeof(double));
+    if (!Q->u || !Q->out || !Q->ed) { nsc_map_free(Q); return -1; }
+    P->map = Q;
+    return 0;
+}
+
+int nsc_map_build(nsc_onestep *P, nsc_mode *M)
+{
+    nsc_map *Q = P->map;
+    const nsc_lcs *L = P->L;
+    int n = P->n, m = P->m, nout = n + m, N = n + M->nan;
+    if (!Q || M->singular || M->G) return 0;
+    double *G = nsc_calloc((size_t)nout * (size_t)Q->ncol, sizeof(double));
+    if (!G) return -1;
+    double *x = P->x, *ed = Q->ed;
+    const nsc_sparse *B = P->B, *Ct = P->Ct, *Dt = P->Dt, *Se = L->Se;
+    for (int a = 0; a < M->nan; a++) P->posn[M->actn[a]] = a;
+    int ret = -1;
+    for (int c = 0; c < Q->ncol; c++) {
+        memset(x, 0, sizeof(double) * (size_t)N);
+        memset(ed, 0, sizeof(double) * (size_t)m);
+        if (c < Q->nz) {                                         /* z0_k: R(:,k) */
+            int k = Q->zcol[c];
+            for (int q = P->R->p[k]; q < P->R->p[k + 1]; q++) x[P->R->i[q]] = P->R->x[q];
+        } else if (c < Q->nz + Q->nw0) {                         /* w0_q: Sw0(:,q) */
+            int k = Q->w0col[c - Q->nz];
+            for (int q = P->Sw0->p[k]; q < P->Sw0->p[k + 1]; q++) x[P->Sw0->i[q]] = P->Sw0->x[q];
+        } else if (c < Q->ncol - 1) {                            /* w1_q: Sw1(:,q), Se(:,q) */
+            int k = Q->w1col[c - Q->nz - Q->nw0];
+            for (int q = P->Sw1->p[k]; q < P->Sw1->p[k + 1]; q++) x[P->Sw1->i[q]] = P->Sw1->x[q];
+            for (int q = Se->p[k]; q < Se->p[k + 1]; q++) {
+                int i = Se->i[q];
+                double v = Se->x[q];
+                ed[i] += v;
+                if (!M->mask[i]) continue;
+                if (P->sep[i])
+                    for (int b = B->p[i]; b < B->p[i + 1]; b++) x[B->i[b]] -= B->x[b] * v * P->dinv[i];
+                else
+                    x[n + P->posn[i]] -= v;
+            }
+        } else {                                                 /* 1: sc - c, -e0_Na */
+            for (int i = 0; i < n; i++) x[i] = P->sc[i] - M->c[i];
+            for (int a = 0; a < M->nan; a++) x[n + a] = -L->e0[M->actn[a]];
+            memcpy(ed, L->e0, sizeof(double) * (size_t)m);
+        }
+        if (nsc_klu_solve(M->F, x, 1)) goto done;               /* G(:,c) = K \ rhs_c */
+        double *g = G + (size_t)c * nout;
+        memcpy(g, x, sizeof(double) * (size_t)n);
+        for (int i = 0; i < m; i++) {
+            if (M->mask[i] && !P->sep[i]) { g[n + i] = x[n + P->posn[i]]; continue; }
+            double v = ed[i];                                    /* g_i = C_i z + D_i l_Na + e_i */
+            for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++) v += Ct->x[k] * x[Ct->i[k]];
+            if (!P->sep[i])
+                for (int k = Dt->p[i]; k < Dt->p[i + 1]; k++)
+                    if (P->posn[Dt->i[k]] >= 0) v += Dt->x[k] * x[n + P->posn[Dt->i[k]]];
+            g[n + i] = v;
+        }
+    }
+    M->G = G;
+    G = NULL;
+    ret = 0;
+done:
+    for (int a = 0; a < M->nan; a++) P->posn[M->actn[a]] = -1;
+    free(G);
+    return ret;
+}
+
+/* out = G u, G nout x ncol column-major: four columns per sweep of out */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("tree-vectorize")))
+#endif
+static void gemv_cols(int nout, int ncol, const double *restrict G, const double *restrict u,
+                      double *restrict out)
+{
+    int c = 0;
+    if (ncol % 2) {
+        const double *g = G;
+        for (int i = 0; i < nout; i++) out[i] = g[i] * u[0];
+        c = 1;
+    } else {
+        memset(out, 0, sizeof(double) * (size_t)nout);
+    }
+    for (; c + 3 < ncol; c += 4) {
+        const double *g0 = G + (size_t)c * nout, *g1 = g0 + nout, *g2 = g1 + nout, *g3 = g2 + nout;
+        double u0 = u[c], u1 = u[c + 1], u2 = u[c + 2], u3 = u[c + 3];
+        for (int i = 0; i < nout; i++) out[i] += (g0[i] * u0 + g1[i] * u1) + (g2[i] * u2 + g3[i] * u3);
+    }
+    for (; c + 1 < ncol; c += 2) {
+        const double *g0 = G + (size_t)c * nout, *g1 = g0 + nout;
+        double u0 = u[c], u1 = u[c + 1];
+        for (int i = 0; i < nout; i++) out[i] += g0[i] * u0 + g1[i] * u1;
+    }
+}
+
+/* sum_c |G(row, c) u_c|: the size of the terms of output row */
+static double row_size(const double *G, int nout, int ncol, int row, const double *u)
+{
+    double s = 0;
+    for (int c = 0; c < ncol; c++) s += fabs(G[row + (size_t)c * nout] * u[c]);
+    return s;
+}
+
+int nsc_map_try(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0, const double *w1,
+                double *z1, double *l, double *res)
+{
+    nsc_map *Q = P->map;
+    int n = P->n, m = P->m, nout = n + m, ncol = Q->ncol;
+    double *u = Q->u, *out = Q->out;
+    const double *G = M->G;
+    int c = 0;
+    for (int a = 0; a < Q->nz; a++) u[c++] = z0[Q->zcol[a]];
+    for (int a = 0; a < Q->nw0; a++) u[c++] = w0[Q->w0col[a]];
+    for (int a = 0; a < Q->nw1; a++) u[c++] = w1[Q->w1col[a]];
+    u[c] = 1.0;
+    gemv_cols(nout, ncol, G, u, out);                            /* out = G u */
+    const double *y = out + n;
+    const char *mask = M->mask;
+    double lmax = 0, viol = 0;
+    for (int a = 0; a < M->nan; a++) lmax = fmax(lmax, fabs(y[M->actn[a]]));
+    for (int i = 0; i < m; i++) {
+        double v = y[i], li = 0;
+        if (mask[i]) {
+            if (P->sep[i]) {                                     /* S active: l = -g / D_ii >= 0 */
+                if (v > 0 && v > NSC_MODE_TOL * row_size(G, nout, ncol, n + i, u)) return 0;
+                li = -v * P->dinv[i];
+            } else {                                             /* N active: l >= 0 */
+                if (v < -NSC_MODE_TOL * lmax) return 0;
+                li = v;
+            }
+        } else if (v < 0) {                                      /* inactive: y = g >= 0 */
+            if (v < -NSC_MODE_TOL * row_size(G, nout, ncol, n + i, u)) return 0;
+            if (-v > viol) viol = -v;
+        }
+        l[i] = li > 0 ? li : 0.0;
+    }
+    memcpy(z1, out, sizeof(double) * (size_t)n);
+    *res = viol;
+    return 1;
+}

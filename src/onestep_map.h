@@ -1,0 +1,19 @@
+/* onestep_map.h -- internal: affine maps of the modes of small problems
+ * (onestep.h, "Small problems"). Used by onestep.c only. */
+#ifndef NSC_ONESTEP_MAP_H
+#define NSC_ONESTEP_MAP_H
+
+#include "onestep_mode.h"
+
+/* P->map for a transient problem (h > 0) whose maps fit NSC_MAP_MAX, else NULL.
+ * 0 ok, -1 ENOMEM. */
+int nsc_map_setup(nsc_onestep *P);
+void nsc_map_free(nsc_map *Q);
+/* M->G for mode M (nonsingular, P->map set): ncol solves. 0 ok (or nothing to do), -1 ENOMEM. */
+int nsc_map_build(nsc_onestep *P, nsc_mode *M);
+/* The step in mode M by its map: 1 when the mode check holds (z1[n], l[m], *res
+ * as nsc_mode_try), 0 when it does not (l overwritten; nothing else changed). */
+int nsc_map_try(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0, const double *w1,
+                double *z1, double *l, double *res);
+
+#endif

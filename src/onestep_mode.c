@@ -1,0 +1,532 @@
+/* onestep_mode.c -- the mode systems of the one-step problem (onestep.h):
+ * separable pairs eliminated into W with a fixed pattern, the cache of
+ * factorisations, the check of a mode and the active-set iteration.
+ *
+ * Values. Wb has the pattern of W and of every separable stamp B_j C_j^T; its
+ * x holds W (zeros elsewhere). A position k is an entry of Wb (k < nnz(Wb)) or
+ * an entry of the vector c (k = nnz(Wb) + i); its value in mode a is
+ *     base_k + sum over contributors (j, v) of position k with j in a: v
+ * summed in the fixed contributor order, so a value depends on the mode only,
+ * never on the modes visited before (a refilled slot equals a fresh build). */
+#include "onestep_mode.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RCOND_MIN 1e-14   /* below: the mode is singular */
+#define RCOND_DROP 1e-3   /* refactor without pivoting accepted while rcond >= RCOND_DROP * rcond at pivoting */
+
+static uint64_t splitmix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/* Position of (i, j) in the CSC A (rows sorted), -1 if not stored. */
+static int sp_find(const nsc_sparse *A, int i, int j)
+{
+    int lo = A->p[j], hi = A->p[j + 1] - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (A->i[mid] == i) return mid;
+        if (A->i[mid] < i) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+static void mode_clear(nsc_mode *M)
+{
+    free(M->mask);
+    free(M->actn);
+    nsc_sp_free(M->K);
+    free(M->c);
+    free(M->G);
+    nsc_klu_free(M->F);
+    memset(M, 0, sizeof *M);
+}
+
+void nsc_mode_teardown(nsc_onestep *P)
+{
+    for (int k = 0; k < NSC_MODE_CACHE; k++) mode_clear(&P->modes[k]);
+    P->nmodes = 0;
+    P->cur = -1;
+    free(P->sep); free(P->dinv); free(P->sep_e); free(P->nlist);
+    nsc_sp_free(P->Wb); nsc_sp_free(P->Ct); nsc_sp_free(P->Dt); nsc_sp_free(P->SeT);
+    free(P->poscol); free(P->pc); free(P->cpair); free(P->ccoef);
+    free(P->pp); free(P->ppos); free(P->pkey); free(P->posn); free(P->touched); free(P->tlist);
+    free(P->zref); free(P->mref); free(P->epair); free(P->dmark); free(P->dlist); free(P->dval);
+}
+
+int nsc_mode_setup(nsc_onestep *P)
+{
+    const nsc_lcs *L = P->L;
+    int n = P->n, m = P->m;
+    const nsc_sparse *B = P->B, *D = L->D, *W = P->W;
+    P->cur = -1;
+    P->sep = nsc_calloc((size_t)m + 1, 1);
+    P->dinv = nsc_calloc((size_t)m + 1, sizeof(double));
+    P->sep_e = nsc_calloc((size_t)m + 1, sizeof(int));
+    P->nlist = nsc_calloc((size_t)m + 1, sizeof(int));
+    P->pkey = nsc_calloc((size_t)m + 1, sizeof(uint64_t));
+    P->posn = nsc_calloc((size_t)m + 1, sizeof(int));
+    P->pp = nsc_calloc((size_t)m + 2, sizeof(int));
+    P->Ct = nsc_sp_transpose(L->C);
+    P->Dt = nsc_sp_transpose(D);
+    P->SeT = nsc_sp_transpose(L->Se);
+    P->zref = nsc_calloc((size_t)n + 1, sizeof(double));
+    P->mref = nsc_calloc((size_t)m + 1, 1);
+    P->epair = nsc_calloc((size_t)m + 1, sizeof(int));
+    P->dmark = nsc_calloc((size_t)m + 1, 1);
+    P->dlist = nsc_calloc((size_t)m + 1, sizeof(int));
+    P->dval = nsc_calloc((size_t)m + 1, sizeof(double));
+    int *rowcnt = nsc_calloc((size_t)m + 1, sizeof(int));
+    nsc_sparse *T = NULL;
+    int ret = -1;
+    if (!P->sep || !P->dinv || !P->sep_e || !P->nlist || !P->pkey || !P->posn || !P->pp || !P->Ct
+        || !P->Dt || !P->SeT || !rowcnt || !P->zref || !P->mref || !P->epair || !P->dmark || !P->dlist
+        || !P->dval)
+        goto done;
+    for (int j = 0; j < m; j++)
+        if (P->SeT->p[j + 1] > P->SeT->p[j]) P->epair[P->nepair++] = j;
+
+    /* kinds: separable when D_jj > 0 is the only nonzero of row j and column j */
+    for (int j = 0; j < m; j++)
+        for (int k = D->p[j]; k < D->p[j + 1]; k++)
+            if (D->x[k] != 0) rowcnt[D->i[k]]++;
+    for (int j = 0; j < m; j++) {
+        int cnt = 0;
+        double d = 0;
+        for (int k = D->p[j]; k < D->p[j + 1]; k++) {
+            if (D->x[k] == 0) continue;
+            cnt++;
+            if (D->i[k] == j) d = D->x[k];
+        }
+        P->pkey[j] = splitmix64((uint64_t)j + 1);
+        P->posn[j] = -1;
+        if (cnt == 1 && rowcnt[j] == 1 && d > 0) {
+            P->sep[j] = 1;
+            P->dinv[j] = 1.0 / d;
+            if (P->SeT->p[j + 1] > P->SeT->p[j]) P->sep_e[P->nsep_e++] = j;
+        } else {
+            P->nlist[P->nn++] = j;
+        }
+    }
+
+    /* Wb = W + 0 * (every separable stamp B_j C_j^T) */
+    int nst = 0;
+    for (int j = 0; j < m; j++)
+        if (P->sep[j]) nst += (B->p[j + 1] - B->p[j]) * (P->Ct->p[j + 1] - P->Ct->p[j]);
+    T = nsc_sp_new(n, n, W->p[n] + nst + 1, 1);
+    if (!T) goto done;
+    for (int j = 0; j < n; j++)
+        for (int k = W->p[j]; k < W->p[j + 1]; k++)
+            if (nsc_sp_entry(T, W->i[k], j, W->x[k])) goto done;
+    for (int j = 0; j < m; j++) {
+        if (!P->sep[j]) continue;
+        for (int kb = B->p[j]; kb < B->p[j + 1]; kb++)
+            for (int kc = P->Ct->p[j]; kc < P->Ct->p[j + 1]; kc++)
+                if (nsc_sp_entry(T, B->i[kb], P->Ct->i[kc], 0.0)) goto done;
+    }
+    P->Wb = nsc_sp_compress(T);                                  /* duplicates: W + 0 = W exactly */
+    if (!P->Wb) goto done;
+    int nnzb = P->Wb->p[n];
+    P->npos = nnzb + n;
+    P->poscol = nsc_calloc((size_t)nnzb + 1, sizeof(int));
+    P->pc = nsc_calloc((size_t)P->npos + 2, sizeof(int));
+    P->touched = nsc_calloc((size_t)P->npos + 1, 1);
+    P->tlist = nsc_calloc((size_t)P->npos + 1, sizeof(int));
+    if (!P->poscol || !P->pc || !P->touched || !P->tlist) goto done;
+    for (int j = 0; j < n; j++)
+        for (int k = P->Wb->p[j]; k < P->Wb->p[j + 1]; k++) P->poscol[k] = j;
+
+    /* contributors: count, then fill in pair order (the summation order) */
+    const double *e0 = L->e0;
+    for (int pass = 0; pass < 2; pass++) {
+        int *fill = NULL;
+        if (pass == 1) {
+            for (int k = 0; k < P->npos; k++) P->pc[k + 1] += P->pc[k];
+            for (int j = 0; j < m; j++) P->pp[j + 1] += P->pp[j];
+            int nc = P->pc[P->npos], np = P->pp[m];
+            P->cpair = nsc_calloc((size_t)nc + 1, sizeof(int));
+            P->ccoef = nsc_calloc((size_t)nc + 1, sizeof(double));
+            P->ppos = nsc_calloc((size_t)np + 1, sizeof(int));
+            fill = nsc_calloc((size_t)P->npos + 1, sizeof(int));
+            if (!P->cpair || !P->ccoef || !P->ppos || !fill) { free(fill); goto done; }
+            memcpy(fill, P->pc, sizeof(int) * (size_t)P->npos);
+        }
+        int np = 0;
+        for (int j = 0; j < m; j++) {
+            if (!P->sep[j]) continue;
+            for (int kb = B->p[j]; kb < B->p[j + 1]; kb++) {
+                int a = B->i[kb];
+                for (int kc = P->Ct->p[j]; kc < P->Ct->p[j + 1]; kc++) {
+                    int pos = sp_find(P->Wb, a, P->Ct->i[kc]);
+                    if (pass == 0) { P->pc[pos + 1]++; P->pp[j + 1]++; continue; }
+                    int q = fill[pos]++;
+                    P->cpair[q] = j;
+                    P->ccoef[q] = B->x[kb] * P->Ct->x[kc] * P->dinv[j];   /* B_aj C_jc / D_jj */
+                    P->ppos[np++] = pos;
+                }
+                if (e0[j] == 0) continue;
+                int pos = nnzb + a;                              /* c_a += B_aj e0_j / D_jj */
+                if (pass == 0) { P->pc[pos + 1]++; P->pp[j + 1]++; continue; }
+                int q = fill[pos]++;
+                P->cpair[q] = j;
+                P->ccoef[q] = B->x[kb] * e0[j] * P->dinv[j];
+                P->ppos[np++] = pos;
+            }
+        }
+        free(fill);
+    }
+    ret = 0;
+done:
+    nsc_sp_free(T);
+    free(rowcnt);
+    return ret;
+}
+
+uint64_t nsc_mode_key(const nsc_onestep *P, const char *mask)
+{
+    uint64_t key = 0;
+    for (int j = 0; j < P->m; j++)
+        if (mask[j]) key ^= P->pkey[j];
+    return key;
+}
+
+/* Value of position k in the mode of mask, stored into M. */
+static void pos_set(const nsc_onestep *P, nsc_mode *M, const char *mask, int k)
+{
+    int nnzb = P->Wb->p[P->n];
+    double v = k < nnzb ? P->Wb->x[k] : 0.0;
+    for (int q = P->pc[k]; q < P->pc[k + 1]; q++)
+        if (mask[P->cpair[q]]) v += P->ccoef[q];
+    if (k < nnzb) {
+        int j = P->poscol[k];
+        M->K->x[M->K->p[j] + (k - P->Wb->p[j])] = v;
+    } else {
+        M->c[k - nnzb] = v;
+    }
+}
+
+/* Factor M->K: refactor in place when allowed and good enough, else with pivoting. */
+static void mode_factor(nsc_onestep *P, nsc_mode *M, int refactor)
+{
+    P->nfactor++;
+    M->singular = 0;
+    if (refactor && M->F && nsc_klu_refactor(M->F, M->K) == 0) {
+        double rc = nsc_klu_rcond(M->F);
+        if (rc >= RCOND_MIN && rc >= RCOND_DROP * M->rc) return;
+    }
+    if (M->F) {                                                  /* same symbolic analysis, new pivots */
+        M->rc = nsc_klu_factor_num(M->F, M->K) == 0 ? nsc_klu_rcond(M->F) : 0.0;
+    } else {
+        int singular;
+        M->F = nsc_klu_factor(M->K, &singular);
+        M->rc = M->F ? nsc_klu_rcond(M->F) : 0.0;
+    }
+    M->singular = !M->F || (!(M->rc >= RCOND_MIN) && !(nsc_klu_rcondest(M->F, M->K) >= RCOND_MIN));
+}
+
+/* Build slot M for mask from scratch. 0 ok, -1 ENOMEM (M cleared). */
+static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t key)
+{
+    const nsc_lcs *L = P->L;
+    int n = P->n, m = P->m;
+    const nsc_sparse *Wb = P->Wb, *B = P->B, *C = L->C, *D = L->D;
+    mode_clear(M);
+    M->mask = malloc((size_t)m + 1);
+    M->actn = nsc_calloc((size_t)P->nn + 1, sizeof(int));
+    M->c = nsc_calloc((size_t)n + 1, sizeof(double));
+    if (!M->mask || !M->actn || !M->c) goto fail;
+    memcpy(M->mask, mask, (size_t)m);
+    M->key = key;
+    for (int q = 0; q < P->nn; q++) {
+        int j = P->nlist[q];
+        if (mask[j]) { P->posn[j] = M->nan; M->actn[M->nan++] = j; }
+    }
+    int N = n + M->nan, nnz = Wb->p[n];
+    for (int j = 0; j < n; j++)
+        for (int k = C->p[j]; k < C->p[j + 1]; k++) nnz += P->posn[C->i[k]] >= 0;
+    for (int a = 0; a < M->nan; a++) {
+        int j = M->actn[a];
+        nnz += B->p[j + 1] - B->p[j] + 1;
+        for (int k = D->p[j]; k < D->p[j + 1]; k++) nnz += P->posn[D->i[k]] >= 0;
+    }
+    M->K = nsc_sp_new(N, N, nnz, 0);
+    if (!M->K) goto fail;
+    int *Kp = M->K->p, *Ki = M->K->i, t = 0;
+    double *Kx = M->K->x;
+    for (int j = 0; j < n; j++) {                                /* [Wb; C_Na] */
+        Kp[j] = t;
+        for (int k = Wb->p[j]; k < Wb->p[j + 1]; k++) { Ki[t] = Wb->i[k]; Kx[t++] = 0; }
+        for (int k = C->p[j]; k < C->p[j + 1]; k++)
+            if (P->posn[C->i[k]] >= 0) { Ki[t] = n + P->posn[C->i[k]]; Kx[t++] = C->x[k]; }
+    }
+    for (int a = 0; a < M->nan; a++) {                           /* [-B_Na; D_NaNa] */
+        int j = M->actn[a], diag = 0;
+        Kp[n + a] = t;
+        for (int k = B->p[j]; k < B->p[j + 1]; k++) { Ki[t] = B->i[k]; Kx[t++] = -B->x[k]; }
+        for (int k = D->p[j]; k < D->p[j + 1]; k++) {
+            int r = P->posn[D->i[k]];
+            if (r < 0) continue;
+            if (!diag && r >= a) {
+                diag = 1;
+                if (r > a) { Ki[t] = n + a; Kx[t++] = 0; }      /* keep the diagonal in the pattern */
+            }
+            Ki[t] = n + r;
+            Kx[t++] = D->x[k];
+        }
+        if (!diag) { Ki[t] = n + a; Kx[t++] = 0; }
+    }
+    Kp[N] = t;
+    for (int a = 0; a < M->nan; a++) P->posn[M->actn[a]] = -1;
+    for (int k = 0; k < P->npos; k++) pos_set(P, M, mask, k);
+    mode_factor(P, M, 0);
+    return 0;
+fail:
+    for (int a = 0; M->actn && a < M->nan; a++) P->posn[M->actn[a]] = -1;
+    mode_clear(M);
+    return -1;
+}
+
+/* 1 when the N-active set of mask is M's (same pattern). */
+static int same_n(const nsc_onestep *P, const nsc_mode *M, const char *mask)
+{
+    if (!M->K) return 0;
+    int a = 0;
+    for (int q = 0; q < P->nn; q++) {
+        int j = P->nlist[q];
+        if (!mask[j]) continue;
+        if (a >= M->nan || M->actn[a] != j) return 0;
+        a++;
+    }
+    return a == M->nan;
+}
+
+/* Slot M (same N-active set) refilled for mask: the positions of the pairs that
+ * changed are recomputed, then refactored in place. */
+static void mode_refill(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t key)
+{
+    int m = P->m, nt = 0;
+    for (int j = 0; j < m; j++) {
+        if (mask[j] == M->mask[j]) continue;
+        for (int q = P->pp[j]; q < P->pp[j + 1]; q++) {
+            int k = P->ppos[q];
+            if (!P->touched[k]) { P->touched[k] = 1; P->tlist[nt++] = k; }
+        }
+    }
+    for (int q = 0; q < nt; q++) {
+        pos_set(P, M, mask, P->tlist[q]);
+        P->touched[P->tlist[q]] = 0;
+    }
+    memcpy(M->mask, mask, (size_t)m);
+    M->key = key;
+    free(M->G);
+    M->G = NULL;
+    M->hits = 0;
+    mode_factor(P, M, 1);
+}
+
+nsc_mode *nsc_mode_get(nsc_onestep *P, const char *mask)
+{
+    int m = P->m;
+    uint64_t key = nsc_mode_key(P, mask);
+    P->clock++;
+    for (int k = 0; k < NSC_MODE_CACHE; k++) {
+        nsc_mode *M = &P->modes[k];
+        if (M->mask && M->key == key && memcmp(M->mask, mask, (size_t)m) == 0) {
+            M->last_use = P->clock;
+            P->ncached++;
+            return M;
+        }
+    }
+    int slot = -1;
+    for (int k = 0; k < NSC_MODE_CACHE && slot < 0; k++)
+        if (!P->modes[k].mask) slot = k;
+    if (slot < 0) {
+        slot = 0;
+        for (int k = 1; k < NSC_MODE_CACHE; k++)
+            if (P->modes[k].last_use < P->modes[slot].last_use) slot = k;
+    }
+    nsc_mode *M = &P->modes[slot];
+    if (P->cur == slot) P->cur = -1;
+    if (M->mask && same_n(P, M, mask)) {
+        mode_refill(P, M, mask, key);
+    } else {
+        if (!M->mask) P->nmodes++;
+        if (mode_build(P, M, mask, key)) { P->nmodes--; return NULL; }
+    }
+    M->last_use = P->clock;
+    return M;
+}
+
+void nsc_mode_rhs(const nsc_onestep *P, const nsc_mode *M, double *x)
+{
+    int n = P->n;
+    const nsc_sparse *B = P->B;
+    memcpy(x, P->r, (size_t)n * sizeof(double));
+    if (P->e1) {                                                 /* e given: sum over the active S pairs */
+        for (int j = 0; j < P->m; j++) {
+            if (!M->mask[j] || !P->sep[j]) continue;
+            double t = P->e1[j] * P->dinv[j];
+            for (int k = B->p[j]; k < B->p[j + 1]; k++) x[B->i[k]] -= B->x[k] * t;   /* x -= B_j e_j / D_jj */
+        }
+    } else {
+        for (int i = 0; i < n; i++) x[i] -= M->c[i];            /* x = r - sum B_j e0_j / D_jj */
+        for (int q = 0; q < P->nsep_e; q++) {                    /* the source part of e_j */
+            int j = P->sep_e[q];
+            if (!M->mask[j]) continue;
+            double t = (nsc_pair_e(P, j) - P->L->e0[j]) * P->dinv[j];
+            for (int k = B->p[j]; k < B->p[j + 1]; k++) x[B->i[k]] -= B->x[k] * t;
+        }
+    }
+    for (int a = 0; a < M->nan; a++) x[n + a] = -nsc_pair_e(P, M->actn[a]);
+}
+
+/* Check pair i of mode M (mask) at the solution x (lt: l of the N-active pairs,
+ * ltol their tolerance): returns 1 when violated; *li = l_i, *vi = its violation
+ * (inactive: max(0, -y_i)). */
+static inline int pair_check(const nsc_onestep *P, const char *mask, int i, const double *x,
+                             const double *lt, double ltol, double *li, double *vi)
+{
+    *vi = 0;
+    if (mask[i] && !P->sep[i]) {                                 /* N active: l_i >= 0 */
+        *li = lt[i] > 0 ? lt[i] : 0.0;
+        return lt[i] < -ltol;
+    }
+    const nsc_sparse *Ct = P->Ct;
+    double g = nsc_pair_e(P, i), gs = fabs(g);                   /* g = C_i z + e_i (+ D_i l_Na) */
+    for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++) {
+        double t = Ct->x[k] * x[Ct->i[k]];
+        g += t;
+        gs += fabs(t);
+    }
+    if (!P->sep[i]) {
+        const nsc_sparse *Dt = P->Dt;
+        for (int k = Dt->p[i]; k < Dt->p[i + 1]; k++) {
+            double t = Dt->x[k] * lt[Dt->i[k]];
+            g += t;
+            gs += fabs(t);
+        }
+    }
+    if (mask[i]) {                                               /* S active: l_i = -g / D_ii >= 0 */
+        double v = -g * P->dinv[i];
+        *li = v > 0 ? v : 0.0;
+        return g > NSC_MODE_TOL * gs;
+    }
+    *li = 0;                                                     /* inactive: y_i = g >= 0 */
+    if (g < 0) *vi = -g;
+    return g < -NSC_MODE_TOL * gs;
+}
+
+/* Mark pair i for the incremental check. */
+static inline void dirty(nsc_onestep *P, int i)
+{
+    if (!P->dmark[i]) { P->dmark[i] = 1; P->dlist[P->nd++] = i; }
+}
+
+/* The incremental check (P->inc_ok): a pair whose status, e and entries of z
+ * (the columns of its row of C) are bitwise those of the last accepted check
+ * has the same verdict and l_i, so only the others are evaluated; l holds the
+ * last accepted l. N pairs and pairs with source-dependent e are always evaluated. */
+static int check_inc(nsc_onestep *P, const nsc_mode *M, const double *x, double ltol, double *l,
+                     double *res, char *next)
+{
+    int n = P->n, m = P->m;
+    const char *mask = M->mask;
+    const nsc_sparse *C = P->L->C;
+    P->nd = 0;
+    if (memcmp(mask, P->mref, (size_t)m) != 0)
+        for (int i = 0; i < m; i++)
+            if (mask[i] != P->mref[i]) dirty(P, i);
+    for (int k = 0; k < n; k++)
+        if (x[k] != P->zref[k])                                  /* z_k changed: the pairs reading it */
+            for (int q = C->p[k]; q < C->p[k + 1]; q++) dirty(P, C->i[q]);
+    for (int q = 0; q < P->nn; q++) dirty(P, P->nlist[q]);
+    for (int q = 0; q < P->nepair; q++) dirty(P, P->epair[q]);
+    int ok = 1;
+    double viol = 0;
+    for (int d = 0; d < P->nd; d++) {
+        double vi;
+        int i = P->dlist[d];
+        if (pair_check(P, mask, i, x, P->lt, ltol, &P->dval[d], &vi)) { ok = 0; P->dval[d] = -1; }
+        if (vi > viol) viol = vi;
+    }
+    if (!ok && next) {
+        memcpy(next, mask, (size_t)m);
+        for (int d = 0; d < P->nd; d++)
+            if (P->dval[d] < 0) next[P->dlist[d]] = (char)!mask[P->dlist[d]];
+    }
+    for (int d = 0; d < P->nd; d++) {
+        int i = P->dlist[d];
+        P->dmark[i] = 0;
+        if (ok) { l[i] = P->dval[d]; P->mref[i] = mask[i]; }
+    }
+    if (!ok) return 0;
+    memcpy(P->zref, x, (size_t)n * sizeof(double));
+    *res = viol;
+    return 1;
+}
+
+int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res, char *next)
+{
+    if (M->singular) return -1;
+    int n = P->n, m = P->m;
+    double *x = P->x, *lt = P->lt;
+    nsc_mode_rhs(P, M, x);
+    if (nsc_klu_solve(M->F, x, 1)) return -1;                   /* [z; l_Na] = K \ rhs */
+    double lmax = 0;
+    for (int a = 0; a < M->nan; a++) {
+        lt[M->actn[a]] = x[n + a];
+        lmax = fmax(lmax, fabs(x[n + a]));
+    }
+    const char *mask = M->mask;
+    double ltol = NSC_MODE_TOL * lmax;
+    int ok;
+    if (P->inc_ok) {
+        ok = check_inc(P, M, x, ltol, l, res, next);
+    } else {
+        double viol = 0;
+        ok = 1;
+        for (int i = 0; i < m; i++) {
+            double vi;
+            int bad = pair_check(P, mask, i, x, lt, ltol, &l[i], &vi);
+            if (vi > viol) viol = vi;
+            ok &= !bad;
+            if (next) next[i] = (char)(mask[i] ? !bad : bad);
+        }
+        *res = viol;
+        if (ok && P->inc_track) {                                /* the reference of the incremental check */
+            memcpy(P->zref, x, (size_t)n * sizeof(double));
+            memcpy(P->mref, mask, (size_t)m);
+            P->inc_ok = 1;
+        }
+    }
+    for (int a = 0; a < M->nan; a++) lt[M->actn[a]] = 0;
+    if (!ok) return 0;
+    memcpy(z1, x, (size_t)n * sizeof(double));
+    return 1;
+}
+
+int nsc_active_set(nsc_onestep *P, const char *start, nsc_mode *first, int maxit, double *z1,
+                   double *l, double *res)
+{
+    char *mask = P->mask, *next = P->mask2;
+    if (mask != start) memcpy(mask, start, (size_t)P->m);
+    for (int it = 1; it <= maxit; it++) {
+        if (it > 1) memcpy(mask, next, (size_t)P->m);
+        nsc_mode *M = it == 1 && first ? first : nsc_mode_get(P, mask);
+        if (!M) return 0;
+        int st = nsc_mode_try(P, M, z1, l, res, next);
+        if (st == 1) {
+            P->cur = (int)(M - P->modes);
+            return it;
+        }
+        if (st < 0 || memcmp(mask, next, (size_t)P->m) == 0) return 0;
+    }
+    return 0;
+}

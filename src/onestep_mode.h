@@ -1,0 +1,56 @@
+/* onestep_mode.h -- internal: the mode systems of the one-step problem
+ * (onestep.h explains the formulation). Used by onestep.c and onestep_map.c only. */
+#ifndef NSC_ONESTEP_MODE_H
+#define NSC_ONESTEP_MODE_H
+
+#include "onestep.h"
+
+/* Relative complementarity tolerance: a pair is violated when l_i < -TOL max|l_Na|
+ * (N active) or y_i < -TOL (|e_i| + sum |C_ik z_k| + sum |D_ik l_k|) (inactive; for
+ * separable active pairs the same test on -g_i). */
+#define NSC_MODE_TOL 1e-11
+
+/* Pair kinds, the base pattern Wb and the contributor lists of P (W, B and the
+ * LCS set). 0 ok, -1 ENOMEM. */
+int nsc_mode_setup(nsc_onestep *P);
+/* Free what nsc_mode_setup allocated and every cached mode. */
+void nsc_mode_teardown(nsc_onestep *P);
+
+/* Hash of an active set. */
+uint64_t nsc_mode_key(const nsc_onestep *P, const char *mask);
+
+/* The mode of active set mask, factored: from the cache, else built in the least
+ * recently used slot (same N-active set as that slot: values refilled and
+ * refactored in place). NULL on allocation failure; a singular mode is returned
+ * with singular = 1. */
+nsc_mode *nsc_mode_get(nsc_onestep *P, const char *mask);
+
+/* e_i of the step being solved: P->e1[i], or e0_i + Se(i,:) w1. */
+static inline double nsc_pair_e(const nsc_onestep *P, int i)
+{
+    if (P->e1) return P->e1[i];
+    double e = P->L->e0[i];
+    const nsc_sparse *S = P->SeT;
+    for (int k = S->p[i]; k < S->p[i + 1]; k++) e += S->x[k] * P->w1[S->i[k]];   /* e += Se(i,:) w1 */
+    return e;
+}
+
+/* The right-hand side of mode M into x[n + nan]: [r - sum_{S active} B_j e_j / D_jj; -e_Na]. */
+void nsc_mode_rhs(const nsc_onestep *P, const nsc_mode *M, double *x);
+
+/* Solve mode M for P->r and the step's e, and check complementarity (NSC_MODE_TOL).
+ * Returns 1 when accepted: z1[n], l[m] (clamped >= 0), *res = max violation over
+ * the inactive pairs; 0 when rejected; -1 when M is singular. l is overwritten
+ * in every case; next (if not NULL) receives the active-set update of M's mask
+ * (drop pairs with l < -tol, add pairs with y < -tol). */
+int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res, char *next);
+
+/* Primal-dual active-set iteration from active set start (at most maxit modes).
+ * first: the mode of start when known (NULL: looked up). Returns the number of
+ * modes tried when one was accepted (z1, l, *res set; P->mask holds it, P->cur
+ * its slot), 0 when it met a singular mode, stalled or ran out of iterations
+ * (P->mask holds the last mode tried, P->mask2 its update). */
+int nsc_active_set(nsc_onestep *P, const char *start, nsc_mode *first, int maxit, double *z1,
+                   double *l, double *res);
+
+#endif

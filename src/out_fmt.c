@@ -1,0 +1,90 @@
+/* out_fmt.c -- printf's %.Pe without printf (out_fmt.h).
+ *
+ * With D = P + 1 significant digits and e = floor(log10 |x|), the digits are
+ * N = round(|x| 10^(D-1-e)), N in [10^(D-1), 10^D), rounded half to even on
+ * the exact binary value (glibc's rule). y = |x| 10^k (k = D-1-e) is formed in
+ * long double by r products or quotients with exact powers 10^j, j <= 27 (exact
+ * when the mantissa has 64 bits or more; the exponent range of long double
+ * holds every step): |y - y_exact| <= ~r y 2^-LDBL_MANT_DIG < r 10^D
+ * 2^-LDBL_MANT_DIG. When the fraction of y is farther than twice that bound
+ * from 1/2, the rounding of the exact value is the rounding of y; otherwise
+ * snprintf decides. */
+#include "out_fmt.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PMAX 27    /* 10^27 = 2^27 5^27, 5^27 < 2^63: exact in a 64-bit mantissa */
+
+static const long double p10[PMAX + 1] = {
+    1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L,
+    1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L,
+    1e26L, 1e27L
+};
+
+static const uint64_t u10[17] = {
+    1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
+    1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+    100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL
+};
+
+static int slow(char *buf, double x, int prec)
+{
+    char tmp[64];
+    int len = snprintf(tmp, sizeof tmp, "%.*e", prec, x);
+    if (len < 0) len = 0;
+    if (len > 63) len = 63;
+    memcpy(buf, tmp, (size_t)len);
+    return len;
+}
+
+int nsc_fmt_e(char *buf, double x, int prec)
+{
+    int D = prec + 1;
+    if (prec < 0 || D > 16 || LDBL_MANT_DIG < 64 || !isfinite(x)) return slow(buf, x, prec);
+    char *p = buf;
+    if (signbit(x)) *p++ = '-';
+    double ax = fabs(x);
+    if (ax == 0) {
+        *p++ = '0';
+        if (prec > 0) { *p++ = '.'; memset(p, '0', (size_t)prec); p += prec; }
+        memcpy(p, "e+00", 4);
+        return (int)(p - buf) + 4;
+    }
+    int e2;
+    frexp(ax, &e2);                                              /* 2^(e2-1) <= ax < 2^e2 */
+    int e = (int)floor((e2 - 1) * 0.30102999566398120);          /* e or e - 1 */
+    uint64_t N = 0;
+    for (int tries = 0; tries < 3; tries++) {
+        int k = D - 1 - e, r = 0;
+        long double y = ax;                                      /* y = |x| 10^k, r roundings */
+        for (; k > PMAX; k -= PMAX, r++) y *= p10[PMAX];
+        for (; k < -PMAX; k += PMAX, r++) y /= p10[PMAX];
+        if (k >= 0) y *= p10[k];
+        else y /= p10[-k];
+        r++;
+        long double margin = 2.0L * r * (long double)u10[D] * ldexpl(1.0L, -LDBL_MANT_DIG);
+        if (y >= (long double)u10[D]) { e++; continue; }          /* estimate one too low */
+        if (y < (long double)u10[D - 1]) { e--; continue; }
+        long double f = floorl(y), fr = y - f;
+        if (fabsl(fr - 0.5L) <= margin) return slow(buf, x, prec);   /* near a tie */
+        N = (uint64_t)f + (fr > 0.5L);
+        if (N == u10[D]) { N = u10[D - 1]; e++; }                 /* 9.99..95 -> 1.00..0 e+1 */
+        break;
+    }
+    if (N == 0) return slow(buf, x, prec);
+    char dig[17];
+    for (int q = D - 1; q >= 0; q--) { dig[q] = (char)('0' + N % 10); N /= 10; }
+    *p++ = dig[0];
+    if (prec > 0) { *p++ = '.'; memcpy(p, dig + 1, (size_t)prec); p += prec; }
+    *p++ = 'e';
+    *p++ = e < 0 ? '-' : '+';
+    int ae = e < 0 ? -e : e;
+    if (ae >= 100) { *p++ = (char)('0' + ae / 100); ae %= 100; }
+    *p++ = (char)('0' + ae / 10);
+    *p++ = (char)('0' + ae % 10);
+    return (int)(p - buf);
+}
