@@ -395,6 +395,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "nscircuit: unknowns n = %d, complementarity pairs m = %d, h = %g s, theta = %g, "
                             "W factorisations = %d, max LCP residual = %.3g\n",
                     st.n, st.m, o.h, o.theta, st.factorizations, st.max_residual);
+        if (stats)
+            fprintf(stderr, "nscircuit: mode hits %ld, misses %ld (%ld settled by the active set, %ld pivoted); "
+                            "mode systems factored %ld, found in the mode cache %ld\n",
+                    st.mode_hits, st.steps - st.mode_hits, st.active_set, st.lcps, st.mode_factor, st.mode_cached);
         if (W->end == NSC_RUN_COMPLETE && !s) {
             int gpw = fmt == NSC_FMT_DAT || plot;
             fprintf(stderr, "nscircuit: wrote %s", out);

@@ -35,6 +35,14 @@ static int same_h(double a, double b)
     return a == b || fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b));
 }
 
+/* The mode-cache counters of a problem about to be freed, into st (may be NULL). */
+static void pcache_count(const nsc_onestep *P, nsc_sim_stats *st)
+{
+    if (!st) return;
+    st->mode_factor += P->nfactor;
+    st->mode_cached += P->ncached;
+}
+
 static nsc_status pcache_get(pcache *C, double h, const char *sw, nsc_onestep **out, nsc_sim_stats *st,
                              nsc_report *r)
 {
@@ -56,6 +64,7 @@ static nsc_status pcache_get(pcache *C, double h, const char *sw, nsc_onestep **
         slot = 0;
         for (int k = 1; k < C->n; k++)
             if (C->last[k] < C->last[slot]) slot = k;
+        pcache_count(C->P[slot], st);
         nsc_onestep_free(C->P[slot]);
     }
     C->P[slot] = P;
@@ -64,9 +73,12 @@ static nsc_status pcache_get(pcache *C, double h, const char *sw, nsc_onestep **
     return NSC_OK;
 }
 
-static void pcache_free(pcache *C)
+static void pcache_free(pcache *C, nsc_sim_stats *st)
 {
-    for (int k = 0; k < C->n; k++) nsc_onestep_free(C->P[k]);
+    for (int k = 0; k < C->n; k++) {
+        pcache_count(C->P[k], st);
+        nsc_onestep_free(C->P[k]);
+    }
     C->n = 0;
 }
 
@@ -240,7 +252,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         memcpy(z0, zs, (size_t)n * sizeof(double));
         memcpy(l, ls, (size_t)m * sizeof(double));
     }
-    pcache_free(&cache0);
+    pcache_free(&cache0, st);
     nsc_lcs_sources(L, 0.0, w0, s0, e1);
     eval_probes(f, nprobe, L, sw, z0, l, NULL, 0.0, w0, v0 + 1);
     v0[0] = 0.0;
@@ -332,8 +344,8 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     }
     W->t_end = t;
 done:
-    pcache_free(&cache);
-    pcache_free(&cache0);
+    pcache_free(&cache, st);
+    pcache_free(&cache0, st);
     for (int q = 0; f && q < nprobe; q++) nsc_lin_free(&f[q]);
     free(f);
     free(names);
@@ -387,7 +399,7 @@ done:
     free(names);
     free(buf);
     free(sw);
-    pcache_free(&cache);
+    pcache_free(&cache, NULL);
     nsc_lcs_free(L);
     return s;
 }

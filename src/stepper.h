@@ -30,6 +30,8 @@ typedef struct nsc_sim_stats {
     long pivots;         /* solver iterations */
     int factorizations;  /* W factored (one per distinct h and switch state met) */
     long switch_events;  /* switch state changes (S elements) */
+    long mode_factor;    /* mode systems factored (built, or refactored in a recycled slot) */
+    long mode_cached;    /* mode systems found factored in the mode cache */
     int n, m;            /* unknowns, complementarity pairs */
     double max_residual;
 } nsc_sim_stats;
