@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # bench/run.sh -- benchmarks of nscircuit against its anchors, same machine, same run
 # (issue 4). Run by `make bench` from a build directory, or directly:
-#     bash bench/run.sh [BUILD_DIR]
+#     bash bench/run.sh [BUILD_DIR] [bridge|buck|chain ...]
 # Each benchmark prints both timings and the ratio; waveforms are compared too.
 # Anchors missing from the machine are installed from Debian packages when root.
+# Timings are wall-clock seconds, best of BENCH_RUNS (default 3) for the fast
+# runs, one run for the slow anchors; "loop" is nscircuit's own time-stepping
+# time (its summary line), "whole" the whole process (parse, step, write files).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=${1:-$PWD}
+shift || true
+what=${*:-bridge buck chain}
+runs=${BENCH_RUNS:-3}
 nsc="$build/nscircuit"
 [ -x "$nsc" ] || { echo "bench: $nsc not built (run make first)" >&2; exit 2; }
 work=$(mktemp -d /tmp/nsc_bench_XXXXXX)
@@ -16,24 +22,47 @@ trap 'rm -rf "$work"' EXIT
 need_pkg() { # need_pkg TEST PACKAGE...
     if ! eval "$1" >/dev/null 2>&1; then
         if [ "$(id -u)" = 0 ]; then
-            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${@:2}" >/dev/null
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${@:2}" >/dev/null 2>&1 \
+                || { apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${@:2}" >/dev/null; }
         else
             echo "bench: missing ${*:2} (apt-get install ${*:2})" >&2; return 1
         fi
     fi
 }
 
-# wall time of a command, seconds (best of N runs)
+need_pkg "command -v bc" bc || exit 2
+need_pkg "test -x /usr/bin/time" time || exit 2
+
+# wall time of one run of a command, seconds
+wall() { # wall cmd...
+    local s e
+    s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
+    echo "$e - $s" | bc -l
+}
+
+# best wall time of N runs
 best_of() { # best_of N cmd...
     local n=$1; shift
-    local best=""
+    local best="" t
     for _ in $(seq "$n"); do
-        local s e
-        s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
-        best=$(awk -v a="$best" -v b="$(echo "$e - $s" | bc -l)" 'BEGIN { if (a == "" || b < a) print b; else print a }')
+        t=$(wall "$@")
+        best=$(awk -v a="$best" -v b="$t" 'BEGIN { if (a == "" || b < a) print b; else print a }')
     done
     echo "$best"
 }
+
+# nscircuit's loop seconds from its summary line ("... pivots), 1.234 s")
+nsc_loop() { # nsc_loop args...
+    "$nsc" "$@" 2>&1 | sed -n 's/.*pivots), \([0-9.]*\) s$/\1/p'
+}
+
+# peak resident memory (MB) of a command
+peak_mb() { # peak_mb cmd...
+    /usr/bin/time -f "%M" -o "$work/mem" "$@" >/dev/null 2>&1 || true
+    awk '{ printf "%.1f", $1 / 1024 }' "$work/mem"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "inf" }'; }
 
 # max |a - b| / range(b) over columns 2.. of two tables with equal time rows, from
 # t > 0 (at t = 0 Siconos starts from lambda = 0, nscircuit from the consistent solution)
@@ -46,28 +75,83 @@ compare_tables() { # compare_tables ours ref
                printf "%.2e", worst }' "$1" "$2"
 }
 
-echo "== nscircuit benchmarks ($(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m))"
+# mean and peak-to-peak of column 2 of a table over t in [t0, t1]
+mean_pp() { # mean_pp file t0 t1
+    awk -v a="$2" -v b="$3" '/^[#A-Za-z]/ { next } $1 >= a && $1 <= b { s += $2; n++;
+         if (n == 1 || $2 < lo) lo = $2; if (n == 1 || $2 > hi) hi = $2 }
+         END { printf "%.6f %.6f", s / n, hi - lo }' "$1"
+}
+
+echo "== nscircuit benchmarks ($(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m), $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo))"
 
 # ---- 1. diode bridge, h = 1 us, 500 000 steps, vs the Siconos 4.4 kernel ----
 bridge() {
     local steps=500000
     need_pkg "test -f /usr/include/siconos/kernel/SiconosKernel.hpp" libsiconos-kernel-dev || return 0
     need_pkg "command -v g++" g++ || return 0
-    need_pkg "command -v bc" bc || return 0
     g++ -O2 -std=c++17 -I/usr/include/siconos -I/usr/include/siconos/kernel -I/usr/include/siconos/numerics \
         "$here/siconos_bridge.cpp" -o "$work/siconos_bridge" -lsiconos_kernel -lsiconos_numerics
     # same LCS, theta, h; nscircuit writes every step (tstep = h) like the Siconos driver
-    local sic nsc_loop
+    local sic nsc_l nsc_w sic_w err args=(--tstop 0.5 --save 'v(a,b),i(l1),i(r1)' -o "$work/nsc.dat" "$top/netlists/rectifier.cir")
     sic=$("$work/siconos_bridge" $steps 1e-6 0.5 "$work/sic.dat" | awk '/loop_seconds/ { print $2 }')
-    nsc_loop=$("$nsc" --tstop 0.5 --save 'v(a,b),i(l1),i(r1)' -o "$work/nsc.dat" "$top/netlists/rectifier.cir" 2>&1 \
-               | sed -n 's/.*pivots), \([0-9.]*\) s$/\1/p')
-    local nsc_wall
-    nsc_wall=$(best_of 3 "$nsc" --quiet --tstop 0.5 --save 'v(a,b),i(l1),i(r1)' -o "$work/nsc.dat" "$top/netlists/rectifier.cir")
-    local err
+    sic_w=$(wall "$work/siconos_bridge" $steps 1e-6 0.5 "$work/sic.dat")
+    nsc_l=$(nsc_loop "${args[@]}")
+    nsc_w=$(best_of "$runs" "$nsc" --quiet "${args[@]}")
     err=$(compare_tables "$work/nsc.dat" "$work/sic.dat")
-    echo "bridge: $steps steps  siconos loop ${sic} s | nscircuit loop ${nsc_loop} s, whole run (parse+step+write) ${nsc_wall} s"
-    awk -v s="$sic" -v l="$nsc_loop" -v w="$nsc_wall" -v e="$err" 'BEGIN {
-        printf "bridge: speed-up %.0fx (loops), %.0fx (whole run vs loop); max waveform difference %s of range\n", s / l, s / w, e }'
+    echo "bridge: $steps steps, h = 1 us, theta = 0.5, every step written"
+    echo "bridge:   Siconos 4.4 kernel: loop $sic s, whole run $sic_w s"
+    echo "bridge:   nscircuit:          loop $nsc_l s, whole run $nsc_w s"
+    echo "bridge:   speed-up $(ratio "$sic" "$nsc_l")x (loops), $(ratio "$sic_w" "$nsc_w")x (whole runs); max waveform difference $err of range"
 }
 
-bridge
+# ---- 2. buck with its PWM loop, 200 us at h = 50 ps, vs ngspice on the level-3 twin ----
+buck() {
+    need_pkg "command -v ngspice" ngspice || return 0
+    local args=(-o "$work/buck.dat" "$top/netlists/buck.cir") nsc_l nsc_w
+    nsc_l=$(nsc_loop "${args[@]}")
+    nsc_w=$(best_of "$runs" "$nsc" --quiet "${args[@]}")
+    read -r nm npp <<<"$(mean_pp "$work/buck.dat" 195e-6 200e-6)"
+    echo "buck: 200 us, nscircuit h = 50 ps (4 000 000 steps); ngspice 39 on bench/buck_level3.cir"
+    echo "buck:   nscircuit: loop $nsc_l s, whole run $nsc_w s; v(out) over 195-200 us: mean $nm V, ripple $npp V"
+    local tmax label cir ng_w
+    for tmax in 50p 10n; do
+        cir="$work/buck_ng_$tmax.cir"
+        sed -e "s/^\\.tran 10n 200u 0 [^ ]* UIC/.tran 10n 200u 0 $tmax UIC/" -e '/^\.end$/d' "$here/buck_level3.cir" > "$cir"
+        printf '.control\nrun\nwrdata %s v(out)\n.endc\n.end\n' "$work/ng_buck_$tmax.txt" >> "$cir"
+        ng_w=$(wall ngspice -b "$cir")
+        read -r gm gpp <<<"$(mean_pp "$work/ng_buck_$tmax.txt" 195e-6 200e-6)"
+        [ "$tmax" = 50p ] && label="TMAX = 50 ps (nscircuit's step)" || label="TMAX = 10 ns (its own step control)"
+        echo "buck:   ngspice, $label: whole run $ng_w s; v(out) mean $gm V, ripple $gpp V"
+        awk -v a="$ng_w" -v b="$nsc_w" -v nm="$nm" -v gm="$gm" -v np="$npp" -v gp="$gpp" -v l="$tmax" 'BEGIN {
+            printf "buck:   speed-up vs ngspice TMAX = %s: %.1fx (whole runs); v(out) %+.3f %%, ripple %+.1f %%\n",
+                   l, a / b, 100 * (nm - gm) / gm, 100 * (np - gp) / gp }'
+    done
+}
+
+# ---- 3. CMOS inverter chains, 100 and 1000 stages, 40 ns at 1 ps, vs ngspice level 1 ----
+chain() {
+    need_pkg "command -v ngspice" ngspice || return 0
+    local N cir nsc_l nsc_w ng_w mem mem1 l100="" w100="" 
+    echo "chain: netlists/inverter_chain.sh N, 40 ns at h = 1 ps (40 000 steps); ngspice 39 on the same netlist (LEVEL=1, TMAX = 1 ps)"
+    for N in 100 1000; do
+        cir="$work/chain$N.cir"
+        sh "$top/netlists/inverter_chain.sh" "$N" | sed 's/^\.tran 5p 20n 0 1p/.tran 5p 40n 0 1p/' > "$cir"
+        nsc_l=$(nsc_loop -o "$work/chain$N.dat" "$cir")
+        nsc_w=$(best_of 1 "$nsc" --quiet -o "$work/chain$N.dat" "$cir")
+        mem=$(peak_mb "$nsc" --quiet -o "$work/chain$N.dat" "$cir")
+        mem1=$(peak_mb "$nsc" --quiet --save "v(n$N)" -o "$work/chain${N}_1.dat" "$cir")
+        ng_w=$(wall ngspice -b "$cir")
+        echo "chain $N: nscircuit loop $nsc_l s, whole run $nsc_w s (peak memory $mem MB; $mem1 MB saving one node) | ngspice $ng_w s | speed-up $(ratio "$ng_w" "$nsc_w")x (whole runs)"
+        if [ "$N" = 100 ]; then l100=$nsc_l; w100=$nsc_w; fi
+        if [ "$N" = 1000 ] && [ -n "$l100" ]; then
+            echo "chain: 1000 vs 100 stages: loop $(ratio "$nsc_l" "$l100")x, whole run $(ratio "$nsc_w" "$w100")x (goal <= 11x)"
+        fi
+    done
+}
+
+for b in $what; do
+    case $b in
+    bridge|buck|chain) "$b" ;;
+    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain)" >&2; exit 2 ;;
+    esac
+done

@@ -628,6 +628,22 @@ static int dense_solve(nsc_onestep *P, nsc_solver solver, double *z1, double *l,
     return 0;
 }
 
+/* Add pair i to the block F (inF, blk[0..nf-1]) with the pairs D couples it to
+ * (both pairs of a vertical step: one alone can make M_FF not copositive).
+ * Returns the new nf. */
+static int block_add(const nsc_onestep *P, char *inF, int *blk, int nf, int i)
+{
+    if (inF[i]) return nf;
+    inF[i] = 1;
+    blk[nf++] = i;
+    const nsc_sparse *D = P->L->D, *Dt = P->Dt;
+    for (int k = D->p[i]; k < D->p[i + 1]; k++)
+        if (D->x[k] != 0) nf = block_add(P, inF, blk, nf, D->i[k]);
+    for (int k = Dt->p[i]; k < Dt->p[i + 1]; k++)
+        if (Dt->x[k] != 0) nf = block_add(P, inF, blk, nf, Dt->i[k]);
+    return nf;
+}
+
 /* The block path (no dense m-by-m matrix): the pairs in F (blk[0..nf-1]) are
  * made inactive in base, whose mode K0 gives x0 and the response of the
  * unknowns to each l_j, j in F:  x = x0 + K0^-1 [B_F; -D_NaF] l_F, hence
@@ -644,9 +660,9 @@ static int block_solve(nsc_onestep *P, nsc_solver solver, const char *start, dou
     if (!inF || !base || !trial || !blk || !npos || !col) { info->st = NSC_LCP_ENOMEM; goto done; }
     int nf = 0;
     for (int i = 0; i < m; i++)                                  /* F: what the iteration changed or violated */
-        if ((start[i] != P->mask[i] || P->mask[i] != P->mask2[i]) && !inF[i]) { inF[i] = 1; blk[nf++] = i; }
+        if (start[i] != P->mask[i] || P->mask[i] != P->mask2[i]) nf = block_add(P, inF, blk, nf, i);
     if (nf == 0)
-        for (int i = 0; i < m; i++) { inF[i] = 1; blk[nf++] = i; }
+        for (int i = 0; i < m; i++) nf = block_add(P, inF, blk, nf, i);
     memcpy(base, start, (size_t)m);
     const nsc_lcs *L = P->L;
     for (int round = 0; round < 16; round++) {
@@ -690,7 +706,12 @@ static int block_solve(nsc_onestep *P, nsc_solver solver, const char *start, dou
                 else Mf[a + (size_t)c * nf] = y;
             }
         }
-        if (lcp_pivot(P, solver, nf, Mf, qf, lf, wf, info) != NSC_LCP_OK) goto done;
+        if (lcp_pivot(P, solver, nf, Mf, qf, lf, wf, info) != NSC_LCP_OK) {
+            if (nf == m || m > NSC_BLOCK_MAX) goto done;
+            for (int i = 0; i < m; i++) nf = block_add(P, inF, blk, nf, i);   /* the whole LCP */
+            info->st = NSC_LCP_OK;
+            continue;
+        }
         memcpy(trial, base, (size_t)m);
         for (int a = 0; a < nf; a++) trial[blk[a]] = lf[a] > 0;
         double res;
@@ -704,9 +725,10 @@ static int block_solve(nsc_onestep *P, nsc_solver solver, const char *start, dou
             ret = 0;
             goto done;
         }
-        int grew = 0;
+        int nf0 = nf;
         for (int i = 0; st == 0 && i < m; i++)
-            if (P->mask2[i] != trial[i] && !inF[i]) { inF[i] = 1; blk[nf++] = i; grew = 1; }
+            if (P->mask2[i] != trial[i]) nf = block_add(P, inF, blk, nf, i);
+        int grew = nf > nf0;
         if (!grew) {                                             /* violations inside F: round-off; polish */
             int it = nsc_active_set(P, trial, T, NSC_AS_MAXIT, z1, l, &res);
             if (it > 0) {
