@@ -132,7 +132,8 @@ buck() {
 chain() {
     need_pkg "command -v ngspice" ngspice || return 0
     local N cir nsc_l nsc_w ng_w mem mem1 l100="" w100="" 
-    echo "chain: netlists/inverter_chain.sh N, 40 ns at h = 1 ps (40 000 steps); ngspice 39 on the same netlist (LEVEL=1, TMAX = 1 ps)"
+    echo "chain: netlists/inverter_chain.sh N, 40 ns at h = 1 ps (40 000 steps); ngspice 39 on the same netlist"
+    echo "chain: (LEVEL=1, TMAX = 1 ps; -r writes every node like nscircuit's .save)"
     for N in 100 1000; do
         cir="$work/chain$N.cir"
         sh "$top/netlists/inverter_chain.sh" "$N" | sed 's/^\.tran 5p 20n 0 1p/.tran 5p 40n 0 1p/' > "$cir"
@@ -140,7 +141,8 @@ chain() {
         nsc_w=$(best_of 1 "$nsc" --quiet -o "$work/chain$N.dat" "$cir")
         mem=$(peak_mb "$nsc" --quiet -o "$work/chain$N.dat" "$cir")
         mem1=$(peak_mb "$nsc" --quiet --save "v(n$N)" -o "$work/chain${N}_1.dat" "$cir")
-        ng_w=$(wall ngspice -b "$cir")
+        ng_w=$(wall ngspice -b -r "$work/chain$N.raw" "$cir")     # batch mode runs .tran when it writes a raw file
+        rm -f "$work/chain$N.raw"
         echo "chain $N: nscircuit loop $nsc_l s, whole run $nsc_w s (peak memory $mem MB; $mem1 MB saving one node) | ngspice $ng_w s | speed-up $(ratio "$ng_w" "$nsc_w")x (whole runs)"
         if [ "$N" = 100 ]; then l100=$nsc_l; w100=$nsc_w; fi
         if [ "$N" = 1000 ] && [ -n "$l100" ]; then

@@ -79,7 +79,7 @@ typedef struct nsc_mode {
     int singular;      /* 1: K singular (or rcond < 1e-14): the mode cannot be used */
     double rc;         /* rcond of the last pivoting factorisation */
     long last_use;
-    int hits;          /* consecutive steps this mode solved (builds its affine map) */
+    int hits;          /* steps this mode solved as the previous mode (builds its affine map) */
     double *G;         /* the mode's affine map (onestep_map.c), NULL until built */
 } nsc_mode;
 
@@ -91,7 +91,8 @@ typedef struct nsc_mode {
  * product and the sign checks (a mode that fails them falls back to the sparse
  * path). Only when (n + m) * ncol <= NSC_MAP_MAX. */
 #define NSC_MAP_MAX 8192
-#define NSC_MAP_HITS 4      /* consecutive solves of a mode before its map is built */
+#define NSC_MAP_HITS 4      /* solves of a mode before its map is built: max(NSC_MAP_HITS, ncol), so
+                               that a map is built for modes that repay its ncol solves */
 typedef struct nsc_map nsc_map;
 
 typedef struct nsc_onestep {

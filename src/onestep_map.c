@@ -29,6 +29,11 @@ void nsc_map_free(nsc_map *Q)
     free(Q);
 }
 
+int nsc_map_hits(const nsc_map *Q)
+{
+    return Q->ncol > NSC_MAP_HITS ? Q->ncol : NSC_MAP_HITS;
+}
+
 int nsc_map_setup(nsc_onestep *P)
 {
     P->map = NULL;
@@ -119,7 +124,9 @@ done:
 }
 
 /* out = G u, G nout x ncol column-major: four columns per sweep of out */
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((optimize("tree-vectorize"), target_clones("avx2", "default")))   /* no FMA: same rounding */
+#elif defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("tree-vectorize")))
 #endif
 static void gemv_cols(int nout, int ncol, const double *restrict G, const double *restrict u,
@@ -169,7 +176,10 @@ int nsc_map_try(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0,
     const double *y = out + n;
     const char *mask = M->mask;
     double lmax = 0, viol = 0;
-    for (int a = 0; a < M->nan; a++) lmax = fmax(lmax, fabs(y[M->actn[a]]));
+    for (int a = 0; a < M->nan; a++) {
+        double v = fabs(y[M->actn[a]]);
+        if (v > lmax) lmax = v;
+    }
     for (int i = 0; i < m; i++) {
         double v = y[i], li = 0;
         if (mask[i]) {

@@ -9,6 +9,8 @@
  * 0 ok, -1 ENOMEM. */
 int nsc_map_setup(nsc_onestep *P);
 void nsc_map_free(nsc_map *Q);
+/* Solves of a mode before its map is built: max(NSC_MAP_HITS, columns of G). */
+int nsc_map_hits(const nsc_map *Q);
 /* M->G for mode M (nonsingular, P->map set): ncol solves. 0 ok (or nothing to do), -1 ENOMEM. */
 int nsc_map_build(nsc_onestep *P, nsc_mode *M);
 /* The step in mode M by its map: 1 when the mode check holds (z1[n], l[m], *res

@@ -315,7 +315,8 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         if (tn == tg) k++;
         /* outputs: v at tn when a row falls in (t, tn] or may fall in the next step,
          * which ends at or before the next grid point */
-        double tnext = fmin((double)(k + 1) * h, tstop);
+        double tnext = (double)(k + 1) * h;
+        if (tnext > tstop) tnext = tstop;
         int need = tout <= tnext + eps && tout <= tstop + eps;
         if (need) {
             eval_probes(f, nprobe, L, sw, z1, l, z0, hh, w1, v1 + 1);   /* I(S) in the step's state */
