@@ -31,6 +31,19 @@ static const uint64_t u10[17] = {
     100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL
 };
 
+/* t, an integer in [2^63, 2^64), as uint64_t: the significand of an x87
+ * extended double directly (no control-word change), else a conversion. */
+static inline uint64_t integer_part(long double t)
+{
+#if LDBL_MANT_DIG == 64 && (defined(__x86_64__) || defined(__i386__))
+    uint64_t u;
+    memcpy(&u, &t, sizeof u);                                    /* the explicit 64-bit significand */
+    return u;
+#else
+    return (uint64_t)t;
+#endif
+}
+
 static int slow(char *buf, double x, int prec)
 {
     char tmp[64];
@@ -55,7 +68,10 @@ int nsc_fmt_e(char *buf, double x, int prec)
         return (int)(p - buf) + 4;
     }
     int e2;
-    frexp(ax, &e2);                                              /* 2^(e2-1) <= ax < 2^e2 */
+    uint64_t bits;
+    memcpy(&bits, &ax, sizeof bits);
+    if (bits >> 52) e2 = (int)(bits >> 52) - 1022;               /* normal: 2^(e2-1) <= ax < 2^e2 */
+    else frexp(ax, &e2);
     int e = (int)floor((e2 - 1) * 0.30102999566398120);          /* e or e - 1 */
     uint64_t N = 0;
     for (int tries = 0; tries < 3; tries++) {
@@ -69,9 +85,11 @@ int nsc_fmt_e(char *buf, double x, int prec)
         long double margin = 2.0L * r * (long double)u10[D] * ldexpl(1.0L, -LDBL_MANT_DIG);
         if (y >= (long double)u10[D]) { e++; continue; }          /* estimate one too low */
         if (y < (long double)u10[D - 1]) { e--; continue; }
-        long double f = floorl(y), fr = y - f;
-        if (fabsl(fr - 0.5L) <= margin) return slow(buf, x, prec);   /* near a tie */
-        N = (uint64_t)f + (fr > 0.5L);
+        /* t = 2^63 + round(y): the addition rounds y to an integer (to nearest
+         * even: the rounding wanted, unless y is within margin of a tie) */
+        long double t = y + 0x1p63L, fr = y - (t - 0x1p63L);
+        if (fabsl(fabsl(fr) - 0.5L) <= margin) return slow(buf, x, prec);   /* near a tie */
+        N = integer_part(t) - (1ULL << 63);
         if (N == u10[D]) { N = u10[D - 1]; e++; }                 /* 9.99..95 -> 1.00..0 e+1 */
         break;
     }

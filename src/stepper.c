@@ -259,8 +259,8 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
 
     double h = o->h, tstop = o->tstop, eps = 1e-9 * h;
     if (breakpoints(L, tstop, eps, &bp, &nbp)) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
-    if (o->tstep > 0 && (tstop - o->tstart) / o->tstep < 1e8)  /* the rows, reserved: no growth in the loop */
-        waves_reserve(W, (long)((tstop - o->tstart) / o->tstep) + 2);
+    if (o->tstep > 0 && (tstop - o->tstart) / o->tstep * nc < 1e7)   /* the rows (up to 80 MB), reserved: */
+        waves_reserve(W, (long)((tstop - o->tstart) / o->tstep) + 2);  /* no growth in the loop */
 
     long jout = 0;                                   /* next output row: t = tstart + j tstep */
     double tout = o->tstart;
