@@ -3,9 +3,10 @@
  * With D = P + 1 significant digits and e = floor(log10 |x|), the digits are
  * N = round(|x| 10^(D-1-e)), N in [10^(D-1), 10^D), rounded half to even on
  * the exact binary value (glibc's rule). y = |x| 10^k (k = D-1-e) is formed in
- * long double by r products or quotients with exact powers 10^j, j <= 27 (exact
- * when the mantissa has 64 bits or more; the exponent range of long double
- * holds every step): |y - y_exact| <= ~r y 2^-LDBL_MANT_DIG < r 10^D
+ * long double with r <= 3 roundings: a product or quotient by an exact power
+ * 10^j, j <= 27 (exact when the mantissa has 64 bits or more), and for |k| > 27
+ * one more by 10^(27 i), itself correctly rounded (the exponent range of long
+ * double holds every step): |y - y_exact| <= ~r y 2^-LDBL_MANT_DIG < r 10^D
  * 2^-LDBL_MANT_DIG. When the fraction of y is farther than twice that bound
  * from 1/2, the rounding of the exact value is the rounding of y; otherwise
  * snprintf decides. */
@@ -25,6 +26,12 @@ static const long double p10[PMAX + 1] = {
     1e26L, 1e27L
 };
 
+#define NBIG 14    /* big[j] = 10^(27 j), j < NBIG, as correctly rounded literals */
+static const long double big[NBIG] = {
+    1e0L, 1e27L, 1e54L, 1e81L, 1e108L, 1e135L, 1e162L, 1e189L, 1e216L, 1e243L, 1e270L, 1e297L,
+    1e324L, 1e351L
+};
+
 static const uint64_t u10[17] = {
     1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
     1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
@@ -42,6 +49,32 @@ static inline uint64_t integer_part(long double t)
 #else
     return (uint64_t)t;
 #endif
+}
+
+static const char pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* The D decimal digits of N < 10^D (D <= 16) into d[0..D-1], most significant
+ * first: two at a time, in 32-bit halves. */
+static void put_digits(char *d, uint64_t N, int D)
+{
+    if (D < 8) {
+        for (int q = D - 1; q >= 0; q--) { d[q] = (char)('0' + N % 10); N /= 10; }
+        return;
+    }
+    uint32_t hi = (uint32_t)(N / 100000000u), lo = (uint32_t)(N % 100000000u);
+    for (int q = D - 2; q >= D - 8; q -= 2) {                    /* the low 8 digits */
+        memcpy(d + q, pairs + 2 * (lo % 100), 2);
+        lo /= 100;
+    }
+    int q = D - 10;
+    for (; q >= 0; q -= 2) {                                     /* the high D - 8 digits */
+        memcpy(d + q, pairs + 2 * (hi % 100), 2);
+        hi /= 100;
+    }
+    if (q == -1) d[0] = (char)('0' + hi);
 }
 
 static int slow(char *buf, double x, int prec)
@@ -77,14 +110,19 @@ int nsc_fmt_e(char *buf, double x, int prec)
     for (int tries = 0; tries < 3; tries++) {
         int k = D - 1 - e, r = 0;
         long double y = ax;                                      /* y = |x| 10^k, r roundings */
-        for (; k > PMAX; k -= PMAX, r++) y *= p10[PMAX];
-        for (; k < -PMAX; k += PMAX, r++) y /= p10[PMAX];
+        if (k > PMAX || k < -PMAX) {                             /* 10^(27 j) correctly rounded: */
+            int j = (k > 0 ? k : -k) / PMAX;                     /* one rounding, one product */
+            if (j >= NBIG) return slow(buf, x, prec);
+            y = k > 0 ? y * big[j] : y / big[j];
+            k += k > 0 ? -j * PMAX : j * PMAX;
+            r += 2;
+        }
         if (k >= 0) y *= p10[k];
         else y /= p10[-k];
         r++;
-        long double margin = 2.0L * r * (long double)u10[D] * ldexpl(1.0L, -LDBL_MANT_DIG);
-        if (y >= (long double)u10[D]) { e++; continue; }          /* estimate one too low */
-        if (y < (long double)u10[D - 1]) { e--; continue; }
+        if (y >= p10[D]) { e++; continue; }                       /* estimate one too low */
+        if (y < p10[D - 1]) { e--; continue; }
+        long double margin = r * p10[D] * LDBL_EPSILON;          /* 2 r 10^D 2^-LDBL_MANT_DIG */
         /* t = 2^63 + round(y): the addition rounds y to an integer (to nearest
          * even: the rounding wanted, unless y is within margin of a tie) */
         long double t = y + 0x1p63L, fr = y - (t - 0x1p63L);
@@ -95,7 +133,7 @@ int nsc_fmt_e(char *buf, double x, int prec)
     }
     if (N == 0) return slow(buf, x, prec);
     char dig[17];
-    for (int q = D - 1; q >= 0; q--) { dig[q] = (char)('0' + N % 10); N /= 10; }
+    put_digits(dig, N, D);
     *p++ = dig[0];
     if (prec > 0) { *p++ = '.'; memcpy(p, dig + 1, (size_t)prec); p += prec; }
     *p++ = 'e';
