@@ -103,6 +103,13 @@ nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin
                             nsc_lcs **out, nsc_report *r);
 void nsc_lcs_free(nsc_lcs *L);
 
+/* Topology checks (lcs_topo.c), made by nsc_lcs_assemble before anything else:
+ * every node has a DC path to ground through conducting elements (R, L, V, E, H,
+ * E TABLE, D, MOS channel, S; not C, I, G, F); no loop of voltage sources and
+ * capacitors; no cut-set of inductors and current sources. Errors name the node or
+ * an element involved, at its card. */
+nsc_status nsc_topology_check(const nsc_circuit *c, nsc_report *r);
+
 /* The linear functional of a probe (V(a[,b]) or I(element), sign conventions of
  * netlist.md: I flows n+ -> n- through the element, anode -> cathode for a diode,
  * drain current for a MOS). Error (with the probe's location) if the element has

@@ -190,6 +190,7 @@ nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin
     *out = NULL;
     int nnode = c->nnode, nel = c->nel, nz = nnode - 1;
     if (nnode < 1) return nsc_err(r, NSC_ENETLIST, NULL, "circuit has no ground node");
+    if (nsc_topology_check(c, r)) return r->status;
     nsc_status st = NSC_OK;
     asm_work w;
     memset(&w, 0, sizeof w);

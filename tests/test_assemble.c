@@ -246,11 +246,12 @@ Test(devices, capacitor)
     tc_el(c, NSC_EL_C, "c1", "a", "b", NULL, NULL, 3e-6);
     tc_el(c, NSC_EL_C, "c2", "b", "0", NULL, NULL, 1e-6);
     tc_el(c, NSC_EL_R, "r1", "a", "0", NULL, NULL, 1e3);
+    tc_el(c, NSC_EL_R, "r2", "b", "0", NULL, NULL, 1e6);      /* b needs a DC path (lcs_topo.c) */
     nsc_lcs *L = assemble_ok(c, NSC_ASM_TRAN, 1e-12);
     double E[] = {3e-6, -3e-6,
                   -3e-6, 4e-6};
     double A[] = {-1e-3, 0,
-                  0, 0};
+                  0, -1e-6};
     check_dense(L->E, 2, 2, E, "E");
     check_dense(L->A, 2, 2, A, "A");
     cr_assert_eq(L->ngmin, 0, "capacitors tie b to ground in TRAN");
@@ -694,7 +695,7 @@ Test(assemble, uic_rlc)
     nsc_circuit *c = rcl();
     tc_el(c, NSC_EL_C, "c2", "x", "y", NULL, NULL, 1e-6);    /* no IC=: from .ic */
     tc_el(c, NSC_EL_R, "r3", "y", "0", NULL, NULL, 1e3);
-    tc_el(c, NSC_EL_C, "c3", "in", "0", NULL, NULL, 1e-6);   /* across V1: not imposed */
+    tc_el(c, NSC_EL_C, "c3", "x", "y", NULL, NULL, 1e-6);    /* across C2 (a loop): not imposed */
     tc_ic(c, "x", 4.0);
     tc_ic(c, "y", 1.5);
     c->el[3].has_ic = 1;
@@ -813,24 +814,31 @@ Test(assemble, error_no_dc_path)
     tc_el(c, NSC_EL_R, "r2", "f", "g", NULL, NULL, 1.0);     /* f, g float */
     assemble_err(c, NSC_ASM_TRAN, "t.cir:4:1: error: node 'f' has no DC path to ground", NULL);
     tc_free(c);
+    /* a node reached only through a capacitor (or current sources) has no DC path */
+    c = tc_new();
+    tc_el(c, NSC_EL_V, "v1", "a", "0", NULL, NULL, 1.0);
+    tc_el(c, NSC_EL_C, "c1", "a", "b", NULL, NULL, 1e-6);
+    assemble_err(c, NSC_ASM_TRAN, "t.cir:3:1: error: node 'b' has no DC path to ground", NULL);
+    tc_free(c);
     /* a node reached only through a diode gets gmin, not an error; a control input only: error */
     c = tc_new();
     tc_el(c, NSC_EL_V, "v1", "a", "0", NULL, NULL, 1.0);
     tc_el(c, NSC_EL_D, "d1", "a", "b", NULL, NULL, 0)->model = tc_model(c, "dm", "");
     tc_el(c, NSC_EL_C, "c1", "b", "c", NULL, NULL, 1e-6);
+    tc_el(c, NSC_EL_R, "r2", "c", "b", NULL, NULL, 1e3);
     nsc_lcs *L = assemble_ok(c, NSC_ASM_TRAN, 1e-9);
-    cr_assert_eq(L->ngmin, 1, "{b, c} is one component (C1): one gmin");
+    cr_assert_eq(L->ngmin, 1, "{b, c} is one component (C1, R2): one gmin");
     cr_assert_eq(L->gmin_node[0], 2);
-    cr_assert_eq(nsc_sp_get(L->A, 1, 1), -1e-9);
-    cr_assert_eq(nsc_sp_get(L->A, 2, 2), 0.0);
+    cr_assert_eq(nsc_sp_get(L->A, 1, 1), -1e-9 - 1e-3);
+    cr_assert_eq(nsc_sp_get(L->A, 2, 2), -1e-3);
     nsc_lcs_free(L);
-    /* OP: the capacitor is open, c is still reached through it (gmin) */
+    /* OP: the capacitor is open, {b, c} is still one component through R2 (one gmin) */
     L = assemble_ok(c, NSC_ASM_OP, 1e-9);
-    cr_assert_eq(L->ngmin, 2);
+    cr_assert_eq(L->ngmin, 1);
     nsc_lcs_free(L);
     tc_el(c, NSC_EL_E, "e1", "o", "0", "q", "0", 2.0);
     tc_el(c, NSC_EL_R, "r1", "o", "0", NULL, NULL, 1.0);
-    assemble_err(c, NSC_ASM_TRAN, "t.cir:5:1: error: node 'q' has no DC path to ground", NULL);
+    assemble_err(c, NSC_ASM_TRAN, "t.cir:6:1: error: node 'q' has no DC path to ground", NULL);
     tc_free(c);
 }
 
@@ -838,9 +846,10 @@ Test(assemble, error_unsupported_and_loops)
 {
     nsc_circuit *c = tc_new();
     tc_el(c, NSC_EL_R, "r1", "d", "0", NULL, NULL, 1.0);
+    tc_el(c, NSC_EL_R, "r9", "g", "0", NULL, NULL, 1.0);
     nsc_element *m = tc_el(c, NSC_EL_M, "m1", "d", "g", "0", "0", 0);
     m->loc.col = 3;
-    assemble_err(c, NSC_ASM_TRAN, "t.cir:3:3: error: MOS transistor m1 has no MOS model", NULL);
+    assemble_err(c, NSC_ASM_TRAN, "t.cir:4:3: error: MOS transistor m1 has no MOS model", NULL);
     m->kind = NSC_EL_S;
     assemble_err(c, NSC_ASM_TRAN, "switch m1 has no switch (SW) model", NULL);
     m->kind = NSC_EL_ETABLE;
