@@ -266,3 +266,76 @@ Test(e2e, dump_lcs)
         free(s);
     }
 }
+
+/* Every line after the comments holds ncol numbers (no half-written line). */
+static int complete_rows(const char *path, int ncol, int *nrow)
+{
+    tu_table t;
+    int st = tu_table_read(path, &t);
+    *nrow = t.nrow;
+    int ok = st == 0 && t.ncol == ncol;
+    tu_table_free(&t);
+    return ok;
+}
+
+/* cli.md: a one-step problem without a solution stops the run with exit status 3,
+ * a message naming the time, the devices and the residual; the output holds every
+ * row computed and says so in its header. Here an ideal diode feeds a negative
+ * resistor: once V1 steps to 1 V at 0.5 ms, y = v(b) - v(a) = -1k*i - 1 < 0 for
+ * every i >= 0, so the LCP is infeasible. */
+Test(e2e, solver_failure_keeps_rows)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/neg.cir", tmp);
+    tu_write_file(path, "negative resistor behind a diode\nV1 a 0 PULSE(0 1 0.5m 1n 1n 1 2)\n"
+                        "D1 a b DI\nR1 b 0 -1k\nC1 b 0 1n\n.model DI D\n.tran 10u 1m\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s neg.cir 2>&1", tmp, NSC_PROGRAM);
+    int st = tu_run(cmd, &out);
+    cr_assert_eq(st, 3, "exit %d: %s", st, out);
+    cr_assert(strstr(out, "error: time 0.00051 s:") && strstr(out, "devices: d1") && strstr(out, "residual"),
+              "message: %s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/neg.dat", tmp);
+    char *dat = tu_read_file(path);
+    /* the 1 ns step onto the PULSE edge still has a solution (C1/h dominates -1/R1) */
+    cr_assert(dat && strstr(dat, "\n# stopped (simulation failure) at t=5.0000100000e-04 s"), "%s", dat ? dat : "no file");
+    free(dat);
+    int nrow;
+    cr_assert(complete_rows(path, 5, &nrow));
+    cr_assert_eq(nrow, 51, "rows 0 .. 500 us expected, got %d", nrow);
+    /* another solver is the user's choice, and fails the same way here */
+    snprintf(cmd, sizeof cmd, "cd %s && %s --solver enum neg.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
+    cr_assert(strstr(out, "enumeration"), "%s", out);
+    free(out);
+}
+
+/* SIGINT / SIGTERM stop the run cleanly: exit 128 + signal, a complete file
+ * whose header says it was interrupted, no temporary file left. */
+static void interrupt_with(const char *sig, int want)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/long.cir", tmp);
+    tu_write_file(path, "rc for ever\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 1m 0 1p\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && rm -f long.dat && timeout --preserve-status -s %s 1 %s --quiet long.cir 2>&1; echo \"exit $?\"",
+             tmp, sig, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0);
+    char want_s[32];
+    snprintf(want_s, sizeof want_s, "exit %d", want);
+    cr_assert(strstr(out, want_s), "%s: %s", sig, out);
+    free(out);
+    snprintf(path, sizeof path, "%s/long.dat", tmp);
+    char *dat = tu_read_file(path);
+    cr_assert(dat && strncmp(dat, "# time v(in) v(out) i(v1)\n# interrupted at t=", 45) == 0, "%s", dat ? dat : "no file");
+    free(dat);
+    int nrow;
+    cr_assert(complete_rows(path, 4, &nrow));
+    cr_assert_gt(nrow, 0);
+    snprintf(cmd, sizeof cmd, "ls -A %s | grep -v -x -e long.cir -e long.dat -e long.gp | wc -l", tmp);
+    tu_run(cmd, &out);
+    cr_assert_eq(atoi(out), 0, "files left behind: %s", out);
+    free(out);
+}
+
+Test(e2e, sigint_keeps_complete_output) { interrupt_with("INT", 130); }
+Test(e2e, sigterm_keeps_complete_output) { interrupt_with("TERM", 143); }
