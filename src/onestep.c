@@ -846,7 +846,8 @@ int nsc_onestep_step(nsc_onestep *P, nsc_solver solver, const double *z0, const 
     int st = solve_step(P, solver, z1, l, info);
     if (st == 0 && info->mode_hit && P->map && P->cur >= 0) {
         M = &P->modes[P->cur];
-        if (!M->G && ++M->hits >= nsc_map_hits(P->map)) nsc_map_build(P, M);   /* ENOMEM: no map, not an error */
+        if (!M->G && !M->nomap && ++M->hits >= nsc_map_hits(P->map))
+            nsc_map_build(P, M, z0, w0, w1, z1);                 /* ENOMEM: no map, not an error */
     }
     return st;
 }

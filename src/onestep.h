@@ -80,6 +80,7 @@ typedef struct nsc_mode {
     double rc;         /* rcond of the last pivoting factorisation */
     long last_use;
     int hits;          /* steps this mode solved as the previous mode (builds its affine map) */
+    int nomap;         /* 1: the map would lose accuracy (cancellation, onestep_map.c) */
     double *G;         /* the mode's affine map (onestep_map.c), NULL until built */
 } nsc_mode;
 
@@ -89,7 +90,12 @@ typedef struct nsc_mode {
  * g_i = C_i z1 + D_i l + e_i (separable, inactive N) or l_i (active N), the
  * quantities the mode check needs. A step in that mode is then one dense
  * product and the sign checks (a mode that fails them falls back to the sparse
- * path). Only when (n + m) * ncol <= NSC_MAP_MAX. */
+ * path). Only when (n + m) * ncol <= NSC_MAP_MAX, and for modes whose map does
+ * not cancel: a row of G whose terms exceed its value's scale by NSC_MAP_CANCEL
+ * (entries of order 1/gmin that cancel, e.g. a node held by gmin while every
+ * diode around it is off) would lose digits that the sparse solve keeps; such
+ * modes stay on the sparse path. */
+#define NSC_MAP_CANCEL 1e6
 #define NSC_MAP_MAX 8192
 #define NSC_MAP_HITS 4      /* solves of a mode before its map is built: max(NSC_MAP_HITS, ncol), so
                                that a map is built for modes that repay its ncol solves */

@@ -62,14 +62,70 @@ int nsc_map_setup(nsc_onestep *P)
     return 0;
 }
 
-int nsc_map_build(nsc_onestep *P, nsc_mode *M)
+/* The size of the terms of g_i = C_i z + D_i l_Na + e_i at z = out[0..n) and
+ * l_Na (out[n + j], j active N): the scale of the sparse check's tolerance. */
+static double pair_size(const nsc_onestep *P, const nsc_mode *M, int i, const double *out)
+{
+    const nsc_sparse *Ct = P->Ct, *Dt = P->Dt;
+    double s = fabs(nsc_pair_e(P, i));
+    for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++) s += fabs(Ct->x[k] * out[Ct->i[k]]);
+    if (!P->sep[i])
+        for (int k = Dt->p[i]; k < Dt->p[i + 1]; k++) {
+            int j = Dt->i[k];
+            if (M->mask[j] && !P->sep[j]) s += fabs(Dt->x[k] * out[P->n + j]);
+        }
+    return s;
+}
+
+/* The cancellation test of map G (onestep.h, NSC_MAP_CANCEL) at inputs u with
+ * the sparse solution x = [z1; l_Na]: every row's terms sum_j |G_ij| U_j,
+ * U_j = max(|u_j|, the largest |u| of its kind: node voltage, branch current,
+ * source value), within NSC_MAP_CANCEL of the row's scale (|value| plus the
+ * largest |z1| of its kind; a pair row: the size of the terms of g_i plus the
+ * largest such size over the pairs). */
+static int map_accurate(const nsc_onestep *P, const nsc_mode *M, const double *G, const double *u,
+                        const double *x)
+{
+    const nsc_map *Q = P->map;
+    int n = P->n, m = P->m, nout = n + m, nz = P->L->nnode_z;
+    double S[3] = {0, 0, 0}, T[2] = {0, 0};                      /* input kinds: V, I, source */
+    int *kind = malloc(sizeof(int) * (size_t)Q->ncol);
+    double *U = malloc(sizeof(double) * (size_t)Q->ncol), *out = malloc(sizeof(double) * (size_t)nout);
+    int ok = 0;
+    if (!kind || !U || !out) goto done;
+    for (int c = 0; c < Q->ncol; c++) {
+        kind[c] = c < Q->nz ? (Q->zcol[c] < nz ? 0 : 1) : c < Q->ncol - 1 ? 2 : -1;
+        if (kind[c] >= 0 && fabs(u[c]) > S[kind[c]]) S[kind[c]] = fabs(u[c]);
+    }
+    for (int c = 0; c < Q->ncol; c++) U[c] = kind[c] < 0 ? 1.0 : fmax(fabs(u[c]), S[kind[c]]);
+    for (int i = 0; i < n; i++) T[i >= nz] = fmax(T[i >= nz], fabs(x[i]));
+    memcpy(out, x, sizeof(double) * (size_t)n);                  /* z1, then l of the active N pairs by pair */
+    for (int a = 0; a < M->nan; a++) out[n + M->actn[a]] = x[n + a];
+    double Tp = 0;                                               /* the largest pair row scale */
+    for (int i = 0; i < m; i++) Tp = fmax(Tp, pair_size(P, M, i, out));
+    ok = 1;
+    for (int i = 0; ok && i < nout; i++) {
+        double c = 0;
+        for (int j = 0; j < Q->ncol; j++) c += fabs(G[i + (size_t)j * nout]) * U[j];
+        double scale = i < n ? fabs(x[i]) + T[i >= nz] : pair_size(P, M, i - n, out) + Tp;
+        ok = c <= NSC_MAP_CANCEL * scale;
+    }
+done:
+    free(kind); free(U); free(out);
+    return ok;
+}
+
+int nsc_map_build(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0, const double *w1,
+                  const double *z1)
 {
     nsc_map *Q = P->map;
     const nsc_lcs *L = P->L;
     int n = P->n, m = P->m, nout = n + m, N = n + M->nan;
     if (!Q || M->singular || M->G) return 0;
     double *G = nsc_calloc((size_t)nout * (size_t)Q->ncol, sizeof(double));
-    if (!G) return -1;
+    double *xs = malloc(sizeof(double) * (size_t)N);             /* the step's sparse solution */
+    if (!G || !xs) { free(G); free(xs); return -1; }
+    memcpy(xs, P->x, sizeof(double) * (size_t)N);
     double *x = P->x, *ed = Q->ed;
     const nsc_sparse *B = P->B, *Ct = P->Ct, *Dt = P->Dt, *Se = L->Se;
     for (int a = 0; a < M->nan; a++) P->posn[M->actn[a]] = a;
@@ -114,12 +170,25 @@ int nsc_map_build(nsc_onestep *P, nsc_mode *M)
             g[n + i] = v;
         }
     }
-    M->G = G;
-    G = NULL;
     ret = 0;
+    int c = 0;                                                   /* the inputs of this step */
+    for (int a = 0; a < Q->nz; a++) Q->u[c++] = z0[Q->zcol[a]];
+    for (int a = 0; a < Q->nw0; a++) Q->u[c++] = w0[Q->w0col[a]];
+    for (int a = 0; a < Q->nw1; a++) Q->u[c++] = w1[Q->w1col[a]];
+    Q->u[c] = 1.0;
+    P->e1 = NULL;
+    P->w1 = w1;
+    if (map_accurate(P, M, G, Q->u, xs)) {
+        M->G = G;
+        G = NULL;
+    } else {
+        M->nomap = 1;
+    }
+    (void)z1;
 done:
     for (int a = 0; a < M->nan; a++) P->posn[M->actn[a]] = -1;
     free(G);
+    free(xs);
     return ret;
 }
 
@@ -152,14 +221,6 @@ static void gemv_cols(int nout, int ncol, const double *restrict G, const double
     }
 }
 
-/* sum_c |G(row, c) u_c|: the size of the terms of output row */
-static double row_size(const double *G, int nout, int ncol, int row, const double *u)
-{
-    double s = 0;
-    for (int c = 0; c < ncol; c++) s += fabs(G[row + (size_t)c * nout] * u[c]);
-    return s;
-}
-
 int nsc_map_try(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0, const double *w1,
                 double *z1, double *l, double *res)
 {
@@ -175,6 +236,8 @@ int nsc_map_try(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0,
     gemv_cols(nout, ncol, G, u, out);                            /* out = G u */
     const double *y = out + n;
     const char *mask = M->mask;
+    P->e1 = NULL;                                                /* e = e0 + Se w1 (pair_size) */
+    P->w1 = w1;
     double lmax = 0, viol = 0;
     for (int a = 0; a < M->nan; a++) {
         double v = fabs(y[M->actn[a]]);
@@ -184,14 +247,14 @@ int nsc_map_try(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0,
         double v = y[i], li = 0;
         if (mask[i]) {
             if (P->sep[i]) {                                     /* S active: l = -g / D_ii >= 0 */
-                if (v > 0 && v > NSC_MODE_TOL * row_size(G, nout, ncol, n + i, u)) return 0;
+                if (v > 0 && v > NSC_MODE_TOL * pair_size(P, M, i, out)) return 0;
                 li = -v * P->dinv[i];
             } else {                                             /* N active: l >= 0 */
                 if (v < -NSC_MODE_TOL * lmax) return 0;
                 li = v;
             }
         } else if (v < 0) {                                      /* inactive: y = g >= 0 */
-            if (v < -NSC_MODE_TOL * row_size(G, nout, ncol, n + i, u)) return 0;
+            if (v < -NSC_MODE_TOL * pair_size(P, M, i, out)) return 0;
             if (-v > viol) viol = -v;
         }
         l[i] = li > 0 ? li : 0.0;

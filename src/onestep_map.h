@@ -11,8 +11,12 @@ int nsc_map_setup(nsc_onestep *P);
 void nsc_map_free(nsc_map *Q);
 /* Solves of a mode before its map is built: max(NSC_MAP_HITS, columns of G). */
 int nsc_map_hits(const nsc_map *Q);
-/* M->G for mode M (nonsingular, P->map set): ncol solves. 0 ok (or nothing to do), -1 ENOMEM. */
-int nsc_map_build(nsc_onestep *P, nsc_mode *M);
+/* M->G for mode M (nonsingular, P->map set), right after M solved the step
+ * z0, w0, w1 -> z1 by the sparse path (P->x holds that solution): ncol solves,
+ * then the cancellation test on those inputs (onestep.h); a map that fails it
+ * is dropped and M->nomap set. 0 ok (or nothing to do), -1 ENOMEM. */
+int nsc_map_build(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0, const double *w1,
+                  const double *z1);
 /* The step in mode M by its map: 1 when the mode check holds (z1[n], l[m], *res
  * as nsc_mode_try), 0 when it does not (l overwritten; nothing else changed). */
 int nsc_map_try(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0, const double *w1,

@@ -328,6 +328,7 @@ static void mode_refill(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t 
     free(M->G);
     M->G = NULL;
     M->hits = 0;
+    M->nomap = 0;
     mode_factor(P, M, 1);
 }
 
