@@ -93,8 +93,9 @@ bridge() {
         "$here/siconos_bridge.cpp" -o "$work/siconos_bridge" -lsiconos_kernel -lsiconos_numerics
     # same LCS, theta, h; nscircuit writes every step (tstep = h) like the Siconos driver
     local sic nsc_l nsc_w sic_w err args=(--tstop 0.5 --save 'v(a,b),i(l1),i(r1)' -o "$work/nsc.dat" "$top/netlists/rectifier.cir")
-    sic=$("$work/siconos_bridge" $steps 1e-6 0.5 "$work/sic.dat" | awk '/loop_seconds/ { print $2 }')
-    sic_w=$(wall "$work/siconos_bridge" $steps 1e-6 0.5 "$work/sic.dat")
+    sic=$(for _ in $(seq "$runs"); do "$work/siconos_bridge" $steps 1e-6 0.5 "$work/sic.dat"; done \
+          | awk '/loop_seconds/ { if (best == "" || $2 < best) best = $2 } END { print best }')
+    sic_w=$(best_of "$runs" "$work/siconos_bridge" $steps 1e-6 0.5 "$work/sic.dat")
     nsc_l=$(nsc_loop "${args[@]}")
     nsc_w=$(best_of "$runs" "$nsc" --quiet "${args[@]}")
     err=$(compare_tables "$work/nsc.dat" "$work/sic.dat")

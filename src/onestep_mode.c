@@ -483,7 +483,8 @@ int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res
     double lmax = 0;
     for (int a = 0; a < M->nan; a++) {
         lt[M->actn[a]] = x[n + a];
-        lmax = fmax(lmax, fabs(x[n + a]));
+        double v = fabs(x[n + a]);
+        if (v > lmax) lmax = v;
     }
     const char *mask = M->mask;
     double ltol = NSC_MODE_TOL * lmax;

@@ -32,7 +32,8 @@ typedef struct pcache {
 
 static int same_h(double a, double b)
 {
-    return a == b || fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b));
+    double fa = fabs(a), fb = fabs(b);
+    return a == b || fabs(a - b) <= 1e-12 * (fa > fb ? fa : fb);
 }
 
 /* The mode-cache counters of a problem about to be freed, into st (may be NULL). */
