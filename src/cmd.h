@@ -4,6 +4,12 @@
 
 #include "sweep.h"
 
+/* An option value: a finite SPICE number with scale suffix ("50p", "1meg").
+ * Returns 1 and sets *v, else 0. */
+int nsc_opt_number(const char *s, double *v);
+/* The report's warnings, then its error, one line each on stderr. */
+void nsc_print_report(const nsc_report *r);
+
 /* `nscircuit compare OURS REFERENCE [options]`: argv[0] is "compare". Prints the
  * comparison on stdout; returns the exit status: 0 every signal within --tol,
  * 1 some signal is not, 2 usage error / unreadable file / nothing to compare. */

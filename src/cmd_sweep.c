@@ -82,12 +82,6 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void print_report(const nsc_report *r)
-{
-    for (int k = 0; k < r->nwarn; k++) fprintf(stderr, "%s\n", r->warn[k]);
-    if (r->error) fprintf(stderr, "%s\n", r->error);
-}
-
 /* "dir/name.cir" -> "name" */
 static char *stem(const char *path)
 {
@@ -124,7 +118,7 @@ static int write_outputs(const nsc_sweep_table *T, const char *prefix, int csv, 
         else rendered = 1;
         nsc_report_free(&g);
     }
-    print_report(&r);
+    nsc_print_report(&r);
     if (!s && !quiet) {
         fprintf(stderr, "nscircuit: wrote %s", dat);
         if (csv) fprintf(stderr, ", %s", cs);
@@ -466,7 +460,7 @@ int nsc_sweep(const nsc_sweep_args *a)
     if (!s && c->nmeas == 0)
         nsc_warn(&rep, NULL, "no .meas cards: the table holds the parameters and the status of each point");
     if (!s && c->has_op) nsc_note(&rep, &c->op_loc, "%s", ".op is not run at the points of a sweep");
-    print_report(&rep);
+    nsc_print_report(&rep);
     if (s) { status = nsc_exit_status(s); goto done; }
     for (int k = 0; k < rep.nwarn; k++) remember(&C, rep.warn[k]);   /* shown once, not again per point */
 
@@ -500,7 +494,7 @@ int nsc_sweep(const nsc_sweep_args *a)
     for (int k = 0; k < S.plan.naxis; k++) pn[k] = S.plan.axis[k].name;
     s = nsc_sweep_table_init(&C.T, pn, S.plan.naxis, S.meas, S.nmeas, a->netlist, npoint, sk, sn, &rep);
     free(pn);
-    if (s) { print_report(&rep); status = 3; goto done; }
+    if (s) { nsc_print_report(&rep); status = 3; goto done; }
 
     int jobs = a->jobs > 0 ? a->jobs : ncpu();
     if (jobs > nsel) jobs = nsel > 0 ? (int)nsel : 1;
@@ -574,7 +568,7 @@ static int merge(char *const *paths, int n, const char *oprefix, int csv, int no
     for (; !s && nread < n; nread++)
         if ((s = nsc_sweep_read(paths[nread], &part[nread], &r))) break;
     if (!s) s = nsc_sweep_merge(part, paths, n, &T, &r);
-    print_report(&r);
+    nsc_print_report(&r);
     if (s) { status = s == NSC_ENOMEM ? 3 : 2; goto done; }
     prefix = oprefix ? nsc_strdup(oprefix) : stem(T.netlist);
     if (!prefix) { status = 3; goto done; }
@@ -596,11 +590,6 @@ done:
 
 enum { S_PARAM = 256, S_LOG, S_SHARD, S_MERGE, S_CSV, S_KEEP, S_NOPLOT, S_STEP, S_TSTOP, S_THETA, S_SOLVER,
        S_SAVE, S_STATS, S_PROGRESS, S_QUIET, S_HELP };
-
-static int opt_number(const char *s, double *v)
-{
-    return nsc_parse_number(s, v) && isfinite(*v);
-}
 
 int nsc_cmd_sweep(int argc, char **argv)
 {
@@ -635,7 +624,7 @@ int nsc_cmd_sweep(int argc, char **argv)
         case S_PARAM: {
             char *eq = strchr(optarg, '=');
             double v;
-            if (eq && eq != optarg && opt_number(eq + 1, &v) && !strchr(eq + 1, ',')) {   /* NAME=VALUE */
+            if (eq && eq != optarg && nsc_opt_number(eq + 1, &v) && !strchr(eq + 1, ',')) {   /* NAME=VALUE */
                 nsc_param_set *nf = nsc_realloc_array(fixed, (size_t)a.nfixed + 1, sizeof *nf);
                 if (!nf) { status = 3; goto out; }
                 fixed = nf;
@@ -659,13 +648,13 @@ int nsc_cmd_sweep(int argc, char **argv)
         case S_KEEP: a.keep_waves = 1; break;
         case S_NOPLOT: a.noplot = 1; break;
         case S_STEP:
-            if (!opt_number(optarg, &a.cfg.step) || a.cfg.step <= 0) { status = fail("--step needs a positive time, not '%s'", optarg); goto out; }
+            if (!nsc_opt_number(optarg, &a.cfg.step) || a.cfg.step <= 0) { status = fail("--step needs a positive time, not '%s'", optarg); goto out; }
             break;
         case S_TSTOP:
-            if (!opt_number(optarg, &a.cfg.tstop) || a.cfg.tstop <= 0) { status = fail("--tstop needs a positive time, not '%s'", optarg); goto out; }
+            if (!nsc_opt_number(optarg, &a.cfg.tstop) || a.cfg.tstop <= 0) { status = fail("--tstop needs a positive time, not '%s'", optarg); goto out; }
             break;
         case S_THETA:
-            if (!opt_number(optarg, &a.cfg.theta) || a.cfg.theta < 0.5 || a.cfg.theta > 1) { status = fail("--theta must be in [0.5, 1], not '%s'", optarg); goto out; }
+            if (!nsc_opt_number(optarg, &a.cfg.theta) || a.cfg.theta < 0.5 || a.cfg.theta > 1) { status = fail("--theta must be in [0.5, 1], not '%s'", optarg); goto out; }
             break;
         case S_SOLVER:
             if (nsc_solver_parse(optarg) < 0) { status = fail("unknown solver '%s' (auto, lemke, enum)", optarg); goto out; }

@@ -67,18 +67,6 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
-/* Strict number with SPICE suffixes for option values. */
-static int opt_number(const char *s, double *v)
-{
-    return nsc_parse_number(s, v) && isfinite(*v);
-}
-
-static void print_report(const nsc_report *r)
-{
-    for (int k = 0; k < r->nwarn; k++) fprintf(stderr, "%s\n", r->warn[k]);
-    if (r->error) fprintf(stderr, "%s\n", r->error);
-}
-
 static int exit_code(nsc_status s)
 {
     return nsc_exit_status(s);
@@ -215,13 +203,13 @@ int main(int argc, char **argv)
         case OPT_FORMAT: format = optarg; break;
         case OPT_PLOT: plot = 1; break;
         case OPT_STEP:
-            if (!opt_number(optarg, &step) || step <= 0) return usage_error("--step needs a positive time, not '%s'", optarg);
+            if (!nsc_opt_number(optarg, &step) || step <= 0) return usage_error("--step needs a positive time, not '%s'", optarg);
             break;
         case OPT_TSTOP:
-            if (!opt_number(optarg, &tstop) || tstop <= 0) return usage_error("--tstop needs a positive time, not '%s'", optarg);
+            if (!nsc_opt_number(optarg, &tstop) || tstop <= 0) return usage_error("--tstop needs a positive time, not '%s'", optarg);
             break;
         case OPT_THETA:
-            if (!opt_number(optarg, &theta) || theta < 0.5 || theta > 1) return usage_error("--theta must be in [0.5, 1], not '%s'", optarg);
+            if (!nsc_opt_number(optarg, &theta) || theta < 0.5 || theta > 1) return usage_error("--theta must be in [0.5, 1], not '%s'", optarg);
             break;
         case OPT_SOLVER:
             if (nsc_solver_parse(optarg) < 0) return usage_error("unknown solver '%s' (auto, lemke, enum)", optarg);
@@ -230,7 +218,7 @@ int main(int argc, char **argv)
         case OPT_PARAM: {
             char *eq = strchr(optarg, '=');
             double v;
-            if (!eq || eq == optarg || !opt_number(eq + 1, &v)) return usage_error("--param needs NAME=VALUE, not '%s'", optarg);
+            if (!eq || eq == optarg || !nsc_opt_number(eq + 1, &v)) return usage_error("--param needs NAME=VALUE, not '%s'", optarg);
             nsc_param_set *nv = realloc(ov, sizeof *ov * (size_t)(nov + 1));
             if (!nv) return 3;
             ov = nv;
@@ -378,7 +366,7 @@ int main(int argc, char **argv)
         if (!ws && plot && W->end == NSC_RUN_COMPLETE) ws = nsc_render_gp(gp, &wr);
         for (int k = 0; k < wr.nwarn; k++) fprintf(stderr, "%s\n", wr.warn[k]);
         if (ws && !s) {                                    /* the first error of the run is the write error */
-            print_report(&rep);
+            nsc_print_report(&rep);
             nsc_report_free(&rep);
             rep.status = s = ws;
             rep.error = wr.error;
@@ -411,7 +399,7 @@ int main(int argc, char **argv)
     }
     if (W && W->end == NSC_RUN_INTERRUPTED) {
         if (!quiet) fprintf(stderr, "nscircuit: interrupted at t=%g s; %s holds the %d rows computed\n", W->t_end, out, W->nrow);
-        print_report(&rep);
+        nsc_print_report(&rep);
         int sig = (int)stop_flag;
         nsc_report_free(&rep);
         nsc_waves_free(W);
@@ -423,7 +411,7 @@ int main(int argc, char **argv)
         return 128 + (sig ? sig : SIGINT);
     }
 done:
-    print_report(&rep);
+    nsc_print_report(&rep);
     nsc_report_free(&rep);
     nsc_waves_free(W);
     nsc_probes_free(probes, nprobe);

@@ -1,0 +1,18 @@
+/* cmd_util.c -- what the program's commands (main.c, cmd_*.c) share: option
+ * values and the printing of a library report. */
+#include <math.h>
+#include <stdio.h>
+
+#include "cmd.h"
+#include "netlist.h"
+
+int nsc_opt_number(const char *s, double *v)
+{
+    return nsc_parse_number(s, v) && isfinite(*v);
+}
+
+void nsc_print_report(const nsc_report *r)
+{
+    for (int k = 0; k < r->nwarn; k++) fprintf(stderr, "%s\n", r->warn[k]);
+    if (r->error) fprintf(stderr, "%s\n", r->error);
+}
