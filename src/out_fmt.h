@@ -4,9 +4,10 @@
 
 /* Write x as printf("%.*e", prec, x) writes it, byte for byte, into buf (at
  * least 32 bytes; not NUL-terminated), and return the number of bytes. The
- * correctly rounded digits come from one extended-precision product when that
- * product decides the rounding, else from snprintf (ties and near-ties, very
- * large or small exponents, non-finite x, prec > 16). 0 <= prec. */
+ * correctly rounded digits (half to even) come from exact 128-bit integer
+ * arithmetic when 10^(prec-27) <= |x| < 10^prec, else from one or two
+ * extended-precision products when they decide the rounding, else from snprintf
+ * (near-ties outside that range, non-finite x, prec > 15). 0 <= prec. */
 int nsc_fmt_e(char *buf, double x, int prec);
 
 #endif

@@ -1,6 +1,7 @@
 /* test_fmt.c -- nsc_fmt_e against printf's %.12e and %.15e: random doubles over
- * every magnitude the writers meet and beyond, exact ties, carries into the
- * next power of ten, zeros, non-finite values. */
+ * every magnitude the writers meet and beyond, exact ties and near-ties (odd
+ * 14-digit numerators over powers of two), carries into the next power of ten,
+ * zeros, non-finite values. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
@@ -67,6 +68,14 @@ Test(fmt, ties_carries_and_specials)
         cr_expect(same(x, 12));
         cr_expect(same(x, 4));
     }
+    long bad = 0;
+    for (int k = 0; k < 100000; k++) {              /* 14-digit odd numerators: ties at 13 digits */
+        uint64_t n = 1000000000000ULL + next_u64() % 4000000000000ULL;   /* (2n+1)/2^(j+1), j = 0.. */
+        int j = k % 40;
+        double x = ldexp((double)(2 * n + 1), -1 - j) * (k & 1 ? 1 : 1e-9);
+        bad += !same(x, 12) + !same(x, 13) + !same(x, 15);
+    }
+    cr_expect_eq(bad, 0, "%ld mismatches near ties", bad);
     cr_expect(same(INFINITY, 12));
     cr_expect(same(-INFINITY, 12));
     cr_expect(same(NAN, 12));
