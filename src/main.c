@@ -55,6 +55,7 @@ static const char usage_text[] =
     "  --progress          progress bar on stderr for runs longer than a second\n"
     "                      (default when stderr is a terminal)\n"
     "  --quiet             no summary and no progress bar on stderr\n"
+    "  --threads N         threads formatting the output file (default: one per CPU, at most 8)\n"
     "  --version, --help\n"
     "\n"
     "exit status: 0 success, 1 netlist error, 2 usage error, 3 simulation failure\n";
@@ -163,18 +164,18 @@ static const char *format_suffix(nsc_format f)
     return f == NSC_FMT_CSV ? ".csv" : f == NSC_FMT_RAW || f == NSC_FMT_RAWBIN ? ".raw" : ".dat";
 }
 
-static nsc_status write_table(const nsc_waves *W, nsc_format f, const char *path, nsc_report *r)
+static nsc_status write_table(const nsc_waves *W, nsc_format f, const char *path, int threads, nsc_report *r)
 {
     switch (f) {
-    case NSC_FMT_CSV: return nsc_write_csv(W, path, r);
-    case NSC_FMT_RAW: return nsc_write_raw(W, path, 0, r);
-    case NSC_FMT_RAWBIN: return nsc_write_raw(W, path, 1, r);
-    default: return nsc_write_dat(W, path, r);
+    case NSC_FMT_CSV: return nsc_write_csv(W, path, threads, r);
+    case NSC_FMT_RAW: return nsc_write_raw(W, path, 0, threads, r);
+    case NSC_FMT_RAWBIN: return nsc_write_raw(W, path, 1, threads, r);
+    default: return nsc_write_dat(W, path, threads, r);
     }
 }
 
 enum { OPT_FORMAT = 256, OPT_PLOT, OPT_STEP, OPT_TSTOP, OPT_THETA, OPT_SOLVER, OPT_PARAM, OPT_SAVE,
-       OPT_DUMP, OPT_STATS, OPT_PROGRESS, OPT_QUIET, OPT_VERSION, OPT_HELP };
+       OPT_DUMP, OPT_STATS, OPT_PROGRESS, OPT_QUIET, OPT_THREADS, OPT_VERSION, OPT_HELP };
 
 int main(int argc, char **argv)
 {
@@ -187,12 +188,13 @@ int main(int argc, char **argv)
         { "param", required_argument, 0, OPT_PARAM },   { "save", required_argument, 0, OPT_SAVE },
         { "dump-lcs", required_argument, 0, OPT_DUMP }, { "stats", no_argument, 0, OPT_STATS },
         { "progress", no_argument, 0, OPT_PROGRESS },   { "quiet", no_argument, 0, OPT_QUIET },
+        { "threads", required_argument, 0, OPT_THREADS },
         { "version", no_argument, 0, OPT_VERSION },     { "help", no_argument, 0, OPT_HELP },
         { 0, 0, 0, 0 }
     };
     const char *outpath = NULL, *format = NULL, *solver_name = NULL, *save = NULL, *dumpdir = NULL;
     double step = 0, tstop = 0, theta = 0;
-    int plot = 0, stats = 0, quiet = 0, want_progress = 0;
+    int plot = 0, stats = 0, quiet = 0, want_progress = 0, threads = 0;
     nsc_param_set *ov = NULL;
     int nov = 0;
     int c;
@@ -233,6 +235,13 @@ int main(int argc, char **argv)
         case OPT_STATS: stats = 1; break;
         case OPT_PROGRESS: want_progress = 1; break;
         case OPT_QUIET: quiet = 1; break;
+        case OPT_THREADS: {
+            double v;
+            if (!nsc_opt_number(optarg, &v) || v < 1 || v > 1024 || v != (int)v)
+                return usage_error("--threads needs a whole number from 1, not '%s'", optarg);
+            threads = (int)v;
+            break;
+        }
         case OPT_VERSION: printf("nscircuit %s\n", PACKAGE_VERSION); return 0;
         case OPT_HELP: printf("%s\n%s", usage_text, nsc_sweep_usage); return 0;
         default:
@@ -359,9 +368,9 @@ int main(int argc, char **argv)
         } else if (ckt->nmeas > 0)
             nsc_warn(&wr, &ckt->meas_loc, ".meas not evaluated: the run did not complete");
         nsc_waves_keep(W, nout + 1);                       /* drop the columns only .meas reads */
-        if (!ws) ws = write_table(W, fmt, out, &wr);
+        if (!ws) ws = write_table(W, fmt, out, threads, &wr);
         int need_dat = plot && fmt != NSC_FMT_DAT;         /* the script plots a .dat */
-        if (!ws && need_dat) ws = nsc_write_dat(W, dat, &wr);
+        if (!ws && need_dat) ws = nsc_write_dat(W, dat, threads, &wr);
         if (!ws && (fmt == NSC_FMT_DAT || plot)) ws = nsc_write_gp(W, dat, gp, png, &wr);
         if (!ws && plot && W->end == NSC_RUN_COMPLETE) ws = nsc_render_gp(gp, &wr);
         for (int k = 0; k < wr.nwarn; k++) fprintf(stderr, "%s\n", wr.warn[k]);

@@ -16,11 +16,13 @@ typedef enum nsc_format {
 } nsc_format;
 
 /* gnuplot columns: first line "# time v(a) ...", then, when the run ended early,
- * "# stopped at t=...: reason", then rows "%.12e" whitespace separated. */
-nsc_status nsc_write_dat(const nsc_waves *W, const char *path, nsc_report *r);
+ * "# stopped at t=...: reason", then rows "%.12e" whitespace separated.
+ * threads: how many threads format the rows (out_rows.h: <= 0 one per CPU);
+ * the bytes do not depend on it. */
+nsc_status nsc_write_dat(const nsc_waves *W, const char *path, int threads, nsc_report *r);
 /* CSV: header "time,v(a),...", rows comma separated; an early end is a first line
  * "# stopped ..." before the header. */
-nsc_status nsc_write_csv(const nsc_waves *W, const char *path, nsc_report *r);
+nsc_status nsc_write_csv(const nsc_waves *W, const char *path, int threads, nsc_report *r);
 /* ngspice raw file of one real transient plot, header as ngspice 39 writes it:
  *   Title: <W->title>            (an early end is appended: "[stopped at t=...: why]")
  *   Date: Sat Nov 21 21:05:29  2026
@@ -33,7 +35,7 @@ nsc_status nsc_write_csv(const nsc_waves *W, const char *path, nsc_report *r);
  * then "Values:" with, per point, "<index>\t" and one "\t%.15e\n" per variable
  * (binary == 0), or "Binary:" and nrow * ncol little-endian IEEE doubles, row by
  * row (binary != 0). ngspice's `load` reads both. */
-nsc_status nsc_write_raw(const nsc_waves *W, const char *path, int binary, nsc_report *r);
+nsc_status nsc_write_raw(const nsc_waves *W, const char *path, int binary, int threads, nsc_report *r);
 /* gnuplot script plotting datpath (a .dat written by nsc_write_dat): one panel per
  * quantity kind (voltages, currents) sharing the time axis, scaled to a readable
  * unit (ns, us, ms, s); the `set terminal`/`set output` lines name pngpath so

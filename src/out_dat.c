@@ -1,12 +1,14 @@
 /* out_dat.c -- gnuplot columns and CSV, written atomically (temp + rename). */
 #include "out.h"
 #include "out_fmt.h"
+#include "out_rows.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 nsc_status nsc_afile_open(nsc_afile *a, const char *path, nsc_report *r)
@@ -16,6 +18,11 @@ nsc_status nsc_afile_open(nsc_afile *a, const char *path, nsc_report *r)
     a->tmp = nsc_asprintf("%s.XXXXXX", path);
     if (!a->tmp) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
     int fd = mkstemp(a->tmp);
+    if (fd >= 0) {                        /* mkstemp's 0600 -> what open(2) would give: 0666 & ~umask */
+        mode_t um = umask(0);
+        umask(um);
+        (void)fchmod(fd, 0666 & ~um);
+    }
     if (fd < 0 || !(a->f = fdopen(fd, "w"))) {
         int e = errno;
         if (fd >= 0) { close(fd); unlink(a->tmp); }
@@ -56,9 +63,20 @@ static void end_note(const nsc_waves *W, FILE *f)
             W->end_msg ? W->end_msg : "");
 }
 
-#define CHUNK (1 << 20)
+/* one row, "%.12e" values (nsc_fmt_e: the same bytes) separated by *sep */
+static size_t table_row(const nsc_waves *W, int i, char *buf, const void *sep)
+{
+    const double *row = W->v + (size_t)i * W->ncol;
+    size_t len = 0;
+    for (int k = 0; k < W->ncol; k++) {
+        if (k) buf[len++] = *(const char *)sep;
+        len += (size_t)nsc_fmt_e(buf + len, row[k] + 0.0, 12);   /* -0 prints as 0 */
+    }
+    buf[len++] = '\n';
+    return len;
+}
 
-static nsc_status write_table(const nsc_waves *W, const char *path, char sep, nsc_report *r)
+static nsc_status write_table(const nsc_waves *W, const char *path, char sep, int threads, nsc_report *r)
 {
     nsc_afile a;
     nsc_status s = nsc_afile_open(&a, path, r);
@@ -74,35 +92,18 @@ static nsc_status write_table(const nsc_waves *W, const char *path, char sep, ns
         for (int k = 0; k < W->ncol; k++) fprintf(f, "%s%s", k ? "," : "", W->name[k]);
         fputc('\n', f);
     }
-    /* rows "%.12e" (nsc_fmt_e: the same bytes), written in chunks of about CHUNK bytes */
-    size_t cap = CHUNK + (size_t)W->ncol * 32 + 2, len = 0;
-    char *buf = malloc(cap);
-    int ok = buf != NULL;
-    for (int i = 0; ok && i < W->nrow; i++) {
-        const double *row = W->v + (size_t)i * W->ncol;
-        for (int k = 0; k < W->ncol; k++) {
-            if (k) buf[len++] = sep;
-            len += (size_t)nsc_fmt_e(buf + len, row[k] + 0.0, 12);   /* -0 prints as 0 */
-        }
-        buf[len++] = '\n';
-        if (len >= CHUNK || i == W->nrow - 1) {
-            ok = fwrite(buf, 1, len, f) == len;
-            len = 0;
-        }
-    }
-    free(buf);
-    if (!ok) return nsc_afile_close(&a, 0, r);
-    return nsc_afile_close(&a, 1, r);
+    int ok = nsc_write_rows(f, W, table_row, (size_t)W->ncol * 32 + 2, &sep, threads);
+    return nsc_afile_close(&a, ok, r);
 }
 
-nsc_status nsc_write_dat(const nsc_waves *W, const char *path, nsc_report *r)
+nsc_status nsc_write_dat(const nsc_waves *W, const char *path, int threads, nsc_report *r)
 {
-    return write_table(W, path, ' ', r);
+    return write_table(W, path, ' ', threads, r);
 }
 
-nsc_status nsc_write_csv(const nsc_waves *W, const char *path, nsc_report *r)
+nsc_status nsc_write_csv(const nsc_waves *W, const char *path, int threads, nsc_report *r)
 {
-    return write_table(W, path, ',', r);
+    return write_table(W, path, ',', threads, r);
 }
 
 const char *nsc_eng(double x, const char *unit, char *buf, size_t n)

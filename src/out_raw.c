@@ -3,6 +3,7 @@
  * waveform viewers that read SPICE raw files open them. */
 #include "out.h"
 #include "out_fmt.h"
+#include "out_rows.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -54,42 +55,41 @@ static void header(const nsc_waves *W, FILE *f)
     for (int k = 0; k < W->ncol; k++) fprintf(f, "\t%d\t%s\t%s\n", k, W->name[k], raw_type(W->name[k], k));
 }
 
-nsc_status nsc_write_raw(const nsc_waves *W, const char *path, int binary, nsc_report *r)
+/* one point: 8 little-endian bytes per value */
+static size_t bin_row(const nsc_waves *W, int i, char *buf, const void *ctx)
+{
+    const double *row = W->v + (size_t)i * W->ncol;
+    for (int k = 0; k < W->ncol; k++) put_le((unsigned char *)buf + 8 * k, row[k] + 0.0);
+    return (size_t)W->ncol * 8;
+}
+
+/* one point: "<index>\t" then "\t%.15e\n" per value (nsc_fmt_e: the same bytes) */
+static size_t ascii_row(const nsc_waves *W, int i, char *buf, const void *ctx)
+{
+    const double *row = W->v + (size_t)i * W->ncol;
+    char idx[16];
+    size_t len = 0, n = 0;
+    unsigned u = (unsigned)i;
+    do idx[n++] = (char)('0' + u % 10); while (u /= 10);       /* "%d" of i >= 0 */
+    while (n > 0) buf[len++] = idx[--n];
+    buf[len++] = '\t';
+    for (int k = 0; k < W->ncol; k++) {
+        buf[len++] = '\t';
+        len += (size_t)nsc_fmt_e(buf + len, row[k] + 0.0, 15);  /* -0 prints as 0 */
+        buf[len++] = '\n';
+    }
+    return len;
+}
+
+nsc_status nsc_write_raw(const nsc_waves *W, const char *path, int binary, int threads, nsc_report *r)
 {
     nsc_afile a;
     nsc_status s = nsc_afile_open(&a, path, r);
     if (s) return s;
     FILE *f = a.f;
     header(W, f);
-    int ok = 1;
-    if (binary) {
-        fputs("Binary:\n", f);
-        unsigned char *buf = nsc_calloc((size_t)W->ncol, 8);
-        if (!buf) {
-            nsc_afile_close(&a, 0, r);
-            return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
-        }
-        for (int i = 0; ok && i < W->nrow; i++) {
-            const double *row = W->v + (size_t)i * W->ncol;
-            for (int k = 0; k < W->ncol; k++) put_le(buf + 8 * k, row[k] + 0.0);
-            ok = fwrite(buf, 8, (size_t)W->ncol, f) == (size_t)W->ncol;
-        }
-        free(buf);
-    } else {
-        fputs("Values:\n", f);
-        char *line = malloc((size_t)W->ncol * 40 + 32);
-        ok = line != NULL;
-        for (int i = 0; ok && i < W->nrow; i++) {
-            const double *row = W->v + (size_t)i * W->ncol;
-            int len = snprintf(line, 32, "%d\t", i);
-            for (int k = 0; k < W->ncol; k++) {              /* "\t%.15e\n" (nsc_fmt_e: the same bytes) */
-                line[len++] = '\t';
-                len += nsc_fmt_e(line + len, row[k] + 0.0, 15); /* -0 prints as 0 */
-                line[len++] = '\n';
-            }
-            ok = fwrite(line, 1, (size_t)len, f) == (size_t)len;
-        }
-        free(line);
-    }
+    fputs(binary ? "Binary:\n" : "Values:\n", f);
+    int ok = binary ? nsc_write_rows(f, W, bin_row, (size_t)W->ncol * 8, NULL, threads)
+                    : nsc_write_rows(f, W, ascii_row, (size_t)W->ncol * 32 + 16, NULL, threads);
     return nsc_afile_close(&a, ok, r);
 }

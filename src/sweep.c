@@ -358,7 +358,7 @@ nsc_status nsc_point_run(const char *netlist, const nsc_param_set *ov, int nov, 
     }
     if (wavepath && W && W->nrow > 0) {
         nsc_waves_keep(W, nout + 1);                   /* the outputs only */
-        nsc_status ws = nsc_write_dat(W, wavepath, r);
+        nsc_status ws = nsc_write_dat(W, wavepath, 1, r);   /* points run side by side: one thread each */
         if (ws && !s) s = ws;
     }
     info->t_meas = now() - t0;

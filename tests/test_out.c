@@ -1,7 +1,11 @@
 /* test_out.c -- output table, probe lists and the writers. */
 #include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "netlist.h"
 #include "out.h"
@@ -29,7 +33,7 @@ Test(out, dat_roundtrip)
     nsc_report_init(&r);
     char path[512];
     snprintf(path, sizeof path, "%s/x.dat", d);
-    cr_assert_eq(nsc_write_dat(W, path, &r), NSC_OK);
+    cr_assert_eq(nsc_write_dat(W, path, 0, &r), NSC_OK);
     tu_table t;
     cr_assert_eq(tu_table_read(path, &t), 0);
     cr_assert_eq(t.ncol, 3);
@@ -42,7 +46,7 @@ Test(out, dat_roundtrip)
     tu_table_free(&t);
     /* csv */
     snprintf(path, sizeof path, "%s/x.csv", d);
-    cr_assert_eq(nsc_write_csv(W, path, &r), NSC_OK);
+    cr_assert_eq(nsc_write_csv(W, path, 0, &r), NSC_OK);
     char *s = tu_read_file(path);
     cr_assert(strncmp(s, "time,v(a),i(l1)\n0.000000000000e+00,3.333333333333e-01,", 54) == 0, "%.60s", s);
     free(s);
@@ -63,7 +67,7 @@ Test(out, early_end_is_said_in_header)
     nsc_report_init(&r);
     char path[512];
     snprintf(path, sizeof path, "%s/x.dat", d);
-    cr_assert_eq(nsc_write_dat(W, path, &r), NSC_OK);
+    cr_assert_eq(nsc_write_dat(W, path, 0, &r), NSC_OK);
     char *s = tu_read_file(path);
     cr_assert(strncmp(s, "# time v(a) i(l1)\n# stopped (simulation failure) at t=2.5", 56) == 0, "%.80s", s);
     free(s);
@@ -78,7 +82,7 @@ Test(out, unwritable_path_is_an_error)
     nsc_waves *W = sample();
     nsc_report r;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_write_dat(W, "/nonexistent-dir/x.dat", &r), NSC_EIO);
+    cr_assert_eq(nsc_write_dat(W, "/nonexistent-dir/x.dat", 0, &r), NSC_EIO);
     cr_assert(strstr(r.error, "cannot write '/nonexistent-dir/x.dat'"), "%s", r.error);
     nsc_waves_free(W);
     nsc_report_free(&r);
@@ -94,7 +98,7 @@ Test(out, gnuplot_script_panels)
     snprintf(dat, sizeof dat, "%s/x.dat", d);
     snprintf(gp, sizeof gp, "%s/x.gp", d);
     snprintf(png, sizeof png, "%s/x.png", d);
-    cr_assert_eq(nsc_write_dat(W, dat, &r), NSC_OK);
+    cr_assert_eq(nsc_write_dat(W, dat, 0, &r), NSC_OK);
     cr_assert_eq(nsc_write_gp(W, dat, gp, png, &r), NSC_OK);
     char *s = tu_read_file(gp);
     /* voltages and currents in separate panels; time in ms (the run is 2.5 ms),
@@ -205,4 +209,103 @@ Test(out, progress_hook_of_the_stepper)
     nsc_probes_free(p, np);
     nsc_circuit_free(c);
     nsc_report_free(&r);
+}
+
+/* The writers' bytes do not depend on the number of formatting threads: 30 001 rows
+ * (several 512 KiB blocks, the last one short) written with 1, 3 and 8 threads; the
+ * one-thread .dat is checked row by row against printf's "%.12e". */
+Test(out, threads_write_the_same_bytes)
+{
+    char *d = tu_tmpdir();
+    char *names[] = { "v(a)", "i(l1)", "v(b,c)", "i(r1)" };
+    nsc_waves *W = nsc_waves_new(names, 4, "threads");
+    cr_assert(W);
+    uint64_t u = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < 30001; i++) {
+        double row[5] = { i * 1e-6, 0, 0, 0, 0 };
+        for (int k = 1; k < 5; k++) {
+            u ^= u << 13, u ^= u >> 7, u ^= u << 17;
+            row[k] = ldexp((double)(u >> 11), (int)(u % 120) - 113) * (u & 1 ? -1 : 1);
+        }
+        cr_assert_eq(nsc_waves_add(W, row), 0);
+    }
+    nsc_report r;
+    nsc_report_init(&r);
+    const int th[] = { 1, 3, 8 };
+    for (int f = 0; f < 4; f++) {
+        char *text[3];
+        for (int j = 0; j < 3; j++) {
+            char path[512];
+            snprintf(path, sizeof path, "%s/w%d_%d", d, f, th[j]);
+            nsc_status s = f == 0 ? nsc_write_dat(W, path, th[j], &r) : f == 1 ? nsc_write_csv(W, path, th[j], &r)
+                                                                           : nsc_write_raw(W, path, f == 3, th[j], &r);
+            cr_assert_eq(s, NSC_OK, "%s", r.error);
+            text[j] = tu_read_file(path);
+            cr_assert(text[j]);
+        }
+        if (f == 0) {                                           /* printf's rows, after the header line */
+            const char *p = strchr(text[0], '\n') + 1;
+            char line[256];
+            for (int i = 0; i < W->nrow; i++) {
+                const double *v = W->v + (size_t)i * 5;
+                int n = snprintf(line, sizeof line, "%.12e %.12e %.12e %.12e %.12e\n", v[0], v[1], v[2], v[3], v[4]);
+                cr_assert(strncmp(p, line, (size_t)n) == 0, "row %d: %.*s vs %s", i, n, p, line);
+                p += n;
+            }
+            cr_assert_eq(*p, 0);
+        }
+        if (f < 3) {                                            /* text formats: whole files equal */
+            cr_expect_str_eq(text[1], text[0], "format %d, 3 threads", f);
+            cr_expect_str_eq(text[2], text[0], "format %d, 8 threads", f);
+        }
+        for (int j = 0; j < 3; j++) free(text[j]);
+    }
+    for (int j = 1; j < 3; j++) {                               /* binary raw: compare bytes */
+        char pa[512], pb[512];
+        snprintf(pa, sizeof pa, "%s/w3_1", d);
+        snprintf(pb, sizeof pb, "%s/w3_%d", d, th[j]);
+        FILE *a = fopen(pa, "rb"), *b = fopen(pb, "rb");
+        cr_assert(a && b);
+        long n = 0;
+        int ca, cb, date = 0;
+        while ((ca = getc(a)) != EOF && (cb = getc(b)) != EOF) {
+            if (ca == '\n') date++;                              /* line 2 is the date */
+            if (date != 1) cr_assert_eq(ca, cb, "byte %ld", n);
+            n++;
+        }
+        cr_assert_eq(getc(a), EOF);
+        cr_assert_eq(getc(b), EOF);
+        cr_assert_gt(n, 30001L * 5 * 8);
+        fclose(a);
+        fclose(b);
+    }
+    nsc_waves_free(W);
+    nsc_report_free(&r);
+    tu_rmdir(d);
+    free(d);
+}
+
+/* Output files get the mode open(2) would give them (0666 & ~umask), not mkstemp's 0600. */
+Test(out, file_mode_follows_umask)
+{
+    char *d = tu_tmpdir();
+    nsc_waves *W = sample();
+    nsc_report r;
+    nsc_report_init(&r);
+    char path[512];
+    snprintf(path, sizeof path, "%s/m.dat", d);
+    mode_t old = umask(022);
+    cr_assert_eq(nsc_write_dat(W, path, 1, &r), NSC_OK);
+    struct stat sb;
+    cr_assert_eq(stat(path, &sb), 0);
+    cr_expect_eq(sb.st_mode & 0777, 0644, "mode %o", (unsigned)(sb.st_mode & 0777));
+    umask(027);
+    cr_assert_eq(nsc_write_atomic(path, "x\n", 2, &r), NSC_OK);
+    cr_assert_eq(stat(path, &sb), 0);
+    cr_expect_eq(sb.st_mode & 0777, 0640, "mode %o", (unsigned)(sb.st_mode & 0777));
+    umask(old);
+    nsc_waves_free(W);
+    nsc_report_free(&r);
+    tu_rmdir(d);
+    free(d);
 }

@@ -71,7 +71,7 @@ Test(raw, ascii_header_as_ngspice)
     char *p = path_of("a.raw");
     nsc_report r;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_write_raw(W, p, 0, &r), NSC_OK);
+    cr_assert_eq(nsc_write_raw(W, p, 0, 0, &r), NSC_OK);
     char *s = tu_read_file(p);
     cr_assert(s);
     cr_assert(!strncmp(s, "Title: Sample title\nDate: ", 26), "%.40s", s);
@@ -94,8 +94,8 @@ Test(raw, roundtrip_ascii_and_binary)
     char *pa = path_of("a.raw"), *pb = path_of("b.raw");
     nsc_report r;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_write_raw(W, pa, 0, &r), NSC_OK);
-    cr_assert_eq(nsc_write_raw(W, pb, 1, &r), NSC_OK);
+    cr_assert_eq(nsc_write_raw(W, pa, 0, 0, &r), NSC_OK);
+    cr_assert_eq(nsc_write_raw(W, pb, 1, 0, &r), NSC_OK);
     nsc_wfinfo ia, ib;
     nsc_waves *A = read_ok(pa, &ia), *B = read_ok(pb, &ib);
     cr_assert_eq(ia.kind, NSC_WF_RAW);
@@ -131,7 +131,7 @@ Test(raw, early_end_and_truncation)
     char *p = path_of("e.raw");
     nsc_report r;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_write_raw(W, p, 1, &r), NSC_OK);
+    cr_assert_eq(nsc_write_raw(W, p, 1, 0, &r), NSC_OK);
     char *s = tu_read_file(p);
     const char *t1 = "Title: Sample title [stopped (simulation failure) at t=9.0000000000e-06 s: time 9e-06 s: no solution]\n";
     cr_assert(!strncmp(s, t1, strlen(t1)), "%.120s", s);
@@ -163,7 +163,7 @@ Test(raw, early_end_and_truncation)
     cr_assert_eq(B->nrow, 10);
     nsc_waves_free(B);
     nsc_waves *A = sample(5);
-    cr_assert_eq(nsc_write_raw(A, p, 0, &r), NSC_OK);
+    cr_assert_eq(nsc_write_raw(A, p, 0, 0, &r), NSC_OK);
     s = tu_read_file(p);
     np = strstr(s, "No. Points: 5");
     np[12] = '0';
@@ -187,8 +187,8 @@ Test(raw, ngspice_loads_ours)
     char *pa = path_of("ours_a.raw"), *pb = path_of("ours_b.raw");
     nsc_report r;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_write_raw(W, pa, 0, &r), NSC_OK);
-    cr_assert_eq(nsc_write_raw(W, pb, 1, &r), NSC_OK);
+    cr_assert_eq(nsc_write_raw(W, pa, 0, 0, &r), NSC_OK);
+    cr_assert_eq(nsc_write_raw(W, pb, 1, 0, &r), NSC_OK);
     char *script = path_of("load.cir"), *text = nsc_asprintf(
         "* load nscircuit raw files\n.control\nset filetype=binary\nload %s\nwrite %s/back_a.raw\n"
         "load %s\nwrite %s/back_b.raw\n.endc\n.end\n", pa, tmp, pb, tmp);
