@@ -23,6 +23,7 @@
 #include "meas.h"
 #include "netlist.h"
 #include "out.h"
+#include "out_stream.h"
 #include "stepper.h"
 #include "sweep.h"
 
@@ -270,6 +271,7 @@ int main(int argc, char **argv)
     nsc_waves *W = NULL;
     nsc_probe *probes = NULL;
     nsc_meas_result *mres = NULL;
+    nsc_stream *stream = NULL;
     int nprobe = 0, nout = 0;
     char *out = NULL, *dat = NULL, *gp = NULL, *png = NULL, *measpath = NULL;
     nsc_status s = nsc_netlist_read(netlist, ov, nov, &ckt, &rep);
@@ -348,6 +350,10 @@ int main(int argc, char **argv)
         o.progress = progress_draw;
         o.progress_ctx = &prog;
     }
+    if ((stream = nsc_stream_new(out, fmt, nout + 1, threads))) {   /* rows written while computed */
+        o.rows = nsc_stream_rows;
+        o.rows_ctx = stream;
+    }
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &prog.t0);
     nsc_sim_stats st;
@@ -368,7 +374,11 @@ int main(int argc, char **argv)
         } else if (ckt->nmeas > 0)
             nsc_warn(&wr, &ckt->meas_loc, ".meas not evaluated: the run did not complete");
         nsc_waves_keep(W, nout + 1);                       /* drop the columns only .meas reads */
-        if (!ws) ws = write_table(W, fmt, out, threads, &wr);
+        int streamed = 0;
+        if (!ws && stream) ws = nsc_stream_finish(stream, W, &streamed, &wr);
+        nsc_stream_free(stream);
+        stream = NULL;
+        if (!ws && !streamed) ws = write_table(W, fmt, out, threads, &wr);
         int need_dat = plot && fmt != NSC_FMT_DAT;         /* the script plots a .dat */
         if (!ws && need_dat) ws = nsc_write_dat(W, dat, threads, &wr);
         if (!ws && (fmt == NSC_FMT_DAT || plot)) ws = nsc_write_gp(W, dat, gp, png, &wr);
@@ -410,6 +420,7 @@ int main(int argc, char **argv)
         if (!quiet) fprintf(stderr, "nscircuit: interrupted at t=%g s; %s holds the %d rows computed\n", W->t_end, out, W->nrow);
         nsc_print_report(&rep);
         int sig = (int)stop_flag;
+        nsc_stream_free(stream);
         nsc_report_free(&rep);
         nsc_waves_free(W);
         nsc_probes_free(probes, nprobe);
@@ -420,6 +431,7 @@ int main(int argc, char **argv)
         return 128 + (sig ? sig : SIGINT);
     }
 done:
+    nsc_stream_free(stream);
     nsc_print_report(&rep);
     nsc_report_free(&rep);
     nsc_waves_free(W);

@@ -64,7 +64,7 @@ static void end_note(const nsc_waves *W, FILE *f)
 }
 
 /* one row, "%.12e" values (nsc_fmt_e: the same bytes) separated by *sep */
-static size_t table_row(const nsc_waves *W, int i, char *buf, const void *sep)
+static size_t table_row(const nsc_waves *W, int i, long index, char *buf, const void *sep)
 {
     const double *row = W->v + (size_t)i * W->ncol;
     size_t len = 0;
@@ -76,12 +76,14 @@ static size_t table_row(const nsc_waves *W, int i, char *buf, const void *sep)
     return len;
 }
 
-static nsc_status write_table(const nsc_waves *W, const char *path, char sep, int threads, nsc_report *r)
+nsc_rowfmt nsc_table_rowfmt(int ncol, char sep)
 {
-    nsc_afile a;
-    nsc_status s = nsc_afile_open(&a, path, r);
-    if (s) return s;
-    FILE *f = a.f;
+    static const char space = ' ', comma = ',';
+    return (nsc_rowfmt){ table_row, (size_t)ncol * 32 + 2, sep == ',' ? &comma : &space };
+}
+
+void nsc_table_header(const nsc_waves *W, FILE *f, char sep)
+{
     if (sep == ' ') {
         fputc('#', f);
         for (int k = 0; k < W->ncol; k++) fprintf(f, " %s", W->name[k]);
@@ -92,7 +94,15 @@ static nsc_status write_table(const nsc_waves *W, const char *path, char sep, in
         for (int k = 0; k < W->ncol; k++) fprintf(f, "%s%s", k ? "," : "", W->name[k]);
         fputc('\n', f);
     }
-    int ok = nsc_write_rows(f, W, table_row, (size_t)W->ncol * 32 + 2, &sep, threads);
+}
+
+static nsc_status write_table(const nsc_waves *W, const char *path, char sep, int threads, nsc_report *r)
+{
+    nsc_afile a;
+    nsc_status s = nsc_afile_open(&a, path, r);
+    if (s) return s;
+    nsc_table_header(W, a.f, sep);
+    int ok = nsc_write_rows(a.f, W, nsc_table_rowfmt(W->ncol, sep), threads);
     return nsc_afile_close(&a, ok, r);
 }
 

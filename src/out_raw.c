@@ -35,7 +35,7 @@ static void put_le(unsigned char *p, double x)
     for (int k = 0; k < 8; k++) p[k] = (unsigned char)(u >> (8 * k));
 }
 
-static void header(const nsc_waves *W, FILE *f)
+void nsc_raw_header(const nsc_waves *W, FILE *f, int binary, int npoints, long *npos)
 {
     char date[64];
     raw_date(date, sizeof date);
@@ -50,13 +50,15 @@ static void header(const nsc_waves *W, FILE *f)
             for (const char *p = W->end_msg; *p; p++) fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
         fputc(']', f);
     }
-    fprintf(f, "\nDate: %s\nPlotname: Transient Analysis\nFlags: real\nNo. Variables: %d\nNo. Points: %-8d\n"
-               "Variables:\n", date, W->ncol, W->nrow);
+    fprintf(f, "\nDate: %s\nPlotname: Transient Analysis\nFlags: real\nNo. Variables: %d\nNo. Points: ", date, W->ncol);
+    if (npos) *npos = ftell(f);
+    fprintf(f, "%-8d\nVariables:\n", npoints);
     for (int k = 0; k < W->ncol; k++) fprintf(f, "\t%d\t%s\t%s\n", k, W->name[k], raw_type(W->name[k], k));
+    fputs(binary ? "Binary:\n" : "Values:\n", f);
 }
 
 /* one point: 8 little-endian bytes per value */
-static size_t bin_row(const nsc_waves *W, int i, char *buf, const void *ctx)
+static size_t bin_row(const nsc_waves *W, int i, long index, char *buf, const void *ctx)
 {
     const double *row = W->v + (size_t)i * W->ncol;
     for (int k = 0; k < W->ncol; k++) put_le((unsigned char *)buf + 8 * k, row[k] + 0.0);
@@ -64,13 +66,13 @@ static size_t bin_row(const nsc_waves *W, int i, char *buf, const void *ctx)
 }
 
 /* one point: "<index>\t" then "\t%.15e\n" per value (nsc_fmt_e: the same bytes) */
-static size_t ascii_row(const nsc_waves *W, int i, char *buf, const void *ctx)
+static size_t ascii_row(const nsc_waves *W, int i, long index, char *buf, const void *ctx)
 {
     const double *row = W->v + (size_t)i * W->ncol;
     char idx[16];
     size_t len = 0, n = 0;
-    unsigned u = (unsigned)i;
-    do idx[n++] = (char)('0' + u % 10); while (u /= 10);       /* "%d" of i >= 0 */
+    unsigned long u = (unsigned long)index;
+    do idx[n++] = (char)('0' + u % 10); while (u /= 10);       /* "%ld" of index >= 0 */
     while (n > 0) buf[len++] = idx[--n];
     buf[len++] = '\t';
     for (int k = 0; k < W->ncol; k++) {
@@ -81,15 +83,17 @@ static size_t ascii_row(const nsc_waves *W, int i, char *buf, const void *ctx)
     return len;
 }
 
+nsc_rowfmt nsc_raw_rowfmt(int ncol, int binary)
+{
+    return binary ? (nsc_rowfmt){ bin_row, (size_t)ncol * 8, NULL } : (nsc_rowfmt){ ascii_row, (size_t)ncol * 32 + 24, NULL };
+}
+
 nsc_status nsc_write_raw(const nsc_waves *W, const char *path, int binary, int threads, nsc_report *r)
 {
     nsc_afile a;
     nsc_status s = nsc_afile_open(&a, path, r);
     if (s) return s;
-    FILE *f = a.f;
-    header(W, f);
-    fputs(binary ? "Binary:\n" : "Values:\n", f);
-    int ok = binary ? nsc_write_rows(f, W, bin_row, (size_t)W->ncol * 8, NULL, threads)
-                    : nsc_write_rows(f, W, ascii_row, (size_t)W->ncol * 32 + 16, NULL, threads);
+    nsc_raw_header(W, a.f, binary, W->nrow, NULL);
+    int ok = nsc_write_rows(a.f, W, nsc_raw_rowfmt(W->ncol, binary), threads);
     return nsc_afile_close(&a, ok, r);
 }

@@ -20,8 +20,7 @@
 
 typedef struct queue {
     const nsc_waves *W;
-    nsc_row_fn fn;
-    const void *ctx;
+    nsc_rowfmt rf;
     int B, nblock, R;
     size_t cap;           /* bytes per buffer */
     char *mem;            /* R buffers */
@@ -37,7 +36,7 @@ static void format_block(queue *q, int b)
     char *buf = q->mem + (size_t)(b % q->R) * q->cap;
     int last = (b + 1) * q->B < q->W->nrow ? (b + 1) * q->B : q->W->nrow;
     size_t len = 0;
-    for (int i = b * q->B; i < last; i++) len += q->fn(q->W, i, buf + len, q->ctx);
+    for (int i = b * q->B; i < last; i++) len += q->rf.fn(q->W, i, i, buf + len, q->rf.ctx);
     q->len[b % q->R] = len;
 }
 
@@ -73,18 +72,18 @@ int nsc_out_threads(int threads)
     return n > NSC_OUT_MAX_THREADS ? NSC_OUT_MAX_THREADS : (int)n;
 }
 
-int nsc_write_rows(FILE *f, const nsc_waves *W, nsc_row_fn fn, size_t rowmax, const void *ctx, int threads)
+int nsc_write_rows(FILE *f, const nsc_waves *W, nsc_rowfmt rf, int threads)
 {
     if (W->nrow <= 0) return 1;
-    long rows = (long)(BLOCK / rowmax);
-    queue q = { .W = W, .fn = fn, .ctx = ctx };
+    long rows = (long)(BLOCK / rf.rowmax);
+    queue q = { .W = W, .rf = rf };
     q.B = rows < 1 ? 1 : rows > W->nrow ? W->nrow : (int)rows;
     q.nblock = (int)(((long)W->nrow + q.B - 1) / q.B);
     int T = nsc_out_threads(threads);
     if (T > q.nblock) T = q.nblock;
     q.R = T == 1 ? 1 : 4 * T;                     /* the window: R blocks ahead of the file */
     if (q.R > q.nblock) q.R = q.nblock;
-    q.cap = (size_t)q.B * rowmax;
+    q.cap = (size_t)q.B * rf.rowmax;
     q.mem = malloc((size_t)q.R * q.cap);
     q.len = calloc((size_t)q.R, sizeof *q.len);
     q.done = calloc((size_t)q.R, sizeof *q.done);

@@ -335,6 +335,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
             if (nsc_waves_add(W, row)) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
             jout++;
             tout = o->tstart + (double)jout * o->tstep;
+            if (o->rows) o->rows(W, o->rows_ctx);
         }
         t = tn;
         double *tz = z0; z0 = z1; z1 = tz;           /* z0 = z(t_k+1) */

@@ -19,6 +19,8 @@ typedef struct nsc_tran_opts {
     volatile sig_atomic_t *stop;  /* set non-zero asynchronously to stop (may be NULL) */
     void (*progress)(double t, void *ctx); /* if set: called with the time reached every 1000 steps */
     void *progress_ctx;
+    void (*rows)(const nsc_waves *W, void *ctx); /* if set: called after each step that added rows */
+    void *rows_ctx;
 } nsc_tran_opts;
 
 typedef struct nsc_sim_stats {
