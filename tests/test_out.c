@@ -256,6 +256,12 @@ Test(out, threads_write_the_same_bytes)
             }
             cr_assert_eq(*p, 0);
         }
+        if (f == 2)                                             /* raw: the date line may differ */
+            for (int j = 0; j < 3; j++) {
+                char *dl = strstr(text[j], "\nDate: ");
+                cr_assert(dl);
+                memset(dl + 7, 'x', 25);
+            }
         if (f < 3) {                                            /* text formats: whole files equal */
             cr_expect_str_eq(text[1], text[0], "format %d, 3 threads", f);
             cr_expect_str_eq(text[2], text[0], "format %d, 8 threads", f);
