@@ -107,6 +107,14 @@ static nsc_status oom(elab *E)
     return nsc_err(E->r, NSC_ENOMEM, NULL, "out of memory");
 }
 
+/* the message of fmt and the location of field f of card cd (its first field if f is NULL) */
+static nsc_loc vmsg(const elab *E, const nl_card *cd, const nl_field *f, char *msg, size_t n, const char *fmt,
+                    va_list ap)
+{
+    vsnprintf(msg, n, fmt, ap);
+    return nl_field_loc(E->d, cd, f ? f : &cd->f[0]);
+}
+
 /* error at field f of card cd, decorated with the instance */
 static nsc_status err(elab *E, const scope *sc, const nl_card *cd, const nl_field *f, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
@@ -115,12 +123,12 @@ static nsc_status err(elab *E, const scope *sc, const nl_card *cd, const nl_fiel
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    nsc_loc loc = vmsg(E, cd, f, msg, sizeof msg, fmt, ap);
     va_end(ap);
-    nsc_loc loc = nl_field_loc(E->d, cd, f ? f : &cd->f[0]);
     return nsc_err(E->r, NSC_ENETLIST, &loc, "%s%s", msg, sc && sc->where ? sc->where : "");
 }
 
+/* warning at field f of card cd, decorated with the instance */
 static void warn(elab *E, const scope *sc, const nl_card *cd, const nl_field *f, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 static void warn(elab *E, const scope *sc, const nl_card *cd, const nl_field *f, const char *fmt, ...)
@@ -128,9 +136,8 @@ static void warn(elab *E, const scope *sc, const nl_card *cd, const nl_field *f,
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    nsc_loc loc = vmsg(E, cd, f, msg, sizeof msg, fmt, ap);
     va_end(ap);
-    nsc_loc loc = nl_field_loc(E->d, cd, f ? f : &cd->f[0]);
     nsc_warn(E->r, &loc, "%s%s", msg, sc && sc->where ? sc->where : "");
 }
 

@@ -15,17 +15,6 @@
 #include "stepper.h"
 #include "testutil.h"
 
-static nsc_circuit *parse(const char *text)
-{
-    nsc_report r;
-    nsc_report_init(&r);
-    nsc_circuit *c = NULL;
-    nsc_status s = nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &r);
-    cr_assert_eq(s, NSC_OK, "parse failed: %s", r.error ? r.error : "?");
-    nsc_report_free(&r);
-    return c;
-}
-
 static nsc_lcs *assemble(const nsc_circuit *c, nsc_asm_mode mode, nsc_report *r)
 {
     nsc_lcs *L = NULL;
@@ -132,7 +121,7 @@ Test(devmos, pwl_segments_family)
  * (3 pairs per side), CGSO = 1e-9 F/m, CGDO = 2e-9 F/m, W = 2 um. */
 Test(devmos, nmos_stamp)
 {
-    nsc_circuit *c = parse("t\nVD d 0 1\nVG g 0 2\nVS s 0 0.1\nM1 d g s 0 NM W=2u L=1u\n"
+    nsc_circuit *c = tu_parse("t\nVD d 0 1\nVG g 0 2\nVS s 0 0.1\nM1 d g s 0 NM W=2u L=1u\n"
                            ".model NM NMOS(LEVEL=1 VTO=0.7 KP=1e-4 CGSO=1e-9 CGDO=2e-9 SEGMENTS=4)\n.tran 1n 1u\n.end\n");
     nsc_report r;
     nsc_report_init(&r);
@@ -192,7 +181,7 @@ Test(devmos, nmos_stamp)
 /* PMOS by symmetry: x = -(v_g - v_x - VTO), I_DS = -K/2 (f(x_s) - f(x_d)). */
 Test(devmos, pmos_stamp)
 {
-    nsc_circuit *c = parse("t\nVD d 0 1\nVG g 0 2\nVS s 0 3\nM1 d g s s PM W=10u L=2u\n"
+    nsc_circuit *c = tu_parse("t\nVD d 0 1\nVG g 0 2\nVS s 0 3\nM1 d g s s PM W=10u L=2u\n"
                            ".model PM PMOS(LEVEL=3 VTO=-0.8 KP=3e-5)\n.tran 1n 1u\n.end\n");
     nsc_report r;
     nsc_report_init(&r);
@@ -240,7 +229,7 @@ static void static_sweep(const char *type, double vto, int segments, const doubl
             len += snprintf(net + len, cap - (size_t)len, "VG%d_%d g%d_%d 0 %g\nVD%d_%d d%d_%d 0 %g\nM%d_%d d%d_%d g%d_%d 0 0 MM W=3u L=1u\n",
                             i, k, i, k, p * vgs[i], i, k, i, k, p * vds[k], i, k, i, k, i, k);
     snprintf(net + len, cap - (size_t)len, ".op\n.end\n");
-    nsc_circuit *c = parse(net);
+    nsc_circuit *c = tu_parse(net);
     free(net);
     nsc_report r;
     nsc_report_init(&r);
@@ -290,7 +279,7 @@ Test(devmos, static_nmos_fine_table) { static_sweep("NMOS", 0.7, 1, fine_vgs, 4,
 /* Runs the netlist with the given solver; returns the table. */
 static nsc_waves *tran(const char *text, const char *save, nsc_solver solver, double h, double tstop)
 {
-    nsc_circuit *c = parse(text);
+    nsc_circuit *c = tu_parse(text);
     nsc_report r;
     nsc_report_init(&r);
     nsc_probe *p = NULL;
@@ -349,7 +338,7 @@ static void model_err(const char *model, const char *what)
 {
     char net[512];
     snprintf(net, sizeof net, "t\nVD d 0 1\nVG g 0 1\nM1 d g 0 0 MM\n%s\n.op\n.end\n", model);
-    nsc_circuit *c = parse(net);
+    nsc_circuit *c = tu_parse(net);
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
@@ -367,7 +356,7 @@ Test(devmos, model_errors_and_warnings)
     model_err(".model MM NMOS(SEGMENTS=4.5)", "SEGMENTS = 4.5");
     model_err(".model MM PMOS(KP=-1)", "KP = -1 must be > 0");
     /* unmodelled level-1 parameters: one warning per model, naming them */
-    nsc_circuit *c = parse("t\nVD d 0 1\nVG g 0 2\nM1 d g 0 0 MM\nM2 d g 0 0 MM\n"
+    nsc_circuit *c = tu_parse("t\nVD d 0 1\nVG g 0 2\nM1 d g 0 0 MM\nM2 d g 0 0 MM\n"
                            ".model MM NMOS(LEVEL=1 VTO=1 KP=1e-4 LAMBDA=0.02 GAMMA=0.4)\n.op\n.end\n");
     nsc_report r;
     nsc_report_init(&r);
@@ -378,7 +367,7 @@ Test(devmos, model_errors_and_warnings)
     nsc_report_free(&r);
     nsc_circuit_free(c);
     /* KP from TOX and UO (SPICE): KP = UO 1e-4 3.9 eps0 / TOX */
-    c = parse("t\nVD d 0 5\nVG g 0 3\nM1 d g 0 0 MM W=1u L=1u\n.model MM NMOS(VTO=1 TOX=20n UO=750)\n.op\n.end\n");
+    c = tu_parse("t\nVD d 0 5\nVG g 0 3\nM1 d g 0 0 MM W=1u L=1u\n.model MM NMOS(VTO=1 TOX=20n UO=750)\n.op\n.end\n");
     nsc_report_init(&r);
     nsc_waves *O = NULL;
     cr_assert_eq(nsc_run_op(c, 1e-12, NSC_SOLVER_AUTO, &O, &r), NSC_OK);

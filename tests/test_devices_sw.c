@@ -16,17 +16,6 @@
 #include "stepper.h"
 #include "testutil.h"
 
-static nsc_circuit *parse(const char *text)
-{
-    nsc_report r;
-    nsc_report_init(&r);
-    nsc_circuit *c = NULL;
-    nsc_status s = nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &r);
-    cr_assert_eq(s, NSC_OK, "parse failed: %s", r.error ? r.error : "?");
-    nsc_report_free(&r);
-    return c;
-}
-
 static int zindex(const nsc_lcs *L, const char *name)
 {
     for (int k = 0; k < L->n; k++)
@@ -38,7 +27,7 @@ static int zindex(const nsc_lcs *L, const char *name)
 /* Operating point of a netlist: the table (one row) and the warnings. */
 static nsc_waves *op(const char *text, nsc_report *r)
 {
-    nsc_circuit *c = parse(text);
+    nsc_circuit *c = tu_parse(text);
     nsc_waves *O = NULL;
     nsc_status s = nsc_run_op(c, 1e-12, NSC_SOLVER_AUTO, &O, r);
     cr_assert_eq(s, NSC_OK, "op failed: %s", r->error ? r->error : "?");
@@ -56,7 +45,7 @@ static double opval(const nsc_waves *O, const char *col)
 /* Transient with the netlist's .tran (h = tmax or tstep) and a save list. */
 static nsc_waves *tran(const char *text, const char *save, nsc_sim_stats *st, nsc_report *r)
 {
-    nsc_circuit *c = parse(text);
+    nsc_circuit *c = tu_parse(text);
     nsc_probe *p = NULL;
     int np = 0;
     cr_assert_eq(nsc_probes_parse(c, save, &p, &np, r), NSC_OK);
@@ -100,7 +89,7 @@ Test(devsw, switch_stamp_and_op_states)
 {
     char net[256];
     snprintf(net, sizeof net, SW_NET, 2.0);
-    nsc_circuit *c = parse(net);
+    nsc_circuit *c = tu_parse(net);
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
@@ -205,7 +194,7 @@ Test(devsw, switch_feedback_oscillator)
 
 static void net_err(const char *text, const char *what)
 {
-    nsc_circuit *c = parse(text);
+    nsc_circuit *c = tu_parse(text);
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
@@ -227,7 +216,7 @@ Test(devsw, switch_model_errors)
  * vertical step +1 at x = 1, nothing at 2 (slope 0 on both sides). */
 Test(devsw, etable_stamp)
 {
-    nsc_circuit *c = parse("t\nVC c 0 0\nVD d 0 0\nE1 o 0 TABLE {V(c,d)} = (-1,-2) (1,2) (1,3) (2,3)\nR1 o 0 1\n.tran 1u 1m\n.end\n");
+    nsc_circuit *c = tu_parse("t\nVC c 0 0\nVD d 0 0\nE1 o 0 TABLE {V(c,d)} = (-1,-2) (1,2) (1,3) (2,3)\nR1 o 0 1\n.tran 1u 1m\n.end\n");
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
@@ -306,7 +295,7 @@ Test(devsw, etable_comparator_astable)
  * point) and nowhere exceeds e; the warning reports the fit. */
 Test(devsw, diode_spice_fit)
 {
-    nsc_circuit *c = parse("t\nV1 a 0 1\nD1 a k DS\nR1 k 0 1\n.model DS D(IS=2e-14 N=1.5 RS=0.05 CJO=1p)\n.tran 1u 1m\n.end\n");
+    nsc_circuit *c = tu_parse("t\nV1 a 0 1\nD1 a k DS\nR1 k 0 1\n.model DS D(IS=2e-14 N=1.5 RS=0.05 CJO=1p)\n.tran 1u 1m\n.end\n");
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
@@ -343,7 +332,7 @@ Test(devsw, diode_spice_fit)
  * through 1k into the cathode clamps at (5.1 + 0.01)/1.001 V, I(D) = -(10 - v)/1k. */
 Test(devsw, zener_branch)
 {
-    nsc_circuit *c = parse("t\nV1 in 0 10\nR1 in k 1k\nD1 0 k DZ\n.model DZ D(VF=0.6 RON=1 BV=5.1)\n.op\n.end\n");
+    nsc_circuit *c = tu_parse("t\nV1 in 0 10\nR1 in k 1k\nD1 0 k DZ\n.model DZ D(VF=0.6 RON=1 BV=5.1)\n.op\n.end\n");
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;

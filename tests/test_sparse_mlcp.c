@@ -17,17 +17,6 @@
 #include "stepper.h"
 #include "testutil.h"
 
-static nsc_circuit *parse(const char *text)
-{
-    nsc_report r;
-    nsc_report_init(&r);
-    nsc_circuit *c = NULL;
-    nsc_status s = nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &r);
-    cr_assert_eq(s, NSC_OK, "parse failed: %s", r.error ? r.error : "?");
-    nsc_report_free(&r);
-    return c;
-}
-
 static nsc_lcs *assemble(const nsc_circuit *c)
 {
     nsc_report r;
@@ -129,7 +118,7 @@ static double urand(void)
  * on the dense LCP (unique solutions here: M is a P-matrix). */
 static void solve_random(const char *net, int trials, int with_enum)
 {
-    nsc_circuit *c = parse(net);
+    nsc_circuit *c = tu_parse(net);
     nsc_lcs *L = assemble(c);
     int n = L->n, m = L->m;
     double *z0 = calloc((size_t)n, sizeof(double)), *z1 = calloc((size_t)n, sizeof(double));
@@ -164,7 +153,7 @@ static void solve_random(const char *net, int trials, int with_enum)
 
 Test(smlcp, pair_kinds)
 {
-    nsc_circuit *c = parse(MIXED);
+    nsc_circuit *c = tu_parse(MIXED);
     nsc_lcs *L = assemble(c);
     nsc_onestep *P = problem(L, 1e-9);
     int nsep = 0;
@@ -196,7 +185,7 @@ Test(smlcp, chain_modes_solve_the_mlcp)
 /* The block path (dense_mmax = 0: no dense M) gives dense Lemke's solution. */
 static void block_vs_dense(const char *net, int trials)
 {
-    nsc_circuit *c = parse(net);
+    nsc_circuit *c = tu_parse(net);
     nsc_lcs *L = assemble(c);
     int n = L->n, m = L->m;
     double *z0 = calloc((size_t)n, sizeof(double)), *z1 = calloc((size_t)n, sizeof(double));
@@ -247,7 +236,7 @@ Test(smlcp, block_pivoting_matches_dense_lemke)
 static void twin_steps(const char *net, double h, int steps, void (*tweak)(nsc_onestep *), double *dz, double *dl,
                        int *same_modes, nsc_onestep **keepP)
 {
-    nsc_circuit *c = parse(net);
+    nsc_circuit *c = tu_parse(net);
     nsc_lcs *L = assemble(c);
     int n = L->n, m = L->m, ns = L->nsrc;
     nsc_onestep *P = problem(L, h), *Q = problem(L, h);
@@ -339,7 +328,7 @@ Test(smlcp, affine_map_matches_sparse_solves)
 Test(smlcp, large_chain_no_dense_matrices)
 {
     char *t = chain(1000);
-    nsc_circuit *c = parse(t);
+    nsc_circuit *c = tu_parse(t);
     nsc_lcs *L = assemble(c);
     cr_assert_eq(L->m, 20000);
     int n = L->n, m = L->m, ns = L->nsrc;

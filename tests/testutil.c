@@ -1,12 +1,16 @@
 /* testutil.c -- see testutil.h. */
 #include "testutil.h"
 
+#include <criterion/criterion.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "netlist.h"
 
 int tu_table_read(const char *path, tu_table *t)
 {
@@ -121,4 +125,15 @@ char *tu_read_file(const char *path)
     s[got] = 0;
     fclose(f);
     return s;
+}
+
+struct nsc_circuit *tu_parse(const char *text)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_circuit *c = NULL;
+    nsc_status s = nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &r);
+    cr_assert_eq(s, NSC_OK, "parse failed: %s", r.error ? r.error : "?");
+    nsc_report_free(&r);
+    return c;
 }

@@ -38,4 +38,8 @@ void tu_rmdir(const char *dir);
 /* Whole file as a string (malloc'd) or NULL. */
 char *tu_read_file(const char *path);
 
+/* The circuit of a netlist text (file name "t.cir"); fails the test on an error. */
+struct nsc_circuit;
+struct nsc_circuit *tu_parse(const char *text);
+
 #endif
