@@ -30,6 +30,11 @@ need_pkg() { # need_pkg TEST PACKAGE...
     fi
 }
 
+# BLAS single-threaded for every program: the anchors and nscircuit only call it on
+# small matrices, and OpenBLAS's idle threads (when OpenBLAS is the system BLAS)
+# otherwise spin on a core for the first 0.1 s of each process.
+export OPENBLAS_NUM_THREADS=1
+
 need_pkg "command -v bc" bc || exit 2
 need_pkg "test -x /usr/bin/time" time || exit 2
 
@@ -51,9 +56,12 @@ best_of() { # best_of N cmd...
     echo "$best"
 }
 
-# nscircuit's loop seconds from its summary line ("... pivots), 1.234 s")
+# nscircuit's loop seconds from its summary line ("... pivots), 1.234 s"), best of NSC_LOOP_RUNS (1);
+# --threads 1: the time loop alone, no output thread formatting rows beside it
 nsc_loop() { # nsc_loop args...
-    "$nsc" "$@" 2>&1 | sed -n 's/.*pivots), \([0-9.]*\) s$/\1/p'
+    local k
+    for k in $(seq "${NSC_LOOP_RUNS:-1}"); do "$nsc" --threads 1 "$@" 2>&1 | sed -n 's/.*pivots), \([0-9.]*\) s$/\1/p'; done \
+        | awk '{ if (best == "" || $1 < best) best = $1 } END { print best }'
 }
 
 # peak resident memory (MB) of a command
@@ -92,17 +100,27 @@ bridge() {
     g++ -O2 -std=c++17 -I/usr/include/siconos -I/usr/include/siconos/kernel -I/usr/include/siconos/numerics \
         "$here/siconos_bridge.cpp" -o "$work/siconos_bridge" -lsiconos_kernel -lsiconos_numerics
     # same LCS, theta, h; nscircuit writes every step (tstep = h) like the Siconos driver
-    local sic nsc_l nsc_w sic_w err args=(--tstop 0.5 --save 'v(a,b),i(l1),i(r1)' -o "$work/nsc.dat" "$top/netlists/rectifier.cir")
-    sic=$(for _ in $(seq "$runs"); do "$work/siconos_bridge" $steps 1e-6 0.5 "$work/sic.dat"; done \
-          | awk '/loop_seconds/ { if (best == "" || $2 < best) best = $2 } END { print best }')
-    sic_w=$(best_of "$runs" "$work/siconos_bridge" $steps 1e-6 0.5 "$work/sic.dat")
-    nsc_l=$(nsc_loop "${args[@]}")
-    nsc_w=$(best_of "$runs" "$nsc" --quiet "${args[@]}")
+    local sic nsc_l nsc_w nsc_b sic_w err args=(--tstop 0.5 --save 'v(a,b),i(l1),i(r1)' "$top/netlists/rectifier.cir")
+    # interleaved rounds (this machine's speed drifts): each round runs every program
+    # once; each figure is its best round
+    local k t
+    for k in $(seq "$runs"); do
+        t=$(date +%s.%N)
+        "$work/siconos_bridge" $steps 1e-6 0.5 "$work/sic.dat" > "$work/sic.out"
+        echo "sic_w $(echo "$(date +%s.%N) - $t" | bc -l)"
+        awk '/loop_seconds/ { print "sic", $2 }' "$work/sic.out"
+        echo "nsc_l $(nsc_loop -o "$work/nsc.dat" "${args[@]}")"
+        echo "nsc_w $(wall "$nsc" --quiet -o "$work/nsc.dat" "${args[@]}")"
+        echo "nsc_b $(wall "$nsc" --quiet --format rawbin -o "$work/nsc.raw" "${args[@]}")"
+    done > "$work/bridge.times"
+    best() { awk -v k="$1" '$1 == k { if (b == "" || $2 < b) b = $2 } END { print b }' "$work/bridge.times"; }
+    sic=$(best sic); sic_w=$(best sic_w); nsc_l=$(best nsc_l); nsc_w=$(best nsc_w); nsc_b=$(best nsc_b)
     err=$(compare_tables "$work/nsc.dat" "$work/sic.dat")
-    echo "bridge: $steps steps, h = 1 us, theta = 0.5, every step written"
-    echo "bridge:   Siconos 4.4 kernel: loop $sic s, whole run $sic_w s"
-    echo "bridge:   nscircuit:          loop $nsc_l s, whole run $nsc_w s"
-    echo "bridge:   speed-up $(ratio "$sic" "$nsc_l")x (loops), $(ratio "$sic_w" "$nsc_w")x (whole runs); max waveform difference $err of range"
+    echo "bridge: $steps steps, h = 1 us, theta = 0.5, every step written; best of $runs interleaved rounds"
+    echo "bridge:   Siconos 4.4 kernel: loop $sic s, whole run $sic_w s (ASCII table, %.12e)"
+    echo "bridge:   nscircuit:          loop $nsc_l s, whole run $nsc_w s (.dat, %.12e), $nsc_b s (binary raw)"
+    echo "bridge:   speed-up $(ratio "$sic" "$nsc_l")x (loops), $(ratio "$sic_w" "$nsc_w")x (whole runs, ASCII both), $(ratio "$sic_w" "$nsc_b")x (whole runs, nscircuit binary raw)"
+    echo "bridge:   max waveform difference $err of range"
 }
 
 # ---- 2. buck with its PWM loop, 200 us at h = 50 ps, vs ngspice on the level-3 twin ----
