@@ -32,6 +32,39 @@ typedef struct sblock {
     int state;        /* 0 waiting, 1 formatting, 2 formatted */
 } sblock;
 
+/* buffers of one size kept for reuse (no malloc/free, hence no mmap/munmap of
+ * large blocks, per block: those stall the stepping thread) */
+typedef struct pool {
+    void **item;
+    int n, cap;
+} pool;
+
+/* an item, or NULL when empty (lock held) */
+static void *pool_take(pool *p)
+{
+    return p->n > 0 ? p->item[--p->n] : NULL;
+}
+
+/* keep x (lock held); freed when it cannot be kept */
+static void pool_put(pool *p, void *x)
+{
+    if (!x) return;
+    if (p->n == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 16;
+        void **ni = realloc(p->item, (size_t)cap * sizeof *ni);
+        if (!ni) { free(x); return; }
+        p->item = ni;
+        p->cap = cap;
+    }
+    p->item[p->n++] = x;
+}
+
+static void pool_free(pool *p)
+{
+    for (int i = 0; i < p->n; i++) free(p->item[i]);
+    free(p->item);
+}
+
 struct nsc_stream {
     const char *path;
     nsc_format fmt;
@@ -52,15 +85,17 @@ struct nsc_stream {
     int closing, failed, stopped;
     size_t pending;   /* bytes of copied rows not yet formatted */
     size_t budget;    /* at most that many */
+    pool texts;       /* B * rowmax bytes each */
+    pool copies;      /* B * nkeep doubles each */
 };
 
-/* format one block (no lock held) */
+/* format one block into k->text, or a new buffer when NULL (no lock held) */
 static int format_block(const nsc_stream *S, sblock *k)
 {
     nsc_waves v = S->view;
     v.v = k->v;
     v.nrow = k->nrow;
-    k->text = malloc((size_t)k->nrow * S->rf.rowmax);
+    if (!k->text) k->text = malloc((size_t)S->B * S->rf.rowmax);
     if (!k->text) return 0;
     size_t len = 0;
     for (int i = 0; i < k->nrow; i++) len += S->rf.fn(&v, i, k->first + i, k->text + len, S->rf.ctx);
@@ -80,8 +115,8 @@ static void work(nsc_stream *S)
             S->writing = 1;
             pthread_mutex_unlock(&S->lock);
             int ok = fwrite(text, 1, len, S->a.f) == len;
-            free(text);
             pthread_mutex_lock(&S->lock);
+            pool_put(&S->texts, text);
             S->blk[b].text = NULL;
             S->written++;
             S->writing = 0;
@@ -91,10 +126,11 @@ static void work(nsc_stream *S)
             int b = S->claimed++;
             sblock k = S->blk[b];
             S->blk[b].state = 1;
+            k.text = pool_take(&S->texts);
             pthread_mutex_unlock(&S->lock);
             int ok = format_block(S, &k);
-            if (k.own) free(k.v);
             pthread_mutex_lock(&S->lock);
+            if (k.own) pool_put(&S->copies, k.v);
             S->blk[b].text = k.text;
             S->blk[b].len = k.len;
             S->blk[b].state = 2;
@@ -193,8 +229,9 @@ void nsc_stream_rows(const nsc_waves *W, void *ctx)
     while (!S->stopped && W->nrow - S->next_row >= S->B) {
         pthread_mutex_lock(&S->lock);
         int full = S->failed || S->pending >= S->budget;
+        double *v = full ? NULL : pool_take(&S->copies);
         pthread_mutex_unlock(&S->lock);
-        double *v = full ? NULL : malloc((size_t)S->B * (size_t)S->nkeep * sizeof(double));
+        if (!full && !v) v = malloc((size_t)S->B * (size_t)S->nkeep * sizeof(double));
         if (!v) {
             S->stopped = 1;                          /* the rest at finish, from the table */
             return;
@@ -275,6 +312,8 @@ void nsc_stream_free(nsc_stream *S)
         free(S->blk[b].text);
     }
     free(S->blk);
+    pool_free(&S->texts);
+    pool_free(&S->copies);
     pthread_cond_destroy(&S->cond);
     pthread_mutex_destroy(&S->lock);
     free(S);
