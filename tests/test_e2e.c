@@ -339,3 +339,53 @@ static void interrupt_with(const char *sig, int want)
 
 Test(e2e, sigint_keeps_complete_output) { interrupt_with("INT", 130); }
 Test(e2e, sigterm_keeps_complete_output) { interrupt_with("TERM", 143); }
+
+/* The program's output does not depend on --threads (rows written while the run
+ * goes on, or after it): the rectifier for 20 ms (20 001 rows, many blocks) with a
+ * .meas on a node it does not save, in .dat and CSV, with 1, 2 and 5 threads;
+ * the .meas files agree too. */
+Test(e2e, threads_do_not_change_the_output)
+{
+    char net[1024];
+    snprintf(net, sizeof net, "%s/m.cir", tmp);
+    char *base = tu_read_file(NSC_NETLISTS "/rectifier.cir");
+    cr_assert(base);
+    char *end = strstr(base, "\n.end");
+    cr_assert(end);
+    *end = 0;
+    char *text = malloc(strlen(base) + 256);
+    sprintf(text, "%s\n.meas tran vmax MAX v(a)\n.save v(a,b) i(l1)\n.end\n", base);
+    cr_assert_eq(tu_write_file(net, text), 0);
+    free(text);
+    free(base);
+    const char *fmts[] = { "dat", "csv" };
+    for (int f = 0; f < 2; f++) {
+        char *first = NULL, *first_meas = NULL;
+        const int th[] = { 1, 2, 5 };
+        for (int j = 0; j < 3; j++) {
+            char cmd[4096], path[1024], meas[1024];
+            snprintf(path, sizeof path, "%s/o%d.%s", tmp, th[j], fmts[f]);
+            snprintf(meas, sizeof meas, "%s/o%d.meas", tmp, th[j]);
+            snprintf(cmd, sizeof cmd, "%s --quiet --threads %d --tstop 20m -o %s %s > /dev/null 2>&1", NSC_PROGRAM,
+                     th[j], path, net);
+            char *out = NULL;
+            cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+            free(out);
+            char *got = tu_read_file(path), *gm = tu_read_file(meas);
+            cr_assert(got && gm, "%s", path);
+            cr_assert(strlen(got) > 20000 * 40, "%zu bytes", strlen(got));
+            cr_assert(strstr(got, "v(meas_only)") == NULL && strstr(got, "v(a)") == NULL, "only the saved columns");
+            if (!first) {
+                first = got;
+                first_meas = gm;
+                continue;
+            }
+            cr_expect_str_eq(got, first, "%s, %d threads", fmts[f], th[j]);
+            cr_expect_str_eq(gm, first_meas, ".meas, %d threads", th[j]);
+            free(got);
+            free(gm);
+        }
+        free(first);
+        free(first_meas);
+    }
+}
