@@ -128,16 +128,6 @@ static void step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, 
             nsc_lcp_strstatus(info->st), shown ? dev : "(none)", info->residual);
 }
 
-/* Room for rows rows in W (the time loop then never grows the table). */
-static void waves_reserve(nsc_waves *W, long rows)
-{
-    if (rows <= W->caprow || rows > 0x7fffffffL) return;
-    double *v = nsc_realloc_array(W->v, (size_t)rows * (size_t)W->ncol, sizeof(double));
-    if (!v) return;                                  /* not fatal: nsc_waves_add grows it */
-    W->v = v;
-    W->caprow = (int)rows;
-}
-
 static void eval_probes(const nsc_lin *f, int np, const nsc_lcs *L, const char *sw, const double *z,
                         const double *l, const double *zp, double h, const double *w, double *out)
 {
@@ -261,7 +251,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     double h = o->h, tstop = o->tstop, eps = 1e-9 * h;
     if (breakpoints(L, tstop, eps, &bp, &nbp)) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
     if (o->tstep > 0 && (tstop - o->tstart) / o->tstep * nc < 1e7)   /* the rows (up to 80 MB), reserved: */
-        waves_reserve(W, (long)((tstop - o->tstart) / o->tstep) + 2);  /* no growth in the loop */
+        nsc_waves_reserve(W, (long)((tstop - o->tstart) / o->tstep) + 2);  /* no growth in the loop */
 
     long jout = 0;                                   /* next output row: t = tstart + j tstep */
     double tout = o->tstart;

@@ -1,9 +1,11 @@
 /* waves.c -- the output table and the probe lists that define its columns. */
+#define _DEFAULT_SOURCE                       /* madvise, MADV_HUGEPAGE */
 #include "waves.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 nsc_waves *nsc_waves_new(char *const *names, int n, const char *title)
 {
@@ -33,6 +35,27 @@ int nsc_waves_add(nsc_waves *W, const double *row)
     memcpy(W->v + (size_t)W->nrow * W->ncol, row, (size_t)W->ncol * sizeof(double));
     W->nrow++;
     return 0;
+}
+
+void nsc_waves_reserve(nsc_waves *W, long rows)
+{
+    if (rows <= W->caprow || rows > 0x7fffffffL) return;
+    size_t bytes = (size_t)rows * (size_t)W->ncol * sizeof(double);
+    double *v = NULL;
+#ifdef MADV_HUGEPAGE
+    const size_t huge = (size_t)2 << 20;
+    if (bytes >= 2 * huge) {                  /* 2 MiB pages: 512x fewer page faults while filling */
+        bytes = (bytes + huge - 1) / huge * huge;
+        v = aligned_alloc(huge, bytes);
+        if (v) (void)madvise(v, bytes, MADV_HUGEPAGE);
+    }
+#endif
+    if (!v) v = malloc(bytes);
+    if (!v) return;                           /* not fatal: nsc_waves_add grows the table */
+    if (W->nrow > 0) memcpy(v, W->v, (size_t)W->nrow * (size_t)W->ncol * sizeof(double));
+    free(W->v);
+    W->v = v;
+    W->caprow = (int)rows;
 }
 
 void nsc_waves_free(nsc_waves *W)

@@ -27,6 +27,9 @@ nsc_waves *nsc_waves_new(char *const *names, int n, const char *title);
 /* Append one row (ncol values). 0 ok, -1 ENOMEM. */
 int nsc_waves_add(nsc_waves *W, const double *row);
 void nsc_waves_free(nsc_waves *W);
+/* Room for rows rows (no growth while filling them); large tables are asked to use
+ * the kernel's 2 MiB pages. Unchanged when out of memory. */
+void nsc_waves_reserve(nsc_waves *W, long rows);
 /* Keep columns 0 .. ncol-1 (time and the first ncol - 1 signals), in place. */
 void nsc_waves_keep(nsc_waves *W, int ncol);
 /* Column index by name, case-insensitive; -1 if absent. */
