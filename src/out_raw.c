@@ -30,9 +30,13 @@ static const char *raw_type(const char *name, int col)
 /* x as 8 little-endian bytes */
 static void put_le(unsigned char *p, double x)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &x, 8);                                  /* already little-endian */
+#else
     uint64_t u;
     memcpy(&u, &x, 8);
     for (int k = 0; k < 8; k++) p[k] = (unsigned char)(u >> (8 * k));
+#endif
 }
 
 void nsc_raw_header(const nsc_waves *W, FILE *f, int binary, int npoints, long *npos)
