@@ -13,17 +13,6 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-static nsc_circuit *parse(const char *text)
-{
-    nsc_report r;
-    nsc_report_init(&r);
-    nsc_circuit *c = NULL;
-    nsc_status s = nsc_netlist_read_string(text, "test.cir", NULL, 0, &c, &r);
-    cr_assert_eq(s, NSC_OK, "parse failed: %s", r.error ? r.error : "?");
-    nsc_report_free(&r);
-    return c;
-}
-
 /* Run a transient with the given step and theta; probes from a --save list. */
 static nsc_waves *run(const nsc_circuit *c, const char *save, double h, double theta, double tstop,
                       double tstep)
@@ -55,7 +44,7 @@ static nsc_waves *run(const nsc_circuit *c, const char *save, double h, double t
 /* max over rows of |v(out) - (1 - exp(-t/RC))| */
 static double rc_error(double h, double theta)
 {
-    nsc_circuit *c = parse(RC_NET);
+    nsc_circuit *c = tu_parse(RC_NET);
     nsc_waves *W = run(c, "v(out)", h, theta, 5e-3, 1e-4);
     double err = 0;
     for (int i = 0; i < W->nrow; i++) {
@@ -94,7 +83,7 @@ Test(stepper, rc_convergence_order)
 
 static void rlc_errors(double h, double theta, double *ev, double *ei)
 {
-    nsc_circuit *c = parse(RLC_NET);
+    nsc_circuit *c = tu_parse(RLC_NET);
     nsc_waves *W = run(c, "v(y),i(l1)", h, theta, 1e-3, 1e-5);
     double a = 5000, w0 = 1 / sqrt(1e-3 * 1e-6), wd = sqrt(w0 * w0 - a * a);
     *ev = *ei = 0;
@@ -125,7 +114,7 @@ Test(stepper, rlc_analytic)
 /* Ideal diode into a resistor: v(out) = max(0, v(in)) exactly at every step. */
 Test(stepper, ideal_diode_resistive_exact)
 {
-    nsc_circuit *c = parse("hw\nV1 in 0 SIN(0 5 1k)\nD1 in out DI\nR1 out 0 100\n.model DI D\n.tran 10u 3m\n.end\n");
+    nsc_circuit *c = tu_parse("hw\nV1 in 0 SIN(0 5 1k)\nD1 in out DI\nR1 out 0 100\n.model DI D\n.tran 10u 3m\n.end\n");
     nsc_waves *W = run(c, "v(in),v(out),i(d1)", 10e-6, 0.5, 3e-3, 10e-6);
     cr_assert_eq(W->nrow, 301);
     for (int i = 0; i < W->nrow; i++) {
@@ -144,7 +133,7 @@ Test(stepper, ideal_diode_resistive_exact)
  * the step [0.2, 0.4] ms would be off by ~0.03 exp(-(t - td)/tau) > 5e-3. */
 Test(stepper, breakpoint_shortens_step)
 {
-    nsc_circuit *c = parse("bp\nV1 in 0 PULSE(0 1 0.27m 1n 1n 1 2)\nR1 in out 1k\nC1 out 0 1u\n.tran 1m 5m 0 0.2m\n.end\n");
+    nsc_circuit *c = tu_parse("bp\nV1 in 0 PULSE(0 1 0.27m 1n 1n 1 2)\nR1 in out 1k\nC1 out 0 1u\n.tran 1m 5m 0 0.2m\n.end\n");
     nsc_waves *W = run(c, "v(out)", 0.2e-3, 0.5, 5e-3, 1e-3);
     cr_assert_eq(W->nrow, 6);
     for (int i = 1; i < W->nrow; i++) {
@@ -159,7 +148,7 @@ Test(stepper, breakpoint_shortens_step)
 /* tstep not a multiple of h: rows are interpolated and stay on the tstep grid. */
 Test(stepper, output_grid_interpolated)
 {
-    nsc_circuit *c = parse(RC_NET);
+    nsc_circuit *c = tu_parse(RC_NET);
     nsc_waves *W = run(c, "v(out)", 3e-6, 0.5, 1e-3, 1e-4);
     cr_assert_eq(W->nrow, 11);
     for (int i = 0; i < W->nrow; i++) {
@@ -173,7 +162,7 @@ Test(stepper, output_grid_interpolated)
 /* Operating point: a divider and a blocking diode. */
 Test(stepper, operating_point)
 {
-    nsc_circuit *c = parse("op\nV1 a 0 10\nR1 a b 3k\nR2 b 0 1k\nD1 0 b DI\nL1 b c 1m\nR3 c 0 1k\n.model DI D\n.op\n.end\n");
+    nsc_circuit *c = tu_parse("op\nV1 a 0 10\nR1 a b 3k\nR2 b 0 1k\nD1 0 b DI\nL1 b c 1m\nR3 c 0 1k\n.model DI D\n.op\n.end\n");
     nsc_report r;
     nsc_report_init(&r);
     nsc_waves *O = NULL;
