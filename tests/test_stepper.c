@@ -176,3 +176,31 @@ Test(stepper, operating_point)
     nsc_report_free(&r);
     nsc_circuit_free(c);
 }
+
+/* A CMOS chain with a constant input starts at the transient's equilibrium: the
+ * operating point is found with gmin at every chain node (each floats in the OP's
+ * linear part) and then solved again in the same mode without its leaks, so no
+ * node moves in 2 ns (with gmin's 1e-12 S left in, the nodes started ~1e-8 V off
+ * and relaxed for ~5 ns). */
+Test(stepper, cmos_chain_starts_at_equilibrium)
+{
+    nsc_circuit *c = tu_parse("chain\n"
+                              ".param cox={3.9*8.854214871e-12/20n}\n"
+                              ".subckt inv in out vdd\nMP out in vdd vdd PM W=1u L=1u\nMN out in 0 0 NM W=1u L=1u\n"
+                              "CW out 0 50f\n.ends\n"
+                              ".model NM NMOS(LEVEL=1 VTO=1 KP={750e-4*cox})\n"
+                              ".model PM PMOS(LEVEL=1 VTO=-1 KP={250e-4*cox})\n"
+                              "VDD vdd 0 5\nVIN n0 0 DC 5\n"
+                              "X1 n0 n1 vdd inv\nX2 n1 n2 vdd inv\nX3 n2 n3 vdd inv\nX4 n3 n4 vdd inv\n"
+                              ".tran 10p 2n\n.end\n");
+    nsc_waves *W = run(c, "v(n1),v(n2),v(n3),v(n4)", 1e-12, 0.5, 2e-9, 1e-11);
+    cr_assert_gt(W->nrow, 100);
+    double drift = 0;
+    for (int i = 0; i < W->nrow; i++)
+        for (int k = 1; k < 5; k++) drift = fmax(drift, fabs(W->v[i * 5 + k] - W->v[k]));
+    cr_expect_lt(drift, 1e-14, "the nodes moved by %g V", drift);
+    cr_expect_lt(fabs(W->v[1]), 1e-9, "v(n1) = %g", W->v[1]);        /* low, high, low, high */
+    cr_expect_lt(fabs(W->v[2] - 5), 1e-9, "v(n2) = %g", W->v[2]);
+    nsc_waves_free(W);
+    nsc_circuit_free(c);
+}
