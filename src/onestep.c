@@ -829,16 +829,21 @@ int nsc_onestep_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const
     return st;
 }
 
-int nsc_onestep_solve_mode(nsc_onestep *P, const nsc_onestep *from, const double *s, const double *e,
-                           double *z, double *l)
+const char *nsc_onestep_mode(const nsc_onestep *P)
 {
-    if (P->h != 0 || !from->have_prev || P->m != from->m || P->n != from->n || P->m == 0) return -1;
+    return P->have_prev && P->m > 0 ? P->prev : NULL;
+}
+
+int nsc_onestep_solve_mode(nsc_onestep *P, const char *mode, const double *s, const double *e, double *z,
+                           double *l)
+{
+    if (P->h != 0 || P->m == 0) return -1;
     rhs(P, NULL, NULL, s);
     P->e1 = e;
     P->w1 = NULL;
     P->inc_ok = 0;
     double res;
-    int it = nsc_active_set(P, from->prev, NULL, 1, z, l, &res);   /* that mode only: no pivoting */
+    int it = nsc_active_set(P, mode, NULL, 1, z, l, &res);       /* that mode only: no pivoting */
     P->e1 = NULL;
     P->inc_ok = 0;
     return it == 1 ? 0 : -1;

@@ -204,12 +204,14 @@ int nsc_onestep_open(nsc_onestep *P, const double *z0, const double *s0, const d
  * not cost a pivoting solve. */
 void nsc_onestep_take_mode(nsc_onestep *P, const nsc_onestep *from);
 void nsc_onestep_free(nsc_onestep *P);
-/* The static solution (h = 0) of P in the mode that `from` (a problem of an LCS of
- * the same layout) last accepted, without pivoting: 0 when that mode's system is
- * nonsingular and its solution complementary (z[n], l[m] set), -1 otherwise (z, l
- * overwritten). */
-int nsc_onestep_solve_mode(nsc_onestep *P, const nsc_onestep *from, const double *s, const double *e,
-                           double *z, double *l);
+/* The active set (m flags, 1 = active) of the last step P accepted; NULL before any. */
+const char *nsc_onestep_mode(const nsc_onestep *P);
+/* The static solution (h = 0) of P in the given mode (m flags, e.g. from
+ * nsc_onestep_mode of a problem of an LCS of the same layout), without pivoting:
+ * 0 when that mode's system is nonsingular and its solution complementary (z[n],
+ * l[m] set), -1 otherwise (z, l overwritten). */
+int nsc_onestep_solve_mode(nsc_onestep *P, const char *mode, const double *s, const double *e, double *z,
+                           double *l);
 /* One step: z0 (NULL when h = 0), s0/s1 = s(t_k)/s(t_k+1), e1 = e(t_k+1) ->
  * z1[n], l[m]. Returns 0, or -1 when the LCP solver failed (info says why);
  * l is overwritten in both cases. */

@@ -184,19 +184,24 @@ static nsc_status static_solve(pcache *C, nsc_solver solver, int relax, const do
  * complementary and within 1e-6 of the first solution (a node that only gmin
  * held would move far: the first solution stays). */
 static void polish_op(const nsc_circuit *c, double gmin, pcache *C0, const char *sw, const double *s,
-                      const double *e, double *z, double *l)
+                      const double *e, double *z, double *l, nsc_sim_stats *st)
 {
     const nsc_lcs *L0 = C0->L;
-    if (L0->ngmin == 0 || L0->m == 0 || !(gmin > 0)) return;
+    int n = L0->n, m = L0->m;
     nsc_report r;
     nsc_report_init(&r);
     nsc_onestep *P1 = NULL, *P2 = NULL;
     nsc_lcs *Lb = NULL;
-    int n = L0->n, m = L0->m;
-    double *zb = malloc(sizeof(double) * (size_t)(n + m)), *lb = zb ? zb + n : NULL;
-    if (zb && !pcache_get(C0, 0.0, sw, &P1, NULL, &r) && !nsc_lcs_assemble(c, NSC_ASM_OP, gmin * 1e-12, &Lb, &r)
-        && Lb->n == n && Lb->m == m && !nsc_onestep_new_sw(Lb, 0.0, 1.0, sw, &P2, &r)
-        && nsc_onestep_solve_mode(P2, P1, s, e, zb, lb) == 0) {
+    char *mode = NULL;
+    double *zb = NULL;
+    if (L0->ngmin == 0 || m == 0 || !(gmin > 0) || pcache_get(C0, 0.0, sw, &P1, NULL, &r)) goto out;
+    const char *pm = nsc_onestep_mode(P1);
+    if (!pm || !(mode = malloc((size_t)m))) goto out;
+    memcpy(mode, pm, (size_t)m);
+    pcache_free(C0, st);                             /* the first problem's memory, before the second */
+    zb = malloc(sizeof(double) * (size_t)(n + m));
+    if (zb && !nsc_lcs_assemble(c, NSC_ASM_OP, gmin * 1e-12, &Lb, &r) && Lb->n == n && Lb->m == m
+        && !nsc_onestep_new_sw(Lb, 0.0, 1.0, sw, &P2, &r) && nsc_onestep_solve_mode(P2, mode, s, e, zb, zb + n) == 0) {
         double zmax = 0, d = 0;
         for (int i = 0; i < n; i++) {
             zmax = fabs(z[i]) > zmax ? fabs(z[i]) : zmax;
@@ -204,12 +209,14 @@ static void polish_op(const nsc_circuit *c, double gmin, pcache *C0, const char 
         }
         if (d <= 1e-6 * zmax) {
             memcpy(z, zb, sizeof(double) * (size_t)n);
-            memcpy(l, lb, sizeof(double) * (size_t)m);
+            memcpy(l, zb + n, sizeof(double) * (size_t)m);
         }
     }
+out:
     nsc_onestep_free(P2);
     nsc_lcs_free(Lb);
     free(zb);
+    free(mode);
     nsc_report_free(&r);
 }
 
@@ -271,7 +278,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         if (!s0s || !e0s) { free(s0s); free(e0s); s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
         nsc_lcs_sources(L0, 0.0, ws0, s0s, e0s);
         s = static_solve(&cache0, o->solver, o->uic, s0s, e0s, zs, ls, sw, st, r);
-        if (!s && !o->uic) polish_op(c, o->gmin, &cache0, sw, s0s, e0s, zs, ls);
+        if (!s && !o->uic) polish_op(c, o->gmin, &cache0, sw, s0s, e0s, zs, ls, st);
         free(s0s);
         free(e0s);
         if (s) {
