@@ -5,7 +5,10 @@
  * for the step t_k -> t_k+1 is decided from the control voltage at t_k (lcs.h
  * nsc_switch: A holds 1/ROFF, the on state adds 1/RON - 1/ROFF), so the control
  * may be any node voltage of the circuit, including one the switch itself drives.
- * Initially off; the static problems (OP, UIC) iterate the decision to a fixed point. */
+ * Initially off, or on with the card's ON keyword (ngspice: the state for the
+ * operating point); the static problems (OP, UIC) iterate the decision to a fixed
+ * point, so the initial state matters when the control starts inside the
+ * hysteresis band. */
 #include <math.h>
 
 #include "device.h"

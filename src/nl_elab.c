@@ -733,7 +733,10 @@ static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
             else E->c->el[el].l = v;
         } else if (kk)
             warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored", kk, kind_name(k), f[0].u.s);
-        else if (f[i].kind == NL_F_WORD || f[i].kind == NL_F_EXPR)
+        else if (k == NSC_EL_S && f[i].kind == NL_F_WORD && (nsc_strieq(f[i].u.s, "on") || nsc_strieq(f[i].u.s, "off"))) {
+            E->c->el[el].has_ic = 1;                         /* the state the static problem starts from */
+            E->c->el[el].ic = nsc_strieq(f[i].u.s, "on");
+        } else if (f[i].kind == NL_F_WORD || f[i].kind == NL_F_EXPR)
             warn(E, sc, cd, &f[i], "'%s' of %s %s ignored", ftext(&f[i]), kind_name(k), f[0].u.s);
         else
             return err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", ftext(&f[i]), kind_name(k), f[0].u.s);

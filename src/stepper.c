@@ -134,6 +134,15 @@ static void eval_probes(const nsc_lin *f, int np, const nsc_lcs *L, const char *
     for (int k = 0; k < np; k++) out[k] = nsc_lin_eval_sw(&f[k], L, sw, z, l, zp, h, w);
 }
 
+/* Initial switch states: off, or on when the card says ON (dev_s.c). */
+static void switch_init(const nsc_circuit *c, const nsc_lcs *L, char *sw)
+{
+    for (int j = 0; j < L->nsw; j++) {
+        const nsc_element *e = &c->el[L->sw[j].el];
+        sw[j] = (char)(e->has_ic && e->ic != 0);
+    }
+}
+
 /* The static problem (OP, UIC) of C->L with sources s, e: switch decisions
  * iterated to a fixed point from the states in sw (a decision that keeps
  * flipping is kept after 2 nsw + 2 solves, with a warning). With relax, a
@@ -247,8 +256,9 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
 
     f = nsc_calloc((size_t)nprobe, sizeof *f);
     names = nsc_calloc((size_t)nprobe, sizeof *names);
-    sw = nsc_calloc((size_t)L->nsw + 1, 1);                  /* switch states, all off */
+    sw = nsc_calloc((size_t)L->nsw + 1, 1);                  /* switch states */
     if (!f || !names || !sw) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    switch_init(c, L, sw);
     for (int k = 0; k < nprobe; k++) {
         if ((s = nsc_lcs_probe(L, c, &probes[k], &f[k], r))) goto done;
         names[k] = probes[k].name;
@@ -414,6 +424,7 @@ nsc_status nsc_run_op(const nsc_circuit *c, double gmin, nsc_solver solver, nsc_
     buf = nsc_calloc((size_t)(2 * n + 3 * m + L->nsrc + 1), sizeof(double));
     sw = nsc_calloc((size_t)L->nsw + 1, 1);
     if (!names || !buf || !sw) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    switch_init(c, L, sw);
     double *z = buf, *sv = z + n, *l = sv + n, *e = l + m, *w = e + m;
     for (int i = 0; i < n; i++) names[i] = L->zname[i];
     for (int j = 0; j < m; j++) {

@@ -420,3 +420,33 @@ Test(devsw, hidden_algebraic_rows_no_chatter)
     nsc_waves_free(W);
     nsc_report_free(&r);
 }
+
+/* S ... ON / OFF: the state the static problem starts from. With the control inside
+ * the hysteresis band (0.5 V in 0.3..0.7 V) the state never changes, so ON gives
+ * v(2) = 1 V * 1/(1k + 1) and OFF (or nothing) 1 V * 1e9/(1k + 1e9), in the OP and
+ * through the transient; outside the band the keyword does not matter. */
+Test(devsw, switch_on_off_keyword)
+{
+    const char *fmt = "sw state\nV1 1 0 DC 1\nR1 1 2 1k\nS1 2 0 c 0 SMOD %s\nVC c 0 DC %s\n"
+                      ".model SMOD SW(VT=0.5 VH=0.2 RON=1 ROFF=1e9)\n.tran 1u 10u\n.end\n";
+    const double von = 1.0 / 1001.0, voff = 1e9 / (1e9 + 1e3);
+    struct { const char *kw, *vc; double v2; } cases[] = {
+        { "ON", "0.5", von }, { "OFF", "0.5", voff }, { "", "0.5", voff }, { "off", "1", von }, { "on", "0", voff },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char text[512];
+        snprintf(text, sizeof text, fmt, cases[k].kw, cases[k].vc);
+        nsc_report r;
+        nsc_report_init(&r);
+        nsc_waves *O = op(text, &r);
+        cr_expect_float_eq(opval(O, "v(2)"), cases[k].v2, 1e-9, "OP, S1 %s, vc = %s: v(2) = %g", cases[k].kw,
+                           cases[k].vc, opval(O, "v(2)"));
+        nsc_waves_free(O);
+        nsc_waves *W = tran(text, "v(2)", NULL, &r);
+        for (int i = 0; i < W->nrow; i++)
+            cr_expect_float_eq(AT(W, i, 1), cases[k].v2, 1e-9, "tran row %d, S1 %s, vc = %s", i, cases[k].kw, cases[k].vc);
+        cr_expect_eq(r.nwarn, 0, "S1 %s: %s", cases[k].kw, r.nwarn ? r.warn[0] : "");
+        nsc_waves_free(W);
+        nsc_report_free(&r);
+    }
+}
