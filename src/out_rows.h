@@ -36,9 +36,35 @@ int nsc_out_threads(int threads);
 
 /* Rows 0 .. W->nrow-1 formatted by rf.fn and written to f in row order, the same
  * bytes as one thread would write; up to nsc_out_threads(threads) threads format
- * blocks of about 256 KiB while the caller writes the finished ones. fn must be
+ * blocks of about NSC_OUT_BLOCK bytes and write the finished ones. fn must be
  * safe to call concurrently on different rows. Returns 1 when every write
  * succeeded, 0 on a write error or when memory ran out. */
 int nsc_write_rows(FILE *f, const nsc_waves *W, nsc_rowfmt rf, int threads);
+
+/* The queue under nsc_write_rows and the stream (out_stream.c): blocks of rows
+ * formatted by background workers, and by the thread that finishes the queue,
+ * written to f in the order they were pushed. */
+#define NSC_OUT_BLOCK (1 << 18)   /* bytes of text per block, at most */
+typedef struct nsc_rowq nsc_rowq;
+/* Rows per block for a format (NSC_OUT_BLOCK / rowmax, at least 1). */
+int nsc_rowq_block_rows(nsc_rowfmt rf);
+/* A queue writing to f rows of shape->ncol columns, blocks of at most
+ * rows_per_block rows, with up to nworkers background threads (fewer when a
+ * thread cannot be started: nsc_rowq_workers). NULL when out of memory. */
+nsc_rowq *nsc_rowq_new(FILE *f, const nsc_waves *shape, nsc_rowfmt rf, int rows_per_block, int nworkers);
+int nsc_rowq_workers(const nsc_rowq *q);
+/* A buffer for one block's rows (rows_per_block * ncol doubles), to be pushed
+ * with own = 1; NULL when out of memory. */
+double *nsc_rowq_buffer(nsc_rowq *q);
+/* Bytes of own blocks not formatted yet; (size_t)-1 once the queue failed. */
+size_t nsc_rowq_pending(nsc_rowq *q);
+/* Queue table rows [first, first + nrow), held row by row in v: a buffer of
+ * nsc_rowq_buffer (own = 1, the queue takes it) or rows that stay valid until
+ * the queue is finished (own = 0). 0 when out of memory (the queue then fails). */
+int nsc_rowq_push(nsc_rowq *q, double *v, int own, long first, int nrow);
+/* Format and write what is queued, with the workers; 1 when every write succeeded. */
+int nsc_rowq_finish(nsc_rowq *q);
+/* Stop the workers (a queue not finished is abandoned) and free the queue. */
+void nsc_rowq_free(nsc_rowq *q);
 
 #endif
