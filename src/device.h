@@ -31,14 +31,15 @@ typedef struct nsc_dev_ctx {
     nsc_report *r;
     const unsigned char *has_icv; /* [nnode] 1 if .ic V(node) given */
     const double *icv;            /* [nnode] .ic value (0 where not given; icv[0] = 0) */
-    int *uf_dc;    /* any conduction path (error if a node is not tied to ground) */
     int *uf_ns;    /* paths through elements that make the mode's matrix nonsingular */
     int *uf_vd;    /* voltage-defining branches (V, E, H, imposed C, shorted L) */
 } nsc_dev_ctx;
 
 /* Strength of a terminal pair of a device (each implies the weaker ones). */
 enum {
-    NSC_LINK_DC = 1, /* a current can flow (diode, current source, open capacitor, ...) */
+    NSC_LINK_DC = 1, /* a current can flow (diode, current source, open capacitor, ...) but
+                        nothing is tied in the mode's matrix: no forest changes (DC paths to
+                        ground are checked before assembly, lcs_topo.c) */
     NSC_LINK_NS = 2, /* the pair is tied in the mode's matrix (resistor, capacitor in TRAN, ...) */
     NSC_LINK_VD = 3  /* voltage-defining branch (v_a - v_b fixed by the branch row) */
 };

@@ -7,45 +7,23 @@
  * ground; skipped with a warning when the node voltage is already fixed by
  * voltage-defining branches, e.g. a V source or a capacitor with IC=).
  *
- * gmin: three union-find forests over the nodes are built while counting:
- * any conduction path (dc), the mode's nonsingular elements (ns), the
- * voltage-defining branches (vd, loop detection). A node not tied to ground in
- * dc is an error; each ns-component not tied to ground gets A[n][n] -= gmin at
- * its lowest-numbered node n. */
+ * gmin: two union-find forests over the nodes are built while counting: the
+ * mode's nonsingular elements (ns) and the voltage-defining branches (vd, loop
+ * detection). A node with no DC path to ground is an error found before
+ * (nsc_topology_check); each ns-component not tied to ground gets
+ * A[n][n] -= gmin at its lowest-numbered node n. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "device.h"
 
-/* ---- union-find: uf[x] < 0 at a root (-size), else the parent ---- */
-
-static int uf_find(int *uf, int x)
-{
-    while (uf[x] >= 0) {
-        if (uf[uf[x]] >= 0) uf[x] = uf[uf[x]];               /* path halving */
-        x = uf[x];
-    }
-    return x;
-}
-
-static void uf_union(int *uf, int a, int b)
-{
-    a = uf_find(uf, a);
-    b = uf_find(uf, b);
-    if (a == b) return;
-    if (uf[a] > uf[b]) { int t = a; a = b; b = t; }          /* a: the larger tree */
-    uf[a] += uf[b];
-    uf[b] = a;
-}
-
 int nsc_dev_link(nsc_dev_ctx *ctx, int a, int b, int how)
 {
     if (how >= NSC_LINK_VD) {
-        if (uf_find(ctx->uf_vd, a) == uf_find(ctx->uf_vd, b)) return 1;
-        uf_union(ctx->uf_vd, a, b);
+        if (nsc_uf_find(ctx->uf_vd, a) == nsc_uf_find(ctx->uf_vd, b)) return 1;
+        nsc_uf_union(ctx->uf_vd, a, b);
     }
-    if (how >= NSC_LINK_NS) uf_union(ctx->uf_ns, a, b);
-    uf_union(ctx->uf_dc, a, b);
+    if (how >= NSC_LINK_NS) nsc_uf_union(ctx->uf_ns, a, b);
     return 0;
 }
 
@@ -198,7 +176,7 @@ nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin
     nsc_builder b;
     memset(&b, 0, sizeof b);
     w.need = nsc_calloc((size_t)nel + 1, sizeof *w.need);
-    w.uf = malloc(sizeof(int) * 3 * (size_t)nnode);
+    w.uf = malloc(sizeof(int) * 2 * (size_t)nnode);
     w.has_icv = nsc_calloc((size_t)nnode, 1);
     w.icv = nsc_calloc((size_t)nnode, sizeof(double));
     w.icloc = malloc(sizeof(int) * (size_t)nnode);
@@ -209,7 +187,7 @@ nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin
         goto nomem;
     L->mode = mode;
     L->nnode_z = nz;
-    for (int k = 0; k < 3 * nnode; k++) w.uf[k] = -1;
+    for (int k = 0; k < 2 * nnode; k++) w.uf[k] = -1;
     for (int k = 0; k < nnode; k++) w.icloc[k] = w.ic_branch[k] = -1;
     for (int q = 0; q < c->nic; q++) {                       /* .ic: the last value of a node wins */
         int nd = c->ic_node[q];
@@ -218,7 +196,7 @@ nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin
         w.icv[nd] = c->ic_val[q];
         w.icloc[nd] = q;
     }
-    w.ctx = (nsc_dev_ctx){c, mode, r, w.has_icv, w.icv, w.uf, w.uf + nnode, w.uf + 2 * nnode};
+    w.ctx = (nsc_dev_ctx){c, mode, r, w.has_icv, w.icv, w.uf, w.uf + nnode};
 
     /* 1. count (late devices after the others), topology */
     for (int late = 0; late < 2; late++)
@@ -242,15 +220,10 @@ nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin
                 w.ic_branch[nd] = nicb++;                    /* offset, made absolute below */
         }
 
-    /* DC path and gmin */
-    int root_dc = uf_find(w.ctx.uf_dc, 0), root_ns = uf_find(w.ctx.uf_ns, 0), ngmin = 0;
-    for (int nd = 1; nd < nnode; nd++) {
-        if (uf_find(w.ctx.uf_dc, nd) != root_dc) {
-            st = nsc_err(r, NSC_ENETLIST, &c->node_loc[nd], "node '%s' has no DC path to ground", c->node_name[nd]);
-            goto fail;
-        }
-        if (uf_find(w.ctx.uf_ns, nd) != root_ns) ngmin++;
-    }
+    /* gmin (every node has a DC path to ground: nsc_topology_check) */
+    int root_ns = nsc_uf_find(w.ctx.uf_ns, 0), ngmin = 0;
+    for (int nd = 1; nd < nnode; nd++)
+        if (nsc_uf_find(w.ctx.uf_ns, nd) != root_ns) ngmin++;
     /* One gmin per floating ns-component, at its lowest-numbered node: that is
      * enough to make the component's block nonsingular (it fixes the common
      * mode). gmin at every node would also load every voltage inside the
@@ -261,7 +234,7 @@ nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin
     char *seen = calloc((size_t)nnode + 1, 1);
     if (!L->gmin_node || !seen) { free(seen); goto nomem; }
     for (int nd = 1; nd < nnode; nd++) {
-        int root = uf_find(w.ctx.uf_ns, nd);
+        int root = nsc_uf_find(w.ctx.uf_ns, nd);
         if (root == root_ns || seen[root]) continue;
         seen[root] = 1;
         L->gmin_node[L->ngmin++] = nd;

@@ -15,25 +15,6 @@
 
 #include "lcs.h"
 
-static int find(int *uf, int x)
-{
-    while (uf[x] >= 0) {
-        if (uf[uf[x]] >= 0) uf[x] = uf[uf[x]];                   /* path halving */
-        x = uf[x];
-    }
-    return x;
-}
-
-static void unite(int *uf, int a, int b)
-{
-    a = find(uf, a);
-    b = find(uf, b);
-    if (a == b) return;
-    if (uf[a] > uf[b]) { int t = a; a = b; b = t; }             /* union by size */
-    uf[a] += uf[b];
-    uf[b] = a;
-}
-
 /* Terminal pair through which element e conducts at DC, or 0 if none. */
 static int conducting(const nsc_element *e, int *a, int *b)
 {
@@ -129,10 +110,10 @@ nsc_status nsc_topology_check(const nsc_circuit *c, nsc_report *r)
     /* 1. DC paths */
     for (int e = 0; e < ne; e++) {
         int a, b;
-        if (conducting(&c->el[e], &a, &b)) unite(dc, a, b);
+        if (conducting(&c->el[e], &a, &b)) nsc_uf_union(dc, a, b);
     }
     for (int k = 1; k < nn; k++)
-        if (find(dc, k) != find(dc, 0)) {
+        if (nsc_uf_find(dc, k) != nsc_uf_find(dc, 0)) {
             st = nsc_err(r, NSC_ENETLIST, &c->node_loc[k], "node '%s' has no DC path to ground",
                          c->node_name[k]);
             goto done;
@@ -142,13 +123,13 @@ nsc_status nsc_topology_check(const nsc_circuit *c, nsc_report *r)
      * terminals are already joined through capacitors (and earlier such branches),
      * but not through voltage-defining branches alone (the assembler's error) */
     for (int e = 0; e < ne; e++)
-        if (c->el[e].kind == NSC_EL_C) unite(vc, c->el[e].node[0], c->el[e].node[1]);
+        if (c->el[e].kind == NSC_EL_C) nsc_uf_union(vc, c->el[e].node[0], c->el[e].node[1]);
     for (int e = 0; e < ne; e++) {
         const nsc_element *x = &c->el[e];
         if (!voltage_defining(x->kind)) continue;
         int a = x->node[0], b = x->node[1];
-        int vloop = find(other, a) == find(other, b);            /* other: V-only forest here */
-        if (!vloop && find(vc, a) == find(vc, b)) {
+        int vloop = nsc_uf_find(other, a) == nsc_uf_find(other, b);            /* other: V-only forest here */
+        if (!vloop && nsc_uf_find(vc, a) == nsc_uf_find(vc, b)) {
             int cap = capacitor_on_path(c, e, a, b);
             if (cap >= 0) {
                 st = nsc_err(r, NSC_ENETLIST, &c->el[cap].loc,
@@ -157,8 +138,8 @@ nsc_status nsc_topology_check(const nsc_circuit *c, nsc_report *r)
                 goto done;
             }
         }
-        unite(other, a, b);
-        unite(vc, a, b);
+        nsc_uf_union(other, a, b);
+        nsc_uf_union(vc, a, b);
     }
 
     /* 3. cut-sets of inductors and current sources: a current source whose terminals
@@ -169,18 +150,18 @@ nsc_status nsc_topology_check(const nsc_circuit *c, nsc_report *r)
         const nsc_element *x = &c->el[e];
         int a, b;
         if (x->kind == NSC_EL_L || current_source(x->kind)) continue;
-        if (x->kind == NSC_EL_C) unite(other, x->node[0], x->node[1]);
-        else if (conducting(x, &a, &b)) unite(other, a, b);
+        if (x->kind == NSC_EL_C) nsc_uf_union(other, x->node[0], x->node[1]);
+        else if (conducting(x, &a, &b)) nsc_uf_union(other, a, b);
     }
     for (int e = 0; e < ne; e++) {
         const nsc_element *x = &c->el[e];
         if (!current_source(x->kind)) continue;
-        int X = find(other, x->node[0]);
-        if (X == find(other, x->node[1])) continue;
+        int X = nsc_uf_find(other, x->node[0]);
+        if (X == nsc_uf_find(other, x->node[1])) continue;
         for (int l = 0; l < ne; l++) {
             const nsc_element *y = &c->el[l];
             if (y->kind != NSC_EL_L) continue;
-            if ((find(other, y->node[0]) == X) != (find(other, y->node[1]) == X)) {
+            if ((nsc_uf_find(other, y->node[0]) == X) != (nsc_uf_find(other, y->node[1]) == X)) {
                 st = nsc_err(r, NSC_ENETLIST, &y->loc,
                              "inductor %s is in a cut-set of inductors and current sources (with %s)",
                              y->name, x->name);

@@ -147,3 +147,22 @@ int nsc_grow(void **arr, int *cap, int need, size_t sz)
     *cap = (int)nc;
     return 0;
 }
+
+int nsc_uf_find(int *uf, int x)
+{
+    while (uf[x] >= 0) {
+        if (uf[uf[x]] >= 0) uf[x] = uf[uf[x]];               /* path halving */
+        x = uf[x];
+    }
+    return x;
+}
+
+void nsc_uf_union(int *uf, int a, int b)
+{
+    a = nsc_uf_find(uf, a);
+    b = nsc_uf_find(uf, b);
+    if (a == b) return;
+    if (uf[a] > uf[b]) { int t = a; a = b; b = t; }          /* a: the larger tree */
+    uf[a] += uf[b];
+    uf[b] = a;
+}

@@ -63,4 +63,9 @@ char *nsc_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * Returns 0 on success, -1 on allocation failure (array untouched). */
 int nsc_grow(void **arr, int *cap, int need, size_t sz);
 
+/* Union-find over 0 .. n-1: uf[x] < 0 at a root (minus the tree's size), else
+ * x's parent; start with every uf[x] = -1. Path halving, union by size. */
+int nsc_uf_find(int *uf, int x);
+void nsc_uf_union(int *uf, int a, int b);
+
 #endif
