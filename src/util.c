@@ -103,7 +103,8 @@ void *nsc_calloc(size_t n, size_t size)
 void *nsc_realloc_array(void *p, size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size) return NULL;
-    return realloc(p, n * size ? n * size : 1);
+    size_t bytes = n * size;
+    return realloc(p, bytes ? bytes : 1);
 }
 
 char *nsc_strdup(const char *s)
