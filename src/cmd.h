@@ -7,6 +7,9 @@
 /* An option value: a finite SPICE number with scale suffix ("50p", "1meg").
  * Returns 1 and sets *v, else 0. */
 int nsc_opt_number(const char *s, double *v);
+/* "CMD: error: " fmt (with one string argument) and "Try 'CMD --help'." on
+ * stderr; returns 2, the exit status of a usage error. */
+int nsc_usage_error(const char *cmd, const char *fmt, const char *arg);
 /* The report's warnings, then its error, one line each on stderr. */
 void nsc_print_report(const nsc_report *r);
 

@@ -39,22 +39,14 @@ const char nsc_compare_usage[] =
 
 static int fail(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "nscircuit compare: error: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'nscircuit compare --help'.\n");
-    return 2;
+    return nsc_usage_error("nscircuit compare", fmt, arg);
 }
 
-static const char *base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
 
 /* "dir/name.ext" -> "name" */
 static char *stem(const char *path)
 {
-    const char *b = base_name(path), *dot = strrchr(b, '.');
+    const char *b = nsc_base_name(path), *dot = strrchr(b, '.');
     return nsc_strndup(b, dot && dot != b ? (size_t)(dot - b) : strlen(b));
 }
 
@@ -182,21 +174,11 @@ static nsc_status write_script(const nsc_cmp *c, int q, const char *datpath, con
     int col = 2 + 3 * q;
     char title[512];
     snprintf(title, sizeof title, "%s: ours (%s) vs reference (%s); rms error %.3g %% of the reference range",
-             s->name, base_name(ours), base_name(ref), 100 * s->rms_err / s->scale);
-    fprintf(f,
-            "# gnuplot script written by nscircuit compare: gnuplot %s (in this directory)\n"
-            "if (!exists(\"outfile\")) outfile = '%s'\n"
-            "set terminal pngcairo noenhanced size 1000,700 font 'sans,10'\n"
-            "set output outfile\n"
-            "datafile = '%s'\n"
-            "set grid\n"
-            "set key outside right top reverse Left\n"
-            "set lmargin at screen 0.09\n"
-            "set rmargin at screen 0.84\n"
-            "set xrange [%.10g:%.10g]\n"
-            "set format y '%%g'\n"
-            "set multiplot title ",
-            base_name(gppath), base_name(pngpath), base_name(datpath), c->t0 * ts, c->t1 * ts);
+             s->name, nsc_base_name(ours), nsc_base_name(ref), 100 * s->rms_err / s->scale);
+    fprintf(f, "# gnuplot script written by nscircuit compare: gnuplot %s (in this directory)\n",
+            nsc_base_name(gppath));
+    nsc_gp_preamble(f, pngpath, datpath, 700);
+    fprintf(f, "set xrange [%.10g:%.10g]\nset format y '%%g'\nset multiplot title ", c->t0 * ts, c->t1 * ts);
     nsc_gp_quote(f, title);
     fprintf(f,
             "\nset tmargin at screen 0.93\nset bmargin at screen 0.40\n"

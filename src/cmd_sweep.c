@@ -69,10 +69,7 @@ static void on_signal(int sig) { stop_flag = sig; }
 
 static int fail(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "nscircuit sweep: error: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'nscircuit sweep --help'.\n");
-    return 2;
+    return nsc_usage_error("nscircuit sweep", fmt, arg);
 }
 
 static double now(void)

@@ -16,3 +16,11 @@ void nsc_print_report(const nsc_report *r)
     for (int k = 0; k < r->nwarn; k++) fprintf(stderr, "%s\n", r->warn[k]);
     if (r->error) fprintf(stderr, "%s\n", r->error);
 }
+
+int nsc_usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "%s: error: ", cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry '%s --help'.\n", cmd);
+    return 2;
+}

@@ -63,10 +63,7 @@ static const char usage_text[] =
 
 static int usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "nscircuit: error: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'nscircuit --help'.\n");
-    return 2;
+    return nsc_usage_error("nscircuit", fmt, arg);
 }
 
 static int exit_code(nsc_status s)

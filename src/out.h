@@ -53,6 +53,12 @@ nsc_status nsc_render_gp(const char *gppath, nsc_report *r);
 void nsc_time_unit(double tmax, double *scale, const char **unit);
 double nsc_unit_scale(double maxabs, const char **prefix);
 void nsc_gp_quote(FILE *f, const char *s);
+/* The script lines every nscircuit gnuplot script starts with: outfile (pngpath's
+ * base name unless the caller set it), the PNG terminal 1000 x height, datafile
+ * (datpath's base name), grid, key and margins. */
+void nsc_gp_preamble(FILE *f, const char *pngpath, const char *datpath, int height);
+/* The part of p after its last '/'. */
+const char *nsc_base_name(const char *p);
 
 /* Write text to path atomically (temp + rename). */
 nsc_status nsc_write_atomic(const char *path, const char *data, size_t len, nsc_report *r);

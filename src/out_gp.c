@@ -12,10 +12,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char *base_name(const char *p)
+const char *nsc_base_name(const char *p)
 {
     const char *s = strrchr(p, '/');
     return s ? s + 1 : p;
+}
+
+void nsc_gp_preamble(FILE *f, const char *pngpath, const char *datpath, int height)
+{
+    fprintf(f,
+            "if (!exists(\"outfile\")) outfile = '%s'\n"
+            "set terminal pngcairo noenhanced size 1000,%d font 'sans,10'\n"
+            "set output outfile\n"
+            "datafile = '%s'\n"
+            "set grid\n"
+            "set key outside right top reverse Left\n"
+            "set lmargin at screen 0.09\n"
+            "set rmargin at screen 0.84\n",
+            nsc_base_name(pngpath), height, nsc_base_name(datpath));
 }
 
 /* Panel of a column: 'v' voltages, 'i' currents, 'o' other. */
@@ -105,17 +119,10 @@ nsc_status nsc_write_gp(const nsc_waves *W, const char *datpath, const char *gpp
     nsc_time_unit(fmax(fabs(t0), fabs(t1)), &ts, &tu);
     fprintf(f,
             "# gnuplot script written by nscircuit: gnuplot %s (in this directory)\n"
-            "# change the terminal line for another format, e.g. set terminal svg\n"
-            "if (!exists(\"outfile\")) outfile = '%s'\n"
-            "set terminal pngcairo noenhanced size 1000,%d font 'sans,10'\n"
-            "set output outfile\n"
-            "datafile = '%s'\n"
-            "set grid\n"
-            "set key outside right top reverse Left\n"
-            "set lmargin at screen 0.09\n"
-            "set rmargin at screen 0.84\n"
-            "set format y '%%g'\n",
-            base_name(gppath), base_name(pngpath), 80 + 280 * (panels ? panels : 1), base_name(datpath));
+            "# change the terminal line for another format, e.g. set terminal svg\n",
+            nsc_base_name(gppath));
+    nsc_gp_preamble(f, pngpath, datpath, 80 + 280 * (panels ? panels : 1));
+    fprintf(f, "set format y '%%g'\n");
     if (t1 > t0) fprintf(f, "set xrange [%.10g:%.10g]\n", t0 * ts, t1 * ts);
     fprintf(f, "set multiplot layout %d,1 title ", panels ? panels : 1);
     nsc_gp_quote(f, W->title ? W->title : "");
@@ -139,7 +146,7 @@ nsc_status nsc_render_gp(const char *gppath, nsc_report *r)
     char *dir = nsc_strdup(gppath);
     if (!dir) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
     char *slash = strrchr(dir, '/');
-    const char *gpbase = base_name(gppath);
+    const char *gpbase = nsc_base_name(gppath);
     if (slash) *slash = 0; else strcpy(dir, ".");
     /* final PNG name: script name with .png */
     char *png = nsc_asprintf("%.*s.png", (int)(strrchr(gpbase, '.') ? strrchr(gpbase, '.') - gpbase : (long)strlen(gpbase)), gpbase);
