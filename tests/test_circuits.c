@@ -110,20 +110,6 @@ static int col(const tu_table *t, const char *name)
     return c;
 }
 
-/* Linear interpolation of column c of t at time x (column 0 increasing). */
-static double interp(const tu_table *t, int c, double x)
-{
-    int lo = 0, hi = t->nrow - 1;
-    if (x <= AT(t, 0, 0)) return AT(t, 0, c);
-    if (x >= AT(t, hi, 0)) return AT(t, hi, c);
-    while (hi - lo > 1) {
-        int mid = (lo + hi) / 2;
-        if (AT(t, mid, 0) <= x) lo = mid; else hi = mid;
-    }
-    double a = (x - AT(t, lo, 0)) / (AT(t, hi, 0) - AT(t, lo, 0));
-    return (1 - a) * AT(t, lo, c) + a * AT(t, hi, c);
-}
-
 /* Our column co against the reference column cr on our rows in [t0, t1]: max and
  * rms of the difference relative to the reference's range there. */
 typedef struct cmp { double max, rms, range; } cmp;
@@ -134,7 +120,7 @@ static cmp compare(const char *what, const tu_table *ours, int co, const tu_tabl
     for (int i = 0; i < ours->nrow; i++) {
         double t = AT(ours, i, 0);
         if (t < t0 || t > t1) continue;
-        double r = interp(ref, cr, t), d = AT(ours, i, co) - r;
+        double r = tu_interp(ref, cr, t), d = AT(ours, i, co) - r;
         lo = fmin(lo, r);
         hi = fmax(hi, r);
         em = fmax(em, fabs(d));

@@ -43,20 +43,6 @@ static double range_of(const tu_table *t, int col)
     return hi - lo;
 }
 
-/* Linear interpolation of column col of t at time x (column 0 increasing). */
-static double interp(const tu_table *t, int col, double x)
-{
-    int lo = 0, hi = t->nrow - 1;
-    if (x <= TU_AT(t, 0, 0)) return TU_AT(t, 0, col);
-    if (x >= TU_AT(t, hi, 0)) return TU_AT(t, hi, col);
-    while (hi - lo > 1) {
-        int mid = (lo + hi) / 2;
-        if (TU_AT(t, mid, 0) <= x) lo = mid; else hi = mid;
-    }
-    double a = (x - TU_AT(t, lo, 0)) / (TU_AT(t, hi, 0) - TU_AT(t, lo, 0));
-    return (1 - a) * TU_AT(t, lo, col) + a * TU_AT(t, hi, col);
-}
-
 TestSuite(e2e, .init = setup, .fini = teardown);
 
 /* Same LCS, same theta = 0.5 and h = 1 us as Siconos 4.4: the waveforms agree
@@ -99,7 +85,7 @@ Test(e2e, rectifier_vs_ngspice)
         cr_assert(co > 0 && cf > 0);
         double R = range_of(&ref, cf), emax = 0, e2 = 0;
         for (int i = 0; i < ref.nrow; i++) {
-            double d = interp(&ours, co, TU_AT(&ref, i, 0)) - TU_AT(&ref, i, cf);
+            double d = tu_interp(&ours, co, TU_AT(&ref, i, 0)) - TU_AT(&ref, i, cf);
             emax = fmax(emax, fabs(d));
             e2 += d * d;
         }

@@ -137,3 +137,16 @@ struct nsc_circuit *tu_parse(const char *text)
     nsc_report_free(&r);
     return c;
 }
+
+double tu_interp(const tu_table *t, int col, double x)
+{
+    int lo = 0, hi = t->nrow - 1;
+    if (x <= TU_AT(t, 0, 0)) return TU_AT(t, 0, col);
+    if (x >= TU_AT(t, hi, 0)) return TU_AT(t, hi, col);
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (TU_AT(t, mid, 0) <= x) lo = mid; else hi = mid;
+    }
+    double a = (x - TU_AT(t, lo, 0)) / (TU_AT(t, hi, 0) - TU_AT(t, lo, 0));
+    return (1 - a) * TU_AT(t, lo, col) + a * TU_AT(t, hi, col);
+}

@@ -25,6 +25,8 @@ typedef struct tu_table {
 int tu_table_read(const char *path, tu_table *t); /* 0 ok */
 void tu_table_free(tu_table *t);
 int tu_table_col(const tu_table *t, const char *name); /* -1 if absent (case-insensitive) */
+/* Column col of t at time x, linear between rows (column 0 increasing; held beyond the ends). */
+double tu_interp(const tu_table *t, int col, double x);
 #define TU_AT(t, r, c) ((t)->v[(size_t)(r) * (t)->ncol + (c)])
 
 /* Run a shell command; returns its exit status (or -1), output captured into a
