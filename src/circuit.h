@@ -191,6 +191,9 @@ typedef struct nsc_circuit {
     double theta;           /* default 0.5 */
     double gmin;            /* default 1e-12 */
     char solver[32];        /* default "auto" */
+    int stepping_fixed;     /* .options stepping=fixed (default 0: adaptive) */
+    /* SPICE tolerances of the adaptive step control (stepper_adapt.c); 0 = default */
+    double reltol, abstol, vntol, chgtol, trtol;
 
     /* .save / .print (empty: writer defaults of cli.md) */
     nsc_probe *save;

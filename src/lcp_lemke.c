@@ -131,8 +131,13 @@ static double lemke_column(const nsc_lcp *p, const double *Binv, int v, double *
 static void lemke_rownorms(int m, const double *Binv, double *rn)
 {
     for (int i = 0; i < m; i++) rn[i] = 0;
-    for (int k = 0; k < m; k++)
-        for (int i = 0; i < m; i++) rn[i] = fmax(rn[i], fabs(Binv[i + (size_t)k * m]));
+    for (int k = 0; k < m; k++) {                                   /* rn_i = max_k |B^{-1}_ik| */
+        const double *c = Binv + (size_t)k * m;
+        for (int i = 0; i < m; i++) {                               /* no libm call: vectorizes */
+            double v = fabs(c[i]);
+            rn[i] = v > rn[i] ? v : rn[i];
+        }
+    }
 }
 
 /* Pivot on row r with entering column d = B^{-1} a: B^{-1} <- E B^{-1}, x <- E x. */

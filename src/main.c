@@ -391,10 +391,21 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s\n", wr.error ? wr.error : "write failed");
         nsc_report_free(&wr);
     }
+    if (stats && W)                                        /* cli.md: this first line is fixed */
+        fprintf(stderr, "nscircuit: %s: steps: %ld accepted, %ld rejected; events: %ld located\n", netlist,
+                st.steps, st.rejected, st.events);
     if (!quiet && W) {
-        fprintf(stderr, "nscircuit: %s: %ld steps (%ld shortened at breakpoints), %ld solved in the previous "
-                        "mode, %ld LCPs pivoted (%ld pivots), %.3f s\n", netlist, st.steps, st.short_steps,
-                st.mode_hits, st.lcps, st.pivots, secs);
+        fprintf(stderr, "nscircuit: %s: %g s simulated in %ld steps", netlist, W->t_end, st.steps);
+        if (o.adaptive) fprintf(stderr, ", %ld switching events located", st.events);
+        else fprintf(stderr, " of %g s", o.h);
+        fprintf(stderr, ", %.3f s\n", secs);
+        if (stats && o.adaptive)
+            fprintf(stderr, "nscircuit: adaptive steps from %.3g to %.3g s (at most %g), %ld trials locating "
+                            "events, %ld mode changes captured inside steps (chattering)\n",
+                    st.hmin_used, st.hmax_used, o.h, st.locate_trials, st.captured);
+        if (stats)
+            fprintf(stderr, "nscircuit: %ld steps shortened at breakpoints, %ld solved in the previous mode, "
+                            "%ld LCPs pivoted (%ld pivots)\n", st.short_steps, st.mode_hits, st.lcps, st.pivots);
         if (stats)
             fprintf(stderr, "nscircuit: unknowns n = %d, complementarity pairs m = %d, h = %g s, theta = %g, "
                             "W factorisations = %d, max LCP residual = %.3g\n",

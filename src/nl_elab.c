@@ -994,6 +994,13 @@ static nsc_status card_ic(elab *E, scope *sc, const nl_card *cd)
     return NSC_OK;
 }
 
+/* The field of a SPICE tolerance option (reltol abstol vntol chgtol trtol), NULL otherwise. */
+static double *tolerance_option(nsc_circuit *c, const char *k)
+{
+    return !strcmp(k, "reltol") ? &c->reltol : !strcmp(k, "abstol") ? &c->abstol : !strcmp(k, "vntol") ? &c->vntol
+         : !strcmp(k, "chgtol") ? &c->chgtol : !strcmp(k, "trtol") ? &c->trtol : NULL;
+}
+
 /* .options name=value ... */
 static nsc_status card_options(elab *E, scope *sc, const nl_card *cd)
 {
@@ -1018,6 +1025,19 @@ static nsc_status card_options(elab *E, scope *sc, const nl_card *cd)
             if (!s || !*s || strlen(s) >= sizeof c->solver) return err(E, sc, cd, vf, "bad solver name in .options");
             snprintf(c->solver, sizeof c->solver, "%s", s);
             nsc_strlower(c->solver);
+        } else if (k && !strcmp(k, "stepping")) {
+            const nl_field *vf = &f->sub[1];
+            const char *s = vf->kind == NL_F_WORD || vf->kind == NL_F_STRING ? vf->u.s
+                          : vf->kind == NL_F_EXPR && vf->u.x->op == NL_X_PARAM ? vf->u.x->name : NULL;
+            if (s && !strcmp(s, "fixed")) c->stepping_fixed = 1;
+            else if (s && !strcmp(s, "adaptive")) c->stepping_fixed = 0;
+            else return err(E, sc, cd, vf, "stepping must be 'adaptive' or 'fixed'");
+        } else if (k && tolerance_option(c, k)) {
+            if (value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
+            if (!(v > 0) || !isfinite(v)) return err(E, sc, cd, f, "%s must be positive", k);
+            if (!strcmp(k, "trtol") && v < 1) return err(E, sc, cd, f, "trtol = %g must be at least 1", v);
+            if (!strcmp(k, "reltol") && v >= 1) return err(E, sc, cd, f, "reltol = %g must be below 1", v);
+            *tolerance_option(c, k) = v;
         } else
             note(E, cd, f, "option '%s' ignored", k ? k : ftext(f));
     }

@@ -101,6 +101,21 @@ void nsc_onestep_take_mode(nsc_onestep *P, const nsc_onestep *from)
     P->inc_ok = 0;                                               /* l was written by another problem */
 }
 
+void nsc_onestep_set_mode(nsc_onestep *P, const char *mode)
+{
+    P->inc_ok = 0;                                               /* l is the caller's, not P's last */
+    if (P->m == 0) return;
+    if (!mode) {
+        P->have_prev = 0;
+        P->cur = -1;
+        return;
+    }
+    if (P->have_prev && memcmp(P->prev, mode, (size_t)P->m) == 0) return;   /* cur stays valid */
+    memcpy(P->prev, mode, (size_t)P->m);
+    P->have_prev = 1;
+    P->cur = -1;
+}
+
 /* A with the conductance change g_on - g_off of every switch that is on. NULL on ENOMEM. */
 static nsc_sparse *switched_a(const nsc_lcs *L, const char *sw)
 {

@@ -203,6 +203,10 @@ int nsc_onestep_open(nsc_onestep *P, const double *z0, const double *s0, const d
  * the same LCS (a different h or switch state), so that switching problems does
  * not cost a pivoting solve. */
 void nsc_onestep_take_mode(nsc_onestep *P, const nsc_onestep *from);
+/* The mode guess of the next step (m flags, 1 = active; NULL: none, a cold
+ * start), e.g. the mode accepted at t_k after a rejected trial step; the next
+ * call's l is not assumed to be what the last call on P returned. */
+void nsc_onestep_set_mode(nsc_onestep *P, const char *mode);
 void nsc_onestep_free(nsc_onestep *P);
 /* The active set (m flags, 1 = active) of the last step P accepted; NULL before any. */
 const char *nsc_onestep_mode(const nsc_onestep *P);

@@ -11,26 +11,13 @@
  * from z at t_k; each (h, switch state) has its own one-step problem in a small
  * least-recently-used cache, and a new problem inherits the mode guess of the
  * previous one. */
-#include "stepper.h"
+#include "stepper_int.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NSC_PCACHE 16
-
-/* One-step problems of one LCS keyed by (h, switch states), least recently used
- * evicted: the regular h in each switch state met, and the few shortened steps. */
-typedef struct pcache {
-    const nsc_lcs *L;
-    double theta;
-    nsc_onestep *P[NSC_PCACHE];
-    long last[NSC_PCACHE];
-    int n;
-    long clock;
-} pcache;
-
-static int same_h(double a, double b)
+int nsc_same_h(double a, double b)
 {
     double fa = fabs(a), fb = fabs(b);
     return a == b || fabs(a - b) <= 1e-12 * (fa > fb ? fa : fb);
@@ -44,21 +31,34 @@ static void pcache_count(const nsc_onestep *P, nsc_sim_stats *st)
     st->mode_cached += P->ncached;
 }
 
-static nsc_status pcache_get(pcache *C, double h, const char *sw, nsc_onestep **out, nsc_sim_stats *st,
-                             nsc_report *r)
+nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw, int oneoff,
+                          nsc_onestep **out, nsc_sim_stats *st, nsc_report *r)
 {
     size_t nsw = (size_t)C->L->nsw;
     C->clock++;
     for (int k = 0; k < C->n; k++)
-        if (same_h(C->P[k]->h, h) && (nsw == 0 || memcmp(C->P[k]->sw, sw, nsw) == 0)) {
+        if (nsc_same_h(C->P[k]->h, h) && C->P[k]->theta == theta && (nsw == 0 || memcmp(C->P[k]->sw, sw, nsw) == 0)) {
             C->last[k] = C->clock;
             *out = C->P[k];
             return NSC_OK;
         }
+    nsc_onestep *S = C->scratch;
+    if (S && nsc_same_h(S->h, h) && S->theta == theta && (nsw == 0 || memcmp(S->sw, sw, nsw) == 0)) {
+        *out = S;
+        return NSC_OK;
+    }
     nsc_onestep *P;
-    nsc_status s = nsc_onestep_new_sw(C->L, h, h > 0 ? C->theta : 1.0, sw, &P, r);
+    nsc_status s = nsc_onestep_new_sw(C->L, h, theta, sw, &P, r);
     if (s) return s;
     if (st) st->factorizations++;
+    if (oneoff) {
+        if (S) {
+            pcache_count(S, st);
+            nsc_onestep_free(S);
+        }
+        C->scratch = *out = P;
+        return NSC_OK;
+    }
     int slot = C->n;
     if (C->n < NSC_PCACHE) C->n++;
     else {
@@ -74,13 +74,18 @@ static nsc_status pcache_get(pcache *C, double h, const char *sw, nsc_onestep **
     return NSC_OK;
 }
 
-static void pcache_free(pcache *C, nsc_sim_stats *st)
+void nsc_pcache_free(nsc_pcache *C, nsc_sim_stats *st)
 {
     for (int k = 0; k < C->n; k++) {
         pcache_count(C->P[k], st);
         nsc_onestep_free(C->P[k]);
     }
     C->n = 0;
+    if (C->scratch) {
+        pcache_count(C->scratch, st);
+        nsc_onestep_free(C->scratch);
+        C->scratch = NULL;
+    }
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -90,7 +95,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Sorted, de-duplicated corners of every source waveform in (0, tstop]. */
-static int breakpoints(const nsc_lcs *L, double tstop, double tol, double **bp, int *nbp)
+int nsc_tran_breakpoints(const nsc_lcs *L, double tstop, double tol, double **bp, int *nbp)
 {
     int cap = 0;
     *bp = NULL;
@@ -106,7 +111,7 @@ static int breakpoints(const nsc_lcs *L, double tstop, double tol, double **bp, 
 }
 
 /* "time 1.2e-3 s: ..., devices d1 d3, residual ..." for a failed step. */
-static void step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, double t,
+void nsc_step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, double t,
                          const nsc_step_info *info, nsc_solver solver)
 {
     char dev[512] = "";
@@ -128,7 +133,7 @@ static void step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, 
             nsc_lcp_strstatus(info->st), shown ? dev : "(none)", info->residual);
 }
 
-static void eval_probes(const nsc_lin *f, int np, const nsc_lcs *L, const char *sw, const double *z,
+void nsc_eval_probes(const nsc_lin *f, int np, const nsc_lcs *L, const char *sw, const double *z,
                         const double *l, const double *zp, double h, const double *w, double *out)
 {
     for (int k = 0; k < np; k++) out[k] = nsc_lin_eval_sw(&f[k], L, sw, z, l, zp, h, w);
@@ -150,13 +155,13 @@ static void switch_init(const nsc_circuit *c, const nsc_lcs *L, char *sw)
  * can reconcile, e.g. a charged capacitor across a discharged one through ideal
  * diodes) gives the solution with every pair open, l = 0, with a warning: the
  * first step then makes the impulsive transfer (as Siconos starts from l = 0). */
-static nsc_status static_solve(pcache *C, nsc_solver solver, int relax, const double *s, const double *e,
+static nsc_status static_solve(nsc_pcache *C, nsc_solver solver, int relax, const double *s, const double *e,
                                double *z, double *l, char *sw, nsc_sim_stats *st, nsc_report *r)
 {
     const nsc_lcs *L = C->L;
     for (int it = 0;; it++) {
         nsc_onestep *P;
-        nsc_status status = pcache_get(C, 0.0, sw, &P, st, r);
+        nsc_status status = nsc_pcache_get(C, 0.0, 1.0, sw, 0, &P, st, r);
         if (status) return status;
         nsc_step_info info;
         int bad = nsc_onestep_solve(P, solver, NULL, NULL, s, e, z, l, &info);
@@ -171,7 +176,7 @@ static nsc_status static_solve(pcache *C, nsc_solver solver, int relax, const do
             bad = 0;
         }
         if (bad) {
-            step_failure(r, L, P, 0.0, &info, solver);
+            nsc_step_failure(r, L, P, 0.0, &info, solver);
             return NSC_ESIM;
         }
         if (!nsc_lcs_switch_update(L, z, sw)) return NSC_OK;
@@ -192,7 +197,7 @@ static nsc_status static_solve(pcache *C, nsc_solver solver, int relax, const do
  * gmin 1e-12 times smaller (the same layout, no pivoting) is kept when it is
  * complementary and within 1e-6 of the first solution (a node that only gmin
  * held would move far: the first solution stays). */
-static void polish_op(const nsc_circuit *c, double gmin, pcache *C0, const char *sw, const double *s,
+static void polish_op(const nsc_circuit *c, double gmin, nsc_pcache *C0, const char *sw, const double *s,
                       const double *e, double *z, double *l, nsc_sim_stats *st)
 {
     const nsc_lcs *L0 = C0->L;
@@ -203,11 +208,11 @@ static void polish_op(const nsc_circuit *c, double gmin, pcache *C0, const char 
     nsc_lcs *Lb = NULL;
     char *mode = NULL;
     double *zb = NULL;
-    if (L0->ngmin == 0 || m == 0 || !(gmin > 0) || pcache_get(C0, 0.0, sw, &P1, NULL, &r)) goto out;
+    if (L0->ngmin == 0 || m == 0 || !(gmin > 0) || nsc_pcache_get(C0, 0.0, 1.0, sw, 0, &P1, NULL, &r)) goto out;
     const char *pm = nsc_onestep_mode(P1);
     if (!pm || !(mode = malloc((size_t)m))) goto out;
     memcpy(mode, pm, (size_t)m);
-    pcache_free(C0, st);                             /* the first problem's memory, before the second */
+    nsc_pcache_free(C0, st);                             /* the first problem's memory, before the second */
     zb = malloc(sizeof(double) * (size_t)(n + m));
     if (zb && !nsc_lcs_assemble(c, NSC_ASM_OP, gmin * 1e-12, &Lb, &r) && Lb->n == n && Lb->m == m
         && !nsc_onestep_new_sw(Lb, 0.0, 1.0, sw, &P2, &r) && nsc_onestep_solve_mode(P2, mode, s, e, zb, zb + n) == 0) {
@@ -240,7 +245,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     char **names = NULL, *sw = NULL;
     double *buf = NULL, *bp = NULL;
     int nbp = 0;
-    pcache cache, cache0;
+    nsc_pcache cache, cache0;
     memset(&cache, 0, sizeof cache);
     memset(&cache0, 0, sizeof cache0);
 
@@ -250,9 +255,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     st->n = n;
     st->m = m;
     cache.L = L;
-    cache.theta = o->theta;
     cache0.L = L0;
-    cache0.theta = 1.0;
 
     f = nsc_calloc((size_t)nprobe, sizeof *f);
     names = nsc_calloc((size_t)nprobe, sizeof *names);
@@ -299,13 +302,13 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         memcpy(z0, zs, (size_t)n * sizeof(double));
         memcpy(l, ls, (size_t)m * sizeof(double));
     }
-    pcache_free(&cache0, st);
+    nsc_pcache_free(&cache0, st);
     nsc_lcs_sources(L, 0.0, w0, s0, e1);
-    eval_probes(f, nprobe, L, sw, z0, l, NULL, 0.0, w0, v0 + 1);
+    nsc_eval_probes(f, nprobe, L, sw, z0, l, NULL, 0.0, w0, v0 + 1);
     v0[0] = 0.0;
 
     double h = o->h, tstop = o->tstop, eps = 1e-9 * h;
-    if (breakpoints(L, tstop, eps, &bp, &nbp)) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    if (nsc_tran_breakpoints(L, tstop, eps, &bp, &nbp)) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
     if (o->tstep > 0 && (tstop - o->tstart) / o->tstep * nc < 1e7)   /* the rows (up to 80 MB), reserved: */
         nsc_waves_reserve(W, (long)((tstop - o->tstart) / o->tstep) + 2);  /* no growth in the loop */
 
@@ -319,6 +322,11 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         tout = o->tstart + o->tstep;
     }
 
+    if (o->adaptive) {
+        nsc_tran T = { c, o, L, &cache, f, nprobe, W, sw, bp, nbp, z0, l, w0, v0, jout, st, r };
+        s = nsc_tran_adaptive(&T);
+        goto done;
+    }
     double t = 0.0;
     long k = 0;                                      /* t_k = k h is the last grid point reached */
     int ib = 0;                                      /* next breakpoint */
@@ -336,9 +344,9 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         double tn = tg;
         if (ib < nbp && bp[ib] < tg - eps) { tn = bp[ib]; st->short_steps++; }
         double hh = tn - t, hkey = fabs(hh - h) <= eps ? h : hh;
-        if (!P || swchanged || !same_h(P->h, hkey)) {  /* the problem of (h, switch states) */
+        if (!P || swchanged || !nsc_same_h(P->h, hkey)) {  /* the problem of (h, switch states) */
             nsc_onestep *Pn;
-            if ((s = pcache_get(&cache, hkey, sw, &Pn, st, r))) goto done;
+            if ((s = nsc_pcache_get(&cache, hkey, o->theta, sw, 0, &Pn, st, r))) goto done;
             if (P && Pn != P) nsc_onestep_take_mode(Pn, P);
             P = Pn;
             swchanged = 0;
@@ -346,7 +354,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         for (int j = 0; j < nsrc; j++) w1[j] = nsc_wave_eval(L->src[j].wave, tn);   /* w(t_k+1) */
         nsc_step_info info;
         if (nsc_onestep_step(P, o->solver, z0, w0, w1, z1, l, &info)) {
-            step_failure(r, L, P, tn, &info, o->solver);
+            nsc_step_failure(r, L, P, tn, &info, o->solver);
             s = NSC_ESIM;
             W->end = NSC_RUN_FAILED;
             W->end_msg = nsc_asprintf("%s", r->error ? r->error : "solver failure");
@@ -366,7 +374,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         if (tnext > tstop) tnext = tstop;
         int need = tout <= tnext + eps && tout <= tstop + eps;
         if (need) {
-            eval_probes(f, nprobe, L, sw, z1, l, z0, hh, w1, v1 + 1);   /* I(S) in the step's state */
+            nsc_eval_probes(f, nprobe, L, sw, z1, l, z0, hh, w1, v1 + 1);   /* I(S) in the step's state */
             v1[0] = tn;
         }
         /* rows in (t, tn]: exact at tn, interpolated inside */
@@ -393,8 +401,8 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     }
     W->t_end = t;
 done:
-    pcache_free(&cache, st);
-    pcache_free(&cache0, st);
+    nsc_pcache_free(&cache, st);
+    nsc_pcache_free(&cache0, st);
     for (int q = 0; f && q < nprobe; q++) nsc_lin_free(&f[q]);
     free(f);
     free(names);
@@ -414,12 +422,11 @@ nsc_status nsc_run_op(const nsc_circuit *c, double gmin, nsc_solver solver, nsc_
     char **names = NULL, *sw = NULL;
     double *buf = NULL;
     nsc_status s;
-    pcache cache;
+    nsc_pcache cache;
     memset(&cache, 0, sizeof cache);
     if ((s = nsc_lcs_assemble(c, NSC_ASM_OP, gmin, &L, r))) goto done;
     int n = L->n, m = L->m;
     cache.L = L;
-    cache.theta = 1.0;
     names = nsc_calloc((size_t)(n + m), sizeof *names);
     buf = nsc_calloc((size_t)(2 * n + 3 * m + L->nsrc + 1), sizeof(double));
     sw = nsc_calloc((size_t)L->nsw + 1, 1);
@@ -449,7 +456,7 @@ done:
     free(names);
     free(buf);
     free(sw);
-    pcache_free(&cache, NULL);
+    nsc_pcache_free(&cache, NULL);
     nsc_lcs_free(L);
     return s;
 }

@@ -1,5 +1,6 @@
-/* stepper.h -- analyses: the operating point and the fixed-step theta-scheme
- * transient (formulation.md §2), from a circuit to a waveform table. */
+/* stepper.h -- analyses: the operating point and the theta-scheme transient
+ * (formulation.md §2), with fixed steps (stepper.c) or adaptive, event-located
+ * steps (stepper_adapt.c), from a circuit to a waveform table. */
 #ifndef NSC_STEPPER_H
 #define NSC_STEPPER_H
 
@@ -11,8 +12,10 @@
 
 typedef struct nsc_tran_opts {
     double tstep, tstop, tstart;  /* output grid */
-    double h;                     /* scheme step (> 0) */
+    double h;                     /* fixed steps: the scheme step (> 0); adaptive: the largest step */
     double theta;                 /* 0.5 .. 1 */
+    int adaptive;                 /* 1: error-controlled steps with located events (stepper_adapt.c) */
+    double reltol, abstol, vntol, trtol;   /* adaptive: SPICE tolerances (all > 0) */
     double gmin;
     int uic;
     nsc_solver solver;
@@ -24,7 +27,12 @@ typedef struct nsc_tran_opts {
 } nsc_tran_opts;
 
 typedef struct nsc_sim_stats {
-    long steps;          /* time steps taken */
+    long steps;          /* time steps taken (accepted: each advanced time) */
+    long rejected;       /* adaptive: trial steps rejected (local error, solver failure) */
+    long events;         /* adaptive: switching events located (a step ended on each) */
+    long locate_trials;  /* adaptive: trial steps spent locating events */
+    long captured;       /* adaptive: mode changes captured inside a step (chattering, not located) */
+    double hmin_used, hmax_used; /* adaptive: smallest and largest accepted step */
     long short_steps;    /* steps shortened to end on a breakpoint */
     long mode_hits;      /* steps solved by the previous step's mode (no pivoting) */
     long active_set;     /* steps solved by the active-set iteration from the previous mode */

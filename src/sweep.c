@@ -40,7 +40,16 @@ nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_o
     o->tstop = cfg->tstop > 0 ? cfg->tstop : c->tstop;
     o->tstep = c->has_tran ? c->tstep : 0;
     o->tstart = c->has_tran ? c->tstart : 0;
-    o->h = cfg->step > 0 ? cfg->step : c->tmax > 0 ? c->tmax : o->tstep;
+    o->adaptive = !(cfg->step > 0) && !c->stepping_fixed;
+    o->reltol = c->reltol > 0 ? c->reltol : 1e-3;        /* SPICE's defaults */
+    o->abstol = c->abstol > 0 ? c->abstol : 1e-12;
+    o->vntol = c->vntol > 0 ? c->vntol : 1e-6;
+    o->trtol = c->trtol > 0 ? c->trtol : 7;
+    if (o->adaptive && !(c->tmax > 0)) {                   /* ngspice: tmax = min(tstep, span / 50) */
+        double span = o->tstop - o->tstart;
+        o->h = o->tstep > 0 && o->tstep < span / 50 ? o->tstep : span / 50;
+    } else
+        o->h = cfg->step > 0 ? cfg->step : c->tmax > 0 ? c->tmax : o->tstep;
     if (o->h <= 0) o->h = o->tstop / 1000;
     if (o->tstep <= 0) o->tstep = o->h;
     if (o->tstart >= o->tstop)

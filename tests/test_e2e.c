@@ -193,7 +193,9 @@ Test(e2e, halfwave_peak_and_trough)
         if (tt > 10e-3 && tt < 30e-3) vmin2 = fmin(vmin2, vo);
     }
     cr_log_info("halfwave: peak %.6f (10), trough %.6f (analytic %.6f)", vmax, vmin2, trough);
-    cr_assert(fabs(vmax - Vp) < 1e-6, "peak %g", vmax);
+    /* adaptive steps (h <= tstep = 10 us) do not land on the crest at 5 ms: the row
+     * there is linear between two steps, off by at most h^2/8 max|v''| = h^2 Vp w^2 / 8 */
+    cr_assert(fabs(vmax - Vp) < 10e-6 * 10e-6 * Vp * w * w / 8, "peak %g", vmax);
     /* the kink at t_on lies inside a step: v_out is off by at most |v_in'| h = 0.016 V */
     cr_assert(fabs(vmin2 - trough) < 0.02, "trough %g, analytic %g", vmin2, trough);
     tu_table_free(&t);
@@ -274,7 +276,7 @@ Test(e2e, solver_failure_keeps_rows)
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/neg.cir", tmp);
     tu_write_file(path, "negative resistor behind a diode\nV1 a 0 PULSE(0 1 0.5m 1n 1n 1 2)\n"
-                        "D1 a b DI\nR1 b 0 -1k\nC1 b 0 1n\n.model DI D\n.tran 10u 1m\n.end\n");
+                        "D1 a b DI\nR1 b 0 -1k\nC1 b 0 1n\n.model DI D\n.tran 10u 1m\n.options stepping=fixed\n.end\n");
     snprintf(cmd, sizeof cmd, "cd %s && %s neg.cir 2>&1", tmp, NSC_PROGRAM);
     int st = tu_run(cmd, &out);
     cr_assert_eq(st, 3, "exit %d: %s", st, out);

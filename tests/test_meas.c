@@ -206,7 +206,7 @@ Test(meas, program)
     char path[1024], cmd[2048];
     snprintf(path, sizeof path, "%s/rc.cir", tmp);
     cr_assert_eq(tu_write_file(path,
-        "RC discharge\nV1 in 0 0\nR1 in out 1k\nC1 out 0 1u IC=1\n.tran 1u 5m UIC\n.save v(out)\n"
+        "RC discharge\nV1 in 0 0\nR1 in out 1k\nC1 out 0 1u IC=1\n.tran 1u 5m UIC\n.options stepping=fixed\n.save v(out)\n"
         ".meas tran thalf WHEN v(out)=0.5\n.meas tran vavg AVG v(out) FROM=0 TO=5m\n"
         ".meas tran q INTEG i(r1)\n.meas tran vend FIND v(out) AT=5m\n.meas tran ratio PARAM='q/1u/(vend-1)'\n"
         ".meas tran never WHEN v(out)=2\n.end\n"), 0);
@@ -221,7 +221,7 @@ Test(meas, program)
     cr_assert((p = strstr(out, "vend = ")) && sscanf(p + 7, "%lf", &vend) == 1);
     cr_assert((p = strstr(out, "ratio = ")) && sscanf(p + 8, "%lf", &ratio) == 1);
     cr_assert(strstr(out, "never = failed"), "%s", out);
-    cr_assert(strstr(out, "rc.cir:12:1: warning: .meas never failed: v(out) crosses 2 only 0 times"), "%s", out);
+    cr_assert(strstr(out, "rc.cir:13:1: warning: .meas never failed: v(out) crosses 2 only 0 times"), "%s", out);
     cr_assert(strstr(out, "wrote rc.dat, rc.gp, rc.meas"), "%s", out);
     free(out);
     cr_assert_float_eq(thalf, 1e-3 * log(2), 1e-9);

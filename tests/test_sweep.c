@@ -28,6 +28,7 @@ static const char RC[] =
     ".tran {ts} 5m 0 {hm}\n"
     ".meas tran vend FIND v(out) AT=1m\n"
     ".meas tran tau WHEN v(out)=0.6321205588\n"
+    ".options stepping=fixed\n"
     ".end\n";
 
 /* a new string: fmt with one string argument */

@@ -1,0 +1,515 @@
+/* stepper_adapt.c -- the adaptive, event-located theta-scheme transient
+ * (netlist.md .tran, the default; stepping=fixed is stepper.c).
+ *
+ * Step-size control. The local truncation error of the theta-scheme on the
+ * differential unknowns x (the columns of E: capacitor node voltages, inductor
+ * currents) is
+ *     LTE = (1/2 - theta) h^2 x'' + (1/6 - theta/2) h^3 x''' + O(h^4),
+ * with x'' and x''' from divided differences of the new point and the last
+ * three accepted points of the current smooth segment (as SPICE's ckterr does
+ * with charges). A trial step is accepted when, for every such unknown,
+ *     |LTE_i| <= TRTOL (RELTOL max(|x_i(t_k)|, |x_i(t_k+1)|) + ATOL_i),
+ * ATOL_i = VNTOL for node voltages and ABSTOL for branch currents; the next step
+ * is h (0.9 / err)^(1/q), q = 3 for theta = 1/2 and 2 otherwise, at most twice
+ * the last and at most hmax (TMAX, else min(TSTEP, span/50) as in ngspice).
+ * Step sizes are taken from the ladder hmax 2^(-j/4) so that the factorised
+ * problems of the cache are reused; steps that end on a breakpoint, on tstop or
+ * at a located event are one-off sizes (their own cache slot).
+ *
+ * Events. A trial step whose active set differs from the accepted one at t_k
+ * (a diode, MOS segment or comparator pair changes), or after which a switch S
+ * would change state, contains an event. For each such pair j, with y_j and
+ * l_j its complementarity variables, phi_j = y_j - l_j for a pair inactive at
+ * t_k and l_j - y_j for an active one (for a switch: the control's distance to
+ * the threshold it crosses) is >= 0 while the pair keeps its mode and < 0 at
+ * the trial's end. The event time is bracketed in (t_k, t_hi] and located by
+ * the Illinois variant of regula falsi on phi: each trial either contains the
+ * event (t_hi moves down) or is an ordinary step that is accepted (t_k moves
+ * up). Once t_hi - t_k <= NSC_LOC_TOL hmax the step to t_hi is taken and
+ * accepted with the new mode: events are located to NSC_LOC_TOL hmax (1e-3 of
+ * the largest step), and a switch changes state at the located crossing.
+ *
+ * Restarts. After every event and every breakpoint the history is cleared and
+ * the first step is implicit Euler (theta = 1) of a quarter of the last step:
+ * the trapezoidal rule would carry the jump of an algebraic current (a
+ * capacitor's current at a source's edge) into the next steps as a +-
+ * oscillation that never decays; an implicit-Euler step starts them from the
+ * physical value.
+ *
+ * Accumulations. A sliding mode of an ideal comparator is one mode of the LCS
+ * and costs nothing. Events that follow each other ever faster (chattering, a
+ * Zeno sequence) would drive the locator into ever smaller steps: after
+ * NSC_CHATTER consecutive steps each ending on an event less than NSC_CHAT_H
+ * hmax after the previous one, location stops for hmax of simulated time and
+ * the stepper takes implicit-Euler steps of NSC_CHAT_H hmax that capture the
+ * mode changes inside them (event capturing, as in the fixed-step scheme).
+ *
+ * Output rows stay on the tstep grid, linear between accepted steps (as the
+ * fixed-step transient and ngspice write them). */
+#include "stepper_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+static int dbg = -1;
+
+#define NSC_GROW 2.0      /* largest growth of the step after an accepted one */
+#define NSC_SHRINK 0.2    /* smallest factor after a rejected one */
+#define NSC_SAFETY 0.9
+#define NSC_RESTART 0.25  /* first step after an event or breakpoint: this times the last one */
+#define NSC_RESTART_MIN 1e-2 /* ... and at least this times hmax */
+#define NSC_LADDER 4.0    /* step sizes hmax 2^(-j / NSC_LADDER) */
+#define NSC_LOC_TOL 1e-3  /* events located to NSC_LOC_TOL hmax */
+#define NSC_HMIN 1e-9     /* smallest step, times hmax: below it the run fails (exit 3) */
+#define NSC_LOC_MAXIT 40  /* trials to locate one event before it is taken where bracketed */
+#define NSC_CHATTER 8     /* consecutive event steps ... */
+#define NSC_CHAT_H 1e-2   /* ... each shorter than this times hmax: chattering */
+
+typedef struct ad {
+    nsc_tran *T;
+    const nsc_lcs *L;
+    const nsc_tran_opts *o;
+    int n, m, nsw, nd;
+    int *di;                 /* [nd] differential unknowns: columns of E */
+    double *atol;            /* [nd] VNTOL or ABSTOL */
+    double ht[4];            /* history of the smooth segment, newest first */
+    double *hx[4];           /* [nd] each */
+    int nh;
+    nsc_sparse *Ct, *Dt, *Set;   /* rows of C, D, Se as columns */
+    double *z0, *z1, *l, *lsave, *w0, *w1, *v0, *v1, *row;
+    double tp, *zp, *lp, *wp;    /* the accepted point before t (z, l, w) */
+    char *mode0, *sw1;       /* accepted active set at t (NULL until the first step), trial switch states */
+    int have_mode;
+    int *evid;               /* [m + nsw] items of the bracketed event (pair j, or m + switch k) */
+    double *evphi;           /* [m + nsw] their phi at t_hi */
+    int nev;
+} ad;
+
+static void ad_free(ad *a)
+{
+    free(a->di);
+    free(a->atol);
+    for (int k = 0; k < 4; k++) free(a->hx[k]);
+    nsc_sp_free(a->Ct);
+    nsc_sp_free(a->Dt);
+    nsc_sp_free(a->Set);
+    free(a->z0); free(a->z1); free(a->l); free(a->lsave); free(a->w0); free(a->w1);
+    free(a->v0); free(a->v1); free(a->row); free(a->mode0); free(a->sw1);
+    free(a->evid); free(a->evphi); free(a->zp); free(a->lp); free(a->wp);
+}
+
+static double *dup_or_zero(const double *x, int n)
+{
+    double *y = calloc((size_t)n + 1, sizeof(double));
+    if (y && x && n > 0) memcpy(y, x, (size_t)n * sizeof(double));
+    return y;
+}
+
+/* Work arrays, the differential unknowns and their absolute tolerances. 0 or -1 (ENOMEM). */
+static int ad_init(ad *a, nsc_tran *T)
+{
+    const nsc_lcs *L = T->L;
+    memset(a, 0, sizeof *a);
+    a->T = T;
+    a->L = L;
+    a->o = T->o;
+    a->n = L->n;
+    a->m = L->m;
+    a->nsw = L->nsw;
+    int n = a->n, m = a->m, nc = T->nprobe + 1, ni = m + L->nsw;
+    a->di = malloc(sizeof(int) * (size_t)(n + 1));
+    a->atol = malloc(sizeof(double) * (size_t)(n + 1));
+    if (!a->di || !a->atol) return -1;
+    for (int j = 0; j < n; j++)
+        if (L->E->p[j + 1] > L->E->p[j]) {
+            a->atol[a->nd] = j < L->nnode_z ? a->o->vntol : a->o->abstol;
+            a->di[a->nd++] = j;
+        }
+    for (int k = 0; k < 4; k++)
+        if (!(a->hx[k] = malloc(sizeof(double) * (size_t)(a->nd + 1)))) return -1;
+    a->Ct = nsc_sp_transpose(L->C);
+    a->Dt = nsc_sp_transpose(L->D);
+    a->Set = nsc_sp_transpose(L->Se);
+    a->z0 = dup_or_zero(T->z0, n);
+    a->z1 = dup_or_zero(NULL, n);
+    a->l = dup_or_zero(T->l0, m);
+    a->lsave = dup_or_zero(T->l0, m);
+    a->w0 = dup_or_zero(T->w0, L->nsrc);
+    a->w1 = dup_or_zero(NULL, L->nsrc);
+    a->v0 = dup_or_zero(T->v0, nc);
+    a->v1 = dup_or_zero(NULL, nc);
+    a->row = dup_or_zero(NULL, nc);
+    a->zp = dup_or_zero(NULL, n);
+    a->lp = dup_or_zero(NULL, m);
+    a->wp = dup_or_zero(NULL, L->nsrc);
+    a->tp = -INFINITY;
+    a->mode0 = calloc((size_t)m + 1, 1);
+    a->sw1 = calloc((size_t)L->nsw + 1, 1);
+    a->evid = malloc(sizeof(int) * (size_t)(ni + 1));
+    a->evphi = malloc(sizeof(double) * (size_t)(ni + 1));
+    if (!a->Ct || !a->Dt || !a->Set || !a->z0 || !a->z1 || !a->l || !a->lsave || !a->w0 || !a->w1 || !a->v0
+        || !a->v1 || !a->row || !a->zp || !a->lp || !a->wp || !a->mode0 || !a->sw1 || !a->evid || !a->evphi)
+        return -1;
+    return 0;
+}
+
+/* ---- local truncation error ---- */
+
+static void hist_reset(ad *a, double t, const double *z)
+{
+    a->nh = 1;
+    a->ht[0] = t;
+    for (int i = 0; i < a->nd; i++) a->hx[0][i] = z[a->di[i]];
+}
+
+static void hist_push(ad *a, double t, const double *z)
+{
+    double *last = a->hx[3];
+    for (int k = 3; k > 0; k--) {
+        a->hx[k] = a->hx[k - 1];
+        a->ht[k] = a->ht[k - 1];
+    }
+    a->hx[0] = last;
+    a->ht[0] = t;
+    for (int i = 0; i < a->nd; i++) a->hx[0][i] = z[a->di[i]];
+    if (a->nh < 4) a->nh++;
+}
+
+/* err = max_i |LTE_i| / (TRTOL tol_i) of the trial point (t1, z1) reached with
+ * theta from the history; 0 when the history is too short (one point). *worst:
+ * the unknown with the largest ratio, -1 if none. */
+static double lte_ratio(const ad *a, double t1, const double *z1, double theta, int *worst)
+{
+    const nsc_tran_opts *o = a->o;
+    *worst = -1;
+    if (a->nh < 2) return 0;
+    double t0 = a->ht[0], tm = a->ht[1], h = t1 - t0;
+    double c2 = 0.5 - theta, c3 = 1.0 / 6.0 - theta / 2;
+    double err = 0;
+    for (int i = 0; i < a->nd; i++) {
+        double x1 = z1[a->di[i]], x0 = a->hx[0][i], xm = a->hx[1][i];
+        double f10 = (x1 - x0) / h, f0m = (x0 - xm) / (t0 - tm);
+        double d2 = (f10 - f0m) / (t1 - tm);                     /* x'' / 2 */
+        double lte;
+        if (a->nh >= 3) {
+            double tmm = a->ht[2], xmm = a->hx[2][i];
+            double d2p = (f0m - (xm - xmm) / (tm - tmm)) / (t0 - tmm);
+            double d3 = (d2 - d2p) / (t1 - tmm);                 /* x''' / 6 */
+            lte = fabs(c2 * h * h * 2 * d2) + fabs(c3 * h * h * h * 6 * d3);
+        } else                                                   /* x''' ~ x'' / (t1 - tm) */
+            lte = fabs(c2 * h * h * 2 * d2) + fabs(c3) * h * h * h * fabs(2 * d2) / (t1 - tm);
+        double ax = fabs(x1) > fabs(x0) ? fabs(x1) : fabs(x0);
+        double r = lte / (o->trtol * (o->reltol * ax + a->atol[i]));
+        if (r > err) { err = r; *worst = a->di[i]; }
+    }
+    return err;
+}
+
+/* ---- events ---- */
+
+/* y_j = C_j z + D_j l + e0_j + Se_j w of pair j. */
+static double pair_y(const ad *a, int j, const double *z, const double *l, const double *w)
+{
+    const nsc_lcs *L = a->L;
+    double y = L->e0[j];
+    for (int k = a->Ct->p[j]; k < a->Ct->p[j + 1]; k++) y += a->Ct->x[k] * z[a->Ct->i[k]];
+    for (int k = a->Dt->p[j]; k < a->Dt->p[j + 1]; k++) y += a->Dt->x[k] * l[a->Dt->i[k]];
+    for (int k = a->Set->p[j]; k < a->Set->p[j + 1]; k++) y += a->Set->x[k] * w[a->Set->i[k]];
+    return y;
+}
+
+/* phi of item id (pair id, or switch id - m) for the mode of t_k: >= 0 while it
+ * keeps that mode or state. */
+static double phi(const ad *a, int id, const double *z, const double *l, const double *w)
+{
+    if (id < a->m) {
+        double d = pair_y(a, id, z, l, w) - l[id];
+        return a->mode0[id] ? -d : d;
+    }
+    const nsc_switch *S = &a->L->sw[id - a->m];
+    double u = (S->c >= 0 ? z[S->c] : 0.0) - (S->d >= 0 ? z[S->d] : 0.0);
+    return a->T->sw[id - a->m] ? u - S->off_below : S->on_above - u;
+}
+
+/* The items that change over the trial (t, z0, l at t in lsave) -> (z1, l, w1):
+ * pairs whose mode differs from mode0, switches that flip in sw1. Their phi at
+ * the trial's end into evphi. Returns their number; items already on their
+ * boundary at t (phi <= 0: the change belongs to t, e.g. a pair left degenerate
+ * by the last event) are not counted. */
+static int changed_items(ad *a, const char *mode1, int nflip)
+{
+    int ne = 0;
+    for (int j = 0; mode1 && j < a->m; j++)
+        if (mode1[j] != a->mode0[j] && phi(a, j, a->z0, a->lsave, a->w0) > 0) {
+            a->evid[ne] = j;
+            a->evphi[ne++] = phi(a, j, a->z1, a->l, a->w1);
+        }
+    for (int k = 0; nflip && k < a->nsw; k++)
+        if (a->sw1[k] != a->T->sw[k] && phi(a, a->m + k, a->z0, a->lsave, a->w0) > 0) {
+            a->evid[ne] = a->m + k;
+            a->evphi[ne++] = phi(a, a->m + k, a->z1, a->l, a->w1);
+        }
+    return ne;
+}
+
+/* The end of the next trial step inside the bracket (t, t_hi] of an event.
+ * First choice: the items' phi extrapolated linearly from the last two accepted
+ * points (t_p, t) of the smooth segment, which are in the old mode on both
+ * sides (phi is smooth there; across the event it is not: an ideal diode's phi
+ * is a voltage before and a current after): the earliest crossing t* gives the
+ * trial t* - tol/2 (an ordinary step ending just before the event), or, when
+ * t* is within tol, t + tol (a step across it, accepted as the event). Without
+ * a usable extrapolation, regula falsi between phi(t) and phi(t_hi) clamped to
+ * [0.1, 0.9] of the bracket; after two trials in a row that contained the
+ * event (nup), bisection. */
+static double next_trial(const ad *a, double t, double t_hi, double tol, int nup)
+{
+    if (t_hi - t <= tol) return t_hi;
+    double ts = INFINITY, f = 2;
+    for (int q = 0; q < a->nev; q++) {
+        double p0 = phi(a, a->evid[q], a->z0, a->lsave, a->w0);
+        if (!(p0 > 0)) continue;
+        if (nup < 2 && a->nh >= 2 && a->tp < t) {
+            double pp = phi(a, a->evid[q], a->zp, a->lp, a->wp), slope = (p0 - pp) / (t - a->tp);
+            if (slope < 0 && t - p0 / slope < ts) ts = t - p0 / slope;
+        }
+        double p1 = a->evphi[q];
+        if (p1 < p0 && p0 / (p0 - p1) < f) f = p0 / (p0 - p1);
+    }
+    if (ts > t && ts < t_hi) return ts - t > tol ? ts - tol / 2 : t + tol;
+    if (nup >= 2 || f > 1) f = 0.5;
+    f = f < 0.1 ? 0.1 : f > 0.9 ? 0.9 : f;
+    double te = t + f * (t_hi - t);
+    return te - t < tol / 2 ? t + tol / 2 : te;
+}
+
+/* ---- the step loop ---- */
+
+static double vmax(const double *x, int n)
+{
+    double v = 0;
+    for (int i = 0; i < n; i++) v = fabs(x[i]) > v ? fabs(x[i]) : v;
+    return v;
+}
+
+/* The largest ladder size hmax 2^(-j/NSC_LADDER) <= h. */
+static double ladder(double h, double hmax)
+{
+    if (h >= hmax) return hmax;
+    double j = ceil(-NSC_LADDER * log2(h / hmax) - 1e-9);
+    return hmax * exp2(-j / NSC_LADDER);
+}
+
+/* Rows of the tstep grid in (t, t1]: exact at t1, linear inside. */
+static int write_rows(ad *a, double t, double t1)
+{
+    nsc_tran *T = a->T;
+    const nsc_tran_opts *o = a->o;
+    int nc = T->nprobe + 1;
+    double h = t1 - t, eps = 1e-9 * o->h;
+    for (;;) {
+        double tout = o->tstart + (double)T->jout * o->tstep;
+        if (!(tout <= t1 + eps && tout <= o->tstop + eps)) return 0;
+        a->row[0] = tout;
+        if (fabs(tout - t1) <= eps) memcpy(a->row + 1, a->v1 + 1, (size_t)T->nprobe * sizeof(double));
+        else {
+            double f = (tout - t) / h;
+            for (int q = 1; q < nc; q++) a->row[q] = (1 - f) * a->v0[q] + f * a->v1[q];
+        }
+        if (nsc_waves_add(T->W, a->row)) return -1;
+        T->jout++;
+        if (o->rows) o->rows(T->W, o->rows_ctx);
+    }
+}
+
+static void count_step(nsc_sim_stats *st, const nsc_step_info *info)
+{
+    st->mode_hits += info->mode_hit;
+    st->active_set += !info->mode_hit && !info->lcp_solved && info->active_set > 0;
+    st->lcps += info->lcp_solved;
+    st->pivots += info->iter;
+    if (info->residual > st->max_residual) st->max_residual = info->residual;
+}
+
+static nsc_status too_small(ad *a, double t, double h, int worst, const char *why)
+{
+    nsc_tran *T = a->T;
+    return nsc_err(T->r, NSC_ESIM, NULL,
+                   "time %.9g s: the time step fell below %.3g s (%s)%s%s", t, h, why,
+                   worst >= 0 ? "; largest local error in " : "", worst >= 0 ? a->L->zname[worst] : "");
+}
+
+nsc_status nsc_tran_adaptive(nsc_tran *T)
+{
+    const nsc_tran_opts *o = T->o;
+    const nsc_lcs *L = T->L;
+    nsc_sim_stats *st = T->st;
+    nsc_waves *W = T->W;
+    ad A, *a = &A;
+    nsc_status s = NSC_OK;
+    double t = 0;
+    if (ad_init(a, T)) { s = nsc_err(T->r, NSC_ENOMEM, NULL, "out of memory"); goto fail; }
+    int n = a->n, m = a->m;
+    double hmax = o->h, tstop = o->tstop, hmin = NSC_HMIN * hmax;
+    double tol_t = NSC_LOC_TOL * hmax, eps = 1e-9 * hmax;
+    double hnext = NSC_RESTART_MIN * hmax, t_hi = INFINITY, t_est = 0, h_pre = hmax;
+    int restart = 1, ib = 0, nup = 0, loc_it = 0, dirty = 1, ev_run = 0;
+    double t_lastev = -INFINITY, chat_until = -INFINITY;
+    nsc_onestep *Plast = NULL;
+    hist_reset(a, 0, a->z0);
+    st->hmin_used = INFINITY;
+    while (t < tstop - eps) {
+        if (o->stop && *o->stop) {
+            W->end = NSC_RUN_INTERRUPTED;
+            W->end_msg = nsc_asprintf("interrupted at t=%.9g s", t);
+            break;
+        }
+        int chatter = t < chat_until;
+        /* the trial's end tn */
+        while (ib < T->nbp && T->bp[ib] <= t + eps) ib++;
+        double tb = ib < T->nbp ? T->bp[ib] : INFINITY;
+        double h = chatter ? NSC_CHAT_H * hmax : hnext < hmax ? hnext : hmax;
+        double tn, hl = 0;
+        int oneoff = 1;
+        if (t_hi < INFINITY) tn = t_est;                         /* locating an event */
+        else if (tb - t <= 1.25 * h && tb - t <= hmax) tn = tb;  /* land on the breakpoint */
+        else if (tstop - t <= 1.25 * h && tstop - t <= hmax) tn = tstop;
+        else { hl = ladder(h, hmax); tn = t + hl; oneoff = 0; }
+        if (tn > tb) { tn = tb; oneoff = 1; }
+        if (tn > tstop) { tn = tstop; oneoff = 1; }
+        double hq = tn - t, theta = restart || chatter ? 1.0 : o->theta;
+        nsc_onestep *P;                                          /* a ladder step's problem is keyed by */
+        if ((s = nsc_pcache_get(T->cache, oneoff ? hq : hl, theta, T->sw, oneoff, &P, st, T->r)))  /* its size */
+            goto fail;                                           /* (t + hl - t != hl in floating point) */
+        if (P != Plast || dirty) {                               /* the guess: the mode at t */
+            nsc_onestep_set_mode(P, a->have_mode ? a->mode0 : NULL);
+            Plast = P;
+        }
+        for (int j = 0; j < L->nsrc; j++) a->w1[j] = nsc_wave_eval(L->src[j].wave, tn);   /* w(t_k+1) */
+        nsc_step_info info;
+        int bad = nsc_onestep_step(P, o->solver, a->z0, a->w0, a->w1, a->z1, a->l, &info);
+        dirty = 0;
+        if (!bad && info.lcp_solved && !info.polished && info.residual > 1e-9 * (1 + vmax(a->z1, n)))
+            bad = 1;                                             /* pivoting result not exact: not taken */
+        if (bad) {                                               /* no solution: a smaller step */
+            memcpy(a->l, a->lsave, sizeof(double) * (size_t)m);
+            dirty = 1;
+            st->rejected++;
+            if (hq <= hmin) {
+                nsc_step_failure(T->r, L, P, tn, &info, o->solver);
+                s = NSC_ESIM;
+                goto fail;
+            }
+            hnext = hq / 8;
+            restart = 1;
+            if (t_hi < INFINITY) { t_hi = tn; t_est = t + hq / 8; }
+            continue;
+        }
+        const char *mode1 = nsc_onestep_mode(P);
+        if (dbg < 0) dbg = getenv("NSC_DEBUG") != NULL;
+        if (dbg) fprintf(stderr, "oo=%d nf=%d t=%.12g hq=%.3g th=%g mh=%d lcp=%d res=%.3g hi=%.12g loc=%d\n", oneoff, st->factorizations, t, hq, theta, info.mode_hit, info.lcp_solved, info.residual, t_hi, loc_it);
+        int nflip = 0;
+        if (a->nsw) {
+            memcpy(a->sw1, T->sw, (size_t)a->nsw);
+            nflip = nsc_lcs_switch_update(L, a->z1, a->sw1);
+        }
+        int ne = chatter || !a->have_mode ? 0 : changed_items(a, mode1, nflip);
+        int event = 0;
+        if (ne > 0 && hq > tol_t && loc_it < NSC_LOC_MAXIT) {    /* an event inside: bracket it */
+            if (t_hi == INFINITY) { h_pre = hq; nup = 0; }
+            nup++;
+            a->nev = ne;
+            t_hi = tn;
+            loc_it++;
+            st->locate_trials++;
+            t_est = next_trial(a, t, t_hi, tol_t, nup);
+            if (tn == tb && nup == 1 && hq > 2 * tol_t) t_est = tb - tol_t / 2;   /* at the edge itself? */
+            memcpy(a->l, a->lsave, sizeof(double) * (size_t)m);
+            dirty = 1;
+            continue;
+        }
+        if (ne > 0) event = 1;                                   /* bracketed to tol_t: the event is at tn */
+        double err = 0;
+        int worst = -1;
+        if (!event && !chatter) {
+            err = lte_ratio(a, tn, a->z1, theta, &worst);
+            if (err > 1) {                                       /* reject */
+                memcpy(a->l, a->lsave, sizeof(double) * (size_t)m);
+                dirty = 1;
+                st->rejected++;
+                double fac = NSC_SAFETY * pow(err, theta == 0.5 ? -1.0 / 3 : -0.5);
+                double hn = hq * (fac < NSC_SHRINK ? NSC_SHRINK : fac);
+                if (hn < hmin) { s = too_small(a, t, hn, worst, "local error"); goto fail; }
+                hnext = hn;
+                if (t_hi < INFINITY) t_est = t + hn;
+                continue;
+            }
+        }
+        /* accept */
+        st->steps++;
+        count_step(st, &info);
+        if (hq < st->hmin_used) st->hmin_used = hq;
+        if (hq > st->hmax_used) st->hmax_used = hq;
+        if (o->progress && st->steps % 1000 == 0) o->progress(tn, o->progress_ctx);
+        nsc_eval_probes(T->f, T->nprobe, L, T->sw, a->z1, a->l, a->z0, hq, a->w1, a->v1 + 1);
+        a->v1[0] = tn;
+        if (write_rows(a, t, tn)) { s = nsc_err(T->r, NSC_ENOMEM, NULL, "out of memory"); goto fail; }
+        if (chatter && (nflip || (mode1 && a->have_mode && memcmp(mode1, a->mode0, (size_t)m)))) st->captured++;
+        if (t_hi < INFINITY && !event) nup = 0;                  /* an ordinary step inside the bracket */
+        double tprev = t;
+        t = tn;
+        double *x;                                               /* (zp, z0, z1) <- (z0, z1, zp) */
+        x = a->zp; a->zp = a->z0; a->z0 = a->z1; a->z1 = x;
+        x = a->wp; a->wp = a->w0; a->w0 = a->w1; a->w1 = x;
+        x = a->v0; a->v0 = a->v1; a->v1 = x;
+        x = a->lp; a->lp = a->lsave; a->lsave = x;
+        memcpy(a->lsave, a->l, sizeof(double) * (size_t)m);
+        a->tp = tprev;
+        if (mode1) { memcpy(a->mode0, mode1, (size_t)m); a->have_mode = 1; }
+        if (nflip) {
+            memcpy(T->sw, a->sw1, (size_t)a->nsw);
+            st->switch_events += nflip;
+        }
+        if (event) {
+            st->events++;
+            ev_run = t - t_lastev < NSC_CHAT_H * hmax ? ev_run + 1 : 1;
+            t_lastev = t;
+            if (ev_run >= NSC_CHATTER) { chat_until = t + hmax; ev_run = 0; }
+        }
+        int at_bp = t == tb;
+        if (t_hi < INFINITY && !event && t < t_hi - eps) {
+            t_est = next_trial(a, t, t_hi, tol_t, nup);
+        } else {
+            t_hi = INFINITY;
+            loc_it = 0;
+        }
+        if (event || at_bp || nflip || chatter) {                /* a new smooth segment */
+            hist_reset(a, t, a->z0);
+            double hlast = event ? h_pre : t - tprev > hnext ? t - tprev : hnext;
+            hnext = NSC_RESTART * hlast;
+            if (hnext < NSC_RESTART_MIN * hmax) hnext = NSC_RESTART_MIN * hmax;
+            restart = 1;
+            if (event) { t_hi = INFINITY; loc_it = 0; }
+            continue;
+        }
+        hist_push(a, t, a->z0);
+        double fac = err > 0 ? NSC_SAFETY * pow(err, theta == 0.5 ? -1.0 / 3 : -0.5) : NSC_GROW;
+        fac = fac > NSC_GROW ? NSC_GROW : fac < NSC_SHRINK ? NSC_SHRINK : fac;
+        hnext = hq * fac;
+        restart = 0;
+    }
+    W->t_end = t;
+    if (st->hmin_used == INFINITY) st->hmin_used = 0;
+    ad_free(a);
+    return s;
+fail:
+    if (W) {
+        W->t_end = t;
+        W->end = W->end == NSC_RUN_INTERRUPTED ? W->end : NSC_RUN_FAILED;
+        W->end_msg = nsc_asprintf("%s", T->r->error ? T->r->error : "solver failure");
+    }
+    if (st->hmin_used == INFINITY) st->hmin_used = 0;
+    ad_free(a);
+    return s;
+}

@@ -1,0 +1,69 @@
+/* stepper_int.h -- what the fixed-step (stepper.c) and the adaptive
+ * (stepper_adapt.c) transients share: the cache of one-step problems, the
+ * breakpoints of the sources, probes and the failure report. Internal. */
+#ifndef NSC_STEPPER_INT_H
+#define NSC_STEPPER_INT_H
+
+#include "stepper.h"
+
+#define NSC_PCACHE 16
+
+/* One-step problems of one LCS keyed by (h, theta, switch states), least
+ * recently used evicted: the regular steps in each switch state met, and the
+ * few shortened ones. A one-off step size (a step ending on a breakpoint or a
+ * located event) lives in its own slot, `scratch`, replaced by the next one, so
+ * that it never evicts a regular step's factorisation. */
+typedef struct nsc_pcache {
+    const nsc_lcs *L;
+    nsc_onestep *P[NSC_PCACHE];
+    long last[NSC_PCACHE];
+    int n;
+    long clock;
+    nsc_onestep *scratch;
+} nsc_pcache;
+
+/* 1 when a and b are the same step size (relative 1e-12). */
+int nsc_same_h(double a, double b);
+/* The problem of (h, theta, sw) from C, built when missing (oneoff: into the
+ * scratch slot). Counts new factorisations in st (may be NULL). */
+nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw, int oneoff,
+                          nsc_onestep **out, nsc_sim_stats *st, nsc_report *r);
+void nsc_pcache_free(nsc_pcache *C, nsc_sim_stats *st);
+
+/* Sorted corners of every source waveform in (tol, tstop], at least tol apart.
+ * 0, or -1 on ENOMEM. */
+int nsc_tran_breakpoints(const nsc_lcs *L, double tstop, double tol, double **bp, int *nbp);
+
+/* "time 1.2e-3 s: ..., devices d1 d3, residual ..." for a failed step of P at t. */
+void nsc_step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, double t,
+                      const nsc_step_info *info, nsc_solver solver);
+
+/* The probes f[np] at a step: out[k] = f_k(z, l, zp, h, w) in switch states sw. */
+void nsc_eval_probes(const nsc_lin *f, int np, const nsc_lcs *L, const char *sw, const double *z,
+                     const double *l, const double *zp, double h, const double *w, double *out);
+
+/* The transient after t = 0, as the adaptive stepper takes it over from
+ * nsc_run_tran: the consistent solution at t = 0 is computed and its row (if
+ * due) written; the stepper advances to o->tstop, adding rows to W. */
+typedef struct nsc_tran {
+    const nsc_circuit *c;
+    const nsc_tran_opts *o;
+    const nsc_lcs *L;
+    nsc_pcache *cache;
+    const nsc_lin *f;        /* [nprobe] */
+    int nprobe;
+    nsc_waves *W;
+    char *sw;                /* [L->nsw] switch states */
+    const double *bp;        /* [nbp] breakpoints */
+    int nbp;
+    const double *z0, *l0, *w0, *v0;  /* t = 0: z[n], l[m], w[nsrc], probes v0[1..nprobe] */
+    long jout;               /* next output row: t = tstart + jout tstep */
+    nsc_sim_stats *st;
+    nsc_report *r;
+} nsc_tran;
+
+/* The adaptive transient (stepper_adapt.c): NSC_OK, or NSC_ESIM/NSC_ENOMEM with
+ * W->end and W->end_msg set. W->t_end is the time reached. */
+nsc_status nsc_tran_adaptive(nsc_tran *T);
+
+#endif
