@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh -- benchmarks of nscircuit against its anchors, same machine, same run
 # (issue 4). Run by `make bench` from a build directory, or directly:
-#     bash bench/run.sh [BUILD_DIR] [bridge|buck|chain ...]
+#     bash bench/run.sh [BUILD_DIR] [bridge|buck|chain|adaptive ...]
 # Each benchmark prints both timings and the ratio; waveforms are compared too.
 # Anchors missing from the machine are installed from Debian packages when root.
 # Timings are wall-clock seconds, best of BENCH_RUNS (default 3) for the fast
@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=${1:-$PWD}
 shift || true
-what=${*:-bridge buck chain}
+what=${*:-bridge buck chain adaptive}
 runs=${BENCH_RUNS:-3}
 nsc="$build/nscircuit"
 [ -x "$nsc" ] || { echo "bench: $nsc not built (run make first)" >&2; exit 2; }
@@ -56,11 +56,11 @@ best_of() { # best_of N cmd...
     echo "$best"
 }
 
-# nscircuit's loop seconds from its summary line ("... pivots), 1.234 s"), best of NSC_LOOP_RUNS (1);
+# nscircuit's loop seconds from its summary line ("... simulated in ..., 1.234 s"), best of NSC_LOOP_RUNS (1);
 # --threads 1: the time loop alone, no output thread formatting rows beside it
 nsc_loop() { # nsc_loop args...
     local k
-    for k in $(seq "${NSC_LOOP_RUNS:-1}"); do "$nsc" --threads 1 "$@" 2>&1 | sed -n 's/.*pivots), \([0-9.]*\) s$/\1/p'; done \
+    for k in $(seq "${NSC_LOOP_RUNS:-1}"); do "$nsc" --threads 1 "$@" 2>&1 | sed -n 's/.* simulated in .*, \([0-9.]*\) s$/\1/p'; done \
         | awk '{ if (best == "" || $1 < best) best = $1 } END { print best }'
 }
 
@@ -126,7 +126,7 @@ bridge() {
 # ---- 2. buck with its PWM loop, 200 us at h = 50 ps, vs ngspice on the level-3 twin ----
 buck() {
     need_pkg "command -v ngspice" ngspice || return 0
-    local args=(-o "$work/buck.dat" "$top/netlists/buck.cir") nsc_l nsc_w
+    local args=(--step 50p -o "$work/buck.dat" "$top/netlists/buck.cir") nsc_l nsc_w
     nsc_l=$(nsc_loop "${args[@]}")
     nsc_w=$(best_of "$runs" "$nsc" --quiet "${args[@]}")
     read -r nm npp <<<"$(mean_pp "$work/buck.dat" 195e-6 200e-6)"
@@ -167,10 +167,10 @@ chain() {
     for N in 100 1000; do
         cir="$work/chain$N.cir"
         sh "$top/netlists/inverter_chain.sh" "$N" | sed 's/^\.tran 5p 20n 0 1p/.tran 5p 40n 0 1p/' > "$cir"
-        nsc_l=$(nsc_loop -o "$work/chain$N.dat" "$cir")
-        nsc_w=$(best_of 1 "$nsc" --quiet -o "$work/chain$N.dat" "$cir")
-        mem=$(peak_mb "$nsc" --quiet -o "$work/chain$N.dat" "$cir")
-        mem1=$(peak_mb "$nsc" --quiet --save "v(n$N)" -o "$work/chain${N}_1.dat" "$cir")
+        nsc_l=$(nsc_loop --step 1p -o "$work/chain$N.dat" "$cir")
+        nsc_w=$(best_of 1 "$nsc" --quiet --step 1p -o "$work/chain$N.dat" "$cir")
+        mem=$(peak_mb "$nsc" --quiet --step 1p -o "$work/chain$N.dat" "$cir")
+        mem1=$(peak_mb "$nsc" --quiet --step 1p --save "v(n$N)" -o "$work/chain${N}_1.dat" "$cir")
         ng_w=$(wall ngspice -b -r "$work/chain$N.raw" "$cir")     # batch mode runs .tran when it writes a raw file
         rm -f "$work/chain$N.raw"
         echo "chain $N: nscircuit loop $nsc_l s, whole run $nsc_w s (peak memory $mem MB; $mem1 MB saving one node) | ngspice $ng_w s | speed-up $(ratio "$ng_w" "$nsc_w")x (whole runs)"
@@ -181,9 +181,27 @@ chain() {
     done
 }
 
+# ---- 4. adaptive steps: the buck over 1 ms with .tran 10n 1m (no TMAX) vs ngspice's default run ----
+adaptive() {
+    need_pkg "command -v ngspice" ngspice || return 0
+    local cir="$work/buck1m.cir" ref="$work/buck1m_50p.dat" ad="$work/buck1m.dat" ng="$work/buck1m_ng.cir"
+    sed -e 's/^\.tran 10n 200u 0 50p UIC/.tran 10n 1m UIC/' "$top/netlists/buck.cir" > "$cir"
+    sed -e 's/^\.tran 10n 200u 0 [^ ]* UIC/.tran 10n 1m UIC/' -e '/^\.end$/d' "$here/buck_level3.cir" > "$ng"
+    printf '.control\nrun\nwrdata %s v(out)\n.endc\n.end\n' "$work/buck1m_ng.txt" >> "$ng"
+    local stats ad_w ng_w fx_w
+    stats=$("$nsc" --stats --save 'v(out),i(l1)' -o "$ad" "$cir" 2>&1 | head -n 1)
+    ad_w=$(best_of "$runs" "$nsc" --quiet --save 'v(out),i(l1)' -o "$ad" "$cir")
+    fx_w=$(best_of 1 "$nsc" --quiet --step 50p --save 'v(out),i(l1)' -o "$ref" "$cir")
+    ng_w=$(wall ngspice -b "$ng")
+    echo "adaptive: buck 1 ms, .tran 10n 1m UIC: ${stats#*: *: }"
+    echo "adaptive:   nscircuit adaptive whole run $ad_w s | fixed 50 ps (20 000 000 steps) $fx_w s | ngspice default run $ng_w s"
+    echo "adaptive:   speed-up vs ngspice $(ratio "$ng_w" "$ad_w")x, vs the 50 ps run $(ratio "$fx_w" "$ad_w")x (whole runs)"
+    "$nsc" compare "$ad" "$ref" --signals 'v(out),i(l1)' --tol 1e-3 | sed -n 's/^\(v(out)\|i(l1)\) /adaptive:   vs 50 ps: &/p'
+}
+
 for b in $what; do
     case $b in
-    bridge|buck|chain) "$b" ;;
-    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain)" >&2; exit 2 ;;
+    bridge|buck|chain|adaptive) "$b" ;;
+    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive)" >&2; exit 2 ;;
     esac
 done

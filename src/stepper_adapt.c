@@ -9,9 +9,14 @@
  * three accepted points of the current smooth segment (as SPICE's ckterr does
  * with charges). A trial step is accepted when, for every such unknown,
  *     |LTE_i| <= TRTOL (RELTOL max(|x_i(t_k)|, |x_i(t_k+1)|) + ATOL_i),
- * ATOL_i = VNTOL for node voltages and ABSTOL for branch currents; the next step
+ * ATOL_i = VNTOL for node voltages and ABSTOL for branch currents; the source
+ * waveforms' values are watched the same way (ATOL = VNTOL), so that a SIN
+ * source is resolved even where no state follows it; the next step
  * is h (0.9 / err)^(1/q), q = 3 for theta = 1/2 and 2 otherwise, at most twice
- * the last and at most hmax (TMAX, else min(TSTEP, span/50) as in ngspice).
+ * the last and at most hmax (TMAX, else min(TSTEP, (TSTOP - TSTART)/50) as in
+ * ngspice: with the SPICE tolerances, TRTOL = 7 among them, the error control
+ * alone resolves a 50 Hz sine in ~15 steps a period, which users of SPICE do
+ * not expect; an explicit TMAX lifts the cap).
  * Step sizes are taken from the ladder hmax 2^(-j/4) so that the factorised
  * problems of the cache are reused; steps that end on a breakpoint, on tstop or
  * at a located event are one-off sizes (their own cache slot).
@@ -44,15 +49,15 @@
  * the stepper takes implicit-Euler steps of NSC_CHAT_H hmax that capture the
  * mode changes inside them (event capturing, as in the fixed-step scheme).
  *
- * Output rows stay on the tstep grid, linear between accepted steps (as the
- * fixed-step transient and ngspice write them). */
+ * Output rows stay on the tstep grid. A step may span many rows: inside a
+ * smooth segment they are the quadratic through the last three accepted points
+ * (interpolation error O(h^3), the order of the trapezoidal LTE), linear on
+ * the first step of a segment. */
 #include "stepper_int.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
-static int dbg = -1;
 
 #define NSC_GROW 2.0      /* largest growth of the step after an accepted one */
 #define NSC_SHRINK 0.2    /* smallest factor after a rejected one */
@@ -78,7 +83,7 @@ typedef struct ad {
     int nh;
     nsc_sparse *Ct, *Dt, *Set;   /* rows of C, D, Se as columns */
     double *z0, *z1, *l, *lsave, *w0, *w1, *v0, *v1, *row;
-    double tp, *zp, *lp, *wp;    /* the accepted point before t (z, l, w) */
+    double tp, *zp, *lp, *wp, *vp;   /* the accepted point before t (z, l, w, probes) */
     char *mode0, *sw1;       /* accepted active set at t (NULL until the first step), trial switch states */
     int have_mode;
     int *evid;               /* [m + nsw] items of the bracketed event (pair j, or m + switch k) */
@@ -96,7 +101,7 @@ static void ad_free(ad *a)
     nsc_sp_free(a->Set);
     free(a->z0); free(a->z1); free(a->l); free(a->lsave); free(a->w0); free(a->w1);
     free(a->v0); free(a->v1); free(a->row); free(a->mode0); free(a->sw1);
-    free(a->evid); free(a->evphi); free(a->zp); free(a->lp); free(a->wp);
+    free(a->evid); free(a->evphi); free(a->zp); free(a->lp); free(a->wp); free(a->vp);
 }
 
 static double *dup_or_zero(const double *x, int n)
@@ -119,15 +124,16 @@ static int ad_init(ad *a, nsc_tran *T)
     a->nsw = L->nsw;
     int n = a->n, m = a->m, nc = T->nprobe + 1, ni = m + L->nsw;
     a->di = malloc(sizeof(int) * (size_t)(n + 1));
-    a->atol = malloc(sizeof(double) * (size_t)(n + 1));
+    a->atol = malloc(sizeof(double) * (size_t)(n + L->nsrc + 1));
     if (!a->di || !a->atol) return -1;
     for (int j = 0; j < n; j++)
         if (L->E->p[j + 1] > L->E->p[j]) {
             a->atol[a->nd] = j < L->nnode_z ? a->o->vntol : a->o->abstol;
             a->di[a->nd++] = j;
         }
+    for (int j = 0; j < L->nsrc; j++) a->atol[a->nd + j] = a->o->vntol;   /* source values: after z */
     for (int k = 0; k < 4; k++)
-        if (!(a->hx[k] = malloc(sizeof(double) * (size_t)(a->nd + 1)))) return -1;
+        if (!(a->hx[k] = malloc(sizeof(double) * (size_t)(a->nd + L->nsrc + 1)))) return -1;
     a->Ct = nsc_sp_transpose(L->C);
     a->Dt = nsc_sp_transpose(L->D);
     a->Set = nsc_sp_transpose(L->Se);
@@ -143,27 +149,34 @@ static int ad_init(ad *a, nsc_tran *T)
     a->zp = dup_or_zero(NULL, n);
     a->lp = dup_or_zero(NULL, m);
     a->wp = dup_or_zero(NULL, L->nsrc);
+    a->vp = dup_or_zero(NULL, nc);
     a->tp = -INFINITY;
     a->mode0 = calloc((size_t)m + 1, 1);
     a->sw1 = calloc((size_t)L->nsw + 1, 1);
     a->evid = malloc(sizeof(int) * (size_t)(ni + 1));
     a->evphi = malloc(sizeof(double) * (size_t)(ni + 1));
     if (!a->Ct || !a->Dt || !a->Set || !a->z0 || !a->z1 || !a->l || !a->lsave || !a->w0 || !a->w1 || !a->v0
-        || !a->v1 || !a->row || !a->zp || !a->lp || !a->wp || !a->mode0 || !a->sw1 || !a->evid || !a->evphi)
+        || !a->v1 || !a->row || !a->zp || !a->lp || !a->wp || !a->vp || !a->mode0 || !a->sw1 || !a->evid || !a->evphi)
         return -1;
     return 0;
 }
 
 /* ---- local truncation error ---- */
 
-static void hist_reset(ad *a, double t, const double *z)
+/* x = (z at the differential unknowns, w): what the error control watches. */
+static double xval(const ad *a, int i, const double *z, const double *w)
+{
+    return i < a->nd ? z[a->di[i]] : w[i - a->nd];
+}
+
+static void hist_reset(ad *a, double t, const double *z, const double *w)
 {
     a->nh = 1;
     a->ht[0] = t;
-    for (int i = 0; i < a->nd; i++) a->hx[0][i] = z[a->di[i]];
+    for (int i = 0; i < a->nd + a->L->nsrc; i++) a->hx[0][i] = xval(a, i, z, w);
 }
 
-static void hist_push(ad *a, double t, const double *z)
+static void hist_push(ad *a, double t, const double *z, const double *w)
 {
     double *last = a->hx[3];
     for (int k = 3; k > 0; k--) {
@@ -172,14 +185,14 @@ static void hist_push(ad *a, double t, const double *z)
     }
     a->hx[0] = last;
     a->ht[0] = t;
-    for (int i = 0; i < a->nd; i++) a->hx[0][i] = z[a->di[i]];
+    for (int i = 0; i < a->nd + a->L->nsrc; i++) a->hx[0][i] = xval(a, i, z, w);
     if (a->nh < 4) a->nh++;
 }
 
 /* err = max_i |LTE_i| / (TRTOL tol_i) of the trial point (t1, z1) reached with
  * theta from the history; 0 when the history is too short (one point). *worst:
  * the unknown with the largest ratio, -1 if none. */
-static double lte_ratio(const ad *a, double t1, const double *z1, double theta, int *worst)
+static double lte_ratio(const ad *a, double t1, const double *z1, const double *w1, double theta, int *worst)
 {
     const nsc_tran_opts *o = a->o;
     *worst = -1;
@@ -187,8 +200,8 @@ static double lte_ratio(const ad *a, double t1, const double *z1, double theta, 
     double t0 = a->ht[0], tm = a->ht[1], h = t1 - t0;
     double c2 = 0.5 - theta, c3 = 1.0 / 6.0 - theta / 2;
     double err = 0;
-    for (int i = 0; i < a->nd; i++) {
-        double x1 = z1[a->di[i]], x0 = a->hx[0][i], xm = a->hx[1][i];
+    for (int i = 0; i < a->nd + a->L->nsrc; i++) {
+        double x1 = xval(a, i, z1, w1), x0 = a->hx[0][i], xm = a->hx[1][i];
         double f10 = (x1 - x0) / h, f0m = (x0 - xm) / (t0 - tm);
         double d2 = (f10 - f0m) / (t1 - tm);                     /* x'' / 2 */
         double lte;
@@ -201,7 +214,7 @@ static double lte_ratio(const ad *a, double t1, const double *z1, double theta, 
             lte = fabs(c2 * h * h * 2 * d2) + fabs(c3) * h * h * h * fabs(2 * d2) / (t1 - tm);
         double ax = fabs(x1) > fabs(x0) ? fabs(x1) : fabs(x0);
         double r = lte / (o->trtol * (o->reltol * ax + a->atol[i]));
-        if (r > err) { err = r; *worst = a->di[i]; }
+        if (r > err) { err = r; *worst = i < a->nd ? a->di[i] : -1; }
     }
     return err;
 }
@@ -313,7 +326,13 @@ static int write_rows(ad *a, double t, double t1)
         if (!(tout <= t1 + eps && tout <= o->tstop + eps)) return 0;
         a->row[0] = tout;
         if (fabs(tout - t1) <= eps) memcpy(a->row + 1, a->v1 + 1, (size_t)T->nprobe * sizeof(double));
-        else {
+        else if (a->nh >= 2 && a->tp < t) {                     /* quadratic through tp, t, t1 */
+            double tp = a->tp, x = tout;
+            double c0 = (x - t) * (x - t1) / ((tp - t) * (tp - t1));
+            double c1 = (x - tp) * (x - t1) / ((t - tp) * (t - t1));
+            double c2 = (x - tp) * (x - t) / ((t1 - tp) * (t1 - t));
+            for (int q = 1; q < nc; q++) a->row[q] = c0 * a->vp[q] + c1 * a->v0[q] + c2 * a->v1[q];
+        } else {
             double f = (tout - t) / h;
             for (int q = 1; q < nc; q++) a->row[q] = (1 - f) * a->v0[q] + f * a->v1[q];
         }
@@ -354,10 +373,11 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
     double hmax = o->h, tstop = o->tstop, hmin = NSC_HMIN * hmax;
     double tol_t = NSC_LOC_TOL * hmax, eps = 1e-9 * hmax;
     double hnext = NSC_RESTART_MIN * hmax, t_hi = INFINITY, t_est = 0, h_pre = hmax;
-    int restart = 1, ib = 0, nup = 0, loc_it = 0, dirty = 1, ev_run = 0;
+    int restart = 1, ib = 0, nup = 0, loc_it = 0, dirty = 1, ev_run = 0, rejected = 0;
     double t_lastev = -INFINITY, chat_until = -INFINITY;
     nsc_onestep *Plast = NULL;
-    hist_reset(a, 0, a->z0);
+    hist_reset(a, 0, a->z0, a->w0);
+    a->have_mode = m == 0;                                       /* no pairs: the (empty) mode is known */
     st->hmin_used = INFINITY;
     while (t < tstop - eps) {
         if (o->stop && *o->stop) {
@@ -372,9 +392,10 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
         double h = chatter ? NSC_CHAT_H * hmax : hnext < hmax ? hnext : hmax;
         double tn, hl = 0;
         int oneoff = 1;
+        double tg = tb < tstop ? tb : tstop, stretch = rejected ? 1.0 : 1.25;
         if (t_hi < INFINITY) tn = t_est;                         /* locating an event */
-        else if (tb - t <= 1.25 * h && tb - t <= hmax) tn = tb;  /* land on the breakpoint */
-        else if (tstop - t <= 1.25 * h && tstop - t <= hmax) tn = tstop;
+        else if (tg - t <= stretch * h && tg - t <= hmax) tn = tg;   /* land on the breakpoint */
+        else if (tg - t <= 2 * h) tn = t + (tg - t) / 2;         /* (no sliver before it) */
         else { hl = ladder(h, hmax); tn = t + hl; oneoff = 0; }
         if (tn > tb) { tn = tb; oneoff = 1; }
         if (tn > tstop) { tn = tstop; oneoff = 1; }
@@ -403,12 +424,11 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
             }
             hnext = hq / 8;
             restart = 1;
+            rejected = 1;
             if (t_hi < INFINITY) { t_hi = tn; t_est = t + hq / 8; }
             continue;
         }
         const char *mode1 = nsc_onestep_mode(P);
-        if (dbg < 0) dbg = getenv("NSC_DEBUG") != NULL;
-        if (dbg) fprintf(stderr, "oo=%d nf=%d t=%.12g hq=%.3g th=%g mh=%d lcp=%d res=%.3g hi=%.12g loc=%d\n", oneoff, st->factorizations, t, hq, theta, info.mode_hit, info.lcp_solved, info.residual, t_hi, loc_it);
         int nflip = 0;
         if (a->nsw) {
             memcpy(a->sw1, T->sw, (size_t)a->nsw);
@@ -433,7 +453,7 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
         double err = 0;
         int worst = -1;
         if (!event && !chatter) {
-            err = lte_ratio(a, tn, a->z1, theta, &worst);
+            err = lte_ratio(a, tn, a->z1, a->w1, theta, &worst);
             if (err > 1) {                                       /* reject */
                 memcpy(a->l, a->lsave, sizeof(double) * (size_t)m);
                 dirty = 1;
@@ -442,11 +462,13 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
                 double hn = hq * (fac < NSC_SHRINK ? NSC_SHRINK : fac);
                 if (hn < hmin) { s = too_small(a, t, hn, worst, "local error"); goto fail; }
                 hnext = hn;
+                rejected = 1;
                 if (t_hi < INFINITY) t_est = t + hn;
                 continue;
             }
         }
         /* accept */
+        rejected = 0;
         st->steps++;
         count_step(st, &info);
         if (hq < st->hmin_used) st->hmin_used = hq;
@@ -462,7 +484,7 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
         double *x;                                               /* (zp, z0, z1) <- (z0, z1, zp) */
         x = a->zp; a->zp = a->z0; a->z0 = a->z1; a->z1 = x;
         x = a->wp; a->wp = a->w0; a->w0 = a->w1; a->w1 = x;
-        x = a->v0; a->v0 = a->v1; a->v1 = x;
+        x = a->vp; a->vp = a->v0; a->v0 = a->v1; a->v1 = x;
         x = a->lp; a->lp = a->lsave; a->lsave = x;
         memcpy(a->lsave, a->l, sizeof(double) * (size_t)m);
         a->tp = tprev;
@@ -485,7 +507,7 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
             loc_it = 0;
         }
         if (event || at_bp || nflip || chatter) {                /* a new smooth segment */
-            hist_reset(a, t, a->z0);
+            hist_reset(a, t, a->z0, a->w0);
             double hlast = event ? h_pre : t - tprev > hnext ? t - tprev : hnext;
             hnext = NSC_RESTART * hlast;
             if (hnext < NSC_RESTART_MIN * hmax) hnext = NSC_RESTART_MIN * hmax;
@@ -493,7 +515,7 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
             if (event) { t_hi = INFINITY; loc_it = 0; }
             continue;
         }
-        hist_push(a, t, a->z0);
+        hist_push(a, t, a->z0, a->w0);
         double fac = err > 0 ? NSC_SAFETY * pow(err, theta == 0.5 ? -1.0 / 3 : -0.5) : NSC_GROW;
         fac = fac > NSC_GROW ? NSC_GROW : fac < NSC_SHRINK ? NSC_SHRINK : fac;
         hnext = hq * fac;
