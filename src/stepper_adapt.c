@@ -59,6 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define NSC_STALL 100000 /* trial steps in a row without an accepted one: a failure, not a hang */
 #define NSC_GROW 2.0      /* largest growth of the step after an accepted one */
 #define NSC_SHRINK 0.2    /* smallest factor after a rejected one */
 #define NSC_SAFETY 0.9
@@ -373,7 +374,7 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
     double hmax = o->h, tstop = o->tstop, hmin = NSC_HMIN * hmax;
     double tol_t = NSC_LOC_TOL * hmax, eps = 1e-9 * hmax;
     double hnext = NSC_RESTART_MIN * hmax, t_hi = INFINITY, t_est = 0, h_pre = hmax;
-    int restart = 1, ib = 0, nup = 0, loc_it = 0, dirty = 1, ev_run = 0, rejected = 0;
+    int restart = 1, ib = 0, nup = 0, loc_it = 0, dirty = 1, ev_run = 0, rejected = 0, stall = 0;
     double t_lastev = -INFINITY, chat_until = -INFINITY;
     nsc_onestep *Plast = NULL;
     hist_reset(a, 0, a->z0, a->w0);
@@ -384,6 +385,10 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
             W->end = NSC_RUN_INTERRUPTED;
             W->end_msg = nsc_asprintf("interrupted at t=%.9g s", t);
             break;
+        }
+        if (++stall > NSC_STALL) {                               /* never a hang: trials without progress */
+            s = nsc_err(T->r, NSC_ESIM, NULL, "no progress at t=%.9g s after %d trial steps", t, NSC_STALL);
+            goto fail;
         }
         int chatter = t < chat_until;
         /* the trial's end tn */
@@ -469,6 +474,7 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
         }
         /* accept */
         rejected = 0;
+        stall = 0;
         st->steps++;
         count_step(st, &info);
         if (hq < st->hmin_used) st->hmin_used = hq;
