@@ -53,6 +53,8 @@ static const char usage_text[] =
     "  --save LIST         outputs, e.g. v(out),v(a,b),i(l1)\n"
     "  --dump-lcs DIR      write E A B C D s e (Matrix Market) and stop\n"
     "  --stats             detailed solver statistics\n"
+    "  --events            also write circuit.events: the instants of every state change\n"
+    "                      (adaptive steps locate them; fixed steps give step ends)\n"
     "  --progress          progress bar on stderr for runs longer than a second\n"
     "                      (default when stderr is a terminal)\n"
     "  --quiet             no summary and no progress bar on stderr\n"
@@ -173,7 +175,7 @@ static nsc_status write_table(const nsc_waves *W, nsc_format f, const char *path
 }
 
 enum { OPT_FORMAT = 256, OPT_PLOT, OPT_STEP, OPT_TSTOP, OPT_THETA, OPT_SOLVER, OPT_PARAM, OPT_SAVE,
-       OPT_DUMP, OPT_STATS, OPT_PROGRESS, OPT_QUIET, OPT_THREADS, OPT_VERSION, OPT_HELP };
+       OPT_DUMP, OPT_STATS, OPT_EVENTS, OPT_PROGRESS, OPT_QUIET, OPT_THREADS, OPT_VERSION, OPT_HELP };
 
 int main(int argc, char **argv)
 {
@@ -185,6 +187,7 @@ int main(int argc, char **argv)
         { "theta", required_argument, 0, OPT_THETA },   { "solver", required_argument, 0, OPT_SOLVER },
         { "param", required_argument, 0, OPT_PARAM },   { "save", required_argument, 0, OPT_SAVE },
         { "dump-lcs", required_argument, 0, OPT_DUMP }, { "stats", no_argument, 0, OPT_STATS },
+        { "events", no_argument, 0, OPT_EVENTS },
         { "progress", no_argument, 0, OPT_PROGRESS },   { "quiet", no_argument, 0, OPT_QUIET },
         { "threads", required_argument, 0, OPT_THREADS },
         { "version", no_argument, 0, OPT_VERSION },     { "help", no_argument, 0, OPT_HELP },
@@ -192,7 +195,7 @@ int main(int argc, char **argv)
     };
     const char *outpath = NULL, *format = NULL, *solver_name = NULL, *save = NULL, *dumpdir = NULL;
     double step = 0, tstop = 0, theta = 0;
-    int plot = 0, stats = 0, quiet = 0, want_progress = 0, threads = 0;
+    int plot = 0, stats = 0, events = 0, quiet = 0, want_progress = 0, threads = 0;
     nsc_param_set *ov = NULL;
     int nov = 0;
     int c;
@@ -231,6 +234,7 @@ int main(int argc, char **argv)
         case OPT_SAVE: save = optarg; break;
         case OPT_DUMP: dumpdir = optarg; break;
         case OPT_STATS: stats = 1; break;
+        case OPT_EVENTS: events = 1; break;
         case OPT_PROGRESS: want_progress = 1; break;
         case OPT_QUIET: quiet = 1; break;
         case OPT_THREADS: {
@@ -324,6 +328,7 @@ int main(int argc, char **argv)
         goto done;
     }
     o.stop = &stop_flag;
+    o.events = events;
     if ((s = nsc_run_probes(ckt, save, &probes, &nprobe, &nout, &rep))) goto done;
 
     out = outpath ? nsc_strdup(outpath) : default_output(netlist, format_suffix(fmt));
@@ -380,6 +385,11 @@ int main(int argc, char **argv)
         if (!ws && need_dat) ws = nsc_write_dat(W, dat, threads, &wr);
         if (!ws && (fmt == NSC_FMT_DAT || plot)) ws = nsc_write_gp(W, dat, gp, png, &wr);
         if (!ws && plot && W->end == NSC_RUN_COMPLETE) ws = nsc_render_gp(gp, &wr);
+        if (!ws && events) {
+            char *ev = with_suffix(out, ".events");
+            ws = ev ? nsc_write_events(W, ev, &wr) : nsc_err(&wr, NSC_ENOMEM, NULL, "out of memory");
+            free(ev);
+        }
         for (int k = 0; k < wr.nwarn; k++) fprintf(stderr, "%s\n", wr.warn[k]);
         if (ws && !s) {                                    /* the first error of the run is the write error */
             nsc_print_report(&rep);
@@ -421,6 +431,7 @@ int main(int argc, char **argv)
             if (gpw) fprintf(stderr, ", %s", gp);
             if (plot) fprintf(stderr, ", %s", png);
             if (wrote_meas) fprintf(stderr, ", %s", measpath);
+            if (events) fprintf(stderr, ", %.*s.events", (int)(strrchr(gp, '.') - gp), gp);
             fputc('\n', stderr);
         }
     }

@@ -61,6 +61,8 @@ void nsc_gp_preamble(FILE *f, const char *pngpath, const char *datpath, int heig
 const char *nsc_base_name(const char *p);
 
 /* Write text to path atomically (temp + rename). */
+/* The state changes logged in W->ev (--events), atomically. */
+nsc_status nsc_write_events(const nsc_waves *W, const char *path, nsc_report *r);
 nsc_status nsc_write_atomic(const char *path, const char *data, size_t len, nsc_report *r);
 
 /* An output stream on "path.XXXXXX" in the destination's directory: open, write

@@ -55,6 +55,24 @@ nsc_status nsc_write_atomic(const char *path, const char *data, size_t len, nsc_
     return nsc_afile_close(&a, ok, r);
 }
 
+static void end_note(const nsc_waves *W, FILE *f);
+
+/* The state changes of W (--events): "# t device state" then one line each,
+ * t in seconds (%.12e), state 1 (the pair active: a diode conducts, a switch
+ * is on) or 0; the run's end note as in the .dat. */
+nsc_status nsc_write_events(const nsc_waves *W, const char *path, nsc_report *r)
+{
+    nsc_afile a;
+    nsc_status s = nsc_afile_open(&a, path, r);
+    if (s) return s;
+    fprintf(a.f, "# state changes of %s: time (s), device (pair), state (1 on, 0 off)\n",
+            W->title ? W->title : "");
+    for (int k = 0; k < W->nev; k++)
+        fprintf(a.f, "%.12e %s %d\n", W->ev[k].t, W->ev[k].dev, W->ev[k].on);
+    end_note(W, a.f);
+    return nsc_afile_close(&a, 1, r);
+}
+
 static void end_note(const nsc_waves *W, FILE *f)
 {
     if (W->end == NSC_RUN_COMPLETE) return;

@@ -133,6 +133,19 @@ void nsc_step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, dou
             nsc_lcp_strstatus(info->st), shown ? dev : "(none)", info->residual);
 }
 
+/* --events with fixed steps: the pairs whose mode (1 = active) differs from the
+ * last step's, logged at the step's end t. prev: [m] modes, then a flag (prev[m]
+ * = 1 once a mode is known), then room for the switch states. 0, or -1 on ENOMEM. */
+static int log_modes(nsc_waves *W, const nsc_lcs *L, double t, const char *mode, char *prev)
+{
+    if (!mode) return 0;
+    for (int j = 0; prev[L->m] && j < L->m; j++)
+        if (mode[j] != prev[j] && nsc_waves_event(W, t, L->pair_name[j], mode[j])) return -1;
+    memcpy(prev, mode, (size_t)L->m);
+    prev[L->m] = 1;
+    return 0;
+}
+
 void nsc_eval_probes(const nsc_lin *f, int np, const nsc_lcs *L, const char *sw, const double *z,
                         const double *l, const double *zp, double h, const double *w, double *out)
 {
@@ -242,7 +255,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     nsc_status s = NSC_OK;
     nsc_lcs *L = NULL, *L0 = NULL;
     nsc_lin *f = NULL;
-    char **names = NULL, *sw = NULL;
+    char **names = NULL, *sw = NULL, *evlog = NULL;
     double *buf = NULL, *bp = NULL;
     int nbp = 0;
     nsc_pcache cache, cache0;
@@ -332,6 +345,10 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     int ib = 0;                                      /* next breakpoint */
     int swchanged = 1;                               /* switch states changed since P was chosen */
     nsc_onestep *P = NULL;
+    if (o->events && !(evlog = calloc((size_t)m + (size_t)L->nsw + 2, 1))) {
+        s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        goto done;
+    }
     while (t < tstop - eps) {
         if (o->stop && *o->stop) {
             W->end = NSC_RUN_INTERRUPTED;
@@ -368,6 +385,10 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         st->pivots += info.iter;
         if (info.residual > st->max_residual) st->max_residual = info.residual;
         if (tn == tg) k++;
+        if (evlog && log_modes(W, L, tn, nsc_onestep_mode(P), evlog)) {
+            s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+            goto done;
+        }
         /* outputs: v at tn when a row falls in (t, tn] or may fall in the next step,
          * which ends at or before the next grid point */
         double tnext = (double)(k + 1) * h;
@@ -395,9 +416,15 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         double *tz = z0; z0 = z1; z1 = tz;           /* z0 = z(t_k+1) */
         double *tw = w0; w0 = w1; w1 = tw;
         if (need) { double *tv = v0; v0 = v1; v1 = tv; }
+        if (evlog) memcpy(evlog + m + 1, sw, (size_t)L->nsw);
         int ch = L->nsw > 0 ? nsc_lcs_switch_update(L, z0, sw) : 0;   /* the state for the next step */
         st->switch_events += ch;
         swchanged |= ch > 0;
+        for (int j = 0; evlog && ch && j < L->nsw; j++)
+            if (sw[j] != evlog[m + 1 + j] && nsc_waves_event(W, t, c->el[L->sw[j].el].name, sw[j])) {
+                s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+                goto done;
+            }
     }
     W->t_end = t;
 done:
@@ -409,6 +436,7 @@ done:
     free(sw);
     free(buf);
     free(bp);
+    free(evlog);
     nsc_lcs_free(L);
     nsc_lcs_free(L0);
     return s;

@@ -16,6 +16,7 @@ typedef struct nsc_tran_opts {
     double theta;                 /* 0.5 .. 1 */
     int adaptive;                 /* 1: error-controlled steps with located events (stepper_adapt.c) */
     double reltol, abstol, vntol, trtol;   /* adaptive: SPICE tolerances (all > 0) */
+    int events;                   /* adaptive: log every state change in W->ev (--events) */
     double gmin;
     int uic;
     nsc_solver solver;

@@ -267,6 +267,47 @@ static int changed_items(ad *a, const char *mode1, int nflip)
     return ne;
 }
 
+/* --events: every pair whose mode1 differs from the accepted mode0, and every
+ * switch flip (sw1 vs T->sw), logged at t (the step's end: for a located event
+ * the instant within tol_t). 0, or -1 on ENOMEM. */
+static int log_changes(ad *a, double t, const char *mode1, int nflip)
+{
+    const nsc_lcs *L = a->L;
+    for (int j = 0; mode1 && a->have_mode && j < a->m; j++)
+        if (mode1[j] != a->mode0[j] && nsc_waves_event(a->T->W, t, L->pair_name[j], mode1[j]))
+            return -1;
+    for (int k = 0; nflip && k < a->nsw; k++)
+        if (a->sw1[k] != a->T->sw[k]
+            && nsc_waves_event(a->T->W, t, a->T->c->el[L->sw[k].el].name, a->sw1[k]))
+            return -1;
+    return 0;
+}
+
+/* The multiplier of the one-step problem is an impulse: lambda_k+1 is the mean
+ * of the pair's multiplier over the step (t_k, t_k+1] (Moreau-Jean), i.e. its
+ * value at the step's midpoint to O(h^2), while y_k+1 is the value at t_k+1.
+ * An active pair (a diode conducting) therefore changes mode only when the
+ * mean over the trial step turns negative, up to half a step after the true
+ * instant. Before each ordinary step the active pairs' multipliers are
+ * extrapolated linearly through the midpoints of the last two steps of the
+ * segment; the earliest predicted zero in (t + tol, tn) becomes the step's
+ * end, so that the mode change is bracketed from there (located at the
+ * predicted instant, error O(h^2) + tol instead of h/2). Returns tn or that
+ * instant. */
+static double predict_release(const ad *a, double t, double tn, double tol)
+{
+    if (a->nh < 3 || !a->have_mode || a->ht[1] != a->tp) return tn;
+    double mb = (a->ht[1] + a->ht[0]) / 2, ma = (a->ht[2] + a->ht[1]) / 2, best = tn;
+    for (int j = 0; j < a->m; j++) {
+        if (!a->mode0[j]) continue;
+        double lb = a->lsave[j], la = a->lp[j], slope = (lb - la) / (mb - ma);
+        if (!(slope < 0) || lb + slope * (t - mb) <= 0) continue;   /* not falling, or already at 0 */
+        double tc = mb - lb / slope;
+        if (tc > t + tol && tc < best) best = tc;
+    }
+    return best;
+}
+
 /* The end of the next trial step inside the bracket (t, t_hi] of an event.
  * First choice: the items' phi extrapolated linearly from the last two accepted
  * points (t_p, t) of the smooth segment, which are in the old mode on both
@@ -402,6 +443,10 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
         else if (tg - t <= stretch * h && tg - t <= hmax) tn = tg;   /* land on the breakpoint */
         else if (tg - t <= 2 * h) tn = t + (tg - t) / 2;         /* (no sliver before it) */
         else { hl = ladder(h, hmax); tn = t + hl; oneoff = 0; }
+        if (t_hi == INFINITY && !chatter && !restart) {
+            double tc = predict_release(a, t, tn, tol_t);
+            if (tc < tn) { tn = tc; oneoff = 1; }
+        }
         if (tn > tb) { tn = tb; oneoff = 1; }
         if (tn > tstop) { tn = tstop; oneoff = 1; }
         double hq = tn - t, theta = restart || chatter ? 1.0 : o->theta;
@@ -494,6 +539,10 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
         x = a->lp; a->lp = a->lsave; a->lsave = x;
         memcpy(a->lsave, a->l, sizeof(double) * (size_t)m);
         a->tp = tprev;
+        if (o->events && log_changes(a, t, mode1, nflip)) {
+            s = nsc_err(T->r, NSC_ENOMEM, NULL, "out of memory");
+            goto fail;
+        }
         if (mode1) { memcpy(a->mode0, mode1, (size_t)m); a->have_mode = 1; }
         if (nflip) {
             memcpy(T->sw, a->sw1, (size_t)a->nsw);

@@ -58,9 +58,27 @@ void nsc_waves_reserve(nsc_waves *W, long rows)
     W->caprow = (int)rows;
 }
 
+int nsc_waves_event(nsc_waves *W, double t, const char *dev, int on)
+{
+    if (W->nev == W->capev) {
+        int nc = W->capev ? 2 * W->capev : 64;
+        if (nc < 0) return -1;
+        struct nsc_event *e = nsc_realloc_array(W->ev, (size_t)nc, sizeof *e);
+        if (!e) return -1;
+        W->ev = e;
+        W->capev = nc;
+    }
+    char *d = nsc_strdup(dev);
+    if (!d) return -1;
+    W->ev[W->nev++] = (struct nsc_event){ t, d, on };
+    return 0;
+}
+
 void nsc_waves_free(nsc_waves *W)
 {
     if (!W) return;
+    for (int k = 0; k < W->nev; k++) free(W->ev[k].dev);
+    free(W->ev);
     for (int k = 0; W->name && k < W->ncol; k++) free(W->name[k]);
     free(W->name);
     free(W->v);

@@ -20,6 +20,8 @@ typedef struct nsc_waves {
     double t_end;      /* last time reached by the stepper */
     char *end_msg;     /* why the run ended early, or NULL */
     char *title;       /* circuit title */
+    int nev, capev;    /* the state changes of the run (nsc_tran_opts.events), in time order */
+    struct nsc_event { double t; char *dev; int on; } *ev;   /* dev: "d1", "m1#3", "s1" (owned) */
 } nsc_waves;
 
 /* New empty table with columns "time" + names[0..n-1] (copied). NULL on ENOMEM. */
@@ -27,6 +29,9 @@ nsc_waves *nsc_waves_new(char *const *names, int n, const char *title);
 /* Append one row (ncol values). 0 ok, -1 ENOMEM. */
 int nsc_waves_add(nsc_waves *W, const double *row);
 void nsc_waves_free(nsc_waves *W);
+/* Append a state change: at t, dev's pair became active (on = 1: a diode
+ * conducts, a switch is on) or inactive. 0 ok, -1 ENOMEM. */
+int nsc_waves_event(nsc_waves *W, double t, const char *dev, int on);
 /* Room for rows rows (no growth while filling them); large tables are asked to use
  * the kernel's 2 MiB pages. Unchanged when out of memory. */
 void nsc_waves_reserve(nsc_waves *W, long rows);
