@@ -192,6 +192,7 @@ typedef struct nsc_circuit {
     double gmin;            /* default 1e-12 */
     char solver[32];        /* default "auto" */
     int stepping_fixed;     /* .options stepping=fixed (default 0: adaptive) */
+    int nostepsizelimit;    /* .options nostepsizelimit: adaptive tmax default (tstop - tstart) / 50, not tstep */
     /* SPICE tolerances of the adaptive step control (stepper_adapt.c); 0 = default */
     double reltol, abstol, vntol, chgtol, trtol;
 

@@ -1032,6 +1032,8 @@ static nsc_status card_options(elab *E, scope *sc, const nl_card *cd)
             if (s && !strcmp(s, "fixed")) c->stepping_fixed = 1;
             else if (s && !strcmp(s, "adaptive")) c->stepping_fixed = 0;
             else return err(E, sc, cd, vf, "stepping must be 'adaptive' or 'fixed'");
+        } else if (!k && f->kind == NL_F_WORD && nsc_strieq(f->u.s, "nostepsizelimit")) {
+            c->nostepsizelimit = 1;                      /* ngspice's 'set nostepsizelimit' */
         } else if (k && tolerance_option(c, k)) {
             if (value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
             if (!(v > 0) || !isfinite(v)) return err(E, sc, cd, f, "%s must be positive", k);

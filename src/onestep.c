@@ -54,10 +54,11 @@ void nsc_onestep_free(nsc_onestep *P)
     free(P);
 }
 
-/* Theta_ii = theta where row i of E holds a nonzero, 1 on algebraic rows. */
-static void row_theta(const nsc_sparse *E, double theta, int n, double *th)
+/* Theta_ii = theta where row i of E holds a nonzero, theta_alg (1 but in the
+ * adaptive transient) on algebraic rows. */
+static void row_theta(const nsc_sparse *E, double theta, double theta_alg, int n, double *th)
 {
-    for (int i = 0; i < n; i++) th[i] = 1.0;
+    for (int i = 0; i < n; i++) th[i] = theta_alg;
     if (!E) return;
     for (int j = 0; j < E->n; j++)
         for (int k = E->p[j]; k < E->p[j + 1]; k++)
@@ -390,6 +391,12 @@ static int sources_setup(nsc_onestep *P)
 nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const char *sw,
                               nsc_onestep **out, nsc_report *rep)
 {
+    return nsc_onestep_new_alg(L, h, theta, 1.0, sw, out, rep);
+}
+
+nsc_status nsc_onestep_new_alg(const nsc_lcs *L, double h, double theta, double theta_alg, const char *sw,
+                               nsc_onestep **out, nsc_report *rep)
+{
     *out = NULL;
     int n = L->n, m = L->m;
     nsc_onestep *P = calloc(1, sizeof *P);
@@ -446,7 +453,7 @@ nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const ch
             alg_free(&T);
         }
         const nsc_sparse *E = Et ? Et : L->E;
-        row_theta(E, theta, n, P->th);                           /* representative rows: 1 */
+        row_theta(E, theta, theta_alg, n, P->th);                /* representative rows: theta_alg */
         nsc_sparse *TA = scaled_rows(A, P->th);                  /* Theta A */
         double *one_m = nsc_calloc((size_t)n, sizeof(double));
         if (!TA || !one_m) { nsc_sp_free(TA); free(one_m); nsc_sp_free(Asw); nsc_sp_free(Et); goto nomem; }

@@ -48,7 +48,7 @@ nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw,
         return NSC_OK;
     }
     nsc_onestep *P;
-    nsc_status s = nsc_onestep_new_sw(C->L, h, theta, sw, &P, r);
+    nsc_status s = nsc_onestep_new_alg(C->L, h, theta, C->alg_theta ? theta : 1.0, sw, &P, r);
     if (s) return s;
     if (st) st->factorizations++;
     if (oneoff) {
@@ -268,6 +268,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     st->n = n;
     st->m = m;
     cache.L = L;
+    cache.alg_theta = o->adaptive;                   /* nsc_onestep_new_alg */
     cache0.L = L0;
 
     f = nsc_calloc((size_t)nprobe, sizeof *f);

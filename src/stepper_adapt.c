@@ -449,7 +449,12 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
         }
         if (tn > tb) { tn = tb; oneoff = 1; }
         if (tn > tstop) { tn = tstop; oneoff = 1; }
-        double hq = tn - t, theta = restart || chatter ? 1.0 : o->theta;
+        double hq = tn - t;
+        /* theta = 1 on restarts, in chatter, and on the last trial of a bracket
+         * (<= tol_t: the step that takes the mode change, where a quantity that
+         * jumps, a comparator's output on an algebraic row, would overshoot at
+         * theta = 1/2: the MOS of the buck saw a second event 8 ps later) */
+        double theta = restart || chatter || (t_hi < INFINITY && hq <= tol_t * (1 + 1e-9)) ? 1.0 : o->theta;
         nsc_onestep *P;                                          /* a ladder step's problem is keyed by */
         if ((s = nsc_pcache_get(T->cache, oneoff ? hq : hl, theta, T->sw, oneoff, &P, st, T->r)))  /* its size */
             goto fail;                                           /* (t + hl - t != hl in floating point) */

@@ -20,6 +20,7 @@ typedef struct nsc_pcache {
     int n;
     long clock;
     nsc_onestep *scratch;
+    int alg_theta;           /* 1: algebraic rows take the step's theta (adaptive), 0: 1 (fixed steps) */
 } nsc_pcache;
 
 /* 1 when a and b are the same step size (relative 1e-12). */

@@ -46,8 +46,8 @@ nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_o
     o->vntol = c->vntol > 0 ? c->vntol : 1e-6;
     o->trtol = c->trtol > 0 ? c->trtol : 7;
     if (o->adaptive && !(c->tmax > 0)) {                   /* ngspice: tmax = min(tstep, span / 50) */
-        double span = o->tstop - o->tstart;
-        o->h = o->tstep > 0 && o->tstep < span / 50 ? o->tstep : span / 50;
+        double span = o->tstop - o->tstart;                /* (span / 50 with nostepsizelimit, as ngspice's set) */
+        o->h = o->tstep > 0 && o->tstep < span / 50 && !c->nostepsizelimit ? o->tstep : span / 50;
     } else
         o->h = cfg->step > 0 ? cfg->step : c->tmax > 0 ? c->tmax : o->tstep;
     if (o->h <= 0) o->h = o->tstop / 1000;
