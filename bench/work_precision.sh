@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
-# bench/work_precision.sh -- the work-precision picture of issue 11: RMS error of
-# v(a,b) (of its range) against whole-process run time, for the seed diode bridge
-# (.tran 1u 5m UIC), each program against its own converged run:
-#   nscircuit adaptive   .options nostepsizelimit reltol=1e-2 .. 1e-6 (default
-#                        tolerances are the reltol=1e-3 point), and the default
-#                        run (tmax = tstep = 1 us, as ngspice)
-#   nscircuit fixed      --step 20u .. 200n
-#   ngspice              default tolerances, then reltol=1e-4 .. 1e-6 (tight),
-#                        ideal-like diodes IS=1e-14 N=0.01
-# References: nscircuit --step 10n; ngspice reltol=1e-7 tmax=10n.
-# Usage: bash bench/work_precision.sh [BUILD_DIR] [OUT_PREFIX]
-# writes OUT_PREFIX.dat (default plots/work_precision) and OUT_PREFIX.png.
+# bench/work_precision.sh -- the work-precision picture of issue 11: RMS error
+# (fraction of the signal's range) against whole-process run time, each program
+# against its own converged run.
+#   bridge  the seed diode bridge, .tran 1u 5m UIC, signal v(a,b):
+#           nscircuit adaptive .options nostepsizelimit reltol=1e-2..1e-6 and the
+#           default run (tmax = tstep = 1 us); fixed --step 20u..200n; ngspice
+#           (ideal-like diodes IS=1e-14 N=0.01) default and reltol 1e-4..1e-6;
+#           references: nscircuit --step 10n, ngspice reltol=1e-7 tmax=10n
+#   buck    netlists/buck.cir over 1 ms, .tran 10n 1m UIC, signal i(l1):
+#           nscircuit adaptive default (reltol 1e-3, 1e-4, 1e-5) and with
+#           nostepsizelimit; fixed --step 2n..100p; ngspice bench/buck_level3.cir
+#           with its own step control (tmax 10n) at reltol 7.5e-4 (the card's),
+#           1e-4, 1e-5; references: nscircuit --step 50p, ngspice reltol 1e-6
+#           tmax 1n
+# Usage: bash bench/work_precision.sh [BUILD_DIR] [OUT_PREFIX] [bridge|buck]
+# writes OUT_PREFIX.dat (default plots/work_precision_CASE) and OUT_PREFIX.png.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=${1:-$PWD}
-prefix=${2:-$top/plots/work_precision}
+case=${3:-bridge}
+prefix=${2:-$top/plots/work_precision_$case}
 nsc="$build/nscircuit"
 [ -x "$nsc" ] || { echo "work_precision: $nsc not built" >&2; exit 2; }
 if [ -x "$build/.libs/nscircuit" ] && head -c 2 "$nsc" | grep -q '#!'; then   # libtool's wrapper script:
@@ -36,14 +41,41 @@ D2 b p DI
 D3 0 a DI
 D4 0 b DI
 R1 p 0 1k'
-nsc_net() { # nsc_net FILE OPTIONS-LINE
-    printf 'diode bridge fed by an LC tank\n%s\n.model DI D(VF=0)\n.tran 1u 5m UIC\n.save v(a,b)\n%s\n.end\n' \
-        "$body" "$2" > "$1"
-}
-ng_net() { # ng_net FILE OPTIONS-LINE TMAX
-    printf 'diode bridge fed by an LC tank\n%s\n.model DI D(IS=1e-14 N=0.01)\n.tran 1u 5m 0 %s UIC\n%s\n.end\n' \
-        "$body" "$3" "$2" > "$1"
-}
+if [ "$case" = bridge ]; then
+    sig='v(a,b)'
+    nsc_net() { # nsc_net FILE OPTIONS
+        printf 'diode bridge fed by an LC tank\n%s\n.model DI D(VF=0)\n.tran 1u 5m UIC\n.save v(a,b)\n.options %s\n.end\n' \
+            "$body" "$2" > "$1"
+    }
+    ng_net() { # ng_net FILE OPTIONS TMAX
+        printf 'diode bridge fed by an LC tank\n%s\n.model DI D(IS=1e-14 N=0.01)\n.tran 1u 5m 0 %s UIC\n.options %s\n.end\n' \
+            "$body" "$3" "$2" > "$1"
+    }
+    ad_opts=("nostepsizelimit reltol=1e-2" "nostepsizelimit reltol=1e-3" "nostepsizelimit reltol=1e-4"
+             "nostepsizelimit reltol=1e-5" "nostepsizelimit reltol=1e-6" "reltol=1e-3")
+    fixed=(20u 10u 5u 2u 1u 500n 200n)
+    href=10n
+    ng_opts=("reltol=1e-3" "reltol=1e-4" "reltol=1e-5" "reltol=1e-6")
+    ng_tmax=1u ng_ref="reltol=1e-7" ng_reftmax=10n
+elif [ "$case" = buck ]; then
+    sig='i(l1)'
+    nsc_net() {
+        sed -e "s/^\.tran .*/.tran 10n 1m UIC\n.options $2/" -e 's/^\.save .*/.save v(out) i(l1)/' \
+            "$top/netlists/buck.cir" > "$1"
+    }
+    ng_net() {
+        sed -e "s/^\.tran .*/.tran 10n 1m 0 $3 UIC/" -e "s/^\.options .*/.options method=trap itl4=100 $2/" \
+            "$here/buck_level3.cir" > "$1"
+    }
+    ad_opts=("reltol=1e-3" "reltol=1e-4" "reltol=1e-5" "nostepsizelimit reltol=1e-3"
+             "nostepsizelimit reltol=1e-4" "nostepsizelimit reltol=1e-5")
+    fixed=(2n 1n 500p 200p 100p)
+    href=50p
+    ng_opts=("reltol=7.5e-4" "reltol=1e-4" "reltol=1e-5")
+    ng_tmax=10n ng_ref="reltol=1e-6" ng_reftmax=1n
+else
+    echo "work_precision: unknown case '$case' (bridge, buck)" >&2; exit 2
+fi
 # best whole-process wall time of $runs runs
 best() {
     local b="" s e t
@@ -54,53 +86,52 @@ best() {
     done
     awk -v u="$b" 'BEGIN { printf "%.6f", u * 1e-6 }'
 }
-# RMS error (fraction of range) of v(a,b) in $1 against $2
+# RMS error (fraction of range) of $sig in $1 against $2
 rmserr() {
-    "$nsc" compare "$1" "$2" --signals 'v(a,b)' --tol 100 2>/dev/null \
-        | awk '$1 == "v(a,b)" { n = 0; for (i = 2; i <= NF; i++) if ($i == "%") { n++; if (n == 2) print $(i - 1) / 100 } }'
+    "$nsc" compare "$1" "$2" --signals "$sig" --tol 100 2>/dev/null \
+        | awk -v s="$sig" '$1 == s { n = 0; for (i = 2; i <= NF; i++) if ($i == "%") { n++; if (n == 2) print $(i - 1) / 100 } }'
 }
 steps() { "$nsc" --stats -o "$work/s.dat" "$1" "${@:2}" 2>&1 | sed -n 's/.*steps: \([0-9]*\) accepted.*/\1/p' | head -n 1; }
 
-nsc_net "$work/ref.cir" ""
-"$nsc" --quiet --step 10n -o "$work/ref.dat" "$work/ref.cir"
-ng_net "$work/ngref.cir" ".options reltol=1e-7" 10n
+nsc_net "$work/ref.cir" "reltol=1e-3"
+"$nsc" --quiet --step "$href" -o "$work/ref.dat" "$work/ref.cir"
+ng_net "$work/ngref.cir" "$ng_ref" "$ng_reftmax"
 ngspice -b -r "$work/ngref.raw" "$work/ngref.cir" >/dev/null 2>&1
 
 out="$prefix.dat"
 {
-    echo "# work-precision, diode bridge .tran 1u 5m UIC: series seconds rms_error_of_range steps setting"
+    echo "# work-precision, $case ($sig): series seconds rms_error_of_range steps setting"
     echo "# made by bench/work_precision.sh ($(date -u +%Y-%m-%d), $(nproc) cores, best of $runs whole runs)"
 } > "$out"
-for rt in 1e-2 1e-3 1e-4 1e-5 1e-6; do
-    nsc_net "$work/a.cir" ".options nostepsizelimit reltol=$rt"
+for o in "${ad_opts[@]}"; do
+    nsc_net "$work/a.cir" "$o"
     t=$(best "$nsc" --quiet -o "$work/a.dat" "$work/a.cir")
-    echo "nsc_adaptive $t $(rmserr "$work/a.dat" "$work/ref.dat") $(steps "$work/a.cir") reltol=$rt" >> "$out"
+    echo "nsc_adaptive $t $(rmserr "$work/a.dat" "$work/ref.dat") $(steps "$work/a.cir") ${o// /,}" >> "$out"
 done
-nsc_net "$work/d.cir" ""
-t=$(best "$nsc" --quiet -o "$work/d.dat" "$work/d.cir")
-echo "nsc_default $t $(rmserr "$work/d.dat" "$work/ref.dat") $(steps "$work/d.cir") tmax=tstep" >> "$out"
-for h in 20u 10u 5u 2u 1u 500n 200n; do
+for h in "${fixed[@]}"; do
     t=$(best "$nsc" --quiet --step "$h" -o "$work/f.dat" "$work/ref.cir")
     echo "nsc_fixed $t $(rmserr "$work/f.dat" "$work/ref.dat") $(steps "$work/ref.cir" --step "$h") h=$h" >> "$out"
 done
-for rt in 1e-3 1e-4 1e-5 1e-6; do
-    ng_net "$work/n.cir" ".options reltol=$rt" 1u
+for o in "${ng_opts[@]}"; do
+    ng_net "$work/n.cir" "$o" "$ng_tmax"
     t=$(best ngspice -b -r "$work/n.raw" "$work/n.cir")
-    echo "ngspice $t $(rmserr "$work/n.raw" "$work/ngref.raw") - reltol=$rt" >> "$out"
+    echo "ngspice $t $(rmserr "$work/n.raw" "$work/ngref.raw") - $o,tmax=$ng_tmax" >> "$out"
 done
 cat "$out"
 gnuplot <<EOF
-set terminal pngcairo size 900,600 noenhanced
+set terminal pngcairo size 1000,600 noenhanced
 set output '$prefix.png'
 set logscale xy
 set xlabel 'whole run (s)'
-set ylabel 'RMS error of v(a,b), fraction of its range'
-set title 'diode bridge, 5 ms: error against each program own converged run'
+set ylabel 'RMS error of $sig, fraction of its range'
+set title '$case: error against each program own converged run (bench/work_precision.sh)'
 set key outside right
 set grid
-plot '$out' using (strcol(1) eq 'nsc_adaptive' ? \$2 : 1/0):3 with linespoints title 'nscircuit adaptive (reltol 1e-2..1e-6)', \
-     '' using (strcol(1) eq 'nsc_default' ? \$2 : 1/0):3 with points pt 7 ps 2 title 'nscircuit default (tmax = tstep)', \
-     '' using (strcol(1) eq 'nsc_fixed' ? \$2 : 1/0):3 with linespoints title 'nscircuit fixed step (20u..200n)', \
-     '' using (strcol(1) eq 'ngspice' ? \$2 : 1/0):3 with linespoints title 'ngspice (default, reltol 1e-4..1e-6)'
+plot '$out' using (strcol(1) eq 'nsc_adaptive' ? \$2 : 1/0):3 with linespoints title 'nscircuit adaptive', \
+     '' using (strcol(1) eq 'nsc_adaptive' ? \$2 : 1/0):3:(strcol(5)) with labels font ',7' offset 0,1 notitle, \
+     '' using (strcol(1) eq 'nsc_fixed' ? \$2 : 1/0):3 with linespoints title 'nscircuit fixed step', \
+     '' using (strcol(1) eq 'nsc_fixed' ? \$2 : 1/0):3:(strcol(5)) with labels font ',7' offset 0,-1 notitle, \
+     '' using (strcol(1) eq 'ngspice' ? \$2 : 1/0):3 with linespoints title 'ngspice (own step control)', \
+     '' using (strcol(1) eq 'ngspice' ? \$2 : 1/0):3:(strcol(5)) with labels font ',7' offset 0,1 notitle
 EOF
 echo "work_precision: wrote $out and $prefix.png"
