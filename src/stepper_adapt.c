@@ -35,11 +35,16 @@
  * the largest step), and a switch changes state at the located crossing.
  *
  * Restarts. After every event and every breakpoint the history is cleared and
- * the first step is implicit Euler (theta = 1) of a quarter of the last step:
- * the trapezoidal rule would carry the jump of an algebraic current (a
- * capacitor's current at a source's edge) into the next steps as a +-
- * oscillation that never decays; an implicit-Euler step starts them from the
- * physical value.
+ * the first NSC_RESTART_STEPS steps are implicit Euler (theta = 1), the first
+ * of NSC_RESTART (2 %) of the last step, at least NSC_RESTART_MIN hmax, then
+ * growing under the error control: the trapezoidal rule would carry the jump
+ * of an algebraic current (a capacitor's current at a source's edge) into the
+ * next steps as a +- oscillation that never decays (its factor for a mode much
+ * faster than h is -1); implicit Euler damps such a mode by tau/h a step. The
+ * first step of a segment has no error estimate (one point of history), so it
+ * is short: with a quarter of the last step, the 30 ns transient of a diode
+ * turning on into a capacitor was not resolved and its current was 1.7 % of
+ * range off on a 10 us print grid (0.1 % now).
  *
  * Accumulations. A sliding mode of an ideal comparator is one mode of the LCS
  * and costs nothing. Events that follow each other ever faster (chattering, a
@@ -51,20 +56,22 @@
  *
  * Output rows stay on the tstep grid. A step may span many rows: inside a
  * smooth segment they are the quadratic through the last three accepted points
- * (interpolation error O(h^3), the order of the trapezoidal LTE), linear on
- * the first step of a segment. */
+ * (interpolation error O(h^3), the order of the trapezoidal LTE) when all three
+ * lie after the segment's start (whose values are the old mode's), linear
+ * otherwise. */
 #include "stepper_int.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define NSC_RESTART_STEPS 2 /* implicit-Euler steps that start a segment (see the header) */
 #define NSC_STALL 100000 /* trial steps in a row without an accepted one: a failure, not a hang */
 #define NSC_GROW 2.0      /* largest growth of the step after an accepted one */
 #define NSC_SHRINK 0.2    /* smallest factor after a rejected one */
 #define NSC_SAFETY 0.9
-#define NSC_RESTART 0.25  /* first step after an event or breakpoint: this times the last one */
-#define NSC_RESTART_MIN 1e-2 /* ... and at least this times hmax */
+#define NSC_RESTART 0.02  /* first step after an event or breakpoint: this times the last one */
+#define NSC_RESTART_MIN 1e-3 /* ... and at least this times hmax */
 #define NSC_LADDER 4.0    /* step sizes hmax 2^(-j / NSC_LADDER) */
 #define NSC_LOC_TOL 1e-3  /* events located to NSC_LOC_TOL hmax */
 #define NSC_HMIN 1e-9     /* smallest step, times hmax: below it the run fails (exit 3) */
@@ -83,7 +90,7 @@ typedef struct ad {
     double *hx[4];           /* [nd] each */
     int nh;
     nsc_sparse *Ct, *Dt, *Set;   /* rows of C, D, Se as columns */
-    double *z0, *z1, *l, *lsave, *w0, *w1, *v0, *v1, *row;
+    double *z0, *z1, *l, *lsave, *lpt, *w0, *w1, *v0, *v1, *row;
     double tp, *zp, *lp, *wp, *vp;   /* the accepted point before t (z, l, w, probes) */
     char *mode0, *sw1;       /* accepted active set at t (NULL until the first step), trial switch states */
     int have_mode;
@@ -100,7 +107,7 @@ static void ad_free(ad *a)
     nsc_sp_free(a->Ct);
     nsc_sp_free(a->Dt);
     nsc_sp_free(a->Set);
-    free(a->z0); free(a->z1); free(a->l); free(a->lsave); free(a->w0); free(a->w1);
+    free(a->z0); free(a->z1); free(a->l); free(a->lsave); free(a->lpt); free(a->w0); free(a->w1);
     free(a->v0); free(a->v1); free(a->row); free(a->mode0); free(a->sw1);
     free(a->evid); free(a->evphi); free(a->zp); free(a->lp); free(a->wp); free(a->vp);
 }
@@ -142,6 +149,7 @@ static int ad_init(ad *a, nsc_tran *T)
     a->z1 = dup_or_zero(NULL, n);
     a->l = dup_or_zero(T->l0, m);
     a->lsave = dup_or_zero(T->l0, m);
+    a->lpt = dup_or_zero(NULL, m);
     a->w0 = dup_or_zero(T->w0, L->nsrc);
     a->w1 = dup_or_zero(NULL, L->nsrc);
     a->v0 = dup_or_zero(T->v0, nc);
@@ -156,7 +164,7 @@ static int ad_init(ad *a, nsc_tran *T)
     a->sw1 = calloc((size_t)L->nsw + 1, 1);
     a->evid = malloc(sizeof(int) * (size_t)(ni + 1));
     a->evphi = malloc(sizeof(double) * (size_t)(ni + 1));
-    if (!a->Ct || !a->Dt || !a->Set || !a->z0 || !a->z1 || !a->l || !a->lsave || !a->w0 || !a->w1 || !a->v0
+    if (!a->Ct || !a->Dt || !a->Set || !a->z0 || !a->z1 || !a->l || !a->lsave || !a->lpt || !a->w0 || !a->w1 || !a->v0
         || !a->v1 || !a->row || !a->zp || !a->lp || !a->wp || !a->vp || !a->mode0 || !a->sw1 || !a->evid || !a->evphi)
         return -1;
     return 0;
@@ -267,6 +275,19 @@ static int changed_items(ad *a, const char *mode1, int nflip)
     return ne;
 }
 
+/* The multipliers at the end t + h of an accepted step, for the outputs (a
+ * diode's current): l is the mean over the step (see predict_release), its
+ * value at the midpoint to O(h^2); within a segment it is extrapolated through
+ * the midpoints of this step and the last, l + (l - lsave) h / (h + h_prev).
+ * A step of theta = 1, or the first of a segment, is taken as it is. */
+static const double *point_lambda(ad *a, double t, double h, double theta)
+{
+    if (theta == 1.0 || a->nh < 2 || a->ht[1] != a->tp || !(t - a->tp > 0)) return a->l;
+    double f = h / (h + (t - a->tp));
+    for (int j = 0; j < a->m; j++) a->lpt[j] = a->l[j] + (a->l[j] - a->lsave[j]) * f;
+    return a->lpt;
+}
+
 /* --events: every pair whose mode1 differs from the accepted mode0, and every
  * switch flip (sw1 vs T->sw), logged at t (the step's end: for a located event
  * the instant within tol_t). 0, or -1 on ENOMEM. */
@@ -368,7 +389,7 @@ static int write_rows(ad *a, double t, double t1)
         if (!(tout <= t1 + eps && tout <= o->tstop + eps)) return 0;
         a->row[0] = tout;
         if (fabs(tout - t1) <= eps) memcpy(a->row + 1, a->v1 + 1, (size_t)T->nprobe * sizeof(double));
-        else if (a->nh >= 2 && a->tp < t) {                     /* quadratic through tp, t, t1 */
+        else if (a->nh >= 3 && a->tp < t) {    /* quadratic through tp, t, t1; tp after the segment's start */
             double tp = a->tp, x = tout;
             double c0 = (x - t) * (x - t1) / ((tp - t) * (tp - t1));
             double c1 = (x - tp) * (x - t1) / ((t - tp) * (t - t1));
@@ -530,7 +551,8 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
         if (hq < st->hmin_used) st->hmin_used = hq;
         if (hq > st->hmax_used) st->hmax_used = hq;
         if (o->progress && st->steps % 1000 == 0) o->progress(tn, o->progress_ctx);
-        nsc_eval_probes(T->f, T->nprobe, L, T->sw, a->z1, a->l, a->z0, hq, a->w1, a->v1 + 1);
+        nsc_eval_probes(T->f, T->nprobe, L, T->sw, a->z1, point_lambda(a, t, hq, theta), a->z0, hq, a->w1,
+                        a->v1 + 1);
         a->v1[0] = tn;
         if (write_rows(a, t, tn)) { s = nsc_err(T->r, NSC_ENOMEM, NULL, "out of memory"); goto fail; }
         if (chatter && (nflip || (mode1 && a->have_mode && memcmp(mode1, a->mode0, (size_t)m)))) st->captured++;
@@ -571,7 +593,7 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
             double hlast = event ? h_pre : t - tprev > hnext ? t - tprev : hnext;
             hnext = NSC_RESTART * hlast;
             if (hnext < NSC_RESTART_MIN * hmax) hnext = NSC_RESTART_MIN * hmax;
-            restart = 1;
+            restart = NSC_RESTART_STEPS;
             if (event) { t_hi = INFINITY; loc_it = 0; }
             continue;
         }
@@ -579,7 +601,7 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
         double fac = err > 0 ? NSC_SAFETY * pow(err, theta == 0.5 ? -1.0 / 3 : -0.5) : NSC_GROW;
         fac = fac > NSC_GROW ? NSC_GROW : fac < NSC_SHRINK ? NSC_SHRINK : fac;
         hnext = hq * fac;
-        restart = 0;
+        if (restart > 0) restart--;
     }
     W->t_end = t;
     if (st->hmin_used == INFINITY) st->hmin_used = 0;

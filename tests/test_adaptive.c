@@ -207,3 +207,63 @@ Test(adaptive, events_of_fixed_steps_are_step_ends)
     cr_expect(ev[0] >= toff && ev[0] < toff + 2e-5, "turn-off at %.9g s, analytic %.9g s", ev[0], toff);
     tu_table_free(&t);
 }
+
+/* Run text with --stats and fixed steps h (the reference); RMS error of each
+ * signal in sig[] against it must be below tol[]; returns the accepted steps. */
+static long against_fixed(const char *name, const char *text, const char *h, const char *const *sig,
+                          const double *tol, int nsig)
+{
+    tu_table ad, ref;
+    long acc;
+    char refname[64], opt[64];
+    run(name, text, "", &ad, &acc);
+    snprintf(refname, sizeof refname, "%s_ref", name);
+    snprintf(opt, sizeof opt, "--step %s", h);
+    run(refname, text, opt, &ref, NULL);
+    for (int k = 0; k < nsig; k++) {
+        double e = rms_rel(&ad, &ref, sig[k]);
+        cr_log_info("%s: %s RMS error %.3g of range, %ld steps", name, sig[k], e, acc);
+        cr_expect(e < tol[k], "%s: %s RMS error %.3g of range", name, sig[k], e);
+    }
+    tu_table_free(&ad);
+    tu_table_free(&ref);
+    return acc;
+}
+
+/* Issue 11's clock case: a 5 kHz clock with 1 ns edges into an RC and a
+ * diode-capacitor load, 2 ms (10 periods), print step 10 us. Each edge is a
+ * breakpoint, each diode turn-on and -off an event; the diode's turn-on dumps
+ * C1 into C2 through RON = 1 ohm (30 ns). Reference: fixed 2 ns steps (1e6).
+ * Measured: 52 steps a period; v(a) 6.6e-4, v(out) 1.4e-4, i(d1) 1.1e-3 of range. */
+Test(adaptive, clock_into_rc_and_diode)
+{
+    const char *sig[] = { "v(a)", "v(out)", "i(v1)", "i(d1)" };
+    const double tol[] = { 1e-3, 1e-3, 1e-3, 2e-3 };
+    long acc = against_fixed("clk", "5 kHz clock with 1 ns edges into an RC and a diode load\n"
+                             "V1 clk 0 PULSE(0 5 0 1n 1n 99.999u 200u)\nR1 clk a 1k\nC1 a 0 47n\nD1 a out DL\n"
+                             "R2 out 0 10k\nC2 out 0 100n\n.model DL D(VF=0.7 RON=1)\n.tran 10u 2m\n.end\n",
+                             "2n", sig, tol, 4);
+    cr_expect(acc <= 10 * 200, "%ld steps for 10 periods", acc);
+}
+
+/* A PULSE source charging a capacitor through 1 ohm (tau = 1 ns) on a 1 us
+ * print grid: the current is C dV/dt through the 10 ns edges (0.1 A at most),
+ * then decays within ns. The trapezoidal rule alone, with steps >> tau, would
+ * keep a +-0.1 A oscillation (factor -1 a step) for the whole run; the
+ * capacitor's current must be the physical one: after 50 ns from an edge it
+ * is below 1e-6 A, and at the middle of each edge's ramp it is C dV/dt. */
+Test(adaptive, pulse_driven_capacitor_current_is_physical)
+{
+    tu_table t;
+    run("pc", "PULSE into 1 ohm and 1 nF\nV1 in 0 PULSE(0 1 1u 10n 10n 5u 10u)\nR1 in a 1\nC1 a 0 1n\n"
+              ".tran 1u 40u\n.save i(v1)\n.end\n", "", &t, NULL);
+    int ci = tu_table_col(&t, "i(v1)");
+    double worst = 0;
+    for (int i = 0; i < t.nrow; i++) {
+        double tt = fmod(TU_AT(&t, i, 0) - 1e-6 + 10e-6, 5e-6);     /* time since the last edge */
+        if (tt > 50e-9 && tt < 5e-6 - 1e-9) worst = fmax(worst, fabs(TU_AT(&t, i, ci)));
+    }
+    cr_log_info("PULSE into RC: |i(v1)| <= %.3g A away from the edges", worst);
+    cr_expect(worst < 1e-6, "|i(v1)| = %g A away from the edges", worst);
+    tu_table_free(&t);
+}
