@@ -66,6 +66,7 @@
 #include <string.h>
 
 #define NSC_RESTART_STEPS 2 /* implicit-Euler steps that start a segment (see the header) */
+#define NSC_BP_MERGE 1e-6 /* a breakpoint this close (times hmax) after t is taken as reached */
 #define NSC_STALL 100000 /* trial steps in a row without an accepted one: a failure, not a hang */
 #define NSC_GROW 2.0      /* largest growth of the step after an accepted one */
 #define NSC_SHRINK 0.2    /* smallest factor after a rejected one */
@@ -436,8 +437,8 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
     double hmax = o->h, tstop = o->tstop, hmin = NSC_HMIN * hmax;
     double tol_t = NSC_LOC_TOL * hmax, eps = 1e-9 * hmax;
     double hnext = NSC_RESTART_MIN * hmax, t_hi = INFINITY, t_est = 0, h_pre = hmax;
-    int restart = 1, ib = 0, nup = 0, loc_it = 0, dirty = 1, ev_run = 0, rejected = 0, stall = 0;
-    double t_lastev = -INFINITY, chat_until = -INFINITY;
+    int restart = 1, ib = 0, nup = 0, loc_it = 0, dirty = 1, ev_run = 0, rejected = 0, stall = 0, take = 0;
+    double t_lastev = -INFINITY, chat_until = -INFINITY, t_cap = INFINITY;
     nsc_onestep *Plast = NULL;
     hist_reset(a, 0, a->z0, a->w0);
     a->have_mode = m == 0;                                       /* no pairs: the (empty) mode is known */
@@ -454,21 +455,22 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
         }
         int chatter = t < chat_until;
         /* the trial's end tn */
-        while (ib < T->nbp && T->bp[ib] <= t + eps) ib++;
+        while (ib < T->nbp && T->bp[ib] <= t + NSC_BP_MERGE * hmax) ib++;   /* no sliver steps */
         double tb = ib < T->nbp ? T->bp[ib] : INFINITY;
         double h = chatter ? NSC_CHAT_H * hmax : hnext < hmax ? hnext : hmax;
         double tn, hl = 0;
         int oneoff = 1;
         double tg = tb < tstop ? tb : tstop, stretch = rejected ? 1.0 : 1.25;
-        if (t_hi < INFINITY) tn = t_est;                         /* locating an event */
+        if (t_hi < INFINITY) tn = t_hi - t <= tol_t ? t_hi : t_est;   /* locating an event (bracketed: done) */
         else if (tg - t <= stretch * h && tg - t <= hmax) tn = tg;   /* land on the breakpoint */
         else if (tg - t <= 2 * h) tn = t + (tg - t) / 2;         /* (no sliver before it) */
         else { hl = ladder(h, hmax); tn = t + hl; oneoff = 0; }
-        if (t_hi == INFINITY && !chatter && !restart) {
+        if (t_hi == INFINITY && !chatter && !restart && !take) {
             double tc = predict_release(a, t, tn, tol_t);
             if (tc < tn) { tn = tc; oneoff = 1; }
         }
         if (tn > tb) { tn = tb; oneoff = 1; }
+        if (tn > t_cap) { tn = t_cap; oneoff = 1; }             /* after a failed solve */
         if (tn > tstop) { tn = tstop; oneoff = 1; }
         double hq = tn - t;
         /* theta = 1 on restarts, in chatter, and on the last trial of a bracket
@@ -499,9 +501,18 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
                 goto fail;
             }
             hnext = hq / 8;
+            t_cap = t + hq / 8;                                    /* also when tn was a breakpoint */
             restart = 1;
             rejected = 1;
-            if (t_hi < INFINITY) { t_hi = tn; t_est = t + hq / 8; }
+            if (t_hi < INFINITY && hq <= tol_t * (1 + 1e-9)) {     /* no solution at the bracket's end (a */
+                t_hi = INFINITY;                                   /* degenerate crossing): take the change */
+                loc_it = 0;                                        /* in a step of 2 tol_t past it */
+                hnext = 2 * tol_t;
+                take = 1;
+            } else if (t_hi < INFINITY) {
+                t_hi = tn;
+                t_est = t + hq / 8;
+            }
             continue;
         }
         const char *mode1 = nsc_onestep_mode(P);
@@ -512,7 +523,7 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
         }
         int ne = chatter || !a->have_mode ? 0 : changed_items(a, mode1, nflip);
         int event = 0;
-        if (ne > 0 && hq > tol_t && loc_it < NSC_LOC_MAXIT) {    /* an event inside: bracket it */
+        if (ne > 0 && hq > tol_t && loc_it < NSC_LOC_MAXIT && !take) {    /* an event inside: bracket it */
             if (t_hi == INFINITY) { h_pre = hq; nup = 0; }
             nup++;
             a->nev = ne;
@@ -545,6 +556,8 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
         }
         /* accept */
         rejected = 0;
+        take = 0;
+        t_cap = INFINITY;
         stall = 0;
         st->steps++;
         count_step(st, &info);
