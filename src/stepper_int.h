@@ -6,7 +6,7 @@
 
 #include "stepper.h"
 
-#define NSC_PCACHE 16
+#define NSC_PCACHE 32
 
 /* One-step problems of one LCS keyed by (h, theta, switch states), least
  * recently used evicted: the regular steps in each switch state met, and the
