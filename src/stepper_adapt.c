@@ -423,209 +423,268 @@ static nsc_status too_small(ad *a, double t, double h, int worst, const char *wh
                    worst >= 0 ? "; largest local error in " : "", worst >= 0 ? a->L->zname[worst] : "");
 }
 
+/* ---- the driver ----
+ * One trial step from t to tn, then one of: a failed solve (smaller step), an
+ * event inside (bracket it), a local error too large (smaller step), or
+ * accepted (advance, maybe start a new segment). The state between trials: */
+typedef struct ctl {
+    double t, hmax, hmin, tol_t, eps;
+    double hnext;            /* the error control's next step */
+    double t_hi, t_est;      /* bracket (t, t_hi] of an event and the next trial's end; t_hi = inf: none */
+    double h_pre;            /* the step that found the bracketed event */
+    double t_lastev, chat_until, t_cap;
+    int restart;             /* implicit-Euler steps still to take in this segment */
+    int ib, nup, loc_it, dirty, ev_run, rejected, stall, take;
+    nsc_onestep *Plast;
+} ctl;
+
+/* The trial: its end tn and, for a ladder step, its size *hl (0: a one-off
+ * size); *tb the next breakpoint. */
+static double trial_end(ad *a, ctl *c, int chatter, double *hl, double *tb)
+{
+    nsc_tran *T = a->T;
+    double t = c->t, hmax = c->hmax, tstop = a->o->tstop;
+    while (c->ib < T->nbp && T->bp[c->ib] <= t + NSC_BP_MERGE * hmax) c->ib++;   /* no sliver steps */
+    *tb = c->ib < T->nbp ? T->bp[c->ib] : INFINITY;
+    double h = chatter ? NSC_CHAT_H * hmax : c->hnext < hmax ? c->hnext : hmax;
+    double tn, tg = *tb < tstop ? *tb : tstop, stretch = c->rejected ? 1.0 : 1.25;
+    *hl = 0;
+    if (c->t_hi < INFINITY) tn = c->t_hi - t <= c->tol_t ? c->t_hi : c->t_est;   /* locating an event */
+    else if (tg - t <= stretch * h && tg - t <= hmax) tn = tg;   /* land on the breakpoint */
+    else if (tg - t <= 2 * h) tn = t + (tg - t) / 2;         /* (no sliver before it) */
+    else { *hl = ladder(h, hmax); tn = t + *hl; }
+    if (c->t_hi == INFINITY && !chatter && !c->restart && !c->take) {
+        double tc = predict_release(a, t, tn, c->tol_t);
+        if (tc < tn) { tn = tc; *hl = 0; }
+    }
+    double cap = *tb < c->t_cap ? *tb : c->t_cap;            /* t_cap: after a failed solve */
+    if (tstop < cap) cap = tstop;
+    if (tn > cap) { tn = cap; *hl = 0; }
+    return tn;
+}
+
+/* No solution (or an inexact one) for the trial of size hq: retry 8 times
+ * shorter. At the end of a bracket (a degenerate crossing) the change is taken
+ * in a step of 2 tol_t past it instead. NSC_OK, or the failure below hmin. */
+static nsc_status on_no_solution(ad *a, ctl *c, nsc_onestep *P, double tn, const nsc_step_info *info)
+{
+    double hq = tn - c->t;
+    memcpy(a->l, a->lsave, sizeof(double) * (size_t)a->m);
+    c->dirty = 1;
+    a->T->st->rejected++;
+    if (hq <= c->hmin) {
+        nsc_step_failure(a->T->r, a->L, P, tn, info, a->o->solver);
+        return NSC_ESIM;
+    }
+    c->hnext = hq / 8;
+    c->t_cap = c->t + hq / 8;                                /* also when tn was a breakpoint */
+    c->restart = 1;
+    c->rejected = 1;
+    if (c->t_hi < INFINITY && hq <= c->tol_t * (1 + 1e-9)) {
+        c->t_hi = INFINITY;
+        c->loc_it = 0;
+        c->hnext = 2 * c->tol_t;
+        c->take = 1;
+    } else if (c->t_hi < INFINITY) {
+        c->t_hi = tn;
+        c->t_est = c->t + hq / 8;
+    }
+    return NSC_OK;
+}
+
+/* ne items change over the trial ending at tn: shrink the bracket to (t, tn]
+ * and choose the next trial. */
+static void bracket(ad *a, ctl *c, int ne, double tn, double tb)
+{
+    double hq = tn - c->t;
+    if (c->t_hi == INFINITY) { c->h_pre = hq; c->nup = 0; }
+    c->nup++;
+    a->nev = ne;
+    c->t_hi = tn;
+    c->loc_it++;
+    a->T->st->locate_trials++;
+    c->t_est = next_trial(a, c->t, c->t_hi, c->tol_t, c->nup);
+    if (tn == tb && c->nup == 1 && hq > 2 * c->tol_t) c->t_est = tb - c->tol_t / 2;   /* at the edge itself? */
+    memcpy(a->l, a->lsave, sizeof(double) * (size_t)a->m);
+    c->dirty = 1;
+}
+
+/* The local error ratio err > 1 of a trial of size hq: retry shorter. */
+static nsc_status reject_lte(ad *a, ctl *c, double hq, double err, double theta, int worst)
+{
+    memcpy(a->l, a->lsave, sizeof(double) * (size_t)a->m);
+    c->dirty = 1;
+    a->T->st->rejected++;
+    double fac = NSC_SAFETY * pow(err, theta == 0.5 ? -1.0 / 3 : -0.5);
+    double hn = hq * (fac < NSC_SHRINK ? NSC_SHRINK : fac);
+    if (hn < c->hmin) return too_small(a, c->t, hn, worst, "local error");
+    c->hnext = hn;
+    c->rejected = 1;
+    if (c->t_hi < INFINITY) c->t_est = c->t + hn;
+    return NSC_OK;
+}
+
+/* Accept the trial (t, z0) -> (tn, z1): statistics, probes and rows, the
+ * points shifted (p <- 0 <- 1), the mode, switch states and events logged. */
+static nsc_status advance(ad *a, ctl *c, double tn, double theta, const nsc_step_info *info,
+                          const char *mode1, int nflip, int chatter)
+{
+    nsc_tran *T = a->T;
+    nsc_sim_stats *st = T->st;
+    const nsc_tran_opts *o = a->o;
+    double t = c->t, hq = tn - t;
+    int m = a->m;
+    c->rejected = c->take = c->stall = 0;
+    c->t_cap = INFINITY;
+    st->steps++;
+    count_step(st, info);
+    if (hq < st->hmin_used) st->hmin_used = hq;
+    if (hq > st->hmax_used) st->hmax_used = hq;
+    if (o->progress && st->steps % 1000 == 0) o->progress(tn, o->progress_ctx);
+    nsc_eval_probes(T->f, T->nprobe, a->L, T->sw, a->z1, point_lambda(a, t, hq, theta), a->z0, hq, a->w1,
+                    a->v1 + 1);
+    a->v1[0] = tn;
+    if (write_rows(a, t, tn)) return nsc_err(T->r, NSC_ENOMEM, NULL, "out of memory");
+    if (chatter && (nflip || (mode1 && a->have_mode && memcmp(mode1, a->mode0, (size_t)m)))) st->captured++;
+    double *x;                                               /* (zp, z0, z1) <- (z0, z1, zp) */
+    x = a->zp; a->zp = a->z0; a->z0 = a->z1; a->z1 = x;
+    x = a->wp; a->wp = a->w0; a->w0 = a->w1; a->w1 = x;
+    x = a->vp; a->vp = a->v0; a->v0 = a->v1; a->v1 = x;
+    x = a->lp; a->lp = a->lsave; a->lsave = x;
+    memcpy(a->lsave, a->l, sizeof(double) * (size_t)m);
+    a->tp = t;
+    c->t = tn;
+    if (o->events && log_changes(a, tn, mode1, nflip)) return nsc_err(T->r, NSC_ENOMEM, NULL, "out of memory");
+    if (mode1) { memcpy(a->mode0, mode1, (size_t)m); a->have_mode = 1; }
+    if (nflip) {
+        memcpy(T->sw, a->sw1, (size_t)a->nsw);
+        st->switch_events += nflip;
+    }
+    return NSC_OK;
+}
+
+/* After an accepted step of size hq (err its local error ratio): the event
+ * bookkeeping (chattering), the bracket, and the next step: a new segment
+ * after an event, a breakpoint, a switch flip or in chatter, else grown or
+ * shrunk by the error control. */
+static void next_step(ad *a, ctl *c, double hq, double err, double theta, int event, int at_bp, int newseg)
+{
+    double t = c->t;
+    if (event) {
+        a->T->st->events++;
+        c->ev_run = t - c->t_lastev < NSC_CHAT_H * c->hmax ? c->ev_run + 1 : 1;
+        c->t_lastev = t;
+        if (c->ev_run >= NSC_CHATTER) { c->chat_until = t + c->hmax; c->ev_run = 0; }
+    }
+    if (c->t_hi < INFINITY && !event) c->nup = 0;             /* an ordinary step inside the bracket */
+    if (c->t_hi < INFINITY && !event && t < c->t_hi - c->eps) {
+        c->t_est = next_trial(a, t, c->t_hi, c->tol_t, c->nup);
+    } else {
+        c->t_hi = INFINITY;
+        c->loc_it = 0;
+    }
+    if (event || at_bp || newseg) {                          /* a new smooth segment */
+        hist_reset(a, t, a->z0, a->w0);
+        double hlast = event ? c->h_pre : hq > c->hnext ? hq : c->hnext;
+        c->hnext = NSC_RESTART * hlast;
+        if (c->hnext < NSC_RESTART_MIN * c->hmax) c->hnext = NSC_RESTART_MIN * c->hmax;
+        c->restart = NSC_RESTART_STEPS;
+        return;
+    }
+    hist_push(a, t, a->z0, a->w0);
+    double fac = err > 0 ? NSC_SAFETY * pow(err, theta == 0.5 ? -1.0 / 3 : -0.5) : NSC_GROW;
+    fac = fac > NSC_GROW ? NSC_GROW : fac < NSC_SHRINK ? NSC_SHRINK : fac;
+    c->hnext = hq * fac;
+    if (c->restart > 0) c->restart--;
+}
+
+/* One trial from c->t. NSC_OK (advanced or not), or a failure. */
+static nsc_status trial(ad *a, ctl *c)
+{
+    nsc_tran *T = a->T;
+    const nsc_tran_opts *o = a->o;
+    int chatter = c->t < c->chat_until;
+    double hl, tb, tn = trial_end(a, c, chatter, &hl, &tb), hq = tn - c->t;
+    /* theta = 1 on restarts, in chatter, and on the last trial of a bracket
+     * (<= tol_t: the step that takes the mode change, where a quantity that
+     * jumps, a comparator's output on an algebraic row, would overshoot at
+     * theta = 1/2: the MOS of the buck saw a second event 8 ps later) */
+    double theta = c->restart || chatter || (c->t_hi < INFINITY && hq <= c->tol_t * (1 + 1e-9)) ? 1.0 : o->theta;
+    nsc_onestep *P;                                          /* a ladder step's problem is keyed by its */
+    nsc_status s = nsc_pcache_get(T->cache, hl > 0 ? hl : hq, theta, T->sw, hl == 0, &P, T->st, T->r);
+    if (s) return s;                                         /* size (t + hl - t != hl in floating point) */
+    if (P != c->Plast || c->dirty) {                         /* the guess: the mode at t */
+        nsc_onestep_set_mode(P, a->have_mode ? a->mode0 : NULL);
+        c->Plast = P;
+    }
+    for (int j = 0; j < a->L->nsrc; j++) a->w1[j] = nsc_wave_eval(a->L->src[j].wave, tn);   /* w(t_k+1) */
+    nsc_step_info info;
+    int bad = nsc_onestep_step(P, o->solver, a->z0, a->w0, a->w1, a->z1, a->l, &info);
+    c->dirty = 0;
+    if (!bad && info.lcp_solved && !info.polished && info.residual > 1e-9 * (1 + vmax(a->z1, a->n)))
+        bad = 1;                                             /* pivoting result not exact: not taken */
+    if (bad) return on_no_solution(a, c, P, tn, &info);
+    const char *mode1 = nsc_onestep_mode(P);
+    int nflip = 0;
+    if (a->nsw) {
+        memcpy(a->sw1, T->sw, (size_t)a->nsw);
+        nflip = nsc_lcs_switch_update(a->L, a->z1, a->sw1);
+    }
+    int ne = chatter || !a->have_mode ? 0 : changed_items(a, mode1, nflip);
+    if (ne > 0 && hq > c->tol_t && c->loc_it < NSC_LOC_MAXIT && !c->take) {
+        bracket(a, c, ne, tn, tb);                           /* an event inside */
+        return NSC_OK;
+    }
+    int event = ne > 0, worst = -1;                          /* bracketed to tol_t: the event is at tn */
+    double err = event || chatter ? 0 : lte_ratio(a, tn, a->z1, a->w1, theta, &worst);
+    if (err > 1) return reject_lte(a, c, hq, err, theta, worst);
+    if ((s = advance(a, c, tn, theta, &info, mode1, nflip, chatter))) return s;
+    next_step(a, c, hq, err, theta, event, c->t == tb, nflip || chatter);
+    return NSC_OK;
+}
+
 nsc_status nsc_tran_adaptive(nsc_tran *T)
 {
     const nsc_tran_opts *o = T->o;
-    const nsc_lcs *L = T->L;
     nsc_sim_stats *st = T->st;
     nsc_waves *W = T->W;
     ad A, *a = &A;
+    ctl C = { 0 }, *c = &C;
     nsc_status s = NSC_OK;
-    double t = 0;
     if (ad_init(a, T)) { s = nsc_err(T->r, NSC_ENOMEM, NULL, "out of memory"); goto fail; }
-    int n = a->n, m = a->m;
-    double hmax = o->h, tstop = o->tstop, hmin = NSC_HMIN * hmax;
-    double tol_t = NSC_LOC_TOL * hmax, eps = 1e-9 * hmax;
-    double hnext = NSC_RESTART_MIN * hmax, t_hi = INFINITY, t_est = 0, h_pre = hmax;
-    int restart = 1, ib = 0, nup = 0, loc_it = 0, dirty = 1, ev_run = 0, rejected = 0, stall = 0, take = 0;
-    double t_lastev = -INFINITY, chat_until = -INFINITY, t_cap = INFINITY;
-    nsc_onestep *Plast = NULL;
+    c->hmax = o->h;
+    c->hmin = NSC_HMIN * c->hmax;
+    c->tol_t = NSC_LOC_TOL * c->hmax;
+    c->eps = 1e-9 * c->hmax;
+    c->hnext = NSC_RESTART_MIN * c->hmax;
+    c->t_hi = INFINITY;
+    c->h_pre = c->hmax;
+    c->t_lastev = c->chat_until = -INFINITY;
+    c->t_cap = INFINITY;
+    c->restart = c->dirty = 1;
     hist_reset(a, 0, a->z0, a->w0);
-    a->have_mode = m == 0;                                       /* no pairs: the (empty) mode is known */
+    a->have_mode = a->m == 0;                                /* no pairs: the (empty) mode is known */
     st->hmin_used = INFINITY;
-    while (t < tstop - eps) {
+    while (c->t < o->tstop - c->eps) {
         if (o->stop && *o->stop) {
             W->end = NSC_RUN_INTERRUPTED;
-            W->end_msg = nsc_asprintf("interrupted at t=%.9g s", t);
+            W->end_msg = nsc_asprintf("interrupted at t=%.9g s", c->t);
             break;
         }
-        if (++stall > NSC_STALL) {                               /* never a hang: trials without progress */
-            s = nsc_err(T->r, NSC_ESIM, NULL, "no progress at t=%.9g s after %d trial steps", t, NSC_STALL);
+        if (++c->stall > NSC_STALL) {                        /* never a hang: trials without progress */
+            s = nsc_err(T->r, NSC_ESIM, NULL, "no progress at t=%.9g s after %d trial steps", c->t, NSC_STALL);
             goto fail;
         }
-        int chatter = t < chat_until;
-        /* the trial's end tn */
-        while (ib < T->nbp && T->bp[ib] <= t + NSC_BP_MERGE * hmax) ib++;   /* no sliver steps */
-        double tb = ib < T->nbp ? T->bp[ib] : INFINITY;
-        double h = chatter ? NSC_CHAT_H * hmax : hnext < hmax ? hnext : hmax;
-        double tn, hl = 0;
-        int oneoff = 1;
-        double tg = tb < tstop ? tb : tstop, stretch = rejected ? 1.0 : 1.25;
-        if (t_hi < INFINITY) tn = t_hi - t <= tol_t ? t_hi : t_est;   /* locating an event (bracketed: done) */
-        else if (tg - t <= stretch * h && tg - t <= hmax) tn = tg;   /* land on the breakpoint */
-        else if (tg - t <= 2 * h) tn = t + (tg - t) / 2;         /* (no sliver before it) */
-        else { hl = ladder(h, hmax); tn = t + hl; oneoff = 0; }
-        if (t_hi == INFINITY && !chatter && !restart && !take) {
-            double tc = predict_release(a, t, tn, tol_t);
-            if (tc < tn) { tn = tc; oneoff = 1; }
-        }
-        if (tn > tb) { tn = tb; oneoff = 1; }
-        if (tn > t_cap) { tn = t_cap; oneoff = 1; }             /* after a failed solve */
-        if (tn > tstop) { tn = tstop; oneoff = 1; }
-        double hq = tn - t;
-        /* theta = 1 on restarts, in chatter, and on the last trial of a bracket
-         * (<= tol_t: the step that takes the mode change, where a quantity that
-         * jumps, a comparator's output on an algebraic row, would overshoot at
-         * theta = 1/2: the MOS of the buck saw a second event 8 ps later) */
-        double theta = restart || chatter || (t_hi < INFINITY && hq <= tol_t * (1 + 1e-9)) ? 1.0 : o->theta;
-        nsc_onestep *P;                                          /* a ladder step's problem is keyed by */
-        if ((s = nsc_pcache_get(T->cache, oneoff ? hq : hl, theta, T->sw, oneoff, &P, st, T->r)))  /* its size */
-            goto fail;                                           /* (t + hl - t != hl in floating point) */
-        if (P != Plast || dirty) {                               /* the guess: the mode at t */
-            nsc_onestep_set_mode(P, a->have_mode ? a->mode0 : NULL);
-            Plast = P;
-        }
-        for (int j = 0; j < L->nsrc; j++) a->w1[j] = nsc_wave_eval(L->src[j].wave, tn);   /* w(t_k+1) */
-        nsc_step_info info;
-        int bad = nsc_onestep_step(P, o->solver, a->z0, a->w0, a->w1, a->z1, a->l, &info);
-        dirty = 0;
-        if (!bad && info.lcp_solved && !info.polished && info.residual > 1e-9 * (1 + vmax(a->z1, n)))
-            bad = 1;                                             /* pivoting result not exact: not taken */
-        if (bad) {                                               /* no solution: a smaller step */
-            memcpy(a->l, a->lsave, sizeof(double) * (size_t)m);
-            dirty = 1;
-            st->rejected++;
-            if (hq <= hmin) {
-                nsc_step_failure(T->r, L, P, tn, &info, o->solver);
-                s = NSC_ESIM;
-                goto fail;
-            }
-            hnext = hq / 8;
-            t_cap = t + hq / 8;                                    /* also when tn was a breakpoint */
-            restart = 1;
-            rejected = 1;
-            if (t_hi < INFINITY && hq <= tol_t * (1 + 1e-9)) {     /* no solution at the bracket's end (a */
-                t_hi = INFINITY;                                   /* degenerate crossing): take the change */
-                loc_it = 0;                                        /* in a step of 2 tol_t past it */
-                hnext = 2 * tol_t;
-                take = 1;
-            } else if (t_hi < INFINITY) {
-                t_hi = tn;
-                t_est = t + hq / 8;
-            }
-            continue;
-        }
-        const char *mode1 = nsc_onestep_mode(P);
-        int nflip = 0;
-        if (a->nsw) {
-            memcpy(a->sw1, T->sw, (size_t)a->nsw);
-            nflip = nsc_lcs_switch_update(L, a->z1, a->sw1);
-        }
-        int ne = chatter || !a->have_mode ? 0 : changed_items(a, mode1, nflip);
-        int event = 0;
-        if (ne > 0 && hq > tol_t && loc_it < NSC_LOC_MAXIT && !take) {    /* an event inside: bracket it */
-            if (t_hi == INFINITY) { h_pre = hq; nup = 0; }
-            nup++;
-            a->nev = ne;
-            t_hi = tn;
-            loc_it++;
-            st->locate_trials++;
-            t_est = next_trial(a, t, t_hi, tol_t, nup);
-            if (tn == tb && nup == 1 && hq > 2 * tol_t) t_est = tb - tol_t / 2;   /* at the edge itself? */
-            memcpy(a->l, a->lsave, sizeof(double) * (size_t)m);
-            dirty = 1;
-            continue;
-        }
-        if (ne > 0) event = 1;                                   /* bracketed to tol_t: the event is at tn */
-        double err = 0;
-        int worst = -1;
-        if (!event && !chatter) {
-            err = lte_ratio(a, tn, a->z1, a->w1, theta, &worst);
-            if (err > 1) {                                       /* reject */
-                memcpy(a->l, a->lsave, sizeof(double) * (size_t)m);
-                dirty = 1;
-                st->rejected++;
-                double fac = NSC_SAFETY * pow(err, theta == 0.5 ? -1.0 / 3 : -0.5);
-                double hn = hq * (fac < NSC_SHRINK ? NSC_SHRINK : fac);
-                if (hn < hmin) { s = too_small(a, t, hn, worst, "local error"); goto fail; }
-                hnext = hn;
-                rejected = 1;
-                if (t_hi < INFINITY) t_est = t + hn;
-                continue;
-            }
-        }
-        /* accept */
-        rejected = 0;
-        take = 0;
-        t_cap = INFINITY;
-        stall = 0;
-        st->steps++;
-        count_step(st, &info);
-        if (hq < st->hmin_used) st->hmin_used = hq;
-        if (hq > st->hmax_used) st->hmax_used = hq;
-        if (o->progress && st->steps % 1000 == 0) o->progress(tn, o->progress_ctx);
-        nsc_eval_probes(T->f, T->nprobe, L, T->sw, a->z1, point_lambda(a, t, hq, theta), a->z0, hq, a->w1,
-                        a->v1 + 1);
-        a->v1[0] = tn;
-        if (write_rows(a, t, tn)) { s = nsc_err(T->r, NSC_ENOMEM, NULL, "out of memory"); goto fail; }
-        if (chatter && (nflip || (mode1 && a->have_mode && memcmp(mode1, a->mode0, (size_t)m)))) st->captured++;
-        if (t_hi < INFINITY && !event) nup = 0;                  /* an ordinary step inside the bracket */
-        double tprev = t;
-        t = tn;
-        double *x;                                               /* (zp, z0, z1) <- (z0, z1, zp) */
-        x = a->zp; a->zp = a->z0; a->z0 = a->z1; a->z1 = x;
-        x = a->wp; a->wp = a->w0; a->w0 = a->w1; a->w1 = x;
-        x = a->vp; a->vp = a->v0; a->v0 = a->v1; a->v1 = x;
-        x = a->lp; a->lp = a->lsave; a->lsave = x;
-        memcpy(a->lsave, a->l, sizeof(double) * (size_t)m);
-        a->tp = tprev;
-        if (o->events && log_changes(a, t, mode1, nflip)) {
-            s = nsc_err(T->r, NSC_ENOMEM, NULL, "out of memory");
-            goto fail;
-        }
-        if (mode1) { memcpy(a->mode0, mode1, (size_t)m); a->have_mode = 1; }
-        if (nflip) {
-            memcpy(T->sw, a->sw1, (size_t)a->nsw);
-            st->switch_events += nflip;
-        }
-        if (event) {
-            st->events++;
-            ev_run = t - t_lastev < NSC_CHAT_H * hmax ? ev_run + 1 : 1;
-            t_lastev = t;
-            if (ev_run >= NSC_CHATTER) { chat_until = t + hmax; ev_run = 0; }
-        }
-        int at_bp = t == tb;
-        if (t_hi < INFINITY && !event && t < t_hi - eps) {
-            t_est = next_trial(a, t, t_hi, tol_t, nup);
-        } else {
-            t_hi = INFINITY;
-            loc_it = 0;
-        }
-        if (event || at_bp || nflip || chatter) {                /* a new smooth segment */
-            hist_reset(a, t, a->z0, a->w0);
-            double hlast = event ? h_pre : t - tprev > hnext ? t - tprev : hnext;
-            hnext = NSC_RESTART * hlast;
-            if (hnext < NSC_RESTART_MIN * hmax) hnext = NSC_RESTART_MIN * hmax;
-            restart = NSC_RESTART_STEPS;
-            if (event) { t_hi = INFINITY; loc_it = 0; }
-            continue;
-        }
-        hist_push(a, t, a->z0, a->w0);
-        double fac = err > 0 ? NSC_SAFETY * pow(err, theta == 0.5 ? -1.0 / 3 : -0.5) : NSC_GROW;
-        fac = fac > NSC_GROW ? NSC_GROW : fac < NSC_SHRINK ? NSC_SHRINK : fac;
-        hnext = hq * fac;
-        if (restart > 0) restart--;
+        if ((s = trial(a, c))) goto fail;
     }
-    W->t_end = t;
+    W->t_end = c->t;
     if (st->hmin_used == INFINITY) st->hmin_used = 0;
     ad_free(a);
     return s;
 fail:
-    if (W) {
-        W->t_end = t;
-        W->end = W->end == NSC_RUN_INTERRUPTED ? W->end : NSC_RUN_FAILED;
-        W->end_msg = nsc_asprintf("%s", T->r->error ? T->r->error : "solver failure");
-    }
+    W->t_end = c->t;
+    W->end = W->end == NSC_RUN_INTERRUPTED ? W->end : NSC_RUN_FAILED;
+    W->end_msg = nsc_asprintf("%s", T->r->error ? T->r->error : "solver failure");
     if (st->hmin_used == INFINITY) st->hmin_used = 0;
     ad_free(a);
     return s;
