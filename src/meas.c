@@ -255,6 +255,65 @@ static nsc_status one(evalctx *E, const nsc_meas *m, double *y, double *y2, nsc_
     return NSC_OK;
 }
 
+/* ---- periodic steady state of a window (issue 14 item 3) ---- */
+
+/* Period of one source's waveform at late times: PULSE per, SIN 1/freq
+ * (undamped), PWL with r= its repeat span; 0 when not periodic (DC, EXP, PWL
+ * without repeat: constant at the end, so no constraint). */
+static double wave_period(const nsc_wave *w)
+{
+    if (w->kind == NSC_WAVE_PULSE && w->np >= 7 && w->p[6] > 0) return w->p[6];
+    if (w->kind == NSC_WAVE_SIN && w->np >= 5 && w->p[2] > 0 && w->p[4] == 0 && w->p[1] != 0) return 1 / w->p[2];
+    if (w->kind == NSC_WAVE_PWL && w->repeat >= 0 && w->np >= 4 && w->p[w->np - 2] > w->repeat)
+        return w->p[w->np - 2] - w->repeat;
+    return 0;
+}
+
+/* The common period of the circuit's independent sources: the smallest
+ * multiple k T (k <= 64) of the longest period T that every period divides
+ * (to 1e-6); 0 when there is none or no periodic source. */
+static double source_period(const nsc_circuit *c)
+{
+    double T = 0;
+    for (int i = 0; i < c->nel; i++)
+        if (c->el[i].kind == NSC_EL_V || c->el[i].kind == NSC_EL_I) T = fmax(T, wave_period(&c->el[i].wave));
+    if (!(T > 0)) return 0;
+    for (int k = 1; k <= 64; k++) {
+        int ok = 1;
+        for (int i = 0; ok && i < c->nel; i++) {
+            if (c->el[i].kind != NSC_EL_V && c->el[i].kind != NSC_EL_I) continue;
+            double p = wave_period(&c->el[i].wave), q = p > 0 ? k * T / p : 1;
+            ok = fabs(q - round(q)) <= 1e-6 * q;
+        }
+        if (ok) return k * T;
+    }
+    return 0;
+}
+
+/* A statistic over a window ending at b of a circuit with periodic sources of
+ * period T (b - 2T inside the run): warn when the signal's mean over the last
+ * period differs from its mean over the period before by more than 1e-3 of
+ * max(peak-to-peak over the last period, |mean|): the run is still settling
+ * there and the measure is a transient's, not the steady state's. */
+static void steady_check(const nsc_meas *m, const nsc_waves *W, const double *y, double b, double T,
+                         nsc_report *r)
+{
+    if (!(T > 0) || b - 2 * T < T(0)) return;
+    nsc_meas q = *m;
+    nsc_meas_result r1 = { 0 }, r0 = { 0 }, pp = { 0 };
+    q.type = NSC_MEAS_AVG;
+    statistic(&q, W, y, b - T, b, &r1);
+    statistic(&q, W, y, b - 2 * T, b - T, &r0);
+    q.type = NSC_MEAS_PP;
+    statistic(&q, W, y, b - T, b, &pp);
+    free(r1.why); free(r0.why); free(pp.why);
+    double scale = fmax(pp.value, fabs(r1.value)), d = fabs(r1.value - r0.value);
+    if (!(scale > 0) || !isfinite(d) || d <= 1e-3 * scale) return;
+    nsc_warn(r, &m->loc, ".meas %s: %s is not in periodic steady state at the window's end: its mean over the "
+             "last period (T = %g s) changed by %.3g %% of its scale from the period before; run longer or "
+             "move the window", m->name, m->sig.text, T, 100 * d / scale);
+}
+
 void nsc_meas_results_free(nsc_meas_result *res, int n)
 {
     for (int k = 0; res && k < n; k++) free(res[k].why);
@@ -283,8 +342,13 @@ nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_resu
             s = nsc_err(r, NSC_EUSAGE, NULL, ".meas: no column %s in the waveform table", c->meas_probe[k].name);
             goto done;
         }
-    for (int k = 0; k < c->nmeas; k++)
-        if ((s = one(&E, &c->meas[k], y, y2, &res[k]))) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    double T = source_period(c), a, b;
+    for (int k = 0; k < c->nmeas; k++) {
+        const nsc_meas *m = &c->meas[k];
+        if ((s = one(&E, m, y, y2, &res[k]))) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+        if (res[k].ok && m->type >= NSC_MEAS_AVG && m->type <= NSC_MEAS_MAX_AT && window(m, W, &a, &b))
+            steady_check(m, W, y, b, T, r);                  /* y: the signal sampled by one() */
+    }
 done:
     free(E.col);
     free(E.pv);

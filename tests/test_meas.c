@@ -246,3 +246,35 @@ Test(meas, program)
     cr_assert(strstr(out, "op.cir:5:1: warning: .meas tran ignored: no transient analysis"), "%s", out);
     free(out);
 }
+
+/* A window still settling gets a warning (issue 14 item 3). An RC low-pass,
+ * tau = 1 ms, fed a 1 kHz square wave from 0: its mean approaches 0.5 V as
+ * 0.5 (1 - exp(-t/tau)), so from one period to the next the mean changes by
+ * 0.5 exp(-t/tau) (1 - exp(-T/tau)) = 0.32 (e^-t/tau) V: over [2 ms, 3 ms]
+ * ~13 % of its scale. At 30 ms the change is ~3e-14 V: no warning. */
+Test(meas, window_not_in_steady_state_is_warned)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    const char *fmt = "RC low-pass on a square wave\nV1 in 0 PULSE(0 1 0 1n 1n 0.5m 1m)\nR1 in out 1k\n"
+                      "C1 out 0 1u\n.tran 10u %s\n.meas tran vavg AVG v(out) FROM=%s TO=%s\n"
+                      ".meas tran vmax MAX v(out)\n.end\n";
+    char text[512];
+    snprintf(text, sizeof text, fmt, "3m", "2m", "3m");
+    snprintf(path, sizeof path, "%s/lp.cir", tmp);
+    cr_assert_eq(tu_write_file(path, text), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s lp.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "lp.cir:6:1: warning: .meas vavg: v(out) is not in periodic steady state at the "
+                          "window's end: its mean over the last period (T = 0.001 s) changed by"), "%s", out);
+    cr_assert(strstr(out, "lp.cir:7:1: warning: .meas vmax: v(out) is not in periodic steady state"), "%s", out);
+    free(out);
+    snprintf(text, sizeof text, fmt, "30m", "29m", "30m");
+    cr_assert_eq(tu_write_file(path, text), 0);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(!strstr(out, "steady state"), "%s", out);
+    double v;
+    const char *p = strstr(out, "vavg = ");
+    cr_assert(p && sscanf(p + 7, "%lf", &v) == 1, "%s", out);
+    cr_assert(fabs(v - 0.5) < 1e-3, "vavg = %g", v);
+    free(out);
+}
