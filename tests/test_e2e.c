@@ -1,5 +1,5 @@
 /* test_e2e.c -- the nscircuit program on real netlists against the references of
- * ../shared/reference: Siconos (same LCS, theta, h: agreement to round-off) and
+ * tests/data (copies of the shared references, tests/data/README.md): Siconos (same LCS, theta, h: agreement to round-off) and
  * ngspice (near-ideal diodes: agreement within 0.5 % of each waveform's range);
  * exit statuses and output files of cli.md. */
 #include <criterion/criterion.h>

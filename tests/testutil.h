@@ -10,8 +10,8 @@
 #ifndef NSC_TOP_BUILDDIR
 #define NSC_TOP_BUILDDIR "."
 #endif
-/* The references of ../shared/reference (beside the repository). */
-#define NSC_REFDIR NSC_TOP_SRCDIR "/../shared/reference"
+/* The reference waveforms copied into tests/data (see tests/data/README.md). */
+#define NSC_REFDIR NSC_TOP_SRCDIR "/tests/data"
 #define NSC_NETLISTS NSC_TOP_SRCDIR "/netlists"
 #define NSC_PROGRAM NSC_TOP_BUILDDIR "/nscircuit"
 
