@@ -318,7 +318,12 @@ int main(int argc, char **argv)
 
     if (ckt->has_op) {
         nsc_waves *O = NULL;
-        if ((s = nsc_run_op(ckt, o.gmin, o.solver, &O, &rep))) goto done;
+        nsc_probe *dp = NULL;
+        int ndp = 0;
+        if (!(s = nsc_probes_default(ckt, &dp, &ndp, &rep)))    /* nodes, then i(v) i(l) i(d) */
+            s = nsc_run_op(ckt, o.gmin, o.solver, dp, ndp, &O, &rep);
+        nsc_probes_free(dp, ndp);
+        if (s) goto done;
         printf("operating point of %s\n", netlist);
         for (int k = 1; k < O->ncol; k++) printf("  %-20s = % .10e\n", O->name[k], O->v[k]);
         nsc_waves_free(O);

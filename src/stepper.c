@@ -443,47 +443,79 @@ done:
     return s;
 }
 
-nsc_status nsc_run_op(const nsc_circuit *c, double gmin, nsc_solver solver, nsc_waves **out,
-                      nsc_report *r)
+/* Columns of the operating-point table: the probes' names, else every unknown
+ * and "l(pair)"; *names[k] for k >= n are new strings when owned. */
+static nsc_status op_names(const nsc_lcs *L, const nsc_probe *probes, int np, char ***names, int *nc,
+                           nsc_report *r)
+{
+    int n = L->n, m = L->m;
+    *nc = np > 0 ? np : n + m;
+    *names = nsc_calloc((size_t)*nc, sizeof **names);
+    if (!*names) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    for (int k = 0; k < np; k++) (*names)[k] = probes[k].name;
+    if (np > 0) return NSC_OK;
+    for (int i = 0; i < n; i++) (*names)[i] = L->zname[i];
+    for (int j = 0; j < m; j++)
+        if (!((*names)[n + j] = nsc_asprintf("l(%s)", L->pair_name[j])))
+            return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    return NSC_OK;
+}
+
+/* The row of the operating-point table: probes evaluated at (z, l) (a capacitor's
+ * dz/dt term is 0: zprev = NULL), else z then l. */
+static nsc_status op_row(const nsc_lcs *L, const nsc_circuit *c, const nsc_probe *probes, int np,
+                         const char *sw, const double *z, const double *l, const double *w,
+                         double *row, nsc_report *r)
+{
+    if (np == 0) {
+        memcpy(row, z, (size_t)L->n * sizeof(double));
+        memcpy(row + L->n, l, (size_t)L->m * sizeof(double));
+        return NSC_OK;
+    }
+    for (int k = 0; k < np; k++) {
+        nsc_lin f;
+        nsc_status s = nsc_lcs_probe(L, c, &probes[k], &f, r);
+        if (s) return s;
+        row[k] = nsc_lin_eval_sw(&f, L, sw, z, l, NULL, 0, w);
+        nsc_lin_free(&f);
+    }
+    return NSC_OK;
+}
+
+nsc_status nsc_run_op(const nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *probes,
+                      int nprobe, nsc_waves **out, nsc_report *r)
 {
     *out = NULL;
     nsc_lcs *L = NULL;
     char **names = NULL, *sw = NULL;
-    double *buf = NULL;
+    double *buf = NULL, *rv = NULL;
+    int nc = 0;
     nsc_status s;
     nsc_pcache cache;
     memset(&cache, 0, sizeof cache);
     if ((s = nsc_lcs_assemble(c, NSC_ASM_OP, gmin, &L, r))) goto done;
     int n = L->n, m = L->m;
     cache.L = L;
-    names = nsc_calloc((size_t)(n + m), sizeof *names);
+    if ((s = op_names(L, probes, nprobe, &names, &nc, r))) goto done;
     buf = nsc_calloc((size_t)(2 * n + 3 * m + L->nsrc + 1), sizeof(double));
     sw = nsc_calloc((size_t)L->nsw + 1, 1);
-    if (!names || !buf || !sw) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    rv = nsc_calloc((size_t)(1 + nc), sizeof(double));
+    if (!buf || !sw || !rv) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
     switch_init(c, L, sw);
     double *z = buf, *sv = z + n, *l = sv + n, *e = l + m, *w = e + m;
-    for (int i = 0; i < n; i++) names[i] = L->zname[i];
-    for (int j = 0; j < m; j++) {
-        names[n + j] = nsc_asprintf("l(%s)", L->pair_name[j]);
-        if (!names[n + j]) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
-    }
     nsc_lcs_sources_dc(L, w, sv, e);
     if ((s = static_solve(&cache, solver, 0, sv, e, z, l, sw, NULL, r))) goto done;
-    nsc_waves *W = nsc_waves_new(names, n + m, c->title);
+    if ((s = op_row(L, c, probes, nprobe, sw, z, l, w, rv + 1, r))) goto done;
+    nsc_waves *W = nsc_waves_new(names, nc, c->title);
     if (!W) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
-    double *rv = nsc_calloc((size_t)(1 + n + m), sizeof(double));
-    if (!rv) { nsc_waves_free(W); s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
-    memcpy(rv + 1, z, (size_t)n * sizeof(double));
-    memcpy(rv + 1 + n, l, (size_t)m * sizeof(double));
-    int bad = nsc_waves_add(W, rv);
-    free(rv);
-    if (bad) { nsc_waves_free(W); s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    if (nsc_waves_add(W, rv)) { nsc_waves_free(W); s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
     *out = W;
 done:
-    if (names && L)
+    if (names && L && nprobe == 0)
         for (int j = 0; j < L->m; j++) free(names[L->n + j]);
     free(names);
     free(buf);
+    free(rv);
     free(sw);
     nsc_pcache_free(&cache, NULL);
     nsc_lcs_free(L);

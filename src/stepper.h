@@ -54,9 +54,10 @@ typedef struct nsc_sim_stats {
 nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes,
                         int nprobe, nsc_waves **out, nsc_sim_stats *st, nsc_report *r);
 
-/* Operating point: a one-row table with every unknown ("v(a)", "i(v1)", ...) and
+/* Operating point: a one-row table of the probes (nprobe > 0: "v(a)", "i(d1)", ...;
+ * a capacitor carries no current), else of every unknown ("v(a)", "i(v1)", ...) and
  * every pair's complementarity variable ("l(d1)"). */
-nsc_status nsc_run_op(const nsc_circuit *c, double gmin, nsc_solver solver, nsc_waves **out,
-                      nsc_report *r);
+nsc_status nsc_run_op(const nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *probes,
+                      int nprobe, nsc_waves **out, nsc_report *r);
 
 #endif

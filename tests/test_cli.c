@@ -75,3 +75,32 @@ Test(cli, version_and_usage_errors)
         free(out);
     }
 }
+
+/* .op prints circuit quantities, not solver variables: a diode's current i(d1)
+ * (it printed the multiplier "l(d1)" before), the inductor's and the source's.
+ * Analytic: VF = 0.7 V in series with 1 kOhm from 5 V, the inductor a DC short,
+ * so i = 4.3 mA, v(b) = 0.7 V; i(v1) = -4.3 mA (SPICE's sign: into the + node). */
+Test(cli, op_prints_device_currents)
+{
+    char *dir = tu_tmpdir(), *cmd = NULL, *out = NULL;
+    cr_assert_not_null(dir);
+    char path[512];
+    snprintf(path, sizeof path, "%s/op.cir", dir);
+    cr_assert_eq(tu_write_file(path, "op currents\nV1 a 0 5\nR1 a b 1k\nD1 b c DV\nL1 c 0 1m\n"
+                                     "C1 b 0 1u\n.model DV D(VF=0.7)\n.op\n.end\n"), 0);
+    cmd = malloc(strlen(path) + 64);
+    sprintf(cmd, "'%s' '%s'", NSC_PROGRAM, path);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out ? out : "");
+    cr_assert_null(strstr(out, "l(d1)"), "%s", out);
+    const char *want[][2] = { { "v(b)", "7.0000000000e-01" }, { "i(d1)", "4.3000000000e-03" },
+                              { "i(l1)", "4.3000000000e-03" }, { "i(v1)", "-4.3000000000e-03" } };
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        const char *p = strstr(out, want[k][0]);
+        cr_assert_not_null(p, "%s missing in:\n%s", want[k][0], out);
+        double v = strtod(strchr(p, '=') + 1, NULL);
+        cr_assert_float_eq(v, strtod(want[k][1], NULL), 1e-12, "%s = %g", want[k][0], v);
+    }
+    free(cmd);
+    free(out);
+    tu_rmdir(dir);
+}

@@ -234,7 +234,7 @@ static void static_sweep(const char *type, double vto, int segments, const doubl
     nsc_report r;
     nsc_report_init(&r);
     nsc_waves *O = NULL;
-    cr_assert_eq(nsc_run_op(c, 1e-12, NSC_SOLVER_AUTO, &O, &r), NSC_OK, "%s", r.error ? r.error : "");
+    cr_assert_eq(nsc_run_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK, "%s", r.error ? r.error : "");
     double b[NSC_PWL_MAXSEG], a[NSC_PWL_MAXSEG], eps;
     int nb = nsc_pwl_sq(segments ? 12 : 0, b, a, &eps);
     double worst = 0;
@@ -370,7 +370,7 @@ Test(devmos, model_errors_and_warnings)
     c = tu_parse("t\nVD d 0 5\nVG g 0 3\nM1 d g 0 0 MM W=1u L=1u\n.model MM NMOS(VTO=1 TOX=20n UO=750)\n.op\n.end\n");
     nsc_report_init(&r);
     nsc_waves *O = NULL;
-    cr_assert_eq(nsc_run_op(c, 1e-12, NSC_SOLVER_AUTO, &O, &r), NSC_OK);
+    cr_assert_eq(nsc_run_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK);
     double kp = 750e-4 * 3.9 * 8.854214871e-12 / 20e-9, b[NSC_PWL_MAXSEG], a[NSC_PWL_MAXSEG];
     int nb = nsc_pwl_sq(0, b, a, NULL);
     cr_assert_float_eq(-O->v[nsc_waves_col(O, "i(vd)")], 0.5 * kp * nsc_pwl_eval(nb, b, a, 2.0), 1e-15);

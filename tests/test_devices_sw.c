@@ -29,7 +29,7 @@ static nsc_waves *op(const char *text, nsc_report *r)
 {
     nsc_circuit *c = tu_parse(text);
     nsc_waves *O = NULL;
-    nsc_status s = nsc_run_op(c, 1e-12, NSC_SOLVER_AUTO, &O, r);
+    nsc_status s = nsc_run_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, r);
     cr_assert_eq(s, NSC_OK, "op failed: %s", r->error ? r->error : "?");
     nsc_circuit_free(c);
     return O;

@@ -166,7 +166,7 @@ Test(stepper, operating_point)
     nsc_report r;
     nsc_report_init(&r);
     nsc_waves *O = NULL;
-    cr_assert_eq(nsc_run_op(c, 1e-12, NSC_SOLVER_AUTO, &O, &r), NSC_OK, "%s", r.error ? r.error : "");
+    cr_assert_eq(nsc_run_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK, "%s", r.error ? r.error : "");
     /* R2 || R3 = 500: v(b) = 10 * 500 / 3500 */
     int kb = nsc_waves_col(O, "v(b)"), kc = nsc_waves_col(O, "v(c)");
     cr_assert(kb > 0 && kc > 0);
