@@ -12,6 +12,9 @@ int nsc_opt_number(const char *s, double *v);
 int nsc_usage_error(const char *cmd, const char *fmt, const char *arg);
 /* The report's warnings, then its error, one line each on stderr. */
 void nsc_print_report(const nsc_report *r);
+/* Print r's warnings and notes now (--quiet: the notes are dropped), then forget
+ * them, so they come before the run's summary and are never repeated. */
+void nsc_flush_warnings(nsc_report *r, int quiet);
 
 /* `nscircuit compare OURS REFERENCE [options]`: argv[0] is "compare". Prints the
  * comparison on stdout; returns the exit status: 0 every signal within --tol,

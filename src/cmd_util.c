@@ -2,6 +2,8 @@
  * values and the printing of a library report. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cmd.h"
 #include "netlist.h"
@@ -15,6 +17,15 @@ void nsc_print_report(const nsc_report *r)
 {
     for (int k = 0; k < r->nwarn; k++) fprintf(stderr, "%s\n", r->warn[k]);
     if (r->error) fprintf(stderr, "%s\n", r->error);
+}
+
+void nsc_flush_warnings(nsc_report *r, int quiet)
+{
+    for (int k = 0; k < r->nwarn; k++) {
+        if (!quiet || !strstr(r->warn[k], ": note: ")) fprintf(stderr, "%s\n", r->warn[k]);
+        free(r->warn[k]);
+    }
+    r->nwarn = 0;
 }
 
 int nsc_usage_error(const char *cmd, const char *fmt, const char *arg)

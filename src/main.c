@@ -57,7 +57,7 @@ static const char usage_text[] =
     "                      (adaptive steps locate them; fixed steps give step ends)\n"
     "  --progress          progress bar on stderr for runs longer than a second\n"
     "                      (default when stderr is a terminal)\n"
-    "  --quiet             no summary and no progress bar on stderr\n"
+    "  --quiet             no summary, notes or progress bar on stderr\n"
     "  --threads N         threads formatting the output file (default: one per CPU, at most 8)\n"
     "  --version, --help\n"
     "\n"
@@ -367,6 +367,7 @@ int main(int argc, char **argv)
     s = nsc_run_tran(ckt, &o, probes, nprobe, &W, &st, &rep);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     progress_end(&prog);
+    nsc_flush_warnings(&rep, quiet);                       /* diagnostics before the summary */
     double secs = seconds(&prog.t0, &t1);
     int wrote_meas = 0;
     if (W && W->nrow > 0) {
@@ -442,6 +443,7 @@ int main(int argc, char **argv)
     }
     if (W && W->end == NSC_RUN_INTERRUPTED) {
         if (!quiet) fprintf(stderr, "nscircuit: interrupted at t=%g s; %s holds the %d rows computed\n", W->t_end, out, W->nrow);
+        nsc_flush_warnings(&rep, quiet);
         nsc_print_report(&rep);
         int sig = (int)stop_flag;
         nsc_stream_free(stream);
@@ -456,6 +458,7 @@ int main(int argc, char **argv)
     }
 done:
     nsc_stream_free(stream);
+    nsc_flush_warnings(&rep, quiet);
     nsc_print_report(&rep);
     nsc_report_free(&rep);
     nsc_waves_free(W);

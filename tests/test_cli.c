@@ -104,3 +104,27 @@ Test(cli, op_prints_device_currents)
     free(out);
     tu_rmdir(dir);
 }
+
+/* Diagnostics come before the run's summary ("wrote ..." came first before), and
+ * --quiet drops notes but keeps warnings. */
+Test(cli, warnings_before_summary_and_quiet_hides_notes)
+{
+    char *dir = tu_tmpdir(), *out = NULL;
+    cr_assert_not_null(dir);
+    char path[512], cmd[1400];
+    snprintf(path, sizeof path, "%s/w.cir", dir);
+    cr_assert_eq(tu_write_file(path, "w\nV1 a 0 SIN(0 5 1k)\nR1 a b 1k\nC1 b 0 1u\n.options foo=1\n"
+                                     ".tran 10u 1m\n.meas tran vm avg v(b) from=0 to=1m\n"
+                                     ".meas tran never when v(b)=100\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' w.cir 2>&1 >/dev/null", dir, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out ? out : "");
+    const char *note = strstr(out, "note: option 'foo' ignored"), *wrote = strstr(out, "wrote ");
+    cr_assert(note && wrote && note < wrote, "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' --quiet w.cir 2>&1 >/dev/null", dir, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out ? out : "");
+    cr_assert_null(strstr(out, "note:"), "%s", out);
+    cr_assert_null(strstr(out, "wrote "), "%s", out);
+    free(out);
+    tu_rmdir(dir);
+}
