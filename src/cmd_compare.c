@@ -322,7 +322,7 @@ int nsc_cmd_compare(int argc, char **argv)
         describe("ours", fo, A, &ia);
         describe("reference", fr, B, &ib);
         char a[32], b[32];
-        printf("%-10s %s .. %s, %d points (both files' time points; linear in between)\n", "compared",
+        printf("%-10s %s .. %s, %d points (ours' time points; the reference interpolated)\n", "compared",
                nsc_eng(cmp->t0, "s", a, sizeof a), nsc_eng(cmp->t1, "s", b, sizeof b), cmp->ngrid);
         print_table(cmp, tol);
     }

@@ -157,6 +157,9 @@ static nsc_status table_locate(table *T, const double *g, int ng, nsc_report *r)
 
 /* ---- the grid ---- */
 
+/* The grid: ours' time points inside [t0, t1], plus t0 and t1. Ours says nothing
+ * between its rows (an edge of a square wave between two rows is not a ramp), so
+ * errors are measured where ours has values and the reference is interpolated there. */
 static nsc_status make_grid(const nsc_waves *A, const nsc_waves *B, double from, double to, nsc_cmp *c,
                             nsc_report *r)
 {
@@ -168,20 +171,21 @@ static nsc_status make_grid(const nsc_waves *A, const nsc_waves *B, double from,
         return nsc_err(r, NSC_EUSAGE, NULL, "no common time interval: ours covers %g .. %g s, the reference %g .. %g s%s",
                        a0, a1, b0, b1, isinf(from) && isinf(to) ? "" : " (within the window given)");
     double tol = 1e-12 * (c->t1 - c->t0);
-    c->t = nsc_calloc((size_t)A->nrow + (size_t)B->nrow + 2, sizeof(double));
+    c->t = nsc_calloc((size_t)A->nrow + 2, sizeof(double));
     if (!c->t) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
-    int i = 0, j = 0, n = 0;
-    c->t[n++] = c->t0;
-    while (i < A->nrow || j < B->nrow) {
-        double ta = i < A->nrow ? A->v[(size_t)i * A->ncol] : INFINITY;
-        double tb = j < B->nrow ? B->v[(size_t)j * B->ncol] : INFINITY;
-        double x = ta <= tb ? ta : tb;
-        if (ta <= tb) i++; else j++;
-        if (x > c->t1) break;
-        if (x > c->t[n - 1] + tol) c->t[n++] = x;                /* sorted, without (near) repeats */
+    int n = 0;
+    for (int i = 0; i < A->nrow; i++) {
+        double x = A->v[(size_t)i * A->ncol];
+        if (x > c->t1 + tol) break;
+        if (x >= c->t0 - tol && (n == 0 || x > c->t[n - 1] + tol)) c->t[n++] = x;   /* sorted, no repeats */
     }
-    if (c->t1 > c->t[n - 1] + tol) c->t[n++] = c->t1;
-    else c->t[n - 1] = c->t1;
+    if (n < 2) {                                   /* ours has no interval inside: its interpolated ends */
+        c->t[0] = c->t0;
+        c->t[1] = c->t1;
+        n = 2;
+    }
+    c->t0 = c->t[0] = fmax(c->t[0], c->t0);         /* the interval compared: ours' first to last point */
+    c->t1 = c->t[n - 1] = fmin(c->t[n - 1], c->t1);
     c->ngrid = n;
     return NSC_OK;
 }
@@ -233,7 +237,7 @@ static void match_edges(nsc_cmp_sig *s, const double *rt, const int *rd, int nr,
         double d = INFINITY;
         for (int j = 0; j < no; j++)                                  /* no is small */
             if (od[j] == rd[k] && fabs(ot[j] - rt[k]) < fabs(d)) d = ot[j] - rt[k];
-        if (!(fabs(d) <= lim)) continue;
+        if (!isfinite(d) || !(fabs(d) <= lim)) continue;       /* none in that direction: unmatched */
         sum += d;
         if (fabs(d) >= fabs(best)) best = d;
         m++;
@@ -243,7 +247,50 @@ static void match_edges(nsc_cmp_sig *s, const double *rt, const int *rd, int nr,
     s->shift_mean = m ? sum / m : 0;
 }
 
-static nsc_status metrics(nsc_cmp *c, int q, nsc_report *r)
+/* One signal of table T at T's own rows inside [t0, t1]: *t, *y (malloc'd), *n. */
+static nsc_status own_series(const table *T, source src, double t0, double t1, double **t, double **y, int *n,
+                             nsc_report *r)
+{
+    const nsc_waves *W = T->W;
+    *n = 0;
+    *t = nsc_calloc((size_t)W->nrow + 1, sizeof(double));
+    *y = nsc_calloc((size_t)W->nrow + 1, sizeof(double));
+    if (!*t || !*y) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    for (int i = 0; i < W->nrow; i++) {
+        const double *row = W->v + (size_t)i * W->ncol;
+        if (row[0] < t0 || row[0] > t1) continue;
+        (*t)[*n] = row[0];
+        (*y)[(*n)++] = row[src.plus] - (src.minus > 0 ? row[src.minus] : 0);
+    }
+    return NSC_OK;
+}
+
+/* Switching instants of both sides, each found on its own rows (its own
+ * resolution), at the mid level of the reference's range with 10 % hysteresis. */
+static nsc_status instants(nsc_cmp *c, int q, const table *A, source sa, const table *B, source sb, nsc_report *r)
+{
+    nsc_cmp_sig *s = &c->sig[q];
+    double *ta = NULL, *ya = NULL, *tb = NULL, *yb = NULL, *at = NULL;
+    int *dir = NULL, na = 0, nb = 0;
+    nsc_status st = own_series(A, sa, c->t0, c->t1, &ta, &ya, &na, r);
+    if (!st) st = own_series(B, sb, c->t0, c->t1, &tb, &yb, &nb, r);
+    if (!st && (!(at = nsc_calloc((size_t)na + (size_t)nb + 2, sizeof(double))) ||
+                !(dir = nsc_calloc((size_t)na + (size_t)nb + 2, sizeof(int)))))
+        st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!st) {
+        double hyst = 0.1 * s->range;
+        s->n_ref = nsc_cmp_edges(tb, yb, nb, s->level, hyst, at, dir, nb + 1);
+        s->n_ours = nsc_cmp_edges(ta, ya, na, s->level, hyst, at + nb + 1, dir + nb + 1, na + 1);
+        match_edges(s, at, dir, s->n_ref, at + nb + 1, dir + nb + 1, s->n_ours);
+    }
+    free(ta); free(ya); free(tb); free(yb); free(at); free(dir);
+    return st;
+}
+
+/* Errors on the grid (ours' points); the reference's range from its own rows in
+ * the window and its values on the grid. A range that is round-off (below 1e-9 of
+ * the signal's magnitude) is no scale: relative errors then divide by the magnitude. */
+static nsc_status metrics(nsc_cmp *c, int q, const table *A, source sa, const table *B, source sb, nsc_report *r)
 {
     nsc_cmp_sig *s = &c->sig[q];
     const double *t = c->t, *o = c->ours + (size_t)q * c->ngrid, *f = c->ref + (size_t)q * c->ngrid;
@@ -260,22 +307,23 @@ static nsc_status metrics(nsc_cmp *c, int q, nsc_report *r)
             ie2 += (t[i] - t[i - 1]) * (ea * ea + ea * eb + eb * eb) / 3;     /* integral of e^2, e linear */
         }
     }
+    const nsc_waves *R = B->W;
+    for (int i = 0; i < R->nrow; i++) {
+        const double *row = R->v + (size_t)i * R->ncol;
+        if (row[0] < c->t0 || row[0] > c->t1) continue;
+        double y = row[sb.plus] - (sb.minus > 0 ? row[sb.minus] : 0);
+        lo = fmin(lo, y);
+        hi = fmax(hi, y);
+        mag = fmax(mag, fabs(y));
+    }
     s->range = hi - lo;
-    s->scale = s->range > 0 ? s->range : mag > 0 ? mag : 1;
+    int roundoff = !(s->range > 1e-9 * mag);
+    s->scale = !roundoff ? s->range : mag > 0 ? mag : 1;
     s->max_err = emax;
     s->rms_err = sqrt(ie2 / (c->t1 - c->t0));
     s->level = 0.5 * (lo + hi);
-    if (s->range <= 0) return NSC_OK;
-    double *at = nsc_calloc(2 * (size_t)n, sizeof(double));
-    int *dir = nsc_calloc(2 * (size_t)n, sizeof(int));
-    if (!at || !dir) { free(at); free(dir); return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
-    double hyst = 0.1 * s->range;
-    s->n_ref = nsc_cmp_edges(t, f, n, s->level, hyst, at, dir, n);
-    s->n_ours = nsc_cmp_edges(t, o, n, s->level, hyst, at + n, dir + n, n);
-    match_edges(s, at, dir, s->n_ref, at + n, dir + n, s->n_ours);
-    free(at);
-    free(dir);
-    return NSC_OK;
+    if (roundoff) return NSC_OK;
+    return instants(c, q, A, sa, B, sb, r);
 }
 
 /* ---- driver ---- */
@@ -347,7 +395,7 @@ nsc_status nsc_compare(const nsc_waves *ours, const nsc_waves *ref, char *const 
             c->ours[q * ng + i] = value(&A, sa[q].plus, (int)i) - (sa[q].minus > 0 ? value(&A, sa[q].minus, (int)i) : 0);
             c->ref[q * ng + i] = value(&B, sb[q].plus, (int)i) - (sb[q].minus > 0 ? value(&B, sb[q].minus, (int)i) : 0);
         }
-        if ((st = metrics(c, q, r))) goto done;
+        if ((st = metrics(c, q, &A, sa[q], &B, sb[q], r))) goto done;
     }
 done:
     table_free(&A);

@@ -3,14 +3,20 @@
  *
  * Definitions (t0..t1 is the time interval both tables cover, within the
  * window asked for):
- *  - grid: the union of both tables' time points inside [t0, t1] (plus t0, t1);
- *    each signal is linear between its own points (what a plot draws);
- *  - e(t) = ours(t) - ref(t); max error = max |e| on the grid (exact for linear
- *    pieces); rms error = sqrt( 1/(t1-t0) * integral of e^2 dt ), integrated
+ *  - grid: ours' time points inside [t0, t1] (t0, t1 then shrink to the first and
+ *    last of them; both ends when ours has fewer than two there). Ours says nothing
+ *    between its rows (an edge between two output rows is not a ramp), so the
+ *    errors are measured at ours' points, the reference linear between its own
+ *    points (what a plot draws) and interpolated there;
+ *  - e(t) = ours(t) - ref(t) on the grid, linear in between; max error = max |e|
+ *    on the grid; rms error = sqrt( 1/(t1-t0) * integral of e^2 dt ), integrated
  *    exactly on each piece: h (e_a^2 + e_a e_b + e_b^2) / 3;
- *  - relative errors divide by the reference's range (max - min on [t0, t1]);
- *    a constant reference divides by its magnitude, a zero one by 1;
- *  - switching instants: crossings of the mid level of the reference's range,
+ *  - relative errors divide by the reference's range (max - min over its own
+ *    points in [t0, t1] and the grid); a range that is round-off (at most 1e-9 of
+ *    the reference's magnitude: a constant signal) divides by the magnitude, a
+ *    zero signal by 1, and such a signal has no switching instants;
+ *  - switching instants: found on each table's own points (its own resolution),
+ *    crossings of the mid level of the reference's range,
  *    with a hysteresis of 10 % of the range (a crossing counts once the signal
  *    has left the band on the other side), at the interpolated time the mid level
  *    was crossed. Each reference instant is matched to the nearest instant of
