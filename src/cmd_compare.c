@@ -89,6 +89,32 @@ static void describe(const char *label, const char *path, const nsc_waves *W, co
 }
 
 /* "+1.2 us" / "0 s" */
+/* Without --from/--to, an input that did not complete (its run interrupted or
+ * stopped, a truncated raw file) or covers less of the time than the other is a
+ * failure: the errors printed hold for the common part only. 1 if so (printed). */
+static int incomplete_input(const nsc_cmp *c, const nsc_waves *A, const nsc_waves *B, const nsc_wfinfo *ia,
+                            const nsc_wfinfo *ib, const char *fo, const char *fr, int whole, int quiet)
+{
+    if (!whole) return 0;
+    const char *what = ia->incomplete ? fo : ib->incomplete ? fr : NULL;
+    if (what) {
+        printf("%sFAIL: %s is incomplete (its run did not complete or the file is truncated); "
+               "compare a window with --from/--to\n", quiet ? "" : "\n", what);
+        return 1;
+    }
+    double a0 = A->v[0], a1 = A->v[(size_t)(A->nrow - 1) * A->ncol];
+    double b0 = B->v[0], b1 = B->v[(size_t)(B->nrow - 1) * B->ncol];
+    double span = fmax(a1, b1) - fmin(a0, b0), common = c->t1 - c->t0;
+    double slack = 0.01 * span;                     /* a reference may start at 10 ps, ours at 0 */
+    if (!(common >= span - slack)) {
+        printf("%sFAIL: the files cover different times (%s: %g .. %g s, %s: %g .. %g s); the errors hold for "
+               "%.3g %% of it; compare a window with --from/--to\n", quiet ? "" : "\n", fo, a0, a1, fr, b0, b1,
+               100 * common / span);
+        return 1;
+    }
+    return 0;
+}
+
 static const char *shift_text(double x, char *buf, size_t n)
 {
     if (n < 2) return "";
@@ -333,13 +359,14 @@ int nsc_cmd_compare(int argc, char **argv)
         nbad += !(s->rms_err <= tol * s->scale);
         if (s->rms_err / s->scale > worst->rms_err / worst->scale) worst = s;
     }
+    int partial = incomplete_input(cmp, A, B, &ia, &ib, fo, fr, isinf(from) && isinf(to), quiet);
     if (nbad)
         printf("%sFAIL: %d of %d signals above --tol %g %% (rms error of the reference range); worst %s: %.3g %%\n",
                quiet ? "" : "\n", nbad, cmp->nsig, 100 * tol, worst->name, 100 * worst->rms_err / worst->scale);
-    else
+    else if (!partial)
         printf("%sPASS: all %d signals within --tol %g %% (rms error of the reference range); worst %s: %.3g %%\n",
                quiet ? "" : "\n", cmp->nsig, 100 * tol, worst->name, 100 * worst->rms_err / worst->scale);
-    status = nbad ? 1 : 0;
+    status = nbad || partial ? 1 : 0;
     if (plot) {
         if (!prefix) {
             char *so = stem(fo), *sr = stem(fr);

@@ -20,6 +20,9 @@ typedef struct nsc_wfinfo {
     nsc_wfkind kind;
     int named;      /* 0: the file has no signal names; columns are "y1", "y2", ... */
     int nplots;     /* raw: plots in the file (the first transient one is read) */
+    int incomplete; /* the file says its run did not complete ("# interrupted at ...",
+                       "# stopped ...", a raw Title's "[interrupted ...]"), or a raw
+                       file holds fewer points than its No. Points */
 } nsc_wfinfo;
 
 /* Read path, choosing the reader by content: a file whose first line starts with

@@ -27,18 +27,19 @@ typedef struct plot {
     int complex_;
     int nvar, npoint;
     char **var, **type;    /* [nvar] */
+    int truncated;         /* fewer points than No. Points */
 } plot;
 
 static void plot_clear(plot *pl)
 {
-    for (int k = 0; pl->var && k < pl->nvar; k++) { free(pl->var[k]); free(pl->type[k]); }
+    for (int k = 0; pl->var && pl->type && k < pl->nvar; k++) { free(pl->var[k]); free(pl->type[k]); }
     free(pl->var);
     free(pl->type);
     free(pl->name);
     pl->var = pl->type = NULL;
     pl->name = NULL;
     pl->nvar = pl->npoint = 0;
-    pl->complex_ = 0;
+    pl->complex_ = pl->truncated = 0;
 }
 
 /* next line [*b, *e) without its "\r\n"; 0 at the end of the data */
@@ -97,6 +98,26 @@ static char *var_name(const char *b, const char *e, const char *type)
     return nsc_strndup(b, n);
 }
 
+/* A count in a header ("No. Variables:", "No. Points:"): a decimal integer
+ * >= lo. Variables are checked against the bytes left (each takes a line of at
+ * least 6: "\t0\tx\tt\n"), so no header allocates more than the file could fill. */
+static nsc_status count(cursor *c, const char *v, const char *e, int lo, int *out, nsc_report *r)
+{
+    char buf[32];
+    size_t n = (size_t)(e - v);
+    while (n && isspace((unsigned char)v[n - 1])) n--;
+    if (n == 0 || n >= sizeof buf) return bad(c, r, "a count that is not a number");
+    memcpy(buf, v, n);
+    buf[n] = 0;
+    char *q;
+    errno = 0;
+    long x = strtol(buf, &q, 10);
+    if (*q || errno || x < lo || x > INT32_MAX) return bad(c, r, "a count out of range");
+    if (lo > 0 && (size_t)x > (size_t)(c->end - c->p) / 6) return bad(c, r, "No. Variables: more than the file holds");
+    *out = (int)x;
+    return NSC_OK;
+}
+
 /* "Variables:" then nvar lines (the first may follow on the same line) */
 static nsc_status read_vars(cursor *c, const char *rest, const char *e, plot *pl, nsc_report *r)
 {
@@ -130,10 +151,11 @@ static double get_le(const unsigned char *p)
 }
 
 /* Binary section: npoint rows (fewer if the file is truncated). W == NULL skips. */
-static nsc_status read_binary(cursor *c, const plot *pl, nsc_waves *W, double *row, nsc_report *r)
+static nsc_status read_binary(cursor *c, plot *pl, nsc_waves *W, double *row, nsc_report *r)
 {
     size_t width = pl->complex_ ? 16 : 8, rowbytes = width * (size_t)pl->nvar;
     size_t avail = (size_t)(c->end - c->p) / rowbytes, n = (size_t)pl->npoint;
+    if (pl->npoint > 0 && n > avail) pl->truncated = 1;
     if (pl->npoint <= 0 || n > avail) n = avail;          /* count not updated: a killed run */
     const unsigned char *p = (const unsigned char *)c->p;
     for (size_t i = 0; W && i < n; i++) {
@@ -146,7 +168,7 @@ static nsc_status read_binary(cursor *c, const plot *pl, nsc_waves *W, double *r
 
 /* Values section: per point an integer index then nvar numbers ("re,im" if complex).
  * Stops early, without error, at a non-number where a point should begin. */
-static nsc_status read_ascii(cursor *c, const plot *pl, nsc_waves *W, double *row, nsc_report *r)
+static nsc_status read_ascii(cursor *c, plot *pl, nsc_waves *W, double *row, nsc_report *r)
 {
     for (int i = 0; pl->npoint <= 0 || i < pl->npoint; i++) {      /* count 0: until the data ends */
         for (int k = -1; k < pl->nvar; k++) {
@@ -156,6 +178,7 @@ static nsc_status read_ascii(cursor *c, const plot *pl, nsc_waves *W, double *ro
                 p++;
             }
             if (p == c->end) {
+                if (pl->npoint > 0 && i < pl->npoint) pl->truncated = 1;
                 if (k == -1) { c->p = p; return NSC_OK; }            /* truncated: complete points kept */
                 return bad(c, r, "end of file inside a point");
             }
@@ -209,11 +232,12 @@ nsc_status nsc_read_raw(const char *path, const char *data, size_t len, nsc_wave
             while (token(&v, e, &tb, &te))
                 if (te - tb == 7 && !strncmp(tb, "complex", 7)) pl.complex_ = 1;
         } else if (keyed(b, e, "no. variables:", &v)) {
-            pl.nvar = atoi(v);
+            if (pl.var) { s = bad(&c, r, "No. Variables: after the Variables list"); break; }
+            s = count(&c, v, e, 1, &pl.nvar, r);
         } else if (keyed(b, e, "no. points:", &v)) {
-            pl.npoint = atoi(v);
+            s = count(&c, v, e, 0, &pl.npoint, r);
         } else if (keyed(b, e, "variables:", &v)) {
-            s = read_vars(&c, v, e, &pl, r);
+            s = pl.var ? bad(&c, r, "a second Variables list in one plot") : read_vars(&c, v, e, &pl, r);
         } else if (keyed(b, e, "values:", &v) || keyed(b, e, "binary:", &v)) {
             binary = tolower((unsigned char)*b) == 'b';
             if (!pl.var) { s = bad(&c, r, "values before the Variables list"); break; }
@@ -230,6 +254,7 @@ nsc_status nsc_read_raw(const char *path, const char *data, size_t len, nsc_wave
             if (!row) row = nsc_calloc((size_t)pl.nvar, sizeof(double));
             if (!row) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); break; }
             s = binary ? read_binary(&c, &pl, W, row, r) : read_ascii(&c, &pl, W, row, r);
+            if (W && pl.truncated && info) info->incomplete = 1;
             if (!W) { free(row); row = NULL; }
         } else if (keyed(b, e, "date:", &v) || keyed(b, e, "dimensions:", &v) || keyed(b, e, "command:", &v) ||
                    keyed(b, e, "option:", &v)) {

@@ -196,6 +196,34 @@ done:
     return s;
 }
 
+/* The notes nscircuit writes when a run did not complete: a line "# interrupted
+ * at ..." or "# stopped ..." in a table, "[interrupted at" / "[stopped" in a raw
+ * file's Title (out_dat.c, out_raw.c). */
+static int has(const char *p, size_t n, const char *what)
+{
+    size_t m = strlen(what);
+    for (size_t k = 0; k + m <= n; k++)
+        if (!memcmp(p + k, what, m)) return 1;
+    return 0;
+}
+
+static int end_marked(const char *data, size_t len)
+{
+    const char *p = data, *end = data + len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end;
+        size_t n = (size_t)(e - p);
+        if ((n >= 13 && !strncmp(p, "# interrupted", 13)) || (n >= 9 && !strncmp(p, "# stopped", 9))) return 1;
+        if (n >= 6 && !strncasecmp(p, "title:", 6) && (has(p, n, "[interrupted at") || has(p, n, "[stopped")))
+            return 1;
+        if (n && (isdigit((unsigned char)*p) || strchr("+-.", *p))) break;      /* the rows begin */
+        if ((n >= 7 && !strncasecmp(p, "values:", 7)) || (n >= 7 && !strncasecmp(p, "binary:", 7))) break;
+        if (!nl) break;
+        p = nl + 1;
+    }
+    return 0;
+}
+
 nsc_status nsc_read_waves(const char *path, nsc_waves **out, nsc_wfinfo *info, nsc_report *r)
 {
     char *data;
@@ -204,11 +232,15 @@ nsc_status nsc_read_waves(const char *path, nsc_waves **out, nsc_wfinfo *info, n
     nsc_status s = nsc_read_file(path, &data, &len, r);
     if (s) return s;
     const char *p = data;
+    nsc_wfinfo local;
+    if (!info) info = &local;
+    memset(info, 0, sizeof *info);
     while (p < data + len && isspace((unsigned char)*p)) p++;
     if (!strncasecmp(p, "title:", 6) || !strncasecmp(p, "plotname:", 9))
         s = nsc_read_raw(path, data, len, out, info, r);
     else
         s = nsc_read_table(path, data, len, out, info, r);
+    if (!s && end_marked(data, len)) info->incomplete = 1;
     free(data);
     return s;
 }

@@ -308,6 +308,23 @@ Test(compare, program)
         cr_assert(strstr(out, "error"), "%s: %s", bad[k], out);
         free(out);
     }
+    /* an interrupted ours, or one covering a third of the reference's time, is no
+     * PASS without --from/--to (before: PASS on the common part, exit 0) */
+    snprintf(path, sizeof path, "%s/cut.dat", tmp);
+    cr_assert_eq(tu_write_file(path, "# time v(a,b)\n# interrupted at t=1 s: \n0 0\n0.5 -4.5\n1 -9\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare cut.dat ref.dat 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
+    cr_assert(strstr(out, "FAIL: cut.dat is incomplete") && !strstr(out, "PASS"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare cut.dat ref.dat --to 1 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/short.dat", tmp);
+    cr_assert_eq(tu_write_file(path, "# time v(a,b)\n0 0\n0.33 -2.97\n0.66 -5.94\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare short.dat ref.dat 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
+    cr_assert(strstr(out, "FAIL: the files cover different times") && strstr(out, "33 %"), "%s", out);
+    free(out);
     /* a nameless wrdata file takes the names of --signals, in order */
     snprintf(path, sizeof path, "%s/wr.txt", tmp);
     cr_assert_eq(tu_write_file(path, " 0 0 0 5\n 1 -9 1 5\n 2 0 2 5\n"), 0);

@@ -147,9 +147,11 @@ Test(raw, early_end_and_truncation)
     f = fopen(p, "wb");
     fwrite(buf, 1, cut, f);
     fclose(f);
-    nsc_waves *B = read_ok(p, NULL);
+    nsc_wfinfo in;
+    nsc_waves *B = read_ok(p, &in);
     cr_assert_eq(B->nrow, 7);
     cr_assert_eq(B->v[4 * 6 + 1], 1.0 / 3.0 + 6);
+    cr_assert_eq(in.incomplete, 1);                      /* marked in the Title and truncated */
     nsc_waves_free(B);
     /* "No. Points: 0" as a killed ngspice leaves it: every complete row */
     char *np = strstr(buf, "No. Points: 10");
@@ -342,4 +344,57 @@ Test(raw, program_formats)
     nsc_waves_free(B);
     nsc_waves_free(D);
     free(pa); free(pb); free(pd); free(cmd);
+}
+
+/* Readers validate header counts against what follows before allocating: a
+ * count after the list it sizes, a count larger than the file, a negative one, a
+ * second list; each is an error naming the file and line (before: a heap
+ * overflow, and a NULL dereference when the allocation failed). */
+Test(raw, lying_headers_are_errors)
+{
+    const char *head = "Title: t\nDate: x\nPlotname: Transient Analysis\nFlags: real\n";
+    const char *cases[][2] = {
+        { "No. Variables: 2\nNo. Points: 1\nVariables:\n\t0\ttime\ttime\n\t1\ta\tvoltage\n"
+          "No. Variables: 900\nValues:\n 0 0 1\n", "No. Variables: after the Variables list" },
+        { "No. Variables: 2000000000\nNo. Points: 1\nVariables:\n\t0\ttime\ttime\nValues:\n 0 0\n",
+          "more than the file holds" },
+        { "No. Variables: -3\nNo. Points: 1\nVariables:\n\t0\ttime\ttime\nValues:\n 0 0\n", "out of range" },
+        { "No. Variables: 99999999999999999999\nVariables:\n", "out of range" },
+        { "No. Variables: 2x\nVariables:\n", "out of range" },
+        { "No. Variables: 1\nNo. Points: 1\nVariables:\n\t0\ttime\ttime\nVariables:\n\t0\ttime\ttime\n"
+          "Values:\n 0 0\n", "a second Variables list" },
+        { "No. Variables: 1\nNo. Points: -1\nVariables:\n\t0\ttime\ttime\nValues:\n 0 0\n", "out of range" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char *text = nsc_asprintf("%s%s", head, cases[k][0]);
+        nsc_report r;
+        nsc_report_init(&r);
+        nsc_waves *W = NULL;
+        nsc_status s = read_text(text, &W, NULL, &r);
+        cr_assert_eq(s, NSC_EIO, "case %zu: %s", k, r.error ? r.error : "accepted");
+        cr_assert(W == NULL);
+        cr_assert(strstr(r.error, cases[k][1]) && strstr(r.error, "t.txt:"), "case %zu: %s", k, r.error);
+        nsc_report_free(&r);
+        free(text);
+    }
+}
+
+/* A complete file is not marked incomplete; a table whose run was interrupted is. */
+Test(raw, incomplete_tables_are_marked)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_waves *W = NULL;
+    nsc_wfinfo in;
+    cr_assert_eq(read_text("# time v(a)\n0 1\n1 2\n", &W, &in, &r), NSC_OK);
+    cr_assert_eq(in.incomplete, 0);
+    nsc_waves_free(W);
+    cr_assert_eq(read_text("# time v(a)\n# interrupted at t=1.0000000000e+00 s: \n0 1\n1 2\n", &W, &in, &r), NSC_OK);
+    cr_assert_eq(in.incomplete, 1);
+    cr_assert_eq(W->nrow, 2);
+    nsc_waves_free(W);
+    cr_assert_eq(read_text("# stopped (simulation failure) at t=1e-3 s: x\ntime,v(a)\n0,1\n1,2\n", &W, &in, &r), NSC_OK);
+    cr_assert_eq(in.incomplete, 1);
+    nsc_waves_free(W);
+    nsc_report_free(&r);
 }
