@@ -348,6 +348,7 @@ int main(int argc, char **argv)
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);                           /* a closed terminal: keep the rows too */
 
     progress prog;
     memset(&prog, 0, sizeof prog);

@@ -298,7 +298,7 @@ Test(e2e, solver_failure_keeps_rows)
     free(out);
 }
 
-/* SIGINT / SIGTERM stop the run cleanly: exit 128 + signal, a complete file
+/* SIGINT / SIGTERM / SIGHUP stop the run cleanly: exit 128 + signal, a complete file
  * whose header says it was interrupted, no temporary file left. */
 static void interrupt_with(const char *sig, int want)
 {
@@ -327,6 +327,7 @@ static void interrupt_with(const char *sig, int want)
 
 Test(e2e, sigint_keeps_complete_output) { interrupt_with("INT", 130); }
 Test(e2e, sigterm_keeps_complete_output) { interrupt_with("TERM", 143); }
+Test(e2e, sighup_keeps_complete_output) { interrupt_with("HUP", 129); }   /* lost every row before */
 
 /* The program's output does not depend on --threads (rows written while the run
  * goes on, or after it): the rectifier for 20 ms (20 001 rows, many blocks) with a
