@@ -353,7 +353,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     while (t < tstop - eps) {
         if (o->stop && *o->stop) {
             W->end = NSC_RUN_INTERRUPTED;
-            W->end_msg = nsc_asprintf("interrupted at t=%.9g s", t);
+            W->end_msg = nsc_strdup("by a signal");      /* the note says "interrupted at t=..." */
             break;
         }
         double tg = (double)(k + 1) * h;             /* next grid point */

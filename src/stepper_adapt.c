@@ -668,7 +668,7 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
     while (c->t < o->tstop - c->eps) {
         if (o->stop && *o->stop) {
             W->end = NSC_RUN_INTERRUPTED;
-            W->end_msg = nsc_asprintf("interrupted at t=%.9g s", c->t);
+            W->end_msg = nsc_strdup("by a signal");              /* the note says "interrupted at t=..." */
             break;
         }
         if (++c->stall > NSC_STALL) {                        /* never a hang: trials without progress */

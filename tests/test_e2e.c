@@ -315,6 +315,11 @@ static void interrupt_with(const char *sig, int want)
     snprintf(path, sizeof path, "%s/long.dat", tmp);
     char *dat = tu_read_file(path);
     cr_assert(dat && strncmp(dat, "# time v(in) v(out) i(v1)\n# interrupted at t=", 45) == 0, "%s", dat ? dat : "no file");
+    const char *nl = strchr(dat + 26, '\n');                /* said once (it repeated "interrupted at t=") */
+    char line2[256];
+    snprintf(line2, sizeof line2, "%.*s", nl ? (int)(nl - dat - 26) : 0, dat + 26);
+    cr_assert(nl && !strstr(line2 + 4, "interrupted"), "%s", line2);
+    cr_assert(!strncmp(nl - 11, "by a signal", 11), "%.200s", dat);
     free(dat);
     int nrow;
     cr_assert(complete_rows(path, 4, &nrow));
