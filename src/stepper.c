@@ -247,6 +247,19 @@ out:
     nsc_report_free(&r);
 }
 
+/* A run that ended with an error (out of memory mid-run, say) but no note yet
+ * says so in its table: rows up to the last one kept, the error as the note,
+ * so no writer presents it as complete and no .meas reads it. */
+static void mark_failed(nsc_waves *W, const nsc_report *r)
+{
+    if (W->end != NSC_RUN_COMPLETE) return;
+    W->end = NSC_RUN_FAILED;
+    W->t_end = W->nrow > 0 ? W->v[(size_t)(W->nrow - 1) * W->ncol] : 0;
+    free(W->end_msg);
+    const char *msg = r->error ? r->error : "error", *pre = "nscircuit: error: ";
+    W->end_msg = nsc_strdup(strncmp(msg, pre, strlen(pre)) ? msg : msg + strlen(pre));
+}
+
 nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes,
                         int nprobe, nsc_waves **out, nsc_sim_stats *st, nsc_report *r)
 {
@@ -429,6 +442,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     }
     W->t_end = t;
 done:
+    if (s && *out) mark_failed(*out, r);
     nsc_pcache_free(&cache, st);
     nsc_pcache_free(&cache0, st);
     for (int q = 0; f && q < nprobe; q++) nsc_lin_free(&f[q]);

@@ -684,7 +684,8 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
 fail:
     W->t_end = c->t;
     W->end = W->end == NSC_RUN_INTERRUPTED ? W->end : NSC_RUN_FAILED;
-    W->end_msg = nsc_asprintf("%s", T->r->error ? T->r->error : "solver failure");
+    const char *msg = T->r->error ? T->r->error : "solver failure", *pre = "nscircuit: error: ";
+    W->end_msg = nsc_strdup(strncmp(msg, pre, strlen(pre)) ? msg : msg + strlen(pre));
     if (st->hmin_used == INFINITY) st->hmin_used = 0;
     ad_free(a);
     return s;
