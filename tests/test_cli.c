@@ -128,3 +128,14 @@ Test(cli, warnings_before_summary_and_quiet_hides_notes)
     free(out);
     tu_rmdir(dir);
 }
+
+/* The built ./nscircuit is the program itself, not libtool's wrapper script
+ * (about 70 ms of shell before main on every run and every sweep point): the
+ * library is a convenience library linked in statically. */
+Test(cli, built_program_is_the_real_binary)
+{
+    char *bin = tu_read_file(NSC_PROGRAM);
+    cr_assert_not_null(bin);
+    cr_assert(!memcmp(bin, "\x7f" "ELF", 4), "%s is not an ELF binary: %.40s", NSC_PROGRAM, bin);
+    free(bin);
+}
