@@ -25,6 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -331,6 +334,8 @@ static int run_points(collect *C, const long *sel, long nsel, int jobs, int prog
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    pid_t parent = getpid();
     while (!stop_flag && (next < nsel || active > 0)) {
         while (active < jobs && next < nsel && !stop_flag) {
             int p[2];
@@ -341,6 +346,11 @@ static int run_points(collect *C, const long *sel, long nsel, int jobs, int prog
             if (pid == 0) {
                 signal(SIGINT, SIG_DFL);
                 signal(SIGTERM, SIG_DFL);
+                signal(SIGHUP, SIG_DFL);
+#ifdef __linux__
+                prctl(PR_SET_PDEATHSIG, SIGKILL);      /* the study's process died: so do its points */
+                if (getppid() != parent) _exit(4);     /* it died before prctl */
+#endif
                 sigprocmask(SIG_SETMASK, &old, NULL);
                 close(p[0]);
                 for (int k = 0; k < active; k++) { close(J[k].fd); free(J[k].buf); }
@@ -411,6 +421,26 @@ static int run_points(collect *C, const long *sel, long nsel, int jobs, int prog
 }
 
 /* ---- the study ---- */
+
+/* The words that define a study besides its netlist's bytes (nsc_study_id):
+ * the fixed values, the ranges, --log, the run options. */
+static char *study_of(const nsc_sweep_args *a)
+{
+    int n = 0, cap = 2 * a->nfixed + a->nrange + 8;
+    char **w = nsc_calloc((size_t)cap, sizeof *w);
+    if (!w) return NULL;
+    for (int k = 0; k < a->nfixed; k++) w[n++] = nsc_asprintf("fixed %s=%.17g", a->fixed[k].name, a->fixed[k].value);
+    for (int k = 0; k < a->nrange; k++) w[n++] = nsc_asprintf("range %s", a->range[k]);
+    w[n++] = nsc_asprintf("log %d", a->logscale);      /* not the shard: shards share their study */
+    w[n++] = nsc_asprintf("run %.17g %.17g %.17g %s %s", a->cfg.step, a->cfg.tstop, a->cfg.theta,
+                          a->cfg.solver ? a->cfg.solver : "", a->cfg.save ? a->cfg.save : "");
+    int ok = 1;
+    for (int k = 0; k < n; k++) ok &= w[k] != NULL;
+    char *id = ok ? nsc_study_id(a->netlist, w, n) : NULL;
+    for (int k = 0; k < n; k++) free(w[k]);
+    free(w);
+    return id;
+}
 
 int nsc_sweep(const nsc_sweep_args *a)
 {
@@ -492,6 +522,9 @@ int nsc_sweep(const nsc_sweep_args *a)
     s = nsc_sweep_table_init(&C.T, pn, S.plan.naxis, S.meas, S.nmeas, a->netlist, npoint, sk, sn, &rep);
     free(pn);
     if (s) { nsc_print_report(&rep); status = 3; goto done; }
+    char *id = study_of(a);
+    if (id) snprintf(C.T.study, sizeof C.T.study, "%s", id);
+    free(id);
 
     int jobs = a->jobs > 0 ? a->jobs : ncpu();
     if (jobs > nsel) jobs = nsel > 0 ? (int)nsel : 1;
@@ -501,20 +534,26 @@ int nsc_sweep(const nsc_sweep_args *a)
     else if (!a->quiet)
         fprintf(stderr, "nscircuit: %s: %ld points, %d at a time\n", a->netlist, nsel, jobs);
 
-    struct sigaction sa, oint, oterm;
+    struct sigaction sa, oint, oterm, ohup;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, &oint);
     sigaction(SIGTERM, &sa, &oterm);
+    sigaction(SIGHUP, &sa, &ohup);
     int progress = !a->quiet && (a->progress || isatty(2));
     int rs = run_points(&C, sel, nsel, jobs, progress);
     sigaction(SIGINT, &oint, NULL);
     sigaction(SIGTERM, &oterm, NULL);
-    if (rs) {
-        if (rs > 128) fprintf(stderr, "nscircuit: interrupted: %ld of %ld points done; no table written\n", C.T.nrow, nsel);
-        status = rs;
+    sigaction(SIGHUP, &ohup, NULL);
+    if (rs > 128) {                                    /* the finished points, marked, then 128+signal */
+        fprintf(stderr, "nscircuit: interrupted: %ld of %ld points done; the table holds them\n", C.T.nrow, nsel);
+        C.T.partial = nsel;
+        nsc_sweep_table_sort(&C.T);
+        int ws = write_outputs(&C.T, prefix, a->csv, 0, 0, a->quiet);
+        status = ws ? ws : rs;
         goto done;
     }
+    if (rs) { status = rs; goto done; }
     nsc_sweep_table_sort(&C.T);
     double wall = now() - t0;
     if (C.repeated && !a->quiet) fprintf(stderr, "nscircuit: %ld repeated warnings of other points not shown\n", C.repeated);

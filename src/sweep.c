@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -462,6 +463,28 @@ static void put_value(FILE *f, double x)
     else fprintf(f, "%.12e", x + 0.0);                 /* + 0.0: no "-0" */
 }
 
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t k = 0; k < n; k++) h = (h ^ b[k]) * 0x100000001b3ULL;
+    return h;
+}
+
+char *nsc_study_id(const char *netlist, char *const *words, int nwords)
+{
+    FILE *f = fopen(netlist, "rb");
+    if (!f) return NULL;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = fnv1a(h, buf, n);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) return NULL;
+    for (int k = 0; k < nwords; k++) h = fnv1a(h, words[k] ? words[k] : "", strlen(words[k] ? words[k] : "") + 1);
+    return nsc_asprintf("%016llx", (unsigned long long)h);
+}
+
 nsc_status nsc_sweep_write(const nsc_sweep_table *T, const char *path, int csv, nsc_report *r)
 {
     nsc_afile a;
@@ -476,7 +499,9 @@ nsc_status nsc_sweep_write(const nsc_sweep_table *T, const char *path, int csv, 
     if (!csv) {
         fprintf(f, "# nscircuit sweep: points=%ld parameters=%d measures=%d", T->npoint, T->npar, T->nmeas);
         if (T->shard_n > 1) fprintf(f, " shard=%d/%d", T->shard_k, T->shard_n);
+        if (T->study[0]) fprintf(f, " study=%s", T->study);
         fprintf(f, " netlist=%s\n", T->netlist);
+        if (T->partial > 0) fprintf(f, "# interrupted: %ld of the %ld points of this run finished\n", T->nrow, T->partial);
     }
     for (long i = 0; i < T->nrow; i++) {
         const double *v = T->v + (size_t)i * (size_t)nc;
@@ -534,14 +559,23 @@ nsc_status nsc_sweep_read(const char *path, nsc_sweep_table *T, nsc_report *r)
         if (sscanf(rest, "shard=%d/%d %n", &k, &n, &u2) != 2 || !(k >= 1 && k <= n)) goto bad;
         rest += u2;
     }
+    char study[17] = "";
+    if (!strncmp(rest, "study=", 6)) {
+        int u3 = 0;
+        if (sscanf(rest, "study=%16[0-9a-f] %n", study, &u3) != 1 || strlen(study) != 16 || !u3) goto bad;
+        rest += u3;
+    }
     if (strncmp(rest, "netlist=", 8)) goto bad;
     if ((s = nsc_sweep_table_init(T, names, npar, names + npar, nmeas, rest + 8, npoint, k, n, r))) goto out;
+    memcpy(T->study, study, sizeof study);
     int nc = npar + nmeas;
     if (!(v = nsc_calloc((size_t)nc + 1, sizeof *v))) { s = oom(r); goto out; }
     while (next_line(f, &line, &cap)) {
         lineno++;
         char *p = line, *e;
         while (isspace((unsigned char)*p)) p++;
+        long of;
+        if (sscanf(p, "# interrupted: %*d of the %ld points", &of) == 1 && of > 0) T->partial = of;
         if (!*p || *p == '#') continue;
         for (int q = 0; q < nc; q++) {
             v[q] = strtod(p, &e);
@@ -586,7 +620,20 @@ nsc_status nsc_sweep_merge(const nsc_sweep_table *part, char *const *path, int n
             return nsc_err(r, NSC_EUSAGE, NULL, "'%s' is not a shard of the study of '%s' (other columns or point count)",
                            path[j], path[0]);
     }
-    long np = A->npoint;
+    for (int j = 0; j < npart; j++) {
+        if (part[j].partial > 0)
+            return nsc_err(r, NSC_EUSAGE, NULL, "'%s' was interrupted (%ld of its %ld points finished): run that shard "
+                           "again", path[j], part[j].nrow, part[j].partial);
+        if (strcmp(part[j].study, A->study))
+            return nsc_err(r, NSC_EUSAGE, NULL, "'%s' is a shard of another study than '%s' (study %s, not %s: another "
+                           "netlist, parameters or options)", path[j], path[0], part[j].study[0] ? part[j].study : "unknown",
+                           A->study[0] ? A->study : "unknown");
+    }
+    long np = A->npoint, rows = 0;
+    for (int j = 0; j < npart; j++) rows += part[j].nrow;
+    if (rows < np)                                      /* before allocating by the header's count */
+        return nsc_err(r, NSC_EUSAGE, NULL, "%ld of the %ld points are in none of the tables; a shard is missing "
+                       "or incomplete", np - rows, np);
     long *from = nsc_calloc((size_t)np, sizeof *from);   /* 1 + part index + npart * row, 0: missing */
     if (!from) return oom(r);
     nsc_status s = NSC_OK;
@@ -606,6 +653,7 @@ nsc_status nsc_sweep_merge(const nsc_sweep_table *part, char *const *path, int n
         s = nsc_err(r, NSC_EUSAGE, NULL, "%ld of the %ld points are in none of the tables (the first: point %ld); "
                     "a shard is missing or incomplete", missing, np, first);
     if (!s) s = nsc_sweep_table_init(out, A->name, A->npar, A->name + A->npar, A->nmeas, A->netlist, np, 1, 1, r);
+    if (!s) memcpy(out->study, A->study, sizeof out->study);
     for (long i = 0; !s && i < np; i++) {
         const nsc_sweep_table *P = &part[(from[i] - 1) % npart];
         long row = (from[i] - 1) / npart;

@@ -128,7 +128,8 @@ int nsc_exit_status(nsc_status s);
  * status (nsc_exit_status of its run: 0 ok, 1 netlist error, 3 failure) and its
  * index. File (.dat):
  *     # l1 ripple vavg status point
- *     # nscircuit sweep of buck.cir: 16 points[, shard 2/4]
+ *     # nscircuit sweep: points=16 parameters=1 measures=2 [shard=2/4] [study=HEX] netlist=buck.cir
+ *     [# interrupted: 5 of the 16 points of this run finished]
  *     5.000000000000e-06 1.187000000000e-01 1.800000000000e+00 0 0
  * values %.12e, a failed measure "nan". CSV: header "l1,ripple,...,point", rows. */
 typedef struct nsc_sweep_table {
@@ -137,6 +138,8 @@ typedef struct nsc_sweep_table {
     char *netlist;     /* base name of the netlist */
     long npoint;       /* points of the whole study */
     int shard_k, shard_n; /* 1/1: the whole study */
+    char study[17];    /* the study's identity (nsc_study_id), 16 hex digits; "" unknown */
+    long partial;      /* > 0: the run was interrupted; the points it was to run (rows: those finished) */
     long nrow, caprow;
     double *v;         /* [nrow * (npar + nmeas)] row-major */
     int *status;       /* [nrow] */
@@ -152,6 +155,12 @@ void nsc_sweep_table_free(nsc_sweep_table *T);
 /* Sort the rows by point index. */
 void nsc_sweep_table_sort(nsc_sweep_table *T);
 
+/* A study's identity: FNV-1a (64 bits, hex) over the netlist file's bytes and
+ * the words that define the study (overrides, ranges, run options; not the shard),
+ * so shards of different studies with the same columns are told apart. NULL on
+ * an unreadable netlist (the identity is then left out). */
+char *nsc_study_id(const char *netlist, char *const *words, int nwords);
+
 /* Write T to path (atomically): .dat layout, or CSV when csv. */
 nsc_status nsc_sweep_write(const nsc_sweep_table *T, const char *path, int csv, nsc_report *r);
 /* Read a .dat table written by nsc_sweep_write (NSC_EIO: unreadable; NSC_EUSAGE:
@@ -159,8 +168,9 @@ nsc_status nsc_sweep_write(const nsc_sweep_table *T, const char *path, int csv, 
 nsc_status nsc_sweep_read(const char *path, nsc_sweep_table *T, nsc_report *r);
 
 /* The whole study from the tables of its shards: same columns and point count
- * (the netlist names may differ: the first is kept), every point 0..npoint-1
- * exactly once; rows sorted by point. NSC_EUSAGE naming the file and the point
+ * (the netlist names may differ: the first is kept), the same study identity
+ * when the tables have one, none interrupted, every point 0..npoint-1 exactly
+ * once; rows sorted by point. NSC_EUSAGE naming the file and the point
  * otherwise. out is new. */
 nsc_status nsc_sweep_merge(const nsc_sweep_table *part, char *const *path, int npart, nsc_sweep_table *out,
                            nsc_report *r);

@@ -344,13 +344,13 @@ Test(sweep, table_round_trip_and_merge, .init = setup, .fini = teardown)
     /* a missing shard, a shard twice, another study */
     nsc_report_init(&r);
     cr_assert_eq(nsc_sweep_merge(part, paths, 2, &merged, &r), NSC_EUSAGE);
-    cr_assert_str_eq(r.error, "nscircuit: error: 3 of the 7 points are in none of the tables (the first: point 0); "
+    cr_assert_str_eq(r.error, "nscircuit: error: 3 of the 7 points are in none of the tables; "
                               "a shard is missing or incomplete");
     nsc_report_free(&r);
     nsc_report_init(&r);
-    nsc_sweep_table twice[2] = { part[1], part[1] };
-    char *tp[2] = { paths[1], paths[1] };
-    cr_assert_eq(nsc_sweep_merge(twice, tp, 2, &merged, &r), NSC_EUSAGE);
+    nsc_sweep_table twice[4] = { part[0], part[1], part[2], part[1] };
+    char *tp[4] = { paths[0], paths[1], paths[2], paths[1] };
+    cr_assert_eq(nsc_sweep_merge(twice, tp, 4, &merged, &r), NSC_EUSAGE);
     cr_assert(strstr(r.error, "point 1 is in"), "%s", r.error);
     nsc_report_free(&r);
     nsc_report_init(&r);
@@ -497,9 +497,9 @@ Test(sweep, step_netlist_runs_as_a_sweep_and_keeps_waves, .init = setup, .fini =
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
     char *a = file("st.sweep.dat");
-    const char *head = "# r vend tau status point\n# nscircuit sweep: points=2 parameters=1 measures=2 netlist=rcs.cir\n"
-                       "1.000000000000e+03 6.32";
+    const char *head = "# r vend tau status point\n# nscircuit sweep: points=2 parameters=1 measures=2 study=";
     cr_assert(a && !strncmp(a, head, strlen(head)), "%s", a);
+    cr_assert(strstr(a, " netlist=rcs.cir\n1.000000000000e+03 6.32"), "%s", a);
     free(a);
     /* --keep-waves: each point's waveforms are those of a plain run at its values */
     snprintf(cmd, sizeof cmd, "cd %s && %s sweep rcs.cir --param c=1u,3u --keep-waves --no-plot --save 'v(out)' 2>&1 && "
@@ -571,7 +571,7 @@ Test(sweep, shards_merge_to_the_unsharded_table, .init = setup, .fini = teardown
     char *a = file("whole.sweep.dat"), *b = file("rc.sweep.dat"), *s3 = file("rc.shard3of5.sweep.dat");
     cr_assert(a && b && s3);
     cr_assert_str_eq(b, a);
-    cr_assert(strstr(s3, "shard=3/5 netlist=rc.cir\n"), "%s", s3);
+    cr_assert(strstr(s3, "shard=3/5 study=") && strstr(s3, " netlist=rc.cir\n"), "%s", s3);
     free(b);
     free(s3);
     /* a missing shard is an error */
@@ -593,5 +593,84 @@ Test(sweep, shards_merge_to_the_unsharded_table, .init = setup, .fini = teardown
     cr_assert_str_eq(b, a);
     free(a);
     free(b);
+    free(nl);
+}
+
+/* SIGINT, SIGTERM or SIGHUP during a study: the table holds the points that
+ * finished, marked interrupted, the exit status is 128 + signal, and --merge
+ * refuses it (before: "no table written", every finished point lost). Points of
+ * about 0.35 s each (5 ms at h = 1 ns), one at a time, stopped after 1.2 s. */
+Test(sweep, interrupted_study_keeps_finished_points, .init = setup, .fini = teardown, .timeout = 120)
+{
+    char *nl = write_rc("rc.cir", ""), cmd[2048], *out = NULL;
+    const char *sig[] = { "INT", "HUP" };
+    const int want[] = { 130, 129 };
+    for (int k = 0; k < 2; k++) {
+        snprintf(cmd, sizeof cmd, "cd %s && rm -f rc.sweep.dat && timeout --preserve-status -s %s 1.2 %s sweep rc.cir --param hm=1n:1n:20 "
+                 "--param r=1k:2k:2 -j 1 --no-plot --quiet 2>&1; echo \"exit $?\"", tmp, sig[k], NSC_PROGRAM);
+        cr_assert_eq(tu_run(cmd, &out), 0);
+        char w[32];
+        snprintf(w, sizeof w, "exit %d", want[k]);
+        cr_assert(strstr(out, w) && strstr(out, "the table holds them"), "%s: %s", sig[k], out);
+        free(out);
+        char *t = file("rc.sweep.dat");
+        cr_assert(t, "%s: no table", sig[k]);
+        long done = -1, of = -1;
+        const char *m = strstr(t, "# interrupted: ");
+        cr_assert(m && sscanf(m, "# interrupted: %ld of the %ld points", &done, &of) == 2, "%s", t);
+        cr_assert_eq(of, 40);
+        cr_assert(done >= 1 && done < 40, "%ld done", done);
+        long rows = 0;
+        for (const char *p = t; (p = strchr(p, '\n')); p++) rows += p[1] && p[1] != '#';
+        cr_assert_eq(rows, done, "%s", t);
+        free(t);
+    }
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep --merge -o m rc.sweep.dat 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+    cr_assert(strstr(out, "'rc.sweep.dat' was interrupted"), "%s", out);
+    free(out);
+    free(nl);
+}
+
+/* Shards of two studies with the same columns do not merge: the study identity
+ * (the netlist's bytes, parameters, options) is in every shard's header (before:
+ * merged, exit 0). The same shards of one study still merge. */
+Test(sweep, shards_of_another_study_do_not_merge, .init = setup, .fini = teardown)
+{
+    char *nl = write_rc("rc.cir", ""), cmd[2048], *out = NULL;
+    const char *args = "--param r=1k:2k:4 --no-plot --quiet -j 1";
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep rc.cir %s --shard 1/2 && %s sweep rc.cir %s --shard 2/2 && "
+             "%s sweep rc.cir %s --tstop 4m --shard 2/2 -o other && sed -i 's/C1 out 0 {c}/C1 out 0 {c*1.01}/' rc.cir && "
+             "%s sweep rc.cir %s --shard 2/2 -o edited 2>&1",
+             tmp, NSC_PROGRAM, args, NSC_PROGRAM, args, NSC_PROGRAM, args, NSC_PROGRAM, args);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    const char *bad[] = { "other.sweep.dat", "edited.sweep.dat" };
+    for (int k = 0; k < 2; k++) {
+        snprintf(cmd, sizeof cmd, "cd %s && %s sweep --merge --no-plot -o m rc.shard1of2.sweep.dat %s 2>&1", tmp,
+                 NSC_PROGRAM, bad[k]);
+        cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+        cr_assert(strstr(out, "is a shard of another study"), "%s", out);
+        free(out);
+    }
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep --merge --no-plot -o m rc.shard1of2.sweep.dat rc.shard2of2.sweep.dat 2>&1",
+             tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    free(nl);
+}
+
+/* Killing the study's process (SIGKILL: no handler runs) takes its running
+ * points with it (PR_SET_PDEATHSIG); before, they ran on as orphans. Each point
+ * takes about 1.4 s (2e7 steps): the check, 1 s after the start, sees them. */
+Test(sweep, killed_study_leaves_no_points_running, .init = setup, .fini = teardown, .timeout = 120)
+{
+    char *nl = write_rc("orphan_probe.cir", ""), cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && { %s sweep %s --param hm=0.25n:0.25n:8 -j 2 --no-plot --quiet "
+             ">/dev/null 2>&1 & pid=$!; sleep 0.5; kill -9 $pid; wait $pid 2>/dev/null; sleep 0.5; "
+             "pgrep -f '^%s sweep %s' | wc -l; }", tmp, NSC_PROGRAM, nl, NSC_PROGRAM, nl);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert_eq(atoi(out), 0, "points still running: %s", out);
+    free(out);
     free(nl);
 }
