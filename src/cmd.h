@@ -48,7 +48,12 @@ typedef struct nsc_sweep_args {
     int jobs;                   /* -j; 0: the number of processors */
     int shard_k, shard_n;       /* --shard K/N; shard_n = 0: the whole study */
     int csv, keep_waves, noplot, stats, quiet, progress;
+    int yes;                    /* --yes: run more than NSC_SWEEP_CONFIRM points */
+    double point_timeout;       /* --point-timeout S; 0: none */
 } nsc_sweep_args;
+
+/* A study (or shard) of more points than this needs --yes. */
+#define NSC_SWEEP_CONFIRM 10000
 int nsc_sweep(const nsc_sweep_args *a);
 
 #endif

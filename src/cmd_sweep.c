@@ -62,6 +62,8 @@ const char nsc_sweep_usage[] =
     "  --csv               also write PREFIX.sweep.csv\n"
     "  --keep-waves        also write each point's waveforms, PREFIX.waves/pNNNN.dat\n"
     "  --no-plot           do not render PREFIX.sweep.png (the script is still written)\n"
+    "  --point-timeout S   a point running longer than S seconds is stopped and fails\n"
+    "  --yes               run a study of more than 10000 points (else refused)\n"
     "  --step, --tstop, --theta, --solver, --save, --stats, --progress, --quiet: as for a run\n"
     "\n"
     "exit status: 0 every point succeeded, 1 netlist error, 2 usage error or tables\n"
@@ -207,6 +209,8 @@ typedef struct job {
     int fd;
     char *buf;
     size_t len, cap;
+    double start;           /* now() when started */
+    int timed_out;          /* killed for --point-timeout */
 } job;
 
 typedef struct collect {
@@ -283,7 +287,8 @@ static nsc_status take_result(collect *C, const job *J, int wst)
     }
     char why[160] = "";
     if (!ended || status < 0 || mk != nm) {           /* crashed, killed, or out of memory */
-        if (WIFSIGNALED(wst)) snprintf(why, sizeof why, "the point's process was killed by signal %d (%s)",
+        if (J->timed_out) snprintf(why, sizeof why, "stopped after --point-timeout %g s", C->S->a->point_timeout);
+        else if (WIFSIGNALED(wst)) snprintf(why, sizeof why, "the point's process was killed by signal %d (%s)",
                                        WTERMSIG(wst), strsignal(WTERMSIG(wst)));
         else snprintf(why, sizeof why, "the point's process ended without a result (exit status %d)",
                       WIFEXITED(wst) ? WEXITSTATUS(wst) : -1);
@@ -366,6 +371,7 @@ static int run_points(collect *C, const long *sel, long nsel, int jobs, int prog
             J[active].point = sel[next++];
             J[active].pid = pid;
             J[active].fd = p[0];
+            J[active].start = now();
             active++;
         }
         if (active == 0) {                             /* cannot start any process */
@@ -376,6 +382,12 @@ static int run_points(collect *C, const long *sel, long nsel, int jobs, int prog
         for (int k = 0; k < active; k++) { pf[k].fd = J[k].fd; pf[k].events = POLLIN; pf[k].revents = 0; }
         int nr = poll(pf, (nfds_t)active, 250);
         if (nr < 0 && errno != EINTR) break;
+        double lim = C->S->a->point_timeout;
+        for (int k = 0; lim > 0 && k < active; k++)   /* its pipe closes: collected below */
+            if (!J[k].timed_out && now() - J[k].start > lim) {
+                kill(J[k].pid, SIGKILL);
+                J[k].timed_out = 1;
+            }
         for (int k = 0; nr > 0 && k < active; k++) {
             if (!pf[k].revents) continue;
             job *j = &J[k];
@@ -502,6 +514,13 @@ int nsc_sweep(const nsc_sweep_args *a)
     for (long i = 0; i < npoint; i++)
         if (nsc_shard_has(i, sk, sn)) sel[nsel++] = i;
 
+    if (nsel > NSC_SWEEP_CONFIRM && !a->yes) {
+        fprintf(stderr, "nscircuit: error: %s: %ld points to run (more than %d): run them with 'nscircuit "
+                        "sweep %s --yes', or split the study with --shard K/N\n", a->netlist, nsel, NSC_SWEEP_CONFIRM,
+                a->netlist);
+        status = 2;
+        goto done;
+    }
     char *st = stem(a->netlist);
     prefix = a->prefix ? nsc_strdup(a->prefix) : sn > 1 && st ? nsc_asprintf("%s.shard%dof%d", st, sk, sn) : st ? nsc_strdup(st) : NULL;
     free(st);
@@ -625,7 +644,7 @@ done:
 /* ---- options ---- */
 
 enum { S_PARAM = 256, S_LOG, S_SHARD, S_MERGE, S_CSV, S_KEEP, S_NOPLOT, S_STEP, S_TSTOP, S_THETA, S_SOLVER,
-       S_SAVE, S_STATS, S_PROGRESS, S_QUIET, S_HELP };
+       S_SAVE, S_STATS, S_PROGRESS, S_QUIET, S_HELP, S_YES, S_PTIMEOUT };
 
 int nsc_cmd_sweep(int argc, char **argv)
 {
@@ -638,6 +657,7 @@ int nsc_cmd_sweep(int argc, char **argv)
         { "solver", required_argument, 0, S_SOLVER }, { "save", required_argument, 0, S_SAVE },
         { "stats", no_argument, 0, S_STATS },         { "progress", no_argument, 0, S_PROGRESS },
         { "quiet", no_argument, 0, S_QUIET },         { "help", no_argument, 0, S_HELP },
+        { "yes", no_argument, 0, S_YES },             { "point-timeout", required_argument, 0, S_PTIMEOUT },
         { 0, 0, 0, 0 }
     };
     nsc_sweep_args a;
@@ -698,6 +718,13 @@ int nsc_cmd_sweep(int argc, char **argv)
             break;
         case S_SAVE: a.cfg.save = optarg; break;
         case S_STATS: a.stats = 1; break;
+        case S_YES: a.yes = 1; break;
+        case S_PTIMEOUT:
+            if (!nsc_opt_number(optarg, &a.point_timeout) || a.point_timeout <= 0) {
+                status = fail("--point-timeout needs a positive number of seconds, not '%s'", optarg);
+                goto out;
+            }
+            break;
         case S_PROGRESS: a.progress = 1; break;
         case S_QUIET: a.quiet = 1; break;
         case S_HELP: fputs(nsc_sweep_usage, stdout); status = 0; goto out;

@@ -674,3 +674,36 @@ Test(sweep, killed_study_leaves_no_points_running, .init = setup, .fini = teardo
     free(out);
     free(nl);
 }
+
+/* --point-timeout stops a point that runs too long (its row fails with the
+ * reason; the others stand), and a study of more than 10000 points needs --yes
+ * (before: a 1e6-point study started without a word). */
+Test(sweep, point_timeout_and_size_guard, .init = setup, .fini = teardown, .timeout = 60)
+{
+    char *nl = write_rc("rc.cir", ""), cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep rc.cir --param hm=0.1n,10n --point-timeout 0.4 -j 2 --no-plot 2>&1",
+             tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
+    cr_assert(strstr(out, "point 0 (hm=1e-10) failed: stopped after --point-timeout 0.4 s"), "%s", out);
+    free(out);
+    char *t = file("rc.sweep.dat");
+    cr_assert(t && strstr(t, "1.000000000000e-10 nan nan 3 0\n"), "%s", t);
+    cr_assert(strstr(t, "1.000000000000e-08 6.32") && strstr(t, " 0 1\n"), "%s", t);   /* 1 - 1/e at 1 ms */
+    free(t);
+    snprintf(cmd, sizeof cmd, "cd %s && rm -f rc.sweep.dat && %s sweep rc.cir --param r=1:2:10001 --no-plot 2>&1", tmp,
+             NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+    cr_assert(strstr(out, "10001 points to run (more than 10000)") && strstr(out, "--yes"), "%s", out);
+    free(out);
+    cr_assert_null(file("rc.sweep.dat"));
+    /* with --yes it starts (stopped after 1 s: an interrupted table) */
+    snprintf(cmd, sizeof cmd, "cd %s && timeout --preserve-status -s INT 1 %s sweep rc.cir --param r=1:2:10001 --yes "
+             "--no-plot --quiet 2>&1; echo \"exit $?\"", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "exit 130"), "%s", out);
+    free(out);
+    t = file("rc.sweep.dat");
+    cr_assert(t && strstr(t, "of the 10001 points of this run finished"), "%s", t ? t : "no table");
+    free(t);
+    free(nl);
+}
