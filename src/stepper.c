@@ -247,6 +247,34 @@ out:
     nsc_report_free(&r);
 }
 
+/* gmin only fixes the common mode of a floating sub-network: in a well-posed
+ * circuit the current through it is ~gmin * |v| (picoamperes). When it carries
+ * more than NSC_GMIN_CURRENT the static solution exists only through gmin (a
+ * current source, or an inductor's initial current, with no path: blocking
+ * diodes, open switches) and its voltages are ~I/gmin: an error naming the node
+ * and what is connected there, not a result. */
+#define NSC_GMIN_CURRENT 1e-9
+static nsc_status gmin_check(const nsc_lcs *L, const nsc_circuit *c, double gmin, const double *z, nsc_report *r)
+{
+    for (int q = 0; q < L->ngmin; q++) {
+        int nd = L->gmin_node[q];
+        double v = z[nd - 1], i = gmin * fabs(v);      /* z holds v(node k) at k - 1 (lcs_asm.c) */
+        if (!(i > NSC_GMIN_CURRENT)) continue;
+        char at[200] = "";
+        for (int e = 0, k = 0; e < c->nel && strlen(at) < 150; e++)
+            for (int j = 0; j < c->el[e].nnode && j < 4; j++)
+                if (c->el[e].node[j] == nd) {
+                    snprintf(at + strlen(at), sizeof at - strlen(at), "%s%s", k++ ? ", " : "", c->el[e].name);
+                    break;
+                }
+        return nsc_err(r, NSC_ESIM, NULL, "no solution at t=0: node '%s' has no path for the current driven into it "
+                       "(only gmin = %g S carries it: %.3g A, so v = %.3g V); a current source or an inductor's "
+                       "initial current is blocked (diodes off, switches open?); elements at the node: %s",
+                       c->node_name[nd], gmin, i, v, at);
+    }
+    return NSC_OK;
+}
+
 /* A run that ended with an error (out of memory mid-run, say) but no note yet
  * says so in its table: rows up to the last one kept, the error as the note,
  * so no writer presents it as complete and no .meas reads it. */
@@ -319,6 +347,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         nsc_lcs_sources(L0, 0.0, ws0, s0s, e0s);
         s = static_solve(&cache0, o->solver, o->uic, s0s, e0s, zs, ls, sw, st, r);
         if (!s && !o->uic) polish_op(c, o->gmin, &cache0, sw, s0s, e0s, zs, ls, st);
+        if (!s) s = gmin_check(L0, c, o->gmin, zs, r);
         free(s0s);
         free(e0s);
         if (s) {
@@ -519,6 +548,7 @@ nsc_status nsc_run_op(const nsc_circuit *c, double gmin, nsc_solver solver, cons
     double *z = buf, *sv = z + n, *l = sv + n, *e = l + m, *w = e + m;
     nsc_lcs_sources_dc(L, w, sv, e);
     if ((s = static_solve(&cache, solver, 0, sv, e, z, l, sw, NULL, r))) goto done;
+    if ((s = gmin_check(L, c, gmin, z, r))) goto done;
     if ((s = op_row(L, c, probes, nprobe, sw, z, l, w, rv + 1, r))) goto done;
     nsc_waves *W = nsc_waves_new(names, nc, c->title);
     if (!W) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }

@@ -434,3 +434,35 @@ Test(e2e, out_of_memory_mid_run_is_marked, .timeout = 120)
         nsc_report_free(&r);
     }
 }
+
+/* A static solution that exists only through gmin is no result: a current source
+ * into a blocking diode (v was 1e9 V, exit 0) and an inductor's IC = 1 A against
+ * blocking diodes (1e12 V at t = 0, then -5e8 A at theta = 0.5, exit 0). Exit 3,
+ * the node and its elements named; .op too. A diode that conducts the same
+ * source's current is fine. */
+Test(e2e, solution_only_through_gmin_is_an_error)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    const char *net[][2] = {
+        { "I1 0 a 1m\nD1 0 a DI\n.model DI D(VF=0)\n.tran 1u 10u\n", "node 'a' has no path" },
+        { "I1 0 a 1m\nD1 0 a DI\n.model DI D(VF=0)\n.op\n", "node 'a' has no path" },
+        { "L1 a b 1m IC=1\nD1 a 0 DI\nD2 0 b DI\nR1 a 0 1Meg\n.model DI D(VF=0)\n.options stepping=fixed\n"
+          ".tran 1u 10u UIC\n", "node 'b' has no path" },
+    };
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/g%d.cir", tmp, k);
+        char text[512];
+        snprintf(text, sizeof text, "gmin only\n%s.end\n", net[k][0]);
+        tu_write_file(path, text);
+        snprintf(cmd, sizeof cmd, "cd %s && %s g%d.cir 2>&1", tmp, NSC_PROGRAM, k);
+        cr_assert_eq(tu_run(cmd, &out), 3, "%d: %s", k, out);
+        cr_assert(strstr(out, net[k][1]) && strstr(out, "elements at the node: "), "%d: %s", k, out);
+        free(out);
+    }
+    snprintf(path, sizeof path, "%s/g3.cir", tmp);
+    tu_write_file(path, "conducting\nI1 0 a 1m\nD1 a 0 DI\n.model DI D(VF=0.7)\n.op\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s g3.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "v(a)                 =  7.0000000000e-01"), "%s", out);
+    free(out);
+}
