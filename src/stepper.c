@@ -247,6 +247,37 @@ out:
     nsc_report_free(&r);
 }
 
+/* Fixed steps with theta < 1 ring on a mode much faster than h (a capacitor
+ * shorted by a closed switch's RON, a capacitor driven by an ideal edge): the
+ * step z_k+1 - z_k of an unknown flips sign every step without decaying. The
+ * output is the scheme's (fixed stepping is bit-for-bit the design documents'
+ * scheme), so this only warns, once: after NSC_RING_STEPS such steps in a row,
+ * each larger than NSC_RING_REL of the unknown's magnitude and at least half
+ * the one before. */
+#define NSC_RING_STEPS 20
+#define NSC_RING_REL 1e-3
+typedef struct ring_watch {
+    int n, warned;
+    double *d;       /* [n] last step of each unknown */
+    int *run;        /* [n] alternating steps in a row */
+} ring_watch;
+
+static void ring_step(ring_watch *R, const nsc_lcs *L, const double *z0, const double *z1, double t, double theta,
+                      double h, nsc_report *r)
+{
+    for (int i = 0; !R->warned && i < R->n; i++) {
+        double d = z1[i] - z0[i], big = NSC_RING_REL * fmax(fabs(z0[i]), fabs(z1[i]));
+        int alt = d * R->d[i] < 0 && fabs(d) > big && fabs(d) >= 0.5 * fabs(R->d[i]);
+        R->run[i] = alt ? R->run[i] + 1 : 0;
+        R->d[i] = d;
+        if (R->run[i] < NSC_RING_STEPS) continue;
+        R->warned = 1;
+        nsc_warn(r, NULL, "%s flips by about %.3g every step up to t=%g s: theta = %g rings on a time constant far "
+                 "below the step h = %g s (a capacitor shorted by a switch, an ideal edge into a capacitor?); "
+                 "use .options theta=1, or adaptive stepping (the default)", L->zname[i], fabs(d), t, theta, h);
+    }
+}
+
 /* gmin only fixes the common mode of a floating sub-network: in a well-posed
  * circuit the current through it is ~gmin * |v| (picoamperes). When it carries
  * more than NSC_GMIN_CURRENT the static solution exists only through gmin (a
@@ -299,6 +330,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     char **names = NULL, *sw = NULL, *evlog = NULL;
     double *buf = NULL, *bp = NULL;
     int nbp = 0;
+    ring_watch ring = { 0 };
     nsc_pcache cache, cache0;
     memset(&cache, 0, sizeof cache);
     memset(&cache0, 0, sizeof cache0);
@@ -392,6 +424,8 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
         goto done;
     }
+    ring = (ring_watch){ n, o->theta >= 1, nsc_calloc((size_t)n + 1, sizeof(double)), nsc_calloc((size_t)n + 1, sizeof(int)) };
+    if (!ring.d || !ring.run) ring.warned = 1;                /* no watch, no harm */
     while (t < tstop - eps) {
         if (o->stop && *o->stop) {
             W->end = NSC_RUN_INTERRUPTED;
@@ -428,6 +462,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         st->pivots += info.iter;
         if (info.residual > st->max_residual) st->max_residual = info.residual;
         if (tn == tg) k++;
+        if (!ring.warned) ring_step(&ring, L, z0, z1, tn, o->theta, h, r);
         if (evlog && log_modes(W, L, tn, nsc_onestep_mode(P), evlog)) {
             s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
             goto done;
@@ -472,6 +507,8 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     W->t_end = t;
 done:
     if (s && *out) mark_failed(*out, r);
+    free(ring.d);
+    free(ring.run);
     nsc_pcache_free(&cache, st);
     nsc_pcache_free(&cache0, st);
     for (int q = 0; f && q < nprobe; q++) nsc_lin_free(&f[q]);

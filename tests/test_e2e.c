@@ -466,3 +466,32 @@ Test(e2e, solution_only_through_gmin_is_an_error)
     cr_assert(strstr(out, "v(a)                 =  7.0000000000e-01"), "%s", out);
     free(out);
 }
+
+/* Fixed steps at theta = 0.5 on a capacitor shorted by a closed switch (RON =
+ * 1 nOhm: RC = 1 fs, h = 1 us) ring +-4.95 V every step: that is the scheme's
+ * answer, so it stays, but it is no longer silent. Adaptive stepping (a BE
+ * restart at the located switching instant) and theta = 1 do not ring: no warning. */
+Test(e2e, fixed_step_ringing_is_warned)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    const char *opt[] = { ".options stepping=fixed\n", "", ".options stepping=fixed theta=1\n" };
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/cs%d.cir", tmp, k);
+        char text[512];
+        snprintf(text, sizeof text, "cap shorted\nC1 a 0 1u IC=5\nS1 a 0 c 0 SW\nV1 c 0 PULSE(0 1 10u 1n 1n 1 2)\n"
+                 ".model SW SW(RON=1n ROFF=1e9 VT=0.5 VH=0)\n%s.tran 1u 50u UIC\n.end\n", opt[k]);
+        tu_write_file(path, text);
+        snprintf(cmd, sizeof cmd, "cd %s && %s cs%d.cir 2>&1", tmp, NSC_PROGRAM, k);
+        cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+        int warned = strstr(out, "warning: v(a) flips by about") != NULL;
+        cr_assert_eq(warned, k == 0, "%d: %s", k, out);
+        free(out);
+        snprintf(path, sizeof path, "%s/cs%d.dat", tmp, k);
+        tu_table t;
+        cr_assert_eq(tu_table_read(path, &t), 0);
+        double v = TU_AT(&t, t.nrow - 1, tu_table_col(&t, "v(a)"));
+        if (k == 0) cr_assert(fabs(fabs(v) - 4.9999) < 1e-3, "v(a) = %g", v);    /* the scheme's ringing */
+        else cr_assert(fabs(v) < 1e-9, "%d: v(a) = %g", k, v);                  /* discharged */
+        tu_table_free(&t);
+    }
+}
