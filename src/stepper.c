@@ -253,11 +253,16 @@ out:
  * output is the scheme's (fixed stepping is bit-for-bit the design documents'
  * scheme), so this only warns, once: after NSC_RING_STEPS such steps in a row,
  * each larger than NSC_RING_REL of the unknown's magnitude and at least half
- * the one before. */
+ * the one before. The scheme's factor on such a mode is R(-inf) = -(1 - theta)
+ * / theta: -1 at theta = 0.5 (never damped), so the ringing starts at an
+ * excitation and lasts:
+ * watching the 2 NSC_RING_STEPS + 2 steps after the start, each breakpoint and
+ * each mode change is enough, and costs nothing on the long smooth stretches. */
 #define NSC_RING_STEPS 20
 #define NSC_RING_REL 1e-3
 typedef struct ring_watch {
     int n, warned;
+    int left;        /* steps still watched */
     double *d;       /* [n] last step of each unknown */
     int *run;        /* [n] alternating steps in a row */
 } ring_watch;
@@ -424,7 +429,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
         goto done;
     }
-    ring = (ring_watch){ n, o->theta >= 1, nsc_calloc((size_t)n + 1, sizeof(double)), nsc_calloc((size_t)n + 1, sizeof(int)) };
+    ring = (ring_watch){ n, o->theta >= 1, 2 * NSC_RING_STEPS + 2, nsc_calloc((size_t)n + 1, sizeof(double)), nsc_calloc((size_t)n + 1, sizeof(int)) };
     if (!ring.d || !ring.run) ring.warned = 1;                /* no watch, no harm */
     while (t < tstop - eps) {
         if (o->stop && *o->stop) {
@@ -462,7 +467,12 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         st->pivots += info.iter;
         if (info.residual > st->max_residual) st->max_residual = info.residual;
         if (tn == tg) k++;
-        if (!ring.warned) ring_step(&ring, L, z0, z1, tn, o->theta, h, r);
+        if (!ring.warned && (tn != tg || !info.mode_hit) && ring.left <= 0) {   /* excited: a fresh window */
+            ring.left = 2 * NSC_RING_STEPS + 2;
+            memset(ring.run, 0, (size_t)n * sizeof(int));
+            memset(ring.d, 0, (size_t)n * sizeof(double));
+        }
+        if (!ring.warned && ring.left > 0 && ring.left--) ring_step(&ring, L, z0, z1, tn, o->theta, h, r);
         if (evlog && log_modes(W, L, tn, nsc_onestep_mode(P), evlog)) {
             s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
             goto done;
