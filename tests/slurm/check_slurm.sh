@@ -44,7 +44,7 @@ mkdir -p "$dir/state" "$dir/spool" "$dir/work"
 cpus=$(nproc)
 cat > "$SLURM_CONF" <<EOF
 ClusterName=nsc
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 AuthType=auth/munge
 ProctrackType=proctrack/linuxproc
@@ -64,7 +64,7 @@ SlurmctldLogFile=$dir/slurmctld.log
 SlurmdLogFile=$dir/slurmd.log
 SlurmctldPort=6917
 SlurmdPort=6918
-NodeName=$host CPUs=$cpus State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
 PartitionName=check Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
 slurmctld -i -f "$SLURM_CONF" || fail "slurmctld did not start"
