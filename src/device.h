@@ -55,6 +55,7 @@ typedef struct nsc_dev_need {
     int nextra;  /* extra branch unknowns of the static modes (0 in TRAN) */
     int npair;   /* complementarity pairs (same in every mode) */
     int nsrc;    /* independent sources w_j (the element's own wave) */
+    int flag;    /* the device's own: set by count, handed to stamp in its slots */
 } nsc_dev_need;
 
 /* ---- 2./3. stamping ---- */
@@ -65,6 +66,7 @@ typedef struct nsc_dev_slots {
     int extra;  /* z index of the first static extra branch */
     int pair;   /* lambda index */
     int src;    /* w index */
+    int flag;   /* nsc_dev_need.flag of the element */
 } nsc_dev_slots;
 
 typedef enum nsc_stmat { NSC_ST_E, NSC_ST_A, NSC_ST_B, NSC_ST_C, NSC_ST_D, NSC_ST_SS, NSC_ST_SE } nsc_stmat;

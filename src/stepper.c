@@ -252,8 +252,8 @@ out:
  * step z_k+1 - z_k of an unknown flips sign every step without decaying. The
  * output is the scheme's (fixed stepping is bit-for-bit the design documents'
  * scheme), so this only warns, once: after NSC_RING_STEPS such steps in a row,
- * each larger than NSC_RING_REL of the unknown's magnitude and at least half
- * the one before. The scheme's factor on such a mode is R(-inf) = -(1 - theta)
+ * each larger than NSC_RING_REL of the largest magnitude the unknown had in the
+ * watched steps and at least half the one before. The scheme's factor on such a mode is R(-inf) = -(1 - theta)
  * / theta: -1 at theta = 0.5 (never damped), so the ringing starts at an
  * excitation and lasts:
  * watching the 2 NSC_RING_STEPS + 2 steps after the start, each breakpoint and
@@ -264,6 +264,7 @@ typedef struct ring_watch {
     int n, warned;
     int left;        /* steps still watched */
     double *d;       /* [n] last step of each unknown */
+    double *mag;     /* [n] largest |z_i| seen while watching */
     int *run;        /* [n] alternating steps in a row */
 } ring_watch;
 
@@ -271,7 +272,8 @@ static void ring_step(ring_watch *R, const nsc_lcs *L, const double *z0, const d
                       double h, nsc_report *r)
 {
     for (int i = 0; !R->warned && i < R->n; i++) {
-        double d = z1[i] - z0[i], big = NSC_RING_REL * fmax(fabs(z0[i]), fabs(z1[i]));
+        R->mag[i] = fmax(R->mag[i], fmax(fabs(z0[i]), fabs(z1[i])));
+        double d = z1[i] - z0[i], big = NSC_RING_REL * R->mag[i];
         int alt = d * R->d[i] < 0 && fabs(d) > big && fabs(d) >= 0.5 * fabs(R->d[i]);
         R->run[i] = alt ? R->run[i] + 1 : 0;
         R->d[i] = d;
@@ -429,8 +431,9 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
         goto done;
     }
-    ring = (ring_watch){ n, o->theta >= 1, 2 * NSC_RING_STEPS + 2, nsc_calloc((size_t)n + 1, sizeof(double)), nsc_calloc((size_t)n + 1, sizeof(int)) };
-    if (!ring.d || !ring.run) ring.warned = 1;                /* no watch, no harm */
+    ring = (ring_watch){ n, o->theta >= 1, 2 * NSC_RING_STEPS + 2, nsc_calloc((size_t)n + 1, sizeof(double)),
+                         nsc_calloc((size_t)n + 1, sizeof(double)), nsc_calloc((size_t)n + 1, sizeof(int)) };
+    if (!ring.d || !ring.mag || !ring.run) ring.warned = 1;   /* no watch, no harm */
     while (t < tstop - eps) {
         if (o->stop && *o->stop) {
             W->end = NSC_RUN_INTERRUPTED;
@@ -518,6 +521,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
 done:
     if (s && *out) mark_failed(*out, r);
     free(ring.d);
+    free(ring.mag);
     free(ring.run);
     nsc_pcache_free(&cache, st);
     nsc_pcache_free(&cache0, st);
