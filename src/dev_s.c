@@ -1,7 +1,9 @@
 /* dev_s.c -- voltage-controlled switch S n+ n- nc+ nc- model,
  * .model name SW(VT=0 VH=0 RON=1 ROFF=1e12), ngspice semantics with ideal switching
  * (netlist.md): a conductance 1/RON (on) or 1/ROFF (off) between n+ and n-; on when
- * v(nc+) - v(nc-) > VT + VH, off when < VT - VH, unchanged in between. The state
+ * v(nc+) - v(nc-) > VT + VH, off when < VT - VH, unchanged in between; with VH = 0
+ * and the control exactly at VT, off in the transient and on at the operating
+ * point, as ngspice 39 (nsc_lcs_switch_update). The state
  * for the step t_k -> t_k+1 is decided from the control voltage at t_k (lcs.h
  * nsc_switch: A holds 1/ROFF, the on state adds 1/RON - 1/ROFF), so the control
  * may be any node voltage of the circuit, including one the switch itself drives.

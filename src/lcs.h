@@ -126,8 +126,12 @@ double nsc_lin_eval_sw(const nsc_lin *f, const nsc_lcs *L, const char *sw, const
                        const double *lambda, const double *zprev, double h, const double *w);
 
 /* Switch decisions from the solution z at t_k (nsc_switch): updates sw[nsw] in
- * place, returns the number of switches that changed state. */
+ * place, returns the number of switches that changed state. With VH = 0 and the
+ * control exactly at VT, as ngspice 39 behaves (netlist.md): off in the
+ * transient (a 0/1 PWM control back at 0 V turns the switch off; it stayed on),
+ * on at the operating point (op = 1: nsc_lcs_switch_update_at). */
 int nsc_lcs_switch_update(const nsc_lcs *L, const double *z, char *sw);
+int nsc_lcs_switch_update_at(const nsc_lcs *L, const double *z, char *sw, int op);
 
 /* s(t) and e(t) into s[n], e[m]; the source values w(t) are also stored into w[nsrc]
  * unless w is NULL. */

@@ -104,17 +104,23 @@ int nsc_st_switch(nsc_builder *b, int el, int a, int k, double g_off, double g_o
     return b->nsw++;
 }
 
-int nsc_lcs_switch_update(const nsc_lcs *L, const double *z, char *sw)
+int nsc_lcs_switch_update_at(const nsc_lcs *L, const double *z, char *sw, int op)
 {
     int changed = 0;
     for (int j = 0; j < L->nsw; j++) {
         const nsc_switch *S = &L->sw[j];
         double u = (S->c >= 0 ? z[S->c] : 0.0) - (S->d >= 0 ? z[S->d] : 0.0);   /* u = v_c - v_d */
         char st = u > S->on_above ? 1 : u < S->off_below ? 0 : sw[j];
+        if (S->on_above == S->off_below && u == S->on_above) st = (char)op;     /* VH = 0, u = VT exactly */
         changed += st != sw[j];
         sw[j] = st;
     }
     return changed;
+}
+
+int nsc_lcs_switch_update(const nsc_lcs *L, const double *z, char *sw)
+{
+    return nsc_lcs_switch_update_at(L, z, sw, 0);
 }
 
 /* ---- the assembler ---- */

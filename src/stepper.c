@@ -192,7 +192,7 @@ static nsc_status static_solve(nsc_pcache *C, nsc_solver solver, int relax, cons
             nsc_step_failure(r, L, P, 0.0, &info, solver);
             return NSC_ESIM;
         }
-        if (!nsc_lcs_switch_update(L, z, sw)) return NSC_OK;
+        if (!nsc_lcs_switch_update_at(L, z, sw, 1)) return NSC_OK;
         if (st) st->switch_events++;
         if (it == 2 * L->nsw + 2) {
             nsc_warn(r, NULL, "the switch states of the initial solution did not settle after %d solves; "

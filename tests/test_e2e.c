@@ -541,3 +541,28 @@ Test(e2e, capacitor_loops_match_ngspice)
     }
     tu_table_free(&t);
 }
+
+/* A switch with VT = VH = 0 whose 0/1 control returns to exactly 0 V turns off,
+ * as in ngspice 39 (it stayed on: the boost's inductor current ramped without
+ * bound, exit 0). The boost of tests/data/switch_vt0 against ngspice: v(out) and
+ * i(l1) within 1 % of range (RMS) over 300 us; the inductor current stays
+ * within ngspice's range (24.4 A) instead of ramping to hundreds of amperes. */
+Test(e2e, switch_with_zero_threshold_turns_off_at_zero)
+{
+    char cmd[4096], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o bsw.dat %s/switch_vt0/boost_sw.cir 2>&1 && "
+             "%s compare bsw.dat %s/switch_vt0/boost_sw_ng.txt --tol 0.01 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR,
+             NSC_PROGRAM, NSC_REFDIR);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "PASS: all 2 signals"), "%s", out);
+    free(out);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/bsw.dat", tmp);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int il = tu_table_col(&t, "i(l1)");
+    double mx = 0;
+    for (int i = 0; i < t.nrow; i++) mx = fmax(mx, TU_AT(&t, i, il));
+    cr_assert(mx < 26, "i(l1) peaks at %g A", mx);
+    tu_table_free(&t);
+}
