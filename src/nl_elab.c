@@ -1357,7 +1357,13 @@ static nsc_status resolve_refs(elab *E)
 }
 
 /* SPICE defaults of omitted waveform fields; dc = value at t = 0 when no DC given */
-static void wave_defaults(elab *E)
+/* SPICE's defaults for the omitted fields of each source's waveform, with
+ * ngspice's semantics for degenerate ones (netlist.md): PULSE PW = 0 means TSTOP;
+ * PER omitted or 0 means TSTOP, and ngspice wraps only when t - TD > PER, so
+ * such a pulse never repeats within the run: per = 0 here (no repeat; with
+ * per = TSTOP the value at t = TSTOP fell back to V1). TR = TF = 0 stay ideal
+ * edges. Negative PULSE durations are errors (they were accepted). */
+static nsc_status wave_defaults(elab *E)
 {
     nsc_circuit *c = E->c;
     double ts = c->has_tran ? c->tstep : 0, te = c->has_tran ? c->tstop : 1e30;
@@ -1369,9 +1375,15 @@ static void wave_defaults(elab *E)
         double *p = w->p;
         switch (w->kind) {
         case NSC_WAVE_PULSE: {
-            const double d[7] = { 0, 0, 0, ts, ts, te, te };
+            const double d[7] = { 0, 0, 0, ts, ts, te, 0 };
             for (int i = g; i < 7; i++) p[i] = d[i];
             w->np = 7;
+            const char *field[] = { "TR", "TF", "PW", "PER" };
+            for (int i = 3; i < 7; i++)
+                if (p[i] < 0)
+                    return nsc_err(E->r, NSC_ENETLIST, &c->el[k].loc, "PULSE of %s: negative %s = %g", c->el[k].name,
+                                   field[i - 3], p[i]);
+            if (p[5] == 0) p[5] = te;                     /* ngspice: PW = 0 is TSTOP */
             break;
         }
         case NSC_WAVE_SIN: {
@@ -1393,6 +1405,7 @@ static void wave_defaults(elab *E)
         }
         if (setdc) w->dc = nsc_wave_eval(w, 0);
     }
+    return NSC_OK;
 }
 
 static nsc_status resolve_ic(elab *E)
@@ -1588,8 +1601,7 @@ static nsc_status elaborate(elab *E)
         return nsc_err(E->r, NSC_ENETLIST, &loc, "netlist has no elements");
     }
     if (resolve_refs(E) || resolve_ic(E) || resolve_save(E) || nl_meas_resolve(c, E->r)) return E->r->status;
-    wave_defaults(E);
-    return NSC_OK;
+    return wave_defaults(E);
 }
 
 /* deck -> circuit (the circuit takes the deck's file names) */

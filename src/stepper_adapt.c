@@ -61,6 +61,7 @@
  * otherwise. */
 #include "stepper_int.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -584,6 +585,8 @@ static void next_step(ad *a, ctl *c, double hq, double err, double theta, int ev
         c->loc_it = 0;
     }
     if (event || at_bp || newseg) {                          /* a new smooth segment */
+        for (int j = 0; at_bp && j < a->L->nsrc; j++)        /* from the sources' right limit */
+            a->w0[j] = nsc_wave_eval(a->L->src[j].wave, t);
         hist_reset(a, t, a->z0, a->w0);
         double hlast = event ? c->h_pre : hq > c->hnext ? hq : c->hnext;
         c->hnext = NSC_RESTART * hlast;
@@ -617,7 +620,12 @@ static nsc_status trial(ad *a, ctl *c)
         nsc_onestep_set_mode(P, a->have_mode ? a->mode0 : NULL);
         c->Plast = P;
     }
-    for (int j = 0; j < a->L->nsrc; j++) a->w1[j] = nsc_wave_eval(a->L->src[j].wave, tn);   /* w(t_k+1) */
+    /* w(t_k+1); a step that lands on a breakpoint takes the sources' left limit
+     * there (a PWL or PULSE jump belongs to the next segment, which starts from
+     * the right limit: next_step), else the jump fell inside this step and the
+     * error control shrank it to nothing */
+    double tw = tn == tb && tn > 0 ? tn * (1 - 4 * DBL_EPSILON) : tn;
+    for (int j = 0; j < a->L->nsrc; j++) a->w1[j] = nsc_wave_eval(a->L->src[j].wave, tw);
     nsc_step_info info;
     int bad = nsc_onestep_step(P, o->solver, a->z0, a->w0, a->w1, a->z1, a->l, &info);
     c->dirty = 0;

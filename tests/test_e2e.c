@@ -566,3 +566,52 @@ Test(e2e, switch_with_zero_threshold_turns_off_at_zero)
     cr_assert(mx < 26, "i(l1) peaks at %g A", mx);
     tu_table_free(&t);
 }
+
+/* PULSE as ngspice 39 reads it (netlist.md): PULSE(0 1) stays at 1 through the
+ * last row (it fell back to 0 at TSTOP: the period was TSTOP and wrapped there);
+ * PW = 0 means TSTOP (the pulse stays high until its period wraps: a jump back to
+ * V1 every PER, as ngspice's run of the same card); PER = 0 never repeats;
+ * negative durations are errors. A jump of a source on a breakpoint in a circuit
+ * without states (a vertical PWL step into a resistor) runs in adaptive steps: it
+ * failed with "the time step fell below ..." (the landing step saw the jump). */
+Test(e2e, pulse_semantics_of_ngspice)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/pw.cir", tmp);
+    tu_write_file(path, "pulse semantics\nV1 a 0 PULSE(0 1)\nV2 b 0 PULSE(0 1 1u 1u 1u 0 5u)\n"
+                        "V3 c 0 PULSE(0 2 1u 1u 1u 1u 0)\nV4 d 0 PWL(0 0 1u 1 6u 1 6u 0 7u 1)\n"
+                        "R1 a 0 1\nR2 b 0 1\nR3 c 0 1\nR4 d 0 1\n.tran 0.5u 20u\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet pw.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/pw.dat", tmp);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int ca = tu_table_col(&t, "v(a)"), cb = tu_table_col(&t, "v(b)"), cc = tu_table_col(&t, "v(c)"),
+        cd = tu_table_col(&t, "v(d)");
+    cr_assert_eq(t.nrow, 41);
+    const struct { int col; double t, v; } want[] = {
+        { ca, 0.5e-6, 1 }, { ca, 19.5e-6, 1 }, { ca, 20e-6, 1 },       /* TR = TSTEP; 1 at TSTOP */
+        { cb, 1.5e-6, 0.5 }, { cb, 5.5e-6, 1 }, { cb, 6.5e-6, 0.5 }, { cb, 10e-6, 1 },   /* PW = TSTOP, PER 5u */
+        { cc, 2.5e-6, 2 }, { cc, 3.5e-6, 1 }, { cc, 6.5e-6, 0 }, { cc, 19.5e-6, 0 },    /* PER = 0: once */
+        { cd, 5.5e-6, 1 }, { cd, 6.5e-6, 0.5 }, { cd, 10e-6, 1 },
+    };
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        int i = (int)(want[k].t / 0.5e-6 + 0.5);
+        cr_assert_float_eq(TU_AT(&t, i, 0), want[k].t, 1e-15);
+        cr_assert(fabs(TU_AT(&t, i, want[k].col) - want[k].v) < 1e-9, "%s at %g: %g, not %g", t.name[want[k].col],
+                  want[k].t, TU_AT(&t, i, want[k].col), want[k].v);
+    }
+    tu_table_free(&t);
+    const char *bad[] = { "PULSE(0 1 0 1n 1n -1u 2u)", "PULSE(0 1 0 1n 1n 1u -2u)", "PULSE(0 1 0 -1n 1n 1u 2u)" };
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/neg.cir", tmp);
+        char text[256];
+        snprintf(text, sizeof text, "negative\nV1 a 0 %s\nR1 a 0 1\n.tran 1n 1u\n.end\n", bad[k]);
+        tu_write_file(path, text);
+        snprintf(cmd, sizeof cmd, "cd %s && %s neg.cir 2>&1", tmp, NSC_PROGRAM);
+        cr_assert_eq(tu_run(cmd, &out), 1, "%s: %s", bad[k], out);
+        cr_assert(strstr(out, "neg.cir:2:1: error: PULSE of v1: negative "), "%s", out);
+        free(out);
+    }
+}

@@ -146,7 +146,7 @@ Test(elab, sources_dc_and_waveforms_with_defaults)
     e = el(c, "v3");
     cr_assert_eq(e->wave.kind, NSC_WAVE_PULSE);
     cr_assert_eq(e->wave.np, 7);
-    const double pulse[7] = { 0, 5, 1e-6, 1e-9, 10e-9, 10e-6, 10e-6 }; /* tf = tstep, pw = per = tstop */
+    const double pulse[7] = { 0, 5, 1e-6, 1e-9, 10e-9, 10e-6, 0 };     /* tf = tstep, pw = tstop, no repeat (ngspice: per = tstop, wrapped only past it) */
     for (int k = 0; k < 7; k++) near(e->wave.p[k], pulse[k]);
     near(e->wave.dc, 0);
     e = el(c, "v4");

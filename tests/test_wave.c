@@ -144,7 +144,8 @@ Test(wave, defaults_from_tran)
     const nsc_wave *p = &c->el[0].wave;
     near(nsc_wave_eval(p, 0.5e-6), 0.5);  /* tr = tstep */
     near(nsc_wave_eval(p, 5e-6), 1);      /* pw = tstop */
-    near(nsc_wave_eval(p, 10.5e-6), 0.5); /* per = tstop: rises again */
+    near(nsc_wave_eval(p, 10e-6), 1);     /* ngspice: per = tstop, wrapped only past it: */
+    near(nsc_wave_eval(p, 10.5e-6), 1);   /* no repeat (it fell to 0 at tstop) */
     const nsc_wave *s = &c->el[1].wave;   /* freq = 1/tstop */
     near(nsc_wave_eval(s, 2.5e-6), 1);
     const nsc_wave *e = &c->el[2].wave;   /* tau1 = tstep, td2 = tstep */
