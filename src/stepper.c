@@ -88,26 +88,32 @@ void nsc_pcache_free(nsc_pcache *C, nsc_sim_stats *st)
     }
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Sorted, de-duplicated corners of every source waveform in (0, tstop]. */
-int nsc_tran_breakpoints(const nsc_lcs *L, double tstop, double tol, double **bp, int *nbp)
+int nsc_bpq_init(nsc_bpq *q, const nsc_lcs *L, double tstop)
 {
-    int cap = 0;
-    *bp = NULL;
-    *nbp = 0;
-    for (int j = 0; j < L->nsrc; j++)
-        if (nsc_wave_breakpoints(L->src[j].wave, tstop, bp, nbp, &cap)) return -1;
-    if (*nbp > 1) qsort(*bp, (size_t)*nbp, sizeof(double), cmp_double);
-    int u = 0;
-    for (int k = 0; k < *nbp; k++)
-        if ((*bp)[k] > tol && (u == 0 || (*bp)[k] - (*bp)[u - 1] > tol)) (*bp)[u++] = (*bp)[k];
-    *nbp = u;
+    q->L = L;
+    q->tstop = tstop;
+    q->next = nsc_calloc((size_t)L->nsrc + 1, sizeof(double));
+    if (!q->next) return -1;
+    for (int j = 0; j < L->nsrc; j++) q->next[j] = -INFINITY;    /* computed at the first call */
     return 0;
+}
+
+double nsc_bpq_after(nsc_bpq *q, double x)
+{
+    double best = INFINITY;
+    for (int j = 0; j < q->L->nsrc; j++) {
+        if (q->next[j] <= x) q->next[j] = nsc_wave_next_corner(q->L->src[j].wave, x);
+        if (q->next[j] < best) best = q->next[j];
+    }
+    return best <= q->tstop ? best : INFINITY;
+}
+
+void nsc_bpq_free(nsc_bpq *q)
+{
+    free(q->next);
+    q->next = NULL;
 }
 
 /* "time 1.2e-3 s: ..., devices d1 d3, residual ..." for a failed step. */
@@ -335,8 +341,8 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     nsc_lcs *L = NULL, *L0 = NULL;
     nsc_lin *f = NULL;
     char **names = NULL, *sw = NULL, *evlog = NULL;
-    double *buf = NULL, *bp = NULL;
-    int nbp = 0;
+    double *buf = NULL;
+    nsc_bpq bp = { 0 };
     ring_watch ring = { 0 };
     nsc_pcache cache, cache0;
     memset(&cache, 0, sizeof cache);
@@ -403,7 +409,7 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     v0[0] = 0.0;
 
     double h = o->h, tstop = o->tstop, eps = 1e-9 * h;
-    if (nsc_tran_breakpoints(L, tstop, eps, &bp, &nbp)) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    if (nsc_bpq_init(&bp, L, tstop)) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
     if (o->tstep > 0 && (tstop - o->tstart) / o->tstep * nc < 1e7)   /* the rows (up to 80 MB), reserved: */
         nsc_waves_reserve(W, (long)((tstop - o->tstart) / o->tstep) + 2);  /* no growth in the loop */
 
@@ -418,13 +424,12 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     }
 
     if (o->adaptive) {
-        nsc_tran T = { c, o, L, &cache, f, nprobe, W, sw, bp, nbp, z0, l, w0, v0, jout, st, r };
+        nsc_tran T = { c, o, L, &cache, f, nprobe, W, sw, &bp, z0, l, w0, v0, jout, st, r };
         s = nsc_tran_adaptive(&T);
         goto done;
     }
     double t = 0.0;
     long k = 0;                                      /* t_k = k h is the last grid point reached */
-    int ib = 0;                                      /* next breakpoint */
     int swchanged = 1;                               /* switch states changed since P was chosen */
     nsc_onestep *P = NULL;
     if (o->events && !(evlog = calloc((size_t)m + (size_t)L->nsw + 2, 1))) {
@@ -442,9 +447,9 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         }
         double tg = (double)(k + 1) * h;             /* next grid point */
         if (tg > tstop - eps) tg = tstop;
-        while (ib < nbp && bp[ib] <= t + eps) ib++;
+        double b = nsc_bpq_after(&bp, t + eps);       /* the next breakpoint */
         double tn = tg;
-        if (ib < nbp && bp[ib] < tg - eps) { tn = bp[ib]; st->short_steps++; }
+        if (b < tg - eps) { tn = b; st->short_steps++; }
         double hh = tn - t, hkey = fabs(hh - h) <= eps ? h : hh;
         if (!P || swchanged || !nsc_same_h(P->h, hkey)) {  /* the problem of (h, switch states) */
             nsc_onestep *Pn;
@@ -530,7 +535,7 @@ done:
     free(names);
     free(sw);
     free(buf);
-    free(bp);
+    nsc_bpq_free(&bp);
     free(evlog);
     nsc_lcs_free(L);
     nsc_lcs_free(L0);

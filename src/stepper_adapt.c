@@ -435,7 +435,7 @@ typedef struct ctl {
     double h_pre;            /* the step that found the bracketed event */
     double t_lastev, chat_until, t_cap;
     int restart;             /* implicit-Euler steps still to take in this segment */
-    int ib, nup, loc_it, dirty, ev_run, rejected, stall, take;
+    int nup, loc_it, dirty, ev_run, rejected, stall, take;
     nsc_onestep *Plast;
 } ctl;
 
@@ -445,8 +445,7 @@ static double trial_end(ad *a, ctl *c, int chatter, double *hl, double *tb)
 {
     nsc_tran *T = a->T;
     double t = c->t, hmax = c->hmax, tstop = a->o->tstop;
-    while (c->ib < T->nbp && T->bp[c->ib] <= t + NSC_BP_MERGE * hmax) c->ib++;   /* no sliver steps */
-    *tb = c->ib < T->nbp ? T->bp[c->ib] : INFINITY;
+    *tb = nsc_bpq_after(T->bp, t + NSC_BP_MERGE * hmax);     /* closer ones are reached: no sliver steps */
     double h = chatter ? NSC_CHAT_H * hmax : c->hnext < hmax ? c->hnext : hmax;
     double tn, tg = *tb < tstop ? *tb : tstop, stretch = c->rejected ? 1.0 : 1.25;
     *hl = 0;

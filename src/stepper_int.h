@@ -33,7 +33,19 @@ void nsc_pcache_free(nsc_pcache *C, nsc_sim_stats *st);
 
 /* Sorted corners of every source waveform in (tol, tstop], at least tol apart.
  * 0, or -1 on ENOMEM. */
-int nsc_tran_breakpoints(const nsc_lcs *L, double tstop, double tol, double **bp, int *nbp);
+/* The breakpoints of the sources of L, generated as the run reaches them: next[j]
+ * is the first corner of source j after the cursor (nsc_wave_next_corner), so
+ * memory is O(nsrc) whatever the number of periods. */
+typedef struct nsc_bpq {
+    const nsc_lcs *L;
+    double tstop;
+    double *next;            /* [nsrc] */
+} nsc_bpq;
+int nsc_bpq_init(nsc_bpq *q, const nsc_lcs *L, double tstop);     /* 0, or -1 out of memory */
+/* The first breakpoint > x (x never decreasing between calls), INFINITY if none
+ * up to tstop. */
+double nsc_bpq_after(nsc_bpq *q, double x);
+void nsc_bpq_free(nsc_bpq *q);
 
 /* "time 1.2e-3 s: ..., devices d1 d3, residual ..." for a failed step of P at t. */
 void nsc_step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, double t,
@@ -55,8 +67,7 @@ typedef struct nsc_tran {
     int nprobe;
     nsc_waves *W;
     char *sw;                /* [L->nsw] switch states */
-    const double *bp;        /* [nbp] breakpoints */
-    int nbp;
+    nsc_bpq *bp;             /* the breakpoints */
     const double *z0, *l0, *w0, *v0;  /* t = 0: z[n], l[m], w[nsrc], probes v0[1..nprobe] */
     long jout;               /* next output row: t = tstart + jout tstep */
     nsc_sim_stats *st;

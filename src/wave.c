@@ -128,3 +128,77 @@ int nsc_wave_breakpoints(const nsc_wave *w, double tstop, double **bp, int *nbp,
         return 0;
     }
 }
+
+/* ---- the next corner after t, generated on demand ---- */
+
+/* the smallest of the corners c[0..n) that is > t, else INFINITY */
+static double first_after(const double *c, int n, double t)
+{
+    double best = INFINITY;
+    for (int i = 0; i < n; i++)
+        if (c[i] > t && c[i] < best) best = c[i];
+    return best;
+}
+
+/* PULSE: the corners of period k are b, b + tr, b + tr + pw, b + tr + pw + tf with
+ * b = td + k per, each sum in that order (the same doubles as
+ * nsc_wave_breakpoints); periods k - 1 .. k + 1 around t cover corners that
+ * overlap the next period. */
+static double pulse_next(const double *p, double t)
+{
+    double td = p[2], tr = p[3], tf = p[4], pw = p[5], per = p[6];
+    long k0 = 0;
+    if (per > 0 && t > td) {
+        double q = floor((t - td) / per);
+        if (q > 9e15) return INFINITY;                        /* beyond what a double counts */
+        k0 = (long)q;
+    }
+    double best = INFINITY;
+    for (long k = k0 > 0 ? k0 - 1 : 0; k <= k0 + 1; k++) {
+        double b = td + (double)k * per;
+        double c[4] = { b, b + tr, b + tr + pw, b + tr + pw + tf };
+        double x = first_after(c, 4, t);
+        if (x < best) best = x;
+        if (!(per > 0)) break;
+    }
+    return best;
+}
+
+/* PWL: the times p[2i], then in repetition k >= 1 those after r shifted by k (tn - r) */
+static double pwl_next(const nsc_wave *w, double t)
+{
+    const double *p = w->p;
+    int n = w->np / 2;
+    if (n == 0) return INFINITY;
+    int lo = 0, hi = n;                                       /* first time > t: binary search */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (p[2 * mid] > t) hi = mid;
+        else lo = mid + 1;
+    }
+    if (lo < n) return p[2 * lo];
+    double tn = p[2 * (n - 1)], r = w->repeat, per = tn - r;
+    if (!(r >= 0 && per > 0)) return INFINITY;
+    double q = floor((t - r) / per);
+    if (q > 9e15) return INFINITY;
+    long k0 = q < 1 ? 1 : (long)q;
+    for (long k = k0 - (k0 > 1); k <= k0 + 1; k++) {         /* the first corner of repetition k > t */
+        double shift = (double)k * per, best = INFINITY;
+        for (int i = 0; i < n; i++)
+            if (p[2 * i] > r && p[2 * i] + shift > t) { best = p[2 * i] + shift; break; }
+        if (best < INFINITY) return best;
+    }
+    return INFINITY;
+}
+
+double nsc_wave_next_corner(const nsc_wave *w, double t)
+{
+    const double *p = w->p;
+    switch (w->kind) {
+    case NSC_WAVE_PULSE: return pulse_next(p, t);
+    case NSC_WAVE_SIN: return p[3] > t ? p[3] : INFINITY;
+    case NSC_WAVE_EXP: { double c[2] = { p[2], p[4] }; return first_after(c, 2, t); }
+    case NSC_WAVE_PWL: return pwl_next(w, t);
+    default: return INFINITY;
+    }
+}

@@ -25,6 +25,15 @@ static void bps(const nsc_wave *w, double tstop, const double *want, int n)
     cr_assert_eq(nsc_wave_breakpoints(w, tstop, &bp, &nbp, &cap), 0);
     cr_assert_eq(nbp, n, "%d breakpoints, want %d", nbp, n);
     for (int k = 0; k < n; k++) near(bp[k], want[k]);
+    /* the same corners one at a time (nsc_wave_next_corner), bit for bit */
+    double t = 0;
+    for (int k = 0; k < nbp; k++) {
+        if (k > 0 && bp[k] == bp[k - 1]) continue;
+        t = nsc_wave_next_corner(w, t);
+        cr_assert(t == bp[k], "corner %d: %.17g, listed %.17g", k, t, bp[k]);
+    }
+    t = nsc_wave_next_corner(w, t);
+    cr_assert(!(t <= tstop), "a corner %.17g after the last listed", t);
     free(bp);
 }
 
@@ -153,4 +162,29 @@ Test(wave, defaults_from_tran)
     near(nsc_wave_eval(e, 2e-6), (1 - exp(-2)) - (1 - exp(-1)));
     nsc_circuit_free(c);
     nsc_report_free(&r);
+}
+
+/* Corners generated one at a time need no list: a 1 ps PULSE over 1 s (1e12
+ * periods; the list was capped at 1e7 periods, 320 MB a source) answers in
+ * O(1) anywhere, with overlapping periods (tr + pw + tf > per) in order. */
+Test(wave, next_corner_far_out_and_overlapping)
+{
+    double p[7] = { 0, 1, 0, 0.2e-12, 0.2e-12, 0.3e-12, 1e-12 };
+    nsc_wave w = mk(NSC_WAVE_PULSE, p, 7, -1);
+    double t = 0.7 - 1e-13, c = nsc_wave_next_corner(&w, t);
+    cr_assert(c > t && c - t <= 1e-12, "%.17g after %.17g", c, t);
+    double q[7] = { 0, 1, 1e-6, 3e-6, 3e-6, 2e-6, 5e-6 };   /* corners of period k overlap period k+1 */
+    nsc_wave v = mk(NSC_WAVE_PULSE, q, 7, -1);
+    double prev = 0;
+    for (int k = 0; k < 40; k++) {
+        double x = nsc_wave_next_corner(&v, prev);
+        cr_assert(x > prev && x < 1e-4, "corner %d: %g after %g", k, x, prev);
+        prev = x;
+    }
+    const double want[] = { 1e-6, 4e-6, 6e-6, 9e-6, 11e-6, 14e-6, 16e-6, 19e-6, 21e-6, 24e-6, 26e-6, 29e-6 };
+    prev = 0;
+    for (int k = 0; k < 12; k++) {                          /* the same corner of two periods may */
+        prev = nsc_wave_next_corner(&v, prev + 1e-12);     /* differ by an ulp: queries step past it */
+        near(prev, want[k]);
+    }
 }
