@@ -15,6 +15,12 @@ void nsc_print_report(const nsc_report *r);
 /* Print r's warnings and notes now (--quiet: the notes are dropped), then forget
  * them, so they come before the run's summary and are never repeated. */
 void nsc_flush_warnings(nsc_report *r, int quiet);
+/* Whether paths a and b both exist and are the same file (device and inode). */
+int nsc_same_file(const char *a, const char *b);
+/* The first of the outputs out[nout] that is one of the inputs in[nin] (the
+ * same file, under any name), else NULL: a run must never overwrite what it
+ * reads (nscircuit -o rc.cir rc.cir, a netlist named net.gp). */
+const char *nsc_output_is_input(char *const *out, int nout, char *const *in, int nin);
 
 /* `nscircuit compare OURS REFERENCE [options]`: argv[0] is "compare". Prints the
  * comparison on stdout; returns the exit status: 0 every signal within --tol,

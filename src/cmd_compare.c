@@ -35,7 +35,7 @@ const char nsc_compare_usage[] =
     "  --quiet             print only the verdict\n"
     "\n"
     "exit status: 0 every signal within --tol, 1 some signal is not, 2 usage error,\n"
-    "unreadable file or nothing to compare\n";
+    "unreadable file or nothing to compare, 4 an output could not be written\n";
 
 static int fail(const char *fmt, const char *arg)
 {
@@ -182,6 +182,9 @@ static nsc_status write_script(const nsc_cmp *c, int q, const char *datpath, con
                                const char *pngpath, const char *ours, const char *ref, nsc_report *r)
 {
     const nsc_cmp_sig *s = &c->sig[q];
+    const char *names[] = { datpath, gppath, pngpath };
+    nsc_status ns = nsc_gp_names_check(names, 3, r);
+    if (ns) return ns;
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -229,7 +232,18 @@ static nsc_status plots(const nsc_cmp *c, const char *prefix, const char *ours, 
 {
     char *dat = nsc_asprintf("%s.dat", prefix);
     if (!dat) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
-    nsc_status s = write_grid(c, dat, r);
+    char *in[] = { (char *)ours, (char *)ref };
+    nsc_status s = NSC_OK;
+    for (int q = -1; !s && q < c->nsig; q++) {              /* no output may be an input */
+        char *part = q >= 0 ? file_part(c->sig[q].name) : NULL;
+        char *o[3] = { q < 0 ? dat : NULL, part ? nsc_asprintf("%s.%s.gp", prefix, part) : NULL,
+                       part ? nsc_asprintf("%s.%s.png", prefix, part) : NULL };
+        const char *clash = nsc_output_is_input(q < 0 ? o : o + 1, q < 0 ? 1 : 2, in, 2);
+        if (clash) s = nsc_err(r, NSC_EUSAGE, NULL, "the output '%s' is one of the files compared: choose another "
+                               "prefix with -o", clash);
+        free(part); free(o[1]); free(o[2]);
+    }
+    if (!s) s = write_grid(c, dat, r);
     if (!s && !quiet) printf("\nwrote %s", dat);
     for (int q = 0; !s && q < c->nsig; q++) {
         char *part = file_part(c->sig[q].name);
@@ -376,7 +390,8 @@ int nsc_cmd_compare(int argc, char **argv)
             if (!pre) { nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); status = 3; goto done; }
             prefix = pre;
         }
-        if (plots(cmp, prefix, fo, fr, quiet, &rep)) status = 2;
+        nsc_status ps = plots(cmp, prefix, fo, fr, quiet, &rep);
+        if (ps) status = ps == NSC_EOUT ? 4 : nsc_exit_status(ps) == 3 ? 3 : 2;
     }
 done:
     if (rep.error) fprintf(stderr, "%s\n", rep.error);

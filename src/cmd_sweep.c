@@ -130,7 +130,24 @@ static int write_outputs(const nsc_sweep_table *T, const char *prefix, int csv, 
     }
     nsc_report_free(&r);
     free(dat); free(cs); free(gpp); free(pngp);
-    return s ? (s == NSC_ENOMEM ? 3 : 1) : 0;
+    return s ? nsc_exit_status(s) : 0;
+}
+
+/* 2 (printed) when an output PREFIX.sweep.{dat,csv,gp,png} is one of the inputs
+ * in[nin] (the netlist, the merged tables), else 0 (3 out of memory). */
+static int outputs_clash(const char *prefix, char *const *in, int nin)
+{
+    const char *suf[] = { ".sweep.dat", ".sweep.csv", ".sweep.gp", ".sweep.png" };
+    for (int k = 0; k < 4; k++) {
+        char *o = nsc_asprintf("%s%s", prefix, suf[k]);
+        if (!o) return 3;
+        int clash = nsc_output_is_input(&o, 1, in, nin) != NULL;
+        if (clash) fprintf(stderr, "nscircuit: error: the output '%s' is an input of this study: choose another "
+                                   "prefix with -o\n", o);
+        free(o);
+        if (clash) return 2;
+    }
+    return 0;
 }
 
 /* ---- a point's process ---- */
@@ -525,6 +542,8 @@ int nsc_sweep(const nsc_sweep_args *a)
     prefix = a->prefix ? nsc_strdup(a->prefix) : sn > 1 && st ? nsc_asprintf("%s.shard%dof%d", st, sk, sn) : st ? nsc_strdup(st) : NULL;
     free(st);
     if (!prefix) { status = 3; goto done; }
+    char *in1[] = { (char *)a->netlist };
+    if ((status = outputs_clash(prefix, in1, 1))) goto done;
     if (a->keep_waves) {
         if (!(S.wavedir = nsc_asprintf("%s.waves", prefix))) { status = 3; goto done; }
         if (mkdir(S.wavedir, 0777) && errno != EEXIST) {
@@ -627,6 +646,7 @@ static int merge(char *const *paths, int n, const char *oprefix, int csv, int no
     if (s) { status = s == NSC_ENOMEM ? 3 : 2; goto done; }
     prefix = oprefix ? nsc_strdup(oprefix) : stem(T.netlist);
     if (!prefix) { status = 3; goto done; }
+    if ((status = outputs_clash(prefix, paths, n))) goto done;
     long failed = 0;
     for (long i = 0; i < T.nrow; i++) failed += T.status[i] != 0;
     if (!quiet) fprintf(stderr, "nscircuit: merged %d tables: %ld points of %s, %ld failed\n", n, T.nrow, T.netlist, failed);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "netlist.h"
@@ -26,6 +27,20 @@ void nsc_flush_warnings(nsc_report *r, int quiet)
         free(r->warn[k]);
     }
     r->nwarn = 0;
+}
+
+int nsc_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+const char *nsc_output_is_input(char *const *out, int nout, char *const *in, int nin)
+{
+    for (int i = 0; i < nout; i++)
+        for (int j = 0; j < nin; j++)
+            if (nsc_same_file(out[i], in[j])) return out[i];
+    return NULL;
 }
 
 int nsc_usage_error(const char *cmd, const char *fmt, const char *arg)

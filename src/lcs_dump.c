@@ -1,10 +1,12 @@
 /* lcs_dump.c -- nsc_lcs_dump: the LCS as Matrix Market files and names.txt.
- * Each file is written to "<dir>/.<name>.tmp" and renamed: complete or absent. */
+ * Each file is written to a temporary "<dir>/.<name>.XXXXXX" created exclusively
+ * (mkstemp: a planted symlink is never followed) and renamed: complete or absent. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "lcs.h"
 
@@ -36,12 +38,19 @@ static int write_names(FILE *f, const nsc_lcs *L)
 static nsc_status dump_one(const nsc_lcs *L, const char *dir, const char *name, int kind,
                            const nsc_sparse *A, const double *v, int len, const char *comment, nsc_report *r)
 {
-    char *tmp = nsc_asprintf("%s/.%s.tmp", dir, name), *path = nsc_asprintf("%s/%s", dir, name);
+    char *tmp = nsc_asprintf("%s/.%s.XXXXXX", dir, name), *path = nsc_asprintf("%s/%s", dir, name);
     if (!tmp || !path) {
         free(tmp); free(path);
         return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
     }
-    FILE *f = fopen(tmp, "w");
+    int fd = mkstemp(tmp);
+    if (fd >= 0) {                                      /* mkstemp's 0600 -> 0666 & ~umask */
+        mode_t um = umask(0);
+        umask(um);
+        (void)fchmod(fd, 0666 & ~um);
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f && fd >= 0) close(fd);
     int bad = !f;
     if (f) {
         bad = kind == 0 ? nsc_sp_write_mm(A, f, comment) : kind == 1 ? write_vec(f, v, len, comment) : write_names(f, L);
@@ -50,8 +59,8 @@ static nsc_status dump_one(const nsc_lcs *L, const char *dir, const char *name, 
     if (!bad && rename(tmp, path) != 0) bad = 1;
     nsc_status st = NSC_OK;
     if (bad) {
-        st = nsc_err(r, NSC_EIO, NULL, "cannot write '%s': %s", path, strerror(errno));
-        remove(tmp);
+        st = nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", path, strerror(errno));
+        if (fd >= 0) remove(tmp);
     }
     free(tmp); free(path);
     return st;
@@ -60,7 +69,7 @@ static nsc_status dump_one(const nsc_lcs *L, const char *dir, const char *name, 
 nsc_status nsc_lcs_dump(const nsc_lcs *L, const char *dir, nsc_report *r)
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return nsc_err(r, NSC_EIO, NULL, "cannot create directory '%s': %s", dir, strerror(errno));
+        return nsc_err(r, NSC_EOUT, NULL, "cannot create directory '%s': %s", dir, strerror(errno));
     struct { const char *name; const nsc_sparse *A; const char *comment; } mat[] = {
         {"E.mtx", L->E, "E: E z' = A z + B lambda + s(t)"},
         {"A.mtx", L->A, "A: E z' = A z + B lambda + s(t)"},

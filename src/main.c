@@ -342,6 +342,15 @@ int main(int argc, char **argv)
     png = with_suffix(out, ".png");
     measpath = with_suffix(out, ".meas");
     if (!out || !dat || !gp || !png || !measpath) { s = nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    {
+        char *evp = with_suffix(out, ".events");
+        char *outs[] = { out, dat, gp, png, measpath, evp };
+        const char *clash = nsc_output_is_input(outs, evp ? 6 : 5, ckt->files, ckt->nfiles);
+        if (clash) s = nsc_err(&rep, NSC_EUSAGE, NULL, "the output '%s' is an input of this run (the netlist or a "
+                               "file it includes): choose another name with -o", clash);
+        free(evp);
+        if (s) goto done;
+    }
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

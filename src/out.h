@@ -53,6 +53,12 @@ nsc_status nsc_render_gp(const char *gppath, nsc_report *r);
 void nsc_time_unit(double tmax, double *scale, const char **unit);
 double nsc_unit_scale(double maxabs, const char **prefix);
 void nsc_gp_quote(FILE *f, const char *s);
+/* A file name as a gnuplot string, exactly (a quote written twice; no length
+ * limit). Only for names that pass nsc_gp_name_ok (no control character):
+ * nsc_gp_names_check refuses the others with NSC_EOUT. */
+void nsc_gp_path(FILE *f, const char *s);
+int nsc_gp_name_ok(const char *s);
+nsc_status nsc_gp_names_check(const char *const *names, int n, nsc_report *r);
 /* The script lines every nscircuit gnuplot script starts with: outfile (pngpath's
  * base name unless the caller set it), the PNG terminal 1000 x height, datafile
  * (datpath's base name), grid, key and margins. */
@@ -68,6 +74,10 @@ nsc_status nsc_write_atomic(const char *path, const char *data, size_t len, nsc_
 /* An output stream on "path.XXXXXX" in the destination's directory: open, write
  * to f, then close(ok): renamed onto path when ok and no write failed, else
  * removed (NSC_EIO naming path). */
+/* An output file written completely or not at all: a temporary created
+ * exclusively (mkstemp) beside it, renamed over it on success. A path that
+ * exists and is not a regular file (/dev/null, a FIFO, a terminal) is written
+ * directly and never renamed over (tmp = NULL). Errors: NSC_EOUT naming the file. */
 typedef struct nsc_afile {
     FILE *f;
     char *tmp;

@@ -15,6 +15,13 @@ nsc_status nsc_afile_open(nsc_afile *a, const char *path, nsc_report *r)
 {
     a->path = path;
     a->f = NULL;
+    a->tmp = NULL;
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {        /* a device, a FIFO: write to it */
+        if (S_ISDIR(sb.st_mode)) return nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': Is a directory", path);
+        if (!(a->f = fopen(path, "w"))) return nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", path, strerror(errno));
+        return NSC_OK;
+    }
     a->tmp = nsc_asprintf("%s.XXXXXX", path);
     if (!a->tmp) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
     int fd = mkstemp(a->tmp);
@@ -28,7 +35,7 @@ nsc_status nsc_afile_open(nsc_afile *a, const char *path, nsc_report *r)
         if (fd >= 0) { close(fd); unlink(a->tmp); }
         free(a->tmp);
         a->tmp = NULL;
-        return nsc_err(r, NSC_EIO, NULL, "cannot write '%s': %s", path, strerror(e));
+        return nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", path, strerror(e));
     }
     return NSC_OK;
 }
@@ -37,12 +44,13 @@ nsc_status nsc_afile_close(nsc_afile *a, int ok, nsc_report *r)
 {
     int bad = !ok || ferror(a->f);
     int e = errno;
-    if (fclose(a->f)) { bad = 1; e = errno; }
-    if (!bad && rename(a->tmp, a->path)) { bad = 1; e = errno; }
-    if (bad) unlink(a->tmp);
+    if (fflush(a->f)) { bad = 1; e = errno; }                /* the error of the write that failed */
+    if (fclose(a->f)) { if (!bad) e = errno; bad = 1; }
+    if (!bad && a->tmp && rename(a->tmp, a->path)) { bad = 1; e = errno; }
+    if (bad && a->tmp) unlink(a->tmp);
     free(a->tmp);
     a->tmp = NULL;
-    if (bad) return nsc_err(r, NSC_EIO, NULL, "cannot write '%s': %s", a->path, strerror(e));
+    if (bad) return nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", a->path, strerror(e ? e : EIO));
     return NSC_OK;
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,18 +19,45 @@ const char *nsc_base_name(const char *p)
     return s ? s + 1 : p;
 }
 
+/* Names pasted into a script are data, never code: inside gnuplot's single
+ * quotes only a quote is special (written twice); a control character (a
+ * newline would end the string, or the comment line it is in) is refused. */
+int nsc_gp_name_ok(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 32 || *s == 127) return 0;
+    return 1;
+}
+
+void nsc_gp_path(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'') fputc('\'', f);
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+nsc_status nsc_gp_names_check(const char *const *names, int n, nsc_report *r)
+{
+    for (int k = 0; k < n; k++)
+        if (names[k] && !nsc_gp_name_ok(names[k]))
+            return nsc_err(r, NSC_EOUT, NULL, "cannot write a gnuplot script naming '%s': the name holds a control "
+                           "character", names[k]);
+    return NSC_OK;
+}
+
 void nsc_gp_preamble(FILE *f, const char *pngpath, const char *datpath, int height)
 {
-    fprintf(f,
-            "if (!exists(\"outfile\")) outfile = '%s'\n"
-            "set terminal pngcairo noenhanced size 1000,%d font 'sans,10'\n"
-            "set output outfile\n"
-            "datafile = '%s'\n"
-            "set grid\n"
-            "set key outside right top reverse Left\n"
-            "set lmargin at screen 0.09\n"
-            "set rmargin at screen 0.84\n",
-            nsc_base_name(pngpath), height, nsc_base_name(datpath));
+    fputs("if (!exists(\"outfile\")) outfile = ", f);
+    nsc_gp_path(f, nsc_base_name(pngpath));
+    fprintf(f, "\nset terminal pngcairo noenhanced size 1000,%d font 'sans,10'\nset output outfile\ndatafile = ", height);
+    nsc_gp_path(f, nsc_base_name(datpath));
+    fputs("\nset grid\n"
+          "set key outside right top reverse Left\n"
+          "set lmargin at screen 0.09\n"
+          "set rmargin at screen 0.84\n", f);
 }
 
 /* Panel of a column: 'v' voltages, 'i' currents, 'o' other. */
@@ -102,6 +130,9 @@ static void plot_panel(FILE *f, const nsc_waves *W, char kind, double tscale, in
 nsc_status nsc_write_gp(const nsc_waves *W, const char *datpath, const char *gppath,
                         const char *pngpath, nsc_report *r)
 {
+    const char *names[] = { datpath, gppath, pngpath };
+    nsc_status st = nsc_gp_names_check(names, 3, r);
+    if (st) return st;
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -139,7 +170,8 @@ nsc_status nsc_write_gp(const nsc_waves *W, const char *datpath, const char *gpp
     return s;
 }
 
-/* gnuplot -e "outfile='tmp'" script, run in the script's directory; the PNG is
+/* gnuplot -e "outfile='tmp'" script, run in the script's directory; tmp is
+ * created exclusively (mkstemp) beside the PNG before gnuplot opens it, and
  * renamed into place only when gnuplot succeeded. */
 nsc_status nsc_render_gp(const char *gppath, nsc_report *r)
 {
@@ -150,14 +182,38 @@ nsc_status nsc_render_gp(const char *gppath, nsc_report *r)
     if (slash) *slash = 0; else strcpy(dir, ".");
     /* final PNG name: script name with .png */
     char *png = nsc_asprintf("%.*s.png", (int)(strrchr(gpbase, '.') ? strrchr(gpbase, '.') - gpbase : (long)strlen(gpbase)), gpbase);
-    char *tmp = png ? nsc_asprintf(".%s.%ld.tmp", png, (long)getpid()) : NULL;
-    char *expr = tmp ? nsc_asprintf("outfile='%s'", tmp) : NULL;
-    if (!png || !tmp || !expr) { free(dir); free(png); free(tmp); free(expr); return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
-    int pfd[2];
+    char *tmpp = png ? nsc_asprintf("%s/.%s.XXXXXX", dir, png) : NULL, *tmp = NULL, *expr = NULL;
+    size_t elen = 0;
+    FILE *ef = tmpp ? open_memstream(&expr, &elen) : NULL;
+    if (!png || !tmpp || !ef) {
+        if (ef) fclose(ef);
+        free(dir); free(png); free(tmpp); free(expr);
+        return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    }
     nsc_status s = NSC_OK;
-    if (pipe(pfd)) { s = nsc_err(r, NSC_EIO, NULL, "cannot run gnuplot: %s", strerror(errno)); goto out; }
+    int tfd = mkstemp(tmpp);
+    if (tfd < 0) {
+        fclose(ef);
+        s = nsc_err(r, NSC_EOUT, NULL, "cannot write '%s/%s': %s", dir, png, strerror(errno));
+        free(dir); free(png); free(tmpp); free(expr);
+        return s;
+    }
+    mode_t um = umask(0);
+    umask(um);
+    (void)fchmod(tfd, 0666 & ~um);
+    close(tfd);
+    tmp = (char *)nsc_base_name(tmpp);
+    fputs("outfile=", ef);
+    nsc_gp_path(ef, tmp);
+    if (fclose(ef) || !nsc_gp_name_ok(tmp)) { unlink(tmpp); s = nsc_err(r, NSC_EOUT, NULL, "cannot write '%s'", png); goto out; }
+    int pfd[2];
+    if (pipe(pfd)) { unlink(tmpp); s = nsc_err(r, NSC_EOUT, NULL, "cannot run gnuplot: %s", strerror(errno)); goto out; }
     pid_t pid = fork();
-    if (pid < 0) { close(pfd[0]); close(pfd[1]); s = nsc_err(r, NSC_EIO, NULL, "cannot run gnuplot: %s", strerror(errno)); goto out; }
+    if (pid < 0) {
+        close(pfd[0]); close(pfd[1]); unlink(tmpp);
+        s = nsc_err(r, NSC_EOUT, NULL, "cannot run gnuplot: %s", strerror(errno));
+        goto out;
+    }
     if (pid == 0) {
         int null = open("/dev/null", O_RDWR);
         if (null >= 0) { dup2(null, 0); dup2(null, 1); }
@@ -178,23 +234,23 @@ nsc_status nsc_render_gp(const char *gppath, nsc_report *r)
     close(pfd[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    char *tmppath = nsc_asprintf("%s/%s", dir, tmp), *pngpath = nsc_asprintf("%s/%s", dir, png);
-    if (!tmppath || !pngpath) s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
-    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || access(tmppath, F_OK) != 0) {
+    char *pngpath = nsc_asprintf("%s/%s", dir, png);
+    struct stat sb;
+    if (!pngpath) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); unlink(tmpp); }
+    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || stat(tmpp, &sb) != 0 || sb.st_size == 0) {
         for (char *p = msg; *p; p++) if (*p == '\n') *p = ' ';
-        s = nsc_err(r, NSC_EIO, NULL, "gnuplot failed on '%s'%s%s (install gnuplot-nox for --plot)",
+        s = nsc_err(r, NSC_EOUT, NULL, "gnuplot failed on '%s'%s%s (install gnuplot-nox for --plot)",
                     gppath, got ? ": " : "", msg);
-        unlink(tmppath);
-    } else if (rename(tmppath, pngpath)) {
-        s = nsc_err(r, NSC_EIO, NULL, "cannot write '%s': %s", pngpath, strerror(errno));
-        unlink(tmppath);
+        unlink(tmpp);
+    } else if (rename(tmpp, pngpath)) {
+        s = nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", pngpath, strerror(errno));
+        unlink(tmpp);
     }
-    free(tmppath);
     free(pngpath);
 out:
     free(dir);
     free(png);
-    free(tmp);
+    free(tmpp);
     free(expr);
     return s;
 }

@@ -13,6 +13,7 @@
  * blocks in row order: its bytes are the serial loop's whatever the threads. */
 #include "out_rows.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -72,6 +73,7 @@ struct nsc_rowq {
     qblock *blk;
     int nblk, capblk, claimed, written, writing;
     int closing, failed;
+    int err;          /* errno of the first failure (a worker's errno is its own) */
     size_t pending;   /* bytes of own rows not yet formatted */
     pool texts;       /* B * rowmax bytes each */
     pool copies;      /* B * ncol doubles each */
@@ -103,7 +105,9 @@ static void work(nsc_rowq *q)
             q->writing = 1;
             pthread_mutex_unlock(&q->lock);
             int ok = fwrite(text, 1, len, q->f) == len;
+            int e = errno;
             pthread_mutex_lock(&q->lock);
+            if (!ok && !q->err) q->err = e ? e : EIO;
             pool_put(&q->texts, text);
             q->blk[b].text = NULL;
             q->written++;
@@ -126,6 +130,7 @@ static void work(nsc_rowq *q)
             q->blk[b].text = k.text;
             q->blk[b].len = k.len;
             q->blk[b].state = 2;
+            if (!ok && !q->err) q->err = ENOMEM;
             if (!ok) q->failed = 1;
             pthread_cond_broadcast(&q->cond);
         } else if (q->failed || (q->closing && q->written == q->nblk)) {
@@ -236,6 +241,7 @@ int nsc_rowq_finish(nsc_rowq *q)
     pthread_mutex_unlock(&q->lock);
     work(q);                                         /* this thread formats and writes too */
     join_all(q);
+    if (q->failed && q->err) errno = q->err;         /* for the caller's message (nsc_afile_close) */
     return !q->failed;
 }
 

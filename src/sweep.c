@@ -107,6 +107,7 @@ int nsc_exit_status(nsc_status s)
     case NSC_OK: return 0;
     case NSC_ENETLIST: case NSC_EIO: return 1;
     case NSC_EUSAGE: return 2;
+    case NSC_EOUT: return 4;
     default: return 3;
     }
 }
@@ -566,6 +567,8 @@ nsc_status nsc_sweep_read(const char *path, nsc_sweep_table *T, nsc_report *r)
         rest += u3;
     }
     if (strncmp(rest, "netlist=", 8)) goto bad;
+    for (const char *q = rest + 8; *q; q++)              /* a base name, as written: it names the merge's */
+        if (*q == '/' || (unsigned char)*q < 32) goto bad;   /* outputs, never a path elsewhere */
     if ((s = nsc_sweep_table_init(T, names, npar, names + npar, nmeas, rest + 8, npoint, k, n, r))) goto out;
     memcpy(T->study, study, sizeof study);
     int nc = npar + nmeas;
@@ -692,24 +695,27 @@ nsc_status nsc_sweep_write_gp(const nsc_sweep_table *T, const char *datpath, con
     pb = pb ? pb + 1 : pngpath;
     db = db ? db + 1 : datpath;
     int panels = T->nmeas ? T->nmeas : 1;
+    const char *names[] = { gppath, pngpath, datpath };
+    nsc_status st = nsc_gp_names_check(names, 3, r);
+    if (st) { free(bstart); return st; }
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) { free(bstart); return oom(r); }
+    fprintf(f, "# gnuplot script written by nscircuit sweep: gnuplot %s (in this directory)\n"
+               "# each measure against the first parameter; change the terminal line for another format\n"
+               "if (!exists(\"outfile\")) outfile = ", gb);
+    nsc_gp_path(f, pb);
+    fprintf(f, "\nset terminal pngcairo noenhanced size 900,%d font 'sans,10'\nset output outfile\ndatafile = ",
+            80 + 260 * panels);
+    nsc_gp_path(f, db);
     fprintf(f,
-            "# gnuplot script written by nscircuit sweep: gnuplot %s (in this directory)\n"
-            "# each measure against %s; change the terminal line for another format\n"
-            "if (!exists(\"outfile\")) outfile = '%s'\n"
-            "set terminal pngcairo noenhanced size 900,%d font 'sans,10'\n"
-            "set output outfile\n"
-            "datafile = '%s'\n"
-            "set grid\n"
+            "\nset grid\n"
             "set key outside right top Left reverse\n"
             "set lmargin at screen 0.11\n"
             "set rmargin at screen 0.78\n"
             "set format y '%%g'\n"
-            "set format x '%%g'\n",
-            gb, T->name[0], pb, 80 + 260 * panels, db);
+            "set format x '%%g'\n");
     fprintf(f, "set autoscale xfix\nset offsets graph 0.03, graph 0.03, 0, 0\n");
     if (logx) fprintf(f, "set logscale x\n");
     fprintf(f, "set multiplot layout %d,1 title ", panels);

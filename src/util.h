@@ -16,7 +16,8 @@ typedef enum nsc_status {
     NSC_EUSAGE = 2,   /* bad command line */
     NSC_ESIM = 3,     /* simulation failure: time, devices, residual */
     NSC_ENOMEM = 4,   /* out of memory (reported with exit status 3 by main) */
-    NSC_EIO = 5       /* cannot read / write a file (exit status 1 by main) */
+    NSC_EIO = 5,      /* cannot read an input file (exit status 1 by main) */
+    NSC_EOUT = 6      /* an output could not be written (exit status 4, cli.md) */
 } nsc_status;
 
 /* A source position. file points into an interned string owned by the deck

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rd.h"
@@ -643,5 +644,160 @@ Test(e2e, breakpoints_are_generated_lazily, .timeout = 60)
              "2>&1; echo \"exit $?\"", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0);
     cr_assert(strstr(out, "exit 130") && !strstr(out, "out of memory"), "%s", out);
+    free(out);
+}
+
+/* Hostile file names never run as gnuplot commands: a netlist named
+ * x';system('touch P');'.cir run with --plot, a sweep table whose netlist= field
+ * holds the same (sweep --merge names its outputs after it), compare --plot on
+ * such files. Before, each created P. Names are quoted (a quote written twice);
+ * a name with a control character is refused (exit 4); a netlist= field with a
+ * '/' is not a table of ours. */
+Test(e2e, hostile_names_are_data_not_commands, .timeout = 60)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    const char *evil = "x';system('touch P');'";
+    snprintf(path, sizeof path, "%s/%s.cir", tmp, evil);
+    tu_write_file(path, "hostile\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nC1 b 0 1u\n.tran 10u 2m\n.end\n");
+    int gp = tu_run("command -v gnuplot >/dev/null", NULL) == 0;
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --plot \"%s.cir\" 2>&1", tmp, NSC_PROGRAM, evil);
+    cr_assert_eq(tu_run(cmd, &out), gp ? 0 : 4, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/P", tmp);
+    cr_assert(access(path, F_OK) != 0, "the run's script executed a command");
+    snprintf(path, sizeof path, "%s/%s.png", tmp, evil);
+    if (gp) cr_assert(access(path, F_OK) == 0, "no PNG under the hostile name");
+    /* sweep --merge from a table that names that netlist */
+    snprintf(path, sizeof path, "%s/t.sweep.dat", tmp);
+    char table[512];
+    snprintf(table, sizeof table, "# r vend status point\n# nscircuit sweep: points=2 parameters=1 measures=1 netlist=%s.cir\n"
+             "1 0.5 0 0\n2 0.25 0 1\n", evil);
+    tu_write_file(path, table);
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep --merge --quiet t.sweep.dat 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), gp ? 0 : 4, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/P", tmp);
+    cr_assert(access(path, F_OK) != 0, "sweep --merge executed a command");
+    /* compare --plot on the hostile run against itself */
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare --plot --quiet \"%s.dat\" \"%s.dat\" 2>&1", tmp, NSC_PROGRAM, evil, evil);
+    tu_run(cmd, &out);
+    free(out);
+    cr_assert(access(path, F_OK) != 0, "compare --plot executed a command");
+    /* a netlist= field with a path is not ours */
+    snprintf(path, sizeof path, "%s/u.sweep.dat", tmp);
+    tu_write_file(path, "# r vend status point\n# nscircuit sweep: points=1 parameters=1 measures=1 netlist=../x.cir\n"
+                        "1 0.5 0 0\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep --merge u.sweep.dat 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+    cr_assert(strstr(out, "not a table of nscircuit sweep"), "%s", out);
+    free(out);
+    /* a control character in an output name */
+    snprintf(path, sizeof path, "%s/n\nl.cir", tmp);
+    tu_write_file(path, "newline\nV1 a 0 1\nR1 a 0 1\n.tran 1u 10u\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s --plot \"$(printf 'n\\nl.cir')\" 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 4, "%s", out);
+    cr_assert(strstr(out, "the name holds a control character"), "%s", out);
+    free(out);
+}
+
+/* Outputs that cannot be written exit 4 (cli.md; they exited 1, the netlist
+ * error's status) and the message names the file with the right reason: a
+ * missing directory; /dev/full with 1 and 3 writer threads ("No space left on
+ * device": the threaded writer reported another errno's text). A FIFO given as
+ * -o stays a FIFO and receives the table (it was renamed over: a regular file
+ * took its place). --dump-lcs never follows a symlink planted at a temporary's
+ * name (it opened DIR/.E.mtx.tmp with fopen). */
+Test(e2e, output_failures_and_special_files, .timeout = 60)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    snprintf(path, sizeof path, "%s/rc.cir", tmp);
+    tu_write_file(path, "rc\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nC1 b 0 1u\n.tran 1u 20m\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o nodir/x.dat rc.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 4, "%s", out);
+    cr_assert(strstr(out, "cannot write 'nodir/x.dat'"), "%s", out);
+    free(out);
+    /* a device like /dev/full of our own (mknod as root: a regression would only
+     * replace this copy), else /dev/full itself (not root: it cannot be replaced) */
+    char full[1024];
+    snprintf(full, sizeof full, "%s/full", tmp);
+    snprintf(cmd, sizeof cmd, "mknod -m 666 '%s' c 1 7 2>/dev/null", full);
+    if (tu_run(cmd, NULL) != 0) snprintf(full, sizeof full, "/dev/full");
+    if (strcmp(full, "/dev/full") || getuid() != 0)
+        for (int th = 1; th <= 3; th += 2) {
+            snprintf(cmd, sizeof cmd, "cd %s && %s --threads %d -o '%s' rc.cir 2>&1", tmp, NSC_PROGRAM, th, full);
+            cr_assert_eq(tu_run(cmd, &out), 4, "%s", out);
+            char want[1200];
+            snprintf(want, sizeof want, "cannot write '%s': No space left on device", full);
+            cr_assert(strstr(out, want), "threads %d: %s", th, out);
+            free(out);
+            struct stat sb;
+            cr_assert(stat(full, &sb) == 0 && S_ISCHR(sb.st_mode), "%s is no longer a device", full);
+        }
+    snprintf(cmd, sizeof cmd, "cd %s && mkfifo pipe.dat && { timeout 20 cat pipe.dat > got.txt & } && "
+             "%s --quiet -o pipe.dat rc.cir 2>&1; wait; test -p pipe.dat && echo fifo", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "fifo"), "pipe.dat is no longer a FIFO: %s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/got.txt", tmp);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    cr_assert_eq(t.nrow, 20001);
+    tu_table_free(&t);
+    /* planted symlinks at the old temporary names of --dump-lcs */
+    snprintf(cmd, sizeof cmd, "cd %s && mkdir lcs && echo keep > victim && for f in E A B C D Ss Se; do "
+             "ln -s ../victim lcs/.$f.mtx.tmp; done && %s --dump-lcs lcs rc.cir 2>&1 && cat victim", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "keep\n"), "the symlink's target was overwritten: %s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/lcs/E.mtx", tmp);
+    char *e = tu_read_file(path);
+    cr_assert(e && !strncmp(e, "%%MatrixMarket", 14));
+    free(e);
+}
+
+/* No output overwrites an input (exit 2, the input untouched): -o rc.cir rc.cir,
+ * a netlist named net.gp (its script is net.gp), compare --plot -o rc rc.dat ...
+ * (its grid is rc.dat), a merge whose table would be its input. Before, each
+ * replaced the input. */
+Test(e2e, outputs_never_overwrite_inputs)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    const char *net = "rc\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nC1 b 0 1u\n.tran 10u 1m\n.end\n";
+    snprintf(path, sizeof path, "%s/rc.cir", tmp);
+    tu_write_file(path, net);
+    snprintf(path, sizeof path, "%s/net.gp", tmp);
+    tu_write_file(path, net);
+    const char *run[] = { "-o rc.cir rc.cir", "net.gp", "-o x.dat --format dat net.gp" };
+    const char *clash[] = { "rc.cir", "net.gp", NULL };
+    for (int k = 0; k < 3; k++) {
+        snprintf(cmd, sizeof cmd, "cd %s && %s %s 2>&1", tmp, NSC_PROGRAM, run[k]);
+        int st = tu_run(cmd, &out);
+        if (clash[k]) {
+            cr_assert_eq(st, 2, "%s: %s", run[k], out);
+            cr_assert(strstr(out, "is an input of this run"), "%s", out);
+            snprintf(path, sizeof path, "%s/%s", tmp, clash[k]);
+            char *text = tu_read_file(path);
+            cr_assert(text && !strcmp(text, net), "%s was overwritten", clash[k]);
+            free(text);
+        } else
+            cr_assert_eq(st, 0, "%s: %s", run[k], out);         /* x.dat, x.gp: no clash */
+        free(out);
+    }
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet rc.cir && cp rc.dat ref.dat && %s compare --plot -o rc rc.dat ref.dat "
+             "2>&1", tmp, NSC_PROGRAM, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+    cr_assert(strstr(out, "the output 'rc.dat' is one of the files compared"), "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/rc.dat", tmp);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    cr_assert_eq(t.ncol, 4);                                     /* still the run's table: time v(a) v(b) i(v1) */
+    tu_table_free(&t);
+    snprintf(path, sizeof path, "%s/m.sweep.dat", tmp);
+    tu_write_file(path, "# r vend status point\n# nscircuit sweep: points=2 parameters=1 measures=1 netlist=m.cir\n"
+                        "1 0.5 0 0\n2 0.25 0 1\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep --merge --no-plot m.sweep.dat 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+    cr_assert(strstr(out, "is an input of this study"), "%s", out);
     free(out);
 }

@@ -84,7 +84,7 @@ Test(out, unwritable_path_is_an_error)
     nsc_waves *W = sample();
     nsc_report r;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_write_dat(W, "/nonexistent-dir/x.dat", 0, &r), NSC_EIO);
+    cr_assert_eq(nsc_write_dat(W, "/nonexistent-dir/x.dat", 0, &r), NSC_EOUT);
     cr_assert(strstr(r.error, "cannot write '/nonexistent-dir/x.dat'"), "%s", r.error);
     nsc_waves_free(W);
     nsc_report_free(&r);
