@@ -139,3 +139,32 @@ Test(cli, built_program_is_the_real_binary)
     cr_assert(!memcmp(bin, "\x7f" "ELF", 4), "%s is not an ELF binary: %.40s", NSC_PROGRAM, bin);
     free(bin);
 }
+
+/* The netlist the README shows is the shipped netlists/rectifier.cir, line for
+ * line (the README's version had a floating node n and v(p,n): it did not run
+ * as shown). */
+Test(cli, readme_rectifier_is_the_shipped_netlist)
+{
+    char *readme = tu_read_file(NSC_TOP_SRCDIR "/README.md");
+    char *net = tu_read_file(NSC_NETLISTS "/rectifier.cir");
+    cr_assert(readme && net);
+    const char *b = strstr(readme, "\n    Diode bridge rectifier fed by an LC tank");
+    cr_assert_not_null(b, "the README shows no rectifier netlist");
+    b++;
+    size_t n = 0;
+    char *shown = malloc(strlen(b) + 1);
+    for (const char *p = b; *p;) {                       /* the indented block, indent removed */
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == 0 || strncmp(p, "    ", 4)) break;
+        memcpy(shown + n, p + 4, len - 4);
+        n += len - 4;
+        shown[n++] = '\n';
+        p += len + (e != NULL);
+    }
+    shown[n] = 0;
+    cr_assert_str_eq(shown, net);
+    free(shown);
+    free(readme);
+    free(net);
+}
