@@ -5,8 +5,11 @@
  *   pair 1 (BV given), the reverse (Zener) branch lambda_z flowing k -> a:
  *     y = v_a - v_k + VZ + RZ lambda_z;
  *   a finite ROFF is a parallel resistor.
- * Explicit VF or RON: VF, RON as given, VZ = BV, RZ = RON. Otherwise, when any of
- * IS N RS is given, VF and RON are fitted to the Shockley curve (with a warning):
+ * Explicit VF or RON: VF, RON as given, VZ = BV, RZ = RON (D(VF=0): the ideal
+ * diode of the design documents). Any other card, `.model X D` with no
+ * parameters included, is SPICE's diode (IS = 1e-14, N = 1, RS = 0 and what the
+ * card gives; netlist.md): VF and RON are fitted to the Shockley curve (with a
+ * warning):
  *     v(i) = N Vt ln(1 + i/IS) + RS i,  Vt = kT/q at 300.15 K,
  * replaced on i in [I1, I2] = [10 mA, 1 A] by its best uniform (Chebyshev) line:
  * v(i) is concave, so the line has the secant slope RON = (v(I2) - v(I1))/(I2 - I1)
@@ -65,7 +68,8 @@ static nsc_status d_params(const nsc_element *e, nsc_report *r, diode_par *p)
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': ROFF = %g must be > 0", m->name, p->roff);
     if (p->zener && !(bv > 0))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': BV = %g must be > 0", m->name, bv);
-    if (!given && spice) {
+    (void)spice;
+    if (!given) {                                            /* SPICE's diode, defaults included */
         if (!(is > 0 && n > 0 && rs >= 0 && ibv > 0 && nbv > 0))
             return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': IS, N, IBV, NBV must be > 0 and RS >= 0",
                            m->name);

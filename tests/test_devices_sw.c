@@ -372,7 +372,7 @@ Test(devsw, uic_impulsive_start)
 {
     nsc_report r;
     nsc_report_init(&r);
-    nsc_waves *W = tran("imp\nC1 a 0 1u IC=10\nD1 a b DI\nC2 b 0 300n IC=0\nR1 b 0 1Meg\n.model DI D\n"
+    nsc_waves *W = tran("imp\nC1 a 0 1u IC=10\nD1 a b DI\nC2 b 0 300n IC=0\nR1 b 0 1Meg\n.model DI D(VF=0)\n"
                         ".tran 1u 10u 0 1u UIC\n.end\n", "v(a),v(b)", NULL, &r);
     int warned = 0;
     for (int k = 0; k < r.nwarn; k++) warned |= strstr(r.warn[k], "starts with every pair open") != NULL;
@@ -397,7 +397,7 @@ Test(devsw, hidden_algebraic_rows_no_chatter)
     nsc_sim_stats st;
     nsc_waves *W = tran("cuk\nVin in 0 12\nVg gate 0 PULSE(0 1 0 10n 10n 7.99u 20u)\nL1 in a 100u\nS1 a 0 gate 0 SWM\n"
                         "C1 a b 10u\nD1 b 0 DN\nL2 b out 100u\nC2 out 0 47u\nR1 out 0 10\n"
-                        ".model SWM SW(VT=0.5 RON=10m ROFF=1e9)\n.model DN D\n.tran 1u 2m 0 20n UIC\n.end\n",
+                        ".model SWM SW(VT=0.5 RON=10m ROFF=1e9)\n.model DN D(VF=0)\n.tran 1u 2m 0 20n UIC\n.end\n",
                         "v(out)", &st, &r);
     long periods = 100, changes = st.steps - st.mode_hits;
     cr_log_info("%ld steps, %ld not in the previous mode", st.steps, changes);
@@ -407,7 +407,7 @@ Test(devsw, hidden_algebraic_rows_no_chatter)
      * the on time, not alternating around it */
     W = tran("fly\nVin in 0 12\nVg gate 0 PULSE(0 1 0 10n 10n 3.99u 10u)\nLp in d 200u\nLs 0 s 200u\nK1 Lp Ls 1\n"
              "S1 d 0 gate 0 SWM\nD1 s out DN\nC1 out 0 47u\nR1 out 0 10\n.model SWM SW(VT=0.5 RON=10m ROFF=1e9)\n"
-             ".model DN D\n.tran 10n 1m 0 10n UIC\n.end\n", "v(s)", NULL, &r);
+             ".model DN D(VF=0)\n.tran 10n 1m 0 10n UIC\n.end\n", "v(s)", NULL, &r);
     int checked = 0;
     for (int i = 1; i < W->nrow; i++) {
         double t = fmod(AT(W, i, 0), 10e-6);

@@ -245,7 +245,7 @@ Test(elab, devices_and_models)
                         "M1 d g s b nmod W=10u L=1u AD=1p\n"
                         "M2 d g s b PMOD\n"
                         "S1 a 0 ctl 0 sw1 OFF\n"
-                        ".model DI D\n"
+                        ".model DI D(VF=0)\n"
                         ".model nmod NMOS (LEVEL=1 VTO=1 KP=20u)\n"
                         ".model pmod pmos vto=-1 kp={2*10u}\n"
                         ".model sw1 SW(vt=2.5 vh=0.1 ron=1 roff=1meg)\n");
@@ -257,7 +257,7 @@ Test(elab, devices_and_models)
     cr_assert_not_null(e->model);
     cr_assert_str_eq(e->model->name, "di");
     cr_assert_eq(e->model->type, NSC_MOD_D);
-    cr_assert_eq(e->model->npar, 0);
+    cr_assert_eq(e->model->npar, 1);                              /* VF=0: the ideal diode */
     loc(e->model->loc, "t.cir", 6, 1);
     e = el(c, "m1");
     cr_assert_eq(e->kind, NSC_EL_M);
@@ -552,7 +552,7 @@ Test(elab, rectifier_bridge_fields)
                         "C1 a b 1u IC=10\n"
                         "D1 a p DI\nD2 b p DI\nD3 n a DI\nD4 n b DI\n"
                         "R1 p n 1k\n"
-                        ".model DI D\n"
+                        ".model DI D(VF=0)\n"
                         ".tran 1u 5m 0 1u UIC\n");
     cr_assert_eq(c->nel, 7);
     cr_assert_eq(c->nnode, 5);

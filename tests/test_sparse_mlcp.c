@@ -60,7 +60,7 @@ static char *chain(int N)
     "V1 a 0 SIN(0 3 1Meg)\nR1 a b 100\nC1 b 0 1n\nD1 b c DR\nR2 c 0 1k\nC2 c 0 2n\n" \
     "D2 0 b DI\nM1 d b 0 0 NM W=10u L=1u\nR3 vdd d 2k\nV2 vdd 0 5\nC3 d 0 100p\n" \
     "E1 g 0 TABLE {V(c,d)} = (0,0) (0,2)\nR4 g 0 1k\nD3 g c DI\n" \
-    ".model DR D(RON=5)\n.model DI D\n.model NM NMOS(LEVEL=1 VTO=0.5 KP=1e-4)\n.tran 1n 1u\n.end\n"
+    ".model DR D(RON=5)\n.model DI D(VF=0)\n.model NM NMOS(LEVEL=1 VTO=0.5 KP=1e-4)\n.tran 1n 1u\n.end\n"
 
 /* ||W z1 - B l - r||_inf relative to the terms, and the complementarity of
  * y = C z1 + D l + e1 with l: returns the worst of both. */

@@ -114,7 +114,7 @@ Test(stepper, rlc_analytic)
 /* Ideal diode into a resistor: v(out) = max(0, v(in)) exactly at every step. */
 Test(stepper, ideal_diode_resistive_exact)
 {
-    nsc_circuit *c = tu_parse("hw\nV1 in 0 SIN(0 5 1k)\nD1 in out DI\nR1 out 0 100\n.model DI D\n.tran 10u 3m\n.end\n");
+    nsc_circuit *c = tu_parse("hw\nV1 in 0 SIN(0 5 1k)\nD1 in out DI\nR1 out 0 100\n.model DI D(VF=0)\n.tran 10u 3m\n.end\n");
     nsc_waves *W = run(c, "v(in),v(out),i(d1)", 10e-6, 0.5, 3e-3, 10e-6);
     cr_assert_eq(W->nrow, 301);
     for (int i = 0; i < W->nrow; i++) {
@@ -162,7 +162,7 @@ Test(stepper, output_grid_interpolated)
 /* Operating point: a divider and a blocking diode. */
 Test(stepper, operating_point)
 {
-    nsc_circuit *c = tu_parse("op\nV1 a 0 10\nR1 a b 3k\nR2 b 0 1k\nD1 0 b DI\nL1 b c 1m\nR3 c 0 1k\n.model DI D\n.op\n.end\n");
+    nsc_circuit *c = tu_parse("op\nV1 a 0 10\nR1 a b 3k\nR2 b 0 1k\nD1 0 b DI\nL1 b c 1m\nR3 c 0 1k\n.model DI D(VF=0)\n.op\n.end\n");
     nsc_report r;
     nsc_report_init(&r);
     nsc_waves *O = NULL;
