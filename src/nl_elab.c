@@ -944,7 +944,9 @@ static nsc_status card_model(elab *E, scope *sc, const nl_card *cd)
     return NSC_OK;
 }
 
-/* .tran tstep tstop [tstart [tmax]] [UIC] */
+/* .tran tstep tstop [tstart [tmax]] [UIC]; LTspice's .tran tstop and Xyce's
+ * .tran 0 tstop take the print step tstop/1000 (netlist.md); LTspice's startup,
+ * steady and nodiscard keywords are ignored with a note. */
 static nsc_status card_tran(elab *E, scope *sc, const nl_card *cd)
 {
     nsc_circuit *c = E->c;
@@ -952,10 +954,18 @@ static nsc_status card_tran(elab *E, scope *sc, const nl_card *cd)
     int n = 0, uic = 0;
     for (int i = 1; i < cd->nf; i++) {
         if (is_word(&cd->f[i], "uic")) uic = 1;
+        else if (is_word(&cd->f[i], "startup") || is_word(&cd->f[i], "steady") || is_word(&cd->f[i], "nodiscard"))
+            note(E, cd, &cd->f[i], "LTspice's .tran keyword '%s' ignored", ftext(&cd->f[i]));
         else if (n == 4) return err(E, sc, cd, &cd->f[i], "unexpected '%s' in .tran", ftext(&cd->f[i]));
         else if (value(E, sc, cd, &cd->f[i], &v[n++])) return E->r->status;
     }
-    if (n < 2) return err(E, sc, cd, NULL, ".tran needs tstep and tstop");
+    if (n == 0) return err(E, sc, cd, NULL, ".tran needs tstop (and a print step: .tran tstep tstop)");
+    if (n == 1) {                                          /* LTspice: .tran tstop */
+        v[1] = v[0];
+        v[0] = 0;
+        n = 2;
+    }
+    if (v[0] == 0 && v[1] > 0) v[0] = v[1] / 1000;         /* LTspice, Xyce: the print step tstop/1000 */
     if (!(v[0] > 0)) return err(E, sc, cd, &cd->f[1], "tstep of .tran must be positive");
     if (!(v[1] > 0)) return err(E, sc, cd, &cd->f[2], "tstop of .tran must be positive");
     if (n > 2 && !(v[2] >= 0 && v[2] < v[1])) return err(E, sc, cd, &cd->f[3], "tstart of .tran must be in [0, tstop)");
@@ -1151,7 +1161,9 @@ static nsc_status card_dot(elab *E, scope *sc, const nl_card *cd)
 {
     static const char *const top_only[] = { ".tran", ".op", ".options", ".option", ".opt", ".save", ".print",
                                             ".step", ".meas", ".measure" };
-    static const char *const noted[] = { ".nodeset", ".temp", ".width", ".plot", ".probe", ".title" };
+    static const char *const noted[] = { ".nodeset", ".temp", ".width", ".plot", ".probe", ".title", ".backanno" };
+    /* analyses of other simulators: skipped with a note naming the card; the
+     * transient (and .op) of the netlist still run */
     static const char *const analyses[] = { ".ac", ".dc", ".tf", ".noise", ".disto", ".pz", ".sens", ".sp",
                                             ".four", ".pss", ".hb" };
     static const char *const unsup[] = { ".func", ".if", ".elseif", ".else", ".endif", ".csparam", ".data",
@@ -1191,7 +1203,10 @@ static nsc_status card_dot(elab *E, scope *sc, const nl_card *cd)
             return NSC_OK;
         }
     for (size_t k = 0; k < sizeof analyses / sizeof analyses[0]; k++)
-        if (head_is(cd, analyses[k])) return err(E, sc, cd, NULL, "unsupported analysis '%s'", cd->f[0].u.s);
+        if (head_is(cd, analyses[k])) {
+            note(E, cd, NULL, "analysis '%s' skipped: nscircuit runs .tran and .op", analyses[k]);
+            return NSC_OK;
+        }
     for (size_t k = 0; k < sizeof unsup / sizeof unsup[0]; k++)
         if (head_is(cd, unsup[k])) return err(E, sc, cd, NULL, "unsupported card '%s'", cd->f[0].u.s);
     return err(E, sc, cd, NULL, "unknown card '%s'", cd->f[0].u.s);

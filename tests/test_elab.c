@@ -490,12 +490,11 @@ Test(elab, subckt_errors_point_inside_with_instance)
 
 Test(elab, dot_card_errors)
 {
-    bad("t\nR1 a 0 1\n.tran 0 1\n", "t.cir:3:7: error: tstep of .tran must be positive");
+    bad("t\nR1 a 0 1\n.tran -1 1\n", "t.cir:3:7: error: tstep of .tran must be positive");
     bad("t\nR1 a 0 1\n.tran 1u -1\n", "t.cir:3:10: error: tstop of .tran must be positive");
-    bad("t\nR1 a 0 1\n.tran 1u\n", "t.cir:3:1: error: .tran needs tstep and tstop");
+    bad("t\nR1 a 0 1\n.tran\n", "t.cir:3:1: error: .tran needs tstop (and a print step: .tran tstep tstop)");
     bad("t\nR1 a 0 1\n.tran 1u 1m 2m\n", "t.cir:3:13: error: tstart of .tran must be in [0, tstop)");
     bad("t\nR1 a 0 1\n.foo\n", "t.cir:3:1: error: unknown card '.foo'");
-    bad("t\nR1 a 0 1\n.ac dec 10 1 1k\n", "t.cir:3:1: error: unsupported analysis '.ac'");
     bad("t\nR1 a 0 1\n.func f(x) {x}\n", "t.cir:3:1: error: unsupported card '.func'");
     bad("t\nR1 a 0 1\n.save v(zz)\n", "t.cir:3:9: error: unknown node 'zz' in .save");
     bad("t\nR1 a 0 1\n.save i(zz)\n", "t.cir:3:9: error: unknown element 'zz' in .save");
@@ -567,5 +566,38 @@ Test(elab, rectifier_bridge_fields)
     near(c->tstop, 5e-3);
     near(c->tmax, 1e-6);
     cr_assert_eq(c->uic, 1);
+    done(c);
+}
+
+/* Other dialects' analysis cards: LTspice's .tran TSTOP and Xyce's .tran 0 TSTOP
+ * take the print step TSTOP/1000 (netlist.md; both were errors), LTspice's
+ * startup keyword is noted; .ac .dc .four .noise ... and .backanno are skipped
+ * with a note naming the card (they were errors that stopped the transient). */
+Test(elab, other_dialects_tran_and_skipped_analyses)
+{
+    const char *tran[] = { ".tran 2m", ".tran 0 2m", ".tran 0 2m 0 1u", ".tran 2u 2m startup" };
+    const double tmax[] = { 0, 0, 1e-6, 0 };
+    for (int k = 0; k < 4; k++) {
+        char text[256];
+        snprintf(text, sizeof text, "t\nV1 a 0 1\nR1 a 0 1\n%s\n.end\n", tran[k]);
+        nsc_circuit *c = rd(text);
+        cr_assert(c->has_tran);
+        near(c->tstep, 2e-6);
+        near(c->tstop, 2e-3);
+        cr_assert_eq(c->tmax, tmax[k]);
+        if (k == 3) cr_assert(R.nwarn == 1 && strstr(R.warn[0], "note: LTspice's .tran keyword 'startup' ignored"));
+        done(c);
+    }
+    nsc_circuit *c = rd("t\nV1 a 0 1\nR1 a 0 1\n.ac dec 10 1 1meg\n.dc V1 0 5 1\n.four 1k v(a)\n.noise v(a) V1 dec 10 1 1k\n"
+                        ".sens v(a)\n.backanno\n.tran 1u 1m\n.end\n");
+    cr_assert(c->has_tran);
+    cr_assert_eq(R.nwarn, 6);
+    const char *name[] = { ".ac", ".dc", ".four", ".noise", ".sens" };
+    for (int k = 0; k < 5; k++) {
+        char want[80];
+        snprintf(want, sizeof want, "t.cir:%d:1: note: analysis '%s' skipped: nscircuit runs .tran and .op", 4 + k, name[k]);
+        cr_assert(strstr(R.warn[k], want), "%s", R.warn[k]);
+    }
+    cr_assert(strstr(R.warn[5], "t.cir:9:1: note: .backanno ignored"), "%s", R.warn[5]);
     done(c);
 }
