@@ -15,6 +15,9 @@ static nsc_status c_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
     const nsc_element *e = &ctx->c->el[ei];
     int a = e->node[0], k = e->node[1];
+    if (e->value < 0)                                        /* an unstable mode: it ran to -inf rows */
+        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "capacitor %s: negative capacitance %g F is not supported",
+                       e->name, e->value);
     int impose = ctx->mode == NSC_ASM_UIC || (ctx->mode == NSC_ASM_OP && e->has_ic);
     if (ctx->mode == NSC_ASM_TRAN) {
         nsc_dev_link(ctx, a, k, NSC_LINK_NS);

@@ -19,6 +19,9 @@ static nsc_status l_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
     const nsc_element *e = &ctx->c->el[ei];
     int a = e->node[0], k = e->node[1];
+    if (!(e->value > 0))                                     /* L i' = v: L = 0 is singular, L < 0 unstable */
+        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "inductor %s: inductance %g H must be positive", e->name,
+                       e->value);
     need->nbranch = 1;
     if (ctx->mode == NSC_ASM_TRAN) {
         nsc_dev_link(ctx, a, k, NSC_LINK_NS);
