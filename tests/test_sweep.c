@@ -605,9 +605,17 @@ Test(sweep, interrupted_study_keeps_finished_points, .init = setup, .fini = tear
     char *nl = write_rc("rc.cir", ""), cmd[2048], *out = NULL;
     const char *sig[] = { "INT", "HUP" };
     const int want[] = { 130, 129 };
+    /* the time of one point on this build (sanitizers make it several times
+     * slower): the study is stopped after about 2.5 points */
+    snprintf(cmd, sizeof cmd, "cd %s && s=$(date +%%s%%N) && %s --param hm=1n --quiet -o one.dat rc.cir "
+             ">/dev/null 2>&1; echo $(( ($(date +%%s%%N) - s) / 1000000 ))", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0);
+    double stop = 2.5 * atof(out) / 1000 + 0.2;
+    free(out);
     for (int k = 0; k < 2; k++) {
-        snprintf(cmd, sizeof cmd, "cd %s && rm -f rc.sweep.dat && timeout --preserve-status -s %s 1.2 %s sweep rc.cir --param hm=1n:1n:20 "
-                 "--param r=1k:2k:2 -j 1 --no-plot --quiet 2>&1; echo \"exit $?\"", tmp, sig[k], NSC_PROGRAM);
+        snprintf(cmd, sizeof cmd, "cd %s && rm -f rc.sweep.dat && timeout --preserve-status -s %s %.2f %s sweep rc.cir "
+                 "--param hm=1n:1n:20 --param r=1k:2k:2 -j 1 --no-plot --quiet 2>&1; echo \"exit $?\"", tmp, sig[k],
+                 stop, NSC_PROGRAM);
         cr_assert_eq(tu_run(cmd, &out), 0);
         char w[32];
         snprintf(w, sizeof w, "exit %d", want[k]);
@@ -681,13 +689,14 @@ Test(sweep, killed_study_leaves_no_points_running, .init = setup, .fini = teardo
 Test(sweep, point_timeout_and_size_guard, .init = setup, .fini = teardown, .timeout = 60)
 {
     char *nl = write_rc("rc.cir", ""), cmd[2048], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s sweep rc.cir --param hm=0.1n,10n --point-timeout 0.4 -j 2 --no-plot 2>&1",
+    /* point 0: 5e8 steps (minutes on any build), point 1: 5e5 (well under 5 s, sanitizers included) */
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep rc.cir --param hm=0.01n,10n --point-timeout 5 -j 2 --no-plot 2>&1",
              tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
-    cr_assert(strstr(out, "point 0 (hm=1e-10) failed: stopped after --point-timeout 0.4 s"), "%s", out);
+    cr_assert(strstr(out, "point 0 (hm=1e-11) failed: stopped after --point-timeout 5 s"), "%s", out);
     free(out);
     char *t = file("rc.sweep.dat");
-    cr_assert(t && strstr(t, "1.000000000000e-10 nan nan 3 0\n"), "%s", t);
+    cr_assert(t && strstr(t, "1.000000000000e-11 nan nan 3 0\n"), "%s", t);
     cr_assert(strstr(t, "1.000000000000e-08 6.32") && strstr(t, " 0 1\n"), "%s", t);   /* 1 - 1/e at 1 ms */
     free(t);
     snprintf(cmd, sizeof cmd, "cd %s && rm -f rc.sweep.dat && %s sweep rc.cir --param r=1:2:10001 --no-plot 2>&1", tmp,
