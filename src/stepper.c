@@ -422,6 +422,15 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         s = nsc_tran_adaptive(&T);
         goto done;
     }
+    /* A circuit whose sources fix a capacitor voltage (inductor current) has its
+     * current (voltage) as the scheme's discrete derivative, an algebraic unknown
+     * in a differential row: theta = 1/2 carries the jump of the source's slope at
+     * a corner into every later step as +-C ds (a PULSE edge into series
+     * capacitors gave 0 and 2 C dv/dt on alternate steps). As SPICE does, the step
+     * after t = 0 and after each corner is implicit Euler, which sets the current
+     * to the slope's; the trapezoidal steps then keep it (C ds/dt exact for a
+     * ramp). Other circuits keep the design documents' scheme bit for bit. */
+    int index2 = o->theta < 1 && nsc_topology_index2(c);
     double t = 0.0;
     long k = 0;                                      /* t_k = k h is the last grid point reached */
     int ib = 0;                                      /* next breakpoint */
@@ -446,9 +455,11 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         double tn = tg;
         if (ib < nbp && bp[ib] < tg - eps) { tn = bp[ib]; st->short_steps++; }
         double hh = tn - t, hkey = fabs(hh - h) <= eps ? h : hh;
-        if (!P || swchanged || !nsc_same_h(P->h, hkey)) {  /* the problem of (h, switch states) */
+        /* index 2: the step from t = 0 or a breakpoint is implicit Euler (index2 above) */
+        double th = index2 && (t == 0.0 || (ib > 0 && fabs(bp[ib - 1] - t) <= eps)) ? 1.0 : o->theta;
+        if (!P || swchanged || !nsc_same_h(P->h, hkey) || P->theta != th) {  /* (h, theta, switch states) */
             nsc_onestep *Pn;
-            if ((s = nsc_pcache_get(&cache, hkey, o->theta, sw, 0, &Pn, st, r))) goto done;
+            if ((s = nsc_pcache_get(&cache, hkey, th, sw, 0, &Pn, st, r))) goto done;
             if (P && Pn != P) nsc_onestep_take_mode(Pn, P);
             P = Pn;
             swchanged = 0;
