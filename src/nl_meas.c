@@ -279,9 +279,14 @@ static nsc_status options(mctx *M, int *i, nsc_meas *m, nsc_mtime *tm, unsigned 
         const nl_field *f = &cd->f[*i];
         if (stop && is_word(f, stop)) break;
         int k = -1;
-        if (f->kind == NL_F_PAIR && f->sub[0].kind == NL_F_WORD)
+        const nl_field *key = f->kind == NL_F_PAIR ? &f->sub[0] : f, *v = f->kind == NL_F_PAIR ? &f->sub[1] : NULL;
+        if (key->kind == NL_F_WORD)
             for (int j = 0; j < 7; j++)
-                if (nsc_strieq(f->sub[0].u.s, keys[j])) k = j;
+                if (nsc_strieq(key->u.s, keys[j])) k = j;
+        if (k >= 0 && !v) {                        /* LTspice's "FROM 1m": the value is the next field */
+            if (*i + 1 >= cd->nf || cd->f[*i + 1].kind == NL_F_PAIR) k = -1;
+            else v = &cd->f[++*i];
+        }
         if (k < 0 || !(allowed & bit[k])) {
             char want[80] = "";
             for (int j = 0; j < 7; j++)
@@ -289,7 +294,6 @@ static nsc_status options(mctx *M, int *i, nsc_meas *m, nsc_mtime *tm, unsigned 
             return FERR(M, f, "unexpected '%s' in .meas %s%s%s%s", ftext(f), m->name, *want ? " (expected " : "", want,
                         *want ? ")" : "");
         }
-        const nl_field *v = &f->sub[1];
         nsc_status st;
         switch (k) {
         case 0: st = num_field(M, v, &m->from); break;

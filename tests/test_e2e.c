@@ -641,3 +641,35 @@ Test(e2e, index2_circuits_match_ngspice_in_both_modes)
             free(out);
         }
 }
+
+/* A netlist with other dialects' cards runs its transient (issue 12 item 2):
+ * the cards are skipped with warnings, LTspice's one-argument .tran gives 1001
+ * rows, and "FROM 1m TO 2m" measures what "from=1m to=2m" does: the mean of
+ * v(b) of an RC (1 ms) driven by 1 V SIN 1 kHz, checked against the rows. */
+Test(e2e, other_dialect_cards_do_not_stop_the_transient)
+{
+    char cmd[2048], path[1024], *out = NULL;
+    snprintf(path, sizeof path, "%s/d.cir", tmp);
+    tu_write_file(path, "dialects\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nC1 b 0 1u\n.ac dec 10 1 1meg\n.four 1k v(b)\n"
+                        ".backanno\n.meas tran m1 AVG v(b) FROM 1m TO 2m\n.meas tran m2 AVG v(b) from=1m to=2m\n.tran 2m\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s d.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "d.cir:5:1: warning: .ac card skipped"), "%s", out);
+    cr_assert(strstr(out, "d.cir:6:1: warning: .four card skipped"), "%s", out);
+    cr_assert(strstr(out, "d.cir:7:1: warning: .backanno card skipped"), "%s", out);
+    cr_assert(strstr(out, "note: .tran without a print step: rows every (tstop - tstart) / 1000 = 2e-06 s"), "%s", out);
+    double m1, m2;
+    const char *p1 = strstr(out, "m1 = "), *p2 = strstr(out, "m2 = ");
+    cr_assert(p1 && p2 && sscanf(p1, "m1 = %lf", &m1) == 1 && sscanf(p2, "m2 = %lf", &m2) == 1, "%s", out);
+    free(out);
+    cr_assert_eq(m1, m2);
+    snprintf(path, sizeof path, "%s/d.dat", tmp);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    cr_assert_eq(t.nrow, 1001);
+    double sum = 0;                                  /* trapezoid of the rows over [1m, 2m] */
+    int cb = tu_table_col(&t, "v(b)");
+    for (int i = 500; i < 1000; i++) sum += 0.5 * (TU_AT(&t, i, cb) + TU_AT(&t, i + 1, cb)) * 2e-6;
+    cr_assert(fabs(TU_AT(&t, 500, 0) - 1e-3) < 1e-12 && fabs(sum / 1e-3 - m1) < 1e-4, "mean %g vs %g", sum / 1e-3, m1);
+    tu_table_free(&t);
+}

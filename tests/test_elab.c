@@ -490,12 +490,12 @@ Test(elab, subckt_errors_point_inside_with_instance)
 
 Test(elab, dot_card_errors)
 {
-    bad("t\nR1 a 0 1\n.tran 0 1\n", "t.cir:3:7: error: tstep of .tran must be positive");
+    bad("t\nR1 a 0 1\n.tran -1 1\n", "t.cir:3:7: error: tstep of .tran must be positive");
+    bad("t\nR1 a 0 1\n.tran 0\n", "t.cir:3:7: error: tstop of .tran must be positive");
     bad("t\nR1 a 0 1\n.tran 1u -1\n", "t.cir:3:10: error: tstop of .tran must be positive");
-    bad("t\nR1 a 0 1\n.tran 1u\n", "t.cir:3:1: error: .tran needs tstep and tstop");
+    bad("t\nR1 a 0 1\n.tran\n", "t.cir:3:1: error: .tran needs tstep and tstop (or tstop alone)");
     bad("t\nR1 a 0 1\n.tran 1u 1m 2m\n", "t.cir:3:13: error: tstart of .tran must be in [0, tstop)");
     bad("t\nR1 a 0 1\n.foo\n", "t.cir:3:1: error: unknown card '.foo'");
-    bad("t\nR1 a 0 1\n.ac dec 10 1 1k\n", "t.cir:3:1: error: unsupported analysis '.ac'");
     bad("t\nR1 a 0 1\n.func f(x) {x}\n", "t.cir:3:1: error: unsupported card '.func'");
     bad("t\nR1 a 0 1\n.save v(zz)\n", "t.cir:3:9: error: unknown node 'zz' in .save");
     bad("t\nR1 a 0 1\n.save i(zz)\n", "t.cir:3:9: error: unknown element 'zz' in .save");
@@ -568,4 +568,61 @@ Test(elab, rectifier_bridge_fields)
     near(c->tmax, 1e-6);
     cr_assert_eq(c->uic, 1);
     done(c);
+}
+
+/* Cards of other dialects and analyses other than the transient are skipped,
+ * one warning each naming the card (issue 12 item 2); the .tran still holds. */
+Test(elab, other_dialect_cards_are_skipped_with_a_warning)
+{
+    nsc_circuit *c = rd("t\n.title x\nR1 a 0 1\n.ac dec 10 1 1k\n.dc v1 0 1 0.1\n.sens v(a)\n.four 1k v(a)\n"
+                        ".noise v(a) v1 dec 10 1 1k\n.pz a 0 a 0 vol pz\n.tf v(a) v1\n.disto dec 10 1 1k\n.backanno\n"
+                        ".tran 1u 1m\n");
+    const char *card[] = { ".ac", ".dc", ".sens", ".four", ".noise", ".pz", ".tf", ".disto" };
+    char w[200];
+    for (int k = 0; k < 8; k++) {
+        snprintf(w, sizeof w, "t.cir:%d:1: warning: %s card skipped: only the transient (.tran, .op) is simulated", k + 4, card[k]);
+        cr_assert(has_warning(w), "%s", w);
+    }
+    cr_assert(has_warning("t.cir:12:1: warning: .backanno card skipped: LTspice's annotation has no effect here"));
+    cr_assert(has_warning("t.cir:2:1: note: .title ignored"));
+    cr_assert_eq(R.nwarn, 10);
+    cr_assert(c->has_tran && c->tstop == 1e-3 && c->tstep == 1e-6);
+    done(c);
+}
+
+/* LTspice's ".tran TSTOP" and Xyce's ".tran 0 TSTOP [TSTART]": rows every
+ * (tstop - tstart) / 1000, said in a note. */
+Test(elab, tran_without_print_step)
+{
+    nsc_circuit *c = rd("t\nR1 a 0 1\n.tran 2m uic\n");
+    cr_assert(c->has_tran && c->uic);
+    near(c->tstop, 2e-3);
+    near(c->tstep, 2e-6);
+    near(c->tstart, 0);
+    cr_assert(has_warning("t.cir:3:1: note: .tran without a print step: rows every (tstop - tstart) / 1000 = 2e-06 s"));
+    done(c);
+    c = rd("t\nR1 a 0 1\n.tran 0 3m 1m\n");
+    near(c->tstop, 3e-3);
+    near(c->tstart, 1e-3);
+    near(c->tstep, 2e-6);
+    cr_assert(has_warning("t.cir:3:1: note: .tran without a print step: rows every (tstop - tstart) / 1000 = 2e-06 s"));
+    done(c);
+}
+
+/* .meas windows and options as LTspice writes them: "FROM 1m TO 2m" (no '='). */
+Test(elab, meas_options_without_equals)
+{
+    nsc_circuit *c = rd("t\nV1 a 0 1\nR1 a 0 1\n.tran 1u 3m\n.meas tran x AVG v(a) FROM 1m TO 2m\n"
+                        ".meas tran y WHEN v(a)=0.5 TD 0.5m RISE 2\n.meas tran z AVG v(a) from=1m TO 2.5m\n");
+    cr_assert_eq(c->nmeas, 3);
+    near(c->meas[0].from, 1e-3);
+    near(c->meas[0].to, 2e-3);
+    near(c->meas[1].trig.td, 0.5e-3);
+    cr_assert_eq(c->meas[1].trig.count, 2);
+    cr_assert_eq(c->meas[1].trig.edge, 1);
+    near(c->meas[2].from, 1e-3);
+    near(c->meas[2].to, 2.5e-3);
+    done(c);
+    bad("t\nV1 a 0 1\nR1 a 0 1\n.tran 1u 3m\n.meas tran x AVG v(a) FROM\n",
+        "t.cir:5:23: error: unexpected 'from' in .meas x (expected from=, to=, td=)");
 }
