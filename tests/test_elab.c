@@ -609,12 +609,17 @@ Test(elab, tran_without_print_step)
     done(c);
 }
 
-/* .meas windows and options as LTspice writes them: "FROM 1m TO 2m" (no '='). */
+/* .meas as LTspice writes it: options without '=' ("FROM 1m TO 2m"), and no
+ * analysis word (".meas NAME ..." measures the transient). */
 Test(elab, meas_options_without_equals)
 {
     nsc_circuit *c = rd("t\nV1 a 0 1\nR1 a 0 1\n.tran 1u 3m\n.meas tran x AVG v(a) FROM 1m TO 2m\n"
-                        ".meas tran y WHEN v(a)=0.5 TD 0.5m RISE 2\n.meas tran z AVG v(a) from=1m TO 2.5m\n");
-    cr_assert_eq(c->nmeas, 3);
+                        ".meas tran y WHEN v(a)=0.5 TD 0.5m RISE 2\n.meas tran z AVG v(a) from=1m TO 2.5m\n"
+                        ".meas w MAX v(a) TO 1m\n");
+    cr_assert_eq(c->nmeas, 4);
+    cr_assert_str_eq(c->meas[3].name, "w");                  /* LTspice: no analysis word */
+    cr_assert_eq(c->meas[3].type, NSC_MEAS_MAX);
+    near(c->meas[3].to, 1e-3);
     near(c->meas[0].from, 1e-3);
     near(c->meas[0].to, 2e-3);
     near(c->meas[1].trig.td, 0.5e-3);
@@ -625,4 +630,5 @@ Test(elab, meas_options_without_equals)
     done(c);
     bad("t\nV1 a 0 1\nR1 a 0 1\n.tran 1u 3m\n.meas tran x AVG v(a) FROM\n",
         "t.cir:5:23: error: unexpected 'from' in .meas x (expected from=, to=, td=)");
+    bad("t\nV1 a 0 1\nR1 a 0 1\n.tran 1u 3m\n.meas tf x AVG v(a)\n", "t.cir:5:7: error: only .meas tran is supported, not .meas tf");
 }
