@@ -673,3 +673,35 @@ Test(e2e, other_dialect_cards_do_not_stop_the_transient)
     cr_assert(fabs(TU_AT(&t, 500, 0) - 1e-3) < 1e-12 && fabs(sum / 1e-3 - m1) < 1e-4, "mean %g vs %g", sum / 1e-3, m1);
     tu_table_free(&t);
 }
+
+/* An inductor in series with a current source under UIC or with IC= (imposed
+ * as a current source at t = 0) made node a a cut-set of current sources: "no
+ * solution at t=0 ... only gmin carries it". The sources fix its current: it is
+ * a short at t = 0 (IC= dropped with a warning). ngspice 39 gives i(l1) = 1 mA
+ * too (with UIC after a 1 kV spike of its first 1 ns step). */
+Test(e2e, inductor_in_series_with_current_source_at_t0)
+{
+    const char *tail[] = { " IC=2m\n.tran 1u 10u UIC\n", "\n.tran 1u 10u UIC\n", " IC=2m\n.tran 1u 10u\n" };
+    const char *msg[] = { "li.cir:3:1: warning: IC= of inductor l1 ignored: a cut-set of current sources and inductors fixes its current",
+                          "li.cir:3:1: note: inductor l1 is in a cut-set of current sources and inductors: its initial current is theirs, not 0 A",
+                          "li.cir:3:1: warning: IC= of inductor l1 ignored" };
+    char path[1024], cmd[2048], text[256], *out = NULL;
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/li.cir", tmp);
+        snprintf(text, sizeof text, "L in series with I\nI1 0 a 1m\nL1 a b 1m%sR1 b 0 1k\n.end\n", tail[k]);
+        tu_write_file(path, text);
+        snprintf(cmd, sizeof cmd, "cd %s && %s li.cir 2>&1", tmp, NSC_PROGRAM);
+        cr_assert_eq(tu_run(cmd, &out), 0, "%d: %s", k, out);
+        cr_assert(strstr(out, msg[k]), "%d: %s", k, out);
+        free(out);
+        snprintf(path, sizeof path, "%s/li.dat", tmp);
+        tu_table t;
+        cr_assert_eq(tu_table_read(path, &t), 0);
+        int cl = tu_table_col(&t, "i(l1)"), ca = tu_table_col(&t, "v(a)");
+        for (int i = 0; i < t.nrow; i++) {
+            cr_assert(fabs(TU_AT(&t, i, cl) - 1e-3) < 1e-12, "%d: t=%g i=%g", k, TU_AT(&t, i, 0), TU_AT(&t, i, cl));
+            cr_assert(fabs(TU_AT(&t, i, ca) - 1.0) < 1e-9, "%d: t=%g v=%g", k, TU_AT(&t, i, 0), TU_AT(&t, i, ca));
+        }
+        tu_table_free(&t);
+    }
+}
