@@ -7,12 +7,64 @@
  * An inductor that would close a loop of voltage sources and shorted inductors
  * at the operating point (an inductor across a source: no DC solution, SPICE's
  * "singular matrix") takes its IC= (else 0) as in UIC, with a note; the
- * transient is well posed (i_L' = v/L). flag = 1 marks it. */
+ * transient is well posed (i_L' = v/L). flag = 1 marks it.
+ * Dually, an inductor that would be imposed as a current source while it is in a
+ * cut-set of current sources and imposed inductors (in series with a current
+ * source) has its current fixed by them: it is a short instead, with a note
+ * (or a warning when its IC= is dropped); flag = 2 marks it. */
+#include <stdlib.h>
+
 #include "device.h"
 
 static int is_source(nsc_asm_mode mode, const nsc_element *e)
 {
     return mode == NSC_ASM_UIC || (mode == NSC_ASM_OP && e->has_ic);
+}
+
+/* Elements through which a current can pass in the static mode, other than
+ * current sources and imposed inductors: R, V, E, H, E TABLE, D, S, MOS d-s,
+ * an imposed capacitor (UIC, or IC= at OP), a shorted inductor; a node with
+ * .ic at OP is tied to ground. */
+static int static_path(const nsc_dev_ctx *ctx, const nsc_element *e, int *a, int *b)
+{
+    *a = e->node[0];
+    *b = e->node[1];
+    switch (e->kind) {
+    case NSC_EL_R: case NSC_EL_V: case NSC_EL_E: case NSC_EL_ETABLE: case NSC_EL_H: case NSC_EL_D: case NSC_EL_S:
+        return 1;
+    case NSC_EL_M:
+        *b = e->node[2];
+        return 1;
+    case NSC_EL_C:
+        return ctx->mode == NSC_ASM_UIC || e->has_ic;
+    case NSC_EL_L:
+        return !is_source(ctx->mode, e);
+    default:
+        return 0;
+    }
+}
+
+/* 1 if imposed inductor ei is in a cut-set of current sources and imposed
+ * inductors, the earlier such inductors (element order) being shorts already;
+ * -1 out of memory. O(elements) per inductor. */
+static int in_current_cutset(const nsc_dev_ctx *ctx, int ei)
+{
+    const nsc_circuit *c = ctx->c;
+    int nn = c->nnode, *uf = malloc(sizeof(int) * ((size_t)nn + 1)), a, b, cut = 0;
+    if (!uf) return -1;
+    for (int k = 0; k < nn; k++) uf[k] = -1;
+    for (int k = 1; k < nn; k++)
+        if (ctx->mode == NSC_ASM_OP && ctx->has_icv[k]) nsc_uf_union(uf, k, 0);
+    for (int e = 0; e < c->nel; e++)
+        if (static_path(ctx, &c->el[e], &a, &b)) nsc_uf_union(uf, a, b);
+    for (int e = 0; e <= ei; e++) {
+        const nsc_element *x = &c->el[e];
+        if (x->kind != NSC_EL_L || !is_source(ctx->mode, x)) continue;
+        cut = nsc_uf_find(uf, x->node[0]) != nsc_uf_find(uf, x->node[1]);
+        if (cut) nsc_uf_union(uf, x->node[0], x->node[1]);    /* made a short */
+    }
+    free(uf);
+    return cut;
 }
 
 static nsc_status l_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
@@ -25,8 +77,19 @@ static nsc_status l_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     need->nbranch = 1;
     if (ctx->mode == NSC_ASM_TRAN) {
         nsc_dev_link(ctx, a, k, NSC_LINK_NS);
-    } else if (is_source(ctx->mode, e)) {
+    } else if (is_source(ctx->mode, e) && !(need->flag = in_current_cutset(ctx, ei))) {
         nsc_dev_link(ctx, a, k, NSC_LINK_DC);
+    } else if (need->flag < 0) {
+        return nsc_err(ctx->r, NSC_ENOMEM, NULL, "out of memory");
+    } else if (need->flag == 1) {
+        need->flag = 2;                                      /* a short: the sources fix i_L */
+        nsc_dev_link(ctx, a, k, NSC_LINK_VD);
+        if (e->has_ic)
+            nsc_warn(ctx->r, &e->loc, "IC= of inductor %s ignored: a cut-set of current sources and inductors "
+                     "fixes its current", e->name);
+        else
+            nsc_note(ctx->r, &e->loc, "inductor %s is in a cut-set of current sources and inductors: its "
+                     "initial current is theirs, not 0 A", e->name);
     } else if (nsc_dev_link(ctx, a, k, NSC_LINK_VD)) {
         need->flag = 1;                                      /* a current source of IC= (0) */
         nsc_note(ctx->r, &e->loc, "inductor %s closes a loop of voltage sources and inductors: the operating "
@@ -40,7 +103,7 @@ static nsc_status l_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     const nsc_element *e = &b->c->el[ei];
     int a = e->node[0], k = e->node[1], br = s->branch;
     nsc_st_inc(b, a, k, br);
-    if (is_source(b->mode, e) || s->flag) {
+    if ((is_source(b->mode, e) && s->flag != 2) || s->flag == 1) {
         nsc_st(b, NSC_ST_A, br, br, 1.0);                    /* 0 = i_L - i0 */
         nsc_st_s0(b, br, e->has_ic ? -e->ic : 0.0);
     } else {

@@ -105,10 +105,17 @@ void nsc_lcs_free(nsc_lcs *L);
 
 /* Topology checks (lcs_topo.c), made by nsc_lcs_assemble before anything else:
  * every node has a DC path to ground through conducting elements (R, L, V, E, H,
- * E TABLE, D, MOS channel, S; not C, I, G, F); no loop of voltage sources and
- * capacitors; no cut-set of inductors and current sources. Errors name the node or
- * an element involved, at its card. */
+ * E TABLE, D, MOS channel, S; not C, I, G, F). Errors name the node, at its card.
+ * Loops of capacitors with voltage sources and cut-sets of inductors with current
+ * sources are allowed (netlist.md, Errors). */
 nsc_status nsc_topology_check(const nsc_circuit *c, nsc_report *r);
+
+/* 1 when the circuit has a loop of capacitors and voltage-defining branches
+ * (V, E, H, E TABLE) holding a capacitor, or a cut-set of inductors and current
+ * sources (I, G, F) holding a current source: a capacitor voltage or an inductor
+ * current the sources fix, whose current (voltage) is an algebraic derivative
+ * (index 2). 0 otherwise, and on running out of memory. */
+int nsc_topology_index2(const nsc_circuit *c);
 
 /* The linear functional of a probe (V(a[,b]) or I(element), sign conventions of
  * netlist.md: I flows n+ -> n- through the element, anode -> cathode for a diode,

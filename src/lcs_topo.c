@@ -56,3 +56,53 @@ done:
     free(uf);
     return st;
 }
+
+static int voltage_defining(nsc_elkind k)
+{
+    return k == NSC_EL_V || k == NSC_EL_E || k == NSC_EL_ETABLE || k == NSC_EL_H;
+}
+
+static int current_source(nsc_elkind k)
+{
+    return k == NSC_EL_I || k == NSC_EL_G || k == NSC_EL_F;
+}
+
+/* Union-find as in the check. A voltage-defining branch whose terminals the
+ * capacitors and the earlier such branches join, but not those branches alone
+ * (a loop of sources only: the assembler's error), closes a loop through a
+ * capacitor. A current source whose terminals the elements other than inductors
+ * and current sources do not join is in a cut-set of inductors and current
+ * sources; with a DC path at every node, the cut-set holds an inductor. */
+int nsc_topology_index2(const nsc_circuit *c)
+{
+    int nn = c->nnode, ne = c->nel, found = 0;
+    int *uf = malloc(sizeof(int) * 2 * ((size_t)nn + 1));
+    if (!uf) return 0;
+    int *vonly = uf, *vc = uf + nn;
+    for (int k = 0; k < 2 * nn; k++) uf[k] = -1;
+    for (int e = 0; e < ne; e++)
+        if (c->el[e].kind == NSC_EL_C) nsc_uf_union(vc, c->el[e].node[0], c->el[e].node[1]);
+    for (int e = 0; e < ne && !found; e++) {
+        const nsc_element *x = &c->el[e];
+        if (!voltage_defining(x->kind)) continue;
+        int a = x->node[0], b = x->node[1];
+        found = nsc_uf_find(vonly, a) != nsc_uf_find(vonly, b) && nsc_uf_find(vc, a) == nsc_uf_find(vc, b);
+        nsc_uf_union(vonly, a, b);
+        nsc_uf_union(vc, a, b);
+    }
+    int *other = vonly;                                        /* reused */
+    for (int k = 0; k < nn; k++) other[k] = -1;
+    for (int e = 0; e < ne && !found; e++) {
+        const nsc_element *x = &c->el[e];
+        int a, b;
+        if (x->kind == NSC_EL_L || current_source(x->kind)) continue;
+        if (x->kind == NSC_EL_C) nsc_uf_union(other, x->node[0], x->node[1]);
+        else if (conducting(x, &a, &b)) nsc_uf_union(other, a, b);
+    }
+    for (int e = 0; e < ne && !found; e++) {
+        const nsc_element *x = &c->el[e];
+        found = current_source(x->kind) && nsc_uf_find(other, x->node[0]) != nsc_uf_find(other, x->node[1]);
+    }
+    free(uf);
+    return found;
+}

@@ -944,9 +944,9 @@ static nsc_status card_model(elab *E, scope *sc, const nl_card *cd)
     return NSC_OK;
 }
 
-/* .tran tstep tstop [tstart [tmax]] [UIC]; LTspice's .tran tstop and Xyce's
- * .tran 0 tstop take the print step tstop/1000 (netlist.md); LTspice's startup,
- * steady and nodiscard keywords are ignored with a note. */
+/* .tran tstep tstop [tstart [tmax]] [UIC] */
+#define NL_TRAN_ROWS 1000   /* output rows of a .tran without a print step */
+
 static nsc_status card_tran(elab *E, scope *sc, const nl_card *cd)
 {
     nsc_circuit *c = E->c;
@@ -959,17 +959,21 @@ static nsc_status card_tran(elab *E, scope *sc, const nl_card *cd)
         else if (n == 4) return err(E, sc, cd, &cd->f[i], "unexpected '%s' in .tran", ftext(&cd->f[i]));
         else if (value(E, sc, cd, &cd->f[i], &v[n++])) return E->r->status;
     }
-    if (n == 0) return err(E, sc, cd, NULL, ".tran needs tstop (and a print step: .tran tstep tstop)");
-    if (n == 1) {                                          /* LTspice: .tran tstop */
-        v[1] = v[0];
-        v[0] = 0;
-        n = 2;
-    }
-    if (v[0] == 0 && v[1] > 0) v[0] = v[1] / 1000;         /* LTspice, Xyce: the print step tstop/1000 */
-    if (!(v[0] > 0)) return err(E, sc, cd, &cd->f[1], "tstep of .tran must be positive");
-    if (!(v[1] > 0)) return err(E, sc, cd, &cd->f[2], "tstop of .tran must be positive");
+    if (n < 1) return err(E, sc, cd, NULL, ".tran needs tstep and tstop (or tstop alone)");
+    /* LTspice's ".tran TSTOP" and Xyce's ".tran 0 TSTOP": no print step; rows
+     * every (tstop - tstart) / NL_TRAN_ROWS (README, man page) */
+    int auto_step = n == 1 || v[0] == 0;
+    if (n == 1) v[1] = v[0], v[0] = 0;
+    if (!(v[0] >= 0)) return err(E, sc, cd, &cd->f[1], "tstep of .tran must be positive");
+    if (!(v[1] > 0)) return err(E, sc, cd, &cd->f[n == 1 ? 1 : 2], "tstop of .tran must be positive");
     if (n > 2 && !(v[2] >= 0 && v[2] < v[1])) return err(E, sc, cd, &cd->f[3], "tstart of .tran must be in [0, tstop)");
     if (n > 3 && !(v[3] >= 0)) return err(E, sc, cd, &cd->f[4], "tmax of .tran must not be negative");
+    if (auto_step) {
+        v[0] = (v[1] - v[2]) / NL_TRAN_ROWS;
+        char msg[120];
+        snprintf(msg, sizeof msg, ".tran without a print step: rows every (tstop - tstart) / %d = %g s", NL_TRAN_ROWS, v[0]);
+        note(E, cd, NULL, "%s", msg);
+    }
     if (c->has_tran) warn(E, sc, cd, NULL, "second .tran replaces the first");
     c->has_tran = 1;
     c->tstep = v[0];
@@ -1161,11 +1165,12 @@ static nsc_status card_dot(elab *E, scope *sc, const nl_card *cd)
 {
     static const char *const top_only[] = { ".tran", ".op", ".options", ".option", ".opt", ".save", ".print",
                                             ".step", ".meas", ".measure" };
-    static const char *const noted[] = { ".nodeset", ".temp", ".width", ".plot", ".probe", ".title", ".backanno" };
-    /* analyses of other simulators: skipped with a note naming the card; the
-     * transient (and .op) of the netlist still run */
+    static const char *const noted[] = { ".nodeset", ".temp", ".width", ".plot", ".probe", ".title" };
+    /* other analyses, and cards of other dialects that do not change the
+     * transient: skipped with a warning naming the card (a netlist written for
+     * ngspice, LTspice or Xyce runs its .tran); without .tran/.op the run fails */
     static const char *const analyses[] = { ".ac", ".dc", ".tf", ".noise", ".disto", ".pz", ".sens", ".sp",
-                                            ".four", ".pss", ".hb" };
+                                            ".four", ".pss", ".hb", ".backanno" };
     static const char *const unsup[] = { ".func", ".if", ".elseif", ".else", ".endif", ".csparam", ".data",
                                          ".endd", ".connect", ".alter", ".spiceinit" };
     if (head_is(cd, ".param") || head_is(cd, ".model") || head_is(cd, ".subckt") || head_is(cd, ".ends") ||
@@ -1204,7 +1209,9 @@ static nsc_status card_dot(elab *E, scope *sc, const nl_card *cd)
         }
     for (size_t k = 0; k < sizeof analyses / sizeof analyses[0]; k++)
         if (head_is(cd, analyses[k])) {
-            note(E, cd, NULL, "analysis '%s' skipped: nscircuit runs .tran and .op", analyses[k]);
+            warn(E, sc, cd, NULL, "%s card skipped: %s", analyses[k],
+                 k + 1 < sizeof analyses / sizeof analyses[0] ? "only the transient (.tran, .op) is simulated"
+                                                              : "LTspice's annotation has no effect here");
             return NSC_OK;
         }
     for (size_t k = 0; k < sizeof unsup / sizeof unsup[0]; k++)

@@ -279,9 +279,14 @@ static nsc_status options(mctx *M, int *i, nsc_meas *m, nsc_mtime *tm, unsigned 
         const nl_field *f = &cd->f[*i];
         if (stop && is_word(f, stop)) break;
         int k = -1;
-        if (f->kind == NL_F_PAIR && f->sub[0].kind == NL_F_WORD)
+        const nl_field *key = f->kind == NL_F_PAIR ? &f->sub[0] : f, *v = f->kind == NL_F_PAIR ? &f->sub[1] : NULL;
+        if (key->kind == NL_F_WORD)
             for (int j = 0; j < 7; j++)
-                if (nsc_strieq(f->sub[0].u.s, keys[j])) k = j;
+                if (nsc_strieq(key->u.s, keys[j])) k = j;
+        if (k >= 0 && !v) {                        /* LTspice's "FROM 1m": the value is the next field */
+            if (*i + 1 >= cd->nf || cd->f[*i + 1].kind == NL_F_PAIR) k = -1;
+            else v = &cd->f[++*i];
+        }
         if (k < 0 || !(allowed & bit[k])) {
             char want[80] = "";
             for (int j = 0; j < 7; j++)
@@ -289,7 +294,6 @@ static nsc_status options(mctx *M, int *i, nsc_meas *m, nsc_mtime *tm, unsigned 
             return FERR(M, f, "unexpected '%s' in .meas %s%s%s%s", ftext(f), m->name, *want ? " (expected " : "", want,
                         *want ? ")" : "");
         }
-        const nl_field *v = &f->sub[1];
         nsc_status st;
         switch (k) {
         case 0: st = num_field(M, v, &m->from); break;
@@ -368,20 +372,23 @@ nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, con
     m->from = -INFINITY;
     m->to = INFINITY;
     m->trig.count = m->targ.count = 1;
+    int ni = 2;                                    /* the name's field */
     if (cd->nf < 2 || cd->f[1].kind != NL_F_WORD || !nsc_strieq(cd->f[1].u.s, "tran")) {
         const nl_field *f = &cd->f[cd->nf > 1 ? 1 : 0];
-        if (cd->nf > 1 && f->kind == NL_F_WORD && (is_word(f, "ac") || is_word(f, "dc") || is_word(f, "op") || is_word(f, "sp") || is_word(f, "noise")))
+        if (cd->nf > 1 && f->kind == NL_F_WORD && (is_word(f, "ac") || is_word(f, "dc") || is_word(f, "op") || is_word(f, "sp") || is_word(f, "noise") || is_word(f, "tf")))
             return FERR(&M, f, "only .meas tran is supported, not .meas %s", f->u.s);
-        return FERR(&M, f, "expected .meas tran name ...");
+        if (cd->nf < 3 || f->kind != NL_F_WORD || !((f->u.s[0] >= 'a' && f->u.s[0] <= 'z') || f->u.s[0] == '_'))
+            return FERR(&M, f, "expected .meas tran name ...");
+        ni = 1;                                    /* LTspice: ".meas NAME ...", the analysis run (tran) */
     }
-    if (cd->nf < 3 || cd->f[2].kind != NL_F_WORD || !((cd->f[2].u.s[0] >= 'a' && cd->f[2].u.s[0] <= 'z') || cd->f[2].u.s[0] == '_'))
-        return FERR(&M, &cd->f[cd->nf > 2 ? 2 : 1], "expected a measure name after .meas tran");
+    if (cd->nf < ni + 1 || cd->f[ni].kind != NL_F_WORD || !((cd->f[ni].u.s[0] >= 'a' && cd->f[ni].u.s[0] <= 'z') || cd->f[ni].u.s[0] == '_'))
+        return FERR(&M, &cd->f[cd->nf > ni ? ni : ni - 1], "expected a measure name after .meas tran");
     for (int k = 0; k < M.self; k++)
-        if (!strcmp(c->meas[k].name, cd->f[2].u.s)) return FERR(&M, &cd->f[2], "measure '%s' defined twice", cd->f[2].u.s);
-    if (!(m->name = nsc_strdup(cd->f[2].u.s))) return oom(&M);
+        if (!strcmp(c->meas[k].name, cd->f[ni].u.s)) return FERR(&M, &cd->f[ni], "measure '%s' defined twice", cd->f[ni].u.s);
+    if (!(m->name = nsc_strdup(cd->f[ni].u.s))) return oom(&M);
     nsc_strlower(m->name);
-    if (cd->nf < 4) return FERR(&M, &cd->f[2], "missing measurement after .meas tran %s (AVG, RMS, MIN, MAX, PP, WHEN, FIND, TRIG, PARAM= ...)", m->name);
-    int i = 3;
+    if (cd->nf < ni + 2) return FERR(&M, &cd->f[ni], "missing measurement after .meas tran %s (AVG, RMS, MIN, MAX, PP, WHEN, FIND, TRIG, PARAM= ...)", m->name);
+    int i = ni + 1;
     const nl_field *f = &cd->f[i];
     nsc_status st;
     if (f->kind == NL_F_PAIR && is_word(&f->sub[0], "param")) {

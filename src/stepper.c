@@ -428,7 +428,16 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         s = nsc_tran_adaptive(&T);
         goto done;
     }
-    double t = 0.0;
+    /* A circuit whose sources fix a capacitor voltage (inductor current) has its
+     * current (voltage) as the scheme's discrete derivative, an algebraic unknown
+     * in a differential row: theta = 1/2 carries the jump of the source's slope at
+     * a corner into every later step as +-C ds (a PULSE edge into series
+     * capacitors gave 0 and 2 C dv/dt on alternate steps). As SPICE does, the step
+     * after t = 0 and after each corner is implicit Euler, which sets the current
+     * to the slope's; the trapezoidal steps then keep it (C ds/dt exact for a
+     * ramp). Other circuits keep the design documents' scheme bit for bit. */
+    int index2 = o->theta < 1 && nsc_topology_index2(c);
+    double t = 0.0, bprev = INFINITY;                /* bprev: the breakpoint found for the last step */
     long k = 0;                                      /* t_k = k h is the last grid point reached */
     int swchanged = 1;                               /* switch states changed since P was chosen */
     nsc_onestep *P = NULL;
@@ -447,13 +456,17 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         }
         double tg = (double)(k + 1) * h;             /* next grid point */
         if (tg > tstop - eps) tg = tstop;
+        int at_bp = bprev <= t + eps;                 /* steps never cross a breakpoint: t is on it */
         double b = nsc_bpq_after(&bp, t + eps);       /* the next breakpoint */
+        bprev = b;
         double tn = tg;
         if (b < tg - eps) { tn = b; st->short_steps++; }
         double hh = tn - t, hkey = fabs(hh - h) <= eps ? h : hh;
-        if (!P || swchanged || !nsc_same_h(P->h, hkey)) {  /* the problem of (h, switch states) */
+        /* index 2: the step from t = 0 or a breakpoint is implicit Euler (index2 above) */
+        double th = index2 && (t == 0.0 || at_bp) ? 1.0 : o->theta;
+        if (!P || swchanged || !nsc_same_h(P->h, hkey) || P->theta != th) {  /* (h, theta, switch states) */
             nsc_onestep *Pn;
-            if ((s = nsc_pcache_get(&cache, hkey, o->theta, sw, 0, &Pn, st, r))) goto done;
+            if ((s = nsc_pcache_get(&cache, hkey, th, sw, 0, &Pn, st, r))) goto done;
             if (P && Pn != P) nsc_onestep_take_mode(Pn, P);
             P = Pn;
             swchanged = 0;

@@ -103,6 +103,7 @@ Test(cli, op_prints_device_currents)
     free(cmd);
     free(out);
     tu_rmdir(dir);
+    free(dir);
 }
 
 /* Diagnostics come before the run's summary ("wrote ..." came first before), and
@@ -127,6 +128,7 @@ Test(cli, warnings_before_summary_and_quiet_hides_notes)
     cr_assert_null(strstr(out, "wrote "), "%s", out);
     free(out);
     tu_rmdir(dir);
+    free(dir);
 }
 
 /* The built ./nscircuit is the program itself, not libtool's wrapper script

@@ -821,3 +821,93 @@ Test(e2e, diode_without_parameters_is_spice_diode)
     cr_assert(fabs(v - 0.7520861) < 0.0273, "v(d) = %g V, ngspice 0.752 V", v);
     free(out);
 }
+
+/* Index-2 circuits (a capacitor voltage or an inductor current that the sources
+ * fix) in both stepping modes against ngspice 39 (tests/data/cv_loops): series
+ * capacitors across a PULSE source, an input capacitor across a SIN supply into a
+ * diode and RC load, a buck with its input capacitor across a DC supply, an
+ * inductor in series with a PULSE current source. Fixed steps with theta = 1/2
+ * took the source current of the series capacitors as 0 and 2 C dv/dt on
+ * alternate steps of an edge (50 % of range off, 6 % RMS) and the input
+ * capacitor's as +-1.2 A ringing (21 % RMS): the step after t = 0 and after each
+ * corner is now implicit Euler. Every signal within 0.5 % of range (RMS). */
+Test(e2e, index2_circuits_match_ngspice_in_both_modes)
+{
+    char cmd[4096], *out = NULL;
+    const char *name[] = { "series_caps", "input_cap", "buck_cin", "l_cutset" };
+    const char *step[] = { "", "", "--step 10n", "" };   /* the buck's switch: edges to 10 ns */
+    for (int k = 0; k < 4; k++)
+        for (int fixed = 0; fixed < 2; fixed++) {
+            snprintf(cmd, sizeof cmd, "cd %s && (sed '/^\\.end$/d' %s/cv_loops/%s.cir; printf '.options stepping=%s\\n.end\\n') "
+                     "> m.cir && %s --quiet %s -o m.dat m.cir 2>&1 && %s compare m.dat %s/cv_loops/%s_ng.txt --tol 0.005 2>&1",
+                     tmp, NSC_REFDIR, name[k], fixed ? "fixed" : "adaptive", NSC_PROGRAM, fixed ? step[k] : "",
+                     NSC_PROGRAM, NSC_REFDIR, name[k]);
+            cr_assert_eq(tu_run(cmd, &out), 0, "%s %s: %s", name[k], fixed ? "fixed" : "adaptive", out);
+            cr_assert(strstr(out, "PASS: all 3 signals"), "%s: %s", name[k], out);
+            free(out);
+        }
+}
+
+/* A netlist with other dialects' cards runs its transient (issue 12 item 2):
+ * the cards are skipped with warnings, LTspice's one-argument .tran gives 1001
+ * rows, and "FROM 1m TO 2m" measures what "from=1m to=2m" does: the mean of
+ * v(b) of an RC (1 ms) driven by 1 V SIN 1 kHz, checked against the rows. */
+Test(e2e, other_dialect_cards_do_not_stop_the_transient)
+{
+    char cmd[2048], path[1024], *out = NULL;
+    snprintf(path, sizeof path, "%s/d.cir", tmp);
+    tu_write_file(path, "dialects\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nC1 b 0 1u\n.ac dec 10 1 1meg\n.four 1k v(b)\n"
+                        ".backanno\n.meas tran m1 AVG v(b) FROM 1m TO 2m\n.meas tran m2 AVG v(b) from=1m to=2m\n.tran 2m\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s d.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "d.cir:5:1: warning: .ac card skipped"), "%s", out);
+    cr_assert(strstr(out, "d.cir:6:1: warning: .four card skipped"), "%s", out);
+    cr_assert(strstr(out, "d.cir:7:1: warning: .backanno card skipped"), "%s", out);
+    cr_assert(strstr(out, "note: .tran without a print step: rows every (tstop - tstart) / 1000 = 2e-06 s"), "%s", out);
+    double m1, m2;
+    const char *p1 = strstr(out, "m1 = "), *p2 = strstr(out, "m2 = ");
+    cr_assert(p1 && p2 && sscanf(p1, "m1 = %lf", &m1) == 1 && sscanf(p2, "m2 = %lf", &m2) == 1, "%s", out);
+    free(out);
+    cr_assert_eq(m1, m2);
+    snprintf(path, sizeof path, "%s/d.dat", tmp);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    cr_assert_eq(t.nrow, 1001);
+    double sum = 0;                                  /* trapezoid of the rows over [1m, 2m] */
+    int cb = tu_table_col(&t, "v(b)");
+    for (int i = 500; i < 1000; i++) sum += 0.5 * (TU_AT(&t, i, cb) + TU_AT(&t, i + 1, cb)) * 2e-6;
+    cr_assert(fabs(TU_AT(&t, 500, 0) - 1e-3) < 1e-12 && fabs(sum / 1e-3 - m1) < 1e-4, "mean %g vs %g", sum / 1e-3, m1);
+    tu_table_free(&t);
+}
+
+/* An inductor in series with a current source under UIC or with IC= (imposed
+ * as a current source at t = 0) made node a a cut-set of current sources: "no
+ * solution at t=0 ... only gmin carries it". The sources fix its current: it is
+ * a short at t = 0 (IC= dropped with a warning). ngspice 39 gives i(l1) = 1 mA
+ * too (with UIC after a 1 kV spike of its first 1 ns step). */
+Test(e2e, inductor_in_series_with_current_source_at_t0)
+{
+    const char *tail[] = { " IC=2m\n.tran 1u 10u UIC\n", "\n.tran 1u 10u UIC\n", " IC=2m\n.tran 1u 10u\n" };
+    const char *msg[] = { "li.cir:3:1: warning: IC= of inductor l1 ignored: a cut-set of current sources and inductors fixes its current",
+                          "li.cir:3:1: note: inductor l1 is in a cut-set of current sources and inductors: its initial current is theirs, not 0 A",
+                          "li.cir:3:1: warning: IC= of inductor l1 ignored" };
+    char path[1024], cmd[2048], text[256], *out = NULL;
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/li.cir", tmp);
+        snprintf(text, sizeof text, "L in series with I\nI1 0 a 1m\nL1 a b 1m%sR1 b 0 1k\n.end\n", tail[k]);
+        tu_write_file(path, text);
+        snprintf(cmd, sizeof cmd, "cd %s && %s li.cir 2>&1", tmp, NSC_PROGRAM);
+        cr_assert_eq(tu_run(cmd, &out), 0, "%d: %s", k, out);
+        cr_assert(strstr(out, msg[k]), "%d: %s", k, out);
+        free(out);
+        snprintf(path, sizeof path, "%s/li.dat", tmp);
+        tu_table t;
+        cr_assert_eq(tu_table_read(path, &t), 0);
+        int cl = tu_table_col(&t, "i(l1)"), ca = tu_table_col(&t, "v(a)");
+        for (int i = 0; i < t.nrow; i++) {
+            cr_assert(fabs(TU_AT(&t, i, cl) - 1e-3) < 1e-12, "%d: t=%g i=%g", k, TU_AT(&t, i, 0), TU_AT(&t, i, cl));
+            cr_assert(fabs(TU_AT(&t, i, ca) - 1.0) < 1e-9, "%d: t=%g v=%g", k, TU_AT(&t, i, 0), TU_AT(&t, i, ca));
+        }
+        tu_table_free(&t);
+    }
+}

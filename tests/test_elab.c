@@ -491,8 +491,9 @@ Test(elab, subckt_errors_point_inside_with_instance)
 Test(elab, dot_card_errors)
 {
     bad("t\nR1 a 0 1\n.tran -1 1\n", "t.cir:3:7: error: tstep of .tran must be positive");
+    bad("t\nR1 a 0 1\n.tran 0\n", "t.cir:3:7: error: tstop of .tran must be positive");
     bad("t\nR1 a 0 1\n.tran 1u -1\n", "t.cir:3:10: error: tstop of .tran must be positive");
-    bad("t\nR1 a 0 1\n.tran\n", "t.cir:3:1: error: .tran needs tstop (and a print step: .tran tstep tstop)");
+    bad("t\nR1 a 0 1\n.tran\n", "t.cir:3:1: error: .tran needs tstep and tstop (or tstop alone)");
     bad("t\nR1 a 0 1\n.tran 1u 1m 2m\n", "t.cir:3:13: error: tstart of .tran must be in [0, tstop)");
     bad("t\nR1 a 0 1\n.foo\n", "t.cir:3:1: error: unknown card '.foo'");
     bad("t\nR1 a 0 1\n.func f(x) {x}\n", "t.cir:3:1: error: unsupported card '.func'");
@@ -569,35 +570,65 @@ Test(elab, rectifier_bridge_fields)
     done(c);
 }
 
-/* Other dialects' analysis cards: LTspice's .tran TSTOP and Xyce's .tran 0 TSTOP
- * take the print step TSTOP/1000 (netlist.md; both were errors), LTspice's
- * startup keyword is noted; .ac .dc .four .noise ... and .backanno are skipped
- * with a note naming the card (they were errors that stopped the transient). */
-Test(elab, other_dialects_tran_and_skipped_analyses)
+/* Cards of other dialects and analyses other than the transient are skipped,
+ * one warning each naming the card (issue 12 item 2); the .tran still holds. */
+Test(elab, other_dialect_cards_are_skipped_with_a_warning)
 {
-    const char *tran[] = { ".tran 2m", ".tran 0 2m", ".tran 0 2m 0 1u", ".tran 2u 2m startup" };
-    const double tmax[] = { 0, 0, 1e-6, 0 };
-    for (int k = 0; k < 4; k++) {
-        char text[256];
-        snprintf(text, sizeof text, "t\nV1 a 0 1\nR1 a 0 1\n%s\n.end\n", tran[k]);
-        nsc_circuit *c = rd(text);
-        cr_assert(c->has_tran);
-        near(c->tstep, 2e-6);
-        near(c->tstop, 2e-3);
-        cr_assert_eq(c->tmax, tmax[k]);
-        if (k == 3) cr_assert(R.nwarn == 1 && strstr(R.warn[0], "note: LTspice's .tran keyword 'startup' ignored"));
-        done(c);
+    nsc_circuit *c = rd("t\n.title x\nR1 a 0 1\n.ac dec 10 1 1k\n.dc v1 0 1 0.1\n.sens v(a)\n.four 1k v(a)\n"
+                        ".noise v(a) v1 dec 10 1 1k\n.pz a 0 a 0 vol pz\n.tf v(a) v1\n.disto dec 10 1 1k\n.backanno\n"
+                        ".tran 1u 1m\n");
+    const char *card[] = { ".ac", ".dc", ".sens", ".four", ".noise", ".pz", ".tf", ".disto" };
+    char w[200];
+    for (int k = 0; k < 8; k++) {
+        snprintf(w, sizeof w, "t.cir:%d:1: warning: %s card skipped: only the transient (.tran, .op) is simulated", k + 4, card[k]);
+        cr_assert(has_warning(w), "%s", w);
     }
-    nsc_circuit *c = rd("t\nV1 a 0 1\nR1 a 0 1\n.ac dec 10 1 1meg\n.dc V1 0 5 1\n.four 1k v(a)\n.noise v(a) V1 dec 10 1 1k\n"
-                        ".sens v(a)\n.backanno\n.tran 1u 1m\n.end\n");
-    cr_assert(c->has_tran);
-    cr_assert_eq(R.nwarn, 6);
-    const char *name[] = { ".ac", ".dc", ".four", ".noise", ".sens" };
-    for (int k = 0; k < 5; k++) {
-        char want[80];
-        snprintf(want, sizeof want, "t.cir:%d:1: note: analysis '%s' skipped: nscircuit runs .tran and .op", 4 + k, name[k]);
-        cr_assert(strstr(R.warn[k], want), "%s", R.warn[k]);
-    }
-    cr_assert(strstr(R.warn[5], "t.cir:9:1: note: .backanno ignored"), "%s", R.warn[5]);
+    cr_assert(has_warning("t.cir:12:1: warning: .backanno card skipped: LTspice's annotation has no effect here"));
+    cr_assert(has_warning("t.cir:2:1: note: .title ignored"));
+    cr_assert_eq(R.nwarn, 10);
+    cr_assert(c->has_tran && c->tstop == 1e-3 && c->tstep == 1e-6);
     done(c);
+}
+
+/* LTspice's ".tran TSTOP" and Xyce's ".tran 0 TSTOP [TSTART]": rows every
+ * (tstop - tstart) / 1000, said in a note. */
+Test(elab, tran_without_print_step)
+{
+    nsc_circuit *c = rd("t\nR1 a 0 1\n.tran 2m uic\n");
+    cr_assert(c->has_tran && c->uic);
+    near(c->tstop, 2e-3);
+    near(c->tstep, 2e-6);
+    near(c->tstart, 0);
+    cr_assert(has_warning("t.cir:3:1: note: .tran without a print step: rows every (tstop - tstart) / 1000 = 2e-06 s"));
+    done(c);
+    c = rd("t\nR1 a 0 1\n.tran 0 3m 1m\n");
+    near(c->tstop, 3e-3);
+    near(c->tstart, 1e-3);
+    near(c->tstep, 2e-6);
+    cr_assert(has_warning("t.cir:3:1: note: .tran without a print step: rows every (tstop - tstart) / 1000 = 2e-06 s"));
+    done(c);
+}
+
+/* .meas as LTspice writes it: options without '=' ("FROM 1m TO 2m"), and no
+ * analysis word (".meas NAME ..." measures the transient). */
+Test(elab, meas_options_without_equals)
+{
+    nsc_circuit *c = rd("t\nV1 a 0 1\nR1 a 0 1\n.tran 1u 3m\n.meas tran x AVG v(a) FROM 1m TO 2m\n"
+                        ".meas tran y WHEN v(a)=0.5 TD 0.5m RISE 2\n.meas tran z AVG v(a) from=1m TO 2.5m\n"
+                        ".meas w MAX v(a) TO 1m\n");
+    cr_assert_eq(c->nmeas, 4);
+    cr_assert_str_eq(c->meas[3].name, "w");                  /* LTspice: no analysis word */
+    cr_assert_eq(c->meas[3].type, NSC_MEAS_MAX);
+    near(c->meas[3].to, 1e-3);
+    near(c->meas[0].from, 1e-3);
+    near(c->meas[0].to, 2e-3);
+    near(c->meas[1].trig.td, 0.5e-3);
+    cr_assert_eq(c->meas[1].trig.count, 2);
+    cr_assert_eq(c->meas[1].trig.edge, 1);
+    near(c->meas[2].from, 1e-3);
+    near(c->meas[2].to, 2.5e-3);
+    done(c);
+    bad("t\nV1 a 0 1\nR1 a 0 1\n.tran 1u 3m\n.meas tran x AVG v(a) FROM\n",
+        "t.cir:5:23: error: unexpected 'from' in .meas x (expected from=, to=, td=)");
+    bad("t\nV1 a 0 1\nR1 a 0 1\n.tran 1u 3m\n.meas tf x AVG v(a)\n", "t.cir:5:7: error: only .meas tran is supported, not .meas tf");
 }
