@@ -22,6 +22,22 @@ int nsc_same_file(const char *a, const char *b);
  * reads (nscircuit -o rc.cir rc.cir, a netlist named net.gp). */
 const char *nsc_output_is_input(char *const *out, int nout, char *const *in, int nin);
 
+/* The include search path of a run: the -I directories given to
+ * nsc_search_add in order, then $NSCIRCUIT_PATH (colon-separated), then the
+ * installed models directory (NSC_MODELDIR). */
+typedef struct nsc_search_buf {
+    nsc_search_path path;    /* dir points into cli[] / env */
+    const char **dirs;
+    int ncli;
+    char *env;               /* copy of $NSCIRCUIT_PATH, split in place */
+} nsc_search_buf;
+/* Add a -I directory; 0 or -1 out of memory. */
+int nsc_search_add(nsc_search_buf *b, const char *dir);
+/* Append the environment and the models directory; returns &b->path or NULL
+ * out of memory. */
+const nsc_search_path *nsc_search_finish(nsc_search_buf *b);
+void nsc_search_free(nsc_search_buf *b);
+
 /* `nscircuit compare OURS REFERENCE [options]`: argv[0] is "compare". Prints the
  * comparison on stdout; returns the exit status: 0 every signal within --tol,
  * 1 some signal is not, 2 usage error / unreadable file / nothing to compare. */

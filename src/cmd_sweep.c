@@ -64,7 +64,8 @@ const char nsc_sweep_usage[] =
     "  --no-plot           do not render PREFIX.sweep.png (the script is still written)\n"
     "  --point-timeout S   a point running longer than S seconds is stopped and fails\n"
     "  --yes               run a study of more than 10000 points (else refused)\n"
-    "  --step, --tstop, --theta, --solver, --save, --stats, --progress, --quiet: as for a run\n"
+    "  -I DIR, --step, --tstop, --theta, --solver, --save, --stats, --progress, --quiet:\n"
+    "                      as for a run\n"
     "\n"
     "exit status: 0 every point succeeded, 1 netlist error, 2 usage error or tables\n"
     "that do not merge, 3 some point failed (its row says which)\n";
@@ -489,7 +490,7 @@ int nsc_sweep(const nsc_sweep_args *a)
     double t0 = now();
 
     /* the study: the netlist with the fixed overrides, its .step cards, the --param ranges */
-    nsc_status s = nsc_netlist_read(a->netlist, a->fixed, a->nfixed, &c, &rep);
+    nsc_status s = nsc_netlist_read_in(a->netlist, a->cfg.inc, a->fixed, a->nfixed, &c, &rep);
     if (!s) s = nsc_plan_steps(&S.plan, c, &rep);
     for (int k = 0; !s && k < a->nrange; k++) {
         char *name;
@@ -687,9 +688,14 @@ int nsc_cmd_sweep(int argc, char **argv)
     int merge_mode = 0, c, status = 2;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:j:", longopts, NULL)) != -1) {
+    nsc_search_buf sb;
+    memset(&sb, 0, sizeof sb);
+    while ((c = getopt_long(argc, argv, "o:j:I:", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': a.prefix = optarg; break;
+        case 'I':
+            if (nsc_search_add(&sb, optarg)) { status = 3; goto out; }
+            break;
         case 'j': {
             char *e;
             long j = strtol(optarg, &e, 10);
@@ -761,8 +767,10 @@ int nsc_cmd_sweep(int argc, char **argv)
     a.netlist = argv[optind];
     a.fixed = fixed;
     a.range = range;
+    if (!(a.cfg.inc = nsc_search_finish(&sb))) { status = 3; goto out; }
     status = nsc_sweep(&a);
 out:
+    nsc_search_free(&sb);
     free(fixed);
     free(range);
     return status;

@@ -41,6 +41,9 @@ static const char usage_text[] =
     "See nscircuit(1).\n"
     "\n"
     "options:\n"
+    "  -I DIR              look for .include/.lib files in DIR (repeatable; after the\n"
+    "                      including file's directory, before $NSCIRCUIT_PATH and\n"
+    "                      the installed models directory)\n"
     "  -o FILE             output file (default: circuit.dat in the current directory);\n"
     "                      its suffix picks the format (.csv, .raw) unless --format\n"
     "  --format FMT        dat | csv | raw (ngspice raw, ASCII) | rawbin (binary)\n"
@@ -199,10 +202,14 @@ int main(int argc, char **argv)
     nsc_param_set *ov = NULL;
     int nov = 0;
     int c;
+    static nsc_search_buf sb;                          /* -I, $NSCIRCUIT_PATH, the models dir */
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:I:", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': outpath = optarg; break;
+        case 'I':
+            if (nsc_search_add(&sb, optarg)) return 3;
+            break;
         case OPT_FORMAT: format = optarg; break;
         case OPT_PLOT: plot = 1; break;
         case OPT_STEP:
@@ -275,7 +282,8 @@ int main(int argc, char **argv)
     nsc_stream *stream = NULL;
     int nprobe = 0, nout = 0;
     char *out = NULL, *dat = NULL, *gp = NULL, *png = NULL, *measpath = NULL;
-    nsc_status s = nsc_netlist_read(netlist, ov, nov, &ckt, &rep);
+    const nsc_search_path *inc = nsc_search_finish(&sb);
+    nsc_status s = inc ? nsc_netlist_read_in(netlist, inc, ov, nov, &ckt, &rep) : nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory");
     if (s) goto done;
 
     nsc_loc top = { ckt->nfiles > 0 ? ckt->files[0] : netlist, 1, 1 };
@@ -287,7 +295,7 @@ int main(int argc, char **argv)
         sa.netlist = netlist;
         out = outpath ? with_suffix(outpath, "") : NULL;
         sa.prefix = out;
-        sa.cfg = (nsc_run_cfg){ step, tstop, theta, solver_name, save };
+        sa.cfg = (nsc_run_cfg){ step, tstop, theta, solver_name, save, inc };
         sa.fixed = ov;
         sa.nfixed = nov;
         sa.csv = fmt == NSC_FMT_CSV;
@@ -298,9 +306,10 @@ int main(int argc, char **argv)
         int st = nsc_sweep(&sa);
         free(out);
         free(ov);
+        nsc_search_free(&sb);
         return st;
     }
-    nsc_run_cfg cfg = { step, tstop, theta, solver_name, save };
+    nsc_run_cfg cfg = { step, tstop, theta, solver_name, save, inc };
     nsc_tran_opts o;
     if ((s = nsc_run_opts(ckt, &cfg, &o, &rep))) goto done;
 
@@ -464,6 +473,7 @@ int main(int argc, char **argv)
         free(mres);
         nsc_circuit_free(ckt);
         free(out); free(dat); free(gp); free(png); free(measpath); free(ov);
+        nsc_search_free(&sb);
         return 128 + (sig ? sig : SIGINT);
     }
 done:
@@ -482,5 +492,6 @@ done:
     free(png);
     free(measpath);
     free(ov);
+    nsc_search_free(&sb);
     return exit_code(s);
 }

@@ -21,6 +21,18 @@ typedef struct nsc_param_set {
 nsc_status nsc_netlist_read(const char *path, const nsc_param_set *ov, int nov,
                             nsc_circuit **out, nsc_report *r);
 
+/* Directories searched for a .include/.lib file not found relative to the
+ * including file, in order (plain data built by the caller: -I, the
+ * environment, the installed models directory). */
+typedef struct nsc_search_path {
+    const char *const *dir;
+    int ndir;
+} nsc_search_path;
+
+/* nsc_netlist_read with a search path for includes (inc may be NULL). */
+nsc_status nsc_netlist_read_in(const char *path, const nsc_search_path *inc, const nsc_param_set *ov,
+                               int nov, nsc_circuit **out, nsc_report *r);
+
 /* Same, from a string (tests, tools); name is used in messages, and relative
  * .include paths resolve against the current directory. */
 nsc_status nsc_netlist_read_string(const char *text, const char *name,

@@ -22,6 +22,7 @@
 typedef struct reader {
     nl_deck *d;
     nsc_report *r;
+    const nsc_search_path *inc; /* include search path after the including file's directory */
     nl_parser p;
     struct { dev_t dev; ino_t ino; const char *section; } open[NL_MAXINCLUDE]; /* files being read */
     int nopen;
@@ -145,6 +146,59 @@ static char *join_path(const char *dir, const char *name, size_t n)
     return nsc_asprintf("%s/%.*s", dir, (int)n, name);
 }
 
+static int is_file(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+static int missing(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) != 0 && errno == ENOENT;
+}
+
+/* The file name [a, a + an) resolved: relative to dir, else in each directory of
+ * the search path in order. Sets *found when a regular file exists there; else
+ * returns the name relative to dir (malloc'd), NULL when out of memory. */
+static char *resolve(const reader *rd, const char *dir, const char *a, size_t an, int *found)
+{
+    char *path = join_path(dir, a, an);
+    *found = path && is_file(path);
+    if (!path || *found || a[0] == '/' || !rd->inc) return path;
+    for (int k = 0; k < rd->inc->ndir; k++) {
+        if (!rd->inc->dir[k] || !rd->inc->dir[k][0]) continue;
+        char *p = join_path(rd->inc->dir[k], a, an);
+        if (!p) break;
+        if (is_file(p)) {
+            free(path);
+            *found = 1;
+            return p;
+        }
+        free(p);
+    }
+    return path;
+}
+
+/* Error for an include found nowhere: the name and every directory searched. */
+static nsc_status not_found(reader *rd, const nsc_loc *loc, const char *dir, const char *a, size_t an)
+{
+    size_t n = strlen(dir[0] ? dir : ".") + 1;
+    for (int k = 0; rd->inc && k < rd->inc->ndir; k++)
+        if (rd->inc->dir[k] && rd->inc->dir[k][0]) n += strlen(rd->inc->dir[k]) + 2;
+    char *list = malloc(n);
+    if (!list) return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
+    strcpy(list, dir[0] ? dir : ".");
+    for (int k = 0; rd->inc && k < rd->inc->ndir; k++)
+        if (rd->inc->dir[k] && rd->inc->dir[k][0]) {
+            strcat(list, ", ");
+            strcat(list, rd->inc->dir[k]);
+        }
+    nsc_status st = nsc_err(rd->r, NSC_ENETLIST, loc, "cannot open include file '%.*s': not found in %s", (int)an, a, list);
+    free(list);
+    return st;
+}
+
 static nsc_status include(reader *rd, source *src, const nl_line *ln, const char *head, size_t k, int lib)
 {
     const char *a, *sec;
@@ -154,18 +208,20 @@ static nsc_status include(reader *rd, source *src, const nl_line *ln, const char
     nl_line_pos(ln, at, &loc.line, &loc.col);
     if (an == 0) return nsc_err(rd->r, NSC_ENETLIST, &loc, "missing file name after %s", head);
     next_arg(ln->text, ln->len, &k, &sec, &secn);
-    char *path = join_path(src->dir, a, an);
+    int found;
+    char *path = resolve(rd, src->dir, a, an, &found);
     if (!path) return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
     nsc_status st;
     if (lib && secn == 0) {
         /* `.lib name`: a section definition, unless name is a readable file */
-        struct stat sb;
-        if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) st = read_path(rd, path, &loc, NULL);
+        if (found) st = read_path(rd, path, &loc, NULL);
         else {
             src->skipsec = 1;
             st = NSC_OK;
         }
-    } else if (lib) {
+    } else if (!found && missing(path))
+        st = not_found(rd, &loc, src->dir, a, an);
+    else if (lib) {
         char *s = nsc_strndup(sec, secn);
         st = s ? read_path(rd, path, &loc, nsc_strlower(s)) : nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
         free(s);
@@ -371,10 +427,11 @@ static nsc_status read_path(reader *rd, const char *path, const nsc_loc *from, c
     return st;
 }
 
-static nsc_status reader_init(reader *rd, nl_deck *d, nsc_report *r)
+static nsc_status reader_init(reader *rd, nl_deck *d, const nsc_search_path *inc, nsc_report *r)
 {
     memset(rd, 0, sizeof *rd);
     rd->d = d;
+    rd->inc = inc;
     rd->r = r;
     rd->p.deck = d;
     rd->p.r = r;
@@ -390,19 +447,20 @@ static void reader_free(reader *rd)
     free(rd->seg);
 }
 
-nsc_status nl_deck_read_file(nl_deck *d, const char *path, nsc_report *r)
+nsc_status nl_deck_read_file(nl_deck *d, const char *path, const nsc_search_path *inc, nsc_report *r)
 {
     reader rd;
-    nsc_status st = reader_init(&rd, d, r);
+    nsc_status st = reader_init(&rd, d, inc, r);
     if (!st) st = read_path(&rd, path, NULL, NULL);
     reader_free(&rd);
     return st;
 }
 
-nsc_status nl_deck_read_string(nl_deck *d, const char *text, const char *name, nsc_report *r)
+nsc_status nl_deck_read_string(nl_deck *d, const char *text, const char *name, const nsc_search_path *inc,
+                               nsc_report *r)
 {
     reader rd;
-    nsc_status st = reader_init(&rd, d, r);
+    nsc_status st = reader_init(&rd, d, inc, r);
     source src = { 0 };
     src.dir = "";
     src.main = 1;

@@ -53,12 +53,14 @@ typedef struct nl_deck {
 } nl_deck;
 
 /* Read the netlist file at path (title = its first line), following .include
- * and .lib. NSC_EIO if path cannot be read, NSC_ENETLIST on a syntax error,
+ * and .lib; an include not found relative to the including file is looked
+ * for in inc->dir[0..ndir) in order (inc may be NULL). NSC_EIO if path cannot be read, NSC_ENETLIST on a syntax error,
  * a missing / recursive include, NSC_ENOMEM. d must be zeroed before. */
-nsc_status nl_deck_read_file(nl_deck *d, const char *path, nsc_report *r);
+nsc_status nl_deck_read_file(nl_deck *d, const char *path, const nsc_search_path *inc, nsc_report *r);
 /* Same from text; name appears in messages; includes resolve against the
  * current directory. */
-nsc_status nl_deck_read_string(nl_deck *d, const char *text, const char *name, nsc_report *r);
+nsc_status nl_deck_read_string(nl_deck *d, const char *text, const char *name, const nsc_search_path *inc,
+                               nsc_report *r);
 void nl_deck_free(nl_deck *d);
 
 /* Position of field f of card c. */

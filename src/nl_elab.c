@@ -1656,9 +1656,15 @@ static nsc_status from_deck(nl_deck *d, const nsc_param_set *ov, int nov, nsc_ci
 
 nsc_status nsc_netlist_read(const char *path, const nsc_param_set *ov, int nov, nsc_circuit **out, nsc_report *r)
 {
+    return nsc_netlist_read_in(path, NULL, ov, nov, out, r);
+}
+
+nsc_status nsc_netlist_read_in(const char *path, const nsc_search_path *inc, const nsc_param_set *ov, int nov,
+                               nsc_circuit **out, nsc_report *r)
+{
     nl_deck d = { 0 };
     *out = NULL;
-    nsc_status st = nl_deck_read_file(&d, path, r);
+    nsc_status st = nl_deck_read_file(&d, path, inc, r);
     if (!st) st = from_deck(&d, ov, nov, out, r);
     nl_deck_free(&d);
     return st;
@@ -1669,7 +1675,7 @@ nsc_status nsc_netlist_read_string(const char *text, const char *name, const nsc
 {
     nl_deck d = { 0 };
     *out = NULL;
-    nsc_status st = nl_deck_read_string(&d, text, name, r);
+    nsc_status st = nl_deck_read_string(&d, text, name, NULL, r);
     if (!st) st = from_deck(&d, ov, nov, out, r);
     nl_deck_free(&d);
     return st;

@@ -333,7 +333,7 @@ nsc_status nsc_point_run(const char *netlist, const nsc_param_set *ov, int nov, 
         if (!later) u[nu++] = ov[k];
     }
     double t0 = now();
-    nsc_status s = nsc_netlist_read(netlist, u, nu, &c, r);
+    nsc_status s = nsc_netlist_read_in(netlist, cfg->inc, u, nu, &c, r);
     info->t_parse = now() - t0;
     free(u);
     if (s) return s;

@@ -30,6 +30,7 @@ typedef struct nsc_run_cfg {
     double theta;      /* > 0: theta (else .options theta, else 0.5) */
     const char *solver;/* "auto" | "lemke" | "enum" (else .options solver) */
     const char *save;  /* outputs "v(out),i(l1)" (else .save/.print, else the defaults) */
+    const nsc_search_path *inc; /* include search path (-I, NSCIRCUIT_PATH, models dir) */
 } nsc_run_cfg;
 
 /* o = the settings of the runs of c under cfg: theta, solver, gmin, uic and,

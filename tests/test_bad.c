@@ -81,6 +81,14 @@ static int run_bad(const char *name, const char *tmp, char **why)
         return 0;
     }
     int want = atoi(exp);
+    char *at = strstr(exp, "@MODELDIR@");              /* the configured models directory */
+    if (at) {
+        char *e = malloc(strlen(exp) + strlen(NSC_MODELDIR) + 1);
+        cr_assert(e);
+        sprintf(e, "%.*s%s%s", (int)(at - exp), exp, NSC_MODELDIR, at + 10);
+        free(exp);
+        exp = e;
+    }
     const char *msg = strchr(exp, '\n');
     msg = msg ? msg + 1 : "";
     snprintf(cmd, sizeof cmd, "cd '%s' && '%s' -o '%s/out.dat' '%s.cir' 2>&1 >/dev/null", BADDIR, NSC_PROGRAM, tmp, name);

@@ -59,7 +59,7 @@ static nsc_status rd(const char *text)
 {
     memset(&D, 0, sizeof D);
     nsc_report_init(&R);
-    return nl_deck_read_string(&D, text, "t.cir", &R);
+    return nl_deck_read_string(&D, text, "t.cir", NULL, &R);
 }
 static void done(void)
 {
