@@ -227,9 +227,6 @@ int nsc_circuit_element(const nsc_circuit *c, const char *name);
 
 /* Value of a waveform at time t (seconds). */
 double nsc_wave_eval(const nsc_wave *w, double t);
-/* Corners of the waveform in (0, tstop]: appends to *bp (growable: count *nbp, capacity *cap).
- * Returns 0, or -1 on allocation failure. */
-int nsc_wave_breakpoints(const nsc_wave *w, double tstop, double **bp, int *nbp, int *cap);
 /* The first corner of w strictly after t (INFINITY if none): the breakpoints one
  * at a time, in O(1) (PULSE) or O(log n + n) (PWL), with no list to store (ten
  * PULSE sources of 1 ps period over 1 s filled 2.1 GB as a list). */

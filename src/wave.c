@@ -7,7 +7,6 @@
 #include <math.h>
 
 #define NSC_PI 3.14159265358979323846
-#define NSC_MAXPERIODS 10000000 /* breakpoints: at most this many periods */
 
 static double pulse(const double *p, double t)
 {
@@ -77,58 +76,6 @@ double nsc_wave_eval(const nsc_wave *w, double t)
     }
 }
 
-/* append t when in (0, tstop] and different from the last one appended */
-static int add(double t, double tstop, double **bp, int *nbp, int *cap, int first)
-{
-    if (!(t > 0 && t <= tstop)) return 0;
-    if (*nbp > first && (*bp)[*nbp - 1] == t) return 0;
-    if (nsc_grow((void **)bp, cap, *nbp + 1, sizeof **bp)) return -1;
-    (*bp)[(*nbp)++] = t;
-    return 0;
-}
-
-int nsc_wave_breakpoints(const nsc_wave *w, double tstop, double **bp, int *nbp, int *cap)
-{
-    const double *p = w->p;
-    int first = *nbp;
-    switch (w->kind) {
-    case NSC_WAVE_PULSE: {
-        double td = p[2], tr = p[3], tf = p[4], pw = p[5], per = p[6];
-        for (long k = 0; k < NSC_MAXPERIODS; k++) {
-            double b = td + (double)k * per;                  /* start of period k */
-            if (b > tstop) break;
-            if (add(b, tstop, bp, nbp, cap, first) || add(b + tr, tstop, bp, nbp, cap, first) ||
-                add(b + tr + pw, tstop, bp, nbp, cap, first) || add(b + tr + pw + tf, tstop, bp, nbp, cap, first))
-                return -1;
-            if (!(per > 0)) break;
-        }
-        return 0;
-    }
-    case NSC_WAVE_SIN:
-        return add(p[3], tstop, bp, nbp, cap, first);
-    case NSC_WAVE_EXP:
-        if (add(p[2], tstop, bp, nbp, cap, first)) return -1;
-        return add(p[4], tstop, bp, nbp, cap, first);
-    case NSC_WAVE_PWL: {
-        int n = w->np / 2;
-        if (n == 0) return 0;
-        for (int i = 0; i < n; i++)
-            if (add(p[2 * i], tstop, bp, nbp, cap, first)) return -1;
-        double tn = p[2 * (n - 1)], r = w->repeat, per = tn - r;
-        if (!(r >= 0 && per > 0)) return 0;
-        for (long k = 1; k < NSC_MAXPERIODS; k++) {          /* corners of repetition k */
-            double shift = (double)k * per;
-            if (r + shift > tstop) break;
-            for (int i = 0; i < n; i++)
-                if (p[2 * i] > r && add(p[2 * i] + shift, tstop, bp, nbp, cap, first)) return -1;
-        }
-        return 0;
-    }
-    default:
-        return 0;
-    }
-}
-
 /* ---- the next corner after t, generated on demand ---- */
 
 /* the smallest of the corners c[0..n) that is > t, else INFINITY */
@@ -141,8 +88,7 @@ static double first_after(const double *c, int n, double t)
 }
 
 /* PULSE: the corners of period k are b, b + tr, b + tr + pw, b + tr + pw + tf with
- * b = td + k per, each sum in that order (the same doubles as
- * nsc_wave_breakpoints); periods k - 1 .. k + 1 around t cover corners that
+ * b = td + k per, each sum in that order; periods k - 1 .. k + 1 around t cover corners that
  * overlap the next period. */
 static double pulse_next(const double *p, double t)
 {
