@@ -227,6 +227,17 @@ static nsc_status write_script(const nsc_cmp *c, int q, const char *datpath, con
     return st;
 }
 
+/* The script and picture of signal q: PREFIX.PART.gp, PREFIX.PART.png (new), or
+ * NSC_ENOMEM. */
+static nsc_status sig_files(const nsc_cmp *c, int q, const char *prefix, char **gp, char **png, nsc_report *r)
+{
+    char *part = file_part(c->sig[q].name);
+    *gp = part ? nsc_asprintf("%s.%s.gp", prefix, part) : NULL;
+    *png = part ? nsc_asprintf("%s.%s.png", prefix, part) : NULL;
+    free(part);
+    return *gp && *png ? NSC_OK : nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+}
+
 static nsc_status plots(const nsc_cmp *c, const char *prefix, const char *ours, const char *ref, int quiet,
                         nsc_report *r)
 {
@@ -234,26 +245,22 @@ static nsc_status plots(const nsc_cmp *c, const char *prefix, const char *ours, 
     if (!dat) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
     char *in[] = { (char *)ours, (char *)ref };
     nsc_status s = NSC_OK;
-    for (int q = -1; !s && q < c->nsig; q++) {              /* no output may be an input */
-        char *part = q >= 0 ? file_part(c->sig[q].name) : NULL;
-        char *o[3] = { q < 0 ? dat : NULL, part ? nsc_asprintf("%s.%s.gp", prefix, part) : NULL,
-                       part ? nsc_asprintf("%s.%s.png", prefix, part) : NULL };
-        const char *clash = nsc_output_is_input(q < 0 ? o : o + 1, q < 0 ? 1 : 2, in, 2);
+    for (int q = -1; !s && q < c->nsig; q++) {              /* no output may be an input: checked first */
+        char *o[2] = { dat, NULL };
+        if (q >= 0) s = sig_files(c, q, prefix, &o[0], &o[1], r);
+        const char *clash = s ? NULL : nsc_output_is_input(o, q < 0 ? 1 : 2, in, 2);
         if (clash) s = nsc_err(r, NSC_EUSAGE, NULL, "the output '%s' is one of the files compared: choose another "
                                "prefix with -o", clash);
-        free(part); free(o[1]); free(o[2]);
+        if (q >= 0) { free(o[0]); free(o[1]); }
     }
     if (!s) s = write_grid(c, dat, r);
     if (!s && !quiet) printf("\nwrote %s", dat);
     for (int q = 0; !s && q < c->nsig; q++) {
-        char *part = file_part(c->sig[q].name);
-        char *gp = part ? nsc_asprintf("%s.%s.gp", prefix, part) : NULL;
-        char *png = part ? nsc_asprintf("%s.%s.png", prefix, part) : NULL;
-        if (!gp || !png) s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        char *gp = NULL, *png = NULL;
+        s = sig_files(c, q, prefix, &gp, &png, r);
         if (!s) s = write_script(c, q, dat, gp, png, ours, ref, r);
         if (!s) s = nsc_render_gp(gp, r);
         if (!s && !quiet) printf(", %s", png);
-        free(part);
         free(gp);
         free(png);
     }

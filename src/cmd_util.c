@@ -1,8 +1,6 @@
 /* cmd_util.c -- what the program's commands (main.c, cmd_*.c) share: option
  * values and the printing of a library report. */
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

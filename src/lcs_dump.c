@@ -43,12 +43,7 @@ static nsc_status dump_one(const nsc_lcs *L, const char *dir, const char *name, 
         free(tmp); free(path);
         return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
     }
-    int fd = mkstemp(tmp);
-    if (fd >= 0) {                                      /* mkstemp's 0600 -> 0666 & ~umask */
-        mode_t um = umask(0);
-        umask(um);
-        (void)fchmod(fd, 0666 & ~um);
-    }
+    int fd = nsc_mkstemp(tmp);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f && fd >= 0) close(fd);
     int bad = !f;

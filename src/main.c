@@ -281,7 +281,7 @@ int main(int argc, char **argv)
     nsc_meas_result *mres = NULL;
     nsc_stream *stream = NULL;
     int nprobe = 0, nout = 0;
-    char *out = NULL, *dat = NULL, *gp = NULL, *png = NULL, *measpath = NULL;
+    char *out = NULL, *dat = NULL, *gp = NULL, *png = NULL, *measpath = NULL, *evpath = NULL;
     const nsc_search_path *inc = nsc_search_finish(&sb);
     nsc_status s = inc ? nsc_netlist_read_in(netlist, inc, ov, nov, &ckt, &rep) : nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory");
     if (s) goto done;
@@ -350,14 +350,13 @@ int main(int argc, char **argv)
     gp = with_suffix(out, ".gp");
     png = with_suffix(out, ".png");
     measpath = with_suffix(out, ".meas");
-    if (!out || !dat || !gp || !png || !measpath) { s = nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    evpath = with_suffix(out, ".events");
+    if (!out || !dat || !gp || !png || !measpath || !evpath) { s = nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); goto done; }
     {
-        char *evp = with_suffix(out, ".events");
-        char *outs[] = { out, dat, gp, png, measpath, evp };
-        const char *clash = nsc_output_is_input(outs, evp ? 6 : 5, ckt->files, ckt->nfiles);
+        char *outs[] = { out, dat, gp, png, measpath, evpath };
+        const char *clash = nsc_output_is_input(outs, 6, ckt->files, ckt->nfiles);
         if (clash) s = nsc_err(&rep, NSC_EUSAGE, NULL, "the output '%s' is an input of this run (the netlist or a "
                                "file it includes): choose another name with -o", clash);
-        free(evp);
         if (s) goto done;
     }
 
@@ -410,11 +409,7 @@ int main(int argc, char **argv)
         if (!ws && need_dat) ws = nsc_write_dat(W, dat, threads, &wr);
         if (!ws && (fmt == NSC_FMT_DAT || plot)) ws = nsc_write_gp(W, dat, gp, png, &wr);
         if (!ws && plot && W->end == NSC_RUN_COMPLETE) ws = nsc_render_gp(gp, &wr);
-        if (!ws && events) {
-            char *ev = with_suffix(out, ".events");
-            ws = ev ? nsc_write_events(W, ev, &wr) : nsc_err(&wr, NSC_ENOMEM, NULL, "out of memory");
-            free(ev);
-        }
+        if (!ws && events) ws = nsc_write_events(W, evpath, &wr);
         for (int k = 0; k < wr.nwarn; k++) fprintf(stderr, "%s\n", wr.warn[k]);
         if (ws && !s) {                                    /* the first error of the run is the write error */
             nsc_print_report(&rep);
@@ -456,7 +451,7 @@ int main(int argc, char **argv)
             if (gpw) fprintf(stderr, ", %s", gp);
             if (plot) fprintf(stderr, ", %s", png);
             if (wrote_meas) fprintf(stderr, ", %s", measpath);
-            if (events) fprintf(stderr, ", %.*s.events", (int)(strrchr(gp, '.') - gp), gp);
+            if (events) fprintf(stderr, ", %s", evpath);
             fputc('\n', stderr);
         }
     }
@@ -472,7 +467,7 @@ int main(int argc, char **argv)
         nsc_meas_results_free(mres, ckt->nmeas);
         free(mres);
         nsc_circuit_free(ckt);
-        free(out); free(dat); free(gp); free(png); free(measpath); free(ov);
+        free(out); free(dat); free(gp); free(png); free(measpath); free(evpath); free(ov);
         nsc_search_free(&sb);
         return 128 + (sig ? sig : SIGINT);
     }
@@ -491,6 +486,7 @@ done:
     free(gp);
     free(png);
     free(measpath);
+    free(evpath);
     free(ov);
     nsc_search_free(&sb);
     return exit_code(s);

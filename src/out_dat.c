@@ -24,12 +24,7 @@ nsc_status nsc_afile_open(nsc_afile *a, const char *path, nsc_report *r)
     }
     a->tmp = nsc_asprintf("%s.XXXXXX", path);
     if (!a->tmp) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
-    int fd = mkstemp(a->tmp);
-    if (fd >= 0) {                        /* mkstemp's 0600 -> what open(2) would give: 0666 & ~umask */
-        mode_t um = umask(0);
-        umask(um);
-        (void)fchmod(fd, 0666 & ~um);
-    }
+    int fd = nsc_mkstemp(a->tmp);
     if (fd < 0 || !(a->f = fdopen(fd, "w"))) {
         int e = errno;
         if (fd >= 0) { close(fd); unlink(a->tmp); }

@@ -191,16 +191,13 @@ nsc_status nsc_render_gp(const char *gppath, nsc_report *r)
         return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
     }
     nsc_status s = NSC_OK;
-    int tfd = mkstemp(tmpp);
+    int tfd = nsc_mkstemp(tmpp);
     if (tfd < 0) {
         fclose(ef);
         s = nsc_err(r, NSC_EOUT, NULL, "cannot write '%s/%s': %s", dir, png, strerror(errno));
         free(dir); free(png); free(tmpp); free(expr);
         return s;
     }
-    mode_t um = umask(0);
-    umask(um);
-    (void)fchmod(tfd, 0666 & ~um);
     close(tfd);
     tmp = (char *)nsc_base_name(tmpp);
     fputs("outfile=", ef);

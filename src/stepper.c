@@ -319,6 +319,12 @@ static nsc_status gmin_check(const nsc_lcs *L, const nsc_circuit *c, double gmin
     return NSC_OK;
 }
 
+char *nsc_end_msg(const nsc_report *r, const char *dflt)
+{
+    const char *msg = r->error ? r->error : dflt, *pre = "nscircuit: error: ";
+    return nsc_strdup(strncmp(msg, pre, strlen(pre)) ? msg : msg + strlen(pre));
+}
+
 /* A run that ended with an error (out of memory mid-run, say) but no note yet
  * says so in its table: rows up to the last one kept, the error as the note,
  * so no writer presents it as complete and no .meas reads it. */
@@ -328,8 +334,7 @@ static void mark_failed(nsc_waves *W, const nsc_report *r)
     W->end = NSC_RUN_FAILED;
     W->t_end = W->nrow > 0 ? W->v[(size_t)(W->nrow - 1) * W->ncol] : 0;
     free(W->end_msg);
-    const char *msg = r->error ? r->error : "error", *pre = "nscircuit: error: ";
-    W->end_msg = nsc_strdup(strncmp(msg, pre, strlen(pre)) ? msg : msg + strlen(pre));
+    W->end_msg = nsc_end_msg(r, "error");
 }
 
 nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes,

@@ -691,8 +691,7 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
 fail:
     W->t_end = c->t;
     W->end = W->end == NSC_RUN_INTERRUPTED ? W->end : NSC_RUN_FAILED;
-    const char *msg = T->r->error ? T->r->error : "solver failure", *pre = "nscircuit: error: ";
-    W->end_msg = nsc_strdup(strncmp(msg, pre, strlen(pre)) ? msg : msg + strlen(pre));
+    W->end_msg = nsc_end_msg(T->r, "solver failure");
     if (st->hmin_used == INFINITY) st->hmin_used = 0;
     ad_free(a);
     return s;

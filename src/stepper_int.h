@@ -48,6 +48,10 @@ double nsc_bpq_after(nsc_bpq *q, double x);
 void nsc_bpq_free(nsc_bpq *q);
 
 /* "time 1.2e-3 s: ..., devices d1 d3, residual ..." for a failed step of P at t. */
+/* The note of a run that stopped on r's error (dflt without one): the message
+ * without its "nscircuit: error: " prefix, new (NULL out of memory). */
+char *nsc_end_msg(const nsc_report *r, const char *dflt);
+
 void nsc_step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, double t,
                       const nsc_step_info *info, nsc_solver solver);
 

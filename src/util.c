@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void nsc_report_init(nsc_report *r)
 {
@@ -166,4 +167,15 @@ void nsc_uf_union(int *uf, int a, int b)
     if (uf[a] > uf[b]) { int t = a; a = b; b = t; }          /* a: the larger tree */
     uf[a] += uf[b];
     uf[b] = a;
+}
+
+int nsc_mkstemp(char *tmpl)
+{
+    int fd = mkstemp(tmpl);
+    if (fd >= 0) {                        /* mkstemp's 0600 -> what open(2) would give: 0666 & ~umask */
+        mode_t um = umask(0);
+        umask(um);
+        (void)fchmod(fd, 0666 & ~um);
+    }
+    return fd;
 }

@@ -69,4 +69,9 @@ int nsc_grow(void **arr, int *cap, int need, size_t sz);
 int nsc_uf_find(int *uf, int x);
 void nsc_uf_union(int *uf, int a, int b);
 
+/* A temporary created exclusively from tmpl ("...XXXXXX", rewritten in place:
+ * mkstemp, so a planted symlink is never followed), with the mode open(2) would
+ * give a new file (0666 & ~umask, not mkstemp's 0600). The descriptor, or -1. */
+int nsc_mkstemp(char *tmpl);
+
 #endif
