@@ -109,9 +109,12 @@ static nsc_status d_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     for (int q = 0; q < m->npar; q++) {
         const char *pn = m->pname[q];
         if (!d_known(pn) || (given && (nsc_strieq(pn, "is") || nsc_strieq(pn, "n") || nsc_strieq(pn, "rs")))) {
-            nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than VF RON ROFF IS N RS BV IBV NBV "
-                     "are ignored (and IS N RS when VF or RON is given): ideal diode VF=%g RON=%g",
-                     m->name, p.vf, p.ron);
+            if (given)
+                nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than VF RON ROFF BV are ignored "
+                         "(%s first): piecewise-linear diode VF=%g RON=%g", m->name, pn, p.vf, p.ron);
+            else                                            /* the fit's own warning gives VF and RON */
+                nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than IS N RS ROFF BV IBV NBV are "
+                         "ignored (%s first)", m->name, pn);
             break;
         }
     }

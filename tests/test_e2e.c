@@ -819,6 +819,24 @@ Test(e2e, diode_without_parameters_is_spice_diode)
     free(out);
 }
 
+/* A fitted card with a parameter the fit does not use (a vendor card's CJO)
+ * names the parameters the fit does use and the first one ignored. Before, it
+ * listed VF RON among the used ones and called the fitted diode "ideal diode
+ * VF=0.740816 RON=0.120316", which reads as if a PWL card had been given. */
+Test(e2e, fitted_diode_warning_names_fit_parameters)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/dcj.cir", tmp);
+    tu_write_file(path, "diode cjo\nV1 a 0 5\nR1 a d 100\nD1 d 0 DJ\n.model DJ D(IS=1e-14 CJO=2p)\n.op\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s dcj.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "warning: diode model 'dj': parameters other than IS N RS ROFF BV IBV NBV are ignored "
+                          "(cjo first)"), "%s", out);
+    cr_assert_null(strstr(out, "ideal diode"), "%s", out);
+    cr_assert(strstr(out, "SPICE parameters fitted on 10 mA..1 A: VF=0.7408"), "%s", out);
+    free(out);
+}
+
 /* Index-2 circuits (a capacitor voltage or an inductor current that the sources
  * fix) in both stepping modes against ngspice 39 (tests/data/cv_loops): series
  * capacitors across a PULSE source, an input capacitor across a SIN supply into a
