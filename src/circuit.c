@@ -16,6 +16,7 @@ void nsc_circuit_free(nsc_circuit *c)
         free(c->el[k].name);
         free(c->el[k].wave.p);
         free(c->el[k].table);
+        nsc_bprog_free(c->el[k].bsrc);
     }
     free(c->el);
     for (int k = 0; k < c->nmodel; k++) {
@@ -72,4 +73,13 @@ int nsc_circuit_element(const nsc_circuit *c, const char *name)
     for (int k = 0; k < c->nel; k++)
         if (nsc_strieq(c->el[k].name, name)) return k;
     return -1;
+}
+
+void nsc_bprog_free(nsc_bprog *p)
+{
+    if (!p) return;
+    free(p->term);
+    free(p->op);
+    free(p->elref);
+    free(p);
 }

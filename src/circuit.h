@@ -22,6 +22,8 @@ typedef enum nsc_elkind {
     NSC_EL_F,      /* CCCS */
     NSC_EL_H,      /* CCVS */
     NSC_EL_D, NSC_EL_M, NSC_EL_S,
+    NSC_EL_BV,     /* behavioural voltage source B n+ n- V=expr (PWL, exact) */
+    NSC_EL_BI,     /* behavioural current source B n+ n- I=expr */
     NSC_EL_NKINDS
 } nsc_elkind;
 
@@ -58,6 +60,39 @@ typedef struct nsc_model {
     nsc_loc loc;
 } nsc_model;
 
+/* A behavioural source's expression compiled to exact piecewise-linear form
+ * (nl_pwl.c): the output is affine in node voltages, branch currents of voltage
+ * sources and auxiliary values a_k, each a_k a nonsmooth function of an affine
+ * argument that may use earlier a_j (j < k):
+ *   ramp: a_k = max(0, arg_k)       (one complementarity pair)
+ *   step: a_k = H(arg_k) in {0, 1}, H(0) = [0, 1] (two pairs: an ideal relay)
+ * An affine form is c + sum of term[t0 .. t0+nt). */
+typedef enum nsc_btkind { NSC_BT_V, NSC_BT_I, NSC_BT_AUX } nsc_btkind;
+typedef struct nsc_bterm {
+    nsc_btkind kind;
+    int idx;        /* V: node; I: index into elref; AUX: k */
+    double coef;
+} nsc_bterm;
+typedef struct nsc_baff {
+    double c;
+    int t0, nt;
+} nsc_baff;
+typedef struct nsc_bop {
+    int step;       /* 0 ramp, 1 step */
+    nsc_baff arg;
+} nsc_bop;
+typedef struct nsc_bprog {
+    nsc_bterm *term;
+    int nterm;
+    nsc_bop *op;
+    int nop;
+    nsc_baff out;
+    int *elref;     /* element indices of the I(...) references (voltage sources) */
+    int nelref;
+} nsc_bprog;
+
+void nsc_bprog_free(nsc_bprog *p);
+
 /* The elements. Field use by kind:
  *   R C L     node[0..1]; value (ohm, F, H); C and L: has_ic/ic (IC=)
  *   K         ref[0], ref[1] element indices of the two inductors; value = k
@@ -69,6 +104,7 @@ typedef struct nsc_model {
  *   D         node[0] anode, node[1] cathode; model
  *   M         node[0..3] = d g s b; model; w, l (m; model/default when not given)
  *   S         node[0..1] switch, node[2..3] control; model
+ *   BV BI     node[0..1]; bsrc: value of V(n+,n-) / of the current n+ -> n- inside
  */
 typedef struct nsc_element {
     nsc_elkind kind;
@@ -84,6 +120,7 @@ typedef struct nsc_element {
     double w, l;
     double *table;
     int ntable;
+    nsc_bprog *bsrc;
     nsc_loc loc; /* the card (for subckt instances: the card inside the subckt) */
 } nsc_element;
 

@@ -106,6 +106,7 @@ static nsc_status et_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     nsc_st_inc(b, e->node[0], e->node[1], row);
     nsc_st_vrow(b, row, e->node[0], e->node[1], 1.0);         /* 0 = v_a - v_b - g(x) */
     nsc_st_s0(b, row, -e->table[1]);                          /* - y0 */
+    nsc_st_exact(b, row);
     et_ctx k = {b, e, row, s->pair};
     tab_walk(e, et_pair, &k);
     return NSC_OK;

@@ -78,6 +78,7 @@ typedef struct nsc_builder {
     nsc_report *r;
     nsc_sparse *T[7];           /* triplets, indexed by nsc_stmat */
     double *s0, *e0;            /* [n], [m] */
+    unsigned char *exact;       /* [n] nsc_lcs z_exact */
     const int *el_branch;       /* [nel] first transient branch (z index) or -1 */
     const int *el_extra;        /* [nel] first static extra branch or -1 */
     const unsigned char *has_icv;
@@ -109,6 +110,9 @@ void nsc_st_vccs(nsc_builder *b, int a, int k, int c, int d, double gm);
 void nsc_st_pair(nsc_builder *b, int a, int k, int j);
 /* Constant source terms: s0[i] += x, e0[j] += x (index < 0 dropped). */
 void nsc_st_s0(nsc_builder *b, int i, double x);
+/* Row i holds at t_k+1 under every theta (lcs.h z_exact): the output row of a
+ * static PWL map, y = f(x) with f's pairs, which would ring at theta = 1/2. */
+static inline void nsc_st_exact(nsc_builder *b, int i) { if (i >= 0) b->exact[i] = 1; }
 void nsc_st_e0(nsc_builder *b, int j, double x);
 /* Switched conductance of element el between nodes a, k (circuit indices): stamps
  * g_off into A (nsc_st_g) and registers the switch (lcs.h nsc_switch) with its

@@ -137,7 +137,7 @@ void nsc_lcs_free(nsc_lcs *L)
     if (L->pair_name)
         for (int k = 0; k < L->m; k++) free(L->pair_name[k]);
     free(L->zname); free(L->pair_name);
-    free(L->z_el); free(L->pair_el); free(L->el_branch); free(L->el_pair);
+    free(L->z_el); free(L->pair_el); free(L->el_branch); free(L->el_pair); free(L->z_exact);
     free(L->gmin_node);
     free(L->sw);
     free(L);
@@ -281,7 +281,8 @@ nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin
     b.s0 = L->s0 = nsc_calloc((size_t)n + 1, sizeof(double));
     b.e0 = L->e0 = nsc_calloc((size_t)m + 1, sizeof(double));
     L->src = nsc_calloc((size_t)nsrc + 1, sizeof *L->src);
-    if (!L->s0 || !L->e0 || !L->src) goto nomem;
+    b.exact = L->z_exact = nsc_calloc((size_t)n + 1, 1);
+    if (!L->s0 || !L->e0 || !L->src || !L->z_exact) goto nomem;
     b.el_branch = L->el_branch;
     b.el_extra = w.el_extra;
     b.has_icv = w.has_icv;

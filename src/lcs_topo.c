@@ -1,7 +1,7 @@
 /* lcs_topo.c -- topology check of a circuit before any assembly (netlist.md,
- * Errors; formulation.md §4). With "conducting" elements R, L, V, E/H/E TABLE
+ * Errors; formulation.md §4). With "conducting" elements R, L, V, E/H/E TABLE/B V=
  * outputs, diodes, MOS channels (d-s) and switches, every node has a DC path to
- * ground through conducting elements (capacitors and current sources I, G, F do
+ * ground through conducting elements (capacitors and current sources I, G, F, B I= do
  * not conduct at DC): a cut-set of current sources alone is such a node.
  *
  * Loops of capacitors with voltage sources and cut-sets of inductors with
@@ -22,7 +22,7 @@ static int conducting(const nsc_element *e, int *a, int *b)
 {
     switch (e->kind) {
     case NSC_EL_R: case NSC_EL_L: case NSC_EL_V: case NSC_EL_E: case NSC_EL_ETABLE:
-    case NSC_EL_H: case NSC_EL_D: case NSC_EL_S:
+    case NSC_EL_H: case NSC_EL_D: case NSC_EL_S: case NSC_EL_BV:
         *a = e->node[0]; *b = e->node[1]; return 1;
     case NSC_EL_M:
         *a = e->node[0]; *b = e->node[2]; return 1;                /* drain - source */
@@ -59,12 +59,12 @@ done:
 
 static int voltage_defining(nsc_elkind k)
 {
-    return k == NSC_EL_V || k == NSC_EL_E || k == NSC_EL_ETABLE || k == NSC_EL_H;
+    return k == NSC_EL_V || k == NSC_EL_E || k == NSC_EL_ETABLE || k == NSC_EL_H || k == NSC_EL_BV;
 }
 
 static int current_source(nsc_elkind k)
 {
-    return k == NSC_EL_I || k == NSC_EL_G || k == NSC_EL_F;
+    return k == NSC_EL_I || k == NSC_EL_G || k == NSC_EL_F || k == NSC_EL_BI;
 }
 
 /* Union-find as in the check. A voltage-defining branch whose terminals the

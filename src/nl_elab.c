@@ -14,6 +14,7 @@
 #include "netlist.h"
 #include "nl_deck.h"
 #include "nl_meas.h"
+#include "nl_pwl.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -57,6 +58,7 @@ typedef struct scope {
 /* A reference resolved at the end: element el's ref[slot] = element named name. */
 typedef struct fixup {
     int el, slot;
+    int term;               /* >= 0: B source's I() reference el->bsrc->elref[term] instead */
     char *name;
     const nl_card *cd;
     const nl_field *f;
@@ -300,7 +302,8 @@ static const char *kind_name(nsc_elkind k)
 {
     static const char *const names[] = { "resistor", "capacitor", "inductor", "coupling",
                                          "voltage source", "current source", "VCVS", "VCVS",
-                                         "VCCS", "CCCS", "CCVS", "diode", "MOS transistor", "switch" };
+                                         "VCCS", "CCCS", "CCVS", "diode", "MOS transistor", "switch",
+                                         "behavioural source", "behavioural source" };
     return names[k];
 }
 
@@ -365,6 +368,7 @@ static nsc_status fixup_add(elab *E, scope *sc, const nl_card *cd, const nl_fiel
     if (!(x->name = nsc_strdup(full))) return oom(E);
     x->el = el;
     x->slot = slot;
+    x->term = -1;
     x->cd = cd;
     x->f = f;
     x->where = sc->where;
@@ -1062,13 +1066,73 @@ static nsc_status card_options(elab *E, scope *sc, const nl_card *cd)
 
 /* ---- scopes ---- */
 
+/* B n+ n- V=expr | I=expr: the expression compiled to an exact PWL program
+ * (nl_pwl.c); node names in V() resolve in the card's scope, I() names are
+ * voltage sources resolved at the end (fixups). */
+typedef struct bctx {
+    elab *E;
+    scope *sc;
+    const nl_card *cd;
+    int el;
+} bctx;
+
+static nl_field *b_field(bctx *B, const char *name, const nl_expr *at)
+{
+    nl_field *f = nl_alloc(&B->E->ar, sizeof *f);
+    if (f) *f = (nl_field){ NL_F_WORD, at->line, at->col, 0, { name }, NULL };
+    return f;
+}
+
+static nsc_status b_node(void *ctx, const char *name, const nl_expr *at, int *idx, nsc_report *r)
+{
+    bctx *B = ctx;
+    nl_field *f = b_field(B, name, at);
+    (void)r;
+    return f ? node(B->E, B->sc, B->cd, f, idx) : oom(B->E);
+}
+
+static nsc_status b_branch(void *ctx, const char *name, const nl_expr *at, int k, nsc_report *r)
+{
+    bctx *B = ctx;
+    nl_field *f = b_field(B, name, at);
+    (void)r;
+    if (!f) return oom(B->E);
+    nsc_status st = fixup_add(B->E, B->sc, B->cd, f, B->el, 0);
+    if (!st) B->E->fix[B->E->nfix - 1].term = k;
+    return st;
+}
+
+static nsc_status card_b(elab *E, scope *sc, const nl_card *cd)
+{
+    char k[8];
+    const nl_field *f = cd->nf >= 4 ? &cd->f[3] : NULL;
+    const char *key = f ? pair_key(f, k, sizeof k) : NULL;
+    if (!key || (strcmp(key, "v") && strcmp(key, "i")))
+        return err(E, sc, cd, f, "behavioural source %s: expected V=expr or I=expr after the two nodes", cd->f[0].u.s);
+    if (f->sub[1].kind != NL_F_EXPR)
+        return err(E, sc, cd, &f->sub[1], "behavioural source %s: expected an expression, found '%s'", cd->f[0].u.s,
+                   ftext(&f->sub[1]));
+    int el;
+    nsc_status st = element_new(E, sc, cd, key[0] == 'v' ? NSC_EL_BV : NSC_EL_BI, &el);
+    if (st || (st = nodes(E, sc, cd, el, 2))) return st;
+    for (int q = 4; q < cd->nf; q++)
+        warn(E, sc, cd, &cd->f[q], "behavioural source %s: '%s' is ignored", cd->f[0].u.s, ftext(&cd->f[q]));
+    nl_env env = { scope_lookup, sc, E->d->files[cd->file], sc->where };
+    bctx B = { E, sc, cd, el };
+    nl_pwl_env pe = { &env, b_node, b_branch, &B };
+    nsc_bprog *p;
+    if ((st = nl_pwl_compile(f->sub[1].u.x, &pe, &p, E->r))) return st;
+    E->c->el[el].bsrc = p;
+    return NSC_OK;
+}
+
 static int head_is(const nl_card *cd, const char *w)
 {
     return nsc_strieq(cd->f[0].u.s, w);
 }
 
 static const char *const UNSUPPORTED_EL[26] = {
-    ['a' - 'a'] = "XSPICE code models (A)", ['b' - 'a'] = "behavioral sources (B)",
+    ['a' - 'a'] = "XSPICE code models (A)",
     ['j' - 'a'] = "JFETs (J)", ['n' - 'a'] = "numerical devices (N)", ['o' - 'a'] = "lossy transmission lines (O)",
     ['p' - 'a'] = "coupled transmission lines (P)", ['q' - 'a'] = "bipolar transistors (Q)",
     ['t' - 'a'] = "transmission lines (T)", ['u' - 'a'] = "uniform RC lines (U)",
@@ -1094,6 +1158,7 @@ static nsc_status card_element(elab *E, scope *sc, const nl_card *cd)
     case 'm': return card_dms(E, sc, cd, NSC_EL_M);
     case 's': return card_dms(E, sc, cd, NSC_EL_S);
     case 'x': return card_x(E, sc, cd);
+    case 'b': return card_b(E, sc, cd);
     default:
         if (ch >= 'a' && ch <= 'z' && UNSUPPORTED_EL[ch - 'a'])
             return err(E, sc, cd, NULL, "unsupported element %s: %s are not supported", cd->f[0].u.s, UNSUPPORTED_EL[ch - 'a']);
@@ -1369,6 +1434,10 @@ static nsc_status resolve_refs(elab *E)
             return err(E, &s, x->cd, x->f, "coupling %s: '%s' is not an inductor", nm, x->f->u.s);
         if (e->kind != NSC_EL_K && c->el[t].kind != NSC_EL_V)
             return err(E, &s, x->cd, x->f, "%s %s: '%s' is not a voltage source", kind_name(e->kind), nm, x->f->u.s);
+        if (x->term >= 0) {
+            e->bsrc->elref[x->term] = t;
+            continue;
+        }
         e->ref[x->slot] = t;
         if (e->kind == NSC_EL_K && x->slot == 1 && e->ref[0] == t)
             return err(E, &s, x->cd, x->f, "coupling %s couples '%s' with itself", nm, x->f->u.s);

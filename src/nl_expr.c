@@ -2,6 +2,7 @@
 #include "nl_expr.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 nl_expr *nl_expr_new(nl_arena *ar, nl_xop op, int line, int col, nl_expr *a, nl_expr *b)
@@ -37,20 +38,27 @@ static const fn1 FN1[] = {
 
 static nsc_status eval_call(const nl_expr *e, const nl_env *env, double *v, nsc_report *r)
 {
-    double x[2] = { 0, 0 };
+    double x[3] = { 0, 0, 0 };
     int n = 0, want = -1;
     for (size_t k = 0; k < sizeof FN1 / sizeof FN1[0]; k++)
         if (strcmp(e->name, FN1[k].name) == 0) want = 1;
+    if (!strcmp(e->name, "u") || !strcmp(e->name, "sgn") || !strcmp(e->name, "uramp")) want = 1;
     if (!strcmp(e->name, "min") || !strcmp(e->name, "max") || !strcmp(e->name, "pow") ||
         !strcmp(e->name, "atan2"))
         want = 2;
+    if (!strcmp(e->name, "limit") || !strcmp(e->name, "if")) want = 3;
     if (want < 0) return fail(e, env, r, "unknown function '%s'%s", e->name);
     if (e->nargs != want)
         return fail(e, env, r, want == 1 ? "function '%s' takes 1 argument%s"
-                                         : "function '%s' takes 2 arguments%s", e->name);
+                                         : want == 2 ? "function '%s' takes 2 arguments%s" : "function '%s' takes 3 arguments%s", e->name);
     for (const nl_expr *a = e->a; a; a = a->next)
         if (nl_expr_eval(a, env, &x[n++], r)) return r->status;
-    if (want == 1) {
+    if (!strcmp(e->name, "u")) *v = x[0] > 0;                    /* ngspice: u(0) = 0 */
+    else if (!strcmp(e->name, "sgn")) *v = (x[0] > 0) - (x[0] < 0);
+    else if (!strcmp(e->name, "uramp")) *v = x[0] > 0 ? x[0] : 0;
+    else if (!strcmp(e->name, "limit")) *v = fmin(fmax(x[0], fmin(x[1], x[2])), fmax(x[1], x[2]));
+    else if (!strcmp(e->name, "if")) *v = x[0] != 0 ? x[1] : x[2];
+    else if (want == 1) {
         for (size_t k = 0; k < sizeof FN1 / sizeof FN1[0]; k++)
             if (strcmp(e->name, FN1[k].name) == 0) *v = FN1[k].f(x[0]);
     } else if (!strcmp(e->name, "min")) *v = fmin(x[0], x[1]);
@@ -78,6 +86,13 @@ nsc_status nl_expr_eval(const nl_expr *e, const nl_env *env, double *v, nsc_repo
         if (nl_expr_eval(e->a, env, &a, r)) return r->status;
         *v = -a;
         break;
+    case NL_X_NOT:
+        if (nl_expr_eval(e->a, env, &a, r)) return r->status;
+        *v = a == 0;
+        break;
+    case NL_X_COND:                                    /* only the chosen branch is evaluated */
+        if (nl_expr_eval(e->a, env, &a, r)) return r->status;
+        return nl_expr_eval(a != 0 ? e->b : e->c, env, v, r);
     default:
         if (nl_expr_eval(e->a, env, &a, r) || nl_expr_eval(e->b, env, &b, r)) return r->status;
         switch (e->op) {
@@ -88,12 +103,100 @@ nsc_status nl_expr_eval(const nl_expr *e, const nl_env *env, double *v, nsc_repo
             if (b == 0) return fail(e, env, r, "division by zero%s", NULL);
             *v = a / b;
             break;
+        case NL_X_LT: *v = a < b; break;
+        case NL_X_GT: *v = a > b; break;
+        case NL_X_LE: *v = a <= b; break;
+        case NL_X_GE: *v = a >= b; break;
+        case NL_X_EQ: *v = a == b; break;
+        case NL_X_NE: *v = a != b; break;
+        case NL_X_AND: *v = a != 0 && b != 0; break;
+        case NL_X_OR: *v = a != 0 || b != 0; break;
         default: *v = pow(a, b); break;                /* NL_X_POW */
         }
     }
     if (isnan(*v)) return fail(e, env, r, "value is not finite (NaN)%s", NULL);
     if (isinf(*v)) return fail(e, env, r, "value is not finite (overflow)%s", NULL);
     return NSC_OK;
+}
+
+/* ---- the expression as text, parenthesised where precedence needs it ---- */
+
+#include <stdio.h>
+
+static int prec(const nl_expr *e)
+{
+    switch (e->op) {
+    case NL_X_COND: return -4;
+    case NL_X_OR: return -3;
+    case NL_X_AND: return -2;
+    case NL_X_EQ: case NL_X_NE: return -1;
+    case NL_X_LT: case NL_X_GT: case NL_X_LE: case NL_X_GE: return 0;
+    case NL_X_ADD: case NL_X_SUB: return 1;
+    case NL_X_MUL: case NL_X_DIV: return 2;
+    case NL_X_NEG: case NL_X_NOT: return 3;
+    case NL_X_POW: return 4;
+    default: return 5;
+    }
+}
+
+static const char *op_text(nl_xop op)
+{
+    static const char *const t[] = { [NL_X_ADD] = "+", [NL_X_SUB] = "-", [NL_X_MUL] = "*", [NL_X_DIV] = "/",
+                                     [NL_X_POW] = "^", [NL_X_LT] = "<", [NL_X_GT] = ">", [NL_X_LE] = "<=",
+                                     [NL_X_GE] = ">=", [NL_X_EQ] = "==", [NL_X_NE] = "!=", [NL_X_AND] = "&&",
+                                     [NL_X_OR] = "||" };
+    return (size_t)op < sizeof t / sizeof t[0] && t[op] ? t[op] : "?";
+}
+
+static void print_expr(FILE *f, const nl_expr *e);
+
+static void print_sub(FILE *f, const nl_expr *e, int paren)
+{
+    if (paren) fputc('(', f);
+    print_expr(f, e);
+    if (paren) fputc(')', f);
+}
+
+/* the expression as text, parenthesised where precedence needs it */
+static void print_expr(FILE *f, const nl_expr *e)
+{
+    switch (e->op) {
+    case NL_X_NUM: if (e->name) fputs(e->name, f); else fprintf(f, "%g", e->num); break;
+    case NL_X_PARAM: fputs(e->name, f); break;
+    case NL_X_NEG: case NL_X_NOT:
+        fputc(e->op == NL_X_NEG ? '-' : '!', f);
+        print_sub(f, e->a, prec(e->a) < 3);
+        break;
+    case NL_X_COND:
+        print_sub(f, e->a, prec(e->a) <= -4);
+        fputc('?', f);
+        print_sub(f, e->b, prec(e->b) <= -4);
+        fputc(':', f);
+        print_expr(f, e->c);
+        break;
+    case NL_X_CALL:
+        fprintf(f, "%s(", e->name);
+        for (const nl_expr *a = e->a; a; a = a->next) { print_expr(f, a); if (a->next) fputc(',', f); }
+        fputc(')', f);
+        break;
+    default: {
+        int p = prec(e), lp = prec(e->a) < p, rp = prec(e->b) < p || (prec(e->b) == p && e->op != NL_X_ADD && e->op != NL_X_MUL);
+        print_sub(f, e->a, lp);
+        fputs(op_text(e->op), f);
+        print_sub(f, e->b, rp);
+    }
+    }
+}
+
+char *nl_expr_text(const nl_expr *e)
+{
+    char *t = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&t, &n);
+    if (!f) return NULL;
+    print_expr(f, e);
+    if (fclose(f)) { free(t); return NULL; }
+    return t;
 }
 
 /* ---- numbers: [+-]digits[.digits][e[+-]digits] then letters (scale + units) ---- */

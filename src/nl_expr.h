@@ -11,7 +11,11 @@ typedef enum nl_xop {
     NL_X_PARAM, /* name (lower case) */
     NL_X_NEG,   /* -a */
     NL_X_ADD, NL_X_SUB, NL_X_MUL, NL_X_DIV, NL_X_POW, /* a op b */
-    NL_X_CALL   /* name(a, a->next, ...), nargs arguments */
+    NL_X_CALL,  /* name(a, a->next, ...), nargs arguments */
+    NL_X_LT, NL_X_GT, NL_X_LE, NL_X_GE, NL_X_EQ, NL_X_NE, /* a op b: 1 or 0 */
+    NL_X_AND, NL_X_OR,  /* a && b, a || b: 1 or 0 (nonzero is true) */
+    NL_X_NOT,   /* !a */
+    NL_X_COND   /* a ? b : c */
 } nl_xop;
 
 typedef struct nl_expr {
@@ -22,6 +26,7 @@ typedef struct nl_expr {
     double num;             /* NUM */
     const char *name;       /* PARAM, CALL: lower-case name; NUM: source text */
     struct nl_expr *a, *b;  /* operands; CALL: a = first argument */
+    struct nl_expr *c;      /* COND: the value when a is false */
     struct nl_expr *next;   /* next argument of a CALL */
 } nl_expr;
 
@@ -43,5 +48,9 @@ nl_expr *nl_expr_new(nl_arena *ar, nl_xop op, int line, int col, nl_expr *a, nl_
  * count, division by zero, non-finite result) go to r as NSC_ENETLIST with the
  * position of the offending node. */
 nsc_status nl_expr_eval(const nl_expr *e, const nl_env *env, double *v, nsc_report *r);
+
+/* e as text (lower case names, no blanks, parentheses where precedence needs
+ * them), malloc'd; NULL on allocation failure. */
+char *nl_expr_text(const nl_expr *e);
 
 #endif

@@ -107,57 +107,6 @@ static nsc_status probe(mctx *M, nsc_probekind kind, const char *a, const char *
     return NSC_OK;
 }
 
-static int prec(const nl_expr *e)
-{
-    switch (e->op) {
-    case NL_X_ADD: case NL_X_SUB: return 1;
-    case NL_X_MUL: case NL_X_DIV: return 2;
-    case NL_X_NEG: return 3;
-    case NL_X_POW: return 4;
-    default: return 5;
-    }
-}
-
-/* the expression as text, parenthesised where precedence needs it */
-static void print_expr(FILE *f, const nl_expr *e)
-{
-    static const char ops[] = { [NL_X_ADD] = '+', [NL_X_SUB] = '-', [NL_X_MUL] = '*', [NL_X_DIV] = '/', [NL_X_POW] = '^' };
-    switch (e->op) {
-    case NL_X_NUM: if (e->name) fputs(e->name, f); else fprintf(f, "%g", e->num); break;
-    case NL_X_PARAM: fputs(e->name, f); break;
-    case NL_X_NEG:
-        fputc('-', f);
-        if (prec(e->a) < 3) { fputc('(', f); print_expr(f, e->a); fputc(')', f); } else print_expr(f, e->a);
-        break;
-    case NL_X_CALL:
-        fprintf(f, "%s(", e->name);
-        for (const nl_expr *a = e->a; a; a = a->next) { print_expr(f, a); if (a->next) fputc(',', f); }
-        fputc(')', f);
-        break;
-    default: {
-        int p = prec(e), lp = prec(e->a) < p, rp = prec(e->b) < p || (prec(e->b) == p && e->op != NL_X_ADD && e->op != NL_X_MUL);
-        if (lp) fputc('(', f);
-        print_expr(f, e->a);
-        if (lp) fputc(')', f);
-        fputc(ops[e->op], f);
-        if (rp) fputc('(', f);
-        print_expr(f, e->b);
-        if (rp) fputc(')', f);
-    }
-    }
-}
-
-static char *expr_text(const nl_expr *e)
-{
-    char *t = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&t, &n);
-    if (!f) return NULL;
-    print_expr(f, e);
-    if (fclose(f)) { free(t); return NULL; }
-    return t;
-}
-
 /* a node or element name in v()/i() of an expression: a name or a number token */
 static const char *arg_name(const nl_expr *a)
 {
@@ -207,8 +156,11 @@ static nsc_status compile(mctx *M, const nl_expr *e, nsc_msig *s)
             if ((st = compile(M, a, s))) return st;
         return emit(M, s, NSC_MOP_CALL, id, e->nargs, 0);
     }
+    default:
+        break;
     }
-    return at_loc(M, expr_loc(M, e), "bad expression in .meas");
+    return at_loc(M, expr_loc(M, e), "operator not supported in .meas %s (comparisons, && || ! and ?: are not)",
+                  M->c->meas[M->self].name);
 }
 
 /* a measured quantity: V(n), V(a,b), I(x), par('expr') or {expr} */
@@ -233,7 +185,7 @@ static nsc_status sig_field(mctx *M, const nl_field *f, nsc_msig *s)
     nsc_status st = compile(M, x, s);
     if (st) return st;
     free(s->text);
-    return (s->text = expr_text(x)) ? NSC_OK : oom(M);
+    return (s->text = nl_expr_text(x)) ? NSC_OK : oom(M);
 }
 
 /* a number: 1m, {expr}, a .param name */
@@ -397,7 +349,7 @@ nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, con
         if (v->kind == NL_F_EXPR) st = compile(&M, v->u.x, &m->sig);
         else { double x; st = num_field(&M, v, &x); if (!st) st = emit(&M, &m->sig, NSC_MOP_NUM, 0, 0, x); }
         if (st) return st;
-        if (!(m->sig.text = v->kind == NL_F_EXPR ? expr_text(v->u.x) : nsc_strdup(ftext(v)))) return oom(&M);
+        if (!(m->sig.text = v->kind == NL_F_EXPR ? nl_expr_text(v->u.x) : nsc_strdup(ftext(v)))) return oom(&M);
         for (int k = 0; k < m->sig.ncode; k++)
             if (m->sig.code[k].op == NSC_MOP_PROBE)
                 return FERR(&M, v, "PARAM= of .meas %s reads a waveform; use FIND ... AT= or AVG for that", m->name);

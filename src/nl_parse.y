@@ -4,8 +4,9 @@
  * is decided later by the card's first letter (nl_elab.c). Lists inside
  * parentheses are collected on the field stack p->stk: a list's value is the
  * stack mark where it starts, and closing it copies stk[mark..top) into the
- * deck arena. Expressions become nl_expr trees (precedence: unary minus binds
- * less tightly than ^, so -2^2 = -4; ^ and ** are right-associative). */
+ * deck arena. Expressions become nl_expr trees (precedence, loosest first:
+ * ?: (right), ||, &&, == !=, < > <= >=, + -, * /, unary - + !, ^; unary minus
+ * binds less tightly than ^, so -2^2 = -4; ^ and ** are right-associative). */
 %code requires {
 #include "nl_deck.h"
 typedef void *yyscan_t;
@@ -53,10 +54,15 @@ static void leftmost(const nl_expr *x, int *line, int *col);
 }
 
 %token <tok> WORD CALLNAME STRING NUM IDENT XOPEN XCLOSE XLP XRP XCOMMA LEXERR
-%token <tok> '(' ')' ',' '='
+%token <tok> '(' ')' ',' '=' '!'
+%right <tok> '?' ':'
+%left <tok> OROR
+%left <tok> ANDAND
+%left <tok> EQEQ NEQ
+%left <tok> '<' '>' LEQ GEQ
 %left <tok> '+' '-'
 %left <tok> '*' '/'
-%precedence NEG
+%precedence NEG '!'
 %right <tok> POW
 
 %type <f> item value
@@ -119,6 +125,20 @@ expr
     | expr POW expr             { NODE($$, NL_X_POW, $2, $1, $3); }
     | '-' expr %prec NEG        { NODE($$, NL_X_NEG, $1, $2, NULL); }
     | '+' expr %prec NEG        { $$ = $2; }
+    | '!' expr                  { NODE($$, NL_X_NOT, $1, $2, NULL); }
+    | expr '<' expr             { NODE($$, NL_X_LT, $2, $1, $3); }
+    | expr '>' expr             { NODE($$, NL_X_GT, $2, $1, $3); }
+    | expr LEQ expr             { NODE($$, NL_X_LE, $2, $1, $3); }
+    | expr GEQ expr             { NODE($$, NL_X_GE, $2, $1, $3); }
+    | expr EQEQ expr            { NODE($$, NL_X_EQ, $2, $1, $3); }
+    | expr NEQ expr             { NODE($$, NL_X_NE, $2, $1, $3); }
+    | expr ANDAND expr          { NODE($$, NL_X_AND, $2, $1, $3); }
+    | expr OROR expr            { NODE($$, NL_X_OR, $2, $1, $3); }
+    | expr '?' expr ':' expr    {
+                                  NODE($$, NL_X_COND, $2, $1, $3);
+                                  $$->c = $5;
+                                  if ($5->depth >= $$->depth) $$->depth = $5->depth + 1;
+                                }
     ;
 
 args

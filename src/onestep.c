@@ -55,10 +55,15 @@ void nsc_onestep_free(nsc_onestep *P)
 }
 
 /* Theta_ii = theta where row i of E holds a nonzero, theta_alg (1 but in the
- * adaptive transient) on algebraic rows. */
-static void row_theta(const nsc_sparse *E, double theta, double theta_alg, int n, double *th)
+ * adaptive transient) on algebraic rows, 1 on the rows marked exact (lcs.h
+ * z_exact). At theta_alg = 1/2 an algebraic row holds for the step's mean,
+ *   (x_k + x_k+1)/2 = f-part + B lambda_k+1,
+ * while a PWL map's pairs hold at t_k+1: the output of V = abs(V(in)) then
+ * alternates about the right value by 2 (mu_k+1 - mu_k) every step. */
+static void row_theta(const nsc_sparse *E, const unsigned char *exact, double theta, double theta_alg, int n,
+                      double *th)
 {
-    for (int i = 0; i < n; i++) th[i] = theta_alg;
+    for (int i = 0; i < n; i++) th[i] = exact && exact[i] ? 1.0 : theta_alg;
     if (!E) return;
     for (int j = 0; j < E->n; j++)
         for (int k = E->p[j]; k < E->p[j + 1]; k++)
@@ -453,7 +458,7 @@ nsc_status nsc_onestep_new_alg(const nsc_lcs *L, double h, double theta, double 
             alg_free(&T);
         }
         const nsc_sparse *E = Et ? Et : L->E;
-        row_theta(E, theta, theta_alg, n, P->th);                /* representative rows: theta_alg */
+        row_theta(E, L->z_exact, theta, theta_alg, n, P->th);   /* representative rows: theta_alg */
         nsc_sparse *TA = scaled_rows(A, P->th);                  /* Theta A */
         double *one_m = nsc_calloc((size_t)n, sizeof(double));
         if (!TA || !one_m) { nsc_sp_free(TA); free(one_m); nsc_sp_free(Asw); nsc_sp_free(Et); goto nomem; }

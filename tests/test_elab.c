@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lcs.h"
 #include "netlist.h"
 #include "testutil.h"
 
@@ -435,7 +436,6 @@ Test(elab, element_errors)
     bad("t\nR1 a b 1 2\n", "t.cir:2:10: error: unexpected '2' in resistor r1");
     bad("t\nR1 a (b) 1\n", "t.cir:2:6: error: expected a node name, found '(...)'");
     bad("t\nQ1 a b c mod\n", "t.cir:2:1: error: unsupported element q1: bipolar transistors (Q) are not supported");
-    bad("t\nB1 a b v=1\n", "t.cir:2:1: error: unsupported element b1: behavioral sources (B) are not supported");
     bad("t\nJ1 a b c m\n", "t.cir:2:1: error: unsupported element j1: JFETs (J) are not supported");
     bad("t\nT1 a b c d z0=50\n", "t.cir:2:1: error: unsupported element t1: transmission lines (T) are not supported");
     bad("t\nW1 a b vc sw\n", "t.cir:2:1: error: unsupported element w1: current-controlled switches (W) are not supported");
@@ -631,4 +631,88 @@ Test(elab, meas_options_without_equals)
     bad("t\nV1 a 0 1\nR1 a 0 1\n.tran 1u 3m\n.meas tran x AVG v(a) FROM\n",
         "t.cir:5:23: error: unexpected 'from' in .meas x (expected from=, to=, td=)");
     bad("t\nV1 a 0 1\nR1 a 0 1\n.tran 1u 3m\n.meas tf x AVG v(a)\n", "t.cir:5:7: error: only .meas tran is supported, not .meas tf");
+}
+
+/* B sources compile to exact PWL programs (nl_pwl.c): a comparator is one
+ * step auxiliary (two pairs) scaled by the jump, a clamp two ramps, linear
+ * terms stay linear, I() names a voltage source resolved at the end. */
+Test(elab, behavioural_source_programs)
+{
+    const char *text = "t\nV1 a 0 1\nV2 r 0 2\nR1 c 0 1\nR2 l 0 1\nR3 n 0 1\n"
+                       "B1 c 0 V = V(a) > V(r) ? 5 : 1\n"
+                       "B2 l 0 V={min(max(2*V(a,r), 0), 4)}\n"
+                       "B3 n 0 I = -2*I(V1) + V(a)/4 + 3\n";
+    nsc_circuit *c = NULL;
+    nsc_report_init(&R);
+    cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_OK, "%s", R.error);
+    const nsc_element *b1 = &c->el[5], *b2 = &c->el[6], *b3 = &c->el[7];
+    cr_assert_eq(b1->kind, NSC_EL_BV);
+    const nsc_bprog *p = b1->bsrc;
+    cr_assert_eq(p->nop, 1);
+    cr_assert_eq(p->op[0].step, 1);                      /* H(v(a) - v(r)) */
+    cr_assert_eq(p->op[0].arg.nt, 2);
+    cr_assert_eq(p->op[0].arg.c, 0);
+    cr_assert_eq(p->out.c, 1);                           /* 1 + (5 - 1) H */
+    cr_assert_eq(p->out.nt, 1);
+    cr_assert_eq(p->term[p->out.t0].kind, NSC_BT_AUX);
+    cr_assert_eq(p->term[p->out.t0].coef, 4);
+    p = b2->bsrc;                                        /* max(x, 0) = 0 + a_0, a_0 = ramp(2 v(a) - 2 v(r)); */
+    cr_assert_eq(p->nop, 2);                             /* min(a_0, 4) = a_0 - a_1, a_1 = ramp(a_0 - 4) */
+    cr_assert(p->op[0].step == 0 && p->op[1].step == 0);
+    cr_assert(p->op[0].arg.nt == 2 && p->op[0].arg.c == 0);
+    cr_assert(p->op[1].arg.nt == 1 && p->op[1].arg.c == -4);
+    cr_assert_eq(p->term[p->op[1].arg.t0].kind, NSC_BT_AUX);
+    cr_assert_eq(p->out.nt, 2);
+    cr_assert_eq(b3->kind, NSC_EL_BI);
+    p = b3->bsrc;
+    cr_assert_eq(p->nop, 0);
+    cr_assert_eq(p->nelref, 1);
+    cr_assert_eq(p->elref[0], 0);                        /* V1 */
+    cr_assert_eq(p->out.c, 3);
+    cr_assert_eq(p->out.nt, 2);
+    nsc_circuit_free(c);
+    nsc_report_free(&R);
+}
+
+Test(elab, behavioural_source_errors)
+{
+    const char *pre = "t\nR1 a 0 1\nR2 b 0 1\nV1 b 0 1\n";
+    const struct { const char *card, *msg; } T[] = {
+        { "B1 a b x=1", "t.cir:5:8: error: behavioural source b1: expected V=expr or I=expr after the two nodes" },
+        { "B1 a 0 V=V(a)*V(b)", "t.cir:5:14: error: product of two node voltages or currents is not piecewise-linear: "
+                                "'v(a)*v(b)'" },
+        { "B1 a 0 V=V(b)/V(a)", "t.cir:5:14: error: division by a node voltage or current is not piecewise-linear: "
+                                "'v(b)/v(a)'" },
+        { "B1 a 0 V=exp(V(b))", "t.cir:5:10: error: a function other than abs u uramp sgn min max limit if, of a node "
+                                "voltage or current, is not piecewise-linear: 'exp(v(b))'" },
+        { "B1 a 0 V=V(b)==1 ? 1 : 0", "t.cir:5:14: error: '==' and '!=' of node voltages or currents are not "
+                                      "piecewise-linear (true at one point only): use < or >: 'v(b)==1'" },
+        { "B1 a 0 V=time", "t.cir:5:10: error: 'time' in a B source is not supported yet: use a V or I source's "
+                           "PULSE, SIN or PWL waveform: 'time'" },
+        { "B1 a 0 V=V(b) ? 1 : 0", "t.cir:5:15: error: '?:' needs a comparison (such as V(a) > V(b)) where it has a "
+                                   "node voltage or current: not piecewise-linear: 'v(b)?1:0'" },
+        { "B1 a 0 V={V(b)>1 ? V(b) : 0}", "t.cir:5:18: error: '?:' (or if()) whose two values differ by a node voltage "
+                                          "or current is not piecewise-linear (a product with the condition): "
+                                          "'v(b)>1?v(b):0'" },
+        { "B1 a 0 I=I(R1)", "t.cir:5:12: error: behavioural source b1: 'r1' is not a voltage source" },
+        { "B1 a 0 V=I(V9)", "t.cir:5:12: error: unknown element 'v9' in behavioural source b1" },
+        { "B1 a 0 V=V(b,a,0)", "t.cir:5:10: error: expected V(node) or V(node1,node2): 'v(b,a,0)'" },
+        { "B1 b 0 V=1", "t.cir:5:1: error: behavioural source b1 closes a loop of voltage sources" },
+    };
+    char text[512];
+    for (size_t k = 0; k < sizeof T / sizeof T[0]; k++) {
+        snprintf(text, sizeof text, "%s%s\n", pre, T[k].card);
+        if (k == sizeof T / sizeof T[0] - 1) {          /* the loop is found by the assembler */
+            nsc_circuit *c = NULL;
+            nsc_lcs *L = NULL;
+            nsc_report_init(&R);
+            cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_OK, "%s", R.error);
+            cr_assert_neq(nsc_lcs_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &R), NSC_OK);
+            cr_assert_str_eq(R.error, T[k].msg);
+            nsc_circuit_free(c);
+            nsc_report_free(&R);
+            continue;
+        }
+        bad(text, T[k].msg);
+    }
 }

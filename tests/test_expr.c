@@ -63,6 +63,34 @@ Test(expr, functions_and_pi)
     near(ev("", "Max(1,Sqrt(9))"), 3);
 }
 
+/* Comparisons, logic, ?: and the PWL functions of B sources evaluated as
+ * numbers in .param (SPICE: a nonzero value is true; ngspice's u(0) = 0). */
+Test(expr, comparisons_logic_and_pwl_functions)
+{
+    near(ev("", "2>1"), 1);
+    near(ev("", "2<1"), 0);
+    near(ev("", "1>=1"), 1);
+    near(ev("", "1<=0.5"), 0);
+    near(ev("", "3==3"), 1);
+    near(ev("", "3!=3"), 0);
+    near(ev("", "1 && 0"), 0);
+    near(ev("", "1 || 0"), 1);
+    near(ev("", "!0"), 1);
+    near(ev("", "!(2>1)"), 0);
+    near(ev("", "1+1>1 ? 10 : 20"), 10);       /* + binds tighter than >, > than ?: */
+    near(ev("", "0 ? 1 : 0 ? 2 : 3"), 3);      /* ?: is right-associative */
+    near(ev("", "1 || 0 && 0"), 1);            /* && binds tighter than || */
+    near(ev("", "1 < 2 == 1"), 1);             /* < binds tighter than == */
+    near(ev("", "u(2)+u(0)+u(-1)"), 1);
+    near(ev("", "uramp(-2)+uramp(3)"), 3);
+    near(ev("", "sgn(-4)+10*sgn(0)+100*sgn(5)"), 99);
+    near(ev("", "limit(7,0,5)"), 5);
+    near(ev("", "limit(-7,0,5)"), 0);
+    near(ev("", "limit(3,5,0)"), 3);           /* the median of the three (LTspice) */
+    near(ev("", "if(0, 1, 2)"), 2);
+    near(ev(".param a = 2 > 1 ? 4 : 5", "a"), 4); /* bare .param value with blanks around operators */
+}
+
 Test(expr, param_chains)
 {
     near(ev(".param a=2 b=2*a c={a+b}\n.param d = 'c**2' e = d - 1", "e"), 35);

@@ -1,0 +1,102 @@
+/* dev_b.c -- behavioural sources B n+ n- V=expr and B n+ n- I=expr, their
+ * expression compiled to an exact PWL program (circuit.h nsc_bprog, nl_pwl.c).
+ * One branch unknown i (flowing n+ -> n- inside the source) and, per auxiliary
+ * value a_k of the program, its complementarity pairs (in program order):
+ *
+ *   V=:  0 = v_a - v_b - out          I=:  0 = -i + out
+ *   ramp a_k = mu = max(0, z):  0 <= mu _|_ mu - z >= 0          (D = 1)
+ *   step a_k = u = H(z):        0 <= u _|_ l - z >= 0,
+ *                               0 <= l _|_ 1 - u >= 0             (D = [0 1; -1 0])
+ *     so u = 0 for z < 0, u = 1 for z > 0, u in [0, 1] at z = 0, l = max(0, z):
+ *     the two pairs of the E TABLE vertical step (dev_etable.c) with |dy| = 1;
+ * z and out affine in node voltages (A / C), voltage-source branch currents
+ * (A / C) and earlier auxiliaries (B / D). */
+#include <stdlib.h>
+
+#include "device.h"
+
+/* pair index of each auxiliary: pairof[k] (caller frees); NULL on ENOMEM */
+static int *pairs_of(const nsc_bprog *p, int first, int *npair)
+{
+    int *po = malloc(sizeof *po * ((size_t)p->nop + 1)), j = first;
+    if (!po) return NULL;
+    for (int k = 0; k < p->nop; k++) {
+        po[k] = j;
+        j += p->op[k].step ? 2 : 1;
+    }
+    *npair = j - first;
+    return po;
+}
+
+static nsc_status b_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
+{
+    const nsc_element *e = &ctx->c->el[ei];
+    int np = 0;
+    int *po = pairs_of(e->bsrc, 0, &np);
+    if (!po) return nsc_err(ctx->r, NSC_ENOMEM, NULL, "out of memory");
+    free(po);
+    need->nbranch = 1;
+    need->npair = np;
+    if (e->kind == NSC_EL_BI) {
+        nsc_dev_link(ctx, e->node[0], e->node[1], NSC_LINK_DC);
+        return NSC_OK;
+    }
+    if (nsc_dev_link(ctx, e->node[0], e->node[1], NSC_LINK_VD))
+        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "behavioural source %s closes a loop of voltage sources", e->name);
+    return NSC_OK;
+}
+
+/* s * (terms of f) into row `row`: z terms into Mz, auxiliaries into Ml */
+static void st_terms(nsc_builder *b, const nsc_bprog *p, const int *po, nsc_stmat Mz, nsc_stmat Ml, int row,
+                     const nsc_baff *f, double s)
+{
+    for (int k = f->t0; k < f->t0 + f->nt; k++) {
+        const nsc_bterm *t = &p->term[k];
+        double x = s * t->coef;
+        if (t->kind == NSC_BT_V) nsc_st(b, Mz, row, nsc_zn(t->idx), x);
+        else if (t->kind == NSC_BT_I) nsc_st(b, Mz, row, b->el_branch[p->elref[t->idx]], x);
+        else nsc_st(b, Ml, row, po[t->idx], x);
+    }
+}
+
+static nsc_status b_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
+{
+    const nsc_element *e = &b->c->el[ei];
+    const nsc_bprog *p = e->bsrc;
+    int row = s->branch, np;
+    int *po = pairs_of(p, s->pair, &np);
+    if (!po) { b->nomem = 1; return NSC_OK; }
+    nsc_st_inc(b, e->node[0], e->node[1], row);
+    nsc_st_exact(b, row);
+    if (e->kind == NSC_EL_BV) {
+        nsc_st_vrow(b, row, e->node[0], e->node[1], 1.0);      /* 0 = v_a - v_b - out */
+        st_terms(b, p, po, NSC_ST_A, NSC_ST_B, row, &p->out, -1.0);
+        nsc_st_s0(b, row, -p->out.c);
+    } else {
+        nsc_st(b, NSC_ST_A, row, row, -1.0);                   /* 0 = -i + out */
+        st_terms(b, p, po, NSC_ST_A, NSC_ST_B, row, &p->out, 1.0);
+        nsc_st_s0(b, row, p->out.c);
+    }
+    for (int k = 0; k < p->nop; k++) {
+        int j = po[k];
+        st_terms(b, p, po, NSC_ST_C, NSC_ST_D, j, &p->op[k].arg, -1.0);   /* y_j = ... - z */
+        nsc_st_e0(b, j, -p->op[k].arg.c);
+        if (!p->op[k].step) {
+            nsc_st(b, NSC_ST_D, j, j, 1.0);                    /* y = mu - z */
+        } else {
+            nsc_st(b, NSC_ST_D, j, j + 1, 1.0);                /* y_u = l - z */
+            nsc_st(b, NSC_ST_D, j + 1, j, -1.0);               /* y_l = 1 - u */
+            nsc_st_e0(b, j + 1, 1.0);
+        }
+    }
+    free(po);
+    return NSC_OK;
+}
+
+static int b_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
+{
+    return nsc_lin_add(f, NSC_T_Z, L->el_branch[ei], 1.0);
+}
+
+const nsc_device nsc_dev_bv = {NSC_EL_BV, "behavioural voltage source", 0, b_count, b_stamp, b_current};
+const nsc_device nsc_dev_bi = {NSC_EL_BI, "behavioural current source", 0, b_count, b_stamp, b_current};

@@ -1,0 +1,31 @@
+/* nl_pwl.h -- compile a behavioural source's expression (B n+ n- V=expr / I=expr)
+ * into exact piecewise-linear form (circuit.h nsc_bprog). Internal header.
+ *
+ * Accepted: sums and constant multiples of V(a), V(a,b), I(vsource) and
+ * parameters; comparisons < > <= >= (an ideal relay: value 0 or 1, set-valued at
+ * equality); && || ! on comparisons; c ? p : q and if(c, p, q) where p - q is a
+ * constant; u() uramp() sgn() abs() min() max() limit(); a product of two
+ * comparisons (their &&). Subexpressions of parameters only are evaluated as
+ * numbers (any function). Everything else is an error naming the offending
+ * subexpression: a product of two unknowns, exp(V(x)) and other nonlinear
+ * functions of unknowns, == or != of unknowns, `time`. */
+#ifndef NSC_NL_PWL_H
+#define NSC_NL_PWL_H
+
+#include "circuit.h"
+#include "nl_expr.h"
+
+typedef struct nl_pwl_env {
+    const nl_env *ev;   /* parameter lookup; file and where for messages */
+    /* circuit index of the node named name (lower case), creating it if new */
+    nsc_status (*node)(void *ctx, const char *name, const nl_expr *at, int *idx, nsc_report *r);
+    /* I(name) is reference k of the program (prog->elref[k]): resolve it later */
+    nsc_status (*branch)(void *ctx, const char *name, const nl_expr *at, int k, nsc_report *r);
+    void *ctx;
+} nl_pwl_env;
+
+/* *out = the program of x (NULL on error; free with nsc_bprog_free); elref[] = -1
+ * until the caller resolves the references it was given through env->branch. */
+nsc_status nl_pwl_compile(const nl_expr *x, const nl_pwl_env *env, nsc_bprog **out, nsc_report *r);
+
+#endif
