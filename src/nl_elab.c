@@ -50,6 +50,7 @@ typedef struct scope {
     double *pval;
     int npar, cappar;
     nl_hash models;         /* local name -> index in circuit->model */
+    nl_hash othermodels;    /* local name -> card of a .model of a type not supported (an error once used) */
     nl_hash ports;          /* port name -> index in portnode */
     int *portnode;
 } scope;
@@ -387,10 +388,16 @@ static nsc_status model_ref(elab *E, scope *sc, const nl_card *cd, const nl_fiel
     if (f->kind != NL_F_WORD) return err(E, sc, cd, f, "expected a model name, found '%s'", ftext(f));
     const char *k = cat(E, "", f->u.s);
     if (!k) return oom(E);
-    int m = -1;
-    for (const scope *s = sc; s && m < 0; s = s->up)
-        if (!nl_hash_get(&s->models, k, &m)) m = -1;
+    int m = -1, other = -1;
+    for (const scope *s = sc; s && m < 0 && other < 0; s = s->up)
+        if (!nl_hash_get(&s->models, k, &m) && !nl_hash_get(&s->othermodels, k, &other)) m = other = -1;
     nsc_element *e = &E->c->el[el];
+    if (other >= 0) {
+        const nl_card *mc = &E->d->card[other];
+        nsc_loc l = nl_field_loc(E->d, mc, &mc->f[2]);
+        return err(E, sc, cd, f, "model '%s' of %s %s has unsupported type '%s' (%s:%d; supported: D NMOS PMOS SW)",
+                   f->u.s, kind_name(e->kind), cd->f[0].u.s, mc->f[2].u.s, l.file, l.line);
+    }
     if (m < 0) return err(E, sc, cd, f, "unknown model '%s' for %s %s", f->u.s, kind_name(e->kind), cd->f[0].u.s);
     nsc_modeltype t = E->c->model[m].type;
     int ok = e->kind == NSC_EL_D ? t == NSC_MOD_D
@@ -850,6 +857,7 @@ static void scope_free(scope *s)
 {
     nl_hash_free(&s->params);
     nl_hash_free(&s->models);
+    nl_hash_free(&s->othermodels);
     nl_hash_free(&s->ports);
     free(s->pval);
     free(s->portnode);
@@ -1010,7 +1018,6 @@ static nsc_status card_model(elab *E, scope *sc, const nl_card *cd)
     int t = -1;
     for (int k = 0; k < 4; k++)
         if (nsc_strieq(f[2].u.s, types[k])) t = k;
-    if (t < 0) return err(E, sc, cd, &f[2], "unsupported model type '%s' of model %s (supported: D NMOS PMOS SW)", f[2].u.s, f[1].u.s);
     const char *lk = cat(E, "", f[1].u.s);
     char *local = lk ? nl_strndup(&E->ar, lk, strlen(lk), 0) : NULL;
     if (!local) return oom(E);
@@ -1019,6 +1026,13 @@ static nsc_status card_model(elab *E, scope *sc, const nl_card *cd)
         const nsc_loc *l = &E->c->model[old].loc;
         return err(E, sc, cd, &f[1], "duplicate model '%s' (first defined at %s:%d)", f[1].u.s, l->file, l->line);
     }
+    if (nl_hash_get(&sc->othermodels, local, &old)) {
+        nsc_loc l = nl_field_loc(E->d, &E->d->card[old], &E->d->card[old].f[0]);
+        return err(E, sc, cd, &f[1], "duplicate model '%s' (first defined at %s:%d)", f[1].u.s, l.file, l.line);
+    }
+    /* a type not supported (NPN, PJF, a code model, ...) is an error only for
+     * an element that uses it: a library's unused models need not be supported */
+    if (t < 0) return nl_hash_put(&sc->othermodels, local, (int)(cd - E->d->card)) ? oom(E) : NSC_OK;
     nsc_circuit *c = E->c;
     if (nsc_grow((void **)&c->model, &E->capmodel, c->nmodel + 1, sizeof *c->model)) return oom(E);
     nsc_model *m = &c->model[c->nmodel];

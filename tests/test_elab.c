@@ -503,7 +503,9 @@ Test(elab, dot_card_errors)
     bad("t\nR1 a 0 1\n.ic v(q)=1\n", "t.cir:3:7: error: unknown node 'q' in .ic");
     bad("t\nR1 a 0 1\n.ic a=1\n", "t.cir:3:5: error: expected V(node)=value in .ic, found 'a'");
     bad("t\nR1 a 0 1\n.options theta=0.2\n", "t.cir:3:10: error: theta = 0.2 is not in [0.5, 1]");
-    bad("t\nR1 a 0 1\n.model m1 npn\n", "t.cir:3:11: error: unsupported model type 'npn' of model m1 (supported: D NMOS PMOS SW)");
+    bad("t\nR1 a 0 1\n.model m1 npn\nD1 a 0 m1\n",
+        "t.cir:4:8: error: model 'm1' of diode d1 has unsupported type 'npn' (t.cir:3; supported: D NMOS PMOS SW)");
+    bad("t\nR1 a 0 1\n.model m1 npn\n.model M1 d\n", "t.cir:4:8: error: duplicate model 'm1' (first defined at t.cir:3)");
     bad("t\nR1 a 0 1\n.model m1\n", "t.cir:3:8: error: .model needs a name and a type");
     bad("t\nR1 a 0 1\n.model m1 d\n.model M1 d\n", "t.cir:4:8: error: duplicate model 'm1' (first defined at t.cir:3)");
     bad("t\nR1 a 0 1\n.model m1 d (is)\n", "t.cir:3:14: error: expected name=value in .model m1, found 'is'");
@@ -710,4 +712,33 @@ Test(elab, ltspice_parasitic_errors)
     bad("t\nR1 a l1#rser 1\nL1 a 0 1m Rser=1\n", "t.cir:3:11: error: node 'l1#rser' of the netlist clashes with the internal node of Rser= of l1");
     bad("t\nL1 a 0 1m Rser=1\nR1 a l1#rser 1\n", "t.cir:3:6: error: node 'l1#rser' is the internal node of Rser= of l1");
     bad("t\nL1#rser a 0 1m\nL1 a 0 1m Rser=1\n", "t.cir:3:1: error: duplicate element name 'l1#rser' (first defined at t.cir:2)");
+}
+
+/* Only what the circuit uses must be supported (issue 12 item 6): a .subckt
+ * never instantiated is not elaborated, and a .model of a type not supported
+ * (a library's NPN, a code model) is an error only for an element that uses
+ * it. Before, an unused '.model qn NPN' stopped the run. A used subckt with
+ * an unsupported element is still an error at its card, with the instance. */
+Test(elab, unused_definitions_need_not_be_supported)
+{
+    const char *lib = ".model qn NPN(IS=1e-14 BF={bf})\n"
+                      ".subckt amp in out\n"
+                      "Q1 out in 0 qn area=2\n"
+                      "A1 [in] out adc\n"
+                      ".model adc adc_bridge(in_low=0.3)\n"
+                      "J1 out in 0 jm\n"
+                      ".ends\n"
+                      ".subckt div in out\nR1 in out 1k\nR2 out 0 1k\n.model dd d\n.model qq pnp\n.ends\n";
+    char text[1024];
+    snprintf(text, sizeof text, "unused\n%sV1 a 0 1\nX1 a b div\n", lib);
+    nsc_circuit *c = rd(text);
+    cr_assert_eq(c->nel, 3);
+    near(el(c, "x1.r2")->value, 1e3);
+    cr_assert_eq(c->nmodel, 1);                        /* x1.dd */
+    cr_assert_eq(R.nwarn, 0);
+    done(c);
+    snprintf(text, sizeof text, "used\n%sV1 a 0 1\nX1 a b div\nX2 a c amp\n", lib);
+    bad(text, "t.cir:4:1: error: unsupported element q1: bipolar transistors (Q) are not supported (in instance x2)");
+    snprintf(text, sizeof text, "used\n%sV1 a 0 1\nX1 a b div\nD1 a 0 qn\n", lib);
+    bad(text, "t.cir:17:8: error: model 'qn' of diode d1 has unsupported type 'npn' (t.cir:2; supported: D NMOS PMOS SW)");
 }
