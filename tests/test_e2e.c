@@ -1026,5 +1026,11 @@ Test(e2e, capacitor_ic_with_rser)
         free(run_table("ic", text, &t));
         for (double x = 0; x <= 4e-3; x += 0.25e-3) within(at(&t, "v(a)", x), 0.5 * exp(-x / 2e-3), 2e-4, "v(a)");
         tu_table_free(&t);
+        /* the inductor's IC= is its current, the series resistor's too: 1 mA
+         * decaying through Rser + R1 = 2 ohm, tau = L/2 = 0.5 ms */
+        snprintf(text, sizeof text, "IC with Rser\nL1 a 0 1m IC=1m Rser=1\nR1 a 0 1\n%s.end\n", tran[k]);
+        free(run_table("lic", text, &t));
+        for (double x = 0; x <= 2e-3; x += 0.25e-3) within(at(&t, "i(l1)", x), 1e-3 * exp(-x / 0.5e-3), 2e-7, "i(l1)");
+        tu_table_free(&t);
     }
 }
