@@ -44,6 +44,8 @@ typedef struct source {
     int found;          /* the wanted section was seen */
     int control;        /* inside .control ... .endc */
     int skipsec;        /* inside a .lib section definition not asked for */
+    nsc_loc secloc;     /* its `.lib NAME` card: a file not found when no .endl follows */
+    char secname[256];
     int main;
     int stop;           /* .end / end of the wanted section */
 } source;
@@ -213,10 +215,19 @@ static nsc_status include(reader *rd, source *src, const nl_line *ln, const char
     if (!path) return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
     nsc_status st;
     if (lib && secn == 0) {
-        /* `.lib name`: a section definition, unless name is a readable file */
+        /* `.lib name`: LTspice's include of a whole file when name is one, else a
+         * section definition, skipped up to its .endl; a name that can only be
+         * a file (quoted, with '.' or '/') or a "section" that no .endl closes
+         * is a library file not found (read_text) */
+        int quoted = ln->text[at] == '"' || ln->text[at] == '\'';
         if (found) st = read_path(rd, path, &loc, NULL);
+        else if (quoted || memchr(a, '.', an) || memchr(a, '/', an) || an >= sizeof src->secname)
+            st = missing(path) ? not_found(rd, &loc, src->dir, a, an) : read_path(rd, path, &loc, NULL);
         else {
             src->skipsec = 1;
+            src->secloc = loc;
+            memcpy(src->secname, a, an);
+            src->secname[an] = 0;
             st = NSC_OK;
         }
     } else if (!found && missing(path))
@@ -334,6 +345,8 @@ static nsc_status read_text(reader *rd, source *src, const char *text, size_t n)
     if (rd->nseg > 0 && !src->stop && !rd->ended && logical_line(rd, src)) return rd->r->status;
     rd->len = 0;
     rd->nseg = 0;
+    if (src->skipsec)                                  /* `.lib NAME` without .endl: NAME was a file */
+        return not_found(rd, &src->secloc, src->dir, src->secname, strlen(src->secname));
     return NSC_OK;
 }
 

@@ -51,6 +51,7 @@ typedef struct scope {
     double *pval;
     int npar, cappar;
     nl_hash models;         /* local name -> index in circuit->model */
+    nl_hash othermodels;    /* local name -> card of a .model of a type not supported (an error once used) */
     nl_hash ports;          /* port name -> index in portnode */
     int *portnode;
 } scope;
@@ -82,6 +83,7 @@ typedef struct elab {
     def **defs;
     int ndef, capdef;
     nl_hash nodes, els, globals, probes;
+    nl_hash inodes;         /* internal node of an Rser= ("l1#rser") -> its element */
     int capnode, capel, capmodel, capsave, capic;
     int *elmodel;           /* [nel] model index of D/M/S, else -1 */
     int *wgiven;            /* [nel] waveform fields given (V/I), to fill defaults */
@@ -294,6 +296,9 @@ static nsc_status node(elab *E, scope *sc, const nl_card *cd, const nl_field *f,
     if (f->kind != NL_F_WORD) return err(E, sc, cd, f, "expected a node name, found '%s'", ftext(f));
     const char *full = node_fullname(E, sc, f->u.s);
     if (!full) return oom(E);
+    int owner;
+    if (E->inodes.n && nl_hash_get(&E->inodes, full, &owner))
+        return err(E, sc, cd, f, "node '%s' is the internal node of Rser= of %s", f->u.s, E->c->el[owner].name);
     if (nl_hash_get(&E->nodes, full, idx)) return NSC_OK;
     return node_new(E, full, cd, f, idx);
 }
@@ -307,8 +312,8 @@ static const char *kind_name(nsc_elkind k)
     return names[k];
 }
 
-/* New element of kind k named by card cd's head in scope sc; *idx its index. */
-static nsc_status element_new(elab *E, scope *sc, const nl_card *cd, nsc_elkind k, int *idx)
+/* New element of kind k named full (prefix included) for card cd; *idx its index. */
+static nsc_status element_named(elab *E, scope *sc, const nl_card *cd, nsc_elkind k, const char *full, int *idx)
 {
     nsc_circuit *c = E->c;
     int cap = E->capel;
@@ -323,8 +328,6 @@ static nsc_status element_new(elab *E, scope *sc, const nl_card *cd, nsc_elkind 
         E->wgiven = wg;
         E->capel = cap;
     }
-    const char *full = cat(E, sc->prefix, cd->f[0].u.s);
-    if (!full) return oom(E);
     int old;
     if (nl_hash_get(&E->els, full, &old)) {
         const nsc_loc *l = &c->el[old].loc;
@@ -342,6 +345,13 @@ static nsc_status element_new(elab *E, scope *sc, const nl_card *cd, nsc_elkind 
     *idx = c->nel++;
     if (nl_hash_put(&E->els, e->name, *idx)) return oom(E);
     return NSC_OK;
+}
+
+/* New element of kind k named by card cd's head in scope sc; *idx its index. */
+static nsc_status element_new(elab *E, scope *sc, const nl_card *cd, nsc_elkind k, int *idx)
+{
+    const char *full = cat(E, sc->prefix, cd->f[0].u.s);
+    return full ? element_named(E, sc, cd, k, full, idx) : oom(E);
 }
 
 /* nodes f[1..n] of the card into element el; error when missing */
@@ -382,10 +392,16 @@ static nsc_status model_ref(elab *E, scope *sc, const nl_card *cd, const nl_fiel
     if (f->kind != NL_F_WORD) return err(E, sc, cd, f, "expected a model name, found '%s'", ftext(f));
     const char *k = cat(E, "", f->u.s);
     if (!k) return oom(E);
-    int m = -1;
-    for (const scope *s = sc; s && m < 0; s = s->up)
-        if (!nl_hash_get(&s->models, k, &m)) m = -1;
+    int m = -1, other = -1;
+    for (const scope *s = sc; s && m < 0 && other < 0; s = s->up)
+        if (!nl_hash_get(&s->models, k, &m) && !nl_hash_get(&s->othermodels, k, &other)) m = other = -1;
     nsc_element *e = &E->c->el[el];
+    if (other >= 0) {
+        const nl_card *mc = &E->d->card[other];
+        nsc_loc l = nl_field_loc(E->d, mc, &mc->f[2]);
+        return err(E, sc, cd, f, "model '%s' of %s %s has unsupported type '%s' (%s:%d; supported: D NMOS PMOS SW)",
+                   f->u.s, kind_name(e->kind), cd->f[0].u.s, mc->f[2].u.s, l.file, l.line);
+    }
     if (m < 0) return err(E, sc, cd, f, "unknown model '%s' for %s %s", f->u.s, kind_name(e->kind), cd->f[0].u.s);
     nsc_modeltype t = E->c->model[m].type;
     int ok = e->kind == NSC_EL_D ? t == NSC_MOD_D
@@ -403,20 +419,89 @@ static nsc_status model_ref(elab *E, scope *sc, const nl_card *cd, const nl_fiel
 
 /* ---- element cards ---- */
 
-/* R C L: n+ n- value [IC=v] [name=value ...] */
+/* LTspice's parasitics Rser= (V L C), Rpar= Cpar= (L C) are elements of their
+ * own, named after their element ("l1#rser", "x1.c2#cpar"): '#' cannot start a
+ * node or element name of another card kind, and a clash with a user's name is
+ * an error (element_named, node). */
+
+/* element "<el>#<what>" of kind k and value v from node n0 to n1 */
+static nsc_status parasitic(elab *E, scope *sc, const nl_card *cd, int el, const char *what, nsc_elkind k, double v,
+                            int n0, int n1)
+{
+    char *name = nsc_asprintf("%s#%s", E->c->el[el].name, what);
+    if (!name) return oom(E);
+    int p;
+    nsc_status st = element_named(E, sc, cd, k, name, &p);
+    free(name);
+    if (st) return st;
+    nsc_element *e = &E->c->el[p];
+    e->nnode = 2;
+    e->node[0] = n0;
+    e->node[1] = n1;
+    e->value = v;
+    return NSC_OK;
+}
+
+/* Rser = r in series with element el (field f): el's n- moves to a new node
+ * "<el>#rser", the resistor joins it to n-; the current through el is the resistor's */
+static nsc_status series_r(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el, double r)
+{
+    char *name = nsc_asprintf("%s#rser", E->c->el[el].name);
+    if (!name) return oom(E);
+    int n, old;
+    nsc_status st = NSC_OK;
+    if (nl_hash_get(&E->nodes, name, &old))
+        st = err(E, sc, cd, f, "node '%s' of the netlist clashes with the internal node of Rser= of %s", name,
+                 cd->f[0].u.s);
+    else if (!(st = node_new(E, name, cd, f, &n)) && nl_hash_put(&E->inodes, E->c->node_name[n], el))
+        st = oom(E);
+    free(name);
+    if (st) return st;
+    int nm = E->c->el[el].node[1];
+    E->c->el[el].node[1] = n;
+    return parasitic(E, sc, cd, el, "rser", NSC_EL_R, r, n, nm);
+}
+
+/* *v = value of the parasitic pair f (key kk) of element el; Rser >= 0, Rpar > 0, Cpar >= 0 */
+static nsc_status parasitic_value(elab *E, scope *sc, const nl_card *cd, const nl_field *f, const char *kk, double *v)
+{
+    if (value(E, sc, cd, &f->sub[1], v)) return E->r->status;
+    if (!strcmp(kk, "rpar") ? !(*v > 0) : !(*v >= 0))
+        return err(E, sc, cd, f, "%s= of %s must be %s (%g)", f->sub[0].u.s, cd->f[0].u.s,
+                   !strcmp(kk, "rpar") ? "positive" : "zero or positive", *v);
+    return NSC_OK;
+}
+
+/* the parasitics given (0 = none) of element el */
+static nsc_status parasitics(elab *E, scope *sc, const nl_card *cd, int el, const nl_field *fser, double rser,
+                             double rpar, double cpar)
+{
+    int n0 = E->c->el[el].node[0], n1 = E->c->el[el].node[1];
+    if (rser > 0 && series_r(E, sc, cd, fser, el, rser)) return E->r->status;
+    if (rpar > 0 && parasitic(E, sc, cd, el, "rpar", NSC_EL_R, rpar, n0, n1)) return E->r->status;
+    if (cpar > 0 && parasitic(E, sc, cd, el, "cpar", NSC_EL_C, cpar, n0, n1)) return E->r->status;
+    return NSC_OK;
+}
+
+/* R C L: n+ n- value [IC=v] [name=value ...]; L C also Rser= Rpar= Cpar= */
 static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
 {
     int el;
     if (element_new(E, sc, cd, k, &el) || nodes(E, sc, cd, el, 2)) return E->r->status;
     const char *vname = k == NSC_EL_R ? "r" : k == NSC_EL_C ? "c" : "l";
     int have = 0;
-    double v;
+    double v, par[3] = { 0, 0, 0 };                    /* rser rpar cpar */
+    const nl_field *fser = NULL;
     char key[64];
     for (int i = 3; i < cd->nf; i++) {
         const nl_field *f = &cd->f[i];
         const char *kk = pair_key(f, key, sizeof key);
         if (f->kind == NL_F_PAIR && !kk) return err(E, sc, cd, f, "unexpected '%s' in %s %s", ftext(f), kind_name(k), cd->f[0].u.s);
-        if (kk && !strcmp(kk, "ic") && k != NSC_EL_R) {
+        int pk = !kk || k == NSC_EL_R ? -1 : !strcmp(kk, "rser") ? 0 : !strcmp(kk, "rpar") ? 1 : !strcmp(kk, "cpar") ? 2 : -1;
+        if (pk >= 0) {
+            if (parasitic_value(E, sc, cd, f, kk, &par[pk])) return E->r->status;
+            if (pk == 0) fser = f;
+        } else if (kk && !strcmp(kk, "ic") && k != NSC_EL_R) {
             if (value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
             E->c->el[el].has_ic = 1;
             E->c->el[el].ic = v;
@@ -434,7 +519,7 @@ static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
             return err(E, sc, cd, f, "unexpected '%s' in %s %s", ftext(f), kind_name(k), cd->f[0].u.s);
     }
     if (!have) return err(E, sc, cd, NULL, "missing value for %s %s", kind_name(k), cd->f[0].u.s);
-    return NSC_OK;
+    return parasitics(E, sc, cd, el, fser, par[0], par[1], par[2]);
 }
 
 /* K: L1 L2 k */
@@ -572,9 +657,21 @@ static nsc_status card_vi(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
     if (element_new(E, sc, cd, k, &el) || nodes(E, sc, cd, el, 2)) return E->r->status;
     int have_dc = 0, have_wave = 0;
     double dc = 0;
-    const nl_field *f = cd->f;
+    const nl_field *f = cd->f, *fser = NULL;
     const nl_field *extra[4];
+    double rser = 0;
+    char key[64];
     for (int i = 3; i < cd->nf; i++) {
+        const char *kk = pair_key(&f[i], key, sizeof key);
+        if (kk && k == NSC_EL_V && !strcmp(kk, "rser")) {     /* LTspice */
+            if (parasitic_value(E, sc, cd, &f[i], kk, &rser)) return E->r->status;
+            fser = &f[i];
+            continue;
+        }
+        if (kk && k == NSC_EL_V && !strcmp(kk, "cpar")) {
+            warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored (not supported)", kk, kind_name(k), f[0].u.s);
+            continue;
+        }
         if (is_word(&f[i], "dc")) {
             if (i + 1 >= cd->nf) return err(E, sc, cd, &f[i], "missing value after DC in %s", f[0].u.s);
             if (value(E, sc, cd, &f[++i], &dc)) return E->r->status;
@@ -602,7 +699,8 @@ static nsc_status card_vi(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
                     ;
                 na = j - i - 1;
             }
-            while (j < cd->nf && f[j].kind == NL_F_PAIR && nextra < 4) extra[nextra++] = &f[j++];
+            while (j < cd->nf && nextra < 4 && (kk = pair_key(&f[j], key, sizeof key)) && (!strcmp(kk, "r") || !strcmp(kk, "td")))
+                extra[nextra++] = &f[j++];                     /* PWL's r= td= */
             if (wave(E, sc, cd, &f[i], el, f[i].u.s, args, na, extra, nextra)) return E->r->status;
             have_wave = 1;
             i = j - 1;
@@ -619,7 +717,7 @@ static nsc_status card_vi(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
     if (!have_dc && !have_wave) warn(E, sc, cd, NULL, "%s %s has no value, 0 assumed", kind_name(k), f[0].u.s);
     e->wave.dc = dc;
     if (have_wave && !have_dc) E->wgiven[el] = -E->wgiven[el] - 1; /* dc = wave(0), set with the defaults */
-    return NSC_OK;
+    return rser > 0 ? series_r(E, sc, cd, fser, el, rser) : NSC_OK;
 }
 
 /* TABLE {V(a[,b])} = (x1,y1) (x2,y2) ... starting at f[i] (the TABLE word) */
@@ -763,6 +861,7 @@ static void scope_free(scope *s)
 {
     nl_hash_free(&s->params);
     nl_hash_free(&s->models);
+    nl_hash_free(&s->othermodels);
     nl_hash_free(&s->ports);
     free(s->pval);
     free(s->portnode);
@@ -923,7 +1022,6 @@ static nsc_status card_model(elab *E, scope *sc, const nl_card *cd)
     int t = -1;
     for (int k = 0; k < 4; k++)
         if (nsc_strieq(f[2].u.s, types[k])) t = k;
-    if (t < 0) return err(E, sc, cd, &f[2], "unsupported model type '%s' of model %s (supported: D NMOS PMOS SW)", f[2].u.s, f[1].u.s);
     const char *lk = cat(E, "", f[1].u.s);
     char *local = lk ? nl_strndup(&E->ar, lk, strlen(lk), 0) : NULL;
     if (!local) return oom(E);
@@ -932,6 +1030,13 @@ static nsc_status card_model(elab *E, scope *sc, const nl_card *cd)
         const nsc_loc *l = &E->c->model[old].loc;
         return err(E, sc, cd, &f[1], "duplicate model '%s' (first defined at %s:%d)", f[1].u.s, l->file, l->line);
     }
+    if (nl_hash_get(&sc->othermodels, local, &old)) {
+        nsc_loc l = nl_field_loc(E->d, &E->d->card[old], &E->d->card[old].f[0]);
+        return err(E, sc, cd, &f[1], "duplicate model '%s' (first defined at %s:%d)", f[1].u.s, l.file, l.line);
+    }
+    /* a type not supported (NPN, PJF, a code model, ...) is an error only for
+     * an element that uses it: a library's unused models need not be supported */
+    if (t < 0) return nl_hash_put(&sc->othermodels, local, (int)(cd - E->d->card)) ? oom(E) : NSC_OK;
     nsc_circuit *c = E->c;
     if (nsc_grow((void **)&c->model, &E->capmodel, c->nmodel + 1, sizeof *c->model)) return oom(E);
     nsc_model *m = &c->model[c->nmodel];
@@ -1619,6 +1724,7 @@ static void elab_free(elab *E)
     nl_hash_free(&E->els);
     nl_hash_free(&E->globals);
     nl_hash_free(&E->probes);
+    nl_hash_free(&E->inodes);
     free(E->elmodel);
     free(E->wgiven);
     for (int k = 0; k < E->nfix; k++) free(E->fix[k].name);

@@ -1004,3 +1004,111 @@ Test(e2e, inductor_in_series_with_current_source_at_t0)
         tu_table_free(&t);
     }
 }
+
+/* Run netlist text as tmp/NAME.cir; the .dat it writes into *t; returns the
+ * program's stderr (malloc'd). */
+static char *run_table(const char *name, const char *text, tu_table *t)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/%s.cir", tmp, name);
+    cr_assert_eq(tu_write_file(path, text), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s.cir 2>&1", tmp, NSC_PROGRAM, name);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s: %s", name, out);
+    snprintf(path, sizeof path, "%s/%s.dat", tmp, name);
+    cr_assert_eq(tu_table_read(path, t), 0, "%s", name);
+    return out;
+}
+
+static double at(const tu_table *t, const char *sig, double time)
+{
+    int c = tu_table_col(t, sig);
+    cr_assert_geq(c, 0, "no column %s", sig);
+    return tu_interp(t, c, time);
+}
+
+static void within(double got, double want, double tol, const char *what)
+{
+    cr_assert(fabs(got - want) <= tol, "%s: %.9g, want %.9g (+-%g)", what, got, want, tol);
+}
+
+/* LTspice's Rser= on L and C (issue 12 item 4) was dropped with a warning: the
+ * RL step below had tau = L/R = 125 us instead of L/(R+Rser) = 100 us. Step
+ * responses (the step at t = 10 us) against the closed forms:
+ *   RL: i(t) = V/(R+Rser) (1 - exp(-t/tau)), tau = L/(R+Rser) = 1m/10 = 100 us
+ *   RC: the capacitor charges through R + Rser, tau = (R+Rser) C = 2 ms; the
+ *       node above C jumps to 1/2 (the divider R, Rser): v(b) = 1 - 0.5 exp(-t/tau),
+ *       and the node between C and Rser is Rser i = 0.5 exp(-t/tau) */
+Test(e2e, rser_on_inductor_and_capacitor_step_response)
+{
+    tu_table t;
+    char *out = run_table("rl", "RL step with Rser\nV1 a 0 PULSE(0 1 10u 0 0 1 2)\nL1 a b 1m Rser=2\nR1 b 0 8\n"
+                                ".tran 1u 1m 0 1u\n.end\n", &t);
+    cr_assert_null(strstr(out, "ignored"), "%s", out);
+    free(out);
+    const double tau = 1e-3 / 10;
+    for (double x = 50e-6; x <= 1e-3; x += 50e-6) {
+        double i = 0.1 * (1 - exp(-x / tau));               /* the step is at t = 10 us */
+        within(at(&t, "i(l1)", x + 10e-6), i, 2e-4 * 0.1, "i(l1)");
+        within(at(&t, "v(b)", x + 10e-6), 8 * i, 2e-4 * 0.8, "v(b)");
+        within(at(&t, "v(l1#rser)", x + 10e-6), 10 * i, 2e-4, "v(l1#rser)");
+    }
+    within(at(&t, "i(l1)", 1e-3), 0.1, 1e-5, "final i(l1)");
+    tu_table_free(&t);
+
+    out = run_table("rc", "RC step with Rser\nV1 a 0 PULSE(0 1 10u 0 0 1 2)\nR1 a b 1k\nC1 b 0 1u Rser=1k\n"
+                          ".tran 10u 10m 0 10u\n.end\n", &t);
+    free(out);
+    for (double x = 0.5e-3; x <= 10e-3; x += 0.5e-3) {
+        within(at(&t, "v(b)", x + 10e-6), 1 - 0.5 * exp(-x / 2e-3), 2e-4, "v(b)");
+        within(at(&t, "v(c1#rser)", x + 10e-6), 0.5 * exp(-x / 2e-3), 2e-4, "v(c1#rser)"); /* Rser i */
+    }
+    tu_table_free(&t);
+}
+
+/* Rpar= and Cpar= across the terminals, Rser= on V. DC: the inductor is a
+ * short, so L1 (Rser=1k, Rpar=1k) is 500 ohm below R1 = 1k: v(b) = 1/3 and
+ * i(l1) = v(b)/Rser; C2's Rpar=1k makes a 1/2 divider of R2 = 1k.
+ * Two voltage sources in parallel are a loop of sources, unless Rser= separates
+ * them: v(p) = (1 + 2)/2, i(v2) = -(2 - 1.5)/1 (n+ -> n- inside). Cpar=1u on a
+ * 1u capacitor behind 1k: tau = 2 ms. */
+Test(e2e, rpar_cpar_and_source_rser_against_closed_forms)
+{
+    tu_table t;
+    char *out = run_table("rp", "Rpar Cpar Rser\n"
+                                "V1 a 0 1\nR1 a b 1k\nL1 b 0 1m Rser=1k Rpar=1k\n"
+                                "R2 a c 1k\nC2 c 0 1u Rpar=1k\n"
+                                "V2 p 0 2 Rser=1\nV3 p 0 1 Rser=1\nR3 p 0 1e9\n"
+                                "V4 s 0 PULSE(0 1 10u 0 0 1 2)\nR4 s d 1k\nC4 d 0 1u Cpar=1u\n"
+                                ".tran 10u 20m 0 10u\n.end\n", &t);
+    free(out);
+    within(at(&t, "v(b)", 20e-3), 1.0 / 3, 1e-6, "v(b)");
+    within(at(&t, "i(l1)", 20e-3), 1.0 / 3e3, 1e-9, "i(l1)");
+    within(at(&t, "v(c)", 20e-3), 0.5, 1e-6, "v(c)");
+    within(at(&t, "v(p)", 1e-3), 1.5, 1e-6, "v(p)");
+    within(at(&t, "i(v2)", 1e-3), -0.5, 1e-6, "i(v2)");
+    within(at(&t, "i(v3)", 1e-3), 0.5, 1e-6, "i(v3)");
+    for (double x = 0.5e-3; x <= 10e-3; x += 0.5e-3) within(at(&t, "v(d)", x + 10e-6), 1 - exp(-x / 2e-3), 2e-4, "v(d)");
+    tu_table_free(&t);
+}
+
+/* IC= of a capacitor with Rser= is its own voltage: C1 starts at 1 V and
+ * discharges through Rser + R1 = 2k (tau = 2 ms); the node above is the divider
+ * v(a) = 0.5 exp(-t/tau), from the operating point (IC= imposed) and with UIC. */
+Test(e2e, capacitor_ic_with_rser)
+{
+    const char *tran[] = { ".tran 10u 4m 0 10u\n", ".tran 10u 4m 0 10u UIC\n" };
+    for (int k = 0; k < 2; k++) {
+        char text[256];
+        snprintf(text, sizeof text, "IC with Rser\nC1 a 0 1u IC=1 Rser=1k\nR1 a 0 1k\n%s.end\n", tran[k]);
+        tu_table t;
+        free(run_table("ic", text, &t));
+        for (double x = 0; x <= 4e-3; x += 0.25e-3) within(at(&t, "v(a)", x), 0.5 * exp(-x / 2e-3), 2e-4, "v(a)");
+        tu_table_free(&t);
+        /* the inductor's IC= is its current, the series resistor's too: 1 mA
+         * decaying through Rser + R1 = 2 ohm, tau = L/2 = 0.5 ms */
+        snprintf(text, sizeof text, "IC with Rser\nL1 a 0 1m IC=1m Rser=1\nR1 a 0 1\n%s.end\n", tran[k]);
+        free(run_table("lic", text, &t));
+        for (double x = 0; x <= 2e-3; x += 0.25e-3) within(at(&t, "i(l1)", x), 1e-3 * exp(-x / 0.5e-3), 2e-7, "i(l1)");
+        tu_table_free(&t);
+    }
+}

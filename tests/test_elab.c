@@ -503,7 +503,9 @@ Test(elab, dot_card_errors)
     bad("t\nR1 a 0 1\n.ic v(q)=1\n", "t.cir:3:7: error: unknown node 'q' in .ic");
     bad("t\nR1 a 0 1\n.ic a=1\n", "t.cir:3:5: error: expected V(node)=value in .ic, found 'a'");
     bad("t\nR1 a 0 1\n.options theta=0.2\n", "t.cir:3:10: error: theta = 0.2 is not in [0.5, 1]");
-    bad("t\nR1 a 0 1\n.model m1 npn\n", "t.cir:3:11: error: unsupported model type 'npn' of model m1 (supported: D NMOS PMOS SW)");
+    bad("t\nR1 a 0 1\n.model m1 npn\nD1 a 0 m1\n",
+        "t.cir:4:8: error: model 'm1' of diode d1 has unsupported type 'npn' (t.cir:3; supported: D NMOS PMOS SW)");
+    bad("t\nR1 a 0 1\n.model m1 npn\n.model M1 d\n", "t.cir:4:8: error: duplicate model 'm1' (first defined at t.cir:3)");
     bad("t\nR1 a 0 1\n.model m1\n", "t.cir:3:8: error: .model needs a name and a type");
     bad("t\nR1 a 0 1\n.model m1 d\n.model M1 d\n", "t.cir:4:8: error: duplicate model 'm1' (first defined at t.cir:3)");
     bad("t\nR1 a 0 1\n.model m1 d (is)\n", "t.cir:3:14: error: expected name=value in .model m1, found 'is'");
@@ -715,4 +717,112 @@ Test(elab, behavioural_source_errors)
         }
         bad(text, T[k].msg);
     }
+}
+
+/* LTspice's Rser= (V L C), Rpar= Cpar= (L C) are elements of their own (issue
+ * 12 item 4). Before, Rser= on L and C was dropped with a warning (a silently
+ * wrong circuit) and Rser= on V was an error. */
+Test(elab, ltspice_parasitics_are_elements)
+{
+    nsc_circuit *c = rd("parasitics\n"
+                        "V1 in 0 PULSE(0 1 0 1n 1n 1u 2u) Rser=0.5\n"
+                        "L1 in mid 10u Rser=20m Rpar=2k Cpar=3p IC=0.1\n"
+                        "C1 mid 0 4.7u Rser=5m IC=2 Lser=1n\n"
+                        "C2 mid 0 1u Rser=0 Cpar=0\n"
+                        "V2 mid 0 1 Cpar=1p\n"
+                        ".subckt lc a b\nL1 a b 1m Rser=1\n.ends\n"
+                        "X1 in 0 lc\n");
+    int in = nd(c, "in"), mid = nd(c, "mid");
+    const nsc_element *e = el(c, "v1");               /* V1 from in to its Rser node */
+    int vn = nd(c, "v1#rser");
+    cr_assert_eq(e->node[0], in);
+    cr_assert_eq(e->node[1], vn);
+    cr_assert_eq(e->wave.kind, NSC_WAVE_PULSE);
+    e = el(c, "v1#rser");
+    cr_assert_eq(e->kind, NSC_EL_R);
+    cr_assert_eq(e->node[0], vn);
+    cr_assert_eq(e->node[1], 0);
+    near(e->value, 0.5);
+    e = el(c, "l1");                                  /* L1 from in to l1#rser, Rser on to mid */
+    int ln = nd(c, "l1#rser");
+    cr_assert_eq(e->kind, NSC_EL_L);
+    cr_assert_eq(e->node[0], in);
+    cr_assert_eq(e->node[1], ln);
+    near(e->value, 10e-6);
+    cr_assert_eq(e->has_ic, 1);
+    near(e->ic, 0.1);
+    e = el(c, "l1#rser");
+    cr_assert_eq(e->kind, NSC_EL_R);
+    cr_assert_eq(e->node[0], ln);
+    cr_assert_eq(e->node[1], mid);
+    near(e->value, 20e-3);
+    e = el(c, "l1#rpar");                             /* Rpar and Cpar across the terminals */
+    cr_assert_eq(e->kind, NSC_EL_R);
+    cr_assert_eq(e->node[0], in);
+    cr_assert_eq(e->node[1], mid);
+    near(e->value, 2e3);
+    e = el(c, "l1#cpar");
+    cr_assert_eq(e->kind, NSC_EL_C);
+    cr_assert_eq(e->node[0], in);
+    cr_assert_eq(e->node[1], mid);
+    near(e->value, 3e-12);
+    e = el(c, "c1");
+    cr_assert_eq(e->node[1], nd(c, "c1#rser"));
+    cr_assert_eq(e->has_ic, 1);                       /* IC= stays the capacitor's own voltage */
+    near(e->ic, 2);
+    near(el(c, "c1#rser")->value, 5e-3);
+    cr_assert_eq(nsc_circuit_element(c, "c2#rser"), -1); /* Rser=0, Cpar=0: none */
+    cr_assert_eq(nsc_circuit_element(c, "c2#cpar"), -1);
+    cr_assert_eq(nsc_circuit_node(c, "c2#rser"), -1);
+    cr_assert_eq(el(c, "c2")->node[1], 0);
+    e = el(c, "x1.l1#rser");                          /* hierarchical names inside a subckt */
+    cr_assert_eq(e->node[0], nd(c, "x1.l1#rser"));
+    cr_assert_eq(e->node[1], 0);
+    cr_assert_eq(el(c, "x1.l1")->node[1], nd(c, "x1.l1#rser"));
+    cr_assert_eq(c->nel, 12);
+    cr_assert(has_warning("t.cir:4:28: warning: parameter 'lser' of capacitor c1 ignored"));
+    cr_assert(has_warning("t.cir:6:12: warning: parameter 'cpar' of voltage source v2 ignored (not supported)"));
+    done(c);
+}
+
+Test(elab, ltspice_parasitic_errors)
+{
+    bad("t\nL1 a 0 1m Rpar=0\n", "t.cir:2:11: error: rpar= of l1 must be positive (0)");
+    bad("t\nC1 a 0 1u Rser=-1\n", "t.cir:2:11: error: rser= of c1 must be zero or positive (-1)");
+    bad("t\nV1 a 0 1 Rser={-2}\n", "t.cir:2:10: error: rser= of v1 must be zero or positive (-2)");
+    bad("t\nI1 a 0 1 Rser=1\n", "t.cir:2:10: error: unexpected 'rser' in current source i1");
+    bad("t\nV1 a 0 1 Rser=1 Lser=1\n", "t.cir:2:17: error: unexpected 'lser' in voltage source v1");
+    /* the internal node's name is taken by the netlist, before or after */
+    bad("t\nR1 a l1#rser 1\nL1 a 0 1m Rser=1\n", "t.cir:3:11: error: node 'l1#rser' of the netlist clashes with the internal node of Rser= of l1");
+    bad("t\nL1 a 0 1m Rser=1\nR1 a l1#rser 1\n", "t.cir:3:6: error: node 'l1#rser' is the internal node of Rser= of l1");
+    bad("t\nL1#rser a 0 1m\nL1 a 0 1m Rser=1\n", "t.cir:3:1: error: duplicate element name 'l1#rser' (first defined at t.cir:2)");
+}
+
+/* Only what the circuit uses must be supported (issue 12 item 6): a .subckt
+ * never instantiated is not elaborated, and a .model of a type not supported
+ * (a library's NPN, a code model) is an error only for an element that uses
+ * it. Before, an unused '.model qn NPN' stopped the run. A used subckt with
+ * an unsupported element is still an error at its card, with the instance. */
+Test(elab, unused_definitions_need_not_be_supported)
+{
+    const char *lib = ".model qn NPN(IS=1e-14 BF={bf})\n"
+                      ".subckt amp in out\n"
+                      "Q1 out in 0 qn area=2\n"
+                      "A1 [in] out adc\n"
+                      ".model adc adc_bridge(in_low=0.3)\n"
+                      "J1 out in 0 jm\n"
+                      ".ends\n"
+                      ".subckt div in out\nR1 in out 1k\nR2 out 0 1k\n.model dd d\n.model qq pnp\n.ends\n";
+    char text[1024];
+    snprintf(text, sizeof text, "unused\n%sV1 a 0 1\nX1 a b div\n", lib);
+    nsc_circuit *c = rd(text);
+    cr_assert_eq(c->nel, 3);
+    near(el(c, "x1.r2")->value, 1e3);
+    cr_assert_eq(c->nmodel, 1);                        /* x1.dd */
+    cr_assert_eq(R.nwarn, 0);
+    done(c);
+    snprintf(text, sizeof text, "used\n%sV1 a 0 1\nX1 a b div\nX2 a c amp\n", lib);
+    bad(text, "t.cir:4:1: error: unsupported element q1: bipolar transistors (Q) are not supported (in instance x2)");
+    snprintf(text, sizeof text, "used\n%sV1 a 0 1\nX1 a b div\nD1 a 0 qn\n", lib);
+    bad(text, "t.cir:17:8: error: model 'qn' of diode d1 has unsupported type 'npn' (t.cir:2; supported: D NMOS PMOS SW)");
 }

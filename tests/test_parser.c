@@ -221,3 +221,43 @@ Test(parser, lib_sections)
     tu_rmdir(dir);
     free(dir);
 }
+
+/* LTspice's `.lib FILE` (one argument) includes the whole file, as .include
+ * (issue 12 item 6). A FILE not found was taken for a section definition: the
+ * rest of the netlist was skipped to the end of the file, and the error was
+ * "netlist has no elements" (or nothing at all). Now a name that can only be a
+ * file (quoted, with '.' or '/') or a "section" that no .endl closes is a file
+ * not found, at the .lib card; `.lib FILE SECTION` is unchanged (lib_sections). */
+Test(parser, lib_with_one_argument_is_an_include)
+{
+    char *dir = tu_tmpdir();
+    char p[512], m[2048];
+    snprintf(p, sizeof p, "%s/parts.lib", dir);
+    cr_assert_eq(tu_write_file(p, "* parts\n.model dx D(vf=0.7)\n.subckt half a b\nR1 a b 1k\n.ends\n"), 0);
+    snprintf(p, sizeof p, "%s/plain", dir);           /* a file without extension */
+    cr_assert_eq(tu_write_file(p, "R7 a 0 7\n"), 0);
+    snprintf(p, sizeof p, "%s/main.cir", dir);
+    cr_assert_eq(tu_write_file(p, "t\n.lib parts.lib\n.lib \"plain\"\n.lib plain\nR1 a 0 1\n"), 0);
+    cr_assert_eq(rdfile(p), NSC_OK, "%s", R.error);
+    cr_assert_eq(D.ncard, 7);
+    cr_assert_str_eq(D.card[0].f[0].u.s, ".model");
+    cr_assert_str_eq(D.card[1].f[0].u.s, ".subckt");
+    cr_assert_str_eq(D.card[3].f[0].u.s, ".ends");
+    cr_assert_str_eq(D.card[4].f[0].u.s, "r7");
+    cr_assert_str_eq(D.card[5].f[0].u.s, "r7");
+    cr_assert_str_eq(D.card[6].f[0].u.s, "r1");
+    done();
+    const char *missing[] = { "t\nR1 a 0 1\n.lib nothere.lib\nR2 a 0 2\n", "t\nR1 a 0 1\n.lib 'nothere'\nR2 a 0 2\n",
+                              "t\nR1 a 0 1\n.lib sub/nothere\nR2 a 0 2\n", "t\nR1 a 0 1\n.lib nothere\nR2 a 0 2\n.end\n" };
+    const char *name[] = { "nothere.lib", "nothere", "sub/nothere", "nothere" };
+    const int col[] = { 6, 6, 6, 6 };
+    for (int k = 0; k < 4; k++) {
+        cr_assert_eq(tu_write_file(p, missing[k]), 0);
+        cr_assert_eq(rdfile(p), NSC_ENETLIST, "%d", k);
+        snprintf(m, sizeof m, "%s:3:%d: error: cannot open include file '%s': not found in %s", p, col[k], name[k], dir);
+        cr_assert_str_eq(R.error, m);
+        done();
+    }
+    tu_rmdir(dir);
+    free(dir);
+}
