@@ -44,6 +44,7 @@ static nsc_status fail(pctx *P, const nl_expr *e, const char *msg)
     const char *w = P->env->ev->where ? P->env->ev->where : "";
     char *t = nl_expr_text(e);
     if (!t) return oom(P);
+    if (strlen(t) > 80) strcpy(t + 72, "...");          /* quote the start of a long one */
     nsc_status st = nsc_err(P->r, NSC_ENETLIST, &loc, "%s: '%s'%s", msg, t, w);
     free(t);
     return st;
@@ -370,7 +371,24 @@ static nsc_status cond(pctx *P, const nl_expr *e, aff *out)
     return select(P, e, &c, &pv, &qv, out);
 }
 
+/* Affine forms merge like terms in O(n) per term: a form is kept below this
+ * size so that a hostile expression cannot make compilation quadratic in a
+ * megabyte line. */
+#define NL_PWL_MAXTERMS 4096
+
+static nsc_status compile1(pctx *P, const nl_expr *e, aff *out);
+
 static nsc_status compile(pctx *P, const nl_expr *e, aff *out)
+{
+    nsc_status st = compile1(P, e, out);
+    if (!st && out->n > NL_PWL_MAXTERMS) {
+        aff_free(out);
+        return fail(P, e, "B source expression too large (more than 4096 distinct voltages and currents)");
+    }
+    return st;
+}
+
+static nsc_status compile1(pctx *P, const nl_expr *e, aff *out)
 {
     memset(out, 0, sizeof *out);
     nsc_status st;

@@ -826,3 +826,42 @@ Test(elab, unused_definitions_need_not_be_supported)
     snprintf(text, sizeof text, "used\n%sV1 a 0 1\nX1 a b div\nD1 a 0 qn\n", lib);
     bad(text, "t.cir:17:8: error: model 'qn' of diode d1 has unsupported type 'npn' (t.cir:2; supported: D NMOS PMOS SW)");
 }
+
+/* A B expression whose affine form would exceed 4096 distinct unknowns is an
+ * error (compilation merges terms in O(n) each: a megabyte of V() terms in a
+ * balanced tree would otherwise take minutes), quoting the subexpression's start. */
+Test(elab, behavioural_source_too_large)
+{
+    size_t cap = 1 << 20, n = 0;
+    char *text = malloc(cap);
+    cr_assert_not_null(text);
+    n += (size_t)snprintf(text + n, cap - n, "t\nR1 a 0 1\nB1 a 0 V={");
+    for (int k = 0; k < 5000; k++) n += (size_t)snprintf(text + n, cap - n, "%sV(n%d)", k ? "+" : "", k);
+    snprintf(text + n, cap - n, "}\n");
+    nsc_circuit *c = NULL;
+    nsc_report_init(&R);
+    cr_assert_neq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_OK);
+    cr_assert(strstr(R.error, "too deeply nested") || strstr(R.error, "more than 4096"), "%s", R.error);
+    nsc_report_free(&R);
+    /* balanced: (((v(n0)+v(n1))+(v(n2)+v(n3)))+...), depth 14 */
+    n = (size_t)snprintf(text, cap, "t\nR1 a 0 1\nB1 a 0 V={");
+    int m = 8192;
+    for (int k = 0; k < m; k++) {
+        int open = 0;
+        for (int q = k; q % 2 == 0 && (1 << open) < m; q /= 2) open++;
+        for (int q = 0; q < open; q++) text[n++] = '(';
+        n += (size_t)snprintf(text + n, cap - n, "V(n%d)", k);
+        int close = 0;
+        for (int q = k + 1; q % 2 == 0 && (1 << close) < m; q /= 2) close++;
+        for (int q = 0; q < close; q++) text[n++] = ')';
+        if (k + 1 < m) text[n++] = '+';
+    }
+    snprintf(text + n, cap - n, "}\n");
+    nsc_report_init(&R);
+    cr_assert_neq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_OK);
+    cr_assert(strstr(R.error, "B source expression too large (more than 4096 distinct voltages and currents): "
+                              "'v(n0)+"), "%s", R.error);
+    cr_assert(strlen(R.error) < 300, "%s", R.error);
+    nsc_report_free(&R);
+    free(text);
+}
