@@ -103,7 +103,7 @@ static int store(pctx *P, const aff *a, nsc_baff *f)
     f->c = a->c;
     f->t0 = p->nterm;
     f->nt = a->n;
-    memcpy(p->term + p->nterm, a->t, (size_t)a->n * sizeof *a->t);
+    if (a->n > 0) memcpy(p->term + p->nterm, a->t, (size_t)a->n * sizeof *a->t);
     p->nterm += a->n;
     return 0;
 }
