@@ -24,6 +24,7 @@ typedef enum nsc_elkind {
     NSC_EL_D, NSC_EL_M, NSC_EL_S,
     NSC_EL_BV,     /* behavioural voltage source B n+ n- V=expr (PWL, exact) */
     NSC_EL_BI,     /* behavioural current source B n+ n- I=expr */
+    NSC_EL_W,      /* current-controlled switch W n+ n- vsense model */
     NSC_EL_NKINDS
 } nsc_elkind;
 
@@ -47,7 +48,7 @@ typedef struct nsc_wave {
     double repeat;
 } nsc_wave;
 
-typedef enum nsc_modeltype { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW } nsc_modeltype;
+typedef enum nsc_modeltype { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW, NSC_MOD_CSW } nsc_modeltype;
 
 /* A .model card: parameter names lower case, values evaluated. Lookups by
  * nsc_model_get(); "given" tells whether the card set the parameter. */
@@ -105,6 +106,7 @@ void nsc_bprog_free(nsc_bprog *p);
  *   M         node[0..3] = d g s b; model; w, l (m; model/default when not given)
  *   S         node[0..1] switch, node[2..3] control; model
  *   BV BI     node[0..1]; bsrc: value of V(n+,n-) / of the current n+ -> n- inside
+ *   W         node[0..1] switch; ref[0] = sense voltage source; model (CSW)
  */
 typedef struct nsc_element {
     nsc_elkind kind;

@@ -10,7 +10,8 @@
  * Initially off, or on with the card's ON keyword (ngspice: the state for the
  * operating point); the static problems (OP, UIC) iterate the decision to a fixed
  * point, so the initial state matters when the control starts inside the
- * hysteresis band. */
+ * hysteresis band. Xyce's VSWITCH(VON VOFF RON ROFF), smooth between VOFF and
+ * VON there, switches ideally at their mean (VH = 0). */
 #include <math.h>
 
 #include "device.h"
@@ -28,6 +29,8 @@ static nsc_status s_params(const nsc_element *e, nsc_report *r, sw_par *p)
     p->vh = 0;
     p->ron = 1;
     p->roff = 1e12;
+    double on, off;                                   /* Xyce VSWITCH: ideal at the mean */
+    if (nsc_model_get(m, "von", &on) && nsc_model_get(m, "voff", &off)) p->vt = 0.5 * (on + off);
     nsc_model_get(m, "vt", &p->vt);
     nsc_model_get(m, "vh", &p->vh);
     nsc_model_get(m, "ron", &p->ron);
@@ -50,7 +53,7 @@ static nsc_status s_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     const nsc_model *m = e->model;
     for (int q = 0; q < m->npar; q++)
         if (!nsc_strieq(m->pname[q], "vt") && !nsc_strieq(m->pname[q], "vh") && !nsc_strieq(m->pname[q], "ron") &&
-            !nsc_strieq(m->pname[q], "roff")) {
+            !nsc_strieq(m->pname[q], "roff") && !nsc_strieq(m->pname[q], "von") && !nsc_strieq(m->pname[q], "voff")) {
             nsc_warn(ctx->r, &m->loc, "switch model '%s': parameters other than VT VH RON ROFF are ignored", m->name);
             break;
         }

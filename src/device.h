@@ -120,6 +120,10 @@ void nsc_st_e0(nsc_builder *b, int j, double x);
  * Returns the switch index. */
 int nsc_st_switch(nsc_builder *b, int el, int a, int k, double g_off, double g_on, int c, int d,
                   double on_above, double off_below);
+/* The same with the control z[zc] - z[zd] given as z indices (-1: none), e.g. a
+ * branch current for a current-controlled switch. */
+int nsc_st_switch_z(nsc_builder *b, int el, int a, int k, double g_off, double g_on, int zc, int zd,
+                    double on_above, double off_below);
 
 /* ---- 4. probes ---- */
 

@@ -95,12 +95,18 @@ void nsc_st_e0(nsc_builder *b, int j, double x)
 int nsc_st_switch(nsc_builder *b, int el, int a, int k, double g_off, double g_on, int c, int d,
                   double on_above, double off_below)
 {
+    return nsc_st_switch_z(b, el, a, k, g_off, g_on, nsc_zn(c), nsc_zn(d), on_above, off_below);
+}
+
+int nsc_st_switch_z(nsc_builder *b, int el, int a, int k, double g_off, double g_on, int zc, int zd,
+                    double on_above, double off_below)
+{
     nsc_st_g(b, a, k, g_off);                                /* A holds the off state */
     if (nsc_grow((void **)&b->sw, &b->capsw, b->nsw + 1, sizeof *b->sw)) {
         b->nomem = 1;
         return -1;
     }
-    b->sw[b->nsw] = (nsc_switch){el, nsc_zn(a), nsc_zn(k), nsc_zn(c), nsc_zn(d), g_off, g_on, on_above, off_below};
+    b->sw[b->nsw] = (nsc_switch){el, nsc_zn(a), nsc_zn(k), zc, zd, g_off, g_on, on_above, off_below};
     return b->nsw++;
 }
 

@@ -1,6 +1,6 @@
 /* lcs_topo.c -- topology check of a circuit before any assembly (netlist.md,
  * Errors; formulation.md §4). With "conducting" elements R, L, V, E/H/E TABLE/B V=
- * outputs, diodes, MOS channels (d-s) and switches, every node has a DC path to
+ * outputs, diodes, MOS channels (d-s) and switches (S, W), every node has a DC path to
  * ground through conducting elements (capacitors and current sources I, G, F, B I= do
  * not conduct at DC): a cut-set of current sources alone is such a node.
  *
@@ -22,7 +22,7 @@ static int conducting(const nsc_element *e, int *a, int *b)
 {
     switch (e->kind) {
     case NSC_EL_R: case NSC_EL_L: case NSC_EL_V: case NSC_EL_E: case NSC_EL_ETABLE:
-    case NSC_EL_H: case NSC_EL_D: case NSC_EL_S: case NSC_EL_BV:
+    case NSC_EL_H: case NSC_EL_D: case NSC_EL_S: case NSC_EL_BV: case NSC_EL_W:
         *a = e->node[0]; *b = e->node[1]; return 1;
     case NSC_EL_M:
         *a = e->node[0]; *b = e->node[2]; return 1;                /* drain - source */

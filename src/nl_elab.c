@@ -103,6 +103,7 @@ typedef struct elab {
 } elab;
 
 static nsc_status scope_run(elab *E, scope *sc);
+static nsc_status b_compile(elab *E, scope *sc, const nl_card *cd, int el, const nl_field *x, int from);
 
 /* ---- messages ---- */
 
@@ -308,7 +309,7 @@ static const char *kind_name(nsc_elkind k)
     static const char *const names[] = { "resistor", "capacitor", "inductor", "coupling",
                                          "voltage source", "current source", "VCVS", "VCVS",
                                          "VCCS", "CCCS", "CCVS", "diode", "MOS transistor", "switch",
-                                         "behavioural source", "behavioural source" };
+                                         "behavioural source", "behavioural source", "switch" };
     return names[k];
 }
 
@@ -399,17 +400,19 @@ static nsc_status model_ref(elab *E, scope *sc, const nl_card *cd, const nl_fiel
     if (other >= 0) {
         const nl_card *mc = &E->d->card[other];
         nsc_loc l = nl_field_loc(E->d, mc, &mc->f[2]);
-        return err(E, sc, cd, f, "model '%s' of %s %s has unsupported type '%s' (%s:%d; supported: D NMOS PMOS SW)",
+        return err(E, sc, cd, f, "model '%s' of %s %s has unsupported type '%s' (%s:%d; supported: D NMOS PMOS SW CSW)",
                    f->u.s, kind_name(e->kind), cd->f[0].u.s, mc->f[2].u.s, l.file, l.line);
     }
     if (m < 0) return err(E, sc, cd, f, "unknown model '%s' for %s %s", f->u.s, kind_name(e->kind), cd->f[0].u.s);
     nsc_modeltype t = E->c->model[m].type;
     int ok = e->kind == NSC_EL_D ? t == NSC_MOD_D
            : e->kind == NSC_EL_M ? (t == NSC_MOD_NMOS || t == NSC_MOD_PMOS)
+           : e->kind == NSC_EL_W ? t == NSC_MOD_CSW
                                  : t == NSC_MOD_SW;
     if (!ok) {
-        static const char *const tn[] = { "D", "NMOS", "PMOS", "SW" };
-        const char *want = e->kind == NSC_EL_D ? "a diode (D)" : e->kind == NSC_EL_M ? "a MOS (NMOS/PMOS)" : "a switch (SW)";
+        static const char *const tn[] = { "D", "NMOS", "PMOS", "SW", "CSW" };
+        const char *want = e->kind == NSC_EL_D ? "a diode (D)" : e->kind == NSC_EL_M ? "a MOS (NMOS/PMOS)"
+                         : e->kind == NSC_EL_W ? "a current switch (CSW)" : "a switch (SW)";
         return err(E, sc, cd, f, "model '%s' of %s %s is %s model, not %s model", f->u.s, kind_name(e->kind),
                    cd->f[0].u.s, tn[t], want);
     }
@@ -785,8 +788,14 @@ static nsc_status card_eg(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
             if (nodes(E, sc, cd, el, 2)) return E->r->status;
             return card_etable(E, sc, cd, el, 3);
         }
-        if (nsc_strieq(w, "value") || nsc_strieq(w, "vol") || nsc_strieq(w, "cur") || nsc_strieq(w, "poly") ||
-            nsc_strieq(w, "laplace") || nsc_strieq(w, "freq"))
+        /* PSpice E/G VALUE={expr}, ngspice vol='expr' / cur='expr': a B source */
+        int isval = nsc_strieq(w, "value") || nsc_strieq(w, "vol") || nsc_strieq(w, "cur");
+        if (isval && (g->kind == NL_F_PAIR || (cd->nf > 4 && f[4].kind == NL_F_EXPR))) {
+            if (nodes(E, sc, cd, el, 2)) return E->r->status;
+            E->c->el[el].kind = k == NSC_EL_E ? NSC_EL_BV : NSC_EL_BI;
+            return b_compile(E, sc, cd, el, g->kind == NL_F_PAIR ? &g->sub[1] : &f[4], g->kind == NL_F_PAIR ? 4 : 5);
+        }
+        if (isval || nsc_strieq(w, "poly") || nsc_strieq(w, "laplace") || nsc_strieq(w, "freq"))
             return err(E, sc, cd, g, "%s form of %s is not supported", w, f[0].u.s);
     }
     if (nodes(E, sc, cd, el, 4)) return E->r->status;
@@ -819,8 +828,10 @@ static nsc_status card_fh(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
 static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
 {
     const nl_field *f = cd->f;
-    int n = k == NSC_EL_D ? 2 : 4, el;
-    if (element_new(E, sc, cd, k, &el) || nodes(E, sc, cd, el, n)) return E->r->status;
+    int n = k == NSC_EL_D ? 2 : k == NSC_EL_W ? 3 : 4, el;           /* W: n+ n- vsense */
+    if (element_new(E, sc, cd, k, &el) || nodes(E, sc, cd, el, k == NSC_EL_W ? 2 : n)) return E->r->status;
+    if (k == NSC_EL_W && cd->nf < 4) return err(E, sc, cd, NULL, "missing sense voltage source for switch %s", f[0].u.s);
+    if (k == NSC_EL_W && fixup_add(E, sc, cd, &f[3], el, 0)) return E->r->status;
     if (cd->nf < n + 2) return err(E, sc, cd, NULL, "missing model name for %s %s", kind_name(k), f[0].u.s);
     if (model_ref(E, sc, cd, &f[n + 1], el)) return E->r->status;
     if (k == NSC_EL_M) E->c->el[el].w = E->c->el[el].l = 100e-6; /* SPICE DEFW, DEFL */
@@ -835,7 +846,8 @@ static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
             else E->c->el[el].l = v;
         } else if (kk)
             warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored", kk, kind_name(k), f[0].u.s);
-        else if (k == NSC_EL_S && f[i].kind == NL_F_WORD && (nsc_strieq(f[i].u.s, "on") || nsc_strieq(f[i].u.s, "off"))) {
+        else if ((k == NSC_EL_S || k == NSC_EL_W) && f[i].kind == NL_F_WORD &&
+                 (nsc_strieq(f[i].u.s, "on") || nsc_strieq(f[i].u.s, "off"))) {
             E->c->el[el].has_ic = 1;                         /* the state the static problem starts from */
             E->c->el[el].ic = nsc_strieq(f[i].u.s, "on");
         } else if (f[i].kind == NL_F_WORD || f[i].kind == NL_F_EXPR)
@@ -1018,10 +1030,13 @@ static nsc_status card_model(elab *E, scope *sc, const nl_card *cd)
     const nl_field *f = cd->f;
     if (cd->nf < 3 || f[1].kind != NL_F_WORD || (f[2].kind != NL_F_WORD && f[2].kind != NL_F_CALL))
         return err(E, sc, cd, cd->nf < 2 ? NULL : &f[cd->nf < 3 ? 1 : 2], ".model needs a name and a type");
-    static const char *const types[] = { "d", "nmos", "pmos", "sw" };
+    /* Xyce's VSWITCH / ISWITCH are SW / CSW (dev_s.c, dev_w.c) */
+    static const char *const types[] = { "d", "nmos", "pmos", "sw", "csw", "vswitch", "iswitch" };
+    static const nsc_modeltype tt[] = { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW, NSC_MOD_CSW, NSC_MOD_SW,
+                                        NSC_MOD_CSW };
     int t = -1;
-    for (int k = 0; k < 4; k++)
-        if (nsc_strieq(f[2].u.s, types[k])) t = k;
+    for (int k = 0; k < 7; k++)
+        if (nsc_strieq(f[2].u.s, types[k])) t = (int)tt[k];
     const char *lk = cat(E, "", f[1].u.s);
     char *local = lk ? nl_strndup(&E->ar, lk, strlen(lk), 0) : NULL;
     if (!local) return oom(E);
@@ -1207,6 +1222,24 @@ static nsc_status b_branch(void *ctx, const char *name, const nl_expr *at, int k
     return st;
 }
 
+/* element el's expression x compiled (fields from `from` on are ignored with a warning) */
+static nsc_status b_compile(elab *E, scope *sc, const nl_card *cd, int el, const nl_field *x, int from)
+{
+    if (x->kind != NL_F_EXPR)
+        return err(E, sc, cd, x, "%s %s: expected an expression, found '%s'", kind_name(E->c->el[el].kind),
+                   cd->f[0].u.s, ftext(x));
+    for (int q = from; q < cd->nf; q++)
+        warn(E, sc, cd, &cd->f[q], "%s %s: '%s' is ignored", kind_name(E->c->el[el].kind), cd->f[0].u.s,
+             ftext(&cd->f[q]));
+    nl_env env = { scope_lookup, sc, E->d->files[cd->file], sc->where };
+    bctx B = { E, sc, cd, el };
+    nl_pwl_env pe = { &env, b_node, b_branch, &B };
+    nsc_bprog *p;
+    nsc_status st = nl_pwl_compile(x->u.x, &pe, &p, E->r);
+    if (!st) E->c->el[el].bsrc = p;
+    return st;
+}
+
 static nsc_status card_b(elab *E, scope *sc, const nl_card *cd)
 {
     char k[8];
@@ -1214,21 +1247,10 @@ static nsc_status card_b(elab *E, scope *sc, const nl_card *cd)
     const char *key = f ? pair_key(f, k, sizeof k) : NULL;
     if (!key || (strcmp(key, "v") && strcmp(key, "i")))
         return err(E, sc, cd, f, "behavioural source %s: expected V=expr or I=expr after the two nodes", cd->f[0].u.s);
-    if (f->sub[1].kind != NL_F_EXPR)
-        return err(E, sc, cd, &f->sub[1], "behavioural source %s: expected an expression, found '%s'", cd->f[0].u.s,
-                   ftext(&f->sub[1]));
     int el;
     nsc_status st = element_new(E, sc, cd, key[0] == 'v' ? NSC_EL_BV : NSC_EL_BI, &el);
     if (st || (st = nodes(E, sc, cd, el, 2))) return st;
-    for (int q = 4; q < cd->nf; q++)
-        warn(E, sc, cd, &cd->f[q], "behavioural source %s: '%s' is ignored", cd->f[0].u.s, ftext(&cd->f[q]));
-    nl_env env = { scope_lookup, sc, E->d->files[cd->file], sc->where };
-    bctx B = { E, sc, cd, el };
-    nl_pwl_env pe = { &env, b_node, b_branch, &B };
-    nsc_bprog *p;
-    if ((st = nl_pwl_compile(f->sub[1].u.x, &pe, &p, E->r))) return st;
-    E->c->el[el].bsrc = p;
-    return NSC_OK;
+    return b_compile(E, sc, cd, el, &f->sub[1], 4);
 }
 
 static int head_is(const nl_card *cd, const char *w)
@@ -1241,7 +1263,7 @@ static const char *const UNSUPPORTED_EL[26] = {
     ['j' - 'a'] = "JFETs (J)", ['n' - 'a'] = "numerical devices (N)", ['o' - 'a'] = "lossy transmission lines (O)",
     ['p' - 'a'] = "coupled transmission lines (P)", ['q' - 'a'] = "bipolar transistors (Q)",
     ['t' - 'a'] = "transmission lines (T)", ['u' - 'a'] = "uniform RC lines (U)",
-    ['w' - 'a'] = "current-controlled switches (W)", ['y' - 'a'] = "transmission lines (Y)",
+    ['y' - 'a'] = "transmission lines (Y)",
     ['z' - 'a'] = "MESFETs (Z)",
 };
 
@@ -1262,6 +1284,7 @@ static nsc_status card_element(elab *E, scope *sc, const nl_card *cd)
     case 'd': return card_dms(E, sc, cd, NSC_EL_D);
     case 'm': return card_dms(E, sc, cd, NSC_EL_M);
     case 's': return card_dms(E, sc, cd, NSC_EL_S);
+    case 'w': return card_dms(E, sc, cd, NSC_EL_W);
     case 'x': return card_x(E, sc, cd);
     case 'b': return card_b(E, sc, cd);
     default:

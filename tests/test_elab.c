@@ -438,7 +438,7 @@ Test(elab, element_errors)
     bad("t\nQ1 a b c mod\n", "t.cir:2:1: error: unsupported element q1: bipolar transistors (Q) are not supported");
     bad("t\nJ1 a b c m\n", "t.cir:2:1: error: unsupported element j1: JFETs (J) are not supported");
     bad("t\nT1 a b c d z0=50\n", "t.cir:2:1: error: unsupported element t1: transmission lines (T) are not supported");
-    bad("t\nW1 a b vc sw\n", "t.cir:2:1: error: unsupported element w1: current-controlled switches (W) are not supported");
+    bad("t\nW1 a b vc sw\n", "t.cir:2:11: error: unknown model 'sw' for switch w1");
     bad("t\n1abc a b\n", "t.cir:2:1: error: unknown element type '1' (card '1abc')");
     bad("t\nR1 a 0 1\nr1 b 0 1\n", "t.cir:3:1: error: duplicate element name 'r1' (first defined at t.cir:2)");
     bad("t\nK1 L1 L2 0.5\nL1 a 0 1\n", "t.cir:2:7: error: unknown element 'l2' in coupling k1");
@@ -452,7 +452,7 @@ Test(elab, element_errors)
     bad("t\nS1 a b c d\n", "t.cir:2:1: error: missing model name for switch s1");
     bad("t\nE1 a 0 b\n", "t.cir:2:1: error: missing nodes for VCVS e1");
     bad("t\nE1 a 0 b 0\n", "t.cir:2:1: error: missing gain for VCVS e1");
-    bad("t\nE1 a 0 value={v(b)*2}\n", "t.cir:2:8: error: value form of e1 is not supported");
+    bad("t\nE1 a 0 value={v(b)*v(a)}\n", "t.cir:2:19: error: product of two node voltages or currents is not piecewise-linear: 'v(b)*v(a)'");
     bad("t\nE1 a 0 poly(1) b 0 1 2\n", "t.cir:2:8: error: poly form of e1 is not supported");
     bad("t\nG1 a 0 TABLE {V(b)} = (0,0) (1,1)\n", "t.cir:2:8: error: TABLE form is supported for E only, not for g1");
     bad("t\nE1 a 0 TABLE {V(b)} = (1,0) (0,1)\n", "t.cir:2:8: error: TABLE x values of e1 must be non-decreasing (0 after 1)");
@@ -504,7 +504,7 @@ Test(elab, dot_card_errors)
     bad("t\nR1 a 0 1\n.ic a=1\n", "t.cir:3:5: error: expected V(node)=value in .ic, found 'a'");
     bad("t\nR1 a 0 1\n.options theta=0.2\n", "t.cir:3:10: error: theta = 0.2 is not in [0.5, 1]");
     bad("t\nR1 a 0 1\n.model m1 npn\nD1 a 0 m1\n",
-        "t.cir:4:8: error: model 'm1' of diode d1 has unsupported type 'npn' (t.cir:3; supported: D NMOS PMOS SW)");
+        "t.cir:4:8: error: model 'm1' of diode d1 has unsupported type 'npn' (t.cir:3; supported: D NMOS PMOS SW CSW)");
     bad("t\nR1 a 0 1\n.model m1 npn\n.model M1 d\n", "t.cir:4:8: error: duplicate model 'm1' (first defined at t.cir:3)");
     bad("t\nR1 a 0 1\n.model m1\n", "t.cir:3:8: error: .model needs a name and a type");
     bad("t\nR1 a 0 1\n.model m1 d\n.model M1 d\n", "t.cir:4:8: error: duplicate model 'm1' (first defined at t.cir:3)");
@@ -824,7 +824,7 @@ Test(elab, unused_definitions_need_not_be_supported)
     snprintf(text, sizeof text, "used\n%sV1 a 0 1\nX1 a b div\nX2 a c amp\n", lib);
     bad(text, "t.cir:4:1: error: unsupported element q1: bipolar transistors (Q) are not supported (in instance x2)");
     snprintf(text, sizeof text, "used\n%sV1 a 0 1\nX1 a b div\nD1 a 0 qn\n", lib);
-    bad(text, "t.cir:17:8: error: model 'qn' of diode d1 has unsupported type 'npn' (t.cir:2; supported: D NMOS PMOS SW)");
+    bad(text, "t.cir:17:8: error: model 'qn' of diode d1 has unsupported type 'npn' (t.cir:2; supported: D NMOS PMOS SW CSW)");
 }
 
 /* A B expression whose affine form would exceed 4096 distinct unknowns is an
@@ -864,4 +864,27 @@ Test(elab, behavioural_source_too_large)
     cr_assert(strlen(R.error) < 300, "%s", R.error);
     nsc_report_free(&R);
     free(text);
+}
+
+/* W n+ n- vsense model: the sense source is resolved at the end, the model
+ * must be CSW (or Xyce's ISWITCH); Xyce's VSWITCH is an S switch's model. */
+Test(elab, current_switch_cards)
+{
+    nsc_circuit *c = NULL;
+    nsc_report_init(&R);
+    cr_assert_eq(nsc_netlist_read_string("t\nW1 a 0 VS CM ON\nVS a b 0\nR1 b 0 1\nS1 a 0 b 0 VM\n"
+                                         ".model CM ISWITCH(ION=2m IOFF=1m)\n.model VM VSWITCH(VON=1 VOFF=0)\n",
+                                         "t.cir", NULL, 0, &c, &R), NSC_OK, "%s", R.error);
+    cr_assert_eq(c->el[0].kind, NSC_EL_W);
+    cr_assert_eq(c->el[0].ref[0], 1);
+    cr_assert(c->el[0].has_ic && c->el[0].ic == 1);
+    cr_assert_eq(c->el[0].model->type, NSC_MOD_CSW);
+    cr_assert_eq(c->el[3].model->type, NSC_MOD_SW);
+    nsc_circuit_free(c);
+    nsc_report_free(&R);
+    bad("t\nW1 a 0\n", "t.cir:2:1: error: missing sense voltage source for switch w1");
+    bad("t\nW1 a 0 VS\nVS a 0 1\n", "t.cir:2:1: error: missing model name for switch w1");
+    bad("t\nW1 a 0 R1 CM\nR1 a 0 1\n.model CM CSW(IT=1m)\n", "t.cir:2:8: error: switch w1: 'r1' is not a voltage source");
+    bad("t\nW1 a 0 VS SM\nVS a 0 1\n.model SM SW(VT=1)\n",
+        "t.cir:2:11: error: model 'sm' of switch w1 is SW model, not a current switch (CSW) model");
 }
