@@ -219,6 +219,11 @@ typedef struct nsc_circuit {
     nsc_loc tran_loc;
     int has_op;
     nsc_loc op_loc;
+    int has_pss;            /* .pss: the periodic steady state instead of the transient */
+    nsc_loc pss_loc;
+    double pss_period;      /* period= (0: the sources') */
+    int pss_periods, pss_warmup, pss_maxit;   /* 0: defaults */
+    double pss_tol;         /* 0: default */
 
     /* .ic V(node)=value */
     int nic;
@@ -270,5 +275,8 @@ double nsc_wave_eval(const nsc_wave *w, double t);
  * at a time, in O(1) (PULSE) or O(log n + n) (PWL), with no list to store (ten
  * PULSE sources of 1 ps period over 1 s filled 2.1 GB as a list). */
 double nsc_wave_next_corner(const nsc_wave *w, double t);
+/* The period of w for t >= *since: > 0, 0 when w is constant there, -1 when it
+ * is not periodic (EXP, a damped SIN). */
+double nsc_wave_period(const nsc_wave *w, double *since);
 
 #endif

@@ -56,6 +56,9 @@ static const char usage_text[] =
     "  --save LIST         outputs, e.g. v(out),v(a,b),i(l1)\n"
     "  --dump-lcs DIR      write E A B C D s e (Matrix Market) and stop\n"
     "  --stats             detailed solver statistics\n"
+    "  --steady            periodic steady state instead of the transient (as .pss):\n"
+    "                      the outputs hold steady periods of the sources' common period\n"
+    "  --period T          the steady state's period (default: the sources')\n"
     "  --events            also write circuit.events: the instants of every state change\n"
     "                      (adaptive steps locate them; fixed steps give step ends)\n"
     "  --progress          progress bar on stderr for runs longer than a second\n"
@@ -178,7 +181,7 @@ static nsc_status write_table(const nsc_waves *W, nsc_format f, const char *path
 }
 
 enum { OPT_FORMAT = 256, OPT_PLOT, OPT_STEP, OPT_TSTOP, OPT_THETA, OPT_SOLVER, OPT_PARAM, OPT_SAVE,
-       OPT_DUMP, OPT_STATS, OPT_EVENTS, OPT_PROGRESS, OPT_QUIET, OPT_THREADS, OPT_VERSION, OPT_HELP };
+       OPT_DUMP, OPT_STATS, OPT_EVENTS, OPT_STEADY, OPT_PERIOD, OPT_PROGRESS, OPT_QUIET, OPT_THREADS, OPT_VERSION, OPT_HELP };
 
 int main(int argc, char **argv)
 {
@@ -191,13 +194,15 @@ int main(int argc, char **argv)
         { "param", required_argument, 0, OPT_PARAM },   { "save", required_argument, 0, OPT_SAVE },
         { "dump-lcs", required_argument, 0, OPT_DUMP }, { "stats", no_argument, 0, OPT_STATS },
         { "events", no_argument, 0, OPT_EVENTS },
+        { "steady", no_argument, 0, OPT_STEADY },       { "period", required_argument, 0, OPT_PERIOD },
         { "progress", no_argument, 0, OPT_PROGRESS },   { "quiet", no_argument, 0, OPT_QUIET },
         { "threads", required_argument, 0, OPT_THREADS },
         { "version", no_argument, 0, OPT_VERSION },     { "help", no_argument, 0, OPT_HELP },
         { 0, 0, 0, 0 }
     };
     const char *outpath = NULL, *format = NULL, *solver_name = NULL, *save = NULL, *dumpdir = NULL;
-    double step = 0, tstop = 0, theta = 0;
+    double step = 0, tstop = 0, theta = 0, period = 0;
+    int steady = 0;
     int plot = 0, stats = 0, events = 0, quiet = 0, want_progress = 0, threads = 0;
     nsc_param_set *ov = NULL;
     int nov = 0;
@@ -242,6 +247,12 @@ int main(int argc, char **argv)
         case OPT_DUMP: dumpdir = optarg; break;
         case OPT_STATS: stats = 1; break;
         case OPT_EVENTS: events = 1; break;
+        case OPT_STEADY: steady = 1; break;
+        case OPT_PERIOD:
+            if (!nsc_opt_number(optarg, &period) || !(period > 0) || !isfinite(period))
+                return usage_error("--period needs a positive time, not '%s'", optarg);
+            steady = 1;
+            break;
         case OPT_PROGRESS: want_progress = 1; break;
         case OPT_QUIET: quiet = 1; break;
         case OPT_THREADS: {
@@ -309,9 +320,16 @@ int main(int argc, char **argv)
         nsc_search_free(&sb);
         return st;
     }
-    nsc_run_cfg cfg = { step, tstop, theta, solver_name, save, inc };
+    steady |= ckt->has_pss;
+    nsc_run_cfg cfg = { step, tstop > 0 ? tstop : steady && !ckt->has_tran ? 1 : 0, theta, solver_name, save, inc };
     nsc_tran_opts o;
     if ((s = nsc_run_opts(ckt, &cfg, &o, &rep))) goto done;
+    if (steady && !ckt->has_tran) o.h = o.tstep = 0;          /* the steady state's own: T/50, T/200 */
+    nsc_pss_opts po = { period > 0 ? period : ckt->pss_period, ckt->pss_periods > 0 ? ckt->pss_periods : 1,
+                        ckt->pss_warmup > 0 ? ckt->pss_warmup : 3, ckt->pss_maxit > 0 ? ckt->pss_maxit : 50,
+                        ckt->pss_tol > 0 ? ckt->pss_tol : 1e-9 };
+    nsc_pss_info pinfo;
+    memset(&pinfo, 0, sizeof pinfo);
 
     if (dumpdir) {
         nsc_lcs *L = NULL;
@@ -320,8 +338,8 @@ int main(int argc, char **argv)
         if (!s && !quiet) fprintf(stderr, "nscircuit: wrote the LCS of %s to %s/\n", netlist, dumpdir);
         goto done;
     }
-    if (!ckt->has_tran && !ckt->has_op && tstop <= 0) {
-        s = nsc_err(&rep, NSC_ENETLIST, &top, "no analysis: add a .tran or .op card, or give --tstop");
+    if (!ckt->has_tran && !ckt->has_op && !steady && tstop <= 0) {
+        s = nsc_err(&rep, NSC_ENETLIST, &top, "no analysis: add a .tran, .op or .pss card, or give --tstop");
         goto done;
     }
 
@@ -371,7 +389,7 @@ int main(int argc, char **argv)
     memset(&prog, 0, sizeof prog);
     prog.tstop = o.tstop;
     prog.tty = isatty(2);
-    if (!quiet && (want_progress || prog.tty)) {
+    if (!quiet && !steady && (want_progress || prog.tty)) {
         o.progress = progress_draw;
         o.progress_ctx = &prog;
     }
@@ -382,7 +400,8 @@ int main(int argc, char **argv)
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &prog.t0);
     nsc_sim_stats st;
-    s = nsc_run_tran(ckt, &o, probes, nprobe, &W, &st, &rep);
+    s = steady ? nsc_run_pss(ckt, &o, &po, probes, nprobe, &W, &st, &pinfo, &rep)
+               : nsc_run_tran(ckt, &o, probes, nprobe, &W, &st, &rep);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     progress_end(&prog);
     nsc_flush_warnings(&rep, quiet);                       /* diagnostics before the summary */
@@ -424,10 +443,15 @@ int main(int argc, char **argv)
     if (stats && W)                                        /* cli.md: this first line is fixed */
         fprintf(stderr, "nscircuit: %s: steps: %ld accepted, %ld rejected; events: %ld located\n", netlist,
                 st.steps, st.rejected, st.events);
+    if (!quiet && W && steady)
+        fprintf(stderr, "nscircuit: %s: periodic steady state, period %g s, from t = %g s: %d shooting periods "
+                        "(%ld periods simulated in all); cycle-to-cycle change %.3g of peak-to-peak (worst: %s)\n",
+                netlist, pinfo.period, pinfo.t0, pinfo.iterations, pinfo.periods_run, pinfo.residual, pinfo.worst_name);
     if (!quiet && W) {
-        fprintf(stderr, "nscircuit: %s: %g s simulated in %ld steps", netlist, W->t_end, st.steps);
-        if (o.adaptive) fprintf(stderr, ", %ld switching events located", st.events);
-        else fprintf(stderr, " of %g s", o.h);
+        if (steady) fprintf(stderr, "nscircuit: %s: %ld steps in all", netlist, st.steps);
+        else fprintf(stderr, "nscircuit: %s: %g s simulated in %ld steps", netlist, W->t_end, st.steps);
+        if (o.adaptive || steady) fprintf(stderr, ", %ld switching events located", st.events);
+        else if (!steady) fprintf(stderr, " of %g s", o.h);
         fprintf(stderr, ", %.3f s\n", secs);
         if (stats && o.adaptive)
             fprintf(stderr, "nscircuit: adaptive steps from %.3g to %.3g s (at most %g), %ld trials locating "

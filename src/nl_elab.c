@@ -1184,6 +1184,41 @@ static nsc_status card_options(elab *E, scope *sc, const nl_card *cd)
     return NSC_OK;
 }
 
+/* .pss [period=T] [periods=N] [warmup=N] [maxit=N] [tol=X]: the periodic
+ * steady state (stepper_pss.c) instead of the transient. ngspice's positional
+ * form (an oscillator's guessed frequency, ...) is not that analysis. */
+static nsc_status card_pss(elab *E, scope *sc, const nl_card *cd)
+{
+    nsc_circuit *c = E->c;
+    char kb[64];
+    c->has_pss = 1;
+    c->pss_loc = nl_field_loc(E->d, cd, &cd->f[0]);
+    for (int i = 1; i < cd->nf; i++) {
+        const nl_field *f = &cd->f[i];
+        const char *k = pair_key(f, kb, sizeof kb);
+        double v;
+        if (!k) {
+            warn(E, sc, cd, f, "positional .pss arguments (ngspice's oscillator analysis) ignored: the steady state "
+                 "is the driven one, over the sources' period");
+            break;
+        }
+        if (value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
+        int whole = v >= 1 && v <= 10000 && v == floor(v);
+        if (!strcmp(k, "period")) {
+            if (!(v > 0) || !isfinite(v)) return err(E, sc, cd, f, ".pss period must be a positive time");
+            c->pss_period = v;
+        } else if (!strcmp(k, "periods") || !strcmp(k, "warmup") || !strcmp(k, "maxit")) {
+            if (!whole) return err(E, sc, cd, f, ".pss %s must be a whole number from 1 to 10000", k);
+            *(!strcmp(k, "periods") ? &c->pss_periods : !strcmp(k, "warmup") ? &c->pss_warmup : &c->pss_maxit) = (int)v;
+        } else if (!strcmp(k, "tol")) {
+            if (!(v > 0 && v < 1)) return err(E, sc, cd, f, ".pss tol must be in (0, 1)");
+            c->pss_tol = v;
+        } else
+            return err(E, sc, cd, f, "unknown .pss parameter '%s' (period, periods, warmup, maxit, tol)", k);
+    }
+    return NSC_OK;
+}
+
 /* ---- scopes ---- */
 
 /* B n+ n- V=expr | I=expr: the expression compiled to an exact PWL program
@@ -1357,13 +1392,13 @@ static nsc_status card_step(elab *E, scope *sc, const nl_card *cd)
 static nsc_status card_dot(elab *E, scope *sc, const nl_card *cd)
 {
     static const char *const top_only[] = { ".tran", ".op", ".options", ".option", ".opt", ".save", ".print",
-                                            ".step", ".meas", ".measure" };
+                                            ".step", ".meas", ".measure", ".pss" };
     static const char *const noted[] = { ".nodeset", ".temp", ".width", ".plot", ".probe", ".title" };
     /* other analyses, and cards of other dialects that do not change the
      * transient: skipped with a warning naming the card (a netlist written for
      * ngspice, LTspice or Xyce runs its .tran); without .tran/.op the run fails */
     static const char *const analyses[] = { ".ac", ".dc", ".tf", ".noise", ".disto", ".pz", ".sens", ".sp",
-                                            ".four", ".pss", ".hb", ".backanno" };
+                                            ".four", ".hb", ".backanno" };
     static const char *const unsup[] = { ".func", ".if", ".elseif", ".else", ".endif", ".csparam", ".data",
                                          ".endd", ".connect", ".alter", ".spiceinit" };
     if (head_is(cd, ".param") || head_is(cd, ".model") || head_is(cd, ".subckt") || head_is(cd, ".ends") ||
@@ -1389,6 +1424,7 @@ static nsc_status card_dot(elab *E, scope *sc, const nl_card *cd)
                 E->save[E->nsavecard++] = (int)(cd - E->d->card);
                 return NSC_OK;
             case 7: return card_step(E, sc, cd);
+            case 10: return card_pss(E, sc, cd);
             default: {
                 nl_env env = { scope_lookup, sc, E->d->files[cd->file], sc->where };
                 return nl_meas_card(c, E->d, cd, &env, E->r);
@@ -1403,7 +1439,7 @@ static nsc_status card_dot(elab *E, scope *sc, const nl_card *cd)
     for (size_t k = 0; k < sizeof analyses / sizeof analyses[0]; k++)
         if (head_is(cd, analyses[k])) {
             warn(E, sc, cd, NULL, "%s card skipped: %s", analyses[k],
-                 k + 1 < sizeof analyses / sizeof analyses[0] ? "only the transient (.tran, .op) is simulated"
+                 k + 1 < sizeof analyses / sizeof analyses[0] ? "only the transient (.tran, .op, .pss) is simulated"
                                                               : "LTspice's annotation has no effect here");
             return NSC_OK;
         }

@@ -898,3 +898,31 @@ int nsc_onestep_step(nsc_onestep *P, nsc_solver solver, const double *z0, const 
     }
     return st;
 }
+
+/* In mode a the step is the linear system K_a [z1; l_Na] = [R z0 + (sources); -e_Na]
+ * (onestep.h), so with the mode frozen dz1 = [I 0] K_a^-1 [R dz0; 0]: one solve of
+ * the factored mode system per column. The mode is the last accepted one
+ * (nsc_onestep_mode), the one whose factorisation P->cur names after a step. */
+int nsc_onestep_sens(nsc_onestep *P, double *S, int ncol)
+{
+    int n = P->n;
+    if (!P->R) return -1;
+    nsc_mode *M = P->cur >= 0 ? &P->modes[P->cur] : NULL;
+    if (!M) {
+        const char *mask = nsc_onestep_mode(P);
+        if (!mask && P->m > 0) return -1;
+        char *empty = mask ? NULL : nsc_calloc(1, 1);
+        M = nsc_mode_get(P, mask ? mask : empty);
+        free(empty);
+    }
+    if (!M || M->singular) return -1;
+    double *x = P->x;
+    for (int k = 0; k < ncol; k++) {
+        double *col = S + (size_t)k * (size_t)n;
+        memset(x, 0, (size_t)(n + M->nan) * sizeof(double));
+        nsc_sp_gaxpy(P->R, col, x);                               /* x = R dz0 */
+        if (nsc_klu_solve(M->F, x, 1)) return -1;
+        memcpy(col, x, (size_t)n * sizeof(double));
+    }
+    return 0;
+}

@@ -241,4 +241,10 @@ int nsc_onestep_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const
 int nsc_onestep_step(nsc_onestep *P, nsc_solver solver, const double *z0, const double *w0,
                      const double *w1, double *z1, double *l, nsc_step_info *info);
 
+/* The sensitivity of the last accepted step of P to its start (mode and step
+ * size frozen): each column dz0 of S (n x ncol, column-major) becomes
+ * dz1 = dz1/dz0 dz0 in place. The monodromy matrix of a period is the product
+ * over its steps (stepper_pss.c). 0, or -1 when P has no accepted mode or h = 0. */
+int nsc_onestep_sens(nsc_onestep *P, double *S, int ncol);
+
 #endif

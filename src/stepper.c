@@ -340,6 +340,12 @@ static void mark_failed(nsc_waves *W, const nsc_report *r)
 nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes,
                         int nprobe, nsc_waves **out, nsc_sim_stats *st, nsc_report *r)
 {
+    return nsc_run_tran_io(c, o, probes, nprobe, NULL, out, st, r);
+}
+
+nsc_status nsc_run_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes, int nprobe,
+                           nsc_tran_io *io, nsc_waves **out, nsc_sim_stats *st, nsc_report *r)
+{
     *out = NULL;
     memset(st, 0, sizeof *st);
     nsc_status s = NSC_OK;
@@ -390,7 +396,12 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
 
     /* t = 0: the consistent solution of the static problem (OP or UIC); the
      * static layout extends the transient one (same nodes, same switches) */
-    {
+    double t0 = io ? io->t0 : 0.0;
+    if (io && io->z) {                               /* the given state at t0 */
+        memcpy(z0, io->z, (size_t)n * sizeof(double));
+        memcpy(l, io->l, (size_t)m * sizeof(double));
+        memcpy(sw, io->sw, (size_t)L->nsw);
+    } else {
         double *s0s = nsc_calloc((size_t)n0, sizeof(double));
         double *e0s = nsc_calloc((size_t)L0->m + 1, sizeof(double));
         if (!s0s || !e0s) { free(s0s); free(e0s); s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
@@ -409,9 +420,9 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
         memcpy(l, ls, (size_t)m * sizeof(double));
     }
     nsc_pcache_free(&cache0, st);
-    nsc_lcs_sources(L, 0.0, w0, s0, e1);
+    nsc_lcs_sources(L, t0, w0, s0, e1);
     nsc_eval_probes(f, nprobe, L, sw, z0, l, NULL, 0.0, w0, v0 + 1);
-    v0[0] = 0.0;
+    v0[0] = t0;
 
     double h = o->h, tstop = o->tstop, eps = 1e-9 * h;
     if (nsc_bpq_init(&bp, L, tstop)) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
@@ -420,16 +431,17 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
 
     long jout = 0;                                   /* next output row: t = tstart + j tstep */
     double tout = o->tstart;
-    if (tout <= eps) {
-        row[0] = 0.0;
+    if (tout <= t0 + eps) {
+        row[0] = t0;
         memcpy(row + 1, v0 + 1, (size_t)nprobe * sizeof(double));
         if (nsc_waves_add(W, row)) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
         jout = 1;
         tout = o->tstart + o->tstep;
     }
 
+    if (io && !o->adaptive) { s = nsc_err(r, NSC_EUSAGE, NULL, "a transient from a given state needs adaptive steps"); goto done; }
     if (o->adaptive) {
-        nsc_tran T = { c, o, L, &cache, f, nprobe, W, sw, &bp, z0, l, w0, v0, jout, st, r };
+        nsc_tran T = { c, o, L, &cache, f, nprobe, W, sw, &bp, z0, l, w0, v0, jout, st, r, io };
         s = nsc_tran_adaptive(&T);
         goto done;
     }

@@ -54,6 +54,32 @@ typedef struct nsc_sim_stats {
 nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes,
                         int nprobe, nsc_waves **out, nsc_sim_stats *st, nsc_report *r);
 
+/* Periodic steady state (stepper_pss.c): the sources' common period (or
+ * period), a warm-up transient from the operating point, then shooting-Newton
+ * with the monodromy matrix propagated through the steps; the table holds
+ * `periods` steady periods from info->t0, a multiple of the period (a row's t
+ * mod T is its phase). NSC_ESIM with what did not converge in r. */
+typedef struct nsc_pss_opts {
+    double period;     /* > 0: the period; 0: the sources' common period */
+    int periods;       /* periods written (>= 1) */
+    int warmup;        /* periods of transient before the shooting (>= 1) */
+    int maxit;         /* shooting periods at most */
+    double tol;        /* cycle-to-cycle change, relative to each state's peak-to-peak */
+} nsc_pss_opts;
+
+typedef struct nsc_pss_info {
+    double period, t0;     /* the period, the start of the written periods */
+    int iterations;        /* shooting periods run */
+    long periods_run;      /* periods simulated in all (warm-up, shooting, written) */
+    double residual;       /* the written periods' cycle-to-cycle change (relative, worst state) */
+    int worst;             /* that state's unknown */
+    char worst_name[64];
+} nsc_pss_info;
+
+nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_pss_opts *po,
+                       const nsc_probe *probes, int nprobe, nsc_waves **out, nsc_sim_stats *st,
+                       nsc_pss_info *info, nsc_report *r);
+
 /* Operating point: a one-row table of the probes (nprobe > 0: "v(a)", "i(d1)", ...;
  * a capacitor carries no current), else of every unknown ("v(a)", "i(v1)", ...) and
  * every pair's complementarity variable ("l(d1)"). */

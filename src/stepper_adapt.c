@@ -555,6 +555,11 @@ static nsc_status advance(ad *a, ctl *c, double tn, double theta, const nsc_step
     a->tp = t;
     c->t = tn;
     if (o->events && log_changes(a, tn, mode1, nflip)) return nsc_err(T->r, NSC_ENOMEM, NULL, "out of memory");
+    if (T->io && T->io->zmin)
+        for (int i = 0; i < a->n; i++) {
+            if (a->z0[i] < T->io->zmin[i]) T->io->zmin[i] = a->z0[i];
+            if (a->z0[i] > T->io->zmax[i]) T->io->zmax[i] = a->z0[i];
+        }
     if (mode1) { memcpy(a->mode0, mode1, (size_t)m); a->have_mode = 1; }
     if (nflip) {
         memcpy(T->sw, a->sw1, (size_t)a->nsw);
@@ -645,6 +650,7 @@ static nsc_status trial(ad *a, ctl *c)
     int event = ne > 0, worst = -1;                          /* bracketed to tol_t: the event is at tn */
     double err = event || chatter ? 0 : lte_ratio(a, tn, a->z1, a->w1, theta, &worst);
     if (err > 1) return reject_lte(a, c, hq, err, theta, worst);
+    if (T->io && T->io->S && nsc_onestep_sens(P, T->io->S, T->io->ns)) T->io->sens_failed = 1;
     if ((s = advance(a, c, tn, theta, &info, mode1, nflip, chatter))) return s;
     next_step(a, c, hq, err, theta, event, c->t == tb, nflip || chatter);
     return NSC_OK;
@@ -669,7 +675,8 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
     c->t_lastev = c->chat_until = -INFINITY;
     c->t_cap = INFINITY;
     c->restart = c->dirty = 1;
-    hist_reset(a, 0, a->z0, a->w0);
+    c->t = T->io ? T->io->t0 : 0.0;
+    hist_reset(a, c->t, a->z0, a->w0);
     a->have_mode = a->m == 0;                                /* no pairs: the (empty) mode is known */
     st->hmin_used = INFINITY;
     while (c->t < o->tstop - c->eps) {
@@ -686,6 +693,11 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
     }
     W->t_end = c->t;
     if (st->hmin_used == INFINITY) st->hmin_used = 0;
+    if (T->io && T->io->zend) {                              /* the state reached, for the next run */
+        memcpy(T->io->zend, a->z0, sizeof(double) * (size_t)a->n);
+        memcpy(T->io->lend, a->l, sizeof(double) * (size_t)a->m);
+        memcpy(T->io->swend, T->sw, (size_t)a->nsw);
+    }
     ad_free(a);
     return s;
 fail:

@@ -59,6 +59,24 @@ void nsc_step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, dou
 void nsc_eval_probes(const nsc_lin *f, int np, const nsc_lcs *L, const char *sw, const double *z,
                      const double *l, const double *zp, double h, const double *w, double *out);
 
+/* Where a transient starts and what it hands back (the periodic steady state,
+ * stepper_pss.c); nsc_run_tran passes none. Adaptive stepping only. */
+typedef struct nsc_tran_io {
+    double t0;                 /* start time; rows from o->tstart >= t0 */
+    const double *z, *l;       /* the state at t0 ([n], [m]); z NULL: the OP/UIC at t0 = 0 */
+    const char *sw;            /* the switch states at t0 ([nsw]) */
+    double *zend, *lend;       /* if set: the state reached ([n], [m]) ... */
+    char *swend;               /* ... and the switch states ([nsw]) */
+    double *zmin, *zmax;       /* if set: the range of each unknown over the accepted points */
+    double *S;                 /* if set: n x ns (column-major), d z / d start, propagated */
+    int ns;                    /*   through every accepted step with its mode frozen */
+    int sens_failed;           /* out: 1 when a step's sensitivity could not be computed */
+} nsc_tran_io;
+
+/* nsc_run_tran from io's start (io NULL: nsc_run_tran). */
+nsc_status nsc_run_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes, int nprobe,
+                           nsc_tran_io *io, nsc_waves **out, nsc_sim_stats *st, nsc_report *r);
+
 /* The transient after t = 0, as the adaptive stepper takes it over from
  * nsc_run_tran: the consistent solution at t = 0 is computed and its row (if
  * due) written; the stepper advances to o->tstop, adding rows to W. */
@@ -76,6 +94,7 @@ typedef struct nsc_tran {
     long jout;               /* next output row: t = tstart + jout tstep */
     nsc_sim_stats *st;
     nsc_report *r;
+    nsc_tran_io *io;         /* NULL, or the start and hand-back of the run */
 } nsc_tran;
 
 /* The adaptive transient (stepper_adapt.c): NSC_OK, or NSC_ESIM/NSC_ENOMEM with

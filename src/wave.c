@@ -148,3 +148,32 @@ double nsc_wave_next_corner(const nsc_wave *w, double t)
     default: return INFINITY;
     }
 }
+
+/* ---- periodicity (the periodic steady state) ---- */
+
+double nsc_wave_period(const nsc_wave *w, double *since)
+{
+    const double *p = w->p;
+    *since = 0;
+    switch (w->kind) {
+    case NSC_WAVE_PULSE:                                      /* repeats from TD; once: constant after it */
+        *since = p[2];
+        if (p[6] > 0) return p[6];
+        *since = p[2] + p[3] + p[5] + p[4];
+        return 0;
+    case NSC_WAVE_SIN:                                        /* undamped: 1/FREQ from TD */
+        *since = p[3];
+        if (p[1] == 0 || p[2] == 0) return 0;
+        return p[4] == 0 && p[2] > 0 ? 1 / p[2] : -1;
+    case NSC_WAVE_EXP: return p[0] == p[1] ? 0 : -1;
+    case NSC_WAVE_PWL: {                                      /* r=: tn - r from r; else constant after tn */
+        int n = w->np / 2;
+        if (n == 0) return 0;
+        double tn = p[2 * (n - 1)];
+        if (w->repeat >= 0 && tn > w->repeat) { *since = w->repeat; return tn - w->repeat; }
+        *since = tn;
+        return 0;
+    }
+    default: return 0;
+    }
+}

@@ -1149,3 +1149,129 @@ Test(e2e, capacitor_ic_with_rser)
         tu_table_free(&t);
     }
 }
+
+/* The periodic steady state (stepper_pss.c): runs `nscircuit ARGS`, reads DAT
+ * and the summary's shooting periods and cycle-to-cycle change. */
+static void pss_run(const char *args, const char *dat, tu_table *t, int *iters, double *res, double *t0)
+{
+    char cmd[4096], path[1024], *out = NULL;
+    snprintf(path, sizeof path, "%s/%s", tmp, dat);
+    snprintf(cmd, sizeof cmd, "%s -o %s %s 2>&1", NSC_PROGRAM, path, args);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    const char *s = strstr(out, "periodic steady state, period");
+    double per;
+    long all;
+    cr_assert(s && sscanf(s, "periodic steady state, period %lf s, from t = %lf s: %d shooting periods (%ld periods "
+                             "simulated in all); cycle-to-cycle change %lf", &per, t0, iters, &all, res) == 5, "%s", out);
+    free(out);
+    cr_assert_eq(tu_table_read(path, t), 0);
+}
+
+/* An RC low-pass driven by a square wave, as a .pss card: the closed form
+ * v = 1 - (1 - vmin) e^(-p/tau) while high, vmax e^(-(p - T/2)/tau) while low
+ * (p the phase, vmin = e^-a/(1 + e^-a), vmax = 1/(1 + e^-a), a = T/(2 tau)) at
+ * every row of the two periods written, within 1e-3 of the swing (measured
+ * 1.5e-5); linear, so the monodromy matrix is exact and one Newton step is the
+ * answer: at most 3 shooting periods, cycle-to-cycle change <= 1e-9. */
+Test(e2e, steady_state_of_a_driven_rc_is_the_closed_form)
+{
+    tu_table t;
+    int it;
+    double res, t0;
+    char args[1024];
+    snprintf(args, sizeof args, "%s/pss/rc_square.cir", NSC_REFDIR);
+    pss_run(args, "rc.dat", &t, &it, &res, &t0);
+    cr_assert(it <= 3 && res <= 1e-9, "%d shooting periods, change %g", it, res);
+    double T = 10e-6, tau = 10e-6, ea = exp(-0.5), vmin = ea / (1 + ea), vmax = 1 / (1 + ea);
+    int c = tu_table_col(&t, "v(out)");
+    cr_assert(c > 0 && t.nrow >= 400, "%d rows", t.nrow);
+    cr_assert(fabs(TU_AT(&t, 0, 0) - t0) < 1e-15 && fabs(remainder(t0, T)) < 1e-9 * T, "the written periods start at %g", t0);
+    double worst = 0;
+    for (int i = 0; i < t.nrow; i++) {
+        double p = fmod(TU_AT(&t, i, 0) - t0 + 1e-15, T) - 1e-15;
+        double want = p < T / 2 ? 1 - (1 - vmin) * exp(-p / tau) : vmax * exp(-(p - T / 2) / tau);
+        worst = fmax(worst, fabs(TU_AT(&t, i, c) - want));
+    }
+    cr_assert(worst < 1e-3 * (vmax - vmin), "worst error %g V", worst);
+    tu_table_free(&t);
+}
+
+/* Open-loop converters (netlists/cuk.cir, flyback.cir) with --steady against
+ * the last period of a long transient (tests/data/pss, README there): each
+ * state's mean within 1e-4 (relative), its peak-to-peak within 1 % and the
+ * waveform within 1e-3 of the peak-to-peak (RMS by phase); the Cuk's L-C
+ * resonance is lightly damped (at 10 ms, its .tran, v(out) is still 3.4 % off),
+ * the steady state costs 3 warm-up, at most 8 shooting and 1 written period. The
+ * flyback's diode current reaching zero is a state-dependent event, which the
+ * secant correction learns: at most 15 shooting periods. */
+static void pss_converter(const char *name, const char *ref, int maxit, const char *const *cols)
+{
+    tu_table t, r;
+    int it;
+    double res, t0;
+    char args[1024], path[1024], dat[64];
+    snprintf(args, sizeof args, "--steady %s/%s.cir", NSC_NETLISTS, name);
+    snprintf(dat, sizeof dat, "%s.dat", name);
+    pss_run(args, dat, &t, &it, &res, &t0);
+    cr_assert(it <= maxit && res <= 1e-9, "%s: %d shooting periods, change %g", name, it, res);
+    snprintf(path, sizeof path, "%s/pss/%s", NSC_REFDIR, ref);
+    cr_assert_eq(tu_table_read(path, &r), 0);
+    for (int k = 0; cols[k]; k++) {
+        int c = tu_table_col(&t, cols[k]), cr = tu_table_col(&r, cols[k]);
+        cr_assert(c > 0 && cr > 0, "%s", cols[k]);
+        double lo = INFINITY, hi = -INFINITY, rlo = INFINITY, rhi = -INFINITY, m = 0, rm = 0, e2 = 0;
+        int n = t.nrow - 1;                                  /* one period: the last row is the next's start */
+        for (int i = 0; i < n; i++) {
+            double v = TU_AT(&t, i, c), w = tu_interp(&r, cr, TU_AT(&t, i, 0) - t0);
+            lo = fmin(lo, v); hi = fmax(hi, v); rlo = fmin(rlo, w); rhi = fmax(rhi, w);
+            m += v / n; rm += w / n; e2 += (v - w) * (v - w) / n;
+        }
+        double pp = rhi - rlo;
+        cr_assert(fabs(m - rm) <= 1e-4 * fabs(rm), "%s %s: mean %.9g, reference %.9g", name, cols[k], m, rm);
+        cr_assert(fabs((hi - lo) - pp) <= 0.01 * pp, "%s %s: peak-to-peak %g, reference %g", name, cols[k], hi - lo, pp);
+        cr_assert(sqrt(e2) <= 1e-3 * pp, "%s %s: RMS difference %g of %g", name, cols[k], sqrt(e2), pp);
+    }
+    tu_table_free(&t);
+    tu_table_free(&r);
+}
+
+Test(e2e, steady_state_of_open_loop_converters_matches_long_transients)
+{
+    static const char *const cuk[] = { "v(out)", "v(a)", "v(b)", "i(l1)", "i(l2)", NULL };
+    static const char *const fly[] = { "v(out)", "i(lp)", "i(ls)", NULL };
+    pss_converter("cuk", "cuk_last_period.txt", 8, cuk);
+    pss_converter("flyback", "flyback_last_period.txt", 15, fly);
+}
+
+/* What the steady state refuses, with the exit status of each: a bad --period
+ * (usage, 2), an EXP source (not periodic: netlist, 1, at the source's card), no
+ * periodic source (usage, 2), sources that repeat only after 1e6 periods of the
+ * given period (usage, 2); a period that is not a multiple of a source's is
+ * warned about. */
+Test(e2e, steady_state_refusals)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/e.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "t\nV1 a 0 EXP(0 1 0 1u)\nR1 a b 1k\nC1 b 0 1n\n.tran 1u 1m\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --steady e.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
+    cr_assert(strstr(out, "e.cir:2:1: error: source v1 is not periodic (EXP or a damped SIN): give the steady "
+                          "state's period with --period or .pss period="), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --period 0 e.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+    cr_assert(strstr(out, "--period needs a positive time, not '0'"), "%s", out);
+    free(out);
+    cr_assert_eq(tu_write_file(path, "t\nV1 a 0 1\nR1 a b 1k\nC1 b 0 1n\n.pss\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s e.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+    cr_assert(strstr(out, "error: no periodic source: give the steady state's period with --period"), "%s", out);
+    free(out);
+    cr_assert_eq(tu_write_file(path, "t\nV1 a 0 PULSE(0 1 1 1n 1n 1u 2u)\nR1 a b 1k\nC1 b 0 1n\n.pss period=1u\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s e.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+    cr_assert(strstr(out, "e.cir:2:1: warning: the period 1e-06 s is not a multiple of source v1's period 2e-06 s"), "%s", out);
+    cr_assert(strstr(out, "error: the sources become periodic only after 1e+06 periods of 1e-06 s (at most 100000)"),
+              "%s", out);
+    free(out);
+}

@@ -582,7 +582,7 @@ Test(elab, other_dialect_cards_are_skipped_with_a_warning)
     const char *card[] = { ".ac", ".dc", ".sens", ".four", ".noise", ".pz", ".tf", ".disto" };
     char w[200];
     for (int k = 0; k < 8; k++) {
-        snprintf(w, sizeof w, "t.cir:%d:1: warning: %s card skipped: only the transient (.tran, .op) is simulated", k + 4, card[k]);
+        snprintf(w, sizeof w, "t.cir:%d:1: warning: %s card skipped: only the transient (.tran, .op, .pss) is simulated", k + 4, card[k]);
         cr_assert(has_warning(w), "%s", w);
     }
     cr_assert(has_warning("t.cir:12:1: warning: .backanno card skipped: LTspice's annotation has no effect here"));
@@ -887,4 +887,26 @@ Test(elab, current_switch_cards)
     bad("t\nW1 a 0 R1 CM\nR1 a 0 1\n.model CM CSW(IT=1m)\n", "t.cir:2:8: error: switch w1: 'r1' is not a voltage source");
     bad("t\nW1 a 0 VS SM\nVS a 0 1\n.model SM SW(VT=1)\n",
         "t.cir:2:11: error: model 'sm' of switch w1 is SW model, not a current switch (CSW) model");
+}
+
+/* .pss [period=T] [periods=N] [warmup=N] [maxit=N] [tol=X]: the periodic steady
+ * state's settings; wrong values and unknown parameters are errors at the
+ * field; ngspice's positional form is warned about (not that analysis). */
+Test(elab, pss_card)
+{
+    nsc_circuit *c = rd("t\nV1 a 0 SIN(0 1 1k)\nR1 a 0 1\n.pss period=2m periods=3 warmup=2 maxit=20 tol=1e-8\n");
+    cr_assert(c->has_pss && c->pss_period == 2e-3 && c->pss_periods == 3 && c->pss_warmup == 2 && c->pss_maxit == 20
+              && c->pss_tol == 1e-8);
+    cr_assert_eq(c->pss_loc.line, 4);
+    done(c);
+    c = rd("t\nV1 a 0 SIN(0 1 1k)\nR1 a 0 1\n.pss 1k 1m 2\n");
+    cr_assert(c->has_pss && c->pss_period == 0);
+    cr_assert(has_warning("t.cir:4:6: warning: positional .pss arguments (ngspice's oscillator analysis) ignored: "
+                          "the steady state is the driven one, over the sources' period"), "%s", R.nwarn ? R.warn[0] : "");
+    done(c);
+    bad("t\nR1 a 0 1\n.pss periods=0\n", "t.cir:3:6: error: .pss periods must be a whole number from 1 to 10000");
+    bad("t\nR1 a 0 1\n.pss period=-1\n", "t.cir:3:6: error: .pss period must be a positive time");
+    bad("t\nR1 a 0 1\n.pss tol=2\n", "t.cir:3:6: error: .pss tol must be in (0, 1)");
+    bad("t\nR1 a 0 1\n.pss harms=3\n",
+        "t.cir:3:6: error: unknown .pss parameter 'harms' (period, periods, warmup, maxit, tol)");
 }
