@@ -298,6 +298,11 @@ int main(int argc, char **argv)
     if (s) goto done;
 
     nsc_loc top = { ckt->nfiles > 0 ? ckt->files[0] : netlist, 1, 1 };
+    if (ckt->nstep > 0 && !dumpdir && (steady || ckt->has_pss)) {
+        s = nsc_err(&rep, NSC_EUSAGE, NULL, "the periodic steady state of a parameter study (.step with .pss or "
+                    "--steady) is not supported yet: run each point with --param");
+        goto done;
+    }
     if (ckt->nstep > 0 && !dumpdir) {                  /* a parameter study */
         nsc_circuit_free(ckt);
         ckt = NULL;
