@@ -16,47 +16,50 @@
 
 #include "device.h"
 
-typedef struct sw_par {
-    double vt, vh, ron, roff;
-} sw_par;
+const nsc_sw_kind nsc_sw_voltage = { NSC_MOD_SW, "switch (SW)", "vt", "vh", "von", "voff", "VH",
+                                     "VT VH RON ROFF" };
 
-static nsc_status s_params(const nsc_element *e, nsc_report *r, sw_par *p)
+nsc_status nsc_sw_params(const nsc_element *e, const nsc_sw_kind *k, nsc_report *r, nsc_sw_par *p)
 {
     const nsc_model *m = e->model;
-    if (!m || m->type != NSC_MOD_SW)
-        return nsc_err(r, NSC_ENETLIST, &e->loc, "switch %s has no switch (SW) model", e->name);
-    p->vt = 0;
-    p->vh = 0;
-    p->ron = 1;
-    p->roff = 1e12;
-    double on, off;                                   /* Xyce VSWITCH: ideal at the mean */
-    if (nsc_model_get(m, "von", &on) && nsc_model_get(m, "voff", &off)) p->vt = 0.5 * (on + off);
-    nsc_model_get(m, "vt", &p->vt);
-    nsc_model_get(m, "vh", &p->vh);
+    if (!m || m->type != k->type) return nsc_err(r, NSC_ENETLIST, &e->loc, "switch %s has no %s model", e->name, k->model);
+    *p = (nsc_sw_par){ 0, 0, 1, 1e12 };
+    double on, off;                                   /* Xyce VSWITCH/ISWITCH: ideal at the mean */
+    if (nsc_model_get(m, k->on, &on) && nsc_model_get(m, k->off, &off)) p->t = 0.5 * (on + off);
+    nsc_model_get(m, k->t, &p->t);
+    nsc_model_get(m, k->h, &p->h);
     nsc_model_get(m, "ron", &p->ron);
     nsc_model_get(m, "roff", &p->roff);
     if (!(p->ron > 0 && isfinite(p->ron)) || !(p->roff > 0 && isfinite(p->roff)))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "switch model '%s': RON = %g and ROFF = %g must be finite and > 0",
                        m->name, p->ron, p->roff);
-    if (!(p->vh >= 0))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "switch model '%s': negative hysteresis VH = %g is not supported",
-                       m->name, p->vh);
+    if (!(p->h >= 0))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "switch model '%s': negative hysteresis %s = %g is not supported",
+                       m->name, k->hname, p->h);
     return NSC_OK;
+}
+
+void nsc_sw_warn_ignored(const nsc_element *e, const nsc_sw_kind *k, nsc_report *r)
+{
+    const nsc_model *m = e->model;
+    const char *known[] = { k->t, k->h, "ron", "roff", k->on, k->off };
+    for (int q = 0; q < m->npar; q++) {
+        int ok = 0;
+        for (int j = 0; j < 6; j++) ok |= nsc_strieq(m->pname[q], known[j]);
+        if (!ok) {
+            nsc_warn(r, &m->loc, "switch model '%s': parameters other than %s are ignored", m->name, k->known);
+            return;
+        }
+    }
 }
 
 static nsc_status s_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
     const nsc_element *e = &ctx->c->el[ei];
-    sw_par p;
-    nsc_status st = s_params(e, ctx->r, &p);
+    nsc_sw_par p;
+    nsc_status st = nsc_sw_params(e, &nsc_sw_voltage, ctx->r, &p);
     if (st) return st;
-    const nsc_model *m = e->model;
-    for (int q = 0; q < m->npar; q++)
-        if (!nsc_strieq(m->pname[q], "vt") && !nsc_strieq(m->pname[q], "vh") && !nsc_strieq(m->pname[q], "ron") &&
-            !nsc_strieq(m->pname[q], "roff") && !nsc_strieq(m->pname[q], "von") && !nsc_strieq(m->pname[q], "voff")) {
-            nsc_warn(ctx->r, &m->loc, "switch model '%s': parameters other than VT VH RON ROFF are ignored", m->name);
-            break;
-        }
+    nsc_sw_warn_ignored(e, &nsc_sw_voltage, ctx->r);
     nsc_dev_link(ctx, e->node[0], e->node[1], NSC_LINK_NS);   /* always a finite conductance */
     return NSC_OK;
 }
@@ -64,11 +67,11 @@ static nsc_status s_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 static nsc_status s_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
 {
     const nsc_element *e = &b->c->el[ei];
-    sw_par p;
-    nsc_status st = s_params(e, b->r, &p);
+    nsc_sw_par p;
+    nsc_status st = nsc_sw_params(e, &nsc_sw_voltage, b->r, &p);
     if (st) return st;
     nsc_st_switch(b, ei, e->node[0], e->node[1], 1.0 / p.roff, 1.0 / p.ron, e->node[2], e->node[3],
-                  p.vt + p.vh, p.vt - p.vh);
+                  p.t + p.h, p.t - p.h);
     return NSC_OK;
 }
 

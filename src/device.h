@@ -125,6 +125,25 @@ int nsc_st_switch(nsc_builder *b, int el, int a, int k, double g_off, double g_o
 int nsc_st_switch_z(nsc_builder *b, int el, int a, int k, double g_off, double g_on, int zc, int zd,
                     double on_above, double off_below);
 
+/* ---- threshold switches (dev_s.c; S and W) ----
+ * On above T + H, off below T - H (H >= 0); a model giving ON and OFF (Xyce's
+ * VSWITCH/ISWITCH, smooth between them there) has T at their mean. */
+typedef struct nsc_sw_kind {
+    nsc_modeltype type;
+    const char *model;            /* in "switch s1 has no <model> model" */
+    const char *t, *h, *on, *off; /* parameter names: "vt" "vh" "von" "voff" */
+    const char *hname;            /* H in messages: "VH" */
+    const char *known;            /* the parameters read, for the warning about others */
+} nsc_sw_kind;
+typedef struct nsc_sw_par {
+    double t, h, ron, roff;       /* defaults 0, 0, 1, 1e12 */
+} nsc_sw_par;
+extern const nsc_sw_kind nsc_sw_voltage;   /* S: SW(VT VH RON ROFF), VSWITCH(VON VOFF) */
+/* The parameters of e's model (of kind k), checked: RON, ROFF finite and > 0, H >= 0. */
+nsc_status nsc_sw_params(const nsc_element *e, const nsc_sw_kind *k, nsc_report *r, nsc_sw_par *p);
+/* One warning when e's model has parameters other than k's. */
+void nsc_sw_warn_ignored(const nsc_element *e, const nsc_sw_kind *k, nsc_report *r);
+
 /* ---- 4. probes ---- */
 
 /* Append coef*term to f. 0 ok, -1 ENOMEM. Index < 0 (ground) is dropped. */
