@@ -116,6 +116,17 @@ void nsc_bpq_free(nsc_bpq *q)
     q->next = NULL;
 }
 
+int nsc_tran_states(const nsc_lcs *L, double vntol, double abstol, int *di, double *atol)
+{
+    int nd = 0;
+    for (int j = 0; j < L->n; j++)
+        if (L->E->p[j + 1] > L->E->p[j]) {
+            atol[nd] = j < L->nnode_z ? vntol : abstol;
+            di[nd++] = j;
+        }
+    return nd;
+}
+
 /* "time 1.2e-3 s: ..., devices d1 d3, residual ..." for a failed step. */
 void nsc_step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, double t,
                          const nsc_step_info *info, nsc_solver solver)

@@ -136,11 +136,7 @@ static int ad_init(ad *a, nsc_tran *T)
     a->di = malloc(sizeof(int) * (size_t)(n + 1));
     a->atol = malloc(sizeof(double) * (size_t)(n + L->nsrc + 1));
     if (!a->di || !a->atol) return -1;
-    for (int j = 0; j < n; j++)
-        if (L->E->p[j + 1] > L->E->p[j]) {
-            a->atol[a->nd] = j < L->nnode_z ? a->o->vntol : a->o->abstol;
-            a->di[a->nd++] = j;
-        }
+    a->nd = nsc_tran_states(L, a->o->vntol, a->o->abstol, a->di, a->atol);
     for (int j = 0; j < L->nsrc; j++) a->atol[a->nd + j] = a->o->vntol;   /* source values: after z */
     for (int k = 0; k < 4; k++)
         if (!(a->hx[k] = malloc(sizeof(double) * (size_t)(a->nd + L->nsrc + 1)))) return -1;

@@ -59,6 +59,12 @@ void nsc_step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, dou
 void nsc_eval_probes(const nsc_lin *f, int np, const nsc_lcs *L, const char *sw, const double *z,
                      const double *l, const double *zp, double h, const double *w, double *out);
 
+/* The differential unknowns of L (the columns of E: capacitor node voltages,
+ * inductor currents) into di[], ascending, with their absolute tolerances,
+ * VNTOL for node voltages and ABSTOL for branch currents, into atol[] (both at
+ * least L->n long); returns their number. */
+int nsc_tran_states(const nsc_lcs *L, double vntol, double abstol, int *di, double *atol);
+
 /* Where a transient starts and what it hands back (the periodic steady state,
  * stepper_pss.c); nsc_run_tran passes none. Adaptive stepping only. */
 typedef struct nsc_tran_io {

@@ -48,7 +48,7 @@ typedef struct pss {
     int *di;                  /* [nd] differential unknowns */
     char **zname;             /* [n] (the assembled LCS's) */
     double *atol;             /* [nd] */
-    double *z, *l, *z1, *l1, *S, *zmin, *zmax, *J, *F, *x, *dx, *scale;
+    double *z, *l, *z1, *l1, *S, *zmin, *zmax, *J, *F, *x, *dx;
     double *A, *B, *Facc, *ms, *Phiacc, dxn;   /* [nd*nd] model and secant correction, [nd] F at the accepted point, merit scales */
     char *sw, *sw1;
     int *ipiv;
@@ -124,16 +124,15 @@ static void stats_add(nsc_sim_stats *a, const nsc_sim_stats *b)
     a->m = b->m;
 }
 
-/* One internal run over [t0, t0 + nper T] from p's start state (from the OP
- * when fresh), its end state into z1/l1/sw1; with the sensitivities when sens
- * (*nojac = 1 when a step's could not be computed). */
-static nsc_status run(pss *p, double t0, double T, int nper, int fresh, int sens, int *nojac)
+/* A run of o (from o->tstart to o->tstop) from p's start state (from the OP
+ * at t = 0 when fresh), its end state into z1/l1/sw1 and its range into
+ * zmin/zmax; with the sensitivities when sens (*nojac = 1 when a step's could
+ * not be computed). With out, the table of the probes is handed back; without,
+ * an interrupted run is an error. */
+static nsc_status run(pss *p, const nsc_tran_opts *o, const nsc_probe *probes, int nprobe, nsc_waves **out,
+                      int fresh, int sens, int *nojac)
 {
-    nsc_tran_opts o = p->o;
-    o.tstart = t0;
-    o.tstop = t0 + nper * T;
-    o.tstep = T;
-    nsc_tran_io io = { t0, fresh ? NULL : p->z, p->l, p->sw, p->z1, p->l1, p->sw1, p->zmin, p->zmax,
+    nsc_tran_io io = { o->tstart, fresh ? NULL : p->z, p->l, p->sw, p->z1, p->l1, p->sw1, p->zmin, p->zmax,
                        sens ? p->S : NULL, p->nd, 0 };
     for (int i = 0; i < p->n; i++) p->zmin[i] = p->zmax[i] = fresh ? 0 : p->z[i];
     if (sens) {
@@ -142,18 +141,33 @@ static nsc_status run(pss *p, double t0, double T, int nper, int fresh, int sens
     }
     nsc_waves *W = NULL;
     nsc_sim_stats st;
-    nsc_status s = nsc_run_tran_io(p->c, &o, NULL, 0, &io, &W, &st, p->r);
+    nsc_status s = nsc_run_tran_io(p->c, o, probes, nprobe, &io, &W, &st, p->r);
     stats_add(p->st, &st);
-    p->info->periods_run += nper;
+    p->info->periods_run += lround((o->tstop - o->tstart) / p->info->period);
+    if (nojac) *nojac = io.sens_failed;
+    if (out) {
+        *out = W;
+        return s;
+    }
     int interrupted = W && W->end == NSC_RUN_INTERRUPTED;
     nsc_waves_free(W);
     if (!s && interrupted) s = nsc_err(p->r, NSC_ESIM, NULL, "interrupted by a signal");
-    if (nojac) *nojac = io.sens_failed;
     return s;
 }
 
-/* F = Phi(x) - x on the differential unknowns, the scales, and the residual
- * max |F_i| / scale_i (*worst: its unknown). */
+/* An internal run over [t0, t1]: no rows but its ends, no progress. */
+static nsc_status run_span(pss *p, double t0, double t1, int fresh, int sens, int *nojac)
+{
+    nsc_tran_opts o = p->o;
+    o.tstart = t0;
+    o.tstop = t1;
+    o.tstep = t1 - t0;
+    return run(p, &o, NULL, 0, NULL, fresh, sens, nojac);
+}
+
+/* F = Phi(x) - x on the differential unknowns and the residual max |F_i| /
+ * scale_i (*worst: its unknown), scale_i = max(peak-to-peak of x_i over the run,
+ * 1e-3 max |x_i|, VNTOL or ABSTOL). */
 static double residual(pss *p, int *worst)
 {
     double res = 0;
@@ -161,9 +175,9 @@ static double residual(pss *p, int *worst)
     for (int k = 0; k < p->nd; k++) {
         int i = p->di[k];
         double big = fmax(fabs(p->zmin[i]), fabs(p->zmax[i]));
-        p->scale[k] = fmax(fmax(p->zmax[i] - p->zmin[i], 1e-3 * big), p->atol[k]);
+        double scale = fmax(fmax(p->zmax[i] - p->zmin[i], 1e-3 * big), p->atol[k]);
         p->F[k] = p->z1[i] - p->z[i];
-        double q = fabs(p->F[k]) / p->scale[k];
+        double q = fabs(p->F[k]) / scale;
         if (!(q <= res)) { res = q; *worst = i; }
     }
     return res;
@@ -259,7 +273,7 @@ static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
     set_start(p, 0);
     while (it < po->maxit) {
         it++;
-        nsc_status s = run(p, ts, T, 1, 0, 1, &nojac);
+        nsc_status s = run_span(p, ts, ts + T, 0, 1, &nojac);
         if (s) return s;
         double rn = residual(p, &worst), mn = merit(p);
         p->info->iterations = it;
@@ -300,7 +314,7 @@ static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
 static void pss_free(pss *p)
 {
     free(p->di); free(p->atol); free(p->z); free(p->l); free(p->z1); free(p->l1); free(p->S);
-    free(p->zmin); free(p->zmax); free(p->J); free(p->F); free(p->x); free(p->dx); free(p->scale);
+    free(p->zmin); free(p->zmax); free(p->J); free(p->F); free(p->x); free(p->dx);
     free(p->A); free(p->B); free(p->Facc); free(p->ms); free(p->Phiacc);
     free(p->sw); free(p->sw1); free(p->ipiv);
 }
@@ -316,11 +330,7 @@ static nsc_status pss_init(pss *p, const nsc_lcs *L)
     p->di = nsc_calloc((size_t)n + 1, sizeof(int));
     p->atol = nsc_calloc((size_t)n + 1, sizeof(double));
     if (!p->di || !p->atol) return oom(p->r);
-    for (int j = 0; j < n; j++)
-        if (L->E->p[j + 1] > L->E->p[j]) {
-            p->atol[p->nd] = j < L->nnode_z ? p->o.vntol : p->o.abstol;
-            p->di[p->nd++] = j;
-        }
+    p->nd = nsc_tran_states(L, p->o.vntol, p->o.abstol, p->di, p->atol);
     size_t nd = (size_t)p->nd + 1;
     if (nd > 4096) return nsc_err(p->r, NSC_EUSAGE, NULL, "periodic steady state: %d state variables, at most "
                                   "4095 (its Jacobian is dense)", p->nd);
@@ -335,7 +345,6 @@ static nsc_status pss_init(pss *p, const nsc_lcs *L)
     p->F = nsc_calloc(nd, sizeof(double));
     p->x = nsc_calloc(nd, sizeof(double));
     p->dx = nsc_calloc(nd, sizeof(double));
-    p->scale = nsc_calloc(nd, sizeof(double));
     p->A = nsc_calloc(nd * nd, sizeof(double));
     p->B = nsc_calloc(nd * nd, sizeof(double));
     p->Facc = nsc_calloc(nd, sizeof(double));
@@ -345,7 +354,7 @@ static nsc_status pss_init(pss *p, const nsc_lcs *L)
     p->sw = nsc_calloc((size_t)p->nsw + 1, 1);
     p->sw1 = nsc_calloc((size_t)p->nsw + 1, 1);
     if (!p->z || !p->z1 || !p->zmin || !p->zmax || !p->l || !p->l1 || !p->S || !p->J || !p->F || !p->x || !p->dx
-        || !p->scale || !p->A || !p->B || !p->Facc || !p->ms || !p->Phiacc || !p->ipiv || !p->sw || !p->sw1)
+        || !p->A || !p->B || !p->Facc || !p->ms || !p->Phiacc || !p->ipiv || !p->sw || !p->sw1)
         return oom(p->r);
     return NSC_OK;
 }
@@ -383,10 +392,9 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
     double t0 = ceil(since / T * (1 - 1e-12)) * T;            /* the sources repeat from t0, a multiple of T */
     int warm = po->warmup > 0 ? po->warmup : 1;
     double ts = t0 + warm * T;
-    info->period = T;
+    info->period = T;                                         /* (run() counts periods by it) */
     info->t0 = ts;
-    if ((s = run(p, 0, ts, 1, 1, 0, NULL))) goto done;        /* warm-up from the operating point */
-    info->periods_run += lround(ts / T) - 1;
+    if ((s = run_span(p, 0, ts, 1, 0, NULL))) goto done;     /* warm-up from the operating point */
     if ((s = shoot(p, ts, T, po))) goto done;
     nsc_tran_opts fo = *o;                                    /* the written periods, from the solution */
     fo.adaptive = 1;
@@ -394,12 +402,7 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
     fo.tstart = ts;
     fo.tstop = ts + po->periods * T;
     fo.tstep = o->tstep > 0 && o->tstep <= T / 20 ? o->tstep : T / 200;
-    nsc_tran_io io = { ts, p->z, p->l, p->sw, p->z1, p->l1, p->sw1, p->zmin, p->zmax, NULL, 0, 0 };
-    for (int i = 0; i < p->n; i++) p->zmin[i] = p->zmax[i] = p->z[i];
-    nsc_sim_stats fst;
-    s = nsc_run_tran_io(c, &fo, probes, nprobe, &io, out, &fst, r);
-    stats_add(st, &fst);
-    info->periods_run += po->periods;
+    s = run(p, &fo, probes, nprobe, out, 0, 0, NULL);
     if (!s && po->periods == 1) {                             /* the written period's own change (later */
         int worst;                                            /* periods continue as a transient, whose */
         info->residual = residual(p, &worst);                 /* steps differ: ~1e-7 of the swing) */
