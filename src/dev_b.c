@@ -98,5 +98,5 @@ static int b_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return nsc_lin_add(f, NSC_T_Z, L->el_branch[ei], 1.0);
 }
 
-const nsc_device nsc_dev_bv = {NSC_EL_BV, "behavioural voltage source", 0, b_count, b_stamp, b_current};
-const nsc_device nsc_dev_bi = {NSC_EL_BI, "behavioural current source", 0, b_count, b_stamp, b_current};
+const nsc_device nsc_dev_bv = {NSC_EL_BV, "behavioural voltage source", 0, b_count, b_stamp, b_current, NSC_PC_CONTROLLED, 0, NULL};
+const nsc_device nsc_dev_bi = {NSC_EL_BI, "behavioural current source", 0, b_count, b_stamp, b_current, NSC_PC_CONTROLLED, 0, NULL};

@@ -95,7 +95,7 @@ static int d_known(const char *name)
     static const char *const k[] = {"vf", "ron", "roff", "is", "n", "rs", "bv", "ibv", "nbv", NULL};
     for (int q = 0; k[q]; q++)
         if (nsc_strieq(name, k[q])) return 1;
-    return 0;
+    return nsc_swloss_param(name);
 }
 
 static nsc_status d_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
@@ -168,4 +168,4 @@ static int d_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return 0;
 }
 
-const nsc_device nsc_dev_d = {NSC_EL_D, "diodes", 0, d_count, d_stamp, d_current};
+const nsc_device nsc_dev_d = {NSC_EL_D, "diodes", 0, d_count, d_stamp, d_current, NSC_PC_SEMI, 1, NULL};

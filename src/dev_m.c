@@ -149,4 +149,25 @@ static int m_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return 0;
 }
 
-const nsc_device nsc_dev_m = {NSC_EL_M, "MOS transistors", 0, m_count, m_stamp, m_current};
+/* Power, with the source as reference: v_ds i_d + v_gs i_g, i_d = I_DS +
+ * CGDO W (v_d - v_g)' (m_current), i_g = CGSO W (v_g - v_s)' + CGDO W (v_g - v_d)'. */
+static int m_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i)
+{
+    const nsc_element *e = &c->el[ei];
+    if (m_current(L, c, ei, &i[0])) return -1;
+    int d = nsc_zn(e->node[0]), g = nsc_zn(e->node[1]), s = nsc_zn(e->node[2]);
+    if (nsc_lin_add(&v[0], NSC_T_Z, d, 1.0) || nsc_lin_add(&v[0], NSC_T_Z, s, -1.0)) return -1;
+    mos_par p;
+    nsc_report dummy;
+    nsc_report_init(&dummy);
+    nsc_status st = m_params(e, &dummy, &p);
+    nsc_report_free(&dummy);
+    if (st || L->mode != NSC_ASM_TRAN || (p.cgs <= 0 && p.cgd <= 0)) return 1;
+    if (nsc_lin_add(&v[1], NSC_T_Z, g, 1.0) || nsc_lin_add(&v[1], NSC_T_Z, s, -1.0)) return -1;
+    if (nsc_lin_add(&i[1], NSC_T_DZ, g, p.cgs + p.cgd) || nsc_lin_add(&i[1], NSC_T_DZ, s, -p.cgs)
+        || nsc_lin_add(&i[1], NSC_T_DZ, d, -p.cgd))
+        return -1;
+    return 2;
+}
+
+const nsc_device nsc_dev_m = {NSC_EL_M, "MOS transistors", 0, m_count, m_stamp, m_current, NSC_PC_SEMI, 0, m_ports};

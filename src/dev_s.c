@@ -17,7 +17,7 @@
 #include "device.h"
 
 const nsc_sw_kind nsc_sw_voltage = { NSC_MOD_SW, "switch (SW)", "vt", "vh", "von", "voff", "VH",
-                                     "VT VH RON ROFF" };
+                                     "VT VH RON ROFF (VON VOFF; EON EOFF VREF IREF)" };
 
 nsc_status nsc_sw_params(const nsc_element *e, const nsc_sw_kind *k, nsc_report *r, nsc_sw_par *p)
 {
@@ -46,6 +46,7 @@ void nsc_sw_warn_ignored(const nsc_element *e, const nsc_sw_kind *k, nsc_report 
     for (int q = 0; q < m->npar; q++) {
         int ok = 0;
         for (int j = 0; j < 6; j++) ok |= nsc_strieq(m->pname[q], known[j]);
+        ok |= nsc_swloss_param(m->pname[q]);
         if (!ok) {
             nsc_warn(r, &m->loc, "switch model '%s': parameters other than %s are ignored", m->name, k->known);
             return;
@@ -81,4 +82,4 @@ static int s_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return nsc_lin_add(f, NSC_T_SW, nsc_lcs_sw_of(L, ei), 1.0);
 }
 
-const nsc_device nsc_dev_s = {NSC_EL_S, "voltage-controlled switches", 0, s_count, s_stamp, s_current};
+const nsc_device nsc_dev_s = {NSC_EL_S, "voltage-controlled switches", 0, s_count, s_stamp, s_current, NSC_PC_SEMI, 1, NULL};

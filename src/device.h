@@ -19,6 +19,7 @@
 
 #include "circuit.h"
 #include "lcs.h"
+#include "losses.h"
 #include "sparse.h"
 #include "util.h"
 
@@ -186,7 +187,17 @@ typedef struct nsc_device {
     /* I(x) of element ei (flowing n+ -> n- through it, anode -> cathode) into f
      * (f empty on entry). 0 ok, -1 ENOMEM. NULL: the element has no current. */
     int (*current)(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f);
+    /* ---- 5. power (losses.c) ---- */
+    nsc_pclass pclass;  /* the element's class in the losses table (0: controlled source) */
+    int swloss;         /* 1: EON/EOFF of its model are charged at its switch's state
+                           changes, or its first pair's (on while active) */
+    /* The ports of element ei: v[k] the voltage across port k, i[k] the current
+     * through it, v i the power it absorbs there; at most NSC_MAXPORT, each empty
+     * on entry. Returns their number, -1 on ENOMEM. NULL: one port, V(n+, n-)
+     * and current() (none when current is NULL). */
+    int (*ports)(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i);
 } nsc_device;
+#define NSC_MAXPORT 3
 
 /* The device of an element kind (never NULL for kind < NSC_EL_NKINDS). */
 const nsc_device *nsc_device_of(nsc_elkind kind);

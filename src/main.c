@@ -59,6 +59,11 @@ static const char usage_text[] =
     "  --steady            periodic steady state instead of the transient (as .pss):\n"
     "                      the outputs hold steady periods of the sources' common period\n"
     "  --period T          the steady state's period (default: the sources')\n"
+    "  --losses            also print and write circuit.losses: every element's average\n"
+    "                      power over the written window (the steady periods with\n"
+    "                      --steady), EON/EOFF switching losses, balance, efficiency\n"
+    "  --load NAME         the load of the efficiency (default: the resistor absorbing\n"
+    "                      the most); implies --losses\n"
     "  --events            also write circuit.events: the instants of every state change\n"
     "                      (adaptive steps locate them; fixed steps give step ends)\n"
     "  --progress          progress bar on stderr for runs longer than a second\n"
@@ -163,6 +168,24 @@ static nsc_status report_meas(const nsc_circuit *c, const nsc_meas_result *res, 
     return s;
 }
 
+/* --losses: the table on stdout and in path. */
+static nsc_status report_losses(const nsc_losses *Ls, const char *load, const char *netlist, const char *path,
+                                nsc_report *r)
+{
+    nsc_loss_sum sum;
+    nsc_losses_sum(Ls, load, &sum);                   /* (load was checked against the circuit) */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    nsc_losses_print(f, Ls, &sum, netlist);
+    if (fclose(f)) { free(text); return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
+    fwrite(text, 1, len, stdout);
+    nsc_status s = nsc_write_atomic(path, text, len, r);
+    free(text);
+    return s;
+}
+
 /* ---- writing ---- */
 
 static const char *format_suffix(nsc_format f)
@@ -181,7 +204,7 @@ static nsc_status write_table(const nsc_waves *W, nsc_format f, const char *path
 }
 
 enum { OPT_FORMAT = 256, OPT_PLOT, OPT_STEP, OPT_TSTOP, OPT_THETA, OPT_SOLVER, OPT_PARAM, OPT_SAVE,
-       OPT_DUMP, OPT_STATS, OPT_EVENTS, OPT_STEADY, OPT_PERIOD, OPT_PROGRESS, OPT_QUIET, OPT_THREADS, OPT_VERSION, OPT_HELP };
+       OPT_DUMP, OPT_STATS, OPT_EVENTS, OPT_STEADY, OPT_PERIOD, OPT_LOSSES, OPT_LOAD, OPT_PROGRESS, OPT_QUIET, OPT_THREADS, OPT_VERSION, OPT_HELP };
 
 int main(int argc, char **argv)
 {
@@ -195,14 +218,15 @@ int main(int argc, char **argv)
         { "dump-lcs", required_argument, 0, OPT_DUMP }, { "stats", no_argument, 0, OPT_STATS },
         { "events", no_argument, 0, OPT_EVENTS },
         { "steady", no_argument, 0, OPT_STEADY },       { "period", required_argument, 0, OPT_PERIOD },
+        { "losses", no_argument, 0, OPT_LOSSES },       { "load", required_argument, 0, OPT_LOAD },
         { "progress", no_argument, 0, OPT_PROGRESS },   { "quiet", no_argument, 0, OPT_QUIET },
         { "threads", required_argument, 0, OPT_THREADS },
         { "version", no_argument, 0, OPT_VERSION },     { "help", no_argument, 0, OPT_HELP },
         { 0, 0, 0, 0 }
     };
-    const char *outpath = NULL, *format = NULL, *solver_name = NULL, *save = NULL, *dumpdir = NULL;
+    const char *outpath = NULL, *format = NULL, *solver_name = NULL, *save = NULL, *dumpdir = NULL, *load = NULL;
     double step = 0, tstop = 0, theta = 0, period = 0;
-    int steady = 0;
+    int steady = 0, losses = 0;
     int plot = 0, stats = 0, events = 0, quiet = 0, want_progress = 0, threads = 0;
     nsc_param_set *ov = NULL;
     int nov = 0;
@@ -248,6 +272,8 @@ int main(int argc, char **argv)
         case OPT_STATS: stats = 1; break;
         case OPT_EVENTS: events = 1; break;
         case OPT_STEADY: steady = 1; break;
+        case OPT_LOSSES: losses = 1; break;
+        case OPT_LOAD: load = optarg; losses = 1; break;
         case OPT_PERIOD:
             if (!nsc_opt_number(optarg, &period) || !(period > 0) || !isfinite(period))
                 return usage_error("--period needs a positive time, not '%s'", optarg);
@@ -292,7 +318,8 @@ int main(int argc, char **argv)
     nsc_meas_result *mres = NULL;
     nsc_stream *stream = NULL;
     int nprobe = 0, nout = 0;
-    char *out = NULL, *dat = NULL, *gp = NULL, *png = NULL, *measpath = NULL, *evpath = NULL;
+    char *out = NULL, *dat = NULL, *gp = NULL, *png = NULL, *measpath = NULL, *evpath = NULL, *losspath = NULL;
+    nsc_losses lossres = { 0, 0, 0, NULL };
     const nsc_search_path *inc = nsc_search_finish(&sb);
     nsc_status s = inc ? nsc_netlist_read_in(netlist, inc, ov, nov, &ckt, &rep) : nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory");
     if (s) goto done;
@@ -374,10 +401,16 @@ int main(int argc, char **argv)
     png = with_suffix(out, ".png");
     measpath = with_suffix(out, ".meas");
     evpath = with_suffix(out, ".events");
-    if (!out || !dat || !gp || !png || !measpath || !evpath) { s = nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    losspath = with_suffix(out, ".losses");
+    if (!out || !dat || !gp || !png || !measpath || !evpath || !losspath) { s = nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    if (load && nsc_circuit_element(ckt, load) < 0) {
+        s = nsc_err(&rep, NSC_EUSAGE, NULL, "--load %s: no such element in %s", load, netlist);
+        goto done;
+    }
+    if (losses) o.losses = &lossres;
     {
-        char *outs[] = { out, dat, gp, png, measpath, evpath };
-        const char *clash = nsc_output_is_input(outs, 6, ckt->files, ckt->nfiles);
+        char *outs[] = { out, dat, gp, png, measpath, evpath, losspath };
+        const char *clash = nsc_output_is_input(outs, 7, ckt->files, ckt->nfiles);
         if (clash) s = nsc_err(&rep, NSC_EUSAGE, NULL, "the output '%s' is an input of this run (the netlist or a "
                                "file it includes): choose another name with -o", clash);
         if (s) goto done;
@@ -434,6 +467,7 @@ int main(int argc, char **argv)
         if (!ws && (fmt == NSC_FMT_DAT || plot)) ws = nsc_write_gp(W, dat, gp, png, &wr);
         if (!ws && plot && W->end == NSC_RUN_COMPLETE) ws = nsc_render_gp(gp, &wr);
         if (!ws && events) ws = nsc_write_events(W, evpath, &wr);
+        if (!ws && losses && W->end == NSC_RUN_COMPLETE && !s) ws = report_losses(&lossres, load, netlist, losspath, &wr);
         for (int k = 0; k < wr.nwarn; k++) fprintf(stderr, "%s\n", wr.warn[k]);
         if (ws && !s) {                                    /* the first error of the run is the write error */
             nsc_print_report(&rep);
@@ -481,6 +515,7 @@ int main(int argc, char **argv)
             if (plot) fprintf(stderr, ", %s", png);
             if (wrote_meas) fprintf(stderr, ", %s", measpath);
             if (events) fprintf(stderr, ", %s", evpath);
+            if (losses) fprintf(stderr, ", %s", losspath);
             fputc('\n', stderr);
         }
     }
@@ -496,7 +531,8 @@ int main(int argc, char **argv)
         nsc_meas_results_free(mres, ckt->nmeas);
         free(mres);
         nsc_circuit_free(ckt);
-        free(out); free(dat); free(gp); free(png); free(measpath); free(evpath); free(ov);
+        free(out); free(dat); free(gp); free(png); free(measpath); free(evpath); free(losspath); free(ov);
+        nsc_losses_free(&lossres);
         nsc_search_free(&sb);
         return 128 + (sig ? sig : SIGINT);
     }
@@ -516,6 +552,8 @@ done:
     free(png);
     free(measpath);
     free(evpath);
+    free(losspath);
+    nsc_losses_free(&lossres);
     free(ov);
     nsc_search_free(&sb);
     return exit_code(s);

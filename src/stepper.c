@@ -365,6 +365,7 @@ nsc_status nsc_run_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, const n
     char **names = NULL, *sw = NULL, *evlog = NULL;
     double *buf = NULL;
     nsc_bpq bp = { 0 };
+    nsc_loss_acc *acc = NULL;
     ring_watch ring = { 0 };
     nsc_pcache cache, cache0;
     memset(&cache, 0, sizeof cache);
@@ -372,6 +373,7 @@ nsc_status nsc_run_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, const n
 
     if ((s = nsc_lcs_assemble(c, NSC_ASM_TRAN, o->gmin, &L, r))) goto done;
     if ((s = nsc_lcs_assemble(c, o->uic ? NSC_ASM_UIC : NSC_ASM_OP, o->gmin, &L0, r))) goto done;
+    if (o->losses && (s = nsc_loss_acc_new(L, c, o->gmin, o->tstart, o->tstop, &acc, r))) goto done;
     int n = L->n, m = L->m;
     st->n = n;
     st->m = m;
@@ -452,7 +454,7 @@ nsc_status nsc_run_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, const n
 
     if (io && !o->adaptive) { s = nsc_err(r, NSC_EUSAGE, NULL, "a transient from a given state needs adaptive steps"); goto done; }
     if (o->adaptive) {
-        nsc_tran T = { c, o, L, &cache, f, nprobe, W, sw, &bp, z0, l, w0, v0, jout, st, r, io };
+        nsc_tran T = { c, o, L, &cache, f, nprobe, W, sw, &bp, z0, l, w0, v0, jout, st, r, io, acc };
         s = nsc_tran_adaptive(&T);
         goto done;
     }
@@ -509,6 +511,7 @@ nsc_status nsc_run_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, const n
             break;
         }
         st->steps++;
+        if (acc) nsc_loss_acc_step(acc, th, t, tn, z0, z1, l, w0, w1, sw, nsc_onestep_mode(P));
         if (o->progress && st->steps % 1000 == 0) o->progress(tn, o->progress_ctx);
         st->mode_hits += info.mode_hit;
         st->active_set += !info.mode_hit && !info.lcp_solved && info.active_set > 0;
@@ -566,6 +569,8 @@ nsc_status nsc_run_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, const n
     W->t_end = t;
 done:
     if (s && *out) mark_failed(*out, r);
+    if (acc && !s && *out) nsc_loss_acc_finish(acc, (*out)->t_end, o->losses, r);
+    else nsc_loss_acc_free(acc);
     free(ring.d);
     free(ring.mag);
     free(ring.run);

@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include "circuit.h"
+#include "losses.h"
 #include "onestep.h"
 #include "waves.h"
 
@@ -25,6 +26,7 @@ typedef struct nsc_tran_opts {
     void *progress_ctx;
     void (*rows)(const nsc_waves *W, void *ctx); /* if set: called after each step that added rows */
     void *rows_ctx;
+    nsc_losses *losses;           /* if set: every element's energy over [tstart, the time reached] (losses.h) */
 } nsc_tran_opts;
 
 typedef struct nsc_sim_stats {

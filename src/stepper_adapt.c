@@ -647,6 +647,7 @@ static nsc_status trial(ad *a, ctl *c)
     double err = event || chatter ? 0 : lte_ratio(a, tn, a->z1, a->w1, theta, &worst);
     if (err > 1) return reject_lte(a, c, hq, err, theta, worst);
     if (T->io && T->io->S && nsc_onestep_sens(P, T->io->S, T->io->ns)) T->io->sens_failed = 1;
+    if (T->acc) nsc_loss_acc_step(T->acc, theta, c->t, tn, a->z0, a->z1, a->l, a->w0, a->w1, T->sw, mode1);
     if ((s = advance(a, c, tn, theta, &info, mode1, nflip, chatter))) return s;
     next_step(a, c, hq, err, theta, event, c->t == tb, nflip || chatter);
     return NSC_OK;

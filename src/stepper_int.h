@@ -101,6 +101,7 @@ typedef struct nsc_tran {
     nsc_sim_stats *st;
     nsc_report *r;
     nsc_tran_io *io;         /* NULL, or the start and hand-back of the run */
+    nsc_loss_acc *acc;       /* NULL, or the energies being integrated (o->losses) */
 } nsc_tran;
 
 /* The adaptive transient (stepper_adapt.c): NSC_OK, or NSC_ESIM/NSC_ENOMEM with

@@ -377,6 +377,7 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
     p->o.progress = NULL;
     p->o.events = 0;
     p->o.adaptive = 1;
+    p->o.losses = NULL;                                       /* the written periods' only */
     nsc_lcs *L = NULL;
     nsc_status s = nsc_lcs_assemble(c, NSC_ASM_TRAN, o->gmin, &L, r);
     double T = po->period, since = 0;

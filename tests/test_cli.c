@@ -46,8 +46,8 @@ Test(cli, help_matches_the_man_page)
     char *help = NULL, *chelp = NULL;
     cr_assert_eq(tu_run(NSC_PROGRAM " --help", &help), 0);
     cr_assert_eq(tu_run(NSC_PROGRAM " compare --help", &chelp), 0);
-    static char m[64][32], h[64][32], c[64][32];
-    int nm = options_of(man, m, 64), nh = options_of(help, h, 64), nc = options_of(chelp, c, 64);
+    static char m[128][32], h[128][32], c[128][32];
+    int nm = options_of(man, m, 128), nh = options_of(help, h, 128), nc = options_of(chelp, c, 128);
     cr_assert(nh >= 14 && nc >= 6, "%d %d", nh, nc);
     for (int k = 0; k < nh; k++) cr_assert(has(m, nm, h[k]), "--%s of --help is not in nscircuit.1", h[k]);
     for (int k = 0; k < nc; k++) cr_assert(has(m, nm, c[k]), "--%s of compare --help is not in nscircuit.1", c[k]);
