@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=${1:-$PWD}
 shift || true
-what=${*:-bridge buck chain adaptive}
+what=${*:-bridge buck chain adaptive steady}
 runs=${BENCH_RUNS:-3}
 nsc="$build/nscircuit"
 [ -x "$nsc" ] || { echo "bench: $nsc not built (run make first)" >&2; exit 2; }
@@ -199,9 +199,29 @@ adaptive() {
     "$nsc" compare "$ad" "$ref" --signals 'v(out),i(l1)' --tol 1e-3 | sed -n 's/^\(v(out)\|i(l1)\) /adaptive:   vs 50 ps: &/p'
 }
 
+# The periodic steady state (issue 14): --steady against the transient long
+# enough to settle (the anchor), and the 16-point buck inductor sweep with
+# --steady against the same sweep of transients; ripples compared point by point.
+steady() {
+    local n net tr_w st_w
+    for net in cuk:100m flyback:50m boost:30m; do
+        n=${net%%:*}
+        st_w=$(best_of "$runs" "$nsc" --quiet --steady -o "$work/${n}_st.dat" "$top/netlists/$n.cir")
+        tr_w=$(best_of 1 "$nsc" --quiet --tstop "${net#*:}" -o "$work/${n}_tr.dat" "$top/netlists/$n.cir")
+        echo "steady: $n: --steady $st_w s, transient to ${net#*:} $tr_w s: $(ratio "$tr_w" "$st_w")x"
+    done
+    local sw="$top/netlists/buck_sweep.cir"
+    st_w=$(best_of "$runs" "$nsc" sweep "$sw" --steady --param lval=5u:20u:16 -j 2 --quiet --no-plot -o "$work/bsw_st")
+    tr_w=$(best_of 1 "$nsc" sweep "$sw" --param lval=5u:20u:16 -j 2 --quiet --no-plot -o "$work/bsw_tr")
+    echo "steady: buck_sweep 16 points -j 2: --steady $st_w s, transients (200 us, fixed 50 ps) $tr_w s: $(ratio "$tr_w" "$st_w")x"
+    paste <(grep -v '^#' "$work/bsw_st.sweep.dat") <(grep -v '^#' "$work/bsw_tr.sweep.dat") | awk '
+        { d = ($2 - $13) / $13; if (d < 0) d = -d; if (d > w) w = d }
+        END { printf "steady:   ripple, steady vs transient, worst of 16 points: %.2e relative\n", w }'
+}
+
 for b in $what; do
     case $b in
-    bridge|buck|chain|adaptive) "$b" ;;
-    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive)" >&2; exit 2 ;;
+    bridge|buck|chain|adaptive|steady) "$b" ;;
+    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive, steady)" >&2; exit 2 ;;
     esac
 done

@@ -71,6 +71,7 @@ typedef struct nsc_sweep_args {
     int shard_k, shard_n;       /* --shard K/N; shard_n = 0: the whole study */
     int csv, keep_waves, noplot, stats, quiet, progress;
     int yes;                    /* --yes: run more than NSC_SWEEP_CONFIRM points */
+    int cold;                   /* --cold: steady points not warm-started from a neighbour */
     double point_timeout;       /* --point-timeout S; 0: none */
 } nsc_sweep_args;
 

@@ -64,6 +64,13 @@ const char nsc_sweep_usage[] =
     "  --no-plot           do not render PREFIX.sweep.png (the script is still written)\n"
     "  --point-timeout S   a point running longer than S seconds is stopped and fails\n"
     "  --yes               run a study of more than 10000 points (else refused)\n"
+    "  --steady            each point's periodic steady state (as a .pss card), started\n"
+    "                      from the nearest finished point's; the .meas are over its\n"
+    "                      steady period and two columns follow them: efficiency\n"
+    "                      and losses (W), as --losses computes them\n"
+    "  --period T          the steady state's period (implies --steady)\n"
+    "  --cold              every steady point from its own operating point (rows then\n"
+    "                      do not depend on -j or the order of the points)\n"
     "  -I DIR, --step, --tstop, --theta, --solver, --save, --stats, --progress, --quiet:\n"
     "                      as for a run\n"
     "\n"
@@ -179,16 +186,52 @@ typedef struct study {
     char **meas;            /* [nmeas] names */
     char *wavedir;          /* PREFIX.waves or NULL */
     int wavewidth;
+    int steady;             /* points run as periodic steady states: two more columns */
+    nsc_pss_state *warm;    /* [nsel] steady: the state each finished point found (by position in sel) */
+    const long *sel;        /* [nsel] the points of this run */
+    long nsel;
 } study;
+
+/* The columns a steady study adds after the measures. */
+static const char *const steady_cols[] = { "efficiency", "losses" };
+
+/* The steady state to start point sel[pos] from: the finished point nearest
+ * before it in the run that differs from it only in the first axis (the
+ * sweep's own neighbour), NULL if none has finished. */
+static const nsc_pss_state *warm_for(const study *S, long pos)
+{
+    if (!S->warm || S->a->cold) return NULL;
+    long n0 = S->plan.naxis > 0 ? S->plan.axis[0].n : 1, i = S->sel[pos];
+    for (long j = pos - 1; j >= 0 && S->sel[j] / n0 == i / n0; j--)
+        if (S->warm[j].z) return &S->warm[j];
+    return NULL;
+}
+
+/* The state line protocol of a steady point: "s N M NSW PERIOD", "sz" N values,
+ * "sl" M values, "ss" NSW digits. */
+static void put_state(FILE *f, const nsc_pss_state *x)
+{
+    if (!x->z) return;
+    fprintf(f, "s %d %d %d %a\nsz", x->n, x->m, x->nsw, x->period);
+    for (int i = 0; i < x->n; i++) fprintf(f, " %a", x->z[i]);
+    fputs("\nsl", f);
+    for (int j = 0; j < x->m; j++) fprintf(f, " %a", x->l[j]);
+    fprintf(f, "\nsb %d", x->nd);
+    for (long k = 0; k < (long)x->nd * x->nd; k++) fprintf(f, " %a", x->B[k]);
+    fputs("\nss ", f);
+    for (int k = 0; k < x->nsw; k++) fputc(x->sw[k] ? '1' : '0', f);
+    fputc('\n', f);
+}
 
 /* In the child: run point i and write its result to fd. Never returns. Everything
  * it allocates is freed; what it inherited from the parent is left alone. */
-static void point_child(const study *S, long i, int fd)
+static void point_child(const study *S, long pos, int fd)
 {
+    long i = S->sel[pos];
     const nsc_sweep_args *a = S->a;
     int np = S->plan.naxis, nov = a->nfixed + np;
     nsc_param_set *ov = nsc_calloc((size_t)nov + 1, sizeof *ov);
-    double *pv = nsc_calloc((size_t)np + 1, sizeof *pv), *meas = nsc_calloc((size_t)S->nmeas + 1, sizeof *meas);
+    double *pv = nsc_calloc((size_t)np + 1, sizeof *pv), *meas = nsc_calloc((size_t)S->nmeas + 3, sizeof *meas);
     char *wave = S->wavedir ? nsc_asprintf("%s/p%0*ld.dat", S->wavedir, S->wavewidth, i) : NULL;
     if (!ov || !pv || !meas || (S->wavedir && !wave)) _exit(4);
     for (int k = 0; k < a->nfixed; k++) ov[k] = a->fixed[k];
@@ -200,7 +243,13 @@ static void point_child(const study *S, long i, int fd)
     nsc_report r;
     nsc_report_init(&r);
     nsc_point_info info;
-    nsc_status s = nsc_point_run(a->netlist, ov, nov, &a->cfg, S->nmeas, meas, wave, a->stats, NULL, &info, &r);
+    nsc_point_steady ps;
+    memset(&ps, 0, sizeof ps);
+    ps.start = warm_for(S, pos);
+    int nm = S->nmeas - (S->steady ? 2 : 0);           /* the .meas cards' */
+    nsc_status s = nsc_point_run(a->netlist, ov, nov, &a->cfg, nm, meas, wave, a->stats, NULL,
+                                 S->steady ? &ps : NULL, &info, &r);
+    if (S->steady) { meas[nm] = ps.efficiency; meas[nm + 1] = ps.losses; }
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -208,6 +257,8 @@ static void point_child(const study *S, long i, int fd)
     fprintf(f, "nscircuit-point %d\ninfo %a %a %a %a %ld %ld %d\n", nsc_exit_status(s), info.t_parse, info.t_run,
             info.t_meas, info.t_setup, info.st.steps, info.st.lcps, info.st.factorizations);
     for (int k = 0; k < S->nmeas; k++) fprintf(f, "m %a\n", meas[k]);
+    if (!s && S->steady) fprintf(f, "p %d %d\n", ps.iterations, ps.warm);
+    if (!s) put_state(f, &ps.end);
     for (int k = 0; k < r.nwarn; k++) put_line(f, 'w', r.warn[k]);
     if (r.error) put_line(f, 'e', r.error);
     fprintf(f, "end\n");
@@ -216,6 +267,7 @@ static void point_child(const study *S, long i, int fd)
     free(text);
     nsc_report_free(&r);
     free(ov); free(pv); free(meas); free(wave);
+    nsc_pss_state_free(&ps.end);
     _exit(bad ? 4 : 0);                                /* not exit(): the parent's state is not ours to finish */
 }
 
@@ -223,6 +275,7 @@ static void point_child(const study *S, long i, int fd)
 
 typedef struct job {
     long point;
+    long pos;               /* its position in the run's points */
     pid_t pid;
     int fd;
     char *buf;
@@ -240,6 +293,7 @@ typedef struct collect {
     long failed;
     double t_parse, t_run, t_meas, t_setup, steps;
     long nres;
+    long shoot, nwarm, nsteady;   /* steady points: shooting periods, warm starts, points */
 } collect;
 
 /* "point 3 (l1=5e-06, c1=2.2e-05)" */
@@ -279,6 +333,62 @@ static void show_warning(collect *C, long i, const char *w)
 }
 
 /* Parse a finished job's output (status of its process in wst) into a row. */
+/* One line of put_state into x: counts checked before allocating (at most
+ * NSC_STATE_MAX each), values and digits counted; a line that does not fit
+ * leaves x empty (the next point starts cold). */
+#define NSC_STATE_MAX 10000000
+static void take_state(nsc_pss_state *x, char *line)
+{
+    char *p = line + 2, *e;
+    if (!strncmp(line, "s ", 2)) {
+        nsc_pss_state_free(x);
+        nsc_pss_state y = { 0 };
+        if (sscanf(p, "%d %d %d %la", &y.n, &y.m, &y.nsw, &y.period) != 4 || y.n < 0 || y.m < 0 || y.nsw < 0
+            || y.n > NSC_STATE_MAX || y.m > NSC_STATE_MAX || y.nsw > NSC_STATE_MAX || !(y.period > 0))
+            return;
+        y.z = calloc((size_t)y.n + 1, sizeof(double));
+        y.l = calloc((size_t)y.m + 1, sizeof(double));
+        y.sw = calloc((size_t)y.nsw + 1, 1);
+        if (y.z && y.l && y.sw) { *x = y; x->z[y.n] = 1; }  /* z[n] = 1: values still missing */
+        else nsc_pss_state_free(&y);
+        return;
+    }
+    /* x->z[x->n] counts the lines taken: 1 after "s", 2 after "sz", 3 after "sl", 4 after "sb" */
+    if (!x->z) return;
+    double got = x->z[x->n];
+    if (!strncmp(line, "sb ", 3) && got == 3) {
+        long nb = strtol(p, &e, 10), k = 0;
+        if (e == p || nb < 0 || nb > 1000 || x->B || !(x->B = calloc((size_t)(nb * nb) + 1, sizeof(double)))) {
+            nsc_pss_state_free(x);
+            return;
+        }
+        x->nd = (int)nb;
+        for (p = e; k < nb * nb; k++, p = e) {
+            x->B[k] = strtod(p, &e);
+            if (e == p || !isfinite(x->B[k])) break;
+        }
+        if (k != nb * nb || *p) nsc_pss_state_free(x);
+        else x->z[x->n] = 4;
+        return;
+    }
+    if (!strncmp(line, "ss ", 3) && got == 4) {
+        int k = 0;
+        for (; k < x->nsw && (p[1] == '0' || p[1] == '1'); k++, p++) x->sw[k] = p[1] == '1';
+        if (k != x->nsw || p[1]) nsc_pss_state_free(x);
+        else x->z[x->n] = 0;                           /* complete */
+        return;
+    }
+    int isz = !strncmp(line, "sz", 2) && got == 1, isl = !strncmp(line, "sl", 2) && got == 2, k = 0;
+    int n = isz ? x->n : x->m;
+    double *v = isz ? x->z : x->l;
+    for (; (isz || isl) && k < n; k++, p = e) {
+        v[k] = strtod(p, &e);
+        if (e == p || !isfinite(v[k])) break;
+    }
+    if (!(isz || isl) || k != n || *p) nsc_pss_state_free(x);
+    else x->z[x->n] = got + 1;
+}
+
 static nsc_status take_result(collect *C, const job *J, int wst)
 {
     study *S = C->S;
@@ -293,12 +403,14 @@ static nsc_status take_result(collect *C, const job *J, int wst)
     for (char *line = strtok_r(J->buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         double tp, tr, tm, ts, steps;
         long lcps;
-        int fz;
+        int fz, it, warm;
         if (!strncmp(line, "nscircuit-point ", 16)) status = atoi(line + 16);
         else if (sscanf(line, "info %la %la %la %la %lf %ld %d", &tp, &tr, &tm, &ts, &steps, &lcps, &fz) == 7) {
             C->t_parse += tp; C->t_run += tr; C->t_meas += tm; C->t_setup += ts; C->steps += steps;
             C->nres++;
         } else if (!strncmp(line, "m ", 2) && mk < nm) v[np + mk++] = strtod(line + 2, NULL);
+        else if (line[0] == 's' && S->warm) take_state(&S->warm[J->pos], line);
+        else if (sscanf(line, "p %d %d", &it, &warm) == 2) { C->shoot += it; C->nwarm += warm != 0; C->nsteady++; }
         else if (!strncmp(line, "w ", 2)) show_warning(C, J->point, line + 2);
         else if (!strncmp(line, "e ", 2)) err = line + 2;
         else if (!strcmp(line, "end")) ended = 1;
@@ -377,15 +489,16 @@ static int run_points(collect *C, const long *sel, long nsel, int jobs, int prog
                 sigprocmask(SIG_SETMASK, &old, NULL);
                 close(p[0]);
                 for (int k = 0; k < active; k++) { close(J[k].fd); free(J[k].buf); }
-                long pt = sel[next];
+                long pos = next;
                 free(J);
                 free(pf);
-                point_child(C->S, pt, p[1]);
+                point_child(C->S, pos, p[1]);
             }
             sigprocmask(SIG_SETMASK, &old, NULL);
             close(p[1]);
             if (pid < 0) { close(p[0]); break; }
             memset(&J[active], 0, sizeof *J);
+            J[active].pos = next;
             J[active].point = sel[next++];
             J[active].pid = pid;
             J[active].fd = p[0];
@@ -464,6 +577,7 @@ static char *study_of(const nsc_sweep_args *a)
     w[n++] = nsc_asprintf("log %d", a->logscale);      /* not the shard: shards share their study */
     w[n++] = nsc_asprintf("run %.17g %.17g %.17g %s %s", a->cfg.step, a->cfg.tstop, a->cfg.theta,
                           a->cfg.solver ? a->cfg.solver : "", a->cfg.save ? a->cfg.save : "");
+    if (a->cfg.steady || a->cfg.period > 0) w[n++] = nsc_asprintf("steady %.17g", a->cfg.period);
     int ok = 1;
     for (int k = 0; k < n; k++) ok &= w[k] != NULL;
     char *id = ok ? nsc_study_id(a->netlist, w, n) : NULL;
@@ -521,9 +635,11 @@ int nsc_sweep(const nsc_sweep_args *a)
     if (s) { status = nsc_exit_status(s); goto done; }
     for (int k = 0; k < rep.nwarn; k++) remember(&C, rep.warn[k]);   /* shown once, not again per point */
 
-    S.nmeas = c->nmeas;
+    S.steady = nsc_run_steady(c, &a->cfg);
+    S.nmeas = c->nmeas + (S.steady ? 2 : 0);
     if (!(S.meas = nsc_calloc((size_t)S.nmeas + 1, sizeof *S.meas))) { status = 3; goto done; }
-    for (int k = 0; k < S.nmeas; k++) S.meas[k] = c->meas[k].name;
+    for (int k = 0; k < c->nmeas; k++) S.meas[k] = c->meas[k].name;
+    for (int k = 0; S.steady && k < 2; k++) S.meas[c->nmeas + k] = (char *)steady_cols[k];
 
     /* the points of this run */
     int sk = a->shard_n ? a->shard_k : 1, sn = a->shard_n ? a->shard_n : 1;
@@ -531,6 +647,9 @@ int nsc_sweep(const nsc_sweep_args *a)
     if (!(sel = nsc_calloc((size_t)(npoint / sn + 1), sizeof *sel))) { status = 3; goto done; }
     for (long i = 0; i < npoint; i++)
         if (nsc_shard_has(i, sk, sn)) sel[nsel++] = i;
+    S.sel = sel;
+    S.nsel = nsel;
+    if (S.steady && !(S.warm = nsc_calloc((size_t)nsel + 1, sizeof *S.warm))) { status = 3; goto done; }
 
     if (nsel > NSC_SWEEP_CONFIRM && !a->yes) {
         fprintf(stderr, "nscircuit: error: %s: %ld points to run (more than %d): run them with 'nscircuit "
@@ -611,6 +730,9 @@ int nsc_sweep(const nsc_sweep_args *a)
                             "factorisations = %.3g %% of the points' time (%.3f s of %.3f s)\n",
                     tot > 0 ? 100 * (C.t_parse + C.t_setup) / tot : 0.0, C.t_parse + C.t_setup, tot);
         }
+        if (a->stats && C.nsteady > 0)
+            fprintf(stderr, "nscircuit: steady states: %ld of %ld points started from a neighbour's, %.3g shooting "
+                            "periods per point\n", C.nwarm, C.nsteady, (double)C.shoot / (double)C.nsteady);
     }
     status = write_outputs(&C.T, prefix, a->csv, sn == 1, sn == 1 && !a->noplot, a->quiet);
     if (!status && C.failed) status = 3;
@@ -618,6 +740,8 @@ done:
     nsc_report_free(&rep);
     nsc_circuit_free(c);
     nsc_plan_free(&S.plan);
+    for (long k = 0; S.warm && k < S.nsel; k++) nsc_pss_state_free(&S.warm[k]);
+    free(S.warm);
     free(S.meas);
     free(S.wavedir);
     nsc_sweep_table_free(&C.T);
@@ -665,7 +789,7 @@ done:
 /* ---- options ---- */
 
 enum { S_PARAM = 256, S_LOG, S_SHARD, S_MERGE, S_CSV, S_KEEP, S_NOPLOT, S_STEP, S_TSTOP, S_THETA, S_SOLVER,
-       S_SAVE, S_STATS, S_PROGRESS, S_QUIET, S_HELP, S_YES, S_PTIMEOUT };
+       S_SAVE, S_STATS, S_PROGRESS, S_QUIET, S_HELP, S_YES, S_PTIMEOUT, S_STEADY, S_PERIOD, S_COLD };
 
 int nsc_cmd_sweep(int argc, char **argv)
 {
@@ -679,6 +803,8 @@ int nsc_cmd_sweep(int argc, char **argv)
         { "stats", no_argument, 0, S_STATS },         { "progress", no_argument, 0, S_PROGRESS },
         { "quiet", no_argument, 0, S_QUIET },         { "help", no_argument, 0, S_HELP },
         { "yes", no_argument, 0, S_YES },             { "point-timeout", required_argument, 0, S_PTIMEOUT },
+        { "steady", no_argument, 0, S_STEADY },       { "period", required_argument, 0, S_PERIOD },
+        { "cold", no_argument, 0, S_COLD },
         { 0, 0, 0, 0 }
     };
     nsc_sweep_args a;
@@ -743,6 +869,15 @@ int nsc_cmd_sweep(int argc, char **argv)
             a.cfg.solver = optarg;
             break;
         case S_SAVE: a.cfg.save = optarg; break;
+        case S_STEADY: a.cfg.steady = 1; break;
+        case S_COLD: a.cold = 1; a.cfg.steady = 1; break;
+        case S_PERIOD:
+            if (!nsc_opt_number(optarg, &a.cfg.period) || !(a.cfg.period > 0) || !isfinite(a.cfg.period)) {
+                status = fail("--period needs a positive time, not '%s'", optarg);
+                goto out;
+            }
+            a.cfg.steady = 1;
+            break;
         case S_STATS: a.stats = 1; break;
         case S_YES: a.yes = 1; break;
         case S_PTIMEOUT:

@@ -325,11 +325,6 @@ int main(int argc, char **argv)
     if (s) goto done;
 
     nsc_loc top = { ckt->nfiles > 0 ? ckt->files[0] : netlist, 1, 1 };
-    if (ckt->nstep > 0 && !dumpdir && (steady || ckt->has_pss)) {
-        s = nsc_err(&rep, NSC_EUSAGE, NULL, "the periodic steady state of a parameter study (.step with .pss or "
-                    "--steady) is not supported yet: run each point with --param");
-        goto done;
-    }
     if (ckt->nstep > 0 && !dumpdir) {                  /* a parameter study */
         nsc_circuit_free(ckt);
         ckt = NULL;
@@ -338,7 +333,7 @@ int main(int argc, char **argv)
         sa.netlist = netlist;
         out = outpath ? with_suffix(outpath, "") : NULL;
         sa.prefix = out;
-        sa.cfg = (nsc_run_cfg){ step, tstop, theta, solver_name, save, inc };
+        sa.cfg = (nsc_run_cfg){ step, tstop, theta, solver_name, save, inc, steady, period };
         sa.fixed = ov;
         sa.nfixed = nov;
         sa.csv = fmt == NSC_FMT_CSV;
@@ -352,14 +347,12 @@ int main(int argc, char **argv)
         nsc_search_free(&sb);
         return st;
     }
-    steady |= ckt->has_pss;
-    nsc_run_cfg cfg = { step, tstop > 0 ? tstop : steady && !ckt->has_tran ? 1 : 0, theta, solver_name, save, inc };
+    nsc_run_cfg cfg = { step, tstop, theta, solver_name, save, inc, steady, period };
+    steady = nsc_run_steady(ckt, &cfg);
     nsc_tran_opts o;
     if ((s = nsc_run_opts(ckt, &cfg, &o, &rep))) goto done;
-    if (steady && !ckt->has_tran) o.h = o.tstep = 0;          /* the steady state's own: T/50, T/200 */
-    nsc_pss_opts po = { period > 0 ? period : ckt->pss_period, ckt->pss_periods > 0 ? ckt->pss_periods : 1,
-                        ckt->pss_warmup > 0 ? ckt->pss_warmup : 3, ckt->pss_maxit > 0 ? ckt->pss_maxit : 50,
-                        ckt->pss_tol > 0 ? ckt->pss_tol : 1e-9 };
+    nsc_pss_opts po = nsc_run_pss_opts(ckt, &cfg);
+    if (steady) nsc_meas_steady_windows(ckt, &rep);
     nsc_pss_info pinfo;
     memset(&pinfo, 0, sizeof pinfo);
 

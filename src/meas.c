@@ -357,3 +357,16 @@ done:
     free(y2);
     return s;
 }
+
+void nsc_meas_steady_windows(nsc_circuit *c, nsc_report *r)
+{
+    int first = -1;
+    for (int k = 0; k < c->nmeas; k++) {
+        nsc_meas *m = &c->meas[k];
+        if (first < 0 && (m->from > -INFINITY || m->to < INFINITY)) first = k;
+        m->from = -INFINITY;
+        m->to = INFINITY;
+    }
+    if (first >= 0)
+        nsc_note(r, &c->meas[first].loc, ".meas windows (FROM=, TO=) are replaced by the steady periods written");
+}

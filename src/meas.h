@@ -34,6 +34,11 @@ typedef struct nsc_meas_result {
 nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_result *res, nsc_report *r);
 void nsc_meas_results_free(nsc_meas_result *res, int n);
 
+/* The periodic steady state's measures are over its written periods: every
+ * FROM=/TO= window of c's measures is dropped (TD= stays); one note in r
+ * names the first card that had one. */
+void nsc_meas_steady_windows(nsc_circuit *c, nsc_report *r);
+
 /* Functions of measure expressions: id of name (>= 0) and its argument count, or
  * -1; value of function id at x[0 .. nargs). */
 int nsc_meas_func(const char *name, int *nargs);

@@ -61,17 +61,34 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
  * with the monodromy matrix propagated through the steps; the table holds
  * `periods` steady periods from info->t0, a multiple of the period (a row's t
  * mod T is its phase). NSC_ESIM with what did not converge in r. */
+/* A steady state handed from one run to the next (a sweep's neighbouring
+ * point): the unknowns, multipliers and switch states at the start of a period. */
+typedef struct nsc_pss_state {
+    int n, m, nsw;
+    double period;
+    double *z, *l;     /* [n], [m] */
+    char *sw;          /* [nsw] */
+    int nd;            /* differential unknowns */
+    double *B;         /* [nd * nd] the shooting's secant correction (saltation learned) */
+} nsc_pss_state;
+void nsc_pss_state_free(nsc_pss_state *x);
+
 typedef struct nsc_pss_opts {
     double period;     /* > 0: the period; 0: the sources' common period */
     int periods;       /* periods written (>= 1) */
     int warmup;        /* periods of transient before the shooting (>= 1) */
     int maxit;         /* shooting periods at most */
     double tol;        /* cycle-to-cycle change, relative to each state's peak-to-peak */
+    const nsc_pss_state *start; /* if set, of this circuit's layout and period: the warm-up is
+                                   one period from it (where the sources repeat), not
+                                   `warmup` periods from the operating point */
+    nsc_pss_state *end;         /* if set: the steady state found (replacing its arrays) */
 } nsc_pss_opts;
 
 typedef struct nsc_pss_info {
     double period, t0;     /* the period, the start of the written periods */
     int iterations;        /* shooting periods run */
+    int warm;              /* 1: started from nsc_pss_opts.start */
     long periods_run;      /* periods simulated in all (warm-up, shooting, written) */
     double residual;       /* the written periods' cycle-to-cycle change (relative, worst state) */
     int worst;             /* that state's unknown */

@@ -359,6 +359,50 @@ static nsc_status pss_init(pss *p, const nsc_lcs *L)
     return NSC_OK;
 }
 
+void nsc_pss_state_free(nsc_pss_state *x)
+{
+    if (!x) return;
+    free(x->z);
+    free(x->l);
+    free(x->sw);
+    free(x->B);
+    memset(x, 0, sizeof *x);
+}
+
+/* p's start from x when it has p's layout and period T: 1, else 0. */
+static int warm_start(pss *p, const nsc_pss_state *x, double T)
+{
+    if (!x || !x->z || x->n != p->n || x->m != p->m || x->nsw != p->nsw || !(fabs(x->period - T) <= 1e-12 * T))
+        return 0;
+    memcpy(p->z, x->z, sizeof(double) * (size_t)p->n);
+    memcpy(p->l, x->l, sizeof(double) * (size_t)p->m);
+    memcpy(p->sw, x->sw, (size_t)p->nsw);
+    if (x->B && x->nd == p->nd)                       /* the neighbour's saltation, learned */
+        memcpy(p->B, x->B, sizeof(double) * (size_t)p->nd * (size_t)p->nd);
+    return 1;
+}
+
+/* The steady state p->z, p->l, p->sw into x. 0, or -1 out of memory. */
+static int keep_state(const pss *p, nsc_pss_state *x, double T)
+{
+    nsc_pss_state_free(x);
+    x->z = nsc_calloc((size_t)p->n + 1, sizeof(double));
+    x->l = nsc_calloc((size_t)p->m + 1, sizeof(double));
+    x->sw = nsc_calloc((size_t)p->nsw + 1, 1);
+    x->B = nsc_calloc((size_t)p->nd * (size_t)p->nd + 1, sizeof(double));
+    if (!x->z || !x->l || !x->sw || !x->B) { nsc_pss_state_free(x); return -1; }
+    memcpy(x->B, p->B, sizeof(double) * (size_t)p->nd * (size_t)p->nd);
+    x->nd = p->nd;
+    memcpy(x->z, p->z, sizeof(double) * (size_t)p->n);
+    memcpy(x->l, p->l, sizeof(double) * (size_t)p->m);
+    memcpy(x->sw, p->sw, (size_t)p->nsw);
+    x->n = p->n;
+    x->m = p->m;
+    x->nsw = p->nsw;
+    x->period = T;
+    return 0;
+}
+
 nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_pss_opts *po,
                        const nsc_probe *probes, int nprobe, nsc_waves **out, nsc_sim_stats *st,
                        nsc_pss_info *info, nsc_report *r)
@@ -394,9 +438,14 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
     int warm = po->warmup > 0 ? po->warmup : 1;
     double ts = t0 + warm * T;
     info->period = T;                                         /* (run() counts periods by it) */
+    info->warm = warm_start(p, po->start, T);
+    if (info->warm) ts = t0 + T;
     info->t0 = ts;
-    if ((s = run_span(p, 0, ts, 1, 0, NULL))) goto done;     /* warm-up from the operating point */
+    if ((s = info->warm ? run_span(p, t0, ts, 0, 0, NULL)     /* one period from the given state */
+                        : run_span(p, 0, ts, 1, 0, NULL)))    /* warm-up from the operating point */
+        goto done;
     if ((s = shoot(p, ts, T, po))) goto done;
+    if (po->end && keep_state(p, po->end, T)) { s = oom(r); goto done; }
     nsc_tran_opts fo = *o;                                    /* the written periods, from the solution */
     fo.adaptive = 1;
     fo.h = p->o.h;

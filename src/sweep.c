@@ -37,26 +37,48 @@ nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_o
     o->solver = (nsc_solver)solver;
     o->gmin = c->gmin > 0 ? c->gmin : 1e-12;
     o->uic = c->uic;
-    if (!c->has_tran && !(cfg->tstop > 0)) return NSC_OK;
-    o->tstop = cfg->tstop > 0 ? cfg->tstop : c->tstop;
+    int steady = nsc_run_steady(c, cfg);
+    if (!c->has_tran && !(cfg->tstop > 0) && !steady) return NSC_OK;
+    o->tstop = cfg->tstop > 0 ? cfg->tstop : c->has_tran ? c->tstop : 1;   /* (the steady state sets its own) */
     o->tstep = c->has_tran ? c->tstep : 0;
     o->tstart = c->has_tran ? c->tstart : 0;
-    o->adaptive = !(cfg->step > 0) && !c->stepping_fixed;
+    o->adaptive = steady || (!(cfg->step > 0) && !c->stepping_fixed);
+    /* the steady state is always adaptive: --step is its largest step, and a
+     * stepping=fixed netlist's TMAX is its fixed step, not a ceiling */
+    double tmax = cfg->step > 0 ? cfg->step : steady && c->stepping_fixed ? 0 : c->tmax;
     o->reltol = c->reltol > 0 ? c->reltol : 1e-3;        /* SPICE's defaults */
     o->abstol = c->abstol > 0 ? c->abstol : 1e-12;
     o->vntol = c->vntol > 0 ? c->vntol : 1e-6;
     o->trtol = c->trtol > 0 ? c->trtol : 7;
-    if (o->adaptive && !(c->tmax > 0)) {                   /* ngspice: tmax = min(tstep, span / 50) */
+    if (o->adaptive && !(tmax > 0)) {                      /* ngspice: tmax = min(tstep, span / 50) */
         double span = o->tstop - o->tstart;                /* (span / 50 with nostepsizelimit, as ngspice's set) */
         o->h = o->tstep > 0 && o->tstep < span / 50 && !c->nostepsizelimit ? o->tstep : span / 50;
     } else
-        o->h = cfg->step > 0 ? cfg->step : c->tmax > 0 ? c->tmax : o->tstep;
+        o->h = tmax > 0 ? tmax : o->tstep;
     if (o->h <= 0) o->h = o->tstop / 1000;
     if (o->tstep <= 0) o->tstep = o->h;
     if (o->tstart >= o->tstop)
         return nsc_err(r, NSC_ENETLIST, &c->tran_loc, "tstart %g is not before tstop %g", o->tstart, o->tstop);
     if (o->tstop / o->h > 2e9) return nsc_err(r, NSC_ENETLIST, &c->tran_loc, "too many steps: tstop/h = %g", o->tstop / o->h);
+    if (steady) {           /* the steady state's ceiling: T/50 (stepper_pss.c), or an explicit TMAX or --step
+                               below it; TSTEP sets its rows only, span/50 has no meaning for it */
+        o->h = tmax > 0 ? tmax : 0;
+        if (!c->has_tran) o->tstep = 0;                    /* rows: T/200 */
+    }
     return NSC_OK;
+}
+
+int nsc_run_steady(const nsc_circuit *c, const nsc_run_cfg *cfg)
+{
+    return cfg->steady || cfg->period > 0 || c->has_pss;
+}
+
+nsc_pss_opts nsc_run_pss_opts(const nsc_circuit *c, const nsc_run_cfg *cfg)
+{
+    nsc_pss_opts po = { cfg->period > 0 ? cfg->period : c->pss_period, c->pss_periods > 0 ? c->pss_periods : 1,
+                        c->pss_warmup > 0 ? c->pss_warmup : 3, c->pss_maxit > 0 ? c->pss_maxit : 50,
+                        c->pss_tol > 0 ? c->pss_tol : 1e-9, NULL, NULL };
+    return po;
 }
 
 nsc_status nsc_run_probes(const nsc_circuit *c, const char *save, nsc_probe **probes, int *n, int *nout,
@@ -314,9 +336,37 @@ static double setup_time(const nsc_circuit *c, const nsc_tran_opts *o)
     return t;
 }
 
+/* The steady state of a point (c mutable: its .meas windows become the steady
+ * period), warm-started from ps->start, its efficiency and losses into ps. */
+static nsc_status point_steady(nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_opts *o, const nsc_probe *probes,
+                               int np, nsc_waves **W, nsc_point_steady *ps, nsc_point_info *info, nsc_report *r)
+{
+    nsc_pss_opts po = nsc_run_pss_opts(c, cfg);
+    nsc_losses L = { 0, 0, 0, NULL };
+    nsc_pss_info pi;
+    nsc_meas_steady_windows(c, r);
+    if (ps) {
+        po.start = ps->start;
+        po.end = &ps->end;
+        ps->efficiency = ps->losses = NAN;
+        o->losses = &L;
+    }
+    nsc_status s = nsc_run_pss(c, o, &po, probes, np, W, &info->st, &pi, r);
+    o->losses = NULL;
+    nsc_loss_sum sum;
+    if (ps && !s && *W && (*W)->end == NSC_RUN_COMPLETE && !nsc_losses_sum(&L, NULL, &sum)) {
+        double dt = L.to - L.from, load = sum.load >= 0 ? L.row[sum.load].energy : NAN;
+        ps->efficiency = sum.efficiency;
+        ps->losses = dt > 0 ? (sum.input + sum.switching - load) / dt : NAN;
+    }
+    if (ps) { ps->iterations = pi.iterations; ps->warm = pi.warm; }
+    nsc_losses_free(&L);
+    return s;
+}
+
 nsc_status nsc_point_run(const char *netlist, const nsc_param_set *ov, int nov, const nsc_run_cfg *cfg,
                          int nmeas, double *meas, const char *wavepath, int profile,
-                         volatile sig_atomic_t *stop, nsc_point_info *info, nsc_report *r)
+                         volatile sig_atomic_t *stop, nsc_point_steady *ps, nsc_point_info *info, nsc_report *r)
 {
     memset(info, 0, sizeof *info);
     for (int k = 0; k < nmeas; k++) meas[k] = NAN;
@@ -356,7 +406,8 @@ nsc_status nsc_point_run(const char *netlist, const nsc_param_set *ov, int nov, 
         goto done;
     if (profile) info->t_setup = setup_time(c, &o);
     t0 = now();
-    s = nsc_run_tran(c, &o, probes, np, &W, &info->st, r);
+    s = nsc_run_steady(c, cfg) ? point_steady(c, cfg, &o, probes, np, &W, ps, info, r)
+                               : nsc_run_tran(c, &o, probes, np, &W, &info->st, r);
     info->t_run = now() - t0;
     t0 = now();
     if (W && W->end == NSC_RUN_COMPLETE && nmeas > 0) {

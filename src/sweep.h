@@ -31,6 +31,8 @@ typedef struct nsc_run_cfg {
     const char *solver;/* "auto" | "lemke" | "enum" (else .options solver) */
     const char *save;  /* outputs "v(out),i(l1)" (else .save/.print, else the defaults) */
     const nsc_search_path *inc; /* include search path (-I, NSCIRCUIT_PATH, models dir) */
+    int steady;        /* 1: the periodic steady state (--steady; a .pss card also asks for it) */
+    double period;     /* > 0: its period (--period) */
 } nsc_run_cfg;
 
 /* o = the settings of the runs of c under cfg: theta, solver, gmin, uic and,
@@ -40,6 +42,11 @@ typedef struct nsc_run_cfg {
  * outside [0.5, 1], unknown .options solver, tstart >= tstop, more than 2e9
  * steps; NSC_EUSAGE for an unknown cfg->solver. */
 nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_opts *o, nsc_report *r);
+
+/* Whether c runs as a periodic steady state under cfg, and its settings: the
+ * .pss card's, cfg->period over its period=, the defaults of cli.md. */
+int nsc_run_steady(const nsc_circuit *c, const nsc_run_cfg *cfg);
+nsc_pss_opts nsc_run_pss_opts(const nsc_circuit *c, const nsc_run_cfg *cfg);
 
 /* The columns of a transient of c: the outputs (save, else .save/.print, else
  * nsc_probes_default), *nout of them, then the probes the .meas cards read that
@@ -108,6 +115,16 @@ typedef struct nsc_point_info {
                           across points could save */
 } nsc_point_info;
 
+/* A point run as a periodic steady state (nsc_run_steady): its warm start and
+ * what it hands back besides the measures. */
+typedef struct nsc_point_steady {
+    const nsc_pss_state *start;   /* NULL, or the neighbouring point's steady state */
+    nsc_pss_state end;            /* out: the steady state found (arrays malloc'd) */
+    double efficiency, losses;    /* out: load / (input + switching), and input + switching - load
+                                     (W) over the steady period (losses.h; NAN if not found) */
+    int iterations, warm;         /* out: shooting periods, 1 when started from start */
+} nsc_point_steady;
+
 /* One point: read netlist with the overrides ov[0..nov) (later entries win), run
  * its transient under cfg, evaluate its .meas cards: meas[k] = value of the k-th
  * card, NAN when it failed (a warning in r says why) or the run did not
@@ -115,10 +132,12 @@ typedef struct nsc_point_info {
  * (cfg->save, .save, defaults) are recorded and written there (.dat); without, only
  * the quantities the .meas cards read are. stop may be NULL (see nsc_tran_opts).
  * Returns the run's status: NSC_OK, NSC_ENETLIST / NSC_EIO (netlist), NSC_ESIM
- * (solver failure), NSC_ENOMEM; the message is in r. */
+ * (solver failure), NSC_ENOMEM; the message is in r. A steady point (a .pss card
+ * or cfg->steady) runs nsc_run_pss instead of the transient, its .meas over the
+ * steady period (nsc_meas_steady_windows), and fills ps when given. */
 nsc_status nsc_point_run(const char *netlist, const nsc_param_set *ov, int nov, const nsc_run_cfg *cfg,
                          int nmeas, double *meas, const char *wavepath, int profile,
-                         volatile sig_atomic_t *stop, nsc_point_info *info, nsc_report *r);
+                         volatile sig_atomic_t *stop, nsc_point_steady *ps, nsc_point_info *info, nsc_report *r);
 
 /* Exit status of a run that ended with s (cli.md): 0, 1 netlist, 2 usage, 3 simulation. */
 int nsc_exit_status(nsc_status s);

@@ -1246,8 +1246,9 @@ Test(e2e, steady_state_of_open_loop_converters_matches_long_transients)
 /* What the steady state refuses, with the exit status of each: a bad --period
  * (usage, 2), an EXP source (not periodic: netlist, 1, at the source's card), no
  * periodic source (usage, 2), sources that repeat only after 1e6 periods of the
- * given period (usage, 2), a .step study (usage, 2: not yet); a period that is
- * not a multiple of a source's is warned about. */
+ * given period (usage, 2); a period that is not a multiple of a source's is
+ * warned about; in a .step study, a point whose steady state is not found is
+ * a failed row (status 3, nan), as a failed transient point is. */
 Test(e2e, steady_state_refusals)
 {
     char path[1024], cmd[2048], *out = NULL;
@@ -1275,10 +1276,10 @@ Test(e2e, steady_state_refusals)
               "%s", out);
     free(out);
     cr_assert_eq(tu_write_file(path, "t\nV1 a 0 PULSE(0 1 0 1n 1n 1u 2u)\nR1 a b {r}\nC1 b 0 1n\n.param r=1k\n"
-                                     ".step param r list 1k 2k\n.pss\n.end\n"), 0);
-    snprintf(cmd, sizeof cmd, "cd %s && %s e.cir 2>&1", tmp, NSC_PROGRAM);
-    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
-    cr_assert(strstr(out, "error: the periodic steady state of a parameter study (.step with .pss or --steady) is "
-                          "not supported yet"), "%s", out);
+                                     ".step param r list 1k 2k\n.pss maxit=1 tol=1e-30\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet e.cir 2>&1; cat e.sweep.dat", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "failed: nscircuit: error: periodic steady state not found: after 1 shooting periods")
+              && strstr(out, "1.000000000000e+03 nan nan 3 0") && strstr(out, "2.000000000000e+03 nan nan 3 1"), "%s", out);
     free(out);
 }

@@ -139,3 +139,80 @@ Test(losses, refusals)
     cr_assert(strstr(out, "--load rx: no such element") && !strstr(out, "neg.losses"), "%s", out);
     free(out);
 }
+
+/* The buck's closed forms at RON (as in the test above): the load's power and
+ * the losses, conduction plus switching. */
+static void buck_forms(double RON, double *pload, double *ploss)
+{
+    double D = 0.5, Vin = 12, R = 5, T = 1e-5, L = 1e-4, f = 1 / T;
+    double Vo = D * Vin / (1 + D * RON / R), I = Vo / R, dI = (Vin - RON * I - Vo) * D * T / L;
+    double Iv = I - dI / 2, Ip = I + dI / 2;
+    *pload = Vo * Vo / R;
+    *ploss = RON * D * (I * I + dI * dI / 12) + f * (1e-6 * Iv + 2e-6 * Ip) + f * 0.5e-6 * (1 - RON * Iv / 12) * Iv;
+}
+
+/* `nscircuit sweep --steady` of tests/data/losses/buck_ron.cir over RON: one
+ * row per point with the efficiency and losses columns, both the closed forms
+ * within 1e-3 (the losses) and 1e-5 (the efficiency); with -j 1 the second and
+ * third points start from their neighbour's steady state, and their rows agree
+ * with --cold ones (each from its own operating point) within 1e-6. */
+Test(losses, steady_sweep_tabulates_efficiency_and_losses)
+{
+    char cmd[4096], path[1024], *out = NULL;
+    const char *runs[] = { "", "--cold" };
+    double eff[2][3], loss[2][3], ron[3] = { 5e-3, 10e-3, 20e-3 };
+    for (int w = 0; w < 2; w++) {
+        snprintf(cmd, sizeof cmd, "%s sweep %s/losses/buck_ron.cir --param ron=5m,10m,20m -j 1 --stats --no-plot %s -o %s/bs%d 2>&1",
+                 NSC_PROGRAM, NSC_REFDIR, runs[w], tmp, w);
+        cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+        cr_assert(strstr(out, w ? "steady states: 0 of 3 points started from a neighbour's"
+                                : "steady states: 2 of 3 points started from a neighbour's"), "%s", out);
+        free(out);
+        snprintf(path, sizeof path, "%s/bs%d.sweep.dat", tmp, w);
+        tu_table t;
+        cr_assert_eq(tu_table_read(path, &t), 0);
+        int ce = tu_table_col(&t, "efficiency"), cl = tu_table_col(&t, "losses");
+        cr_assert(ce > 0 && cl > 0 && t.nrow == 3, "columns %d %d, %d rows", ce, cl, t.nrow);
+        for (int k = 0; k < 3; k++) {
+            double pl, ps;
+            buck_forms(ron[k], &pl, &ps);
+            eff[w][k] = TU_AT(&t, k, ce);
+            loss[w][k] = TU_AT(&t, k, cl);
+            cr_assert(near(loss[w][k], ps, 1e-3), "RON %g: losses %.9g W, closed form %.9g W", ron[k], loss[w][k], ps);
+            cr_assert(near(eff[w][k], pl / (pl + ps), 1e-5), "RON %g: efficiency %.9g", ron[k], eff[w][k]);
+        }
+        tu_table_free(&t);
+    }
+    for (int k = 0; k < 3; k++)
+        cr_assert(near(eff[0][k], eff[1][k], 1e-6) && near(loss[0][k], loss[1][k], 1e-6), "warm and cold differ at %d", k);
+}
+
+/* A netlist with .step and .pss runs as a steady sweep (before: refused). */
+Test(losses, step_with_pss_is_a_steady_sweep)
+{
+    char cmd[4096], path[1024], *out = NULL;
+    snprintf(path, sizeof path, "%s/st.cir", tmp);
+    char *src = NULL;
+    snprintf(cmd, sizeof cmd, "%s/losses/buck_ron.cir", NSC_REFDIR);
+    cr_assert((src = tu_read_file(cmd)));
+    char *end = strstr(src, ".end");
+    cr_assert(end);
+    *end = 0;
+    size_t len = strlen(src) + 128;
+    char *text = malloc(len);
+    cr_assert(text);
+    snprintf(text, len, "%s.step param ron list 10m 20m\n.meas tran vo AVG v(out) FROM=0 TO=1u\n.end\n", src);
+    cr_assert_eq(tu_write_file(path, text), 0);
+    free(src);
+    free(text);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet st.cir 2>&1 && cat st.sweep.dat", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "# ron vo efficiency losses status point"), "%s", out);
+    double r, vo, e, l;
+    const char *row = strstr(out, "\n1.000000000000e-02 ");
+    cr_assert(row && sscanf(row, "%lf %lf %lf %lf", &r, &vo, &e, &l) == 4, "%s", out);
+    double pl, ps;
+    buck_forms(10e-3, &pl, &ps);
+    cr_assert(near(vo * vo / 5, pl, 1e-3), "v(out) %g over the steady period (its window replaced)", vo);
+    free(out);
+}

@@ -234,7 +234,7 @@ Test(sweep, point_matches_the_analytic_rc_response, .init = setup, .fini = teard
     nsc_point_info info;
     nsc_report r;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_point_run(path, ov, 3, &cfg, 2, m, NULL, 1, NULL, &info, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(nsc_point_run(path, ov, 3, &cfg, 2, m, NULL, 1, NULL, NULL, &info, &r), NSC_OK, "%s", r.error);
     double tau = 2000 * 2e-6;
     cr_assert_float_eq(m[0], 1 - exp(-1e-3 / tau), 1e-6);          /* trapezoidal, h = tau / 400 */
     cr_assert_float_eq(m[1], tau, 1e-5 * tau);
@@ -244,7 +244,7 @@ Test(sweep, point_matches_the_analytic_rc_response, .init = setup, .fini = teard
     /* a measure that fails is nan with a warning; the run is still ok */
     nsc_report_init(&r);
     ov[0].value = 1e4;                                 /* tau = 20 ms > 5 ms */
-    cr_assert_eq(nsc_point_run(path, ov, 3, &cfg, 2, m, NULL, 0, NULL, &info, &r), NSC_OK);
+    cr_assert_eq(nsc_point_run(path, ov, 3, &cfg, 2, m, NULL, 0, NULL, NULL, &info, &r), NSC_OK);
     cr_assert(isnan(m[1]));
     cr_assert_float_eq(m[0], 1 - exp(-1e-3 / 20e-3), 1e-6);
     cr_assert_eq(r.nwarn, 1);
@@ -253,13 +253,13 @@ Test(sweep, point_matches_the_analytic_rc_response, .init = setup, .fini = teard
     /* a netlist error at the point's values */
     nsc_report_init(&r);
     nsc_param_set bad[] = { { "ts", -1 } };
-    cr_assert_eq(nsc_point_run(path, bad, 1, &cfg, 2, m, NULL, 0, NULL, &info, &r), NSC_ENETLIST);
+    cr_assert_eq(nsc_point_run(path, bad, 1, &cfg, 2, m, NULL, 0, NULL, NULL, &info, &r), NSC_ENETLIST);
     cr_assert(strstr(r.error, "tstep of .tran must be positive"), "%s", r.error);
     cr_assert(isnan(m[0]) && isnan(m[1]));
     nsc_report_free(&r);
     /* the study's measures must be the netlist's */
     nsc_report_init(&r);
-    cr_assert_eq(nsc_point_run(path, NULL, 0, &cfg, 3, m, NULL, 0, NULL, &info, &r), NSC_ENETLIST);
+    cr_assert_eq(nsc_point_run(path, NULL, 0, &cfg, 3, m, NULL, 0, NULL, NULL, &info, &r), NSC_ENETLIST);
     nsc_report_free(&r);
     free(path);
 }
