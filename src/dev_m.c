@@ -15,7 +15,9 @@
  * Drain and source are interchangeable (I_DS is odd in them). CGSO, CGDO (F/m)
  * give constant capacitors CGSO W (g-s) and CGDO W (g-d) (open in OP/UIC).
  * KP defaults to UO EPSOX/TOX when TOX is given (SPICE; UO default 600 cm^2/Vs),
- * else 2e-5 A/V^2. The body is not modelled; other parameters are accepted and
+ * else 2e-5 A/V^2. Cards of any LEVEL (2, 6, BSIM's VTH0 and U0/TOX) are mapped
+ * onto this model, with one warning naming the level and the parameters used.
+ * The body is not modelled; other parameters are accepted and
  * ignored with one warning per model. */
 #include <math.h>
 #include <string.h>
@@ -32,7 +34,8 @@ typedef struct mos_par {
     double b[NSC_PWL_MAXSEG], a[NSC_PWL_MAXSEG];
 } mos_par;
 
-static const char *const known[] = {"level", "vto", "vt0", "kp", "cgso", "cgdo", "segments", "tox", "uo", "u0", NULL};
+static const char *const known[] = {"level", "vto", "vt0", "vth0", "kp", "cgso", "cgdo", "segments", "tox", "uo", "u0",
+                                    NULL};
 
 static int is_known(const char *name)
 {
@@ -46,15 +49,12 @@ static nsc_status m_params(const nsc_element *e, nsc_report *r, mos_par *p)
     const nsc_model *m = e->model;
     if (!m || (m->type != NSC_MOD_NMOS && m->type != NSC_MOD_PMOS))
         return nsc_err(r, NSC_ENETLIST, &e->loc, "MOS transistor %s has no MOS model (NMOS or PMOS)", e->name);
-    double level = 1, seg = 0, tox = 0, uo = 600, cgso = 0, cgdo = 0;
+    double seg = 0, tox = 0, uo = 600, cgso = 0, cgdo = 0;
     p->p = m->type == NSC_MOD_NMOS ? 1.0 : -1.0;
     p->vto = 0;
     p->kp = 2e-5;
-    nsc_model_get(m, "level", &level);
-    if (level != 1 && level != 3)
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': LEVEL=%g is not supported (LEVEL=1 or 3, "
-                       "simulated as the PWL Sah model)", m->name, level);
-    if (!nsc_model_get(m, "vto", &p->vto)) nsc_model_get(m, "vt0", &p->vto);
+    if (!nsc_model_get(m, "vto", &p->vto) && !nsc_model_get(m, "vt0", &p->vto))
+        nsc_model_get(m, "vth0", &p->vto);                   /* BSIM cards */
     if (!nsc_model_get(m, "uo", &uo)) nsc_model_get(m, "u0", &uo);
     if (!nsc_model_get(m, "kp", &p->kp) && nsc_model_get(m, "tox", &tox)) {
         if (!(tox > 0)) return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': TOX = %g must be > 0", m->name, tox);
@@ -89,7 +89,13 @@ static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     for (int q = 0; q < m->npar; q++)
         if (!is_known(m->pname[q]) && len + strlen(m->pname[q]) + 2 < sizeof ign)
             len += (size_t)snprintf(ign + len, sizeof ign - len, "%s%s", len ? " " : "", m->pname[q]);
-    if (len)
+    double level = 1;
+    nsc_model_get(m, "level", &level);
+    if (level != 1 && level != 3)                             /* LEVEL=2, 6, BSIM's 8/49/54 ...: mapped */
+        nsc_warn(ctx->r, &m->loc, "MOS model '%s': a LEVEL=%g card, simulated as the PWL Sah model (VTO=%g "
+                 "KP=%g, %d segments)%s%s%s", m->name, level, p.vto, p.kp, p.nb + 1, len ? "; parameters " : "",
+                 ign, len ? " ignored" : "");
+    else if (len)
         nsc_warn(ctx->r, &m->loc, "MOS model '%s': parameters %s ignored (PWL Sah model: VTO=%g KP=%g, "
                  "%d segments)", m->name, ign, p.vto, p.kp, p.nb + 1);
     int d = e->node[0], g = e->node[1], s = e->node[2], b = e->node[3];

@@ -86,6 +86,7 @@ typedef struct elab {
     nl_hash inodes;         /* internal node of an Rser= ("l1#rser") -> its element */
     int capnode, capel, capmodel, capsave, capic;
     int *elmodel;           /* [nel] model index of D/M/S, else -1 */
+    int *model_card;        /* [capmodel] the card of each model (duplicates are compared with it) */
     int *wgiven;            /* [nel] waveform fields given (V/I), to fill defaults */
     fixup *fix;
     int nfix, capfix;
@@ -588,7 +589,7 @@ static nsc_status wave(elab *E, scope *sc, const nl_card *cd, const nl_field *at
     int maxn = 0;
     if (!st) {
         if (!strcmp(lname, "pulse")) w->kind = NSC_WAVE_PULSE, maxn = 7;
-        else if (!strcmp(lname, "sin")) w->kind = NSC_WAVE_SIN, maxn = 6;
+        else if (!strcmp(lname, "sin") || !strcmp(lname, "sine")) w->kind = NSC_WAVE_SIN, maxn = 6;
         else if (!strcmp(lname, "exp")) w->kind = NSC_WAVE_EXP, maxn = 6;
         else w->kind = NSC_WAVE_PWL, maxn = 1 << 30;
         if (nv < 2) st = err(E, sc, cd, at, "%s of %s needs at least 2 values", name, cd->f[0].u.s);
@@ -642,7 +643,8 @@ static nsc_status wave(elab *E, scope *sc, const nl_card *cd, const nl_field *at
 
 static int is_wave_name(const char *s)
 {
-    return nsc_strieq(s, "pulse") || nsc_strieq(s, "sin") || nsc_strieq(s, "exp") || nsc_strieq(s, "pwl");
+    return nsc_strieq(s, "pulse") || nsc_strieq(s, "sin") || nsc_strieq(s, "sine") || nsc_strieq(s, "exp")
+           || nsc_strieq(s, "pwl");
 }
 
 static int is_bad_wave(const char *s)
@@ -1006,8 +1008,15 @@ static nsc_status model_params(elab *E, scope *sc, const nl_card *cd, const nl_f
             continue;
         }
         const char *k = pair_key(&f[i], kb, sizeof kb);
+        const nl_field *vf = k ? &f[i].sub[1] : NULL;
+        double nv;                                     /* vendors' "IS 1e-14 N 1.05": name, then value */
+        if (!k && f[i].kind == NL_F_WORD && is_ident(f[i].u.s) && i + 1 < n
+            && ((f[i + 1].kind == NL_F_WORD && nsc_parse_number(f[i + 1].u.s, &nv)) || f[i + 1].kind == NL_F_EXPR)) {
+            snprintf(kb, sizeof kb, "%s", f[i].u.s);
+            k = nsc_strlower(kb);
+            vf = &f[++i];
+        }
         if (!k) return err(E, sc, cd, &f[i], "expected name=value in .model %s, found '%s'", cd->f[1].u.s, ftext(&f[i]));
-        const nl_field *vf = &f[i].sub[1];
         double v;
         if (vf->kind == NL_F_EXPR && vf->u.x->op == NL_X_PARAM && !scope_lookup(sc, vf->u.x->name, &v)) {
             warn(E, sc, cd, &f[i], "non-numeric parameter '%s' of model %s ignored", k, cd->f[1].u.s);
@@ -1022,6 +1031,46 @@ static nsc_status model_params(elab *E, scope *sc, const nl_card *cd, const nl_f
         m->pval[m->npar++] = v;
     }
     return NSC_OK;
+}
+
+/* The value of expression field f in scope sc, NAN when it does not evaluate. */
+static double expr_value(elab *E, scope *sc, const nl_card *cd, const nl_field *f)
+{
+    nsc_report scratch;
+    nsc_report_init(&scratch);
+    nl_env env = { scope_lookup, sc, E->d->files[cd->file], sc->where };
+    double v = NAN;
+    if (nl_expr_eval(f->u.x, &env, &v, &scratch)) v = NAN;
+    nsc_report_free(&scratch);
+    return v;
+}
+
+/* 1 when the fields of cards ca, cb from index 1 on are the same words, values
+ * and groups (case aside; expressions by value): a library included twice
+ * defines its models twice, identically. */
+static int same_fields(elab *E, scope *sc, const nl_card *ca, const nl_field *a, int na, const nl_card *cb,
+                       const nl_field *b, int nb)
+{
+    if (na != nb) return 0;
+    for (int i = 0; i < na; i++) {
+        double x, y;
+        if ((a[i].kind == NL_F_EXPR || b[i].kind == NL_F_EXPR)) {     /* values: {0.1*2} is 0.2 */
+            x = a[i].kind == NL_F_EXPR ? expr_value(E, sc, ca, &a[i]) : a[i].kind == NL_F_WORD && nsc_parse_number(a[i].u.s, &x) ? x : NAN;
+            y = b[i].kind == NL_F_EXPR ? expr_value(E, sc, cb, &b[i]) : b[i].kind == NL_F_WORD && nsc_parse_number(b[i].u.s, &y) ? y : NAN;
+            if (!(x == y)) return 0;
+            continue;
+        }
+        if (a[i].kind != b[i].kind) return 0;
+        if (a[i].kind == NL_F_WORD && nsc_parse_number(a[i].u.s, &x) && nsc_parse_number(b[i].u.s, &y)) {
+            if (!(x == y)) return 0;
+            continue;
+        }
+        if ((a[i].kind == NL_F_WORD || a[i].kind == NL_F_STRING || a[i].kind == NL_F_CALL)
+            && !nsc_strieq(a[i].u.s, b[i].u.s))
+            return 0;
+        if (a[i].nsub && !same_fields(E, sc, ca, a[i].sub, a[i].nsub, cb, b[i].sub, b[i].nsub)) return 0;
+    }
+    return 1;
 }
 
 /* .model name type[(]p=v ...[)] */
@@ -1040,20 +1089,25 @@ static nsc_status card_model(elab *E, scope *sc, const nl_card *cd)
     const char *lk = cat(E, "", f[1].u.s);
     char *local = lk ? nl_strndup(&E->ar, lk, strlen(lk), 0) : NULL;
     if (!local) return oom(E);
-    int old;
-    if (nl_hash_get(&sc->models, local, &old)) {
-        const nsc_loc *l = &E->c->model[old].loc;
-        return err(E, sc, cd, &f[1], "duplicate model '%s' (first defined at %s:%d)", f[1].u.s, l->file, l->line);
-    }
-    if (nl_hash_get(&sc->othermodels, local, &old)) {
-        nsc_loc l = nl_field_loc(E->d, &E->d->card[old], &E->d->card[old].f[0]);
-        return err(E, sc, cd, &f[1], "duplicate model '%s' (first defined at %s:%d)", f[1].u.s, l.file, l.line);
+    int old, ocard = -1;
+    if (nl_hash_get(&sc->othermodels, local, &old)) ocard = old;
+    else if (nl_hash_get(&sc->models, local, &old)) ocard = E->model_card[old];
+    if (ocard >= 0) {
+        const nl_card *oc = &E->d->card[ocard];
+        if (same_fields(E, sc, oc, oc->f + 1, oc->nf - 1, cd, f + 1, cd->nf - 1)) return NSC_OK;   /* the same card twice */
+        nsc_loc l = nl_field_loc(E->d, oc, &oc->f[0]);
+        return err(E, sc, cd, &f[1], "duplicate model '%s' with other parameters (first defined at %s:%d)",
+                   f[1].u.s, l.file, l.line);
     }
     /* a type not supported (NPN, PJF, a code model, ...) is an error only for
      * an element that uses it: a library's unused models need not be supported */
     if (t < 0) return nl_hash_put(&sc->othermodels, local, (int)(cd - E->d->card)) ? oom(E) : NSC_OK;
     nsc_circuit *c = E->c;
     if (nsc_grow((void **)&c->model, &E->capmodel, c->nmodel + 1, sizeof *c->model)) return oom(E);
+    int *mc = nsc_realloc_array(E->model_card, (size_t)E->capmodel, sizeof *mc);
+    if (!mc) return oom(E);
+    E->model_card = mc;
+    mc[c->nmodel] = (int)(cd - E->d->card);
     nsc_model *m = &c->model[c->nmodel];
     memset(m, 0, sizeof *m);
     const char *full = cat(E, sc->prefix, f[1].u.s);
@@ -1793,6 +1847,7 @@ static void elab_free(elab *E)
     free(E->save);
     free(E->ovused);
     free(E->buf);
+    free(E->model_card);
     nl_arena_free(&E->ar);
 }
 

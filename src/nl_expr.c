@@ -244,12 +244,15 @@ int nsc_parse_number(const char *text, double *v)
             p = q;
         }
     }
-    for (const char *q = p; *q; q++)
+    /* LTspice and vendors write micro as the micro sign U+00B5 or the Greek mu
+     * U+03BC (UTF-8 C2 B5, CE BC): the same scale as 'u' */
+    int mu = (p[0] == '\xC2' && p[1] == '\xB5') || (p[0] == '\xCE' && p[1] == '\xBC');
+    for (const char *q = p + (mu ? 2 : 0); *q; q++)
         if (!isalpha((unsigned char)*q)) return 0;
     char *num = nsc_strndup(text, (size_t)(p - text));  /* strtod sees digits only (no inf, nan, hex) */
     if (!num) return 0;
     double x = strtod(num, NULL);
     free(num);
-    *v = x * scale(p);
+    *v = x * (mu ? 1e-6 : scale(p));
     return 1;
 }

@@ -351,7 +351,6 @@ static void model_err(const char *model, const char *what)
 
 Test(devmos, model_errors_and_warnings)
 {
-    model_err(".model MM NMOS(LEVEL=2 VTO=1)", "LEVEL=2 is not supported");
     model_err(".model MM NMOS(SEGMENTS=2)", "SEGMENTS = 2 must be an integer");
     model_err(".model MM NMOS(SEGMENTS=4.5)", "SEGMENTS = 4.5");
     model_err(".model MM PMOS(KP=-1)", "KP = -1 must be > 0");
@@ -363,6 +362,17 @@ Test(devmos, model_errors_and_warnings)
     nsc_lcs *L = assemble(c, NSC_ASM_OP, &r);
     cr_assert_eq(r.nwarn, 1);
     cr_assert(strstr(r.warn[0], "t.cir:6:1: warning: MOS model 'mm': parameters lambda gamma ignored"), "%s", r.warn[0]);
+    nsc_lcs_free(L);
+    nsc_report_free(&r);
+    nsc_circuit_free(c);
+    /* cards of other levels (issue 12 item 3; refused before): mapped onto the
+     * PWL Sah model with one warning naming the level; BSIM's VTH0 is VTO */
+    c = tu_parse("t\nVD d 0 1\nVG g 0 2\nM1 d g 0 0 MM\n.model MM NMOS(LEVEL=49 VTH0=0.7 KP=1e-4 K1=0.5)\n.op\n.end\n");
+    nsc_report_init(&r);
+    L = assemble(c, NSC_ASM_OP, &r);
+    cr_assert(r.nwarn == 1 && strstr(r.warn[0], "t.cir:5:1: warning: MOS model 'mm': a LEVEL=49 card, simulated as the "
+                                                "PWL Sah model (VTO=0.7 KP=0.0001, 6 segments); parameters k1 ignored"),
+              "%s", r.nwarn ? r.warn[0] : "no warning");
     nsc_lcs_free(L);
     nsc_report_free(&r);
     nsc_circuit_free(c);

@@ -505,9 +505,9 @@ Test(elab, dot_card_errors)
     bad("t\nR1 a 0 1\n.options theta=0.2\n", "t.cir:3:10: error: theta = 0.2 is not in [0.5, 1]");
     bad("t\nR1 a 0 1\n.model m1 npn\nD1 a 0 m1\n",
         "t.cir:4:8: error: model 'm1' of diode d1 has unsupported type 'npn' (t.cir:3; supported: D NMOS PMOS SW CSW)");
-    bad("t\nR1 a 0 1\n.model m1 npn\n.model M1 d\n", "t.cir:4:8: error: duplicate model 'm1' (first defined at t.cir:3)");
+    bad("t\nR1 a 0 1\n.model m1 npn\n.model M1 d\n", "t.cir:4:8: error: duplicate model 'm1' with other parameters (first defined at t.cir:3)");
     bad("t\nR1 a 0 1\n.model m1\n", "t.cir:3:8: error: .model needs a name and a type");
-    bad("t\nR1 a 0 1\n.model m1 d\n.model M1 d\n", "t.cir:4:8: error: duplicate model 'm1' (first defined at t.cir:3)");
+    bad("t\nR1 a 0 1\n.model m1 d\n.model M1 d(vf=0)\n", "t.cir:4:8: error: duplicate model 'm1' with other parameters (first defined at t.cir:3)");
     bad("t\nR1 a 0 1\n.model m1 d (is)\n", "t.cir:3:14: error: expected name=value in .model m1, found 'is'");
     bad("t\n* nothing\n", "t.cir:1:1: error: netlist has no elements");
     bad("", "t.cir:1:1: error: netlist has no elements");
@@ -909,4 +909,40 @@ Test(elab, pss_card)
     bad("t\nR1 a 0 1\n.pss tol=2\n", "t.cir:3:6: error: .pss tol must be in (0, 1)");
     bad("t\nR1 a 0 1\n.pss harms=3\n",
         "t.cir:3:6: error: unknown .pss parameter 'harms' (period, periods, warmup, maxit, tol)");
+}
+
+/* Model cards as vendors and other simulators write them (issue 12 item 3):
+ * parameters without '=' and separated by commas, the same .model twice in
+ * included libraries (identical: accepted; different: an error naming the
+ * first), SINE for SIN, the micro sign and the Greek mu for 'u'. Each was an
+ * error before. */
+Test(elab, model_card_dialects)
+{
+    nsc_circuit *c = rd("dia\n"
+                        "V1 a 0 SINE(0 2 1k)\n"
+                        "C1 a 0 4.7\xc2\xb5\n"
+                        "C2 a 0 2\xce\xbc" "F\n"
+                        "D1 a 0 DV\n"
+                        "D2 a 0 DC\n"
+                        ".model DV D IS 2.5e-9 N 1.75 RS {0.1*2}\n"
+                        ".model DC D(IS=1e-14, N=1.05,RS=0.1)\n"
+                        ".model DV D IS 2.5e-9 N 1.75 RS 0.2\n"
+                        ".model dc d(is=1e-14 n=1.05 rs=0.1)\n");
+    cr_assert_eq(c->nmodel, 2);
+    const nsc_element *e = el(c, "v1");
+    cr_assert_eq(e->wave.kind, NSC_WAVE_SIN);
+    near(nsc_wave_eval(&e->wave, 0.25e-3), 2);
+    near(el(c, "c1")->value, 4.7e-6);
+    near(el(c, "c2")->value, 2e-6);
+    double v;
+    const nsc_model *m = el(c, "d1")->model;
+    cr_assert(nsc_model_get(m, "is", &v)); near(v, 2.5e-9);
+    cr_assert(nsc_model_get(m, "n", &v)); near(v, 1.75);
+    cr_assert(nsc_model_get(m, "rs", &v)); near(v, 0.2);
+    m = el(c, "d2")->model;
+    cr_assert(m->npar == 3 && nsc_model_get(m, "rs", &v)); near(v, 0.1);
+    done(c);
+    bad("dia\nV1 a 0 1\nD1 a 0 DX\n.model DX D(IS=1e-14)\n.model DX D(IS=2e-14)\n.end\n",
+        "t.cir:5:8: error: duplicate model 'dx' with other parameters (first defined at t.cir:4)");
+    bad("dia\nV1 a 0 1\nD1 a 0 DX\n.model DX D IS\n.end\n", "t.cir:4:13: error: expected name=value in .model dx, found 'is'");
 }
