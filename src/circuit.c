@@ -81,5 +81,7 @@ void nsc_bprog_free(nsc_bprog *p)
     free(p->term);
     free(p->op);
     free(p->elref);
+    for (int k = 0; k < p->ntw; k++) free(p->tw[k].code);
+    free(p->tw);
     free(p);
 }

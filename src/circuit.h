@@ -39,14 +39,33 @@ typedef enum nsc_elkind {
  *           ngspice r=value (repeat from time `repeat` to the last point), -1: none
  * dc is the DC value (the `DC v` field, or the waveform's value at t = 0 when absent,
  * as SPICE uses for the operating point). */
-typedef enum nsc_wavekind { NSC_WAVE_DC, NSC_WAVE_PULSE, NSC_WAVE_SIN, NSC_WAVE_EXP, NSC_WAVE_PWL } nsc_wavekind;
+typedef enum nsc_wavekind { NSC_WAVE_DC, NSC_WAVE_PULSE, NSC_WAVE_SIN, NSC_WAVE_EXP, NSC_WAVE_PWL,
+                            NSC_WAVE_EXPR } nsc_wavekind;
+/* EXPR: a smooth expression of time (a B source's time-only part, nl_pwl.c) as
+ * postfix code: NUM pushes num, TIME pushes t, the operators pop their operands,
+ * CALL applies function fn of nsc_wave_func (1 or 2 operands). No corners (its
+ * smoothness is the step control's), no period. */
+typedef enum nsc_wop { NSC_WOP_NUM, NSC_WOP_TIME, NSC_WOP_NEG, NSC_WOP_ADD, NSC_WOP_SUB, NSC_WOP_MUL, NSC_WOP_DIV,
+                       NSC_WOP_POW, NSC_WOP_CALL } nsc_wop;
+typedef struct nsc_winstr {
+    nsc_wop op;
+    int fn;
+    double num;
+} nsc_winstr;
 typedef struct nsc_wave {
     nsc_wavekind kind;
     double dc;
     double *p;
     int np;
     double repeat;
+    nsc_winstr *code;       /* EXPR: [ncode], owned by the B source's program */
+    int ncode;
 } nsc_wave;
+
+/* Functions an EXPR waveform may call: the index of name (its number of
+ * arguments in *nargs), -1 if not one of them; its value at x[]. */
+int nsc_wave_func(const char *name, int *nargs);
+double nsc_wave_call(int fn, const double *x);
 
 typedef enum nsc_modeltype { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW, NSC_MOD_CSW } nsc_modeltype;
 
@@ -67,11 +86,12 @@ typedef struct nsc_model {
  * argument that may use earlier a_j (j < k):
  *   ramp: a_k = max(0, arg_k)       (one complementarity pair)
  *   step: a_k = H(arg_k) in {0, 1}, H(0) = [0, 1] (two pairs: an ideal relay)
- * An affine form is c + sum of term[t0 .. t0+nt). */
-typedef enum nsc_btkind { NSC_BT_V, NSC_BT_I, NSC_BT_AUX } nsc_btkind;
+ * An affine form is c + sum of term[t0 .. t0+nt); a term may also be a smooth
+ * function of time w_k(t) (tw[k]), which enters as an independent source. */
+typedef enum nsc_btkind { NSC_BT_V, NSC_BT_I, NSC_BT_AUX, NSC_BT_W } nsc_btkind;
 typedef struct nsc_bterm {
     nsc_btkind kind;
-    int idx;        /* V: node; I: index into elref; AUX: k */
+    int idx;        /* V: node; I: index into elref; AUX: k; W: index into tw (a function of time) */
     double coef;
 } nsc_bterm;
 typedef struct nsc_baff {
@@ -90,6 +110,9 @@ typedef struct nsc_bprog {
     nsc_baff out;
     int *elref;     /* element indices of the I(...) references (voltage sources) */
     int nelref;
+    nsc_wave *tw;   /* [ntw] the smooth functions of time the expression holds (EXPR waveforms):
+                       the B source's own independent sources */
+    int ntw;
 } nsc_bprog;
 
 void nsc_bprog_free(nsc_bprog *p);

@@ -10,7 +10,8 @@
  *     so u = 0 for z < 0, u = 1 for z > 0, u in [0, 1] at z = 0, l = max(0, z):
  *     the two pairs of the E TABLE vertical step (dev_etable.c) with |dy| = 1;
  * z and out affine in node voltages (A / C), voltage-source branch currents
- * (A / C) and earlier auxiliaries (B / D). */
+ * (A / C), earlier auxiliaries (B / D) and the program's smooth functions of
+ * time, the element's own sources w_k (Ss / Se). */
 #include <stdlib.h>
 
 #include "device.h"
@@ -37,6 +38,7 @@ static nsc_status b_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     free(po);
     need->nbranch = 1;
     need->npair = np;
+    need->nsrc = e->bsrc->ntw;                                /* its functions of time */
     if (e->kind == NSC_EL_BI) {
         nsc_dev_link(ctx, e->node[0], e->node[1], NSC_LINK_DC);
         return NSC_OK;
@@ -46,15 +48,17 @@ static nsc_status b_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     return NSC_OK;
 }
 
-/* s * (terms of f) into row `row`: z terms into Mz, auxiliaries into Ml */
-static void st_terms(nsc_builder *b, const nsc_bprog *p, const int *po, nsc_stmat Mz, nsc_stmat Ml, int row,
-                     const nsc_baff *f, double s)
+/* s * (terms of f) into row `row`: z terms into Mz, auxiliaries into Ml, the
+ * functions of time (sources src0 + k) into Mw */
+static void st_terms(nsc_builder *b, const nsc_bprog *p, const int *po, nsc_stmat Mz, nsc_stmat Ml, nsc_stmat Mw,
+                     int src0, int row, const nsc_baff *f, double s)
 {
     for (int k = f->t0; k < f->t0 + f->nt; k++) {
         const nsc_bterm *t = &p->term[k];
         double x = s * t->coef;
         if (t->kind == NSC_BT_V) nsc_st(b, Mz, row, nsc_zn(t->idx), x);
         else if (t->kind == NSC_BT_I) nsc_st(b, Mz, row, b->el_branch[p->elref[t->idx]], x);
+        else if (t->kind == NSC_BT_W) nsc_st(b, Mw, row, src0 + t->idx, x);
         else nsc_st(b, Ml, row, po[t->idx], x);
     }
 }
@@ -70,16 +74,16 @@ static nsc_status b_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     nsc_st_exact(b, row);
     if (e->kind == NSC_EL_BV) {
         nsc_st_vrow(b, row, e->node[0], e->node[1], 1.0);      /* 0 = v_a - v_b - out */
-        st_terms(b, p, po, NSC_ST_A, NSC_ST_B, row, &p->out, -1.0);
+        st_terms(b, p, po, NSC_ST_A, NSC_ST_B, NSC_ST_SS, s->src, row, &p->out, -1.0);
         nsc_st_s0(b, row, -p->out.c);
     } else {
         nsc_st(b, NSC_ST_A, row, row, -1.0);                   /* 0 = -i + out */
-        st_terms(b, p, po, NSC_ST_A, NSC_ST_B, row, &p->out, 1.0);
+        st_terms(b, p, po, NSC_ST_A, NSC_ST_B, NSC_ST_SS, s->src, row, &p->out, 1.0);
         nsc_st_s0(b, row, p->out.c);
     }
     for (int k = 0; k < p->nop; k++) {
         int j = po[k];
-        st_terms(b, p, po, NSC_ST_C, NSC_ST_D, j, &p->op[k].arg, -1.0);   /* y_j = ... - z */
+        st_terms(b, p, po, NSC_ST_C, NSC_ST_D, NSC_ST_SE, s->src, j, &p->op[k].arg, -1.0);   /* y_j = ... - z */
         nsc_st_e0(b, j, -p->op[k].arg.c);
         if (!p->op[k].step) {
             nsc_st(b, NSC_ST_D, j, j, 1.0);                    /* y = mu - z */
@@ -98,5 +102,10 @@ static int b_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return nsc_lin_add(f, NSC_T_Z, L->el_branch[ei], 1.0);
 }
 
-const nsc_device nsc_dev_bv = {NSC_EL_BV, "behavioural voltage source", 0, b_count, b_stamp, b_current, NSC_PC_CONTROLLED, 0, NULL};
-const nsc_device nsc_dev_bi = {NSC_EL_BI, "behavioural current source", 0, b_count, b_stamp, b_current, NSC_PC_CONTROLLED, 0, NULL};
+static const nsc_wave *b_wave(const nsc_circuit *c, int ei, int q)
+{
+    return &c->el[ei].bsrc->tw[q];
+}
+
+const nsc_device nsc_dev_bv = {NSC_EL_BV, "behavioural voltage source", 0, b_count, b_stamp, b_current, NSC_PC_CONTROLLED, 0, NULL, b_wave};
+const nsc_device nsc_dev_bi = {NSC_EL_BI, "behavioural current source", 0, b_count, b_stamp, b_current, NSC_PC_CONTROLLED, 0, NULL, b_wave};

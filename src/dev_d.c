@@ -168,4 +168,4 @@ static int d_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return 0;
 }
 
-const nsc_device nsc_dev_d = {NSC_EL_D, "diodes", 0, d_count, d_stamp, d_current, NSC_PC_SEMI, 1, NULL};
+const nsc_device nsc_dev_d = {NSC_EL_D, "diodes", 0, d_count, d_stamp, d_current, NSC_PC_SEMI, 1, NULL, NULL};

@@ -196,6 +196,10 @@ typedef struct nsc_device {
      * on entry. Returns their number, -1 on ENOMEM. NULL: one port, V(n+, n-)
      * and current() (none when current is NULL). */
     int (*ports)(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i);
+    /* ---- 6. sources ---- */
+    /* The waveform of element ei's q-th source (need.nsrc of them). NULL: every
+     * source of the element is its wave (V, I). */
+    const nsc_wave *(*wave)(const nsc_circuit *c, int ei, int q);
 } nsc_device;
 #define NSC_MAXPORT 3
 

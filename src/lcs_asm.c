@@ -296,7 +296,9 @@ nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin
     for (int ei = 0; ei < nel; ei++) {
         const nsc_device *dev = nsc_device_of(c->el[ei].kind);
         nsc_dev_slots s = {L->el_branch[ei], w.el_extra[ei], L->el_pair[ei], w.el_src[ei], w.need[ei].flag};
-        for (int q = 0; q < w.need[ei].nsrc; q++) L->src[s.src + q] = (nsc_src){&c->el[ei].wave, ei};
+        const nsc_device *dv = nsc_device_of(c->el[ei].kind);
+        for (int q = 0; q < w.need[ei].nsrc; q++)
+            L->src[s.src + q] = (nsc_src){dv->wave ? dv->wave(c, ei, q) : &c->el[ei].wave, ei};
         if (dev->stamp && (st = dev->stamp(&b, ei, &s))) goto fail;
     }
     for (int nd = 1; nd < nnode; nd++) {                     /* OP: .ic V(nd) as a source nd -> 0 */

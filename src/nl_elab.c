@@ -87,6 +87,8 @@ typedef struct elab {
     int capnode, capel, capmodel, capsave, capic;
     int *elmodel;           /* [nel] model index of D/M/S, else -1 */
     int *model_card;        /* [capmodel] the card of each model (duplicates are compared with it) */
+    nl_func *funcs;         /* .func and .param f(x)= definitions, every scope's (one namespace) */
+    int nfunc, capfunc;
     int *wgiven;            /* [nel] waveform fields given (V/I), to fill defaults */
     fixup *fix;
     int nfix, capfix;
@@ -238,7 +240,7 @@ static int is_ident(const char *s)
 static nsc_status value(elab *E, scope *sc, const nl_card *cd, const nl_field *f, double *v)
 {
     if (f->kind == NL_F_EXPR) {
-        nl_env env = { scope_lookup, sc, E->d->files[cd->file], sc->where };
+        nl_env env = { scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
         return nl_expr_eval(f->u.x, &env, v, E->r);
     }
     if (f->kind == NL_F_GROUP && f->nsub == 1) return value(E, sc, cd, &f->sub[0], v);
@@ -978,8 +980,7 @@ static nsc_status card_param(elab *E, scope *sc, const nl_card *cd)
         const nl_field *f = &cd->f[i];
         const char *k = pair_key(f, kb, sizeof kb);
         if (!k) {
-            if (f->kind == NL_F_PAIR && f->sub[0].kind == NL_F_CALL)
-                return err(E, sc, cd, f, "parameter functions are not supported ('%s(...)')", f->sub[0].u.s);
+            if (f->kind == NL_F_PAIR && f->sub[0].kind == NL_F_CALL) continue;   /* a function (funcs_collect) */
             return err(E, sc, cd, f, "expected name=value in .param, found '%s'", ftext(f));
         }
         double v;
@@ -1038,7 +1039,7 @@ static double expr_value(elab *E, scope *sc, const nl_card *cd, const nl_field *
 {
     nsc_report scratch;
     nsc_report_init(&scratch);
-    nl_env env = { scope_lookup, sc, E->d->files[cd->file], sc->where };
+    nl_env env = { scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
     double v = NAN;
     if (nl_expr_eval(f->u.x, &env, &v, &scratch)) v = NAN;
     nsc_report_free(&scratch);
@@ -1320,7 +1321,7 @@ static nsc_status b_compile(elab *E, scope *sc, const nl_card *cd, int el, const
     for (int q = from; q < cd->nf; q++)
         warn(E, sc, cd, &cd->f[q], "%s %s: '%s' is ignored", kind_name(E->c->el[el].kind), cd->f[0].u.s,
              ftext(&cd->f[q]));
-    nl_env env = { scope_lookup, sc, E->d->files[cd->file], sc->where };
+    nl_env env = { scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
     bctx B = { E, sc, cd, el };
     nl_pwl_env pe = { &env, b_node, b_branch, &B };
     nsc_bprog *p;
@@ -1453,10 +1454,10 @@ static nsc_status card_dot(elab *E, scope *sc, const nl_card *cd)
      * ngspice, LTspice or Xyce runs its .tran); without .tran/.op the run fails */
     static const char *const analyses[] = { ".ac", ".dc", ".tf", ".noise", ".disto", ".pz", ".sens", ".sp",
                                             ".four", ".hb", ".backanno" };
-    static const char *const unsup[] = { ".func", ".if", ".elseif", ".else", ".endif", ".csparam", ".data",
+    static const char *const unsup[] = { ".if", ".elseif", ".else", ".endif", ".csparam", ".data",
                                          ".endd", ".connect", ".alter", ".spiceinit" };
     if (head_is(cd, ".param") || head_is(cd, ".model") || head_is(cd, ".subckt") || head_is(cd, ".ends") ||
-        head_is(cd, ".global"))
+        head_is(cd, ".global") || head_is(cd, ".func"))
         return NSC_OK;                                 /* handled in other passes */
     if (head_is(cd, ".ic")) return card_ic(E, sc, cd);
     for (size_t k = 0; k < sizeof top_only / sizeof top_only[0]; k++)
@@ -1480,7 +1481,7 @@ static nsc_status card_dot(elab *E, scope *sc, const nl_card *cd)
             case 7: return card_step(E, sc, cd);
             case 10: return card_pss(E, sc, cd);
             default: {
-                nl_env env = { scope_lookup, sc, E->d->files[cd->file], sc->where };
+                nl_env env = { scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
                 return nl_meas_card(c, E->d, cd, &env, E->r);
             }
             }
@@ -1848,6 +1849,8 @@ static void elab_free(elab *E)
     free(E->ovused);
     free(E->buf);
     free(E->model_card);
+    for (int k = 0; k < E->nfunc; k++) free(E->funcs[k].formal);
+    free(E->funcs);
     nl_arena_free(&E->ar);
 }
 
@@ -1868,6 +1871,59 @@ static nsc_status top_params(elab *E, const scope *top)
     return NSC_OK;
 }
 
+/* One user function: head is the CALL field name(a, b, ...), body its EXPR. */
+static nsc_status func_add(elab *E, const nl_card *cd, const nl_field *head, const nl_field *body)
+{
+    const nl_expr *bx = body && body->kind == NL_F_EXPR ? body->u.x : NULL;
+    double num;
+    if (body && body->kind == NL_F_WORD && (is_ident(body->u.s) || nsc_parse_number(body->u.s, &num))) {
+        nl_expr *x = nl_expr_new(&E->ar, is_ident(body->u.s) ? NL_X_PARAM : NL_X_NUM, body->line, body->col, NULL, NULL);
+        if (!x || !(x->name = nl_strndup(&E->ar, body->u.s, strlen(body->u.s), x->op == NL_X_PARAM))) return oom(E);
+        x->num = num;
+        bx = x;                                         /* a bare name or number: f(x)=x */
+    }
+    if (!bx)
+        return err(E, NULL, cd, body ? body : head, "the body of function '%s' must be an expression in braces: "
+                   "%s(...) {expr}", head->u.s, head->u.s);
+    char *name = nl_strndup(&E->ar, head->u.s, strlen(head->u.s), 1);
+    if (!name) return oom(E);
+    for (int k = 0; k < E->nfunc; k++)
+        if (!strcmp(E->funcs[k].name, name)) return err(E, NULL, cd, head, "function '%s' defined twice", head->u.s);
+    if (nsc_grow((void **)&E->funcs, &E->capfunc, E->nfunc + 1, sizeof *E->funcs)) return oom(E);
+    nl_func *fn = &E->funcs[E->nfunc];
+    *fn = (nl_func){ name, 0, calloc((size_t)head->nsub + 1, sizeof(char *)), bx };
+    if (!fn->formal) return oom(E);
+    E->nfunc++;
+    for (int k = 0; k < head->nsub; k++) {
+        const nl_field *a = &head->sub[k];
+        const char *an = a->kind == NL_F_WORD ? a->u.s : a->kind == NL_F_EXPR && a->u.x->op == NL_X_PARAM ? a->u.x->name : NULL;
+        if (!an || !is_ident(an)) return err(E, NULL, cd, a, "expected an argument name in function '%s'", head->u.s);
+        if (!(fn->formal[fn->nformal++] = nl_strndup(&E->ar, an, strlen(an), 1))) return oom(E);
+    }
+    return NSC_OK;
+}
+
+/* Every .func name(a, b) {body} (also `= {body}`) and .param name(a, b) = {body}
+ * of the deck, before any expression is evaluated. */
+static nsc_status funcs_collect(elab *E)
+{
+    for (int c = 0; c < E->d->ncard; c++) {
+        const nl_card *cd = &E->d->card[c];
+        if (head_is(cd, ".func")) {
+            const nl_field *f = cd->nf > 1 ? &cd->f[1] : NULL;
+            if (f && f->kind == NL_F_PAIR && f->sub[0].kind == NL_F_CALL) { if (func_add(E, cd, &f->sub[0], &f->sub[1])) return E->r->status; }
+            else if (f && f->kind == NL_F_CALL) { if (func_add(E, cd, f, cd->nf > 2 ? &cd->f[2] : NULL)) return E->r->status; }
+            else return err(E, NULL, cd, f, "expected .func name(arguments) {expression}");
+        } else if (head_is(cd, ".param")) {
+            for (int i = 1; i < cd->nf; i++)
+                if (cd->f[i].kind == NL_F_PAIR && cd->f[i].sub[0].kind == NL_F_CALL
+                    && func_add(E, cd, &cd->f[i].sub[0], &cd->f[i].sub[1]))
+                    return E->r->status;
+        }
+    }
+    return NSC_OK;
+}
+
 static nsc_status elaborate(elab *E)
 {
     nsc_circuit *c = E->c;
@@ -1877,7 +1933,7 @@ static nsc_status elaborate(elab *E)
     int g;
     if (node_new(E, "0", NULL, NULL, &g)) return E->r->status;
     if (E->nov && !(E->ovused = calloc((size_t)E->nov, 1))) return oom(E);
-    if (build_defs(E)) return E->r->status;
+    if (funcs_collect(E) || build_defs(E)) return E->r->status;
     const nl_card *over = NULL;
     def_size(E, E->defs[0], 0, &over);
     if (over)

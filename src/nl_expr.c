@@ -36,8 +36,58 @@ static const fn1 FN1[] = {
     { "floor", floor }, { "ceil", ceil },
 };
 
+const nl_func *nl_func_find(const nl_env *env, const char *name)
+{
+    for (int k = 0; env && k < env->nfunc; k++)
+        if (!strcmp(env->funcs[k].name, name)) return &env->funcs[k];
+    return NULL;
+}
+
+static nsc_status nargs_fail(const nl_expr *e, const nl_func *fn, const nl_env *env, nsc_report *r)
+{
+    nsc_loc loc = { env->file, e->line, e->col };
+    return nsc_err(r, NSC_ENETLIST, &loc, "function '%s' takes %d argument%s, not %d%s", e->name, fn->nformal,
+                   fn->nformal == 1 ? "" : "s", e->nargs, env->where ? env->where : "");
+}
+
+/* A user function's frame: its formal names bound to the arguments' values,
+ * other names looked up where it was called. */
+typedef struct frame {
+    const nl_func *fn;
+    const double *val;
+    const nl_env *up;
+} frame;
+
+static int frame_lookup(void *ctx, const char *name, double *v)
+{
+    const frame *fr = ctx;
+    for (int k = 0; k < fr->fn->nformal; k++)
+        if (!strcmp(fr->fn->formal[k], name)) { *v = fr->val[k]; return 1; }
+    return fr->up->lookup && fr->up->lookup(fr->up->ctx, name, v);
+}
+
+static nsc_status eval_user(const nl_expr *e, const nl_func *fn, const nl_env *env, double *v, nsc_report *r)
+{
+    if (e->nargs != fn->nformal) return nargs_fail(e, fn, env, r);
+    if (env->depth >= NL_FUNC_MAXDEPTH)
+        return fail(e, env, r, "calls of '%s' nested too deeply (a recursive function?)%s", e->name);
+    double x[64];
+    if (fn->nformal > 64) return fail(e, env, r, "function '%s' has too many arguments%s", e->name);
+    int n = 0;
+    for (const nl_expr *a = e->a; a; a = a->next)
+        if (nl_expr_eval(a, env, &x[n++], r)) return r->status;
+    frame fr = { fn, x, env };
+    nl_env in = *env;
+    in.lookup = frame_lookup;
+    in.ctx = &fr;
+    in.depth = env->depth + 1;
+    return nl_expr_eval(fn->body, &in, v, r);
+}
+
 static nsc_status eval_call(const nl_expr *e, const nl_env *env, double *v, nsc_report *r)
 {
+    const nl_func *fn = nl_func_find(env, e->name);
+    if (fn) return eval_user(e, fn, env, v, r);
     double x[3] = { 0, 0, 0 };
     int n = 0, want = -1;
     for (size_t k = 0; k < sizeof FN1 / sizeof FN1[0]; k++)
@@ -255,4 +305,73 @@ int nsc_parse_number(const char *text, double *v)
     free(num);
     *v = x * (mu ? 1e-6 : scale(p));
     return 1;
+}
+
+/* ---- inline expansion of user functions (the PWL compiler's input) ---- */
+
+static nsc_status expand(const nl_expr *e, const nl_env *env, nl_arena *ar, const nl_func *fn, const nl_expr *const *arg,
+                         int depth, const nl_expr **out, nsc_report *r);
+
+static nl_expr *copy_node(nl_arena *ar, const nl_expr *e)
+{
+    nl_expr *x = nl_alloc(ar, sizeof *x);
+    if (x) *x = *e;
+    return x;
+}
+
+/* e's operands expanded into a copy of e (*out = e when none changed) */
+static nsc_status expand_ops(const nl_expr *e, const nl_env *env, nl_arena *ar, const nl_func *fn,
+                             const nl_expr *const *arg, int depth, const nl_expr **out, nsc_report *r)
+{
+    const nl_expr *a = NULL, *b = NULL, *c = NULL;
+    if ((e->a && e->op != NL_X_CALL && expand(e->a, env, ar, fn, arg, depth, &a, r))
+        || (e->b && expand(e->b, env, ar, fn, arg, depth, &b, r)) || (e->c && expand(e->c, env, ar, fn, arg, depth, &c, r)))
+        return r->status;
+    nl_expr *x = copy_node(ar, e);
+    if (!x) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (e->op == NL_X_CALL) {                          /* the arguments, a list */
+        nl_expr **tail = &x->a;
+        for (const nl_expr *p = e->a; p; p = p->next) {
+            const nl_expr *q;
+            if (expand(p, env, ar, fn, arg, depth, &q, r)) return r->status;
+            nl_expr *qc = copy_node(ar, q);
+            if (!qc) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+            qc->next = NULL;
+            *tail = qc;
+            tail = &qc->next;
+        }
+    } else {
+        x->a = (nl_expr *)a;
+        x->b = (nl_expr *)b;
+        x->c = (nl_expr *)c;
+    }
+    *out = x;
+    return NSC_OK;
+}
+
+/* e with the formal names of fn (when set) replaced by arg[], and calls of user
+ * functions inlined. */
+static nsc_status expand(const nl_expr *e, const nl_env *env, nl_arena *ar, const nl_func *fn, const nl_expr *const *arg,
+                         int depth, const nl_expr **out, nsc_report *r)
+{
+    if (e->op == NL_X_PARAM && fn)
+        for (int k = 0; k < fn->nformal; k++)
+            if (!strcmp(fn->formal[k], e->name)) { *out = arg[k]; return NSC_OK; }
+    const nl_func *g = e->op == NL_X_CALL ? nl_func_find(env, e->name) : NULL;
+    if (!g) return expand_ops(e, env, ar, fn, arg, depth, out, r);
+    if (e->nargs != g->nformal) return nargs_fail(e, g, env, r);
+    if (depth >= NL_FUNC_MAXDEPTH || g->nformal > 64)
+        return fail(e, env, r, "calls of '%s' nested too deeply (a recursive function?)%s", e->name);
+    const nl_expr *ga[64];
+    int n = 0;
+    for (const nl_expr *p = e->a; p; p = p->next)        /* the arguments, in the caller's names */
+        if (expand(p, env, ar, fn, arg, depth, &ga[n++], r)) return r->status;
+    return expand(g->body, env, ar, g, ga, depth + 1, out, r);
+}
+
+nsc_status nl_expr_expand(const nl_expr *e, const nl_env *env, nl_arena *ar, const nl_expr **out, nsc_report *r)
+{
+    *out = e;
+    if (!env || env->nfunc == 0) return NSC_OK;
+    return expand(e, env, ar, NULL, NULL, 0, out, r);
 }

@@ -33,13 +33,34 @@ typedef struct nl_expr {
 /* Deeper trees are rejected by the parser (keeps evaluation recursion bounded). */
 #define NL_EXPR_MAXDEPTH 2000
 
-/* Evaluation context: parameter lookup and message decoration. */
+/* A user function: `.func name(a, b) {body}` or `.param name(a, b) = {body}`. */
+typedef struct nl_func {
+    const char *name;       /* lower case */
+    int nformal;
+    const char **formal;    /* [nformal] lower case */
+    const nl_expr *body;
+} nl_func;
+
+#define NL_FUNC_MAXDEPTH 64 /* nested calls of user functions (a recursive one is an error) */
+
+/* Evaluation context: parameter lookup, user functions and message decoration. */
 typedef struct nl_env {
     int (*lookup)(void *ctx, const char *name, double *v); /* lower-case name; 1 if defined */
     void *ctx;
     const char *file;   /* file of the card (for messages) */
     const char *where;  /* appended to messages, e.g. " (in instance x1)"; may be NULL */
+    const nl_func *funcs;   /* [nfunc] the netlist's user functions (may be NULL) */
+    int nfunc;
+    int depth;          /* user-function calls being evaluated */
 } nl_env;
+
+/* The user function of env named name, NULL if none. */
+const nl_func *nl_func_find(const nl_env *env, const char *name);
+
+/* *out = e with every call of a user function replaced by its body, its
+ * formal names bound to the argument trees (new nodes in ar; e itself when it
+ * calls none). Errors: wrong argument count, nesting beyond NL_FUNC_MAXDEPTH. */
+nsc_status nl_expr_expand(const nl_expr *e, const nl_env *env, nl_arena *ar, const nl_expr **out, nsc_report *r);
 
 /* New node in arena a (NULL on allocation failure); depth computed from a, b. */
 nl_expr *nl_expr_new(nl_arena *ar, nl_xop op, int line, int col, nl_expr *a, nl_expr *b);

@@ -165,6 +165,90 @@ static int has_unknown(const nl_expr *e)
 
 static nsc_status compile(pctx *P, const nl_expr *e, aff *out);
 
+/* does e depend on V() or I() (not only on time and parameters)? */
+static int has_vi(const nl_expr *e)
+{
+    if (!e || e->op == NL_X_PARAM) return 0;
+    if (e->op == NL_X_CALL) {
+        if ((!strcmp(e->name, "v") || !strcmp(e->name, "i")) && e->nargs >= 1) return 1;
+        for (const nl_expr *a = e->a; a; a = a->next)
+            if (has_vi(a)) return 1;
+        return 0;
+    }
+    return has_vi(e->a) || has_vi(e->b) || has_vi(e->c);
+}
+
+/* can e (of time and parameters) be a smooth waveform: numbers, names,
+ * + - * / ^ and the functions of nsc_wave_func? */
+static int smooth(const nl_expr *e)
+{
+    int na;
+    switch (e->op) {
+    case NL_X_NUM: case NL_X_PARAM: return 1;
+    case NL_X_NEG: return smooth(e->a);
+    case NL_X_ADD: case NL_X_SUB: case NL_X_MUL: case NL_X_DIV: case NL_X_POW: return smooth(e->a) && smooth(e->b);
+    case NL_X_CALL:
+        if (nsc_wave_func(e->name, &na) < 0 || na != e->nargs) return 0;
+        for (const nl_expr *a = e->a; a; a = a->next)
+            if (!smooth(a)) return 0;
+        return 1;
+    default: return 0;
+    }
+}
+
+#define NL_WSTACK 64   /* wave.c's evaluation stack */
+
+/* Postfix code of smooth e into w (grown); *sp the stack depth, *peak its
+ * largest. Subtrees without time are evaluated as numbers. */
+static nsc_status emit(pctx *P, const nl_expr *e, nsc_wave *w, int *cap, int *sp, int *peak)
+{
+    nsc_winstr in = { NSC_WOP_NUM, 0, 0 };
+    nsc_status st;
+    if (!has_unknown(e)) {
+        if ((st = nl_expr_eval(e, P->env->ev, &in.num, P->r))) return st;
+    } else if (e->op == NL_X_PARAM) {
+        in.op = NSC_WOP_TIME;
+    } else if (e->op == NL_X_CALL) {
+        int na;
+        in.op = NSC_WOP_CALL;
+        in.fn = nsc_wave_func(e->name, &na);
+        for (const nl_expr *a = e->a; a; a = a->next)
+            if ((st = emit(P, a, w, cap, sp, peak))) return st;
+        *sp -= na;
+    } else {
+        static const nsc_wop ops[] = { [NL_X_NEG] = NSC_WOP_NEG, [NL_X_ADD] = NSC_WOP_ADD, [NL_X_SUB] = NSC_WOP_SUB,
+                                       [NL_X_MUL] = NSC_WOP_MUL, [NL_X_DIV] = NSC_WOP_DIV, [NL_X_POW] = NSC_WOP_POW };
+        in.op = ops[e->op];
+        if ((st = emit(P, e->a, w, cap, sp, peak))) return st;
+        if (e->b && (st = emit(P, e->b, w, cap, sp, peak))) return st;
+        *sp -= e->b ? 2 : 1;
+    }
+    if (++*sp > *peak) *peak = *sp;
+    if (*peak > NL_WSTACK) return fail(P, e, "expression of time too deeply nested for a waveform");
+    if (nsc_grow((void **)&w->code, cap, w->ncode + 1, sizeof *w->code)) return oom(P);
+    w->code[w->ncode++] = in;
+    return NSC_OK;
+}
+
+/* e, a smooth function of time, as the program's waveform k: out = w_k(t).
+ * Its value at t = 0 (the operating point's) must be finite. */
+static nsc_status time_wave(pctx *P, const nl_expr *e, aff *out)
+{
+    nsc_bprog *p = P->p;
+    nsc_wave *tw = realloc(p->tw, sizeof *tw * ((size_t)p->ntw + 1));
+    if (!tw) return oom(P);
+    p->tw = tw;
+    nsc_wave *w = &tw[p->ntw++];
+    memset(w, 0, sizeof *w);
+    w->kind = NSC_WAVE_EXPR;
+    int cap = 0, sp = 0, peak = 0;
+    nsc_status st = emit(P, e, w, &cap, &sp, &peak);
+    if (st) return st;
+    w->dc = nsc_wave_eval(w, 0);
+    if (!isfinite(w->dc)) return fail(P, e, "this function of time is not finite at t = 0");
+    return aff_addterm(out, NSC_BT_W, p->ntw - 1, 1.0) ? oom(P) : NSC_OK;
+}
+
 /* a name in V()/I(): an identifier or a number token ("V(1)") */
 static const char *arg_name(const nl_expr *a)
 {
@@ -261,6 +345,10 @@ static nsc_status call(pctx *P, const nl_expr *e, aff *out)
     int n = -1;
     for (size_t k = 0; k < sizeof FN / sizeof FN[0]; k++)
         if (!strcmp(f, FN[k].name)) n = FN[k].n;
+    if (n < 0 && !has_vi(e))                                  /* floor(time), a user's function ... */
+        return fail(P, e, "a function of time other than sqrt exp log ln log10 sin cos tan asin acos atan sinh cosh "
+                          "tanh pow atan2 (smooth) or abs u uramp sgn min max limit if (piecewise-linear) is not "
+                          "supported");
     if (n < 0) return fail(P, e, "a function other than abs u uramp sgn min max limit if, of a node voltage or "
                                   "current, is not piecewise-linear");
     if (e->nargs != n) return fail(P, e, "wrong number of arguments");
@@ -331,7 +419,8 @@ static nsc_status binary(pctx *P, const nl_expr *e, aff *out)
         if (a.boolean && b.boolean && !aff_is_const(&a) && !aff_is_const(&b))
             return minmax(P, 0, &a, &b, out);          /* a product of comparisons is their && */
         if (!aff_is_const(&a) && !aff_is_const(&b))
-            st = fail(P, e, "product of two node voltages or currents is not piecewise-linear");
+            st = fail(P, e, has_vi(e->a) && has_vi(e->b) ? "product of two node voltages or currents is not piecewise-linear"
+                            : "product of a node voltage or current and a function of time is not piecewise-linear");
         else st = aff_comb(out, aff_is_const(&b) ? b.c : 0, &a, aff_is_const(&a) ? a.c : 0, &b) ? oom(P) : NSC_OK;
         if (!st && aff_is_const(&a) && aff_is_const(&b)) out->c = a.c * b.c;
         break;
@@ -397,10 +486,10 @@ static nsc_status compile1(pctx *P, const nl_expr *e, aff *out)
         out->boolean = out->c == 0 || out->c == 1;
         return NSC_OK;
     }
+    if (!has_vi(e) && smooth(e)) return time_wave(P, e, out);   /* a smooth function of time */
     switch (e->op) {
-    case NL_X_PARAM:                                   /* `time`: the only unknown name */
-        return fail(P, e, "'time' in a B source is not supported yet: use a V or I source's PULSE, SIN or PWL "
-                          "waveform");
+    case NL_X_PARAM:                                   /* (time is a waveform above) */
+        return fail(P, e, "unexpected name");
     case NL_X_CALL:
         return call(P, e, out);
     case NL_X_NEG: case NL_X_NOT:
@@ -424,13 +513,17 @@ nsc_status nl_pwl_compile(const nl_expr *x, const nl_pwl_env *env, nsc_bprog **o
     pctx P = { env, r, calloc(1, sizeof(nsc_bprog)), 0, 0, NULL, 0 };
     if (!P.p) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
     aff v;
-    nsc_status st = compile(&P, x, &v);
+    nl_arena ar = { 0 };                               /* user functions inlined (nl_expr_expand) */
+    const nl_expr *xe;
+    nsc_status st = nl_expr_expand(x, env->ev, &ar, &xe, r);
+    if (!st) st = compile(&P, xe, &v);
     if (!st) {
         if (store(&P, &v, &P.p->out)) st = oom(&P);
         aff_free(&v);
     }
     for (int k = 0; k < P.p->nelref; k++) free(P.iname[k]);
     free(P.iname);
+    nl_arena_free(&ar);
     if (st) nsc_bprog_free(P.p);
     else *out = P.p;
     return st;

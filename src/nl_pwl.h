@@ -8,7 +8,10 @@
  * comparisons (their &&). Subexpressions of parameters only are evaluated as
  * numbers (any function). Everything else is an error naming the offending
  * subexpression: a product of two unknowns, exp(V(x)) and other nonlinear
- * functions of unknowns, == or != of unknowns, `time`. */
+ * functions of unknowns, == or != of unknowns. `time` is an unknown whose smooth
+ * functions (numbers, + - * / ^, sin exp ... of nsc_wave_func) become the
+ * program's own waveforms (tw, NSC_WAVE_EXPR); comparisons and the PWL
+ * functions of them are relays and ramps like any other. */
 #ifndef NSC_NL_PWL_H
 #define NSC_NL_PWL_H
 

@@ -72,7 +72,7 @@ static nsc_status common_period(const nsc_circuit *c, const nsc_lcs *L, double *
         double s, p = nsc_wave_period(L->src[j].wave, &s);
         const nsc_element *e = &c->el[L->src[j].el];
         if (p < 0 && !(*T > 0))
-            return nsc_err(r, NSC_ENETLIST, &e->loc, "source %s is not periodic (EXP or a damped SIN): give the "
+            return nsc_err(r, NSC_ENETLIST, &e->loc, "source %s is not periodic (EXP, a damped SIN, a B source's function of time): give the "
                            "steady state's period with --period or .pss period=", e->name);
         if (s > *since) *since = s;
         if (p > pmax) pmax = p;

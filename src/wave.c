@@ -5,6 +5,7 @@
 #include "circuit.h"
 
 #include <math.h>
+#include <string.h>
 
 #define NSC_PI 3.14159265358979323846
 
@@ -65,6 +66,53 @@ static double pwl(const nsc_wave *w, double t)
     return tb > ta ? va + (vb - va) * (t - ta) / (tb - ta) : vb;
 }
 
+/* ---- EXPR: smooth functions of time ---- */
+
+typedef struct wfn { const char *name; int nargs; double (*f1)(double); double (*f2)(double, double); } wfn;
+static const wfn WFN[] = {
+    { "sqrt", 1, sqrt, NULL }, { "exp", 1, exp, NULL }, { "log", 1, log, NULL }, { "ln", 1, log, NULL },
+    { "log10", 1, log10, NULL }, { "sin", 1, sin, NULL }, { "cos", 1, cos, NULL }, { "tan", 1, tan, NULL },
+    { "asin", 1, asin, NULL }, { "acos", 1, acos, NULL }, { "atan", 1, atan, NULL }, { "sinh", 1, sinh, NULL },
+    { "cosh", 1, cosh, NULL }, { "tanh", 1, tanh, NULL }, { "pow", 2, NULL, pow }, { "atan2", 2, NULL, atan2 },
+};
+#define NWFN ((int)(sizeof WFN / sizeof WFN[0]))
+
+int nsc_wave_func(const char *name, int *nargs)
+{
+    for (int k = 0; k < NWFN; k++)
+        if (!strcmp(name, WFN[k].name)) { *nargs = WFN[k].nargs; return k; }
+    return -1;
+}
+
+double nsc_wave_call(int fn, const double *x)
+{
+    if (fn < 0 || fn >= NWFN) return NAN;
+    return WFN[fn].nargs == 1 ? WFN[fn].f1(x[0]) : WFN[fn].f2(x[0], x[1]);
+}
+
+#define NSC_WSTACK 64   /* the compiler (nl_pwl.c) refuses deeper code */
+
+static double expr_eval(const nsc_wave *w, double t)
+{
+    double st[NSC_WSTACK];
+    int sp = 0;
+    for (int k = 0; k < w->ncode; k++) {
+        const nsc_winstr *c = &w->code[k];
+        switch (c->op) {
+        case NSC_WOP_NUM: st[sp++] = c->num; break;
+        case NSC_WOP_TIME: st[sp++] = t; break;
+        case NSC_WOP_NEG: st[sp - 1] = -st[sp - 1]; break;
+        case NSC_WOP_ADD: sp--; st[sp - 1] += st[sp]; break;
+        case NSC_WOP_SUB: sp--; st[sp - 1] -= st[sp]; break;
+        case NSC_WOP_MUL: sp--; st[sp - 1] *= st[sp]; break;
+        case NSC_WOP_DIV: sp--; st[sp - 1] /= st[sp]; break;
+        case NSC_WOP_POW: sp--; st[sp - 1] = pow(st[sp - 1], st[sp]); break;
+        case NSC_WOP_CALL: sp -= WFN[c->fn].nargs - 1; st[sp - 1] = nsc_wave_call(c->fn, &st[sp - 1]); break;
+        }
+    }
+    return sp == 1 ? st[0] : NAN;
+}
+
 double nsc_wave_eval(const nsc_wave *w, double t)
 {
     switch (w->kind) {
@@ -72,6 +120,7 @@ double nsc_wave_eval(const nsc_wave *w, double t)
     case NSC_WAVE_SIN: return sine(w->p, t);
     case NSC_WAVE_EXP: return expo(w->p, t);
     case NSC_WAVE_PWL: return pwl(w, t);
+    case NSC_WAVE_EXPR: return expr_eval(w, t);
     default: return w->dc;
     }
 }
@@ -166,6 +215,7 @@ double nsc_wave_period(const nsc_wave *w, double *since)
         if (p[1] == 0 || p[2] == 0) return 0;
         return p[4] == 0 && p[2] > 0 ? 1 / p[2] : -1;
     case NSC_WAVE_EXP: return p[0] == p[1] ? 0 : -1;
+    case NSC_WAVE_EXPR: return -1;                            /* a function of time: not known periodic */
     case NSC_WAVE_PWL: {                                      /* r=: tn - r from r; else constant after tn */
         int n = w->np / 2;
         if (n == 0) return 0;

@@ -496,7 +496,7 @@ Test(elab, dot_card_errors)
     bad("t\nR1 a 0 1\n.tran\n", "t.cir:3:1: error: .tran needs tstep and tstop (or tstop alone)");
     bad("t\nR1 a 0 1\n.tran 1u 1m 2m\n", "t.cir:3:13: error: tstart of .tran must be in [0, tstop)");
     bad("t\nR1 a 0 1\n.foo\n", "t.cir:3:1: error: unknown card '.foo'");
-    bad("t\nR1 a 0 1\n.func f(x) {x}\n", "t.cir:3:1: error: unsupported card '.func'");
+    bad("t\nR1 a 0 1\n.func f(x) {x}\n.func F(y) {y}\n", "t.cir:4:7: error: function 'f' defined twice");
     bad("t\nR1 a 0 1\n.save v(zz)\n", "t.cir:3:9: error: unknown node 'zz' in .save");
     bad("t\nR1 a 0 1\n.save i(zz)\n", "t.cir:3:9: error: unknown element 'zz' in .save");
     bad("t\nR1 a 0 1\n.print tran vdb(a)\n", "t.cir:3:13: error: unsupported output 'vdb' in .print (use V(n), V(a,b), I(element))");
@@ -689,8 +689,8 @@ Test(elab, behavioural_source_errors)
                                 "voltage or current, is not piecewise-linear: 'exp(v(b))'" },
         { "B1 a 0 V=V(b)==1 ? 1 : 0", "t.cir:5:14: error: '==' and '!=' of node voltages or currents are not "
                                       "piecewise-linear (true at one point only): use < or >: 'v(b)==1'" },
-        { "B1 a 0 V=time", "t.cir:5:10: error: 'time' in a B source is not supported yet: use a V or I source's "
-                           "PULSE, SIN or PWL waveform: 'time'" },
+        { "B1 a 0 V=V(b)*time", "t.cir:5:14: error: product of a node voltage or current and a function of time is "
+                                "not piecewise-linear: 'v(b)*time'" },
         { "B1 a 0 V=V(b) ? 1 : 0", "t.cir:5:15: error: '?:' needs a comparison (such as V(a) > V(b)) where it has a "
                                    "node voltage or current: not piecewise-linear: 'v(b)?1:0'" },
         { "B1 a 0 V={V(b)>1 ? V(b) : 0}", "t.cir:5:18: error: '?:' (or if()) whose two values differ by a node voltage "

@@ -155,6 +155,7 @@ Test(expr, errors)
     bad("", "{sqrt(1,2)}", "t.cir:3:9: error: function 'sqrt' takes 1 argument");
     bad(".param a=1 b=c", "1", "t.cir:2:14: error: undefined parameter 'c'");
     bad(".param b=a a=1", "1", "t.cir:2:10: error: undefined parameter 'a'"); /* order matters */
-    bad(".param f(x)=x", "1", "t.cir:2:8: error: parameter functions are not supported ('f(...)')");
+    bad(".param f(x)=x", "{f(1,2)}", "t.cir:3:9: error: function 'f' takes 1 argument, not 2");
+    bad(".param f(x)=x+", "1", "t.cir:2:13: error: the body of function 'f' must be an expression in braces: f(...) {expr}");
     bad(".param 5", "1", "t.cir:2:8: error: expected name=value in .param, found '5'");
 }
