@@ -37,10 +37,15 @@ typedef struct mos_par {
 static const char *const known[] = {"level", "vto", "vt0", "vth0", "kp", "cgso", "cgdo", "segments", "tox", "uo", "u0",
                                     NULL};
 
-static int is_known(const char *name)
+/* what the elaborator takes from a VDMOS card (nl_elab.c vdmos_model) */
+static const char *const known_vdmos[] = {"rd", "rs", "rg", "rb", "is", "n", "cgs", "cgdmin", "cgdmax", NULL};
+
+static int is_known(const nsc_model *m, const char *name)
 {
     for (int k = 0; known[k]; k++)
         if (nsc_strieq(name, known[k])) return 1;
+    for (int k = 0; m->vdmos && known_vdmos[k]; k++)
+        if (nsc_strieq(name, known_vdmos[k])) return 1;
     return 0;
 }
 
@@ -87,11 +92,15 @@ static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     char ign[256] = "";
     size_t len = 0;
     for (int q = 0; q < m->npar; q++)
-        if (!is_known(m->pname[q]) && len + strlen(m->pname[q]) + 2 < sizeof ign)
+        if (!is_known(m, m->pname[q]) && len + strlen(m->pname[q]) + 2 < sizeof ign)
             len += (size_t)snprintf(ign + len, sizeof ign - len, "%s%s", len ? " " : "", m->pname[q]);
     double level = 1;
     nsc_model_get(m, "level", &level);
-    if (level != 1 && level != 3)                             /* LEVEL=2, 6, BSIM's 8/49/54 ...: mapped */
+    if (m->vdmos) {
+        if (len)
+            nsc_warn(ctx->r, &m->loc, "VDMOS model '%s': parameters %s ignored (PWL Sah model: VTO=%g KP=%g, %d "
+                     "segments; RD RS RG resistors, body diode IS N RB)", m->name, ign, p.vto, p.kp, p.nb + 1);
+    } else if (level != 1 && level != 3)                      /* LEVEL=2, 6, BSIM's 8/49/54 ...: mapped */
         nsc_warn(ctx->r, &m->loc, "MOS model '%s': a LEVEL=%g card, simulated as the PWL Sah model (VTO=%g "
                  "KP=%g, %d segments)%s%s%s", m->name, level, p.vto, p.kp, p.nb + 1, len ? "; parameters " : "",
                  ign, len ? " ignored" : "");

@@ -403,7 +403,7 @@ static nsc_status model_ref(elab *E, scope *sc, const nl_card *cd, const nl_fiel
     if (other >= 0) {
         const nl_card *mc = &E->d->card[other];
         nsc_loc l = nl_field_loc(E->d, mc, &mc->f[2]);
-        return err(E, sc, cd, f, "model '%s' of %s %s has unsupported type '%s' (%s:%d; supported: D NMOS PMOS SW CSW)",
+        return err(E, sc, cd, f, "model '%s' of %s %s has unsupported type '%s' (%s:%d; supported: D NMOS PMOS VDMOS SW CSW)",
                    f->u.s, kind_name(e->kind), cd->f[0].u.s, mc->f[2].u.s, l.file, l.line);
     }
     if (m < 0) return err(E, sc, cd, f, "unknown model '%s' for %s %s", f->u.s, kind_name(e->kind), cd->f[0].u.s);
@@ -829,18 +829,78 @@ static nsc_status card_fh(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
 }
 
 /* D: a k model [area] [off] [...]; M: d g s b model [W= L= ...]; S: n+ n- nc+ nc- model [on|off] */
+/* The model named by field f in scope sc (or an enclosing one), -1 if none. */
+static int model_named(elab *E, const scope *sc, const nl_field *f)
+{
+    const char *k = f->kind == NL_F_WORD ? cat(E, "", f->u.s) : NULL;
+    int m = -1;
+    for (const scope *s = sc; k && s && m < 0; s = s->up)
+        if (!nl_hash_get(&s->models, k, &m)) m = -1;
+    return m;
+}
+
+/* A VDMOS transistor (3 terminals, the body at the source): RD, RS, RG of its
+ * model as resistors NAME#rd ... to internal nodes NAME#d, NAME#s, NAME#g, and
+ * the body diode NAME#body (model MODEL#body) across the external terminals. */
+static nsc_status vdmos_expand(elab *E, scope *sc, const nl_card *cd, int el, int mi)
+{
+    static const char *const rn[] = { "rd", "rg", "rs" }, *const in[] = { "d", "g", "s" };
+    int ext[3];
+    for (int t = 0; t < 3; t++) ext[t] = E->c->el[el].node[t];
+    for (int t = 0; t < 3; t++) {
+        double r = 0;
+        if (!nsc_model_get(&E->c->model[mi], rn[t], &r) || r == 0) continue;
+        if (!(r > 0)) return err(E, sc, cd, NULL, "VDMOS model '%s': %s = %g must be >= 0", E->c->model[mi].name, rn[t], r);
+        char *name = nsc_asprintf("%s#%s", E->c->el[el].name, in[t]);
+        int nd, old;
+        nsc_status st = !name ? oom(E) : nl_hash_get(&E->nodes, name, &old)
+                        ? err(E, sc, cd, NULL, "node '%s' of the netlist clashes with an internal node of VDMOS %s", name,
+                              cd->f[0].u.s) : node_new(E, name, cd, &cd->f[0], &nd);
+        free(name);
+        if (st) return st;
+        E->c->el[el].node[t] = nd;
+        if (t == 2 && E->c->el[el].node[3] == ext[2]) E->c->el[el].node[3] = nd;   /* the body is the source */
+        if ((st = parasitic(E, sc, cd, el, rn[t], NSC_EL_R, r, ext[t], nd))) return st;
+    }
+    char *bm = nsc_asprintf("%s#body", E->c->model[mi].name);
+    int b = -1, dm = -1;
+    for (int k = 0; bm && k < E->c->nmodel && dm < 0; k++)
+        if (!strcmp(E->c->model[k].name, bm)) dm = k;
+    free(bm);
+    if (dm < 0) return oom(E);
+    int pchan = E->c->model[mi].type == NSC_MOD_PMOS;
+    nsc_status st = parasitic(E, sc, cd, el, "body", NSC_EL_D, 0, pchan ? ext[0] : ext[2], pchan ? ext[2] : ext[0]);
+    if (st) return st;
+    b = E->c->nel - 1;
+    E->elmodel[b] = dm;
+    return NSC_OK;
+}
+
 static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
 {
     const nl_field *f = cd->f;
     int n = k == NSC_EL_D ? 2 : k == NSC_EL_W ? 3 : 4, el;           /* W: n+ n- vsense */
+    int vm = k == NSC_EL_M && cd->nf >= 5 ? model_named(E, sc, &f[4]) : -1, skip = 0;
+    if (vm >= 0 && E->c->model[vm].vdmos) n = 3;                 /* M d g s VDMOSMODEL */
+    else if (k == NSC_EL_M && cd->nf >= 6 && (vm = model_named(E, sc, &f[5])) >= 0 && E->c->model[vm].vdmos) {
+        n = 3;                                                    /* M d g s x VDMOSMODEL: ngspice's */
+        skip = 1;                                                 /* 4th and 5th are thermal nodes */
+        warn(E, sc, cd, &f[4], "the fourth node of VDMOS %s is not used (its body is its source)", f[0].u.s);
+    } else
+        vm = -1;
     if (element_new(E, sc, cd, k, &el) || nodes(E, sc, cd, el, k == NSC_EL_W ? 2 : n)) return E->r->status;
+    if (vm >= 0) {
+        E->c->el[el].nnode = 4;
+        E->c->el[el].node[3] = E->c->el[el].node[2];
+    }
     if (k == NSC_EL_W && cd->nf < 4) return err(E, sc, cd, NULL, "missing sense voltage source for switch %s", f[0].u.s);
     if (k == NSC_EL_W && fixup_add(E, sc, cd, &f[3], el, 0)) return E->r->status;
     if (cd->nf < n + 2) return err(E, sc, cd, NULL, "missing model name for %s %s", kind_name(k), f[0].u.s);
-    if (model_ref(E, sc, cd, &f[n + 1], el)) return E->r->status;
+    if (model_ref(E, sc, cd, &f[n + 1 + skip], el)) return E->r->status;
     if (k == NSC_EL_M) E->c->el[el].w = E->c->el[el].l = 100e-6; /* SPICE DEFW, DEFL */
+    if (vm >= 0 && vdmos_expand(E, sc, cd, el, vm)) return E->r->status;
     char key[64];
-    for (int i = n + 2; i < cd->nf; i++) {
+    for (int i = n + 2 + skip; i < cd->nf; i++) {
         const char *kk = pair_key(&f[i], key, sizeof key);
         if (k == NSC_EL_M && kk && (!strcmp(kk, "w") || !strcmp(kk, "l"))) {
             double v;
@@ -1008,6 +1068,8 @@ static nsc_status model_params(elab *E, scope *sc, const nl_card *cd, const nl_f
             if (model_params(E, sc, cd, f[i].sub, f[i].nsub, m, cap)) return E->r->status;
             continue;
         }
+        if (m->vdmos && f[i].kind == NL_F_WORD && (nsc_strieq(f[i].u.s, "pchan") || nsc_strieq(f[i].u.s, "nchan")))
+            continue;                                  /* VDMOS's polarity flags (card_model) */
         const char *k = pair_key(&f[i], kb, sizeof kb);
         const nl_field *vf = k ? &f[i].sub[1] : NULL;
         double nv;                                     /* vendors' "IS 1e-14 N 1.05": name, then value */
@@ -1074,6 +1136,70 @@ static int same_fields(elab *E, scope *sc, const nl_card *ca, const nl_field *a,
     return 1;
 }
 
+/* 1 when the fields (and their groups) hold the bare word w */
+static int has_word(const nl_field *f, int n, const char *w)
+{
+    for (int i = 0; i < n; i++)
+        if ((f[i].kind == NL_F_WORD && nsc_strieq(f[i].u.s, w)) || (f[i].nsub && f[i].kind != NL_F_PAIR && has_word(f[i].sub, f[i].nsub, w)))
+            return 1;
+    return 0;
+}
+
+/* Append parameter name = v to model m (cap: its arrays' capacity). */
+static nsc_status model_set(elab *E, nsc_model *m, int *cap, const char *name, double v)
+{
+    if (nsc_grow((void **)&m->pname, cap, m->npar + 1, sizeof *m->pname)) return oom(E);
+    double *pv = nsc_realloc_array(m->pval, (size_t)*cap, sizeof *pv);
+    if (!pv) return oom(E);
+    m->pval = pv;
+    if (!(m->pname[m->npar] = nsc_strdup(name))) return oom(E);
+    m->pval[m->npar++] = v;
+    return NSC_OK;
+}
+
+/* A VDMOS card (LTspice's, ngspice's): the channel is the PWL Sah model of VTO
+ * and KP (W = L, as the element's default 100 um: K = KP); CGS and the mean of
+ * CGDMIN and CGDMAX (the PWL model's capacitors are constant) become CGSO and
+ * CGDO per the default width; RD, RS, RG are resistors at the element (vdmos_expand);
+ * the body diode is a diode model NAME#body of IS (1e-14), N (1), RS = RB,
+ * source to drain (drain to source with PCHAN). */
+static nsc_status vdmos_model(elab *E, scope *sc, const nl_card *cd, int mi, const char *local, int *cap)
+{
+    nsc_circuit *c = E->c;
+    double cgs = 0, cmin = 0, cmax = 0, is = 1e-14, n = 1, rb = 0, w = 100e-6, v;
+    nsc_model *m = &c->model[mi];
+    int hmin = nsc_model_get(m, "cgdmin", &cmin), hmax = nsc_model_get(m, "cgdmax", &cmax);
+    if (nsc_model_get(m, "cgs", &cgs) && !nsc_model_get(m, "cgso", &v) && model_set(E, m, cap, "cgso", cgs / w))
+        return E->r->status;
+    if ((hmin || hmax) && !nsc_model_get(m, "cgdo", &v)
+        && model_set(E, m, cap, "cgdo", (hmin && hmax ? 0.5 * (cmin + cmax) : hmin ? cmin : cmax) / w))
+        return E->r->status;
+    nsc_model_get(m, "is", &is);
+    nsc_model_get(m, "n", &n);
+    nsc_model_get(m, "rb", &rb);
+    if (nsc_grow((void **)&c->model, &E->capmodel, c->nmodel + 1, sizeof *c->model)) return oom(E);
+    int *mc = nsc_realloc_array(E->model_card, (size_t)E->capmodel, sizeof *mc);
+    if (!mc) return oom(E);
+    E->model_card = mc;
+    mc[c->nmodel] = (int)(cd - E->d->card);
+    nsc_model *d = &c->model[c->nmodel];
+    memset(d, 0, sizeof *d);
+    d->name = nsc_asprintf("%s#body", c->model[mi].name);
+    d->type = NSC_MOD_D;
+    d->loc = c->model[mi].loc;
+    c->nmodel++;
+    int dcap = 0;
+    char *key = nsc_asprintf("%s#body", local);
+    nsc_status st = !d->name || !key ? oom(E) : NSC_OK;
+    if (!st) st = model_set(E, d, &dcap, "is", is);
+    if (!st) st = model_set(E, d, &dcap, "n", n);
+    if (!st && rb > 0) st = model_set(E, d, &dcap, "rs", rb);
+    char *lk = key ? nl_strndup(&E->ar, key, strlen(key), 0) : NULL;
+    if (!st && (!lk || nl_hash_put(&sc->models, lk, c->nmodel - 1))) st = oom(E);
+    free(key);
+    return st;
+}
+
 /* .model name type[(]p=v ...[)] */
 static nsc_status card_model(elab *E, scope *sc, const nl_card *cd)
 {
@@ -1081,12 +1207,13 @@ static nsc_status card_model(elab *E, scope *sc, const nl_card *cd)
     if (cd->nf < 3 || f[1].kind != NL_F_WORD || (f[2].kind != NL_F_WORD && f[2].kind != NL_F_CALL))
         return err(E, sc, cd, cd->nf < 2 ? NULL : &f[cd->nf < 3 ? 1 : 2], ".model needs a name and a type");
     /* Xyce's VSWITCH / ISWITCH are SW / CSW (dev_s.c, dev_w.c) */
-    static const char *const types[] = { "d", "nmos", "pmos", "sw", "csw", "vswitch", "iswitch" };
+    static const char *const types[] = { "d", "nmos", "pmos", "sw", "csw", "vswitch", "iswitch", "vdmos" };
     static const nsc_modeltype tt[] = { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW, NSC_MOD_CSW, NSC_MOD_SW,
-                                        NSC_MOD_CSW };
-    int t = -1;
-    for (int k = 0; k < 7; k++)
+                                        NSC_MOD_CSW, NSC_MOD_NMOS };
+    int t = -1, vdmos = nsc_strieq(f[2].u.s, "vdmos");
+    for (int k = 0; k < 8; k++)
         if (nsc_strieq(f[2].u.s, types[k])) t = (int)tt[k];
+    if (vdmos && has_word(f + 2, cd->nf - 2, "pchan")) t = NSC_MOD_PMOS;
     const char *lk = cat(E, "", f[1].u.s);
     char *local = lk ? nl_strndup(&E->ar, lk, strlen(lk), 0) : NULL;
     if (!local) return oom(E);
@@ -1115,12 +1242,13 @@ static nsc_status card_model(elab *E, scope *sc, const nl_card *cd)
     if (!full || !(m->name = nsc_strdup(full))) return oom(E);
     m->type = (nsc_modeltype)t;
     m->loc = nl_field_loc(E->d, cd, &f[0]);
+    m->vdmos = vdmos;
     c->nmodel++;
     int cap = 0;
     if (f[2].kind == NL_F_CALL && model_params(E, sc, cd, f[2].sub, f[2].nsub, m, &cap)) return E->r->status;
     if (model_params(E, sc, cd, f + 3, cd->nf - 3, m, &cap)) return E->r->status;
     if (nl_hash_put(&sc->models, local, c->nmodel - 1)) return oom(E);
-    return NSC_OK;
+    return vdmos ? vdmos_model(E, sc, cd, c->nmodel - 1, local, &cap) : NSC_OK;
 }
 
 /* .tran tstep tstop [tstart [tmax]] [UIC] */

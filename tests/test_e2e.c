@@ -1389,3 +1389,72 @@ Test(e2e, b_source_user_functions)
         free(out);
     }
 }
+
+/* LTspice/ngspice VDMOS cards (issue 13 item 3; an unsupported model type
+ * before): `M d g s MODEL` with RD, RS, RG, the body diode (IS, N, RB), CGS
+ * and CGDMIN/CGDMAX runs exactly as the netlist written out by hand (NMOS of
+ * VTO, KP; resistors; a diode IS N RS=RB; CGSO = CGS/W, CGDO = the mean of
+ * CGDMIN and CGDMAX over W, W = 100 um): a hard-switched inductive load, every
+ * row equal to 1e-12. The channel's KP is ngspice's: at VGS - VTO = 1 V,
+ * ngspice 39 gives 10.0001 A (`.op` of `M1 d g 0 MYFET`, VD = 10 V, VG = 5 V,
+ * VDMOS(Vto=4 Kp=20)), the PWL square law 10.85 A (within its 10 %). PCHAN
+ * turns the transistor and its body diode around. */
+Test(e2e, vdmos_runs_as_its_expansion)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    const char *head = "t\nV1 vdd 0 24\nVG gate 0 PULSE(0 10 1u 20n 20n 4u 10u)\nL1 vdd d 100u\nR1 vdd d 50\n";
+    const char *tail = ".tran 10n 30u\n.save v(d) i(l1) i(v1)\n.end\n";
+    char net[2048];
+    snprintf(net, sizeof net, "%sM1 d gate 0 MYFET\n.model MYFET VDMOS(Rg=3 Vto=4 Rd=20m Rs=10m Rb=15m Kp=20 Cgdmax=2n "
+             "Cgdmin=50p Cgs=1.5n Cjo=1n Is=1e-12 lambda=0.01)\n%s", head, tail);
+    snprintf(path, sizeof path, "%s/v1.cir", tmp);
+    cr_assert_eq(tu_write_file(path, net), 0);
+    snprintf(net, sizeof net, "%sM1 dd gg ss ss MYN\nRD d dd 20m\nRG gate gg 3\nRS ss 0 10m\nDB 0 d DBODY\n"
+             ".model MYN NMOS(VTO=4 KP=20 CGSO=1.5e-5 CGDO=1.025e-5)\n.model DBODY D(IS=1e-12 N=1 RS=15m)\n%s", head, tail);
+    snprintf(path, sizeof path, "%s/v2.cir", tmp);
+    cr_assert_eq(tu_write_file(path, net), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s v1.cir 2>&1 && %s v2.cir 2>&1", tmp, NSC_PROGRAM, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "v1.cir:7:1: warning: VDMOS model 'myfet': parameters cjo lambda ignored"), "%s", out);
+    free(out);
+    tu_table a, b;
+    snprintf(path, sizeof path, "%s/v1.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &a), 0);
+    snprintf(path, sizeof path, "%s/v2.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &b), 0);
+    cr_assert(a.nrow == b.nrow && a.ncol == 4 && b.ncol == 4 && a.nrow == 3001);
+    double vmin = INFINITY, vmax = -INFINITY;
+    for (int i = 0; i < a.nrow; i++)
+        for (int c = 0; c < 4; c++) {
+            cr_assert(fabs(TU_AT(&a, i, c) - TU_AT(&b, i, c)) <= 1e-12 * (1 + fabs(TU_AT(&b, i, c))), "row %d col %d", i, c);
+            if (c == 1) { vmin = fmin(vmin, TU_AT(&a, i, 1)); vmax = fmax(vmax, TU_AT(&a, i, 1)); }
+        }
+    cr_assert(vmin < 0.1 && vmax > 40, "v(d) from %g to %g: it switches and the inductor kicks", vmin, vmax);
+    tu_table_free(&a);
+    tu_table_free(&b);
+    const char *ops[][2] = { { "VD d 0 10\nVG g 0 5\nM1 d g 0 F\n.model F VDMOS(Vto=4 Kp=20)", "i(vd)" },
+                             { "VD d 0 -10\nVG g 0 -5\nM1 d g 0 F\n.model F VDMOS(pchan Vto=-4 Kp=20)", "i(vd)" },
+                             { "VD d 0 -1\nM1 d 0 0 F\n.model F VDMOS(Vto=4 Kp=20 Is=1e-14)", "i(vd)" } };
+    const double want[] = { -10.848182391, 10.848182391, 0 };
+    for (int k = 0; k < 3; k++) {
+        snprintf(net, sizeof net, "t\n%s\n.op\n.end\n", ops[k][0]);
+        snprintf(path, sizeof path, "%s/op.cir", tmp);
+        cr_assert_eq(tu_write_file(path, net), 0);
+        snprintf(cmd, sizeof cmd, "cd %s && %s op.cir 2>/dev/null", tmp, NSC_PROGRAM);
+        cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+        const char *s = strstr(out, "  i(vd)");
+        double v;
+        cr_assert(s && sscanf(s, "  i(vd) = %lf", &v) == 1, "%s", out);
+        if (k < 2) cr_assert(fabs(v - want[k]) <= 1e-6, "%s: i(vd) = %.10g", ops[k][0], v);
+        else cr_assert(v > 1 && v < 10, "the body diode conducts: i(vd) = %g", v);  /* -1 V across it */
+        free(out);
+    }
+    /* ngspice's 4-node form (the 4th, 5th are thermal nodes): the same, with a warning */
+    snprintf(path, sizeof path, "%s/op.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "t\nVD d 0 10\nVG g 0 5\nM1 d g 0 tj F\n.model F VDMOS(Vto=4 Kp=20)\n.op\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s op.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "op.cir:4:10: warning: the fourth node of VDMOS m1 is not used")
+              && strstr(out, "i(vd)                = -1.0848182391e+01"), "%s", out);
+    free(out);
+}

@@ -504,7 +504,7 @@ Test(elab, dot_card_errors)
     bad("t\nR1 a 0 1\n.ic a=1\n", "t.cir:3:5: error: expected V(node)=value in .ic, found 'a'");
     bad("t\nR1 a 0 1\n.options theta=0.2\n", "t.cir:3:10: error: theta = 0.2 is not in [0.5, 1]");
     bad("t\nR1 a 0 1\n.model m1 npn\nD1 a 0 m1\n",
-        "t.cir:4:8: error: model 'm1' of diode d1 has unsupported type 'npn' (t.cir:3; supported: D NMOS PMOS SW CSW)");
+        "t.cir:4:8: error: model 'm1' of diode d1 has unsupported type 'npn' (t.cir:3; supported: D NMOS PMOS VDMOS SW CSW)");
     bad("t\nR1 a 0 1\n.model m1 npn\n.model M1 d\n", "t.cir:4:8: error: duplicate model 'm1' with other parameters (first defined at t.cir:3)");
     bad("t\nR1 a 0 1\n.model m1\n", "t.cir:3:8: error: .model needs a name and a type");
     bad("t\nR1 a 0 1\n.model m1 d\n.model M1 d(vf=0)\n", "t.cir:4:8: error: duplicate model 'm1' with other parameters (first defined at t.cir:3)");
@@ -824,7 +824,7 @@ Test(elab, unused_definitions_need_not_be_supported)
     snprintf(text, sizeof text, "used\n%sV1 a 0 1\nX1 a b div\nX2 a c amp\n", lib);
     bad(text, "t.cir:4:1: error: unsupported element q1: bipolar transistors (Q) are not supported (in instance x2)");
     snprintf(text, sizeof text, "used\n%sV1 a 0 1\nX1 a b div\nD1 a 0 qn\n", lib);
-    bad(text, "t.cir:17:8: error: model 'qn' of diode d1 has unsupported type 'npn' (t.cir:2; supported: D NMOS PMOS SW CSW)");
+    bad(text, "t.cir:17:8: error: model 'qn' of diode d1 has unsupported type 'npn' (t.cir:2; supported: D NMOS PMOS VDMOS SW CSW)");
 }
 
 /* A B expression whose affine form would exceed 4096 distinct unknowns is an
