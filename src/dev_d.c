@@ -16,8 +16,11 @@
  * and lies half-way between the secant and the parallel tangent (touching at
  * i* = N Vt/(RON - RS) - IS): the voltage error is at most half that gap, with
  * equal errors at I1, i*, I2. The Zener branch is fitted the same way to
- * v(i) = BV + NBV Vt ln(i/IBV) + RS i (IBV = 1 mA, NBV = N by default). Other SPICE
- * parameters (CJO, TT, ...) are ignored with one warning per model. */
+ * v(i) = BV + NBV Vt ln(i/IBV) + RS i (IBV = 1 mA, NBV = N by default). CJO (any
+ * card) is a constant capacitance across the diode in the transient (SPICE's
+ * junction capacitance at zero bias: its voltage dependence, VJ, M, FC, and the
+ * transit time TT are not modelled). Other SPICE parameters (TT, ...) are
+ * ignored with one warning per model. */
 #include <math.h>
 #include <string.h>
 
@@ -33,6 +36,7 @@ typedef struct diode_par {
     double vz, rz;
     int fitted;            /* VF/RON from IS N RS */
     double err;            /* max fit error (V) of the forward branch */
+    double cj;             /* CJO: a constant capacitance across the diode (F), 0: none */
 } diode_par;
 
 /* Chebyshev line v = v0 + r i of v(i) = c + a ln(1 + i/i0) + rs i on [FIT_I1, FIT_I2];
@@ -57,6 +61,9 @@ static nsc_status d_params(const nsc_element *e, nsc_report *r, diode_par *p)
         return nsc_err(r, NSC_ENETLIST, &e->loc, "diode %s has no diode model", e->name);
     memset(p, 0, sizeof *p);
     p->roff = INFINITY;
+    if (!nsc_model_get(m, "cjo", &p->cj)) nsc_model_get(m, "cj0", &p->cj);
+    if (!(p->cj >= 0 && isfinite(p->cj)))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': CJO = %g must be finite and >= 0", m->name, p->cj);
     double is = 1e-14, n = 1, rs = 0, bv = 0, ibv = 1e-3, nbv;
     int given = nsc_model_get(m, "vf", &p->vf) | nsc_model_get(m, "ron", &p->ron);
     int spice = nsc_model_get(m, "is", &is) | nsc_model_get(m, "n", &n) | nsc_model_get(m, "rs", &rs);
@@ -92,6 +99,7 @@ static nsc_status d_params(const nsc_element *e, nsc_report *r, diode_par *p)
 
 static int d_known(const char *name)
 {
+    if (nsc_strieq(name, "cjo") || nsc_strieq(name, "cj0")) return 1;   /* any card */
     static const char *const k[] = {"vf", "ron", "roff", "is", "n", "rs", "bv", "ibv", "nbv", NULL};
     for (int q = 0; k[q]; q++)
         if (nsc_strieq(name, k[q])) return 1;
@@ -110,10 +118,10 @@ static nsc_status d_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
         const char *pn = m->pname[q];
         if (!d_known(pn) || (given && (nsc_strieq(pn, "is") || nsc_strieq(pn, "n") || nsc_strieq(pn, "rs")))) {
             if (given)
-                nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than VF RON ROFF BV are ignored "
+                nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than VF RON ROFF BV CJO are ignored "
                          "(%s first): piecewise-linear diode VF=%g RON=%g", m->name, pn, p.vf, p.ron);
             else                                            /* the fit's own warning gives VF and RON */
-                nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than IS N RS ROFF BV IBV NBV are "
+                nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than IS N RS ROFF BV IBV NBV CJO are "
                          "ignored (%s first)", m->name, pn);
             break;
         }
@@ -127,7 +135,8 @@ static nsc_status d_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
                      "(max error %.3g V)", m->name, p.vf, p.ron, p.err);
     }
     need->npair = p.zener ? 2 : 1;
-    nsc_dev_link(ctx, e->node[0], e->node[1], isfinite(p.roff) ? NSC_LINK_NS : NSC_LINK_DC);
+    int cap = p.cj > 0 && ctx->mode == NSC_ASM_TRAN;          /* CJO: a capacitor in the transient */
+    nsc_dev_link(ctx, e->node[0], e->node[1], isfinite(p.roff) || cap ? NSC_LINK_NS : NSC_LINK_DC);
     return NSC_OK;
 }
 
@@ -147,10 +156,11 @@ static nsc_status d_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
         nsc_st_e0(b, j + 1, p.vz);
     }
     if (isfinite(p.roff)) nsc_st_g(b, a, k, 1.0 / p.roff);
+    if (p.cj > 0) nsc_st_cap(b, a, k, p.cj);                 /* (E: dropped in the static modes) */
     return NSC_OK;
 }
 
-/* I(D) = lambda - lambda_z + (v_a - v_k)/ROFF. */
+/* I(D) = lambda - lambda_z + (v_a - v_k)/ROFF + CJO (v_a - v_k)'. */
 static int d_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
 {
     const nsc_element *e = &c->el[ei];
@@ -164,6 +174,10 @@ static int d_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     if (st == NSC_OK && isfinite(p.roff)) {
         if (nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[0]), 1.0 / p.roff)) return -1;
         if (nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[1]), -1.0 / p.roff)) return -1;
+    }
+    if (st == NSC_OK && p.cj > 0 && L->mode == NSC_ASM_TRAN) {
+        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[0]), p.cj)) return -1;
+        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[1]), -p.cj)) return -1;
     }
     return 0;
 }
