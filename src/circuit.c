@@ -27,6 +27,12 @@ void nsc_circuit_free(nsc_circuit *c)
         free(m->pval);
     }
     free(c->model);
+    for (int k = 0; k < c->nctlout; k++) {
+        free(c->ctlout[k].path);
+        for (int j = 0; j < c->ctlout[k].nvec; j++) free(c->ctlout[k].vec[j]);
+        free(c->ctlout[k].vec);
+    }
+    free(c->ctlout);
     free(c->ic_node);
     free(c->ic_val);
     free(c->ic_loc);

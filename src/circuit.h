@@ -222,6 +222,16 @@ typedef struct nsc_step {
     nsc_loc loc;      /* the card */
 } nsc_step;
 
+/* An output command of a .control block (wrdata, write), run after the
+ * transient by the program (main.c): a failure is a warning, as in ngspice. */
+typedef struct nsc_ctlout {
+    int raw;          /* 1: write (an ngspice raw file), 0: wrdata (columns) */
+    char *path;
+    char **vec;       /* [nvec] column names ("v(a)", "i(v1)"), also in meas_probe; */
+    int nvec;         /*   0: the run's outputs */
+    nsc_loc loc;
+} nsc_ctlout;
+
 typedef struct nsc_circuit {
     char *title;
     char **files;           /* interned file names (nsc_loc.file points here) */
@@ -284,6 +294,11 @@ typedef struct nsc_circuit {
     nsc_meas *meas;
     nsc_probe *meas_probe;
     int nmeas_probe;
+
+    /* .control blocks: the outputs they write, ngspice's wrdata options, plot */
+    nsc_ctlout *ctlout;
+    int nctlout;
+    int ctl_singlescale, ctl_vecnames, ctl_plot;
 } nsc_circuit;
 
 void nsc_circuit_free(nsc_circuit *c);

@@ -168,6 +168,33 @@ static nsc_status report_meas(const nsc_circuit *c, const nsc_meas_result *res, 
     return s;
 }
 
+/* The outputs of the netlist's .control blocks (wrdata, write) from W, whose
+ * columns hold their vectors: a file that cannot be written is a warning in r
+ * (as in ngspice), not a failed run. */
+static void control_outputs(const nsc_circuit *c, const nsc_waves *W, int nout, nsc_report *r)
+{
+    for (int k = 0; k < c->nctlout; k++) {
+        const nsc_ctlout *o = &c->ctlout[k];
+        int *cols = nsc_calloc((size_t)o->nvec + 1, sizeof *cols), n = o->nvec;
+        if (!cols) return;
+        for (int j = 0; j < n; j++) cols[j] = nsc_waves_col(W, o->vec[j]);
+        if (n == 0)                                    /* the run's outputs */
+            for (; n < nout; n++) cols[n] = n + 1;
+        nsc_waves *S = nsc_waves_select(W, cols, n);
+        free(cols);
+        nsc_report wr;
+        nsc_report_init(&wr);
+        nsc_status s = !S ? nsc_err(&wr, NSC_ENOMEM, NULL, "out of memory")
+                     : o->raw ? nsc_write_raw(S, o->path, 0, 1, &wr)
+                              : nsc_write_wrdata(S, c->ctl_singlescale, c->ctl_vecnames, o->path, &wr);
+        const char *why = wr.error ? wr.error : "error", *pre = "nscircuit: error: ";
+        if (!strncmp(why, pre, strlen(pre))) why += strlen(pre);
+        if (s) nsc_warn(r, &o->loc, "%s %s not written: %s", o->raw ? "write" : "wrdata", o->path, why);
+        nsc_report_free(&wr);
+        nsc_waves_free(S);
+    }
+}
+
 /* --losses: the table on stdout and in path. */
 static nsc_status report_losses(const nsc_losses *Ls, const char *load, const char *netlist, const char *path,
                                 nsc_report *r)
@@ -352,6 +379,7 @@ int main(int argc, char **argv)
     nsc_tran_opts o;
     if ((s = nsc_run_opts(ckt, &cfg, &o, &rep))) goto done;
     nsc_pss_opts po = nsc_run_pss_opts(ckt, &cfg);
+    plot |= ckt->ctl_plot;                                    /* a .control block's plot: the PNG */
     if (steady) nsc_meas_steady_windows(ckt, &rep);
     nsc_pss_info pinfo;
     memset(&pinfo, 0, sizeof pinfo);
@@ -449,6 +477,7 @@ int main(int argc, char **argv)
             wrote_meas = !ws;
         } else if (ckt->nmeas > 0)
             nsc_warn(&wr, &ckt->meas_loc, ".meas not evaluated: the run did not complete");
+        if (W->end == NSC_RUN_COMPLETE) control_outputs(ckt, W, nout, &wr);
         nsc_waves_keep(W, nout + 1);                       /* drop the columns only .meas reads */
         int streamed = 0;
         if (!ws && stream) ws = nsc_stream_finish(stream, W, &streamed, &wr);

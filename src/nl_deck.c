@@ -242,6 +242,55 @@ static nsc_status include(reader *rd, source *src, const nl_line *ln, const char
     return st;
 }
 
+/* A line of a .control block: the card ".ctl COMMAND ARGS..." (nl_elab.c
+ * card_ctl runs what it knows and names the others), parsed as a card; a line
+ * the card syntax cannot read (shell-like control syntax) becomes ".ctl ?
+ * COMMAND", a command not run, and is never an error. k: the first word's end. */
+static nsc_status control_line(reader *rd, source *src, const nl_line *ln, size_t k)
+{
+    size_t k0 = 0;
+    while (k0 < ln->len && (ln->text[k0] == ' ' || ln->text[k0] == '\t')) k0++;
+    if (k0 >= ln->len || ln->text[k0] == '*' || ln->text[k0] == '#') return NSC_OK;   /* blank, comment */
+    nl_deck *d = rd->d;
+    if (d->ncard >= NL_MAXCARDS || nsc_grow((void **)&d->card, &d->capcard, d->ncard + 1, sizeof *d->card))
+        return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
+    static const char pre[] = ".ctl ";
+    size_t n = sizeof pre - 1 + ln->len - k0;
+    char *t = nl_alloc(&d->arena, n + 1);
+    if (!t) return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
+    memcpy(t, pre, sizeof pre - 1);
+    memcpy(t + sizeof pre - 1, ln->text + k0, ln->len - k0);
+    t[n] = 0;
+    /* one segment: offset o of t is column col0 + k0 - 5 + o of the line */
+    nl_seg sg = { 0, ln->seg[0].line, ln->seg[0].col + (int)k0 - (int)(sizeof pre - 1) };
+    nl_line cl = { t, n, ln->file, &sg, 1 };
+    nl_card *c = &d->card[d->ncard];
+    nsc_report scratch, *keep = rd->p.r;
+    nsc_report_init(&scratch);
+    rd->p.r = &scratch;
+    int bad = ln->nseg != 1 || nl_parse_line(&rd->p, &cl, c) != NSC_OK || c->nf < 2 || c->f[1].kind != NL_F_WORD;
+    rd->p.r = keep;
+    int oom = scratch.status == NSC_ENOMEM;
+    nsc_report_free(&scratch);
+    if (oom) return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
+    if (bad) {                                         /* ".ctl ? word": named as not run */
+        size_t wl = k > k0 ? k - k0 : 0;
+        nl_field *f = nl_alloc(&d->arena, 3 * sizeof *f);
+        char *q = nl_alloc(&d->arena, 2), *wd = nl_alloc(&d->arena, wl + 1);
+        if (!f || !q || !wd) return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
+        strcpy(q, "?");
+        memcpy(wd, ln->text + k0, wl);
+        wd[wl] = 0;
+        int line = ln->seg[0].line, col = ln->seg[0].col + (int)k0;
+        f[0] = (nl_field){ NL_F_WORD, line, col, 0, { ".ctl" }, NULL };
+        f[1] = (nl_field){ NL_F_WORD, line, col, 0, { q }, NULL };
+        f[2] = (nl_field){ NL_F_WORD, line, col, 0, { wd }, NULL };
+        *c = (nl_card){ f, 3, src->file };
+    }
+    d->ncard++;
+    return NSC_OK;
+}
+
 /* One logical line of file src. */
 static nsc_status logical_line(reader *rd, source *src)
 {
@@ -251,6 +300,7 @@ static nsc_status logical_line(reader *rd, source *src)
     first_word(ln.text, ln.len, &k, w, sizeof w);
     if (src->control) {
         if (!strcmp(w, ".endc")) src->control = 0;
+        else return control_line(rd, src, &ln, k);
         return NSC_OK;
     }
     if (src->skipsec) {

@@ -89,6 +89,8 @@ typedef struct elab {
     int *model_card;        /* [capmodel] the card of each model (duplicates are compared with it) */
     nl_func *funcs;         /* .func and .param f(x)= definitions, every scope's (one namespace) */
     int nfunc, capfunc;
+    char *ctl_unrun;        /* .control commands not run, "plot, print, let" (one note at the end) */
+    int ctl_first;          /* the card of the first of them */
     int *wgiven;            /* [nel] waveform fields given (V/I), to fill defaults */
     fixup *fix;
     int nfix, capfix;
@@ -1572,8 +1574,96 @@ static nsc_status card_step(elab *E, scope *sc, const nl_card *cd)
     return NSC_OK;
 }
 
+/* A .control command not run: its name joins the one note. */
+static nsc_status ctl_unrun(elab *E, const nl_card *cd, const char *cmd)
+{
+    if (E->ctl_unrun && strstr(E->ctl_unrun, cmd)) return NSC_OK;
+    char *t = E->ctl_unrun ? nsc_asprintf("%s, %s", E->ctl_unrun, cmd) : nsc_strdup(cmd);
+    if (!t) return oom(E);
+    if (!E->ctl_unrun) E->ctl_first = (int)(cd - E->d->card);
+    free(E->ctl_unrun);
+    E->ctl_unrun = t;
+    return NSC_OK;
+}
+
+/* wrdata FILE VEC... / write FILE [VEC...]: an output of the run (nsc_ctlout);
+ * a vector is V(a), V(a,b), I(x) or a node name (its voltage); `all` or none:
+ * the run's outputs. */
+static nsc_status ctl_output(elab *E, const nl_card *cd, int raw)
+{
+    const nl_field *f = cd->f;
+    if (cd->nf < 3 || (f[2].kind != NL_F_WORD && f[2].kind != NL_F_STRING)) return ctl_unrun(E, cd, raw ? "write" : "wrdata");
+    nsc_circuit *c = E->c;
+    nsc_ctlout *o = nsc_realloc_array(c->ctlout, (size_t)c->nctlout + 1, sizeof *o);
+    if (!o) return oom(E);
+    c->ctlout = o;
+    o = &c->ctlout[c->nctlout];
+    memset(o, 0, sizeof *o);
+    o->raw = raw;
+    o->loc = nl_field_loc(E->d, cd, &f[1]);
+    if (!(o->path = nsc_strdup(f[2].u.s)) || !(o->vec = calloc((size_t)cd->nf + 1, sizeof *o->vec))) {
+        c->nctlout++;
+        return oom(E);
+    }
+    c->nctlout++;
+    for (int i = 3; i < cd->nf; i++) {
+        const nl_field *v = &f[i];
+        const char *a = NULL, *b = NULL, *name;
+        nsc_probekind kind = NSC_PROBE_V;
+        if (v->kind == NL_F_WORD && nsc_strieq(v->u.s, "all")) { o->nvec = 0; break; }
+        if (v->kind == NL_F_WORD) a = v->u.s;
+        else if (v->kind == NL_F_CALL && (nsc_strieq(v->u.s, "v") || nsc_strieq(v->u.s, "i")) && v->nsub >= 1
+                 && v->nsub <= 2 && v->sub[0].kind == NL_F_WORD && (v->nsub == 1 || v->sub[1].kind == NL_F_WORD)) {
+            kind = nsc_strieq(v->u.s, "i") ? NSC_PROBE_I : NSC_PROBE_V;
+            a = v->sub[0].u.s;
+            b = v->nsub == 2 ? v->sub[1].u.s : NULL;
+        }
+        if (!a) return err(E, NULL, cd, v, "%s: expected V(node), I(source) or a node name, found '%s'",
+                           raw ? "write" : "wrdata", ftext(v));
+        if (nl_meas_column(c, kind, a, b, nl_field_loc(E->d, cd, v), &name, E->r)) return E->r->status;
+        if (!(o->vec[o->nvec++] = nsc_strdup(name))) return oom(E);
+    }
+    return NSC_OK;
+}
+
+/* A .control command (nl_deck.c control_line: ".ctl COMMAND ARGS"): tran, op
+ * and meas as their dot cards; wrdata and write as outputs; set wr_singlescale
+ * / wr_vecnames; plot draws the outputs' PNG; run, quit, exit need nothing;
+ * anything else is named in one note (not run). */
+static nsc_status card_ctl(elab *E, scope *sc, const nl_card *cd)
+{
+    if (cd->nf < 2 || cd->f[1].kind != NL_F_WORD) return NSC_OK;
+    const char *cmd = cd->f[1].u.s;
+    if (!strcmp(cmd, "?")) return ctl_unrun(E, cd, cd->nf > 2 ? cd->f[2].u.s : "?");
+    nl_card sub = { cd->f + 1, cd->nf - 1, cd->file };      /* COMMAND ARGS as a card */
+    nsc_circuit *c = E->c;
+    if (nsc_strieq(cmd, "tran")) return card_tran(E, sc, &sub);
+    if (nsc_strieq(cmd, "op")) {
+        c->has_op = 1;
+        c->op_loc = nl_field_loc(E->d, cd, &cd->f[1]);
+        return NSC_OK;
+    }
+    if (nsc_strieq(cmd, "meas") || nsc_strieq(cmd, "measure")) {
+        nl_env env = { scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
+        return nl_meas_card(c, E->d, &sub, &env, E->r);
+    }
+    if (nsc_strieq(cmd, "wrdata") || nsc_strieq(cmd, "write")) return ctl_output(E, cd, nsc_strieq(cmd, "write"));
+    if (nsc_strieq(cmd, "set") || nsc_strieq(cmd, "unset")) {
+        for (int i = 2; i < cd->nf; i++) {
+            int on = nsc_strieq(cmd, "set");
+            if (is_word(&cd->f[i], "wr_singlescale")) c->ctl_singlescale = on;
+            else if (is_word(&cd->f[i], "wr_vecnames")) c->ctl_vecnames = on;
+        }
+        return NSC_OK;
+    }
+    if (nsc_strieq(cmd, "plot")) { c->ctl_plot = 1; return NSC_OK; }
+    if (nsc_strieq(cmd, "run") || nsc_strieq(cmd, "quit") || nsc_strieq(cmd, "exit")) return NSC_OK;
+    return ctl_unrun(E, cd, cmd);
+}
+
 static nsc_status card_dot(elab *E, scope *sc, const nl_card *cd)
 {
+    if (head_is(cd, ".ctl")) return card_ctl(E, sc, cd);
     static const char *const top_only[] = { ".tran", ".op", ".options", ".option", ".opt", ".save", ".print",
                                             ".step", ".meas", ".measure", ".pss" };
     static const char *const noted[] = { ".nodeset", ".temp", ".width", ".plot", ".probe", ".title" };
@@ -1979,6 +2069,7 @@ static void elab_free(elab *E)
     free(E->model_card);
     for (int k = 0; k < E->nfunc; k++) free(E->funcs[k].formal);
     free(E->funcs);
+    free(E->ctl_unrun);
     nl_arena_free(&E->ar);
 }
 
@@ -2089,6 +2180,8 @@ static nsc_status elaborate(elab *E)
                 st = cd->f[0].u.s[0] == '.' ? card_dot(E, &top, cd) : card_element(E, &top, cd);
         }
     if (!st) st = top_params(E, &top);
+    if (!st && E->ctl_unrun)
+        note(E, &E->d->card[E->ctl_first], NULL, ".control commands not run: %s", E->ctl_unrun);
     scope_free(&top);
     if (st) return st;
     if (c->nel == 0) {

@@ -431,3 +431,13 @@ nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
     }
     return NSC_OK;
 }
+
+nsc_status nl_meas_column(nsc_circuit *c, nsc_probekind kind, const char *a, const char *b, nsc_loc loc,
+                          const char **name, nsc_report *r)
+{
+    mctx M = { c, NULL, NULL, NULL, r, 0 };
+    int k;
+    nsc_status st = probe(&M, kind, a, b, loc, &k);
+    if (!st) *name = c->meas_probe[k].name;
+    return st;
+}

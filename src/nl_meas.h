@@ -20,6 +20,12 @@
  * where sig is V(n), V(a,b), I(x), par('expr') or {expr}. Errors point at the field. */
 nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env, nsc_report *r);
 
+/* The quantity V(a), V(a,b) (b may be NULL) or I(a) as a column the run
+ * records (c->meas_probe, added if new, resolved by nl_meas_resolve); its name
+ * (owned by the probe) in *name. */
+nsc_status nl_meas_column(nsc_circuit *c, nsc_probekind kind, const char *a, const char *b, nsc_loc loc,
+                          const char **name, nsc_report *r);
+
 /* Resolve c->meas_probe (nodes, elements) after elaboration; an unknown name is
  * an error at the field that used it. */
 nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r);

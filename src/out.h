@@ -20,6 +20,9 @@ typedef enum nsc_format {
  * threads: how many threads format the rows (out_rows.h: <= 0 one per CPU);
  * the bytes do not depend on it. */
 nsc_status nsc_write_dat(const nsc_waves *W, const char *path, int threads, nsc_report *r);
+/* ngspice's wrdata: per column "time value" pairs (singlescale: time once,
+ * then the values), a first line of the names when vecnames; %.12e. */
+nsc_status nsc_write_wrdata(const nsc_waves *W, int singlescale, int vecnames, const char *path, nsc_report *r);
 /* CSV: header "time,v(a),...", rows comma separated; an early end is a first line
  * "# stopped ..." before the header. */
 nsc_status nsc_write_csv(const nsc_waves *W, const char *path, int threads, nsc_report *r);

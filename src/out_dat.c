@@ -132,6 +132,26 @@ nsc_status nsc_write_dat(const nsc_waves *W, const char *path, int threads, nsc_
     return write_table(W, path, ' ', threads, r);
 }
 
+nsc_status nsc_write_wrdata(const nsc_waves *W, int singlescale, int vecnames, const char *path, nsc_report *r)
+{
+    nsc_afile a;
+    nsc_status st = nsc_afile_open(&a, path, r);
+    if (st) return st;
+    if (vecnames) {
+        for (int k = 1; k < W->ncol; k++) fprintf(a.f, "%s%s%s", k > 1 ? " " : "", singlescale && k > 1 ? "" : "time ", W->name[k]);
+        fputc('\n', a.f);
+    }
+    for (int i = 0; i < W->nrow; i++) {
+        const double *v = W->v + (size_t)i * (size_t)W->ncol;
+        for (int k = 1; k < W->ncol; k++) {
+            if (!singlescale || k == 1) fprintf(a.f, "%s% .12e", k > 1 ? " " : "", v[0]);
+            fprintf(a.f, " % .12e", v[k]);
+        }
+        fputc('\n', a.f);
+    }
+    return nsc_afile_close(&a, 1, r);
+}
+
 nsc_status nsc_write_csv(const nsc_waves *W, const char *path, int threads, nsc_report *r)
 {
     return write_table(W, path, ',', threads, r);

@@ -7,6 +7,13 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* the names of cols[0..n) of W (n = 0: every column but time) into names[] */
+static void for_names(const nsc_waves *W, const int *cols, int n, char **names)
+{
+    int m = n > 0 ? n : W->ncol - 1;
+    for (int k = 0; k < m; k++) names[k] = W->name[n > 0 ? cols[k] : k + 1];
+}
+
 nsc_waves *nsc_waves_new(char *const *names, int n, const char *title)
 {
     nsc_waves *W = calloc(1, sizeof *W);
@@ -215,4 +222,31 @@ fail:
     *probes = NULL;
     *n = 0;
     return st;
+}
+
+nsc_waves *nsc_waves_select(const nsc_waves *W, const int *cols, int n)
+{
+    int m = n > 0 ? n : W->ncol - 1;
+    char **names = nsc_calloc((size_t)m + 1, sizeof *names);
+    double *row = nsc_calloc((size_t)m + 1, sizeof *row);
+    nsc_waves *S = NULL;
+    if (names && row) {
+        for_names(W, cols, n, names);
+        S = nsc_waves_new(names, m, W->title);
+    }
+    free(names);
+    if (S) {
+        for (int i = 0; i < W->nrow; i++) {
+            const double *src = W->v + (size_t)i * (size_t)W->ncol;
+            row[0] = src[0];
+            for (int k = 0; k < m; k++) row[k + 1] = src[n > 0 ? cols[k] : k + 1];
+            if (nsc_waves_add(S, row)) { nsc_waves_free(S); S = NULL; break; }
+        }
+    }
+    free(row);
+    if (S) {
+        S->end = W->end;
+        S->t_end = W->t_end;
+    }
+    return S;
 }

@@ -37,6 +37,9 @@ int nsc_waves_event(nsc_waves *W, double t, const char *dev, int on);
 void nsc_waves_reserve(nsc_waves *W, long rows);
 /* Keep columns 0 .. ncol-1 (time and the first ncol - 1 signals), in place. */
 void nsc_waves_keep(nsc_waves *W, int ncol);
+/* A new table of W's time and columns cols[0..n) (n = 0: every column), rows
+ * and run end copied; NULL out of memory. */
+nsc_waves *nsc_waves_select(const nsc_waves *W, const int *cols, int n);
 /* Column index by name, case-insensitive; -1 if absent. */
 int nsc_waves_col(const nsc_waves *W, const char *name);
 

@@ -109,9 +109,15 @@ Test(parser, syntax_errors)
 
 Test(parser, control_blocks_and_end)
 {
-    cr_assert_eq(rd("t\nR1 a 0 1\n.control\nrun\nwrdata x v(a)\n.endc\nR2 a 0 2\n.end\nR3 a 0 garbage {\n"), NSC_OK);
-    cr_assert_eq(D.ncard, 2);
-    cr_assert_str_eq(D.card[1].f[0].u.s, "r2");
+    /* the block's lines are ".ctl" cards (nl_elab.c runs them); a line the card
+     * syntax cannot read is ".ctl ? word", never an error */
+    cr_assert_eq(rd("t\nR1 a 0 1\n.control\nrun\nwrdata x v(a)\nif $x > {\n.endc\nR2 a 0 2\n.end\nR3 a 0 garbage {\n"), NSC_OK);
+    cr_assert_eq(D.ncard, 5);
+    cr_assert(!strcmp(D.card[1].f[0].u.s, ".ctl") && !strcmp(D.card[1].f[1].u.s, "run"));
+    cr_assert(D.card[2].nf == 4 && !strcmp(D.card[2].f[1].u.s, "wrdata") && D.card[2].f[3].kind == NL_F_CALL);
+    cr_assert(D.card[3].nf == 3 && !strcmp(D.card[3].f[1].u.s, "?") && !strcmp(D.card[3].f[2].u.s, "if"));
+    cr_assert(D.card[2].f[2].line == 5 && D.card[2].f[2].col == 8, "x at %d:%d", D.card[2].f[2].line, D.card[2].f[2].col);
+    cr_assert_str_eq(D.card[4].f[0].u.s, "r2");
     done();
 }
 
