@@ -33,6 +33,12 @@ void nsc_circuit_free(nsc_circuit *c)
         free(c->ctlout[k].vec);
     }
     free(c->ctlout);
+    for (int k = 0; k < c->nxcol; k++) {
+        free(c->xcol[k].name);
+        free(c->xcol[k].sig.code);
+        free(c->xcol[k].sig.text);
+    }
+    free(c->xcol);
     free(c->ic_node);
     free(c->ic_val);
     free(c->ic_loc);

@@ -295,6 +295,11 @@ typedef struct nsc_circuit {
     nsc_probe *meas_probe;
     int nmeas_probe;
 
+    /* derived output columns (Xyce .print {expr}, P(x), W(x)): programs over
+     * meas_probe, computed after the run, after the other outputs */
+    struct nsc_xcol { char *name; nsc_msig sig; } *xcol;
+    int nxcol;
+
     /* .control blocks: the outputs they write, ngspice's wrdata options, plot */
     nsc_ctlout *ctlout;
     int nctlout;

@@ -452,7 +452,7 @@ int main(int argc, char **argv)
         o.progress = progress_draw;
         o.progress_ctx = &prog;
     }
-    if ((stream = nsc_stream_new(out, fmt, nout + 1, threads))) {   /* rows written while computed */
+    if (!ckt->nxcol && (stream = nsc_stream_new(out, fmt, nout + 1, threads))) {   /* rows written while computed */
         o.rows = nsc_stream_rows;
         o.rows_ctx = stream;
     }
@@ -469,8 +469,8 @@ int main(int argc, char **argv)
     if (W && W->nrow > 0) {
         nsc_report wr;
         nsc_report_init(&wr);
-        nsc_status ws = NSC_OK;
-        if (ckt->nmeas > 0 && W->end == NSC_RUN_COMPLETE) {
+        nsc_status ws = ckt->nxcol ? nsc_meas_derive(ckt, &W, &nout, &wr) : NSC_OK;   /* .print {expr}, P() */
+        if (!ws && ckt->nmeas > 0 && W->end == NSC_RUN_COMPLETE) {
             if (!(mres = nsc_calloc((size_t)ckt->nmeas, sizeof *mres))) ws = nsc_err(&wr, NSC_ENOMEM, NULL, "out of memory");
             if (!ws) ws = nsc_meas_eval(ckt, W, mres, &wr);
             if (!ws) ws = report_meas(ckt, mres, netlist, measpath, &wr);

@@ -370,3 +370,49 @@ void nsc_meas_steady_windows(nsc_circuit *c, nsc_report *r)
     if (first >= 0)
         nsc_note(r, &c->meas[first].loc, ".meas windows (FROM=, TO=) are replaced by the steady periods written");
 }
+
+nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_report *r)
+{
+    const nsc_waves *W = *Wp;
+    int nx = c->nxcol, no = *nout, nc = W->ncol + nx, maxc = 1;
+    for (int k = 0; k < nx; k++) maxc = c->xcol[k].sig.ncode > maxc ? c->xcol[k].sig.ncode : maxc;
+    char **names = nsc_calloc((size_t)nc, sizeof *names);
+    int *col = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof *col);
+    double *pv = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof *pv), *stack = nsc_calloc((size_t)maxc + 1, sizeof *stack);
+    double *row = nsc_calloc((size_t)nc, sizeof *row);
+    nsc_status st = names && col && pv && stack && row ? NSC_OK : nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    for (int k = 0; !st && k < c->nmeas_probe; k++)
+        if ((col[k] = nsc_waves_col(W, c->meas_probe[k].name)) < 0)
+            st = nsc_err(r, NSC_EUSAGE, NULL, "derived column: %s is not recorded", c->meas_probe[k].name);
+    nsc_waves *D = NULL;
+    if (!st) {                                         /* time, outputs, derived, the rest */
+        for (int k = 1; k <= no; k++) names[k - 1] = W->name[k];
+        for (int k = 0; k < nx; k++) names[no + k] = c->xcol[k].name;
+        for (int k = no + 1; k < W->ncol; k++) names[nx + k - 1] = W->name[k];
+        if (!(D = nsc_waves_new(names, nc - 1, W->title))) st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    }
+    for (int i = 0; !st && i < W->nrow; i++) {
+        const double *src = W->v + (size_t)i * (size_t)W->ncol;
+        for (int k = 0; k < c->nmeas_probe; k++) pv[k] = src[col[k]];
+        memcpy(row, src, sizeof(double) * (size_t)(no + 1));
+        for (int k = 0; k < nx; k++) row[no + 1 + k] = run(&c->xcol[k].sig, pv, NULL, stack);
+        memcpy(row + no + 1 + nx, src + no + 1, sizeof(double) * (size_t)(W->ncol - no - 1));
+        if (nsc_waves_add(D, row)) st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    }
+    if (!st) {
+        D->end = W->end;
+        D->t_end = W->t_end;
+        D->end_msg = W->end_msg ? nsc_strdup(W->end_msg) : NULL;
+        D->ev = (*Wp)->ev;                             /* the events move over */
+        D->nev = (*Wp)->nev;
+        D->capev = (*Wp)->capev;
+        (*Wp)->ev = NULL;
+        (*Wp)->nev = (*Wp)->capev = 0;
+        nsc_waves_free(*Wp);
+        *Wp = D;
+        *nout = no + nx;
+    } else
+        nsc_waves_free(D);
+    free(names); free(col); free(pv); free(stack); free(row);
+    return st;
+}

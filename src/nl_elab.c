@@ -1987,6 +1987,79 @@ static nsc_status save_node(elab *E, const nl_card *cd, const nl_field *f, int *
     return NSC_OK;
 }
 
+/* The top-level .params of the circuit (c->param), after elaboration. */
+static int top_lookup(void *ctx, const char *name, double *v)
+{
+    const nsc_circuit *c = ctx;
+    for (int k = 0; k < c->nparam; k++)
+        if (!strcmp(c->param[k], name)) { *v = c->param_val[k]; return 1; }
+    return 0;
+}
+
+/* A derived output column (circuit.h xcol) of program sig, named name (taken). */
+static nsc_status xcol_add(elab *E, char *name, nsc_msig *sig)
+{
+    nsc_circuit *c = E->c;
+    struct nsc_xcol *x = nsc_realloc_array(c->xcol, (size_t)c->nxcol + 1, sizeof *x);
+    if (!x || !name) { free(name); free(sig->code); free(sig->text); return oom(E); }
+    c->xcol = x;
+    c->xcol[c->nxcol].name = name;
+    c->xcol[c->nxcol++].sig = *sig;
+    return NSC_OK;
+}
+
+/* Xyce's .print fields: FORMAT= PRECISION= WIDTH= FILE= DELIMITER= (noted,
+ * ignored), {expr} and P(x) / W(x) (the power v(n+,n-) i(x); a MOS
+ * transistor's v(d,s) i(d)) as derived columns. 1 when f was one of them, 0
+ * when not, -1 on error. */
+static int xyce_print(elab *E, const nl_card *cd, const nl_field *f)
+{
+    static const char *const opts[] = { "format", "precision", "width", "file", "delimiter", "timewidth",
+                                        "timescalefactor", "filter" };
+    char kb[64];
+    const char *k = pair_key(f, kb, sizeof kb);
+    for (size_t q = 0; k && q < sizeof opts / sizeof opts[0]; q++)
+        if (!strcmp(k, opts[q])) {
+            note(E, cd, f, "Xyce .print option %s= ignored (the outputs are -o's)", k);
+            return 1;
+        }
+    nsc_circuit *c = E->c;
+    nsc_msig sig;
+    if (f->kind == NL_F_EXPR) {
+        nl_env env = { top_lookup, c, E->d->files[cd->file], "", E->funcs, E->nfunc, 0 };
+        if (nl_meas_signal(c, E->d, cd, &env, f, &sig, E->r)) return -1;
+        return xcol_add(E, nsc_asprintf("{%s}", sig.text), &sig) ? -1 : 1;
+    }
+    if (f->kind != NL_F_CALL || !(nsc_strieq(f->u.s, "p") || nsc_strieq(f->u.s, "w")) || f->nsub != 1
+        || f->sub[0].kind != NL_F_WORD)
+        return 0;
+    const char *en = cat(E, "", f->sub[0].u.s);
+    int el;
+    if (!en) { oom(E); return -1; }
+    if (!nl_hash_get(&E->els, en, &el) || c->el[el].nnode < 2 || c->el[el].kind == NSC_EL_K) {
+        err(E, NULL, cd, &f->sub[0], "%s(%s): no element with two terminals named %s", f->u.s, f->sub[0].u.s, f->sub[0].u.s);
+        return -1;
+    }
+    const nsc_element *e = &c->el[el];
+    int np = e->kind == NSC_EL_M ? 2 : 1;                /* the port: n+ n-, or a MOS's d s */
+    nsc_loc loc = nl_field_loc(E->d, cd, f);
+    const char *vn, *in;
+    if (nl_meas_column(c, NSC_PROBE_V, c->node_name[e->node[0]], c->node_name[e->node[np]], loc, &vn, E->r)
+        || nl_meas_column(c, NSC_PROBE_I, e->name, NULL, loc, &in, E->r))
+        return -1;
+    memset(&sig, 0, sizeof sig);
+    sig.code = calloc(3, sizeof *sig.code);
+    if (!sig.code) { oom(E); return -1; }
+    for (int q = 0; q < c->nmeas_probe; q++) {
+        if (!strcmp(c->meas_probe[q].name, vn)) sig.code[0] = (nsc_minstr){ NSC_MOP_PROBE, q, 0, 0 };
+        if (!strcmp(c->meas_probe[q].name, in)) sig.code[1] = (nsc_minstr){ NSC_MOP_PROBE, q, 0, 0 };
+    }
+    sig.code[2] = (nsc_minstr){ NSC_MOP_MUL, 0, 0, 0 };
+    sig.ncode = 3;
+    sig.text = nsc_asprintf("p(%s)", e->name);
+    return xcol_add(E, nsc_asprintf("p(%s)", e->name), &sig) ? -1 : 1;
+}
+
 /* .save / .print [tran] V(a) V(a,b) I(x) node ... */
 static nsc_status resolve_save(elab *E)
 {
@@ -2008,6 +2081,9 @@ static nsc_status resolve_save(elab *E)
             int n0, n1 = 0;
             char *name = NULL;
             nsc_status st;
+            int xk = xyce_print(E, cd, f);                  /* Xyce's options and derived columns */
+            if (xk < 0) return E->r->status;
+            if (xk > 0) continue;
             if (f->kind == NL_F_WORD && (nsc_strieq(f->u.s, "all") || nsc_strieq(f->u.s, "allv") || nsc_strieq(f->u.s, "alli"))) {
                 note(E, cd, f, "'%s' in .save ignored (default outputs)", f->u.s);
                 continue;

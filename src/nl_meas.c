@@ -19,7 +19,17 @@ typedef struct mctx {
     const nl_env *env;
     nsc_report *r;
     int self;               /* index of the measure being built */
+    const char *what;       /* NULL: messages name the measure; else this (".print") */
 } mctx;
+
+/* ".meas NAME" or the other card that compiles a signal, for messages */
+static const char *mname(const mctx *M)
+{
+    static _Thread_local char buf[96];
+    if (M->what) return M->what;
+    snprintf(buf, sizeof buf, ".meas %s", M->c->meas[M->self].name);
+    return buf;
+}
 
 static nsc_status oom(mctx *M)
 {
@@ -125,8 +135,8 @@ static nsc_status compile(mctx *M, const nl_expr *e, nsc_msig *s)
         if (!strcmp(e->name, "pi")) return emit(M, s, NSC_MOP_NUM, 0, 0, 3.14159265358979323846);
         for (int k = 0; k < M->self; k++)
             if (!strcmp(M->c->meas[k].name, e->name)) return emit(M, s, NSC_MOP_MEAS, k, 0, 0);
-        return at_loc(M, expr_loc(M, e), "unknown name '%s' in .meas %s (not a .param, nor an earlier measure)",
-                      e->name, M->c->meas[M->self].name);
+        return at_loc(M, expr_loc(M, e), "unknown name '%s' in %s (not a .param, nor an earlier measure)",
+                      e->name, mname(M));
     }
     case NL_X_NEG:
         if ((st = compile(M, e->a, s))) return st;
@@ -143,13 +153,13 @@ static nsc_status compile(mctx *M, const nl_expr *e, nsc_msig *s)
             const char *a = e->nargs >= 1 ? arg_name(e->a) : NULL;
             const char *b = e->nargs == 2 ? arg_name(e->a->next) : NULL;
             if (!a || (iv ? e->nargs > 2 || (e->nargs == 2 && !b) : e->nargs != 1))
-                return at_loc(M, expr_loc(M, e), "expected %s in .meas %s", iv ? "v(node) or v(node1,node2)" : "i(element)",
-                              M->c->meas[M->self].name);
+                return at_loc(M, expr_loc(M, e), "expected %s in %s", iv ? "v(node) or v(node1,node2)" : "i(element)",
+                              mname(M));
             if ((st = probe(M, iv ? NSC_PROBE_V : NSC_PROBE_I, a, b, expr_loc(M, e), &idx))) return st;
             return emit(M, s, NSC_MOP_PROBE, idx, 0, 0);
         }
         int want, id = nsc_meas_func(e->name, &want);
-        if (id < 0) return at_loc(M, expr_loc(M, e), "unknown function '%s' in .meas %s", e->name, M->c->meas[M->self].name);
+        if (id < 0) return at_loc(M, expr_loc(M, e), "unknown function '%s' in %s", e->name, mname(M));
         if (e->nargs != want)
             return at_loc(M, expr_loc(M, e), "function '%s' takes %d argument%s", e->name, want, want == 1 ? "" : "s");
         for (const nl_expr *a = e->a; a; a = a->next)
@@ -159,8 +169,8 @@ static nsc_status compile(mctx *M, const nl_expr *e, nsc_msig *s)
     default:
         break;
     }
-    return at_loc(M, expr_loc(M, e), "operator not supported in .meas %s (comparisons, && || ! and ?: are not)",
-                  M->c->meas[M->self].name);
+    return at_loc(M, expr_loc(M, e), "operator not supported in %s (comparisons, && || ! and ?: are not)",
+                  mname(M));
 }
 
 /* a measured quantity: V(n), V(a,b), I(x), par('expr') or {expr} */
@@ -319,7 +329,7 @@ nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, con
     memset(m, 0, sizeof *m);
     m->loc = nl_field_loc(d, cd, &cd->f[0]);
     if (!c->nmeas) c->meas_loc = m->loc;
-    mctx M = { c, d, cd, env, r, c->nmeas };
+    mctx M = { c, d, cd, env, r, c->nmeas, NULL };
     c->nmeas++;
     m->from = -INFINITY;
     m->to = INFINITY;
@@ -435,9 +445,18 @@ nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
 nsc_status nl_meas_column(nsc_circuit *c, nsc_probekind kind, const char *a, const char *b, nsc_loc loc,
                           const char **name, nsc_report *r)
 {
-    mctx M = { c, NULL, NULL, NULL, r, 0 };
+    mctx M = { c, NULL, NULL, NULL, r, 0, "" };
     int k;
     nsc_status st = probe(&M, kind, a, b, loc, &k);
     if (!st) *name = c->meas_probe[k].name;
     return st;
+}
+
+nsc_status nl_meas_signal(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env, const nl_field *f,
+                          nsc_msig *out, nsc_report *r)
+{
+    mctx M = { c, d, cd, env, r, c->nmeas, ".print" };       /* (every measure: none is "earlier") */
+    M.self = 0;
+    memset(out, 0, sizeof *out);
+    return sig_field(&M, f, out);
 }

@@ -26,6 +26,11 @@ nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, con
 nsc_status nl_meas_column(nsc_circuit *c, nsc_probekind kind, const char *a, const char *b, nsc_loc loc,
                           const char **name, nsc_report *r);
 
+/* A signal of a .print card (V(), I(), {expr}, par('expr')) as a program over
+ * c->meas_probe (the quantities it reads added there), its text in out->text. */
+nsc_status nl_meas_signal(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env, const nl_field *f,
+                          nsc_msig *out, nsc_report *r);
+
 /* Resolve c->meas_probe (nodes, elements) after elaboration; an unknown name is
  * an error at the field that used it. */
 nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r);

@@ -1513,3 +1513,37 @@ Test(e2e, control_block_runs_its_common_commands)
     cr_assert(!strncmp(out, "time v(out) v(in) i(v1)\n", 24), "%s", out);
     free(out);
 }
+
+/* Xyce's .print (issue 12 item 2; refused at FORMAT= before): FORMAT=,
+ * PRECISION=, WIDTH= noted and ignored; {expr} and P(x)/W(x) (power) are
+ * derived columns after the others: {v(a)-v(b)} = v(a)/2 and p(r1) = p(r2) =
+ * (v(a)/2)^2 / 1k at every row (to 1e-12 relative), also through .meas. */
+Test(e2e, xyce_print_expressions_and_power)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/xp.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "xyce print\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nR2 b 0 1k\n.tran 0 2m\n"
+                                     ".print tran FORMAT=CSV PRECISION=8 WIDTH=12 v(a) {v(a)-v(b)} i(v1) P(R1) W(R2)\n"
+                                     ".meas tran pavg AVG par('v(a,b)*i(r1)')\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s xp.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "xp.cir:6:13: note: Xyce .print option format= ignored"), "%s", out);
+    double pavg;
+    const char *m = strstr(out, "pavg = ");
+    cr_assert(m && sscanf(m, "pavg = %lf", &pavg) == 1, "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/xp.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    cr_assert(t.ncol == 6 && tu_table_col(&t, "{v(a)-v(b)}") == 3 && tu_table_col(&t, "p(r1)") == 4
+              && tu_table_col(&t, "p(r2)") == 5, "%d columns", t.ncol);
+    double sum = 0;
+    for (int i = 0; i < t.nrow; i++) {
+        double va = TU_AT(&t, i, 1), h = va / 2, p = h * h / 1e3;
+        cr_assert(fabs(TU_AT(&t, i, 3) - h) <= 1e-12 * (1 + fabs(h)), "row %d", i);
+        cr_assert(fabs(TU_AT(&t, i, 4) - p) <= 1e-12 * p + 1e-20 && fabs(TU_AT(&t, i, 5) - p) <= 1e-12 * p + 1e-20, "row %d", i);
+        if (i > 0) sum += 0.5 * (TU_AT(&t, i, 4) + TU_AT(&t, i - 1, 4)) * (TU_AT(&t, i, 0) - TU_AT(&t, i - 1, 0));
+    }
+    cr_assert(fabs(sum / 2e-3 - pavg) <= 1e-9 * pavg, "AVG of p(r1) %g, .meas %g", sum / 2e-3, pavg);
+    tu_table_free(&t);
+}
