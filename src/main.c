@@ -233,10 +233,99 @@ static nsc_status write_table(const nsc_waves *W, nsc_format f, const char *path
 enum { OPT_FORMAT = 256, OPT_PLOT, OPT_STEP, OPT_TSTOP, OPT_THETA, OPT_SOLVER, OPT_PARAM, OPT_SAVE,
        OPT_DUMP, OPT_STATS, OPT_EVENTS, OPT_STEADY, OPT_PERIOD, OPT_LOSSES, OPT_LOAD, OPT_PROGRESS, OPT_QUIET, OPT_THREADS, OPT_VERSION, OPT_HELP };
 
-int main(int argc, char **argv)
+/* ---- the program's run: options -> netlist -> analysis -> outputs ---- */
+
+/* The command line. */
+typedef struct cli {
+    const char *netlist, *outpath, *format, *solver, *save, *dumpdir, *load;
+    double step, tstop, theta, period;
+    int steady, losses, plot, stats, events, quiet, progress, threads;
+    nsc_param_set *ov;          /* --param overrides */
+    int nov;
+    nsc_format fmt;
+    nsc_search_buf sb;          /* -I, $NSCIRCUIT_PATH, the models dir */
+} cli;
+
+/* One run: what it holds (freed by job_free). */
+typedef struct job {
+    nsc_report rep;
+    nsc_circuit *ckt;
+    nsc_waves *W;
+    nsc_probe *probes;
+    int nprobe, nout;           /* the columns recorded, the outputs among them */
+    nsc_meas_result *mres;
+    nsc_stream *stream;
+    char *out, *dat, *gp, *png, *meas, *ev, *loss;   /* the output files */
+    nsc_losses lossres;
+    nsc_tran_opts o;
+    nsc_pss_opts po;
+    nsc_pss_info pinfo;
+    nsc_sim_stats st;
+    double secs;
+    int wrote_meas;
+} job;
+
+/* One option c with its argument into C: -1 to go on, else the exit status. */
+static int take_option(cli *C, int c, char *arg, const char *word)
 {
-    if (argc > 1 && strcmp(argv[1], "compare") == 0) return nsc_cmd_compare(argc - 1, argv + 1);
-    if (argc > 1 && strcmp(argv[1], "sweep") == 0) return nsc_cmd_sweep(argc - 1, argv + 1);
+    double v;
+    switch (c) {
+    case 'o': C->outpath = arg; break;
+    case 'I': if (nsc_search_add(&C->sb, arg)) return 3; break;
+    case OPT_FORMAT: C->format = arg; break;
+    case OPT_PLOT: C->plot = 1; break;
+    case OPT_STEP:
+        if (!nsc_opt_number(arg, &C->step) || C->step <= 0) return usage_error("--step needs a positive time, not '%s'", arg);
+        break;
+    case OPT_TSTOP:
+        if (!nsc_opt_number(arg, &C->tstop) || C->tstop <= 0) return usage_error("--tstop needs a positive time, not '%s'", arg);
+        break;
+    case OPT_THETA:
+        if (!nsc_opt_number(arg, &C->theta) || C->theta < 0.5 || C->theta > 1) return usage_error("--theta must be in [0.5, 1], not '%s'", arg);
+        break;
+    case OPT_SOLVER:
+        if (nsc_solver_parse(arg) < 0) return usage_error("unknown solver '%s' (auto, lemke, enum)", arg);
+        C->solver = arg;
+        break;
+    case OPT_PARAM: {
+        char *eq = strchr(arg, '=');
+        if (!eq || eq == arg || !nsc_opt_number(eq + 1, &v)) return usage_error("--param needs NAME=VALUE, not '%s'", arg);
+        nsc_param_set *nv = realloc(C->ov, sizeof *C->ov * (size_t)(C->nov + 1));
+        if (!nv) return 3;
+        C->ov = nv;
+        *eq = 0;
+        C->ov[C->nov++] = (nsc_param_set){ arg, v };
+        break;
+    }
+    case OPT_SAVE: C->save = arg; break;
+    case OPT_DUMP: C->dumpdir = arg; break;
+    case OPT_STATS: C->stats = 1; break;
+    case OPT_EVENTS: C->events = 1; break;
+    case OPT_STEADY: C->steady = 1; break;
+    case OPT_LOSSES: C->losses = 1; break;
+    case OPT_LOAD: C->load = arg; C->losses = 1; break;
+    case OPT_PERIOD:
+        if (!nsc_opt_number(arg, &C->period) || !(C->period > 0) || !isfinite(C->period))
+            return usage_error("--period needs a positive time, not '%s'", arg);
+        C->steady = 1;
+        break;
+    case OPT_PROGRESS: C->progress = 1; break;
+    case OPT_QUIET: C->quiet = 1; break;
+    case OPT_THREADS:
+        if (!nsc_opt_number(arg, &v) || v < 1 || v > 1024 || v != (int)v)
+            return usage_error("--threads needs a whole number from 1, not '%s'", arg);
+        C->threads = (int)v;
+        break;
+    case OPT_VERSION: printf("nscircuit %s\n", PACKAGE_VERSION); return 0;
+    case OPT_HELP: printf("%s\n%s", usage_text, nsc_sweep_usage); return 0;
+    default: return usage_error("unknown or incomplete option '%s'", word);
+    }
+    return -1;
+}
+
+/* The command line into C: -1 to go on, else the exit status. */
+static int parse_options(int argc, char **argv, cli *C)
+{
     static const struct option longopts[] = {
         { "format", required_argument, 0, OPT_FORMAT }, { "plot", no_argument, 0, OPT_PLOT },
         { "step", required_argument, 0, OPT_STEP },     { "tstop", required_argument, 0, OPT_TSTOP },
@@ -251,332 +340,295 @@ int main(int argc, char **argv)
         { "version", no_argument, 0, OPT_VERSION },     { "help", no_argument, 0, OPT_HELP },
         { 0, 0, 0, 0 }
     };
-    const char *outpath = NULL, *format = NULL, *solver_name = NULL, *save = NULL, *dumpdir = NULL, *load = NULL;
-    double step = 0, tstop = 0, theta = 0, period = 0;
-    int steady = 0, losses = 0;
-    int plot = 0, stats = 0, events = 0, quiet = 0, want_progress = 0, threads = 0;
-    nsc_param_set *ov = NULL;
-    int nov = 0;
-    int c;
-    static nsc_search_buf sb;                          /* -I, $NSCIRCUIT_PATH, the models dir */
+    int c, st;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:I:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o': outpath = optarg; break;
-        case 'I':
-            if (nsc_search_add(&sb, optarg)) return 3;
-            break;
-        case OPT_FORMAT: format = optarg; break;
-        case OPT_PLOT: plot = 1; break;
-        case OPT_STEP:
-            if (!nsc_opt_number(optarg, &step) || step <= 0) return usage_error("--step needs a positive time, not '%s'", optarg);
-            break;
-        case OPT_TSTOP:
-            if (!nsc_opt_number(optarg, &tstop) || tstop <= 0) return usage_error("--tstop needs a positive time, not '%s'", optarg);
-            break;
-        case OPT_THETA:
-            if (!nsc_opt_number(optarg, &theta) || theta < 0.5 || theta > 1) return usage_error("--theta must be in [0.5, 1], not '%s'", optarg);
-            break;
-        case OPT_SOLVER:
-            if (nsc_solver_parse(optarg) < 0) return usage_error("unknown solver '%s' (auto, lemke, enum)", optarg);
-            solver_name = optarg;
-            break;
-        case OPT_PARAM: {
-            char *eq = strchr(optarg, '=');
-            double v;
-            if (!eq || eq == optarg || !nsc_opt_number(eq + 1, &v)) return usage_error("--param needs NAME=VALUE, not '%s'", optarg);
-            nsc_param_set *nv = realloc(ov, sizeof *ov * (size_t)(nov + 1));
-            if (!nv) return 3;
-            ov = nv;
-            *eq = 0;
-            ov[nov].name = optarg;
-            ov[nov].value = v;
-            nov++;
-            break;
-        }
-        case OPT_SAVE: save = optarg; break;
-        case OPT_DUMP: dumpdir = optarg; break;
-        case OPT_STATS: stats = 1; break;
-        case OPT_EVENTS: events = 1; break;
-        case OPT_STEADY: steady = 1; break;
-        case OPT_LOSSES: losses = 1; break;
-        case OPT_LOAD: load = optarg; losses = 1; break;
-        case OPT_PERIOD:
-            if (!nsc_opt_number(optarg, &period) || !(period > 0) || !isfinite(period))
-                return usage_error("--period needs a positive time, not '%s'", optarg);
-            steady = 1;
-            break;
-        case OPT_PROGRESS: want_progress = 1; break;
-        case OPT_QUIET: quiet = 1; break;
-        case OPT_THREADS: {
-            double v;
-            if (!nsc_opt_number(optarg, &v) || v < 1 || v > 1024 || v != (int)v)
-                return usage_error("--threads needs a whole number from 1, not '%s'", optarg);
-            threads = (int)v;
-            break;
-        }
-        case OPT_VERSION: printf("nscircuit %s\n", PACKAGE_VERSION); return 0;
-        case OPT_HELP: printf("%s\n%s", usage_text, nsc_sweep_usage); return 0;
-        default:
-            return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
-        }
-    }
+    while ((c = getopt_long(argc, argv, "o:I:", longopts, NULL)) != -1)
+        if ((st = take_option(C, c, optarg, argv[optind - 1])) >= 0) return st;
     if (optind != argc - 1) return usage_error("%s", optind >= argc ? "no netlist given" : "more than one netlist given");
-    const char *netlist = argv[optind];
-    nsc_format fmt = NSC_FMT_DAT;
-    const char *fmtname = format;
-    if (!fmtname && outpath) {
-        const char *dot = strrchr(outpath, '.');
+    C->netlist = argv[optind];
+    const char *fmtname = C->format;
+    if (!fmtname && C->outpath) {
+        const char *dot = strrchr(C->outpath, '.');
         fmtname = dot && nsc_strieq(dot, ".csv") ? "csv" : dot && nsc_strieq(dot, ".raw") ? "raw" : "dat";
     }
-    if (fmtname) {
-        if (nsc_strieq(fmtname, "dat")) fmt = NSC_FMT_DAT;
-        else if (nsc_strieq(fmtname, "csv")) fmt = NSC_FMT_CSV;
-        else if (nsc_strieq(fmtname, "raw")) fmt = NSC_FMT_RAW;
-        else if (nsc_strieq(fmtname, "rawbin")) fmt = NSC_FMT_RAWBIN;
-        else return usage_error("unknown format '%s' (dat, csv, raw, rawbin)", fmtname);
-    }
+    static const char *const fn[] = { "dat", "csv", "raw", "rawbin" };
+    static const nsc_format ff[] = { NSC_FMT_DAT, NSC_FMT_CSV, NSC_FMT_RAW, NSC_FMT_RAWBIN };
+    C->fmt = NSC_FMT_DAT;
+    for (int k = 0; fmtname && k < 4; k++)
+        if (nsc_strieq(fmtname, fn[k])) { C->fmt = ff[k]; fmtname = NULL; }
+    if (fmtname) return usage_error("unknown format '%s' (dat, csv, raw, rawbin)", fmtname);
+    return -1;
+}
 
-    nsc_report rep;
-    nsc_report_init(&rep);
-    nsc_circuit *ckt = NULL;
-    nsc_waves *W = NULL;
-    nsc_probe *probes = NULL;
-    nsc_meas_result *mres = NULL;
-    nsc_stream *stream = NULL;
-    int nprobe = 0, nout = 0;
-    char *out = NULL, *dat = NULL, *gp = NULL, *png = NULL, *measpath = NULL, *evpath = NULL, *losspath = NULL;
-    nsc_losses lossres = { 0, 0, 0, NULL };
-    const nsc_search_path *inc = nsc_search_finish(&sb);
-    nsc_status s = inc ? nsc_netlist_read_in(netlist, inc, ov, nov, &ckt, &rep) : nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory");
-    if (s) goto done;
+static nsc_run_cfg run_cfg(const cli *C, const nsc_search_path *inc)
+{
+    return (nsc_run_cfg){ C->step, C->tstop, C->theta, C->solver, C->save, inc, C->steady, C->period };
+}
 
-    nsc_loc top = { ckt->nfiles > 0 ? ckt->files[0] : netlist, 1, 1 };
-    if (ckt->nstep > 0 && !dumpdir) {                  /* a parameter study */
-        nsc_circuit_free(ckt);
-        ckt = NULL;
-        nsc_sweep_args sa;
-        memset(&sa, 0, sizeof sa);
-        sa.netlist = netlist;
-        out = outpath ? with_suffix(outpath, "") : NULL;
-        sa.prefix = out;
-        sa.cfg = (nsc_run_cfg){ step, tstop, theta, solver_name, save, inc, steady, period };
-        sa.fixed = ov;
-        sa.nfixed = nov;
-        sa.csv = fmt == NSC_FMT_CSV;
-        sa.stats = stats;
-        sa.quiet = quiet;
-        sa.progress = want_progress;
-        nsc_report_free(&rep);                         /* its warnings come again from the study */
-        int st = nsc_sweep(&sa);
-        free(out);
-        free(ov);
-        nsc_search_free(&sb);
-        return st;
-    }
-    nsc_run_cfg cfg = { step, tstop, theta, solver_name, save, inc, steady, period };
-    steady = nsc_run_steady(ckt, &cfg);
-    nsc_tran_opts o;
-    if ((s = nsc_run_opts(ckt, &cfg, &o, &rep))) goto done;
-    nsc_pss_opts po = nsc_run_pss_opts(ckt, &cfg);
-    plot |= ckt->ctl_plot;                                    /* a .control block's plot: the PNG */
-    if (steady) nsc_meas_steady_windows(ckt, &rep);
-    nsc_pss_info pinfo;
-    memset(&pinfo, 0, sizeof pinfo);
+/* A netlist with .step cards: the parameter study (sweep.h), its exit status. */
+static int run_study(const cli *C, const nsc_search_path *inc)
+{
+    nsc_sweep_args sa;
+    memset(&sa, 0, sizeof sa);
+    sa.netlist = C->netlist;
+    char *prefix = C->outpath ? with_suffix(C->outpath, "") : NULL;
+    sa.prefix = prefix;
+    sa.cfg = run_cfg(C, inc);
+    sa.fixed = C->ov;
+    sa.nfixed = C->nov;
+    sa.csv = C->fmt == NSC_FMT_CSV;
+    sa.stats = C->stats;
+    sa.quiet = C->quiet;
+    sa.progress = C->progress;
+    int st = nsc_sweep(&sa);
+    free(prefix);
+    return st;
+}
 
-    if (dumpdir) {
-        nsc_lcs *L = NULL;
-        if (!(s = nsc_lcs_assemble(ckt, NSC_ASM_TRAN, o.gmin, &L, &rep))) s = nsc_lcs_dump(L, dumpdir, &rep);
-        nsc_lcs_free(L);
-        if (!s && !quiet) fprintf(stderr, "nscircuit: wrote the LCS of %s to %s/\n", netlist, dumpdir);
-        goto done;
-    }
-    if (!ckt->has_tran && !ckt->has_op && !steady && tstop <= 0) {
-        s = nsc_err(&rep, NSC_ENETLIST, &top, "no analysis: add a .tran, .op or .pss card, or give --tstop");
-        goto done;
-    }
+/* .op: the operating point printed on stdout. */
+static nsc_status run_op(job *J, const cli *C)
+{
+    nsc_waves *O = NULL;
+    nsc_probe *dp = NULL;
+    int ndp = 0;
+    nsc_status s = nsc_probes_default(J->ckt, &dp, &ndp, &J->rep);    /* nodes, then i(v) i(l) i(d) */
+    if (!s) s = nsc_run_op(J->ckt, J->o.gmin, J->o.solver, dp, ndp, &O, &J->rep);
+    nsc_probes_free(dp, ndp);
+    if (s) return s;
+    printf("operating point of %s\n", C->netlist);
+    for (int k = 1; k < O->ncol; k++) printf("  %-20s = % .10e\n", O->name[k], O->v[k]);
+    nsc_waves_free(O);
+    return NSC_OK;
+}
 
-    if (ckt->has_op) {
-        nsc_waves *O = NULL;
-        nsc_probe *dp = NULL;
-        int ndp = 0;
-        if (!(s = nsc_probes_default(ckt, &dp, &ndp, &rep)))    /* nodes, then i(v) i(l) i(d) */
-            s = nsc_run_op(ckt, o.gmin, o.solver, dp, ndp, &O, &rep);
-        nsc_probes_free(dp, ndp);
-        if (s) goto done;
-        printf("operating point of %s\n", netlist);
-        for (int k = 1; k < O->ncol; k++) printf("  %-20s = % .10e\n", O->name[k], O->v[k]);
-        nsc_waves_free(O);
-    }
-    if (o.tstop <= 0) {
-        if (ckt->nmeas > 0) nsc_warn(&rep, &ckt->meas_loc, ".meas tran ignored: no transient analysis");
-        goto done;
-    }
-    o.stop = &stop_flag;
-    o.events = events;
-    if ((s = nsc_run_probes(ckt, save, &probes, &nprobe, &nout, &rep))) goto done;
+/* The output files' names, checked: none is an input of the run, --load names
+ * an element. */
+static nsc_status output_names(job *J, const cli *C)
+{
+    J->out = C->outpath ? nsc_strdup(C->outpath) : default_output(C->netlist, format_suffix(C->fmt));
+    J->dat = C->fmt == NSC_FMT_DAT ? nsc_strdup(J->out) : with_suffix(J->out, ".dat");   /* the data the script plots */
+    J->gp = with_suffix(J->out, ".gp");
+    J->png = with_suffix(J->out, ".png");
+    J->meas = with_suffix(J->out, ".meas");
+    J->ev = with_suffix(J->out, ".events");
+    J->loss = with_suffix(J->out, ".losses");
+    if (!J->out || !J->dat || !J->gp || !J->png || !J->meas || !J->ev || !J->loss)
+        return nsc_err(&J->rep, NSC_ENOMEM, NULL, "out of memory");
+    if (C->load && nsc_circuit_element(J->ckt, C->load) < 0)
+        return nsc_err(&J->rep, NSC_EUSAGE, NULL, "--load %s: no such element in %s", C->load, C->netlist);
+    char *outs[] = { J->out, J->dat, J->gp, J->png, J->meas, J->ev, J->loss };
+    const char *clash = nsc_output_is_input(outs, 7, J->ckt->files, J->ckt->nfiles);
+    if (clash)
+        return nsc_err(&J->rep, NSC_EUSAGE, NULL, "the output '%s' is an input of this run (the netlist or a "
+                       "file it includes): choose another name with -o", clash);
+    return NSC_OK;
+}
 
-    out = outpath ? nsc_strdup(outpath) : default_output(netlist, format_suffix(fmt));
-    dat = fmt == NSC_FMT_DAT ? nsc_strdup(out) : with_suffix(out, ".dat");   /* the data the script plots */
-    gp = with_suffix(out, ".gp");
-    png = with_suffix(out, ".png");
-    measpath = with_suffix(out, ".meas");
-    evpath = with_suffix(out, ".events");
-    losspath = with_suffix(out, ".losses");
-    if (!out || !dat || !gp || !png || !measpath || !evpath || !losspath) { s = nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); goto done; }
-    if (load && nsc_circuit_element(ckt, load) < 0) {
-        s = nsc_err(&rep, NSC_EUSAGE, NULL, "--load %s: no such element in %s", load, netlist);
-        goto done;
-    }
-    if (losses) o.losses = &lossres;
-    {
-        char *outs[] = { out, dat, gp, png, measpath, evpath, losspath };
-        const char *clash = nsc_output_is_input(outs, 7, ckt->files, ckt->nfiles);
-        if (clash) s = nsc_err(&rep, NSC_EUSAGE, NULL, "the output '%s' is an input of this run (the netlist or a "
-                               "file it includes): choose another name with -o", clash);
-        if (s) goto done;
-    }
-
+/* The transient or the steady state, its rows streamed to the output when
+ * possible, a progress bar on a terminal. */
+static nsc_status run_analysis(job *J, const cli *C, int steady)
+{
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);                           /* a closed terminal: keep the rows too */
-
     progress prog;
     memset(&prog, 0, sizeof prog);
-    prog.tstop = o.tstop;
+    prog.tstop = J->o.tstop;
     prog.tty = isatty(2);
-    if (!quiet && !steady && (want_progress || prog.tty)) {
-        o.progress = progress_draw;
-        o.progress_ctx = &prog;
+    if (!C->quiet && !steady && (C->progress || prog.tty)) {
+        J->o.progress = progress_draw;
+        J->o.progress_ctx = &prog;
     }
-    if (!ckt->nxcol && (stream = nsc_stream_new(out, fmt, nout + 1, threads))) {   /* rows written while computed */
-        o.rows = nsc_stream_rows;
-        o.rows_ctx = stream;
+    if (!J->ckt->nxcol && (J->stream = nsc_stream_new(J->out, C->fmt, J->nout + 1, C->threads))) {
+        J->o.rows = nsc_stream_rows;                         /* rows written while computed */
+        J->o.rows_ctx = J->stream;
     }
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &prog.t0);
-    nsc_sim_stats st;
-    s = steady ? nsc_run_pss(ckt, &o, &po, probes, nprobe, &W, &st, &pinfo, &rep)
-               : nsc_run_tran(ckt, &o, probes, nprobe, &W, &st, &rep);
+    nsc_status s = steady ? nsc_run_pss(J->ckt, &J->o, &J->po, J->probes, J->nprobe, &J->W, &J->st, &J->pinfo, &J->rep)
+                          : nsc_run_tran(J->ckt, &J->o, J->probes, J->nprobe, &J->W, &J->st, &J->rep);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     progress_end(&prog);
-    nsc_flush_warnings(&rep, quiet);                       /* diagnostics before the summary */
-    double secs = seconds(&prog.t0, &t1);
-    int wrote_meas = 0;
-    if (W && W->nrow > 0) {
+    J->secs = seconds(&prog.t0, &t1);
+    return s;
+}
+
+/* The measures, the .control outputs, the table, script, PNG, events and
+ * losses from the run's rows; NSC_OK or the first write error (in wr). */
+static nsc_status write_results(job *J, const cli *C, nsc_status s, nsc_report *wr)
+{
+    nsc_circuit *ckt = J->ckt;
+    nsc_waves *W;
+    int done = J->W->end == NSC_RUN_COMPLETE;
+    nsc_status ws = ckt->nxcol ? nsc_meas_derive(ckt, &J->W, &J->nout, wr) : NSC_OK;   /* .print {expr}, P() */
+    W = J->W;
+    if (!ws && ckt->nmeas > 0 && done) {
+        if (!(J->mres = nsc_calloc((size_t)ckt->nmeas, sizeof *J->mres))) ws = nsc_err(wr, NSC_ENOMEM, NULL, "out of memory");
+        if (!ws) ws = nsc_meas_eval(ckt, W, J->mres, wr);
+        if (!ws) ws = report_meas(ckt, J->mres, C->netlist, J->meas, wr);
+        J->wrote_meas = !ws;
+    } else if (ckt->nmeas > 0)
+        nsc_warn(wr, &ckt->meas_loc, ".meas not evaluated: the run did not complete");
+    if (done) control_outputs(ckt, W, J->nout, wr);
+    nsc_waves_keep(W, J->nout + 1);                         /* drop the columns only .meas reads */
+    int streamed = 0;
+    if (!ws && J->stream) ws = nsc_stream_finish(J->stream, W, &streamed, wr);
+    nsc_stream_free(J->stream);
+    J->stream = NULL;
+    if (!ws && !streamed) ws = write_table(W, C->fmt, J->out, C->threads, wr);
+    int need_dat = C->plot && C->fmt != NSC_FMT_DAT;        /* the script plots a .dat */
+    if (!ws && need_dat) ws = nsc_write_dat(W, J->dat, C->threads, wr);
+    if (!ws && (C->fmt == NSC_FMT_DAT || C->plot)) ws = nsc_write_gp(W, J->dat, J->gp, J->png, wr);
+    if (!ws && C->plot && done) ws = nsc_render_gp(J->gp, wr);
+    if (!ws && C->events) ws = nsc_write_events(W, J->ev, wr);
+    if (!ws && C->losses && done && !s) ws = report_losses(&J->lossres, C->load, C->netlist, J->loss, wr);
+    return ws;
+}
+
+/* The --stats lines after the summary's. */
+static void print_stats(const nsc_sim_stats *st, const nsc_tran_opts *o)
+{
+    if (o->adaptive)
+        fprintf(stderr, "nscircuit: adaptive steps from %.3g to %.3g s (at most %g), %ld trials locating "
+                        "events, %ld mode changes captured inside steps (chattering)\n",
+                st->hmin_used, st->hmax_used, o->h, st->locate_trials, st->captured);
+    fprintf(stderr, "nscircuit: %ld steps shortened at breakpoints, %ld solved in the previous mode, "
+                    "%ld LCPs pivoted (%ld pivots)\n", st->short_steps, st->mode_hits, st->lcps, st->pivots);
+    fprintf(stderr, "nscircuit: unknowns n = %d, complementarity pairs m = %d, h = %g s, theta = %g, "
+                    "W factorisations = %d, max LCP residual = %.3g\n",
+            st->n, st->m, o->h, o->theta, st->factorizations, st->max_residual);
+    fprintf(stderr, "nscircuit: mode hits %ld, misses %ld (%ld settled by the active set, %ld pivoted); "
+                    "mode systems factored %ld, found in the mode cache %ld\n",
+            st->mode_hits, st->steps - st->mode_hits, st->active_set, st->lcps, st->mode_factor, st->mode_cached);
+}
+
+/* The summary on stderr (cli.md: the --stats first line is fixed). */
+static void print_summary(const job *J, const cli *C, int steady, nsc_status s)
+{
+    const nsc_sim_stats *st = &J->st;
+    const nsc_waves *W = J->W;
+    const char *nl = C->netlist;
+    if (C->stats) fprintf(stderr, "nscircuit: %s: steps: %ld accepted, %ld rejected; events: %ld located\n", nl,
+                          st->steps, st->rejected, st->events);
+    if (C->quiet) return;
+    if (steady)
+        fprintf(stderr, "nscircuit: %s: periodic steady state, period %g s, from t = %g s: %d shooting periods "
+                        "(%ld periods simulated in all); cycle-to-cycle change %.3g of peak-to-peak (worst: %s)\n",
+                nl, J->pinfo.period, J->pinfo.t0, J->pinfo.iterations, J->pinfo.periods_run, J->pinfo.residual,
+                J->pinfo.worst_name);
+    if (steady) fprintf(stderr, "nscircuit: %s: %ld steps in all", nl, st->steps);
+    else fprintf(stderr, "nscircuit: %s: %g s simulated in %ld steps", nl, W->t_end, st->steps);
+    if (J->o.adaptive || steady) fprintf(stderr, ", %ld switching events located", st->events);
+    else fprintf(stderr, " of %g s", J->o.h);
+    fprintf(stderr, ", %.3f s\n", J->secs);
+    if (C->stats) print_stats(st, &J->o);
+    if (W->end != NSC_RUN_COMPLETE || s) return;
+    fprintf(stderr, "nscircuit: wrote %s", J->out);
+    if (C->plot && C->fmt != NSC_FMT_DAT) fprintf(stderr, ", %s", J->dat);
+    if (C->fmt == NSC_FMT_DAT || C->plot) fprintf(stderr, ", %s", J->gp);
+    if (C->plot) fprintf(stderr, ", %s", J->png);
+    if (J->wrote_meas) fprintf(stderr, ", %s", J->meas);
+    if (C->events) fprintf(stderr, ", %s", J->ev);
+    if (C->losses) fprintf(stderr, ", %s", J->loss);
+    fputc('\n', stderr);
+}
+
+/* A single run of the netlist read into J->ckt: settings, .op, the transient
+ * or the steady state, the outputs. */
+static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
+{
+    nsc_circuit *ckt = J->ckt;
+    nsc_loc top = { ckt->nfiles > 0 ? ckt->files[0] : C->netlist, 1, 1 };
+    nsc_run_cfg cfg = run_cfg(C, inc);
+    int steady = nsc_run_steady(ckt, &cfg);
+    nsc_status s = nsc_run_opts(ckt, &cfg, &J->o, &J->rep);
+    if (s) return s;
+    J->po = nsc_run_pss_opts(ckt, &cfg);
+    C->plot |= ckt->ctl_plot;                                 /* a .control block's plot: the PNG */
+    if (steady) nsc_meas_steady_windows(ckt, &J->rep);
+    if (C->dumpdir) {
+        nsc_lcs *L = NULL;
+        if (!(s = nsc_lcs_assemble(ckt, NSC_ASM_TRAN, J->o.gmin, &L, &J->rep))) s = nsc_lcs_dump(L, C->dumpdir, &J->rep);
+        nsc_lcs_free(L);
+        if (!s && !C->quiet) fprintf(stderr, "nscircuit: wrote the LCS of %s to %s/\n", C->netlist, C->dumpdir);
+        return s;
+    }
+    if (!ckt->has_tran && !ckt->has_op && !steady && C->tstop <= 0)
+        return nsc_err(&J->rep, NSC_ENETLIST, &top, "no analysis: add a .tran, .op or .pss card, or give --tstop");
+    if (ckt->has_op && (s = run_op(J, C))) return s;
+    if (J->o.tstop <= 0) {
+        if (ckt->nmeas > 0) nsc_warn(&J->rep, &ckt->meas_loc, ".meas tran ignored: no transient analysis");
+        return NSC_OK;
+    }
+    J->o.stop = &stop_flag;
+    J->o.events = C->events;
+    if ((s = nsc_run_probes(ckt, C->save, &J->probes, &J->nprobe, &J->nout, &J->rep)) || (s = output_names(J, C))) return s;
+    if (C->losses) J->o.losses = &J->lossres;
+    s = run_analysis(J, C, steady);
+    nsc_flush_warnings(&J->rep, C->quiet);                  /* diagnostics before the summary */
+    if (J->W && J->W->nrow > 0) {
         nsc_report wr;
         nsc_report_init(&wr);
-        nsc_status ws = ckt->nxcol ? nsc_meas_derive(ckt, &W, &nout, &wr) : NSC_OK;   /* .print {expr}, P() */
-        if (!ws && ckt->nmeas > 0 && W->end == NSC_RUN_COMPLETE) {
-            if (!(mres = nsc_calloc((size_t)ckt->nmeas, sizeof *mres))) ws = nsc_err(&wr, NSC_ENOMEM, NULL, "out of memory");
-            if (!ws) ws = nsc_meas_eval(ckt, W, mres, &wr);
-            if (!ws) ws = report_meas(ckt, mres, netlist, measpath, &wr);
-            wrote_meas = !ws;
-        } else if (ckt->nmeas > 0)
-            nsc_warn(&wr, &ckt->meas_loc, ".meas not evaluated: the run did not complete");
-        if (W->end == NSC_RUN_COMPLETE) control_outputs(ckt, W, nout, &wr);
-        nsc_waves_keep(W, nout + 1);                       /* drop the columns only .meas reads */
-        int streamed = 0;
-        if (!ws && stream) ws = nsc_stream_finish(stream, W, &streamed, &wr);
-        nsc_stream_free(stream);
-        stream = NULL;
-        if (!ws && !streamed) ws = write_table(W, fmt, out, threads, &wr);
-        int need_dat = plot && fmt != NSC_FMT_DAT;         /* the script plots a .dat */
-        if (!ws && need_dat) ws = nsc_write_dat(W, dat, threads, &wr);
-        if (!ws && (fmt == NSC_FMT_DAT || plot)) ws = nsc_write_gp(W, dat, gp, png, &wr);
-        if (!ws && plot && W->end == NSC_RUN_COMPLETE) ws = nsc_render_gp(gp, &wr);
-        if (!ws && events) ws = nsc_write_events(W, evpath, &wr);
-        if (!ws && losses && W->end == NSC_RUN_COMPLETE && !s) ws = report_losses(&lossres, load, netlist, losspath, &wr);
+        nsc_status ws = write_results(J, C, s, &wr);
         for (int k = 0; k < wr.nwarn; k++) fprintf(stderr, "%s\n", wr.warn[k]);
-        if (ws && !s) {                                    /* the first error of the run is the write error */
-            nsc_print_report(&rep);
-            nsc_report_free(&rep);
-            rep.status = s = ws;
-            rep.error = wr.error;
+        if (ws && !s) {                                     /* the first error of the run is the write error */
+            nsc_print_report(&J->rep);
+            nsc_report_free(&J->rep);
+            J->rep.status = s = ws;
+            J->rep.error = wr.error;
             wr.error = NULL;
         } else if (ws)
             fprintf(stderr, "%s\n", wr.error ? wr.error : "write failed");
         nsc_report_free(&wr);
     }
-    if (stats && W)                                        /* cli.md: this first line is fixed */
-        fprintf(stderr, "nscircuit: %s: steps: %ld accepted, %ld rejected; events: %ld located\n", netlist,
-                st.steps, st.rejected, st.events);
-    if (!quiet && W && steady)
-        fprintf(stderr, "nscircuit: %s: periodic steady state, period %g s, from t = %g s: %d shooting periods "
-                        "(%ld periods simulated in all); cycle-to-cycle change %.3g of peak-to-peak (worst: %s)\n",
-                netlist, pinfo.period, pinfo.t0, pinfo.iterations, pinfo.periods_run, pinfo.residual, pinfo.worst_name);
-    if (!quiet && W) {
-        if (steady) fprintf(stderr, "nscircuit: %s: %ld steps in all", netlist, st.steps);
-        else fprintf(stderr, "nscircuit: %s: %g s simulated in %ld steps", netlist, W->t_end, st.steps);
-        if (o.adaptive || steady) fprintf(stderr, ", %ld switching events located", st.events);
-        else if (!steady) fprintf(stderr, " of %g s", o.h);
-        fprintf(stderr, ", %.3f s\n", secs);
-        if (stats && o.adaptive)
-            fprintf(stderr, "nscircuit: adaptive steps from %.3g to %.3g s (at most %g), %ld trials locating "
-                            "events, %ld mode changes captured inside steps (chattering)\n",
-                    st.hmin_used, st.hmax_used, o.h, st.locate_trials, st.captured);
-        if (stats)
-            fprintf(stderr, "nscircuit: %ld steps shortened at breakpoints, %ld solved in the previous mode, "
-                            "%ld LCPs pivoted (%ld pivots)\n", st.short_steps, st.mode_hits, st.lcps, st.pivots);
-        if (stats)
-            fprintf(stderr, "nscircuit: unknowns n = %d, complementarity pairs m = %d, h = %g s, theta = %g, "
-                            "W factorisations = %d, max LCP residual = %.3g\n",
-                    st.n, st.m, o.h, o.theta, st.factorizations, st.max_residual);
-        if (stats)
-            fprintf(stderr, "nscircuit: mode hits %ld, misses %ld (%ld settled by the active set, %ld pivoted); "
-                            "mode systems factored %ld, found in the mode cache %ld\n",
-                    st.mode_hits, st.steps - st.mode_hits, st.active_set, st.lcps, st.mode_factor, st.mode_cached);
-        if (W->end == NSC_RUN_COMPLETE && !s) {
-            int gpw = fmt == NSC_FMT_DAT || plot;
-            fprintf(stderr, "nscircuit: wrote %s", out);
-            if (plot && fmt != NSC_FMT_DAT) fprintf(stderr, ", %s", dat);
-            if (gpw) fprintf(stderr, ", %s", gp);
-            if (plot) fprintf(stderr, ", %s", png);
-            if (wrote_meas) fprintf(stderr, ", %s", measpath);
-            if (events) fprintf(stderr, ", %s", evpath);
-            if (losses) fprintf(stderr, ", %s", losspath);
-            fputc('\n', stderr);
-        }
+    if (J->W) print_summary(J, C, steady, s);
+    return s;
+}
+
+static void job_free(job *J)
+{
+    nsc_stream_free(J->stream);
+    nsc_report_free(&J->rep);
+    nsc_waves_free(J->W);
+    nsc_probes_free(J->probes, J->nprobe);
+    if (J->ckt) nsc_meas_results_free(J->mres, J->ckt->nmeas);
+    free(J->mres);
+    nsc_circuit_free(J->ckt);
+    free(J->out); free(J->dat); free(J->gp); free(J->png); free(J->meas); free(J->ev); free(J->loss);
+    nsc_losses_free(&J->lossres);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "compare") == 0) return nsc_cmd_compare(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "sweep") == 0) return nsc_cmd_sweep(argc - 1, argv + 1);
+    static cli C;
+    int st = parse_options(argc, argv, &C);
+    if (st >= 0) { free(C.ov); nsc_search_free(&C.sb); return st; }
+    job J;
+    memset(&J, 0, sizeof J);
+    nsc_report_init(&J.rep);
+    const nsc_search_path *inc = nsc_search_finish(&C.sb);
+    nsc_status s = inc ? nsc_netlist_read_in(C.netlist, inc, C.ov, C.nov, &J.ckt, &J.rep)
+                       : nsc_err(&J.rep, NSC_ENOMEM, NULL, "out of memory");
+    if (!s && J.ckt->nstep > 0 && !C.dumpdir) {               /* a parameter study */
+        job_free(&J);                                         /* (its warnings come again from the study) */
+        st = run_study(&C, inc);
+    } else {
+        if (!s) s = run_netlist(&J, &C, inc);
+        int interrupted = J.W && J.W->end == NSC_RUN_INTERRUPTED;
+        if (interrupted && !C.quiet)
+            fprintf(stderr, "nscircuit: interrupted at t=%g s; %s holds the %d rows computed\n", J.W->t_end, J.out,
+                    J.W->nrow);
+        nsc_flush_warnings(&J.rep, C.quiet);
+        nsc_print_report(&J.rep);
+        st = interrupted ? 128 + (stop_flag ? (int)stop_flag : SIGINT) : exit_code(s);
+        job_free(&J);
     }
-    if (W && W->end == NSC_RUN_INTERRUPTED) {
-        if (!quiet) fprintf(stderr, "nscircuit: interrupted at t=%g s; %s holds the %d rows computed\n", W->t_end, out, W->nrow);
-        nsc_flush_warnings(&rep, quiet);
-        nsc_print_report(&rep);
-        int sig = (int)stop_flag;
-        nsc_stream_free(stream);
-        nsc_report_free(&rep);
-        nsc_waves_free(W);
-        nsc_probes_free(probes, nprobe);
-        nsc_meas_results_free(mres, ckt->nmeas);
-        free(mres);
-        nsc_circuit_free(ckt);
-        free(out); free(dat); free(gp); free(png); free(measpath); free(evpath); free(losspath); free(ov);
-        nsc_losses_free(&lossres);
-        nsc_search_free(&sb);
-        return 128 + (sig ? sig : SIGINT);
-    }
-done:
-    nsc_stream_free(stream);
-    nsc_flush_warnings(&rep, quiet);
-    nsc_print_report(&rep);
-    nsc_report_free(&rep);
-    nsc_waves_free(W);
-    nsc_probes_free(probes, nprobe);
-    if (ckt) nsc_meas_results_free(mres, ckt->nmeas);
-    free(mres);
-    nsc_circuit_free(ckt);
-    free(out);
-    free(dat);
-    free(gp);
-    free(png);
-    free(measpath);
-    free(evpath);
-    free(losspath);
-    nsc_losses_free(&lossres);
-    free(ov);
-    nsc_search_free(&sb);
-    return exit_code(s);
+    free(C.ov);
+    nsc_search_free(&C.sb);
+    return st;
 }
