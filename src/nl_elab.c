@@ -1060,6 +1060,18 @@ static nsc_status card_param(elab *E, scope *sc, const nl_card *cd)
     return NSC_OK;
 }
 
+/* Append parameter name = v to model m (cap: its arrays' capacity). */
+static nsc_status model_set(elab *E, nsc_model *m, int *cap, const char *name, double v)
+{
+    if (nsc_grow((void **)&m->pname, cap, m->npar + 1, sizeof *m->pname)) return oom(E);
+    double *pv = nsc_realloc_array(m->pval, (size_t)*cap, sizeof *pv);
+    if (!pv) return oom(E);
+    m->pval = pv;
+    if (!(m->pname[m->npar] = nsc_strdup(name))) return oom(E);
+    m->pval[m->npar++] = v;
+    return NSC_OK;
+}
+
 /* model parameters (PAIR fields, possibly inside parentheses) */
 static nsc_status model_params(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int n, nsc_model *m,
                                int *cap)
@@ -1087,13 +1099,7 @@ static nsc_status model_params(elab *E, scope *sc, const nl_card *cd, const nl_f
             warn(E, sc, cd, &f[i], "non-numeric parameter '%s' of model %s ignored", k, cd->f[1].u.s);
             continue;
         }
-        if (value(E, sc, cd, vf, &v)) return E->r->status;
-        if (nsc_grow((void **)&m->pname, cap, m->npar + 1, sizeof *m->pname)) return oom(E);
-        double *pv = nsc_realloc_array(m->pval, (size_t)*cap, sizeof *pv);
-        if (!pv) return oom(E);
-        m->pval = pv;
-        if (!(m->pname[m->npar] = nsc_strdup(k))) return oom(E);
-        m->pval[m->npar++] = v;
+        if (value(E, sc, cd, vf, &v) || model_set(E, m, cap, k, v)) return E->r->status;
     }
     return NSC_OK;
 }
@@ -1145,18 +1151,6 @@ static int has_word(const nl_field *f, int n, const char *w)
         if ((f[i].kind == NL_F_WORD && nsc_strieq(f[i].u.s, w)) || (f[i].nsub && f[i].kind != NL_F_PAIR && has_word(f[i].sub, f[i].nsub, w)))
             return 1;
     return 0;
-}
-
-/* Append parameter name = v to model m (cap: its arrays' capacity). */
-static nsc_status model_set(elab *E, nsc_model *m, int *cap, const char *name, double v)
-{
-    if (nsc_grow((void **)&m->pname, cap, m->npar + 1, sizeof *m->pname)) return oom(E);
-    double *pv = nsc_realloc_array(m->pval, (size_t)*cap, sizeof *pv);
-    if (!pv) return oom(E);
-    m->pval = pv;
-    if (!(m->pname[m->npar] = nsc_strdup(name))) return oom(E);
-    m->pval[m->npar++] = v;
-    return NSC_OK;
 }
 
 /* A VDMOS card (LTspice's, ngspice's): the channel is the PWL Sah model of VTO

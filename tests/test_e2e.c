@@ -1284,6 +1284,21 @@ Test(e2e, steady_state_refusals)
     free(out);
 }
 
+/* Each netlist bad[k][0], written to tmp/name and run, is a netlist error
+ * (exit 1) whose output holds bad[k][1]. */
+static void netlist_errors(const char *const bad[][2], int n, const char *name)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    for (int k = 0; k < n; k++) {
+        cr_assert_eq(tu_write_file(path, bad[k][0]), 0);
+        snprintf(cmd, sizeof cmd, "cd %s && %s %s 2>&1", tmp, NSC_PROGRAM, name);
+        cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
+        cr_assert(strstr(out, bad[k][1]), "%s", out);
+        free(out);
+    }
+}
+
 /* B sources with `time` (issue 13 item 1; an error before): a smooth function
  * of time is the source's own waveform (2 sin(2 pi f t), 1 + e^(-t/1ms): their
  * closed forms at every row within 1e-4 of the amplitude), a comparison of
@@ -1326,20 +1341,14 @@ Test(e2e, b_source_functions_of_time)
     cr_assert(sscanf(b2, "%lf", &te) == 1 && fabs(te - 0.5e-3) <= 1e-8, "b2 switched at %.12g", te);
     free(ev);
     const char *bad[][2] = {
-        { "B1 b 0 V=V(a)*time", "bt2.cir:4:14: error: product of a node voltage or current and a function of time is not piecewise-linear: 'v(a)*time'" },
-        { "B1 b 0 V=1/time", "bt2.cir:4:11: error: this function of time is not finite at t = 0: '1/time'" },
-        { "B1 b 0 V=floor(time*1k)", "bt2.cir:4:10: error: a function of time other than sqrt" },
+        { "x\nV1 a 0 1\nR1 a 0 1\nB1 b 0 V=V(a)*time\nR2 b 0 1\n.tran 1u 1m\n.end\n",
+          "bt2.cir:4:14: error: product of a node voltage or current and a function of time is not piecewise-linear: 'v(a)*time'" },
+        { "x\nV1 a 0 1\nR1 a 0 1\nB1 b 0 V=1/time\nR2 b 0 1\n.tran 1u 1m\n.end\n",
+          "bt2.cir:4:11: error: this function of time is not finite at t = 0: '1/time'" },
+        { "x\nV1 a 0 1\nR1 a 0 1\nB1 b 0 V=floor(time*1k)\nR2 b 0 1\n.tran 1u 1m\n.end\n",
+          "bt2.cir:4:10: error: a function of time other than sqrt" },
     };
-    for (int k = 0; k < 3; k++) {
-        char net[256];
-        snprintf(net, sizeof net, "x\nV1 a 0 1\nR1 a 0 1\n%s\nR2 b 0 1\n.tran 1u 1m\n.end\n", bad[k][0]);
-        snprintf(path, sizeof path, "%s/bt2.cir", tmp);
-        cr_assert_eq(tu_write_file(path, net), 0);
-        snprintf(cmd, sizeof cmd, "cd %s && %s bt2.cir 2>&1", tmp, NSC_PROGRAM);
-        cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
-        cr_assert(strstr(out, bad[k][1]), "%s", out);
-        free(out);
-    }
+    netlist_errors(bad, 3, "bt2.cir");
 }
 
 /* User functions (issue 13 item 1; `.func` was refused and `.param f(x)=`
@@ -1374,20 +1383,14 @@ Test(e2e, b_source_user_functions)
     }
     tu_table_free(&t);
     const char *bad[][2] = {
-        { ".func f(x) {f(x)}\nB1 b 0 V=f(1)", "uf2.cir:2:13: error: calls of 'f' nested too deeply (a recursive function?)" },
-        { ".func f(x) {x}\nB1 b 0 V=f(1,2)", "uf2.cir:3:10: error: function 'f' takes 1 argument, not 2" },
-        { ".func f(x) x*2\nB1 b 0 V=1", "uf2.cir:2:12: error: the body of function 'f' must be an expression in braces" },
+        { "x\n.func f(x) {f(x)}\nB1 b 0 V=f(1)\nR1 b 0 1\n.tran 1u 1m\n.end\n",
+          "uf2.cir:2:13: error: calls of 'f' nested too deeply (a recursive function?)" },
+        { "x\n.func f(x) {x}\nB1 b 0 V=f(1,2)\nR1 b 0 1\n.tran 1u 1m\n.end\n",
+          "uf2.cir:3:10: error: function 'f' takes 1 argument, not 2" },
+        { "x\n.func f(x) x*2\nB1 b 0 V=1\nR1 b 0 1\n.tran 1u 1m\n.end\n",
+          "uf2.cir:2:12: error: the body of function 'f' must be an expression in braces" },
     };
-    for (int k = 0; k < 3; k++) {
-        char net[256];
-        snprintf(net, sizeof net, "x\n%s\nR1 b 0 1\n.tran 1u 1m\n.end\n", bad[k][0]);
-        snprintf(path, sizeof path, "%s/uf2.cir", tmp);
-        cr_assert_eq(tu_write_file(path, net), 0);
-        snprintf(cmd, sizeof cmd, "cd %s && %s uf2.cir 2>&1", tmp, NSC_PROGRAM);
-        cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
-        cr_assert(strstr(out, bad[k][1]), "%s", out);
-        free(out);
-    }
+    netlist_errors(bad, 3, "uf2.cir");
 }
 
 /* LTspice/ngspice VDMOS cards (issue 13 item 3; an unsupported model type
