@@ -1060,6 +1060,20 @@ static nsc_status card_param(elab *E, scope *sc, const nl_card *cd)
     return NSC_OK;
 }
 
+/* A new, zeroed model of card cd at c->model[c->nmodel] (not yet counted:
+ * the caller increments nmodel); NULL out of memory. */
+static nsc_model *model_new(elab *E, const nl_card *cd)
+{
+    nsc_circuit *c = E->c;
+    if (nsc_grow((void **)&c->model, &E->capmodel, c->nmodel + 1, sizeof *c->model)) return NULL;
+    int *mc = nsc_realloc_array(E->model_card, (size_t)E->capmodel, sizeof *mc);
+    if (!mc) return NULL;
+    E->model_card = mc;
+    mc[c->nmodel] = (int)(cd - E->d->card);
+    memset(&c->model[c->nmodel], 0, sizeof *c->model);
+    return &c->model[c->nmodel];
+}
+
 /* Append parameter name = v to model m (cap: its arrays' capacity). */
 static nsc_status model_set(elab *E, nsc_model *m, int *cap, const char *name, double v)
 {
@@ -1173,13 +1187,8 @@ static nsc_status vdmos_model(elab *E, scope *sc, const nl_card *cd, int mi, con
     nsc_model_get(m, "is", &is);
     nsc_model_get(m, "n", &n);
     nsc_model_get(m, "rb", &rb);
-    if (nsc_grow((void **)&c->model, &E->capmodel, c->nmodel + 1, sizeof *c->model)) return oom(E);
-    int *mc = nsc_realloc_array(E->model_card, (size_t)E->capmodel, sizeof *mc);
-    if (!mc) return oom(E);
-    E->model_card = mc;
-    mc[c->nmodel] = (int)(cd - E->d->card);
-    nsc_model *d = &c->model[c->nmodel];
-    memset(d, 0, sizeof *d);
+    nsc_model *d = model_new(E, cd);
+    if (!d) return oom(E);
     d->name = nsc_asprintf("%s#body", c->model[mi].name);
     d->type = NSC_MOD_D;
     d->loc = c->model[mi].loc;
@@ -1227,13 +1236,8 @@ static nsc_status card_model(elab *E, scope *sc, const nl_card *cd)
      * an element that uses it: a library's unused models need not be supported */
     if (t < 0) return nl_hash_put(&sc->othermodels, local, (int)(cd - E->d->card)) ? oom(E) : NSC_OK;
     nsc_circuit *c = E->c;
-    if (nsc_grow((void **)&c->model, &E->capmodel, c->nmodel + 1, sizeof *c->model)) return oom(E);
-    int *mc = nsc_realloc_array(E->model_card, (size_t)E->capmodel, sizeof *mc);
-    if (!mc) return oom(E);
-    E->model_card = mc;
-    mc[c->nmodel] = (int)(cd - E->d->card);
-    nsc_model *m = &c->model[c->nmodel];
-    memset(m, 0, sizeof *m);
+    nsc_model *m = model_new(E, cd);
+    if (!m) return oom(E);
     const char *full = cat(E, sc->prefix, f[1].u.s);
     if (!full || !(m->name = nsc_strdup(full))) return oom(E);
     m->type = (nsc_modeltype)t;
