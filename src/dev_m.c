@@ -38,7 +38,7 @@ static const char *const known[] = {"level", "vto", "vt0", "vth0", "kp", "cgso",
                                     NULL};
 
 /* what the elaborator takes from a VDMOS card (nl_elab.c vdmos_model) */
-static const char *const known_vdmos[] = {"rd", "rs", "rg", "rb", "is", "n", "cgs", "cgdmin", "cgdmax", NULL};
+static const char *const known_vdmos[] = {"rd", "rs", "rg", "rb", "is", "n", "bv", "cgs", "cgdmin", "cgdmax", NULL};
 
 static int is_known(const nsc_model *m, const char *name)
 {

@@ -1171,8 +1171,9 @@ static int has_word(const nl_field *f, int n, const char *w)
  * and KP (W = L, as the element's default 100 um: K = KP); CGS and the mean of
  * CGDMIN and CGDMAX (the PWL model's capacitors are constant) become CGSO and
  * CGDO per the default width; RD, RS, RG are resistors at the element (vdmos_expand);
- * the body diode is a diode model NAME#body of IS (1e-14), N (1), RS = RB,
- * source to drain (drain to source with PCHAN). */
+ * the body diode is a diode model NAME#body of IS (1e-14), N (1), RS = RB and
+ * BV (its avalanche, the diode's Zener branch), source to drain (drain to
+ * source with PCHAN). */
 static nsc_status vdmos_model(elab *E, scope *sc, const nl_card *cd, int mi, const char *local, int *cap)
 {
     nsc_circuit *c = E->c;
@@ -1199,6 +1200,8 @@ static nsc_status vdmos_model(elab *E, scope *sc, const nl_card *cd, int mi, con
     if (!st) st = model_set(E, d, &dcap, "is", is);
     if (!st) st = model_set(E, d, &dcap, "n", n);
     if (!st && rb > 0) st = model_set(E, d, &dcap, "rs", rb);
+    double bv;                                          /* the body diode's avalanche: its Zener branch */
+    if (!st && nsc_model_get(&c->model[mi], "bv", &bv)) st = model_set(E, d, &dcap, "bv", bv);
     char *lk = key ? nl_strndup(&E->ar, key, strlen(key), 0) : NULL;
     if (!st && (!lk || nl_hash_put(&sc->models, lk, c->nmodel - 1))) st = oom(E);
     free(key);

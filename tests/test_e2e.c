@@ -1460,6 +1460,13 @@ Test(e2e, vdmos_runs_as_its_expansion)
     cr_assert(strstr(out, "op.cir:4:10: warning: the fourth node of VDMOS m1 is not used")
               && strstr(out, "i(vd)                = -1.0848182391e+01"), "%s", out);
     free(out);
+    /* BV: the body diode's avalanche clamps the drain (60 V through 10 Ohm, BV = 40 V) */
+    cr_assert_eq(tu_write_file(path, "t\nVD d 0 60\nR1 d dd 10\nM1 dd 0 0 F\n.model F VDMOS(Vto=4 Kp=20 BV=40)\n.op\n.end\n"), 0);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    double vdd;
+    const char *q = strstr(out, "  v(dd)");
+    cr_assert(q && sscanf(q, "  v(dd) = %lf", &vdd) == 1 && vdd > 40 && vdd < 41, "%s", out);
+    free(out);
 }
 
 /* A diode's CJO is a constant capacitance across it in the transient (issue 13
