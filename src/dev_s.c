@@ -39,7 +39,8 @@ nsc_status nsc_sw_params(const nsc_element *e, const nsc_sw_kind *k, nsc_report 
     return NSC_OK;
 }
 
-void nsc_sw_warn_ignored(const nsc_element *e, const nsc_sw_kind *k, nsc_report *r)
+/* One warning when e's model has parameters other than k's. */
+static void sw_warn_ignored(const nsc_element *e, const nsc_sw_kind *k, nsc_report *r)
 {
     const nsc_model *m = e->model;
     const char *known[] = { k->t, k->h, "ron", "roff", k->on, k->off };
@@ -54,15 +55,20 @@ void nsc_sw_warn_ignored(const nsc_element *e, const nsc_sw_kind *k, nsc_report 
     }
 }
 
-static nsc_status s_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
+nsc_status nsc_sw_count(nsc_dev_ctx *ctx, int ei, const nsc_sw_kind *k)
 {
     const nsc_element *e = &ctx->c->el[ei];
     nsc_sw_par p;
-    nsc_status st = nsc_sw_params(e, &nsc_sw_voltage, ctx->r, &p);
+    nsc_status st = nsc_sw_params(e, k, ctx->r, &p);
     if (st) return st;
-    nsc_sw_warn_ignored(e, &nsc_sw_voltage, ctx->r);
+    sw_warn_ignored(e, k, ctx->r);
     nsc_dev_link(ctx, e->node[0], e->node[1], NSC_LINK_NS);   /* always a finite conductance */
     return NSC_OK;
+}
+
+static nsc_status s_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
+{
+    return nsc_sw_count(ctx, ei, &nsc_sw_voltage);
 }
 
 static nsc_status s_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)

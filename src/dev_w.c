@@ -12,13 +12,7 @@ static const nsc_sw_kind w_kind = { NSC_MOD_CSW, "current-switch (CSW)", "it", "
 
 static nsc_status w_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
-    const nsc_element *e = &ctx->c->el[ei];
-    nsc_sw_par p;
-    nsc_status st = nsc_sw_params(e, &w_kind, ctx->r, &p);
-    if (st) return st;
-    nsc_sw_warn_ignored(e, &w_kind, ctx->r);
-    nsc_dev_link(ctx, e->node[0], e->node[1], NSC_LINK_NS);   /* always a finite conductance */
-    return NSC_OK;
+    return nsc_sw_count(ctx, ei, &w_kind);
 }
 
 static nsc_status w_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)

@@ -142,8 +142,9 @@ typedef struct nsc_sw_par {
 extern const nsc_sw_kind nsc_sw_voltage;   /* S: SW(VT VH RON ROFF), VSWITCH(VON VOFF) */
 /* The parameters of e's model (of kind k), checked: RON, ROFF finite and > 0, H >= 0. */
 nsc_status nsc_sw_params(const nsc_element *e, const nsc_sw_kind *k, nsc_report *r, nsc_sw_par *p);
-/* One warning when e's model has parameters other than k's. */
-void nsc_sw_warn_ignored(const nsc_element *e, const nsc_sw_kind *k, nsc_report *r);
+/* count() of a switch of kind k (S, W): its parameters checked, one warning
+ * when its model has parameters other than k's, the terminals linked (always a finite conductance). */
+nsc_status nsc_sw_count(nsc_dev_ctx *ctx, int ei, const nsc_sw_kind *k);
 
 /* ---- 4. probes ---- */
 

@@ -1609,7 +1609,7 @@ static nsc_status ctl_output(elab *E, const nl_card *cd, int raw)
     c->nctlout++;
     for (int i = 3; i < cd->nf; i++) {
         const nl_field *v = &f[i];
-        const char *a = NULL, *b = NULL, *name;
+        const char *a = NULL, *b = NULL;
         nsc_probekind kind = NSC_PROBE_V;
         if (v->kind == NL_F_WORD && nsc_strieq(v->u.s, "all")) { o->nvec = 0; break; }
         if (v->kind == NL_F_WORD) a = v->u.s;
@@ -1621,8 +1621,9 @@ static nsc_status ctl_output(elab *E, const nl_card *cd, int raw)
         }
         if (!a) return err(E, NULL, cd, v, "%s: expected V(node), I(source) or a node name, found '%s'",
                            raw ? "write" : "wrdata", ftext(v));
-        if (nl_meas_column(c, kind, a, b, nl_field_loc(E->d, cd, v), &name, E->r)) return E->r->status;
-        if (!(o->vec[o->nvec++] = nsc_strdup(name))) return oom(E);
+        int k;
+        if (nl_meas_column(c, kind, a, b, nl_field_loc(E->d, cd, v), &k, E->r)) return E->r->status;
+        if (!(o->vec[o->nvec++] = nsc_strdup(c->meas_probe[k].name))) return oom(E);
     }
     return NSC_OK;
 }
@@ -2044,17 +2045,15 @@ static int xyce_print(elab *E, const nl_card *cd, const nl_field *f)
     const nsc_element *e = &c->el[el];
     int np = e->kind == NSC_EL_M ? 2 : 1;                /* the port: n+ n-, or a MOS's d s */
     nsc_loc loc = nl_field_loc(E->d, cd, f);
-    const char *vn, *in;
-    if (nl_meas_column(c, NSC_PROBE_V, c->node_name[e->node[0]], c->node_name[e->node[np]], loc, &vn, E->r)
-        || nl_meas_column(c, NSC_PROBE_I, e->name, NULL, loc, &in, E->r))
+    int kv, ki;
+    if (nl_meas_column(c, NSC_PROBE_V, c->node_name[e->node[0]], c->node_name[e->node[np]], loc, &kv, E->r)
+        || nl_meas_column(c, NSC_PROBE_I, e->name, NULL, loc, &ki, E->r))
         return -1;
     memset(&sig, 0, sizeof sig);
     sig.code = calloc(3, sizeof *sig.code);
     if (!sig.code) { oom(E); return -1; }
-    for (int q = 0; q < c->nmeas_probe; q++) {
-        if (!strcmp(c->meas_probe[q].name, vn)) sig.code[0] = (nsc_minstr){ NSC_MOP_PROBE, q, 0, 0 };
-        if (!strcmp(c->meas_probe[q].name, in)) sig.code[1] = (nsc_minstr){ NSC_MOP_PROBE, q, 0, 0 };
-    }
+    sig.code[0] = (nsc_minstr){ NSC_MOP_PROBE, kv, 0, 0 };   /* v(port) i(x) * */
+    sig.code[1] = (nsc_minstr){ NSC_MOP_PROBE, ki, 0, 0 };
     sig.code[2] = (nsc_minstr){ NSC_MOP_MUL, 0, 0, 0 };
     sig.ncode = 3;
     sig.text = nsc_asprintf("p(%s)", e->name);

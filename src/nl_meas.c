@@ -443,20 +443,16 @@ nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
 }
 
 nsc_status nl_meas_column(nsc_circuit *c, nsc_probekind kind, const char *a, const char *b, nsc_loc loc,
-                          const char **name, nsc_report *r)
+                          int *idx, nsc_report *r)
 {
     mctx M = { c, NULL, NULL, NULL, r, 0, "" };
-    int k;
-    nsc_status st = probe(&M, kind, a, b, loc, &k);
-    if (!st) *name = c->meas_probe[k].name;
-    return st;
+    return probe(&M, kind, a, b, loc, idx);
 }
 
 nsc_status nl_meas_signal(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env, const nl_field *f,
                           nsc_msig *out, nsc_report *r)
 {
-    mctx M = { c, d, cd, env, r, c->nmeas, ".print" };       /* (every measure: none is "earlier") */
-    M.self = 0;
+    mctx M = { c, d, cd, env, r, 0, ".print" };              /* self 0: no measure is an operand */
     memset(out, 0, sizeof *out);
     return sig_field(&M, f, out);
 }

@@ -21,10 +21,10 @@
 nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env, nsc_report *r);
 
 /* The quantity V(a), V(a,b) (b may be NULL) or I(a) as a column the run
- * records (c->meas_probe, added if new, resolved by nl_meas_resolve); its name
- * (owned by the probe) in *name. */
+ * records (c->meas_probe, added if new, resolved by nl_meas_resolve); its
+ * index there in *idx. */
 nsc_status nl_meas_column(nsc_circuit *c, nsc_probekind kind, const char *a, const char *b, nsc_loc loc,
-                          const char **name, nsc_report *r);
+                          int *idx, nsc_report *r);
 
 /* A signal of a .print card (V(), I(), {expr}, par('expr')) as a program over
  * c->meas_probe (the quantities it reads added there), its text in out->text. */
