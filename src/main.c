@@ -175,6 +175,11 @@ static void control_outputs(const nsc_circuit *c, const nsc_waves *W, int nout, 
 {
     for (int k = 0; k < c->nctlout; k++) {
         const nsc_ctlout *o = &c->ctlout[k];
+        char *path[] = { o->path };
+        if (nsc_output_is_input(path, 1, c->files, c->nfiles)) {   /* never over the netlist or an include */
+            nsc_warn(r, &o->loc, "%s %s not written: it is an input of this run", o->raw ? "write" : "wrdata", o->path);
+            continue;
+        }
         int *cols = nsc_calloc((size_t)o->nvec + 1, sizeof *cols), n = o->nvec;
         if (!cols) return;
         for (int j = 0; j < n; j++) cols[j] = nsc_waves_col(W, o->vec[j]);

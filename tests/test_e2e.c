@@ -1522,6 +1522,13 @@ Test(e2e, control_block_runs_its_common_commands)
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(!strncmp(out, "time v(out) v(in) i(v1)\n", 24), "%s", out);
     free(out);
+    /* a block's file that is the netlist itself is not written over it */
+    snprintf(cmd, sizeof cmd, "cd %s && printf 't\\nV1 a 0 1\\nR1 a 0 1\\n.control\\ntran 1u 10u\\nwrdata self.cir a\\n"
+             ".endc\\n.end\\n' > self.cir && %s self.cir 2>&1 && head -1 self.cir", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "self.cir:6:1: warning: wrdata self.cir not written: it is an input of this run")
+              && strstr(out, "\nt\n"), "%s", out);
+    free(out);
 }
 
 /* Xyce's .print (issue 12 item 2; refused at FORMAT= before): FORMAT=,
