@@ -1,57 +1,78 @@
 /* dev_d.c -- ideal / piecewise-linear diode D anode cathode model (netlist.md),
- * .model name D(VF=0 RON=0 ROFF=inf [BV]) or SPICE parameters (IS N RS [BV IBV NBV]):
- *   pair 0, lambda = i_D (anode -> cathode): B[a][0] = -1, B[k][0] = +1;
- *     y = v_k - v_a + VF + RON lambda: C[0][k] = 1, C[0][a] = -1, D = RON, e0 = VF;
- *   pair 1 (BV given), the reverse (Zener) branch lambda_z flowing k -> a:
+ * .model name D(VF=0 RON=0 ROFF=inf [BV]) or SPICE parameters (IS N RS [BV IBV NBV]
+ * [SEGMENTS IMIN IMAX]), CJO and TT on any card:
+ *   pairs 0..nf-1, the forward branches q, lambda_q flowing anode -> cathode:
+ *     y_q = v_k - v_a + vf_q + r_q lambda_q (one branch: VF, RON);
+ *   pair nf (BV given), the reverse (Zener) branch lambda_z flowing k -> a:
  *     y = v_a - v_k + VZ + RZ lambda_z;
- *   a finite ROFF is a parallel resistor.
+ *   a finite ROFF is a parallel resistor, CJO a parallel capacitor (transient);
+ *   TT > 0: one branch unknown x = i_F = sum lambda_q, the diffusion charge TT x
+ *     whose derivative flows a -> k (charge control: the junction stays on while
+ *     charge is left, the reverse recovery). Its row holds at t_k+1 and the
+ *     lambda_q are implicit (Moreau): first order in the charge's decay, no ringing.
  * Explicit VF or RON: VF, RON as given, VZ = BV, RZ = RON (D(VF=0): the ideal
  * diode of the design documents). Any other card, `.model X D` with no
  * parameters included, is SPICE's diode (IS = 1e-14, N = 1, RS = 0 and what the
- * card gives; netlist.md): VF and RON are fitted to the Shockley curve (with a
- * warning):
+ * card gives; netlist.md), fitted (with a warning) by nsc_jfit (pwl_exp.c) to
  *     v(i) = N Vt ln(1 + i/IS) + RS i,  Vt = kT/q at 300.15 K,
- * replaced on i in [I1, I2] = [10 mA, 1 A] by its best uniform (Chebyshev) line:
- * v(i) is concave, so the line has the secant slope RON = (v(I2) - v(I1))/(I2 - I1)
- * and lies half-way between the secant and the parallel tangent (touching at
- * i* = N Vt/(RON - RS) - IS): the voltage error is at most half that gap, with
- * equal errors at I1, i*, I2. The Zener branch is fitted the same way to
- * v(i) = BV + NBV Vt ln(i/IBV) + RS i (IBV = 1 mA, NBV = N by default). CJO (any
- * card) is a constant capacitance across the diode in the transient (SPICE's
- * junction capacitance at zero bias: its voltage dependence, VJ, M, FC, and the
- * transit time TT are not modelled). Other SPICE parameters (TT, ...) are
- * ignored with one warning per model. */
+ * on [IMIN, IMAX] = [10 mA, 1 A] by SEGMENTS = 1 line unless given (our
+ * parameters): the best uniform line (Chebyshev), or SEGMENTS chords on
+ * geometric knots raised by half their largest gap. The Zener branch is one line
+ * fitted the same way to v(i) = BV + NBV Vt ln(i/IBV) + RS i (IBV = 1 mA, NBV = N
+ * by default). CJO: SPICE's junction capacitance at zero bias, constant (VJ, M,
+ * FC not modelled). Other SPICE parameters are ignored with one warning per model. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "device.h"
 
 #define VT_300 (1.380649e-23 * 300.15 / 1.602176634e-19)    /* kT/q, V */
-#define FIT_I1 10e-3
-#define FIT_I2 1.0
 
 typedef struct diode_par {
-    double vf, ron, roff;  /* roff = INFINITY when not given */
+    nsc_jfit fw;           /* forward branches (pairs 0..fw.nseg-1) */
+    double roff;           /* INFINITY when not given */
     int zener;
-    double vz, rz;
-    int fitted;            /* VF/RON from IS N RS */
-    double err;            /* max fit error (V) of the forward branch */
+    double vz, rz;         /* the reverse branch (pair fw.nseg) */
+    int fitted;            /* fw from IS N RS */
     double cj;             /* CJO: a constant capacitance across the diode (F), 0: none */
+    double tt;             /* TT: the diffusion charge TT i_F (s), 0: none */
 } diode_par;
 
-/* Chebyshev line v = v0 + r i of v(i) = c + a ln(1 + i/i0) + rs i on [FIT_I1, FIT_I2];
- * returns the max error. */
-static double cheb_fit(double c, double a, double i0, double rs, double *v0, double *r)
+/* The SPICE parameters of m (defaults of netlist.md) fitted into p. */
+static nsc_status d_fit(const nsc_model *m, nsc_report *r, diode_par *p)
 {
-    double i1 = FIT_I1, i2 = FIT_I2;
-    double v1 = c + a * log1p(i1 / i0) + rs * i1, v2 = c + a * log1p(i2 / i0) + rs * i2;
-    double s = (v2 - v1) / (i2 - i1);                         /* secant slope */
-    double is = s > rs ? a / (s - rs) - i0 : i1;              /* v'(i*) = s */
-    is = fmin(fmax(is, i1), i2);
-    double gap = c + a * log1p(is / i0) + rs * is - (v1 + s * (is - i1));   /* >= 0 (concave) */
-    *r = s;
-    *v0 = v1 - s * i1 + 0.5 * gap;
-    return 0.5 * gap;
+    double is = 1e-14, n = 1, rs = 0, bv = 0, ibv = 1e-3, nbv, seg = 1, imin = 10e-3, imax = 1.0;
+    nsc_model_get(m, "is", &is);
+    nsc_model_get(m, "n", &n);
+    nsc_model_get(m, "rs", &rs);
+    nsc_model_get(m, "bv", &bv);
+    nsc_model_get(m, "ibv", &ibv);
+    if (!nsc_model_get(m, "nbv", &nbv)) nbv = n;
+    nsc_model_get(m, "segments", &seg);
+    nsc_model_get(m, "imin", &imin);
+    nsc_model_get(m, "imax", &imax);
+    if (!(is > 0 && n > 0 && rs >= 0 && ibv > 0 && nbv > 0))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': IS, N, IBV, NBV must be > 0 and RS >= 0",
+                       m->name);
+    if (!(seg >= 1 && seg <= NSC_JFIT_MAX && seg == floor(seg)))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': SEGMENTS = %g must be an integer in 1..%d",
+                       m->name, seg, NSC_JFIT_MAX);
+    if (!(imin > 0 && imax > imin && isfinite(imax)))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': IMIN = %g, IMAX = %g: need 0 < IMIN < IMAX",
+                       m->name, imin, imax);
+    p->fitted = 1;
+    nsc_jfit_make(0.0, n * VT_300, is, rs, imin, imax, (int)seg, &p->fw);
+    if (p->zener) {
+        /* v = BV + NBV Vt ln(i/IBV) + RS i = (BV - 40 a) + a ln(1 + i/i0) + RS i to
+         * rounding, a = NBV Vt, i0 = IBV e^-40 << IMIN; one segment on [IMIN, IMAX] */
+        double a = nbv * VT_300;
+        nsc_jfit z;
+        nsc_jfit_make(bv - 40.0 * a, a, ibv * exp(-40.0), rs, imin, imax, 1, &z);
+        p->vz = z.vf[0];
+        p->rz = z.r[0];
+    }
+    return NSC_OK;
 }
 
 static nsc_status d_params(const nsc_element *e, nsc_report *r, diode_par *p)
@@ -64,46 +85,70 @@ static nsc_status d_params(const nsc_element *e, nsc_report *r, diode_par *p)
     if (!nsc_model_get(m, "cjo", &p->cj)) nsc_model_get(m, "cj0", &p->cj);
     if (!(p->cj >= 0 && isfinite(p->cj)))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': CJO = %g must be finite and >= 0", m->name, p->cj);
-    double is = 1e-14, n = 1, rs = 0, bv = 0, ibv = 1e-3, nbv;
-    int given = nsc_model_get(m, "vf", &p->vf) | nsc_model_get(m, "ron", &p->ron);
-    int spice = nsc_model_get(m, "is", &is) | nsc_model_get(m, "n", &n) | nsc_model_get(m, "rs", &rs);
+    nsc_model_get(m, "tt", &p->tt);
+    if (!(p->tt >= 0 && p->tt < 1.0))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': TT = %g must be >= 0 and < 1 s", m->name, p->tt);
+    double bv = 0, vf = 0, ron = 0;
+    int given = nsc_model_get(m, "vf", &vf) | nsc_model_get(m, "ron", &ron);
     nsc_model_get(m, "roff", &p->roff);
     p->zener = nsc_model_get(m, "bv", &bv);
-    nsc_model_get(m, "ibv", &ibv);
-    if (!nsc_model_get(m, "nbv", &nbv)) nbv = n;
     if (!(p->roff > 0))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': ROFF = %g must be > 0", m->name, p->roff);
     if (p->zener && !(bv > 0))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': BV = %g must be > 0", m->name, bv);
-    (void)spice;
-    if (!given) {                                            /* SPICE's diode, defaults included */
-        if (!(is > 0 && n > 0 && rs >= 0 && ibv > 0 && nbv > 0))
-            return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': IS, N, IBV, NBV must be > 0 and RS >= 0",
-                           m->name);
-        p->fitted = 1;
-        p->err = cheb_fit(0.0, n * VT_300, is, rs, &p->vf, &p->ron);
-        if (p->zener) {
-            /* v = BV + NBV Vt ln(i/IBV) + RS i = (BV - 40 a) + a ln(1 + i/i0) + RS i to
-             * rounding, a = NBV Vt, i0 = IBV e^-40 << FIT_I1 */
-            double a = nbv * VT_300;
-            cheb_fit(bv - 40.0 * a, a, ibv * exp(-40.0), rs, &p->vz, &p->rz);
-        }
-    } else {
-        if (!(p->ron >= 0))
-            return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': RON = %g must be >= 0", m->name, p->ron);
-        p->vz = bv;
-        p->rz = p->ron;
-    }
+    if (!given) return d_fit(m, r, p);                       /* SPICE's diode, defaults included */
+    if (!(ron >= 0))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': RON = %g must be >= 0", m->name, ron);
+    p->fw.nseg = 1;
+    p->fw.vf[0] = vf;
+    p->fw.r[0] = ron;
+    p->vz = bv;
+    p->rz = ron;
     return NSC_OK;
 }
 
 static int d_known(const char *name)
 {
-    if (nsc_strieq(name, "cjo") || nsc_strieq(name, "cj0")) return 1;   /* any card */
-    static const char *const k[] = {"vf", "ron", "roff", "is", "n", "rs", "bv", "ibv", "nbv", NULL};
+    static const char *const k[] = {"cjo", "cj0", "tt", "vf", "ron", "roff", "is", "n", "rs", "bv", "ibv", "nbv",
+                                    "segments", "imin", "imax", NULL};
     for (int q = 0; k[q]; q++)
         if (nsc_strieq(name, k[q])) return 1;
     return nsc_swloss_param(name);
+}
+
+/* 1 when pn is a parameter of SPICE's diode only (ignored on a VF/RON card). */
+static int d_spice_only(const char *pn)
+{
+    static const char *const k[] = {"is", "n", "rs", "ibv", "nbv", "segments", "imin", "imax", NULL};
+    for (int q = 0; k[q]; q++)
+        if (nsc_strieq(pn, k[q])) return 1;
+    return 0;
+}
+
+/* One warning naming the first parameter of m that is not read, and the fit's. */
+static void d_warn(nsc_dev_ctx *ctx, const nsc_model *m, const diode_par *p)
+{
+    for (int q = 0; q < m->npar; q++) {
+        const char *pn = m->pname[q];
+        if (d_known(pn) && !(!p->fitted && d_spice_only(pn))) continue;
+        if (!p->fitted)
+            nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than VF RON ROFF BV CJO TT are ignored "
+                     "(%s first): piecewise-linear diode VF=%g RON=%g", m->name, pn, p->fw.vf[0], p->fw.r[0]);
+        else                                                /* the fit's own warning gives VF and RON */
+            nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than IS N RS ROFF BV IBV NBV CJO TT "
+                     "SEGMENTS IMIN IMAX are ignored (%s first)", m->name, pn);
+        break;
+    }
+    if (!p->fitted) return;
+    char rg[64], z[96] = "";
+    nsc_jfit_range(&p->fw, rg, sizeof rg);
+    if (p->zener) snprintf(z, sizeof z, ", Zener VZ=%.4g RZ=%.4g", p->vz, p->rz);
+    if (p->fw.nseg == 1)
+        nsc_warn(ctx->r, &m->loc, "diode model '%s': SPICE parameters fitted on %s: VF=%.4g RON=%.4g "
+                 "(max error %.3g V)%s", m->name, rg, p->fw.vf[0], p->fw.r[0], p->fw.err, z);
+    else
+        nsc_warn(ctx->r, &m->loc, "diode model '%s': SPICE parameters fitted by %d segments on %s: VF=%.4g "
+                 "(max error %.3g V)%s", m->name, p->fw.nseg, rg, p->fw.vf[0], p->fw.err, z);
 }
 
 static nsc_status d_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
@@ -112,55 +157,49 @@ static nsc_status d_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     diode_par p;
     nsc_status st = d_params(e, ctx->r, &p);
     if (st) return st;
-    const nsc_model *m = e->model;
-    int given = nsc_model_get(m, "vf", NULL) || nsc_model_get(m, "ron", NULL);
-    for (int q = 0; q < m->npar; q++) {
-        const char *pn = m->pname[q];
-        if (!d_known(pn) || (given && (nsc_strieq(pn, "is") || nsc_strieq(pn, "n") || nsc_strieq(pn, "rs")))) {
-            if (given)
-                nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than VF RON ROFF BV CJO are ignored "
-                         "(%s first): piecewise-linear diode VF=%g RON=%g", m->name, pn, p.vf, p.ron);
-            else                                            /* the fit's own warning gives VF and RON */
-                nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than IS N RS ROFF BV IBV NBV CJO are "
-                         "ignored (%s first)", m->name, pn);
-            break;
-        }
-    }
-    if (p.fitted) {
-        if (p.zener)
-            nsc_warn(ctx->r, &m->loc, "diode model '%s': SPICE parameters fitted on 10 mA..1 A: VF=%.4g RON=%.4g "
-                     "(max error %.3g V), Zener VZ=%.4g RZ=%.4g", m->name, p.vf, p.ron, p.err, p.vz, p.rz);
-        else
-            nsc_warn(ctx->r, &m->loc, "diode model '%s': SPICE parameters fitted on 10 mA..1 A: VF=%.4g RON=%.4g "
-                     "(max error %.3g V)", m->name, p.vf, p.ron, p.err);
-    }
-    need->npair = p.zener ? 2 : 1;
+    d_warn(ctx, e->model, &p);
+    need->npair = p.fw.nseg + (p.zener ? 1 : 0);
+    need->nbranch = p.tt > 0;                                /* the diffusion current */
     int cap = p.cj > 0 && ctx->mode == NSC_ASM_TRAN;          /* CJO: a capacitor in the transient */
     nsc_dev_link(ctx, e->node[0], e->node[1], isfinite(p.roff) || cap ? NSC_LINK_NS : NSC_LINK_DC);
     return NSC_OK;
 }
 
+/* Forward branch q: lambda_q >= 0 _|_ y_q = v_k - v_a + vf_q + r_q lambda_q >= 0, so
+ * i_F = sum_q lambda_q is the fit (nsc_jfit). TT: the branch unknown x = i_F
+ * (row 0 = -x + sum lambda_q, exact at t_k+1) carries the diffusion charge
+ * TT x, whose derivative flows a -> k: E[a][x] += TT, E[k][x] -= TT. */
 static nsc_status d_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
 {
     const nsc_element *e = &b->c->el[ei];
     diode_par p;
     nsc_status st = d_params(e, b->r, &p);
     if (st) return st;
-    int a = e->node[0], k = e->node[1], j = s->pair;
-    nsc_st_pair(b, a, k, j);                                 /* lambda leaves a, enters k */
-    nsc_st(b, NSC_ST_D, j, j, p.ron);                        /* y += RON lambda */
-    nsc_st_e0(b, j, p.vf);                                   /* y += VF */
+    int a = e->node[0], k = e->node[1], j = s->pair, nf = p.fw.nseg;
+    for (int q = 0; q < nf; q++) {
+        nsc_st_pair(b, a, k, j + q);                         /* lambda leaves a, enters k */
+        nsc_st(b, NSC_ST_D, j + q, j + q, p.fw.r[q]);        /* y += r lambda */
+        nsc_st_e0(b, j + q, p.fw.vf[q]);                     /* y += vf */
+    }
     if (p.zener) {
-        nsc_st_pair(b, k, a, j + 1);                         /* lambda_z leaves k, enters a */
-        nsc_st(b, NSC_ST_D, j + 1, j + 1, p.rz);
-        nsc_st_e0(b, j + 1, p.vz);
+        nsc_st_pair(b, k, a, j + nf);                        /* lambda_z leaves k, enters a */
+        nsc_st(b, NSC_ST_D, j + nf, j + nf, p.rz);
+        nsc_st_e0(b, j + nf, p.vz);
     }
     if (isfinite(p.roff)) nsc_st_g(b, a, k, 1.0 / p.roff);
     if (p.cj > 0) nsc_st_cap(b, a, k, p.cj);                 /* (E: dropped in the static modes) */
+    if (p.tt > 0) {
+        int x = s->branch;
+        nsc_st(b, NSC_ST_A, x, x, -1.0);
+        for (int q = 0; q < nf; q++) nsc_st(b, NSC_ST_B, x, j + q, 1.0);
+        nsc_st_exact(b, x);
+        nsc_st(b, NSC_ST_E, nsc_zn(a), x, p.tt);
+        nsc_st(b, NSC_ST_E, nsc_zn(k), x, -p.tt);
+    }
     return NSC_OK;
 }
 
-/* I(D) = lambda - lambda_z + (v_a - v_k)/ROFF + CJO (v_a - v_k)'. */
+/* I(D) = sum lambda_q - lambda_z + (v_a - v_k)/ROFF + CJO (v_a - v_k)' + TT x'. */
 static int d_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
 {
     const nsc_element *e = &c->el[ei];
@@ -169,16 +208,20 @@ static int d_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     nsc_report_init(&dummy);
     nsc_status st = d_params(e, &dummy, &p);
     nsc_report_free(&dummy);
-    if (nsc_lin_add(f, NSC_T_L, L->el_pair[ei], 1.0)) return -1;
-    if (st == NSC_OK && p.zener && nsc_lin_add(f, NSC_T_L, L->el_pair[ei] + 1, -1.0)) return -1;
-    if (st == NSC_OK && isfinite(p.roff)) {
+    int j = L->el_pair[ei], nf = st == NSC_OK ? p.fw.nseg : 1, tran = L->mode == NSC_ASM_TRAN;
+    for (int q = 0; q < nf; q++)
+        if (nsc_lin_add(f, NSC_T_L, j + q, 1.0)) return -1;
+    if (st) return 0;
+    if (p.zener && nsc_lin_add(f, NSC_T_L, j + nf, -1.0)) return -1;
+    if (isfinite(p.roff)) {
         if (nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[0]), 1.0 / p.roff)) return -1;
         if (nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[1]), -1.0 / p.roff)) return -1;
     }
-    if (st == NSC_OK && p.cj > 0 && L->mode == NSC_ASM_TRAN) {
+    if (p.cj > 0 && tran) {
         if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[0]), p.cj)) return -1;
         if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[1]), -p.cj)) return -1;
     }
+    if (p.tt > 0 && tran && nsc_lin_add(f, NSC_T_DZ, L->el_branch[ei], p.tt)) return -1;
     return 0;
 }
 

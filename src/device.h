@@ -175,6 +175,25 @@ int nsc_pwl_sq(int nseg, double *b, double *a, double *eps);
 /* f(x) of such a table. */
 double nsc_pwl_eval(int nb, const double *b, const double *a, double x);
 
+/* ---- the piecewise-linear fit of a junction (pwl_exp.c) ----
+ * v(i) = c + a ln(1 + i/i0) + rs i (the Shockley diode: c = 0, a = N Vt, i0 = IS)
+ * on [i1, i2] by nseg chords on geometric knots, all raised by err (the largest
+ * |fit - v| on [i1, i2]), as nseg parallel branches: i(v) = sum_j max(0, (v - vf[j])/r[j]),
+ * vf ascending, every r[j] > 0. nseg = 1 is the best uniform line. */
+#define NSC_JFIT_MAX 16
+typedef struct nsc_jfit {
+    int nseg;
+    double vf[NSC_JFIT_MAX], r[NSC_JFIT_MAX];
+    double i1, i2, err;
+} nsc_jfit;
+/* 0, or -1 when the arguments are out of range (nseg in 1..NSC_JFIT_MAX, 0 < i1 < i2,
+ * a, i0 > 0, rs >= 0). */
+int nsc_jfit_make(double c, double a, double i0, double rs, double i1, double i2, int nseg, nsc_jfit *f);
+/* The fit's voltage at current i >= 0. */
+double nsc_jfit_v(const nsc_jfit *f, double i);
+/* "10 mA..1 A": the fitted range into buf. */
+void nsc_jfit_range(const nsc_jfit *f, char *buf, size_t n);
+
 /* ---- the interface ---- */
 typedef struct nsc_device {
     nsc_elkind kind;

@@ -250,6 +250,17 @@ done:
     return ret;
 }
 
+/* 1 when the s-by-s A is symmetric. A component of E coupling a node row to a
+ * branch column alone (a diode's diffusion charge TT i_F', dev_d.c) is not: its
+ * left null vectors are the branch rows, already algebraic, so it hides none. */
+static int symmetric(const double *A, int s)
+{
+    for (int i = 0; i < s; i++)
+        for (int j = i + 1; j < s; j++)
+            if (fabs(A[i + j * s] - A[j + i * s]) > 1e-12 * (fabs(A[i + j * s]) + fabs(A[j + i * s]))) return 0;
+    return 1;
+}
+
 /* The combinations of E (n-by-n, nnode node rows first). 0 ok, -1 ENOMEM. */
 static int algebraic_rows(const nsc_sparse *E, int n, int nnode, alg_t *T)
 {
@@ -300,7 +311,7 @@ static int algebraic_rows(const nsc_sparse *E, int n, int nnode, alg_t *T)
             if (!A) goto done;
             for (int k = 0; k < s; k++)
                 for (int q = E->p[idx[k]]; q < E->p[idx[k] + 1]; q++) A[pos[E->i[q]] + k * s] = E->x[q];
-            if (psd_null(T, A, s, idx)) goto done;
+            if (symmetric(A, s) && psd_null(T, A, s, idx)) goto done;
         }
     }
     ret = 0;

@@ -1,0 +1,90 @@
+/* pwl_exp.c -- the piecewise-linear fit of a junction's forward curve (device.h
+ * nsc_jfit): the SPICE diode (dev_d.c), and any device built from junctions.
+ *
+ * The curve v(i) = c + a ln(1 + i/i0) + rs i (i >= 0) is concave. On the
+ * geometric knots i_k = i1 rho^k (k = 0..n, rho = (i2/i1)^(1/n)) its chords
+ * have decreasing slopes s_k = (v_k+1 - v_k)/(i_k+1 - i_k); the chord of segment
+ * k lies below the curve by at most gap_k (at the tangent point i* where
+ * v'(i*) = s_k). All chords are raised by delta = max_k gap_k / 2: parallel
+ * lines raised alike still meet at the knots' currents, so the fit is the
+ * interpolant plus delta, its error +delta at the knots and >= -delta between:
+ * |fit - v| <= delta on [i1, i2] (for n = 1 the best uniform line, Chebyshev).
+ * The first chord is continued down to i = 0, the last one beyond i2.
+ *
+ * As parallel branches (ideal diode, threshold vf_j, resistance r_j): on segment
+ * k the total conductance is 1/s_k = sum_{j <= k} 1/r_j, so r_0 = s_0 and
+ * 1/r_k = 1/s_k - 1/s_k-1 > 0; branch k starts at the knot's voltage
+ * vf_k = v_k + delta (k >= 1) and vf_0 = v_0 + delta - s_0 i_0, where the
+ * first chord meets i = 0. */
+#include <math.h>
+#include <stdio.h>
+
+#include "device.h"
+
+static double curve(double c, double a, double i0, double rs, double i)
+{
+    return c + a * log1p(i / i0) + rs * i;
+}
+
+/* The chord's largest distance below the curve on [x, y], slope s. */
+static double chord_gap(double c, double a, double i0, double rs, double x, double y, double s)
+{
+    double t = s > rs ? a / (s - rs) - i0 : x;                /* v'(t) = s */
+    t = fmin(fmax(t, x), y);
+    return curve(c, a, i0, rs, t) - (curve(c, a, i0, rs, x) + s * (t - x));
+}
+
+int nsc_jfit_make(double c, double a, double i0, double rs, double i1, double i2, int nseg, nsc_jfit *f)
+{
+    if (!(nseg >= 1 && nseg <= NSC_JFIT_MAX && i1 > 0 && i2 > i1 && a > 0 && i0 > 0 && rs >= 0
+          && isfinite(c) && isfinite(i2)))
+        return -1;
+    double rho = pow(i2 / i1, 1.0 / nseg), s[NSC_JFIT_MAX], ik[NSC_JFIT_MAX + 1], gap = 0;
+    for (int k = 0; k <= nseg; k++) ik[k] = k == nseg ? i2 : i1 * pow(rho, k);
+    for (int k = 0; k < nseg; k++) {
+        s[k] = (curve(c, a, i0, rs, ik[k + 1]) - curve(c, a, i0, rs, ik[k])) / (ik[k + 1] - ik[k]);
+        gap = fmax(gap, chord_gap(c, a, i0, rs, ik[k], ik[k + 1], s[k]));
+    }
+    f->nseg = nseg;
+    f->i1 = i1;
+    f->i2 = i2;
+    f->err = 0.5 * gap;
+    for (int k = 0; k < nseg; k++) {
+        double vk = curve(c, a, i0, rs, ik[k]) + f->err;
+        f->vf[k] = k == 0 ? vk - s[0] * ik[0] : vk;
+        f->r[k] = k == 0 ? s[0] : 1.0 / (1.0 / s[k] - 1.0 / s[k - 1]);
+    }
+    return 0;
+}
+
+double nsc_jfit_v(const nsc_jfit *f, double i)
+{
+    /* on the segment holding i: v = vf_k + (i - sum_{j<k} (v - vf_j)/r_j) ... solved
+     * as the branch currents at v; search the segment whose voltage range holds i */
+    double g = 0, gv = 0;                                     /* sum 1/r_j, sum vf_j/r_j */
+    for (int k = 0; k < f->nseg; k++) {
+        g += 1.0 / f->r[k];
+        gv += f->vf[k] / f->r[k];
+        double v = (i + gv) / g;                              /* i = sum (v - vf_j)/r_j, j <= k */
+        if (k + 1 == f->nseg || v <= f->vf[k + 1]) return v;
+    }
+    return f->vf[0];                                          /* not reached */
+}
+
+/* "10 mA" for 0.01 (the prefixes f..k, 4 significant digits). */
+static void amps(double i, char *buf, size_t n)
+{
+    static const char *const pre[] = {"f", "p", "n", "u", "m", "", "k"};
+    int e = 5;
+    while (e > 0 && fabs(i) < 1.0 - 1e-12) { i *= 1e3; e--; }
+    while (e < 6 && fabs(i) >= 1e3) { i /= 1e3; e++; }
+    snprintf(buf, n, "%.4g %sA", i, pre[e]);
+}
+
+void nsc_jfit_range(const nsc_jfit *f, char *buf, size_t n)
+{
+    char a[32], b[32];
+    amps(f->i1, a, sizeof a);
+    amps(f->i2, b, sizeof b);
+    snprintf(buf, n, "%s..%s", a, b);
+}
