@@ -107,5 +107,5 @@ static const nsc_wave *b_wave(const nsc_circuit *c, int ei, int q)
     return &c->el[ei].bsrc->tw[q];
 }
 
-const nsc_device nsc_dev_bv = {NSC_EL_BV, "behavioural voltage source", 0, b_count, b_stamp, b_current, NSC_PC_CONTROLLED, 0, NULL, b_wave};
-const nsc_device nsc_dev_bi = {NSC_EL_BI, "behavioural current source", 0, b_count, b_stamp, b_current, NSC_PC_CONTROLLED, 0, NULL, b_wave};
+const nsc_device nsc_dev_bv = {NSC_EL_BV, "behavioural voltage source", 0, b_count, b_stamp, b_current, NSC_PC_CONTROLLED, 0, NULL, b_wave, NULL};
+const nsc_device nsc_dev_bi = {NSC_EL_BI, "behavioural current source", 0, b_count, b_stamp, b_current, NSC_PC_CONTROLLED, 0, NULL, b_wave, NULL};

@@ -58,4 +58,4 @@ static int c_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[1]), -e->value);
 }
 
-const nsc_device nsc_dev_c = {NSC_EL_C, "capacitors", 1, c_count, c_stamp, c_current, NSC_PC_STORE, 0, NULL, NULL};
+const nsc_device nsc_dev_c = {NSC_EL_C, "capacitors", 1, c_count, c_stamp, c_current, NSC_PC_STORE, 0, NULL, NULL, NULL};

@@ -117,4 +117,4 @@ static int et_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f
     return nsc_lin_add(f, NSC_T_Z, L->el_branch[ei], 1.0);
 }
 
-const nsc_device nsc_dev_etable = {NSC_EL_ETABLE, "E TABLE sources (PWL VCVS)", 0, et_count, et_stamp, et_current, NSC_PC_CONTROLLED, 0, NULL, NULL};
+const nsc_device nsc_dev_etable = {NSC_EL_ETABLE, "E TABLE sources (PWL VCVS)", 0, et_count, et_stamp, et_current, NSC_PC_CONTROLLED, 0, NULL, NULL, NULL};

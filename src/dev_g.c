@@ -25,4 +25,4 @@ static int g_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[3]), -e->value);
 }
 
-const nsc_device nsc_dev_g = {NSC_EL_G, "VCCS", 0, g_count, g_stamp, g_current, NSC_PC_CONTROLLED, 0, NULL, NULL};
+const nsc_device nsc_dev_g = {NSC_EL_G, "VCCS", 0, g_count, g_stamp, g_current, NSC_PC_CONTROLLED, 0, NULL, NULL, NULL};

@@ -31,4 +31,4 @@ static nsc_status k_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     return NSC_OK;
 }
 
-const nsc_device nsc_dev_k = {NSC_EL_K, "mutual couplings", 0, k_count, k_stamp, NULL, NSC_PC_CONTROLLED, 0, NULL, NULL};
+const nsc_device nsc_dev_k = {NSC_EL_K, "mutual couplings", 0, k_count, k_stamp, NULL, NSC_PC_CONTROLLED, 0, NULL, NULL, NULL};

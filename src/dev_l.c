@@ -118,4 +118,4 @@ static int l_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return nsc_lin_add(f, NSC_T_Z, L->el_branch[ei], 1.0);
 }
 
-const nsc_device nsc_dev_l = {NSC_EL_L, "inductors", 0, l_count, l_stamp, l_current, NSC_PC_STORE, 0, NULL, NULL};
+const nsc_device nsc_dev_l = {NSC_EL_L, "inductors", 0, l_count, l_stamp, l_current, NSC_PC_STORE, 0, NULL, NULL, NULL};

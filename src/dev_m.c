@@ -185,4 +185,4 @@ static int m_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, n
     return 2;
 }
 
-const nsc_device nsc_dev_m = {NSC_EL_M, "MOS transistors", 0, m_count, m_stamp, m_current, NSC_PC_SEMI, 0, m_ports, NULL};
+const nsc_device nsc_dev_m = {NSC_EL_M, "MOS transistors", 0, m_count, m_stamp, m_current, NSC_PC_SEMI, 0, m_ports, NULL, NULL};

@@ -220,6 +220,11 @@ typedef struct nsc_device {
     /* The waveform of element ei's q-th source (need.nsrc of them). NULL: every
      * source of the element is its wave (V, I). */
     const nsc_wave *(*wave)(const nsc_circuit *c, int ei, int q);
+    /* ---- 7. after a run ---- */
+    /* Warnings about element ei's model over the run just made, from lpk (each
+     * pair's largest multiplier, indexed as L's pairs): a fit used outside the
+     * range it was made for. NULL: nothing to check. */
+    void (*check)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r);
 } nsc_device;
 #define NSC_MAXPORT 3
 

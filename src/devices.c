@@ -18,3 +18,11 @@ const nsc_device *nsc_device_of(nsc_elkind kind)
 {
     return (unsigned)kind < NSC_EL_NKINDS ? table[kind] : NULL;
 }
+
+void nsc_dev_check(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *r)
+{
+    for (int ei = 0; ei < c->nel; ei++) {
+        const nsc_device *d = nsc_device_of(c->el[ei].kind);
+        if (d && d->check && L->el_pair[ei] >= 0) d->check(L, c, ei, lpk, r);
+    }
+}

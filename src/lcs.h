@@ -149,6 +149,10 @@ void nsc_lcs_sources(const nsc_lcs *L, double t, double *w, double *s, double *e
 /* The same with every source at its DC value (wave->dc): the .op analysis. */
 void nsc_lcs_sources_dc(const nsc_lcs *L, double *w, double *s, double *e);
 
+/* After a run of L: each device's check of its elements (devices.c) from lpk[m],
+ * every pair's largest multiplier over the run; warnings into r. */
+void nsc_dev_check(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *r);
+
 /* Write E A B C D (CSC, Matrix Market), s0/Ss and e0/Se, and names.txt (unknowns
  * and pairs) into directory dir (created if missing). */
 nsc_status nsc_lcs_dump(const nsc_lcs *L, const char *dir, nsc_report *r);

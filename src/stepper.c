@@ -363,7 +363,7 @@ nsc_status nsc_run_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, const n
     nsc_lcs *L = NULL, *L0 = NULL;
     nsc_lin *f = NULL;
     char **names = NULL, *sw = NULL, *evlog = NULL;
-    double *buf = NULL;
+    double *buf = NULL, *lpk = NULL;
     nsc_bpq bp = { 0 };
     nsc_loss_acc *acc = NULL;
     ring_watch ring = { 0 };
@@ -400,7 +400,8 @@ nsc_status nsc_run_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, const n
     size_t tot = (size_t)2 * n + (size_t)n0 * 3 + (size_t)m * 3 + (size_t)2 * nsrc + (size_t)nsrc0
                  + (size_t)3 * nc + (size_t)L0->m;
     buf = nsc_calloc(tot, sizeof(double));
-    if (!buf) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    lpk = nsc_calloc((size_t)m + 1, sizeof(double));            /* the peak of each pair */
+    if (!buf || !lpk) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
     double *z0 = buf, *z1 = z0 + n, *zs = z1 + n, *ss = zs + n0, *es = ss + n0, *l = es + n0;
     double *ls = l + m, *e1 = ls + m, *w0 = e1 + m, *w1 = w0 + nsrc, *ws0 = w1 + nsrc;
     double *v0 = ws0 + nsrc0, *v1 = v0 + nc, *row = v1 + nc;
@@ -433,6 +434,7 @@ nsc_status nsc_run_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, const n
         memcpy(l, ls, (size_t)m * sizeof(double));
     }
     nsc_pcache_free(&cache0, st);
+    memcpy(lpk, l, (size_t)m * sizeof(double));
     nsc_lcs_sources(L, t0, w0, s0, e1);
     nsc_eval_probes(f, nprobe, L, sw, z0, l, NULL, 0.0, w0, v0 + 1);
     v0[0] = t0;
@@ -454,7 +456,7 @@ nsc_status nsc_run_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, const n
 
     if (io && !o->adaptive) { s = nsc_err(r, NSC_EUSAGE, NULL, "a transient from a given state needs adaptive steps"); goto done; }
     if (o->adaptive) {
-        nsc_tran T = { c, o, L, &cache, f, nprobe, W, sw, &bp, z0, l, w0, v0, jout, st, r, io, acc };
+        nsc_tran T = { c, o, L, &cache, f, nprobe, W, sw, &bp, z0, l, w0, v0, jout, st, r, io, acc, lpk };
         s = nsc_tran_adaptive(&T);
         goto done;
     }
@@ -512,6 +514,7 @@ nsc_status nsc_run_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, const n
         }
         st->steps++;
         if (acc) nsc_loss_acc_step(acc, th, t, tn, z0, z1, l, w0, w1, sw, nsc_onestep_mode(P));
+        for (int j = 0; j < m; j++) lpk[j] = fmax(lpk[j], l[j]);
         if (o->progress && st->steps % 1000 == 0) o->progress(tn, o->progress_ctx);
         st->mode_hits += info.mode_hit;
         st->active_set += !info.mode_hit && !info.lcp_solved && info.active_set > 0;
@@ -571,6 +574,11 @@ done:
     if (s && *out) mark_failed(*out, r);
     if (acc && !s && *out) nsc_loss_acc_finish(acc, (*out)->t_end, o->losses, r);
     else nsc_loss_acc_free(acc);
+    if (!s && L && lpk) {                            /* the devices' validity over the run */
+        if (!io) nsc_dev_check(L, c, lpk, r);
+        else if (io->lpk) memcpy(io->lpk, lpk, (size_t)L->m * sizeof(double));
+    }
+    free(lpk);
     free(ring.d);
     free(ring.mag);
     free(ring.run);

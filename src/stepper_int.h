@@ -77,6 +77,8 @@ typedef struct nsc_tran_io {
     double *S;                 /* if set: n x ns (column-major), d z / d start, propagated */
     int ns;                    /*   through every accepted step with its mode frozen */
     int sens_failed;           /* out: 1 when a step's sensitivity could not be computed */
+    double *lpk;               /* if set: each pair's largest multiplier over the accepted
+                                  points ([m]), handed back instead of checked (nsc_dev_check) */
 } nsc_tran_io;
 
 /* nsc_run_tran from io's start (io NULL: nsc_run_tran). */
@@ -102,6 +104,7 @@ typedef struct nsc_tran {
     nsc_report *r;
     nsc_tran_io *io;         /* NULL, or the start and hand-back of the run */
     nsc_loss_acc *acc;       /* NULL, or the energies being integrated (o->losses) */
+    double *lpk;             /* [m] each pair's largest multiplier so far (updated at each accepted point) */
 } nsc_tran;
 
 /* The adaptive transient (stepper_adapt.c): NSC_OK, or NSC_ESIM/NSC_ENOMEM with

@@ -49,6 +49,7 @@ typedef struct pss {
     char **zname;             /* [n] (the assembled LCS's) */
     double *atol;             /* [nd] */
     double *z, *l, *z1, *l1, *S, *zmin, *zmax, *J, *F, *x, *dx;
+    double *lpk;               /* [m] each pair's peak over the written periods (nsc_dev_check) */
     double *A, *B, *Facc, *ms, *Phiacc, dxn;   /* [nd*nd] model and secant correction, [nd] F at the accepted point, merit scales */
     char *sw, *sw1;
     int *ipiv;
@@ -133,7 +134,7 @@ static nsc_status run(pss *p, const nsc_tran_opts *o, const nsc_probe *probes, i
                       int fresh, int sens, int *nojac)
 {
     nsc_tran_io io = { o->tstart, fresh ? NULL : p->z, p->l, p->sw, p->z1, p->l1, p->sw1, p->zmin, p->zmax,
-                       sens ? p->S : NULL, p->nd, 0 };
+                       sens ? p->S : NULL, p->nd, 0, out ? p->lpk : NULL };
     for (int i = 0; i < p->n; i++) p->zmin[i] = p->zmax[i] = fresh ? 0 : p->z[i];
     if (sens) {
         memset(p->S, 0, sizeof(double) * (size_t)p->n * (size_t)p->nd);
@@ -314,7 +315,7 @@ static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
 static void pss_free(pss *p)
 {
     free(p->di); free(p->atol); free(p->z); free(p->l); free(p->z1); free(p->l1); free(p->S);
-    free(p->zmin); free(p->zmax); free(p->J); free(p->F); free(p->x); free(p->dx);
+    free(p->zmin); free(p->zmax); free(p->lpk); free(p->J); free(p->F); free(p->x); free(p->dx);
     free(p->A); free(p->B); free(p->Facc); free(p->ms); free(p->Phiacc);
     free(p->sw); free(p->sw1); free(p->ipiv);
 }
@@ -337,6 +338,7 @@ static nsc_status pss_init(pss *p, const nsc_lcs *L)
     p->z = nsc_calloc((size_t)n + 1, sizeof(double));
     p->z1 = nsc_calloc((size_t)n + 1, sizeof(double));
     p->zmin = nsc_calloc((size_t)n + 1, sizeof(double));
+    p->lpk = nsc_calloc((size_t)L->m + 1, sizeof(double));
     p->zmax = nsc_calloc((size_t)n + 1, sizeof(double));
     p->l = nsc_calloc((size_t)m + 1, sizeof(double));
     p->l1 = nsc_calloc((size_t)m + 1, sizeof(double));
@@ -353,7 +355,7 @@ static nsc_status pss_init(pss *p, const nsc_lcs *L)
     p->ipiv = nsc_calloc(nd, sizeof(int));
     p->sw = nsc_calloc((size_t)p->nsw + 1, 1);
     p->sw1 = nsc_calloc((size_t)p->nsw + 1, 1);
-    if (!p->z || !p->z1 || !p->zmin || !p->zmax || !p->l || !p->l1 || !p->S || !p->J || !p->F || !p->x || !p->dx
+    if (!p->z || !p->z1 || !p->lpk || !p->zmin || !p->zmax || !p->l || !p->l1 || !p->S || !p->J || !p->F || !p->x || !p->dx
         || !p->A || !p->B || !p->Facc || !p->ms || !p->Phiacc || !p->ipiv || !p->sw || !p->sw1)
         return oom(p->r);
     return NSC_OK;
@@ -453,6 +455,7 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
     fo.tstop = ts + po->periods * T;
     fo.tstep = o->tstep > 0 && o->tstep <= T / 20 ? o->tstep : T / 200;
     s = run(p, &fo, probes, nprobe, out, 0, 0, NULL);
+    if (!s) nsc_dev_check(L, c, p->lpk, r);
     if (!s && po->periods == 1) {                             /* the written period's own change (later */
         int worst;                                            /* periods continue as a transient, whose */
         info->residual = residual(p, &worst);                 /* steps differ: ~1e-7 of the swing) */

@@ -315,8 +315,10 @@ Test(circuits, buck)
 /* ================= converters with switches ================= */
 
 /* The same netlist in both. Over the last switching period: the output average
- * (the diode fit's 30 mV error on 9.45 V: 0.3 %) and ripple (analytic
- * I_out D T/C = 0.189 V; 5 %), the inductor current average. */
+ * (the diode fitted by 2 segments on 100 mA..10 A, 9 mV at most, ngspice ignoring
+ * SEGMENTS/IMIN/IMAX: 2.2e-4 apart; 5.5e-4 with the default 10 mA..1 A line, 0.29 V
+ * off at the 3.2 A peak) and ripple (analytic I_out D T/C = 0.189 V; 5 %), the
+ * inductor current average. */
 Test(circuits, boost)
 {
     tu_table o;
@@ -334,9 +336,9 @@ Test(circuits, boost)
         run_ng("boost.cir", "v(out) i(l1)", &n);
         wstat vn = stats(&n, 1, 2.99e-3, 3e-3), iln = stats(&n, 2, 2.99e-3, 3e-3);
         cr_log_info("ngspice: v(out) %.4f V, ripple %.4f V, i(l1) %.4f A", vn.avg, vn.max - vn.min, iln.avg);
-        cr_assert(fabs(v.avg - vn.avg) < 3e-3 * vn.avg);
+        cr_assert(fabs(v.avg - vn.avg) < 5e-4 * vn.avg);      /* 2.2e-4 (5.5e-4 with the default fit) */
         cr_assert(fabs((v.max - v.min) - (vn.max - vn.min)) < 0.03 * (vn.max - vn.min));
-        cr_assert(fabs(il.avg - iln.avg) < 0.01 * iln.avg);
+        cr_assert(fabs(il.avg - iln.avg) < 2e-3 * iln.avg);
         tu_table_free(&n);
     }
     tu_table_free(&o);

@@ -1567,8 +1567,9 @@ Test(e2e, xyce_print_expressions_and_power)
 
 /* A VDMOS buck (issue 13's goal: "VDMOS buck with body diode" within 3 % RMS
  * of range of ngspice on ngspice's own netlist): tests/data/vdmos, the
- * start-up of the LC filter over 300 us; measured v(out) 2.86 %, i(l1) 2.31 %
- * (the PWL square law and the fitted diode against ngspice's smooth models).
+ * start-up of the LC filter over 300 us; measured v(out) 0.22 %, i(l1) 0.20 %
+ * with the diode fitted by 3 segments on 10 mA..10 A (2.86 % and 2.31 % with the
+ * default 10 mA..1 A line, 0.65 V off at the 6 A freewheeling peak).
  * Before (session 7), the run stalled at the third turn-on: the last trial
  * of an event bracket was rejected by the error control and retried forever
  * ("no progress ... after 100000 trial steps"). */
@@ -1576,10 +1577,11 @@ Test(e2e, vdmos_buck_matches_ngspice)
 {
     char cmd[4096], *out = NULL;
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o bv.dat %s/vdmos/buck_vdmos.cir 2>&1 && %s compare bv.dat "
-             "%s/vdmos/buck_vdmos_ng.txt --signals 'v(out),i(l1)' --tol 0.03", tmp, NSC_PROGRAM, NSC_REFDIR,
+             "%s/vdmos/buck_vdmos_ng.txt --signals 'v(out),i(l1)' --tol 0.005", tmp, NSC_PROGRAM, NSC_REFDIR,
              NSC_PROGRAM, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "PASS: all 2 signals within --tol 3 %"), "%s", out);
+    cr_assert(strstr(out, "PASS: all 2 signals within --tol 0.5 %"), "%s", out);
+    cr_assert_null(strstr(out, "peak current"), "%s", out);   /* the diode's fit covers its currents */
     free(out);
 }
 
@@ -1637,4 +1639,41 @@ Test(e2e, diode_tt_matches_ngspice)
     cr_assert_not_null(p, "%s", out);
     cr_assert(fabs(strtod(p + 5, NULL) - 1.61525e-6) < 2e-9, "%s", out);
     free(out);
+}
+
+/* A fitted diode used outside its fit's range is named after the run (issue 13
+ * item 4: "a 16 A inrush goes unwarned"). 1 mA through the default 10 mA..1 A
+ * line: i = (5 - VF)/(4.4k + RON) with the fit's VF, RON, where the line is
+ * VF + RON i - Vt ln(1 + i/IS) = 0.0867 V above the SPICE curve; a 6 A inrush
+ * into a reservoir capacitor is above the range; covered by IMIN/IMAX, silent. */
+Test(e2e, diode_fit_range_warning)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/dr1.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "low\nV1 a 0 5\nR1 a d 4.4k\nD1 d 0 DS\n.model DS D(IS=1e-14)\n.tran 1u 10u\n"
+                                     ".end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o dr1.dat dr1.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    double vf, ron, ip, off;
+    const char *p = strstr(out, "VF="), *q = strstr(out, "diode d1: its peak current ");
+    cr_assert(p && q && sscanf(p, "VF=%lf RON=%lf", &vf, &ron) == 2, "%s", out);
+    cr_assert_eq(sscanf(q, "diode d1: its peak current %lf A is below the range 10 mA..1 A its model 'ds' was "
+                        "fitted on; there the fit is %lf V off", &ip, &off), 2, "%s", out);
+    double vt = 1.380649e-23 * 300.15 / 1.602176634e-19, i = (5 - vf) / (4.4e3 + ron);
+    cr_assert(fabs(ip - i) < 2e-3 * i, "peak %g, want %g", ip, i);
+    cr_assert(fabs(off - (vf + ron * i - vt * log1p(i / 1e-14))) < 2e-3, "off %g\n%s", off, out);
+    free(out);
+    const char *rect = "inrush\nV1 a 0 SIN(0 20 50)\nD1 a out DX\nC1 out 0 1000u\nR1 out 0 100\n"
+                       ".model DX D(IS=1e-14%s)\n.tran 0.1m 40m\n.end\n";
+    for (int k = 0; k < 2; k++) {
+        char text[512];
+        snprintf(text, sizeof text, rect, k ? " SEGMENTS=4 IMIN=1m IMAX=10" : "");
+        snprintf(path, sizeof path, "%s/dr2.cir", tmp);
+        cr_assert_eq(tu_write_file(path, text), 0);
+        snprintf(cmd, sizeof cmd, "cd %s && %s -o dr2.dat dr2.cir 2>&1", tmp, NSC_PROGRAM);
+        cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+        if (k) cr_assert_null(strstr(out, "peak current"), "%s", out);
+        else cr_assert(strstr(out, "A is above the range 10 mA..1 A its model 'dx'"), "%s", out);
+        free(out);
+    }
 }
