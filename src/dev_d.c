@@ -1,12 +1,20 @@
 /* dev_d.c -- ideal / piecewise-linear diode D anode cathode model (netlist.md),
  * .model name D(VF=0 RON=0 ROFF=inf [BV]) or SPICE parameters (IS N RS [BV IBV NBV]
  * [SEGMENTS IMIN IMAX]), CJO and TT on any card:
- *   pairs 0..nf-1, the forward branches q, lambda_q flowing anode -> cathode:
- *     y_q = v_k - v_a + vf_q + r_q lambda_q (one branch: VF, RON);
+ *   pair 0, the forward current lambda_0 = i_F flowing anode -> cathode:
+ *     y_0 = v_k - v_a + v(i_F) with the fit's concave v(i) (nsc_jfit)
+ *         = v_k - v_a + vf_0 + s_0 lambda_0 - sum_{q >= 1} c_q mu_q,
+ *     c_q = s_q-1 - s_q > 0 (one segment: VF + RON lambda_0);
+ *   pairs q = 1..nf-1, mu_q = max(0, i_F - knot_q):
+ *     y_q = mu_q - lambda_0 + knot_q >= 0 _|_ mu_q >= 0.
+ *     Its block [[W + s_0, -c], [-1, I]] is a P-matrix (principal minors
+ *     W + s_0 - sum_S c_q > 0 since sum c_q < s_0) whose network part W sits on
+ *     one entry: a diode fed by a current source (W ~ 1/gmin = 1e12) stays
+ *     solvable, where nf parallel branches (W 1 1^T + diag r) defeated Lemke;
  *   pair nf (BV given), the reverse (Zener) branch lambda_z flowing k -> a:
  *     y = v_a - v_k + VZ + RZ lambda_z;
  *   a finite ROFF is a parallel resistor, CJO a parallel capacitor (transient);
- *   TT > 0: one branch unknown x = i_F = sum lambda_q, the diffusion charge TT x
+ *   TT > 0: one branch unknown x = i_F = lambda_0, the diffusion charge TT x
  *     whose derivative flows a -> k (charge control: the junction stays on while
  *     charge is left, the reverse recovery). Its row holds at t_k+1 and the
  *     lambda_q are implicit (Moreau): first order in the charge's decay, no ringing.
@@ -30,7 +38,7 @@
 #define VT_300 (1.380649e-23 * 300.15 / 1.602176634e-19)    /* kT/q, V */
 
 typedef struct diode_par {
-    nsc_jfit fw;           /* forward branches (pairs 0..fw.nseg-1) */
+    nsc_jfit fw;           /* the forward curve (pairs 0..fw.nseg-1) */
     double roff;           /* INFINITY when not given */
     int zener;
     double vz, rz;         /* the reverse branch (pair fw.nseg) */
@@ -105,7 +113,7 @@ static nsc_status d_params(const nsc_element *e, nsc_report *r, diode_par *p)
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': RON = %g must be >= 0", m->name, ron);
     p->fw.nseg = 1;
     p->fw.vf[0] = vf;
-    p->fw.r[0] = ron;
+    p->fw.r[0] = p->fw.s[0] = ron;
     p->vz = bv;
     p->rz = ron;
     return NSC_OK;
@@ -169,10 +177,9 @@ static nsc_status d_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     return NSC_OK;
 }
 
-/* Forward branch q: lambda_q >= 0 _|_ y_q = v_k - v_a + vf_q + r_q lambda_q >= 0, so
- * i_F = sum_q lambda_q is the fit (nsc_jfit). TT: the branch unknown x = i_F
- * (row 0 = -x + sum lambda_q, exact at t_k+1) carries the diffusion charge
- * TT x, whose derivative flows a -> k: E[a][x] += TT, E[k][x] -= TT. */
+/* The pairs of the header; TT: the branch unknown x = i_F (row 0 = -x + lambda_0,
+ * exact at t_k+1) carries the diffusion charge TT x, whose derivative flows
+ * a -> k: E[a][x] += TT, E[k][x] -= TT. */
 static nsc_status d_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
 {
     const nsc_element *e = &b->c->el[ei];
@@ -180,10 +187,14 @@ static nsc_status d_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     nsc_status st = d_params(e, b->r, &p);
     if (st) return st;
     int a = e->node[0], k = e->node[1], j = s->pair, nf = p.fw.nseg;
-    for (int q = 0; q < nf; q++) {
-        nsc_st_pair(b, a, k, j + q);                         /* lambda leaves a, enters k */
-        nsc_st(b, NSC_ST_D, j + q, j + q, p.fw.r[q]);        /* y += r lambda */
-        nsc_st_e0(b, j + q, p.fw.vf[q]);                     /* y += vf */
+    nsc_st_pair(b, a, k, j);                                 /* lambda_0 leaves a, enters k */
+    nsc_st(b, NSC_ST_D, j, j, p.fw.s[0]);                    /* y_0 += s_0 lambda_0 + vf_0 */
+    nsc_st_e0(b, j, p.fw.vf[0]);
+    for (int q = 1; q < nf; q++) {
+        nsc_st(b, NSC_ST_D, j, j + q, -(p.fw.s[q - 1] - p.fw.s[q]));   /* y_0 -= c_q mu_q */
+        nsc_st(b, NSC_ST_D, j + q, j + q, 1.0);              /* y_q = mu_q - lambda_0 + knot_q */
+        nsc_st(b, NSC_ST_D, j + q, j, -1.0);
+        nsc_st_e0(b, j + q, p.fw.knot[q]);
     }
     if (p.zener) {
         nsc_st_pair(b, k, a, j + nf);                        /* lambda_z leaves k, enters a */
@@ -195,7 +206,7 @@ static nsc_status d_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     if (p.tt > 0) {
         int x = s->branch;
         nsc_st(b, NSC_ST_A, x, x, -1.0);
-        for (int q = 0; q < nf; q++) nsc_st(b, NSC_ST_B, x, j + q, 1.0);
+        nsc_st(b, NSC_ST_B, x, j, 1.0);
         nsc_st_exact(b, x);
         nsc_st(b, NSC_ST_E, nsc_zn(a), x, p.tt);
         nsc_st(b, NSC_ST_E, nsc_zn(k), x, -p.tt);
@@ -203,7 +214,7 @@ static nsc_status d_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     return NSC_OK;
 }
 
-/* I(D) = sum lambda_q - lambda_z + (v_a - v_k)/ROFF + CJO (v_a - v_k)' + TT x'. */
+/* I(D) = lambda_0 - lambda_z + (v_a - v_k)/ROFF + CJO (v_a - v_k)' + TT x'. */
 static int d_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
 {
     const nsc_element *e = &c->el[ei];
@@ -213,8 +224,7 @@ static int d_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     nsc_status st = d_params(e, &dummy, &p);
     nsc_report_free(&dummy);
     int j = L->el_pair[ei], nf = st == NSC_OK ? p.fw.nseg : 1, tran = L->mode == NSC_ASM_TRAN;
-    for (int q = 0; q < nf; q++)
-        if (nsc_lin_add(f, NSC_T_L, j + q, 1.0)) return -1;
+    if (nsc_lin_add(f, NSC_T_L, j, 1.0)) return -1;
     if (st) return 0;
     if (p.zener && nsc_lin_add(f, NSC_T_L, j + nf, -1.0)) return -1;
     if (isfinite(p.roff)) {
@@ -242,8 +252,7 @@ static void d_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
     nsc_status st = d_params(e, &dummy, &p);
     nsc_report_free(&dummy);
     if (st || !p.fitted) return;
-    double ip = 0;                                          /* the branches peak together (all rise with v) */
-    for (int q = 0; q < p.fw.nseg; q++) ip += lpk[L->el_pair[ei] + q];
+    double ip = lpk[L->el_pair[ei]];
     if (!(ip > 1e-9)) return;                               /* never conducted */
     double off = nsc_jfit_v(&p.fw, ip) - (p.nvt * log1p(ip / p.is) + p.rs * ip);
     if (!(fabs(off) > 2 * p.fw.err && fabs(off) > 0.01)) return;

@@ -183,7 +183,9 @@ double nsc_pwl_eval(int nb, const double *b, const double *a, double x);
 #define NSC_JFIT_MAX 16
 typedef struct nsc_jfit {
     int nseg;
-    double vf[NSC_JFIT_MAX], r[NSC_JFIT_MAX];
+    double vf[NSC_JFIT_MAX], r[NSC_JFIT_MAX];   /* parallel branches */
+    double s[NSC_JFIT_MAX], knot[NSC_JFIT_MAX]; /* the same as a concave sum: v(i) = vf[0] + s[0] i
+                                                   - sum_{k >= 1} (s[k-1] - s[k]) max(0, i - knot[k]) */
     double i1, i2, err;
 } nsc_jfit;
 /* 0, or -1 when the arguments are out of range (nseg in 1..NSC_JFIT_MAX, 0 < i1 < i2,

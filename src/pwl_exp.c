@@ -11,6 +11,9 @@
  * |fit - v| <= delta on [i1, i2] (for n = 1 the best uniform line, Chebyshev).
  * The first chord is continued down to i = 0, the last one beyond i2.
  *
+ * As a concave sum (nsc_jfit s, knot): v(i) = vf_0 + s_0 i - sum_{k >= 1} (s_k-1 - s_k)
+ * max(0, i - knot_k), knot_k = i_k the knots' currents (the first chord's
+ * segment starts at knot_0 = 0).
  * As parallel branches (ideal diode, threshold vf_j, resistance r_j): on segment
  * k the total conductance is 1/s_k = sum_{j <= k} 1/r_j, so r_0 = s_0 and
  * 1/r_k = 1/s_k - 1/s_k-1 > 0; branch k starts at the knot's voltage
@@ -53,6 +56,8 @@ int nsc_jfit_make(double c, double a, double i0, double rs, double i1, double i2
         double vk = curve(c, a, i0, rs, ik[k]) + f->err;
         f->vf[k] = k == 0 ? vk - s[0] * ik[0] : vk;
         f->r[k] = k == 0 ? s[0] : 1.0 / (1.0 / s[k] - 1.0 / s[k - 1]);
+        f->s[k] = s[k];
+        f->knot[k] = k == 0 ? 0.0 : ik[k];
     }
     return 0;
 }
