@@ -109,8 +109,10 @@ static int ncpu(void)
 
 /* ---- the outputs of a table ---- */
 
-/* PREFIX.sweep.dat (+ .csv, .gp, .png); 0 or the exit status of a write error */
-static int write_outputs(const nsc_sweep_table *T, const char *prefix, int csv, int gp, int png, int quiet)
+/* PREFIX.sweep.dat (+ .csv, .gp, .png; unit: of T's columns for the picture, or
+ * NULL); 0 or the exit status of a write error */
+static int write_outputs(const nsc_sweep_table *T, const char *const *unit, const char *prefix, int csv, int gp,
+                         int png, int quiet)
 {
     nsc_report r;
     nsc_report_init(&r);
@@ -119,7 +121,7 @@ static int write_outputs(const nsc_sweep_table *T, const char *prefix, int csv, 
     nsc_status s = !dat || !cs || !gpp || !pngp ? nsc_err(&r, NSC_ENOMEM, NULL, "out of memory") : NSC_OK;
     if (!s) s = nsc_sweep_write(T, dat, 0, &r);
     if (!s && csv) s = nsc_sweep_write(T, cs, 1, &r);
-    if (!s && gp) s = nsc_sweep_write_gp(T, dat, gpp, pngp, &r);
+    if (!s && gp) s = nsc_sweep_write_gp(T, unit, dat, gpp, pngp, &r);
     int rendered = 0;
     if (!s && gp && png) {
         nsc_report g;                                  /* no gnuplot: the table still stands */
@@ -586,6 +588,21 @@ static char *study_of(const nsc_sweep_args *a)
     return id;
 }
 
+/* The units of the table's columns (the picture's labels): what each swept
+ * parameter sets, what each .meas card measures, efficiency and losses of a
+ * steady study ("1", W). NULL out of memory (the picture then has fewer units). */
+static const char **column_units(const nsc_sweep_args *a, const nsc_circuit *c, const study *S)
+{
+    int np = S->plan.naxis;
+    const char **u = nsc_calloc((size_t)(np + S->nmeas) + 1, sizeof *u);
+    if (!u) return NULL;
+    for (int k = 0; k < np; k++)
+        u[k] = nsc_param_unit(a->netlist, a->cfg.inc, a->fixed, a->nfixed, c, S->plan.axis[k].name);
+    for (int k = 0; k < c->nmeas; k++) u[np + k] = nsc_meas_unit(c, k);
+    for (int k = c->nmeas; k < S->nmeas; k++) u[np + k] = k == c->nmeas ? "1" : "W";
+    return u;
+}
+
 int nsc_sweep(const nsc_sweep_args *a)
 {
     nsc_report rep;
@@ -707,7 +724,7 @@ int nsc_sweep(const nsc_sweep_args *a)
         fprintf(stderr, "nscircuit: interrupted: %ld of %ld points done; the table holds them\n", C.T.nrow, nsel);
         C.T.partial = nsel;
         nsc_sweep_table_sort(&C.T);
-        int ws = write_outputs(&C.T, prefix, a->csv, 0, 0, a->quiet);
+        int ws = write_outputs(&C.T, NULL, prefix, a->csv, 0, 0, a->quiet);
         status = ws ? ws : rs;
         goto done;
     }
@@ -734,7 +751,9 @@ int nsc_sweep(const nsc_sweep_args *a)
             fprintf(stderr, "nscircuit: steady states: %ld of %ld points started from a neighbour's, %.3g shooting "
                             "periods per point\n", C.nwarm, C.nsteady, (double)C.shoot / (double)C.nsteady);
     }
-    status = write_outputs(&C.T, prefix, a->csv, sn == 1, sn == 1 && !a->noplot, a->quiet);
+    const char **unit = sn == 1 ? column_units(a, c, &S) : NULL;
+    status = write_outputs(&C.T, unit, prefix, a->csv, sn == 1, sn == 1 && !a->noplot, a->quiet);
+    free(unit);
     if (!status && C.failed) status = 3;
 done:
     nsc_report_free(&rep);
@@ -775,7 +794,7 @@ static int merge(char *const *paths, int n, const char *oprefix, int csv, int no
     long failed = 0;
     for (long i = 0; i < T.nrow; i++) failed += T.status[i] != 0;
     if (!quiet) fprintf(stderr, "nscircuit: merged %d tables: %ld points of %s, %ld failed\n", n, T.nrow, T.netlist, failed);
-    status = write_outputs(&T, prefix, csv, 1, !noplot, quiet);
+    status = write_outputs(&T, NULL, prefix, csv, 1, !noplot, quiet);
     if (!status && failed) status = 3;
 done:
     for (int k = 0; k < nread; k++) nsc_sweep_table_free(&part[k]);

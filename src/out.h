@@ -66,6 +66,45 @@ nsc_status nsc_gp_names_check(const char *const *names, int n, nsc_report *r);
  * base name unless the caller set it), the PNG terminal 1000 x height, datafile
  * (datpath's base name), grid, key and margins. */
 void nsc_gp_preamble(FILE *f, const char *pngpath, const char *datpath, int height);
+/* ---- plot rules (out_axis.c), shared by the waveform and sweep pictures ----
+ * A trace's statistics over its finite values: min, max, the NSC_PLOT_QLO and
+ * NSC_PLOT_QHI quantiles (the k-th smallest with k = floor(q (n-1)) for the
+ * low one, ceil(q (n-1)) for the high one), and its jumps: consecutive finite
+ * rows that differ by more than half of qhi - qlo. */
+#define NSC_PLOT_QLO 0.005
+#define NSC_PLOT_QHI 0.995
+#define NSC_PLOT_MARGIN 0.05       /* of the trimmed span, each side of a clipped range */
+#define NSC_PLOT_SWITCH_JUMPS 10   /* a trace with this many jumps is switching */
+typedef struct nsc_trace_stat {
+    double min, max, qlo, qhi;
+    long jumps;
+    size_t nfinite;
+} nsc_trace_stat;
+size_t nsc_quantile_index(size_t n, double q);
+/* Of v[0], v[stride], ... v[(n-1) stride]; -1 out of memory, else 0. */
+int nsc_trace_stat_of(const double *v, size_t n, size_t stride, nsc_trace_stat *s);
+/* Switching: at least NSC_PLOT_SWITCH_JUMPS jumps, i.e. the trace crosses more
+ * than half of its 0.5-99.5 % range between two rows that often (a PWM node,
+ * a gate, a sawtooth's flyback; not a smooth wave sampled 7 or more rows a period). */
+int nsc_trace_switching(const nsc_trace_stat *s);
+/* The y range of a panel of traces s[0..n): the full [min, max], unless the
+ * 0.5-99.5 % range is under a third of it and at least 1/1000 of it: then that
+ * range widened by NSC_PLOT_MARGIN of itself on each side (within [min, max]),
+ * and *clipped = 1: a short start-up spike does not set the scale, its lines
+ * run to the panel's edge. No finite value: [0, 1]. */
+void nsc_robust_range(const nsc_trace_stat *s, int n, double *lo, double *hi, int *clipped);
+/* Ticks of [lo, hi]: step = 1, 2 or 5 x 10^k, the smallest >= (hi - lo) / nticks;
+ * the range widened to multiples of it; digits: the %g precision that writes every
+ * multiple of step in range distinctly. A constant lo = hi gets a band of 10 % of
+ * it (1 around 0). */
+typedef struct nsc_ticks {
+    double lo, hi, step;
+    int digits;
+} nsc_ticks;
+nsc_ticks nsc_ticks_of(double lo, double hi, int nticks);
+/* "set Xtics STEP", "set format X '%.Dg'" (and "set Xrange [lo:hi]" of the
+ * ticks when setrange) for axis 'x' or 'y'. */
+void nsc_gp_ticks(FILE *f, char axis, double lo, double hi, int nticks, int setrange);
 /* The part of p after its last '/'. */
 const char *nsc_base_name(const char *p);
 

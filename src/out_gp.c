@@ -101,30 +101,131 @@ void nsc_gp_quote(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-/* One panel: the columns of one kind, scaled to a readable unit prefix. */
-static void plot_panel(FILE *f, const nsc_waves *W, char kind, double tscale, int last, const char *tunit)
+/* A panel: columns col[0..n) of one kind ('v' voltages, 'i' currents, 'o'
+ * others), all switching (sw = 1) or none. */
+typedef struct panel {
+    char kind;
+    int sw, n;
+    int *col;
+} panel;
+
+#define MAXPANELS 6
+
+/* The panels of W, key ones first (voltages, currents, others), then the
+ * switching ones in the same kind order; a panel exists when it has a column.
+ * cols holds room for ncol indices. Returns the number of panels. */
+static int make_panels(const nsc_waves *W, const nsc_trace_stat *st, int *cols, panel *P)
 {
-    double m = 0;
-    for (int k = 1; k < W->ncol; k++)
-        if (kind_of(W->name[k]) == kind)
-            for (int i = 0; i < W->nrow; i++) m = fmax(m, fabs(W->v[(size_t)i * W->ncol + k]));
-    const char *pre;
-    double ys = kind == 'o' ? 1 : nsc_unit_scale(m, &pre);
-    if (kind == 'v') fprintf(f, "set ylabel 'voltage (%sV)'\n", pre);
-    else if (kind == 'i') fprintf(f, "set ylabel 'current (%sA)'\n", pre);
-    else fprintf(f, "set ylabel 'value'\n");
-    if (last) fprintf(f, "set format x '%%g'\nset xlabel 'time (%s)'\n", tunit);
+    static const char kinds[] = "vio";
+    int np = 0, used = 0;
+    for (int sw = 0; sw < 2; sw++)
+        for (int j = 0; j < 3; j++) {
+            panel p = { kinds[j], sw, 0, cols + used };
+            for (int k = 1; k < W->ncol; k++)
+                if (kind_of(W->name[k]) == kinds[j] && nsc_trace_switching(&st[k]) == sw) p.col[p.n++] = k;
+            used += p.n;
+            if (p.n) P[np++] = p;
+        }
+    return np;
+}
+
+/* The statistics of a panel's traces together (nsc_robust_range reads only
+ * the extremes and the quantiles: the union's are those of the panel). */
+static nsc_trace_stat panel_stat(const panel *P, const nsc_trace_stat *st)
+{
+    nsc_trace_stat u = { INFINITY, -INFINITY, INFINITY, -INFINITY, 0, 0 };
+    for (int j = 0; j < P->n; j++) {
+        const nsc_trace_stat *s = &st[P->col[j]];
+        if (!s->nfinite) continue;
+        u.min = fmin(u.min, s->min);
+        u.max = fmax(u.max, s->max);
+        u.qlo = fmin(u.qlo, s->qlo);
+        u.qhi = fmax(u.qhi, s->qhi);
+        u.nfinite += s->nfinite;
+    }
+    return u;
+}
+
+/* "set label 1" naming the full range a clipped panel does not show. */
+static void clipped_label(FILE *f, const panel *P, const nsc_trace_stat *st)
+{
+    nsc_trace_stat all = panel_stat(P, st);
+    double fl = all.min, fh = all.max;
+    const char *u = P->kind == 'v' ? "V" : P->kind == 'i' ? "A" : "";
+    char a[64], b[64], *text = nsc_asprintf("clipped to the 0.5-99.5 %% range; the data span %s to %s",
+                                            nsc_eng(fl, u, a, sizeof a), nsc_eng(fh, u, b, sizeof b));
+    fprintf(f, "set label 1 ");
+    nsc_gp_quote(f, text ? text : "clipped");
+    fprintf(f, " at graph 0.01, graph 0.94 left front\n");
+    free(text);
+}
+
+/* One panel: its y range by nsc_robust_range, scaled to a readable unit prefix;
+ * traces drawn last column first, so the first (the netlist's first saved
+ * quantity, usually the output) is drawn on top; `set key invert` lists them in
+ * column order. Switching traces are drawn thinner. */
+static void plot_panel(FILE *f, const nsc_waves *W, const panel *P, const nsc_trace_stat *st, double tscale,
+                       int last, const char *tunit, int xdigits)
+{
+    nsc_trace_stat u = panel_stat(P, st);
+    int clipped;
+    double lo, hi;
+    nsc_robust_range(&u, 1, &lo, &hi, &clipped);
+    const char *pre = "";
+    double ys = P->kind == 'o' ? 1 : nsc_unit_scale(fmax(fabs(lo), fabs(hi)), &pre);
+    const char *sw = P->sw ? "switching " : "";
+    if (P->kind == 'v') fprintf(f, "set ylabel '%svoltage (%sV)'\n", sw, pre);
+    else if (P->kind == 'i') fprintf(f, "set ylabel '%scurrent (%sA)'\n", sw, pre);
+    else fprintf(f, "set ylabel '%svalue'\n", sw);
+    nsc_gp_ticks(f, 'y', lo * ys, hi * ys, 7, 1);
+    if (clipped) clipped_label(f, P, st);
+    if (last) fprintf(f, "set format x '%%.%dg'\nset xlabel 'time (%s)'\n", xdigits, tunit);
     else fprintf(f, "set format x ''\nunset xlabel\n");
     fprintf(f, "plot ");
-    int first = 1;
-    for (int k = 1; k < W->ncol; k++) {
-        if (kind_of(W->name[k]) != kind) continue;
-        fprintf(f, "%sdatafile using ($1*%.0e):($%d*%.0e) with lines lw 1.5 title ", first ? "" : ", \\\n     ",
-                tscale, k + 1, ys);
+    for (int j = P->n - 1; j >= 0; j--) {
+        int k = P->col[j];
+        fprintf(f, "%sdatafile using ($1*%.0e):($%d*%.0e) with lines lt %d lw %s title ",
+                j == P->n - 1 ? "" : ", \\\n     ", tscale, k + 1, ys, j % 8 + 1, P->sw ? "1" : "1.5");
         nsc_gp_quote(f, W->name[k]);
-        first = 0;
     }
     fputc('\n', f);
+    if (clipped) fprintf(f, "unset label 1\n");
+}
+
+/* st[k]: the statistics of column k (st[0] unused); -1 out of memory. */
+static int column_stats(const nsc_waves *W, nsc_trace_stat *st)
+{
+    for (int k = 1; k < W->ncol; k++)
+        if (nsc_trace_stat_of(W->v + k, (size_t)W->nrow, (size_t)W->ncol, &st[k])) return -1;
+    return 0;
+}
+
+/* The script's text: preamble, time axis, the panels (make_panels, plot_panel). */
+static void write_script(FILE *f, const nsc_waves *W, const nsc_trace_stat *st, int *cols, const char *datpath,
+                         const char *gppath, const char *pngpath)
+{
+    panel P[MAXPANELS];
+    int panels = make_panels(W, st, cols, P);
+    double t0 = W->nrow ? W->v[0] : 0, t1 = W->nrow ? W->v[(size_t)(W->nrow - 1) * W->ncol] : 1, ts;
+    const char *tu;
+    nsc_time_unit(fmax(fabs(t0), fabs(t1)), &ts, &tu);
+    fprintf(f,
+            "# gnuplot script written by nscircuit: gnuplot %s (in this directory)\n"
+            "# change the terminal line for another format, e.g. set terminal svg\n"
+            "# panels: voltages, currents, then the switching traces (%d or more jumps of half their\n"
+            "# 0.5-99.5 %% range between rows); a y range is the 0.5-99.5 %% range of its data when that is\n"
+            "# under a third of the full range (a start-up spike is clipped and named), else the full range\n",
+            nsc_base_name(gppath), NSC_PLOT_SWITCH_JUMPS);
+    nsc_gp_preamble(f, pngpath, datpath, 80 + 260 * (panels ? panels : 1));
+    fprintf(f, "set key invert\n");
+    nsc_ticks tx = nsc_ticks_of(t0 * ts, t1 * ts, 8);
+    if (t1 > t0) fprintf(f, "set xrange [%.10g:%.10g]\nset xtics %.10g\n", t0 * ts, t1 * ts, tx.step);
+    fprintf(f, "set multiplot layout %d,1 title ", panels ? panels : 1);
+    nsc_gp_quote(f, W->title ? W->title : "");
+    fputc('\n', f);
+    for (int p = 0; p < panels; p++) plot_panel(f, W, &P[p], st, ts, p == panels - 1, tu, tx.digits);
+    if (!panels) fprintf(f, "set xlabel 'time (%s)'\nplot datafile using ($1*%.0e):($1*%.0e) with lines title 'time'\n", tu, ts, ts);
+    fprintf(f, "unset multiplot\nset output\n");
 }
 
 nsc_status nsc_write_gp(const nsc_waves *W, const char *datpath, const char *gppath,
@@ -133,38 +234,15 @@ nsc_status nsc_write_gp(const nsc_waves *W, const char *datpath, const char *gpp
     const char *names[] = { datpath, gppath, pngpath };
     nsc_status st = nsc_gp_names_check(names, 3, r);
     if (st) return st;
+    nsc_trace_stat *stat = nsc_calloc((size_t)W->ncol + 1, sizeof *stat);
+    int *cols = nsc_calloc((size_t)W->ncol + 1, sizeof *cols);
     char *text = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
-    int nv = 0, ni = 0, no = 0;
-    for (int k = 1; k < W->ncol; k++) {
-        char c = kind_of(W->name[k]);
-        nv += c == 'v';
-        ni += c == 'i';
-        no += c == 'o';
-    }
-    int panels = (nv > 0) + (ni > 0) + (no > 0);
-    double t0 = W->nrow ? W->v[0] : 0, t1 = W->nrow ? W->v[(size_t)(W->nrow - 1) * W->ncol] : 1, ts;
-    const char *tu;
-    nsc_time_unit(fmax(fabs(t0), fabs(t1)), &ts, &tu);
-    fprintf(f,
-            "# gnuplot script written by nscircuit: gnuplot %s (in this directory)\n"
-            "# change the terminal line for another format, e.g. set terminal svg\n",
-            nsc_base_name(gppath));
-    nsc_gp_preamble(f, pngpath, datpath, 80 + 280 * (panels ? panels : 1));
-    fprintf(f, "set format y '%%g'\n");
-    if (t1 > t0) fprintf(f, "set xrange [%.10g:%.10g]\n", t0 * ts, t1 * ts);
-    fprintf(f, "set multiplot layout %d,1 title ", panels ? panels : 1);
-    nsc_gp_quote(f, W->title ? W->title : "");
-    fputc('\n', f);
-    int done = 0;
-    if (nv) plot_panel(f, W, 'v', ts, ++done == panels, tu);
-    if (ni) plot_panel(f, W, 'i', ts, ++done == panels, tu);
-    if (no) plot_panel(f, W, 'o', ts, ++done == panels, tu);
-    if (!panels) fprintf(f, "set xlabel 'time (%s)'\nplot datafile using ($1*%.0e):($1*%.0e) with lines title 'time'\n", tu, ts, ts);
-    fprintf(f, "unset multiplot\nset output\n");
-    if (fclose(f)) { free(text); return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
+    FILE *f = stat && cols && !column_stats(W, stat) ? open_memstream(&text, &len) : NULL;
+    if (f) write_script(f, W, stat, cols, datpath, gppath, pngpath);
+    free(stat);
+    free(cols);
+    if (!f || fclose(f)) { free(text); return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
     nsc_status s = nsc_write_atomic(gppath, text, len, r);
     free(text);
     return s;

@@ -195,11 +195,36 @@ nsc_status nsc_sweep_read(const char *path, nsc_sweep_table *T, nsc_report *r);
 nsc_status nsc_sweep_merge(const nsc_sweep_table *part, char *const *path, int npart, nsc_sweep_table *out,
                            nsc_report *r);
 
+/* ---- units of the columns (sweep_units.c), for the picture ----
+ * A unit is a string: "V", "A", "W", "Ω", "F", "H", "s", "Hz", "S", "m", "J",
+ * "V·s", "A·s", "1" (dimensionless), or "" (unknown). */
+
+/* What parameter name of c sets: c read again (netlist, inc, ov[0..nov) as c
+ * was) with name at another value (1.25 times its own, 1 for 0); the fields that
+ * change name the unit: an R's (or H's) value Ω, a C's F, an L's H, a V source's
+ * level V (its times s, a SIN's frequency Hz), an I source's A, an E TABLE's V,
+ * a MOS W/L m, IC= V or A, .tran times s; E/F gains and K "1"; a model card's
+ * RON ROFF RS RD RG RB RDS Ω, VT VH VF VTO VON VOFF BV VREF V, IT IH IS ION IOFF
+ * IREF IMIN IMAX A, EON EOFF J, TT s. Fields of several units, another model
+ * parameter, or a netlist that does not read: "". */
+const char *nsc_param_unit(const char *netlist, const nsc_search_path *inc, const nsc_param_set *ov, int nov,
+                           const nsc_circuit *c, const char *name);
+/* The unit of .meas card k of c from its quantity: v() V, i() A, and through
+ * + - (same units; a bare number takes the other's) * / (products: V*A is W,
+ * V/A Ω, V/V "1") abs min max floor ceil; AVG RMS MIN MAX PP FIND PARAM: that
+ * unit, INTEG: times s; WHEN, TRIG/TARG, MIN_AT, MAX_AT: s. Else "". */
+const char *nsc_meas_unit(const nsc_circuit *c, int k);
+
 /* gnuplot script of a table (datpath written by nsc_sweep_write): one panel per
  * measure against the first parameter, one curve per combination of the other
  * parameters (blocks of consecutive rows where they are constant), a log axis
- * when the first parameter's values are geometric; renders pngpath. */
-nsc_status nsc_sweep_write_gp(const nsc_sweep_table *T, const char *datpath, const char *gppath,
-                              const char *pngpath, nsc_report *r);
+ * when the first parameter's values are geometric; renders pngpath.
+ * unit[npar + nmeas] (NULL: none known but the steady study's columns
+ * "efficiency" "1" and "losses" W) labels the axes: a column of a known unit is
+ * scaled to an SI prefix ("lval (µH)"), a dimensionless one named eff... or eta
+ * is drawn in %, one of unknown unit far from 1 is scaled by 10^3k ("(×1e-6)").
+ * Tick steps are 1, 2, 5 x 10^k with labels precise enough to differ. */
+nsc_status nsc_sweep_write_gp(const nsc_sweep_table *T, const char *const *unit, const char *datpath,
+                              const char *gppath, const char *pngpath, nsc_report *r);
 
 #endif

@@ -182,6 +182,12 @@ Test(losses, steady_sweep_tabulates_efficiency_and_losses)
             cr_assert(near(eff[w][k], pl / (pl + ps), 1e-5), "RON %g: efficiency %.9g", ron[k], eff[w][k]);
         }
         tu_table_free(&t);
+        /* the picture: efficiency in % and the losses in W against RON (the model's, in Ω) */
+        snprintf(path, sizeof path, "%s/bs%d.sweep.gp", tmp, w);
+        char *gp = tu_read_file(path);
+        cr_assert(gp && strstr(gp, "set ylabel 'efficiency (%)'") && strstr(gp, "set ylabel 'losses (mW)'") &&
+                  strstr(gp, "set xlabel 'ron (mΩ)'"), "%s", gp ? gp : path);
+        free(gp);
     }
     for (int k = 0; k < 3; k++)
         cr_assert(near(eff[0][k], eff[1][k], 1e-6) && near(loss[0][k], loss[1][k], 1e-6), "warm and cold differ at %d", k);

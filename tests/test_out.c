@@ -106,8 +106,11 @@ Test(out, gnuplot_script_panels)
     /* voltages and currents in separate panels; time in ms (the run is 2.5 ms),
      * v(a) up to 2.5e3 V in kV, i(l1) down to -5 A in A; names in the legend */
     cr_assert(strstr(s, "set multiplot layout 2,1"), "%s", s);
-    cr_assert(strstr(s, "using ($1*1e+03):($2*1e-03) with lines lw 1.5 title 'v(a)'"), "%s", s);
-    cr_assert(strstr(s, "using ($1*1e+03):($3*1e+00) with lines lw 1.5 title 'i(l1)'"), "%s", s);
+    cr_assert(strstr(s, "using ($1*1e+03):($2*1e-03) with lines lt 1 lw 1.5 title 'v(a)'"), "%s", s);
+    cr_assert(strstr(s, "using ($1*1e+03):($3*1e+00) with lines lt 1 lw 1.5 title 'i(l1)'"), "%s", s);
+    /* neither is switching: no third panel; tick steps 1, 2, 5 x 10^k */
+    cr_assert(!strstr(s, "set ylabel 'switching"), "%s", s);
+    cr_assert(strstr(s, "set yrange [0:2.5]\nset ytics 0.5\n") && strstr(s, "set yrange [-5:0]\nset ytics 1\n"), "%s", s);
     cr_assert(strstr(s, "set ylabel 'voltage (kV)'") && strstr(s, "set ylabel 'current (A)'"), "%s", s);
     cr_assert(strstr(s, "set xlabel 'time (ms)'") && strstr(s, "set xrange [0:2.499]"), "%s", s);
     /* only the bottom panel labels the time axis */
@@ -123,6 +126,251 @@ Test(out, gnuplot_script_panels)
     }
     nsc_waves_free(W);
     nsc_report_free(&r);
+    tu_rmdir(d);
+    free(d);
+}
+
+/* ---- the plot rules (out_axis.c) ---- */
+
+#define PI 3.14159265358979323846
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* deterministic pseudo-random numbers in [0, 1) */
+static double lcg(unsigned long *s)
+{
+    *s = *s * 6364136223846793005UL + 1442695040888963407UL;
+    return (double)(*s >> 11) / 9007199254740992.0;
+}
+
+Test(out, plot_rule_statistics)
+{
+    /* quantiles against a sorted copy: floor(q (n-1)) and ceil(q (n-1)) */
+    unsigned long seed = 7;
+    for (int n = 1; n < 3000; n = n * 3 + 1) {
+        double *v = malloc((size_t)n * sizeof *v), *w = malloc((size_t)n * sizeof *w);
+        for (int i = 0; i < n; i++) v[i] = w[i] = i % 5 == 0 ? 1.0 : lcg(&seed) * 10 - 3;   /* ties too */
+        qsort(w, (size_t)n, sizeof *w, cmp_dbl);
+        nsc_trace_stat st;
+        cr_assert_eq(nsc_trace_stat_of(v, (size_t)n, 1, &st), 0);
+        cr_assert_eq(st.qlo, w[(int)floor(0.005 * (n - 1))], "n %d", n);
+        cr_assert_eq(st.qhi, w[(int)ceil(0.995 * (n - 1))], "n %d", n);
+        cr_assert(st.min == w[0] && st.max == w[n - 1] && st.nfinite == (size_t)n);
+        free(v);
+        free(w);
+    }
+    /* jumps: a square wave of 10-row half periods over 1000 rows has 99 edges; a
+     * sine of 50 rows a period (a change of at most 2 pi / 50 of its amplitude) none */
+    double sq[1000], sn[1000];
+    for (int i = 0; i < 1000; i++) {
+        sq[i] = (i / 10) % 2 ? 12 : 0;
+        sn[i] = sin(2 * PI * i / 50);
+    }
+    nsc_trace_stat a, b;
+    cr_assert_eq(nsc_trace_stat_of(sq, 1000, 1, &a), 0);
+    cr_assert_eq(nsc_trace_stat_of(sn, 1000, 1, &b), 0);
+    cr_assert_eq(a.jumps, 99);
+    cr_assert_eq(b.jumps, 0);
+    cr_assert(nsc_trace_switching(&a) && !nsc_trace_switching(&b));
+    /* a single step (one jump) is not switching */
+    for (int i = 0; i < 1000; i++) sq[i] = i < 500 ? 0 : 5;
+    cr_assert_eq(nsc_trace_stat_of(sq, 1000, 1, &a), 0);
+    cr_assert(a.jumps == 1 && !nsc_trace_switching(&a));
+}
+
+/* Tick labels: every multiple of the step in range written with the chosen %g
+ * precision is distinct, the range covers the data, the step is 1, 2 or 5 x 10^k. */
+Test(out, tick_labels_are_distinct)
+{
+    const double r[][2] = { { 1.79980, 1.79992 }, { 0, 0.634 }, { -0.0113, 634 }, { 179.95, 180.07 },
+                            { 323.93, 323.971 }, { 5e-9, 2e-8 }, { -3e5, 1.2e6 }, { 97.3, 99.6 },
+                            { 1.8, 1.8 }, { 0, 0 }, { 1e-12, 1.0000001e-12 } };
+    for (size_t k = 0; k < sizeof r / sizeof r[0]; k++) {
+        nsc_ticks t = nsc_ticks_of(r[k][0], r[k][1], 6);
+        cr_assert(t.lo <= r[k][0] && t.hi >= r[k][1] && t.hi > t.lo, "range %g %g: %g %g", r[k][0], r[k][1], t.lo, t.hi);
+        double m = t.step / pow(10, floor(log10(t.step) + 1e-9));
+        cr_assert(fabs(m - 1) < 1e-9 || fabs(m - 2) < 1e-9 || fabs(m - 5) < 1e-9, "step %g", t.step);
+        long n = lround((t.hi - t.lo) / t.step);
+        cr_assert(n >= 1 && n <= 14, "range %g %g: %ld ticks", r[k][0], r[k][1], n);
+        char prev[64] = "", cur[64];
+        for (long i = 0; i <= n; i++) {
+            snprintf(cur, sizeof cur, "%.*g", t.digits, t.lo + (double)i * t.step);
+            cr_assert(strcmp(cur, prev), "range %g %g: label %s repeated (%%.%dg)", r[k][0], r[k][1], cur, t.digits);
+            strcpy(prev, cur);
+        }
+    }
+}
+
+/* The panel of a script that plots title: from its "set ylabel" to the end of
+ * its plot command (a new string), NULL if absent. */
+static char *panel_of(const char *s, const char *title)
+{
+    char key[128];
+    snprintf(key, sizeof key, "title '%s'", title);
+    const char *t = strstr(s, key);
+    if (!t) return NULL;
+    const char *a = s, *p;
+    while ((p = strstr(a, "set ylabel")) && p < t) a = p + 1;
+    a = a == s ? s : a - 1;
+    const char *e = t;
+    while (*e && !(e[0] == '\n' && strncmp(e + 1, "     ", 5))) e++;
+    return strndup(a, (size_t)(e - a));
+}
+
+/* "set yrange [lo:hi]" and "set ytics step" of a panel. */
+static void yrange_of(const char *panel, double *lo, double *hi, double *step)
+{
+    const char *y = strstr(panel, "set yrange [");
+    cr_assert(y && sscanf(y, "set yrange [%lf:%lf]", lo, hi) == 2, "%s", panel);
+    y = strstr(panel, "set ytics ");
+    cr_assert(y && sscanf(y, "set ytics %lf", step) == 1, "%s", panel);
+}
+
+static char *script_of(nsc_waves *W, const char *d)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    char dat[512], gp[512], png[512];
+    snprintf(dat, sizeof dat, "%s/w.dat", d);
+    snprintf(gp, sizeof gp, "%s/w.gp", d);
+    snprintf(png, sizeof png, "%s/w.png", d);
+    cr_assert_eq(nsc_write_gp(W, dat, gp, png, &r), NSC_OK);
+    nsc_report_free(&r);
+    return tu_read_file(gp);
+}
+
+/* A PWM node goes to its own panel below the others; v(out), the first column,
+ * is drawn last in its panel (on top); v(out)'s panel is scaled to v(out). */
+Test(out, switching_node_in_its_own_panel)
+{
+    char *names[] = { "v(out)", "v(sw)", "v(ref)" };
+    nsc_waves *W = nsc_waves_new(names, 3, "pwm");
+    for (int i = 0; i < 4000; i++) {
+        double t = i * 1e-8, out = 1.8 * (1 - exp(-t / 1e-5)) + 0.002 * sin(2 * PI * i / 40);
+        double row[4] = { t, out, (i % 40) < 24 ? 3 : 0, 1.8 };
+        cr_assert_eq(nsc_waves_add(W, row), 0);
+    }
+    char *d = tu_tmpdir(), *s = script_of(W, d);
+    char *po = panel_of(s, "v(out)"), *ps = panel_of(s, "v(sw)");
+    cr_assert(po && ps, "%s", s);
+    cr_assert(!strstr(po, "'v(sw)'") && !strstr(ps, "'v(out)'"), "same panel: %s", s);
+    cr_assert(strstr(ps, "set ylabel 'switching voltage (V)'"), "%s", ps);
+    cr_assert(strstr(po, "set ylabel 'voltage (V)'") && strstr(po, "'v(ref)'"), "%s", po);
+    cr_assert(strstr(s, "set multiplot layout 2,1"), "%s", s);
+    cr_assert(strstr(po, "title 'v(ref)'") < strstr(po, "title 'v(out)'"), "v(out) not drawn last: %s", po);
+    cr_assert(strstr(s, "set key invert"), "%s", s);
+    cr_assert(strstr(s, "title 'v(out)'") < strstr(s, "title 'v(sw)'"), "switching panel first: %s", s);
+    double lo, hi, step;
+    yrange_of(po, &lo, &hi, &step);
+    cr_assert(lo <= 0 && hi >= 1.802 && hi < 2.5, "v(out) panel [%g, %g]", lo, hi);
+    free(po);
+    free(ps);
+    free(s);
+    nsc_waves_free(W);
+    tu_rmdir(d);
+    free(d);
+}
+
+/* A run whose content is the spike itself (a pulse over 0.3 % of the rows,
+ * zero elsewhere) keeps its full range: nothing is clipped. */
+Test(out, a_pulse_alone_is_not_clipped)
+{
+    char *names[] = { "i(l1)" };
+    nsc_waves *W = nsc_waves_new(names, 1, "pulse");
+    for (int i = 0; i < 2000; i++) {
+        double row[2] = { i * 1e-6, i >= 100 && i < 106 ? 1.5 : 0 };
+        cr_assert_eq(nsc_waves_add(W, row), 0);
+    }
+    char *d = tu_tmpdir(), *s = script_of(W, d);
+    double lo, hi, step;
+    yrange_of(s, &lo, &hi, &step);
+    cr_assert(strstr(s, "set ylabel 'current (A)'") && lo <= 0 && hi >= 1.5, "%s", s);
+    cr_assert(!strstr(s, "set label 1"), "%s", s);
+    free(s);
+    nsc_waves_free(W);
+    tu_rmdir(d);
+    free(d);
+}
+
+/* The quantile of sorted w[0..n) as the rule takes it. */
+static double qat(const double *w, int n, double q)
+{
+    return w[q < 0.5 ? (int)floor(q * (n - 1)) : (int)ceil(q * (n - 1))];
+}
+
+/* netlists/rectifier_capfilter.cir at fixed 1 us steps: the first row's
+ * capacitor and diode currents are 2.3 A difference quotients (an impulse),
+ * the currents' content is within +-80 mA. The current panel's range is the
+ * 0.5-99.5 % range of its columns (computed here from the .dat) plus 5 %,
+ * widened to a tick at most; the label names the 2.3 A the panel clips. */
+Test(out, startup_spike_does_not_set_the_scale)
+{
+    char *d = tu_tmpdir(), cmd[2048], path[600], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --step 1u -o rc.dat %s/rectifier_capfilter.cir 2>&1", d,
+             NSC_PROGRAM, NSC_NETLISTS);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/rc.dat", d);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    double ql = INFINITY, qh = -INFINITY, peak = 0;
+    double *w = malloc((size_t)t.nrow * sizeof *w);
+    for (int c = 1; c < t.ncol; c++) {
+        if (strncmp(t.name[c], "i(", 2)) continue;
+        for (int i = 0; i < t.nrow; i++) w[i] = TU_AT(&t, i, c), peak = fmax(peak, w[i]);
+        qsort(w, (size_t)t.nrow, sizeof *w, cmp_dbl);
+        ql = fmin(ql, qat(w, t.nrow, 0.005));
+        qh = fmax(qh, qat(w, t.nrow, 0.995));
+    }
+    free(w);
+    tu_table_free(&t);
+    cr_assert(peak > 2 && qh - ql < 0.2, "the run changed: peak %g, range %g %g", peak, ql, qh);
+    double lo = 1e3 * (ql - 0.05 * (qh - ql)), hi = 1e3 * (qh + 0.05 * (qh - ql));   /* mA */
+    snprintf(path, sizeof path, "%s/rc.gp", d);
+    char *s = tu_read_file(path), *p = panel_of(s, "i(l1)");
+    cr_assert(p && strstr(p, "set ylabel 'current (mA)'"), "%s", s);
+    double a, b, step;
+    yrange_of(p, &a, &b, &step);
+    cr_assert(a <= lo + 1e-9 && a > lo - step && b >= hi - 1e-9 && b < hi + step,
+              "panel [%g, %g] step %g, rule [%g, %g]", a, b, step, lo, hi);
+    cr_assert(strstr(p, "clipped to the 0.5-99.5 % range") && strstr(p, " to 2.3"), "%s", p);
+    free(p);
+    free(s);
+    tu_rmdir(d);
+    free(d);
+}
+
+/* netlists/buck.cir (60 us of it) with --plot: v(sw), v(g) and the ramp in a
+ * switching panel, v(out) with v(ref) and v(ea); the PNG is rendered. */
+Test(out, buck_plot_separates_the_switching_node)
+{
+    char *d = tu_tmpdir(), cmd[2048], path[600], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --tstop 60u --plot -o buck.dat %s/buck.cir 2>&1", d, NSC_PROGRAM,
+             NSC_NETLISTS);
+    int have_gp = tu_run("command -v gnuplot >/dev/null", NULL) == 0;
+    if (!have_gp) snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --tstop 60u -o buck.dat %s/buck.cir 2>&1", d,
+                           NSC_PROGRAM, NSC_NETLISTS);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/buck.gp", d);
+    char *s = tu_read_file(path), *po = panel_of(s, "v(out)"), *ps = panel_of(s, "v(sw)");
+    cr_assert(po && ps, "%s", s);
+    cr_assert(strstr(ps, "switching voltage") && strstr(ps, "'v(g)'") && strstr(ps, "'v(ramp)'"), "%s", ps);
+    cr_assert(!strstr(po, "'v(sw)'") && !strstr(po, "switching") && strstr(po, "'v(ea)'"), "%s", po);
+    cr_assert(strstr(s, "set xlabel 'time (µs)'"), "%s", s);
+    free(po);
+    free(ps);
+    free(s);
+    if (have_gp) {
+        snprintf(path, sizeof path, "%s/buck.png", d);
+        char *p = tu_read_file(path);
+        cr_assert(p && memcmp(p, "\x89PNG", 4) == 0);
+        free(p);
+    }
     tu_rmdir(d);
     free(d);
 }

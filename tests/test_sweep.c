@@ -65,6 +65,82 @@ static nsc_circuit *rd(const char *text, nsc_report *r)
     return c;
 }
 
+/* ---- units of the columns (the picture's labels) ---- */
+
+Test(sweep, units_of_parameters_and_measures, .init = setup, .fini = teardown)
+{
+    static const char NL[] =
+        "units\n"
+        ".param rv=1k cv=1u lv=10u vin=5 per=10u f=1k both=2 unused=3 ron=10m\n"
+        "V1 in 0 PULSE(0 {vin} 0 1n 1n 4u {per})\n"
+        "V2 s 0 SIN(0 1 {f})\n"
+        "R1 in a {rv}\n"
+        "C1 a 0 {cv}\n"
+        "L1 a b {lv}\n"
+        "R2 b 0 {both}\n"
+        "C2 b 0 {both*1u}\n"
+        "S1 b c s 0 SW1\n"
+        "R3 c 0 1\n"
+        ".model SW1 SW(VT=0.5 RON={ron} ROFF=1e9)\n"
+        ".tran 1u 100u\n"
+        ".meas tran vavg AVG v(a) FROM=50u TO=100u\n"
+        ".meas tran ipp PP i(l1)\n"
+        ".meas tran pwr AVG par('v(a)*i(l1)')\n"
+        ".meas tran r PARAM='vavg/ipp'\n"
+        ".meas tran ratio PARAM='vavg/2/vavg'\n"
+        ".meas tran tr WHEN v(a)=0.5\n"
+        ".meas tran q INTEG i(l1)\n"
+        ".meas tran dv AVG par('abs(v(a)-1)')\n"
+        ".meas tran odd AVG par('v(a)+i(l1)')\n"
+        ".end\n";
+    char *path = fmt1("%s/%s", tmp, "u.cir");
+    cr_assert_eq(tu_write_file(path, NL), 0);
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_circuit *c = NULL;
+    cr_assert_eq(nsc_netlist_read(path, NULL, 0, &c, &r), NSC_OK, "%s", r.error ? r.error : "");
+    const char *par[][2] = { { "rv", "Ω" }, { "cv", "F" }, { "lv", "H" }, { "vin", "V" }, { "per", "s" },
+                             { "f", "Hz" }, { "both", "" }, { "unused", "" }, { "ron", "Ω" }, { "nosuch", "" } };
+    for (size_t k = 0; k < sizeof par / sizeof par[0]; k++)
+        cr_assert_str_eq(nsc_param_unit(path, NULL, NULL, 0, c, par[k][0]), par[k][1], "%s", par[k][0]);
+    const char *meas[] = { "V", "A", "W", "Ω", "1", "s", "A·s", "V", "" };
+    cr_assert_eq(c->nmeas, 9);
+    for (int k = 0; k < 9; k++) cr_assert_str_eq(nsc_meas_unit(c, k), meas[k], "%s", c->meas[k].name);
+    nsc_circuit_free(c);
+    nsc_report_free(&r);
+    free(path);
+}
+
+/* A merged table knows no netlist: the steady study's efficiency (in %) and
+ * losses (W) keep their units, a parameter of unknown unit far from 1 is
+ * scaled by 10^3k, a log axis ticks at the swept values. */
+Test(sweep, merged_table_picture_units, .init = setup, .fini = teardown)
+{
+    char *par[] = { "lval" }, *meas[] = { "efficiency", "losses" };
+    nsc_sweep_table T;
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_sweep_table_init(&T, par, 1, meas, 2, "b.cir", 3, 1, 1, &r), NSC_OK);
+    double rows[3][3] = { { 5e-6, 0.95, 0.4 }, { 10e-6, 0.96, 0.3 }, { 20e-6, 0.97, 0.2 } };
+    for (int i = 0; i < 3; i++) cr_assert_eq(nsc_sweep_table_add(&T, rows[i], 0, i, &r), NSC_OK);
+    char *gp = fmt1("%s/%s", tmp, "m.sweep.gp"), *dat = fmt1("%s/%s", tmp, "m.sweep.dat"), *png = fmt1("%s/%s", tmp, "m.sweep.png");
+    cr_assert_eq(nsc_sweep_write_gp(&T, NULL, dat, gp, png, &r), NSC_OK);
+    char *s = tu_read_file(gp);
+    cr_assert(s && strstr(s, "set ylabel 'efficiency (%)'") && strstr(s, "using ($1*1e+06):($2*1e+02)"), "%s", s);
+    cr_assert(strstr(s, "set ylabel 'losses (mW)'") && strstr(s, "set xlabel 'lval (×1e-6)'"), "%s", s);
+    cr_assert(strstr(s, "set logscale x") && strstr(s, "set xtics ('5' 5, '10' 10, '20' 20)"), "%s", s);
+    free(s);
+    /* with units given: lval in µH */
+    const char *unit[] = { "H", "1", "W" };
+    cr_assert_eq(nsc_sweep_write_gp(&T, unit, dat, gp, png, &r), NSC_OK);
+    s = tu_read_file(gp);
+    cr_assert(s && strstr(s, "set xlabel 'lval (µH)'"), "%s", s);
+    free(s);
+    free(gp); free(dat); free(png);
+    nsc_sweep_table_free(&T);
+    nsc_report_free(&r);
+}
+
 /* ---- .step cards ---- */
 
 Test(sweep, step_cards_values)
@@ -419,7 +495,11 @@ Test(sweep, program_rows_do_not_depend_on_jobs, .init = setup, .fini = teardown)
     cr_assert(a && !strncmp(a, "r,c,vend,tau,status,point\n", 26));
     free(a);
     a = file("j1.sweep.gp");
-    cr_assert(a && strstr(a, "every ::0::3 using 1:3") && strstr(a, "every ::4::7 using 1:4") && strstr(a, "'c=2e-06'"), "%s", a);
+    cr_assert(a && strstr(a, "every ::0::3 using ($1*1e-03):($3*1e+03)") && strstr(a, "every ::4::7 using ($1*1e-03):($4*1e+03)")
+              && strstr(a, "'c=2 uF'"), "%s", a);
+    /* units: r sets a resistor (kΩ), vend is a voltage (mV), tau a time (ms) */
+    cr_assert(strstr(a, "set xlabel 'r (kΩ)'") && strstr(a, "set ylabel 'vend (mV)'") && strstr(a, "set ylabel 'tau (ms)'"),
+              "%s", a);
     free(a);
     free(nl);
 }
@@ -551,6 +631,13 @@ Test(sweep, buck_inductor_ripple_against_the_analytic_one, .init = setup, .fini 
         cr_assert(TU_AT(&t, i, ce) > 0.9 && TU_AT(&t, i, ce) < 1, "efficiency %g", TU_AT(&t, i, ce));
     }
     tu_table_free(&t);
+    /* the picture's units: lval sets L1 (H), ripple = PP i(l1) (A), vout = AVG v(out) (V),
+     * pin = AVG -v*i (W), eff = pout/pin (a ratio, in %) */
+    char *gp = file("buck_sweep.sweep.gp");
+    cr_assert(gp && strstr(gp, "set xlabel 'lval (µH)'") && strstr(gp, "using ($1*1e+06):"), "%s", gp);
+    cr_assert(strstr(gp, "set ylabel 'ripple (mA)'") && strstr(gp, "set ylabel 'vout (V)'") &&
+              strstr(gp, "set ylabel 'pin (mW)'") && strstr(gp, "set ylabel 'eff (%)'"), "%s", gp);
+    free(gp);
 }
 
 /* Shards run as separate commands (a shell loop, and GNU parallel standing in

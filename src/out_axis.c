@@ -1,0 +1,143 @@
+/* out_axis.c -- the rules of the pictures' axes (out.h "plot rules"): a
+ * trace's statistics, which traces are switching, a panel's robust y range,
+ * tick steps whose labels are all distinct. */
+#include "out.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The k-th smallest of a[0..n) (0 <= k < n), a reordered: quickselect with a
+ * median-of-three pivot and Hoare partition, expected O(n). */
+static double select_kth(double *a, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        double x = a[lo], y = a[mid], z = a[hi];
+        double p = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < p) i++;
+            while (a[j] > p) j--;
+            if (i <= j) {
+                double t = a[i]; a[i] = a[j]; a[j] = t;
+                i++;
+                if (j == 0) break;
+                j--;
+            }
+        }
+        /* now a[lo..j] <= p <= a[i..hi], and j < i */
+        if (k <= j) hi = j;
+        else if (k >= i) lo = i;
+        else return a[k];
+    }
+    return a[k];
+}
+
+size_t nsc_quantile_index(size_t n, double q)
+{
+    if (n == 0) return 0;
+    double x = q * (double)(n - 1);
+    return q < 0.5 ? (size_t)floor(x) : (size_t)ceil(x);
+}
+
+int nsc_trace_stat_of(const double *v, size_t n, size_t stride, nsc_trace_stat *s)
+{
+    memset(s, 0, sizeof *s);
+    double *a = malloc((n ? n : 1) * sizeof *a);
+    if (!a) return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i * stride])) a[m++] = v[i * stride];
+    s->nfinite = m;
+    if (m == 0) { free(a); return 0; }
+    s->min = s->max = a[0];
+    for (size_t i = 1; i < m; i++) {
+        s->min = fmin(s->min, a[i]);
+        s->max = fmax(s->max, a[i]);
+    }
+    s->qlo = select_kth(a, m, nsc_quantile_index(m, NSC_PLOT_QLO));
+    s->qhi = select_kth(a, m, nsc_quantile_index(m, NSC_PLOT_QHI));
+    free(a);
+    /* jumps: consecutive finite rows differing by more than half the trimmed range */
+    double half = 0.5 * (s->qhi - s->qlo), prev = NAN;
+    for (size_t i = 0; i < n; i++) {
+        double x = v[i * stride];
+        if (!isfinite(x)) continue;
+        if (half > 0 && isfinite(prev) && fabs(x - prev) > half) s->jumps++;
+        prev = x;
+    }
+    return 0;
+}
+
+int nsc_trace_switching(const nsc_trace_stat *s)
+{
+    return s->jumps >= NSC_PLOT_SWITCH_JUMPS;
+}
+
+/* The panel range of traces s[0..n): the full range [min, max], or the trimmed
+ * range [min qlo, max qhi] (plus NSC_PLOT_MARGIN of it on each side) when
+ * excursions beyond it take more than 2/3 of the full span (trimmed < full / 3)
+ * while the trimmed data still span at least 1/1000 of it (a run whose content
+ * is the spike itself keeps its full range). *clipped = 1 for the trimmed one. */
+void nsc_robust_range(const nsc_trace_stat *s, int n, double *lo, double *hi, int *clipped)
+{
+    double fl = INFINITY, fh = -INFINITY, tl = INFINITY, th = -INFINITY;
+    for (int k = 0; k < n; k++) {
+        if (!s[k].nfinite) continue;
+        fl = fmin(fl, s[k].min);
+        fh = fmax(fh, s[k].max);
+        tl = fmin(tl, s[k].qlo);
+        th = fmax(th, s[k].qhi);
+    }
+    *clipped = 0;
+    if (!(fl <= fh)) { *lo = 0; *hi = 1; return; }       /* no finite value */
+    double full = fh - fl, trim = th - tl;
+    if (trim > 0 && trim * 3 < full && trim * 1000 >= full) {
+        *lo = fmax(fl, tl - NSC_PLOT_MARGIN * trim);
+        *hi = fmin(fh, th + NSC_PLOT_MARGIN * trim);
+        *clipped = *lo > fl || *hi < fh;
+        if (*clipped) return;
+    }
+    *lo = fl;
+    *hi = fh;
+}
+
+/* 1, 2 or 5 times a power of ten, the smallest such >= x (x > 0). */
+static double nice_step(double x)
+{
+    double p = pow(10, floor(log10(x)));
+    double m = x / p;
+    return (m <= 1 + 1e-9 ? 1 : m <= 2 + 1e-9 ? 2 : m <= 5 + 1e-9 ? 5 : 10) * p;
+}
+
+nsc_ticks nsc_ticks_of(double lo, double hi, int nticks)
+{
+    nsc_ticks t;
+    if (!isfinite(lo) || !isfinite(hi)) lo = 0, hi = 1;
+    if (hi < lo) { double x = lo; lo = hi; hi = x; }
+    if (hi - lo <= 1e-12 * fmax(fabs(lo), fabs(hi))) {   /* a constant: a band around it */
+        double d = lo != 0 ? 0.1 * fabs(lo) : 1;
+        lo -= d;
+        hi += d;
+    }
+    t.step = nice_step((hi - lo) / (nticks > 1 ? nticks : 1));
+    t.lo = floor(lo / t.step + 1e-9) * t.step + 0.0;         /* + 0.0: no "-0" */
+    t.hi = ceil(hi / t.step - 1e-9) * t.step + 0.0;
+    /* significant digits: down to the step's decade, and all of the integer part */
+    double big = fmax(fabs(t.lo), fabs(t.hi));
+    int e_big = (int)floor(log10(big > 0 ? big : t.step)), e_step = (int)floor(log10(t.step) + 1e-9);
+    t.digits = e_big - (e_step < 0 ? e_step : 0) + 1;
+    if (t.digits < e_big + 1) t.digits = e_big + 1;
+    if (t.digits < 1) t.digits = 1;
+    if (t.digits > 15) t.digits = 15;
+    return t;
+}
+
+void nsc_gp_ticks(FILE *f, char axis, double lo, double hi, int nticks, int setrange)
+{
+    nsc_ticks t = nsc_ticks_of(lo, hi, nticks);
+    if (setrange) fprintf(f, "set %crange [%.10g:%.10g]\n", axis, t.lo, t.hi);
+    fprintf(f, "set %ctics %.10g\nset format %c '%%.%dg'\n", axis, t.step, axis, t.digits);
+}

@@ -1,0 +1,223 @@
+/* sweep_units.c -- the units of a sweep table's columns, for its picture
+ * (sweep.h "units"): what a .param sets, what a .meas card measures. */
+#include "sweep.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "meas.h"
+
+/* ---- parameters: the elements whose values they set ---- */
+
+/* Units of a changed field: "" none yet; a second, different one: "?" (a
+ * parameter that sets values of several units has none). */
+static void note_unit(const char **acc, const char *u)
+{
+    if (!**acc) *acc = u;
+    else if (strcmp(*acc, u)) *acc = "?";
+}
+
+/* The unit of waveform parameter i of kind k whose values are in amp (V or A). */
+static const char *wave_param_unit(nsc_wavekind k, int i, const char *amp)
+{
+    switch (k) {
+    case NSC_WAVE_PULSE: case NSC_WAVE_EXP: return i < 2 ? amp : "s";
+    case NSC_WAVE_SIN: return i < 2 ? amp : i == 2 ? "Hz" : i == 3 ? "s" : "?";
+    case NSC_WAVE_PWL: return i % 2 ? amp : "s";
+    default: return "?";
+    }
+}
+
+static void wave_diff(const nsc_wave *a, const nsc_wave *b, const char *amp, const char **acc)
+{
+    if (a->kind != b->kind || a->np != b->np) { note_unit(acc, "?"); return; }
+    if (a->dc != b->dc) note_unit(acc, amp);
+    for (int i = 0; i < a->np; i++)
+        if (a->p[i] != b->p[i]) note_unit(acc, wave_param_unit(a->kind, i, amp));
+}
+
+/* The units of the fields of element a that differ in b (same kind). */
+static void element_diff(const nsc_element *a, const nsc_element *b, const char **acc)
+{
+    static const char *const value_unit[NSC_EL_NKINDS] = {
+        [NSC_EL_R] = "Ω", [NSC_EL_C] = "F", [NSC_EL_L] = "H", [NSC_EL_K] = "1", [NSC_EL_E] = "1",
+        [NSC_EL_G] = "S", [NSC_EL_F] = "1", [NSC_EL_H] = "Ω",
+    };
+    const char *vu = value_unit[a->kind];
+    if (vu && a->value != b->value) note_unit(acc, vu);
+    if (a->has_ic != b->has_ic || a->ic != b->ic) note_unit(acc, a->kind == NSC_EL_C ? "V" : a->kind == NSC_EL_L ? "A" : "?");
+    if (a->kind == NSC_EL_V || a->kind == NSC_EL_I) wave_diff(&a->wave, &b->wave, a->kind == NSC_EL_V ? "V" : "A", acc);
+    if (a->w != b->w || a->l != b->l) note_unit(acc, "m");
+    if (a->ntable != b->ntable) note_unit(acc, "?");
+    else
+        for (int i = 0; i < a->ntable * 2; i++)
+            if (a->table[i] != b->table[i]) note_unit(acc, "V");   /* E TABLE: control and output voltages */
+}
+
+/* The unit of a model card's parameter, by its SPICE name; "?" for others. */
+static const char *model_param_unit(const char *p)
+{
+    static const char *const ohm[] = { "ron", "roff", "rs", "rd", "rg", "rb", "rds" };
+    static const char *const volt[] = { "vt", "vh", "vf", "vto", "von", "voff", "bv", "vref" };
+    static const char *const amp[] = { "it", "ih", "is", "ion", "ioff", "iref", "imin", "imax" };
+    static const char *const joule[] = { "eon", "eoff" };
+    for (size_t k = 0; k < sizeof ohm / sizeof *ohm; k++) if (!strcmp(p, ohm[k])) return "Ω";
+    for (size_t k = 0; k < sizeof volt / sizeof *volt; k++) if (!strcmp(p, volt[k])) return "V";
+    for (size_t k = 0; k < sizeof amp / sizeof *amp; k++) if (!strcmp(p, amp[k])) return "A";
+    for (size_t k = 0; k < sizeof joule / sizeof *joule; k++) if (!strcmp(p, joule[k])) return "J";
+    if (!strcmp(p, "tt")) return "s";
+    return "?";
+}
+
+/* The unit of what changed from circuit a to b: "" nothing, "?" several or unknown. */
+static const char *circuit_diff(const nsc_circuit *a, const nsc_circuit *b)
+{
+    const char *acc = "";
+    if (a->nel != b->nel || a->nmodel != b->nmodel) return "?";
+    for (int k = 0; k < a->nel; k++) {
+        if (a->el[k].kind != b->el[k].kind) return "?";
+        element_diff(&a->el[k], &b->el[k], &acc);
+    }
+    for (int k = 0; k < a->nmodel; k++) {
+        if (a->model[k].npar != b->model[k].npar) return "?";
+        for (int i = 0; i < a->model[k].npar; i++)
+            if (a->model[k].pval[i] != b->model[k].pval[i]) note_unit(&acc, model_param_unit(a->model[k].pname[i]));
+    }
+    if (a->tstep != b->tstep || a->tstop != b->tstop || a->tstart != b->tstart || a->tmax != b->tmax)
+        note_unit(&acc, "s");
+    return acc;
+}
+
+const char *nsc_param_unit(const char *netlist, const nsc_search_path *inc, const nsc_param_set *ov, int nov,
+                           const nsc_circuit *c, const char *name)
+{
+    int k = 0;
+    while (k < c->nparam && strcmp(c->param[k], name)) k++;
+    if (k == c->nparam) return "";
+    double v = c->param_val[k];
+    nsc_param_set *o = nsc_calloc((size_t)nov + 1, sizeof *o);
+    if (!o) return "";
+    if (nov) memcpy(o, ov, (size_t)nov * sizeof *o);
+    o[nov].name = c->param[k];
+    o[nov].value = v != 0 ? v * 1.25 : 1;          /* any other value: what it changes is what it sets */
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_circuit *d = NULL;
+    const char *u = "";
+    if (nsc_netlist_read_in(netlist, inc, o, nov + 1, &d, &r) == NSC_OK) u = circuit_diff(c, d);
+    nsc_circuit_free(d);
+    nsc_report_free(&r);
+    free(o);
+    return strcmp(u, "?") ? u : "";
+}
+
+/* ---- measures: dimensions of their programs ---- */
+
+/* Exponents of V, A and s; num: a bare number (takes the other operand's
+ * dimension in a sum); ok = 0: unknown. */
+typedef struct dim {
+    int v, a, s, num, ok;
+} dim;
+
+static const dim NONE = { 0, 0, 0, 0, 0 };
+
+static dim dim_sum(dim x, dim y)
+{
+    if (!x.ok || !y.ok) return NONE;
+    if (x.num) return y;
+    if (y.num) return x;
+    return x.v == y.v && x.a == y.a && x.s == y.s ? x : NONE;
+}
+
+static dim dim_mul(dim x, dim y, int sign)
+{
+    if (!x.ok || !y.ok) return NONE;
+    dim d = { x.v + sign * y.v, x.a + sign * y.a, x.s + sign * y.s, x.num && y.num, 1 };
+    return d;
+}
+
+/* A function call: abs/floor/ceil/min/max keep their operand's dimension, the
+ * others need (and give) a dimensionless one. */
+static dim dim_call(int fn, const dim *x, int n)
+{
+    int na;
+    dim d = n == 2 ? dim_sum(x[0], x[1]) : x[0];
+    if (fn == nsc_meas_func("abs", &na) || fn == nsc_meas_func("floor", &na) || fn == nsc_meas_func("ceil", &na) ||
+        fn == nsc_meas_func("min", &na) || fn == nsc_meas_func("max", &na))
+        return d;
+    dim one = { 0, 0, 0, 0, 1 };
+    return d.ok && !d.v && !d.a && !d.s ? one : NONE;
+}
+
+/* The dimension of program s; prior[k]: of measure k. */
+static dim dim_of(const nsc_circuit *c, const nsc_msig *s, const dim *prior)
+{
+    dim st[64];
+    int n = 0;
+    for (int i = 0; i < s->ncode; i++) {
+        const nsc_minstr *in = &s->code[i];
+        dim one = { 0, 0, 0, 1, 1 };
+        switch (in->op) {
+        case NSC_MOP_NUM: if (n == 64) return NONE; st[n++] = one; break;
+        case NSC_MOP_PROBE: {
+            if (n == 64) return NONE;
+            int isv = c->meas_probe[in->arg].kind == NSC_PROBE_V;
+            dim p = { isv, !isv, 0, 0, 1 };
+            st[n++] = p;
+            break;
+        }
+        case NSC_MOP_MEAS: if (n == 64) return NONE; st[n++] = prior[in->arg]; break;
+        case NSC_MOP_NEG: if (n < 1) return NONE; break;
+        case NSC_MOP_ADD: case NSC_MOP_SUB: if (n < 2) return NONE; n--; st[n - 1] = dim_sum(st[n - 1], st[n]); break;
+        case NSC_MOP_MUL: case NSC_MOP_DIV:
+            if (n < 2) return NONE;
+            n--;
+            st[n - 1] = dim_mul(st[n - 1], st[n], in->op == NSC_MOP_MUL ? 1 : -1);
+            break;
+        case NSC_MOP_POW: if (n < 2) return NONE; n--; st[n - 1] = NONE; break;
+        case NSC_MOP_CALL:
+            if (in->nargs < 1 || in->nargs > 2 || n < in->nargs) return NONE;
+            n -= in->nargs - 1;
+            st[n - 1] = dim_call(in->arg, &st[n - 1], in->nargs);
+            break;
+        default: return NONE;
+        }
+    }
+    return n == 1 ? st[0] : NONE;
+}
+
+static const char *dim_name(dim d)
+{
+    static const struct { int v, a, s; const char *name; } known[] = {
+        { 0, 0, 0, "1" }, { 1, 0, 0, "V" }, { 0, 1, 0, "A" }, { 1, 1, 0, "W" }, { 1, -1, 0, "Ω" },
+        { -1, 1, 0, "S" }, { 0, 0, 1, "s" }, { 0, 0, -1, "Hz" }, { 1, 0, 1, "V·s" }, { 0, 1, 1, "A·s" },
+        { 1, 1, 1, "J" },
+    };
+    if (!d.ok) return "";
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+        if (known[k].v == d.v && known[k].a == d.a && known[k].s == d.s) return known[k].name;
+    return "";
+}
+
+/* The dimension of measure m given those before it. */
+static dim meas_dim(const nsc_circuit *c, const nsc_meas *m, const dim *prior)
+{
+    dim s = { 0, 0, 1, 0, 1 };
+    switch (m->type) {
+    case NSC_MEAS_MIN_AT: case NSC_MEAS_MAX_AT: case NSC_MEAS_WHEN: case NSC_MEAS_TRIGTARG: return s;
+    case NSC_MEAS_INTEG: return dim_mul(dim_of(c, &m->sig, prior), s, 1);
+    default: return dim_of(c, &m->sig, prior);
+    }
+}
+
+const char *nsc_meas_unit(const nsc_circuit *c, int k)
+{
+    if (k < 0 || k >= c->nmeas) return "";
+    dim *d = nsc_calloc((size_t)k + 1, sizeof *d);
+    if (!d) return "";
+    for (int j = 0; j <= k; j++) d[j] = meas_dim(c, &c->meas[j], d);
+    const char *u = dim_name(d[k]);
+    free(d);
+    return u;
+}
