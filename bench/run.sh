@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=${1:-$PWD}
 shift || true
-what=${*:-bridge buck chain adaptive steady}
+what=${*:-bridge buck chain adaptive steady devices}
 runs=${BENCH_RUNS:-3}
 nsc="$build/nscircuit"
 [ -x "$nsc" ] || { echo "bench: $nsc not built (run make first)" >&2; exit 2; }
@@ -219,9 +219,30 @@ steady() {
         END { printf "steady:   ripple, steady vs transient, worst of 16 points: %.2e relative\n", w }'
 }
 
+# The device models of issue 13 against ngspice on the same cards (tests/data:
+# each X.cir and its twin X_ng.cir, which adds only the .control block writing
+# X_ng.txt): whole processes, best of $runs, in a copy of the tree (the twins
+# write into their directory; models_buck includes ../../../models).
+devices() {
+    need_pkg "command -v ngspice" ngspice || return 0
+    local t="$work/tree" c d b ng_w ns_w
+    mkdir -p "$t/tests/data" && cp -r "$top/models" "$t/"
+    local sig
+    for c in "models_buck/buck v(out),i(l1),v(ctl)" "bsrc/pwm_buck v(out),i(l1),v(ctl)" \
+             "vdmos/buck_vdmos v(out),i(l1)" "diode_tt/recovery v(d),i(v1)"; do
+        sig=${c#* }; c=${c%% *}; d=${c%/*}; b=${c#*/}
+        cp -r "$top/tests/data/$d" "$t/tests/data/"
+        ng_w=$(cd "$t/tests/data/$d" && best_of "$runs" ngspice -b "${b}_ng.cir")
+        ns_w=$(cd "$t/tests/data/$d" && best_of "$runs" "$nsc" --quiet -o ours.dat "$b.cir")
+        echo "devices: $c: ngspice $ng_w s, nscircuit $ns_w s: $(ratio "$ng_w" "$ns_w")x (whole runs)"
+        (cd "$t/tests/data/$d" && "$nsc" compare ours.dat "${b}_ng.txt" --signals "$sig" --tol 0.03 2>&1 || true) \
+            | sed -n 's/^\(PASS\|FAIL\)/devices:   &/p'
+    done
+}
+
 for b in $what; do
     case $b in
-    bridge|buck|chain|adaptive|steady) "$b" ;;
-    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive, steady)" >&2; exit 2 ;;
+    bridge|buck|chain|adaptive|steady|devices) "$b" ;;
+    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive, steady, devices)" >&2; exit 2 ;;
     esac
 done
