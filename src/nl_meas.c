@@ -124,6 +124,22 @@ static const char *arg_name(const nl_expr *a)
     return NULL;
 }
 
+/* P(x) / W(x): the power element x absorbs, v(port) i(x), the port n+ n- (a
+ * MOS transistor's d s): the probes v(@x) (its port, nl_meas_resolve) and i(x). */
+static nsc_status power(mctx *M, const char *x, nsc_loc loc, nsc_msig *s)
+{
+    char *at = nsc_asprintf("@%s", x);
+    if (!at) return oom(M);
+    int kv, ki;
+    nsc_status st = probe(M, NSC_PROBE_V, at, NULL, loc, &kv);
+    free(at);
+    if (st || (st = probe(M, NSC_PROBE_I, x, NULL, loc, &ki))) return st;
+    if ((st = emit(M, s, NSC_MOP_PROBE, kv, 0, 0)) || (st = emit(M, s, NSC_MOP_PROBE, ki, 0, 0))) return st;
+    return emit(M, s, NSC_MOP_MUL, 0, 0, 0);
+}
+
+static int is_power(const char *f) { return !strcmp(f, "p") || !strcmp(f, "w"); }
+
 static nsc_status compile(mctx *M, const nl_expr *e, nsc_msig *s)
 {
     nsc_status st;
@@ -158,6 +174,7 @@ static nsc_status compile(mctx *M, const nl_expr *e, nsc_msig *s)
             if ((st = probe(M, iv ? NSC_PROBE_V : NSC_PROBE_I, a, b, expr_loc(M, e), &idx))) return st;
             return emit(M, s, NSC_MOP_PROBE, idx, 0, 0);
         }
+        if (is_power(e->name) && e->nargs == 1 && arg_name(e->a)) return power(M, arg_name(e->a), expr_loc(M, e), s);
         int want, id = nsc_meas_func(e->name, &want);
         if (id < 0) return at_loc(M, expr_loc(M, e), "unknown function '%s' in %s", e->name, mname(M));
         if (e->nargs != want)
@@ -188,6 +205,13 @@ static nsc_status sig_field(mctx *M, const nl_field *f, nsc_msig *s)
         if (st || (st = emit(M, s, NSC_MOP_PROBE, idx, 0, 0))) return st;
         free(s->text);
         return (s->text = nsc_strdup(M->c->meas_probe[idx].name)) ? NSC_OK : oom(M);
+    }
+    if (f->kind == NL_F_CALL && is_power(f->u.s) && f->nsub == 1 && f->sub[0].kind == NL_F_WORD) {
+        nsc_status st = power(M, f->sub[0].u.s, nl_field_loc(M->d, M->cd, &f->sub[0]), s);
+        free(s->text);
+        if (!st && !(s->text = nsc_asprintf("p(%s)", f->sub[0].u.s))) return oom(M);
+        if (s->text) nsc_strlower(s->text);
+        return st;
     }
     if (f->kind == NL_F_CALL && !strcmp(f->u.s, "par") && f->nsub == 1 && f->sub[0].kind == NL_F_EXPR) x = f->sub[0].u.x;
     else if (f->kind == NL_F_EXPR) x = f->u.x;
@@ -424,7 +448,16 @@ nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
         char *in = nsc_strndup(p->name + 2, L - 3);                /* inside "v(...)" / "i(...)" */
         if (!in) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
         nsc_status st = NSC_OK;
-        if (p->kind == NSC_PROBE_V) {
+        if (p->kind == NSC_PROBE_V && in[0] == '@') {                /* P(x)'s port (power) */
+            int el = nsc_circuit_element(c, in + 1);
+            const nsc_element *e = el >= 0 ? &c->el[el] : NULL;
+            if (!e || e->nnode < 2 || e->kind == NSC_EL_K)
+                st = nsc_err(r, NSC_ENETLIST, &p->loc, "P(%s): no element with two terminals named %s", in + 1, in + 1);
+            else {
+                p->node[0] = e->node[0];
+                p->node[1] = e->node[e->kind == NSC_EL_M ? 2 : 1];
+            }
+        } else if (p->kind == NSC_PROBE_V) {
             char *comma = strchr(in, ',');
             if (comma) *comma = 0;
             p->node[0] = nsc_circuit_node(c, in);
