@@ -26,7 +26,9 @@ static nsc_status c_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     } else if (nsc_dev_link(ctx, a, k, NSC_LINK_VD)) {
         nsc_dev_link(ctx, a, k, NSC_LINK_DC);
         if (e->has_ic)
-            nsc_warn(ctx->r, &e->loc, "IC= of capacitor %s ignored: its voltage is fixed by voltage sources", e->name);
+            nsc_warn(ctx->r, &e->loc, "IC= of capacitor %s ignored: the operating point ties its terminals to "
+                     "voltage sources (directly, or through inductors, shorts at DC, or other capacitors with IC=)",
+                     e->name);
     } else {
         need->nextra = 1;
     }

@@ -226,8 +226,9 @@ nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin
         for (int nd = 1; nd < nnode; nd++) {
             if (!w.has_icv[nd]) continue;
             if (nsc_dev_link(&w.ctx, nd, 0, NSC_LINK_VD))
-                nsc_warn(r, &c->ic_loc[w.icloc[nd]], ".ic V(%s) ignored: the node voltage is fixed by voltage sources",
-                         c->node_name[nd]);
+                nsc_warn(r, &c->ic_loc[w.icloc[nd]], ".ic V(%s) ignored: the operating point ties the node to "
+                         "voltage sources (directly, or through inductors, shorts at DC, or capacitors with IC=); "
+                         "set the inductor's IC= or use UIC", c->node_name[nd]);
             else
                 w.ic_branch[nd] = nicb++;                    /* offset, made absolute below */
         }

@@ -1694,3 +1694,39 @@ Test(e2e, models_buck_runs_unchanged_in_ngspice)
     cr_assert_null(strstr(out, "peak current"), "%s", out);
     free(out);
 }
+
+/* .ic on inductor nodes (issue 12): behind a resistor the operating point
+ * holds the node (and, the inductor being a short, its other end) at the .ic
+ * value with no inductor current, as ngspice 39 does (v(a) = v(b) = 5 V, i(l1)
+ * = 0 at t = 0; then v(a) jumps to 10 V - 10 Ohm i(l1) and the LC rings from
+ * there). Tied to a voltage source through the inductor the .ic cannot hold:
+ * the warning now says so; before it blamed "voltage sources" alone, and
+ * ngspice forces the node anyway (5e10 A through L1). */
+Test(e2e, ic_on_inductor_nodes)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/icl.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "icl\nV1 in 0 10\nR1 in a 10\nL1 a b 1m\nC1 b 0 10u\n.ic V(a)=5\n"
+                                     ".tran 1u 1m\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o icl.dat icl.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert_null(strstr(out, "ignored"), "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/icl.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int ca = tu_table_col(&t, "v(a)"), cb = tu_table_col(&t, "v(b)"), cl = tu_table_col(&t, "i(l1)");
+    cr_assert(ca > 0 && cb > 0 && cl > 0);
+    cr_assert(fabs(TU_AT(&t, 0, ca) - 5) < 1e-9 && fabs(TU_AT(&t, 0, cb) - 5) < 1e-9 && fabs(TU_AT(&t, 0, cl)) < 1e-12);
+    cr_assert(fabs(TU_AT(&t, 1, ca) - (10 - 10 * TU_AT(&t, 1, cl))) < 1e-6, "v(a) at 1 us %g", TU_AT(&t, 1, ca));
+    tu_table_free(&t);
+    snprintf(path, sizeof path, "%s/icl2.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "icl2\nV1 in 0 10\nL1 in a 1m\nR1 a b 10\nC1 b 0 10u\n.ic V(a)=5 V(b)=2\n"
+                                     ".tran 1u 1m\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o icl2.dat icl2.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "icl2.cir:6:7: warning: .ic V(a) ignored: the operating point ties the node to voltage "
+                          "sources (directly, or through inductors, shorts at DC"), "%s", out);
+    cr_assert_null(strstr(out, ".ic V(b) ignored"), "%s", out);
+    free(out);
+}
