@@ -8,8 +8,9 @@
  *
  * (currents into the terminals; PNP: every junction voltage and current
  * reversed, p = -1). Each junction's curve is fitted by nsc_jfit (pwl_exp.c) as
- * the diode's (dev_d.c): IS AREA, NF Vt (NR Vt) on [IMIN, IMAX] = [10 mA, 1 A]
- * by SEGMENTS = 1 line unless given, nf (nr) branches:
+ * the diode's (dev_d.c): IS AREA, NF Vt (NR Vt) on AREA [IMIN, IMAX] (IMIN = 10 mA,
+ * IMAX = 1 A) by SEGMENTS = 1 line unless given, nf (nr) branches (AREA scales the
+ * currents: Q AREA=k is k transistors in parallel, RB RC RE included):
  *   pairs 0..nf-1 (forward): 0 <= lambda_q _|_ y_q = p (v_e - v_b) + vf_q + r_q lambda_q,
  *   pairs nf..nf+nr-1 (reverse): the same with v_c for v_e and the BC fit,
  * so i_F = sum of the forward lambdas, i_R = sum of the reverse ones. Each
@@ -60,11 +61,15 @@ static nsc_status q_model(const nsc_model *m, double area, nsc_report *r, bjt_pa
     nsc_model_get(m, "segments", &seg);
     nsc_model_get(m, "imin", &imin);
     nsc_model_get(m, "imax", &imax);
-    if (!(is > 0 && p->bf > 0 && p->br > 0 && nf > 0 && nr > 0))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': IS, BF, BR, NF, NR must be > 0", m->name);
-    if (!(p->cje >= 0 && p->cjc >= 0 && p->tf >= 0 && p->tr >= 0 && p->tf < 1 && p->tr < 1))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': CJE, CJC, TF, TR must be >= 0 (TF, TR < 1 s)",
-                       m->name);
+    const double pos[] = {is, p->bf, p->br, nf, nr}, nneg[] = {p->cje, p->cjc, p->tf, p->tr};
+    static const char *const npos[] = {"IS", "BF", "BR", "NF", "NR"}, *const nnneg[] = {"CJE", "CJC", "TF", "TR"};
+    for (int k = 0; k < 5; k++)
+        if (!(pos[k] > 0))
+            return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': %s = %g must be > 0", m->name, npos[k], pos[k]);
+    for (int k = 0; k < 4; k++)
+        if (!(nneg[k] >= 0 && (k < 2 || nneg[k] < 1)))
+            return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': %s = %g must be >= 0%s", m->name, nnneg[k],
+                           nneg[k], k < 2 ? "" : " and < 1 s");
     if (!(seg >= 1 && seg <= NSC_JFIT_MAX && seg == floor(seg)))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': SEGMENTS = %g must be an integer in 1..%d",
                        m->name, seg, NSC_JFIT_MAX);
@@ -74,8 +79,8 @@ static nsc_status q_model(const nsc_model *m, double area, nsc_report *r, bjt_pa
     p->p = m->type == NSC_MOD_NPN ? 1.0 : -1.0;
     p->cje *= area;
     p->cjc *= area;
-    nsc_jfit_make(0.0, nf * VT_300, is * area, 0.0, imin, imax, (int)seg, &p->f);
-    nsc_jfit_make(0.0, nr * VT_300, is * area, 0.0, imin, imax, (int)seg, &p->r);
+    nsc_jfit_make(0.0, nf * VT_300, is * area, 0.0, imin * area, imax * area, (int)seg, &p->f);
+    nsc_jfit_make(0.0, nr * VT_300, is * area, 0.0, imin * area, imax * area, (int)seg, &p->r);
     return NSC_OK;
 }
 

@@ -932,12 +932,12 @@ static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
  * the element's (dev_q.c's intrinsic transistor). */
 static nsc_status bjt_expand(elab *E, scope *sc, const nl_card *cd, int el)
 {
-    static const char *const rn[] = { "rc", "rb", "re" }, *const in[] = { "c", "b", "e" };
+    static const char *const rn[] = { "rc", "rb", "re" }, *const in[] = { "c", "b", "e" }, *const un[] = { "RC", "RB", "RE" };
     const nsc_model *m = &E->c->model[E->elmodel[el]];
     for (int t = 0; t < 3; t++) {
         double r = 0;
         if (!nsc_model_get(m, rn[t], &r) || r == 0) continue;
-        if (!(r > 0)) return err(E, sc, cd, NULL, "bipolar model '%s': %s = %g must be >= 0", m->name, rn[t], r);
+        if (!(r > 0)) return err(E, sc, cd, NULL, "bipolar model '%s' of %s: %s = %g must be >= 0", m->name, cd->f[0].u.s, un[t], r);
         char *name = nsc_asprintf("%s#%s", E->c->el[el].name, in[t]);
         int nd, old, ext = E->c->el[el].node[t];
         nsc_status st = !name ? oom(E) : nl_hash_get(&E->nodes, name, &old)
