@@ -25,6 +25,7 @@ typedef enum nsc_elkind {
     NSC_EL_BV,     /* behavioural voltage source B n+ n- V=expr (PWL, exact) */
     NSC_EL_BI,     /* behavioural current source B n+ n- I=expr */
     NSC_EL_W,      /* current-controlled switch W n+ n- vsense model */
+    NSC_EL_Q,      /* bipolar transistor Q c b e [s] model [area] */
     NSC_EL_NKINDS
 } nsc_elkind;
 
@@ -67,7 +68,8 @@ typedef struct nsc_wave {
 int nsc_wave_func(const char *name, int *nargs);
 double nsc_wave_call(int fn, const double *x);
 
-typedef enum nsc_modeltype { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW, NSC_MOD_CSW } nsc_modeltype;
+typedef enum nsc_modeltype { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW, NSC_MOD_CSW,
+                               NSC_MOD_NPN, NSC_MOD_PNP } nsc_modeltype;
 
 /* A .model card: parameter names lower case, values evaluated. Lookups by
  * nsc_model_get(); "given" tells whether the card set the parameter. */
@@ -131,6 +133,8 @@ void nsc_bprog_free(nsc_bprog *p);
  *   S         node[0..1] switch, node[2..3] control; model
  *   BV BI     node[0..1]; bsrc: value of V(n+,n-) / of the current n+ -> n- inside
  *   W         node[0..1] switch; ref[0] = sense voltage source; model (CSW)
+ *   Q         node[0..2] = c b e (internal nodes when the model has RC RB RE); model
+ *             (NPN, PNP); value = AREA (1 unless given); the substrate is not kept
  */
 typedef struct nsc_element {
     nsc_elkind kind;

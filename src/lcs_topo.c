@@ -1,8 +1,9 @@
 /* lcs_topo.c -- topology check of a circuit before any assembly (netlist.md,
  * Errors; formulation.md §4). With "conducting" elements R, L, V, E/H/E TABLE/B V=
- * outputs, diodes, MOS channels (d-s) and switches (S, W), every node has a DC path to
- * ground through conducting elements (capacitors and current sources I, G, F, B I= do
- * not conduct at DC): a cut-set of current sources alone is such a node.
+ * outputs, diodes, MOS channels (d-s), bipolar junctions (b-e, b-c) and switches
+ * (S, W), every node has a DC path to ground through conducting elements
+ * (capacitors and current sources I, G, F, B I= do not conduct at DC): a cut-set
+ * of current sources alone is such a node.
  *
  * Loops of capacitors with voltage sources and cut-sets of inductors with
  * current sources are allowed (netlist.md, Errors): the theta-scheme gives the
@@ -17,15 +18,18 @@
 
 #include "lcs.h"
 
-/* Terminal pair through which element e conducts at DC, or 0 if none. */
-static int conducting(const nsc_element *e, int *a, int *b)
+/* Terminal pairs (a[k], b[k]) through which element e conducts at DC: their
+ * number (0, 1, or 2 for a bipolar transistor's junctions b-e and b-c). */
+static int conducting(const nsc_element *e, int a[2], int b[2])
 {
     switch (e->kind) {
     case NSC_EL_R: case NSC_EL_L: case NSC_EL_V: case NSC_EL_E: case NSC_EL_ETABLE:
     case NSC_EL_H: case NSC_EL_D: case NSC_EL_S: case NSC_EL_BV: case NSC_EL_W:
-        *a = e->node[0]; *b = e->node[1]; return 1;
+        a[0] = e->node[0]; b[0] = e->node[1]; return 1;
     case NSC_EL_M:
-        *a = e->node[0]; *b = e->node[2]; return 1;                /* drain - source */
+        a[0] = e->node[0]; b[0] = e->node[2]; return 1;            /* drain - source */
+    case NSC_EL_Q:
+        a[0] = a[1] = e->node[1]; b[0] = e->node[2]; b[1] = e->node[0]; return 2;
     default:
         return 0;
     }
@@ -42,8 +46,8 @@ nsc_status nsc_topology_check(const nsc_circuit *c, nsc_report *r)
 
     /* DC paths */
     for (int e = 0; e < ne; e++) {
-        int a, b;
-        if (conducting(&c->el[e], &a, &b)) nsc_uf_union(dc, a, b);
+        int a[2], b[2];
+        for (int k = conducting(&c->el[e], a, b) - 1; k >= 0; k--) nsc_uf_union(dc, a[k], b[k]);
     }
     for (int k = 1; k < nn; k++)
         if (nsc_uf_find(dc, k) != nsc_uf_find(dc, 0)) {
@@ -94,10 +98,10 @@ int nsc_topology_index2(const nsc_circuit *c)
     for (int k = 0; k < nn; k++) other[k] = -1;
     for (int e = 0; e < ne && !found; e++) {
         const nsc_element *x = &c->el[e];
-        int a, b;
+        int a[2], b[2];
         if (x->kind == NSC_EL_L || current_source(x->kind)) continue;
         if (x->kind == NSC_EL_C) nsc_uf_union(other, x->node[0], x->node[1]);
-        else if (conducting(x, &a, &b)) nsc_uf_union(other, a, b);
+        else for (int k = conducting(x, a, b) - 1; k >= 0; k--) nsc_uf_union(other, a[k], b[k]);
     }
     for (int e = 0; e < ne && !found; e++) {
         const nsc_element *x = &c->el[e];

@@ -314,7 +314,8 @@ static const char *kind_name(nsc_elkind k)
     static const char *const names[] = { "resistor", "capacitor", "inductor", "coupling",
                                          "voltage source", "current source", "VCVS", "VCVS",
                                          "VCCS", "CCCS", "CCVS", "diode", "MOS transistor", "switch",
-                                         "behavioural source", "behavioural source", "switch" };
+                                         "behavioural source", "behavioural source", "switch",
+                                         "bipolar transistor" };
     return names[k];
 }
 
@@ -405,7 +406,7 @@ static nsc_status model_ref(elab *E, scope *sc, const nl_card *cd, const nl_fiel
     if (other >= 0) {
         const nl_card *mc = &E->d->card[other];
         nsc_loc l = nl_field_loc(E->d, mc, &mc->f[2]);
-        return err(E, sc, cd, f, "model '%s' of %s %s has unsupported type '%s' (%s:%d; supported: D NMOS PMOS VDMOS SW CSW)",
+        return err(E, sc, cd, f, "model '%s' of %s %s has unsupported type '%s' (%s:%d; supported: D NMOS PMOS VDMOS SW CSW NPN PNP)",
                    f->u.s, kind_name(e->kind), cd->f[0].u.s, mc->f[2].u.s, l.file, l.line);
     }
     if (m < 0) return err(E, sc, cd, f, "unknown model '%s' for %s %s", f->u.s, kind_name(e->kind), cd->f[0].u.s);
@@ -413,11 +414,13 @@ static nsc_status model_ref(elab *E, scope *sc, const nl_card *cd, const nl_fiel
     int ok = e->kind == NSC_EL_D ? t == NSC_MOD_D
            : e->kind == NSC_EL_M ? (t == NSC_MOD_NMOS || t == NSC_MOD_PMOS)
            : e->kind == NSC_EL_W ? t == NSC_MOD_CSW
+           : e->kind == NSC_EL_Q ? (t == NSC_MOD_NPN || t == NSC_MOD_PNP)
                                  : t == NSC_MOD_SW;
     if (!ok) {
-        static const char *const tn[] = { "D", "NMOS", "PMOS", "SW", "CSW" };
+        static const char *const tn[] = { "D", "NMOS", "PMOS", "SW", "CSW", "NPN", "PNP" };
         const char *want = e->kind == NSC_EL_D ? "a diode (D)" : e->kind == NSC_EL_M ? "a MOS (NMOS/PMOS)"
-                         : e->kind == NSC_EL_W ? "a current switch (CSW)" : "a switch (SW)";
+                         : e->kind == NSC_EL_W ? "a current switch (CSW)"
+                         : e->kind == NSC_EL_Q ? "a bipolar (NPN/PNP)" : "a switch (SW)";
         return err(E, sc, cd, f, "model '%s' of %s %s is %s model, not %s model", f->u.s, kind_name(e->kind),
                    cd->f[0].u.s, tn[t], want);
     }
@@ -924,6 +927,62 @@ static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
     return NSC_OK;
 }
 
+/* A bipolar transistor's RC, RB, RE (divided by AREA, e->value) as resistors
+ * NAME#rc ... from the terminals to internal nodes NAME#c ..., which become
+ * the element's (dev_q.c's intrinsic transistor). */
+static nsc_status bjt_expand(elab *E, scope *sc, const nl_card *cd, int el)
+{
+    static const char *const rn[] = { "rc", "rb", "re" }, *const in[] = { "c", "b", "e" }, *const un[] = { "RC", "RB", "RE" };
+    const nsc_model *m = &E->c->model[E->elmodel[el]];
+    for (int t = 0; t < 3; t++) {
+        double r = 0;
+        if (!nsc_model_get(m, rn[t], &r) || r == 0) continue;
+        if (!(r > 0)) return err(E, sc, cd, NULL, "bipolar model '%s' of %s: %s = %g must be >= 0", m->name, cd->f[0].u.s, un[t], r);
+        char *name = nsc_asprintf("%s#%s", E->c->el[el].name, in[t]);
+        int nd, old, ext = E->c->el[el].node[t];
+        nsc_status st = !name ? oom(E) : nl_hash_get(&E->nodes, name, &old)
+                        ? err(E, sc, cd, NULL, "node '%s' of the netlist clashes with an internal node of %s", name,
+                              cd->f[0].u.s) : node_new(E, name, cd, &cd->f[0], &nd);
+        free(name);
+        if (st) return st;
+        E->c->el[el].node[t] = nd;
+        if ((st = parasitic(E, sc, cd, el, rn[t], NSC_EL_R, r / E->c->el[el].value, ext, nd))) return st;
+    }
+    return NSC_OK;
+}
+
+/* Q: c b e [s] model [area] [AREA=a] [off] [...] (ngspice). The fourth node is
+ * the substrate when f[4] names no model and f[5] is a name: read, not
+ * connected (no substrate junction), with a warning. */
+static nsc_status card_q(elab *E, scope *sc, const nl_card *cd)
+{
+    const nl_field *f = cd->f;
+    double v;
+    int el, n = cd->nf >= 6 && model_named(E, sc, &f[4]) < 0 && f[5].kind == NL_F_WORD
+                && !nsc_parse_number(f[5].u.s, &v) && !is_word(&f[5], "off") ? 4 : 3;
+    if (element_new(E, sc, cd, NSC_EL_Q, &el) || nodes(E, sc, cd, el, 3)) return E->r->status;
+    if (cd->nf < n + 2) return err(E, sc, cd, NULL, "missing model name for %s %s", kind_name(NSC_EL_Q), f[0].u.s);
+    if (n == 4) warn(E, sc, cd, &f[4], "the substrate node of %s is not connected (no substrate junction)", f[0].u.s);
+    if (model_ref(E, sc, cd, &f[n + 1], el)) return E->r->status;
+    E->c->el[el].value = 1.0;                                 /* AREA */
+    char key[64];
+    for (int i = n + 2; i < cd->nf; i++) {
+        const char *kk = pair_key(&f[i], key, sizeof key);
+        int area = kk ? !strcmp(kk, "area") : i == n + 2 && f[i].kind != NL_F_PAIR && !is_word(&f[i], "off");
+        if (area) {
+            if (value(E, sc, cd, kk ? &f[i].sub[1] : &f[i], &v)) return E->r->status;
+            if (!(v > 0)) return err(E, sc, cd, &f[i], "area of %s must be positive (%g)", f[0].u.s, v);
+            E->c->el[el].value = v;
+        } else if (kk)
+            warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored", kk, kind_name(NSC_EL_Q), f[0].u.s);
+        else if (f[i].kind == NL_F_WORD || f[i].kind == NL_F_EXPR)
+            warn(E, sc, cd, &f[i], "'%s' of %s %s ignored", ftext(&f[i]), kind_name(NSC_EL_Q), f[0].u.s);
+        else
+            return err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", ftext(&f[i]), kind_name(NSC_EL_Q), f[0].u.s);
+    }
+    return bjt_expand(E, sc, cd, el);
+}
+
 /* ---- subcircuit instances ---- */
 
 static const def *def_find(const elab *E, const def *d, const char *name)
@@ -1215,11 +1274,11 @@ static nsc_status card_model(elab *E, scope *sc, const nl_card *cd)
     if (cd->nf < 3 || f[1].kind != NL_F_WORD || (f[2].kind != NL_F_WORD && f[2].kind != NL_F_CALL))
         return err(E, sc, cd, cd->nf < 2 ? NULL : &f[cd->nf < 3 ? 1 : 2], ".model needs a name and a type");
     /* Xyce's VSWITCH / ISWITCH are SW / CSW (dev_s.c, dev_w.c) */
-    static const char *const types[] = { "d", "nmos", "pmos", "sw", "csw", "vswitch", "iswitch", "vdmos" };
+    static const char *const types[] = { "d", "nmos", "pmos", "sw", "csw", "vswitch", "iswitch", "vdmos", "npn", "pnp" };
     static const nsc_modeltype tt[] = { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW, NSC_MOD_CSW, NSC_MOD_SW,
-                                        NSC_MOD_CSW, NSC_MOD_NMOS };
+                                        NSC_MOD_CSW, NSC_MOD_NMOS, NSC_MOD_NPN, NSC_MOD_PNP };
     int t = -1, vdmos = nsc_strieq(f[2].u.s, "vdmos");
-    for (int k = 0; k < 8; k++)
+    for (int k = 0; k < 10; k++)
         if (nsc_strieq(f[2].u.s, types[k])) t = (int)tt[k];
     if (vdmos && has_word(f + 2, cd->nf - 2, "pchan")) t = NSC_MOD_PMOS;
     const char *lk = cat(E, "", f[1].u.s);
@@ -1235,7 +1294,7 @@ static nsc_status card_model(elab *E, scope *sc, const nl_card *cd)
         return err(E, sc, cd, &f[1], "duplicate model '%s' with other parameters (first defined at %s:%d)",
                    f[1].u.s, l.file, l.line);
     }
-    /* a type not supported (NPN, PJF, a code model, ...) is an error only for
+    /* a type not supported (NJF, PJF, a code model, ...) is an error only for
      * an element that uses it: a library's unused models need not be supported */
     if (t < 0) return nl_hash_put(&sc->othermodels, local, (int)(cd - E->d->card)) ? oom(E) : NSC_OK;
     nsc_circuit *c = E->c;
@@ -1482,7 +1541,7 @@ static int head_is(const nl_card *cd, const char *w)
 static const char *const UNSUPPORTED_EL[26] = {
     ['a' - 'a'] = "XSPICE code models (A)",
     ['j' - 'a'] = "JFETs (J)", ['n' - 'a'] = "numerical devices (N)", ['o' - 'a'] = "lossy transmission lines (O)",
-    ['p' - 'a'] = "coupled transmission lines (P)", ['q' - 'a'] = "bipolar transistors (Q)",
+    ['p' - 'a'] = "coupled transmission lines (P)",
     ['t' - 'a'] = "transmission lines (T)", ['u' - 'a'] = "uniform RC lines (U)",
     ['y' - 'a'] = "transmission lines (Y)",
     ['z' - 'a'] = "MESFETs (Z)",
@@ -1506,6 +1565,7 @@ static nsc_status card_element(elab *E, scope *sc, const nl_card *cd)
     case 'm': return card_dms(E, sc, cd, NSC_EL_M);
     case 's': return card_dms(E, sc, cd, NSC_EL_S);
     case 'w': return card_dms(E, sc, cd, NSC_EL_W);
+    case 'q': return card_q(E, sc, cd);
     case 'x': return card_x(E, sc, cd);
     case 'b': return card_b(E, sc, cd);
     default:
@@ -2043,6 +2103,11 @@ static int xyce_print(elab *E, const nl_card *cd, const nl_field *f)
         return -1;
     }
     const nsc_element *e = &c->el[el];
+    if (e->kind == NSC_EL_Q) {                           /* two ports: --losses has its power */
+        err(E, NULL, cd, &f->sub[0], "%s(%s): not available for a bipolar transistor (its power is in --losses)",
+            f->u.s, f->sub[0].u.s);
+        return -1;
+    }
     int np = e->kind == NSC_EL_M ? 2 : 1;                /* the port: n+ n-, or a MOS's d s */
     nsc_loc loc = nl_field_loc(E->d, cd, f);
     int kv, ki;

@@ -1,0 +1,241 @@
+/* dev_q.c -- bipolar transistor Q c b e [s] model [area] (netlist.md), the
+ * transport form of the Ebers-Moll model (SPICE's Gummel-Poon at level 1,
+ * without the Early effect and high injection), piecewise linear:
+ *     .model name NPN|PNP(IS BF BR NF NR [RB RC RE] [CJE CJC] [TF TR] [SEGMENTS IMIN IMAX])
+ *
+ *   i_F = IS (e^(v_BE/(NF Vt)) - 1),  i_R = IS (e^(v_BC/(NR Vt)) - 1),
+ *   I_C = i_F - i_R (1 + 1/BR),  I_B = i_F/BF + i_R/BR,  I_E = -(I_C + I_B)
+ *
+ * (currents into the terminals; PNP: every junction voltage and current
+ * reversed, p = -1). Each junction's curve is fitted by nsc_jfit (pwl_exp.c) as
+ * the diode's (dev_d.c): IS AREA, NF Vt (NR Vt) on AREA [IMIN, IMAX] (IMIN = 10 mA,
+ * IMAX = 1 A) by SEGMENTS = 1 line unless given, nf (nr) branches (AREA scales the
+ * currents: Q AREA=k is k transistors in parallel, RB RC RE included):
+ *   pairs 0..nf-1 (forward): 0 <= lambda_q _|_ y_q = p (v_e - v_b) + vf_q + r_q lambda_q,
+ *   pairs nf..nf+nr-1 (reverse): the same with v_c for v_e and the BC fit,
+ * so i_F = sum of the forward lambdas, i_R = sum of the reverse ones. Each
+ * lambda is injected with the weights of the terminal currents (B is not C^T:
+ * the BE junction's current also leaves through the collector):
+ *   B[c][F] = -p,  B[b][F] = -p/BF,  B[e][F] = p (1 + 1/BF),
+ *   B[c][R] = p (1 + 1/BR),  B[b][R] = -p/BR,  B[e][R] = -p
+ * (KCL rows sum the currents into the node: a current into the device is
+ * negative there). CJE, CJC (times AREA): constant capacitors b-e and b-c in
+ * the transient (VJE, MJE, ... not modelled). TF > 0: a branch unknown x_F = i_F
+ * (row -x_F + sum lambda_F = 0, exact at t_k+1) holding the diffusion charge
+ * TF x_F, whose derivative flows b -> e (NPN): E[b][x_F] += p TF,
+ * E[e][x_F] -= p TF; TR likewise with x_R = i_R, b -> c (dev_d.c's TT).
+ * RB, RC, RE (divided by AREA) are resistors to internal nodes, added by the
+ * elaborator (nl_elab.c bjt_expand): node[] are the internal terminals. Other
+ * parameters (VAF, IKF, ISE, ...) are ignored with one warning per model. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "device.h"
+
+#define VT_300 (1.380649e-23 * 300.15 / 1.602176634e-19)    /* kT/q, V (dev_d.c's) */
+
+typedef struct bjt_par {
+    double p;              /* +1 NPN, -1 PNP */
+    double bf, br;
+    nsc_jfit f, r;         /* i_F(v_BE), i_R(v_BC): pairs 0..f.nseg-1, then r.nseg */
+    double cje, cjc;       /* F, times AREA */
+    double tf, tr;         /* s */
+} bjt_par;
+
+/* What the model card sets for an element of area `area` into p (checked). */
+static nsc_status q_model(const nsc_model *m, double area, nsc_report *r, bjt_par *p)
+{
+    double is = 1e-16, nf = 1, nr = 1, seg = 1, imin = 10e-3, imax = 1.0;
+    p->bf = 100;
+    p->br = 1;
+    nsc_model_get(m, "is", &is);
+    nsc_model_get(m, "bf", &p->bf);
+    nsc_model_get(m, "br", &p->br);
+    nsc_model_get(m, "nf", &nf);
+    nsc_model_get(m, "nr", &nr);
+    nsc_model_get(m, "cje", &p->cje);
+    nsc_model_get(m, "cjc", &p->cjc);
+    nsc_model_get(m, "tf", &p->tf);
+    nsc_model_get(m, "tr", &p->tr);
+    nsc_model_get(m, "segments", &seg);
+    nsc_model_get(m, "imin", &imin);
+    nsc_model_get(m, "imax", &imax);
+    const double pos[] = {is, p->bf, p->br, nf, nr}, nneg[] = {p->cje, p->cjc, p->tf, p->tr};
+    static const char *const npos[] = {"IS", "BF", "BR", "NF", "NR"}, *const nnneg[] = {"CJE", "CJC", "TF", "TR"};
+    for (int k = 0; k < 5; k++)
+        if (!(pos[k] > 0))
+            return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': %s = %g must be > 0", m->name, npos[k], pos[k]);
+    for (int k = 0; k < 4; k++)
+        if (!(nneg[k] >= 0 && (k < 2 || nneg[k] < 1)))
+            return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': %s = %g must be >= 0%s", m->name, nnneg[k],
+                           nneg[k], k < 2 ? "" : " and < 1 s");
+    if (!(seg >= 1 && seg <= NSC_JFIT_MAX && seg == floor(seg)))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': SEGMENTS = %g must be an integer in 1..%d",
+                       m->name, seg, NSC_JFIT_MAX);
+    if (!(imin > 0 && imax > imin && isfinite(imax)))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': IMIN = %g, IMAX = %g: need 0 < IMIN < IMAX",
+                       m->name, imin, imax);
+    p->p = m->type == NSC_MOD_NPN ? 1.0 : -1.0;
+    p->cje *= area;
+    p->cjc *= area;
+    nsc_jfit_make(0.0, nf * VT_300, is * area, 0.0, imin * area, imax * area, (int)seg, &p->f);
+    nsc_jfit_make(0.0, nr * VT_300, is * area, 0.0, imin * area, imax * area, (int)seg, &p->r);
+    return NSC_OK;
+}
+
+/* The parameters of element e (value = AREA, set by the elaborator). */
+static nsc_status q_params(const nsc_element *e, nsc_report *r, bjt_par *p)
+{
+    const nsc_model *m = e->model;
+    if (!m || (m->type != NSC_MOD_NPN && m->type != NSC_MOD_PNP))
+        return nsc_err(r, NSC_ENETLIST, &e->loc, "bipolar transistor %s has no bipolar model (NPN or PNP)", e->name);
+    memset(p, 0, sizeof *p);
+    return q_model(m, e->value > 0 ? e->value : 1.0, r, p);
+}
+
+/* q_params without a report (probes, ports: the assembly checked the card). */
+static int q_params_quiet(const nsc_element *e, bjt_par *p)
+{
+    nsc_report dummy;
+    nsc_report_init(&dummy);
+    nsc_status st = q_params(e, &dummy, p);
+    nsc_report_free(&dummy);
+    return st == NSC_OK ? 0 : -1;
+}
+
+static int q_known(const char *name)
+{
+    static const char *const k[] = {"is", "bf", "br", "nf", "nr", "rb", "rc", "re", "cje", "cjc", "tf", "tr",
+                                    "segments", "imin", "imax", NULL};
+    for (int q = 0; k[q]; q++)
+        if (nsc_strieq(name, k[q])) return 1;
+    return 0;
+}
+
+/* One warning naming the first parameter of m not read, and one with the fits. */
+static void q_warn(nsc_dev_ctx *ctx, const nsc_model *m, const bjt_par *p)
+{
+    for (int q = 0; q < m->npar; q++)
+        if (!q_known(m->pname[q])) {
+            nsc_warn(ctx->r, &m->loc, "bipolar model '%s': parameters other than IS BF BR NF NR RB RC RE CJE CJC "
+                     "TF TR SEGMENTS IMIN IMAX are ignored (%s first)", m->name, m->pname[q]);
+            break;
+        }
+    char rg[64];
+    nsc_jfit_range(&p->f, rg, sizeof rg);
+    nsc_warn(ctx->r, &m->loc, "bipolar model '%s': junctions fitted by %d segment%s on %s: BE VF=%.4g RON=%.4g, "
+             "BC VF=%.4g RON=%.4g (max error %.3g V)", m->name, p->f.nseg, p->f.nseg > 1 ? "s" : "", rg,
+             p->f.vf[0], p->f.r[0], p->r.vf[0], p->r.r[0], fmax(p->f.err, p->r.err));
+}
+
+static nsc_status q_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
+{
+    const nsc_element *e = &ctx->c->el[ei];
+    bjt_par p;
+    nsc_status st = q_params(e, ctx->r, &p);
+    if (st) return st;
+    q_warn(ctx, e->model, &p);
+    int c = e->node[0], b = e->node[1], em = e->node[2], tran = ctx->mode == NSC_ASM_TRAN;
+    need->npair = p.f.nseg + p.r.nseg;
+    need->nbranch = (p.tf > 0) + (p.tr > 0);                 /* the diffusion currents */
+    nsc_dev_link(ctx, b, em, p.cje > 0 && tran ? NSC_LINK_NS : NSC_LINK_DC);
+    nsc_dev_link(ctx, b, c, p.cjc > 0 && tran ? NSC_LINK_NS : NSC_LINK_DC);
+    return NSC_OK;
+}
+
+/* The pairs of one junction (n of them from j, fit f) sensing
+ * y = p (v_x - v_b) + vf + r lambda, each lambda injected with weights
+ * w[0..2] into the KCL rows of c, b, e. */
+static void q_junction(nsc_builder *bl, const nsc_element *e, double p, int x, const nsc_jfit *f, int j,
+                       const double w[3])
+{
+    int b = nsc_zn(e->node[1]);
+    for (int q = 0; q < f->nseg; q++) {
+        nsc_st(bl, NSC_ST_C, j + q, nsc_zn(x), p);           /* y = p (v_x - v_b) + ... */
+        nsc_st(bl, NSC_ST_C, j + q, b, -p);
+        nsc_st(bl, NSC_ST_D, j + q, j + q, f->r[q]);         /* + r lambda */
+        nsc_st_e0(bl, j + q, f->vf[q]);                      /* + vf */
+        for (int t = 0; t < 3; t++) nsc_st(bl, NSC_ST_B, nsc_zn(e->node[t]), j + q, w[t]);
+    }
+}
+
+/* The diffusion charge tau x (x = sum of lambda_j..j+n-1, exact row) between
+ * b and node k: its derivative flows b -> k (NPN), E[b][x] += p tau, E[k][x] -= p tau. */
+static void q_charge(nsc_builder *bl, const nsc_element *e, double p, int k, double tau, int x, int j, int n)
+{
+    nsc_st(bl, NSC_ST_A, x, x, -1.0);
+    for (int q = 0; q < n; q++) nsc_st(bl, NSC_ST_B, x, j + q, 1.0);
+    nsc_st_exact(bl, x);
+    nsc_st(bl, NSC_ST_E, nsc_zn(e->node[1]), x, p * tau);
+    nsc_st(bl, NSC_ST_E, nsc_zn(k), x, -p * tau);
+}
+
+static nsc_status q_stamp(nsc_builder *bl, int ei, const nsc_dev_slots *s)
+{
+    const nsc_element *e = &bl->c->el[ei];
+    bjt_par p;
+    nsc_status st = q_params(e, bl->r, &p);
+    if (st) return st;
+    int c = e->node[0], b = e->node[1], em = e->node[2], jf = s->pair, jr = s->pair + p.f.nseg;
+    double P = p.p;
+    const double wf[3] = {-P, -P / p.bf, P * (1.0 + 1.0 / p.bf)};   /* I_C, I_B, I_E of i_F, into the device */
+    const double wr[3] = {P * (1.0 + 1.0 / p.br), -P / p.br, -P};  /* of i_R */
+    q_junction(bl, e, P, em, &p.f, jf, wf);
+    q_junction(bl, e, P, c, &p.r, jr, wr);
+    if (p.cje > 0) nsc_st_cap(bl, b, em, p.cje);             /* (E: dropped in the static modes) */
+    if (p.cjc > 0) nsc_st_cap(bl, b, c, p.cjc);
+    if (p.tf > 0) q_charge(bl, e, P, em, p.tf, s->branch, jf, p.f.nseg);
+    if (p.tr > 0) q_charge(bl, e, P, c, p.tr, s->branch + (p.tf > 0), jr, p.r.nseg);
+    return NSC_OK;
+}
+
+/* f += coef * (the current of junction capacitor C from node a to node k) */
+static int q_cap_current(nsc_lin *f, const nsc_element *e, int a, int k, double C)
+{
+    return nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[a]), C) || nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[k]), -C);
+}
+
+/* The current into terminal t (0 c, 1 b) of the device in f:
+ *   I_C = p (i_F - (1 + 1/BR) i_R) + CJC (v_c - v_b)' - p TR x_R',
+ *   I_B = p (i_F/BF + i_R/BR) + CJE (v_b - v_e)' + CJC (v_b - v_c)' + p (TF x_F' + TR x_R'). */
+static int q_terminal(const nsc_lcs *L, const nsc_element *e, int ei, const bjt_par *p, int t, nsc_lin *f)
+{
+    int jf = L->el_pair[ei], jr = jf + p->f.nseg, tran = L->mode == NSC_ASM_TRAN, x = L->el_branch[ei];
+    double wf = t == 0 ? p->p : p->p / p->bf, wr = t == 0 ? -p->p * (1.0 + 1.0 / p->br) : p->p / p->br;
+    for (int q = 0; q < p->f.nseg; q++)
+        if (nsc_lin_add(f, NSC_T_L, jf + q, wf)) return -1;
+    for (int q = 0; q < p->r.nseg; q++)
+        if (nsc_lin_add(f, NSC_T_L, jr + q, wr)) return -1;
+    if (!tran) return 0;
+    if (p->cjc > 0 && (t == 0 ? q_cap_current(f, e, 0, 1, p->cjc) : q_cap_current(f, e, 1, 0, p->cjc))) return -1;
+    if (t == 1 && p->cje > 0 && q_cap_current(f, e, 1, 2, p->cje)) return -1;
+    if (t == 1 && p->tf > 0 && nsc_lin_add(f, NSC_T_DZ, x, p->p * p->tf)) return -1;
+    if (p->tr > 0 && nsc_lin_add(f, NSC_T_DZ, x + (p->tf > 0), (t == 0 ? -1.0 : 1.0) * p->p * p->tr)) return -1;
+    return 0;
+}
+
+/* I(Q): the collector current (into the collector). */
+static int q_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
+{
+    bjt_par p;
+    if (q_params_quiet(&c->el[ei], &p)) return 0;
+    return q_terminal(L, &c->el[ei], ei, &p, 0, f);
+}
+
+/* Power with the emitter as reference: v_ce I_C + v_be I_B (I_E = -(I_C + I_B)). */
+static int q_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i)
+{
+    const nsc_element *e = &c->el[ei];
+    bjt_par p;
+    if (q_params_quiet(e, &p)) return 0;
+    int em = nsc_zn(e->node[2]);
+    for (int t = 0; t < 2; t++)
+        if (q_terminal(L, e, ei, &p, t, &i[t]) || nsc_lin_add(&v[t], NSC_T_Z, nsc_zn(e->node[t]), 1.0)
+            || nsc_lin_add(&v[t], NSC_T_Z, em, -1.0))
+            return -1;
+    return 2;
+}
+
+const nsc_device nsc_dev_q = {NSC_EL_Q, "bipolar transistors", 0, q_count, q_stamp, q_current, NSC_PC_SEMI, 0,
+                              q_ports, NULL};

@@ -1,0 +1,230 @@
+/* test_bjt.c -- bipolar transistors (dev_q.c): operating points against the
+ * closed forms of the piecewise-linear Ebers-Moll model, the waveforms of
+ * tests/data/bjt against ngspice 39, AREA, losses and the warnings.
+ *
+ * The closed forms use the fit written out here, independently of pwl_exp.c:
+ * one segment on [i1, i2] = [10 mA, 1 A] is the chord of v(i) = N Vt ln(1 + i/IS)
+ * (slope RON) raised by half its largest gap below the curve (the best uniform
+ * line): VF = v(i1) - RON i1 + gap/2, the gap at the tangent point
+ * i* = N Vt/RON - IS. The junction then carries max(0, (v - VF)/RON). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define VT (1.380649e-23 * 300.15 / 1.602176634e-19)
+
+static char *tmp;
+static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
+static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+TestSuite(bjt, .init = setup, .fini = teardown);
+
+/* The one-segment fit of N Vt ln(1 + i/IS) on [i1, i2]: *vf, *ron. */
+static void fit1(double n, double is, double i1, double i2, double *vf, double *ron)
+{
+    double a = n * VT, v1 = a * log1p(i1 / is), v2 = a * log1p(i2 / is);
+    double s = (v2 - v1) / (i2 - i1), t = a / s - is;
+    double gap = a * log1p(t / is) - (v1 + s * (t - i1));
+    *ron = s;
+    *vf = v1 - s * i1 + 0.5 * gap;
+}
+
+/* Run netlist text as tmp/NAME.cir (extra: options); its .dat into *t; returns stderr. */
+static char *run(const char *name, const char *text, const char *extra, tu_table *t)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/%s.cir", tmp, name);
+    cr_assert_eq(tu_write_file(path, text), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s %s.cir 2>&1", tmp, NSC_PROGRAM, extra, name);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s: %s", name, out);
+    snprintf(path, sizeof path, "%s/%s.dat", tmp, name);
+    cr_assert_eq(tu_table_read(path, t), 0, "%s", name);
+    return out;
+}
+
+static double last(const tu_table *t, const char *sig)
+{
+    int c = tu_table_col(t, sig);
+    cr_assert_geq(c, 0, "no column %s", sig);
+    return TU_AT(t, t->nrow - 1, c);
+}
+
+static void near(double got, double want, double tol, const char *what)
+{
+    cr_assert(fabs(got - want) <= tol, "%s: %.9g, want %.9g (+-%g)", what, got, want, tol);
+}
+
+/* Forward active: VCC = 10 V, RC = 1k, the base fed from 5 V through RB = 100k.
+ * BC reverse-biased (i_R = 0): I_C = BF I_B exactly, v_BE = VF + RON BF I_B, so
+ * I_B = (VB - VF)/(RB + BF RON) and V_CE = VCC - RC I_C. Measured: to round-off. */
+Test(bjt, forward_active_operating_point)
+{
+    tu_table t;
+    char *out = run("fa", "fa\nVCC vcc 0 10\nVB vb 0 5\nRB vb b 100k\nRC vcc c 1k\nQ1 c b 0 QN\n"
+                          ".model QN NPN(IS=1e-16 BF=100)\n.tran 1u 5u\n.save v(b) v(c) i(q1) i(vb)\n.end\n", "", &t);
+    double vf, ron;
+    fit1(1, 1e-16, 10e-3, 1, &vf, &ron);
+    double ib = (5 - vf) / (100e3 + 100 * ron), ic = 100 * ib;
+    near(-last(&t, "i(vb)"), ib, 1e-12 * ib, "I_B");
+    near(last(&t, "i(q1)"), ic, 1e-10 * ic, "I_C = BF I_B");
+    near(last(&t, "v(b)"), vf + ron * ic, 1e-9, "V_BE");
+    near(last(&t, "v(c)"), 10 - 1e3 * ic, 1e-8, "V_CE");
+    cr_assert(strstr(out, "BE VF=0.8599 RON=0.1203"), "%s", out);   /* the warning gives the fit */
+    tu_table_free(&t);
+    free(out);
+}
+
+/* Saturation: RB = 10k (BF I_B = 41 mA > VCC/RC = 10 mA), NR = 1.2 so the BC
+ * fit differs (VFR, RONR). Both junctions on: with I_B = iF/BF + iR/BR,
+ * I_C = iF - iR (1 + 1/BR), v_b = VF + RON iF, v_c = v_b - VFR - RONR iR,
+ *   (VB - VF - RON iF)/RB = iF/BF + iR/BR,
+ *   (VCC - v_c)/RC = iF - iR (1 + 1/BR)
+ * linear in iF, iR (solved by Cramer's rule); V_CE(sat) = VF - VFR + RON iF - RONR iR
+ * = -0.171 V: negative, as Ebers-Moll's own at NR = 1.2 (its BC junction needs
+ * more voltage than the BE for a like current: -0.06 V at these currents). */
+Test(bjt, saturation_operating_point)
+{
+    tu_table t;
+    char *out = run("sat", "sat\nVCC vcc 0 10\nVB vb 0 5\nRB vb b 10k\nRC vcc c 1k\nQ1 c b 0 QN\n"
+                           ".model QN NPN(IS=1e-16 BF=100 BR=2 NR=1.2)\n.tran 1u 5u\n.save v(b) v(c) i(q1)\n.end\n",
+                    "", &t);
+    double vf, ron, vfr, ronr, bf = 100, br = 2, rb = 10e3, rc = 1e3;
+    fit1(1, 1e-16, 10e-3, 1, &vf, &ron);
+    fit1(1.2, 1e-16, 10e-3, 1, &vfr, &ronr);
+    /* row 1: iF (1/BF + RON/RB) + iR/BR = (VB - VF)/RB
+     * row 2: iF (1 + RON/RC) - iR (1 + 1/BR + RONR/RC) = (VCC - VF + VFR)/RC */
+    double a11 = 1 / bf + ron / rb, a12 = 1 / br, b1 = (5 - vf) / rb;
+    double a21 = 1 + ron / rc, a22 = -(1 + 1 / br + ronr / rc), b2 = (10 - vf + vfr) / rc;
+    double det = a11 * a22 - a12 * a21, iF = (b1 * a22 - a12 * b2) / det, iR = (a11 * b2 - a21 * b1) / det;
+    cr_assert(iR > 0 && iF > 0, "not saturated: iF %g iR %g", iF, iR);
+    double vce = vf - vfr + ron * iF - ronr * iR;
+    near(last(&t, "v(c)"), vce, 1e-9, "V_CE(sat)");
+    near(last(&t, "v(b)"), vf + ron * iF, 1e-9, "V_BE");
+    near(last(&t, "i(q1)"), iF - iR * (1 + 1 / br), 1e-12, "I_C");
+    near(vce, -0.17074, 1e-4, "V_CE(sat) of the fits");                /* VFR > VF at NR = 1.2 */
+    tu_table_free(&t);
+    free(out);
+}
+
+/* The PNP mirror of forward_active: emitter at 10 V, base pulled toward 5 V
+ * through 100k, 1k to ground. I(Q1) (into the collector) is -BF I_B. */
+Test(bjt, pnp_forward_active_operating_point)
+{
+    tu_table t;
+    char *out = run("pnp", "pnp\nVCC vcc 0 10\nVB vb 0 5\nRB b vb 100k\nRC c 0 1k\nQ1 c b vcc QP\n"
+                           ".model QP PNP(IS=1e-16 BF=50 BR=2 VAF=100 IKF=0.1)\n.tran 1u 5u\n"
+                           ".save v(b) v(c) i(q1)\n.end\n", "", &t);
+    double vf, ron;
+    fit1(1, 1e-16, 10e-3, 1, &vf, &ron);
+    double ib = (5 - vf) / (100e3 + 50 * ron), ic = 50 * ib;
+    near(last(&t, "i(q1)"), -ic, 1e-10 * ic, "I_C");
+    near(last(&t, "v(b)"), 10 - vf - ron * ic, 1e-9, "V_B");
+    near(last(&t, "v(c)"), 1e3 * ic, 1e-8, "V_C");
+    /* one warning per model, naming the first parameter ignored */
+    cr_assert(strstr(out, "pnp.cir:7:1: warning: bipolar model 'qp': parameters other than IS BF BR NF NR RB RC RE "
+                          "CJE CJC TF TR SEGMENTS IMIN IMAX are ignored (vaf first)"), "%s", out);
+    cr_assert_null(strstr(out, "ikf"), "%s", out);
+    tu_table_free(&t);
+    free(out);
+}
+
+/* SEGMENTS=6 on [1 uA, 10 mA]: forward active at I_C ~ 4 mA, v_BE must be the
+ * Shockley voltage NF Vt ln(1 + I_C/IS) within the fit's error (its warning's
+ * "max error"), here 3.7 mV (one-segment default: 27 mV on its range, and
+ * 49 mV off at 4 mA, below its range). */
+Test(bjt, segments_follow_the_exponential)
+{
+    tu_table t;
+    char *out = run("seg", "seg\nVCC vcc 0 10\nVB vb 0 5\nRB vb b 100k\nRC vcc c 1k\nQ1 c b 0 QN\n"
+                           ".model QN NPN(IS=1e-16 BF=100 SEGMENTS=6 IMIN=1u IMAX=10m)\n.tran 1u 5u\n"
+                           ".save v(b) i(q1)\n.end\n", "", &t);
+    const char *p = strstr(out, "max error ");
+    cr_assert_not_null(p, "%s", out);
+    double err = strtod(p + 10, NULL), ic = last(&t, "i(q1)");
+    cr_assert(err > 0 && err < 4e-3, "%s", out);
+    near(last(&t, "v(b)"), VT * log1p(ic / 1e-16), err * 1.0001, "V_BE against the exponential");
+    tu_table_free(&t);
+    free(out);
+}
+
+/* AREA = 3 is three transistors in parallel: IS, CJE, CJC and the fit's range
+ * times 3, RB RC RE divided by 3. The switch below, once with one Q of AREA=3,
+ * once with three of AREA 1 on the same nodes, gives the same waveforms to
+ * round-off; the substrate node (fourth) is read and not connected. */
+Test(bjt, area_is_devices_in_parallel)
+{
+    const char *fmt = "area\nVCC vcc 0 12\nV1 in 0 PULSE(0 5 1u 20n 20n 2u 5u)\nRB in b 1k\nRL vcc c 100\n%s"
+                      ".model QN NPN(IS=1e-15 BF=60 BR=3 RB=30 RC=3 RE=0.3 CJE=5p CJC=2p TR=20n)\n"
+                      ".tran 5n 6u\n.save v(c) v(b) i(vcc)\n.end\n";
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, fmt, "Q1 c b 0 sub QN 3\n");
+    snprintf(b, sizeof b, fmt, "Q1 c b 0 QN\nQ2 c b 0 QN area=1\nQ3 c b 0 QN\n");
+    tu_table ta, tb;
+    char *oa = run("a3", a, "--step 5n", &ta), *ob = run("a1", b, "--step 5n", &tb);
+    cr_assert(strstr(oa, "a3.cir:6:10: warning: the substrate node of q1 is not connected"), "%s", oa);
+    cr_assert_eq(ta.nrow, tb.nrow);
+    double vmin = 1e9;
+    for (int r = 0; r < ta.nrow; r++)
+        for (int c = 1; c < ta.ncol; c++) {
+            near(TU_AT(&ta, r, c), TU_AT(&tb, r, c), 1e-9 * (1 + fabs(TU_AT(&tb, r, c))), ta.name[c]);
+            if (c == tu_table_col(&ta, "v(c)")) vmin = fmin(vmin, TU_AT(&ta, r, c));
+        }
+    cr_assert(vmin < 0.5, "the switch never saturated (v(c) >= %g)", vmin);
+    tu_table_free(&ta);
+    tu_table_free(&tb);
+    free(oa);
+    free(ob);
+}
+
+/* --losses: the transistor's row is v_CE I_C + v_BE I_B (two ports, emitter
+ * reference) and the balance closes. Forward active as above: 24.295 mW. */
+Test(bjt, losses_are_both_ports)
+{
+    tu_table t;
+    char *out = run("lq", "lq\nVCC vcc 0 10\nVB vb 0 5\nRB vb b 100k\nRC vcc c 1k\nQ1 c b 0 QN\n"
+                          ".model QN NPN(IS=1e-16 BF=100)\n.tran 1u 10u\n.save v(b) v(c) i(q1) i(vb)\n.end\n",
+                    "--losses", &t);
+    double p = last(&t, "v(c)") * last(&t, "i(q1)") + last(&t, "v(b)") * -last(&t, "i(vb)");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/lq.losses", tmp);
+    char *l = tu_read_file(path);
+    cr_assert_not_null(l);
+    const char *q = strstr(l, "  q1 ");
+    cr_assert_not_null(q, "%s", l);
+    q = strstr(q, "semiconductor");
+    cr_assert_not_null(q, "%s", l);
+    near(strtod(q + strlen("semiconductor"), NULL), p, 1e-9 * p, "P(Q1)");
+    near(p, 24.2953e-3, 1e-6, "P(Q1) closed form");
+    tu_table_free(&t);
+    free(l);
+    free(out);
+}
+
+/* Compare ours (tests/data/bjt/NAME.cir) with ngspice's NAME_ng.txt at tol. */
+static void vs_ngspice(const char *name, const char *tol, int nsig)
+{
+    char cmd[4096], *out = NULL, want[128];
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o %s.dat %s/bjt/%s.cir 2>&1 && %s compare %s.dat "
+             "%s/bjt/%s_ng.txt --tol %s", tmp, NSC_PROGRAM, name, NSC_REFDIR, name, NSC_PROGRAM, name, NSC_REFDIR,
+             name, tol);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    snprintf(want, sizeof want, "PASS: all %d signals within --tol %g %%", nsig, 100 * strtod(tol, NULL));
+    cr_assert(strstr(out, want), "%s", out);
+    free(out);
+}
+
+/* A saturating NPN switch (tests/data/bjt/npn_switch): 5 V pulse through
+ * 2.2k, RL load 470 Ohm + 100 uH from 12 V with a freewheeling diode; RB RC,
+ * CJE CJC constant, TF, and TR = 40 ns for the storage time. Measured against
+ * ngspice 39, RMS of range: v(c) 0.545 %, v(b) 1.57 %, i(l1) 0.261 %; the
+ * switching instants within 2.1 ns (storage included). */
+Test(bjt, npn_switch_matches_ngspice) { vs_ngspice("npn_switch", "0.02", 3); }
+
+/* A complementary push-pull follower (NPN + PNP, 1 kHz sine, crossover) and a
+ * PNP high-side switch with TR (tests/data/bjt/pnp_follower), against ngspice
+ * 39: v(out) 0.193 %, i(vm) (the PNP's collector) 0.277 %, v(hs) 0.465 %,
+ * v(bs) 1.0 % RMS of range. */
+Test(bjt, pnp_follower_matches_ngspice) { vs_ngspice("pnp_follower", "0.015", 4); }
