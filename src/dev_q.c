@@ -238,4 +238,4 @@ static int q_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, n
 }
 
 const nsc_device nsc_dev_q = {NSC_EL_Q, "bipolar transistors", 0, q_count, q_stamp, q_current, NSC_PC_SEMI, 0,
-                              q_ports, NULL};
+                              q_ports, NULL, NULL};

@@ -268,14 +268,15 @@ static int algebraic_rows(const nsc_sparse *E, int n, int nnode, alg_t *T)
     int *uf = malloc(sizeof(int) * ((size_t)n + 1)), *cnt = nsc_calloc((size_t)n + 1, sizeof(int));
     int *idx = malloc(sizeof(int) * ((size_t)n + 1)), *pos = malloc(sizeof(int) * ((size_t)n + 1));
     double *cs = nsc_calloc((size_t)n + 1, sizeof(double)), *ca = nsc_calloc((size_t)n + 1, sizeof(double));
-    char *bad = nsc_calloc((size_t)n + 1, 1), *off = nsc_calloc((size_t)n + 1, 1);
+    char *bad = nsc_calloc((size_t)n + 1, 1), *off = nsc_calloc((size_t)n + 1, 1), *rowE = nsc_calloc((size_t)n + 1, 1);
     double *A = NULL, *ones = NULL;
     int ret = -1;
-    if (!uf || !cnt || !idx || !pos || !cs || !ca || !bad || !off) goto done;
+    if (!uf || !cnt || !idx || !pos || !cs || !ca || !bad || !off || !rowE) goto done;
     for (int i = 0; i < n; i++) uf[i] = i;
     for (int j = 0; j < n; j++)
         for (int k = E->p[j]; k < E->p[j + 1]; k++) {
             if (E->x[k] == 0) continue;
+            rowE[E->i[k]] = 1;
             int a = E->i[k], b = j;
             cs[j] += E->x[k];                                     /* column sums */
             ca[j] += fabs(E->x[k]);
@@ -303,8 +304,10 @@ static int algebraic_rows(const nsc_sparse *E, int n, int nnode, alg_t *T)
             double *o = realloc(ones, sizeof(double) * (size_t)s);
             if (!o) goto done;
             ones = o;
-            for (int k = 0; k < s; k++) ones[k] = 1.0;
-            if (alg_add(T, r, idx, ones, s)) goto done;           /* v = 1_S, representative r */
+            int sv = 0;                                           /* rows of E in S only: a branch row */
+            for (int k = 0; k < s; k++)                           /* without E entries (in S through its */
+                if (rowE[idx[k]]) { idx[sv] = idx[k]; ones[sv++] = 1.0; }   /* column) is algebraic already */
+            if (alg_add(T, r, idx, ones, sv)) goto done;          /* v = 1_S, representative r */
         } else if (branch && s <= NSC_ALG_DENSE) {
             free(A);
             A = nsc_calloc((size_t)s * (size_t)s, sizeof(double));
@@ -316,7 +319,7 @@ static int algebraic_rows(const nsc_sparse *E, int n, int nnode, alg_t *T)
     }
     ret = 0;
 done:
-    free(uf); free(cnt); free(idx); free(pos); free(cs); free(ca); free(bad); free(off); free(A); free(ones);
+    free(uf); free(cnt); free(idx); free(pos); free(cs); free(ca); free(bad); free(off); free(rowE); free(A); free(ones);
     if (ret) alg_free(T);
     return ret;
 }
