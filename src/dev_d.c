@@ -43,7 +43,6 @@ typedef struct diode_par {
     int zener;
     double vz, rz;         /* the reverse branch (pair fw.nseg) */
     int fitted;            /* fw from IS N RS */
-    double is, nvt, rs;    /* the fitted curve v(i) = nvt ln(1 + i/is) + rs i */
     double cj;             /* CJO: a constant capacitance across the diode (F), 0: none */
     double tt;             /* TT: the diffusion charge TT i_F (s), 0: none */
 } diode_par;
@@ -71,10 +70,7 @@ static nsc_status d_fit(const nsc_model *m, nsc_report *r, diode_par *p)
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': IMIN = %g, IMAX = %g: need 0 < IMIN < IMAX",
                        m->name, imin, imax);
     p->fitted = 1;
-    p->is = is;
-    p->nvt = n * VT_300;
-    p->rs = rs;
-    nsc_jfit_make(0.0, p->nvt, is, rs, imin, imax, (int)seg, &p->fw);
+    nsc_jfit_make(0.0, n * VT_300, is, rs, imin, imax, (int)seg, &p->fw);
     if (p->zener) {
         /* v = BV + NBV Vt ln(i/IBV) + RS i = (BV - 40 a) + a ln(1 + i/i0) + RS i to
          * rounding, a = NBV Vt, i0 = IBV e^-40 << IMIN; one segment on [IMIN, IMAX] */
@@ -188,14 +184,7 @@ static nsc_status d_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     if (st) return st;
     int a = e->node[0], k = e->node[1], j = s->pair, nf = p.fw.nseg;
     nsc_st_pair(b, a, k, j);                                 /* lambda_0 leaves a, enters k */
-    nsc_st(b, NSC_ST_D, j, j, p.fw.s[0]);                    /* y_0 += s_0 lambda_0 + vf_0 */
-    nsc_st_e0(b, j, p.fw.vf[0]);
-    for (int q = 1; q < nf; q++) {
-        nsc_st(b, NSC_ST_D, j, j + q, -(p.fw.s[q - 1] - p.fw.s[q]));   /* y_0 -= c_q mu_q */
-        nsc_st(b, NSC_ST_D, j + q, j + q, 1.0);              /* y_q = mu_q - lambda_0 + knot_q */
-        nsc_st(b, NSC_ST_D, j + q, j, -1.0);
-        nsc_st_e0(b, j + q, p.fw.knot[q]);
-    }
+    nsc_st_jfit(b, &p.fw, j);
     if (p.zener) {
         nsc_st_pair(b, k, a, j + nf);                        /* lambda_z leaves k, enters a */
         nsc_st(b, NSC_ST_D, j + nf, j + nf, p.rz);
@@ -239,10 +228,8 @@ static int d_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return 0;
 }
 
-/* A fitted diode whose peak forward current ip left the fit's range far enough
- * that the fit's voltage there is off the SPICE curve by more than twice its
- * error inside the range (and 10 mV): the waveform is not the SPICE diode's
- * (a 16 A inrush through a 10 mA..1 A line: 1.9 V too much; a 1 mA circuit: 0.09 V). */
+/* A fitted diode whose peak forward current left the fit's range far enough to
+ * matter (nsc_jfit_outside): the waveform is not the SPICE diode's. */
 static void d_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r)
 {
     const nsc_element *e = &c->el[ei];
@@ -251,11 +238,8 @@ static void d_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
     nsc_report_init(&dummy);
     nsc_status st = d_params(e, &dummy, &p);
     nsc_report_free(&dummy);
-    if (st || !p.fitted) return;
-    double ip = lpk[L->el_pair[ei]];
-    if (!(ip > 1e-9)) return;                               /* never conducted */
-    double off = nsc_jfit_v(&p.fw, ip) - (p.nvt * log1p(ip / p.is) + p.rs * ip);
-    if (!(fabs(off) > 2 * p.fw.err && fabs(off) > 0.01)) return;
+    double ip = lpk[L->el_pair[ei]], off;
+    if (st || !p.fitted || !nsc_jfit_outside(&p.fw, ip, &off)) return;
     char rg[64];
     nsc_jfit_range(&p.fw, rg, sizeof rg);
     nsc_warn(r, &e->loc, "diode %s: its peak current %.3g A is %s the range %s its model '%s' was fitted on; "

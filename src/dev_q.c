@@ -9,12 +9,14 @@
  * (currents into the terminals; PNP: every junction voltage and current
  * reversed, p = -1). Each junction's curve is fitted by nsc_jfit (pwl_exp.c) as
  * the diode's (dev_d.c): IS AREA, NF Vt (NR Vt) on AREA [IMIN, IMAX] (IMIN = 10 mA,
- * IMAX = 1 A) by SEGMENTS = 1 line unless given, nf (nr) branches (AREA scales the
- * currents: Q AREA=k is k transistors in parallel, RB RC RE included):
- *   pairs 0..nf-1 (forward): 0 <= lambda_q _|_ y_q = p (v_e - v_b) + vf_q + r_q lambda_q,
- *   pairs nf..nf+nr-1 (reverse): the same with v_c for v_e and the BC fit,
- * so i_F = sum of the forward lambdas, i_R = sum of the reverse ones. Each
- * lambda is injected with the weights of the terminal currents (B is not C^T:
+ * IMAX = 1 A) by SEGMENTS = 1 line unless given, nf (nr) pairs in the concave-sum
+ * form of nsc_st_jfit (AREA scales the currents: Q AREA=k is k transistors in
+ * parallel, RB RC RE included):
+ *   pair jf (forward): 0 <= lambda_F _|_ y = p (v_e - v_b) + v_F(lambda_F) (the fit),
+ *     pairs jf+1..jf+nf-1 its knots' excess currents;
+ *   pair jr = jf + nf (reverse): the same with v_c for v_e and the BC fit,
+ * so i_F = lambda_F, i_R = lambda_R. Each is injected with the weights of the
+ * terminal currents (B is not C^T:
  * the BE junction's current also leaves through the collector):
  *   B[c][F] = -p,  B[b][F] = -p/BF,  B[e][F] = p (1 + 1/BF),
  *   B[c][R] = p (1 + 1/BR),  B[b][R] = -p/BR,  B[e][R] = -p
@@ -144,28 +146,24 @@ static nsc_status q_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     return NSC_OK;
 }
 
-/* The pairs of one junction (n of them from j, fit f) sensing
- * y = p (v_x - v_b) + vf + r lambda, each lambda injected with weights
- * w[0..2] into the KCL rows of c, b, e. */
+/* The pairs of one junction (f->nseg of them from j, fit f): pair j senses
+ * y = p (v_x - v_b) + v(lambda) and its lambda, the junction current, is
+ * injected with weights w[0..2] into the KCL rows of c, b, e. */
 static void q_junction(nsc_builder *bl, const nsc_element *e, double p, int x, const nsc_jfit *f, int j,
                        const double w[3])
 {
-    int b = nsc_zn(e->node[1]);
-    for (int q = 0; q < f->nseg; q++) {
-        nsc_st(bl, NSC_ST_C, j + q, nsc_zn(x), p);           /* y = p (v_x - v_b) + ... */
-        nsc_st(bl, NSC_ST_C, j + q, b, -p);
-        nsc_st(bl, NSC_ST_D, j + q, j + q, f->r[q]);         /* + r lambda */
-        nsc_st_e0(bl, j + q, f->vf[q]);                      /* + vf */
-        for (int t = 0; t < 3; t++) nsc_st(bl, NSC_ST_B, nsc_zn(e->node[t]), j + q, w[t]);
-    }
+    nsc_st(bl, NSC_ST_C, j, nsc_zn(x), p);                   /* y = p (v_x - v_b) + ... */
+    nsc_st(bl, NSC_ST_C, j, nsc_zn(e->node[1]), -p);
+    nsc_st_jfit(bl, f, j);
+    for (int t = 0; t < 3; t++) nsc_st(bl, NSC_ST_B, nsc_zn(e->node[t]), j, w[t]);
 }
 
-/* The diffusion charge tau x (x = sum of lambda_j..j+n-1, exact row) between
- * b and node k: its derivative flows b -> k (NPN), E[b][x] += p tau, E[k][x] -= p tau. */
-static void q_charge(nsc_builder *bl, const nsc_element *e, double p, int k, double tau, int x, int j, int n)
+/* The diffusion charge tau x (x = lambda_j, exact row) between b and node k:
+ * its derivative flows b -> k (NPN), E[b][x] += p tau, E[k][x] -= p tau. */
+static void q_charge(nsc_builder *bl, const nsc_element *e, double p, int k, double tau, int x, int j)
 {
     nsc_st(bl, NSC_ST_A, x, x, -1.0);
-    for (int q = 0; q < n; q++) nsc_st(bl, NSC_ST_B, x, j + q, 1.0);
+    nsc_st(bl, NSC_ST_B, x, j, 1.0);
     nsc_st_exact(bl, x);
     nsc_st(bl, NSC_ST_E, nsc_zn(e->node[1]), x, p * tau);
     nsc_st(bl, NSC_ST_E, nsc_zn(k), x, -p * tau);
@@ -185,8 +183,8 @@ static nsc_status q_stamp(nsc_builder *bl, int ei, const nsc_dev_slots *s)
     q_junction(bl, e, P, c, &p.r, jr, wr);
     if (p.cje > 0) nsc_st_cap(bl, b, em, p.cje);             /* (E: dropped in the static modes) */
     if (p.cjc > 0) nsc_st_cap(bl, b, c, p.cjc);
-    if (p.tf > 0) q_charge(bl, e, P, em, p.tf, s->branch, jf, p.f.nseg);
-    if (p.tr > 0) q_charge(bl, e, P, c, p.tr, s->branch + (p.tf > 0), jr, p.r.nseg);
+    if (p.tf > 0) q_charge(bl, e, P, em, p.tf, s->branch, jf);
+    if (p.tr > 0) q_charge(bl, e, P, c, p.tr, s->branch + (p.tf > 0), jr);
     return NSC_OK;
 }
 
@@ -203,10 +201,7 @@ static int q_terminal(const nsc_lcs *L, const nsc_element *e, int ei, const bjt_
 {
     int jf = L->el_pair[ei], jr = jf + p->f.nseg, tran = L->mode == NSC_ASM_TRAN, x = L->el_branch[ei];
     double wf = t == 0 ? p->p : p->p / p->bf, wr = t == 0 ? -p->p * (1.0 + 1.0 / p->br) : p->p / p->br;
-    for (int q = 0; q < p->f.nseg; q++)
-        if (nsc_lin_add(f, NSC_T_L, jf + q, wf)) return -1;
-    for (int q = 0; q < p->r.nseg; q++)
-        if (nsc_lin_add(f, NSC_T_L, jr + q, wr)) return -1;
+    if (nsc_lin_add(f, NSC_T_L, jf, wf) || nsc_lin_add(f, NSC_T_L, jr, wr)) return -1;
     if (!tran) return 0;
     if (p->cjc > 0 && (t == 0 ? q_cap_current(f, e, 0, 1, p->cjc) : q_cap_current(f, e, 1, 0, p->cjc))) return -1;
     if (t == 1 && p->cje > 0 && q_cap_current(f, e, 1, 2, p->cje)) return -1;
@@ -237,5 +232,26 @@ static int q_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, n
     return 2;
 }
 
+/* A junction whose peak current left its fit's range far enough to matter
+ * (nsc_jfit_outside, as the diode's). */
+static void q_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r)
+{
+    const nsc_element *e = &c->el[ei];
+    bjt_par p;
+    if (q_params_quiet(e, &p)) return;
+    int jf = L->el_pair[ei], jr = jf + p.f.nseg;
+    for (int k = 0; k < 2; k++) {
+        const nsc_jfit *f = k ? &p.r : &p.f;
+        double ip = lpk[k ? jr : jf], off;
+        if (!nsc_jfit_outside(f, ip, &off)) continue;
+        char rg[64];
+        nsc_jfit_range(f, rg, sizeof rg);
+        nsc_warn(r, &e->loc, "transistor %s: its peak %s junction current %.3g A is %s the range %s its model '%s' "
+                 "was fitted on; there the fit is %.3g V off the SPICE junction (%.3g V inside): set IMIN/IMAX (and "
+                 "SEGMENTS) to cover the currents of the run", e->name, k ? "BC" : "BE", ip,
+                 ip > f->i2 ? "above" : "below", rg, e->model->name, off, f->err);
+    }
+}
+
 const nsc_device nsc_dev_q = {NSC_EL_Q, "bipolar transistors", 0, q_count, q_stamp, q_current, NSC_PC_SEMI, 0,
-                              q_ports, NULL, NULL};
+                              q_ports, NULL, q_check};

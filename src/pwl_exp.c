@@ -49,6 +49,10 @@ int nsc_jfit_make(double c, double a, double i0, double rs, double i1, double i2
         gap = fmax(gap, chord_gap(c, a, i0, rs, ik[k], ik[k + 1], s[k]));
     }
     f->nseg = nseg;
+    f->c = c;
+    f->a = a;
+    f->i0 = i0;
+    f->rs = rs;
     f->i1 = i1;
     f->i2 = i2;
     f->err = 0.5 * gap;
@@ -92,4 +96,23 @@ void nsc_jfit_range(const nsc_jfit *f, char *buf, size_t n)
     amps(f->i1, a, sizeof a);
     amps(f->i2, b, sizeof b);
     snprintf(buf, n, "%s..%s", a, b);
+}
+
+void nsc_st_jfit(nsc_builder *b, const nsc_jfit *f, int j)
+{
+    nsc_st(b, NSC_ST_D, j, j, f->s[0]);                       /* y_0 += vf_0 + s_0 lambda_0 */
+    nsc_st_e0(b, j, f->vf[0]);
+    for (int q = 1; q < f->nseg; q++) {
+        nsc_st(b, NSC_ST_D, j, j + q, -(f->s[q - 1] - f->s[q]));  /* y_0 -= c_q mu_q */
+        nsc_st(b, NSC_ST_D, j + q, j + q, 1.0);               /* y_q = mu_q - lambda_0 + knot_q */
+        nsc_st(b, NSC_ST_D, j + q, j, -1.0);
+        nsc_st_e0(b, j + q, f->knot[q]);
+    }
+}
+
+int nsc_jfit_outside(const nsc_jfit *f, double ip, double *off)
+{
+    if (!(f->a > 0 && ip > 1e-9)) return 0;
+    *off = nsc_jfit_v(f, ip) - curve(f->c, f->a, f->i0, f->rs, ip);
+    return fabs(*off) > 2 * f->err && fabs(*off) > 0.01;
 }

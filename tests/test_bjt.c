@@ -150,6 +150,34 @@ Test(bjt, segments_follow_the_exponential)
     free(out);
 }
 
+/* The base fed by a current source (10 uA, BF = 100): the base node reaches
+ * ground only through the BE junction (and gmin), so the junction's pairs see
+ * W ~ 1/gmin = 1e12. With SEGMENTS = 4 as parallel branches (W 1 1^T + diag r)
+ * Lemke stopped on a secondary ray; in the concave-sum form (nsc_st_jfit) I_C =
+ * BF I_B exactly and V_BE is the exponential's within the fit's error. The
+ * default single line on 10 mA..1 A at 1 mA is named after the run. */
+Test(bjt, current_fed_base_with_segments)
+{
+    tu_table t;
+    char *out = run("cfb", "cfb\nVCC vcc 0 10\nIB 0 b 10u\nRC vcc c 1k\nQ1 c b 0 QN\n"
+                           ".model QN NPN(IS=1e-16 BF=100 SEGMENTS=4 IMIN=10u IMAX=100m)\n.tran 1u 5u\n"
+                           ".save v(b) i(q1)\n.end\n", "", &t);
+    const char *p = strstr(out, "max error ");
+    cr_assert_not_null(p, "%s", out);
+    double err = strtod(p + 10, NULL);
+    near(last(&t, "i(q1)"), 1e-3, 2e-10, "I_C = BF I_B (less BF gmin V_BE)");
+    near(last(&t, "v(b)"), VT * log1p(1e-3 / 1e-16), err * 1.0001, "V_BE against the exponential");
+    cr_assert_null(strstr(out, "peak"), "%s", out);
+    tu_table_free(&t);
+    free(out);
+    out = run("cfb1", "cfb1\nVCC vcc 0 10\nIB 0 b 10u\nRC vcc c 1k\nQ1 c b 0 QN\n"
+                      ".model QN NPN(IS=1e-16 BF=100)\n.tran 1u 5u\n.end\n", "", &t);
+    cr_assert(strstr(out, "warning: transistor q1: its peak BE junction current 0.001 A is below the range "
+                          "10 mA..1 A its model 'qn' was fitted on"), "%s", out);
+    tu_table_free(&t);
+    free(out);
+}
+
 /* AREA = 3 is three transistors in parallel: IS, CJE, CJC and the fit's range
  * times 3, RB RC RE divided by 3. The switch below, once with one Q of AREA=3,
  * once with three of AREA 1 on the same nodes, gives the same waveforms to
