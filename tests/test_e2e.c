@@ -1747,3 +1747,37 @@ Test(e2e, diode_tt_with_cjo_behind_a_resistor)
     cr_assert(strstr(out, "PASS: all 3 signals within --tol 1 %"), "%s", out);
     free(out);
 }
+
+/* B-source hysteresis (issue 13 item 1), asked for as LTspice netlists do: a
+ * source whose threshold reads its own output, V(in) > (V(out) > 2.5 ? 2 : 3).
+ * Between 2 V and 3 V both outputs solve the relay; the step keeps the previous
+ * mode, so with V(in) = 2.5 + 1.5 sin(2 pi 1k t) the output rises where
+ * sin = 1/3 (54.087 us, 1.054087 ms) and falls where sin = -1/3 (554.087 us),
+ * measured on 1 us rows (the jump falls between two rows: +0.5 us), and
+ * switches exactly four times in 2 ms (ngspice 39: 53.78 us, 553.78 us). */
+Test(e2e, bsource_schmitt_trigger_by_self_reference)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/sch.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "schmitt\nV1 in 0 SIN(2.5 1.5 1k)\nB1 out 0 V = V(in) > (V(out) > 2.5 ? 2 : 3) "
+                                     "? 5 : 0\nR1 out 0 1k\n.tran 1u 2m\n.meas tran up WHEN v(out)=2.5 RISE=1\n"
+                                     ".meas tran dn WHEN v(out)=2.5 FALL=1\n.meas tran up2 WHEN v(out)=2.5 RISE=2\n"
+                                     ".end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o sch.dat sch.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    double a = asin(1.0 / 3) / (2 * M_PI * 1e3), want[3] = { a, 0.5e-3 + a, 1e-3 + a }, got;
+    const char *name[3] = { "up = ", "dn = ", "up2 = " };
+    for (int k = 0; k < 3; k++) {
+        const char *p = strstr(out, name[k]);
+        cr_assert(p && sscanf(p + strlen(name[k]), "%lf", &got) == 1, "%s", out);
+        cr_assert(fabs(got - want[k]) < 1e-6, "%s%.6g, want %.6g", name[k], got, want[k]);
+    }
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/sch.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int c = tu_table_col(&t, "v(out)"), flips = 0;
+    for (int i = 1; i < t.nrow; i++) flips += fabs(TU_AT(&t, i, c) - TU_AT(&t, i - 1, c)) > 2.5;
+    cr_assert_eq(flips, 4);
+    tu_table_free(&t);
+}
