@@ -39,7 +39,8 @@ nsc_status nsc_sw_params(const nsc_element *e, const nsc_sw_kind *k, nsc_report 
     return NSC_OK;
 }
 
-/* One warning when e's model has parameters other than k's. */
+/* One warning when e's model has parameters other than k's, naming the first;
+ * LTspice's ILIMIT (the on-state current limit) says what is lost. */
 static void sw_warn_ignored(const nsc_element *e, const nsc_sw_kind *k, nsc_report *r)
 {
     const nsc_model *m = e->model;
@@ -49,7 +50,10 @@ static void sw_warn_ignored(const nsc_element *e, const nsc_sw_kind *k, nsc_repo
         for (int j = 0; j < 6; j++) ok |= nsc_strieq(m->pname[q], known[j]);
         ok |= nsc_swloss_param(m->pname[q]);
         if (!ok) {
-            nsc_warn(r, &m->loc, "switch model '%s': parameters other than %s are ignored", m->name, k->known);
+            int il = nsc_strieq(m->pname[q], "ilimit");
+            nsc_warn(r, &m->loc, "switch model '%s': parameters other than %s are ignored (%s first%s)", m->name,
+                     k->known, m->pname[q], il ? ": LTspice's current limit is not modelled, the on-state current "
+                     "is limited by RON alone" : "");
             return;
         }
     }
