@@ -22,7 +22,8 @@ nsc_status nsc_afile_open(nsc_afile *a, const char *path, nsc_report *r)
         if (!(a->f = fopen(path, "w"))) return nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", path, strerror(errno));
         return NSC_OK;
     }
-    a->tmp = nsc_asprintf("%s.XXXXXX", path);
+    nsc_reap_stale(path);                                      /* a killed run's temporaries */
+    a->tmp = nsc_tmp_template(path);
     if (!a->tmp) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
     int fd = nsc_mkstemp(a->tmp);
     if (fd < 0 || !(a->f = fdopen(fd, "w"))) {

@@ -6,7 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void nsc_report_init(nsc_report *r)
 {
@@ -178,4 +183,54 @@ int nsc_mkstemp(char *tmpl)
         (void)fchmod(fd, 0666 & ~um);
     }
     return fd;
+}
+
+/* This host's name as nsc_tmp_template writes it. */
+static void host_tag(char *buf, size_t n)
+{
+    char h[256] = "";
+    if (gethostname(h, sizeof h - 1)) h[0] = 0;
+    size_t k = 0;
+    for (; h[k] && k < 32 && k + 1 < n; k++)
+        buf[k] = isalnum((unsigned char)h[k]) || h[k] == '-' ? h[k] : '_';
+    buf[k] = 0;
+}
+
+char *nsc_tmp_template(const char *path)
+{
+    char host[40];
+    host_tag(host, sizeof host);
+    return nsc_asprintf("%s.nsc-%s-%ld.XXXXXX", path, host, (long)getpid());
+}
+
+/* The pid of a name "<prefix><digits>.<6 characters>", or -1. */
+static long stale_pid(const char *name, const char *prefix)
+{
+    size_t lp = strlen(prefix);
+    if (strncmp(name, prefix, lp)) return -1;
+    const char *p = name + lp, *q = p;
+    while (*q >= '0' && *q <= '9') q++;
+    if (q == p || q - p > 9 || *q != '.' || strlen(q + 1) != 6) return -1;
+    return strtol(p, NULL, 10);
+}
+
+void nsc_reap_stale(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? nsc_strndup(path, (size_t)(slash - path + 1)) : nsc_strdup(".");
+    char host[40];
+    host_tag(host, sizeof host);
+    char *prefix = nsc_asprintf("%s.nsc-%s-", slash ? slash + 1 : path, host);
+    DIR *d = dir && prefix ? opendir(dir) : NULL;
+    for (struct dirent *de; d && (de = readdir(d));) {
+        long pid = stale_pid(de->d_name, prefix);
+        struct stat sb;
+        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid())
+            continue;
+        unlinkat(dirfd(d), de->d_name, 0);
+    }
+    if (d) closedir(d);
+    free(dir);
+    free(prefix);
 }

@@ -74,4 +74,16 @@ void nsc_uf_union(int *uf, int a, int b);
  * give a new file (0666 & ~umask, not mkstemp's 0600). The descriptor, or -1. */
 int nsc_mkstemp(char *tmpl);
 
+/* The template of a temporary beside path, "<path>.nsc-<host>-<pid>.XXXXXX"
+ * (host: this machine's name, [A-Za-z0-9-] kept, others '_', 32 at most), so
+ * that a later run can tell whose it was; new (NULL out of memory). */
+char *nsc_tmp_template(const char *path);
+/* Remove the temporaries of path that processes of this host left when killed
+ * (SIGKILL, a crash): names of nsc_tmp_template's form whose pid is gone
+ * (kill(pid, 0) fails with ESRCH), regular files of this user only, found and
+ * removed relative to the directory's descriptor (no symlink followed). Other
+ * hosts' temporaries (a shared disk) and live processes' are kept. Errors are
+ * ignored: this only tidies. */
+void nsc_reap_stale(const char *path);
+
 #endif
