@@ -33,7 +33,8 @@ typedef enum nsc_elkind {
  * in by the elaborator (defaults that depend on .tran, e.g. PULSE tr/tf = tstep,
  * per = tstop, are filled too, so evaluation needs nothing else):
  *   DC    : np = 0, value dc
- *   PULSE : p = v1 v2 td tr tf pw per              (np = 7)
+ *   PULSE : p = v1 v2 td tr tf pw per [npulse]     (np = 7; 8 when ngspice's NP > 0 is
+ *           given: npulse pulses, then v1)
  *   SIN   : p = vo va freq td theta phase(deg)     (np = 6)
  *   EXP   : p = v1 v2 td1 tau1 td2 tau2            (np = 6)
  *   PWL   : p = t1 v1 t2 v2 ...                    (np = 2n), repeat >= 0: the

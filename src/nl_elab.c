@@ -595,7 +595,7 @@ static nsc_status wave(elab *E, scope *sc, const nl_card *cd, const nl_field *at
     name = uname;
     int maxn = 0;
     if (!st) {
-        if (!strcmp(lname, "pulse")) w->kind = NSC_WAVE_PULSE, maxn = 7;
+        if (!strcmp(lname, "pulse")) w->kind = NSC_WAVE_PULSE, maxn = 8;  /* ngspice: NP 8th */
         else if (!strcmp(lname, "sin") || !strcmp(lname, "sine")) w->kind = NSC_WAVE_SIN, maxn = 6;
         else if (!strcmp(lname, "exp")) w->kind = NSC_WAVE_EXP, maxn = 6;
         else w->kind = NSC_WAVE_PWL, maxn = 1 << 30;
@@ -1974,6 +1974,10 @@ static nsc_status wave_defaults(elab *E)
                     return nsc_err(E->r, NSC_ENETLIST, &c->el[k].loc, "PULSE of %s: negative %s = %g", c->el[k].name,
                                    field[i - 3], p[i]);
             if (p[5] == 0) p[5] = te;                     /* ngspice: PW = 0 is TSTOP */
+            if (g >= 8 && !(p[7] >= 0 && p[7] == floor(p[7]) && p[7] < 1e15))
+                return nsc_err(E->r, NSC_ENETLIST, &c->el[k].loc,
+                               "PULSE of %s: NP = %g must be a whole number of pulses (0: unlimited)", c->el[k].name, p[7]);
+            if (g >= 8 && p[7] > 0) w->np = 8;            /* ngspice's NP pulses, then V1 (KiCad writes 0) */
             break;
         }
         case NSC_WAVE_SIN: {

@@ -9,11 +9,13 @@
 
 #define NSC_PI 3.14159265358979323846
 
-static double pulse(const double *p, double t)
+/* n > 0: ngspice's NP, only n pulses (then v1); 0: unlimited */
+static double pulse(const double *p, double n, double t)
 {
     double v1 = p[0], v2 = p[1], td = p[2], tr = p[3], tf = p[4], pw = p[5], per = p[6];
     if (t < td) return v1;
     double x = t - td;
+    if (n > 0 && per > 0 && x >= n * per) return v1;
     if (per > 0 && x >= per) x = fmod(x, per);                /* x = time within the period */
     if (x < tr) return v1 + (v2 - v1) * x / tr;               /* rising edge */
     x -= tr;
@@ -116,7 +118,7 @@ static double expr_eval(const nsc_wave *w, double t)
 double nsc_wave_eval(const nsc_wave *w, double t)
 {
     switch (w->kind) {
-    case NSC_WAVE_PULSE: return pulse(w->p, t);
+    case NSC_WAVE_PULSE: return pulse(w->p, w->np > 7 ? w->p[7] : 0, t);
     case NSC_WAVE_SIN: return sine(w->p, t);
     case NSC_WAVE_EXP: return expo(w->p, t);
     case NSC_WAVE_PWL: return pwl(w, t);
@@ -139,9 +141,10 @@ static double first_after(const double *c, int n, double t)
 /* PULSE: the corners of period k are b, b + tr, b + tr + pw, b + tr + pw + tf with
  * b = td + k per, each sum in that order; periods k - 1 .. k + 1 around t cover corners that
  * overlap the next period. */
-static double pulse_next(const double *p, double t)
+static double pulse_next(const double *p, double n, double t)
 {
     double td = p[2], tr = p[3], tf = p[4], pw = p[5], per = p[6];
+    if (n > 0 && per > 0 && t >= td + n * per) return INFINITY;  /* after the NP pulses */
     long k0 = 0;
     if (per > 0 && t > td) {
         double q = floor((t - td) / per);
@@ -150,6 +153,7 @@ static double pulse_next(const double *p, double t)
     }
     double best = INFINITY;
     for (long k = k0 > 0 ? k0 - 1 : 0; k <= k0 + 1; k++) {
+        if (n > 0 && (double)k >= n) break;
         double b = td + (double)k * per;
         double c[4] = { b, b + tr, b + tr + pw, b + tr + pw + tf };
         double x = first_after(c, 4, t);
@@ -190,7 +194,7 @@ double nsc_wave_next_corner(const nsc_wave *w, double t)
 {
     const double *p = w->p;
     switch (w->kind) {
-    case NSC_WAVE_PULSE: return pulse_next(p, t);
+    case NSC_WAVE_PULSE: return pulse_next(p, w->np > 7 ? p[7] : 0, t);
     case NSC_WAVE_SIN: return p[3] > t ? p[3] : INFINITY;
     case NSC_WAVE_EXP: { double c[2] = { p[2], p[4] }; return first_after(c, 2, t); }
     case NSC_WAVE_PWL: return pwl_next(w, t);
@@ -207,6 +211,10 @@ double nsc_wave_period(const nsc_wave *w, double *since)
     switch (w->kind) {
     case NSC_WAVE_PULSE:                                      /* repeats from TD; once: constant after it */
         *since = p[2];
+        if (p[6] > 0 && w->np > 7 && p[7] > 0) {           /* NP pulses: constant after them */
+            *since = p[2] + p[7] * p[6];
+            return 0;
+        }
         if (p[6] > 0) return p[6];
         *since = p[2] + p[3] + p[5] + p[4];
         return 0;

@@ -1,0 +1,2 @@
+1s/ vr / {v(in)-v(out)} /
+1s/ pr1 / p(r1) /
