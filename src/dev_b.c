@@ -5,16 +5,22 @@
  *
  *   V=:  0 = v_a - v_b - out          I=:  0 = -i + out
  *   ramp a_k = mu = max(0, z):  0 <= mu _|_ mu - z >= 0          (D = 1)
- *   step a_k = u = H(z):        0 <= u _|_ l - z >= 0,
- *                               0 <= l _|_ 1 - u >= 0             (D = [0 1; -1 0])
- *     so u = 0 for z < 0, u = 1 for z > 0, u in [0, 1] at z = 0, l = max(0, z):
- *     the two pairs of the E TABLE vertical step (dev_etable.c) with |dy| = 1;
+ *   step a_k = u = H(z):        0 <= u _|_ l - z + eps u >= 0,
+ *                               0 <= l _|_ 1 - u >= 0             (D = [eps 1; -1 0])
+ *     so u = 0 for z <= 0, u = 1 for z >= eps, u = z/eps between, l = max(0, z - eps):
+ *     the two pairs of the E TABLE vertical step (dev_etable.c) with |dy| = 1,
+ *     made strict as SPICE's comparisons (0 at a tie: a sawtooth and a duty
+ *     command both 0 at the operating point leave a PWM switch open) and
+ *     unique by eps = NSC_STEP_EPS (1e-12 of z's unit; nl_pwl.c writes >= as
+ *     1 - H);
  * z and out affine in node voltages (A / C), voltage-source branch currents
  * (A / C), earlier auxiliaries (B / D) and the program's smooth functions of
  * time, the element's own sources w_k (Ss / Se). */
 #include <stdlib.h>
 
 #include "device.h"
+
+#define NSC_STEP_EPS 1e-12
 
 /* pair index of each auxiliary: pairof[k] (caller frees); NULL on ENOMEM */
 static int *pairs_of(const nsc_bprog *p, int first, int *npair)
@@ -88,7 +94,8 @@ static nsc_status b_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
         if (!p->op[k].step) {
             nsc_st(b, NSC_ST_D, j, j, 1.0);                    /* y = mu - z */
         } else {
-            nsc_st(b, NSC_ST_D, j, j + 1, 1.0);                /* y_u = l - z */
+            nsc_st(b, NSC_ST_D, j, j + 1, 1.0);                /* y_u = l - z + eps u */
+            nsc_st(b, NSC_ST_D, j, j, NSC_STEP_EPS);
             nsc_st(b, NSC_ST_D, j + 1, j, -1.0);               /* y_l = 1 - u */
             nsc_st_e0(b, j + 1, 1.0);
         }

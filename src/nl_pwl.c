@@ -387,7 +387,9 @@ static nsc_status call(pctx *P, const nl_expr *e, aff *out)
     return st;
 }
 
-/* comparison: H(a - b) for > >=, H(b - a) for < <= */
+/* comparison, as SPICE evaluates it at a tie: a > b is H(a - b) and a < b is
+ * H(b - a), H strict (0 at 0, dev_b.c); a >= b is 1 - H(b - a), a <= b is
+ * 1 - H(a - b) (1 at the tie) */
 static nsc_status compare(pctx *P, const nl_expr *e, aff *a, aff *b, aff *out)
 {
     if (e->op == NL_X_EQ || e->op == NL_X_NE) {
@@ -396,13 +398,21 @@ static nsc_status compare(pctx *P, const nl_expr *e, aff *a, aff *b, aff *out)
         return fail(P, e, "'==' and '!=' of node voltages or currents are not piecewise-linear (true at one point "
                           "only): use < or >");
     }
-    int gt = e->op == NL_X_GT || e->op == NL_X_GE;
-    aff z;
+    int gt = e->op == NL_X_GT || e->op == NL_X_LE, eq = e->op == NL_X_GE || e->op == NL_X_LE;
+    aff z, u;
     int bad = aff_comb(&z, gt ? 1 : -1, a, gt ? -1 : 1, b);
     aff_free(a);
     aff_free(b);
     if (bad) return oom(P);
-    return aux(P, 1, &z, out);
+    if (!eq) return aux(P, 1, &z, out);
+    nsc_status st = aux(P, 1, &z, &u);                 /* out = 1 - u */
+    if (st) return st;
+    bad = aff_comb(out, -1, &u, 0, NULL);
+    aff_free(&u);
+    if (bad) return oom(P);
+    out->c += 1;
+    out->boolean = 1;
+    return NSC_OK;
 }
 
 static nsc_status binary(pctx *P, const nl_expr *e, aff *out)

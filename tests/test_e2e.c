@@ -1799,3 +1799,25 @@ Test(e2e, switch_ilimit_is_named)
               "%s", out);
     free(out);
 }
+
+/* Comparisons at a tie, as SPICE evaluates them (found by tests/corpus: a
+ * sawtooth and a duty command both 0 at the operating point closed a boost's
+ * switch, 167 A in its inductor at t = 0 where ngspice has 0.094 A): < and >
+ * are false at equality, <= and >= true. Before, the relay took any value at
+ * equality and the operating point picked one. */
+Test(e2e, bsource_comparison_ties_are_spice_s)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/tie.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "tie\nVa a 0 0\nVb b 0 0\nB1 lt 0 V = V(a) < V(b) ? 5 : 0\n"
+                                     "B2 le 0 V = V(a) <= V(b) ? 5 : 0\nB3 gt 0 V = V(a) > V(b) ? 5 : 0\n"
+                                     "B4 ge 0 V = V(a) >= V(b) ? 5 : 0\nB5 u 0 V = 5*u(V(a)-V(b))\n"
+                                     "R1 lt 0 1k\nR2 le 0 1k\nR3 gt 0 1k\nR4 ge 0 1k\nR5 u 0 1k\n.op\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s tie.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    const char *want[] = { "v(lt)                =  0.0000000000e+00", "v(le)                =  5.0000000000e+00",
+                           "v(gt)                =  0.0000000000e+00", "v(ge)                =  5.0000000000e+00",
+                           "v(u)                 =  0.0000000000e+00" };
+    for (int k = 0; k < 5; k++) cr_assert(strstr(out, want[k]), "%s not in\n%s", want[k], out);
+    free(out);
+}
