@@ -257,16 +257,13 @@ static nsc_status one(evalctx *E, const nsc_meas *m, double *y, double *y2, nsc_
 
 /* ---- periodic steady state of a window (issue 14 item 3) ---- */
 
-/* Period of one source's waveform at late times: PULSE per, SIN 1/freq
- * (undamped), PWL with r= its repeat span; 0 when not periodic (DC, EXP, PWL
- * without repeat: constant at the end, so no constraint). */
+/* Period of one source's waveform at late times (nsc_wave_period: PULSE PER
+ * unless NP pulses end it, an undamped SIN's 1/FREQ, PWL r='s span); 0 when not
+ * periodic (constant at the end: no constraint; or not periodic at all). */
 static double wave_period(const nsc_wave *w)
 {
-    if (w->kind == NSC_WAVE_PULSE && w->np >= 7 && w->p[6] > 0) return w->p[6];
-    if (w->kind == NSC_WAVE_SIN && w->np >= 5 && w->p[2] > 0 && w->p[4] == 0 && w->p[1] != 0) return 1 / w->p[2];
-    if (w->kind == NSC_WAVE_PWL && w->repeat >= 0 && w->np >= 4 && w->p[w->np - 2] > w->repeat)
-        return w->p[w->np - 2] - w->repeat;
-    return 0;
+    double since, p = nsc_wave_period(w, &since);
+    return p > 0 ? p : 0;
 }
 
 /* The common period of the circuit's independent sources: the smallest

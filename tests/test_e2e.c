@@ -1821,3 +1821,19 @@ Test(e2e, bsource_comparison_ties_are_spice_s)
     for (int k = 0; k < 5; k++) cr_assert(strstr(out, want[k]), "%s not in\n%s", want[k], out);
     free(out);
 }
+
+/* A PULSE with ngspice's NP (here 2 pulses) is not periodic after them: no
+ * "not in periodic steady state" warning on an RC decaying from them. Before,
+ * meas.c had its own period rule that ignored NP (172 % "change" per period);
+ * it now asks wave.c's nsc_wave_period, as the steady state does. */
+Test(e2e, pulse_np_is_not_a_periodic_source_for_meas)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/np.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "np\nV1 a 0 PULSE(0 1 0 1n 1n 0.5m 1m 2)\nR1 a out 1k\nC1 out 0 1u\n"
+                                     ".tran 10u 20m\n.meas tran m AVG v(out) FROM=10m TO=20m\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o np.dat np.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "m = ") && !strstr(out, "periodic steady state"), "%s", out);
+    free(out);
+}
