@@ -203,15 +203,22 @@ static nsc_status d_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     return NSC_OK;
 }
 
+/* d_params without messages (count() reported them). */
+static nsc_status d_params_quiet(const nsc_element *e, diode_par *p)
+{
+    nsc_report dummy;
+    nsc_report_init(&dummy);
+    nsc_status st = d_params(e, &dummy, p);
+    nsc_report_free(&dummy);
+    return st;
+}
+
 /* I(D) = lambda_0 - lambda_z + (v_a - v_k)/ROFF + CJO (v_a - v_k)' + TT x'. */
 static int d_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
 {
     const nsc_element *e = &c->el[ei];
     diode_par p;
-    nsc_report dummy;
-    nsc_report_init(&dummy);
-    nsc_status st = d_params(e, &dummy, &p);
-    nsc_report_free(&dummy);
+    nsc_status st = d_params_quiet(e, &p);
     int j = L->el_pair[ei], nf = st == NSC_OK ? p.fw.nseg : 1, tran = L->mode == NSC_ASM_TRAN;
     if (nsc_lin_add(f, NSC_T_L, j, 1.0)) return -1;
     if (st) return 0;
@@ -234,10 +241,7 @@ static void d_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
 {
     const nsc_element *e = &c->el[ei];
     diode_par p;
-    nsc_report dummy;
-    nsc_report_init(&dummy);
-    nsc_status st = d_params(e, &dummy, &p);
-    nsc_report_free(&dummy);
+    nsc_status st = d_params_quiet(e, &p);
     double ip = lpk[L->el_pair[ei]], off;
     if (st || !p.fitted || !nsc_jfit_outside(&p.fw, ip, &off)) return;
     char rg[64];
