@@ -1547,6 +1547,19 @@ static const char *const UNSUPPORTED_EL[26] = {
     ['z' - 'a'] = "MESFETs (Z)",
 };
 
+/* what to use instead of each (issue 12: a refusal says what to do) */
+static const char *const UNSUPPORTED_USE[26] = {
+    ['a' - 'a'] = "a B source (comparators, limiters, logic as PWL expressions) or an E TABLE",
+    ['j' - 'a'] = "a MOS transistor (NMOS/PMOS, LEVEL=1: VTO, KP) or a switch",
+    ['n' - 'a'] = "the compact D, Q or M models",
+    ['o' - 'a'] = "an RLC ladder of sections (R, L, C per unit length times the section's length)",
+    ['p' - 'a'] = "ladders of L and C sections coupled by K",
+    ['t' - 'a'] = "an LC ladder of n sections, L = Z0 TD/n and C = TD/(Z0 n) each",
+    ['u' - 'a'] = "an RC ladder of sections",
+    ['y' - 'a'] = "an LC ladder of n sections, L = Z0 TD/n and C = TD/(Z0 n) each",
+    ['z' - 'a'] = "a MOS transistor (NMOS, LEVEL=1) or a switch",
+};
+
 static nsc_status card_element(elab *E, scope *sc, const nl_card *cd)
 {
     int ch = tolower((unsigned char)cd->f[0].u.s[0]);
@@ -1570,7 +1583,8 @@ static nsc_status card_element(elab *E, scope *sc, const nl_card *cd)
     case 'b': return card_b(E, sc, cd);
     default:
         if (ch >= 'a' && ch <= 'z' && UNSUPPORTED_EL[ch - 'a'])
-            return err(E, sc, cd, NULL, "unsupported element %s: %s are not supported", cd->f[0].u.s, UNSUPPORTED_EL[ch - 'a']);
+            return err(E, sc, cd, NULL, "unsupported element %s: %s are not supported; use %s", cd->f[0].u.s,
+                       UNSUPPORTED_EL[ch - 'a'], UNSUPPORTED_USE[ch - 'a']);
         return err(E, sc, cd, NULL, "unknown element type '%c' (card '%s')", cd->f[0].u.s[0], cd->f[0].u.s);
     }
 }

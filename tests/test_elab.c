@@ -435,8 +435,10 @@ Test(elab, element_errors)
     bad("t\nR1 a b\n", "t.cir:2:1: error: missing value for resistor r1");
     bad("t\nR1 a b 1 2\n", "t.cir:2:10: error: unexpected '2' in resistor r1");
     bad("t\nR1 a (b) 1\n", "t.cir:2:6: error: expected a node name, found '(...)'");
-    bad("t\nJ1 a b c m\n", "t.cir:2:1: error: unsupported element j1: JFETs (J) are not supported");
-    bad("t\nT1 a b c d z0=50\n", "t.cir:2:1: error: unsupported element t1: transmission lines (T) are not supported");
+    bad("t\nJ1 a b c m\n", "t.cir:2:1: error: unsupported element j1: JFETs (J) are not supported; "
+                           "use a MOS transistor (NMOS/PMOS, LEVEL=1: VTO, KP) or a switch");
+    bad("t\nT1 a b c d z0=50\n", "t.cir:2:1: error: unsupported element t1: transmission lines (T) are not "
+                                 "supported; use an LC ladder of n sections, L = Z0 TD/n and C = TD/(Z0 n) each");
     bad("t\nW1 a b vc sw\n", "t.cir:2:11: error: unknown model 'sw' for switch w1");
     bad("t\n1abc a b\n", "t.cir:2:1: error: unknown element type '1' (card '1abc')");
     bad("t\nR1 a 0 1\nr1 b 0 1\n", "t.cir:3:1: error: duplicate element name 'r1' (first defined at t.cir:2)");
@@ -822,7 +824,8 @@ Test(elab, unused_definitions_need_not_be_supported)
     cr_assert_eq(R.nwarn, 0);
     done(c);
     snprintf(text, sizeof text, "used\n%sV1 a 0 1\nX1 a b div\nX2 a c amp\n", lib);
-    bad(text, "t.cir:4:1: error: unsupported element j2: JFETs (J) are not supported (in instance x2)");
+    bad(text, "t.cir:4:1: error: unsupported element j2: JFETs (J) are not supported; use a MOS transistor "
+              "(NMOS/PMOS, LEVEL=1: VTO, KP) or a switch (in instance x2)");
     snprintf(text, sizeof text, "used\n%sV1 a 0 1\nX1 a b div\nD1 a 0 qn\n", lib);
     bad(text, "t.cir:17:8: error: model 'qn' of diode d1 has unsupported type 'njf' (t.cir:2; supported: D NMOS PMOS VDMOS SW CSW NPN PNP)");
 }
