@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "netlist.h"
+#include "netlist/netlist.h"
 
 int tu_table_read(const char *path, tu_table *t)
 {

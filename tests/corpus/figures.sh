@@ -1,7 +1,7 @@
 #!/bin/sh
 # figures.sh -- run the corpus by hand and print each comparison in full
 # (the figures of tests/corpus/README.md); make check runs the same through
-# tests/test_corpus.c.
+# tests/e2e/test_corpus.c.
 #
 #   sh tests/corpus/figures.sh BUILD/nscircuit [NETLIST...]
 set -u

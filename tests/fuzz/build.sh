@@ -18,13 +18,13 @@ if [ ! -f Makefile ]; then
     "$top/configure" -q --enable-sanitizers --enable-static --disable-shared CC="$CC" \
         CFLAGS="-g -O1 -fsanitize=fuzzer-no-link" CPPFLAGS="-DNL_MAXELEMENTS=200000"
 fi
-make -s src/nl_parse.h >/dev/null && make -s libnscircuit.la >/dev/null
+make -s src/netlist/nl_parse.h >/dev/null && make -s libnscircuit.la >/dev/null
 libs=$(sed -n 's/^KLU_LIBS = //p; s/^LAPACK_LIBS = //p; s/^BLAS_LIBS = //p' Makefile | tr '\n' ' ')
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 for h in netlist assemble; do
     def=""
     [ "$h" = assemble ] && def="-DFUZZ_ASSEMBLE"
-    $CC -g -O1 $san -fsanitize=fuzzer $def -I"$top/src" -I"$out" -I"$out/src" \
+    $CC -g -O1 $san -fsanitize=fuzzer $def -I"$top/src" -I"$top/tests" -I"$out" -I"$out/src" -I"$out/src/netlist" \
         "$top/tests/fuzz/fuzz_netlist.c" .libs/libnscircuit.a $libs -lm -o "fuzz_$h"
 done
 echo "built $out/fuzz_netlist $out/fuzz_assemble"

@@ -19,8 +19,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "netlist.h"
-#include "lcs.h"
+#include "netlist/netlist.h"
+#include "lcs/lcs.h"
 
 static void check_report(const nsc_report *r, nsc_status st)
 {

@@ -1,0 +1,269 @@
+/* losses.c -- energy per element over a window (losses.h: the quadrature, the
+ * switching energies). The accumulator knows no device: each element's ports
+ * come from the device table (device.h ports, or V(n+, n-) and current()). */
+#include "losses.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devices/device.h"
+
+typedef struct acc_el {
+    int el;
+    int np;                            /* ports */
+    nsc_lin v[NSC_MAXPORT], i[NSC_MAXPORT];
+    int swk, pair;                     /* switching energies: its switch, else its first pair; -1 */
+    double eon, eoff, vref, iref;      /* vref, iref 0: no scaling */
+    int on;                            /* state of the last step, -1 before the first */
+    double vend, imean;                /* |v| of port 0 at the last step's end, |i| over it */
+} acc_el;
+
+struct nsc_loss_acc {
+    const nsc_lcs *L;
+    double gmin, from, to;
+    int ne;
+    acc_el *e;
+    int nrow;
+    nsc_loss_row *row;                 /* [nrow]: row k is element e[k], then gmin */
+    double *zt, *zq, *wt;              /* [n] z_theta, z_theta - (z1 - z0); [nsrc] w_theta */
+};
+
+int nsc_swloss_param(const char *name)
+{
+    return nsc_strieq(name, "eon") || nsc_strieq(name, "eoff") || nsc_strieq(name, "vref")
+           || nsc_strieq(name, "iref");
+}
+
+void nsc_losses_free(nsc_losses *Ls)
+{
+    if (!Ls) return;
+    free(Ls->row);
+    Ls->row = NULL;
+    Ls->nrow = 0;
+}
+
+void nsc_loss_acc_free(nsc_loss_acc *a)
+{
+    if (!a) return;
+    for (int k = 0; k < a->ne; k++)
+        for (int p = 0; p < NSC_MAXPORT; p++) {
+            nsc_lin_free(&a->e[k].v[p]);
+            nsc_lin_free(&a->e[k].i[p]);
+        }
+    free(a->e);
+    free(a->row);
+    free(a->zt);
+    free(a->zq);
+    free(a->wt);
+    free(a);
+}
+
+/* The ports of element ei into x; 0 when it has none (a coupling K), -1 ENOMEM. */
+static int el_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, acc_el *x)
+{
+    const nsc_device *d = nsc_device_of(c->el[ei].kind);
+    if (!d) return 0;
+    if (d->ports) return d->ports(L, c, ei, x->v, x->i);
+    if (!d->current) return 0;
+    const nsc_element *e = &c->el[ei];
+    if (d->current(L, c, ei, &x->i[0])) return -1;
+    if (nsc_lin_add(&x->v[0], NSC_T_Z, nsc_zn(e->node[0]), 1.0) || nsc_lin_add(&x->v[0], NSC_T_Z, nsc_zn(e->node[1]), -1.0))
+        return -1;
+    return 1;
+}
+
+/* EON EOFF VREF IREF of e's model into x (x->swk, x->pair: where its state is read). */
+static nsc_status el_swloss(const nsc_lcs *L, const nsc_element *e, int ei, acc_el *x, nsc_report *r)
+{
+    x->swk = x->pair = -1;
+    const nsc_model *m = e->model;
+    if (!m || !nsc_device_of(e->kind)->swloss) return NSC_OK;
+    int any = nsc_model_get(m, "eon", &x->eon) | nsc_model_get(m, "eoff", &x->eoff);
+    int hv = nsc_model_get(m, "vref", &x->vref), hi = nsc_model_get(m, "iref", &x->iref);
+    if (!any) return NSC_OK;
+    if (!(x->eon >= 0 && isfinite(x->eon)) || !(x->eoff >= 0 && isfinite(x->eoff)))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "model '%s': EON = %g and EOFF = %g must be finite and >= 0 (joules)",
+                       m->name, x->eon, x->eoff);
+    if ((hv && !(x->vref > 0 && isfinite(x->vref))) || (hi && !(x->iref > 0 && isfinite(x->iref))))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "model '%s': VREF and IREF must be finite and > 0", m->name);
+    x->swk = nsc_lcs_sw_of(L, ei);
+    if (x->swk < 0) x->pair = L->el_pair[ei];
+    return NSC_OK;
+}
+
+nsc_status nsc_loss_acc_new(const nsc_lcs *L, const nsc_circuit *c, double gmin, double from, double to,
+                            nsc_loss_acc **out, nsc_report *r)
+{
+    *out = NULL;
+    nsc_loss_acc *a = nsc_calloc(1, sizeof *a);
+    if (!a) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    a->L = L;
+    a->gmin = gmin;
+    a->from = from;
+    a->to = to;
+    a->e = nsc_calloc((size_t)c->nel + 1, sizeof *a->e);
+    a->row = nsc_calloc((size_t)c->nel + 2, sizeof *a->row);
+    a->zt = nsc_calloc((size_t)L->n + 1, sizeof(double));
+    a->zq = nsc_calloc((size_t)L->n + 1, sizeof(double));
+    a->wt = nsc_calloc((size_t)L->nsrc + 1, sizeof(double));
+    if (!a->e || !a->row || !a->zt || !a->zq || !a->wt) goto oom;
+    for (int ei = 0; ei < c->nel; ei++) {
+        acc_el *x = &a->e[a->ne];
+        x->el = ei;
+        x->on = -1;
+        if ((x->np = el_ports(L, c, ei, x)) < 0) { a->ne++; goto oom; }
+        nsc_status s = el_swloss(L, &c->el[ei], ei, x, r);
+        a->ne++;                                             /* (its lins are freed with a) */
+        if (s) { nsc_loss_acc_free(a); return s; }
+        if (x->np == 0) { a->ne--; memset(x, 0, sizeof *x); continue; }
+        a->row[a->nrow++] = (nsc_loss_row){ c->el[ei].name, ei, nsc_device_of(c->el[ei].kind)->pclass, 0, 0, 0, 0 };
+    }
+    if (L->ngmin > 0) a->row[a->nrow++] = (nsc_loss_row){ "gmin", -1, NSC_PC_GMIN, 0, 0, 0, 0 };
+    *out = a;
+    return NSC_OK;
+oom:
+    nsc_loss_acc_free(a);
+    return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+}
+
+static double scaled(double E0, double vref, double iref, double v, double i)
+{
+    return E0 * (vref > 0 ? v / vref : 1.0) * (iref > 0 ? i / iref : 1.0);
+}
+
+/* EON/EOFF of x at a step whose state is on, |v| at its end vend, |i| over it imean. */
+static void charge(acc_el *x, nsc_loss_row *row, int on, double vend, double imean, int inside)
+{
+    if (inside && x->on >= 0 && on != x->on) {
+        if (on) { row->esw += scaled(x->eon, x->vref, x->iref, x->vend, imean); row->non++; }
+        else { row->esw += scaled(x->eoff, x->vref, x->iref, vend, x->imean); row->noff++; }
+    }
+    x->on = on;
+    x->vend = vend;
+    x->imean = imean;
+}
+
+void nsc_loss_acc_step(nsc_loss_acc *a, double theta, double t0, double t1, const double *z0, const double *z1,
+                       const double *l, const double *w0, const double *w1, const char *sw, const char *mode1)
+{
+    const nsc_lcs *L = a->L;
+    double h = t1 - t0, lo = t0 > a->from ? t0 : a->from, hi = t1 < a->to ? t1 : a->to;
+    double frac = h > 0 && hi > lo ? (hi - lo) / h : 0;       /* the part of the step in the window */
+    for (int i = 0; i < L->n; i++) {
+        a->zt[i] = theta * z1[i] + (1 - theta) * z0[i];
+        a->zq[i] = a->zt[i] - (z1[i] - z0[i]);               /* (zt - zq) / h = (z1 - z0) / h */
+    }
+    for (int j = 0; j < L->nsrc; j++) a->wt[j] = theta * w1[j] + (1 - theta) * w0[j];
+    for (int k = 0; k < a->ne; k++) {
+        acc_el *x = &a->e[k];
+        double p = 0, i0 = 0;
+        for (int q = 0; q < x->np; q++) {
+            double iq = nsc_lin_eval_sw(&x->i[q], L, sw, a->zt, l, a->zq, h, a->wt);
+            p += nsc_lin_eval(&x->v[q], a->zt, l, NULL, 0, a->wt) * iq;
+            if (q == 0) i0 = iq;
+        }
+        a->row[k].energy += frac * h * p;
+        if (x->swk >= 0 || x->pair >= 0) {
+            int on = x->swk >= 0 ? sw[x->swk] != 0 : mode1 ? mode1[x->pair] != 0 : l[x->pair] > 0;
+            charge(x, &a->row[k], on, fabs(nsc_lin_eval(&x->v[0], z1, l, NULL, 0, w1)), fabs(i0),
+                   t1 > a->from && t1 <= a->to * (1 + 1e-12));
+        }
+    }
+    if (L->ngmin > 0 && frac > 0) {                          /* gmin from each such node to ground */
+        double p = 0;
+        for (int g = 0; g < L->ngmin; g++) {
+            int zi = nsc_zn(L->gmin_node[g]);
+            if (zi >= 0) p += a->gmin * a->zt[zi] * a->zt[zi];
+        }
+        a->row[a->nrow - 1].energy += frac * h * p;
+    }
+}
+
+nsc_status nsc_loss_acc_finish(nsc_loss_acc *a, double t_end, nsc_losses *out, nsc_report *r)
+{
+    nsc_losses_free(out);
+    out->from = a->from;
+    out->to = t_end < a->to ? t_end : a->to;
+    out->row = a->row;
+    out->nrow = a->nrow;
+    a->row = NULL;
+    nsc_loss_acc_free(a);
+    return NSC_OK;
+}
+
+int nsc_losses_sum(const nsc_losses *Ls, const char *load, nsc_loss_sum *s)
+{
+    memset(s, 0, sizeof *s);
+    s->load = -1;
+    double big = -INFINITY, scale = 0;
+    for (int k = 0; k < Ls->nrow; k++) {
+        const nsc_loss_row *w = &Ls->row[k];
+        if (load ? nsc_strieq(w->name, load) && w->el >= 0 : w->cls == NSC_PC_RESISTOR && w->energy > big) {
+            s->load = k;
+            big = w->energy;
+        }
+    }
+    if (load && s->load < 0) return -1;
+    for (int k = 0; k < Ls->nrow; k++) {
+        const nsc_loss_row *w = &Ls->row[k];
+        double E = w->energy;
+        s->residual += E;
+        scale += fabs(E);
+        s->switching += w->esw;
+        switch (w->cls) {
+        case NSC_PC_SOURCE: if (k != s->load) s->input -= E; break;
+        case NSC_PC_RESISTOR: s->resistors += E; break;
+        case NSC_PC_SEMI: s->semis += E; break;
+        case NSC_PC_STORE: s->stored += E; break;
+        case NSC_PC_GMIN: s->gmin += E; break;
+        default: s->controlled += E; break;
+        }
+    }
+    s->rel = scale > 0 ? fabs(s->residual) / scale : 0;
+    s->efficiency = s->load >= 0 && s->input > 0 ? Ls->row[s->load].energy / (s->input + s->switching) : NAN;
+    return 0;
+}
+
+static const char *const cls_name[] = { "controlled", "source", "resistor", "semiconductor", "storage", "gmin" };
+
+/* A name as data: control characters shown as '?'. */
+static void put_name(FILE *f, const char *name)
+{
+    int n = 0;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++, n++) fputc(*p < 32 || *p == 127 ? '?' : *p, f);
+    for (; n < 16; n++) fputc(' ', f);
+}
+
+int nsc_losses_print(FILE *f, const nsc_losses *Ls, const nsc_loss_sum *s, const char *what)
+{
+    double dt = Ls->to - Ls->from;
+    double per = dt > 0 ? 1 / dt : 0;
+    fprintf(f, "# losses of %s over %.9g .. %.9g s (%.6g s); average powers in W, energies in J\n", what, Ls->from,
+            Ls->to, dt);
+    fprintf(f, "# %-14s %-13s %16s %16s %16s %6s %6s\n", "element", "class", "power", "switching", "energy", "on",
+            "off");
+    for (int k = 0; k < Ls->nrow; k++) {
+        const nsc_loss_row *w = &Ls->row[k];
+        fputs("  ", f);
+        put_name(f, w->name);
+        fprintf(f, "%-13s % 16.9e % 16.9e % 16.9e %6ld %6ld\n", cls_name[w->cls], w->energy * per, w->esw * per,
+                w->energy + w->esw, w->non, w->noff);
+    }
+    fprintf(f, "# input (independent sources) % .9e W\n", s->input * per);
+    fprintf(f, "# resistors % .9e W, semiconductors % .9e W (conduction) + % .9e W (switching), storage % .9e W, "
+               "controlled sources % .9e W, gmin % .9e W\n", s->resistors * per, s->semis * per, s->switching * per,
+            s->stored * per, s->controlled * per, s->gmin * per);
+    if (s->load >= 0) {
+        fputs("# load ", f);
+        put_name(f, Ls->row[s->load].name);
+        if (isnan(s->efficiency))
+            fprintf(f, "% .9e W, efficiency - (the independent sources deliver no energy)\n",
+                    Ls->row[s->load].energy * per);
+        else
+            fprintf(f, "% .9e W, efficiency %.9f (load / (input + switching))\n", Ls->row[s->load].energy * per,
+                    s->efficiency);
+    }
+    fprintf(f, "# balance: the elements' energies sum to % .3e J, %.3e of their magnitudes\n", s->residual, s->rel);
+    return ferror(f) ? -1 : 0;
+}

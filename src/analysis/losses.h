@@ -1,0 +1,105 @@
+/* losses.h -- energy of every element over a window of the transient or of the
+ * steady periods (cli.md --losses), and the switching energies of EON/EOFF.
+ *
+ * Quadrature. A step t_k -> t_k+1 = t_k + h of the theta-scheme solves, on the
+ * KCL rows (formulation.md §2, every row at the step's theta in the adaptive
+ * transient),
+ *     E (z1 - z0)/h = A z_theta + B l + s_theta,   z_theta = theta z1 + (1 - theta) z0,
+ * so the currents of the step are i_R = G v_theta (resistors, switches),
+ * z_theta (branch currents), l (diode and MOS pairs: the step's mean),
+ * C (v1 - v0)/h (capacitors) and w_theta (current sources), and they satisfy
+ * KCL at every node. Each element's energy over the step is taken as
+ *     h sum over its ports of v_theta(port) i(port),
+ * with the port voltages at the same theta-point: by Tellegen's theorem the
+ * energies of all elements (sources negative when they deliver) sum to zero to
+ * round-off, whatever the devices, which is the energy balance checked. A
+ * capacitor's is C (v1 - v0)(theta v1 + (1 - theta) v0): the change of
+ * C v^2 / 2 at theta = 1/2, plus the scheme's damping C (theta - 1/2)(v1 - v0)^2
+ * on the implicit-Euler steps of event restarts. A step straddling the start of
+ * the window counts for the part inside it, in proportion.
+ *
+ * Switching energies (diodes, S and W switches whose model gives EON or EOFF,
+ * joules): at each turn-on (turn-off) inside the window, EON (EOFF), scaled by
+ * v/VREF when VREF is given and by i/IREF when IREF is given, v the voltage
+ * the element blocks on the off side of the event and i the current it
+ * carries on the on side (PLECS's and PSIM's linear data-sheet scaling). They
+ * are charged on top of the circuit's own energies: the ideal device does not
+ * dissipate them. A diode is on while its first pair (forward conduction) is
+ * active, a switch in its on state. */
+#ifndef NSC_LOSSES_H
+#define NSC_LOSSES_H
+
+#include <stdio.h>
+
+#include "netlist/circuit.h"
+#include "lcs/lcs.h"
+#include "base/util.h"
+
+typedef enum nsc_pclass {
+    NSC_PC_CONTROLLED = 0, /* E F G H B, E TABLE: behavioural, may deliver or absorb */
+    NSC_PC_SOURCE,         /* independent V, I */
+    NSC_PC_RESISTOR,
+    NSC_PC_SEMI,           /* diodes, MOS, switches: conduction losses */
+    NSC_PC_STORE,          /* capacitors, inductors */
+    NSC_PC_GMIN            /* the gmin conductances of nodes with no DC path but through pairs */
+} nsc_pclass;
+
+typedef struct nsc_loss_row {
+    const char *name;      /* the element's (into the circuit), "gmin" */
+    int el;                /* element index, -1 for gmin */
+    nsc_pclass cls;
+    double energy;         /* J absorbed over the window by the circuit's equations */
+    double esw;            /* J of EON/EOFF charged */
+    long non, noff;        /* turn-ons and turn-offs in the window */
+} nsc_loss_row;
+
+typedef struct nsc_loss_acc nsc_loss_acc;
+
+/* The result: filled by the transient when nsc_tran_opts.losses points to it. */
+typedef struct nsc_losses {
+    double from, to;       /* the window (from the run: tstart .. the time reached) */
+    int nrow;
+    nsc_loss_row *row;     /* [nrow] malloc'd */
+} nsc_losses;
+
+void nsc_losses_free(nsc_losses *Ls);
+
+/* 1 when name (any case) is a switching-energy parameter of a model: EON EOFF VREF IREF. */
+int nsc_swloss_param(const char *name);
+
+/* The accumulator of the circuit c assembled as L, over [from, to]: the
+ * elements' ports (device.h ports), their EON/EOFF data (errors at the model
+ * card: a negative energy, VREF or IREF <= 0), gmin on L's gmin nodes. */
+nsc_status nsc_loss_acc_new(const nsc_lcs *L, const nsc_circuit *c, double gmin, double from, double to,
+                            nsc_loss_acc **out, nsc_report *r);
+/* One accepted step t0 -> t1 of the scheme at theta: z0, z1 [n], the step's
+ * multipliers l [m], source values w0, w1 as the step used them, the switch
+ * states sw of the step and the active set mode1 at t1 (NULL: none). */
+void nsc_loss_acc_step(nsc_loss_acc *a, double theta, double t0, double t1, const double *z0, const double *z1,
+                       const double *l, const double *w0, const double *w1, const char *sw, const char *mode1);
+/* Hand the energies over [from, t_end] to out (replacing its rows) and free a.
+ * NSC_OK or NSC_ENOMEM. */
+nsc_status nsc_loss_acc_finish(nsc_loss_acc *a, double t_end, nsc_losses *out, nsc_report *r);
+void nsc_loss_acc_free(nsc_loss_acc *a);
+
+/* The balance of a window (joules): input = energy delivered by the
+ * independent sources; the rest absorbed. residual = the sum of every
+ * element's energy (0 by Tellegen), rel = residual / the sum of |energies|.
+ * The load is the element named load (a resistor), else the resistor that
+ * absorbs the most; efficiency = load / (input + switching), NAN when the
+ * input is not positive. */
+typedef struct nsc_loss_sum {
+    double input, resistors, semis, switching, stored, controlled, gmin;
+    double residual, rel;
+    int load;              /* row index of the load, -1 if none */
+    double efficiency;
+} nsc_loss_sum;
+/* -1 when load is given and names no resistor row, else 0. */
+int nsc_losses_sum(const nsc_losses *Ls, const char *load, nsc_loss_sum *s);
+
+/* The table (cli.md --losses) to f: a header naming the window, one row per
+ * element (name quoted when it holds blanks), the balance and efficiency as
+ * comment lines. 0, or -1 when a write failed. */
+int nsc_losses_print(FILE *f, const nsc_losses *Ls, const nsc_loss_sum *s, const char *what);
+
+#endif

@@ -1,0 +1,108 @@
+/* stepper.h -- analyses: the operating point and the theta-scheme transient
+ * (formulation.md §2), with fixed steps (stepper.c) or adaptive, event-located
+ * steps (stepper_adapt.c), from a circuit to a waveform table. */
+#ifndef NSC_STEPPER_H
+#define NSC_STEPPER_H
+
+#include <signal.h>
+
+#include "netlist/circuit.h"
+#include "losses.h"
+#include "solve/onestep.h"
+#include "output/waves.h"
+
+typedef struct nsc_tran_opts {
+    double tstep, tstop, tstart;  /* output grid */
+    double h;                     /* fixed steps: the scheme step (> 0); adaptive: the largest step */
+    double theta;                 /* 0.5 .. 1 */
+    int adaptive;                 /* 1: error-controlled steps with located events (stepper_adapt.c) */
+    double reltol, abstol, vntol, trtol;   /* adaptive: SPICE tolerances (all > 0) */
+    int events;                   /* adaptive: log every state change in W->ev (--events) */
+    double gmin;
+    int uic;
+    nsc_solver solver;
+    volatile sig_atomic_t *stop;  /* set non-zero asynchronously to stop (may be NULL) */
+    void (*progress)(double t, void *ctx); /* if set: called with the time reached every 1000 steps */
+    void *progress_ctx;
+    void (*rows)(const nsc_waves *W, void *ctx); /* if set: called after each step that added rows */
+    void *rows_ctx;
+    nsc_losses *losses;           /* if set: every element's energy over [tstart, the time reached] (losses.h) */
+} nsc_tran_opts;
+
+typedef struct nsc_sim_stats {
+    long steps;          /* time steps taken (accepted: each advanced time) */
+    long rejected;       /* adaptive: trial steps rejected (local error, solver failure) */
+    long events;         /* adaptive: switching events located (a step ended on each) */
+    long locate_trials;  /* adaptive: trial steps spent locating events */
+    long captured;       /* adaptive: mode changes captured inside a step (chattering, not located) */
+    double hmin_used, hmax_used; /* adaptive: smallest and largest accepted step */
+    long short_steps;    /* steps shortened to end on a breakpoint */
+    long mode_hits;      /* steps solved by the previous step's mode (no pivoting) */
+    long active_set;     /* steps solved by the active-set iteration from the previous mode */
+    long lcps;           /* one-step LCPs solved by pivoting */
+    long pivots;         /* solver iterations */
+    int factorizations;  /* W factored (one per distinct h and switch state met) */
+    long switch_events;  /* switch state changes (S elements) */
+    long mode_factor;    /* mode systems factored (built, or refactored in a recycled slot) */
+    long mode_cached;    /* mode systems found factored in the mode cache */
+    int n, m;            /* unknowns, complementarity pairs */
+    double max_residual;
+} nsc_sim_stats;
+
+/* Transient: probes (n > 0) define the columns. Returns NSC_OK with a complete
+ * table, NSC_ESIM on solver failure (table holds every output point computed,
+ * W->end/end_msg say why; r has "time ..., devices ..., residual ..."), or a
+ * netlist/assembly error. *out is set whenever a table exists. */
+nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes,
+                        int nprobe, nsc_waves **out, nsc_sim_stats *st, nsc_report *r);
+
+/* Periodic steady state (stepper_pss.c): the sources' common period (or
+ * period), a warm-up transient from the operating point, then shooting-Newton
+ * with the monodromy matrix propagated through the steps; the table holds
+ * `periods` steady periods from info->t0, a multiple of the period (a row's t
+ * mod T is its phase). NSC_ESIM with what did not converge in r. */
+/* A steady state handed from one run to the next (a sweep's neighbouring
+ * point): the unknowns, multipliers and switch states at the start of a period. */
+typedef struct nsc_pss_state {
+    int n, m, nsw;
+    double period;
+    double *z, *l;     /* [n], [m] */
+    char *sw;          /* [nsw] */
+    int nd;            /* differential unknowns */
+    double *B;         /* [nd * nd] the shooting's secant correction (saltation learned) */
+} nsc_pss_state;
+void nsc_pss_state_free(nsc_pss_state *x);
+
+typedef struct nsc_pss_opts {
+    double period;     /* > 0: the period; 0: the sources' common period */
+    int periods;       /* periods written (>= 1) */
+    int warmup;        /* periods of transient before the shooting (>= 1) */
+    int maxit;         /* shooting periods at most */
+    double tol;        /* cycle-to-cycle change, relative to each state's peak-to-peak */
+    const nsc_pss_state *start; /* if set, of this circuit's layout and period: the warm-up is
+                                   one period from it (where the sources repeat), not
+                                   `warmup` periods from the operating point */
+    nsc_pss_state *end;         /* if set: the steady state found (replacing its arrays) */
+} nsc_pss_opts;
+
+typedef struct nsc_pss_info {
+    double period, t0;     /* the period, the start of the written periods */
+    int iterations;        /* shooting periods run */
+    int warm;              /* 1: started from nsc_pss_opts.start */
+    long periods_run;      /* periods simulated in all (warm-up, shooting, written) */
+    double residual;       /* the written periods' cycle-to-cycle change (relative, worst state) */
+    int worst;             /* that state's unknown */
+    char worst_name[64];
+} nsc_pss_info;
+
+nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_pss_opts *po,
+                       const nsc_probe *probes, int nprobe, nsc_waves **out, nsc_sim_stats *st,
+                       nsc_pss_info *info, nsc_report *r);
+
+/* Operating point: a one-row table of the probes (nprobe > 0: "v(a)", "i(d1)", ...;
+ * a capacitor carries no current), else of every unknown ("v(a)", "i(v1)", ...) and
+ * every pair's complementarity variable ("l(d1)"). */
+nsc_status nsc_run_op(const nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *probes,
+                      int nprobe, nsc_waves **out, nsc_report *r);
+
+#endif

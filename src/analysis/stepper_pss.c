@@ -1,0 +1,470 @@
+/* stepper_pss.c -- the periodic steady state by shooting (cli.md --steady,
+ * netlist.md .pss).
+ *
+ * The sources repeat with period T for t >= t0 (their common period, or the
+ * user's). Let x be the differential unknowns (the columns of E: capacitor
+ * node voltages, inductor currents) and Phi(x) the state one period after
+ * starting from x at t_s = t0 + k T, computed by the adaptive transient
+ * (stepper_adapt.c; its first step is implicit Euler, which reads only x of
+ * the start). The steady state solves F(x) = Phi(x) - x = 0 by Newton's method,
+ *     A dx = -F(x),   A = J - I + B,
+ * with J = dPhi/dx, the monodromy matrix, propagated through the period's
+ * steps: each accepted step in mode a is linear, z1 = K_a^-1 [R z0 + ...], so
+ * dz1 = [I 0] K_a^-1 [R dz0; 0] (nsc_onestep_sens), nd solves of the
+ * factored mode system per step; one period gives J, no finite differences.
+ * The steps and modes are frozen, so J leaves out the shift of the switching
+ * instants with the state (the saltation terms: a diode turning off in DCM,
+ * a PWM comparator's crossing in closed loop). B, a secant (Broyden)
+ * correction updated after every run, learns them: one rank-one term per
+ * state-dependent event. Where the sources set every instant (an open-loop
+ * converter in CCM) J is exact and Newton converges in a few periods.
+ * Each iteration is one period: F and J of the new point come from the same
+ * run. Globalisation: a trust region on the step (shoot()) and, after repeated
+ * failures, a transient period.
+ *
+ * Convergence: max_i |F_i| / scale_i <= tol, scale_i = max(peak-to-peak of x_i
+ * over the period, 1e-3 max |x_i|, VNTOL or ABSTOL). The written periods are
+ * one more run from the solution; their own cycle-to-cycle change is
+ * reported (nsc_pss_info.residual). */
+#include "stepper_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solve/la_dense.h"
+#include "lcs/lcs.h"
+
+#define NSC_PSS_MAXPER 1000   /* the common period is at most this many of the longest */
+#define NSC_PSS_MAXWARM 100000 /* periods before the sources repeat, at most */
+#define NSC_PSS_HALVE 3       /* step halvings before a plain transient period */
+#define NSC_PSS_STEP 100      /* largest Newton step, in merit scales (the warm-up's range) */
+
+typedef struct pss {
+    const nsc_circuit *c;
+    nsc_tran_opts o;          /* the internal runs: no rows, no progress */
+    int n, m, nsw, nd;
+    int *di;                  /* [nd] differential unknowns */
+    char **zname;             /* [n] (the assembled LCS's) */
+    double *atol;             /* [nd] */
+    double *z, *l, *z1, *l1, *S, *zmin, *zmax, *J, *F, *x, *dx;
+    double *lpk;               /* [m] each pair's peak over the written periods (nsc_dev_check) */
+    double *A, *B, *Facc, *ms, *Phiacc, dxn;   /* [nd*nd] model and secant correction, [nd] F at the accepted point, merit scales */
+    char *sw, *sw1;
+    int *ipiv;
+    nsc_sim_stats *st;
+    nsc_pss_info *info;
+    nsc_report *r;
+} pss;
+
+static nsc_status oom(nsc_report *r)
+{
+    return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+}
+
+/* The common period of the sources of L and the time from which they repeat. */
+static nsc_status common_period(const nsc_circuit *c, const nsc_lcs *L, double *T, double *since,
+                                nsc_report *r)
+{
+    double pmax = 0;
+    *since = 0;
+    for (int j = 0; j < L->nsrc; j++) {
+        double s, p = nsc_wave_period(L->src[j].wave, &s);
+        const nsc_element *e = &c->el[L->src[j].el];
+        if (p < 0 && !(*T > 0))
+            return nsc_err(r, NSC_ENETLIST, &e->loc, "source %s is not periodic (EXP, a damped SIN, a B source's function of time): give the "
+                           "steady state's period with --period or .pss period=", e->name);
+        if (s > *since) *since = s;
+        if (p > pmax) pmax = p;
+    }
+    if (*T > 0) {                                             /* given: warn where it is not a period */
+        for (int j = 0; j < L->nsrc; j++) {
+            double s, p = nsc_wave_period(L->src[j].wave, &s), q = p > 0 ? *T / p : 0;
+            if (p > 0 && !(fabs(q - nearbyint(q)) <= 1e-9 * q && q >= 0.5))
+                nsc_warn(r, &c->el[L->src[j].el].loc, "the period %g s is not a multiple of source %s's period %g s: "
+                         "the result is not a periodic steady state", *T, c->el[L->src[j].el].name, p);
+        }
+        return NSC_OK;
+    }
+    if (pmax == 0)
+        return nsc_err(r, NSC_EUSAGE, NULL, "no periodic source: give the steady state's period with --period");
+    for (int k = 1; k <= NSC_PSS_MAXPER; k++) {              /* the smallest multiple of pmax that ... */
+        double cand = k * pmax;
+        int ok = 1;
+        for (int j = 0; j < L->nsrc && ok; j++) {            /* ... each period divides */
+            double s, p = nsc_wave_period(L->src[j].wave, &s), q = p > 0 ? cand / p : 0;
+            ok = p <= 0 || fabs(q - nearbyint(q)) <= 1e-9 * q;
+        }
+        if (ok) { *T = cand; return NSC_OK; }
+    }
+    return nsc_err(r, NSC_EUSAGE, NULL, "the sources' periods have no common multiple within %d periods of "
+                   "the longest (%g s): give the period with --period", NSC_PSS_MAXPER, pmax);
+}
+
+static void stats_add(nsc_sim_stats *a, const nsc_sim_stats *b)
+{
+    a->steps += b->steps;
+    a->rejected += b->rejected;
+    a->events += b->events;
+    a->locate_trials += b->locate_trials;
+    a->captured += b->captured;
+    a->short_steps += b->short_steps;
+    a->mode_hits += b->mode_hits;
+    a->active_set += b->active_set;
+    a->lcps += b->lcps;
+    a->pivots += b->pivots;
+    a->factorizations += b->factorizations;
+    a->switch_events += b->switch_events;
+    a->mode_factor += b->mode_factor;
+    a->mode_cached += b->mode_cached;
+    if (b->hmin_used > 0 && (a->hmin_used == 0 || b->hmin_used < a->hmin_used)) a->hmin_used = b->hmin_used;
+    if (b->hmax_used > a->hmax_used) a->hmax_used = b->hmax_used;
+    if (b->max_residual > a->max_residual) a->max_residual = b->max_residual;
+    a->n = b->n;
+    a->m = b->m;
+}
+
+/* A run of o (from o->tstart to o->tstop) from p's start state (from the OP
+ * at t = 0 when fresh), its end state into z1/l1/sw1 and its range into
+ * zmin/zmax; with the sensitivities when sens (*nojac = 1 when a step's could
+ * not be computed). With out, the table of the probes is handed back; without,
+ * an interrupted run is an error. */
+static nsc_status run(pss *p, const nsc_tran_opts *o, const nsc_probe *probes, int nprobe, nsc_waves **out,
+                      int fresh, int sens, int *nojac)
+{
+    nsc_tran_io io = { o->tstart, fresh ? NULL : p->z, p->l, p->sw, p->z1, p->l1, p->sw1, p->zmin, p->zmax,
+                       sens ? p->S : NULL, p->nd, 0, out ? p->lpk : NULL };
+    for (int i = 0; i < p->n; i++) p->zmin[i] = p->zmax[i] = fresh ? 0 : p->z[i];
+    if (sens) {
+        memset(p->S, 0, sizeof(double) * (size_t)p->n * (size_t)p->nd);
+        for (int k = 0; k < p->nd; k++) p->S[(size_t)k * (size_t)p->n + (size_t)p->di[k]] = 1;
+    }
+    nsc_waves *W = NULL;
+    nsc_sim_stats st;
+    nsc_status s = nsc_run_tran_io(p->c, o, probes, nprobe, &io, &W, &st, p->r);
+    stats_add(p->st, &st);
+    p->info->periods_run += lround((o->tstop - o->tstart) / p->info->period);
+    if (nojac) *nojac = io.sens_failed;
+    if (out) {
+        *out = W;
+        return s;
+    }
+    int interrupted = W && W->end == NSC_RUN_INTERRUPTED;
+    nsc_waves_free(W);
+    if (!s && interrupted) s = nsc_err(p->r, NSC_ESIM, NULL, "interrupted by a signal");
+    return s;
+}
+
+/* An internal run over [t0, t1]: no rows but its ends, no progress. */
+static nsc_status run_span(pss *p, double t0, double t1, int fresh, int sens, int *nojac)
+{
+    nsc_tran_opts o = p->o;
+    o.tstart = t0;
+    o.tstop = t1;
+    o.tstep = t1 - t0;
+    return run(p, &o, NULL, 0, NULL, fresh, sens, nojac);
+}
+
+/* F = Phi(x) - x on the differential unknowns and the residual max |F_i| /
+ * scale_i (*worst: its unknown), scale_i = max(peak-to-peak of x_i over the run,
+ * 1e-3 max |x_i|, VNTOL or ABSTOL). */
+static double residual(pss *p, int *worst)
+{
+    double res = 0;
+    *worst = p->nd > 0 ? p->di[0] : 0;
+    for (int k = 0; k < p->nd; k++) {
+        int i = p->di[k];
+        double big = fmax(fabs(p->zmin[i]), fabs(p->zmax[i]));
+        double scale = fmax(fmax(p->zmax[i] - p->zmin[i], 1e-3 * big), p->atol[k]);
+        p->F[k] = p->z1[i] - p->z[i];
+        double q = fabs(p->F[k]) / scale;
+        if (!(q <= res)) { res = q; *worst = i; }
+    }
+    return res;
+}
+
+/* The start of the next run: the end state reached (algebraic unknowns, the
+ * mode guess, switch states) with x + alpha dx. */
+static void set_start(pss *p, double alpha)
+{
+    memcpy(p->z, p->z1, sizeof(double) * (size_t)p->n);
+    memcpy(p->l, p->l1, sizeof(double) * (size_t)p->m);
+    memcpy(p->sw, p->sw1, (size_t)p->nsw);
+    for (int k = 0; k < p->nd; k++) p->z[p->di[k]] = p->x[k] + alpha * p->dx[k];
+}
+
+/* The model matrix at the accepted point: A = J - I + B (J: rows di of S, B
+ * the secant correction carried from earlier points). */
+static void model(pss *p)
+{
+    int nd = p->nd;
+    for (int k = 0; k < nd; k++)
+        for (int q = 0; q < nd; q++) {
+            size_t kq = (size_t)k * (size_t)nd + (size_t)q;       /* column k, row q */
+            p->A[kq] = p->S[(size_t)k * (size_t)p->n + (size_t)p->di[q]] - (q == k) + p->B[kq];
+        }
+}
+
+/* The step dx: A dx = -F(x_acc), at most cap merit scales in any state. 0, or
+ * -1 when A is singular. */
+static int newton_step(pss *p, double cap)
+{
+    int nd = p->nd;
+    memcpy(p->J, p->A, sizeof(double) * (size_t)nd * (size_t)nd);
+    for (int k = 0; k < nd; k++) p->dx[k] = -p->Facc[k];
+    if (nsc_dense_solve(nd, p->J, nd > 0 ? nd : 1, p->ipiv, p->dx)) return -1;
+    double big = 0;
+    for (int k = 0; k < nd; k++) {
+        if (!isfinite(p->dx[k])) return -1;
+        big = fmax(big, fabs(p->dx[k]) / p->ms[k]);
+    }
+    for (int k = 0; big > cap && k < nd; k++) p->dx[k] *= cap / big;
+    p->dxn = big < cap ? big : cap;
+    return 0;
+}
+
+/* The secant (Broyden) update from the run at x_acc + dx: with r = (F - F_acc)
+ * - A dx and dx_s = dx ./ ms, A and B += r (dx_s ./ ms)^T / |dx_s|^2, so that the
+ * model reproduces the observed change of F. It learns what the frozen-mode
+ * Jacobian leaves out: the shift of the switching instants with the state
+ * (the saltation terms), a rank-one term per state-dependent event. */
+static void secant(pss *p)
+{
+    int nd = p->nd;
+    double den = 0;
+    for (int k = 0; k < nd; k++) den += (p->dx[k] / p->ms[k]) * (p->dx[k] / p->ms[k]);
+    if (!(den > 0)) return;
+    for (int q = 0; q < nd; q++) {
+        double pred = 0;
+        for (int k = 0; k < nd; k++) pred += p->A[(size_t)k * (size_t)nd + (size_t)q] * p->dx[k];
+        double rq = (p->F[q] - p->Facc[q]) - pred;
+        for (int k = 0; k < nd; k++) {
+            double d = rq * p->dx[k] / (p->ms[k] * p->ms[k]) / den;
+            p->A[(size_t)k * (size_t)nd + (size_t)q] += d;
+            p->B[(size_t)k * (size_t)nd + (size_t)q] += d;
+        }
+    }
+}
+
+/* The merit of the run just made: max |F_k| / ms_k (fixed scales). */
+static double merit(const pss *p)
+{
+    double r = 0;
+    for (int k = 0; k < p->nd; k++) r = fmax(r, fabs(p->F[k]) / p->ms[k]);
+    return r;
+}
+
+/* Shooting from the state in z1 (the end of the warm-up, at ts; zmin/zmax its
+ * range, the merit scales). Trust region: the step is at most cap merit scales,
+ * cap grows 4x after a full step that lowered the merit, shrinks 4x after one
+ * that did not (the model is then corrected by the secant and the step
+ * recomputed); after NSC_PSS_HALVE such failures in a row the next start is
+ * Phi(x_acc), a transient period. On success p->z is the periodic state at ts. */
+static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
+{
+    int worst, fails = 0, it = 0, nojac, trial = 0;
+    double macc = INFINITY, cap = 1;
+    for (int k = 0; k < p->nd; k++) {
+        int i = p->di[k];
+        p->ms[k] = fmax(fmax(p->zmax[i] - p->zmin[i], fmax(fabs(p->zmin[i]), fabs(p->zmax[i]))), p->atol[k]);
+        p->x[k] = p->z1[i];
+        p->dx[k] = 0;
+    }
+    set_start(p, 0);
+    while (it < po->maxit) {
+        it++;
+        nsc_status s = run_span(p, ts, ts + T, 0, 1, &nojac);
+        if (s) return s;
+        double rn = residual(p, &worst), mn = merit(p);
+        p->info->iterations = it;
+        p->info->residual = rn;
+        p->info->worst = worst;
+        if (rn <= po->tol) return NSC_OK;
+        if (trial) secant(p);                                 /* what the model missed */
+        int bad = 0;
+        if (mn < macc) {                                      /* accept the point just run */
+            if (trial && p->dxn >= cap * 0.999) cap = fmin(4 * cap, NSC_PSS_STEP);
+            for (int k = 0; k < p->nd; k++) {
+                p->x[k] = p->z[p->di[k]];
+                p->Facc[k] = p->F[k];
+                p->Phiacc[k] = p->z1[p->di[k]];
+            }
+            macc = mn;
+            fails = 0;
+            model(p);
+            bad = nojac || newton_step(p, cap);
+        } else if (++fails <= NSC_PSS_HALVE) {                /* a smaller step, from the corrected model */
+            cap = p->dxn / 4;
+            bad = newton_step(p, cap);
+        } else
+            bad = 1;
+        trial = !bad;
+        if (bad) {                                            /* a transient period from x_acc */
+            for (int k = 0; k < p->nd; k++) { p->x[k] = p->Phiacc[k]; p->dx[k] = 0; }
+            macc = INFINITY;
+            fails = 0;
+        }
+        set_start(p, 1);
+    }
+    return nsc_err(p->r, NSC_ESIM, NULL, "periodic steady state not found: after %d shooting periods the "
+                   "cycle-to-cycle change of %s is %.3g of its peak-to-peak (tolerance %.3g)", it,
+                   p->zname[p->info->worst], p->info->residual, po->tol);
+}
+
+static void pss_free(pss *p)
+{
+    free(p->di); free(p->atol); free(p->z); free(p->l); free(p->z1); free(p->l1); free(p->S);
+    free(p->zmin); free(p->zmax); free(p->lpk); free(p->J); free(p->F); free(p->x); free(p->dx);
+    free(p->A); free(p->B); free(p->Facc); free(p->ms); free(p->Phiacc);
+    free(p->sw); free(p->sw1); free(p->ipiv);
+}
+
+/* The layout (unknowns, pairs, switches, differential unknowns) and work arrays. */
+static nsc_status pss_init(pss *p, const nsc_lcs *L)
+{
+    int n = L->n, m = L->m;
+    p->n = n;
+    p->m = m;
+    p->nsw = L->nsw;
+    p->zname = L->zname;
+    p->di = nsc_calloc((size_t)n + 1, sizeof(int));
+    p->atol = nsc_calloc((size_t)n + 1, sizeof(double));
+    if (!p->di || !p->atol) return oom(p->r);
+    p->nd = nsc_tran_states(L, p->o.vntol, p->o.abstol, p->di, p->atol);
+    size_t nd = (size_t)p->nd + 1;
+    if (nd > 4096) return nsc_err(p->r, NSC_EUSAGE, NULL, "periodic steady state: %d state variables, at most "
+                                  "4095 (its Jacobian is dense)", p->nd);
+    p->z = nsc_calloc((size_t)n + 1, sizeof(double));
+    p->z1 = nsc_calloc((size_t)n + 1, sizeof(double));
+    p->zmin = nsc_calloc((size_t)n + 1, sizeof(double));
+    p->lpk = nsc_calloc((size_t)L->m + 1, sizeof(double));
+    p->zmax = nsc_calloc((size_t)n + 1, sizeof(double));
+    p->l = nsc_calloc((size_t)m + 1, sizeof(double));
+    p->l1 = nsc_calloc((size_t)m + 1, sizeof(double));
+    p->S = nsc_calloc(((size_t)n + 1) * nd, sizeof(double));
+    p->J = nsc_calloc(nd * nd, sizeof(double));
+    p->F = nsc_calloc(nd, sizeof(double));
+    p->x = nsc_calloc(nd, sizeof(double));
+    p->dx = nsc_calloc(nd, sizeof(double));
+    p->A = nsc_calloc(nd * nd, sizeof(double));
+    p->B = nsc_calloc(nd * nd, sizeof(double));
+    p->Facc = nsc_calloc(nd, sizeof(double));
+    p->ms = nsc_calloc(nd, sizeof(double));
+    p->Phiacc = nsc_calloc(nd, sizeof(double));
+    p->ipiv = nsc_calloc(nd, sizeof(int));
+    p->sw = nsc_calloc((size_t)p->nsw + 1, 1);
+    p->sw1 = nsc_calloc((size_t)p->nsw + 1, 1);
+    if (!p->z || !p->z1 || !p->lpk || !p->zmin || !p->zmax || !p->l || !p->l1 || !p->S || !p->J || !p->F || !p->x || !p->dx
+        || !p->A || !p->B || !p->Facc || !p->ms || !p->Phiacc || !p->ipiv || !p->sw || !p->sw1)
+        return oom(p->r);
+    return NSC_OK;
+}
+
+void nsc_pss_state_free(nsc_pss_state *x)
+{
+    if (!x) return;
+    free(x->z);
+    free(x->l);
+    free(x->sw);
+    free(x->B);
+    memset(x, 0, sizeof *x);
+}
+
+/* p's start from x when it has p's layout and period T: 1, else 0. */
+static int warm_start(pss *p, const nsc_pss_state *x, double T)
+{
+    if (!x || !x->z || x->n != p->n || x->m != p->m || x->nsw != p->nsw || !(fabs(x->period - T) <= 1e-12 * T))
+        return 0;
+    memcpy(p->z, x->z, sizeof(double) * (size_t)p->n);
+    memcpy(p->l, x->l, sizeof(double) * (size_t)p->m);
+    memcpy(p->sw, x->sw, (size_t)p->nsw);
+    if (x->B && x->nd == p->nd)                       /* the neighbour's saltation, learned */
+        memcpy(p->B, x->B, sizeof(double) * (size_t)p->nd * (size_t)p->nd);
+    return 1;
+}
+
+/* The steady state p->z, p->l, p->sw into x. 0, or -1 out of memory. */
+static int keep_state(const pss *p, nsc_pss_state *x, double T)
+{
+    nsc_pss_state_free(x);
+    x->z = nsc_calloc((size_t)p->n + 1, sizeof(double));
+    x->l = nsc_calloc((size_t)p->m + 1, sizeof(double));
+    x->sw = nsc_calloc((size_t)p->nsw + 1, 1);
+    x->B = nsc_calloc((size_t)p->nd * (size_t)p->nd + 1, sizeof(double));
+    if (!x->z || !x->l || !x->sw || !x->B) { nsc_pss_state_free(x); return -1; }
+    memcpy(x->B, p->B, sizeof(double) * (size_t)p->nd * (size_t)p->nd);
+    x->nd = p->nd;
+    memcpy(x->z, p->z, sizeof(double) * (size_t)p->n);
+    memcpy(x->l, p->l, sizeof(double) * (size_t)p->m);
+    memcpy(x->sw, p->sw, (size_t)p->nsw);
+    x->n = p->n;
+    x->m = p->m;
+    x->nsw = p->nsw;
+    x->period = T;
+    return 0;
+}
+
+nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_pss_opts *po,
+                       const nsc_probe *probes, int nprobe, nsc_waves **out, nsc_sim_stats *st,
+                       nsc_pss_info *info, nsc_report *r)
+{
+    *out = NULL;
+    memset(st, 0, sizeof *st);
+    memset(info, 0, sizeof *info);
+    pss P, *p = &P;
+    memset(p, 0, sizeof *p);
+    p->c = c;
+    p->st = st;
+    p->info = info;
+    p->r = r;
+    p->o = *o;
+    p->o.rows = NULL;
+    p->o.progress = NULL;
+    p->o.events = 0;
+    p->o.adaptive = 1;
+    p->o.losses = NULL;                                       /* the written periods' only */
+    nsc_lcs *L = NULL;
+    nsc_status s = nsc_lcs_assemble(c, NSC_ASM_TRAN, o->gmin, &L, r);
+    double T = po->period, since = 0;
+    if (!s) s = common_period(c, L, &T, &since, r);
+    if (!s) s = pss_init(p, L);
+    if (s) goto done;
+    if (!(p->o.h > 0) || p->o.h > T / 50) p->o.h = T / 50;    /* at least 50 steps a period (ngspice's span / 50) */
+    if (since / T > NSC_PSS_MAXWARM) {
+        s = nsc_err(r, NSC_EUSAGE, NULL, "the sources become periodic only after %.3g periods of %g s (at most %d)",
+                    since / T, T, NSC_PSS_MAXWARM);
+        goto done;
+    }
+    double t0 = ceil(since / T * (1 - 1e-12)) * T;            /* the sources repeat from t0, a multiple of T */
+    int warm = po->warmup > 0 ? po->warmup : 1;
+    double ts = t0 + warm * T;
+    info->period = T;                                         /* (run() counts periods by it) */
+    info->warm = warm_start(p, po->start, T);
+    if (info->warm) ts = t0 + T;
+    info->t0 = ts;
+    if ((s = info->warm ? run_span(p, t0, ts, 0, 0, NULL)     /* one period from the given state */
+                        : run_span(p, 0, ts, 1, 0, NULL)))    /* warm-up from the operating point */
+        goto done;
+    if ((s = shoot(p, ts, T, po))) goto done;
+    if (po->end && keep_state(p, po->end, T)) { s = oom(r); goto done; }
+    nsc_tran_opts fo = *o;                                    /* the written periods, from the solution */
+    fo.adaptive = 1;
+    fo.h = p->o.h;
+    fo.tstart = ts;
+    fo.tstop = ts + po->periods * T;
+    fo.tstep = o->tstep > 0 && o->tstep <= T / 20 ? o->tstep : T / 200;
+    s = run(p, &fo, probes, nprobe, out, 0, 0, NULL);
+    if (!s) nsc_dev_check(L, c, p->lpk, r);
+    if (!s && po->periods == 1) {                             /* the written period's own change (later */
+        int worst;                                            /* periods continue as a transient, whose */
+        info->residual = residual(p, &worst);                 /* steps differ: ~1e-7 of the swing) */
+        info->worst = worst;
+    }
+done:
+    if (info->worst >= 0 && L && info->worst < L->n)
+        snprintf(info->worst_name, sizeof info->worst_name, "%s", L->zname[info->worst]);
+    pss_free(p);
+    nsc_lcs_free(L);
+    return s;
+}

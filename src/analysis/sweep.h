@@ -1,0 +1,230 @@
+/* sweep.h -- parameter studies (cli.md "Parameter studies").
+ *
+ * A study is a plan: axes (a top-level .param and its values), whose Cartesian
+ * product are the points, axis 0 varying fastest:
+ *     point i  <->  (i_0, i_1, ...),  i = i_0 + n_0 (i_1 + n_1 (i_2 + ...)).
+ * One point is a whole run of the netlist with the point's values as --param
+ * overrides: read and elaborate, transient, .meas cards; its result is a row of
+ * the table (the parameters, the measures, the point's status and index).
+ * A shard K/N of a study holds the points i with i mod N = K - 1; merging the
+ * tables of shards 1..N gives the table of the whole study, row for row.
+ *
+ * Also here: the settings and columns of one transient run, shared by a point
+ * and by the plain run of the program (main.c), so both take the same path.
+ *
+ * Nothing here keeps global state: points may run concurrently in threads or
+ * processes (the program forks one process per point). */
+#ifndef NSC_SWEEP_H
+#define NSC_SWEEP_H
+
+#include "netlist/circuit.h"
+#include "netlist/netlist.h"
+#include "stepper.h"
+
+/* ---- one run ---- */
+
+/* Command-line overrides of a run (0 / NULL: the netlist's). */
+typedef struct nsc_run_cfg {
+    double step;       /* > 0: scheme step h (else .tran tmax, else tstep) */
+    double tstop;      /* > 0: final time (also runs a transient without .tran) */
+    double theta;      /* > 0: theta (else .options theta, else 0.5) */
+    const char *solver;/* "auto" | "lemke" | "enum" (else .options solver) */
+    const char *save;  /* outputs "v(out),i(l1)" (else .save/.print, else the defaults) */
+    const nsc_search_path *inc; /* include search path (-I, NSCIRCUIT_PATH, models dir) */
+    int steady;        /* 1: the periodic steady state (--steady; a .pss card also asks for it) */
+    double period;     /* > 0: its period (--period) */
+} nsc_run_cfg;
+
+/* o = the settings of the runs of c under cfg: theta, solver, gmin, uic and,
+ * when c has a transient (.tran or cfg->tstop > 0), its grid (tstart, tstep,
+ * tstop, h); o->tstop = 0 when it has none. o->stop/progress are NULL.
+ * Errors (NSC_ENETLIST, at the netlist's first line or the .tran card): theta
+ * outside [0.5, 1], unknown .options solver, tstart >= tstop, more than 2e9
+ * steps; NSC_EUSAGE for an unknown cfg->solver. */
+nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_opts *o, nsc_report *r);
+
+/* Whether c runs as a periodic steady state under cfg, and its settings: the
+ * .pss card's, cfg->period over its period=, the defaults of cli.md. */
+int nsc_run_steady(const nsc_circuit *c, const nsc_run_cfg *cfg);
+nsc_pss_opts nsc_run_pss_opts(const nsc_circuit *c, const nsc_run_cfg *cfg);
+
+/* The columns of a transient of c: the outputs (save, else .save/.print, else
+ * nsc_probes_default), *nout of them, then the probes the .meas cards read that
+ * are not outputs; *n in all. *probes is new (nsc_probes_free(*probes, *n)). */
+nsc_status nsc_run_probes(const nsc_circuit *c, const char *save, nsc_probe **probes, int *n, int *nout,
+                          nsc_report *r);
+
+/* ---- the plan ---- */
+
+#define NSC_SWEEP_MAXPOINTS 1000000000L
+
+typedef struct nsc_axis {
+    char *name;        /* the .param, lower case */
+    double *val;       /* [n] its values, in sweep order */
+    int n;
+    int logscale;      /* 1: geometric values (plots use a log axis) */
+} nsc_axis;
+
+typedef struct nsc_plan {
+    nsc_axis *axis;    /* [naxis], axis 0 varies fastest */
+    int naxis;
+    long npoint;       /* prod of axis[k].n (1 when naxis = 0) */
+} nsc_plan;
+
+/* Zero a plan before use; free its contents. */
+void nsc_plan_init(nsc_plan *p);
+void nsc_plan_free(nsc_plan *p);
+
+/* Axis name = val[0..n) (copied, n >= 1): replaces the values of the axis of that
+ * name, keeping its place, else appends an axis. NSC_EUSAGE when the study would
+ * exceed NSC_SWEEP_MAXPOINTS points. */
+nsc_status nsc_plan_set(nsc_plan *p, const char *name, const double *val, int n, int logscale, nsc_report *r);
+
+/* One axis per .step card of c, in card order. Each must name a top-level
+ * .param of c (NSC_ENETLIST at the card otherwise). */
+nsc_status nsc_plan_steps(nsc_plan *p, const nsc_circuit *c, nsc_report *r);
+
+/* Whether name is a top-level .param of c. */
+int nsc_circuit_has_param(const nsc_circuit *c, const char *name);
+
+/* A --param of `nscircuit sweep`: "NAME=START:STOP:N" (N >= 1 values from START
+ * to STOP, evenly spaced, or geometrically with logscale, which needs START, STOP
+ * of one sign, not 0), "NAME=V1,V2,..." (a list) or "NAME=V" (one value).
+ * Numbers take SPICE suffixes. *name (lower case) and *val are new (free them);
+ * *n values. NSC_EUSAGE naming text when it is none of these. */
+nsc_status nsc_param_spec(const char *text, int logscale, char **name, double **val, int *n, nsc_report *r);
+
+/* v[k] = value of axis k at point i (0 <= i < p->npoint). */
+void nsc_plan_point(const nsc_plan *p, long i, double *v);
+
+/* "K/N" with 1 <= K <= N: 1 and *k, *n set, else 0. */
+int nsc_shard_parse(const char *text, int *k, int *n);
+/* Whether point i belongs to shard k of n (i mod n = k - 1). */
+int nsc_shard_has(long i, int k, int n);
+
+/* ---- one point ---- */
+
+typedef struct nsc_point_info {
+    nsc_sim_stats st;  /* the transient's statistics */
+    double t_parse;    /* seconds: read and elaborate the netlist */
+    double t_run;      /* seconds: the transient, its assembly and factorisations included */
+    double t_meas;     /* seconds: .meas evaluation (and the waveform file) */
+    double t_setup;    /* with profile: seconds of the assembly of the LCS and of the
+                          first one-step problems (static and regular step: W analysed
+                          and factored by KLU), timed apart: the part of t_run a reuse
+                          across points could save */
+} nsc_point_info;
+
+/* A point run as a periodic steady state (nsc_run_steady): its warm start and
+ * what it hands back besides the measures. */
+typedef struct nsc_point_steady {
+    const nsc_pss_state *start;   /* NULL, or the neighbouring point's steady state */
+    nsc_pss_state end;            /* out: the steady state found (arrays malloc'd) */
+    double efficiency, losses;    /* out: load / (input + switching), and input + switching - load
+                                     (W) over the steady period (losses.h; NAN if not found) */
+    int iterations, warm;         /* out: shooting periods, 1 when started from start */
+} nsc_point_steady;
+
+/* One point: read netlist with the overrides ov[0..nov) (later entries win), run
+ * its transient under cfg, evaluate its .meas cards: meas[k] = value of the k-th
+ * card, NAN when it failed (a warning in r says why) or the run did not
+ * complete. The netlist must have nmeas .meas cards. With wavepath, the outputs
+ * (cfg->save, .save, defaults) are recorded and written there (.dat); without, only
+ * the quantities the .meas cards read are. stop may be NULL (see nsc_tran_opts).
+ * Returns the run's status: NSC_OK, NSC_ENETLIST / NSC_EIO (netlist), NSC_ESIM
+ * (solver failure), NSC_ENOMEM; the message is in r. A steady point (a .pss card
+ * or cfg->steady) runs nsc_run_pss instead of the transient, its .meas over the
+ * steady period (nsc_meas_steady_windows), and fills ps when given. */
+nsc_status nsc_point_run(const char *netlist, const nsc_param_set *ov, int nov, const nsc_run_cfg *cfg,
+                         int nmeas, double *meas, const char *wavepath, int profile,
+                         volatile sig_atomic_t *stop, nsc_point_steady *ps, nsc_point_info *info, nsc_report *r);
+
+/* Exit status of a run that ended with s (cli.md): 0, 1 netlist, 2 usage, 3 simulation. */
+int nsc_exit_status(nsc_status s);
+
+/* ---- the table ---- */
+
+/* One row per point: the npar swept parameters, the nmeas measures, the point's
+ * status (nsc_exit_status of its run: 0 ok, 1 netlist error, 3 failure) and its
+ * index. File (.dat):
+ *     # l1 ripple vavg status point
+ *     # nscircuit sweep: points=16 parameters=1 measures=2 [shard=2/4] [study=HEX] netlist=buck.cir
+ *     [# interrupted: 5 of the 16 points of this run finished]
+ *     5.000000000000e-06 1.187000000000e-01 1.800000000000e+00 0 0
+ * values %.12e, a failed measure "nan". CSV: header "l1,ripple,...,point", rows. */
+typedef struct nsc_sweep_table {
+    int npar, nmeas;
+    char **name;       /* [npar + nmeas] */
+    char *netlist;     /* base name of the netlist */
+    long npoint;       /* points of the whole study */
+    int shard_k, shard_n; /* 1/1: the whole study */
+    char study[17];    /* the study's identity (nsc_study_id), 16 hex digits; "" unknown */
+    long partial;      /* > 0: the run was interrupted; the points it was to run (rows: those finished) */
+    long nrow, caprow;
+    double *v;         /* [nrow * (npar + nmeas)] row-major */
+    int *status;       /* [nrow] */
+    long *point;       /* [nrow] */
+} nsc_sweep_table;
+
+/* An empty table: columns par[0..npar) then meas[0..nmeas) (copied). */
+nsc_status nsc_sweep_table_init(nsc_sweep_table *T, char *const *par, int npar, char *const *meas, int nmeas,
+                                const char *netlist, long npoint, int shard_k, int shard_n, nsc_report *r);
+/* Append a row: values [npar + nmeas], status, point. */
+nsc_status nsc_sweep_table_add(nsc_sweep_table *T, const double *v, int status, long point, nsc_report *r);
+void nsc_sweep_table_free(nsc_sweep_table *T);
+/* Sort the rows by point index. */
+void nsc_sweep_table_sort(nsc_sweep_table *T);
+
+/* A study's identity: FNV-1a (64 bits, hex) over the netlist file's bytes and
+ * the words that define the study (overrides, ranges, run options; not the shard),
+ * so shards of different studies with the same columns are told apart. NULL on
+ * an unreadable netlist (the identity is then left out). */
+char *nsc_study_id(const char *netlist, char *const *words, int nwords);
+
+/* Write T to path (atomically): .dat layout, or CSV when csv. */
+nsc_status nsc_sweep_write(const nsc_sweep_table *T, const char *path, int csv, nsc_report *r);
+/* Read a .dat table written by nsc_sweep_write (NSC_EIO: unreadable; NSC_EUSAGE:
+ * not such a table, naming path and line). T is new. */
+nsc_status nsc_sweep_read(const char *path, nsc_sweep_table *T, nsc_report *r);
+
+/* The whole study from the tables of its shards: same columns and point count
+ * (the netlist names may differ: the first is kept), the same study identity
+ * when the tables have one, none interrupted, every point 0..npoint-1 exactly
+ * once; rows sorted by point. NSC_EUSAGE naming the file and the point
+ * otherwise. out is new. */
+nsc_status nsc_sweep_merge(const nsc_sweep_table *part, char *const *path, int npart, nsc_sweep_table *out,
+                           nsc_report *r);
+
+/* ---- units of the columns (sweep_units.c), for the picture ----
+ * A unit is a string: "V", "A", "W", "Ω", "F", "H", "s", "Hz", "S", "m", "J",
+ * "V·s", "A·s", "1" (dimensionless), or "" (unknown). */
+
+/* What parameter name of c sets: c read again (netlist, inc, ov[0..nov) as c
+ * was) with name at another value (1.25 times its own, 1 for 0); the fields that
+ * change name the unit: an R's (or H's) value Ω, a C's F, an L's H, a V source's
+ * level V (its times s, a SIN's frequency Hz), an I source's A, an E TABLE's V,
+ * a MOS W/L m, IC= V or A, .tran times s; E/F gains and K "1"; a model card's
+ * RON ROFF RS RD RG RB RDS Ω, VT VH VF VTO VON VOFF BV VREF V, IT IH IS ION IOFF
+ * IREF IMIN IMAX A, EON EOFF J, TT s. Fields of several units, another model
+ * parameter, or a netlist that does not read: "". */
+const char *nsc_param_unit(const char *netlist, const nsc_search_path *inc, const nsc_param_set *ov, int nov,
+                           const nsc_circuit *c, const char *name);
+/* The unit of .meas card k of c from its quantity: v() V, i() A, and through
+ * + - (same units; a bare number takes the other's) * / (products: V*A is W,
+ * V/A Ω, V/V "1") abs min max floor ceil; AVG RMS MIN MAX PP FIND PARAM: that
+ * unit, INTEG: times s; WHEN, TRIG/TARG, MIN_AT, MAX_AT: s. Else "". */
+const char *nsc_meas_unit(const nsc_circuit *c, int k);
+
+/* gnuplot script of a table (datpath written by nsc_sweep_write): one panel per
+ * measure against the first parameter, one curve per combination of the other
+ * parameters (blocks of consecutive rows where they are constant), a log axis
+ * when the first parameter's values are geometric; renders pngpath.
+ * unit[npar + nmeas] (NULL: none known but the steady study's columns
+ * "efficiency" "1" and "losses" W) labels the axes: a column of a known unit is
+ * scaled to an SI prefix ("lval (µH)"), a dimensionless one named eff... or eta
+ * is drawn in %, one of unknown unit far from 1 is scaled by 10^3k ("(×1e-6)").
+ * Tick steps are 1, 2, 5 x 10^k with labels precise enough to differ. */
+nsc_status nsc_sweep_write_gp(const nsc_sweep_table *T, const char *const *unit, const char *datpath,
+                              const char *gppath, const char *pngpath, nsc_report *r);
+
+#endif

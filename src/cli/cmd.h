@@ -1,0 +1,82 @@
+/* cmd.h -- subcommands of the nscircuit program (not part of the library). */
+#ifndef NSC_CMD_H
+#define NSC_CMD_H
+
+#include "analysis/sweep.h"
+
+/* An option value: a finite SPICE number with scale suffix ("50p", "1meg").
+ * Returns 1 and sets *v, else 0. */
+int nsc_opt_number(const char *s, double *v);
+/* "CMD: error: " fmt (with one string argument) and "Try 'CMD --help'." on
+ * stderr; returns 2, the exit status of a usage error. */
+int nsc_usage_error(const char *cmd, const char *fmt, const char *arg);
+/* The report's warnings, then its error, one line each on stderr. */
+void nsc_print_report(const nsc_report *r);
+/* Print r's warnings and notes now (--quiet: the notes are dropped), then forget
+ * them, so they come before the run's summary and are never repeated. */
+void nsc_flush_warnings(nsc_report *r, int quiet);
+/* Whether paths a and b both exist and are the same file (device and inode). */
+int nsc_same_file(const char *a, const char *b);
+/* The first of the outputs out[nout] that is one of the inputs in[nin] (the
+ * same file, under any name), else NULL: a run must never overwrite what it
+ * reads (nscircuit -o rc.cir rc.cir, a netlist named net.gp). */
+const char *nsc_output_is_input(char *const *out, int nout, char *const *in, int nin);
+
+/* The include search path of a run: the -I directories given to
+ * nsc_search_add in order, then $NSCIRCUIT_PATH (colon-separated), then the
+ * installed models directory (NSC_MODELDIR). */
+typedef struct nsc_search_buf {
+    nsc_search_path path;    /* dir points into cli[] / env */
+    const char **dirs;
+    int ncli;
+    char *env;               /* copy of $NSCIRCUIT_PATH, split in place */
+} nsc_search_buf;
+/* Add a -I directory; 0 or -1 out of memory. */
+int nsc_search_add(nsc_search_buf *b, const char *dir);
+/* Append the environment and the models directory; returns &b->path or NULL
+ * out of memory. */
+const nsc_search_path *nsc_search_finish(nsc_search_buf *b);
+void nsc_search_free(nsc_search_buf *b);
+
+/* `nscircuit compare OURS REFERENCE [options]`: argv[0] is "compare". Prints the
+ * comparison on stdout; returns the exit status: 0 every signal within --tol,
+ * 1 some signal is not, 2 usage error / unreadable file / nothing to compare. */
+int nsc_cmd_compare(int argc, char **argv);
+
+/* The usage text of `nscircuit compare` (also in `nscircuit --help`). */
+extern const char nsc_compare_usage[];
+
+/* `nscircuit sweep NETLIST [--param ...] [options]` / `nscircuit sweep --merge
+ * TABLE...` (cmd_sweep.c): argv[0] is "sweep". Returns the exit status: 0 every
+ * point succeeded, 1 netlist error, 2 usage error or tables that do not merge,
+ * 3 some point failed (its row says which). */
+int nsc_cmd_sweep(int argc, char **argv);
+
+/* The usage text of `nscircuit sweep` (also in `nscircuit --help`). */
+extern const char nsc_sweep_usage[];
+
+/* A parameter study of netlist (also run by `nscircuit circuit.cir` when the
+ * netlist has .step cards). Returns the exit status as nsc_cmd_sweep. */
+typedef struct nsc_sweep_args {
+    const char *netlist;
+    const char *prefix;         /* outputs PREFIX.sweep.dat ...; NULL: the netlist's name
+                                   (circuit.shardKofN for a shard) in the current directory */
+    nsc_run_cfg cfg;            /* --step --tstop --theta --solver --save */
+    const nsc_param_set *fixed; /* --param NAME=VALUE, [nfixed] */
+    int nfixed;
+    char *const *range;         /* --param NAME=START:STOP:N or NAME=V1,V2,..., [nrange] */
+    int nrange;
+    int logscale;               /* --log */
+    int jobs;                   /* -j; 0: the number of processors */
+    int shard_k, shard_n;       /* --shard K/N; shard_n = 0: the whole study */
+    int csv, keep_waves, noplot, stats, quiet, progress;
+    int yes;                    /* --yes: run more than NSC_SWEEP_CONFIRM points */
+    int cold;                   /* --cold: steady points not warm-started from a neighbour */
+    double point_timeout;       /* --point-timeout S; 0: none */
+} nsc_sweep_args;
+
+/* A study (or shard) of more points than this needs --yes. */
+#define NSC_SWEEP_CONFIRM 10000
+int nsc_sweep(const nsc_sweep_args *a);
+
+#endif

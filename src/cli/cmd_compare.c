@@ -1,0 +1,412 @@
+/* cmd_compare.c -- `nscircuit compare OURS REFERENCE`: read both files (rd_*.c),
+ * compare them (cmp.c), print the table and the verdict, and with --plot draw
+ * one overlay PNG per signal (gnuplot) with the difference trace below. */
+#include "config.h"
+
+#include <ctype.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "output/cmp.h"
+#include "netlist/netlist.h"
+#include "output/out.h"
+#include "output/rd.h"
+
+const char nsc_compare_usage[] =
+    "usage: nscircuit compare OURS REFERENCE [options]\n"
+    "\n"
+    "Puts two waveform files on one time grid and prints, per signal, the max and RMS\n"
+    "error (absolute and relative to the reference's range) and the shift of the\n"
+    "switching instants. Files: nscircuit .dat/.csv, ngspice raw (ASCII or binary),\n"
+    "ngspice wrdata columns. Names match case-insensitively; v(a,b) is also found as\n"
+    "v(a) - v(b).\n"
+    "\n"
+    "options:\n"
+    "  --signals LIST      signals to compare, e.g. v(out),i(l1) (default: all common)\n"
+    "  --from T, --to T    compare on [T, T] only (e.g. the steady state)\n"
+    "  --tol T             bound on each signal's RMS error relative to the reference's\n"
+    "                      range (default 0.01; '1%' also accepted)\n"
+    "  --plot              overlay PNGs PREFIX.SIGNAL.png with the difference trace\n"
+    "  -o PREFIX           prefix of the plot files (default OURS-vs-REFERENCE)\n"
+    "  --quiet             print only the verdict\n"
+    "\n"
+    "exit status: 0 every signal within --tol, 1 some signal is not, 2 usage error,\n"
+    "unreadable file or nothing to compare, 4 an output could not be written\n";
+
+static int fail(const char *fmt, const char *arg)
+{
+    return nsc_usage_error("nscircuit compare", fmt, arg);
+}
+
+
+/* "dir/name.ext" -> "name" */
+static char *stem(const char *path)
+{
+    const char *b = nsc_base_name(path), *dot = strrchr(b, '.');
+    return nsc_strndup(b, dot && dot != b ? (size_t)(dot - b) : strlen(b));
+}
+
+/* a signal name as part of a file name: "v(a,b)" -> "v_a_b" */
+static char *file_part(const char *name)
+{
+    char *s = malloc(strlen(name) + 2), *d = s;
+    if (!s) return NULL;
+    for (const char *p = name; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (isalnum(c) || c == '.' || c == '-' || c == '+') *d++ = (char)c;
+        else if (d > s && d[-1] != '_') *d++ = '_';
+    }
+    while (d > s && d[-1] == '_') d--;
+    if (d == s) *d++ = 'x';
+    *d = 0;
+    return s;
+}
+
+static const char *kind_text(nsc_wfkind k)
+{
+    switch (k) {
+    case NSC_WF_WRDATA: return "ngspice wrdata columns";
+    case NSC_WF_RAW: return "ngspice raw, ASCII";
+    case NSC_WF_RAWBIN: return "ngspice raw, binary";
+    default: return "table";
+    }
+}
+
+static const char *unit_of(const char *name)
+{
+    return name[0] == 'v' ? "V" : name[0] == 'i' ? "A" : "";
+}
+
+static void describe(const char *label, const char *path, const nsc_waves *W, const nsc_wfinfo *in)
+{
+    char a[32], b[32];
+    printf("%-10s %s: %s, %d points, %s .. %s\n", label, path, kind_text(in->kind), W->nrow,
+           nsc_eng(W->v[0], "s", a, sizeof a), nsc_eng(W->v[(size_t)(W->nrow - 1) * W->ncol], "s", b, sizeof b));
+}
+
+/* "+1.2 us" / "0 s" */
+/* Without --from/--to, an input that did not complete (its run interrupted or
+ * stopped, a truncated raw file) or covers less of the time than the other is a
+ * failure: the errors printed hold for the common part only. 1 if so (printed). */
+static int incomplete_input(const nsc_cmp *c, const nsc_waves *A, const nsc_waves *B, const nsc_wfinfo *ia,
+                            const nsc_wfinfo *ib, const char *fo, const char *fr, int whole, int quiet)
+{
+    if (!whole) return 0;
+    const char *what = ia->incomplete ? fo : ib->incomplete ? fr : NULL;
+    if (what) {
+        printf("%sFAIL: %s is incomplete (its run did not complete or the file is truncated); "
+               "compare a window with --from/--to\n", quiet ? "" : "\n", what);
+        return 1;
+    }
+    double a0 = A->v[0], a1 = A->v[(size_t)(A->nrow - 1) * A->ncol];
+    double b0 = B->v[0], b1 = B->v[(size_t)(B->nrow - 1) * B->ncol];
+    double span = fmax(a1, b1) - fmin(a0, b0), common = c->t1 - c->t0;
+    double slack = 0.01 * span;                     /* a reference may start at 10 ps, ours at 0 */
+    if (!(common >= span - slack)) {
+        printf("%sFAIL: the files cover different times (%s: %g .. %g s, %s: %g .. %g s); the errors hold for "
+               "%.3g %% of it; compare a window with --from/--to\n", quiet ? "" : "\n", fo, a0, a1, fr, b0, b1,
+               100 * common / span);
+        return 1;
+    }
+    return 0;
+}
+
+static const char *shift_text(double x, char *buf, size_t n)
+{
+    if (n < 2) return "";
+    buf[0] = '+';
+    nsc_eng(x, "s", buf + (x > 0), n - (x > 0));
+    return buf;
+}
+
+static void print_table(const nsc_cmp *c, double tol)
+{
+    int w = 6;
+    for (int q = 0; q < c->nsig; q++) w = (int)fmax(w, (double)strlen(c->sig[q].name));
+    printf("\n%-*s  %-11s  %-21s  %-21s  %-7s  %s\n", w, "signal", "ref range", "max error (of range)",
+           "rms error (of range)", "verdict", "switching instants: matched, shift max / mean");
+    for (int q = 0; q < c->nsig; q++) {
+        const nsc_cmp_sig *s = &c->sig[q];
+        const char *u = unit_of(s->name);
+        char rg[32], me[32], re[32], col1[80], col2[80], sw[200], s1[32], s2[32], lv[32];
+        nsc_eng(s->range, u, rg, sizeof rg);
+        snprintf(col1, sizeof col1, "%s  %.3g %%", nsc_eng(s->max_err, u, me, sizeof me), 100 * s->max_err / s->scale);
+        snprintf(col2, sizeof col2, "%s  %.3g %%", nsc_eng(s->rms_err, u, re, sizeof re), 100 * s->rms_err / s->scale);
+        if (s->n_ref == 0 && s->n_ours == 0)
+            snprintf(sw, sizeof sw, "none (no crossing of %s)", nsc_eng(s->level, u, lv, sizeof lv));
+        else {
+            int k = snprintf(sw, sizeof sw, "%d/%d", s->n_matched, s->n_ref);
+            if (s->n_ours != s->n_ref) k += snprintf(sw + k, sizeof sw - (size_t)k, " (ours has %d)", s->n_ours);
+            if (s->n_matched)
+                snprintf(sw + k, sizeof sw - (size_t)k, " at %s: %s / %s", nsc_eng(s->level, u, lv, sizeof lv),
+                         shift_text(s->shift_max, s1, sizeof s1), shift_text(s->shift_mean, s2, sizeof s2));
+        }
+        printf("%-*s  %-11s  %-21s  %-21s  %-7s  %s\n", w, s->name, rg, col1, col2,
+               s->rms_err <= tol * s->scale ? "ok" : "FAIL", sw);
+    }
+    for (int q = 0; q < c->nsig; q++) {
+        const nsc_cmp_sig *s = &c->sig[q];
+        if (strcmp(s->ours_src, s->name) || strcmp(s->ref_src, s->name))
+            printf("  %s: ours %s, reference %s\n", s->name, s->ours_src, s->ref_src);
+        if (s->range <= 0) printf("  %s: the reference is constant; relative errors are of its magnitude\n", s->name);
+    }
+}
+
+/* Data on the grid: time, then ours, reference, difference per signal. */
+static nsc_status write_grid(const nsc_cmp *c, const char *path, nsc_report *r)
+{
+    nsc_afile a;
+    nsc_status s = nsc_afile_open(&a, path, r);
+    if (s) return s;
+    fprintf(a.f, "# time");
+    for (int q = 0; q < c->nsig; q++) fprintf(a.f, " ours:%s ref:%s diff:%s", c->sig[q].name, c->sig[q].name, c->sig[q].name);
+    fputc('\n', a.f);
+    size_t ng = (size_t)c->ngrid;
+    for (size_t i = 0; i < ng; i++) {
+        fprintf(a.f, "%.12e", c->t[i]);
+        for (int q = 0; q < c->nsig; q++) {
+            double o = c->ours[q * ng + i], f = c->ref[q * ng + i];
+            fprintf(a.f, " %.12e %.12e %.12e", o + 0.0, f + 0.0, o - f + 0.0);
+        }
+        fputc('\n', a.f);
+    }
+    return nsc_afile_close(&a, 1, r);
+}
+
+/* One script per signal: overlay (top) and ours - reference (bottom). */
+static nsc_status write_script(const nsc_cmp *c, int q, const char *datpath, const char *gppath,
+                               const char *pngpath, const char *ours, const char *ref, nsc_report *r)
+{
+    const nsc_cmp_sig *s = &c->sig[q];
+    const char *names[] = { datpath, gppath, pngpath };
+    nsc_status ns = nsc_gp_names_check(names, 3, r);
+    if (ns) return ns;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    double ts, ys, ds, m = 0, d = 0;
+    const char *tu, *yp, *dp, *u = unit_of(s->name);
+    const char *qty = s->name[0] == 'v' ? "voltage" : s->name[0] == 'i' ? "current" : "value";
+    size_t ng = (size_t)c->ngrid;
+    for (size_t i = 0; i < ng; i++) {
+        m = fmax(m, fmax(fabs(c->ours[q * ng + i]), fabs(c->ref[q * ng + i])));
+        d = fmax(d, fabs(c->ours[q * ng + i] - c->ref[q * ng + i]));
+    }
+    nsc_time_unit(fmax(fabs(c->t0), fabs(c->t1)), &ts, &tu);
+    ys = nsc_unit_scale(m, &yp);
+    ds = nsc_unit_scale(d, &dp);
+    int col = 2 + 3 * q;
+    char title[512];
+    snprintf(title, sizeof title, "%s: ours (%s) vs reference (%s); rms error %.3g %% of the reference range",
+             s->name, nsc_base_name(ours), nsc_base_name(ref), 100 * s->rms_err / s->scale);
+    fprintf(f, "# gnuplot script written by nscircuit compare: gnuplot %s (in this directory)\n",
+            nsc_base_name(gppath));
+    nsc_gp_preamble(f, pngpath, datpath, 700);
+    fprintf(f, "set xrange [%.10g:%.10g]\nset format y '%%g'\nset multiplot title ", c->t0 * ts, c->t1 * ts);
+    nsc_gp_quote(f, title);
+    fprintf(f,
+            "\nset tmargin at screen 0.93\nset bmargin at screen 0.40\n"
+            "set format x ''\nunset xlabel\nset ylabel '%s (%s%s)'\n"
+            "plot datafile using ($1*%.0e):($%d*%.0e) with lines lw 1.5 title 'ours', \\\n"
+            "     datafile using ($1*%.0e):($%d*%.0e) with lines lw 1.5 dt 2 title 'reference'\n",
+            qty, yp, u, ts, col, ys, ts, col + 1, ys);
+    fprintf(f,
+            "set tmargin at screen 0.36\nset bmargin at screen 0.08\n"
+            "set format x '%%g'\nset xlabel 'time (%s)'\nset ylabel 'difference (%s%s)'\n"
+            "plot datafile using ($1*%.0e):($%d*%.0e) with lines lw 1 lc rgb '#c00000' title 'ours - reference'\n"
+            "unset multiplot\nset output\n",
+            tu, dp, u, ts, col + 2, ds);
+    if (fclose(f)) { free(text); return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
+    nsc_status st = nsc_write_atomic(gppath, text, len, r);
+    free(text);
+    return st;
+}
+
+/* The script and picture of signal q: PREFIX.PART.gp, PREFIX.PART.png (new), or
+ * NSC_ENOMEM. */
+static nsc_status sig_files(const nsc_cmp *c, int q, const char *prefix, char **gp, char **png, nsc_report *r)
+{
+    char *part = file_part(c->sig[q].name);
+    *gp = part ? nsc_asprintf("%s.%s.gp", prefix, part) : NULL;
+    *png = part ? nsc_asprintf("%s.%s.png", prefix, part) : NULL;
+    free(part);
+    return *gp && *png ? NSC_OK : nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+}
+
+static nsc_status plots(const nsc_cmp *c, const char *prefix, const char *ours, const char *ref, int quiet,
+                        nsc_report *r)
+{
+    char *dat = nsc_asprintf("%s.dat", prefix);
+    if (!dat) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    char *in[] = { (char *)ours, (char *)ref };
+    nsc_status s = NSC_OK;
+    for (int q = -1; !s && q < c->nsig; q++) {              /* no output may be an input: checked first */
+        char *o[2] = { dat, NULL };
+        if (q >= 0) s = sig_files(c, q, prefix, &o[0], &o[1], r);
+        const char *clash = s ? NULL : nsc_output_is_input(o, q < 0 ? 1 : 2, in, 2);
+        if (clash) s = nsc_err(r, NSC_EUSAGE, NULL, "the output '%s' is one of the files compared: choose another "
+                               "prefix with -o", clash);
+        if (q >= 0) { free(o[0]); free(o[1]); }
+    }
+    if (!s) s = write_grid(c, dat, r);
+    if (!s && !quiet) printf("\nwrote %s", dat);
+    for (int q = 0; !s && q < c->nsig; q++) {
+        char *gp = NULL, *png = NULL;
+        s = sig_files(c, q, prefix, &gp, &png, r);
+        if (!s) s = write_script(c, q, dat, gp, png, ours, ref, r);
+        if (!s) s = nsc_render_gp(gp, r);
+        if (!s && !quiet) printf(", %s", png);
+        free(gp);
+        free(png);
+    }
+    if (!quiet) printf("\n");
+    free(dat);
+    return s;
+}
+
+/* the names of --signals, split at commas outside parentheses */
+static int split_list(char *list, char ***out)
+{
+    int n = 0, depth = 0;
+    char **v = NULL;
+    char *start = list;
+    for (char *p = list;; p++) {
+        if (*p == '(') depth++;
+        if (*p == ')') depth--;
+        if (*p == 0 || (*p == ',' && depth == 0)) {
+            int end = *p == 0;
+            *p = 0;
+            while (isspace((unsigned char)*start)) start++;
+            if (*start) {
+                char **nv = realloc(v, sizeof *v * (size_t)(n + 1));
+                if (!nv) { free(v); return -1; }
+                v = nv;
+                v[n++] = start;
+            }
+            if (end) break;
+            start = p + 1;
+        }
+    }
+    *out = v;
+    return n;
+}
+
+enum { C_SIGNALS = 300, C_TOL, C_FROM, C_TO, C_PLOT, C_QUIET, C_HELP };
+
+int nsc_cmd_compare(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "signals", required_argument, 0, C_SIGNALS }, { "tol", required_argument, 0, C_TOL },
+        { "from", required_argument, 0, C_FROM },       { "to", required_argument, 0, C_TO },
+        { "plot", no_argument, 0, C_PLOT },             { "quiet", no_argument, 0, C_QUIET },
+        { "help", no_argument, 0, C_HELP },             { 0, 0, 0, 0 }
+    };
+    char *signals = NULL;
+    const char *prefix = NULL;
+    double tol = 0.01, from = -INFINITY, to = INFINITY;
+    int plot = 0, quiet = 0, c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': prefix = optarg; break;
+        case C_SIGNALS: signals = optarg; break;
+        case C_TOL: {
+            char *q;
+            tol = strtod(optarg, &q);
+            if (q != optarg && *q == '%' && q[1] == 0) { tol /= 100; q++; }
+            if (q == optarg || *q || !(tol >= 0) || !isfinite(tol)) return fail("--tol needs a non-negative number, not '%s'", optarg);
+            break;
+        }
+        case C_FROM: case C_TO:
+            if (!nsc_parse_number(optarg, c == C_FROM ? &from : &to) || !isfinite(c == C_FROM ? from : to))
+                return fail("--from / --to need a time, not '%s'", optarg);
+            break;
+        case C_PLOT: plot = 1; break;
+        case C_QUIET: quiet = 1; break;
+        case C_HELP: fputs(nsc_compare_usage, stdout); return 0;
+        default: return fail("unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind != 2) return fail("%s", argc - optind < 2 ? "need two files: OURS REFERENCE" : "more than two files given");
+    const char *fo = argv[optind], *fr = argv[optind + 1];
+
+    nsc_report rep;
+    nsc_report_init(&rep);
+    nsc_waves *A = NULL, *B = NULL;
+    nsc_cmp *cmp = NULL;
+    char **names = NULL, *pre = NULL;
+    int nnames = 0, status = 2;
+    nsc_wfinfo ia, ib;
+    if (nsc_read_waves(fo, &A, &ia, &rep) || nsc_read_waves(fr, &B, &ib, &rep)) goto done;
+    if (signals && (nnames = split_list(signals, &names)) <= 0) {
+        status = nnames < 0 ? 3 : fail("empty --signals list%s", "");
+        goto done;
+    }
+    /* a file without names takes those of --signals, in order */
+    nsc_waves *unnamed[2] = { ia.named ? NULL : A, ib.named ? NULL : B };
+    for (int k = 0; k < 2; k++) {
+        if (!unnamed[k]) continue;
+        if (nnames != unnamed[k]->ncol - 1) {
+            nsc_err(&rep, NSC_EUSAGE, NULL, "%s has no signal names: give its %d column names in order with --signals "
+                    "(or write it with 'set wr_vecnames' in ngspice)", k ? fr : fo, unnamed[k]->ncol - 1);
+            goto done;
+        }
+        for (int j = 0; j < nnames; j++) {
+            char *nm = nsc_strdup(names[j]);
+            if (!nm) { nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+            free(unnamed[k]->name[j + 1]);
+            unnamed[k]->name[j + 1] = nm;
+        }
+    }
+    if (nsc_compare(A, B, names, nnames, from, to, &cmp, &rep)) goto done;
+    if (!quiet) {
+        describe("ours", fo, A, &ia);
+        describe("reference", fr, B, &ib);
+        char a[32], b[32];
+        printf("%-10s %s .. %s, %d points (ours' time points; the reference interpolated)\n", "compared",
+               nsc_eng(cmp->t0, "s", a, sizeof a), nsc_eng(cmp->t1, "s", b, sizeof b), cmp->ngrid);
+        print_table(cmp, tol);
+    }
+    int nbad = 0;
+    const nsc_cmp_sig *worst = &cmp->sig[0];
+    for (int q = 0; q < cmp->nsig; q++) {
+        const nsc_cmp_sig *s = &cmp->sig[q];
+        nbad += !(s->rms_err <= tol * s->scale);
+        if (s->rms_err / s->scale > worst->rms_err / worst->scale) worst = s;
+    }
+    int partial = incomplete_input(cmp, A, B, &ia, &ib, fo, fr, isinf(from) && isinf(to), quiet);
+    if (nbad)
+        printf("%sFAIL: %d of %d signals above --tol %g %% (rms error of the reference range); worst %s: %.3g %%\n",
+               quiet ? "" : "\n", nbad, cmp->nsig, 100 * tol, worst->name, 100 * worst->rms_err / worst->scale);
+    else if (!partial)
+        printf("%sPASS: all %d signals within --tol %g %% (rms error of the reference range); worst %s: %.3g %%\n",
+               quiet ? "" : "\n", cmp->nsig, 100 * tol, worst->name, 100 * worst->rms_err / worst->scale);
+    status = nbad || partial ? 1 : 0;
+    if (plot) {
+        if (!prefix) {
+            char *so = stem(fo), *sr = stem(fr);
+            pre = so && sr ? nsc_asprintf("%s-vs-%s", so, sr) : NULL;
+            free(so);
+            free(sr);
+            if (!pre) { nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); status = 3; goto done; }
+            prefix = pre;
+        }
+        nsc_status ps = plots(cmp, prefix, fo, fr, quiet, &rep);
+        if (ps) status = ps == NSC_EOUT ? 4 : nsc_exit_status(ps) == 3 ? 3 : 2;
+    }
+done:
+    if (rep.error) fprintf(stderr, "%s\n", rep.error);
+    nsc_report_free(&rep);
+    nsc_waves_free(A);
+    nsc_waves_free(B);
+    nsc_cmp_free(cmp);
+    free(names);
+    free(pre);
+    return status;
+}

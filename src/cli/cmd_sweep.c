@@ -1,0 +1,931 @@
+/* cmd_sweep.c -- `nscircuit sweep`: a parameter study (sweep.h) run as one
+ * process per point, at most -j at a time, and `nscircuit sweep --merge`.
+ *
+ * A point's process reads the netlist with its overrides, runs it and writes
+ * its result to a pipe (protocol below); the parent collects the results in
+ * point order. A point that fails, crashes or is killed only marks its own row
+ * (measures nan, status 3), so the study always completes. Rows do not depend
+ * on -j: each point is computed alone, from the netlist, by the same code.
+ *
+ * Result protocol (text, one item per line):
+ *     nscircuit-point STATUS
+ *     info T_PARSE T_RUN T_MEAS T_SETUP STEPS LCPS FACTORISATIONS
+ *     m VALUE            (nmeas lines, C99 hex floats: exact)
+ *     w WARNING          (any number)
+ *     e ERROR            (at most one)
+ *     end */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "output/out.h"
+#include "analysis/sweep.h"
+
+const char nsc_sweep_usage[] =
+    "usage: nscircuit sweep circuit.cir [--param NAME=START:STOP:N ...] [options]\n"
+    "       nscircuit sweep --merge TABLE... [-o PREFIX] [--csv] [--no-plot]\n"
+    "\n"
+    "Runs the netlist at every point of the Cartesian product of the swept parameters\n"
+    "(--param ranges and the .step cards of the netlist), each point a full transient\n"
+    "with its .meas cards evaluated, one process per point, and writes one row per\n"
+    "point to PREFIX.sweep.dat: the parameters, the measures, status (0 ok, 1 netlist\n"
+    "error, 3 simulation failure; failed measures are nan) and the point's index.\n"
+    "\n"
+    "sweep options:\n"
+    "  --param NAME=START:STOP:N   sweep a .param over N values (repeatable; the first\n"
+    "                      parameter varies fastest); NAME=V1,V2,... a list;\n"
+    "                      NAME=VALUE a fixed override\n"
+    "  --log               geometric instead of even spacing of START:STOP:N\n"
+    "  -j N                points run at once (default: the number of processors)\n"
+    "  --shard K/N         run only the points i with i mod N = K-1 (cluster job K of N);\n"
+    "                      default PREFIX: circuit.shardKofN\n"
+    "  --merge             join shard tables (the arguments) into the whole study's table\n"
+    "  -o PREFIX           outputs PREFIX.sweep.dat, .sweep.gp, .sweep.png (default: the\n"
+    "                      netlist's name in the current directory)\n"
+    "  --csv               also write PREFIX.sweep.csv\n"
+    "  --keep-waves        also write each point's waveforms, PREFIX.waves/pNNNN.dat\n"
+    "  --no-plot           do not render PREFIX.sweep.png (the script is still written)\n"
+    "  --point-timeout S   a point running longer than S seconds is stopped and fails\n"
+    "  --yes               run a study of more than 10000 points (else refused)\n"
+    "  --steady            each point's periodic steady state (as a .pss card), started\n"
+    "                      from the nearest finished point's; the .meas are over its\n"
+    "                      steady period and two columns follow them: efficiency\n"
+    "                      and losses (W), as --losses computes them\n"
+    "  --period T          the steady state's period (implies --steady)\n"
+    "  --cold              every steady point from its own operating point (rows then\n"
+    "                      do not depend on -j or the order of the points)\n"
+    "  -I DIR, --step, --tstop, --theta, --solver, --save, --stats, --progress, --quiet:\n"
+    "                      as for a run\n"
+    "\n"
+    "exit status: 0 every point succeeded, 1 netlist error, 2 usage error or tables\n"
+    "that do not merge, 3 some point failed (its row says which)\n";
+
+static volatile sig_atomic_t stop_flag;
+static void on_signal(int sig) { stop_flag = sig; }
+
+static int fail(const char *fmt, const char *arg)
+{
+    return nsc_usage_error("nscircuit sweep", fmt, arg);
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* "dir/name.cir" -> "name" */
+static char *stem(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    const char *dot = strrchr(b, '.');
+    return nsc_strndup(b, dot && dot != b ? (size_t)(dot - b) : strlen(b));
+}
+
+static int ncpu(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* ---- the outputs of a table ---- */
+
+/* PREFIX.sweep.dat (+ .csv, .gp, .png; unit: of T's columns for the picture, or
+ * NULL); 0 or the exit status of a write error */
+static int write_outputs(const nsc_sweep_table *T, const char *const *unit, const char *prefix, int csv, int gp,
+                         int png, int quiet)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    char *dat = nsc_asprintf("%s.sweep.dat", prefix), *cs = nsc_asprintf("%s.sweep.csv", prefix);
+    char *gpp = nsc_asprintf("%s.sweep.gp", prefix), *pngp = nsc_asprintf("%s.sweep.png", prefix);
+    nsc_status s = !dat || !cs || !gpp || !pngp ? nsc_err(&r, NSC_ENOMEM, NULL, "out of memory") : NSC_OK;
+    if (!s) s = nsc_sweep_write(T, dat, 0, &r);
+    if (!s && csv) s = nsc_sweep_write(T, cs, 1, &r);
+    if (!s && gp) s = nsc_sweep_write_gp(T, unit, dat, gpp, pngp, &r);
+    int rendered = 0;
+    if (!s && gp && png) {
+        nsc_report g;                                  /* no gnuplot: the table still stands */
+        nsc_report_init(&g);
+        if (nsc_render_gp(gpp, &g)) fprintf(stderr, "nscircuit: warning: no plot: %s\n", g.error ? g.error : "gnuplot failed");
+        else rendered = 1;
+        nsc_report_free(&g);
+    }
+    nsc_print_report(&r);
+    if (!s && !quiet) {
+        fprintf(stderr, "nscircuit: wrote %s", dat);
+        if (csv) fprintf(stderr, ", %s", cs);
+        if (gp) fprintf(stderr, ", %s", gpp);
+        if (rendered) fprintf(stderr, ", %s", pngp);
+        fputc('\n', stderr);
+    }
+    nsc_report_free(&r);
+    free(dat); free(cs); free(gpp); free(pngp);
+    return s ? nsc_exit_status(s) : 0;
+}
+
+/* 2 (printed) when an output PREFIX.sweep.{dat,csv,gp,png} is one of the inputs
+ * in[nin] (the netlist, the merged tables), else 0 (3 out of memory). */
+static int outputs_clash(const char *prefix, char *const *in, int nin)
+{
+    const char *suf[] = { ".sweep.dat", ".sweep.csv", ".sweep.gp", ".sweep.png" };
+    for (int k = 0; k < 4; k++) {
+        char *o = nsc_asprintf("%s%s", prefix, suf[k]);
+        if (!o) return 3;
+        int clash = nsc_output_is_input(&o, 1, in, nin) != NULL;
+        if (clash) fprintf(stderr, "nscircuit: error: the output '%s' is an input of this study: choose another "
+                                   "prefix with -o\n", o);
+        free(o);
+        if (clash) return 2;
+    }
+    return 0;
+}
+
+/* ---- a point's process ---- */
+
+static void put_line(FILE *f, char tag, const char *msg)
+{
+    fprintf(f, "%c ", tag);
+    for (const char *p = msg; *p; p++) fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
+    fputc('\n', f);
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+typedef struct study {
+    const nsc_sweep_args *a;
+    nsc_plan plan;
+    int nmeas;
+    char **meas;            /* [nmeas] names */
+    char *wavedir;          /* PREFIX.waves or NULL */
+    int wavewidth;
+    int steady;             /* points run as periodic steady states: two more columns */
+    nsc_pss_state *warm;    /* [nsel] steady: the state each finished point found (by position in sel) */
+    const long *sel;        /* [nsel] the points of this run */
+    long nsel;
+} study;
+
+/* The columns a steady study adds after the measures. */
+static const char *const steady_cols[] = { "efficiency", "losses" };
+
+/* The steady state to start point sel[pos] from: the finished point nearest
+ * before it in the run that differs from it only in the first axis (the
+ * sweep's own neighbour), NULL if none has finished. */
+static const nsc_pss_state *warm_for(const study *S, long pos)
+{
+    if (!S->warm || S->a->cold) return NULL;
+    long n0 = S->plan.naxis > 0 ? S->plan.axis[0].n : 1, i = S->sel[pos];
+    for (long j = pos - 1; j >= 0 && S->sel[j] / n0 == i / n0; j--)
+        if (S->warm[j].z) return &S->warm[j];
+    return NULL;
+}
+
+/* The state line protocol of a steady point: "s N M NSW PERIOD", "sz" N values,
+ * "sl" M values, "ss" NSW digits. */
+static void put_state(FILE *f, const nsc_pss_state *x)
+{
+    if (!x->z) return;
+    fprintf(f, "s %d %d %d %a\nsz", x->n, x->m, x->nsw, x->period);
+    for (int i = 0; i < x->n; i++) fprintf(f, " %a", x->z[i]);
+    fputs("\nsl", f);
+    for (int j = 0; j < x->m; j++) fprintf(f, " %a", x->l[j]);
+    fprintf(f, "\nsb %d", x->nd);
+    for (long k = 0; k < (long)x->nd * x->nd; k++) fprintf(f, " %a", x->B[k]);
+    fputs("\nss ", f);
+    for (int k = 0; k < x->nsw; k++) fputc(x->sw[k] ? '1' : '0', f);
+    fputc('\n', f);
+}
+
+/* In the child: run point i and write its result to fd. Never returns. Everything
+ * it allocates is freed; what it inherited from the parent is left alone. */
+static void point_child(const study *S, long pos, int fd)
+{
+    long i = S->sel[pos];
+    const nsc_sweep_args *a = S->a;
+    int np = S->plan.naxis, nov = a->nfixed + np;
+    nsc_param_set *ov = nsc_calloc((size_t)nov + 1, sizeof *ov);
+    double *pv = nsc_calloc((size_t)np + 1, sizeof *pv), *meas = nsc_calloc((size_t)S->nmeas + 3, sizeof *meas);
+    char *wave = S->wavedir ? nsc_asprintf("%s/p%0*ld.dat", S->wavedir, S->wavewidth, i) : NULL;
+    if (!ov || !pv || !meas || (S->wavedir && !wave)) _exit(4);
+    for (int k = 0; k < a->nfixed; k++) ov[k] = a->fixed[k];
+    nsc_plan_point(&S->plan, i, pv);
+    for (int k = 0; k < np; k++) {                     /* the point's values win over fixed ones */
+        ov[a->nfixed + k].name = S->plan.axis[k].name;
+        ov[a->nfixed + k].value = pv[k];
+    }
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_point_info info;
+    nsc_point_steady ps;
+    memset(&ps, 0, sizeof ps);
+    ps.start = warm_for(S, pos);
+    int nm = S->nmeas - (S->steady ? 2 : 0);           /* the .meas cards' */
+    nsc_status s = nsc_point_run(a->netlist, ov, nov, &a->cfg, nm, meas, wave, a->stats, NULL,
+                                 S->steady ? &ps : NULL, &info, &r);
+    if (S->steady) { meas[nm] = ps.efficiency; meas[nm + 1] = ps.losses; }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) _exit(4);
+    fprintf(f, "nscircuit-point %d\ninfo %a %a %a %a %ld %ld %d\n", nsc_exit_status(s), info.t_parse, info.t_run,
+            info.t_meas, info.t_setup, info.st.steps, info.st.lcps, info.st.factorizations);
+    for (int k = 0; k < S->nmeas; k++) fprintf(f, "m %a\n", meas[k]);
+    if (!s && S->steady) fprintf(f, "p %d %d\n", ps.iterations, ps.warm);
+    if (!s) put_state(f, &ps.end);
+    for (int k = 0; k < r.nwarn; k++) put_line(f, 'w', r.warn[k]);
+    if (r.error) put_line(f, 'e', r.error);
+    fprintf(f, "end\n");
+    int bad = fclose(f) || write_all(fd, text, len);
+    close(fd);
+    free(text);
+    nsc_report_free(&r);
+    free(ov); free(pv); free(meas); free(wave);
+    nsc_pss_state_free(&ps.end);
+    _exit(bad ? 4 : 0);                                /* not exit(): the parent's state is not ours to finish */
+}
+
+/* ---- the parent: jobs, results, messages ---- */
+
+typedef struct job {
+    long point;
+    long pos;               /* its position in the run's points */
+    pid_t pid;
+    int fd;
+    char *buf;
+    size_t len, cap;
+    double start;           /* now() when started */
+    int timed_out;          /* killed for --point-timeout */
+} job;
+
+typedef struct collect {
+    study *S;
+    nsc_sweep_table T;
+    char **seen;            /* warnings shown (text without the point) */
+    int nseen, capseen;
+    long repeated;          /* warnings not shown again */
+    long failed;
+    double t_parse, t_run, t_meas, t_setup, steps;
+    long nres;
+    long shoot, nwarm, nsteady;   /* steady points: shooting periods, warm starts, points */
+} collect;
+
+/* "point 3 (l1=5e-06, c1=2.2e-05)" */
+static char *point_label(const study *S, long i)
+{
+    double *v = nsc_calloc((size_t)S->plan.naxis + 1, sizeof *v);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = v ? open_memstream(&buf, &len) : NULL;
+    if (!f) { free(v); return NULL; }
+    nsc_plan_point(&S->plan, i, v);
+    fprintf(f, "point %ld (", i);
+    for (int k = 0; k < S->plan.naxis; k++) fprintf(f, "%s%s=%g", k ? ", " : "", S->plan.axis[k].name, v[k]);
+    fputc(')', f);
+    fclose(f);
+    free(v);
+    return buf;
+}
+
+/* 1 if w was seen before, else 0 (and w is remembered, up to 1000 texts) */
+static int remember(collect *C, const char *w)
+{
+    for (int k = 0; k < C->nseen; k++)
+        if (!strcmp(C->seen[k], w)) return 1;
+    if (C->nseen < 1000 && !nsc_grow((void **)&C->seen, &C->capseen, C->nseen + 1, sizeof *C->seen) &&
+        (C->seen[C->nseen] = nsc_strdup(w)))
+        C->nseen++;
+    return 0;
+}
+
+static void show_warning(collect *C, long i, const char *w)
+{
+    if (remember(C, w)) { C->repeated++; return; }
+    char *lab = point_label(C->S, i);
+    fprintf(stderr, "nscircuit: %s: %s\n", lab ? lab : "point", w);
+    free(lab);
+}
+
+/* Parse a finished job's output (status of its process in wst) into a row. */
+/* One line of put_state into x: counts checked before allocating (at most
+ * NSC_STATE_MAX each), values and digits counted; a line that does not fit
+ * leaves x empty (the next point starts cold). */
+#define NSC_STATE_MAX 10000000
+static void take_state(nsc_pss_state *x, char *line)
+{
+    char *p = line + 2, *e;
+    if (!strncmp(line, "s ", 2)) {
+        nsc_pss_state_free(x);
+        nsc_pss_state y = { 0 };
+        if (sscanf(p, "%d %d %d %la", &y.n, &y.m, &y.nsw, &y.period) != 4 || y.n < 0 || y.m < 0 || y.nsw < 0
+            || y.n > NSC_STATE_MAX || y.m > NSC_STATE_MAX || y.nsw > NSC_STATE_MAX || !(y.period > 0))
+            return;
+        y.z = calloc((size_t)y.n + 1, sizeof(double));
+        y.l = calloc((size_t)y.m + 1, sizeof(double));
+        y.sw = calloc((size_t)y.nsw + 1, 1);
+        if (y.z && y.l && y.sw) { *x = y; x->z[y.n] = 1; }  /* z[n] = 1: values still missing */
+        else nsc_pss_state_free(&y);
+        return;
+    }
+    /* x->z[x->n] counts the lines taken: 1 after "s", 2 after "sz", 3 after "sl", 4 after "sb" */
+    if (!x->z) return;
+    double got = x->z[x->n];
+    if (!strncmp(line, "sb ", 3) && got == 3) {
+        long nb = strtol(p, &e, 10), k = 0;
+        if (e == p || nb < 0 || nb > 1000 || x->B || !(x->B = calloc((size_t)(nb * nb) + 1, sizeof(double)))) {
+            nsc_pss_state_free(x);
+            return;
+        }
+        x->nd = (int)nb;
+        for (p = e; k < nb * nb; k++, p = e) {
+            x->B[k] = strtod(p, &e);
+            if (e == p || !isfinite(x->B[k])) break;
+        }
+        if (k != nb * nb || *p) nsc_pss_state_free(x);
+        else x->z[x->n] = 4;
+        return;
+    }
+    if (!strncmp(line, "ss ", 3) && got == 4) {
+        int k = 0;
+        for (; k < x->nsw && (p[1] == '0' || p[1] == '1'); k++, p++) x->sw[k] = p[1] == '1';
+        if (k != x->nsw || p[1]) nsc_pss_state_free(x);
+        else x->z[x->n] = 0;                           /* complete */
+        return;
+    }
+    int isz = !strncmp(line, "sz", 2) && got == 1, isl = !strncmp(line, "sl", 2) && got == 2, k = 0;
+    int n = isz ? x->n : x->m;
+    double *v = isz ? x->z : x->l;
+    for (; (isz || isl) && k < n; k++, p = e) {
+        v[k] = strtod(p, &e);
+        if (e == p || !isfinite(v[k])) break;
+    }
+    if (!(isz || isl) || k != n || *p) nsc_pss_state_free(x);
+    else x->z[x->n] = got + 1;
+}
+
+static nsc_status take_result(collect *C, const job *J, int wst)
+{
+    study *S = C->S;
+    int np = S->plan.naxis, nm = S->nmeas;
+    double *v = nsc_calloc((size_t)(np + nm) + 1, sizeof *v);
+    if (!v) return NSC_ENOMEM;
+    nsc_plan_point(&S->plan, J->point, v);
+    for (int k = 0; k < nm; k++) v[np + k] = NAN;
+    int status = -1, mk = 0, ended = 0;
+    char *err = NULL;
+    char *save = NULL;
+    for (char *line = strtok_r(J->buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        double tp, tr, tm, ts, steps;
+        long lcps;
+        int fz, it, warm;
+        if (!strncmp(line, "nscircuit-point ", 16)) status = atoi(line + 16);
+        else if (sscanf(line, "info %la %la %la %la %lf %ld %d", &tp, &tr, &tm, &ts, &steps, &lcps, &fz) == 7) {
+            C->t_parse += tp; C->t_run += tr; C->t_meas += tm; C->t_setup += ts; C->steps += steps;
+            C->nres++;
+        } else if (!strncmp(line, "m ", 2) && mk < nm) v[np + mk++] = strtod(line + 2, NULL);
+        else if (line[0] == 's' && S->warm) take_state(&S->warm[J->pos], line);
+        else if (sscanf(line, "p %d %d", &it, &warm) == 2) { C->shoot += it; C->nwarm += warm != 0; C->nsteady++; }
+        else if (!strncmp(line, "w ", 2)) show_warning(C, J->point, line + 2);
+        else if (!strncmp(line, "e ", 2)) err = line + 2;
+        else if (!strcmp(line, "end")) ended = 1;
+    }
+    char why[160] = "";
+    if (!ended || status < 0 || mk != nm) {           /* crashed, killed, or out of memory */
+        if (J->timed_out) snprintf(why, sizeof why, "stopped after --point-timeout %g s", C->S->a->point_timeout);
+        else if (WIFSIGNALED(wst)) snprintf(why, sizeof why, "the point's process was killed by signal %d (%s)",
+                                       WTERMSIG(wst), strsignal(WTERMSIG(wst)));
+        else snprintf(why, sizeof why, "the point's process ended without a result (exit status %d)",
+                      WIFEXITED(wst) ? WEXITSTATUS(wst) : -1);
+        err = why;
+        status = 3;
+        for (int k = 0; k < nm; k++) v[np + k] = NAN;
+    }
+    if (status) C->failed++;
+    if (err) {
+        char *lab = point_label(S, J->point);
+        fprintf(stderr, "nscircuit: %s failed: %s\n", lab ? lab : "point", err);
+        free(lab);
+    }
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_status s = nsc_sweep_table_add(&C->T, v, status, J->point, &r);
+    nsc_report_free(&r);
+    free(v);
+    return s;
+}
+
+static void draw_progress(long done, long total, long failed, double t0, int *shown, int tty)
+{
+    double el = now() - t0;
+    if (el < 1.0 && done < total) return;
+    double f = total ? (double)done / (double)total : 1;
+    char bar[31];
+    int n = (int)(f * 30);
+    for (int k = 0; k < 30; k++) bar[k] = k < n ? '#' : '.';
+    bar[30] = 0;
+    double left = done ? el * (double)(total - done) / (double)done : 0;
+    fprintf(stderr, "\rnscircuit: sweep [%s] %ld/%ld points, %ld failed, %.0f s left  ", bar, done, total, failed, left);
+    if (!tty) fputc('\n', stderr);
+    *shown = 1;
+}
+
+/* Run the points sel[0..nsel) with at most jobs processes. Returns 0, or 128+signal
+ * when interrupted. */
+static int run_points(collect *C, const long *sel, long nsel, int jobs, int progress)
+{
+    job *J = nsc_calloc((size_t)jobs, sizeof *J);
+    struct pollfd *pf = nsc_calloc((size_t)jobs, sizeof *pf);
+    if (!J || !pf) { free(J); free(pf); return 3; }
+    int active = 0, shown = 0, tty = isatty(2);
+    long next = 0, done = 0;
+    double t0 = now(), tdraw = 0;
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    pid_t parent = getpid();
+    while (!stop_flag && (next < nsel || active > 0)) {
+        while (active < jobs && next < nsel && !stop_flag) {
+            int p[2];
+            if (pipe(p)) break;
+            fflush(NULL);                              /* nothing buffered is written twice */
+            sigprocmask(SIG_BLOCK, &block, &old);
+            pid_t pid = fork();
+            if (pid == 0) {
+                signal(SIGINT, SIG_DFL);
+                signal(SIGTERM, SIG_DFL);
+                signal(SIGHUP, SIG_DFL);
+#ifdef __linux__
+                prctl(PR_SET_PDEATHSIG, SIGKILL);      /* the study's process died: so do its points */
+                if (getppid() != parent) _exit(4);     /* it died before prctl */
+#endif
+                sigprocmask(SIG_SETMASK, &old, NULL);
+                close(p[0]);
+                for (int k = 0; k < active; k++) { close(J[k].fd); free(J[k].buf); }
+                long pos = next;
+                free(J);
+                free(pf);
+                point_child(C->S, pos, p[1]);
+            }
+            sigprocmask(SIG_SETMASK, &old, NULL);
+            close(p[1]);
+            if (pid < 0) { close(p[0]); break; }
+            memset(&J[active], 0, sizeof *J);
+            J[active].pos = next;
+            J[active].point = sel[next++];
+            J[active].pid = pid;
+            J[active].fd = p[0];
+            J[active].start = now();
+            active++;
+        }
+        if (active == 0) {                             /* cannot start any process */
+            fprintf(stderr, "nscircuit: error: cannot start a process for a point: %s\n", strerror(errno));
+            free(J); free(pf);
+            return 3;
+        }
+        for (int k = 0; k < active; k++) { pf[k].fd = J[k].fd; pf[k].events = POLLIN; pf[k].revents = 0; }
+        int nr = poll(pf, (nfds_t)active, 250);
+        if (nr < 0 && errno != EINTR) break;
+        double lim = C->S->a->point_timeout;
+        for (int k = 0; lim > 0 && k < active; k++)   /* its pipe closes: collected below */
+            if (!J[k].timed_out && now() - J[k].start > lim) {
+                kill(J[k].pid, SIGKILL);
+                J[k].timed_out = 1;
+            }
+        for (int k = 0; nr > 0 && k < active; k++) {
+            if (!pf[k].revents) continue;
+            job *j = &J[k];
+            if (j->len + 4097 > j->cap) {
+                size_t cap = j->cap ? 2 * j->cap : 8192;
+                char *nb = realloc(j->buf, cap);
+                if (!nb) continue;
+                j->buf = nb;
+                j->cap = cap;
+            }
+            ssize_t got = read(j->fd, j->buf + j->len, j->cap - j->len - 1);
+            if (got < 0 && errno == EINTR) continue;
+            if (got > 0) { j->len += (size_t)got; continue; }
+            /* end of the point's output: collect it */
+            close(j->fd);
+            int wst = 0;
+            while (waitpid(j->pid, &wst, 0) < 0 && errno == EINTR) {}
+            if (!j->buf) j->buf = calloc(1, 1);
+            if (j->buf) j->buf[j->len] = 0;
+            if (j->buf) take_result(C, j, wst);
+            free(j->buf);
+            J[k] = J[active - 1];
+            pf[k] = pf[active - 1];
+            active--;
+            k--;
+            done++;
+        }
+        if (progress && (now() - tdraw > (tty ? 0.1 : 10) || done == nsel)) {
+            draw_progress(done, nsel, C->failed, t0, &shown, tty);
+            tdraw = now();
+        }
+    }
+    if (shown && tty) fputs("\r\033[K", stderr);
+    for (int k = 0; k < active; k++) {                 /* interrupted: stop the running points */
+        kill(J[k].pid, SIGTERM);
+        close(J[k].fd);
+        while (waitpid(J[k].pid, NULL, 0) < 0 && errno == EINTR) {}
+        free(J[k].buf);
+    }
+    free(J);
+    free(pf);
+    return stop_flag ? 128 + (int)stop_flag : 0;
+}
+
+/* ---- the study ---- */
+
+/* The words that define a study besides its netlist's bytes (nsc_study_id):
+ * the fixed values, the ranges, --log, the run options. */
+static char *study_of(const nsc_sweep_args *a)
+{
+    int n = 0, cap = 2 * a->nfixed + a->nrange + 8;
+    char **w = nsc_calloc((size_t)cap, sizeof *w);
+    if (!w) return NULL;
+    for (int k = 0; k < a->nfixed; k++) w[n++] = nsc_asprintf("fixed %s=%.17g", a->fixed[k].name, a->fixed[k].value);
+    for (int k = 0; k < a->nrange; k++) w[n++] = nsc_asprintf("range %s", a->range[k]);
+    w[n++] = nsc_asprintf("log %d", a->logscale);      /* not the shard: shards share their study */
+    w[n++] = nsc_asprintf("run %.17g %.17g %.17g %s %s", a->cfg.step, a->cfg.tstop, a->cfg.theta,
+                          a->cfg.solver ? a->cfg.solver : "", a->cfg.save ? a->cfg.save : "");
+    if (a->cfg.steady || a->cfg.period > 0) w[n++] = nsc_asprintf("steady %.17g", a->cfg.period);
+    int ok = 1;
+    for (int k = 0; k < n; k++) ok &= w[k] != NULL;
+    char *id = ok ? nsc_study_id(a->netlist, w, n) : NULL;
+    for (int k = 0; k < n; k++) free(w[k]);
+    free(w);
+    return id;
+}
+
+/* The units of the table's columns (the picture's labels): what each swept
+ * parameter sets, what each .meas card measures, efficiency and losses of a
+ * steady study ("1", W). NULL out of memory (the picture then has fewer units). */
+static const char **column_units(const nsc_sweep_args *a, const nsc_circuit *c, const study *S)
+{
+    int np = S->plan.naxis;
+    const char **u = nsc_calloc((size_t)(np + S->nmeas) + 1, sizeof *u);
+    if (!u) return NULL;
+    for (int k = 0; k < np; k++)
+        u[k] = nsc_param_unit(a->netlist, a->cfg.inc, a->fixed, a->nfixed, c, S->plan.axis[k].name);
+    for (int k = 0; k < c->nmeas; k++) u[np + k] = nsc_meas_unit(c, k);
+    for (int k = c->nmeas; k < S->nmeas; k++) u[np + k] = k == c->nmeas ? "1" : "W";
+    return u;
+}
+
+int nsc_sweep(const nsc_sweep_args *a)
+{
+    nsc_report rep;
+    nsc_report_init(&rep);
+    nsc_circuit *c = NULL;
+    study S;
+    memset(&S, 0, sizeof S);
+    S.a = a;
+    nsc_plan_init(&S.plan);
+    collect C;
+    memset(&C, 0, sizeof C);
+    C.S = &S;
+    long *sel = NULL;
+    char *prefix = NULL;
+    int status = 0;
+    double t0 = now();
+
+    /* the study: the netlist with the fixed overrides, its .step cards, the --param ranges */
+    nsc_status s = nsc_netlist_read_in(a->netlist, a->cfg.inc, a->fixed, a->nfixed, &c, &rep);
+    if (!s) s = nsc_plan_steps(&S.plan, c, &rep);
+    for (int k = 0; !s && k < a->nrange; k++) {
+        char *name;
+        double *val;
+        int n;
+        if ((s = nsc_param_spec(a->range[k], a->logscale, &name, &val, &n, &rep))) break;
+        if (!nsc_circuit_has_param(c, name)) s = nsc_err(&rep, NSC_ENETLIST, NULL, "--param %s: no .param named %s", a->range[k], name);
+        else s = nsc_plan_set(&S.plan, name, val, n, a->logscale && n > 2, &rep);
+        free(name);
+        free(val);
+    }
+    for (int k = 0; !s && k < a->nfixed; k++)           /* a fixed value of a swept parameter */
+        for (int j = 0; !s && j < S.plan.naxis; j++)
+            if (nsc_strieq(S.plan.axis[j].name, a->fixed[k].name))
+                s = nsc_plan_set(&S.plan, S.plan.axis[j].name, &a->fixed[k].value, 1, 0, &rep);
+    if (!s && S.plan.naxis == 0)
+        s = nsc_err(&rep, NSC_EUSAGE, NULL, "nothing to sweep: give --param NAME=START:STOP:N or add a .step card");
+    nsc_tran_opts o;
+    if (!s) s = nsc_run_opts(c, &a->cfg, &o, &rep);
+    if (!s && o.tstop <= 0) {
+        nsc_loc top = { c->files[0], 1, 1 };
+        s = nsc_err(&rep, NSC_ENETLIST, &top, "no transient analysis: add a .tran card or give --tstop");
+    }
+    if (!s && c->nmeas == 0)
+        nsc_warn(&rep, NULL, "no .meas cards: the table holds the parameters and the status of each point");
+    if (!s && c->has_op) nsc_note(&rep, &c->op_loc, "%s", ".op is not run at the points of a sweep");
+    nsc_print_report(&rep);
+    if (s) { status = nsc_exit_status(s); goto done; }
+    for (int k = 0; k < rep.nwarn; k++) remember(&C, rep.warn[k]);   /* shown once, not again per point */
+
+    S.steady = nsc_run_steady(c, &a->cfg);
+    S.nmeas = c->nmeas + (S.steady ? 2 : 0);
+    if (!(S.meas = nsc_calloc((size_t)S.nmeas + 1, sizeof *S.meas))) { status = 3; goto done; }
+    for (int k = 0; k < c->nmeas; k++) S.meas[k] = c->meas[k].name;
+    for (int k = 0; S.steady && k < 2; k++) S.meas[c->nmeas + k] = (char *)steady_cols[k];
+
+    /* the points of this run */
+    int sk = a->shard_n ? a->shard_k : 1, sn = a->shard_n ? a->shard_n : 1;
+    long npoint = S.plan.npoint, nsel = 0;
+    if (!(sel = nsc_calloc((size_t)(npoint / sn + 1), sizeof *sel))) { status = 3; goto done; }
+    for (long i = 0; i < npoint; i++)
+        if (nsc_shard_has(i, sk, sn)) sel[nsel++] = i;
+    S.sel = sel;
+    S.nsel = nsel;
+    if (S.steady && !(S.warm = nsc_calloc((size_t)nsel + 1, sizeof *S.warm))) { status = 3; goto done; }
+
+    if (nsel > NSC_SWEEP_CONFIRM && !a->yes) {
+        fprintf(stderr, "nscircuit: error: %s: %ld points to run (more than %d): run them with 'nscircuit "
+                        "sweep %s --yes', or split the study with --shard K/N\n", a->netlist, nsel, NSC_SWEEP_CONFIRM,
+                a->netlist);
+        status = 2;
+        goto done;
+    }
+    char *st = stem(a->netlist);
+    prefix = a->prefix ? nsc_strdup(a->prefix) : sn > 1 && st ? nsc_asprintf("%s.shard%dof%d", st, sk, sn) : st ? nsc_strdup(st) : NULL;
+    free(st);
+    if (!prefix) { status = 3; goto done; }
+    char *in1[] = { (char *)a->netlist };
+    if ((status = outputs_clash(prefix, in1, 1))) goto done;
+    if (a->keep_waves) {
+        if (!(S.wavedir = nsc_asprintf("%s.waves", prefix))) { status = 3; goto done; }
+        if (mkdir(S.wavedir, 0777) && errno != EEXIST) {
+            fprintf(stderr, "nscircuit: error: cannot create directory '%s': %s\n", S.wavedir, strerror(errno));
+            status = 1;
+            goto done;
+        }
+        S.wavewidth = 4;
+        for (long m = 10000; m < npoint; m *= 10) S.wavewidth++;
+    }
+    char **pn = nsc_calloc((size_t)S.plan.naxis + 1, sizeof *pn);
+    if (!pn) { status = 3; goto done; }
+    for (int k = 0; k < S.plan.naxis; k++) pn[k] = S.plan.axis[k].name;
+    s = nsc_sweep_table_init(&C.T, pn, S.plan.naxis, S.meas, S.nmeas, a->netlist, npoint, sk, sn, &rep);
+    free(pn);
+    if (s) { nsc_print_report(&rep); status = 3; goto done; }
+    char *id = study_of(a);
+    if (id) snprintf(C.T.study, sizeof C.T.study, "%s", id);
+    free(id);
+
+    int jobs = a->jobs > 0 ? a->jobs : ncpu();
+    if (jobs > nsel) jobs = nsel > 0 ? (int)nsel : 1;
+    if (!a->quiet && sn > 1)
+        fprintf(stderr, "nscircuit: %s: %ld points (shard %d/%d of %ld), %d at a time\n", a->netlist, nsel, sk, sn,
+                npoint, jobs);
+    else if (!a->quiet)
+        fprintf(stderr, "nscircuit: %s: %ld points, %d at a time\n", a->netlist, nsel, jobs);
+
+    struct sigaction sa, oint, oterm, ohup;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, &oint);
+    sigaction(SIGTERM, &sa, &oterm);
+    sigaction(SIGHUP, &sa, &ohup);
+    int progress = !a->quiet && (a->progress || isatty(2));
+    int rs = run_points(&C, sel, nsel, jobs, progress);
+    sigaction(SIGINT, &oint, NULL);
+    sigaction(SIGTERM, &oterm, NULL);
+    sigaction(SIGHUP, &ohup, NULL);
+    if (rs > 128) {                                    /* the finished points, marked, then 128+signal */
+        fprintf(stderr, "nscircuit: interrupted: %ld of %ld points done; the table holds them\n", C.T.nrow, nsel);
+        C.T.partial = nsel;
+        nsc_sweep_table_sort(&C.T);
+        int ws = write_outputs(&C.T, NULL, prefix, a->csv, 0, 0, a->quiet);
+        status = ws ? ws : rs;
+        goto done;
+    }
+    if (rs) { status = rs; goto done; }
+    nsc_sweep_table_sort(&C.T);
+    double wall = now() - t0;
+    if (C.repeated && !a->quiet) fprintf(stderr, "nscircuit: %ld repeated warnings of other points not shown\n", C.repeated);
+    if (!a->quiet) {
+        struct rusage ru;                              /* the points' processes, all waited for */
+        double cpu = getrusage(RUSAGE_CHILDREN, &ru) ? 0 : (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+                     1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+        fprintf(stderr, "nscircuit: %s: %ld points, %ld failed, -j %d, %.3f s (processor time of the points %.3f s)\n",
+                a->netlist, nsel, C.failed, jobs, wall, cpu);
+        if (a->stats && C.nres > 0) {
+            double tot = C.t_parse + C.t_run + C.t_meas, n = (double)C.nres;
+            fprintf(stderr, "nscircuit: per point (mean of %ld): read+elaborate %.3g ms, transient %.4g s (%.0f steps; "
+                            "of which assembly + first factorisations %.3g ms), .meas %.3g ms\n",
+                    C.nres, 1e3 * C.t_parse / n, C.t_run / n, C.steps / n, 1e3 * C.t_setup / n, 1e3 * C.t_meas / n);
+            fprintf(stderr, "nscircuit: what reuse across points could save at most: read+elaborate+assembly+first "
+                            "factorisations = %.3g %% of the points' time (%.3f s of %.3f s)\n",
+                    tot > 0 ? 100 * (C.t_parse + C.t_setup) / tot : 0.0, C.t_parse + C.t_setup, tot);
+        }
+        if (a->stats && C.nsteady > 0)
+            fprintf(stderr, "nscircuit: steady states: %ld of %ld points started from a neighbour's, %.3g shooting "
+                            "periods per point\n", C.nwarm, C.nsteady, (double)C.shoot / (double)C.nsteady);
+    }
+    const char **unit = sn == 1 ? column_units(a, c, &S) : NULL;
+    status = write_outputs(&C.T, unit, prefix, a->csv, sn == 1, sn == 1 && !a->noplot, a->quiet);
+    free(unit);
+    if (!status && C.failed) status = 3;
+done:
+    nsc_report_free(&rep);
+    nsc_circuit_free(c);
+    nsc_plan_free(&S.plan);
+    for (long k = 0; S.warm && k < S.nsel; k++) nsc_pss_state_free(&S.warm[k]);
+    free(S.warm);
+    free(S.meas);
+    free(S.wavedir);
+    nsc_sweep_table_free(&C.T);
+    for (int k = 0; k < C.nseen; k++) free(C.seen[k]);
+    free(C.seen);
+    free(sel);
+    free(prefix);
+    return status;
+}
+
+/* ---- --merge ---- */
+
+static int merge(char *const *paths, int n, const char *oprefix, int csv, int noplot, int quiet)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_sweep_table *part = nsc_calloc((size_t)n, sizeof *part), T;
+    memset(&T, 0, sizeof T);
+    int status = 0, nread = 0;
+    char *prefix = NULL;
+    if (!part) return 3;
+    nsc_status s = NSC_OK;
+    for (; !s && nread < n; nread++)
+        if ((s = nsc_sweep_read(paths[nread], &part[nread], &r))) break;
+    if (!s) s = nsc_sweep_merge(part, paths, n, &T, &r);
+    nsc_print_report(&r);
+    if (s) { status = s == NSC_ENOMEM ? 3 : 2; goto done; }
+    prefix = oprefix ? nsc_strdup(oprefix) : stem(T.netlist);
+    if (!prefix) { status = 3; goto done; }
+    if ((status = outputs_clash(prefix, paths, n))) goto done;
+    long failed = 0;
+    for (long i = 0; i < T.nrow; i++) failed += T.status[i] != 0;
+    if (!quiet) fprintf(stderr, "nscircuit: merged %d tables: %ld points of %s, %ld failed\n", n, T.nrow, T.netlist, failed);
+    status = write_outputs(&T, NULL, prefix, csv, 1, !noplot, quiet);
+    if (!status && failed) status = 3;
+done:
+    for (int k = 0; k < nread; k++) nsc_sweep_table_free(&part[k]);
+    free(part);
+    nsc_sweep_table_free(&T);
+    nsc_report_free(&r);
+    free(prefix);
+    return status;
+}
+
+/* ---- options ---- */
+
+enum { S_PARAM = 256, S_LOG, S_SHARD, S_MERGE, S_CSV, S_KEEP, S_NOPLOT, S_STEP, S_TSTOP, S_THETA, S_SOLVER,
+       S_SAVE, S_STATS, S_PROGRESS, S_QUIET, S_HELP, S_YES, S_PTIMEOUT, S_STEADY, S_PERIOD, S_COLD };
+
+int nsc_cmd_sweep(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "param", required_argument, 0, S_PARAM },   { "log", no_argument, 0, S_LOG },
+        { "shard", required_argument, 0, S_SHARD },   { "merge", no_argument, 0, S_MERGE },
+        { "csv", no_argument, 0, S_CSV },             { "keep-waves", no_argument, 0, S_KEEP },
+        { "no-plot", no_argument, 0, S_NOPLOT },      { "step", required_argument, 0, S_STEP },
+        { "tstop", required_argument, 0, S_TSTOP },   { "theta", required_argument, 0, S_THETA },
+        { "solver", required_argument, 0, S_SOLVER }, { "save", required_argument, 0, S_SAVE },
+        { "stats", no_argument, 0, S_STATS },         { "progress", no_argument, 0, S_PROGRESS },
+        { "quiet", no_argument, 0, S_QUIET },         { "help", no_argument, 0, S_HELP },
+        { "yes", no_argument, 0, S_YES },             { "point-timeout", required_argument, 0, S_PTIMEOUT },
+        { "steady", no_argument, 0, S_STEADY },       { "period", required_argument, 0, S_PERIOD },
+        { "cold", no_argument, 0, S_COLD },
+        { 0, 0, 0, 0 }
+    };
+    nsc_sweep_args a;
+    memset(&a, 0, sizeof a);
+    nsc_param_set *fixed = NULL;
+    char **range = NULL;
+    int merge_mode = 0, c, status = 2;
+    optind = 1;
+    opterr = 0;
+    nsc_search_buf sb;
+    memset(&sb, 0, sizeof sb);
+    while ((c = getopt_long(argc, argv, "o:j:I:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': a.prefix = optarg; break;
+        case 'I':
+            if (nsc_search_add(&sb, optarg)) { status = 3; goto out; }
+            break;
+        case 'j': {
+            char *e;
+            long j = strtol(optarg, &e, 10);
+            if (e == optarg || *e || j < 1 || j > 4096) { status = fail("-j needs a number of processes (1..4096), not '%s'", optarg); goto out; }
+            a.jobs = (int)j;
+            break;
+        }
+        case S_PARAM: {
+            char *eq = strchr(optarg, '=');
+            double v;
+            if (eq && eq != optarg && nsc_opt_number(eq + 1, &v) && !strchr(eq + 1, ',')) {   /* NAME=VALUE */
+                nsc_param_set *nf = nsc_realloc_array(fixed, (size_t)a.nfixed + 1, sizeof *nf);
+                if (!nf) { status = 3; goto out; }
+                fixed = nf;
+                *eq = 0;
+                fixed[a.nfixed].name = optarg;
+                fixed[a.nfixed++].value = v;
+            } else {
+                char **nr = nsc_realloc_array(range, (size_t)a.nrange + 1, sizeof *nr);
+                if (!nr) { status = 3; goto out; }
+                range = nr;
+                range[a.nrange++] = optarg;
+            }
+            break;
+        }
+        case S_LOG: a.logscale = 1; break;
+        case S_SHARD:
+            if (!nsc_shard_parse(optarg, &a.shard_k, &a.shard_n)) { status = fail("--shard needs K/N with 1 <= K <= N, not '%s'", optarg); goto out; }
+            break;
+        case S_MERGE: merge_mode = 1; break;
+        case S_CSV: a.csv = 1; break;
+        case S_KEEP: a.keep_waves = 1; break;
+        case S_NOPLOT: a.noplot = 1; break;
+        case S_STEP:
+            if (!nsc_opt_number(optarg, &a.cfg.step) || a.cfg.step <= 0) { status = fail("--step needs a positive time, not '%s'", optarg); goto out; }
+            break;
+        case S_TSTOP:
+            if (!nsc_opt_number(optarg, &a.cfg.tstop) || a.cfg.tstop <= 0) { status = fail("--tstop needs a positive time, not '%s'", optarg); goto out; }
+            break;
+        case S_THETA:
+            if (!nsc_opt_number(optarg, &a.cfg.theta) || a.cfg.theta < 0.5 || a.cfg.theta > 1) { status = fail("--theta must be in [0.5, 1], not '%s'", optarg); goto out; }
+            break;
+        case S_SOLVER:
+            if (nsc_solver_parse(optarg) < 0) { status = fail("unknown solver '%s' (auto, lemke, enum)", optarg); goto out; }
+            a.cfg.solver = optarg;
+            break;
+        case S_SAVE: a.cfg.save = optarg; break;
+        case S_STEADY: a.cfg.steady = 1; break;
+        case S_COLD: a.cold = 1; a.cfg.steady = 1; break;
+        case S_PERIOD:
+            if (!nsc_opt_number(optarg, &a.cfg.period) || !(a.cfg.period > 0) || !isfinite(a.cfg.period)) {
+                status = fail("--period needs a positive time, not '%s'", optarg);
+                goto out;
+            }
+            a.cfg.steady = 1;
+            break;
+        case S_STATS: a.stats = 1; break;
+        case S_YES: a.yes = 1; break;
+        case S_PTIMEOUT:
+            if (!nsc_opt_number(optarg, &a.point_timeout) || a.point_timeout <= 0) {
+                status = fail("--point-timeout needs a positive number of seconds, not '%s'", optarg);
+                goto out;
+            }
+            break;
+        case S_PROGRESS: a.progress = 1; break;
+        case S_QUIET: a.quiet = 1; break;
+        case S_HELP: fputs(nsc_sweep_usage, stdout); status = 0; goto out;
+        default: status = fail("unknown or incomplete option '%s'", argv[optind - 1]); goto out;
+        }
+    }
+    if (merge_mode) {
+        if (optind >= argc) { status = fail("%s", "--merge needs the tables of the shards"); goto out; }
+        if (a.nrange || a.nfixed || a.shard_n || a.keep_waves) { status = fail("%s", "--merge takes tables, -o, --csv, --no-plot and --quiet only"); goto out; }
+        status = merge(argv + optind, argc - optind, a.prefix, a.csv, a.noplot, a.quiet);
+        goto out;
+    }
+    if (optind != argc - 1) { status = fail("%s", optind >= argc ? "no netlist given" : "more than one netlist given"); goto out; }
+    a.netlist = argv[optind];
+    a.fixed = fixed;
+    a.range = range;
+    if (!(a.cfg.inc = nsc_search_finish(&sb))) { status = 3; goto out; }
+    status = nsc_sweep(&a);
+out:
+    nsc_search_free(&sb);
+    free(fixed);
+    free(range);
+    return status;
+}

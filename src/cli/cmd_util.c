@@ -1,0 +1,93 @@
+/* cmd_util.c -- what the program's commands (main.c, cmd_*.c) share: option
+ * values and the printing of a library report. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd.h"
+#include "netlist/netlist.h"
+
+int nsc_opt_number(const char *s, double *v)
+{
+    return nsc_parse_number(s, v) && isfinite(*v);
+}
+
+void nsc_print_report(const nsc_report *r)
+{
+    for (int k = 0; k < r->nwarn; k++) fprintf(stderr, "%s\n", r->warn[k]);
+    if (r->error) fprintf(stderr, "%s\n", r->error);
+}
+
+void nsc_flush_warnings(nsc_report *r, int quiet)
+{
+    for (int k = 0; k < r->nwarn; k++) {
+        if (!quiet || !strstr(r->warn[k], ": note: ")) fprintf(stderr, "%s\n", r->warn[k]);
+        free(r->warn[k]);
+    }
+    r->nwarn = 0;
+}
+
+int nsc_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+const char *nsc_output_is_input(char *const *out, int nout, char *const *in, int nin)
+{
+    for (int i = 0; i < nout; i++)
+        for (int j = 0; j < nin; j++)
+            if (nsc_same_file(out[i], in[j])) return out[i];
+    return NULL;
+}
+
+int nsc_usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "%s: error: ", cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry '%s --help'.\n", cmd);
+    return 2;
+}
+
+/* ---- include search path ---- */
+
+#ifndef NSC_MODELDIR
+#define NSC_MODELDIR ""
+#endif
+
+int nsc_search_add(nsc_search_buf *b, const char *dir)
+{
+    const char **d = realloc(b->dirs, sizeof *d * (size_t)(b->ncli + 1));
+    if (!d) return -1;
+    b->dirs = d;
+    d[b->ncli++] = dir;
+    return 0;
+}
+
+const nsc_search_path *nsc_search_finish(nsc_search_buf *b)
+{
+    const char *env = getenv("NSCIRCUIT_PATH");
+    int n = b->ncli;
+    if (env && !(b->env = strdup(env))) return NULL;
+    size_t extra = 2;                                  /* the models dir, slack */
+    for (const char *s = env; s && *s; s++) extra += *s == ':';
+    const char **d = realloc(b->dirs, sizeof *d * ((size_t)n + extra + 1));
+    if (!d) return NULL;
+    b->dirs = d;
+    char *save = NULL;
+    if (b->env)                                        /* empty entries are skipped */
+        for (char *t = strtok_r(b->env, ":", &save); t; t = strtok_r(NULL, ":", &save)) d[n++] = t;
+    if (NSC_MODELDIR[0]) d[n++] = NSC_MODELDIR;
+    b->path.dir = d;
+    b->path.ndir = n;
+    return &b->path;
+}
+
+void nsc_search_free(nsc_search_buf *b)
+{
+    free(b->dirs);
+    free(b->env);
+    memset(b, 0, sizeof *b);
+}

@@ -1,0 +1,639 @@
+/* main.c -- the nscircuit program: options, the pipeline, what the user sees.
+ * Exit status (cli.md): 0 success, 1 netlist error, 2 usage error, 3 simulation failure.
+ *
+ * The transient records the outputs (.save / --save / defaults) and, after them,
+ * the quantities the .meas cards read that are not outputs; the measures are
+ * evaluated on the full table, then those extra columns are dropped, so the
+ * output files hold exactly the requested outputs. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "lcs/lcs.h"
+#include "analysis/meas.h"
+#include "netlist/netlist.h"
+#include "output/out.h"
+#include "output/out_stream.h"
+#include "analysis/stepper.h"
+#include "analysis/sweep.h"
+
+static volatile sig_atomic_t stop_flag;
+static void on_signal(int sig) { stop_flag = sig; }
+
+static const char usage_text[] =
+    "usage: nscircuit [options] circuit.cir\n"
+    "       nscircuit compare OURS REFERENCE [--signals LIST] [--tol T] [--plot] [-o PREFIX]\n"
+    "       nscircuit sweep circuit.cir --param NAME=START:STOP:N [...] [-j N] [--shard K/N]\n"
+    "\n"
+    "Runs the analyses of a SPICE netlist (.tran, .op) with ideal, piecewise-linear\n"
+    "switching devices solved as complementarity problems, writes the waveforms and\n"
+    "evaluates the .meas cards. A netlist with .step cards runs as `nscircuit sweep`.\n"
+    "See nscircuit(1).\n"
+    "\n"
+    "options:\n"
+    "  -I DIR              look for .include/.lib files in DIR (repeatable; after the\n"
+    "                      including file's directory, before $NSCIRCUIT_PATH and\n"
+    "                      the installed models directory)\n"
+    "  -o FILE             output file (default: circuit.dat in the current directory);\n"
+    "                      its suffix picks the format (.csv, .raw) unless --format\n"
+    "  --format FMT        dat | csv | raw (ngspice raw, ASCII) | rawbin (binary)\n"
+    "  --plot              also render circuit.png with gnuplot\n"
+    "  --step H            scheme step (overrides .tran tmax / tstep)\n"
+    "  --tstop T           final time (overrides .tran)\n"
+    "  --theta T           theta of the scheme, 0.5 .. 1 (default .options theta or 0.5)\n"
+    "  --solver NAME       auto | lemke | enum\n"
+    "  --param NAME=VALUE  override a .param (repeatable)\n"
+    "  --save LIST         outputs, e.g. v(out),v(a,b),i(l1)\n"
+    "  --dump-lcs DIR      write E A B C D s e (Matrix Market) and stop\n"
+    "  --stats             detailed solver statistics\n"
+    "  --steady            periodic steady state instead of the transient (as .pss):\n"
+    "                      the outputs hold steady periods of the sources' common period\n"
+    "  --period T          the steady state's period (default: the sources')\n"
+    "  --losses            also print and write circuit.losses: every element's average\n"
+    "                      power over the written window (the steady periods with\n"
+    "                      --steady), EON/EOFF switching losses, balance, efficiency\n"
+    "  --load NAME         the load of the efficiency (default: the resistor absorbing\n"
+    "                      the most); implies --losses\n"
+    "  --events            also write circuit.events: the instants of every state change\n"
+    "                      (adaptive steps locate them; fixed steps give step ends)\n"
+    "  --progress          progress bar on stderr for runs longer than a second\n"
+    "                      (default when stderr is a terminal)\n"
+    "  --quiet             no summary, notes or progress bar on stderr\n"
+    "  --threads N         threads formatting the output file (default: one per CPU, at most 8)\n"
+    "  --version, --help\n"
+    "\n"
+    "exit status: 0 success, 1 netlist error, 2 usage error, 3 simulation failure\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    return nsc_usage_error("nscircuit", fmt, arg);
+}
+
+static int exit_code(nsc_status s)
+{
+    return nsc_exit_status(s);
+}
+
+/* "dir/name.cir" -> "name" + suffix, in the current directory. */
+static char *default_output(const char *netlist, const char *suffix)
+{
+    const char *b = strrchr(netlist, '/');
+    b = b ? b + 1 : netlist;
+    const char *dot = strrchr(b, '.');
+    int len = dot && dot != b ? (int)(dot - b) : (int)strlen(b);
+    return nsc_asprintf("%.*s%s", len, b, suffix);
+}
+
+/* path with its suffix replaced by suffix ("out/r.dat" -> "out/r.gp"). */
+static char *with_suffix(const char *path, const char *suffix)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(path, '.');
+    int len = dot && (!slash || dot > slash + 1) ? (int)(dot - path) : (int)strlen(path);
+    return nsc_asprintf("%.*s%s", len, path, suffix);
+}
+
+/* ---- progress bar: stderr, after the first second, at most 10 redraws a second ---- */
+
+typedef struct progress {
+    double tstop;
+    struct timespec t0, last;
+    int shown, tty;
+} progress;
+
+static double seconds(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
+}
+
+static void progress_draw(double t, void *ctx)
+{
+    progress *p = ctx;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double el = seconds(&p->t0, &now);
+    if (el < 1.0 || (p->shown && seconds(&p->last, &now) < 0.1)) return;
+    p->last = now;
+    p->shown = 1;
+    double f = p->tstop > 0 ? fmin(fmax(t / p->tstop, 0), 1) : 0;
+    char bar[31], ts[32];
+    int n = (int)(f * 30);
+    for (int k = 0; k < 30; k++) bar[k] = k < n ? '#' : '.';
+    bar[30] = 0;
+    double left = f > 0 ? el * (1 - f) / f : 0.0;
+    fprintf(stderr, "\rnscircuit: [%s] %3.0f %%  t = %-10s  %.*f s left  ", bar, 100 * f,
+            nsc_eng(t, "s", ts, sizeof ts), left < 10 ? 1 : 0, left);
+}
+
+static void progress_end(progress *p)
+{
+    if (p->shown) fputs(p->tty ? "\r\033[K" : "\n", stderr);
+    p->shown = 0;
+}
+
+/* ---- measures ---- */
+
+/* Print "name = value" (stdout) and write the same lines to path. */
+static nsc_status report_meas(const nsc_circuit *c, const nsc_meas_result *res, const char *netlist, const char *path,
+                              nsc_report *r)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    fprintf(f, "# .meas results of %s (nscircuit %s)\n", netlist, PACKAGE_VERSION);
+    for (int k = 0; k < c->nmeas; k++) {
+        if (res[k].ok) {
+            printf("%s = %.9e\n", c->meas[k].name, res[k].value + 0.0);
+            fprintf(f, "%s = %.12e\n", c->meas[k].name, res[k].value + 0.0);
+        } else {
+            printf("%s = failed\n", c->meas[k].name);
+            fprintf(f, "%s = failed\n", c->meas[k].name);
+            nsc_warn(r, &c->meas[k].loc, ".meas %s failed: %s", c->meas[k].name, res[k].why ? res[k].why : "");
+        }
+    }
+    if (fclose(f)) { free(text); return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
+    nsc_status s = nsc_write_atomic(path, text, len, r);
+    free(text);
+    return s;
+}
+
+/* The outputs of the netlist's .control blocks (wrdata, write) from W, whose
+ * columns hold their vectors: a file that cannot be written is a warning in r
+ * (as in ngspice), not a failed run. */
+static void control_outputs(const nsc_circuit *c, const nsc_waves *W, int nout, nsc_report *r)
+{
+    for (int k = 0; k < c->nctlout; k++) {
+        const nsc_ctlout *o = &c->ctlout[k];
+        char *path[] = { o->path };
+        if (nsc_output_is_input(path, 1, c->files, c->nfiles)) {   /* never over the netlist or an include */
+            nsc_warn(r, &o->loc, "%s %s not written: it is an input of this run", o->raw ? "write" : "wrdata", o->path);
+            continue;
+        }
+        int *cols = nsc_calloc((size_t)o->nvec + 1, sizeof *cols), n = o->nvec;
+        if (!cols) return;
+        for (int j = 0; j < n; j++) cols[j] = nsc_waves_col(W, o->vec[j]);
+        if (n == 0)                                    /* the run's outputs */
+            for (; n < nout; n++) cols[n] = n + 1;
+        nsc_waves *S = nsc_waves_select(W, cols, n);
+        free(cols);
+        nsc_report wr;
+        nsc_report_init(&wr);
+        nsc_status s = !S ? nsc_err(&wr, NSC_ENOMEM, NULL, "out of memory")
+                     : o->raw ? nsc_write_raw(S, o->path, 0, 1, &wr)
+                              : nsc_write_wrdata(S, c->ctl_singlescale, c->ctl_vecnames, o->path, &wr);
+        const char *why = wr.error ? wr.error : "error", *pre = "nscircuit: error: ";
+        if (!strncmp(why, pre, strlen(pre))) why += strlen(pre);
+        if (s) nsc_warn(r, &o->loc, "%s %s not written: %s", o->raw ? "write" : "wrdata", o->path, why);
+        nsc_report_free(&wr);
+        nsc_waves_free(S);
+    }
+}
+
+/* --losses: the table on stdout and in path. */
+static nsc_status report_losses(const nsc_losses *Ls, const char *load, const char *netlist, const char *path,
+                                nsc_report *r)
+{
+    nsc_loss_sum sum;
+    nsc_losses_sum(Ls, load, &sum);                   /* (load was checked against the circuit) */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    nsc_losses_print(f, Ls, &sum, netlist);
+    if (fclose(f)) { free(text); return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
+    fwrite(text, 1, len, stdout);
+    nsc_status s = nsc_write_atomic(path, text, len, r);
+    free(text);
+    return s;
+}
+
+/* ---- writing ---- */
+
+static const char *format_suffix(nsc_format f)
+{
+    return f == NSC_FMT_CSV ? ".csv" : f == NSC_FMT_RAW || f == NSC_FMT_RAWBIN ? ".raw" : ".dat";
+}
+
+static nsc_status write_table(const nsc_waves *W, nsc_format f, const char *path, int threads, nsc_report *r)
+{
+    switch (f) {
+    case NSC_FMT_CSV: return nsc_write_csv(W, path, threads, r);
+    case NSC_FMT_RAW: return nsc_write_raw(W, path, 0, threads, r);
+    case NSC_FMT_RAWBIN: return nsc_write_raw(W, path, 1, threads, r);
+    default: return nsc_write_dat(W, path, threads, r);
+    }
+}
+
+enum { OPT_FORMAT = 256, OPT_PLOT, OPT_STEP, OPT_TSTOP, OPT_THETA, OPT_SOLVER, OPT_PARAM, OPT_SAVE,
+       OPT_DUMP, OPT_STATS, OPT_EVENTS, OPT_STEADY, OPT_PERIOD, OPT_LOSSES, OPT_LOAD, OPT_PROGRESS, OPT_QUIET, OPT_THREADS, OPT_VERSION, OPT_HELP };
+
+/* ---- the program's run: options -> netlist -> analysis -> outputs ---- */
+
+/* The command line. */
+typedef struct cli {
+    const char *netlist, *outpath, *format, *solver, *save, *dumpdir, *load;
+    double step, tstop, theta, period;
+    int steady, losses, plot, stats, events, quiet, progress, threads;
+    nsc_param_set *ov;          /* --param overrides */
+    int nov;
+    nsc_format fmt;
+    nsc_search_buf sb;          /* -I, $NSCIRCUIT_PATH, the models dir */
+} cli;
+
+/* One run: what it holds (freed by job_free). */
+typedef struct job {
+    nsc_report rep;
+    nsc_circuit *ckt;
+    nsc_waves *W;
+    nsc_probe *probes;
+    int nprobe, nout;           /* the columns recorded, the outputs among them */
+    nsc_meas_result *mres;
+    nsc_stream *stream;
+    char *out, *dat, *gp, *png, *meas, *ev, *loss;   /* the output files */
+    nsc_losses lossres;
+    nsc_tran_opts o;
+    nsc_pss_opts po;
+    nsc_pss_info pinfo;
+    nsc_sim_stats st;
+    double secs;
+    int wrote_meas;
+} job;
+
+/* One option c with its argument into C: -1 to go on, else the exit status. */
+static int take_option(cli *C, int c, char *arg, const char *word)
+{
+    double v;
+    switch (c) {
+    case 'o': C->outpath = arg; break;
+    case 'I': if (nsc_search_add(&C->sb, arg)) return 3; break;
+    case OPT_FORMAT: C->format = arg; break;
+    case OPT_PLOT: C->plot = 1; break;
+    case OPT_STEP:
+        if (!nsc_opt_number(arg, &C->step) || C->step <= 0) return usage_error("--step needs a positive time, not '%s'", arg);
+        break;
+    case OPT_TSTOP:
+        if (!nsc_opt_number(arg, &C->tstop) || C->tstop <= 0) return usage_error("--tstop needs a positive time, not '%s'", arg);
+        break;
+    case OPT_THETA:
+        if (!nsc_opt_number(arg, &C->theta) || C->theta < 0.5 || C->theta > 1) return usage_error("--theta must be in [0.5, 1], not '%s'", arg);
+        break;
+    case OPT_SOLVER:
+        if (nsc_solver_parse(arg) < 0) return usage_error("unknown solver '%s' (auto, lemke, enum)", arg);
+        C->solver = arg;
+        break;
+    case OPT_PARAM: {
+        char *eq = strchr(arg, '=');
+        if (!eq || eq == arg || !nsc_opt_number(eq + 1, &v)) return usage_error("--param needs NAME=VALUE, not '%s'", arg);
+        nsc_param_set *nv = realloc(C->ov, sizeof *C->ov * (size_t)(C->nov + 1));
+        if (!nv) return 3;
+        C->ov = nv;
+        *eq = 0;
+        C->ov[C->nov++] = (nsc_param_set){ arg, v };
+        break;
+    }
+    case OPT_SAVE: C->save = arg; break;
+    case OPT_DUMP: C->dumpdir = arg; break;
+    case OPT_STATS: C->stats = 1; break;
+    case OPT_EVENTS: C->events = 1; break;
+    case OPT_STEADY: C->steady = 1; break;
+    case OPT_LOSSES: C->losses = 1; break;
+    case OPT_LOAD: C->load = arg; C->losses = 1; break;
+    case OPT_PERIOD:
+        if (!nsc_opt_number(arg, &C->period) || !(C->period > 0) || !isfinite(C->period))
+            return usage_error("--period needs a positive time, not '%s'", arg);
+        C->steady = 1;
+        break;
+    case OPT_PROGRESS: C->progress = 1; break;
+    case OPT_QUIET: C->quiet = 1; break;
+    case OPT_THREADS:
+        if (!nsc_opt_number(arg, &v) || v < 1 || v > 1024 || v != (int)v)
+            return usage_error("--threads needs a whole number from 1, not '%s'", arg);
+        C->threads = (int)v;
+        break;
+    case OPT_VERSION: printf("nscircuit %s\n", PACKAGE_VERSION); return 0;
+    case OPT_HELP: printf("%s\n%s", usage_text, nsc_sweep_usage); return 0;
+    default: return usage_error("unknown or incomplete option '%s'", word);
+    }
+    return -1;
+}
+
+/* The command line into C: -1 to go on, else the exit status. */
+static int parse_options(int argc, char **argv, cli *C)
+{
+    static const struct option longopts[] = {
+        { "format", required_argument, 0, OPT_FORMAT }, { "plot", no_argument, 0, OPT_PLOT },
+        { "step", required_argument, 0, OPT_STEP },     { "tstop", required_argument, 0, OPT_TSTOP },
+        { "theta", required_argument, 0, OPT_THETA },   { "solver", required_argument, 0, OPT_SOLVER },
+        { "param", required_argument, 0, OPT_PARAM },   { "save", required_argument, 0, OPT_SAVE },
+        { "dump-lcs", required_argument, 0, OPT_DUMP }, { "stats", no_argument, 0, OPT_STATS },
+        { "events", no_argument, 0, OPT_EVENTS },
+        { "steady", no_argument, 0, OPT_STEADY },       { "period", required_argument, 0, OPT_PERIOD },
+        { "losses", no_argument, 0, OPT_LOSSES },       { "load", required_argument, 0, OPT_LOAD },
+        { "progress", no_argument, 0, OPT_PROGRESS },   { "quiet", no_argument, 0, OPT_QUIET },
+        { "threads", required_argument, 0, OPT_THREADS },
+        { "version", no_argument, 0, OPT_VERSION },     { "help", no_argument, 0, OPT_HELP },
+        { 0, 0, 0, 0 }
+    };
+    int c, st;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:I:", longopts, NULL)) != -1)
+        if ((st = take_option(C, c, optarg, argv[optind - 1])) >= 0) return st;
+    if (optind != argc - 1) return usage_error("%s", optind >= argc ? "no netlist given" : "more than one netlist given");
+    C->netlist = argv[optind];
+    const char *fmtname = C->format;
+    if (!fmtname && C->outpath) {
+        const char *dot = strrchr(C->outpath, '.');
+        fmtname = dot && nsc_strieq(dot, ".csv") ? "csv" : dot && nsc_strieq(dot, ".raw") ? "raw" : "dat";
+    }
+    static const char *const fn[] = { "dat", "csv", "raw", "rawbin" };
+    static const nsc_format ff[] = { NSC_FMT_DAT, NSC_FMT_CSV, NSC_FMT_RAW, NSC_FMT_RAWBIN };
+    C->fmt = NSC_FMT_DAT;
+    for (int k = 0; fmtname && k < 4; k++)
+        if (nsc_strieq(fmtname, fn[k])) { C->fmt = ff[k]; fmtname = NULL; }
+    if (fmtname) return usage_error("unknown format '%s' (dat, csv, raw, rawbin)", fmtname);
+    return -1;
+}
+
+static nsc_run_cfg run_cfg(const cli *C, const nsc_search_path *inc)
+{
+    return (nsc_run_cfg){ C->step, C->tstop, C->theta, C->solver, C->save, inc, C->steady, C->period };
+}
+
+/* A netlist with .step cards: the parameter study (sweep.h), its exit status. */
+static int run_study(const cli *C, const nsc_search_path *inc)
+{
+    nsc_sweep_args sa;
+    memset(&sa, 0, sizeof sa);
+    sa.netlist = C->netlist;
+    char *prefix = C->outpath ? with_suffix(C->outpath, "") : NULL;
+    sa.prefix = prefix;
+    sa.cfg = run_cfg(C, inc);
+    sa.fixed = C->ov;
+    sa.nfixed = C->nov;
+    sa.csv = C->fmt == NSC_FMT_CSV;
+    sa.stats = C->stats;
+    sa.quiet = C->quiet;
+    sa.progress = C->progress;
+    int st = nsc_sweep(&sa);
+    free(prefix);
+    return st;
+}
+
+/* .op: the operating point printed on stdout. */
+static nsc_status run_op(job *J, const cli *C)
+{
+    nsc_waves *O = NULL;
+    nsc_probe *dp = NULL;
+    int ndp = 0;
+    nsc_status s = nsc_probes_default(J->ckt, &dp, &ndp, &J->rep);    /* nodes, then i(v) i(l) i(d) */
+    if (!s) s = nsc_run_op(J->ckt, J->o.gmin, J->o.solver, dp, ndp, &O, &J->rep);
+    nsc_probes_free(dp, ndp);
+    if (s) return s;
+    printf("operating point of %s\n", C->netlist);
+    for (int k = 1; k < O->ncol; k++) printf("  %-20s = % .10e\n", O->name[k], O->v[k]);
+    nsc_waves_free(O);
+    return NSC_OK;
+}
+
+/* The output files' names, checked: none is an input of the run, --load names
+ * an element. */
+static nsc_status output_names(job *J, const cli *C)
+{
+    J->out = C->outpath ? nsc_strdup(C->outpath) : default_output(C->netlist, format_suffix(C->fmt));
+    J->dat = C->fmt == NSC_FMT_DAT ? nsc_strdup(J->out) : with_suffix(J->out, ".dat");   /* the data the script plots */
+    J->gp = with_suffix(J->out, ".gp");
+    J->png = with_suffix(J->out, ".png");
+    J->meas = with_suffix(J->out, ".meas");
+    J->ev = with_suffix(J->out, ".events");
+    J->loss = with_suffix(J->out, ".losses");
+    if (!J->out || !J->dat || !J->gp || !J->png || !J->meas || !J->ev || !J->loss)
+        return nsc_err(&J->rep, NSC_ENOMEM, NULL, "out of memory");
+    if (C->load && nsc_circuit_element(J->ckt, C->load) < 0)
+        return nsc_err(&J->rep, NSC_EUSAGE, NULL, "--load %s: no such element in %s", C->load, C->netlist);
+    char *outs[] = { J->out, J->dat, J->gp, J->png, J->meas, J->ev, J->loss };
+    const char *clash = nsc_output_is_input(outs, 7, J->ckt->files, J->ckt->nfiles);
+    if (clash)
+        return nsc_err(&J->rep, NSC_EUSAGE, NULL, "the output '%s' is an input of this run (the netlist or a "
+                       "file it includes): choose another name with -o", clash);
+    return NSC_OK;
+}
+
+/* The transient or the steady state, its rows streamed to the output when
+ * possible, a progress bar on a terminal. */
+static nsc_status run_analysis(job *J, const cli *C, int steady)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);                           /* a closed terminal: keep the rows too */
+    progress prog;
+    memset(&prog, 0, sizeof prog);
+    prog.tstop = J->o.tstop;
+    prog.tty = isatty(2);
+    if (!C->quiet && !steady && (C->progress || prog.tty)) {
+        J->o.progress = progress_draw;
+        J->o.progress_ctx = &prog;
+    }
+    if (!J->ckt->nxcol && (J->stream = nsc_stream_new(J->out, C->fmt, J->nout + 1, C->threads))) {
+        J->o.rows = nsc_stream_rows;                         /* rows written while computed */
+        J->o.rows_ctx = J->stream;
+    }
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &prog.t0);
+    nsc_status s = steady ? nsc_run_pss(J->ckt, &J->o, &J->po, J->probes, J->nprobe, &J->W, &J->st, &J->pinfo, &J->rep)
+                          : nsc_run_tran(J->ckt, &J->o, J->probes, J->nprobe, &J->W, &J->st, &J->rep);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    progress_end(&prog);
+    J->secs = seconds(&prog.t0, &t1);
+    return s;
+}
+
+/* The measures, the .control outputs, the table, script, PNG, events and
+ * losses from the run's rows; NSC_OK or the first write error (in wr). */
+static nsc_status write_results(job *J, const cli *C, nsc_status s, nsc_report *wr)
+{
+    nsc_circuit *ckt = J->ckt;
+    nsc_waves *W;
+    int done = J->W->end == NSC_RUN_COMPLETE;
+    nsc_status ws = ckt->nxcol ? nsc_meas_derive(ckt, &J->W, &J->nout, wr) : NSC_OK;   /* .print {expr}, P() */
+    W = J->W;
+    if (!ws && ckt->nmeas > 0 && done) {
+        if (!(J->mres = nsc_calloc((size_t)ckt->nmeas, sizeof *J->mres))) ws = nsc_err(wr, NSC_ENOMEM, NULL, "out of memory");
+        if (!ws) ws = nsc_meas_eval(ckt, W, J->mres, wr);
+        if (!ws) ws = report_meas(ckt, J->mres, C->netlist, J->meas, wr);
+        J->wrote_meas = !ws;
+    } else if (ckt->nmeas > 0)
+        nsc_warn(wr, &ckt->meas_loc, ".meas not evaluated: the run did not complete");
+    if (done) control_outputs(ckt, W, J->nout, wr);
+    nsc_waves_keep(W, J->nout + 1);                         /* drop the columns only .meas reads */
+    int streamed = 0;
+    if (!ws && J->stream) ws = nsc_stream_finish(J->stream, W, &streamed, wr);
+    nsc_stream_free(J->stream);
+    J->stream = NULL;
+    if (!ws && !streamed) ws = write_table(W, C->fmt, J->out, C->threads, wr);
+    int need_dat = C->plot && C->fmt != NSC_FMT_DAT;        /* the script plots a .dat */
+    if (!ws && need_dat) ws = nsc_write_dat(W, J->dat, C->threads, wr);
+    if (!ws && (C->fmt == NSC_FMT_DAT || C->plot)) ws = nsc_write_gp(W, J->dat, J->gp, J->png, wr);
+    if (!ws && C->plot && done) ws = nsc_render_gp(J->gp, wr);
+    if (!ws && C->events) ws = nsc_write_events(W, J->ev, wr);
+    if (!ws && C->losses && done && !s) ws = report_losses(&J->lossres, C->load, C->netlist, J->loss, wr);
+    return ws;
+}
+
+/* The --stats lines after the summary's. */
+static void print_stats(const nsc_sim_stats *st, const nsc_tran_opts *o)
+{
+    if (o->adaptive)
+        fprintf(stderr, "nscircuit: adaptive steps from %.3g to %.3g s (at most %g), %ld trials locating "
+                        "events, %ld mode changes captured inside steps (chattering)\n",
+                st->hmin_used, st->hmax_used, o->h, st->locate_trials, st->captured);
+    fprintf(stderr, "nscircuit: %ld steps shortened at breakpoints, %ld solved in the previous mode, "
+                    "%ld LCPs pivoted (%ld pivots)\n", st->short_steps, st->mode_hits, st->lcps, st->pivots);
+    fprintf(stderr, "nscircuit: unknowns n = %d, complementarity pairs m = %d, h = %g s, theta = %g, "
+                    "W factorisations = %d, max LCP residual = %.3g\n",
+            st->n, st->m, o->h, o->theta, st->factorizations, st->max_residual);
+    fprintf(stderr, "nscircuit: mode hits %ld, misses %ld (%ld settled by the active set, %ld pivoted); "
+                    "mode systems factored %ld, found in the mode cache %ld\n",
+            st->mode_hits, st->steps - st->mode_hits, st->active_set, st->lcps, st->mode_factor, st->mode_cached);
+}
+
+/* The summary on stderr (cli.md: the --stats first line is fixed). */
+static void print_summary(const job *J, const cli *C, int steady, nsc_status s)
+{
+    const nsc_sim_stats *st = &J->st;
+    const nsc_waves *W = J->W;
+    const char *nl = C->netlist;
+    if (C->stats) fprintf(stderr, "nscircuit: %s: steps: %ld accepted, %ld rejected; events: %ld located\n", nl,
+                          st->steps, st->rejected, st->events);
+    if (C->quiet) return;
+    if (steady)
+        fprintf(stderr, "nscircuit: %s: periodic steady state, period %g s, from t = %g s: %d shooting periods "
+                        "(%ld periods simulated in all); cycle-to-cycle change %.3g of peak-to-peak (worst: %s)\n",
+                nl, J->pinfo.period, J->pinfo.t0, J->pinfo.iterations, J->pinfo.periods_run, J->pinfo.residual,
+                J->pinfo.worst_name);
+    if (steady) fprintf(stderr, "nscircuit: %s: %ld steps in all", nl, st->steps);
+    else fprintf(stderr, "nscircuit: %s: %g s simulated in %ld steps", nl, W->t_end, st->steps);
+    if (J->o.adaptive || steady) fprintf(stderr, ", %ld switching events located", st->events);
+    else fprintf(stderr, " of %g s", J->o.h);
+    fprintf(stderr, ", %.3f s\n", J->secs);
+    if (C->stats) print_stats(st, &J->o);
+    if (W->end != NSC_RUN_COMPLETE || s) return;
+    fprintf(stderr, "nscircuit: wrote %s", J->out);
+    if (C->plot && C->fmt != NSC_FMT_DAT) fprintf(stderr, ", %s", J->dat);
+    if (C->fmt == NSC_FMT_DAT || C->plot) fprintf(stderr, ", %s", J->gp);
+    if (C->plot) fprintf(stderr, ", %s", J->png);
+    if (J->wrote_meas) fprintf(stderr, ", %s", J->meas);
+    if (C->events) fprintf(stderr, ", %s", J->ev);
+    if (C->losses) fprintf(stderr, ", %s", J->loss);
+    fputc('\n', stderr);
+}
+
+/* A single run of the netlist read into J->ckt: settings, .op, the transient
+ * or the steady state, the outputs. */
+static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
+{
+    nsc_circuit *ckt = J->ckt;
+    nsc_loc top = { ckt->nfiles > 0 ? ckt->files[0] : C->netlist, 1, 1 };
+    nsc_run_cfg cfg = run_cfg(C, inc);
+    int steady = nsc_run_steady(ckt, &cfg);
+    nsc_status s = nsc_run_opts(ckt, &cfg, &J->o, &J->rep);
+    if (s) return s;
+    J->po = nsc_run_pss_opts(ckt, &cfg);
+    C->plot |= ckt->ctl_plot;                                 /* a .control block's plot: the PNG */
+    if (steady) nsc_meas_steady_windows(ckt, &J->rep);
+    if (C->dumpdir) {
+        nsc_lcs *L = NULL;
+        if (!(s = nsc_lcs_assemble(ckt, NSC_ASM_TRAN, J->o.gmin, &L, &J->rep))) s = nsc_lcs_dump(L, C->dumpdir, &J->rep);
+        nsc_lcs_free(L);
+        if (!s && !C->quiet) fprintf(stderr, "nscircuit: wrote the LCS of %s to %s/\n", C->netlist, C->dumpdir);
+        return s;
+    }
+    if (!ckt->has_tran && !ckt->has_op && !steady && C->tstop <= 0)
+        return nsc_err(&J->rep, NSC_ENETLIST, &top, "no analysis: add a .tran, .op or .pss card, or give --tstop");
+    if (ckt->has_op && (s = run_op(J, C))) return s;
+    if (J->o.tstop <= 0) {
+        if (ckt->nmeas > 0) nsc_warn(&J->rep, &ckt->meas_loc, ".meas tran ignored: no transient analysis");
+        return NSC_OK;
+    }
+    J->o.stop = &stop_flag;
+    J->o.events = C->events;
+    if ((s = nsc_run_probes(ckt, C->save, &J->probes, &J->nprobe, &J->nout, &J->rep)) || (s = output_names(J, C))) return s;
+    if (C->losses) J->o.losses = &J->lossres;
+    s = run_analysis(J, C, steady);
+    nsc_flush_warnings(&J->rep, C->quiet);                  /* diagnostics before the summary */
+    if (J->W && J->W->nrow > 0) {
+        nsc_report wr;
+        nsc_report_init(&wr);
+        nsc_status ws = write_results(J, C, s, &wr);
+        for (int k = 0; k < wr.nwarn; k++) fprintf(stderr, "%s\n", wr.warn[k]);
+        if (ws && !s) {                                     /* the first error of the run is the write error */
+            nsc_print_report(&J->rep);
+            nsc_report_free(&J->rep);
+            J->rep.status = s = ws;
+            J->rep.error = wr.error;
+            wr.error = NULL;
+        } else if (ws)
+            fprintf(stderr, "%s\n", wr.error ? wr.error : "write failed");
+        nsc_report_free(&wr);
+    }
+    if (J->W) print_summary(J, C, steady, s);
+    return s;
+}
+
+static void job_free(job *J)
+{
+    nsc_stream_free(J->stream);
+    nsc_report_free(&J->rep);
+    nsc_waves_free(J->W);
+    nsc_probes_free(J->probes, J->nprobe);
+    if (J->ckt) nsc_meas_results_free(J->mres, J->ckt->nmeas);
+    free(J->mres);
+    nsc_circuit_free(J->ckt);
+    free(J->out); free(J->dat); free(J->gp); free(J->png); free(J->meas); free(J->ev); free(J->loss);
+    nsc_losses_free(&J->lossres);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "compare") == 0) return nsc_cmd_compare(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "sweep") == 0) return nsc_cmd_sweep(argc - 1, argv + 1);
+    static cli C;
+    int st = parse_options(argc, argv, &C);
+    if (st >= 0) { free(C.ov); nsc_search_free(&C.sb); return st; }
+    job J;
+    memset(&J, 0, sizeof J);
+    nsc_report_init(&J.rep);
+    const nsc_search_path *inc = nsc_search_finish(&C.sb);
+    nsc_status s = inc ? nsc_netlist_read_in(C.netlist, inc, C.ov, C.nov, &J.ckt, &J.rep)
+                       : nsc_err(&J.rep, NSC_ENOMEM, NULL, "out of memory");
+    if (!s && J.ckt->nstep > 0 && !C.dumpdir) {               /* a parameter study */
+        job_free(&J);                                         /* (its warnings come again from the study) */
+        st = run_study(&C, inc);
+    } else {
+        if (!s) s = run_netlist(&J, &C, inc);
+        int interrupted = J.W && J.W->end == NSC_RUN_INTERRUPTED;
+        if (interrupted && !C.quiet)
+            fprintf(stderr, "nscircuit: interrupted at t=%g s; %s holds the %d rows computed\n", J.W->t_end, J.out,
+                    J.W->nrow);
+        nsc_flush_warnings(&J.rep, C.quiet);
+        nsc_print_report(&J.rep);
+        st = interrupted ? 128 + (stop_flag ? (int)stop_flag : SIGINT) : exit_code(s);
+        job_free(&J);
+    }
+    free(C.ov);
+    nsc_search_free(&C.sb);
+    return st;
+}

@@ -1,0 +1,251 @@
+/* device.h -- the one device interface of the LCS assembler (internal header).
+ *
+ * Every element kind has one nsc_device (one file dev_<x>.c) registered in the
+ * table of devices.c. The assembler (lcs_asm.c) knows no device by name; it
+ *   1. calls count() for every element (all devices with late == 0 first, in
+ *      element order, then the late ones): the device says how many unknowns,
+ *      pairs and sources it needs in ctx->mode, and declares the topology of
+ *      its terminals with nsc_dev_link() (gmin, DC-path and loop checks);
+ *   2. lays the unknowns out: node voltages, then the transient branches
+ *      (nbranch, element order), then the static extra branches (nextra,
+ *      element order), and gives each element its nsc_dev_slots;
+ *   3. calls stamp() for every element: the device adds its entries to
+ *      E A B C D, Ss Se, s0 e0 through the nsc_st_* helpers below;
+ *   4. (lcs_probe.c) calls current() for a probe I(x).
+ * Adding a device = one dev_<x>.c defining `const nsc_device nsc_dev_<x>` and
+ * one line in devices.c. */
+#ifndef NSC_DEVICE_H
+#define NSC_DEVICE_H
+
+#include "netlist/circuit.h"
+#include "lcs/lcs.h"
+#include "analysis/losses.h"
+#include "solve/sparse.h"
+#include "base/util.h"
+
+/* ---- 1. counting and topology ---- */
+
+/* Union-find forests over circuit nodes (0 = ground), owned by the assembler. */
+typedef struct nsc_dev_ctx {
+    const nsc_circuit *c;
+    nsc_asm_mode mode;
+    nsc_report *r;
+    const unsigned char *has_icv; /* [nnode] 1 if .ic V(node) given */
+    const double *icv;            /* [nnode] .ic value (0 where not given; icv[0] = 0) */
+    int *uf_ns;    /* paths through elements that make the mode's matrix nonsingular */
+    int *uf_vd;    /* voltage-defining branches (V, E, H, imposed C, shorted L) */
+} nsc_dev_ctx;
+
+/* Strength of a terminal pair of a device (each implies the weaker ones). */
+enum {
+    NSC_LINK_DC = 1, /* a current can flow (diode, current source, open capacitor, ...) but
+                        nothing is tied in the mode's matrix: no forest changes (DC paths to
+                        ground are checked before assembly, lcs_topo.c) */
+    NSC_LINK_NS = 2, /* the pair is tied in the mode's matrix (resistor, capacitor in TRAN, ...) */
+    NSC_LINK_VD = 3  /* voltage-defining branch (v_a - v_b fixed by the branch row) */
+};
+
+/* Declare nodes a, b (circuit indices) linked with strength how.
+ * For NSC_LINK_VD returns 1 (and changes nothing) if a and b are already tied by
+ * voltage-defining branches (a loop: singular), else 0. Other strengths return 0. */
+int nsc_dev_link(nsc_dev_ctx *ctx, int a, int b, int how);
+
+/* What an element needs in the current mode (count() fills it, zeroed before). */
+typedef struct nsc_dev_need {
+    int nbranch; /* branch unknowns of the transient layout (same in every mode) */
+    int nextra;  /* extra branch unknowns of the static modes (0 in TRAN) */
+    int npair;   /* complementarity pairs (same in every mode) */
+    int nsrc;    /* independent sources w_j (the element's own wave) */
+    int flag;    /* the device's own: set by count, handed to stamp in its slots */
+} nsc_dev_need;
+
+/* ---- 2./3. stamping ---- */
+
+/* First index of each kind of slot of one element, -1 when it has none. */
+typedef struct nsc_dev_slots {
+    int branch; /* z index of the first transient branch */
+    int extra;  /* z index of the first static extra branch */
+    int pair;   /* lambda index */
+    int src;    /* w index */
+    int flag;   /* nsc_dev_need.flag of the element */
+} nsc_dev_slots;
+
+typedef enum nsc_stmat { NSC_ST_E, NSC_ST_A, NSC_ST_B, NSC_ST_C, NSC_ST_D, NSC_ST_SS, NSC_ST_SE } nsc_stmat;
+
+/* Triplet builder of the LCS being assembled (owned by the assembler). */
+typedef struct nsc_builder {
+    const nsc_circuit *c;
+    nsc_asm_mode mode;
+    nsc_report *r;
+    nsc_sparse *T[7];           /* triplets, indexed by nsc_stmat */
+    double *s0, *e0;            /* [n], [m] */
+    unsigned char *exact;       /* [n] nsc_lcs z_exact */
+    const int *el_branch;       /* [nel] first transient branch (z index) or -1 */
+    const int *el_extra;        /* [nel] first static extra branch or -1 */
+    const unsigned char *has_icv;
+    const double *icv;
+    int nomem;                  /* set by a helper that could not allocate */
+    nsc_switch *sw;             /* switched conductances registered so far (nsc_st_switch) */
+    int nsw, capsw;
+} nsc_builder;
+
+/* z index of the voltage of circuit node k (-1 for ground, whose stamps are dropped). */
+static inline int nsc_zn(int k) { return k - 1; }
+
+/* Raw entry M(i,j) += x; dropped when i < 0 or j < 0 (ground) or x == 0; E dropped
+ * in the static modes. i, j are z / lambda / w indices as M requires. */
+void nsc_st(nsc_builder *b, nsc_stmat M, int i, int j, double x);
+/* Conductance G between nodes a, b (KCL rows: sum of currents into the node):
+ * A[a][a] -= G, A[a][b] += G, A[b][a] += G, A[b][b] -= G. */
+void nsc_st_g(nsc_builder *b, int a, int k, double G);
+/* Capacitance C between nodes a, b: E[a][a] += C, E[a][b] -= C, E[b][a] -= C, E[b][b] += C. */
+void nsc_st_cap(nsc_builder *b, int a, int k, double C);
+/* Branch current z[col] flowing a -> k through the element: A[a][col] -= 1, A[k][col] += 1. */
+void nsc_st_inc(nsc_builder *b, int a, int k, int col);
+/* Branch row: A[row][a] += coef, A[row][k] -= coef (coef*(v_a - v_k)). */
+void nsc_st_vrow(nsc_builder *b, int row, int a, int k, double coef);
+/* VCCS: current gm*(v_c - v_d) flowing a -> k through the element. */
+void nsc_st_vccs(nsc_builder *b, int a, int k, int c, int d, double gm);
+/* Ideal-diode pair j, lambda_j flowing a -> k: B[a][j] -= 1, B[k][j] += 1,
+ * y_j = v_k - v_a + ...: C[j][k] += 1, C[j][a] -= 1 (so C = B^T on the pair). */
+void nsc_st_pair(nsc_builder *b, int a, int k, int j);
+/* Constant source terms: s0[i] += x, e0[j] += x (index < 0 dropped). */
+void nsc_st_s0(nsc_builder *b, int i, double x);
+/* Row i holds at t_k+1 under every theta (lcs.h z_exact): the output row of a
+ * static PWL map, y = f(x) with f's pairs, which would ring at theta = 1/2. */
+static inline void nsc_st_exact(nsc_builder *b, int i) { if (i >= 0) b->exact[i] = 1; }
+void nsc_st_e0(nsc_builder *b, int j, double x);
+/* Switched conductance of element el between nodes a, k (circuit indices): stamps
+ * g_off into A (nsc_st_g) and registers the switch (lcs.h nsc_switch) with its
+ * control v(c) - v(d), thresholds on_above >= off_below and initial state 0 (off).
+ * Returns the switch index. */
+int nsc_st_switch(nsc_builder *b, int el, int a, int k, double g_off, double g_on, int c, int d,
+                  double on_above, double off_below);
+/* The same with the control z[zc] - z[zd] given as z indices (-1: none), e.g. a
+ * branch current for a current-controlled switch. */
+int nsc_st_switch_z(nsc_builder *b, int el, int a, int k, double g_off, double g_on, int zc, int zd,
+                    double on_above, double off_below);
+
+/* ---- threshold switches (dev_s.c; S and W) ----
+ * On above T + H, off below T - H (H >= 0); a model giving ON and OFF (Xyce's
+ * VSWITCH/ISWITCH, smooth between them there) has T at their mean. */
+typedef struct nsc_sw_kind {
+    nsc_modeltype type;
+    const char *model;            /* in "switch s1 has no <model> model" */
+    const char *t, *h, *on, *off; /* parameter names: "vt" "vh" "von" "voff" */
+    const char *hname;            /* H in messages: "VH" */
+    const char *known;            /* the parameters read, for the warning about others */
+} nsc_sw_kind;
+typedef struct nsc_sw_par {
+    double t, h, ron, roff;       /* defaults 0, 0, 1, 1e12 */
+} nsc_sw_par;
+extern const nsc_sw_kind nsc_sw_voltage;   /* S: SW(VT VH RON ROFF), VSWITCH(VON VOFF) */
+/* The parameters of e's model (of kind k), checked: RON, ROFF finite and > 0, H >= 0. */
+nsc_status nsc_sw_params(const nsc_element *e, const nsc_sw_kind *k, nsc_report *r, nsc_sw_par *p);
+/* count() of a switch of kind k (S, W): its parameters checked, one warning
+ * when its model has parameters other than k's, the terminals linked (always a finite conductance). */
+nsc_status nsc_sw_count(nsc_dev_ctx *ctx, int ei, const nsc_sw_kind *k);
+
+/* ---- 4. probes ---- */
+
+/* Append coef*term to f. 0 ok, -1 ENOMEM. Index < 0 (ground) is dropped. */
+int nsc_lin_add(nsc_lin *f, nsc_termkind kind, int idx, double coef);
+/* w index of element el's first source in L, -1 if none. */
+int nsc_lcs_src_of(const nsc_lcs *L, int el);
+/* Index of element el's switch in L->sw, -1 if none. */
+int nsc_lcs_sw_of(const nsc_lcs *L, int el);
+
+/* ---- the PWL approximation of max(0, x)^2 (pwl_sq.c, used by dev_m.c) ----
+ *
+ * f(x) = sum_{j < nb} a[j] max(0, x - b[j]) (a[j] > 0: convex; nb = nseg - 1 pairs).
+ * nseg = 0: the design documents' 6-segment table (formulation.md §1). nseg in
+ * [3, NSC_PWL_MAXSEG]: b[0] = 0, b[j] = 0.1 rho^(j-1) (j = 1..nseg-2), f interpolating
+ * (1 - eps) x^2 at b[1..] and at X = 0.1 rho^(nseg-2), f(0) = 0, the last slope
+ * continued beyond X; rho = (X/0.1)^(1/(nseg-2)) with X = 0.1 rho6^4 = 3.8241 V (rho6 the
+ * ratio of the default table), and eps from (1 + eps)/(1 - eps) = (1 + rho)^2/(4 rho),
+ * which makes the relative error equioscillate: |f(x) - x^2| <= eps x^2 on [0.1, X].
+ * On [0, 0.1], |f - x^2| <= max((0.1 (1 - eps))^2/4, 0.01 eps) (2.03e-3 for the
+ * default); f = 0 for x <= 0; beyond X the error grows (12.4 % at 4 V by default).
+ * nseg = 6 gives the default table (eps = 0.1) within 0.05 % (b) and 0.2 % (slopes). */
+#define NSC_PWL_MAXSEG 64
+#define NSC_PWL_X0 0.1      /* first positive breakpoint (V) */
+/* Fill b[nseg-1], a[nseg-1] (arrays of NSC_PWL_MAXSEG); *eps (may be NULL) the
+ * relative error bound on [0.1, X] (0.1 for the default). Returns nb, -1 if nseg invalid. */
+int nsc_pwl_sq(int nseg, double *b, double *a, double *eps);
+/* f(x) of such a table. */
+double nsc_pwl_eval(int nb, const double *b, const double *a, double x);
+
+/* ---- the piecewise-linear fit of a junction (pwl_exp.c) ----
+ * v(i) = c + a ln(1 + i/i0) + rs i (the Shockley diode: c = 0, a = N Vt, i0 = IS)
+ * on [i1, i2] by nseg chords on geometric knots, all raised by err (the largest
+ * |fit - v| on [i1, i2]), as nseg parallel branches: i(v) = sum_j max(0, (v - vf[j])/r[j]),
+ * vf ascending, every r[j] > 0. nseg = 1 is the best uniform line. */
+#define NSC_JFIT_MAX 16
+typedef struct nsc_jfit {
+    int nseg;
+    double vf[NSC_JFIT_MAX], r[NSC_JFIT_MAX];   /* parallel branches */
+    double s[NSC_JFIT_MAX], knot[NSC_JFIT_MAX]; /* the same as a concave sum: v(i) = vf[0] + s[0] i
+                                                   - sum_{k >= 1} (s[k-1] - s[k]) max(0, i - knot[k]) */
+    double i1, i2, err;
+    double c, a, i0, rs;                        /* the curve fitted (a = 0: none, a card's own lines) */
+} nsc_jfit;
+/* 0, or -1 when the arguments are out of range (nseg in 1..NSC_JFIT_MAX, 0 < i1 < i2,
+ * a, i0 > 0, rs >= 0). */
+int nsc_jfit_make(double c, double a, double i0, double rs, double i1, double i2, int nseg, nsc_jfit *f);
+/* The fit's voltage at current i >= 0. */
+double nsc_jfit_v(const nsc_jfit *f, double i);
+/* "10 mA..1 A": the fitted range into buf. */
+void nsc_jfit_range(const nsc_jfit *f, char *buf, size_t n);
+/* The junction's pairs j..j+nseg-1 in the concave-sum form: pair 0's multiplier
+ * lambda_0 is the junction current, its y_0 gets + vf[0] + s[0] lambda_0
+ * - sum_q (s[q-1] - s[q]) mu_q (the device adds the sensed voltage to y_0, and
+ * injects lambda_0); pair q >= 1: y_q = mu_q - lambda_0 + knot[q] >= 0 _|_ mu_q >= 0,
+ * mu_q = max(0, lambda_0 - knot[q]). The block [[W + s0, -c], [-1, I]] is a
+ * P-matrix (principal minors W + s0 - sum_S c_q > 0) with the network's W on
+ * one entry, unlike nseg parallel branches (W 1 1^T + diag r: a junction fed by
+ * a current source, W ~ 1/gmin, defeated Lemke). */
+void nsc_st_jfit(nsc_builder *b, const nsc_jfit *f, int j);
+/* 1 when a run whose junction current peaked at ip (> 1 nA) left f's range far
+ * enough that the fit is off its curve there by more than twice its error and
+ * 10 mV (a 16 A inrush through a 10 mA..1 A line: 1.9 V; 1 mA: 0.09 V); *off is
+ * that difference (fit - curve). 0 for a card's own lines (a = 0). */
+int nsc_jfit_outside(const nsc_jfit *f, double ip, double *off);
+
+/* ---- the interface ---- */
+typedef struct nsc_device {
+    nsc_elkind kind;
+    const char *what;   /* "resistor", ... (messages) */
+    int late;           /* count() after all non-late devices (needs their topology) */
+    /* Needs and topology of element ei in ctx->mode; errors (with the card's
+     * location) in ctx->r. */
+    nsc_status (*count)(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need);
+    /* Stamp element ei with its slots s. Errors in b->r; ENOMEM through b->nomem. */
+    nsc_status (*stamp)(nsc_builder *b, int ei, const nsc_dev_slots *s);
+    /* I(x) of element ei (flowing n+ -> n- through it, anode -> cathode) into f
+     * (f empty on entry). 0 ok, -1 ENOMEM. NULL: the element has no current. */
+    int (*current)(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f);
+    /* ---- 5. power (losses.c) ---- */
+    nsc_pclass pclass;  /* the element's class in the losses table (0: controlled source) */
+    int swloss;         /* 1: EON/EOFF of its model are charged at its switch's state
+                           changes, or its first pair's (on while active) */
+    /* The ports of element ei: v[k] the voltage across port k, i[k] the current
+     * through it, v i the power it absorbs there; at most NSC_MAXPORT, each empty
+     * on entry. Returns their number, -1 on ENOMEM. NULL: one port, V(n+, n-)
+     * and current() (none when current is NULL). */
+    int (*ports)(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i);
+    /* ---- 6. sources ---- */
+    /* The waveform of element ei's q-th source (need.nsrc of them). NULL: every
+     * source of the element is its wave (V, I). */
+    const nsc_wave *(*wave)(const nsc_circuit *c, int ei, int q);
+    /* ---- 7. after a run ---- */
+    /* Warnings about element ei's model over the run just made, from lpk (each
+     * pair's largest multiplier, indexed as L's pairs): a fit used outside the
+     * range it was made for. NULL: nothing to check. */
+    void (*check)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r);
+} nsc_device;
+#define NSC_MAXPORT 3
+
+/* The device of an element kind (never NULL for kind < NSC_EL_NKINDS). */
+const nsc_device *nsc_device_of(nsc_elkind kind);
+
+#endif

@@ -1,0 +1,160 @@
+/* lcs.h -- the circuit as a linear complementarity system (formulation.md §1):
+ *
+ *     E z' = A z + B lambda + s(t),      s(t) = s0 + Ss w(t)
+ *     y    = C z + D lambda + e(t),      e(t) = e0 + Se w(t)
+ *     0 <= y  _|_  lambda >= 0
+ *
+ * w(t) is the vector of independent-source waveform values, w_j(t) =
+ * nsc_wave_eval(src[j].wave, t). Plain data: built by nsc_lcs_assemble()
+ * (lcs_asm.c, one stamp per device file dev_*.c), consumed by the one-step
+ * problem and the stepper. All matrices are CSC (nsc_sparse, nz == -1).
+ *
+ * Unknown layout: z[0..nnode_z-1] are the node voltages of circuit nodes
+ * 1..nnode_z (ground removed: z[k-1] = v(node k)); z[nnode_z..n-1] are branch
+ * currents (voltage sources, inductors, E/H outputs, ...), each owned by one
+ * element. For the static modes (OP, UIC) the layout is the transient layout
+ * of the same circuit followed by extra branches (e.g. capacitors imposed as
+ * voltage sources), so z_tran = z_static[0..n_tran-1]. Pairs are identical in
+ * every mode. */
+#ifndef NSC_LCS_H
+#define NSC_LCS_H
+
+#include "netlist/circuit.h"
+#include "solve/sparse.h"
+
+typedef enum nsc_asm_mode {
+    NSC_ASM_TRAN, /* the dynamic LCS */
+    NSC_ASM_OP,   /* static: 0 = A z + B l + s; capacitors open, inductors shorted,
+                     .ic and IC= imposed (capacitor IC= and .ic as voltage sources,
+                     inductor IC= as the branch current) */
+    NSC_ASM_UIC   /* static, t = 0 with UIC: capacitors replaced by voltage sources
+                     of their initial voltage (IC=, else from .ic node values, else 0),
+                     inductors by current sources of IC= (else 0) */
+} nsc_asm_mode;
+
+/* A linear functional of the solution, for outputs and probes:
+ *   value = sum_k coef[k] * term_k, term = z[idx] (NSC_T_Z), lambda[idx] (NSC_T_L),
+ *   (z[idx] - z_prev[idx]) / h (NSC_T_DZ; 0 at t = 0), w_idx(t) (NSC_T_W),
+ *   g_idx (v_a - v_k) of switch idx in its present state (NSC_T_SW, nsc_lin_eval_sw). */
+typedef enum nsc_termkind { NSC_T_Z, NSC_T_L, NSC_T_DZ, NSC_T_W, NSC_T_SW } nsc_termkind;
+typedef struct nsc_term {
+    nsc_termkind kind;
+    int idx;
+    double coef;
+} nsc_term;
+typedef struct nsc_lin {
+    int nterm;
+    nsc_term *t;     /* malloc'd */
+} nsc_lin;
+
+typedef struct nsc_src {
+    const nsc_wave *wave; /* points into the circuit */
+    int el;               /* owning element */
+} nsc_src;
+
+/* A switched conductance (S element): g = g_on or g_off between z[a] and z[k]
+ * (-1: ground). A holds g_off; a switch in state 1 adds g_on - g_off (the one-step
+ * problem is built per state vector, onestep.h). The state for the step
+ * t_k -> t_k+1 is decided from u = z[c] - z[d] at t_k (netlist.md): on when
+ * u > on_above, off when u < off_below, else unchanged (hysteresis); initially off. */
+typedef struct nsc_switch {
+    int el;                  /* owning element */
+    int a, k, c, d;          /* z indices, -1 for ground */
+    double g_off, g_on;      /* S */
+    double on_above, off_below;
+} nsc_switch;
+
+typedef struct nsc_lcs {
+    nsc_asm_mode mode;
+    int n;          /* unknowns z */
+    int m;          /* complementarity pairs */
+    int nnode_z;    /* node-voltage unknowns (circuit nnode - 1) */
+    nsc_sparse *E, *A;    /* n x n */
+    nsc_sparse *B;        /* n x m */
+    nsc_sparse *C;        /* m x n */
+    nsc_sparse *D;        /* m x m */
+    double *s0;           /* [n] */
+    double *e0;           /* [m] */
+    int nsrc;
+    nsc_src *src;         /* [nsrc] */
+    nsc_sparse *Ss;       /* n x nsrc */
+    nsc_sparse *Se;       /* m x nsrc */
+
+    char **zname;         /* [n] "v(a)", "i(l1)", ... */
+    int *z_el;            /* [n] owning element of a branch unknown, -1 for nodes */
+    int *pair_el;         /* [m] element of each pair */
+    char **pair_name;     /* [m] "d1", or "m1#3" for the 4th pair of m1 */
+    int *el_branch;       /* [nel] first branch unknown of each element, -1 if none */
+    int *el_pair;         /* [nel] first pair of each element, -1 if none */
+    unsigned char *z_exact; /* [n] 1: a row that holds at t_k+1 under every theta: the
+                               output row of a static PWL map (E TABLE, B), whose pairs'
+                               conditions hold at t_k+1 (onestep.c row_theta) */
+
+    int ngmin;            /* nodes that received gmin to ground (circuit node indices) */
+    int *gmin_node;
+
+    int nsw;              /* switched conductances (A holds their off state) */
+    nsc_switch *sw;       /* [nsw] */
+} nsc_lcs;
+
+/* Assemble the LCS of circuit c in the given mode. gmin (S) is added from each node
+ * that has no path to ground through elements that make W (TRAN) or the static
+ * matrix (OP/UIC) nonsingular, i.e. a node reached only through complementarity
+ * devices (diodes, MOS channels, switches). A node with no path to ground at all
+ * is an error naming it. Returns NSC_OK and *out, or an error in r. */
+nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin,
+                            nsc_lcs **out, nsc_report *r);
+void nsc_lcs_free(nsc_lcs *L);
+
+/* Topology checks (lcs_topo.c), made by nsc_lcs_assemble before anything else:
+ * every node has a DC path to ground through conducting elements (R, L, V, E, H,
+ * E TABLE, D, MOS channel, S; not C, I, G, F). Errors name the node, at its card.
+ * Loops of capacitors with voltage sources and cut-sets of inductors with current
+ * sources are allowed (netlist.md, Errors). */
+nsc_status nsc_topology_check(const nsc_circuit *c, nsc_report *r);
+
+/* 1 when the circuit has a loop of capacitors and voltage-defining branches
+ * (V, E, H, E TABLE) holding a capacitor, or a cut-set of inductors and current
+ * sources (I, G, F) holding a current source: a capacitor voltage or an inductor
+ * current the sources fix, whose current (voltage) is an algebraic derivative
+ * (index 2). 0 otherwise, and on running out of memory. */
+int nsc_topology_index2(const nsc_circuit *c);
+
+/* The linear functional of a probe (V(a[,b]) or I(element), sign conventions of
+ * netlist.md: I flows n+ -> n- through the element, anode -> cathode for a diode,
+ * drain current for a MOS). Error (with the probe's location) if the element has
+ * no current in this LCS. */
+nsc_status nsc_lcs_probe(const nsc_lcs *L, const nsc_circuit *c, const nsc_probe *p,
+                         nsc_lin *out, nsc_report *r);
+void nsc_lin_free(nsc_lin *f);
+/* Evaluate a functional: z, lambda at this step, zprev at the previous one
+ * (NULL at t = 0), h the step, w the source values at t. NSC_T_SW terms count 0. */
+double nsc_lin_eval(const nsc_lin *f, const double *z, const double *lambda,
+                    const double *zprev, double h, const double *w);
+/* The same with the switches of L in states sw[nsw] (1 = on; sw NULL: all off). */
+double nsc_lin_eval_sw(const nsc_lin *f, const nsc_lcs *L, const char *sw, const double *z,
+                       const double *lambda, const double *zprev, double h, const double *w);
+
+/* Switch decisions from the solution z at t_k (nsc_switch): updates sw[nsw] in
+ * place, returns the number of switches that changed state. With VH = 0 and the
+ * control exactly at VT, as ngspice 39 behaves (netlist.md): off in the
+ * transient (a 0/1 PWM control back at 0 V turns the switch off; it stayed on),
+ * on at the operating point (op = 1: nsc_lcs_switch_update_at). */
+int nsc_lcs_switch_update(const nsc_lcs *L, const double *z, char *sw);
+int nsc_lcs_switch_update_at(const nsc_lcs *L, const double *z, char *sw, int op);
+
+/* s(t) and e(t) into s[n], e[m]; the source values w(t) are also stored into w[nsrc]
+ * unless w is NULL. */
+void nsc_lcs_sources(const nsc_lcs *L, double t, double *w, double *s, double *e);
+/* The same with every source at its DC value (wave->dc): the .op analysis. */
+void nsc_lcs_sources_dc(const nsc_lcs *L, double *w, double *s, double *e);
+
+/* After a run of L: each device's check of its elements (devices.c) from lpk[m],
+ * every pair's largest multiplier over the run; warnings into r. */
+void nsc_dev_check(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *r);
+
+/* Write E A B C D (CSC, Matrix Market), s0/Ss and e0/Se, and names.txt (unknowns
+ * and pairs) into directory dir (created if missing). */
+nsc_status nsc_lcs_dump(const nsc_lcs *L, const char *dir, nsc_report *r);
+
+#endif

@@ -1,0 +1,399 @@
+/* lcs_asm.c -- modified nodal analysis: circuit -> LCS (lcs.h), through the
+ * device interface (device.h); also the stamp helpers and nsc_lcs_sources.
+ *
+ * Layout of z: v(node 1..nnode-1), transient branches (element order), static
+ * extra branches of devices (element order), then in OP one branch per node
+ * with a .ic value ("i(.ic:node)", the .ic imposed as a voltage source node ->
+ * ground; skipped with a warning when the node voltage is already fixed by
+ * voltage-defining branches, e.g. a V source or a capacitor with IC=).
+ *
+ * gmin: two union-find forests over the nodes are built while counting: the
+ * mode's nonsingular elements (ns) and the voltage-defining branches (vd, loop
+ * detection). A node with no DC path to ground is an error found before
+ * (nsc_topology_check); each ns-component not tied to ground gets
+ * A[n][n] -= gmin at its lowest-numbered node n. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "devices/device.h"
+
+int nsc_dev_link(nsc_dev_ctx *ctx, int a, int b, int how)
+{
+    if (how >= NSC_LINK_VD) {
+        if (nsc_uf_find(ctx->uf_vd, a) == nsc_uf_find(ctx->uf_vd, b)) return 1;
+        nsc_uf_union(ctx->uf_vd, a, b);
+    }
+    if (how >= NSC_LINK_NS) nsc_uf_union(ctx->uf_ns, a, b);
+    return 0;
+}
+
+/* ---- stamp helpers ---- */
+
+void nsc_st(nsc_builder *b, nsc_stmat M, int i, int j, double x)
+{
+    if (i < 0 || j < 0 || x == 0) return;
+    if (M == NSC_ST_E && b->mode != NSC_ASM_TRAN) return;   /* static: 0 = A z + B l + s */
+    if (nsc_sp_entry(b->T[M], i, j, x)) b->nomem = 1;
+}
+
+void nsc_st_g(nsc_builder *b, int a, int k, double G)
+{
+    int i = nsc_zn(a), j = nsc_zn(k);
+    nsc_st(b, NSC_ST_A, i, i, -G);
+    nsc_st(b, NSC_ST_A, i, j, G);
+    nsc_st(b, NSC_ST_A, j, i, G);
+    nsc_st(b, NSC_ST_A, j, j, -G);
+}
+
+void nsc_st_cap(nsc_builder *b, int a, int k, double C)
+{
+    int i = nsc_zn(a), j = nsc_zn(k);
+    nsc_st(b, NSC_ST_E, i, i, C);
+    nsc_st(b, NSC_ST_E, i, j, -C);
+    nsc_st(b, NSC_ST_E, j, i, -C);
+    nsc_st(b, NSC_ST_E, j, j, C);
+}
+
+void nsc_st_inc(nsc_builder *b, int a, int k, int col)
+{
+    nsc_st(b, NSC_ST_A, nsc_zn(a), col, -1.0);
+    nsc_st(b, NSC_ST_A, nsc_zn(k), col, 1.0);
+}
+
+void nsc_st_vrow(nsc_builder *b, int row, int a, int k, double coef)
+{
+    nsc_st(b, NSC_ST_A, row, nsc_zn(a), coef);
+    nsc_st(b, NSC_ST_A, row, nsc_zn(k), -coef);
+}
+
+void nsc_st_vccs(nsc_builder *b, int a, int k, int c, int d, double gm)
+{
+    nsc_st(b, NSC_ST_A, nsc_zn(a), nsc_zn(c), -gm);
+    nsc_st(b, NSC_ST_A, nsc_zn(a), nsc_zn(d), gm);
+    nsc_st(b, NSC_ST_A, nsc_zn(k), nsc_zn(c), gm);
+    nsc_st(b, NSC_ST_A, nsc_zn(k), nsc_zn(d), -gm);
+}
+
+void nsc_st_pair(nsc_builder *b, int a, int k, int j)
+{
+    nsc_st(b, NSC_ST_B, nsc_zn(a), j, -1.0);
+    nsc_st(b, NSC_ST_B, nsc_zn(k), j, 1.0);
+    nsc_st(b, NSC_ST_C, j, nsc_zn(k), 1.0);
+    nsc_st(b, NSC_ST_C, j, nsc_zn(a), -1.0);
+}
+
+void nsc_st_s0(nsc_builder *b, int i, double x)
+{
+    if (i >= 0) b->s0[i] += x;
+}
+
+void nsc_st_e0(nsc_builder *b, int j, double x)
+{
+    if (j >= 0) b->e0[j] += x;
+}
+
+int nsc_st_switch(nsc_builder *b, int el, int a, int k, double g_off, double g_on, int c, int d,
+                  double on_above, double off_below)
+{
+    return nsc_st_switch_z(b, el, a, k, g_off, g_on, nsc_zn(c), nsc_zn(d), on_above, off_below);
+}
+
+int nsc_st_switch_z(nsc_builder *b, int el, int a, int k, double g_off, double g_on, int zc, int zd,
+                    double on_above, double off_below)
+{
+    nsc_st_g(b, a, k, g_off);                                /* A holds the off state */
+    if (nsc_grow((void **)&b->sw, &b->capsw, b->nsw + 1, sizeof *b->sw)) {
+        b->nomem = 1;
+        return -1;
+    }
+    b->sw[b->nsw] = (nsc_switch){el, nsc_zn(a), nsc_zn(k), zc, zd, g_off, g_on, on_above, off_below};
+    return b->nsw++;
+}
+
+int nsc_lcs_switch_update_at(const nsc_lcs *L, const double *z, char *sw, int op)
+{
+    int changed = 0;
+    for (int j = 0; j < L->nsw; j++) {
+        const nsc_switch *S = &L->sw[j];
+        double u = (S->c >= 0 ? z[S->c] : 0.0) - (S->d >= 0 ? z[S->d] : 0.0);   /* u = v_c - v_d */
+        char st = u > S->on_above ? 1 : u < S->off_below ? 0 : sw[j];
+        if (S->on_above == S->off_below && u == S->on_above) st = (char)op;     /* VH = 0, u = VT exactly */
+        changed += st != sw[j];
+        sw[j] = st;
+    }
+    return changed;
+}
+
+int nsc_lcs_switch_update(const nsc_lcs *L, const double *z, char *sw)
+{
+    return nsc_lcs_switch_update_at(L, z, sw, 0);
+}
+
+/* ---- the assembler ---- */
+
+void nsc_lcs_free(nsc_lcs *L)
+{
+    if (!L) return;
+    nsc_sp_free(L->E); nsc_sp_free(L->A); nsc_sp_free(L->B);
+    nsc_sp_free(L->C); nsc_sp_free(L->D);
+    nsc_sp_free(L->Ss); nsc_sp_free(L->Se);
+    free(L->s0); free(L->e0); free(L->src);
+    if (L->zname)
+        for (int k = 0; k < L->n; k++) free(L->zname[k]);
+    if (L->pair_name)
+        for (int k = 0; k < L->m; k++) free(L->pair_name[k]);
+    free(L->zname); free(L->pair_name);
+    free(L->z_el); free(L->pair_el); free(L->el_branch); free(L->el_pair); free(L->z_exact);
+    free(L->gmin_node);
+    free(L->sw);
+    free(L);
+}
+
+/* Scratch state of one assembly. */
+typedef struct asm_work {
+    nsc_dev_ctx ctx;
+    nsc_dev_need *need;        /* [nel] */
+    int *uf;                   /* 3*nnode: dc, ns, vd */
+    unsigned char *has_icv;    /* [nnode] */
+    double *icv;               /* [nnode] */
+    int *icloc;                /* [nnode] index of the .ic entry of the node, -1 */
+    int *ic_branch;            /* [nnode] OP: z index of the .ic branch, -1 */
+    int *el_extra;             /* [nel] */
+    int *el_src;               /* [nel] */
+} asm_work;
+
+static void work_free(asm_work *w)
+{
+    free(w->need); free(w->uf); free(w->has_icv); free(w->icv);
+    free(w->icloc); free(w->ic_branch); free(w->el_extra); free(w->el_src);
+}
+
+/* Name "i(name)" or "i(name)#q" (q > 0) of the q-th branch of an element. */
+static char *branch_name(const char *el, int q, int count)
+{
+    return count > 1 ? nsc_asprintf("i(%s)#%d", el, q) : nsc_asprintf("i(%s)", el);
+}
+
+nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin,
+                            nsc_lcs **out, nsc_report *r)
+{
+    *out = NULL;
+    int nnode = c->nnode, nel = c->nel, nz = nnode - 1;
+    if (nnode < 1) return nsc_err(r, NSC_ENETLIST, NULL, "circuit has no ground node");
+    if (nsc_topology_check(c, r)) return r->status;
+    nsc_status st = NSC_OK;
+    asm_work w;
+    memset(&w, 0, sizeof w);
+    nsc_lcs *L = nsc_calloc(1, sizeof *L);
+    nsc_builder b;
+    memset(&b, 0, sizeof b);
+    w.need = nsc_calloc((size_t)nel + 1, sizeof *w.need);
+    w.uf = malloc(sizeof(int) * 2 * (size_t)nnode);
+    w.has_icv = nsc_calloc((size_t)nnode, 1);
+    w.icv = nsc_calloc((size_t)nnode, sizeof(double));
+    w.icloc = malloc(sizeof(int) * (size_t)nnode);
+    w.ic_branch = malloc(sizeof(int) * (size_t)nnode);
+    w.el_extra = malloc(sizeof(int) * ((size_t)nel + 1));
+    w.el_src = malloc(sizeof(int) * ((size_t)nel + 1));
+    if (!L || !w.need || !w.uf || !w.has_icv || !w.icv || !w.icloc || !w.ic_branch || !w.el_extra || !w.el_src)
+        goto nomem;
+    L->mode = mode;
+    L->nnode_z = nz;
+    for (int k = 0; k < 2 * nnode; k++) w.uf[k] = -1;
+    for (int k = 0; k < nnode; k++) w.icloc[k] = w.ic_branch[k] = -1;
+    for (int q = 0; q < c->nic; q++) {                       /* .ic: the last value of a node wins */
+        int nd = c->ic_node[q];
+        if (nd <= 0 || nd >= nnode) continue;
+        w.has_icv[nd] = 1;
+        w.icv[nd] = c->ic_val[q];
+        w.icloc[nd] = q;
+    }
+    w.ctx = (nsc_dev_ctx){c, mode, r, w.has_icv, w.icv, w.uf, w.uf + nnode};
+
+    /* 1. count (late devices after the others), topology */
+    for (int late = 0; late < 2; late++)
+        for (int ei = 0; ei < nel; ei++) {
+            const nsc_device *dev = nsc_device_of(c->el[ei].kind);
+            if (!dev)
+                { st = nsc_err(r, NSC_ENETLIST, &c->el[ei].loc, "unknown element kind of %s", c->el[ei].name); goto fail; }
+            if (dev->late != late) continue;
+            memset(&w.need[ei], 0, sizeof w.need[ei]);
+            if ((st = dev->count(&w.ctx, ei, &w.need[ei]))) goto fail;
+            if (mode == NSC_ASM_TRAN) w.need[ei].nextra = 0;
+        }
+    int nicb = 0;
+    if (mode == NSC_ASM_OP)
+        for (int nd = 1; nd < nnode; nd++) {
+            if (!w.has_icv[nd]) continue;
+            if (nsc_dev_link(&w.ctx, nd, 0, NSC_LINK_VD))
+                nsc_warn(r, &c->ic_loc[w.icloc[nd]], ".ic V(%s) ignored: the operating point ties the node to "
+                         "voltage sources (directly, or through inductors, shorts at DC, or capacitors with IC=); "
+                         "set the inductor's IC= or use UIC", c->node_name[nd]);
+            else
+                w.ic_branch[nd] = nicb++;                    /* offset, made absolute below */
+        }
+
+    /* gmin (every node has a DC path to ground: nsc_topology_check) */
+    int root_ns = nsc_uf_find(w.ctx.uf_ns, 0), ngmin = 0;
+    for (int nd = 1; nd < nnode; nd++)
+        if (nsc_uf_find(w.ctx.uf_ns, nd) != root_ns) ngmin++;
+    /* One gmin per floating ns-component, at its lowest-numbered node: that is
+     * enough to make the component's block nonsingular (it fixes the common
+     * mode). gmin at every node would also load every voltage inside the
+     * component (leak ~gmin*V across a capacitor); with one gmin per component a
+     * current flows through them only around loops through ground that contain
+     * two of them (e.g. none in the diode bridge). */
+    L->gmin_node = malloc(sizeof(int) * ((size_t)ngmin + 1));
+    char *seen = calloc((size_t)nnode + 1, 1);
+    if (!L->gmin_node || !seen) { free(seen); goto nomem; }
+    for (int nd = 1; nd < nnode; nd++) {
+        int root = nsc_uf_find(w.ctx.uf_ns, nd);
+        if (root == root_ns || seen[root]) continue;
+        seen[root] = 1;
+        L->gmin_node[L->ngmin++] = nd;
+    }
+    free(seen);
+
+    /* 2. layout */
+    L->el_branch = malloc(sizeof(int) * ((size_t)nel + 1));
+    L->el_pair = malloc(sizeof(int) * ((size_t)nel + 1));
+    if (!L->el_branch || !L->el_pair) goto nomem;
+    int n = nz, m = 0, nsrc = 0;
+    for (int ei = 0; ei < nel; ei++) {
+        L->el_branch[ei] = w.need[ei].nbranch ? n : -1;
+        n += w.need[ei].nbranch;
+        L->el_pair[ei] = w.need[ei].npair ? m : -1;
+        m += w.need[ei].npair;
+        w.el_src[ei] = w.need[ei].nsrc ? nsrc : -1;
+        nsrc += w.need[ei].nsrc;
+    }
+    for (int ei = 0; ei < nel; ei++) {
+        w.el_extra[ei] = w.need[ei].nextra ? n : -1;
+        n += w.need[ei].nextra;
+    }
+    for (int nd = 1; nd < nnode; nd++)
+        if (w.ic_branch[nd] >= 0) w.ic_branch[nd] += n;
+    n += nicb;
+    L->n = n;
+    L->m = m;
+    L->nsrc = nsrc;
+
+    /* 3. stamp */
+    b.c = c;
+    b.mode = mode;
+    b.r = r;
+    int dims[7][2] = {{n, n}, {n, n}, {n, m}, {m, n}, {m, m}, {n, nsrc}, {m, nsrc}};
+    for (int q = 0; q < 7; q++)
+        if (!(b.T[q] = nsc_sp_new(dims[q][0], dims[q][1], 4 * (n + m) + 8, 1))) goto nomem;
+    b.s0 = L->s0 = nsc_calloc((size_t)n + 1, sizeof(double));
+    b.e0 = L->e0 = nsc_calloc((size_t)m + 1, sizeof(double));
+    L->src = nsc_calloc((size_t)nsrc + 1, sizeof *L->src);
+    b.exact = L->z_exact = nsc_calloc((size_t)n + 1, 1);
+    if (!L->s0 || !L->e0 || !L->src || !L->z_exact) goto nomem;
+    b.el_branch = L->el_branch;
+    b.el_extra = w.el_extra;
+    b.has_icv = w.has_icv;
+    b.icv = w.icv;
+    for (int ei = 0; ei < nel; ei++) {
+        const nsc_device *dev = nsc_device_of(c->el[ei].kind);
+        nsc_dev_slots s = {L->el_branch[ei], w.el_extra[ei], L->el_pair[ei], w.el_src[ei], w.need[ei].flag};
+        const nsc_device *dv = nsc_device_of(c->el[ei].kind);
+        for (int q = 0; q < w.need[ei].nsrc; q++)
+            L->src[s.src + q] = (nsc_src){dv->wave ? dv->wave(c, ei, q) : &c->el[ei].wave, ei};
+        if (dev->stamp && (st = dev->stamp(&b, ei, &s))) goto fail;
+    }
+    for (int nd = 1; nd < nnode; nd++) {                     /* OP: .ic V(nd) as a source nd -> 0 */
+        int br = w.ic_branch[nd];
+        if (br < 0) continue;
+        nsc_st_inc(&b, nd, 0, br);
+        nsc_st_vrow(&b, br, nd, 0, 1.0);                     /* 0 = v_nd - ic */
+        nsc_st_s0(&b, br, -w.icv[nd]);
+    }
+    for (int q = 0; q < L->ngmin; q++) {
+        int i = nsc_zn(L->gmin_node[q]);
+        if (nsc_sp_entry(b.T[NSC_ST_A], i, i, -gmin)) goto nomem;  /* A[i][i] -= gmin */
+    }
+    if (b.nomem) goto nomem;
+    L->sw = b.sw;
+    L->nsw = b.nsw;
+    b.sw = NULL;
+    nsc_sparse **dst[7] = {&L->E, &L->A, &L->B, &L->C, &L->D, &L->Ss, &L->Se};
+    for (int q = 0; q < 7; q++)
+        if (!(*dst[q] = nsc_sp_compress(b.T[q]))) goto nomem;
+
+    /* names and owners; static branches own their element (static extra: the
+     * element's el_branch when it has no transient branch) */
+    L->zname = nsc_calloc((size_t)n + 1, sizeof(char *));
+    L->z_el = malloc(sizeof(int) * ((size_t)n + 1));
+    L->pair_name = nsc_calloc((size_t)m + 1, sizeof(char *));
+    L->pair_el = malloc(sizeof(int) * ((size_t)m + 1));
+    if (!L->zname || !L->z_el || !L->pair_name || !L->pair_el) goto nomem;
+    for (int k = 0; k < nz; k++) {
+        L->z_el[k] = -1;
+        if (!(L->zname[k] = nsc_asprintf("v(%s)", c->node_name[k + 1]))) goto nomem;
+    }
+    for (int ei = 0; ei < nel; ei++) {
+        const nsc_element *e = &c->el[ei];
+        const nsc_dev_need *nd = &w.need[ei];
+        for (int q = 0; q < nd->nbranch; q++) {
+            int k = L->el_branch[ei] + q;
+            L->z_el[k] = ei;
+            if (!(L->zname[k] = branch_name(e->name, q, nd->nbranch))) goto nomem;
+        }
+        for (int q = 0; q < nd->nextra; q++) {
+            int k = w.el_extra[ei] + q;
+            L->z_el[k] = ei;
+            if (!(L->zname[k] = branch_name(e->name, q, nd->nextra))) goto nomem;
+        }
+        if (nd->nbranch == 0 && nd->nextra > 0) L->el_branch[ei] = w.el_extra[ei];
+        for (int q = 0; q < nd->npair; q++) {
+            int j = L->el_pair[ei] + q;
+            L->pair_el[j] = ei;
+            L->pair_name[j] = nd->npair > 1 ? nsc_asprintf("%s#%d", e->name, q) : nsc_strdup(e->name);
+            if (!L->pair_name[j]) goto nomem;
+        }
+    }
+    for (int nd = 1; nd < nnode; nd++) {
+        int br = w.ic_branch[nd];
+        if (br < 0) continue;
+        L->z_el[br] = -1;
+        if (!(L->zname[br] = nsc_asprintf("i(.ic:%s)", c->node_name[nd]))) goto nomem;
+    }
+    for (int q = 0; q < 7; q++) nsc_sp_free(b.T[q]);
+    free(b.sw);
+    work_free(&w);
+    *out = L;
+    return NSC_OK;
+
+nomem:
+    st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory while assembling the circuit equations");
+fail:
+    for (int q = 0; q < 7; q++) nsc_sp_free(b.T[q]);
+    free(b.sw);
+    work_free(&w);
+    nsc_lcs_free(L);
+    return st;
+}
+
+/* s = s0 + Ss w, e = e0 + Se w, with w_j = value(j) */
+static void sources_at(const nsc_lcs *L, double t, int dc, double *w, double *s, double *e)
+{
+    memcpy(s, L->s0, sizeof(double) * (size_t)L->n);
+    memcpy(e, L->e0, sizeof(double) * (size_t)L->m);
+    for (int j = 0; j < L->nsrc; j++) {
+        double wj = dc ? L->src[j].wave->dc : nsc_wave_eval(L->src[j].wave, t);   /* w_j */
+        if (w) w[j] = wj;
+        for (int q = L->Ss->p[j]; q < L->Ss->p[j + 1]; q++) s[L->Ss->i[q]] += L->Ss->x[q] * wj;  /* s += Ss(:,j) w_j */
+        for (int q = L->Se->p[j]; q < L->Se->p[j + 1]; q++) e[L->Se->i[q]] += L->Se->x[q] * wj;  /* e += Se(:,j) w_j */
+    }
+}
+
+void nsc_lcs_sources(const nsc_lcs *L, double t, double *w, double *s, double *e)
+{
+    sources_at(L, t, 0, w, s, e);
+}
+
+void nsc_lcs_sources_dc(const nsc_lcs *L, double *w, double *s, double *e)
+{
+    sources_at(L, 0.0, 1, w, s, e);
+}

@@ -1,0 +1,331 @@
+/* circuit.h -- the elaborated, flat circuit: plain data handed from the netlist
+ * front end (nl_*.c) to the LCS assembler (lcs_asm.c).
+ *
+ * Invariants after nsc_elaborate() succeeds:
+ *  - node 0 is ground ("0"; "gnd" maps to it); nodes 1..nnode-1 are the others,
+ *    named in lower case with their hierarchical prefix ("x1.mid");
+ *  - element names are lower case and hierarchical ("x1.r3"), unique;
+ *  - every numeric value is finite and already evaluated (params resolved);
+ *  - references (K inductors, F/H sense sources) are resolved to element indices;
+ *  - models are resolved to pointers into circuit->models. */
+#ifndef NSC_CIRCUIT_H
+#define NSC_CIRCUIT_H
+
+#include "base/util.h"
+
+typedef enum nsc_elkind {
+    NSC_EL_R, NSC_EL_C, NSC_EL_L, NSC_EL_K,
+    NSC_EL_V, NSC_EL_I,
+    NSC_EL_E,      /* VCVS (gain) */
+    NSC_EL_ETABLE, /* PWL VCVS: E n+ n- TABLE {V(a[,b])} = (x,y)... */
+    NSC_EL_G,      /* VCCS */
+    NSC_EL_F,      /* CCCS */
+    NSC_EL_H,      /* CCVS */
+    NSC_EL_D, NSC_EL_M, NSC_EL_S,
+    NSC_EL_BV,     /* behavioural voltage source B n+ n- V=expr (PWL, exact) */
+    NSC_EL_BI,     /* behavioural current source B n+ n- I=expr */
+    NSC_EL_W,      /* current-controlled switch W n+ n- vsense model */
+    NSC_EL_Q,      /* bipolar transistor Q c b e [s] model [area] */
+    NSC_EL_NKINDS
+} nsc_elkind;
+
+/* Independent-source waveform. p[] holds the fields with SPICE defaults filled
+ * in by the elaborator (defaults that depend on .tran, e.g. PULSE tr/tf = tstep,
+ * per = tstop, are filled too, so evaluation needs nothing else):
+ *   DC    : np = 0, value dc
+ *   PULSE : p = v1 v2 td tr tf pw per [npulse]     (np = 7; 8 when ngspice's NP > 0 is
+ *           given: npulse pulses, then v1)
+ *   SIN   : p = vo va freq td theta phase(deg)     (np = 6)
+ *   EXP   : p = v1 v2 td1 tau1 td2 tau2            (np = 6)
+ *   PWL   : p = t1 v1 t2 v2 ...                    (np = 2n), repeat >= 0: the
+ *           ngspice r=value (repeat from time `repeat` to the last point), -1: none
+ * dc is the DC value (the `DC v` field, or the waveform's value at t = 0 when absent,
+ * as SPICE uses for the operating point). */
+typedef enum nsc_wavekind { NSC_WAVE_DC, NSC_WAVE_PULSE, NSC_WAVE_SIN, NSC_WAVE_EXP, NSC_WAVE_PWL,
+                            NSC_WAVE_EXPR } nsc_wavekind;
+/* EXPR: a smooth expression of time (a B source's time-only part, nl_pwl.c) as
+ * postfix code: NUM pushes num, TIME pushes t, the operators pop their operands,
+ * CALL applies function fn of nsc_wave_func (1 or 2 operands). No corners (its
+ * smoothness is the step control's), no period. */
+typedef enum nsc_wop { NSC_WOP_NUM, NSC_WOP_TIME, NSC_WOP_NEG, NSC_WOP_ADD, NSC_WOP_SUB, NSC_WOP_MUL, NSC_WOP_DIV,
+                       NSC_WOP_POW, NSC_WOP_CALL } nsc_wop;
+typedef struct nsc_winstr {
+    nsc_wop op;
+    int fn;
+    double num;
+} nsc_winstr;
+typedef struct nsc_wave {
+    nsc_wavekind kind;
+    double dc;
+    double *p;
+    int np;
+    double repeat;
+    nsc_winstr *code;       /* EXPR: [ncode], owned by the B source's program */
+    int ncode;
+} nsc_wave;
+
+/* Functions an EXPR waveform may call: the index of name (its number of
+ * arguments in *nargs), -1 if not one of them; its value at x[]. */
+int nsc_wave_func(const char *name, int *nargs);
+double nsc_wave_call(int fn, const double *x);
+
+typedef enum nsc_modeltype { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW, NSC_MOD_CSW,
+                               NSC_MOD_NPN, NSC_MOD_PNP } nsc_modeltype;
+
+/* A .model card: parameter names lower case, values evaluated. Lookups by
+ * nsc_model_get(); "given" tells whether the card set the parameter. */
+typedef struct nsc_model {
+    char *name;          /* lower case, hierarchical if defined inside a subckt */
+    nsc_modeltype type;
+    int npar;
+    char **pname;
+    double *pval;
+    nsc_loc loc;
+    int vdmos;           /* an LTspice/ngspice VDMOS card, run as NMOS/PMOS (nl_elab.c vdmos_*) */
+} nsc_model;
+
+/* A behavioural source's expression compiled to exact piecewise-linear form
+ * (nl_pwl.c): the output is affine in node voltages, branch currents of voltage
+ * sources and auxiliary values a_k, each a_k a nonsmooth function of an affine
+ * argument that may use earlier a_j (j < k):
+ *   ramp: a_k = max(0, arg_k)       (one complementarity pair)
+ *   step: a_k = H(arg_k) in {0, 1}, H(0) = [0, 1] (two pairs: an ideal relay)
+ * An affine form is c + sum of term[t0 .. t0+nt); a term may also be a smooth
+ * function of time w_k(t) (tw[k]), which enters as an independent source. */
+typedef enum nsc_btkind { NSC_BT_V, NSC_BT_I, NSC_BT_AUX, NSC_BT_W } nsc_btkind;
+typedef struct nsc_bterm {
+    nsc_btkind kind;
+    int idx;        /* V: node; I: index into elref; AUX: k; W: index into tw (a function of time) */
+    double coef;
+} nsc_bterm;
+typedef struct nsc_baff {
+    double c;
+    int t0, nt;
+} nsc_baff;
+typedef struct nsc_bop {
+    int step;       /* 0 ramp, 1 step */
+    nsc_baff arg;
+} nsc_bop;
+typedef struct nsc_bprog {
+    nsc_bterm *term;
+    int nterm;
+    nsc_bop *op;
+    int nop;
+    nsc_baff out;
+    int *elref;     /* element indices of the I(...) references (voltage sources) */
+    int nelref;
+    nsc_wave *tw;   /* [ntw] the smooth functions of time the expression holds (EXPR waveforms):
+                       the B source's own independent sources */
+    int ntw;
+} nsc_bprog;
+
+void nsc_bprog_free(nsc_bprog *p);
+
+/* The elements. Field use by kind:
+ *   R C L     node[0..1]; value (ohm, F, H); C and L: has_ic/ic (IC=)
+ *   K         ref[0], ref[1] element indices of the two inductors; value = k
+ *   V I       node[0..1]; wave
+ *   E G       node[0..1] output, node[2..3] control; value = gain / gm
+ *   ETABLE    node[0..1] output, node[2..3] control (node[3] = 0 for V(a));
+ *             table = x0 y0 x1 y1 ... (ntable points), x non-decreasing
+ *   F H       node[0..1]; ref[0] = index of the sense voltage source; value = gain / r
+ *   D         node[0] anode, node[1] cathode; model
+ *   M         node[0..3] = d g s b; model; w, l (m; model/default when not given)
+ *   S         node[0..1] switch, node[2..3] control; model
+ *   BV BI     node[0..1]; bsrc: value of V(n+,n-) / of the current n+ -> n- inside
+ *   W         node[0..1] switch; ref[0] = sense voltage source; model (CSW)
+ *   Q         node[0..2] = c b e (internal nodes when the model has RC RB RE); model
+ *             (NPN, PNP); value = AREA (1 unless given); the substrate is not kept
+ */
+typedef struct nsc_element {
+    nsc_elkind kind;
+    char *name;
+    int nnode;
+    int node[4];
+    double value;
+    int has_ic;
+    double ic;
+    nsc_wave wave;
+    int ref[2];
+    const nsc_model *model;
+    double w, l;
+    double *table;
+    int ntable;
+    nsc_bprog *bsrc;
+    nsc_loc loc; /* the card (for subckt instances: the card inside the subckt) */
+} nsc_element;
+
+/* An output quantity from .save/.print/--save: V(n1[,n2]) or I(element). */
+typedef enum nsc_probekind { NSC_PROBE_V, NSC_PROBE_I } nsc_probekind;
+typedef struct nsc_probe {
+    nsc_probekind kind;
+    int node[2];     /* V: nodes (node[1] = 0 for V(a)) */
+    int el;          /* I: element index */
+    char *name;      /* column name, lower case: "v(a)", "v(a,b)", "i(l1)" */
+    nsc_loc loc;
+} nsc_probe;
+
+/* A .meas tran card, evaluated on the transient's waveforms by meas.c.
+ * Measured quantities are small postfix programs (nsc_msig) over the probes in
+ * circuit->meas_probe, numbers and earlier measures, so a plain V(out), an
+ * expression par('v(out)*i(rl)') and PARAM='pout/pin' all take the same form. */
+typedef enum nsc_mop {
+    NSC_MOP_NUM,     /* push num */
+    NSC_MOP_PROBE,   /* push the value of meas_probe[arg] */
+    NSC_MOP_MEAS,    /* push the result of meas[arg] (arg < this measure) */
+    NSC_MOP_NEG,     /* a -> -a */
+    NSC_MOP_ADD, NSC_MOP_SUB, NSC_MOP_MUL, NSC_MOP_DIV, NSC_MOP_POW, /* a b -> a op b */
+    NSC_MOP_CALL     /* nargs operands -> function arg of meas.c's table (name) */
+} nsc_mop;
+typedef struct nsc_minstr {
+    nsc_mop op;
+    int arg, nargs;
+    double num;
+} nsc_minstr;
+typedef struct nsc_msig {
+    nsc_minstr *code;
+    int ncode;
+    char *text;      /* as written, lower case ("v(out)", "v(in)*i(vin)"), for messages */
+} nsc_msig;
+
+/* The instant of a measure: the count-th crossing of sig = val (edge: +1 RISE,
+ * -1 FALL, 0 CROSS; count -1 = LAST) at or after td, or the time at (has_at). */
+typedef struct nsc_mtime {
+    nsc_msig sig;
+    double val, td;
+    int edge, count;
+    int has_at;
+    double at;
+} nsc_mtime;
+
+typedef enum nsc_meastype {
+    NSC_MEAS_AVG, NSC_MEAS_RMS, NSC_MEAS_MIN, NSC_MEAS_MAX, NSC_MEAS_PP, NSC_MEAS_INTEG,
+    NSC_MEAS_MIN_AT, NSC_MEAS_MAX_AT, /* time of the min / max */
+    NSC_MEAS_WHEN,    /* time of trig */
+    NSC_MEAS_FIND,    /* sig at the instant trig */
+    NSC_MEAS_TRIGTARG,/* time of targ - time of trig */
+    NSC_MEAS_PARAM    /* sig on earlier results only */
+} nsc_meastype;
+
+typedef struct nsc_meas {
+    char *name;       /* lower case */
+    nsc_meastype type;
+    nsc_msig sig;     /* AVG .. MAX_AT, FIND: measured quantity; PARAM: the expression */
+    double from, to;  /* window; from = -inf / to = +inf when not given */
+    nsc_mtime trig, targ; /* WHEN, FIND: trig; TRIG/TARG: both */
+    nsc_loc loc;      /* the card */
+} nsc_meas;
+
+/* A .step card: `.step param NAME start stop incr` (linear, stop included when
+ * reached to within 1e-9 incr), `.step dec|oct param NAME start stop n` (n points
+ * per decade / octave), `.step param NAME list v1 v2 ...`: the values in order.
+ * NAME need not be a .param here; a parameter study checks that it is one. */
+typedef struct nsc_step {
+    char *param;      /* lower case */
+    double *val;      /* [nval] */
+    int nval;
+    nsc_loc loc;      /* the card */
+} nsc_step;
+
+/* An output command of a .control block (wrdata, write), run after the
+ * transient by the program (main.c): a failure is a warning, as in ngspice. */
+typedef struct nsc_ctlout {
+    int raw;          /* 1: write (an ngspice raw file), 0: wrdata (columns) */
+    char *path;
+    char **vec;       /* [nvec] column names ("v(a)", "i(v1)"), also in meas_probe; */
+    int nvec;         /*   0: the run's outputs */
+    nsc_loc loc;
+} nsc_ctlout;
+
+typedef struct nsc_circuit {
+    char *title;
+    char **files;           /* interned file names (nsc_loc.file points here) */
+    int nfiles;
+
+    int nnode;              /* number of nodes including ground (index 0) */
+    char **node_name;       /* [nnode], node_name[0] = "0" */
+    nsc_loc *node_loc;      /* [nnode], first card that mentions the node */
+
+    nsc_element *el;
+    int nel;
+    nsc_model *model;
+    int nmodel;
+
+    /* analyses */
+    int has_tran;
+    double tstep, tstop, tstart, tmax; /* tmax = 0 when not given */
+    int uic;
+    nsc_loc tran_loc;
+    int has_op;
+    nsc_loc op_loc;
+    int has_pss;            /* .pss: the periodic steady state instead of the transient */
+    nsc_loc pss_loc;
+    double pss_period;      /* period= (0: the sources') */
+    int pss_periods, pss_warmup, pss_maxit;   /* 0: defaults */
+    double pss_tol;         /* 0: default */
+
+    /* .ic V(node)=value */
+    int nic;
+    int *ic_node;
+    double *ic_val;
+    nsc_loc *ic_loc;
+
+    /* .options */
+    double theta;           /* default 0.5 */
+    double gmin;            /* default 1e-12 */
+    char solver[32];        /* default "auto" */
+    int stepping_fixed;     /* .options stepping=fixed (default 0: adaptive) */
+    int nostepsizelimit;    /* .options nostepsizelimit: adaptive tmax default (tstop - tstart) / 50, not tstep */
+    /* SPICE tolerances of the adaptive step control (stepper_adapt.c); 0 = default */
+    double reltol, abstol, vntol, chgtol, trtol;
+
+    /* .save / .print (empty: writer defaults of cli.md) */
+    nsc_probe *save;
+    int nsave;
+
+    /* cards parsed but not yet simulated (later issues) */
+    int nstep, nmeas;
+    nsc_loc step_loc, meas_loc;
+
+    /* .step param cards, first card first: nstep entries (step_loc = the first card) */
+    nsc_step *step;
+    /* top-level .param names (lower case) and values (after --param overrides), in
+     * definition order: what a parameter study may sweep */
+    char **param;
+    double *param_val;
+    int nparam;
+
+    /* .meas tran: nmeas measures; the probes they read (resolved, distinct names) */
+    nsc_meas *meas;
+    nsc_probe *meas_probe;
+    int nmeas_probe;
+
+    /* derived output columns (Xyce .print {expr}, P(x), W(x)): programs over
+     * meas_probe, computed after the run, after the other outputs */
+    struct nsc_xcol { char *name; nsc_msig sig; } *xcol;
+    int nxcol;
+
+    /* .control blocks: the outputs they write, ngspice's wrdata options, plot */
+    nsc_ctlout *ctlout;
+    int nctlout;
+    int ctl_singlescale, ctl_vecnames, ctl_plot;
+} nsc_circuit;
+
+void nsc_circuit_free(nsc_circuit *c);
+/* Parameter of a model, case-insensitive; returns 1 and sets *v if given, else 0. */
+int nsc_model_get(const nsc_model *m, const char *name, double *v);
+/* Node / element lookup by (lower- or mixed-case) name; -1 if absent. */
+int nsc_circuit_node(const nsc_circuit *c, const char *name);
+int nsc_circuit_element(const nsc_circuit *c, const char *name);
+
+/* Value of a waveform at time t (seconds). */
+double nsc_wave_eval(const nsc_wave *w, double t);
+/* The first corner of w strictly after t (INFINITY if none): the breakpoints one
+ * at a time, in O(1) (PULSE) or O(log n + n) (PWL), with no list to store (ten
+ * PULSE sources of 1 ps period over 1 s filled 2.1 GB as a list). */
+double nsc_wave_next_corner(const nsc_wave *w, double t);
+/* The period of w for t >= *since: > 0, 0 when w is constant there, -1 when it
+ * is not periodic (EXP, a damped SIN). */
+double nsc_wave_period(const nsc_wave *w, double *since);
+
+#endif

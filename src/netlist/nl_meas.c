@@ -1,0 +1,491 @@
+/* nl_meas.c -- .meas cards -> circuit->meas (forms in nl_meas.h). A measured
+ * quantity is compiled from the card's fields or expression tree into the
+ * postfix program of circuit.h (nsc_msig); probes are collected by name and
+ * resolved once the whole circuit exists. */
+#include "nl_meas.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/meas.h"
+
+typedef struct mctx {
+    nsc_circuit *c;
+    const nl_deck *d;
+    const nl_card *cd;
+    const nl_env *env;
+    nsc_report *r;
+    int self;               /* index of the measure being built */
+    const char *what;       /* NULL: messages name the measure; else this (".print") */
+} mctx;
+
+/* ".meas NAME" or the other card that compiles a signal, for messages */
+static const char *mname(const mctx *M)
+{
+    static _Thread_local char buf[96];
+    if (M->what) return M->what;
+    snprintf(buf, sizeof buf, ".meas %s", M->c->meas[M->self].name);
+    return buf;
+}
+
+static nsc_status oom(mctx *M)
+{
+    return nsc_err(M->r, NSC_ENOMEM, NULL, "out of memory");
+}
+
+static nsc_status at_loc(mctx *M, nsc_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static nsc_status at_loc(mctx *M, nsc_loc loc, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return nsc_err(M->r, NSC_ENETLIST, &loc, "%s", msg);
+}
+
+#define FERR(M, f, ...) at_loc(M, nl_field_loc((M)->d, (M)->cd, f), __VA_ARGS__)
+
+static nsc_loc expr_loc(mctx *M, const nl_expr *e)
+{
+    nsc_loc l = { M->d->files[M->cd->file], e->line, e->col };
+    return l;
+}
+
+static int is_word(const nl_field *f, const char *w)
+{
+    return f->kind == NL_F_WORD && nsc_strieq(f->u.s, w);
+}
+
+static const char *ftext(const nl_field *f)
+{
+    switch (f->kind) {
+    case NL_F_WORD: case NL_F_STRING: case NL_F_CALL: return f->u.s;
+    case NL_F_EXPR: return "{...}";
+    case NL_F_GROUP: return "(...)";
+    default: return f->sub[0].kind == NL_F_WORD ? f->sub[0].u.s : "=";
+    }
+}
+
+/* ---- programs ---- */
+
+static nsc_status emit(mctx *M, nsc_msig *s, nsc_mop op, int arg, int nargs, double num)
+{
+    nsc_minstr *code = nsc_realloc_array(s->code, (size_t)s->ncode + 1, sizeof *code);
+    if (!code) return oom(M);
+    s->code = code;
+    code[s->ncode++] = (nsc_minstr){ op, arg, nargs, num };
+    return NSC_OK;
+}
+
+/* append program b to a */
+static nsc_status append(mctx *M, nsc_msig *a, const nsc_msig *b)
+{
+    for (int k = 0; k < b->ncode; k++)
+        if (emit(M, a, b->code[k].op, b->code[k].arg, b->code[k].nargs, b->code[k].num)) return M->r->status;
+    return NSC_OK;
+}
+
+/* index in c->meas_probe of the quantity "v(a)", "v(a,b)" or "i(x)" (added if new) */
+static nsc_status probe(mctx *M, nsc_probekind kind, const char *a, const char *b, nsc_loc loc, int *idx)
+{
+    nsc_circuit *c = M->c;
+    if (nsc_strieq(a, "gnd")) a = "0";
+    if (b && (nsc_strieq(b, "gnd") || !strcmp(b, "0"))) b = NULL;
+    char *name = kind == NSC_PROBE_I ? nsc_asprintf("i(%s)", a) : b ? nsc_asprintf("v(%s,%s)", a, b) : nsc_asprintf("v(%s)", a);
+    if (!name) return oom(M);
+    nsc_strlower(name);
+    for (int k = 0; k < c->nmeas_probe; k++)
+        if (!strcmp(c->meas_probe[k].name, name)) {
+            free(name);
+            *idx = k;
+            return NSC_OK;
+        }
+    nsc_probe *p = nsc_realloc_array(c->meas_probe, (size_t)c->nmeas_probe + 1, sizeof *p);
+    if (!p) { free(name); return oom(M); }
+    c->meas_probe = p;
+    memset(&p[c->nmeas_probe], 0, sizeof *p);
+    p[c->nmeas_probe].kind = kind;
+    p[c->nmeas_probe].node[0] = p[c->nmeas_probe].node[1] = -1;  /* resolved by nl_meas_resolve */
+    p[c->nmeas_probe].el = -1;
+    p[c->nmeas_probe].name = name;
+    p[c->nmeas_probe].loc = loc;
+    *idx = c->nmeas_probe++;
+    return NSC_OK;
+}
+
+/* a node or element name in v()/i() of an expression: a name or a number token */
+static const char *arg_name(const nl_expr *a)
+{
+    if (a->op == NL_X_PARAM || (a->op == NL_X_NUM && a->name)) return a->name;
+    return NULL;
+}
+
+/* P(x) / W(x): the power element x absorbs, v(port) i(x), the port n+ n- (a
+ * MOS transistor's d s): the probes v(@x) (its port, nl_meas_resolve) and i(x). */
+static nsc_status power(mctx *M, const char *x, nsc_loc loc, nsc_msig *s)
+{
+    char *at = nsc_asprintf("@%s", x);
+    if (!at) return oom(M);
+    int kv, ki;
+    nsc_status st = probe(M, NSC_PROBE_V, at, NULL, loc, &kv);
+    free(at);
+    if (st || (st = probe(M, NSC_PROBE_I, x, NULL, loc, &ki))) return st;
+    if ((st = emit(M, s, NSC_MOP_PROBE, kv, 0, 0)) || (st = emit(M, s, NSC_MOP_PROBE, ki, 0, 0))) return st;
+    return emit(M, s, NSC_MOP_MUL, 0, 0, 0);
+}
+
+static int is_power(const char *f) { return !strcmp(f, "p") || !strcmp(f, "w"); }
+
+static nsc_status compile(mctx *M, const nl_expr *e, nsc_msig *s)
+{
+    nsc_status st;
+    switch (e->op) {
+    case NL_X_NUM: return emit(M, s, NSC_MOP_NUM, 0, 0, e->num);
+    case NL_X_PARAM: {
+        double v;
+        if (M->env->lookup && M->env->lookup(M->env->ctx, e->name, &v)) return emit(M, s, NSC_MOP_NUM, 0, 0, v);
+        if (!strcmp(e->name, "pi")) return emit(M, s, NSC_MOP_NUM, 0, 0, 3.14159265358979323846);
+        for (int k = 0; k < M->self; k++)
+            if (!strcmp(M->c->meas[k].name, e->name)) return emit(M, s, NSC_MOP_MEAS, k, 0, 0);
+        return at_loc(M, expr_loc(M, e), "unknown name '%s' in %s (not a .param, nor an earlier measure)",
+                      e->name, mname(M));
+    }
+    case NL_X_NEG:
+        if ((st = compile(M, e->a, s))) return st;
+        return emit(M, s, NSC_MOP_NEG, 0, 0, 0);
+    case NL_X_ADD: case NL_X_SUB: case NL_X_MUL: case NL_X_DIV: case NL_X_POW: {
+        static const nsc_mop op[] = { [NL_X_ADD] = NSC_MOP_ADD, [NL_X_SUB] = NSC_MOP_SUB, [NL_X_MUL] = NSC_MOP_MUL,
+                                      [NL_X_DIV] = NSC_MOP_DIV, [NL_X_POW] = NSC_MOP_POW };
+        if ((st = compile(M, e->a, s)) || (st = compile(M, e->b, s))) return st;
+        return emit(M, s, op[e->op], 0, 0, 0);
+    }
+    case NL_X_CALL: {
+        if (!strcmp(e->name, "v") || !strcmp(e->name, "i")) {
+            int iv = e->name[0] == 'v', idx;
+            const char *a = e->nargs >= 1 ? arg_name(e->a) : NULL;
+            const char *b = e->nargs == 2 ? arg_name(e->a->next) : NULL;
+            if (!a || (iv ? e->nargs > 2 || (e->nargs == 2 && !b) : e->nargs != 1))
+                return at_loc(M, expr_loc(M, e), "expected %s in %s", iv ? "v(node) or v(node1,node2)" : "i(element)",
+                              mname(M));
+            if ((st = probe(M, iv ? NSC_PROBE_V : NSC_PROBE_I, a, b, expr_loc(M, e), &idx))) return st;
+            return emit(M, s, NSC_MOP_PROBE, idx, 0, 0);
+        }
+        if (is_power(e->name) && e->nargs == 1 && arg_name(e->a)) return power(M, arg_name(e->a), expr_loc(M, e), s);
+        int want, id = nsc_meas_func(e->name, &want);
+        if (id < 0) return at_loc(M, expr_loc(M, e), "unknown function '%s' in %s", e->name, mname(M));
+        if (e->nargs != want)
+            return at_loc(M, expr_loc(M, e), "function '%s' takes %d argument%s", e->name, want, want == 1 ? "" : "s");
+        for (const nl_expr *a = e->a; a; a = a->next)
+            if ((st = compile(M, a, s))) return st;
+        return emit(M, s, NSC_MOP_CALL, id, e->nargs, 0);
+    }
+    default:
+        break;
+    }
+    return at_loc(M, expr_loc(M, e), "operator not supported in %s (comparisons, && || ! and ?: are not)",
+                  mname(M));
+}
+
+/* a measured quantity: V(n), V(a,b), I(x), par('expr') or {expr} */
+static nsc_status sig_field(mctx *M, const nl_field *f, nsc_msig *s)
+{
+    const nl_expr *x = NULL;
+    if (f->kind == NL_F_CALL && (!strcmp(f->u.s, "v") || !strcmp(f->u.s, "i"))) {
+        int iv = f->u.s[0] == 'v', idx;
+        for (int k = 0; k < f->nsub; k++)
+            if (f->sub[k].kind != NL_F_WORD) return FERR(M, &f->sub[k], "expected a name, found '%s'", ftext(&f->sub[k]));
+        if (iv ? f->nsub < 1 || f->nsub > 2 : f->nsub != 1)
+            return FERR(M, f, "expected %s", iv ? "V(node) or V(node1,node2)" : "I(element)");
+        nsc_status st = probe(M, iv ? NSC_PROBE_V : NSC_PROBE_I, f->sub[0].u.s, f->nsub == 2 ? f->sub[1].u.s : NULL,
+                              nl_field_loc(M->d, M->cd, &f->sub[0]), &idx);
+        if (st || (st = emit(M, s, NSC_MOP_PROBE, idx, 0, 0))) return st;
+        free(s->text);
+        return (s->text = nsc_strdup(M->c->meas_probe[idx].name)) ? NSC_OK : oom(M);
+    }
+    if (f->kind == NL_F_CALL && is_power(f->u.s) && f->nsub == 1 && f->sub[0].kind == NL_F_WORD) {
+        nsc_status st = power(M, f->sub[0].u.s, nl_field_loc(M->d, M->cd, &f->sub[0]), s);
+        free(s->text);
+        if (!st && !(s->text = nsc_asprintf("p(%s)", f->sub[0].u.s))) return oom(M);
+        if (s->text) nsc_strlower(s->text);
+        return st;
+    }
+    if (f->kind == NL_F_CALL && !strcmp(f->u.s, "par") && f->nsub == 1 && f->sub[0].kind == NL_F_EXPR) x = f->sub[0].u.x;
+    else if (f->kind == NL_F_EXPR) x = f->u.x;
+    if (!x) return FERR(M, f, "expected V(node), V(a,b), I(element) or par('expression'), found '%s'", ftext(f));
+    nsc_status st = compile(M, x, s);
+    if (st) return st;
+    free(s->text);
+    return (s->text = nl_expr_text(x)) ? NSC_OK : oom(M);
+}
+
+/* a number: 1m, {expr}, a .param name */
+static nsc_status num_field(mctx *M, const nl_field *f, double *v)
+{
+    if (f->kind == NL_F_EXPR) {
+        nsc_status st = nl_expr_eval(f->u.x, M->env, v, M->r);
+        if (st) return st;
+    } else if (f->kind == NL_F_WORD) {
+        if (!nsc_parse_number(f->u.s, v) && !(M->env->lookup && M->env->lookup(M->env->ctx, f->u.s, v)))
+            return FERR(M, f, "bad value '%s' (a number, a .param name or {expression})", f->u.s);
+    } else
+        return FERR(M, f, "expected a value, found '%s'", ftext(f));
+    if (!isfinite(*v)) return FERR(M, f, "value is not finite");
+    return NSC_OK;
+}
+
+/* RISE/FALL/CROSS=n or LAST */
+static nsc_status count_field(mctx *M, const nl_field *f, int *n)
+{
+    if (is_word(f, "last") || (f->kind == NL_F_EXPR && f->u.x->op == NL_X_PARAM && !strcmp(f->u.x->name, "last"))) {
+        *n = -1;
+        return NSC_OK;
+    }
+    double v;
+    nsc_status st = num_field(M, f, &v);
+    if (st) return st;
+    if (!(v >= 1 && v <= 1e9 && v == floor(v))) return FERR(M, f, "expected a positive integer or LAST");
+    *n = (int)v;
+    return NSC_OK;
+}
+
+enum { O_FROM = 1, O_TO = 2, O_TD = 4, O_VAL = 8, O_EDGE = 16 };
+
+/* key=value options from field *i on, up to the end or the word stop */
+static nsc_status options(mctx *M, int *i, nsc_meas *m, nsc_mtime *tm, unsigned allowed, const char *stop,
+                          int *has_val)
+{
+    static const char *const keys[] = { "from", "to", "td", "val", "rise", "fall", "cross" };
+    static const unsigned bit[] = { O_FROM, O_TO, O_TD, O_VAL, O_EDGE, O_EDGE, O_EDGE };
+    const nl_card *cd = M->cd;
+    for (; *i < cd->nf; (*i)++) {
+        const nl_field *f = &cd->f[*i];
+        if (stop && is_word(f, stop)) break;
+        int k = -1;
+        const nl_field *key = f->kind == NL_F_PAIR ? &f->sub[0] : f, *v = f->kind == NL_F_PAIR ? &f->sub[1] : NULL;
+        if (key->kind == NL_F_WORD)
+            for (int j = 0; j < 7; j++)
+                if (nsc_strieq(key->u.s, keys[j])) k = j;
+        if (k >= 0 && !v) {                        /* LTspice's "FROM 1m": the value is the next field */
+            if (*i + 1 >= cd->nf || cd->f[*i + 1].kind == NL_F_PAIR) k = -1;
+            else v = &cd->f[++*i];
+        }
+        if (k < 0 || !(allowed & bit[k])) {
+            char want[80] = "";
+            for (int j = 0; j < 7; j++)
+                if (allowed & bit[j]) snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s=", *want ? ", " : "", keys[j]);
+            return FERR(M, f, "unexpected '%s' in .meas %s%s%s%s", ftext(f), m->name, *want ? " (expected " : "", want,
+                        *want ? ")" : "");
+        }
+        nsc_status st;
+        switch (k) {
+        case 0: st = num_field(M, v, &m->from); break;
+        case 1: st = num_field(M, v, &m->to); break;
+        case 2: st = num_field(M, v, &tm->td); break;
+        case 3: st = num_field(M, v, &tm->val); if (has_val) *has_val = 1; break;
+        default:
+            tm->edge = k == 4 ? 1 : k == 5 ? -1 : 0;
+            st = count_field(M, v, &tm->count);
+        }
+        if (st) return st;
+    }
+    return NSC_OK;
+}
+
+/* sig=value or sig=sig2 of WHEN */
+static nsc_status when_pair(mctx *M, const nl_field *f, nsc_mtime *tm)
+{
+    if (f->kind != NL_F_PAIR || f->sub[0].kind == NL_F_WORD)
+        return FERR(M, f, "expected signal=value after WHEN, e.g. V(out)=2.5, found '%s'", ftext(f));
+    nsc_status st = sig_field(M, &f->sub[0], &tm->sig);
+    if (st) return st;
+    const nl_field *v = &f->sub[1];
+    if (v->kind == NL_F_EXPR) {                    /* a number, unless it reads waveforms */
+        nsc_report scratch;
+        nsc_report_init(&scratch);
+        int isnum = nl_expr_eval(v->u.x, M->env, &tm->val, &scratch) == NSC_OK;
+        nsc_report_free(&scratch);
+        if (isnum) return NSC_OK;
+    } else if (v->kind != NL_F_CALL)
+        return num_field(M, v, &tm->val);
+    nsc_msig rhs = { 0 };                          /* sig = sig2: crossing of sig - sig2 = 0 */
+    st = sig_field(M, v, &rhs);
+    if (!st) st = append(M, &tm->sig, &rhs);
+    if (!st) st = emit(M, &tm->sig, NSC_MOP_SUB, 0, 0, 0);
+    char *text = st ? NULL : nsc_asprintf("%s-(%s)", tm->sig.text, rhs.text);
+    if (!st && !text) st = oom(M);
+    if (!st) { free(tm->sig.text); tm->sig.text = text; }
+    tm->val = 0;
+    free(rhs.code);
+    free(rhs.text);
+    return st;
+}
+
+/* TRIG/TARG part: "AT=t" or "sig VAL=v [TD=] [RISE|FALL|CROSS=]" */
+static nsc_status trig_part(mctx *M, int *i, nsc_meas *m, nsc_mtime *tm, const char *stop)
+{
+    const nl_card *cd = M->cd;
+    if (*i >= cd->nf) return FERR(M, &cd->f[cd->nf - 1], "missing signal after %s", stop ? "TRIG" : "TARG");
+    const nl_field *f = &cd->f[*i];
+    if (f->kind == NL_F_PAIR && is_word(&f->sub[0], "at")) {
+        tm->has_at = 1;
+        (*i)++;
+        return num_field(M, &f->sub[1], &tm->at);
+    }
+    nsc_status st = sig_field(M, f, &tm->sig);
+    if (st) return st;
+    (*i)++;
+    int has_val = 0;
+    if ((st = options(M, i, m, tm, O_VAL | O_TD | O_EDGE, stop, &has_val))) return st;
+    if (!has_val) return FERR(M, f, "VAL= missing for %s in .meas %s", tm->sig.text, m->name);
+    return NSC_OK;
+}
+
+nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env, nsc_report *r)
+{
+    nsc_meas *all = nsc_realloc_array(c->meas, (size_t)c->nmeas + 1, sizeof *all);
+    if (!all) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    c->meas = all;
+    nsc_meas *m = &all[c->nmeas];
+    memset(m, 0, sizeof *m);
+    m->loc = nl_field_loc(d, cd, &cd->f[0]);
+    if (!c->nmeas) c->meas_loc = m->loc;
+    mctx M = { c, d, cd, env, r, c->nmeas, NULL };
+    c->nmeas++;
+    m->from = -INFINITY;
+    m->to = INFINITY;
+    m->trig.count = m->targ.count = 1;
+    int ni = 2;                                    /* the name's field */
+    if (cd->nf < 2 || cd->f[1].kind != NL_F_WORD || !nsc_strieq(cd->f[1].u.s, "tran")) {
+        const nl_field *f = &cd->f[cd->nf > 1 ? 1 : 0];
+        if (cd->nf > 1 && f->kind == NL_F_WORD && (is_word(f, "ac") || is_word(f, "dc") || is_word(f, "op") || is_word(f, "sp") || is_word(f, "noise") || is_word(f, "tf")))
+            return FERR(&M, f, "only .meas tran is supported, not .meas %s", f->u.s);
+        if (cd->nf < 3 || f->kind != NL_F_WORD || !((f->u.s[0] >= 'a' && f->u.s[0] <= 'z') || f->u.s[0] == '_'))
+            return FERR(&M, f, "expected .meas tran name ...");
+        ni = 1;                                    /* LTspice: ".meas NAME ...", the analysis run (tran) */
+    }
+    if (cd->nf < ni + 1 || cd->f[ni].kind != NL_F_WORD || !((cd->f[ni].u.s[0] >= 'a' && cd->f[ni].u.s[0] <= 'z') || cd->f[ni].u.s[0] == '_'))
+        return FERR(&M, &cd->f[cd->nf > ni ? ni : ni - 1], "expected a measure name after .meas tran");
+    for (int k = 0; k < M.self; k++)
+        if (!strcmp(c->meas[k].name, cd->f[ni].u.s)) return FERR(&M, &cd->f[ni], "measure '%s' defined twice", cd->f[ni].u.s);
+    if (!(m->name = nsc_strdup(cd->f[ni].u.s))) return oom(&M);
+    nsc_strlower(m->name);
+    if (cd->nf < ni + 2) return FERR(&M, &cd->f[ni], "missing measurement after .meas tran %s (AVG, RMS, MIN, MAX, PP, WHEN, FIND, TRIG, PARAM= ...)", m->name);
+    int i = ni + 1;
+    const nl_field *f = &cd->f[i];
+    nsc_status st;
+    if (f->kind == NL_F_PAIR && is_word(&f->sub[0], "param")) {
+        m->type = NSC_MEAS_PARAM;
+        const nl_field *v = &f->sub[1];
+        if (v->kind == NL_F_EXPR) st = compile(&M, v->u.x, &m->sig);
+        else { double x; st = num_field(&M, v, &x); if (!st) st = emit(&M, &m->sig, NSC_MOP_NUM, 0, 0, x); }
+        if (st) return st;
+        if (!(m->sig.text = v->kind == NL_F_EXPR ? nl_expr_text(v->u.x) : nsc_strdup(ftext(v)))) return oom(&M);
+        for (int k = 0; k < m->sig.ncode; k++)
+            if (m->sig.code[k].op == NSC_MOP_PROBE)
+                return FERR(&M, v, "PARAM= of .meas %s reads a waveform; use FIND ... AT= or AVG for that", m->name);
+        if (i + 1 < cd->nf) return FERR(&M, &cd->f[i + 1], "unexpected '%s' after PARAM=", ftext(&cd->f[i + 1]));
+        return NSC_OK;
+    }
+    static const char *const stat[] = { "avg", "rms", "min", "max", "pp", "integ", "min_at", "max_at", "integral" };
+    static const nsc_meastype stype[] = { NSC_MEAS_AVG, NSC_MEAS_RMS, NSC_MEAS_MIN, NSC_MEAS_MAX, NSC_MEAS_PP,
+                                          NSC_MEAS_INTEG, NSC_MEAS_MIN_AT, NSC_MEAS_MAX_AT, NSC_MEAS_INTEG };
+    for (int k = 0; k < 9; k++)
+        if (is_word(f, stat[k])) {
+            m->type = stype[k];
+            if (++i >= cd->nf) return FERR(&M, f, "missing signal after %s", f->u.s);
+            if ((st = sig_field(&M, &cd->f[i], &m->sig))) return st;
+            i++;
+            return options(&M, &i, m, &m->trig, O_FROM | O_TO | O_TD, NULL, NULL);   /* TD: start of the window */
+        }
+    if (is_word(f, "when")) {
+        m->type = NSC_MEAS_WHEN;
+        if (++i >= cd->nf) return FERR(&M, f, "missing signal=value after WHEN");
+        if ((st = when_pair(&M, &cd->f[i], &m->trig))) return st;
+        i++;
+        return options(&M, &i, m, &m->trig, O_FROM | O_TO | O_TD | O_EDGE, NULL, NULL);
+    }
+    if (is_word(f, "find")) {
+        m->type = NSC_MEAS_FIND;
+        if (++i >= cd->nf) return FERR(&M, f, "missing signal after FIND");
+        if ((st = sig_field(&M, &cd->f[i], &m->sig))) return st;
+        if (++i >= cd->nf) return FERR(&M, &cd->f[i - 1], "FIND needs AT=time or WHEN signal=value");
+        const nl_field *g = &cd->f[i];
+        if (g->kind == NL_F_PAIR && is_word(&g->sub[0], "at")) {
+            m->trig.has_at = 1;
+            if ((st = num_field(&M, &g->sub[1], &m->trig.at))) return st;
+            i++;
+            return options(&M, &i, m, &m->trig, 0, NULL, NULL);
+        }
+        if (!is_word(g, "when")) return FERR(&M, g, "FIND needs AT=time or WHEN signal=value, found '%s'", ftext(g));
+        if (++i >= cd->nf) return FERR(&M, g, "missing signal=value after WHEN");
+        if ((st = when_pair(&M, &cd->f[i], &m->trig))) return st;
+        i++;
+        return options(&M, &i, m, &m->trig, O_FROM | O_TO | O_TD | O_EDGE, NULL, NULL);
+    }
+    if (is_word(f, "trig")) {
+        m->type = NSC_MEAS_TRIGTARG;
+        i++;
+        if ((st = trig_part(&M, &i, m, &m->trig, "targ"))) return st;
+        if (i >= cd->nf || !is_word(&cd->f[i], "targ")) return FERR(&M, &cd->f[i < cd->nf ? i : cd->nf - 1], "TRIG without TARG in .meas %s", m->name);
+        i++;
+        if ((st = trig_part(&M, &i, m, &m->targ, NULL))) return st;
+        if (i < cd->nf) return FERR(&M, &cd->f[i], "unexpected '%s' in .meas %s", ftext(&cd->f[i]), m->name);
+        return NSC_OK;
+    }
+    return FERR(&M, f, "unknown measurement '%s' (AVG, RMS, MIN, MAX, PP, INTEG, MIN_AT, MAX_AT, WHEN, FIND, TRIG/TARG, PARAM=)",
+                ftext(f));
+}
+
+nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
+{
+    for (int k = 0; k < c->nmeas_probe; k++) {
+        nsc_probe *p = &c->meas_probe[k];
+        size_t L = strlen(p->name);
+        char *in = nsc_strndup(p->name + 2, L - 3);                /* inside "v(...)" / "i(...)" */
+        if (!in) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        nsc_status st = NSC_OK;
+        if (p->kind == NSC_PROBE_V && in[0] == '@') {                /* P(x)'s port (power) */
+            int el = nsc_circuit_element(c, in + 1);
+            const nsc_element *e = el >= 0 ? &c->el[el] : NULL;
+            if (!e || e->nnode < 2 || e->kind == NSC_EL_K)
+                st = nsc_err(r, NSC_ENETLIST, &p->loc, "P(%s): no element with two terminals named %s", in + 1, in + 1);
+            else {
+                p->node[0] = e->node[0];
+                p->node[1] = e->node[e->kind == NSC_EL_M ? 2 : 1];
+            }
+        } else if (p->kind == NSC_PROBE_V) {
+            char *comma = strchr(in, ',');
+            if (comma) *comma = 0;
+            p->node[0] = nsc_circuit_node(c, in);
+            p->node[1] = comma ? nsc_circuit_node(c, comma + 1) : 0;
+            if (p->node[0] < 0 || p->node[1] < 0)
+                st = nsc_err(r, NSC_ENETLIST, &p->loc, "unknown node '%s' in .meas", p->node[0] < 0 ? in : comma + 1);
+        } else {
+            p->el = nsc_circuit_element(c, in);
+            if (p->el < 0) st = nsc_err(r, NSC_ENETLIST, &p->loc, "unknown element '%s' in .meas", in);
+            else if (c->el[p->el].kind == NSC_EL_K) st = nsc_err(r, NSC_ENETLIST, &p->loc, "I(%s): a coupling has no current", in);
+        }
+        free(in);
+        if (st) return st;
+    }
+    return NSC_OK;
+}
+
+nsc_status nl_meas_column(nsc_circuit *c, nsc_probekind kind, const char *a, const char *b, nsc_loc loc,
+                          int *idx, nsc_report *r)
+{
+    mctx M = { c, NULL, NULL, NULL, r, 0, "" };
+    return probe(&M, kind, a, b, loc, idx);
+}
+
+nsc_status nl_meas_signal(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env, const nl_field *f,
+                          nsc_msig *out, nsc_report *r)
+{
+    mctx M = { c, d, cd, env, r, 0, ".print" };              /* self 0: no measure is an operand */
+    memset(out, 0, sizeof *out);
+    return sig_field(&M, f, out);
+}

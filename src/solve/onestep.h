@@ -1,0 +1,250 @@
+/* onestep.h -- the one-step problem of the theta-scheme (formulation.md §2):
+ *
+ *   W z1 = r + B l,   W = E/h - Theta A,
+ *   r = (E/h + (I - Theta) A) z0 + Theta s1 + (I - Theta) s0,
+ *   y = C z1 + D l + e1,   0 <= y _|_ l >= 0,
+ *
+ * Theta = diag(theta_i): theta on rows where E has entries, 1 on algebraic rows.
+ * Hidden algebraic rows are separated first (formulation.md §2): for each left
+ * null vector v of E (capacitors among nodes with no capacitance to ground:
+ * v = 1 on them; perfectly coupled inductors), the DAE is premultiplied by T,
+ * which replaces one row of v's support by v^T times the rows; that row is then
+ * algebraic (theta 1) and its constraint holds at t_k+1, instead of ringing at
+ * the theta-point after a switching event. E, A, B, s become T E, T A, T B, T s
+ * (W, R, Bt below). With h = 0 the static problem 0 = A z + B l + s (W = -A, r = s1).
+ *
+ * Modes (onestep_mode.c). A mode is an active set a (l_i >= 0 free, y_i = 0;
+ * l_i = 0 elsewhere). Pairs are of two kinds:
+ *  - separable (S): D_jj > 0 is the only entry of row j and column j of D (PWL
+ *    MOS segments, diodes with RON > 0, Zener branches). With g_j = C_j z + e_j,
+ *    l_j = max(0, -g_j / D_jj): eliminated from the mode system, an active one
+ *    adds the conductance stamp B_j C_j^T / D_jj to W (pattern fixed: the union
+ *    of every stamp, so only values change with the mode);
+ *  - the others (N: ideal diodes D_jj = 0, the coupled pairs of a vertical step)
+ *    stay unknowns. The mode system in (z, l_Na), Na = N active:
+ *      [ W + sum_{j in S, active} B_j C_j^T / D_jj   -B_Na  ] [z   ]   [ r - sum B_j e_j / D_jj ]
+ *      [ C_Na                                         D_NaNa ] [l_Na] = [ -e_Na                  ]
+ *    It is sparse (KLU) and keeps gmin out of any dense matrix: the solution is
+ *    exact to round-off even where M = D + C W^-1 B holds entries of order 1/gmin.
+ * Factorisations live in a least-recently-used cache of NSC_MODE_CACHE modes; a
+ * new mode with the same N-active set as the evicted one reuses its pattern, its
+ * symbolic analysis and its numeric storage (klu_refactor, no allocation), with a
+ * pivoting refactorisation when the old pivot order has become poor.
+ *
+ * A step first tries the previous step's mode: accepted when l_a >= 0 and y >= 0
+ * on the other pairs (tolerances relative to the size of the terms); a rejected
+ * mode is corrected by primal-dual active-set iterations (semismooth Newton on
+ * min(l, y) = 0: drop pairs with l < 0, add pairs with y < 0), each a sparse
+ * solve; without a previous mode (solver auto) the iteration starts from every
+ * pair open. Otherwise, for m <= NSC_DENSE_MMAX, the dense LCP
+ * M l + q >= 0 _|_ l >= 0,  M = D + C W^-1 B,  q = C W^-1 r + e1  is solved by
+ * pivoting (M and W^-1 B formed once per problem, when first needed) and its
+ * solution re-solved exactly in its own mode, or the nearest mode the active-set
+ * iteration reaches from it (formulation.md §3, §4: no 1/gmin in the accepted
+ * solution). For larger m no dense m-by-m or n-by-m matrix is ever formed: the
+ * pairs the active-set iteration could not settle form a small block F, the
+ * others are frozen in their mode, and LCP(M_FF, q_F) (Lemke) is built from
+ * |F| sparse solves; the block grows by the violated pairs until a mode holds.
+ *
+ * Memory: O(nnz) for the sparse matrices and their factorisations, O(n + m)
+ * work vectors; dense matrices only for m <= NSC_DENSE_MMAX or a block F. */
+#ifndef NSC_ONESTEP_H
+#define NSC_ONESTEP_H
+
+#include <stdint.h>
+
+#include "lcp.h"
+#include "lcs/lcs.h"
+#include "la_klu.h"
+
+typedef enum nsc_solver { NSC_SOLVER_AUTO, NSC_SOLVER_LEMKE, NSC_SOLVER_ENUM } nsc_solver;
+/* "auto", "lemke", "enum" -> solver; -1 if unknown. */
+int nsc_solver_parse(const char *name);
+
+#define NSC_MODE_CACHE 16
+#define NSC_AS_MAXIT 8       /* modes tried by the active-set iteration before pivoting */
+#define NSC_DENSE_MMAX 400   /* largest m for the dense LCP (M is m-by-m, W^-1 B n-by-m) */
+#define NSC_BLOCK_MAX 400    /* largest block of the sparse pivoting fallback */
+#define NSC_INC_MMIN 256     /* incremental mode check from this many pairs */
+
+/* One cached mode (see above). */
+typedef struct nsc_mode {
+    char *mask;        /* [m] 1 = active; NULL: empty slot */
+    uint64_t key;      /* hash of mask (xor of per-pair keys) */
+    int nan;           /* active N pairs (unknowns of the system) */
+    int *actn;         /* [nan] their indices, ascending */
+    nsc_sparse *K;     /* the (n + nan) system; column j < n begins with column j of Wb */
+    double *c;         /* [n] sum over active S pairs of B_j e0_j / D_jj */
+    nsc_klu *F;        /* LU of K */
+    int singular;      /* 1: K singular (or rcond < 1e-14): the mode cannot be used */
+    double rc;         /* rcond of the last pivoting factorisation */
+    long last_use;
+    int hits;          /* steps this mode solved as the previous mode (builds its affine map) */
+    int nomap;         /* 1: the map would lose accuracy (cancellation, onestep_map.c) */
+    double *G;         /* the mode's affine map (onestep_map.c), NULL until built */
+} nsc_mode;
+
+/* Small problems (onestep_map.c): a mode that keeps solving the steps gets its
+ * affine map G, (n + m) x ncol dense, on the inputs u = [z0 (the columns R
+ * reads); w0; w1 (the sources the step reads); 1]: G u is z1, then per pair
+ * g_i = C_i z1 + D_i l + e_i (separable, inactive N) or l_i (active N), the
+ * quantities the mode check needs. A step in that mode is then one dense
+ * product and the sign checks (a mode that fails them falls back to the sparse
+ * path). Only when (n + m) * ncol <= NSC_MAP_MAX, and for modes whose map does
+ * not cancel: a row of G whose terms exceed its value's scale by NSC_MAP_CANCEL
+ * (entries of order 1/gmin that cancel, e.g. a node held by gmin while every
+ * diode around it is off) would lose digits that the sparse solve keeps; such
+ * modes stay on the sparse path. */
+#define NSC_MAP_CANCEL 1e6
+#define NSC_MAP_MAX 8192
+#define NSC_MAP_HITS 4      /* solves of a mode before its map is built: max(NSC_MAP_HITS, ncol), so
+                               that a map is built for modes that repay its ncol solves */
+typedef struct nsc_map nsc_map;
+
+typedef struct nsc_onestep {
+    const nsc_lcs *L;
+    double h, theta;
+    int n, m;
+    char *sw;          /* [L->nsw] switch states this problem is built for (1 = on) */
+    int nalg;          /* hidden algebraic rows (below): combination c replaces row alg_rep[c] */
+    int *alg_rep, *alg_cp, *alg_row;   /* by sum_e alg_v[e] row alg_row[e], e in alg_cp[c].. */
+    double *alg_v;
+    const nsc_sparse *B; /* T B (Bt) or L->B */
+    nsc_sparse *Bt;
+    double *ts;        /* [n] work: T s */
+    double *th;        /* [n] Theta_ii */
+    nsc_sparse *W;     /* E/h - Theta A */
+    nsc_sparse *R;     /* E/h + (I - Theta) A (NULL when h = 0) */
+    nsc_klu *F;        /* LU of W */
+    /* sources (nsc_onestep_step): r = R z0 + sc + Sw1 w1 + Sw0 w0 */
+    double *sc;        /* [n] T s0 (constant part of s) */
+    nsc_sparse *Sw1;   /* n x nsrc: Theta T Ss (h = 0: Ss) */
+    nsc_sparse *Sw0;   /* n x nsrc: (I - Theta) T Ss (NULL when h = 0) */
+    nsc_sparse *Ct;    /* C^T: column i = row i of C */
+    nsc_sparse *Dt;    /* D^T */
+    nsc_sparse *SeT;   /* Se^T */
+    const double *e1;  /* e(t_k+1) of the step being solved, or NULL: e0 + Se w1 */
+    const double *w1;  /* w(t_k+1) when e1 is NULL */
+    double *ebuf;      /* [m] e1 when the dense path needs it */
+    /* pair kinds and the fixed pattern (onestep_mode.c) */
+    char *sep;         /* [m] 1: separable pair */
+    double *dinv;      /* [m] 1 / D_jj of separable pairs, else 0 */
+    int nsep_e;        /* separable pairs whose e depends on w (row of Se not empty) */
+    int *sep_e;        /* [nsep_e] */
+    nsc_sparse *Wb;    /* W plus the pattern of every separable stamp (values: W) */
+    int npos;          /* value positions: nnz(Wb) entries of Wb, then n entries of c */
+    int *poscol;       /* [nnz(Wb)] column of each entry */
+    int *pc;           /* [npos + 1] contributors of position k: pc[k] .. pc[k+1]-1 */
+    int *cpair;        /*   the pair, */
+    double *ccoef;     /*   the value it adds when active */
+    int *pp;           /* [m + 1] positions of pair j: ppos[pp[j] .. pp[j+1]-1] */
+    int *ppos;
+    uint64_t *pkey;    /* [m] hash key of each pair */
+    int nn;            /* pairs of kind N */
+    int *nlist;        /* [nn] their indices, ascending */
+    int *posn;         /* [m] work: index of an N pair among the active ones, else -1 */
+    char *touched;     /* [npos] work: 0 between calls */
+    int *tlist;        /* [npos] work */
+    /* dense path (m <= NSC_DENSE_MMAX), formed when pivoting first needs it */
+    double *WiB;       /* [n*m] W^-1 B, column-major */
+    double *M;         /* [m*m] D + C W^-1 B */
+    nsc_lcp_ws *ws;    /* Lemke's workspace (dense path or block), allocated when needed */
+    int wsmax;         /* its size */
+    int dense_mmax;    /* the dense path for m <= dense_mmax (NSC_DENSE_MMAX; tests lower it) */
+    double *r, *q, *w; /* work [n], [m], [m]; after a failure q < 0 marks the violated pairs */
+    nsc_mode modes[NSC_MODE_CACHE];
+    int nmodes;
+    int cur;           /* cache slot of the last accepted mode, -1 */
+    long clock;        /* use counter for least-recently-used eviction */
+    char *prev;        /* [m] active set of the last solved step */
+    int have_prev;
+    char *mask, *mask2; /* [m] work */
+    double *x;         /* [n + m] work: mode solution */
+    double *zl;        /* [n] work: Lemke's z */
+    double *ll;        /* [m] work: Lemke's lambda */
+    double *lt;        /* [m] work: N-active lambda (zero elsewhere between calls) */
+    /* incremental check (large problems, onestep_mode.c): the last accepted check */
+    int inc_track;     /* 1: keep the reference (m >= NSC_INC_MMIN and no maps) */
+    int inc_ok;        /* 1: zref, mref and the caller's l are that reference */
+    double *zref;      /* [n] z of the last accepted check */
+    char *mref;        /* [m] its active set */
+    int nepair;        /* pairs whose e depends on w (evaluated every time) */
+    int *epair;        /* [nepair] */
+    char *dmark;       /* [m] work: 0 between calls */
+    int *dlist, nd;    /* [m] work: the pairs to evaluate */
+    double *dval;      /* [m] work: their l */
+    long nfactor;      /* mode systems factored (new pattern, refactor or pivoting refactor) */
+    long ncached;      /* mode systems found in the cache */
+    nsc_map *map;      /* affine maps of small problems (NULL: none) */
+} nsc_onestep;
+
+typedef struct nsc_step_info {
+    int mode_hit;      /* 1 when the previous step's mode solved this one (no pivoting) */
+    int active_set;    /* modes changed by the active-set iteration (from the previous mode or
+                          from the pivoting result) before one was accepted */
+    int lcp_solved;    /* 1 when an LCP was solved by pivoting (dense or block) */
+    int polished;      /* 1 when the pivoting result was refined by its mode's sparse system */
+    int iter;          /* pivots */
+    double residual;   /* ||min(l, y)||_inf of the accepted solution */
+    nsc_lcp_status st;
+} nsc_step_info;
+
+/* Build the problem for step h (h = 0: static), every switch off. Errors (singular W) in r. */
+nsc_status nsc_onestep_new(const nsc_lcs *L, double h, double theta, nsc_onestep **out,
+                           nsc_report *r);
+/* The same with the switches of L in states sw[L->nsw] (1 = on; NULL: all off):
+ * A is replaced by A + sum over on switches of their conductance change, in W and R. */
+nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const char *sw,
+                              nsc_onestep **out, nsc_report *r);
+/* The same with theta_alg on the algebraic rows instead of 1 (formulation.md
+ * §2 takes 1: the rows hold at t_k+1). The adaptive transient passes theta: with
+ * the algebraic rows at 1, a pair's current reaching a capacitor through an
+ * algebraic node (a bridge's load) is taken at t_k+1, which makes the scheme
+ * first order (the bridge's v(a,b): 5.8e-4 of range at h = 1 us, 5.8e-3 at
+ * 10 us); at theta it is the trapezoidal mean, second order (1.7e-5 at 1 us).
+ * Ringing needs an inconsistent start, and the adaptive stepper starts every
+ * segment with an implicit-Euler step (theta = theta_alg = 1). */
+nsc_status nsc_onestep_new_alg(const nsc_lcs *L, double h, double theta, double theta_alg, const char *sw,
+                               nsc_onestep **out, nsc_report *r);
+/* The solution with every pair open (l = 0): z1 = W^-1 r, same arguments as
+ * nsc_onestep_solve. 0 ok, -1 on failure. */
+int nsc_onestep_open(nsc_onestep *P, const double *z0, const double *s0, const double *s1, double *z1);
+/* Take the mode guess (active set of the last solved step) of another problem of
+ * the same LCS (a different h or switch state), so that switching problems does
+ * not cost a pivoting solve. */
+void nsc_onestep_take_mode(nsc_onestep *P, const nsc_onestep *from);
+/* The mode guess of the next step (m flags, 1 = active; NULL: none, a cold
+ * start), e.g. the mode accepted at t_k after a rejected trial step; the next
+ * call's l is not assumed to be what the last call on P returned. */
+void nsc_onestep_set_mode(nsc_onestep *P, const char *mode);
+void nsc_onestep_free(nsc_onestep *P);
+/* The active set (m flags, 1 = active) of the last step P accepted; NULL before any. */
+const char *nsc_onestep_mode(const nsc_onestep *P);
+/* The static solution (h = 0) of P in the given mode (m flags, e.g. from
+ * nsc_onestep_mode of a problem of an LCS of the same layout), without pivoting:
+ * 0 when that mode's system is nonsingular and its solution complementary (z[n],
+ * l[m] set), -1 otherwise (z, l overwritten). */
+int nsc_onestep_solve_mode(nsc_onestep *P, const char *mode, const double *s, const double *e, double *z,
+                           double *l);
+/* One step: z0 (NULL when h = 0), s0/s1 = s(t_k)/s(t_k+1), e1 = e(t_k+1) ->
+ * z1[n], l[m]. Returns 0, or -1 when the LCP solver failed (info says why);
+ * l is overwritten in both cases. */
+int nsc_onestep_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const double *s0,
+                      const double *s1, const double *e1, double *z1, double *l,
+                      nsc_step_info *info);
+/* The same from the source values w0 = w(t_k), w1 = w(t_k+1) (L->nsrc each;
+ * s = s0 + Ss w, e = e0 + Se w as in lcs.h): the transient's step, which never
+ * forms s or e as vectors. h > 0. l must hold what the previous call on P
+ * returned in it (the transient passes the same array every step) unless
+ * nsc_onestep_take_mode was called since: large problems evaluate only the
+ * pairs whose inputs changed. */
+int nsc_onestep_step(nsc_onestep *P, nsc_solver solver, const double *z0, const double *w0,
+                     const double *w1, double *z1, double *l, nsc_step_info *info);
+
+/* The sensitivity of the last accepted step of P to its start (mode and step
+ * size frozen): each column dz0 of S (n x ncol, column-major) becomes
+ * dz1 = dz1/dz0 dz0 in place. The monodromy matrix of a period is the product
+ * over its steps (stepper_pss.c). 0, or -1 when P has no accepted mode or h = 0. */
+int nsc_onestep_sens(nsc_onestep *P, double *S, int ncol);
+
+#endif

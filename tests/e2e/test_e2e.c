@@ -1,0 +1,1839 @@
+/* test_e2e.c -- the nscircuit program on real netlists against the references of
+ * tests/data (copies of the shared references, tests/data/README.md): Siconos (same LCS, theta, h: agreement to round-off) and
+ * ngspice (near-ideal diodes: agreement within 0.5 % of each waveform's range);
+ * exit statuses and output files of cli.md. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "output/rd.h"
+#include "testutil.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static char *tmp;
+static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
+static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+
+/* Run the rectifier once and read its table. */
+static void run_rectifier(tu_table *t, const char *extra)
+{
+    char cmd[2048], path[1024];
+    snprintf(path, sizeof path, "%s/rect.dat", tmp);
+    snprintf(cmd, sizeof cmd, "%s --quiet %s --save 'v(a,b),i(l1),i(r1)' -o %s %s/rectifier.cir 2>&1",
+             NSC_PROGRAM, extra, path, NSC_NETLISTS);
+    char *out = NULL;
+    int st = tu_run(cmd, &out);
+    cr_assert_eq(st, 0, "nscircuit failed (%d): %s", st, out);
+    free(out);
+    cr_assert_eq(tu_table_read(path, t), 0, "cannot read %s", path);
+}
+
+static double range_of(const tu_table *t, int col)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < t->nrow; i++) {
+        lo = fmin(lo, TU_AT(t, i, col));
+        hi = fmax(hi, TU_AT(t, i, col));
+    }
+    return hi - lo;
+}
+
+TestSuite(e2e, .init = setup, .fini = teardown);
+
+/* Same LCS, same theta = 0.5 and h = 1 us as Siconos 4.4: the waveforms agree
+ * to round-off. Row 0 of i(r1) differs by definition: Siconos starts from
+ * lambda = 0, nscircuit from the consistent solution at t = 0 (cli.md). */
+Test(e2e, rectifier_vs_siconos)
+{
+    tu_table ours, ref;
+    run_rectifier(&ours, "");
+    cr_assert_eq(tu_table_read(NSC_REFDIR "/diode_bridge/siconos_theta0.5_h1u.dat", &ref), 0,
+                 "missing reference " NSC_REFDIR "/diode_bridge/siconos_theta0.5_h1u.dat");
+    cr_assert_eq(ours.nrow, ref.nrow, "rows %d vs %d", ours.nrow, ref.nrow);
+    const char *sig[] = { "v(a,b)", "i(l1)", "i(r1)" };
+    for (int s = 0; s < 3; s++) {
+        int co = tu_table_col(&ours, sig[s]), cf = tu_table_col(&ref, sig[s]);
+        cr_assert(co > 0 && cf > 0, "column %s", sig[s]);
+        double R = range_of(&ref, cf), emax = 0;
+        for (int i = 0; i < ref.nrow; i++) {
+            cr_assert_float_eq(TU_AT(&ours, i, 0), TU_AT(&ref, i, 0), 1e-12);
+            if (i == 0 && s == 2) continue;
+            emax = fmax(emax, fabs(TU_AT(&ours, i, co) - TU_AT(&ref, i, cf)));
+        }
+        cr_log_info("%s: max |ours - siconos| / range = %.3e", sig[s], emax / R);
+        cr_assert(emax / R < 1e-9, "%s: max error %.3e of range exceeds 1e-9", sig[s], emax / R);
+    }
+    /* t = 0: v_C = 10 V drives 10 mA through D1, R1, D4 */
+    cr_assert_float_eq(TU_AT(&ours, 0, tu_table_col(&ours, "i(r1)")), 0.01, 1e-12);
+    tu_table_free(&ours);
+    tu_table_free(&ref);
+}
+
+Test(e2e, rectifier_vs_ngspice)
+{
+    tu_table ours, ref;
+    run_rectifier(&ours, "");
+    cr_assert_eq(tu_table_read(NSC_REFDIR "/diode_bridge/ngspice39_N0.01.dat", &ref), 0);
+    const char *sig[] = { "v(a,b)", "i(l1)", "i(r1)" };
+    for (int s = 0; s < 3; s++) {
+        int co = tu_table_col(&ours, sig[s]), cf = tu_table_col(&ref, sig[s]);
+        cr_assert(co > 0 && cf > 0);
+        double R = range_of(&ref, cf), emax = 0, e2 = 0;
+        for (int i = 0; i < ref.nrow; i++) {
+            double d = tu_interp(&ours, co, TU_AT(&ref, i, 0)) - TU_AT(&ref, i, cf);
+            emax = fmax(emax, fabs(d));
+            e2 += d * d;
+        }
+        double rms = sqrt(e2 / ref.nrow);
+        cr_log_info("%s vs ngspice: max %.3e, rms %.3e of range", sig[s], emax / R, rms / R);
+        cr_assert(emax / R < 5e-3, "%s: max error %.3e of range", sig[s], emax / R);
+    }
+    tu_table_free(&ours);
+    tu_table_free(&ref);
+}
+
+/* The rectifier's physics: the load current never reverses; the tank energy
+ * decays; the output is |v_C| whenever the bridge conducts. */
+Test(e2e, rectifier_physics)
+{
+    tu_table t;
+    run_rectifier(&t, "");
+    int cv = tu_table_col(&t, "v(a,b)"), cr = tu_table_col(&t, "i(r1)");
+    for (int i = 0; i < t.nrow; i++) cr_assert(TU_AT(&t, i, cr) >= -1e-12, "i(r1) < 0 at row %d", i);
+    double vmax_early = 0, vmax_late = 0;
+    for (int i = 0; i < t.nrow; i++) {
+        double v = fabs(TU_AT(&t, i, cv));
+        if (TU_AT(&t, i, 0) < 1e-3) vmax_early = fmax(vmax_early, v);
+        if (TU_AT(&t, i, 0) > 4e-3) vmax_late = fmax(vmax_late, v);
+    }
+    cr_assert(vmax_late < 0.9 * vmax_early, "tank does not decay: %g -> %g", vmax_early, vmax_late);
+    tu_table_free(&t);
+}
+
+/* theta = 1 damps: the same run with --theta 1 differs from theta = 0.5 but
+ * stays close (first-order scheme, h = 1 us << sqrt(LC) = 100 us). */
+Test(e2e, rectifier_theta_one)
+{
+    tu_table a, b;
+    run_rectifier(&a, "");
+    run_rectifier(&b, "--theta 1");
+    int c = tu_table_col(&a, "v(a,b)");
+    double emax = 0;
+    for (int i = 0; i < a.nrow; i++) emax = fmax(emax, fabs(TU_AT(&a, i, c) - TU_AT(&b, i, c)));
+    cr_assert(emax > 1e-4 && emax < 0.5, "theta 1 vs 0.5: %g", emax);
+    tu_table_free(&a);
+    tu_table_free(&b);
+}
+
+/* Default outputs: data, gnuplot script, PNG with --plot, in the current directory. */
+Test(e2e, outputs_and_plot)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd %s && %s --plot %s/rectifier.cir 2>&1", tmp, NSC_PROGRAM, NSC_NETLISTS);
+    char *out = NULL;
+    int st = tu_run(cmd, &out);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert(strstr(out, "steps"), "summary missing: %s", out);
+    free(out);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/rectifier.dat", tmp);
+    char *dat = tu_read_file(path);
+    cr_assert(dat);
+    cr_assert(strncmp(dat, "# time v(a,b) v(p) i(l1) i(r1) i(d1) i(d2)\n", 42) == 0, "header: %.60s", dat);
+    free(dat);
+    snprintf(path, sizeof path, "%s/rectifier.gp", tmp);
+    char *gp = tu_read_file(path);
+    cr_assert(gp && strstr(gp, "rectifier.dat") && strstr(gp, "set terminal"));
+    free(gp);
+    snprintf(path, sizeof path, "%s/rectifier.png", tmp);
+    char *png = tu_read_file(path);
+    cr_assert(png && memcmp(png, "\x89PNG", 4) == 0, "no PNG written");
+    free(png);
+    /* nothing else (no temporary file) left behind */
+    snprintf(cmd, sizeof cmd, "ls -A %s | wc -l", tmp);
+    tu_run(cmd, &out);
+    cr_assert_eq(atoi(out), 3, "files in output dir: %s", out);
+    free(out);
+}
+
+/* Half-wave rectifier, ideal diode, R || C load, v_in = Vp sin(wt): the diode
+ * conducts (v_out = v_in) until its current C v_in' + v_in/R vanishes, at
+ * w t_off = pi - atan(w R C); then v_out = v_in(t_off) exp(-(t - t_off)/RC) until it
+ * meets v_in again at t_on (found by bisection): the trough is v_out(t_on). */
+Test(e2e, halfwave_peak_and_trough)
+{
+    char cmd[2048], path[1024];
+    snprintf(path, sizeof path, "%s/hw.dat", tmp);
+    snprintf(cmd, sizeof cmd, "%s --quiet -o %s %s/halfwave.cir 2>&1", NSC_PROGRAM, path, NSC_NETLISTS);
+    char *out = NULL;
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int co = tu_table_col(&t, "v(out)"), ci = tu_table_col(&t, "v(in)"), cd = tu_table_col(&t, "i(d1)");
+    const double Vp = 10, w = 2 * M_PI * 50, RC = 1e3 * 100e-6;
+    double toff = (M_PI - atan(w * RC)) / w, voff = Vp * sin(w * toff);
+    double lo = 20e-3, hi = 25e-3;                 /* decay meets the next rising sine */
+    for (int k = 0; k < 100; k++) {
+        double mid = 0.5 * (lo + hi);
+        if (voff * exp(-(mid - toff) / RC) > Vp * sin(w * mid)) lo = mid; else hi = mid;
+    }
+    double trough = Vp * sin(w * lo);
+    double vmax = 0, vmin2 = 1e9;
+    for (int i = 0; i < t.nrow; i++) {
+        double tt = TU_AT(&t, i, 0), vo = TU_AT(&t, i, co), vi = TU_AT(&t, i, ci);
+        cr_assert(vo >= vi - 1e-9, "v(out) < v(in) at t=%g: the ideal diode must conduct", tt);
+        cr_assert(TU_AT(&t, i, cd) >= -1e-12, "diode current < 0 at t=%g", tt);
+        vmax = fmax(vmax, vo);
+        if (tt > 10e-3 && tt < 30e-3) vmin2 = fmin(vmin2, vo);
+    }
+    cr_log_info("halfwave: peak %.6f (10), trough %.6f (analytic %.6f)", vmax, vmin2, trough);
+    /* adaptive steps (h <= tstep = 10 us) do not land on the crest at 5 ms: the row
+     * there is linear between two steps, off by at most h^2/8 max|v''| = h^2 Vp w^2 / 8 */
+    cr_assert(fabs(vmax - Vp) < 10e-6 * 10e-6 * Vp * w * w / 8, "peak %g", vmax);
+    /* the kink at t_on lies inside a step: v_out is off by at most |v_in'| h = 0.016 V */
+    cr_assert(fabs(vmin2 - trough) < 0.02, "trough %g, analytic %g", vmin2, trough);
+    tu_table_free(&t);
+}
+
+/* cli.md exit statuses and messages. */
+Test(e2e, exit_statuses)
+{
+    char cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s 2>&1", NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s --bogus x.cir 2>&1", NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s --theta 0.2 %s/rectifier.cir 2>&1", NSC_PROGRAM, NSC_NETLISTS);
+    cr_assert_eq(tu_run(cmd, &out), 2);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s %s/missing.cir 2>&1", NSC_PROGRAM, tmp);
+    cr_assert_eq(tu_run(cmd, &out), 1);
+    free(out);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/bad.cir", tmp);
+    tu_write_file(path, "bad\nR1 a 0 1k\nD1 a 0 DX\n.tran 1u 1m\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s bad.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 1);
+    cr_assert(strstr(out, "bad.cir:3:") && strstr(out, "error:") && strstr(out, "dx"), "message: %s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/bad.dat", tmp);
+    cr_assert(access(path, F_OK) != 0, "output written after a netlist error");
+    tu_write_file(path, "");
+    snprintf(path, sizeof path, "%s/noan.cir", tmp);
+    tu_write_file(path, "no analysis\nR1 a 0 1k\nV1 a 0 1\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s noan.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 1);
+    cr_assert(strstr(out, "noan.cir:1:1: error: no analysis"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --tstop 1m --quiet noan.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+}
+
+/* --dump-lcs writes the matrices of the design documents' bridge. */
+Test(e2e, dump_lcs)
+{
+    char cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s --dump-lcs %s/lcs %s/rectifier.cir 2>&1", NSC_PROGRAM, tmp, NSC_NETLISTS);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    const char *mats[] = { "E", "A", "B", "C", "D" };
+    for (int k = 0; k < 5; k++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/lcs/%s.mtx", tmp, mats[k]);
+        char *s = tu_read_file(path);
+        cr_assert(s && strncmp(s, "%%MatrixMarket", 14) == 0, "%s", path);
+        free(s);
+    }
+}
+
+/* Every line after the comments holds ncol numbers (no half-written line). */
+static int complete_rows(const char *path, int ncol, int *nrow)
+{
+    tu_table t;
+    int st = tu_table_read(path, &t);
+    *nrow = t.nrow;
+    int ok = st == 0 && t.ncol == ncol;
+    tu_table_free(&t);
+    return ok;
+}
+
+/* cli.md: a one-step problem without a solution stops the run with exit status 3,
+ * a message naming the time, the devices and the residual; the output holds every
+ * row computed and says so in its header. Here an ideal diode feeds a negative
+ * resistor: once V1 steps to 1 V at 0.5 ms, y = v(b) - v(a) = -1k*i - 1 < 0 for
+ * every i >= 0, so the LCP is infeasible. */
+Test(e2e, solver_failure_keeps_rows)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/neg.cir", tmp);
+    tu_write_file(path, "negative resistor behind a diode\nV1 a 0 PULSE(0 1 0.5m 1n 1n 1 2)\n"
+                        "D1 a b DI\nR1 b 0 -1k\nC1 b 0 1n\n.model DI D(VF=0)\n.tran 10u 1m\n.options stepping=fixed\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s neg.cir 2>&1", tmp, NSC_PROGRAM);
+    int st = tu_run(cmd, &out);
+    cr_assert_eq(st, 3, "exit %d: %s", st, out);
+    cr_assert(strstr(out, "error: time 0.00051 s:") && strstr(out, "devices: d1") && strstr(out, "residual"),
+              "message: %s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/neg.dat", tmp);
+    char *dat = tu_read_file(path);
+    /* the 1 ns step onto the PULSE edge still has a solution (C1/h dominates -1/R1) */
+    cr_assert(dat && strstr(dat, "\n# stopped (simulation failure) at t=5.0000100000e-04 s"), "%s", dat ? dat : "no file");
+    free(dat);
+    int nrow;
+    cr_assert(complete_rows(path, 5, &nrow));
+    cr_assert_eq(nrow, 51, "rows 0 .. 500 us expected, got %d", nrow);
+    /* another solver is the user's choice, and fails the same way here */
+    snprintf(cmd, sizeof cmd, "cd %s && %s --solver enum neg.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
+    cr_assert(strstr(out, "enumeration"), "%s", out);
+    free(out);
+}
+
+/* SIGINT / SIGTERM / SIGHUP stop the run cleanly: exit 128 + signal, a complete file
+ * whose header says it was interrupted, no temporary file left. */
+static void interrupt_with(const char *sig, int want)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/long.cir", tmp);
+    tu_write_file(path, "rc for ever\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 1m 0 1p\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && rm -f long.dat && timeout --preserve-status -s %s 1 %s --quiet long.cir 2>&1; echo \"exit $?\"",
+             tmp, sig, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0);
+    char want_s[32];
+    snprintf(want_s, sizeof want_s, "exit %d", want);
+    cr_assert(strstr(out, want_s), "%s: %s", sig, out);
+    free(out);
+    snprintf(path, sizeof path, "%s/long.dat", tmp);
+    char *dat = tu_read_file(path);
+    cr_assert(dat && strncmp(dat, "# time v(in) v(out) i(v1)\n# interrupted at t=", 45) == 0, "%s", dat ? dat : "no file");
+    const char *nl = strchr(dat + 26, '\n');                /* said once (it repeated "interrupted at t=") */
+    char line2[256];
+    snprintf(line2, sizeof line2, "%.*s", nl ? (int)(nl - dat - 26) : 0, dat + 26);
+    cr_assert(nl && !strstr(line2 + 4, "interrupted"), "%s", line2);
+    cr_assert(!strncmp(nl - 11, "by a signal", 11), "%.200s", dat);
+    free(dat);
+    int nrow;
+    cr_assert(complete_rows(path, 4, &nrow));
+    cr_assert_gt(nrow, 0);
+    snprintf(cmd, sizeof cmd, "ls -A %s | grep -v -x -e long.cir -e long.dat -e long.gp | wc -l", tmp);
+    tu_run(cmd, &out);
+    cr_assert_eq(atoi(out), 0, "files left behind: %s", out);
+    free(out);
+}
+
+Test(e2e, sigint_keeps_complete_output) { interrupt_with("INT", 130); }
+Test(e2e, sigterm_keeps_complete_output) { interrupt_with("TERM", 143); }
+Test(e2e, sighup_keeps_complete_output) { interrupt_with("HUP", 129); }   /* lost every row before */
+
+/* The program's output does not depend on --threads (rows written while the run
+ * goes on, or after it): the rectifier for 20 ms (20 001 rows, many blocks) with a
+ * .meas on a node it does not save, in .dat and CSV, with 1, 2 and 5 threads;
+ * the .meas files agree too. */
+Test(e2e, threads_do_not_change_the_output)
+{
+    char net[1024];
+    snprintf(net, sizeof net, "%s/m.cir", tmp);
+    char *base = tu_read_file(NSC_NETLISTS "/rectifier.cir");
+    cr_assert(base);
+    char *end = strstr(base, "\n.end");
+    cr_assert(end);
+    *end = 0;
+    char *text = malloc(strlen(base) + 256);
+    sprintf(text, "%s\n.meas tran vmax MAX v(a)\n.save v(a,b) i(l1)\n.end\n", base);
+    cr_assert_eq(tu_write_file(net, text), 0);
+    free(text);
+    free(base);
+    const char *fmts[] = { "dat", "csv" };
+    for (int f = 0; f < 2; f++) {
+        char *first = NULL, *first_meas = NULL;
+        const int th[] = { 1, 2, 5 };
+        for (int j = 0; j < 3; j++) {
+            char cmd[4096], path[1024], meas[1024];
+            snprintf(path, sizeof path, "%s/o%d.%s", tmp, th[j], fmts[f]);
+            snprintf(meas, sizeof meas, "%s/o%d.meas", tmp, th[j]);
+            snprintf(cmd, sizeof cmd, "%s --quiet --threads %d --tstop 20m -o %s %s > /dev/null 2>&1", NSC_PROGRAM,
+                     th[j], path, net);
+            char *out = NULL;
+            cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+            free(out);
+            char *got = tu_read_file(path), *gm = tu_read_file(meas);
+            cr_assert(got && gm, "%s", path);
+            cr_assert(strlen(got) > 20000 * 40, "%zu bytes", strlen(got));
+            cr_assert(strstr(got, "v(meas_only)") == NULL && strstr(got, "v(a)") == NULL, "only the saved columns");
+            if (!first) {
+                first = got;
+                first_meas = gm;
+                continue;
+            }
+            cr_expect_str_eq(got, first, "%s, %d threads", fmts[f], th[j]);
+            cr_expect_str_eq(gm, first_meas, ".meas, %d threads", th[j]);
+            free(got);
+            free(gm);
+        }
+        free(first);
+        free(first_meas);
+    }
+}
+
+/* Whether a tiny run works in an address space of kb KiB (not under the
+ * sanitizers, which reserve terabytes): the tests that limit memory need it. */
+static int runs_within(long kb)
+{
+    char path[1024], cmd[2048];
+    snprintf(path, sizeof path, "%s/tiny.cir", tmp);
+    tu_write_file(path, "tiny\nV1 a 0 1\nR1 a 0 1k\n.tran 1u 10u\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && ulimit -v %ld && %s --quiet tiny.cir >/dev/null 2>&1", tmp, kb, NSC_PROGRAM);
+    return tu_run(cmd, NULL) == 0;
+}
+
+/* Out of memory mid-run (the address space limited to 60 MB; 2 M rows of the
+ * table fill it): exit 3 and the file holds the rows computed with a note saying
+ * the run stopped, both stepping modes; no .meas is evaluated on them. Before,
+ * the fixed-step run's file had no note (a truncated run presented as complete).
+ * Skipped where the limit stops even a tiny run (sanitizer builds reserve
+ * terabytes of address space). */
+Test(e2e, out_of_memory_mid_run_is_marked, .timeout = 120)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    if (!runs_within(60000)) cr_skip_test("a 60 MB address space is too small for this build");
+    const char *mode[] = { "", ".options stepping=fixed\n" };
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/oom.cir", tmp);
+        char net[512];
+        snprintf(net, sizeof net, "long\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.tran 1n 0.1\n"
+                                  ".save v(out)\n.meas tran vm avg v(out)\n%s.end\n", mode[k]);
+        tu_write_file(path, net);
+        snprintf(cmd, sizeof cmd, "cd %s && rm -f oom.raw oom.meas && ulimit -v 60000 && %s --format rawbin -o oom.raw "
+                                  "oom.cir 2>&1", tmp, NSC_PROGRAM);
+        cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
+        cr_assert(strstr(out, "out of memory"), "%s", out);
+        free(out);
+        snprintf(path, sizeof path, "%s/oom.raw", tmp);
+        FILE *f = fopen(path, "rb");
+        cr_assert(f, "no oom.raw (%s)", mode[k]);
+        char head[200] = "";
+        cr_assert(fgets(head, sizeof head, f));
+        fclose(f);
+        cr_assert(strstr(head, "[stopped (simulation failure) at t=") && strstr(head, ": out of memory]"), "%s", head);
+        snprintf(path, sizeof path, "%s/oom.meas", tmp);
+        cr_assert(access(path, F_OK) != 0, ".meas written for a truncated run");
+        nsc_wfinfo in;
+        nsc_waves *W = NULL;
+        nsc_report r;
+        nsc_report_init(&r);
+        snprintf(path, sizeof path, "%s/oom.raw", tmp);
+        cr_assert_eq(nsc_read_waves(path, &W, &in, &r), NSC_OK, "%s", r.error ? r.error : "");
+        cr_assert(in.incomplete && W->nrow > 100000, "rows %d", W->nrow);
+        nsc_waves_free(W);
+        nsc_report_free(&r);
+    }
+}
+
+/* A static solution that exists only through gmin is no result: a current source
+ * into a blocking diode (v was 1e9 V, exit 0) and an inductor's IC = 1 A against
+ * blocking diodes (1e12 V at t = 0, then -5e8 A at theta = 0.5, exit 0). Exit 3,
+ * the node and its elements named; .op too. A diode that conducts the same
+ * source's current is fine. */
+Test(e2e, solution_only_through_gmin_is_an_error)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    const char *net[][2] = {
+        { "I1 0 a 1m\nD1 0 a DI\n.model DI D(VF=0)\n.tran 1u 10u\n", "node 'a' has no path" },
+        { "I1 0 a 1m\nD1 0 a DI\n.model DI D(VF=0)\n.op\n", "node 'a' has no path" },
+        { "L1 a b 1m IC=1\nD1 a 0 DI\nD2 0 b DI\nR1 a 0 1Meg\n.model DI D(VF=0)\n.options stepping=fixed\n"
+          ".tran 1u 10u UIC\n", "node 'b' has no path" },
+    };
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/g%d.cir", tmp, k);
+        char text[512];
+        snprintf(text, sizeof text, "gmin only\n%s.end\n", net[k][0]);
+        tu_write_file(path, text);
+        snprintf(cmd, sizeof cmd, "cd %s && %s g%d.cir 2>&1", tmp, NSC_PROGRAM, k);
+        cr_assert_eq(tu_run(cmd, &out), 3, "%d: %s", k, out);
+        cr_assert(strstr(out, net[k][1]) && strstr(out, "elements at the node: "), "%d: %s", k, out);
+        free(out);
+    }
+    snprintf(path, sizeof path, "%s/g3.cir", tmp);
+    tu_write_file(path, "conducting\nI1 0 a 1m\nD1 a 0 DI\n.model DI D(VF=0.7)\n.op\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s g3.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "v(a)                 =  7.0000000000e-01"), "%s", out);
+    free(out);
+}
+
+/* Fixed steps at theta = 0.5 on a capacitor shorted by a closed switch (RON =
+ * 1 nOhm: RC = 1 fs, h = 1 us) ring +-4.95 V every step: that is the scheme's
+ * answer, so it stays, but it is no longer silent. Adaptive stepping (a BE
+ * restart at the located switching instant) and theta = 1 do not ring: no warning. */
+Test(e2e, fixed_step_ringing_is_warned)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    const char *opt[] = { ".options stepping=fixed\n", "", ".options stepping=fixed theta=1\n" };
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/cs%d.cir", tmp, k);
+        char text[512];
+        snprintf(text, sizeof text, "cap shorted\nC1 a 0 1u IC=5\nS1 a 0 c 0 SW\nV1 c 0 PULSE(0 1 10u 1n 1n 1 2)\n"
+                 ".model SW SW(RON=1n ROFF=1e9 VT=0.5 VH=0)\n%s.tran 1u 50u UIC\n.end\n", opt[k]);
+        tu_write_file(path, text);
+        snprintf(cmd, sizeof cmd, "cd %s && %s cs%d.cir 2>&1", tmp, NSC_PROGRAM, k);
+        cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+        int warned = strstr(out, "warning: v(a) flips by about") != NULL;
+        cr_assert_eq(warned, k == 0, "%d: %s", k, out);
+        free(out);
+        snprintf(path, sizeof path, "%s/cs%d.dat", tmp, k);
+        tu_table t;
+        cr_assert_eq(tu_table_read(path, &t), 0);
+        double v = TU_AT(&t, t.nrow - 1, tu_table_col(&t, "v(a)"));
+        if (k == 0) cr_assert(fabs(fabs(v) - 4.9999) < 1e-3, "v(a) = %g", v);    /* the scheme's ringing */
+        else cr_assert(fabs(v) < 1e-9, "%d: v(a) = %g", k, v);                  /* discharged */
+        tu_table_free(&t);
+    }
+}
+
+/* Capacitor-voltage-source loops run (they were refused): an input capacitor
+ * across the supply and two capacitors in series across a PULSE source agree with
+ * ngspice 39 (tests/data/cv_loops, default adaptive stepping): every signal
+ * within 0.5 % of its range (RMS), the source current too (C dv/dt, 3.75 A on
+ * the edges, without ringing). An inductor across a source and an inductor in
+ * series with a current source: i(l1) = V t / L, i(l2) = I (analytic). */
+Test(e2e, capacitor_loops_match_ngspice)
+{
+    char cmd[4096], *out = NULL;
+    const char *name[] = { "input_cap", "series_caps" };
+    for (int k = 0; k < 2; k++) {
+        snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o %s.dat %s/cv_loops/%s.cir 2>&1 && "
+                 "%s compare %s.dat %s/cv_loops/%s_ng.txt --tol 0.005 2>&1", tmp, NSC_PROGRAM, name[k], NSC_REFDIR,
+                 name[k], NSC_PROGRAM, name[k], NSC_REFDIR, name[k]);
+        cr_assert_eq(tu_run(cmd, &out), 0, "%s: %s", name[k], out);
+        cr_assert(strstr(out, "PASS: all 3 signals"), "%s: %s", name[k], out);
+        free(out);
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/series_caps.dat", tmp);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int ci = tu_table_col(&t, "i(v1)");
+    double at = tu_interp(&t, ci, 10.5e-6);                    /* on the rising edge: -C dv/dt */
+    cr_assert(fabs(at + 3.75) < 1e-3, "i(v1) = %g on the edge", at);
+    for (int i = 0; i < t.nrow; i++) {                          /* flat parts: only R2's microamperes */
+        double x = TU_AT(&t, i, 0);
+        if ((x > 12e-6 && x < 29e-6) || (x > 32e-6 && x < 59e-6)) cr_assert(fabs(TU_AT(&t, i, ci)) < 1e-4, "t=%g: %g", x, TU_AT(&t, i, ci));
+    }
+    tu_table_free(&t);
+    snprintf(path, sizeof path, "%s/lloop.cir", tmp);
+    tu_write_file(path, "inductor across a source\nV1 a 0 2\nL1 a 0 1m\nI1 0 b 1m\nL2 b c 1m\nR2 c 0 1k\n.tran 1u 1m\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s lloop.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "note: inductor l1 closes a loop of voltage sources and inductors"), "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/lloop.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    for (int i = 0; i < t.nrow; i += 97) {
+        double x = TU_AT(&t, i, 0);
+        cr_assert(fabs(TU_AT(&t, i, tu_table_col(&t, "i(l1)")) - 2 * x / 1e-3) < 1e-9, "t=%g", x);
+        cr_assert(fabs(TU_AT(&t, i, tu_table_col(&t, "i(l2)")) - 1e-3) < 1e-12, "t=%g", x);
+    }
+    tu_table_free(&t);
+}
+
+/* A switch with VT = VH = 0 whose 0/1 control returns to exactly 0 V turns off,
+ * as in ngspice 39 (it stayed on: the boost's inductor current ramped without
+ * bound, exit 0). The boost of tests/data/switch_vt0 against ngspice: v(out) and
+ * i(l1) within 1 % of range (RMS) over 300 us; the inductor current stays
+ * within ngspice's range (24.4 A) instead of ramping to hundreds of amperes. */
+Test(e2e, switch_with_zero_threshold_turns_off_at_zero)
+{
+    char cmd[4096], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o bsw.dat %s/switch_vt0/boost_sw.cir 2>&1 && "
+             "%s compare bsw.dat %s/switch_vt0/boost_sw_ng.txt --tol 0.01 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR,
+             NSC_PROGRAM, NSC_REFDIR);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "PASS: all 2 signals"), "%s", out);
+    free(out);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/bsw.dat", tmp);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int il = tu_table_col(&t, "i(l1)");
+    double mx = 0;
+    for (int i = 0; i < t.nrow; i++) mx = fmax(mx, TU_AT(&t, i, il));
+    cr_assert(mx < 26, "i(l1) peaks at %g A", mx);
+    tu_table_free(&t);
+}
+
+/* PULSE as ngspice 39 reads it (netlist.md): PULSE(0 1) stays at 1 through the
+ * last row (it fell back to 0 at TSTOP: the period was TSTOP and wrapped there);
+ * PW = 0 means TSTOP (the pulse stays high until its period wraps: a jump back to
+ * V1 every PER, as ngspice's run of the same card); PER = 0 never repeats;
+ * negative durations are errors. A jump of a source on a breakpoint in a circuit
+ * without states (a vertical PWL step into a resistor) runs in adaptive steps: it
+ * failed with "the time step fell below ..." (the landing step saw the jump). */
+Test(e2e, pulse_semantics_of_ngspice)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/pw.cir", tmp);
+    tu_write_file(path, "pulse semantics\nV1 a 0 PULSE(0 1)\nV2 b 0 PULSE(0 1 1u 1u 1u 0 5u)\n"
+                        "V3 c 0 PULSE(0 2 1u 1u 1u 1u 0)\nV4 d 0 PWL(0 0 1u 1 6u 1 6u 0 7u 1)\n"
+                        "R1 a 0 1\nR2 b 0 1\nR3 c 0 1\nR4 d 0 1\n.tran 0.5u 20u\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet pw.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/pw.dat", tmp);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int ca = tu_table_col(&t, "v(a)"), cb = tu_table_col(&t, "v(b)"), cc = tu_table_col(&t, "v(c)"),
+        cd = tu_table_col(&t, "v(d)");
+    cr_assert_eq(t.nrow, 41);
+    const struct { int col; double t, v; } want[] = {
+        { ca, 0.5e-6, 1 }, { ca, 19.5e-6, 1 }, { ca, 20e-6, 1 },       /* TR = TSTEP; 1 at TSTOP */
+        { cb, 1.5e-6, 0.5 }, { cb, 5.5e-6, 1 }, { cb, 6.5e-6, 0.5 }, { cb, 10e-6, 1 },   /* PW = TSTOP, PER 5u */
+        { cc, 2.5e-6, 2 }, { cc, 3.5e-6, 1 }, { cc, 6.5e-6, 0 }, { cc, 19.5e-6, 0 },    /* PER = 0: once */
+        { cd, 5.5e-6, 1 }, { cd, 6.5e-6, 0.5 }, { cd, 10e-6, 1 },
+    };
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        int i = (int)(want[k].t / 0.5e-6 + 0.5);
+        cr_assert_float_eq(TU_AT(&t, i, 0), want[k].t, 1e-15);
+        cr_assert(fabs(TU_AT(&t, i, want[k].col) - want[k].v) < 1e-9, "%s at %g: %g, not %g", t.name[want[k].col],
+                  want[k].t, TU_AT(&t, i, want[k].col), want[k].v);
+    }
+    tu_table_free(&t);
+    const char *bad[] = { "PULSE(0 1 0 1n 1n -1u 2u)", "PULSE(0 1 0 1n 1n 1u -2u)", "PULSE(0 1 0 -1n 1n 1u 2u)" };
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/neg.cir", tmp);
+        char text[256];
+        snprintf(text, sizeof text, "negative\nV1 a 0 %s\nR1 a 0 1\n.tran 1n 1u\n.end\n", bad[k]);
+        tu_write_file(path, text);
+        snprintf(cmd, sizeof cmd, "cd %s && %s neg.cir 2>&1", tmp, NSC_PROGRAM);
+        cr_assert_eq(tu_run(cmd, &out), 1, "%s: %s", bad[k], out);
+        cr_assert(strstr(out, "neg.cir:2:1: error: PULSE of v1: negative "), "%s", out);
+        free(out);
+    }
+}
+
+/* Ten PULSE sources of 1 ps period over 1 s: the breakpoints were listed up
+ * front (1e7 periods a source, 320 MB each: out of memory before the first
+ * step); generated one at a time, the run starts in a 200 MB address space and
+ * is stopped by SIGINT (exit 130, the rows kept). Skipped where the limit stops
+ * even a tiny run (sanitizer builds). */
+Test(e2e, breakpoints_are_generated_lazily, .timeout = 60)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    if (!runs_within(200000)) cr_skip_test("a 200 MB address space is too small for this build");
+    char net[2048] = "ten fast clocks\n";
+    for (int k = 0; k < 10; k++)
+        snprintf(net + strlen(net), sizeof net - strlen(net), "V%d c%d 0 PULSE(0 1 0 0.1p 0.1p 0.4p 1p)\nR%d c%d 0 1k\n",
+                 k, k, k, k);
+    strcat(net, ".tran 1u 1\n.end\n");
+    snprintf(path, sizeof path, "%s/clocks.cir", tmp);
+    tu_write_file(path, net);
+    snprintf(cmd, sizeof cmd, "cd %s && ulimit -v 200000 && timeout --preserve-status -s INT 2 %s --quiet clocks.cir "
+             "2>&1; echo \"exit $?\"", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0);
+    cr_assert(strstr(out, "exit 130") && !strstr(out, "out of memory"), "%s", out);
+    free(out);
+}
+
+/* Hostile file names never run as gnuplot commands: a netlist named
+ * x';system('touch P');'.cir run with --plot, a sweep table whose netlist= field
+ * holds the same (sweep --merge names its outputs after it), compare --plot on
+ * such files. Before, each created P. Names are quoted (a quote written twice);
+ * a name with a control character is refused (exit 4); a netlist= field with a
+ * '/' is not a table of ours. */
+Test(e2e, hostile_names_are_data_not_commands, .timeout = 60)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    const char *evil = "x';system('touch P');'";
+    snprintf(path, sizeof path, "%s/%s.cir", tmp, evil);
+    tu_write_file(path, "hostile\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nC1 b 0 1u\n.tran 10u 2m\n.end\n");
+    int gp = tu_run("command -v gnuplot >/dev/null", NULL) == 0;
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --plot \"%s.cir\" 2>&1", tmp, NSC_PROGRAM, evil);
+    cr_assert_eq(tu_run(cmd, &out), gp ? 0 : 4, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/P", tmp);
+    cr_assert(access(path, F_OK) != 0, "the run's script executed a command");
+    snprintf(path, sizeof path, "%s/%s.png", tmp, evil);
+    if (gp) cr_assert(access(path, F_OK) == 0, "no PNG under the hostile name");
+    /* sweep --merge from a table that names that netlist */
+    snprintf(path, sizeof path, "%s/t.sweep.dat", tmp);
+    char table[512];
+    snprintf(table, sizeof table, "# r vend status point\n# nscircuit sweep: points=2 parameters=1 measures=1 netlist=%s.cir\n"
+             "1 0.5 0 0\n2 0.25 0 1\n", evil);
+    tu_write_file(path, table);
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep --merge --quiet t.sweep.dat 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), gp ? 0 : 4, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/P", tmp);
+    cr_assert(access(path, F_OK) != 0, "sweep --merge executed a command");
+    /* compare --plot on the hostile run against itself */
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare --plot --quiet \"%s.dat\" \"%s.dat\" 2>&1", tmp, NSC_PROGRAM, evil, evil);
+    tu_run(cmd, &out);
+    free(out);
+    cr_assert(access(path, F_OK) != 0, "compare --plot executed a command");
+    /* a netlist= field with a path is not ours */
+    snprintf(path, sizeof path, "%s/u.sweep.dat", tmp);
+    tu_write_file(path, "# r vend status point\n# nscircuit sweep: points=1 parameters=1 measures=1 netlist=../x.cir\n"
+                        "1 0.5 0 0\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep --merge u.sweep.dat 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+    cr_assert(strstr(out, "not a table of nscircuit sweep"), "%s", out);
+    free(out);
+    /* a control character in an output name */
+    snprintf(path, sizeof path, "%s/n\nl.cir", tmp);
+    tu_write_file(path, "newline\nV1 a 0 1\nR1 a 0 1\n.tran 1u 10u\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s --plot \"$(printf 'n\\nl.cir')\" 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 4, "%s", out);
+    cr_assert(strstr(out, "the name holds a control character"), "%s", out);
+    free(out);
+}
+
+/* Outputs that cannot be written exit 4 (cli.md; they exited 1, the netlist
+ * error's status) and the message names the file with the right reason: a
+ * missing directory; /dev/full with 1 and 3 writer threads ("No space left on
+ * device": the threaded writer reported another errno's text). A FIFO given as
+ * -o stays a FIFO and receives the table (it was renamed over: a regular file
+ * took its place). --dump-lcs never follows a symlink planted at a temporary's
+ * name (it opened DIR/.E.mtx.tmp with fopen). */
+Test(e2e, output_failures_and_special_files, .timeout = 60)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    snprintf(path, sizeof path, "%s/rc.cir", tmp);
+    tu_write_file(path, "rc\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nC1 b 0 1u\n.tran 1u 20m\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o nodir/x.dat rc.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 4, "%s", out);
+    cr_assert(strstr(out, "cannot write 'nodir/x.dat'"), "%s", out);
+    free(out);
+    /* a device like /dev/full of our own (mknod as root: a regression would only
+     * replace this copy), else /dev/full itself (not root: it cannot be replaced) */
+    char full[1024];
+    snprintf(full, sizeof full, "%s/full", tmp);
+    snprintf(cmd, sizeof cmd, "mknod -m 666 '%s' c 1 7 2>/dev/null", full);
+    if (tu_run(cmd, NULL) != 0) snprintf(full, sizeof full, "/dev/full");
+    if (strcmp(full, "/dev/full") || getuid() != 0)
+        for (int th = 1; th <= 3; th += 2) {
+            snprintf(cmd, sizeof cmd, "cd %s && %s --threads %d -o '%s' rc.cir 2>&1", tmp, NSC_PROGRAM, th, full);
+            cr_assert_eq(tu_run(cmd, &out), 4, "%s", out);
+            char want[1200];
+            snprintf(want, sizeof want, "cannot write '%s': No space left on device", full);
+            cr_assert(strstr(out, want), "threads %d: %s", th, out);
+            free(out);
+            struct stat sb;
+            cr_assert(stat(full, &sb) == 0 && S_ISCHR(sb.st_mode), "%s is no longer a device", full);
+        }
+    snprintf(cmd, sizeof cmd, "cd %s && mkfifo pipe.dat && { timeout 20 cat pipe.dat > got.txt & } && "
+             "%s --quiet -o pipe.dat rc.cir 2>&1; wait; test -p pipe.dat && echo fifo", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "fifo"), "pipe.dat is no longer a FIFO: %s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/got.txt", tmp);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    cr_assert_eq(t.nrow, 20001);
+    tu_table_free(&t);
+    /* planted symlinks at the old temporary names of --dump-lcs */
+    snprintf(cmd, sizeof cmd, "cd %s && mkdir lcs && echo keep > victim && for f in E A B C D Ss Se; do "
+             "ln -s ../victim lcs/.$f.mtx.tmp; done && %s --dump-lcs lcs rc.cir 2>&1 && cat victim", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "keep\n"), "the symlink's target was overwritten: %s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/lcs/E.mtx", tmp);
+    char *e = tu_read_file(path);
+    cr_assert(e && !strncmp(e, "%%MatrixMarket", 14));
+    free(e);
+}
+
+/* No output overwrites an input (exit 2, the input untouched): -o rc.cir rc.cir,
+ * a netlist named net.gp (its script is net.gp), compare --plot -o rc rc.dat ...
+ * (its grid is rc.dat), a merge whose table would be its input. Before, each
+ * replaced the input. */
+Test(e2e, outputs_never_overwrite_inputs)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    const char *net = "rc\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nC1 b 0 1u\n.tran 10u 1m\n.end\n";
+    snprintf(path, sizeof path, "%s/rc.cir", tmp);
+    tu_write_file(path, net);
+    snprintf(path, sizeof path, "%s/net.gp", tmp);
+    tu_write_file(path, net);
+    const char *run[] = { "-o rc.cir rc.cir", "net.gp", "-o x.dat --format dat net.gp" };
+    const char *clash[] = { "rc.cir", "net.gp", NULL };
+    for (int k = 0; k < 3; k++) {
+        snprintf(cmd, sizeof cmd, "cd %s && %s %s 2>&1", tmp, NSC_PROGRAM, run[k]);
+        int st = tu_run(cmd, &out);
+        if (clash[k]) {
+            cr_assert_eq(st, 2, "%s: %s", run[k], out);
+            cr_assert(strstr(out, "is an input of this run"), "%s", out);
+            snprintf(path, sizeof path, "%s/%s", tmp, clash[k]);
+            char *text = tu_read_file(path);
+            cr_assert(text && !strcmp(text, net), "%s was overwritten", clash[k]);
+            free(text);
+        } else
+            cr_assert_eq(st, 0, "%s: %s", run[k], out);         /* x.dat, x.gp: no clash */
+        free(out);
+    }
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet rc.cir && cp rc.dat ref.dat && %s compare --plot -o rc rc.dat ref.dat "
+             "2>&1", tmp, NSC_PROGRAM, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+    cr_assert(strstr(out, "the output 'rc.dat' is one of the files compared"), "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/rc.dat", tmp);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    cr_assert_eq(t.ncol, 4);                                     /* still the run's table: time v(a) v(b) i(v1) */
+    tu_table_free(&t);
+    snprintf(path, sizeof path, "%s/m.sweep.dat", tmp);
+    tu_write_file(path, "# r vend status point\n# nscircuit sweep: points=2 parameters=1 measures=1 netlist=m.cir\n"
+                        "1 0.5 0 0\n2 0.25 0 1\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep --merge --no-plot m.sweep.dat 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+    cr_assert(strstr(out, "is an input of this study"), "%s", out);
+    free(out);
+}
+
+/* `.model DD D` with no parameters is SPICE's diode (IS = 1e-14, N = 1), fitted
+ * piecewise-linearly with a warning, not an ideal 0 V diode (netlist.md; issue
+ * 12): 5 V through 100 Ohm. ngspice 39 (`ngspice -b` on the same netlist with
+ * `print v(d)` after .op) gives v(d) = 0.7520861 V; the fit is within its stated
+ * maximum error (0.0273 V) at this 42.5 mA. Before: v(d) = 0. */
+Test(e2e, diode_without_parameters_is_spice_diode)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/dd.cir", tmp);
+    tu_write_file(path, "diode default\nV1 a 0 5\nR1 a d 100\nD1 d 0 DD\n.model DD D\n.op\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s dd.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "warning: diode model 'dd': SPICE parameters fitted on 10 mA..1 A"), "%s", out);
+    const char *p = strstr(out, "v(d)");
+    cr_assert_not_null(p, "%s", out);
+    double v = strtod(strchr(p, '=') + 1, NULL);
+    cr_assert(fabs(v - 0.7520861) < 0.0273, "v(d) = %g V, ngspice 0.752 V", v);
+    free(out);
+}
+
+/* A fitted card with a parameter the fit does not use (a vendor card's EG)
+ * names the parameters the fit does use and the first one ignored. Before, it
+ * listed VF RON among the used ones and called the fitted diode "ideal diode
+ * VF=0.740816 RON=0.120316", which reads as if a PWL card had been given. */
+Test(e2e, fitted_diode_warning_names_fit_parameters)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/dcj.cir", tmp);
+    tu_write_file(path, "diode eg\nV1 a 0 5\nR1 a d 100\nD1 d 0 DJ\n.model DJ D(IS=1e-14 EG=1.11)\n.op\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s dcj.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "warning: diode model 'dj': parameters other than IS N RS ROFF BV IBV NBV CJO TT "
+                          "SEGMENTS IMIN IMAX are ignored (eg first)"), "%s", out);
+    cr_assert_null(strstr(out, "ideal diode"), "%s", out);
+    cr_assert(strstr(out, "SPICE parameters fitted on 10 mA..1 A: VF=0.7408"), "%s", out);
+    free(out);
+}
+
+/* B sources are exact PWL maps (issue 13): tests/data/bsrc/pwl_functions.cir,
+ * a clamp, abs, a relay current source, sgn/u/&&/! of a sine, and an E TABLE
+ * clamp, against their closed forms of the row's v(in) at every row, in both
+ * stepping modes (to 1e-9 V; rows within 1e-6 V of a threshold are the located
+ * events, where a
+ * relay takes any value of its jump). Before, at the default adaptive theta =
+ * 1/2, the E TABLE clamp read 1.87 V for an input of 1.76 V: the output row of a
+ * PWL map held for the step's mean while its pairs held at the step's end. */
+Test(e2e, behavioural_sources_are_exact_pwl)
+{
+    char cmd[4096], path[1024], *out = NULL;
+    for (int fixed = 0; fixed < 2; fixed++) {
+        snprintf(cmd, sizeof cmd, "cd %s && %s --quiet %s -o pwlf.dat %s/bsrc/pwl_functions.cir 2>&1", tmp,
+                 NSC_PROGRAM, fixed ? "--step 10u" : "", NSC_REFDIR);
+        cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+        free(out);
+        snprintf(path, sizeof path, "%s/pwlf.dat", tmp);
+        tu_table t;
+        cr_assert_eq(tu_table_read(path, &t), 0);
+        int ci = tu_table_col(&t, "v(in)"), co = tu_table_col(&t, "v(o)"), ca = tu_table_col(&t, "v(a)");
+        int cc = tu_table_col(&t, "v(c)"), cs = tu_table_col(&t, "v(s)"), ce = tu_table_col(&t, "v(e)");
+        cr_assert(ci > 0 && co > 0 && ca > 0 && cc > 0 && cs > 0 && ce > 0);
+        cr_assert_eq(t.nrow, 201);
+        const double th[] = { -2, -1, 0, 1, 2, 2.5 };
+        int checked = 0;
+        for (int i = 0; i < t.nrow; i++) {
+            double x = TU_AT(&t, i, ci), at = TU_AT(&t, i, 0);
+            cr_assert(fabs(x - 3 * sin(2 * M_PI * 1e3 * at)) < 1e-4, "v(in) at %g", at); /* rows: quadratic interp. */
+            int near = 0;
+            for (int k = 0; k < 6; k++) near |= fabs(x - th[k]) < 1e-6;
+            if (near) continue;
+            double clamp = fmin(fmax(x, -1), 2);
+            double s = (x > 0) - (x < 0) + (x > 2) + (x > 1 && x < 2.5) + !(x > -2);
+            cr_assert(fabs(TU_AT(&t, i, co) - clamp) < 1e-9, "fixed %d t=%g: v(o) %.12g, clamp %.12g", fixed, at,
+                      TU_AT(&t, i, co), clamp);
+            cr_assert(fabs(TU_AT(&t, i, ce) - clamp) < 1e-9, "fixed %d t=%g: E TABLE %.12g, clamp %.12g", fixed, at,
+                      TU_AT(&t, i, ce), clamp);
+            cr_assert(fabs(TU_AT(&t, i, ca) - (fabs(x) - 1)) < 1e-9, "fixed %d t=%g: v(a) %.12g", fixed, at,
+                      TU_AT(&t, i, ca));
+            cr_assert(fabs(TU_AT(&t, i, cc) - (x > 0 ? 1 : -2)) < 1e-9, "fixed %d t=%g: v(c) %.12g", fixed, at,
+                      TU_AT(&t, i, cc));
+            cr_assert(fabs(TU_AT(&t, i, cs) - s) < 1e-9, "fixed %d t=%g: v(s) %.12g, want %g", fixed, at,
+                      TU_AT(&t, i, cs), s);
+            checked++;
+        }
+        cr_assert(checked > 190, "%d rows checked", checked);
+        tu_table_free(&t);
+    }
+}
+
+/* A closed-loop PWM buck whose control is B sources in ngspice's syntax (a
+ * clamped proportional error amplifier, a ternary comparator against a
+ * sawtooth), tests/data/bsrc/pwm_buck.cir, against ngspice 39 on the same
+ * netlist with a near-ideal diode (pwm_buck_ng.cir, pwm_buck_ng.txt): v(out),
+ * i(l1) and the control voltage within 1 % of range (RMS), the comparator's
+ * edges all matched but one (79 of ngspice's 80 in 400 us). */
+Test(e2e, behavioural_pwm_buck_matches_ngspice)
+{
+    char cmd[4096], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o pwmb.dat %s/bsrc/pwm_buck.cir 2>&1 && %s compare pwmb.dat "
+             "%s/bsrc/pwm_buck_ng.txt --signals 'v(out),i(l1),v(ctl)' --tol 0.01 2>&1 && %s compare pwmb.dat "
+             "%s/bsrc/pwm_buck_ng.txt --signals 'v(g)' 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR,
+             NSC_PROGRAM, NSC_REFDIR);
+    tu_run(cmd, &out);
+    cr_assert(strstr(out, "PASS: all 3 signals"), "%s", out);
+    const char *g = strstr(out, "\nv(g)");
+    cr_assert_not_null(g, "%s", out);
+    int matched = 0, total = 0;
+    const char *slash = strstr(g, "/");
+    while (slash && slash > g && (slash[-1] < '0' || slash[-1] > '9')) slash = strstr(slash + 1, "/");
+    cr_assert_not_null(slash, "%s", out);
+    const char *p = slash;
+    while (p > g && p[-1] >= '0' && p[-1] <= '9') p--;
+    cr_assert_eq(sscanf(p, "%d/%d", &matched, &total), 2, "%s", out);
+    cr_assert(total == 80 && matched >= 79, "v(g) edges %d/%d: %s", matched, total, out);
+    free(out);
+}
+
+/* W switches (CSW, with hysteresis), PSpice's E VALUE={} and ngspice's G
+ * cur='' (B sources): tests/data/wswitch/wsw.cir against ngspice 39 on the same
+ * cards (wsw_ng.cir, max step 1 us: every signal within 1e-5 of range RMS), and
+ * the located instants against the analytic ones of the 1 mA, 1 kHz sense
+ * current: W1 on at i = IT + IH = 0.6 mA (t = asin(0.6)/w), off at 0.4 mA
+ * (t = (pi - asin(0.4))/w); E1 at V(a) = 0.5 V; within 1e-3 of the 10 us step. */
+Test(e2e, current_switch_and_value_sources)
+{
+    char cmd[4096], path[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --events -o wsw.dat %s/wswitch/wsw.cir 2>&1 && %s compare wsw.dat "
+             "%s/wswitch/wsw_ng.txt --tol 1e-5 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "PASS: all 4 signals"), "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/wsw.events", tmp);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    char line[512], dev[64];
+    double w = 2 * M_PI * 1e3, t;
+    int state, nw = 0, ne = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || sscanf(line, "%lf %63s %d", &t, dev, &state) != 3) continue;
+        double ph = fmod(t, 1e-3);
+        if (!strcmp(dev, "w1")) {
+            double want = state ? asin(0.6) / w : (M_PI - asin(0.4)) / w;
+            cr_assert(fabs(ph - want) < 1e-8, "w1 -> %d at %.9g (phase %.9g), want %.9g", state, t, ph, want);
+            nw++;
+        } else if (!strcmp(dev, "e1#0")) {
+            double want = state ? asin(0.5) / w : (M_PI - asin(0.5)) / w;
+            cr_assert(fabs(ph - want) < 1e-8, "e1 -> %d at %.9g, want phase %.9g", state, t, want);
+            ne++;
+        }
+    }
+    fclose(f);
+    cr_assert(nw == 6 && ne == 6, "%d w1 and %d e1 events", nw, ne);
+}
+
+/* Index-2 circuits (a capacitor voltage or an inductor current that the sources
+ * fix) in both stepping modes against ngspice 39 (tests/data/cv_loops): series
+ * capacitors across a PULSE source, an input capacitor across a SIN supply into a
+ * diode and RC load, a buck with its input capacitor across a DC supply, an
+ * inductor in series with a PULSE current source. Fixed steps with theta = 1/2
+ * took the source current of the series capacitors as 0 and 2 C dv/dt on
+ * alternate steps of an edge (50 % of range off, 6 % RMS) and the input
+ * capacitor's as +-1.2 A ringing (21 % RMS): the step after t = 0 and after each
+ * corner is now implicit Euler. Every signal within 0.5 % of range (RMS). */
+Test(e2e, index2_circuits_match_ngspice_in_both_modes)
+{
+    char cmd[4096], *out = NULL;
+    const char *name[] = { "series_caps", "input_cap", "buck_cin", "l_cutset" };
+    const char *step[] = { "", "", "--step 10n", "" };   /* the buck's switch: edges to 10 ns */
+    for (int k = 0; k < 4; k++)
+        for (int fixed = 0; fixed < 2; fixed++) {
+            snprintf(cmd, sizeof cmd, "cd %s && (sed '/^\\.end$/d' %s/cv_loops/%s.cir; printf '.options stepping=%s\\n.end\\n') "
+                     "> m.cir && %s --quiet %s -o m.dat m.cir 2>&1 && %s compare m.dat %s/cv_loops/%s_ng.txt --tol 0.005 2>&1",
+                     tmp, NSC_REFDIR, name[k], fixed ? "fixed" : "adaptive", NSC_PROGRAM, fixed ? step[k] : "",
+                     NSC_PROGRAM, NSC_REFDIR, name[k]);
+            cr_assert_eq(tu_run(cmd, &out), 0, "%s %s: %s", name[k], fixed ? "fixed" : "adaptive", out);
+            cr_assert(strstr(out, "PASS: all 3 signals"), "%s: %s", name[k], out);
+            free(out);
+        }
+}
+
+/* A netlist with other dialects' cards runs its transient (issue 12 item 2):
+ * the cards are skipped with warnings, LTspice's one-argument .tran gives 1001
+ * rows, and "FROM 1m TO 2m" measures what "from=1m to=2m" does: the mean of
+ * v(b) of an RC (1 ms) driven by 1 V SIN 1 kHz, checked against the rows. */
+Test(e2e, other_dialect_cards_do_not_stop_the_transient)
+{
+    char cmd[2048], path[1024], *out = NULL;
+    snprintf(path, sizeof path, "%s/d.cir", tmp);
+    tu_write_file(path, "dialects\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nC1 b 0 1u\n.ac dec 10 1 1meg\n.four 1k v(b)\n"
+                        ".backanno\n.meas tran m1 AVG v(b) FROM 1m TO 2m\n.meas tran m2 AVG v(b) from=1m to=2m\n.tran 2m\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s d.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "d.cir:5:1: warning: .ac card skipped"), "%s", out);
+    cr_assert(strstr(out, "d.cir:6:1: warning: .four card skipped"), "%s", out);
+    cr_assert(strstr(out, "d.cir:7:1: warning: .backanno card skipped"), "%s", out);
+    cr_assert(strstr(out, "note: .tran without a print step: rows every (tstop - tstart) / 1000 = 2e-06 s"), "%s", out);
+    double m1, m2;
+    const char *p1 = strstr(out, "m1 = "), *p2 = strstr(out, "m2 = ");
+    cr_assert(p1 && p2 && sscanf(p1, "m1 = %lf", &m1) == 1 && sscanf(p2, "m2 = %lf", &m2) == 1, "%s", out);
+    free(out);
+    cr_assert_eq(m1, m2);
+    snprintf(path, sizeof path, "%s/d.dat", tmp);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    cr_assert_eq(t.nrow, 1001);
+    double sum = 0;                                  /* trapezoid of the rows over [1m, 2m] */
+    int cb = tu_table_col(&t, "v(b)");
+    for (int i = 500; i < 1000; i++) sum += 0.5 * (TU_AT(&t, i, cb) + TU_AT(&t, i + 1, cb)) * 2e-6;
+    cr_assert(fabs(TU_AT(&t, 500, 0) - 1e-3) < 1e-12 && fabs(sum / 1e-3 - m1) < 1e-4, "mean %g vs %g", sum / 1e-3, m1);
+    tu_table_free(&t);
+}
+
+/* An inductor in series with a current source under UIC or with IC= (imposed
+ * as a current source at t = 0) made node a a cut-set of current sources: "no
+ * solution at t=0 ... only gmin carries it". The sources fix its current: it is
+ * a short at t = 0 (IC= dropped with a warning). ngspice 39 gives i(l1) = 1 mA
+ * too (with UIC after a 1 kV spike of its first 1 ns step). */
+Test(e2e, inductor_in_series_with_current_source_at_t0)
+{
+    const char *tail[] = { " IC=2m\n.tran 1u 10u UIC\n", "\n.tran 1u 10u UIC\n", " IC=2m\n.tran 1u 10u\n" };
+    const char *msg[] = { "li.cir:3:1: warning: IC= of inductor l1 ignored: a cut-set of current sources and inductors fixes its current",
+                          "li.cir:3:1: note: inductor l1 is in a cut-set of current sources and inductors: its initial current is theirs, not 0 A",
+                          "li.cir:3:1: warning: IC= of inductor l1 ignored" };
+    char path[1024], cmd[2048], text[256], *out = NULL;
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/li.cir", tmp);
+        snprintf(text, sizeof text, "L in series with I\nI1 0 a 1m\nL1 a b 1m%sR1 b 0 1k\n.end\n", tail[k]);
+        tu_write_file(path, text);
+        snprintf(cmd, sizeof cmd, "cd %s && %s li.cir 2>&1", tmp, NSC_PROGRAM);
+        cr_assert_eq(tu_run(cmd, &out), 0, "%d: %s", k, out);
+        cr_assert(strstr(out, msg[k]), "%d: %s", k, out);
+        free(out);
+        snprintf(path, sizeof path, "%s/li.dat", tmp);
+        tu_table t;
+        cr_assert_eq(tu_table_read(path, &t), 0);
+        int cl = tu_table_col(&t, "i(l1)"), ca = tu_table_col(&t, "v(a)");
+        for (int i = 0; i < t.nrow; i++) {
+            cr_assert(fabs(TU_AT(&t, i, cl) - 1e-3) < 1e-12, "%d: t=%g i=%g", k, TU_AT(&t, i, 0), TU_AT(&t, i, cl));
+            cr_assert(fabs(TU_AT(&t, i, ca) - 1.0) < 1e-9, "%d: t=%g v=%g", k, TU_AT(&t, i, 0), TU_AT(&t, i, ca));
+        }
+        tu_table_free(&t);
+    }
+}
+
+/* Run netlist text as tmp/NAME.cir; the .dat it writes into *t; returns the
+ * program's stderr (malloc'd). */
+static char *run_table(const char *name, const char *text, tu_table *t)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/%s.cir", tmp, name);
+    cr_assert_eq(tu_write_file(path, text), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s.cir 2>&1", tmp, NSC_PROGRAM, name);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s: %s", name, out);
+    snprintf(path, sizeof path, "%s/%s.dat", tmp, name);
+    cr_assert_eq(tu_table_read(path, t), 0, "%s", name);
+    return out;
+}
+
+static double at(const tu_table *t, const char *sig, double time)
+{
+    int c = tu_table_col(t, sig);
+    cr_assert_geq(c, 0, "no column %s", sig);
+    return tu_interp(t, c, time);
+}
+
+static void within(double got, double want, double tol, const char *what)
+{
+    cr_assert(fabs(got - want) <= tol, "%s: %.9g, want %.9g (+-%g)", what, got, want, tol);
+}
+
+/* LTspice's Rser= on L and C (issue 12 item 4) was dropped with a warning: the
+ * RL step below had tau = L/R = 125 us instead of L/(R+Rser) = 100 us. Step
+ * responses (the step at t = 10 us) against the closed forms:
+ *   RL: i(t) = V/(R+Rser) (1 - exp(-t/tau)), tau = L/(R+Rser) = 1m/10 = 100 us
+ *   RC: the capacitor charges through R + Rser, tau = (R+Rser) C = 2 ms; the
+ *       node above C jumps to 1/2 (the divider R, Rser): v(b) = 1 - 0.5 exp(-t/tau),
+ *       and the node between C and Rser is Rser i = 0.5 exp(-t/tau) */
+Test(e2e, rser_on_inductor_and_capacitor_step_response)
+{
+    tu_table t;
+    char *out = run_table("rl", "RL step with Rser\nV1 a 0 PULSE(0 1 10u 0 0 1 2)\nL1 a b 1m Rser=2\nR1 b 0 8\n"
+                                ".tran 1u 1m 0 1u\n.end\n", &t);
+    cr_assert_null(strstr(out, "ignored"), "%s", out);
+    free(out);
+    const double tau = 1e-3 / 10;
+    for (double x = 50e-6; x <= 1e-3; x += 50e-6) {
+        double i = 0.1 * (1 - exp(-x / tau));               /* the step is at t = 10 us */
+        within(at(&t, "i(l1)", x + 10e-6), i, 2e-4 * 0.1, "i(l1)");
+        within(at(&t, "v(b)", x + 10e-6), 8 * i, 2e-4 * 0.8, "v(b)");
+        within(at(&t, "v(l1#rser)", x + 10e-6), 10 * i, 2e-4, "v(l1#rser)");
+    }
+    within(at(&t, "i(l1)", 1e-3), 0.1, 1e-5, "final i(l1)");
+    tu_table_free(&t);
+
+    out = run_table("rc", "RC step with Rser\nV1 a 0 PULSE(0 1 10u 0 0 1 2)\nR1 a b 1k\nC1 b 0 1u Rser=1k\n"
+                          ".tran 10u 10m 0 10u\n.end\n", &t);
+    free(out);
+    for (double x = 0.5e-3; x <= 10e-3; x += 0.5e-3) {
+        within(at(&t, "v(b)", x + 10e-6), 1 - 0.5 * exp(-x / 2e-3), 2e-4, "v(b)");
+        within(at(&t, "v(c1#rser)", x + 10e-6), 0.5 * exp(-x / 2e-3), 2e-4, "v(c1#rser)"); /* Rser i */
+    }
+    tu_table_free(&t);
+}
+
+/* Rpar= and Cpar= across the terminals, Rser= on V. DC: the inductor is a
+ * short, so L1 (Rser=1k, Rpar=1k) is 500 ohm below R1 = 1k: v(b) = 1/3 and
+ * i(l1) = v(b)/Rser; C2's Rpar=1k makes a 1/2 divider of R2 = 1k.
+ * Two voltage sources in parallel are a loop of sources, unless Rser= separates
+ * them: v(p) = (1 + 2)/2, i(v2) = -(2 - 1.5)/1 (n+ -> n- inside). Cpar=1u on a
+ * 1u capacitor behind 1k: tau = 2 ms. */
+Test(e2e, rpar_cpar_and_source_rser_against_closed_forms)
+{
+    tu_table t;
+    char *out = run_table("rp", "Rpar Cpar Rser\n"
+                                "V1 a 0 1\nR1 a b 1k\nL1 b 0 1m Rser=1k Rpar=1k\n"
+                                "R2 a c 1k\nC2 c 0 1u Rpar=1k\n"
+                                "V2 p 0 2 Rser=1\nV3 p 0 1 Rser=1\nR3 p 0 1e9\n"
+                                "V4 s 0 PULSE(0 1 10u 0 0 1 2)\nR4 s d 1k\nC4 d 0 1u Cpar=1u\n"
+                                ".tran 10u 20m 0 10u\n.end\n", &t);
+    free(out);
+    within(at(&t, "v(b)", 20e-3), 1.0 / 3, 1e-6, "v(b)");
+    within(at(&t, "i(l1)", 20e-3), 1.0 / 3e3, 1e-9, "i(l1)");
+    within(at(&t, "v(c)", 20e-3), 0.5, 1e-6, "v(c)");
+    within(at(&t, "v(p)", 1e-3), 1.5, 1e-6, "v(p)");
+    within(at(&t, "i(v2)", 1e-3), -0.5, 1e-6, "i(v2)");
+    within(at(&t, "i(v3)", 1e-3), 0.5, 1e-6, "i(v3)");
+    for (double x = 0.5e-3; x <= 10e-3; x += 0.5e-3) within(at(&t, "v(d)", x + 10e-6), 1 - exp(-x / 2e-3), 2e-4, "v(d)");
+    tu_table_free(&t);
+}
+
+/* IC= of a capacitor with Rser= is its own voltage: C1 starts at 1 V and
+ * discharges through Rser + R1 = 2k (tau = 2 ms); the node above is the divider
+ * v(a) = 0.5 exp(-t/tau), from the operating point (IC= imposed) and with UIC. */
+Test(e2e, capacitor_ic_with_rser)
+{
+    const char *tran[] = { ".tran 10u 4m 0 10u\n", ".tran 10u 4m 0 10u UIC\n" };
+    for (int k = 0; k < 2; k++) {
+        char text[256];
+        snprintf(text, sizeof text, "IC with Rser\nC1 a 0 1u IC=1 Rser=1k\nR1 a 0 1k\n%s.end\n", tran[k]);
+        tu_table t;
+        free(run_table("ic", text, &t));
+        for (double x = 0; x <= 4e-3; x += 0.25e-3) within(at(&t, "v(a)", x), 0.5 * exp(-x / 2e-3), 2e-4, "v(a)");
+        tu_table_free(&t);
+        /* the inductor's IC= is its current, the series resistor's too: 1 mA
+         * decaying through Rser + R1 = 2 ohm, tau = L/2 = 0.5 ms */
+        snprintf(text, sizeof text, "IC with Rser\nL1 a 0 1m IC=1m Rser=1\nR1 a 0 1\n%s.end\n", tran[k]);
+        free(run_table("lic", text, &t));
+        for (double x = 0; x <= 2e-3; x += 0.25e-3) within(at(&t, "i(l1)", x), 1e-3 * exp(-x / 0.5e-3), 2e-7, "i(l1)");
+        tu_table_free(&t);
+    }
+}
+
+/* The periodic steady state (stepper_pss.c): runs `nscircuit ARGS`, reads DAT
+ * and the summary's shooting periods and cycle-to-cycle change. */
+static void pss_run(const char *args, const char *dat, tu_table *t, int *iters, double *res, double *t0)
+{
+    char cmd[4096], path[1024], *out = NULL;
+    snprintf(path, sizeof path, "%s/%s", tmp, dat);
+    snprintf(cmd, sizeof cmd, "%s -o %s %s 2>&1", NSC_PROGRAM, path, args);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    const char *s = strstr(out, "periodic steady state, period");
+    double per;
+    long all;
+    cr_assert(s && sscanf(s, "periodic steady state, period %lf s, from t = %lf s: %d shooting periods (%ld periods "
+                             "simulated in all); cycle-to-cycle change %lf", &per, t0, iters, &all, res) == 5, "%s", out);
+    free(out);
+    cr_assert_eq(tu_table_read(path, t), 0);
+}
+
+/* An RC low-pass driven by a square wave, as a .pss card: the closed form
+ * v = 1 - (1 - vmin) e^(-p/tau) while high, vmax e^(-(p - T/2)/tau) while low
+ * (p the phase, vmin = e^-a/(1 + e^-a), vmax = 1/(1 + e^-a), a = T/(2 tau)) at
+ * every row of the two periods written, within 1e-3 of the swing (measured
+ * 1.5e-5); linear, so the monodromy matrix is exact and one Newton step is the
+ * answer: at most 3 shooting periods, cycle-to-cycle change <= 1e-9. */
+Test(e2e, steady_state_of_a_driven_rc_is_the_closed_form)
+{
+    tu_table t;
+    int it;
+    double res, t0;
+    char args[1024];
+    snprintf(args, sizeof args, "%s/pss/rc_square.cir", NSC_REFDIR);
+    pss_run(args, "rc.dat", &t, &it, &res, &t0);
+    cr_assert(it <= 3 && res <= 1e-9, "%d shooting periods, change %g", it, res);
+    double T = 10e-6, tau = 10e-6, ea = exp(-0.5), vmin = ea / (1 + ea), vmax = 1 / (1 + ea);
+    int c = tu_table_col(&t, "v(out)");
+    cr_assert(c > 0 && t.nrow >= 400, "%d rows", t.nrow);
+    cr_assert(fabs(TU_AT(&t, 0, 0) - t0) < 1e-15 && fabs(remainder(t0, T)) < 1e-9 * T, "the written periods start at %g", t0);
+    double worst = 0;
+    for (int i = 0; i < t.nrow; i++) {
+        double p = fmod(TU_AT(&t, i, 0) - t0 + 1e-15, T) - 1e-15;
+        double want = p < T / 2 ? 1 - (1 - vmin) * exp(-p / tau) : vmax * exp(-(p - T / 2) / tau);
+        worst = fmax(worst, fabs(TU_AT(&t, i, c) - want));
+    }
+    cr_assert(worst < 1e-3 * (vmax - vmin), "worst error %g V", worst);
+    tu_table_free(&t);
+}
+
+/* Open-loop converters (netlists/cuk.cir, flyback.cir) with --steady against
+ * the last period of a long transient (tests/data/pss, README there): each
+ * state's mean within 1e-4 (relative), its peak-to-peak within 1 % and the
+ * waveform within 1e-3 of the peak-to-peak (RMS by phase); the Cuk's L-C
+ * resonance is lightly damped (at 10 ms, its .tran, v(out) is still 3.4 % off),
+ * the steady state costs 3 warm-up, at most 8 shooting and 1 written period. The
+ * flyback's diode current reaching zero is a state-dependent event, which the
+ * secant correction learns: at most 15 shooting periods. */
+static void pss_converter(const char *name, const char *ref, int maxit, const char *const *cols)
+{
+    tu_table t, r;
+    int it;
+    double res, t0;
+    char args[1024], path[1024], dat[64];
+    snprintf(args, sizeof args, "--steady %s/%s.cir", NSC_NETLISTS, name);
+    snprintf(dat, sizeof dat, "%s.dat", name);
+    pss_run(args, dat, &t, &it, &res, &t0);
+    cr_assert(it <= maxit && res <= 1e-9, "%s: %d shooting periods, change %g", name, it, res);
+    snprintf(path, sizeof path, "%s/pss/%s", NSC_REFDIR, ref);
+    cr_assert_eq(tu_table_read(path, &r), 0);
+    for (int k = 0; cols[k]; k++) {
+        int c = tu_table_col(&t, cols[k]), cr = tu_table_col(&r, cols[k]);
+        cr_assert(c > 0 && cr > 0, "%s", cols[k]);
+        double lo = INFINITY, hi = -INFINITY, rlo = INFINITY, rhi = -INFINITY, m = 0, rm = 0, e2 = 0;
+        int n = t.nrow - 1;                                  /* one period: the last row is the next's start */
+        for (int i = 0; i < n; i++) {
+            double v = TU_AT(&t, i, c), w = tu_interp(&r, cr, TU_AT(&t, i, 0) - t0);
+            lo = fmin(lo, v); hi = fmax(hi, v); rlo = fmin(rlo, w); rhi = fmax(rhi, w);
+            m += v / n; rm += w / n; e2 += (v - w) * (v - w) / n;
+        }
+        double pp = rhi - rlo;
+        cr_assert(fabs(m - rm) <= 1e-4 * fabs(rm), "%s %s: mean %.9g, reference %.9g", name, cols[k], m, rm);
+        cr_assert(fabs((hi - lo) - pp) <= 0.01 * pp, "%s %s: peak-to-peak %g, reference %g", name, cols[k], hi - lo, pp);
+        cr_assert(sqrt(e2) <= 1e-3 * pp, "%s %s: RMS difference %g of %g", name, cols[k], sqrt(e2), pp);
+    }
+    tu_table_free(&t);
+    tu_table_free(&r);
+}
+
+Test(e2e, steady_state_of_open_loop_converters_matches_long_transients)
+{
+    static const char *const cuk[] = { "v(out)", "v(a)", "v(b)", "i(l1)", "i(l2)", NULL };
+    static const char *const fly[] = { "v(out)", "i(lp)", "i(ls)", NULL };
+    pss_converter("cuk", "cuk_last_period.txt", 8, cuk);
+    pss_converter("flyback", "flyback_last_period.txt", 15, fly);
+}
+
+/* What the steady state refuses, with the exit status of each: a bad --period
+ * (usage, 2), an EXP source (not periodic: netlist, 1, at the source's card), no
+ * periodic source (usage, 2), sources that repeat only after 1e6 periods of the
+ * given period (usage, 2); a period that is not a multiple of a source's is
+ * warned about; in a .step study, a point whose steady state is not found is
+ * a failed row (status 3, nan), as a failed transient point is. */
+Test(e2e, steady_state_refusals)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/e.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "t\nV1 a 0 EXP(0 1 0 1u)\nR1 a b 1k\nC1 b 0 1n\n.tran 1u 1m\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --steady e.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
+    cr_assert(strstr(out, "e.cir:2:1: error: source v1 is not periodic (EXP, a damped SIN, a B source's function of time): give the steady "
+                          "state's period with --period or .pss period="), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --period 0 e.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+    cr_assert(strstr(out, "--period needs a positive time, not '0'"), "%s", out);
+    free(out);
+    cr_assert_eq(tu_write_file(path, "t\nV1 a 0 1\nR1 a b 1k\nC1 b 0 1n\n.pss\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s e.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+    cr_assert(strstr(out, "error: no periodic source: give the steady state's period with --period"), "%s", out);
+    free(out);
+    cr_assert_eq(tu_write_file(path, "t\nV1 a 0 PULSE(0 1 1 1n 1n 1u 2u)\nR1 a b 1k\nC1 b 0 1n\n.pss period=1u\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s e.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+    cr_assert(strstr(out, "e.cir:2:1: warning: the period 1e-06 s is not a multiple of source v1's period 2e-06 s"), "%s", out);
+    cr_assert(strstr(out, "error: the sources become periodic only after 1e+06 periods of 1e-06 s (at most 100000)"),
+              "%s", out);
+    free(out);
+    cr_assert_eq(tu_write_file(path, "t\nV1 a 0 PULSE(0 1 0 1n 1n 1u 2u)\nR1 a b {r}\nC1 b 0 1n\n.param r=1k\n"
+                                     ".step param r list 1k 2k\n.pss maxit=1 tol=1e-30\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet e.cir 2>&1; cat e.sweep.dat", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "failed: nscircuit: error: periodic steady state not found: after 1 shooting periods")
+              && strstr(out, "1.000000000000e+03 nan nan 3 0") && strstr(out, "2.000000000000e+03 nan nan 3 1"), "%s", out);
+    free(out);
+}
+
+/* Each netlist bad[k][0], written to tmp/name and run, is a netlist error
+ * (exit 1) whose output holds bad[k][1]. */
+static void netlist_errors(const char *const bad[][2], int n, const char *name)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    for (int k = 0; k < n; k++) {
+        cr_assert_eq(tu_write_file(path, bad[k][0]), 0);
+        snprintf(cmd, sizeof cmd, "cd %s && %s %s 2>&1", tmp, NSC_PROGRAM, name);
+        cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
+        cr_assert(strstr(out, bad[k][1]), "%s", out);
+        free(out);
+    }
+}
+
+/* B sources with `time` (issue 13 item 1; an error before): a smooth function
+ * of time is the source's own waveform (2 sin(2 pi f t), 1 + e^(-t/1ms): their
+ * closed forms at every row within 1e-4 of the amplitude), a comparison of
+ * time a relay located like any event (t = 0.5 ms within 1e-3 of the largest
+ * step), and time mixed with node voltages through limit() (its closed form).
+ * What stays an error: a product of a voltage and time, a function of time
+ * not finite at t = 0, floor() of time. */
+Test(e2e, b_source_functions_of_time)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/bt.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "functions of time\n.param f=1k\nB1 s 0 V=2*sin(2*pi*f*time)\nR1 s 0 1k\n"
+                                     "B2 c 0 V=time*1e3 > 0.5 ? 1 : 0\nR2 c 0 1k\n"
+                                     "B3 l 0 V=limit(V(s) + 0.5*sin(2*pi*f*time), -1, 1)\nR3 l 0 1k\n"
+                                     "B4 x 0 V=1 + exp(-time/1m)\nR4 x 0 1k\n.tran 10u 2m\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --events bt.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/bt.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int cs = tu_table_col(&t, "v(s)"), cc = tu_table_col(&t, "v(c)"), cl = tu_table_col(&t, "v(l)"), cx = tu_table_col(&t, "v(x)");
+    cr_assert(cs > 0 && cc > 0 && cl > 0 && cx > 0 && t.nrow == 201, "%d rows", t.nrow);
+    double ws = 0, wl = 0, wx = 0;
+    for (int i = 0; i < t.nrow; i++) {
+        double tt = TU_AT(&t, i, 0), s = sin(2 * M_PI * 1e3 * tt);
+        ws = fmax(ws, fabs(TU_AT(&t, i, cs) - 2 * s));
+        wl = fmax(wl, fabs(TU_AT(&t, i, cl) - fmin(fmax(2.5 * s, -1), 1)));
+        wx = fmax(wx, fabs(TU_AT(&t, i, cx) - 1 - exp(-tt / 1e-3)));
+        if (fabs(tt - 0.5e-3) > 1e-9) cr_assert_eq(TU_AT(&t, i, cc), tt > 0.5e-3 ? 1.0 : 0.0, "v(c) at %g", tt);
+    }
+    cr_assert(ws <= 2e-4 && wl <= 1e-4 && wx <= 1e-4, "worst: sine %g, limit %g, exp %g", ws, wl, wx);
+    tu_table_free(&t);
+    snprintf(path, sizeof path, "%s/bt.events", tmp);
+    char *ev = tu_read_file(path);
+    double te;
+    const char *b2 = ev ? strstr(ev, " b2#0 1") : NULL;
+    cr_assert(b2, "%s", ev ? ev : "no events");
+    while (b2 > ev && b2[-1] != '\n') b2--;
+    cr_assert(sscanf(b2, "%lf", &te) == 1 && fabs(te - 0.5e-3) <= 1e-8, "b2 switched at %.12g", te);
+    free(ev);
+    const char *bad[][2] = {
+        { "x\nV1 a 0 1\nR1 a 0 1\nB1 b 0 V=V(a)*time\nR2 b 0 1\n.tran 1u 1m\n.end\n",
+          "bt2.cir:4:14: error: product of a node voltage or current and a function of time is not piecewise-linear: 'v(a)*time'" },
+        { "x\nV1 a 0 1\nR1 a 0 1\nB1 b 0 V=1/time\nR2 b 0 1\n.tran 1u 1m\n.end\n",
+          "bt2.cir:4:11: error: this function of time is not finite at t = 0: '1/time'" },
+        { "x\nV1 a 0 1\nR1 a 0 1\nB1 b 0 V=floor(time*1k)\nR2 b 0 1\n.tran 1u 1m\n.end\n",
+          "bt2.cir:4:10: error: a function of time other than sqrt" },
+    };
+    netlist_errors(bad, 3, "bt2.cir");
+}
+
+/* User functions (issue 13 item 1; `.func` was refused and `.param f(x)=`
+ * an error): .func with and without '=', .param f(x)={...}, nested calls, a
+ * .param computed by one, and functions of node voltages and of time in B
+ * sources (inlined into the PWL program): v(b) = clamp(2 v(a), -1, 1) and
+ * v(c) = 2 sin(2 pi 1k t) at every row, R1 = sq(3) 100 = 900 Ohm seen as
+ * i(v1) = v(a) / 900. A recursive function, a wrong argument count and a body
+ * without braces are errors at the call or the card. */
+Test(e2e, b_source_user_functions)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/uf.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "user functions\n.param gain=2\n.func sat(x, lo, hi) {min(max(x, lo), hi)}\n"
+                                     ".func twice(x) = {gain*x}\n.param sq(x)={x*x} r={sq(3)*100}\n"
+                                     "V1 a 0 SIN(0 3 1k)\nR1 a 0 {r}\nB1 b 0 V=sat(twice(V(a)), -1, 1)\nR2 b 0 1k\n"
+                                     "B2 c 0 V=twice(sin(2*pi*1k*time))\nR3 c 0 1k\n.save v(a) v(b) v(c) i(v1)\n"
+                                     ".tran 10u 1m\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s uf.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/uf.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int ca = tu_table_col(&t, "v(a)"), cb = tu_table_col(&t, "v(b)"), cc = tu_table_col(&t, "v(c)"), ci = tu_table_col(&t, "i(v1)");
+    cr_assert(ca > 0 && cb > 0 && cc > 0 && ci > 0 && t.nrow == 101);
+    for (int i = 0; i < t.nrow; i++) {
+        double a = TU_AT(&t, i, ca), tt = TU_AT(&t, i, 0);
+        cr_assert(fabs(TU_AT(&t, i, cb) - fmin(fmax(2 * a, -1), 1)) <= 1e-9, "v(b) at %g", tt);
+        cr_assert(fabs(TU_AT(&t, i, cc) - 2 * sin(2 * M_PI * 1e3 * tt)) <= 2e-4, "v(c) at %g", tt);
+        cr_assert(fabs(TU_AT(&t, i, ci) + a / 900) <= 1e-12, "i(v1) at %g", tt);
+    }
+    tu_table_free(&t);
+    const char *bad[][2] = {
+        { "x\n.func f(x) {f(x)}\nB1 b 0 V=f(1)\nR1 b 0 1\n.tran 1u 1m\n.end\n",
+          "uf2.cir:2:13: error: calls of 'f' nested too deeply (a recursive function?)" },
+        { "x\n.func f(x) {x}\nB1 b 0 V=f(1,2)\nR1 b 0 1\n.tran 1u 1m\n.end\n",
+          "uf2.cir:3:10: error: function 'f' takes 1 argument, not 2" },
+        { "x\n.func f(x) x*2\nB1 b 0 V=1\nR1 b 0 1\n.tran 1u 1m\n.end\n",
+          "uf2.cir:2:12: error: the body of function 'f' must be an expression in braces" },
+    };
+    netlist_errors(bad, 3, "uf2.cir");
+}
+
+/* LTspice/ngspice VDMOS cards (issue 13 item 3; an unsupported model type
+ * before): `M d g s MODEL` with RD, RS, RG, the body diode (IS, N, RB), CGS
+ * and CGDMIN/CGDMAX runs exactly as the netlist written out by hand (NMOS of
+ * VTO, KP; resistors; a diode IS N RS=RB; CGSO = CGS/W, CGDO = the mean of
+ * CGDMIN and CGDMAX over W, W = 100 um): a hard-switched inductive load, every
+ * row equal to 1e-12. The channel's KP is ngspice's: at VGS - VTO = 1 V,
+ * ngspice 39 gives 10.0001 A (`.op` of `M1 d g 0 MYFET`, VD = 10 V, VG = 5 V,
+ * VDMOS(Vto=4 Kp=20)), the PWL square law 10.85 A (within its 10 %). PCHAN
+ * turns the transistor and its body diode around. */
+Test(e2e, vdmos_runs_as_its_expansion)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    const char *head = "t\nV1 vdd 0 24\nVG gate 0 PULSE(0 10 1u 20n 20n 4u 10u)\nL1 vdd d 100u\nR1 vdd d 50\n";
+    const char *tail = ".tran 10n 30u\n.save v(d) i(l1) i(v1)\n.end\n";
+    char net[2048];
+    snprintf(net, sizeof net, "%sM1 d gate 0 MYFET\n.model MYFET VDMOS(Rg=3 Vto=4 Rd=20m Rs=10m Rb=15m Kp=20 Cgdmax=2n "
+             "Cgdmin=50p Cgs=1.5n Cjo=1n Is=1e-12 lambda=0.01)\n%s", head, tail);
+    snprintf(path, sizeof path, "%s/v1.cir", tmp);
+    cr_assert_eq(tu_write_file(path, net), 0);
+    snprintf(net, sizeof net, "%sM1 dd gg ss ss MYN\nRD d dd 20m\nRG gate gg 3\nRS ss 0 10m\nDB 0 d DBODY\n"
+             ".model MYN NMOS(VTO=4 KP=20 CGSO=1.5e-5 CGDO=1.025e-5)\n.model DBODY D(IS=1e-12 N=1 RS=15m)\n%s", head, tail);
+    snprintf(path, sizeof path, "%s/v2.cir", tmp);
+    cr_assert_eq(tu_write_file(path, net), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s v1.cir 2>&1 && %s v2.cir 2>&1", tmp, NSC_PROGRAM, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "v1.cir:7:1: warning: VDMOS model 'myfet': parameters cjo lambda ignored"), "%s", out);
+    free(out);
+    tu_table a, b;
+    snprintf(path, sizeof path, "%s/v1.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &a), 0);
+    snprintf(path, sizeof path, "%s/v2.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &b), 0);
+    cr_assert(a.nrow == b.nrow && a.ncol == 4 && b.ncol == 4 && a.nrow == 3001);
+    double vmin = INFINITY, vmax = -INFINITY;
+    for (int i = 0; i < a.nrow; i++)
+        for (int c = 0; c < 4; c++) {
+            cr_assert(fabs(TU_AT(&a, i, c) - TU_AT(&b, i, c)) <= 1e-12 * (1 + fabs(TU_AT(&b, i, c))), "row %d col %d", i, c);
+            if (c == 1) { vmin = fmin(vmin, TU_AT(&a, i, 1)); vmax = fmax(vmax, TU_AT(&a, i, 1)); }
+        }
+    cr_assert(vmin < 0.1 && vmax > 40, "v(d) from %g to %g: it switches and the inductor kicks", vmin, vmax);
+    tu_table_free(&a);
+    tu_table_free(&b);
+    const char *ops[][2] = { { "VD d 0 10\nVG g 0 5\nM1 d g 0 F\n.model F VDMOS(Vto=4 Kp=20)", "i(vd)" },
+                             { "VD d 0 -10\nVG g 0 -5\nM1 d g 0 F\n.model F VDMOS(pchan Vto=-4 Kp=20)", "i(vd)" },
+                             { "VD d 0 -1\nM1 d 0 0 F\n.model F VDMOS(Vto=4 Kp=20 Is=1e-14)", "i(vd)" } };
+    const double want[] = { -10.848182391, 10.848182391, 0 };
+    for (int k = 0; k < 3; k++) {
+        snprintf(net, sizeof net, "t\n%s\n.op\n.end\n", ops[k][0]);
+        snprintf(path, sizeof path, "%s/op.cir", tmp);
+        cr_assert_eq(tu_write_file(path, net), 0);
+        snprintf(cmd, sizeof cmd, "cd %s && %s op.cir 2>/dev/null", tmp, NSC_PROGRAM);
+        cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+        const char *s = strstr(out, "  i(vd)");
+        double v;
+        cr_assert(s && sscanf(s, "  i(vd) = %lf", &v) == 1, "%s", out);
+        if (k < 2) cr_assert(fabs(v - want[k]) <= 1e-6, "%s: i(vd) = %.10g", ops[k][0], v);
+        else cr_assert(v > 1 && v < 10, "the body diode conducts: i(vd) = %g", v);  /* -1 V across it */
+        free(out);
+    }
+    /* ngspice's 4-node form (the 4th, 5th are thermal nodes): the same, with a warning */
+    snprintf(path, sizeof path, "%s/op.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "t\nVD d 0 10\nVG g 0 5\nM1 d g 0 tj F\n.model F VDMOS(Vto=4 Kp=20)\n.op\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s op.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "op.cir:4:10: warning: the fourth node of VDMOS m1 is not used")
+              && strstr(out, "i(vd)                = -1.0848182391e+01"), "%s", out);
+    free(out);
+    /* BV: the body diode's avalanche clamps the drain (60 V through 10 Ohm, BV = 40 V) */
+    cr_assert_eq(tu_write_file(path, "t\nVD d 0 60\nR1 d dd 10\nM1 dd 0 0 F\n.model F VDMOS(Vto=4 Kp=20 BV=40)\n.op\n.end\n"), 0);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    double vdd;
+    const char *q = strstr(out, "  v(dd)");
+    cr_assert(q && sscanf(q, "  v(dd) = %lf", &vdd) == 1 && vdd > 40 && vdd < 41, "%s", out);
+    free(out);
+}
+
+/* A diode's CJO is a constant capacitance across it in the transient (issue 13
+ * item 4; ignored before): reverse-biased through 1 kOhm by a 5 V step, the
+ * cathode charges as 5 (1 - e^(-t/tau)), tau = R CJO = 1 us, within 1e-3 of
+ * the swing at every row; I(D1) holds the capacitor's current, the source's
+ * within 3 % of 5 mA (a capacitor's current at a row is its step's difference
+ * quotient, C (v1 - v0)/h: measured 2.3 % at the first rows, where the steps
+ * are longest relative to tau). */
+Test(e2e, diode_cjo_is_a_capacitance)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/cj.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "cjo\nV1 a 0 PULSE(0 5 0 1p 1p 1 2)\nR1 a k 1k\nD1 0 k DC\n"
+                                     ".model DC D(VF=0.7 RON=0.1 CJO=1n)\n.tran 50n 5u\n.save v(k) i(d1) i(v1)\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s cj.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert_null(strstr(out, "ignored"), "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/cj.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int ck = tu_table_col(&t, "v(k)"), cd = tu_table_col(&t, "i(d1)"), cv = tu_table_col(&t, "i(v1)");
+    cr_assert(ck > 0 && cd > 0 && cv > 0 && t.nrow == 101);
+    for (int i = 1; i < t.nrow; i++) {
+        double tt = TU_AT(&t, i, 0);
+        cr_assert(fabs(TU_AT(&t, i, ck) - 5 * (1 - exp(-tt / 1e-6))) <= 5e-3, "v(k) at %g: %g", tt, TU_AT(&t, i, ck));
+        cr_assert(fabs(TU_AT(&t, i, cd) - TU_AT(&t, i, cv)) <= 3e-2 * 5e-3, "i(d1) at %g", tt);
+    }
+    tu_table_free(&t);
+}
+
+/* ngspice .control blocks (issue 12 item 5; skipped without a word before):
+ * tests/data/control/rc_ctl.cir runs its block's tran, wrdata (with
+ * wr_singlescale, wr_vecnames), write and meas; its wrdata file agrees with
+ * ngspice 39's (rc_out_ng.txt) within 0.05 % RMS of range on every column,
+ * vmax with ngspice's 0.9933108 within 1e-4; let, print, echo are named in
+ * one note; the wrdata into a missing folder is a warning and the run exits 0. */
+Test(e2e, control_block_runs_its_common_commands)
+{
+    char cmd[4096], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && cp %s/control/rc_ctl.cir . && %s rc_ctl.cir 2>&1", tmp, NSC_REFDIR, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    double vmax;
+    const char *m = strstr(out, "vmax = ");
+    cr_assert(m && sscanf(m, "vmax = %lf", &vmax) == 1 && fabs(vmax - 0.9933108) <= 1e-4, "%s", out);
+    cr_assert(strstr(out, "rc_ctl.cir:16:1: note: .control commands not run: let, print, echo"), "%s", out);
+    cr_assert(strstr(out, "rc_ctl.cir:19:1: warning: wrdata nosuchdir/x.txt not written: cannot write"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && head -1 rc_out.txt && %s compare rc_out.txt %s/control/rc_out_ng.txt --tol 5e-4 "
+             "&& %s compare rc.raw %s/control/rc_out_ng.txt --signals 'v(out)' --tol 5e-4",
+             tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(!strncmp(out, "time v(out) v(in) i(v1)\n", 24), "%s", out);
+    free(out);
+    /* a block's file that is the netlist itself is not written over it */
+    snprintf(cmd, sizeof cmd, "cd %s && printf 't\\nV1 a 0 1\\nR1 a 0 1\\n.control\\ntran 1u 10u\\nwrdata self.cir a\\n"
+             ".endc\\n.end\\n' > self.cir && %s self.cir 2>&1 && head -1 self.cir", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "self.cir:6:1: warning: wrdata self.cir not written: it is an input of this run")
+              && strstr(out, "\nt\n"), "%s", out);
+    free(out);
+}
+
+/* Xyce's .print (issue 12 item 2; refused at FORMAT= before): FORMAT=,
+ * PRECISION=, WIDTH= noted and ignored; {expr} and P(x)/W(x) (power) are
+ * derived columns after the others: {v(a)-v(b)} = v(a)/2 and p(r1) = p(r2) =
+ * (v(a)/2)^2 / 1k at every row (to 1e-12 relative), also through .meas. */
+Test(e2e, xyce_print_expressions_and_power)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/xp.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "xyce print\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nR2 b 0 1k\n.tran 0 2m\n"
+                                     ".print tran FORMAT=CSV PRECISION=8 WIDTH=12 v(a) {v(a)-v(b)} i(v1) P(R1) W(R2)\n"
+                                     ".meas tran pavg AVG par('v(a,b)*i(r1)')\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s xp.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "xp.cir:6:13: note: Xyce .print option format= ignored"), "%s", out);
+    double pavg;
+    const char *m = strstr(out, "pavg = ");
+    cr_assert(m && sscanf(m, "pavg = %lf", &pavg) == 1, "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/xp.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    cr_assert(t.ncol == 6 && tu_table_col(&t, "{v(a)-v(b)}") == 3 && tu_table_col(&t, "p(r1)") == 4
+              && tu_table_col(&t, "p(r2)") == 5, "%d columns", t.ncol);
+    double sum = 0;
+    for (int i = 0; i < t.nrow; i++) {
+        double va = TU_AT(&t, i, 1), h = va / 2, p = h * h / 1e3;
+        cr_assert(fabs(TU_AT(&t, i, 3) - h) <= 1e-12 * (1 + fabs(h)), "row %d", i);
+        cr_assert(fabs(TU_AT(&t, i, 4) - p) <= 1e-12 * p + 1e-20 && fabs(TU_AT(&t, i, 5) - p) <= 1e-12 * p + 1e-20, "row %d", i);
+        if (i > 0) sum += 0.5 * (TU_AT(&t, i, 4) + TU_AT(&t, i - 1, 4)) * (TU_AT(&t, i, 0) - TU_AT(&t, i - 1, 0));
+    }
+    cr_assert(fabs(sum / 2e-3 - pavg) <= 1e-9 * pavg, "AVG of p(r1) %g, .meas %g", sum / 2e-3, pavg);
+    tu_table_free(&t);
+}
+
+/* A VDMOS buck (issue 13's goal: "VDMOS buck with body diode" within 3 % RMS
+ * of range of ngspice on ngspice's own netlist): tests/data/vdmos, the
+ * start-up of the LC filter over 300 us; measured v(out) 0.22 %, i(l1) 0.20 %
+ * with the diode fitted by 3 segments on 10 mA..10 A (2.86 % and 2.31 % with the
+ * default 10 mA..1 A line, 0.65 V off at the 6 A freewheeling peak).
+ * Before (session 7), the run stalled at the third turn-on: the last trial
+ * of an event bracket was rejected by the error control and retried forever
+ * ("no progress ... after 100000 trial steps"). */
+Test(e2e, vdmos_buck_matches_ngspice)
+{
+    char cmd[4096], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o bv.dat %s/vdmos/buck_vdmos.cir 2>&1 && %s compare bv.dat "
+             "%s/vdmos/buck_vdmos_ng.txt --signals 'v(out),i(l1)' --tol 0.005", tmp, NSC_PROGRAM, NSC_REFDIR,
+             NSC_PROGRAM, NSC_REFDIR);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "PASS: all 2 signals within --tol 0.5 %"), "%s", out);
+    cr_assert_null(strstr(out, "peak current"), "%s", out);   /* the diode's fit covers its currents */
+    free(out);
+}
+
+/* A diode with CJO against ngspice (issue 13's goal "diode with CJO"):
+ * tests/data/cjo, a 1 MHz half-wave rectifier whose 200 pF junction passes
+ * current while blocking; M = 0 makes ngspice's capacitance constant, as ours.
+ * Measured 0.89 % RMS of range (21.7 % with CJO ignored, as before). */
+Test(e2e, diode_cjo_matches_ngspice)
+{
+    char cmd[4096], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o cj.dat %s/cjo/cjo.cir 2>&1 && %s compare cj.dat "
+             "%s/cjo/cjo_ng.txt --tol 0.015", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "PASS: all 2 signals within --tol 1.5 %"), "%s", out);
+    free(out);
+}
+
+/* TT (issue 13 item 4): the diffusion charge TT i_F keeps the junction on after
+ * the source reverses until the reverse current and recombination remove it.
+ * Charge control with a constant reverse current IR (RON = 0: the diode holds
+ * VF while on): i = i_F + TT i_F', i_F(0) = IF, so i_F = -IR + (IF + IR) e^(-t/TT)
+ * reaches 0 at the storage time ts = TT ln(1 + IF/IR). Here IF = 9.3/10,
+ * IR = 10.7/10, TT = 1 us: ts = 0.62572 us after the 1 ps edge at 1 us, within
+ * the 1 ns rows' resolution of .meas WHEN (measured -0.33 ns). Before TT was read
+ * the diode blocked at once (ts = 0). */
+Test(e2e, diode_tt_storage_time_is_charge_control)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/tt.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "tt\nV1 a 0 PULSE(10 -10 1u 1p 1p 10u 20u)\nR1 a d 10\nD1 d 0 DR\n"
+                                     ".model DR D(VF=0.7 RON=0 TT=1u)\n.tran 1n 3u\n"
+                                     ".meas tran ts WHEN v(d)=-1 FALL=1\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o tt.dat tt.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    const char *p = strstr(out, "ts = ");
+    cr_assert_not_null(p, "%s", out);
+    double ts = strtod(p + 5, NULL), want = 1e-6 + 0.5e-12 + 1e-6 * log(1 + 0.93 / 1.07);
+    cr_assert(fabs(ts - want) < 1e-9, "ts = %.6g, charge control %.6g\n%s", ts, want, out);
+    cr_assert_null(strstr(out, "ignored"), "%s", out);
+    free(out);
+}
+
+/* The same recovery with a SPICE diode (IS, N, TT = 1 us) against ngspice 39 with
+ * Gear integration (tests/data/diode_tt; its trapezoidal run rings +-8 V after the
+ * recovery): v(d) 0.11 %, i(v1) 0.062 % RMS of range, storage end 1.61516 us vs
+ * ngspice's 1.61525 us (.meas WHEN v(d)=-1). */
+Test(e2e, diode_tt_matches_ngspice)
+{
+    char cmd[4096], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o rec.dat %s/diode_tt/recovery.cir 2>&1 && %s compare rec.dat "
+             "%s/diode_tt/recovery_ng.txt --tol 0.005", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "PASS: all 2 signals within --tol 0.5 %"), "%s", out);
+    const char *p = strstr(out, "ts = ");
+    cr_assert_not_null(p, "%s", out);
+    cr_assert(fabs(strtod(p + 5, NULL) - 1.61525e-6) < 2e-9, "%s", out);
+    free(out);
+}
+
+/* A fitted diode used outside its fit's range is named after the run (issue 13
+ * item 4: "a 16 A inrush goes unwarned"). 1 mA through the default 10 mA..1 A
+ * line: i = (5 - VF)/(4.4k + RON) with the fit's VF, RON, where the line is
+ * VF + RON i - Vt ln(1 + i/IS) = 0.0867 V above the SPICE curve; a 6 A inrush
+ * into a reservoir capacitor is above the range; covered by IMIN/IMAX, silent. */
+Test(e2e, diode_fit_range_warning)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/dr1.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "low\nV1 a 0 5\nR1 a d 4.4k\nD1 d 0 DS\n.model DS D(IS=1e-14)\n.tran 1u 10u\n"
+                                     ".end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o dr1.dat dr1.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    double vf, ron, ip, off;
+    const char *p = strstr(out, "VF="), *q = strstr(out, "diode d1: its peak current ");
+    cr_assert(p && q && sscanf(p, "VF=%lf RON=%lf", &vf, &ron) == 2, "%s", out);
+    cr_assert_eq(sscanf(q, "diode d1: its peak current %lf A is below the range 10 mA..1 A its model 'ds' was "
+                        "fitted on; there the fit is %lf V off", &ip, &off), 2, "%s", out);
+    double vt = 1.380649e-23 * 300.15 / 1.602176634e-19, i = (5 - vf) / (4.4e3 + ron);
+    cr_assert(fabs(ip - i) < 2e-3 * i, "peak %g, want %g", ip, i);
+    cr_assert(fabs(off - (vf + ron * i - vt * log1p(i / 1e-14))) < 2e-3, "off %g\n%s", off, out);
+    free(out);
+    const char *rect = "inrush\nV1 a 0 SIN(0 20 50)\nD1 a out DX\nC1 out 0 1000u\nR1 out 0 100\n"
+                       ".model DX D(IS=1e-14%s)\n.tran 0.1m 40m\n.end\n";
+    for (int k = 0; k < 2; k++) {
+        char text[512];
+        snprintf(text, sizeof text, rect, k ? " SEGMENTS=4 IMIN=1m IMAX=10" : "");
+        snprintf(path, sizeof path, "%s/dr2.cir", tmp);
+        cr_assert_eq(tu_write_file(path, text), 0);
+        snprintf(cmd, sizeof cmd, "cd %s && %s -o dr2.dat dr2.cir 2>&1", tmp, NSC_PROGRAM);
+        cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+        if (k) cr_assert_null(strstr(out, "peak current"), "%s", out);
+        else cr_assert(strstr(out, "A is above the range 10 mA..1 A its model 'dx'"), "%s", out);
+        free(out);
+    }
+}
+
+/* Issue 13's goal "a converter built only from models/ parts and B-source
+ * control runs unchanged in both programs": tests/data/models_buck/buck.cir
+ * (IRF540N and 1N5819 from models/ by relative .include, a B-source clamped
+ * controller and comparator) against ngspice 39 on the same cards: measured
+ * v(out) 0.34 %, i(l1) 0.65 %, v(ctl) 0.87 % RMS of range. No diode's peak
+ * current leaves its fit's range. */
+Test(e2e, models_buck_runs_unchanged_in_ngspice)
+{
+    char cmd[4096], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o mb.dat %s/models_buck/buck.cir 2>&1 && %s compare mb.dat "
+             "%s/models_buck/buck_ng.txt --tol 0.015", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "PASS: all 3 signals within --tol 1.5 %"), "%s", out);
+    cr_assert_null(strstr(out, "peak current"), "%s", out);
+    free(out);
+}
+
+/* .ic on inductor nodes (issue 12): behind a resistor the operating point
+ * holds the node (and, the inductor being a short, its other end) at the .ic
+ * value with no inductor current, as ngspice 39 does (v(a) = v(b) = 5 V, i(l1)
+ * = 0 at t = 0; then v(a) jumps to 10 V - 10 Ohm i(l1) and the LC rings from
+ * there). Tied to a voltage source through the inductor the .ic cannot hold:
+ * the warning now says so; before it blamed "voltage sources" alone, and
+ * ngspice forces the node anyway (5e10 A through L1). */
+Test(e2e, ic_on_inductor_nodes)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/icl.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "icl\nV1 in 0 10\nR1 in a 10\nL1 a b 1m\nC1 b 0 10u\n.ic V(a)=5\n"
+                                     ".tran 1u 1m\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o icl.dat icl.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert_null(strstr(out, "ignored"), "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/icl.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int ca = tu_table_col(&t, "v(a)"), cb = tu_table_col(&t, "v(b)"), cl = tu_table_col(&t, "i(l1)");
+    cr_assert(ca > 0 && cb > 0 && cl > 0);
+    cr_assert(fabs(TU_AT(&t, 0, ca) - 5) < 1e-9 && fabs(TU_AT(&t, 0, cb) - 5) < 1e-9 && fabs(TU_AT(&t, 0, cl)) < 1e-12);
+    cr_assert(fabs(TU_AT(&t, 1, ca) - (10 - 10 * TU_AT(&t, 1, cl))) < 1e-6, "v(a) at 1 us %g", TU_AT(&t, 1, ca));
+    tu_table_free(&t);
+    snprintf(path, sizeof path, "%s/icl2.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "icl2\nV1 in 0 10\nL1 in a 1m\nR1 a b 10\nC1 b 0 10u\n.ic V(a)=5 V(b)=2\n"
+                                     ".tran 1u 1m\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o icl2.dat icl2.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "icl2.cir:6:7: warning: .ic V(a) ignored: the operating point ties the node to voltage "
+                          "sources (directly, or through inductors, shorts at DC"), "%s", out);
+    cr_assert_null(strstr(out, ".ic V(b) ignored"), "%s", out);
+    free(out);
+}
+
+/* A diode with TT and CJO between two resistors (tests/data/diode_tt/tt_cjo):
+ * the capacitor and the diffusion charge make the node pair's current sum a
+ * hidden algebraic row; the search for it put the diffusion current's own
+ * (already algebraic, exact) row into the combination, and the adaptive steps
+ * fell below 1e-21 s at the first turn-on (an error here; other cards hung;
+ * with theta = 1, fixed steps or CJO = 0 it ran). Now within 1 % of ngspice 39
+ * (Gear): measured v(a) 0.69 %, v(k) 0.094 %, i(v1) 0.094 %. */
+Test(e2e, diode_tt_with_cjo_behind_a_resistor)
+{
+    char cmd[4096], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && timeout 60 %s --quiet -o tc.dat %s/diode_tt/tt_cjo.cir 2>&1 && %s compare "
+             "tc.dat %s/diode_tt/tt_cjo_ng.txt --tol 0.01", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "PASS: all 3 signals within --tol 1 %"), "%s", out);
+    free(out);
+}
+
+/* B-source hysteresis (issue 13 item 1), asked for as LTspice netlists do: a
+ * source whose threshold reads its own output, V(in) > (V(out) > 2.5 ? 2 : 3).
+ * Between 2 V and 3 V both outputs solve the relay; the step keeps the previous
+ * mode, so with V(in) = 2.5 + 1.5 sin(2 pi 1k t) the output rises where
+ * sin = 1/3 (54.087 us, 1.054087 ms) and falls where sin = -1/3 (554.087 us),
+ * measured on 1 us rows (the jump falls between two rows: +0.5 us), and
+ * switches exactly four times in 2 ms (ngspice 39: 53.78 us, 553.78 us). */
+Test(e2e, bsource_schmitt_trigger_by_self_reference)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/sch.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "schmitt\nV1 in 0 SIN(2.5 1.5 1k)\nB1 out 0 V = V(in) > (V(out) > 2.5 ? 2 : 3) "
+                                     "? 5 : 0\nR1 out 0 1k\n.tran 1u 2m\n.meas tran up WHEN v(out)=2.5 RISE=1\n"
+                                     ".meas tran dn WHEN v(out)=2.5 FALL=1\n.meas tran up2 WHEN v(out)=2.5 RISE=2\n"
+                                     ".end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o sch.dat sch.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    double a = asin(1.0 / 3) / (2 * M_PI * 1e3), want[3] = { a, 0.5e-3 + a, 1e-3 + a }, got;
+    const char *name[3] = { "up = ", "dn = ", "up2 = " };
+    for (int k = 0; k < 3; k++) {
+        const char *p = strstr(out, name[k]);
+        cr_assert(p && sscanf(p + strlen(name[k]), "%lf", &got) == 1, "%s", out);
+        cr_assert(fabs(got - want[k]) < 1e-6, "%s%.6g, want %.6g", name[k], got, want[k]);
+    }
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/sch.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int c = tu_table_col(&t, "v(out)"), flips = 0;
+    for (int i = 1; i < t.nrow; i++) flips += fabs(TU_AT(&t, i, c) - TU_AT(&t, i - 1, c)) > 2.5;
+    cr_assert_eq(flips, 4);
+    tu_table_free(&t);
+}
+
+/* LTspice's SW ILIMIT is not modelled (issue 13 item 2: "where meaningful"):
+ * the warning names it and says the current is then RON's alone (10 V into
+ * 0.1 + 1 Ohm: 9.09 A, where LTspice holds 2 A); before it only said that
+ * "parameters other than VT VH RON ROFF ... are ignored". */
+Test(e2e, switch_ilimit_is_named)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/il.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "il\nV1 a 0 10\nVc c 0 1\nS1 a b c 0 SWL\nR1 b 0 1\n"
+                                     ".model SWL SW(Ron=0.1 Roff=1meg Vt=0.5 Ilimit=2)\n.tran 1u 10u\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o il.dat il.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "il.cir:6:1: warning: switch model 'swl': parameters other than VT VH RON ROFF (VON VOFF; "
+                          "EON EOFF VREF IREF) are ignored (ilimit first: LTspice's current limit is not modelled"),
+              "%s", out);
+    free(out);
+}
+
+/* Comparisons at a tie, as SPICE evaluates them (found by tests/corpus: a
+ * sawtooth and a duty command both 0 at the operating point closed a boost's
+ * switch, 167 A in its inductor at t = 0 where ngspice has 0.094 A): < and >
+ * are false at equality, <= and >= true. Before, the relay took any value at
+ * equality and the operating point picked one. */
+Test(e2e, bsource_comparison_ties_are_spice_s)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/tie.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "tie\nVa a 0 0\nVb b 0 0\nB1 lt 0 V = V(a) < V(b) ? 5 : 0\n"
+                                     "B2 le 0 V = V(a) <= V(b) ? 5 : 0\nB3 gt 0 V = V(a) > V(b) ? 5 : 0\n"
+                                     "B4 ge 0 V = V(a) >= V(b) ? 5 : 0\nB5 u 0 V = 5*u(V(a)-V(b))\n"
+                                     "R1 lt 0 1k\nR2 le 0 1k\nR3 gt 0 1k\nR4 ge 0 1k\nR5 u 0 1k\n.op\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s tie.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    const char *want[] = { "v(lt)                =  0.0000000000e+00", "v(le)                =  5.0000000000e+00",
+                           "v(gt)                =  0.0000000000e+00", "v(ge)                =  5.0000000000e+00",
+                           "v(u)                 =  0.0000000000e+00" };
+    for (int k = 0; k < 5; k++) cr_assert(strstr(out, want[k]), "%s not in\n%s", want[k], out);
+    free(out);
+}
+
+/* A PULSE with ngspice's NP (here 2 pulses) is not periodic after them: no
+ * "not in periodic steady state" warning on an RC decaying from them. Before,
+ * meas.c had its own period rule that ignored NP (172 % "change" per period);
+ * it now asks source_wave.c's nsc_wave_period, as the steady state does. */
+Test(e2e, pulse_np_is_not_a_periodic_source_for_meas)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/np.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "np\nV1 a 0 PULSE(0 1 0 1n 1n 0.5m 1m 2)\nR1 a out 1k\nC1 out 0 1u\n"
+                                     ".tran 10u 20m\n.meas tran m AVG v(out) FROM=10m TO=20m\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o np.dat np.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "m = ") && !strstr(out, "periodic steady state"), "%s", out);
+    free(out);
+}

@@ -1,0 +1,161 @@
+/* test_expr.c -- expressions and .param: operators, precedence, functions,
+ * parameter chains, --param overrides, evaluation errors. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "netlist/netlist.h"
+
+#define M_PI 3.14159265358979323846
+
+static nsc_report R;
+
+/* value of R1 = {expr} after the given .param lines */
+static double ev(const char *params, const char *expr)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "t\n%s\nR1 a 0 {%s}\n", params, expr);
+    nsc_circuit *c = NULL;
+    nsc_report_init(&R);
+    cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_OK, "%s: %s", expr, R.error);
+    double v = c->el[0].value;
+    nsc_circuit_free(c);
+    nsc_report_free(&R);
+    return v;
+}
+
+static void near(double a, double b)
+{
+    cr_assert(fabs(a - b) <= 1e-12 * fabs(b) + 1e-300, "%.17g != %.17g", a, b);
+}
+
+Test(expr, arithmetic_and_precedence)
+{
+    near(ev("", "1+2*3"), 7);
+    near(ev("", "(1+2)*3"), 9);
+    near(ev("", "2^3^2"), 512);   /* right-associative */
+    near(ev("", "2**3"), 8);
+    near(ev("", "-2^2"), -4);     /* unary minus below ^ */
+    near(ev("", "10-4-3"), 3);    /* left-associative */
+    near(ev("", "12/4/3"), 1);
+    near(ev("", "--3"), 3);
+    near(ev("", "+3"), 3);
+    near(ev("", "2k*3meg"), 6e9); /* suffixes inside expressions */
+    near(ev("", "1.5e-3*2"), 3e-3);
+    near(ev("", "10uF*2"), 20e-6);
+}
+
+Test(expr, functions_and_pi)
+{
+    near(ev("", "sqrt(16)"), 4);
+    near(ev("", "exp(1)"), exp(1));
+    near(ev("", "log(100)"), log(100)); /* SPICE log is the natural log */
+    near(ev("", "ln(2)"), log(2));
+    near(ev("", "sin(pi/2)"), 1);
+    near(ev("", "cos(0)"), 1);
+    near(ev("", "tan(pi/4)"), tan(M_PI / 4));
+    near(ev("", "abs(-3)"), 3);
+    near(ev("", "min(2, -5)"), -5);
+    near(ev("", "max(2, -5)"), 2);
+    near(ev("", "pow(2, 10)"), 1024);
+    near(ev("", "PI"), M_PI);
+    near(ev("", "Max(1,Sqrt(9))"), 3);
+}
+
+/* Comparisons, logic, ?: and the PWL functions of B sources evaluated as
+ * numbers in .param (SPICE: a nonzero value is true; ngspice's u(0) = 0). */
+Test(expr, comparisons_logic_and_pwl_functions)
+{
+    near(ev("", "2>1"), 1);
+    near(ev("", "2<1"), 0);
+    near(ev("", "1>=1"), 1);
+    near(ev("", "1<=0.5"), 0);
+    near(ev("", "3==3"), 1);
+    near(ev("", "3!=3"), 0);
+    near(ev("", "1 && 0"), 0);
+    near(ev("", "1 || 0"), 1);
+    near(ev("", "!0"), 1);
+    near(ev("", "!(2>1)"), 0);
+    near(ev("", "1+1>1 ? 10 : 20"), 10);       /* + binds tighter than >, > than ?: */
+    near(ev("", "0 ? 1 : 0 ? 2 : 3"), 3);      /* ?: is right-associative */
+    near(ev("", "1 || 0 && 0"), 1);            /* && binds tighter than || */
+    near(ev("", "1 < 2 == 1"), 1);             /* < binds tighter than == */
+    near(ev("", "u(2)+u(0)+u(-1)"), 1);
+    near(ev("", "uramp(-2)+uramp(3)"), 3);
+    near(ev("", "sgn(-4)+10*sgn(0)+100*sgn(5)"), 99);
+    near(ev("", "limit(7,0,5)"), 5);
+    near(ev("", "limit(-7,0,5)"), 0);
+    near(ev("", "limit(3,5,0)"), 3);           /* the median of the three (LTspice) */
+    near(ev("", "if(0, 1, 2)"), 2);
+    near(ev(".param a = 2 > 1 ? 4 : 5", "a"), 4); /* bare .param value with blanks around operators */
+}
+
+Test(expr, param_chains)
+{
+    near(ev(".param a=2 b=2*a c={a+b}\n.param d = 'c**2' e = d - 1", "e"), 35);
+    near(ev(".param rval=1k", "rval*2"), 2000);
+    near(ev(".param x=1\n.param x=5", "x"), 5); /* later definition wins */
+    near(ev(".PARAM Big=3", "big"), 3);
+}
+
+Test(expr, bare_param_name_as_value)
+{
+    nsc_circuit *c = NULL;
+    nsc_report_init(&R);
+    cr_assert_eq(nsc_netlist_read_string("t\n.param rl=47\nR1 a 0 rl\n", "t.cir", NULL, 0, &c, &R), NSC_OK, "%s", R.error);
+    near(c->el[0].value, 47);
+    nsc_circuit_free(c);
+    nsc_report_free(&R);
+}
+
+Test(expr, param_override)
+{
+    nsc_param_set ov[] = { { "A", 10 } };
+    nsc_circuit *c = NULL;
+    nsc_report_init(&R);
+    cr_assert_eq(nsc_netlist_read_string("t\n.param a=2 b={a*3}\nR1 x 0 {b}\n", "t.cir", ov, 1, &c, &R), NSC_OK);
+    near(c->el[0].value, 30);
+    nsc_circuit_free(c);
+    nsc_report_free(&R);
+    nsc_param_set bad[] = { { "zz", 1 } };
+    cr_assert_eq(nsc_netlist_read_string("t\n.param a=2\nR1 x 0 {a}\n", "t.cir", bad, 1, &c, &R), NSC_ENETLIST);
+    cr_assert_null(c);
+    cr_assert_str_eq(R.error, "nscircuit: error: no .param named zz");
+    nsc_report_free(&R);
+}
+
+static void bad(const char *params, const char *expr, const char *msg)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "t\n%s\nR1 a 0 %s\n", params, expr);
+    nsc_circuit *c = NULL;
+    nsc_report_init(&R);
+    cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_ENETLIST, "accepted %s", expr);
+    cr_assert_null(c);
+    cr_assert_str_eq(R.error, msg);
+    nsc_report_free(&R);
+}
+
+Test(expr, errors)
+{
+    bad("", "{x}", "t.cir:3:9: error: undefined parameter 'x'");
+    bad("", "{1/0}", "t.cir:3:10: error: division by zero");
+    bad(".param z=0", "{1/(z*2)}", "t.cir:3:10: error: division by zero");
+    bad("", "{1e308*10}", "t.cir:3:14: error: value is not finite (overflow)");
+    bad("", "{exp(1000)}", "t.cir:3:9: error: value is not finite (overflow)");
+    bad("", "{sqrt(-1)}", "t.cir:3:9: error: value is not finite (NaN)");
+    bad("", "{log(0)}", "t.cir:3:9: error: value is not finite (overflow)");
+    bad("", "1e999", "t.cir:3:8: error: value is not finite (overflow): '1e999'");
+    bad("", "nan", "t.cir:3:8: error: bad value 'nan' (not a number or a .param name)");
+    bad("", "inf", "t.cir:3:8: error: bad value 'inf' (not a number or a .param name)");
+    bad("", "1x2", "t.cir:3:8: error: bad number '1x2'");
+    bad("", "{foo(1)}", "t.cir:3:9: error: unknown function 'foo'");
+    bad("", "{max(1)}", "t.cir:3:9: error: function 'max' takes 2 arguments");
+    bad("", "{sqrt(1,2)}", "t.cir:3:9: error: function 'sqrt' takes 1 argument");
+    bad(".param a=1 b=c", "1", "t.cir:2:14: error: undefined parameter 'c'");
+    bad(".param b=a a=1", "1", "t.cir:2:10: error: undefined parameter 'a'"); /* order matters */
+    bad(".param f(x)=x", "{f(1,2)}", "t.cir:3:9: error: function 'f' takes 1 argument, not 2");
+    bad(".param f(x)=x+", "1", "t.cir:2:13: error: the body of function 'f' must be an expression in braces: f(...) {expr}");
+    bad(".param 5", "1", "t.cir:2:8: error: expected name=value in .param, found '5'");
+}

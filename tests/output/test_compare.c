@@ -1,0 +1,345 @@
+/* test_compare.c -- cmp.c (errors and switching shifts on one time grid) on
+ * synthetic signals with known errors and shifts, and `nscircuit compare`. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/cmp.h"
+#include "output/out.h"
+#include "testutil.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static char *tmp;
+static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
+static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+TestSuite(compare, .init = setup, .fini = teardown);
+
+typedef double (*fn)(double t, int col);
+
+/* table of n rows on [t0, t1] (uniform), columns names[0..nc) from f */
+static nsc_waves *table(char **names, int nc, int n, double t0, double t1, fn f)
+{
+    nsc_waves *W = nsc_waves_new(names, nc, "");
+    cr_assert(W);
+    double row[16];
+    for (int i = 0; i < n; i++) {
+        row[0] = t0 + (t1 - t0) * i / (n - 1);
+        for (int k = 0; k < nc; k++) row[k + 1] = f(row[0], k);
+        cr_assert_eq(nsc_waves_add(W, row), 0);
+    }
+    return W;
+}
+
+static nsc_cmp *run(const nsc_waves *a, const nsc_waves *b, char **sig, int nsig)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_cmp *c = NULL;
+    nsc_status s = nsc_compare(a, b, sig, nsig, -INFINITY, INFINITY, &c, &r);
+    cr_assert_eq(s, NSC_OK, "%s", r.error ? r.error : "");
+    nsc_report_free(&r);
+    return c;
+}
+
+static double ref_sin(double t, int k) { (void)k; return 3 * sin(2 * M_PI * 50 * t); }
+static double off_sin(double t, int k) { (void)k; return 3 * sin(2 * M_PI * 50 * t) + 0.01; }
+static double ramp_err(double t, int k) { (void)k; return 3 * sin(2 * M_PI * 50 * t) + 0.02 * t / 0.04; }
+
+/* A constant offset: max = rms = offset. A linear drift e = a t on [0, T]: max a T,
+ * rms a T / sqrt(3), exact because e is linear on every piece of the grid. Range:
+ * 6 (two periods of 3 sin). The grids differ (501 vs 1001 points). */
+Test(compare, known_errors)
+{
+    char *n[] = { "v(out)" };
+    nsc_waves *ref = table(n, 1, 1001, 0, 0.04, ref_sin);
+    nsc_waves *ours = table(n, 1, 501, 0, 0.04, off_sin);
+    nsc_cmp *c = run(ours, ref, NULL, 0);
+    cr_assert_eq(c->nsig, 1);
+    cr_assert_eq(c->ngrid, 501);                       /* ours' points */
+    const nsc_cmp_sig *s = &c->sig[0];
+    cr_assert_float_eq(s->range, 6, 1e-12);
+    /* errors at ours' points, a subset of the reference's: exact */
+    cr_assert_float_eq(s->max_err, 0.01, 1e-12, "max %g", s->max_err);
+    cr_assert_float_eq(s->rms_err, 0.01, 1e-12, "rms %g", s->rms_err);
+    nsc_cmp_free(c);
+    nsc_waves_free(ours);
+    /* same grid: exact */
+    ours = table(n, 1, 1001, 0, 0.04, off_sin);
+    c = run(ours, ref, NULL, 0);
+    cr_assert_float_eq(c->sig[0].max_err, 0.01, 1e-12);
+    cr_assert_float_eq(c->sig[0].rms_err, 0.01, 1e-12);
+    cr_assert_float_eq(c->sig[0].max_err / c->sig[0].scale, 0.01 / 6, 1e-12);
+    nsc_cmp_free(c);
+    nsc_waves_free(ours);
+    ours = table(n, 1, 1001, 0, 0.04, ramp_err);
+    c = run(ours, ref, NULL, 0);
+    cr_assert_float_eq(c->sig[0].max_err, 0.02, 1e-12);
+    cr_assert_float_eq(c->sig[0].t_max_err, 0.04, 1e-15);
+    cr_assert_float_eq(c->sig[0].rms_err, 0.02 / sqrt(3), 1e-12);
+    nsc_cmp *w = NULL;
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_compare(ours, ref, NULL, 0, 0.02, 1, &w, &r), NSC_OK);  /* window [0.02, end] */
+    cr_assert_float_eq(w->t0, 0.02, 1e-15);
+    cr_assert_eq(w->ngrid, 501);
+    cr_assert_float_eq(w->sig[0].rms_err, sqrt((1e-4 + 2e-4 + 4e-4) / 3), 1e-12); /* e: 0.01 -> 0.02 */
+    nsc_cmp_free(w);
+    /* sin's zero crossings are the mid level; the drift moves them by -e/slope */
+    cr_assert_eq(c->sig[0].n_ref, 3);                  /* falling at 10 ms, rising at 20, falling at 30 */
+    cr_assert_eq(c->sig[0].n_matched, 3);
+    nsc_cmp_free(c);
+    nsc_waves_free(ours);
+    nsc_waves_free(ref);
+}
+
+/* Trapezoid pulse train (ramps 1 us, high 4 us, period 10 us): ours is the same
+ * wave delayed by d = 0.37 us on another grid; every switching instant is shifted
+ * by exactly d (the mid level is crossed on the linear ramps). */
+static double trap(double t)
+{
+    double p = fmod(t, 10e-6);
+    return p < 1e-6 ? p / 1e-6 : p < 5e-6 ? 1 : p < 6e-6 ? 1 - (p - 5e-6) / 1e-6 : 0;
+}
+static double trap_ref(double t, int k) { (void)k; return 5 * trap(t); }
+static double trap_late(double t, int k) { (void)k; return 5 * trap(t > 0.37e-6 ? t - 0.37e-6 : 0); }
+
+Test(compare, switching_shift)
+{
+    char *n[] = { "V(Gate)" }, *m[] = { "v(gate)" };
+    nsc_waves *ref = table(n, 1, 10001, 0, 100e-6, trap_ref);      /* h = 10 ns, corners on the grid */
+    nsc_waves *ours = table(m, 1, 1001, 0, 100e-6, trap_late);     /* h = 100 ns: corners are not */
+    nsc_cmp *c = run(ours, ref, NULL, 0);
+    const nsc_cmp_sig *s = &c->sig[0];
+    cr_assert_str_eq(s->name, "v(gate)");                         /* names match case-insensitively */
+    cr_assert_eq(s->n_ref, 20, "edges %d", s->n_ref);               /* rising at 0.5 + 10k us, falling at 5.5 + 10k us */
+    cr_assert_eq(s->n_ours, 20);
+    cr_assert_eq(s->n_matched, 20);
+    cr_assert_float_eq(s->shift_max, 0.37e-6, 1e-12);
+    cr_assert_float_eq(s->shift_mean, 0.37e-6, 1e-12);
+    cr_assert_float_eq(s->level, 2.5, 1e-12);
+    /* a delay of the ramp: the max error is 5 V/us * 0.37 us */
+    cr_assert_float_eq(s->max_err, 5 * 0.37, 1e-9);
+    nsc_cmp_free(c);
+    nsc_waves_free(ours);
+    nsc_waves_free(ref);
+}
+
+/* Edges with hysteresis: ripple around the mid level is not a switching event. */
+Test(compare, edges_hysteresis)
+{
+    double t[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8 };
+    double y[] = { 0, 0.52, 0.48, 0.53, 1, 1, 0.45, 0.55, 0 };
+    double at[8];
+    int dir[8];
+    int n = nsc_cmp_edges(t, y, 9, 0.5, 0.1, at, dir, 8);
+    cr_assert_eq(n, 2);
+    cr_assert_eq(dir[0], 1);
+    cr_assert_float_eq(at[0], 2 + 0.02 / 0.05, 1e-12);            /* the last upward mid crossing before 1 */
+    cr_assert_eq(dir[1], -1);
+    cr_assert_float_eq(at[1], 7 + 0.05 / 0.55, 1e-12);
+}
+
+/* A square wave whose edges fall between ours' rows (every 1 us; edges at
+ * 0.5 + 5k us) sampled exactly at the rows: no error (before, the union grid
+ * read ours' linear piece across each edge as a ramp: 99.5 % max error, the
+ * README's compare example failed), and the instants shift by at most half a row. */
+static double square(double t, int k) { (void)k; return fmod(t, 10e-6) < 5e-6 ? 1 : -1; }
+static double square_late(double t, int k) { (void)k; return square(t - 0.5e-6, 0); }
+
+Test(compare, edges_between_rows_are_not_errors)
+{
+    char *n[] = { "v(in)" };
+    int nr = 100001;                                        /* 1 ns, edges at 0.5 + 5k us */
+    nsc_waves *ref = table(n, 1, nr, 0, 100e-6, square_late);
+    nsc_waves *ours = table(n, 1, 101, 0, 100e-6, square_late);
+    nsc_cmp *c = run(ours, ref, NULL, 0);
+    const nsc_cmp_sig *s = &c->sig[0];
+    cr_assert_eq(c->ngrid, 101);
+    cr_assert(s->max_err < 1e-12, "max %g", s->max_err);
+    cr_assert_eq(s->n_matched, s->n_ref);
+    cr_assert_eq(s->n_ref, 19, "edges %d", s->n_ref);
+    cr_assert(fabs(s->shift_max) <= 0.5e-6 + 1e-12, "shift %g", s->shift_max);
+    nsc_cmp_free(c);
+    nsc_waves_free(ours);
+    nsc_waves_free(ref);
+}
+
+/* A DC level whose range is round-off: judged relative to its magnitude (before,
+ * a 1e-4 offset on 5 V with 1e-15 V of noise was 1e11 "of range"). */
+static double dc_ref(double t, int k) { (void)k; return 5 + 4e-15 * sin(1e5 * t); }
+static double dc_ours(double t, int k) { (void)k; return 5.0001 + 0 * t; }
+
+Test(compare, roundoff_range_is_judged_by_magnitude)
+{
+    char *n[] = { "v(vdd)" };
+    nsc_waves *ref = table(n, 1, 1001, 0, 1e-3, dc_ref);
+    nsc_waves *ours = table(n, 1, 101, 0, 1e-3, dc_ours);
+    nsc_cmp *c = run(ours, ref, NULL, 0);
+    const nsc_cmp_sig *s = &c->sig[0];
+    cr_assert_float_eq(s->scale, 5, 1e-12);
+    cr_assert_float_eq(s->rms_err / s->scale, 1e-4 / 5, 1e-12);
+    cr_assert_eq(s->n_ref, 0);
+    cr_assert_eq(s->n_ours, 0);
+    nsc_cmp_free(c);
+    nsc_waves_free(ours);
+    nsc_waves_free(ref);
+}
+
+/* One reference edge and none of ours: unmatched, no "+inf s" shift (with a
+ * single reference instant the match limit was infinite and d = inf matched). */
+static double step_up(double t, int k) { (void)k; return t < 0.5e-3 ? 0 : 1; }
+static double flat0(double t, int k) { (void)k; return 0 * t; }
+
+Test(compare, lone_edge_without_match_has_no_infinite_shift)
+{
+    char *n[] = { "v(x)" };
+    nsc_waves *ref = table(n, 1, 1001, 0, 1e-3, step_up);
+    nsc_waves *ours = table(n, 1, 1001, 0, 1e-3, flat0);
+    nsc_cmp *c = run(ours, ref, NULL, 0);
+    const nsc_cmp_sig *s = &c->sig[0];
+    cr_assert_eq(s->n_ref, 1);
+    cr_assert_eq(s->n_ours, 0);
+    cr_assert_eq(s->n_matched, 0);
+    cr_assert(isfinite(s->shift_max) && isfinite(s->shift_mean));
+    nsc_cmp_free(c);
+    nsc_waves_free(ours);
+    nsc_waves_free(ref);
+}
+
+static double va(double t, int k) { return k == 0 ? 10 * t : k == 1 ? 4 * t * t : 1; }
+static double vab(double t, int k) { (void)k; return 10 * t - 4 * t * t; }
+
+/* v(a,b) of ours against v(a) - v(b) of the reference; names canonical. */
+Test(compare, derived_and_canonical_names)
+{
+    char *nr[] = { "v(a)", "v(b)", "l1#branch" }, *no[] = { "V(A, B)", "i(L1)" };
+    nsc_waves *ref = table(nr, 3, 101, 0, 1, va);
+    nsc_waves *ours = table(no, 1, 101, 0, 1, vab);
+    nsc_cmp *c = run(ours, ref, NULL, 0);
+    cr_assert_eq(c->nsig, 1);
+    cr_assert_str_eq(c->sig[0].name, "v(a,b)");
+    cr_assert_str_eq(c->sig[0].ref_src, "v(a) - v(b)");
+    cr_assert(c->sig[0].max_err < 1e-15);
+    nsc_cmp_free(c);
+    char *sig[] = { "v(a)-v(b)" };
+    c = run(ours, ref, sig, 1);
+    cr_assert_str_eq(c->sig[0].name, "v(a,b)");
+    nsc_cmp_free(c);
+    nsc_waves_free(ours);
+    nsc_waves_free(ref);
+    const char *in[] = { "V(Out)", "v(a)-v(b)", "v(a,0)", "v(x, gnd)", "vin#branch", "I( R1 )", "time", "v(a,b" };
+    const char *want[] = { "v(out)", "v(a,b)", "v(a)", "v(x)", "i(vin)", "i(r1)", "time", "v(a,b" };
+    for (int k = 0; k < 8; k++) {
+        char *s = nsc_signame_canon(in[k]);
+        cr_assert_str_eq(s, want[k]);
+        free(s);
+    }
+}
+
+Test(compare, errors)
+{
+    char *n[] = { "v(a)" }, *m[] = { "v(b)" };
+    nsc_waves *A = table(n, 1, 11, 0, 1, ref_sin), *B = table(m, 1, 11, 0, 1, ref_sin);
+    nsc_waves *C = table(n, 1, 11, 2, 3, ref_sin);
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_cmp *c;
+    cr_assert_eq(nsc_compare(A, B, NULL, 0, -INFINITY, INFINITY, &c, &r), NSC_EUSAGE);
+    cr_assert(strstr(r.error, "no common signal: ours has v(a); the reference has v(b)"), "%s", r.error);
+    nsc_report_free(&r);
+    char *sig[] = { "i(x)" };
+    cr_assert_eq(nsc_compare(A, A, sig, 1, -INFINITY, INFINITY, &c, &r), NSC_EUSAGE);
+    cr_assert(strstr(r.error, "signal 'i(x)' is not in ours"), "%s", r.error);
+    nsc_report_free(&r);
+    cr_assert_eq(nsc_compare(A, C, NULL, 0, -INFINITY, INFINITY, &c, &r), NSC_EUSAGE);
+    cr_assert(strstr(r.error, "no common time interval"), "%s", r.error);
+    nsc_report_free(&r);
+    A->v[2 * 5] = -1;                                          /* time goes back */
+    cr_assert_eq(nsc_compare(A, C, NULL, 0, -INFINITY, INFINITY, &c, &r), NSC_EUSAGE);
+    cr_assert(strstr(r.error, "time decreases at row 6"), "%s", r.error);
+    nsc_report_free(&r);
+    nsc_waves_free(A);
+    nsc_waves_free(B);
+    nsc_waves_free(C);
+}
+
+/* The program: verdict and exit statuses, --plot files. */
+Test(compare, program)
+{
+    char path[1024], cmd[4096];
+    snprintf(path, sizeof path, "%s/ref.dat", tmp);
+    cr_assert_eq(tu_write_file(path, "# time v(a) v(b)\n0 0 0\n1 1 10\n2 0 0\n"), 0);
+    snprintf(path, sizeof path, "%s/ours.csv", tmp);
+    cr_assert_eq(tu_write_file(path, "time,v(a,b)\n0,0\n0.5,-4.49\n1,-9\n2,0\n"), 0);   /* ref v(a,b) = -9 t */
+    char *out = NULL;
+    /* error 0.01 V at t = 0.5, range 9: max 0.11 %; rms: integral of a hat 0->0.01->0 over 2 s */
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare ours.csv ref.dat --tol 0.1%% 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "v(a,b)") && strstr(out, "PASS") && strstr(out, "10 mV  0.111 %"), "%s", out);
+    cr_assert(strstr(out, "v(a,b): ours v(a,b), reference v(a) - v(b)"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare ours.csv ref.dat --tol 1e-4 --plot -o cmp 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
+    cr_assert(strstr(out, "FAIL: 1 of 1 signals"), "%s", out);
+    free(out);
+    if (tu_run("command -v gnuplot >/dev/null", NULL) == 0) {
+        snprintf(path, sizeof path, "%s/cmp.v_a_b.png", tmp);
+        char *png = tu_read_file(path);
+        cr_assert(png && !memcmp(png, "\x89PNG", 4), "no %s", path);
+        free(png);
+        snprintf(path, sizeof path, "%s/cmp.dat", tmp);
+        tu_table t;
+        cr_assert_eq(tu_table_read(path, &t), 0);
+        cr_assert_eq(t.ncol, 4);
+        cr_assert_eq(t.nrow, 4);                              /* grid 0 .5 1 2 */
+        cr_assert_float_eq(TU_AT(&t, 1, 3), -4.49 - -4.5, 1e-12); /* ours - ref at 0.5 */
+        tu_table_free(&t);
+    }
+    const char *bad[] = { "ours.csv missing.raw", "ours.csv", "ours.csv ref.dat --signals 'i(l9)'", "ours.csv ref.dat --tol x",
+                          "ours.csv ours.csv --signals 'v(q)'" };
+    for (int k = 0; k < 5; k++) {
+        snprintf(cmd, sizeof cmd, "cd %s && %s compare %s 2>&1", tmp, NSC_PROGRAM, bad[k]);
+        cr_assert_eq(tu_run(cmd, &out), 2, "%s: %s", bad[k], out);
+        cr_assert(strstr(out, "error"), "%s: %s", bad[k], out);
+        free(out);
+    }
+    /* an interrupted ours, or one covering a third of the reference's time, is no
+     * PASS without --from/--to (before: PASS on the common part, exit 0) */
+    snprintf(path, sizeof path, "%s/cut.dat", tmp);
+    cr_assert_eq(tu_write_file(path, "# time v(a,b)\n# interrupted at t=1 s: \n0 0\n0.5 -4.5\n1 -9\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare cut.dat ref.dat 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
+    cr_assert(strstr(out, "FAIL: cut.dat is incomplete") && !strstr(out, "PASS"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare cut.dat ref.dat --to 1 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/short.dat", tmp);
+    cr_assert_eq(tu_write_file(path, "# time v(a,b)\n0 0\n0.33 -2.97\n0.66 -5.94\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare short.dat ref.dat 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
+    cr_assert(strstr(out, "FAIL: the files cover different times") && strstr(out, "33 %"), "%s", out);
+    free(out);
+    /* a nameless wrdata file takes the names of --signals, in order */
+    snprintf(path, sizeof path, "%s/wr.txt", tmp);
+    cr_assert_eq(tu_write_file(path, " 0 0 0 5\n 1 -9 1 5\n 2 0 2 5\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare ours.csv wr.txt --signals 'v(a,b),v(c)' 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);                /* v(c) is not in ours */
+    cr_assert(strstr(out, "signal 'v(c)' is not in ours"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare ours.csv wr.txt --signals 'v(a,b)' 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);                /* two columns, one name */
+    cr_assert(strstr(out, "wr.txt has no signal names: give its 2 column names"), "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/wr1.txt", tmp);
+    cr_assert_eq(tu_write_file(path, " 0 0\n 1 -9\n 2 0\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare ours.csv wr1.txt --signals 'V(a,b)' --quiet 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(!strncmp(out, "PASS: all 1 signals", 19), "%s", out);
+    free(out);
+}

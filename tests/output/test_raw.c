@@ -1,0 +1,400 @@
+/* test_raw.c -- ngspice raw files (writer out_raw.c, readers rd_raw.c, rd_table.c):
+ * the header as ngspice 39 writes it, round trips, ngspice's own `load` of our
+ * files, our readers on files ngspice wrote (raw ASCII/binary, wrdata). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "output/out.h"
+#include "output/rd.h"
+#include "testutil.h"
+
+static char *tmp;
+static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
+static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+TestSuite(raw, .init = setup, .fini = teardown);
+
+/* time, v(a) = 1/3 + i (not exact in decimal), v(a,b) = -sin, i(l1) = tiny */
+static nsc_waves *sample(int n)
+{
+    char *names[] = { "v(a)", "v(a,b)", "i(l1)" };
+    nsc_waves *W = nsc_waves_new(names, 3, "Sample title");
+    cr_assert(W);
+    for (int i = 0; i < n; i++) {
+        double row[4] = { i * 1e-6, 1.0 / 3.0 + i, -sin(0.01 * i), 1e-300 * i - 2.5e-7 };
+        cr_assert_eq(nsc_waves_add(W, row), 0);
+    }
+    return W;
+}
+
+static char *path_of(const char *name)
+{
+    char *p = nsc_asprintf("%s/%s", tmp, name);
+    cr_assert(p);
+    return p;
+}
+
+static nsc_waves *read_ok(const char *path, nsc_wfinfo *info)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_waves *W = NULL;
+    nsc_status s = nsc_read_waves(path, &W, info, &r);
+    cr_assert_eq(s, NSC_OK, "%s: %s", path, r.error ? r.error : "");
+    nsc_report_free(&r);
+    return W;
+}
+
+/* a and b hold the same columns (by name) and rows, values within rel */
+static void same(const nsc_waves *a, const nsc_waves *b, double rel)
+{
+    cr_assert_eq(a->nrow, b->nrow, "rows %d vs %d", a->nrow, b->nrow);
+    for (int k = 0; k < a->ncol; k++) {
+        int kb = nsc_waves_col(b, a->name[k]);
+        cr_assert(kb >= 0, "column %s missing", a->name[k]);
+        for (int i = 0; i < a->nrow; i++) {
+            double x = a->v[(size_t)i * a->ncol + k], y = b->v[(size_t)i * b->ncol + kb];
+            if (rel == 0) cr_assert(x == y, "%s row %d: %.17g vs %.17g", a->name[k], i, x, y);
+            else cr_assert(fabs(x - y) <= rel * fabs(x), "%s row %d: %.17g vs %.17g", a->name[k], i, x, y);
+        }
+    }
+}
+
+Test(raw, ascii_header_as_ngspice)
+{
+    nsc_waves *W = sample(3);
+    char *p = path_of("a.raw");
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_write_raw(W, p, 0, 0, &r), NSC_OK);
+    char *s = tu_read_file(p);
+    cr_assert(s);
+    cr_assert(!strncmp(s, "Title: Sample title\nDate: ", 26), "%.40s", s);
+    const char *d = strchr(s + 20, '\n');                      /* "Sat Nov 21 21:05:29  2026" */
+    cr_assert(d && d - (s + 26) == 25 && s[26 + 19] == ' ' && s[26 + 20] == ' ', "date: %.40s", s + 26);
+    const char *rest = "Plotname: Transient Analysis\nFlags: real\nNo. Variables: 4\nNo. Points: 3       \n"
+                       "Variables:\n\t0\ttime\ttime\n\t1\tv(a)\tvoltage\n\t2\tv(a,b)\tvoltage\n\t3\ti(l1)\tcurrent\n"
+                       "Values:\n0\t\t0.000000000000000e+00\n\t3.333333333333333e-01\n\t0.000000000000000e+00\n"
+                       "\t-2.500000000000000e-07\n1\t\t1.000000000000000e-06\n\t1.333333333333333e+00\n";
+    cr_assert(!strncmp(d + 1, rest, strlen(rest)), "%s", d + 1);
+    free(s);
+    free(p);
+    nsc_waves_free(W);
+    nsc_report_free(&r);
+}
+
+Test(raw, roundtrip_ascii_and_binary)
+{
+    nsc_waves *W = sample(1000);
+    char *pa = path_of("a.raw"), *pb = path_of("b.raw");
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_write_raw(W, pa, 0, 0, &r), NSC_OK);
+    cr_assert_eq(nsc_write_raw(W, pb, 1, 0, &r), NSC_OK);
+    nsc_wfinfo ia, ib;
+    nsc_waves *A = read_ok(pa, &ia), *B = read_ok(pb, &ib);
+    cr_assert_eq(ia.kind, NSC_WF_RAW);
+    cr_assert_eq(ib.kind, NSC_WF_RAWBIN);
+    cr_assert_str_eq(B->title, "Sample title");
+    same(W, B, 0);                                             /* binary: bit for bit */
+    same(W, A, 6e-16);                                         /* %.15e: 16 digits */
+    /* binary values are little-endian doubles, row after row */
+    char *s = tu_read_file(pb);
+    const unsigned char *v = (const unsigned char *)strstr(s, "Binary:\n") + 8;
+    uint64_t u = 0;
+    for (int k = 7; k >= 0; k--) u = (u << 8) | v[8 * 5 + k];  /* row 1, column 1: v(a) */
+    double x;
+    memcpy(&x, &u, 8);
+    cr_assert_eq(x, 1.0 / 3.0 + 1);
+    free(s);
+    nsc_waves_free(A);
+    nsc_waves_free(B);
+    nsc_waves_free(W);
+    free(pa);
+    free(pb);
+    nsc_report_free(&r);
+}
+
+/* A run that stopped early says so in the title (the only free-text header line
+ * ngspice's reader accepts), and a truncated binary file yields its complete rows. */
+Test(raw, early_end_and_truncation)
+{
+    nsc_waves *W = sample(10);
+    W->end = NSC_RUN_FAILED;
+    W->t_end = 9e-6;
+    W->end_msg = strdup("time 9e-06 s: no solution");
+    char *p = path_of("e.raw");
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_write_raw(W, p, 1, 0, &r), NSC_OK);
+    char *s = tu_read_file(p);
+    const char *t1 = "Title: Sample title [stopped (simulation failure) at t=9.0000000000e-06 s: time 9e-06 s: no solution]\n";
+    cr_assert(!strncmp(s, t1, strlen(t1)), "%.120s", s);
+    free(s);
+    /* cut in the middle of row 8 */
+    FILE *f = fopen(p, "rb");
+    char buf[8192];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    const char *bin = strstr(buf, "Binary:\n") + 8;
+    size_t cut = (size_t)(bin - buf) + 7 * 32 + 12;
+    cr_assert(cut < n);
+    f = fopen(p, "wb");
+    fwrite(buf, 1, cut, f);
+    fclose(f);
+    nsc_wfinfo in;
+    nsc_waves *B = read_ok(p, &in);
+    cr_assert_eq(B->nrow, 7);
+    cr_assert_eq(B->v[4 * 6 + 1], 1.0 / 3.0 + 6);
+    cr_assert_eq(in.incomplete, 1);                      /* marked in the Title and truncated */
+    nsc_waves_free(B);
+    /* "No. Points: 0" as a killed ngspice leaves it: every complete row */
+    char *np = strstr(buf, "No. Points: 10");
+    cr_assert(np);
+    np[12] = '0';
+    np[13] = ' ';
+    f = fopen(p, "wb");
+    fwrite(buf, 1, n, f);
+    fclose(f);
+    B = read_ok(p, NULL);
+    cr_assert_eq(B->nrow, 10);
+    nsc_waves_free(B);
+    nsc_waves *A = sample(5);
+    cr_assert_eq(nsc_write_raw(A, p, 0, 0, &r), NSC_OK);
+    s = tu_read_file(p);
+    np = strstr(s, "No. Points: 5");
+    np[12] = '0';
+    cr_assert_eq(tu_write_file(p, s), 0);
+    free(s);
+    B = read_ok(p, NULL);
+    cr_assert_eq(B->nrow, 5);
+    nsc_waves_free(B);
+    nsc_waves_free(A);
+    nsc_waves_free(W);
+    free(p);
+    nsc_report_free(&r);
+}
+
+/* ngspice 39 loads both of our files; what it loaded, written back by ngspice
+ * itself (binary), is what we wrote: same names, same values. */
+Test(raw, ngspice_loads_ours)
+{
+    if (!*NSC_NGSPICE) cr_skip_test("ngspice not installed (the CI installs it)");
+    nsc_waves *W = sample(500);
+    char *pa = path_of("ours_a.raw"), *pb = path_of("ours_b.raw");
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_write_raw(W, pa, 0, 0, &r), NSC_OK);
+    cr_assert_eq(nsc_write_raw(W, pb, 1, 0, &r), NSC_OK);
+    char *script = path_of("load.cir"), *text = nsc_asprintf(
+        "* load nscircuit raw files\n.control\nset filetype=binary\nload %s\nwrite %s/back_a.raw\n"
+        "load %s\nwrite %s/back_b.raw\n.endc\n.end\n", pa, tmp, pb, tmp);
+    cr_assert_eq(tu_write_file(script, text), 0);
+    char *cmd = nsc_asprintf("cd %s && %s -b %s 2>&1", tmp, NSC_NGSPICE, script), *out = NULL;
+    tu_run(cmd, &out);              /* exit status 1: "no simulations run" in batch mode */
+    cr_assert(out && !strstr(out, "rror") && !strstr(out, "arning"), "ngspice: %s", out);
+    char *ba = path_of("back_a.raw"), *bb = path_of("back_b.raw");
+    nsc_waves *A = read_ok(pa, NULL), *BA = read_ok(ba, NULL), *BB = read_ok(bb, NULL);
+    same(A, BA, 0);                        /* ngspice parsed our ASCII digits as we do */
+    same(W, BB, 0);                        /* binary: bit for bit through ngspice */
+    nsc_waves_free(A);
+    nsc_waves_free(BA);
+    nsc_waves_free(BB);
+    nsc_waves_free(W);
+    free(out); free(cmd); free(text); free(script); free(pa); free(pb); free(ba); free(bb);
+    nsc_report_free(&r);
+}
+
+/* Files written by ngspice: raw ASCII and binary of the same run agree (15 digits),
+ * wrdata with and without wr_singlescale / wr_vecnames agree to its 9 digits, and
+ * a raw file holding an .op plot before the transient yields the transient. */
+Test(raw, reads_ngspice_files)
+{
+    if (!*NSC_NGSPICE) cr_skip_test("ngspice not installed (the CI installs it)");
+    char *cir = path_of("rc.cir");
+    cr_assert_eq(tu_write_file(cir,
+        "RC and RL\nV1 in 0 PULSE(0 1 0 1u 1u 5u 10u)\nR1 in out 1k\nC1 out 0 1n\nL1 out 0 1m\n"
+        ".tran 0.1u 20u\n.control\nrun\nwrdata wr_pairs.txt v(in) v(out) i(L1)\nset wr_vecnames\n"
+        "wrdata wr_pairs_named.txt v(in) v(out) i(L1)\nset wr_singlescale\nwrdata wr_named.txt v(in) v(out) i(L1)\n"
+        "unset wr_vecnames\nwrdata wr_plain.txt v(in) v(out) i(L1)\n.endc\n.end\n"), 0);
+    char *opcir = path_of("op.cir");
+    cr_assert_eq(tu_write_file(opcir, "op then tran\nV1 in 0 1\nR1 in out 1k\nC1 out 0 1n\n.op\n.tran 0.1u 5u\n.end\n"), 0);
+    char *cmd = nsc_asprintf("cd %s && %s -b -r rc_bin.raw rc.cir >/dev/null 2>&1 && SPICE_ASCIIRAWFILE=1 %s -b -r rc_asc.raw rc.cir "
+                             ">/dev/null 2>&1 && %s -b -r op.raw op.cir >/dev/null 2>&1",
+                             tmp, NSC_NGSPICE, NSC_NGSPICE, NSC_NGSPICE);
+    cr_assert_eq(tu_run(cmd, NULL), 0, "%s", cmd);
+    char *p;
+    nsc_wfinfo in;
+    nsc_waves *B = read_ok(p = path_of("rc_bin.raw"), &in);
+    free(p);
+    cr_assert_eq(in.kind, NSC_WF_RAWBIN);
+    cr_assert(B->nrow > 100);
+    cr_assert(nsc_waves_col(B, "v(out)") > 0 && nsc_waves_col(B, "i(l1)") > 0 && nsc_waves_col(B, "i(v1)") > 0);
+    nsc_waves *A = read_ok(p = path_of("rc_asc.raw"), &in);
+    free(p);
+    cr_assert_eq(in.kind, NSC_WF_RAW);
+    same(B, A, 1e-15);
+    const char *wr[] = { "wr_pairs_named.txt", "wr_named.txt" };
+    for (int k = 0; k < 2; k++) {
+        nsc_waves *T = read_ok(p = path_of(wr[k]), &in);
+        free(p);
+        cr_assert(in.named);
+        cr_assert_eq(in.kind, k == 0 ? NSC_WF_WRDATA : NSC_WF_TABLE);
+        cr_assert_eq(T->ncol, 4, "%s: %d columns", wr[k], T->ncol);
+        cr_assert_eq(T->nrow, B->nrow);
+        int co = nsc_waves_col(T, "v(out)"), cb = nsc_waves_col(B, "v(out)"), cl = nsc_waves_col(T, "i(L1)");
+        cr_assert(co > 0 && cl > 0);
+        for (int i = 0; i < T->nrow; i++) {
+            double x = B->v[(size_t)i * B->ncol + cb], y = T->v[(size_t)i * T->ncol + co];
+            cr_assert(fabs(x - y) <= 1e-8 * fabs(x) + 1e-300, "%s row %d: %g vs %g", wr[k], i, x, y);
+        }
+        nsc_waves_free(T);
+    }
+    /* without names: pairs recognised by their repeated time columns; names y1.. */
+    nsc_waves *P = read_ok(p = path_of("wr_pairs.txt"), &in);
+    free(p);
+    cr_assert(!in.named && in.kind == NSC_WF_WRDATA && P->ncol == 4);
+    cr_assert_str_eq(P->name[2], "y2");
+    nsc_waves *Q = read_ok(p = path_of("wr_plain.txt"), &in);
+    free(p);
+    cr_assert(!in.named && in.kind == NSC_WF_TABLE && Q->ncol == 4);
+    same(P, Q, 0);
+    nsc_waves *O = read_ok(p = path_of("op.raw"), NULL);
+    free(p);
+    cr_assert(O->nrow > 10 && !strcmp(O->name[0], "time"));
+    cr_assert_float_eq(O->v[(size_t)(O->nrow - 1) * O->ncol + nsc_waves_col(O, "v(in)")], 1.0, 1e-12);
+    nsc_waves_free(O);
+    nsc_waves_free(P);
+    nsc_waves_free(Q);
+    nsc_waves_free(A);
+    nsc_waves_free(B);
+    free(cmd);
+    free(cir);
+    free(opcir);
+}
+
+static nsc_status read_text(const char *text, nsc_waves **W, nsc_wfinfo *in, nsc_report *r)
+{
+    char *p = path_of("t.txt");
+    cr_assert_eq(tu_write_file(p, text), 0);
+    nsc_status s = nsc_read_waves(p, W, in, r);
+    free(p);
+    return s;
+}
+
+Test(raw, text_tables)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_waves *W;
+    nsc_wfinfo in;
+    /* nscircuit .dat, with an early-end line */
+    cr_assert_eq(read_text("# time v(a,b) i(l1)\n# stopped at t=2e-06: x\n0 1 2\n1e-6 3 4\n", &W, &in, &r), NSC_OK);
+    cr_assert(in.named && W->ncol == 3 && W->nrow == 2 && !strcmp(W->name[1], "v(a,b)") && W->v[4] == 3);
+    nsc_waves_free(W);
+    /* CSV with the early-end line before the header */
+    cr_assert_eq(read_text("# interrupted at t=1: x\ntime,v(a),v(a,b)\n0,1,2\n1,3,4\n", &W, &in, &r), NSC_OK);
+    cr_assert(in.named && W->ncol == 3 && !strcmp(W->name[2], "v(a,b)") && W->v[5] == 4);
+    nsc_waves_free(W);
+    /* wrdata pairs with names */
+    cr_assert_eq(read_text(" time v(x) time i(v1)\n 0 1 0 2\n 1 3 1 4\n", &W, &in, &r), NSC_OK);
+    cr_assert(in.kind == NSC_WF_WRDATA && W->ncol == 3 && !strcmp(W->name[2], "i(v1)") && W->v[5] == 4);
+    nsc_waves_free(W);
+    /* errors name the file and line */
+    cr_assert_eq(read_text("# t a b\n0 1 2\n1 2\n", &W, &in, &r), NSC_EIO);
+    cr_assert(strstr(r.error, "t.txt:3: 2 columns, the first row has 3"), "%s", r.error);
+    nsc_report_free(&r);
+    cr_assert_eq(read_text("0 1\n1 x\n", &W, &in, &r), NSC_EIO);
+    cr_assert(strstr(r.error, "t.txt:2: column 2: not a finite number: 'x'"), "%s", r.error);
+    nsc_report_free(&r);
+    cr_assert_eq(read_text("# nothing\n", &W, &in, &r), NSC_EIO);
+    cr_assert(strstr(r.error, "no rows of numbers"), "%s", r.error);
+    nsc_report_free(&r);
+    cr_assert_eq(read_text("Title: x\nPlotname: AC Analysis\nFlags: complex\nNo. Variables: 2\nNo. Points: 1\n"
+                           "Variables:\n\t0\tfrequency\tfrequency\n\t1\tv(a)\tvoltage\nValues:\n0\t1,0\n\t2,3\n",
+                           &W, &in, &r), NSC_EIO);
+    cr_assert(strstr(r.error, "no transient plot") && strstr(r.error, "'AC Analysis'"), "%s", r.error);
+    nsc_report_free(&r);
+    cr_assert_eq(nsc_read_waves("/nonexistent/x.raw", &W, &in, &r), NSC_EIO);
+    cr_assert(strstr(r.error, "cannot read '/nonexistent/x.raw'"), "%s", r.error);
+    nsc_report_free(&r);
+}
+
+/* The program: --format raw / rawbin / -o x.raw, the same values as the .dat. */
+Test(raw, program_formats)
+{
+    char *cmd = nsc_asprintf("cd %s && %s --quiet --format rawbin -o rb.raw %s/rectifier.cir && %s --quiet -o ra.raw "
+                             "%s/rectifier.cir && %s --quiet -o r.dat %s/rectifier.cir",
+                             tmp, NSC_PROGRAM, NSC_NETLISTS, NSC_PROGRAM, NSC_NETLISTS, NSC_PROGRAM, NSC_NETLISTS);
+    char *out = NULL;
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    char *pa = path_of("ra.raw"), *pb = path_of("rb.raw"), *pd = path_of("r.dat");
+    nsc_wfinfo ia, ib;
+    nsc_waves *A = read_ok(pa, &ia), *B = read_ok(pb, &ib), *D = read_ok(pd, NULL);
+    cr_assert(ia.kind == NSC_WF_RAW && ib.kind == NSC_WF_RAWBIN);
+    same(B, D, 1e-12);                    /* .dat holds 13 digits */
+    same(B, A, 6e-16);
+    nsc_waves_free(A);
+    nsc_waves_free(B);
+    nsc_waves_free(D);
+    free(pa); free(pb); free(pd); free(cmd);
+}
+
+/* Readers validate header counts against what follows before allocating: a
+ * count after the list it sizes, a count larger than the file, a negative one, a
+ * second list; each is an error naming the file and line (before: a heap
+ * overflow, and a NULL dereference when the allocation failed). */
+Test(raw, lying_headers_are_errors)
+{
+    const char *head = "Title: t\nDate: x\nPlotname: Transient Analysis\nFlags: real\n";
+    const char *cases[][2] = {
+        { "No. Variables: 2\nNo. Points: 1\nVariables:\n\t0\ttime\ttime\n\t1\ta\tvoltage\n"
+          "No. Variables: 900\nValues:\n 0 0 1\n", "No. Variables: after the Variables list" },
+        { "No. Variables: 2000000000\nNo. Points: 1\nVariables:\n\t0\ttime\ttime\nValues:\n 0 0\n",
+          "more than the file holds" },
+        { "No. Variables: -3\nNo. Points: 1\nVariables:\n\t0\ttime\ttime\nValues:\n 0 0\n", "out of range" },
+        { "No. Variables: 99999999999999999999\nVariables:\n", "out of range" },
+        { "No. Variables: 2x\nVariables:\n", "out of range" },
+        { "No. Variables: 1\nNo. Points: 1\nVariables:\n\t0\ttime\ttime\nVariables:\n\t0\ttime\ttime\n"
+          "Values:\n 0 0\n", "a second Variables list" },
+        { "No. Variables: 1\nNo. Points: -1\nVariables:\n\t0\ttime\ttime\nValues:\n 0 0\n", "out of range" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char *text = nsc_asprintf("%s%s", head, cases[k][0]);
+        nsc_report r;
+        nsc_report_init(&r);
+        nsc_waves *W = NULL;
+        nsc_status s = read_text(text, &W, NULL, &r);
+        cr_assert_eq(s, NSC_EIO, "case %zu: %s", k, r.error ? r.error : "accepted");
+        cr_assert(W == NULL);
+        cr_assert(strstr(r.error, cases[k][1]) && strstr(r.error, "t.txt:"), "case %zu: %s", k, r.error);
+        nsc_report_free(&r);
+        free(text);
+    }
+}
+
+/* A complete file is not marked incomplete; a table whose run was interrupted is. */
+Test(raw, incomplete_tables_are_marked)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_waves *W = NULL;
+    nsc_wfinfo in;
+    cr_assert_eq(read_text("# time v(a)\n0 1\n1 2\n", &W, &in, &r), NSC_OK);
+    cr_assert_eq(in.incomplete, 0);
+    nsc_waves_free(W);
+    cr_assert_eq(read_text("# time v(a)\n# interrupted at t=1.0000000000e+00 s: \n0 1\n1 2\n", &W, &in, &r), NSC_OK);
+    cr_assert_eq(in.incomplete, 1);
+    cr_assert_eq(W->nrow, 2);
+    nsc_waves_free(W);
+    cr_assert_eq(read_text("# stopped (simulation failure) at t=1e-3 s: x\ntime,v(a)\n0,1\n1,2\n", &W, &in, &r), NSC_OK);
+    cr_assert_eq(in.incomplete, 1);
+    nsc_waves_free(W);
+    nsc_report_free(&r);
+}

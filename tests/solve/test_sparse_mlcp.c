@@ -1,0 +1,405 @@
+/* test_sparse_mlcp.c -- suite `smlcp`: the one-step problem's sparse machinery
+ * (onestep.h): the mode systems with separable pairs eliminated solve the MLCP
+ * (checked on the sparse equations themselves and against enumeration on the
+ * dense LCP); the block pivoting fallback (no dense M) against dense Lemke; the
+ * incremental mode check against the full check (bitwise); the affine maps of
+ * small problems against sparse solves; a 1000-stage inverter chain (20 000
+ * pairs) without any dense matrix; KLU refactorisation against a fresh factorisation. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "netlist/netlist.h"
+#include "solve/onestep.h"
+#include "solve/onestep_map.h"
+#include "analysis/stepper.h"
+#include "testutil.h"
+
+static nsc_lcs *assemble(const nsc_circuit *c)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_lcs *L = NULL;
+    nsc_status s = nsc_lcs_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r);
+    cr_assert_eq(s, NSC_OK, "assemble failed: %s", r.error ? r.error : "?");
+    nsc_report_free(&r);
+    return L;
+}
+
+static nsc_onestep *problem(const nsc_lcs *L, double h)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_onestep *P = NULL;
+    cr_assert_eq(nsc_onestep_new(L, h, 0.5, &P, &r), NSC_OK, "%s", r.error ? r.error : "?");
+    nsc_report_free(&r);
+    return P;
+}
+
+/* An N-stage CMOS inverter chain (netlists/inverter_chain.sh), h = 1 ps. */
+static char *chain(int N)
+{
+    size_t cap = 2048 + (size_t)N * 64, len = 0;
+    char *t = malloc(cap);
+    cr_assert(t);
+    len += (size_t)snprintf(t + len, cap - len,
+        "chain\n.param cox={3.9*8.854214871e-12/20n}\n"
+        ".subckt inv in out vdd\nMP out in vdd vdd PM W=1u L=1u\nMN out in 0 0 NM W=1u L=1u\nCW out 0 50f\n.ends\n"
+        ".model NM NMOS(LEVEL=1 VTO=1 KP={750e-4*cox})\n.model PM PMOS(LEVEL=1 VTO=-1 KP={250e-4*cox})\n"
+        "VDD vdd 0 5\nVIN n0 0 PULSE(0 5 0.1n 0.1n 0.1n 2n 5n)\n");
+    for (int i = 1; i <= N; i++) len += (size_t)snprintf(t + len, cap - len, "X%d n%d n%d vdd inv\n", i, i - 1, i);
+    snprintf(t + len, cap - len, ".tran 5p 1n 0 1p\n.end\n");
+    return t;
+}
+
+/* Mixed pairs: a PWL MOS (separable), a diode with RON (separable), ideal diodes
+ * (D = 0) and an ideal comparator step (coupled pairs). */
+#define MIXED "mixed\n" \
+    "V1 a 0 SIN(0 3 1Meg)\nR1 a b 100\nC1 b 0 1n\nD1 b c DR\nR2 c 0 1k\nC2 c 0 2n\n" \
+    "D2 0 b DI\nM1 d b 0 0 NM W=10u L=1u\nR3 vdd d 2k\nV2 vdd 0 5\nC3 d 0 100p\n" \
+    "E1 g 0 TABLE {V(c,d)} = (0,0) (0,2)\nR4 g 0 1k\nD3 g c DI\n" \
+    ".model DR D(RON=5)\n.model DI D(VF=0)\n.model NM NMOS(LEVEL=1 VTO=0.5 KP=1e-4)\n.tran 1n 1u\n.end\n"
+
+/* ||W z1 - B l - r||_inf relative to the terms, and the complementarity of
+ * y = C z1 + D l + e1 with l: returns the worst of both. */
+static double mlcp_error(const nsc_onestep *P, const double *z1, const double *l, const double *e1)
+{
+    int n = P->n, m = P->m;
+    double *res = calloc((size_t)n + 1, sizeof(double)), *scale = calloc((size_t)n + 1, sizeof(double));
+    double *y = calloc((size_t)m + 1, sizeof(double)), *ys = calloc((size_t)m + 1, sizeof(double));
+    cr_assert(res && scale && y && ys);
+    for (int i = 0; i < n; i++) { res[i] = -P->r[i]; scale[i] = fabs(P->r[i]); }
+    for (int j = 0; j < n; j++)
+        for (int k = P->W->p[j]; k < P->W->p[j + 1]; k++) {
+            res[P->W->i[k]] += P->W->x[k] * z1[j];
+            scale[P->W->i[k]] += fabs(P->W->x[k] * z1[j]);
+        }
+    for (int j = 0; j < m; j++)
+        for (int k = P->B->p[j]; k < P->B->p[j + 1]; k++) {
+            res[P->B->i[k]] -= P->B->x[k] * l[j];
+            scale[P->B->i[k]] += fabs(P->B->x[k] * l[j]);
+        }
+    double worst = 0;
+    for (int i = 0; i < n; i++) worst = fmax(worst, fabs(res[i]) / (scale[i] + 1e-30));
+    const nsc_lcs *L = P->L;
+    for (int i = 0; i < m; i++) { y[i] = e1[i]; ys[i] = fabs(e1[i]); }
+    for (int j = 0; j < n; j++)
+        for (int k = L->C->p[j]; k < L->C->p[j + 1]; k++) {
+            y[L->C->i[k]] += L->C->x[k] * z1[j];
+            ys[L->C->i[k]] += fabs(L->C->x[k] * z1[j]);
+        }
+    for (int j = 0; j < m; j++)
+        for (int k = L->D->p[j]; k < L->D->p[j + 1]; k++) {
+            y[L->D->i[k]] += L->D->x[k] * l[j];
+            ys[L->D->i[k]] += fabs(L->D->x[k] * l[j]);
+        }
+    for (int i = 0; i < m; i++) {
+        double s = ys[i] + fabs(l[i]) + 1e-30;
+        cr_assert(l[i] >= 0, "l[%d] = %g < 0", i, l[i]);
+        worst = fmax(worst, fmax(-y[i], 0.0) / s);                   /* y >= 0 */
+        worst = fmax(worst, fabs(fmin(l[i], y[i])) / s);             /* l _|_ y */
+    }
+    free(res); free(scale); free(y); free(ys);
+    return worst;
+}
+
+static unsigned rng = 12345;
+static double urand(void)
+{
+    rng = rng * 1103515245u + 12345u;
+    return (double)((rng >> 8) & 0xffffff) / 16777216.0;
+}
+
+/* Random states z0 (node voltages in [-1, 6] V, branch currents in [-1, 1] mA)
+ * and times; the one-step problem from a cold start (auto: the active-set
+ * iteration from every pair open) solves the MLCP, and agrees with enumeration
+ * on the dense LCP (unique solutions here: M is a P-matrix). */
+static void solve_random(const char *net, int trials, int with_enum)
+{
+    nsc_circuit *c = tu_parse(net);
+    nsc_lcs *L = assemble(c);
+    int n = L->n, m = L->m;
+    double *z0 = calloc((size_t)n, sizeof(double)), *z1 = calloc((size_t)n, sizeof(double));
+    double *z2 = calloc((size_t)n, sizeof(double)), *l = calloc((size_t)m, sizeof(double));
+    double *l2 = calloc((size_t)m, sizeof(double)), *s0 = calloc((size_t)n, sizeof(double));
+    double *s1 = calloc((size_t)n, sizeof(double)), *e1 = calloc((size_t)m, sizeof(double));
+    double *e0 = calloc((size_t)m, sizeof(double));
+    for (int t = 0; t < trials; t++) {
+        nsc_onestep *P = problem(L, 1e-9), *Q = problem(L, 1e-9);
+        for (int i = 0; i < n; i++) z0[i] = i < L->nnode_z ? -1 + 7 * urand() : 1e-3 * (2 * urand() - 1);
+        double tk = 1e-6 * urand();
+        nsc_lcs_sources(L, tk, NULL, s0, e0);
+        nsc_lcs_sources(L, tk + 1e-9, NULL, s1, e1);
+        nsc_step_info info;
+        cr_assert_eq(nsc_onestep_solve(P, NSC_SOLVER_AUTO, z0, s0, s1, e1, z1, l, &info), 0);
+        double err = mlcp_error(P, z1, l, e1);
+        cr_assert(err < 1e-10, "trial %d: MLCP error %g", t, err);
+        if (with_enum) {
+            cr_assert_eq(nsc_onestep_solve(Q, NSC_SOLVER_ENUM, z0, s0, s1, e1, z2, l2, &info), 0);
+            for (int i = 0; i < n; i++)
+                cr_assert(fabs(z1[i] - z2[i]) <= 1e-9 * (1 + fabs(z2[i])), "trial %d z[%d]: %.15g vs %.15g", t, i, z1[i], z2[i]);
+            for (int i = 0; i < m; i++)
+                cr_assert(fabs(l[i] - l2[i]) <= 1e-9 * (1e-3 + fabs(l2[i])), "trial %d l[%d]: %g vs %g", t, i, l[i], l2[i]);
+        }
+        nsc_onestep_free(P);
+        nsc_onestep_free(Q);
+    }
+    free(z0); free(z1); free(z2); free(l); free(l2); free(s0); free(s1); free(e1); free(e0);
+    nsc_lcs_free(L);
+    nsc_circuit_free(c);
+}
+
+Test(smlcp, pair_kinds)
+{
+    nsc_circuit *c = tu_parse(MIXED);
+    nsc_lcs *L = assemble(c);
+    nsc_onestep *P = problem(L, 1e-9);
+    int nsep = 0;
+    for (int j = 0; j < L->m; j++) {
+        const char *name = L->pair_name[j];
+        int want = name[0] == 'm' || !strcmp(name, "d1");          /* MOS segments, RON = 5 */
+        cr_assert_eq(P->sep[j], want, "pair %s", name);
+        if (want) cr_assert_float_eq(P->dinv[j], name[0] == 'm' ? 1.0 : 0.2, 1e-15);
+        nsep += P->sep[j];
+    }
+    cr_assert_eq(P->nn, L->m - nsep);
+    nsc_onestep_free(P);
+    nsc_lcs_free(L);
+    nsc_circuit_free(c);
+}
+
+Test(smlcp, mixed_pairs_solve_the_mlcp)
+{
+    solve_random(MIXED, 60, 1);
+}
+
+Test(smlcp, chain_modes_solve_the_mlcp)
+{
+    char *t = chain(4);                                              /* 80 pairs: too many to enumerate */
+    solve_random(t, 20, 0);
+    free(t);
+}
+
+/* The block path (dense_mmax = 0: no dense M) gives dense Lemke's solution. */
+static void block_vs_dense(const char *net, int trials)
+{
+    nsc_circuit *c = tu_parse(net);
+    nsc_lcs *L = assemble(c);
+    int n = L->n, m = L->m;
+    double *z0 = calloc((size_t)n, sizeof(double)), *z1 = calloc((size_t)n, sizeof(double));
+    double *z2 = calloc((size_t)n, sizeof(double)), *l = calloc((size_t)m, sizeof(double));
+    double *l2 = calloc((size_t)m, sizeof(double)), *s0 = calloc((size_t)n, sizeof(double));
+    double *s1 = calloc((size_t)n, sizeof(double)), *e1 = calloc((size_t)m, sizeof(double));
+    double *e0 = calloc((size_t)m, sizeof(double));
+    int pivoted = 0;
+    for (int t = 0; t < trials; t++) {
+        nsc_onestep *P = problem(L, 1e-9), *Q = problem(L, 1e-9);
+        Q->dense_mmax = 0;
+        for (int i = 0; i < n; i++) z0[i] = i < L->nnode_z ? -1 + 7 * urand() : 1e-3 * (2 * urand() - 1);
+        double tk = 1e-6 * urand();
+        nsc_lcs_sources(L, tk, NULL, s0, e0);
+        nsc_lcs_sources(L, tk + 1e-9, NULL, s1, e1);
+        nsc_step_info i1, i2;
+        cr_assert_eq(nsc_onestep_solve(P, NSC_SOLVER_LEMKE, z0, s0, s1, e1, z1, l, &i1), 0);
+        int bad = nsc_onestep_solve(Q, NSC_SOLVER_LEMKE, z0, s0, s1, e1, z2, l2, &i2);
+        cr_assert_eq(bad, 0, "trial %d: %s, %d pivots", t, nsc_lcp_strstatus(i2.st), i2.iter);
+        cr_assert_null(Q->M);
+        cr_assert_null(Q->WiB);
+        pivoted += i2.lcp_solved;
+        cr_assert(mlcp_error(Q, z2, l2, e1) < 1e-10);
+        for (int i = 0; i < n; i++)
+            cr_assert(fabs(z1[i] - z2[i]) <= 1e-9 * (1 + fabs(z1[i])), "trial %d z[%d]: %.15g vs %.15g", t, i, z1[i], z2[i]);
+        for (int i = 0; i < m; i++)
+            cr_assert(fabs(l[i] - l2[i]) <= 1e-9 * (1e-3 + fabs(l[i])), "trial %d l[%d]: %g vs %g", t, i, l[i], l2[i]);
+        nsc_onestep_free(P);
+        nsc_onestep_free(Q);
+    }
+    cr_assert(pivoted > trials / 2, "the block path pivoted %d times in %d trials", pivoted, trials);
+    free(z0); free(z1); free(z2); free(l); free(l2); free(s0); free(s1); free(e1); free(e0);
+    nsc_lcs_free(L);
+    nsc_circuit_free(c);
+}
+
+Test(smlcp, block_pivoting_matches_dense_lemke)
+{
+    block_vs_dense(MIXED, 40);
+    char *t = chain(3);
+    block_vs_dense(t, 20);
+    free(t);
+}
+
+/* Transient steps of circuit text from rest on two problems: P as built, Q
+ * modified by tweak; returns max |z_P - z_Q| / (1 + |z_P|) over the steps and
+ * the same for l; *same_modes counts steps with equal active sets. */
+static void twin_steps(const char *net, double h, int steps, void (*tweak)(nsc_onestep *), double *dz, double *dl,
+                       int *same_modes, nsc_onestep **keepP)
+{
+    nsc_circuit *c = tu_parse(net);
+    nsc_lcs *L = assemble(c);
+    int n = L->n, m = L->m, ns = L->nsrc;
+    nsc_onestep *P = problem(L, h), *Q = problem(L, h);
+    tweak(Q);
+    double *za = calloc((size_t)n, sizeof(double)), *zb = calloc((size_t)n, sizeof(double));
+    double *ya = calloc((size_t)n, sizeof(double)), *yb = calloc((size_t)n, sizeof(double));
+    double *la = calloc((size_t)m, sizeof(double)), *lb = calloc((size_t)m, sizeof(double));
+    double *w0 = calloc((size_t)ns + 1, sizeof(double)), *w1 = calloc((size_t)ns + 1, sizeof(double));
+    *dz = *dl = 0;
+    *same_modes = 0;
+    for (int k = 0; k < steps; k++) {
+        for (int j = 0; j < ns; j++) {
+            w0[j] = nsc_wave_eval(L->src[j].wave, k * h);
+            w1[j] = nsc_wave_eval(L->src[j].wave, (k + 1) * h);
+        }
+        nsc_step_info ia, ib;
+        cr_assert_eq(nsc_onestep_step(P, NSC_SOLVER_AUTO, za, w0, w1, ya, la, &ia), 0, "step %d", k);
+        cr_assert_eq(nsc_onestep_step(Q, NSC_SOLVER_AUTO, zb, w0, w1, yb, lb, &ib), 0, "step %d", k);
+        for (int i = 0; i < n; i++) *dz = fmax(*dz, fabs(ya[i] - yb[i]) / (1 + fabs(ya[i])));
+        for (int i = 0; i < m; i++) *dl = fmax(*dl, fabs(la[i] - lb[i]) / (1e-3 + fabs(la[i])));
+        *same_modes += memcmp(P->prev, Q->prev, (size_t)m) == 0;
+        memcpy(za, ya, sizeof(double) * (size_t)n);
+        memcpy(zb, yb, sizeof(double) * (size_t)n);
+    }
+    free(za); free(zb); free(ya); free(yb); free(la); free(lb); free(w0); free(w1);
+    if (keepP) *keepP = P;
+    else nsc_onestep_free(P);
+    nsc_onestep_free(Q);
+    if (!keepP) nsc_lcs_free(L);
+    nsc_circuit_free(c);
+}
+
+static void no_incremental(nsc_onestep *Q) { Q->inc_track = 0; }
+
+/* A 30-stage chain (600 pairs, too many for affine maps): the incremental check evaluates only the pairs
+ * whose inputs changed, and gives bitwise the full check's z and l. */
+Test(smlcp, incremental_check_is_exact)
+{
+    char *t = chain(30);
+    double dz, dl;
+    int same;
+    nsc_onestep *P;
+    twin_steps(t, 1e-12, 3000, no_incremental, &dz, &dl, &same, &P);
+    cr_assert(P->inc_track && P->inc_ok, "the incremental check was not used");
+    cr_assert_eq(dz, 0.0, "z differs by %g", dz);
+    cr_assert_eq(dl, 0.0, "l differs by %g", dl);
+    cr_assert_eq(same, 3000);
+    const nsc_lcs *L = P->L;
+    nsc_onestep_free(P);
+    nsc_lcs_free((nsc_lcs *)L);
+    free(t);
+}
+
+static void no_map(nsc_onestep *Q)
+{
+    nsc_map_free(Q->map);
+    Q->map = NULL;
+}
+
+/* The buck of netlists/ (24 pairs): steps by the affine maps of its modes agree
+ * with sparse solves to round-off, mode for mode. */
+Test(smlcp, affine_map_matches_sparse_solves)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/netlists/buck.cir", NSC_TOP_SRCDIR);
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "%s", path);
+    static char text[1 << 16];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = 0;
+    double dz, dl;
+    int same;
+    nsc_onestep *P;
+    twin_steps(text, 50e-12, 40000, no_map, &dz, &dl, &same, &P);   /* 2 us: the soft start's first PWM periods */
+    int maps = 0;
+    for (int k = 0; k < NSC_MODE_CACHE; k++) maps += P->modes[k].G != NULL;
+    cr_assert(P->map && maps > 0, "no affine map was built");
+    cr_assert(dz < 1e-9, "z differs by %g", dz);
+    cr_assert(dl < 1e-7, "l differs by %g", dl);
+    cr_assert_eq(same, 40000);
+    const nsc_lcs *L = P->L;
+    nsc_onestep_free(P);
+    nsc_lcs_free((nsc_lcs *)L);
+}
+
+/* 1000 stages, 20 000 pairs: the transient runs without forming any dense
+ * matrix (no M, no W^-1 B, no Lemke tableau); the first stage switches. */
+Test(smlcp, large_chain_no_dense_matrices)
+{
+    char *t = chain(1000);
+    nsc_circuit *c = tu_parse(t);
+    nsc_lcs *L = assemble(c);
+    cr_assert_eq(L->m, 20000);
+    int n = L->n, m = L->m, ns = L->nsrc;
+    nsc_onestep *P = problem(L, 1e-12);
+    cr_assert(P->inc_track);
+    double *z0 = calloc((size_t)n, sizeof(double)), *z1 = calloc((size_t)n, sizeof(double));
+    double *l = calloc((size_t)m, sizeof(double)), *w0 = calloc((size_t)ns, sizeof(double));
+    double *w1 = calloc((size_t)ns, sizeof(double));
+    int in = -1, out1 = -1, stage;
+    for (int k = 0; k < n; k++) {                                    /* at rest: v(n_i) = 5 V for odd i */
+        if (!strcmp(L->zname[k], "v(n0)")) in = k;
+        if (!strcmp(L->zname[k], "v(n1)")) out1 = k;
+        if (!strcmp(L->zname[k], "v(vdd)")) z0[k] = 5;
+        if (sscanf(L->zname[k], "v(n%d)", &stage) == 1) z0[k] = stage % 2 ? 5 : 0;
+    }
+    double v1_before = 0;
+    for (int k = 0; k < 800; k++) {                                  /* 0.8 ns: the input rises at 0.1-0.2 ns */
+        for (int j = 0; j < ns; j++) {
+            w0[j] = nsc_wave_eval(L->src[j].wave, k * 1e-12);
+            w1[j] = nsc_wave_eval(L->src[j].wave, (k + 1) * 1e-12);
+        }
+        nsc_step_info info;
+        cr_assert_eq(nsc_onestep_step(P, NSC_SOLVER_AUTO, z0, w0, w1, z1, l, &info), 0, "step %d", k);
+        memcpy(z0, z1, sizeof(double) * (size_t)n);
+        if (k == 90) v1_before = z0[out1];
+    }
+    cr_assert_null(P->M);
+    cr_assert_null(P->WiB);
+    cr_assert_null(P->ws);
+    cr_assert_null(P->map);
+    cr_assert_float_eq(z0[in], 5.0, 1e-9);
+    cr_assert(v1_before > 4.9 && z0[out1] < 1.0, "stage 1 did not switch: %g -> %g V", v1_before, z0[out1]);
+    free(z0); free(z1); free(l); free(w0); free(w1);
+    nsc_onestep_free(P);
+    nsc_lcs_free(L);
+    nsc_circuit_free(c);
+    free(t);
+}
+
+/* KLU: refactoring in place (same pattern, new values) and refactoring with
+ * new pivots give the solution of a fresh factorisation. */
+Test(smlcp, klu_refactor_equals_factor)
+{
+    nsc_sparse *T = nsc_sp_new(4, 4, 16, 1);
+    double a[4][4] = {{4, 1, 0, 0}, {1, 5, 2, 0}, {0, 2, 6, 1}, {1, 0, 1, 3}};
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            if (a[i][j] != 0) nsc_sp_entry(T, i, j, a[i][j]);
+    nsc_sparse *A = nsc_sp_compress(T);
+    int sing;
+    nsc_klu *F = nsc_klu_factor(A, &sing);
+    cr_assert(F);
+    for (int k = 0; k < A->p[4]; k++) A->x[k] *= 1.0 + 0.1 * k;       /* new values, same pattern */
+    nsc_klu *G = nsc_klu_factor(A, &sing);
+    double b1[4] = {1, 2, 3, 4}, b2[4] = {1, 2, 3, 4}, b3[4] = {1, 2, 3, 4};
+    cr_assert_eq(nsc_klu_refactor(F, A), 0);
+    cr_assert_eq(nsc_klu_solve(F, b1, 1), 0);
+    cr_assert_eq(nsc_klu_solve(G, b2, 1), 0);
+    cr_assert_eq(nsc_klu_factor_num(F, A), 0);
+    cr_assert_eq(nsc_klu_solve(F, b3, 1), 0);
+    for (int i = 0; i < 4; i++) {
+        cr_assert_float_eq(b1[i], b2[i], 1e-14);
+        cr_assert_float_eq(b3[i], b2[i], 1e-14);
+    }
+    double r[4] = {0};                                               /* A x = (1 2 3 4) */
+    for (int j = 0; j < 4; j++)
+        for (int k = A->p[j]; k < A->p[j + 1]; k++) r[A->i[k]] += A->x[k] * b2[j];
+    for (int i = 0; i < 4; i++) cr_assert_float_eq(r[i], i + 1.0, 1e-13);
+    cr_assert(nsc_klu_rcondest(F, A) > 0.01);
+    nsc_klu_free(F);
+    nsc_klu_free(G);
+    nsc_sp_free(A);
+    nsc_sp_free(T);
+}
