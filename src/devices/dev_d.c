@@ -23,11 +23,12 @@
  * parameters included, is SPICE's diode (IS = 1e-14, N = 1, RS = 0 and what the
  * card gives; netlist.md), fitted (with a warning) by nsc_jfit (pwl_exp.c) to
  *     v(i) = N Vt ln(1 + i/IS) + RS i,  Vt = kT/q at 300.15 K,
- * on [IMIN, IMAX] = [10 mA, 1 A] by SEGMENTS = 1 line unless given (our
- * parameters): the best uniform line (Chebyshev), or SEGMENTS chords on
- * geometric knots raised by half their largest gap. The Zener branch is one line
- * fitted the same way to v(i) = BV + NBV Vt ln(i/IBV) + RS i (IBV = 1 mA, NBV = N
- * by default). CJO: SPICE's junction capacitance at zero bias, constant (VJ, M,
+ * on [IMIN, IMAX] = [100 uA, 100 A] unless given (our parameters) by SEGMENTS
+ * chords on geometric knots raised by half their largest gap (one: the best
+ * uniform line, Chebyshev); without SEGMENTS, the fewest chords within 10 mV of
+ * the curve (at most 8; d_fit). The Zener branch is one line fitted the same way
+ * to v(i) = BV + NBV Vt ln(i/IBV) + RS i (IBV = 1 mA, NBV = N by default) on
+ * IMIN..IMAX when given, else on 10 mA..1 A. CJO: SPICE's junction capacitance at zero bias, constant (VJ, M,
  * FC not modelled). Other SPICE parameters are ignored with one warning per model. */
 #include <math.h>
 #include <stdio.h>
@@ -47,36 +48,47 @@ typedef struct diode_par {
     double tt;             /* TT: the diffusion charge TT i_F (s), 0: none */
 } diode_par;
 
+/* The default fit of a SPICE diode: [IMIN, IMAX] = [100 uA, 100 A] (a signal
+ * diode's milliamperes to a power rectifier's inrush), by the fewest chords
+ * (at most D_AUTO_MAX) within D_AUTO_TOL of the curve: N = 1 takes 6 (8 mV),
+ * N = 2 takes 8 (9.3 mV), N = 3 the cap's 8 (13.9 mV, said in the warning);
+ * a nearly ideal card (N = 0.01) one. The Zener branch
+ * is one line on IMIN..IMAX when the card gives them, else on 10 mA..1 A. */
+#define D_IMIN 100e-6
+#define D_IMAX 100.0
+#define D_AUTO_MAX 8
+#define D_AUTO_TOL 0.01
+
 /* The SPICE parameters of m (defaults of netlist.md) fitted into p. */
 static nsc_status d_fit(const nsc_model *m, nsc_report *r, diode_par *p)
 {
-    double is = 1e-14, n = 1, rs = 0, bv = 0, ibv = 1e-3, nbv, seg = 1, imin = 10e-3, imax = 1.0;
+    double is = 1e-14, n = 1, rs = 0, bv = 0, ibv = 1e-3, nbv, seg = 0, imin = D_IMIN, imax = D_IMAX;
     nsc_model_get(m, "is", &is);
     nsc_model_get(m, "n", &n);
     nsc_model_get(m, "rs", &rs);
     nsc_model_get(m, "bv", &bv);
     nsc_model_get(m, "ibv", &ibv);
     if (!nsc_model_get(m, "nbv", &nbv)) nbv = n;
-    nsc_model_get(m, "segments", &seg);
-    nsc_model_get(m, "imin", &imin);
-    nsc_model_get(m, "imax", &imax);
+    int given = nsc_model_get(m, "segments", &seg);
+    int range = nsc_model_get(m, "imin", &imin) | nsc_model_get(m, "imax", &imax);
     if (!(is > 0 && n > 0 && rs >= 0 && ibv > 0 && nbv > 0))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': IS, N, IBV, NBV must be > 0 and RS >= 0",
                        m->name);
-    if (!(seg >= 1 && seg <= NSC_JFIT_MAX && seg == floor(seg)))
+    if (given && !(seg >= 1 && seg <= NSC_JFIT_MAX && seg == floor(seg)))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': SEGMENTS = %g must be an integer in 1..%d",
                        m->name, seg, NSC_JFIT_MAX);
     if (!(imin > 0 && imax > imin && isfinite(imax)))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': IMIN = %g, IMAX = %g: need 0 < IMIN < IMAX",
                        m->name, imin, imax);
     p->fitted = 1;
-    nsc_jfit_make(0.0, n * VT_300, is, rs, imin, imax, (int)seg, &p->fw);
+    if (given) nsc_jfit_make(0.0, n * VT_300, is, rs, imin, imax, (int)seg, &p->fw);
+    else nsc_jfit_auto(0.0, n * VT_300, is, rs, imin, imax, D_AUTO_MAX, D_AUTO_TOL, &p->fw);
     if (p->zener) {
         /* v = BV + NBV Vt ln(i/IBV) + RS i = (BV - 40 a) + a ln(1 + i/i0) + RS i to
-         * rounding, a = NBV Vt, i0 = IBV e^-40 << IMIN; one segment on [IMIN, IMAX] */
+         * rounding, a = NBV Vt, i0 = IBV e^-40 << IMIN; one segment */
         double a = nbv * VT_300;
         nsc_jfit z;
-        nsc_jfit_make(bv - 40.0 * a, a, ibv * exp(-40.0), rs, imin, imax, 1, &z);
+        nsc_jfit_make(bv - 40.0 * a, a, ibv * exp(-40.0), rs, range ? imin : 10e-3, range ? imax : 1.0, 1, &z);
         p->vz = z.vf[0];
         p->rz = z.r[0];
     }

@@ -66,6 +66,14 @@ int nsc_jfit_make(double c, double a, double i0, double rs, double i1, double i2
     return 0;
 }
 
+int nsc_jfit_auto(double c, double a, double i0, double rs, double i1, double i2, int nmax, double tol, nsc_jfit *f)
+{
+    int st = -1;
+    for (int n = 1; n <= nmax; n++)                /* err falls as n grows: the first n within tol */
+        if ((st = nsc_jfit_make(c, a, i0, rs, i1, i2, n, f)) || f->err <= tol) break;
+    return st;
+}
+
 double nsc_jfit_v(const nsc_jfit *f, double i)
 {
     /* on the segment holding i: v = vf_k + (i - sum_{j<k} (v - vf_j)/r_j) ... solved

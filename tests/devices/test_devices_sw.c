@@ -335,12 +335,13 @@ Test(devsw, diode_segments_fit)
     nsc_circuit_free(c);
 }
 
-/* IS, N, RS: VF, RON are the Chebyshev line of v(i) = N Vt ln(1 + i/IS) + RS i on
- * [10 mA, 1 A]: the error equioscillates (+e at both ends, -e at the tangent
- * point) and nowhere exceeds e; the warning reports the fit. */
+/* IS, N, RS with SEGMENTS=1 on [10 mA, 1 A]: VF, RON are the Chebyshev line of
+ * v(i) = N Vt ln(1 + i/IS) + RS i: the error equioscillates (+e at both ends, -e
+ * at the tangent point) and nowhere exceeds e; the warning reports the fit. */
 Test(devsw, diode_spice_fit)
 {
-    nsc_circuit *c = tu_parse("t\nV1 a 0 1\nD1 a k DS\nR1 k 0 1\n.model DS D(IS=2e-14 N=1.5 RS=0.05 EG=1.11)\n.tran 1u 1m\n.end\n");
+    nsc_circuit *c = tu_parse("t\nV1 a 0 1\nD1 a k DS\nR1 k 0 1\n"
+                              ".model DS D(IS=2e-14 N=1.5 RS=0.05 EG=1.11 SEGMENTS=1 IMIN=10m IMAX=1)\n.tran 1u 1m\n.end\n");
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
@@ -371,6 +372,51 @@ Test(devsw, diode_spice_fit)
     nsc_lcs_free(L);
     nsc_report_free(&r);
     nsc_circuit_free(c);
+}
+
+/* The fit's error on [IMIN, IMAX] sampled on a geometric grid (pairs as in
+ * diode_segments_fit), and the number of pairs. */
+static double fit_error(const char *card, int *m)
+{
+    char net[256];
+    snprintf(net, sizeof net, "t\nV1 a 0 5\nR1 a k 1k\nD1 k 0 DS\n.model DS D(%s)\n.op\n.end\n", card);
+    nsc_circuit *c = tu_parse(net);
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_lcs *L = NULL;
+    cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_OK);
+    double is = 1e-14, n = 1, vt = 1.380649e-23 * 300.15 / 1.602176634e-19, emax = 0;
+    const char *p = strstr(card, "N=");
+    if (p) n = atof(p + 2);
+    *m = L->m;
+    for (int k = 0; k <= 6000; k++) {
+        double i = 1e-4 * pow(1e6, k / 6000.0), v = L->e0[0] + nsc_sp_get(L->D, 0, 0) * i;
+        for (int q = 1; q < L->m; q++) v += nsc_sp_get(L->D, 0, q) * fmax(0, i - L->e0[q]);
+        emax = fmax(emax, fabs(v - n * vt * log1p(i / is)));
+    }
+    nsc_lcs_free(L);
+    nsc_report_free(&r);
+    nsc_circuit_free(c);
+    return emax;
+}
+
+/* Without SEGMENTS, a SPICE diode is fitted on 100 uA..100 A by the fewest
+ * chords within 10 mV of its curve, at most 8 (dev_d.c; netlist.md "the currents
+ * that matter"): N = 1 takes 6 (8.0 mV; 5 would be 11.2 mV), N = 2 takes 8
+ * (9.3 mV), N = 3 the cap's 8 (13.9 mV), a nearly ideal N = 0.01 one line. */
+Test(devsw, diode_default_fit_is_the_fewest_segments_within_10_mV)
+{
+    int m, m5, m2, m3, m0;
+    double e = fit_error("IS=1e-14 N=1", &m), e5 = fit_error("IS=1e-14 N=1 SEGMENTS=5 IMIN=100u IMAX=100", &m5);
+    double e2 = fit_error("IS=1e-14 N=2", &m2), e3 = fit_error("IS=1e-14 N=3", &m3);
+    double e0 = fit_error("IS=1e-14 N=0.01", &m0);
+    cr_log_info("N=1: %d pairs %.4g V; 5 segments %.4g V; N=2: %d pairs %.4g V; N=3: %d pairs %.4g V; "
+                "N=0.01: %d pairs %.3g V", m, e, e5, m2, e2, m3, e3, m0, e0);
+    cr_assert(m == 6 && e <= 0.01 && e > 0.0079, "%d %g", m, e);
+    cr_assert(m5 == 5 && e5 > 0.01, "%d %g", m5, e5);
+    cr_assert(m2 == 8 && e2 <= 0.01 && e2 > 0.009, "%d %g", m2, e2);
+    cr_assert(m3 == 8 && e3 > 0.0135 && e3 < 0.0145, "%d %g", m3, e3);
+    cr_assert(m0 == 1 && e0 <= 0.01, "%d %g", m0, e0);
 }
 
 /* BV adds the reverse branch: y_z = v_a - v_k + BV + RON l_z; a 10 V source
