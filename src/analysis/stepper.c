@@ -343,7 +343,7 @@ static void mark_failed(nsc_waves *W, const nsc_report *r)
 {
     if (W->end != NSC_RUN_COMPLETE) return;
     W->end = NSC_RUN_FAILED;
-    W->t_end = W->nrow > 0 ? W->v[(size_t)(W->nrow - 1) * W->ncol] : 0;
+    W->t_end = W->nrow > 0 ? nsc_waves_at(W, W->nrow - 1, 0) : 0;
     free(W->end_msg);
     W->end_msg = nsc_end_msg(r, "error");
 }
@@ -407,6 +407,7 @@ static nsc_status tran_setup(tran_run *R, const nsc_probe *probes)
         R->names[k] = probes[k].name;
     }
     if (!(R->W = nsc_waves_new(R->names, R->nprobe, R->c->title))) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (o->mem_rows > 0 && nsc_waves_spill(R->W, o->mem_rows, o->spill_near)) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
     /* work: z0 z1 (n), static zs ss es (n0), l (m), static ls (m0), e1 (m), w0 w1 (nsrc),
      * static ws0 (nsrc0), v0 v1 row (ncol) */
     int n0 = L0->n, nsrc = R->nsrc = L->nsrc, nsrc0 = L0->nsrc, nc = R->nc = R->nprobe + 1;
@@ -477,7 +478,7 @@ static nsc_status tran_first_row(tran_run *R)
     if (R->tout <= t0 + R->eps) {
         R->row[0] = t0;
         memcpy(R->row + 1, R->v0 + 1, (size_t)R->nprobe * sizeof(double));
-        if (nsc_waves_add(R->W, R->row)) return nsc_err(R->r, NSC_ENOMEM, NULL, "out of memory");
+        if (nsc_waves_add(R->W, R->row)) return nsc_waves_add_error(R->W, R->r);
         R->jout = 1;
         R->tout = o->tstart + o->tstep;
     }
@@ -608,7 +609,7 @@ static nsc_status fixed_rows(tran_run *R, double tn, double hh, int *need)
             double a = (R->tout - R->t) / hh;
             for (int q = 1; q < R->nc; q++) row[q] = (1 - a) * R->v0[q] + a * R->v1[q];
         }
-        if (nsc_waves_add(R->W, row)) return nsc_err(R->r, NSC_ENOMEM, NULL, "out of memory");
+        if (nsc_waves_add(R->W, row)) return nsc_waves_add_error(R->W, R->r);
         R->jout++;
         R->tout = o->tstart + (double)R->jout * o->tstep;
         if (o->rows) o->rows(R->W, o->rows_ctx);
