@@ -79,39 +79,44 @@ static double run(const nsc_msig *s, const double *pv, const nsc_meas_result *re
     return sp == 1 && isfinite(stack[0]) ? stack[0] : NAN;
 }
 
+/* The rows are read through a cursor (a spilled table's from its file) and a
+ * signal's value at a row is computed when asked, not kept: memory does not
+ * grow with the rows. */
 typedef struct evalctx {
     const nsc_circuit *c;
     const nsc_waves *W;
+    nsc_wcur cur;
     int *col;               /* [nmeas_probe] column of each probe in W */
     double *pv, *stack;
     const nsc_meas_result *res;
 } evalctx;
 
-/* y[i] = s at row i of W */
-static void sample(evalctx *E, const nsc_msig *s, double *y)
+/* time of row i */
+static double T(evalctx *E, long i)
 {
-    const nsc_waves *W = E->W;
-    for (int i = 0; i < W->nrow; i++) {
-        const double *row = W->v + (size_t)i * W->ncol;
-        for (int k = 0; k < E->c->nmeas_probe; k++) E->pv[k] = row[E->col[k]];
-        y[i] = run(s, E->pv, E->res, E->stack);
-    }
+    return nsc_wcur_row(&E->cur, i)[0];
 }
 
-#define T(i) (W->v[(size_t)(i) * W->ncol])
-
-/* y at time x (linear between rows; x inside the run) */
-static double at_time(const nsc_waves *W, const double *y, double x)
+/* s at row i */
+static double Y(evalctx *E, const nsc_msig *s, long i)
 {
-    int lo = 0, hi = W->nrow - 1;
-    if (x <= T(0)) return y[0];
-    if (x >= T(hi)) return y[hi];
+    const double *row = nsc_wcur_row(&E->cur, i);
+    for (int k = 0; k < E->c->nmeas_probe; k++) E->pv[k] = row[E->col[k]];
+    return run(s, E->pv, E->res, E->stack);
+}
+
+/* s at time x (linear between rows; x inside the run) */
+static double at_time(evalctx *E, const nsc_msig *s, double x)
+{
+    int lo = 0, hi = E->W->nrow - 1;
+    if (x <= T(E, 0)) return Y(E, s, 0);
+    if (x >= T(E, hi)) return Y(E, s, hi);
     while (hi - lo > 1) {
         int mid = (lo + hi) / 2;
-        if (T(mid) <= x) lo = mid; else hi = mid;
+        if (T(E, mid) <= x) lo = mid; else hi = mid;
     }
-    double h = T(hi) - T(lo);
-    return h > 0 ? y[lo] + (y[hi] - y[lo]) * ((x - T(lo)) / h) : y[hi];
+    double h = T(E, hi) - T(E, lo);
+    return h > 0 ? Y(E, s, lo) + (Y(E, s, hi) - Y(E, s, lo)) * ((x - T(E, lo)) / h) : Y(E, s, hi);
 }
 
 /* failure text (malloc'd) */
@@ -127,24 +132,24 @@ static char *why(const char *fmt, ...)
 }
 
 /* the window [a, b] of m inside the run; 0 if empty */
-static int window(const nsc_meas *m, const nsc_waves *W, double *a, double *b)
+static int window(const nsc_meas *m, evalctx *E, double *a, double *b)
 {
-    *a = fmax(fmax(m->from, T(0)), m->type <= NSC_MEAS_MAX_AT ? m->trig.td : -INFINITY);
-    *b = fmin(m->to, T(W->nrow - 1));
+    *a = fmax(fmax(m->from, T(E, 0)), m->type <= NSC_MEAS_MAX_AT ? m->trig.td : -INFINITY);
+    *b = fmin(m->to, T(E, E->W->nrow - 1));
     return *a <= *b;
 }
 
 /* AVG .. MAX_AT over [a, b] */
-static void statistic(const nsc_meas *m, const nsc_waves *W, const double *y, double a, double b, nsc_meas_result *out)
+static void statistic(const nsc_meas *m, evalctx *E, const nsc_msig *y, double a, double b, nsc_meas_result *out)
 {
     double iy = 0, iy2 = 0, lo = INFINITY, hi = -INFINITY, tlo = a, thi = a;
-    double ya = at_time(W, y, a), yb = at_time(W, y, b);
+    double ya = at_time(E, y, a), yb = at_time(E, y, b);
     double tp = a, yp = ya;                              /* last point of the piecewise-linear path */
     lo = hi = ya;
-    for (int i = 0; i < W->nrow; i++) {
-        double t = T(i);
+    for (int i = 0; i < E->W->nrow; i++) {
+        double t = T(E, i);
         if (t <= a) continue;
-        double yy = t < b ? y[i] : yb;
+        double yy = t < b ? Y(E, y, i) : yb;
         if (t >= b) t = b;
         double h = t - tp;
         iy += 0.5 * h * (yp + yy);                       /* integral of y: trapezoid */
@@ -173,11 +178,13 @@ static void statistic(const nsc_meas *m, const nsc_waves *W, const double *y, do
 }
 
 /* time of the instant tm within [a, b], or NAN (with *msg) */
-static double instant(const nsc_mtime *tm, const nsc_waves *W, const double *y, double a, double b, char **msg)
+static double instant(const nsc_mtime *tm, evalctx *E, double a, double b, char **msg)
 {
+    const nsc_msig *y = &tm->sig;
+    long nrow = E->W->nrow;
     if (tm->has_at) {
-        if (tm->at < T(0) || tm->at > T(W->nrow - 1)) {
-            *msg = why("AT=%g s is outside the run [%g, %g] s", tm->at, T(0), T(W->nrow - 1));
+        if (tm->at < T(E, 0) || tm->at > T(E, nrow - 1)) {
+            *msg = why("AT=%g s is outside the run [%g, %g] s", tm->at, T(E, 0), T(E, nrow - 1));
             return NAN;
         }
         return tm->at;
@@ -187,11 +194,12 @@ static double instant(const nsc_mtime *tm, const nsc_waves *W, const double *y, 
         *msg = why("TD=%g s is after the window end %g s", tm->td, b);
         return NAN;
     }
-    double tp = start, yp = at_time(W, y, start);
+    double tp = start, yp = at_time(E, y, start);
     int above = yp > v, n = 0;                       /* a start exactly at val counts as below */
-    for (int i = 0; i < W->nrow && tp < b; i++) {
-        if (T(i) <= tp) continue;
-        double t = T(i) < b ? T(i) : b, yy = T(i) < b ? y[i] : at_time(W, y, b);
+    for (long i = 0; i < nrow && tp < b; i++) {
+        double ti = T(E, i);
+        if (ti <= tp) continue;
+        double t = ti < b ? ti : b, yy = ti < b ? Y(E, y, i) : at_time(E, y, b);
         int rise = !above && yy >= v, fall = above && yy <= v;
         if (rise || fall) {
             above = rise;
@@ -213,9 +221,8 @@ static double instant(const nsc_mtime *tm, const nsc_waves *W, const double *y, 
     return NAN;
 }
 
-static nsc_status one(evalctx *E, const nsc_meas *m, double *y, double *y2, nsc_meas_result *out)
+static nsc_status one(evalctx *E, const nsc_meas *m, nsc_meas_result *out)
 {
-    const nsc_waves *W = E->W;
     double a, b;
     memset(out, 0, sizeof *out);
     if (m->type == NSC_MEAS_PARAM) {
@@ -224,32 +231,29 @@ static nsc_status one(evalctx *E, const nsc_meas *m, double *y, double *y2, nsc_
         if (!out->ok) out->why = why("%s is not finite (or uses a failed measure)", m->sig.text);
         return NSC_OK;
     }
-    if (!window(m, W, &a, &b)) {
-        out->why = why("window FROM=%g TO=%g is outside the run [%g, %g] s", m->from, m->to, T(0), T(W->nrow - 1));
+    if (!window(m, E, &a, &b)) {
+        out->why = why("window FROM=%g TO=%g is outside the run [%g, %g] s", m->from, m->to, T(E, 0),
+                       T(E, E->W->nrow - 1));
         return NSC_OK;
     }
-    if (m->sig.ncode) sample(E, &m->sig, y);
     switch (m->type) {
     case NSC_MEAS_WHEN: case NSC_MEAS_FIND: {
-        if (!m->trig.has_at) sample(E, &m->trig.sig, y2);
-        double t = instant(&m->trig, W, y2, a, b, &out->why);
+        double t = instant(&m->trig, E, a, b, &out->why);
         if (isnan(t)) break;
-        out->value = m->type == NSC_MEAS_WHEN ? t : at_time(W, y, t);
+        out->value = m->type == NSC_MEAS_WHEN ? t : at_time(E, &m->sig, t);
         out->ok = isfinite(out->value);
         break;
     }
     case NSC_MEAS_TRIGTARG: {
-        if (!m->trig.has_at) sample(E, &m->trig.sig, y);
-        if (!m->targ.has_at) sample(E, &m->targ.sig, y2);
-        double t0 = instant(&m->trig, W, y, a, b, &out->why);
+        double t0 = instant(&m->trig, E, a, b, &out->why);
         if (isnan(t0)) break;
-        double t1 = instant(&m->targ, W, y2, a, b, &out->why);
+        double t1 = instant(&m->targ, E, a, b, &out->why);
         if (isnan(t1)) break;
         out->value = t1 - t0;
         out->ok = 1;
         break;
     }
-    default: statistic(m, W, y, a, b, out);
+    default: statistic(m, E, &m->sig, a, b, out);
     }
     if (!out->ok && !out->why && !(out->why = why("result is not finite"))) return NSC_ENOMEM;
     return NSC_OK;
@@ -292,17 +296,17 @@ static double source_period(const nsc_circuit *c)
  * period differs from its mean over the period before by more than 1e-3 of
  * max(peak-to-peak over the last period, |mean|): the run is still settling
  * there and the measure is a transient's, not the steady state's. */
-static void steady_check(const nsc_meas *m, const nsc_waves *W, const double *y, double b, double T,
-                         nsc_report *r)
+static void steady_check(const nsc_meas *m, evalctx *E, double b, double T, nsc_report *r)
 {
-    if (!(T > 0) || b - 2 * T < T(0)) return;
+    const nsc_msig *y = &m->sig;
+    if (!(T > 0) || b - 2 * T < nsc_wcur_row(&E->cur, 0)[0]) return;
     nsc_meas q = *m;
     nsc_meas_result r1 = { 0 }, r0 = { 0 }, pp = { 0 };
     q.type = NSC_MEAS_AVG;
-    statistic(&q, W, y, b - T, b, &r1);
-    statistic(&q, W, y, b - 2 * T, b - T, &r0);
+    statistic(&q, E, y, b - T, b, &r1);
+    statistic(&q, E, y, b - 2 * T, b - T, &r0);
     q.type = NSC_MEAS_PP;
-    statistic(&q, W, y, b - T, b, &pp);
+    statistic(&q, E, y, b - T, b, &pp);
     free(r1.why); free(r0.why); free(pp.why);
     double scale = fmax(pp.value, fabs(r1.value)), d = fabs(r1.value - r0.value);
     if (!(scale > 0) || !isfinite(d) || d <= 1e-3 * scale) return;
@@ -318,7 +322,7 @@ void nsc_meas_results_free(nsc_meas_result *res, int n)
 
 nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_result *res, nsc_report *r)
 {
-    evalctx E = { c, W, NULL, NULL, NULL, res };
+    evalctx E = { c, W, { 0 }, NULL, NULL, NULL, res };
     int maxcode = 1;
     for (int k = 0; k < c->nmeas; k++) {
         memset(&res[k], 0, sizeof res[k]);
@@ -331,9 +335,8 @@ nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_resu
     E.col = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof(int));
     E.pv = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof(double));
     E.stack = nsc_calloc((size_t)maxcode, sizeof(double));
-    double *y = nsc_calloc((size_t)W->nrow, sizeof(double)), *y2 = nsc_calloc((size_t)W->nrow, sizeof(double));
     nsc_status s = NSC_OK;
-    if (!E.col || !E.pv || !E.stack || !y || !y2) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    if (nsc_wcur_init(&E.cur, W) || !E.col || !E.pv || !E.stack) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
     for (int k = 0; k < c->nmeas_probe; k++)
         if ((E.col[k] = nsc_waves_col(W, c->meas_probe[k].name)) < 1) {
             s = nsc_err(r, NSC_EUSAGE, NULL, ".meas: no column %s in the waveform table", c->meas_probe[k].name);
@@ -342,16 +345,16 @@ nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_resu
     double T = source_period(c), a, b;
     for (int k = 0; k < c->nmeas; k++) {
         const nsc_meas *m = &c->meas[k];
-        if ((s = one(&E, m, y, y2, &res[k]))) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
-        if (res[k].ok && m->type >= NSC_MEAS_AVG && m->type <= NSC_MEAS_MAX_AT && window(m, W, &a, &b))
-            steady_check(m, W, y, b, T, r);                  /* y: the signal sampled by one() */
+        if ((s = one(&E, m, &res[k]))) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+        if (res[k].ok && m->type >= NSC_MEAS_AVG && m->type <= NSC_MEAS_MAX_AT && window(m, &E, &a, &b))
+            steady_check(m, &E, b, T, r);
     }
+    if (E.cur.err) s = nsc_waves_read_error(W, E.cur.err, r);
 done:
+    nsc_wcur_free(&E.cur);
     free(E.col);
     free(E.pv);
     free(E.stack);
-    free(y);
-    free(y2);
     return s;
 }
 
@@ -386,16 +389,21 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_
         for (int k = 1; k <= no; k++) names[k - 1] = W->name[k];
         for (int k = 0; k < nx; k++) names[no + k] = c->xcol[k].name;
         for (int k = no + 1; k < W->ncol; k++) names[nx + k - 1] = W->name[k];
-        if (!(D = nsc_waves_new(names, nc - 1, W->title))) st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        if (!(D = nsc_waves_new(names, nc - 1, W->title)) || nsc_waves_spill_like(D, W))
+            st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
     }
+    nsc_wcur cur;
+    if (nsc_wcur_init(&cur, W) && !st) st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
     for (int i = 0; !st && i < W->nrow; i++) {
-        const double *src = W->v + (size_t)i * (size_t)W->ncol;
+        const double *src = nsc_wcur_row(&cur, i);
         for (int k = 0; k < c->nmeas_probe; k++) pv[k] = src[col[k]];
         memcpy(row, src, sizeof(double) * (size_t)(no + 1));
         for (int k = 0; k < nx; k++) row[no + 1 + k] = run(&c->xcol[k].sig, pv, NULL, stack);
         memcpy(row + no + 1 + nx, src + no + 1, sizeof(double) * (size_t)(W->ncol - no - 1));
-        if (nsc_waves_add(D, row)) st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        if (nsc_waves_add(D, row)) st = nsc_waves_add_error(D, r);
     }
+    if (!st && cur.err) st = nsc_waves_read_error(W, cur.err, r);
+    nsc_wcur_free(&cur);
     if (!st) {
         D->end = W->end;
         D->t_end = W->t_end;

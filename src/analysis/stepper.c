@@ -343,7 +343,7 @@ static void mark_failed(nsc_waves *W, const nsc_report *r)
 {
     if (W->end != NSC_RUN_COMPLETE) return;
     W->end = NSC_RUN_FAILED;
-    W->t_end = W->nrow > 0 ? W->v[(size_t)(W->nrow - 1) * W->ncol] : 0;
+    W->t_end = W->nrow > 0 ? nsc_waves_at(W, W->nrow - 1, 0) : 0;
     free(W->end_msg);
     W->end_msg = nsc_end_msg(r, "error");
 }
@@ -354,245 +354,346 @@ nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_
     return nsc_run_tran_io(c, o, probes, nprobe, NULL, out, st, r);
 }
 
-nsc_status nsc_run_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes, int nprobe,
-                           nsc_tran_io *io, nsc_waves **out, nsc_sim_stats *st, nsc_report *r)
-{
-    *out = NULL;
-    memset(st, 0, sizeof *st);
-    nsc_status s = NSC_OK;
-    nsc_lcs *L = NULL, *L0 = NULL;
-    nsc_lin *f = NULL;
-    char **names = NULL, *sw = NULL, *evlog = NULL;
-    double *buf = NULL, *lpk = NULL;
-    nsc_bpq bp = { 0 };
-    nsc_loss_acc *acc = NULL;
-    ring_watch ring = { 0 };
+/* One transient run of nsc_run_tran_io: what it owns (freed by tran_free), its
+ * work vectors (slices of buf) and, for fixed steps, where the march stands. */
+typedef struct tran_run {
+    const nsc_circuit *c;
+    const nsc_tran_opts *o;
+    nsc_tran_io *io;
+    nsc_sim_stats *st;
+    nsc_report *r;
+    nsc_lcs *L, *L0;               /* the transient's LCS, the static one (OP or UIC) */
+    nsc_lin *f;                    /* [nprobe] the probes as functionals */
+    char **names, *sw, *evlog;     /* column names, switch states, --events' last modes */
+    double *buf, *lpk;             /* the work vectors; each pair's peak multiplier */
+    nsc_bpq bp;
+    nsc_loss_acc *acc;
+    ring_watch ring;
     nsc_pcache cache, cache0;
-    memset(&cache, 0, sizeof cache);
-    memset(&cache0, 0, sizeof cache0);
+    nsc_waves *W;
+    int nprobe, n, m, nsrc, nc;    /* nc = nprobe + 1 columns */
+    double *z0, *z1, *zs, *l, *ls, *e1, *w0, *w1, *ws0, *v0, *v1, *row, *s0;
+    long jout;                     /* next output row: t = tstart + jout tstep */
+    double tout;
+    double t, bprev, h, tstop, eps;  /* fixed steps: t = t_k or a breakpoint reached */
+    long k;                        /* t_k = k h is the last grid point reached */
+    int swchanged, index2;
+    nsc_onestep *P;
+} tran_run;
 
-    if ((s = nsc_lcs_assemble(c, NSC_ASM_TRAN, o->gmin, &L, r))) goto done;
-    if ((s = nsc_lcs_assemble(c, o->uic ? NSC_ASM_UIC : NSC_ASM_OP, o->gmin, &L0, r))) goto done;
-    if (o->losses && (s = nsc_loss_acc_new(L, c, o->gmin, o->tstart, o->tstop, &acc, r))) goto done;
-    int n = L->n, m = L->m;
-    st->n = n;
-    st->m = m;
-    cache.L = L;
-    cache.alg_theta = o->adaptive;                   /* nsc_onestep_new_alg */
-    cache0.L = L0;
-
-    f = nsc_calloc((size_t)nprobe, sizeof *f);
-    names = nsc_calloc((size_t)nprobe, sizeof *names);
-    sw = nsc_calloc((size_t)L->nsw + 1, 1);                  /* switch states */
-    if (!f || !names || !sw) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
-    switch_init(c, L, sw);
-    for (int k = 0; k < nprobe; k++) {
-        if ((s = nsc_lcs_probe(L, c, &probes[k], &f[k], r))) goto done;
-        names[k] = probes[k].name;
+/* The LCSs, the probes, the table and the work vectors. */
+static nsc_status tran_setup(tran_run *R, const nsc_probe *probes)
+{
+    const nsc_tran_opts *o = R->o;
+    nsc_report *r = R->r;
+    nsc_status s;
+    if ((s = nsc_lcs_assemble(R->c, NSC_ASM_TRAN, o->gmin, &R->L, r))) return s;
+    if ((s = nsc_lcs_assemble(R->c, o->uic ? NSC_ASM_UIC : NSC_ASM_OP, o->gmin, &R->L0, r))) return s;
+    if (o->losses && (s = nsc_loss_acc_new(R->L, R->c, o->gmin, o->tstart, o->tstop, &R->acc, r))) return s;
+    const nsc_lcs *L = R->L, *L0 = R->L0;
+    int n = R->n = L->n, m = R->m = L->m;
+    R->st->n = n;
+    R->st->m = m;
+    R->cache.L = L;
+    R->cache.alg_theta = o->adaptive;                /* nsc_onestep_new_alg */
+    R->cache0.L = L0;
+    R->f = nsc_calloc((size_t)R->nprobe, sizeof *R->f);
+    R->names = nsc_calloc((size_t)R->nprobe, sizeof *R->names);
+    R->sw = nsc_calloc((size_t)L->nsw + 1, 1);       /* switch states */
+    if (!R->f || !R->names || !R->sw) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    switch_init(R->c, L, R->sw);
+    for (int k = 0; k < R->nprobe; k++) {
+        if ((s = nsc_lcs_probe(L, R->c, &probes[k], &R->f[k], r))) return s;
+        R->names[k] = probes[k].name;
     }
-    nsc_waves *W = nsc_waves_new(names, nprobe, c->title);
-    if (!W) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
-    *out = W;
-
+    if (!(R->W = nsc_waves_new(R->names, R->nprobe, R->c->title))) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (o->mem_rows > 0 && nsc_waves_spill(R->W, o->mem_rows, o->spill_near)) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
     /* work: z0 z1 (n), static zs ss es (n0), l (m), static ls (m0), e1 (m), w0 w1 (nsrc),
      * static ws0 (nsrc0), v0 v1 row (ncol) */
-    int n0 = L0->n, nsrc = L->nsrc, nsrc0 = L0->nsrc, nc = nprobe + 1;
+    int n0 = L0->n, nsrc = R->nsrc = L->nsrc, nsrc0 = L0->nsrc, nc = R->nc = R->nprobe + 1;
     size_t tot = (size_t)2 * n + (size_t)n0 * 3 + (size_t)m * 3 + (size_t)2 * nsrc + (size_t)nsrc0
                  + (size_t)3 * nc + (size_t)L0->m;
-    buf = nsc_calloc(tot, sizeof(double));
-    lpk = nsc_calloc((size_t)m + 1, sizeof(double));            /* the peak of each pair */
-    if (!buf || !lpk) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
-    double *z0 = buf, *z1 = z0 + n, *zs = z1 + n, *ss = zs + n0, *es = ss + n0, *l = es + n0;
-    double *ls = l + m, *e1 = ls + m, *w0 = e1 + m, *w1 = w0 + nsrc, *ws0 = w1 + nsrc;
-    double *v0 = ws0 + nsrc0, *v1 = v0 + nc, *row = v1 + nc;
-    double *s0 = zs;                                 /* reused after the initial solve: n <= n0 */
-    (void)es;
+    R->buf = nsc_calloc(tot, sizeof(double));
+    R->lpk = nsc_calloc((size_t)m + 1, sizeof(double));   /* the peak of each pair */
+    if (!R->buf || !R->lpk) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    R->z0 = R->buf, R->z1 = R->z0 + n, R->zs = R->z1 + n;
+    double *ss = R->zs + n0, *es = ss + n0;
+    R->l = es + n0, R->ls = R->l + m, R->e1 = R->ls + m, R->w0 = R->e1 + m, R->w1 = R->w0 + nsrc;
+    R->ws0 = R->w1 + nsrc, R->v0 = R->ws0 + nsrc0, R->v1 = R->v0 + nc, R->row = R->v1 + nc;
+    R->s0 = R->zs;                                   /* reused after the initial solve: n <= n0 */
+    return NSC_OK;
+}
 
-    /* t = 0: the consistent solution of the static problem (OP or UIC); the
-     * static layout extends the transient one (same nodes, same switches) */
-    double t0 = io ? io->t0 : 0.0;
-    if (io && io->z) {                               /* the given state at t0 */
-        memcpy(z0, io->z, (size_t)n * sizeof(double));
-        memcpy(l, io->l, (size_t)m * sizeof(double));
-        memcpy(sw, io->sw, (size_t)L->nsw);
+/* The state at t0 and its probes v0: the given one (io), else the consistent
+ * solution of the static problem (OP or UIC) at t = 0; the static layout extends
+ * the transient one (same nodes, same switches). */
+static nsc_status tran_initial(tran_run *R)
+{
+    const nsc_tran_opts *o = R->o;
+    const nsc_lcs *L = R->L, *L0 = R->L0;
+    nsc_report *r = R->r;
+    int n = R->n, m = R->m;
+    double t0 = R->io ? R->io->t0 : 0.0;
+    if (R->io && R->io->z) {                         /* the given state at t0 */
+        memcpy(R->z0, R->io->z, (size_t)n * sizeof(double));
+        memcpy(R->l, R->io->l, (size_t)m * sizeof(double));
+        memcpy(R->sw, R->io->sw, (size_t)L->nsw);
     } else {
-        double *s0s = nsc_calloc((size_t)n0, sizeof(double));
+        double *s0s = nsc_calloc((size_t)L0->n, sizeof(double));
         double *e0s = nsc_calloc((size_t)L0->m + 1, sizeof(double));
-        if (!s0s || !e0s) { free(s0s); free(e0s); s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
-        nsc_lcs_sources(L0, 0.0, ws0, s0s, e0s);
-        s = static_solve(&cache0, o->solver, o->uic, s0s, e0s, zs, ls, sw, st, r);
-        if (!s && !o->uic) polish_op(c, o->gmin, &cache0, sw, s0s, e0s, zs, ls, st);
-        if (!s) s = gmin_check(L0, c, o->gmin, zs, r);
+        if (!s0s || !e0s) { free(s0s); free(e0s); return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
+        nsc_lcs_sources(L0, 0.0, R->ws0, s0s, e0s);
+        nsc_status s = static_solve(&R->cache0, o->solver, o->uic, s0s, e0s, R->zs, R->ls, R->sw, R->st, r);
+        if (!s && !o->uic) polish_op(R->c, o->gmin, &R->cache0, R->sw, s0s, e0s, R->zs, R->ls, R->st);
+        if (!s) s = gmin_check(L0, R->c, o->gmin, R->zs, r);
         free(s0s);
         free(e0s);
         if (s) {
-            W->end = NSC_RUN_FAILED;
-            W->end_msg = nsc_asprintf("%s", r->error ? r->error : "initial solution failed");
-            goto done;
+            R->W->end = NSC_RUN_FAILED;
+            R->W->end_msg = nsc_asprintf("%s", r->error ? r->error : "initial solution failed");
+            return s;
         }
-        memcpy(z0, zs, (size_t)n * sizeof(double));
-        memcpy(l, ls, (size_t)m * sizeof(double));
+        memcpy(R->z0, R->zs, (size_t)n * sizeof(double));
+        memcpy(R->l, R->ls, (size_t)m * sizeof(double));
     }
-    nsc_pcache_free(&cache0, st);
-    memcpy(lpk, l, (size_t)m * sizeof(double));
-    nsc_lcs_sources(L, t0, w0, s0, e1);
-    nsc_eval_probes(f, nprobe, L, sw, z0, l, NULL, 0.0, w0, v0 + 1);
-    v0[0] = t0;
+    nsc_pcache_free(&R->cache0, R->st);
+    memcpy(R->lpk, R->l, (size_t)m * sizeof(double));
+    nsc_lcs_sources(L, t0, R->w0, R->s0, R->e1);
+    nsc_eval_probes(R->f, R->nprobe, L, R->sw, R->z0, R->l, NULL, 0.0, R->w0, R->v0 + 1);
+    R->v0[0] = t0;
+    return NSC_OK;
+}
 
-    double h = o->h, tstop = o->tstop, eps = 1e-9 * h;
-    if (nsc_bpq_init(&bp, L, tstop)) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
-    if (o->tstep > 0 && (tstop - o->tstart) / o->tstep * nc < 1e7)   /* the rows (up to 80 MB), reserved: */
-        nsc_waves_reserve(W, (long)((tstop - o->tstart) / o->tstep) + 2);  /* no growth in the loop */
+/* The breakpoints, the table's room and the row at t0 when it is due. */
+static nsc_status tran_first_row(tran_run *R)
+{
+    const nsc_tran_opts *o = R->o;
+    double t0 = R->v0[0];
+    R->h = o->h, R->tstop = o->tstop, R->eps = 1e-9 * R->h;
+    if (nsc_bpq_init(&R->bp, R->L, R->tstop)) return nsc_err(R->r, NSC_ENOMEM, NULL, "out of memory");
+    if (o->tstep > 0 && (R->tstop - o->tstart) / o->tstep * R->nc < 1e7)   /* the rows (up to 80 MB), reserved: */
+        nsc_waves_reserve(R->W, (long)((R->tstop - o->tstart) / o->tstep) + 2);  /* no growth in the loop */
+    R->jout = 0;
+    R->tout = o->tstart;
+    if (R->tout <= t0 + R->eps) {
+        R->row[0] = t0;
+        memcpy(R->row + 1, R->v0 + 1, (size_t)R->nprobe * sizeof(double));
+        if (nsc_waves_add(R->W, R->row)) return nsc_waves_add_error(R->W, R->r);
+        R->jout = 1;
+        R->tout = o->tstart + o->tstep;
+    }
+    return NSC_OK;
+}
 
-    long jout = 0;                                   /* next output row: t = tstart + j tstep */
-    double tout = o->tstart;
-    if (tout <= t0 + eps) {
-        row[0] = t0;
-        memcpy(row + 1, v0 + 1, (size_t)nprobe * sizeof(double));
-        if (nsc_waves_add(W, row)) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
-        jout = 1;
-        tout = o->tstart + o->tstep;
-    }
+/* The adaptive transient from the state at t0 (stepper_adapt.c). */
+static nsc_status tran_adaptive(tran_run *R)
+{
+    nsc_tran T = { R->c, R->o, R->L, &R->cache, R->f, R->nprobe, R->W, R->sw, &R->bp, R->z0, R->l, R->w0, R->v0,
+                   R->jout, R->st, R->r, R->io, R->acc, R->lpk };
+    return nsc_tran_adaptive(&T);
+}
 
-    if (io && !o->adaptive) { s = nsc_err(r, NSC_EUSAGE, NULL, "a transient from a given state needs adaptive steps"); goto done; }
-    if (o->adaptive) {
-        nsc_tran T = { c, o, L, &cache, f, nprobe, W, sw, &bp, z0, l, w0, v0, jout, st, r, io, acc, lpk };
-        s = nsc_tran_adaptive(&T);
-        goto done;
+/* A circuit whose sources fix a capacitor voltage (inductor current) has its
+ * current (voltage) as the scheme's discrete derivative, an algebraic unknown
+ * in a differential row: theta = 1/2 carries the jump of the source's slope at
+ * a corner into every later step as +-C ds (a PULSE edge into series
+ * capacitors gave 0 and 2 C dv/dt on alternate steps). As SPICE does, the step
+ * after t = 0 and after each corner is implicit Euler, which sets the current
+ * to the slope's; the trapezoidal steps then keep it (C ds/dt exact for a
+ * ramp). Other circuits keep the design documents' scheme bit for bit.
+ * Here: the march's start, the --events log and the ringing watch. */
+static nsc_status fixed_start(tran_run *R)
+{
+    const nsc_tran_opts *o = R->o;
+    int n = R->n;
+    R->index2 = o->theta < 1 && nsc_topology_index2(R->c);
+    R->t = 0.0;
+    R->bprev = INFINITY;                             /* the breakpoint found for the last step */
+    R->k = 0;
+    R->swchanged = 1;                                /* switch states changed since P was chosen */
+    R->P = NULL;
+    if (o->events && !(R->evlog = calloc((size_t)R->m + (size_t)R->L->nsw + 2, 1)))
+        return nsc_err(R->r, NSC_ENOMEM, NULL, "out of memory");
+    R->ring = (ring_watch){ n, o->theta >= 1, 2 * NSC_RING_STEPS + 2, nsc_calloc((size_t)n + 1, sizeof(double)),
+                            nsc_calloc((size_t)n + 1, sizeof(double)), nsc_calloc((size_t)n + 1, sizeof(int)) };
+    if (!R->ring.d || !R->ring.mag || !R->ring.run) R->ring.warned = 1;   /* no watch, no harm */
+    return NSC_OK;
+}
+
+enum { STEP_ON, STEP_END, STEP_ERR };                /* go on; the run ended (table marked); an error */
+
+/* One step from t to *tn (the next grid point, or a breakpoint before it) with
+ * its step *hh: the one-step problem of (h, theta, switch states), solved, the
+ * statistics, losses, ringing watch and --events log updated. */
+static int fixed_solve(tran_run *R, double *tn, double *hh, nsc_status *s)
+{
+    const nsc_tran_opts *o = R->o;
+    const nsc_lcs *L = R->L;
+    nsc_sim_stats *st = R->st;
+    double t = R->t, h = R->h, eps = R->eps;
+    if (o->stop && *o->stop) {
+        R->W->end = NSC_RUN_INTERRUPTED;
+        R->W->end_msg = nsc_strdup("by a signal");   /* the note says "interrupted at t=..." */
+        return STEP_END;
     }
-    /* A circuit whose sources fix a capacitor voltage (inductor current) has its
-     * current (voltage) as the scheme's discrete derivative, an algebraic unknown
-     * in a differential row: theta = 1/2 carries the jump of the source's slope at
-     * a corner into every later step as +-C ds (a PULSE edge into series
-     * capacitors gave 0 and 2 C dv/dt on alternate steps). As SPICE does, the step
-     * after t = 0 and after each corner is implicit Euler, which sets the current
-     * to the slope's; the trapezoidal steps then keep it (C ds/dt exact for a
-     * ramp). Other circuits keep the design documents' scheme bit for bit. */
-    int index2 = o->theta < 1 && nsc_topology_index2(c);
-    double t = 0.0, bprev = INFINITY;                /* bprev: the breakpoint found for the last step */
-    long k = 0;                                      /* t_k = k h is the last grid point reached */
-    int swchanged = 1;                               /* switch states changed since P was chosen */
-    nsc_onestep *P = NULL;
-    if (o->events && !(evlog = calloc((size_t)m + (size_t)L->nsw + 2, 1))) {
-        s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
-        goto done;
+    double tg = (double)(R->k + 1) * h;              /* next grid point */
+    if (tg > R->tstop - eps) tg = R->tstop;
+    int at_bp = R->bprev <= t + eps;                 /* steps never cross a breakpoint: t is on it */
+    double b = nsc_bpq_after(&R->bp, t + eps);       /* the next breakpoint */
+    R->bprev = b;
+    *tn = tg;
+    if (b < tg - eps) { *tn = b; st->short_steps++; }
+    *hh = *tn - t;
+    double hkey = fabs(*hh - h) <= eps ? h : *hh;
+    /* index 2: the step from t = 0 or a breakpoint is implicit Euler (fixed_start) */
+    double th = R->index2 && (t == 0.0 || at_bp) ? 1.0 : o->theta;
+    if (!R->P || R->swchanged || !nsc_same_h(R->P->h, hkey) || R->P->theta != th) {  /* (h, theta, switch states) */
+        nsc_onestep *Pn;
+        if ((*s = nsc_pcache_get(&R->cache, hkey, th, R->sw, 0, &Pn, st, R->r))) return STEP_ERR;
+        if (R->P && Pn != R->P) nsc_onestep_take_mode(Pn, R->P);
+        R->P = Pn;
+        R->swchanged = 0;
     }
-    ring = (ring_watch){ n, o->theta >= 1, 2 * NSC_RING_STEPS + 2, nsc_calloc((size_t)n + 1, sizeof(double)),
-                         nsc_calloc((size_t)n + 1, sizeof(double)), nsc_calloc((size_t)n + 1, sizeof(int)) };
-    if (!ring.d || !ring.mag || !ring.run) ring.warned = 1;   /* no watch, no harm */
-    while (t < tstop - eps) {
-        if (o->stop && *o->stop) {
-            W->end = NSC_RUN_INTERRUPTED;
-            W->end_msg = nsc_strdup("by a signal");      /* the note says "interrupted at t=..." */
-            break;
-        }
-        double tg = (double)(k + 1) * h;             /* next grid point */
-        if (tg > tstop - eps) tg = tstop;
-        int at_bp = bprev <= t + eps;                 /* steps never cross a breakpoint: t is on it */
-        double b = nsc_bpq_after(&bp, t + eps);       /* the next breakpoint */
-        bprev = b;
-        double tn = tg;
-        if (b < tg - eps) { tn = b; st->short_steps++; }
-        double hh = tn - t, hkey = fabs(hh - h) <= eps ? h : hh;
-        /* index 2: the step from t = 0 or a breakpoint is implicit Euler (index2 above) */
-        double th = index2 && (t == 0.0 || at_bp) ? 1.0 : o->theta;
-        if (!P || swchanged || !nsc_same_h(P->h, hkey) || P->theta != th) {  /* (h, theta, switch states) */
-            nsc_onestep *Pn;
-            if ((s = nsc_pcache_get(&cache, hkey, th, sw, 0, &Pn, st, r))) goto done;
-            if (P && Pn != P) nsc_onestep_take_mode(Pn, P);
-            P = Pn;
-            swchanged = 0;
-        }
-        for (int j = 0; j < nsrc; j++) w1[j] = nsc_wave_eval(L->src[j].wave, tn);   /* w(t_k+1) */
-        nsc_step_info info;
-        if (nsc_onestep_step(P, o->solver, z0, w0, w1, z1, l, &info)) {
-            nsc_step_failure(r, L, P, tn, &info, o->solver);
-            s = NSC_ESIM;
-            W->end = NSC_RUN_FAILED;
-            W->end_msg = nsc_asprintf("%s", r->error ? r->error : "solver failure");
-            break;
-        }
-        st->steps++;
-        if (acc) nsc_loss_acc_step(acc, th, t, tn, z0, z1, l, w0, w1, sw, nsc_onestep_mode(P));
-        for (int j = 0; j < m; j++) lpk[j] = fmax(lpk[j], l[j]);
-        if (o->progress && st->steps % 1000 == 0) o->progress(tn, o->progress_ctx);
-        st->mode_hits += info.mode_hit;
-        st->active_set += !info.mode_hit && !info.lcp_solved && info.active_set > 0;
-        st->lcps += info.lcp_solved;
-        st->pivots += info.iter;
-        if (info.residual > st->max_residual) st->max_residual = info.residual;
-        if (tn == tg) k++;
-        if (!ring.warned && (tn != tg || !info.mode_hit) && ring.left <= 0) {   /* excited: a fresh window */
-            ring.left = 2 * NSC_RING_STEPS + 2;
-            memset(ring.run, 0, (size_t)n * sizeof(int));
-            memset(ring.d, 0, (size_t)n * sizeof(double));
-        }
-        if (!ring.warned && ring.left > 0 && ring.left--) ring_step(&ring, L, z0, z1, tn, o->theta, h, r);
-        if (evlog && log_modes(W, L, tn, nsc_onestep_mode(P), evlog)) {
-            s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
-            goto done;
-        }
-        /* outputs: v at tn when a row falls in (t, tn] or may fall in the next step,
-         * which ends at or before the next grid point */
-        double tnext = (double)(k + 1) * h;
-        if (tnext > tstop) tnext = tstop;
-        int need = tout <= tnext + eps && tout <= tstop + eps;
-        if (need) {
-            nsc_eval_probes(f, nprobe, L, sw, z1, l, z0, hh, w1, v1 + 1);   /* I(S) in the step's state */
-            v1[0] = tn;
-        }
-        /* rows in (t, tn]: exact at tn, interpolated inside */
-        while (tout <= tn + eps && tout <= tstop + eps) {
-            row[0] = tout;
-            if (fabs(tout - tn) <= eps) {
-                memcpy(row + 1, v1 + 1, (size_t)nprobe * sizeof(double));
-            } else {
-                double a = (tout - t) / hh;
-                for (int q = 1; q < nc; q++) row[q] = (1 - a) * v0[q] + a * v1[q];
-            }
-            if (nsc_waves_add(W, row)) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
-            jout++;
-            tout = o->tstart + (double)jout * o->tstep;
-            if (o->rows) o->rows(W, o->rows_ctx);
-        }
-        t = tn;
-        double *tz = z0; z0 = z1; z1 = tz;           /* z0 = z(t_k+1) */
-        double *tw = w0; w0 = w1; w1 = tw;
-        if (need) { double *tv = v0; v0 = v1; v1 = tv; }
-        if (evlog) memcpy(evlog + m + 1, sw, (size_t)L->nsw);
-        int ch = L->nsw > 0 ? nsc_lcs_switch_update(L, z0, sw) : 0;   /* the state for the next step */
-        st->switch_events += ch;
-        swchanged |= ch > 0;
-        for (int j = 0; evlog && ch && j < L->nsw; j++)
-            if (sw[j] != evlog[m + 1 + j] && nsc_waves_event(W, t, c->el[L->sw[j].el].name, sw[j])) {
-                s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
-                goto done;
-            }
+    for (int j = 0; j < R->nsrc; j++) R->w1[j] = nsc_wave_eval(L->src[j].wave, *tn);   /* w(t_k+1) */
+    nsc_step_info info;
+    if (nsc_onestep_step(R->P, o->solver, R->z0, R->w0, R->w1, R->z1, R->l, &info)) {
+        nsc_step_failure(R->r, L, R->P, *tn, &info, o->solver);
+        *s = NSC_ESIM;
+        R->W->end = NSC_RUN_FAILED;
+        R->W->end_msg = nsc_asprintf("%s", R->r->error ? R->r->error : "solver failure");
+        return STEP_END;
     }
-    W->t_end = t;
-done:
-    if (s && *out) mark_failed(*out, r);
-    if (acc && !s && *out) nsc_loss_acc_finish(acc, (*out)->t_end, o->losses, r);
-    else nsc_loss_acc_free(acc);
-    if (!s && L && lpk) {                            /* the devices' validity over the run */
-        if (!io) nsc_dev_check(L, c, lpk, r);
-        else if (io->lpk) memcpy(io->lpk, lpk, (size_t)L->m * sizeof(double));
+    st->steps++;
+    if (R->acc) nsc_loss_acc_step(R->acc, th, t, *tn, R->z0, R->z1, R->l, R->w0, R->w1, R->sw, nsc_onestep_mode(R->P));
+    for (int j = 0; j < R->m; j++) R->lpk[j] = fmax(R->lpk[j], R->l[j]);
+    if (o->progress && st->steps % 1000 == 0) o->progress(*tn, o->progress_ctx);
+    st->mode_hits += info.mode_hit;
+    st->active_set += !info.mode_hit && !info.lcp_solved && info.active_set > 0;
+    st->lcps += info.lcp_solved;
+    st->pivots += info.iter;
+    if (info.residual > st->max_residual) st->max_residual = info.residual;
+    if (*tn == tg) R->k++;
+    ring_watch *rw = &R->ring;
+    if (!rw->warned && (*tn != tg || !info.mode_hit) && rw->left <= 0) {   /* excited: a fresh window */
+        rw->left = 2 * NSC_RING_STEPS + 2;
+        memset(rw->run, 0, (size_t)R->n * sizeof(int));
+        memset(rw->d, 0, (size_t)R->n * sizeof(double));
     }
-    free(lpk);
-    free(ring.d);
-    free(ring.mag);
-    free(ring.run);
-    nsc_pcache_free(&cache, st);
-    nsc_pcache_free(&cache0, st);
-    for (int q = 0; f && q < nprobe; q++) nsc_lin_free(&f[q]);
-    free(f);
-    free(names);
-    free(sw);
-    free(buf);
-    nsc_bpq_free(&bp);
-    free(evlog);
-    nsc_lcs_free(L);
-    nsc_lcs_free(L0);
+    if (!rw->warned && rw->left > 0 && rw->left--) ring_step(rw, L, R->z0, R->z1, *tn, o->theta, h, R->r);
+    if (R->evlog && log_modes(R->W, L, *tn, nsc_onestep_mode(R->P), R->evlog)) {
+        *s = nsc_err(R->r, NSC_ENOMEM, NULL, "out of memory");
+        return STEP_ERR;
+    }
+    return STEP_ON;
+}
+
+/* The output rows in (t, tn]: exact at tn, interpolated inside; *need = 1 when
+ * v1 holds the probes at tn (a row falls in (t, tn] or may fall in the next
+ * step, which ends at or before the next grid point). */
+static nsc_status fixed_rows(tran_run *R, double tn, double hh, int *need)
+{
+    const nsc_tran_opts *o = R->o;
+    double eps = R->eps, tnext = (double)(R->k + 1) * R->h;
+    if (tnext > R->tstop) tnext = R->tstop;
+    *need = R->tout <= tnext + eps && R->tout <= R->tstop + eps;
+    if (*need) {
+        nsc_eval_probes(R->f, R->nprobe, R->L, R->sw, R->z1, R->l, R->z0, hh, R->w1, R->v1 + 1);   /* I(S) in the step's state */
+        R->v1[0] = tn;
+    }
+    double *row = R->row;
+    while (R->tout <= tn + eps && R->tout <= R->tstop + eps) {
+        row[0] = R->tout;
+        if (fabs(R->tout - tn) <= eps) {
+            memcpy(row + 1, R->v1 + 1, (size_t)R->nprobe * sizeof(double));
+        } else {
+            double a = (R->tout - R->t) / hh;
+            for (int q = 1; q < R->nc; q++) row[q] = (1 - a) * R->v0[q] + a * R->v1[q];
+        }
+        if (nsc_waves_add(R->W, row)) return nsc_waves_add_error(R->W, R->r);
+        R->jout++;
+        R->tout = o->tstart + (double)R->jout * o->tstep;
+        if (o->rows) o->rows(R->W, o->rows_ctx);
+    }
+    return NSC_OK;
+}
+
+/* t = tn: the step's end becomes the start of the next; the switch states for
+ * the next step, decided from z(tn), and their changes logged (--events). */
+static nsc_status fixed_advance(tran_run *R, double tn, int need)
+{
+    const nsc_lcs *L = R->L;
+    R->t = tn;
+    double *tz = R->z0; R->z0 = R->z1; R->z1 = tz;   /* z0 = z(t_k+1) */
+    double *tw = R->w0; R->w0 = R->w1; R->w1 = tw;
+    if (need) { double *tv = R->v0; R->v0 = R->v1; R->v1 = tv; }
+    if (R->evlog) memcpy(R->evlog + R->m + 1, R->sw, (size_t)L->nsw);
+    int ch = L->nsw > 0 ? nsc_lcs_switch_update(L, R->z0, R->sw) : 0;
+    R->st->switch_events += ch;
+    R->swchanged |= ch > 0;
+    for (int j = 0; R->evlog && ch && j < L->nsw; j++)
+        if (R->sw[j] != R->evlog[R->m + 1 + j] && nsc_waves_event(R->W, R->t, R->c->el[L->sw[j].el].name, R->sw[j]))
+            return nsc_err(R->r, NSC_ENOMEM, NULL, "out of memory");
+    return NSC_OK;
+}
+
+/* The fixed-step march to tstop: W->t_end is the time reached unless an error
+ * (not a solver failure, not a stop) cut it short. */
+static nsc_status tran_fixed(tran_run *R)
+{
+    nsc_status s = fixed_start(R);
+    while (!s && R->t < R->tstop - R->eps) {
+        double tn, hh;
+        int need, step = fixed_solve(R, &tn, &hh, &s);
+        if (step == STEP_ERR) return s;
+        if (step == STEP_END) break;
+        if ((s = fixed_rows(R, tn, hh, &need)) || (s = fixed_advance(R, tn, need))) return s;
+    }
+    if (!s || s == NSC_ESIM) R->W->t_end = R->t;
+    return s;
+}
+
+/* Losses, the devices' validity over the run, and everything R owns but W. */
+static void tran_free(tran_run *R, nsc_status s)
+{
+    const nsc_lcs *L = R->L;
+    if (s && R->W) mark_failed(R->W, R->r);
+    if (R->acc && !s && R->W) nsc_loss_acc_finish(R->acc, R->W->t_end, R->o->losses, R->r);
+    else nsc_loss_acc_free(R->acc);
+    if (!s && L && R->lpk) {                         /* the devices' validity over the run */
+        if (!R->io) nsc_dev_check(L, R->c, R->lpk, R->r);
+        else if (R->io->lpk) memcpy(R->io->lpk, R->lpk, (size_t)L->m * sizeof(double));
+    }
+    free(R->lpk);
+    free(R->ring.d);
+    free(R->ring.mag);
+    free(R->ring.run);
+    nsc_pcache_free(&R->cache, R->st);
+    nsc_pcache_free(&R->cache0, R->st);
+    for (int q = 0; R->f && q < R->nprobe; q++) nsc_lin_free(&R->f[q]);
+    free(R->f);
+    free(R->names);
+    free(R->sw);
+    free(R->buf);
+    nsc_bpq_free(&R->bp);
+    free(R->evlog);
+    nsc_lcs_free(R->L);
+    nsc_lcs_free(R->L0);
+}
+
+nsc_status nsc_run_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes, int nprobe,
+                           nsc_tran_io *io, nsc_waves **out, nsc_sim_stats *st, nsc_report *r)
+{
+    memset(st, 0, sizeof *st);
+    tran_run R;
+    memset(&R, 0, sizeof R);
+    R.c = c, R.o = o, R.io = io, R.st = st, R.r = r, R.nprobe = nprobe;
+    nsc_status s = tran_setup(&R, probes);
+    *out = R.W;
+    if (!s) s = tran_initial(&R);
+    if (!s) s = tran_first_row(&R);
+    if (!s && io && !o->adaptive) s = nsc_err(r, NSC_EUSAGE, NULL, "a transient from a given state needs adaptive steps");
+    if (!s) s = o->adaptive ? tran_adaptive(&R) : tran_fixed(&R);
+    tran_free(&R, s);
     return s;
 }
 

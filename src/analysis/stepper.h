@@ -27,6 +27,9 @@ typedef struct nsc_tran_opts {
     void (*rows)(const nsc_waves *W, void *ctx); /* if set: called after each step that added rows */
     void *rows_ctx;
     nsc_losses *losses;           /* if set: every element's energy over [tstart, the time reached] (losses.h) */
+    long mem_rows;                /* > 0: rows of the table kept in memory at most, the earlier ones
+                                     in a temporary file beside spill_near (nsc_waves_spill) */
+    const char *spill_near;
 } nsc_tran_opts;
 
 typedef struct nsc_sim_stats {

@@ -540,7 +540,7 @@ static nsc_status advance(ad *a, ctl *c, double tn, double theta, const nsc_step
     nsc_eval_probes(T->f, T->nprobe, a->L, T->sw, a->z1, point_lambda(a, t, hq, theta), a->z0, hq, a->w1,
                     a->v1 + 1);
     a->v1[0] = tn;
-    if (write_rows(a, t, tn)) return nsc_err(T->r, NSC_ENOMEM, NULL, "out of memory");
+    if (write_rows(a, t, tn)) return nsc_waves_add_error(T->W, T->r);   /* memory, or the spill file */
     if (chatter && (nflip || (mode1 && a->have_mode && memcmp(mode1, a->mode0, (size_t)m)))) st->captured++;
     double *x;                                               /* (zp, z0, z1) <- (z0, z1, zp) */
     x = a->zp; a->zp = a->z0; a->z0 = a->z1; a->z1 = x;

@@ -429,10 +429,26 @@ static nsc_status output_names(job *J, const cli *C)
     return NSC_OK;
 }
 
+/* The rows the run keeps in memory, the others in a temporary file beside the
+ * output (waves.h): about 4 M values (32 MiB), or $NSCIRCUIT_MEM_ROWS rows. */
+static nsc_status memory_bound(job *J)
+{
+    const char *env = getenv("NSCIRCUIT_MEM_ROWS");
+    char *end = NULL;
+    long rows = env ? strtol(env, &end, 10) : ((long)4 << 20) / (J->nprobe + 1);
+    if (env && (end == env || *end || rows < 1))
+        return nsc_err(&J->rep, NSC_EUSAGE, NULL, "NSCIRCUIT_MEM_ROWS must be a whole number of rows from 1, not '%s'", env);
+    J->o.mem_rows = rows > 0 ? rows : 1;
+    J->o.spill_near = J->out;
+    return NSC_OK;
+}
+
 /* The transient or the steady state, its rows streamed to the output when
  * possible, a progress bar on a terminal. */
 static nsc_status run_analysis(job *J, const cli *C, int steady)
 {
+    nsc_status s = memory_bound(J);
+    if (s) return s;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -453,8 +469,8 @@ static nsc_status run_analysis(job *J, const cli *C, int steady)
     }
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &prog.t0);
-    nsc_status s = steady ? nsc_run_pss(J->ckt, &J->o, &J->po, J->probes, J->nprobe, &J->W, &J->st, &J->pinfo, &J->rep)
-                          : nsc_run_tran(J->ckt, &J->o, J->probes, J->nprobe, &J->W, &J->st, &J->rep);
+    s = steady ? nsc_run_pss(J->ckt, &J->o, &J->po, J->probes, J->nprobe, &J->W, &J->st, &J->pinfo, &J->rep)
+               : nsc_run_tran(J->ckt, &J->o, J->probes, J->nprobe, &J->W, &J->st, &J->rep);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     progress_end(&prog);
     J->secs = seconds(&prog.t0, &t1);

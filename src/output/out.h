@@ -83,6 +83,13 @@ typedef struct nsc_trace_stat {
 size_t nsc_quantile_index(size_t n, double q);
 /* Of v[0], v[stride], ... v[(n-1) stride]; -1 out of memory, else 0. */
 int nsc_trace_stat_of(const double *v, size_t n, size_t stride, nsc_trace_stat *s);
+/* st[k] of every column k >= 1 of W (st[0] unused), the same numbers as
+ * nsc_trace_stat_of; a spilled table in passes over its rows with memory
+ * bounded whatever their number (out_stats.c). -1 out of memory, -2 a spilled
+ * row could not be read (errno), else 0. */
+int nsc_trace_stats(const nsc_waves *W, nsc_trace_stat *st);
+/* The k-th smallest of a[0..n) (0 <= k < n), a reordered. */
+double nsc_select_kth(double *a, size_t n, size_t k);
 /* Switching: at least NSC_PLOT_SWITCH_JUMPS jumps, i.e. the trace crosses more
  * than half of its 0.5-99.5 % range between two rows that often (a PWM node,
  * a gate, a sawtooth's flyback; not a smooth wave sampled 7 or more rows a period). */

@@ -35,6 +35,11 @@ static double select_kth(double *a, size_t n, size_t k)
     return a[k];
 }
 
+double nsc_select_kth(double *a, size_t n, size_t k)
+{
+    return select_kth(a, n, k);
+}
+
 size_t nsc_quantile_index(size_t n, double q)
 {
     if (n == 0) return 0;

@@ -142,15 +142,20 @@ nsc_status nsc_write_wrdata(const nsc_waves *W, int singlescale, int vecnames, c
         for (int k = 1; k < W->ncol; k++) fprintf(a.f, "%s%s%s", k > 1 ? " " : "", singlescale && k > 1 ? "" : "time ", W->name[k]);
         fputc('\n', a.f);
     }
-    for (int i = 0; i < W->nrow; i++) {
-        const double *v = W->v + (size_t)i * (size_t)W->ncol;
+    nsc_wcur cur;
+    int ok = !nsc_wcur_init(&cur, W);
+    for (int i = 0; ok && i < W->nrow; i++) {
+        const double *v = nsc_wcur_row(&cur, i);
         for (int k = 1; k < W->ncol; k++) {
             if (!singlescale || k == 1) fprintf(a.f, "%s% .12e", k > 1 ? " " : "", v[0]);
             fprintf(a.f, " % .12e", v[k]);
         }
         fputc('\n', a.f);
     }
-    return nsc_afile_close(&a, 1, r);
+    if (cur.err) errno = cur.err;                    /* (the message names the file written) */
+    ok = ok && !cur.err;
+    nsc_wcur_free(&cur);
+    return nsc_afile_close(&a, ok, r);
 }
 
 nsc_status nsc_write_csv(const nsc_waves *W, const char *path, int threads, nsc_report *r)

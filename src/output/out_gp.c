@@ -192,21 +192,13 @@ static void plot_panel(FILE *f, const nsc_waves *W, const panel *P, const nsc_tr
     if (clipped) fprintf(f, "unset label 1\n");
 }
 
-/* st[k]: the statistics of column k (st[0] unused); -1 out of memory. */
-static int column_stats(const nsc_waves *W, nsc_trace_stat *st)
-{
-    for (int k = 1; k < W->ncol; k++)
-        if (nsc_trace_stat_of(W->v + k, (size_t)W->nrow, (size_t)W->ncol, &st[k])) return -1;
-    return 0;
-}
-
 /* The script's text: preamble, time axis, the panels (make_panels, plot_panel). */
 static void write_script(FILE *f, const nsc_waves *W, const nsc_trace_stat *st, int *cols, const char *datpath,
                          const char *gppath, const char *pngpath)
 {
     panel P[MAXPANELS];
     int panels = make_panels(W, st, cols, P);
-    double t0 = W->nrow ? W->v[0] : 0, t1 = W->nrow ? W->v[(size_t)(W->nrow - 1) * W->ncol] : 1, ts;
+    double t0 = W->nrow ? nsc_waves_at(W, 0, 0) : 0, t1 = W->nrow ? nsc_waves_at(W, W->nrow - 1, 0) : 1, ts;
     const char *tu;
     nsc_time_unit(fmax(fabs(t0), fabs(t1)), &ts, &tu);
     fprintf(f,
@@ -238,10 +230,13 @@ nsc_status nsc_write_gp(const nsc_waves *W, const char *datpath, const char *gpp
     int *cols = nsc_calloc((size_t)W->ncol + 1, sizeof *cols);
     char *text = NULL;
     size_t len = 0;
-    FILE *f = stat && cols && !column_stats(W, stat) ? open_memstream(&text, &len) : NULL;
+    int got = stat && cols ? nsc_trace_stats(W, stat) : -1;   /* -2: a spilled row unread */
+    int e = errno;
+    FILE *f = !got ? open_memstream(&text, &len) : NULL;
     if (f) write_script(f, W, stat, cols, datpath, gppath, pngpath);
     free(stat);
     free(cols);
+    if (got == -2) return nsc_waves_read_error(W, e, r);
     if (!f || fclose(f)) { free(text); return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
     nsc_status s = nsc_write_atomic(gppath, text, len, r);
     free(text);

@@ -93,8 +93,9 @@ static int format_block(const nsc_rowq *q, qblock *k)
     return 1;
 }
 
-/* format and write until the queue is closing and every block written, or failed */
-static void work(nsc_rowq *q)
+/* format and write until the queue is closing and every block written, or
+ * failed; idle = 1: until nothing is left to format or write (no waiting) */
+static void work(nsc_rowq *q, int idle)
 {
     pthread_mutex_lock(&q->lock);
     for (;;) {
@@ -133,7 +134,7 @@ static void work(nsc_rowq *q)
             if (!ok && !q->err) q->err = ENOMEM;
             if (!ok) q->failed = 1;
             pthread_cond_broadcast(&q->cond);
-        } else if (q->failed || (q->closing && q->written == q->nblk)) {
+        } else if (q->failed || (q->closing && q->written == q->nblk) || idle) {
             break;
         } else
             pthread_cond_wait(&q->cond, &q->lock);
@@ -144,7 +145,7 @@ static void work(nsc_rowq *q)
 
 static void *worker(void *arg)
 {
-    work(arg);
+    work(arg, 0);
     return NULL;
 }
 
@@ -239,7 +240,7 @@ int nsc_rowq_finish(nsc_rowq *q)
     q->closing = 1;
     pthread_cond_broadcast(&q->cond);
     pthread_mutex_unlock(&q->lock);
-    work(q);                                         /* this thread formats and writes too */
+    work(q, 0);                                      /* this thread formats and writes too */
     join_all(q);
     if (q->failed && q->err) errno = q->err;         /* for the caller's message (nsc_afile_close) */
     return !q->failed;
@@ -264,6 +265,43 @@ void nsc_rowq_free(nsc_rowq *q)
     free(q);
 }
 
+void nsc_rowq_wait(nsc_rowq *q, size_t bytes)
+{
+    if (q->nthread == 0) {                           /* no worker: this thread formats and writes */
+        work(q, 1);
+        return;
+    }
+    pthread_mutex_lock(&q->lock);
+    while (!q->failed && q->pending > bytes) pthread_cond_wait(&q->cond, &q->lock);
+    pthread_mutex_unlock(&q->lock);
+}
+
+int nsc_rowq_push_table(nsc_rowq *q, const nsc_waves *W, long first, size_t budget)
+{
+    int ok = 1;
+    for (; ok && first < W->nrow; first += q->B) {
+        int n = W->nrow - first < q->B ? (int)(W->nrow - first) : q->B;
+        if (first >= W->row0) {                      /* in memory: the rows in place */
+            ok = nsc_rowq_push(q, W->v + (size_t)(first - W->row0) * W->ncol, 0, first, n);
+            continue;
+        }
+        double *v = nsc_rowq_buffer(q);              /* spilled: a copy read back */
+        if (!v || nsc_waves_read(W, first, n, v)) {
+            int e = v ? errno : ENOMEM;
+            free(v);
+            pthread_mutex_lock(&q->lock);
+            q->failed = 1;
+            if (!q->err) q->err = e;
+            pthread_mutex_unlock(&q->lock);
+            return 0;
+        }
+        ok = nsc_rowq_push(q, v, 1, first, n);
+        if (!ok) free(v);
+        nsc_rowq_wait(q, budget);
+    }
+    return ok;
+}
+
 int nsc_write_rows(FILE *f, const nsc_waves *W, nsc_rowfmt rf, int threads)
 {
     if (W->nrow <= 0) return 1;
@@ -272,10 +310,7 @@ int nsc_write_rows(FILE *f, const nsc_waves *W, nsc_rowfmt rf, int threads)
     int nblock = (int)(((long)W->nrow + B - 1) / B), T = nsc_out_threads(threads);
     nsc_rowq *q = nsc_rowq_new(f, W, rf, B, (T < nblock ? T : nblock) - 1);
     if (!q) return 0;
-    int ok = 1;
-    for (long first = 0; ok && first < W->nrow; first += B)   /* the table's rows, in place */
-        ok = nsc_rowq_push(q, W->v + (size_t)first * W->ncol, 0, first,
-                           W->nrow - first < B ? (int)(W->nrow - first) : B);
+    int ok = nsc_rowq_push_table(q, W, 0, NSC_OUT_PENDING);   /* the table's rows, in place when in memory */
     ok = nsc_rowq_finish(q) && ok;
     nsc_rowq_free(q);
     return ok;

@@ -62,6 +62,15 @@ size_t nsc_rowq_pending(nsc_rowq *q);
  * nsc_rowq_buffer (own = 1, the queue takes it) or rows that stay valid until
  * the queue is finished (own = 0). 0 when out of memory (the queue then fails). */
 int nsc_rowq_push(nsc_rowq *q, double *v, int own, long first, int nrow);
+/* Rows [first, W->nrow) of W in blocks: in place when in memory (own = 0),
+ * else copies read back from the spill file, and then, while more than budget
+ * bytes of copies wait, this thread waits (or, without workers, formats and
+ * writes them itself). 0 when a row could not be read or memory ran out (the
+ * queue then fails, errno of the cause kept for nsc_rowq_finish). */
+#define NSC_OUT_PENDING ((size_t)64 << 20)   /* bytes of copied rows waiting, at most (default) */
+int nsc_rowq_push_table(nsc_rowq *q, const nsc_waves *W, long first, size_t budget);
+/* Until at most bytes of own rows wait to be formatted (or the queue failed). */
+void nsc_rowq_wait(nsc_rowq *q, size_t bytes);
 /* Format and write what is queued, with the workers; 1 when every write succeeded. */
 int nsc_rowq_finish(nsc_rowq *q);
 /* Stop the workers (a queue not finished is abandoned) and free the queue. */

@@ -15,7 +15,7 @@
 
 #include "out_rows.h"
 
-#define BUDGET ((size_t)64 << 20) /* copied rows waiting to be formatted, bytes (default) */
+#define BUDGET NSC_OUT_PENDING /* copied rows waiting to be formatted, bytes (default) */
 
 struct nsc_stream {
     const char *path;
@@ -30,6 +30,7 @@ struct nsc_stream {
     int stopped;      /* no more copies during the run */
     size_t budget;
     nsc_rowq *q;
+    nsc_wcur cur;     /* the table's rows, some read back when it spills */
 };
 
 nsc_stream *nsc_stream_new(const char *path, nsc_format fmt, int nkeep, int threads)
@@ -68,7 +69,7 @@ static void open_stream(nsc_stream *S, const nsc_waves *W)
     else
         nsc_table_header(&view, S->a.f, S->fmt == NSC_FMT_CSV ? ',' : ' ');
     S->q = nsc_rowq_new(S->a.f, &view, S->rf, S->B, S->threads - 1);
-    S->stopped = !S->q || nsc_rowq_workers(S->q) == 0;
+    S->stopped = !S->q || nsc_rowq_workers(S->q) == 0 || nsc_wcur_init(&S->cur, W);
 }
 
 void nsc_stream_rows(const nsc_waves *W, void *ctx)
@@ -85,8 +86,8 @@ void nsc_stream_rows(const nsc_waves *W, void *ctx)
             return;
         }
         for (int i = 0; i < S->B; i++)
-            memcpy(v + (size_t)i * S->nkeep, W->v + (size_t)(S->next_row + i) * W->ncol, (size_t)S->nkeep * sizeof(double));
-        if (!nsc_rowq_push(S->q, v, 1, S->next_row, S->B)) {
+            memcpy(v + (size_t)i * S->nkeep, nsc_wcur_row(&S->cur, S->next_row + i), (size_t)S->nkeep * sizeof(double));
+        if (S->cur.err || !nsc_rowq_push(S->q, v, 1, S->next_row, S->B)) {   /* (unread rows: at finish) */
             free(v);
             S->stopped = 1;
             return;
@@ -99,10 +100,7 @@ nsc_status nsc_stream_finish(nsc_stream *S, const nsc_waves *W, int *done, nsc_r
 {
     *done = 0;
     if (!S->opened || !S->q || W->ncol != S->nkeep || W->end != NSC_RUN_COMPLETE) return NSC_OK;
-    int ok = 1;
-    for (long first = S->next_row; ok && first < W->nrow; first += S->B)   /* the rows not queued yet */
-        ok = nsc_rowq_push(S->q, W->v + (size_t)first * W->ncol, 0, first,
-                           W->nrow - first < S->B ? (int)(W->nrow - first) : S->B);
+    int ok = nsc_rowq_push_table(S->q, W, S->next_row, S->budget);   /* the rows not queued yet */
     S->next_row = W->nrow;
     ok = nsc_rowq_finish(S->q) && ok;
     nsc_rowq_free(S->q);
@@ -128,6 +126,7 @@ void nsc_stream_free(nsc_stream *S)
 {
     if (!S) return;
     nsc_rowq_free(S->q);                             /* stops the workers before the file closes */
+    nsc_wcur_free(&S->cur);
     if (S->opened) {
         nsc_report r;
         nsc_report_init(&r);

@@ -7,6 +7,12 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* rows held in memory at most (a spilled table) */
+static long nsc_waves_cap(const nsc_waves *W)
+{
+    return nsc_spill_cap(W->sp);
+}
+
 /* the names of cols[0..n) of W (n = 0: every column but time) into names[] */
 static void for_names(const nsc_waves *W, const int *cols, int n, char **names)
 {
@@ -31,21 +37,25 @@ nsc_waves *nsc_waves_new(char *const *names, int n, const char *title)
 
 int nsc_waves_add(nsc_waves *W, const double *row)
 {
-    if (W->nrow == W->caprow) {
+    if (W->sp && W->nrow - W->row0 == nsc_waves_cap(W) && nsc_spill_batch(W)) return -1;
+    long m = W->nrow - W->row0;                   /* rows in memory */
+    if (m == W->caprow) {
         long nc = W->caprow ? 2L * W->caprow : 1024;
-        if (nc > 0x7fffffffL) return -1;
+        if (W->sp && nc > nsc_waves_cap(W)) nc = nsc_waves_cap(W);
+        if (nc > 0x7fffffffL || W->nrow == 0x7fffffff) return -1;
         double *v = nsc_realloc_array(W->v, (size_t)nc * (size_t)W->ncol, sizeof(double));
         if (!v) return -1;
         W->v = v;
         W->caprow = (int)nc;
     }
-    memcpy(W->v + (size_t)W->nrow * W->ncol, row, (size_t)W->ncol * sizeof(double));
+    memcpy(W->v + (size_t)m * W->ncol, row, (size_t)W->ncol * sizeof(double));
     W->nrow++;
     return 0;
 }
 
 void nsc_waves_reserve(nsc_waves *W, long rows)
 {
+    if (W->sp && rows > nsc_waves_cap(W)) rows = nsc_waves_cap(W);   /* never more than the bound */
     if (rows <= W->caprow || rows > 0x7fffffffL) return;
     size_t bytes = (size_t)rows * (size_t)W->ncol * sizeof(double);
     double *v = NULL;
@@ -59,7 +69,7 @@ void nsc_waves_reserve(nsc_waves *W, long rows)
 #endif
     if (!v) v = malloc(bytes);
     if (!v) return;                           /* not fatal: nsc_waves_add grows the table */
-    if (W->nrow > 0) memcpy(v, W->v, (size_t)W->nrow * (size_t)W->ncol * sizeof(double));
+    if (W->nrow > W->row0) memcpy(v, W->v, (size_t)(W->nrow - W->row0) * (size_t)W->ncol * sizeof(double));
     free(W->v);
     W->v = v;
     W->caprow = (int)rows;
@@ -89,6 +99,7 @@ void nsc_waves_free(nsc_waves *W)
     for (int k = 0; W->name && k < W->ncol; k++) free(W->name[k]);
     free(W->name);
     free(W->v);
+    nsc_spill_free(W->sp);
     free(W->end_msg);
     free(W->title);
     free(W);
@@ -97,11 +108,11 @@ void nsc_waves_free(nsc_waves *W)
 void nsc_waves_keep(nsc_waves *W, int ncol)
 {
     if (ncol >= W->ncol || ncol < 1) return;
-    for (int i = 0; i < W->nrow; i++)                    /* rows move forward: no overlap issue */
+    for (long i = 0; i < W->nrow - W->row0; i++)         /* rows move forward: no overlap issue */
         memmove(W->v + (size_t)i * ncol, W->v + (size_t)i * W->ncol, (size_t)ncol * sizeof(double));
     for (int k = ncol; k < W->ncol; k++) free(W->name[k]);
     W->ncol = ncol;
-    W->caprow = W->nrow;                                 /* capacity in rows of the new width is at least this */
+    W->caprow = (int)(W->nrow - W->row0);                /* capacity in rows of the new width is at least this */
 }
 
 int nsc_waves_col(const nsc_waves *W, const char *name)
@@ -230,19 +241,21 @@ nsc_waves *nsc_waves_select(const nsc_waves *W, const int *cols, int n)
     char **names = nsc_calloc((size_t)m + 1, sizeof *names);
     double *row = nsc_calloc((size_t)m + 1, sizeof *row);
     nsc_waves *S = NULL;
-    if (names && row) {
+    nsc_wcur cur;
+    int ok = !nsc_wcur_init(&cur, W);
+    if (ok && names && row) {
         for_names(W, cols, n, names);
         S = nsc_waves_new(names, m, W->title);
+        if (S && nsc_waves_spill_like(S, W)) { nsc_waves_free(S); S = NULL; }
     }
     free(names);
-    if (S) {
-        for (int i = 0; i < W->nrow; i++) {
-            const double *src = W->v + (size_t)i * (size_t)W->ncol;
-            row[0] = src[0];
-            for (int k = 0; k < m; k++) row[k + 1] = src[n > 0 ? cols[k] : k + 1];
-            if (nsc_waves_add(S, row)) { nsc_waves_free(S); S = NULL; break; }
-        }
+    for (long i = 0; S && i < W->nrow; i++) {
+        const double *src = nsc_wcur_row(&cur, i);
+        row[0] = src[0];
+        for (int k = 0; k < m; k++) row[k + 1] = src[n > 0 ? cols[k] : k + 1];
+        if (nsc_waves_add(S, row) || cur.err) { nsc_waves_free(S); S = NULL; }
     }
+    nsc_wcur_free(&cur);
     free(row);
     if (S) {
         S->end = W->end;

@@ -398,9 +398,11 @@ static int runs_within(long kb)
 }
 
 /* Out of memory mid-run (the address space limited to 60 MB; 2 M rows of the
- * table fill it): exit 3 and the file holds the rows computed with a note saying
- * the run stopped, both stepping modes; no .meas is evaluated on them. Before,
- * the fixed-step run's file had no note (a truncated run presented as complete).
+ * table fill it when the table is told to keep every row in memory, as
+ * NSCIRCUIT_MEM_ROWS does here): exit 3 and the file holds the rows computed
+ * with a note saying the run stopped, both stepping modes; no .meas is
+ * evaluated on them. Before, the fixed-step run's file had no note (a
+ * truncated run presented as complete).
  * Skipped where the limit stops even a tiny run (sanitizer builds reserve
  * terabytes of address space). */
 Test(e2e, out_of_memory_mid_run_is_marked, .timeout = 120)
@@ -414,7 +416,7 @@ Test(e2e, out_of_memory_mid_run_is_marked, .timeout = 120)
         snprintf(net, sizeof net, "long\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.tran 1n 0.1\n"
                                   ".save v(out)\n.meas tran vm avg v(out)\n%s.end\n", mode[k]);
         tu_write_file(path, net);
-        snprintf(cmd, sizeof cmd, "cd %s && rm -f oom.raw oom.meas && ulimit -v 60000 && %s --format rawbin -o oom.raw "
+        snprintf(cmd, sizeof cmd, "cd %s && rm -f oom.raw oom.meas && ulimit -v 60000 && NSCIRCUIT_MEM_ROWS=1000000000 %s --format rawbin -o oom.raw "
                                   "oom.cir 2>&1", tmp, NSC_PROGRAM);
         cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
         cr_assert(strstr(out, "out of memory"), "%s", out);
@@ -1846,5 +1848,63 @@ Test(e2e, pulse_np_is_not_a_periodic_source_for_meas)
     snprintf(cmd, sizeof cmd, "cd %s && %s -o np.dat np.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "m = ") && !strstr(out, "periodic steady state"), "%s", out);
+    free(out);
+}
+
+/* Bounded memory (issue 16 item 6): with $NSCIRCUIT_MEM_ROWS = 64 the run keeps
+ * 64 rows in memory and spills the others to a temporary file; the table, the
+ * plot script and every kind of .meas come out byte for byte as with every row
+ * in memory (formatting threads streaming the rows, or one thread writing the
+ * raw file after the run). */
+Test(e2e, bounded_memory_gives_the_same_bytes)
+{
+    static const char meas[] =
+        ".meas tran vavg AVG v(p) FROM=1m TO=5m\n.meas tran irms RMS i(l1)\n.meas tran vpp PP v(a,b) FROM=0.5m\n"
+        ".meas tran tmin MIN_AT i(l1)\n.meas tran wr INTEG par('v(p)*i(r1)')\n.meas tran t3 WHEN v(a,b)=0 CROSS=3\n"
+        ".meas tran f1 FIND i(l1) AT=2.5m\n.meas tran f2 FIND v(p) WHEN i(l1)=0 FALL=2\n"
+        ".meas tran dt TRIG v(a,b) VAL=0 RISE=1 TARG v(a,b) VAL=0 RISE=2\n.meas tran ratio PARAM='vavg/vpp'\n.end\n";
+    char *net = tu_read_file(NSC_NETLISTS "/rectifier.cir"), path[1024], cmd[4096];
+    cr_assert(net);
+    *strstr(net, ".end") = 0;
+    const char *opts[] = { "", "--threads 1 --format raw --events" };
+    const char *files[] = { "r.dat", "r.meas", "r.gp", "out", "r.raw", "r.events" };
+    for (int v = 0; v < 2; v++) {
+        for (int run = 0; run < 2; run++) {
+            snprintf(path, sizeof path, "%s/%d%d", tmp, v, run);
+            cr_assert_eq(mkdir(path, 0700), 0);
+            snprintf(path, sizeof path, "%s/%d%d/r.cir", tmp, v, run);
+            char *text = nsc_asprintf("%s%s", net, meas);
+            cr_assert_eq(tu_write_file(path, text), 0);
+            free(text);
+            snprintf(cmd, sizeof cmd, "cd %s/%d%d && %s %s %s -o r.%s r.cir > out 2>&1", tmp, v, run,
+                     run ? "NSCIRCUIT_MEM_ROWS=64" : "", NSC_PROGRAM, opts[v], v ? "raw" : "dat");
+            cr_assert_eq(tu_run(cmd, NULL), 0, "%s", cmd);
+        }
+        for (int k = 0; k < 6; k++) {
+            char pa[1200], pb[1200];
+            snprintf(pa, sizeof pa, "%s/%d0/%s", tmp, v, files[k]);
+            snprintf(pb, sizeof pb, "%s/%d1/%s", tmp, v, files[k]);
+            char *a = tu_read_file(pa), *b = tu_read_file(pb);
+            cr_assert_eq(!a, !b, "%s", pa);
+            if (k == 3) {                                   /* the run time differs: up to it */
+                cr_assert(a && b && strstr(a, "ratio = ") && strstr(a, "steps of"), "%s", a);
+                *strstr(a, "steps of") = *strstr(b, "steps of") = 0;
+            }
+            cr_assert(!a || !strcmp(a, b), "%s differs", pa);
+            if (k == 1) cr_assert(a && strstr(a, "dt = 6.29267"), "%s", a);   /* one full period of the tank */
+            free(a);
+            free(b);
+        }
+    }
+    free(net);
+}
+
+/* The bound is a whole number of rows. */
+Test(e2e, bad_memory_bound_is_a_usage_error)
+{
+    char cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && NSCIRCUIT_MEM_ROWS=0x5 %s %s/rectifier.cir 2>&1", tmp, NSC_PROGRAM, NSC_NETLISTS);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+    cr_assert(strstr(out, "NSCIRCUIT_MEM_ROWS must be a whole number"), "%s", out);
     free(out);
 }

@@ -1,0 +1,182 @@
+/* out_stats.c -- the trace statistics (out.h) of every column of a table; a
+ * spilled table's in passes over its rows, memory bounded whatever their number.
+ *
+ * min, max and the jumps are one pass each in row order, as nsc_trace_stat_of
+ * computes them. A quantile, the k-th smallest finite value, is narrowed on the
+ * values' keys (the bits of a double mapped so that unsigned order is numeric
+ * order): each pass counts the values of the candidate key range [lo, hi] in
+ * NB buckets and keeps the bucket holding rank k, until the range holds at most
+ * CAP values, which a last pass collects and selects from, or one key (the
+ * value itself). Each pass divides the range by NB: a handful of passes. */
+#include "out.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NB 4096               /* buckets per pass */
+#define CAP ((size_t)1 << 16) /* values collected for the final selection, at most */
+
+static uint64_t key_of(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u >> 63 ? ~u : u | (uint64_t)1 << 63;
+}
+
+static double value_of(uint64_t k)
+{
+    uint64_t u = k >> 63 ? k & ~((uint64_t)1 << 63) : ~k;
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* One quantile being narrowed: rank k among the finite values, `below` of them
+ * under key lo, `in` of them in [lo, hi]. */
+typedef struct qsel {
+    uint64_t lo, hi;
+    size_t k, below, in;
+    int done;
+    double x;
+    size_t *hist;              /* [NB] counting passes */
+    double *buf;               /* [in] the collecting pass */
+    size_t nbuf;
+} qsel;
+
+static uint64_t width_of(const qsel *q)
+{
+    return (q->hi - q->lo) / NB + 1;
+}
+
+/* value x of a column into its quantile's pass */
+static void take(qsel *q, double x)
+{
+    uint64_t k = key_of(x);
+    if (q->done || k < q->lo || k > q->hi) return;
+    if (q->buf) {
+        if (q->nbuf < q->in) q->buf[q->nbuf++] = x;
+    } else
+        q->hist[(k - q->lo) / width_of(q)]++;
+}
+
+/* after a pass: the quantile found, or its range narrowed to one bucket */
+static void settle(qsel *q)
+{
+    if (q->done) return;
+    if (q->buf) {
+        q->x = q->k - q->below < q->nbuf ? nsc_select_kth(q->buf, q->nbuf, q->k - q->below) : NAN;
+        q->done = 1;
+        return;
+    }
+    uint64_t w = width_of(q);
+    size_t b = 0;
+    while (b < NB - 1 && q->below + q->hist[b] <= q->k) q->below += q->hist[b++];
+    q->in = q->hist[b];
+    q->lo += (uint64_t)b * w;
+    if (q->hi - q->lo > w - 1) q->hi = q->lo + (w - 1);
+    memset(q->hist, 0, NB * sizeof *q->hist);
+    if (q->lo == q->hi) q->x = value_of(q->lo), q->done = 1;
+}
+
+/* ready for the next pass: a collecting one when few values remain; 0, -1 ENOMEM */
+static int arm(qsel *q)
+{
+    if (q->done || q->in > CAP || q->buf) return 0;
+    q->buf = malloc((q->in ? q->in : 1) * sizeof *q->buf);
+    return q->buf ? 0 : -1;
+}
+
+/* pass 1: min, max, finite count of each column (row order, as nsc_trace_stat_of) */
+static void pass_range(nsc_wcur *c, nsc_trace_stat *st)
+{
+    const nsc_waves *W = c->W;
+    for (long i = 0; i < W->nrow; i++) {
+        const double *row = nsc_wcur_row(c, i);
+        for (int k = 1; k < W->ncol; k++) {
+            double x = row[k];
+            if (!isfinite(x)) continue;
+            nsc_trace_stat *s = &st[k];
+            s->min = s->nfinite ? fmin(s->min, x) : x;
+            s->max = s->nfinite ? fmax(s->max, x) : x;
+            s->nfinite++;
+        }
+    }
+}
+
+/* the quantiles: q[2 (k - 1)] low, q[2 (k - 1) + 1] high of column k */
+static int pass_quantiles(nsc_wcur *c, nsc_trace_stat *st, qsel *q)
+{
+    const nsc_waves *W = c->W;
+    int nq = 2 * (W->ncol - 1), left = 0;
+    for (int j = 0; j < nq; j++) {
+        const nsc_trace_stat *s = &st[j / 2 + 1];
+        q[j] = (qsel){ key_of(s->min == 0 ? -0.0 : s->min), key_of(s->max == 0 ? 0.0 : s->max), 0, 0, s->nfinite,
+                       s->nfinite == 0, 0, NULL, NULL, 0 };   /* (fmin may return +0 with a -0 present) */
+        q[j].k = nsc_quantile_index(s->nfinite, j % 2 ? NSC_PLOT_QHI : NSC_PLOT_QLO);
+        if (!q[j].done && !(q[j].hist = calloc(NB, sizeof *q[j].hist))) return -1;
+        if (q[j].lo == q[j].hi && !q[j].done) q[j].x = s->min, q[j].done = 1;
+        left += !q[j].done;
+    }
+    while (left > 0) {
+        for (int j = 0; j < nq; j++)
+            if (arm(&q[j])) return -1;
+        for (long i = 0; i < W->nrow; i++) {
+            const double *row = nsc_wcur_row(c, i);
+            for (int j = 0; j < nq; j++)
+                if (isfinite(row[j / 2 + 1])) take(&q[j], row[j / 2 + 1]);
+        }
+        left = 0;
+        for (int j = 0; j < nq; j++) settle(&q[j]), left += !q[j].done;
+    }
+    for (int j = 0; j < nq; j++) {
+        nsc_trace_stat *s = &st[j / 2 + 1];
+        if (s->nfinite) *(j % 2 ? &s->qhi : &s->qlo) = q[j].x;
+    }
+    return 0;
+}
+
+/* last pass: the jumps, consecutive finite rows more than half of qhi - qlo apart */
+static void pass_jumps(nsc_wcur *c, nsc_trace_stat *st, double *prev)
+{
+    const nsc_waves *W = c->W;
+    for (int k = 1; k < W->ncol; k++) prev[k] = NAN;
+    for (long i = 0; i < W->nrow; i++) {
+        const double *row = nsc_wcur_row(c, i);
+        for (int k = 1; k < W->ncol; k++) {
+            double x = row[k], half = 0.5 * (st[k].qhi - st[k].qlo);
+            if (!isfinite(x)) continue;
+            if (half > 0 && isfinite(prev[k]) && fabs(x - prev[k]) > half) st[k].jumps++;
+            prev[k] = x;
+        }
+    }
+}
+
+int nsc_trace_stats(const nsc_waves *W, nsc_trace_stat *st)
+{
+    if (!W->sp || W->row0 == 0) {                    /* every row in memory */
+        for (int k = 1; k < W->ncol; k++)
+            if (nsc_trace_stat_of(W->v + k, (size_t)W->nrow, (size_t)W->ncol, &st[k])) return -1;
+        return 0;
+    }
+    memset(st, 0, (size_t)W->ncol * sizeof *st);
+    int nq = 2 * (W->ncol - 1), s = 0;
+    nsc_wcur c;
+    memset(&c, 0, sizeof c);
+    qsel *q = nsc_calloc((size_t)nq + 1, sizeof *q);
+    double *prev = nsc_calloc((size_t)W->ncol, sizeof *prev);
+    if (!q || !prev || nsc_wcur_init(&c, W)) s = -1;
+    if (!s) {
+        pass_range(&c, st);
+        s = pass_quantiles(&c, st, q);
+    }
+    if (!s) pass_jumps(&c, st, prev);
+    if (!s && c.err) s = -2, errno = c.err;
+    for (int j = 0; q && j < nq; j++) free(q[j].hist), free(q[j].buf);
+    free(q);
+    free(prev);
+    nsc_wcur_free(&c);
+    return s;
+}
