@@ -12,6 +12,11 @@
  *   3. calls stamp() for every element: the device adds its entries to
  *      E A B C D, Ss Se, s0 e0 through the nsc_st_* helpers below;
  *   4. (lcs_probe.c) calls current() for a probe I(x).
+ * The other stages ask the table too (nsc_device_of): the topology checks
+ * (lcs_topo.c: dc, topo), the default outputs (waves.c: out_current), .meas
+ * ports (nl_meas.c: port, current), source periods and sweep units (meas.c,
+ * sweep_units.c: wave_unit, value_unit, ic_unit), losses (losses.c: pclass,
+ * swloss, ports). None of them names an element kind.
  * Adding a device = one dev_<x>.c defining `const nsc_device nsc_dev_<x>` and
  * one line in devices.c. */
 #ifndef NSC_DEVICE_H
@@ -212,6 +217,19 @@ void nsc_st_jfit(nsc_builder *b, const nsc_jfit *f, int j);
 int nsc_jfit_outside(const nsc_jfit *f, double ip, double *off);
 
 /* ---- the interface ---- */
+
+/* Two terminals of an element: indices into nsc_element.node. */
+typedef struct nsc_tpair { signed char a, b; } nsc_tpair;
+
+/* The class of an element in the topology checks (lcs_topo.c); each holds between n+ n-. */
+typedef enum nsc_topo {
+    NSC_TOPO_OTHER = 0, /* conducting through its dc pairs, or not at all; nothing else */
+    NSC_TOPO_CAP,       /* capacitor: with voltage-defining branches, may close an index-2 loop */
+    NSC_TOPO_IND,       /* inductor: with current sources, may form an index-2 cut-set */
+    NSC_TOPO_VDEF,      /* voltage-defining branch (V, E, E TABLE, H, B V=) */
+    NSC_TOPO_ISRC       /* current source (I, G, F, B I=): no DC conduction */
+} nsc_topo;
+
 typedef struct nsc_device {
     nsc_elkind kind;
     const char *what;   /* "resistor", ... (messages) */
@@ -242,10 +260,29 @@ typedef struct nsc_device {
      * pair's largest multiplier, indexed as L's pairs): a fit used outside the
      * range it was made for. NULL: nothing to check. */
     void (*check)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r);
+    /* ---- 8. topology (lcs_topo.c, before any assembly) ---- */
+    int ndc;            /* terminal pairs dc[0..ndc-1] through which it conducts at DC
+                           (0: none, as a capacitor or a current source; at most 2) */
+    nsc_tpair dc[2];
+    nsc_topo topo;      /* its class in the loop and cut-set checks */
+    /* ---- 9. outputs and units ---- */
+    nsc_tpair port;     /* V(@x), P(x) of .meas: the voltage node[port.a] - node[port.b];
+                           {0, 0} (unset): n+ n-, {0, 1} */
+    int out_current;    /* 1: I(x) is a default output (no .print given; waves.c) */
+    const char *value_unit; /* unit of nsc_element.value ("Ω"); NULL: value unused */
+    const char *ic_unit;    /* unit of its IC= ("V"); NULL: none */
+    const char *wave_unit;  /* unit of nsc_element.wave's amplitude ("V"); NULL: the
+                               element has no waveform of its own (wave unused) */
 } nsc_device;
 #define NSC_MAXPORT 3
 
 /* The device of an element kind (never NULL for kind < NSC_EL_NKINDS). */
 const nsc_device *nsc_device_of(nsc_elkind kind);
+
+/* d's port of V(@x), P(x): d->port, or n+ n- ({0, 1}) when unset. */
+static inline nsc_tpair nsc_dev_port(const nsc_device *d)
+{
+    return d->port.a == d->port.b ? (nsc_tpair){ 0, 1 } : d->port;
+}
 
 #endif
