@@ -17,8 +17,24 @@
  * ports (nl_meas.c: port, current), source periods and sweep units (meas.c,
  * sweep_units.c: wave_unit, value_unit, ic_unit), losses (losses.c: pclass,
  * swloss, ports). None of them names an element kind.
- * Adding a device = one dev_<x>.c defining `const nsc_device nsc_dev_<x>` and
- * one line in devices.c. */
+ *
+ * Worked example: the current-controlled switch W n+ n- vsense model.
+ *   a. src/devices/dev_w.c: count() checks the model and links n+ n- (a finite
+ *      conductance: NSC_LINK_NS); stamp() registers the switch with
+ *      nsc_st_switch_z(), its control the branch current of vsense; current()
+ *      is g(state) (v+ - v-); then the table entry, designated initializers
+ *      only, every field left out meaning "none" (0, NULL):
+ *          const nsc_device nsc_dev_w = {
+ *              .kind = NSC_EL_W, .what = "current-controlled switches",
+ *              .count = w_count, .stamp = w_stamp, .current = w_current,
+ *              .pclass = NSC_PC_SEMI, .swloss = 1,
+ *              .ndc = 1, .dc = {{0, 1}},     conducts n+ n- at DC
+ *          };
+ *   b. devices.c: `nsc_dev_w` in the extern line and `[NSC_EL_W] = &nsc_dev_w`.
+ *   c. the kind NSC_EL_W in circuit.h's nsc_elkind, dev_w.c in Makefile.am.
+ *   d. until the card parsers join the table (issue 15, next step): the card
+ *      letter in nl_elab.c (`case 'w': return card_dms(E, sc, cd, NSC_EL_W);`).
+ * Nothing else: no solver, checker or writer changes. */
 #ifndef NSC_DEVICE_H
 #define NSC_DEVICE_H
 
