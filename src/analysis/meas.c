@@ -269,7 +269,11 @@ static double wave_period(const nsc_wave *w)
 }
 
 /* 1 when e carries a source waveform of its own (V, I). */
-static int has_wave(const nsc_element *e) { return nsc_device_of(e->kind)->wave_unit != NULL; }
+static int has_wave(const nsc_element *e)
+{
+    const nsc_device *d = nsc_device_of(e->kind);
+    return d && d->wave_unit;
+}
 
 /* The common period of the circuit's independent sources: the smallest
  * multiple k T (k <= 64) of the longest period T that every period divides

@@ -42,6 +42,7 @@ static void wave_diff(const nsc_wave *a, const nsc_wave *b, const char *amp, con
 static void element_diff(const nsc_element *a, const nsc_element *b, const char **acc)
 {
     const nsc_device *d = nsc_device_of(a->kind);
+    if (!d) { note_unit(acc, "?"); return; }
     if (d->value_unit && a->value != b->value) note_unit(acc, d->value_unit);
     if (a->has_ic != b->has_ic || a->ic != b->ic) note_unit(acc, d->ic_unit ? d->ic_unit : "?");
     if (d->wave_unit) wave_diff(&a->wave, &b->wave, d->wave_unit, acc);

@@ -25,6 +25,7 @@
 static int conducting(const nsc_element *e, int a[2], int b[2])
 {
     const nsc_device *d = nsc_device_of(e->kind);
+    if (!d) return 0;                                          /* the assembler reports the kind */
     for (int k = 0; k < d->ndc; k++) {
         a[k] = e->node[d->dc[k].a];
         b[k] = e->node[d->dc[k].b];
@@ -32,7 +33,11 @@ static int conducting(const nsc_element *e, int a[2], int b[2])
     return d->ndc;
 }
 
-static nsc_topo topo_of(nsc_elkind k) { return nsc_device_of(k)->topo; }
+static nsc_topo topo_of(nsc_elkind k)
+{
+    const nsc_device *d = nsc_device_of(k);
+    return d ? d->topo : NSC_TOPO_OTHER;
+}
 
 nsc_status nsc_topology_check(const nsc_circuit *c, nsc_report *r)
 {

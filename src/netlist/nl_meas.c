@@ -453,7 +453,7 @@ nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
             int el = nsc_circuit_element(c, in + 1);
             const nsc_element *e = el >= 0 ? &c->el[el] : NULL;
             const nsc_device *d = e ? nsc_device_of(e->kind) : NULL;
-            if (!e || e->nnode < 2 || !d->current)
+            if (!e || e->nnode < 2 || !d || !d->current)
                 st = nsc_err(r, NSC_ENETLIST, &p->loc, "P(%s): no element with two terminals named %s", in + 1, in + 1);
             else {
                 nsc_tpair port = nsc_dev_port(d);
@@ -469,8 +469,9 @@ nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
                 st = nsc_err(r, NSC_ENETLIST, &p->loc, "unknown node '%s' in .meas", p->node[0] < 0 ? in : comma + 1);
         } else {
             p->el = nsc_circuit_element(c, in);
+            const nsc_device *d = p->el >= 0 ? nsc_device_of(c->el[p->el].kind) : NULL;
             if (p->el < 0) st = nsc_err(r, NSC_ENETLIST, &p->loc, "unknown element '%s' in .meas", in);
-            else if (!nsc_device_of(c->el[p->el].kind)->current)        /* a coupling K: the one such device */
+            else if (!d || !d->current)                          /* a coupling K: the one device without */
                 st = nsc_err(r, NSC_ENETLIST, &p->loc, "I(%s): a coupling has no current", in);
         }
         free(in);

@@ -213,7 +213,8 @@ nsc_status nsc_probes_default(const nsc_circuit *c, nsc_probe **probes, int *n, 
         if ((st = add_probe(probes, n, &cap, q, r))) goto fail;
     }
     for (int e = 0; e < c->nel; e++) {
-        if (!nsc_device_of(c->el[e].kind)->out_current) continue;
+        const nsc_device *d = nsc_device_of(c->el[e].kind);
+        if (!d || !d->out_current) continue;
         nsc_probe q = { NSC_PROBE_I, { 0, 0 }, e, nsc_asprintf("i(%s)", c->el[e].name), c->el[e].loc };
         if ((st = add_probe(probes, n, &cap, q, r))) goto fail;
     }

@@ -838,6 +838,17 @@ Test(assemble, probe_static_capacitor)
     tc_free(c);
 }
 
+/* An element of no known kind (a corrupt circuit) is reported by the assembler,
+ * after the topology check, which asks the device table of every element. */
+Test(assemble, error_unknown_kind)
+{
+    nsc_circuit *c = tc_new();
+    tc_el(c, NSC_EL_V, "v1", "a", "0", NULL, NULL, 1.0);
+    tc_el(c, NSC_EL_R, "r1", "a", "0", NULL, NULL, 1.0)->kind = NSC_EL_NKINDS;
+    assemble_err(c, NSC_ASM_TRAN, "unknown element kind of r1", NULL);
+    tc_free(c);
+}
+
 Test(assemble, error_no_dc_path)
 {
     nsc_circuit *c = tc_new();
