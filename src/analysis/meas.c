@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devices/device.h"
+
 /* ---- functions of expressions ---- */
 
 typedef struct mfunc {
@@ -270,6 +272,13 @@ static double wave_period(const nsc_wave *w)
     return p > 0 ? p : 0;
 }
 
+/* 1 when e carries a source waveform of its own (V, I). */
+static int has_wave(const nsc_element *e)
+{
+    const nsc_device *d = nsc_device_of(e->kind);
+    return d && d->wave_unit;
+}
+
 /* The common period of the circuit's independent sources: the smallest
  * multiple k T (k <= 64) of the longest period T that every period divides
  * (to 1e-6); 0 when there is none or no periodic source. */
@@ -277,12 +286,12 @@ static double source_period(const nsc_circuit *c)
 {
     double T = 0;
     for (int i = 0; i < c->nel; i++)
-        if (c->el[i].kind == NSC_EL_V || c->el[i].kind == NSC_EL_I) T = fmax(T, wave_period(&c->el[i].wave));
+        if (has_wave(&c->el[i])) T = fmax(T, wave_period(&c->el[i].wave));
     if (!(T > 0)) return 0;
     for (int k = 1; k <= 64; k++) {
         int ok = 1;
         for (int i = 0; ok && i < c->nel; i++) {
-            if (c->el[i].kind != NSC_EL_V && c->el[i].kind != NSC_EL_I) continue;
+            if (!has_wave(&c->el[i])) continue;
             double p = wave_period(&c->el[i].wave), q = p > 0 ? k * T / p : 1;
             ok = fabs(q - round(q)) <= 1e-6 * q;
         }

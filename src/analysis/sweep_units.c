@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "meas.h"
+#include "devices/device.h"
 
 /* ---- parameters: the elements whose values they set ---- */
 
@@ -40,14 +41,11 @@ static void wave_diff(const nsc_wave *a, const nsc_wave *b, const char *amp, con
 /* The units of the fields of element a that differ in b (same kind). */
 static void element_diff(const nsc_element *a, const nsc_element *b, const char **acc)
 {
-    static const char *const value_unit[NSC_EL_NKINDS] = {
-        [NSC_EL_R] = "Ω", [NSC_EL_C] = "F", [NSC_EL_L] = "H", [NSC_EL_K] = "1", [NSC_EL_E] = "1",
-        [NSC_EL_G] = "S", [NSC_EL_F] = "1", [NSC_EL_H] = "Ω",
-    };
-    const char *vu = value_unit[a->kind];
-    if (vu && a->value != b->value) note_unit(acc, vu);
-    if (a->has_ic != b->has_ic || a->ic != b->ic) note_unit(acc, a->kind == NSC_EL_C ? "V" : a->kind == NSC_EL_L ? "A" : "?");
-    if (a->kind == NSC_EL_V || a->kind == NSC_EL_I) wave_diff(&a->wave, &b->wave, a->kind == NSC_EL_V ? "V" : "A", acc);
+    const nsc_device *d = nsc_device_of(a->kind);
+    if (!d) { note_unit(acc, "?"); return; }
+    if (d->value_unit && a->value != b->value) note_unit(acc, d->value_unit);
+    if (a->has_ic != b->has_ic || a->ic != b->ic) note_unit(acc, d->ic_unit ? d->ic_unit : "?");
+    if (d->wave_unit) wave_diff(&a->wave, &b->wave, d->wave_unit, acc);
     if (a->w != b->w || a->l != b->l) note_unit(acc, "m");
     if (a->ntable != b->ntable) note_unit(acc, "?");
     else

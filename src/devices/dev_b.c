@@ -114,5 +114,24 @@ static const nsc_wave *b_wave(const nsc_circuit *c, int ei, int q)
     return &c->el[ei].bsrc->tw[q];
 }
 
-const nsc_device nsc_dev_bv = {NSC_EL_BV, "behavioural voltage source", 0, b_count, b_stamp, b_current, NSC_PC_CONTROLLED, 0, NULL, b_wave, NULL};
-const nsc_device nsc_dev_bi = {NSC_EL_BI, "behavioural current source", 0, b_count, b_stamp, b_current, NSC_PC_CONTROLLED, 0, NULL, b_wave, NULL};
+const nsc_device nsc_dev_bv = {
+    .kind = NSC_EL_BV,
+    .what = "behavioural voltage source",
+    .count = b_count,
+    .stamp = b_stamp,
+    .current = b_current,
+    .pclass = NSC_PC_CONTROLLED,
+    .wave = b_wave,
+    .ndc = 1, .dc = {{0, 1}},
+    .topo = NSC_TOPO_VDEF,
+};
+const nsc_device nsc_dev_bi = {
+    .kind = NSC_EL_BI,
+    .what = "behavioural current source",
+    .count = b_count,
+    .stamp = b_stamp,
+    .current = b_current,
+    .pclass = NSC_PC_CONTROLLED,
+    .wave = b_wave,
+    .topo = NSC_TOPO_ISRC,
+};

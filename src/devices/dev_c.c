@@ -60,4 +60,15 @@ static int c_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[1]), -e->value);
 }
 
-const nsc_device nsc_dev_c = {NSC_EL_C, "capacitors", 1, c_count, c_stamp, c_current, NSC_PC_STORE, 0, NULL, NULL, NULL};
+const nsc_device nsc_dev_c = {
+    .kind = NSC_EL_C,
+    .what = "capacitors",
+    .late = 1,
+    .count = c_count,
+    .stamp = c_stamp,
+    .current = c_current,
+    .pclass = NSC_PC_STORE,
+    .topo = NSC_TOPO_CAP,
+    .value_unit = "F",
+    .ic_unit = "V",
+};

@@ -264,5 +264,15 @@ static void d_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
              e->model->name, off, p.fw.err);
 }
 
-const nsc_device nsc_dev_d = {NSC_EL_D, "diodes", 0, d_count, d_stamp, d_current, NSC_PC_SEMI, 1, NULL, NULL,
-                              d_check};
+const nsc_device nsc_dev_d = {
+    .kind = NSC_EL_D,
+    .what = "diodes",
+    .count = d_count,
+    .stamp = d_stamp,
+    .current = d_current,
+    .pclass = NSC_PC_SEMI,
+    .swloss = 1,
+    .check = d_check,
+    .ndc = 1, .dc = {{0, 1}},
+    .out_current = 1,
+};

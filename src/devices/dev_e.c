@@ -25,4 +25,14 @@ static int e_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return nsc_lin_add(f, NSC_T_Z, L->el_branch[ei], 1.0);
 }
 
-const nsc_device nsc_dev_e = {NSC_EL_E, "VCVS", 0, e_count, e_stamp, e_current, NSC_PC_CONTROLLED, 0, NULL, NULL, NULL};
+const nsc_device nsc_dev_e = {
+    .kind = NSC_EL_E,
+    .what = "VCVS",
+    .count = e_count,
+    .stamp = e_stamp,
+    .current = e_current,
+    .pclass = NSC_PC_CONTROLLED,
+    .ndc = 1, .dc = {{0, 1}},
+    .topo = NSC_TOPO_VDEF,
+    .value_unit = "1",
+};

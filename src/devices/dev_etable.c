@@ -117,4 +117,13 @@ static int et_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f
     return nsc_lin_add(f, NSC_T_Z, L->el_branch[ei], 1.0);
 }
 
-const nsc_device nsc_dev_etable = {NSC_EL_ETABLE, "E TABLE sources (PWL VCVS)", 0, et_count, et_stamp, et_current, NSC_PC_CONTROLLED, 0, NULL, NULL, NULL};
+const nsc_device nsc_dev_etable = {
+    .kind = NSC_EL_ETABLE,
+    .what = "E TABLE sources (PWL VCVS)",
+    .count = et_count,
+    .stamp = et_stamp,
+    .current = et_current,
+    .pclass = NSC_PC_CONTROLLED,
+    .ndc = 1, .dc = {{0, 1}},
+    .topo = NSC_TOPO_VDEF,
+};

@@ -29,4 +29,13 @@ static int f_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return nsc_lin_add(f, NSC_T_Z, L->el_branch[c->el[ei].ref[0]], c->el[ei].value);
 }
 
-const nsc_device nsc_dev_f = {NSC_EL_F, "CCCS", 0, f_count, f_stamp, f_current, NSC_PC_CONTROLLED, 0, NULL, NULL, NULL};
+const nsc_device nsc_dev_f = {
+    .kind = NSC_EL_F,
+    .what = "CCCS",
+    .count = f_count,
+    .stamp = f_stamp,
+    .current = f_current,
+    .pclass = NSC_PC_CONTROLLED,
+    .topo = NSC_TOPO_ISRC,
+    .value_unit = "1",
+};

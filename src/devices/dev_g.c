@@ -25,4 +25,13 @@ static int g_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[3]), -e->value);
 }
 
-const nsc_device nsc_dev_g = {NSC_EL_G, "VCCS", 0, g_count, g_stamp, g_current, NSC_PC_CONTROLLED, 0, NULL, NULL, NULL};
+const nsc_device nsc_dev_g = {
+    .kind = NSC_EL_G,
+    .what = "VCCS",
+    .count = g_count,
+    .stamp = g_stamp,
+    .current = g_current,
+    .pclass = NSC_PC_CONTROLLED,
+    .topo = NSC_TOPO_ISRC,
+    .value_unit = "S",
+};

@@ -31,4 +31,14 @@ static int h_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return nsc_lin_add(f, NSC_T_Z, L->el_branch[ei], 1.0);
 }
 
-const nsc_device nsc_dev_h = {NSC_EL_H, "CCVS", 0, h_count, h_stamp, h_current, NSC_PC_CONTROLLED, 0, NULL, NULL, NULL};
+const nsc_device nsc_dev_h = {
+    .kind = NSC_EL_H,
+    .what = "CCVS",
+    .count = h_count,
+    .stamp = h_stamp,
+    .current = h_current,
+    .pclass = NSC_PC_CONTROLLED,
+    .ndc = 1, .dc = {{0, 1}},
+    .topo = NSC_TOPO_VDEF,
+    .value_unit = "Ω",
+};

@@ -23,4 +23,13 @@ static int i_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return nsc_lin_add(f, NSC_T_W, nsc_lcs_src_of(L, ei), 1.0);
 }
 
-const nsc_device nsc_dev_i = {NSC_EL_I, "current sources", 0, i_count, i_stamp, i_current, NSC_PC_SOURCE, 0, NULL, NULL, NULL};
+const nsc_device nsc_dev_i = {
+    .kind = NSC_EL_I,
+    .what = "current sources",
+    .count = i_count,
+    .stamp = i_stamp,
+    .current = i_current,
+    .pclass = NSC_PC_SOURCE,
+    .topo = NSC_TOPO_ISRC,
+    .wave_unit = "A",
+};

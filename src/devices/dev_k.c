@@ -31,4 +31,11 @@ static nsc_status k_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     return NSC_OK;
 }
 
-const nsc_device nsc_dev_k = {NSC_EL_K, "mutual couplings", 0, k_count, k_stamp, NULL, NSC_PC_CONTROLLED, 0, NULL, NULL, NULL};
+const nsc_device nsc_dev_k = {
+    .kind = NSC_EL_K,
+    .what = "mutual couplings",
+    .count = k_count,
+    .stamp = k_stamp,
+    .pclass = NSC_PC_CONTROLLED,
+    .value_unit = "1",
+};

@@ -118,4 +118,16 @@ static int l_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return nsc_lin_add(f, NSC_T_Z, L->el_branch[ei], 1.0);
 }
 
-const nsc_device nsc_dev_l = {NSC_EL_L, "inductors", 0, l_count, l_stamp, l_current, NSC_PC_STORE, 0, NULL, NULL, NULL};
+const nsc_device nsc_dev_l = {
+    .kind = NSC_EL_L,
+    .what = "inductors",
+    .count = l_count,
+    .stamp = l_stamp,
+    .current = l_current,
+    .pclass = NSC_PC_STORE,
+    .ndc = 1, .dc = {{0, 1}},
+    .topo = NSC_TOPO_IND,
+    .out_current = 1,
+    .value_unit = "H",
+    .ic_unit = "A",
+};

@@ -185,4 +185,14 @@ static int m_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, n
     return 2;
 }
 
-const nsc_device nsc_dev_m = {NSC_EL_M, "MOS transistors", 0, m_count, m_stamp, m_current, NSC_PC_SEMI, 0, m_ports, NULL, NULL};
+const nsc_device nsc_dev_m = {
+    .kind = NSC_EL_M,
+    .what = "MOS transistors",
+    .count = m_count,
+    .stamp = m_stamp,
+    .current = m_current,
+    .pclass = NSC_PC_SEMI,
+    .ports = m_ports,
+    .ndc = 1, .dc = {{0, 2}}, /* drain - source */
+    .port = {0, 2},
+};

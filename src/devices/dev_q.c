@@ -253,5 +253,14 @@ static void q_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
     }
 }
 
-const nsc_device nsc_dev_q = {NSC_EL_Q, "bipolar transistors", 0, q_count, q_stamp, q_current, NSC_PC_SEMI, 0,
-                              q_ports, NULL, q_check};
+const nsc_device nsc_dev_q = {
+    .kind = NSC_EL_Q,
+    .what = "bipolar transistors",
+    .count = q_count,
+    .stamp = q_stamp,
+    .current = q_current,
+    .pclass = NSC_PC_SEMI,
+    .ports = q_ports,
+    .check = q_check,
+    .ndc = 2, .dc = {{1, 2}, {1, 0}}, /* junctions b-e, b-c */
+};

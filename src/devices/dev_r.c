@@ -24,4 +24,13 @@ static int r_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[1]), -1.0 / e->value);
 }
 
-const nsc_device nsc_dev_r = {NSC_EL_R, "resistors", 0, r_count, r_stamp, r_current, NSC_PC_RESISTOR, 0, NULL, NULL, NULL};
+const nsc_device nsc_dev_r = {
+    .kind = NSC_EL_R,
+    .what = "resistors",
+    .count = r_count,
+    .stamp = r_stamp,
+    .current = r_current,
+    .pclass = NSC_PC_RESISTOR,
+    .ndc = 1, .dc = {{0, 1}},
+    .value_unit = "Ω",
+};

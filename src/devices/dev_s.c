@@ -92,4 +92,13 @@ static int s_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return nsc_lin_add(f, NSC_T_SW, nsc_lcs_sw_of(L, ei), 1.0);
 }
 
-const nsc_device nsc_dev_s = {NSC_EL_S, "voltage-controlled switches", 0, s_count, s_stamp, s_current, NSC_PC_SEMI, 1, NULL, NULL, NULL};
+const nsc_device nsc_dev_s = {
+    .kind = NSC_EL_S,
+    .what = "voltage-controlled switches",
+    .count = s_count,
+    .stamp = s_stamp,
+    .current = s_current,
+    .pclass = NSC_PC_SEMI,
+    .swloss = 1,
+    .ndc = 1, .dc = {{0, 1}},
+};

@@ -28,4 +28,15 @@ static int v_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return nsc_lin_add(f, NSC_T_Z, L->el_branch[ei], 1.0);
 }
 
-const nsc_device nsc_dev_v = {NSC_EL_V, "voltage sources", 0, v_count, v_stamp, v_current, NSC_PC_SOURCE, 0, NULL, NULL, NULL};
+const nsc_device nsc_dev_v = {
+    .kind = NSC_EL_V,
+    .what = "voltage sources",
+    .count = v_count,
+    .stamp = v_stamp,
+    .current = v_current,
+    .pclass = NSC_PC_SOURCE,
+    .ndc = 1, .dc = {{0, 1}},
+    .topo = NSC_TOPO_VDEF,
+    .out_current = 1,
+    .wave_unit = "V",
+};

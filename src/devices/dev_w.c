@@ -32,4 +32,13 @@ static int w_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     return nsc_lin_add(f, NSC_T_SW, nsc_lcs_sw_of(L, ei), 1.0);
 }
 
-const nsc_device nsc_dev_w = {NSC_EL_W, "current-controlled switches", 0, w_count, w_stamp, w_current, NSC_PC_SEMI, 1, NULL, NULL, NULL};
+const nsc_device nsc_dev_w = {
+    .kind = NSC_EL_W,
+    .what = "current-controlled switches",
+    .count = w_count,
+    .stamp = w_stamp,
+    .current = w_current,
+    .pclass = NSC_PC_SEMI,
+    .swloss = 1,
+    .ndc = 1, .dc = {{0, 1}},
+};

@@ -12,8 +12,29 @@
  *   3. calls stamp() for every element: the device adds its entries to
  *      E A B C D, Ss Se, s0 e0 through the nsc_st_* helpers below;
  *   4. (lcs_probe.c) calls current() for a probe I(x).
- * Adding a device = one dev_<x>.c defining `const nsc_device nsc_dev_<x>` and
- * one line in devices.c. */
+ * The other stages ask the table too (nsc_device_of): the topology checks
+ * (lcs_topo.c: dc, topo), the default outputs (waves.c: out_current), .meas
+ * ports (nl_meas.c: port, current), source periods and sweep units (meas.c,
+ * sweep_units.c: wave_unit, value_unit, ic_unit), losses (losses.c: pclass,
+ * swloss, ports). None of them names an element kind.
+ *
+ * Worked example: the current-controlled switch W n+ n- vsense model.
+ *   a. src/devices/dev_w.c: count() checks the model and links n+ n- (a finite
+ *      conductance: NSC_LINK_NS); stamp() registers the switch with
+ *      nsc_st_switch_z(), its control the branch current of vsense; current()
+ *      is g(state) (v+ - v-); then the table entry, designated initializers
+ *      only, every field left out meaning "none" (0, NULL):
+ *          const nsc_device nsc_dev_w = {
+ *              .kind = NSC_EL_W, .what = "current-controlled switches",
+ *              .count = w_count, .stamp = w_stamp, .current = w_current,
+ *              .pclass = NSC_PC_SEMI, .swloss = 1,
+ *              .ndc = 1, .dc = {{0, 1}},     conducts n+ n- at DC
+ *          };
+ *   b. devices.c: `nsc_dev_w` in the extern line and `[NSC_EL_W] = &nsc_dev_w`.
+ *   c. the kind NSC_EL_W in circuit.h's nsc_elkind, dev_w.c in Makefile.am.
+ *   d. until the card parsers join the table (issue 15, next step): the card
+ *      letter in nl_elab.c (`case 'w': return card_dms(E, sc, cd, NSC_EL_W);`).
+ * Nothing else: no solver, checker or writer changes. */
 #ifndef NSC_DEVICE_H
 #define NSC_DEVICE_H
 
@@ -215,6 +236,19 @@ void nsc_st_jfit(nsc_builder *b, const nsc_jfit *f, int j);
 int nsc_jfit_outside(const nsc_jfit *f, double ip, double *off);
 
 /* ---- the interface ---- */
+
+/* Two terminals of an element: indices into nsc_element.node. */
+typedef struct nsc_tpair { signed char a, b; } nsc_tpair;
+
+/* The class of an element in the topology checks (lcs_topo.c); each holds between n+ n-. */
+typedef enum nsc_topo {
+    NSC_TOPO_OTHER = 0, /* conducting through its dc pairs, or not at all; nothing else */
+    NSC_TOPO_CAP,       /* capacitor: with voltage-defining branches, may close an index-2 loop */
+    NSC_TOPO_IND,       /* inductor: with current sources, may form an index-2 cut-set */
+    NSC_TOPO_VDEF,      /* voltage-defining branch (V, E, E TABLE, H, B V=) */
+    NSC_TOPO_ISRC       /* current source (I, G, F, B I=): no DC conduction */
+} nsc_topo;
+
 typedef struct nsc_device {
     nsc_elkind kind;
     const char *what;   /* "resistor", ... (messages) */
@@ -245,10 +279,29 @@ typedef struct nsc_device {
      * pair's largest multiplier, indexed as L's pairs): a fit used outside the
      * range it was made for. NULL: nothing to check. */
     void (*check)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r);
+    /* ---- 8. topology (lcs_topo.c, before any assembly) ---- */
+    int ndc;            /* terminal pairs dc[0..ndc-1] through which it conducts at DC
+                           (0: none, as a capacitor or a current source; at most 2) */
+    nsc_tpair dc[2];
+    nsc_topo topo;      /* its class in the loop and cut-set checks */
+    /* ---- 9. outputs and units ---- */
+    nsc_tpair port;     /* V(@x), P(x) of .meas: the voltage node[port.a] - node[port.b];
+                           {0, 0} (unset): n+ n-, {0, 1} */
+    int out_current;    /* 1: I(x) is a default output (no .print given; waves.c) */
+    const char *value_unit; /* unit of nsc_element.value ("Ω"); NULL: value unused */
+    const char *ic_unit;    /* unit of its IC= ("V"); NULL: none */
+    const char *wave_unit;  /* unit of nsc_element.wave's amplitude ("V"); NULL: the
+                               element has no waveform of its own (wave unused) */
 } nsc_device;
 #define NSC_MAXPORT 3
 
 /* The device of an element kind (never NULL for kind < NSC_EL_NKINDS). */
 const nsc_device *nsc_device_of(nsc_elkind kind);
+
+/* d's port of V(@x), P(x): d->port, or n+ n- ({0, 1}) when unset. */
+static inline nsc_tpair nsc_dev_port(const nsc_device *d)
+{
+    return d->port.a == d->port.b ? (nsc_tpair){ 0, 1 } : d->port;
+}
 
 #endif

@@ -1,5 +1,5 @@
 /* devices.c -- the table element kind -> device (device.h). Adding a device is
- * adding dev_<x>.c and its line here. */
+ * adding dev_<x>.c and its line here (device.h: a worked example). */
 #include "device.h"
 
 extern const nsc_device nsc_dev_r, nsc_dev_c, nsc_dev_l, nsc_dev_k, nsc_dev_v, nsc_dev_i,

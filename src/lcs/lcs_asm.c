@@ -151,21 +151,33 @@ void nsc_lcs_free(nsc_lcs *L)
 
 /* Scratch state of one assembly. */
 typedef struct asm_work {
+    const nsc_circuit *c;
+    nsc_asm_mode mode;
+    nsc_report *r;
     nsc_dev_ctx ctx;
+    nsc_builder b;             /* step 3 */
     nsc_dev_need *need;        /* [nel] */
-    int *uf;                   /* 3*nnode: dc, ns, vd */
+    int *uf;                   /* 2*nnode: ns, vd */
     unsigned char *has_icv;    /* [nnode] */
     double *icv;               /* [nnode] */
     int *icloc;                /* [nnode] index of the .ic entry of the node, -1 */
     int *ic_branch;            /* [nnode] OP: z index of the .ic branch, -1 */
+    int nicb;                  /* OP: number of .ic branches */
     int *el_extra;             /* [nel] */
     int *el_src;               /* [nel] */
 } asm_work;
 
 static void work_free(asm_work *w)
 {
+    for (int q = 0; q < 7; q++) nsc_sp_free(w->b.T[q]);
+    free(w->b.sw);
     free(w->need); free(w->uf); free(w->has_icv); free(w->icv);
     free(w->icloc); free(w->ic_branch); free(w->el_extra); free(w->el_src);
+}
+
+static nsc_status nomem(nsc_report *r)
+{
+    return nsc_err(r, NSC_ENOMEM, NULL, "out of memory while assembling the circuit equations");
 }
 
 /* Name "i(name)" or "i(name)#q" (q > 0) of the q-th branch of an element. */
@@ -174,205 +186,257 @@ static char *branch_name(const char *el, int q, int count)
     return count > 1 ? nsc_asprintf("i(%s)#%d", el, q) : nsc_asprintf("i(%s)", el);
 }
 
-nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin,
-                            nsc_lcs **out, nsc_report *r)
+/* Allocate w's arrays; the forests empty, the .ic values by node (the last
+ * .ic of a node wins), no .ic branch yet. */
+static nsc_status work_init(asm_work *w)
 {
-    *out = NULL;
-    int nnode = c->nnode, nel = c->nel, nz = nnode - 1;
-    if (nnode < 1) return nsc_err(r, NSC_ENETLIST, NULL, "circuit has no ground node");
-    if (nsc_topology_check(c, r)) return r->status;
-    nsc_status st = NSC_OK;
-    asm_work w;
-    memset(&w, 0, sizeof w);
-    nsc_lcs *L = nsc_calloc(1, sizeof *L);
-    nsc_builder b;
-    memset(&b, 0, sizeof b);
-    w.need = nsc_calloc((size_t)nel + 1, sizeof *w.need);
-    w.uf = malloc(sizeof(int) * 2 * (size_t)nnode);
-    w.has_icv = nsc_calloc((size_t)nnode, 1);
-    w.icv = nsc_calloc((size_t)nnode, sizeof(double));
-    w.icloc = malloc(sizeof(int) * (size_t)nnode);
-    w.ic_branch = malloc(sizeof(int) * (size_t)nnode);
-    w.el_extra = malloc(sizeof(int) * ((size_t)nel + 1));
-    w.el_src = malloc(sizeof(int) * ((size_t)nel + 1));
-    if (!L || !w.need || !w.uf || !w.has_icv || !w.icv || !w.icloc || !w.ic_branch || !w.el_extra || !w.el_src)
-        goto nomem;
-    L->mode = mode;
-    L->nnode_z = nz;
-    for (int k = 0; k < 2 * nnode; k++) w.uf[k] = -1;
-    for (int k = 0; k < nnode; k++) w.icloc[k] = w.ic_branch[k] = -1;
-    for (int q = 0; q < c->nic; q++) {                       /* .ic: the last value of a node wins */
+    const nsc_circuit *c = w->c;
+    int nnode = c->nnode, nel = c->nel;
+    w->need = nsc_calloc((size_t)nel + 1, sizeof *w->need);
+    w->uf = malloc(sizeof(int) * 2 * (size_t)nnode);
+    w->has_icv = nsc_calloc((size_t)nnode, 1);
+    w->icv = nsc_calloc((size_t)nnode, sizeof(double));
+    w->icloc = malloc(sizeof(int) * (size_t)nnode);
+    w->ic_branch = malloc(sizeof(int) * (size_t)nnode);
+    w->el_extra = malloc(sizeof(int) * ((size_t)nel + 1));
+    w->el_src = malloc(sizeof(int) * ((size_t)nel + 1));
+    if (!w->need || !w->uf || !w->has_icv || !w->icv || !w->icloc || !w->ic_branch || !w->el_extra || !w->el_src)
+        return nomem(w->r);
+    for (int k = 0; k < 2 * nnode; k++) w->uf[k] = -1;
+    for (int k = 0; k < nnode; k++) w->icloc[k] = w->ic_branch[k] = -1;
+    for (int q = 0; q < c->nic; q++) {
         int nd = c->ic_node[q];
         if (nd <= 0 || nd >= nnode) continue;
-        w.has_icv[nd] = 1;
-        w.icv[nd] = c->ic_val[q];
-        w.icloc[nd] = q;
+        w->has_icv[nd] = 1;
+        w->icv[nd] = c->ic_val[q];
+        w->icloc[nd] = q;
     }
-    w.ctx = (nsc_dev_ctx){c, mode, r, w.has_icv, w.icv, w.uf, w.uf + nnode};
+    w->ctx = (nsc_dev_ctx){c, w->mode, w->r, w->has_icv, w->icv, w->uf, w->uf + nnode};
+    return NSC_OK;
+}
 
-    /* 1. count (late devices after the others), topology */
+/* Step 1: every element's needs (late devices after the others) and topology
+ * into the forests; in OP, a branch offset (0..nicb-1) for each .ic node not
+ * already tied to ground by voltage-defining branches. */
+static nsc_status count_all(asm_work *w)
+{
+    const nsc_circuit *c = w->c;
     for (int late = 0; late < 2; late++)
-        for (int ei = 0; ei < nel; ei++) {
+        for (int ei = 0; ei < c->nel; ei++) {
             const nsc_device *dev = nsc_device_of(c->el[ei].kind);
-            if (!dev)
-                { st = nsc_err(r, NSC_ENETLIST, &c->el[ei].loc, "unknown element kind of %s", c->el[ei].name); goto fail; }
+            if (!dev) return nsc_err(w->r, NSC_ENETLIST, &c->el[ei].loc, "unknown element kind of %s", c->el[ei].name);
             if (dev->late != late) continue;
-            memset(&w.need[ei], 0, sizeof w.need[ei]);
-            if ((st = dev->count(&w.ctx, ei, &w.need[ei]))) goto fail;
-            if (mode == NSC_ASM_TRAN) w.need[ei].nextra = 0;
+            memset(&w->need[ei], 0, sizeof w->need[ei]);
+            nsc_status st = dev->count(&w->ctx, ei, &w->need[ei]);
+            if (st) return st;
+            if (w->mode == NSC_ASM_TRAN) w->need[ei].nextra = 0;
         }
-    int nicb = 0;
-    if (mode == NSC_ASM_OP)
-        for (int nd = 1; nd < nnode; nd++) {
-            if (!w.has_icv[nd]) continue;
-            if (nsc_dev_link(&w.ctx, nd, 0, NSC_LINK_VD))
-                nsc_warn(r, &c->ic_loc[w.icloc[nd]], ".ic V(%s) ignored: the operating point ties the node to "
-                         "voltage sources (directly, or through inductors, shorts at DC, or capacitors with IC=); "
-                         "set the inductor's IC= or use UIC", c->node_name[nd]);
-            else
-                w.ic_branch[nd] = nicb++;                    /* offset, made absolute below */
-        }
+    if (w->mode != NSC_ASM_OP) return NSC_OK;
+    for (int nd = 1; nd < c->nnode; nd++) {
+        if (!w->has_icv[nd]) continue;
+        if (nsc_dev_link(&w->ctx, nd, 0, NSC_LINK_VD))
+            nsc_warn(w->r, &c->ic_loc[w->icloc[nd]], ".ic V(%s) ignored: the operating point ties the node to "
+                     "voltage sources (directly, or through inductors, shorts at DC, or capacitors with IC=); "
+                     "set the inductor's IC= or use UIC", c->node_name[nd]);
+        else
+            w->ic_branch[nd] = w->nicb++;                    /* offset, made absolute by layout() */
+    }
+    return NSC_OK;
+}
 
-    /* gmin (every node has a DC path to ground: nsc_topology_check) */
-    int root_ns = nsc_uf_find(w.ctx.uf_ns, 0), ngmin = 0;
+/* gmin (every node has a DC path to ground: nsc_topology_check). One gmin per
+ * floating ns-component, at its lowest-numbered node: that is enough to make
+ * the component's block nonsingular (it fixes the common mode). gmin at every
+ * node would also load every voltage inside the component (leak ~gmin*V across
+ * a capacitor); with one gmin per component a current flows through them only
+ * around loops through ground that contain two of them (e.g. none in the diode
+ * bridge). Fills L->gmin_node[0..ngmin-1]. */
+static nsc_status place_gmin(asm_work *w, nsc_lcs *L)
+{
+    int nnode = w->c->nnode;
+    int root_ns = nsc_uf_find(w->ctx.uf_ns, 0), ngmin = 0;
     for (int nd = 1; nd < nnode; nd++)
-        if (nsc_uf_find(w.ctx.uf_ns, nd) != root_ns) ngmin++;
-    /* One gmin per floating ns-component, at its lowest-numbered node: that is
-     * enough to make the component's block nonsingular (it fixes the common
-     * mode). gmin at every node would also load every voltage inside the
-     * component (leak ~gmin*V across a capacitor); with one gmin per component a
-     * current flows through them only around loops through ground that contain
-     * two of them (e.g. none in the diode bridge). */
+        if (nsc_uf_find(w->ctx.uf_ns, nd) != root_ns) ngmin++;
     L->gmin_node = malloc(sizeof(int) * ((size_t)ngmin + 1));
     char *seen = calloc((size_t)nnode + 1, 1);
-    if (!L->gmin_node || !seen) { free(seen); goto nomem; }
+    if (!L->gmin_node || !seen) { free(seen); return nomem(w->r); }
     for (int nd = 1; nd < nnode; nd++) {
-        int root = nsc_uf_find(w.ctx.uf_ns, nd);
+        int root = nsc_uf_find(w->ctx.uf_ns, nd);
         if (root == root_ns || seen[root]) continue;
         seen[root] = 1;
         L->gmin_node[L->ngmin++] = nd;
     }
     free(seen);
+    return NSC_OK;
+}
 
-    /* 2. layout */
+/* Step 2: z = [node voltages (nz) | transient branches | static extra branches
+ * | OP .ic branches], each block in element (node) order; pairs and sources in
+ * element order. Sets L->n, m, nsrc, el_branch, el_pair; w->el_extra, el_src,
+ * ic_branch (absolute). */
+static nsc_status layout(asm_work *w, nsc_lcs *L)
+{
+    int nel = w->c->nel;
     L->el_branch = malloc(sizeof(int) * ((size_t)nel + 1));
     L->el_pair = malloc(sizeof(int) * ((size_t)nel + 1));
-    if (!L->el_branch || !L->el_pair) goto nomem;
-    int n = nz, m = 0, nsrc = 0;
+    if (!L->el_branch || !L->el_pair) return nomem(w->r);
+    int n = L->nnode_z, m = 0, nsrc = 0;
     for (int ei = 0; ei < nel; ei++) {
-        L->el_branch[ei] = w.need[ei].nbranch ? n : -1;
-        n += w.need[ei].nbranch;
-        L->el_pair[ei] = w.need[ei].npair ? m : -1;
-        m += w.need[ei].npair;
-        w.el_src[ei] = w.need[ei].nsrc ? nsrc : -1;
-        nsrc += w.need[ei].nsrc;
+        L->el_branch[ei] = w->need[ei].nbranch ? n : -1;
+        n += w->need[ei].nbranch;
+        L->el_pair[ei] = w->need[ei].npair ? m : -1;
+        m += w->need[ei].npair;
+        w->el_src[ei] = w->need[ei].nsrc ? nsrc : -1;
+        nsrc += w->need[ei].nsrc;
     }
     for (int ei = 0; ei < nel; ei++) {
-        w.el_extra[ei] = w.need[ei].nextra ? n : -1;
-        n += w.need[ei].nextra;
+        w->el_extra[ei] = w->need[ei].nextra ? n : -1;
+        n += w->need[ei].nextra;
     }
-    for (int nd = 1; nd < nnode; nd++)
-        if (w.ic_branch[nd] >= 0) w.ic_branch[nd] += n;
-    n += nicb;
-    L->n = n;
+    for (int nd = 1; nd < w->c->nnode; nd++)
+        if (w->ic_branch[nd] >= 0) w->ic_branch[nd] += n;
+    L->n = n + w->nicb;
     L->m = m;
     L->nsrc = nsrc;
+    return NSC_OK;
+}
 
-    /* 3. stamp */
-    b.c = c;
-    b.mode = mode;
-    b.r = r;
+/* The builder over L's vectors: seven empty triplet matrices sized
+ * E, A: n x n; B: n x m; C: m x n; D: m x m; Ss: n x nsrc; Se: m x nsrc. */
+static nsc_status builder_init(asm_work *w, nsc_lcs *L)
+{
+    nsc_builder *b = &w->b;
+    int n = L->n, m = L->m, nsrc = L->nsrc;
+    b->c = w->c;
+    b->mode = w->mode;
+    b->r = w->r;
     int dims[7][2] = {{n, n}, {n, n}, {n, m}, {m, n}, {m, m}, {n, nsrc}, {m, nsrc}};
     for (int q = 0; q < 7; q++)
-        if (!(b.T[q] = nsc_sp_new(dims[q][0], dims[q][1], 4 * (n + m) + 8, 1))) goto nomem;
-    b.s0 = L->s0 = nsc_calloc((size_t)n + 1, sizeof(double));
-    b.e0 = L->e0 = nsc_calloc((size_t)m + 1, sizeof(double));
+        if (!(b->T[q] = nsc_sp_new(dims[q][0], dims[q][1], 4 * (n + m) + 8, 1))) return nomem(w->r);
+    b->s0 = L->s0 = nsc_calloc((size_t)n + 1, sizeof(double));
+    b->e0 = L->e0 = nsc_calloc((size_t)m + 1, sizeof(double));
     L->src = nsc_calloc((size_t)nsrc + 1, sizeof *L->src);
-    b.exact = L->z_exact = nsc_calloc((size_t)n + 1, 1);
-    if (!L->s0 || !L->e0 || !L->src || !L->z_exact) goto nomem;
-    b.el_branch = L->el_branch;
-    b.el_extra = w.el_extra;
-    b.has_icv = w.has_icv;
-    b.icv = w.icv;
-    for (int ei = 0; ei < nel; ei++) {
+    b->exact = L->z_exact = nsc_calloc((size_t)n + 1, 1);
+    if (!L->s0 || !L->e0 || !L->src || !L->z_exact) return nomem(w->r);
+    b->el_branch = L->el_branch;
+    b->el_extra = w->el_extra;
+    b->has_icv = w->has_icv;
+    b->icv = w->icv;
+    return NSC_OK;
+}
+
+/* Step 3: every element's sources (L->src) and stamps; the OP .ic branches
+ * (.ic V(nd) as a voltage source nd -> 0: 0 = v_nd - ic); A[i][i] -= gmin at
+ * the gmin nodes; then the triplets compressed into L's matrices, the
+ * switches handed to L. */
+static nsc_status stamp_all(asm_work *w, nsc_lcs *L, double gmin)
+{
+    const nsc_circuit *c = w->c;
+    nsc_builder *b = &w->b;
+    for (int ei = 0; ei < c->nel; ei++) {
         const nsc_device *dev = nsc_device_of(c->el[ei].kind);
-        nsc_dev_slots s = {L->el_branch[ei], w.el_extra[ei], L->el_pair[ei], w.el_src[ei], w.need[ei].flag};
-        const nsc_device *dv = nsc_device_of(c->el[ei].kind);
-        for (int q = 0; q < w.need[ei].nsrc; q++)
-            L->src[s.src + q] = (nsc_src){dv->wave ? dv->wave(c, ei, q) : &c->el[ei].wave, ei};
-        if (dev->stamp && (st = dev->stamp(&b, ei, &s))) goto fail;
+        nsc_dev_slots s = {L->el_branch[ei], w->el_extra[ei], L->el_pair[ei], w->el_src[ei], w->need[ei].flag};
+        for (int q = 0; q < w->need[ei].nsrc; q++)
+            L->src[s.src + q] = (nsc_src){dev->wave ? dev->wave(c, ei, q) : &c->el[ei].wave, ei};
+        nsc_status st = dev->stamp ? dev->stamp(b, ei, &s) : NSC_OK;
+        if (st) return st;
     }
-    for (int nd = 1; nd < nnode; nd++) {                     /* OP: .ic V(nd) as a source nd -> 0 */
-        int br = w.ic_branch[nd];
+    for (int nd = 1; nd < c->nnode; nd++) {
+        int br = w->ic_branch[nd];
         if (br < 0) continue;
-        nsc_st_inc(&b, nd, 0, br);
-        nsc_st_vrow(&b, br, nd, 0, 1.0);                     /* 0 = v_nd - ic */
-        nsc_st_s0(&b, br, -w.icv[nd]);
+        nsc_st_inc(b, nd, 0, br);
+        nsc_st_vrow(b, br, nd, 0, 1.0);                      /* 0 = v_nd - ic */
+        nsc_st_s0(b, br, -w->icv[nd]);
     }
     for (int q = 0; q < L->ngmin; q++) {
         int i = nsc_zn(L->gmin_node[q]);
-        if (nsc_sp_entry(b.T[NSC_ST_A], i, i, -gmin)) goto nomem;  /* A[i][i] -= gmin */
+        if (nsc_sp_entry(b->T[NSC_ST_A], i, i, -gmin)) return nomem(w->r);  /* A[i][i] -= gmin */
     }
-    if (b.nomem) goto nomem;
-    L->sw = b.sw;
-    L->nsw = b.nsw;
-    b.sw = NULL;
+    if (b->nomem) return nomem(w->r);
+    L->sw = b->sw;
+    L->nsw = b->nsw;
+    b->sw = NULL;
     nsc_sparse **dst[7] = {&L->E, &L->A, &L->B, &L->C, &L->D, &L->Ss, &L->Se};
     for (int q = 0; q < 7; q++)
-        if (!(*dst[q] = nsc_sp_compress(b.T[q]))) goto nomem;
+        if (!(*dst[q] = nsc_sp_compress(b->T[q]))) return nomem(w->r);
+    return NSC_OK;
+}
 
-    /* names and owners; static branches own their element (static extra: the
-     * element's el_branch when it has no transient branch) */
+/* Names and owners of z and lambda: v(node), i(el)[#q], i(.ic:node), el[#q];
+ * branches own their element (z_el), .ic branches none (-1). A static extra
+ * branch becomes the element's el_branch when it has no transient branch. */
+static nsc_status name_all(asm_work *w, nsc_lcs *L)
+{
+    const nsc_circuit *c = w->c;
+    int n = L->n, m = L->m;
     L->zname = nsc_calloc((size_t)n + 1, sizeof(char *));
     L->z_el = malloc(sizeof(int) * ((size_t)n + 1));
     L->pair_name = nsc_calloc((size_t)m + 1, sizeof(char *));
     L->pair_el = malloc(sizeof(int) * ((size_t)m + 1));
-    if (!L->zname || !L->z_el || !L->pair_name || !L->pair_el) goto nomem;
-    for (int k = 0; k < nz; k++) {
+    if (!L->zname || !L->z_el || !L->pair_name || !L->pair_el) return nomem(w->r);
+    for (int k = 0; k < L->nnode_z; k++) {
         L->z_el[k] = -1;
-        if (!(L->zname[k] = nsc_asprintf("v(%s)", c->node_name[k + 1]))) goto nomem;
+        if (!(L->zname[k] = nsc_asprintf("v(%s)", c->node_name[k + 1]))) return nomem(w->r);
     }
-    for (int ei = 0; ei < nel; ei++) {
+    for (int ei = 0; ei < c->nel; ei++) {
         const nsc_element *e = &c->el[ei];
-        const nsc_dev_need *nd = &w.need[ei];
+        const nsc_dev_need *nd = &w->need[ei];
         for (int q = 0; q < nd->nbranch; q++) {
             int k = L->el_branch[ei] + q;
             L->z_el[k] = ei;
-            if (!(L->zname[k] = branch_name(e->name, q, nd->nbranch))) goto nomem;
+            if (!(L->zname[k] = branch_name(e->name, q, nd->nbranch))) return nomem(w->r);
         }
         for (int q = 0; q < nd->nextra; q++) {
-            int k = w.el_extra[ei] + q;
+            int k = w->el_extra[ei] + q;
             L->z_el[k] = ei;
-            if (!(L->zname[k] = branch_name(e->name, q, nd->nextra))) goto nomem;
+            if (!(L->zname[k] = branch_name(e->name, q, nd->nextra))) return nomem(w->r);
         }
-        if (nd->nbranch == 0 && nd->nextra > 0) L->el_branch[ei] = w.el_extra[ei];
+        if (nd->nbranch == 0 && nd->nextra > 0) L->el_branch[ei] = w->el_extra[ei];
         for (int q = 0; q < nd->npair; q++) {
             int j = L->el_pair[ei] + q;
             L->pair_el[j] = ei;
             L->pair_name[j] = nd->npair > 1 ? nsc_asprintf("%s#%d", e->name, q) : nsc_strdup(e->name);
-            if (!L->pair_name[j]) goto nomem;
+            if (!L->pair_name[j]) return nomem(w->r);
         }
     }
-    for (int nd = 1; nd < nnode; nd++) {
-        int br = w.ic_branch[nd];
+    for (int nd = 1; nd < c->nnode; nd++) {
+        int br = w->ic_branch[nd];
         if (br < 0) continue;
         L->z_el[br] = -1;
-        if (!(L->zname[br] = nsc_asprintf("i(.ic:%s)", c->node_name[nd]))) goto nomem;
+        if (!(L->zname[br] = nsc_asprintf("i(.ic:%s)", c->node_name[nd]))) return nomem(w->r);
     }
-    for (int q = 0; q < 7; q++) nsc_sp_free(b.T[q]);
-    free(b.sw);
+    return NSC_OK;
+}
+
+nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin,
+                            nsc_lcs **out, nsc_report *r)
+{
+    *out = NULL;
+    if (c->nnode < 1) return nsc_err(r, NSC_ENETLIST, NULL, "circuit has no ground node");
+    if (nsc_topology_check(c, r)) return r->status;
+    asm_work w;
+    memset(&w, 0, sizeof w);
+    w.c = c;
+    w.mode = mode;
+    w.r = r;
+    nsc_lcs *L = nsc_calloc(1, sizeof *L);
+    if (!L) return nomem(r);
+    L->mode = mode;
+    L->nnode_z = c->nnode - 1;
+    nsc_status st = work_init(&w);
+    if (!st) st = count_all(&w);                             /* 1. count, topology */
+    if (!st) st = place_gmin(&w, L);
+    if (!st) st = layout(&w, L);                             /* 2. layout */
+    if (!st) st = builder_init(&w, L);
+    if (!st) st = stamp_all(&w, L, gmin);                    /* 3. stamp */
+    if (!st) st = name_all(&w, L);
     work_free(&w);
+    if (st) {
+        nsc_lcs_free(L);
+        return st;
+    }
     *out = L;
     return NSC_OK;
-
-nomem:
-    st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory while assembling the circuit equations");
-fail:
-    for (int q = 0; q < 7; q++) nsc_sp_free(b.T[q]);
-    free(b.sw);
-    work_free(&w);
-    nsc_lcs_free(L);
-    return st;
 }
 
 /* s = s0 + Ss w, e = e0 + Se w, with w_j = value(j) */

@@ -1,9 +1,10 @@
 /* lcs_topo.c -- topology check of a circuit before any assembly (netlist.md,
- * Errors; formulation.md §4). With "conducting" elements R, L, V, E/H/E TABLE/B V=
- * outputs, diodes, MOS channels (d-s), bipolar junctions (b-e, b-c) and switches
- * (S, W), every node has a DC path to ground through conducting elements
- * (capacitors and current sources I, G, F, B I= do not conduct at DC): a cut-set
- * of current sources alone is such a node.
+ * Errors; formulation.md §4). Every node has a DC path to ground through the
+ * terminal pairs that conduct at DC (nsc_device dc: R, L, V, E/H/E TABLE/B V=
+ * outputs, diodes, MOS channels d-s, bipolar junctions b-e and b-c, switches S
+ * and W; capacitors and current sources I, G, F, B I= do not conduct at DC):
+ * a cut-set of current sources alone is such a node. The device table
+ * (device.h) says which element is which; this file names no kind.
  *
  * Loops of capacitors with voltage sources and cut-sets of inductors with
  * current sources are allowed (netlist.md, Errors): the theta-scheme gives the
@@ -17,22 +18,25 @@
 #include <string.h>
 
 #include "lcs.h"
+#include "devices/device.h"
 
-/* Terminal pairs (a[k], b[k]) through which element e conducts at DC: their
- * number (0, 1, or 2 for a bipolar transistor's junctions b-e and b-c). */
+/* Terminal pairs (a[k], b[k]) through which element e conducts at DC (its
+ * device's dc pairs): their number (0, 1, or 2 for a bipolar transistor). */
 static int conducting(const nsc_element *e, int a[2], int b[2])
 {
-    switch (e->kind) {
-    case NSC_EL_R: case NSC_EL_L: case NSC_EL_V: case NSC_EL_E: case NSC_EL_ETABLE:
-    case NSC_EL_H: case NSC_EL_D: case NSC_EL_S: case NSC_EL_BV: case NSC_EL_W:
-        a[0] = e->node[0]; b[0] = e->node[1]; return 1;
-    case NSC_EL_M:
-        a[0] = e->node[0]; b[0] = e->node[2]; return 1;            /* drain - source */
-    case NSC_EL_Q:
-        a[0] = a[1] = e->node[1]; b[0] = e->node[2]; b[1] = e->node[0]; return 2;
-    default:
-        return 0;
+    const nsc_device *d = nsc_device_of(e->kind);
+    if (!d) return 0;                                          /* the assembler reports the kind */
+    for (int k = 0; k < d->ndc; k++) {
+        a[k] = e->node[d->dc[k].a];
+        b[k] = e->node[d->dc[k].b];
     }
+    return d->ndc;
+}
+
+static nsc_topo topo_of(nsc_elkind k)
+{
+    const nsc_device *d = nsc_device_of(k);
+    return d ? d->topo : NSC_TOPO_OTHER;
 }
 
 nsc_status nsc_topology_check(const nsc_circuit *c, nsc_report *r)
@@ -61,15 +65,9 @@ done:
     return st;
 }
 
-static int voltage_defining(nsc_elkind k)
-{
-    return k == NSC_EL_V || k == NSC_EL_E || k == NSC_EL_ETABLE || k == NSC_EL_H || k == NSC_EL_BV;
-}
+static int voltage_defining(nsc_elkind k) { return topo_of(k) == NSC_TOPO_VDEF; }
 
-static int current_source(nsc_elkind k)
-{
-    return k == NSC_EL_I || k == NSC_EL_G || k == NSC_EL_F || k == NSC_EL_BI;
-}
+static int current_source(nsc_elkind k) { return topo_of(k) == NSC_TOPO_ISRC; }
 
 /* Union-find as in the check. A voltage-defining branch whose terminals the
  * capacitors and the earlier such branches join, but not those branches alone
@@ -85,7 +83,7 @@ int nsc_topology_index2(const nsc_circuit *c)
     int *vonly = uf, *vc = uf + nn;
     for (int k = 0; k < 2 * nn; k++) uf[k] = -1;
     for (int e = 0; e < ne; e++)
-        if (c->el[e].kind == NSC_EL_C) nsc_uf_union(vc, c->el[e].node[0], c->el[e].node[1]);
+        if (topo_of(c->el[e].kind) == NSC_TOPO_CAP) nsc_uf_union(vc, c->el[e].node[0], c->el[e].node[1]);
     for (int e = 0; e < ne && !found; e++) {
         const nsc_element *x = &c->el[e];
         if (!voltage_defining(x->kind)) continue;
@@ -99,8 +97,8 @@ int nsc_topology_index2(const nsc_circuit *c)
     for (int e = 0; e < ne && !found; e++) {
         const nsc_element *x = &c->el[e];
         int a[2], b[2];
-        if (x->kind == NSC_EL_L || current_source(x->kind)) continue;
-        if (x->kind == NSC_EL_C) nsc_uf_union(other, x->node[0], x->node[1]);
+        if (topo_of(x->kind) == NSC_TOPO_IND || current_source(x->kind)) continue;
+        if (topo_of(x->kind) == NSC_TOPO_CAP) nsc_uf_union(other, x->node[0], x->node[1]);
         else for (int k = conducting(x, a, b) - 1; k >= 0; k--) nsc_uf_union(other, a[k], b[k]);
     }
     for (int e = 0; e < ne && !found; e++) {

@@ -13,20 +13,23 @@
 
 #include "base/util.h"
 
+/* Element kinds: the keys of the device table (src/devices/devices.c), which says
+ * all a stage needs to know of a kind; outside src/devices only the card parsers
+ * (nl_elab.c) name a kind. */
 typedef enum nsc_elkind {
-    NSC_EL_R, NSC_EL_C, NSC_EL_L, NSC_EL_K,
-    NSC_EL_V, NSC_EL_I,
+    NSC_EL_R, NSC_EL_C, NSC_EL_L, NSC_EL_K, /* resistor, capacitor, inductor, coupling */
+    NSC_EL_V, NSC_EL_I,                     /* independent sources */
     NSC_EL_E,      /* VCVS (gain) */
     NSC_EL_ETABLE, /* PWL VCVS: E n+ n- TABLE {V(a[,b])} = (x,y)... */
     NSC_EL_G,      /* VCCS */
     NSC_EL_F,      /* CCCS */
     NSC_EL_H,      /* CCVS */
-    NSC_EL_D, NSC_EL_M, NSC_EL_S,
+    NSC_EL_D, NSC_EL_M, NSC_EL_S,           /* diode, MOS, voltage-controlled switch */
     NSC_EL_BV,     /* behavioural voltage source B n+ n- V=expr (PWL, exact) */
     NSC_EL_BI,     /* behavioural current source B n+ n- I=expr */
     NSC_EL_W,      /* current-controlled switch W n+ n- vsense model */
     NSC_EL_Q,      /* bipolar transistor Q c b e [s] model [area] */
-    NSC_EL_NKINDS
+    NSC_EL_NKINDS  /* the number of kinds (size of the device table) */
 } nsc_elkind;
 
 /* Independent-source waveform. p[] holds the fields with SPICE defaults filled

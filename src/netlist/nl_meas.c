@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/meas.h"
+#include "devices/device.h"
 
 typedef struct mctx {
     nsc_circuit *c;
@@ -451,11 +452,13 @@ nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
         if (p->kind == NSC_PROBE_V && in[0] == '@') {                /* P(x)'s port (power) */
             int el = nsc_circuit_element(c, in + 1);
             const nsc_element *e = el >= 0 ? &c->el[el] : NULL;
-            if (!e || e->nnode < 2 || e->kind == NSC_EL_K)
+            const nsc_device *d = e ? nsc_device_of(e->kind) : NULL;
+            if (!e || e->nnode < 2 || !d || !d->current)
                 st = nsc_err(r, NSC_ENETLIST, &p->loc, "P(%s): no element with two terminals named %s", in + 1, in + 1);
             else {
-                p->node[0] = e->node[0];
-                p->node[1] = e->node[e->kind == NSC_EL_M ? 2 : 1];
+                nsc_tpair port = nsc_dev_port(d);
+                p->node[0] = e->node[port.a];
+                p->node[1] = e->node[port.b];
             }
         } else if (p->kind == NSC_PROBE_V) {
             char *comma = strchr(in, ',');
@@ -466,8 +469,10 @@ nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
                 st = nsc_err(r, NSC_ENETLIST, &p->loc, "unknown node '%s' in .meas", p->node[0] < 0 ? in : comma + 1);
         } else {
             p->el = nsc_circuit_element(c, in);
+            const nsc_device *d = p->el >= 0 ? nsc_device_of(c->el[p->el].kind) : NULL;
             if (p->el < 0) st = nsc_err(r, NSC_ENETLIST, &p->loc, "unknown element '%s' in .meas", in);
-            else if (c->el[p->el].kind == NSC_EL_K) st = nsc_err(r, NSC_ENETLIST, &p->loc, "I(%s): a coupling has no current", in);
+            else if (!d || !d->current)                          /* a coupling K: the one device without */
+                st = nsc_err(r, NSC_ENETLIST, &p->loc, "I(%s): a coupling has no current", in);
         }
         free(in);
         if (st) return st;

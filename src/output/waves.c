@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "devices/device.h"
+
 /* rows held in memory at most (a spilled table) */
 static long nsc_waves_cap(const nsc_waves *W)
 {
@@ -222,8 +224,8 @@ nsc_status nsc_probes_default(const nsc_circuit *c, nsc_probe **probes, int *n, 
         if ((st = add_probe(probes, n, &cap, q, r))) goto fail;
     }
     for (int e = 0; e < c->nel; e++) {
-        nsc_elkind kd = c->el[e].kind;
-        if (kd != NSC_EL_L && kd != NSC_EL_V && kd != NSC_EL_D) continue;
+        const nsc_device *d = nsc_device_of(c->el[e].kind);
+        if (!d || !d->out_current) continue;
         nsc_probe q = { NSC_PROBE_I, { 0, 0 }, e, nsc_asprintf("i(%s)", c->el[e].name), c->el[e].loc };
         if ((st = add_probe(probes, n, &cap, q, r))) goto fail;
     }

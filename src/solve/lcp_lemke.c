@@ -259,41 +259,43 @@ static void lemke_finish(const nsc_lcp *p, nsc_lcp_ws *ws, double *z, int final)
     if (lemke_candidate(p, zr, zc, wr) <= res) memcpy(z, zc, (size_t)m * sizeof(double));
 }
 
-nsc_lcp_status nsc_lcp_lemke(const nsc_lcp *p, double *z, double *w, nsc_lcp_info *info,
-                             nsc_lcp_ws *ws)
+/* The problem checked: NSC_LCP_EINVAL for a missing or non-finite M, q, z or a
+ * workspace too small, else OK with *qmin = min(q). */
+static nsc_lcp_status lemke_inputs(const nsc_lcp *p, const double *z, const nsc_lcp_ws *ws, double *qmin)
 {
-    nsc_lcp_info dummy;
-    if (!info) info = &dummy;
-    info->iter = 0;
-    info->residual = 0;
-    if (!p || p->m < 0) return NSC_LCP_EINVAL;
     int m = p->m;
-    if (m == 0) return NSC_LCP_OK;
     if (!p->M || !p->q || !z || (ws && ws->mmax < m)) return NSC_LCP_EINVAL;
-    double qmin = INFINITY;
+    *qmin = INFINITY;
     for (size_t k = 0; k < (size_t)m * m; k++)
         if (!isfinite(p->M[k])) return NSC_LCP_EINVAL;
     for (int i = 0; i < m; i++) {
         if (!isfinite(p->q[i])) return NSC_LCP_EINVAL;
-        qmin = fmin(qmin, p->q[i]);
+        *qmin = fmin(*qmin, p->q[i]);
     }
-    if (qmin >= 0) { /* z = 0, w = q */
-        for (int i = 0; i < m; i++) z[i] = 0;
-        if (w) memcpy(w, p->q, (size_t)m * sizeof(double));
-        return NSC_LCP_OK;
-    }
-    nsc_lcp_ws *own = NULL;
-    if (!ws && !(ws = own = nsc_lcp_ws_new(m))) return NSC_LCP_ENOMEM;
+    return NSC_LCP_OK;
+}
 
+/* The equilibrated problem *ps = LCP(S, qs): S = R M C, qs = R q (R = rs,
+ * C = cs: powers of two, exact), in ws. */
+static void lemke_scale(const nsc_lcp *p, nsc_lcp_ws *ws, nsc_lcp *ps)
+{
+    int m = p->m;
     nsc_dense_equilibrate(m, m, p->M, m, ws->rs, ws->cs);
     for (int j = 0; j < m; j++) /* S = R M C, qs = R q (exact) */
         for (int i = 0; i < m; i++)
             ws->S[i + (size_t)j * m] = ws->rs[i] * p->M[i + (size_t)j * m] * ws->cs[j];
     for (int i = 0; i < m; i++) ws->qs[i] = ws->rs[i] * p->q[i];
-    nsc_lcp ps = {m, ws->S, ws->qs};
+    *ps = (nsc_lcp){m, ws->S, ws->qs};
+}
+
+/* Basis = w (B = I, x = qs), then z0 enters at the row r of min qs (the last
+ * tied one: the lexicographic min of (q_i, e_i')/(-1)), keeping x >= 0.
+ * Returns r (z_r's complement w_r left: z_r enters next). */
+static int lemke_start(const nsc_lcp *ps, nsc_lcp_ws *ws)
+{
+    int m = ps->m, r = 0;
     double qsmin = INFINITY;
     for (int i = 0; i < m; i++) qsmin = fmin(qsmin, ws->qs[i]);
-
     for (size_t k = 0; k < (size_t)m * m; k++) ws->Binv[k] = 0;
     for (int i = 0; i < m; i++) { /* basis = w, B = I, x = q */
         ws->Binv[i + (size_t)i * m] = 1;
@@ -301,34 +303,41 @@ nsc_lcp_status nsc_lcp_lemke(const nsc_lcp *p, double *z, double *w, nsc_lcp_inf
         ws->x[i] = ws->qs[i];
         ws->rn[i] = 1;
     }
-    int r = 0;
     for (int i = 0; i < m; i++) /* lexicographic min of (q_i, e_i')/(-1): last tied row */
         if (ws->qs[i] <= qsmin + TIE_EPS * fabs(qsmin)) r = i;
-    lemke_column(&ps, ws->Binv, 2 * m, ws->d); /* d = -e */
+    lemke_column(ps, ws->Binv, 2 * m, ws->d); /* d = -e */
     lemke_pivot(m, ws->Binv, ws->x, ws->d, ws->u, ws->rn, r);
     ws->basis[r] = 2 * m;
-    int enter = m + r, iter = 1, maxiter = LEMKE_MAXITER(m), period = m < 32 ? 32 : m;
-    nsc_lcp_status st = NSC_LCP_OK;
+    return r;
+}
+
+/* Complementary pivoting from z_enter's entry until z0 leaves (OK), no row
+ * limits the entering variable (RAY) or LEMKE_MAXITER pivots (MAXITER);
+ * B^-1 refactored every max(m, 32) pivots. *iter counts pivots (in: 1, z0's). */
+static nsc_lcp_status lemke_run(const nsc_lcp *ps, nsc_lcp_ws *ws, int enter, int *iter)
+{
+    int m = ps->m, maxiter = LEMKE_MAXITER(m), period = m < 32 ? 32 : m;
     for (;;) {
-        if (iter >= maxiter) {
-            st = NSC_LCP_MAXITER;
-            break;
-        }
-        if (iter % period == 0) lemke_refactor(&ps, ws);
-        double amax = lemke_column(&ps, ws->Binv, enter, ws->d);
-        r = lemke_ratio(&ps, ws, amax);
-        if (r < 0) {
-            st = NSC_LCP_RAY;
-            break;
-        }
+        if (*iter >= maxiter) return NSC_LCP_MAXITER;
+        if (*iter % period == 0) lemke_refactor(ps, ws);
+        double amax = lemke_column(ps, ws->Binv, enter, ws->d);
+        int r = lemke_ratio(ps, ws, amax);
+        if (r < 0) return NSC_LCP_RAY;
         int leave = ws->basis[r];
         lemke_pivot(m, ws->Binv, ws->x, ws->d, ws->u, ws->rn, r);
         ws->basis[r] = enter;
-        iter++;
-        if (leave == 2 * m) break;                   /* z0 left: complementary basis */
+        (*iter)++;
+        if (leave == 2 * m) return NSC_LCP_OK;       /* z0 left: complementary basis */
         enter = leave < m ? leave + m : leave - m;   /* complement of the leaving variable */
     }
-    lemke_finish(&ps, ws, z, st == NSC_LCP_OK);
+}
+
+/* z = C z' (z' in z on entry), w = M z + q of the unscaled problem with w_i := 0
+ * where z_i > 0 and |w_i| <= W_EPS (|M||z| + |q|)_i (round-off); returns
+ * ||min(z, w)||_inf before that. w may be NULL. */
+static double lemke_output(const nsc_lcp *p, nsc_lcp_ws *ws, double *z, double *w)
+{
+    int m = p->m;
     for (int i = 0; i < m; i++) z[i] *= ws->cs[i]; /* z = C z' */
     double *wt = ws->wt, *ws_ = ws->u, res = 0;
     for (int i = 0; i < m; i++) { /* wt = M z + q, ws_ = |M||z| + |q| */
@@ -347,8 +356,35 @@ nsc_lcp_status nsc_lcp_lemke(const nsc_lcp *p, double *z, double *w, nsc_lcp_inf
         if (z[i] > 0 && fabs(wt[i]) <= W_EPS * ws_[i]) wt[i] = 0; /* round-off: z_i w_i = 0 */
     }
     if (w) memcpy(w, wt, (size_t)m * sizeof(double));
+    return res;
+}
+
+nsc_lcp_status nsc_lcp_lemke(const nsc_lcp *p, double *z, double *w, nsc_lcp_info *info,
+                             nsc_lcp_ws *ws)
+{
+    nsc_lcp_info dummy;
+    if (!info) info = &dummy;
+    info->iter = 0;
+    info->residual = 0;
+    if (!p || p->m < 0) return NSC_LCP_EINVAL;
+    int m = p->m;
+    if (m == 0) return NSC_LCP_OK;
+    double qmin;
+    if (lemke_inputs(p, z, ws, &qmin) != NSC_LCP_OK) return NSC_LCP_EINVAL;
+    if (qmin >= 0) { /* z = 0, w = q */
+        for (int i = 0; i < m; i++) z[i] = 0;
+        if (w) memcpy(w, p->q, (size_t)m * sizeof(double));
+        return NSC_LCP_OK;
+    }
+    nsc_lcp_ws *own = NULL;
+    if (!ws && !(ws = own = nsc_lcp_ws_new(m))) return NSC_LCP_ENOMEM;
+    nsc_lcp ps;
+    lemke_scale(p, ws, &ps);
+    int iter = 1, r = lemke_start(&ps, ws);
+    nsc_lcp_status st = lemke_run(&ps, ws, m + r, &iter);
+    lemke_finish(&ps, ws, z, st == NSC_LCP_OK);
     info->iter = iter;
-    info->residual = res;
+    info->residual = lemke_output(p, ws, z, w);
     nsc_lcp_ws_free(own);
     return st;
 }

@@ -1,5 +1,5 @@
 /* onestep.c -- the one-step problem of the theta-scheme (see onestep.h):
- * building it (hidden algebraic rows, W, R, the source matrices), the right-hand
+ * building it (W, R, the source matrices; hidden algebraic rows: onestep_alg.c), the right-hand
  * side, and the solution driver (previous mode, active set, dense or block
  * pivoting). The mode systems are in onestep_mode.c. */
 #include "onestep.h"
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "onestep_alg.h"
 #include "onestep_map.h"
 
 int nsc_solver_parse(const char *name)
@@ -145,237 +146,6 @@ static nsc_sparse *switched_a(const nsc_lcs *L, const char *sw)
     return A;
 }
 
-/* ---- hidden algebraic rows (formulation.md §2) ----
- * A left null vector v of E (v^T E = 0) makes v^T (E z' - A z - B l - s) = 0 an
- * algebraic constraint hidden in differential rows. T replaces one row (the
- * representative, coefficient 1) of v's support by v^T times the rows; the
- * premultiplied DAE has that row algebraic (theta 1), so the constraint holds at
- * t_k+1 instead of the theta-point (where it rings after switching events).
- * Null vectors are found per connected component S of the graph of E:
- *  - node rows (capacitances): E_S is a weighted Laplacian plus capacitances to
- *    ground, singular exactly when its columns sum to zero: v = 1_S;
- *  - branch rows (inductances, K couplings; |S| <= NSC_ALG_DENSE): the null space
- *    of the symmetric E_S by Cholesky with diagonal pivoting (perfect couplings). */
-#define NSC_ALG_DENSE 64
-
-typedef struct alg_t {
-    int nc;            /* combinations */
-    int *rep;          /* [nc] representative row */
-    int *cp;           /* [nc+1] entries of combination c: cp[c] .. cp[c+1]-1 */
-    int *row;          /* [nnz] */
-    double *v;         /* [nnz] */
-    int nnz, cap;
-} alg_t;
-
-static void alg_free(alg_t *T)
-{
-    free(T->rep); free(T->cp); free(T->row); free(T->v);
-    memset(T, 0, sizeof *T);
-}
-
-/* Append combination (rows[k], v[k]), k < cnt, with representative r. 0 ok, -1 ENOMEM. */
-static int alg_add(alg_t *T, int r, const int *rows, const double *v, int cnt)
-{
-    int *rep = nsc_realloc_array(T->rep, (size_t)T->nc + 1, sizeof(int));
-    if (rep) T->rep = rep;
-    int *cp = nsc_realloc_array(T->cp, (size_t)T->nc + 2, sizeof(int));
-    if (cp) T->cp = cp;
-    if (!rep || !cp) return -1;
-    if (T->nc == 0) T->cp[0] = 0;
-    if (T->nnz + cnt > T->cap) {
-        int cap = 2 * (T->nnz + cnt) + 8;
-        int *ro = nsc_realloc_array(T->row, (size_t)cap, sizeof(int));
-        if (ro) T->row = ro;
-        double *vv = nsc_realloc_array(T->v, (size_t)cap, sizeof(double));
-        if (vv) T->v = vv;
-        if (!ro || !vv) return -1;
-        T->cap = cap;
-    }
-    for (int k = 0; k < cnt; k++) {
-        T->row[T->nnz] = rows[k];
-        T->v[T->nnz++] = v[k];
-    }
-    T->rep[T->nc] = r;
-    T->cp[++T->nc] = T->nnz;
-    return 0;
-}
-
-/* Null space of the symmetric positive semidefinite s-by-s A (column-major,
- * destroyed) by Cholesky with diagonal pivoting: appends one combination per
- * null vector over the rows idx[0..s-1]. 0 ok, -1 ENOMEM. */
-static int psd_null(alg_t *T, double *A, int s, const int *idx)
-{
-    int *perm = malloc(sizeof(int) * (size_t)s), *rows = malloc(sizeof(int) * (size_t)s);
-    double *x = malloc(sizeof(double) * (size_t)s);
-    int ret = -1;
-    if (!perm || !rows || !x) goto done;
-    double dmax = 0;
-    for (int i = 0; i < s; i++) { perm[i] = i; dmax = fmax(dmax, A[i + i * s]); }
-    int rank = s;
-    for (int k = 0; k < s; k++) {
-        int p = k;
-        for (int i = k + 1; i < s; i++)
-            if (A[i + i * s] > A[p + p * s]) p = i;
-        if (!(A[p + p * s] > 1e-10 * dmax)) { rank = k; break; }
-        if (p != k) {                                             /* symmetric swap k <-> p */
-            for (int i = 0; i < s; i++) { double t = A[k + i * s]; A[k + i * s] = A[p + i * s]; A[p + i * s] = t; }
-            for (int i = 0; i < s; i++) { double t = A[i + k * s]; A[i + k * s] = A[i + p * s]; A[i + p * s] = t; }
-            int t = perm[k]; perm[k] = perm[p]; perm[p] = t;
-        }
-        double d = sqrt(A[k + k * s]);
-        for (int j = k; j < s; j++) A[k + j * s] /= d;            /* row k of R */
-        for (int i = k + 1; i < s; i++)
-            for (int j = i; j < s; j++) {
-                A[i + j * s] -= A[k + i * s] * A[k + j * s];      /* Schur complement (upper part) */
-                A[j + i * s] = A[i + j * s];
-            }
-    }
-    for (int q = rank; q < s; q++) {                              /* v = P^T [-R11^-1 R12 e_q; e_q] */
-        for (int k = rank - 1; k >= 0; k--) {
-            double t = -A[k + q * s];
-            for (int j = k + 1; j < rank; j++) t -= A[k + j * s] * x[j];
-            x[k] = t / A[k + k * s];
-        }
-        int cnt = 0;
-        double vv[NSC_ALG_DENSE];
-        for (int k = 0; k < rank; k++)
-            if (x[k] != 0) { rows[cnt] = idx[perm[k]]; vv[cnt++] = x[k]; }
-        rows[cnt] = idx[perm[q]];
-        vv[cnt++] = 1.0;
-        if (alg_add(T, idx[perm[q]], rows, vv, cnt)) goto done;
-    }
-    ret = 0;
-done:
-    free(perm); free(rows); free(x);
-    return ret;
-}
-
-/* 1 when the s-by-s A is symmetric. A component of E coupling a node row to a
- * branch column alone (a diode's diffusion charge TT i_F', dev_d.c) is not: its
- * left null vectors are the branch rows, already algebraic, so it hides none. */
-static int symmetric(const double *A, int s)
-{
-    for (int i = 0; i < s; i++)
-        for (int j = i + 1; j < s; j++)
-            if (fabs(A[i + j * s] - A[j + i * s]) > 1e-12 * (fabs(A[i + j * s]) + fabs(A[j + i * s]))) return 0;
-    return 1;
-}
-
-/* The combinations of E (n-by-n, nnode node rows first). 0 ok, -1 ENOMEM. */
-static int algebraic_rows(const nsc_sparse *E, int n, int nnode, alg_t *T)
-{
-    memset(T, 0, sizeof *T);
-    int *uf = malloc(sizeof(int) * ((size_t)n + 1)), *cnt = nsc_calloc((size_t)n + 1, sizeof(int));
-    int *idx = malloc(sizeof(int) * ((size_t)n + 1)), *pos = malloc(sizeof(int) * ((size_t)n + 1));
-    double *cs = nsc_calloc((size_t)n + 1, sizeof(double)), *ca = nsc_calloc((size_t)n + 1, sizeof(double));
-    char *bad = nsc_calloc((size_t)n + 1, 1), *off = nsc_calloc((size_t)n + 1, 1), *rowE = nsc_calloc((size_t)n + 1, 1);
-    double *A = NULL, *ones = NULL;
-    int ret = -1;
-    if (!uf || !cnt || !idx || !pos || !cs || !ca || !bad || !off || !rowE) goto done;
-    for (int i = 0; i < n; i++) uf[i] = i;
-    for (int j = 0; j < n; j++)
-        for (int k = E->p[j]; k < E->p[j + 1]; k++) {
-            if (E->x[k] == 0) continue;
-            rowE[E->i[k]] = 1;
-            int a = E->i[k], b = j;
-            cs[j] += E->x[k];                                     /* column sums */
-            ca[j] += fabs(E->x[k]);
-            while (uf[a] != a) a = uf[a] = uf[uf[a]];
-            while (uf[b] != b) b = uf[b] = uf[uf[b]];
-            if (a != b) uf[a > b ? a : b] = a < b ? a : b;        /* the root is the lowest row */
-            if (E->i[k] != j) off[a < b ? a : b] = 1;
-        }
-    for (int i = 0; i < n; i++) {
-        int a = i;
-        while (uf[a] != a) a = uf[a];
-        uf[i] = a;
-        if (off[i] && i != a) off[a] = 1;
-    }
-    for (int j = 0; j < n; j++) {
-        if (fabs(cs[j]) > 1e-12 * ca[j] || ca[j] == 0) bad[uf[j]] = 1;   /* 1_S^T E != 0 */
-        cnt[uf[j]]++;
-    }
-    for (int r = 0; r < n; r++) {                                 /* components with off-diagonal entries */
-        if (uf[r] != r || !off[r]) continue;
-        int s = 0, branch = 0;
-        for (int i = r; i < n; i++)
-            if (uf[i] == r) { pos[i] = s; idx[s++] = i; branch |= i >= nnode; }
-        if (!bad[r]) {
-            double *o = realloc(ones, sizeof(double) * (size_t)s);
-            if (!o) goto done;
-            ones = o;
-            int sv = 0;                                           /* rows of E in S only: a branch row */
-            for (int k = 0; k < s; k++)                           /* without E entries (in S through its */
-                if (rowE[idx[k]]) { idx[sv] = idx[k]; ones[sv++] = 1.0; }   /* column) is algebraic already */
-            if (alg_add(T, r, idx, ones, sv)) goto done;          /* v = 1_S, representative r */
-        } else if (branch && s <= NSC_ALG_DENSE) {
-            free(A);
-            A = nsc_calloc((size_t)s * (size_t)s, sizeof(double));
-            if (!A) goto done;
-            for (int k = 0; k < s; k++)
-                for (int q = E->p[idx[k]]; q < E->p[idx[k] + 1]; q++) A[pos[E->i[q]] + k * s] = E->x[q];
-            if (symmetric(A, s) && psd_null(T, A, s, idx)) goto done;
-        }
-    }
-    ret = 0;
-done:
-    free(uf); free(cnt); free(idx); free(pos); free(cs); free(ca); free(bad); free(off); free(rowE); free(A); free(ones);
-    if (ret) alg_free(T);
-    return ret;
-}
-
-/* T X as a new CSC matrix; with drop, nothing is added to the representative
- * rows (T E: they vanish up to rounding). NULL on ENOMEM. */
-static nsc_sparse *alg_apply(const alg_t *T, const nsc_sparse *X, int drop)
-{
-    int n = X->m;
-    char *isrep = nsc_calloc((size_t)n + 1, 1);
-    int *rp = nsc_calloc((size_t)n + 2, sizeof(int));            /* row -> its entries in T */
-    int *re = malloc(sizeof(int) * ((size_t)T->nnz + 1));
-    nsc_sparse *Tr = NULL, *C = NULL;
-    if (!isrep || !rp || !re) goto done;
-    for (int c = 0; c < T->nc; c++) isrep[T->rep[c]] = 1;
-    for (int e = 0; e < T->nnz; e++) rp[T->row[e] + 1]++;
-    for (int i = 0; i < n; i++) rp[i + 1] += rp[i];
-    int *fill = malloc(sizeof(int) * ((size_t)n + 1));
-    if (!fill) goto done;
-    memcpy(fill, rp, sizeof(int) * (size_t)n);
-    for (int e = 0; e < T->nnz; e++) re[fill[T->row[e]]++] = e;
-    free(fill);
-    int *comb = malloc(sizeof(int) * ((size_t)T->nnz + 1));       /* entry -> combination */
-    if (!comb) goto done;
-    for (int c = 0; c < T->nc; c++)
-        for (int e = T->cp[c]; e < T->cp[c + 1]; e++) comb[e] = c;
-    Tr = nsc_sp_new(n, X->n, 2 * X->p[X->n] + 1, 1);
-    if (!Tr) { free(comb); goto done; }
-    for (int j = 0; j < X->n; j++)
-        for (int k = X->p[j]; k < X->p[j + 1]; k++) {
-            int i = X->i[k];
-            if (!isrep[i] && nsc_sp_entry(Tr, i, j, X->x[k])) { free(comb); goto done; }
-            for (int q = rp[i]; !drop && q < rp[i + 1]; q++) {
-                int e = re[q];
-                if (nsc_sp_entry(Tr, T->rep[comb[e]], j, T->v[e] * X->x[k])) { free(comb); goto done; }
-            }
-        }
-    free(comb);
-    C = nsc_sp_compress(Tr);
-done:
-    nsc_sp_free(Tr);
-    free(isrep); free(rp); free(re);
-    return C;
-}
-
-/* out = T s (no combinations: out = s). */
-static void alg_vec(const nsc_onestep *P, const double *s, double *out)
-{
-    memcpy(out, s, (size_t)P->n * sizeof(double));
-    for (int c = 0; c < P->nalg; c++) {
-        double t = 0;
-        for (int e = P->alg_cp[c]; e < P->alg_cp[c + 1]; e++) t += P->alg_v[e] * s[P->alg_row[e]];
-        out[P->alg_rep[c]] = t;                                   /* (T s)_rep = v^T s */
-    }
-}
-
 /* The source matrices of the step: r = R z0 + sc + Sw1 w1 + Sw0 w0 with
  * sc = T s0, Sw1 = Theta T Ss, Sw0 = (I - Theta) T Ss (h = 0: sc = s0, Sw1 = Ss).
  * 0 ok, -1 ENOMEM. */
@@ -386,10 +156,8 @@ static int sources_setup(nsc_onestep *P)
     P->sc = nsc_calloc((size_t)n + 1, sizeof(double));
     if (!P->sc) return -1;
     if (P->h > 0) {
-        alg_vec(P, L->s0, P->sc);                                /* sc = T s0 */
-        alg_t T = { P->nalg, P->alg_rep, P->alg_cp, P->alg_row, P->alg_v, 0, 0 };
-        if (P->nalg > 0) T.nnz = P->alg_cp[P->nalg];
-        nsc_sparse *TS = P->nalg > 0 ? alg_apply(&T, L->Ss, 0) : nsc_sp_add(L->Ss, L->Ss, 1.0, 0.0);
+        nsc_alg_vec(P, L->s0, P->sc);                            /* sc = T s0 */
+        nsc_sparse *TS = nsc_alg_times(P, L->Ss);                /* T Ss */
         double *one_m = nsc_calloc((size_t)n + 1, sizeof(double));
         if (!TS || !one_m) { nsc_sp_free(TS); free(one_m); return -1; }
         for (int i = 0; i < n; i++) one_m[i] = 1.0 - P->th[i];
@@ -413,13 +181,10 @@ nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const ch
     return nsc_onestep_new_alg(L, h, theta, 1.0, sw, out, rep);
 }
 
-nsc_status nsc_onestep_new_alg(const nsc_lcs *L, double h, double theta, double theta_alg, const char *sw,
-                               nsc_onestep **out, nsc_report *rep)
+/* P (zeroed) for L, h, theta: its work vectors, no mode yet. 0 ok, -1 ENOMEM. */
+static int onestep_init(nsc_onestep *P, const nsc_lcs *L, double h, double theta)
 {
-    *out = NULL;
     int n = L->n, m = L->m;
-    nsc_onestep *P = calloc(1, sizeof *P);
-    if (!P) return nsc_err(rep, NSC_ENOMEM, NULL, "out of memory");
     P->L = L;
     P->h = h;
     P->theta = theta;
@@ -440,79 +205,96 @@ nsc_status nsc_onestep_new_alg(const nsc_lcs *L, double h, double theta, double 
     P->ts = nsc_calloc((size_t)n + 1, sizeof(double));
     P->cur = -1;
     P->dense_mmax = NSC_DENSE_MMAX;
+    P->B = L->B;
     if (!P->th || !P->r || !P->q || !P->w || !P->prev || !P->mask
         || !P->mask2 || !P->lt || !P->x || !P->zl || !P->ll || !P->sw || !P->ts)
-        goto nomem;
-    P->B = L->B;
+        return -1;
+    return 0;
+}
+
+/* Transient (h > 0), with A owned by the caller when own (freed here):
+ * T the hidden algebraic rows (onestep_alg.c), Theta by row of T E,
+ *   W = T E/h - Theta T A,   R = T E/h + (I - Theta) T A.
+ * 0 ok, -1 ENOMEM. */
+static int build_tran(nsc_onestep *P, const nsc_sparse *A, nsc_sparse *own, double theta, double theta_alg)
+{
+    int n = P->n;
+    double h = P->h;
+    nsc_sparse *Et, *At;
+    if (nsc_alg_setup(P, A, &Et, &At)) { nsc_sp_free(own); return -1; }
+    if (At) {                                                    /* the DAE premultiplied by T */
+        nsc_sp_free(own);
+        own = At;
+        A = At;
+    }
+    const nsc_sparse *E = Et ? Et : P->L->E;
+    row_theta(E, P->L->z_exact, theta, theta_alg, n, P->th);    /* representative rows: theta_alg */
+    nsc_sparse *TA = scaled_rows(A, P->th);                      /* Theta A */
+    double *one_m = nsc_calloc((size_t)n, sizeof(double));
+    if (!TA || !one_m) { nsc_sp_free(TA); free(one_m); nsc_sp_free(own); nsc_sp_free(Et); return -1; }
+    for (int i = 0; i < n; i++) one_m[i] = 1.0 - P->th[i];
+    nsc_sparse *UA = scaled_rows(A, one_m);                      /* (I - Theta) A */
+    free(one_m);
+    nsc_sp_free(own);
+    if (!UA) { nsc_sp_free(TA); nsc_sp_free(Et); return -1; }
+    P->W = nsc_sp_add(E, TA, 1.0 / h, -1.0);                     /* W = E/h - Theta A */
+    P->R = nsc_sp_add(E, UA, 1.0 / h, 1.0);                      /* R = E/h + (I-Theta) A */
+    nsc_sp_free(TA);
+    nsc_sp_free(UA);
+    nsc_sp_free(Et);
+    return P->W && P->R ? 0 : -1;
+}
+
+/* W = LU factors of W into P->F (n > 0); a singular W is the circuit's error. */
+static nsc_status factor_w(nsc_onestep *P, nsc_report *rep)
+{
+    int singular = 0;
+    P->F = P->n > 0 ? nsc_klu_factor(P->W, &singular) : NULL;
+    if (P->n == 0 || P->F) return NSC_OK;
+    double h = P->h;
+    return singular
+        ? nsc_err(rep, NSC_ESIM, NULL,
+                  "the %s matrix is singular (h = %g s): a loop of voltage sources or a cut-set "
+                  "of current sources/inductors?", h > 0 ? "transient" : "operating-point", h)
+        : nsc_err(rep, NSC_ENOMEM, NULL, "KLU factorisation failed (h = %g s)", h);
+}
+
+/* W and R of P in the switch state sw (NULL: all off): A + the on switches'
+ * conductance changes, then the transient or static (W = -A) matrices. 0 ok,
+ * -1 ENOMEM. */
+static int build_wr(nsc_onestep *P, const char *sw, double theta, double theta_alg)
+{
+    const nsc_lcs *L = P->L;
     int anyon = 0;
     for (int j = 0; sw && j < L->nsw; j++) anyon |= (P->sw[j] = sw[j] != 0);
     nsc_sparse *Asw = anyon ? switched_a(L, P->sw) : NULL;       /* A of this switch state */
-    if (anyon && !Asw) goto nomem;
+    if (anyon && !Asw) return -1;
     const nsc_sparse *A = anyon ? Asw : L->A;
+    if (P->h > 0) return build_tran(P, A, Asw, theta, theta_alg);
+    for (int i = 0; i < P->n; i++) P->th[i] = 1.0;
+    P->W = nsc_sp_add(A, A, -1.0, 0.0);                          /* W = -A */
+    nsc_sp_free(Asw);
+    return P->W ? 0 : -1;
+}
 
-    if (h > 0) {
-        alg_t T;
-        if (algebraic_rows(L->E, n, L->nnode_z, &T)) { nsc_sp_free(Asw); goto nomem; }
-        nsc_sparse *Et = NULL, *At = NULL;
-        if (T.nc > 0) {                                          /* the DAE premultiplied by T */
-            Et = alg_apply(&T, L->E, 1);
-            At = alg_apply(&T, A, 0);
-            P->Bt = alg_apply(&T, L->B, 0);
-            P->nalg = T.nc;
-            P->alg_rep = T.rep;
-            P->alg_cp = T.cp;
-            P->alg_row = T.row;
-            P->alg_v = T.v;
-            if (!Et || !At || !P->Bt) { nsc_sp_free(Et); nsc_sp_free(At); nsc_sp_free(Asw); goto nomem; }
-            P->B = P->Bt;
-            nsc_sp_free(Asw);
-            Asw = At;
-            A = At;
-        } else {
-            alg_free(&T);
-        }
-        const nsc_sparse *E = Et ? Et : L->E;
-        row_theta(E, L->z_exact, theta, theta_alg, n, P->th);   /* representative rows: theta_alg */
-        nsc_sparse *TA = scaled_rows(A, P->th);                  /* Theta A */
-        double *one_m = nsc_calloc((size_t)n, sizeof(double));
-        if (!TA || !one_m) { nsc_sp_free(TA); free(one_m); nsc_sp_free(Asw); nsc_sp_free(Et); goto nomem; }
-        for (int i = 0; i < n; i++) one_m[i] = 1.0 - P->th[i];
-        nsc_sparse *UA = scaled_rows(A, one_m);                  /* (I - Theta) A */
-        free(one_m);
-        nsc_sp_free(Asw);
-        if (!UA) { nsc_sp_free(TA); nsc_sp_free(Et); goto nomem; }
-        P->W = nsc_sp_add(E, TA, 1.0 / h, -1.0);                 /* W = E/h - Theta A */
-        P->R = nsc_sp_add(E, UA, 1.0 / h, 1.0);                  /* R = E/h + (I-Theta) A */
-        nsc_sp_free(TA);
-        nsc_sp_free(UA);
-        nsc_sp_free(Et);
-        if (!P->W || !P->R) goto nomem;
-    } else {
-        for (int i = 0; i < n; i++) P->th[i] = 1.0;
-        P->W = nsc_sp_add(A, A, -1.0, 0.0);                      /* W = -A */
-        nsc_sp_free(Asw);
-        if (!P->W) goto nomem;
+nsc_status nsc_onestep_new_alg(const nsc_lcs *L, double h, double theta, double theta_alg, const char *sw,
+                               nsc_onestep **out, nsc_report *rep)
+{
+    *out = NULL;
+    nsc_onestep *P = calloc(1, sizeof *P);
+    if (!P) return nsc_err(rep, NSC_ENOMEM, NULL, "out of memory");
+    if (onestep_init(P, L, h, theta) || build_wr(P, sw, theta, theta_alg) || sources_setup(P) || nsc_mode_setup(P) || nsc_map_setup(P)) {
+        nsc_onestep_free(P);
+        return nsc_err(rep, NSC_ENOMEM, NULL, "out of memory building the one-step problem");
     }
-    if (sources_setup(P) || nsc_mode_setup(P) || nsc_map_setup(P)) goto nomem;
-    P->inc_track = !P->map && m >= NSC_INC_MMIN && h > 0;
-
-    int singular = 0;
-    P->F = n > 0 ? nsc_klu_factor(P->W, &singular) : NULL;
-    if (n > 0 && !P->F) {
-        nsc_status st = singular
-            ? nsc_err(rep, NSC_ESIM, NULL,
-                      "the %s matrix is singular (h = %g s): a loop of voltage sources or a cut-set "
-                      "of current sources/inductors?", h > 0 ? "transient" : "operating-point", h)
-            : nsc_err(rep, NSC_ENOMEM, NULL, "KLU factorisation failed (h = %g s)", h);
+    P->inc_track = !P->map && L->m >= NSC_INC_MMIN && h > 0;
+    nsc_status st = factor_w(P, rep);
+    if (st) {
         nsc_onestep_free(P);
         return st;
     }
-
     *out = P;
     return NSC_OK;
-nomem:
-    nsc_onestep_free(P);
-    return nsc_err(rep, NSC_ENOMEM, NULL, "out of memory building the one-step problem");
 }
 
 /* The dense W^-1 B and M = D + C W^-1 B (m <= dense_mmax), formed when pivoting first needs them.
@@ -550,9 +332,9 @@ static void rhs(nsc_onestep *P, const double *z0, const double *s0, const double
     double *r = P->r;
     if (P->h > 0) {
         double *ts = P->ts;
-        alg_vec(P, s1, ts);                                      /* T s1 */
+        nsc_alg_vec(P, s1, ts);                                  /* T s1 */
         for (int i = 0; i < n; i++) r[i] = P->th[i] * ts[i];
-        alg_vec(P, s0, ts);                                      /* T s0 */
+        nsc_alg_vec(P, s0, ts);                                  /* T s0 */
         for (int i = 0; i < n; i++) r[i] += (1.0 - P->th[i]) * ts[i];
         nsc_sp_gaxpy(P->R, z0, r);                               /* r += R z0 */
     } else {
@@ -685,112 +467,168 @@ static int block_add(const nsc_onestep *P, char *inF, int *blk, int nf, int i)
     return nf;
 }
 
+/* Scratch of the block path: F = blk[0..nf-1] (inF its indicator, closed
+ * under the couplings of D), the base and trial active sets, the reduced
+ * LCP(Mf, qf) of F (nf-by-nf, column-major) and its solution lf, wf. */
+typedef struct blk_work {
+    char *inF, *base, *trial;
+    int *blk, *npos, nf;
+    double *col, *Mf, *qf, *lf, *wf;
+} blk_work;
+
+static void blk_free(blk_work *W)
+{
+    free(W->inF); free(W->base); free(W->trial); free(W->blk); free(W->npos); free(W->col);
+    free(W->Mf); free(W->qf); free(W->lf); free(W->wf);
+}
+
+/* W's arrays; F = the pairs the iteration changed (start -> mask) or found
+ * violated (mask != mask2), or every pair when there are none; base = start.
+ * 0 ok, -1 ENOMEM. */
+static int blk_init(nsc_onestep *P, const char *start, blk_work *W)
+{
+    int n = P->n, m = P->m;
+    W->inF = nsc_calloc((size_t)m + 1, 1);
+    W->base = malloc((size_t)m + 1);
+    W->trial = malloc((size_t)m + 1);
+    W->blk = nsc_calloc((size_t)m + 1, sizeof(int));
+    W->npos = nsc_calloc((size_t)m + 1, sizeof(int));
+    W->col = nsc_calloc((size_t)(n + m) + 1, sizeof(double));
+    if (!W->inF || !W->base || !W->trial || !W->blk || !W->npos || !W->col) return -1;
+    for (int i = 0; i < m; i++)
+        if (start[i] != P->mask[i] || P->mask[i] != P->mask2[i]) W->nf = block_add(P, W->inF, W->blk, W->nf, i);
+    if (W->nf == 0)
+        for (int i = 0; i < m; i++) W->nf = block_add(P, W->inF, W->blk, W->nf, i);
+    memcpy(W->base, start, (size_t)m);
+    return 0;
+}
+
+/* qf = y_F(x0) and Mf(:, c) = y_F's response to l_blk[c] in mode K0: column
+ * c = -1 solves x0 = K0 \ rhs, column c solves K0 x = [B_j; -D_Na,j], j = blk[c];
+ * y_i = e_i (c = -1 only) + C_i z + D_i,Na l_Na (+ D_ij for column c).
+ * 0 ok, -1 with info->st set. */
+static int blk_reduce(nsc_onestep *P, nsc_mode *K0, blk_work *W, nsc_step_info *info)
+{
+    int n = P->n, m = P->m, nf = W->nf;
+    int *npos = W->npos, *blk = W->blk;
+    double *col = W->col;
+    free(W->Mf); free(W->qf); free(W->lf); free(W->wf);
+    W->Mf = nsc_calloc((size_t)nf * (size_t)nf + 1, sizeof(double));
+    W->qf = nsc_calloc((size_t)nf + 1, sizeof(double));
+    W->lf = nsc_calloc((size_t)nf + 1, sizeof(double));
+    W->wf = nsc_calloc((size_t)nf + 1, sizeof(double));
+    if (!W->Mf || !W->qf || !W->lf || !W->wf) { info->st = NSC_LCP_ENOMEM; return -1; }
+    for (int i = 0; i < m; i++) npos[i] = -1;
+    for (int a = 0; a < K0->nan; a++) npos[K0->actn[a]] = a;
+    const nsc_sparse *Ct = P->Ct, *Dt = P->Dt, *B = P->B, *D = P->L->D;
+    for (int c = -1; c < nf; c++) {
+        int N0 = n + K0->nan;
+        if (c < 0) {
+            nsc_mode_rhs(P, K0, col);                            /* x0 = K0 \ rhs */
+        } else {
+            int j = blk[c];
+            memset(col, 0, sizeof(double) * (size_t)N0);
+            for (int k = B->p[j]; k < B->p[j + 1]; k++) col[B->i[k]] = B->x[k];            /* [B_j; */
+            for (int k = D->p[j]; k < D->p[j + 1]; k++)
+                if (npos[D->i[k]] >= 0) col[n + npos[D->i[k]]] = -D->x[k];                 /*  -D_Na,j] */
+        }
+        if (nsc_klu_solve(K0->F, col, 1)) { info->st = NSC_LCP_EINVAL; return -1; }
+        for (int a = 0; a < nf; a++) {
+            int i = blk[a];
+            double y = c < 0 ? nsc_pair_e(P, i) : 0.0;
+            for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++) y += Ct->x[k] * col[Ct->i[k]];
+            for (int k = Dt->p[i]; k < Dt->p[i + 1]; k++) {
+                int jj = Dt->i[k];
+                if (npos[jj] >= 0) y += Dt->x[k] * col[n + npos[jj]];              /* D_i,Na l_Na */
+                else if (c >= 0 && jj == blk[c]) y += Dt->x[k];                      /* D_ij */
+            }
+            if (c < 0) W->qf[a] = y;
+            else W->Mf[a + (size_t)c * nf] = y;
+        }
+    }
+    return 0;
+}
+
+#define BLK_GROW 1   /* a round's outcome besides 0 (solved) and -1 (failed): F grew, again */
+
+/* The mode F's LCP chose (trial = base with F active where lf > 0), checked:
+ * 0 when it holds (z1, l); the pairs it violates outside F join F (BLK_GROW);
+ * violations inside F only are round-off, polished by the active-set
+ * iteration (0, or -1 with info->st). */
+static int blk_take(nsc_onestep *P, blk_work *W, double *z1, double *l, nsc_step_info *info)
+{
+    int m = P->m;
+    memcpy(W->trial, W->base, (size_t)m);
+    for (int a = 0; a < W->nf; a++) W->trial[W->blk[a]] = W->lf[a] > 0;
+    double res;
+    nsc_mode *T = nsc_mode_get(P, W->trial);
+    if (!T) { info->st = NSC_LCP_ENOMEM; return -1; }
+    memcpy(P->mask, W->trial, (size_t)m);
+    int st = nsc_mode_try(P, T, z1, l, &res, P->mask2);
+    if (st == 1) {
+        P->cur = (int)(T - P->modes);
+        info->residual = res;
+        return 0;
+    }
+    int nf0 = W->nf;
+    for (int i = 0; st == 0 && i < m; i++)
+        if (P->mask2[i] != W->trial[i]) W->nf = block_add(P, W->inF, W->blk, W->nf, i);
+    if (W->nf > nf0) return BLK_GROW;
+    int it = nsc_active_set(P, W->trial, T, NSC_AS_MAXIT, z1, l, &res);
+    if (it <= 0) { info->st = NSC_LCP_EINVAL; return -1; }
+    info->polished = 1;
+    info->active_set = it - 1;
+    info->residual = res;
+    return 0;
+}
+
+/* One round: F inactive in base (mode K0), F's LCP reduced and pivoted, its
+ * mode taken. A pivoting failure widens F to every pair (BLK_GROW) unless it
+ * already was or m > NSC_BLOCK_MAX. 0 solved, BLK_GROW, -1 with info->st. */
+static int blk_round(nsc_onestep *P, nsc_solver solver, blk_work *W, double *z1, double *l,
+                     nsc_step_info *info)
+{
+    int m = P->m;
+    if (W->nf > NSC_BLOCK_MAX) { info->st = NSC_LCP_MAXITER; return -1; }
+    for (int a = 0; a < W->nf; a++) W->base[W->blk[a]] = 0;
+    nsc_mode *K0 = nsc_mode_get(P, W->base);
+    if (!K0) { info->st = NSC_LCP_ENOMEM; return -1; }
+    if (K0->singular) { info->st = NSC_LCP_EINVAL; return -1; }
+    if (blk_reduce(P, K0, W, info)) return -1;
+    if (lcp_pivot(P, solver, W->nf, W->Mf, W->qf, W->lf, W->wf, info) != NSC_LCP_OK) {
+        if (W->nf == m || m > NSC_BLOCK_MAX) return -1;
+        for (int i = 0; i < m; i++) W->nf = block_add(P, W->inF, W->blk, W->nf, i);   /* the whole LCP */
+        info->st = NSC_LCP_OK;
+        return BLK_GROW;
+    }
+    return blk_take(P, W, z1, l, info);
+}
+
 /* The block path (no dense m-by-m matrix): the pairs in F (blk[0..nf-1]) are
  * made inactive in base, whose mode K0 gives x0 and the response of the
  * unknowns to each l_j, j in F:  x = x0 + K0^-1 [B_F; -D_NaF] l_F, hence
  *   y_F = q_F + M_FF l_F,  q_F = y_F(x0),  M_FF = D_FF + [C_F  D_FNa] K0^-1 [B_F; -D_NaF];
  * LCP(M_FF, q_F) by pivoting gives F's mode; the violated pairs outside F join
- * F until a mode holds. start: the active set the iteration began from. */
+ * F until a mode holds (at most 16 rounds). start: the active set the
+ * iteration began from. */
 static int block_solve(nsc_onestep *P, nsc_solver solver, const char *start, double *z1, double *l,
                        nsc_step_info *info)
 {
-    int n = P->n, m = P->m, ret = -1;
-    char *inF = nsc_calloc((size_t)m + 1, 1), *base = malloc((size_t)m + 1), *trial = malloc((size_t)m + 1);
-    int *blk = nsc_calloc((size_t)m + 1, sizeof(int)), *npos = nsc_calloc((size_t)m + 1, sizeof(int));
-    double *col = nsc_calloc((size_t)(n + m) + 1, sizeof(double)), *Mf = NULL, *qf = NULL, *lf = NULL, *wf = NULL;
-    if (!inF || !base || !trial || !blk || !npos || !col) { info->st = NSC_LCP_ENOMEM; goto done; }
-    int nf = 0;
-    for (int i = 0; i < m; i++)                                  /* F: what the iteration changed or violated */
-        if (start[i] != P->mask[i] || P->mask[i] != P->mask2[i]) nf = block_add(P, inF, blk, nf, i);
-    if (nf == 0)
-        for (int i = 0; i < m; i++) nf = block_add(P, inF, blk, nf, i);
-    memcpy(base, start, (size_t)m);
-    const nsc_lcs *L = P->L;
-    for (int round = 0; round < 16; round++) {
-        if (nf > NSC_BLOCK_MAX) { info->st = NSC_LCP_MAXITER; goto done; }
-        for (int a = 0; a < nf; a++) base[blk[a]] = 0;
-        nsc_mode *K0 = nsc_mode_get(P, base);
-        if (!K0) { info->st = NSC_LCP_ENOMEM; goto done; }
-        if (K0->singular) { info->st = NSC_LCP_EINVAL; goto done; }
-        free(Mf); free(qf); free(lf); free(wf);
-        Mf = nsc_calloc((size_t)nf * (size_t)nf + 1, sizeof(double));
-        qf = nsc_calloc((size_t)nf + 1, sizeof(double));
-        lf = nsc_calloc((size_t)nf + 1, sizeof(double));
-        wf = nsc_calloc((size_t)nf + 1, sizeof(double));
-        if (!Mf || !qf || !lf || !wf) { info->st = NSC_LCP_ENOMEM; goto done; }
-        for (int i = 0; i < m; i++) npos[i] = -1;
-        for (int a = 0; a < K0->nan; a++) npos[K0->actn[a]] = a;
-        const nsc_sparse *Ct = P->Ct, *Dt = P->Dt, *B = P->B, *D = L->D;
-        /* y_F(v) for v = [z; l_Na] in col, into out (stride 1), without e when noe */
-        for (int c = -1; c < nf; c++) {
-            int N0 = n + K0->nan;
-            if (c < 0) {
-                nsc_mode_rhs(P, K0, col);                        /* x0 = K0 \ rhs */
-            } else {
-                int j = blk[c];
-                memset(col, 0, sizeof(double) * (size_t)N0);
-                for (int k = B->p[j]; k < B->p[j + 1]; k++) col[B->i[k]] = B->x[k];        /* [B_j; */
-                for (int k = D->p[j]; k < D->p[j + 1]; k++)
-                    if (npos[D->i[k]] >= 0) col[n + npos[D->i[k]]] = -D->x[k];             /*  -D_Na,j] */
-            }
-            if (nsc_klu_solve(K0->F, col, 1)) { info->st = NSC_LCP_EINVAL; goto done; }
-            for (int a = 0; a < nf; a++) {
-                int i = blk[a];
-                double y = c < 0 ? nsc_pair_e(P, i) : 0.0;
-                for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++) y += Ct->x[k] * col[Ct->i[k]];
-                for (int k = Dt->p[i]; k < Dt->p[i + 1]; k++) {
-                    int jj = Dt->i[k];
-                    if (npos[jj] >= 0) y += Dt->x[k] * col[n + npos[jj]];          /* D_i,Na l_Na */
-                    else if (c >= 0 && jj == blk[c]) y += Dt->x[k];                  /* D_ij */
-                }
-                if (c < 0) qf[a] = y;
-                else Mf[a + (size_t)c * nf] = y;
-            }
-        }
-        if (lcp_pivot(P, solver, nf, Mf, qf, lf, wf, info) != NSC_LCP_OK) {
-            if (nf == m || m > NSC_BLOCK_MAX) goto done;
-            for (int i = 0; i < m; i++) nf = block_add(P, inF, blk, nf, i);   /* the whole LCP */
-            info->st = NSC_LCP_OK;
-            continue;
-        }
-        memcpy(trial, base, (size_t)m);
-        for (int a = 0; a < nf; a++) trial[blk[a]] = lf[a] > 0;
-        double res;
-        nsc_mode *T = nsc_mode_get(P, trial);
-        if (!T) { info->st = NSC_LCP_ENOMEM; goto done; }
-        memcpy(P->mask, trial, (size_t)m);
-        int st = nsc_mode_try(P, T, z1, l, &res, P->mask2);
-        if (st == 1) {
-            P->cur = (int)(T - P->modes);
-            info->residual = res;
-            ret = 0;
-            goto done;
-        }
-        int nf0 = nf;
-        for (int i = 0; st == 0 && i < m; i++)
-            if (P->mask2[i] != trial[i]) nf = block_add(P, inF, blk, nf, i);
-        int grew = nf > nf0;
-        if (!grew) {                                             /* violations inside F: round-off; polish */
-            int it = nsc_active_set(P, trial, T, NSC_AS_MAXIT, z1, l, &res);
-            if (it > 0) {
-                info->polished = 1;
-                info->active_set = it - 1;
-                info->residual = res;
-                ret = 0;
-            } else {
-                info->st = NSC_LCP_EINVAL;
-            }
-            goto done;
-        }
+    blk_work W;
+    memset(&W, 0, sizeof W);
+    int ret = -1;
+    if (blk_init(P, start, &W)) info->st = NSC_LCP_ENOMEM;
+    else {
+        int round = 0, o = BLK_GROW;
+        while (o == BLK_GROW && round++ < 16) o = blk_round(P, solver, &W, z1, l, info);
+        if (o == BLK_GROW) info->st = NSC_LCP_MAXITER;
+        else ret = o;
     }
-    info->st = NSC_LCP_MAXITER;
-done:
     if (ret == 0) {
-        memcpy(P->prev, P->mask, (size_t)m);
+        memcpy(P->prev, P->mask, (size_t)P->m);
         P->have_prev = 1;
     }
-    free(inF); free(base); free(trial); free(blk); free(npos); free(col);
-    free(Mf); free(qf); free(lf); free(wf);
+    blk_free(&W);
     return ret;
 }
 

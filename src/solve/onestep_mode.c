@@ -61,12 +61,12 @@ void nsc_mode_teardown(nsc_onestep *P)
     free(P->zref); free(P->mref); free(P->epair); free(P->dmark); free(P->dlist); free(P->dval);
 }
 
-int nsc_mode_setup(nsc_onestep *P)
+/* The per-pair arrays of P and the transposes Ct, Dt, SeT; epair lists the
+ * pairs with a source term in e (a row of Se). 0, or -1 on ENOMEM. */
+static int setup_alloc(nsc_onestep *P)
 {
     const nsc_lcs *L = P->L;
     int n = P->n, m = P->m;
-    const nsc_sparse *B = P->B, *D = L->D, *W = P->W;
-    P->cur = -1;
     P->sep = nsc_calloc((size_t)m + 1, 1);
     P->dinv = nsc_calloc((size_t)m + 1, sizeof(double));
     P->sep_e = nsc_calloc((size_t)m + 1, sizeof(int));
@@ -75,7 +75,7 @@ int nsc_mode_setup(nsc_onestep *P)
     P->posn = nsc_calloc((size_t)m + 1, sizeof(int));
     P->pp = nsc_calloc((size_t)m + 2, sizeof(int));
     P->Ct = nsc_sp_transpose(L->C);
-    P->Dt = nsc_sp_transpose(D);
+    P->Dt = nsc_sp_transpose(L->D);
     P->SeT = nsc_sp_transpose(L->Se);
     P->zref = nsc_calloc((size_t)n + 1, sizeof(double));
     P->mref = nsc_calloc((size_t)m + 1, 1);
@@ -83,17 +83,23 @@ int nsc_mode_setup(nsc_onestep *P)
     P->dmark = nsc_calloc((size_t)m + 1, 1);
     P->dlist = nsc_calloc((size_t)m + 1, sizeof(int));
     P->dval = nsc_calloc((size_t)m + 1, sizeof(double));
-    int *rowcnt = nsc_calloc((size_t)m + 1, sizeof(int));
-    nsc_sparse *T = NULL;
-    int ret = -1;
     if (!P->sep || !P->dinv || !P->sep_e || !P->nlist || !P->pkey || !P->posn || !P->pp || !P->Ct
-        || !P->Dt || !P->SeT || !rowcnt || !P->zref || !P->mref || !P->epair || !P->dmark || !P->dlist
-        || !P->dval)
-        goto done;
+        || !P->Dt || !P->SeT || !P->zref || !P->mref || !P->epair || !P->dmark || !P->dlist || !P->dval)
+        return -1;
     for (int j = 0; j < m; j++)
         if (P->SeT->p[j + 1] > P->SeT->p[j]) P->epair[P->nepair++] = j;
+    return 0;
+}
 
-    /* kinds: separable when D_jj > 0 is the only nonzero of row j and column j */
+/* Pair kinds: j is separable (sep[j] = 1, dinv[j] = 1/D_jj) when D_jj > 0 is
+ * the only nonzero of row j and of column j of D, else listed in nlist; each
+ * pair gets its random key (nsc_mode_key). 0, or -1 on ENOMEM. */
+static int classify_pairs(nsc_onestep *P)
+{
+    const nsc_sparse *D = P->L->D;
+    int m = P->m;
+    int *rowcnt = nsc_calloc((size_t)m + 1, sizeof(int));
+    if (!rowcnt) return -1;
     for (int j = 0; j < m; j++)
         for (int k = D->p[j]; k < D->p[j + 1]; k++)
             if (D->x[k] != 0) rowcnt[D->i[k]]++;
@@ -115,13 +121,22 @@ int nsc_mode_setup(nsc_onestep *P)
             P->nlist[P->nn++] = j;
         }
     }
+    free(rowcnt);
+    return 0;
+}
 
-    /* Wb = W + 0 * (every separable stamp B_j C_j^T) */
-    int nst = 0;
+/* Wb = W + 0 * (every separable stamp B_j C_j^T): W's values on the union of
+ * the patterns; npos = nnz(Wb) + n positions, poscol[k] the column of entry k.
+ * 0, or -1 on ENOMEM. */
+static int build_wb(nsc_onestep *P)
+{
+    const nsc_sparse *B = P->B, *W = P->W;
+    int n = P->n, m = P->m, nst = 0;
     for (int j = 0; j < m; j++)
         if (P->sep[j]) nst += (B->p[j + 1] - B->p[j]) * (P->Ct->p[j + 1] - P->Ct->p[j]);
-    T = nsc_sp_new(n, n, W->p[n] + nst + 1, 1);
-    if (!T) goto done;
+    nsc_sparse *T = nsc_sp_new(n, n, W->p[n] + nst + 1, 1);
+    int ret = -1;
+    if (!T) return -1;
     for (int j = 0; j < n; j++)
         for (int k = W->p[j]; k < W->p[j + 1]; k++)
             if (nsc_sp_entry(T, W->i[k], j, W->x[k])) goto done;
@@ -142,51 +157,69 @@ int nsc_mode_setup(nsc_onestep *P)
     if (!P->poscol || !P->pc || !P->touched || !P->tlist) goto done;
     for (int j = 0; j < n; j++)
         for (int k = P->Wb->p[j]; k < P->Wb->p[j + 1]; k++) P->poscol[k] = j;
-
-    /* contributors: count, then fill in pair order (the summation order) */
-    const double *e0 = L->e0;
-    for (int pass = 0; pass < 2; pass++) {
-        int *fill = NULL;
-        if (pass == 1) {
-            for (int k = 0; k < P->npos; k++) P->pc[k + 1] += P->pc[k];
-            for (int j = 0; j < m; j++) P->pp[j + 1] += P->pp[j];
-            int nc = P->pc[P->npos], np = P->pp[m];
-            P->cpair = nsc_calloc((size_t)nc + 1, sizeof(int));
-            P->ccoef = nsc_calloc((size_t)nc + 1, sizeof(double));
-            P->ppos = nsc_calloc((size_t)np + 1, sizeof(int));
-            fill = nsc_calloc((size_t)P->npos + 1, sizeof(int));
-            if (!P->cpair || !P->ccoef || !P->ppos || !fill) { free(fill); goto done; }
-            memcpy(fill, P->pc, sizeof(int) * (size_t)P->npos);
-        }
-        int np = 0;
-        for (int j = 0; j < m; j++) {
-            if (!P->sep[j]) continue;
-            for (int kb = B->p[j]; kb < B->p[j + 1]; kb++) {
-                int a = B->i[kb];
-                for (int kc = P->Ct->p[j]; kc < P->Ct->p[j + 1]; kc++) {
-                    int pos = sp_find(P->Wb, a, P->Ct->i[kc]);
-                    if (pass == 0) { P->pc[pos + 1]++; P->pp[j + 1]++; continue; }
-                    int q = fill[pos]++;
-                    P->cpair[q] = j;
-                    P->ccoef[q] = B->x[kb] * P->Ct->x[kc] * P->dinv[j];   /* B_aj C_jc / D_jj */
-                    P->ppos[np++] = pos;
-                }
-                if (e0[j] == 0) continue;
-                int pos = nnzb + a;                              /* c_a += B_aj e0_j / D_jj */
-                if (pass == 0) { P->pc[pos + 1]++; P->pp[j + 1]++; continue; }
-                int q = fill[pos]++;
-                P->cpair[q] = j;
-                P->ccoef[q] = B->x[kb] * e0[j] * P->dinv[j];
-                P->ppos[np++] = pos;
-            }
-        }
-        free(fill);
-    }
     ret = 0;
 done:
     nsc_sp_free(T);
-    free(rowcnt);
     return ret;
+}
+
+/* One walk over the separable pairs' contributions in pair order (the
+ * summation order): B_aj C_jc / D_jj to Wb(a, c) and B_aj e0_j / D_jj to c_a
+ * (position nnz(Wb) + a). fill NULL: count them into pc[pos + 1] and pp[j + 1];
+ * else store them at fill[pos]++ (cpair, ccoef) and their positions in ppos. */
+static void contrib_walk(nsc_onestep *P, int *fill)
+{
+    const nsc_sparse *B = P->B;
+    const double *e0 = P->L->e0;
+    int nnzb = P->Wb->p[P->n], np = 0;
+    for (int j = 0; j < P->m; j++) {
+        if (!P->sep[j]) continue;
+        for (int kb = B->p[j]; kb < B->p[j + 1]; kb++) {
+            int a = B->i[kb];
+            for (int kc = P->Ct->p[j]; kc < P->Ct->p[j + 1]; kc++) {
+                int pos = sp_find(P->Wb, a, P->Ct->i[kc]);
+                if (!fill) { P->pc[pos + 1]++; P->pp[j + 1]++; continue; }
+                int q = fill[pos]++;
+                P->cpair[q] = j;
+                P->ccoef[q] = B->x[kb] * P->Ct->x[kc] * P->dinv[j];   /* B_aj C_jc / D_jj */
+                P->ppos[np++] = pos;
+            }
+            if (e0[j] == 0) continue;
+            int pos = nnzb + a;                                  /* c_a += B_aj e0_j / D_jj */
+            if (!fill) { P->pc[pos + 1]++; P->pp[j + 1]++; continue; }
+            int q = fill[pos]++;
+            P->cpair[q] = j;
+            P->ccoef[q] = B->x[kb] * e0[j] * P->dinv[j];
+            P->ppos[np++] = pos;
+        }
+    }
+}
+
+/* The contributors of every position (pc: CSR-like starts; cpair, ccoef) and
+ * the positions of every pair (pp starts; ppos): counted, prefix-summed, filled.
+ * 0, or -1 on ENOMEM. */
+static int contributors(nsc_onestep *P)
+{
+    contrib_walk(P, NULL);
+    for (int k = 0; k < P->npos; k++) P->pc[k + 1] += P->pc[k];
+    for (int j = 0; j < P->m; j++) P->pp[j + 1] += P->pp[j];
+    int nc = P->pc[P->npos], np = P->pp[P->m];
+    P->cpair = nsc_calloc((size_t)nc + 1, sizeof(int));
+    P->ccoef = nsc_calloc((size_t)nc + 1, sizeof(double));
+    P->ppos = nsc_calloc((size_t)np + 1, sizeof(int));
+    int *fill = nsc_calloc((size_t)P->npos + 1, sizeof(int));
+    if (!P->cpair || !P->ccoef || !P->ppos || !fill) { free(fill); return -1; }
+    memcpy(fill, P->pc, sizeof(int) * (size_t)P->npos);
+    contrib_walk(P, fill);
+    free(fill);
+    return 0;
+}
+
+int nsc_mode_setup(nsc_onestep *P)
+{
+    P->cur = -1;
+    if (setup_alloc(P) || classify_pairs(P) || build_wb(P) || contributors(P)) return -1;
+    return 0;
 }
 
 uint64_t nsc_mode_key(const nsc_onestep *P, const char *mask)

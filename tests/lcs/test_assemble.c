@@ -9,6 +9,7 @@
 
 #include "netlist/circuit.h"
 #include "lcs/lcs.h"
+#include "devices/device.h"
 #include "solve/sparse.h"
 #include "testutil.h"
 
@@ -220,6 +221,31 @@ static int find_z(const nsc_lcs *L, const char *name)
 }
 
 /* ================= devices ================= */
+
+/* The device table (device.h) is what every stage asks: each kind has its
+ * entry, and the topology fields agree with the class (a capacitor or current
+ * source conducts nowhere at DC; a voltage-defining branch or an inductor
+ * conducts n+ n-), with terminals inside the smallest card (2, a MOS 4). */
+Test(devices, table_is_complete_and_consistent)
+{
+    for (int k = 0; k < NSC_EL_NKINDS; k++) {
+        const nsc_device *d = nsc_device_of((nsc_elkind)k);
+        cr_assert(d && (int)d->kind == k && d->what && d->count, "kind %d", k);
+        cr_assert(d->ndc >= 0 && d->ndc <= 2, "%s", d->what);
+        for (int q = 0; q < d->ndc; q++)
+            cr_assert(d->dc[q].a != d->dc[q].b && d->dc[q].a >= 0 && d->dc[q].b >= 0 && d->dc[q].a < 3
+                      && d->dc[q].b < 3, "%s", d->what);
+        if (d->topo == NSC_TOPO_CAP || d->topo == NSC_TOPO_ISRC) cr_assert_eq(d->ndc, 0, "%s", d->what);
+        if (d->topo == NSC_TOPO_VDEF || d->topo == NSC_TOPO_IND)
+            cr_assert(d->ndc == 1 && d->dc[0].a == 0 && d->dc[0].b == 1, "%s", d->what);
+        nsc_tpair port = nsc_dev_port(d);
+        cr_assert(port.a != port.b, "%s", d->what);
+    }
+    cr_assert_eq(nsc_device_of(NSC_EL_NKINDS), NULL);
+    nsc_tpair pm = nsc_dev_port(nsc_device_of(NSC_EL_M)), pr = nsc_dev_port(nsc_device_of(NSC_EL_R));
+    cr_assert(pm.a == 0 && pm.b == 2, "a MOS's port is d-s");
+    cr_assert(pr.a == 0 && pr.b == 1, "unset: n+ n-");
+}
 
 Test(devices, resistor)
 {
@@ -817,6 +843,17 @@ Test(assemble, probe_static_capacitor)
     nsc_lin_free(&f);
     nsc_report_free(&r);
     nsc_lcs_free(L);
+    tc_free(c);
+}
+
+/* An element of no known kind (a corrupt circuit) is reported by the assembler,
+ * after the topology check, which asks the device table of every element. */
+Test(assemble, error_unknown_kind)
+{
+    nsc_circuit *c = tc_new();
+    tc_el(c, NSC_EL_V, "v1", "a", "0", NULL, NULL, 1.0);
+    tc_el(c, NSC_EL_R, "r1", "a", "0", NULL, NULL, 1.0)->kind = NSC_EL_NKINDS;
+    assemble_err(c, NSC_ASM_TRAN, "unknown element kind of r1", NULL);
     tc_free(c);
 }
 
