@@ -69,8 +69,8 @@ typedef struct nsc_pss_state {
     double *z, *l;     /* [n], [m] */
     char *sw;          /* [nsw] */
     int nd;            /* differential unknowns */
-    double *B;         /* [nd * nd] the shooting's secant correction (the saltation of switch
-                          flips that J lacks; stepper_pss.c) */
+    double *B;         /* [nd * nd] the shooting's secant correction (the saltation terms
+                          that J lacks, nsc_tran_io.ev_frozen; stepper_pss.c) */
 } nsc_pss_state;
 void nsc_pss_state_free(nsc_pss_state *x);
 

@@ -603,9 +603,9 @@ static void next_step(ad *a, ctl *c, double hq, double err, double theta, int ev
 }
 
 /* 1 when a switch that flips at the end of the accepted step has a control
- * that moves with the start (S, n x ns, after the step): its instant then
- * moves too, a saltation term that the frozen sensitivity lacks. A control
- * set by the sources alone (a gate driven by a PULSE) has sensitivity 0. */
+ * that moves with the start (S, n x ns): its instant then moves too. A
+ * control set by the sources alone (a gate driven by a PULSE) has
+ * sensitivity 0 and the frozen sensitivity is exact. */
 static int flip_moves(const ad *a, const double *S, int ns)
 {
     double big = 0, du = 0;
@@ -621,22 +621,43 @@ static int flip_moves(const ad *a, const double *S, int ns)
     return du > 1e-12 * big;
 }
 
+/* The saltation of the one switch that flips at the end of the accepted step
+ * of P (nsc_onestep_sens_flip), with the problem of the new switch states
+ * built for it (implicit Euler, the same step). 0, 1 when not applied (S
+ * untouched), -1 on failure. */
+static int flip_sens(ad *a, nsc_onestep *P)
+{
+    nsc_tran_io *io = a->T->io;
+    int k = 0;
+    while (a->sw1[k] == a->T->sw[k]) k++;
+    nsc_onestep *Pn = NULL;
+    nsc_report r;
+    nsc_report_init(&r);
+    int s = nsc_onestep_new_alg(a->L, P->h, 1.0, 1.0, a->sw1, &Pn, &r) ? 1
+          : nsc_onestep_sens_flip(P, Pn, a->L->sw[k].c, a->L->sw[k].d, a->z0, a->w0, a->w1, io->S, io->ns);
+    nsc_onestep_free(Pn);
+    nsc_report_free(&r);
+    return s;
+}
+
 /* The sensitivity (nsc_tran_io.S) through the accepted step of P from
  * (t, z0, w0) into mode1 with nflip switch flips: with the mode frozen, or,
  * where the pairs' mode changed (a located event, or one captured inside a
- * step), with the event's saltation (nsc_onestep_sens_event), so that the
- * period's monodromy matrix includes the shift of the switching instant with
- * the state. A switch flip keeps the frozen form, exact when its control is
- * set by the sources; one whose control moves with the state is counted in
- * io->ev_frozen (its saltation is missing). */
+ * step) or one switch flipped on a control that moves with the state, with
+ * the event's saltation (nsc_onestep_sens_event, nsc_onestep_sens_flip), so
+ * that the period's monodromy matrix includes the shift of the switching
+ * instant with the state. Flips left frozen whose control moves (several at
+ * once, or with a pair's change) are counted in io->ev_frozen. */
 static void step_sens(ad *a, nsc_onestep *P, const char *mode1, int nflip)
 {
     nsc_tran_io *io = a->T->io;
     int changed = mode1 && a->have_mode && memcmp(mode1, a->mode0, (size_t)a->m) != 0;
-    int s = changed && !nflip ? nsc_onestep_sens_event(P, a->mode0, a->z0, a->w0, a->w1, io->S, io->ns) : 1;
+    int s = 1, moves = nflip && flip_moves(a, io->S, io->ns);            /* (S at the step's start) */
+    if (changed && !nflip) s = nsc_onestep_sens_event(P, a->mode0, a->z0, a->w0, a->w1, io->S, io->ns);
+    else if (moves && nflip == 1 && !changed) s = flip_sens(a, P);
+    if (s == 1 && moves) io->ev_frozen++;
     if (s == 1) s = nsc_onestep_sens(P, io->S, io->ns);
     if (s) io->sens_failed = 1;
-    if (!s && nflip && flip_moves(a, io->S, io->ns)) io->ev_frozen++;
 }
 
 /* One trial from c->t. NSC_OK (advanced or not), or a failure. */

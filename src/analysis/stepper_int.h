@@ -80,8 +80,9 @@ typedef struct nsc_tran_io {
     int sens_failed;           /* out: 1 when a step's sensitivity could not be computed */
     double *lpk;               /* if set: each pair's largest multiplier over the accepted
                                   points ([m]), handed back instead of checked (nsc_dev_check) */
-    long ev_frozen;            /* out, with S: events whose saltation S leaves out (a switch
-                                  flipping on a control that moves with the state) */
+    long ev_frozen;            /* out, with S: events whose saltation S leaves out (switches
+                                  on controls that move with the state flipping together, or
+                                  with a pair's change) */
 } nsc_tran_io;
 
 /* nsc_run_tran from io's start (io NULL: nsc_run_tran). */

@@ -1066,3 +1066,39 @@ int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0,
     free(buf);
     return st;
 }
+
+int nsc_onestep_sens_flip(nsc_onestep *P, nsc_onestep *Pn, int c, int d, const double *z0, const double *w0,
+                          const double *w1, double *S, int ncol)
+{
+    int n = P->n, ns = P->L->nsrc;
+    if (!P->R || !Pn->R || Pn->theta != 1.0 || (P->m > 0 && !P->have_prev)) return -1;
+    char none = 0;
+    const char *mask = P->m > 0 ? P->prev : &none;
+    nsc_mode *Mo = nsc_mode_get(P, mask), *Mn = Mo ? nsc_mode_get(Pn, mask) : NULL;
+    if (!Mo || !Mn || Mo->singular || Mn->singular) return -1;
+    size_t nx = (size_t)n + (size_t)P->m + 1;
+    double *buf = calloc(5 * nx + 2 * (size_t)n + 2 * (size_t)ns + 1, sizeof(double));
+    if (!buf) return -1;
+    double *xo = buf, *fo = xo + nx, *xn = fo + nx, *fn = xn + nx, *t = fn + nx, *u = t + nx, *ws = u + 2 * (size_t)n,
+           *wd = ws + ns;
+    for (int k = 0; k < ns; k++) {
+        ws[k] = (w1[k] - w0[k]) / P->h;                           /* w' */
+        wd[k] = w1[k] + ws[k];
+    }
+    const double *w1o = P->w1, *w1n = Pn->w1;
+    int st = mode_dh(P, Mo, z0, w0, w1, ws, wd, xo, fo, t, u) || mode_dh(Pn, Mn, z0, w0, w1, ws, wd, xn, fn, t, u) ? -1 : 0;
+    double dphi = (c >= 0 ? fo[c] : 0.0) - (d >= 0 ? fo[d] : 0.0);          /* du/dh in the old state */
+    if (!st && !(fabs(dphi) > 0)) st = 1;
+    for (int k = 0; !st && k < ncol; k++) {
+        double *col = S + (size_t)k * (size_t)n;
+        memset(xo, 0, nx * sizeof(double));
+        nsc_sp_gaxpy(P->R, col, xo);                              /* xo = R dz0 */
+        if (nsc_klu_solve(Mo->F, xo, 1)) { st = -1; break; }
+        double dh = -((c >= 0 ? xo[c] : 0.0) - (d >= 0 ? xo[d] : 0.0)) / dphi;   /* u stays on its threshold */
+        for (int i = 0; i < n; i++) col[i] = xo[i] + (fo[i] - fn[i]) * dh;      /* S+ = S_o + (f_o - f_n) dh */
+    }
+    P->w1 = w1o;
+    Pn->w1 = w1n;
+    free(buf);
+    return st;
+}

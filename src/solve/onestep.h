@@ -264,5 +264,16 @@ int nsc_onestep_sens(nsc_onestep *P, double *S, int ncol);
  * mode: S untouched, use nsc_onestep_sens), -1 on failure (S undefined). */
 int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0,
                            const double *w0, const double *w1, double *S, int ncol);
+/* The same for a step of P at whose end a switch flips, its control u = z_c -
+ * z_d (c, d: -1 for ground) crossing its threshold inside it: the step is in
+ * the old switch states (P), the next ones in the new (Pn: the same LCS and
+ * step, theta = 1, the new states); with the accepted active set in both,
+ *     S+ = S_o + (f_o - f_n) dh/dz0,   dh/dz0 = -(du S_o) / (du f_o),
+ * f_o = dz1/dh of P's step (theta f(z1) + (1 - theta) f(z0), both in the old
+ * states), f_n that of Pn's (implicit Euler: f(z1) in the new states).
+ * 0 (S updated), 1 when u does not move over the step (S untouched), -1 on
+ * failure. */
+int nsc_onestep_sens_flip(nsc_onestep *P, nsc_onestep *Pn, int c, int d, const double *z0, const double *w0,
+                          const double *w1, double *S, int ncol);
 
 #endif
