@@ -72,7 +72,8 @@ typedef struct nsc_pss_state {
     double *z, *l;     /* [n], [m] */
     char *sw;          /* [nsw] */
     int nd;            /* differential unknowns */
-    double *B;         /* [nd * nd] the shooting's secant correction (saltation learned) */
+    double *B;         /* [nd * nd] the shooting's secant correction (the saltation terms
+                          that J lacks, nsc_tran_io.ev_frozen; stepper_pss.c) */
 } nsc_pss_state;
 void nsc_pss_state_free(nsc_pss_state *x);
 

@@ -602,6 +602,64 @@ static void next_step(ad *a, ctl *c, double hq, double err, double theta, int ev
     if (c->restart > 0) c->restart--;
 }
 
+/* 1 when a switch that flips at the end of the accepted step has a control
+ * that moves with the start (S, n x ns): its instant then moves too. A
+ * control set by the sources alone (a gate driven by a PULSE) has
+ * sensitivity 0 and the frozen sensitivity is exact. */
+static int flip_moves(const ad *a, const double *S, int ns)
+{
+    double big = 0, du = 0;
+    for (int q = 0; q < ns; q++) {
+        const double *col = S + (size_t)q * (size_t)a->n;
+        for (int i = 0; i < a->n; i++) big = fmax(big, fabs(col[i]));
+        for (int k = 0; k < a->nsw; k++) {
+            const nsc_switch *W = &a->L->sw[k];
+            if (a->sw1[k] == a->T->sw[k]) continue;
+            du = fmax(du, fabs((W->c >= 0 ? col[W->c] : 0.0) - (W->d >= 0 ? col[W->d] : 0.0)));
+        }
+    }
+    return du > 1e-12 * big;
+}
+
+/* The saltation of the one switch that flips at the end of the accepted step
+ * of P (nsc_onestep_sens_flip), with the problem of the new switch states
+ * built for it (implicit Euler, the same step). 0, 1 when not applied (S
+ * untouched), -1 on failure. */
+static int flip_sens(ad *a, nsc_onestep *P)
+{
+    nsc_tran_io *io = a->T->io;
+    int k = 0;
+    while (a->sw1[k] == a->T->sw[k]) k++;
+    nsc_onestep *Pn = NULL;
+    nsc_report r;
+    nsc_report_init(&r);
+    int s = nsc_onestep_new_alg(a->L, P->h, 1.0, 1.0, a->sw1, &Pn, &r) ? 1
+          : nsc_onestep_sens_flip(P, Pn, a->L->sw[k].c, a->L->sw[k].d, a->z0, a->w0, a->w1, io->S, io->ns);
+    nsc_onestep_free(Pn);
+    nsc_report_free(&r);
+    return s;
+}
+
+/* The sensitivity (nsc_tran_io.S) through the accepted step of P from
+ * (t, z0, w0) into mode1 with nflip switch flips: with the mode frozen, or,
+ * where the pairs' mode changed (a located event, or one captured inside a
+ * step) or one switch flipped on a control that moves with the state, with
+ * the event's saltation (nsc_onestep_sens_event, nsc_onestep_sens_flip), so
+ * that the period's monodromy matrix includes the shift of the switching
+ * instant with the state. Flips left frozen whose control moves (several at
+ * once, or with a pair's change) are counted in io->ev_frozen. */
+static void step_sens(ad *a, nsc_onestep *P, const char *mode1, int nflip)
+{
+    nsc_tran_io *io = a->T->io;
+    int changed = mode1 && a->have_mode && memcmp(mode1, a->mode0, (size_t)a->m) != 0;
+    int s = 1, moves = nflip && flip_moves(a, io->S, io->ns);            /* (S at the step's start) */
+    if (changed && !nflip) s = nsc_onestep_sens_event(P, a->mode0, a->z0, a->w0, a->w1, io->S, io->ns);
+    else if (moves && nflip == 1 && !changed) s = flip_sens(a, P);
+    if (s == 1 && moves) io->ev_frozen++;
+    if (s == 1) s = nsc_onestep_sens(P, io->S, io->ns);
+    if (s) io->sens_failed = 1;
+}
+
 /* One trial from c->t. NSC_OK (advanced or not), or a failure. */
 static nsc_status trial(ad *a, ctl *c)
 {
@@ -651,7 +709,7 @@ static nsc_status trial(ad *a, ctl *c)
     int last = c->t_hi < INFINITY && hq <= c->tol_t * (1 + 1e-9);
     double err = event || chatter || last ? 0 : lte_ratio(a, tn, a->z1, a->w1, theta, &worst);
     if (err > 1) return reject_lte(a, c, hq, err, theta, worst);
-    if (T->io && T->io->S && nsc_onestep_sens(P, T->io->S, T->io->ns)) T->io->sens_failed = 1;
+    if (T->io && T->io->S) step_sens(a, P, mode1, nflip);
     if (T->acc) nsc_loss_acc_step(T->acc, theta, c->t, tn, a->z0, a->z1, a->l, a->w0, a->w1, T->sw, mode1);
     if ((s = advance(a, c, tn, theta, &info, mode1, nflip, chatter))) return s;
     next_step(a, c, hq, err, theta, event, c->t == tb, nflip || chatter);

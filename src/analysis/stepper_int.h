@@ -75,10 +75,14 @@ typedef struct nsc_tran_io {
     char *swend;               /* ... and the switch states ([nsw]) */
     double *zmin, *zmax;       /* if set: the range of each unknown over the accepted points */
     double *S;                 /* if set: n x ns (column-major), d z / d start, propagated */
-    int ns;                    /*   through every accepted step with its mode frozen */
+    int ns;                    /*   through every accepted step with its mode frozen, and
+                                    across each located event by its saltation (stepper_adapt.c) */
     int sens_failed;           /* out: 1 when a step's sensitivity could not be computed */
     double *lpk;               /* if set: each pair's largest multiplier over the accepted
                                   points ([m]), handed back instead of checked (nsc_dev_check) */
+    long ev_frozen;            /* out, with S: events whose saltation S leaves out (switches
+                                  on controls that move with the state flipping together, or
+                                  with a pair's change) */
 } nsc_tran_io;
 
 /* nsc_run_tran from io's start (io NULL: nsc_run_tran). */

@@ -778,3 +778,165 @@ int nsc_onestep_sens(nsc_onestep *P, double *S, int ncol)
     }
     return 0;
 }
+
+/* ---- the saltation of an event step ----
+ * A step that took a mode change. In mode M its solution x = [z1; l_Na] solves
+ * K_M x = rhs_M(z0, w0, w1) (onestep.h). With t1 = t0 + h and z0, w0 fixed,
+ * W = E_T/h - Theta A and R = E_T/h + (I - Theta) A both move by -E_T/h^2 dh
+ * (E_T the premultiplied E), so
+ *     K_M dx/dh = [E_T (z1 - z0) / h^2; 0] + rhs_M(w1 + w') - rhs_M(w1),
+ * w' = (w1 - w0) / h the sources' slope over the step (rhs_M is affine in w1),
+ * and E_T / h = Theta R + (I - Theta) W row by row. */
+
+/* The index of N-active pair i among M's unknowns (M->actn ascending). */
+static int act_pos(const nsc_mode *M, int i)
+{
+    int lo = 0, hi = M->nan - 1;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (M->actn[mid] < i) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+/* phi_j of pair j in mode M at x = [z; l_Na] with the sources' part Se w of e
+ * (w NULL: none), plus e0 when affine: l_j for an active pair (separable:
+ * -(C_j z + e_j) / D_jj), y_j = C_j z + D_j l + e_j for an inactive one. It is
+ * >= 0 while the pair keeps M's mode (stepper_adapt.c's phi) and linear in
+ * (x, w) when !affine: its derivative along (dx, dw). */
+static double mode_phi(const nsc_onestep *P, const nsc_mode *M, int j, const double *x, const double *w, int affine)
+{
+    int n = P->n;
+    if (M->mask[j] && !P->sep[j]) return x[n + act_pos(M, j)];
+    double y = affine ? P->L->e0[j] : 0.0;
+    for (int k = P->SeT->p[j]; w && k < P->SeT->p[j + 1]; k++) y += P->SeT->x[k] * w[P->SeT->i[k]];
+    for (int k = P->Ct->p[j]; k < P->Ct->p[j + 1]; k++) y += P->Ct->x[k] * x[P->Ct->i[k]];   /* + C_j z */
+    if (P->sep[j]) return M->mask[j] ? -y * P->dinv[j] : y;     /* (D_jj l_j = 0 when inactive) */
+    for (int k = P->Dt->p[j]; k < P->Dt->p[j + 1]; k++) {         /* + D_j l over the N-active pairs */
+        int i = P->Dt->i[k];                                      /* (separable: D_ji = 0, i != j) */
+        if (M->mask[i] && !P->sep[i]) y += P->Dt->x[k] * x[n + act_pos(M, i)];
+    }
+    return y;
+}
+
+/* The last step (z0, w0 -> w1) redone in mode M: x = [z1; l_Na] and dx = dx/dh
+ * (above); wd = w1 + w', t, u [n] work. P->r and P->w1 are overwritten. 0, -1. */
+static int mode_dh(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0, const double *w1,
+                   const double *ws, const double *wd, double *x, double *dx, double *t, double *u)
+{
+    int n = P->n;
+    rhs_w(P, z0, w0, w1);
+    P->e1 = NULL;
+    nsc_sp_gaxpy(P->Sw1, ws, P->r);                               /* r(w1 + w') */
+    P->w1 = wd;
+    nsc_mode_rhs(P, M, dx);                                       /* dx = rhs_M(w1 + w') */
+    rhs_w(P, z0, w0, w1);
+    P->w1 = w1;
+    nsc_mode_rhs(P, M, x);                                        /* x = rhs_M(w1) */
+    for (int i = 0; i < n + M->nan; i++) dx[i] -= x[i];
+    if (nsc_klu_solve(M->F, x, 1)) return -1;                     /* x = K_M^-1 rhs_M */
+    for (int i = 0; i < n; i++) t[i] = (x[i] - z0[i]) / P->h;
+    memset(u, 0, 2 * (size_t)n * sizeof(double));
+    nsc_sp_gaxpy(P->R, t, u);                                     /* u = R t */
+    nsc_sp_gaxpy(P->W, t, u + n);                                 /* u + n = W t */
+    for (int i = 0; i < n; i++) dx[i] += P->th[i] * u[i] + (1 - P->th[i]) * u[n + i];   /* + E_T t / h */
+    return nsc_klu_solve(M->F, dx, 1) ? -1 : 0;
+}
+
+/* The guard: among the pairs whose mode differs between Ma and Mb, the one
+ * that fell through zero inside the step in the old mode Ma (x, dx: its step
+ * and d/dh there), first: phi < 0 at the end, phi' < 0, the crossing h_c = h -
+ * phi / phi' earliest and not before the step (h_c >= -1e-3 h: phi >= 0 at
+ * the start, where Ma held, up to the linearisation). Pairs that changed as a
+ * consequence (the MOS a comparator drives) do not fall in Ma; a pair already
+ * violated at the start (a source's jump at a breakpoint) changed at a time
+ * the state does not move: no guard, the frozen sensitivity is right.
+ * *dphi = phi'. -1 if none. */
+static int first_guard(const nsc_onestep *P, const nsc_mode *Ma, const nsc_mode *Mb, const double *x,
+                       const double *dx, const double *w1, const double *ws, double *dphi)
+{
+    int g = -1;
+    double best = INFINITY;
+    for (int j = 0; j < P->m; j++) {
+        if (Ma->mask[j] == Mb->mask[j]) continue;
+        double v = mode_phi(P, Ma, j, x, w1, 1), d = mode_phi(P, Ma, j, dx, ws, 0), hc = P->h - v / d;
+        if (!(v < 0 && d < 0 && hc >= -1e-3 * P->h && hc < best)) continue;
+        best = hc;
+        g = j;
+        *dphi = d;
+    }
+    return g;
+}
+
+int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0,
+                           const double *w0, const double *w1, double *S, int ncol)
+{
+    int n = P->n, ns = P->L->nsrc;
+    if (!P->R || !P->have_prev || P->m == 0) return -1;
+    nsc_mode *Ma = nsc_mode_get(P, from), *Mb = Ma ? nsc_mode_get(P, P->prev) : NULL;
+    if (!Ma || !Mb || Ma->singular || Mb->singular) return -1;
+    if (Ma == Mb) return 1;
+    size_t nx = (size_t)n + (size_t)P->m + 1;
+    double *buf = calloc(5 * nx + 2 * (size_t)n + 2 * (size_t)ns + 1, sizeof(double));
+    if (!buf) return -1;
+    double *xa = buf, *fa = xa + nx, *xb = fa + nx, *fb = xb + nx, *t = fb + nx, *u = t + nx, *ws = u + 2 * (size_t)n,
+           *wd = ws + ns;
+    for (int k = 0; k < ns; k++) {
+        ws[k] = (w1[k] - w0[k]) / P->h;                           /* w' */
+        wd[k] = w1[k] + ws[k];
+    }
+    const double *w1keep = P->w1;
+    double dphi = 0;
+    int st = mode_dh(P, Ma, z0, w0, w1, ws, wd, xa, fa, t, u) || mode_dh(P, Mb, z0, w0, w1, ws, wd, xb, fb, t, u) ? -1 : 0;
+    int g = st ? -1 : first_guard(P, Ma, Mb, xa, fa, w1, ws, &dphi);
+    if (!st && g < 0) st = 1;                                     /* no guard crosses: frozen */
+    for (int k = 0; !st && k < ncol; k++) {
+        double *col = S + (size_t)k * (size_t)n;
+        memset(xa, 0, nx * sizeof(double));
+        nsc_sp_gaxpy(P->R, col, xa);                              /* xa = R dz0 */
+        memset(xb, 0, nx * sizeof(double));
+        memcpy(xb, xa, (size_t)n * sizeof(double));
+        if (nsc_klu_solve(Ma->F, xa, 1) || nsc_klu_solve(Mb->F, xb, 1)) { st = -1; break; }
+        double dh = -mode_phi(P, Ma, g, xa, NULL, 0) / dphi;      /* dh/dz0: phi_g stays 0 */
+        for (int i = 0; i < n; i++) col[i] = xb[i] + (fa[i] - fb[i]) / P->th[i] * dh;   /* S+ = S_b + (f_a - f_b) dh */
+    }
+    P->w1 = w1keep;
+    free(buf);
+    return st;
+}
+
+int nsc_onestep_sens_flip(nsc_onestep *P, nsc_onestep *Pn, int c, int d, const double *z0, const double *w0,
+                          const double *w1, double *S, int ncol)
+{
+    int n = P->n, ns = P->L->nsrc;
+    if (!P->R || !Pn->R || Pn->theta != 1.0 || (P->m > 0 && !P->have_prev)) return -1;
+    char none = 0;
+    const char *mask = P->m > 0 ? P->prev : &none;
+    nsc_mode *Mo = nsc_mode_get(P, mask), *Mn = Mo ? nsc_mode_get(Pn, mask) : NULL;
+    if (!Mo || !Mn || Mo->singular || Mn->singular) return -1;
+    size_t nx = (size_t)n + (size_t)P->m + 1;
+    double *buf = calloc(5 * nx + 2 * (size_t)n + 2 * (size_t)ns + 1, sizeof(double));
+    if (!buf) return -1;
+    double *xo = buf, *fo = xo + nx, *xn = fo + nx, *fn = xn + nx, *t = fn + nx, *u = t + nx, *ws = u + 2 * (size_t)n,
+           *wd = ws + ns;
+    for (int k = 0; k < ns; k++) {
+        ws[k] = (w1[k] - w0[k]) / P->h;                           /* w' */
+        wd[k] = w1[k] + ws[k];
+    }
+    const double *w1o = P->w1, *w1n = Pn->w1;
+    int st = mode_dh(P, Mo, z0, w0, w1, ws, wd, xo, fo, t, u) || mode_dh(Pn, Mn, z0, w0, w1, ws, wd, xn, fn, t, u) ? -1 : 0;
+    double dphi = (c >= 0 ? fo[c] : 0.0) - (d >= 0 ? fo[d] : 0.0);          /* du/dh in the old state */
+    if (!st && !(fabs(dphi) > 0)) st = 1;
+    for (int k = 0; !st && k < ncol; k++) {
+        double *col = S + (size_t)k * (size_t)n;
+        memset(xo, 0, nx * sizeof(double));
+        nsc_sp_gaxpy(P->R, col, xo);                              /* xo = R dz0 */
+        if (nsc_klu_solve(Mo->F, xo, 1)) { st = -1; break; }
+        double dh = -((c >= 0 ? xo[c] : 0.0) - (d >= 0 ? xo[d] : 0.0)) / dphi;   /* u stays on its threshold */
+        for (int i = 0; i < n; i++) col[i] = xo[i] + (fo[i] - fn[i]) * dh;      /* S+ = S_o + (f_o - f_n) dh */
+    }
+    P->w1 = w1o;
+    Pn->w1 = w1n;
+    free(buf);
+    return st;
+}

@@ -247,4 +247,33 @@ int nsc_onestep_step(nsc_onestep *P, nsc_solver solver, const double *z0, const 
  * over its steps (stepper_pss.c). 0, or -1 when P has no accepted mode or h = 0. */
 int nsc_onestep_sens(nsc_onestep *P, double *S, int ncol);
 
+/* The same for a step that took an event: the mode changed from `from` (the
+ * active set at its start) to the accepted one because a pair's phi (l_j of an
+ * active pair, y_j of an inactive one, in mode `from`) fell through zero inside
+ * it. The step's length is then a function of its start, h(z0), fixed by
+ * phi(z1_from(z0, h)) = 0, and the period's later steps start where it ends;
+ * differentiating (onestep.c, "the saltation of an event step"),
+ *     S+ = S_b + (f_a - f_b) dh/dz0,   dh/dz0 = -(phi' S_a) / (phi' f_a),
+ * with S_a, S_b the step's frozen sensitivities in the old and new mode, f_a,
+ * f_b = d z1 / d h in each, phi' the guard's gradient: the discrete form of the
+ * saltation matrix S+ = S- + (f+ - f-) (grad g . S-) / (grad g . f-). The guard
+ * is, among the pairs cand[ncand] (those whose mode changed), the first to fall
+ * through zero in the old mode. Needs theta = 1 (the located event's step is
+ * implicit Euler, stepper_adapt.c). z0, w0, w1: the step's start and sources.
+ * 0 (S updated), 1 when it does not apply (theta != 1, no guard falls, same
+ * mode: S untouched, use nsc_onestep_sens), -1 on failure (S undefined). */
+int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0,
+                           const double *w0, const double *w1, double *S, int ncol);
+/* The same for a step of P at whose end a switch flips, its control u = z_c -
+ * z_d (c, d: -1 for ground) crossing its threshold inside it: the step is in
+ * the old switch states (P), the next ones in the new (Pn: the same LCS and
+ * step, theta = 1, the new states); with the accepted active set in both,
+ *     S+ = S_o + (f_o - f_n) dh/dz0,   dh/dz0 = -(du S_o) / (du f_o),
+ * f_o = dz1/dh of P's step (theta f(z1) + (1 - theta) f(z0), both in the old
+ * states), f_n that of Pn's (implicit Euler: f(z1) in the new states).
+ * 0 (S updated), 1 when u does not move over the step (S untouched), -1 on
+ * failure. */
+int nsc_onestep_sens_flip(nsc_onestep *P, nsc_onestep *Pn, int c, int d, const double *z0, const double *w0,
+                          const double *w1, double *S, int ncol);
+
 #endif
