@@ -27,8 +27,15 @@ int nsc_same_h(double a, double b)
 static void pcache_count(const nsc_onestep *P, nsc_sim_stats *st)
 {
     if (!st) return;
-    st->mode_factor += P->nfactor;
-    st->mode_cached += P->ncached;
+    st->mode_factor += nsc_onestep_nfactor(P);
+    st->mode_cached += nsc_onestep_ncached(P);
+}
+
+/* 1 when P is the problem of step h, theta and the nsw switch states sw. */
+static int built_for(const nsc_onestep *P, double h, double theta, const char *sw, size_t nsw)
+{
+    return nsc_same_h(nsc_onestep_h(P), h) && nsc_onestep_theta(P) == theta
+           && (nsw == 0 || memcmp(nsc_onestep_sw(P), sw, nsw) == 0);
 }
 
 nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw, int oneoff,
@@ -37,13 +44,13 @@ nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw,
     size_t nsw = (size_t)C->L->nsw;
     C->clock++;
     for (int k = 0; k < C->n; k++)
-        if (nsc_same_h(C->P[k]->h, h) && C->P[k]->theta == theta && (nsw == 0 || memcmp(C->P[k]->sw, sw, nsw) == 0)) {
+        if (built_for(C->P[k], h, theta, sw, nsw)) {
             C->last[k] = C->clock;
             *out = C->P[k];
             return NSC_OK;
         }
     nsc_onestep *S = C->scratch;
-    if (S && nsc_same_h(S->h, h) && S->theta == theta && (nsw == 0 || memcmp(S->sw, sw, nsw) == 0)) {
+    if (S && built_for(S, h, theta, sw, nsw)) {
         *out = S;
         return NSC_OK;
     }
@@ -135,7 +142,7 @@ void nsc_step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, dou
     size_t len = 0;
     int shown = 0;
     for (int j = 0; j < L->m && shown < 12; j++) {
-        if (P->q[j] >= 0) continue;                /* pairs that want to switch */
+        if (nsc_onestep_violated(P)[j] >= 0) continue;               /* pairs that want to switch */
         const char *name = L->pair_name[j];
         if (strstr(dev, name)) continue;
         int w = snprintf(dev + len, sizeof dev - len, "%s%s", shown ? " " : "", name);
@@ -547,7 +554,7 @@ static int fixed_solve(tran_run *R, double *tn, double *hh, nsc_status *s)
     double hkey = fabs(*hh - h) <= eps ? h : *hh;
     /* index 2: the step from t = 0 or a breakpoint is implicit Euler (fixed_start) */
     double th = R->index2 && (t == 0.0 || at_bp) ? 1.0 : o->theta;
-    if (!R->P || R->swchanged || !nsc_same_h(R->P->h, hkey) || R->P->theta != th) {  /* (h, theta, switch states) */
+    if (!R->P || R->swchanged || !nsc_same_h(nsc_onestep_h(R->P), hkey) || nsc_onestep_theta(R->P) != th) {  /* (h, theta, switch states) */
         nsc_onestep *Pn;
         if ((*s = nsc_pcache_get(&R->cache, hkey, th, R->sw, 0, &Pn, st, R->r))) return STEP_ERR;
         if (R->P && Pn != R->P) nsc_onestep_take_mode(Pn, R->P);

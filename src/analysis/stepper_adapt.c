@@ -633,7 +633,7 @@ static int flip_sens(ad *a, nsc_onestep *P)
     nsc_onestep *Pn = NULL;
     nsc_report r;
     nsc_report_init(&r);
-    int s = nsc_onestep_new_alg(a->L, P->h, 1.0, 1.0, a->sw1, &Pn, &r) ? 1
+    int s = nsc_onestep_new_alg(a->L, nsc_onestep_h(P), 1.0, 1.0, a->sw1, &Pn, &r) ? 1
           : nsc_onestep_sens_flip(P, Pn, a->L->sw[k].c, a->L->sw[k].d, a->z0, a->w0, a->w1, io->S, io->ns);
     nsc_onestep_free(Pn);
     nsc_report_free(&r);

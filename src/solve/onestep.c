@@ -2,7 +2,7 @@
  * building it (W, R, the source matrices; hidden algebraic rows: onestep_alg.c), the right-hand
  * side, and the solution driver (previous mode, active set, dense or block
  * pivoting). The mode systems are in onestep_mode.c. */
-#include "onestep.h"
+#include "onestep_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -940,3 +940,12 @@ int nsc_onestep_sens_flip(nsc_onestep *P, nsc_onestep *Pn, int c, int d, const d
     free(buf);
     return st;
 }
+
+/* ---- accessors (onestep.h: the problem is opaque outside src/solve) ---- */
+
+double nsc_onestep_h(const nsc_onestep *P) { return P->h; }
+double nsc_onestep_theta(const nsc_onestep *P) { return P->theta; }
+const char *nsc_onestep_sw(const nsc_onestep *P) { return P->sw; }
+const double *nsc_onestep_violated(const nsc_onestep *P) { return P->q; }
+long nsc_onestep_nfactor(const nsc_onestep *P) { return P->nfactor; }
+long nsc_onestep_ncached(const nsc_onestep *P) { return P->ncached; }

@@ -51,8 +51,6 @@
 #ifndef NSC_ONESTEP_H
 #define NSC_ONESTEP_H
 
-#include <stdint.h>
-
 #include "lcp.h"
 #include "lcs/lcs.h"
 #include "la_klu.h"
@@ -61,122 +59,17 @@ typedef enum nsc_solver { NSC_SOLVER_AUTO, NSC_SOLVER_LEMKE, NSC_SOLVER_ENUM } n
 /* "auto", "lemke", "enum" -> solver; -1 if unknown. */
 int nsc_solver_parse(const char *name);
 
-#define NSC_MODE_CACHE 16
-#define NSC_AS_MAXIT 8       /* modes tried by the active-set iteration before pivoting */
-#define NSC_DENSE_MMAX 400   /* largest m for the dense LCP (M is m-by-m, W^-1 B n-by-m) */
-#define NSC_BLOCK_MAX 400    /* largest block of the sparse pivoting fallback */
-#define NSC_INC_MMIN 256     /* incremental mode check from this many pairs */
+typedef struct nsc_onestep nsc_onestep;   /* opaque: its fields are onestep_int.h's */
 
-/* One cached mode (see above). */
-typedef struct nsc_mode {
-    char *mask;        /* [m] 1 = active; NULL: empty slot */
-    uint64_t key;      /* hash of mask (xor of per-pair keys) */
-    int nan;           /* active N pairs (unknowns of the system) */
-    int *actn;         /* [nan] their indices, ascending */
-    nsc_sparse *K;     /* the (n + nan) system; column j < n begins with column j of Wb */
-    double *c;         /* [n] sum over active S pairs of B_j e0_j / D_jj */
-    nsc_klu *F;        /* LU of K */
-    int singular;      /* 1: K singular (or rcond < 1e-14): the mode cannot be used */
-    double rc;         /* rcond of the last pivoting factorisation */
-    long last_use;
-    int hits;          /* steps this mode solved as the previous mode (builds its affine map) */
-    int nomap;         /* 1: the map would lose accuracy (cancellation, onestep_map.c) */
-    double *G;         /* the mode's affine map (onestep_map.c), NULL until built */
-} nsc_mode;
-
-/* Small problems (onestep_map.c): a mode that keeps solving the steps gets its
- * affine map G, (n + m) x ncol dense, on the inputs u = [z0 (the columns R
- * reads); w0; w1 (the sources the step reads); 1]: G u is z1, then per pair
- * g_i = C_i z1 + D_i l + e_i (separable, inactive N) or l_i (active N), the
- * quantities the mode check needs. A step in that mode is then one dense
- * product and the sign checks (a mode that fails them falls back to the sparse
- * path). Only when (n + m) * ncol <= NSC_MAP_MAX, and for modes whose map does
- * not cancel: a row of G whose terms exceed its value's scale by NSC_MAP_CANCEL
- * (entries of order 1/gmin that cancel, e.g. a node held by gmin while every
- * diode around it is off) would lose digits that the sparse solve keeps; such
- * modes stay on the sparse path. */
-#define NSC_MAP_CANCEL 1e6
-#define NSC_MAP_MAX 8192
-#define NSC_MAP_HITS 4      /* solves of a mode before its map is built: max(NSC_MAP_HITS, ncol), so
-                               that a map is built for modes that repay its ncol solves */
-typedef struct nsc_map nsc_map;
-
-typedef struct nsc_onestep {
-    const nsc_lcs *L;
-    double h, theta;
-    int n, m;
-    char *sw;          /* [L->nsw] switch states this problem is built for (1 = on) */
-    int nalg;          /* hidden algebraic rows (below): combination c replaces row alg_rep[c] */
-    int *alg_rep, *alg_cp, *alg_row;   /* by sum_e alg_v[e] row alg_row[e], e in alg_cp[c].. */
-    double *alg_v;
-    const nsc_sparse *B; /* T B (Bt) or L->B */
-    nsc_sparse *Bt;
-    double *ts;        /* [n] work: T s */
-    double *th;        /* [n] Theta_ii */
-    nsc_sparse *W;     /* E/h - Theta A */
-    nsc_sparse *R;     /* E/h + (I - Theta) A (NULL when h = 0) */
-    nsc_klu *F;        /* LU of W */
-    /* sources (nsc_onestep_step): r = R z0 + sc + Sw1 w1 + Sw0 w0 */
-    double *sc;        /* [n] T s0 (constant part of s) */
-    nsc_sparse *Sw1;   /* n x nsrc: Theta T Ss (h = 0: Ss) */
-    nsc_sparse *Sw0;   /* n x nsrc: (I - Theta) T Ss (NULL when h = 0) */
-    nsc_sparse *Ct;    /* C^T: column i = row i of C */
-    nsc_sparse *Dt;    /* D^T */
-    nsc_sparse *SeT;   /* Se^T */
-    const double *e1;  /* e(t_k+1) of the step being solved, or NULL: e0 + Se w1 */
-    const double *w1;  /* w(t_k+1) when e1 is NULL */
-    double *ebuf;      /* [m] e1 when the dense path needs it */
-    /* pair kinds and the fixed pattern (onestep_mode.c) */
-    char *sep;         /* [m] 1: separable pair */
-    double *dinv;      /* [m] 1 / D_jj of separable pairs, else 0 */
-    int nsep_e;        /* separable pairs whose e depends on w (row of Se not empty) */
-    int *sep_e;        /* [nsep_e] */
-    nsc_sparse *Wb;    /* W plus the pattern of every separable stamp (values: W) */
-    int npos;          /* value positions: nnz(Wb) entries of Wb, then n entries of c */
-    int *poscol;       /* [nnz(Wb)] column of each entry */
-    int *pc;           /* [npos + 1] contributors of position k: pc[k] .. pc[k+1]-1 */
-    int *cpair;        /*   the pair, */
-    double *ccoef;     /*   the value it adds when active */
-    int *pp;           /* [m + 1] positions of pair j: ppos[pp[j] .. pp[j+1]-1] */
-    int *ppos;
-    uint64_t *pkey;    /* [m] hash key of each pair */
-    int nn;            /* pairs of kind N */
-    int *nlist;        /* [nn] their indices, ascending */
-    int *posn;         /* [m] work: index of an N pair among the active ones, else -1 */
-    char *touched;     /* [npos] work: 0 between calls */
-    int *tlist;        /* [npos] work */
-    /* dense path (m <= NSC_DENSE_MMAX), formed when pivoting first needs it */
-    double *WiB;       /* [n*m] W^-1 B, column-major */
-    double *M;         /* [m*m] D + C W^-1 B */
-    nsc_lcp_ws *ws;    /* Lemke's workspace (dense path or block), allocated when needed */
-    int wsmax;         /* its size */
-    int dense_mmax;    /* the dense path for m <= dense_mmax (NSC_DENSE_MMAX; tests lower it) */
-    double *r, *q, *w; /* work [n], [m], [m]; after a failure q < 0 marks the violated pairs */
-    nsc_mode modes[NSC_MODE_CACHE];
-    int nmodes;
-    int cur;           /* cache slot of the last accepted mode, -1 */
-    long clock;        /* use counter for least-recently-used eviction */
-    char *prev;        /* [m] active set of the last solved step */
-    int have_prev;
-    char *mask, *mask2; /* [m] work */
-    double *x;         /* [n + m] work: mode solution */
-    double *zl;        /* [n] work: Lemke's z */
-    double *ll;        /* [m] work: Lemke's lambda */
-    double *lt;        /* [m] work: N-active lambda (zero elsewhere between calls) */
-    /* incremental check (large problems, onestep_mode.c): the last accepted check */
-    int inc_track;     /* 1: keep the reference (m >= NSC_INC_MMIN and no maps) */
-    int inc_ok;        /* 1: zref, mref and the caller's l are that reference */
-    double *zref;      /* [n] z of the last accepted check */
-    char *mref;        /* [m] its active set */
-    int nepair;        /* pairs whose e depends on w (evaluated every time) */
-    int *epair;        /* [nepair] */
-    char *dmark;       /* [m] work: 0 between calls */
-    int *dlist, nd;    /* [m] work: the pairs to evaluate */
-    double *dval;      /* [m] work: their l */
-    long nfactor;      /* mode systems factored (new pattern, refactor or pivoting refactor) */
-    long ncached;      /* mode systems found in the cache */
-    nsc_map *map;      /* affine maps of small problems (NULL: none) */
-} nsc_onestep;
+/* What the steppers read of a problem: its step, theta, switch states, the
+ * pairs a failed solve marks (q[j] < 0: pair j wanted to switch; m entries,
+ * valid after a failure), the mode systems factored and found in its cache. */
+double nsc_onestep_h(const nsc_onestep *P);
+double nsc_onestep_theta(const nsc_onestep *P);
+const char *nsc_onestep_sw(const nsc_onestep *P);   /* [L->nsw] the switch states it was built for */
+const double *nsc_onestep_violated(const nsc_onestep *P);
+long nsc_onestep_nfactor(const nsc_onestep *P);
+long nsc_onestep_ncached(const nsc_onestep *P);
 
 typedef struct nsc_step_info {
     int mode_hit;      /* 1 when the previous step's mode solved this one (no pivoting) */

@@ -7,7 +7,7 @@
 #ifndef NSC_ONESTEP_ALG_H
 #define NSC_ONESTEP_ALG_H
 
-#include "onestep.h"
+#include "onestep_int.h"
 
 /* T of P->L->E into P (nalg, alg_*). With combinations (nalg > 0): *Et = T E
  * (representative rows dropped: they vanish up to rounding), *At = T A (new,

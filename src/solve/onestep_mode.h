@@ -3,7 +3,7 @@
 #ifndef NSC_ONESTEP_MODE_H
 #define NSC_ONESTEP_MODE_H
 
-#include "onestep.h"
+#include "onestep_int.h"
 
 /* Relative complementarity tolerance: a pair is violated when l_i < -TOL max|l_Na|
  * (N active) or y_i < -TOL (|e_i| + sum |C_ik z_k| + sum |D_ik l_k|) (inactive; for

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "netlist/netlist.h"
-#include "solve/onestep.h"
+#include "solve/onestep_int.h"
 #include "solve/onestep_map.h"
 #include "analysis/stepper.h"
 #include "testutil.h"
