@@ -21,6 +21,82 @@ static const def *def_find(const elab *E, const def *d, const char *name)
     return NULL;
 }
 
+/* ch->prefix = "<caller's prefix><instance name>." and ch->where, the
+ * decoration of messages (at most 64 + 64 characters of the prefix), both in E->ar */
+static nsc_status x_names(elab *E, const scope *sc, const char *inst, scope *ch)
+{
+    const char *pre = nle_cat(E, sc->prefix, inst);
+    char *prefix = pre ? nl_alloc(&E->ar, strlen(pre) + 2) : NULL;
+    if (!prefix) return nle_oom(E);
+    sprintf(prefix, "%s.", pre);
+    int np = (int)strlen(prefix) - 1;                  /* messages show at most 64 + 64 characters of it */
+    char *where = nl_alloc(&E->ar, (size_t)np + 24);
+    if (!where) return nle_oom(E);
+    if (np <= 131) sprintf(where, " (in instance %.*s)", np, prefix);
+    else sprintf(where, " (in instance %.64s...%.64s)", prefix, prefix + np - 64);
+    ch->prefix = prefix;
+    ch->where = where;
+    return NSC_OK;
+}
+
+/* ports of d -> nodes f[1 .. 1+nport) of X card cd in the caller's scope sc */
+static nsc_status x_ports(elab *E, scope *sc, const nl_card *cd, const def *d, scope *ch)
+{
+    nsc_status st = NSC_OK;
+    if (d->nport && !(ch->portnode = malloc((size_t)d->nport * sizeof *ch->portnode))) st = nle_oom(E);
+    for (int p = 0; !st && p < d->nport; p++) {
+        const nl_field *pf = &d->hdr->f[2 + p];
+        const char *pk = nl_strndup(&E->ar, pf->u.s, strlen(pf->u.s), 1);
+        if (!pk) st = nle_oom(E);
+        else if (!(st = nle_node(E, sc, cd, &cd->f[1 + p], &ch->portnode[p])) && nl_hash_put(&ch->ports, pk, p))
+            st = nle_oom(E);
+    }
+    return st;
+}
+
+/* The parameters of instance ch of d: fields f[i..] of X card cd (name=value,
+ * evaluated in the caller's scope sc) or the header's defaults (evaluated in
+ * ch), set in header order; sf names the subckt in messages. */
+static nsc_status x_params(elab *E, scope *sc, const nl_card *cd, int i, const def *d, const nl_field *sf,
+                           scope *ch)
+{
+    const nl_field *f = cd->f;
+    int nh = d->hdr->nf;
+    double *ovv = NULL;                                /* ovv[h]: instance value of header field h */
+    char *given = NULL;
+    nsc_status st = NSC_OK;
+    if (cd->nf > i && (!(ovv = malloc((size_t)nh * sizeof *ovv)) || !(given = calloc((size_t)nh, 1))))
+        st = nle_oom(E);
+    for (int j = i; !st && j < cd->nf; j++) {
+        if (nle_is_word(&f[j], "params:")) continue;
+        int h;
+        if (f[j].kind != NL_F_PAIR || f[j].sub[0].kind != NL_F_WORD) {
+            st = nle_err(E, sc, cd, &f[j], "unexpected '%s' in instance %s (expected name=value)", nle_ftext(&f[j]), f[0].u.s);
+            break;
+        }
+        if (!nl_hash_get(&d->pars, f[j].sub[0].u.s, &h)) {
+            st = nle_err(E, sc, cd, &f[j], "subckt '%s' has no parameter '%s' (instance %s)", sf->u.s, f[j].sub[0].u.s, f[0].u.s);
+            break;
+        }
+        if ((st = nle_value(E, sc, cd, &f[j].sub[1], &ovv[h]))) break;
+        given[h] = 1;
+    }
+    for (int h = 2 + d->nport; !st && h < nh; h++) {
+        const nl_field *hf = &d->hdr->f[h];
+        if (hf->kind != NL_F_PAIR) continue;
+        double v = 0;
+        if (given && given[h]) v = ovv[h];
+        else st = nle_value(E, ch, d->hdr, &hf->sub[1], &v);
+        if (!st) {
+            const char *pk = nle_cat(E, "", hf->sub[0].u.s);
+            st = pk ? nle_param_set(E, ch, pk, v) : nle_oom(E);
+        }
+    }
+    free(ovv);
+    free(given);
+    return st;
+}
+
 /* X: n1 n2 ... subname [params:] [name=value ...] */
 nsc_status nle_card_x(elab *E, scope *sc, const nl_card *cd)
 {
@@ -45,60 +121,9 @@ nsc_status nle_card_x(elab *E, scope *sc, const nl_card *cd)
     ch.depth = sc->depth + 1;
     for (ch.up = sc; ch.up && ch.up->df != d->parent; ch.up = ch.up->up)
         ;
-    const char *pre = nle_cat(E, sc->prefix, f[0].u.s);
-    char *prefix = pre ? nl_alloc(&E->ar, strlen(pre) + 2) : NULL;
-    if (!prefix) return nle_oom(E);
-    sprintf(prefix, "%s.", pre);
-    int np = (int)strlen(prefix) - 1;                  /* messages show at most 64 + 64 characters of it */
-    char *where = nl_alloc(&E->ar, (size_t)np + 24);
-    if (!where) return nle_oom(E);
-    if (np <= 131) sprintf(where, " (in instance %.*s)", np, prefix);
-    else sprintf(where, " (in instance %.64s...%.64s)", prefix, prefix + np - 64);
-    ch.prefix = prefix;
-    ch.where = where;
-    nsc_status st = NSC_OK;
-    /* ports -> nodes of the caller */
-    if (d->nport && !(ch.portnode = malloc((size_t)d->nport * sizeof *ch.portnode))) st = nle_oom(E);
-    for (int p = 0; !st && p < d->nport; p++) {
-        const nl_field *pf = &d->hdr->f[2 + p];
-        const char *pk = nl_strndup(&E->ar, pf->u.s, strlen(pf->u.s), 1);
-        if (!pk) st = nle_oom(E);
-        else if (!(st = nle_node(E, sc, cd, &f[1 + p], &ch.portnode[p])) && nl_hash_put(&ch.ports, pk, p)) st = nle_oom(E);
-    }
-    /* instance parameters, evaluated in the caller's scope: ovv[h] for header field h */
-    int nh = d->hdr->nf;
-    double *ovv = NULL;
-    char *given = NULL;
-    if (!st && cd->nf > i && (!(ovv = malloc((size_t)nh * sizeof *ovv)) || !(given = calloc((size_t)nh, 1))))
-        st = nle_oom(E);
-    for (int j = i; !st && j < cd->nf; j++) {
-        if (nle_is_word(&f[j], "params:")) continue;
-        int h;
-        if (f[j].kind != NL_F_PAIR || f[j].sub[0].kind != NL_F_WORD) {
-            st = nle_err(E, sc, cd, &f[j], "unexpected '%s' in instance %s (expected name=value)", nle_ftext(&f[j]), f[0].u.s);
-            break;
-        }
-        if (!nl_hash_get(&d->pars, f[j].sub[0].u.s, &h)) {
-            st = nle_err(E, sc, cd, &f[j], "subckt '%s' has no parameter '%s' (instance %s)", sf->u.s, f[j].sub[0].u.s, f[0].u.s);
-            break;
-        }
-        if ((st = nle_value(E, sc, cd, &f[j].sub[1], &ovv[h]))) break;
-        given[h] = 1;
-    }
-    /* subckt parameters: instance value or default, in header order */
-    for (int h = 2 + d->nport; !st && h < nh; h++) {
-        const nl_field *hf = &d->hdr->f[h];
-        if (hf->kind != NL_F_PAIR) continue;
-        double v = 0;
-        if (given && given[h]) v = ovv[h];
-        else st = nle_value(E, &ch, d->hdr, &hf->sub[1], &v);
-        if (!st) {
-            const char *pk = nle_cat(E, "", hf->sub[0].u.s);
-            st = pk ? nle_param_set(E, &ch, pk, v) : nle_oom(E);
-        }
-    }
-    free(ovv);
-    free(given);
+    if (x_names(E, sc, f[0].u.s, &ch)) return E->r->status;
+    nsc_status st = x_ports(E, sc, cd, d, &ch);
+    if (!st) st = x_params(E, sc, cd, i, d, sf, &ch);
     if (!st) {
         d->active = 1;
         st = nle_scope_run(E, &ch);
