@@ -84,7 +84,7 @@ typedef struct nsc_model {
     char **pname;
     double *pval;
     nsc_loc loc;
-    int vdmos;           /* an LTspice/ngspice VDMOS card, run as NMOS/PMOS (nl_elab.c vdmos_*) */
+    int vdmos;           /* an LTspice/ngspice VDMOS card, run as NMOS/PMOS (nl_expand.c nle_vdmos_*) */
 } nsc_model;
 
 /* A behavioural source's expression compiled to exact piecewise-linear form

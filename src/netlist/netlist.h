@@ -2,7 +2,8 @@
  *
  * Pipeline inside: nl_lex.l (tokens) -> nl_parse.y (cards, expressions)
  * -> nl_deck.c (files, .include/.lib, cards as plain data)
- * -> nl_elab.c (.param, .subckt/X expansion, .model, values) -> circuit.h. */
+ * -> nl_elab.c (.param, .subckt/X expansion, .model, values) -> circuit.h;
+ * the elaboration's files and what they share: nl_elab.h. */
 #ifndef NSC_NETLIST_H
 #define NSC_NETLIST_H
 

@@ -242,7 +242,7 @@ static nsc_status include(reader *rd, source *src, const nl_line *ln, const char
     return st;
 }
 
-/* A line of a .control block: the card ".ctl COMMAND ARGS..." (nl_elab.c
+/* A line of a .control block: the card ".ctl COMMAND ARGS..." (nl_dot.c
  * card_ctl runs what it knows and names the others), parsed as a card; a line
  * the card syntax cannot read (shell-like control syntax) becomes ".ctl ?
  * COMMAND", a command not run, and is never an error. k: the first word's end. */

@@ -345,6 +345,87 @@ static nsc_status trig_part(mctx *M, int *i, nsc_meas *m, nsc_mtime *tm, const c
     return NSC_OK;
 }
 
+/* The analysis and the name of .meas card M->cd into m->name; *ni = the
+ * index of the name's field (2 after "tran", 1 in LTspice's ".meas NAME"). */
+static nsc_status meas_name(mctx *M, nsc_meas *m, int *ni)
+{
+    const nl_card *cd = M->cd;
+    *ni = 2;                                       /* the name's field */
+    if (cd->nf < 2 || cd->f[1].kind != NL_F_WORD || !nsc_strieq(cd->f[1].u.s, "tran")) {
+        const nl_field *f = &cd->f[cd->nf > 1 ? 1 : 0];
+        if (cd->nf > 1 && f->kind == NL_F_WORD && (is_word(f, "ac") || is_word(f, "dc") || is_word(f, "op") || is_word(f, "sp") || is_word(f, "noise") || is_word(f, "tf")))
+            return FERR(M, f, "only .meas tran is supported, not .meas %s", f->u.s);
+        if (cd->nf < 3 || f->kind != NL_F_WORD || !((f->u.s[0] >= 'a' && f->u.s[0] <= 'z') || f->u.s[0] == '_'))
+            return FERR(M, f, "expected .meas tran name ...");
+        *ni = 1;                                   /* LTspice: ".meas NAME ...", the analysis run (tran) */
+    }
+    int n = *ni;
+    if (cd->nf < n + 1 || cd->f[n].kind != NL_F_WORD || !((cd->f[n].u.s[0] >= 'a' && cd->f[n].u.s[0] <= 'z') || cd->f[n].u.s[0] == '_'))
+        return FERR(M, &cd->f[cd->nf > n ? n : n - 1], "expected a measure name after .meas tran");
+    for (int k = 0; k < M->self; k++)
+        if (!strcmp(M->c->meas[k].name, cd->f[n].u.s)) return FERR(M, &cd->f[n], "measure '%s' defined twice", cd->f[n].u.s);
+    if (!(m->name = nsc_strdup(cd->f[n].u.s))) return oom(M);
+    nsc_strlower(m->name);
+    return NSC_OK;
+}
+
+/* PARAM=value|{expr} at field i: an expression of parameters and measures only */
+static nsc_status meas_param(mctx *M, nsc_meas *m, int i)
+{
+    const nl_card *cd = M->cd;
+    const nl_field *v = &cd->f[i].sub[1];
+    nsc_status st;
+    m->type = NSC_MEAS_PARAM;
+    if (v->kind == NL_F_EXPR) st = compile(M, v->u.x, &m->sig);
+    else { double x; st = num_field(M, v, &x); if (!st) st = emit(M, &m->sig, NSC_MOP_NUM, 0, 0, x); }
+    if (st) return st;
+    if (!(m->sig.text = v->kind == NL_F_EXPR ? nl_expr_text(v->u.x) : nsc_strdup(ftext(v)))) return oom(M);
+    for (int k = 0; k < m->sig.ncode; k++)
+        if (m->sig.code[k].op == NSC_MOP_PROBE)
+            return FERR(M, v, "PARAM= of .meas %s reads a waveform; use FIND ... AT= or AVG for that", m->name);
+    if (i + 1 < cd->nf) return FERR(M, &cd->f[i + 1], "unexpected '%s' after PARAM=", ftext(&cd->f[i + 1]));
+    return NSC_OK;
+}
+
+/* FIND sig AT=time | FIND sig WHEN sig=value [options], FIND at field i */
+static nsc_status meas_find(mctx *M, nsc_meas *m, int i)
+{
+    const nl_card *cd = M->cd;
+    const nl_field *f = &cd->f[i];
+    nsc_status st;
+    m->type = NSC_MEAS_FIND;
+    if (++i >= cd->nf) return FERR(M, f, "missing signal after FIND");
+    if ((st = sig_field(M, &cd->f[i], &m->sig))) return st;
+    if (++i >= cd->nf) return FERR(M, &cd->f[i - 1], "FIND needs AT=time or WHEN signal=value");
+    const nl_field *g = &cd->f[i];
+    if (g->kind == NL_F_PAIR && is_word(&g->sub[0], "at")) {
+        m->trig.has_at = 1;
+        if ((st = num_field(M, &g->sub[1], &m->trig.at))) return st;
+        i++;
+        return options(M, &i, m, &m->trig, 0, NULL, NULL);
+    }
+    if (!is_word(g, "when")) return FERR(M, g, "FIND needs AT=time or WHEN signal=value, found '%s'", ftext(g));
+    if (++i >= cd->nf) return FERR(M, g, "missing signal=value after WHEN");
+    if ((st = when_pair(M, &cd->f[i], &m->trig))) return st;
+    i++;
+    return options(M, &i, m, &m->trig, O_FROM | O_TO | O_TD | O_EDGE, NULL, NULL);
+}
+
+/* TRIG ... TARG ..., TRIG at field i */
+static nsc_status meas_trig(mctx *M, nsc_meas *m, int i)
+{
+    const nl_card *cd = M->cd;
+    nsc_status st;
+    m->type = NSC_MEAS_TRIGTARG;
+    i++;
+    if ((st = trig_part(M, &i, m, &m->trig, "targ"))) return st;
+    if (i >= cd->nf || !is_word(&cd->f[i], "targ")) return FERR(M, &cd->f[i < cd->nf ? i : cd->nf - 1], "TRIG without TARG in .meas %s", m->name);
+    i++;
+    if ((st = trig_part(M, &i, m, &m->targ, NULL))) return st;
+    if (i < cd->nf) return FERR(M, &cd->f[i], "unexpected '%s' in .meas %s", ftext(&cd->f[i]), m->name);
+    return NSC_OK;
+}
+
 nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env, nsc_report *r)
 {
     nsc_meas *all = nsc_realloc_array(c->meas, (size_t)c->nmeas + 1, sizeof *all);
@@ -359,38 +440,13 @@ nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, con
     m->from = -INFINITY;
     m->to = INFINITY;
     m->trig.count = m->targ.count = 1;
-    int ni = 2;                                    /* the name's field */
-    if (cd->nf < 2 || cd->f[1].kind != NL_F_WORD || !nsc_strieq(cd->f[1].u.s, "tran")) {
-        const nl_field *f = &cd->f[cd->nf > 1 ? 1 : 0];
-        if (cd->nf > 1 && f->kind == NL_F_WORD && (is_word(f, "ac") || is_word(f, "dc") || is_word(f, "op") || is_word(f, "sp") || is_word(f, "noise") || is_word(f, "tf")))
-            return FERR(&M, f, "only .meas tran is supported, not .meas %s", f->u.s);
-        if (cd->nf < 3 || f->kind != NL_F_WORD || !((f->u.s[0] >= 'a' && f->u.s[0] <= 'z') || f->u.s[0] == '_'))
-            return FERR(&M, f, "expected .meas tran name ...");
-        ni = 1;                                    /* LTspice: ".meas NAME ...", the analysis run (tran) */
-    }
-    if (cd->nf < ni + 1 || cd->f[ni].kind != NL_F_WORD || !((cd->f[ni].u.s[0] >= 'a' && cd->f[ni].u.s[0] <= 'z') || cd->f[ni].u.s[0] == '_'))
-        return FERR(&M, &cd->f[cd->nf > ni ? ni : ni - 1], "expected a measure name after .meas tran");
-    for (int k = 0; k < M.self; k++)
-        if (!strcmp(c->meas[k].name, cd->f[ni].u.s)) return FERR(&M, &cd->f[ni], "measure '%s' defined twice", cd->f[ni].u.s);
-    if (!(m->name = nsc_strdup(cd->f[ni].u.s))) return oom(&M);
-    nsc_strlower(m->name);
+    int ni;
+    nsc_status st = meas_name(&M, m, &ni);
+    if (st) return st;
     if (cd->nf < ni + 2) return FERR(&M, &cd->f[ni], "missing measurement after .meas tran %s (AVG, RMS, MIN, MAX, PP, WHEN, FIND, TRIG, PARAM= ...)", m->name);
     int i = ni + 1;
     const nl_field *f = &cd->f[i];
-    nsc_status st;
-    if (f->kind == NL_F_PAIR && is_word(&f->sub[0], "param")) {
-        m->type = NSC_MEAS_PARAM;
-        const nl_field *v = &f->sub[1];
-        if (v->kind == NL_F_EXPR) st = compile(&M, v->u.x, &m->sig);
-        else { double x; st = num_field(&M, v, &x); if (!st) st = emit(&M, &m->sig, NSC_MOP_NUM, 0, 0, x); }
-        if (st) return st;
-        if (!(m->sig.text = v->kind == NL_F_EXPR ? nl_expr_text(v->u.x) : nsc_strdup(ftext(v)))) return oom(&M);
-        for (int k = 0; k < m->sig.ncode; k++)
-            if (m->sig.code[k].op == NSC_MOP_PROBE)
-                return FERR(&M, v, "PARAM= of .meas %s reads a waveform; use FIND ... AT= or AVG for that", m->name);
-        if (i + 1 < cd->nf) return FERR(&M, &cd->f[i + 1], "unexpected '%s' after PARAM=", ftext(&cd->f[i + 1]));
-        return NSC_OK;
-    }
+    if (f->kind == NL_F_PAIR && is_word(&f->sub[0], "param")) return meas_param(&M, m, i);
     static const char *const stat[] = { "avg", "rms", "min", "max", "pp", "integ", "min_at", "max_at", "integral" };
     static const nsc_meastype stype[] = { NSC_MEAS_AVG, NSC_MEAS_RMS, NSC_MEAS_MIN, NSC_MEAS_MAX, NSC_MEAS_PP,
                                           NSC_MEAS_INTEG, NSC_MEAS_MIN_AT, NSC_MEAS_MAX_AT, NSC_MEAS_INTEG };
@@ -409,34 +465,8 @@ nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, con
         i++;
         return options(&M, &i, m, &m->trig, O_FROM | O_TO | O_TD | O_EDGE, NULL, NULL);
     }
-    if (is_word(f, "find")) {
-        m->type = NSC_MEAS_FIND;
-        if (++i >= cd->nf) return FERR(&M, f, "missing signal after FIND");
-        if ((st = sig_field(&M, &cd->f[i], &m->sig))) return st;
-        if (++i >= cd->nf) return FERR(&M, &cd->f[i - 1], "FIND needs AT=time or WHEN signal=value");
-        const nl_field *g = &cd->f[i];
-        if (g->kind == NL_F_PAIR && is_word(&g->sub[0], "at")) {
-            m->trig.has_at = 1;
-            if ((st = num_field(&M, &g->sub[1], &m->trig.at))) return st;
-            i++;
-            return options(&M, &i, m, &m->trig, 0, NULL, NULL);
-        }
-        if (!is_word(g, "when")) return FERR(&M, g, "FIND needs AT=time or WHEN signal=value, found '%s'", ftext(g));
-        if (++i >= cd->nf) return FERR(&M, g, "missing signal=value after WHEN");
-        if ((st = when_pair(&M, &cd->f[i], &m->trig))) return st;
-        i++;
-        return options(&M, &i, m, &m->trig, O_FROM | O_TO | O_TD | O_EDGE, NULL, NULL);
-    }
-    if (is_word(f, "trig")) {
-        m->type = NSC_MEAS_TRIGTARG;
-        i++;
-        if ((st = trig_part(&M, &i, m, &m->trig, "targ"))) return st;
-        if (i >= cd->nf || !is_word(&cd->f[i], "targ")) return FERR(&M, &cd->f[i < cd->nf ? i : cd->nf - 1], "TRIG without TARG in .meas %s", m->name);
-        i++;
-        if ((st = trig_part(&M, &i, m, &m->targ, NULL))) return st;
-        if (i < cd->nf) return FERR(&M, &cd->f[i], "unexpected '%s' in .meas %s", ftext(&cd->f[i]), m->name);
-        return NSC_OK;
-    }
+    if (is_word(f, "find")) return meas_find(&M, m, i);
+    if (is_word(f, "trig")) return meas_trig(&M, m, i);
     return FERR(&M, f, "unknown measurement '%s' (AVG, RMS, MIN, MAX, PP, INTEG, MIN_AT, MAX_AT, WHEN, FIND, TRIG/TARG, PARAM=)",
                 ftext(f));
 }

@@ -1,5 +1,5 @@
 /* nl_meas.h -- elaboration of .meas cards (ngspice syntax) into circuit->meas.
- * Internal header of the front end (called by nl_elab.c). */
+ * Internal header of the front end (called by nl_dot.c). */
 #ifndef NSC_NL_MEAS_H
 #define NSC_NL_MEAS_H
 

@@ -1,7 +1,7 @@
 /* nl_parse.y -- the grammar of one card (logical line) and of expressions.
  *
  * A card is a list of fields (see nl_field in nl_deck.h); what the fields mean
- * is decided later by the card's first letter (nl_elab.c). Lists inside
+ * is decided later by the card's first letter (nl_elab_el.c, nl_dot.c). Lists inside
  * parentheses are collected on the field stack p->stk: a list's value is the
  * stack mark where it starts, and closing it copies stk[mark..top) into the
  * deck arena. Expressions become nl_expr trees (precedence, loosest first:

@@ -109,7 +109,7 @@ Test(parser, syntax_errors)
 
 Test(parser, control_blocks_and_end)
 {
-    /* the block's lines are ".ctl" cards (nl_elab.c runs them); a line the card
+    /* the block's lines are ".ctl" cards (nl_dot.c runs them); a line the card
      * syntax cannot read is ".ctl ? word", never an error */
     cr_assert_eq(rd("t\nR1 a 0 1\n.control\nrun\nwrdata x v(a)\nif $x > {\n.endc\nR2 a 0 2\n.end\nR3 a 0 garbage {\n"), NSC_OK);
     cr_assert_eq(D.ncard, 5);

@@ -1,0 +1,613 @@
+/* nl_dot.c -- dot cards: .param, .tran, .ic, .options, .pss, .step, .control
+ * commands (.ctl), .meas, .op, .save/.print (kept, resolved after every
+ * element exists), .func, the cards noted, skipped or refused.
+ *
+ * Invariants: cards of the run (.tran .op .options .save .print .step .meas
+ * .pss) are read at the top level only; .ic nodes and .save/.print outputs
+ * are resolved at the end (E->ic, E->save). */
+#include "nl_elab.h"
+#include "nl_meas.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* .param name=value ... */
+nsc_status nle_card_param(elab *E, scope *sc, const nl_card *cd)
+{
+    char kb[256];
+    for (int i = 1; i < cd->nf; i++) {
+        const nl_field *f = &cd->f[i];
+        const char *k = nle_pair_key(f, kb, sizeof kb);
+        if (!k) {
+            if (f->kind == NL_F_PAIR && f->sub[0].kind == NL_F_CALL) continue;   /* a function (funcs_collect) */
+            return nle_err(E, sc, cd, f, "expected name=value in .param, found '%s'", nle_ftext(f));
+        }
+        double v;
+        int o = -1;
+        if (!sc->up)                                   /* --param overrides a top-level .param */
+            for (int j = 0; j < E->nov; j++)
+                if (nsc_strieq(E->ov[j].name, k)) o = j;
+        if (o >= 0) {
+            v = E->ov[o].value;
+            E->ovused[o] = 1;
+        } else if (nle_value(E, sc, cd, &f->sub[1], &v))
+            return E->r->status;
+        if (nle_param_set(E, sc, k, v)) return E->r->status;
+    }
+    return NSC_OK;
+}
+
+/* .tran tstep tstop [tstart [tmax]] [UIC] */
+#define NL_TRAN_ROWS 1000   /* output rows of a .tran without a print step */
+
+static nsc_status card_tran(elab *E, scope *sc, const nl_card *cd)
+{
+    nsc_circuit *c = E->c;
+    double v[4] = { 0, 0, 0, 0 };
+    int n = 0, uic = 0;
+    for (int i = 1; i < cd->nf; i++) {
+        if (nle_is_word(&cd->f[i], "uic")) uic = 1;
+        else if (nle_is_word(&cd->f[i], "startup") || nle_is_word(&cd->f[i], "steady") || nle_is_word(&cd->f[i], "nodiscard"))
+            nle_note(E, cd, &cd->f[i], "LTspice's .tran keyword '%s' ignored", nle_ftext(&cd->f[i]));
+        else if (n == 4) return nle_err(E, sc, cd, &cd->f[i], "unexpected '%s' in .tran", nle_ftext(&cd->f[i]));
+        else if (nle_value(E, sc, cd, &cd->f[i], &v[n++])) return E->r->status;
+    }
+    if (n < 1) return nle_err(E, sc, cd, NULL, ".tran needs tstep and tstop (or tstop alone)");
+    /* LTspice's ".tran TSTOP" and Xyce's ".tran 0 TSTOP": no print step; rows
+     * every (tstop - tstart) / NL_TRAN_ROWS (README, man page) */
+    int auto_step = n == 1 || v[0] == 0;
+    if (n == 1) v[1] = v[0], v[0] = 0;
+    if (!(v[0] >= 0)) return nle_err(E, sc, cd, &cd->f[1], "tstep of .tran must be positive");
+    if (!(v[1] > 0)) return nle_err(E, sc, cd, &cd->f[n == 1 ? 1 : 2], "tstop of .tran must be positive");
+    if (n > 2 && !(v[2] >= 0 && v[2] < v[1])) return nle_err(E, sc, cd, &cd->f[3], "tstart of .tran must be in [0, tstop)");
+    if (n > 3 && !(v[3] >= 0)) return nle_err(E, sc, cd, &cd->f[4], "tmax of .tran must not be negative");
+    if (auto_step) {
+        v[0] = (v[1] - v[2]) / NL_TRAN_ROWS;
+        char msg[120];
+        snprintf(msg, sizeof msg, ".tran without a print step: rows every (tstop - tstart) / %d = %g s", NL_TRAN_ROWS, v[0]);
+        nle_note(E, cd, NULL, "%s", msg);
+    }
+    if (c->has_tran) nle_warn(E, sc, cd, NULL, "second .tran replaces the first");
+    c->has_tran = 1;
+    c->tstep = v[0];
+    c->tstop = v[1];
+    c->tstart = v[2];
+    c->tmax = v[3];
+    c->uic = uic;
+    c->tran_loc = nl_field_loc(E->d, cd, &cd->f[0]);
+    return NSC_OK;
+}
+
+/* .ic V(node)=value ... */
+static nsc_status card_ic(elab *E, scope *sc, const nl_card *cd)
+{
+    for (int i = 1; i < cd->nf; i++) {
+        const nl_field *f = &cd->f[i];
+        const nl_field *k = f->kind == NL_F_PAIR ? &f->sub[0] : NULL;
+        if (!k || k->kind != NL_F_CALL || !nsc_strieq(k->u.s, "v") || k->nsub != 1 || k->sub[0].kind != NL_F_WORD)
+            return nle_err(E, sc, cd, f, "expected V(node)=value in .ic, found '%s'", nle_ftext(f));
+        double v;
+        if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
+        const char *full = nle_node_fullname(E, sc, k->sub[0].u.s);
+        if (!full || nsc_grow((void **)&E->ic, &E->capic2, E->nic + 1, sizeof *E->ic)) return nle_oom(E);
+        icfix *x = &E->ic[E->nic];
+        if (!(x->node = nsc_strdup(full))) return nle_oom(E);
+        x->v = v;
+        x->cd = cd;
+        x->f = &k->sub[0];
+        x->where = sc->where;
+        E->nic++;
+    }
+    return NSC_OK;
+}
+
+/* The field of a SPICE tolerance option (reltol abstol vntol chgtol trtol), NULL otherwise. */
+static double *tolerance_option(nsc_circuit *c, const char *k)
+{
+    return !strcmp(k, "reltol") ? &c->reltol : !strcmp(k, "abstol") ? &c->abstol : !strcmp(k, "vntol") ? &c->vntol
+         : !strcmp(k, "chgtol") ? &c->chgtol : !strcmp(k, "trtol") ? &c->trtol : NULL;
+}
+
+/* .options name=value ... */
+static nsc_status card_options(elab *E, scope *sc, const nl_card *cd)
+{
+    nsc_circuit *c = E->c;
+    char kb[64];
+    for (int i = 1; i < cd->nf; i++) {
+        const nl_field *f = &cd->f[i];
+        const char *k = nle_pair_key(f, kb, sizeof kb);
+        double v;
+        if (k && !strcmp(k, "theta")) {
+            if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
+            if (!(v >= 0.5 && v <= 1)) return nle_err(E, sc, cd, f, "theta = %g is not in [0.5, 1]", v);
+            c->theta = v;
+        } else if (k && !strcmp(k, "gmin")) {
+            if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
+            if (!(v >= 0)) return nle_err(E, sc, cd, f, "gmin must not be negative");
+            c->gmin = v;
+        } else if (k && !strcmp(k, "solver")) {
+            const nl_field *vf = &f->sub[1];
+            const char *s = vf->kind == NL_F_WORD || vf->kind == NL_F_STRING ? vf->u.s
+                          : vf->kind == NL_F_EXPR && vf->u.x->op == NL_X_PARAM ? vf->u.x->name : NULL;
+            if (!s || !*s || strlen(s) >= sizeof c->solver) return nle_err(E, sc, cd, vf, "bad solver name in .options");
+            snprintf(c->solver, sizeof c->solver, "%s", s);
+            nsc_strlower(c->solver);
+        } else if (k && !strcmp(k, "stepping")) {
+            const nl_field *vf = &f->sub[1];
+            const char *s = vf->kind == NL_F_WORD || vf->kind == NL_F_STRING ? vf->u.s
+                          : vf->kind == NL_F_EXPR && vf->u.x->op == NL_X_PARAM ? vf->u.x->name : NULL;
+            if (s && !strcmp(s, "fixed")) c->stepping_fixed = 1;
+            else if (s && !strcmp(s, "adaptive")) c->stepping_fixed = 0;
+            else return nle_err(E, sc, cd, vf, "stepping must be 'adaptive' or 'fixed'");
+        } else if (!k && f->kind == NL_F_WORD && nsc_strieq(f->u.s, "nostepsizelimit")) {
+            c->nostepsizelimit = 1;                      /* ngspice's 'set nostepsizelimit' */
+        } else if (k && tolerance_option(c, k)) {
+            if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
+            if (!(v > 0) || !isfinite(v)) return nle_err(E, sc, cd, f, "%s must be positive", k);
+            if (!strcmp(k, "trtol") && v < 1) return nle_err(E, sc, cd, f, "trtol = %g must be at least 1", v);
+            if (!strcmp(k, "reltol") && v >= 1) return nle_err(E, sc, cd, f, "reltol = %g must be below 1", v);
+            *tolerance_option(c, k) = v;
+        } else
+            nle_note(E, cd, f, "option '%s' ignored", k ? k : nle_ftext(f));
+    }
+    return NSC_OK;
+}
+
+/* .pss [period=T] [periods=N] [warmup=N] [maxit=N] [tol=X]: the periodic
+ * steady state (stepper_pss.c) instead of the transient. ngspice's positional
+ * form (an oscillator's guessed frequency, ...) is not that analysis. */
+static nsc_status card_pss(elab *E, scope *sc, const nl_card *cd)
+{
+    nsc_circuit *c = E->c;
+    char kb[64];
+    c->has_pss = 1;
+    c->pss_loc = nl_field_loc(E->d, cd, &cd->f[0]);
+    for (int i = 1; i < cd->nf; i++) {
+        const nl_field *f = &cd->f[i];
+        const char *k = nle_pair_key(f, kb, sizeof kb);
+        double v;
+        if (!k) {
+            nle_warn(E, sc, cd, f, "positional .pss arguments (ngspice's oscillator analysis) ignored: the steady state "
+                 "is the driven one, over the sources' period");
+            break;
+        }
+        if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
+        int whole = v >= 1 && v <= 10000 && v == floor(v);
+        if (!strcmp(k, "period")) {
+            if (!(v > 0) || !isfinite(v)) return nle_err(E, sc, cd, f, ".pss period must be a positive time");
+            c->pss_period = v;
+        } else if (!strcmp(k, "periods") || !strcmp(k, "warmup") || !strcmp(k, "maxit")) {
+            if (!whole) return nle_err(E, sc, cd, f, ".pss %s must be a whole number from 1 to 10000", k);
+            *(!strcmp(k, "periods") ? &c->pss_periods : !strcmp(k, "warmup") ? &c->pss_warmup : &c->pss_maxit) = (int)v;
+        } else if (!strcmp(k, "tol")) {
+            if (!(v > 0 && v < 1)) return nle_err(E, sc, cd, f, ".pss tol must be in (0, 1)");
+            c->pss_tol = v;
+        } else
+            return nle_err(E, sc, cd, f, "unknown .pss parameter '%s' (period, periods, warmup, maxit, tol)", k);
+    }
+    return NSC_OK;
+}
+
+#define NL_MAXSTEP 10000000 /* values of one .step card */
+
+/* .step [lin|dec|oct] param NAME start stop incr|n  /  .step param NAME list v1 v2 ...
+ * (circuit.h nsc_step); values are evaluated in the top scope */
+static nsc_status card_step(elab *E, scope *sc, const nl_card *cd)
+{
+    nsc_circuit *c = E->c;
+    const nl_field *f = cd->f;
+    int i = 1, scale = 0;                              /* 0 lin, 10 dec, 2 oct */
+    if (i < cd->nf && (nle_is_word(&f[i], "lin") || nle_is_word(&f[i], "dec") || nle_is_word(&f[i], "oct")))
+        scale = nle_is_word(&f[i], "lin") ? 0 : nle_is_word(&f[i], "dec") ? 10 : 2, i++;
+    if (i >= cd->nf || !nle_is_word(&f[i], "param"))
+        return nle_err(E, sc, cd, i < cd->nf ? &f[i] : NULL, "only '.step [lin|dec|oct] param NAME ...' is supported");
+    if (++i >= cd->nf || f[i].kind != NL_F_WORD || !nle_is_ident(f[i].u.s))
+        return nle_err(E, sc, cd, i < cd->nf ? &f[i] : NULL, ".step param needs a parameter name");
+    const nl_field *nf = &f[i++];
+    for (int k = 0; k < c->nstep; k++)
+        if (nsc_strieq(c->step[k].param, nf->u.s))
+            return nle_err(E, sc, cd, nf, "second .step for parameter '%s' (first at line %d)", nf->u.s, c->step[k].loc.line);
+    int list = i < cd->nf && nle_is_word(&f[i], "list");
+    if (list && scale) return nle_err(E, sc, cd, &f[i], ".step %s cannot take a list", scale == 10 ? "dec" : "oct");
+    int nv = cd->nf - i - list;
+    if (list ? nv < 1 : nv != 3)
+        return nle_err(E, sc, cd, NULL, list ? ".step param %s list needs values" : ".step param %s needs start, stop and %s",
+                   nf->u.s, scale ? "points per interval" : "increment");
+    if (list && nv > NL_MAXSTEP) return nle_err(E, sc, cd, NULL, "more than %d values in .step", NL_MAXSTEP);
+    double a[3];
+    if (!list)
+        for (int k = 0; k < 3; k++)
+            if (nle_value(E, sc, cd, &f[i + k], &a[k])) return E->r->status;
+    double n = 0;                                      /* number of values */
+    if (list) n = nv;
+    else if (!scale) {
+        if (!(a[2] != 0) || (a[1] - a[0]) / a[2] < 0)
+            return nle_err(E, sc, cd, &f[i + 2], "increment %g of .step does not lead from %g to %g", a[2], a[0], a[1]);
+        n = floor((a[1] - a[0]) / a[2] + 1e-9) + 1;
+    } else {
+        if (!(a[0] > 0 && a[1] >= a[0]))
+            return nle_err(E, sc, cd, &f[i], ".step %s needs 0 < start <= stop", scale == 10 ? "dec" : "oct");
+        if (!(a[2] >= 1 && a[2] == floor(a[2]))) return nle_err(E, sc, cd, &f[i + 2], "points per interval must be a positive integer");
+        n = floor(a[2] * log(a[1] / a[0]) / log(scale) + 1e-9) + 1;
+    }
+    if (!(n <= NL_MAXSTEP)) return nle_err(E, sc, cd, NULL, "more than %d values in .step", NL_MAXSTEP);
+    if (nsc_grow((void **)&c->step, &E->capstep, c->nstep + 1, sizeof *c->step)) return nle_oom(E);
+    nsc_step *s = &c->step[c->nstep];
+    memset(s, 0, sizeof *s);
+    if (!c->nstep++) c->step_loc = nl_field_loc(E->d, cd, &f[0]);
+    s->loc = nl_field_loc(E->d, cd, &f[0]);
+    if (!(s->param = nsc_strdup(nf->u.s)) || !(s->val = nsc_calloc((size_t)n, sizeof *s->val))) return nle_oom(E);
+    nsc_strlower(s->param);
+    for (int k = 0; k < (int)n; k++) {
+        if (list) {
+            if (nle_value(E, sc, cd, &f[i + 1 + k], &s->val[k])) return E->r->status;
+        } else
+            s->val[k] = !scale ? a[0] + k * a[2] : a[0] * pow(scale, k / a[2]);   /* never accumulated */
+        s->nval++;
+    }
+    return NSC_OK;
+}
+
+/* A .control command not run: its name joins the one note. */
+static nsc_status ctl_unrun(elab *E, const nl_card *cd, const char *cmd)
+{
+    if (E->ctl_unrun && strstr(E->ctl_unrun, cmd)) return NSC_OK;
+    char *t = E->ctl_unrun ? nsc_asprintf("%s, %s", E->ctl_unrun, cmd) : nsc_strdup(cmd);
+    if (!t) return nle_oom(E);
+    if (!E->ctl_unrun) E->ctl_first = (int)(cd - E->d->card);
+    free(E->ctl_unrun);
+    E->ctl_unrun = t;
+    return NSC_OK;
+}
+
+/* wrdata FILE VEC... / write FILE [VEC...]: an output of the run (nsc_ctlout);
+ * a vector is V(a), V(a,b), I(x) or a node name (its voltage); `all` or none:
+ * the run's outputs. */
+static nsc_status ctl_output(elab *E, const nl_card *cd, int raw)
+{
+    const nl_field *f = cd->f;
+    if (cd->nf < 3 || (f[2].kind != NL_F_WORD && f[2].kind != NL_F_STRING)) return ctl_unrun(E, cd, raw ? "write" : "wrdata");
+    nsc_circuit *c = E->c;
+    nsc_ctlout *o = nsc_realloc_array(c->ctlout, (size_t)c->nctlout + 1, sizeof *o);
+    if (!o) return nle_oom(E);
+    c->ctlout = o;
+    o = &c->ctlout[c->nctlout];
+    memset(o, 0, sizeof *o);
+    o->raw = raw;
+    o->loc = nl_field_loc(E->d, cd, &f[1]);
+    if (!(o->path = nsc_strdup(f[2].u.s)) || !(o->vec = calloc((size_t)cd->nf + 1, sizeof *o->vec))) {
+        c->nctlout++;
+        return nle_oom(E);
+    }
+    c->nctlout++;
+    for (int i = 3; i < cd->nf; i++) {
+        const nl_field *v = &f[i];
+        const char *a = NULL, *b = NULL;
+        nsc_probekind kind = NSC_PROBE_V;
+        if (v->kind == NL_F_WORD && nsc_strieq(v->u.s, "all")) { o->nvec = 0; break; }
+        if (v->kind == NL_F_WORD) a = v->u.s;
+        else if (v->kind == NL_F_CALL && (nsc_strieq(v->u.s, "v") || nsc_strieq(v->u.s, "i")) && v->nsub >= 1
+                 && v->nsub <= 2 && v->sub[0].kind == NL_F_WORD && (v->nsub == 1 || v->sub[1].kind == NL_F_WORD)) {
+            kind = nsc_strieq(v->u.s, "i") ? NSC_PROBE_I : NSC_PROBE_V;
+            a = v->sub[0].u.s;
+            b = v->nsub == 2 ? v->sub[1].u.s : NULL;
+        }
+        if (!a) return nle_err(E, NULL, cd, v, "%s: expected V(node), I(source) or a node name, found '%s'",
+                           raw ? "write" : "wrdata", nle_ftext(v));
+        int k;
+        if (nl_meas_column(c, kind, a, b, nl_field_loc(E->d, cd, v), &k, E->r)) return E->r->status;
+        if (!(o->vec[o->nvec++] = nsc_strdup(c->meas_probe[k].name))) return nle_oom(E);
+    }
+    return NSC_OK;
+}
+
+/* A .control command (nl_deck.c control_line: ".ctl COMMAND ARGS"): tran, op
+ * and meas as their dot cards; wrdata and write as outputs; set wr_singlescale
+ * / wr_vecnames; plot draws the outputs' PNG; run, quit, exit need nothing;
+ * anything else is named in one nle_note (not run). */
+static nsc_status card_ctl(elab *E, scope *sc, const nl_card *cd)
+{
+    if (cd->nf < 2 || cd->f[1].kind != NL_F_WORD) return NSC_OK;
+    const char *cmd = cd->f[1].u.s;
+    if (!strcmp(cmd, "?")) return ctl_unrun(E, cd, cd->nf > 2 ? cd->f[2].u.s : "?");
+    nl_card sub = { cd->f + 1, cd->nf - 1, cd->file };      /* COMMAND ARGS as a card */
+    nsc_circuit *c = E->c;
+    if (nsc_strieq(cmd, "tran")) return card_tran(E, sc, &sub);
+    if (nsc_strieq(cmd, "op")) {
+        c->has_op = 1;
+        c->op_loc = nl_field_loc(E->d, cd, &cd->f[1]);
+        return NSC_OK;
+    }
+    if (nsc_strieq(cmd, "meas") || nsc_strieq(cmd, "measure")) {
+        nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
+        return nl_meas_card(c, E->d, &sub, &env, E->r);
+    }
+    if (nsc_strieq(cmd, "wrdata") || nsc_strieq(cmd, "write")) return ctl_output(E, cd, nsc_strieq(cmd, "write"));
+    if (nsc_strieq(cmd, "set") || nsc_strieq(cmd, "unset")) {
+        for (int i = 2; i < cd->nf; i++) {
+            int on = nsc_strieq(cmd, "set");
+            if (nle_is_word(&cd->f[i], "wr_singlescale")) c->ctl_singlescale = on;
+            else if (nle_is_word(&cd->f[i], "wr_vecnames")) c->ctl_vecnames = on;
+        }
+        return NSC_OK;
+    }
+    if (nsc_strieq(cmd, "plot")) { c->ctl_plot = 1; return NSC_OK; }
+    if (nsc_strieq(cmd, "run") || nsc_strieq(cmd, "quit") || nsc_strieq(cmd, "exit")) return NSC_OK;
+    return ctl_unrun(E, cd, cmd);
+}
+
+nsc_status nle_card_dot(elab *E, scope *sc, const nl_card *cd)
+{
+    if (nle_head_is(cd, ".ctl")) return card_ctl(E, sc, cd);
+    static const char *const top_only[] = { ".tran", ".op", ".options", ".option", ".opt", ".save", ".print",
+                                            ".step", ".meas", ".measure", ".pss" };
+    static const char *const noted[] = { ".nodeset", ".temp", ".width", ".plot", ".probe", ".title" };
+    /* other analyses, and cards of other dialects that do not change the
+     * transient: skipped with a warning naming the card (a netlist written for
+     * ngspice, LTspice or Xyce runs its .tran); without .tran/.op the run fails */
+    static const char *const analyses[] = { ".ac", ".dc", ".tf", ".noise", ".disto", ".pz", ".sens", ".sp",
+                                            ".four", ".hb", ".backanno" };
+    static const char *const unsup[] = { ".if", ".elseif", ".else", ".endif", ".csparam", ".data",
+                                         ".endd", ".connect", ".alter", ".spiceinit" };
+    if (nle_head_is(cd, ".param") || nle_head_is(cd, ".model") || nle_head_is(cd, ".subckt") || nle_head_is(cd, ".ends") ||
+        nle_head_is(cd, ".global") || nle_head_is(cd, ".func"))
+        return NSC_OK;                                 /* handled in other passes */
+    if (nle_head_is(cd, ".ic")) return card_ic(E, sc, cd);
+    for (size_t k = 0; k < sizeof top_only / sizeof top_only[0]; k++)
+        if (nle_head_is(cd, top_only[k])) {
+            if (sc->up) {
+                nle_warn(E, sc, cd, NULL, "%s inside .subckt ignored", top_only[k]);
+                return NSC_OK;
+            }
+            nsc_circuit *c = E->c;
+            switch (k) {
+            case 0: return card_tran(E, sc, cd);
+            case 1:
+                c->has_op = 1;
+                c->op_loc = nl_field_loc(E->d, cd, &cd->f[0]);
+                return NSC_OK;
+            case 2: case 3: case 4: return card_options(E, sc, cd);
+            case 5: case 6:
+                if (nsc_grow((void **)&E->save, &E->capsavecard, E->nsavecard + 1, sizeof *E->save)) return nle_oom(E);
+                E->save[E->nsavecard++] = (int)(cd - E->d->card);
+                return NSC_OK;
+            case 7: return card_step(E, sc, cd);
+            case 10: return card_pss(E, sc, cd);
+            default: {
+                nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
+                return nl_meas_card(c, E->d, cd, &env, E->r);
+            }
+            }
+        }
+    for (size_t k = 0; k < sizeof noted / sizeof noted[0]; k++)
+        if (nle_head_is(cd, noted[k])) {
+            nle_note(E, cd, NULL, "%s ignored", noted[k]);
+            return NSC_OK;
+        }
+    for (size_t k = 0; k < sizeof analyses / sizeof analyses[0]; k++)
+        if (nle_head_is(cd, analyses[k])) {
+            nle_warn(E, sc, cd, NULL, "%s card skipped: %s", analyses[k],
+                 k + 1 < sizeof analyses / sizeof analyses[0] ? "only the transient (.tran, .op, .pss) is simulated"
+                                                              : "LTspice's annotation has no effect here");
+            return NSC_OK;
+        }
+    for (size_t k = 0; k < sizeof unsup / sizeof unsup[0]; k++)
+        if (nle_head_is(cd, unsup[k])) return nle_err(E, sc, cd, NULL, "unsupported card '%s'", cd->f[0].u.s);
+    return nle_err(E, sc, cd, NULL, "unknown card '%s'", cd->f[0].u.s);
+}
+
+static nsc_status probe_add(elab *E, nsc_probekind kind, int n0, int n1, int el, const char *name, nsc_loc loc)
+{
+    nsc_circuit *c = E->c;
+    if (nl_hash_get(&E->probes, name, NULL)) return NSC_OK;    /* already saved */
+    if (nsc_grow((void **)&c->save, &E->capsave, c->nsave + 1, sizeof *c->save)) return nle_oom(E);
+    nsc_probe *p = &c->save[c->nsave];
+    memset(p, 0, sizeof *p);
+    p->kind = kind;
+    p->node[0] = n0;
+    p->node[1] = n1;
+    p->el = el;
+    p->loc = loc;
+    if (!(p->name = nsc_strdup(name))) return nle_oom(E);
+    if (nl_hash_put(&E->probes, p->name, c->nsave)) return nle_oom(E);
+    c->nsave++;
+    return NSC_OK;
+}
+
+static nsc_status save_node(elab *E, const nl_card *cd, const nl_field *f, int *n)
+{
+    if (f->kind != NL_F_WORD) return nle_err(E, NULL, cd, f, "expected a node name, found '%s'", nle_ftext(f));
+    const char *k = nle_cat(E, "", f->u.s);
+    if (!k) return nle_oom(E);
+    if (!strcmp(k, "gnd")) k = "0";
+    if (!nl_hash_get(&E->nodes, k, n)) return nle_err(E, NULL, cd, f, "unknown node '%s' in %s", f->u.s, cd->f[0].u.s);
+    return NSC_OK;
+}
+
+/* The top-level .params of the circuit (c->param), after elaboration. */
+static int top_lookup(void *ctx, const char *name, double *v)
+{
+    const nsc_circuit *c = ctx;
+    for (int k = 0; k < c->nparam; k++)
+        if (!strcmp(c->param[k], name)) { *v = c->param_val[k]; return 1; }
+    return 0;
+}
+
+/* A derived output column (circuit.h xcol) of program sig, named name (taken). */
+static nsc_status xcol_add(elab *E, char *name, nsc_msig *sig)
+{
+    nsc_circuit *c = E->c;
+    struct nsc_xcol *x = nsc_realloc_array(c->xcol, (size_t)c->nxcol + 1, sizeof *x);
+    if (!x || !name) { free(name); free(sig->code); free(sig->text); return nle_oom(E); }
+    c->xcol = x;
+    c->xcol[c->nxcol].name = name;
+    c->xcol[c->nxcol++].sig = *sig;
+    return NSC_OK;
+}
+
+/* Xyce's .print fields: FORMAT= PRECISION= WIDTH= FILE= DELIMITER= (noted,
+ * ignored), {expr} and P(x) / W(x) (the power v(n+,n-) i(x); a MOS
+ * transistor's v(d,s) i(d)) as derived columns. 1 when f was one of them, 0
+ * when not, -1 on error. */
+static int xyce_print(elab *E, const nl_card *cd, const nl_field *f)
+{
+    static const char *const opts[] = { "format", "precision", "width", "file", "delimiter", "timewidth",
+                                        "timescalefactor", "filter" };
+    char kb[64];
+    const char *k = nle_pair_key(f, kb, sizeof kb);
+    for (size_t q = 0; k && q < sizeof opts / sizeof opts[0]; q++)
+        if (!strcmp(k, opts[q])) {
+            nle_note(E, cd, f, "Xyce .print option %s= ignored (the outputs are -o's)", k);
+            return 1;
+        }
+    nsc_circuit *c = E->c;
+    nsc_msig sig;
+    if (f->kind == NL_F_EXPR) {
+        nl_env env = { top_lookup, c, E->d->files[cd->file], "", E->funcs, E->nfunc, 0 };
+        if (nl_meas_signal(c, E->d, cd, &env, f, &sig, E->r)) return -1;
+        return xcol_add(E, nsc_asprintf("{%s}", sig.text), &sig) ? -1 : 1;
+    }
+    if (f->kind != NL_F_CALL || !(nsc_strieq(f->u.s, "p") || nsc_strieq(f->u.s, "w")) || f->nsub != 1
+        || f->sub[0].kind != NL_F_WORD)
+        return 0;
+    const char *en = nle_cat(E, "", f->sub[0].u.s);
+    int el;
+    if (!en) { nle_oom(E); return -1; }
+    if (!nl_hash_get(&E->els, en, &el) || c->el[el].nnode < 2 || c->el[el].kind == NSC_EL_K) {
+        nle_err(E, NULL, cd, &f->sub[0], "%s(%s): no element with two terminals named %s", f->u.s, f->sub[0].u.s, f->sub[0].u.s);
+        return -1;
+    }
+    const nsc_element *e = &c->el[el];
+    if (e->kind == NSC_EL_Q) {                           /* two ports: --losses has its power */
+        nle_err(E, NULL, cd, &f->sub[0], "%s(%s): not available for a bipolar transistor (its power is in --losses)",
+            f->u.s, f->sub[0].u.s);
+        return -1;
+    }
+    int np = e->kind == NSC_EL_M ? 2 : 1;                /* the port: n+ n-, or a MOS's d s */
+    nsc_loc loc = nl_field_loc(E->d, cd, f);
+    int kv, ki;
+    if (nl_meas_column(c, NSC_PROBE_V, c->node_name[e->node[0]], c->node_name[e->node[np]], loc, &kv, E->r)
+        || nl_meas_column(c, NSC_PROBE_I, e->name, NULL, loc, &ki, E->r))
+        return -1;
+    memset(&sig, 0, sizeof sig);
+    sig.code = calloc(3, sizeof *sig.code);
+    if (!sig.code) { nle_oom(E); return -1; }
+    sig.code[0] = (nsc_minstr){ NSC_MOP_PROBE, kv, 0, 0 };   /* v(port) i(x) * */
+    sig.code[1] = (nsc_minstr){ NSC_MOP_PROBE, ki, 0, 0 };
+    sig.code[2] = (nsc_minstr){ NSC_MOP_MUL, 0, 0, 0 };
+    sig.ncode = 3;
+    sig.text = nsc_asprintf("p(%s)", e->name);
+    return xcol_add(E, nsc_asprintf("p(%s)", e->name), &sig) ? -1 : 1;
+}
+
+/* .save / .print [tran] V(a) V(a,b) I(x) node ... */
+nsc_status nle_resolve_save(elab *E)
+{
+    nsc_circuit *c = E->c;
+    for (int s = 0; s < E->nsavecard; s++) {
+        const nl_card *cd = &E->d->card[E->save[s]];
+        int i = 1;
+        if (nle_head_is(cd, ".print") && cd->nf > 1 && cd->f[1].kind == NL_F_WORD) {
+            if (nsc_strieq(cd->f[1].u.s, "tran")) i = 2;
+            else if (nsc_strieq(cd->f[1].u.s, "ac") || nsc_strieq(cd->f[1].u.s, "dc") || nsc_strieq(cd->f[1].u.s, "op") ||
+                     nsc_strieq(cd->f[1].u.s, "noise")) {
+                nle_note(E, cd, &cd->f[1], ".print %s ignored", cd->f[1].u.s);
+                continue;
+            }
+        }
+        for (; i < cd->nf; i++) {
+            const nl_field *f = &cd->f[i];
+            nsc_loc loc = nl_field_loc(E->d, cd, f);
+            int n0, n1 = 0;
+            char *name = NULL;
+            nsc_status st;
+            int xk = xyce_print(E, cd, f);                  /* Xyce's options and derived columns */
+            if (xk < 0) return E->r->status;
+            if (xk > 0) continue;
+            if (f->kind == NL_F_WORD && (nsc_strieq(f->u.s, "all") || nsc_strieq(f->u.s, "allv") || nsc_strieq(f->u.s, "alli"))) {
+                nle_note(E, cd, f, "'%s' in .save ignored (default outputs)", f->u.s);
+                continue;
+            }
+            if (f->kind == NL_F_WORD && f->u.s[0] != '@') {       /* a bare node name */
+                if (save_node(E, cd, f, &n0)) return E->r->status;
+                name = nsc_asprintf("v(%s)", c->node_name[n0]);
+                st = name ? probe_add(E, NSC_PROBE_V, n0, 0, -1, name, loc) : nle_oom(E);
+            } else if (f->kind == NL_F_CALL && nsc_strieq(f->u.s, "v") && (f->nsub == 1 || f->nsub == 2)) {
+                if (save_node(E, cd, &f->sub[0], &n0) || (f->nsub == 2 && save_node(E, cd, &f->sub[1], &n1)))
+                    return E->r->status;
+                name = f->nsub == 1 ? nsc_asprintf("v(%s)", c->node_name[n0])
+                                    : nsc_asprintf("v(%s,%s)", c->node_name[n0], c->node_name[n1]);
+                st = name ? probe_add(E, NSC_PROBE_V, n0, n1, -1, name, loc) : nle_oom(E);
+            } else if (f->kind == NL_F_CALL && nsc_strieq(f->u.s, "i") && f->nsub == 1 && f->sub[0].kind == NL_F_WORD) {
+                const char *k = nle_cat(E, "", f->sub[0].u.s);
+                int el;
+                if (!k) return nle_oom(E);
+                if (!nl_hash_get(&E->els, k, &el))
+                    return nle_err(E, NULL, cd, &f->sub[0], "unknown element '%s' in %s", f->sub[0].u.s, cd->f[0].u.s);
+                if (c->el[el].kind == NSC_EL_K)
+                    return nle_err(E, NULL, cd, &f->sub[0], "I(%s): a coupling has no current", f->sub[0].u.s);
+                name = nsc_asprintf("i(%s)", c->el[el].name);
+                st = name ? probe_add(E, NSC_PROBE_I, 0, 0, el, name, loc) : nle_oom(E);
+            } else
+                return nle_err(E, NULL, cd, f, "unsupported output '%s' in %s (use V(n), V(a,b), I(element))", nle_ftext(f), cd->f[0].u.s);
+            free(name);
+            if (st) return st;
+        }
+    }
+    return NSC_OK;
+}
+
+/* One user function: head is the CALL field name(a, b, ...), body its EXPR. */
+static nsc_status func_add(elab *E, const nl_card *cd, const nl_field *head, const nl_field *body)
+{
+    const nl_expr *bx = body && body->kind == NL_F_EXPR ? body->u.x : NULL;
+    double num;
+    if (body && body->kind == NL_F_WORD && (nle_is_ident(body->u.s) || nsc_parse_number(body->u.s, &num))) {
+        nl_expr *x = nl_expr_new(&E->ar, nle_is_ident(body->u.s) ? NL_X_PARAM : NL_X_NUM, body->line, body->col, NULL, NULL);
+        if (!x || !(x->name = nl_strndup(&E->ar, body->u.s, strlen(body->u.s), x->op == NL_X_PARAM))) return nle_oom(E);
+        x->num = num;
+        bx = x;                                         /* a bare name or number: f(x)=x */
+    }
+    if (!bx)
+        return nle_err(E, NULL, cd, body ? body : head, "the body of function '%s' must be an expression in braces: "
+                   "%s(...) {expr}", head->u.s, head->u.s);
+    char *name = nl_strndup(&E->ar, head->u.s, strlen(head->u.s), 1);
+    if (!name) return nle_oom(E);
+    for (int k = 0; k < E->nfunc; k++)
+        if (!strcmp(E->funcs[k].name, name)) return nle_err(E, NULL, cd, head, "function '%s' defined twice", head->u.s);
+    if (nsc_grow((void **)&E->funcs, &E->capfunc, E->nfunc + 1, sizeof *E->funcs)) return nle_oom(E);
+    nl_func *fn = &E->funcs[E->nfunc];
+    *fn = (nl_func){ name, 0, calloc((size_t)head->nsub + 1, sizeof(char *)), bx };
+    if (!fn->formal) return nle_oom(E);
+    E->nfunc++;
+    for (int k = 0; k < head->nsub; k++) {
+        const nl_field *a = &head->sub[k];
+        const char *an = a->kind == NL_F_WORD ? a->u.s : a->kind == NL_F_EXPR && a->u.x->op == NL_X_PARAM ? a->u.x->name : NULL;
+        if (!an || !nle_is_ident(an)) return nle_err(E, NULL, cd, a, "expected an argument name in function '%s'", head->u.s);
+        if (!(fn->formal[fn->nformal++] = nl_strndup(&E->ar, an, strlen(an), 1))) return nle_oom(E);
+    }
+    return NSC_OK;
+}
+
+/* Every .func name(a, b) {body} (also `= {body}`) and .param name(a, b) = {body}
+ * of the deck, before any expression is evaluated. */
+nsc_status nle_funcs_collect(elab *E)
+{
+    for (int c = 0; c < E->d->ncard; c++) {
+        const nl_card *cd = &E->d->card[c];
+        if (nle_head_is(cd, ".func")) {
+            const nl_field *f = cd->nf > 1 ? &cd->f[1] : NULL;
+            if (f && f->kind == NL_F_PAIR && f->sub[0].kind == NL_F_CALL) { if (func_add(E, cd, &f->sub[0], &f->sub[1])) return E->r->status; }
+            else if (f && f->kind == NL_F_CALL) { if (func_add(E, cd, f, cd->nf > 2 ? &cd->f[2] : NULL)) return E->r->status; }
+            else return nle_err(E, NULL, cd, f, "expected .func name(arguments) {expression}");
+        } else if (nle_head_is(cd, ".param")) {
+            for (int i = 1; i < cd->nf; i++)
+                if (cd->f[i].kind == NL_F_PAIR && cd->f[i].sub[0].kind == NL_F_CALL
+                    && func_add(E, cd, &cd->f[i].sub[0], &cd->f[i].sub[1]))
+                    return E->r->status;
+        }
+    }
+    return NSC_OK;
+}

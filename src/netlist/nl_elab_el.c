@@ -1,0 +1,617 @@
+/* nl_elab_el.c -- element cards: R C L (with LTspice's Rser= Rpar= Cpar=),
+ * K, V I (waveforms), E G (gain, TABLE, VALUE=), F H, D M S W, Q, B (PWL
+ * programs of nl_pwl.c), and the refusal of the letters not supported.
+ *
+ * Invariants: each card makes one element (plus its parasitics "<el>#..."),
+ * named prefix + its head; references to other elements (K -> L, F H W and
+ * B's I() -> V) are fixups resolved by nl_elab.c; models are resolved now
+ * (the .model pass of a scope comes first). */
+#include "nl_elab.h"
+#include "nl_pwl.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static nsc_status b_compile(elab *E, scope *sc, const nl_card *cd, int el, const nl_field *x, int from);
+
+/* LTspice's parasitics Rser= (V L C), Rpar= Cpar= (L C) are elements of their
+ * own, named after their element ("l1#rser", "x1.c2#cpar"): '#' cannot start a
+ * node or element name of another card kind, and a clash with a user's name is
+ * an error (element_named, node). */
+/* element "<el>#<what>" of kind k and value v from node n0 to n1 */
+nsc_status nle_parasitic(elab *E, scope *sc, const nl_card *cd, int el, const char *what, nsc_elkind k, double v,
+                            int n0, int n1)
+{
+    char *name = nsc_asprintf("%s#%s", E->c->el[el].name, what);
+    if (!name) return nle_oom(E);
+    int p;
+    nsc_status st = nle_element_named(E, sc, cd, k, name, &p);
+    free(name);
+    if (st) return st;
+    nsc_element *e = &E->c->el[p];
+    e->nnode = 2;
+    e->node[0] = n0;
+    e->node[1] = n1;
+    e->value = v;
+    return NSC_OK;
+}
+
+/* Rser = r in series with element el (field f): el's n- moves to a new node
+ * "<el>#rser", the resistor joins it to n-; the current through el is the resistor's */
+static nsc_status series_r(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el, double r)
+{
+    char *name = nsc_asprintf("%s#rser", E->c->el[el].name);
+    if (!name) return nle_oom(E);
+    int n, old;
+    nsc_status st = NSC_OK;
+    if (nl_hash_get(&E->nodes, name, &old))
+        st = nle_err(E, sc, cd, f, "node '%s' of the netlist clashes with the internal node of Rser= of %s", name,
+                 cd->f[0].u.s);
+    else if (!(st = nle_node_new(E, name, cd, f, &n)) && nl_hash_put(&E->inodes, E->c->node_name[n], el))
+        st = nle_oom(E);
+    free(name);
+    if (st) return st;
+    int nm = E->c->el[el].node[1];
+    E->c->el[el].node[1] = n;
+    return nle_parasitic(E, sc, cd, el, "rser", NSC_EL_R, r, n, nm);
+}
+
+/* *v = value of the parasitic pair f (key kk) of element el; Rser >= 0, Rpar > 0, Cpar >= 0 */
+static nsc_status parasitic_value(elab *E, scope *sc, const nl_card *cd, const nl_field *f, const char *kk, double *v)
+{
+    if (nle_value(E, sc, cd, &f->sub[1], v)) return E->r->status;
+    if (!strcmp(kk, "rpar") ? !(*v > 0) : !(*v >= 0))
+        return nle_err(E, sc, cd, f, "%s= of %s must be %s (%g)", f->sub[0].u.s, cd->f[0].u.s,
+                   !strcmp(kk, "rpar") ? "positive" : "zero or positive", *v);
+    return NSC_OK;
+}
+
+/* the parasitics given (0 = none) of element el */
+static nsc_status parasitics(elab *E, scope *sc, const nl_card *cd, int el, const nl_field *fser, double rser,
+                             double rpar, double cpar)
+{
+    int n0 = E->c->el[el].node[0], n1 = E->c->el[el].node[1];
+    if (rser > 0 && series_r(E, sc, cd, fser, el, rser)) return E->r->status;
+    if (rpar > 0 && nle_parasitic(E, sc, cd, el, "rpar", NSC_EL_R, rpar, n0, n1)) return E->r->status;
+    if (cpar > 0 && nle_parasitic(E, sc, cd, el, "cpar", NSC_EL_C, cpar, n0, n1)) return E->r->status;
+    return NSC_OK;
+}
+
+/* R C L: n+ n- value [IC=v] [name=value ...]; L C also Rser= Rpar= Cpar= */
+static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
+{
+    int el;
+    if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
+    const char *vname = k == NSC_EL_R ? "r" : k == NSC_EL_C ? "c" : "l";
+    int have = 0;
+    double v, par[3] = { 0, 0, 0 };                    /* rser rpar cpar */
+    const nl_field *fser = NULL;
+    char key[64];
+    for (int i = 3; i < cd->nf; i++) {
+        const nl_field *f = &cd->f[i];
+        const char *kk = nle_pair_key(f, key, sizeof key);
+        if (f->kind == NL_F_PAIR && !kk) return nle_err(E, sc, cd, f, "unexpected '%s' in %s %s", nle_ftext(f), nle_kind_name(k), cd->f[0].u.s);
+        int pk = !kk || k == NSC_EL_R ? -1 : !strcmp(kk, "rser") ? 0 : !strcmp(kk, "rpar") ? 1 : !strcmp(kk, "cpar") ? 2 : -1;
+        if (pk >= 0) {
+            if (parasitic_value(E, sc, cd, f, kk, &par[pk])) return E->r->status;
+            if (pk == 0) fser = f;
+        } else if (kk && !strcmp(kk, "ic") && k != NSC_EL_R) {
+            if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
+            E->c->el[el].has_ic = 1;
+            E->c->el[el].ic = v;
+        } else if (kk && !strcmp(kk, vname) && !have) {
+            if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
+            E->c->el[el].value = v;
+            have = 1;
+        } else if (kk) {
+            nle_warn(E, sc, cd, f, "parameter '%s' of %s %s ignored", kk, nle_kind_name(k), cd->f[0].u.s);
+        } else if (!have) {
+            if (nle_value(E, sc, cd, f, &v)) return E->r->status;
+            E->c->el[el].value = v;
+            have = 1;
+        } else
+            return nle_err(E, sc, cd, f, "unexpected '%s' in %s %s", nle_ftext(f), nle_kind_name(k), cd->f[0].u.s);
+    }
+    if (!have) return nle_err(E, sc, cd, NULL, "missing value for %s %s", nle_kind_name(k), cd->f[0].u.s);
+    return parasitics(E, sc, cd, el, fser, par[0], par[1], par[2]);
+}
+
+/* K: L1 L2 k */
+static nsc_status card_k(elab *E, scope *sc, const nl_card *cd)
+{
+    int el;
+    if (nle_element_new(E, sc, cd, NSC_EL_K, &el)) return E->r->status;
+    if (cd->nf < 4) return nle_err(E, sc, cd, NULL, "coupling %s needs two inductors and a coefficient", cd->f[0].u.s);
+    if (cd->nf > 4) {
+        if (cd->f[3].kind == NL_F_WORD && tolower((unsigned char)cd->f[3].u.s[0]) == 'l')
+            return nle_err(E, sc, cd, &cd->f[3], "coupling %s: more than two inductors are not supported", cd->f[0].u.s);
+        return nle_err(E, sc, cd, &cd->f[4], "unexpected '%s' in coupling %s", nle_ftext(&cd->f[4]), cd->f[0].u.s);
+    }
+    double k;
+    if (nle_fixup_add(E, sc, cd, &cd->f[1], el, 0) || nle_fixup_add(E, sc, cd, &cd->f[2], el, 1) ||
+        nle_value(E, sc, cd, &cd->f[3], &k))
+        return E->r->status;
+    if (!(k > 0 && k <= 1))
+        return nle_err(E, sc, cd, &cd->f[3], "coupling coefficient %g of %s is not in (0, 1]", k, cd->f[0].u.s);
+    E->c->el[el].value = k;
+    return NSC_OK;
+}
+
+/* append the numeric values of fields (groups flattened) to *v; PAIR fields to *pairs */
+static nsc_status flatten(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int n, double **v, int *nv,
+                          int *cap, const nl_field ***pairs, int *npair, int *cappair)
+{
+    for (int i = 0; i < n; i++) {
+        if (f[i].kind == NL_F_GROUP) {
+            if (flatten(E, sc, cd, f[i].sub, f[i].nsub, v, nv, cap, pairs, npair, cappair)) return E->r->status;
+        } else if (f[i].kind == NL_F_PAIR && pairs) {
+            if (nsc_grow((void **)pairs, cappair, *npair + 1, sizeof **pairs)) return nle_oom(E);
+            (*pairs)[(*npair)++] = &f[i];
+        } else {
+            if (nsc_grow((void **)v, cap, *nv + 1, sizeof **v)) return nle_oom(E);
+            if (nle_value(E, sc, cd, &f[i], &(*v)[*nv])) return E->r->status;
+            (*nv)++;
+        }
+    }
+    return NSC_OK;
+}
+
+/* waveform `name` with argument fields a[0..na) (+ trailing r=/td= pairs) */
+static nsc_status wave(elab *E, scope *sc, const nl_card *cd, const nl_field *at, int el, const char *name,
+                       const nl_field *a, int na, const nl_field *const *extra, int nextra)
+{
+    double *v = NULL;
+    int nv = 0, cap = 0, npair = 0, cappair = 0;
+    const nl_field **pairs = NULL;
+    nsc_status st = flatten(E, sc, cd, a, na, &v, &nv, &cap, &pairs, &npair, &cappair);
+    for (int i = 0; !st && i < nextra; i++) {
+        if (nsc_grow((void **)&pairs, &cappair, npair + 1, sizeof *pairs)) st = nle_oom(E);
+        else pairs[npair++] = extra[i];
+    }
+    nsc_wave *w = &E->c->el[el].wave;
+    char lname[16], uname[16];                         /* lower case to match, upper for messages */
+    snprintf(lname, sizeof lname, "%s", name);
+    nsc_strlower(lname);
+    size_t k = 0;
+    for (; lname[k]; k++) uname[k] = (char)toupper((unsigned char)lname[k]);
+    uname[k] = 0;
+    name = uname;
+    int maxn = 0;
+    if (!st) {
+        if (!strcmp(lname, "pulse")) w->kind = NSC_WAVE_PULSE, maxn = 8;  /* ngspice: NP 8th */
+        else if (!strcmp(lname, "sin") || !strcmp(lname, "sine")) w->kind = NSC_WAVE_SIN, maxn = 6;
+        else if (!strcmp(lname, "exp")) w->kind = NSC_WAVE_EXP, maxn = 6;
+        else w->kind = NSC_WAVE_PWL, maxn = 1 << 30;
+        if (nv < 2) st = nle_err(E, sc, cd, at, "%s of %s needs at least 2 values", name, cd->f[0].u.s);
+        else if (nv > maxn) st = nle_err(E, sc, cd, at, "too many values in %s of %s", name, cd->f[0].u.s);
+        else if (w->kind == NSC_WAVE_PWL && nv % 2)
+            st = nle_err(E, sc, cd, at, "PWL of %s needs time-value pairs (odd number of values)", cd->f[0].u.s);
+    }
+    double td = 0;
+    char key[32];
+    for (int i = 0; !st && i < npair; i++) {
+        const char *k = nle_pair_key(pairs[i], key, sizeof key);
+        double x;
+        if (w->kind == NSC_WAVE_PWL && k && (!strcmp(k, "r") || !strcmp(k, "td"))) {
+            if (!(st = nle_value(E, sc, cd, &pairs[i]->sub[1], &x))) {
+                if (!strcmp(k, "r")) w->repeat = x;
+                else td = x;
+            }
+        } else
+            st = nle_err(E, sc, cd, pairs[i], "unexpected '%s' in %s of %s", nle_ftext(pairs[i]), name, cd->f[0].u.s);
+    }
+    if (!st && w->kind == NSC_WAVE_PWL) {
+        for (int i = 0; i < nv; i += 2) v[i] += td;
+        for (int i = 2; i < nv && !st; i += 2)
+            if (v[i] < v[i - 2])
+                st = nle_err(E, sc, cd, at, "PWL times of %s must be non-decreasing (%g after %g)", cd->f[0].u.s, v[i], v[i - 2]);
+        if (!st && w->repeat != -1) {
+            if (!(w->repeat >= 0 && w->repeat < v[nv - 2]))
+                st = nle_err(E, sc, cd, at, "PWL repeat time r=%g of %s must be in [0, last time)", w->repeat, cd->f[0].u.s);
+            else
+                w->repeat += td;
+        }
+    }
+    free(pairs);
+    if (st) {
+        free(v);
+        return st;
+    }
+    w->np = nv;
+    if (w->kind != NSC_WAVE_PWL) {                     /* room for the defaults */
+        double *p = nsc_realloc_array(v, (size_t)maxn, sizeof *p);
+        if (!p) {
+            free(v);
+            return nle_oom(E);
+        }
+        v = p;
+    }
+    w->p = v;
+    E->wgiven[el] = nv;
+    return NSC_OK;
+}
+
+static int is_wave_name(const char *s)
+{
+    return nsc_strieq(s, "pulse") || nsc_strieq(s, "sin") || nsc_strieq(s, "sine") || nsc_strieq(s, "exp")
+           || nsc_strieq(s, "pwl");
+}
+
+static int is_bad_wave(const char *s)
+{
+    static const char *const bad[] = { "sffm", "am", "trnoise", "trrandom", "pat", "dcop" };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        if (nsc_strieq(s, bad[k])) return 1;
+    return 0;
+}
+
+/* V I: n+ n- [DC] [v] [AC mag [phase]] [PULSE|SIN|EXP|PWL(...)] */
+static nsc_status card_vi(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
+{
+    int el;
+    if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
+    int have_dc = 0, have_wave = 0;
+    double dc = 0;
+    const nl_field *f = cd->f, *fser = NULL;
+    const nl_field *extra[4];
+    double rser = 0;
+    char key[64];
+    for (int i = 3; i < cd->nf; i++) {
+        const char *kk = nle_pair_key(&f[i], key, sizeof key);
+        if (kk && k == NSC_EL_V && !strcmp(kk, "rser")) {     /* LTspice */
+            if (parasitic_value(E, sc, cd, &f[i], kk, &rser)) return E->r->status;
+            fser = &f[i];
+            continue;
+        }
+        if (kk && k == NSC_EL_V && !strcmp(kk, "cpar")) {
+            nle_warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored (not supported)", kk, nle_kind_name(k), f[0].u.s);
+            continue;
+        }
+        if (nle_is_word(&f[i], "dc")) {
+            if (i + 1 >= cd->nf) return nle_err(E, sc, cd, &f[i], "missing value after DC in %s", f[0].u.s);
+            if (nle_value(E, sc, cd, &f[++i], &dc)) return E->r->status;
+            have_dc = 1;
+        } else if (nle_is_word(&f[i], "ac")) {
+            double x;                                  /* AC mag [phase]: the values that follow */
+            int j = i + 1;
+            while (j < cd->nf && j <= i + 2 &&
+                   (f[j].kind == NL_F_EXPR || (f[j].kind == NL_F_WORD && nsc_parse_number(f[j].u.s, &x))))
+                j++;
+            nle_note(E, cd, &f[i], "AC specification of %s ignored (no AC analysis)", f[0].u.s);
+            i = j - 1;
+        } else if ((f[i].kind == NL_F_CALL || f[i].kind == NL_F_WORD) && (is_wave_name(f[i].u.s) || is_bad_wave(f[i].u.s))) {
+            if (is_bad_wave(f[i].u.s)) return nle_err(E, sc, cd, &f[i], "waveform '%s' is not supported", f[i].u.s);
+            if (have_wave) return nle_err(E, sc, cd, &f[i], "second waveform in %s", f[0].u.s);
+            const nl_field *args;
+            int na, nextra = 0, j;
+            if (f[i].kind == NL_F_CALL) {
+                args = f[i].sub;
+                na = f[i].nsub;
+                j = i + 1;
+            } else {                                   /* PULSE v1 v2 ... without parentheses */
+                args = &f[i + 1];
+                for (j = i + 1; j < cd->nf && f[j].kind != NL_F_PAIR && !nle_is_word(&f[j], "dc") && !nle_is_word(&f[j], "ac"); j++)
+                    ;
+                na = j - i - 1;
+            }
+            while (j < cd->nf && nextra < 4 && (kk = nle_pair_key(&f[j], key, sizeof key)) && (!strcmp(kk, "r") || !strcmp(kk, "td")))
+                extra[nextra++] = &f[j++];                     /* PWL's r= td= */
+            if (wave(E, sc, cd, &f[i], el, f[i].u.s, args, na, extra, nextra)) return E->r->status;
+            have_wave = 1;
+            i = j - 1;
+        } else if (f[i].kind == NL_F_PAIR) {
+            return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]), nle_kind_name(k), f[0].u.s);
+        } else if (!have_dc && !have_wave) {
+            if (nle_value(E, sc, cd, &f[i], &dc)) return E->r->status;
+            have_dc = 1;
+        } else
+            return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]), nle_kind_name(k), f[0].u.s);
+    }
+    nsc_element *e = &E->c->el[el];
+    if (!have_wave) e->wave.kind = NSC_WAVE_DC;
+    if (!have_dc && !have_wave) nle_warn(E, sc, cd, NULL, "%s %s has no value, 0 assumed", nle_kind_name(k), f[0].u.s);
+    e->wave.dc = dc;
+    if (have_wave && !have_dc) E->wgiven[el] = -E->wgiven[el] - 1; /* dc = wave(0), set with the defaults */
+    return rser > 0 ? series_r(E, sc, cd, fser, el, rser) : NSC_OK;
+}
+
+/* TABLE {V(a[,b])} = (x1,y1) (x2,y2) ... starting at f[i] (the TABLE word) */
+static nsc_status card_etable(elab *E, scope *sc, const nl_card *cd, int el, int i)
+{
+    const nl_field *f = cd->f;
+    nsc_element *e = &E->c->el[el];
+    e->kind = NSC_EL_ETABLE;
+    if (i + 1 >= cd->nf) return nle_err(E, sc, cd, &f[i], "missing {V(node)} after TABLE in %s", f[0].u.s);
+    const nl_field *ctl = &f[i + 1], *first = NULL;
+    if (ctl->kind == NL_F_PAIR) {
+        first = &ctl->sub[1];
+        ctl = &ctl->sub[0];
+    }
+    const nl_expr *x = ctl->kind == NL_F_EXPR ? ctl->u.x : NULL;
+    int okctl = x && x->op == NL_X_CALL && !strcmp(x->name, "v") && x->nargs >= 1 && x->nargs <= 2;
+    for (const nl_expr *a = okctl ? x->a : NULL; a; a = a->next)
+        if (a->op != NL_X_PARAM && a->op != NL_X_NUM) okctl = 0;
+    if (!okctl) return nle_err(E, sc, cd, ctl, "TABLE of %s: the control must be {V(node)} or {V(node,node)}", f[0].u.s);
+    int k = 2;
+    for (const nl_expr *a = x->a; a; a = a->next, k++) {
+        const char *full = nle_node_fullname(E, sc, a->name);
+        int idx;
+        if (!full) return nle_oom(E);
+        if (!nl_hash_get(&E->nodes, full, &idx) && nle_node_new(E, full, cd, ctl, &idx)) return E->r->status;
+        e = &E->c->el[el];
+        e->node[k] = idx;
+    }
+    e->nnode = 4;
+    double *v = NULL;
+    int nv = 0, cap = 0;
+    nsc_status st = NSC_OK;
+    if (first) st = flatten(E, sc, cd, first, 1, &v, &nv, &cap, NULL, NULL, NULL);
+    if (!st) st = flatten(E, sc, cd, &f[i + 2], cd->nf - i - 2, &v, &nv, &cap, NULL, NULL, NULL);
+    if (!st && (nv < 4 || nv % 2))
+        st = nle_err(E, sc, cd, &f[i], "TABLE of %s needs at least two (x,y) points", f[0].u.s);
+    for (int j = 2; !st && j < nv; j += 2) {
+        if (v[j] < v[j - 2])
+            st = nle_err(E, sc, cd, &f[i], "TABLE x values of %s must be non-decreasing (%g after %g)", f[0].u.s, v[j], v[j - 2]);
+        else if (j >= 4 && v[j] == v[j - 2] && v[j] == v[j - 4])
+            st = nle_err(E, sc, cd, &f[i], "TABLE of %s has more than two points at x = %g", f[0].u.s, v[j]);
+    }
+    if (st) {
+        free(v);
+        return st;
+    }
+    e = &E->c->el[el];
+    e->table = v;
+    e->ntable = nv / 2;
+    return NSC_OK;
+}
+
+/* E G: n+ n- nc+ nc- gain | E: n+ n- TABLE ... */
+static nsc_status card_eg(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
+{
+    const nl_field *f = cd->f;
+    int el;
+    if (nle_element_new(E, sc, cd, k, &el)) return E->r->status;
+    if (cd->nf > 3) {
+        const nl_field *g = &f[3];
+        const char *w = g->kind == NL_F_WORD || g->kind == NL_F_CALL ? g->u.s
+                      : g->kind == NL_F_PAIR && g->sub[0].kind == NL_F_WORD ? g->sub[0].u.s : "";
+        if (nsc_strieq(w, "table")) {
+            if (k != NSC_EL_E) return nle_err(E, sc, cd, g, "TABLE form is supported for E only, not for %s", f[0].u.s);
+            if (nle_nodes(E, sc, cd, el, 2)) return E->r->status;
+            return card_etable(E, sc, cd, el, 3);
+        }
+        /* PSpice E/G VALUE={expr}, ngspice vol='expr' / cur='expr': a B source */
+        int isval = nsc_strieq(w, "value") || nsc_strieq(w, "vol") || nsc_strieq(w, "cur");
+        if (isval && (g->kind == NL_F_PAIR || (cd->nf > 4 && f[4].kind == NL_F_EXPR))) {
+            if (nle_nodes(E, sc, cd, el, 2)) return E->r->status;
+            E->c->el[el].kind = k == NSC_EL_E ? NSC_EL_BV : NSC_EL_BI;
+            return b_compile(E, sc, cd, el, g->kind == NL_F_PAIR ? &g->sub[1] : &f[4], g->kind == NL_F_PAIR ? 4 : 5);
+        }
+        if (isval || nsc_strieq(w, "poly") || nsc_strieq(w, "laplace") || nsc_strieq(w, "freq"))
+            return nle_err(E, sc, cd, g, "%s form of %s is not supported", w, f[0].u.s);
+    }
+    if (nle_nodes(E, sc, cd, el, 4)) return E->r->status;
+    if (cd->nf < 6) return nle_err(E, sc, cd, NULL, "missing gain for %s %s", nle_kind_name(k), f[0].u.s);
+    if (cd->nf > 6) return nle_err(E, sc, cd, &f[6], "unexpected '%s' in %s %s", nle_ftext(&f[6]), nle_kind_name(k), f[0].u.s);
+    double v;
+    if (nle_value(E, sc, cd, &f[5], &v)) return E->r->status;
+    E->c->el[el].value = v;
+    return NSC_OK;
+}
+
+/* F H: n+ n- Vsense gain */
+static nsc_status card_fh(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
+{
+    const nl_field *f = cd->f;
+    int el;
+    if (nle_element_new(E, sc, cd, k, &el)) return E->r->status;
+    if (cd->nf > 3 && (f[3].kind == NL_F_WORD || f[3].kind == NL_F_CALL) && nsc_strieq(f[3].u.s, "poly"))
+        return nle_err(E, sc, cd, &f[3], "POLY form of %s is not supported", f[0].u.s);
+    if (nle_nodes(E, sc, cd, el, 2)) return E->r->status;
+    if (cd->nf < 5) return nle_err(E, sc, cd, NULL, "%s %s needs a sense voltage source and a gain", nle_kind_name(k), f[0].u.s);
+    if (cd->nf > 5) return nle_err(E, sc, cd, &f[5], "unexpected '%s' in %s %s", nle_ftext(&f[5]), nle_kind_name(k), f[0].u.s);
+    double v;
+    if (nle_fixup_add(E, sc, cd, &f[3], el, 0) || nle_value(E, sc, cd, &f[4], &v)) return E->r->status;
+    E->c->el[el].value = v;
+    return NSC_OK;
+}
+
+/* D: a k model [area] [off] [...]; M: d g s b model [W= L= ...]; S: n+ n- nc+ nc- model [on|off] */
+static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
+{
+    const nl_field *f = cd->f;
+    int n = k == NSC_EL_D ? 2 : k == NSC_EL_W ? 3 : 4, el;           /* W: n+ n- vsense */
+    int vm = k == NSC_EL_M && cd->nf >= 5 ? nle_model_named(E, sc, &f[4]) : -1, skip = 0;
+    if (vm >= 0 && E->c->model[vm].vdmos) n = 3;                 /* M d g s VDMOSMODEL */
+    else if (k == NSC_EL_M && cd->nf >= 6 && (vm = nle_model_named(E, sc, &f[5])) >= 0 && E->c->model[vm].vdmos) {
+        n = 3;                                                    /* M d g s x VDMOSMODEL: ngspice's */
+        skip = 1;                                                 /* 4th and 5th are thermal nodes */
+        nle_warn(E, sc, cd, &f[4], "the fourth node of VDMOS %s is not used (its body is its source)", f[0].u.s);
+    } else
+        vm = -1;
+    if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, k == NSC_EL_W ? 2 : n)) return E->r->status;
+    if (vm >= 0) {
+        E->c->el[el].nnode = 4;
+        E->c->el[el].node[3] = E->c->el[el].node[2];
+    }
+    if (k == NSC_EL_W && cd->nf < 4) return nle_err(E, sc, cd, NULL, "missing sense voltage source for switch %s", f[0].u.s);
+    if (k == NSC_EL_W && nle_fixup_add(E, sc, cd, &f[3], el, 0)) return E->r->status;
+    if (cd->nf < n + 2) return nle_err(E, sc, cd, NULL, "missing model name for %s %s", nle_kind_name(k), f[0].u.s);
+    if (nle_model_ref(E, sc, cd, &f[n + 1 + skip], el)) return E->r->status;
+    if (k == NSC_EL_M) E->c->el[el].w = E->c->el[el].l = 100e-6; /* SPICE DEFW, DEFL */
+    if (vm >= 0 && nle_vdmos_expand(E, sc, cd, el, vm)) return E->r->status;
+    char key[64];
+    for (int i = n + 2 + skip; i < cd->nf; i++) {
+        const char *kk = nle_pair_key(&f[i], key, sizeof key);
+        if (k == NSC_EL_M && kk && (!strcmp(kk, "w") || !strcmp(kk, "l"))) {
+            double v;
+            if (nle_value(E, sc, cd, &f[i].sub[1], &v)) return E->r->status;
+            if (!(v > 0)) return nle_err(E, sc, cd, &f[i], "%s of %s must be positive", kk, f[0].u.s);
+            if (kk[0] == 'w') E->c->el[el].w = v;
+            else E->c->el[el].l = v;
+        } else if (kk)
+            nle_warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored", kk, nle_kind_name(k), f[0].u.s);
+        else if ((k == NSC_EL_S || k == NSC_EL_W) && f[i].kind == NL_F_WORD &&
+                 (nsc_strieq(f[i].u.s, "on") || nsc_strieq(f[i].u.s, "off"))) {
+            E->c->el[el].has_ic = 1;                         /* the state the static problem starts from */
+            E->c->el[el].ic = nsc_strieq(f[i].u.s, "on");
+        } else if (f[i].kind == NL_F_WORD || f[i].kind == NL_F_EXPR)
+            nle_warn(E, sc, cd, &f[i], "'%s' of %s %s ignored", nle_ftext(&f[i]), nle_kind_name(k), f[0].u.s);
+        else
+            return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]), nle_kind_name(k), f[0].u.s);
+    }
+    return NSC_OK;
+}
+
+/* Q: c b e [s] model [area] [AREA=a] [off] [...] (ngspice). The fourth node is
+ * the substrate when f[4] names no model and f[5] is a name: read, not
+ * connected (no substrate junction), with a warning. */
+static nsc_status card_q(elab *E, scope *sc, const nl_card *cd)
+{
+    const nl_field *f = cd->f;
+    double v;
+    int el, n = cd->nf >= 6 && nle_model_named(E, sc, &f[4]) < 0 && f[5].kind == NL_F_WORD
+                && !nsc_parse_number(f[5].u.s, &v) && !nle_is_word(&f[5], "off") ? 4 : 3;
+    if (nle_element_new(E, sc, cd, NSC_EL_Q, &el) || nle_nodes(E, sc, cd, el, 3)) return E->r->status;
+    if (cd->nf < n + 2) return nle_err(E, sc, cd, NULL, "missing model name for %s %s", nle_kind_name(NSC_EL_Q), f[0].u.s);
+    if (n == 4) nle_warn(E, sc, cd, &f[4], "the substrate node of %s is not connected (no substrate junction)", f[0].u.s);
+    if (nle_model_ref(E, sc, cd, &f[n + 1], el)) return E->r->status;
+    E->c->el[el].value = 1.0;                                 /* AREA */
+    char key[64];
+    for (int i = n + 2; i < cd->nf; i++) {
+        const char *kk = nle_pair_key(&f[i], key, sizeof key);
+        int area = kk ? !strcmp(kk, "area") : i == n + 2 && f[i].kind != NL_F_PAIR && !nle_is_word(&f[i], "off");
+        if (area) {
+            if (nle_value(E, sc, cd, kk ? &f[i].sub[1] : &f[i], &v)) return E->r->status;
+            if (!(v > 0)) return nle_err(E, sc, cd, &f[i], "area of %s must be positive (%g)", f[0].u.s, v);
+            E->c->el[el].value = v;
+        } else if (kk)
+            nle_warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored", kk, nle_kind_name(NSC_EL_Q), f[0].u.s);
+        else if (f[i].kind == NL_F_WORD || f[i].kind == NL_F_EXPR)
+            nle_warn(E, sc, cd, &f[i], "'%s' of %s %s ignored", nle_ftext(&f[i]), nle_kind_name(NSC_EL_Q), f[0].u.s);
+        else
+            return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]), nle_kind_name(NSC_EL_Q), f[0].u.s);
+    }
+    return nle_bjt_expand(E, sc, cd, el);
+}
+
+/* B n+ n- V=expr | I=expr: the expression compiled to an exact PWL program
+ * (nl_pwl.c); node names in V() resolve in the card's scope, I() names are
+ * voltage sources resolved at the end (fixups). */
+typedef struct bctx {
+    elab *E;
+    scope *sc;
+    const nl_card *cd;
+    int el;
+} bctx;
+
+static nl_field *b_field(bctx *B, const char *name, const nl_expr *at)
+{
+    nl_field *f = nl_alloc(&B->E->ar, sizeof *f);
+    if (f) *f = (nl_field){ NL_F_WORD, at->line, at->col, 0, { name }, NULL };
+    return f;
+}
+
+static nsc_status b_node(void *ctx, const char *name, const nl_expr *at, int *idx, nsc_report *r)
+{
+    bctx *B = ctx;
+    nl_field *f = b_field(B, name, at);
+    (void)r;
+    return f ? nle_node(B->E, B->sc, B->cd, f, idx) : nle_oom(B->E);
+}
+
+static nsc_status b_branch(void *ctx, const char *name, const nl_expr *at, int k, nsc_report *r)
+{
+    bctx *B = ctx;
+    nl_field *f = b_field(B, name, at);
+    (void)r;
+    if (!f) return nle_oom(B->E);
+    nsc_status st = nle_fixup_add(B->E, B->sc, B->cd, f, B->el, 0);
+    if (!st) B->E->fix[B->E->nfix - 1].term = k;
+    return st;
+}
+
+/* element el's expression x compiled (fields from `from` on are ignored with a warning) */
+static nsc_status b_compile(elab *E, scope *sc, const nl_card *cd, int el, const nl_field *x, int from)
+{
+    if (x->kind != NL_F_EXPR)
+        return nle_err(E, sc, cd, x, "%s %s: expected an expression, found '%s'", nle_kind_name(E->c->el[el].kind),
+                   cd->f[0].u.s, nle_ftext(x));
+    for (int q = from; q < cd->nf; q++)
+        nle_warn(E, sc, cd, &cd->f[q], "%s %s: '%s' is ignored", nle_kind_name(E->c->el[el].kind), cd->f[0].u.s,
+             nle_ftext(&cd->f[q]));
+    nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
+    bctx B = { E, sc, cd, el };
+    nl_pwl_env pe = { &env, b_node, b_branch, &B };
+    nsc_bprog *p;
+    nsc_status st = nl_pwl_compile(x->u.x, &pe, &p, E->r);
+    if (!st) E->c->el[el].bsrc = p;
+    return st;
+}
+
+static nsc_status card_b(elab *E, scope *sc, const nl_card *cd)
+{
+    char k[8];
+    const nl_field *f = cd->nf >= 4 ? &cd->f[3] : NULL;
+    const char *key = f ? nle_pair_key(f, k, sizeof k) : NULL;
+    if (!key || (strcmp(key, "v") && strcmp(key, "i")))
+        return nle_err(E, sc, cd, f, "behavioural source %s: expected V=expr or I=expr after the two nodes", cd->f[0].u.s);
+    int el;
+    nsc_status st = nle_element_new(E, sc, cd, key[0] == 'v' ? NSC_EL_BV : NSC_EL_BI, &el);
+    if (st || (st = nle_nodes(E, sc, cd, el, 2))) return st;
+    return b_compile(E, sc, cd, el, &f->sub[1], 4);
+}
+
+static const char *const UNSUPPORTED_EL[26] = {
+    ['a' - 'a'] = "XSPICE code models (A)",
+    ['j' - 'a'] = "JFETs (J)", ['n' - 'a'] = "numerical devices (N)", ['o' - 'a'] = "lossy transmission lines (O)",
+    ['p' - 'a'] = "coupled transmission lines (P)",
+    ['t' - 'a'] = "transmission lines (T)", ['u' - 'a'] = "uniform RC lines (U)",
+    ['y' - 'a'] = "transmission lines (Y)",
+    ['z' - 'a'] = "MESFETs (Z)",
+};
+
+/* what to use instead of each (issue 12: a refusal says what to do) */
+static const char *const UNSUPPORTED_USE[26] = {
+    ['a' - 'a'] = "a B source (comparators, limiters, logic as PWL expressions) or an E TABLE",
+    ['j' - 'a'] = "a MOS transistor (NMOS/PMOS, LEVEL=1: VTO, KP) or a switch",
+    ['n' - 'a'] = "the compact D, Q or M models",
+    ['o' - 'a'] = "an RLC ladder of sections (R, L, C per unit length times the section's length)",
+    ['p' - 'a'] = "ladders of L and C sections coupled by K",
+    ['t' - 'a'] = "an LC ladder of n sections, L = Z0 TD/n and C = TD/(Z0 n) each",
+    ['u' - 'a'] = "an RC ladder of sections",
+    ['y' - 'a'] = "an LC ladder of n sections, L = Z0 TD/n and C = TD/(Z0 n) each",
+    ['z' - 'a'] = "a MOS transistor (NMOS, LEVEL=1) or a switch",
+};
+
+nsc_status nle_card_element(elab *E, scope *sc, const nl_card *cd)
+{
+    int ch = tolower((unsigned char)cd->f[0].u.s[0]);
+    switch (ch) {
+    case 'r': return card_rcl(E, sc, cd, NSC_EL_R);
+    case 'c': return card_rcl(E, sc, cd, NSC_EL_C);
+    case 'l': return card_rcl(E, sc, cd, NSC_EL_L);
+    case 'k': return card_k(E, sc, cd);
+    case 'v': return card_vi(E, sc, cd, NSC_EL_V);
+    case 'i': return card_vi(E, sc, cd, NSC_EL_I);
+    case 'e': return card_eg(E, sc, cd, NSC_EL_E);
+    case 'g': return card_eg(E, sc, cd, NSC_EL_G);
+    case 'f': return card_fh(E, sc, cd, NSC_EL_F);
+    case 'h': return card_fh(E, sc, cd, NSC_EL_H);
+    case 'd': return card_dms(E, sc, cd, NSC_EL_D);
+    case 'm': return card_dms(E, sc, cd, NSC_EL_M);
+    case 's': return card_dms(E, sc, cd, NSC_EL_S);
+    case 'w': return card_dms(E, sc, cd, NSC_EL_W);
+    case 'q': return card_q(E, sc, cd);
+    case 'x': return nle_card_x(E, sc, cd);
+    case 'b': return card_b(E, sc, cd);
+    default:
+        if (ch >= 'a' && ch <= 'z' && UNSUPPORTED_EL[ch - 'a'])
+            return nle_err(E, sc, cd, NULL, "unsupported element %s: %s are not supported; use %s", cd->f[0].u.s,
+                       UNSUPPORTED_EL[ch - 'a'], UNSUPPORTED_USE[ch - 'a']);
+        return nle_err(E, sc, cd, NULL, "unknown element type '%c' (card '%s')", cd->f[0].u.s[0], cd->f[0].u.s);
+    }
+}

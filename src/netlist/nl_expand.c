@@ -1,0 +1,112 @@
+/* nl_expand.c -- devices that expand into primitive elements: the VDMOS
+ * model (its capacitances and the model of its body diode) and element
+ * (RD RG RS, body diode), and the bipolar transistor's RC RB RE.
+ *
+ * Invariants: internal nodes and elements are named "<element>#<what>"; a
+ * user's node of that name is an error; resistances of 0 add nothing. */
+#include "nl_elab.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A VDMOS transistor (3 terminals, the body at the source): RD, RS, RG of its
+ * model as resistors NAME#rd ... to internal nodes NAME#d, NAME#s, NAME#g, and
+ * the body diode NAME#body (model MODEL#body) across the external terminals. */
+nsc_status nle_vdmos_expand(elab *E, scope *sc, const nl_card *cd, int el, int mi)
+{
+    static const char *const rn[] = { "rd", "rg", "rs" }, *const in[] = { "d", "g", "s" };
+    int ext[3];
+    for (int t = 0; t < 3; t++) ext[t] = E->c->el[el].node[t];
+    for (int t = 0; t < 3; t++) {
+        double r = 0;
+        if (!nsc_model_get(&E->c->model[mi], rn[t], &r) || r == 0) continue;
+        if (!(r > 0)) return nle_err(E, sc, cd, NULL, "VDMOS model '%s': %s = %g must be >= 0", E->c->model[mi].name, rn[t], r);
+        char *name = nsc_asprintf("%s#%s", E->c->el[el].name, in[t]);
+        int nd, old;
+        nsc_status st = !name ? nle_oom(E) : nl_hash_get(&E->nodes, name, &old)
+                        ? nle_err(E, sc, cd, NULL, "node '%s' of the netlist clashes with an internal node of VDMOS %s", name,
+                              cd->f[0].u.s) : nle_node_new(E, name, cd, &cd->f[0], &nd);
+        free(name);
+        if (st) return st;
+        E->c->el[el].node[t] = nd;
+        if (t == 2 && E->c->el[el].node[3] == ext[2]) E->c->el[el].node[3] = nd;   /* the body is the source */
+        if ((st = nle_parasitic(E, sc, cd, el, rn[t], NSC_EL_R, r, ext[t], nd))) return st;
+    }
+    char *bm = nsc_asprintf("%s#body", E->c->model[mi].name);
+    int b = -1, dm = -1;
+    for (int k = 0; bm && k < E->c->nmodel && dm < 0; k++)
+        if (!strcmp(E->c->model[k].name, bm)) dm = k;
+    free(bm);
+    if (dm < 0) return nle_oom(E);
+    int pchan = E->c->model[mi].type == NSC_MOD_PMOS;
+    nsc_status st = nle_parasitic(E, sc, cd, el, "body", NSC_EL_D, 0, pchan ? ext[0] : ext[2], pchan ? ext[2] : ext[0]);
+    if (st) return st;
+    b = E->c->nel - 1;
+    E->elmodel[b] = dm;
+    return NSC_OK;
+}
+
+/* A bipolar transistor's RC, RB, RE (divided by AREA, e->value) as resistors
+ * NAME#rc ... from the terminals to internal nodes NAME#c ..., which become
+ * the element's (dev_q.c's intrinsic transistor). */
+nsc_status nle_bjt_expand(elab *E, scope *sc, const nl_card *cd, int el)
+{
+    static const char *const rn[] = { "rc", "rb", "re" }, *const in[] = { "c", "b", "e" }, *const un[] = { "RC", "RB", "RE" };
+    const nsc_model *m = &E->c->model[E->elmodel[el]];
+    for (int t = 0; t < 3; t++) {
+        double r = 0;
+        if (!nsc_model_get(m, rn[t], &r) || r == 0) continue;
+        if (!(r > 0)) return nle_err(E, sc, cd, NULL, "bipolar model '%s' of %s: %s = %g must be >= 0", m->name, cd->f[0].u.s, un[t], r);
+        char *name = nsc_asprintf("%s#%s", E->c->el[el].name, in[t]);
+        int nd, old, ext = E->c->el[el].node[t];
+        nsc_status st = !name ? nle_oom(E) : nl_hash_get(&E->nodes, name, &old)
+                        ? nle_err(E, sc, cd, NULL, "node '%s' of the netlist clashes with an internal node of %s", name,
+                              cd->f[0].u.s) : nle_node_new(E, name, cd, &cd->f[0], &nd);
+        free(name);
+        if (st) return st;
+        E->c->el[el].node[t] = nd;
+        if ((st = nle_parasitic(E, sc, cd, el, rn[t], NSC_EL_R, r / E->c->el[el].value, ext, nd))) return st;
+    }
+    return NSC_OK;
+}
+
+/* A VDMOS card (LTspice's, ngspice's): the channel is the PWL Sah model of VTO
+ * and KP (W = L, as the element's default 100 um: K = KP); CGS and the mean of
+ * CGDMIN and CGDMAX (the PWL model's capacitors are constant) become CGSO and
+ * CGDO per the default width; RD, RS, RG are resistors at the element (vdmos_expand);
+ * the body diode is a diode model NAME#body of IS (1e-14), N (1), RS = RB and
+ * BV (its avalanche, the diode's Zener branch), source to drain (drain to
+ * source with PCHAN). */
+nsc_status nle_vdmos_model(elab *E, scope *sc, const nl_card *cd, int mi, const char *local, int *cap)
+{
+    nsc_circuit *c = E->c;
+    double cgs = 0, cmin = 0, cmax = 0, is = 1e-14, n = 1, rb = 0, w = 100e-6, v;
+    nsc_model *m = &c->model[mi];
+    int hmin = nsc_model_get(m, "cgdmin", &cmin), hmax = nsc_model_get(m, "cgdmax", &cmax);
+    if (nsc_model_get(m, "cgs", &cgs) && !nsc_model_get(m, "cgso", &v) && nle_model_set(E, m, cap, "cgso", cgs / w))
+        return E->r->status;
+    if ((hmin || hmax) && !nsc_model_get(m, "cgdo", &v)
+        && nle_model_set(E, m, cap, "cgdo", (hmin && hmax ? 0.5 * (cmin + cmax) : hmin ? cmin : cmax) / w))
+        return E->r->status;
+    nsc_model_get(m, "is", &is);
+    nsc_model_get(m, "n", &n);
+    nsc_model_get(m, "rb", &rb);
+    nsc_model *d = nle_model_new(E, cd);
+    if (!d) return nle_oom(E);
+    d->name = nsc_asprintf("%s#body", c->model[mi].name);
+    d->type = NSC_MOD_D;
+    d->loc = c->model[mi].loc;
+    c->nmodel++;
+    int dcap = 0;
+    char *key = nsc_asprintf("%s#body", local);
+    nsc_status st = !d->name || !key ? nle_oom(E) : NSC_OK;
+    if (!st) st = nle_model_set(E, d, &dcap, "is", is);
+    if (!st) st = nle_model_set(E, d, &dcap, "n", n);
+    if (!st && rb > 0) st = nle_model_set(E, d, &dcap, "rs", rb);
+    double bv;                                          /* the body diode's avalanche: its Zener branch */
+    if (!st && nsc_model_get(&c->model[mi], "bv", &bv)) st = nle_model_set(E, d, &dcap, "bv", bv);
+    char *lk = key ? nl_strndup(&E->ar, key, strlen(key), 0) : NULL;
+    if (!st && (!lk || nl_hash_put(&sc->models, lk, c->nmodel - 1))) st = nle_oom(E);
+    free(key);
+    return st;
+}

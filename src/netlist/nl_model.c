@@ -1,0 +1,211 @@
+/* nl_model.c -- .model cards (types, parameters, duplicates) and the models
+ * elements name.
+ *
+ * Invariants: E->model_card[k] is the card of E->c->model[k]; a scope's
+ * models map its local (lower-case) names to model indices, the models of a
+ * type not supported map to their card (an error only when an element uses
+ * one). A model repeated with the same fields is the same model. */
+#include "nl_elab.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* model named by field f for element el (resolved now: models of a scope come first) */
+nsc_status nle_model_ref(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el)
+{
+    if (f->kind != NL_F_WORD) return nle_err(E, sc, cd, f, "expected a model name, found '%s'", nle_ftext(f));
+    const char *k = nle_cat(E, "", f->u.s);
+    if (!k) return nle_oom(E);
+    int m = -1, other = -1;
+    for (const scope *s = sc; s && m < 0 && other < 0; s = s->up)
+        if (!nl_hash_get(&s->models, k, &m) && !nl_hash_get(&s->othermodels, k, &other)) m = other = -1;
+    nsc_element *e = &E->c->el[el];
+    if (other >= 0) {
+        const nl_card *mc = &E->d->card[other];
+        nsc_loc l = nl_field_loc(E->d, mc, &mc->f[2]);
+        return nle_err(E, sc, cd, f, "model '%s' of %s %s has unsupported type '%s' (%s:%d; supported: D NMOS PMOS VDMOS SW CSW NPN PNP)",
+                   f->u.s, nle_kind_name(e->kind), cd->f[0].u.s, mc->f[2].u.s, l.file, l.line);
+    }
+    if (m < 0) return nle_err(E, sc, cd, f, "unknown model '%s' for %s %s", f->u.s, nle_kind_name(e->kind), cd->f[0].u.s);
+    nsc_modeltype t = E->c->model[m].type;
+    int ok = e->kind == NSC_EL_D ? t == NSC_MOD_D
+           : e->kind == NSC_EL_M ? (t == NSC_MOD_NMOS || t == NSC_MOD_PMOS)
+           : e->kind == NSC_EL_W ? t == NSC_MOD_CSW
+           : e->kind == NSC_EL_Q ? (t == NSC_MOD_NPN || t == NSC_MOD_PNP)
+                                 : t == NSC_MOD_SW;
+    if (!ok) {
+        static const char *const tn[] = { "D", "NMOS", "PMOS", "SW", "CSW", "NPN", "PNP" };
+        const char *want = e->kind == NSC_EL_D ? "a diode (D)" : e->kind == NSC_EL_M ? "a MOS (NMOS/PMOS)"
+                         : e->kind == NSC_EL_W ? "a current switch (CSW)"
+                         : e->kind == NSC_EL_Q ? "a bipolar (NPN/PNP)" : "a switch (SW)";
+        return nle_err(E, sc, cd, f, "model '%s' of %s %s is %s model, not %s model", f->u.s, nle_kind_name(e->kind),
+                   cd->f[0].u.s, tn[t], want);
+    }
+    E->elmodel[el] = m;
+    return NSC_OK;
+}
+
+/* The model named by field f in scope sc (or an enclosing one), -1 if none. */
+int nle_model_named(elab *E, const scope *sc, const nl_field *f)
+{
+    const char *k = f->kind == NL_F_WORD ? nle_cat(E, "", f->u.s) : NULL;
+    int m = -1;
+    for (const scope *s = sc; k && s && m < 0; s = s->up)
+        if (!nl_hash_get(&s->models, k, &m)) m = -1;
+    return m;
+}
+
+/* A new, zeroed model of card cd at c->model[c->nmodel] (not yet counted:
+ * the caller increments nmodel); NULL out of memory. */
+nsc_model *nle_model_new(elab *E, const nl_card *cd)
+{
+    nsc_circuit *c = E->c;
+    if (nsc_grow((void **)&c->model, &E->capmodel, c->nmodel + 1, sizeof *c->model)) return NULL;
+    int *mc = nsc_realloc_array(E->model_card, (size_t)E->capmodel, sizeof *mc);
+    if (!mc) return NULL;
+    E->model_card = mc;
+    mc[c->nmodel] = (int)(cd - E->d->card);
+    memset(&c->model[c->nmodel], 0, sizeof *c->model);
+    return &c->model[c->nmodel];
+}
+
+/* Append parameter name = v to model m (cap: its arrays' capacity). */
+nsc_status nle_model_set(elab *E, nsc_model *m, int *cap, const char *name, double v)
+{
+    if (nsc_grow((void **)&m->pname, cap, m->npar + 1, sizeof *m->pname)) return nle_oom(E);
+    double *pv = nsc_realloc_array(m->pval, (size_t)*cap, sizeof *pv);
+    if (!pv) return nle_oom(E);
+    m->pval = pv;
+    if (!(m->pname[m->npar] = nsc_strdup(name))) return nle_oom(E);
+    m->pval[m->npar++] = v;
+    return NSC_OK;
+}
+
+/* model parameters (PAIR fields, possibly inside parentheses) */
+static nsc_status model_params(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int n, nsc_model *m,
+                               int *cap)
+{
+    char kb[256];
+    for (int i = 0; i < n; i++) {
+        if (f[i].kind == NL_F_GROUP) {
+            if (model_params(E, sc, cd, f[i].sub, f[i].nsub, m, cap)) return E->r->status;
+            continue;
+        }
+        if (m->vdmos && f[i].kind == NL_F_WORD && (nsc_strieq(f[i].u.s, "pchan") || nsc_strieq(f[i].u.s, "nchan")))
+            continue;                                  /* VDMOS's polarity flags (card_model) */
+        const char *k = nle_pair_key(&f[i], kb, sizeof kb);
+        const nl_field *vf = k ? &f[i].sub[1] : NULL;
+        double nv;                                     /* vendors' "IS 1e-14 N 1.05": name, then value */
+        if (!k && f[i].kind == NL_F_WORD && nle_is_ident(f[i].u.s) && i + 1 < n
+            && ((f[i + 1].kind == NL_F_WORD && nsc_parse_number(f[i + 1].u.s, &nv)) || f[i + 1].kind == NL_F_EXPR)) {
+            snprintf(kb, sizeof kb, "%s", f[i].u.s);
+            k = nsc_strlower(kb);
+            vf = &f[++i];
+        }
+        if (!k) return nle_err(E, sc, cd, &f[i], "expected name=value in .model %s, found '%s'", cd->f[1].u.s, nle_ftext(&f[i]));
+        double v;
+        if (vf->kind == NL_F_EXPR && vf->u.x->op == NL_X_PARAM && !nle_scope_lookup(sc, vf->u.x->name, &v)) {
+            nle_warn(E, sc, cd, &f[i], "non-numeric parameter '%s' of model %s ignored", k, cd->f[1].u.s);
+            continue;
+        }
+        if (nle_value(E, sc, cd, vf, &v) || nle_model_set(E, m, cap, k, v)) return E->r->status;
+    }
+    return NSC_OK;
+}
+
+/* The value of expression field f in scope sc, NAN when it does not evaluate. */
+static double expr_value(elab *E, scope *sc, const nl_card *cd, const nl_field *f)
+{
+    nsc_report scratch;
+    nsc_report_init(&scratch);
+    nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
+    double v = NAN;
+    if (nl_expr_eval(f->u.x, &env, &v, &scratch)) v = NAN;
+    nsc_report_free(&scratch);
+    return v;
+}
+
+/* 1 when the fields of cards ca, cb from index 1 on are the same words, values
+ * and groups (case aside; expressions by value): a library included twice
+ * defines its models twice, identically. */
+static int same_fields(elab *E, scope *sc, const nl_card *ca, const nl_field *a, int na, const nl_card *cb,
+                       const nl_field *b, int nb)
+{
+    if (na != nb) return 0;
+    for (int i = 0; i < na; i++) {
+        double x, y;
+        if ((a[i].kind == NL_F_EXPR || b[i].kind == NL_F_EXPR)) {     /* values: {0.1*2} is 0.2 */
+            x = a[i].kind == NL_F_EXPR ? expr_value(E, sc, ca, &a[i]) : a[i].kind == NL_F_WORD && nsc_parse_number(a[i].u.s, &x) ? x : NAN;
+            y = b[i].kind == NL_F_EXPR ? expr_value(E, sc, cb, &b[i]) : b[i].kind == NL_F_WORD && nsc_parse_number(b[i].u.s, &y) ? y : NAN;
+            if (!(x == y)) return 0;
+            continue;
+        }
+        if (a[i].kind != b[i].kind) return 0;
+        if (a[i].kind == NL_F_WORD && nsc_parse_number(a[i].u.s, &x) && nsc_parse_number(b[i].u.s, &y)) {
+            if (!(x == y)) return 0;
+            continue;
+        }
+        if ((a[i].kind == NL_F_WORD || a[i].kind == NL_F_STRING || a[i].kind == NL_F_CALL)
+            && !nsc_strieq(a[i].u.s, b[i].u.s))
+            return 0;
+        if (a[i].nsub && !same_fields(E, sc, ca, a[i].sub, a[i].nsub, cb, b[i].sub, b[i].nsub)) return 0;
+    }
+    return 1;
+}
+
+/* 1 when the fields (and their groups) hold the bare word w */
+static int has_word(const nl_field *f, int n, const char *w)
+{
+    for (int i = 0; i < n; i++)
+        if ((f[i].kind == NL_F_WORD && nsc_strieq(f[i].u.s, w)) || (f[i].nsub && f[i].kind != NL_F_PAIR && has_word(f[i].sub, f[i].nsub, w)))
+            return 1;
+    return 0;
+}
+
+/* .model name type[(]p=v ...[)] */
+nsc_status nle_card_model(elab *E, scope *sc, const nl_card *cd)
+{
+    const nl_field *f = cd->f;
+    if (cd->nf < 3 || f[1].kind != NL_F_WORD || (f[2].kind != NL_F_WORD && f[2].kind != NL_F_CALL))
+        return nle_err(E, sc, cd, cd->nf < 2 ? NULL : &f[cd->nf < 3 ? 1 : 2], ".model needs a name and a type");
+    /* Xyce's VSWITCH / ISWITCH are SW / CSW (dev_s.c, dev_w.c) */
+    static const char *const types[] = { "d", "nmos", "pmos", "sw", "csw", "vswitch", "iswitch", "vdmos", "npn", "pnp" };
+    static const nsc_modeltype tt[] = { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW, NSC_MOD_CSW, NSC_MOD_SW,
+                                        NSC_MOD_CSW, NSC_MOD_NMOS, NSC_MOD_NPN, NSC_MOD_PNP };
+    int t = -1, vdmos = nsc_strieq(f[2].u.s, "vdmos");
+    for (int k = 0; k < 10; k++)
+        if (nsc_strieq(f[2].u.s, types[k])) t = (int)tt[k];
+    if (vdmos && has_word(f + 2, cd->nf - 2, "pchan")) t = NSC_MOD_PMOS;
+    const char *lk = nle_cat(E, "", f[1].u.s);
+    char *local = lk ? nl_strndup(&E->ar, lk, strlen(lk), 0) : NULL;
+    if (!local) return nle_oom(E);
+    int old, ocard = -1;
+    if (nl_hash_get(&sc->othermodels, local, &old)) ocard = old;
+    else if (nl_hash_get(&sc->models, local, &old)) ocard = E->model_card[old];
+    if (ocard >= 0) {
+        const nl_card *oc = &E->d->card[ocard];
+        if (same_fields(E, sc, oc, oc->f + 1, oc->nf - 1, cd, f + 1, cd->nf - 1)) return NSC_OK;   /* the same card twice */
+        nsc_loc l = nl_field_loc(E->d, oc, &oc->f[0]);
+        return nle_err(E, sc, cd, &f[1], "duplicate model '%s' with other parameters (first defined at %s:%d)",
+                   f[1].u.s, l.file, l.line);
+    }
+    /* a type not supported (NJF, PJF, a code model, ...) is an error only for
+     * an element that uses it: a library's unused models need not be supported */
+    if (t < 0) return nl_hash_put(&sc->othermodels, local, (int)(cd - E->d->card)) ? nle_oom(E) : NSC_OK;
+    nsc_circuit *c = E->c;
+    nsc_model *m = nle_model_new(E, cd);
+    if (!m) return nle_oom(E);
+    const char *full = nle_cat(E, sc->prefix, f[1].u.s);
+    if (!full || !(m->name = nsc_strdup(full))) return nle_oom(E);
+    m->type = (nsc_modeltype)t;
+    m->loc = nl_field_loc(E->d, cd, &f[0]);
+    m->vdmos = vdmos;
+    c->nmodel++;
+    int cap = 0;
+    if (f[2].kind == NL_F_CALL && model_params(E, sc, cd, f[2].sub, f[2].nsub, m, &cap)) return E->r->status;
+    if (model_params(E, sc, cd, f + 3, cd->nf - 3, m, &cap)) return E->r->status;
+    if (nl_hash_put(&sc->models, local, c->nmodel - 1)) return nle_oom(E);
+    return vdmos ? nle_vdmos_model(E, sc, cd, c->nmodel - 1, local, &cap) : NSC_OK;
+}
