@@ -37,7 +37,7 @@ typedef struct mos_par {
 static const char *const known[] = {"level", "vto", "vt0", "vth0", "kp", "cgso", "cgdo", "segments", "tox", "uo", "u0",
                                     NULL};
 
-/* what the elaborator takes from a VDMOS card (nl_elab.c vdmos_model) */
+/* what the elaborator takes from a VDMOS card (nl_expand.c nle_vdmos_model) */
 static const char *const known_vdmos[] = {"rd", "rs", "rg", "rb", "is", "n", "bv", "cgs", "cgdmin", "cgdmax", NULL};
 
 static int is_known(const nsc_model *m, const char *name)

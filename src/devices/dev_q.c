@@ -27,7 +27,7 @@
  * TF x_F, whose derivative flows b -> e (NPN): E[b][x_F] += p TF,
  * E[e][x_F] -= p TF; TR likewise with x_R = i_R, b -> c (dev_d.c's TT).
  * RB, RC, RE (divided by AREA) are resistors to internal nodes, added by the
- * elaborator (nl_elab.c bjt_expand): node[] are the internal terminals. Other
+ * elaborator (nl_expand.c nle_bjt_expand): node[] are the internal terminals. Other
  * parameters (VAF, IKF, ISE, ...) are ignored with one warning per model. */
 #include <math.h>
 #include <stdio.h>
@@ -261,6 +261,7 @@ const nsc_device nsc_dev_q = {
     .current = q_current,
     .pclass = NSC_PC_SEMI,
     .ports = q_ports,
+    .no_power = "a bipolar transistor (its power is in --losses)",   /* two ports, no one v i */
     .check = q_check,
     .ndc = 2, .dc = {{1, 2}, {1, 0}}, /* junctions b-e, b-c */
 };

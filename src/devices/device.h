@@ -33,7 +33,7 @@
  *   b. devices.c: `nsc_dev_w` in the extern line and `[NSC_EL_W] = &nsc_dev_w`.
  *   c. the kind NSC_EL_W in circuit.h's nsc_elkind, dev_w.c in Makefile.am.
  *   d. until the card parsers join the table (issue 15, next step): the card
- *      letter in nl_elab.c (`case 'w': return card_dms(E, sc, cd, NSC_EL_W);`).
+ *      letter in nl_elab_el.c (`case 'w': return card_dms(E, sc, cd, NSC_EL_W);`).
  * Nothing else: no solver, checker or writer changes. */
 #ifndef NSC_DEVICE_H
 #define NSC_DEVICE_H
@@ -287,6 +287,8 @@ typedef struct nsc_device {
     /* ---- 9. outputs and units ---- */
     nsc_tpair port;     /* V(@x), P(x) of .meas: the voltage node[port.a] - node[port.b];
                            {0, 0} (unset): n+ n-, {0, 1} */
+    const char *no_power; /* non-NULL: P(x) of .print/.meas is refused, this says why
+                             ("a bipolar transistor (its power is in --losses)") */
     int out_current;    /* 1: I(x) is a default output (no .print given; waves.c) */
     const char *value_unit; /* unit of nsc_element.value ("Ω"); NULL: value unused */
     const char *ic_unit;    /* unit of its IC= ("V"); NULL: none */

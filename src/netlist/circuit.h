@@ -15,7 +15,7 @@
 
 /* Element kinds: the keys of the device table (src/devices/devices.c), which says
  * all a stage needs to know of a kind; outside src/devices only the card parsers
- * (nl_elab.c) name a kind. */
+ * (nl_elab_el.c, nl_expand.c) name a kind. */
 typedef enum nsc_elkind {
     NSC_EL_R, NSC_EL_C, NSC_EL_L, NSC_EL_K, /* resistor, capacitor, inductor, coupling */
     NSC_EL_V, NSC_EL_I,                     /* independent sources */

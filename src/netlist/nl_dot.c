@@ -7,6 +7,7 @@
  * are resolved at the end (E->ic, E->save). */
 #include "nl_elab.h"
 #include "nl_meas.h"
+#include "devices/device.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -475,20 +476,20 @@ static int xyce_print(elab *E, const nl_card *cd, const nl_field *f)
     const char *en = nle_cat(E, "", f->sub[0].u.s);
     int el;
     if (!en) { nle_oom(E); return -1; }
-    if (!nl_hash_get(&E->els, en, &el) || c->el[el].nnode < 2 || c->el[el].kind == NSC_EL_K) {
+    const nsc_device *d = nl_hash_get(&E->els, en, &el) ? nsc_device_of(c->el[el].kind) : NULL;
+    if (!d || c->el[el].nnode < 2 || !d->current) {      /* a coupling K: the one device without */
         nle_err(E, NULL, cd, &f->sub[0], "%s(%s): no element with two terminals named %s", f->u.s, f->sub[0].u.s, f->sub[0].u.s);
         return -1;
     }
     const nsc_element *e = &c->el[el];
-    if (e->kind == NSC_EL_Q) {                           /* two ports: --losses has its power */
-        nle_err(E, NULL, cd, &f->sub[0], "%s(%s): not available for a bipolar transistor (its power is in --losses)",
-            f->u.s, f->sub[0].u.s);
+    if (d->no_power) {
+        nle_err(E, NULL, cd, &f->sub[0], "%s(%s): not available for %s", f->u.s, f->sub[0].u.s, d->no_power);
         return -1;
     }
-    int np = e->kind == NSC_EL_M ? 2 : 1;                /* the port: n+ n-, or a MOS's d s */
+    nsc_tpair port = nsc_dev_port(d);                   /* n+ n-, or a MOS's d s */
     nsc_loc loc = nl_field_loc(E->d, cd, f);
     int kv, ki;
-    if (nl_meas_column(c, NSC_PROBE_V, c->node_name[e->node[0]], c->node_name[e->node[np]], loc, &kv, E->r)
+    if (nl_meas_column(c, NSC_PROBE_V, c->node_name[e->node[port.a]], c->node_name[e->node[port.b]], loc, &kv, E->r)
         || nl_meas_column(c, NSC_PROBE_I, e->name, NULL, loc, &ki, E->r))
         return -1;
     memset(&sig, 0, sizeof sig);
@@ -546,7 +547,7 @@ nsc_status nle_resolve_save(elab *E)
                 if (!k) return nle_oom(E);
                 if (!nl_hash_get(&E->els, k, &el))
                     return nle_err(E, NULL, cd, &f->sub[0], "unknown element '%s' in %s", f->sub[0].u.s, cd->f[0].u.s);
-                if (c->el[el].kind == NSC_EL_K)
+                if (!nsc_device_of(c->el[el].kind)->current)  /* a coupling K: the one device without */
                     return nle_err(E, NULL, cd, &f->sub[0], "I(%s): a coupling has no current", f->sub[0].u.s);
                 name = nsc_asprintf("i(%s)", c->el[el].name);
                 st = name ? probe_add(E, NSC_PROBE_I, 0, 0, el, name, loc) : nle_oom(E);
