@@ -108,91 +108,124 @@ static int is_pairs(const grid *T, char **hdr, int nh)
 
 enum { MAXF = 4096 };
 
-nsc_status nsc_read_table(const char *path, const char *data, size_t len, nsc_waves **out,
-                          nsc_wfinfo *info, nsc_report *r)
+/* A table being read: the fields of the current line (fb/fe, MAXF each), the
+ * names (the first non-numeric line, else the first comment line), the rows. */
+typedef struct tread {
+    const char *path;
+    const char **fb, **fe;
+    char **hdr;
+    int nh, hdr_comment;
+    grid T;            /* the columns as in the file */
+    double *row;       /* [T.nc] */
+    nsc_report *r;
+} tread;
+
+static nsc_status oom_r(nsc_report *r) { return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
+
+/* Line `line`'s n fields, not numbers: a header (kept when it is the names). */
+static nsc_status header_line(tread *R, int line, int n, int comment, int numeric)
 {
-    *out = NULL;
-    const char **fb = malloc(2 * MAXF * sizeof *fb), **fe = fb ? fb + MAXF : NULL;
-    char **hdr = NULL, **names = NULL;
-    int nh = 0, line = 0, hdr_comment = 0, nsig = 0;
-    grid T = { 0, 0, 0, NULL };   /* the columns as in the file */
-    nsc_waves *W = NULL;
-    double *row = NULL;
-    nsc_status s = NSC_OK;
-    if (!fb) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (comment && (R->hdr || R->T.nc || n < 2 || numeric)) return NSC_OK;
+    if (!comment && (R->T.nc || (R->hdr && !R->hdr_comment)))
+        return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: not a number: '%.*s'", R->path, line,
+                       (int)(R->fe[0] - R->fb[0]), R->fb[0]);
+    for (int k = 0; k < R->nh; k++) free(R->hdr[k]);
+    free(R->hdr);
+    R->nh = 0;
+    R->hdr_comment = comment;
+    if (!(R->hdr = nsc_calloc((size_t)n, sizeof *R->hdr))) return oom_r(R->r);
+    for (; R->nh < n; R->nh++)
+        if (!(R->hdr[R->nh] = nsc_strndup(R->fb[R->nh], (size_t)(R->fe[R->nh] - R->fb[R->nh])))) return oom_r(R->r);
+    return NSC_OK;
+}
+
+/* Line `line`'s n fields, numbers: a row (every row as many as the first, finite). */
+static nsc_status number_line(tread *R, int line, int n)
+{
+    if (!R->T.nc) {
+        if (n < 2) return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: need a time column and at least one signal", R->path, line);
+        R->T.nc = n;
+        if (!(R->row = nsc_calloc((size_t)n, sizeof *R->row))) return oom_r(R->r);
+    }
+    if (n != R->T.nc)
+        return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: %d columns, the first row has %d", R->path, line, n, R->T.nc);
+    for (int k = 0; k < n; k++)
+        if (!is_number(R->fb[k], R->fe[k], &R->row[k]) || !isfinite(R->row[k]))
+            return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: column %d: not a finite number: '%.*s'", R->path, line, k + 1,
+                           (int)(R->fe[k] - R->fb[k]), R->fb[k]);
+    return grid_add(&R->T, R->row) ? oom_r(R->r) : NSC_OK;
+}
+
+/* Every line of data[0..len): comments, the names, the rows. */
+static nsc_status read_lines(tread *R, const char *data, size_t len)
+{
     const char *p = data, *end = data + len;
-    while (!s && p < end) {
+    nsc_status s = NSC_OK;
+    for (int line = 1; !s && p < end; line++) {
         const char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end, *b = p;
         p = nl ? nl + 1 : end;
-        line++;
         while (b < e && isspace((unsigned char)*b)) b++;
         if (b == e) continue;
         int comment = *b == '#' || *b == '*' || *b == ';' || *b == '%';
         if (comment) b++;
-        int n = split(b, e, fb, fe, MAXF);
-        if (n > MAXF) { s = nsc_err(r, NSC_EIO, NULL, "%s:%d: more than %d columns", path, line, MAXF); break; }
+        int n = split(b, e, R->fb, R->fe, MAXF);
+        if (n > MAXF) return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: more than %d columns", R->path, line, MAXF);
         double x;
-        int numeric = n > 0 && is_number(fb[0], fe[0], &x);
-        if (comment || !numeric) {
-            /* names: the first non-numeric line, else the first comment line */
-            if (comment && (hdr || T.nc || n < 2 || numeric)) continue;
-            if (!comment && (T.nc || (hdr && !hdr_comment))) {
-                s = nsc_err(r, NSC_EIO, NULL, "%s:%d: not a number: '%.*s'", path, line, (int)(fe[0] - fb[0]), fb[0]);
-                break;
-            }
-            for (int k = 0; k < nh; k++) free(hdr[k]);
-            free(hdr);
-            nh = 0;
-            hdr_comment = comment;
-            if (!(hdr = nsc_calloc((size_t)n, sizeof *hdr))) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); break; }
-            for (; nh < n; nh++)
-                if (!(hdr[nh] = nsc_strndup(fb[nh], (size_t)(fe[nh] - fb[nh])))) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); break; }
-            continue;
-        }
-        if (!T.nc) {
-            if (n < 2) { s = nsc_err(r, NSC_EIO, NULL, "%s:%d: need a time column and at least one signal", path, line); break; }
-            T.nc = n;
-            if (!(row = nsc_calloc((size_t)n, sizeof *row))) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); break; }
-        }
-        if (n != T.nc) { s = nsc_err(r, NSC_EIO, NULL, "%s:%d: %d columns, the first row has %d", path, line, n, T.nc); break; }
-        for (int k = 0; !s && k < n; k++)
-            if (!is_number(fb[k], fe[k], &row[k]) || !isfinite(row[k]))
-                s = nsc_err(r, NSC_EIO, NULL, "%s:%d: column %d: not a finite number: '%.*s'", path, line, k + 1,
-                            (int)(fe[k] - fb[k]), fb[k]);
-        if (!s && grid_add(&T, row)) s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        int numeric = n > 0 && is_number(R->fb[0], R->fe[0], &x);
+        s = comment || !numeric ? header_line(R, line, n, comment, numeric) : number_line(R, line, n);
     }
-    if (!s && T.nrow == 0) s = nsc_err(r, NSC_EIO, NULL, "%s: no rows of numbers (not a waveform table?)", path);
-    if (s) goto done;
-    int named = nh == T.nc;
-    int pairs = is_pairs(&T, named ? hdr : NULL, named ? nh : 0);
-    nsig = pairs ? T.nc / 2 : T.nc - 1;
-    if (!(names = nsc_calloc((size_t)nsig, sizeof *names))) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
-    for (int j = 0; j < nsig; j++) {
+    if (!s && R->T.nrow == 0) s = nsc_err(R->r, NSC_EIO, NULL, "%s: no rows of numbers (not a waveform table?)", R->path);
+    return s;
+}
+
+/* The table read as nsc_waves: time and one column per signal (ngspice's
+ * wrdata pairs: every other column); names from the header, else y1, y2, .... */
+static nsc_status to_waves(tread *R, nsc_waves **out, nsc_wfinfo *info)
+{
+    int named = R->nh == R->T.nc;
+    int pairs = is_pairs(&R->T, named ? R->hdr : NULL, named ? R->nh : 0);
+    int nsig = pairs ? R->T.nc / 2 : R->T.nc - 1;
+    char **names = nsc_calloc((size_t)nsig, sizeof *names);
+    nsc_waves *W = NULL;
+    nsc_status s = names ? NSC_OK : oom_r(R->r);
+    for (int j = 0; !s && j < nsig; j++) {
         int col = pairs ? 2 * j + 1 : j + 1;
-        names[j] = named ? nsc_strdup(hdr[col]) : nsc_asprintf("y%d", j + 1);
-        if (!names[j]) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+        names[j] = named ? nsc_strdup(R->hdr[col]) : nsc_asprintf("y%d", j + 1);
+        if (!names[j]) s = oom_r(R->r);
     }
-    if (!(W = nsc_waves_new(names, nsig, ""))) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
-    for (int i = 0; i < T.nrow; i++) {
-        const double *src = T.v + (size_t)i * T.nc;
-        row[0] = src[0];
-        for (int j = 0; j < nsig; j++) row[j + 1] = src[pairs ? 2 * j + 1 : j + 1];
-        if (nsc_waves_add(W, row)) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    if (!s && !(W = nsc_waves_new(names, nsig, ""))) s = oom_r(R->r);
+    for (int i = 0; !s && i < R->T.nrow; i++) {
+        const double *src = R->T.v + (size_t)i * R->T.nc;
+        R->row[0] = src[0];
+        for (int j = 0; j < nsig; j++) R->row[j + 1] = src[pairs ? 2 * j + 1 : j + 1];
+        if (nsc_waves_add(W, R->row)) s = oom_r(R->r);
     }
-    if (info) {
+    if (!s && info) {
         info->kind = pairs ? NSC_WF_WRDATA : NSC_WF_TABLE;
         info->named = named;
     }
-done:
-    if (s) { nsc_waves_free(W); W = NULL; }
-    *out = W;
-    for (int k = 0; k < nh; k++) free(hdr[k]);
-    free(hdr);
     for (int j = 0; names && j < nsig; j++) free(names[j]);
     free(names);
-    free(T.v);
-    free(row);
-    free(fb);
+    if (s) { nsc_waves_free(W); W = NULL; }
+    *out = W;
+    return s;
+}
+
+nsc_status nsc_read_table(const char *path, const char *data, size_t len, nsc_waves **out,
+                          nsc_wfinfo *info, nsc_report *r)
+{
+    *out = NULL;
+    tread R = { path, NULL, NULL, NULL, 0, 0, { 0, 0, 0, NULL }, NULL, r };
+    R.fb = malloc(2 * MAXF * sizeof *R.fb);
+    if (!R.fb) return oom_r(r);
+    R.fe = R.fb + MAXF;
+    nsc_status s = read_lines(&R, data, len);
+    if (!s) s = to_waves(&R, out, info);
+    for (int k = 0; k < R.nh; k++) free(R.hdr[k]);
+    free(R.hdr);
+    free(R.T.v);
+    free(R.row);
+    free(R.fb);
     return s;
 }
 
