@@ -168,33 +168,73 @@ static nsc_status report_meas(const nsc_circuit *c, const nsc_meas_result *res, 
     return s;
 }
 
-/* The outputs of the netlist's .control blocks (wrdata, write) from W, whose
- * columns hold their vectors: a file that cannot be written is a warning in r
- * (as in ngspice), not a failed run. */
-static void control_outputs(const nsc_circuit *c, const nsc_waves *W, int nout, nsc_report *r)
+/* The columns of W that o's vectors name (a print's .meas names are not
+ * columns), or the run's nout outputs when it names none; n of them, a new
+ * array (NULL: ENOMEM). */
+static int *control_columns(const nsc_waves *W, const nsc_ctlout *o, int nout, int *n)
+{
+    int *cols = nsc_calloc((size_t)(o->nvec > nout ? o->nvec : nout) + 1, sizeof *cols);
+    *n = 0;
+    if (!cols) return NULL;
+    for (int j = 0; j < o->nvec; j++) {
+        int col = nsc_waves_col(W, o->vec[j]);
+        if (col > 0) cols[(*n)++] = col;
+    }
+    if (o->nvec == 0)                                  /* the run's outputs */
+        for (; *n < nout; (*n)++) cols[*n] = *n + 1;
+    return cols;
+}
+
+/* print VEC...: the .meas results it names as ngspice prints them ("vmax =
+ * 9.933108e-01"), then S, its other vectors (NULL: none), as an indexed table,
+ * on stdout. */
+static nsc_status control_print(const nsc_circuit *c, const nsc_waves *S, const nsc_meas_result *res,
+                                const nsc_ctlout *o, nsc_report *r)
+{
+    for (int j = 0; j < o->nvec; j++)
+        for (int k = 0; res && k < c->nmeas; k++)
+            if (nsc_strieq(c->meas[k].name, o->vec[j])) {
+                if (res[k].ok) printf("%s = %e\n", c->meas[k].name, res[k].value + 0.0);
+                else printf("%s = failed\n", c->meas[k].name);
+            }
+    return S ? nsc_write_print(S, stdout, r) : NSC_OK;
+}
+
+/* The outputs of the netlist's .control blocks (wrdata, write, print) from W,
+ * whose columns hold their vectors, and res, the .meas results (NULL: none): a
+ * file that cannot be written is a warning in r (as in ngspice), not a failed
+ * run. */
+static void control_outputs(const nsc_circuit *c, const nsc_waves *W, const nsc_meas_result *res, int nout,
+                            nsc_report *r)
 {
     for (int k = 0; k < c->nctlout; k++) {
         const nsc_ctlout *o = &c->ctlout[k];
-        char *path[] = { o->path };
-        if (nsc_output_is_input(path, 1, c->files, c->nfiles)) {   /* never over the netlist or an include */
-            nsc_warn(r, &o->loc, "%s %s not written: it is an input of this run", o->raw ? "write" : "wrdata", o->path);
-            continue;
-        }
-        int *cols = nsc_calloc((size_t)o->nvec + 1, sizeof *cols), n = o->nvec;
-        if (!cols) return;
-        for (int j = 0; j < n; j++) cols[j] = nsc_waves_col(W, o->vec[j]);
-        if (n == 0)                                    /* the run's outputs */
-            for (; n < nout; n++) cols[n] = n + 1;
-        nsc_waves *S = nsc_waves_select(W, cols, n);
+        const char *cmd = o->print ? "print" : o->raw ? "write" : "wrdata";
+        int n, *cols = control_columns(W, o, nout, &n);
+        nsc_waves *S = cols ? nsc_waves_select(W, cols, n) : NULL;
         free(cols);
         nsc_report wr;
         nsc_report_init(&wr);
+        if (o->print) {                                /* (n = 0 with vectors: only .meas names) */
+            nsc_status s = !S ? nsc_err(&wr, NSC_ENOMEM, NULL, "out of memory")
+                         : control_print(c, n == 0 && o->nvec > 0 ? NULL : S, res, o, &wr);
+            if (s) nsc_warn(r, &o->loc, "print: %s", wr.error ? wr.error : "error");
+            nsc_report_free(&wr);
+            nsc_waves_free(S);
+            continue;
+        }
+        char *path[] = { o->path };
+        if (nsc_output_is_input(path, 1, c->files, c->nfiles)) {   /* never over the netlist or an include */
+            nsc_warn(r, &o->loc, "%s %s not written: it is an input of this run", cmd, o->path);
+            nsc_waves_free(S);
+            continue;
+        }
         nsc_status s = !S ? nsc_err(&wr, NSC_ENOMEM, NULL, "out of memory")
                      : o->raw ? nsc_write_raw(S, o->path, 0, 1, &wr)
                               : nsc_write_wrdata(S, c->ctl_singlescale, c->ctl_vecnames, o->path, &wr);
         const char *why = wr.error ? wr.error : "error", *pre = "nscircuit: error: ";
         if (!strncmp(why, pre, strlen(pre))) why += strlen(pre);
-        if (s) nsc_warn(r, &o->loc, "%s %s not written: %s", o->raw ? "write" : "wrdata", o->path, why);
+        if (s) nsc_warn(r, &o->loc, "%s %s not written: %s", cmd, o->path, why);
         nsc_report_free(&wr);
         nsc_waves_free(S);
     }
@@ -493,7 +533,7 @@ static nsc_status write_results(job *J, const cli *C, nsc_status s, nsc_report *
         J->wrote_meas = !ws;
     } else if (ckt->nmeas > 0)
         nsc_warn(wr, &ckt->meas_loc, ".meas not evaluated: the run did not complete");
-    if (done) control_outputs(ckt, W, J->nout, wr);
+    if (done) control_outputs(ckt, W, J->mres, J->nout, wr);
     nsc_waves_keep(W, J->nout + 1);                         /* drop the columns only .meas reads */
     int streamed = 0;
     if (!ws && J->stream) ws = nsc_stream_finish(J->stream, W, &streamed, wr);

@@ -263,49 +263,70 @@ static nsc_status ctl_unrun(elab *E, const nl_card *cd, const char *cmd)
     return NSC_OK;
 }
 
-/* wrdata FILE VEC... / write FILE [VEC...]: an output of the run (nsc_ctlout);
- * a vector is V(a), V(a,b), I(x) or a node name (its voltage); `all` or none:
- * the run's outputs. */
-static nsc_status ctl_output(elab *E, const nl_card *cd, int raw)
+/* 1 when name is a .meas of c so far (a .control block's meas before its print). */
+static int is_meas(const nsc_circuit *c, const char *name)
+{
+    for (int k = 0; k < c->nmeas; k++)
+        if (nsc_strieq(c->meas[k].name, name)) return 1;
+    return 0;
+}
+
+/* One vector of a .control output command: V(a), V(a,b), I(x) or a node name
+ * (its voltage, a column of the run), or for print a .meas name; its name into
+ * *out. */
+static nsc_status ctl_vector(elab *E, const nl_card *cd, const nl_field *v, const char *cmd, char **out)
+{
+    nsc_circuit *c = E->c;
+    const char *a = NULL, *b = NULL;
+    nsc_probekind kind = NSC_PROBE_V;
+    if (v->kind == NL_F_WORD) a = v->u.s;
+    else if (v->kind == NL_F_CALL && (nsc_strieq(v->u.s, "v") || nsc_strieq(v->u.s, "i")) && v->nsub >= 1
+             && v->nsub <= 2 && v->sub[0].kind == NL_F_WORD && (v->nsub == 1 || v->sub[1].kind == NL_F_WORD)) {
+        kind = nsc_strieq(v->u.s, "i") ? NSC_PROBE_I : NSC_PROBE_V;
+        a = v->sub[0].u.s;
+        b = v->nsub == 2 ? v->sub[1].u.s : NULL;
+    }
+    if (!a) return nle_err(E, NULL, cd, v, "%s: expected V(node), I(source) or a node name%s, found '%s'", cmd,
+                           strcmp(cmd, "print") ? "" : " or a .meas name", nle_ftext(v));
+    if (!strcmp(cmd, "print") && v->kind == NL_F_WORD && is_meas(c, a))
+        return (*out = nsc_strdup(a)) ? NSC_OK : nle_oom(E);
+    int k;
+    if (nl_meas_column(c, kind, a, b, nl_field_loc(E->d, cd, v), &k, E->r)) return E->r->status;
+    return (*out = nsc_strdup(c->meas_probe[k].name)) ? NSC_OK : nle_oom(E);
+}
+
+/* wrdata FILE VEC... / write FILE [VEC...] / print VEC...: an output of the run
+ * (nsc_ctlout); `all` or no vector: the run's outputs. */
+static nsc_status ctl_output(elab *E, const nl_card *cd, const char *cmd)
 {
     const nl_field *f = cd->f;
-    if (cd->nf < 3 || (f[2].kind != NL_F_WORD && f[2].kind != NL_F_STRING)) return ctl_unrun(E, cd, raw ? "write" : "wrdata");
+    int print = !strcmp(cmd, "print"), first = print ? 2 : 3;
+    if (!print && (cd->nf < 3 || (f[2].kind != NL_F_WORD && f[2].kind != NL_F_STRING))) return ctl_unrun(E, cd, cmd);
     nsc_circuit *c = E->c;
     nsc_ctlout *o = nsc_realloc_array(c->ctlout, (size_t)c->nctlout + 1, sizeof *o);
     if (!o) return nle_oom(E);
     c->ctlout = o;
-    o = &c->ctlout[c->nctlout];
+    o = &c->ctlout[c->nctlout++];
     memset(o, 0, sizeof *o);
-    o->raw = raw;
+    o->raw = !strcmp(cmd, "write");
+    o->print = print;
     o->loc = nl_field_loc(E->d, cd, &f[1]);
-    if (!(o->path = nsc_strdup(f[2].u.s)) || !(o->vec = calloc((size_t)cd->nf + 1, sizeof *o->vec))) {
-        c->nctlout++;
+    if ((!print && !(o->path = nsc_strdup(f[2].u.s))) || !(o->vec = calloc((size_t)cd->nf + 1, sizeof *o->vec)))
         return nle_oom(E);
-    }
-    c->nctlout++;
-    for (int i = 3; i < cd->nf; i++) {
-        const nl_field *v = &f[i];
-        const char *a = NULL, *b = NULL;
-        nsc_probekind kind = NSC_PROBE_V;
-        if (v->kind == NL_F_WORD && nsc_strieq(v->u.s, "all")) { o->nvec = 0; break; }
-        if (v->kind == NL_F_WORD) a = v->u.s;
-        else if (v->kind == NL_F_CALL && (nsc_strieq(v->u.s, "v") || nsc_strieq(v->u.s, "i")) && v->nsub >= 1
-                 && v->nsub <= 2 && v->sub[0].kind == NL_F_WORD && (v->nsub == 1 || v->sub[1].kind == NL_F_WORD)) {
-            kind = nsc_strieq(v->u.s, "i") ? NSC_PROBE_I : NSC_PROBE_V;
-            a = v->sub[0].u.s;
-            b = v->nsub == 2 ? v->sub[1].u.s : NULL;
+    for (int i = first; i < cd->nf; i++) {
+        if (f[i].kind == NL_F_WORD && nsc_strieq(f[i].u.s, "all")) {
+            for (; o->nvec > 0; o->nvec--) free(o->vec[o->nvec - 1]);
+            break;
         }
-        if (!a) return nle_err(E, NULL, cd, v, "%s: expected V(node), I(source) or a node name, found '%s'",
-                           raw ? "write" : "wrdata", nle_ftext(v));
-        int k;
-        if (nl_meas_column(c, kind, a, b, nl_field_loc(E->d, cd, v), &k, E->r)) return E->r->status;
-        if (!(o->vec[o->nvec++] = nsc_strdup(c->meas_probe[k].name))) return nle_oom(E);
+        nsc_status st = ctl_vector(E, cd, &f[i], cmd, &o->vec[o->nvec]);
+        if (st) return st;
+        o->nvec++;
     }
     return NSC_OK;
 }
 
 /* A .control command (nl_deck.c control_line: ".ctl COMMAND ARGS"): tran, op
- * and meas as their dot cards; wrdata and write as outputs; set wr_singlescale
+ * and meas as their dot cards; wrdata, write and print as outputs; set wr_singlescale
  * / wr_vecnames; plot draws the outputs' PNG; run, quit, exit need nothing;
  * anything else is named in one nle_note (not run). */
 static nsc_status card_ctl(elab *E, scope *sc, const nl_card *cd)
@@ -325,7 +346,9 @@ static nsc_status card_ctl(elab *E, scope *sc, const nl_card *cd)
         nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
         return nl_meas_card(c, E->d, &sub, &env, E->r);
     }
-    if (nsc_strieq(cmd, "wrdata") || nsc_strieq(cmd, "write")) return ctl_output(E, cd, nsc_strieq(cmd, "write"));
+    if (nsc_strieq(cmd, "wrdata")) return ctl_output(E, cd, "wrdata");
+    if (nsc_strieq(cmd, "write")) return ctl_output(E, cd, "write");
+    if (nsc_strieq(cmd, "print")) return ctl_output(E, cd, "print");
     if (nsc_strieq(cmd, "set") || nsc_strieq(cmd, "unset")) {
         for (int i = 2; i < cd->nf; i++) {
             int on = nsc_strieq(cmd, "set");

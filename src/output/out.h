@@ -23,6 +23,12 @@ nsc_status nsc_write_dat(const nsc_waves *W, const char *path, int threads, nsc_
 /* ngspice's wrdata: per column "time value" pairs (singlescale: time once,
  * then the values), a first line of the names when vecnames; %.12e. */
 nsc_status nsc_write_wrdata(const nsc_waves *W, int singlescale, int vecnames, const char *path, nsc_report *r);
+/* ngspice's `print` of vectors (a .control block), as ngspice 39 prints it
+ * without its title and date lines: a rule, "Index   time            v(a) ..."
+ * (names in 16 columns), a rule, then one line per row: its index and the values
+ * in 12 characters (%.6e, %.5e when negative), each followed by a tab; on f (the
+ * caller's stream: the program gives stdout). NSC_EOUT when f fails. */
+nsc_status nsc_write_print(const nsc_waves *W, FILE *f, nsc_report *r);
 /* CSV: header "time,v(a),...", rows comma separated; an early end is a first line
  * "# stopped ..." before the header. */
 nsc_status nsc_write_csv(const nsc_waves *W, const char *path, int threads, nsc_report *r);

@@ -158,6 +158,27 @@ nsc_status nsc_write_wrdata(const nsc_waves *W, int singlescale, int vecnames, c
     return nsc_afile_close(&a, ok, r);
 }
 
+nsc_status nsc_write_print(const nsc_waves *W, FILE *f, nsc_report *r)
+{
+    static const char rule[] = "--------------------------------------------------------------------------------\n";
+    fprintf(f, "%sIndex   ", rule);
+    for (int k = 0; k < W->ncol; k++) fprintf(f, "%-16s", W->name[k]);
+    fprintf(f, "\n%s", rule);
+    nsc_wcur cur;
+    int ok = !nsc_wcur_init(&cur, W);
+    for (int i = 0; ok && i < W->nrow; i++) {
+        const double *v = nsc_wcur_row(&cur, i);
+        fprintf(f, "%d\t", i);
+        for (int k = 0; k < W->ncol; k++) fprintf(f, v[k] < 0 ? "%.5e\t" : "%.6e\t", v[k]);  /* 12 characters */
+        fputc('\n', f);
+    }
+    int err = cur.err;
+    nsc_wcur_free(&cur);
+    if (!ok || err || fflush(f) || ferror(f))
+        return nsc_err(r, NSC_EOUT, NULL, "print: %s", strerror(err ? err : errno ? errno : EIO));
+    return NSC_OK;
+}
+
 nsc_status nsc_write_csv(const nsc_waves *W, const char *path, int threads, nsc_report *r)
 {
     return write_table(W, path, ',', threads, r);

@@ -1513,8 +1513,12 @@ Test(e2e, diode_cjo_is_a_capacitance)
  * tests/data/control/rc_ctl.cir runs its block's tran, wrdata (with
  * wr_singlescale, wr_vecnames), write and meas; its wrdata file agrees with
  * ngspice 39's (rc_out_ng.txt) within 0.05 % RMS of range on every column,
- * vmax with ngspice's 0.9933108 within 1e-4; let, print, echo are named in
- * one note; the wrdata into a missing folder is a warning and the run exits 0. */
+ * vmax with ngspice's 0.9933108 within 1e-4; `print vmax` prints "vmax = %e"
+ * and `print v(out)` the table
+ * as ngspice 39 does (its header line, then "index<TAB>time<TAB>v(out)<TAB>" in
+ * %.6e: every row of the run, equal to the wrdata file's to 7 digits); let and
+ * echo are named in one note; the wrdata into a missing folder is a warning and
+ * the run exits 0. Before, print was named as not run. */
 Test(e2e, control_block_runs_its_common_commands)
 {
     char cmd[4096], *out = NULL;
@@ -1523,8 +1527,27 @@ Test(e2e, control_block_runs_its_common_commands)
     double vmax;
     const char *m = strstr(out, "vmax = ");
     cr_assert(m && sscanf(m, "vmax = %lf", &vmax) == 1 && fabs(vmax - 0.9933108) <= 1e-4, "%s", out);
-    cr_assert(strstr(out, "rc_ctl.cir:16:1: note: .control commands not run: let, print, echo"), "%s", out);
-    cr_assert(strstr(out, "rc_ctl.cir:19:1: warning: wrdata nosuchdir/x.txt not written: cannot write"), "%s", out);
+    cr_assert(strstr(out, "rc_ctl.cir:17:1: note: .control commands not run: let, echo"), "%s", out);
+    cr_assert(strstr(out, "rc_ctl.cir:20:1: warning: wrdata nosuchdir/x.txt not written: cannot write"), "%s", out);
+    char want[64];                                     /* print vmax: ngspice's "name = %e" */
+    snprintf(want, sizeof want, "\nvmax = %e\n", vmax);
+    cr_assert(strstr(out, want), "%s lacks %s", out, want);
+    const char *hdr = "\nIndex   time            v(out)          \n----", *p = strstr(out, hdr);
+    cr_assert_not_null(p, "%s", out);
+    p = strchr(p + strlen(hdr), '\n') + 1;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/rc_out.txt", tmp);
+    FILE *w = fopen(path, "r");                        /* "time v(out) v(in) i(v1)", then rows */
+    cr_assert(w && fscanf(w, "%*[^\n]\n") == 0);
+    int rows = 0, idx;
+    double t, v, wt, wv, x;
+    for (; sscanf(p, "%d\t%lf\t%lf\t\n", &idx, &t, &v) == 3; p = strchr(p, '\n') + 1, rows++) {
+        cr_assert(idx == rows && fscanf(w, "%lf %lf %lf %lf", &wt, &wv, &x, &x) == 4, "row %d: index %d", rows, idx);
+        cr_assert(fabs(t - wt) <= 1e-6 * fabs(wt) && fabs(v - wv) <= 1e-6 * fabs(wv), "row %d: %.9g %.9g, wrdata %.9g %.9g",
+                  rows, t, v, wt, wv);
+    }
+    cr_assert(rows == 2001 && fscanf(w, "%lf", &x) == EOF, "%d printed rows", rows);
+    fclose(w);
     free(out);
     snprintf(cmd, sizeof cmd, "cd %s && head -1 rc_out.txt && %s compare rc_out.txt %s/control/rc_out_ng.txt --tol 5e-4 "
              "&& %s compare rc.raw %s/control/rc_out_ng.txt --signals 'v(out)' --tol 5e-4",
