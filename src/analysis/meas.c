@@ -380,24 +380,46 @@ void nsc_meas_steady_windows(nsc_circuit *c, nsc_report *r)
         nsc_note(r, &c->meas[first].loc, ".meas windows (FROM=, TO=) are replaced by the steady periods written");
 }
 
+/* The columns of the derived table: map[d] (d = 1 .. nc-1) is the column of W
+ * it copies (> 0) or -(k + 1) for derived column k; the derived ones stand
+ * where their .print put them (after the first pos outputs, Xyce's order),
+ * then come the probes that are not outputs. names[d - 1] their names. */
+static void derive_map(const nsc_circuit *c, const nsc_waves *W, int no, int *map, char **names)
+{
+    int d = 1;
+    for (int j = 0; j <= no; j++) {
+        for (int k = 0; k < c->nxcol; k++)
+            if ((c->xcol[k].pos < no ? c->xcol[k].pos : no) == j) {
+                names[d - 1] = c->xcol[k].name;
+                map[d++] = -(k + 1);
+            }
+        if (j < no) {
+            names[d - 1] = W->name[j + 1];
+            map[d++] = j + 1;
+        }
+    }
+    for (int k = no + 1; k < W->ncol; k++) {
+        names[d - 1] = W->name[k];
+        map[d++] = k;
+    }
+}
+
 nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_report *r)
 {
     const nsc_waves *W = *Wp;
     int nx = c->nxcol, no = *nout, nc = W->ncol + nx, maxc = 1;
     for (int k = 0; k < nx; k++) maxc = c->xcol[k].sig.ncode > maxc ? c->xcol[k].sig.ncode : maxc;
     char **names = nsc_calloc((size_t)nc, sizeof *names);
-    int *col = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof *col);
+    int *col = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof *col), *map = nsc_calloc((size_t)nc, sizeof *map);
     double *pv = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof *pv), *stack = nsc_calloc((size_t)maxc + 1, sizeof *stack);
     double *row = nsc_calloc((size_t)nc, sizeof *row);
-    nsc_status st = names && col && pv && stack && row ? NSC_OK : nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    nsc_status st = names && col && map && pv && stack && row ? NSC_OK : nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
     for (int k = 0; !st && k < c->nmeas_probe; k++)
         if ((col[k] = nsc_waves_col(W, c->meas_probe[k].name)) < 0)
             st = nsc_err(r, NSC_EUSAGE, NULL, "derived column: %s is not recorded", c->meas_probe[k].name);
     nsc_waves *D = NULL;
-    if (!st) {                                         /* time, outputs, derived, the rest */
-        for (int k = 1; k <= no; k++) names[k - 1] = W->name[k];
-        for (int k = 0; k < nx; k++) names[no + k] = c->xcol[k].name;
-        for (int k = no + 1; k < W->ncol; k++) names[nx + k - 1] = W->name[k];
+    if (!st) {
+        derive_map(c, W, no, map, names);
         if (!(D = nsc_waves_new(names, nc - 1, W->title)) || nsc_waves_spill_like(D, W))
             st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
     }
@@ -406,9 +428,8 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_
     for (int i = 0; !st && i < W->nrow; i++) {
         const double *src = nsc_wcur_row(&cur, i);
         for (int k = 0; k < c->nmeas_probe; k++) pv[k] = src[col[k]];
-        memcpy(row, src, sizeof(double) * (size_t)(no + 1));
-        for (int k = 0; k < nx; k++) row[no + 1 + k] = run(&c->xcol[k].sig, pv, NULL, stack);
-        memcpy(row + no + 1 + nx, src + no + 1, sizeof(double) * (size_t)(W->ncol - no - 1));
+        row[0] = src[0];
+        for (int d = 1; d < nc; d++) row[d] = map[d] > 0 ? src[map[d]] : run(&c->xcol[-map[d] - 1].sig, pv, NULL, stack);
         if (nsc_waves_add(D, row)) st = nsc_waves_add_error(D, r);
     }
     if (!st && cur.err) st = nsc_waves_read_error(W, cur.err, r);
@@ -427,6 +448,6 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_
         *nout = no + nx;
     } else
         nsc_waves_free(D);
-    free(names); free(col); free(pv); free(stack); free(row);
+    free(names); free(col); free(map); free(pv); free(stack); free(row);
     return st;
 }

@@ -467,6 +467,7 @@ static nsc_status xcol_add(elab *E, char *name, nsc_msig *sig)
     if (!x || !name) { free(name); free(sig->code); free(sig->text); return nle_oom(E); }
     c->xcol = x;
     c->xcol[c->nxcol].name = name;
+    c->xcol[c->nxcol].pos = c->nsave;                 /* after the outputs listed before it */
     c->xcol[c->nxcol++].sig = *sig;
     return NSC_OK;
 }

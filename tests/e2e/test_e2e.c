@@ -1566,8 +1566,9 @@ Test(e2e, control_block_runs_its_common_commands)
 
 /* Xyce's .print (issue 12 item 2; refused at FORMAT= before): FORMAT=,
  * PRECISION=, WIDTH= noted and ignored; {expr} and P(x)/W(x) (power) are
- * derived columns after the others: {v(a)-v(b)} = v(a)/2 and p(r1) = p(r2) =
- * (v(a)/2)^2 / 1k at every row (to 1e-12 relative), also through .meas. */
+ * derived columns in the .print's order, as Xyce writes them (they came after
+ * the others before): {v(a)-v(b)} = v(a)/2 and p(r1) = p(r2) = (v(a)/2)^2 / 1k
+ * at every row (to 1e-12 relative), also through .meas. */
 Test(e2e, xyce_print_expressions_and_power)
 {
     char path[1024], cmd[2048], *out = NULL;
@@ -1585,12 +1586,13 @@ Test(e2e, xyce_print_expressions_and_power)
     tu_table t;
     snprintf(path, sizeof path, "%s/xp.dat", tmp);
     cr_assert_eq(tu_table_read(path, &t), 0);
-    cr_assert(t.ncol == 6 && tu_table_col(&t, "{v(a)-v(b)}") == 3 && tu_table_col(&t, "p(r1)") == 4
-              && tu_table_col(&t, "p(r2)") == 5, "%d columns", t.ncol);
+    cr_assert(t.ncol == 6 && tu_table_col(&t, "v(a)") == 1 && tu_table_col(&t, "{v(a)-v(b)}") == 2
+              && tu_table_col(&t, "i(v1)") == 3 && tu_table_col(&t, "p(r1)") == 4 && tu_table_col(&t, "p(r2)") == 5,
+              "%d columns", t.ncol);
     double sum = 0;
     for (int i = 0; i < t.nrow; i++) {
         double va = TU_AT(&t, i, 1), h = va / 2, p = h * h / 1e3;
-        cr_assert(fabs(TU_AT(&t, i, 3) - h) <= 1e-12 * (1 + fabs(h)), "row %d", i);
+        cr_assert(fabs(TU_AT(&t, i, 2) - h) <= 1e-12 * (1 + fabs(h)), "row %d", i);
         cr_assert(fabs(TU_AT(&t, i, 4) - p) <= 1e-12 * p + 1e-20 && fabs(TU_AT(&t, i, 5) - p) <= 1e-12 * p + 1e-20, "row %d", i);
         if (i > 0) sum += 0.5 * (TU_AT(&t, i, 4) + TU_AT(&t, i - 1, 4)) * (TU_AT(&t, i, 0) - TU_AT(&t, i - 1, 0));
     }
