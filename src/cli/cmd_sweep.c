@@ -929,6 +929,105 @@ done:
 enum { S_PARAM = 256, S_LOG, S_SHARD, S_MERGE, S_CSV, S_KEEP, S_NOPLOT, S_STEP, S_TSTOP, S_THETA, S_SOLVER,
        S_SAVE, S_STATS, S_PROGRESS, S_QUIET, S_HELP, S_YES, S_PTIMEOUT, S_STEADY, S_PERIOD, S_COLD };
 
+/* The command line of `nscircuit sweep`. */
+typedef struct sweep_cli {
+    nsc_sweep_args a;
+    nsc_param_set *fixed;   /* --param NAME=VALUE, [a.nfixed] */
+    char **range;           /* the other --param, [a.nrange] */
+    int merge_mode;         /* --merge */
+    nsc_search_buf sb;      /* -I */
+} sweep_cli;
+
+/* --param arg: a fixed value (NAME=VALUE) or a range; -1, or 3 out of memory. */
+static int take_param(sweep_cli *L, char *arg)
+{
+    char *eq = strchr(arg, '=');
+    double v;
+    if (eq && eq != arg && nsc_opt_number(eq + 1, &v) && !strchr(eq + 1, ',')) {   /* NAME=VALUE */
+        nsc_param_set *nf = nsc_realloc_array(L->fixed, (size_t)L->a.nfixed + 1, sizeof *nf);
+        if (!nf) return 3;
+        L->fixed = nf;
+        *eq = 0;
+        L->fixed[L->a.nfixed].name = arg;
+        L->fixed[L->a.nfixed++].value = v;
+        return -1;
+    }
+    char **nr = nsc_realloc_array(L->range, (size_t)L->a.nrange + 1, sizeof *nr);
+    if (!nr) return 3;
+    L->range = nr;
+    L->range[L->a.nrange++] = arg;
+    return -1;
+}
+
+/* A run option (--step --tstop --theta --solver --period --point-timeout) into
+ * L->a: -1 to go on, else the exit status of a usage error. */
+static int take_number(sweep_cli *L, int c, char *arg)
+{
+    nsc_sweep_args *a = &L->a;
+    switch (c) {
+    case S_STEP:
+        if (!nsc_opt_number(arg, &a->cfg.step) || a->cfg.step <= 0) return fail("--step needs a positive time, not '%s'", arg);
+        break;
+    case S_TSTOP:
+        if (!nsc_opt_number(arg, &a->cfg.tstop) || a->cfg.tstop <= 0) return fail("--tstop needs a positive time, not '%s'", arg);
+        break;
+    case S_THETA:
+        if (!nsc_opt_number(arg, &a->cfg.theta) || a->cfg.theta < 0.5 || a->cfg.theta > 1) return fail("--theta must be in [0.5, 1], not '%s'", arg);
+        break;
+    case S_PERIOD:
+        if (!nsc_opt_number(arg, &a->cfg.period) || !(a->cfg.period > 0) || !isfinite(a->cfg.period))
+            return fail("--period needs a positive time, not '%s'", arg);
+        a->cfg.steady = 1;
+        break;
+    case S_PTIMEOUT:
+        if (!nsc_opt_number(arg, &a->point_timeout) || a->point_timeout <= 0)
+            return fail("--point-timeout needs a positive number of seconds, not '%s'", arg);
+        break;
+    }
+    return -1;
+}
+
+/* One option c with its argument into L: -1 to go on, else the exit status. */
+static int take_option(sweep_cli *L, int c, char *arg, const char *word)
+{
+    nsc_sweep_args *a = &L->a;
+    switch (c) {
+    case 'o': a->prefix = arg; break;
+    case 'I': if (nsc_search_add(&L->sb, arg)) return 3; break;
+    case 'j': {
+        char *e;
+        long j = strtol(arg, &e, 10);
+        if (e == arg || *e || j < 1 || j > 4096) return fail("-j needs a number of processes (1..4096), not '%s'", arg);
+        a->jobs = (int)j;
+        break;
+    }
+    case S_PARAM: return take_param(L, arg);
+    case S_LOG: a->logscale = 1; break;
+    case S_SHARD:
+        if (!nsc_shard_parse(arg, &a->shard_k, &a->shard_n)) return fail("--shard needs K/N with 1 <= K <= N, not '%s'", arg);
+        break;
+    case S_MERGE: L->merge_mode = 1; break;
+    case S_CSV: a->csv = 1; break;
+    case S_KEEP: a->keep_waves = 1; break;
+    case S_NOPLOT: a->noplot = 1; break;
+    case S_STEP: case S_TSTOP: case S_THETA: case S_PERIOD: case S_PTIMEOUT: return take_number(L, c, arg);
+    case S_SOLVER:
+        if (nsc_solver_parse(arg) < 0) return fail("unknown solver '%s' (auto, lemke, enum)", arg);
+        a->cfg.solver = arg;
+        break;
+    case S_SAVE: a->cfg.save = arg; break;
+    case S_STEADY: a->cfg.steady = 1; break;
+    case S_COLD: a->cold = 1; a->cfg.steady = 1; break;
+    case S_STATS: a->stats = 1; break;
+    case S_YES: a->yes = 1; break;
+    case S_PROGRESS: a->progress = 1; break;
+    case S_QUIET: a->quiet = 1; break;
+    case S_HELP: fputs(nsc_sweep_usage, stdout); return 0;
+    default: return fail("unknown or incomplete option '%s'", word);
+    }
+    return -1;
+}
+
 int nsc_cmd_sweep(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -945,106 +1044,31 @@ int nsc_cmd_sweep(int argc, char **argv)
         { "cold", no_argument, 0, S_COLD },
         { 0, 0, 0, 0 }
     };
-    nsc_sweep_args a;
-    memset(&a, 0, sizeof a);
-    nsc_param_set *fixed = NULL;
-    char **range = NULL;
-    int merge_mode = 0, c, status = 2;
+    sweep_cli L;
+    memset(&L, 0, sizeof L);
+    nsc_sweep_args *a = &L.a;
+    int c, status = -1;
     optind = 1;
     opterr = 0;
-    nsc_search_buf sb;
-    memset(&sb, 0, sizeof sb);
-    while ((c = getopt_long(argc, argv, "o:j:I:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o': a.prefix = optarg; break;
-        case 'I':
-            if (nsc_search_add(&sb, optarg)) { status = 3; goto out; }
-            break;
-        case 'j': {
-            char *e;
-            long j = strtol(optarg, &e, 10);
-            if (e == optarg || *e || j < 1 || j > 4096) { status = fail("-j needs a number of processes (1..4096), not '%s'", optarg); goto out; }
-            a.jobs = (int)j;
-            break;
-        }
-        case S_PARAM: {
-            char *eq = strchr(optarg, '=');
-            double v;
-            if (eq && eq != optarg && nsc_opt_number(eq + 1, &v) && !strchr(eq + 1, ',')) {   /* NAME=VALUE */
-                nsc_param_set *nf = nsc_realloc_array(fixed, (size_t)a.nfixed + 1, sizeof *nf);
-                if (!nf) { status = 3; goto out; }
-                fixed = nf;
-                *eq = 0;
-                fixed[a.nfixed].name = optarg;
-                fixed[a.nfixed++].value = v;
-            } else {
-                char **nr = nsc_realloc_array(range, (size_t)a.nrange + 1, sizeof *nr);
-                if (!nr) { status = 3; goto out; }
-                range = nr;
-                range[a.nrange++] = optarg;
-            }
-            break;
-        }
-        case S_LOG: a.logscale = 1; break;
-        case S_SHARD:
-            if (!nsc_shard_parse(optarg, &a.shard_k, &a.shard_n)) { status = fail("--shard needs K/N with 1 <= K <= N, not '%s'", optarg); goto out; }
-            break;
-        case S_MERGE: merge_mode = 1; break;
-        case S_CSV: a.csv = 1; break;
-        case S_KEEP: a.keep_waves = 1; break;
-        case S_NOPLOT: a.noplot = 1; break;
-        case S_STEP:
-            if (!nsc_opt_number(optarg, &a.cfg.step) || a.cfg.step <= 0) { status = fail("--step needs a positive time, not '%s'", optarg); goto out; }
-            break;
-        case S_TSTOP:
-            if (!nsc_opt_number(optarg, &a.cfg.tstop) || a.cfg.tstop <= 0) { status = fail("--tstop needs a positive time, not '%s'", optarg); goto out; }
-            break;
-        case S_THETA:
-            if (!nsc_opt_number(optarg, &a.cfg.theta) || a.cfg.theta < 0.5 || a.cfg.theta > 1) { status = fail("--theta must be in [0.5, 1], not '%s'", optarg); goto out; }
-            break;
-        case S_SOLVER:
-            if (nsc_solver_parse(optarg) < 0) { status = fail("unknown solver '%s' (auto, lemke, enum)", optarg); goto out; }
-            a.cfg.solver = optarg;
-            break;
-        case S_SAVE: a.cfg.save = optarg; break;
-        case S_STEADY: a.cfg.steady = 1; break;
-        case S_COLD: a.cold = 1; a.cfg.steady = 1; break;
-        case S_PERIOD:
-            if (!nsc_opt_number(optarg, &a.cfg.period) || !(a.cfg.period > 0) || !isfinite(a.cfg.period)) {
-                status = fail("--period needs a positive time, not '%s'", optarg);
-                goto out;
-            }
-            a.cfg.steady = 1;
-            break;
-        case S_STATS: a.stats = 1; break;
-        case S_YES: a.yes = 1; break;
-        case S_PTIMEOUT:
-            if (!nsc_opt_number(optarg, &a.point_timeout) || a.point_timeout <= 0) {
-                status = fail("--point-timeout needs a positive number of seconds, not '%s'", optarg);
-                goto out;
-            }
-            break;
-        case S_PROGRESS: a.progress = 1; break;
-        case S_QUIET: a.quiet = 1; break;
-        case S_HELP: fputs(nsc_sweep_usage, stdout); status = 0; goto out;
-        default: status = fail("unknown or incomplete option '%s'", argv[optind - 1]); goto out;
-        }
-    }
-    if (merge_mode) {
-        if (optind >= argc) { status = fail("%s", "--merge needs the tables of the shards"); goto out; }
-        if (a.nrange || a.nfixed || a.shard_n || a.keep_waves) { status = fail("%s", "--merge takes tables, -o, --csv, --no-plot and --quiet only"); goto out; }
-        status = merge(argv + optind, argc - optind, a.prefix, a.csv, a.noplot, a.quiet);
+    while (status < 0 && (c = getopt_long(argc, argv, "o:j:I:", longopts, NULL)) != -1)
+        status = take_option(&L, c, optarg, argv[optind - 1]);
+    if (status >= 0) goto out;
+    if (L.merge_mode) {
+        if (optind >= argc) status = fail("%s", "--merge needs the tables of the shards");
+        else if (a->nrange || a->nfixed || a->shard_n || a->keep_waves)
+            status = fail("%s", "--merge takes tables, -o, --csv, --no-plot and --quiet only");
+        else status = merge(argv + optind, argc - optind, a->prefix, a->csv, a->noplot, a->quiet);
         goto out;
     }
     if (optind != argc - 1) { status = fail("%s", optind >= argc ? "no netlist given" : "more than one netlist given"); goto out; }
-    a.netlist = argv[optind];
-    a.fixed = fixed;
-    a.range = range;
-    if (!(a.cfg.inc = nsc_search_finish(&sb))) { status = 3; goto out; }
-    status = nsc_sweep(&a);
+    a->netlist = argv[optind];
+    a->fixed = L.fixed;
+    a->range = L.range;
+    if (!(a->cfg.inc = nsc_search_finish(&L.sb))) { status = 3; goto out; }
+    status = nsc_sweep(a);
 out:
-    nsc_search_free(&sb);
-    free(fixed);
-    free(range);
+    nsc_search_free(&L.sb);
+    free(L.fixed);
+    free(L.range);
     return status;
 }
