@@ -454,6 +454,57 @@ static int next_line(FILE *f, char **line, size_t *cap)
     return 1;
 }
 
+/* Line 2 of a table: "# nscircuit sweep: points=N parameters=P measures=M
+ * [shard=K/N] [study=HEX] netlist=NAME" with P + M = nn - 2 columns: T
+ * initialised with the names[0..nn-2); NSC_EUSAGE (no message) if it is not. */
+static nsc_status read_header(const char *line, char **names, int nn, nsc_sweep_table *T, nsc_report *r)
+{
+    long npoint;
+    int npar, nmeas, k = 1, n = 1, used = 0;
+    if (sscanf(line, "# nscircuit sweep: points=%ld parameters=%d measures=%d %n", &npoint, &npar, &nmeas, &used) != 3 ||
+        npar < 0 || nmeas < 0 || npar + nmeas != nn - 2 || npoint < 1)
+        return NSC_EUSAGE;
+    const char *rest = line + used;
+    if (!strncmp(rest, "shard=", 6)) {
+        int u2 = 0;
+        if (sscanf(rest, "shard=%d/%d %n", &k, &n, &u2) != 2 || !(k >= 1 && k <= n)) return NSC_EUSAGE;
+        rest += u2;
+    }
+    char study[17] = "";
+    if (!strncmp(rest, "study=", 6)) {
+        int u3 = 0;
+        if (sscanf(rest, "study=%16[0-9a-f] %n", study, &u3) != 1 || strlen(study) != 16 || !u3) return NSC_EUSAGE;
+        rest += u3;
+    }
+    if (strncmp(rest, "netlist=", 8)) return NSC_EUSAGE;
+    for (const char *q = rest + 8; *q; q++)              /* a base name, as written: it names the merge's */
+        if (*q == '/' || (unsigned char)*q < 32) return NSC_EUSAGE;   /* outputs, never a path elsewhere */
+    nsc_status s = nsc_sweep_table_init(T, names, npar, names + npar, nmeas, rest + 8, npoint, k, n, r);
+    if (!s) memcpy(T->study, study, sizeof study);
+    return s;
+}
+
+/* A row of T's table: nc values, status, point (v[nc] scratch); 1 if it is one
+ * (added to T, *s its status), 0 if not. */
+static int read_row(char *p, double *v, int nc, nsc_sweep_table *T, nsc_status *s, nsc_report *r)
+{
+    char *e;
+    for (int q = 0; q < nc; q++) {
+        v[q] = strtod(p, &e);
+        if (e == p || (*e && !isspace((unsigned char)*e))) return 0;
+        p = e;
+    }
+    long st = strtol(p, &e, 10);
+    if (e == p || !isspace((unsigned char)*e)) return 0;
+    p = e;
+    long pt = strtol(p, &e, 10);
+    if (e == p) return 0;
+    while (isspace((unsigned char)*e)) e++;
+    if (*e || st < 0 || st > 255 || pt < 0 || pt >= T->npoint) return 0;
+    *s = nsc_sweep_table_add(T, v, (int)st, pt, r);
+    return 1;
+}
+
 nsc_status nsc_sweep_read(const char *path, nsc_sweep_table *T, nsc_report *r)
 {
     memset(T, 0, sizeof *T);
@@ -476,55 +527,21 @@ nsc_status nsc_sweep_read(const char *path, nsc_sweep_table *T, nsc_report *r)
         nn++;
     }
     if (nn < 3 || strcmp(names[nn - 2], "status") || strcmp(names[nn - 1], "point")) goto bad;
-    /* line 2: "# nscircuit sweep: points=N parameters=P measures=M [shard=K/N] netlist=NAME" */
     lineno = 2;
     if (!next_line(f, &line, &cap)) goto bad;
-    long npoint;
-    int npar, nmeas, k = 1, n = 1, used = 0;
-    if (sscanf(line, "# nscircuit sweep: points=%ld parameters=%d measures=%d %n", &npoint, &npar, &nmeas, &used) != 3 ||
-        npar < 0 || nmeas < 0 || npar + nmeas != nn - 2 || npoint < 1)
-        goto bad;
-    const char *rest = line + used;
-    if (!strncmp(rest, "shard=", 6)) {
-        int u2 = 0;
-        if (sscanf(rest, "shard=%d/%d %n", &k, &n, &u2) != 2 || !(k >= 1 && k <= n)) goto bad;
-        rest += u2;
-    }
-    char study[17] = "";
-    if (!strncmp(rest, "study=", 6)) {
-        int u3 = 0;
-        if (sscanf(rest, "study=%16[0-9a-f] %n", study, &u3) != 1 || strlen(study) != 16 || !u3) goto bad;
-        rest += u3;
-    }
-    if (strncmp(rest, "netlist=", 8)) goto bad;
-    for (const char *q = rest + 8; *q; q++)              /* a base name, as written: it names the merge's */
-        if (*q == '/' || (unsigned char)*q < 32) goto bad;   /* outputs, never a path elsewhere */
-    if ((s = nsc_sweep_table_init(T, names, npar, names + npar, nmeas, rest + 8, npoint, k, n, r))) goto out;
-    memcpy(T->study, study, sizeof study);
-    int nc = npar + nmeas;
+    if ((s = read_header(line, names, nn, T, r))) { if (s == NSC_EUSAGE) goto bad; goto out; }
+    int nc = T->npar + T->nmeas;
     if (!(v = nsc_calloc((size_t)nc + 1, sizeof *v))) { s = oom(r); goto out; }
-    while (next_line(f, &line, &cap)) {
+    while (!s && next_line(f, &line, &cap)) {
         lineno++;
-        char *p = line, *e;
+        char *p = line;
         while (isspace((unsigned char)*p)) p++;
         long of;
         if (sscanf(p, "# interrupted: %*d of the %ld points", &of) == 1 && of > 0) T->partial = of;
         if (!*p || *p == '#') continue;
-        for (int q = 0; q < nc; q++) {
-            v[q] = strtod(p, &e);
-            if (e == p || (*e && !isspace((unsigned char)*e))) goto bad;
-            p = e;
-        }
-        long st = strtol(p, &e, 10);
-        if (e == p || !isspace((unsigned char)*e)) goto bad;
-        p = e;
-        long pt = strtol(p, &e, 10);
-        if (e == p) goto bad;
-        while (isspace((unsigned char)*e)) e++;
-        if (*e || st < 0 || st > 255 || pt < 0 || pt >= npoint) goto bad;
-        if ((s = nsc_sweep_table_add(T, v, (int)st, pt, r))) goto out;
+        if (!read_row(p, v, nc, T, &s, r)) goto bad;
     }
-    if (ferror(f)) s = nsc_err(r, NSC_EIO, NULL, "cannot read '%s'", path);
+    if (!s && ferror(f)) s = nsc_err(r, NSC_EIO, NULL, "cannot read '%s'", path);
     goto out;
 bad:
     s = nsc_err(r, NSC_EUSAGE, NULL, "%s:%d: not a table of nscircuit sweep", path, lineno);
