@@ -1,11 +1,14 @@
 /* cmd_sweep.c -- `nscircuit sweep`: a parameter study (sweep.h) run as one
  * process per point, at most -j at a time, and `nscircuit sweep --merge`.
  *
- * A point's process reads the netlist with its overrides, runs it and writes
- * its result to a pipe (protocol below); the parent collects the results in
- * point order. A point that fails, crashes or is killed only marks its own row
- * (measures nan, status 3), so the study always completes. Rows do not depend
- * on -j: each point is computed alone, from the netlist, by the same code.
+ * The study reads the netlist once (a deck, netlist.h); a point's process,
+ * forked, elaborates that deck with its overrides, runs it (run.h, as the
+ * program does) and writes its result to a pipe (protocol below); the parent
+ * collects the results in point order. A point that fails, crashes or is
+ * killed only marks its own row (measures nan, status 3), so the study always
+ * completes; the temporaries a killed point's waveform writer left are
+ * removed. Rows do not depend on -j: each point is computed alone, from the
+ * deck, by the same code.
  *
  * Result protocol (text, one item per line):
  *     nscircuit-point STATUS
