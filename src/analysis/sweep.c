@@ -1,5 +1,5 @@
-/* sweep.c -- parameter studies: one run's settings and columns, the plan, one
- * point, the result table, shards and merge, the plot (sweep.h). */
+/* sweep.c -- parameter studies: the plan, one point, the result table, shards
+ * and merge (sweep.h). Its picture is written by src/output/out_sweep.c. */
 #include "sweep.h"
 
 #include <ctype.h>
@@ -20,118 +20,6 @@
 static nsc_status oom(nsc_report *r)
 {
     return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
-}
-
-/* ---- one run ---- */
-
-nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_opts *o, nsc_report *r)
-{
-    memset(o, 0, sizeof *o);
-    nsc_loc top = { c->nfiles > 0 ? c->files[0] : "", c->nfiles > 0, 1 };
-    double theta = cfg->theta > 0 ? cfg->theta : c->theta > 0 ? c->theta : 0.5;
-    if (!(theta >= 0.5 && theta <= 1)) return nsc_err(r, NSC_ENETLIST, &top, "theta = %g outside [0.5, 1]", theta);
-    int solver = nsc_solver_parse(cfg->solver ? cfg->solver : c->solver);
-    if (solver < 0 && cfg->solver) return nsc_err(r, NSC_EUSAGE, NULL, "unknown solver '%s' (auto, lemke, enum)", cfg->solver);
-    if (solver < 0) return nsc_err(r, NSC_ENETLIST, &top, "unknown solver '%s' in .options (auto, lemke, enum)", c->solver);
-    o->theta = theta;
-    o->solver = (nsc_solver)solver;
-    o->gmin = c->gmin > 0 ? c->gmin : 1e-12;
-    o->uic = c->uic;
-    int steady = nsc_run_steady(c, cfg);
-    if (!c->has_tran && !(cfg->tstop > 0) && !steady) return NSC_OK;
-    o->tstop = cfg->tstop > 0 ? cfg->tstop : c->has_tran ? c->tstop : 1;   /* (the steady state sets its own) */
-    o->tstep = c->has_tran ? c->tstep : 0;
-    o->tstart = c->has_tran ? c->tstart : 0;
-    o->adaptive = steady || (!(cfg->step > 0) && !c->stepping_fixed);
-    /* the steady state is always adaptive: --step is its largest step, and a
-     * stepping=fixed netlist's TMAX is its fixed step, not a ceiling */
-    double tmax = cfg->step > 0 ? cfg->step : steady && c->stepping_fixed ? 0 : c->tmax;
-    o->reltol = c->reltol > 0 ? c->reltol : 1e-3;        /* SPICE's defaults */
-    o->abstol = c->abstol > 0 ? c->abstol : 1e-12;
-    o->vntol = c->vntol > 0 ? c->vntol : 1e-6;
-    o->trtol = c->trtol > 0 ? c->trtol : 7;
-    if (o->adaptive && !(tmax > 0)) {                      /* ngspice: tmax = min(tstep, span / 50) */
-        double span = o->tstop - o->tstart;                /* (span / 50 with nostepsizelimit, as ngspice's set) */
-        o->h = o->tstep > 0 && o->tstep < span / 50 && !c->nostepsizelimit ? o->tstep : span / 50;
-    } else
-        o->h = tmax > 0 ? tmax : o->tstep;
-    if (o->h <= 0) o->h = o->tstop / 1000;
-    if (o->tstep <= 0) o->tstep = o->h;
-    if (o->tstart >= o->tstop)
-        return nsc_err(r, NSC_ENETLIST, &c->tran_loc, "tstart %g is not before tstop %g", o->tstart, o->tstop);
-    if (o->tstop / o->h > 2e9) return nsc_err(r, NSC_ENETLIST, &c->tran_loc, "too many steps: tstop/h = %g", o->tstop / o->h);
-    if (steady) {           /* the steady state's ceiling: T/50 (stepper_pss.c), or an explicit TMAX or --step
-                               below it; TSTEP sets its rows only, span/50 has no meaning for it */
-        o->h = tmax > 0 ? tmax : 0;
-        if (!c->has_tran) o->tstep = 0;                    /* rows: T/200 */
-    }
-    return NSC_OK;
-}
-
-int nsc_run_steady(const nsc_circuit *c, const nsc_run_cfg *cfg)
-{
-    return cfg->steady || cfg->period > 0 || c->has_pss;
-}
-
-nsc_pss_opts nsc_run_pss_opts(const nsc_circuit *c, const nsc_run_cfg *cfg)
-{
-    nsc_pss_opts po = { cfg->period > 0 ? cfg->period : c->pss_period, c->pss_periods > 0 ? c->pss_periods : 1,
-                        c->pss_warmup > 0 ? c->pss_warmup : 3, c->pss_maxit > 0 ? c->pss_maxit : 50,
-                        c->pss_tol > 0 ? c->pss_tol : 1e-9, NULL, NULL };
-    return po;
-}
-
-nsc_status nsc_run_probes(const nsc_circuit *c, const char *save, nsc_probe **probes, int *n, int *nout,
-                          nsc_report *r)
-{
-    nsc_probe *p = NULL;
-    int np = 0;
-    nsc_status s;
-    *probes = NULL;
-    *n = *nout = 0;
-    if (save) s = nsc_probes_parse(c, save, &p, &np, r);
-    else if (c->nsave > 0) {
-        s = NSC_OK;
-        if (!(p = nsc_calloc((size_t)c->nsave, sizeof *p))) return oom(r);
-        for (; np < c->nsave; np++) {
-            p[np] = c->save[np];
-            if (!(p[np].name = nsc_strdup(c->save[np].name))) { s = oom(r); break; }
-        }
-    } else
-        s = nsc_probes_default(c, &p, &np, r);
-    int no = np;
-    if (!s) {                                          /* then the .meas probes that are not outputs */
-        nsc_probe *q = nsc_realloc_array(p, (size_t)(np + c->nmeas_probe) + 1, sizeof *q);
-        if (!q) s = oom(r);
-        else p = q;
-        for (int k = 0; !s && k < c->nmeas_probe; k++) {
-            int dup = 0;
-            for (int j = 0; j < np; j++) dup |= nsc_strieq(p[j].name, c->meas_probe[k].name);
-            if (dup) continue;
-            p[np] = c->meas_probe[k];
-            if (!(p[np].name = nsc_strdup(c->meas_probe[k].name))) s = oom(r);
-            else np++;
-        }
-    }
-    if (s) {
-        nsc_probes_free(p, np);
-        return s;
-    }
-    *probes = p;
-    *n = np;
-    *nout = no;
-    return NSC_OK;
-}
-
-int nsc_exit_status(nsc_status s)
-{
-    switch (s) {
-    case NSC_OK: return 0;
-    case NSC_ENETLIST: case NSC_EIO: return 1;
-    case NSC_EUSAGE: return 2;
-    case NSC_EOUT: return 4;
-    default: return 3;
-    }
 }
 
 /* ---- the plan ---- */
@@ -189,8 +77,7 @@ int nsc_circuit_has_param(const nsc_circuit *c, const char *name)
     return 0;
 }
 
-/* geometric: n >= 3 values of one sign whose ratios agree and whose differences do not */
-static int geometric(const double *v, int n)
+int nsc_geometric(const double *v, int n)
 {
     if (n < 3) return 0;
     for (int k = 0; k < n; k++)
@@ -211,7 +98,7 @@ nsc_status nsc_plan_steps(nsc_plan *p, const nsc_circuit *c, nsc_report *r)
         if (!nsc_circuit_has_param(c, st->param))
             return nsc_err(r, NSC_ENETLIST, &st->loc, ".step param %s: no .param named %s (add .param %s=...)",
                            st->param, st->param, st->param);
-        nsc_status s = nsc_plan_set(p, st->param, st->val, st->nval, geometric(st->val, st->nval), r);
+        nsc_status s = nsc_plan_set(p, st->param, st->val, st->nval, nsc_geometric(st->val, st->nval), r);
         if (s) return s;
     }
     return NSC_OK;
@@ -336,46 +223,37 @@ static double setup_time(const nsc_circuit *c, const nsc_tran_opts *o)
     return t;
 }
 
-/* The steady state of a point (c mutable: its .meas windows become the steady
- * period), warm-started from ps->start, its efficiency and losses into ps. */
-static nsc_status point_steady(nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_opts *o, const nsc_probe *probes,
-                               int np, nsc_waves **W, nsc_point_steady *ps, nsc_point_info *info, nsc_report *r)
+/* The steady state of a point (R set up, its columns chosen), warm-started
+ * from ps->start, its efficiency and losses into ps. */
+static nsc_status point_steady(nsc_run *R, nsc_point_steady *ps, nsc_report *r)
 {
-    nsc_pss_opts po = nsc_run_pss_opts(c, cfg);
     nsc_losses L = { 0, 0, 0, NULL };
-    nsc_pss_info pi;
-    nsc_meas_steady_windows(c, r);
     if (ps) {
-        po.start = ps->start;
-        po.end = &ps->end;
+        R->po.start = ps->start;
+        R->po.end = &ps->end;
         ps->efficiency = ps->losses = NAN;
-        o->losses = &L;
+        R->o.losses = &L;
     }
-    nsc_status s = nsc_run_pss(c, o, &po, probes, np, W, &info->st, &pi, r);
-    o->losses = NULL;
+    nsc_status s = nsc_run_analysis(R, r);
+    R->o.losses = NULL;
     nsc_loss_sum sum;
-    if (ps && !s && *W && (*W)->end == NSC_RUN_COMPLETE && !nsc_losses_sum(&L, NULL, &sum)) {
+    if (ps && !s && R->W && R->W->end == NSC_RUN_COMPLETE && !nsc_losses_sum(&L, NULL, &sum)) {
         double dt = L.to - L.from, load = sum.load >= 0 ? L.row[sum.load].energy : NAN;
         ps->efficiency = sum.efficiency;
         ps->losses = dt > 0 ? (sum.input + sum.switching - load) / dt : NAN;
     }
-    if (ps) { ps->iterations = pi.iterations; ps->warm = pi.warm; }
+    if (ps) { ps->iterations = R->pinfo.iterations; ps->warm = R->pinfo.warm; }
     nsc_losses_free(&L);
     return s;
 }
 
-nsc_status nsc_point_run(const char *netlist, const nsc_param_set *ov, int nov, const nsc_run_cfg *cfg,
-                         int nmeas, double *meas, const char *wavepath, int profile,
-                         volatile sig_atomic_t *stop, nsc_point_steady *ps, nsc_point_info *info, nsc_report *r)
+/* R->c = deck with the overrides ov[0..nov), the last of each name, and its
+ * settings; the circuit must have nmeas .meas cards. */
+static nsc_status point_setup(nsc_run *R, const nsc_deck *deck, const nsc_param_set *ov, int nov,
+                              const nsc_run_cfg *cfg, int nmeas, nsc_point_info *info, nsc_report *r)
 {
-    memset(info, 0, sizeof *info);
-    for (int k = 0; k < nmeas; k++) meas[k] = NAN;
-    nsc_circuit *c = NULL;
-    nsc_probe *probes = NULL;
-    nsc_waves *W = NULL;
-    nsc_meas_result *res = NULL;
-    int np = 0, nout = 0, nu = 0;
-    nsc_param_set *u = nsc_calloc((size_t)nov + 1, sizeof *u);   /* ov, the last of each name */
+    int nu = 0;
+    nsc_param_set *u = nsc_calloc((size_t)nov + 1, sizeof *u);
     if (!u) return oom(r);
     for (int k = 0; k < nov; k++) {
         int later = 0;
@@ -383,53 +261,54 @@ nsc_status nsc_point_run(const char *netlist, const nsc_param_set *ov, int nov, 
         if (!later) u[nu++] = ov[k];
     }
     double t0 = now();
-    nsc_status s = nsc_netlist_read_in(netlist, cfg->inc, u, nu, &c, r);
+    nsc_status s = nsc_run_circuit(R, deck, u, nu, r);
     info->t_parse = now() - t0;
     free(u);
     if (s) return s;
-    nsc_loc top = { c->nfiles > 0 ? c->files[0] : "", c->nfiles > 0, 1 };
-    nsc_tran_opts o;
-    if (c->nmeas != nmeas) {
-        s = nsc_err(r, NSC_ENETLIST, &top, "%d .meas cards at this point, %d in the study", c->nmeas, nmeas);
-        goto done;
-    }
-    if ((s = nsc_run_opts(c, cfg, &o, r))) goto done;
-    if (o.tstop <= 0) { s = nsc_err(r, NSC_ENETLIST, &top, "no transient analysis: add a .tran card or give --tstop"); goto done; }
-    o.stop = stop;
-    if (!wavepath && c->nmeas_probe > 0) {            /* no waveform file: record what .meas reads only */
-        if (!(probes = nsc_calloc((size_t)c->nmeas_probe, sizeof *probes))) { s = oom(r); goto done; }
-        for (; np < c->nmeas_probe; np++) {
-            probes[np] = c->meas_probe[np];
-            if (!(probes[np].name = nsc_strdup(c->meas_probe[np].name))) { s = oom(r); goto done; }
-        }
-    } else if ((s = nsc_run_probes(c, cfg->save, &probes, &np, &nout, r)))
-        goto done;
-    if (profile) info->t_setup = setup_time(c, &o);
-    t0 = now();
-    s = nsc_run_steady(c, cfg) ? point_steady(c, cfg, &o, probes, np, &W, ps, info, r)
-                               : nsc_run_tran(c, &o, probes, np, &W, &info->st, r);
-    info->t_run = now() - t0;
-    t0 = now();
-    if (W && W->end == NSC_RUN_COMPLETE && nmeas > 0) {
-        nsc_status ms = (res = nsc_calloc((size_t)nmeas, sizeof *res)) ? nsc_meas_eval(c, W, res, r) : oom(r);
-        for (int k = 0; !ms && k < nmeas; k++) {
-            if (res[k].ok) meas[k] = res[k].value + 0.0;
-            else nsc_warn(r, &c->meas[k].loc, ".meas %s failed: %s", c->meas[k].name, res[k].why ? res[k].why : "");
-        }
-        if (ms && !s) s = ms;
-    }
-    if (wavepath && W && W->nrow > 0) {
-        nsc_waves_keep(W, nout + 1);                   /* the outputs only */
-        nsc_status ws = nsc_write_dat(W, wavepath, 1, r);   /* points run side by side: one thread each */
+    nsc_loc top = { R->c->nfiles > 0 ? R->c->files[0] : "", R->c->nfiles > 0, 1 };
+    if (R->c->nmeas != nmeas)
+        return nsc_err(r, NSC_ENETLIST, &top, "%d .meas cards at this point, %d in the study", R->c->nmeas, nmeas);
+    if ((s = nsc_run_setup(R, cfg, r))) return s;
+    return nsc_run_check(R->c, cfg, &R->o, 0, r);
+}
+
+/* The measures of a point's run into meas[], its outputs into wavepath. */
+static nsc_status point_results(nsc_run *R, nsc_status s, double *meas, const char *wavepath, nsc_report *r)
+{
+    nsc_status ms = nsc_run_measure(R, r);
+    for (int k = 0; !ms && R->mres && k < R->c->nmeas; k++)
+        if (R->mres[k].ok) meas[k] = R->mres[k].value + 0.0;
+    if (ms && !s) s = ms;
+    if (wavepath && R->W && R->W->nrow > 0) {
+        nsc_waves_keep(R->W, R->nout + 1);             /* the outputs only */
+        nsc_status ws = nsc_write_dat(R->W, wavepath, 1, r);   /* points run side by side: one thread each */
         if (ws && !s) s = ws;
     }
-    info->t_meas = now() - t0;
-done:
-    if (res) nsc_meas_results_free(res, nmeas);
-    free(res);
-    nsc_waves_free(W);
-    nsc_probes_free(probes, np);
-    nsc_circuit_free(c);
+    return s;
+}
+
+nsc_status nsc_point_run(const nsc_deck *deck, const nsc_param_set *ov, int nov, const nsc_run_cfg *cfg,
+                         int nmeas, double *meas, const char *wavepath, int profile,
+                         volatile sig_atomic_t *stop, nsc_point_steady *ps, nsc_point_info *info, nsc_report *r)
+{
+    memset(info, 0, sizeof *info);
+    for (int k = 0; k < nmeas; k++) meas[k] = NAN;
+    nsc_run R;
+    nsc_run_init(&R);
+    nsc_status s = point_setup(&R, deck, ov, nov, cfg, nmeas, info, r);
+    if (!s) s = nsc_run_columns(&R, !wavepath, r);    /* no waveform file: record what .meas reads only */
+    if (!s) {
+        R.o.stop = stop;
+        if (profile) info->t_setup = setup_time(R.c, &R.o);
+        double t0 = now();
+        s = R.steady ? point_steady(&R, ps, r) : nsc_run_analysis(&R, r);
+        info->t_run = now() - t0;
+        info->st = R.st;
+        t0 = now();
+        s = point_results(&R, s, meas, wavepath, r);
+        info->t_meas = now() - t0;
+    }
+    nsc_run_free(&R);
     return s;
 }
 
@@ -575,6 +454,57 @@ static int next_line(FILE *f, char **line, size_t *cap)
     return 1;
 }
 
+/* Line 2 of a table: "# nscircuit sweep: points=N parameters=P measures=M
+ * [shard=K/N] [study=HEX] netlist=NAME" with P + M = nn - 2 columns: T
+ * initialised with the names[0..nn-2); NSC_EUSAGE (no message) if it is not. */
+static nsc_status read_header(const char *line, char **names, int nn, nsc_sweep_table *T, nsc_report *r)
+{
+    long npoint;
+    int npar, nmeas, k = 1, n = 1, used = 0;
+    if (sscanf(line, "# nscircuit sweep: points=%ld parameters=%d measures=%d %n", &npoint, &npar, &nmeas, &used) != 3 ||
+        npar < 0 || nmeas < 0 || npar + nmeas != nn - 2 || npoint < 1)
+        return NSC_EUSAGE;
+    const char *rest = line + used;
+    if (!strncmp(rest, "shard=", 6)) {
+        int u2 = 0;
+        if (sscanf(rest, "shard=%d/%d %n", &k, &n, &u2) != 2 || !(k >= 1 && k <= n)) return NSC_EUSAGE;
+        rest += u2;
+    }
+    char study[17] = "";
+    if (!strncmp(rest, "study=", 6)) {
+        int u3 = 0;
+        if (sscanf(rest, "study=%16[0-9a-f] %n", study, &u3) != 1 || strlen(study) != 16 || !u3) return NSC_EUSAGE;
+        rest += u3;
+    }
+    if (strncmp(rest, "netlist=", 8)) return NSC_EUSAGE;
+    for (const char *q = rest + 8; *q; q++)              /* a base name, as written: it names the merge's */
+        if (*q == '/' || (unsigned char)*q < 32) return NSC_EUSAGE;   /* outputs, never a path elsewhere */
+    nsc_status s = nsc_sweep_table_init(T, names, npar, names + npar, nmeas, rest + 8, npoint, k, n, r);
+    if (!s) memcpy(T->study, study, sizeof study);
+    return s;
+}
+
+/* A row of T's table: nc values, status, point (v[nc] scratch); 1 if it is one
+ * (added to T, *s its status), 0 if not. */
+static int read_row(char *p, double *v, int nc, nsc_sweep_table *T, nsc_status *s, nsc_report *r)
+{
+    char *e;
+    for (int q = 0; q < nc; q++) {
+        v[q] = strtod(p, &e);
+        if (e == p || (*e && !isspace((unsigned char)*e))) return 0;
+        p = e;
+    }
+    long st = strtol(p, &e, 10);
+    if (e == p || !isspace((unsigned char)*e)) return 0;
+    p = e;
+    long pt = strtol(p, &e, 10);
+    if (e == p) return 0;
+    while (isspace((unsigned char)*e)) e++;
+    if (*e || st < 0 || st > 255 || pt < 0 || pt >= T->npoint) return 0;
+    *s = nsc_sweep_table_add(T, v, (int)st, pt, r);
+    return 1;
+}
+
 nsc_status nsc_sweep_read(const char *path, nsc_sweep_table *T, nsc_report *r)
 {
     memset(T, 0, sizeof *T);
@@ -597,55 +527,21 @@ nsc_status nsc_sweep_read(const char *path, nsc_sweep_table *T, nsc_report *r)
         nn++;
     }
     if (nn < 3 || strcmp(names[nn - 2], "status") || strcmp(names[nn - 1], "point")) goto bad;
-    /* line 2: "# nscircuit sweep: points=N parameters=P measures=M [shard=K/N] netlist=NAME" */
     lineno = 2;
     if (!next_line(f, &line, &cap)) goto bad;
-    long npoint;
-    int npar, nmeas, k = 1, n = 1, used = 0;
-    if (sscanf(line, "# nscircuit sweep: points=%ld parameters=%d measures=%d %n", &npoint, &npar, &nmeas, &used) != 3 ||
-        npar < 0 || nmeas < 0 || npar + nmeas != nn - 2 || npoint < 1)
-        goto bad;
-    const char *rest = line + used;
-    if (!strncmp(rest, "shard=", 6)) {
-        int u2 = 0;
-        if (sscanf(rest, "shard=%d/%d %n", &k, &n, &u2) != 2 || !(k >= 1 && k <= n)) goto bad;
-        rest += u2;
-    }
-    char study[17] = "";
-    if (!strncmp(rest, "study=", 6)) {
-        int u3 = 0;
-        if (sscanf(rest, "study=%16[0-9a-f] %n", study, &u3) != 1 || strlen(study) != 16 || !u3) goto bad;
-        rest += u3;
-    }
-    if (strncmp(rest, "netlist=", 8)) goto bad;
-    for (const char *q = rest + 8; *q; q++)              /* a base name, as written: it names the merge's */
-        if (*q == '/' || (unsigned char)*q < 32) goto bad;   /* outputs, never a path elsewhere */
-    if ((s = nsc_sweep_table_init(T, names, npar, names + npar, nmeas, rest + 8, npoint, k, n, r))) goto out;
-    memcpy(T->study, study, sizeof study);
-    int nc = npar + nmeas;
+    if ((s = read_header(line, names, nn, T, r))) { if (s == NSC_EUSAGE) goto bad; goto out; }
+    int nc = T->npar + T->nmeas;
     if (!(v = nsc_calloc((size_t)nc + 1, sizeof *v))) { s = oom(r); goto out; }
-    while (next_line(f, &line, &cap)) {
+    while (!s && next_line(f, &line, &cap)) {
         lineno++;
-        char *p = line, *e;
+        char *p = line;
         while (isspace((unsigned char)*p)) p++;
         long of;
         if (sscanf(p, "# interrupted: %*d of the %ld points", &of) == 1 && of > 0) T->partial = of;
         if (!*p || *p == '#') continue;
-        for (int q = 0; q < nc; q++) {
-            v[q] = strtod(p, &e);
-            if (e == p || (*e && !isspace((unsigned char)*e))) goto bad;
-            p = e;
-        }
-        long st = strtol(p, &e, 10);
-        if (e == p || !isspace((unsigned char)*e)) goto bad;
-        p = e;
-        long pt = strtol(p, &e, 10);
-        if (e == p) goto bad;
-        while (isspace((unsigned char)*e)) e++;
-        if (*e || st < 0 || st > 255 || pt < 0 || pt >= npoint) goto bad;
-        if ((s = nsc_sweep_table_add(T, v, (int)st, pt, r))) goto out;
+        if (!read_row(p, v, nc, T, &s, r)) goto bad;
     }
-    if (ferror(f)) s = nsc_err(r, NSC_EIO, NULL, "cannot read '%s'", path);
+    if (!s && ferror(f)) s = nsc_err(r, NSC_EIO, NULL, "cannot read '%s'", path);
     goto out;
 bad:
     s = nsc_err(r, NSC_EUSAGE, NULL, "%s:%d: not a table of nscircuit sweep", path, lineno);
@@ -715,196 +611,5 @@ nsc_status nsc_sweep_merge(const nsc_sweep_table *part, char *const *path, int n
     }
     free(from);
     if (s) nsc_sweep_table_free(out);
-    return s;
-}
-
-/* ---- the plot ---- */
-
-/* How a column is drawn: its values times scale, under label (new). */
-typedef struct shown {
-    double scale;
-    char *label;
-} shown;
-
-/* The unit of a column when the caller knows none: the steady study's columns. */
-static const char *default_unit(const char *name)
-{
-    return !strcmp(name, "efficiency") ? "1" : !strcmp(name, "losses") ? "W" : "";
-}
-
-/* The finite extremes of data column col (0-based; T's columns, then status). */
-static void col_range(const nsc_sweep_table *T, int col, double *lo, double *hi)
-{
-    int nc = ncols(T);
-    *lo = INFINITY;
-    *hi = -INFINITY;
-    for (long i = 0; i < T->nrow; i++) {
-        double v = col < nc ? T->v[(size_t)i * nc + col] : T->status[i];
-        if (isfinite(v)) { *lo = fmin(*lo, v); *hi = fmax(*hi, v); }
-    }
-    if (!(*lo <= *hi)) { *lo = 0; *hi = 1; }
-}
-
-/* The rules of nsc_sweep_write_gp's units: %, an SI prefix, or 10^3k. */
-static shown show_of(const char *name, const char *unit, double lo, double hi)
-{
-    shown s = { 1, NULL };
-    double m = fmax(fabs(lo), fabs(hi));
-    const char *pre = "";
-    if (!strcmp(unit, "1") && (!strncmp(name, "eff", 3) || !strcmp(name, "eta"))) {
-        s.scale = 100;
-        s.label = nsc_asprintf("%s (%%)", name);
-    } else if (!strcmp(unit, "1")) {
-        s.label = nsc_strdup(name);
-    } else if (*unit) {
-        s.scale = nsc_unit_scale(m, &pre);
-        s.label = nsc_asprintf("%s (%s%s)", name, pre, unit);
-    } else if (m == 0 || (m >= 1e-3 && m < 1e5)) {
-        s.label = nsc_strdup(name);
-    } else {
-        s.scale = nsc_unit_scale(m, &pre);
-        s.label = nsc_asprintf("%s (×1e%d)", name, (int)lround(-log10(s.scale)));
-    }
-    return s;
-}
-
-/* How column col (0-based; ncols(T): status) is shown. */
-static shown show_col(const nsc_sweep_table *T, const char *const *unit, int col, double *lo, double *hi)
-{
-    col_range(T, col, lo, hi);
-    if (col >= ncols(T)) return show_of("status", "", *lo, *hi);
-    return show_of(T->name[col], unit ? unit[col] : default_unit(T->name[col]), *lo, *hi);
-}
-
-/* Blocks: runs of rows with the same values of parameters 1.. (axis 0 varies
- * fastest); bstart[0..nb] (bstart[nb] = nrow). NULL out of memory. */
-static long *blocks(const nsc_sweep_table *T, long *nb)
-{
-    int nc = ncols(T);
-    long *bstart = nsc_calloc((size_t)T->nrow + 1, sizeof *bstart);
-    if (!bstart) return NULL;
-    *nb = 0;
-    for (long i = 0; i < T->nrow; i++) {
-        int newb = i == 0;
-        for (int k = 1; !newb && k < T->npar; k++)
-            newb = T->v[(size_t)i * nc + k] != T->v[(size_t)(i - 1) * nc + k];
-        if (newb) bstart[(*nb)++] = i;
-    }
-    bstart[*nb] = T->nrow;
-    return bstart;
-}
-
-/* The curve title of a block: "vin=2.5 V rload=10 Ω" (the other parameters,
- * in their units when known, else as numbers). */
-static void block_title(FILE *f, const nsc_sweep_table *T, const char *const *unit, long row)
-{
-    char *buf = NULL, eng[64];
-    size_t bl = 0;
-    FILE *g = open_memstream(&buf, &bl);
-    for (int k = 1; g && k < T->npar; k++) {
-        double v = T->v[(size_t)row * ncols(T) + k];
-        const char *u = unit ? unit[k] : "";
-        fprintf(g, "%s%s=", k > 1 ? " " : "", T->name[k]);
-        if (*u && strcmp(u, "1") && isfinite(v)) fputs(nsc_eng(v, u, eng, sizeof eng), g);
-        else fprintf(g, "%.6g", v);
-    }
-    if (g) fclose(g);
-    fprintf(f, "title ");
-    nsc_gp_quote(f, buf ? buf : "");
-    free(buf);
-}
-
-/* One panel: column col against the first parameter, one curve per block. */
-static void sweep_panel(FILE *f, const nsc_sweep_table *T, const char *const *unit, int col, const long *bstart,
-                        long nb, double xscale)
-{
-    double lo, hi;
-    shown y = show_col(T, unit, col, &lo, &hi);
-    fprintf(f, "set ylabel ");
-    nsc_gp_quote(f, y.label ? y.label : T->name[col < ncols(T) ? col : 0]);
-    fputc('\n', f);
-    nsc_gp_ticks(f, 'y', lo * y.scale, hi * y.scale, 5, 1);
-    fprintf(f, "plot ");
-    long shown_max = nb < 24 ? nb : 24;                /* curves with a title */
-    for (long b = 0; b < nb; b++) {
-        fprintf(f, "%sdatafile every ::%ld::%ld using ($1*%.0e):($%d*%.0e) with linespoints pt 7 ps 0.6 lw 1.5 ",
-                b ? ", \\\n     " : "", bstart[b], bstart[b + 1] - 1, xscale, col + 1, y.scale);
-        if (T->npar < 2 || b >= shown_max) fprintf(f, "%s", T->npar < 2 ? "notitle" : "lc rgb 'gray' notitle");
-        else block_title(f, T, unit, bstart[b]);
-    }
-    if (nb == 0) fprintf(f, "datafile using ($1*%.0e):($%d*%.0e) with points notitle", xscale, col + 1, y.scale);
-    fputc('\n', f);
-    free(y.label);
-}
-
-/* A log axis: ticks at the swept values x0[0..n0) when there are at most 12
- * (a decade may hold none of gnuplot's), else gnuplot's own. */
-static void log_ticks(FILE *f, const double *x0, long n0, double scale)
-{
-    fprintf(f, "set logscale x\nset format x '%%g'\n");
-    if (n0 < 1 || n0 > 12) return;
-    fprintf(f, "set xtics (");
-    for (long i = 0; i < n0; i++) fprintf(f, "%s'%.4g' %.10g", i ? ", " : "", x0[i] * scale, x0[i] * scale);
-    fprintf(f, ")\n");
-}
-
-/* The script's text: preamble, the first parameter's axis, the panels. */
-static void sweep_script(FILE *f, const nsc_sweep_table *T, const char *const *unit, const long *bstart, long nb,
-                         const double *x0, long n0, int logx, const char *gb, const char *pb, const char *db)
-{
-    int panels = T->nmeas ? T->nmeas : 1;
-    fprintf(f, "# gnuplot script written by nscircuit sweep: gnuplot %s (in this directory)\n"
-               "# each measure against the first parameter; change the terminal line for another format\n"
-               "if (!exists(\"outfile\")) outfile = ", gb);
-    nsc_gp_path(f, pb);
-    fprintf(f, "\nset terminal pngcairo noenhanced size 900,%d font 'sans,10'\nset output outfile\ndatafile = ",
-            80 + 260 * panels);
-    nsc_gp_path(f, db);
-    fprintf(f, "\nset grid\nset key outside right top Left reverse\nset lmargin at screen 0.11\n"
-               "set rmargin at screen 0.78\nset autoscale xfix\nset offsets graph 0.03, graph 0.03, 0, 0\n");
-    double xlo, xhi;
-    shown x = show_col(T, unit, 0, &xlo, &xhi);
-    if (logx) log_ticks(f, x0, n0, x.scale);
-    else nsc_gp_ticks(f, 'x', xlo * x.scale, xhi * x.scale, 8, 0);
-    fprintf(f, "set multiplot layout %d,1 title ", panels);
-    char *title = nsc_asprintf("%s: %ld points%s", T->netlist, T->npoint, T->nrow < T->npoint ? " (part)" : "");
-    nsc_gp_quote(f, title ? title : "");
-    free(title);
-    fputc('\n', f);
-    for (int m = 0; m < panels; m++) {
-        if (m == panels - 1) {
-            fprintf(f, "set xlabel ");
-            nsc_gp_quote(f, x.label ? x.label : T->name[0]);
-            fputc('\n', f);
-        }
-        sweep_panel(f, T, unit, T->nmeas ? T->npar + m : ncols(T), bstart, nb, x.scale);
-    }
-    fprintf(f, "unset multiplot\nset output\n");
-    free(x.label);
-}
-
-nsc_status nsc_sweep_write_gp(const nsc_sweep_table *T, const char *const *unit, const char *datpath,
-                              const char *gppath, const char *pngpath, nsc_report *r)
-{
-    if (T->npar < 1) return nsc_err(r, NSC_EUSAGE, NULL, "a sweep table without parameters cannot be plotted");
-    const char *names[] = { gppath, pngpath, datpath };
-    nsc_status st = nsc_gp_names_check(names, 3, r);
-    if (st) return st;
-    long nb = 0, *bstart = blocks(T, &nb);
-    double *x = nsc_calloc((size_t)T->nrow + 1, sizeof *x);
-    if (!bstart || !x) { free(bstart); free(x); return oom(r); }
-    long n0 = nb ? bstart[1] - bstart[0] : 0;
-    for (long i = 0; i < n0; i++) x[i] = T->v[(size_t)i * ncols(T)];
-    int logx = geometric(x, (int)(n0 < 1000000 ? n0 : 1000000));
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f) sweep_script(f, T, unit, bstart, nb, x, n0, logx, nsc_base_name(gppath), nsc_base_name(pngpath),
-                        nsc_base_name(datpath));
-    free(x);
-    free(bstart);
-    if (!f || fclose(f)) { free(text); return oom(r); }
-    nsc_status s = nsc_write_atomic(gppath, text, len, r);
-    free(text);
     return s;
 }

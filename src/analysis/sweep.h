@@ -9,8 +9,9 @@
  * A shard K/N of a study holds the points i with i mod N = K - 1; merging the
  * tables of shards 1..N gives the table of the whole study, row for row.
  *
- * Also here: the settings and columns of one transient run, shared by a point
- * and by the plain run of the program (main.c), so both take the same path.
+ * A point takes the path of the program's own run (run.h), from the deck the
+ * study read once (netlist.h, nsc_deck): later changes to the files do not
+ * reach the points.
  *
  * Nothing here keeps global state: points may run concurrently in threads or
  * processes (the program forks one process per point). */
@@ -19,40 +20,8 @@
 
 #include "netlist/circuit.h"
 #include "netlist/netlist.h"
+#include "run.h"
 #include "stepper.h"
-
-/* ---- one run ---- */
-
-/* Command-line overrides of a run (0 / NULL: the netlist's). */
-typedef struct nsc_run_cfg {
-    double step;       /* > 0: scheme step h (else .tran tmax, else tstep) */
-    double tstop;      /* > 0: final time (also runs a transient without .tran) */
-    double theta;      /* > 0: theta (else .options theta, else 0.5) */
-    const char *solver;/* "auto" | "lemke" | "enum" (else .options solver) */
-    const char *save;  /* outputs "v(out),i(l1)" (else .save/.print, else the defaults) */
-    const nsc_search_path *inc; /* include search path (-I, NSCIRCUIT_PATH, models dir) */
-    int steady;        /* 1: the periodic steady state (--steady; a .pss card also asks for it) */
-    double period;     /* > 0: its period (--period) */
-} nsc_run_cfg;
-
-/* o = the settings of the runs of c under cfg: theta, solver, gmin, uic and,
- * when c has a transient (.tran or cfg->tstop > 0), its grid (tstart, tstep,
- * tstop, h); o->tstop = 0 when it has none. o->stop/progress are NULL.
- * Errors (NSC_ENETLIST, at the netlist's first line or the .tran card): theta
- * outside [0.5, 1], unknown .options solver, tstart >= tstop, more than 2e9
- * steps; NSC_EUSAGE for an unknown cfg->solver. */
-nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_opts *o, nsc_report *r);
-
-/* Whether c runs as a periodic steady state under cfg, and its settings: the
- * .pss card's, cfg->period over its period=, the defaults of cli.md. */
-int nsc_run_steady(const nsc_circuit *c, const nsc_run_cfg *cfg);
-nsc_pss_opts nsc_run_pss_opts(const nsc_circuit *c, const nsc_run_cfg *cfg);
-
-/* The columns of a transient of c: the outputs (save, else .save/.print, else
- * nsc_probes_default), *nout of them, then the probes the .meas cards read that
- * are not outputs; *n in all. *probes is new (nsc_probes_free(*probes, *n)). */
-nsc_status nsc_run_probes(const nsc_circuit *c, const char *save, nsc_probe **probes, int *n, int *nout,
-                          nsc_report *r);
 
 /* ---- the plan ---- */
 
@@ -84,6 +53,10 @@ nsc_status nsc_plan_set(nsc_plan *p, const char *name, const double *val, int n,
  * .param of c (NSC_ENETLIST at the card otherwise). */
 nsc_status nsc_plan_steps(nsc_plan *p, const nsc_circuit *c, nsc_report *r);
 
+/* Whether v[0..n) are geometric: n >= 3 values of one sign whose ratios agree
+ * and whose differences do not (a .step or --log axis: plots use a log axis). */
+int nsc_geometric(const double *v, int n);
+
 /* Whether name is a top-level .param of c. */
 int nsc_circuit_has_param(const nsc_circuit *c, const char *name);
 
@@ -106,7 +79,7 @@ int nsc_shard_has(long i, int k, int n);
 
 typedef struct nsc_point_info {
     nsc_sim_stats st;  /* the transient's statistics */
-    double t_parse;    /* seconds: read and elaborate the netlist */
+    double t_parse;    /* seconds: elaborate the deck */
     double t_run;      /* seconds: the transient, its assembly and factorisations included */
     double t_meas;     /* seconds: .meas evaluation (and the waveform file) */
     double t_setup;    /* with profile: seconds of the assembly of the LCS and of the
@@ -125,7 +98,7 @@ typedef struct nsc_point_steady {
     int iterations, warm;         /* out: shooting periods, 1 when started from start */
 } nsc_point_steady;
 
-/* One point: read netlist with the overrides ov[0..nov) (later entries win), run
+/* One point: elaborate deck with the overrides ov[0..nov) (later entries win), run
  * its transient under cfg, evaluate its .meas cards: meas[k] = value of the k-th
  * card, NAN when it failed (a warning in r says why) or the run did not
  * complete. The netlist must have nmeas .meas cards. With wavepath, the outputs
@@ -135,12 +108,9 @@ typedef struct nsc_point_steady {
  * (solver failure), NSC_ENOMEM; the message is in r. A steady point (a .pss card
  * or cfg->steady) runs nsc_run_pss instead of the transient, its .meas over the
  * steady period (nsc_meas_steady_windows), and fills ps when given. */
-nsc_status nsc_point_run(const char *netlist, const nsc_param_set *ov, int nov, const nsc_run_cfg *cfg,
+nsc_status nsc_point_run(const nsc_deck *deck, const nsc_param_set *ov, int nov, const nsc_run_cfg *cfg,
                          int nmeas, double *meas, const char *wavepath, int profile,
                          volatile sig_atomic_t *stop, nsc_point_steady *ps, nsc_point_info *info, nsc_report *r);
-
-/* Exit status of a run that ended with s (cli.md): 0, 1 netlist, 2 usage, 3 simulation. */
-int nsc_exit_status(nsc_status s);
 
 /* ---- the table ---- */
 
@@ -199,32 +169,20 @@ nsc_status nsc_sweep_merge(const nsc_sweep_table *part, char *const *path, int n
  * A unit is a string: "V", "A", "W", "Ω", "F", "H", "s", "Hz", "S", "m", "J",
  * "V·s", "A·s", "1" (dimensionless), or "" (unknown). */
 
-/* What parameter name of c sets: c read again (netlist, inc, ov[0..nov) as c
- * was) with name at another value (1.25 times its own, 1 for 0); the fields that
+/* What parameter name of c sets: c elaborated again (from deck, ov[0..nov) as
+ * c was) with name at another value (1.25 times its own, 1 for 0); the fields that
  * change name the unit: an R's (or H's) value Ω, a C's F, an L's H, a V source's
  * level V (its times s, a SIN's frequency Hz), an I source's A, an E TABLE's V,
  * a MOS W/L m, IC= V or A, .tran times s; E/F gains and K "1"; a model card's
  * RON ROFF RS RD RG RB RDS Ω, VT VH VF VTO VON VOFF BV VREF V, IT IH IS ION IOFF
  * IREF IMIN IMAX A, EON EOFF J, TT s. Fields of several units, another model
  * parameter, or a netlist that does not read: "". */
-const char *nsc_param_unit(const char *netlist, const nsc_search_path *inc, const nsc_param_set *ov, int nov,
-                           const nsc_circuit *c, const char *name);
+const char *nsc_param_unit(const nsc_deck *deck, const nsc_param_set *ov, int nov, const nsc_circuit *c,
+                           const char *name);
 /* The unit of .meas card k of c from its quantity: v() V, i() A, and through
  * + - (same units; a bare number takes the other's) * / (products: V*A is W,
  * V/A Ω, V/V "1") abs min max floor ceil; AVG RMS MIN MAX PP FIND PARAM: that
  * unit, INTEG: times s; WHEN, TRIG/TARG, MIN_AT, MAX_AT: s. Else "". */
 const char *nsc_meas_unit(const nsc_circuit *c, int k);
-
-/* gnuplot script of a table (datpath written by nsc_sweep_write): one panel per
- * measure against the first parameter, one curve per combination of the other
- * parameters (blocks of consecutive rows where they are constant), a log axis
- * when the first parameter's values are geometric; renders pngpath.
- * unit[npar + nmeas] (NULL: none known but the steady study's columns
- * "efficiency" "1" and "losses" W) labels the axes: a column of a known unit is
- * scaled to an SI prefix ("lval (µH)"), a dimensionless one named eff... or eta
- * is drawn in %, one of unknown unit far from 1 is scaled by 10^3k ("(×1e-6)").
- * Tick steps are 1, 2, 5 x 10^k with labels precise enough to differ. */
-nsc_status nsc_sweep_write_gp(const nsc_sweep_table *T, const char *const *unit, const char *datpath,
-                              const char *gppath, const char *pngpath, nsc_report *r);
 
 #endif

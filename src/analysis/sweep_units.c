@@ -87,8 +87,8 @@ static const char *circuit_diff(const nsc_circuit *a, const nsc_circuit *b)
     return acc;
 }
 
-const char *nsc_param_unit(const char *netlist, const nsc_search_path *inc, const nsc_param_set *ov, int nov,
-                           const nsc_circuit *c, const char *name)
+const char *nsc_param_unit(const nsc_deck *deck, const nsc_param_set *ov, int nov, const nsc_circuit *c,
+                           const char *name)
 {
     int k = 0;
     while (k < c->nparam && strcmp(c->param[k], name)) k++;
@@ -103,7 +103,7 @@ const char *nsc_param_unit(const char *netlist, const nsc_search_path *inc, cons
     nsc_report_init(&r);
     nsc_circuit *d = NULL;
     const char *u = "";
-    if (nsc_netlist_read_in(netlist, inc, o, nov + 1, &d, &r) == NSC_OK) u = circuit_diff(c, d);
+    if (nsc_deck_elab(deck, o, nov + 1, &d, &r) == NSC_OK) u = circuit_diff(c, d);
     nsc_circuit_free(d);
     nsc_report_free(&r);
     free(o);

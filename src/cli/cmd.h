@@ -59,6 +59,7 @@ extern const char nsc_sweep_usage[];
  * netlist has .step cards). Returns the exit status as nsc_cmd_sweep. */
 typedef struct nsc_sweep_args {
     const char *netlist;
+    const nsc_deck *deck;       /* NULL, or netlist read already (nsc_deck_read): not read again */
     const char *prefix;         /* outputs PREFIX.sweep.dat ...; NULL: the netlist's name
                                    (circuit.shardKofN for a shard) in the current directory */
     nsc_run_cfg cfg;            /* --step --tstop --theta --solver --save */

@@ -298,7 +298,17 @@ static int split_list(char *list, char ***out)
 
 enum { C_SIGNALS = 300, C_TOL, C_FROM, C_TO, C_PLOT, C_QUIET, C_HELP };
 
-int nsc_cmd_compare(int argc, char **argv)
+/* The command line of `nscircuit compare`. */
+typedef struct compare_cli {
+    char *signals;
+    const char *prefix;
+    double tol, from, to;
+    int plot, quiet;
+    const char *fo, *fr;    /* OURS, REFERENCE */
+} compare_cli;
+
+/* The options into L: -1 to go on, else the exit status. */
+static int compare_options(int argc, char **argv, compare_cli *L)
 {
     static const struct option longopts[] = {
         { "signals", required_argument, 0, C_SIGNALS }, { "tol", required_argument, 0, C_TOL },
@@ -306,100 +316,125 @@ int nsc_cmd_compare(int argc, char **argv)
         { "plot", no_argument, 0, C_PLOT },             { "quiet", no_argument, 0, C_QUIET },
         { "help", no_argument, 0, C_HELP },             { 0, 0, 0, 0 }
     };
-    char *signals = NULL;
-    const char *prefix = NULL;
-    double tol = 0.01, from = -INFINITY, to = INFINITY;
-    int plot = 0, quiet = 0, c;
+    int c;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'o': prefix = optarg; break;
-        case C_SIGNALS: signals = optarg; break;
+        case 'o': L->prefix = optarg; break;
+        case C_SIGNALS: L->signals = optarg; break;
         case C_TOL: {
             char *q;
-            tol = strtod(optarg, &q);
-            if (q != optarg && *q == '%' && q[1] == 0) { tol /= 100; q++; }
-            if (q == optarg || *q || !(tol >= 0) || !isfinite(tol)) return fail("--tol needs a non-negative number, not '%s'", optarg);
+            L->tol = strtod(optarg, &q);
+            if (q != optarg && *q == '%' && q[1] == 0) { L->tol /= 100; q++; }
+            if (q == optarg || *q || !(L->tol >= 0) || !isfinite(L->tol)) return fail("--tol needs a non-negative number, not '%s'", optarg);
             break;
         }
         case C_FROM: case C_TO:
-            if (!nsc_parse_number(optarg, c == C_FROM ? &from : &to) || !isfinite(c == C_FROM ? from : to))
+            if (!nsc_parse_number(optarg, c == C_FROM ? &L->from : &L->to) || !isfinite(c == C_FROM ? L->from : L->to))
                 return fail("--from / --to need a time, not '%s'", optarg);
             break;
-        case C_PLOT: plot = 1; break;
-        case C_QUIET: quiet = 1; break;
+        case C_PLOT: L->plot = 1; break;
+        case C_QUIET: L->quiet = 1; break;
         case C_HELP: fputs(nsc_compare_usage, stdout); return 0;
         default: return fail("unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (argc - optind != 2) return fail("%s", argc - optind < 2 ? "need two files: OURS REFERENCE" : "more than two files given");
-    const char *fo = argv[optind], *fr = argv[optind + 1];
+    L->fo = argv[optind];
+    L->fr = argv[optind + 1];
+    return -1;
+}
 
-    nsc_report rep;
-    nsc_report_init(&rep);
-    nsc_waves *A = NULL, *B = NULL;
-    nsc_cmp *cmp = NULL;
-    char **names = NULL, *pre = NULL;
-    int nnames = 0, status = 2;
-    nsc_wfinfo ia, ib;
-    if (nsc_read_waves(fo, &A, &ia, &rep) || nsc_read_waves(fr, &B, &ib, &rep)) goto done;
-    if (signals && (nnames = split_list(signals, &names)) <= 0) {
-        status = nnames < 0 ? 3 : fail("empty --signals list%s", "");
-        goto done;
+/* A file without names (W, read from path) takes names[0..nnames), in order:
+ * NSC_EUSAGE unless there is one per column. */
+static nsc_status name_columns(nsc_waves *W, const char *path, char **names, int nnames, nsc_report *rep)
+{
+    if (nnames != W->ncol - 1)
+        return nsc_err(rep, NSC_EUSAGE, NULL, "%s has no signal names: give its %d column names in order with "
+                       "--signals (or write it with 'set wr_vecnames' in ngspice)", path, W->ncol - 1);
+    for (int j = 0; j < nnames; j++) {
+        char *nm = nsc_strdup(names[j]);
+        if (!nm) return nsc_err(rep, NSC_ENOMEM, NULL, "out of memory");
+        free(W->name[j + 1]);
+        W->name[j + 1] = nm;
     }
-    /* a file without names takes those of --signals, in order */
-    nsc_waves *unnamed[2] = { ia.named ? NULL : A, ib.named ? NULL : B };
-    for (int k = 0; k < 2; k++) {
-        if (!unnamed[k]) continue;
-        if (nnames != unnamed[k]->ncol - 1) {
-            nsc_err(&rep, NSC_EUSAGE, NULL, "%s has no signal names: give its %d column names in order with --signals "
-                    "(or write it with 'set wr_vecnames' in ngspice)", k ? fr : fo, unnamed[k]->ncol - 1);
-            goto done;
-        }
-        for (int j = 0; j < nnames; j++) {
-            char *nm = nsc_strdup(names[j]);
-            if (!nm) { nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); goto done; }
-            free(unnamed[k]->name[j + 1]);
-            unnamed[k]->name[j + 1] = nm;
-        }
-    }
-    if (nsc_compare(A, B, names, nnames, from, to, &cmp, &rep)) goto done;
-    if (!quiet) {
-        describe("ours", fo, A, &ia);
-        describe("reference", fr, B, &ib);
+    return NSC_OK;
+}
+
+/* The comparison on stdout (the table unless --quiet) and its verdict: 0 every
+ * signal within --tol, 1 not, or an input that does not cover the range. */
+static int verdict(const compare_cli *L, const nsc_cmp *cmp, const nsc_waves *A, const nsc_waves *B,
+                   const nsc_wfinfo *ia, const nsc_wfinfo *ib)
+{
+    if (!L->quiet) {
+        describe("ours", L->fo, A, ia);
+        describe("reference", L->fr, B, ib);
         char a[32], b[32];
         printf("%-10s %s .. %s, %d points (ours' time points; the reference interpolated)\n", "compared",
                nsc_eng(cmp->t0, "s", a, sizeof a), nsc_eng(cmp->t1, "s", b, sizeof b), cmp->ngrid);
-        print_table(cmp, tol);
+        print_table(cmp, L->tol);
     }
     int nbad = 0;
     const nsc_cmp_sig *worst = &cmp->sig[0];
     for (int q = 0; q < cmp->nsig; q++) {
         const nsc_cmp_sig *s = &cmp->sig[q];
-        nbad += !(s->rms_err <= tol * s->scale);
+        nbad += !(s->rms_err <= L->tol * s->scale);
         if (s->rms_err / s->scale > worst->rms_err / worst->scale) worst = s;
     }
-    int partial = incomplete_input(cmp, A, B, &ia, &ib, fo, fr, isinf(from) && isinf(to), quiet);
+    int partial = incomplete_input(cmp, A, B, ia, ib, L->fo, L->fr, isinf(L->from) && isinf(L->to), L->quiet);
     if (nbad)
         printf("%sFAIL: %d of %d signals above --tol %g %% (rms error of the reference range); worst %s: %.3g %%\n",
-               quiet ? "" : "\n", nbad, cmp->nsig, 100 * tol, worst->name, 100 * worst->rms_err / worst->scale);
+               L->quiet ? "" : "\n", nbad, cmp->nsig, 100 * L->tol, worst->name, 100 * worst->rms_err / worst->scale);
     else if (!partial)
         printf("%sPASS: all %d signals within --tol %g %% (rms error of the reference range); worst %s: %.3g %%\n",
-               quiet ? "" : "\n", cmp->nsig, 100 * tol, worst->name, 100 * worst->rms_err / worst->scale);
-    status = nbad || partial ? 1 : 0;
-    if (plot) {
-        if (!prefix) {
-            char *so = stem(fo), *sr = stem(fr);
-            pre = so && sr ? nsc_asprintf("%s-vs-%s", so, sr) : NULL;
-            free(so);
-            free(sr);
-            if (!pre) { nsc_err(&rep, NSC_ENOMEM, NULL, "out of memory"); status = 3; goto done; }
-            prefix = pre;
-        }
-        nsc_status ps = plots(cmp, prefix, fo, fr, quiet, &rep);
-        if (ps) status = ps == NSC_EOUT ? 4 : nsc_exit_status(ps) == 3 ? 3 : 2;
+               L->quiet ? "" : "\n", cmp->nsig, 100 * L->tol, worst->name, 100 * worst->rms_err / worst->scale);
+    return nbad || partial ? 1 : 0;
+}
+
+/* --plot: PREFIX (default OURS-vs-REFERENCE) .gp/.png; status, or the exit
+ * status of a failure (4 output, 3 out of memory or gnuplot, 2 other). */
+static int compare_plot(const compare_cli *L, const nsc_cmp *cmp, int status, nsc_report *rep)
+{
+    char *pre = NULL;
+    const char *prefix = L->prefix;
+    if (!prefix) {
+        char *so = stem(L->fo), *sr = stem(L->fr);
+        pre = so && sr ? nsc_asprintf("%s-vs-%s", so, sr) : NULL;
+        free(so);
+        free(sr);
+        if (!pre) { nsc_err(rep, NSC_ENOMEM, NULL, "out of memory"); return 3; }
+        prefix = pre;
     }
+    nsc_status ps = plots(cmp, prefix, L->fo, L->fr, L->quiet, rep);
+    if (ps) status = ps == NSC_EOUT ? 4 : nsc_exit_status(ps) == 3 ? 3 : 2;
+    free(pre);
+    return status;
+}
+
+int nsc_cmd_compare(int argc, char **argv)
+{
+    compare_cli L = { NULL, NULL, 0.01, -INFINITY, INFINITY, 0, 0, NULL, NULL };
+    int status = compare_options(argc, argv, &L);
+    if (status >= 0) return status;
+    nsc_report rep;
+    nsc_report_init(&rep);
+    nsc_waves *A = NULL, *B = NULL;
+    nsc_cmp *cmp = NULL;
+    char **names = NULL;
+    int nnames = 0;
+    nsc_wfinfo ia, ib;
+    status = 2;
+    if (nsc_read_waves(L.fo, &A, &ia, &rep) || nsc_read_waves(L.fr, &B, &ib, &rep)) goto done;
+    if (L.signals && (nnames = split_list(L.signals, &names)) <= 0) {
+        status = nnames < 0 ? 3 : fail("empty --signals list%s", "");
+        goto done;
+    }
+    if ((!ia.named && name_columns(A, L.fo, names, nnames, &rep)) || (!ib.named && name_columns(B, L.fr, names, nnames, &rep)))
+        goto done;
+    if (nsc_compare(A, B, names, nnames, L.from, L.to, &cmp, &rep)) goto done;
+    status = verdict(&L, cmp, A, B, &ia, &ib);
+    if (L.plot) status = compare_plot(&L, cmp, status, &rep);
 done:
     if (rep.error) fprintf(stderr, "%s\n", rep.error);
     nsc_report_free(&rep);
@@ -407,6 +442,5 @@ done:
     nsc_waves_free(B);
     nsc_cmp_free(cmp);
     free(names);
-    free(pre);
     return status;
 }

@@ -1,11 +1,14 @@
 /* cmd_sweep.c -- `nscircuit sweep`: a parameter study (sweep.h) run as one
  * process per point, at most -j at a time, and `nscircuit sweep --merge`.
  *
- * A point's process reads the netlist with its overrides, runs it and writes
- * its result to a pipe (protocol below); the parent collects the results in
- * point order. A point that fails, crashes or is killed only marks its own row
- * (measures nan, status 3), so the study always completes. Rows do not depend
- * on -j: each point is computed alone, from the netlist, by the same code.
+ * The study reads the netlist once (a deck, netlist.h); a point's process,
+ * forked, elaborates that deck with its overrides, runs it (run.h, as the
+ * program does) and writes its result to a pipe (protocol below); the parent
+ * collects the results in point order. A point that fails, crashes or is
+ * killed only marks its own row (measures nan, status 3), so the study always
+ * completes; the temporaries a killed point's waveform writer left are
+ * removed. Rows do not depend on -j: each point is computed alone, from the
+ * deck, by the same code.
  *
  * Result protocol (text, one item per line):
  *     nscircuit-point STATUS
@@ -37,6 +40,7 @@
 #include "cmd.h"
 #include "output/out.h"
 #include "analysis/sweep.h"
+#include "output/out_sweep.h"
 
 const char nsc_sweep_usage[] =
     "usage: nscircuit sweep circuit.cir [--param NAME=START:STOP:N ...] [options]\n"
@@ -183,6 +187,7 @@ static int write_all(int fd, const char *p, size_t n)
 
 typedef struct study {
     const nsc_sweep_args *a;
+    const nsc_deck *deck;   /* the netlist, read once: every point elaborates it */
     nsc_plan plan;
     int nmeas;
     char **meas;            /* [nmeas] names */
@@ -190,8 +195,12 @@ typedef struct study {
     int wavewidth;
     int steady;             /* points run as periodic steady states: two more columns */
     nsc_pss_state *warm;    /* [nsel] steady: the state each finished point found (by position in sel) */
-    const long *sel;        /* [nsel] the points of this run */
+    long *sel;              /* [nsel] the points of this run */
     long nsel;
+    int shard_k, shard_n;   /* 1/1: the whole study */
+    nsc_deck *deck_own;     /* the deck when the study read it (else a->deck) */
+    nsc_circuit *c;         /* the netlist with the fixed overrides */
+    char *prefix;           /* of the outputs */
 } study;
 
 /* The columns a steady study adds after the measures. */
@@ -225,6 +234,12 @@ static void put_state(FILE *f, const nsc_pss_state *x)
     fputc('\n', f);
 }
 
+/* PREFIX.waves/pNNNN.dat, the waveforms of point i (new), or NULL without --keep-waves. */
+static char *wave_path(const study *S, long i)
+{
+    return S->wavedir ? nsc_asprintf("%s/p%0*ld.dat", S->wavedir, S->wavewidth, i) : NULL;
+}
+
 /* In the child: run point i and write its result to fd. Never returns. Everything
  * it allocates is freed; what it inherited from the parent is left alone. */
 static void point_child(const study *S, long pos, int fd)
@@ -234,7 +249,7 @@ static void point_child(const study *S, long pos, int fd)
     int np = S->plan.naxis, nov = a->nfixed + np;
     nsc_param_set *ov = nsc_calloc((size_t)nov + 1, sizeof *ov);
     double *pv = nsc_calloc((size_t)np + 1, sizeof *pv), *meas = nsc_calloc((size_t)S->nmeas + 3, sizeof *meas);
-    char *wave = S->wavedir ? nsc_asprintf("%s/p%0*ld.dat", S->wavedir, S->wavewidth, i) : NULL;
+    char *wave = wave_path(S, i);
     if (!ov || !pv || !meas || (S->wavedir && !wave)) _exit(4);
     for (int k = 0; k < a->nfixed; k++) ov[k] = a->fixed[k];
     nsc_plan_point(&S->plan, i, pv);
@@ -249,7 +264,7 @@ static void point_child(const study *S, long pos, int fd)
     memset(&ps, 0, sizeof ps);
     ps.start = warm_for(S, pos);
     int nm = S->nmeas - (S->steady ? 2 : 0);           /* the .meas cards' */
-    nsc_status s = nsc_point_run(a->netlist, ov, nov, &a->cfg, nm, meas, wave, a->stats, NULL,
+    nsc_status s = nsc_point_run(S->deck, ov, nov, &a->cfg, nm, meas, wave, a->stats, NULL,
                                  S->steady ? &ps : NULL, &info, &r);
     if (S->steady) { meas[nm] = ps.efficiency; meas[nm + 1] = ps.losses; }
     char *text = NULL;
@@ -457,112 +472,164 @@ static void draw_progress(long done, long total, long failed, double t0, int *sh
     *shown = 1;
 }
 
-/* Run the points sel[0..nsel) with at most jobs processes. Returns 0, or 128+signal
- * when interrupted. */
-static int run_points(collect *C, const long *sel, long nsel, int jobs, int progress)
+/* The points running and the poll set of their pipes. */
+typedef struct pool {
+    job *J;
+    struct pollfd *pf;
+    int active, jobs;
+} pool;
+
+/* Start the point at position pos of the run in a new process whose output is
+ * J[active]'s pipe: 0, or -1 when no process can be started. */
+static int start_point(collect *C, pool *P, long pos)
 {
-    job *J = nsc_calloc((size_t)jobs, sizeof *J);
-    struct pollfd *pf = nsc_calloc((size_t)jobs, sizeof *pf);
-    if (!J || !pf) { free(J); free(pf); return 3; }
-    int active = 0, shown = 0, tty = isatty(2);
-    long next = 0, done = 0;
-    double t0 = now(), tdraw = 0;
+    int p[2];
+    if (pipe(p)) return -1;
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
     sigaddset(&block, SIGHUP);
     pid_t parent = getpid();
-    while (!stop_flag && (next < nsel || active > 0)) {
-        while (active < jobs && next < nsel && !stop_flag) {
-            int p[2];
-            if (pipe(p)) break;
-            fflush(NULL);                              /* nothing buffered is written twice */
-            sigprocmask(SIG_BLOCK, &block, &old);
-            pid_t pid = fork();
-            if (pid == 0) {
-                signal(SIGINT, SIG_DFL);
-                signal(SIGTERM, SIG_DFL);
-                signal(SIGHUP, SIG_DFL);
+    fflush(NULL);                                      /* nothing buffered is written twice */
+    sigprocmask(SIG_BLOCK, &block, &old);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
 #ifdef __linux__
-                prctl(PR_SET_PDEATHSIG, SIGKILL);      /* the study's process died: so do its points */
-                if (getppid() != parent) _exit(4);     /* it died before prctl */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);              /* the study's process died: so do its points */
+        if (getppid() != parent) _exit(4);             /* it died before prctl */
 #endif
-                sigprocmask(SIG_SETMASK, &old, NULL);
-                close(p[0]);
-                for (int k = 0; k < active; k++) { close(J[k].fd); free(J[k].buf); }
-                long pos = next;
-                free(J);
-                free(pf);
-                point_child(C->S, pos, p[1]);
-            }
-            sigprocmask(SIG_SETMASK, &old, NULL);
-            close(p[1]);
-            if (pid < 0) { close(p[0]); break; }
-            memset(&J[active], 0, sizeof *J);
-            J[active].pos = next;
-            J[active].point = sel[next++];
-            J[active].pid = pid;
-            J[active].fd = p[0];
-            J[active].start = now();
-            active++;
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        close(p[0]);
+        for (int k = 0; k < P->active; k++) { close(P->J[k].fd); free(P->J[k].buf); }
+        free(P->J);
+        free(P->pf);
+        point_child(C->S, pos, p[1]);
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    close(p[1]);
+    if (pid < 0) { close(p[0]); return -1; }
+    job *j = &P->J[P->active++];
+    memset(j, 0, sizeof *j);
+    j->pos = pos;
+    j->point = C->S->sel[pos];
+    j->pid = pid;
+    j->fd = p[0];
+    j->start = now();
+    return 0;
+}
+
+/* After the process of point i ended without finishing (killed, crashed): the
+ * temporaries its waveform writer left in PREFIX.waves (out.h: renamed into
+ * place when complete) are removed; the process is gone, so they are stale. */
+static void reap_point(const study *S, long i)
+{
+    char *w = wave_path(S, i);
+    if (w) nsc_reap_stale(w);
+    free(w);
+}
+
+/* Point J[k]'s pipe closed: wait for its process, take its row, free J[k]
+ * (the last job takes its place). */
+static void collect_point(collect *C, pool *P, int k)
+{
+    job *j = &P->J[k];
+    close(j->fd);
+    int wst = 0;
+    while (waitpid(j->pid, &wst, 0) < 0 && errno == EINTR) {}
+    if (!WIFEXITED(wst) || WEXITSTATUS(wst)) reap_point(C->S, j->point);
+    if (!j->buf) j->buf = calloc(1, 1);
+    if (j->buf) j->buf[j->len] = 0;
+    if (j->buf) take_result(C, j, wst);
+    free(j->buf);
+    P->J[k] = P->J[P->active - 1];
+    P->pf[k] = P->pf[P->active - 1];
+    P->active--;
+}
+
+/* Read what the ready pipes hold (nr of them ready): the number of points
+ * that finished. */
+static long read_points(collect *C, pool *P, int nr)
+{
+    long done = 0;
+    for (int k = 0; nr > 0 && k < P->active; k++) {
+        if (!P->pf[k].revents) continue;
+        job *j = &P->J[k];
+        if (j->len + 4097 > j->cap) {
+            size_t cap = j->cap ? 2 * j->cap : 8192;
+            char *nb = realloc(j->buf, cap);
+            if (!nb) continue;
+            j->buf = nb;
+            j->cap = cap;
         }
-        if (active == 0) {                             /* cannot start any process */
+        ssize_t got = read(j->fd, j->buf + j->len, j->cap - j->len - 1);
+        if (got < 0 && errno == EINTR) continue;
+        if (got > 0) { j->len += (size_t)got; continue; }
+        collect_point(C, P, k);                        /* end of the point's output */
+        k--;
+        done++;
+    }
+    return done;
+}
+
+/* Kill the points over --point-timeout (their pipes close: collected then). */
+static void time_out(const collect *C, pool *P)
+{
+    double lim = C->S->a->point_timeout;
+    for (int k = 0; lim > 0 && k < P->active; k++)
+        if (!P->J[k].timed_out && now() - P->J[k].start > lim) {
+            kill(P->J[k].pid, SIGKILL);
+            P->J[k].timed_out = 1;
+        }
+}
+
+/* Interrupted: stop the running points, tidy what they were writing. */
+static void stop_points(collect *C, pool *P)
+{
+    for (int k = 0; k < P->active; k++) {
+        kill(P->J[k].pid, SIGTERM);
+        close(P->J[k].fd);
+        while (waitpid(P->J[k].pid, NULL, 0) < 0 && errno == EINTR) {}
+        reap_point(C->S, P->J[k].point);
+        free(P->J[k].buf);
+    }
+    P->active = 0;
+}
+
+/* Run the points sel[0..nsel) with at most jobs processes. Returns 0, 3 when no
+ * process can be started, or 128+signal when interrupted. */
+static int run_points(collect *C, const long *sel, long nsel, int jobs, int progress)
+{
+    pool P = { nsc_calloc((size_t)jobs, sizeof *P.J), nsc_calloc((size_t)jobs, sizeof *P.pf), 0, jobs };
+    if (!P.J || !P.pf) { free(P.J); free(P.pf); return 3; }
+    int shown = 0, tty = isatty(2), status = 0;
+    long next = 0, done = 0;
+    double t0 = now(), tdraw = 0;
+    while (!stop_flag && (next < nsel || P.active > 0)) {
+        while (P.active < jobs && next < nsel && !stop_flag && !start_point(C, &P, next)) next++;
+        if (P.active <= 0) {                           /* cannot start any process */
             fprintf(stderr, "nscircuit: error: cannot start a process for a point: %s\n", strerror(errno));
-            free(J); free(pf);
-            return 3;
+            status = 3;
+            break;
         }
-        for (int k = 0; k < active; k++) { pf[k].fd = J[k].fd; pf[k].events = POLLIN; pf[k].revents = 0; }
-        int nr = poll(pf, (nfds_t)active, 250);
+        for (int k = 0; k < P.active; k++) { P.pf[k].fd = P.J[k].fd; P.pf[k].events = POLLIN; P.pf[k].revents = 0; }
+        int nr = poll(P.pf, (nfds_t)P.active, 250);
         if (nr < 0 && errno != EINTR) break;
-        double lim = C->S->a->point_timeout;
-        for (int k = 0; lim > 0 && k < active; k++)   /* its pipe closes: collected below */
-            if (!J[k].timed_out && now() - J[k].start > lim) {
-                kill(J[k].pid, SIGKILL);
-                J[k].timed_out = 1;
-            }
-        for (int k = 0; nr > 0 && k < active; k++) {
-            if (!pf[k].revents) continue;
-            job *j = &J[k];
-            if (j->len + 4097 > j->cap) {
-                size_t cap = j->cap ? 2 * j->cap : 8192;
-                char *nb = realloc(j->buf, cap);
-                if (!nb) continue;
-                j->buf = nb;
-                j->cap = cap;
-            }
-            ssize_t got = read(j->fd, j->buf + j->len, j->cap - j->len - 1);
-            if (got < 0 && errno == EINTR) continue;
-            if (got > 0) { j->len += (size_t)got; continue; }
-            /* end of the point's output: collect it */
-            close(j->fd);
-            int wst = 0;
-            while (waitpid(j->pid, &wst, 0) < 0 && errno == EINTR) {}
-            if (!j->buf) j->buf = calloc(1, 1);
-            if (j->buf) j->buf[j->len] = 0;
-            if (j->buf) take_result(C, j, wst);
-            free(j->buf);
-            J[k] = J[active - 1];
-            pf[k] = pf[active - 1];
-            active--;
-            k--;
-            done++;
-        }
+        time_out(C, &P);
+        done += read_points(C, &P, nr);
         if (progress && (now() - tdraw > (tty ? 0.1 : 10) || done == nsel)) {
             draw_progress(done, nsel, C->failed, t0, &shown, tty);
             tdraw = now();
         }
     }
     if (shown && tty) fputs("\r\033[K", stderr);
-    for (int k = 0; k < active; k++) {                 /* interrupted: stop the running points */
-        kill(J[k].pid, SIGTERM);
-        close(J[k].fd);
-        while (waitpid(J[k].pid, NULL, 0) < 0 && errno == EINTR) {}
-        free(J[k].buf);
-    }
-    free(J);
-    free(pf);
-    return stop_flag ? 128 + (int)stop_flag : 0;
+    stop_points(C, &P);
+    free(P.J);
+    free(P.pf);
+    return status ? status : stop_flag ? 128 + (int)stop_flag : 0;
 }
 
 /* ---- the study ---- */
@@ -597,118 +664,144 @@ static const char **column_units(const nsc_sweep_args *a, const nsc_circuit *c, 
     const char **u = nsc_calloc((size_t)(np + S->nmeas) + 1, sizeof *u);
     if (!u) return NULL;
     for (int k = 0; k < np; k++)
-        u[k] = nsc_param_unit(a->netlist, a->cfg.inc, a->fixed, a->nfixed, c, S->plan.axis[k].name);
+        u[k] = nsc_param_unit(S->deck, a->fixed, a->nfixed, c, S->plan.axis[k].name);
     for (int k = 0; k < c->nmeas; k++) u[np + k] = nsc_meas_unit(c, k);
     for (int k = c->nmeas; k < S->nmeas; k++) u[np + k] = k == c->nmeas ? "1" : "W";
     return u;
 }
 
-int nsc_sweep(const nsc_sweep_args *a)
+/* The plan of the study: the .step cards of S->c, the --param ranges, then the
+ * fixed values of swept parameters (one-value axes). */
+static nsc_status study_plan(study *S, nsc_report *rep)
 {
-    nsc_report rep;
-    nsc_report_init(&rep);
-    nsc_circuit *c = NULL;
-    study S;
-    memset(&S, 0, sizeof S);
-    S.a = a;
-    nsc_plan_init(&S.plan);
-    collect C;
-    memset(&C, 0, sizeof C);
-    C.S = &S;
-    long *sel = NULL;
-    char *prefix = NULL;
-    int status = 0;
-    double t0 = now();
-
-    /* the study: the netlist with the fixed overrides, its .step cards, the --param ranges */
-    nsc_status s = nsc_netlist_read_in(a->netlist, a->cfg.inc, a->fixed, a->nfixed, &c, &rep);
-    if (!s) s = nsc_plan_steps(&S.plan, c, &rep);
+    const nsc_sweep_args *a = S->a;
+    nsc_status s = nsc_plan_steps(&S->plan, S->c, rep);
     for (int k = 0; !s && k < a->nrange; k++) {
         char *name;
         double *val;
         int n;
-        if ((s = nsc_param_spec(a->range[k], a->logscale, &name, &val, &n, &rep))) break;
-        if (!nsc_circuit_has_param(c, name)) s = nsc_err(&rep, NSC_ENETLIST, NULL, "--param %s: no .param named %s", a->range[k], name);
-        else s = nsc_plan_set(&S.plan, name, val, n, a->logscale && n > 2, &rep);
+        if ((s = nsc_param_spec(a->range[k], a->logscale, &name, &val, &n, rep))) break;
+        if (!nsc_circuit_has_param(S->c, name)) s = nsc_err(rep, NSC_ENETLIST, NULL, "--param %s: no .param named %s", a->range[k], name);
+        else s = nsc_plan_set(&S->plan, name, val, n, a->logscale && n > 2, rep);
         free(name);
         free(val);
     }
     for (int k = 0; !s && k < a->nfixed; k++)           /* a fixed value of a swept parameter */
-        for (int j = 0; !s && j < S.plan.naxis; j++)
-            if (nsc_strieq(S.plan.axis[j].name, a->fixed[k].name))
-                s = nsc_plan_set(&S.plan, S.plan.axis[j].name, &a->fixed[k].value, 1, 0, &rep);
-    if (!s && S.plan.naxis == 0)
-        s = nsc_err(&rep, NSC_EUSAGE, NULL, "nothing to sweep: give --param NAME=START:STOP:N or add a .step card");
+        for (int j = 0; !s && j < S->plan.naxis; j++)
+            if (nsc_strieq(S->plan.axis[j].name, a->fixed[k].name))
+                s = nsc_plan_set(&S->plan, S->plan.axis[j].name, &a->fixed[k].value, 1, 0, rep);
+    if (!s && S->plan.naxis == 0)
+        s = nsc_err(rep, NSC_EUSAGE, NULL, "nothing to sweep: give --param NAME=START:STOP:N or add a .step card");
+    return s;
+}
+
+/* The study's netlist (its deck read once, or the caller's), its circuit with
+ * the fixed overrides, the plan and the checks every point would repeat; the
+ * messages printed, its warnings remembered (not shown again per point).
+ * 0 or the exit status. */
+static int study_read(study *S, collect *C)
+{
+    const nsc_sweep_args *a = S->a;
+    nsc_report rep;
+    nsc_report_init(&rep);
+    nsc_status s = NSC_OK;
+    S->deck = a->deck;
+    if (!S->deck && !(s = nsc_deck_read(a->netlist, a->cfg.inc, &S->deck_own, &rep))) S->deck = S->deck_own;
+    if (!s) s = nsc_deck_elab(S->deck, a->fixed, a->nfixed, &S->c, &rep);
+    if (!s) s = study_plan(S, &rep);
     nsc_tran_opts o;
-    if (!s) s = nsc_run_opts(c, &a->cfg, &o, &rep);
-    if (!s && o.tstop <= 0) {
-        nsc_loc top = { c->files[0], 1, 1 };
-        s = nsc_err(&rep, NSC_ENETLIST, &top, "no transient analysis: add a .tran card or give --tstop");
-    }
-    if (!s && c->nmeas == 0)
+    if (!s) s = nsc_run_opts(S->c, &a->cfg, &o, &rep);
+    if (!s) s = nsc_run_check(S->c, &a->cfg, &o, 0, &rep);
+    if (!s && S->c->nmeas == 0)
         nsc_warn(&rep, NULL, "no .meas cards: the table holds the parameters and the status of each point");
-    if (!s && c->has_op) nsc_note(&rep, &c->op_loc, "%s", ".op is not run at the points of a sweep");
+    if (!s && S->c->has_op) nsc_note(&rep, &S->c->op_loc, "%s", ".op is not run at the points of a sweep");
     nsc_print_report(&rep);
-    if (s) { status = nsc_exit_status(s); goto done; }
-    for (int k = 0; k < rep.nwarn; k++) remember(&C, rep.warn[k]);   /* shown once, not again per point */
+    for (int k = 0; !s && k < rep.nwarn; k++) remember(C, rep.warn[k]);
+    nsc_report_free(&rep);
+    return s ? nsc_exit_status(s) : 0;
+}
 
-    S.steady = nsc_run_steady(c, &a->cfg);
-    S.nmeas = c->nmeas + (S.steady ? 2 : 0);
-    if (!(S.meas = nsc_calloc((size_t)S.nmeas + 1, sizeof *S.meas))) { status = 3; goto done; }
-    for (int k = 0; k < c->nmeas; k++) S.meas[k] = c->meas[k].name;
-    for (int k = 0; S.steady && k < 2; k++) S.meas[c->nmeas + k] = (char *)steady_cols[k];
-
-    /* the points of this run */
-    int sk = a->shard_n ? a->shard_k : 1, sn = a->shard_n ? a->shard_n : 1;
-    long npoint = S.plan.npoint, nsel = 0;
-    if (!(sel = nsc_calloc((size_t)(npoint / sn + 1), sizeof *sel))) { status = 3; goto done; }
+/* The columns after the parameters (the .meas cards', then efficiency and
+ * losses of a steady study) and the points of this run (its shard): 0 or the
+ * exit status. */
+static int study_points(study *S)
+{
+    const nsc_sweep_args *a = S->a;
+    const nsc_circuit *c = S->c;
+    S->steady = nsc_run_steady(c, &a->cfg);
+    S->nmeas = c->nmeas + (S->steady ? 2 : 0);
+    if (!(S->meas = nsc_calloc((size_t)S->nmeas + 1, sizeof *S->meas))) return 3;
+    for (int k = 0; k < c->nmeas; k++) S->meas[k] = c->meas[k].name;
+    for (int k = 0; S->steady && k < 2; k++) S->meas[c->nmeas + k] = (char *)steady_cols[k];
+    S->shard_k = a->shard_n ? a->shard_k : 1;
+    S->shard_n = a->shard_n ? a->shard_n : 1;
+    long npoint = S->plan.npoint;
+    if (!(S->sel = nsc_calloc((size_t)(npoint / S->shard_n + 1), sizeof *S->sel))) return 3;
     for (long i = 0; i < npoint; i++)
-        if (nsc_shard_has(i, sk, sn)) sel[nsel++] = i;
-    S.sel = sel;
-    S.nsel = nsel;
-    if (S.steady && !(S.warm = nsc_calloc((size_t)nsel + 1, sizeof *S.warm))) { status = 3; goto done; }
-
-    if (nsel > NSC_SWEEP_CONFIRM && !a->yes) {
+        if (nsc_shard_has(i, S->shard_k, S->shard_n)) S->sel[S->nsel++] = i;
+    if (S->steady && !(S->warm = nsc_calloc((size_t)S->nsel + 1, sizeof *S->warm))) return 3;
+    if (S->nsel > NSC_SWEEP_CONFIRM && !a->yes) {
         fprintf(stderr, "nscircuit: error: %s: %ld points to run (more than %d): run them with 'nscircuit "
-                        "sweep %s --yes', or split the study with --shard K/N\n", a->netlist, nsel, NSC_SWEEP_CONFIRM,
+                        "sweep %s --yes', or split the study with --shard K/N\n", a->netlist, S->nsel, NSC_SWEEP_CONFIRM,
                 a->netlist);
-        status = 2;
-        goto done;
+        return 2;
     }
+    return 0;
+}
+
+/* The outputs' prefix (checked: no output is the netlist) and, with
+ * --keep-waves, the waveforms' directory: 0 or the exit status. */
+static int study_files(study *S)
+{
+    const nsc_sweep_args *a = S->a;
     char *st = stem(a->netlist);
-    prefix = a->prefix ? nsc_strdup(a->prefix) : sn > 1 && st ? nsc_asprintf("%s.shard%dof%d", st, sk, sn) : st ? nsc_strdup(st) : NULL;
+    S->prefix = a->prefix ? nsc_strdup(a->prefix) : S->shard_n > 1 && st
+              ? nsc_asprintf("%s.shard%dof%d", st, S->shard_k, S->shard_n) : st ? nsc_strdup(st) : NULL;
     free(st);
-    if (!prefix) { status = 3; goto done; }
+    if (!S->prefix) return 3;
     char *in1[] = { (char *)a->netlist };
-    if ((status = outputs_clash(prefix, in1, 1))) goto done;
-    if (a->keep_waves) {
-        if (!(S.wavedir = nsc_asprintf("%s.waves", prefix))) { status = 3; goto done; }
-        if (mkdir(S.wavedir, 0777) && errno != EEXIST) {
-            fprintf(stderr, "nscircuit: error: cannot create directory '%s': %s\n", S.wavedir, strerror(errno));
-            status = 1;
-            goto done;
-        }
-        S.wavewidth = 4;
-        for (long m = 10000; m < npoint; m *= 10) S.wavewidth++;
+    int status = outputs_clash(S->prefix, in1, 1);
+    if (status || !a->keep_waves) return status;
+    if (!(S->wavedir = nsc_asprintf("%s.waves", S->prefix))) return 3;
+    if (mkdir(S->wavedir, 0777) && errno != EEXIST) {
+        fprintf(stderr, "nscircuit: error: cannot create directory '%s': %s\n", S->wavedir, strerror(errno));
+        return 1;
     }
-    char **pn = nsc_calloc((size_t)S.plan.naxis + 1, sizeof *pn);
-    if (!pn) { status = 3; goto done; }
-    for (int k = 0; k < S.plan.naxis; k++) pn[k] = S.plan.axis[k].name;
-    s = nsc_sweep_table_init(&C.T, pn, S.plan.naxis, S.meas, S.nmeas, a->netlist, npoint, sk, sn, &rep);
+    S->wavewidth = 4;
+    for (long m = 10000; m < S->plan.npoint; m *= 10) S->wavewidth++;
+    return 0;
+}
+
+/* The empty table of the run (its columns, the study's identity): 0 or 3. */
+static int study_table(study *S, collect *C)
+{
+    char **pn = nsc_calloc((size_t)S->plan.naxis + 1, sizeof *pn);
+    if (!pn) return 3;
+    for (int k = 0; k < S->plan.naxis; k++) pn[k] = S->plan.axis[k].name;
+    nsc_report rep;
+    nsc_report_init(&rep);
+    nsc_status s = nsc_sweep_table_init(&C->T, pn, S->plan.naxis, S->meas, S->nmeas, S->a->netlist, S->plan.npoint,
+                                        S->shard_k, S->shard_n, &rep);
     free(pn);
-    if (s) { nsc_print_report(&rep); status = 3; goto done; }
-    char *id = study_of(a);
-    if (id) snprintf(C.T.study, sizeof C.T.study, "%s", id);
+    nsc_print_report(&rep);
+    nsc_report_free(&rep);
+    if (s) return 3;
+    char *id = study_of(S->a);
+    if (id) snprintf(C->T.study, sizeof C->T.study, "%s", id);
     free(id);
+    return 0;
+}
 
-    int jobs = a->jobs > 0 ? a->jobs : ncpu();
-    if (jobs > nsel) jobs = nsel > 0 ? (int)nsel : 1;
-    if (!a->quiet && sn > 1)
-        fprintf(stderr, "nscircuit: %s: %ld points (shard %d/%d of %ld), %d at a time\n", a->netlist, nsel, sk, sn,
-                npoint, jobs);
+/* The points run, -j at a time, under the study's signal handlers: 0, 3, or
+ * 128+signal when interrupted (the finished points' table then written). */
+static int study_run(study *S, collect *C, int jobs)
+{
+    const nsc_sweep_args *a = S->a;
+    if (!a->quiet && S->shard_n > 1)
+        fprintf(stderr, "nscircuit: %s: %ld points (shard %d/%d of %ld), %d at a time\n", a->netlist, S->nsel,
+                S->shard_k, S->shard_n, S->plan.npoint, jobs);
     else if (!a->quiet)
-        fprintf(stderr, "nscircuit: %s: %ld points, %d at a time\n", a->netlist, nsel, jobs);
-
+        fprintf(stderr, "nscircuit: %s: %ld points, %d at a time\n", a->netlist, S->nsel, jobs);
     struct sigaction sa, oint, oterm, ohup;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -716,58 +809,87 @@ int nsc_sweep(const nsc_sweep_args *a)
     sigaction(SIGTERM, &sa, &oterm);
     sigaction(SIGHUP, &sa, &ohup);
     int progress = !a->quiet && (a->progress || isatty(2));
-    int rs = run_points(&C, sel, nsel, jobs, progress);
+    int rs = run_points(C, S->sel, S->nsel, jobs, progress);
     sigaction(SIGINT, &oint, NULL);
     sigaction(SIGTERM, &oterm, NULL);
     sigaction(SIGHUP, &ohup, NULL);
     if (rs > 128) {                                    /* the finished points, marked, then 128+signal */
-        fprintf(stderr, "nscircuit: interrupted: %ld of %ld points done; the table holds them\n", C.T.nrow, nsel);
-        C.T.partial = nsel;
+        fprintf(stderr, "nscircuit: interrupted: %ld of %ld points done; the table holds them\n", C->T.nrow, S->nsel);
+        C->T.partial = S->nsel;
+        nsc_sweep_table_sort(&C->T);
+        int ws = write_outputs(&C->T, NULL, S->prefix, a->csv, 0, 0, a->quiet);
+        return ws ? ws : rs;
+    }
+    return rs;
+}
+
+/* The study's summary on stderr (--stats: the points' times). */
+static void study_summary(const study *S, const collect *C, int jobs, double wall)
+{
+    const nsc_sweep_args *a = S->a;
+    if (C->repeated && !a->quiet) fprintf(stderr, "nscircuit: %ld repeated warnings of other points not shown\n", C->repeated);
+    if (a->quiet) return;
+    struct rusage ru;                                  /* the points' processes, all waited for */
+    double cpu = getrusage(RUSAGE_CHILDREN, &ru) ? 0 : (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+                 1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+    fprintf(stderr, "nscircuit: %s: %ld points, %ld failed, -j %d, %.3f s (processor time of the points %.3f s)\n",
+            a->netlist, S->nsel, C->failed, jobs, wall, cpu);
+    if (a->stats && C->nres > 0) {
+        double tot = C->t_parse + C->t_run + C->t_meas, n = (double)C->nres;
+        fprintf(stderr, "nscircuit: per point (mean of %ld): read+elaborate %.3g ms, transient %.4g s (%.0f steps; "
+                        "of which assembly + first factorisations %.3g ms), .meas %.3g ms\n",
+                C->nres, 1e3 * C->t_parse / n, C->t_run / n, C->steps / n, 1e3 * C->t_setup / n, 1e3 * C->t_meas / n);
+        fprintf(stderr, "nscircuit: what reuse across points could save at most: read+elaborate+assembly+first "
+                        "factorisations = %.3g %% of the points' time (%.3f s of %.3f s)\n",
+                tot > 0 ? 100 * (C->t_parse + C->t_setup) / tot : 0.0, C->t_parse + C->t_setup, tot);
+    }
+    if (a->stats && C->nsteady > 0)
+        fprintf(stderr, "nscircuit: steady states: %ld of %ld points started from a neighbour's, %.3g shooting "
+                        "periods per point\n", C->nwarm, C->nsteady, (double)C->shoot / (double)C->nsteady);
+}
+
+static void study_free(study *S, collect *C)
+{
+    nsc_circuit_free(S->c);
+    nsc_deck_free(S->deck_own);
+    nsc_plan_free(&S->plan);
+    for (long k = 0; S->warm && k < S->nsel; k++) nsc_pss_state_free(&S->warm[k]);
+    free(S->warm);
+    free(S->meas);
+    free(S->wavedir);
+    free(S->sel);
+    free(S->prefix);
+    nsc_sweep_table_free(&C->T);
+    for (int k = 0; k < C->nseen; k++) free(C->seen[k]);
+    free(C->seen);
+}
+
+int nsc_sweep(const nsc_sweep_args *a)
+{
+    study S;
+    memset(&S, 0, sizeof S);
+    S.a = a;
+    nsc_plan_init(&S.plan);
+    collect C;
+    memset(&C, 0, sizeof C);
+    C.S = &S;
+    double t0 = now();
+    int status = study_read(&S, &C);
+    if (!status) status = study_points(&S);
+    if (!status) status = study_files(&S);
+    if (!status) status = study_table(&S, &C);
+    int jobs = a->jobs > 0 ? a->jobs : ncpu();
+    if (jobs > S.nsel) jobs = S.nsel > 0 ? (int)S.nsel : 1;
+    if (!status) status = study_run(&S, &C, jobs);
+    if (!status) {
         nsc_sweep_table_sort(&C.T);
-        int ws = write_outputs(&C.T, NULL, prefix, a->csv, 0, 0, a->quiet);
-        status = ws ? ws : rs;
-        goto done;
+        study_summary(&S, &C, jobs, now() - t0);
+        const char **unit = S.shard_n == 1 ? column_units(a, S.c, &S) : NULL;
+        status = write_outputs(&C.T, unit, S.prefix, a->csv, S.shard_n == 1, S.shard_n == 1 && !a->noplot, a->quiet);
+        free(unit);
+        if (!status && C.failed) status = 3;
     }
-    if (rs) { status = rs; goto done; }
-    nsc_sweep_table_sort(&C.T);
-    double wall = now() - t0;
-    if (C.repeated && !a->quiet) fprintf(stderr, "nscircuit: %ld repeated warnings of other points not shown\n", C.repeated);
-    if (!a->quiet) {
-        struct rusage ru;                              /* the points' processes, all waited for */
-        double cpu = getrusage(RUSAGE_CHILDREN, &ru) ? 0 : (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
-                     1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-        fprintf(stderr, "nscircuit: %s: %ld points, %ld failed, -j %d, %.3f s (processor time of the points %.3f s)\n",
-                a->netlist, nsel, C.failed, jobs, wall, cpu);
-        if (a->stats && C.nres > 0) {
-            double tot = C.t_parse + C.t_run + C.t_meas, n = (double)C.nres;
-            fprintf(stderr, "nscircuit: per point (mean of %ld): read+elaborate %.3g ms, transient %.4g s (%.0f steps; "
-                            "of which assembly + first factorisations %.3g ms), .meas %.3g ms\n",
-                    C.nres, 1e3 * C.t_parse / n, C.t_run / n, C.steps / n, 1e3 * C.t_setup / n, 1e3 * C.t_meas / n);
-            fprintf(stderr, "nscircuit: what reuse across points could save at most: read+elaborate+assembly+first "
-                            "factorisations = %.3g %% of the points' time (%.3f s of %.3f s)\n",
-                    tot > 0 ? 100 * (C.t_parse + C.t_setup) / tot : 0.0, C.t_parse + C.t_setup, tot);
-        }
-        if (a->stats && C.nsteady > 0)
-            fprintf(stderr, "nscircuit: steady states: %ld of %ld points started from a neighbour's, %.3g shooting "
-                            "periods per point\n", C.nwarm, C.nsteady, (double)C.shoot / (double)C.nsteady);
-    }
-    const char **unit = sn == 1 ? column_units(a, c, &S) : NULL;
-    status = write_outputs(&C.T, unit, prefix, a->csv, sn == 1, sn == 1 && !a->noplot, a->quiet);
-    free(unit);
-    if (!status && C.failed) status = 3;
-done:
-    nsc_report_free(&rep);
-    nsc_circuit_free(c);
-    nsc_plan_free(&S.plan);
-    for (long k = 0; S.warm && k < S.nsel; k++) nsc_pss_state_free(&S.warm[k]);
-    free(S.warm);
-    free(S.meas);
-    free(S.wavedir);
-    nsc_sweep_table_free(&C.T);
-    for (int k = 0; k < C.nseen; k++) free(C.seen[k]);
-    free(C.seen);
-    free(sel);
-    free(prefix);
+    study_free(&S, &C);
     return status;
 }
 
@@ -810,6 +932,105 @@ done:
 enum { S_PARAM = 256, S_LOG, S_SHARD, S_MERGE, S_CSV, S_KEEP, S_NOPLOT, S_STEP, S_TSTOP, S_THETA, S_SOLVER,
        S_SAVE, S_STATS, S_PROGRESS, S_QUIET, S_HELP, S_YES, S_PTIMEOUT, S_STEADY, S_PERIOD, S_COLD };
 
+/* The command line of `nscircuit sweep`. */
+typedef struct sweep_cli {
+    nsc_sweep_args a;
+    nsc_param_set *fixed;   /* --param NAME=VALUE, [a.nfixed] */
+    char **range;           /* the other --param, [a.nrange] */
+    int merge_mode;         /* --merge */
+    nsc_search_buf sb;      /* -I */
+} sweep_cli;
+
+/* --param arg: a fixed value (NAME=VALUE) or a range; -1, or 3 out of memory. */
+static int take_param(sweep_cli *L, char *arg)
+{
+    char *eq = strchr(arg, '=');
+    double v;
+    if (eq && eq != arg && nsc_opt_number(eq + 1, &v) && !strchr(eq + 1, ',')) {   /* NAME=VALUE */
+        nsc_param_set *nf = nsc_realloc_array(L->fixed, (size_t)L->a.nfixed + 1, sizeof *nf);
+        if (!nf) return 3;
+        L->fixed = nf;
+        *eq = 0;
+        L->fixed[L->a.nfixed].name = arg;
+        L->fixed[L->a.nfixed++].value = v;
+        return -1;
+    }
+    char **nr = nsc_realloc_array(L->range, (size_t)L->a.nrange + 1, sizeof *nr);
+    if (!nr) return 3;
+    L->range = nr;
+    L->range[L->a.nrange++] = arg;
+    return -1;
+}
+
+/* A run option (--step --tstop --theta --solver --period --point-timeout) into
+ * L->a: -1 to go on, else the exit status of a usage error. */
+static int take_number(sweep_cli *L, int c, char *arg)
+{
+    nsc_sweep_args *a = &L->a;
+    switch (c) {
+    case S_STEP:
+        if (!nsc_opt_number(arg, &a->cfg.step) || a->cfg.step <= 0) return fail("--step needs a positive time, not '%s'", arg);
+        break;
+    case S_TSTOP:
+        if (!nsc_opt_number(arg, &a->cfg.tstop) || a->cfg.tstop <= 0) return fail("--tstop needs a positive time, not '%s'", arg);
+        break;
+    case S_THETA:
+        if (!nsc_opt_number(arg, &a->cfg.theta) || a->cfg.theta < 0.5 || a->cfg.theta > 1) return fail("--theta must be in [0.5, 1], not '%s'", arg);
+        break;
+    case S_PERIOD:
+        if (!nsc_opt_number(arg, &a->cfg.period) || !(a->cfg.period > 0) || !isfinite(a->cfg.period))
+            return fail("--period needs a positive time, not '%s'", arg);
+        a->cfg.steady = 1;
+        break;
+    case S_PTIMEOUT:
+        if (!nsc_opt_number(arg, &a->point_timeout) || a->point_timeout <= 0)
+            return fail("--point-timeout needs a positive number of seconds, not '%s'", arg);
+        break;
+    }
+    return -1;
+}
+
+/* One option c with its argument into L: -1 to go on, else the exit status. */
+static int take_option(sweep_cli *L, int c, char *arg, const char *word)
+{
+    nsc_sweep_args *a = &L->a;
+    switch (c) {
+    case 'o': a->prefix = arg; break;
+    case 'I': if (nsc_search_add(&L->sb, arg)) return 3; break;
+    case 'j': {
+        char *e;
+        long j = strtol(arg, &e, 10);
+        if (e == arg || *e || j < 1 || j > 4096) return fail("-j needs a number of processes (1..4096), not '%s'", arg);
+        a->jobs = (int)j;
+        break;
+    }
+    case S_PARAM: return take_param(L, arg);
+    case S_LOG: a->logscale = 1; break;
+    case S_SHARD:
+        if (!nsc_shard_parse(arg, &a->shard_k, &a->shard_n)) return fail("--shard needs K/N with 1 <= K <= N, not '%s'", arg);
+        break;
+    case S_MERGE: L->merge_mode = 1; break;
+    case S_CSV: a->csv = 1; break;
+    case S_KEEP: a->keep_waves = 1; break;
+    case S_NOPLOT: a->noplot = 1; break;
+    case S_STEP: case S_TSTOP: case S_THETA: case S_PERIOD: case S_PTIMEOUT: return take_number(L, c, arg);
+    case S_SOLVER:
+        if (nsc_solver_parse(arg) < 0) return fail("unknown solver '%s' (auto, lemke, enum)", arg);
+        a->cfg.solver = arg;
+        break;
+    case S_SAVE: a->cfg.save = arg; break;
+    case S_STEADY: a->cfg.steady = 1; break;
+    case S_COLD: a->cold = 1; a->cfg.steady = 1; break;
+    case S_STATS: a->stats = 1; break;
+    case S_YES: a->yes = 1; break;
+    case S_PROGRESS: a->progress = 1; break;
+    case S_QUIET: a->quiet = 1; break;
+    case S_HELP: fputs(nsc_sweep_usage, stdout); return 0;
+    default: return fail("unknown or incomplete option '%s'", word);
+    }
+    return -1;
+}
+
 int nsc_cmd_sweep(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -826,106 +1047,31 @@ int nsc_cmd_sweep(int argc, char **argv)
         { "cold", no_argument, 0, S_COLD },
         { 0, 0, 0, 0 }
     };
-    nsc_sweep_args a;
-    memset(&a, 0, sizeof a);
-    nsc_param_set *fixed = NULL;
-    char **range = NULL;
-    int merge_mode = 0, c, status = 2;
+    sweep_cli L;
+    memset(&L, 0, sizeof L);
+    nsc_sweep_args *a = &L.a;
+    int c, status = -1;
     optind = 1;
     opterr = 0;
-    nsc_search_buf sb;
-    memset(&sb, 0, sizeof sb);
-    while ((c = getopt_long(argc, argv, "o:j:I:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o': a.prefix = optarg; break;
-        case 'I':
-            if (nsc_search_add(&sb, optarg)) { status = 3; goto out; }
-            break;
-        case 'j': {
-            char *e;
-            long j = strtol(optarg, &e, 10);
-            if (e == optarg || *e || j < 1 || j > 4096) { status = fail("-j needs a number of processes (1..4096), not '%s'", optarg); goto out; }
-            a.jobs = (int)j;
-            break;
-        }
-        case S_PARAM: {
-            char *eq = strchr(optarg, '=');
-            double v;
-            if (eq && eq != optarg && nsc_opt_number(eq + 1, &v) && !strchr(eq + 1, ',')) {   /* NAME=VALUE */
-                nsc_param_set *nf = nsc_realloc_array(fixed, (size_t)a.nfixed + 1, sizeof *nf);
-                if (!nf) { status = 3; goto out; }
-                fixed = nf;
-                *eq = 0;
-                fixed[a.nfixed].name = optarg;
-                fixed[a.nfixed++].value = v;
-            } else {
-                char **nr = nsc_realloc_array(range, (size_t)a.nrange + 1, sizeof *nr);
-                if (!nr) { status = 3; goto out; }
-                range = nr;
-                range[a.nrange++] = optarg;
-            }
-            break;
-        }
-        case S_LOG: a.logscale = 1; break;
-        case S_SHARD:
-            if (!nsc_shard_parse(optarg, &a.shard_k, &a.shard_n)) { status = fail("--shard needs K/N with 1 <= K <= N, not '%s'", optarg); goto out; }
-            break;
-        case S_MERGE: merge_mode = 1; break;
-        case S_CSV: a.csv = 1; break;
-        case S_KEEP: a.keep_waves = 1; break;
-        case S_NOPLOT: a.noplot = 1; break;
-        case S_STEP:
-            if (!nsc_opt_number(optarg, &a.cfg.step) || a.cfg.step <= 0) { status = fail("--step needs a positive time, not '%s'", optarg); goto out; }
-            break;
-        case S_TSTOP:
-            if (!nsc_opt_number(optarg, &a.cfg.tstop) || a.cfg.tstop <= 0) { status = fail("--tstop needs a positive time, not '%s'", optarg); goto out; }
-            break;
-        case S_THETA:
-            if (!nsc_opt_number(optarg, &a.cfg.theta) || a.cfg.theta < 0.5 || a.cfg.theta > 1) { status = fail("--theta must be in [0.5, 1], not '%s'", optarg); goto out; }
-            break;
-        case S_SOLVER:
-            if (nsc_solver_parse(optarg) < 0) { status = fail("unknown solver '%s' (auto, lemke, enum)", optarg); goto out; }
-            a.cfg.solver = optarg;
-            break;
-        case S_SAVE: a.cfg.save = optarg; break;
-        case S_STEADY: a.cfg.steady = 1; break;
-        case S_COLD: a.cold = 1; a.cfg.steady = 1; break;
-        case S_PERIOD:
-            if (!nsc_opt_number(optarg, &a.cfg.period) || !(a.cfg.period > 0) || !isfinite(a.cfg.period)) {
-                status = fail("--period needs a positive time, not '%s'", optarg);
-                goto out;
-            }
-            a.cfg.steady = 1;
-            break;
-        case S_STATS: a.stats = 1; break;
-        case S_YES: a.yes = 1; break;
-        case S_PTIMEOUT:
-            if (!nsc_opt_number(optarg, &a.point_timeout) || a.point_timeout <= 0) {
-                status = fail("--point-timeout needs a positive number of seconds, not '%s'", optarg);
-                goto out;
-            }
-            break;
-        case S_PROGRESS: a.progress = 1; break;
-        case S_QUIET: a.quiet = 1; break;
-        case S_HELP: fputs(nsc_sweep_usage, stdout); status = 0; goto out;
-        default: status = fail("unknown or incomplete option '%s'", argv[optind - 1]); goto out;
-        }
-    }
-    if (merge_mode) {
-        if (optind >= argc) { status = fail("%s", "--merge needs the tables of the shards"); goto out; }
-        if (a.nrange || a.nfixed || a.shard_n || a.keep_waves) { status = fail("%s", "--merge takes tables, -o, --csv, --no-plot and --quiet only"); goto out; }
-        status = merge(argv + optind, argc - optind, a.prefix, a.csv, a.noplot, a.quiet);
+    while (status < 0 && (c = getopt_long(argc, argv, "o:j:I:", longopts, NULL)) != -1)
+        status = take_option(&L, c, optarg, argv[optind - 1]);
+    if (status >= 0) goto out;
+    if (L.merge_mode) {
+        if (optind >= argc) status = fail("%s", "--merge needs the tables of the shards");
+        else if (a->nrange || a->nfixed || a->shard_n || a->keep_waves)
+            status = fail("%s", "--merge takes tables, -o, --csv, --no-plot and --quiet only");
+        else status = merge(argv + optind, argc - optind, a->prefix, a->csv, a->noplot, a->quiet);
         goto out;
     }
     if (optind != argc - 1) { status = fail("%s", optind >= argc ? "no netlist given" : "more than one netlist given"); goto out; }
-    a.netlist = argv[optind];
-    a.fixed = fixed;
-    a.range = range;
-    if (!(a.cfg.inc = nsc_search_finish(&sb))) { status = 3; goto out; }
-    status = nsc_sweep(&a);
+    a->netlist = argv[optind];
+    a->fixed = L.fixed;
+    a->range = L.range;
+    if (!(a->cfg.inc = nsc_search_finish(&L.sb))) { status = 3; goto out; }
+    status = nsc_sweep(a);
 out:
-    nsc_search_free(&sb);
-    free(fixed);
-    free(range);
+    nsc_search_free(&L.sb);
+    free(L.fixed);
+    free(L.range);
     return status;
 }

@@ -24,8 +24,8 @@
 #include "netlist/netlist.h"
 #include "output/out.h"
 #include "output/out_stream.h"
+#include "analysis/run.h"
 #include "analysis/stepper.h"
-#include "analysis/sweep.h"
 
 static volatile sig_atomic_t stop_flag;
 static void on_signal(int sig) { stop_flag = sig; }
@@ -143,7 +143,8 @@ static void progress_end(progress *p)
 
 /* ---- measures ---- */
 
-/* Print "name = value" (stdout) and write the same lines to path. */
+/* Print "name = value" (stdout) and write the same lines to path (a failed
+ * measure: "failed", its warning is nsc_run_measure's). */
 static nsc_status report_meas(const nsc_circuit *c, const nsc_meas_result *res, const char *netlist, const char *path,
                               nsc_report *r)
 {
@@ -159,7 +160,6 @@ static nsc_status report_meas(const nsc_circuit *c, const nsc_meas_result *res, 
         } else {
             printf("%s = failed\n", c->meas[k].name);
             fprintf(f, "%s = failed\n", c->meas[k].name);
-            nsc_warn(r, &c->meas[k].loc, ".meas %s failed: %s", c->meas[k].name, res[k].why ? res[k].why : "");
         }
     }
     if (fclose(f)) { free(text); return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
@@ -294,18 +294,11 @@ typedef struct cli {
 /* One run: what it holds (freed by job_free). */
 typedef struct job {
     nsc_report rep;
-    nsc_circuit *ckt;
-    nsc_waves *W;
-    nsc_probe *probes;
-    int nprobe, nout;           /* the columns recorded, the outputs among them */
-    nsc_meas_result *mres;
+    nsc_deck *deck;             /* the netlist read */
+    nsc_run R;                  /* the run (run.h): circuit, settings, columns, rows, measures */
     nsc_stream *stream;
     char *out, *dat, *gp, *png, *meas, *ev, *loss;   /* the output files */
     nsc_losses lossres;
-    nsc_tran_opts o;
-    nsc_pss_opts po;
-    nsc_pss_info pinfo;
-    nsc_sim_stats st;
     double secs;
     int wrote_meas;
 } job;
@@ -411,11 +404,12 @@ static nsc_run_cfg run_cfg(const cli *C, const nsc_search_path *inc)
 }
 
 /* A netlist with .step cards: the parameter study (sweep.h), its exit status. */
-static int run_study(const cli *C, const nsc_search_path *inc)
+static int run_study(const cli *C, const nsc_search_path *inc, const nsc_deck *deck)
 {
     nsc_sweep_args sa;
     memset(&sa, 0, sizeof sa);
     sa.netlist = C->netlist;
+    sa.deck = deck;
     char *prefix = C->outpath ? with_suffix(C->outpath, "") : NULL;
     sa.prefix = prefix;
     sa.cfg = run_cfg(C, inc);
@@ -436,8 +430,8 @@ static nsc_status run_op(job *J, const cli *C)
     nsc_waves *O = NULL;
     nsc_probe *dp = NULL;
     int ndp = 0;
-    nsc_status s = nsc_probes_default(J->ckt, &dp, &ndp, &J->rep);    /* nodes, then i(v) i(l) i(d) */
-    if (!s) s = nsc_run_op(J->ckt, J->o.gmin, J->o.solver, dp, ndp, &O, &J->rep);
+    nsc_status s = nsc_probes_default(J->R.c, &dp, &ndp, &J->rep);    /* nodes, then i(v) i(l) i(d) */
+    if (!s) s = nsc_run_op(J->R.c, J->R.o.gmin, J->R.o.solver, dp, ndp, &O, &J->rep);
     nsc_probes_free(dp, ndp);
     if (s) return s;
     printf("operating point of %s\n", C->netlist);
@@ -459,10 +453,10 @@ static nsc_status output_names(job *J, const cli *C)
     J->loss = with_suffix(J->out, ".losses");
     if (!J->out || !J->dat || !J->gp || !J->png || !J->meas || !J->ev || !J->loss)
         return nsc_err(&J->rep, NSC_ENOMEM, NULL, "out of memory");
-    if (C->load && nsc_circuit_element(J->ckt, C->load) < 0)
+    if (C->load && nsc_circuit_element(J->R.c, C->load) < 0)
         return nsc_err(&J->rep, NSC_EUSAGE, NULL, "--load %s: no such element in %s", C->load, C->netlist);
     char *outs[] = { J->out, J->dat, J->gp, J->png, J->meas, J->ev, J->loss };
-    const char *clash = nsc_output_is_input(outs, 7, J->ckt->files, J->ckt->nfiles);
+    const char *clash = nsc_output_is_input(outs, 7, J->R.c->files, J->R.c->nfiles);
     if (clash)
         return nsc_err(&J->rep, NSC_EUSAGE, NULL, "the output '%s' is an input of this run (the netlist or a "
                        "file it includes): choose another name with -o", clash);
@@ -475,11 +469,11 @@ static nsc_status memory_bound(job *J)
 {
     const char *env = getenv("NSCIRCUIT_MEM_ROWS");
     char *end = NULL;
-    long rows = env ? strtol(env, &end, 10) : ((long)4 << 20) / (J->nprobe + 1);
+    long rows = env ? strtol(env, &end, 10) : ((long)4 << 20) / (J->R.nprobe + 1);
     if (env && (end == env || *end || rows < 1))
         return nsc_err(&J->rep, NSC_EUSAGE, NULL, "NSCIRCUIT_MEM_ROWS must be a whole number of rows from 1, not '%s'", env);
-    J->o.mem_rows = rows > 0 ? rows : 1;
-    J->o.spill_near = J->out;
+    J->R.o.mem_rows = rows > 0 ? rows : 1;
+    J->R.o.spill_near = J->out;
     return NSC_OK;
 }
 
@@ -497,20 +491,19 @@ static nsc_status run_analysis(job *J, const cli *C, int steady)
     sigaction(SIGHUP, &sa, NULL);                           /* a closed terminal: keep the rows too */
     progress prog;
     memset(&prog, 0, sizeof prog);
-    prog.tstop = J->o.tstop;
+    prog.tstop = J->R.o.tstop;
     prog.tty = isatty(2);
     if (!C->quiet && !steady && (C->progress || prog.tty)) {
-        J->o.progress = progress_draw;
-        J->o.progress_ctx = &prog;
+        J->R.o.progress = progress_draw;
+        J->R.o.progress_ctx = &prog;
     }
-    if (!J->ckt->nxcol && (J->stream = nsc_stream_new(J->out, C->fmt, J->nout + 1, C->threads))) {
-        J->o.rows = nsc_stream_rows;                         /* rows written while computed */
-        J->o.rows_ctx = J->stream;
+    if (!J->R.c->nxcol && (J->stream = nsc_stream_new(J->out, C->fmt, J->R.nout + 1, C->threads))) {
+        J->R.o.rows = nsc_stream_rows;                       /* rows written while computed */
+        J->R.o.rows_ctx = J->stream;
     }
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &prog.t0);
-    s = steady ? nsc_run_pss(J->ckt, &J->o, &J->po, J->probes, J->nprobe, &J->W, &J->st, &J->pinfo, &J->rep)
-               : nsc_run_tran(J->ckt, &J->o, J->probes, J->nprobe, &J->W, &J->st, &J->rep);
+    s = nsc_run_analysis(&J->R, &J->rep);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     progress_end(&prog);
     J->secs = seconds(&prog.t0, &t1);
@@ -521,20 +514,19 @@ static nsc_status run_analysis(job *J, const cli *C, int steady)
  * losses from the run's rows; NSC_OK or the first write error (in wr). */
 static nsc_status write_results(job *J, const cli *C, nsc_status s, nsc_report *wr)
 {
-    nsc_circuit *ckt = J->ckt;
+    nsc_circuit *ckt = J->R.c;
     nsc_waves *W;
-    int done = J->W->end == NSC_RUN_COMPLETE;
-    nsc_status ws = ckt->nxcol ? nsc_meas_derive(ckt, &J->W, &J->nout, wr) : NSC_OK;   /* .print {expr}, P() */
-    W = J->W;
+    int done = J->R.W->end == NSC_RUN_COMPLETE;
+    nsc_status ws = ckt->nxcol ? nsc_meas_derive(ckt, &J->R.W, &J->R.nout, wr) : NSC_OK;   /* .print {expr}, P() */
+    W = J->R.W;
     if (!ws && ckt->nmeas > 0 && done) {
-        if (!(J->mres = nsc_calloc((size_t)ckt->nmeas, sizeof *J->mres))) ws = nsc_err(wr, NSC_ENOMEM, NULL, "out of memory");
-        if (!ws) ws = nsc_meas_eval(ckt, W, J->mres, wr);
-        if (!ws) ws = report_meas(ckt, J->mres, C->netlist, J->meas, wr);
+        ws = nsc_run_measure(&J->R, wr);
+        if (!ws) ws = report_meas(ckt, J->R.mres, C->netlist, J->meas, wr);
         J->wrote_meas = !ws;
     } else if (ckt->nmeas > 0)
         nsc_warn(wr, &ckt->meas_loc, ".meas not evaluated: the run did not complete");
-    if (done) control_outputs(ckt, W, J->mres, J->nout, wr);
-    nsc_waves_keep(W, J->nout + 1);                         /* drop the columns only .meas reads */
+    if (done) control_outputs(ckt, W, J->R.mres, J->R.nout, wr);
+    nsc_waves_keep(W, J->R.nout + 1);                       /* drop the columns only .meas reads */
     int streamed = 0;
     if (!ws && J->stream) ws = nsc_stream_finish(J->stream, W, &streamed, wr);
     nsc_stream_free(J->stream);
@@ -569,8 +561,8 @@ static void print_stats(const nsc_sim_stats *st, const nsc_tran_opts *o)
 /* The summary on stderr (cli.md: the --stats first line is fixed). */
 static void print_summary(const job *J, const cli *C, int steady, nsc_status s)
 {
-    const nsc_sim_stats *st = &J->st;
-    const nsc_waves *W = J->W;
+    const nsc_sim_stats *st = &J->R.st;
+    const nsc_waves *W = J->R.W;
     const char *nl = C->netlist;
     if (C->stats) fprintf(stderr, "nscircuit: %s: steps: %ld accepted, %ld rejected; events: %ld located\n", nl,
                           st->steps, st->rejected, st->events);
@@ -578,14 +570,14 @@ static void print_summary(const job *J, const cli *C, int steady, nsc_status s)
     if (steady)
         fprintf(stderr, "nscircuit: %s: periodic steady state, period %g s, from t = %g s: %d shooting periods "
                         "(%ld periods simulated in all); cycle-to-cycle change %.3g of peak-to-peak (worst: %s)\n",
-                nl, J->pinfo.period, J->pinfo.t0, J->pinfo.iterations, J->pinfo.periods_run, J->pinfo.residual,
-                J->pinfo.worst_name);
+                nl, J->R.pinfo.period, J->R.pinfo.t0, J->R.pinfo.iterations, J->R.pinfo.periods_run,
+                J->R.pinfo.residual, J->R.pinfo.worst_name);
     if (steady) fprintf(stderr, "nscircuit: %s: %ld steps in all", nl, st->steps);
     else fprintf(stderr, "nscircuit: %s: %g s simulated in %ld steps", nl, W->t_end, st->steps);
-    if (J->o.adaptive || steady) fprintf(stderr, ", %ld switching events located", st->events);
-    else fprintf(stderr, " of %g s", J->o.h);
+    if (J->R.o.adaptive || steady) fprintf(stderr, ", %ld switching events located", st->events);
+    else fprintf(stderr, " of %g s", J->R.o.h);
     fprintf(stderr, ", %.3f s\n", J->secs);
-    if (C->stats) print_stats(st, &J->o);
+    if (C->stats) print_stats(st, &J->R.o);
     if (W->end != NSC_RUN_COMPLETE || s) return;
     fprintf(stderr, "nscircuit: wrote %s", J->out);
     if (C->plot && C->fmt != NSC_FMT_DAT) fprintf(stderr, ", %s", J->dat);
@@ -597,40 +589,36 @@ static void print_summary(const job *J, const cli *C, int steady, nsc_status s)
     fputc('\n', stderr);
 }
 
-/* A single run of the netlist read into J->ckt: settings, .op, the transient
+/* A single run of the netlist read into J->R.c: settings, .op, the transient
  * or the steady state, the outputs. */
 static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
 {
-    nsc_circuit *ckt = J->ckt;
-    nsc_loc top = { ckt->nfiles > 0 ? ckt->files[0] : C->netlist, 1, 1 };
+    nsc_circuit *ckt = J->R.c;
     nsc_run_cfg cfg = run_cfg(C, inc);
-    int steady = nsc_run_steady(ckt, &cfg);
-    nsc_status s = nsc_run_opts(ckt, &cfg, &J->o, &J->rep);
+    nsc_status s = nsc_run_setup(&J->R, &cfg, &J->rep);
     if (s) return s;
-    J->po = nsc_run_pss_opts(ckt, &cfg);
+    int steady = J->R.steady;
     C->plot |= ckt->ctl_plot;                                 /* a .control block's plot: the PNG */
-    if (steady) nsc_meas_steady_windows(ckt, &J->rep);
     if (C->dumpdir) {
         nsc_lcs *L = NULL;
-        if (!(s = nsc_lcs_assemble(ckt, NSC_ASM_TRAN, J->o.gmin, &L, &J->rep))) s = nsc_lcs_dump(L, C->dumpdir, &J->rep);
+        if (!(s = nsc_lcs_assemble(ckt, NSC_ASM_TRAN, J->R.o.gmin, &L, &J->rep))) s = nsc_lcs_dump(L, C->dumpdir, &J->rep);
         nsc_lcs_free(L);
         if (!s && !C->quiet) fprintf(stderr, "nscircuit: wrote the LCS of %s to %s/\n", C->netlist, C->dumpdir);
         return s;
     }
-    if (!ckt->has_tran && !ckt->has_op && !steady && C->tstop <= 0)
-        return nsc_err(&J->rep, NSC_ENETLIST, &top, "no analysis: add a .tran, .op or .pss card, or give --tstop");
+    if ((s = nsc_run_check(ckt, &cfg, &J->R.o, 1, &J->rep))) return s;
     if (ckt->has_op && (s = run_op(J, C))) return s;
-    if (J->o.tstop <= 0) {
+    if (J->R.o.tstop <= 0) {
         if (ckt->nmeas > 0) nsc_warn(&J->rep, &ckt->meas_loc, ".meas tran ignored: no transient analysis");
         return NSC_OK;
     }
-    J->o.stop = &stop_flag;
-    J->o.events = C->events;
-    if ((s = nsc_run_probes(ckt, C->save, &J->probes, &J->nprobe, &J->nout, &J->rep)) || (s = output_names(J, C))) return s;
-    if (C->losses) J->o.losses = &J->lossres;
+    J->R.o.stop = &stop_flag;
+    J->R.o.events = C->events;
+    if ((s = nsc_run_columns(&J->R, 0, &J->rep)) || (s = output_names(J, C))) return s;
+    if (C->losses) J->R.o.losses = &J->lossres;
     s = run_analysis(J, C, steady);
     nsc_flush_warnings(&J->rep, C->quiet);                  /* diagnostics before the summary */
-    if (J->W && J->W->nrow > 0) {
+    if (J->R.W && J->R.W->nrow > 0) {
         nsc_report wr;
         nsc_report_init(&wr);
         nsc_status ws = write_results(J, C, s, &wr);
@@ -645,7 +633,7 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
             fprintf(stderr, "%s\n", wr.error ? wr.error : "write failed");
         nsc_report_free(&wr);
     }
-    if (J->W) print_summary(J, C, steady, s);
+    if (J->R.W) print_summary(J, C, steady, s);
     return s;
 }
 
@@ -653,11 +641,8 @@ static void job_free(job *J)
 {
     nsc_stream_free(J->stream);
     nsc_report_free(&J->rep);
-    nsc_waves_free(J->W);
-    nsc_probes_free(J->probes, J->nprobe);
-    if (J->ckt) nsc_meas_results_free(J->mres, J->ckt->nmeas);
-    free(J->mres);
-    nsc_circuit_free(J->ckt);
+    nsc_run_free(&J->R);
+    nsc_deck_free(J->deck);
     free(J->out); free(J->dat); free(J->gp); free(J->png); free(J->meas); free(J->ev); free(J->loss);
     nsc_losses_free(&J->lossres);
 }
@@ -673,17 +658,22 @@ int main(int argc, char **argv)
     memset(&J, 0, sizeof J);
     nsc_report_init(&J.rep);
     const nsc_search_path *inc = nsc_search_finish(&C.sb);
-    nsc_status s = inc ? nsc_netlist_read_in(C.netlist, inc, C.ov, C.nov, &J.ckt, &J.rep)
+    nsc_status s = inc ? nsc_deck_read(C.netlist, inc, &J.deck, &J.rep)
                        : nsc_err(&J.rep, NSC_ENOMEM, NULL, "out of memory");
-    if (!s && J.ckt->nstep > 0 && !C.dumpdir) {               /* a parameter study */
+    if (!s) s = nsc_run_circuit(&J.R, J.deck, C.ov, C.nov, &J.rep);
+    if (!s && J.R.c->nstep > 0 && !C.dumpdir) {               /* a parameter study, of the deck read */
+        nsc_deck *deck = J.deck;
+        J.deck = NULL;
         job_free(&J);                                         /* (its warnings come again from the study) */
-        st = run_study(&C, inc);
+        st = run_study(&C, inc, deck);
+        nsc_deck_free(deck);
     } else {
         if (!s) s = run_netlist(&J, &C, inc);
-        int interrupted = J.W && J.W->end == NSC_RUN_INTERRUPTED;
+        const nsc_waves *W = J.R.W;
+        int interrupted = W && W->end == NSC_RUN_INTERRUPTED;
         if (interrupted && !C.quiet)
-            fprintf(stderr, "nscircuit: interrupted at t=%g s; %s holds the %d rows computed\n", J.W->t_end, J.out,
-                    J.W->nrow);
+            fprintf(stderr, "nscircuit: interrupted at t=%g s; %s holds the %d rows computed\n", W->t_end, J.out,
+                    W->nrow);
         nsc_flush_warnings(&J.rep, C.quiet);
         nsc_print_report(&J.rep);
         st = interrupted ? 128 + (stop_flag ? (int)stop_flag : SIGINT) : exit_code(s);

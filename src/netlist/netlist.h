@@ -34,6 +34,20 @@ typedef struct nsc_search_path {
 nsc_status nsc_netlist_read_in(const char *path, const nsc_search_path *inc, const nsc_param_set *ov,
                                int nov, nsc_circuit **out, nsc_report *r);
 
+/* A netlist read but not elaborated (nl_deck.h: its files, .include/.lib
+ * followed, and cards), so that one read serves several elaborations: the
+ * points of a parameter study elaborate the deck the study read, whatever
+ * becomes of the files afterwards. */
+typedef struct nl_deck nsc_deck;
+
+/* *out = the deck of the netlist file at path (new: nsc_deck_free), includes
+ * looked for as nsc_netlist_read_in does; errors as nsc_netlist_read_in's. */
+nsc_status nsc_deck_read(const char *path, const nsc_search_path *inc, nsc_deck **out, nsc_report *r);
+/* Elaborate d with the overrides (d is left as it was, so it can be elaborated
+ * again): as nsc_netlist_read_in after the reading. */
+nsc_status nsc_deck_elab(const nsc_deck *d, const nsc_param_set *ov, int nov, nsc_circuit **out, nsc_report *r);
+void nsc_deck_free(nsc_deck *d);
+
 /* Same, from a string (tests, tools); name is used in messages, and relative
  * .include paths resolve against the current directory. */
 nsc_status nsc_netlist_read_string(const char *text, const char *name,

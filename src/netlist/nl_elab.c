@@ -274,26 +274,34 @@ static nsc_status elaborate(elab *E)
     return wave_defaults(E);
 }
 
-/* deck -> circuit (the circuit takes the deck's file names) */
-static nsc_status from_deck(nl_deck *d, const nsc_param_set *ov, int nov, nsc_circuit **out, nsc_report *r)
+/* deck -> circuit. The circuit gets copies of the deck's file names and is
+ * elaborated from a view of the deck holding them, so that its locations
+ * (nsc_loc.file) point into c->files; the deck is not changed (elaboration only
+ * reads it) and may be elaborated again. */
+static nsc_status from_deck(const nl_deck *d, const nsc_param_set *ov, int nov, nsc_circuit **out, nsc_report *r)
 {
     nsc_circuit *c = calloc(1, sizeof *c);
-    if (!c || !(c->title = nsc_strdup(d->title ? d->title : ""))) {
+    if (!c || !(c->title = nsc_strdup(d->title ? d->title : ""))
+        || !(c->files = calloc((size_t)d->nfiles + 1, sizeof *c->files))) {
+        if (c) free(c->title);
         free(c);
         return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
     }
+    for (; c->nfiles < d->nfiles; c->nfiles++)
+        if (!(c->files[c->nfiles] = nsc_strdup(d->files[c->nfiles]))) {
+            nsc_circuit_free(c);
+            return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        }
+    nl_deck view = *d;
+    view.files = c->files;
     elab E = { 0 };
-    E.d = d;
+    E.d = &view;
     E.r = r;
     E.c = c;
     E.ov = ov;
     E.nov = nov;
     nsc_status st = elaborate(&E);
     elab_free(&E);
-    c->files = d->files;
-    c->nfiles = d->nfiles;
-    d->files = NULL;
-    d->nfiles = 0;
     if (st) {
         nsc_circuit_free(c);                           /* messages are already formatted */
         return st;
@@ -316,6 +324,29 @@ nsc_status nsc_netlist_read_in(const char *path, const nsc_search_path *inc, con
     if (!st) st = from_deck(&d, ov, nov, out, r);
     nl_deck_free(&d);
     return st;
+}
+
+nsc_status nsc_deck_read(const char *path, const nsc_search_path *inc, nsc_deck **out, nsc_report *r)
+{
+    nl_deck *d = calloc(1, sizeof *d);
+    *out = NULL;
+    if (!d) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    nsc_status st = nl_deck_read_file(d, path, inc, r);
+    if (st) nsc_deck_free(d);
+    else *out = d;
+    return st;
+}
+
+nsc_status nsc_deck_elab(const nsc_deck *d, const nsc_param_set *ov, int nov, nsc_circuit **out, nsc_report *r)
+{
+    *out = NULL;
+    return from_deck(d, ov, nov, out, r);
+}
+
+void nsc_deck_free(nsc_deck *d)
+{
+    if (d) nl_deck_free(d);
+    free(d);
 }
 
 nsc_status nsc_netlist_read_string(const char *text, const char *name, const nsc_param_set *ov, int nov,

@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "netlist/netlist.h"
 #include "analysis/sweep.h"
+#include "output/out_sweep.h"
 #include "testutil.h"
 
 static char *tmp;
@@ -99,10 +101,13 @@ Test(sweep, units_of_parameters_and_measures, .init = setup, .fini = teardown)
     nsc_report_init(&r);
     nsc_circuit *c = NULL;
     cr_assert_eq(nsc_netlist_read(path, NULL, 0, &c, &r), NSC_OK, "%s", r.error ? r.error : "");
+    nsc_deck *deck = NULL;
+    cr_assert_eq(nsc_deck_read(path, NULL, &deck, &r), NSC_OK);
     const char *par[][2] = { { "rv", "Ω" }, { "cv", "F" }, { "lv", "H" }, { "vin", "V" }, { "per", "s" },
                              { "f", "Hz" }, { "both", "" }, { "unused", "" }, { "ron", "Ω" }, { "nosuch", "" } };
     for (size_t k = 0; k < sizeof par / sizeof par[0]; k++)
-        cr_assert_str_eq(nsc_param_unit(path, NULL, NULL, 0, c, par[k][0]), par[k][1], "%s", par[k][0]);
+        cr_assert_str_eq(nsc_param_unit(deck, NULL, 0, c, par[k][0]), par[k][1], "%s", par[k][0]);
+    nsc_deck_free(deck);
     const char *meas[] = { "V", "A", "W", "Ω", "1", "s", "A·s", "V", "" };
     cr_assert_eq(c->nmeas, 9);
     for (int k = 0; k < 9; k++) cr_assert_str_eq(nsc_meas_unit(c, k), meas[k], "%s", c->meas[k].name);
@@ -310,7 +315,10 @@ Test(sweep, point_matches_the_analytic_rc_response, .init = setup, .fini = teard
     nsc_point_info info;
     nsc_report r;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_point_run(path, ov, 3, &cfg, 2, m, NULL, 1, NULL, NULL, &info, &r), NSC_OK, "%s", r.error);
+    nsc_deck *deck = NULL;
+    cr_assert_eq(nsc_deck_read(path, NULL, &deck, &r), NSC_OK);
+    cr_assert_eq(unlink(path), 0);                     /* points elaborate the deck, not the file */
+    cr_assert_eq(nsc_point_run(deck, ov, 3, &cfg, 2, m, NULL, 1, NULL, NULL, &info, &r), NSC_OK, "%s", r.error);
     double tau = 2000 * 2e-6;
     cr_assert_float_eq(m[0], 1 - exp(-1e-3 / tau), 1e-6);          /* trapezoidal, h = tau / 400 */
     cr_assert_float_eq(m[1], tau, 1e-5 * tau);
@@ -320,7 +328,7 @@ Test(sweep, point_matches_the_analytic_rc_response, .init = setup, .fini = teard
     /* a measure that fails is nan with a warning; the run is still ok */
     nsc_report_init(&r);
     ov[0].value = 1e4;                                 /* tau = 20 ms > 5 ms */
-    cr_assert_eq(nsc_point_run(path, ov, 3, &cfg, 2, m, NULL, 0, NULL, NULL, &info, &r), NSC_OK);
+    cr_assert_eq(nsc_point_run(deck, ov, 3, &cfg, 2, m, NULL, 0, NULL, NULL, &info, &r), NSC_OK);
     cr_assert(isnan(m[1]));
     cr_assert_float_eq(m[0], 1 - exp(-1e-3 / 20e-3), 1e-6);
     cr_assert_eq(r.nwarn, 1);
@@ -329,14 +337,15 @@ Test(sweep, point_matches_the_analytic_rc_response, .init = setup, .fini = teard
     /* a netlist error at the point's values */
     nsc_report_init(&r);
     nsc_param_set bad[] = { { "ts", -1 } };
-    cr_assert_eq(nsc_point_run(path, bad, 1, &cfg, 2, m, NULL, 0, NULL, NULL, &info, &r), NSC_ENETLIST);
+    cr_assert_eq(nsc_point_run(deck, bad, 1, &cfg, 2, m, NULL, 0, NULL, NULL, &info, &r), NSC_ENETLIST);
     cr_assert(strstr(r.error, "tstep of .tran must be positive"), "%s", r.error);
     cr_assert(isnan(m[0]) && isnan(m[1]));
     nsc_report_free(&r);
     /* the study's measures must be the netlist's */
     nsc_report_init(&r);
-    cr_assert_eq(nsc_point_run(path, NULL, 0, &cfg, 3, m, NULL, 0, NULL, NULL, &info, &r), NSC_ENETLIST);
+    cr_assert_eq(nsc_point_run(deck, NULL, 0, &cfg, 3, m, NULL, 0, NULL, NULL, &info, &r), NSC_ENETLIST);
     nsc_report_free(&r);
+    nsc_deck_free(deck);
     free(path);
 }
 
@@ -800,6 +809,51 @@ Test(sweep, point_timeout_and_size_guard, .init = setup, .fini = teardown, .time
     free(out);
     t = file("rc.sweep.dat");
     cr_assert(t && strstr(t, "of the 10001 points of this run finished"), "%s", t ? t : "no table");
+    free(t);
+    free(nl);
+}
+
+/* The study reads its netlist once: a netlist rewritten while the points run
+ * (here as soon as the study announces them, during the first of two slow
+ * points) changes no row; the table is that of the netlist as it was read. */
+Test(sweep, program_points_use_the_netlist_as_read, .init = setup, .fini = teardown)
+{
+    char *nl = write_rc("rc.cir", ""), cmd[4096], *out = NULL;
+    const char *study = "sweep rc.cir --param c=1u,2u --tstop 0.4 --step 100n -j 1 --no-plot";
+    char *ref = fmt1("%s/%s", tmp, "ref");
+    cr_assert_eq(mkdir(ref, 0777), 0);
+    free(ref);
+    snprintf(cmd, sizeof cmd, "cd %s && cp rc.cir ref/ && : >log && { %s %s 2>log & pid=$!; "
+             "while ! grep -q 'points, 1 at a time' log; do sleep 0.01; done; "
+             "sed -i 's/r=1k/r=3k/' rc.cir; wait $pid; echo \"exit $?\"; } && cd ref && %s %s --quiet",
+             tmp, NSC_PROGRAM, study, NSC_PROGRAM, study);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "exit 0\n"), "%s", out);
+    free(out);
+    char *now = file("rc.cir"), *a = file("rc.sweep.dat"), *b = file("ref/rc.sweep.dat");
+    cr_assert(now && strstr(now, "r=3k"), "the netlist was not rewritten: %s", now);
+    cr_assert(a && b);
+    cr_assert_str_eq(a, b);                            /* r = 1k: vend = 1 - exp(-1m / (1k c)) */
+    cr_assert(strstr(a, "1.000000000000e-06 6.3212"), "%s", a);
+    free(now); free(a); free(b);
+    free(nl);
+}
+
+/* --keep-waves: a point killed while writing its waveforms (here by the file
+ * size limit, SIGXFSZ, in the middle of the write) leaves no temporary of the
+ * writer (pNNNN.dat.nsc-HOST-PID.XXXXXX) in PREFIX.waves; its row is failed. */
+Test(sweep, program_killed_point_leaves_no_temporaries, .init = setup, .fini = teardown)
+{
+    char *nl = write_rc("rc.cir", ""), cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && { (ulimit -f 8; %s sweep rc.cir --param c=1u,2u -j 1 --keep-waves "
+             "--no-plot --save 'v(out)' >log 2>&1); echo \"exit $?\"; cat log; ls -a rc.waves; }", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "exit 3\n"), "%s", out);
+    cr_assert(strstr(out, "point 0 (c=1e-06) failed: the point's process was killed by signal 25"), "%s", out);
+    cr_assert(!strstr(out, ".nsc-"), "temporaries left: %s", out);
+    free(out);
+    char *t = file("rc.sweep.dat");
+    cr_assert(t && strstr(t, "1.000000000000e-06 nan nan 3 0\n"), "%s", t);
     free(t);
     free(nl);
 }

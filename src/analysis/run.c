@@ -1,0 +1,205 @@
+/* run.c -- one run of a netlist (run.h): its settings, its columns, the
+ * analysis and the .meas cards, the path the program and sweep points share. */
+#include "run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static nsc_status oom(nsc_report *r)
+{
+    return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+}
+
+/* the netlist's first line, where errors about the whole run point */
+static nsc_loc top_loc(const nsc_circuit *c)
+{
+    nsc_loc top = { c->nfiles > 0 ? c->files[0] : "", c->nfiles > 0, 1 };
+    return top;
+}
+
+
+nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_opts *o, nsc_report *r)
+{
+    memset(o, 0, sizeof *o);
+    nsc_loc top = top_loc(c);
+    double theta = cfg->theta > 0 ? cfg->theta : c->theta > 0 ? c->theta : 0.5;
+    if (!(theta >= 0.5 && theta <= 1)) return nsc_err(r, NSC_ENETLIST, &top, "theta = %g outside [0.5, 1]", theta);
+    int solver = nsc_solver_parse(cfg->solver ? cfg->solver : c->solver);
+    if (solver < 0 && cfg->solver) return nsc_err(r, NSC_EUSAGE, NULL, "unknown solver '%s' (auto, lemke, enum)", cfg->solver);
+    if (solver < 0) return nsc_err(r, NSC_ENETLIST, &top, "unknown solver '%s' in .options (auto, lemke, enum)", c->solver);
+    o->theta = theta;
+    o->solver = (nsc_solver)solver;
+    o->gmin = c->gmin > 0 ? c->gmin : 1e-12;
+    o->uic = c->uic;
+    int steady = nsc_run_steady(c, cfg);
+    if (!c->has_tran && !(cfg->tstop > 0) && !steady) return NSC_OK;
+    o->tstop = cfg->tstop > 0 ? cfg->tstop : c->has_tran ? c->tstop : 1;   /* (the steady state sets its own) */
+    o->tstep = c->has_tran ? c->tstep : 0;
+    o->tstart = c->has_tran ? c->tstart : 0;
+    o->adaptive = steady || (!(cfg->step > 0) && !c->stepping_fixed);
+    /* the steady state is always adaptive: --step is its largest step, and a
+     * stepping=fixed netlist's TMAX is its fixed step, not a ceiling */
+    double tmax = cfg->step > 0 ? cfg->step : steady && c->stepping_fixed ? 0 : c->tmax;
+    o->reltol = c->reltol > 0 ? c->reltol : 1e-3;        /* SPICE's defaults */
+    o->abstol = c->abstol > 0 ? c->abstol : 1e-12;
+    o->vntol = c->vntol > 0 ? c->vntol : 1e-6;
+    o->trtol = c->trtol > 0 ? c->trtol : 7;
+    if (o->adaptive && !(tmax > 0)) {                      /* ngspice: tmax = min(tstep, span / 50) */
+        double span = o->tstop - o->tstart;                /* (span / 50 with nostepsizelimit, as ngspice's set) */
+        o->h = o->tstep > 0 && o->tstep < span / 50 && !c->nostepsizelimit ? o->tstep : span / 50;
+    } else
+        o->h = tmax > 0 ? tmax : o->tstep;
+    if (o->h <= 0) o->h = o->tstop / 1000;
+    if (o->tstep <= 0) o->tstep = o->h;
+    if (o->tstart >= o->tstop)
+        return nsc_err(r, NSC_ENETLIST, &c->tran_loc, "tstart %g is not before tstop %g", o->tstart, o->tstop);
+    if (o->tstop / o->h > 2e9) return nsc_err(r, NSC_ENETLIST, &c->tran_loc, "too many steps: tstop/h = %g", o->tstop / o->h);
+    if (steady) {           /* the steady state's ceiling: T/50 (stepper_pss.c), or an explicit TMAX or --step
+                               below it; TSTEP sets its rows only, span/50 has no meaning for it */
+        o->h = tmax > 0 ? tmax : 0;
+        if (!c->has_tran) o->tstep = 0;                    /* rows: T/200 */
+    }
+    return NSC_OK;
+}
+
+int nsc_run_steady(const nsc_circuit *c, const nsc_run_cfg *cfg)
+{
+    return cfg->steady || cfg->period > 0 || c->has_pss;
+}
+
+nsc_pss_opts nsc_run_pss_opts(const nsc_circuit *c, const nsc_run_cfg *cfg)
+{
+    nsc_pss_opts po = { cfg->period > 0 ? cfg->period : c->pss_period, c->pss_periods > 0 ? c->pss_periods : 1,
+                        c->pss_warmup > 0 ? c->pss_warmup : 3, c->pss_maxit > 0 ? c->pss_maxit : 50,
+                        c->pss_tol > 0 ? c->pss_tol : 1e-9, NULL, NULL };
+    return po;
+}
+
+nsc_status nsc_run_probes(const nsc_circuit *c, const char *save, nsc_probe **probes, int *n, int *nout,
+                          nsc_report *r)
+{
+    nsc_probe *p = NULL;
+    int np = 0;
+    nsc_status s;
+    *probes = NULL;
+    *n = *nout = 0;
+    if (save) s = nsc_probes_parse(c, save, &p, &np, r);
+    else if (c->nsave > 0) {
+        s = NSC_OK;
+        if (!(p = nsc_calloc((size_t)c->nsave, sizeof *p))) return oom(r);
+        for (; np < c->nsave; np++) {
+            p[np] = c->save[np];
+            if (!(p[np].name = nsc_strdup(c->save[np].name))) { s = oom(r); break; }
+        }
+    } else
+        s = nsc_probes_default(c, &p, &np, r);
+    int no = np;
+    if (!s) {                                          /* then the .meas probes that are not outputs */
+        nsc_probe *q = nsc_realloc_array(p, (size_t)(np + c->nmeas_probe) + 1, sizeof *q);
+        if (!q) s = oom(r);
+        else p = q;
+        for (int k = 0; !s && k < c->nmeas_probe; k++) {
+            int dup = 0;
+            for (int j = 0; j < np; j++) dup |= nsc_strieq(p[j].name, c->meas_probe[k].name);
+            if (dup) continue;
+            p[np] = c->meas_probe[k];
+            if (!(p[np].name = nsc_strdup(c->meas_probe[k].name))) s = oom(r);
+            else np++;
+        }
+    }
+    if (s) {
+        nsc_probes_free(p, np);
+        return s;
+    }
+    *probes = p;
+    *n = np;
+    *nout = no;
+    return NSC_OK;
+}
+
+int nsc_exit_status(nsc_status s)
+{
+    switch (s) {
+    case NSC_OK: return 0;
+    case NSC_ENETLIST: case NSC_EIO: return 1;
+    case NSC_EUSAGE: return 2;
+    case NSC_EOUT: return 4;
+    default: return 3;
+    }
+}
+
+nsc_status nsc_run_check(const nsc_circuit *c, const nsc_run_cfg *cfg, const nsc_tran_opts *o, int with_op,
+                         nsc_report *r)
+{
+    nsc_loc top = top_loc(c);
+    if (with_op && !c->has_tran && !c->has_op && !nsc_run_steady(c, cfg) && cfg->tstop <= 0)
+        return nsc_err(r, NSC_ENETLIST, &top, "no analysis: add a .tran, .op or .pss card, or give --tstop");
+    if (!with_op && o->tstop <= 0)
+        return nsc_err(r, NSC_ENETLIST, &top, "no transient analysis: add a .tran card or give --tstop");
+    return NSC_OK;
+}
+
+/* ---- the steps of a run ---- */
+
+void nsc_run_init(nsc_run *R)
+{
+    memset(R, 0, sizeof *R);
+}
+
+void nsc_run_free(nsc_run *R)
+{
+    nsc_waves_free(R->W);
+    nsc_probes_free(R->probes, R->nprobe);
+    if (R->mres) nsc_meas_results_free(R->mres, R->c->nmeas);
+    free(R->mres);
+    nsc_circuit_free(R->c);
+    nsc_run_init(R);
+}
+
+nsc_status nsc_run_circuit(nsc_run *R, const nsc_deck *d, const nsc_param_set *ov, int nov, nsc_report *r)
+{
+    return nsc_deck_elab(d, ov, nov, &R->c, r);
+}
+
+nsc_status nsc_run_setup(nsc_run *R, const nsc_run_cfg *cfg, nsc_report *r)
+{
+    R->cfg = *cfg;
+    R->steady = nsc_run_steady(R->c, cfg);
+    nsc_status s = nsc_run_opts(R->c, cfg, &R->o, r);
+    if (s) return s;
+    R->po = nsc_run_pss_opts(R->c, cfg);
+    if (R->steady) nsc_meas_steady_windows(R->c, r);
+    return NSC_OK;
+}
+
+nsc_status nsc_run_columns(nsc_run *R, int meas_only, nsc_report *r)
+{
+    const nsc_circuit *c = R->c;
+    if (!meas_only || c->nmeas_probe == 0)
+        return nsc_run_probes(c, R->cfg.save, &R->probes, &R->nprobe, &R->nout, r);
+    if (!(R->probes = nsc_calloc((size_t)c->nmeas_probe, sizeof *R->probes))) return oom(r);
+    for (; R->nprobe < c->nmeas_probe; R->nprobe++) {
+        R->probes[R->nprobe] = c->meas_probe[R->nprobe];
+        if (!(R->probes[R->nprobe].name = nsc_strdup(c->meas_probe[R->nprobe].name))) return oom(r);
+    }
+    return NSC_OK;
+}
+
+nsc_status nsc_run_analysis(nsc_run *R, nsc_report *r)
+{
+    if (R->steady) return nsc_run_pss(R->c, &R->o, &R->po, R->probes, R->nprobe, &R->W, &R->st, &R->pinfo, r);
+    return nsc_run_tran(R->c, &R->o, R->probes, R->nprobe, &R->W, &R->st, r);
+}
+
+nsc_status nsc_run_measure(nsc_run *R, nsc_report *r)
+{
+    const nsc_circuit *c = R->c;
+    if (c->nmeas == 0 || !R->W || R->W->end != NSC_RUN_COMPLETE) return NSC_OK;
+    if (!(R->mres = nsc_calloc((size_t)c->nmeas, sizeof *R->mres))) return oom(r);
+    nsc_status s = nsc_meas_eval(c, R->W, R->mres, r);
+    for (int k = 0; !s && k < c->nmeas; k++)
+        if (!R->mres[k].ok)
+            nsc_warn(r, &c->meas[k].loc, ".meas %s failed: %s", c->meas[k].name, R->mres[k].why ? R->mres[k].why : "");
+    return s;
+}

@@ -1,0 +1,103 @@
+/* run.h -- one run of a netlist: netlist -> circuit -> settings -> columns ->
+ * analysis (transient or periodic steady state) -> .meas.
+ *
+ * The one run path of the program (main.c adds .op, --dump-lcs and its files
+ * around it) and of a point of a parameter study (sweep.h, nsc_point_run): each
+ * calls the steps below in this order, so both read the same settings, record
+ * the same columns and evaluate the .meas cards the same way:
+ *     nsc_run_circuit   the deck elaborated with the overrides
+ *     nsc_run_setup     the settings (nsc_run_opts, steady state or not)
+ *     nsc_run_check     the analysis the caller runs is there
+ *     nsc_run_columns   the probes recorded
+ *     nsc_run_analysis  the transient or the steady state -> R->W
+ *     nsc_run_measure   the .meas cards on R->W -> R->mres
+ * Nothing here prints; errors and warnings go to the report. */
+#ifndef NSC_RUN_H
+#define NSC_RUN_H
+
+#include "netlist/circuit.h"
+#include "netlist/netlist.h"
+#include "analysis/meas.h"
+#include "stepper.h"
+
+/* Command-line overrides of a run (0 / NULL: the netlist's). */
+typedef struct nsc_run_cfg {
+    double step;       /* > 0: scheme step h (else .tran tmax, else tstep) */
+    double tstop;      /* > 0: final time (also runs a transient without .tran) */
+    double theta;      /* > 0: theta (else .options theta, else 0.5) */
+    const char *solver;/* "auto" | "lemke" | "enum" (else .options solver) */
+    const char *save;  /* outputs "v(out),i(l1)" (else .save/.print, else the defaults) */
+    const nsc_search_path *inc; /* include search path (-I, NSCIRCUIT_PATH, models dir) */
+    int steady;        /* 1: the periodic steady state (--steady; a .pss card also asks for it) */
+    double period;     /* > 0: its period (--period) */
+} nsc_run_cfg;
+
+/* o = the settings of the runs of c under cfg: theta, solver, gmin, uic and,
+ * when c has a transient (.tran or cfg->tstop > 0), its grid (tstart, tstep,
+ * tstop, h); o->tstop = 0 when it has none. o->stop/progress are NULL.
+ * Errors (NSC_ENETLIST, at the netlist's first line or the .tran card): theta
+ * outside [0.5, 1], unknown .options solver, tstart >= tstop, more than 2e9
+ * steps; NSC_EUSAGE for an unknown cfg->solver. */
+nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_opts *o, nsc_report *r);
+
+/* Whether c runs as a periodic steady state under cfg, and its settings: the
+ * .pss card's, cfg->period over its period=, the defaults of cli.md. */
+int nsc_run_steady(const nsc_circuit *c, const nsc_run_cfg *cfg);
+nsc_pss_opts nsc_run_pss_opts(const nsc_circuit *c, const nsc_run_cfg *cfg);
+
+/* The columns of a transient of c: the outputs (save, else .save/.print, else
+ * nsc_probes_default), *nout of them, then the probes the .meas cards read that
+ * are not outputs; *n in all. *probes is new (nsc_probes_free(*probes, *n)). */
+nsc_status nsc_run_probes(const nsc_circuit *c, const char *save, nsc_probe **probes, int *n, int *nout,
+                          nsc_report *r);
+
+/* Whether c under cfg (settings o) has the analysis its caller runs. with_op
+ * (the program, which also runs .op): a .tran, .op or .pss card or cfg->tstop,
+ * else NSC_ENETLIST "no analysis"; without (a point of a study): a transient or
+ * steady state (o->tstop > 0), else NSC_ENETLIST "no transient analysis". */
+nsc_status nsc_run_check(const nsc_circuit *c, const nsc_run_cfg *cfg, const nsc_tran_opts *o, int with_op,
+                         nsc_report *r);
+
+/* Exit status of a run that ended with s (cli.md): 0, 1 netlist, 2 usage, 3 simulation, 4 output. */
+int nsc_exit_status(nsc_status s);
+
+/* One run: what each step fills in (owned by the run; nsc_run_free). */
+typedef struct nsc_run {
+    nsc_run_cfg cfg;
+    nsc_circuit *c;           /* nsc_run_circuit (or given by the caller: then owned) */
+    int steady;               /* nsc_run_setup: 1 periodic steady state, 0 transient */
+    nsc_tran_opts o;          /* nsc_run_setup; the caller may set stop, progress, rows, losses, events */
+    nsc_pss_opts po;          /* nsc_run_setup; the caller may set start, end */
+    nsc_probe *probes;        /* nsc_run_columns: [nprobe], the outputs first (nout of them) */
+    int nprobe, nout;
+    nsc_waves *W;             /* nsc_run_analysis: the rows (NULL if none) */
+    nsc_sim_stats st;
+    nsc_pss_info pinfo;       /* steady: what the shooting found */
+    nsc_meas_result *mres;    /* nsc_run_measure: [c->nmeas] or NULL */
+} nsc_run;
+
+/* Zero R; free what its steps made (R is zeroed again). */
+void nsc_run_init(nsc_run *R);
+void nsc_run_free(nsc_run *R);
+
+/* R->c = the deck d (netlist.h) elaborated with the overrides ov[0..nov). */
+nsc_status nsc_run_circuit(nsc_run *R, const nsc_deck *d, const nsc_param_set *ov, int nov, nsc_report *r);
+
+/* R->cfg = *cfg; R->o, R->po, R->steady for R->c (nsc_run_opts). A steady run's
+ * .meas windows become the steady periods (nsc_meas_steady_windows, a note). */
+nsc_status nsc_run_setup(nsc_run *R, const nsc_run_cfg *cfg, nsc_report *r);
+
+/* The probes recorded: meas_only, the quantities the .meas cards read (when they
+ * read any; R->nout = 0); else nsc_run_probes with R->cfg.save. */
+nsc_status nsc_run_columns(nsc_run *R, int meas_only, nsc_report *r);
+
+/* The transient (nsc_run_tran) or the steady state (nsc_run_pss) of R->c under
+ * R->o (and R->po), recording R->probes into R->W; the status of the run. */
+nsc_status nsc_run_analysis(nsc_run *R, nsc_report *r);
+
+/* The .meas cards of R->c on the rows of a complete run (else nothing is done):
+ * R->mres[k] = card k's result; each card that failed is a warning in r
+ * (".meas NAME failed: why"). NSC_ENOMEM, or the error of nsc_meas_eval. */
+nsc_status nsc_run_measure(nsc_run *R, nsc_report *r);
+
+#endif

@@ -1,0 +1,97 @@
+/* test_run.c -- one run (run.h): the steps the program and sweep points share,
+ * on an RC low-pass against its closed form, and the checks of the analyses. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/run.h"
+#include "testutil.h"
+
+static char *tmp;
+static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
+static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+
+/* v(out) = 1 - exp(-t / (r c)) after a 1 V step; tau = 1 ms, the run 5 ms */
+static const char RC[] =
+    "RC step response\n"
+    ".param r=1k c=1u\n"
+    "V1 in 0 PULSE(0 1 0 1n 1n 1 2)\n"
+    "R1 in out {r}\n"
+    "C1 out 0 {c}\n"
+    "%s"
+    ".meas tran vend FIND v(out) AT=1m\n"
+    ".meas tran never WHEN v(out)=2\n"
+    ".end\n";
+
+static nsc_deck *deck_of(const char *analysis)
+{
+    char path[1024], text[2048];
+    snprintf(path, sizeof path, "%s/rc.cir", tmp);
+    snprintf(text, sizeof text, RC, analysis);
+    cr_assert_eq(tu_write_file(path, text), 0);
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_deck *d = NULL;
+    cr_assert_eq(nsc_deck_read(path, NULL, &d, &r), NSC_OK, "%s", r.error);
+    nsc_report_free(&r);
+    return d;
+}
+
+Test(run, steps_give_the_rc_response_and_warn_once_per_failed_measure, .init = setup, .fini = teardown)
+{
+    nsc_deck *d = deck_of(".tran 10u 5m 0 1u\n");
+    nsc_param_set ov[] = { { "c", 2e-6 } };           /* tau = 2 ms */
+    nsc_run_cfg cfg = { 0 };
+    nsc_run R;
+    nsc_run_init(&R);
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_run_circuit(&R, d, ov, 1, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(nsc_run_setup(&R, &cfg, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(nsc_run_check(R.c, &cfg, &R.o, 0, &r), NSC_OK);
+    cr_assert_eq(nsc_run_columns(&R, 1, &r), NSC_OK);
+    cr_assert_eq(R.nprobe, 1);                         /* v(out), the only quantity the .meas read */
+    cr_assert_eq(nsc_run_analysis(&R, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(nsc_run_measure(&R, &r), NSC_OK);
+    cr_assert(R.mres[0].ok && !R.mres[1].ok);
+    cr_assert_float_eq(R.mres[0].value, 1 - exp(-1e-3 / 2e-3), 1e-6);
+    cr_assert_eq(r.nwarn, 1);
+    cr_assert(strstr(r.warn[0], "rc.cir:8:1: warning: .meas never failed"), "%s", r.warn[0]);
+    nsc_run_free(&R);
+    nsc_report_free(&r);
+    nsc_deck_free(d);
+}
+
+Test(run, check_names_the_missing_analysis, .init = setup, .fini = teardown)
+{
+    nsc_run_cfg cfg = { 0 };
+    const char *const cards[] = { "", ".op\n" };
+    for (int k = 0; k < 2; k++) {
+        nsc_deck *d = deck_of(cards[k]);
+        nsc_run R;
+        nsc_run_init(&R);
+        nsc_report r;
+        nsc_report_init(&r);
+        cr_assert_eq(nsc_run_circuit(&R, d, NULL, 0, &r), NSC_OK, "%s", r.error);
+        cr_assert_eq(nsc_run_setup(&R, &cfg, &r), NSC_OK);
+        cr_assert_eq(R.o.tstop, 0);
+        /* the program: .op is an analysis; a sweep point: only a transient is */
+        cr_assert_eq(nsc_run_check(R.c, &cfg, &R.o, 1, &r), k ? NSC_OK : NSC_ENETLIST);
+        if (!k) cr_assert(strstr(r.error, "rc.cir:1:1: error: no analysis: add a .tran, .op or .pss card"), "%s", r.error);
+        nsc_report_free(&r);
+        nsc_report_init(&r);
+        cr_assert_eq(nsc_run_check(R.c, &cfg, &R.o, 0, &r), NSC_ENETLIST);
+        cr_assert(strstr(r.error, "rc.cir:1:1: error: no transient analysis"), "%s", r.error);
+        /* --tstop gives both a transient */
+        nsc_run_cfg ts = { .tstop = 1e-3 };
+        nsc_tran_opts o;
+        cr_assert_eq(nsc_run_opts(R.c, &ts, &o, &r), NSC_OK);
+        cr_assert_eq(nsc_run_check(R.c, &ts, &o, 0, &r), NSC_OK);
+        cr_assert_float_eq(o.tstop, 1e-3, 0);
+        nsc_run_free(&R);
+        nsc_report_free(&r);
+        nsc_deck_free(d);
+    }
+}
