@@ -868,23 +868,45 @@ static int first_guard(const nsc_onestep *P, const nsc_mode *Ma, const nsc_mode 
     return g;
 }
 
+/* Work of a saltation (nsc_onestep_sens_event, _flip): two modes' solutions
+ * x1, x2 and vector fields f1, f2 (n + m + 1 each), mode_dh's t, u, and the
+ * sources' slope over the step ws = (w1 - w0)/h and wd = w1 + ws. */
+typedef struct sens_work {
+    double *buf, *x1, *f1, *x2, *f2, *t, *u, *ws, *wd;
+} sens_work;
+
+static int sens_work_new(const nsc_onestep *P, const double *w0, const double *w1, sens_work *W)
+{
+    int n = P->n, ns = P->L->nsrc;
+    size_t nx = (size_t)n + (size_t)P->m + 1;
+    if (!(W->buf = calloc(5 * nx + 2 * (size_t)n + 2 * (size_t)ns + 1, sizeof(double)))) return -1;
+    W->x1 = W->buf;
+    W->f1 = W->x1 + nx;
+    W->x2 = W->f1 + nx;
+    W->f2 = W->x2 + nx;
+    W->t = W->f2 + nx;
+    W->u = W->t + nx;
+    W->ws = W->u + 2 * (size_t)n;
+    W->wd = W->ws + ns;
+    for (int k = 0; k < ns; k++) {
+        W->ws[k] = (w1[k] - w0[k]) / P->h;                        /* w' */
+        W->wd[k] = w1[k] + W->ws[k];
+    }
+    return 0;
+}
+
 int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0,
                            const double *w0, const double *w1, double *S, int ncol)
 {
-    int n = P->n, ns = P->L->nsrc;
+    int n = P->n;
     if (!P->R || !P->have_prev || P->m == 0) return -1;
     nsc_mode *Ma = nsc_mode_get(P, from), *Mb = Ma ? nsc_mode_get(P, P->prev) : NULL;
     if (!Ma || !Mb || Ma->singular || Mb->singular) return -1;
     if (Ma == Mb) return 1;
     size_t nx = (size_t)n + (size_t)P->m + 1;
-    double *buf = calloc(5 * nx + 2 * (size_t)n + 2 * (size_t)ns + 1, sizeof(double));
-    if (!buf) return -1;
-    double *xa = buf, *fa = xa + nx, *xb = fa + nx, *fb = xb + nx, *t = fb + nx, *u = t + nx, *ws = u + 2 * (size_t)n,
-           *wd = ws + ns;
-    for (int k = 0; k < ns; k++) {
-        ws[k] = (w1[k] - w0[k]) / P->h;                           /* w' */
-        wd[k] = w1[k] + ws[k];
-    }
+    sens_work W;
+    if (sens_work_new(P, w0, w1, &W)) return -1;
+    double *xa = W.x1, *fa = W.f1, *xb = W.x2, *fb = W.f2, *t = W.t, *u = W.u, *ws = W.ws, *wd = W.wd;
     const double *w1keep = P->w1;
     double dphi = 0;
     int st = mode_dh(P, Ma, z0, w0, w1, ws, wd, xa, fa, t, u) || mode_dh(P, Mb, z0, w0, w1, ws, wd, xb, fb, t, u) ? -1 : 0;
@@ -901,28 +923,23 @@ int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0,
         for (int i = 0; i < n; i++) col[i] = xb[i] + (fa[i] - fb[i]) / P->th[i] * dh;   /* S+ = S_b + (f_a - f_b) dh */
     }
     P->w1 = w1keep;
-    free(buf);
+    free(W.buf);
     return st;
 }
 
 int nsc_onestep_sens_flip(nsc_onestep *P, nsc_onestep *Pn, int c, int d, const double *z0, const double *w0,
                           const double *w1, double *S, int ncol)
 {
-    int n = P->n, ns = P->L->nsrc;
+    int n = P->n;
     if (!P->R || !Pn->R || Pn->theta != 1.0 || (P->m > 0 && !P->have_prev)) return -1;
     char none = 0;
     const char *mask = P->m > 0 ? P->prev : &none;
     nsc_mode *Mo = nsc_mode_get(P, mask), *Mn = Mo ? nsc_mode_get(Pn, mask) : NULL;
     if (!Mo || !Mn || Mo->singular || Mn->singular) return -1;
     size_t nx = (size_t)n + (size_t)P->m + 1;
-    double *buf = calloc(5 * nx + 2 * (size_t)n + 2 * (size_t)ns + 1, sizeof(double));
-    if (!buf) return -1;
-    double *xo = buf, *fo = xo + nx, *xn = fo + nx, *fn = xn + nx, *t = fn + nx, *u = t + nx, *ws = u + 2 * (size_t)n,
-           *wd = ws + ns;
-    for (int k = 0; k < ns; k++) {
-        ws[k] = (w1[k] - w0[k]) / P->h;                           /* w' */
-        wd[k] = w1[k] + ws[k];
-    }
+    sens_work W;
+    if (sens_work_new(P, w0, w1, &W)) return -1;
+    double *xo = W.x1, *fo = W.f1, *xn = W.x2, *fn = W.f2, *t = W.t, *u = W.u, *ws = W.ws, *wd = W.wd;
     const double *w1o = P->w1, *w1n = Pn->w1;
     int st = mode_dh(P, Mo, z0, w0, w1, ws, wd, xo, fo, t, u) || mode_dh(Pn, Mn, z0, w0, w1, ws, wd, xn, fn, t, u) ? -1 : 0;
     double dphi = (c >= 0 ? fo[c] : 0.0) - (d >= 0 ? fo[d] : 0.0);          /* du/dh in the old state */
@@ -937,7 +954,7 @@ int nsc_onestep_sens_flip(nsc_onestep *P, nsc_onestep *Pn, int c, int d, const d
     }
     P->w1 = w1o;
     Pn->w1 = w1n;
-    free(buf);
+    free(W.buf);
     return st;
 }
 
