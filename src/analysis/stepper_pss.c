@@ -68,11 +68,6 @@ typedef struct pss {
     nsc_report *r;
 } pss;
 
-static nsc_status oom(nsc_report *r)
-{
-    return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
-}
-
 /* The common period of the sources of L and the time from which they repeat. */
 static nsc_status common_period(const nsc_circuit *c, const nsc_lcs *L, double *T, double *since,
                                 nsc_report *r)
@@ -344,7 +339,7 @@ static nsc_status pss_init(pss *p, const nsc_lcs *L)
     p->zname = L->zname;
     p->di = nsc_calloc((size_t)n + 1, sizeof(int));
     p->atol = nsc_calloc((size_t)n + 1, sizeof(double));
-    if (!p->di || !p->atol) return oom(p->r);
+    if (!p->di || !p->atol) return nsc_oom(p->r);
     p->nd = nsc_tran_states(L, p->o.vntol, p->o.abstol, p->di, p->atol);
     size_t nd = (size_t)p->nd + 1;
     if (nd > 4096) return nsc_err(p->r, NSC_EUSAGE, NULL, "periodic steady state: %d state variables, at most "
@@ -371,7 +366,7 @@ static nsc_status pss_init(pss *p, const nsc_lcs *L)
     p->sw1 = nsc_calloc((size_t)p->nsw + 1, 1);
     if (!p->z || !p->z1 || !p->lpk || !p->zmin || !p->zmax || !p->l || !p->l1 || !p->S || !p->J || !p->F || !p->x || !p->dx
         || !p->A || !p->B || !p->Facc || !p->ms || !p->Phiacc || !p->ipiv || !p->sw || !p->sw1)
-        return oom(p->r);
+        return nsc_oom(p->r);
     return NSC_OK;
 }
 
@@ -461,7 +456,7 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
                         : run_span(p, 0, ts, 1, 0, NULL)))    /* warm-up from the operating point */
         goto done;
     if ((s = shoot(p, ts, T, po))) goto done;
-    if (po->end && keep_state(p, po->end, T)) { s = oom(r); goto done; }
+    if (po->end && keep_state(p, po->end, T)) { s = nsc_oom(r); goto done; }
     nsc_tran_opts fo = *o;                                    /* the written periods, from the solution */
     fo.adaptive = 1;
     fo.h = p->o.h;

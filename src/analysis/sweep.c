@@ -17,11 +17,6 @@
 #include "output/out.h"
 #include "output/waves.h"
 
-static nsc_status oom(nsc_report *r)
-{
-    return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
-}
-
 /* ---- the plan ---- */
 
 void nsc_plan_init(nsc_plan *p)
@@ -51,12 +46,12 @@ nsc_status nsc_plan_set(nsc_plan *p, const char *name, const double *val, int n,
     if (np > (double)NSC_SWEEP_MAXPOINTS)
         return nsc_err(r, NSC_EUSAGE, NULL, "%.3g points in the study (at most %ld)", np, NSC_SWEEP_MAXPOINTS);
     double *v = nsc_calloc((size_t)n, sizeof *v);
-    if (!v) return oom(r);
+    if (!v) return nsc_oom(r);
     memcpy(v, val, (size_t)n * sizeof *v);
     if (a == p->naxis) {
         nsc_axis *ax = nsc_realloc_array(p->axis, (size_t)p->naxis + 1, sizeof *ax);
         char *nm = nsc_strdup(name);
-        if (!ax || !nm) { if (ax) p->axis = ax; free(nm); free(v); return oom(r); }
+        if (!ax || !nm) { if (ax) p->axis = ax; free(nm); free(v); return nsc_oom(r); }
         p->axis = ax;
         memset(&ax[a], 0, sizeof *ax);
         ax[a].name = nsc_strlower(nm);
@@ -135,7 +130,7 @@ nsc_status nsc_param_spec(const char *text, int logscale, char **name, double **
         if (logscale && !(a * b > 0))
             return nsc_err(r, NSC_EUSAGE, NULL, "--log needs START and STOP of one sign, not 0: '%s'", text);
         nv = (int)cnt;
-        if (!(v = nsc_calloc((size_t)nv, sizeof *v))) return oom(r);
+        if (!(v = nsc_calloc((size_t)nv, sizeof *v))) return nsc_oom(r);
         for (int k = 0; k < nv; k++) {
             double f = nv > 1 ? (double)k / (nv - 1) : 0;
             v[k] = logscale ? a * pow(b / a, f) : a + (b - a) * f;   /* never accumulated */
@@ -148,14 +143,14 @@ nsc_status nsc_param_spec(const char *text, int logscale, char **name, double **
             double x;
             if (!number_n(q, len, &x)) { free(v); goto bad; }
             double *nvv = nsc_realloc_array(v, (size_t)nv + 1, sizeof *v);
-            if (!nvv) { free(v); return oom(r); }
+            if (!nvv) { free(v); return nsc_oom(r); }
             v = nvv;
             v[nv++] = x;
             if (!e) break;
             q = e;
         }
     }
-    if (!(*name = nsc_strndup(text, (size_t)(eq - text)))) { free(v); return oom(r); }
+    if (!(*name = nsc_strndup(text, (size_t)(eq - text)))) { free(v); return nsc_oom(r); }
     nsc_strlower(*name);
     *val = v;
     *n = nv;
@@ -193,13 +188,6 @@ int nsc_shard_has(long i, int k, int n)
 
 /* ---- one point ---- */
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* seconds to assemble the LCS of c and build its first one-step problems (the
  * static one at t = 0 and the regular step's), what nsc_run_tran does before
  * its first step; errors are left to the run itself */
@@ -207,14 +195,14 @@ static double setup_time(const nsc_circuit *c, const nsc_tran_opts *o)
 {
     nsc_report q;
     nsc_report_init(&q);
-    double t0 = now();
+    double t0 = nsc_now();
     nsc_lcs *L = NULL, *L0 = NULL;
     nsc_onestep *P = NULL, *P0 = NULL;
     if (!nsc_lcs_assemble(c, NSC_ASM_TRAN, o->gmin, &L, &q) &&
         !nsc_lcs_assemble(c, o->uic ? NSC_ASM_UIC : NSC_ASM_OP, o->gmin, &L0, &q) &&
         !nsc_onestep_new(L0, 0.0, 1.0, &P0, &q))
         nsc_onestep_new(L, o->h, o->theta, &P, &q);
-    double t = now() - t0;
+    double t = nsc_now() - t0;
     if (P) nsc_onestep_free(P);
     if (P0) nsc_onestep_free(P0);
     nsc_lcs_free(L);
@@ -254,15 +242,15 @@ static nsc_status point_setup(nsc_run *R, const nsc_deck *deck, const nsc_param_
 {
     int nu = 0;
     nsc_param_set *u = nsc_calloc((size_t)nov + 1, sizeof *u);
-    if (!u) return oom(r);
+    if (!u) return nsc_oom(r);
     for (int k = 0; k < nov; k++) {
         int later = 0;
         for (int j = k + 1; j < nov; j++) later |= nsc_strieq(ov[j].name, ov[k].name);
         if (!later) u[nu++] = ov[k];
     }
-    double t0 = now();
+    double t0 = nsc_now();
     nsc_status s = nsc_run_circuit(R, deck, u, nu, r);
-    info->t_parse = now() - t0;
+    info->t_parse = nsc_now() - t0;
     free(u);
     if (s) return s;
     nsc_loc top = { R->c->nfiles > 0 ? R->c->files[0] : "", R->c->nfiles > 0, 1 };
@@ -300,13 +288,13 @@ nsc_status nsc_point_run(const nsc_deck *deck, const nsc_param_set *ov, int nov,
     if (!s) {
         R.o.stop = stop;
         if (profile) info->t_setup = setup_time(R.c, &R.o);
-        double t0 = now();
+        double t0 = nsc_now();
         s = R.steady ? point_steady(&R, ps, r) : nsc_run_analysis(&R, r);
-        info->t_run = now() - t0;
+        info->t_run = nsc_now() - t0;
         info->st = R.st;
-        t0 = now();
+        t0 = nsc_now();
         s = point_results(&R, s, meas, wavepath, r);
-        info->t_meas = now() - t0;
+        info->t_meas = nsc_now() - t0;
     }
     nsc_run_free(&R);
     return s;
@@ -331,12 +319,12 @@ nsc_status nsc_sweep_table_init(nsc_sweep_table *T, char *const *par, int npar, 
     T->shard_n = shard_n;
     if (!(T->netlist = nsc_strdup(b ? b + 1 : netlist)) || !(T->name = nsc_calloc((size_t)(npar + nmeas) + 1, sizeof *T->name))) {
         nsc_sweep_table_free(T);
-        return oom(r);
+        return nsc_oom(r);
     }
     for (int k = 0; k < npar + nmeas; k++)
         if (!(T->name[k] = nsc_strdup(k < npar ? par[k] : meas[k - npar]))) {
             nsc_sweep_table_free(T);
-            return oom(r);
+            return nsc_oom(r);
         }
     return NSC_OK;
 }
@@ -352,7 +340,7 @@ nsc_status nsc_sweep_table_add(nsc_sweep_table *T, const double *v, int status, 
         if (ns) T->status = ns;
         long *npt = nsc_realloc_array(T->point, (size_t)cap, sizeof *npt);
         if (npt) T->point = npt;
-        if (!nv || !ns || !npt) return oom(r);
+        if (!nv || !ns || !npt) return nsc_oom(r);
         T->caprow = cap;
     }
     if (nc) memcpy(T->v + (size_t)T->nrow * (size_t)nc, v, (size_t)nc * sizeof *v);
@@ -521,9 +509,9 @@ nsc_status nsc_sweep_read(const char *path, nsc_sweep_table *T, nsc_report *r)
     char *save = NULL;
     for (char *tok = strtok_r(line + 2, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
         char **nm = nsc_realloc_array(names, (size_t)nn + 1, sizeof *nm);
-        if (!nm) { s = oom(r); goto out; }
+        if (!nm) { s = nsc_oom(r); goto out; }
         names = nm;
-        if (!(names[nn] = nsc_strdup(tok))) { s = oom(r); goto out; }
+        if (!(names[nn] = nsc_strdup(tok))) { s = nsc_oom(r); goto out; }
         nn++;
     }
     if (nn < 3 || strcmp(names[nn - 2], "status") || strcmp(names[nn - 1], "point")) goto bad;
@@ -531,7 +519,7 @@ nsc_status nsc_sweep_read(const char *path, nsc_sweep_table *T, nsc_report *r)
     if (!next_line(f, &line, &cap)) goto bad;
     if ((s = read_header(line, names, nn, T, r))) { if (s == NSC_EUSAGE) goto bad; goto out; }
     int nc = T->npar + T->nmeas;
-    if (!(v = nsc_calloc((size_t)nc + 1, sizeof *v))) { s = oom(r); goto out; }
+    if (!(v = nsc_calloc((size_t)nc + 1, sizeof *v))) { s = nsc_oom(r); goto out; }
     while (!s && next_line(f, &line, &cap)) {
         lineno++;
         char *p = line;
@@ -585,7 +573,7 @@ nsc_status nsc_sweep_merge(const nsc_sweep_table *part, char *const *path, int n
         return nsc_err(r, NSC_EUSAGE, NULL, "%ld of the %ld points are in none of the tables; a shard is missing "
                        "or incomplete", np - rows, np);
     long *from = nsc_calloc((size_t)np, sizeof *from);   /* 1 + part index + npart * row, 0: missing */
-    if (!from) return oom(r);
+    if (!from) return nsc_oom(r);
     nsc_status s = NSC_OK;
     for (int j = 0; !s && j < npart; j++)
         for (long i = 0; !s && i < part[j].nrow; i++) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -233,4 +234,24 @@ void nsc_reap_stale(const char *path)
     if (d) closedir(d);
     free(dir);
     free(prefix);
+}
+
+nsc_status nsc_oom(nsc_report *r)
+{
+    return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+}
+
+double nsc_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+char *nsc_stem(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    const char *dot = strrchr(b, '.');
+    return nsc_strndup(b, dot && dot != b ? (size_t)(dot - b) : strlen(b));
 }

@@ -44,6 +44,8 @@ void nsc_report_free(nsc_report *r);
  * else "nscircuit: error: ". Returns st so callers can write `return nsc_err(...)`. */
 nsc_status nsc_err(nsc_report *r, nsc_status st, const nsc_loc *loc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* nsc_err(r, NSC_ENOMEM, NULL, "out of memory"): the one out-of-memory report. */
+nsc_status nsc_oom(nsc_report *r);
 /* Record a warning ("...: warning: ..."); identical messages are stored once. */
 void nsc_warn(nsc_report *r, const nsc_loc *loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -85,5 +87,11 @@ char *nsc_tmp_template(const char *path);
  * hosts' temporaries (a shared disk) and live processes' are kept. Errors are
  * ignored: this only tidies. */
 void nsc_reap_stale(const char *path);
+
+/* Seconds on the monotonic clock (differences of two calls are durations). */
+double nsc_now(void);
+/* "dir/name.cir" -> "name" (new; NULL on ENOMEM): the file name without its
+ * folder and its last extension (a leading dot is not an extension). */
+char *nsc_stem(const char *path);
 
 #endif

@@ -43,13 +43,6 @@ static int fail(const char *fmt, const char *arg)
 }
 
 
-/* "dir/name.ext" -> "name" */
-static char *stem(const char *path)
-{
-    const char *b = nsc_base_name(path), *dot = strrchr(b, '.');
-    return nsc_strndup(b, dot && dot != b ? (size_t)(dot - b) : strlen(b));
-}
-
 /* a signal name as part of a file name: "v(a,b)" -> "v_a_b" */
 static char *file_part(const char *name)
 {
@@ -399,7 +392,7 @@ static int compare_plot(const compare_cli *L, const nsc_cmp *cmp, int status, ns
     char *pre = NULL;
     const char *prefix = L->prefix;
     if (!prefix) {
-        char *so = stem(L->fo), *sr = stem(L->fr);
+        char *so = nsc_stem(L->fo), *sr = nsc_stem(L->fr);
         pre = so && sr ? nsc_asprintf("%s-vs-%s", so, sr) : NULL;
         free(so);
         free(sr);

@@ -89,22 +89,6 @@ static int fail(const char *fmt, const char *arg)
     return nsc_usage_error("nscircuit sweep", fmt, arg);
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* "dir/name.cir" -> "name" */
-static char *stem(const char *path)
-{
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    const char *dot = strrchr(b, '.');
-    return nsc_strndup(b, dot && dot != b ? (size_t)(dot - b) : strlen(b));
-}
-
 static int ncpu(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -297,7 +281,7 @@ typedef struct job {
     int fd;
     char *buf;
     size_t len, cap;
-    double start;           /* now() when started */
+    double start;           /* nsc_now() when started */
     int timed_out;          /* killed for --point-timeout */
 } job;
 
@@ -459,7 +443,7 @@ static nsc_status take_result(collect *C, const job *J, int wst)
 
 static void draw_progress(long done, long total, long failed, double t0, int *shown, int tty)
 {
-    double el = now() - t0;
+    double el = nsc_now() - t0;
     if (el < 1.0 && done < total) return;
     double f = total ? (double)done / (double)total : 1;
     char bar[31];
@@ -518,7 +502,7 @@ static int start_point(collect *C, pool *P, long pos)
     j->point = C->S->sel[pos];
     j->pid = pid;
     j->fd = p[0];
-    j->start = now();
+    j->start = nsc_now();
     return 0;
 }
 
@@ -580,7 +564,7 @@ static void time_out(const collect *C, pool *P)
 {
     double lim = C->S->a->point_timeout;
     for (int k = 0; lim > 0 && k < P->active; k++)
-        if (!P->J[k].timed_out && now() - P->J[k].start > lim) {
+        if (!P->J[k].timed_out && nsc_now() - P->J[k].start > lim) {
             kill(P->J[k].pid, SIGKILL);
             P->J[k].timed_out = 1;
         }
@@ -607,7 +591,7 @@ static int run_points(collect *C, const long *sel, long nsel, int jobs, int prog
     if (!P.J || !P.pf) { free(P.J); free(P.pf); return 3; }
     int shown = 0, tty = isatty(2), status = 0;
     long next = 0, done = 0;
-    double t0 = now(), tdraw = 0;
+    double t0 = nsc_now(), tdraw = 0;
     while (!stop_flag && (next < nsel || P.active > 0)) {
         while (P.active < jobs && next < nsel && !stop_flag && !start_point(C, &P, next)) next++;
         if (P.active <= 0) {                           /* cannot start any process */
@@ -620,9 +604,9 @@ static int run_points(collect *C, const long *sel, long nsel, int jobs, int prog
         if (nr < 0 && errno != EINTR) break;
         time_out(C, &P);
         done += read_points(C, &P, nr);
-        if (progress && (now() - tdraw > (tty ? 0.1 : 10) || done == nsel)) {
+        if (progress && (nsc_now() - tdraw > (tty ? 0.1 : 10) || done == nsel)) {
             draw_progress(done, nsel, C->failed, t0, &shown, tty);
-            tdraw = now();
+            tdraw = nsc_now();
         }
     }
     if (shown && tty) fputs("\r\033[K", stderr);
@@ -754,7 +738,7 @@ static int study_points(study *S)
 static int study_files(study *S)
 {
     const nsc_sweep_args *a = S->a;
-    char *st = stem(a->netlist);
+    char *st = nsc_stem(a->netlist);
     S->prefix = a->prefix ? nsc_strdup(a->prefix) : S->shard_n > 1 && st
               ? nsc_asprintf("%s.shard%dof%d", st, S->shard_k, S->shard_n) : st ? nsc_strdup(st) : NULL;
     free(st);
@@ -873,7 +857,7 @@ int nsc_sweep(const nsc_sweep_args *a)
     collect C;
     memset(&C, 0, sizeof C);
     C.S = &S;
-    double t0 = now();
+    double t0 = nsc_now();
     int status = study_read(&S, &C);
     if (!status) status = study_points(&S);
     if (!status) status = study_files(&S);
@@ -883,7 +867,7 @@ int nsc_sweep(const nsc_sweep_args *a)
     if (!status) status = study_run(&S, &C, jobs);
     if (!status) {
         nsc_sweep_table_sort(&C.T);
-        study_summary(&S, &C, jobs, now() - t0);
+        study_summary(&S, &C, jobs, nsc_now() - t0);
         const char **unit = S.shard_n == 1 ? column_units(a, S.c, &S) : NULL;
         status = write_outputs(&C.T, unit, S.prefix, a->csv, S.shard_n == 1, S.shard_n == 1 && !a->noplot, a->quiet);
         free(unit);
@@ -910,7 +894,7 @@ static int merge(char *const *paths, int n, const char *oprefix, int csv, int no
     if (!s) s = nsc_sweep_merge(part, paths, n, &T, &r);
     nsc_print_report(&r);
     if (s) { status = s == NSC_ENOMEM ? 3 : 2; goto done; }
-    prefix = oprefix ? nsc_strdup(oprefix) : stem(T.netlist);
+    prefix = oprefix ? nsc_strdup(oprefix) : nsc_stem(T.netlist);
     if (!prefix) { status = 3; goto done; }
     if ((status = outputs_clash(prefix, paths, n))) goto done;
     long failed = 0;

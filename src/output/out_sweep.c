@@ -9,11 +9,6 @@
 
 #include "out.h"
 
-static nsc_status oom(nsc_report *r)
-{
-    return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
-}
-
 static int ncols(const nsc_sweep_table *T)
 {
     return T->npar + T->nmeas;
@@ -193,7 +188,7 @@ nsc_status nsc_sweep_write_gp(const nsc_sweep_table *T, const char *const *unit,
     if (st) return st;
     long nb = 0, *bstart = blocks(T, &nb);
     double *x = nsc_calloc((size_t)T->nrow + 1, sizeof *x);
-    if (!bstart || !x) { free(bstart); free(x); return oom(r); }
+    if (!bstart || !x) { free(bstart); free(x); return nsc_oom(r); }
     long n0 = nb ? bstart[1] - bstart[0] : 0;
     for (long i = 0; i < n0; i++) x[i] = T->v[(size_t)i * ncols(T)];
     int logx = nsc_geometric(x, (int)(n0 < 1000000 ? n0 : 1000000));
@@ -204,7 +199,7 @@ nsc_status nsc_sweep_write_gp(const nsc_sweep_table *T, const char *const *unit,
                         nsc_base_name(datpath));
     free(x);
     free(bstart);
-    if (!f || fclose(f)) { free(text); return oom(r); }
+    if (!f || fclose(f)) { free(text); return nsc_oom(r); }
     nsc_status s = nsc_write_atomic(gppath, text, len, r);
     free(text);
     return s;

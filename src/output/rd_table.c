@@ -120,8 +120,6 @@ typedef struct tread {
     nsc_report *r;
 } tread;
 
-static nsc_status oom_r(nsc_report *r) { return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
-
 /* Line `line`'s n fields, not numbers: a header (kept when it is the names). */
 static nsc_status header_line(tread *R, int line, int n, int comment, int numeric)
 {
@@ -133,9 +131,9 @@ static nsc_status header_line(tread *R, int line, int n, int comment, int numeri
     free(R->hdr);
     R->nh = 0;
     R->hdr_comment = comment;
-    if (!(R->hdr = nsc_calloc((size_t)n, sizeof *R->hdr))) return oom_r(R->r);
+    if (!(R->hdr = nsc_calloc((size_t)n, sizeof *R->hdr))) return nsc_oom(R->r);
     for (; R->nh < n; R->nh++)
-        if (!(R->hdr[R->nh] = nsc_strndup(R->fb[R->nh], (size_t)(R->fe[R->nh] - R->fb[R->nh])))) return oom_r(R->r);
+        if (!(R->hdr[R->nh] = nsc_strndup(R->fb[R->nh], (size_t)(R->fe[R->nh] - R->fb[R->nh])))) return nsc_oom(R->r);
     return NSC_OK;
 }
 
@@ -145,7 +143,7 @@ static nsc_status number_line(tread *R, int line, int n)
     if (!R->T.nc) {
         if (n < 2) return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: need a time column and at least one signal", R->path, line);
         R->T.nc = n;
-        if (!(R->row = nsc_calloc((size_t)n, sizeof *R->row))) return oom_r(R->r);
+        if (!(R->row = nsc_calloc((size_t)n, sizeof *R->row))) return nsc_oom(R->r);
     }
     if (n != R->T.nc)
         return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: %d columns, the first row has %d", R->path, line, n, R->T.nc);
@@ -153,7 +151,7 @@ static nsc_status number_line(tread *R, int line, int n)
         if (!is_number(R->fb[k], R->fe[k], &R->row[k]) || !isfinite(R->row[k]))
             return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: column %d: not a finite number: '%.*s'", R->path, line, k + 1,
                            (int)(R->fe[k] - R->fb[k]), R->fb[k]);
-    return grid_add(&R->T, R->row) ? oom_r(R->r) : NSC_OK;
+    return grid_add(&R->T, R->row) ? nsc_oom(R->r) : NSC_OK;
 }
 
 /* Every line of data[0..len): comments, the names, the rows. */
@@ -187,18 +185,18 @@ static nsc_status to_waves(tread *R, nsc_waves **out, nsc_wfinfo *info)
     int nsig = pairs ? R->T.nc / 2 : R->T.nc - 1;
     char **names = nsc_calloc((size_t)nsig, sizeof *names);
     nsc_waves *W = NULL;
-    nsc_status s = names ? NSC_OK : oom_r(R->r);
+    nsc_status s = names ? NSC_OK : nsc_oom(R->r);
     for (int j = 0; !s && j < nsig; j++) {
         int col = pairs ? 2 * j + 1 : j + 1;
         names[j] = named ? nsc_strdup(R->hdr[col]) : nsc_asprintf("y%d", j + 1);
-        if (!names[j]) s = oom_r(R->r);
+        if (!names[j]) s = nsc_oom(R->r);
     }
-    if (!s && !(W = nsc_waves_new(names, nsig, ""))) s = oom_r(R->r);
+    if (!s && !(W = nsc_waves_new(names, nsig, ""))) s = nsc_oom(R->r);
     for (int i = 0; !s && i < R->T.nrow; i++) {
         const double *src = R->T.v + (size_t)i * R->T.nc;
         R->row[0] = src[0];
         for (int j = 0; j < nsig; j++) R->row[j + 1] = src[pairs ? 2 * j + 1 : j + 1];
-        if (nsc_waves_add(W, R->row)) s = oom_r(R->r);
+        if (nsc_waves_add(W, R->row)) s = nsc_oom(R->r);
     }
     if (!s && info) {
         info->kind = pairs ? NSC_WF_WRDATA : NSC_WF_TABLE;
@@ -217,7 +215,7 @@ nsc_status nsc_read_table(const char *path, const char *data, size_t len, nsc_wa
     *out = NULL;
     tread R = { path, NULL, NULL, NULL, 0, 0, { 0, 0, 0, NULL }, NULL, r };
     R.fb = malloc(2 * MAXF * sizeof *R.fb);
-    if (!R.fb) return oom_r(r);
+    if (!R.fb) return nsc_oom(r);
     R.fe = R.fb + MAXF;
     nsc_status s = read_lines(&R, data, len);
     if (!s) s = to_waves(&R, out, info);
