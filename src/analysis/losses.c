@@ -64,7 +64,8 @@ static int el_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, acc_el *x)
 {
     const nsc_device *d = nsc_device_of(c->el[ei].kind);
     if (!d) return 0;
-    if (d->ports) return d->ports(L, c, ei, x->v, x->i);
+    int np = 0;
+    if (d->ports) return d->ports(L, c, ei, x->v, x->i, &np) ? -1 : np;
     if (!d->current) return 0;
     const nsc_element *e = &c->el[ei];
     if (d->current(L, c, ei, &x->i[0])) return -1;

@@ -51,12 +51,12 @@ static nsc_status c_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
 }
 
 /* TRAN: C (v_a - v_b)' as C/h (dz_a - dz_b); static: the imposed branch, else 0. */
-static int c_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
+static nsc_status c_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
 {
     const nsc_element *e = &c->el[ei];
     if (L->mode != NSC_ASM_TRAN)
-        return L->el_branch[ei] >= 0 ? nsc_lin_add(f, NSC_T_Z, L->el_branch[ei], 1.0) : 0;
-    if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[0]), e->value)) return -1;
+        return L->el_branch[ei] >= 0 ? nsc_lin_add(f, NSC_T_Z, L->el_branch[ei], 1.0) : NSC_OK;
+    if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[0]), e->value)) return NSC_ENOMEM;
     return nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[1]), -e->value);
 }
 

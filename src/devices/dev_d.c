@@ -226,25 +226,25 @@ static nsc_status d_params_quiet(const nsc_element *e, diode_par *p)
 }
 
 /* I(D) = lambda_0 - lambda_z + (v_a - v_k)/ROFF + CJO (v_a - v_k)' + TT x'. */
-static int d_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
+static nsc_status d_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
 {
     const nsc_element *e = &c->el[ei];
     diode_par p;
     nsc_status st = d_params_quiet(e, &p);
     int j = L->el_pair[ei], nf = st == NSC_OK ? p.fw.nseg : 1, tran = L->mode == NSC_ASM_TRAN;
-    if (nsc_lin_add(f, NSC_T_L, j, 1.0)) return -1;
-    if (st) return 0;
-    if (p.zener && nsc_lin_add(f, NSC_T_L, j + nf, -1.0)) return -1;
+    if (nsc_lin_add(f, NSC_T_L, j, 1.0)) return NSC_ENOMEM;
+    if (st) return NSC_OK;
+    if (p.zener && nsc_lin_add(f, NSC_T_L, j + nf, -1.0)) return NSC_ENOMEM;
     if (isfinite(p.roff)) {
-        if (nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[0]), 1.0 / p.roff)) return -1;
-        if (nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[1]), -1.0 / p.roff)) return -1;
+        if (nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[0]), 1.0 / p.roff)) return NSC_ENOMEM;
+        if (nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[1]), -1.0 / p.roff)) return NSC_ENOMEM;
     }
     if (p.cj > 0 && tran) {
-        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[0]), p.cj)) return -1;
-        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[1]), -p.cj)) return -1;
+        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[0]), p.cj)) return NSC_ENOMEM;
+        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[1]), -p.cj)) return NSC_ENOMEM;
     }
-    if (p.tt > 0 && tran && nsc_lin_add(f, NSC_T_DZ, L->el_branch[ei], p.tt)) return -1;
-    return 0;
+    if (p.tt > 0 && tran && nsc_lin_add(f, NSC_T_DZ, L->el_branch[ei], p.tt)) return NSC_ENOMEM;
+    return NSC_OK;
 }
 
 /* A fitted diode whose peak forward current left the fit's range far enough to

@@ -26,7 +26,7 @@ static nsc_status h_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     return NSC_OK;
 }
 
-static int h_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
+static nsc_status h_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
 {
     return nsc_lin_add(f, NSC_T_Z, L->el_branch[ei], 1.0);
 }

@@ -18,7 +18,7 @@ static nsc_status i_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     return NSC_OK;
 }
 
-static int i_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
+static nsc_status i_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
 {
     return nsc_lin_add(f, NSC_T_W, nsc_lcs_src_of(L, ei), 1.0);
 }

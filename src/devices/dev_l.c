@@ -113,7 +113,7 @@ static nsc_status l_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     return NSC_OK;
 }
 
-static int l_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
+static nsc_status l_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
 {
     return nsc_lin_add(f, NSC_T_Z, L->el_branch[ei], 1.0);
 }

@@ -144,7 +144,7 @@ static nsc_status m_stamp(nsc_builder *bld, int ei, const nsc_dev_slots *sl)
 }
 
 /* I(M): the current into the drain terminal, I_DS + CGDO W (v_d - v_g)'. */
-static int m_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
+static nsc_status m_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
 {
     const nsc_element *e = &c->el[ei];
     mos_par p;
@@ -152,37 +152,40 @@ static int m_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
     nsc_report_init(&dummy);
     nsc_status st = m_params(e, &dummy, &p);
     nsc_report_free(&dummy);
-    if (st) return 0;
+    if (st) return NSC_OK;
     for (int side = 0; side < 2; side++)
         for (int j = 0; j < p.nb; j++)
             if (nsc_lin_add(f, NSC_T_L, L->el_pair[ei] + side * p.nb + j, (side ? -1.0 : 1.0) * p.p * 0.5 * p.K * p.a[j]))
-                return -1;
+                return NSC_ENOMEM;
     if (p.cgd > 0 && L->mode == NSC_ASM_TRAN) {
-        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[0]), p.cgd)) return -1;
-        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[1]), -p.cgd)) return -1;
+        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[0]), p.cgd)) return NSC_ENOMEM;
+        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[1]), -p.cgd)) return NSC_ENOMEM;
     }
-    return 0;
+    return NSC_OK;
 }
 
 /* Power, with the source as reference: v_ds i_d + v_gs i_g, i_d = I_DS +
  * CGDO W (v_d - v_g)' (m_current), i_g = CGSO W (v_g - v_s)' + CGDO W (v_g - v_d)'. */
-static int m_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i)
+static nsc_status m_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i, int *np)
 {
     const nsc_element *e = &c->el[ei];
-    if (m_current(L, c, ei, &i[0])) return -1;
+    *np = 0;
+    if (m_current(L, c, ei, &i[0])) return NSC_ENOMEM;
     int d = nsc_zn(e->node[0]), g = nsc_zn(e->node[1]), s = nsc_zn(e->node[2]);
-    if (nsc_lin_add(&v[0], NSC_T_Z, d, 1.0) || nsc_lin_add(&v[0], NSC_T_Z, s, -1.0)) return -1;
+    if (nsc_lin_add(&v[0], NSC_T_Z, d, 1.0) || nsc_lin_add(&v[0], NSC_T_Z, s, -1.0)) return NSC_ENOMEM;
     mos_par p;
     nsc_report dummy;
     nsc_report_init(&dummy);
     nsc_status st = m_params(e, &dummy, &p);
     nsc_report_free(&dummy);
-    if (st || L->mode != NSC_ASM_TRAN || (p.cgs <= 0 && p.cgd <= 0)) return 1;
-    if (nsc_lin_add(&v[1], NSC_T_Z, g, 1.0) || nsc_lin_add(&v[1], NSC_T_Z, s, -1.0)) return -1;
+    *np = 1;
+    if (st || L->mode != NSC_ASM_TRAN || (p.cgs <= 0 && p.cgd <= 0)) return NSC_OK;
+    if (nsc_lin_add(&v[1], NSC_T_Z, g, 1.0) || nsc_lin_add(&v[1], NSC_T_Z, s, -1.0)) return NSC_ENOMEM;
     if (nsc_lin_add(&i[1], NSC_T_DZ, g, p.cgs + p.cgd) || nsc_lin_add(&i[1], NSC_T_DZ, s, -p.cgs)
         || nsc_lin_add(&i[1], NSC_T_DZ, d, -p.cgd))
-        return -1;
-    return 2;
+        return NSC_ENOMEM;
+    *np = 2;
+    return NSC_OK;
 }
 
 const nsc_device nsc_dev_m = {

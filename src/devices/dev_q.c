@@ -189,47 +189,50 @@ static nsc_status q_stamp(nsc_builder *bl, int ei, const nsc_dev_slots *s)
 }
 
 /* f += coef * (the current of junction capacitor C from node a to node k) */
-static int q_cap_current(nsc_lin *f, const nsc_element *e, int a, int k, double C)
+static nsc_status q_cap_current(nsc_lin *f, const nsc_element *e, int a, int k, double C)
 {
-    return nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[a]), C) || nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[k]), -C);
+    nsc_status st = nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[a]), C);
+    return st ? st : nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[k]), -C);
 }
 
 /* The current into terminal t (0 c, 1 b) of the device in f:
  *   I_C = p (i_F - (1 + 1/BR) i_R) + CJC (v_c - v_b)' - p TR x_R',
  *   I_B = p (i_F/BF + i_R/BR) + CJE (v_b - v_e)' + CJC (v_b - v_c)' + p (TF x_F' + TR x_R'). */
-static int q_terminal(const nsc_lcs *L, const nsc_element *e, int ei, const bjt_par *p, int t, nsc_lin *f)
+static nsc_status q_terminal(const nsc_lcs *L, const nsc_element *e, int ei, const bjt_par *p, int t, nsc_lin *f)
 {
     int jf = L->el_pair[ei], jr = jf + p->f.nseg, tran = L->mode == NSC_ASM_TRAN, x = L->el_branch[ei];
     double wf = t == 0 ? p->p : p->p / p->bf, wr = t == 0 ? -p->p * (1.0 + 1.0 / p->br) : p->p / p->br;
-    if (nsc_lin_add(f, NSC_T_L, jf, wf) || nsc_lin_add(f, NSC_T_L, jr, wr)) return -1;
-    if (!tran) return 0;
-    if (p->cjc > 0 && (t == 0 ? q_cap_current(f, e, 0, 1, p->cjc) : q_cap_current(f, e, 1, 0, p->cjc))) return -1;
-    if (t == 1 && p->cje > 0 && q_cap_current(f, e, 1, 2, p->cje)) return -1;
-    if (t == 1 && p->tf > 0 && nsc_lin_add(f, NSC_T_DZ, x, p->p * p->tf)) return -1;
-    if (p->tr > 0 && nsc_lin_add(f, NSC_T_DZ, x + (p->tf > 0), (t == 0 ? -1.0 : 1.0) * p->p * p->tr)) return -1;
-    return 0;
+    if (nsc_lin_add(f, NSC_T_L, jf, wf) || nsc_lin_add(f, NSC_T_L, jr, wr)) return NSC_ENOMEM;
+    if (!tran) return NSC_OK;
+    if (p->cjc > 0 && (t == 0 ? q_cap_current(f, e, 0, 1, p->cjc) : q_cap_current(f, e, 1, 0, p->cjc))) return NSC_ENOMEM;
+    if (t == 1 && p->cje > 0 && q_cap_current(f, e, 1, 2, p->cje)) return NSC_ENOMEM;
+    if (t == 1 && p->tf > 0 && nsc_lin_add(f, NSC_T_DZ, x, p->p * p->tf)) return NSC_ENOMEM;
+    if (p->tr > 0 && nsc_lin_add(f, NSC_T_DZ, x + (p->tf > 0), (t == 0 ? -1.0 : 1.0) * p->p * p->tr)) return NSC_ENOMEM;
+    return NSC_OK;
 }
 
 /* I(Q): the collector current (into the collector). */
-static int q_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
+static nsc_status q_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
 {
     bjt_par p;
-    if (q_params_quiet(&c->el[ei], &p)) return 0;
+    if (q_params_quiet(&c->el[ei], &p)) return NSC_OK;
     return q_terminal(L, &c->el[ei], ei, &p, 0, f);
 }
 
 /* Power with the emitter as reference: v_ce I_C + v_be I_B (I_E = -(I_C + I_B)). */
-static int q_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i)
+static nsc_status q_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i, int *np)
 {
     const nsc_element *e = &c->el[ei];
     bjt_par p;
-    if (q_params_quiet(e, &p)) return 0;
+    *np = 0;
+    if (q_params_quiet(e, &p)) return NSC_OK;
     int em = nsc_zn(e->node[2]);
     for (int t = 0; t < 2; t++)
         if (q_terminal(L, e, ei, &p, t, &i[t]) || nsc_lin_add(&v[t], NSC_T_Z, nsc_zn(e->node[t]), 1.0)
             || nsc_lin_add(&v[t], NSC_T_Z, em, -1.0))
-            return -1;
-    return 2;
+            return NSC_ENOMEM;
+    *np = 2;
+    return NSC_OK;
 }
 
 /* A junction whose peak current left its fit's range far enough to matter

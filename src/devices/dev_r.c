@@ -17,10 +17,10 @@ static nsc_status r_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     return NSC_OK;
 }
 
-static int r_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
+static nsc_status r_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
 {
     const nsc_element *e = &c->el[ei];
-    if (nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[0]), 1.0 / e->value)) return -1;
+    if (nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[0]), 1.0 / e->value)) return NSC_ENOMEM;
     return nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[1]), -1.0 / e->value);
 }
 

@@ -87,7 +87,7 @@ static nsc_status s_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
 }
 
 /* I(S) = g(state) (v_a - v_k). */
-static int s_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
+static nsc_status s_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
 {
     return nsc_lin_add(f, NSC_T_SW, nsc_lcs_sw_of(L, ei), 1.0);
 }

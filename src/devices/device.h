@@ -170,7 +170,7 @@ nsc_status nsc_sw_count(nsc_dev_ctx *ctx, int ei, const nsc_sw_kind *k);
 /* ---- 4. probes ---- */
 
 /* Append coef*term to f. 0 ok, -1 ENOMEM. Index < 0 (ground) is dropped. */
-int nsc_lin_add(nsc_lin *f, nsc_termkind kind, int idx, double coef);
+nsc_status nsc_lin_add(nsc_lin *f, nsc_termkind kind, int idx, double coef);
 /* w index of element el's first source in L, -1 if none. */
 int nsc_lcs_src_of(const nsc_lcs *L, int el);
 /* Index of element el's switch in L->sw, -1 if none. */
@@ -259,17 +259,17 @@ typedef struct nsc_device {
     /* Stamp element ei with its slots s. Errors in b->r; ENOMEM through b->nomem. */
     nsc_status (*stamp)(nsc_builder *b, int ei, const nsc_dev_slots *s);
     /* I(x) of element ei (flowing n+ -> n- through it, anode -> cathode) into f
-     * (f empty on entry). 0 ok, -1 ENOMEM. NULL: the element has no current. */
-    int (*current)(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f);
+     * (f empty on entry). NSC_OK or NSC_ENOMEM. NULL: the element has no current. */
+    nsc_status (*current)(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f);
     /* ---- 5. power (losses.c) ---- */
     nsc_pclass pclass;  /* the element's class in the losses table (0: controlled source) */
     int swloss;         /* 1: EON/EOFF of its model are charged at its switch's state
                            changes, or its first pair's (on while active) */
     /* The ports of element ei: v[k] the voltage across port k, i[k] the current
      * through it, v i the power it absorbs there; at most NSC_MAXPORT, each empty
-     * on entry. Returns their number, -1 on ENOMEM. NULL: one port, V(n+, n-)
-     * and current() (none when current is NULL). */
-    int (*ports)(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i);
+     * on entry; their number into *np. NSC_OK or NSC_ENOMEM. NULL: one port,
+     * V(n+, n-) and current() (none when current is NULL). */
+    nsc_status (*ports)(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i, int *np);
     /* ---- 6. sources ---- */
     /* The waveform of element ei's q-th source (need.nsrc of them). NULL: every
      * source of the element is its wave (V, I). */

@@ -4,14 +4,14 @@
 
 #include "devices/device.h"
 
-int nsc_lin_add(nsc_lin *f, nsc_termkind kind, int idx, double coef)
+nsc_status nsc_lin_add(nsc_lin *f, nsc_termkind kind, int idx, double coef)
 {
-    if (idx < 0) return 0;                                   /* ground */
+    if (idx < 0) return NSC_OK;                              /* ground */
     nsc_term *t = nsc_realloc_array(f->t, (size_t)f->nterm + 1, sizeof *t);
-    if (!t) return -1;
+    if (!t) return NSC_ENOMEM;
     f->t = t;
     f->t[f->nterm++] = (nsc_term){kind, idx, coef};
-    return 0;
+    return NSC_OK;
 }
 
 int nsc_lcs_src_of(const nsc_lcs *L, int el)
@@ -56,7 +56,7 @@ nsc_status nsc_lcs_probe(const nsc_lcs *L, const nsc_circuit *c, const nsc_probe
         if (!dev || !dev->current)
             return nsc_err(r, NSC_ENETLIST, &p->loc, "%s: %s has no current (%s)", p->name, e->name,
                            dev ? dev->what : "unknown element");
-        ok = dev->current(L, c, p->el, out) == 0;
+        ok = dev->current(L, c, p->el, out) == NSC_OK;
     }
     if (!ok) {
         nsc_lin_free(out);
