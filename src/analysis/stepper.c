@@ -513,7 +513,8 @@ static nsc_status fixed_start(tran_run *R)
 {
     const nsc_tran_opts *o = R->o;
     int n = R->n;
-    R->index2 = o->theta < 1 && nsc_topology_index2(R->c);
+    R->index2 = 0;
+    if (o->theta < 1 && nsc_topology_index2(R->c, &R->index2, R->r)) return R->r->status;
     R->t = 0.0;
     R->bprev = INFINITY;                             /* the breakpoint found for the last step */
     R->k = 0;

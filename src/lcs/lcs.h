@@ -113,12 +113,12 @@ void nsc_lcs_free(nsc_lcs *L);
  * sources are allowed (netlist.md, Errors). */
 nsc_status nsc_topology_check(const nsc_circuit *c, nsc_report *r);
 
-/* 1 when the circuit has a loop of capacitors and voltage-defining branches
- * (V, E, H, E TABLE) holding a capacitor, or a cut-set of inductors and current
- * sources (I, G, F) holding a current source: a capacitor voltage or an inductor
- * current the sources fix, whose current (voltage) is an algebraic derivative
- * (index 2). 0 otherwise, and on running out of memory. */
-int nsc_topology_index2(const nsc_circuit *c);
+/* *found = 1 when the circuit has a loop of capacitors and voltage-defining
+ * branches (V, E, H, E TABLE) holding a capacitor, or a cut-set of inductors
+ * and current sources (I, G, F) holding a current source: a capacitor voltage
+ * or an inductor current the sources fix, whose current (voltage) is an
+ * algebraic derivative (index 2); else 0. NSC_OK, or NSC_ENOMEM (in r). */
+nsc_status nsc_topology_index2(const nsc_circuit *c, int *found, nsc_report *r);
 
 /* The linear functional of a probe (V(a[,b]) or I(element), sign conventions of
  * netlist.md: I flows n+ -> n- through the element, anode -> cathode for a diode,

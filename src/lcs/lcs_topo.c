@@ -75,11 +75,12 @@ static int current_source(nsc_elkind k) { return topo_of(k) == NSC_TOPO_ISRC; }
  * capacitor. A current source whose terminals the elements other than inductors
  * and current sources do not join is in a cut-set of inductors and current
  * sources; with a DC path at every node, the cut-set holds an inductor. */
-int nsc_topology_index2(const nsc_circuit *c)
+nsc_status nsc_topology_index2(const nsc_circuit *c, int *out, nsc_report *r)
 {
     int nn = c->nnode, ne = c->nel, found = 0;
     int *uf = malloc(sizeof(int) * 2 * ((size_t)nn + 1));
-    if (!uf) return 0;
+    *out = 0;
+    if (!uf) return nsc_oom(r);
     int *vonly = uf, *vc = uf + nn;
     for (int k = 0; k < 2 * nn; k++) uf[k] = -1;
     for (int e = 0; e < ne; e++)
@@ -106,5 +107,6 @@ int nsc_topology_index2(const nsc_circuit *c)
         found = current_source(x->kind) && nsc_uf_find(other, x->node[0]) != nsc_uf_find(other, x->node[1]);
     }
     free(uf);
-    return found;
+    *out = found;
+    return NSC_OK;
 }
