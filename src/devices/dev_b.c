@@ -117,6 +117,8 @@ static const nsc_wave *b_wave(const nsc_circuit *c, int ei, int q)
 const nsc_device nsc_dev_bv = {
     .kind = NSC_EL_BV,
     .what = "behavioural voltage source",
+    .letter = 'b',
+    .card = NSC_CARD_BEHAV,
     .count = b_count,
     .stamp = b_stamp,
     .current = b_current,

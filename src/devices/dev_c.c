@@ -63,6 +63,8 @@ static nsc_status c_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
 const nsc_device nsc_dev_c = {
     .kind = NSC_EL_C,
     .what = "capacitors",
+    .letter = 'c',
+    .card = NSC_CARD_VALUE,
     .late = 1,
     .count = c_count,
     .stamp = c_stamp,

@@ -267,6 +267,8 @@ static void d_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
 const nsc_device nsc_dev_d = {
     .kind = NSC_EL_D,
     .what = "diodes",
+    .letter = 'd',
+    .card = NSC_CARD_MODEL,
     .count = d_count,
     .stamp = d_stamp,
     .current = d_current,

@@ -121,6 +121,8 @@ static nsc_status l_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
 const nsc_device nsc_dev_l = {
     .kind = NSC_EL_L,
     .what = "inductors",
+    .letter = 'l',
+    .card = NSC_CARD_VALUE,
     .count = l_count,
     .stamp = l_stamp,
     .current = l_current,

@@ -191,6 +191,8 @@ static nsc_status m_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_li
 const nsc_device nsc_dev_m = {
     .kind = NSC_EL_M,
     .what = "MOS transistors",
+    .letter = 'm',
+    .card = NSC_CARD_MODEL,
     .count = m_count,
     .stamp = m_stamp,
     .current = m_current,

@@ -259,6 +259,8 @@ static void q_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
 const nsc_device nsc_dev_q = {
     .kind = NSC_EL_Q,
     .what = "bipolar transistors",
+    .letter = 'q',
+    .card = NSC_CARD_BJT,
     .count = q_count,
     .stamp = q_stamp,
     .current = q_current,

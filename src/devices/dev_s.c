@@ -95,6 +95,8 @@ static nsc_status s_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
 const nsc_device nsc_dev_s = {
     .kind = NSC_EL_S,
     .what = "voltage-controlled switches",
+    .letter = 's',
+    .card = NSC_CARD_MODEL,
     .count = s_count,
     .stamp = s_stamp,
     .current = s_current,

@@ -35,6 +35,8 @@ static nsc_status w_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
 const nsc_device nsc_dev_w = {
     .kind = NSC_EL_W,
     .what = "current-controlled switches",
+    .letter = 'w',
+    .card = NSC_CARD_MODEL,
     .count = w_count,
     .stamp = w_stamp,
     .current = w_current,

@@ -16,7 +16,8 @@
  * (lcs_topo.c: dc, topo), the default outputs (waves.c: out_current), .meas
  * ports (nl_meas.c: port, current), source periods and sweep units (meas.c,
  * sweep_units.c: wave_unit, value_unit, ic_unit), losses (losses.c: pclass,
- * swloss, ports). None of them names an element kind.
+ * swloss, ports), the element cards (nl_elab_el.c: letter, card). None of them
+ * names an element kind.
  *
  * Worked example: the current-controlled switch W n+ n- vsense model.
  *   a. src/devices/dev_w.c: count() checks the model and links n+ n- (a finite
@@ -26,15 +27,17 @@
  *      only, every field left out meaning "none" (0, NULL):
  *          const nsc_device nsc_dev_w = {
  *              .kind = NSC_EL_W, .what = "current-controlled switches",
+ *              .letter = 'w', .card = NSC_CARD_MODEL,   W n+ n- vsense model
  *              .count = w_count, .stamp = w_stamp, .current = w_current,
  *              .pclass = NSC_PC_SEMI, .swloss = 1,
  *              .ndc = 1, .dc = {{0, 1}},     conducts n+ n- at DC
  *          };
  *   b. devices.c: `nsc_dev_w` in the extern line and `[NSC_EL_W] = &nsc_dev_w`.
  *   c. the kind NSC_EL_W in circuit.h's nsc_elkind, dev_w.c in Makefile.am.
- *   d. until the card parsers join the table (issue 15, next step): the card
- *      letter in nl_elab_el.c (`case 'w': return card_dms(E, sc, cd, NSC_EL_W);`).
- * Nothing else: no solver, checker or writer changes. */
+ * Nothing else: no parser, solver, checker or writer changes. The netlist
+ * stage reads a card by its form (nsc_cardform; nl_elab_el.c has one parser
+ * per form, not per device): a device whose card has a new form also adds
+ * that form and its parser. */
 #ifndef NSC_DEVICE_H
 #define NSC_DEVICE_H
 
@@ -249,9 +252,26 @@ typedef enum nsc_topo {
     NSC_TOPO_ISRC       /* current source (I, G, F, B I=): no DC conduction */
 } nsc_topo;
 
+/* The form of an element card, read by the netlist stage (nl_elab_el.c), which
+ * knows card forms, not devices: the device table says which form each card
+ * letter has. */
+typedef enum nsc_cardform {
+    NSC_CARD_NONE,      /* no card of its own (E TABLE: an E card; B ... I=: a B card) */
+    NSC_CARD_VALUE,     /* X n+ n- value [IC=] (R, C, L; LTspice's Rser= ...) */
+    NSC_CARD_COUPLING,  /* K L1 L2 k */
+    NSC_CARD_SOURCE,    /* X n+ n- waveform (V, I) */
+    NSC_CARD_VCTRL,     /* X n+ n- nc+ nc- gain | VALUE= | TABLE (E, G) */
+    NSC_CARD_ICTRL,     /* X n+ n- vsense gain (F, H) */
+    NSC_CARD_MODEL,     /* X nodes... model [params] (D, M, S, W) */
+    NSC_CARD_BJT,       /* Q c b e [s] model [area] */
+    NSC_CARD_BEHAV      /* B n+ n- V=expr | I=expr */
+} nsc_cardform;
+
 typedef struct nsc_device {
     nsc_elkind kind;
     const char *what;   /* "resistor", ... (messages) */
+    char letter;        /* its card's first letter, lower case (0: none, card NSC_CARD_NONE) */
+    nsc_cardform card;  /* the form of that card */
     int late;           /* count() after all non-late devices (needs their topology) */
     /* Needs and topology of element ei in ctx->mode; errors (with the card's
      * location) in ctx->r. */
@@ -299,6 +319,8 @@ typedef struct nsc_device {
 
 /* The device of an element kind (never NULL for kind < NSC_EL_NKINDS). */
 const nsc_device *nsc_device_of(nsc_elkind kind);
+/* The device whose cards start with letter c (either case); NULL: none. */
+const nsc_device *nsc_device_of_letter(int c);
 
 /* d's port of V(@x), P(x): d->port, or n+ n- ({0, 1}) when unset. */
 static inline nsc_tpair nsc_dev_port(const nsc_device *d)

@@ -20,6 +20,14 @@ const nsc_device *nsc_device_of(nsc_elkind kind)
     return (unsigned)kind < NSC_EL_NKINDS ? table[kind] : NULL;
 }
 
+const nsc_device *nsc_device_of_letter(int c)
+{
+    c = c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+    for (int k = 0; c && k < NSC_EL_NKINDS; k++)
+        if (table[k]->letter == c) return table[k];
+    return NULL;
+}
+
 void nsc_dev_check(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *r)
 {
     for (int ei = 0; ei < c->nel; ei++) {

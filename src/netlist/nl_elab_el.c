@@ -7,6 +7,7 @@
  * B's I() -> V) are fixups resolved by nl_elab.c; models are resolved now
  * (the .model pass of a scope comes first). */
 #include "nl_elab.h"
+#include "devices/device.h"
 #include "nl_pwl.h"
 
 #include <ctype.h>
@@ -587,31 +588,26 @@ static const char *const UNSUPPORTED_USE[26] = {
     ['z' - 'a'] = "a MOS transistor (NMOS, LEVEL=1) or a switch",
 };
 
+/* An element card: its form from the device table (the device whose letter
+ * starts it), X an instance of a subcircuit; else refused, saying what to use. */
 nsc_status nle_card_element(elab *E, scope *sc, const nl_card *cd)
 {
     int ch = tolower((unsigned char)cd->f[0].u.s[0]);
-    switch (ch) {
-    case 'r': return card_rcl(E, sc, cd, NSC_EL_R);
-    case 'c': return card_rcl(E, sc, cd, NSC_EL_C);
-    case 'l': return card_rcl(E, sc, cd, NSC_EL_L);
-    case 'k': return card_k(E, sc, cd);
-    case 'v': return card_vi(E, sc, cd, NSC_EL_V);
-    case 'i': return card_vi(E, sc, cd, NSC_EL_I);
-    case 'e': return card_eg(E, sc, cd, NSC_EL_E);
-    case 'g': return card_eg(E, sc, cd, NSC_EL_G);
-    case 'f': return card_fh(E, sc, cd, NSC_EL_F);
-    case 'h': return card_fh(E, sc, cd, NSC_EL_H);
-    case 'd': return card_dms(E, sc, cd, NSC_EL_D);
-    case 'm': return card_dms(E, sc, cd, NSC_EL_M);
-    case 's': return card_dms(E, sc, cd, NSC_EL_S);
-    case 'w': return card_dms(E, sc, cd, NSC_EL_W);
-    case 'q': return card_q(E, sc, cd);
-    case 'x': return nle_card_x(E, sc, cd);
-    case 'b': return card_b(E, sc, cd);
-    default:
-        if (ch >= 'a' && ch <= 'z' && UNSUPPORTED_EL[ch - 'a'])
-            return nle_err(E, sc, cd, NULL, "unsupported element %s: %s are not supported; use %s", cd->f[0].u.s,
-                       UNSUPPORTED_EL[ch - 'a'], UNSUPPORTED_USE[ch - 'a']);
-        return nle_err(E, sc, cd, NULL, "unknown element type '%c' (card '%s')", cd->f[0].u.s[0], cd->f[0].u.s);
+    const nsc_device *d = nsc_device_of_letter(ch);
+    switch (d ? d->card : NSC_CARD_NONE) {
+    case NSC_CARD_VALUE: return card_rcl(E, sc, cd, d->kind);
+    case NSC_CARD_COUPLING: return card_k(E, sc, cd);
+    case NSC_CARD_SOURCE: return card_vi(E, sc, cd, d->kind);
+    case NSC_CARD_VCTRL: return card_eg(E, sc, cd, d->kind);
+    case NSC_CARD_ICTRL: return card_fh(E, sc, cd, d->kind);
+    case NSC_CARD_MODEL: return card_dms(E, sc, cd, d->kind);
+    case NSC_CARD_BJT: return card_q(E, sc, cd);
+    case NSC_CARD_BEHAV: return card_b(E, sc, cd);
+    case NSC_CARD_NONE: break;
     }
+    if (ch == 'x') return nle_card_x(E, sc, cd);
+    if (ch >= 'a' && ch <= 'z' && UNSUPPORTED_EL[ch - 'a'])
+        return nle_err(E, sc, cd, NULL, "unsupported element %s: %s are not supported; use %s", cd->f[0].u.s,
+                       UNSUPPORTED_EL[ch - 'a'], UNSUPPORTED_USE[ch - 'a']);
+    return nle_err(E, sc, cd, NULL, "unknown element type '%c' (card '%s')", cd->f[0].u.s[0], cd->f[0].u.s);
 }

@@ -247,6 +247,24 @@ Test(devices, table_is_complete_and_consistent)
     cr_assert(pr.a == 0 && pr.b == 1, "unset: n+ n-");
 }
 
+/* Card letters come from the table too: a letter names at most one device,
+ * each device with a letter has a card form and each form a letter, the
+ * lookup ignores case, and X (subcircuits), T, A name no device. */
+Test(devices, card_letters_name_one_device_each)
+{
+    int seen[26] = {0};
+    for (int k = 0; k < NSC_EL_NKINDS; k++) {
+        const nsc_device *d = nsc_device_of((nsc_elkind)k);
+        cr_assert((d->letter != 0) == (d->card != NSC_CARD_NONE), "%s", d->what);
+        if (!d->letter) continue;
+        cr_assert(d->letter >= 'a' && d->letter <= 'z' && !seen[d->letter - 'a']++, "%s: '%c'", d->what, d->letter);
+        cr_assert(nsc_device_of_letter(d->letter) == d && nsc_device_of_letter(d->letter - 'a' + 'A') == d, "%s", d->what);
+    }
+    for (const char *l = "rclkviegfhdmswqb"; *l; l++) cr_assert(seen[*l - 'a'], "'%c' has no device", *l);
+    cr_assert(!nsc_device_of_letter('x') && !nsc_device_of_letter('t') && !nsc_device_of_letter('a')
+              && !nsc_device_of_letter(0));
+}
+
 Test(devices, resistor)
 {
     nsc_circuit *c = tc_new();
