@@ -5,7 +5,8 @@
  *   1. calls count() for every element (all devices with late == 0 first, in
  *      element order, then the late ones): the device says how many unknowns,
  *      pairs and sources it needs in ctx->mode, and declares the topology of
- *      its terminals with nsc_dev_link() (gmin, DC-path and loop checks);
+ *      its terminals with nsc_dev_link() (gmin and loop checks; DC paths are
+ *      checked before, by lcs_topo.c from the table's dc fields);
  *   2. lays the unknowns out: node voltages, then the transient branches
  *      (nbranch, element order), then the static extra branches (nextra,
  *      element order), and gives each element its nsc_dev_slots;
