@@ -98,7 +98,7 @@ nsc_status nsc_loss_acc_new(const nsc_lcs *L, const nsc_circuit *c, double gmin,
 {
     *out = NULL;
     nsc_loss_acc *a = nsc_calloc(1, sizeof *a);
-    if (!a) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!a) return nsc_oom(r);
     a->L = L;
     a->gmin = gmin;
     a->from = from;
@@ -125,7 +125,7 @@ nsc_status nsc_loss_acc_new(const nsc_lcs *L, const nsc_circuit *c, double gmin,
     return NSC_OK;
 oom:
     nsc_loss_acc_free(a);
-    return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    return nsc_oom(r);
 }
 
 static double scaled(double E0, double vref, double iref, double v, double i)

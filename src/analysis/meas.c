@@ -345,7 +345,7 @@ nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_resu
     E.pv = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof(double));
     E.stack = nsc_calloc((size_t)maxcode, sizeof(double));
     nsc_status s = NSC_OK;
-    if (nsc_wcur_init(&E.cur, W) || !E.col || !E.pv || !E.stack) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    if (nsc_wcur_init(&E.cur, W) || !E.col || !E.pv || !E.stack) { s = nsc_oom(r); goto done; }
     for (int k = 0; k < c->nmeas_probe; k++)
         if ((E.col[k] = nsc_waves_col(W, c->meas_probe[k].name)) < 1) {
             s = nsc_err(r, NSC_EUSAGE, NULL, ".meas: no column %s in the waveform table", c->meas_probe[k].name);
@@ -354,7 +354,7 @@ nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_resu
     double T = source_period(c), a, b;
     for (int k = 0; k < c->nmeas; k++) {
         const nsc_meas *m = &c->meas[k];
-        if ((s = one(&E, m, &res[k]))) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+        if ((s = one(&E, m, &res[k]))) { s = nsc_oom(r); goto done; }
         if (res[k].ok && m->type >= NSC_MEAS_AVG && m->type <= NSC_MEAS_MAX_AT && window(m, &E, &a, &b))
             steady_check(m, &E, b, T, r);
     }
@@ -413,7 +413,7 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_
     int *col = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof *col), *map = nsc_calloc((size_t)nc, sizeof *map);
     double *pv = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof *pv), *stack = nsc_calloc((size_t)maxc + 1, sizeof *stack);
     double *row = nsc_calloc((size_t)nc, sizeof *row);
-    nsc_status st = names && col && map && pv && stack && row ? NSC_OK : nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    nsc_status st = names && col && map && pv && stack && row ? NSC_OK : nsc_oom(r);
     for (int k = 0; !st && k < c->nmeas_probe; k++)
         if ((col[k] = nsc_waves_col(W, c->meas_probe[k].name)) < 0)
             st = nsc_err(r, NSC_EUSAGE, NULL, "derived column: %s is not recorded", c->meas_probe[k].name);
@@ -421,10 +421,10 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_
     if (!st) {
         derive_map(c, W, no, map, names);
         if (!(D = nsc_waves_new(names, nc - 1, W->title)) || nsc_waves_spill_like(D, W))
-            st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+            st = nsc_oom(r);
     }
     nsc_wcur cur;
-    if (nsc_wcur_init(&cur, W) && !st) st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (nsc_wcur_init(&cur, W) && !st) st = nsc_oom(r);
     for (int i = 0; !st && i < W->nrow; i++) {
         const double *src = nsc_wcur_row(&cur, i);
         for (int k = 0; k < c->nmeas_probe; k++) pv[k] = src[col[k]];

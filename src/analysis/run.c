@@ -6,11 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static nsc_status oom(nsc_report *r)
-{
-    return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
-}
-
 /* the netlist's first line, where errors about the whole run point */
 static nsc_loc top_loc(const nsc_circuit *c)
 {
@@ -76,6 +71,21 @@ nsc_pss_opts nsc_run_pss_opts(const nsc_circuit *c, const nsc_run_cfg *cfg)
     return po;
 }
 
+/* A copy of src[0..n) with its own names into *out (*nout of them: all, or
+ * those copied before running out of memory, for nsc_probes_free). */
+static nsc_status probes_dup(const nsc_probe *src, int n, nsc_probe **out, int *nout, nsc_report *r)
+{
+    nsc_probe *p = nsc_calloc((size_t)n + 1, sizeof *p);
+    *out = p;
+    *nout = 0;
+    if (!p) return nsc_oom(r);
+    for (; *nout < n; (*nout)++) {
+        p[*nout] = src[*nout];
+        if (!(p[*nout].name = nsc_strdup(src[*nout].name))) return nsc_oom(r);
+    }
+    return NSC_OK;
+}
+
 nsc_status nsc_run_probes(const nsc_circuit *c, const char *save, nsc_probe **probes, int *n, int *nout,
                           nsc_report *r)
 {
@@ -85,26 +95,21 @@ nsc_status nsc_run_probes(const nsc_circuit *c, const char *save, nsc_probe **pr
     *probes = NULL;
     *n = *nout = 0;
     if (save) s = nsc_probes_parse(c, save, &p, &np, r);
-    else if (c->nsave > 0) {
-        s = NSC_OK;
-        if (!(p = nsc_calloc((size_t)c->nsave, sizeof *p))) return oom(r);
-        for (; np < c->nsave; np++) {
-            p[np] = c->save[np];
-            if (!(p[np].name = nsc_strdup(c->save[np].name))) { s = oom(r); break; }
-        }
-    } else
+    else if (c->nsave > 0)
+        s = probes_dup(c->save, c->nsave, &p, &np, r);
+    else
         s = nsc_probes_default(c, &p, &np, r);
     int no = np;
     if (!s) {                                          /* then the .meas probes that are not outputs */
         nsc_probe *q = nsc_realloc_array(p, (size_t)(np + c->nmeas_probe) + 1, sizeof *q);
-        if (!q) s = oom(r);
+        if (!q) s = nsc_oom(r);
         else p = q;
         for (int k = 0; !s && k < c->nmeas_probe; k++) {
             int dup = 0;
             for (int j = 0; j < np; j++) dup |= nsc_strieq(p[j].name, c->meas_probe[k].name);
             if (dup) continue;
             p[np] = c->meas_probe[k];
-            if (!(p[np].name = nsc_strdup(c->meas_probe[k].name))) s = oom(r);
+            if (!(p[np].name = nsc_strdup(c->meas_probe[k].name))) s = nsc_oom(r);
             else np++;
         }
     }
@@ -178,12 +183,7 @@ nsc_status nsc_run_columns(nsc_run *R, int meas_only, nsc_report *r)
     const nsc_circuit *c = R->c;
     if (!meas_only || c->nmeas_probe == 0)
         return nsc_run_probes(c, R->cfg.save, &R->probes, &R->nprobe, &R->nout, r);
-    if (!(R->probes = nsc_calloc((size_t)c->nmeas_probe, sizeof *R->probes))) return oom(r);
-    for (; R->nprobe < c->nmeas_probe; R->nprobe++) {
-        R->probes[R->nprobe] = c->meas_probe[R->nprobe];
-        if (!(R->probes[R->nprobe].name = nsc_strdup(c->meas_probe[R->nprobe].name))) return oom(r);
-    }
-    return NSC_OK;
+    return probes_dup(c->meas_probe, c->nmeas_probe, &R->probes, &R->nprobe, r);
 }
 
 nsc_status nsc_run_analysis(nsc_run *R, nsc_report *r)
@@ -196,7 +196,7 @@ nsc_status nsc_run_measure(nsc_run *R, nsc_report *r)
 {
     const nsc_circuit *c = R->c;
     if (c->nmeas == 0 || !R->W || R->W->end != NSC_RUN_COMPLETE) return NSC_OK;
-    if (!(R->mres = nsc_calloc((size_t)c->nmeas, sizeof *R->mres))) return oom(r);
+    if (!(R->mres = nsc_calloc((size_t)c->nmeas, sizeof *R->mres))) return nsc_oom(r);
     nsc_status s = nsc_meas_eval(c, R->W, R->mres, r);
     for (int k = 0; !s && k < c->nmeas; k++)
         if (!R->mres[k].ok)

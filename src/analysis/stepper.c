@@ -407,14 +407,14 @@ static nsc_status tran_setup(tran_run *R, const nsc_probe *probes)
     R->f = nsc_calloc((size_t)R->nprobe, sizeof *R->f);
     R->names = nsc_calloc((size_t)R->nprobe, sizeof *R->names);
     R->sw = nsc_calloc((size_t)L->nsw + 1, 1);       /* switch states */
-    if (!R->f || !R->names || !R->sw) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!R->f || !R->names || !R->sw) return nsc_oom(r);
     switch_init(R->c, L, R->sw);
     for (int k = 0; k < R->nprobe; k++) {
         if ((s = nsc_lcs_probe(L, R->c, &probes[k], &R->f[k], r))) return s;
         R->names[k] = probes[k].name;
     }
-    if (!(R->W = nsc_waves_new(R->names, R->nprobe, R->c->title))) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
-    if (o->mem_rows > 0 && nsc_waves_spill(R->W, o->mem_rows, o->spill_near)) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!(R->W = nsc_waves_new(R->names, R->nprobe, R->c->title))) return nsc_oom(r);
+    if (o->mem_rows > 0 && nsc_waves_spill(R->W, o->mem_rows, o->spill_near)) return nsc_oom(r);
     /* work: z0 z1 (n), static zs ss es (n0), l (m), static ls (m0), e1 (m), w0 w1 (nsrc),
      * static ws0 (nsrc0), v0 v1 row (ncol) */
     int n0 = L0->n, nsrc = R->nsrc = L->nsrc, nsrc0 = L0->nsrc, nc = R->nc = R->nprobe + 1;
@@ -422,7 +422,7 @@ static nsc_status tran_setup(tran_run *R, const nsc_probe *probes)
                  + (size_t)3 * nc + (size_t)L0->m;
     R->buf = nsc_calloc(tot, sizeof(double));
     R->lpk = nsc_calloc((size_t)m + 1, sizeof(double));   /* the peak of each pair */
-    if (!R->buf || !R->lpk) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!R->buf || !R->lpk) return nsc_oom(r);
     R->z0 = R->buf, R->z1 = R->z0 + n, R->zs = R->z1 + n;
     double *ss = R->zs + n0, *es = ss + n0;
     R->l = es + n0, R->ls = R->l + m, R->e1 = R->ls + m, R->w0 = R->e1 + m, R->w1 = R->w0 + nsrc;
@@ -448,7 +448,7 @@ static nsc_status tran_initial(tran_run *R)
     } else {
         double *s0s = nsc_calloc((size_t)L0->n, sizeof(double));
         double *e0s = nsc_calloc((size_t)L0->m + 1, sizeof(double));
-        if (!s0s || !e0s) { free(s0s); free(e0s); return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
+        if (!s0s || !e0s) { free(s0s); free(e0s); return nsc_oom(r); }
         nsc_lcs_sources(L0, 0.0, R->ws0, s0s, e0s);
         nsc_status s = static_solve(&R->cache0, o->solver, o->uic, s0s, e0s, R->zs, R->ls, R->sw, R->st, r);
         if (!s && !o->uic) polish_op(R->c, o->gmin, &R->cache0, R->sw, s0s, e0s, R->zs, R->ls, R->st);
@@ -477,7 +477,7 @@ static nsc_status tran_first_row(tran_run *R)
     const nsc_tran_opts *o = R->o;
     double t0 = R->v0[0];
     R->h = o->h, R->tstop = o->tstop, R->eps = 1e-9 * R->h;
-    if (nsc_bpq_init(&R->bp, R->L, R->tstop)) return nsc_err(R->r, NSC_ENOMEM, NULL, "out of memory");
+    if (nsc_bpq_init(&R->bp, R->L, R->tstop)) return nsc_oom(R->r);
     if (o->tstep > 0 && (R->tstop - o->tstart) / o->tstep * R->nc < 1e7)   /* the rows (up to 80 MB), reserved: */
         nsc_waves_reserve(R->W, (long)((R->tstop - o->tstart) / o->tstep) + 2);  /* no growth in the loop */
     R->jout = 0;
@@ -521,7 +521,7 @@ static nsc_status fixed_start(tran_run *R)
     R->swchanged = 1;                                /* switch states changed since P was chosen */
     R->P = NULL;
     if (o->events && !(R->evlog = calloc((size_t)R->m + (size_t)R->L->nsw + 2, 1)))
-        return nsc_err(R->r, NSC_ENOMEM, NULL, "out of memory");
+        return nsc_oom(R->r);
     R->ring = (ring_watch){ n, o->theta >= 1, 2 * NSC_RING_STEPS + 2, nsc_calloc((size_t)n + 1, sizeof(double)),
                             nsc_calloc((size_t)n + 1, sizeof(double)), nsc_calloc((size_t)n + 1, sizeof(int)) };
     if (!R->ring.d || !R->ring.mag || !R->ring.run) R->ring.warned = 1;   /* no watch, no harm */
@@ -589,7 +589,7 @@ static int fixed_solve(tran_run *R, double *tn, double *hh, nsc_status *s)
     }
     if (!rw->warned && rw->left > 0 && rw->left--) ring_step(rw, L, R->z0, R->z1, *tn, o->theta, h, R->r);
     if (R->evlog && log_modes(R->W, L, *tn, nsc_onestep_mode(R->P), R->evlog)) {
-        *s = nsc_err(R->r, NSC_ENOMEM, NULL, "out of memory");
+        *s = nsc_oom(R->r);
         return STEP_ERR;
     }
     return STEP_ON;
@@ -640,7 +640,7 @@ static nsc_status fixed_advance(tran_run *R, double tn, int need)
     R->swchanged |= ch > 0;
     for (int j = 0; R->evlog && ch && j < L->nsw; j++)
         if (R->sw[j] != R->evlog[R->m + 1 + j] && nsc_waves_event(R->W, R->t, R->c->el[L->sw[j].el].name, R->sw[j]))
-            return nsc_err(R->r, NSC_ENOMEM, NULL, "out of memory");
+            return nsc_oom(R->r);
     return NSC_OK;
 }
 
@@ -713,13 +713,13 @@ static nsc_status op_names(const nsc_lcs *L, const nsc_probe *probes, int np, ch
     int n = L->n, m = L->m;
     *nc = np > 0 ? np : n + m;
     *names = nsc_calloc((size_t)*nc, sizeof **names);
-    if (!*names) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!*names) return nsc_oom(r);
     for (int k = 0; k < np; k++) (*names)[k] = probes[k].name;
     if (np > 0) return NSC_OK;
     for (int i = 0; i < n; i++) (*names)[i] = L->zname[i];
     for (int j = 0; j < m; j++)
         if (!((*names)[n + j] = nsc_asprintf("l(%s)", L->pair_name[j])))
-            return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+            return nsc_oom(r);
     return NSC_OK;
 }
 
@@ -762,7 +762,7 @@ nsc_status nsc_run_op(const nsc_circuit *c, double gmin, nsc_solver solver, cons
     buf = nsc_calloc((size_t)(2 * n + 3 * m + L->nsrc + 1), sizeof(double));
     sw = nsc_calloc((size_t)L->nsw + 1, 1);
     rv = nsc_calloc((size_t)(1 + nc), sizeof(double));
-    if (!buf || !sw || !rv) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    if (!buf || !sw || !rv) { s = nsc_oom(r); goto done; }
     switch_init(c, L, sw);
     double *z = buf, *sv = z + n, *l = sv + n, *e = l + m, *w = e + m;
     nsc_lcs_sources_dc(L, w, sv, e);
@@ -770,8 +770,8 @@ nsc_status nsc_run_op(const nsc_circuit *c, double gmin, nsc_solver solver, cons
     if ((s = gmin_check(L, c, gmin, z, r))) goto done;
     if ((s = op_row(L, c, probes, nprobe, sw, z, l, w, rv + 1, r))) goto done;
     nsc_waves *W = nsc_waves_new(names, nc, c->title);
-    if (!W) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
-    if (nsc_waves_add(W, rv)) { nsc_waves_free(W); s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    if (!W) { s = nsc_oom(r); goto done; }
+    if (nsc_waves_add(W, rv)) { nsc_waves_free(W); s = nsc_oom(r); goto done; }
     *out = W;
 done:
     if (names && L && nprobe == 0)

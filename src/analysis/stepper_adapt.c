@@ -550,7 +550,7 @@ static nsc_status advance(ad *a, ctl *c, double tn, double theta, const nsc_step
     memcpy(a->lsave, a->l, sizeof(double) * (size_t)m);
     a->tp = t;
     c->t = tn;
-    if (o->events && log_changes(a, tn, mode1, nflip)) return nsc_err(T->r, NSC_ENOMEM, NULL, "out of memory");
+    if (o->events && log_changes(a, tn, mode1, nflip)) return nsc_oom(T->r);
     for (int j = 0; j < m; j++) T->lpk[j] = fmax(T->lpk[j], a->l[j]);
     if (T->io && T->io->zmin)
         for (int i = 0; i < a->n; i++) {
@@ -724,7 +724,7 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
     ad A, *a = &A;
     ctl C = { 0 }, *c = &C;
     nsc_status s = NSC_OK;
-    if (ad_init(a, T)) { s = nsc_err(T->r, NSC_ENOMEM, NULL, "out of memory"); goto fail; }
+    if (ad_init(a, T)) { s = nsc_oom(T->r); goto fail; }
     c->hmax = o->h;
     c->hmin = NSC_HMIN * c->hmax;
     c->tol_t = NSC_LOC_TOL * c->hmax;

@@ -248,10 +248,14 @@ double nsc_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+const char *nsc_base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
 char *nsc_stem(const char *path)
 {
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    const char *dot = strrchr(b, '.');
+    const char *b = nsc_base_name(path), *dot = strrchr(b, '.');
     return nsc_strndup(b, dot && dot != b ? (size_t)(dot - b) : strlen(b));
 }

@@ -90,6 +90,8 @@ void nsc_reap_stale(const char *path);
 
 /* Seconds on the monotonic clock (differences of two calls are durations). */
 double nsc_now(void);
+/* The part of p after its last '/'. */
+const char *nsc_base_name(const char *p);
 /* "dir/name.cir" -> "name" (new; NULL on ENOMEM): the file name without its
  * folder and its last extension (a leading dot is not an extension). */
 char *nsc_stem(const char *path);

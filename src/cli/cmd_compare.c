@@ -181,7 +181,7 @@ static nsc_status write_script(const nsc_cmp *c, int q, const char *datpath, con
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    if (!f) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!f) return nsc_oom(r);
     double ts, ys, ds, m = 0, d = 0;
     const char *tu, *yp, *dp, *u = unit_of(s->name);
     const char *qty = s->name[0] == 'v' ? "voltage" : s->name[0] == 'i' ? "current" : "value";
@@ -214,7 +214,7 @@ static nsc_status write_script(const nsc_cmp *c, int q, const char *datpath, con
             "plot datafile using ($1*%.0e):($%d*%.0e) with lines lw 1 lc rgb '#c00000' title 'ours - reference'\n"
             "unset multiplot\nset output\n",
             tu, dp, u, ts, col + 2, ds);
-    if (fclose(f)) { free(text); return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
+    if (fclose(f)) { free(text); return nsc_oom(r); }
     nsc_status st = nsc_write_atomic(gppath, text, len, r);
     free(text);
     return st;
@@ -228,14 +228,14 @@ static nsc_status sig_files(const nsc_cmp *c, int q, const char *prefix, char **
     *gp = part ? nsc_asprintf("%s.%s.gp", prefix, part) : NULL;
     *png = part ? nsc_asprintf("%s.%s.png", prefix, part) : NULL;
     free(part);
-    return *gp && *png ? NSC_OK : nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    return *gp && *png ? NSC_OK : nsc_oom(r);
 }
 
 static nsc_status plots(const nsc_cmp *c, const char *prefix, const char *ours, const char *ref, int quiet,
                         nsc_report *r)
 {
     char *dat = nsc_asprintf("%s.dat", prefix);
-    if (!dat) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!dat) return nsc_oom(r);
     char *in[] = { (char *)ours, (char *)ref };
     nsc_status s = NSC_OK;
     for (int q = -1; !s && q < c->nsig; q++) {              /* no output may be an input: checked first */
@@ -348,7 +348,7 @@ static nsc_status name_columns(nsc_waves *W, const char *path, char **names, int
                        "--signals (or write it with 'set wr_vecnames' in ngspice)", path, W->ncol - 1);
     for (int j = 0; j < nnames; j++) {
         char *nm = nsc_strdup(names[j]);
-        if (!nm) return nsc_err(rep, NSC_ENOMEM, NULL, "out of memory");
+        if (!nm) return nsc_oom(rep);
         free(W->name[j + 1]);
         W->name[j + 1] = nm;
     }
@@ -396,7 +396,7 @@ static int compare_plot(const compare_cli *L, const nsc_cmp *cmp, int status, ns
         pre = so && sr ? nsc_asprintf("%s-vs-%s", so, sr) : NULL;
         free(so);
         free(sr);
-        if (!pre) { nsc_err(rep, NSC_ENOMEM, NULL, "out of memory"); return 3; }
+        if (!pre) { nsc_oom(rep); return 3; }
         prefix = pre;
     }
     nsc_status ps = plots(cmp, prefix, L->fo, L->fr, L->quiet, rep);

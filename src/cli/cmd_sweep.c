@@ -106,7 +106,7 @@ static int write_outputs(const nsc_sweep_table *T, const char *const *unit, cons
     nsc_report_init(&r);
     char *dat = nsc_asprintf("%s.sweep.dat", prefix), *cs = nsc_asprintf("%s.sweep.csv", prefix);
     char *gpp = nsc_asprintf("%s.sweep.gp", prefix), *pngp = nsc_asprintf("%s.sweep.png", prefix);
-    nsc_status s = !dat || !cs || !gpp || !pngp ? nsc_err(&r, NSC_ENOMEM, NULL, "out of memory") : NSC_OK;
+    nsc_status s = !dat || !cs || !gpp || !pngp ? nsc_oom(&r) : NSC_OK;
     if (!s) s = nsc_sweep_write(T, dat, 0, &r);
     if (!s && csv) s = nsc_sweep_write(T, cs, 1, &r);
     if (!s && gp) s = nsc_sweep_write_gp(T, unit, dat, gpp, pngp, &r);

@@ -79,19 +79,12 @@ static int usage_error(const char *fmt, const char *arg)
     return nsc_usage_error("nscircuit", fmt, arg);
 }
 
-static int exit_code(nsc_status s)
-{
-    return nsc_exit_status(s);
-}
-
 /* "dir/name.cir" -> "name" + suffix, in the current directory. */
 static char *default_output(const char *netlist, const char *suffix)
 {
-    const char *b = strrchr(netlist, '/');
-    b = b ? b + 1 : netlist;
-    const char *dot = strrchr(b, '.');
-    int len = dot && dot != b ? (int)(dot - b) : (int)strlen(b);
-    return nsc_asprintf("%.*s%s", len, b, suffix);
+    char *stem = nsc_stem(netlist), *out = stem ? nsc_asprintf("%s%s", stem, suffix) : NULL;
+    free(stem);
+    return out;
 }
 
 /* path with its suffix replaced by suffix ("out/r.dat" -> "out/r.gp"). */
@@ -151,7 +144,7 @@ static nsc_status report_meas(const nsc_circuit *c, const nsc_meas_result *res, 
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    if (!f) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!f) return nsc_oom(r);
     fprintf(f, "# .meas results of %s (nscircuit %s)\n", netlist, PACKAGE_VERSION);
     for (int k = 0; k < c->nmeas; k++) {
         if (res[k].ok) {
@@ -162,7 +155,7 @@ static nsc_status report_meas(const nsc_circuit *c, const nsc_meas_result *res, 
             fprintf(f, "%s = failed\n", c->meas[k].name);
         }
     }
-    if (fclose(f)) { free(text); return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
+    if (fclose(f)) { free(text); return nsc_oom(r); }
     nsc_status s = nsc_write_atomic(path, text, len, r);
     free(text);
     return s;
@@ -191,12 +184,11 @@ static int *control_columns(const nsc_waves *W, const nsc_ctlout *o, int nout, i
 static nsc_status control_print(const nsc_circuit *c, const nsc_waves *S, const nsc_meas_result *res,
                                 const nsc_ctlout *o, nsc_report *r)
 {
-    for (int j = 0; j < o->nvec; j++)
-        for (int k = 0; res && k < c->nmeas; k++)
-            if (nsc_strieq(c->meas[k].name, o->vec[j])) {
-                if (res[k].ok) printf("%s = %e\n", c->meas[k].name, res[k].value + 0.0);
-                else printf("%s = failed\n", c->meas[k].name);
-            }
+    for (int j = 0, k; res && j < o->nvec; j++)
+        if ((k = nsc_circuit_meas(c, o->vec[j])) >= 0) {
+            if (res[k].ok) printf("%s = %e\n", c->meas[k].name, res[k].value + 0.0);
+            else printf("%s = failed\n", c->meas[k].name);
+        }
     return S ? nsc_write_print(S, stdout, r) : NSC_OK;
 }
 
@@ -210,26 +202,25 @@ static void control_outputs(const nsc_circuit *c, const nsc_waves *W, const nsc_
     for (int k = 0; k < c->nctlout; k++) {
         const nsc_ctlout *o = &c->ctlout[k];
         const char *cmd = o->print ? "print" : o->raw ? "write" : "wrdata";
+        char *path[] = { o->path };
+        if (!o->print && nsc_output_is_input(path, 1, c->files, c->nfiles)) {   /* never over an input */
+            nsc_warn(r, &o->loc, "%s %s not written: it is an input of this run", cmd, o->path);
+            continue;
+        }
         int n, *cols = control_columns(W, o, nout, &n);
         nsc_waves *S = cols ? nsc_waves_select(W, cols, n) : NULL;
         free(cols);
         nsc_report wr;
         nsc_report_init(&wr);
         if (o->print) {                                /* (n = 0 with vectors: only .meas names) */
-            nsc_status s = !S ? nsc_err(&wr, NSC_ENOMEM, NULL, "out of memory")
+            nsc_status s = !S ? nsc_oom(&wr)
                          : control_print(c, n == 0 && o->nvec > 0 ? NULL : S, res, o, &wr);
             if (s) nsc_warn(r, &o->loc, "print: %s", wr.error ? wr.error : "error");
             nsc_report_free(&wr);
             nsc_waves_free(S);
             continue;
         }
-        char *path[] = { o->path };
-        if (nsc_output_is_input(path, 1, c->files, c->nfiles)) {   /* never over the netlist or an include */
-            nsc_warn(r, &o->loc, "%s %s not written: it is an input of this run", cmd, o->path);
-            nsc_waves_free(S);
-            continue;
-        }
-        nsc_status s = !S ? nsc_err(&wr, NSC_ENOMEM, NULL, "out of memory")
+        nsc_status s = !S ? nsc_oom(&wr)
                      : o->raw ? nsc_write_raw(S, o->path, 0, 1, &wr)
                               : nsc_write_wrdata(S, c->ctl_singlescale, c->ctl_vecnames, o->path, &wr);
         const char *why = wr.error ? wr.error : "error", *pre = "nscircuit: error: ";
@@ -249,9 +240,9 @@ static nsc_status report_losses(const nsc_losses *Ls, const char *load, const ch
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    if (!f) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!f) return nsc_oom(r);
     nsc_losses_print(f, Ls, &sum, netlist);
-    if (fclose(f)) { free(text); return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
+    if (fclose(f)) { free(text); return nsc_oom(r); }
     fwrite(text, 1, len, stdout);
     nsc_status s = nsc_write_atomic(path, text, len, r);
     free(text);
@@ -452,7 +443,7 @@ static nsc_status output_names(job *J, const cli *C)
     J->ev = with_suffix(J->out, ".events");
     J->loss = with_suffix(J->out, ".losses");
     if (!J->out || !J->dat || !J->gp || !J->png || !J->meas || !J->ev || !J->loss)
-        return nsc_err(&J->rep, NSC_ENOMEM, NULL, "out of memory");
+        return nsc_oom(&J->rep);
     if (C->load && nsc_circuit_element(J->R.c, C->load) < 0)
         return nsc_err(&J->rep, NSC_EUSAGE, NULL, "--load %s: no such element in %s", C->load, C->netlist);
     char *outs[] = { J->out, J->dat, J->gp, J->png, J->meas, J->ev, J->loss };
@@ -659,7 +650,7 @@ int main(int argc, char **argv)
     nsc_report_init(&J.rep);
     const nsc_search_path *inc = nsc_search_finish(&C.sb);
     nsc_status s = inc ? nsc_deck_read(C.netlist, inc, &J.deck, &J.rep)
-                       : nsc_err(&J.rep, NSC_ENOMEM, NULL, "out of memory");
+                       : nsc_oom(&J.rep);
     if (!s) s = nsc_run_circuit(&J.R, J.deck, C.ov, C.nov, &J.rep);
     if (!s && J.R.c->nstep > 0 && !C.dumpdir) {               /* a parameter study, of the deck read */
         nsc_deck *deck = J.deck;
@@ -676,7 +667,7 @@ int main(int argc, char **argv)
                     W->nrow);
         nsc_flush_warnings(&J.rep, C.quiet);
         nsc_print_report(&J.rep);
-        st = interrupted ? 128 + (stop_flag ? (int)stop_flag : SIGINT) : exit_code(s);
+        st = interrupted ? 128 + (stop_flag ? (int)stop_flag : SIGINT) : nsc_exit_status(s);
         job_free(&J);
     }
     free(C.ov);

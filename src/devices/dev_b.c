@@ -40,7 +40,7 @@ static nsc_status b_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     const nsc_element *e = &ctx->c->el[ei];
     int np = 0;
     int *po = pairs_of(e->bsrc, 0, &np);
-    if (!po) return nsc_err(ctx->r, NSC_ENOMEM, NULL, "out of memory");
+    if (!po) return nsc_oom(ctx->r);
     free(po);
     need->nbranch = 1;
     need->npair = np;

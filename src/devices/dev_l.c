@@ -80,7 +80,7 @@ static nsc_status l_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     } else if (is_source(ctx->mode, e) && !(need->flag = in_current_cutset(ctx, ei))) {
         nsc_dev_link(ctx, a, k, NSC_LINK_DC);
     } else if (need->flag < 0) {
-        return nsc_err(ctx->r, NSC_ENOMEM, NULL, "out of memory");
+        return nsc_oom(ctx->r);
     } else if (need->flag == 1) {
         need->flag = 2;                                      /* a short: the sources fix i_L */
         nsc_dev_link(ctx, a, k, NSC_LINK_VD);

@@ -41,7 +41,7 @@ static nsc_status dump_one(const nsc_lcs *L, const char *dir, const char *name, 
     char *tmp = nsc_asprintf("%s/.%s.XXXXXX", dir, name), *path = nsc_asprintf("%s/%s", dir, name);
     if (!tmp || !path) {
         free(tmp); free(path);
-        return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        return nsc_oom(r);
     }
     int fd = nsc_mkstemp(tmp);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;

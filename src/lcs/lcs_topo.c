@@ -43,7 +43,7 @@ nsc_status nsc_topology_check(const nsc_circuit *c, nsc_report *r)
 {
     int nn = c->nnode, ne = c->nel;
     int *uf = malloc(sizeof(int) * ((size_t)nn + 1));
-    if (!uf) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!uf) return nsc_oom(r);
     int *dc = uf;
     for (int k = 0; k < nn; k++) uf[k] = -1;
     nsc_status st = NSC_OK;

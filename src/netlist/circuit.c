@@ -87,6 +87,13 @@ int nsc_circuit_element(const nsc_circuit *c, const char *name)
     return -1;
 }
 
+int nsc_circuit_meas(const nsc_circuit *c, const char *name)
+{
+    for (int k = 0; k < c->nmeas; k++)
+        if (nsc_strieq(c->meas[k].name, name)) return k;
+    return -1;
+}
+
 void nsc_bprog_free(nsc_bprog *p)
 {
     if (!p) return;

@@ -323,6 +323,8 @@ int nsc_model_get(const nsc_model *m, const char *name, double *v);
 /* Node / element lookup by (lower- or mixed-case) name; -1 if absent. */
 int nsc_circuit_node(const nsc_circuit *c, const char *name);
 int nsc_circuit_element(const nsc_circuit *c, const char *name);
+/* Index of the .meas named name (case-insensitive), -1 if none. */
+int nsc_circuit_meas(const nsc_circuit *c, const char *name);
 
 /* Value of a waveform at time t (seconds). */
 double nsc_wave_eval(const nsc_wave *w, double t);

@@ -189,7 +189,7 @@ static nsc_status not_found(reader *rd, const nsc_loc *loc, const char *dir, con
     for (int k = 0; rd->inc && k < rd->inc->ndir; k++)
         if (rd->inc->dir[k] && rd->inc->dir[k][0]) n += strlen(rd->inc->dir[k]) + 2;
     char *list = malloc(n);
-    if (!list) return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
+    if (!list) return nsc_oom(rd->r);
     strcpy(list, dir[0] ? dir : ".");
     for (int k = 0; rd->inc && k < rd->inc->ndir; k++)
         if (rd->inc->dir[k] && rd->inc->dir[k][0]) {
@@ -212,7 +212,7 @@ static nsc_status include(reader *rd, source *src, const nl_line *ln, const char
     next_arg(ln->text, ln->len, &k, &sec, &secn);
     int found;
     char *path = resolve(rd, src->dir, a, an, &found);
-    if (!path) return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
+    if (!path) return nsc_oom(rd->r);
     nsc_status st;
     if (lib && secn == 0) {
         /* `.lib name`: LTspice's include of a whole file when name is one, else a
@@ -234,7 +234,7 @@ static nsc_status include(reader *rd, source *src, const nl_line *ln, const char
         st = not_found(rd, &loc, src->dir, a, an);
     else if (lib) {
         char *s = nsc_strndup(sec, secn);
-        st = s ? read_path(rd, path, &loc, nsc_strlower(s)) : nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
+        st = s ? read_path(rd, path, &loc, nsc_strlower(s)) : nsc_oom(rd->r);
         free(s);
     } else
         st = read_path(rd, path, &loc, NULL);
@@ -253,11 +253,11 @@ static nsc_status control_line(reader *rd, source *src, const nl_line *ln, size_
     if (k0 >= ln->len || ln->text[k0] == '*' || ln->text[k0] == '#') return NSC_OK;   /* blank, comment */
     nl_deck *d = rd->d;
     if (d->ncard >= NL_MAXCARDS || nsc_grow((void **)&d->card, &d->capcard, d->ncard + 1, sizeof *d->card))
-        return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
+        return nsc_oom(rd->r);
     static const char pre[] = ".ctl ";
     size_t n = sizeof pre - 1 + ln->len - k0;
     char *t = nl_alloc(&d->arena, n + 1);
-    if (!t) return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
+    if (!t) return nsc_oom(rd->r);
     memcpy(t, pre, sizeof pre - 1);
     memcpy(t + sizeof pre - 1, ln->text + k0, ln->len - k0);
     t[n] = 0;
@@ -272,12 +272,12 @@ static nsc_status control_line(reader *rd, source *src, const nl_line *ln, size_
     rd->p.r = keep;
     int oom = scratch.status == NSC_ENOMEM;
     nsc_report_free(&scratch);
-    if (oom) return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
+    if (oom) return nsc_oom(rd->r);
     if (bad) {                                         /* ".ctl ? word": named as not run */
         size_t wl = k > k0 ? k - k0 : 0;
         nl_field *f = nl_alloc(&d->arena, 3 * sizeof *f);
         char *q = nl_alloc(&d->arena, 2), *wd = nl_alloc(&d->arena, wl + 1);
-        if (!f || !q || !wd) return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
+        if (!f || !q || !wd) return nsc_oom(rd->r);
         strcpy(q, "?");
         memcpy(wd, ln->text + k0, wl);
         wd[wl] = 0;
@@ -341,7 +341,7 @@ static nsc_status logical_line(reader *rd, source *src)
         return nsc_err(rd->r, NSC_ENETLIST, &loc, "netlist too large: more than %d cards", NL_MAXCARDS);
     }
     if (nsc_grow((void **)&d->card, &d->capcard, d->ncard + 1, sizeof *d->card))
-        return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
+        return nsc_oom(rd->r);
     nl_card *c = &d->card[d->ncard];
     if (nl_parse_line(&rd->p, &ln, c)) return rd->r->status;
     if (c->nf == 0) return NSC_OK;
@@ -369,7 +369,7 @@ static nsc_status read_text(reader *rd, source *src, const char *text, size_t n)
         lineno++;
         if (lineno == 1 && src->main) {                /* the title */
             if (!(rd->d->title = nsc_strndup(text + b, e - b)))
-                return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
+                return nsc_oom(rd->r);
             continue;
         }
         size_t f = b;
@@ -381,7 +381,7 @@ static nsc_status read_text(reader *rd, source *src, const char *text, size_t n)
                 return nsc_err(rd->r, NSC_ENETLIST, &loc, "continuation line '+' without a card before it");
             }
             if (line_append(rd, text + f + 1, e - f - 1, lineno, (int)(f - b) + 2))
-                return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
+                return nsc_oom(rd->r);
             continue;
         }
         if (rd->nseg > 0) {
@@ -390,7 +390,7 @@ static nsc_status read_text(reader *rd, source *src, const char *text, size_t n)
             rd->nseg = 0;
         }
         if (src->stop || rd->ended) break;
-        if (line_append(rd, text + b, e - b, lineno, 1)) return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
+        if (line_append(rd, text + b, e - b, lineno, 1)) return nsc_oom(rd->r);
     }
     if (rd->nseg > 0 && !src->stop && !rd->ended && logical_line(rd, src)) return rd->r->status;
     rd->len = 0;
@@ -458,7 +458,7 @@ static nsc_status read_path(reader *rd, const char *path, const nsc_loc *from, c
     char *text = NULL;
     size_t n = 0;
     if ((err = slurp(path, NL_MAXBYTES - rd->bytes, &text, &n))) {
-        if (err == ENOMEM) return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
+        if (err == ENOMEM) return nsc_oom(rd->r);
         if (err == EFBIG)
             return nsc_err(rd->r, NSC_ENETLIST, from, "netlist too large: more than %zu MiB of text%s",
                            NL_MAXBYTES >> 20, from ? " (with every include, counted each time it is read)" : "");
@@ -472,7 +472,7 @@ static nsc_status read_path(reader *rd, const char *path, const nsc_loc *from, c
     if (!dir || src.file < 0) {
         free(text);
         free(dir);
-        return nsc_err(rd->r, NSC_ENOMEM, NULL, "out of memory");
+        return nsc_oom(rd->r);
     }
     src.dir = dir;
     src.section = section;
@@ -498,7 +498,7 @@ static nsc_status reader_init(reader *rd, nl_deck *d, const nsc_search_path *inc
     rd->r = r;
     rd->p.deck = d;
     rd->p.r = r;
-    if (nl_lex_init(&rd->p)) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (nl_lex_init(&rd->p)) return nsc_oom(r);
     return NSC_OK;
 }
 
@@ -528,7 +528,7 @@ nsc_status nl_deck_read_string(nl_deck *d, const char *text, const char *name, c
     src.dir = "";
     src.main = 1;
     if (!st && (src.file = add_file(d, name ? name : "<string>")) < 0)
-        st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        st = nsc_oom(r);
     size_t n = strlen(text);
     if (!st && n > NL_MAXBYTES)
         st = nsc_err(r, NSC_ENETLIST, NULL, "netlist too large: more than %zu MiB of text", NL_MAXBYTES >> 20);

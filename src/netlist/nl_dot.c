@@ -263,14 +263,6 @@ static nsc_status ctl_unrun(elab *E, const nl_card *cd, const char *cmd)
     return NSC_OK;
 }
 
-/* 1 when name is a .meas of c so far (a .control block's meas before its print). */
-static int is_meas(const nsc_circuit *c, const char *name)
-{
-    for (int k = 0; k < c->nmeas; k++)
-        if (nsc_strieq(c->meas[k].name, name)) return 1;
-    return 0;
-}
-
 /* One vector of a .control output command: V(a), V(a,b), I(x) or a node name
  * (its voltage, a column of the run), or for print a .meas name; its name into
  * *out. */
@@ -288,7 +280,7 @@ static nsc_status ctl_vector(elab *E, const nl_card *cd, const nl_field *v, cons
     }
     if (!a) return nle_err(E, NULL, cd, v, "%s: expected V(node), I(source) or a node name%s, found '%s'", cmd,
                            strcmp(cmd, "print") ? "" : " or a .meas name", nle_ftext(v));
-    if (!strcmp(cmd, "print") && v->kind == NL_F_WORD && is_meas(c, a))
+    if (!strcmp(cmd, "print") && v->kind == NL_F_WORD && nsc_circuit_meas(c, a) >= 0)   /* (a meas before it) */
         return (*out = nsc_strdup(a)) ? NSC_OK : nle_oom(E);
     int k;
     if (nl_meas_column(c, kind, a, b, nl_field_loc(E->d, cd, v), &k, E->r)) return E->r->status;

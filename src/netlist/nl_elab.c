@@ -285,12 +285,12 @@ static nsc_status from_deck(const nl_deck *d, const nsc_param_set *ov, int nov, 
         || !(c->files = calloc((size_t)d->nfiles + 1, sizeof *c->files))) {
         if (c) free(c->title);
         free(c);
-        return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        return nsc_oom(r);
     }
     for (; c->nfiles < d->nfiles; c->nfiles++)
         if (!(c->files[c->nfiles] = nsc_strdup(d->files[c->nfiles]))) {
             nsc_circuit_free(c);
-            return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+            return nsc_oom(r);
         }
     nl_deck view = *d;
     view.files = c->files;
@@ -330,7 +330,7 @@ nsc_status nsc_deck_read(const char *path, const nsc_search_path *inc, nsc_deck 
 {
     nl_deck *d = calloc(1, sizeof *d);
     *out = NULL;
-    if (!d) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!d) return nsc_oom(r);
     nsc_status st = nl_deck_read_file(d, path, inc, r);
     if (st) nsc_deck_free(d);
     else *out = d;

@@ -328,14 +328,14 @@ static nsc_status expand_ops(const nl_expr *e, const nl_env *env, nl_arena *ar, 
         || (e->b && expand(e->b, env, ar, fn, arg, depth, &b, r)) || (e->c && expand(e->c, env, ar, fn, arg, depth, &c, r)))
         return r->status;
     nl_expr *x = copy_node(ar, e);
-    if (!x) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!x) return nsc_oom(r);
     if (e->op == NL_X_CALL) {                          /* the arguments, a list */
         nl_expr **tail = &x->a;
         for (const nl_expr *p = e->a; p; p = p->next) {
             const nl_expr *q;
             if (expand(p, env, ar, fn, arg, depth, &q, r)) return r->status;
             nl_expr *qc = copy_node(ar, q);
-            if (!qc) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+            if (!qc) return nsc_oom(r);
             qc->next = NULL;
             *tail = qc;
             tail = &qc->next;

@@ -34,7 +34,7 @@ static const char *mname(const mctx *M)
 
 static nsc_status oom(mctx *M)
 {
-    return nsc_err(M->r, NSC_ENOMEM, NULL, "out of memory");
+    return nsc_oom(M->r);
 }
 
 static nsc_status at_loc(mctx *M, nsc_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -429,7 +429,7 @@ static nsc_status meas_trig(mctx *M, nsc_meas *m, int i)
 nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env, nsc_report *r)
 {
     nsc_meas *all = nsc_realloc_array(c->meas, (size_t)c->nmeas + 1, sizeof *all);
-    if (!all) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!all) return nsc_oom(r);
     c->meas = all;
     nsc_meas *m = &all[c->nmeas];
     memset(m, 0, sizeof *m);
@@ -477,7 +477,7 @@ nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
         nsc_probe *p = &c->meas_probe[k];
         size_t L = strlen(p->name);
         char *in = nsc_strndup(p->name + 2, L - 3);                /* inside "v(...)" / "i(...)" */
-        if (!in) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        if (!in) return nsc_oom(r);
         nsc_status st = NSC_OK;
         if (p->kind == NSC_PROBE_V && in[0] == '@') {                /* P(x)'s port (power) */
             int el = nsc_circuit_element(c, in + 1);

@@ -151,7 +151,7 @@ args
 static int push(nl_parser *p, const nl_field *f)
 {
     if (nsc_grow((void **)&p->stk, &p->cap, p->top + 1, sizeof *p->stk)) {
-        nsc_err(p->r, NSC_ENOMEM, NULL, "out of memory");
+        nsc_oom(p->r);
         return -1;
     }
     p->stk[p->top++] = *f;
@@ -166,7 +166,7 @@ static int list(nl_parser *p, int mark, nl_field *f)
     f->sub = NULL;
     if (n > 0) {
         if (!(f->sub = nl_alloc(&p->deck->arena, (size_t)n * sizeof *f->sub))) {
-            nsc_err(p->r, NSC_ENOMEM, NULL, "out of memory");
+            nsc_oom(p->r);
             return -1;
         }
         memcpy(f->sub, p->stk + mark, (size_t)n * sizeof *f->sub);
@@ -179,7 +179,7 @@ static nl_expr *node(nl_parser *p, nl_xop op, const nl_tok *t, nl_expr *a, nl_ex
 {
     nl_expr *e = nl_expr_new(&p->deck->arena, op, t->line, t->col, a, b);
     if (!e) {
-        nsc_err(p->r, NSC_ENOMEM, NULL, "out of memory");
+        nsc_oom(p->r);
         return NULL;
     }
     if (e->depth > NL_EXPR_MAXDEPTH) {
@@ -200,7 +200,7 @@ static nl_field pair(nl_parser *p, const nl_field *k, const nl_field *v, int *ok
 {
     nl_field f = { NL_F_PAIR, k->line, k->col, 2, { NULL }, nl_alloc(&p->deck->arena, 2 * sizeof f) };
     *ok = f.sub != NULL;
-    if (!*ok) nsc_err(p->r, NSC_ENOMEM, NULL, "out of memory");
+    if (!*ok) nsc_oom(p->r);
     else {
         f.sub[0] = *k;
         f.sub[1] = *v;
@@ -270,7 +270,7 @@ nsc_status nl_parse_line(nl_parser *p, const nl_line *ln, nl_card *out)
     }
     if (setjmp(p->fatal)) {                            /* flex's YY_FATAL_ERROR */
         nl_lex_end(p);
-        if (strstr(p->fatalmsg, "memory")) return nsc_err(p->r, NSC_ENOMEM, NULL, "out of memory");
+        if (strstr(p->fatalmsg, "memory")) return nsc_oom(p->r);
         nsc_loc loc = { p->deck->files[ln->file], ln->seg[0].line, 1 };
         return nsc_err(p->r, NSC_ENETLIST, &loc, "internal scanner error (%s)", p->fatalmsg);
     }
@@ -279,7 +279,7 @@ nsc_status nl_parse_line(nl_parser *p, const nl_line *ln, nl_card *out)
     nl_lex_end(p);
     if (rc == 0) return NSC_OK;
     if (p->r->status == NSC_OK) {
-        if (rc == 2) return nsc_err(p->r, NSC_ENOMEM, NULL, "out of memory");
+        if (rc == 2) return nsc_oom(p->r);
         nsc_loc loc = { p->deck->files[ln->file], 0, 0 };
         nl_line_pos(ln, 0, &loc.line, &loc.col);
         nsc_err(p->r, NSC_ENETLIST, &loc, "syntax error");

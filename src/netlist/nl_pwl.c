@@ -35,7 +35,7 @@ typedef struct pctx {
     int capiname;
 } pctx;
 
-static nsc_status oom(pctx *P) { return nsc_err(P->r, NSC_ENOMEM, NULL, "out of memory"); }
+static nsc_status oom(pctx *P) { return nsc_oom(P->r); }
 
 /* "msg: 'subexpression'" at e's position */
 static nsc_status fail(pctx *P, const nl_expr *e, const char *msg)
@@ -521,7 +521,7 @@ nsc_status nl_pwl_compile(const nl_expr *x, const nl_pwl_env *env, nsc_bprog **o
 {
     *out = NULL;
     pctx P = { env, r, calloc(1, sizeof(nsc_bprog)), 0, 0, NULL, 0 };
-    if (!P.p) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!P.p) return nsc_oom(r);
     aff v;
     nl_arena ar = { 0 };                               /* user functions inlined (nl_expr_expand) */
     const nl_expr *xe;

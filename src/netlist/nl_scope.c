@@ -16,7 +16,7 @@
 
 nsc_status nle_oom(elab *E)
 {
-    return nsc_err(E->r, NSC_ENOMEM, NULL, "out of memory");
+    return nsc_oom(E->r);
 }
 
 /* the message of fmt and the location of field f of card cd (its first field if f is NULL) */

@@ -130,9 +130,9 @@ static nsc_status table_init(table *T, const nsc_waves *W, const char *which, ns
             return nsc_err(r, NSC_EUSAGE, NULL, "%s: time decreases at row %d (%g after %g)", which, i + 1, t,
                            W->v[(size_t)(i - 1) * W->ncol]);
     }
-    if (!(T->canon = nsc_calloc((size_t)W->ncol, sizeof(char *)))) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!(T->canon = nsc_calloc((size_t)W->ncol, sizeof(char *)))) return nsc_oom(r);
     for (int c = 1; c < W->ncol; c++)
-        if (!(T->canon[c] = nsc_signame_canon(W->name[c]))) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        if (!(T->canon[c] = nsc_signame_canon(W->name[c]))) return nsc_oom(r);
     return NSC_OK;
 }
 
@@ -142,7 +142,7 @@ static nsc_status table_locate(table *T, const double *g, int ng, nsc_report *r)
     const nsc_waves *W = T->W;
     T->k = nsc_calloc((size_t)ng, sizeof(int));
     T->a = nsc_calloc((size_t)ng, sizeof(double));
-    if (!T->k || !T->a) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!T->k || !T->a) return nsc_oom(r);
     int k = 0;
     for (int i = 0; i < ng; i++) {
         while (k + 1 < W->nrow && W->v[(size_t)(k + 1) * W->ncol] <= g[i]) k++;
@@ -172,7 +172,7 @@ static nsc_status make_grid(const nsc_waves *A, const nsc_waves *B, double from,
                        a0, a1, b0, b1, isinf(from) && isinf(to) ? "" : " (within the window given)");
     double tol = 1e-12 * (c->t1 - c->t0);
     c->t = nsc_calloc((size_t)A->nrow + 2, sizeof(double));
-    if (!c->t) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!c->t) return nsc_oom(r);
     int n = 0;
     for (int i = 0; i < A->nrow; i++) {
         double x = A->v[(size_t)i * A->ncol];
@@ -255,7 +255,7 @@ static nsc_status own_series(const table *T, source src, double t0, double t1, d
     *n = 0;
     *t = nsc_calloc((size_t)W->nrow + 1, sizeof(double));
     *y = nsc_calloc((size_t)W->nrow + 1, sizeof(double));
-    if (!*t || !*y) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!*t || !*y) return nsc_oom(r);
     for (int i = 0; i < W->nrow; i++) {
         const double *row = W->v + (size_t)i * W->ncol;
         if (row[0] < t0 || row[0] > t1) continue;
@@ -276,7 +276,7 @@ static nsc_status instants(nsc_cmp *c, int q, const table *A, source sa, const t
     if (!st) st = own_series(B, sb, c->t0, c->t1, &tb, &yb, &nb, r);
     if (!st && (!(at = nsc_calloc((size_t)na + (size_t)nb + 2, sizeof(double))) ||
                 !(dir = nsc_calloc((size_t)na + (size_t)nb + 2, sizeof(int)))))
-        st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        st = nsc_oom(r);
     if (!st) {
         double hyst = 0.1 * s->range;
         s->n_ref = nsc_cmp_edges(tb, yb, nb, s->level, hyst, at, dir, nb + 1);
@@ -351,16 +351,16 @@ nsc_status nsc_compare(const nsc_waves *ours, const nsc_waves *ref, char *const 
     source *sa = NULL, *sb = NULL;
     nsc_cmp *c = calloc(1, sizeof *c);
     nsc_status st = NSC_OK;
-    if (!c) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!c) return nsc_oom(r);
     if ((st = table_init(&A, ours, "ours", r)) || (st = table_init(&B, ref, "the reference", r))) goto done;
     int cap = nsig > 0 ? nsig : ours->ncol;
     c->sig = nsc_calloc((size_t)cap, sizeof *c->sig);
     sa = nsc_calloc((size_t)cap, sizeof *sa);
     sb = nsc_calloc((size_t)cap, sizeof *sb);
-    if (!c->sig || !sa || !sb) { st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    if (!c->sig || !sa || !sb) { st = nsc_oom(r); goto done; }
     for (int q = 0; q < (nsig > 0 ? nsig : ours->ncol - 1); q++) {
         char *name = nsc_signame_canon(nsig > 0 ? signals[q] : ours->name[q + 1]);
-        if (!name) { st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+        if (!name) { st = nsc_oom(r); goto done; }
         int dup = 0;
         for (int p = 0; p < c->nsig; p++) dup |= !strcmp(c->sig[p].name, name);
         int fa = find(&A, name, &sa[c->nsig]), fb = find(&B, name, &sb[c->nsig]);
@@ -373,7 +373,7 @@ nsc_status nsc_compare(const nsc_waves *ours, const nsc_waves *ref, char *const 
         c->sig[c->nsig].name = name;
         c->sig[c->nsig].ours_src = source_text(&A, sa[c->nsig]);
         c->sig[c->nsig].ref_src = source_text(&B, sb[c->nsig]);
-        if (!c->sig[c->nsig].ours_src || !c->sig[c->nsig].ref_src) { c->nsig++; st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+        if (!c->sig[c->nsig].ours_src || !c->sig[c->nsig].ref_src) { c->nsig++; st = nsc_oom(r); goto done; }
         c->nsig++;
     }
     if (c->nsig == 0) {
@@ -389,7 +389,7 @@ nsc_status nsc_compare(const nsc_waves *ours, const nsc_waves *ref, char *const 
     size_t ng = (size_t)c->ngrid;
     c->ours = nsc_calloc((size_t)c->nsig * ng, sizeof(double));
     c->ref = nsc_calloc((size_t)c->nsig * ng, sizeof(double));
-    if (!c->ours || !c->ref) { st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); goto done; }
+    if (!c->ours || !c->ref) { st = nsc_oom(r); goto done; }
     for (int q = 0; q < c->nsig; q++) {
         for (size_t i = 0; i < ng; i++) {
             c->ours[q * ng + i] = value(&A, sa[q].plus, (int)i) - (sa[q].minus > 0 ? value(&A, sa[q].minus, (int)i) : 0);

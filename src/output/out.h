@@ -118,8 +118,6 @@ nsc_ticks nsc_ticks_of(double lo, double hi, int nticks);
 /* "set Xtics STEP", "set format X '%.Dg'" (and "set Xrange [lo:hi]" of the
  * ticks when setrange) for axis 'x' or 'y'. */
 void nsc_gp_ticks(FILE *f, char axis, double lo, double hi, int nticks, int setrange);
-/* The part of p after its last '/'. */
-const char *nsc_base_name(const char *p);
 
 /* Write text to path atomically (temp + rename). */
 /* The state changes logged in W->ev (--events), atomically. */

@@ -24,7 +24,7 @@ nsc_status nsc_afile_open(nsc_afile *a, const char *path, nsc_report *r)
     }
     nsc_reap_stale(path);                                      /* a killed run's temporaries */
     a->tmp = nsc_tmp_template(path);
-    if (!a->tmp) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!a->tmp) return nsc_oom(r);
     int fd = nsc_mkstemp(a->tmp);
     if (fd < 0 || !(a->f = fdopen(fd, "w"))) {
         int e = errno;

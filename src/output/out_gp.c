@@ -13,12 +13,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-const char *nsc_base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
-
 /* Names pasted into a script are data, never code: inside gnuplot's single
  * quotes only a quote is special (written twice); a control character (a
  * newline would end the string, or the comment line it is in) is refused. */
@@ -237,7 +231,7 @@ nsc_status nsc_write_gp(const nsc_waves *W, const char *datpath, const char *gpp
     free(stat);
     free(cols);
     if (got == -2) return nsc_waves_read_error(W, e, r);
-    if (!f || fclose(f)) { free(text); return nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); }
+    if (!f || fclose(f)) { free(text); return nsc_oom(r); }
     nsc_status s = nsc_write_atomic(gppath, text, len, r);
     free(text);
     return s;
@@ -249,7 +243,7 @@ nsc_status nsc_write_gp(const nsc_waves *W, const char *datpath, const char *gpp
 nsc_status nsc_render_gp(const char *gppath, nsc_report *r)
 {
     char *dir = nsc_strdup(gppath);
-    if (!dir) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!dir) return nsc_oom(r);
     char *slash = strrchr(dir, '/');
     const char *gpbase = nsc_base_name(gppath);
     if (slash) *slash = 0; else strcpy(dir, ".");
@@ -261,7 +255,7 @@ nsc_status nsc_render_gp(const char *gppath, nsc_report *r)
     if (!png || !tmpp || !ef) {
         if (ef) fclose(ef);
         free(dir); free(png); free(tmpp); free(expr);
-        return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        return nsc_oom(r);
     }
     nsc_status s = NSC_OK;
     int tfd = nsc_mkstemp(tmpp);
@@ -306,7 +300,7 @@ nsc_status nsc_render_gp(const char *gppath, nsc_report *r)
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     char *pngpath = nsc_asprintf("%s/%s", dir, png);
     struct stat sb;
-    if (!pngpath) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); unlink(tmpp); }
+    if (!pngpath) { s = nsc_oom(r); unlink(tmpp); }
     else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || stat(tmpp, &sb) != 0 || sb.st_size == 0) {
         for (char *p = msg; *p; p++) if (*p == '\n') *p = ' ';
         s = nsc_err(r, NSC_EOUT, NULL, "gnuplot failed on '%s'%s%s (install gnuplot-nox for --plot)",

@@ -124,7 +124,7 @@ static nsc_status read_vars(cursor *c, const char *rest, const char *e, plot *pl
     if (pl->nvar <= 0) return bad(c, r, "Variables: before a positive No. Variables");
     pl->var = nsc_calloc((size_t)pl->nvar, sizeof(char *));
     pl->type = nsc_calloc((size_t)pl->nvar, sizeof(char *));
-    if (!pl->var || !pl->type) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!pl->var || !pl->type) return nsc_oom(r);
     const char *b = rest;
     for (int k = 0; k < pl->nvar; k++) {
         const char *tb, *te, *nb, *ne, *yb, *ye;
@@ -132,10 +132,10 @@ static nsc_status read_vars(cursor *c, const char *rest, const char *e, plot *pl
             if (!next_line(c, &b, &e)) return bad(c, r, "end of file in the Variables list");
         if (!token(&b, e, &nb, &ne) || !token(&b, e, &yb, &ye)) return bad(c, r, "variable line without name and type");
         pl->type[k] = nsc_strndup(yb, (size_t)(ye - yb));
-        if (!pl->type[k]) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        if (!pl->type[k]) return nsc_oom(r);
         nsc_strlower(pl->type[k]);
         pl->var[k] = var_name(nb, ne, pl->type[k]);
-        if (!pl->var[k]) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        if (!pl->var[k]) return nsc_oom(r);
         b = e;                                        /* options after the type are ignored */
     }
     return NSC_OK;
@@ -160,7 +160,7 @@ static nsc_status read_binary(cursor *c, plot *pl, nsc_waves *W, double *row, ns
     const unsigned char *p = (const unsigned char *)c->p;
     for (size_t i = 0; W && i < n; i++) {
         for (int k = 0; k < pl->nvar; k++) row[k] = get_le(p + i * rowbytes + width * (size_t)k);
-        if (nsc_waves_add(W, row)) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        if (nsc_waves_add(W, row)) return nsc_oom(r);
     }
     c->p += n * rowbytes;
     return NSC_OK;
@@ -198,7 +198,7 @@ static nsc_status read_ascii(cursor *c, plot *pl, nsc_waves *W, double *row, nsc
             }
             c->p = p + n;
         }
-        if (W && nsc_waves_add(W, row)) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        if (W && nsc_waves_add(W, row)) return nsc_oom(r);
     }
     return NSC_OK;
 }
@@ -223,10 +223,10 @@ nsc_status nsc_read_raw(const char *path, const char *data, size_t len, nsc_wave
     while (!s && !W && next_line(&c, &b, &e)) {
         if (keyed(b, e, "title:", &v)) {
             free(title);
-            if (!(title = nsc_strndup(v, (size_t)(e - v)))) s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+            if (!(title = nsc_strndup(v, (size_t)(e - v)))) s = nsc_oom(r);
         } else if (keyed(b, e, "plotname:", &v)) {
             plot_clear(&pl);
-            if (!(pl.name = nsc_strndup(v, (size_t)(e - v)))) s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+            if (!(pl.name = nsc_strndup(v, (size_t)(e - v)))) s = nsc_oom(r);
         } else if (keyed(b, e, "flags:", &v)) {
             const char *tb, *te;
             while (token(&v, e, &tb, &te))
@@ -245,14 +245,14 @@ nsc_status nsc_read_raw(const char *path, const char *data, size_t len, nsc_wave
             if (is_transient(&pl)) {
                 W = nsc_waves_new(pl.var + 1, pl.nvar - 1, title ? title : "");
                 row = nsc_calloc((size_t)pl.nvar, sizeof(double));
-                if (!W || !row) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); break; }
+                if (!W || !row) { s = nsc_oom(r); break; }
             } else {
                 char *ns = nsc_asprintf("%s%s'%s'", seen ? seen : "", seen ? ", " : "", pl.name ? pl.name : "?");
                 free(seen);
-                if (!(seen = ns)) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); break; }
+                if (!(seen = ns)) { s = nsc_oom(r); break; }
             }
             if (!row) row = nsc_calloc((size_t)pl.nvar, sizeof(double));
-            if (!row) { s = nsc_err(r, NSC_ENOMEM, NULL, "out of memory"); break; }
+            if (!row) { s = nsc_oom(r); break; }
             s = binary ? read_binary(&c, &pl, W, row, r) : read_ascii(&c, &pl, W, row, r);
             if (W && pl.truncated && info) info->incomplete = 1;
             if (!W) { free(row); row = NULL; }

@@ -134,7 +134,7 @@ static nsc_status add_probe(nsc_probe **p, int *n, int *cap, nsc_probe q, nsc_re
 {
     if (!q.name || nsc_grow((void **)p, cap, *n + 1, sizeof **p)) {
         free(q.name);
-        return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+        return nsc_oom(r);
     }
     (*p)[(*n)++] = q;
     return NSC_OK;
@@ -145,7 +145,7 @@ static nsc_status parse_item(const nsc_circuit *c, const char *s, size_t len, ns
                              nsc_report *r)
 {
     char *t = nsc_strndup(s, len), *u = t;
-    if (!t) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!t) return nsc_oom(r);
     /* squeeze blanks, lower case */
     char *d = t;
     for (char *p = t; *p; p++)
@@ -180,7 +180,7 @@ static nsc_status parse_item(const nsc_circuit *c, const char *s, size_t len, ns
         }
         q->name = nsc_asprintf("i(%s)", arg);
     }
-    if (!q->name) st = nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!q->name) st = nsc_oom(r);
 out:
     free(u);
     return st;

@@ -125,7 +125,7 @@ int nsc_spill_batch(nsc_waves *W)
 nsc_status nsc_waves_add_error(const nsc_waves *W, nsc_report *r)
 {
     const struct nsc_spill *sp = W->sp;
-    if (!sp || !sp->err || sp->err == ENOMEM) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory");
+    if (!sp || !sp->err || sp->err == ENOMEM) return nsc_oom(r);
     if (sp->fd < 0)
         return nsc_err(r, NSC_EOUT, NULL, "cannot create a temporary file for the rows beyond memory ('%s'): %s",
                        sp->name ? sp->name : "", strerror(sp->err));

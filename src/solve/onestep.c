@@ -282,7 +282,7 @@ nsc_status nsc_onestep_new_alg(const nsc_lcs *L, double h, double theta, double 
 {
     *out = NULL;
     nsc_onestep *P = calloc(1, sizeof *P);
-    if (!P) return nsc_err(rep, NSC_ENOMEM, NULL, "out of memory");
+    if (!P) return nsc_oom(rep);
     if (onestep_init(P, L, h, theta) || build_wr(P, sw, theta, theta_alg) || sources_setup(P) || nsc_mode_setup(P) || nsc_map_setup(P)) {
         nsc_onestep_free(P);
         return nsc_err(rep, NSC_ENOMEM, NULL, "out of memory building the one-step problem");
