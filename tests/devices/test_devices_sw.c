@@ -374,20 +374,19 @@ Test(devsw, diode_spice_fit)
     nsc_circuit_free(c);
 }
 
-/* The fit's error on [IMIN, IMAX] sampled on a geometric grid (pairs as in
- * diode_segments_fit), and the number of pairs. */
-static double fit_error(const char *card, int *m)
+/* The fit's error against N Vt ln(1 + i/1e-14) on 100 uA..100 A sampled on a
+ * geometric grid (pairs as in diode_segments_fit) of the card "IS=1e-14 N=n
+ * more", and the number of pairs. */
+static double fit_error(double n, const char *more, int *m)
 {
     char net[256];
-    snprintf(net, sizeof net, "t\nV1 a 0 5\nR1 a k 1k\nD1 k 0 DS\n.model DS D(%s)\n.op\n.end\n", card);
+    snprintf(net, sizeof net, "t\nV1 a 0 5\nR1 a k 1k\nD1 k 0 DS\n.model DS D(IS=1e-14 N=%g %s)\n.op\n.end\n", n, more);
     nsc_circuit *c = tu_parse(net);
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
     cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_OK);
-    double is = 1e-14, n = 1, vt = 1.380649e-23 * 300.15 / 1.602176634e-19, emax = 0;
-    const char *p = strstr(card, "N=");
-    if (p) n = atof(p + 2);
+    double is = 1e-14, vt = 1.380649e-23 * 300.15 / 1.602176634e-19, emax = 0;
     *m = L->m;
     for (int k = 0; k <= 6000; k++) {
         double i = 1e-4 * pow(1e6, k / 6000.0), v = L->e0[0] + nsc_sp_get(L->D, 0, 0) * i;
@@ -407,9 +406,8 @@ static double fit_error(const char *card, int *m)
 Test(devsw, diode_default_fit_is_the_fewest_segments_within_10_mV)
 {
     int m, m5, m2, m3, m0;
-    double e = fit_error("IS=1e-14 N=1", &m), e5 = fit_error("IS=1e-14 N=1 SEGMENTS=5 IMIN=100u IMAX=100", &m5);
-    double e2 = fit_error("IS=1e-14 N=2", &m2), e3 = fit_error("IS=1e-14 N=3", &m3);
-    double e0 = fit_error("IS=1e-14 N=0.01", &m0);
+    double e = fit_error(1, "", &m), e5 = fit_error(1, "SEGMENTS=5 IMIN=100u IMAX=100", &m5);
+    double e2 = fit_error(2, "", &m2), e3 = fit_error(3, "", &m3), e0 = fit_error(0.01, "", &m0);
     cr_log_info("N=1: %d pairs %.4g V; 5 segments %.4g V; N=2: %d pairs %.4g V; N=3: %d pairs %.4g V; "
                 "N=0.01: %d pairs %.3g V", m, e, e5, m2, e2, m3, e3, m0, e0);
     cr_assert(m == 6 && e <= 0.01 && e > 0.0079, "%d %g", m, e);
