@@ -7,10 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "netlist/netlist.h"
+#include "base/blas_env.h"
+
+/* Before any library initialiser (see blas_env.h): the BLAS single-threaded in
+ * this binary and every program it runs. No output may depend on the clock: the
+ * raw files' Date: line follows SOURCE_DATE_EPOCH, set in main's environment
+ * here (environ is final by now) and so in every program a test runs. */
+NSC_BLAS_ONE_THREAD
+
+__attribute__((constructor)) static void tu_fixed_date(void)
+{
+    setenv("SOURCE_DATE_EPOCH", "1700000000", 1);
+}
 
 int tu_table_read(const char *path, tu_table *t)
 {
@@ -72,21 +88,71 @@ int tu_table_col(const tu_table *t, const char *name)
     return -1;
 }
 
+/* The command runs in its own process group under a deadline: a hung program
+ * (or a grandchild it left) is killed with the whole group, and the call
+ * returns -1 with "[tu_run: timed out]" in the output, so no test can hang
+ * the suite whatever the child does (Criterion's own .timeout kills the test,
+ * not the shell's children). NSC_TEST_DEADLINE (seconds) overrides 300. */
+static int run_deadline(void)
+{
+    const char *e = getenv("NSC_TEST_DEADLINE");
+    int s = e ? atoi(e) : 0;
+    return s > 0 ? s : 300;
+}
+
+static void append(char **buf, size_t *n, size_t *cap, const char *b, size_t k)
+{
+    if (*n + k + 1 > *cap) {
+        while (*n + k + 1 > *cap) *cap *= 2;
+        *buf = realloc(*buf, *cap);
+    }
+    memcpy(*buf + *n, b, k);
+    *n += k;
+    (*buf)[*n] = 0;
+}
+
 int tu_run(const char *cmd, char **out)
 {
-    FILE *p = popen(cmd, "r");
-    if (!p) return -1;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while ((got = fread(buf + n, 1, cap - n - 1, p)) > 0) {
-        n += got;
-        if (cap - n < 2) { cap *= 2; buf = realloc(buf, cap); }
+    int fd[2];
+    if (pipe(fd) != 0) return -1;
+    pid_t pid = fork();
+    if (pid < 0) { close(fd[0]); close(fd[1]); return -1; }
+    if (pid == 0) {
+        setpgid(0, 0);
+        dup2(fd[1], STDOUT_FILENO);
+        close(fd[0]); close(fd[1]);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
     }
-    buf[n] = 0;
-    int st = pclose(p);
+    setpgid(pid, pid);
+    close(fd[1]);
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap), b[4096];
+    buf[0] = 0;
+    time_t end = time(NULL) + run_deadline();
+    int timed_out = 0;
+    for (;;) {
+        struct pollfd pf = { fd[0], POLLIN, 0 };
+        int left = (int)(end - time(NULL));
+        if (left <= 0) { timed_out = 1; break; }
+        int r = poll(&pf, 1, left * 1000);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) { timed_out = 1; break; }
+        ssize_t got = read(fd[0], b, sizeof b);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        append(&buf, &n, &cap, b, (size_t)got);
+    }
+    if (timed_out) kill(-pid, SIGKILL);
+    close(fd[0]);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    if (timed_out) {
+        const char *m = "\n[tu_run: timed out; process group killed]\n";
+        append(&buf, &n, &cap, m, strlen(m));
+    }
     if (out) *out = buf; else free(buf);
-    if (st == -1) return -1;
+    if (timed_out) return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 

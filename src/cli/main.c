@@ -26,6 +26,9 @@
 #include "output/out_stream.h"
 #include "analysis/run.h"
 #include "analysis/stepper.h"
+#include "base/blas_env.h"
+
+NSC_BLAS_ONE_THREAD
 
 static volatile sig_atomic_t stop_flag;
 static void on_signal(int sig) { stop_flag = sig; }

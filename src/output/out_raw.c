@@ -11,12 +11,22 @@
 #include <string.h>
 #include <time.h>
 
-/* ngspice's date: asctime() with two blanks before the year ("Sat Nov 21 21:05:29  2026"). */
+/* ngspice's date: asctime() with two blanks before the year ("Sat Nov 21 21:05:29  2026").
+ * SOURCE_DATE_EPOCH (the reproducible-builds convention: decimal seconds since
+ * the epoch, read as UTC) replaces the clock, so two runs can give the same bytes. */
 static void raw_date(char *buf, size_t n)
 {
     time_t now = time(NULL);
-    struct tm tm;
-    if (!localtime_r(&now, &tm) || !strftime(buf, n, "%a %b %e %H:%M:%S  %Y", &tm)) snprintf(buf, n, "unknown");
+    struct tm tm, *ok;
+    const char *e = getenv("SOURCE_DATE_EPOCH");
+    char *end = NULL;
+    long long sde = e && *e ? strtoll(e, &end, 10) : -1;
+    if (e && *e && end && !*end && sde >= 0 && sde <= 253402300799LL) {
+        now = (time_t)sde;
+        ok = gmtime_r(&now, &tm);
+    } else
+        ok = localtime_r(&now, &tm);
+    if (!ok || !strftime(buf, n, "%a %b %e %H:%M:%S  %Y", &tm)) snprintf(buf, n, "unknown");
 }
 
 /* ngspice's variable type of a column */

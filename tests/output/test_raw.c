@@ -65,6 +65,34 @@ static void same(const nsc_waves *a, const nsc_waves *b, double rel)
     }
 }
 
+/* The Date: line follows SOURCE_DATE_EPOCH (UTC), so a test comparing two runs'
+ * bytes does not depend on the clock (a make check once failed when two runs
+ * straddled a second); a malformed value falls back to the clock. */
+Test(raw, date_follows_source_date_epoch)
+{
+    nsc_waves *W = sample(3);
+    char *p = path_of("d.raw");
+    nsc_report r;
+    nsc_report_init(&r);
+    const char *vals[] = { "1700000000", "0", "12x" };
+    const char *want[] = { "Date: Tue Nov 14 22:13:20  2023\n", "Date: Thu Jan  1 00:00:00  1970\n", NULL };
+    for (int k = 0; k < 3; k++) {
+        setenv("SOURCE_DATE_EPOCH", vals[k], 1);
+        cr_assert_eq(nsc_write_raw(W, p, 0, 0, &r), NSC_OK);
+        char *s = tu_read_file(p);
+        cr_assert(s);
+        const char *d = strstr(s, "\nDate: ");
+        cr_assert(d);
+        if (want[k]) cr_assert(!strncmp(d + 1, want[k], strlen(want[k])), "%.40s", d + 1);
+        else cr_assert(strncmp(d + 1, "Date: Thu Jan  1", 16) != 0 && strncmp(d + 1, "Date: unknown", 13) != 0, "%.40s", d + 1);
+        free(s);
+    }
+    setenv("SOURCE_DATE_EPOCH", "1700000000", 1);
+    nsc_report_free(&r);
+    free(p);
+    nsc_waves_free(W);
+}
+
 Test(raw, ascii_header_as_ngspice)
 {
     nsc_waves *W = sample(3);
