@@ -167,12 +167,23 @@ nsc_status nsc_run_circuit(nsc_run *R, const nsc_deck *d, const nsc_param_set *o
     return nsc_deck_elab(d, ov, nov, &R->c, r);
 }
 
+/* --tstop replaces the card's TSTOP: the source fields that default to it (SIN's
+ * frequency 1/TSTOP, PULSE's PW and PER) follow the run's, as in ngspice. */
+static void retime_sources(nsc_circuit *c, double tstop)
+{
+    if (!c->has_tran || tstop == c->tstop) return;
+    for (int k = 0; k < c->nel; k++)
+        if (c->el[k].kind == NSC_EL_V || c->el[k].kind == NSC_EL_I)
+            nsc_wave_defaults(&c->el[k].wave, c->tstep, tstop, 1);
+}
+
 nsc_status nsc_run_setup(nsc_run *R, const nsc_run_cfg *cfg, nsc_report *r)
 {
     R->cfg = *cfg;
     R->steady = nsc_run_steady(R->c, cfg);
     nsc_status s = nsc_run_opts(R->c, cfg, &R->o, r);
     if (s) return s;
+    if (cfg->tstop > 0) retime_sources(R->c, cfg->tstop);
     R->po = nsc_run_pss_opts(R->c, cfg);
     if (R->steady) nsc_meas_steady_windows(R->c, r);
     return NSC_OK;

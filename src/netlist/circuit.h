@@ -65,7 +65,17 @@ typedef struct nsc_wave {
     double repeat;
     nsc_winstr *code;       /* EXPR: [ncode], owned by the B source's program */
     int ncode;
+    int ngiven;             /* fields the card gave; p[ngiven..] are defaults (nsc_wave_defaults) */
+    int pw_tstop;           /* PULSE's PW given as 0: it means TSTOP */
+    int dc_from_wave;       /* no DC value on the card: dc = the waveform at t = 0 */
 } nsc_wave;
+
+/* Fills the omitted fields of a PULSE, SIN or EXP with SPICE's defaults for
+ * a run of print step tstep and end tstop (has_tran 0: no .tran, so SIN's
+ * default frequency is 0 and PULSE's PW never ends), and dc when it comes from
+ * the waveform. Idempotent: a run whose TSTOP differs from the card's (--tstop)
+ * calls it again, as ngspice takes the defaults from the run's TSTOP. */
+void nsc_wave_defaults(nsc_wave *w, double tstep, double tstop, int has_tran);
 
 /* Functions an EXPR waveform may call: the index of name (its number of
  * arguments in *nargs), -1 if not one of them; its value at x[]. */

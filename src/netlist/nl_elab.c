@@ -109,48 +109,25 @@ static nsc_status resolve_refs(elab *E)
 static nsc_status wave_defaults(elab *E)
 {
     nsc_circuit *c = E->c;
-    double ts = c->has_tran ? c->tstep : 0, te = c->has_tran ? c->tstop : 1e30;
     for (int k = 0; k < c->nel; k++) {
         nsc_wave *w = &c->el[k].wave;
         if (c->el[k].kind != NSC_EL_V && c->el[k].kind != NSC_EL_I) continue;
-        int g = E->wgiven[k], setdc = g < 0;
-        if (g < 0) g = -g - 1;
+        int g = E->wgiven[k];
+        w->dc_from_wave = g < 0;
+        w->ngiven = g < 0 ? -g - 1 : g;
         double *p = w->p;
-        switch (w->kind) {
-        case NSC_WAVE_PULSE: {
-            const double d[7] = { 0, 0, 0, ts, ts, te, 0 };
-            for (int i = g; i < 7; i++) p[i] = d[i];
-            w->np = 7;
+        if (w->kind == NSC_WAVE_PULSE) {
             const char *field[] = { "TR", "TF", "PW", "PER" };
-            for (int i = 3; i < 7; i++)
+            for (int i = 3; i < 7 && i < w->ngiven; i++)
                 if (p[i] < 0)
                     return nsc_err(E->r, NSC_ENETLIST, &c->el[k].loc, "PULSE of %s: negative %s = %g", c->el[k].name,
                                    field[i - 3], p[i]);
-            if (p[5] == 0) p[5] = te;                     /* ngspice: PW = 0 is TSTOP */
-            if (g >= 8 && !(p[7] >= 0 && p[7] == floor(p[7]) && p[7] < 1e15))
+            w->pw_tstop = w->ngiven > 5 && p[5] == 0;
+            if (w->ngiven >= 8 && !(p[7] >= 0 && p[7] == floor(p[7]) && p[7] < 1e15))
                 return nsc_err(E->r, NSC_ENETLIST, &c->el[k].loc,
                                "PULSE of %s: NP = %g must be a whole number of pulses (0: unlimited)", c->el[k].name, p[7]);
-            if (g >= 8 && p[7] > 0) w->np = 8;            /* ngspice's NP pulses, then V1 (KiCad writes 0) */
-            break;
         }
-        case NSC_WAVE_SIN: {
-            const double d[6] = { 0, 0, c->has_tran ? 1 / te : 0, 0, 0, 0 };
-            for (int i = g; i < 6; i++) p[i] = d[i];
-            w->np = 6;
-            break;
-        }
-        case NSC_WAVE_EXP: {
-            if (g < 3) p[2] = 0;
-            if (g < 4) p[3] = ts;
-            if (g < 5) p[4] = p[2] + ts;
-            if (g < 6) p[5] = ts;
-            w->np = 6;
-            break;
-        }
-        default:
-            break;
-        }
-        if (setdc) w->dc = nsc_wave_eval(w, 0);
+        nsc_wave_defaults(w, c->tstep, c->tstop, c->has_tran);
     }
     return NSC_OK;
 }

@@ -115,6 +115,37 @@ static double expr_eval(const nsc_wave *w, double t)
     return sp == 1 ? st[0] : NAN;
 }
 
+void nsc_wave_defaults(nsc_wave *w, double tstep, double tstop, int has_tran)
+{
+    double ts = has_tran ? tstep : 0, te = has_tran ? tstop : 1e30, *p = w->p;
+    int g = w->ngiven;
+    switch (w->kind) {
+    case NSC_WAVE_PULSE: {
+        const double d[7] = { 0, 0, 0, ts, ts, te, 0 };
+        for (int i = g; i < 7; i++) p[i] = d[i];
+        if (w->pw_tstop) p[5] = te;                          /* ngspice: PW = 0 is TSTOP */
+        w->np = g >= 8 && p[7] > 0 ? 8 : 7;                 /* NP pulses, then V1 */
+        break;
+    }
+    case NSC_WAVE_SIN: {
+        const double d[6] = { 0, 0, has_tran ? 1 / te : 0, 0, 0, 0 };
+        for (int i = g; i < 6; i++) p[i] = d[i];
+        w->np = 6;
+        break;
+    }
+    case NSC_WAVE_EXP:
+        if (g < 3) p[2] = 0;
+        if (g < 4) p[3] = ts;
+        if (g < 5) p[4] = p[2] + ts;
+        if (g < 6) p[5] = ts;
+        w->np = 6;
+        break;
+    default:
+        break;
+    }
+    if (w->dc_from_wave) w->dc = nsc_wave_eval(w, 0);
+}
+
 double nsc_wave_eval(const nsc_wave *w, double t)
 {
     switch (w->kind) {

@@ -1953,3 +1953,30 @@ Test(e2e, bad_memory_bound_is_a_usage_error)
     cr_assert(strstr(out, "NSCIRCUIT_MEM_ROWS must be a whole number"), "%s", out);
     free(out);
 }
+
+/* --tstop replaces the card's TSTOP in the source fields that default to it, as
+ * ngspice takes them from the run's TSTOP (issue 25 item 15): SIN(0 1) on
+ * `.tran 10u 2m` run with --tstop 4m has frequency 1/4m = 250 Hz, so
+ * v(a)(3 ms) = sin(2*pi*250*3m) = -1; PULSE(0 1 0)'s PW defaults to TSTOP, so
+ * v(b) stays 1 until 4 ms. Before, the card's 500 Hz (v(a)(3 ms) = 0) and its
+ * 2 ms pulse (v(b)(3 ms) = 0) were kept. */
+Test(e2e, tstop_option_moves_source_defaults)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/sd.cir", tmp);
+    tu_write_file(path, "tstop defaults\nV1 a 0 SIN(0 1)\nR1 a 0 1k\nV2 b 0 PULSE(0 1 0)\nR2 b 0 1k\n"
+                        ".options stepping=fixed\n.tran 10u 2m\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --tstop 4m -o sd.dat sd.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/sd.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int ca = tu_table_col(&t, "v(a)"), cb = tu_table_col(&t, "v(b)");
+    cr_assert(ca > 0 && cb > 0);
+    cr_assert_float_eq(TU_AT(&t, t.nrow - 1, 0), 4e-3, 1e-12);
+    cr_assert_float_eq(tu_interp(&t, ca, 3e-3), -1.0, 1e-6);
+    cr_assert_float_eq(tu_interp(&t, ca, 1e-3), 1.0, 1e-6);
+    cr_assert_float_eq(tu_interp(&t, cb, 3e-3), 1.0, 1e-12);
+    tu_table_free(&t);
+}

@@ -14,7 +14,7 @@ static void near(double a, double b)
 
 static nsc_wave mk(nsc_wavekind k, double *p, int np, double repeat)
 {
-    nsc_wave w = { k, 0, p, np, repeat, NULL, 0 };
+    nsc_wave w = { .kind = k, .p = p, .np = np, .repeat = repeat };
     return w;
 }
 
