@@ -8,7 +8,7 @@
  *        (ground and nodes without .ic count 0).
  * A capacitor whose nodes are already tied by voltage-defining branches is not
  * imposed (the loop would make the static matrix singular); its IC= is then
- * ignored with a warning. count() is late so that V/E/H/L are tied first. */
+ * ignored with a warning. count() is latest (2) so that V/E/H/L are tied first. */
 #include "device.h"
 
 static nsc_status c_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
@@ -65,7 +65,7 @@ const nsc_device nsc_dev_c = {
     .what = "capacitors",
     .letter = 'c',
     .card = NSC_CARD_VALUE,
-    .late = 1,
+    .late = 2,
     .count = c_count,
     .stamp = c_stamp,
     .current = c_current,

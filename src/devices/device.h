@@ -3,7 +3,7 @@
  * Every element kind has one nsc_device (one file dev_<x>.c) registered in the
  * table of devices.c. The assembler (lcs_asm.c) knows no device by name; it
  *   1. calls count() for every element (all devices with late == 0 first, in
- *      element order, then the late ones): the device says how many unknowns,
+ *      element order, then late == 1, then late == 2): the device says how many unknowns,
  *      pairs and sources it needs in ctx->mode, and declares the topology of
  *      its terminals with nsc_dev_link() (gmin and loop checks; DC paths are
  *      checked before, by lcs_topo.c from the table's dc fields);
@@ -273,7 +273,8 @@ typedef struct nsc_device {
     const char *what;   /* "resistor", ... (messages) */
     char letter;        /* its card's first letter, lower case (0: none, card NSC_CARD_NONE) */
     nsc_cardform card;  /* the form of that card */
-    int late;           /* count() after all non-late devices (needs their topology) */
+    int late;           /* count() order: 0 first, then 1 (inductors), then 2 (capacitors): a device
+                         * needs the topology of the earlier levels */
     /* Needs and topology of element ei in ctx->mode; errors (with the card's
      * location) in ctx->r. */
     nsc_status (*count)(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need);

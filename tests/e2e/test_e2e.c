@@ -1980,3 +1980,29 @@ Test(e2e, tstop_option_moves_source_defaults)
     cr_assert_float_eq(tu_interp(&t, cb, 3e-3), 1.0, 1e-12);
     tu_table_free(&t);
 }
+
+/* An inductor between two voltage sources is treated as one across a single
+ * source, whatever the card order (issue 25 item 17): a note naming the
+ * inductor, and i_L = (5 - 3) V / 1 mH * t = 20 mA at 10 us (analytic). Before,
+ * with L1 before V2, "voltage source v2 closes a loop of voltage sources". */
+Test(e2e, inductor_between_two_sources_runs)
+{
+    const char *net[] = { "l2\nV1 a 0 5\nL1 a b 1m\nV2 b 0 3\n.options stepping=fixed\n.tran 1u 10u\n.end\n",
+                          "l2\nV1 a 0 5\nV2 b 0 3\nL1 a b 1m\n.options stepping=fixed\n.tran 1u 10u\n.end\n" };
+    for (int k = 0; k < 2; k++) {
+        char path[1024], cmd[2048], *out = NULL;
+        snprintf(path, sizeof path, "%s/l2.cir", tmp);
+        tu_write_file(path, net[k]);
+        snprintf(cmd, sizeof cmd, "cd %s && %s -o l2.dat l2.cir 2>&1", tmp, NSC_PROGRAM);
+        cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+        cr_assert(strstr(out, "note: inductor l1 closes a loop of voltage sources"), "%s", out);
+        free(out);
+        tu_table t;
+        snprintf(path, sizeof path, "%s/l2.dat", tmp);
+        cr_assert_eq(tu_table_read(path, &t), 0);
+        int ci = tu_table_col(&t, "i(l1)");
+        cr_assert(ci > 0);
+        cr_assert_float_eq(tu_interp(&t, ci, 10e-6), 0.02, 1e-9);
+        tu_table_free(&t);
+    }
+}
