@@ -389,17 +389,30 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-char *nsc_study_id(const char *netlist, char *const *words, int nwords)
+/* h extended by the bytes of the file at path, then its length (so the
+ * boundary between two files counts); 0 when it cannot be read. */
+static int hash_file(uint64_t *h, const char *path)
 {
-    FILE *f = fopen(netlist, "rb");
-    if (!f) return NULL;
-    uint64_t h = 0xcbf29ce484222325ULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
     char buf[8192];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = fnv1a(h, buf, n);
+    unsigned long long len = 0;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        *h = fnv1a(*h, buf, n);
+        len += n;
+    }
     int bad = ferror(f);
     fclose(f);
-    if (bad) return NULL;
+    *h = fnv1a(*h, &len, sizeof len);
+    return !bad;
+}
+
+char *nsc_study_id(char *const *files, int nfiles, char *const *words, int nwords)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int k = 0; k < nfiles; k++)
+        if (!hash_file(&h, files[k])) return NULL;
     for (int k = 0; k < nwords; k++) h = fnv1a(h, words[k] ? words[k] : "", strlen(words[k] ? words[k] : "") + 1);
     return nsc_asprintf("%016llx", (unsigned long long)h);
 }

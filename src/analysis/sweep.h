@@ -145,11 +145,14 @@ void nsc_sweep_table_free(nsc_sweep_table *T);
 /* Sort the rows by point index. */
 void nsc_sweep_table_sort(nsc_sweep_table *T);
 
-/* A study's identity: FNV-1a (64 bits, hex) over the netlist file's bytes and
- * the words that define the study (overrides, ranges, run options; not the shard),
- * so shards of different studies with the same columns are told apart. NULL on
- * an unreadable netlist (the identity is then left out). */
-char *nsc_study_id(const char *netlist, char *const *words, int nwords);
+/* A study's identity: FNV-1a (64 bits, hex) over the bytes of files[0..nfiles)
+ * (the netlist and every file it included, as found: shards run with other -I
+ * directories or NSCIRCUIT_PATH differ when what they included differs) and
+ * the words that define the study (overrides, the plan's values as numbers,
+ * run options; not the shard), so shards of different studies with the same
+ * columns are told apart. NULL when a file cannot be read (the identity is
+ * then left out). */
+char *nsc_study_id(char *const *files, int nfiles, char *const *words, int nwords);
 
 /* Write T to path (atomically): .dat layout, or CSV when csv. */
 nsc_status nsc_sweep_write(const nsc_sweep_table *T, const char *path, int csv, nsc_report *r);

@@ -618,22 +618,38 @@ static int run_points(collect *C, const long *sel, long nsel, int jobs, int prog
 
 /* ---- the study ---- */
 
-/* The words that define a study besides its netlist's bytes (nsc_study_id):
- * the fixed values, the ranges, --log, the run options. */
-static char *study_of(const nsc_sweep_args *a)
+/* An axis of the plan as a word: its name and values as numbers to 15
+ * significant digits ("3n", parsed as 3 * 1e-9, and "3e-9" are one value,
+ * though they differ in the last bit). */
+static char *axis_word(const nsc_axis *x)
 {
-    int n = 0, cap = 2 * a->nfixed + a->nrange + 8;
+    size_t cap = strlen(x->name) + 32 * (size_t)x->n + 16, len;
+    char *w = malloc(cap);
+    if (!w) return NULL;
+    len = (size_t)snprintf(w, cap, "axis %s %d", x->name, x->logscale);
+    for (int i = 0; i < x->n && len < cap; i++) len += (size_t)snprintf(w + len, cap - len, " %.15g", x->val[i]);
+    return w;
+}
+
+/* The words that define a study besides the bytes of its files (nsc_study_id):
+ * the fixed values, the plan (its axes' values), --log, the run options. */
+static char *study_of(const study *S)
+{
+    const nsc_sweep_args *a = S->a;
+    int n = 0, cap = 2 * a->nfixed + S->plan.naxis + 8;
     char **w = nsc_calloc((size_t)cap, sizeof *w);
     if (!w) return NULL;
-    for (int k = 0; k < a->nfixed; k++) w[n++] = nsc_asprintf("fixed %s=%.17g", a->fixed[k].name, a->fixed[k].value);
-    for (int k = 0; k < a->nrange; k++) w[n++] = nsc_asprintf("range %s", a->range[k]);
+    for (int k = 0; k < a->nfixed; k++) w[n++] = nsc_asprintf("fixed %s=%.15g", a->fixed[k].name, a->fixed[k].value);
+    for (int k = 0; k < S->plan.naxis; k++) w[n++] = axis_word(&S->plan.axis[k]);
     w[n++] = nsc_asprintf("log %d", a->logscale);      /* not the shard: shards share their study */
     w[n++] = nsc_asprintf("run %.17g %.17g %.17g %s %s", a->cfg.step, a->cfg.tstop, a->cfg.theta,
                           a->cfg.solver ? a->cfg.solver : "", a->cfg.save ? a->cfg.save : "");
     if (a->cfg.steady || a->cfg.period > 0) w[n++] = nsc_asprintf("steady %.17g", a->cfg.period);
     int ok = 1;
     for (int k = 0; k < n; k++) ok &= w[k] != NULL;
-    char *id = ok ? nsc_study_id(a->netlist, w, n) : NULL;
+    char *const *files;
+    int nfiles = nsc_deck_files(S->deck, &files);
+    char *id = ok ? nsc_study_id(files, nfiles, w, n) : NULL;
     for (int k = 0; k < n; k++) free(w[k]);
     free(w);
     return id;
@@ -770,7 +786,7 @@ static int study_table(study *S, collect *C)
     nsc_print_report(&rep);
     nsc_report_free(&rep);
     if (s) return 3;
-    char *id = study_of(S->a);
+    char *id = study_of(S);
     if (id) snprintf(C->T.study, sizeof C->T.study, "%s", id);
     free(id);
     return 0;

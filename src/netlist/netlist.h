@@ -47,6 +47,9 @@ nsc_status nsc_deck_read(const char *path, const nsc_search_path *inc, nsc_deck 
  * again): as nsc_netlist_read_in after the reading. */
 nsc_status nsc_deck_elab(const nsc_deck *d, const nsc_param_set *ov, int nov, nsc_circuit **out, nsc_report *r);
 void nsc_deck_free(nsc_deck *d);
+/* The files d was read from, the netlist first, then each .include/.lib as
+ * opened (paths as found, e.g. through -I): *files = [count], owned by d. */
+int nsc_deck_files(const nsc_deck *d, char *const **files);
 
 /* Same, from a string (tests, tools); name is used in messages, and relative
  * .include paths resolve against the current directory. */

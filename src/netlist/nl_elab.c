@@ -320,6 +320,12 @@ nsc_status nsc_deck_elab(const nsc_deck *d, const nsc_param_set *ov, int nov, ns
     return from_deck(d, ov, nov, out, r);
 }
 
+int nsc_deck_files(const nsc_deck *d, char *const **files)
+{
+    *files = d->files;
+    return d->nfiles;
+}
+
 void nsc_deck_free(nsc_deck *d)
 {
     if (d) nl_deck_free(d);

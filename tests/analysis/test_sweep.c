@@ -857,3 +857,40 @@ Test(sweep, program_killed_point_leaves_no_temporaries, .init = setup, .fini = t
     free(t);
     free(nl);
 }
+
+/* The study identity covers the included files' bytes and the plan's values as
+ * numbers (issue 25 item 6): shards run with -I directories whose inc.lib
+ * differ (R2 1k vs 2k) do not merge; shards whose --param ranges are written
+ * 1n:3n:3 and 1e-9:3e-9:3 are one study and merge. Before, the -I shards merged
+ * silently (exit 0) and the second pair was refused as another study. */
+Test(sweep, study_identity_covers_includes_and_values, .init = setup, .fini = teardown)
+{
+    char cmd[4096], *out = NULL, path[1024];
+    const char *net = "inc\n.param c=1n\n.include inc.lib\nV1 in 0 PULSE(0 1 0)\nR1 in out 1k\nC1 out 0 {c}\n"
+                      ".tran 1u 20u\n.meas tran vend FIND v(out) AT=20u\n.end\n";
+    snprintf(path, sizeof path, "%s/inc.cir", tmp);
+    cr_assert_eq(tu_write_file(path, net), 0);
+    const char *dir[] = { "a", "b" }, *lib[] = { "R2 out 0 1k\n", "R2 out 0 2k\n" };
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/%s", tmp, dir[k]);
+        cr_assert_eq(mkdir(path, 0700), 0);
+        snprintf(path, sizeof path, "%s/%s/inc.lib", tmp, dir[k]);
+        cr_assert_eq(tu_write_file(path, lib[k]), 0);
+    }
+    const char *args = "--no-plot --quiet -j 1";
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep inc.cir -I a --param c=1n:3n:3 %s --shard 1/2 -o ia && "
+             "%s sweep inc.cir -I b --param c=1n:3n:3 %s --shard 2/2 -o ib && "
+             "%s sweep inc.cir -I a --param c=1e-9:3e-9:3 %s --shard 2/2 -o ie 2>&1",
+             tmp, NSC_PROGRAM, args, NSC_PROGRAM, args, NSC_PROGRAM, args);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep --merge --no-plot -o m1 ia.sweep.dat ib.sweep.dat 2>&1",
+             tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+    cr_assert(strstr(out, "is a shard of another study"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep --merge --no-plot -o m2 ia.sweep.dat ie.sweep.dat 2>&1",
+             tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+}
