@@ -48,6 +48,7 @@ void nsc_onestep_free(nsc_onestep *P)
     free(P->prev);
     free(P->mask);
     free(P->mask2);
+    free(P->mask0);
     free(P->lt);
     free(P->x);
     free(P->zl);
@@ -197,6 +198,7 @@ static int onestep_init(nsc_onestep *P, const nsc_lcs *L, double h, double theta
     P->prev = nsc_calloc((size_t)m, 1);
     P->mask = nsc_calloc((size_t)m, 1);
     P->mask2 = nsc_calloc((size_t)m, 1);
+    P->mask0 = nsc_calloc((size_t)m + 1, 1);
     P->lt = nsc_calloc((size_t)m, sizeof(double));
     P->x = nsc_calloc((size_t)(n + m), sizeof(double));
     P->zl = nsc_calloc((size_t)n, sizeof(double));
@@ -207,7 +209,7 @@ static int onestep_init(nsc_onestep *P, const nsc_lcs *L, double h, double theta
     P->dense_mmax = NSC_DENSE_MMAX;
     P->B = L->B;
     if (!P->th || !P->r || !P->q || !P->w || !P->prev || !P->mask
-        || !P->mask2 || !P->lt || !P->x || !P->zl || !P->ll || !P->sw || !P->ts)
+        || !P->mask2 || !P->mask0 || !P->lt || !P->x || !P->zl || !P->ll || !P->sw || !P->ts)
         return -1;
     return 0;
 }

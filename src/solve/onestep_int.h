@@ -112,6 +112,7 @@ struct nsc_onestep {
     char *prev;        /* [m] active set of the last solved step */
     int have_prev;
     char *mask, *mask2; /* [m] work */
+    char *mask0;        /* [m] work: the active-set iteration's last mode tried */
     double *x;         /* [n + m] work: mode solution */
     double *zl;        /* [n] work: Lemke's z */
     double *ll;        /* [m] work: Lemke's lambda */

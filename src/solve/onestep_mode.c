@@ -547,16 +547,43 @@ int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res
     return 1;
 }
 
+/* A mode singular because it flips one pair of a D-coupled group (a relay's two
+ * pairs: its output on the vertical step with nothing to fix it) is completed:
+ * next = mask with every D-partner of a pair that changed from prev changed
+ * too. 1 when that gives another mode to try. */
+static int flip_partners(const nsc_onestep *P, const char *prev, const char *mask, char *next)
+{
+    const nsc_sparse *D = P->L->D, *Dt = P->Dt;
+    int m = P->m, more = 0;
+    memcpy(next, mask, (size_t)m);
+    for (int i = 0; i < m; i++) {
+        if (mask[i] == prev[i]) continue;
+        for (int k = D->p[i]; k < D->p[i + 1]; k++) {
+            int j = D->i[k];
+            if (j != i && D->x[k] != 0 && mask[j] == prev[j] && next[j] == mask[j]) { next[j] = !mask[j]; more = 1; }
+        }
+        for (int k = Dt->p[i]; k < Dt->p[i + 1]; k++) {
+            int j = Dt->i[k];
+            if (j != i && Dt->x[k] != 0 && mask[j] == prev[j] && next[j] == mask[j]) { next[j] = !mask[j]; more = 1; }
+        }
+    }
+    return more;
+}
+
 int nsc_active_set(nsc_onestep *P, const char *start, nsc_mode *first, int maxit, double *z1,
                    double *l, double *res)
 {
-    char *mask = P->mask, *next = P->mask2;
+    char *mask = P->mask, *next = P->mask2, *prev = P->mask0;
     if (mask != start) memcpy(mask, start, (size_t)P->m);
     for (int it = 1; it <= maxit; it++) {
-        if (it > 1) memcpy(mask, next, (size_t)P->m);
+        if (it > 1) {
+            memcpy(prev, mask, (size_t)P->m);
+            memcpy(mask, next, (size_t)P->m);
+        }
         nsc_mode *M = it == 1 && first ? first : nsc_mode_get(P, mask);
         if (!M) return 0;
         int st = nsc_mode_try(P, M, z1, l, res, next);
+        if (st < 0 && it > 1 && flip_partners(P, prev, mask, next)) continue;   /* the group's other pairs too */
         if (st == 1) {
             P->cur = (int)(M - P->modes);
             return it;

@@ -2006,3 +2006,34 @@ Test(e2e, inductor_between_two_sources_runs)
         tu_table_free(&t);
     }
 }
+
+/* A peak-current-mode buck whose SR latch is a B source reading its own output
+ * (issue 25 item 8): set by a 100 ns clock pulse, it must hold after the pulse
+ * until the sensed inductor current reaches 5 A. Analytic: L di/dt = 12 V -
+ * v(out) with v(out) < 0.2 V over the first on-time, so i reaches 5 A at
+ * 5 * 10u / 12 = 4.17 us (4.17..4.3 us with v(out)), and i(l1) peaks at 5 A
+ * (ngspice 39: 5.0 A). Before, the latch released when the clock pulse ended
+ * (peak 0.47 A): the active-set iteration met a singular mode (one pair of the
+ * relay flipped) with a 1 mOhm switch and Lemke then took the other solution. */
+Test(e2e, sr_latch_b_source_holds)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/pcm.cir", tmp);
+    tu_write_file(path, "pcm buck with an SR latch as a B source\nVin in 0 12\nVclk clk 0 PULSE(0 1 0 1n 1n 100n 10u)\n"
+                        "Bq q 0 V = (V(clk) > 0.5 || (V(q) > 0.5 && I(Vs) < 5)) ? 1 : 0\nS1 in sw q 0 SWM\n"
+                        ".model SWM SW(VT=0.5 VH=0 RON=1m ROFF=1Meg)\nD1 0 sw DI\n.model DI D(VF=0)\nL1 sw x 10u\n"
+                        "Vs x out 0\nC1 out 0 100u\nR1 out 0 1\n.tran 10n 8u\n.meas tran ipk MAX i(l1)\n"
+                        ".meas tran toff WHEN v(q)=0.5 FALL=1\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o pcm.dat pcm.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/pcm.meas", tmp);
+    char *m = tu_read_file(path);
+    cr_assert(m);
+    const char *a = strstr(m, "\nipk = "), *b = strstr(m, "\ntoff = ");
+    cr_assert(a && b, "%s", m);
+    double ipk = atof(a + 7), toff = atof(b + 8);
+    cr_assert(ipk > 4.99 && ipk < 5.02, "ipk = %g", ipk);
+    cr_assert(toff > 4.1e-6 && toff < 4.3e-6, "toff = %g", toff);
+    free(m);
+}
