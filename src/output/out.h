@@ -98,7 +98,10 @@ int nsc_trace_stats(const nsc_waves *W, nsc_trace_stat *st);
 double nsc_select_kth(double *a, size_t n, size_t k);
 /* Switching: at least NSC_PLOT_SWITCH_JUMPS jumps, i.e. the trace crosses more
  * than half of its 0.5-99.5 % range between two rows that often (a PWM node,
- * a gate, a sawtooth's flyback; not a smooth wave sampled 7 or more rows a period). */
+ * a gate, a sawtooth's flyback; not a smooth wave sampled 7 or more rows a period),
+ * and that range is at least NSC_PLOT_SWITCH_SWING of its level (a 5 V output
+ * whose ESR ripple steps at each switching is a key trace, not a gate drive). */
+#define NSC_PLOT_SWITCH_SWING 0.2
 int nsc_trace_switching(const nsc_trace_stat *s);
 /* The y range of a panel of traces s[0..n): the full [min, max], unless the
  * 0.5-99.5 % range is under a third of it and at least 1/1000 of it: then that

@@ -78,7 +78,8 @@ int nsc_trace_stat_of(const double *v, size_t n, size_t stride, nsc_trace_stat *
 
 int nsc_trace_switching(const nsc_trace_stat *s)
 {
-    return s->jumps >= NSC_PLOT_SWITCH_JUMPS;
+    double range = s->qhi - s->qlo, level = fmax(fabs(s->qlo), fabs(s->qhi));
+    return s->jumps >= NSC_PLOT_SWITCH_JUMPS && range >= NSC_PLOT_SWITCH_SWING * level;
 }
 
 /* The panel range of traces s[0..n): the full range [min, max], or the trimmed

@@ -96,31 +96,73 @@ void nsc_gp_quote(FILE *f, const char *s)
 }
 
 /* A panel: columns col[0..n) of one kind ('v' voltages, 'i' currents, 'o'
- * others), all switching (sw = 1) or none. */
+ * others), all switching (sw = 1) or none, of one scale (big = 1: the traces
+ * within a factor NSC_PLOT_SCALE_SPLIT of the kind's largest; 0: the smaller). */
 typedef struct panel {
     char kind;
-    int sw, n;
+    int sw, big, n;
     int *col;
 } panel;
 
-#define MAXPANELS 6
+#define MAXPANELS 12
+#define NSC_PLOT_SCALE_SPLIT 10.0   /* a trace this many times smaller than the largest gets its own panel */
+
+/* A subcircuit's internal signal (a '.' in the name: v(xhs.di)), or a device's
+ * internal node ('#': v(l1#rser)) */
+static int internal_name(const char *name)
+{
+    return strchr(name, '.') != NULL || strchr(name, '#') != NULL;
+}
+
+/* Whether column k is drawn: internal signals only when nothing else is. */
+static int drawn(const nsc_waves *W, int k)
+{
+    if (!internal_name(W->name[k])) return 1;
+    for (int j = 1; j < W->ncol; j++)
+        if (!internal_name(W->name[j])) return 0;
+    return 1;
+}
+
+/* The size of a trace: the larger magnitude of its 0.5 and 99.5 % quantiles. */
+static double trace_size(const nsc_trace_stat *s)
+{
+    return s->nfinite ? fmax(fabs(s->qlo), fabs(s->qhi)) : 0;
+}
 
 /* The panels of W, key ones first (voltages, currents, others), then the
- * switching ones in the same kind order; a panel exists when it has a column.
- * cols holds room for ncol indices. Returns the number of panels. */
+ * switching ones in the same kind order; within each, the traces of the large
+ * scale, then those NSC_PLOT_SCALE_SPLIT times smaller (a 6 V output is not
+ * drawn flat beside a 120 V snubber node); a panel exists when it has a
+ * column. cols holds room for ncol indices. Returns the number of panels. */
 static int make_panels(const nsc_waves *W, const nsc_trace_stat *st, int *cols, panel *P)
 {
     static const char kinds[] = "vio";
     int np = 0, used = 0;
     for (int sw = 0; sw < 2; sw++)
         for (int j = 0; j < 3; j++) {
-            panel p = { kinds[j], sw, 0, cols + used };
+            double top = 0;
             for (int k = 1; k < W->ncol; k++)
-                if (kind_of(W->name[k]) == kinds[j] && nsc_trace_switching(&st[k]) == sw) p.col[p.n++] = k;
-            used += p.n;
-            if (p.n) P[np++] = p;
+                if (drawn(W, k) && kind_of(W->name[k]) == kinds[j] && nsc_trace_switching(&st[k]) == sw)
+                    top = fmax(top, trace_size(&st[k]));
+            for (int big = 1; big >= 0; big--) {
+                panel p = { kinds[j], sw, big, 0, cols + used };
+                for (int k = 1; k < W->ncol; k++)
+                    if (drawn(W, k) && kind_of(W->name[k]) == kinds[j] && nsc_trace_switching(&st[k]) == sw &&
+                        (trace_size(&st[k]) * NSC_PLOT_SCALE_SPLIT >= top) == big)
+                        p.col[p.n++] = k;
+                used += p.n;
+                if (p.n) P[np++] = p;
+            }
         }
     return np;
+}
+
+/* Trace j's line: 12 colours that stay apart (then again, dashed). */
+static void line_style(FILE *f, int j, int sw)
+{
+    static const char *const colour[12] = { "#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9",
+                                            "#000000", "#a6761d", "#7570b3", "#e7298a", "#66a61e", "#999999" };
+    fprintf(f, "lc rgb '%s' dt %d lw %s", colour[j % 12], j / 12 % 5 + 1, sw ? "1" : "1.5");
 }
 
 /* The statistics of a panel's traces together (nsc_robust_range reads only
@@ -178,12 +220,43 @@ static void plot_panel(FILE *f, const nsc_waves *W, const panel *P, const nsc_tr
     fprintf(f, "plot ");
     for (int j = P->n - 1; j >= 0; j--) {
         int k = P->col[j];
-        fprintf(f, "%sdatafile using ($1*%.0e):($%d*%.0e) with lines lt %d lw %s title ",
-                j == P->n - 1 ? "" : ", \\\n     ", tscale, k + 1, ys, j % 8 + 1, P->sw ? "1" : "1.5");
+        fprintf(f, "%sdatafile using ($1*%.0e):($%d*%.0e) with lines ", j == P->n - 1 ? "" : ", \\\n     ",
+                tscale, k + 1, ys);
+        line_style(f, j, P->sw);
+        fputs(" title ", f);
         nsc_gp_quote(f, W->name[k]);
     }
     fputc('\n', f);
     if (clipped) fprintf(f, "unset label 1\n");
+}
+
+/* The picture's title: at most NSC_PLOT_TITLE_MAX characters (a longer one
+ * ran off both sides of the picture), cut at a blank with "..." after it. */
+#define NSC_PLOT_TITLE_MAX 110
+static void title_line(FILE *f, const char *title)
+{
+    size_t n = strlen(title);
+    if (n <= NSC_PLOT_TITLE_MAX) { nsc_gp_quote(f, title); return; }
+    size_t cut = NSC_PLOT_TITLE_MAX - 3;
+    while (cut > NSC_PLOT_TITLE_MAX / 2 && title[cut] != ' ') cut--;
+    if (title[cut] != ' ') cut = NSC_PLOT_TITLE_MAX - 3;
+    while (cut > 0 && (title[cut - 1] & 0xC0) == 0x80) cut--;   /* not inside a UTF-8 character */
+    if (cut > 0 && (unsigned char)title[cut - 1] >= 0xC0) cut--;
+    char *t = nsc_asprintf("%.*s...", (int)cut, title);
+    nsc_gp_quote(f, t ? t : "");
+    free(t);
+}
+
+/* A comment naming the columns the picture leaves out (internal signals). */
+static void not_drawn(FILE *f, const nsc_waves *W)
+{
+    int n = 0;
+    for (int k = 1; k < W->ncol; k++) {
+        if (drawn(W, k)) continue;
+        fputs(n++ ? " " : "# not drawn (internal signals; in the data file): ", f);
+        for (const char *p = W->name[k]; *p; p++) fputc((unsigned char)*p < 32 ? ' ' : *p, f);
+    }
+    if (n) fputc('\n', f);
 }
 
 /* The script's text: preamble, time axis, the panels (make_panels, plot_panel). */
@@ -207,8 +280,9 @@ static void write_script(FILE *f, const nsc_waves *W, const nsc_trace_stat *st, 
     nsc_ticks tx = nsc_ticks_of(t0 * ts, t1 * ts, 8);
     if (t1 > t0) fprintf(f, "set xrange [%.10g:%.10g]\nset xtics %.10g\n", t0 * ts, t1 * ts, tx.step);
     fprintf(f, "set multiplot layout %d,1 title ", panels ? panels : 1);
-    nsc_gp_quote(f, W->title ? W->title : "");
+    title_line(f, W->title ? W->title : "");
     fputc('\n', f);
+    not_drawn(f, W);
     for (int p = 0; p < panels; p++) plot_panel(f, W, &P[p], st, ts, p == panels - 1, tu, tx.digits);
     if (!panels) fprintf(f, "set xlabel 'time (%s)'\nplot datafile using ($1*%.0e):($1*%.0e) with lines title 'time'\n", tu, ts, ts);
     fprintf(f, "unset multiplot\nset output\n");

@@ -106,8 +106,8 @@ Test(out, gnuplot_script_panels)
     /* voltages and currents in separate panels; time in ms (the run is 2.5 ms),
      * v(a) up to 2.5e3 V in kV, i(l1) down to -5 A in A; names in the legend */
     cr_assert(strstr(s, "set multiplot layout 2,1"), "%s", s);
-    cr_assert(strstr(s, "using ($1*1e+03):($2*1e-03) with lines lt 1 lw 1.5 title 'v(a)'"), "%s", s);
-    cr_assert(strstr(s, "using ($1*1e+03):($3*1e+00) with lines lt 1 lw 1.5 title 'i(l1)'"), "%s", s);
+    cr_assert(strstr(s, "using ($1*1e+03):($2*1e-03) with lines lc rgb '#0072b2' dt 1 lw 1.5 title 'v(a)'"), "%s", s);
+    cr_assert(strstr(s, "using ($1*1e+03):($3*1e+00) with lines lc rgb '#0072b2' dt 1 lw 1.5 title 'i(l1)'"), "%s", s);
     /* neither is switching: no third panel; tick steps 1, 2, 5 x 10^k */
     cr_assert(!strstr(s, "set ylabel 'switching"), "%s", s);
     cr_assert(strstr(s, "set yrange [0:2.5]\nset ytics 0.5\n") && strstr(s, "set yrange [-5:0]\nset ytics 1\n"), "%s", s);
@@ -641,6 +641,76 @@ Test(out, stream_writes_the_same_bytes)
     for (struct dirent *de; (de = readdir(dir));) left += strncmp(de->d_name, "dropped", 7) == 0;
     closedir(dir);
     cr_expect_eq(left, 0, "the unfinished stream left %d files", left);
+    nsc_waves_free(W);
+    nsc_report_free(&r);
+    tu_rmdir(d);
+    free(d);
+}
+
+/* The plot rules of issue 25 item 21, on a synthetic converter's table:
+ * - v(out) = 6 V with a 40 mV ESR step at each of 20 switchings is a key trace,
+ *   not a switching one (its swing is 0.7 % of its level);
+ * - a 120 V snubber node and v(out) are voltages of scales 20x apart: two panels,
+ *   so v(out) is not drawn flat;
+ * - a gate drive 0/10 V switching is in the switching panel;
+ * - 14 currents get 12 colours, then dashes: no two solid lines alike;
+ * - device and subcircuit internals (v(l1#rser), v(xhs.di)) are not drawn and
+ *   are named in a comment;
+ * - a 300-character title is cut to 110 characters with "...". */
+Test(out, gnuplot_panels_by_scale_colours_title)
+{
+    enum { NI = 14 };
+    char *names[5 + NI];
+    const char *fixed[] = { "v(out)", "v(snub)", "v(g)", "v(l1#rser)", "v(xhs.di)" };
+    for (int k = 0; k < 5; k++) names[k] = (char *)fixed[k];
+    char ibuf[NI][16];
+    for (int k = 0; k < NI; k++) { snprintf(ibuf[k], sizeof ibuf[k], "i(l%d)", k + 2); names[5 + k] = ibuf[k]; }
+    char title[301];
+    for (int k = 0; k < 300; k++) title[k] = k % 10 == 9 ? ' ' : 'a' + k % 26;
+    title[300] = 0;
+    nsc_waves *W = nsc_waves_new(names, 5 + NI, title);
+    cr_assert(W);
+    for (int i = 0; i < 2000; i++) {
+        double row[6 + NI], ph = (i % 100) / 100.0;
+        int on = ph < 0.5;
+        row[0] = i * 1e-7;
+        row[1] = 6 + (on ? 0.02 : -0.02) + 0.001 * ph;
+        row[2] = on ? 120 * ph : 0;
+        row[3] = on ? 10 : 0;
+        row[4] = 1e-3 * ph;
+        row[5] = 5 + 0.1 * ph;
+        for (int k = 0; k < NI; k++) row[6 + k] = (k + 1) * (1 + 0.1 * ph);
+        cr_assert_eq(nsc_waves_add(W, row), 0);
+    }
+    char *d = tu_tmpdir(), dat[512], gp[512], png[512];
+    snprintf(dat, sizeof dat, "%s/y.dat", d);
+    snprintf(gp, sizeof gp, "%s/y.gp", d);
+    snprintf(png, sizeof png, "%s/y.png", d);
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_write_dat(W, dat, 0, &r), NSC_OK);
+    cr_assert_eq(nsc_write_gp(W, dat, gp, png, &r), NSC_OK);
+    char *s = tu_read_file(gp);
+    cr_assert(s);
+    /* panels: voltages (snubber), voltages (v(out)), currents x2 scales, switching voltages */
+    const char *vo = strstr(s, "title 'v(out)'"), *vs = strstr(s, "title 'v(snub)'"), *vg = strstr(s, "title 'v(g)'");
+    cr_assert(vo && vs && vg, "%s", s);
+    const char *plot_vo = vo, *plot_vs = vs;
+    while (plot_vo > s && strncmp(plot_vo, "\nplot ", 6)) plot_vo--;
+    while (plot_vs > s && strncmp(plot_vs, "\nplot ", 6)) plot_vs--;
+    cr_assert(plot_vo != plot_vs, "v(out) and v(snub) share a panel: %s", s);
+    const char *swl = strstr(s, "set ylabel 'switching voltage");
+    cr_assert(swl && swl < vg && swl > vo, "v(g) not in the switching panel, or v(out) in it: %s", s);
+    cr_assert(!strstr(s, "title 'v(l1#rser)'") && !strstr(s, "title 'v(xhs.di)'"), "%s", s);
+    cr_assert(strstr(s, "# not drawn (internal signals; in the data file): v(l1#rser) v(xhs.di)\n"), "%s", s);
+    cr_assert(strstr(s, "lc rgb '#999999' dt 1") && strstr(s, "lc rgb '#0072b2' dt 2"), "%s", s);
+    const char *t = strstr(s, "set multiplot layout ");
+    cr_assert(t);
+    t = strstr(t, "title '");
+    const char *e = t ? strchr(t + 7, '\'') : NULL;
+    cr_assert(e && e - (t + 7) <= 110 && !strncmp(e - 3, "...", 3), "%.200s", t);
+    free(s);
+    if (tu_run("command -v gnuplot >/dev/null", NULL) == 0) cr_assert_eq(nsc_render_gp(gp, &r), NSC_OK, "%s", r.error ? r.error : "");
     nsc_waves_free(W);
     nsc_report_free(&r);
     tu_rmdir(d);
