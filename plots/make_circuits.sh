@@ -2,8 +2,8 @@
 # make_circuits.sh [nscircuit] -- regenerates the circuit pictures plots/<name>.png:
 # runs nscircuit on netlists/<name>.cir (and ngspice on the same netlist or its
 # twin in netlists/spice/, when installed, for the dashed overlays), then
-# gnuplot plots/src/<name>.gp. Usage, from the build directory:
-#     sh ../main/plots/make_circuits.sh ./nscircuit
+# gnuplot plots/src/<name>.gp. Usage, from the top of a built clone:
+#     sh plots/make_circuits.sh ./nscircuit
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 nsc=${1:-$top/nscircuit}

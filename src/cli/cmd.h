@@ -33,7 +33,7 @@ typedef struct nsc_search_buf {
 } nsc_search_buf;
 /* Add a -I directory; 0 or -1 out of memory. */
 int nsc_search_add(nsc_search_buf *b, const char *dir);
-/* Append the environment and the models directory; returns &b->path or NULL
+/* Append the environment, the source tree's models/ (a build-tree program), and the models directory; returns &b->path or NULL
  * out of memory. */
 const nsc_search_path *nsc_search_finish(nsc_search_buf *b);
 void nsc_search_free(nsc_search_buf *b);

@@ -1,5 +1,7 @@
 /* cmd_util.c -- what the program's commands (main.c, cmd_*.c) share: option
  * values and the printing of a library report. */
+#define _DEFAULT_SOURCE                       /* realpath */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +58,24 @@ int nsc_usage_error(const char *cmd, const char *fmt, const char *arg)
 #ifndef NSC_MODELDIR
 #define NSC_MODELDIR ""
 #endif
+#ifndef NSC_TREE_MODELDIR
+#define NSC_TREE_MODELDIR ""
+#define NSC_TREE_BUILDDIR ""
+#endif
+
+/* The source tree's models/ when this program is the one its build tree made
+ * (its directory is the configured build directory): `.include diodes.lib`
+ * works in a clone before `make install`. NULL otherwise. */
+static const char *tree_models(void)
+{
+    static char exe[PATH_MAX], top[PATH_MAX];
+    if (!NSC_TREE_MODELDIR[0] || !realpath("/proc/self/exe", exe) || !realpath(NSC_TREE_BUILDDIR, top)) return NULL;
+    char *slash = strrchr(exe, '/');
+    if (!slash) return NULL;
+    *slash = 0;
+    struct stat sb;
+    return strcmp(exe, top) == 0 && stat(NSC_TREE_MODELDIR, &sb) == 0 && S_ISDIR(sb.st_mode) ? NSC_TREE_MODELDIR : NULL;
+}
 
 int nsc_search_add(nsc_search_buf *b, const char *dir)
 {
@@ -71,7 +91,7 @@ const nsc_search_path *nsc_search_finish(nsc_search_buf *b)
     const char *env = getenv("NSCIRCUIT_PATH");
     int n = b->ncli;
     if (env && !(b->env = strdup(env))) return NULL;
-    size_t extra = 2;                                  /* the models dir, slack */
+    size_t extra = 3;                                  /* the models dirs, slack */
     for (const char *s = env; s && *s; s++) extra += *s == ':';
     const char **d = realloc(b->dirs, sizeof *d * ((size_t)n + extra + 1));
     if (!d) return NULL;
@@ -79,6 +99,8 @@ const nsc_search_path *nsc_search_finish(nsc_search_buf *b)
     char *save = NULL;
     if (b->env)                                        /* empty entries are skipped */
         for (char *t = strtok_r(b->env, ":", &save); t; t = strtok_r(NULL, ":", &save)) d[n++] = t;
+    const char *tree = tree_models();
+    if (tree) d[n++] = tree;                           /* before an older installed copy */
     if (NSC_MODELDIR[0]) d[n++] = NSC_MODELDIR;
     b->path.dir = d;
     b->path.ndir = n;
