@@ -1953,3 +1953,133 @@ Test(e2e, bad_memory_bound_is_a_usage_error)
     cr_assert(strstr(out, "NSCIRCUIT_MEM_ROWS must be a whole number"), "%s", out);
     free(out);
 }
+
+/* A .control block's file that is one of the run's own outputs (issue 25 item
+ * 3: `wrdata X.meas` replaced the .meas results, the summary still said "wrote
+ * X.meas"; `write X.dat` was overwritten by the run's table) is refused with a
+ * warning, as an input is: X.meas holds the measure (max of v(a) = 1 V, the
+ * divider's constant 2 V / 2) and X.dat the run's table. */
+Test(e2e, control_output_never_over_the_runs_outputs)
+{
+    char cmd[2048], path[1100], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && printf 't\\nV1 b 0 2\\nR1 b a 1\\nR2 a 0 1\\n.meas tran vm max v(a)\\n"
+             ".control\\ntran 1u 10u\\nwrdata x.meas a\\nwrite x.dat\\nwrdata other.txt a\\n.endc\\n.end\\n' > x.cir"
+             " && %s x.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "x.cir:8:1: warning: wrdata x.meas not written: it is an output of this run"), "%s", out);
+    cr_assert(strstr(out, "x.cir:9:1: warning: write x.dat not written: it is an output of this run"), "%s", out);
+    cr_assert(strstr(out, "wrote x.dat, x.gp, x.meas"), "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/x.meas", tmp);
+    char *meas = tu_read_file(path);
+    cr_assert(meas && strstr(meas, "vm = "), "%s", meas ? meas : "(none)");
+    cr_assert_float_eq(atof(strstr(meas, "vm = ") + 5), 1.0, 1e-12);
+    free(meas);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/x.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int ca = tu_table_col(&t, "v(a)");
+    cr_assert(ca > 0 && t.nrow > 2, "the run's table");
+    cr_assert_float_eq(TU_AT(&t, t.nrow - 1, ca), 1.0, 1e-12);
+    tu_table_free(&t);
+    snprintf(path, sizeof path, "%s/other.txt", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);                /* the other file is written */
+    cr_assert_float_eq(TU_AT(&t, 0, 1), 1.0, 1e-12);
+    tu_table_free(&t);
+}
+
+/* .control file names keep their case (issue 25 item 4: `wrdata
+ * Results/Vout.txt` wrote results/vout.txt; ngspice 39 keeps the case). The
+ * vectors stay case-insensitive: V(A) is v(a), 1 V. */
+Test(e2e, control_file_names_keep_their_case)
+{
+    char cmd[2048], path[1100], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && mkdir Results && printf 't\\nV1 b 0 2\\nR1 b a 1\\nR2 a 0 1\\n"
+             ".control\\ntran 1u 10u\\nwrdata Results/Vout.txt V(A)\\nwrite Results/All.RAW\\n.endc\\n.end\\n' > k.cir"
+             " && %s --quiet k.cir 2>&1 && ls Results", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(!strcmp(out, "All.RAW\nVout.txt\n"), "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/Results/Vout.txt", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    cr_assert(t.nrow > 2 && t.ncol == 2);
+    cr_assert_float_eq(TU_AT(&t, t.nrow - 1, 1), 1.0, 1e-12);
+    tu_table_free(&t);
+}
+
+/* Files a .control block writes outside the netlist's directory and the
+ * current directory (issue 25 item 5: written without a word) get a note
+ * naming the file; --safe-control refuses them (a warning each, exit 0, the
+ * run's own outputs written) and still writes the file in a subdirectory. */
+Test(e2e, control_files_outside_are_noted_or_refused)
+{
+    char cmd[3000], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && mkdir -p w/sub && cd w && printf 't\\nV1 a 0 1\\nR1 a 0 1\\n.control\\n"
+             "tran 1u 10u\\nwrdata ../up.txt a\\nwrdata %s/abs.txt a\\nwrdata sub/in.txt a\\n.endc\\n.end\\n' > s.cir"
+             " && %s s.cir 2>&1; ls .. sub", tmp, tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "s.cir:6:1: note: wrdata ../up.txt writes ") && strstr(out, "/up.txt, outside the "
+              "netlist's directory and the current directory"), "%s", out);
+    cr_assert(strstr(out, "s.cir:7:1: note: wrdata ") && strstr(out, "/abs.txt, outside"), "%s", out);
+    cr_assert(!strstr(out, "sub/in.txt writes"), "%s", out);
+    cr_assert(strstr(out, "abs.txt\n") && strstr(out, "up.txt\n") && strstr(out, "in.txt\n"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && rm up.txt abs.txt w/sub/in.txt && cd w && %s --safe-control s.cir 2>&1;"
+             " echo \"exit $?\"; ls .. sub", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "s.cir:6:1: warning: wrdata ../up.txt not written: ") && strstr(out, "/up.txt is outside "
+              "the netlist's directory and the current directory (--safe-control)"), "%s", out);
+    cr_assert(strstr(out, "s.cir:7:1: warning: wrdata "), "%s", out);
+    cr_assert(strstr(out, "exit 0\n") && strstr(out, "wrote s.dat"), "%s", out);
+    cr_assert(!strstr(out, "abs.txt\n") && !strstr(out, "up.txt\n") && strstr(out, "in.txt\n"), "%s", out);
+    free(out);
+    /* the netlist's own directory is inside: run from elsewhere */
+    snprintf(cmd, sizeof cmd, "cd %s && printf 't\\nV1 a 0 1\\nR1 a 0 1\\n.control\\ntran 1u 10u\\nwrdata %s/w/n.txt a\\n"
+             ".endc\\n.end\\n' > w/n.cir && %s --safe-control -o r.dat w/n.cir 2>&1 && ls w", tmp, tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(!strstr(out, "note:") && !strstr(out, "warning:") && strstr(out, "n.txt\n"), "%s", out);
+    free(out);
+}
+
+/* What goes to a full standard output is an output not written (issue 25 item
+ * 7: .op, the --losses table and a .control print exited 0): exit 4, the
+ * message names standard output (cli.md). */
+Test(e2e, full_standard_output_is_exit_4)
+{
+    const char *cases[] = {
+        "printf 't\\nV1 a 0 1\\nR1 a 0 1\\n.op\\n.end\\n' > f.cir && %s f.cir",
+        "printf 't\\nV1 a 0 1\\nR1 a 0 1\\n.tran 1u 10u\\n.end\\n' > f.cir && %s --losses f.cir",
+        "printf 't\\nV1 a 0 1\\nR1 a 0 1\\n.control\\ntran 1u 10u\\nprint v(a)\\n.endc\\n.end\\n' > f.cir && %s f.cir",
+        "printf 't\\nV1 a 0 1\\nR1 a 0 1\\n.tran 1u 10u\\n.meas tran vm max v(a)\\n.end\\n' > f.cir && %s f.cir",
+    };
+    for (int k = 0; k < 4; k++) {
+        char cmd[2048], fmt[1024], *out = NULL;
+        snprintf(fmt, sizeof fmt, "cd %%s && %s > /dev/full 2> err; echo $?; cat err", cases[k]);
+        snprintf(cmd, sizeof cmd, fmt, tmp, NSC_PROGRAM);
+        cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+        cr_assert(!strncmp(out, "4\n", 2) && strstr(out, "nscircuit: error: cannot write to standard output: "), "case %d: %s", k, out);
+        free(out);
+    }
+}
+
+/* Xyce's FILE= takes any file name (issue 25 item 16: FILE=../rc.prn was
+ * "unexpected '.'", FILE=/abs/x.prn "syntax error at '/'"): noted and ignored
+ * as the README says; the run's v(a) is the divider's 1 V. */
+Test(e2e, xyce_print_file_takes_any_name)
+{
+    char cmd[2048], path[1100], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && printf 't\\nV1 b 0 2\\nR1 b a 1\\nR2 a 0 1\\n.tran 1u 10u\\n"
+             ".print tran FILE=../rc.prn v(a)\\n.print tran file=/abs/x.prn FORMAT=csv v(a)\\n.end\\n' > p.cir"
+             " && %s p.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "p.cir:6:13: note: Xyce .print option file= ignored")
+              && strstr(out, "p.cir:7:13: note: Xyce .print option file= ignored"), "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/p.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    cr_assert(t.ncol == 2 && t.nrow > 2);
+    cr_assert_float_eq(TU_AT(&t, t.nrow - 1, 1), 1.0, 1e-12);
+    tu_table_free(&t);
+}
