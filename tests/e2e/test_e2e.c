@@ -2083,3 +2083,17 @@ Test(e2e, xyce_print_file_takes_any_name)
     cr_assert_float_eq(TU_AT(&t, t.nrow - 1, 1), 1.0, 1e-12);
     tu_table_free(&t);
 }
+
+/* The program's CSV (rows streamed while the run goes on) quotes v(a,b) (issue
+ * 25 item 19) and reads back: compare finds v(a,b) in it equal to the .dat's. */
+Test(e2e, csv_output_quotes_names_and_reads_back)
+{
+    char cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --save 'v(a,b),i(l1)' -o b.csv %s/rectifier.cir && %s --quiet "
+             "--save 'v(a,b),i(l1)' -o b.dat %s/rectifier.cir && head -1 b.csv && %s compare b.csv b.dat --tol 1e-12 "
+             "--signals 'v(a,b),i(l1)' 2>&1", tmp, NSC_PROGRAM, NSC_NETLISTS, NSC_PROGRAM, NSC_NETLISTS, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(!strncmp(out, "time,\"v(a,b)\",i(l1)\n", 20), "%s", out);
+    cr_assert(strstr(out, "v(a,b)") && strstr(out, "i(l1)"), "%s", out);
+    free(out);
+}

@@ -10,6 +10,7 @@
 
 #include "netlist/netlist.h"
 #include "output/out.h"
+#include "output/rd.h"
 #include "output/out_stream.h"
 #include "analysis/stepper.h"
 #include "testutil.h"
@@ -641,6 +642,56 @@ Test(out, stream_writes_the_same_bytes)
     for (struct dirent *de; (de = readdir(dir));) left += strncmp(de->d_name, "dropped", 7) == 0;
     closedir(dir);
     cr_expect_eq(left, 0, "the unfinished stream left %d files", left);
+    nsc_waves_free(W);
+    nsc_report_free(&r);
+    tu_rmdir(d);
+    free(d);
+}
+
+/* CSV names as RFC 4180 has them (issue 25 item 19: `time,v(p,n),i(v1),v(ac)`
+ * was 5 fields over 4 columns): a name holding a comma or a quote is quoted,
+ * "" a quote inside; the header then has as many fields as every row (counted
+ * outside quotes), and the reader (rd_table.c) gives back the names and values. */
+Test(out, csv_names_are_quoted_and_read_back)
+{
+    char *d = tu_tmpdir();
+    char *names[] = { "v(p,n)", "i(v1)", "x\"y" };
+    nsc_waves *W = nsc_waves_new(names, 3, "t");
+    cr_assert(W);
+    for (int i = 0; i < 5; i++) {
+        double row[4] = { i * 1e-3, 0.5 * i, -1.0 * i, 2.0 + i };
+        cr_assert_eq(nsc_waves_add(W, row), 0);
+    }
+    nsc_report r;
+    nsc_report_init(&r);
+    char path[512];
+    snprintf(path, sizeof path, "%s/b.csv", d);
+    cr_assert_eq(nsc_write_csv(W, path, 0, &r), NSC_OK);
+    char *s = tu_read_file(path);
+    const char *hdr = "time,\"v(p,n)\",i(v1),\"x\"\"y\"\n";
+    cr_assert(s && !strncmp(s, hdr, strlen(hdr)), "%.60s", s);
+    for (const char *p = s; *p;) {                           /* 4 fields on every line */
+        int fields = 1, quoted = 0;
+        for (; *p && *p != '\n'; p++) {
+            if (*p == '"') quoted = !quoted;
+            else if (*p == ',' && !quoted) fields++;
+        }
+        cr_assert_eq(fields, 4, "%s", s);
+        if (*p) p++;
+    }
+    free(s);
+    nsc_waves *R = NULL;
+    cr_assert_eq(nsc_read_waves(path, &R, NULL, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(R->ncol, 4);
+    cr_assert_str_eq(R->name[1], "v(p,n)");
+    cr_assert_str_eq(R->name[2], "i(v1)");
+    cr_assert_str_eq(R->name[3], "x\"y");
+    cr_assert_eq(R->nrow, 5);
+    for (int i = 0; i < 5; i++) {
+        const double *v = R->v + (size_t)i * 4;
+        cr_assert(v[0] == i * 1e-3 && v[1] == 0.5 * i && v[2] == -1.0 * i && v[3] == 2.0 + i, "row %d", i);
+    }
+    nsc_waves_free(R);
     nsc_waves_free(W);
     nsc_report_free(&r);
     tu_rmdir(d);
