@@ -66,8 +66,9 @@ static const char usage_text[] =
     "  --losses            also print and write circuit.losses: every element's average\n"
     "                      power over the written window (the steady periods with\n"
     "                      --steady), EON/EOFF switching losses, balance, efficiency\n"
-    "  --load NAME         the load of the efficiency (default: the resistor absorbing\n"
-    "                      the most); implies --losses\n"
+    "  --load NAME[,NAME]  the loads of the efficiency, any elements (repeatable;\n"
+    "                      default: the resistor absorbing the most and every\n"
+    "                      independent source absorbing power); implies --losses\n"
     "  --events            also write circuit.events: the instants of every state change\n"
     "                      (adaptive steps locate them; fixed steps give step ends)\n"
     "  --progress          progress bar on stderr for runs longer than a second\n"
@@ -275,17 +276,29 @@ static nsc_status control_outputs(const nsc_circuit *c, const nsc_waves *W, cons
     return NSC_OK;
 }
 
-/* --losses: the table on stdout and in path. */
-static nsc_status report_losses(const nsc_losses *Ls, const char *load, const char *netlist, const char *path,
-                                nsc_report *r)
+/* --losses: the table on stdout and in path, with the loads named
+ * load[0..nload) (0: the default ones); a warning in r when the window is not
+ * a steady one (the stored energy changes). */
+static nsc_status report_losses(const nsc_losses *Ls, char *const *load, int nload, const char *netlist,
+                                const char *path, nsc_report *r)
 {
     nsc_loss_sum sum;
-    nsc_losses_sum(Ls, load, &sum);                   /* (load was checked against the circuit) */
+    int bad = nsc_losses_sum(Ls, load, nload, &sum);
+    if (bad) {
+        nsc_loss_sum_free(&sum);
+        return bad < 0 ? nsc_oom(r) : nsc_err(r, NSC_EUSAGE, NULL, "--load %s: %s has no power (a coupling?)",
+                                              load[bad - 1], load[bad - 1]);
+    }
+    if (sum.unsteady)
+        nsc_warn(r, NULL, "--losses: the stored energy changes by %.3g J over the window, %.3g of the input: the "
+                 "window is not a steady state and the efficiency counts what the capacitors and inductors gave or "
+                 "took (use --steady, or a later tstart)", sum.stored, sum.stored / (sum.input + sum.switching));
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    if (!f) return nsc_oom(r);
+    if (!f) { nsc_loss_sum_free(&sum); return nsc_oom(r); }
     nsc_losses_print(f, Ls, &sum, netlist);
+    nsc_loss_sum_free(&sum);
     if (fclose(f)) { free(text); return nsc_oom(r); }
     fwrite(text, 1, len, stdout);
     nsc_status s = nsc_stdout_status(r);
@@ -318,7 +331,9 @@ enum { OPT_FORMAT = 256, OPT_PLOT, OPT_STEP, OPT_TSTOP, OPT_THETA, OPT_SOLVER, O
 
 /* The command line. */
 typedef struct cli {
-    const char *netlist, *outpath, *format, *solver, *save, *dumpdir, *load;
+    const char *netlist, *outpath, *format, *solver, *save, *dumpdir;
+    char **load;                /* --load NAME[,NAME...] (repeatable): [nload] */
+    int nload;
     double step, tstop, theta, period;
     int steady, losses, plot, stats, events, quiet, progress, threads;
     int safe_control;           /* --safe-control: .control writes only below the netlist's or the current directory */
@@ -339,6 +354,20 @@ typedef struct job {
     double secs;
     int wrote_meas;
 } job;
+
+/* The names of arg ("rload,i1") appended to C->load (pointers into arg, split
+ * in place); 0, or -1 out of memory. */
+static int add_loads(cli *C, char *arg)
+{
+    char *save = NULL;
+    for (char *t = strtok_r(arg, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char **v = realloc(C->load, sizeof *v * (size_t)(C->nload + 1));
+        if (!v) return -1;
+        C->load = v;
+        C->load[C->nload++] = t;
+    }
+    return 0;
+}
 
 /* One option c with its argument into C: -1 to go on, else the exit status. */
 static int take_option(cli *C, int c, char *arg, const char *word)
@@ -378,7 +407,10 @@ static int take_option(cli *C, int c, char *arg, const char *word)
     case OPT_EVENTS: C->events = 1; break;
     case OPT_STEADY: C->steady = 1; break;
     case OPT_LOSSES: C->losses = 1; break;
-    case OPT_LOAD: C->load = arg; C->losses = 1; break;
+    case OPT_LOAD:
+        if (add_loads(C, arg)) return 3;
+        C->losses = 1;
+        break;
     case OPT_PERIOD:
         if (!nsc_opt_number(arg, &C->period) || !(C->period > 0) || !isfinite(C->period))
             return usage_error("--period needs a positive time, not '%s'", arg);
@@ -492,8 +524,9 @@ static nsc_status output_names(job *J, const cli *C)
     J->loss = with_suffix(J->out, ".losses");
     if (!J->out || !J->dat || !J->gp || !J->png || !J->meas || !J->ev || !J->loss)
         return nsc_oom(&J->rep);
-    if (C->load && nsc_circuit_element(J->R.c, C->load) < 0)
-        return nsc_err(&J->rep, NSC_EUSAGE, NULL, "--load %s: no such element in %s", C->load, C->netlist);
+    for (int k = 0; k < C->nload; k++)
+        if (nsc_circuit_element(J->R.c, C->load[k]) < 0)
+            return nsc_err(&J->rep, NSC_EUSAGE, NULL, "--load %s: no such element in %s", C->load[k], C->netlist);
     char *outs[] = { J->out, J->dat, J->gp, J->png, J->meas, J->ev, J->loss };
     const char *clash = nsc_output_is_input(outs, 7, J->R.c->files, J->R.c->nfiles);
     if (clash)
@@ -593,7 +626,7 @@ static nsc_status write_results(job *J, const cli *C, nsc_status s, nsc_report *
     if (!ws && (C->fmt == NSC_FMT_DAT || C->plot)) ws = nsc_write_gp(W, J->dat, J->gp, J->png, wr);
     if (!ws && C->plot && done) ws = nsc_render_gp(J->gp, wr);
     if (!ws && C->events) ws = nsc_write_events(W, J->ev, wr);
-    if (!ws && C->losses && done && !s) ws = report_losses(&J->lossres, C->load, C->netlist, J->loss, wr);
+    if (!ws && C->losses && done && !s) ws = report_losses(&J->lossres, C->load, C->nload, C->netlist, J->loss, wr);
     return ws;
 }
 
@@ -709,7 +742,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "sweep") == 0) return nsc_cmd_sweep(argc - 1, argv + 1);
     static cli C;
     int st = parse_options(argc, argv, &C);
-    if (st >= 0) { free(C.ov); nsc_search_free(&C.sb); return st; }
+    if (st >= 0) { free(C.ov); free(C.load); nsc_search_free(&C.sb); return st; }
     job J;
     memset(&J, 0, sizeof J);
     nsc_report_init(&J.rep);
@@ -736,6 +769,7 @@ int main(int argc, char **argv)
         job_free(&J);
     }
     free(C.ov);
+    free(C.load);
     nsc_search_free(&C.sb);
     return st;
 }
