@@ -104,6 +104,21 @@ int nsc_usage_error(const char *cmd, const char *fmt, const char *arg)
 #define NSC_MODELDIR ""
 #endif
 
+/* The source tree's models/ when this program is the build tree's (not
+ * installed: the installed models may be missing or older), else "". */
+static const char *source_models(void)
+{
+#if defined(NSC_SRC_MODELDIR) && defined(NSC_BUILD_PROGRAM)
+    char *self = realpath("/proc/self/exe", NULL), *built = realpath(NSC_BUILD_PROGRAM, NULL);
+    int same = self && built && !strcmp(self, built);
+    free(self);
+    free(built);
+    return same ? NSC_SRC_MODELDIR : "";
+#else
+    return "";
+#endif
+}
+
 int nsc_search_add(nsc_search_buf *b, const char *dir)
 {
     const char **d = realloc(b->dirs, sizeof *d * (size_t)(b->ncli + 1));
@@ -118,7 +133,7 @@ const nsc_search_path *nsc_search_finish(nsc_search_buf *b)
     const char *env = getenv("NSCIRCUIT_PATH");
     int n = b->ncli;
     if (env && !(b->env = strdup(env))) return NULL;
-    size_t extra = 2;                                  /* the models dir, slack */
+    size_t extra = 3;                                  /* the models dirs, slack */
     for (const char *s = env; s && *s; s++) extra += *s == ':';
     const char **d = realloc(b->dirs, sizeof *d * ((size_t)n + extra + 1));
     if (!d) return NULL;
@@ -126,6 +141,8 @@ const nsc_search_path *nsc_search_finish(nsc_search_buf *b)
     char *save = NULL;
     if (b->env)                                        /* empty entries are skipped */
         for (char *t = strtok_r(b->env, ":", &save); t; t = strtok_r(NULL, ":", &save)) d[n++] = t;
+    const char *src = source_models();
+    if (src[0]) d[n++] = src;                          /* before the installed ones */
     if (NSC_MODELDIR[0]) d[n++] = NSC_MODELDIR;
     b->path.dir = d;
     b->path.ndir = n;

@@ -2097,3 +2097,25 @@ Test(e2e, csv_output_quotes_names_and_reads_back)
     cr_assert(strstr(out, "v(a,b)") && strstr(out, "i(l1)"), "%s", out);
     free(out);
 }
+
+/* `.include diodes.lib` from any directory with the build tree's program
+ * (issue 25 item 20: "not found in ., /usr/local/share/nscircuit/models" before
+ * `make install`): the source tree's models/ is searched. The 1N4148 rectifies
+ * SIN(0 5 1k) into 1k: v(b) peaks at 5 V less a forward drop of 0.4..1 V. */
+Test(e2e, include_of_the_shipped_models_from_the_build_tree)
+{
+    char cmd[2048], path[1100], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && printf 'inc\\n.include diodes.lib\\nV1 a 0 SIN(0 5 1k)\\nD1 a b D1N4148\\n"
+             "R1 b 0 1k\\n.tran 1u 2m\\n.end\\n' > inc.cir && env -u NSCIRCUIT_PATH %s --quiet inc.cir 2>&1",
+             tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/inc.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int cb = tu_table_col(&t, "v(b)");
+    double vmax = -INFINITY;
+    for (int i = 0; i < t.nrow; i++) vmax = fmax(vmax, TU_AT(&t, i, cb));
+    cr_assert(cb > 0 && vmax > 4.0 && vmax < 4.6, "peak v(b) = %g", vmax);
+    tu_table_free(&t);
+}
