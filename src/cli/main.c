@@ -511,6 +511,21 @@ static nsc_status run_op(job *J, const cli *C)
     return nsc_stdout_status(&J->rep);
 }
 
+/* The files the run writes into outs[7] (the .control blocks' must not be
+ * one of them); their number. */
+static int run_outputs(const job *J, const cli *C, char **outs)
+{
+    int n = 0;
+    outs[n++] = J->out;
+    if (C->plot && C->fmt != NSC_FMT_DAT) outs[n++] = J->dat;
+    if (C->fmt == NSC_FMT_DAT || C->plot) outs[n++] = J->gp;
+    if (C->plot) outs[n++] = J->png;
+    if (J->R.c->nmeas > 0) outs[n++] = J->meas;
+    if (C->events) outs[n++] = J->ev;
+    if (C->losses) outs[n++] = J->loss;
+    return n;
+}
+
 /* The output files' names, checked: none is an input of the run, --load names
  * an element. */
 static nsc_status output_names(job *J, const cli *C)
@@ -532,6 +547,12 @@ static nsc_status output_names(job *J, const cli *C)
     if (clash)
         return nsc_err(&J->rep, NSC_EUSAGE, NULL, "the output '%s' is an input of this run (the netlist or a "
                        "file it includes): choose another name with -o", clash);
+    int n = run_outputs(J, C, outs);
+    for (int i = 0; i < n; i++)                            /* -o x.gp: the table would be the script */
+        for (int j = i + 1; j < n; j++)
+            if (nsc_same_path(outs[i], outs[j]))
+                return nsc_err(&J->rep, NSC_EUSAGE, NULL, "two outputs of this run would be the same file '%s' "
+                               "(the table, script, .meas, .losses ...): choose another name with -o", outs[j]);
     return NSC_OK;
 }
 
@@ -580,21 +601,6 @@ static nsc_status run_analysis(job *J, const cli *C, int steady)
     progress_end(&prog);
     J->secs = seconds(&prog.t0, &t1);
     return s;
-}
-
-/* The files the run writes into outs[7] (the .control blocks' must not be
- * one of them); their number. */
-static int run_outputs(const job *J, const cli *C, char **outs)
-{
-    int n = 0;
-    outs[n++] = J->out;
-    if (C->plot && C->fmt != NSC_FMT_DAT) outs[n++] = J->dat;
-    if (C->fmt == NSC_FMT_DAT || C->plot) outs[n++] = J->gp;
-    if (C->plot) outs[n++] = J->png;
-    if (J->R.c->nmeas > 0) outs[n++] = J->meas;
-    if (C->events) outs[n++] = J->ev;
-    if (C->losses) outs[n++] = J->loss;
-    return n;
 }
 
 /* The measures, the .control outputs, the table, script, PNG, events and

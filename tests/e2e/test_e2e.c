@@ -2119,3 +2119,33 @@ Test(e2e, include_of_the_shipped_models_from_the_build_tree)
     cr_assert(cb > 0 && vmax > 4.0 && vmax < 4.6, "peak v(b) = %g", vmax);
     tu_table_free(&t);
 }
+
+/* Two outputs of one run under one name (-o x.gp: the script replaced the
+ * table, "wrote x.gp, x.gp"; -o x.meas: the table replaced the .meas results)
+ * are a usage error before the run, as an output over an input is (issue 25
+ * item 3); -o x.dat writes both, the table's last v(a) the divider's 1 V. */
+Test(e2e, run_outputs_never_share_a_name)
+{
+    char cmd[2048], path[1100], *out = NULL;
+    const char *opts[] = { "-o x.gp", "-o x.meas", "--losses -o x.losses", "--format csv --plot -o x.dat" };
+    for (int k = 0; k < 4; k++) {
+        snprintf(cmd, sizeof cmd, "cd %s && printf 't\\nV1 b 0 2\\nR1 b a 1\\nR2 a 0 1\\n.tran 1u 10u\\n"
+                 ".meas tran vm max v(a)\\n.end\\n' > x.cir && %s %s x.cir 2>&1; ls", tmp, NSC_PROGRAM, opts[k]);
+        cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+        cr_assert(strstr(out, "nscircuit: error: two outputs of this run would be the same file 'x.")
+                  && !strstr(out, "x.gp\n") && !strstr(out, "x.meas\n"), "%s: %s", opts[k], out);
+        free(out);
+    }
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o x.dat x.cir", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/x.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    cr_assert_float_eq(TU_AT(&t, t.nrow - 1, tu_table_col(&t, "v(a)")), 1.0, 1e-12);
+    tu_table_free(&t);
+    snprintf(path, sizeof path, "%s/x.meas", tmp);
+    char *m = tu_read_file(path);
+    cr_assert(m && strstr(m, "vm = 1.000000000000e+00"), "%s", m ? m : "(none)");
+    free(m);
+}
