@@ -305,9 +305,10 @@ static double qat(const double *w, int n, double q)
 
 /* netlists/rectifier_capfilter.cir at fixed 1 us steps: the first row's
  * capacitor and diode currents are 2.3 A difference quotients (an impulse),
- * the currents' content is within +-80 mA. The current panel's range is the
- * 0.5-99.5 % range of its columns (computed here from the .dat) plus 5 %,
- * widened to a tick at most; the label names the 2.3 A the panel clips. */
+ * their content is within +-20 mA. Their panel (switching currents: pulses of
+ * 2 or more jumps back to 0, issue 25 item 21) has the 0.5-99.5 % range of
+ * its columns (computed here from the .dat) plus 5 %, widened to a tick at
+ * most; the label names the 2.3 A the panel clips. */
 Test(out, startup_spike_does_not_set_the_scale)
 {
     char *d = tu_tmpdir(), cmd[2048], path[600], *out = NULL;
@@ -321,7 +322,7 @@ Test(out, startup_spike_does_not_set_the_scale)
     double ql = INFINITY, qh = -INFINITY, peak = 0;
     double *w = malloc((size_t)t.nrow * sizeof *w);
     for (int c = 1; c < t.ncol; c++) {
-        if (strncmp(t.name[c], "i(", 2)) continue;
+        if (strcmp(t.name[c], "i(d1)") && strcmp(t.name[c], "i(d2)") && strcmp(t.name[c], "i(cf)")) continue;
         for (int i = 0; i < t.nrow; i++) w[i] = TU_AT(&t, i, c), peak = fmax(peak, w[i]);
         qsort(w, (size_t)t.nrow, sizeof *w, cmp_dbl);
         ql = fmin(ql, qat(w, t.nrow, 0.005));
@@ -332,8 +333,8 @@ Test(out, startup_spike_does_not_set_the_scale)
     cr_assert(peak > 2 && qh - ql < 0.2, "the run changed: peak %g, range %g %g", peak, ql, qh);
     double lo = 1e3 * (ql - 0.05 * (qh - ql)), hi = 1e3 * (qh + 0.05 * (qh - ql));   /* mA */
     snprintf(path, sizeof path, "%s/rc.gp", d);
-    char *s = tu_read_file(path), *p = panel_of(s, "i(l1)");
-    cr_assert(p && strstr(p, "set ylabel 'current (mA)'"), "%s", s);
+    char *s = tu_read_file(path), *p = panel_of(s, "i(cf)");
+    cr_assert(p && strstr(p, "set ylabel 'switching current (mA)'") && strstr(p, "'i(d1)'"), "%s", s);
     double a, b, step;
     yrange_of(p, &a, &b, &step);
     cr_assert(a <= lo + 1e-9 && a > lo - step && b >= hi - 1e-9 && b < hi + step,
@@ -694,6 +695,84 @@ Test(out, csv_names_are_quoted_and_read_back)
     nsc_waves_free(R);
     nsc_waves_free(W);
     nsc_report_free(&r);
+    tu_rmdir(d);
+    free(d);
+}
+
+/* One steady period (issue 25 item 21: v(out) was drawn among the gate drives,
+ * the switching panel lost): the gate, high once (2 jumps) and back at its
+ * start value, is switching; a reference constant but for round-off (1.8 V +-
+ * 2e-16: "jumps" of its own noise) is not, and shares v(out)'s panel. */
+Test(out, steady_period_plot_keeps_the_switching_panel)
+{
+    char *names[] = { "v(out)", "v(g)", "v(ref)" };
+    nsc_waves *W = nsc_waves_new(names, 3, "one period");
+    for (int i = 0; i <= 400; i++) {
+        double row[4] = { 1e-3 + i * 2.5e-8, 1.8 + 0.001 * sin(2 * PI * i / 400), i > 20 && i < 220 ? 3 : 0,
+                          1.8 + (i % 2 ? 2.2e-16 : -2.2e-16) };
+        cr_assert_eq(nsc_waves_add(W, row), 0);
+    }
+    nsc_trace_stat st[4];
+    cr_assert_eq(nsc_trace_stats(W, st), 0);
+    cr_assert(st[2].jumps == 2 && nsc_trace_switching(&st[2]), "v(g): %ld jumps", st[2].jumps);
+    cr_assert(st[3].jumps == 0 && !nsc_trace_switching(&st[3]), "v(ref): %ld jumps", st[3].jumps);
+    char *d = tu_tmpdir(), *s = script_of(W, d);
+    char *po = panel_of(s, "v(out)"), *pg = panel_of(s, "v(g)");
+    cr_assert(po && pg && strstr(pg, "set ylabel 'switching voltage (V)'") && strstr(po, "'v(ref)'")
+              && !strstr(po, "'v(g)'"), "%s", s);
+    free(po);
+    free(pg);
+    free(s);
+    nsc_waves_free(W);
+    tu_rmdir(d);
+    free(d);
+}
+
+/* Traces of one panel have distinct styles, 9 or more too (issue 25 item 21:
+ * gnuplot's 8 line types repeated); a title longer than 110 characters is cut
+ * with "..." (it was clipped on both sides); traces of sizes 20 times apart
+ * (a 6 V output, a 120 V snubber node) get their own panels, in the order of
+ * their first columns; 7 mV beside 76 mV (10 times) share one. */
+Test(out, plot_styles_titles_and_scales)
+{
+    char *names[20], title[301];
+    for (int k = 0; k < 18; k++) names[k] = nsc_asprintf("v(n%d)", k);
+    names[18] = "i(a)";
+    names[19] = "i(b)";
+    memset(title, 'x', 300);
+    title[300] = 0;
+    nsc_waves *W = nsc_waves_new(names, 20, title);
+    for (int i = 0; i < 500; i++) {
+        double row[21] = { i * 1e-6 };
+        for (int k = 0; k < 18; k++) row[k + 1] = (k == 17 ? 120 : 6) * (1 + 0.1 * sin(2 * PI * i / 100 + k));
+        row[19] = 0.076 * sin(2 * PI * i / 100);
+        row[20] = 0.0073 * sin(2 * PI * i / 100);
+        cr_assert_eq(nsc_waves_add(W, row), 0);
+    }
+    char *d = tu_tmpdir(), *s = script_of(W, d);
+    const char *t = strstr(s, "set multiplot layout 3,1 title '");
+    cr_assert(t, "%s", s);
+    t += strlen("set multiplot layout 3,1 title '");
+    cr_assert(strspn(t, "x") == 107 && !strncmp(t + 107, "...'\n", 5), "%.130s", t);
+    char *p6 = panel_of(s, "v(n0)"), *p120 = panel_of(s, "v(n17)"), *pi = panel_of(s, "i(a)");
+    cr_assert(p6 && p120 && pi && !strstr(p6, "'v(n17)'") && strstr(pi, "'i(b)'"), "%s", s);
+    cr_assert(strstr(s, "'v(n0)'") < strstr(s, "'v(n17)'"), "%s", s);
+    char style[17][64];                                     /* the 17 traces of the 6 V panel */
+    int n = 0;
+    for (const char *p = strstr(p6, "with lines "); p; p = strstr(p + 1, "with lines ")) {
+        const char *e = strstr(p, " lw ");
+        cr_assert(e && n < 17);
+        snprintf(style[n++], 64, "%.*s", (int)(e - p), p);
+    }
+    cr_assert_eq(n, 17, "%s", p6);
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) cr_assert(strcmp(style[a], style[b]), "%s twice", style[a]);
+    free(p6);
+    free(p120);
+    free(pi);
+    free(s);
+    for (int k = 0; k < 18; k++) free(names[k]);
+    nsc_waves_free(W);
     tu_rmdir(d);
     free(d);
 }
