@@ -2149,3 +2149,28 @@ Test(e2e, run_outputs_never_share_a_name)
     cr_assert(m && strstr(m, "vm = 1.000000000000e+00"), "%s", m ? m : "(none)");
     free(m);
 }
+
+/* The default outputs hold the netlist's nodes, not the ones the program adds
+ * (issue 25 item 21: v(l1#rser) was a default column and a trace of the plot);
+ * --save still reaches it. L1 with Rser = 1 ohm into R1 = 10 ohm: v(out) =
+ * 10 i(l1) and v(l1#rser) = 11 i(l1) at every row. */
+Test(e2e, default_outputs_leave_out_internal_nodes)
+{
+    char cmd[2048], path[1100], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && printf 'p\\nV1 in 0 SIN(0 1 1k)\\nL1 in out 1m Rser=1\\nR1 out 0 10\\n"
+             ".tran 1u 1m\\n.end\\n' > par.cir && %s --quiet par.cir && head -1 par.dat && %s --quiet "
+             "--save 'v(l1#rser),v(out),i(l1)' -o s.dat par.cir", tmp, NSC_PROGRAM, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert_str_eq(out, "# time v(in) v(out) i(v1) i(l1)\n");
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/s.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int cr = tu_table_col(&t, "v(l1#rser)"), co = tu_table_col(&t, "v(out)"), ci = tu_table_col(&t, "i(l1)");
+    cr_assert(cr > 0 && co > 0 && ci > 0 && t.nrow > 100);
+    for (int i = 0; i < t.nrow; i++) {
+        cr_assert(fabs(TU_AT(&t, i, co) - 10 * TU_AT(&t, i, ci)) < 1e-9, "row %d", i);
+        cr_assert(fabs(TU_AT(&t, i, cr) - 11 * TU_AT(&t, i, ci)) < 1e-9, "row %d", i);
+    }
+    tu_table_free(&t);
+}
