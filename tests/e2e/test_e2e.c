@@ -1098,12 +1098,13 @@ static void within(double got, double want, double tol, const char *what)
  *   RL: i(t) = V/(R+Rser) (1 - exp(-t/tau)), tau = L/(R+Rser) = 1m/10 = 100 us
  *   RC: the capacitor charges through R + Rser, tau = (R+Rser) C = 2 ms; the
  *       node above C jumps to 1/2 (the divider R, Rser): v(b) = 1 - 0.5 exp(-t/tau),
- *       and the node between C and Rser is Rser i = 0.5 exp(-t/tau) */
+ *       and the node between C and Rser is Rser i = 0.5 exp(-t/tau)
+ * (.save names the internal nodes: they are not default outputs, issue 25 item 21) */
 Test(e2e, rser_on_inductor_and_capacitor_step_response)
 {
     tu_table t;
     char *out = run_table("rl", "RL step with Rser\nV1 a 0 PULSE(0 1 10u 0 0 1 2)\nL1 a b 1m Rser=2\nR1 b 0 8\n"
-                                ".tran 1u 1m 0 1u\n.end\n", &t);
+                                ".tran 1u 1m 0 1u\n.save i(l1) v(b) v(l1#rser)\n.end\n", &t);
     cr_assert_null(strstr(out, "ignored"), "%s", out);
     free(out);
     const double tau = 1e-3 / 10;
@@ -1117,7 +1118,7 @@ Test(e2e, rser_on_inductor_and_capacitor_step_response)
     tu_table_free(&t);
 
     out = run_table("rc", "RC step with Rser\nV1 a 0 PULSE(0 1 10u 0 0 1 2)\nR1 a b 1k\nC1 b 0 1u Rser=1k\n"
-                          ".tran 10u 10m 0 10u\n.end\n", &t);
+                          ".tran 10u 10m 0 10u\n.save v(b) v(c1#rser)\n.end\n", &t);
     free(out);
     for (double x = 0.5e-3; x <= 10e-3; x += 0.5e-3) {
         within(at(&t, "v(b)", x + 10e-6), 1 - 0.5 * exp(-x / 2e-3), 2e-4, "v(b)");
