@@ -74,12 +74,17 @@ static int el_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, acc_el *x)
     return 1;
 }
 
-/* EON EOFF VREF IREF of e's model into x (x->swk, x->pair: where its state is read). */
+/* Where the state of a diode or an S/W switch is read (x->swk its switch, else
+ * x->pair its first pair: its turn-ons and turn-offs are counted), and the EON
+ * EOFF VREF IREF of its model into x (0: none). */
 static nsc_status el_swloss(const nsc_lcs *L, const nsc_element *e, int ei, acc_el *x, nsc_report *r)
 {
     x->swk = x->pair = -1;
+    if (!nsc_device_of(e->kind)->swloss) return NSC_OK;
+    x->swk = nsc_lcs_sw_of(L, ei);
+    if (x->swk < 0) x->pair = L->el_pair[ei];
     const nsc_model *m = e->model;
-    if (!m || !nsc_device_of(e->kind)->swloss) return NSC_OK;
+    if (!m) return NSC_OK;
     int any = nsc_model_get(m, "eon", &x->eon) | nsc_model_get(m, "eoff", &x->eoff);
     int hv = nsc_model_get(m, "vref", &x->vref), hi = nsc_model_get(m, "iref", &x->iref);
     if (!any) return NSC_OK;
@@ -88,8 +93,6 @@ static nsc_status el_swloss(const nsc_lcs *L, const nsc_element *e, int ei, acc_
                        m->name, x->eon, x->eoff);
     if ((hv && !(x->vref > 0 && isfinite(x->vref))) || (hi && !(x->iref > 0 && isfinite(x->iref))))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "model '%s': VREF and IREF must be finite and > 0", m->name);
-    x->swk = nsc_lcs_sw_of(L, ei);
-    if (x->swk < 0) x->pair = L->el_pair[ei];
     return NSC_OK;
 }
 
@@ -193,27 +196,63 @@ nsc_status nsc_loss_acc_finish(nsc_loss_acc *a, double t_end, nsc_losses *out, n
     return NSC_OK;
 }
 
-int nsc_losses_sum(const nsc_losses *Ls, const char *load, nsc_loss_sum *s)
+void nsc_loss_sum_free(nsc_loss_sum *s)
+{
+    free(s->load);
+    s->load = NULL;
+    s->nload = 0;
+}
+
+static int in_list(const int *v, int n, int x)
+{
+    for (int k = 0; k < n; k++)
+        if (v[k] == x) return 1;
+    return 0;
+}
+
+/* The load rows into s->load: the elements named load[0..nload), else the
+ * resistor absorbing the most and every independent source absorbing more than
+ * 1e-9 of the energies' magnitudes (a current sink, a battery charged). 0, or
+ * k + 1 when load[k] names no row. */
+static int pick_loads(const nsc_losses *Ls, char *const *load, int nload, double scale, nsc_loss_sum *s)
+{
+    for (int j = 0; j < nload; j++) {
+        int found = -1;
+        for (int k = 0; k < Ls->nrow && found < 0; k++)
+            if (Ls->row[k].el >= 0 && nsc_strieq(Ls->row[k].name, load[j])) found = k;
+        if (found < 0) return j + 1;
+        if (!in_list(s->load, s->nload, found)) s->load[s->nload++] = found;
+    }
+    if (nload > 0) return 0;
+    int big = -1;
+    for (int k = 0; k < Ls->nrow; k++)
+        if (Ls->row[k].cls == NSC_PC_RESISTOR && (big < 0 || Ls->row[k].energy > Ls->row[big].energy)) big = k;
+    if (big >= 0) s->load[s->nload++] = big;
+    for (int k = 0; k < Ls->nrow; k++)
+        if (Ls->row[k].cls == NSC_PC_SOURCE && Ls->row[k].energy > 1e-9 * scale) s->load[s->nload++] = k;
+    return 0;
+}
+
+int nsc_losses_sum(const nsc_losses *Ls, char *const *load, int nload, nsc_loss_sum *s)
 {
     memset(s, 0, sizeof *s);
-    s->load = -1;
-    double big = -INFINITY, scale = 0;
-    for (int k = 0; k < Ls->nrow; k++) {
-        const nsc_loss_row *w = &Ls->row[k];
-        if (load ? nsc_strieq(w->name, load) && w->el >= 0 : w->cls == NSC_PC_RESISTOR && w->energy > big) {
-            s->load = k;
-            big = w->energy;
-        }
-    }
-    if (load && s->load < 0) return -1;
+    if (!(s->load = nsc_calloc((size_t)Ls->nrow + (size_t)nload + 1, sizeof *s->load))) return -1;
+    double scale = 0;
+    for (int k = 0; k < Ls->nrow; k++) scale += fabs(Ls->row[k].energy);
+    int bad = pick_loads(Ls, load, nload, scale, s);
+    if (bad) return bad;
     for (int k = 0; k < Ls->nrow; k++) {
         const nsc_loss_row *w = &Ls->row[k];
         double E = w->energy;
+        int isload = in_list(s->load, s->nload, k);
         s->residual += E;
-        scale += fabs(E);
         s->switching += w->esw;
+        if (isload) s->loads += E;
         switch (w->cls) {
-        case NSC_PC_SOURCE: if (k != s->load) s->input -= E; break;
+        case NSC_PC_SOURCE:                           /* delivered: input; absorbed: a sink */
+            if (!isload && E < 0) s->input -= E;
+            else if (!isload) s->sinks += E;
+            break;
         case NSC_PC_RESISTOR: s->resistors += E; break;
         case NSC_PC_SEMI: s->semis += E; break;
         case NSC_PC_STORE: s->stored += E; break;
@@ -222,18 +261,19 @@ int nsc_losses_sum(const nsc_losses *Ls, const char *load, nsc_loss_sum *s)
         }
     }
     s->rel = scale > 0 ? fabs(s->residual) / scale : 0;
-    s->efficiency = s->load >= 0 && s->input > 0 ? Ls->row[s->load].energy / (s->input + s->switching) : NAN;
+    s->efficiency = s->nload > 0 && s->input > 0 ? s->loads / (s->input + s->switching) : NAN;
+    s->unsteady = s->input > 0 && fabs(s->stored) > NSC_LOSS_STORE_FRAC * (s->input + s->switching);
     return 0;
 }
 
 static const char *const cls_name[] = { "controlled", "source", "resistor", "semiconductor", "storage", "gmin" };
 
-/* A name as data: control characters shown as '?'. */
-static void put_name(FILE *f, const char *name)
+/* A name as data: control characters shown as '?', blanks up to width. */
+static void put_name(FILE *f, const char *name, int width)
 {
     int n = 0;
     for (const unsigned char *p = (const unsigned char *)name; *p; p++, n++) fputc(*p < 32 || *p == 127 ? '?' : *p, f);
-    for (; n < 16; n++) fputc(' ', f);
+    for (; n < width; n++) fputc(' ', f);
 }
 
 int nsc_losses_print(FILE *f, const nsc_losses *Ls, const nsc_loss_sum *s, const char *what)
@@ -247,24 +287,30 @@ int nsc_losses_print(FILE *f, const nsc_losses *Ls, const nsc_loss_sum *s, const
     for (int k = 0; k < Ls->nrow; k++) {
         const nsc_loss_row *w = &Ls->row[k];
         fputs("  ", f);
-        put_name(f, w->name);
+        put_name(f, w->name, 16);
         fprintf(f, "%-13s % 16.9e % 16.9e % 16.9e %6ld %6ld\n", cls_name[w->cls], w->energy * per, w->esw * per,
                 w->energy + w->esw, w->non, w->noff);
     }
     fprintf(f, "# input (independent sources) % .9e W\n", s->input * per);
     fprintf(f, "# resistors % .9e W, semiconductors % .9e W (conduction) + % .9e W (switching), storage % .9e W, "
-               "controlled sources % .9e W, gmin % .9e W\n", s->resistors * per, s->semis * per, s->switching * per,
+               "controlled sources % .9e W, gmin % .9e W", s->resistors * per, s->semis * per, s->switching * per,
             s->stored * per, s->controlled * per, s->gmin * per);
-    if (s->load >= 0) {
-        fputs("# load ", f);
-        put_name(f, Ls->row[s->load].name);
+    if (s->sinks != 0) fprintf(f, ", sources absorbing % .9e W", s->sinks * per);
+    fputc('\n', f);
+    if (s->nload > 0) {
+        fputs(s->nload > 1 ? "# loads " : "# load ", f);
+        for (int j = 0; j < s->nload; j++) {
+            if (j) fputs(", ", f);
+            put_name(f, Ls->row[s->load[j]].name, j == s->nload - 1 ? 16 : 0);
+        }
         if (isnan(s->efficiency))
-            fprintf(f, "% .9e W, efficiency - (the independent sources deliver no energy)\n",
-                    Ls->row[s->load].energy * per);
+            fprintf(f, "% .9e W, efficiency - (the independent sources deliver no energy)\n", s->loads * per);
         else
-            fprintf(f, "% .9e W, efficiency %.9f (load / (input + switching))\n", Ls->row[s->load].energy * per,
-                    s->efficiency);
+            fprintf(f, "% .9e W, efficiency %.9f (load / (input + switching))\n", s->loads * per, s->efficiency);
     }
+    if (s->unsteady)
+        fprintf(f, "# warning: the stored energy changes by % .3e J over the window, %.3g of the input: not a steady "
+                   "window (the efficiency counts it)\n", s->stored, s->stored / (s->input + s->switching));
     fprintf(f, "# balance: the elements' energies sum to % .3e J, %.3e of their magnitudes\n", s->residual, s->rel);
     return ferror(f) ? -1 : 0;
 }

@@ -25,7 +25,8 @@
  * carries on the on side (PLECS's and PSIM's linear data-sheet scaling). They
  * are charged on top of the circuit's own energies: the ideal device does not
  * dissipate them. A diode is on while its first pair (forward conduction) is
- * active, a switch in its on state. */
+ * active, a switch in its on state; the turn-ons and turn-offs of every diode
+ * and S/W switch are counted, with or without EON/EOFF. */
 #ifndef NSC_LOSSES_H
 #define NSC_LOSSES_H
 
@@ -83,19 +84,31 @@ nsc_status nsc_loss_acc_finish(nsc_loss_acc *a, double t_end, nsc_losses *out, n
 void nsc_loss_acc_free(nsc_loss_acc *a);
 
 /* The balance of a window (joules): input = energy delivered by the
- * independent sources; the rest absorbed. residual = the sum of every
- * element's energy (0 by Tellegen), rel = residual / the sum of |energies|.
- * The load is the element named load (a resistor), else the resistor that
- * absorbs the most; efficiency = load / (input + switching), NAN when the
- * input is not positive. */
+ * independent sources that deliver (net over the window) and are not loads;
+ * sinks = energy absorbed by the others that are not loads; the rest by class.
+ * residual = the sum of every element's energy (0 by Tellegen), rel = residual
+ * / the sum of |energies|. The loads are the elements named (any kind: a
+ * resistor, a current sink), else the resistor that absorbs the most and every
+ * independent source that absorbs energy (a current-sink load, a battery
+ * charged); loads = their energy; efficiency = loads / (input + switching), NAN
+ * when the input is not positive. unsteady: the storage elements' energy
+ * changed by more than NSC_LOSS_STORE_FRAC of input + switching (a start-up
+ * window: the efficiency then counts what the storage gave or took). */
+#define NSC_LOSS_STORE_FRAC 0.01
 typedef struct nsc_loss_sum {
-    double input, resistors, semis, switching, stored, controlled, gmin;
+    double input, resistors, semis, switching, stored, controlled, gmin, sinks;
     double residual, rel;
-    int load;              /* row index of the load, -1 if none */
+    int *load;             /* [nload] row indices of the loads (malloc'd: nsc_loss_sum_free) */
+    int nload;
+    double loads;          /* J absorbed by the loads */
     double efficiency;
+    int unsteady;
 } nsc_loss_sum;
-/* -1 when load is given and names no resistor row, else 0. */
-int nsc_losses_sum(const nsc_losses *Ls, const char *load, nsc_loss_sum *s);
+/* The sum of Ls with the loads named load[0..nload) (nload 0: the default
+ * ones): 0; k + 1 when load[k] names no row; -1 out of memory. Free s with
+ * nsc_loss_sum_free in every case. */
+int nsc_losses_sum(const nsc_losses *Ls, char *const *load, int nload, nsc_loss_sum *s);
+void nsc_loss_sum_free(nsc_loss_sum *s);
 
 /* The table (cli.md --losses) to f: a header naming the window, one row per
  * element (name quoted when it holds blanks), the balance and efficiency as

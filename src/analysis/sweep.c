@@ -225,11 +225,13 @@ static nsc_status point_steady(nsc_run *R, nsc_point_steady *ps, nsc_report *r)
     nsc_status s = nsc_run_analysis(R, r);
     R->o.losses = NULL;
     nsc_loss_sum sum;
-    if (ps && !s && R->W && R->W->end == NSC_RUN_COMPLETE && !nsc_losses_sum(&L, NULL, &sum)) {
-        double dt = L.to - L.from, load = sum.load >= 0 ? L.row[sum.load].energy : NAN;
+    memset(&sum, 0, sizeof sum);
+    if (ps && !s && R->W && R->W->end == NSC_RUN_COMPLETE && !nsc_losses_sum(&L, NULL, 0, &sum)) {
+        double dt = L.to - L.from, load = sum.nload > 0 ? sum.loads : NAN;
         ps->efficiency = sum.efficiency;
         ps->losses = dt > 0 ? (sum.input + sum.switching - load) / dt : NAN;
     }
+    nsc_loss_sum_free(&sum);
     if (ps) { ps->iterations = R->pinfo.iterations; ps->warm = R->pinfo.warm; }
     nsc_losses_free(&L);
     return s;

@@ -22,6 +22,17 @@ int nsc_same_file(const char *a, const char *b);
  * reads (nscircuit -o rc.cir rc.cir, a netlist named net.gp). */
 const char *nsc_output_is_input(char *const *out, int nout, char *const *in, int nin);
 
+/* p as an absolute path, the symbolic links of its directory resolved (of p
+ * itself too when it exists): malloc'd, NULL out of memory. */
+char *nsc_canon_path(const char *p);
+/* Whether the paths a and b name the same file, existing or not. */
+int nsc_same_path(const char *a, const char *b);
+/* Whether the canonical path lies in the canonical directory dir or below it. */
+int nsc_path_under(const char *path, const char *dir);
+/* NSC_OK, or NSC_EOUT (exit 4, cli.md) in r when what was printed on stdout
+ * could not be written (a full disk, a closed pipe): stdout is flushed. */
+nsc_status nsc_stdout_status(nsc_report *r);
+
 /* The include search path of a run: the -I directories given to
  * nsc_search_add in order, then $NSCIRCUIT_PATH (colon-separated), then the
  * installed models directory (NSC_MODELDIR). */

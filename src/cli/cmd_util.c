@@ -1,12 +1,14 @@
 /* cmd_util.c -- what the program's commands (main.c, cmd_*.c) share: option
  * values and the printing of a library report. */
 #define _DEFAULT_SOURCE                       /* realpath */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "netlist/netlist.h"
@@ -45,6 +47,49 @@ const char *nsc_output_is_input(char *const *out, int nout, char *const *in, int
     return NULL;
 }
 
+char *nsc_canon_path(const char *p)
+{
+    char *full = realpath(p, NULL);                    /* an existing file */
+    if (full) return full;
+    const char *slash = strrchr(p, '/');
+    char *dir = slash ? nsc_strndup(p, slash == p ? 1 : (size_t)(slash - p)) : nsc_strdup(".");
+    const char *base = slash ? slash + 1 : p;
+    char *rdir = dir ? realpath(dir, NULL) : NULL;
+    char cwd[PATH_MAX];
+    if (rdir) full = nsc_asprintf("%s%s%s", rdir, strcmp(rdir, "/") ? "/" : "", base);
+    else if (dir && p[0] != '/' && getcwd(cwd, sizeof cwd)) full = nsc_asprintf("%s/%s", cwd, p);
+    else if (dir) full = nsc_strdup(p);
+    free(dir);
+    free(rdir);
+    return full;
+}
+
+int nsc_same_path(const char *a, const char *b)
+{
+    if (nsc_same_file(a, b)) return 1;
+    char *ca = nsc_canon_path(a), *cb = nsc_canon_path(b);
+    int same = ca && cb ? !strcmp(ca, cb) : !strcmp(a, b);
+    free(ca);
+    free(cb);
+    return same;
+}
+
+int nsc_path_under(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    if (n > 0 && dir[n - 1] == '/') return !strncmp(path, dir, n);   /* dir "/" */
+    return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == 0);
+}
+
+nsc_status nsc_stdout_status(nsc_report *r)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return NSC_OK;
+    int e = errno ? errno : EIO;
+    clearerr(stdout);
+    return nsc_err(r, NSC_EOUT, NULL, "cannot write to standard output: %s", strerror(e));
+}
+
 int nsc_usage_error(const char *cmd, const char *fmt, const char *arg)
 {
     fprintf(stderr, "%s: error: ", cmd);
@@ -58,23 +103,20 @@ int nsc_usage_error(const char *cmd, const char *fmt, const char *arg)
 #ifndef NSC_MODELDIR
 #define NSC_MODELDIR ""
 #endif
-#ifndef NSC_TREE_MODELDIR
-#define NSC_TREE_MODELDIR ""
-#define NSC_TREE_BUILDDIR ""
-#endif
 
-/* The source tree's models/ when this program is the one its build tree made
- * (its directory is the configured build directory): `.include diodes.lib`
- * works in a clone before `make install`. NULL otherwise. */
-static const char *tree_models(void)
+/* The source tree's models/ when this program is the build tree's (not
+ * installed: the installed models may be missing or older), else "". */
+static const char *source_models(void)
 {
-    static char exe[PATH_MAX], top[PATH_MAX];
-    if (!NSC_TREE_MODELDIR[0] || !realpath("/proc/self/exe", exe) || !realpath(NSC_TREE_BUILDDIR, top)) return NULL;
-    char *slash = strrchr(exe, '/');
-    if (!slash) return NULL;
-    *slash = 0;
-    struct stat sb;
-    return strcmp(exe, top) == 0 && stat(NSC_TREE_MODELDIR, &sb) == 0 && S_ISDIR(sb.st_mode) ? NSC_TREE_MODELDIR : NULL;
+#if defined(NSC_SRC_MODELDIR) && defined(NSC_BUILD_PROGRAM)
+    char *self = realpath("/proc/self/exe", NULL), *built = realpath(NSC_BUILD_PROGRAM, NULL);
+    int same = self && built && !strcmp(self, built);
+    free(self);
+    free(built);
+    return same ? NSC_SRC_MODELDIR : "";
+#else
+    return "";
+#endif
 }
 
 int nsc_search_add(nsc_search_buf *b, const char *dir)
@@ -99,8 +141,8 @@ const nsc_search_path *nsc_search_finish(nsc_search_buf *b)
     char *save = NULL;
     if (b->env)                                        /* empty entries are skipped */
         for (char *t = strtok_r(b->env, ":", &save); t; t = strtok_r(NULL, ":", &save)) d[n++] = t;
-    const char *tree = tree_models();
-    if (tree) d[n++] = tree;                           /* before an older installed copy */
+    const char *src = source_models();
+    if (src[0]) d[n++] = src;                          /* before the installed ones */
     if (NSC_MODELDIR[0]) d[n++] = NSC_MODELDIR;
     b->path.dir = d;
     b->path.ndir = n;

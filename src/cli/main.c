@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -65,17 +66,23 @@ static const char usage_text[] =
     "  --losses            also print and write circuit.losses: every element's average\n"
     "                      power over the written window (the steady periods with\n"
     "                      --steady), EON/EOFF switching losses, balance, efficiency\n"
-    "  --load NAME         the load of the efficiency (default: the resistor absorbing\n"
-    "                      the most); implies --losses\n"
+    "  --load NAME[,NAME]  the loads of the efficiency, any elements (repeatable;\n"
+    "                      default: the resistor absorbing the most and every\n"
+    "                      independent source absorbing power); implies --losses\n"
     "  --events            also write circuit.events: the instants of every state change\n"
     "                      (adaptive steps locate them; fixed steps give step ends)\n"
     "  --progress          progress bar on stderr for runs longer than a second\n"
     "                      (default when stderr is a terminal)\n"
     "  --quiet             no summary, notes or progress bar on stderr\n"
+    "  --safe-control      for netlists not trusted: their .control blocks may write\n"
+    "                      only in (or below) the netlist's directory or the current\n"
+    "                      directory (a file elsewhere is refused with a warning;\n"
+    "                      without the option it is written with a note)\n"
     "  --threads N         threads formatting the output file (default: one per CPU, at most 8)\n"
     "  --version, --help\n"
     "\n"
-    "exit status: 0 success, 1 netlist error, 2 usage error, 3 simulation failure\n";
+    "exit status: 0 success, 1 netlist error, 2 usage error, 3 simulation failure,\n"
+    "4 an output (or standard output) could not be written\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -159,7 +166,8 @@ static nsc_status report_meas(const nsc_circuit *c, const nsc_meas_result *res, 
         }
     }
     if (fclose(f)) { free(text); return nsc_oom(r); }
-    nsc_status s = nsc_write_atomic(path, text, len, r);
+    nsc_status s = nsc_stdout_status(r);
+    if (!s) s = nsc_write_atomic(path, text, len, r);
     free(text);
     return s;
 }
@@ -195,19 +203,50 @@ static nsc_status control_print(const nsc_circuit *c, const nsc_waves *S, const 
     return S ? nsc_write_print(S, stdout, r) : NSC_OK;
 }
 
+/* Why the .control output o may not be written, NULL when it may: an input of
+ * the run, one of its own outputs outs[nouts], or (safe: --safe-control) a file
+ * outside the netlist's directory and the current directory; such a file
+ * otherwise gets a note in r naming it. why[cap]: the reason's buffer. */
+static const char *control_refusal(const nsc_circuit *c, const nsc_ctlout *o, char *const *outs, int nouts,
+                                   const char *netlist, int safe, char *why, size_t cap, nsc_report *r)
+{
+    char *path[] = { o->path };
+    if (nsc_output_is_input(path, 1, c->files, c->nfiles)) return "it is an input of this run";
+    for (int k = 0; k < nouts; k++)
+        if (nsc_same_path(o->path, outs[k])) return "it is an output of this run";
+    char *nd = nsc_strdup(netlist), *slash = nd ? strrchr(nd, '/') : NULL;
+    if (slash) slash[1] = 0;
+    char *full = nsc_canon_path(o->path), *cwd = nsc_canon_path("."), *dir = nd ? nsc_canon_path(slash ? nd : ".") : NULL;
+    int outside = full && cwd && dir && !nsc_path_under(full, cwd) && !nsc_path_under(full, dir);
+    const char *res = NULL;
+    if (outside && safe) {
+        snprintf(why, cap, "%s is outside the netlist's directory and the current directory (--safe-control)", full);
+        res = why;
+    } else if (outside)
+        nsc_note(r, &o->loc, "%s %s writes %s, outside the netlist's directory and the current directory "
+                 "(--safe-control refuses it)", o->raw ? "write" : "wrdata", o->path, full);
+    free(nd);
+    free(full);
+    free(cwd);
+    free(dir);
+    return res;
+}
+
 /* The outputs of the netlist's .control blocks (wrdata, write, print) from W,
  * whose columns hold their vectors, and res, the .meas results (NULL: none): a
- * file that cannot be written is a warning in r (as in ngspice), not a failed
- * run. */
-static void control_outputs(const nsc_circuit *c, const nsc_waves *W, const nsc_meas_result *res, int nout,
-                            nsc_report *r)
+ * file that cannot be written or is refused (control_refusal) is a warning in r
+ * (as in ngspice), not a failed run; a print that cannot reach standard output
+ * is an error (NSC_EOUT in r). */
+static nsc_status control_outputs(const nsc_circuit *c, const nsc_waves *W, const nsc_meas_result *res, int nout,
+                                  char *const *outs, int nouts, const char *netlist, int safe, nsc_report *r)
 {
     for (int k = 0; k < c->nctlout; k++) {
         const nsc_ctlout *o = &c->ctlout[k];
         const char *cmd = o->print ? "print" : o->raw ? "write" : "wrdata";
-        char *path[] = { o->path };
-        if (!o->print && nsc_output_is_input(path, 1, c->files, c->nfiles)) {   /* never over an input */
-            nsc_warn(r, &o->loc, "%s %s not written: it is an input of this run", cmd, o->path);
+        char buf[PATH_MAX + 128];
+        const char *no = o->print ? NULL : control_refusal(c, o, outs, nouts, netlist, safe, buf, sizeof buf, r);
+        if (no) {
+            nsc_warn(r, &o->loc, "%s %s not written: %s", cmd, o->path, no);
             continue;
         }
         int n, *cols = control_columns(W, o, nout, &n);
@@ -218,9 +257,11 @@ static void control_outputs(const nsc_circuit *c, const nsc_waves *W, const nsc_
         if (o->print) {                                /* (n = 0 with vectors: only .meas names) */
             nsc_status s = !S ? nsc_oom(&wr)
                          : control_print(c, n == 0 && o->nvec > 0 ? NULL : S, res, o, &wr);
-            if (s) nsc_warn(r, &o->loc, "print: %s", wr.error ? wr.error : "error");
+            nsc_status so = nsc_stdout_status(r);
+            if (s && !so) nsc_warn(r, &o->loc, "print: %s", wr.error ? wr.error : "error");
             nsc_report_free(&wr);
             nsc_waves_free(S);
+            if (so) return so;
             continue;
         }
         nsc_status s = !S ? nsc_oom(&wr)
@@ -232,22 +273,36 @@ static void control_outputs(const nsc_circuit *c, const nsc_waves *W, const nsc_
         nsc_report_free(&wr);
         nsc_waves_free(S);
     }
+    return NSC_OK;
 }
 
-/* --losses: the table on stdout and in path. */
-static nsc_status report_losses(const nsc_losses *Ls, const char *load, const char *netlist, const char *path,
-                                nsc_report *r)
+/* --losses: the table on stdout and in path, with the loads named
+ * load[0..nload) (0: the default ones); a warning in r when the window is not
+ * a steady one (the stored energy changes). */
+static nsc_status report_losses(const nsc_losses *Ls, char *const *load, int nload, const char *netlist,
+                                const char *path, nsc_report *r)
 {
     nsc_loss_sum sum;
-    nsc_losses_sum(Ls, load, &sum);                   /* (load was checked against the circuit) */
+    int bad = nsc_losses_sum(Ls, load, nload, &sum);
+    if (bad) {
+        nsc_loss_sum_free(&sum);
+        return bad < 0 ? nsc_oom(r) : nsc_err(r, NSC_EUSAGE, NULL, "--load %s: %s has no power (a coupling?)",
+                                              load[bad - 1], load[bad - 1]);
+    }
+    if (sum.unsteady)
+        nsc_warn(r, NULL, "--losses: the stored energy changes by %.3g J over the window, %.3g of the input: the "
+                 "window is not a steady state and the efficiency counts what the capacitors and inductors gave or "
+                 "took (use --steady, or a later tstart)", sum.stored, sum.stored / (sum.input + sum.switching));
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    if (!f) return nsc_oom(r);
+    if (!f) { nsc_loss_sum_free(&sum); return nsc_oom(r); }
     nsc_losses_print(f, Ls, &sum, netlist);
+    nsc_loss_sum_free(&sum);
     if (fclose(f)) { free(text); return nsc_oom(r); }
     fwrite(text, 1, len, stdout);
-    nsc_status s = nsc_write_atomic(path, text, len, r);
+    nsc_status s = nsc_stdout_status(r);
+    if (!s) s = nsc_write_atomic(path, text, len, r);
     free(text);
     return s;
 }
@@ -270,15 +325,18 @@ static nsc_status write_table(const nsc_waves *W, nsc_format f, const char *path
 }
 
 enum { OPT_FORMAT = 256, OPT_PLOT, OPT_STEP, OPT_TSTOP, OPT_THETA, OPT_SOLVER, OPT_PARAM, OPT_SAVE,
-       OPT_DUMP, OPT_STATS, OPT_EVENTS, OPT_STEADY, OPT_PERIOD, OPT_LOSSES, OPT_LOAD, OPT_PROGRESS, OPT_QUIET, OPT_THREADS, OPT_VERSION, OPT_HELP };
+       OPT_DUMP, OPT_STATS, OPT_EVENTS, OPT_STEADY, OPT_PERIOD, OPT_LOSSES, OPT_LOAD, OPT_PROGRESS, OPT_SAFE_CONTROL, OPT_QUIET, OPT_THREADS, OPT_VERSION, OPT_HELP };
 
 /* ---- the program's run: options -> netlist -> analysis -> outputs ---- */
 
 /* The command line. */
 typedef struct cli {
-    const char *netlist, *outpath, *format, *solver, *save, *dumpdir, *load;
+    const char *netlist, *outpath, *format, *solver, *save, *dumpdir;
+    char **load;                /* --load NAME[,NAME...] (repeatable): [nload] */
+    int nload;
     double step, tstop, theta, period;
     int steady, losses, plot, stats, events, quiet, progress, threads;
+    int safe_control;           /* --safe-control: .control writes only below the netlist's or the current directory */
     nsc_param_set *ov;          /* --param overrides */
     int nov;
     nsc_format fmt;
@@ -296,6 +354,20 @@ typedef struct job {
     double secs;
     int wrote_meas;
 } job;
+
+/* The names of arg ("rload,i1") appended to C->load (pointers into arg, split
+ * in place); 0, or -1 out of memory. */
+static int add_loads(cli *C, char *arg)
+{
+    char *save = NULL;
+    for (char *t = strtok_r(arg, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char **v = realloc(C->load, sizeof *v * (size_t)(C->nload + 1));
+        if (!v) return -1;
+        C->load = v;
+        C->load[C->nload++] = t;
+    }
+    return 0;
+}
 
 /* One option c with its argument into C: -1 to go on, else the exit status. */
 static int take_option(cli *C, int c, char *arg, const char *word)
@@ -335,7 +407,10 @@ static int take_option(cli *C, int c, char *arg, const char *word)
     case OPT_EVENTS: C->events = 1; break;
     case OPT_STEADY: C->steady = 1; break;
     case OPT_LOSSES: C->losses = 1; break;
-    case OPT_LOAD: C->load = arg; C->losses = 1; break;
+    case OPT_LOAD:
+        if (add_loads(C, arg)) return 3;
+        C->losses = 1;
+        break;
     case OPT_PERIOD:
         if (!nsc_opt_number(arg, &C->period) || !(C->period > 0) || !isfinite(C->period))
             return usage_error("--period needs a positive time, not '%s'", arg);
@@ -343,6 +418,7 @@ static int take_option(cli *C, int c, char *arg, const char *word)
         break;
     case OPT_PROGRESS: C->progress = 1; break;
     case OPT_QUIET: C->quiet = 1; break;
+    case OPT_SAFE_CONTROL: C->safe_control = 1; break;
     case OPT_THREADS:
         if (!nsc_opt_number(arg, &v) || v < 1 || v > 1024 || v != (int)v)
             return usage_error("--threads needs a whole number from 1, not '%s'", arg);
@@ -368,6 +444,7 @@ static int parse_options(int argc, char **argv, cli *C)
         { "steady", no_argument, 0, OPT_STEADY },       { "period", required_argument, 0, OPT_PERIOD },
         { "losses", no_argument, 0, OPT_LOSSES },       { "load", required_argument, 0, OPT_LOAD },
         { "progress", no_argument, 0, OPT_PROGRESS },   { "quiet", no_argument, 0, OPT_QUIET },
+        { "safe-control", no_argument, 0, OPT_SAFE_CONTROL },
         { "threads", required_argument, 0, OPT_THREADS },
         { "version", no_argument, 0, OPT_VERSION },     { "help", no_argument, 0, OPT_HELP },
         { 0, 0, 0, 0 }
@@ -431,7 +508,22 @@ static nsc_status run_op(job *J, const cli *C)
     printf("operating point of %s\n", C->netlist);
     for (int k = 1; k < O->ncol; k++) printf("  %-20s = % .10e\n", O->name[k], O->v[k]);
     nsc_waves_free(O);
-    return NSC_OK;
+    return nsc_stdout_status(&J->rep);
+}
+
+/* The files the run writes into outs[7] (the .control blocks' must not be
+ * one of them); their number. */
+static int run_outputs(const job *J, const cli *C, char **outs)
+{
+    int n = 0;
+    outs[n++] = J->out;
+    if (C->plot && C->fmt != NSC_FMT_DAT) outs[n++] = J->dat;
+    if (C->fmt == NSC_FMT_DAT || C->plot) outs[n++] = J->gp;
+    if (C->plot) outs[n++] = J->png;
+    if (J->R.c->nmeas > 0) outs[n++] = J->meas;
+    if (C->events) outs[n++] = J->ev;
+    if (C->losses) outs[n++] = J->loss;
+    return n;
 }
 
 /* The output files' names, checked: none is an input of the run, --load names
@@ -447,13 +539,20 @@ static nsc_status output_names(job *J, const cli *C)
     J->loss = with_suffix(J->out, ".losses");
     if (!J->out || !J->dat || !J->gp || !J->png || !J->meas || !J->ev || !J->loss)
         return nsc_oom(&J->rep);
-    if (C->load && nsc_circuit_element(J->R.c, C->load) < 0)
-        return nsc_err(&J->rep, NSC_EUSAGE, NULL, "--load %s: no such element in %s", C->load, C->netlist);
+    for (int k = 0; k < C->nload; k++)
+        if (nsc_circuit_element(J->R.c, C->load[k]) < 0)
+            return nsc_err(&J->rep, NSC_EUSAGE, NULL, "--load %s: no such element in %s", C->load[k], C->netlist);
     char *outs[] = { J->out, J->dat, J->gp, J->png, J->meas, J->ev, J->loss };
     const char *clash = nsc_output_is_input(outs, 7, J->R.c->files, J->R.c->nfiles);
     if (clash)
         return nsc_err(&J->rep, NSC_EUSAGE, NULL, "the output '%s' is an input of this run (the netlist or a "
                        "file it includes): choose another name with -o", clash);
+    int n = run_outputs(J, C, outs);
+    for (int i = 0; i < n; i++)                            /* -o x.gp: the table would be the script */
+        for (int j = i + 1; j < n; j++)
+            if (nsc_same_path(outs[i], outs[j]))
+                return nsc_err(&J->rep, NSC_EUSAGE, NULL, "two outputs of this run would be the same file '%s' "
+                               "(the table, script, .meas, .losses ...): choose another name with -o", outs[j]);
     return NSC_OK;
 }
 
@@ -519,7 +618,9 @@ static nsc_status write_results(job *J, const cli *C, nsc_status s, nsc_report *
         J->wrote_meas = !ws;
     } else if (ckt->nmeas > 0)
         nsc_warn(wr, &ckt->meas_loc, ".meas not evaluated: the run did not complete");
-    if (done) control_outputs(ckt, W, J->R.mres, J->R.nout, wr);
+    char *outs[7];
+    int nouts = run_outputs(J, C, outs);
+    if (!ws && done) ws = control_outputs(ckt, W, J->R.mres, J->R.nout, outs, nouts, C->netlist, C->safe_control, wr);
     nsc_waves_keep(W, J->R.nout + 1);                       /* drop the columns only .meas reads */
     int streamed = 0;
     if (!ws && J->stream) ws = nsc_stream_finish(J->stream, W, &streamed, wr);
@@ -531,7 +632,7 @@ static nsc_status write_results(job *J, const cli *C, nsc_status s, nsc_report *
     if (!ws && (C->fmt == NSC_FMT_DAT || C->plot)) ws = nsc_write_gp(W, J->dat, J->gp, J->png, wr);
     if (!ws && C->plot && done) ws = nsc_render_gp(J->gp, wr);
     if (!ws && C->events) ws = nsc_write_events(W, J->ev, wr);
-    if (!ws && C->losses && done && !s) ws = report_losses(&J->lossres, C->load, C->netlist, J->loss, wr);
+    if (!ws && C->losses && done && !s) ws = report_losses(&J->lossres, C->load, C->nload, C->netlist, J->loss, wr);
     return ws;
 }
 
@@ -647,7 +748,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "sweep") == 0) return nsc_cmd_sweep(argc - 1, argv + 1);
     static cli C;
     int st = parse_options(argc, argv, &C);
-    if (st >= 0) { free(C.ov); nsc_search_free(&C.sb); return st; }
+    if (st >= 0) { free(C.ov); free(C.load); nsc_search_free(&C.sb); return st; }
     job J;
     memset(&J, 0, sizeof J);
     nsc_report_init(&J.rep);
@@ -674,6 +775,7 @@ int main(int argc, char **argv)
         job_free(&J);
     }
     free(C.ov);
+    free(C.load);
     nsc_search_free(&C.sb);
     return st;
 }

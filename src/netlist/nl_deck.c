@@ -242,6 +242,20 @@ static nsc_status include(reader *rd, source *src, const nl_line *ln, const char
     return st;
 }
 
+/* The file name of a .control wrdata / write (f, a word the scanner lower-cased)
+ * as written: offset o of t is column col0 + o; ngspice keeps the case. */
+static nsc_status ctl_keep_case(nl_deck *d, nl_field *f, const char *t, size_t n, int col0)
+{
+    size_t len = strlen(f->u.s), o = (size_t)(f->col - col0);
+    if (f->col < col0 || o + len > n || strncasecmp(t + o, f->u.s, len)) return NSC_OK;
+    char *s = nl_alloc(&d->arena, len + 1);
+    if (!s) return NSC_ENOMEM;
+    memcpy(s, t + o, len);
+    s[len] = 0;
+    f->u.s = s;
+    return NSC_OK;
+}
+
 /* A line of a .control block: the card ".ctl COMMAND ARGS..." (nl_dot.c
  * card_ctl runs what it knows and names the others), parsed as a card; a line
  * the card syntax cannot read (shell-like control syntax) becomes ".ctl ?
@@ -273,6 +287,10 @@ static nsc_status control_line(reader *rd, source *src, const nl_line *ln, size_
     int oom = scratch.status == NSC_ENOMEM;
     nsc_report_free(&scratch);
     if (oom) return nsc_oom(rd->r);
+    if (!bad && c->nf >= 3 && c->f[2].kind == NL_F_WORD
+        && (nsc_strieq(c->f[1].u.s, "wrdata") || nsc_strieq(c->f[1].u.s, "write"))
+        && ctl_keep_case(d, &c->f[2], t, n, sg.col))
+        return nsc_oom(rd->r);
     if (bad) {                                         /* ".ctl ? word": named as not run */
         size_t wl = k > k0 ? k - k0 : 0;
         nl_field *f = nl_alloc(&d->arena, 3 * sizeof *f);

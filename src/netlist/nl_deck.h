@@ -110,6 +110,7 @@ typedef struct nl_parser {
     /* scanner */
     size_t off, tokoff;     /* offset after / of the current token */
     int last;               /* last token returned (for key=value) */
+    int lastfile;           /* it was the word FILE (.print FILE=name) */
     int expect;             /* bare expression: an operand is expected next */
     int bdepth;             /* bare expression: open parentheses */
     char close;             /* '}' or '\'': the end of the current {expr} */

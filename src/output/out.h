@@ -76,16 +76,23 @@ void nsc_gp_preamble(FILE *f, const char *pngpath, const char *datpath, int heig
  * A trace's statistics over its finite values: min, max, the NSC_PLOT_QLO and
  * NSC_PLOT_QHI quantiles (the k-th smallest with k = floor(q (n-1)) for the
  * low one, ceil(q (n-1)) for the high one), and its jumps: consecutive finite
- * rows that differ by more than half of qhi - qlo. */
+ * rows that differ by more than half of qhi - qlo, when qhi - qlo is more than
+ * NSC_PLOT_NOISE of the values' magnitude (round-off on a constant, 1.8 V +-
+ * 1e-16, has none); first and last: its first and last finite values. */
 #define NSC_PLOT_QLO 0.005
 #define NSC_PLOT_QHI 0.995
 #define NSC_PLOT_MARGIN 0.05       /* of the trimmed span, each side of a clipped range */
 #define NSC_PLOT_SWITCH_JUMPS 10   /* a trace with this many jumps is switching */
+#define NSC_PLOT_NOISE 1e-9        /* of max(|qlo|, |qhi|): a smaller trimmed range has no jumps */
 typedef struct nsc_trace_stat {
     double min, max, qlo, qhi;
     long jumps;
     size_t nfinite;
+    double first, last;
 } nsc_trace_stat;
+/* Half the trimmed range of s when it counts jumps (above NSC_PLOT_NOISE of
+ * the magnitude), else 0. */
+double nsc_trace_half(const nsc_trace_stat *s);
 size_t nsc_quantile_index(size_t n, double q);
 /* Of v[0], v[stride], ... v[(n-1) stride]; -1 out of memory, else 0. */
 int nsc_trace_stat_of(const double *v, size_t n, size_t stride, nsc_trace_stat *s);
@@ -98,10 +105,10 @@ int nsc_trace_stats(const nsc_waves *W, nsc_trace_stat *st);
 double nsc_select_kth(double *a, size_t n, size_t k);
 /* Switching: at least NSC_PLOT_SWITCH_JUMPS jumps, i.e. the trace crosses more
  * than half of its 0.5-99.5 % range between two rows that often (a PWM node,
- * a gate, a sawtooth's flyback; not a smooth wave sampled 7 or more rows a period),
- * and that range is at least NSC_PLOT_SWITCH_SWING of its level (a 5 V output
- * whose ESR ripple steps at each switching is a key trace, not a gate drive). */
-#define NSC_PLOT_SWITCH_SWING 0.2
+ * a gate, a sawtooth's flyback; not a smooth wave sampled 7 or more rows a
+ * period), or at least 2 jumps and back within half that range of its first
+ * value at the end (a gate over one or a few steady periods, a pulse; not a
+ * start-up step). */
 int nsc_trace_switching(const nsc_trace_stat *s);
 /* The y range of a panel of traces s[0..n): the full [min, max], unless the
  * 0.5-99.5 % range is under a third of it and at least 1/1000 of it: then that

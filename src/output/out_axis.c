@@ -66,20 +66,27 @@ int nsc_trace_stat_of(const double *v, size_t n, size_t stride, nsc_trace_stat *
     s->qhi = select_kth(a, m, nsc_quantile_index(m, NSC_PLOT_QHI));
     free(a);
     /* jumps: consecutive finite rows differing by more than half the trimmed range */
-    double half = 0.5 * (s->qhi - s->qlo), prev = NAN;
+    double half = nsc_trace_half(s), prev = NAN;
     for (size_t i = 0; i < n; i++) {
         double x = v[i * stride];
         if (!isfinite(x)) continue;
         if (half > 0 && isfinite(prev) && fabs(x - prev) > half) s->jumps++;
-        prev = x;
+        if (!isfinite(prev)) s->first = x;
+        prev = s->last = x;
     }
     return 0;
 }
 
+double nsc_trace_half(const nsc_trace_stat *s)
+{
+    double half = 0.5 * (s->qhi - s->qlo);
+    return half > 0.5 * NSC_PLOT_NOISE * fmax(fabs(s->qlo), fabs(s->qhi)) ? half : 0;
+}
+
 int nsc_trace_switching(const nsc_trace_stat *s)
 {
-    double range = s->qhi - s->qlo, level = fmax(fabs(s->qlo), fabs(s->qhi));
-    return s->jumps >= NSC_PLOT_SWITCH_JUMPS && range >= NSC_PLOT_SWITCH_SWING * level;
+    int back = fabs(s->last - s->first) <= 0.5 * (s->qhi - s->qlo);   /* a pulse, a period */
+    return s->jumps >= NSC_PLOT_SWITCH_JUMPS || (s->jumps >= 2 && back);
 }
 
 /* The panel range of traces s[0..n): the full range [min, max], or the trimmed

@@ -104,6 +104,19 @@ nsc_rowfmt nsc_table_rowfmt(int ncol, char sep)
     return (nsc_rowfmt){ table_row, (size_t)ncol * 32 + 2, sep == ',' ? &comma : &space };
 }
 
+/* A CSV field as RFC 4180 has it: quoted ("" for a quote) when it holds a
+ * comma, a quote or a line break (v(p,n)), else as it is. */
+static void csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) { fputs(s, f); return; }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 void nsc_table_header(const nsc_waves *W, FILE *f, char sep)
 {
     if (sep == ' ') {
@@ -113,7 +126,10 @@ void nsc_table_header(const nsc_waves *W, FILE *f, char sep)
         end_note(W, f);
     } else {
         end_note(W, f);
-        for (int k = 0; k < W->ncol; k++) fprintf(f, "%s%s", k ? "," : "", W->name[k]);
+        for (int k = 0; k < W->ncol; k++) {
+            if (k) fputc(',', f);
+            csv_field(f, W->name[k]);
+        }
         fputc('\n', f);
     }
 }

@@ -96,80 +96,92 @@ void nsc_gp_quote(FILE *f, const char *s)
 }
 
 /* A panel: columns col[0..n) of one kind ('v' voltages, 'i' currents, 'o'
- * others), all switching (sw = 1) or none, of one scale (big = 1: the traces
- * within a factor NSC_PLOT_SCALE_SPLIT of the kind's largest; 0: the smaller). */
+ * others), all switching (sw = 1) or none. */
 typedef struct panel {
     char kind;
-    int sw, big, n;
+    int sw, n;
     int *col;
 } panel;
 
-#define MAXPANELS 12
-#define NSC_PLOT_SCALE_SPLIT 10.0   /* a trace this many times smaller than the largest gets its own panel */
+#define MAXGROUPS 3            /* panels of one kind, by scale */
+#define MAXPANELS (6 * MAXGROUPS)
+#define SCALE_GAP 15.0         /* traces whose sizes differ more share no panel */
 
-/* A subcircuit's internal signal (a '.' in the name: v(xhs.di)), or a device's
- * internal node ('#': v(l1#rser)) */
-static int internal_name(const char *name)
-{
-    return strchr(name, '.') != NULL || strchr(name, '#') != NULL;
-}
-
-/* Whether column k is drawn: internal signals only when nothing else is. */
-static int drawn(const nsc_waves *W, int k)
-{
-    if (!internal_name(W->name[k])) return 1;
-    for (int j = 1; j < W->ncol; j++)
-        if (!internal_name(W->name[j])) return 0;
-    return 1;
-}
-
-/* The size of a trace: the larger magnitude of its 0.5 and 99.5 % quantiles. */
-static double trace_size(const nsc_trace_stat *s)
+/* The size of a trace: its larger trimmed extreme, |qlo| or |qhi| (0: none). */
+static double size_of(const nsc_trace_stat *s)
 {
     return s->nfinite ? fmax(fabs(s->qlo), fabs(s->qhi)) : 0;
 }
 
+/* The group of each of the n columns col[] (one kind, switching or not) into
+ * g[], by size: a column SCALE_GAP times smaller than the largest of its group
+ * opens the next, at most MAXGROUPS (a 6 V output apart from a 120 V snubber
+ * node, which would draw it flat); zero traces join the smallest. Groups are
+ * numbered in the order of their first columns (the first saved quantity's
+ * panel first). Returns the number of groups. */
+static int scale_groups(const int *col, int n, const nsc_trace_stat *st, int *g)
+{
+    int ng = 0;
+    for (int done = 0; done < n && ng < MAXGROUPS;) {
+        double top = 0;                                    /* the largest not grouped yet */
+        for (int j = 0; j < n; j++)
+            if (g[j] < 0) top = fmax(top, size_of(&st[col[j]]));
+        for (int j = 0; j < n; j++)
+            if (g[j] < 0 && (size_of(&st[col[j]]) * SCALE_GAP >= top || ng == MAXGROUPS - 1 || top == 0)) {
+                g[j] = ng;
+                done++;
+            }
+        ng++;
+    }
+    for (int j = 0; j < n; j++)
+        if (g[j] < 0) g[j] = ng - 1;                       /* (zero traces left) */
+    int map[MAXGROUPS], next = 0;                          /* numbered as their first columns come */
+    for (int q = 0; q < ng; q++) map[q] = -1;
+    for (int j = 0; j < n; j++)
+        if (map[g[j]] < 0) map[g[j]] = next++;
+    for (int j = 0; j < n; j++) g[j] = map[g[j]];
+    return ng;
+}
+
 /* The panels of W, key ones first (voltages, currents, others), then the
- * switching ones in the same kind order; within each, the traces of the large
- * scale, then those NSC_PLOT_SCALE_SPLIT times smaller (a 6 V output is not
- * drawn flat beside a 120 V snubber node); a panel exists when it has a
- * column. cols holds room for ncol indices. Returns the number of panels. */
-static int make_panels(const nsc_waves *W, const nsc_trace_stat *st, int *cols, panel *P)
+ * switching ones in the same kind order; each kind split by scale_groups; a
+ * panel exists when it has a column. cols holds room for ncol indices, g for
+ * ncol groups. Returns the number of panels. */
+static int make_panels(const nsc_waves *W, const nsc_trace_stat *st, int *cols, int *g, panel *P)
 {
     static const char kinds[] = "vio";
     int np = 0, used = 0;
     for (int sw = 0; sw < 2; sw++)
         for (int j = 0; j < 3; j++) {
-            double top = 0;
+            int n = 0, *c = cols + used;
             for (int k = 1; k < W->ncol; k++)
-                if (drawn(W, k) && kind_of(W->name[k]) == kinds[j] && nsc_trace_switching(&st[k]) == sw)
-                    top = fmax(top, trace_size(&st[k]));
-            for (int big = 1; big >= 0; big--) {
-                panel p = { kinds[j], sw, big, 0, cols + used };
-                for (int k = 1; k < W->ncol; k++)
-                    if (drawn(W, k) && kind_of(W->name[k]) == kinds[j] && nsc_trace_switching(&st[k]) == sw &&
-                        (trace_size(&st[k]) * NSC_PLOT_SCALE_SPLIT >= top) == big)
-                        p.col[p.n++] = k;
-                used += p.n;
+                if (kind_of(W->name[k]) == kinds[j] && nsc_trace_switching(&st[k]) == sw) c[n++] = k;
+            for (int q = 0; q < n; q++) g[q] = -1;
+            int ng = n ? scale_groups(c, n, st, g) : 0;
+            int *sorted = c;                               /* c reordered group by group, in place */
+            for (int q = 0, m = 0; q < ng; q++) {
+                panel p = { kinds[j], sw, 0, sorted + m };
+                for (int a = m; a < n; a++)                /* stable: bring group q's columns to the front */
+                    if (g[a] == q) {
+                        int ca = c[a];
+                        for (int b = a; b > m + p.n; b--) { c[b] = c[b - 1]; g[b] = g[b - 1]; }
+                        c[m + p.n] = ca;
+                        g[m + p.n] = q;
+                        p.n++;
+                    }
+                m += p.n;
                 if (p.n) P[np++] = p;
             }
+            used += n;
         }
     return np;
-}
-
-/* Trace j's line: 12 colours that stay apart (then again, dashed). */
-static void line_style(FILE *f, int j, int sw)
-{
-    static const char *const colour[12] = { "#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9",
-                                            "#000000", "#a6761d", "#7570b3", "#e7298a", "#66a61e", "#999999" };
-    fprintf(f, "lc rgb '%s' dt %d lw %s", colour[j % 12], j / 12 % 5 + 1, sw ? "1" : "1.5");
 }
 
 /* The statistics of a panel's traces together (nsc_robust_range reads only
  * the extremes and the quantiles: the union's are those of the panel). */
 static nsc_trace_stat panel_stat(const panel *P, const nsc_trace_stat *st)
 {
-    nsc_trace_stat u = { INFINITY, -INFINITY, INFINITY, -INFINITY, 0, 0 };
+    nsc_trace_stat u = { INFINITY, -INFINITY, INFINITY, -INFINITY, 0, 0, 0, 0 };
     for (int j = 0; j < P->n; j++) {
         const nsc_trace_stat *s = &st[P->col[j]];
         if (!s->nfinite) continue;
@@ -196,6 +208,19 @@ static void clipped_label(FILE *f, const panel *P, const nsc_trace_stat *st)
     free(text);
 }
 
+/* The style of a panel's j-th trace, distinct for every j: gnuplot's 8 line
+ * types, then 8 more colours, solid for the first 16, then each of the 16 in
+ * dash type 2, 3, ... */
+static void line_style(FILE *f, int j)
+{
+    static const char *const more[] = { "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+                                        "#17becf", "#000080", "#006400", "#ff00ff" };
+    int c = j % 16, dash = j / 16 + 1;
+    if (c < 8) fprintf(f, "lt %d", c + 1);
+    else fprintf(f, "lt 1 lc rgb '%s'", more[c - 8]);
+    if (dash > 1) fprintf(f, " dt %d", dash);
+}
+
 /* One panel: its y range by nsc_robust_range, scaled to a readable unit prefix;
  * traces drawn last column first, so the first (the netlist's first saved
  * quantity, usually the output) is drawn on top; `set key invert` lists them in
@@ -220,43 +245,36 @@ static void plot_panel(FILE *f, const nsc_waves *W, const panel *P, const nsc_tr
     fprintf(f, "plot ");
     for (int j = P->n - 1; j >= 0; j--) {
         int k = P->col[j];
-        fprintf(f, "%sdatafile using ($1*%.0e):($%d*%.0e) with lines ", j == P->n - 1 ? "" : ", \\\n     ",
-                tscale, k + 1, ys);
-        line_style(f, j, P->sw);
-        fputs(" title ", f);
+        fprintf(f, "%sdatafile using ($1*%.0e):($%d*%.0e) with lines ", j == P->n - 1 ? "" : ", \\\n     ", tscale,
+                k + 1, ys);
+        line_style(f, j);
+        fprintf(f, " lw %s title ", P->sw ? "1" : "1.5");
         nsc_gp_quote(f, W->name[k]);
     }
     fputc('\n', f);
     if (clipped) fprintf(f, "unset label 1\n");
 }
 
-/* The picture's title: at most NSC_PLOT_TITLE_MAX characters (a longer one
- * ran off both sides of the picture), cut at a blank with "..." after it. */
-#define NSC_PLOT_TITLE_MAX 110
-static void title_line(FILE *f, const char *title)
+/* A title that fits the picture's width (1000 pixels: about 130 characters of
+ * the 10-point font; a centred longer one is clipped on both sides): at most
+ * MAXTITLE characters, a longer one cut with "...". */
+#define MAXTITLE 110
+static size_t utf8_chars(const char *s, size_t n)
 {
-    size_t n = strlen(title);
-    if (n <= NSC_PLOT_TITLE_MAX) { nsc_gp_quote(f, title); return; }
-    size_t cut = NSC_PLOT_TITLE_MAX - 3;
-    while (cut > NSC_PLOT_TITLE_MAX / 2 && title[cut] != ' ') cut--;
-    if (title[cut] != ' ') cut = NSC_PLOT_TITLE_MAX - 3;
-    while (cut > 0 && (title[cut - 1] & 0xC0) == 0x80) cut--;   /* not inside a UTF-8 character */
-    if (cut > 0 && (unsigned char)title[cut - 1] >= 0xC0) cut--;
-    char *t = nsc_asprintf("%.*s...", (int)cut, title);
-    nsc_gp_quote(f, t ? t : "");
-    free(t);
+    size_t c = 0;
+    for (size_t k = 0; k < n; k++) c += ((unsigned char)s[k] & 0xc0) != 0x80;   /* lead bytes */
+    return c;
 }
 
-/* A comment naming the columns the picture leaves out (internal signals). */
-static void not_drawn(FILE *f, const nsc_waves *W)
+static void gp_title(FILE *f, const char *title)
 {
-    int n = 0;
-    for (int k = 1; k < W->ncol; k++) {
-        if (drawn(W, k)) continue;
-        fputs(n++ ? " " : "# not drawn (internal signals; in the data file): ", f);
-        for (const char *p = W->name[k]; *p; p++) fputc((unsigned char)*p < 32 ? ' ' : *p, f);
-    }
-    if (n) fputc('\n', f);
+    size_t len = strlen(title), n = 0;
+    if (utf8_chars(title, len) <= MAXTITLE) { nsc_gp_quote(f, title); return; }
+    for (size_t c = 0; n < len; n++)                     /* n: the start of character MAXTITLE - 3 */
+        if (((unsigned char)title[n] & 0xc0) != 0x80 && c++ == MAXTITLE - 3) break;
+    char *t = nsc_asprintf("%.*s...", (int)n, title);
+    nsc_gp_quote(f, t ? t : "");
+    free(t);
 }
 
 /* The script's text: preamble, time axis, the panels (make_panels, plot_panel). */
@@ -264,7 +282,7 @@ static void write_script(FILE *f, const nsc_waves *W, const nsc_trace_stat *st, 
                          const char *gppath, const char *pngpath)
 {
     panel P[MAXPANELS];
-    int panels = make_panels(W, st, cols, P);
+    int panels = make_panels(W, st, cols, cols + W->ncol, P);
     double t0 = W->nrow ? nsc_waves_at(W, 0, 0) : 0, t1 = W->nrow ? nsc_waves_at(W, W->nrow - 1, 0) : 1, ts;
     const char *tu;
     nsc_time_unit(fmax(fabs(t0), fabs(t1)), &ts, &tu);
@@ -272,17 +290,18 @@ static void write_script(FILE *f, const nsc_waves *W, const nsc_trace_stat *st, 
             "# gnuplot script written by nscircuit: gnuplot %s (in this directory)\n"
             "# change the terminal line for another format, e.g. set terminal svg\n"
             "# panels: voltages, currents, then the switching traces (%d or more jumps of half their\n"
-            "# 0.5-99.5 %% range between rows); a y range is the 0.5-99.5 %% range of its data when that is\n"
-            "# under a third of the full range (a start-up spike is clipped and named), else the full range\n",
-            nsc_base_name(gppath), NSC_PLOT_SWITCH_JUMPS);
+            "# 0.5-99.5 %% range between rows, or 2 or more and back to the start); traces of one kind\n"
+            "# %g times apart in size have panels of their own; a y range is the 0.5-99.5 %% range of its\n"
+            "# data when that is under a third of the full range (a start-up spike is clipped and named),\n"
+            "# else the full range\n",
+            nsc_base_name(gppath), NSC_PLOT_SWITCH_JUMPS, SCALE_GAP);
     nsc_gp_preamble(f, pngpath, datpath, 80 + 260 * (panels ? panels : 1));
     fprintf(f, "set key invert\n");
     nsc_ticks tx = nsc_ticks_of(t0 * ts, t1 * ts, 8);
     if (t1 > t0) fprintf(f, "set xrange [%.10g:%.10g]\nset xtics %.10g\n", t0 * ts, t1 * ts, tx.step);
     fprintf(f, "set multiplot layout %d,1 title ", panels ? panels : 1);
-    title_line(f, W->title ? W->title : "");
+    gp_title(f, W->title ? W->title : "");
     fputc('\n', f);
-    not_drawn(f, W);
     for (int p = 0; p < panels; p++) plot_panel(f, W, &P[p], st, ts, p == panels - 1, tu, tx.digits);
     if (!panels) fprintf(f, "set xlabel 'time (%s)'\nplot datafile using ($1*%.0e):($1*%.0e) with lines title 'time'\n", tu, ts, ts);
     fprintf(f, "unset multiplot\nset output\n");
@@ -295,7 +314,7 @@ nsc_status nsc_write_gp(const nsc_waves *W, const char *datpath, const char *gpp
     nsc_status st = nsc_gp_names_check(names, 3, r);
     if (st) return st;
     nsc_trace_stat *stat = nsc_calloc((size_t)W->ncol + 1, sizeof *stat);
-    int *cols = nsc_calloc((size_t)W->ncol + 1, sizeof *cols);
+    int *cols = nsc_calloc(2 * (size_t)W->ncol + 1, sizeof *cols);   /* columns, their groups */
     char *text = NULL;
     size_t len = 0;
     int got = stat && cols ? nsc_trace_stats(W, stat) : -1;   /* -2: a spilled row unread */

@@ -146,10 +146,11 @@ static void pass_jumps(nsc_wcur *c, nsc_trace_stat *st, double *prev)
     for (long i = 0; i < W->nrow; i++) {
         const double *row = nsc_wcur_row(c, i);
         for (int k = 1; k < W->ncol; k++) {
-            double x = row[k], half = 0.5 * (st[k].qhi - st[k].qlo);
+            double x = row[k], half = nsc_trace_half(&st[k]);
             if (!isfinite(x)) continue;
             if (half > 0 && isfinite(prev[k]) && fabs(x - prev[k]) > half) st[k].jumps++;
-            prev[k] = x;
+            if (!isfinite(prev[k])) st[k].first = x;
+            prev[k] = st[k].last = x;
         }
     }
 }

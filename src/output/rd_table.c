@@ -38,7 +38,9 @@ nsc_status nsc_read_file(const char *path, char **data, size_t *len, nsc_report 
 }
 
 /* Fields of one line: separated by blanks, or by ',' / ';' outside parentheses
- * (so "v(a,b)" is one name). Returns the count, fields [b[k], e[k]). */
+ * (so v(a,b) is one name); a field that begins with '"' is quoted as RFC 4180
+ * has it (a CSV header's "v(p,n)", "" a quote inside) and ends at its closing
+ * quote. Returns the count, fields [b[k], e[k]) (quotes included: unquote). */
 static int split(const char *p, const char *end, const char **b, const char **e, int cap)
 {
     int n = 0;
@@ -47,15 +49,33 @@ static int split(const char *p, const char *end, const char **b, const char **e,
         if (p == end) break;
         const char *s = p;
         int depth = 0;
-        for (; p < end && !isspace((unsigned char)*p); p++) {
-            if (*p == '(') depth++;
-            else if (*p == ')') depth--;
-            else if ((*p == ',' || *p == ';') && depth <= 0) break;
-        }
+        if (*p == '"') {                               /* quoted: to the closing quote */
+            for (p++; p < end; p++)
+                if (*p == '"' && p + 1 < end && p[1] == '"') p++;   /* "" */
+                else if (*p == '"') { p++; break; }
+        } else
+            for (; p < end && !isspace((unsigned char)*p); p++) {
+                if (*p == '(') depth++;
+                else if (*p == ')') depth--;
+                else if ((*p == ',' || *p == ';') && depth <= 0) break;
+            }
         if (n < cap) { b[n] = s; e[n] = p; }
         n++;
     }
     return n;
+}
+
+/* The field [b, e) without its RFC 4180 quotes ("" -> "): malloc'd, NULL ENOMEM. */
+static char *unquote(const char *b, const char *e)
+{
+    if (e - b < 2 || *b != '"' || e[-1] != '"') return nsc_strndup(b, (size_t)(e - b));
+    char *t = malloc((size_t)(e - b)), *q = t;
+    for (const char *p = b + 1; t && p < e - 1; p++) {
+        *q++ = *p;
+        if (*p == '"' && p + 1 < e - 1 && p[1] == '"') p++;
+    }
+    if (t) *q = 0;
+    return t;
 }
 
 static int is_number(const char *b, const char *e, double *x)
@@ -133,7 +153,7 @@ static nsc_status header_line(tread *R, int line, int n, int comment, int numeri
     R->hdr_comment = comment;
     if (!(R->hdr = nsc_calloc((size_t)n, sizeof *R->hdr))) return nsc_oom(R->r);
     for (; R->nh < n; R->nh++)
-        if (!(R->hdr[R->nh] = nsc_strndup(R->fb[R->nh], (size_t)(R->fe[R->nh] - R->fb[R->nh])))) return nsc_oom(R->r);
+        if (!(R->hdr[R->nh] = unquote(R->fb[R->nh], R->fe[R->nh]))) return nsc_oom(R->r);
     return NSC_OK;
 }
 

@@ -220,7 +220,7 @@ nsc_status nsc_probes_default(const nsc_circuit *c, nsc_probe **probes, int *n, 
     int cap = 0;
     nsc_status st;
     for (int k = 1; k < c->nnode; k++) {
-        if (strchr(c->node_name[k], '#')) continue;      /* a device's own node (l1#rser): .save names it */
+        if (strchr(c->node_name[k], '#')) continue;      /* the program's own: l1#rser */
         nsc_probe q = { NSC_PROBE_V, { k, 0 }, -1, nsc_asprintf("v(%s)", c->node_name[k]), c->node_loc[k] };
         if ((st = add_probe(probes, n, &cap, q, r))) goto fail;
     }

@@ -81,11 +81,12 @@ static int run_bad(const char *name, const char *tmp, char **why)
         return 0;
     }
     int want = atoi(exp);
-    char *at = strstr(exp, "@MODELDIR@");              /* the configured models directory */
-    if (at) {
-        char *e = malloc(strlen(exp) + strlen(NSC_MODELDIR) + 1);
+    char *at = strstr(exp, "@MODELDIR@");              /* the models directories searched: the */
+    if (at) {                                          /* build tree's program reads the source tree's first */
+        const char *dirs = NSC_TOP_SRCDIR "/models, " NSC_MODELDIR;
+        char *e = malloc(strlen(exp) + strlen(dirs) + 1);
         cr_assert(e);
-        sprintf(e, "%.*s%s%s", (int)(at - exp), exp, NSC_MODELDIR, at + 10);
+        sprintf(e, "%.*s%s%s", (int)(at - exp), exp, dirs, at + 10);
         free(exp);
         exp = e;
     }

@@ -10,6 +10,7 @@
 
 #include "netlist/netlist.h"
 #include "output/out.h"
+#include "output/rd.h"
 #include "output/out_stream.h"
 #include "analysis/stepper.h"
 #include "testutil.h"
@@ -106,8 +107,8 @@ Test(out, gnuplot_script_panels)
     /* voltages and currents in separate panels; time in ms (the run is 2.5 ms),
      * v(a) up to 2.5e3 V in kV, i(l1) down to -5 A in A; names in the legend */
     cr_assert(strstr(s, "set multiplot layout 2,1"), "%s", s);
-    cr_assert(strstr(s, "using ($1*1e+03):($2*1e-03) with lines lc rgb '#0072b2' dt 1 lw 1.5 title 'v(a)'"), "%s", s);
-    cr_assert(strstr(s, "using ($1*1e+03):($3*1e+00) with lines lc rgb '#0072b2' dt 1 lw 1.5 title 'i(l1)'"), "%s", s);
+    cr_assert(strstr(s, "using ($1*1e+03):($2*1e-03) with lines lt 1 lw 1.5 title 'v(a)'"), "%s", s);
+    cr_assert(strstr(s, "using ($1*1e+03):($3*1e+00) with lines lt 1 lw 1.5 title 'i(l1)'"), "%s", s);
     /* neither is switching: no third panel; tick steps 1, 2, 5 x 10^k */
     cr_assert(!strstr(s, "set ylabel 'switching"), "%s", s);
     cr_assert(strstr(s, "set yrange [0:2.5]\nset ytics 0.5\n") && strstr(s, "set yrange [-5:0]\nset ytics 1\n"), "%s", s);
@@ -304,9 +305,10 @@ static double qat(const double *w, int n, double q)
 
 /* netlists/rectifier_capfilter.cir at fixed 1 us steps: the first row's
  * capacitor and diode currents are 2.3 A difference quotients (an impulse),
- * the currents' content is within +-80 mA. The current panel's range is the
- * 0.5-99.5 % range of its columns (computed here from the .dat) plus 5 %,
- * widened to a tick at most; the label names the 2.3 A the panel clips. */
+ * their content is within +-20 mA. Their panel (switching currents: pulses of
+ * 2 or more jumps back to 0, issue 25 item 21) has the 0.5-99.5 % range of
+ * its columns (computed here from the .dat) plus 5 %, widened to a tick at
+ * most; the label names the 2.3 A the panel clips. */
 Test(out, startup_spike_does_not_set_the_scale)
 {
     char *d = tu_tmpdir(), cmd[2048], path[600], *out = NULL;
@@ -320,7 +322,7 @@ Test(out, startup_spike_does_not_set_the_scale)
     double ql = INFINITY, qh = -INFINITY, peak = 0;
     double *w = malloc((size_t)t.nrow * sizeof *w);
     for (int c = 1; c < t.ncol; c++) {
-        if (strncmp(t.name[c], "i(", 2)) continue;
+        if (strcmp(t.name[c], "i(d1)") && strcmp(t.name[c], "i(d2)") && strcmp(t.name[c], "i(cf)")) continue;
         for (int i = 0; i < t.nrow; i++) w[i] = TU_AT(&t, i, c), peak = fmax(peak, w[i]);
         qsort(w, (size_t)t.nrow, sizeof *w, cmp_dbl);
         ql = fmin(ql, qat(w, t.nrow, 0.005));
@@ -331,8 +333,8 @@ Test(out, startup_spike_does_not_set_the_scale)
     cr_assert(peak > 2 && qh - ql < 0.2, "the run changed: peak %g, range %g %g", peak, ql, qh);
     double lo = 1e3 * (ql - 0.05 * (qh - ql)), hi = 1e3 * (qh + 0.05 * (qh - ql));   /* mA */
     snprintf(path, sizeof path, "%s/rc.gp", d);
-    char *s = tu_read_file(path), *p = panel_of(s, "i(l1)");
-    cr_assert(p && strstr(p, "set ylabel 'current (mA)'"), "%s", s);
+    char *s = tu_read_file(path), *p = panel_of(s, "i(cf)");
+    cr_assert(p && strstr(p, "set ylabel 'switching current (mA)'") && strstr(p, "'i(d1)'"), "%s", s);
     double a, b, step;
     yrange_of(p, &a, &b, &step);
     cr_assert(a <= lo + 1e-9 && a > lo - step && b >= hi - 1e-9 && b < hi + step,
@@ -647,72 +649,130 @@ Test(out, stream_writes_the_same_bytes)
     free(d);
 }
 
-/* The plot rules of issue 25 item 21, on a synthetic converter's table:
- * - v(out) = 6 V with a 40 mV ESR step at each of 20 switchings is a key trace,
- *   not a switching one (its swing is 0.7 % of its level);
- * - a 120 V snubber node and v(out) are voltages of scales 20x apart: two panels,
- *   so v(out) is not drawn flat;
- * - a gate drive 0/10 V switching is in the switching panel;
- * - 14 currents get 12 colours, then dashes: no two solid lines alike;
- * - device and subcircuit internals (v(l1#rser), v(xhs.di)) are not drawn and
- *   are named in a comment;
- * - a 300-character title is cut to 110 characters with "...". */
-Test(out, gnuplot_panels_by_scale_colours_title)
+/* CSV names as RFC 4180 has them (issue 25 item 19: `time,v(p,n),i(v1),v(ac)`
+ * was 5 fields over 4 columns): a name holding a comma or a quote is quoted,
+ * "" a quote inside; the header then has as many fields as every row (counted
+ * outside quotes), and the reader (rd_table.c) gives back the names and values. */
+Test(out, csv_names_are_quoted_and_read_back)
 {
-    enum { NI = 14 };
-    char *names[5 + NI];
-    const char *fixed[] = { "v(out)", "v(snub)", "v(g)", "v(l1#rser)", "v(xhs.di)" };
-    for (int k = 0; k < 5; k++) names[k] = (char *)fixed[k];
-    char ibuf[NI][16];
-    for (int k = 0; k < NI; k++) { snprintf(ibuf[k], sizeof ibuf[k], "i(l%d)", k + 2); names[5 + k] = ibuf[k]; }
-    char title[301];
-    for (int k = 0; k < 300; k++) title[k] = k % 10 == 9 ? ' ' : 'a' + k % 26;
-    title[300] = 0;
-    nsc_waves *W = nsc_waves_new(names, 5 + NI, title);
+    char *d = tu_tmpdir();
+    char *names[] = { "v(p,n)", "i(v1)", "x\"y" };
+    nsc_waves *W = nsc_waves_new(names, 3, "t");
     cr_assert(W);
-    for (int i = 0; i < 2000; i++) {
-        double row[6 + NI], ph = (i % 100) / 100.0;
-        int on = ph < 0.5;
-        row[0] = i * 1e-7;
-        row[1] = 6 + (on ? 0.02 : -0.02) + 0.001 * ph;
-        row[2] = on ? 120 * ph : 0;
-        row[3] = on ? 10 : 0;
-        row[4] = 1e-3 * ph;
-        row[5] = 5 + 0.1 * ph;
-        for (int k = 0; k < NI; k++) row[6 + k] = (k + 1) * (1 + 0.1 * ph);
+    for (int i = 0; i < 5; i++) {
+        double row[4] = { i * 1e-3, 0.5 * i, -1.0 * i, 2.0 + i };
         cr_assert_eq(nsc_waves_add(W, row), 0);
     }
-    char *d = tu_tmpdir(), dat[512], gp[512], png[512];
-    snprintf(dat, sizeof dat, "%s/y.dat", d);
-    snprintf(gp, sizeof gp, "%s/y.gp", d);
-    snprintf(png, sizeof png, "%s/y.png", d);
     nsc_report r;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_write_dat(W, dat, 0, &r), NSC_OK);
-    cr_assert_eq(nsc_write_gp(W, dat, gp, png, &r), NSC_OK);
-    char *s = tu_read_file(gp);
-    cr_assert(s);
-    /* panels: voltages (snubber), voltages (v(out)), currents x2 scales, switching voltages */
-    const char *vo = strstr(s, "title 'v(out)'"), *vs = strstr(s, "title 'v(snub)'"), *vg = strstr(s, "title 'v(g)'");
-    cr_assert(vo && vs && vg, "%s", s);
-    const char *plot_vo = vo, *plot_vs = vs;
-    while (plot_vo > s && strncmp(plot_vo, "\nplot ", 6)) plot_vo--;
-    while (plot_vs > s && strncmp(plot_vs, "\nplot ", 6)) plot_vs--;
-    cr_assert(plot_vo != plot_vs, "v(out) and v(snub) share a panel: %s", s);
-    const char *swl = strstr(s, "set ylabel 'switching voltage");
-    cr_assert(swl && swl < vg && swl > vo, "v(g) not in the switching panel, or v(out) in it: %s", s);
-    cr_assert(!strstr(s, "title 'v(l1#rser)'") && !strstr(s, "title 'v(xhs.di)'"), "%s", s);
-    cr_assert(strstr(s, "# not drawn (internal signals; in the data file): v(l1#rser) v(xhs.di)\n"), "%s", s);
-    cr_assert(strstr(s, "lc rgb '#999999' dt 1") && strstr(s, "lc rgb '#0072b2' dt 2"), "%s", s);
-    const char *t = strstr(s, "set multiplot layout ");
-    cr_assert(t);
-    t = strstr(t, "title '");
-    const char *e = t ? strchr(t + 7, '\'') : NULL;
-    cr_assert(e && e - (t + 7) <= 110 && !strncmp(e - 3, "...", 3), "%.200s", t);
+    char path[512];
+    snprintf(path, sizeof path, "%s/b.csv", d);
+    cr_assert_eq(nsc_write_csv(W, path, 0, &r), NSC_OK);
+    char *s = tu_read_file(path);
+    const char *hdr = "time,\"v(p,n)\",i(v1),\"x\"\"y\"\n";
+    cr_assert(s && !strncmp(s, hdr, strlen(hdr)), "%.60s", s);
+    for (const char *p = s; *p;) {                           /* 4 fields on every line */
+        int fields = 1, quoted = 0;
+        for (; *p && *p != '\n'; p++) {
+            if (*p == '"') quoted = !quoted;
+            else if (*p == ',' && !quoted) fields++;
+        }
+        cr_assert_eq(fields, 4, "%s", s);
+        if (*p) p++;
+    }
     free(s);
-    if (tu_run("command -v gnuplot >/dev/null", NULL) == 0) cr_assert_eq(nsc_render_gp(gp, &r), NSC_OK, "%s", r.error ? r.error : "");
+    nsc_waves *R = NULL;
+    cr_assert_eq(nsc_read_waves(path, &R, NULL, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(R->ncol, 4);
+    cr_assert_str_eq(R->name[1], "v(p,n)");
+    cr_assert_str_eq(R->name[2], "i(v1)");
+    cr_assert_str_eq(R->name[3], "x\"y");
+    cr_assert_eq(R->nrow, 5);
+    for (int i = 0; i < 5; i++) {
+        const double *v = R->v + (size_t)i * 4;
+        cr_assert(v[0] == i * 1e-3 && v[1] == 0.5 * i && v[2] == -1.0 * i && v[3] == 2.0 + i, "row %d", i);
+    }
+    nsc_waves_free(R);
     nsc_waves_free(W);
     nsc_report_free(&r);
+    tu_rmdir(d);
+    free(d);
+}
+
+/* One steady period (issue 25 item 21: v(out) was drawn among the gate drives,
+ * the switching panel lost): the gate, high once (2 jumps) and back at its
+ * start value, is switching; a reference constant but for round-off (1.8 V +-
+ * 2e-16: "jumps" of its own noise) is not, and shares v(out)'s panel. */
+Test(out, steady_period_plot_keeps_the_switching_panel)
+{
+    char *names[] = { "v(out)", "v(g)", "v(ref)" };
+    nsc_waves *W = nsc_waves_new(names, 3, "one period");
+    for (int i = 0; i <= 400; i++) {
+        double row[4] = { 1e-3 + i * 2.5e-8, 1.8 + 0.001 * sin(2 * PI * i / 400), i > 20 && i < 220 ? 3 : 0,
+                          1.8 + (i % 2 ? 2.2e-16 : -2.2e-16) };
+        cr_assert_eq(nsc_waves_add(W, row), 0);
+    }
+    nsc_trace_stat st[4];
+    cr_assert_eq(nsc_trace_stats(W, st), 0);
+    cr_assert(st[2].jumps == 2 && nsc_trace_switching(&st[2]), "v(g): %ld jumps", st[2].jumps);
+    cr_assert(st[3].jumps == 0 && !nsc_trace_switching(&st[3]), "v(ref): %ld jumps", st[3].jumps);
+    char *d = tu_tmpdir(), *s = script_of(W, d);
+    char *po = panel_of(s, "v(out)"), *pg = panel_of(s, "v(g)");
+    cr_assert(po && pg && strstr(pg, "set ylabel 'switching voltage (V)'") && strstr(po, "'v(ref)'")
+              && !strstr(po, "'v(g)'"), "%s", s);
+    free(po);
+    free(pg);
+    free(s);
+    nsc_waves_free(W);
+    tu_rmdir(d);
+    free(d);
+}
+
+/* Traces of one panel have distinct styles, 9 or more too (issue 25 item 21:
+ * gnuplot's 8 line types repeated); a title longer than 110 characters is cut
+ * with "..." (it was clipped on both sides); traces of sizes 20 times apart
+ * (a 6 V output, a 120 V snubber node) get their own panels, in the order of
+ * their first columns; 7 mV beside 76 mV (10 times) share one. */
+Test(out, plot_styles_titles_and_scales)
+{
+    char *names[20], title[301];
+    for (int k = 0; k < 18; k++) names[k] = nsc_asprintf("v(n%d)", k);
+    names[18] = "i(a)";
+    names[19] = "i(b)";
+    memset(title, 'x', 300);
+    title[300] = 0;
+    nsc_waves *W = nsc_waves_new(names, 20, title);
+    for (int i = 0; i < 500; i++) {
+        double row[21] = { i * 1e-6 };
+        for (int k = 0; k < 18; k++) row[k + 1] = (k == 17 ? 120 : 6) * (1 + 0.1 * sin(2 * PI * i / 100 + k));
+        row[19] = 0.076 * sin(2 * PI * i / 100);
+        row[20] = 0.0073 * sin(2 * PI * i / 100);
+        cr_assert_eq(nsc_waves_add(W, row), 0);
+    }
+    char *d = tu_tmpdir(), *s = script_of(W, d);
+    const char *t = strstr(s, "set multiplot layout 3,1 title '");
+    cr_assert(t, "%s", s);
+    t += strlen("set multiplot layout 3,1 title '");
+    cr_assert(strspn(t, "x") == 107 && !strncmp(t + 107, "...'\n", 5), "%.130s", t);
+    char *p6 = panel_of(s, "v(n0)"), *p120 = panel_of(s, "v(n17)"), *pi = panel_of(s, "i(a)");
+    cr_assert(p6 && p120 && pi && !strstr(p6, "'v(n17)'") && strstr(pi, "'i(b)'"), "%s", s);
+    cr_assert(strstr(s, "'v(n0)'") < strstr(s, "'v(n17)'"), "%s", s);
+    char style[17][64];                                     /* the 17 traces of the 6 V panel */
+    int n = 0;
+    for (const char *p = strstr(p6, "with lines "); p; p = strstr(p + 1, "with lines ")) {
+        const char *e = strstr(p, " lw ");
+        cr_assert(e && n < 17);
+        snprintf(style[n++], 64, "%.*s", (int)(e - p), p);
+    }
+    cr_assert_eq(n, 17, "%s", p6);
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) cr_assert(strcmp(style[a], style[b]), "%s twice", style[a]);
+    free(p6);
+    free(p120);
+    free(pi);
+    free(s);
+    for (int k = 0; k < 18; k++) free(names[k]);
+    nsc_waves_free(W);
     tu_rmdir(d);
     free(d);
 }
