@@ -33,7 +33,7 @@ static void shot_init(shot *s, const char *text, double T)
     cfg.steady = 1;
     cr_assert_eq(nsc_run_opts(s->c, &cfg, &s->o, &r), NSC_OK, "%s", r.error ? r.error : "?");
     s->o.adaptive = 1;
-    s->o.h = T / 50;                                      /* as stepper_pss.c: T / 50 at most */
+    s->o.h = T / 50;                                      /* as stepper_pss.c's warm-up (the measures below) */
     cr_assert_eq(nsc_lcs_assemble(s->c, NSC_ASM_TRAN, s->o.gmin, &s->L, &r), NSC_OK);
     s->n = s->L->n;
     s->m = s->L->m;
