@@ -2062,3 +2062,27 @@ Test(e2e, steady_state_of_a_boost_at_default_settings_matches_a_fine_transient)
     free(net);
     pss_matches(path, "boost", "boost_last_period.txt", 4, cols);
 }
+
+/* A steady sweep's --stats line gives the largest Floquet multiplier over its
+ * points (the RC of above with R1 = 1k, 2k: exp(-T/RC) = 0.368, 0.607); a
+ * point whose orbit is unstable (G1 = 2 mA/V against R1's 1 mA/V) is a failed
+ * row (status 3) with the reason. */
+Test(e2e, steady_sweep_reports_floquet_multipliers)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/rc.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "rc\n.param r=1k g=0\nV1 in 0 PULSE(0 1 0.1m 0 0 0.5m 1m)\nR1 in x {r}\nC1 x 0 1u\n"
+                                     "G1 0 x x 0 {g}\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep rc.cir --steady --param r=1k,2k -j 1 --stats --no-plot 2>&1", tmp,
+             NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "shooting periods per point; largest Floquet multiplier modulus 0.607\n"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep rc.cir --steady --param g=0,2m -j 1 --no-plot 2>&1; "
+                              "echo status $?; cat rc.sweep.dat", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "point 1 (g=0.002) failed: nscircuit: error: the periodic orbit found is unstable: 1 "
+                          "Floquet multiplier outside the unit circle, the largest 2.718") && strstr(out, "status 3\n")
+              && strstr(out, "2.000000000000e-03 nan nan 3 1"), "%s", out);
+    free(out);
+}
