@@ -199,8 +199,8 @@ static nsc_status steady_of(const char *net, double period, nsc_pss_info *info, 
 /* An RC driven by a square wave: one state whose perturbation decays as
  * e^(-t/RC), so its Floquet multiplier is exp(-T/RC) = e^-1 (T = RC = 1 ms).
  * The monodromy matrix is that of the discrete steps (trapezoidal, implicit
- * Euler after each edge): measured 0.367868 for 0.367879 (3e-5, the steps'
- * local error); bound 2e-4 relative. */
+ * Euler after each edge): measured 0.3678787 for 0.3678794 (2e-6, the steps'
+ * error; 3e-5 with steps of T/50); bound 2e-4 relative. */
 Test(stepper_pss, floquet_multiplier_of_a_driven_rc_is_exp_minus_t_over_rc)
 {
     static const char net[] =
@@ -219,7 +219,8 @@ Test(stepper_pss, floquet_multiplier_of_a_driven_rc_is_exp_minus_t_over_rc)
  * 1 ms, and the multiplier is exp(T/tau) = e. A transient diverges (to kV),
  * yet the shooting's Newton step lands on the linear circuit's periodic
  * solution at once: before, a "steady state" of +-0.16 V, exit 0; now an
- * error that names the multiplier (measured 2.71837 for 2.71828) and the
+ * error that names the multiplier (measured 2.718287 for 2.718282; 2.71837
+ * with steps of T/50), its value on one period of the circuit itself and the
  * state, and does not suggest a doubled period. */
 Test(stepper_pss, an_rc_with_negative_conductance_is_an_unstable_orbit)
 {
@@ -233,7 +234,8 @@ Test(stepper_pss, an_rc_with_negative_conductance_is_an_unstable_orbit)
     cr_assert(in.floquet && in.nmu_out == 1 && in.mu_im == 0, "floquet %d, %d outside", in.floquet, in.nmu_out);
     cr_assert(fabs(in.mu_re - want) <= 2e-4 * want, "multiplier %.9g, analytic %.9g", in.mu_re, want);
     cr_assert(strstr(msg, "the periodic orbit found is unstable: 1 Floquet multiplier outside the unit circle, "
-                          "the largest 2.718, mostly in v(x); the circuit moves away from it") && !strstr(msg, "--period"),
+                          "the largest 2.718 (one period of the circuit along its eigenvector: 2.718), mostly in v(x); "
+                          "the circuit moves away from it") && !strstr(msg, "--period"),
               "%s", msg);
 }
 
@@ -244,9 +246,9 @@ Test(stepper_pss, an_rc_with_negative_conductance_is_an_unstable_orbit)
  * clock's 100 ns pulse of 10 V), off below 0 (i(l1) = 25 mA), held between.
  * A period from i0 ends at 25 mA - m2 (T - (25 mA - i0)/m1): the period-1
  * orbit's multiplier is -m2/m1 = -2 (Csw's 36 ns edge and Rsw's DCM floor of
- * -3 mA do not touch it; measured -1.99998). The transient settles on an
+ * -3 mA do not touch it; measured -1.999993). The transient settles on an
  * orbit of 2T with a DCM interval that resets i(l1) (multiplier ~0: the
- * floor's L/Rsw = 0.5 us over ~4 us of DCM, measured -8.9e-5). IC=11m starts
+ * floor's L/Rsw = 0.5 us over ~4 us of DCM, measured -7.8e-6). IC=11m starts
  * on the period-1 orbit, which the shooting then finds in 3 periods. */
 static const char pcm_net[] =
     "peak-current-mode chopper at D = 2/3\nVin in 0 9\nSmain in sw clk cs SWM\nD1 0 sw DI\nL1 sw a 1m IC=11m\n"
@@ -261,8 +263,9 @@ Test(stepper_pss, a_subharmonic_orbit_is_unstable_and_its_double_is_not)
     cr_assert_eq(steady_of(pcm_net, 0, &in, msg, sizeof msg), NSC_ESIM, "%s", msg);
     cr_assert(in.floquet && in.nmu_out == 1 && in.mu_im == 0, "floquet %d, %d outside", in.floquet, in.nmu_out);
     cr_assert(fabs(in.mu_re + 2) <= 1e-3, "multiplier %.9g, analytic -2", in.mu_re);
-    cr_assert(strstr(msg, "the largest -2, mostly in i(l1); a multiplier below -1 is a period doubling: the orbit of "
-                          "twice the period may be stable; try --period 2e-05 (.pss period=2e-05)"), "%s", msg);
+    cr_assert(strstr(msg, "the largest -2 (one period of the circuit along its eigenvector: -2), mostly in i(l1); a "
+                          "multiplier below -1 is a period doubling: the orbit of twice the period may be stable; "
+                          "try --period 2e-05 (.pss period=2e-05)"), "%s", msg);
     cr_assert_eq(steady_of(pcm_net, 2e-5, &in, msg, sizeof msg), NSC_OK, "%s", msg);
     cr_assert(in.floquet && in.nmu_out == 0 && in.mu_abs < 1e-2, "multiplier %g%+gi", in.mu_re, in.mu_im);
 }

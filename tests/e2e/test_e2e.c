@@ -1980,7 +1980,8 @@ Test(e2e, steady_state_reports_floquet_multipliers_and_refuses_an_unstable_orbit
                                      "G1 0 x x 0 2m\n.end\n"), 0);
     cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
     cr_assert(strstr(out, "nscircuit: error: the periodic orbit found is unstable: 1 Floquet multiplier outside the "
-                          "unit circle, the largest 2.718, mostly in v(x)") && !strstr(out, "wrote"), "%s", out);
+                          "unit circle, the largest 2.718 (one period of the circuit along its eigenvector: 2.718), "
+                          "mostly in v(x)") && !strstr(out, "wrote"), "%s", out);
     free(out);
 }
 
@@ -2007,8 +2008,9 @@ Test(e2e, steady_state_of_a_period_doubling_converter)
     snprintf(cmd, sizeof cmd, "cd %s && %s --steady pcm.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
     cr_assert(strstr(out, "error: the periodic orbit found is unstable: 1 Floquet multiplier outside the unit circle, "
-                          "the largest -2, mostly in i(l1); a multiplier below -1 is a period doubling: the orbit of "
-                          "twice the period may be stable; try --period 2e-05 (.pss period=2e-05)"), "%s", out);
+                          "the largest -2 (one period of the circuit along its eigenvector: -2), mostly in i(l1); a "
+                          "multiplier below -1 is a period doubling: the orbit of twice the period may be stable; "
+                          "try --period 2e-05 (.pss period=2e-05)"), "%s", out);
     free(out);
     tu_table s, t;
     int it;
