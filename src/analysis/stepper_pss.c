@@ -57,14 +57,14 @@
  * NSC_PSS_MU_TOL fails the run (NSC_ESIM), naming it and its value measured
  * on one period of Phi along its eigenvector (confirm(); where that puts a
  * sole real one inside, J's lacking saltation is blamed: a warning, and the
- * run goes on); the largest is reported (nsc_pss_info.mu_*). The margin: J's multipliers agree with those of
- * central differences of Phi to 4e-6 on netlists/ cuk, boost, flyback (the
- * saltation makes J the derivative of the period's map; the relays of
- * tests/analysis/test_stepper_pss.c bound its entries to 8e-4 of the
- * largest), an undamped LC gives 1 - 2e-8 (the implicit-Euler first step);
- * and beyond 1 + 1e-3 a perturbation grows e-fold within 1000 periods, a
- * physical instability. Where J lacks saltation terms the multipliers are
- * those of J + B, the secant model's. */
+ * run goes on); the largest is reported (nsc_pss_info.mu_*). The margin:
+ * J's multipliers agree with those of central differences of Phi to 4e-6
+ * on netlists/ cuk, boost, flyback (the saltation makes J the derivative of
+ * the period's map; the relays of tests/analysis/test_stepper_pss.c bound
+ * its entries to 8e-4 of the largest), an undamped LC gives 1 - 2e-8 (the
+ * implicit-Euler first step); and beyond 1 + 1e-3 a perturbation grows
+ * e-fold within 1000 periods, a physical instability. Where J lacks
+ * saltation terms the multipliers are those of J + B, the secant model's. */
 #include "stepper_int.h"
 
 #include <math.h>
@@ -405,7 +405,7 @@ static int mode_state(pss *p, double mu)
 {
     int nd = p->nd, best = -1;
     monodromy(p, p->A);
-    for (int k = 0; k < nd; k++) p->A[(size_t)k * (size_t)nd + (size_t)k] -= mu * (1 + 1e-9) + 1e-300;
+    for (int k = 0; k < nd; k++) p->A[(size_t)k * (size_t)nd + (size_t)k] -= mu * (1 + 1e-9);
     if (nd == 0 || nsc_dense_lu(nd, p->A, nd, p->ipiv)) return -1;
     for (int k = 0; k < nd; k++) p->dx[k] = 1;
     for (int it = 0; it < 2; it++) {
@@ -426,7 +426,7 @@ static int mode_state(pss *p, double mu)
  *     mu = <Phi(x* + eps v) - x*, v> / (eps <v, v>)   (Phi(x*) = x*),
  * in merit scales; p->z is x* again afterwards. J can be off where an event
  * has part of its saltation only (a comparator driving a switch: 0.672 for
- * 0.683 from central differences), which matters for a multiplier near 1. */
+ * 0.680 here, 0.683 from central differences), which matters near 1. */
 static nsc_status confirm(pss *p, double ts, double T, double *mu)
 {
     int nd = p->nd;
