@@ -50,7 +50,7 @@ nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_o
     if (o->tstart >= o->tstop)
         return nsc_err(r, NSC_ENETLIST, &c->tran_loc, "tstart %g is not before tstop %g", o->tstart, o->tstop);
     if (o->tstop / o->h > 2e9) return nsc_err(r, NSC_ENETLIST, &c->tran_loc, "too many steps: tstop/h = %g", o->tstop / o->h);
-    if (steady) {           /* the steady state's ceiling: T/50 (stepper_pss.c), or an explicit TMAX or --step
+    if (steady) {           /* the steady state's ceiling: T/200 (stepper_pss.c), or an explicit TMAX or --step
                                below it; TSTEP sets its rows only, span/50 has no meaning for it */
         o->h = tmax > 0 ? tmax : 0;
         if (!c->has_tran) o->tstep = 0;                    /* rows: T/200 */

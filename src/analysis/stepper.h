@@ -97,6 +97,13 @@ typedef struct nsc_pss_info {
     double residual;       /* the written periods' cycle-to-cycle change (relative, worst state) */
     int worst;             /* that state's unknown */
     char worst_name[64];
+    int floquet;           /* 1: the Floquet multipliers below were computed (0: a step's
+                              sensitivity failed in the last shooting period) */
+    double mu_re, mu_im;   /* the multiplier of largest modulus: an eigenvalue of the monodromy
+                              matrix dPhi/dx at the solution (stepper_pss.c) */
+    double mu_abs;         /* its modulus: the orbit is stable when < 1 */
+    int nmu_out;           /* multipliers outside the unit circle (|mu| > 1 + NSC_PSS_MU_TOL,
+                              stepper_pss.c): the run then fails with NSC_ESIM */
 } nsc_pss_info;
 
 nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_pss_opts *po,

@@ -31,10 +31,40 @@
  * of the new point come from the same run. Globalisation: a trust region on
  * the step (shoot()) and, after repeated failures, a transient period.
  *
+ * Step ceiling: T/50 in the warm-up, T/200 in the shooting and the written
+ * periods (a netlist's smaller TMAX stays). The adaptive steps' error has a
+ * part first order in the ceiling that the local error estimate does not
+ * see: a pair's multiplier is the step's mean current while its constraint
+ * holds at the step's end (onestep.c, theta on the algebraic rows), so a
+ * diode's RON i lags by RON di/dt h/2; and the events that follow a switch
+ * flip (its diode's) are taken after a restart step and located to 1e-3 of
+ * the ceiling (stepper_adapt.c). On netlists/boost.cir without its TMAX
+ * (RON 0.09 Ohm carrying the inductor's ramp) v(out) was 3.3e-3 of its ripple
+ * off (RMS) at T/50, 1.7e-3 at T/100, 6.6e-4 at T/200, against the same
+ * steady state at TMAX = 0.25 ns (itself within 5e-5 of the last period of
+ * a fixed-step transient at 0.2 ns, tests/data/pss: 7.2e-4 against that);
+ * steps of a shooting period 89 -> 247.
+ *
  * Convergence: max_i |F_i| / scale_i <= tol, scale_i = max(peak-to-peak of x_i
  * over the period, 1e-3 max |x_i|, VNTOL or ABSTOL). The written periods are
  * one more run from the solution; their own cycle-to-cycle change is
- * reported (nsc_pss_info.residual). */
+ * reported (nsc_pss_info.residual).
+ *
+ * Stability: Newton finds a fixed point of Phi whether or not it attracts
+ * (a linear circuit's in one step). The Floquet multipliers, the eigenvalues
+ * of J at the solution (the last shooting period ran from it), decide: a
+ * perturbation dx becomes J^k dx after k periods. One of modulus above 1 +
+ * NSC_PSS_MU_TOL fails the run (NSC_ESIM), naming it and its value measured
+ * on one period of Phi along its eigenvector (confirm(); where that puts a
+ * sole real one inside, J's lacking saltation is blamed: a warning, and the
+ * run goes on); the largest is reported (nsc_pss_info.mu_*). The margin:
+ * J's multipliers agree with those of central differences of Phi to 4e-6
+ * on netlists/ cuk, boost, flyback (the saltation makes J the derivative of
+ * the period's map; the relays of tests/analysis/test_stepper_pss.c bound
+ * its entries to 8e-4 of the largest), an undamped LC gives 1 - 2e-8 (the
+ * implicit-Euler first step); and beyond 1 + 1e-3 a perturbation grows
+ * e-fold within 1000 periods, a physical instability. Where J lacks
+ * saltation terms the multipliers are those of J + B, the secant model's. */
 #include "stepper_int.h"
 
 #include <math.h>
@@ -49,18 +79,24 @@
 #define NSC_PSS_MAXWARM 100000 /* periods before the sources repeat, at most */
 #define NSC_PSS_HALVE 3       /* step halvings before a plain transient period */
 #define NSC_PSS_STEP 100      /* largest Newton step, in merit scales (the warm-up's range) */
+#define NSC_PSS_HWARM 50      /* warm-up steps at most T / this (ngspice's span / 50: a start only) */
+#define NSC_PSS_HMAX 200      /* shooting and written steps at most T / this (the header) */
+#define NSC_PSS_MU_TOL 1e-3   /* a multiplier is outside the unit circle when |mu| > 1 + this (above) */
 
 typedef struct pss {
     const nsc_circuit *c;
     nsc_tran_opts o;          /* the internal runs: no rows, no progress */
     int n, m, nsw, nd;
     long frozen;              /* events of the last run with sensitivities whose saltation J lacks */
+    int nojac;                /* 1: a step's sensitivity failed in the last run with sensitivities */
     int *di;                  /* [nd] differential unknowns */
     char **zname;             /* [n] (the assembled LCS's) */
     double *atol;             /* [nd] */
     double *z, *l, *z1, *l1, *S, *zmin, *zmax, *J, *F, *x, *dx;
     double *lpk;               /* [m] each pair's peak over the written periods (nsc_dev_check) */
     double *A, *B, *Facc, *ms, *Phiacc, dxn;   /* [nd*nd] model and secant correction, [nd] F at the accepted point, merit scales */
+    double *wr, *wi;          /* [nd] the Floquet multipliers */
+    double *xs;               /* [nd] the solution's differential unknowns (confirm()) */
     char *sw, *sw1;
     int *ipiv;
     nsc_sim_stats *st;
@@ -152,6 +188,7 @@ static nsc_status run(pss *p, const nsc_tran_opts *o, const nsc_probe *probes, i
     p->info->periods_run += lround((o->tstop - o->tstart) / p->info->period);
     if (nojac) *nojac = io.sens_failed;
     if (sens) p->frozen = io.ev_frozen;
+    if (sens) p->nojac = io.sens_failed;
     if (out) {
         *out = W;
         return s;
@@ -321,12 +358,147 @@ static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
                    p->zname[p->info->worst], p->info->residual, po->tol);
 }
 
+/* M (nd x nd, column k = d Phi / d x_k) = J, the monodromy matrix of the
+ * last run with sensitivities, + B where that run's J lacks saltation terms
+ * (p->frozen: the secant's learned correction). */
+static void monodromy(const pss *p, double *M)
+{
+    int nd = p->nd;
+    for (int k = 0; k < nd; k++)
+        for (int q = 0; q < nd; q++) {
+            size_t kq = (size_t)k * (size_t)nd + (size_t)q;
+            M[kq] = p->S[(size_t)k * (size_t)p->n + (size_t)p->di[q]] + (p->frozen ? p->B[kq] : 0);
+        }
+}
+
+/* The Floquet multipliers of the orbit through the solution: the eigenvalues
+ * of M (monodromy()) of the last shooting period, which ran from it. A
+ * perturbation dx of the periodic state becomes M^k dx after k periods: the
+ * orbit attracts its neighbourhood when every |mu| < 1. The largest in
+ * modulus, and the count outside 1 + NSC_PSS_MU_TOL, into p->info (floquet
+ * 0 when the run's sensitivities failed or the QR iteration did not converge). */
+static nsc_status multipliers(pss *p)
+{
+    nsc_pss_info *I = p->info;
+    int nd = p->nd;
+    I->floquet = I->nmu_out = 0;
+    I->mu_re = I->mu_im = I->mu_abs = 0;
+    if (p->nojac) return NSC_OK;
+    monodromy(p, p->J);
+    int st = nsc_dense_eig(nd, p->J, nd > 0 ? nd : 1, p->wr, p->wi);
+    if (st == -1000) return nsc_oom(p->r);
+    if (st) return NSC_OK;
+    I->floquet = 1;
+    for (int k = 0; k < nd; k++) {
+        double a = hypot(p->wr[k], p->wi[k]);
+        I->nmu_out += a > 1 + NSC_PSS_MU_TOL;
+        if (a > I->mu_abs) { I->mu_abs = a; I->mu_re = p->wr[k]; I->mu_im = fabs(p->wi[k]); }
+    }
+    return NSC_OK;
+}
+
+/* The state whose component, in merit scales, dominates the eigenvector of
+ * M for its real eigenvalue mu: two steps of inverse iteration with
+ * M - mu (1 + 1e-9) I (off the exact eigenvalue, so that the LU exists); its
+ * unknown, or -1. Uses p->A (the model is not needed after convergence). */
+static int mode_state(pss *p, double mu)
+{
+    int nd = p->nd, best = -1;
+    monodromy(p, p->A);
+    for (int k = 0; k < nd; k++) p->A[(size_t)k * (size_t)nd + (size_t)k] -= mu * (1 + 1e-9);
+    if (nd == 0 || nsc_dense_lu(nd, p->A, nd, p->ipiv)) return -1;
+    for (int k = 0; k < nd; k++) p->dx[k] = 1;
+    for (int it = 0; it < 2; it++) {
+        if (nsc_dense_lusolve(0, nd, 1, p->A, nd, p->ipiv, p->dx, nd)) return -1;   /* v = (M - mu')^-1 v */
+        double big = 0;
+        for (int k = 0; k < nd; k++) big = fmax(big, fabs(p->dx[k]));
+        if (!(big > 0) || !isfinite(big)) return -1;
+        for (int k = 0; k < nd; k++) p->dx[k] /= big;
+    }
+    double w = -1;
+    for (int k = 0; k < nd; k++)
+        if (fabs(p->dx[k]) / p->ms[k] > w) { w = fabs(p->dx[k]) / p->ms[k]; best = p->di[k]; }
+    return best;
+}
+
+/* The multiplier along the eigenvector v = p->dx (mode_state()) measured on
+ * Phi itself: one period from x* + eps v (eps v at most 1e-5 merit scales),
+ *     mu = <Phi(x* + eps v) - x*, v> / (eps <v, v>)   (Phi(x*) = x*),
+ * in merit scales; p->z is x* again afterwards. J can be off where an event
+ * has part of its saltation only (a comparator driving a switch: 0.672 for
+ * 0.680 here, 0.683 from central differences), which matters near 1. */
+static nsc_status confirm(pss *p, double ts, double T, double *mu)
+{
+    int nd = p->nd;
+    double big = 0, num = 0, den = 0;
+    for (int k = 0; k < nd; k++) big = fmax(big, fabs(p->dx[k]) / p->ms[k]);
+    double eps = 1e-5 / big;
+    for (int k = 0; k < nd; k++) {
+        p->xs[k] = p->z[p->di[k]];
+        p->z[p->di[k]] += eps * p->dx[k];
+    }
+    nsc_status s = run_span(p, ts, ts + T, 0, 0, NULL);
+    for (int k = 0; k < nd; k++) {
+        double v = p->dx[k] / p->ms[k], d = (p->z1[p->di[k]] - p->xs[k]) / p->ms[k];
+        num += d * v;                                 /* <Phi - x*, v> */
+        den += eps * v * v;
+        p->z[p->di[k]] = p->xs[k];
+    }
+    *mu = num / den;
+    return s;
+}
+
+/* The verdict on an orbit with nmu_out multipliers outside the unit circle:
+ * NSC_OK when the only one is real and Phi itself puts it inside (confirm():
+ * then a warning, and info holds the measured one), else the error: which
+ * one, where, and what to do. A real multiplier below -1 flips the
+ * perturbation each period: a period doubling, whose orbit of twice the
+ * period --period 2T finds (subharmonic oscillation of a current-mode
+ * converter beyond D = 0.5, a diode's reverse recovery); one above 1 is a
+ * divergence (a net negative resistance) or another steady state; a complex
+ * pair, an oscillation of the circuit's own that the sources do not lock. */
+static nsc_status unstable(pss *p, double ts, double T)
+{
+    nsc_pss_info *I = p->info;
+    int neg = 0, w = I->mu_im > 0 ? -1 : mode_state(p, I->mu_re);
+    double mu = 0;
+    nsc_status s = w >= 0 ? confirm(p, ts, T, &mu) : NSC_OK;
+    if (s) return s;
+    if (w >= 0 && I->nmu_out == 1 && fabs(mu) <= 1 + NSC_PSS_MU_TOL) {
+        nsc_warn(p->r, NULL, "the monodromy matrix's Floquet multiplier %.4g is outside the unit circle, but one "
+                 "period of the circuit along its eigenvector gives %.4g: taken as stable (the matrix lacks part "
+                 "of an event's saltation)", I->mu_re, mu);
+        I->mu_re = mu;
+        I->mu_abs = fabs(mu);
+        I->nmu_out = 0;
+        return NSC_OK;
+    }
+    for (int k = 0; k < p->nd; k++)
+        neg |= p->wi[k] == 0 && p->wr[k] < -(1 + NSC_PSS_MU_TOL);
+    char m[80], where[160] = "", what[200];
+    if (I->mu_im > 0) snprintf(m, sizeof m, "%.4g%+.4gi (modulus %.4g)", I->mu_re, I->mu_im, I->mu_abs);
+    else snprintf(m, sizeof m, "%.4g", I->mu_re);
+    if (w >= 0) snprintf(where, sizeof where, " (one period of the circuit along its eigenvector: %.4g), mostly in %s",
+                         mu, p->zname[w]);
+    if (neg)
+        snprintf(what, sizeof what, "a multiplier below -1 is a period doubling: the orbit of twice the period "
+                 "may be stable; try --period %g (.pss period=%g)", 2 * T, 2 * T);
+    else if (I->mu_im > 0)
+        snprintf(what, sizeof what, "a complex pair is an oscillation of the circuit's own that the sources do "
+                 "not lock: no steady state of this period; run a transient");
+    else
+        snprintf(what, sizeof what, "the circuit moves away from it (a net negative resistance diverges) or "
+                 "settles on another orbit; run a transient");
+    return nsc_err(p->r, NSC_ESIM, NULL, "the periodic orbit found is unstable: %d Floquet multiplier%s outside "
+                   "the unit circle, the largest %s%s; %s", I->nmu_out, I->nmu_out > 1 ? "s" : "", m, where, what);
+}
+
 static void pss_free(pss *p)
 {
     free(p->di); free(p->atol); free(p->z); free(p->l); free(p->z1); free(p->l1); free(p->S);
     free(p->zmin); free(p->zmax); free(p->lpk); free(p->J); free(p->F); free(p->x); free(p->dx);
     free(p->A); free(p->B); free(p->Facc); free(p->ms); free(p->Phiacc);
-    free(p->sw); free(p->sw1); free(p->ipiv);
+    free(p->sw); free(p->sw1); free(p->ipiv); free(p->wr); free(p->wi); free(p->xs);
 }
 
 /* The layout (unknowns, pairs, switches, differential unknowns) and work arrays. */
@@ -362,10 +534,14 @@ static nsc_status pss_init(pss *p, const nsc_lcs *L)
     p->ms = nsc_calloc(nd, sizeof(double));
     p->Phiacc = nsc_calloc(nd, sizeof(double));
     p->ipiv = nsc_calloc(nd, sizeof(int));
+    p->wr = nsc_calloc(nd, sizeof(double));
+    p->wi = nsc_calloc(nd, sizeof(double));
+    p->xs = nsc_calloc(nd, sizeof(double));
     p->sw = nsc_calloc((size_t)p->nsw + 1, 1);
     p->sw1 = nsc_calloc((size_t)p->nsw + 1, 1);
     if (!p->z || !p->z1 || !p->lpk || !p->zmin || !p->zmax || !p->l || !p->l1 || !p->S || !p->J || !p->F || !p->x || !p->dx
-        || !p->A || !p->B || !p->Facc || !p->ms || !p->Phiacc || !p->ipiv || !p->sw || !p->sw1)
+        || !p->A || !p->B || !p->Facc || !p->ms || !p->Phiacc || !p->ipiv || !p->sw || !p->sw1
+        || !p->wr || !p->wi || !p->xs)
         return nsc_oom(p->r);
     return NSC_OK;
 }
@@ -439,7 +615,8 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
     if (!s) s = common_period(c, L, &T, &since, r);
     if (!s) s = pss_init(p, L);
     if (s) goto done;
-    if (!(p->o.h > 0) || p->o.h > T / 50) p->o.h = T / 50;    /* at least 50 steps a period (ngspice's span / 50) */
+    double hcap = p->o.h > 0 ? p->o.h : INFINITY;              /* TMAX or --step, when given */
+    p->o.h = fmin(hcap, T / NSC_PSS_HWARM);
     if (since / T > NSC_PSS_MAXWARM) {
         s = nsc_err(r, NSC_EUSAGE, NULL, "the sources become periodic only after %.3g periods of %g s (at most %d)",
                     since / T, T, NSC_PSS_MAXWARM);
@@ -455,7 +632,9 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
     if ((s = info->warm ? run_span(p, t0, ts, 0, 0, NULL)     /* one period from the given state */
                         : run_span(p, 0, ts, 1, 0, NULL)))    /* warm-up from the operating point */
         goto done;
-    if ((s = shoot(p, ts, T, po))) goto done;
+    p->o.h = fmin(hcap, T / NSC_PSS_HMAX);
+    if ((s = shoot(p, ts, T, po)) || (s = multipliers(p))) goto done;
+    if (info->nmu_out > 0 && (s = unstable(p, ts, T))) goto done;
     if (po->end && keep_state(p, po->end, T)) { s = nsc_oom(r); goto done; }
     nsc_tran_opts fo = *o;                                    /* the written periods, from the solution */
     fo.adaptive = 1;

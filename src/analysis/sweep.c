@@ -232,7 +232,11 @@ static nsc_status point_steady(nsc_run *R, nsc_point_steady *ps, nsc_report *r)
         ps->losses = dt > 0 ? (sum.input + sum.switching - load) / dt : NAN;
     }
     nsc_loss_sum_free(&sum);
-    if (ps) { ps->iterations = R->pinfo.iterations; ps->warm = R->pinfo.warm; }
+    if (ps) {
+        ps->iterations = R->pinfo.iterations;
+        ps->warm = R->pinfo.warm;
+        ps->mu_abs = R->pinfo.floquet ? R->pinfo.mu_abs : NAN;
+    }
     nsc_losses_free(&L);
     return s;
 }

@@ -96,6 +96,8 @@ typedef struct nsc_point_steady {
     double efficiency, losses;    /* out: load / (input + switching), and input + switching - load
                                      (W) over the steady period (losses.h; NAN if not found) */
     int iterations, warm;         /* out: shooting periods, 1 when started from start */
+    double mu_abs;                /* out: the largest Floquet multiplier's modulus (nsc_pss_info;
+                                     NAN when not computed) */
 } nsc_point_steady;
 
 /* One point: elaborate deck with the overrides ov[0..nov) (later entries win), run

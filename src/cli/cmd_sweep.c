@@ -258,7 +258,7 @@ static void point_child(const study *S, long pos, int fd)
     fprintf(f, "nscircuit-point %d\ninfo %a %a %a %a %ld %ld %d\n", nsc_exit_status(s), info.t_parse, info.t_run,
             info.t_meas, info.t_setup, info.st.steps, info.st.lcps, info.st.factorizations);
     for (int k = 0; k < S->nmeas; k++) fprintf(f, "m %a\n", meas[k]);
-    if (!s && S->steady) fprintf(f, "p %d %d\n", ps.iterations, ps.warm);
+    if (!s && S->steady) fprintf(f, "p %d %d %a\n", ps.iterations, ps.warm, ps.mu_abs);
     if (!s) put_state(f, &ps.end);
     for (int k = 0; k < r.nwarn; k++) put_line(f, 'w', r.warn[k]);
     if (r.error) put_line(f, 'e', r.error);
@@ -295,6 +295,7 @@ typedef struct collect {
     double t_parse, t_run, t_meas, t_setup, steps;
     long nres;
     long shoot, nwarm, nsteady;   /* steady points: shooting periods, warm starts, points */
+    double mu_max;                /* the largest Floquet multiplier's modulus over them */
 } collect;
 
 /* "point 3 (l1=5e-06, c1=2.2e-05)" */
@@ -402,7 +403,7 @@ static nsc_status take_result(collect *C, const job *J, int wst)
     char *err = NULL;
     char *save = NULL;
     for (char *line = strtok_r(J->buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        double tp, tr, tm, ts, steps;
+        double tp, tr, tm, ts, steps, mu;
         long lcps;
         int fz, it, warm;
         if (!strncmp(line, "nscircuit-point ", 16)) status = atoi(line + 16);
@@ -411,7 +412,12 @@ static nsc_status take_result(collect *C, const job *J, int wst)
             C->nres++;
         } else if (!strncmp(line, "m ", 2) && mk < nm) v[np + mk++] = strtod(line + 2, NULL);
         else if (line[0] == 's' && S->warm) take_state(&S->warm[J->pos], line);
-        else if (sscanf(line, "p %d %d", &it, &warm) == 2) { C->shoot += it; C->nwarm += warm != 0; C->nsteady++; }
+        else if (sscanf(line, "p %d %d %la", &it, &warm, &mu) == 3) {
+            C->shoot += it;
+            C->nwarm += warm != 0;
+            C->nsteady++;
+            if (mu > C->mu_max) C->mu_max = mu;                /* (NAN: not computed) */
+        }
         else if (!strncmp(line, "w ", 2)) show_warning(C, J->point, line + 2);
         else if (!strncmp(line, "e ", 2)) err = line + 2;
         else if (!strcmp(line, "end")) ended = 1;
@@ -845,7 +851,8 @@ static void study_summary(const study *S, const collect *C, int jobs, double wal
     }
     if (a->stats && C->nsteady > 0)
         fprintf(stderr, "nscircuit: steady states: %ld of %ld points started from a neighbour's, %.3g shooting "
-                        "periods per point\n", C->nwarm, C->nsteady, (double)C->shoot / (double)C->nsteady);
+                        "periods per point; largest Floquet multiplier modulus %.3g\n", C->nwarm, C->nsteady,
+                (double)C->shoot / (double)C->nsteady, C->mu_max);
 }
 
 static void study_free(study *S, collect *C)

@@ -662,11 +662,16 @@ static void print_summary(const job *J, const cli *C, int steady, nsc_status s)
     if (C->stats) fprintf(stderr, "nscircuit: %s: steps: %ld accepted, %ld rejected; events: %ld located\n", nl,
                           st->steps, st->rejected, st->events);
     if (C->quiet) return;
-    if (steady)
+    if (steady) {
+        const nsc_pss_info *I = &J->R.pinfo;
+        char mu[96] = "not computed (a step's sensitivity failed)";
+        if (I->floquet && I->mu_im > 0) snprintf(mu, sizeof mu, "%.3g%+.3gi (modulus %.3g)", I->mu_re, I->mu_im, I->mu_abs);
+        else if (I->floquet) snprintf(mu, sizeof mu, "%.3g", I->mu_re);
         fprintf(stderr, "nscircuit: %s: periodic steady state, period %g s, from t = %g s: %d shooting periods "
-                        "(%ld periods simulated in all); cycle-to-cycle change %.3g of peak-to-peak (worst: %s)\n",
-                nl, J->R.pinfo.period, J->R.pinfo.t0, J->R.pinfo.iterations, J->R.pinfo.periods_run,
-                J->R.pinfo.residual, J->R.pinfo.worst_name);
+                        "(%ld periods simulated in all); cycle-to-cycle change %.3g of peak-to-peak (worst: %s); "
+                        "largest Floquet multiplier %s\n",
+                nl, I->period, I->t0, I->iterations, I->periods_run, I->residual, I->worst_name, mu);
+    }
     if (steady) fprintf(stderr, "nscircuit: %s: %ld steps in all", nl, st->steps);
     else fprintf(stderr, "nscircuit: %s: %g s simulated in %ld steps", nl, W->t_end, st->steps);
     if (J->R.o.adaptive || steady) fprintf(stderr, ", %ld switching events located", st->events);

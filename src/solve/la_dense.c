@@ -3,6 +3,7 @@
  * (gfortran ABI: size_t after the last argument), passed here explicitly. */
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include "la_dense.h"
 
 void dgetrf_(int *m, int *n, double *a, int *lda, int *ipiv, int *info);
@@ -15,6 +16,9 @@ void dgemm_(const char *ta, const char *tb, int *m, int *n, int *k, double *alph
             size_t ltb);
 void dger_(int *m, int *n, double *alpha, double *x, int *incx, double *y, int *incy, double *a,
            int *lda);
+void dgeev_(const char *jobvl, const char *jobvr, int *n, double *a, int *lda, double *wr, double *wi,
+            double *vl, int *ldvl, double *vr, int *ldvr, double *work, int *lwork, int *info,
+            size_t ljobvl, size_t ljobvr);
 
 int nsc_dense_lu(int n, double *A, int lda, int *ipiv)
 {
@@ -39,6 +43,21 @@ int nsc_dense_solve(int n, double *A, int lda, int *ipiv, double *b)
     int st = nsc_dense_lu(n, A, lda, ipiv);
     if (st != 0) return st;
     return nsc_dense_lusolve(0, n, 1, A, lda, ipiv, b, n > 0 ? n : 1); /* b = A\b */
+}
+
+int nsc_dense_eig(int n, double *A, int lda, double *wr, double *wi)
+{
+    int info = 0, lwork = -1, one = 1;
+    double q = 0, dummy = 0;
+    if (n <= 0) return n < 0 ? -1 : 0;
+    dgeev_("N", "N", &n, A, &lda, wr, wi, &dummy, &one, &dummy, &one, &q, &lwork, &info, 1, 1);
+    if (info) return info;                                         /* (the workspace query) */
+    lwork = q >= 3.0 * n ? (int)q : 3 * n;
+    double *work = malloc(sizeof(double) * (size_t)lwork);
+    if (!work) return -1000;
+    dgeev_("N", "N", &n, A, &lda, wr, wi, &dummy, &one, &dummy, &one, work, &lwork, &info, 1, 1);
+    free(work);                                                    /* balance, Hessenberg, QR */
+    return info;
 }
 
 void nsc_dense_gemv(int trans, int m, int n, double alpha, const double *A, int lda,

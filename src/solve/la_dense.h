@@ -29,6 +29,16 @@ int nsc_dense_lusolve(int trans, int n, int nrhs, const double *LU, int lda, con
  * b (n) by x, ipiv (n) is scratch. Returns as nsc_dense_lu (nonzero: x not computed). */
 int nsc_dense_solve(int n, double *A, int lda, int *ipiv, double *b);
 
+/* The eigenvalues of a general real matrix (dgeev, no eigenvectors; balanced).
+ *   n      order of A
+ *   A,lda  in: the n-by-n matrix; out: destroyed
+ *   wr,wi  out: n real and imaginary parts; a complex pair is consecutive,
+ *          positive imaginary part first
+ * Returns 0; > 0 when the QR algorithm did not converge (wr, wi from index
+ * info on hold the eigenvalues found); -1000 out of memory; other < 0: a bad
+ * argument. The work space (dgeev's optimal, at least 3n) is allocated here. */
+int nsc_dense_eig(int n, double *A, int lda, double *wr, double *wi);
+
 /* y = alpha*op(A)*x + beta*y (dgemv); A is m-by-n; x, y have the lengths of op(A).
  * With beta == 0, y need not be initialised. */
 void nsc_dense_gemv(int trans, int m, int n, double alpha, const double *A, int lda,

@@ -33,7 +33,7 @@ static void shot_init(shot *s, const char *text, double T)
     cfg.steady = 1;
     cr_assert_eq(nsc_run_opts(s->c, &cfg, &s->o, &r), NSC_OK, "%s", r.error ? r.error : "?");
     s->o.adaptive = 1;
-    s->o.h = T / 50;                                      /* as stepper_pss.c: T / 50 at most */
+    s->o.h = T / 50;                                      /* as stepper_pss.c's warm-up (the measures below) */
     cr_assert_eq(nsc_lcs_assemble(s->c, NSC_ASM_TRAN, s->o.gmin, &s->L, &r), NSC_OK);
     s->n = s->L->n;
     s->m = s->L->m;
@@ -170,4 +170,102 @@ Test(stepper_pss, monodromy_matrix_has_the_saltation_of_a_switch)
         "Vp vp 0 1\nS1 vp x x 0 SWR\n.model SWR SW(VT=0.5 VH=0 RON=5k ROFF=1e12)\n"
         "R3 x y 1k\nC2 y 0 1u\n.end\n";
     relay_case(net);
+}
+
+/* The steady state of net as a plain --steady run sets it up (nsc_run_opts,
+ * nsc_run_pss_opts; period > 0: --period): its status and info, the error's
+ * text into msg. */
+static nsc_status steady_of(const char *net, double period, nsc_pss_info *info, char *msg, size_t len)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_circuit *c = tu_parse(net);
+    nsc_run_cfg cfg = { 0 };
+    cfg.steady = 1;
+    cfg.period = period;
+    nsc_tran_opts o;
+    cr_assert_eq(nsc_run_opts(c, &cfg, &o, &r), NSC_OK, "%s", r.error ? r.error : "?");
+    nsc_pss_opts po = nsc_run_pss_opts(c, &cfg);
+    nsc_waves *W = NULL;
+    nsc_sim_stats st;
+    nsc_status s = nsc_run_pss(c, &o, &po, NULL, 0, &W, &st, info, &r);
+    snprintf(msg, len, "%s", r.error ? r.error : "");
+    nsc_waves_free(W);
+    nsc_circuit_free(c);
+    nsc_report_free(&r);
+    return s;
+}
+
+/* An RC driven by a square wave: one state whose perturbation decays as
+ * e^(-t/RC), so its Floquet multiplier is exp(-T/RC) = e^-1 (T = RC = 1 ms).
+ * The monodromy matrix is that of the discrete steps (trapezoidal, implicit
+ * Euler after each edge): measured 0.3678787 for 0.3678794 (2e-6, the steps'
+ * error; 3e-5 with steps of T/50); bound 2e-4 relative. */
+Test(stepper_pss, floquet_multiplier_of_a_driven_rc_is_exp_minus_t_over_rc)
+{
+    static const char net[] =
+        "RC driven by a square wave\nV1 in 0 PULSE(0 1 0.1m 0 0 0.5m 1m)\nR1 in x 1k\nC1 x 0 1u\n.end\n";
+    nsc_pss_info in;
+    char msg[1024];
+    cr_assert_eq(steady_of(net, 0, &in, msg, sizeof msg), NSC_OK, "%s", msg);
+    double want = exp(-1);
+    cr_assert(in.floquet && in.nmu_out == 0 && in.mu_im == 0, "floquet %d, %d outside", in.floquet, in.nmu_out);
+    cr_assert(fabs(in.mu_re - want) <= 2e-4 * want, "multiplier %.9g, analytic %.9g", in.mu_re, want);
+    cr_assert(fabs(in.mu_abs - want) <= 2e-4 * want);
+}
+
+/* The same RC with G1 injecting 2 mA/V into x against R1's 1 mA/V: a net
+ * conductance of -1 mS, so a perturbation grows as e^(t/tau), tau = C/1 mS =
+ * 1 ms, and the multiplier is exp(T/tau) = e. A transient diverges (to kV),
+ * yet the shooting's Newton step lands on the linear circuit's periodic
+ * solution at once: before, a "steady state" of +-0.16 V, exit 0; now an
+ * error that names the multiplier (measured 2.718287 for 2.718282; 2.71837
+ * with steps of T/50), its value on one period of the circuit itself and the
+ * state, and does not suggest a doubled period. */
+Test(stepper_pss, an_rc_with_negative_conductance_is_an_unstable_orbit)
+{
+    static const char net[] =
+        "RC with net negative conductance\nV1 in 0 PULSE(0 1 0.1m 0 0 0.5m 1m)\nR1 in x 1k\nC1 x 0 1u\n"
+        "G1 0 x x 0 2m\n.end\n";
+    nsc_pss_info in;
+    char msg[1024];
+    cr_assert_eq(steady_of(net, 0, &in, msg, sizeof msg), NSC_ESIM, "%s", msg);
+    double want = exp(1);
+    cr_assert(in.floquet && in.nmu_out == 1 && in.mu_im == 0, "floquet %d, %d outside", in.floquet, in.nmu_out);
+    cr_assert(fabs(in.mu_re - want) <= 2e-4 * want, "multiplier %.9g, analytic %.9g", in.mu_re, want);
+    cr_assert(strstr(msg, "the periodic orbit found is unstable: 1 Floquet multiplier outside the unit circle, "
+                          "the largest 2.718 (one period of the circuit along its eigenvector: 2.718), mostly in v(x); "
+                          "the circuit moves away from it") && !strstr(msg, "--period"),
+              "%s", msg);
+}
+
+/* Peak-current-mode control at D = 2/3 without slope compensation, the
+ * textbook subharmonic oscillation: L1 between Vin = 9 V (through Smain) or
+ * 0 V (D1) and Vout = 6 V, so i(l1) rises at m1 = 3 A/ms and falls at m2 =
+ * 6 A/ms. Smain is a set-reset latch: on above v(clk) - i(l1) = 0.04 (the
+ * clock's 100 ns pulse of 10 V), off below 0 (i(l1) = 25 mA), held between.
+ * A period from i0 ends at 25 mA - m2 (T - (25 mA - i0)/m1): the period-1
+ * orbit's multiplier is -m2/m1 = -2 (Csw's 36 ns edge and Rsw's DCM floor of
+ * -3 mA do not touch it; measured -1.999993). The transient settles on an
+ * orbit of 2T with a DCM interval that resets i(l1) (multiplier ~0: the
+ * floor's L/Rsw = 0.5 us over ~4 us of DCM, measured -7.8e-6). IC=11m starts
+ * on the period-1 orbit, which the shooting then finds in 3 periods. */
+static const char pcm_net[] =
+    "peak-current-mode chopper at D = 2/3\nVin in 0 9\nSmain in sw clk cs SWM\nD1 0 sw DI\nL1 sw a 1m IC=11m\n"
+    "Vsense a out 0\nVout out 0 6\nRsw sw 0 2k\nCsw sw 0 100p\nHcs cs 0 Vsense 1\n"
+    "Vclk clk 0 PULSE(0.025 10.025 1u 10n 10n 100n 10u)\n.model SWM SW(VT=0.02 VH=0.02 RON=1m ROFF=1e12)\n"
+    ".model DI D(VF=0)\n.end\n";
+
+Test(stepper_pss, a_subharmonic_orbit_is_unstable_and_its_double_is_not)
+{
+    nsc_pss_info in;
+    char msg[1024];
+    cr_assert_eq(steady_of(pcm_net, 0, &in, msg, sizeof msg), NSC_ESIM, "%s", msg);
+    cr_assert(in.floquet && in.nmu_out == 1 && in.mu_im == 0, "floquet %d, %d outside", in.floquet, in.nmu_out);
+    cr_assert(fabs(in.mu_re + 2) <= 1e-3, "multiplier %.9g, analytic -2", in.mu_re);
+    cr_assert(strstr(msg, "the largest -2 (one period of the circuit along its eigenvector: -2), mostly in i(l1); a "
+                          "multiplier below -1 is a period doubling: the orbit of twice the period may be stable; "
+                          "try --period 2e-05 (.pss period=2e-05)"), "%s", msg);
+    cr_assert_eq(steady_of(pcm_net, 2e-5, &in, msg, sizeof msg), NSC_OK, "%s", msg);
+    cr_assert(in.floquet && in.nmu_out == 0 && in.mu_abs < 1e-2, "multiplier %g%+gi", in.mu_re, in.mu_im);
 }

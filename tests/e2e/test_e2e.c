@@ -1229,13 +1229,13 @@ Test(e2e, steady_state_of_a_driven_rc_is_the_closed_form)
  * the steady state costs 3 warm-up, at most 4 shooting and 1 written period
  * (measured 3; 6 before the saltation terms made the monodromy matrix exact).
  * The flyback: at most 4 (measured 2; 5 before). */
-static void pss_converter(const char *name, const char *ref, int maxit, const char *const *cols)
+static void pss_matches(const char *net, const char *name, const char *ref, int maxit, const char *const *cols)
 {
     tu_table t, r;
     int it;
     double res, t0;
     char args[1024], path[1024], dat[64];
-    snprintf(args, sizeof args, "--steady %s/%s.cir", NSC_NETLISTS, name);
+    snprintf(args, sizeof args, "--steady %s", net);
     snprintf(dat, sizeof dat, "%s.dat", name);
     pss_run(args, dat, &t, &it, &res, &t0);
     cr_assert(it <= maxit && res <= 1e-9, "%s: %d shooting periods, change %g", name, it, res);
@@ -1258,6 +1258,13 @@ static void pss_converter(const char *name, const char *ref, int maxit, const ch
     }
     tu_table_free(&t);
     tu_table_free(&r);
+}
+
+static void pss_converter(const char *name, const char *ref, int maxit, const char *const *cols)
+{
+    char net[1024];
+    snprintf(net, sizeof net, "%s/%s.cir", NSC_NETLISTS, name);
+    pss_matches(net, name, ref, maxit, cols);
 }
 
 Test(e2e, steady_state_of_open_loop_converters_matches_long_transients)
@@ -2224,4 +2231,132 @@ Test(e2e, default_outputs_leave_out_internal_nodes)
         cr_assert(fabs(TU_AT(&t, i, cr) - 11 * TU_AT(&t, i, ci)) < 1e-9, "row %d", i);
     }
     tu_table_free(&t);
+}
+
+/* The stability of the steady state (issue 25 item 9): the summary gives the
+ * largest Floquet multiplier (an RC driven by a square wave: exp(-T/RC) =
+ * e^-1 = 0.368); an RC whose net conductance is negative (R1 1 mA/V, G1
+ * -2 mA/V: a transient diverges to kV) has the multiplier exp(T C/1 mS) = e:
+ * before, a "steady state" of +-0.16 V and exit 0; now exit 3, the orbit
+ * named unstable. */
+Test(e2e, steady_state_reports_floquet_multipliers_and_refuses_an_unstable_orbit)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/rc.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "rc\nV1 in 0 PULSE(0 1 0.1m 0 0 0.5m 1m)\nR1 in x 1k\nC1 x 0 1u\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --steady rc.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "of peak-to-peak (worst: v(x)); largest Floquet multiplier 0.368\n"), "%s", out);
+    free(out);
+    cr_assert_eq(tu_write_file(path, "rc\nV1 in 0 PULSE(0 1 0.1m 0 0 0.5m 1m)\nR1 in x 1k\nC1 x 0 1u\n"
+                                     "G1 0 x x 0 2m\n.end\n"), 0);
+    cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
+    cr_assert(strstr(out, "nscircuit: error: the periodic orbit found is unstable: 1 Floquet multiplier outside the "
+                          "unit circle, the largest 2.718 (one period of the circuit along its eigenvector: 2.718), "
+                          "mostly in v(x)") && !strstr(out, "wrote"), "%s", out);
+    free(out);
+}
+
+/* A subharmonic (period-doubling) converter: peak-current mode at D = 2/3
+ * without slope compensation (test_stepper_pss.c: the period-1 orbit's
+ * multiplier is -m2/m1 = -2). --steady finds that orbit (from IC=11m, on it)
+ * and refuses it, suggesting --period 2T; with --period 2e-05 the orbit of
+ * 2T is found, and it is the one the transient shows: i(l1) over the
+ * transient's last 2T (from the operating point, 300 us) within 1e-3 of its
+ * peak-to-peak (RMS; either phase of the pair; measured 1.6e-4), where i(l1)
+ * one period apart differs by more than a third of it (the transient's own
+ * period 2; measured 0.997 of it). */
+Test(e2e, steady_state_of_a_period_doubling_converter)
+{
+    static const char net[] =
+        "peak-current-mode chopper\nVin in 0 9\nSmain in sw clk cs SWM\nD1 0 sw DI\nL1 sw a 1m%s\n"
+        "Vsense a out 0\nVout out 0 6\nRsw sw 0 2k\nCsw sw 0 100p\nHcs cs 0 Vsense 1\n"
+        "Vclk clk 0 PULSE(0.025 10.025 1u 10n 10n 100n 10u)\n.model SWM SW(VT=0.02 VH=0.02 RON=1m ROFF=1e12)\n"
+        ".model DI D(VF=0)\n.tran 10n 300u\n.save i(l1)\n.end\n";
+    char path[1024], cmd[2048], text[1024], *out = NULL;
+    snprintf(path, sizeof path, "%s/pcm.cir", tmp);
+    snprintf(text, sizeof text, net, " IC=11m");
+    cr_assert_eq(tu_write_file(path, text), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --steady pcm.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
+    cr_assert(strstr(out, "error: the periodic orbit found is unstable: 1 Floquet multiplier outside the unit circle, "
+                          "the largest -2 (one period of the circuit along its eigenvector: -2), mostly in i(l1); a "
+                          "multiplier below -1 is a period doubling: the orbit of twice the period may be stable; "
+                          "try --period 2e-05 (.pss period=2e-05)"), "%s", out);
+    free(out);
+    tu_table s, t;
+    int it;
+    double res, t0, T = 1e-5;
+    snprintf(cmd, sizeof cmd, "--steady --period 2e-05 %s/pcm.cir", tmp);
+    pss_run(cmd, "pcm.dat", &s, &it, &res, &t0);
+    (void)it;
+    snprintf(text, sizeof text, net, "");
+    cr_assert_eq(tu_write_file(path, text), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o tran.dat pcm.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/tran.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int cs = tu_table_col(&s, "i(l1)"), ct = tu_table_col(&t, "i(l1)");
+    cr_assert(cs > 0 && ct > 0 && s.nrow > 100);
+    double pp = range_of(&s, cs), e2[2] = { 0, 0 }, flip = 0, tw = 300e-6 - 2 * T;
+    for (int i = 0; i < s.nrow; i++) {
+        double ph = TU_AT(&s, i, 0) - t0, v = TU_AT(&s, i, cs);
+        for (int k = 0; k < 2; k++) {
+            double w = tu_interp(&t, ct, tw + fmod(ph + k * T, 2 * T));
+            e2[k] += (v - w) * (v - w) / s.nrow;
+        }
+        if (ph < T) flip = fmax(flip, fabs(tu_interp(&t, ct, tw + ph) - tu_interp(&t, ct, tw + ph + T)));
+    }
+    double e = sqrt(fmin(e2[0], e2[1]));
+    cr_assert(e <= 1e-3 * pp, "i(l1) RMS difference %g of %g", e, pp);
+    cr_assert(flip > pp / 3, "the transient's i(l1) one period apart differs by %g of %g", flip, pp);
+    tu_table_free(&s);
+    tu_table_free(&t);
+}
+
+/* --steady at its default ceiling (issue 24's goal): netlists/boost.cir
+ * without its TMAX of 10 ns against the last period of a 10 ms fixed-step
+ * transient at 0.2 ns (tests/data/pss; within 5e-5 of the steady state at
+ * TMAX = 0.25 ns). With steps of at most T/50 v(out) was 3.3e-3 of its ripple
+ * off (RMS): the diode's RON i lags by RON di/dt h/2 (the pair's multiplier
+ * is the step's mean current), a bias the local error estimate does not see;
+ * with T/200 in the shooting 7.2e-4 (i(l1) 5e-5). Bounds of pss_matches. */
+Test(e2e, steady_state_of_a_boost_at_default_settings_matches_a_fine_transient)
+{
+    static const char *const cols[] = { "v(out)", "i(l1)", NULL };
+    static const char card[] = ".tran 200n 3m 0 10n UIC";
+    char *net = tu_read_file(NSC_NETLISTS "/boost.cir"), path[1024], *tran = net ? strstr(net, card) : NULL;
+    cr_assert(tran);
+    *tran = 0;
+    char *text = nsc_asprintf("%s.tran 200n 3m UIC%s", net, tran + strlen(card));
+    snprintf(path, sizeof path, "%s/boost.cir", tmp);
+    cr_assert_eq(tu_write_file(path, text), 0);
+    free(text);
+    free(net);
+    pss_matches(path, "boost", "boost_last_period.txt", 4, cols);
+}
+
+/* A steady sweep's --stats line gives the largest Floquet multiplier over its
+ * points (the RC of above with R1 = 1k, 2k: exp(-T/RC) = 0.368, 0.607); a
+ * point whose orbit is unstable (G1 = 2 mA/V against R1's 1 mA/V) is a failed
+ * row (status 3) with the reason. */
+Test(e2e, steady_sweep_reports_floquet_multipliers)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/rc.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "rc\n.param r=1k g=0\nV1 in 0 PULSE(0 1 0.1m 0 0 0.5m 1m)\nR1 in x {r}\nC1 x 0 1u\n"
+                                     "G1 0 x x 0 {g}\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep rc.cir --steady --param r=1k,2k -j 1 --stats --no-plot 2>&1", tmp,
+             NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "shooting periods per point; largest Floquet multiplier modulus 0.607\n"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep rc.cir --steady --param g=0,2m -j 1 --no-plot 2>&1; "
+                              "echo status $?; cat rc.sweep.dat", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "point 1 (g=0.002) failed: nscircuit: error: the periodic orbit found is unstable: 1 "
+                          "Floquet multiplier outside the unit circle, the largest 2.718") && strstr(out, "status 3\n")
+              && strstr(out, "2.000000000000e-03 nan nan 3 1"), "%s", out);
+    free(out);
 }
