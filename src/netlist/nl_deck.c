@@ -27,6 +27,7 @@ typedef struct reader {
     struct { dev_t dev; ino_t ino; const char *section; } open[NL_MAXINCLUDE]; /* files being read */
     int nopen;
     int ended;          /* .end seen in the main file */
+    int subdepth;       /* .subckt definitions open (a card inside one may wait unparsed) */
     size_t bytes;       /* text read so far, every file (<= NL_MAXBYTES) */
     int nread;          /* files read so far (<= NL_MAXREADS) */
     char *buf;          /* current logical line */
@@ -291,6 +292,96 @@ static nsc_status control_line(reader *rd, source *src, const nl_line *ln, size_
     return NSC_OK;
 }
 
+/* ---- cards read without the card grammar ---- */
+
+/* `.title TEXT`: the title is the rest of the line as written (ngspice: it
+ * replaces the first line), commas, quotes and all. k: the first word's end. */
+static nsc_status title_card(reader *rd, const nl_line *ln, size_t k)
+{
+    size_t b = k, e = ln->len;
+    while (b < e && isspace((unsigned char)ln->text[b])) b++;
+    while (e > b && isspace((unsigned char)ln->text[e - 1])) e--;
+    char *t = nsc_strndup(ln->text + b, e - b);
+    if (!t) return nsc_oom(rd->r);
+    for (char *q = t; *q; q++)
+        if (*q == '\n') *q = ' ';                      /* continuation lines joined by blanks */
+    free(rd->d->title);
+    rd->d->title = t;
+    return NSC_OK;
+}
+
+/* Analyses other than the transient (nl_dot.c skips them with a warning): read
+ * unparsed, since their arguments are another simulator's syntax (Xyce's
+ * `.sens param=mod1:is`). */
+static int skipped_analysis(const char *w)
+{
+    static const char *const an[] = { ".ac", ".dc", ".tf", ".noise", ".disto", ".pz", ".sens", ".sp", ".four", ".hb",
+                                      ".backanno" };
+    for (size_t k = 0; k < sizeof an / sizeof an[0]; k++)
+        if (!strcmp(w, an[k])) return 1;
+    return 0;
+}
+
+/* *c = the card holding only its head word w (lower case) at the line's first
+ * word; -1 out of memory. */
+static int head_card(reader *rd, const nl_line *ln, nl_card *c, const char *w)
+{
+    nl_deck *d = rd->d;
+    size_t i = 0;
+    while (i < ln->len && isspace((unsigned char)ln->text[i])) i++;
+    nl_field *f = nl_alloc(&d->arena, sizeof *f);
+    char *h = nl_strndup(&d->arena, w, strlen(w), 1);
+    if (!f || !h) return -1;
+    *f = (nl_field){ NL_F_WORD, 0, 0, 0, { h }, NULL };
+    nl_line_pos(ln, i, &f->line, &f->col);
+    *c = (nl_card){ f, 1, ln->file };
+    return 0;
+}
+
+/* A card inside a .subckt definition: parsed, and when it does not parse
+ * (another simulator's syntax in a vendor library: XSPICE's [ ] vectors, a
+ * continuation line without its '+'), kept as the card ".(unparsed) MESSAGE"
+ * whose MESSAGE field sits at the error's position: an error only when an
+ * instance of the definition is elaborated (nl_dot.c), as ngspice never
+ * expands a subcircuit nobody instances. */
+static nsc_status subckt_card(reader *rd, const nl_line *ln, nl_card *c)
+{
+    nl_deck *d = rd->d;
+    nsc_report scratch, *keep = rd->p.r;
+    nsc_report_init(&scratch);
+    rd->p.r = &scratch;
+    nsc_status st = nl_parse_line(&rd->p, ln, c);
+    rd->p.r = keep;
+    if (!st && c->nf > 0 && c->f[0].kind != NL_F_WORD) {
+        nsc_loc loc = nl_field_loc(d, c, &c->f[0]);
+        st = nsc_err(&scratch, NSC_ENETLIST, &loc, "expected an element or dot card name at the start of the line");
+    }
+    if (st == NSC_ENOMEM || (st && !scratch.error)) {
+        nsc_report_free(&scratch);
+        return nsc_oom(rd->r);
+    }
+    if (!st) {
+        nsc_report_free(&scratch);
+        if (c->nf > 0) d->ncard++;
+        return NSC_OK;
+    }
+    /* scratch.error is "FILE:LINE:COL: error: MESSAGE" */
+    const char *m = strstr(scratch.error, ": error: "), *q = m;
+    int line = ln->seg[0].line, col = 1, n = 0;
+    while (q && q > scratch.error && n < 2)           /* back over ":COL" and ":LINE" */
+        if (*--q == ':') n++;
+    if (m && n == 2) sscanf(q, ":%d:%d", &line, &col);
+    nl_field *f = nl_alloc(&d->arena, 2 * sizeof *f);
+    char *msg = m ? nl_strndup(&d->arena, m + 9, strlen(m + 9), 0) : NULL;
+    nsc_report_free(&scratch);
+    if (!f || !msg) return nsc_oom(rd->r);
+    f[0] = (nl_field){ NL_F_WORD, ln->seg[0].line, ln->seg[0].col, 0, { ".(unparsed)" }, NULL };
+    f[1] = (nl_field){ NL_F_STRING, line, col, 0, { msg }, NULL };
+    *c = (nl_card){ f, 2, ln->file };
+    d->ncard++;
+    return NSC_OK;
+}
+
 /* One logical line of file src. */
 static nsc_status logical_line(reader *rd, source *src)
 {
@@ -334,6 +425,7 @@ static nsc_status logical_line(reader *rd, source *src)
     }
     if (!strcmp(w, ".include") || !strcmp(w, ".inc")) return include(rd, src, &ln, w, k, 0);
     if (!strcmp(w, ".lib")) return include(rd, src, &ln, w, k, 1);
+    if (!strcmp(w, ".title")) return title_card(rd, &ln, k);
 
     nl_deck *d = rd->d;
     if (d->ncard >= NL_MAXCARDS) {
@@ -343,14 +435,39 @@ static nsc_status logical_line(reader *rd, source *src)
     if (nsc_grow((void **)&d->card, &d->capcard, d->ncard + 1, sizeof *d->card))
         return nsc_oom(rd->r);
     nl_card *c = &d->card[d->ncard];
+    if (skipped_analysis(w)) return head_card(rd, &ln, c, w) ? nsc_oom(rd->r) : (d->ncard++, NSC_OK);
+    int sub = !strcmp(w, ".subckt"), ends = !strcmp(w, ".ends");
+    if (rd->subdepth > 0 && !sub && !ends) return subckt_card(rd, &ln, c);
     if (nl_parse_line(&rd->p, &ln, c)) return rd->r->status;
     if (c->nf == 0) return NSC_OK;
     if (c->f[0].kind != NL_F_WORD) {
         nsc_loc loc = nl_field_loc(d, c, &c->f[0]);
         return nsc_err(rd->r, NSC_ENETLIST, &loc, "expected an element or dot card name at the start of the line");
     }
+    rd->subdepth += sub - (ends && rd->subdepth > 0);
     d->ncard++;
     return NSC_OK;
+}
+
+/* The length of text without a DOS end-of-file mark: a Ctrl-Z (0x1a) after
+ * which only blanks and Ctrl-Z follow (vendor libraries written on DOS end
+ * with one); a Ctrl-Z elsewhere stays an invalid character. */
+static size_t dos_eof(const char *text, size_t n)
+{
+    size_t k = n;
+    while (k > 0 && (isspace((unsigned char)text[k - 1]) || text[k - 1] == 0x1a)) k--;
+    const char *z = memchr(text + k, 0x1a, n - k);
+    return z ? (size_t)(z - text) : n;
+}
+
+/* 1 when the physical line s[0..n) (from its first non-blank) is a lone ')',
+ * blanks and a `;` comment aside: PSpice's model card closed on its own line. */
+static int closing_paren(const char *s, size_t n)
+{
+    size_t i = 1;
+    if (n == 0 || s[0] != ')') return 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    return i == n || s[i] == ';';
 }
 
 /* Split text into physical lines, assemble logical lines and process them. */
@@ -360,6 +477,7 @@ static nsc_status read_text(reader *rd, source *src, const char *text, size_t n)
     int lineno = 0;
     rd->len = 0;
     rd->nseg = 0;
+    n = dos_eof(text, n);
     while (i < n && !src->stop && !rd->ended) {
         size_t b = i;
         while (i < n && text[i] != '\n') i++;
@@ -375,12 +493,18 @@ static nsc_status read_text(reader *rd, source *src, const char *text, size_t n)
         size_t f = b;
         while (f < e && (text[f] == ' ' || text[f] == '\t')) f++;
         if (f == e || text[f] == '*') continue;        /* blank or comment line */
-        if (text[f] == '+') {
+        int paren = rd->nseg > 0 && closing_paren(text + f, e - f);
+        if (paren) {
+            nsc_loc loc = { rd->d->files[src->file], lineno, (int)(f - b) + 1 };
+            nsc_warn(rd->r, &loc, "a line holding only ')' continues the card before it (PSpice); write '+ )'");
+        }
+        if (paren || text[f] == '+') {
+            size_t t = f + !paren;                     /* the text continued: past the '+' */
             if (rd->nseg == 0) {
                 nsc_loc loc = { rd->d->files[src->file], lineno, (int)(f - b) + 1 };
                 return nsc_err(rd->r, NSC_ENETLIST, &loc, "continuation line '+' without a card before it");
             }
-            if (line_append(rd, text + f + 1, e - f - 1, lineno, (int)(f - b) + 2))
+            if (line_append(rd, text + t, e - t, lineno, (int)(t - b) + 1))
                 return nsc_oom(rd->r);
             continue;
         }

@@ -357,9 +357,11 @@ static nsc_status card_ctl(elab *E, scope *sc, const nl_card *cd)
 nsc_status nle_card_dot(elab *E, scope *sc, const nl_card *cd)
 {
     if (nle_head_is(cd, ".ctl")) return card_ctl(E, sc, cd);
+    if (nle_head_is(cd, ".(unparsed)"))                /* nl_deck.c subckt_card: its instance is elaborated */
+        return nle_err(E, sc, cd, &cd->f[1], "%s", cd->f[1].u.s);
     static const char *const top_only[] = { ".tran", ".op", ".options", ".option", ".opt", ".save", ".print",
                                             ".step", ".meas", ".measure", ".pss" };
-    static const char *const noted[] = { ".nodeset", ".temp", ".width", ".plot", ".probe", ".title" };
+    static const char *const noted[] = { ".nodeset", ".temp", ".width", ".plot", ".probe" };
     /* other analyses, and cards of other dialects that do not change the
      * transient: skipped with a warning naming the card (a netlist written for
      * ngspice, LTspice or Xyce runs its .tran); without .tran/.op the run fails */

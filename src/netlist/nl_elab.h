@@ -260,6 +260,10 @@ int nle_model_named(elab *E, const scope *sc, const nl_field *f);
  * it: nmodel++); NULL out of memory (nothing reported). */
 nsc_model *nle_model_new(elab *E, const nl_card *cd);
 
+/* A resistor .model (RES or R) named by field f: 1 and *scale, the factor of
+ * the element's value (R, TC1 TC2 at TNOM); 0 when f names none; -1 on error. */
+int nle_res_model(elab *E, scope *sc, const nl_card *cd, const nl_field *f, double *scale);
+
 /* Append parameter name (copied) = v to model m; *cap its arrays' capacity. */
 nsc_status nle_model_set(elab *E, nsc_model *m, int *cap, const char *name, double v);
 

@@ -87,13 +87,17 @@ static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
     int el;
     if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
     const char *vname = k == NSC_EL_R ? "r" : k == NSC_EL_C ? "c" : "l";
-    int have = 0;
-    double v, par[3] = { 0, 0, 0 };                    /* rser rpar cpar */
+    int have = 0, rm = 0;
+    double v, par[3] = { 0, 0, 0 }, scale = 1;         /* rser rpar cpar; a resistor model's factor */
     const nl_field *fser = NULL;
     char key[64];
     for (int i = 3; i < cd->nf; i++) {
         const nl_field *f = &cd->f[i];
         const char *kk = nle_pair_key(f, key, sizeof key);
+        if (k == NSC_EL_R && !rm && i <= 4 && (rm = nle_res_model(E, sc, cd, f, &scale))) {   /* R n+ n- [MODEL] value [MODEL] */
+            if (rm < 0) return E->r->status;
+            continue;
+        }
         if (f->kind == NL_F_PAIR && !kk) return nle_err(E, sc, cd, f, "unexpected '%s' in %s %s", nle_ftext(f), nle_kind_name(k), cd->f[0].u.s);
         int pk = !kk || k == NSC_EL_R ? -1 : !strcmp(kk, "rser") ? 0 : !strcmp(kk, "rpar") ? 1 : !strcmp(kk, "cpar") ? 2 : -1;
         if (pk >= 0) {
@@ -117,6 +121,7 @@ static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
             return nle_err(E, sc, cd, f, "unexpected '%s' in %s %s", nle_ftext(f), nle_kind_name(k), cd->f[0].u.s);
     }
     if (!have) return nle_err(E, sc, cd, NULL, "missing value for %s %s", nle_kind_name(k), cd->f[0].u.s);
+    E->c->el[el].value *= scale;
     return parasitics(E, sc, cd, el, fser, par[0], par[1], par[2]);
 }
 
