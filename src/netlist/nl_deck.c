@@ -52,6 +52,7 @@ typedef struct source {
 } source;
 
 static nsc_status read_path(reader *rd, const char *path, const nsc_loc *from, const char *section);
+static void unit_pitfalls(reader *rd, const nl_line *ln, const nl_card *c);
 
 void nl_line_pos(const nl_line *ln, size_t off, int *line, int *col)
 {
@@ -362,7 +363,7 @@ static nsc_status subckt_card(reader *rd, const nl_line *ln, nl_card *c)
     }
     if (!st) {
         nsc_report_free(&scratch);
-        if (c->nf > 0) d->ncard++;
+        if (c->nf > 0) unit_pitfalls(rd, ln, c), d->ncard++;
         return NSC_OK;
     }
     /* scratch.error is "FILE:LINE:COL: error: MESSAGE" */
@@ -380,6 +381,88 @@ static nsc_status subckt_card(reader *rd, const nl_line *ln, nl_card *c)
     *c = (nl_card){ f, 2, ln->file };
     d->ncard++;
     return NSC_OK;
+}
+
+/* ---- unit pitfalls (issue 28 item 12): warnings only ---- */
+
+/* Length of the scale factor at the start of letters s (meg, mil, t g k m u n
+ * p f a), 0 when none. */
+static size_t scale_len(const char *s)
+{
+    if (!strncasecmp(s, "meg", 3) || !strncasecmp(s, "mil", 3)) return 3;
+    return *s && strchr("tgkmunpfaTGKMUNPFA", *s) ? 1 : 0;
+}
+
+/* `1kk`, `2.2uu`, `1kmeg`: the letters after a scale factor are ignored by
+ * SPICE (units such as 1uF, 1kOhm, 10mV are the intent of most); a second
+ * scale factor right after the first is a slip. */
+static void double_scale(reader *rd, const nl_line *ln, const char *s, int line, int col)
+{
+    double v;
+    if (!s || !nsc_parse_number(s, &v)) return;
+    const char *p = s + strspn(s, "+-0123456789.");
+    if ((*p == 'e' || *p == 'E') && (isdigit((unsigned char)p[1]) || ((p[1] == '-' || p[1] == '+') && isdigit((unsigned char)p[2]))))
+        for (p += 2; isdigit((unsigned char)*p); p++) {}
+    size_t k = scale_len(p);
+    if (k == 0 || !p[k] || !strchr("tgkmunpTGKMUNP", p[k])) return;
+    nsc_loc loc = { rd->d->files[ln->file], line, col };
+    nsc_warn(rd->r, &loc, "'%s' is %g: SPICE ignores the letters after the scale factor '%.*s' (a doubled scale factor?)",
+             s, v, (int)k, p);
+}
+
+static void expr_scales(reader *rd, const nl_line *ln, const nl_expr *x)
+{
+    if (!x) return;
+    if (x->op == NL_X_NUM) double_scale(rd, ln, x->name, x->line, x->col);
+    if (x->op == NL_X_CALL)
+        for (const nl_expr *a = x->a; a; a = a->next) expr_scales(rd, ln, a);
+    else {
+        expr_scales(rd, ln, x->a);
+        expr_scales(rd, ln, x->b);
+    }
+    if (x->op == NL_X_COND) expr_scales(rd, ln, x->c);
+}
+
+static void field_scales(reader *rd, const nl_line *ln, const nl_field *f, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (f[i].kind == NL_F_WORD) double_scale(rd, ln, f[i].u.s, f[i].line, f[i].col);
+        else if (f[i].kind == NL_F_EXPR) expr_scales(rd, ln, f[i].u.x);
+        if (f[i].nsub) field_scales(rd, ln, f[i].sub, f[i].nsub);
+    }
+}
+
+/* The value field f of an R, L or C card written with the scale factor 'M'
+ * in capitals alone (`1M`): SPICE reads milli, the writer most likely meant
+ * mega (1Meg). The card is lower case by now: the line's text shows the case. */
+static void milli_for_mega(reader *rd, const nl_line *ln, const nl_card *c, const nl_field *f)
+{
+    double v;
+    if (f->kind != NL_F_WORD || !nsc_parse_number(f->u.s, &v)) return;
+    size_t n = strlen(f->u.s);
+    if (n < 2 || f->u.s[n - 1] != 'm' || !strchr("0123456789.", f->u.s[n - 2])) return;
+    for (int k = ln->nseg - 1; k >= 0; k--)
+        if (ln->seg[k].line == f->line) {
+            size_t off = ln->seg[k].off + (size_t)(f->col - ln->seg[k].col) + n - 1;
+            if (off < ln->len && ln->text[off] == 'M') {
+                static const char *const what[] = { "resistor", "inductor", "capacitor" };
+                static const char *const unit[] = { "Ohm", "H", "F" };
+                int w = c->f[0].u.s[0] == 'r' ? 0 : c->f[0].u.s[0] == 'l' ? 1 : 2;
+                nsc_loc loc = { rd->d->files[ln->file], f->line, f->col };
+                nsc_warn(rd->r, &loc, "%s %s = %.*s is %g %s: M is milli in SPICE (1Meg is 1e6)", what[w], c->f[0].u.s,
+                         (int)n, ln->text + off + 1 - n, v, unit[w]);
+            }
+            return;
+        }
+}
+
+/* The unit pitfalls of card c (read from ln). */
+static void unit_pitfalls(reader *rd, const nl_line *ln, const nl_card *c)
+{
+    field_scales(rd, ln, c->f + 1, c->nf - 1);
+    char h = c->f[0].u.s[0];
+    if (h != 'r' && h != 'l' && h != 'c') return;
+    for (int i = 3; i < c->nf && i <= 4; i++) milli_for_mega(rd, ln, c, &c->f[i]);
 }
 
 /* One logical line of file src. */
@@ -445,6 +528,7 @@ static nsc_status logical_line(reader *rd, source *src)
         return nsc_err(rd->r, NSC_ENETLIST, &loc, "expected an element or dot card name at the start of the line");
     }
     rd->subdepth += sub - (ends && rd->subdepth > 0);
+    unit_pitfalls(rd, &ln, c);
     d->ncard++;
     return NSC_OK;
 }

@@ -630,3 +630,30 @@ nsc_status nle_funcs_collect(elab *E)
     }
     return NSC_OK;
 }
+
+/* Nodes other than ground that one element terminal alone touches and no B
+ * source reads: warned, a misspelt node name being the usual cause (issue 28
+ * item 12). Warnings only: out of memory skips the check. */
+void nle_lonely_nodes(elab *E)
+{
+    nsc_circuit *c = E->c;
+    int *cnt = calloc((size_t)c->nnode + 1, sizeof *cnt), *who = calloc((size_t)c->nnode + 1, sizeof *who);
+    for (int k = 0; cnt && who && k < c->nel; k++) {
+        const nsc_element *e = &c->el[k];
+        for (int j = 0; j < e->nnode; j++) {
+            cnt[e->node[j]]++;
+            who[e->node[j]] = k;
+        }
+        for (int t = 0; e->bsrc && t < e->bsrc->nterm; t++)
+            if (e->bsrc->term[t].kind == NSC_BT_V) cnt[e->bsrc->term[t].idx] += 2;   /* read: not lonely */
+    }
+    for (int n = 1; cnt && who && n < c->nnode; n++)
+        if (cnt[n] == 1) {
+            const nsc_element *e = &c->el[who[n]];
+            nsc_warn(E->r, c->node_loc[n].line > 0 ? &c->node_loc[n] : &e->loc,
+                     "node '%s' connects to %s only (no other element uses it): a misspelt node name?", c->node_name[n],
+                     e->name);
+        }
+    free(cnt);
+    free(who);
+}

@@ -248,6 +248,7 @@ static nsc_status elaborate(elab *E)
         return nsc_err(E->r, NSC_ENETLIST, &loc, "netlist has no elements");
     }
     if (resolve_refs(E) || resolve_ic(E) || nle_resolve_save(E) || nl_meas_resolve(c, E->r)) return E->r->status;
+    nle_lonely_nodes(E);
     return wave_defaults(E);
 }
 

@@ -243,6 +243,9 @@ nsc_status nle_funcs_collect(elab *E);
  * after every element exists. */
 nsc_status nle_resolve_save(elab *E);
 
+/* Warn of each node that one element terminal alone touches (no B source reads it). */
+void nle_lonely_nodes(elab *E);
+
 /* ---- nl_model.c: models ---- */
 
 /* .model card cd in scope sc: c->model[] and sc->models (a type not supported

@@ -578,7 +578,7 @@ Test(elab, other_dialect_cards_are_skipped_with_a_warning)
 {
     nsc_circuit *c = rd("t\n.title x\nR1 a 0 1\n.ac dec 10 1 1k\n.dc v1 0 1 0.1\n.sens v(a)\n.four 1k v(a)\n"
                         ".noise v(a) v1 dec 10 1 1k\n.pz a 0 a 0 vol pz\n.tf v(a) v1\n.disto dec 10 1 1k\n.backanno\n"
-                        ".tran 1u 1m\n");
+                        "V1 a 0 1\n.tran 1u 1m\n");
     const char *card[] = { ".ac", ".dc", ".sens", ".four", ".noise", ".pz", ".tf", ".disto" };
     char w[200];
     for (int k = 0; k < 8; k++) {
@@ -951,7 +951,7 @@ Test(elab, model_card_dialects)
  * error (issue 28 item 4). */
 Test(elab, title_card_is_the_rest_of_the_line)
 {
-    nsc_circuit *c = rd("first line\n.title Buck: 12 V, 'lab' (rev. 2)  \nR1 a 0 1\n.op\n");
+    nsc_circuit *c = rd("first line\n.title Buck: 12 V, 'lab' (rev. 2)  \nR1 a 0 1\nV1 a 0 1\n.op\n");
     cr_assert_str_eq(c->title, "Buck: 12 V, 'lab' (rev. 2)");
     cr_assert_eq(R.nwarn, 0);
     done(c);
@@ -1049,4 +1049,30 @@ Test(elab, pspice_closing_paren_and_dos_eof)
     near(v, 2);
     done(c);
     bad("t\nV1 a 0 1\nR1 a 0 1\x1a\n.op\n", "t.cir:3:9: error: invalid character (byte 0x1a)");
+}
+
+/* SPICE users' unit slips, warned (values unchanged: SPICE's reading is
+ * kept): `1M` on R, L, C is milli (1Meg meant?), shown as written; letters
+ * after a scale factor are ignored, so `2.2kk` is 2.2k (a doubled scale
+ * factor); a node that one element alone touches is most likely misspelt.
+ * Units written after a scale factor (1uF, 10mV, 1kOhm, 1Meg) and a node read
+ * by a B source are not slips (issue 28 item 12). */
+Test(elab, unit_pitfalls_are_warned)
+{
+    nsc_circuit *c = rd("t\nV1 a 0 1\nR1 a b 1M\nR2 b 0 2.2kk\nC1 b 0 1uF\nL1 b c 10M\nR3 c 0 {2*1uu}\nR4 b dangle 1m\n"
+                        "C2 b 0 1m\nR5 b 0 1Meg\nV2 sense 0 10mV\nB1 q 0 V=V(sense)*2\nR6 q 0 1kOhm\n.tran 1u 10u\n");
+    near(el(c, "r1")->value, 1e-3);
+    near(el(c, "r2")->value, 2200);
+    near(el(c, "l1")->value, 10e-3);
+    const char *w[] = { "t.cir:3:8: warning: resistor r1 = 1M is 0.001 Ohm: M is milli in SPICE (1Meg is 1e6)",
+                        "t.cir:4:8: warning: '2.2kk' is 2200: SPICE ignores the letters after the scale factor 'k' "
+                        "(a doubled scale factor?)",
+                        "t.cir:6:8: warning: inductor l1 = 10M is 0.01 H: M is milli in SPICE (1Meg is 1e6)",
+                        "t.cir:7:11: warning: '1uu' is 1e-06: SPICE ignores the letters after the scale factor 'u' "
+                        "(a doubled scale factor?)",
+                        "t.cir:8:6: warning: node 'dangle' connects to r4 only (no other element uses it): a misspelt "
+                        "node name?" };
+    for (int k = 0; k < 5; k++) cr_expect(has_warning(w[k]), "%s", w[k]);
+    cr_expect_eq(R.nwarn, 5, "%d warnings", R.nwarn);
+    done(c);
 }
