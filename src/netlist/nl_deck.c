@@ -465,6 +465,21 @@ static void unit_pitfalls(reader *rd, const nl_line *ln, const nl_card *c)
     for (int i = 3; i < c->nf && i <= 4; i++) milli_for_mega(rd, ln, c, &c->f[i]);
 }
 
+/* LTspice's `.meas NAME PARAM expr`: the last blank between PARAM and its
+ * expression becomes '=', the form the card grammar reads as an expression
+ * (`PARAM=expr`); lengths and positions are unchanged. s[0..n): the line. */
+static void meas_param_eq(char *s, size_t n)
+{
+    for (size_t i = 1; i + 6 < n; i++) {
+        if (!isspace((unsigned char)s[i - 1]) || strncasecmp(s + i, "param", 5) || !isspace((unsigned char)s[i + 5]))
+            continue;
+        size_t j = i + 5;
+        while (j < n && isspace((unsigned char)s[j])) j++;
+        if (j < n && s[j] != '=') s[j - 1] = '=';
+        return;
+    }
+}
+
 /* One logical line of file src. */
 static nsc_status logical_line(reader *rd, source *src)
 {
@@ -519,6 +534,7 @@ static nsc_status logical_line(reader *rd, source *src)
         return nsc_oom(rd->r);
     nl_card *c = &d->card[d->ncard];
     if (skipped_analysis(w)) return head_card(rd, &ln, c, w) ? nsc_oom(rd->r) : (d->ncard++, NSC_OK);
+    if (!strcmp(w, ".meas") || !strcmp(w, ".measure")) meas_param_eq(rd->buf, rd->len);
     int sub = !strcmp(w, ".subckt"), ends = !strcmp(w, ".ends");
     if (rd->subdepth > 0 && !sub && !ends) return subckt_card(rd, &ln, c);
     if (nl_parse_line(&rd->p, &ln, c)) return rd->r->status;
