@@ -263,14 +263,23 @@ static nsc_status ctl_unrun(elab *E, const nl_card *cd, const char *cmd)
     return NSC_OK;
 }
 
+/* 1 when node name (lower case) exists; gnd is 0. */
+static int node_exists(elab *E, const char *name)
+{
+    return !strcmp(name, "gnd") || nl_hash_get(&E->nodes, name, NULL);
+}
+
 /* One vector of a .control output command: V(a), V(a,b), I(x) or a node name
  * (its voltage, a column of the run), or for print a .meas name; its name into
- * *out. */
+ * *out. A vector that names nothing of the circuit is a warning, as ngspice's
+ * "no such vector", and *out = NULL (dropped); so is `time`, the scale, which
+ * every output writes anyway (issue 28 item 2). */
 static nsc_status ctl_vector(elab *E, const nl_card *cd, const nl_field *v, const char *cmd, char **out)
 {
     nsc_circuit *c = E->c;
     const char *a = NULL, *b = NULL;
     nsc_probekind kind = NSC_PROBE_V;
+    *out = NULL;
     if (v->kind == NL_F_WORD) a = v->u.s;
     else if (v->kind == NL_F_CALL && (nsc_strieq(v->u.s, "v") || nsc_strieq(v->u.s, "i")) && v->nsub >= 1
              && v->nsub <= 2 && v->sub[0].kind == NL_F_WORD && (v->nsub == 1 || v->sub[1].kind == NL_F_WORD)) {
@@ -278,10 +287,21 @@ static nsc_status ctl_vector(elab *E, const nl_card *cd, const nl_field *v, cons
         a = v->sub[0].u.s;
         b = v->nsub == 2 ? v->sub[1].u.s : NULL;
     }
-    if (!a) return nle_err(E, NULL, cd, v, "%s: expected V(node), I(source) or a node name%s, found '%s'", cmd,
-                           strcmp(cmd, "print") ? "" : " or a .meas name", nle_ftext(v));
-    if (!strcmp(cmd, "print") && v->kind == NL_F_WORD && nsc_circuit_meas(c, a) >= 0)   /* (a meas before it) */
+    if (!a) {
+        nle_warn(E, NULL, cd, v, "%s: '%s' dropped: expected V(node), I(source) or a node name%s", cmd, nle_ftext(v),
+                 strcmp(cmd, "print") ? "" : " or a .meas name");
+        return NSC_OK;
+    }
+    if (v->kind == NL_F_WORD && !strcmp(a, "time")) return NSC_OK;
+    if (!strcmp(cmd, "print") && v->kind == NL_F_WORD && nsc_circuit_meas(c, a) >= 0)
         return (*out = nsc_strdup(a)) ? NSC_OK : nle_oom(E);
+    int ok = kind == NSC_PROBE_V ? node_exists(E, a) && (!b || node_exists(E, b))
+                                 : nl_hash_get(&E->els, a, NULL) || nl_hash_get(&E->els, nl_flat_name(a), NULL);
+    if (!ok) {
+        nle_warn(E, NULL, cd, v, "%s: no such vector %s(%s%s%s) (dropped)", cmd, kind == NSC_PROBE_I ? "i" : "v", a,
+                 b ? "," : "", b ? b : "");
+        return NSC_OK;
+    }
     int k;
     if (nl_meas_column(c, kind, a, b, nl_field_loc(E->d, cd, v), &k, E->r)) return E->r->status;
     return (*out = nsc_strdup(c->meas_probe[k].name)) ? NSC_OK : nle_oom(E);
@@ -312,7 +332,12 @@ static nsc_status ctl_output(elab *E, const nl_card *cd, const char *cmd)
         }
         nsc_status st = ctl_vector(E, cd, &f[i], cmd, &o->vec[o->nvec]);
         if (st) return st;
-        o->nvec++;
+        if (o->vec[o->nvec]) o->nvec++;
+    }
+    if (o->nvec == 0 && cd->nf > first && !nle_is_word(&f[first], "all")) {   /* every vector dropped: */
+        free(o->path);                                                        /* nothing to write */
+        free(o->vec);
+        c->nctlout--;
     }
     return NSC_OK;
 }
@@ -338,9 +363,11 @@ static nsc_status card_ctl(elab *E, scope *sc, const nl_card *cd)
         nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
         return nl_meas_card(c, E->d, &sub, &env, E->r);
     }
-    if (nsc_strieq(cmd, "wrdata")) return ctl_output(E, cd, "wrdata");
-    if (nsc_strieq(cmd, "write")) return ctl_output(E, cd, "write");
-    if (nsc_strieq(cmd, "print")) return ctl_output(E, cd, "print");
+    if (nsc_strieq(cmd, "wrdata") || nsc_strieq(cmd, "write") || nsc_strieq(cmd, "print")) {   /* nle_resolve_ctl */
+        if (nsc_grow((void **)&E->ctlcards, &E->capctl, E->nctl + 1, sizeof *E->ctlcards)) return nle_oom(E);
+        E->ctlcards[E->nctl++] = (int)(cd - E->d->card);
+        return NSC_OK;
+    }
     if (nsc_strieq(cmd, "set") || nsc_strieq(cmd, "unset")) {
         for (int i = 2; i < cd->nf; i++) {
             int on = nsc_strieq(cmd, "set");
@@ -563,7 +590,7 @@ nsc_status nle_resolve_save(elab *E)
                 const char *k = nle_cat(E, "", f->sub[0].u.s);
                 int el;
                 if (!k) return nle_oom(E);
-                if (!nl_hash_get(&E->els, k, &el))
+                if (!nl_hash_get(&E->els, k, &el) && !nl_hash_get(&E->els, nl_flat_name(f->sub[0].u.s), &el))
                     return nle_err(E, NULL, cd, &f->sub[0], "unknown element '%s' in %s", f->sub[0].u.s, cd->f[0].u.s);
                 if (!nsc_device_of(c->el[el].kind)->current)  /* a coupling K: the one device without */
                     return nle_err(E, NULL, cd, &f->sub[0], "I(%s): a coupling has no current", f->sub[0].u.s);
@@ -656,4 +683,17 @@ void nle_lonely_nodes(elab *E)
         }
     free(cnt);
     free(who);
+}
+
+/* The .control output commands (wrdata, write, print; card_ctl kept them), in
+ * card order, once every node, element and measure exists. */
+nsc_status nle_resolve_ctl(elab *E)
+{
+    for (int k = 0; k < E->nctl; k++) {
+        const nl_card *cd = &E->d->card[E->ctlcards[k]];
+        const char *cmd = cd->f[1].u.s;
+        if (ctl_output(E, cd, nsc_strieq(cmd, "wrdata") ? "wrdata" : nsc_strieq(cmd, "write") ? "write" : "print"))
+            return E->r->status;
+    }
+    return NSC_OK;
 }

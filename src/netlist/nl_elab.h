@@ -97,6 +97,8 @@ typedef struct elab {
     int nfix, capfix;
     icfix *ic;
     int nic, capic2;
+    int *ctlcards;          /* .control wrdata/write/print cards (nle_resolve_ctl) */
+    int nctl, capctl;
     int *save;              /* top-level .save/.print cards */
     int nsavecard, capsavecard;
     const nsc_param_set *ov;
@@ -242,6 +244,9 @@ nsc_status nle_funcs_collect(elab *E);
 /* The top-level .save / .print cards (E->save) as probes and derived columns,
  * after every element exists. */
 nsc_status nle_resolve_save(elab *E);
+
+/* The .control output commands, after every element and measure exists. */
+nsc_status nle_resolve_ctl(elab *E);
 
 /* Warn of each node that one element terminal alone touches (no B source reads it). */
 void nle_lonely_nodes(elab *E);

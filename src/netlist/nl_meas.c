@@ -4,6 +4,7 @@
  * resolved once the whole circuit exists. */
 #include "nl_meas.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -479,6 +480,21 @@ nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, con
                 ftext(f));
 }
 
+const char *nl_flat_name(const char *s)
+{
+    const char *last = strrchr(s, '.');
+    if (s[0] && s[1] == '.' && last && last > s + 1 && tolower((unsigned char)last[1]) == tolower((unsigned char)s[0]))
+        return s + 2;
+    return s;
+}
+
+/* Element named name in c, else ngspice's flattened form of it (nl_flat_name); -1 if none. */
+static int element_named(const nsc_circuit *c, const char *name)
+{
+    int el = nsc_circuit_element(c, name);
+    return el >= 0 || nl_flat_name(name) == name ? el : nsc_circuit_element(c, nl_flat_name(name));
+}
+
 nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
 {
     for (int k = 0; k < c->nmeas; k++)                /* a name measured twice: its last measure (ngspice) */
@@ -495,7 +511,7 @@ nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
         if (!in) return nsc_oom(r);
         nsc_status st = NSC_OK;
         if (p->kind == NSC_PROBE_V && in[0] == '@') {                /* P(x)'s port (power) */
-            int el = nsc_circuit_element(c, in + 1);
+            int el = element_named(c, in + 1);
             const nsc_element *e = el >= 0 ? &c->el[el] : NULL;
             const nsc_device *d = e ? nsc_device_of(e->kind) : NULL;
             if (!e || e->nnode < 2 || !d || !d->current)
@@ -513,7 +529,7 @@ nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
             if (p->node[0] < 0 || p->node[1] < 0)
                 st = nsc_err(r, NSC_ENETLIST, &p->loc, "unknown node '%s' in .meas", p->node[0] < 0 ? in : comma + 1);
         } else {
-            p->el = nsc_circuit_element(c, in);
+            p->el = element_named(c, in);
             const nsc_device *d = p->el >= 0 ? nsc_device_of(c->el[p->el].kind) : NULL;
             if (p->el < 0) st = nsc_err(r, NSC_ENETLIST, &p->loc, "unknown element '%s' in .meas", in);
             else if (!d || !d->current)                          /* a coupling K: the one device without */

@@ -2037,3 +2037,42 @@ Test(e2e, sr_latch_b_source_holds)
     cr_assert(toff > 4.1e-6 && toff < 4.3e-6, "toff = %g", toff);
     free(m);
 }
+
+/* ngspice's flattened names of subcircuit internals, i(v.x_buck.v_il) (the
+ * element's letter, then its path) and v(x_buck.n2), in .save, .meas and a
+ * .control wrdata; `time` among wrdata's vectors (the scale, written anyway);
+ * a .control command naming no vector of the circuit is a warning, the run
+ * goes on with exit 0, as in ngspice (issue 28 items 1, 2). ngspice 39 (`ngspice
+ * -b f.cir`, the same netlist) prints imax = 9.995002e-04 and vmax =
+ * 5.180417e-01, and "Error: no such vector nosuch" for the second wrdata. */
+Test(e2e, flattened_names_and_failing_control_commands)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/f.cir", tmp);
+    cr_assert_eq(tu_write_file(path,
+        "flattened names\n.subckt buck in out\nV_il in mid 0\nR1 mid n2 1k\nC1 n2 0 1u\nR2 n2 out 1k\n.ends\n"
+        "V1 a 0 PULSE(0 1 0 1u 1u 1m 2m)\nX_buck a b buck\nR3 b 0 1k\n.tran 1u 2m\n"
+        ".save v(x_buck.n2) i(v.x_buck.v_il)\n.meas tran imax MAX i(v.x_buck.v_il)\n.meas tran vmax MAX v(x_buck.n2)\n"
+        ".control\nset wr_singlescale\nset wr_vecnames\nrun\nwrdata f1.txt time v(x_buck.n2) i(v.x_buck.v_il)\n"
+        "wrdata f2.txt v(nosuch)\nprint nosuch\n.endc\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o f.dat f.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    const char *im = strstr(out, "imax = "), *vm = strstr(out, "vmax = ");
+    cr_assert(im && vm, "%s", out);
+    cr_expect(fabs(strtod(im + 7, NULL) - 9.995002e-04) <= 1e-4 * 9.995002e-04, "%s", out);
+    cr_expect(fabs(strtod(vm + 7, NULL) - 5.180417e-01) <= 1e-4 * 5.180417e-01, "%s", out);
+    cr_expect(strstr(out, "f.cir:20:15: warning: wrdata: no such vector v(nosuch) (dropped)"), "%s", out);
+    cr_expect(strstr(out, "f.cir:21:7: warning: print: no such vector v(nosuch) (dropped)"), "%s", out);
+    cr_expect(!strstr(out, "Index"), "print of nothing printed a table:\n%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/f2.txt", tmp);
+    struct stat sb;
+    cr_expect(stat(path, &sb) != 0, "f2.txt written with no vector");
+    snprintf(path, sizeof path, "%s/f1.txt", tmp);
+    FILE *f = fopen(path, "r");
+    cr_assert(f);
+    char line[256];
+    cr_assert(fgets(line, sizeof line, f));
+    cr_expect(strstr(line, "time") && strstr(line, "v(x_buck.n2)") && strstr(line, "i(v.x_buck.v_il)"), "%s", line);
+    fclose(f);
+}
