@@ -1076,3 +1076,33 @@ Test(elab, unit_pitfalls_are_warned)
     cr_expect_eq(R.nwarn, 5, "%d warnings", R.nwarn);
     done(c);
 }
+
+/* E/G POLY(n): the linear part c0 + c1 x1 + ... + cn xn exactly, as a B source
+ * (compared with ngspice 39 in tests/corpus/ngspice/poly_sources.cir);
+ * coefficients of degree 2 and above must be 0, else a clear error naming
+ * the coefficient (issue 28 item 8). It was "POLY form of e1 is not supported". */
+Test(elab, poly_sources_linear_terms)
+{
+    nsc_circuit *c = rd("t\nV1 a 0 1\nV2 b 0 2\nE1 s 0 POLY(2) a 0 b 0 0.5 2 -1 0 0 0\nR1 s 0 1\n"
+                        "G1 0 t POLY(1) (a,0) 1m 3m\nR2 t 0 1k\n.op\n");
+    const nsc_element *e = el(c, "e1");
+    cr_assert_eq(e->kind, NSC_EL_BV);
+    cr_assert(e->bsrc && e->bsrc->nop == 0);
+    double k0 = e->bsrc->out.c, ka = 0, kb = 0;
+    for (int t = 0; t < e->bsrc->out.nt; t++) {
+        const nsc_bterm *bt = &e->bsrc->term[e->bsrc->out.t0 + t];
+        cr_assert_eq(bt->kind, NSC_BT_V);
+        if (bt->idx == nd(c, "a")) ka += bt->coef;
+        if (bt->idx == nd(c, "b")) kb += bt->coef;
+    }
+    near(k0, 0.5);
+    near(ka, 2);
+    near(kb, -1);
+    cr_assert_eq(el(c, "g1")->kind, NSC_EL_BI);
+    near(el(c, "g1")->bsrc->out.c, 1e-3);
+    done(c);
+    bad("t\nV1 a 0 1\nV2 b 0 2\nE1 s 0 POLY(2) a 0 b 0 0.5 2 -1 0 0.1\nR1 s 0 1\n.op\n",
+        "t.cir:4:35: error: POLY(2) of e1: coefficient 4 is of degree 2 or more (a product of control voltages), not "
+        "supported: only c0 + c1 x1 + ... + cn xn");
+    bad("t\nV1 a 0 1\nE1 s 0 POLY(2) a 0 1\nR1 s 0 1\n.op\n", "t.cir:3:8: error: POLY(2) of e1 needs 4 control nodes");
+}
