@@ -594,8 +594,8 @@ nsc_status nle_resolve_save(elab *E)
                     return nle_err(E, NULL, cd, &f->sub[0], "unknown element '%s' in %s", f->sub[0].u.s, cd->f[0].u.s);
                 if (!nsc_device_of(c->el[el].kind)->current)  /* a coupling K: the one device without */
                     return nle_err(E, NULL, cd, &f->sub[0], "I(%s): a coupling has no current", f->sub[0].u.s);
-                name = nsc_asprintf("i(%s)", c->el[el].name);
-                st = name ? probe_add(E, NSC_PROBE_I, 0, 0, el, name, loc) : nle_oom(E);
+                name = nsc_asprintf("i(%s)", nl_hash_get(&E->els, k, NULL) ? c->el[el].name : f->sub[0].u.s);
+                st = name ? probe_add(E, NSC_PROBE_I, 0, 0, el, name, loc) : nle_oom(E);   /* (ngspice's name as written) */
             } else
                 return nle_err(E, NULL, cd, f, "unsupported output '%s' in %s (use V(n), V(a,b), I(element))", nle_ftext(f), cd->f[0].u.s);
             free(name);
