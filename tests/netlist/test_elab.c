@@ -454,7 +454,8 @@ Test(elab, element_errors)
     bad("t\nE1 a 0 b\n", "t.cir:2:1: error: missing nodes for VCVS e1");
     bad("t\nE1 a 0 b 0\n", "t.cir:2:1: error: missing gain for VCVS e1");
     bad("t\nE1 a 0 value={v(b)*v(a)}\n", "t.cir:2:19: error: product of two node voltages or currents is not piecewise-linear: 'v(b)*v(a)'");
-    bad("t\nE1 a 0 poly(1) b 0 1 2\n", "t.cir:2:8: error: poly form of e1 is not supported");
+    bad("t\nE1 a 0 poly(1) b 0 1 2 3\n", "t.cir:2:24: error: POLY(1) of e1: coefficient 2 is of degree 2 or more (a "
+        "product of control voltages), not supported: only c0 + c1 x1 + ... + cn xn");   /* issue 28 item 8 */
     bad("t\nG1 a 0 TABLE {V(b)} = (0,0) (1,1)\n", "t.cir:2:8: error: TABLE form is supported for E only, not for g1");
     bad("t\nE1 a 0 TABLE {V(b)} = (1,0) (0,1)\n", "t.cir:2:8: error: TABLE x values of e1 must be non-decreasing (0 after 1)");
     bad("t\nE1 a 0 TABLE {b} = (1,0) (2,1)\n", "t.cir:2:14: error: TABLE of e1: the control must be {V(node)} or {V(node,node)}");
