@@ -326,7 +326,7 @@ static nsc_status ctl_output(elab *E, const nl_card *cd, const char *cmd)
     if ((!print && !(o->path = nsc_strdup(f[2].u.s))) || !(o->vec = calloc((size_t)cd->nf + 1, sizeof *o->vec)))
         return nle_oom(E);
     for (int i = first; i < cd->nf; i++) {
-        if (f[i].kind == NL_F_WORD && nsc_strieq(f[i].u.s, "all")) {
+        if (f[i].kind == NL_F_WORD && (nsc_strieq(f[i].u.s, "all") || nsc_strieq(f[i].u.s, "allv") || nsc_strieq(f[i].u.s, "alli"))) {
             for (; o->nvec > 0; o->nvec--) free(o->vec[o->nvec - 1]);
             break;
         }
@@ -334,7 +334,7 @@ static nsc_status ctl_output(elab *E, const nl_card *cd, const char *cmd)
         if (st) return st;
         if (o->vec[o->nvec]) o->nvec++;
     }
-    if (o->nvec == 0 && cd->nf > first && !nle_is_word(&f[first], "all")) {   /* every vector dropped: */
+    if (o->nvec == 0 && cd->nf > first && !(f[first].kind == NL_F_WORD && !strncmp(f[first].u.s, "all", 3))) {   /* all dropped: */
         free(o->path);                                                        /* nothing to write */
         free(o->vec);
         c->nctlout--;
@@ -359,11 +359,11 @@ static nsc_status card_ctl(elab *E, scope *sc, const nl_card *cd)
         c->op_loc = nl_field_loc(E->d, cd, &cd->f[1]);
         return NSC_OK;
     }
-    if (nsc_strieq(cmd, "meas") || nsc_strieq(cmd, "measure")) {
-        nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
-        return nl_meas_card(c, E->d, &sub, &env, E->r);
-    }
-    if (nsc_strieq(cmd, "wrdata") || nsc_strieq(cmd, "write") || nsc_strieq(cmd, "print")) {   /* nle_resolve_ctl */
+    if (nsc_strieq(cmd, "let") && ctl_unrun(E, cd, "let")) return E->r->status;   /* (its vector serves meas: ctl_meas) */
+    for (int i = 2; nsc_strieq(cmd, "print") && i < cd->nf; i++)   /* eSim's `print allv > FILE`: not run */
+        if (cd->f[i].kind == NL_F_WORD && cd->f[i].u.s[0] == '>') return ctl_unrun(E, cd, "print > FILE");
+    if (nsc_strieq(cmd, "meas") || nsc_strieq(cmd, "measure") || nsc_strieq(cmd, "wrdata") || nsc_strieq(cmd, "write")
+        || nsc_strieq(cmd, "print") || nsc_strieq(cmd, "let")) {   /* nle_resolve_ctl, once everything exists */
         if (nsc_grow((void **)&E->ctlcards, &E->capctl, E->nctl + 1, sizeof *E->ctlcards)) return nle_oom(E);
         E->ctlcards[E->nctl++] = (int)(cd - E->d->card);
         return NSC_OK;
@@ -685,15 +685,92 @@ void nle_lonely_nodes(elab *E)
     free(who);
 }
 
-/* The .control output commands (wrdata, write, print; card_ctl kept them), in
- * card order, once every node, element and measure exists. */
+/* The measure c->meas[nmeas - 1] and the probes from mark on (read by it
+ * alone) removed: a .control meas that cannot run. */
+static void meas_pop(nsc_circuit *c, int mark)
+{
+    nsc_meas *m = &c->meas[--c->nmeas];
+    free(m->name);
+    nsc_msig *sg[] = { &m->sig, &m->trig.sig, &m->targ.sig };
+    for (int k = 0; k < 3; k++) {
+        free(sg[k]->code);
+        free(sg[k]->text);
+    }
+    while (c->nmeas_probe > mark) free(c->meas_probe[--c->nmeas_probe].name);
+}
+
+/* 1 when probe p of a .control meas names an existing node or element (P(x)'s
+ * "v(@x)" is checked by nl_meas_resolve). */
+static int probe_exists(elab *E, const nsc_probe *p)
+{
+    char in[512];
+    size_t n = strlen(p->name);
+    if (n < 4 || n - 3 >= sizeof in) return 0;
+    memcpy(in, p->name + 2, n - 3);
+    in[n - 3] = 0;
+    if (p->kind == NSC_PROBE_I) return nl_hash_get(&E->els, in, NULL) || nl_hash_get(&E->els, nl_flat_name(in), NULL);
+    if (in[0] == '@') return 1;
+    char *comma = strchr(in, ',');
+    if (comma) *comma = 0;
+    return node_exists(E, in) && (!comma || node_exists(E, comma + 1));
+}
+
+/* `meas ...` of a .control block: as a .meas card, its WORD fields naming a
+ * `let` vector of the block (before it) replaced by the let's expression; one
+ * that cannot be measured is a warning and is not run, as ngspice carries on
+ * (issue 28 item 2). k: its index in E->ctlcards. */
+static nsc_status ctl_meas(elab *E, int k)
+{
+    const nl_card *cd = &E->d->card[E->ctlcards[k]];
+    nsc_circuit *c = E->c;
+    nl_field *f = nl_alloc(&E->ar, (size_t)(cd->nf - 1) * sizeof *f);
+    if (!f) return nle_oom(E);
+    for (int i = 1; i < cd->nf; i++) {
+        f[i - 1] = cd->f[i];
+        for (int j = k - 1; j >= 0 && cd->f[i].kind == NL_F_WORD; j--) {
+            const nl_card *lc = &E->d->card[E->ctlcards[j]];
+            if (nsc_strieq(lc->f[1].u.s, "let") && lc->nf == 3 && lc->f[2].kind == NL_F_PAIR &&
+                lc->f[2].sub[0].kind == NL_F_WORD && nsc_strieq(lc->f[2].sub[0].u.s, cd->f[i].u.s)) {
+                f[i - 1] = lc->f[2].sub[1];
+                if (f[i - 1].kind != NL_F_EXPR && f[i - 1].kind != NL_F_CALL) f[i - 1] = cd->f[i];
+                break;
+            }
+        }
+    }
+    nl_card sub = { f, cd->nf - 1, cd->file };
+    nl_env env = { top_lookup, c, E->d->files[cd->file], "", E->funcs, E->nfunc, 0 };
+    nsc_report scratch;
+    nsc_report_init(&scratch);
+    int mark = c->nmeas_probe, n0 = c->nmeas;
+    nsc_status st = nl_meas_card(c, E->d, &sub, &env, &scratch);
+    for (int q = mark; !st && q < c->nmeas_probe; q++)
+        if (!probe_exists(E, &c->meas_probe[q]))
+            st = nsc_err(&scratch, NSC_ENETLIST, &c->meas_probe[q].loc, "no such vector %s", c->meas_probe[q].name);
+    if (st == NSC_ENOMEM) {
+        nsc_report_free(&scratch);
+        return nle_oom(E);
+    }
+    if (st) {
+        const char *m = scratch.error ? strstr(scratch.error, ": error: ") : NULL;
+        nle_warn(E, NULL, cd, &cd->f[1], "meas not run: %s", m ? m + 9 : "error");
+        if (c->nmeas > n0) meas_pop(c, mark);
+    }
+    nsc_report_free(&scratch);
+    return NSC_OK;
+}
+
+/* The .control commands kept by card_ctl (meas, let, wrdata, write, print), in
+ * card order, once every node, element and .meas card exists. */
 nsc_status nle_resolve_ctl(elab *E)
 {
     for (int k = 0; k < E->nctl; k++) {
         const nl_card *cd = &E->d->card[E->ctlcards[k]];
         const char *cmd = cd->f[1].u.s;
-        if (ctl_output(E, cd, nsc_strieq(cmd, "wrdata") ? "wrdata" : nsc_strieq(cmd, "write") ? "write" : "print"))
-            return E->r->status;
+        nsc_status st = NSC_OK;
+        if (nsc_strieq(cmd, "let")) continue;
+        if (nsc_strieq(cmd, "meas") || nsc_strieq(cmd, "measure")) st = ctl_meas(E, k);
+        else st = ctl_output(E, cd, nsc_strieq(cmd, "wrdata") ? "wrdata" : nsc_strieq(cmd, "write") ? "write" : "print");
+        if (st) return st;
     }
     return NSC_OK;
 }

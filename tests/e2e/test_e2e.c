@@ -2076,3 +2076,29 @@ Test(e2e, flattened_names_and_failing_control_commands)
     cr_expect(strstr(line, "time") && strstr(line, "v(x_buck.n2)") && strstr(line, "i(v.x_buck.v_il)"), "%s", line);
     fclose(f);
 }
+
+/* A .control block as eSim and hand-written scripts have it: `print allv >
+ * FILE` (named as not run), a `let` vector measured by `meas`, a `meas` of a
+ * vector that does not exist and one of an unknown kind (warnings, each not
+ * run; exit 0): ngspice 39 (`ngspice -b e.cir`, the same netlist) prints xm =
+ * 1.000000e+00 and two "Error: measure ..." lines, and carries on (issue 28
+ * item 2). */
+Test(e2e, control_let_meas_and_failing_commands)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/e.cir", tmp);
+    cr_assert_eq(tu_write_file(path,
+        "t\nV1 a 0 1\nR1 a b 1k\nR2 b 0 1k\n.tran 1u 10u\n.control\nrun\nprint allv > plot_data_v.txt\n"
+        "let x = v(b)*2\nmeas tran xm max x\nmeas tran bad max v(nosuch)\nmeas tran bad2 foo v(b)\nprint xm\n.endc\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o e.dat e.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_expect(strstr(out, "xm = 1.000000e+00"), "%s", out);
+    cr_expect(strstr(out, "e.cir:8:1: note: .control commands not run: print > FILE, let"), "%s", out);
+    cr_expect(strstr(out, "e.cir:11:1: warning: meas not run: no such vector v(nosuch)"), "%s", out);
+    cr_expect(strstr(out, "e.cir:12:1: warning: meas not run: unknown measurement 'foo'"), "%s", out);
+    cr_expect(!strstr(out, "bad"), "a failed measure printed:\n%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/plot_data_v.txt", tmp);
+    struct stat sb;
+    cr_expect(stat(path, &sb) != 0);
+}
