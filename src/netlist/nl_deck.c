@@ -339,13 +339,10 @@ static int head_card(reader *rd, const nl_line *ln, nl_card *c, const char *w)
     return 0;
 }
 
-/* A card inside a .subckt definition: parsed, and when it does not parse
- * (another simulator's syntax in a vendor library: XSPICE's [ ] vectors, a
- * continuation line without its '+'), kept as the card ".(unparsed) MESSAGE"
- * whose MESSAGE field sits at the error's position: an error only when an
- * instance of the definition is elaborated (nl_dot.c), as ngspice never
- * expands a subcircuit nobody instances. */
-static nsc_status subckt_card(reader *rd, const nl_line *ln, nl_card *c)
+/* Card c parsed from ln with the errors kept aside: NSC_OK; NSC_ENOMEM
+ * (reported); else NSC_ENETLIST with *msg (the message without its
+ * "FILE:LINE:COL: error: ", in the deck's arena) at *line, *col. */
+static nsc_status parse_soft(reader *rd, const nl_line *ln, nl_card *c, const char **msg, int *line, int *col)
 {
     nl_deck *d = rd->d;
     nsc_report scratch, *keep = rd->p.r;
@@ -357,30 +354,73 @@ static nsc_status subckt_card(reader *rd, const nl_line *ln, nl_card *c)
         nsc_loc loc = nl_field_loc(d, c, &c->f[0]);
         st = nsc_err(&scratch, NSC_ENETLIST, &loc, "expected an element or dot card name at the start of the line");
     }
-    if (st == NSC_ENOMEM || (st && !scratch.error)) {
-        nsc_report_free(&scratch);
-        return nsc_oom(rd->r);
+    if (st && st != NSC_ENOMEM && scratch.error) {    /* "FILE:LINE:COL: error: MESSAGE" */
+        const char *m = strstr(scratch.error, ": error: "), *q = m;
+        int n = 0;
+        *line = ln->seg[0].line;
+        *col = 1;
+        while (q && q > scratch.error && n < 2)       /* back over ":COL" and ":LINE" */
+            if (*--q == ':') n++;
+        if (m && n == 2) sscanf(q, ":%d:%d", line, col);
+        if (!m || !(*msg = nl_strndup(&d->arena, m + 9, strlen(m + 9), 0))) st = NSC_ENOMEM;
+    } else if (st)
+        st = NSC_ENOMEM;
+    nsc_report_free(&scratch);
+    return st == NSC_ENOMEM ? nsc_oom(rd->r) : st;
+}
+
+/* A card read softly (soft_card) that does not parse, kept for later: a
+ * `.model NAME ...` as the card ".model NAME MESSAGE" (MESSAGE a STRING at the
+ * error: nl_model.c makes it an error only for an element that uses the
+ * model); inside a .subckt any other card as ".(unparsed) MESSAGE" (an error
+ * once an instance is elaborated, nl_dot.c). 0, or -1 out of memory. */
+static int deferred_card(reader *rd, const nl_line *ln, nl_card *c, int model, const char *msg, int line, int col)
+{
+    nl_deck *d = rd->d;
+    size_t i = 0, b, e;
+    while (i < ln->len && isspace((unsigned char)ln->text[i])) i++;
+    size_t h = i;
+    while (i < ln->len && !isspace((unsigned char)ln->text[i])) i++;
+    while (i < ln->len && isspace((unsigned char)ln->text[i])) i++;
+    for (b = e = i; e < ln->len && !isspace((unsigned char)ln->text[e]) && !strchr("(),={}'\";", ln->text[e]); e++) {}
+    model = model && e > b;                            /* a .model without its name: as any other card */
+    nl_field *f = nl_alloc(&d->arena, 3 * sizeof *f);
+    char *name = model ? nl_strndup(&d->arena, ln->text + b, e - b, 1) : NULL;
+    if (!f || (model && !name)) return -1;
+    int l0, c0;
+    nl_line_pos(ln, h, &l0, &c0);
+    f[0] = (nl_field){ NL_F_WORD, l0, c0, 0, { model ? ".model" : ".(unparsed)" }, NULL };
+    if (model) {
+        f[1] = (nl_field){ NL_F_WORD, 0, 0, 0, { name }, NULL };
+        nl_line_pos(ln, b, &f[1].line, &f[1].col);
     }
-    if (!st) {
-        nsc_report_free(&scratch);
-        if (c->nf > 0) unit_pitfalls(rd, ln, c), d->ncard++;
+    f[1 + model] = (nl_field){ NL_F_STRING, line, col, 0, { msg }, NULL };
+    *c = (nl_card){ f, 2 + model, ln->file };
+    d->ncard++;
+    return 0;
+}
+
+/* A card inside a .subckt definition, or a .model card anywhere: parsed, and
+ * when it does not parse (another simulator's syntax in a vendor library:
+ * XSPICE's [ ] vectors, a continuation line without its '+') kept unparsed
+ * (deferred_card): ngspice never expands a subcircuit nobody instances, nor
+ * reads a model nobody uses (issue 28 item 5). At the top level a card other
+ * than .model is an error at once. */
+static nsc_status soft_card(reader *rd, const nl_line *ln, nl_card *c, int model)
+{
+    const char *msg = NULL;
+    int line = 0, col = 0;
+    nsc_status st = parse_soft(rd, ln, c, &msg, &line, &col);
+    if (st == NSC_OK) {
+        if (c->nf > 0) unit_pitfalls(rd, ln, c), rd->d->ncard++;
         return NSC_OK;
     }
-    /* scratch.error is "FILE:LINE:COL: error: MESSAGE" */
-    const char *m = strstr(scratch.error, ": error: "), *q = m;
-    int line = ln->seg[0].line, col = 1, n = 0;
-    while (q && q > scratch.error && n < 2)           /* back over ":COL" and ":LINE" */
-        if (*--q == ':') n++;
-    if (m && n == 2) sscanf(q, ":%d:%d", &line, &col);
-    nl_field *f = nl_alloc(&d->arena, 2 * sizeof *f);
-    char *msg = m ? nl_strndup(&d->arena, m + 9, strlen(m + 9), 0) : NULL;
-    nsc_report_free(&scratch);
-    if (!f || !msg) return nsc_oom(rd->r);
-    f[0] = (nl_field){ NL_F_WORD, ln->seg[0].line, ln->seg[0].col, 0, { ".(unparsed)" }, NULL };
-    f[1] = (nl_field){ NL_F_STRING, line, col, 0, { msg }, NULL };
-    *c = (nl_card){ f, 2, ln->file };
-    d->ncard++;
-    return NSC_OK;
+    if (st == NSC_ENOMEM) return st;
+    if (rd->subdepth == 0 && !model) {
+        nsc_loc loc = { rd->d->files[ln->file], line, col };
+        return nsc_err(rd->r, NSC_ENETLIST, &loc, "%s", msg);
+    }
+    return deferred_card(rd, ln, c, model, msg, line, col) ? nsc_oom(rd->r) : NSC_OK;
 }
 
 /* ---- unit pitfalls (issue 28 item 12): warnings only ---- */
@@ -536,7 +576,7 @@ static nsc_status logical_line(reader *rd, source *src)
     if (skipped_analysis(w)) return head_card(rd, &ln, c, w) ? nsc_oom(rd->r) : (d->ncard++, NSC_OK);
     if (!strcmp(w, ".meas") || !strcmp(w, ".measure")) meas_param_eq(rd->buf, rd->len);
     int sub = !strcmp(w, ".subckt"), ends = !strcmp(w, ".ends");
-    if (rd->subdepth > 0 && !sub && !ends) return subckt_card(rd, &ln, c);
+    if ((rd->subdepth > 0 && !sub && !ends) || !strcmp(w, ".model")) return soft_card(rd, &ln, c, !strcmp(w, ".model"));
     if (nl_parse_line(&rd->p, &ln, c)) return rd->r->status;
     if (c->nf == 0) return NSC_OK;
     if (c->f[0].kind != NL_F_WORD) {

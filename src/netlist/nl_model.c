@@ -26,6 +26,9 @@ nsc_status nle_model_ref(elab *E, scope *sc, const nl_card *cd, const nl_field *
     if (other >= 0) {
         const nl_card *mc = &E->d->card[other];
         nsc_loc l = nl_field_loc(E->d, mc, &mc->f[2]);
+        if (mc->f[2].kind == NL_F_STRING)              /* a card that did not parse (nl_deck.c deferred_card) */
+            return nle_err(E, sc, cd, f, "model '%s' of %s %s cannot be read: %s:%d:%d: %s", f->u.s,
+                           nle_kind_name(e->kind), cd->f[0].u.s, l.file, l.line, l.col, mc->f[2].u.s);
         return nle_err(E, sc, cd, f, "model '%s' of %s %s has unsupported type '%s' (%s:%d; supported: D NMOS PMOS VDMOS SW CSW NPN PNP)",
                    f->u.s, nle_kind_name(e->kind), cd->f[0].u.s, mc->f[2].u.s, l.file, l.line);
     }
@@ -275,7 +278,7 @@ static nsc_status model_again(elab *E, scope *sc, const nl_card *oc, const nl_ca
 nsc_status nle_card_model(elab *E, scope *sc, const nl_card *cd)
 {
     const nl_field *f = cd->f;
-    if (cd->nf < 3 || f[1].kind != NL_F_WORD || (f[2].kind != NL_F_WORD && f[2].kind != NL_F_CALL))
+    if (cd->nf < 3 || f[1].kind != NL_F_WORD || (f[2].kind != NL_F_WORD && f[2].kind != NL_F_CALL && f[2].kind != NL_F_STRING))
         return nle_err(E, sc, cd, cd->nf < 2 ? NULL : &f[cd->nf < 3 ? 1 : 2], ".model needs a name and a type");
     int vdmos, t = model_type(cd, &vdmos);
     const char *lk = nle_cat(E, "", f[1].u.s);

@@ -977,7 +977,7 @@ Test(elab, unused_subckt_is_not_parsed)
     cr_assert_eq(R.nwarn, 0);
     done(c);
     snprintf(text, sizeof text, "t\n%sV1 a 0 2\nX1 a b a adc\n.op\n", lib);
-    bad(text, "t.cir:3:19: error: unterminated parenthesis: missing ')' (in instance x1)");
+    bad(text, "t.cir:4:14: error: syntax error at ')' (in instance x1)");   /* the line without its '+' */
 }
 
 /* Analyses other than the transient are skipped unparsed: Xyce's `.sens
@@ -1106,4 +1106,15 @@ Test(elab, poly_sources_linear_terms)
         "t.cir:4:35: error: POLY(2) of e1: coefficient 4 is of degree 2 or more (a product of control voltages), not "
         "supported: only c0 + c1 x1 + ... + cn xn");
     bad("t\nV1 a 0 1\nE1 s 0 POLY(2) a 0 1\nR1 s 0 1\n.op\n", "t.cir:3:8: error: POLY(2) of e1 needs 4 control nodes");
+}
+
+/* A .model that does not parse is an error only where an element uses it,
+ * naming the element and the card's own position (issue 28 item 5). */
+Test(elab, unparsed_model_is_an_error_where_used)
+{
+    nsc_circuit *c = rd("t\n.model d1 d(is=1\n.model adc1 adc_bridge(in_low=[0.1 0.2])\nV1 a 0 1\nR1 a 0 1\n.op\n");
+    cr_assert_eq(c->nel, 2);
+    done(c);
+    bad("t\n.model d1 d(is=1\nV1 a 0 1\nD1 a 0 d1\n.op\n",
+        "t.cir:4:8: error: model 'd1' of diode d1 cannot be read: t.cir:2:12: unterminated parenthesis: missing ')'");
 }
