@@ -2,11 +2,17 @@
  *
  * Physical lines: the first line of the main file is the title; `*` lines and
  * blank lines are dropped; a line starting with `+` continues the previous card
- * (comment lines may sit in between). Each logical line is either handled here
- * (.include/.inc, .lib/.endl, .control/.endc, .end) or parsed by nl_parse_line
- * into an nl_card. Included files are read recursively; a file already open
- * (same device and inode) is a recursive include, unless both are different
- * .lib sections of it (corner libraries include sections of themselves). */
+ * (comment lines may sit in between), and so does a line holding only `)`
+ * (PSpice, warned); a Ctrl-Z ending a file is dropped. Each logical line is
+ * either handled here (.include/.inc, .lib/.endl, .control/.endc, .end,
+ * .title) or parsed by nl_parse_line into an nl_card; the analyses other than
+ * the transient are kept as their head word alone, and a card of a .subckt
+ * body or a .model card that does not parse is kept with its message
+ * (deferred_card), an error only where it is used. Every card read is checked
+ * for unit slips (1M on R L C, 1kk: warnings). Included files are read
+ * recursively; a file already open (same device and inode) is a recursive
+ * include, unless both are different .lib sections of it (corner libraries
+ * include sections of themselves). */
 #include "nl_deck.h"
 
 #include <ctype.h>
