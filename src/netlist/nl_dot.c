@@ -384,7 +384,7 @@ static nsc_status card_ctl(elab *E, scope *sc, const nl_card *cd)
 nsc_status nle_card_dot(elab *E, scope *sc, const nl_card *cd)
 {
     if (nle_head_is(cd, ".ctl")) return card_ctl(E, sc, cd);
-    if (nle_head_is(cd, ".(unparsed)"))                /* nl_deck.c subckt_card: its instance is elaborated */
+    if (nle_head_is(cd, ".(unparsed)"))                /* nl_deck.c deferred_card: its instance is elaborated */
         return nle_err(E, sc, cd, &cd->f[1], "%s", cd->f[1].u.s);
     static const char *const top_only[] = { ".tran", ".op", ".options", ".option", ".opt", ".save", ".print",
                                             ".step", ".meas", ".measure", ".pss" };
