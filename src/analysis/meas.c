@@ -54,6 +54,26 @@ double nsc_meas_call(int id, const double *x)
 
 /* ---- programs ---- */
 
+/* a op b for the binary operators of nsc_mop (comparisons are 1 or 0) */
+static double binary(nsc_mop op, double a, double b)
+{
+    switch (op) {
+    case NSC_MOP_ADD: return a + b;
+    case NSC_MOP_SUB: return a - b;
+    case NSC_MOP_MUL: return a * b;
+    case NSC_MOP_DIV: return a / b;
+    case NSC_MOP_LT: return a < b;
+    case NSC_MOP_GT: return a > b;
+    case NSC_MOP_LE: return a <= b;
+    case NSC_MOP_GE: return a >= b;
+    case NSC_MOP_EQ: return a == b;
+    case NSC_MOP_NE: return a != b;
+    case NSC_MOP_AND: return a != 0 && b != 0;
+    case NSC_MOP_OR: return a != 0 || b != 0;
+    default: return pow(a, b);
+    }
+}
+
 /* Value of program s with probe values pv[] and earlier results res[] (NAN when
  * an operand is missing or the arithmetic is not finite). stack has ncode slots. */
 static double run(const nsc_msig *s, const double *pv, const nsc_meas_result *res, double *stack)
@@ -66,6 +86,8 @@ static double run(const nsc_msig *s, const double *pv, const nsc_meas_result *re
         case NSC_MOP_PROBE: stack[sp++] = pv[in->arg]; break;
         case NSC_MOP_MEAS: stack[sp++] = res[in->arg].ok ? res[in->arg].value : NAN; break;
         case NSC_MOP_NEG: stack[sp - 1] = -stack[sp - 1]; break;
+        case NSC_MOP_NOT: stack[sp - 1] = stack[sp - 1] == 0; break;
+        case NSC_MOP_COND: sp -= 2; stack[sp - 1] = stack[sp - 1] != 0 ? stack[sp] : stack[sp + 1]; break;
         case NSC_MOP_CALL:
             sp -= in->nargs;
             stack[sp] = nsc_meas_call(in->arg, stack + sp);
@@ -73,8 +95,7 @@ static double run(const nsc_msig *s, const double *pv, const nsc_meas_result *re
             break;
         default: {
             double b = stack[--sp], a = stack[sp - 1];
-            stack[sp - 1] = in->op == NSC_MOP_ADD ? a + b : in->op == NSC_MOP_SUB ? a - b : in->op == NSC_MOP_MUL ? a * b
-                          : in->op == NSC_MOP_DIV ? a / b : pow(a, b);
+            stack[sp - 1] = binary(in->op, a, b);
         }
         }
     }
@@ -358,6 +379,11 @@ nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_resu
         if (res[k].ok && m->type >= NSC_MEAS_AVG && m->type <= NSC_MEAS_MAX_AT && window(m, &E, &a, &b))
             steady_check(m, &E, b, T, r);
     }
+    for (int k = 0; k < c->nmeas; k++)                 /* PARAM=: again, with every measure known (a */
+        if (c->meas[k].type == NSC_MEAS_PARAM) {       /* name measured twice is its last value, as ngspice) */
+            free(res[k].why);
+            if ((s = one(&E, &c->meas[k], &res[k]))) { s = nsc_oom(r); goto done; }
+        }
     if (E.cur.err) s = nsc_waves_read_error(W, E.cur.err, r);
 done:
     nsc_wcur_free(&E.cur);

@@ -188,7 +188,11 @@ typedef enum nsc_mop {
     NSC_MOP_MEAS,    /* push the result of meas[arg] (arg < this measure) */
     NSC_MOP_NEG,     /* a -> -a */
     NSC_MOP_ADD, NSC_MOP_SUB, NSC_MOP_MUL, NSC_MOP_DIV, NSC_MOP_POW, /* a b -> a op b */
-    NSC_MOP_CALL     /* nargs operands -> function arg of meas.c's table (name) */
+    NSC_MOP_CALL,    /* nargs operands -> function arg of meas.c's table (name) */
+    NSC_MOP_LT, NSC_MOP_GT, NSC_MOP_LE, NSC_MOP_GE, NSC_MOP_EQ, NSC_MOP_NE, /* a b -> 1 or 0 (SPICE's strict < >) */
+    NSC_MOP_AND, NSC_MOP_OR,                                             /* a b -> 1 or 0 (nonzero is true) */
+    NSC_MOP_NOT,     /* a -> 1 if a == 0 else 0 */
+    NSC_MOP_COND     /* c a b -> a if c != 0 else b (both evaluated) */
 } nsc_mop;
 typedef struct nsc_minstr {
     nsc_mop op;

@@ -2,11 +2,17 @@
  *
  * Physical lines: the first line of the main file is the title; `*` lines and
  * blank lines are dropped; a line starting with `+` continues the previous card
- * (comment lines may sit in between). Each logical line is either handled here
- * (.include/.inc, .lib/.endl, .control/.endc, .end) or parsed by nl_parse_line
- * into an nl_card. Included files are read recursively; a file already open
- * (same device and inode) is a recursive include, unless both are different
- * .lib sections of it (corner libraries include sections of themselves). */
+ * (comment lines may sit in between), and so does a line holding only `)`
+ * (PSpice, warned); a Ctrl-Z ending a file is dropped. Each logical line is
+ * either handled here (.include/.inc, .lib/.endl, .control/.endc, .end,
+ * .title) or parsed by nl_parse_line into an nl_card; the analyses other than
+ * the transient are kept as their head word alone, and a card of a .subckt
+ * body or a .model card that does not parse is kept with its message
+ * (deferred_card), an error only where it is used. Every card read is checked
+ * for unit slips (1M on R L C, 1kk: warnings). Included files are read
+ * recursively; a file already open (same device and inode) is a recursive
+ * include, unless both are different .lib sections of it (corner libraries
+ * include sections of themselves). */
 #include "nl_deck.h"
 
 #include <ctype.h>
@@ -27,6 +33,7 @@ typedef struct reader {
     struct { dev_t dev; ino_t ino; const char *section; } open[NL_MAXINCLUDE]; /* files being read */
     int nopen;
     int ended;          /* .end seen in the main file */
+    int subdepth;       /* .subckt definitions open (a card inside one may wait unparsed) */
     size_t bytes;       /* text read so far, every file (<= NL_MAXBYTES) */
     int nread;          /* files read so far (<= NL_MAXREADS) */
     char *buf;          /* current logical line */
@@ -51,6 +58,7 @@ typedef struct source {
 } source;
 
 static nsc_status read_path(reader *rd, const char *path, const nsc_loc *from, const char *section);
+static void unit_pitfalls(reader *rd, const nl_line *ln, const nl_card *c);
 
 void nl_line_pos(const nl_line *ln, size_t off, int *line, int *col)
 {
@@ -309,6 +317,233 @@ static nsc_status control_line(reader *rd, source *src, const nl_line *ln, size_
     return NSC_OK;
 }
 
+/* ---- cards read without the card grammar ---- */
+
+/* `.title TEXT`: the title is the rest of the line as written (ngspice: it
+ * replaces the first line), commas, quotes and all. k: the first word's end. */
+static nsc_status title_card(reader *rd, const nl_line *ln, size_t k)
+{
+    size_t b = k, e = ln->len;
+    while (b < e && isspace((unsigned char)ln->text[b])) b++;
+    while (e > b && isspace((unsigned char)ln->text[e - 1])) e--;
+    char *t = nsc_strndup(ln->text + b, e - b);
+    if (!t) return nsc_oom(rd->r);
+    for (char *q = t; *q; q++)
+        if (*q == '\n') *q = ' ';                      /* continuation lines joined by blanks */
+    free(rd->d->title);
+    rd->d->title = t;
+    return NSC_OK;
+}
+
+/* Analyses other than the transient (nl_dot.c skips them with a warning): read
+ * unparsed, since their arguments are another simulator's syntax (Xyce's
+ * `.sens param=mod1:is`). */
+static int skipped_analysis(const char *w)
+{
+    static const char *const an[] = { ".ac", ".dc", ".tf", ".noise", ".disto", ".pz", ".sens", ".sp", ".four", ".hb",
+                                      ".backanno" };
+    for (size_t k = 0; k < sizeof an / sizeof an[0]; k++)
+        if (!strcmp(w, an[k])) return 1;
+    return 0;
+}
+
+/* *c = the card holding only its head word w (lower case) at the line's first
+ * word; -1 out of memory. */
+static int head_card(reader *rd, const nl_line *ln, nl_card *c, const char *w)
+{
+    nl_deck *d = rd->d;
+    size_t i = 0;
+    while (i < ln->len && isspace((unsigned char)ln->text[i])) i++;
+    nl_field *f = nl_alloc(&d->arena, sizeof *f);
+    char *h = nl_strndup(&d->arena, w, strlen(w), 1);
+    if (!f || !h) return -1;
+    *f = (nl_field){ NL_F_WORD, 0, 0, 0, { h }, NULL };
+    nl_line_pos(ln, i, &f->line, &f->col);
+    *c = (nl_card){ f, 1, ln->file };
+    return 0;
+}
+
+/* Card c parsed from ln with the errors kept aside: NSC_OK; NSC_ENOMEM
+ * (reported); else NSC_ENETLIST with *msg (the message without its
+ * "FILE:LINE:COL: error: ", in the deck's arena) at *line, *col. */
+static nsc_status parse_soft(reader *rd, const nl_line *ln, nl_card *c, const char **msg, int *line, int *col)
+{
+    nl_deck *d = rd->d;
+    nsc_report scratch, *keep = rd->p.r;
+    nsc_report_init(&scratch);
+    rd->p.r = &scratch;
+    nsc_status st = nl_parse_line(&rd->p, ln, c);
+    rd->p.r = keep;
+    if (!st && c->nf > 0 && c->f[0].kind != NL_F_WORD) {
+        nsc_loc loc = nl_field_loc(d, c, &c->f[0]);
+        st = nsc_err(&scratch, NSC_ENETLIST, &loc, "expected an element or dot card name at the start of the line");
+    }
+    if (st && st != NSC_ENOMEM && scratch.error) {    /* "FILE:LINE:COL: error: MESSAGE" */
+        const char *m = strstr(scratch.error, ": error: "), *q = m;
+        int n = 0;
+        *line = ln->seg[0].line;
+        *col = 1;
+        while (q && q > scratch.error && n < 2)       /* back over ":COL" and ":LINE" */
+            if (*--q == ':') n++;
+        if (m && n == 2) sscanf(q, ":%d:%d", line, col);
+        if (!m || !(*msg = nl_strndup(&d->arena, m + 9, strlen(m + 9), 0))) st = NSC_ENOMEM;
+    } else if (st)
+        st = NSC_ENOMEM;
+    nsc_report_free(&scratch);
+    return st == NSC_ENOMEM ? nsc_oom(rd->r) : st;
+}
+
+/* A card read softly (soft_card) that does not parse, kept for later: a
+ * `.model NAME ...` as the card ".model NAME MESSAGE" (MESSAGE a STRING at the
+ * error: nl_model.c makes it an error only for an element that uses the
+ * model); inside a .subckt any other card as ".(unparsed) MESSAGE" (an error
+ * once an instance is elaborated, nl_dot.c). 0, or -1 out of memory. */
+static int deferred_card(reader *rd, const nl_line *ln, nl_card *c, int model, const char *msg, int line, int col)
+{
+    nl_deck *d = rd->d;
+    size_t i = 0, b, e;
+    while (i < ln->len && isspace((unsigned char)ln->text[i])) i++;
+    size_t h = i;
+    while (i < ln->len && !isspace((unsigned char)ln->text[i])) i++;
+    while (i < ln->len && isspace((unsigned char)ln->text[i])) i++;
+    for (b = e = i; e < ln->len && !isspace((unsigned char)ln->text[e]) && !strchr("(),={}'\";", ln->text[e]); e++) {}
+    model = model && e > b;                            /* a .model without its name: as any other card */
+    nl_field *f = nl_alloc(&d->arena, 3 * sizeof *f);
+    char *name = model ? nl_strndup(&d->arena, ln->text + b, e - b, 1) : NULL;
+    if (!f || (model && !name)) return -1;
+    int l0, c0;
+    nl_line_pos(ln, h, &l0, &c0);
+    f[0] = (nl_field){ NL_F_WORD, l0, c0, 0, { model ? ".model" : ".(unparsed)" }, NULL };
+    if (model) {
+        f[1] = (nl_field){ NL_F_WORD, 0, 0, 0, { name }, NULL };
+        nl_line_pos(ln, b, &f[1].line, &f[1].col);
+    }
+    f[1 + model] = (nl_field){ NL_F_STRING, line, col, 0, { msg }, NULL };
+    *c = (nl_card){ f, 2 + model, ln->file };
+    d->ncard++;
+    return 0;
+}
+
+/* A card inside a .subckt definition, or a .model card anywhere: parsed, and
+ * when it does not parse (another simulator's syntax in a vendor library:
+ * XSPICE's [ ] vectors, a continuation line without its '+') kept unparsed
+ * (deferred_card): ngspice never expands a subcircuit nobody instances, nor
+ * reads a model nobody uses (issue 28 item 5). At the top level a card other
+ * than .model is an error at once. */
+static nsc_status soft_card(reader *rd, const nl_line *ln, nl_card *c, int model)
+{
+    const char *msg = NULL;
+    int line = 0, col = 0;
+    nsc_status st = parse_soft(rd, ln, c, &msg, &line, &col);
+    if (st == NSC_OK) {
+        if (c->nf > 0) unit_pitfalls(rd, ln, c), rd->d->ncard++;
+        return NSC_OK;
+    }
+    if (st == NSC_ENOMEM) return st;
+    if (rd->subdepth == 0 && !model) {
+        nsc_loc loc = { rd->d->files[ln->file], line, col };
+        return nsc_err(rd->r, NSC_ENETLIST, &loc, "%s", msg);
+    }
+    return deferred_card(rd, ln, c, model, msg, line, col) ? nsc_oom(rd->r) : NSC_OK;
+}
+
+/* ---- unit pitfalls (issue 28 item 12): warnings only ---- */
+
+/* Length of the scale factor at the start of letters s (meg, mil, t g k m u n
+ * p f a), 0 when none. */
+static size_t scale_len(const char *s)
+{
+    if (!strncasecmp(s, "meg", 3) || !strncasecmp(s, "mil", 3)) return 3;
+    return *s && strchr("tgkmunpfaTGKMUNPFA", *s) ? 1 : 0;
+}
+
+/* `1kk`, `2.2uu`, `1kmeg`: the letters after a scale factor are ignored by
+ * SPICE (units such as 1uF, 1kOhm, 10mV are the intent of most); a second
+ * scale factor right after the first is a slip. */
+static void double_scale(reader *rd, const nl_line *ln, const char *s, int line, int col)
+{
+    double v;
+    if (!s || !nsc_parse_number(s, &v)) return;
+    const char *p = s + strspn(s, "+-0123456789.");
+    if ((*p == 'e' || *p == 'E') && (isdigit((unsigned char)p[1]) || ((p[1] == '-' || p[1] == '+') && isdigit((unsigned char)p[2]))))
+        for (p += 2; isdigit((unsigned char)*p); p++) {}
+    size_t k = scale_len(p);
+    if (k == 0 || !p[k] || !strchr("tgkmunpTGKMUNP", p[k])) return;
+    nsc_loc loc = { rd->d->files[ln->file], line, col };
+    nsc_warn(rd->r, &loc, "'%s' is %g: SPICE ignores the letters after the scale factor '%.*s' (a doubled scale factor?)",
+             s, v, (int)k, p);
+}
+
+static void expr_scales(reader *rd, const nl_line *ln, const nl_expr *x)
+{
+    if (!x) return;
+    if (x->op == NL_X_NUM) double_scale(rd, ln, x->name, x->line, x->col);
+    if (x->op == NL_X_CALL)
+        for (const nl_expr *a = x->a; a; a = a->next) expr_scales(rd, ln, a);
+    else {
+        expr_scales(rd, ln, x->a);
+        expr_scales(rd, ln, x->b);
+    }
+    if (x->op == NL_X_COND) expr_scales(rd, ln, x->c);
+}
+
+static void field_scales(reader *rd, const nl_line *ln, const nl_field *f, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (f[i].kind == NL_F_WORD) double_scale(rd, ln, f[i].u.s, f[i].line, f[i].col);
+        else if (f[i].kind == NL_F_EXPR) expr_scales(rd, ln, f[i].u.x);
+        if (f[i].nsub) field_scales(rd, ln, f[i].sub, f[i].nsub);
+    }
+}
+
+/* The value field f of an R, L or C card written with the scale factor 'M'
+ * in capitals alone (`1M`): SPICE reads milli, the writer most likely meant
+ * mega (1Meg). The card is lower case by now: the line's text shows the case. */
+static void milli_for_mega(reader *rd, const nl_line *ln, const nl_card *c, const nl_field *f)
+{
+    double v;
+    if (f->kind != NL_F_WORD || !nsc_parse_number(f->u.s, &v)) return;
+    size_t n = strlen(f->u.s);
+    if (n < 2 || f->u.s[n - 1] != 'm' || !strchr("0123456789.", f->u.s[n - 2])) return;
+    for (int k = ln->nseg - 1; k >= 0; k--)
+        if (ln->seg[k].line == f->line) {
+            size_t off = ln->seg[k].off + (size_t)(f->col - ln->seg[k].col) + n - 1;
+            if (off < ln->len && ln->text[off] == 'M') {
+                static const char *const what[] = { "resistor", "inductor", "capacitor" };
+                static const char *const unit[] = { "Ohm", "H", "F" };
+                int w = c->f[0].u.s[0] == 'r' ? 0 : c->f[0].u.s[0] == 'l' ? 1 : 2;
+                nsc_loc loc = { rd->d->files[ln->file], f->line, f->col };
+                nsc_warn(rd->r, &loc, "%s %s = %.*s is %g %s: M is milli in SPICE (1Meg is 1e6)", what[w], c->f[0].u.s,
+                         (int)n, ln->text + off + 1 - n, v, unit[w]);
+            }
+            return;
+        }
+}
+
+/* The unit pitfalls of card c (read from ln). */
+static void unit_pitfalls(reader *rd, const nl_line *ln, const nl_card *c)
+{
+    field_scales(rd, ln, c->f + 1, c->nf - 1);
+    char h = c->f[0].u.s[0];
+    if (h != 'r' && h != 'l' && h != 'c') return;
+    for (int i = 3; i < c->nf && i <= 4; i++) milli_for_mega(rd, ln, c, &c->f[i]);
+}
+
+/* LTspice's `.meas NAME PARAM expr`: the last blank between PARAM and its
+ * expression becomes '=', the form the card grammar reads as an expression
+ * (`PARAM=expr`); lengths and positions are unchanged. s[0..n): the line. */
+static void meas_param_eq(char *s, size_t n)
+{
+    for (size_t i = 1; i + 6 < n; i++) {
+        if (!isspace((unsigned char)s[i - 1]) || strncasecmp(s + i, "param", 5) || !isspace((unsigned char)s[i + 5]))
+            continue;
+        size_t j = i + 5;
+        while (j < n && isspace((unsigned char)s[j])) j++;
+        if (j < n && s[j] != '=') s[j - 1] = '=';
+        return;
+    }
+}
+
 /* One logical line of file src. */
 static nsc_status logical_line(reader *rd, source *src)
 {
@@ -352,6 +587,7 @@ static nsc_status logical_line(reader *rd, source *src)
     }
     if (!strcmp(w, ".include") || !strcmp(w, ".inc")) return include(rd, src, &ln, w, k, 0);
     if (!strcmp(w, ".lib")) return include(rd, src, &ln, w, k, 1);
+    if (!strcmp(w, ".title")) return title_card(rd, &ln, k);
 
     nl_deck *d = rd->d;
     if (d->ncard >= NL_MAXCARDS) {
@@ -361,14 +597,41 @@ static nsc_status logical_line(reader *rd, source *src)
     if (nsc_grow((void **)&d->card, &d->capcard, d->ncard + 1, sizeof *d->card))
         return nsc_oom(rd->r);
     nl_card *c = &d->card[d->ncard];
+    if (skipped_analysis(w)) return head_card(rd, &ln, c, w) ? nsc_oom(rd->r) : (d->ncard++, NSC_OK);
+    if (!strcmp(w, ".meas") || !strcmp(w, ".measure")) meas_param_eq(rd->buf, rd->len);
+    int sub = !strcmp(w, ".subckt"), ends = !strcmp(w, ".ends");
+    if ((rd->subdepth > 0 && !sub && !ends) || !strcmp(w, ".model")) return soft_card(rd, &ln, c, !strcmp(w, ".model"));
     if (nl_parse_line(&rd->p, &ln, c)) return rd->r->status;
     if (c->nf == 0) return NSC_OK;
     if (c->f[0].kind != NL_F_WORD) {
         nsc_loc loc = nl_field_loc(d, c, &c->f[0]);
         return nsc_err(rd->r, NSC_ENETLIST, &loc, "expected an element or dot card name at the start of the line");
     }
+    rd->subdepth += sub - (ends && rd->subdepth > 0);
+    unit_pitfalls(rd, &ln, c);
     d->ncard++;
     return NSC_OK;
+}
+
+/* The length of text without a DOS end-of-file mark: a Ctrl-Z (0x1a) after
+ * which only blanks and Ctrl-Z follow (vendor libraries written on DOS end
+ * with one); a Ctrl-Z elsewhere stays an invalid character. */
+static size_t dos_eof(const char *text, size_t n)
+{
+    size_t k = n;
+    while (k > 0 && (isspace((unsigned char)text[k - 1]) || text[k - 1] == 0x1a)) k--;
+    const char *z = memchr(text + k, 0x1a, n - k);
+    return z ? (size_t)(z - text) : n;
+}
+
+/* 1 when the physical line s[0..n) (from its first non-blank) is a lone ')',
+ * blanks and a `;` comment aside: PSpice's model card closed on its own line. */
+static int closing_paren(const char *s, size_t n)
+{
+    size_t i = 1;
+    if (n == 0 || s[0] != ')') return 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    return i == n || s[i] == ';';
 }
 
 /* Split text into physical lines, assemble logical lines and process them. */
@@ -378,6 +641,7 @@ static nsc_status read_text(reader *rd, source *src, const char *text, size_t n)
     int lineno = 0;
     rd->len = 0;
     rd->nseg = 0;
+    n = dos_eof(text, n);
     while (i < n && !src->stop && !rd->ended) {
         size_t b = i;
         while (i < n && text[i] != '\n') i++;
@@ -393,12 +657,18 @@ static nsc_status read_text(reader *rd, source *src, const char *text, size_t n)
         size_t f = b;
         while (f < e && (text[f] == ' ' || text[f] == '\t')) f++;
         if (f == e || text[f] == '*') continue;        /* blank or comment line */
-        if (text[f] == '+') {
+        int paren = rd->nseg > 0 && closing_paren(text + f, e - f);
+        if (paren) {
+            nsc_loc loc = { rd->d->files[src->file], lineno, (int)(f - b) + 1 };
+            nsc_warn(rd->r, &loc, "a line holding only ')' continues the card before it (PSpice); write '+ )'");
+        }
+        if (paren || text[f] == '+') {
+            size_t t = f + !paren;                     /* the text continued: past the '+' */
             if (rd->nseg == 0) {
                 nsc_loc loc = { rd->d->files[src->file], lineno, (int)(f - b) + 1 };
                 return nsc_err(rd->r, NSC_ENETLIST, &loc, "continuation line '+' without a card before it");
             }
-            if (line_append(rd, text + f + 1, e - f - 1, lineno, (int)(f - b) + 2))
+            if (line_append(rd, text + t, e - t, lineno, (int)(t - b) + 1))
                 return nsc_oom(rd->r);
             continue;
         }

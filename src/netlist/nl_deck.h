@@ -36,7 +36,11 @@ typedef struct nl_field {
     struct nl_field *sub;
 } nl_field;
 
-/* A card: f[0] is the head (a WORD: element name or dot keyword). */
+/* A card: f[0] is the head (a WORD: element name or dot keyword). Cards kept
+ * unparsed (nl_deck.c): an analysis other than the transient is its head
+ * alone; ".model NAME MESSAGE" and ".(unparsed) MESSAGE" (MESSAGE a STRING at
+ * the position of the syntax error) a card that did not parse, an error where
+ * used. */
 typedef struct nl_card {
     nl_field *f;
     int nf;

@@ -263,14 +263,23 @@ static nsc_status ctl_unrun(elab *E, const nl_card *cd, const char *cmd)
     return NSC_OK;
 }
 
+/* 1 when node name (lower case) exists; gnd is 0. */
+static int node_exists(elab *E, const char *name)
+{
+    return !strcmp(name, "gnd") || nl_hash_get(&E->nodes, name, NULL);
+}
+
 /* One vector of a .control output command: V(a), V(a,b), I(x) or a node name
  * (its voltage, a column of the run), or for print a .meas name; its name into
- * *out. */
+ * *out. A vector that names nothing of the circuit is a warning, as ngspice's
+ * "no such vector", and *out = NULL (dropped); so is `time`, the scale, which
+ * every output writes anyway (issue 28 item 2). */
 static nsc_status ctl_vector(elab *E, const nl_card *cd, const nl_field *v, const char *cmd, char **out)
 {
     nsc_circuit *c = E->c;
     const char *a = NULL, *b = NULL;
     nsc_probekind kind = NSC_PROBE_V;
+    *out = NULL;
     if (v->kind == NL_F_WORD) a = v->u.s;
     else if (v->kind == NL_F_CALL && (nsc_strieq(v->u.s, "v") || nsc_strieq(v->u.s, "i")) && v->nsub >= 1
              && v->nsub <= 2 && v->sub[0].kind == NL_F_WORD && (v->nsub == 1 || v->sub[1].kind == NL_F_WORD)) {
@@ -278,10 +287,21 @@ static nsc_status ctl_vector(elab *E, const nl_card *cd, const nl_field *v, cons
         a = v->sub[0].u.s;
         b = v->nsub == 2 ? v->sub[1].u.s : NULL;
     }
-    if (!a) return nle_err(E, NULL, cd, v, "%s: expected V(node), I(source) or a node name%s, found '%s'", cmd,
-                           strcmp(cmd, "print") ? "" : " or a .meas name", nle_ftext(v));
-    if (!strcmp(cmd, "print") && v->kind == NL_F_WORD && nsc_circuit_meas(c, a) >= 0)   /* (a meas before it) */
+    if (!a) {
+        nle_warn(E, NULL, cd, v, "%s: '%s' dropped: expected V(node), I(source) or a node name%s", cmd, nle_ftext(v),
+                 strcmp(cmd, "print") ? "" : " or a .meas name");
+        return NSC_OK;
+    }
+    if (v->kind == NL_F_WORD && !strcmp(a, "time")) return NSC_OK;
+    if (!strcmp(cmd, "print") && v->kind == NL_F_WORD && nsc_circuit_meas(c, a) >= 0)
         return (*out = nsc_strdup(a)) ? NSC_OK : nle_oom(E);
+    int ok = kind == NSC_PROBE_V ? node_exists(E, a) && (!b || node_exists(E, b))
+                                 : nl_hash_get(&E->els, a, NULL) || nl_hash_get(&E->els, nl_flat_name(a), NULL);
+    if (!ok) {
+        nle_warn(E, NULL, cd, v, "%s: no such vector %s(%s%s%s) (dropped)", cmd, kind == NSC_PROBE_I ? "i" : "v", a,
+                 b ? "," : "", b ? b : "");
+        return NSC_OK;
+    }
     int k;
     if (nl_meas_column(c, kind, a, b, nl_field_loc(E->d, cd, v), &k, E->r)) return E->r->status;
     return (*out = nsc_strdup(c->meas_probe[k].name)) ? NSC_OK : nle_oom(E);
@@ -306,13 +326,18 @@ static nsc_status ctl_output(elab *E, const nl_card *cd, const char *cmd)
     if ((!print && !(o->path = nsc_strdup(f[2].u.s))) || !(o->vec = calloc((size_t)cd->nf + 1, sizeof *o->vec)))
         return nle_oom(E);
     for (int i = first; i < cd->nf; i++) {
-        if (f[i].kind == NL_F_WORD && nsc_strieq(f[i].u.s, "all")) {
+        if (f[i].kind == NL_F_WORD && (nsc_strieq(f[i].u.s, "all") || nsc_strieq(f[i].u.s, "allv") || nsc_strieq(f[i].u.s, "alli"))) {
             for (; o->nvec > 0; o->nvec--) free(o->vec[o->nvec - 1]);
             break;
         }
         nsc_status st = ctl_vector(E, cd, &f[i], cmd, &o->vec[o->nvec]);
         if (st) return st;
-        o->nvec++;
+        if (o->vec[o->nvec]) o->nvec++;
+    }
+    if (o->nvec == 0 && cd->nf > first && !(f[first].kind == NL_F_WORD && !strncmp(f[first].u.s, "all", 3))) {   /* all dropped: */
+        free(o->path);                                                        /* nothing to write */
+        free(o->vec);
+        c->nctlout--;
     }
     return NSC_OK;
 }
@@ -334,13 +359,15 @@ static nsc_status card_ctl(elab *E, scope *sc, const nl_card *cd)
         c->op_loc = nl_field_loc(E->d, cd, &cd->f[1]);
         return NSC_OK;
     }
-    if (nsc_strieq(cmd, "meas") || nsc_strieq(cmd, "measure")) {
-        nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
-        return nl_meas_card(c, E->d, &sub, &env, E->r);
+    if (nsc_strieq(cmd, "let") && ctl_unrun(E, cd, "let")) return E->r->status;   /* (its vector serves meas: ctl_meas) */
+    for (int i = 2; nsc_strieq(cmd, "print") && i < cd->nf; i++)   /* eSim's `print allv > FILE`: not run */
+        if (cd->f[i].kind == NL_F_WORD && cd->f[i].u.s[0] == '>') return ctl_unrun(E, cd, "print > FILE");
+    if (nsc_strieq(cmd, "meas") || nsc_strieq(cmd, "measure") || nsc_strieq(cmd, "wrdata") || nsc_strieq(cmd, "write")
+        || nsc_strieq(cmd, "print") || nsc_strieq(cmd, "let")) {   /* nle_resolve_ctl, once everything exists */
+        if (nsc_grow((void **)&E->ctlcards, &E->capctl, E->nctl + 1, sizeof *E->ctlcards)) return nle_oom(E);
+        E->ctlcards[E->nctl++] = (int)(cd - E->d->card);
+        return NSC_OK;
     }
-    if (nsc_strieq(cmd, "wrdata")) return ctl_output(E, cd, "wrdata");
-    if (nsc_strieq(cmd, "write")) return ctl_output(E, cd, "write");
-    if (nsc_strieq(cmd, "print")) return ctl_output(E, cd, "print");
     if (nsc_strieq(cmd, "set") || nsc_strieq(cmd, "unset")) {
         for (int i = 2; i < cd->nf; i++) {
             int on = nsc_strieq(cmd, "set");
@@ -357,9 +384,11 @@ static nsc_status card_ctl(elab *E, scope *sc, const nl_card *cd)
 nsc_status nle_card_dot(elab *E, scope *sc, const nl_card *cd)
 {
     if (nle_head_is(cd, ".ctl")) return card_ctl(E, sc, cd);
+    if (nle_head_is(cd, ".(unparsed)"))                /* nl_deck.c deferred_card: its instance is elaborated */
+        return nle_err(E, sc, cd, &cd->f[1], "%s", cd->f[1].u.s);
     static const char *const top_only[] = { ".tran", ".op", ".options", ".option", ".opt", ".save", ".print",
                                             ".step", ".meas", ".measure", ".pss" };
-    static const char *const noted[] = { ".nodeset", ".temp", ".width", ".plot", ".probe", ".title" };
+    static const char *const noted[] = { ".nodeset", ".temp", ".width", ".plot", ".probe" };
     /* other analyses, and cards of other dialects that do not change the
      * transient: skipped with a warning naming the card (a netlist written for
      * ngspice, LTspice or Xyce runs its .tran); without .tran/.op the run fails */
@@ -561,12 +590,12 @@ nsc_status nle_resolve_save(elab *E)
                 const char *k = nle_cat(E, "", f->sub[0].u.s);
                 int el;
                 if (!k) return nle_oom(E);
-                if (!nl_hash_get(&E->els, k, &el))
+                if (!nl_hash_get(&E->els, k, &el) && !nl_hash_get(&E->els, nl_flat_name(f->sub[0].u.s), &el))
                     return nle_err(E, NULL, cd, &f->sub[0], "unknown element '%s' in %s", f->sub[0].u.s, cd->f[0].u.s);
                 if (!nsc_device_of(c->el[el].kind)->current)  /* a coupling K: the one device without */
                     return nle_err(E, NULL, cd, &f->sub[0], "I(%s): a coupling has no current", f->sub[0].u.s);
-                name = nsc_asprintf("i(%s)", c->el[el].name);
-                st = name ? probe_add(E, NSC_PROBE_I, 0, 0, el, name, loc) : nle_oom(E);
+                name = nsc_asprintf("i(%s)", nl_hash_get(&E->els, k, NULL) ? c->el[el].name : f->sub[0].u.s);
+                st = name ? probe_add(E, NSC_PROBE_I, 0, 0, el, name, loc) : nle_oom(E);   /* (ngspice's name as written) */
             } else
                 return nle_err(E, NULL, cd, f, "unsupported output '%s' in %s (use V(n), V(a,b), I(element))", nle_ftext(f), cd->f[0].u.s);
             free(name);
@@ -625,6 +654,123 @@ nsc_status nle_funcs_collect(elab *E)
                     && func_add(E, cd, &cd->f[i].sub[0], &cd->f[i].sub[1]))
                     return E->r->status;
         }
+    }
+    return NSC_OK;
+}
+
+/* Nodes other than ground that one element terminal alone touches and no B
+ * source reads: warned, a misspelt node name being the usual cause (issue 28
+ * item 12). Warnings only: out of memory skips the check. */
+void nle_lonely_nodes(elab *E)
+{
+    nsc_circuit *c = E->c;
+    int *cnt = calloc((size_t)c->nnode + 1, sizeof *cnt), *who = calloc((size_t)c->nnode + 1, sizeof *who);
+    for (int k = 0; cnt && who && k < c->nel; k++) {
+        const nsc_element *e = &c->el[k];
+        for (int j = 0; j < e->nnode; j++) {
+            cnt[e->node[j]]++;
+            who[e->node[j]] = k;
+        }
+        for (int t = 0; e->bsrc && t < e->bsrc->nterm; t++)
+            if (e->bsrc->term[t].kind == NSC_BT_V) cnt[e->bsrc->term[t].idx] += 2;   /* read: not lonely */
+    }
+    for (int n = 1; cnt && who && n < c->nnode; n++)
+        if (cnt[n] == 1) {
+            const nsc_element *e = &c->el[who[n]];
+            nsc_warn(E->r, c->node_loc[n].line > 0 ? &c->node_loc[n] : &e->loc,
+                     "node '%s' connects to %s only (no other element uses it): a misspelt node name?", c->node_name[n],
+                     e->name);
+        }
+    free(cnt);
+    free(who);
+}
+
+/* The measure c->meas[nmeas - 1] and the probes from mark on (read by it
+ * alone) removed: a .control meas that cannot run. */
+static void meas_pop(nsc_circuit *c, int mark)
+{
+    nsc_meas *m = &c->meas[--c->nmeas];
+    free(m->name);
+    nsc_msig *sg[] = { &m->sig, &m->trig.sig, &m->targ.sig };
+    for (int k = 0; k < 3; k++) {
+        free(sg[k]->code);
+        free(sg[k]->text);
+    }
+    while (c->nmeas_probe > mark) free(c->meas_probe[--c->nmeas_probe].name);
+}
+
+/* 1 when probe p of a .control meas names an existing node or element (P(x)'s
+ * "v(@x)" is checked by nl_meas_resolve). */
+static int probe_exists(elab *E, const nsc_probe *p)
+{
+    char in[512];
+    size_t n = strlen(p->name);
+    if (n < 4 || n - 3 >= sizeof in) return 0;
+    memcpy(in, p->name + 2, n - 3);
+    in[n - 3] = 0;
+    if (p->kind == NSC_PROBE_I) return nl_hash_get(&E->els, in, NULL) || nl_hash_get(&E->els, nl_flat_name(in), NULL);
+    if (in[0] == '@') return 1;
+    char *comma = strchr(in, ',');
+    if (comma) *comma = 0;
+    return node_exists(E, in) && (!comma || node_exists(E, comma + 1));
+}
+
+/* `meas ...` of a .control block: as a .meas card, its WORD fields naming a
+ * `let` vector of the block (before it) replaced by the let's expression; one
+ * that cannot be measured is a warning and is not run, as ngspice carries on
+ * (issue 28 item 2). k: its index in E->ctlcards. */
+static nsc_status ctl_meas(elab *E, int k)
+{
+    const nl_card *cd = &E->d->card[E->ctlcards[k]];
+    nsc_circuit *c = E->c;
+    nl_field *f = nl_alloc(&E->ar, (size_t)(cd->nf - 1) * sizeof *f);
+    if (!f) return nle_oom(E);
+    for (int i = 1; i < cd->nf; i++) {
+        f[i - 1] = cd->f[i];
+        for (int j = k - 1; j >= 0 && cd->f[i].kind == NL_F_WORD; j--) {
+            const nl_card *lc = &E->d->card[E->ctlcards[j]];
+            if (nsc_strieq(lc->f[1].u.s, "let") && lc->nf == 3 && lc->f[2].kind == NL_F_PAIR &&
+                lc->f[2].sub[0].kind == NL_F_WORD && nsc_strieq(lc->f[2].sub[0].u.s, cd->f[i].u.s)) {
+                f[i - 1] = lc->f[2].sub[1];
+                if (f[i - 1].kind != NL_F_EXPR && f[i - 1].kind != NL_F_CALL) f[i - 1] = cd->f[i];
+                break;
+            }
+        }
+    }
+    nl_card sub = { f, cd->nf - 1, cd->file };
+    nl_env env = { top_lookup, c, E->d->files[cd->file], "", E->funcs, E->nfunc, 0 };
+    nsc_report scratch;
+    nsc_report_init(&scratch);
+    int mark = c->nmeas_probe, n0 = c->nmeas;
+    nsc_status st = nl_meas_card(c, E->d, &sub, &env, &scratch);
+    for (int q = mark; !st && q < c->nmeas_probe; q++)
+        if (!probe_exists(E, &c->meas_probe[q]))
+            st = nsc_err(&scratch, NSC_ENETLIST, &c->meas_probe[q].loc, "no such vector %s", c->meas_probe[q].name);
+    if (st == NSC_ENOMEM) {
+        nsc_report_free(&scratch);
+        return nle_oom(E);
+    }
+    if (st) {
+        const char *m = scratch.error ? strstr(scratch.error, ": error: ") : NULL;
+        nle_warn(E, NULL, cd, &cd->f[1], "meas not run: %s", m ? m + 9 : "error");
+        if (c->nmeas > n0) meas_pop(c, mark);
+    }
+    nsc_report_free(&scratch);
+    return NSC_OK;
+}
+
+/* The .control commands kept by card_ctl (meas, let, wrdata, write, print), in
+ * card order, once every node, element and .meas card exists. */
+nsc_status nle_resolve_ctl(elab *E)
+{
+    for (int k = 0; k < E->nctl; k++) {
+        const nl_card *cd = &E->d->card[E->ctlcards[k]];
+        const char *cmd = cd->f[1].u.s;
+        nsc_status st = NSC_OK;
+        if (nsc_strieq(cmd, "let")) continue;
+        if (nsc_strieq(cmd, "meas") || nsc_strieq(cmd, "measure")) st = ctl_meas(E, k);
+        else st = ctl_output(E, cd, nsc_strieq(cmd, "wrdata") ? "wrdata" : nsc_strieq(cmd, "write") ? "write" : "print");
+        if (st) return st;
     }
     return NSC_OK;
 }

@@ -176,6 +176,7 @@ static void elab_free(elab *E)
     for (int k = 0; k < E->nic; k++) free(E->ic[k].node);
     free(E->ic);
     free(E->save);
+    free(E->ctlcards);
     free(E->ovused);
     free(E->buf);
     free(E->model_card);
@@ -247,7 +248,8 @@ static nsc_status elaborate(elab *E)
         nsc_loc loc = { E->d->nfiles ? E->d->files[0] : NULL, 1, 1 };
         return nsc_err(E->r, NSC_ENETLIST, &loc, "netlist has no elements");
     }
-    if (resolve_refs(E) || resolve_ic(E) || nle_resolve_save(E) || nl_meas_resolve(c, E->r)) return E->r->status;
+    if (resolve_refs(E) || resolve_ic(E) || nle_resolve_save(E) || nle_resolve_ctl(E) || nl_meas_resolve(c, E->r)) return E->r->status;
+    nle_lonely_nodes(E);
     return wave_defaults(E);
 }
 

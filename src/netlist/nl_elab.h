@@ -97,6 +97,8 @@ typedef struct elab {
     int nfix, capfix;
     icfix *ic;
     int nic, capic2;
+    int *ctlcards;          /* .control wrdata/write/print cards (nle_resolve_ctl) */
+    int nctl, capctl;
     int *save;              /* top-level .save/.print cards */
     int nsavecard, capsavecard;
     const nsc_param_set *ov;
@@ -243,6 +245,12 @@ nsc_status nle_funcs_collect(elab *E);
  * after every element exists. */
 nsc_status nle_resolve_save(elab *E);
 
+/* The .control output commands, after every element and measure exists. */
+nsc_status nle_resolve_ctl(elab *E);
+
+/* Warn of each node that one element terminal alone touches (no B source reads it). */
+void nle_lonely_nodes(elab *E);
+
 /* ---- nl_model.c: models ---- */
 
 /* .model card cd in scope sc: c->model[] and sc->models (a type not supported
@@ -259,6 +267,10 @@ int nle_model_named(elab *E, const scope *sc, const nl_field *f);
 /* A new, zeroed model at c->model[c->nmodel] for card cd (the caller counts
  * it: nmodel++); NULL out of memory (nothing reported). */
 nsc_model *nle_model_new(elab *E, const nl_card *cd);
+
+/* A resistor .model (RES or R) named by field f: 1 and *scale, the factor of
+ * the element's value (R, TC1 TC2 at TNOM); 0 when f names none; -1 on error. */
+int nle_res_model(elab *E, scope *sc, const nl_card *cd, const nl_field *f, double *scale);
 
 /* Append parameter name (copied) = v to model m; *cap its arrays' capacity. */
 nsc_status nle_model_set(elab *E, nsc_model *m, int *cap, const char *name, double v);

@@ -87,13 +87,17 @@ static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
     int el;
     if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
     const char *vname = k == NSC_EL_R ? "r" : k == NSC_EL_C ? "c" : "l";
-    int have = 0;
-    double v, par[3] = { 0, 0, 0 };                    /* rser rpar cpar */
+    int have = 0, rm = 0;
+    double v, par[3] = { 0, 0, 0 }, scale = 1;         /* rser rpar cpar; a resistor model's factor */
     const nl_field *fser = NULL;
     char key[64];
     for (int i = 3; i < cd->nf; i++) {
         const nl_field *f = &cd->f[i];
         const char *kk = nle_pair_key(f, key, sizeof key);
+        if (k == NSC_EL_R && !rm && i <= 4 && (rm = nle_res_model(E, sc, cd, f, &scale))) {   /* R n+ n- [MODEL] value [MODEL] */
+            if (rm < 0) return E->r->status;
+            continue;
+        }
         if (f->kind == NL_F_PAIR && !kk) return nle_err(E, sc, cd, f, "unexpected '%s' in %s %s", nle_ftext(f), nle_kind_name(k), cd->f[0].u.s);
         int pk = !kk || k == NSC_EL_R ? -1 : !strcmp(kk, "rser") ? 0 : !strcmp(kk, "rpar") ? 1 : !strcmp(kk, "cpar") ? 2 : -1;
         if (pk >= 0) {
@@ -117,6 +121,7 @@ static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
             return nle_err(E, sc, cd, f, "unexpected '%s' in %s %s", nle_ftext(f), nle_kind_name(k), cd->f[0].u.s);
     }
     if (!have) return nle_err(E, sc, cd, NULL, "missing value for %s %s", nle_kind_name(k), cd->f[0].u.s);
+    E->c->el[el].value *= scale;
     return parasitics(E, sc, cd, el, fser, par[0], par[1], par[2]);
 }
 
@@ -369,6 +374,75 @@ static nsc_status card_etable(elab *E, scope *sc, const nl_card *cd, int el, int
     return NSC_OK;
 }
 
+/* x = a + b (a may be NULL), in the elaboration's arena; NULL out of memory */
+static nl_expr *poly_add(elab *E, nl_expr *a, nl_expr *b, int line, int col)
+{
+    return a ? nl_expr_new(&E->ar, NL_X_ADD, line, col, a, b) : b;
+}
+
+/* c * V(p, m) (a node pair of a POLY) */
+static nl_expr *poly_term(elab *E, double c, const char *p, const char *m, int line, int col)
+{
+    nl_expr *k = nl_expr_new(&E->ar, NL_X_NUM, line, col, NULL, NULL);
+    nl_expr *a = nl_expr_new(&E->ar, NL_X_PARAM, line, col, NULL, NULL);
+    nl_expr *b = nl_expr_new(&E->ar, NL_X_PARAM, line, col, NULL, NULL);
+    nl_expr *v = a && b ? nl_expr_new(&E->ar, NL_X_CALL, line, col, a, NULL) : NULL;
+    if (!k || !v) return NULL;
+    k->num = c;
+    a->name = p;
+    b->name = m;
+    a->next = b;
+    v->name = "v";
+    v->nargs = 2;
+    return nl_expr_new(&E->ar, NL_X_MUL, line, col, k, v);
+}
+
+/* E G: n+ n- POLY(n) nc1+ nc1- ... ncn+ ncn- c0 c1 ... (pairs also as (a, b)):
+ * SPICE's polynomial of the n control voltages x_k, a B source of
+ * c0 + c1 x1 + ... + cn xn, exact; coefficients of degree 2 and above must be
+ * 0 (a product of voltages is not piecewise linear). One coefficient is c0,
+ * as ngspice 39 reads it (SPICE2 took it as c1). Field i is the POLY call. */
+static nsc_status card_poly(elab *E, scope *sc, const nl_card *cd, int el, int i)
+{
+    const nl_field *f = cd->f, *g = &f[i];
+    double nd;
+    if (g->kind != NL_F_CALL || g->nsub != 1 || nle_value(E, sc, cd, &g->sub[0], &nd)) 
+        return E->r->status ? E->r->status : nle_err(E, sc, cd, g, "expected POLY(n) in %s", f[0].u.s);
+    if (!(nd >= 1 && nd <= 64 && nd == floor(nd))) return nle_err(E, sc, cd, g, "POLY(%g) of %s: n must be 1 to 64", nd, f[0].u.s);
+    int n = (int)nd, k = 0;
+    const char *node[128];
+    for (i++; i < cd->nf && k < 2 * n; i++) {          /* the control node pairs */
+        const nl_field *q = &f[i];
+        if (q->kind == NL_F_GROUP && q->nsub == 2 && q->sub[0].kind == NL_F_WORD && q->sub[1].kind == NL_F_WORD) {
+            node[k++] = q->sub[0].u.s;
+            node[k++] = q->sub[1].u.s;
+        } else if (q->kind == NL_F_WORD) node[k++] = q->u.s;
+        else break;
+    }
+    if (k < 2 * n) return nle_err(E, sc, cd, i < cd->nf ? &f[i] : g, "POLY(%d) of %s needs %d control nodes", n, f[0].u.s, 2 * n);
+    int nc = cd->nf - i;
+    if (nc < 1) return nle_err(E, sc, cd, g, "POLY(%d) of %s: no coefficients", n, f[0].u.s);
+    double c[66] = { 0 };
+    for (int j = 0; j < nc; j++) {
+        double v;
+        if (nle_value(E, sc, cd, &f[i + j], &v)) return E->r->status;
+        if (j <= n) c[j] = v;
+        else if (v != 0)
+            return nle_err(E, sc, cd, &f[i + j], "POLY(%d) of %s: coefficient %d is of degree 2 or more (a product of "
+                           "control voltages), not supported: only c0 + c1 x1 + ... + cn xn", n, f[0].u.s, j);
+    }
+    nl_expr *x = nl_expr_new(&E->ar, NL_X_NUM, g->line, g->col, NULL, NULL);
+    if (!x) return nle_oom(E);
+    x->num = c[0];
+    for (int j = 1; j <= n; j++)
+        if (c[j] != 0 && !(x = poly_add(E, x, poly_term(E, c[j], node[2 * j - 2], node[2 * j - 1], g->line, g->col), g->line, g->col)))
+            return nle_oom(E);
+    nl_field xf = { NL_F_EXPR, g->line, g->col, 0, { NULL }, NULL };
+    xf.u.x = x;
+    E->c->el[el].kind = E->c->el[el].kind == NSC_EL_E ? NSC_EL_BV : NSC_EL_BI;
+    return b_compile(E, sc, cd, el, &xf, cd->nf);
+}
+
 /* E G: n+ n- nc+ nc- gain | E: n+ n- TABLE ... */
 static nsc_status card_eg(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
 {
@@ -391,6 +465,8 @@ static nsc_status card_eg(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
             E->c->el[el].kind = k == NSC_EL_E ? NSC_EL_BV : NSC_EL_BI;
             return b_compile(E, sc, cd, el, g->kind == NL_F_PAIR ? &g->sub[1] : &f[4], g->kind == NL_F_PAIR ? 4 : 5);
         }
+        if (nsc_strieq(w, "poly") && g->kind == NL_F_CALL)
+            return nle_nodes(E, sc, cd, el, 2) ? E->r->status : card_poly(E, sc, cd, el, 3);
         if (isval || nsc_strieq(w, "poly") || nsc_strieq(w, "laplace") || nsc_strieq(w, "freq"))
             return nle_err(E, sc, cd, g, "%s form of %s is not supported", w, f[0].u.s);
     }

@@ -4,6 +4,7 @@
  * resolved once the whole circuit exists. */
 #include "nl_meas.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -150,14 +151,24 @@ static nsc_status compile(mctx *M, const nl_expr *e, nsc_msig *s)
         double v;
         if (M->env->lookup && M->env->lookup(M->env->ctx, e->name, &v)) return emit(M, s, NSC_MOP_NUM, 0, 0, v);
         if (!strcmp(e->name, "pi")) return emit(M, s, NSC_MOP_NUM, 0, 0, 3.14159265358979323846);
-        for (int k = 0; k < M->self; k++)
+        for (int k = M->self - 1; k >= 0; k--)         /* the last of the name (nl_meas_resolve: of the deck) */
             if (!strcmp(M->c->meas[k].name, e->name)) return emit(M, s, NSC_MOP_MEAS, k, 0, 0);
         return at_loc(M, expr_loc(M, e), "unknown name '%s' in %s (not a .param, nor an earlier measure)",
                       e->name, mname(M));
     }
-    case NL_X_NEG:
+    case NL_X_NEG: case NL_X_NOT:
         if ((st = compile(M, e->a, s))) return st;
-        return emit(M, s, NSC_MOP_NEG, 0, 0, 0);
+        return emit(M, s, e->op == NL_X_NEG ? NSC_MOP_NEG : NSC_MOP_NOT, 0, 0, 0);
+    case NL_X_LT: case NL_X_GT: case NL_X_LE: case NL_X_GE: case NL_X_EQ: case NL_X_NE: case NL_X_AND: case NL_X_OR: {
+        static const nsc_mop op[] = { [NL_X_LT] = NSC_MOP_LT, [NL_X_GT] = NSC_MOP_GT, [NL_X_LE] = NSC_MOP_LE,
+                                      [NL_X_GE] = NSC_MOP_GE, [NL_X_EQ] = NSC_MOP_EQ, [NL_X_NE] = NSC_MOP_NE,
+                                      [NL_X_AND] = NSC_MOP_AND, [NL_X_OR] = NSC_MOP_OR };
+        if ((st = compile(M, e->a, s)) || (st = compile(M, e->b, s))) return st;
+        return emit(M, s, op[e->op], 0, 0, 0);
+    }
+    case NL_X_COND:                                    /* c a b COND: both branches evaluated */
+        if ((st = compile(M, e->a, s)) || (st = compile(M, e->b, s)) || (st = compile(M, e->c, s))) return st;
+        return emit(M, s, NSC_MOP_COND, 0, 0, 0);
     case NL_X_ADD: case NL_X_SUB: case NL_X_MUL: case NL_X_DIV: case NL_X_POW: {
         static const nsc_mop op[] = { [NL_X_ADD] = NSC_MOP_ADD, [NL_X_SUB] = NSC_MOP_SUB, [NL_X_MUL] = NSC_MOP_MUL,
                                       [NL_X_DIV] = NSC_MOP_DIV, [NL_X_POW] = NSC_MOP_POW };
@@ -187,8 +198,7 @@ static nsc_status compile(mctx *M, const nl_expr *e, nsc_msig *s)
     default:
         break;
     }
-    return at_loc(M, expr_loc(M, e), "operator not supported in %s (comparisons, && || ! and ?: are not)",
-                  mname(M));
+    return at_loc(M, expr_loc(M, e), "operator not supported in %s", mname(M));
 }
 
 /* a measured quantity: V(n), V(a,b), I(x), par('expr') or {expr} */
@@ -340,7 +350,7 @@ static nsc_status trig_part(mctx *M, int *i, nsc_meas *m, nsc_mtime *tm, const c
     if (st) return st;
     (*i)++;
     int has_val = 0;
-    if ((st = options(M, i, m, tm, O_VAL | O_TD | O_EDGE, stop, &has_val))) return st;
+    if ((st = options(M, i, m, tm, O_VAL | O_TD | O_EDGE | O_FROM | O_TO, stop, &has_val))) return st;   /* FROM= TO=: */
     if (!has_val) return FERR(M, f, "VAL= missing for %s in .meas %s", tm->sig.text, m->name);
     return NSC_OK;
 }
@@ -362,18 +372,16 @@ static nsc_status meas_name(mctx *M, nsc_meas *m, int *ni)
     int n = *ni;
     if (cd->nf < n + 1 || cd->f[n].kind != NL_F_WORD || !((cd->f[n].u.s[0] >= 'a' && cd->f[n].u.s[0] <= 'z') || cd->f[n].u.s[0] == '_'))
         return FERR(M, &cd->f[cd->nf > n ? n : n - 1], "expected a measure name after .meas tran");
-    for (int k = 0; k < M->self; k++)
-        if (!strcmp(M->c->meas[k].name, cd->f[n].u.s)) return FERR(M, &cd->f[n], "measure '%s' defined twice", cd->f[n].u.s);
     if (!(m->name = nsc_strdup(cd->f[n].u.s))) return oom(M);
     nsc_strlower(m->name);
     return NSC_OK;
 }
 
-/* PARAM=value|{expr} at field i: an expression of parameters and measures only */
-static nsc_status meas_param(mctx *M, nsc_meas *m, int i)
+/* PARAM=value|{expr}, or LTspice's PARAM value, the value v at field i (the
+ * last of the card): an expression of parameters and measures only */
+static nsc_status meas_param(mctx *M, nsc_meas *m, int i, const nl_field *v)
 {
     const nl_card *cd = M->cd;
-    const nl_field *v = &cd->f[i].sub[1];
     nsc_status st;
     m->type = NSC_MEAS_PARAM;
     if (v->kind == NL_F_EXPR) st = compile(M, v->u.x, &m->sig);
@@ -446,7 +454,8 @@ nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, con
     if (cd->nf < ni + 2) return FERR(&M, &cd->f[ni], "missing measurement after .meas tran %s (AVG, RMS, MIN, MAX, PP, WHEN, FIND, TRIG, PARAM= ...)", m->name);
     int i = ni + 1;
     const nl_field *f = &cd->f[i];
-    if (f->kind == NL_F_PAIR && is_word(&f->sub[0], "param")) return meas_param(&M, m, i);
+    if (f->kind == NL_F_PAIR && is_word(&f->sub[0], "param")) return meas_param(&M, m, i, &f->sub[1]);
+    if (is_word(f, "param") && i + 1 < cd->nf) return meas_param(&M, m, i + 1, &cd->f[i + 1]);
     static const char *const stat[] = { "avg", "rms", "min", "max", "pp", "integ", "min_at", "max_at", "integral" };
     static const nsc_meastype stype[] = { NSC_MEAS_AVG, NSC_MEAS_RMS, NSC_MEAS_MIN, NSC_MEAS_MAX, NSC_MEAS_PP,
                                           NSC_MEAS_INTEG, NSC_MEAS_MIN_AT, NSC_MEAS_MAX_AT, NSC_MEAS_INTEG };
@@ -471,8 +480,30 @@ nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, con
                 ftext(f));
 }
 
+const char *nl_flat_name(const char *s)
+{
+    const char *last = strrchr(s, '.');
+    if (s[0] && s[1] == '.' && last && last > s + 1 && tolower((unsigned char)last[1]) == tolower((unsigned char)s[0]))
+        return s + 2;
+    return s;
+}
+
+/* Element named name in c, else ngspice's flattened form of it (nl_flat_name); -1 if none. */
+static int element_named(const nsc_circuit *c, const char *name)
+{
+    int el = nsc_circuit_element(c, name);
+    return el >= 0 || nl_flat_name(name) == name ? el : nsc_circuit_element(c, nl_flat_name(name));
+}
+
 nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
 {
+    for (int k = 0; k < c->nmeas; k++)                /* a name measured twice: its last measure (ngspice) */
+        for (int j = 0; c->meas[k].type == NSC_MEAS_PARAM && j < c->meas[k].sig.ncode; j++) {
+            nsc_minstr *in = &c->meas[k].sig.code[j];
+            if (in->op != NSC_MOP_MEAS) continue;
+            for (int q = c->nmeas - 1; q > in->arg; q--)      /* (not itself: `dup PARAM='dup*4'`) */
+                if (q != k && !strcmp(c->meas[q].name, c->meas[in->arg].name)) { in->arg = q; break; }
+        }
     for (int k = 0; k < c->nmeas_probe; k++) {
         nsc_probe *p = &c->meas_probe[k];
         size_t L = strlen(p->name);
@@ -480,7 +511,7 @@ nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
         if (!in) return nsc_oom(r);
         nsc_status st = NSC_OK;
         if (p->kind == NSC_PROBE_V && in[0] == '@') {                /* P(x)'s port (power) */
-            int el = nsc_circuit_element(c, in + 1);
+            int el = element_named(c, in + 1);
             const nsc_element *e = el >= 0 ? &c->el[el] : NULL;
             const nsc_device *d = e ? nsc_device_of(e->kind) : NULL;
             if (!e || e->nnode < 2 || !d || !d->current)
@@ -498,7 +529,7 @@ nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
             if (p->node[0] < 0 || p->node[1] < 0)
                 st = nsc_err(r, NSC_ENETLIST, &p->loc, "unknown node '%s' in .meas", p->node[0] < 0 ? in : comma + 1);
         } else {
-            p->el = nsc_circuit_element(c, in);
+            p->el = element_named(c, in);
             const nsc_device *d = p->el >= 0 ? nsc_device_of(c->el[p->el].kind) : NULL;
             if (p->el < 0) st = nsc_err(r, NSC_ENETLIST, &p->loc, "unknown element '%s' in .meas", in);
             else if (!d || !d->current)                          /* a coupling K: the one device without */

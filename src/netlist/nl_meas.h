@@ -16,8 +16,12 @@
  *   WHEN sig=val|sig2 [RISE=n|FALL=n|CROSS=n|LAST] [TD=t] [FROM=t1] [TO=t2]
  *   TRIG sig VAL=v [RISE|FALL|CROSS=n] [TD=t] | TRIG AT=t   TARG (same)
  *   FIND sig AT=t | FIND sig WHEN sig2=val [...]
- *   PARAM='expression of earlier measures'
- * where sig is V(n), V(a,b), I(x), par('expr') or {expr}. Errors point at the field. */
+ *   PARAM='expression of earlier measures' (also LTspice's PARAM expr; with
+ *   comparisons, && || ! and ?:, 1 or 0)
+ * where sig is V(n), V(a,b), I(x), par('expr') or {expr}; TRIG/TARG take FROM=
+ * TO= too (one window for both). A name may be measured twice (each a measure
+ * of its own; a PARAM reads the last of the name, nl_meas_resolve). Errors
+ * point at the field. */
 nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env, nsc_report *r);
 
 /* The quantity V(a), V(a,b) (b may be NULL) or I(a) as a column the run
@@ -30,6 +34,11 @@ nsc_status nl_meas_column(nsc_circuit *c, nsc_probekind kind, const char *a, con
  * c->meas_probe (the quantities it reads added there), its text in out->text. */
 nsc_status nl_meas_signal(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env, const nl_field *f,
                           nsc_msig *out, nsc_report *r);
+
+/* ngspice's flattened name of an element inside a subcircuit instance,
+ * "v.x1.x2.v5" (its letter, then the path), as nscircuit names it: "x1.x2.v5"
+ * (a pointer into s); s itself when it is not of that form. */
+const char *nl_flat_name(const char *s);
 
 /* Resolve c->meas_probe (nodes, elements) after elaboration; an unknown name is
  * an error at the field that used it. */

@@ -4,7 +4,8 @@
  * Invariants: E->model_card[k] is the card of E->c->model[k]; a scope's
  * models map its local (lower-case) names to model indices, the models of a
  * type not supported map to their card (an error only when an element uses
- * one). A model repeated with the same fields is the same model. */
+ * one). A model defined again in a scope keeps its first card (ngspice),
+ * with a warning when the values differ once defaults are filled in. */
 #include "nl_elab.h"
 
 #include <math.h>
@@ -25,6 +26,9 @@ nsc_status nle_model_ref(elab *E, scope *sc, const nl_card *cd, const nl_field *
     if (other >= 0) {
         const nl_card *mc = &E->d->card[other];
         nsc_loc l = nl_field_loc(E->d, mc, &mc->f[2]);
+        if (mc->f[2].kind == NL_F_STRING)              /* a card that did not parse (nl_deck.c deferred_card) */
+            return nle_err(E, sc, cd, f, "model '%s' of %s %s cannot be read: %s:%d:%d: %s", f->u.s,
+                           nle_kind_name(e->kind), cd->f[0].u.s, l.file, l.line, l.col, mc->f[2].u.s);
         return nle_err(E, sc, cd, f, "model '%s' of %s %s has unsupported type '%s' (%s:%d; supported: D NMOS PMOS VDMOS SW CSW NPN PNP)",
                    f->u.s, nle_kind_name(e->kind), cd->f[0].u.s, mc->f[2].u.s, l.file, l.line);
     }
@@ -164,33 +168,126 @@ static int has_word(const nl_field *f, int n, const char *w)
     return 0;
 }
 
-/* .model name type[(]p=v ...[)] */
-nsc_status nle_card_model(elab *E, scope *sc, const nl_card *cd)
+/* The type of .model card cd (-1: not supported), *vdmos when it is a VDMOS. */
+static int model_type(const nl_card *cd, int *vdmos)
 {
     const nl_field *f = cd->f;
-    if (cd->nf < 3 || f[1].kind != NL_F_WORD || (f[2].kind != NL_F_WORD && f[2].kind != NL_F_CALL))
-        return nle_err(E, sc, cd, cd->nf < 2 ? NULL : &f[cd->nf < 3 ? 1 : 2], ".model needs a name and a type");
     /* Xyce's VSWITCH / ISWITCH are SW / CSW (dev_s.c, dev_w.c) */
     static const char *const types[] = { "d", "nmos", "pmos", "sw", "csw", "vswitch", "iswitch", "vdmos", "npn", "pnp" };
     static const nsc_modeltype tt[] = { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW, NSC_MOD_CSW, NSC_MOD_SW,
                                         NSC_MOD_CSW, NSC_MOD_NMOS, NSC_MOD_NPN, NSC_MOD_PNP };
-    int t = -1, vdmos = nsc_strieq(f[2].u.s, "vdmos");
+    int t = -1;
+    *vdmos = nsc_strieq(f[2].u.s, "vdmos");
     for (int k = 0; k < 10; k++)
         if (nsc_strieq(f[2].u.s, types[k])) t = (int)tt[k];
-    if (vdmos && has_word(f + 2, cd->nf - 2, "pchan")) t = NSC_MOD_PMOS;
+    if (*vdmos && has_word(f + 2, cd->nf - 2, "pchan")) t = NSC_MOD_PMOS;
+    return t;
+}
+
+/* SPICE's default of parameter k of a model of type t (ngspice's level-1
+ * diode, MOS, Gummel-Poon and switch defaults); 0 when not known. */
+static int model_default(int t, const char *k, double *v)
+{
+    static const struct { int t; const char *k; double v; } dv[] = {
+        { -1, "level", 1 }, { -1, "tnom", 27 },
+        { NSC_MOD_D, "is", 1e-14 }, { NSC_MOD_D, "n", 1 }, { NSC_MOD_D, "rs", 0 }, { NSC_MOD_D, "tt", 0 },
+        { NSC_MOD_D, "cjo", 0 }, { NSC_MOD_D, "cj0", 0 }, { NSC_MOD_D, "vj", 1 }, { NSC_MOD_D, "m", 0.5 },
+        { NSC_MOD_D, "eg", 1.11 }, { NSC_MOD_D, "xti", 3 }, { NSC_MOD_D, "fc", 0.5 }, { NSC_MOD_D, "ibv", 1e-3 },
+        { NSC_MOD_D, "kf", 0 }, { NSC_MOD_D, "af", 1 },
+        { NSC_MOD_NMOS, "vto", 0 }, { NSC_MOD_NMOS, "kp", 2e-5 }, { NSC_MOD_NMOS, "gamma", 0 },
+        { NSC_MOD_NMOS, "phi", 0.6 }, { NSC_MOD_NMOS, "lambda", 0 }, { NSC_MOD_NMOS, "rd", 0 }, { NSC_MOD_NMOS, "rs", 0 },
+        { NSC_MOD_SW, "vt", 0 }, { NSC_MOD_SW, "vh", 0 }, { NSC_MOD_SW, "ron", 1 }, { NSC_MOD_SW, "roff", 1e12 },
+        { NSC_MOD_CSW, "it", 0 }, { NSC_MOD_CSW, "ih", 0 }, { NSC_MOD_CSW, "ron", 1 }, { NSC_MOD_CSW, "roff", 1e12 },
+        { NSC_MOD_NPN, "is", 1e-16 }, { NSC_MOD_NPN, "bf", 100 }, { NSC_MOD_NPN, "br", 1 }, { NSC_MOD_NPN, "nf", 1 },
+        { NSC_MOD_NPN, "nr", 1 }, { NSC_MOD_NPN, "rb", 0 }, { NSC_MOD_NPN, "rc", 0 }, { NSC_MOD_NPN, "re", 0 },
+    };
+    int tk = t == NSC_MOD_PMOS ? NSC_MOD_NMOS : t == NSC_MOD_PNP ? NSC_MOD_NPN : t;
+    for (size_t i = 0; i < sizeof dv / sizeof dv[0]; i++)
+        if ((dv[i].t == -1 || dv[i].t == tk) && !strcmp(dv[i].k, k)) { *v = dv[i].v; return 1; }
+    return 0;
+}
+
+/* The value of parameter k in m (the last one given), else its default; 0 when neither. */
+static int param_or_default(const nsc_model *m, int t, const char *k, double *v)
+{
+    for (int i = m->npar - 1; i >= 0; i--)
+        if (!strcmp(m->pname[i], k)) { *v = m->pval[i]; return 1; }
+    return model_default(t, k, v);
+}
+
+/* 1 when models a and b of type t hold the same values, in any order, a
+ * parameter given in one only counting as its default in the other. */
+static int same_values(const nsc_model *a, const nsc_model *b, int t)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        const nsc_model *x = pass ? b : a, *y = pass ? a : b;
+        for (int i = 0; i < x->npar; i++) {
+            double u, w;
+            if (!param_or_default(x, t, x->pname[i], &u) || !param_or_default(y, t, x->pname[i], &w) || !(u == w))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* The parameters of .model card cd (read in scope sc) into *m (zeroed first). */
+static nsc_status card_values(elab *E, scope *sc, const nl_card *cd, nsc_model *m)
+{
+    int cap = 0, vdmos;
+    memset(m, 0, sizeof *m);
+    model_type(cd, &vdmos);
+    m->vdmos = vdmos;
+    const nl_field *f = cd->f;
+    if (f[2].kind == NL_F_CALL && model_params(E, sc, cd, f[2].sub, f[2].nsub, m, &cap)) return E->r->status;
+    return model_params(E, sc, cd, f + 3, cd->nf - 3, m, &cap);
+}
+
+static void values_free(nsc_model *m)
+{
+    for (int i = 0; i < m->npar; i++) free(m->pname[i]);
+    free(m->pname);
+    free(m->pval);
+}
+
+/* .model cd defines again the model of card oc (same scope and name): the
+ * first one stays (as in ngspice), with a warning when the two differ once
+ * their defaults are filled in (issue 28 item 6). */
+static nsc_status model_again(elab *E, scope *sc, const nl_card *oc, const nl_card *cd)
+{
+    if (same_fields(E, sc, oc, oc->f + 1, oc->nf - 1, cd, cd->f + 1, cd->nf - 1)) return NSC_OK;   /* the same card twice */
+    int va, vb, t = model_type(oc, &va), same = t >= 0 && t == model_type(cd, &vb) && va == vb;
+    if (same) {
+        nsc_model a, b;
+        nsc_status st = card_values(E, sc, oc, &a);
+        if (!st) st = card_values(E, sc, cd, &b);
+        else memset(&b, 0, sizeof b);
+        same = !st && same_values(&a, &b, t);
+        values_free(&a);
+        values_free(&b);
+        if (st) return st;
+    }
+    if (!same) {
+        nsc_loc l = nl_field_loc(E->d, oc, &oc->f[0]);
+        nle_warn(E, sc, cd, &cd->f[1], "model '%s' defined again with other parameters: the first one (%s:%d) is kept, "
+                 "as ngspice does", cd->f[1].u.s, l.file, l.line);
+    }
+    return NSC_OK;
+}
+
+/* .model name type[(]p=v ...[)] */
+nsc_status nle_card_model(elab *E, scope *sc, const nl_card *cd)
+{
+    const nl_field *f = cd->f;
+    if (cd->nf < 3 || f[1].kind != NL_F_WORD || (f[2].kind != NL_F_WORD && f[2].kind != NL_F_CALL && f[2].kind != NL_F_STRING))
+        return nle_err(E, sc, cd, cd->nf < 2 ? NULL : &f[cd->nf < 3 ? 1 : 2], ".model needs a name and a type");
+    int vdmos, t = model_type(cd, &vdmos);
     const char *lk = nle_cat(E, "", f[1].u.s);
     char *local = lk ? nl_strndup(&E->ar, lk, strlen(lk), 0) : NULL;
     if (!local) return nle_oom(E);
     int old, ocard = -1;
     if (nl_hash_get(&sc->othermodels, local, &old)) ocard = old;
     else if (nl_hash_get(&sc->models, local, &old)) ocard = E->model_card[old];
-    if (ocard >= 0) {
-        const nl_card *oc = &E->d->card[ocard];
-        if (same_fields(E, sc, oc, oc->f + 1, oc->nf - 1, cd, f + 1, cd->nf - 1)) return NSC_OK;   /* the same card twice */
-        nsc_loc l = nl_field_loc(E->d, oc, &oc->f[0]);
-        return nle_err(E, sc, cd, &f[1], "duplicate model '%s' with other parameters (first defined at %s:%d)",
-                   f[1].u.s, l.file, l.line);
-    }
+    if (ocard >= 0) return model_again(E, sc, &E->d->card[ocard], cd);
     /* a type not supported (NJF, PJF, a code model, ...) is an error only for
      * an element that uses it: a library's unused models need not be supported */
     if (t < 0) return nl_hash_put(&sc->othermodels, local, (int)(cd - E->d->card)) ? nle_oom(E) : NSC_OK;
@@ -208,4 +305,42 @@ nsc_status nle_card_model(elab *E, scope *sc, const nl_card *cd)
     if (model_params(E, sc, cd, f + 3, cd->nf - 3, m, &cap)) return E->r->status;
     if (nl_hash_put(&sc->models, local, c->nmodel - 1)) return nle_oom(E);
     return vdmos ? nle_vdmos_model(E, sc, cd, c->nmodel - 1, local, &cap) : NSC_OK;
+}
+
+/* A resistor .model (PSpice's RES, ngspice's R) named by word field f, seen
+ * from scope sc: 1 and *scale = R * (1 + TC1 dT + TC2 dT^2), dT = 27 - TNOM
+ * (the run is at 27 C; TNOM defaults to 27, so TC1 TC2 act only through it);
+ * 0 when f names no such model; -1 on error (reported). R multiplies the
+ * element's value as in PSpice (default 1); ngspice ignores it (warned). */
+int nle_res_model(elab *E, scope *sc, const nl_card *cd, const nl_field *f, double *scale)
+{
+    const char *k = f->kind == NL_F_WORD ? nle_cat(E, "", f->u.s) : NULL;
+    int card = -1;
+    for (const scope *s = sc; k && s && card < 0; s = s->up)
+        if (!nl_hash_get(&s->othermodels, k, &card)) card = -1;
+    if (card < 0) return 0;
+    const nl_card *mc = &E->d->card[card];
+    if (!nsc_strieq(mc->f[2].u.s, "res") && !nsc_strieq(mc->f[2].u.s, "r")) return 0;
+    nsc_model m;
+    if (card_values(E, sc, mc, &m)) { values_free(&m); return -1; }
+    double r = 1, tc1 = 0, tc2 = 0, tnom = 27;
+    for (int i = 0; i < m.npar; i++) {
+        double v = m.pval[i];
+        if (!strcmp(m.pname[i], "r")) r = v;
+        else if (!strcmp(m.pname[i], "tc1")) tc1 = v;
+        else if (!strcmp(m.pname[i], "tc2")) tc2 = v;
+        else if (!strcmp(m.pname[i], "tnom")) tnom = v;
+        else nle_warn(E, sc, mc, &mc->f[1], "parameter '%s' of resistor model %s ignored", m.pname[i], mc->f[1].u.s);
+    }
+    values_free(&m);
+    if (r != 1)
+        nle_warn(E, sc, cd, f, "R=%g of resistor model %s multiplies the value of %s (PSpice); ngspice ignores it", r,
+                 mc->f[1].u.s, cd->f[0].u.s);
+    double dt = 27 - tnom;
+    *scale = r * (1 + tc1 * dt + tc2 * dt * dt);
+    if (!(*scale > 0) || !isfinite(*scale)) {
+        nle_err(E, sc, cd, f, "resistor model %s scales %s by %g", mc->f[1].u.s, cd->f[0].u.s, *scale);
+        return -1;
+    }
+    return 1;
 }

@@ -183,7 +183,6 @@ Test(meas, errors)
         { ".meas tran x TRIG v(a) VAL=1", "TRIG without TARG in .meas x" },
         { ".meas tran x AVG v(a) VAL=1", "m.cir:6:23: error: unexpected 'val' in .meas x (expected from=, to=, td=)" },
         { ".meas tran x WHEN v(a)=1 RISE=0", "expected a positive integer or LAST" },
-        { ".meas tran x AVG v(a)\n.meas tran x MAX v(a)", "m.cir:7:12: error: measure 'x' defined twice" },
         { ".meas tran x WHEN v(a)", "expected signal=value after WHEN" },
         { ".meas tran x AVG par('v(a)*foo(2)')", "unknown function 'foo' in .meas x" },
         { ".meas tran x FIND v(a)", "FIND needs AT=time or WHEN signal=value" },
@@ -276,5 +275,69 @@ Test(meas, window_not_in_steady_state_is_warned)
     const char *p = strstr(out, "vavg = ");
     cr_assert(p && sscanf(p + 7, "%lf", &v) == 1, "%s", out);
     cr_assert(fabs(v - 0.5) < 1e-3, "vavg = %g", v);
+    free(out);
+}
+
+/* Comparisons, && || ! and ?: in PARAM= (1 true, 0 false; SPICE's strict < >
+ * at a tie), LTspice's `PARAM expr` without '=', and a name measured twice:
+ * each measured in order, a later PARAM reading the last of the name (issue 28
+ * item 3). On the triangle: avgv = 1, mx = 2. */
+Test(meas, param_conditions_and_names_measured_twice)
+{
+    const expect x[] = {
+        { ".meas tran avgv AVG v(a)", 1 },
+        { ".meas tran mx MAX v(a)", 2 },
+        { ".meas tran c1 PARAM='avgv > 0.5 ? 10 : 20'", 10 },
+        { ".meas tran c2 PARAM='avgv < 1 ? 10 : 20'", 20 },
+        { ".meas tran c3 param='avgv >= 1 && mx == 2'", 1 },
+        { ".meas tran c4 param='avgv != 1 || !(mx <= 1)'", 1 },
+        { ".meas tran c5 param='(avgv > 2) + (mx > 1)*2 + (1 ? 4 : 8)'", 6 },
+        { ".meas tran lt PARAM 'mx/4'", 0.5 },
+        { ".meas tran lt2 PARAM {mx*two}", 4 },
+        { ".meas tran dup AVG v(b)", 3 },
+        { ".meas tran early PARAM='dup'", 6 },             /* the last dup, measured after it */
+        { ".meas tran dup MAX v(a) from=0.25 to=0.75", 1.5 },
+        { ".meas tran dup PARAM='dup*4'", 6 },             /* its own name: the dup before it (1.5) */
+        { ".meas tran fromto TRIG v(a) VAL=1.5 RISE=1 TARG v(a) VAL=1.5 FALL=1 FROM=2", 0.5 },
+    };
+    check(x, sizeof x / sizeof x[0]);
+}
+
+/* The same forms through the program against ngspice 39 on an RC low-pass
+ * (tau = 100 us) fed a 1 kHz pulse: `ngspice -b` on this netlist with
+ * `.control / run / .endc` added prints tr = -8.613708e-04 (FROM= TO= apply
+ * to TRIG and TARG: trig 2.022132e-03, targ 1.160761e-03), tr0 =
+ * 1.386277e-04, vmax = 9.932959e-01, vmax = 9.933416e-01, big = 0, cmp = 0,
+ * which = 6.79357e-03, vmax = 6.793567e-03, which2 = 6.79357e-03, in this
+ * order (`which` reads the last vmax, measured after it). ngspice 39 refuses
+ * `PARAM expr` without '=' (LTspice's form): half = vmax / 2 exactly. */
+Test(meas, ngspice_measures_names_twice_and_conditions)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/m.cir", tmp);
+    cr_assert_eq(tu_write_file(path,
+        "meas test\nV1 in 0 PULSE(0 1 0 1u 1u 0.5m 1m)\nR1 in out 1k\nC1 out 0 100n\n.tran 1u 3m\n"
+        ".meas tran tr TRIG v(out) VAL=0.2 RISE=1 TARG v(out) VAL=0.8 RISE=1 FROM=1.1m TO=2.9m\n"
+        ".meas tran tr0 TRIG v(out) VAL=0.2 RISE=1 TARG v(out) VAL=0.8 RISE=1\n"
+        ".meas tran vmax MAX v(out) FROM=0 TO=1m\n.meas tran vmax MAX v(out) FROM=1m TO=3m\n"
+        ".meas tran big PARAM='vmax > 0.9 ? 1 : 0'\n.meas tran cmp param='vmax >= 0.99 && tr0 < 1m'\n"
+        ".meas tran which PARAM='vmax'\n.meas tran vmax MIN v(out) FROM=1m TO=3m\n.meas tran which2 PARAM='vmax'\n"
+        ".meas tran half PARAM vmax/2\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s m.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    const char *name[] = { "tr", "tr0", "vmax", "vmax", "big", "cmp", "which", "vmax", "which2", "half" };
+    const double ng[] = { -8.613708e-04, 1.386277e-04, 9.932959e-01, 9.933416e-01, 0, 0, 6.79357e-03, 6.793567e-03,
+                          6.79357e-03, 6.793567e-03 / 2 };
+    const char *p = out;
+    for (int k = 0; k < 10; k++) {
+        char key[32];
+        snprintf(key, sizeof key, "%s = ", name[k]);
+        const char *q = strstr(p, key);
+        while (q && q > out && q[-1] != '\n') q = strstr(q + 1, key);
+        cr_assert(q, "no '%s' after the measures before it in\n%s", key, out);
+        double v = strtod(q + strlen(key), NULL);
+        cr_expect(fabs(v - ng[k]) <= 1e-4 * fabs(ng[k]), "%s = %.9g, ngspice %.9g", name[k], v, ng[k]);
+        p = q + strlen(key);
+    }
     free(out);
 }

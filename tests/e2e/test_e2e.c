@@ -2360,3 +2360,68 @@ Test(e2e, steady_sweep_reports_floquet_multipliers)
               && strstr(out, "2.000000000000e-03 nan nan 3 1"), "%s", out);
     free(out);
 }
+
+/* ngspice's flattened names of subcircuit internals, i(v.x_buck.v_il) (the
+ * element's letter, then its path) and v(x_buck.n2), in .save, .meas and a
+ * .control wrdata; `time` among wrdata's vectors (the scale, written anyway);
+ * a .control command naming no vector of the circuit is a warning, the run
+ * goes on with exit 0, as in ngspice (issue 28 items 1, 2). ngspice 39 (`ngspice
+ * -b f.cir`, the same netlist) prints imax = 9.995002e-04 and vmax =
+ * 5.180417e-01, and "Error: no such vector nosuch" for the second wrdata. */
+Test(e2e, flattened_names_and_failing_control_commands)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/f.cir", tmp);
+    cr_assert_eq(tu_write_file(path,
+        "flattened names\n.subckt buck in out\nV_il in mid 0\nR1 mid n2 1k\nC1 n2 0 1u\nR2 n2 out 1k\n.ends\n"
+        "V1 a 0 PULSE(0 1 0 1u 1u 1m 2m)\nX_buck a b buck\nR3 b 0 1k\n.tran 1u 2m\n"
+        ".save v(x_buck.n2) i(v.x_buck.v_il)\n.meas tran imax MAX i(v.x_buck.v_il)\n.meas tran vmax MAX v(x_buck.n2)\n"
+        ".control\nset wr_singlescale\nset wr_vecnames\nrun\nwrdata f1.txt time v(x_buck.n2) i(v.x_buck.v_il)\n"
+        "wrdata f2.txt v(nosuch)\nprint nosuch\n.endc\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o f.dat f.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    const char *im = strstr(out, "imax = "), *vm = strstr(out, "vmax = ");
+    cr_assert(im && vm, "%s", out);
+    cr_expect(fabs(strtod(im + 7, NULL) - 9.995002e-04) <= 1e-4 * 9.995002e-04, "%s", out);
+    cr_expect(fabs(strtod(vm + 7, NULL) - 5.180417e-01) <= 1e-4 * 5.180417e-01, "%s", out);
+    cr_expect(strstr(out, "f.cir:20:15: warning: wrdata: no such vector v(nosuch) (dropped)"), "%s", out);
+    cr_expect(strstr(out, "f.cir:21:7: warning: print: no such vector v(nosuch) (dropped)"), "%s", out);
+    cr_expect(!strstr(out, "Index"), "print of nothing printed a table:\n%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/f2.txt", tmp);
+    struct stat sb;
+    cr_expect(stat(path, &sb) != 0, "f2.txt written with no vector");
+    snprintf(path, sizeof path, "%s/f1.txt", tmp);
+    FILE *f = fopen(path, "r");
+    cr_assert(f);
+    char line[256];
+    cr_assert(fgets(line, sizeof line, f));
+    cr_expect(strstr(line, "time") && strstr(line, "v(x_buck.n2)") && strstr(line, "i(v.x_buck.v_il)"), "%s", line);
+    fclose(f);
+}
+
+/* A .control block as eSim and hand-written scripts have it: `print allv >
+ * FILE` (named as not run), a `let` vector measured by `meas`, a `meas` of a
+ * vector that does not exist and one of an unknown kind (warnings, each not
+ * run; exit 0): ngspice 39 (`ngspice -b e.cir`, the same netlist) prints xm =
+ * 1.000000e+00 and two "Error: measure ..." lines, and carries on (issue 28
+ * item 2). */
+Test(e2e, control_let_meas_and_failing_commands)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/e.cir", tmp);
+    cr_assert_eq(tu_write_file(path,
+        "t\nV1 a 0 1\nR1 a b 1k\nR2 b 0 1k\n.tran 1u 10u\n.control\nrun\nprint allv > plot_data_v.txt\n"
+        "let x = v(b)*2\nmeas tran xm max x\nmeas tran bad max v(nosuch)\nmeas tran bad2 foo v(b)\nprint xm\n.endc\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o e.dat e.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_expect(strstr(out, "xm = 1.000000e+00"), "%s", out);
+    cr_expect(strstr(out, "e.cir:8:1: note: .control commands not run: print > FILE, let"), "%s", out);
+    cr_expect(strstr(out, "e.cir:11:1: warning: meas not run: no such vector v(nosuch)"), "%s", out);
+    cr_expect(strstr(out, "e.cir:12:1: warning: meas not run: unknown measurement 'foo'"), "%s", out);
+    cr_expect(!strstr(out, "bad"), "a failed measure printed:\n%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/plot_data_v.txt", tmp);
+    struct stat sb;
+    cr_expect(stat(path, &sb) != 0);
+}

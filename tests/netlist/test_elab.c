@@ -454,7 +454,8 @@ Test(elab, element_errors)
     bad("t\nE1 a 0 b\n", "t.cir:2:1: error: missing nodes for VCVS e1");
     bad("t\nE1 a 0 b 0\n", "t.cir:2:1: error: missing gain for VCVS e1");
     bad("t\nE1 a 0 value={v(b)*v(a)}\n", "t.cir:2:19: error: product of two node voltages or currents is not piecewise-linear: 'v(b)*v(a)'");
-    bad("t\nE1 a 0 poly(1) b 0 1 2\n", "t.cir:2:8: error: poly form of e1 is not supported");
+    bad("t\nE1 a 0 poly(1) b 0 1 2 3\n", "t.cir:2:24: error: POLY(1) of e1: coefficient 2 is of degree 2 or more (a "
+        "product of control voltages), not supported: only c0 + c1 x1 + ... + cn xn");   /* issue 28 item 8 */
     bad("t\nG1 a 0 TABLE {V(b)} = (0,0) (1,1)\n", "t.cir:2:8: error: TABLE form is supported for E only, not for g1");
     bad("t\nE1 a 0 TABLE {V(b)} = (1,0) (0,1)\n", "t.cir:2:8: error: TABLE x values of e1 must be non-decreasing (0 after 1)");
     bad("t\nE1 a 0 TABLE {b} = (1,0) (2,1)\n", "t.cir:2:14: error: TABLE of e1: the control must be {V(node)} or {V(node,node)}");
@@ -507,9 +508,7 @@ Test(elab, dot_card_errors)
     bad("t\nR1 a 0 1\n.options theta=0.2\n", "t.cir:3:10: error: theta = 0.2 is not in [0.5, 1]");
     bad("t\nR1 a 0 1\n.model m1 njf\nD1 a 0 m1\n",
         "t.cir:4:8: error: model 'm1' of diode d1 has unsupported type 'njf' (t.cir:3; supported: D NMOS PMOS VDMOS SW CSW NPN PNP)");
-    bad("t\nR1 a 0 1\n.model m1 njf\n.model M1 d\n", "t.cir:4:8: error: duplicate model 'm1' with other parameters (first defined at t.cir:3)");
     bad("t\nR1 a 0 1\n.model m1\n", "t.cir:3:8: error: .model needs a name and a type");
-    bad("t\nR1 a 0 1\n.model m1 d\n.model M1 d(vf=0)\n", "t.cir:4:8: error: duplicate model 'm1' with other parameters (first defined at t.cir:3)");
     bad("t\nR1 a 0 1\n.model m1 d (is)\n", "t.cir:3:14: error: expected name=value in .model m1, found 'is'");
     bad("t\n* nothing\n", "t.cir:1:1: error: netlist has no elements");
     bad("", "t.cir:1:1: error: netlist has no elements");
@@ -580,7 +579,7 @@ Test(elab, other_dialect_cards_are_skipped_with_a_warning)
 {
     nsc_circuit *c = rd("t\n.title x\nR1 a 0 1\n.ac dec 10 1 1k\n.dc v1 0 1 0.1\n.sens v(a)\n.four 1k v(a)\n"
                         ".noise v(a) v1 dec 10 1 1k\n.pz a 0 a 0 vol pz\n.tf v(a) v1\n.disto dec 10 1 1k\n.backanno\n"
-                        ".tran 1u 1m\n");
+                        "V1 a 0 1\n.tran 1u 1m\n");
     const char *card[] = { ".ac", ".dc", ".sens", ".four", ".noise", ".pz", ".tf", ".disto" };
     char w[200];
     for (int k = 0; k < 8; k++) {
@@ -588,8 +587,8 @@ Test(elab, other_dialect_cards_are_skipped_with_a_warning)
         cr_assert(has_warning(w), "%s", w);
     }
     cr_assert(has_warning("t.cir:12:1: warning: .backanno card skipped: LTspice's annotation has no effect here"));
-    cr_assert(has_warning("t.cir:2:1: note: .title ignored"));
-    cr_assert_eq(R.nwarn, 10);
+    cr_assert_eq(R.nwarn, 9);                           /* .title sets the title (issue 28 item 4) */
+    cr_assert_str_eq(c->title, "x");
     cr_assert(c->has_tran && c->tstop == 1e-3 && c->tstep == 1e-6);
     done(c);
 }
@@ -945,7 +944,177 @@ Test(elab, model_card_dialects)
     m = el(c, "d2")->model;
     cr_assert(m->npar == 3 && nsc_model_get(m, "rs", &v)); near(v, 0.1);
     done(c);
-    bad("dia\nV1 a 0 1\nD1 a 0 DX\n.model DX D(IS=1e-14)\n.model DX D(IS=2e-14)\n.end\n",
-        "t.cir:5:8: error: duplicate model 'dx' with other parameters (first defined at t.cir:4)");
     bad("dia\nV1 a 0 1\nD1 a 0 DX\n.model DX D IS\n.end\n", "t.cir:4:13: error: expected name=value in .model dx, found 'is'");
+}
+
+/* `.title` takes the rest of the line verbatim, commas and quotes included,
+ * and replaces the first line as ngspice's does; `.title a, b` was a syntax
+ * error (issue 28 item 4). */
+Test(elab, title_card_is_the_rest_of_the_line)
+{
+    nsc_circuit *c = rd("first line\n.title Buck: 12 V, 'lab' (rev. 2)  \nR1 a 0 1\nV1 a 0 1\n.op\n");
+    cr_assert_str_eq(c->title, "Buck: 12 V, 'lab' (rev. 2)");
+    cr_assert_eq(R.nwarn, 0);
+    done(c);
+}
+
+/* A .subckt nobody instances is not elaborated, and a card of it that does not
+ * parse (XSPICE's [ ] vectors, a continuation written without its '+') is an
+ * error only once an instance needs it, at the card's own position, as ngspice
+ * never expands such a subcircuit (issue 28 item 5). */
+Test(elab, unused_subckt_is_not_parsed)
+{
+    const char *lib = ".subckt adc in out vdd\n"
+                      ".model gate1 d_and(rise_delay=1n\n"
+                      "fall_delay=1n)\n"
+                      ".model adc1 adc_bridge(in_low=[0.1 0.2] in_high=0.9)\n"
+                      "a1 [in vdd] out gate1\n"
+                      ".ends adc\n";
+    char text[1024];
+    snprintf(text, sizeof text, "t\n%sV1 a 0 2\nR1 a b 1k\nR2 b 0 1k\n.op\n", lib);
+    nsc_circuit *c = rd(text);
+    cr_assert_eq(c->nel, 3);
+    cr_assert_eq(R.nwarn, 0);
+    done(c);
+    snprintf(text, sizeof text, "t\n%sV1 a 0 2\nX1 a b a adc\n.op\n", lib);
+    bad(text, "t.cir:4:14: error: syntax error at ')' (in instance x1)");   /* the line without its '+' */
+}
+
+/* Analyses other than the transient are skipped unparsed: Xyce's `.sens
+ * param=mod1:is` was a syntax error at the ':' (issue 28 item 5). */
+Test(elab, skipped_analyses_are_not_parsed)
+{
+    nsc_circuit *c = rd("t\nR1 a 0 1\nV1 a 0 1\n.sens objfunc={V(a)} param=mod1:is,r1:r\n.ac dec 10 1 {1k\n.tran 1u 1m\n");
+    cr_assert(has_warning("t.cir:4:1: warning: .sens card skipped: only the transient (.tran, .op, .pss) is simulated"));
+    cr_assert(has_warning("t.cir:5:1: warning: .ac card skipped: only the transient (.tran, .op, .pss) is simulated"));
+    cr_assert(c->has_tran && c->tstop == 1e-3);
+    done(c);
+}
+
+/* A .model defined twice keeps the first card, as ngspice 39 does (checked:
+ * `ngspice -b` on a Zener clamp whose DZ card is given first with RS=0, then
+ * RS=1000, clamps at -5.15 V; in the other order at -8.57 V); the two are
+ * compared after SPICE's defaults, in any order, and only a difference is
+ * warned (issue 28 item 6). It was an error. */
+Test(elab, model_defined_twice_keeps_the_first)
+{
+    nsc_circuit *c = rd("t\nV1 a 0 1\nD1 a 0 DX\n.model DX D(IS=1e-14 RS=2)\n.model dx D(rs=2 level=1 n=1)\n"
+                        ".model dx d rs=2 is=1e-14\n.op\n");
+    cr_assert_eq(R.nwarn, 0, "%s", R.nwarn ? R.warn[0] : "");   /* the same values: no warning */
+    double v;
+    cr_assert(nsc_model_get(el(c, "d1")->model, "rs", &v));
+    near(v, 2);
+    done(c);
+    c = rd("t\nV1 a 0 1\nD1 a 0 DX\n.model DX D(IS=1e-14 RS=2)\n.model DX D(RS=3)\n.op\n");
+    cr_assert(has_warning("t.cir:5:8: warning: model 'dx' defined again with other parameters: the first one (t.cir:4) "
+                          "is kept, as ngspice does"));
+    cr_assert(nsc_model_get(el(c, "d1")->model, "rs", &v));
+    near(v, 2);
+    cr_assert(!nsc_model_get(el(c, "d1")->model, "vf", &v));
+    done(c);
+    c = rd("t\nV1 a 0 1\nR1 a 0 1\n.model m1 njf\n.model M1 d\n.op\n");       /* another type: the first one too */
+    cr_assert(has_warning("t.cir:5:8: warning: model 'm1' defined again with other parameters: the first one (t.cir:4) "
+                          "is kept, as ngspice does"));
+    done(c);
+}
+
+/* PSpice's `R n1 n2 MODEL value` (and ngspice's `R n1 n2 value MODEL`) with a
+ * .model RES: value * R * (1 + TC1 dT + TC2 dT^2), dT = 27 - TNOM (PSpice's
+ * manual; at TNOM = 27 the temperature terms vanish, as in ngspice: `ngspice
+ * -b` on V1 1 V, R1 RMOD 1k with RES(TC1=0.01), .temp 50 gives 0.813 mA =
+ * 1 V / 1.23 kOhm, i.e. TC1 acts through T - TNOM only). ngspice ignores R=;
+ * PSpice's scale is kept and warned (issue 28 item 8). */
+Test(elab, resistor_model_scales_the_value)
+{
+    nsc_circuit *c = rd("t\nV1 a 0 1\nR1 a 0 RMOD 1k\nR2 a 0 2k rmod2\nR3 a 0 RT 100\n"
+                        ".model RMOD RES(R=1.5 TC1=0.01)\n.model rmod2 r(tc1=1e-3 tc2=1e-5)\n"
+                        ".model RT RES(TC1=0.01 TC2=1e-4 TNOM=17)\n.op\n");
+    near(el(c, "r1")->value, 1500);
+    near(el(c, "r2")->value, 2000);
+    near(el(c, "r3")->value, 100 * (1 + 0.01 * 10 + 1e-4 * 100));
+    cr_assert(has_warning("t.cir:3:8: warning: R=1.5 of resistor model rmod multiplies the value of r1 (PSpice); "
+                          "ngspice ignores it"));
+    done(c);
+    bad("t\nV1 a 0 1\nR1 a 0 RMOD 1k\n.model RMOD RES(R=-1)\n.op\n", "t.cir:3:8: error: resistor model rmod scales r1 by -1");
+}
+
+/* PSpice's model card closed by a line holding only ')' (a warning: ngspice
+ * makes the line a comment, which closes nothing either), and a vendor
+ * library ending with DOS's end-of-file byte Ctrl-Z (issue 28 item 8). */
+Test(elab, pspice_closing_paren_and_dos_eof)
+{
+    nsc_circuit *c = rd("t\nV1 a 0 1\nD1 a 0 DX\n.model DX D(IS=1e-14\n+ RS=2\n)\n.op\n\x1a\n\x1a");
+    cr_assert(has_warning("t.cir:6:1: warning: a line holding only ')' continues the card before it (PSpice); write '+ )'"));
+    double v;
+    cr_assert(nsc_model_get(el(c, "d1")->model, "rs", &v));
+    near(v, 2);
+    done(c);
+    bad("t\nV1 a 0 1\nR1 a 0 1\x1a\n.op\n", "t.cir:3:9: error: invalid character (byte 0x1a)");
+}
+
+/* SPICE users' unit slips, warned (values unchanged: SPICE's reading is
+ * kept): `1M` on R, L, C is milli (1Meg meant?), shown as written; letters
+ * after a scale factor are ignored, so `2.2kk` is 2.2k (a doubled scale
+ * factor); a node that one element alone touches is most likely misspelt.
+ * Units written after a scale factor (1uF, 10mV, 1kOhm, 1Meg) and a node read
+ * by a B source are not slips (issue 28 item 12). */
+Test(elab, unit_pitfalls_are_warned)
+{
+    nsc_circuit *c = rd("t\nV1 a 0 1\nR1 a b 1M\nR2 b 0 2.2kk\nC1 b 0 1uF\nL1 b c 10M\nR3 c 0 {2*1uu}\nR4 b dangle 1m\n"
+                        "C2 b 0 1m\nR5 b 0 1Meg\nV2 sense 0 10mV\nB1 q 0 V=V(sense)*2\nR6 q 0 1kOhm\n.tran 1u 10u\n");
+    near(el(c, "r1")->value, 1e-3);
+    near(el(c, "r2")->value, 2200);
+    near(el(c, "l1")->value, 10e-3);
+    const char *w[] = { "t.cir:3:8: warning: resistor r1 = 1M is 0.001 Ohm: M is milli in SPICE (1Meg is 1e6)",
+                        "t.cir:4:8: warning: '2.2kk' is 2200: SPICE ignores the letters after the scale factor 'k' "
+                        "(a doubled scale factor?)",
+                        "t.cir:6:8: warning: inductor l1 = 10M is 0.01 H: M is milli in SPICE (1Meg is 1e6)",
+                        "t.cir:7:11: warning: '1uu' is 1e-06: SPICE ignores the letters after the scale factor 'u' "
+                        "(a doubled scale factor?)",
+                        "t.cir:8:6: warning: node 'dangle' connects to r4 only (no other element uses it): a misspelt "
+                        "node name?" };
+    for (int k = 0; k < 5; k++) cr_expect(has_warning(w[k]), "%s", w[k]);
+    cr_expect_eq(R.nwarn, 5, "%d warnings", R.nwarn);
+    done(c);
+}
+
+/* E/G POLY(n): the linear part c0 + c1 x1 + ... + cn xn exactly, as a B source
+ * (compared with ngspice 39 in tests/corpus/ngspice/poly_sources.cir);
+ * coefficients of degree 2 and above must be 0, else a clear error naming
+ * the coefficient (issue 28 item 8). It was "POLY form of e1 is not supported". */
+Test(elab, poly_sources_linear_terms)
+{
+    nsc_circuit *c = rd("t\nV1 a 0 1\nV2 b 0 2\nE1 s 0 POLY(2) a 0 b 0 0.5 2 -1 0 0 0\nR1 s 0 1\n"
+                        "G1 0 t POLY(1) (a,0) 1m 3m\nR2 t 0 1k\n.op\n");
+    const nsc_element *e = el(c, "e1");
+    cr_assert_eq(e->kind, NSC_EL_BV);
+    cr_assert(e->bsrc && e->bsrc->nop == 0);
+    double k0 = e->bsrc->out.c, ka = 0, kb = 0;
+    for (int t = 0; t < e->bsrc->out.nt; t++) {
+        const nsc_bterm *bt = &e->bsrc->term[e->bsrc->out.t0 + t];
+        cr_assert_eq(bt->kind, NSC_BT_V);
+        if (bt->idx == nd(c, "a")) ka += bt->coef;
+        if (bt->idx == nd(c, "b")) kb += bt->coef;
+    }
+    near(k0, 0.5);
+    near(ka, 2);
+    near(kb, -1);
+    cr_assert_eq(el(c, "g1")->kind, NSC_EL_BI);
+    near(el(c, "g1")->bsrc->out.c, 1e-3);
+    done(c);
+    bad("t\nV1 a 0 1\nV2 b 0 2\nE1 s 0 POLY(2) a 0 b 0 0.5 2 -1 0 0.1\nR1 s 0 1\n.op\n",
+        "t.cir:4:35: error: POLY(2) of e1: coefficient 4 is of degree 2 or more (a product of control voltages), not "
+        "supported: only c0 + c1 x1 + ... + cn xn");
+    bad("t\nV1 a 0 1\nE1 s 0 POLY(2) a 0 1\nR1 s 0 1\n.op\n", "t.cir:3:8: error: POLY(2) of e1 needs 4 control nodes");
+}
+
+/* A .model that does not parse is an error only where an element uses it,
+ * naming the element and the card's own position (issue 28 item 5). */
+Test(elab, unparsed_model_is_an_error_where_used)
+{
+    nsc_circuit *c = rd("t\n.model d1 d(is=1\n.model adc1 adc_bridge(in_low=[0.1 0.2])\nV1 a 0 1\nR1 a 0 1\n.op\n");
+    cr_assert_eq(c->nel, 2);
+    done(c);
+    bad("t\n.model d1 d(is=1\nV1 a 0 1\nD1 a 0 d1\n.op\n",
+        "t.cir:4:8: error: model 'd1' of diode d1 cannot be read: t.cir:2:12: unterminated parenthesis: missing ')'");
 }

@@ -97,7 +97,6 @@ static void bad(const char *text, const char *msg)
 
 Test(parser, syntax_errors)
 {
-    bad("t\n.model d1 d(is=1\n", "t.cir:2:12: error: unterminated parenthesis: missing ')'");
     bad("t\nR1 a 0 {(1+2}\n", "t.cir:2:9: error: unterminated parenthesis: missing ')'");
     bad("t\nR1 a 0 {1+}\n", "t.cir:2:11: error: syntax error at '}'");
     bad("t\nR1 a 0 {}\n", "t.cir:2:9: error: syntax error at '}'");
@@ -266,4 +265,25 @@ Test(parser, lib_with_one_argument_is_an_include)
     }
     tu_rmdir(dir);
     free(dir);
+}
+
+/* A .model card that does not parse (XSPICE's vectors, an unclosed
+ * parenthesis) is kept as ".model NAME MESSAGE", the message at the error's
+ * position: an error only for an element that uses the model (issue 28 item
+ * 5; test elab/unparsed_model_is_an_error_where_used). It was an error at once. */
+Test(parser, model_that_does_not_parse_waits_for_its_use)
+{
+    cr_assert_eq(rd("t\n.model d1 d(is=1\n.model adc1 adc_bridge(in_low=[0.1 0.2])\nR1 a 0 1\n"), NSC_OK, "%s", R.error);
+    cr_assert_eq(D.ncard, 3);
+    const nl_card *c = &D.card[0];
+    cr_assert_eq(c->nf, 3);
+    cr_assert_str_eq(c->f[0].u.s, ".model");
+    cr_assert_str_eq(c->f[1].u.s, "d1");
+    cr_assert(c->f[1].line == 2 && c->f[1].col == 8);
+    cr_assert_eq(c->f[2].kind, NL_F_STRING);
+    cr_assert_str_eq(c->f[2].u.s, "unterminated parenthesis: missing ')'");
+    cr_assert(c->f[2].line == 2 && c->f[2].col == 12);
+    cr_assert_str_eq(D.card[1].f[1].u.s, "adc1");
+    done();
+    bad("t\nR1 a 0 {(1+2}\n", "t.cir:2:9: error: unterminated parenthesis: missing ')'");   /* other cards: at once */
 }
