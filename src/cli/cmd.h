@@ -80,4 +80,17 @@ typedef struct nsc_sweep_args {
 #define NSC_SWEEP_CONFIRM 10000
 int nsc_sweep(const nsc_sweep_args *a);
 
+/* The .ac and .dc analyses of the program's run (cmd_small.c, issue 29): their
+ * files (cli.md), the .meas ac results on stdout and in STEM[.ac].meas. */
+#include "output/out.h"
+typedef struct nsc_small_args {
+    const char *netlist, *outpath, *save;
+    nsc_format fmt;
+    int plot, quiet;
+    int several;        /* other analyses write files too: STEM.ac.*, STEM.dc.* */
+    double gmin;
+    nsc_solver solver;
+} nsc_small_args;
+nsc_status nsc_cli_small(const nsc_small_args *a, nsc_circuit *c, nsc_report *r);
+
 #endif

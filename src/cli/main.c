@@ -434,6 +434,17 @@ static nsc_status run_op(job *J, const cli *C)
     return NSC_OK;
 }
 
+/* .ac and .dc: their files beside the transient's (issue 29). */
+static nsc_status run_small(job *J, const cli *C)
+{
+    const nsc_circuit *c = J->R.c;
+    nsc_small_args a = { C->netlist, C->outpath, C->save, C->fmt, C->plot, C->quiet,
+                         J->R.o.tstop > 0 || (c->has_ac && c->ndc > 0), J->R.o.gmin, J->R.o.solver };
+    nsc_status s = nsc_cli_small(&a, J->R.c, &J->rep);
+    nsc_flush_warnings(&J->rep, C->quiet);
+    return s;
+}
+
 /* The output files' names, checked: none is an input of the run, --load names
  * an element. */
 static nsc_status output_names(job *J, const cli *C)
@@ -602,6 +613,7 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
     }
     if ((s = nsc_run_check(ckt, &cfg, &J->R.o, 1, &J->rep))) return s;
     if (ckt->has_op && (s = run_op(J, C))) return s;
+    if ((ckt->has_ac || ckt->ndc) && (s = run_small(J, C))) return s;   /* .ac, .dc (cmd_small.c) */
     if (J->R.o.tstop <= 0) {
         if (ckt->nmeas > 0) nsc_warn(&J->rep, &ckt->meas_loc, ".meas tran ignored: no transient analysis");
         return NSC_OK;

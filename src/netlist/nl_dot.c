@@ -371,6 +371,8 @@ nsc_status nle_card_dot(elab *E, scope *sc, const nl_card *cd)
         nle_head_is(cd, ".global") || nle_head_is(cd, ".func"))
         return NSC_OK;                                 /* handled in other passes */
     if (nle_head_is(cd, ".ic")) return card_ic(E, sc, cd);
+    int small;                                         /* .ac .dc .print ac|dc .meas ac: nl_dot_ac.c */
+    if (nle_small_card(E, sc, cd, &small) || small) return E->r->status;
     for (size_t k = 0; k < sizeof top_only / sizeof top_only[0]; k++)
         if (nle_head_is(cd, top_only[k])) {
             if (sc->up) {

@@ -176,6 +176,7 @@ static void elab_free(elab *E)
     for (int k = 0; k < E->nic; k++) free(E->ic[k].node);
     free(E->ic);
     free(E->save);
+    free(E->small);
     free(E->ovused);
     free(E->buf);
     free(E->model_card);
@@ -239,6 +240,7 @@ static nsc_status elaborate(elab *E)
                 st = cd->f[0].u.s[0] == '.' ? nle_card_dot(E, &top, cd) : nle_card_element(E, &top, cd);
         }
     if (!st) st = top_params(E, &top);
+    if (!st) st = nle_resolve_small(E, &top);
     if (!st && E->ctl_unrun)
         nle_note(E, &E->d->card[E->ctl_first], NULL, ".control commands not run: %s", E->ctl_unrun);
     nle_scope_free(&top);

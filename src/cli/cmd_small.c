@@ -1,0 +1,212 @@
+/* cmd_small.c -- the program's .ac and .dc runs (issue 29): the analyses of
+ * smallsig.h, their files (cli.md: STEM.dat alone, STEM.ac.dat / STEM.dc.dat
+ * beside other analyses) and the .meas ac results on stdout and in a file. */
+#include "config.h"
+#include "cmd.h"
+#include "output/out_ac.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The files of one analysis: base (STEM or STEM.ac), the table out. */
+typedef struct small_files {
+    char *base, *out, *dat, *gp, *png, *meas;
+} small_files;
+
+static void files_free(small_files *F)
+{
+    free(F->base); free(F->out); free(F->dat); free(F->gp); free(F->png); free(F->meas);
+}
+
+static nsc_status files_of(const nsc_small_args *a, const nsc_circuit *c, const char *tag, small_files *F,
+                           nsc_report *r)
+{
+    memset(F, 0, sizeof *F);
+    const char *ext = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN ? ".raw" : a->fmt == NSC_FMT_CSV && tag[1] == 'd' ? ".csv" : ".dat";
+    char *stem = a->outpath ? nsc_strdup(a->outpath) : nsc_stem(a->netlist);
+    if (stem && a->outpath) {                                /* the output's name without its suffix */
+        char *slash = strrchr(stem, '/'), *dot = strrchr(stem, '.');
+        if (dot && (!slash || dot > slash + 1)) *dot = 0;
+    }
+    F->base = stem ? nsc_asprintf("%s%s", stem, a->several ? tag : "") : NULL;
+    free(stem);
+    if (!F->base) return nsc_oom(r);
+    F->out = a->outpath && !a->several ? nsc_strdup(a->outpath) : nsc_asprintf("%s%s", F->base, ext);
+    F->dat = nsc_asprintf("%s.dat", F->base);
+    F->gp = nsc_asprintf("%s.gp", F->base);
+    F->png = nsc_asprintf("%s.png", F->base);
+    F->meas = nsc_asprintf("%s.meas", F->base);
+    if (!F->out || !F->dat || !F->gp || !F->png || !F->meas) return nsc_oom(r);
+    char *outs[] = { F->out, F->dat, F->gp, F->png, F->meas };
+    const char *clash = nsc_output_is_input(outs, 5, c->files, c->nfiles);
+    if (clash) return nsc_err(r, NSC_EUSAGE, NULL, "the output '%s' is an input of this run: choose another name with -o", clash);
+    return NSC_OK;
+}
+
+/* The probes of the AC run: the .print ac ones (distinct), else the defaults;
+ * then those the .meas ac cards read. */
+static nsc_status ac_probes(const nsc_circuit *c, nsc_probe **p, int *np, nsc_report *r)
+{
+    nsc_probe *d = NULL;
+    int nd = 0;
+    nsc_status s = c->nacout ? NSC_OK : nsc_probes_default(c, &d, &nd, r);
+    int cap = nd + c->nacout + 2 * c->nacmeas + 1;
+    *p = s ? NULL : nsc_calloc((size_t)cap, sizeof **p);
+    *np = 0;
+    if (!s && !*p) s = nsc_oom(r);
+    for (int k = 0; !s && k < nd + c->nacout + 2 * c->nacmeas; k++) {
+        const nsc_probe *q = k < nd ? &d[k] : k < nd + c->nacout ? &c->acout[k - nd].p
+                           : (k - nd - c->nacout) % 2 ? &c->acmeas[(k - nd - c->nacout) / 2].when.p
+                                                      : &c->acmeas[(k - nd - c->nacout) / 2].sig.p;
+        if (!q->name) continue;                             /* a measure without a WHEN or without a FIND */
+        int dup = 0;
+        for (int j = 0; j < *np; j++) dup |= !strcmp((*p)[j].name, q->name);
+        if (dup) continue;
+        (*p)[*np] = *q;
+        if (!((*p)[*np].name = nsc_strdup(q->name))) s = nsc_oom(r);
+        else (*np)++;
+    }
+    nsc_probes_free(d, nd);
+    return s;
+}
+
+/* The table's columns: .print ac's, else dB and phase of each output probe. */
+static nsc_accol *ac_columns(const nsc_circuit *c, const nsc_ac_result *R, int nout, int *ncol, char ***own)
+{
+    int n = c->nacout ? c->nacout : 2 * nout;
+    nsc_accol *col = nsc_calloc((size_t)n + 1, sizeof *col);
+    *own = nsc_calloc((size_t)n + 1, sizeof **own);
+    if (!col || !*own) { free(col); return NULL; }
+    for (int k = 0; k < n; k++) {
+        if (c->nacout) {
+            col[k].part = c->acout[k].part;
+            col[k].name = c->acout[k].name;
+            for (int q = 0; q < R->np; q++)
+                if (!strcmp(R->name[q], c->acout[k].p.name)) col[k].probe = q;
+            continue;
+        }
+        const char *pn = R->name[k / 2];
+        col[k].probe = k / 2;
+        col[k].part = k % 2 ? NSC_ACP_PH : NSC_ACP_DB;
+        (*own)[k] = nsc_asprintf("%c%s%s", pn[0], k % 2 ? "p" : "db", pn + 1);
+        if (!(*own)[k]) return NULL;
+        col[k].name = (*own)[k];
+    }
+    *ncol = n;
+    return col;
+}
+
+/* .meas ac: "name = value" on stdout and in path. */
+static nsc_status ac_meas_report(const nsc_circuit *c, const nsc_ac_result *R, const char *netlist, const char *path,
+                                 nsc_report *r)
+{
+    nsc_meas_result *res = nsc_calloc((size_t)c->nacmeas + 1, sizeof *res);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = res ? open_memstream(&text, &len) : NULL;
+    if (!f) { free(res); return nsc_oom(r); }
+    nsc_acmeas_eval(c, R, res);
+    fprintf(f, "# .meas ac results of %s (nscircuit %s; phases in degrees)\n", netlist, PACKAGE_VERSION);
+    for (int k = 0; k < c->nacmeas; k++) {
+        if (res[k].ok) {
+            printf("%s = %.9e\n", c->acmeas[k].name, res[k].value + 0.0);
+            fprintf(f, "%s = %.12e\n", c->acmeas[k].name, res[k].value + 0.0);
+        } else {
+            printf("%s = failed\n", c->acmeas[k].name);
+            fprintf(f, "%s = failed\n", c->acmeas[k].name);
+            nsc_warn(r, &c->acmeas[k].loc, ".meas %s failed: %s", c->acmeas[k].name, res[k].why ? res[k].why : "");
+        }
+    }
+    nsc_meas_results_free(res, c->nacmeas);
+    free(res);
+    if (fclose(f)) { free(text); return nsc_oom(r); }
+    nsc_status s = nsc_write_atomic(path, text, len, r);
+    free(text);
+    return s;
+}
+
+static nsc_status ac_write(const nsc_small_args *a, const nsc_circuit *c, const nsc_ac_result *R, int nout,
+                           const small_files *F, nsc_report *r)
+{
+    int ncol = 0;
+    char **own = NULL;
+    nsc_accol *col = ac_columns(c, R, nout, &ncol, &own);
+    nsc_status s = col ? NSC_OK : nsc_oom(r);
+    int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;
+    if (!s && raw) s = nsc_write_ac_raw(R, F->out, a->fmt == NSC_FMT_RAWBIN, r);
+    if (!s && (!raw || a->plot)) s = nsc_write_ac_dat(R, col, ncol, raw ? F->dat : F->out, r);
+    if (!s && (!raw || a->plot)) s = nsc_write_ac_gp(col, ncol, raw ? F->dat : F->out, F->gp, F->png, r);
+    if (!s && a->plot) s = nsc_render_gp(F->gp, r);
+    if (!s && c->nacmeas) s = ac_meas_report(c, R, a->netlist, F->meas, r);
+    for (int k = 0; own && k < ncol; k++) free(own[k]);
+    free(own);
+    free(col);
+    return s;
+}
+
+static nsc_status run_ac(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
+{
+    small_files F;
+    nsc_probe *p = NULL;
+    int np = 0;
+    nsc_ac_result *R = NULL;
+    nsc_status s = files_of(a, c, ".ac", &F, r);
+    if (!s) s = ac_probes(c, &p, &np, r);
+    if (!s) s = nsc_run_ac(c, a->gmin, a->solver, p, np, &R, r);
+    int nout = np;                                          /* the output probes, before the .meas ones */
+    if (!s && !c->nacout) {
+        nsc_probe *d = NULL;
+        if (!nsc_probes_default(c, &d, &nout, r)) nsc_probes_free(d, nout);
+    }
+    if (!s) s = ac_write(a, c, R, nout, &F, r);
+    if (!s && !a->quiet)
+        fprintf(stderr, "nscircuit: %s: AC analysis, %d frequencies from %g to %g Hz; wrote %s\n", a->netlist, R->nf,
+                R->f[0], R->f[R->nf - 1], F.out);
+    nsc_ac_result_free(R);
+    nsc_probes_free(p, np);
+    files_free(&F);
+    return s;
+}
+
+static nsc_status run_dc(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
+{
+    small_files F;
+    nsc_probe *p = NULL;
+    int np = 0;
+    nsc_waves *W = NULL;
+    nsc_status s = files_of(a, c, ".dc", &F, r);
+    if (!s && a->save) s = nsc_probes_parse(c, a->save, &p, &np, r);
+    else if (!s && !c->ndcout && !c->nsave) s = nsc_probes_default(c, &p, &np, r);
+    else if (!s) {                                          /* .print dc's outputs, else .save/.print's */
+        const nsc_probe *q = c->ndcout ? c->dcout : c->save;
+        int nq = c->ndcout ? c->ndcout : c->nsave;
+        if (!(p = nsc_calloc((size_t)nq + 1, sizeof *p))) s = nsc_oom(r);
+        for (; !s && np < nq; np++) {
+            p[np] = q[np];
+            if (!(p[np].name = nsc_strdup(q[np].name))) s = nsc_oom(r);
+        }
+    }
+    nsc_status rs = s ? s : nsc_run_dc(c, a->gmin, a->solver, p, np, &W, r);
+    int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;
+    if (W && W->nrow > 0) {
+        if (!s && raw) s = nsc_write_dc_raw(W, F.out, a->fmt == NSC_FMT_RAWBIN, r);
+        else if (!s && a->fmt == NSC_FMT_CSV) s = nsc_write_csv(W, F.out, 1, r);
+        if (!s && (a->fmt == NSC_FMT_DAT || a->plot)) s = nsc_write_dat(W, a->fmt == NSC_FMT_DAT ? F.out : F.dat, 1, r);
+        if (!s && (a->fmt == NSC_FMT_DAT || a->plot)) s = nsc_write_dc_gp(W, c->ndc, F.dat, F.gp, F.png, r);
+        if (!s && a->plot && !rs) s = nsc_render_gp(F.gp, r);
+    }
+    if (!s && !rs && !a->quiet)
+        fprintf(stderr, "nscircuit: %s: DC sweep, %d points; wrote %s\n", a->netlist, W->nrow, F.out);
+    nsc_waves_free(W);
+    nsc_probes_free(p, np);
+    files_free(&F);
+    return rs ? rs : s;
+}
+
+nsc_status nsc_cli_small(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
+{
+    nsc_status s = c->has_ac ? run_ac(a, c, r) : NSC_OK;
+    if (!s && c->ndc) s = run_dc(a, c, r);
+    return s;
+}
