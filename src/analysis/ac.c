@@ -29,11 +29,12 @@ nsc_status nsc_ac_freqs(const nsc_acsweep *s, double **f, int *nf, nsc_report *r
     double *v = nsc_calloc((size_t)steps + 1, sizeof *v);
     if (!v) return nsc_oom(r);
     double lin = steps > 0 ? (s->fstop - s->fstart) / (double)steps : 0;
-    double fac = steps > 0 ? exp(log(ratio) / (double)steps) : 1;
+    double fac = s->kind == NSC_AC_OCT ? exp2(1.0 / s->n)                 /* octaves: 2^(1/n), last <= fstop */
+                 : steps > 0 ? exp(log(ratio) / (double)steps) : 1;       /* decades: the last is fstop */
     v[0] = s->fstart;
     for (long k = 1; k <= steps; k++)                        /* f_k = f_k-1 * fac (ngspice's product) */
         v[k] = s->kind == NSC_AC_LIN ? s->fstart + (double)k * lin : v[k - 1] * fac;
-    if (steps > 0) v[steps] = s->fstop;                      /* exactly fstop */
+    if (steps > 0 && s->kind != NSC_AC_OCT) v[steps] = s->fstop;   /* exactly fstop */
     *f = v;
     *nf = (int)steps + 1;
     return NSC_OK;

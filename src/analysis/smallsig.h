@@ -19,10 +19,11 @@
 #include "solve/onestep.h"
 #include "analysis/meas.h"
 
-/* The frequencies of s as ngspice 39 places them: lin: n points from fstart to
- * fstop; dec (oct): K = floor(n log10(fstop/fstart)) steps (log2), each a
- * factor (fstop/fstart)^(1/K), so the last point is fstop (K = 0: fstart
- * alone). *f is new ([*nf]). Error (at the card) over 10^7 points. */
+/* The frequencies of s as ngspice 39 places them (measured): lin: n points from
+ * fstart to fstop; dec: K = floor(n log10(fstop/fstart)) steps, each a factor
+ * (fstop/fstart)^(1/K), so the last point is fstop; oct: K = floor(n
+ * log2(fstop/fstart)) steps of 2^(1/n), the last at or below fstop (K = 0:
+ * fstart alone). *f is new ([*nf]). Error (at the card) over 10^7 points. */
 nsc_status nsc_ac_freqs(const nsc_acsweep *s, double **f, int *nf, nsc_report *r);
 
 /* The complex response of probes p[0..np) at each frequency. */

@@ -51,12 +51,8 @@ static nsc_status card_ac(elab *E, scope *sc, const nl_card *cd)
 {
     nsc_circuit *c = E->c;
     const nl_field *f = cd->f;
-    if (c->has_ac) {
-        nle_warn(E, NULL, cd, NULL, "second .ac card ignored (the first one runs)");
-        return NSC_OK;
-    }
     if (cd->nf != 5) return nle_err(E, NULL, cd, NULL, "expected .ac dec|oct|lin points fstart fstop");
-    nsc_acsweep *a = &c->ac;
+    nsc_acsweep sweep, *a = &sweep;
     if (nle_is_word(&f[1], "dec")) a->kind = NSC_AC_DEC;
     else if (nle_is_word(&f[1], "oct")) a->kind = NSC_AC_OCT;
     else if (nle_is_word(&f[1], "lin")) a->kind = NSC_AC_LIN;
@@ -68,6 +64,11 @@ static nsc_status card_ac(elab *E, scope *sc, const nl_card *cd)
     if (!(a->fstop >= a->fstart))
         return nle_err(E, NULL, cd, &f[4], "the stop frequency %g is below the start frequency %g", a->fstop, a->fstart);
     a->loc = nl_field_loc(E->d, cd, &f[0]);
+    if (c->has_ac) {
+        nle_warn(E, NULL, cd, NULL, "second .ac card ignored (the first one runs)");
+        return NSC_OK;
+    }
+    c->ac = sweep;
     c->has_ac = 1;
     return NSC_OK;
 }
@@ -194,8 +195,10 @@ static nsc_status acout_add(elab *E, const nsc_acout *o)
     if (!a) return nle_oom(E);
     c->acout = a;
     c->acout[c->nacout] = *o;
+    c->acout[c->nacout].name = NULL;
     if (!(c->acout[c->nacout].p.name = nsc_strdup(o->p.name))) return nle_oom(E);
     c->nacout++;
+    if (!(c->acout[c->nacout - 1].name = nsc_strdup(o->name))) return nle_oom(E);
     return NSC_OK;
 }
 

@@ -1,0 +1,321 @@
+/* test_ac.c -- .ac at the operating point and .dc sweeps (issue 29 items 1, 2)
+ * against closed forms and ngspice 39 runs (tests/data/ac/README.md). */
+#include <criterion/criterion.h>
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "analysis/smallsig.h"
+#include "netlist/circuit.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static char *tmp;
+static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
+static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+TestSuite(ac, .init = setup, .fini = teardown);
+TestSuite(dc, .init = setup, .fini = teardown);
+
+/* The AC sweep of a netlist text for probes named in list ("v(out)", ...). */
+static nsc_ac_result *ac_of(nsc_circuit *c, const char *list)
+{
+    nsc_probe *p = NULL;
+    int np = 0;
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_probes_parse(c, list, &p, &np, &r), NSC_OK, "%s", r.error);
+    nsc_ac_result *R = NULL;
+    cr_assert_eq(nsc_run_ac(c, 1e-12, NSC_SOLVER_AUTO, p, np, &R, &r), NSC_OK, "%s", r.error);
+    nsc_probes_free(p, np);
+    nsc_report_free(&r);
+    return R;
+}
+
+static double complex at(const nsc_ac_result *R, int k, int q)
+{
+    return R->re[(size_t)k * R->np + q] + I * R->im[(size_t)k * R->np + q];
+}
+
+/* dB within 1e-6 and degrees within 1e-4 of the closed form h at every point. */
+static void assert_bode(const nsc_ac_result *R, int q, double complex (*h)(double f))
+{
+    for (int k = 0; k < R->nf; k++) {
+        double complex x = at(R, k, q), want = h(R->f[k]);
+        double db = 20 * log10(cabs(x)), wdb = 20 * log10(cabs(want));
+        double ph = carg(x) * 180 / M_PI, wph = carg(want) * 180 / M_PI;
+        cr_assert(fabs(db - wdb) <= 1e-6, "f %g: %.12g dB, closed form %.12g", R->f[k], db, wdb);
+        cr_assert(fabs(ph - wph) <= 1e-4, "f %g: %.12g deg, closed form %.12g", R->f[k], ph, wph);
+    }
+}
+
+static double complex rc_h(double f) { return 1 / (1 + I * 2 * M_PI * f * 1e3 * 100e-9); }
+
+/* RC low-pass 1k / 100n: v(out)/v(in) = 1 / (1 + j w R C); i(v1) = -(v(in) - v(out)) / R. */
+Test(ac, rc_lowpass_is_the_closed_form)
+{
+    nsc_circuit *c = tu_parse("rc\nV1 in 0 DC 0 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac dec 10 100 45k\n.end\n");
+    nsc_ac_result *R = ac_of(c, "v(out),i(v1),i(c1)");
+    cr_assert_eq(R->nf, 27);
+    assert_bode(R, 0, rc_h);
+    for (int k = 0; k < R->nf; k++) {
+        double complex i = (1 - rc_h(R->f[k])) / 1e3, ic = at(R, k, 2);
+        cr_assert(cabs(at(R, k, 1) + i) <= 1e-12 * cabs(i), "i(v1) at %g", R->f[k]);
+        cr_assert(cabs(ic - i) <= 1e-9 * cabs(i), "i(c1) at %g: %g%+gj, want %g%+gj", R->f[k], creal(ic), cimag(ic), creal(i), cimag(i));
+    }
+    nsc_ac_result_free(R);
+    nsc_circuit_free(c);
+}
+
+/* Series RLC (R 50, L 10 mH, C 1 uF), output across C: 1 / (1 - w^2 L C + j w R C);
+ * the source's AC 2 45 scales and turns it. */
+static double complex rlc_h(double f)
+{
+    double w = 2 * M_PI * f;
+    return 2 * cexp(I * M_PI / 4) / (1 - w * w * 10e-3 * 1e-6 + I * w * 50 * 1e-6);
+}
+
+Test(ac, rlc_is_the_closed_form)
+{
+    nsc_circuit *c = tu_parse("rlc\nV1 in 0 DC 3 AC 2 45\nR1 in a 50\nL1 a b 10m\nC1 b 0 1u\n.ac lin 200 100 10k\n.end\n");
+    nsc_ac_result *R = ac_of(c, "v(b)");
+    cr_assert_eq(R->nf, 200);
+    cr_assert_eq(R->f[199], 10e3);
+    assert_bode(R, 0, rlc_h);
+    nsc_ac_result_free(R);
+    nsc_circuit_free(c);
+}
+
+/* The operating point's mode: a PWL diode (VF 0.7, RON 10) conducting at DC 5 V
+ * is its RON in the small-signal circuit, v(a)/v1 = (R2 || RON) / (R1 + R2 || RON);
+ * blocked at DC -5 V it is open: R2 / (R1 + R2). */
+Test(ac, diode_linearised_in_its_operating_mode)
+{
+    const char *fmt = "d\nV1 in 0 DC %s AC 1\nR1 in a 1k\nR2 a 0 1k\nD1 a 0 DX\n.model DX D(VF=0.7 RON=10)\n"
+                      ".ac dec 2 1 1k\n.end\n";
+    char text[512];
+    double par = 1e3 * 10 / (1e3 + 10), want[2] = { par / (1e3 + par), 0.5 };
+    const char *dc[2] = { "5", "-5" };
+    for (int k = 0; k < 2; k++) {
+        snprintf(text, sizeof text, fmt, dc[k]);
+        nsc_circuit *c = tu_parse(text);
+        nsc_ac_result *R = ac_of(c, "v(a)");
+        for (int i = 0; i < R->nf; i++)
+            cr_assert(cabs(at(R, i, 0) - want[k]) <= 1e-12, "DC %s: %g, want %g", dc[k], creal(at(R, i, 0)), want[k]);
+        nsc_ac_result_free(R);
+        nsc_circuit_free(c);
+    }
+}
+
+/* ngspice 39's frequencies (`ngspice -b` with .ac ... and `write` in ASCII; see
+ * tests/data/ac/README.md): dec 10 100 45k is 27 points, each a factor
+ * 450^(1/26) = 1.264872163910277 (ngspice's second point), the last 45 kHz;
+ * dec 7 13 13.1k is 22 points (floor(7 log10(1007.7)) = 21 steps);
+ * oct 4 10 1k 27 points (floor(4 log2 100) = 26) of 2^(1/4), the last 905.1 Hz
+ * (oct 3 10 1.1k: 21, the last 1015.9 Hz); lin 5 10 50 every 10 Hz. */
+Test(ac, frequencies_placed_as_ngspice)
+{
+    struct { nsc_ackind k; int n; double f1, f2; int npt; double second, last; } cs[] = {
+        { NSC_AC_DEC, 10, 100, 45e3, 27, 1.264872163910277e+02, 45e3 },
+        { NSC_AC_DEC, 10, 100, 100e3, 31, 1.258925411794167e+02, 100e3 },
+        { NSC_AC_DEC, 7, 13, 13.1e3, 22, 1.807003395591367e+01, 13.1e3 },
+        { NSC_AC_OCT, 4, 10, 1e3, 27, 1.189207115002721e+01, 9.050966799187800e+02 },
+        { NSC_AC_OCT, 3, 10, 1.1e3, 21, 1.259921049894873e+01, 1.015936673259648e+03 },
+        { NSC_AC_LIN, 5, 10, 50, 5, 20, 50 },
+        { NSC_AC_DEC, 1, 1, 10, 2, 10, 10 },
+    };
+    for (size_t q = 0; q < sizeof cs / sizeof cs[0]; q++) {
+        nsc_acsweep s = { cs[q].k, cs[q].n, cs[q].f1, cs[q].f2, { 0 } };
+        double *f = NULL;
+        int nf = 0;
+        nsc_report r;
+        nsc_report_init(&r);
+        cr_assert_eq(nsc_ac_freqs(&s, &f, &nf, &r), NSC_OK);
+        cr_assert_eq(nf, cs[q].npt, "case %zu: %d points", q, nf);
+        cr_assert(fabs(f[1] - cs[q].second) <= 1e-14 * cs[q].second, "case %zu: %.16g", q, f[1]);
+        cr_assert_eq(f[0], cs[q].f1);
+        cr_assert(fabs(f[nf - 1] - cs[q].last) <= 1e-14 * cs[q].last, "case %zu: last %.16g", q, f[nf - 1]);
+        free(f);
+        nsc_report_free(&r);
+    }
+}
+
+/* tests/data/ac/sallen_key.cir against ngspice 39 (tests/data/ac/README.md):
+ * within 1e-6 dB and 1e-4 degrees (ngspice's radians converted). */
+Test(ac, sallen_key_vs_ngspice)
+{
+    char *text = tu_read_file(NSC_TOP_SRCDIR "/tests/data/ac/sallen_key.cir");
+    cr_assert(text);
+    nsc_circuit *c = tu_parse(text);
+    free(text);
+    nsc_ac_result *R = ac_of(c, "v(out),v(a)");
+    FILE *f = fopen(NSC_TOP_SRCDIR "/tests/data/ac/sallen_key_ngspice39.dat", "r");
+    cr_assert(f);
+    char line[1024];
+    cr_assert(fgets(line, sizeof line, f));                 /* the names */
+    int k = 0;
+    double fr, v[4];
+    while (fscanf(f, "%lf %lf %lf %lf %lf", &fr, &v[0], &v[1], &v[2], &v[3]) == 5) {
+        cr_assert(k < R->nf);
+        cr_assert(fabs(fr - R->f[k]) <= 1e-12 * fr, "frequency %d: %.16g, ngspice %.16g", k, R->f[k], fr);
+        for (int q = 0; q < 2; q++) {
+            double complex x = at(R, k, q);
+            double ph = carg(x) * 180 / M_PI, wph = v[2 * q + 1] * 180 / M_PI;
+            cr_assert(fabs(20 * log10(cabs(x)) - v[2 * q]) <= 1e-6, "%s at %g: %.12g dB, ngspice %.12g", R->name[q], fr,
+                      20 * log10(cabs(x)), v[2 * q]);
+            cr_assert(fabs(remainder(ph - wph, 360)) <= 1e-4, "%s at %g: %.10g deg, ngspice %.10g", R->name[q], fr, ph, wph);
+        }
+        k++;
+    }
+    fclose(f);
+    cr_assert_eq(k, R->nf);
+    nsc_ac_result_free(R);
+    nsc_circuit_free(c);
+}
+
+/* The program: --format raw is ngspice's AC raw; the .dat holds dB and degrees;
+ * .meas ac on a dense sweep: the -3 dB frequency of the RC is 1/(2 pi R C)
+ * (1591.549 Hz) and the phase there -45 degrees, FIND AT a grid point the
+ * closed form. */
+Test(ac, program_writes_raw_dat_and_meas)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    snprintf(path, sizeof path, "%s/rc.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "rc\nV1 in 0 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac dec 1000 10 100k\n"
+                                     ".meas ac f3 WHEN vdb(out)=-3.0102999566398\n"
+                                     ".meas ac ph FIND vp(out) WHEN vdb(out)=-3.0102999566398\n"
+                                     ".meas ac g1k FIND vdb(out) AT=1k\n.print ac vdb(out) vp(out) vr(out)\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --format raw rc.cir && %s --quiet -o t.dat rc.cir", tmp, NSC_PROGRAM, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    double f3, ph, g1k;
+    cr_assert(sscanf(strstr(out, "f3 = "), "f3 = %lf", &f3) == 1, "%s", out);
+    cr_assert(sscanf(strstr(out, "ph = "), "ph = %lf", &ph) == 1, "%s", out);
+    cr_assert(sscanf(strstr(out, "g1k = "), "g1k = %lf", &g1k) == 1, "%s", out);
+    free(out);
+    double fc = 1 / (2 * M_PI * 1e3 * 100e-9);
+    cr_assert(fabs(f3 / fc - 1) <= 1e-6, "f3 %.10g, closed form %.10g", f3, fc);
+    cr_assert(fabs(ph + 45) <= 1e-4, "phase %.10g", ph);
+    cr_assert(fabs(g1k - 20 * log10(cabs(rc_h(1e3)))) <= 1e-9, "g1k %.12g", g1k);
+    snprintf(path, sizeof path, "%s/rc.raw", tmp);
+    char *raw = tu_read_file(path);
+    cr_assert(raw);
+    cr_assert(strstr(raw, "\nPlotname: AC Analysis\nFlags: complex\nNo. Variables: 2\nNo. Points: 4001\n"), "%.400s", raw);
+    cr_assert(strstr(raw, "Variables:\n\t0\tfrequency\tfrequency\tgrid=3\n"), "%.400s", raw);
+    free(raw);
+    snprintf(path, sizeof path, "%s/t.dat", tmp);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int cdb = tu_table_col(&t, "vdb(out)"), cp = tu_table_col(&t, "vp(out)"), cr = tu_table_col(&t, "vr(out)");
+    cr_assert(cdb > 0 && cp > 0 && cr > 0);
+    double x = tu_interp(&t, cp, 1e3), want = carg(rc_h(1e3)) * 180 / M_PI;
+    cr_assert(fabs(x - want) <= 1e-6, "vp(out) at 1 kHz %.10g, closed form %.10g", x, want);
+    tu_table_free(&t);
+}
+
+/* DC sweep of a resistor divider 1k / 3k: v(out) = 0.75 V1, nested with V2
+ * at the bottom: v(out) = V2 + 0.75 (V1 - V2). */
+Test(dc, divider_nested_is_the_closed_form)
+{
+    nsc_circuit *c = tu_parse("div\nV1 in 0 0\nV2 b 0 0\nR1 in out 1k\nR2 out b 3k\n.dc V1 -1 2 0.25 V2 0 3 1\n.end\n");
+    nsc_probe *p = NULL;
+    int np = 0;
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_probes_parse(c, "v(out),i(v1)", &p, &np, &r), NSC_OK);
+    nsc_waves *W = NULL;
+    cr_assert_eq(nsc_run_dc(c, 1e-12, NSC_SOLVER_AUTO, p, np, &W, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(W->nrow, 13 * 4);
+    cr_assert_str_eq(W->name[0], "v-sweep");
+    for (int i = 0; i < W->nrow; i++) {
+        double v1 = nsc_waves_at(W, i, 0), v2 = nsc_waves_at(W, i, 1);
+        cr_assert(fabs(v1 - (-1 + 0.25 * (i % 13))) <= 1e-15 && v2 == i / 13);
+        cr_assert(fabs(nsc_waves_at(W, i, 2) - (v2 + 0.75 * (v1 - v2))) <= 1e-12);
+        cr_assert(fabs(nsc_waves_at(W, i, 3) + (v1 - v2) / 4e3) <= 1e-15);
+    }
+    cr_assert_eq(c->el[0].wave.dc, 0);                      /* restored */
+    nsc_waves_free(W);
+    nsc_probes_free(p, np);
+    nsc_report_free(&r);
+    nsc_circuit_free(c);
+}
+
+/* A diode clipper: V1 -> 1k -> out, out -> PWL diode (VF 0.7, RON 10) and 1k to
+ * ground: v = V1 / 2 while V1 / 2 <= 0.7, else (V1 + 70) / 102 (KCL with the
+ * diode on); the sweep crosses the knee both ways over a resistor sweep too. */
+Test(dc, clipper_is_the_pwl_transfer)
+{
+    nsc_circuit *c = tu_parse("clip\nV1 in 0 0\nR1 in out 1k\nD1 out 0 DX\n.model DX D(VF=0.7 RON=10)\nR2 out 0 1k\n"
+                              ".dc V1 3 -3 -0.01\n.end\n");
+    nsc_probe *p = NULL;
+    int np = 0;
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_probes_parse(c, "v(out),i(d1)", &p, &np, &r), NSC_OK);
+    nsc_waves *W = NULL;
+    cr_assert_eq(nsc_run_dc(c, 1e-12, NSC_SOLVER_AUTO, p, np, &W, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(W->nrow, 601);
+    for (int i = 0; i < W->nrow; i++) {
+        double v1 = nsc_waves_at(W, i, 0), v = v1 / 2 <= 0.7 ? v1 / 2 : (v1 + 70) / 102;
+        double id = v > 0.7 ? (v - 0.7) / 10 : 0;
+        cr_assert(fabs(nsc_waves_at(W, i, 1) - v) <= 1e-12, "V1 %g: %.15g, want %.15g", v1, nsc_waves_at(W, i, 1), v);
+        cr_assert(fabs(nsc_waves_at(W, i, 2) - id) <= 1e-12, "V1 %g: i(d1) %.15g, want %.15g", v1, nsc_waves_at(W, i, 2), id);
+    }
+    nsc_waves_free(W);
+    nsc_probes_free(p, np);
+    nsc_report_free(&r);
+    nsc_circuit_free(c);
+}
+
+/* The program on a resistor sweep: raw "DC transfer characteristic", the sweep
+ * variable first; v(out) = 5 R2 / (1k + R2) at each R2 (ngspice's res-sweep). */
+Test(dc, program_resistor_sweep_raw)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    snprintf(path, sizeof path, "%s/r.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "rs\nV1 in 0 5\nR1 in out 1k\nR2 out 0 1k\n.dc R2 500 2k 500\n.print dc v(out)\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --format raw r.cir", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/r.raw", tmp);
+    char *raw = tu_read_file(path);
+    cr_assert(raw);
+    cr_assert(strstr(raw, "\nPlotname: DC transfer characteristic\nFlags: real\nNo. Variables: 2\nNo. Points: 4\n"
+                          "Variables:\n\t0\tres-sweep\tvoltage\n\t1\tv(out)\tvoltage\n"), "%.500s", raw);
+    const char *v = strstr(raw, "Values:\n");
+    cr_assert(v);
+    v += 8;
+    for (int k = 0; k < 4; k++) {
+        int idx;
+        double rr, vo;
+        int nread = 0;
+        cr_assert(sscanf(v, " %d %lf %lf%n", &idx, &rr, &vo, &nread) == 3, "%s", v);
+        cr_assert_eq(idx, k);
+        cr_assert_eq(rr, 500.0 * (k + 1));
+        cr_assert(fabs(vo - 5 * rr / (1e3 + rr)) <= 1e-12, "R2 %g: %.15g", rr, vo);
+        v += nread;
+    }
+    free(raw);
+}
+
+/* Bad cards are errors at their place. */
+Test(ac, bad_cards_are_errors)
+{
+    const char *bad[] = { ".ac dec 0 10 1k", ".ac dec 10 0 1k", ".ac log 10 1 1k", ".ac dec 10 1k 10",
+                          ".dc R9 0 1 0.1", ".dc V1 0 1 -0.1", ".dc C1 0 1 0.1", ".dc V1 0 1", ".meas ac x FIND v(out) AT=1k",
+                          ".print ac vq(out)" };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char path[1024], text[512], cmd[2048], *out = NULL;
+        snprintf(path, sizeof path, "%s/b.cir", tmp);
+        snprintf(text, sizeof text, "b\nV1 in 0 AC 1\nR1 in out 1k\nC1 out 0 1n\n.ac dec 10 1 1k\n%s\n.end\n", bad[k]);
+        cr_assert_eq(tu_write_file(path, text), 0);
+        snprintf(cmd, sizeof cmd, "cd %s && %s --quiet b.cir 2>&1", tmp, NSC_PROGRAM);
+        int st = tu_run(cmd, &out);
+        cr_assert_eq(st, 1, "%s: status %d: %s", bad[k], st, out);
+        cr_assert(strstr(out, "b.cir:6:") && strstr(out, "error"), "%s: %s", bad[k], out);
+        free(out);
+    }
+}
