@@ -362,7 +362,8 @@ nsc_status nle_card_dot(elab *E, scope *sc, const nl_card *cd)
     static const char *const noted[] = { ".nodeset", ".temp", ".width", ".plot", ".probe", ".title" };
     /* other analyses, and cards of other dialects that do not change the
      * transient: skipped with a warning naming the card (a netlist written for
-     * ngspice, LTspice or Xyce runs its .tran); without .tran/.op the run fails */
+     * ngspice, LTspice or Xyce runs its .tran); without .tran/.op the run fails
+     * (.ac and .dc never come here: nle_small_card takes them) */
     static const char *const analyses[] = { ".ac", ".dc", ".tf", ".noise", ".disto", ".pz", ".sens", ".sp",
                                             ".four", ".hb", ".backanno" };
     static const char *const unsup[] = { ".if", ".elseif", ".else", ".endif", ".csparam", ".data",
@@ -407,7 +408,7 @@ nsc_status nle_card_dot(elab *E, scope *sc, const nl_card *cd)
     for (size_t k = 0; k < sizeof analyses / sizeof analyses[0]; k++)
         if (nle_head_is(cd, analyses[k])) {
             nle_warn(E, sc, cd, NULL, "%s card skipped: %s", analyses[k],
-                 k + 1 < sizeof analyses / sizeof analyses[0] ? "only the transient (.tran, .op, .pss) is simulated"
+                 k + 1 < sizeof analyses / sizeof analyses[0] ? "not simulated (the analyses: .tran, .op, .pss, .ac, .dc)"
                                                               : "LTspice's annotation has no effect here");
             return NSC_OK;
         }
