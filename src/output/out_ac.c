@@ -165,6 +165,10 @@ nsc_status nsc_write_dc_gp(const nsc_waves *W, int nsweep, const char *datpath, 
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) return nsc_oom(r);
+    int n0 = 1;                                         /* a nested sweep: one line per outer value */
+    while (nsweep > 1 && n0 < W->nrow && nsc_waves_at(W, n0, 1) == nsc_waves_at(W, 0, 1)) n0++;
+    if (nsweep < 2) n0 = W->nrow > 0 ? W->nrow : 1;
+    int nblock = (W->nrow + n0 - 1) / n0 > 0 ? (W->nrow + n0 - 1) / n0 : 1;
     nsc_gp_preamble(f, pngpath, datpath, 700);
     fputs("# DC sweep: each output over the swept value (column 1)\nset multiplot layout 2,1\nset xlabel ", f);
     nsc_gp_quote(f, W->name[0]);
@@ -174,8 +178,10 @@ nsc_status nsc_write_dc_gp(const nsc_waves *W, int nsweep, const char *datpath, 
         for (int k = nsweep; k < W->ncol; k++) {
             if ((W->name[k][0] == 'i') != pass) continue;
             fputs(n++ ? ", \\\n     " : "plot ", f);
-            fprintf(f, "datafile using 1:%d with lines lw 1.5 title ", k + 1);
+            fprintf(f, "for [b=0:%d] datafile every ::b*%d::b*%d+%d using 1:%d with lines lw 1.5 lc %d title (b ? '' : ",
+                    nblock - 1, n0, n0, n0 - 1, k + 1, k);
             nsc_gp_quote(f, W->name[k]);
+            fputc(')', f);
         }
         if (!n) fputs("unset key\nplot 1/0 notitle\nset key", f);
     }
