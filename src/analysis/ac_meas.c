@@ -1,6 +1,7 @@
 /* ac_meas.c -- the .meas ac cards on an AC sweep (smallsig.h): between two
- * frequencies a signal is interpolated linearly in log f (a Bode plot's
- * straight lines); a phase across a +-180 degree wrap is unwrapped first. */
+ * frequencies a signal is interpolated linearly in f, as ngspice 39 does
+ * (measured: FIND vdb AT=, WHEN vdb=, FIND vp WHEN agree with its meas to its
+ * 7 printed digits); a phase across a +-180 degree wrap is unwrapped first. */
 #include "smallsig.h"
 
 #include <math.h>
@@ -28,7 +29,7 @@ static double lerp(const nsc_acout *o, double a, double b, double t)
     return v;
 }
 
-/* The first crossing of o = val: *k and the fraction *t in log f; -1 if none. */
+/* The first crossing of o = val: *k and the fraction *t of the interval; -1 if none. */
 static int crossing(const nsc_ac_result *R, const nsc_acout *o, double val, int *k, double *t, int *ok)
 {
     double prev = sig_at(R, o, 0, ok) - val;
@@ -47,7 +48,7 @@ static int crossing(const nsc_ac_result *R, const nsc_acout *o, double val, int 
 
 static double freq_at(const nsc_ac_result *R, int k, double t)
 {
-    return k + 1 < R->nf ? exp(log(R->f[k]) + t * (log(R->f[k + 1]) - log(R->f[k]))) : R->f[k];
+    return k + 1 < R->nf ? R->f[k] + t * (R->f[k + 1] - R->f[k]) : R->f[k];
 }
 
 /* One measure into res. */
@@ -69,7 +70,7 @@ static void acmeas_one(const nsc_ac_result *R, const nsc_acmeas *m, nsc_meas_res
             return;
         }
         while (k + 2 < R->nf && R->f[k + 1] < m->at) k++;
-        t = R->nf > 1 ? (log(m->at) - log(R->f[k])) / (log(R->f[k + 1]) - log(R->f[k])) : 0;
+        t = R->nf > 1 ? (m->at - R->f[k]) / (R->f[k + 1] - R->f[k]) : 0;
         res->value = R->nf > 1 ? lerp(&m->sig, sig_at(R, &m->sig, k, &ok), sig_at(R, &m->sig, k + 1, &ok), t)
                                : sig_at(R, &m->sig, 0, &ok);
     } else {

@@ -272,7 +272,7 @@ typedef struct nsc_acout {
 } nsc_acout;
 
 /* .meas ac name FIND sig AT=f | WHEN sig=val | FIND sig WHEN sig2=val | MAX sig | MIN sig
- * (the first crossing, in increasing frequency) */
+ * (the first crossing, in increasing frequency; linear in f between points, as ngspice) */
 typedef enum nsc_acmtype { NSC_ACM_FIND_AT, NSC_ACM_WHEN, NSC_ACM_FIND_WHEN, NSC_ACM_MAX, NSC_ACM_MIN } nsc_acmtype;
 typedef struct nsc_acmeas {
     char *name;             /* lower case */

@@ -319,3 +319,31 @@ Test(ac, bad_cards_are_errors)
         free(out);
     }
 }
+
+/* .meas ac as ngspice 39 measures it: the RC of rc_lowpass with `meas ac` in a
+ * .control block after `run` (`ngspice -b`; the cards below as meas commands)
+ * printed g1k = -1.449938e+00, f3 = 1.587447e+03, ph3 = -7.817052e-01 (rad),
+ * mx = -1.711150e-02: linear interpolation in f between the 27 points. */
+Test(ac, meas_as_ngspice)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    snprintf(path, sizeof path, "%s/m.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "rc\nV1 in 0 DC 0 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac dec 10 100 45k\n"
+                                     ".meas ac g1k FIND vdb(out) AT=1k\n.meas ac f3 WHEN vdb(out)=-3\n"
+                                     ".meas ac ph3 FIND vp(out) WHEN vdb(out)=-3\n.meas ac mx MAX vdb(out)\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet m.cir", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    const char *name[] = { "g1k = ", "f3 = ", "ph3 = ", "mx = " };
+    double want[] = { -1.449938e+00, 1.587447e+03, -7.817052e-01 * 180 / M_PI, -1.711150e-02 };
+    for (int k = 0; k < 4; k++) {
+        const char *s = strstr(out, name[k]);
+        double v;
+        cr_assert(s && sscanf(s + strlen(name[k]), "%lf", &v) == 1, "%s", out);
+        cr_assert(fabs(v - want[k]) <= 6e-7 * fabs(want[k]), "%s%.10g, ngspice %.7g", name[k], v, want[k]);
+    }
+    snprintf(path, sizeof path, "%s/m.meas", tmp);
+    char *text = tu_read_file(path);
+    cr_assert(text && strstr(text, "\nf3 = "), "%s", text ? text : "no m.meas");
+    free(text);
+    free(out);
+}
