@@ -44,13 +44,13 @@ static nsc_status files_of(const nsc_small_args *a, const nsc_circuit *c, const 
     return NSC_OK;
 }
 
-/* The probes of the AC run: the .print ac ones (distinct), else the defaults;
- * then those the .meas ac cards read. */
-static nsc_status ac_probes(const nsc_circuit *c, nsc_probe **p, int *np, nsc_report *r)
+/* The probes of the AC run: the defaults (unless .print ac names outputs and
+ * all is 0), the .print ac ones, then those the .meas ac cards read; distinct. */
+static nsc_status ac_probes(const nsc_circuit *c, int all, nsc_probe **p, int *np, nsc_report *r)
 {
     nsc_probe *d = NULL;
     int nd = 0;
-    nsc_status s = c->nacout ? NSC_OK : nsc_probes_default(c, &d, &nd, r);
+    nsc_status s = c->nacout && !all ? NSC_OK : nsc_probes_default(c, &d, &nd, r);
     int cap = nd + c->nacout + 2 * c->nacmeas + 1;
     *p = s ? NULL : nsc_calloc((size_t)cap, sizeof **p);
     *np = 0;
@@ -152,7 +152,8 @@ static nsc_status run_ac(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
     int np = 0;
     nsc_ac_result *R = NULL;
     nsc_status s = files_of(a, c, ".ac", &F, r);
-    if (!s) s = ac_probes(c, &p, &np, r);
+    int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;   /* a raw file holds every vector, as ngspice's */
+    if (!s) s = ac_probes(c, raw, &p, &np, r);
     if (!s) s = nsc_run_ac(c, a->gmin, a->solver, p, np, &R, r);
     int nout = np;                                          /* the output probes, before the .meas ones */
     if (!s && !c->nacout) {
