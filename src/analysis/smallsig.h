@@ -61,6 +61,14 @@ void nsc_acmeas_eval(const nsc_circuit *c, const nsc_ac_result *R, nsc_meas_resu
 nsc_status nsc_run_dc(nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *p, int np,
                       nsc_waves **out, nsc_report *r);
 
+/* .four (four.c): harmonics 0 .. nh-1 of column col of W over its last 1/f
+ * seconds (the rows' piecewise-linear interpolant, exactly): mag[k] (mag[0] the
+ * mean), phase[k] in degrees (of sin(k w (t - a) + phase), a the window's start;
+ * phase[0] = 0), thd = 100 sqrt(sum_{k >= 2} mag_k^2) / mag_1 (percent).
+ * NSC_ESIM when the rows span less than 1/f. */
+nsc_status nsc_four_eval(const nsc_waves *W, int col, double f, int nh, double *mag, double *phase, double *thd,
+                         nsc_report *r);
+
 /* The values of one sweep: start, start + step, ... to stop (1e-9 step of slack). */
 int nsc_dc_count(const nsc_dcsweep *s);
 

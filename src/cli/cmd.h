@@ -92,5 +92,8 @@ typedef struct nsc_small_args {
     nsc_solver solver;
 } nsc_small_args;
 nsc_status nsc_cli_small(const nsc_small_args *a, nsc_circuit *c, nsc_report *r);
+/* The .four cards on the rows W of the transient or steady state: ngspice's
+ * tables on stdout and in STEM.four (out: the run's output file). */
+nsc_status nsc_cli_four(const nsc_circuit *c, const nsc_waves *W, const char *out, nsc_report *r);
 
 #endif

@@ -5,6 +5,7 @@
 #include "cmd.h"
 #include "output/out_ac.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,5 +210,52 @@ nsc_status nsc_cli_small(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
 {
     nsc_status s = c->has_ac ? run_ac(a, c, r) : NSC_OK;
     if (!s && c->ndc) s = run_dc(a, c, r);
+    return s;
+}
+
+/* One output's harmonics, as ngspice prints them (10 harmonics, phases in degrees). */
+static nsc_status four_one(FILE *f, const nsc_waves *W, int col, double fr, const char *name, nsc_report *r)
+{
+    enum { NH = 10 };
+    double mag[NH], ph[NH], thd;
+    nsc_status s = nsc_four_eval(W, col, fr, NH, mag, ph, &thd, r);
+    if (s) return s;
+    fprintf(f, "Fourier analysis for %s:\n  No. Harmonics: %d, THD: %g %%, over [%.10g, %.10g] s (the rows, "
+               "linear between them)\n\n", name, NH, thd, nsc_waves_at(W, W->nrow - 1, 0) - 1 / fr,
+            nsc_waves_at(W, W->nrow - 1, 0));
+    fputs("Harmonic Frequency   Magnitude   Phase       Norm. Mag   Norm. Phase\n"
+          "-------- ---------   ---------   -----       ---------   -----------\n", f);
+    for (int k = 0; k < NH; k++)
+        fprintf(f, " %-7d %-11.6g %-11.6g %-11.6g %-11.6g %-11.6g\n", k, k * fr, mag[k], ph[k],
+                k && mag[1] > 0 ? mag[k] / mag[1] : 0, k ? remainder(ph[k] - ph[1], 360) : 0);
+    fputc('\n', f);
+    return NSC_OK;
+}
+
+nsc_status nsc_cli_four(const nsc_circuit *c, const nsc_waves *W, const char *out, nsc_report *r)
+{
+    char *text = NULL, *path = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return nsc_oom(r);
+    nsc_status s = NSC_OK;
+    for (int q = 0; !s && q < c->nfour; q++)
+        for (int j = 0; !s && j < c->four[q].nsig; j++) {
+            int col = -1;
+            for (int k = 1; k < W->ncol; k++)
+                if (!strcmp(W->name[k], c->four[q].sig[j])) col = k;
+            if (col < 0) s = nsc_err(r, NSC_ESIM, &c->four[q].loc, ".four: %s was not recorded", c->four[q].sig[j]);
+            else s = four_one(f, W, col, c->four[q].f, c->four[q].sig[j], r);
+        }
+    if (fclose(f) && !s) s = nsc_oom(r);
+    if (!s) {
+        fwrite(text, 1, len, stdout);
+        const char *slash = strrchr(out, '/'), *dot = strrchr(out, '.');
+        int n = dot && (!slash || dot > slash + 1) ? (int)(dot - out) : (int)strlen(out);
+        if (!(path = nsc_asprintf("%.*s.four", n, out))) s = nsc_oom(r);
+        else s = nsc_write_atomic(path, text, len, r);
+    }
+    free(path);
+    free(text);
     return s;
 }

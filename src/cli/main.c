@@ -531,6 +531,7 @@ static nsc_status write_results(job *J, const cli *C, nsc_status s, nsc_report *
     } else if (ckt->nmeas > 0)
         nsc_warn(wr, &ckt->meas_loc, ".meas not evaluated: the run did not complete");
     if (done) control_outputs(ckt, W, J->R.mres, J->R.nout, wr);
+    if (!ws && done && ckt->nfour) ws = nsc_cli_four(ckt, W, J->out, wr);  /* .four (cmd_small.c) */
     nsc_waves_keep(W, J->R.nout + 1);                       /* drop the columns only .meas reads */
     int streamed = 0;
     if (!ws && J->stream) ws = nsc_stream_finish(J->stream, W, &streamed, wr);

@@ -42,6 +42,11 @@ void nsc_circuit_free(nsc_circuit *c)
     free(c->acmeas);
     for (int k = 0; k < c->ndcout; k++) free(c->dcout[k].name);
     free(c->dcout);
+    for (int k = 0; k < c->nfour; k++) {
+        for (int j = 0; j < c->four[k].nsig; j++) free(c->four[k].sig[j]);
+        free(c->four[k].sig);
+    }
+    free(c->four);
     for (int k = 0; k < c->nxcol; k++) {
         free(c->xcol[k].name);
         free(c->xcol[k].sig.code);

@@ -291,6 +291,15 @@ typedef struct nsc_dcsweep {
     nsc_loc loc;
 } nsc_dcsweep;
 
+/* `.four freq out...`: the harmonics of each output over the last period 1/f of
+ * the transient (or of the steady state's rows) (four.c). */
+typedef struct nsc_four {
+    double f;
+    char **sig;             /* [nsig] column names ("v(a)", "i(l1)"), also in meas_probe */
+    int nsig;
+    nsc_loc loc;
+} nsc_four;
+
 typedef struct nsc_circuit {
     char *title;
     char **files;           /* interned file names (nsc_loc.file points here) */
@@ -376,6 +385,8 @@ typedef struct nsc_circuit {
     nsc_dcsweep dc[2];
     nsc_probe *dcout;       /* .print dc outputs (none: .save/.print, else the defaults) */
     int ndcout;
+    nsc_four *four;         /* .four cards (issue 29 item 6) */
+    int nfour;
 } nsc_circuit;
 
 void nsc_circuit_free(nsc_circuit *c);

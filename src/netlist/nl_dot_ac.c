@@ -3,6 +3,7 @@
  * them to nle_small_card when met; they are read by nle_resolve_small once
  * every element and node is known (a card may name an element defined later). */
 #include "nl_elab.h"
+#include "nl_meas.h"
 #include "devices/device.h"
 
 #include <math.h>
@@ -14,11 +15,11 @@ static int is_meas(const nl_card *cd)
     return nle_head_is(cd, ".meas") || nle_head_is(cd, ".measure");
 }
 
-/* The cards of this file: .ac, .dc, .print ac|dc, .meas ac. */
+/* The cards of this file: .ac, .dc, .print ac|dc, .meas ac, .four. */
 static int small_card(const nl_card *cd)
 {
     int second_ac = cd->nf > 1 && (nle_is_word(&cd->f[1], "ac"));
-    return nle_head_is(cd, ".ac") || nle_head_is(cd, ".dc") || (is_meas(cd) && second_ac)
+    return nle_head_is(cd, ".ac") || nle_head_is(cd, ".dc") || (is_meas(cd) && second_ac) || nle_head_is(cd, ".four")
            || (nle_head_is(cd, ".print") && (second_ac || (cd->nf > 1 && nle_is_word(&cd->f[1], "dc"))));
 }
 
@@ -291,6 +292,35 @@ static nsc_status card_meas(elab *E, scope *sc, const nl_card *cd)
     return NSC_OK;
 }
 
+/* .four freq out...: the outputs become recorded columns (nl_meas_column) */
+static nsc_status card_four(elab *E, scope *sc, const nl_card *cd)
+{
+    nsc_circuit *c = E->c;
+    if (cd->nf < 3) return nle_err(E, NULL, cd, NULL, "expected .four frequency output...");
+    nsc_four *a = nsc_realloc_array(c->four, (size_t)c->nfour + 1, sizeof *a);
+    if (!a) return nle_oom(E);
+    c->four = a;
+    nsc_four *F = &a[c->nfour++];
+    memset(F, 0, sizeof *F);
+    F->loc = nl_field_loc(E->d, cd, &cd->f[0]);
+    if (nle_value(E, sc, cd, &cd->f[1], &F->f)) return E->r->status;
+    if (!(F->f > 0)) return nle_err(E, NULL, cd, &cd->f[1], "the .four frequency must be positive, not %g", F->f);
+    if (!(F->sig = nsc_calloc((size_t)cd->nf, sizeof *F->sig))) return nle_oom(E);
+    for (int i = 2; i < cd->nf; i++) {
+        nsc_acout o;
+        int part, idx;
+        if (out_field(E, cd, &cd->f[i], &o, &part)) return E->r->status;
+        nsc_status s = part >= 0 ? nle_err(E, NULL, cd, &cd->f[i], "'%s' in .four: V(n), V(a,b) or I(x)", nle_ftext(&cd->f[i]))
+                       : o.p.kind == NSC_PROBE_V ? nl_meas_column(c, NSC_PROBE_V, c->node_name[o.p.node[0]],
+                                                                  o.p.node[1] ? c->node_name[o.p.node[1]] : NULL, o.p.loc, &idx, E->r)
+                                                 : nl_meas_column(c, NSC_PROBE_I, c->el[o.p.el].name, NULL, o.p.loc, &idx, E->r);
+        if (!s) F->sig[F->nsig++] = o.p.name;
+        else free(o.p.name);
+        if (s) return s;
+    }
+    return NSC_OK;
+}
+
 nsc_status nle_resolve_small(elab *E, scope *top)
 {
     for (int k = 0; k < E->nsmall; k++) {
@@ -298,6 +328,7 @@ nsc_status nle_resolve_small(elab *E, scope *top)
         nsc_status s = nle_head_is(cd, ".ac")   ? card_ac(E, top, cd)
                        : nle_head_is(cd, ".dc") ? card_dc(E, top, cd)
                        : is_meas(cd)            ? card_meas(E, top, cd)
+                       : nle_head_is(cd, ".four") ? card_four(E, top, cd)
                                                 : card_print(E, cd);
         if (s) return s;
     }
