@@ -38,7 +38,7 @@ static const char usage_text[] =
     "       nscircuit compare OURS REFERENCE [--signals LIST] [--tol T] [--plot] [-o PREFIX]\n"
     "       nscircuit sweep circuit.cir --param NAME=START:STOP:N [...] [-j N] [--shard K/N]\n"
     "\n"
-    "Runs the analyses of a SPICE netlist (.tran, .op) with ideal, piecewise-linear\n"
+    "Runs the analyses of a SPICE netlist (.tran, .op, .pss, .ac, .dc, .four) with ideal, piecewise-linear\n"
     "switching devices solved as complementarity problems, writes the waveforms and\n"
     "evaluates the .meas cards. A netlist with .step cards runs as `nscircuit sweep`.\n"
     "See nscircuit(1).\n"
