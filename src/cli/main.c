@@ -617,6 +617,7 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
     if ((ckt->has_ac || ckt->ndc) && (s = run_small(J, C))) return s;   /* .ac, .dc (cmd_small.c) */
     if (J->R.o.tstop <= 0) {
         if (ckt->nmeas > 0) nsc_warn(&J->rep, &ckt->meas_loc, ".meas tran ignored: no transient analysis");
+        if (ckt->nfour > 0) nsc_warn(&J->rep, &ckt->four[0].loc, ".four ignored: no transient analysis");
         return NSC_OK;
     }
     J->R.o.stop = &stop_flag;

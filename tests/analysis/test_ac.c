@@ -426,3 +426,59 @@ Test(four, rc_sine_is_the_closed_form)
     cr_assert(fabs(mag - 1) <= 1e-5 && fabs(ph) <= 1e-3 && thd < 1e-3, "v(a): %.10g %.10g %.3g", mag, ph, thd);
     free(out);
 }
+
+/* tests/data/dc/linear_nested.cir against ngspice 39 (tests/data/dc/README.md):
+ * every point of the nested sweep within 1e-12 V / 1e-15 A. */
+Test(dc, linear_nested_vs_ngspice)
+{
+    char *text = tu_read_file(NSC_TOP_SRCDIR "/tests/data/dc/linear_nested.cir");
+    cr_assert(text);
+    nsc_circuit *c = tu_parse(text);
+    free(text);
+    nsc_probe *p = NULL;
+    int np = 0;
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_probes_parse(c, "v(a),v(m),v(o),v(q),v(h),i(v1)", &p, &np, &r), NSC_OK);
+    nsc_waves *W = NULL;
+    cr_assert_eq(nsc_run_dc(c, 1e-12, NSC_SOLVER_AUTO, p, np, &W, &r), NSC_OK, "%s", r.error);
+    FILE *f = fopen(NSC_TOP_SRCDIR "/tests/data/dc/linear_nested_ngspice39.dat", "r");
+    cr_assert(f);
+    char line[1024];
+    cr_assert(fgets(line, sizeof line, f));
+    double v[7];
+    int k = 0;
+    while (fscanf(f, "%lf %lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) == 7) {
+        cr_assert(k < W->nrow);
+        cr_assert(fabs(nsc_waves_at(W, k, 0) - v[0]) <= 1e-15, "row %d: sweep %g, ngspice %g", k, nsc_waves_at(W, k, 0), v[0]);
+        cr_assert(fabs(nsc_waves_at(W, k, 1) - 0.5e-3 * (k / 9)) <= 1e-18, "row %d: outer %g", k, nsc_waves_at(W, k, 1));
+        for (int q = 1; q < 7; q++)
+            cr_assert(fabs(nsc_waves_at(W, k, q + 1) - v[q]) <= (q < 6 ? 1e-12 : 1e-15), "row %d %s: %.15g, ngspice %.15g",
+                      k, W->name[q + 1], nsc_waves_at(W, k, q + 1), v[q]);
+        k++;
+    }
+    fclose(f);
+    cr_assert_eq(k, 27);
+    cr_assert_eq(W->nrow, 27);
+    nsc_waves_free(W);
+    nsc_probes_free(p, np);
+    nsc_report_free(&r);
+    nsc_circuit_free(c);
+}
+
+/* Several AC sources superpose: V1 AC 1 through R into the RC node and I1 AC 1m 90
+ * into it: v(out) = (1/R + 1m j) / (1/R + j w C). */
+Test(ac, sources_superpose)
+{
+    nsc_circuit *c = tu_parse("two\nV1 in 0 DC 1 AC 1\nR1 in out 1k\nC1 out 0 100n\nI1 0 out DC 0 AC 1m 90\n"
+                              ".ac dec 5 10 100k\n.end\n");
+    nsc_ac_result *R = ac_of(c, "v(out)");
+    for (int k = 0; k < R->nf; k++) {
+        double w = 2 * M_PI * R->f[k];
+        double complex want = (1e-3 + 1e-3 * I) / (1e-3 + I * w * 100e-9), x = at(R, k, 0);
+        cr_assert(cabs(x - want) <= 1e-12 * cabs(want), "f %g: %g%+gj, want %g%+gj", R->f[k], creal(x), cimag(x),
+                  creal(want), cimag(want));
+    }
+    nsc_ac_result_free(R);
+    nsc_circuit_free(c);
+}
