@@ -482,3 +482,20 @@ Test(ac, sources_superpose)
     nsc_ac_result_free(R);
     nsc_circuit_free(c);
 }
+
+/* A pair at its corner (l = y = 0) is taken in the mode the operating point's
+ * solver accepted: every solver (auto, lemke, enum) leaves an ideal diode (VF=0)
+ * across the lower resistor of a divider biased at 0 V open, so the gain is the
+ * divider's 1/2, as SPICE's zero-bias diode (conductance IS/VT) gives. */
+Test(ac, diode_at_zero_bias_is_open)
+{
+    nsc_circuit *c = tu_parse("z\nV1 in 0 DC 0 AC 1\nR1 in a 1k\nR2 a 0 1k\nD1 a 0 DI\n.model DI D(VF=0)\n"
+                              ".ac dec 1 10 100\n.end\n");
+    nsc_ac_result *R = ac_of(c, "v(a),i(d1)");
+    for (int k = 0; k < R->nf; k++) {
+        cr_assert(cabs(at(R, k, 0) - 0.5) <= 1e-12, "v(a) %g%+gj", creal(at(R, k, 0)), cimag(at(R, k, 0)));
+        cr_assert(cabs(at(R, k, 1)) == 0);
+    }
+    nsc_ac_result_free(R);
+    nsc_circuit_free(c);
+}
