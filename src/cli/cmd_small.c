@@ -4,6 +4,7 @@
 #include "config.h"
 #include "cmd.h"
 #include "output/out_ac.h"
+#include "output/rd.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -164,7 +165,7 @@ static nsc_status run_ac(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
     if (!s) s = ac_write(a, c, R, nout, &F, r);
     if (!s && !a->quiet)
         fprintf(stderr, "nscircuit: %s: AC analysis, %d frequencies from %g to %g Hz; wrote %s\n", a->netlist, R->nf,
-                R->f[0], R->f[R->nf - 1], F.out);
+                R->f[0], R->f[R->nf - 1], raw && a->several ? "its plot of the raw file" : F.out);
     nsc_ac_result_free(R);
     nsc_probes_free(p, np);
     files_free(&F);
@@ -199,17 +200,23 @@ static nsc_status run_dc(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
         if (!s && a->plot && !rs) s = nsc_render_gp(F.gp, r);
     }
     if (!s && !rs && !a->quiet)
-        fprintf(stderr, "nscircuit: %s: DC sweep, %d points; wrote %s\n", a->netlist, W->nrow, F.out);
+        fprintf(stderr, "nscircuit: %s: DC sweep, %d points; wrote %s\n", a->netlist, W->nrow,
+                raw && a->several ? "its plot of the raw file" : F.out);
     nsc_waves_free(W);
     nsc_probes_free(p, np);
     files_free(&F);
     return rs ? rs : s;
 }
 
+nsc_status nsc_cli_raw_merge(const nsc_small_args *a, const nsc_circuit *c, const char *tran, int tran_line,
+                             nsc_report *r);
+
 nsc_status nsc_cli_small(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
 {
     nsc_status s = c->has_ac ? run_ac(a, c, r) : NSC_OK;
     if (!s && c->ndc) s = run_dc(a, c, r);
+    int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;
+    if (!s && raw && a->several && !a->tran) s = nsc_cli_raw_merge(a, c, NULL, 0, r);   /* .ac and .dc: one file */
     return s;
 }
 
@@ -257,5 +264,59 @@ nsc_status nsc_cli_four(const nsc_circuit *c, const nsc_waves *W, const char *ou
     }
     free(path);
     free(text);
+    return s;
+}
+
+/* One plot of the merged raw file: its card's line and its file. */
+typedef struct raw_part {
+    int line;
+    char *path;
+} raw_part;
+
+/* Parts in the netlist's order (by their cards' lines; insertion sort of <= 3). */
+static void parts_sort(raw_part *p, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && p[j].line < p[j - 1].line; j--) {
+            raw_part t = p[j];
+            p[j] = p[j - 1];
+            p[j - 1] = t;
+        }
+}
+
+nsc_status nsc_cli_raw_merge(const nsc_small_args *a, const nsc_circuit *c, const char *tran, int tran_line,
+                             nsc_report *r)
+{
+    raw_part part[3];
+    int n = 0;
+    small_files F[2];
+    memset(F, 0, sizeof F);
+    nsc_status s = NSC_OK;
+    if (tran) part[n++] = (raw_part){ tran_line, (char *)tran };
+    if (c->has_ac && !(s = files_of(a, c, ".ac", &F[0], r))) part[n++] = (raw_part){ c->ac.loc.line, F[0].out };
+    if (!s && c->ndc && !(s = files_of(a, c, ".dc", &F[1], r))) part[n++] = (raw_part){ c->dc[0].loc.line, F[1].out };
+    char *out = !s ? (a->outpath ? nsc_strdup(a->outpath) : F[0].base ? nsc_asprintf("%.*s.raw", (int)strlen(F[0].base) - 3, F[0].base)
+                                                       : nsc_asprintf("%.*s.raw", (int)strlen(F[1].base) - 3, F[1].base))
+                   : NULL;
+    if (!s && !out) s = nsc_oom(r);
+    parts_sort(part, n);
+    nsc_afile af;
+    int opened = !s && !(s = nsc_afile_open(&af, out, r)), ok = 1;
+    for (int k = 0; !s && k < n; k++) {                     /* the plots one after the other, as ngspice's -r */
+        char *data = NULL;
+        size_t len = 0;
+        nsc_status rs = nsc_read_file(part[k].path, &data, &len, r);
+        if (rs) ok = 0, s = rs;
+        else ok &= fwrite(data, 1, len, af.f) == len;
+        free(data);
+    }
+    if (opened && s) nsc_afile_close(&af, 0, r);
+    else if (opened) s = nsc_afile_close(&af, ok, r);
+    for (int k = 0; !s && k < 2; k++)
+        if (F[k].out && strcmp(F[k].out, out)) remove(F[k].out);
+    if (!s && !tran && !a->quiet) fprintf(stderr, "nscircuit: wrote %s\n", out);
+    files_free(&F[0]);
+    files_free(&F[1]);
+    free(out);
     return s;
 }

@@ -439,7 +439,7 @@ static nsc_status run_small(job *J, const cli *C)
 {
     const nsc_circuit *c = J->R.c;
     nsc_small_args a = { C->netlist, C->outpath, C->save, C->fmt, C->plot, C->quiet,
-                         J->R.o.tstop > 0 || (c->has_ac && c->ndc > 0), J->R.o.gmin, J->R.o.solver };
+                         J->R.o.tstop > 0 || (c->has_ac && c->ndc > 0), J->R.o.tstop > 0, J->R.o.gmin, J->R.o.solver };
     nsc_status s = nsc_cli_small(&a, J->R.c, &J->rep);
     nsc_flush_warnings(&J->rep, C->quiet);
     return s;
@@ -640,6 +640,11 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
         } else if (ws)
             fprintf(stderr, "%s\n", wr.error ? wr.error : "write failed");
         nsc_report_free(&wr);
+    }
+    if (!s && J->R.W && J->R.W->end == NSC_RUN_COMPLETE && (ckt->has_ac || ckt->ndc)
+        && (C->fmt == NSC_FMT_RAW || C->fmt == NSC_FMT_RAWBIN)) {         /* one raw file, every plot */
+        nsc_small_args a = { C->netlist, C->outpath, C->save, C->fmt, C->plot, C->quiet, 1, 1, 0, 0 };
+        s = nsc_cli_raw_merge(&a, ckt, J->out, ckt->has_tran ? ckt->tran_loc.line : ckt->pss_loc.line, &J->rep);
     }
     if (J->R.W) print_summary(J, C, steady, s);
     return s;

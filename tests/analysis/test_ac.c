@@ -531,3 +531,38 @@ Test(four, steady_rectifier_equals_converged_transient)
     free(tr);
     free(st);
 }
+
+/* Several analyses and --format raw: one raw file, a plot per analysis in the
+ * netlist's order (.dc, .tran, .ac here; cli.md), no STEM.ac.raw / STEM.dc.raw
+ * left; with .ac and .dc alone, STEM.raw holds both. */
+Test(ac, several_analyses_share_one_raw_file)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    snprintf(path, sizeof path, "%s/m.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "m\nV1 in 0 DC 1 AC 1 SIN(1 1 1k)\nR1 in out 1k\nC1 out 0 100n\n.dc V1 0 1 0.5\n"
+                                     ".tran 10u 1m\n.ac dec 2 100 10k\n.end\n"), 0);
+    snprintf(path, sizeof path, "%s/n.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "n\nV1 in 0 DC 1 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac dec 2 100 10k\n.dc V1 0 1 0.5\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --format raw -o x.raw m.cir && %s --quiet --format raw n.cir && ls", tmp,
+             NSC_PROGRAM, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(!strstr(out, "x.ac.raw") && !strstr(out, "x.dc.raw") && !strstr(out, "n.ac.raw") && !strstr(out, "n.dc.raw"), "%s", out);
+    free(out);
+    const char *file[] = { "x.raw", "n.raw" };
+    const char *order[][3] = { { "DC transfer characteristic", "Transient Analysis", "AC Analysis" },
+                               { "AC Analysis", "DC transfer characteristic", NULL } };
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/%s", tmp, file[k]);
+        char *raw = tu_read_file(path);
+        cr_assert(raw, "no %s", file[k]);
+        const char *at = raw;
+        for (int j = 0; j < 3 && order[k][j]; j++) {
+            char want[64];
+            snprintf(want, sizeof want, "Plotname: %s\n", order[k][j]);
+            const char *q = strstr(at, want);
+            cr_assert(q, "%s: plot %d is not '%s'", file[k], j, order[k][j]);
+            at = q + 1;
+        }
+        free(raw);
+    }
+}
