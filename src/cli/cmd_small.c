@@ -172,6 +172,36 @@ static nsc_status run_ac(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
     return s;
 }
 
+/* The outputs of the DC sweep: --save's, else .print dc's, else .save/.print's,
+ * else the defaults; a raw file (all) holds the defaults first, as ngspice's. */
+static nsc_status dc_probes(const nsc_small_args *a, const nsc_circuit *c, int all, nsc_probe **p, int *np,
+                            nsc_report *r)
+{
+    nsc_probe *d = NULL, *q = NULL;
+    int nd = 0, nq = 0, own = a->save != NULL;
+    nsc_status s = all || (!a->save && !c->ndcout && !c->nsave) ? nsc_probes_default(c, &d, &nd, r) : NSC_OK;
+    if (!s && a->save) s = nsc_probes_parse(c, a->save, &q, &nq, r);
+    else if (!s) {
+        q = c->ndcout ? c->dcout : c->save;
+        nq = c->ndcout ? c->ndcout : c->nsave;
+    }
+    *p = s ? NULL : nsc_calloc((size_t)(nd + nq) + 1, sizeof **p);
+    *np = 0;
+    if (!s && !*p) s = nsc_oom(r);
+    for (int k = 0; !s && k < nd + nq; k++) {
+        const nsc_probe *x = k < nd ? &d[k] : &q[k - nd];
+        int dup = 0;
+        for (int j = 0; j < *np; j++) dup |= !strcmp((*p)[j].name, x->name);
+        if (dup) continue;
+        (*p)[*np] = *x;
+        if (!((*p)[*np].name = nsc_strdup(x->name))) s = nsc_oom(r);
+        else (*np)++;
+    }
+    nsc_probes_free(d, nd);
+    if (own) nsc_probes_free(q, nq);
+    return s;
+}
+
 static nsc_status run_dc(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
 {
     small_files F;
@@ -179,19 +209,9 @@ static nsc_status run_dc(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
     int np = 0;
     nsc_waves *W = NULL;
     nsc_status s = files_of(a, c, ".dc", &F, r);
-    if (!s && a->save) s = nsc_probes_parse(c, a->save, &p, &np, r);
-    else if (!s && !c->ndcout && !c->nsave) s = nsc_probes_default(c, &p, &np, r);
-    else if (!s) {                                          /* .print dc's outputs, else .save/.print's */
-        const nsc_probe *q = c->ndcout ? c->dcout : c->save;
-        int nq = c->ndcout ? c->ndcout : c->nsave;
-        if (!(p = nsc_calloc((size_t)nq + 1, sizeof *p))) s = nsc_oom(r);
-        for (; !s && np < nq; np++) {
-            p[np] = q[np];
-            if (!(p[np].name = nsc_strdup(q[np].name))) s = nsc_oom(r);
-        }
-    }
-    nsc_status rs = s ? s : nsc_run_dc(c, a->gmin, a->solver, p, np, &W, r);
     int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;
+    if (!s) s = dc_probes(a, c, raw, &p, &np, r);
+    nsc_status rs = s ? s : nsc_run_dc(c, a->gmin, a->solver, p, np, &W, r);
     if (W && W->nrow > 0) {
         if (!s && raw) s = nsc_write_dc_raw(W, F.out, a->fmt == NSC_FMT_RAWBIN, r);
         else if (!s && a->fmt == NSC_FMT_CSV) s = nsc_write_csv(W, F.out, 1, r);

@@ -284,16 +284,18 @@ Test(dc, program_resistor_sweep_raw)
     snprintf(path, sizeof path, "%s/r.raw", tmp);
     char *raw = tu_read_file(path);
     cr_assert(raw);
-    cr_assert(strstr(raw, "\nPlotname: DC transfer characteristic\nFlags: real\nNo. Variables: 2\nNo. Points: 4\n"
-                          "Variables:\n\t0\tres-sweep\tvoltage\n\t1\tv(out)\tvoltage\n"), "%.500s", raw);
+    cr_assert(strstr(raw, "\nPlotname: DC transfer characteristic\nFlags: real\nNo. Variables: 4\nNo. Points: 4\n"
+                          "Variables:\n\t0\tres-sweep\tvoltage\n\t1\tv(in)\tvoltage\n\t2\tv(out)\tvoltage\n"
+                          "\t3\ti(v1)\tcurrent\n"), "%.500s", raw);      /* every vector, as ngspice */
     const char *v = strstr(raw, "Values:\n");
     cr_assert(v);
     v += 8;
     for (int k = 0; k < 4; k++) {
         int idx;
-        double rr, vo;
+        double rr, vi, vo, iv;
         int nread = 0;
-        cr_assert(sscanf(v, " %d %lf %lf%n", &idx, &rr, &vo, &nread) == 3, "%s", v);
+        cr_assert(sscanf(v, " %d %lf %lf %lf %lf%n", &idx, &rr, &vi, &vo, &iv, &nread) == 5, "%s", v);
+        cr_assert(vi == 5 && fabs(iv + 5 / (1e3 + rr)) <= 1e-15, "R2 %g: v(in) %g, i(v1) %g", rr, vi, iv);
         cr_assert_eq(idx, k);
         cr_assert_eq(rr, 500.0 * (k + 1));
         cr_assert(fabs(vo - 5 * rr / (1e3 + rr)) <= 1e-12, "R2 %g: %.15g", rr, vo);
