@@ -25,7 +25,7 @@ static nsc_status files_of(const nsc_small_args *a, const nsc_circuit *c, const 
                            nsc_report *r)
 {
     memset(F, 0, sizeof *F);
-    const char *ext = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN ? ".raw" : a->fmt == NSC_FMT_CSV && tag[1] == 'd' ? ".csv" : ".dat";
+    const char *ext = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN ? ".raw" : a->fmt == NSC_FMT_CSV ? ".csv" : ".dat";
     char *stem = a->outpath ? nsc_strdup(a->outpath) : nsc_stem(a->netlist);
     if (stem && a->outpath) {                                /* the output's name without its suffix */
         char *slash = strrchr(stem, '/'), *dot = strrchr(stem, '.');
@@ -137,8 +137,10 @@ static nsc_status ac_write(const nsc_small_args *a, const nsc_circuit *c, const 
     nsc_status s = col ? NSC_OK : nsc_oom(r);
     int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;
     if (!s && raw) s = nsc_write_ac_raw(R, F->out, a->fmt == NSC_FMT_RAWBIN, r);
-    if (!s && (!raw || a->plot)) s = nsc_write_ac_dat(R, col, ncol, raw ? F->dat : F->out, r);
-    if (!s && (!raw || a->plot)) s = nsc_write_ac_gp(col, ncol, raw ? F->dat : F->out, F->gp, F->png, r);
+    int dat = a->fmt == NSC_FMT_DAT;
+    if (!s && a->fmt == NSC_FMT_CSV) s = nsc_write_ac_csv(R, col, ncol, F->out, r);
+    if (!s && (dat || a->plot)) s = nsc_write_ac_dat(R, col, ncol, dat ? F->out : F->dat, r);
+    if (!s && (dat || a->plot)) s = nsc_write_ac_gp(col, ncol, dat ? F->out : F->dat, F->gp, F->png, r);
     if (!s && a->plot) s = nsc_render_gp(F->gp, r);
     if (!s && c->nacmeas) s = ac_meas_report(c, R, a->netlist, F->meas, r);
     for (int k = 0; own && k < ncol; k++) free(own[k]);

@@ -11,26 +11,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-nsc_status nsc_write_ac_dat(const nsc_ac_result *R, const nsc_accol *col, int ncol, const char *path, nsc_report *r)
+/* The AC table with separator sep: ' ' (.dat: names in a comment line, then
+ * the units line) or ',' (CSV: the names as the header). */
+static nsc_status ac_table(const nsc_ac_result *R, const nsc_accol *col, int ncol, const char *path, char sep,
+                           nsc_report *r)
 {
     nsc_afile a;
     nsc_status s = nsc_afile_open(&a, path, r);
     if (s) return s;
-    fputs("# frequency", a.f);
-    for (int k = 0; k < ncol; k++) fprintf(a.f, " %s", col[k].name);
-    fputs("\n# AC small-signal analysis at the operating point: magnitudes in dB, phases in degrees "
-          "(ngspice's vp is in radians)\n", a.f);
+    fputs(sep == ' ' ? "# frequency" : "frequency", a.f);
+    for (int k = 0; k < ncol; k++) fprintf(a.f, "%c%s", sep, col[k].name);
+    if (sep == ' ')
+        fputs("\n# AC small-signal analysis at the operating point: magnitudes in dB, phases in degrees "
+              "(ngspice's vp is in radians)", a.f);
+    fputc('\n', a.f);
     char buf[40];
     for (int i = 0; i < R->nf; i++) {
         fwrite(buf, 1, (size_t)nsc_fmt_e(buf, R->f[i], 12), a.f);
         for (int k = 0; k < ncol; k++) {
             size_t q = (size_t)i * R->np + col[k].probe;
-            fputc(' ', a.f);
+            fputc(sep, a.f);
             fwrite(buf, 1, (size_t)nsc_fmt_e(buf, nsc_ac_part(col[k].part, R->re[q], R->im[q]) + 0.0, 12), a.f);
         }
         fputc('\n', a.f);
     }
     return nsc_afile_close(&a, 1, r);
+}
+
+nsc_status nsc_write_ac_dat(const nsc_ac_result *R, const nsc_accol *col, int ncol, const char *path, nsc_report *r)
+{
+    return ac_table(R, col, ncol, path, ' ', r);
+}
+
+nsc_status nsc_write_ac_csv(const nsc_ac_result *R, const nsc_accol *col, int ncol, const char *path, nsc_report *r)
+{
+    return ac_table(R, col, ncol, path, ',', r);
 }
 
 /* ngspice's type of a variable */

@@ -16,6 +16,8 @@ typedef struct nsc_accol {
 /* "# frequency vdb(out) vp(out) ...", a comment line saying the units (dB,
  * degrees), then one row per frequency (%.12e). */
 nsc_status nsc_write_ac_dat(const nsc_ac_result *R, const nsc_accol *col, int ncol, const char *path, nsc_report *r);
+/* The same columns as CSV: header "frequency,vdb(out),...", rows comma separated. */
+nsc_status nsc_write_ac_csv(const nsc_ac_result *R, const nsc_accol *col, int ncol, const char *path, nsc_report *r);
 /* ngspice's AC raw file: Plotname "AC Analysis", Flags "complex", variable 0
  * "frequency" (grid=3), then every probe; ASCII values "re,im" (%.15e), or
  * binary (16 little-endian bytes per value). */

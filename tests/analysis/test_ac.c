@@ -568,3 +568,24 @@ Test(ac, several_analyses_share_one_raw_file)
         free(raw);
     }
 }
+
+/* --format csv: the AC table comma separated under a "frequency,..." header (not
+ * the .dat layout under a .csv name); the gain column is the closed form. */
+Test(ac, csv_table)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    snprintf(path, sizeof path, "%s/rc.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "rc\nV1 in 0 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac dec 10 100 45k\n"
+                                     ".print ac vdb(out) vp(out)\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o t.csv rc.cir", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/t.csv", tmp);
+    char *text = tu_read_file(path);
+    cr_assert(text && !strncmp(text, "frequency,vdb(out),vp(out)\n", 27), "%.200s", text ? text : "no t.csv");
+    double f, db, ph;
+    cr_assert(sscanf(text + 27, "%lf,%lf,%lf", &f, &db, &ph) == 3);
+    cr_assert(f == 100 && fabs(db - 20 * log10(cabs(rc_h(100)))) <= 1e-9 && fabs(ph - carg(rc_h(100)) * 180 / M_PI) <= 1e-9,
+              "%g %.12g %.12g", f, db, ph);
+    free(text);
+}
