@@ -46,16 +46,19 @@ static nsc_status files_of(const nsc_small_args *a, const nsc_circuit *c, const 
     return NSC_OK;
 }
 
-/* The probes of the AC run: the defaults (unless .print ac names outputs and
- * all is 0), the .print ac ones, then those the .meas ac cards read; distinct. */
-static nsc_status ac_probes(const nsc_circuit *c, int all, nsc_probe **p, int *np, nsc_report *r)
+/* The probes of the AC run: the outputs (--save's, else the defaults unless
+ * .print ac names columns and all is 0; *nout of them, first), then the
+ * .print ac ones and those the .meas ac cards read; distinct. */
+static nsc_status ac_probes(const nsc_small_args *a, const nsc_circuit *c, int all, nsc_probe **p, int *np,
+                            int *nout, nsc_report *r)
 {
     nsc_probe *d = NULL;
     int nd = 0;
-    nsc_status s = c->nacout && !all ? NSC_OK : nsc_probes_default(c, &d, &nd, r);
+    nsc_status s = a->save ? nsc_probes_parse(c, a->save, &d, &nd, r)
+                 : c->nacout && !all ? NSC_OK : nsc_probes_default(c, &d, &nd, r);
     int cap = nd + c->nacout + 2 * c->nacmeas + 1;
     *p = s ? NULL : nsc_calloc((size_t)cap, sizeof **p);
-    *np = 0;
+    *np = *nout = 0;
     if (!s && !*p) s = nsc_oom(r);
     for (int k = 0; !s && k < nd + c->nacout + 2 * c->nacmeas; k++) {
         const nsc_probe *q = k < nd ? &d[k] : k < nd + c->nacout ? &c->acout[k - nd].p
@@ -68,6 +71,7 @@ static nsc_status ac_probes(const nsc_circuit *c, int all, nsc_probe **p, int *n
         (*p)[*np] = *q;
         if (!((*p)[*np].name = nsc_strdup(q->name))) s = nsc_oom(r);
         else (*np)++;
+        if (k < nd) *nout = *np;
     }
     nsc_probes_free(d, nd);
     return s;
@@ -157,13 +161,9 @@ static nsc_status run_ac(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
     nsc_ac_result *R = NULL;
     nsc_status s = files_of(a, c, ".ac", &F, r);
     int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;   /* a raw file holds every vector, as ngspice's */
-    if (!s) s = ac_probes(c, raw, &p, &np, r);
+    int nout = 0;                                           /* the output probes, before the others */
+    if (!s) s = ac_probes(a, c, raw, &p, &np, &nout, r);
     if (!s) s = nsc_run_ac(c, a->gmin, a->solver, p, np, &R, r);
-    int nout = np;                                          /* the output probes, before the .meas ones */
-    if (!s && !c->nacout) {
-        nsc_probe *d = NULL;
-        if (!nsc_probes_default(c, &d, &nout, r)) nsc_probes_free(d, nout);
-    }
     if (!s) s = ac_write(a, c, R, nout, &F, r);
     if (!s && !a->quiet)
         fprintf(stderr, "nscircuit: %s: AC analysis, %d frequencies from %g to %g Hz; wrote %s\n", a->netlist, R->nf,

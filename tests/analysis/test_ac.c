@@ -589,3 +589,18 @@ Test(ac, csv_table)
               "%g %.12g %.12g", f, db, ph);
     free(text);
 }
+
+/* --save chooses the AC outputs too: their dB and phase columns only. */
+Test(ac, save_option_chooses_columns)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    snprintf(path, sizeof path, "%s/rc.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "rc\nV1 in 0 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac dec 10 100 45k\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --save 'v(out)' rc.cir", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/rc.dat", tmp);
+    char *text = tu_read_file(path);
+    cr_assert(text && !strncmp(text, "# frequency vdb(out) vp(out)\n", 29), "%.200s", text ? text : "no rc.dat");
+    free(text);
+}
