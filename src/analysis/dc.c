@@ -64,6 +64,7 @@ typedef struct dc_run {
     nsc_lin *f;
     double *buf;            /* z[n] s[n] l[m] e[m] w[nsrc] */
     char *sw, *mode;
+    char *last;             /* [m] the previous point's mode, across rebuilds (NULL before one) */
     int nsw;
 } dc_run;
 
@@ -97,7 +98,9 @@ static nsc_status dc_build(dc_run *D, nsc_report *r)
     if (!D->buf || !D->mode || !D->f || !D->sw) return nsc_oom(r);
     for (int k = 0; k < D->np; k++)
         if ((s = nsc_lcs_probe(L, D->c, &D->p[k], &D->f[k], r))) return s;
-    return NSC_OK;
+    nsc_onestep *P;                                          /* a rebuilt LCS starts from the last mode */
+    if (D->last && !(s = nsc_pcache_get(&D->cache, 0.0, 1.0, D->sw, 0, &P, NULL, r))) nsc_onestep_set_mode(P, D->last);
+    return s;
 }
 
 /* One point: the operating point, the row (sweep values first). */
@@ -109,6 +112,8 @@ static nsc_status dc_point(dc_run *D, int first, const double *x, int nx, nsc_wa
     nsc_lcs_sources_dc(L, w, sv, e);
     nsc_status s = nsc_op_point(D->c, &D->cache, D->solver, D->gmin, first, sv, e, z, l, D->sw, D->mode, r);
     if (s) return s;
+    if (!D->last && !(D->last = nsc_calloc((size_t)L->m + 1, 1))) return nsc_oom(r);
+    memcpy(D->last, D->mode, (size_t)L->m);
     memcpy(row, x, sizeof(double) * (size_t)nx);
     for (int k = 0; k < D->np; k++) row[nx + k] = nsc_lin_eval_sw(&D->f[k], L, D->sw, z, l, NULL, 0, w);
     return nsc_waves_add(W, row) ? nsc_waves_add_error(W, r) : NSC_OK;
@@ -157,6 +162,7 @@ nsc_status nsc_run_dc(nsc_circuit *c, double gmin, nsc_solver solver, const nsc_
     if (!s) s = dc_points(&D, W, r);
     dc_release(&D);
     free(D.sw);
+    free(D.last);
     if (c->ndc > 1) *dc_target(c, c->dc[1].el) = keep[1];
     *dc_target(c, c->dc[0].el) = keep[0];
     if (s && W) {
