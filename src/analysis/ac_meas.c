@@ -29,19 +29,29 @@ static double lerp(const nsc_acout *o, double a, double b, double t)
     return v;
 }
 
-/* The first crossing of o = val: *k and the fraction *t of the interval; -1 if none. */
+/* The first crossing of o = val: *k and the fraction *t of the interval; -1 if
+ * none. A phase is unwrapped across each interval (b taken within 180 degrees
+ * of a) and crosses val at any of val, val -+ 360: -180 is crossed where the
+ * wrapped phase jumps from -179 to +179 (a gain margin's point). */
 static int crossing(const nsc_ac_result *R, const nsc_acout *o, double val, int *k, double *t, int *ok)
 {
-    double prev = sig_at(R, o, 0, ok) - val;
-    if (prev == 0) { *k = 0; *t = 0; return 0; }
     for (int i = 0; i + 1 < R->nf && *ok; i++) {
         double a = sig_at(R, o, i, ok), b = sig_at(R, o, i + 1, ok);
-        if (o->part == NSC_ACP_PH && fabs(b - a) > 180) continue;   /* a wrap, not a crossing */
-        if ((a - val) * (b - val) <= 0 && a != b) {
-            *k = i;
-            *t = (val - a) / (b - a);
-            return 0;
+        int ph = o->part == NSC_ACP_PH;
+        if (ph) b = a + remainder(b - a, 360);
+        for (int w = ph ? -1 : 0; w <= (ph ? 1 : 0); w++) {
+            double v = val + 360 * w;
+            if (a == v || ((a - v) * (b - v) < 0)) {
+                *k = i;
+                *t = (v - a) / (b - a);
+                return 0;
+            }
         }
+    }
+    if (*ok && R->nf > 0 && sig_at(R, o, R->nf - 1, ok) == val) {   /* on the last point */
+        *k = R->nf - 1;
+        *t = 0;
+        return 0;
     }
     return -1;
 }

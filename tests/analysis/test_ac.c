@@ -604,3 +604,25 @@ Test(ac, save_option_chooses_columns)
     cr_assert(text && !strncmp(text, "# frequency vdb(out) vp(out)\n", 29), "%.200s", text ? text : "no rc.dat");
     free(text);
 }
+
+/* A gain margin: three buffered RC stages, H = 1/(1 + j w RC)^3, reach -180
+ * degrees at w RC = sqrt(3), where the wrapped phase jumps from -179.x to
+ * +179.x; the gain there is 1/8 (-18.0618 dB). WHEN vp(out)=-180 finds that
+ * frequency within 1e-6 and the gain within 5e-5 dB (linear interpolation, 1000
+ * points a decade). */
+Test(ac, meas_at_the_phase_wrap)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    snprintf(path, sizeof path, "%s/g.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "gm\nV1 in 0 AC 1\nR1 in a 1k\nC1 a 0 100n\nE1 b 0 a 0 1\nR2 b c 1k\nC2 c 0 100n\n"
+                                     "E2 d 0 c 0 1\nR3 d out 1k\nC3 out 0 100n\n.ac dec 1000 100 100k\n"
+                                     ".meas ac f180 WHEN vp(out)=-180\n.meas ac gm FIND vdb(out) WHEN vp(out)=-180\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet g.cir", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    double f, gm, want = sqrt(3) / (2 * M_PI * 1e-4);
+    cr_assert(strstr(out, "f180 = ") && sscanf(strstr(out, "f180 = "), "f180 = %lf", &f) == 1, "%s", out);
+    cr_assert(strstr(out, "gm = ") && sscanf(strstr(out, "gm = "), "gm = %lf", &gm) == 1, "%s", out);
+    cr_assert(fabs(f / want - 1) <= 1e-6, "f180 %.10g, closed form %.10g", f, want);
+    cr_assert(fabs(gm - 20 * log10(1.0 / 8)) <= 5e-5, "gm %.10g", gm);   /* measured 1.2e-5 */
+    free(out);
+}
