@@ -363,16 +363,15 @@ nsc_status nle_card_dot(elab *E, scope *sc, const nl_card *cd)
     /* other analyses, and cards of other dialects that do not change the
      * transient: skipped with a warning naming the card (a netlist written for
      * ngspice, LTspice or Xyce runs its .tran); without .tran/.op the run fails
-     * (.ac and .dc never come here: nle_small_card takes them) */
-    static const char *const analyses[] = { ".ac", ".dc", ".tf", ".noise", ".disto", ".pz", ".sens", ".sp",
-                                            ".four", ".hb", ".backanno" };
+     * (.ac, .dc and .four: nle_small_card, nl_dot_ac.c) */
+    static const char *const analyses[] = { ".tf", ".noise", ".disto", ".pz", ".sens", ".sp", ".hb", ".backanno" };
     static const char *const unsup[] = { ".if", ".elseif", ".else", ".endif", ".csparam", ".data",
                                          ".endd", ".connect", ".alter", ".spiceinit" };
     if (nle_head_is(cd, ".param") || nle_head_is(cd, ".model") || nle_head_is(cd, ".subckt") || nle_head_is(cd, ".ends") ||
         nle_head_is(cd, ".global") || nle_head_is(cd, ".func"))
         return NSC_OK;                                 /* handled in other passes */
     if (nle_head_is(cd, ".ic")) return card_ic(E, sc, cd);
-    int small;                                         /* .ac .dc .print ac|dc .meas ac: nl_dot_ac.c */
+    int small;                                         /* .ac .dc .print ac|dc .meas ac .four: nl_dot_ac.c */
     if (nle_small_card(E, sc, cd, &small) || small) return E->r->status;
     for (size_t k = 0; k < sizeof top_only / sizeof top_only[0]; k++)
         if (nle_head_is(cd, top_only[k])) {
