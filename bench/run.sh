@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=${1:-$PWD}
 shift || true
-what=${*:-bridge buck chain adaptive steady devices}
+what=${*:-bridge buck chain adaptive steady devices small}
 runs=${BENCH_RUNS:-3}
 nsc="$build/nscircuit"
 [ -x "$nsc" ] || { echo "bench: $nsc not built (run make first)" >&2; exit 2; }
@@ -240,9 +240,37 @@ devices() {
     done
 }
 
+# .dc and .ac at the operating point (issue 29) against ngspice's: a ladder of
+# 100 sections (1 kOhm in series, a diode and 10 kOhm to ground at each node),
+# .dc of its source over 401 points (-10..10 V) and .ac of 50 points; whole
+# processes, best of $runs. nscircuit's diodes are PWL (VF=0.7 RON=10),
+# ngspice's the Shockley card of the same knee (IS=1e-14): not the same
+# curve, the same work (every point an operating point).
+small() {
+    need_pkg "command -v ngspice" ngspice || return 0
+    local d="$work/small" k
+    mkdir -p "$d"
+    {
+        echo "diode ladder"; echo "V1 n0 0 DC 5 AC 1"
+        for k in $(seq 1 100); do
+            echo "R$k n$((k - 1)) n$k 1k"; echo "D$k n$k 0 DX"; echo "RG$k n$k 0 10k"
+        done
+    } > "$d/body.cir"
+    { cat "$d/body.cir"; echo ".model DX D(VF=0.7 RON=10)"; echo ".dc V1 -10 10 0.05"; echo ".end"; } > "$d/dc.cir"
+    { cat "$d/body.cir"; echo ".model DX D(IS=1e-14)"; echo ".dc V1 -10 10 0.05"; echo ".end"; } > "$d/dc_ng.cir"
+    { cat "$d/body.cir"; echo ".model DX D(VF=0.7 RON=10)"; echo ".ac dec 10 1 100k"; echo ".end"; } > "$d/ac.cir"
+    { cat "$d/body.cir"; echo ".model DX D(IS=1e-14)"; echo ".ac dec 10 1 100k"; echo ".end"; } > "$d/ac_ng.cir"
+    local ng ns
+    for k in dc ac; do
+        ng=$(cd "$d" && best_of "$runs" ngspice -b -r "${k}_ng.raw" "${k}_ng.cir")
+        ns=$(cd "$d" && best_of "$runs" "$nsc" --quiet --format raw -o "$k.raw" "$k.cir")
+        echo "small: .$k of a 100-section diode ladder: ngspice $ng s, nscircuit $ns s: $(ratio "$ng" "$ns")x (whole runs)"
+    done
+}
+
 for b in $what; do
     case $b in
-    bridge|buck|chain|adaptive|steady|devices) "$b" ;;
-    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive, steady, devices)" >&2; exit 2 ;;
+    bridge|buck|chain|adaptive|steady|devices|small) "$b" ;;
+    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive, steady, devices, small)" >&2; exit 2 ;;
     esac
 done

@@ -784,3 +784,18 @@ done:
     nsc_lcs_free(L);
     return s;
 }
+
+nsc_status nsc_op_point(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, double gmin, int init,
+                        const double *s, const double *e, double *z, double *l, char *sw, char *mode,
+                        nsc_report *r)
+{
+    if (init) switch_init(c, C->L, sw);
+    nsc_status st = static_solve(C, solver, 0, s, e, z, l, sw, NULL, r);
+    if (!st) st = gmin_check(C->L, c, gmin, z, r);
+    nsc_onestep *P;
+    if (!st) st = nsc_pcache_get(C, 0.0, 1.0, sw, 0, &P, NULL, r);
+    const char *pm = st ? NULL : nsc_onestep_mode(P);
+    if (pm) memcpy(mode, pm, (size_t)C->L->m);
+    else if (!st) memset(mode, 0, (size_t)C->L->m);                /* m = 0, or no pair */
+    return st;
+}

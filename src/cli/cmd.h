@@ -91,4 +91,27 @@ typedef struct nsc_sweep_args {
 #define NSC_SWEEP_CONFIRM 10000
 int nsc_sweep(const nsc_sweep_args *a);
 
+/* The .ac and .dc analyses of the program's run (cmd_small.c, issue 29): their
+ * files (cli.md), the .meas ac results on stdout and in STEM[.ac].meas. */
+#include "output/out.h"
+typedef struct nsc_small_args {
+    const char *netlist, *outpath, *save;
+    nsc_format fmt;
+    int plot, quiet;
+    int several;        /* other analyses write files too: STEM.ac.*, STEM.dc.* */
+    int tran;           /* a transient or steady state runs after them */
+    double gmin;
+    nsc_solver solver;
+} nsc_small_args;
+nsc_status nsc_cli_small(const nsc_small_args *a, nsc_circuit *c, nsc_report *r);
+/* A raw run with several analyses: the plots (the transient's file tran, its
+ * card at tran_line, when not NULL; STEM.ac.raw, STEM.dc.raw) one after the
+ * other in the netlist's order into the output file (cli.md), the AC and DC
+ * files then removed. */
+nsc_status nsc_cli_raw_merge(const nsc_small_args *a, const nsc_circuit *c, const char *tran, int tran_line,
+                             nsc_report *r);
+/* The .four cards on the rows W of the transient or steady state: ngspice's
+ * tables on stdout and in STEM.four (out: the run's output file). */
+nsc_status nsc_cli_four(const nsc_circuit *c, const nsc_waves *W, const char *out, nsc_report *r);
+
 #endif

@@ -39,7 +39,7 @@ static const char usage_text[] =
     "       nscircuit compare OURS REFERENCE [--signals LIST] [--tol T] [--plot] [-o PREFIX]\n"
     "       nscircuit sweep circuit.cir --param NAME=START:STOP:N [...] [-j N] [--shard K/N]\n"
     "\n"
-    "Runs the analyses of a SPICE netlist (.tran, .op) with ideal, piecewise-linear\n"
+    "Runs the analyses of a SPICE netlist (.tran, .op, .pss, .ac, .dc, .four) with ideal, piecewise-linear\n"
     "switching devices solved as complementarity problems, writes the waveforms and\n"
     "evaluates the .meas cards. A netlist with .step cards runs as `nscircuit sweep`.\n"
     "See nscircuit(1).\n"
@@ -526,6 +526,17 @@ static int run_outputs(const job *J, const cli *C, char **outs)
     return n;
 }
 
+/* .ac and .dc: their files beside the transient's (issue 29). */
+static nsc_status run_small(job *J, const cli *C)
+{
+    const nsc_circuit *c = J->R.c;
+    nsc_small_args a = { C->netlist, C->outpath, C->save, C->fmt, C->plot, C->quiet,
+                         J->R.o.tstop > 0 || (c->has_ac && c->ndc > 0), J->R.o.tstop > 0, J->R.o.gmin, J->R.o.solver };
+    nsc_status s = nsc_cli_small(&a, J->R.c, &J->rep);
+    nsc_flush_warnings(&J->rep, C->quiet);
+    return s;
+}
+
 /* The output files' names, checked: none is an input of the run, --load names
  * an element. */
 static nsc_status output_names(job *J, const cli *C)
@@ -621,6 +632,7 @@ static nsc_status write_results(job *J, const cli *C, nsc_status s, nsc_report *
     char *outs[7];
     int nouts = run_outputs(J, C, outs);
     if (!ws && done) ws = control_outputs(ckt, W, J->R.mres, J->R.nout, outs, nouts, C->netlist, C->safe_control, wr);
+    if (!ws && done && ckt->nfour) ws = nsc_cli_four(ckt, W, J->out, wr);  /* .four (cmd_small.c) */
     nsc_waves_keep(W, J->R.nout + 1);                       /* drop the columns only .meas reads */
     int streamed = 0;
     if (!ws && J->stream) ws = nsc_stream_finish(J->stream, W, &streamed, wr);
@@ -708,8 +720,10 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
     }
     if ((s = nsc_run_check(ckt, &cfg, &J->R.o, 1, &J->rep))) return s;
     if (ckt->has_op && (s = run_op(J, C))) return s;
+    if ((ckt->has_ac || ckt->ndc) && (s = run_small(J, C))) return s;   /* .ac, .dc (cmd_small.c) */
     if (J->R.o.tstop <= 0) {
         if (ckt->nmeas > 0) nsc_warn(&J->rep, &ckt->meas_loc, ".meas tran ignored: no transient analysis");
+        if (ckt->nfour > 0) nsc_warn(&J->rep, &ckt->four[0].loc, ".four ignored: no transient analysis");
         return NSC_OK;
     }
     J->R.o.stop = &stop_flag;
@@ -732,6 +746,11 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
         } else if (ws)
             fprintf(stderr, "%s\n", wr.error ? wr.error : "write failed");
         nsc_report_free(&wr);
+    }
+    if (!s && J->R.W && J->R.W->end == NSC_RUN_COMPLETE && (ckt->has_ac || ckt->ndc)
+        && (C->fmt == NSC_FMT_RAW || C->fmt == NSC_FMT_RAWBIN)) {         /* one raw file, every plot */
+        nsc_small_args a = { C->netlist, C->outpath, C->save, C->fmt, C->plot, C->quiet, 1, 1, 0, 0 };
+        s = nsc_cli_raw_merge(&a, ckt, J->out, ckt->has_tran ? ckt->tran_loc.line : ckt->pss_loc.line, &J->rep);
     }
     if (J->R.W) print_summary(J, C, steady, s);
     return s;

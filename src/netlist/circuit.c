@@ -33,6 +33,20 @@ void nsc_circuit_free(nsc_circuit *c)
         free(c->ctlout[k].vec);
     }
     free(c->ctlout);
+    for (int k = 0; k < c->nacout; k++) { free(c->acout[k].name); free(c->acout[k].p.name); }
+    free(c->acout);
+    for (int k = 0; k < c->nacmeas; k++) {
+        nsc_acmeas *m = &c->acmeas[k];
+        free(m->name); free(m->sig.name); free(m->sig.p.name); free(m->when.name); free(m->when.p.name);
+    }
+    free(c->acmeas);
+    for (int k = 0; k < c->ndcout; k++) free(c->dcout[k].name);
+    free(c->dcout);
+    for (int k = 0; k < c->nfour; k++) {
+        for (int j = 0; j < c->four[k].nsig; j++) free(c->four[k].sig[j]);
+        free(c->four[k].sig);
+    }
+    free(c->four);
     for (int k = 0; k < c->nxcol; k++) {
         free(c->xcol[k].name);
         free(c->xcol[k].sig.code);

@@ -159,6 +159,7 @@ typedef struct nsc_element {
     int has_ic;
     double ic;
     nsc_wave wave;
+    double ac_mag, ac_phase; /* V I: `AC mag [phase]` (phase in degrees); 0 when not given */
     int ref[2];
     const nsc_model *model;
     double w, l;
@@ -256,6 +257,53 @@ typedef struct nsc_ctlout {
     nsc_loc loc;
 } nsc_ctlout;
 
+/* `.ac dec|oct|lin n fstart fstop` */
+typedef enum nsc_ackind { NSC_AC_DEC, NSC_AC_OCT, NSC_AC_LIN } nsc_ackind;
+typedef struct nsc_acsweep {
+    nsc_ackind kind;
+    int n;                  /* points per decade / octave, or in all (lin) */
+    double fstart, fstop;   /* 0 < fstart <= fstop */
+    nsc_loc loc;
+} nsc_acsweep;
+
+/* A complex output of the small-signal analysis: part of probe p (V(a[,b]) or
+ * I(x)); name the column ("vdb(out)", "ip(v1)"). */
+typedef enum nsc_acpart { NSC_ACP_DB, NSC_ACP_PH, NSC_ACP_RE, NSC_ACP_IM, NSC_ACP_MAG } nsc_acpart;
+typedef struct nsc_acout {
+    nsc_probe p;
+    nsc_acpart part;
+    char *name;
+} nsc_acout;
+
+/* .meas ac name FIND sig AT=f | WHEN sig=val | FIND sig WHEN sig2=val | MAX sig | MIN sig
+ * (the first crossing, in increasing frequency; linear in f between points, as ngspice) */
+typedef enum nsc_acmtype { NSC_ACM_FIND_AT, NSC_ACM_WHEN, NSC_ACM_FIND_WHEN, NSC_ACM_MAX, NSC_ACM_MIN } nsc_acmtype;
+typedef struct nsc_acmeas {
+    char *name;             /* lower case */
+    nsc_acmtype type;
+    nsc_acout sig, when;    /* when: WHEN's signal */
+    double at, val;
+    nsc_loc loc;
+} nsc_acmeas;
+
+/* One sweep of `.dc SRC start stop step`: a V or I source's DC value, a
+ * resistor's resistance; the values start, start + step, ... up to stop (within
+ * 1e-9 step), as ngspice (step of the sign of stop - start). */
+typedef struct nsc_dcsweep {
+    int el;                 /* the element swept */
+    double start, stop, step;
+    nsc_loc loc;
+} nsc_dcsweep;
+
+/* `.four freq out...`: the harmonics of each output over the last period 1/f of
+ * the transient (or of the steady state's rows) (four.c). */
+typedef struct nsc_four {
+    double f;
+    char **sig;             /* [nsig] column names ("v(a)", "i(l1)"), also in meas_probe */
+    int nsig;
+    nsc_loc loc;
+} nsc_four;
+
 typedef struct nsc_circuit {
     char *title;
     char **files;           /* interned file names (nsc_loc.file points here) */
@@ -329,6 +377,20 @@ typedef struct nsc_circuit {
     nsc_ctlout *ctlout;
     int nctlout;
     int ctl_singlescale, ctl_vecnames, ctl_plot;
+
+    /* .ac, .dc, .print ac, .meas ac (issue 29; nl_dot_ac.c) */
+    int has_ac;
+    nsc_acsweep ac;
+    nsc_acout *acout;       /* .print ac columns (none: the defaults, dB and phase) */
+    int nacout;
+    nsc_acmeas *acmeas;     /* .meas ac */
+    int nacmeas;
+    int ndc;                /* .dc: 0, 1 or 2 nested sweeps (dc[0] the inner one) */
+    nsc_dcsweep dc[2];
+    nsc_probe *dcout;       /* .print dc outputs (none: .save/.print, else the defaults) */
+    int ndcout;
+    nsc_four *four;         /* .four cards (issue 29 item 6) */
+    int nfour;
 } nsc_circuit;
 
 void nsc_circuit_free(nsc_circuit *c);

@@ -340,8 +340,7 @@ static nsc_status title_card(reader *rd, const nl_line *ln, size_t k)
  * `.sens param=mod1:is`). */
 static int skipped_analysis(const char *w)
 {
-    static const char *const an[] = { ".ac", ".dc", ".tf", ".noise", ".disto", ".pz", ".sens", ".sp", ".four", ".hb",
-                                      ".backanno" };
+    static const char *const an[] = { ".tf", ".noise", ".disto", ".pz", ".sens", ".sp", ".hb", ".backanno" };   /* (.ac .dc .four run) */
     for (size_t k = 0; k < sizeof an / sizeof an[0]; k++)
         if (!strcmp(w, an[k])) return 1;
     return 0;

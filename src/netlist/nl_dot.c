@@ -391,15 +391,17 @@ nsc_status nle_card_dot(elab *E, scope *sc, const nl_card *cd)
     static const char *const noted[] = { ".nodeset", ".temp", ".width", ".plot", ".probe" };
     /* other analyses, and cards of other dialects that do not change the
      * transient: skipped with a warning naming the card (a netlist written for
-     * ngspice, LTspice or Xyce runs its .tran); without .tran/.op the run fails */
-    static const char *const analyses[] = { ".ac", ".dc", ".tf", ".noise", ".disto", ".pz", ".sens", ".sp",
-                                            ".four", ".hb", ".backanno" };
+     * ngspice, LTspice or Xyce runs its .tran); without .tran/.op the run fails
+     * (.ac, .dc and .four: nle_small_card, nl_dot_ac.c) */
+    static const char *const analyses[] = { ".tf", ".noise", ".disto", ".pz", ".sens", ".sp", ".hb", ".backanno" };
     static const char *const unsup[] = { ".if", ".elseif", ".else", ".endif", ".csparam", ".data",
                                          ".endd", ".connect", ".alter", ".spiceinit" };
     if (nle_head_is(cd, ".param") || nle_head_is(cd, ".model") || nle_head_is(cd, ".subckt") || nle_head_is(cd, ".ends") ||
         nle_head_is(cd, ".global") || nle_head_is(cd, ".func"))
         return NSC_OK;                                 /* handled in other passes */
     if (nle_head_is(cd, ".ic")) return card_ic(E, sc, cd);
+    int small;                                         /* .ac .dc .print ac|dc .meas ac .four: nl_dot_ac.c */
+    if (nle_small_card(E, sc, cd, &small) || small) return E->r->status;
     for (size_t k = 0; k < sizeof top_only / sizeof top_only[0]; k++)
         if (nle_head_is(cd, top_only[k])) {
             if (sc->up) {
@@ -434,7 +436,7 @@ nsc_status nle_card_dot(elab *E, scope *sc, const nl_card *cd)
     for (size_t k = 0; k < sizeof analyses / sizeof analyses[0]; k++)
         if (nle_head_is(cd, analyses[k])) {
             nle_warn(E, sc, cd, NULL, "%s card skipped: %s", analyses[k],
-                 k + 1 < sizeof analyses / sizeof analyses[0] ? "only the transient (.tran, .op, .pss) is simulated"
+                 k + 1 < sizeof analyses / sizeof analyses[0] ? "not simulated (the analyses: .tran, .op, .pss, .ac, .dc)"
                                                               : "LTspice's annotation has no effect here");
             return NSC_OK;
         }

@@ -177,6 +177,7 @@ static void elab_free(elab *E)
     free(E->ic);
     free(E->save);
     free(E->ctlcards);
+    free(E->small);
     free(E->ovused);
     free(E->buf);
     free(E->model_card);
@@ -240,6 +241,7 @@ static nsc_status elaborate(elab *E)
                 st = cd->f[0].u.s[0] == '.' ? nle_card_dot(E, &top, cd) : nle_card_element(E, &top, cd);
         }
     if (!st) st = top_params(E, &top);
+    if (!st) st = nle_resolve_small(E, &top);
     if (!st && E->ctl_unrun)
         nle_note(E, &E->d->card[E->ctl_first], NULL, ".control commands not run: %s", E->ctl_unrun);
     nle_scope_free(&top);

@@ -101,6 +101,8 @@ typedef struct elab {
     int nctl, capctl;
     int *save;              /* top-level .save/.print cards */
     int nsavecard, capsavecard;
+    int *small;             /* top-level .ac .dc .print ac|dc .meas ac cards (nl_dot_ac.c) */
+    int nsmall, capsmall;
     const nsc_param_set *ov;
     int nov;
     char *ovused;
@@ -250,6 +252,13 @@ nsc_status nle_resolve_ctl(elab *E);
 
 /* Warn of each node that one element terminal alone touches (no B source reads it). */
 void nle_lonely_nodes(elab *E);
+
+/* ---- nl_dot_ac.c: .ac .dc .print ac|dc .meas ac (issue 29) ---- */
+/* *taken = 1 when cd is one of them: recorded (a top-level card) or warned
+ * about (inside a .subckt). */
+nsc_status nle_small_card(elab *E, scope *sc, const nl_card *cd, int *taken);
+/* The recorded cards read into E->c, after every element and node is known. */
+nsc_status nle_resolve_small(elab *E, scope *top);
 
 /* ---- nl_model.c: models ---- */
 

@@ -286,7 +286,11 @@ static nsc_status card_vi(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
             while (j < cd->nf && j <= i + 2 &&
                    (f[j].kind == NL_F_EXPR || (f[j].kind == NL_F_WORD && nsc_parse_number(f[j].u.s, &x))))
                 j++;
-            nle_note(E, cd, &f[i], "AC specification of %s ignored (no AC analysis)", f[0].u.s);
+            double ac[2] = { 1, 0 };                   /* AC alone: magnitude 1, phase 0 (ngspice) */
+            for (int q = i + 1; q < j; q++)
+                if (nle_value(E, sc, cd, &f[q], &ac[q - i - 1])) return E->r->status;
+            E->c->el[el].ac_mag = ac[0];
+            E->c->el[el].ac_phase = ac[1];
             i = j - 1;
         } else if ((f[i].kind == NL_F_CALL || f[i].kind == NL_F_WORD) && (is_wave_name(f[i].u.s) || is_bad_wave(f[i].u.s))) {
             if (is_bad_wave(f[i].u.s)) return nle_err(E, sc, cd, &f[i], "waveform '%s' is not supported", f[i].u.s);

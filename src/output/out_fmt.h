@@ -10,4 +10,9 @@
  * (near-ties outside that range, non-finite x, prec > 15). 0 <= prec. */
 int nsc_fmt_e(char *buf, double x, int prec);
 
+/* ngspice's raw-file date into buf (out_raw.c): asctime's form, SOURCE_DATE_EPOCH
+ * (UTC) instead of the clock when set. */
+#include <stddef.h>
+void nsc_raw_date(char *buf, size_t n);
+
 #endif

@@ -14,7 +14,7 @@
 /* ngspice's date: asctime() with two blanks before the year ("Sat Nov 21 21:05:29  2026").
  * SOURCE_DATE_EPOCH (the reproducible-builds convention: decimal seconds since
  * the epoch, read as UTC) replaces the clock, so two runs can give the same bytes. */
-static void raw_date(char *buf, size_t n)
+void nsc_raw_date(char *buf, size_t n)
 {
     time_t now = time(NULL);
     struct tm tm, *ok;
@@ -52,7 +52,7 @@ static void put_le(unsigned char *p, double x)
 void nsc_raw_header(const nsc_waves *W, FILE *f, int binary, int npoints, long *npos)
 {
     char date[64];
-    raw_date(date, sizeof date);
+    nsc_raw_date(date, sizeof date);
     fputs("Title: ", f);
     for (const char *p = W->title ? W->title : ""; *p; p++)          /* one line */
         fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);

@@ -78,3 +78,47 @@ void nsc_klu_free(nsc_klu *F)
     if (F->sym) klu_free_symbolic(&F->sym, &F->common);
     free(F);
 }
+
+struct nsc_kluz {
+    int n;
+    const int *p, *i;
+    klu_common common;
+    klu_symbolic *sym;
+    klu_numeric *num;
+};
+
+nsc_kluz *nsc_kluz_analyze(int n, const int *p, const int *i)
+{
+    nsc_kluz *F = calloc(1, sizeof *F);
+    if (!F) return NULL;
+    F->n = n;
+    F->p = p;
+    F->i = i;
+    klu_defaults(&F->common);
+    F->common.halt_if_singular = 1;
+    F->sym = klu_analyze(n, (int *)p, (int *)i, &F->common);     /* BTF + AMD ordering of the pattern */
+    if (!F->sym) { free(F); return NULL; }
+    return F;
+}
+
+int nsc_kluz_factor(nsc_kluz *F, const double *Ax)
+{
+    if (!F) return -1;
+    if (F->num) klu_z_free_numeric(&F->num, &F->common);
+    F->num = klu_z_factor((int *)F->p, (int *)F->i, (double *)Ax, F->sym, &F->common);   /* P A Q = L U */
+    return F->num ? 0 : -1;
+}
+
+int nsc_kluz_solve(nsc_kluz *F, double *B)
+{
+    if (!F || !F->num) return -1;
+    return klu_z_solve(F->sym, F->num, F->n, 1, B, &F->common) ? 0 : -1;   /* B = A\B */
+}
+
+void nsc_kluz_free(nsc_kluz *F)
+{
+    if (!F) return;
+    if (F->num) klu_z_free_numeric(&F->num, &F->common);
+    if (F->sym) klu_free_symbolic(&F->sym, &F->common);
+    free(F);
+}

@@ -30,4 +30,16 @@ double nsc_klu_rcond(nsc_klu *F);
 double nsc_klu_rcondest(nsc_klu *F, const nsc_sparse *A);
 void nsc_klu_free(nsc_klu *F);
 
+/* Complex matrices (KLU's klu_z_*: the small-signal AC analysis). The pattern
+ * p[n+1], i[nnz] is a CSC pattern; values are interleaved Ax[2 nnz] = re, im. */
+typedef struct nsc_kluz nsc_kluz;
+/* Symbolic analysis of the pattern (kept by pointer: it must outlive F). NULL on failure. */
+nsc_kluz *nsc_kluz_analyze(int n, const int *p, const int *i);
+/* Numeric factorisation of the values Ax with fresh partial pivoting. 0 ok,
+ * -1 singular or failure. */
+int nsc_kluz_factor(nsc_kluz *F, const double *Ax);
+/* Solve A X = B in place, B[2 n] interleaved (one right-hand side). 0 ok, -1 failure. */
+int nsc_kluz_solve(nsc_kluz *F, double *B);
+void nsc_kluz_free(nsc_kluz *F);
+
 #endif

@@ -175,7 +175,7 @@ Test(meas, errors)
     const char *bad[][2] = {
         { ".meas tran x AVG v(zz)", "m.cir:6:20: error: unknown node 'zz' in .meas" },
         { ".meas tran x AVG i(rq)", "m.cir:6:20: error: unknown element 'rq' in .meas" },
-        { ".meas ac x AVG v(a)", "m.cir:6:7: error: only .meas tran is supported, not .meas ac" },
+        { ".meas ac x AVG v(a)", "m.cir:6:12: error: unsupported .meas ac form" },   /* .meas ac: issue 29 */
         { ".meas tran x FOO v(a)", "m.cir:6:14: error: unknown measurement 'foo'" },
         { ".meas tran x PARAM='v(a)*2'", "PARAM= of .meas x reads a waveform" },
         { ".meas tran x PARAM='nosuch*2'", "unknown name 'nosuch' in .meas x (not a .param, nor an earlier measure)" },

@@ -79,7 +79,7 @@ Test(run, check_names_the_missing_analysis, .init = setup, .fini = teardown)
         cr_assert_eq(R.o.tstop, 0);
         /* the program: .op is an analysis; a sweep point: only a transient is */
         cr_assert_eq(nsc_run_check(R.c, &cfg, &R.o, 1, &r), k ? NSC_OK : NSC_ENETLIST);
-        if (!k) cr_assert(strstr(r.error, "rc.cir:1:1: error: no analysis: add a .tran, .op or .pss card"), "%s", r.error);
+        if (!k) cr_assert(strstr(r.error, "rc.cir:1:1: error: no analysis: add a .tran, .op, .pss, .ac or .dc card"), "%s", r.error);
         nsc_report_free(&r);
         nsc_report_init(&r);
         cr_assert_eq(nsc_run_check(R.c, &cfg, &R.o, 0, &r), NSC_ENETLIST);

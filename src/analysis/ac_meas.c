@@ -1,0 +1,105 @@
+/* ac_meas.c -- the .meas ac cards on an AC sweep (smallsig.h): between two
+ * frequencies a signal is interpolated linearly in f, as ngspice 39 does
+ * (measured: FIND vdb AT=, WHEN vdb=, FIND vp WHEN agree with its meas to its
+ * 7 printed digits); a phase across a +-180 degree wrap is unwrapped first. */
+#include "smallsig.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The signal o at frequency k of R; *ok = 0 when R lacks its probe. */
+static double sig_at(const nsc_ac_result *R, const nsc_acout *o, int k, int *ok)
+{
+    for (int q = 0; q < R->np; q++)
+        if (!strcmp(R->name[q], o->p.name))
+            return nsc_ac_part(o->part, R->re[(size_t)k * R->np + q], R->im[(size_t)k * R->np + q]);
+    *ok = 0;
+    return NAN;
+}
+
+/* The value between points k and k+1 at fraction t, phase unwrapped. */
+static double lerp(const nsc_acout *o, double a, double b, double t)
+{
+    if (o->part == NSC_ACP_PH && b - a > 180) b -= 360;
+    if (o->part == NSC_ACP_PH && a - b > 180) b += 360;
+    double v = a + t * (b - a);
+    if (o->part == NSC_ACP_PH && v <= -180) v += 360;
+    if (o->part == NSC_ACP_PH && v > 180) v -= 360;
+    return v;
+}
+
+/* The first crossing of o = val: *k and the fraction *t of the interval; -1 if
+ * none. A phase is unwrapped across each interval (b taken within 180 degrees
+ * of a) and crosses val at any of val, val -+ 360: -180 is crossed where the
+ * wrapped phase jumps from -179 to +179 (a gain margin's point). */
+static int crossing(const nsc_ac_result *R, const nsc_acout *o, double val, int *k, double *t, int *ok)
+{
+    for (int i = 0; i + 1 < R->nf && *ok; i++) {
+        double a = sig_at(R, o, i, ok), b = sig_at(R, o, i + 1, ok);
+        int ph = o->part == NSC_ACP_PH;
+        if (ph) b = a + remainder(b - a, 360);
+        for (int w = ph ? -1 : 0; w <= (ph ? 1 : 0); w++) {
+            double v = val + 360 * w;
+            if (a == v || ((a - v) * (b - v) < 0)) {
+                *k = i;
+                *t = (v - a) / (b - a);
+                return 0;
+            }
+        }
+    }
+    if (*ok && R->nf > 0 && sig_at(R, o, R->nf - 1, ok) == val) {   /* on the last point */
+        *k = R->nf - 1;
+        *t = 0;
+        return 0;
+    }
+    return -1;
+}
+
+static double freq_at(const nsc_ac_result *R, int k, double t)
+{
+    return k + 1 < R->nf ? R->f[k] + t * (R->f[k + 1] - R->f[k]) : R->f[k];
+}
+
+/* One measure into res. */
+static void acmeas_one(const nsc_ac_result *R, const nsc_acmeas *m, nsc_meas_result *res)
+{
+    int ok = 1, k = 0;
+    double t = 0;
+    res->ok = 0;
+    if (m->type == NSC_ACM_MAX || m->type == NSC_ACM_MIN) {
+        double best = sig_at(R, &m->sig, 0, &ok);
+        for (int i = 1; i < R->nf && ok; i++) {
+            double v = sig_at(R, &m->sig, i, &ok);
+            best = m->type == NSC_ACM_MAX ? fmax(best, v) : fmin(best, v);
+        }
+        res->value = best;
+    } else if (m->type == NSC_ACM_FIND_AT) {
+        if (!(m->at >= R->f[0] && m->at <= R->f[R->nf - 1])) {
+            res->why = nsc_asprintf("AT=%g is outside the sweep [%g, %g]", m->at, R->f[0], R->f[R->nf - 1]);
+            return;
+        }
+        while (k + 2 < R->nf && R->f[k + 1] < m->at) k++;
+        t = R->nf > 1 ? (m->at - R->f[k]) / (R->f[k + 1] - R->f[k]) : 0;
+        res->value = R->nf > 1 ? lerp(&m->sig, sig_at(R, &m->sig, k, &ok), sig_at(R, &m->sig, k + 1, &ok), t)
+                               : sig_at(R, &m->sig, 0, &ok);
+    } else {
+        if (crossing(R, &m->when, m->val, &k, &t, &ok)) {
+            if (ok) res->why = nsc_asprintf("%s never reaches %g", m->when.name, m->val);
+            if (ok) return;
+        }
+        if (m->type == NSC_ACM_WHEN) res->value = freq_at(R, k, t);
+        else res->value = k + 1 < R->nf ? lerp(&m->sig, sig_at(R, &m->sig, k, &ok), sig_at(R, &m->sig, k + 1, &ok), t)
+                                        : sig_at(R, &m->sig, k, &ok);
+    }
+    if (!ok) res->why = nsc_asprintf("a signal of .meas %s was not computed", m->name);
+    res->ok = ok;
+}
+
+void nsc_acmeas_eval(const nsc_circuit *c, const nsc_ac_result *R, nsc_meas_result *res)
+{
+    for (int q = 0; q < c->nacmeas; q++) {
+        memset(&res[q], 0, sizeof res[q]);
+        acmeas_one(R, &c->acmeas[q], &res[q]);
+    }
+}

@@ -1,0 +1,174 @@
+/* dc.c -- the DC sweep (smallsig.h): the operating point at each value of one
+ * or two swept sources or resistances, each from the previous point's mode. */
+#include "smallsig.h"
+#include "stepper_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int nsc_dc_count(const nsc_dcsweep *s)
+{
+    double q = (s->stop - s->start) / s->step;               /* step has the sign of stop - start */
+    return q > 0 ? (int)floor(q + 1e-9) + 1 : 1;
+}
+
+/* The swept quantity of element e: a source's DC value, a resistance. */
+static double *dc_target(nsc_circuit *c, int el)
+{
+    nsc_element *e = &c->el[el];
+    return e->kind == NSC_EL_R ? &e->value : &e->wave.dc;
+}
+
+/* ngspice's name of the sweep variable */
+static const char *dc_scale_name(const nsc_circuit *c, int el)
+{
+    nsc_elkind k = c->el[el].kind;
+    return k == NSC_EL_V ? "v-sweep" : k == NSC_EL_I ? "i-sweep" : "res-sweep";
+}
+
+/* The table: the sweep column(s) then the probes. */
+static nsc_status dc_table(const nsc_circuit *c, const nsc_probe *p, int np, nsc_waves **out, nsc_report *r)
+{
+    int outer = c->ndc > 1;
+    char **names = nsc_calloc((size_t)np + 2, sizeof *names);
+    if (!names) return nsc_oom(r);
+    char *oname = outer ? nsc_asprintf("sweep(%s)", c->el[c->dc[1].el].name) : NULL;
+    if (outer) names[0] = oname;
+    for (int k = 0; k < np; k++) names[outer + k] = p[k].name;
+    nsc_waves *W = (!outer || oname) ? nsc_waves_new(names, np + outer, c->title) : NULL;
+    free(oname);
+    free(names);
+    char *scale = nsc_strdup(dc_scale_name(c, c->dc[0].el));
+    if (!W || !scale) {
+        nsc_waves_free(W);
+        free(scale);
+        return nsc_oom(r);
+    }
+    free(W->name[0]);
+    W->name[0] = scale;
+    *out = W;
+    return NSC_OK;
+}
+
+/* The state of a sweep: the OP LCS (rebuilt per point when a resistance is
+ * swept), its problem cache, the probes' functionals, the solution. */
+typedef struct dc_run {
+    nsc_circuit *c;
+    double gmin;
+    nsc_solver solver;
+    const nsc_probe *p;
+    int np;
+    nsc_lcs *L;
+    nsc_pcache cache;
+    nsc_lin *f;
+    double *buf;            /* z[n] s[n] l[m] e[m] w[nsrc] */
+    char *sw, *mode;
+    char *last;             /* [m] the previous point's mode, across rebuilds (NULL before one) */
+    int nsw;
+} dc_run;
+
+static void dc_release(dc_run *D)
+{
+    for (int k = 0; D->f && k < D->np; k++) nsc_lin_free(&D->f[k]);
+    free(D->f);
+    free(D->buf);
+    free(D->mode);
+    nsc_pcache_free(&D->cache, NULL);
+    nsc_lcs_free(D->L);
+    D->f = NULL;
+    D->buf = NULL;
+    D->mode = NULL;
+    D->L = NULL;
+}
+
+/* (Re)build the LCS of the present element values, keeping the switch states. */
+static nsc_status dc_build(dc_run *D, nsc_report *r)
+{
+    dc_release(D);
+    nsc_status s = nsc_lcs_assemble(D->c, NSC_ASM_OP, D->gmin, &D->L, r);
+    if (s) return s;
+    nsc_lcs *L = D->L;
+    memset(&D->cache, 0, sizeof D->cache);
+    D->cache.L = L;
+    D->buf = nsc_calloc((size_t)(2 * L->n + 2 * L->m + L->nsrc) + 1, sizeof *D->buf);
+    D->mode = nsc_calloc((size_t)L->m + 1, 1);
+    D->f = nsc_calloc((size_t)D->np + 1, sizeof *D->f);
+    if (!D->sw) D->sw = nsc_calloc((size_t)L->nsw + 1, 1);
+    if (!D->buf || !D->mode || !D->f || !D->sw) return nsc_oom(r);
+    for (int k = 0; k < D->np; k++)
+        if ((s = nsc_lcs_probe(L, D->c, &D->p[k], &D->f[k], r))) return s;
+    nsc_onestep *P;                                          /* a rebuilt LCS starts from the last mode */
+    if (D->last && !(s = nsc_pcache_get(&D->cache, 0.0, 1.0, D->sw, 0, &P, NULL, r))) nsc_onestep_set_mode(P, D->last);
+    return s;
+}
+
+/* One point: the operating point, the row (sweep values first). */
+static nsc_status dc_point(dc_run *D, int first, const double *x, int nx, nsc_waves *W, double *row,
+                           nsc_report *r)
+{
+    const nsc_lcs *L = D->L;
+    double *z = D->buf, *sv = z + L->n, *l = sv + L->n, *e = l + L->m, *w = e + L->m;
+    nsc_lcs_sources_dc(L, w, sv, e);
+    nsc_status s = nsc_op_point(D->c, &D->cache, D->solver, D->gmin, first, sv, e, z, l, D->sw, D->mode, r);
+    if (s) return s;
+    if (!D->last && !(D->last = nsc_calloc((size_t)L->m + 1, 1))) return nsc_oom(r);
+    memcpy(D->last, D->mode, (size_t)L->m);
+    memcpy(row, x, sizeof(double) * (size_t)nx);
+    for (int k = 0; k < D->np; k++) row[nx + k] = nsc_lin_eval_sw(&D->f[k], L, D->sw, z, l, NULL, 0, w);
+    return nsc_waves_add(W, row) ? nsc_waves_add_error(W, r) : NSC_OK;
+}
+
+/* Every point, inner sweep fastest; the swept values set in c. */
+static nsc_status dc_points(dc_run *D, nsc_waves *W, nsc_report *r)
+{
+    nsc_circuit *c = D->c;
+    int n0 = nsc_dc_count(&c->dc[0]), n1 = c->ndc > 1 ? nsc_dc_count(&c->dc[1]) : 1;
+    int resist = c->el[c->dc[0].el].kind == NSC_EL_R || (c->ndc > 1 && c->el[c->dc[1].el].kind == NSC_EL_R);
+    double *row = nsc_calloc((size_t)W->ncol + 1, sizeof *row);
+    if (!row) return nsc_oom(r);
+    nsc_status s = NSC_OK;
+    for (int o = 0; !s && o < n1; o++)
+        for (int i = 0; !s && i < n0; i++) {
+            double x[2] = { c->dc[0].start + i * c->dc[0].step, c->ndc > 1 ? c->dc[1].start + o * c->dc[1].step : 0 };
+            *dc_target(c, c->dc[0].el) = x[0];
+            if (c->ndc > 1) *dc_target(c, c->dc[1].el) = x[1];
+            if (resist || !D->L) s = dc_build(D, r);         /* a resistance is in A: assemble again */
+            if (!s) s = dc_point(D, o == 0 && i == 0, x, c->ndc, W, row, r);
+            if (s == NSC_ESIM && c->ndc > 1)
+                nsc_warn(r, &c->dc[0].loc, ".dc stopped at %s = %g, %s = %g", c->el[c->dc[0].el].name, x[0],
+                         c->el[c->dc[1].el].name, x[1]);
+            else if (s == NSC_ESIM)
+                nsc_warn(r, &c->dc[0].loc, ".dc stopped at %s = %g", c->el[c->dc[0].el].name, x[0]);
+        }
+    free(row);
+    return s;
+}
+
+nsc_status nsc_run_dc(nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *p, int np,
+                      nsc_waves **out, nsc_report *r)
+{
+    *out = NULL;
+    double keep[2] = { *dc_target(c, c->dc[0].el), c->ndc > 1 ? *dc_target(c, c->dc[1].el) : 0 };
+    nsc_waves *W = NULL;
+    nsc_status s = dc_table(c, p, np, &W, r);
+    dc_run D;
+    memset(&D, 0, sizeof D);
+    D.c = c;
+    D.gmin = gmin;
+    D.solver = solver;
+    D.p = p;
+    D.np = np;
+    if (!s) s = dc_points(&D, W, r);
+    dc_release(&D);
+    free(D.sw);
+    free(D.last);
+    if (c->ndc > 1) *dc_target(c, c->dc[1].el) = keep[1];
+    *dc_target(c, c->dc[0].el) = keep[0];
+    if (s && W) {
+        W->end = NSC_RUN_FAILED;
+        W->end_msg = nsc_strdup(r->error ? r->error : "no operating point");
+    }
+    *out = W;
+    return s;
+}

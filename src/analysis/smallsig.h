@@ -1,0 +1,75 @@
+/* smallsig.h -- the analyses at the operating point (issue 29): the small-signal
+ * AC sweep (ac.c) and the DC sweep (dc.c). Nothing here prints.
+ *
+ * AC. The circuit is linearised in the operating point's mode: each pair keeps
+ * the state the .op found (active: y = 0 with l free; inactive: l = 0), each
+ * switch its state, a B source its active segment (its pairs). In that mode the
+ * LCS E z' = A z + B l + Ss w, y = C z + D l + Se w is linear; with the phasors
+ * W of the `AC mag [phase]` sources (mag e^{j phase pi/180}; several superpose)
+ * the response (Z, L_a) at angular frequency omega solves
+ *     [ j omega E - A_sw   -B_a  ] [ Z   ]   [  Ss W    ]
+ *     [ C_a                D_aa  ] [ L_a ] = [ -Se_a W  ]
+ * (a = active pairs, A_sw = A with the conductances of the switches that are
+ * on), one complex sparse LU (KLU) per frequency. */
+#ifndef NSC_SMALLSIG_H
+#define NSC_SMALLSIG_H
+
+#include "netlist/circuit.h"
+#include "output/waves.h"
+#include "solve/onestep.h"
+#include "analysis/meas.h"
+
+/* The frequencies of s as ngspice 39 places them (measured): lin: n points from
+ * fstart to fstop; dec: K = floor(n log10(fstop/fstart)) steps, each a factor
+ * (fstop/fstart)^(1/K), so the last point is fstop; oct: K = floor(n
+ * log2(fstop/fstart)) steps of 2^(1/n), the last at or below fstop (K = 0:
+ * fstart alone). *f is new ([*nf]). Error (at the card) over 10^7 points. */
+nsc_status nsc_ac_freqs(const nsc_acsweep *s, double **f, int *nf, nsc_report *r);
+
+/* The complex response of probes p[0..np) at each frequency. */
+typedef struct nsc_ac_result {
+    int nf, np;
+    double *f;          /* [nf] Hz */
+    double *re, *im;    /* [nf * np], row k = frequency k */
+    char **name;        /* [np] the probes' names ("v(out)", "i(v1)") */
+    char *title;
+} nsc_ac_result;
+void nsc_ac_result_free(nsc_ac_result *R);
+
+/* The AC sweep c->ac of c (c->has_ac) at its operating point (gmin, solver as
+ * the .op's). NSC_ESIM when the operating point fails or the linearised system
+ * is singular at a frequency (the message names it). */
+nsc_status nsc_run_ac(const nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *p, int np,
+                      nsc_ac_result **out, nsc_report *r);
+
+/* The value of part of the phasor (re, im): dB 20 log10 |x|, phase in degrees
+ * (atan2, in (-180, 180]), re, im, magnitude. */
+double nsc_ac_part(nsc_acpart part, double re, double im);
+
+/* The .meas ac cards of c on R (ac_meas.c): res[c->nacmeas] filled (free with
+ * nsc_meas_results_free); R must hold every probe the cards read. A measure
+ * that fails says why (an AT outside the sweep, a level never crossed). */
+void nsc_acmeas_eval(const nsc_circuit *c, const nsc_ac_result *R, nsc_meas_result *res);
+
+/* The DC sweep c->dc (c->ndc of them, dc[0] inner) of c: at each point the
+ * operating point (warm-started from the previous point's mode and switch
+ * states), the probes p[0..np) evaluated there (a capacitor carries no current).
+ * The table: column 0 the inner swept value ("v-sweep", "i-sweep", "res-sweep"
+ * as ngspice names it), then, for a nested sweep, the outer value ("sweep(v2)"),
+ * then the probes. c's element values are changed during the run and restored.
+ * NSC_ESIM naming the point that failed (the table then holds the points before). */
+nsc_status nsc_run_dc(nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *p, int np,
+                      nsc_waves **out, nsc_report *r);
+
+/* .four (four.c): harmonics 0 .. nh-1 of column col of W over its last 1/f
+ * seconds (the rows' piecewise-linear interpolant, exactly): mag[k] (mag[0] the
+ * mean), phase[k] in degrees (of sin(k w (t - a) + phase), a the window's start;
+ * phase[0] = 0), thd = 100 sqrt(sum_{k >= 2} mag_k^2) / mag_1 (percent).
+ * NSC_ESIM when the rows span less than 1/f. */
+nsc_status nsc_four_eval(const nsc_waves *W, int col, double f, int nh, double *mag, double *phase, double *thd,
+                         nsc_report *r);
+
+/* The values of one sweep: start, start + step, ... to stop (1e-9 step of slack). */
+int nsc_dc_count(const nsc_dcsweep *s);
+
+#endif

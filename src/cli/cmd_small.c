@@ -1,0 +1,344 @@
+/* cmd_small.c -- the program's .ac and .dc runs (issue 29): the analyses of
+ * smallsig.h, their files (cli.md: STEM.dat alone, STEM.ac.dat / STEM.dc.dat
+ * beside other analyses) and the .meas ac results on stdout and in a file. */
+#include "config.h"
+#include "cmd.h"
+#include "output/out_ac.h"
+#include "output/rd.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The files of one analysis: base (STEM or STEM.ac), the table out. */
+typedef struct small_files {
+    char *base, *out, *dat, *gp, *png, *meas;
+} small_files;
+
+static void files_free(small_files *F)
+{
+    free(F->base); free(F->out); free(F->dat); free(F->gp); free(F->png); free(F->meas);
+}
+
+static nsc_status files_of(const nsc_small_args *a, const nsc_circuit *c, const char *tag, small_files *F,
+                           nsc_report *r)
+{
+    memset(F, 0, sizeof *F);
+    const char *ext = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN ? ".raw" : a->fmt == NSC_FMT_CSV ? ".csv" : ".dat";
+    char *stem = a->outpath ? nsc_strdup(a->outpath) : nsc_stem(a->netlist);
+    if (stem && a->outpath) {                                /* the output's name without its suffix */
+        char *slash = strrchr(stem, '/'), *dot = strrchr(stem, '.');
+        if (dot && (!slash || dot > slash + 1)) *dot = 0;
+    }
+    F->base = stem ? nsc_asprintf("%s%s", stem, a->several ? tag : "") : NULL;
+    free(stem);
+    if (!F->base) return nsc_oom(r);
+    F->out = a->outpath && !a->several ? nsc_strdup(a->outpath) : nsc_asprintf("%s%s", F->base, ext);
+    F->dat = nsc_asprintf("%s.dat", F->base);
+    F->gp = nsc_asprintf("%s.gp", F->base);
+    F->png = nsc_asprintf("%s.png", F->base);
+    F->meas = nsc_asprintf("%s.meas", F->base);
+    if (!F->out || !F->dat || !F->gp || !F->png || !F->meas) return nsc_oom(r);
+    char *outs[] = { F->out, F->dat, F->gp, F->png, F->meas };
+    const char *clash = nsc_output_is_input(outs, 5, c->files, c->nfiles);
+    if (clash) return nsc_err(r, NSC_EUSAGE, NULL, "the output '%s' is an input of this run: choose another name with -o", clash);
+    return NSC_OK;
+}
+
+/* The probes of the AC run: the outputs (--save's, else the defaults unless
+ * .print ac names columns and all is 0; *nout of them, first), then the
+ * .print ac ones and those the .meas ac cards read; distinct. */
+static nsc_status ac_probes(const nsc_small_args *a, const nsc_circuit *c, int all, nsc_probe **p, int *np,
+                            int *nout, nsc_report *r)
+{
+    nsc_probe *d = NULL;
+    int nd = 0;
+    nsc_status s = a->save ? nsc_probes_parse(c, a->save, &d, &nd, r)
+                 : c->nacout && !all ? NSC_OK : nsc_probes_default(c, &d, &nd, r);
+    int cap = nd + c->nacout + 2 * c->nacmeas + 1;
+    *p = s ? NULL : nsc_calloc((size_t)cap, sizeof **p);
+    *np = *nout = 0;
+    if (!s && !*p) s = nsc_oom(r);
+    for (int k = 0; !s && k < nd + c->nacout + 2 * c->nacmeas; k++) {
+        const nsc_probe *q = k < nd ? &d[k] : k < nd + c->nacout ? &c->acout[k - nd].p
+                           : (k - nd - c->nacout) % 2 ? &c->acmeas[(k - nd - c->nacout) / 2].when.p
+                                                      : &c->acmeas[(k - nd - c->nacout) / 2].sig.p;
+        if (!q->name) continue;                             /* a measure without a WHEN or without a FIND */
+        int dup = 0;
+        for (int j = 0; j < *np; j++) dup |= !strcmp((*p)[j].name, q->name);
+        if (dup) continue;
+        (*p)[*np] = *q;
+        if (!((*p)[*np].name = nsc_strdup(q->name))) s = nsc_oom(r);
+        else (*np)++;
+        if (k < nd) *nout = *np;
+    }
+    nsc_probes_free(d, nd);
+    return s;
+}
+
+/* The table's columns: .print ac's, else dB and phase of each output probe. */
+static nsc_accol *ac_columns(const nsc_circuit *c, const nsc_ac_result *R, int nout, int *ncol, char ***own)
+{
+    int n = c->nacout ? c->nacout : 2 * nout;
+    nsc_accol *col = nsc_calloc((size_t)n + 1, sizeof *col);
+    *own = nsc_calloc((size_t)n + 1, sizeof **own);
+    if (!col || !*own) { free(col); return NULL; }
+    for (int k = 0; k < n; k++) {
+        if (c->nacout) {
+            col[k].part = c->acout[k].part;
+            col[k].name = c->acout[k].name;
+            for (int q = 0; q < R->np; q++)
+                if (!strcmp(R->name[q], c->acout[k].p.name)) col[k].probe = q;
+            continue;
+        }
+        const char *pn = R->name[k / 2];
+        col[k].probe = k / 2;
+        col[k].part = k % 2 ? NSC_ACP_PH : NSC_ACP_DB;
+        (*own)[k] = nsc_asprintf("%c%s%s", pn[0], k % 2 ? "p" : "db", pn + 1);
+        if (!(*own)[k]) return NULL;
+        col[k].name = (*own)[k];
+    }
+    *ncol = n;
+    return col;
+}
+
+/* .meas ac: "name = value" on stdout and in path. */
+static nsc_status ac_meas_report(const nsc_circuit *c, const nsc_ac_result *R, const char *netlist, const char *path,
+                                 nsc_report *r)
+{
+    nsc_meas_result *res = nsc_calloc((size_t)c->nacmeas + 1, sizeof *res);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = res ? open_memstream(&text, &len) : NULL;
+    if (!f) { free(res); return nsc_oom(r); }
+    nsc_acmeas_eval(c, R, res);
+    fprintf(f, "# .meas ac results of %s (nscircuit %s; phases in degrees)\n", netlist, PACKAGE_VERSION);
+    for (int k = 0; k < c->nacmeas; k++) {
+        if (res[k].ok) {
+            printf("%s = %.9e\n", c->acmeas[k].name, res[k].value + 0.0);
+            fprintf(f, "%s = %.12e\n", c->acmeas[k].name, res[k].value + 0.0);
+        } else {
+            printf("%s = failed\n", c->acmeas[k].name);
+            fprintf(f, "%s = failed\n", c->acmeas[k].name);
+            nsc_warn(r, &c->acmeas[k].loc, ".meas %s failed: %s", c->acmeas[k].name, res[k].why ? res[k].why : "");
+        }
+    }
+    nsc_meas_results_free(res, c->nacmeas);
+    free(res);
+    if (fclose(f)) { free(text); return nsc_oom(r); }
+    nsc_status s = nsc_write_atomic(path, text, len, r);
+    free(text);
+    return s;
+}
+
+static nsc_status ac_write(const nsc_small_args *a, const nsc_circuit *c, const nsc_ac_result *R, int nout,
+                           const small_files *F, nsc_report *r)
+{
+    int ncol = 0;
+    char **own = NULL;
+    nsc_accol *col = ac_columns(c, R, nout, &ncol, &own);
+    nsc_status s = col ? NSC_OK : nsc_oom(r);
+    int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;
+    if (!s && raw) s = nsc_write_ac_raw(R, F->out, a->fmt == NSC_FMT_RAWBIN, r);
+    int dat = a->fmt == NSC_FMT_DAT;
+    if (!s && a->fmt == NSC_FMT_CSV) s = nsc_write_ac_csv(R, col, ncol, F->out, r);
+    if (!s && (dat || a->plot)) s = nsc_write_ac_dat(R, col, ncol, dat ? F->out : F->dat, r);
+    if (!s && (dat || a->plot)) s = nsc_write_ac_gp(col, ncol, dat ? F->out : F->dat, F->gp, F->png, r);
+    if (!s && a->plot) s = nsc_render_gp(F->gp, r);
+    if (!s && c->nacmeas) s = ac_meas_report(c, R, a->netlist, F->meas, r);
+    for (int k = 0; own && k < ncol; k++) free(own[k]);
+    free(own);
+    free(col);
+    return s;
+}
+
+static nsc_status run_ac(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
+{
+    small_files F;
+    nsc_probe *p = NULL;
+    int np = 0;
+    nsc_ac_result *R = NULL;
+    nsc_status s = files_of(a, c, ".ac", &F, r);
+    int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;   /* a raw file holds every vector, as ngspice's */
+    int nout = 0;                                           /* the output probes, before the others */
+    if (!s) s = ac_probes(a, c, raw, &p, &np, &nout, r);
+    if (!s) s = nsc_run_ac(c, a->gmin, a->solver, p, np, &R, r);
+    if (!s) s = ac_write(a, c, R, nout, &F, r);
+    if (!s && !a->quiet)
+        fprintf(stderr, "nscircuit: %s: AC analysis, %d frequencies from %g to %g Hz; wrote %s\n", a->netlist, R->nf,
+                R->f[0], R->f[R->nf - 1], raw && a->several ? "its plot of the raw file" : F.out);
+    nsc_ac_result_free(R);
+    nsc_probes_free(p, np);
+    files_free(&F);
+    return s;
+}
+
+/* The outputs of the DC sweep: --save's, else .print dc's, else .save/.print's,
+ * else the defaults; a raw file (all) holds the defaults first, as ngspice's. */
+static nsc_status dc_probes(const nsc_small_args *a, const nsc_circuit *c, int all, nsc_probe **p, int *np,
+                            nsc_report *r)
+{
+    nsc_probe *d = NULL, *q = NULL;
+    int nd = 0, nq = 0, own = a->save != NULL;
+    nsc_status s = all || (!a->save && !c->ndcout && !c->nsave) ? nsc_probes_default(c, &d, &nd, r) : NSC_OK;
+    if (!s && a->save) s = nsc_probes_parse(c, a->save, &q, &nq, r);
+    else if (!s) {
+        q = c->ndcout ? c->dcout : c->save;
+        nq = c->ndcout ? c->ndcout : c->nsave;
+    }
+    *p = s ? NULL : nsc_calloc((size_t)(nd + nq) + 1, sizeof **p);
+    *np = 0;
+    if (!s && !*p) s = nsc_oom(r);
+    for (int k = 0; !s && k < nd + nq; k++) {
+        const nsc_probe *x = k < nd ? &d[k] : &q[k - nd];
+        int dup = 0;
+        for (int j = 0; j < *np; j++) dup |= !strcmp((*p)[j].name, x->name);
+        if (dup) continue;
+        (*p)[*np] = *x;
+        if (!((*p)[*np].name = nsc_strdup(x->name))) s = nsc_oom(r);
+        else (*np)++;
+    }
+    nsc_probes_free(d, nd);
+    if (own) nsc_probes_free(q, nq);
+    return s;
+}
+
+static nsc_status run_dc(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
+{
+    small_files F;
+    nsc_probe *p = NULL;
+    int np = 0;
+    nsc_waves *W = NULL;
+    nsc_status s = files_of(a, c, ".dc", &F, r);
+    int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;
+    if (!s) s = dc_probes(a, c, raw, &p, &np, r);
+    nsc_status rs = s ? s : nsc_run_dc(c, a->gmin, a->solver, p, np, &W, r);
+    if (W && W->nrow > 0) {
+        if (!s && raw) s = nsc_write_dc_raw(W, F.out, a->fmt == NSC_FMT_RAWBIN, r);
+        else if (!s && a->fmt == NSC_FMT_CSV) s = nsc_write_csv(W, F.out, 1, r);
+        if (!s && (a->fmt == NSC_FMT_DAT || a->plot)) s = nsc_write_dat(W, a->fmt == NSC_FMT_DAT ? F.out : F.dat, 1, r);
+        if (!s && (a->fmt == NSC_FMT_DAT || a->plot)) s = nsc_write_dc_gp(W, c->ndc, F.dat, F.gp, F.png, r);
+        if (!s && a->plot && !rs) s = nsc_render_gp(F.gp, r);
+    }
+    if (!s && !rs && !a->quiet)
+        fprintf(stderr, "nscircuit: %s: DC sweep, %d points; wrote %s\n", a->netlist, W->nrow,
+                raw && a->several ? "its plot of the raw file" : F.out);
+    nsc_waves_free(W);
+    nsc_probes_free(p, np);
+    files_free(&F);
+    return rs ? rs : s;
+}
+
+nsc_status nsc_cli_raw_merge(const nsc_small_args *a, const nsc_circuit *c, const char *tran, int tran_line,
+                             nsc_report *r);
+
+nsc_status nsc_cli_small(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
+{
+    nsc_status s = c->has_ac ? run_ac(a, c, r) : NSC_OK;
+    if (!s && c->ndc) s = run_dc(a, c, r);
+    int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;
+    if (!s && raw && a->several && !a->tran) s = nsc_cli_raw_merge(a, c, NULL, 0, r);   /* .ac and .dc: one file */
+    return s;
+}
+
+/* One output's harmonics, as ngspice prints them (10 harmonics, phases in degrees). */
+static nsc_status four_one(FILE *f, const nsc_waves *W, int col, double fr, const char *name, nsc_report *r)
+{
+    enum { NH = 10 };
+    double mag[NH], ph[NH], thd;
+    nsc_status s = nsc_four_eval(W, col, fr, NH, mag, ph, &thd, r);
+    if (s) return s;
+    fprintf(f, "Fourier analysis for %s:\n  No. Harmonics: %d, THD: %g %%, over [%.10g, %.10g] s (the rows, "
+               "linear between them)\n\n", name, NH, thd, nsc_waves_at(W, W->nrow - 1, 0) - 1 / fr,
+            nsc_waves_at(W, W->nrow - 1, 0));
+    fputs("Harmonic Frequency   Magnitude   Phase       Norm. Mag   Norm. Phase\n"
+          "-------- ---------   ---------   -----       ---------   -----------\n", f);
+    for (int k = 0; k < NH; k++)
+        fprintf(f, " %-7d %-11.6g %-11.6g %-11.6g %-11.6g %-11.6g\n", k, k * fr, mag[k], ph[k],
+                k && mag[1] > 0 ? mag[k] / mag[1] : 0, k ? remainder(ph[k] - ph[1], 360) : 0);
+    fputc('\n', f);
+    return NSC_OK;
+}
+
+nsc_status nsc_cli_four(const nsc_circuit *c, const nsc_waves *W, const char *out, nsc_report *r)
+{
+    char *text = NULL, *path = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return nsc_oom(r);
+    nsc_status s = NSC_OK;
+    for (int q = 0; !s && q < c->nfour; q++)
+        for (int j = 0; !s && j < c->four[q].nsig; j++) {
+            int col = -1;
+            for (int k = 1; k < W->ncol; k++)
+                if (!strcmp(W->name[k], c->four[q].sig[j])) col = k;
+            if (col < 0) s = nsc_err(r, NSC_ESIM, &c->four[q].loc, ".four: %s was not recorded", c->four[q].sig[j]);
+            else s = four_one(f, W, col, c->four[q].f, c->four[q].sig[j], r);
+        }
+    if (fclose(f) && !s) s = nsc_oom(r);
+    if (!s) {
+        fwrite(text, 1, len, stdout);
+        const char *slash = strrchr(out, '/'), *dot = strrchr(out, '.');
+        int n = dot && (!slash || dot > slash + 1) ? (int)(dot - out) : (int)strlen(out);
+        if (!(path = nsc_asprintf("%.*s.four", n, out))) s = nsc_oom(r);
+        else s = nsc_write_atomic(path, text, len, r);
+    }
+    free(path);
+    free(text);
+    return s;
+}
+
+/* One plot of the merged raw file: its card's line and its file. */
+typedef struct raw_part {
+    int line;
+    char *path;
+} raw_part;
+
+/* Parts in the netlist's order (by their cards' lines; insertion sort of <= 3). */
+static void parts_sort(raw_part *p, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && p[j].line < p[j - 1].line; j--) {
+            raw_part t = p[j];
+            p[j] = p[j - 1];
+            p[j - 1] = t;
+        }
+}
+
+nsc_status nsc_cli_raw_merge(const nsc_small_args *a, const nsc_circuit *c, const char *tran, int tran_line,
+                             nsc_report *r)
+{
+    raw_part part[3];
+    int n = 0;
+    small_files F[2];
+    memset(F, 0, sizeof F);
+    nsc_status s = NSC_OK;
+    if (tran) part[n++] = (raw_part){ tran_line, (char *)tran };
+    if (c->has_ac && !(s = files_of(a, c, ".ac", &F[0], r))) part[n++] = (raw_part){ c->ac.loc.line, F[0].out };
+    if (!s && c->ndc && !(s = files_of(a, c, ".dc", &F[1], r))) part[n++] = (raw_part){ c->dc[0].loc.line, F[1].out };
+    char *out = !s ? (a->outpath ? nsc_strdup(a->outpath) : F[0].base ? nsc_asprintf("%.*s.raw", (int)strlen(F[0].base) - 3, F[0].base)
+                                                       : nsc_asprintf("%.*s.raw", (int)strlen(F[1].base) - 3, F[1].base))
+                   : NULL;
+    if (!s && !out) s = nsc_oom(r);
+    parts_sort(part, n);
+    nsc_afile af;
+    int opened = !s && !(s = nsc_afile_open(&af, out, r)), ok = 1;
+    for (int k = 0; !s && k < n; k++) {                     /* the plots one after the other, as ngspice's -r */
+        char *data = NULL;
+        size_t len = 0;
+        nsc_status rs = nsc_read_file(part[k].path, &data, &len, r);
+        if (rs) ok = 0, s = rs;
+        else ok &= fwrite(data, 1, len, af.f) == len;
+        free(data);
+    }
+    if (opened && s) nsc_afile_close(&af, 0, r);
+    else if (opened) s = nsc_afile_close(&af, ok, r);
+    for (int k = 0; !s && k < 2; k++)
+        if (F[k].out && strcmp(F[k].out, out)) remove(F[k].out);
+    if (!s && !tran && !a->quiet) fprintf(stderr, "nscircuit: wrote %s\n", out);
+    files_free(&F[0]);
+    files_free(&F[1]);
+    free(out);
+    return s;
+}

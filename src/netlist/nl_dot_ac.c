@@ -1,0 +1,336 @@
+/* nl_dot_ac.c -- the cards of the analyses at the operating point (issue 29):
+ * .ac, .dc, .print ac, .print dc, .meas ac (netlist.md). nle_card_dot hands
+ * them to nle_small_card when met; they are read by nle_resolve_small once
+ * every element and node is known (a card may name an element defined later). */
+#include "nl_elab.h"
+#include "nl_meas.h"
+#include "devices/device.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_meas(const nl_card *cd)
+{
+    return nle_head_is(cd, ".meas") || nle_head_is(cd, ".measure");
+}
+
+/* The cards of this file: .ac, .dc, .print ac|dc, .meas ac, .four. */
+static int small_card(const nl_card *cd)
+{
+    int second_ac = cd->nf > 1 && (nle_is_word(&cd->f[1], "ac"));
+    return nle_head_is(cd, ".ac") || nle_head_is(cd, ".dc") || (is_meas(cd) && second_ac) || nle_head_is(cd, ".four")
+           || (nle_head_is(cd, ".print") && (second_ac || (cd->nf > 1 && nle_is_word(&cd->f[1], "dc"))));
+}
+
+nsc_status nle_small_card(elab *E, scope *sc, const nl_card *cd, int *taken)
+{
+    *taken = small_card(cd);
+    if (!*taken) return NSC_OK;
+    if (sc->up) {
+        nle_warn(E, sc, cd, NULL, "%s inside .subckt ignored", cd->f[0].u.s);
+        return NSC_OK;
+    }
+    if (nsc_grow((void **)&E->small, &E->capsmall, E->nsmall + 1, sizeof *E->small)) return nle_oom(E);
+    E->small[E->nsmall++] = (int)(cd - E->d->card);
+    return NSC_OK;
+}
+
+/* A positive whole number of points at field f. */
+static nsc_status count_field(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int *n)
+{
+    double v;
+    if (nle_value(E, sc, cd, f, &v)) return E->r->status;
+    if (!(v >= 1 && v <= 1e7) || v != floor(v))
+        return nle_err(E, NULL, cd, f, "the number of points must be a whole number from 1, not '%s'", nle_ftext(f));
+    *n = (int)v;
+    return NSC_OK;
+}
+
+/* .ac dec|oct|lin n fstart fstop */
+static nsc_status card_ac(elab *E, scope *sc, const nl_card *cd)
+{
+    nsc_circuit *c = E->c;
+    const nl_field *f = cd->f;
+    if (cd->nf != 5) return nle_err(E, NULL, cd, NULL, "expected .ac dec|oct|lin points fstart fstop");
+    nsc_acsweep sweep, *a = &sweep;
+    if (nle_is_word(&f[1], "dec")) a->kind = NSC_AC_DEC;
+    else if (nle_is_word(&f[1], "oct")) a->kind = NSC_AC_OCT;
+    else if (nle_is_word(&f[1], "lin")) a->kind = NSC_AC_LIN;
+    else return nle_err(E, NULL, cd, &f[1], "expected dec, oct or lin after .ac, found '%s'", nle_ftext(&f[1]));
+    if (count_field(E, sc, cd, &f[2], &a->n) || nle_value(E, sc, cd, &f[3], &a->fstart)
+        || nle_value(E, sc, cd, &f[4], &a->fstop))
+        return E->r->status;
+    if (!(a->fstart > 0)) return nle_err(E, NULL, cd, &f[3], "the start frequency must be positive, not %g", a->fstart);
+    if (!(a->fstop >= a->fstart))
+        return nle_err(E, NULL, cd, &f[4], "the stop frequency %g is below the start frequency %g", a->fstop, a->fstart);
+    a->loc = nl_field_loc(E->d, cd, &f[0]);
+    if (c->has_ac) {
+        nle_warn(E, NULL, cd, NULL, "second .ac card ignored (the first one runs)");
+        return NSC_OK;
+    }
+    c->ac = sweep;
+    c->has_ac = 1;
+    return NSC_OK;
+}
+
+/* One sweep SRC start stop step at field i of a .dc card. */
+static nsc_status dc_sweep(elab *E, scope *sc, const nl_card *cd, int i, nsc_dcsweep *d)
+{
+    const nl_field *f = cd->f;
+    if (f[i].kind != NL_F_WORD) return nle_err(E, NULL, cd, &f[i], "expected a source or resistor name, found '%s'", nle_ftext(&f[i]));
+    if (nle_is_word(&f[i], "param") || nle_is_word(&f[i], "temp"))
+        return nle_err(E, NULL, cd, &f[i], ".dc %s is not supported: sweep a V or I source or a resistor (a .param: "
+                       "nscircuit sweep --param, or .step)", f[i].u.s);
+    const char *k = nle_cat(E, "", f[i].u.s);
+    if (!k) return nle_oom(E);
+    if (!nl_hash_get(&E->els, k, &d->el)) return nle_err(E, NULL, cd, &f[i], "unknown element '%s' in .dc", f[i].u.s);
+    nsc_elkind kind = E->c->el[d->el].kind;
+    if (kind != NSC_EL_V && kind != NSC_EL_I && kind != NSC_EL_R)
+        return nle_err(E, NULL, cd, &f[i], ".dc sweeps a V or I source or a resistor, not '%s'", f[i].u.s);
+    if (nle_value(E, sc, cd, &f[i + 1], &d->start) || nle_value(E, sc, cd, &f[i + 2], &d->stop)
+        || nle_value(E, sc, cd, &f[i + 3], &d->step))
+        return E->r->status;
+    if (d->step == 0 || (d->stop - d->start) * d->step < 0)
+        return nle_err(E, NULL, cd, &f[i + 3], "the step %g does not go from %g to %g", d->step, d->start, d->stop);
+    if ((d->stop - d->start) / d->step > 1e7) return nle_err(E, NULL, cd, &f[i + 3], "more than 10^7 .dc points");
+    if (kind == NSC_EL_R && (d->start <= 0 || d->stop <= 0))
+        return nle_err(E, NULL, cd, &f[i + 1], "a swept resistance must stay positive");
+    d->loc = nl_field_loc(E->d, cd, &f[0]);
+    return NSC_OK;
+}
+
+/* .dc [lin] SRC start stop step [SRC2 start2 stop2 step2] */
+static nsc_status card_dc(elab *E, scope *sc, const nl_card *cd)
+{
+    nsc_circuit *c = E->c;
+    if (c->ndc > 0) {
+        nle_warn(E, NULL, cd, NULL, "second .dc card ignored (the first one runs)");
+        return NSC_OK;
+    }
+    int i = cd->nf > 1 && nle_is_word(&cd->f[1], "lin") ? 2 : 1;   /* LTspice's optional LIN */
+    int nf = cd->nf - i;
+    if (nf != 4 && nf != 8) return nle_err(E, NULL, cd, NULL, "expected .dc source start stop step [source2 start2 stop2 step2]");
+    for (int k = 0; k < nf / 4; k++)
+        if (dc_sweep(E, sc, cd, i + 4 * k, &c->dc[k])) return E->r->status;
+    if (nf == 8 && c->dc[0].el == c->dc[1].el) return nle_err(E, NULL, cd, &cd->f[i + 4], "the same element swept twice");
+    c->ndc = nf / 4;
+    return NSC_OK;
+}
+
+/* node name field -> node index */
+static nsc_status node_of(elab *E, const nl_card *cd, const nl_field *f, int *n)
+{
+    if (f->kind != NL_F_WORD) return nle_err(E, NULL, cd, f, "expected a node name, found '%s'", nle_ftext(f));
+    const char *k = nle_cat(E, "", f->u.s);
+    if (!k) return nle_oom(E);
+    if (!strcmp(k, "gnd")) k = "0";
+    if (!nl_hash_get(&E->nodes, k, n)) return nle_err(E, NULL, cd, f, "unknown node '%s'", f->u.s);
+    return NSC_OK;
+}
+
+/* The part of an output name after its v or i: "" (*part = -1), db, p, r, i, m. */
+static int part_of(const char *suffix)
+{
+    static const char *const sfx[] = { "db", "p", "r", "i", "m" };
+    if (!*suffix) return -1;
+    for (int k = 0; k < 5; k++)
+        if (nsc_strieq(suffix, sfx[k])) return k;                  /* = nsc_acpart */
+    return -2;
+}
+
+/* An output field: V(a[,b]) or I(x) with an optional part (vdb vp vr vi vm, idb
+ * ip ir ii im) or a bare node name, into o (names new); *part -1 when none. */
+static nsc_status out_field(elab *E, const nl_card *cd, const nl_field *f, nsc_acout *o, int *part)
+{
+    memset(o, 0, sizeof *o);
+    nsc_circuit *c = E->c;
+    int n0 = 0, n1 = 0;
+    *part = -1;
+    o->p.loc = nl_field_loc(E->d, cd, f);
+    if (f->kind == NL_F_WORD) {
+        if (node_of(E, cd, f, &n0)) return E->r->status;
+        o->p.kind = NSC_PROBE_V;
+        o->p.node[0] = n0;
+        o->p.name = nsc_asprintf("v(%s)", c->node_name[n0]);
+        return o->p.name ? NSC_OK : nle_oom(E);
+    }
+    char head = f->kind == NL_F_CALL ? (char)(f->u.s[0] | 0x20) : 0;
+    *part = head ? part_of(f->u.s + 1) : -2;
+    if (*part == -2 || (head != 'v' && head != 'i') || f->nsub < 1 || f->nsub > (head == 'v' ? 2 : 1))
+        return nle_err(E, NULL, cd, f, "unsupported output '%s' in %s (V(n), V(a,b), I(x), VDB VP VR VI VM, IDB IP ...)",
+                       nle_ftext(f), cd->f[0].u.s);
+    if (head == 'v') {
+        if (node_of(E, cd, &f->sub[0], &n0) || (f->nsub == 2 && node_of(E, cd, &f->sub[1], &n1))) return E->r->status;
+        o->p.kind = NSC_PROBE_V;
+        o->p.node[0] = n0;
+        o->p.node[1] = n1;
+        o->p.name = f->nsub == 1 ? nsc_asprintf("v(%s)", c->node_name[n0])
+                                 : nsc_asprintf("v(%s,%s)", c->node_name[n0], c->node_name[n1]);
+    } else {
+        int el;
+        const char *k = f->sub[0].kind == NL_F_WORD ? nle_cat(E, "", f->sub[0].u.s) : "";
+        if (!k) return nle_oom(E);
+        if (!nl_hash_get(&E->els, k, &el)) return nle_err(E, NULL, cd, &f->sub[0], "unknown element '%s'", nle_ftext(&f->sub[0]));
+        if (!nsc_device_of(c->el[el].kind)->current) return nle_err(E, NULL, cd, &f->sub[0], "%s has no current", k);
+        o->p.kind = NSC_PROBE_I;
+        o->p.el = el;
+        o->p.name = nsc_asprintf("i(%s)", c->el[el].name);
+    }
+    return o->p.name ? NSC_OK : nle_oom(E);
+}
+
+/* o's column name for part: "vdb(out)", "ip(v1)" (the probe's name with the part). */
+static nsc_status out_name(elab *E, nsc_acout *o, int part)
+{
+    static const char *const sfx[] = { "db", "p", "r", "i", "m" };
+    o->part = (nsc_acpart)part;
+    o->name = nsc_asprintf("%c%s%s", o->p.name[0], sfx[part], o->p.name + 1);
+    return o->name ? NSC_OK : nle_oom(E);
+}
+
+static nsc_status acout_add(elab *E, const nsc_acout *o)
+{
+    nsc_circuit *c = E->c;
+    nsc_acout *a = nsc_realloc_array(c->acout, (size_t)c->nacout + 1, sizeof *a);
+    if (!a) return nle_oom(E);
+    c->acout = a;
+    c->acout[c->nacout] = *o;
+    c->acout[c->nacout].name = NULL;
+    if (!(c->acout[c->nacout].p.name = nsc_strdup(o->p.name))) return nle_oom(E);
+    c->nacout++;
+    if (!(c->acout[c->nacout - 1].name = nsc_strdup(o->name))) return nle_oom(E);
+    return NSC_OK;
+}
+
+/* .print ac OUT...: a plain V(x) / I(x) is its dB and phase; .print dc OUT...: probes */
+static nsc_status card_print(elab *E, const nl_card *cd)
+{
+    int ac = nle_is_word(&cd->f[1], "ac");
+    nsc_circuit *c = E->c;
+    for (int i = 2; i < cd->nf; i++) {
+        nsc_acout o;
+        int part;
+        nsc_status s = out_field(E, cd, &cd->f[i], &o, &part);
+        if (!s && !ac && part >= 0) s = nle_err(E, NULL, cd, &cd->f[i], "'%s' is an AC output, not a .print dc one", nle_ftext(&cd->f[i]));
+        if (!s && !ac) {
+            nsc_probe *p = nsc_realloc_array(c->dcout, (size_t)c->ndcout + 1, sizeof *p);
+            if (!p) s = nle_oom(E);
+            else {
+                c->dcout = p;
+                c->dcout[c->ndcout++] = o.p;
+                o.p.name = NULL;
+            }
+        }
+        for (int k = 0; ac && !s && k < (part < 0 ? 2 : 1); k++)
+            if (!(s = out_name(E, &o, part < 0 ? k : part))) {
+                s = acout_add(E, &o);
+                free(o.name);
+                o.name = NULL;
+            }
+        free(o.p.name);
+        if (s) return s;
+    }
+    return NSC_OK;
+}
+
+/* An AC signal with its part (required) at field f, for .meas ac. */
+static nsc_status meas_signal(elab *E, const nl_card *cd, const nl_field *f, nsc_acout *o)
+{
+    int part;
+    if (out_field(E, cd, f, o, &part)) return E->r->status;
+    if (part < 0) return nle_err(E, NULL, cd, f, "'%s': name the part measured (vdb, vp, vm, vr, vi)", nle_ftext(f));
+    return out_name(E, o, part);
+}
+
+/* .meas ac NAME FIND sig AT=f | WHEN sig=val | FIND sig WHEN sig2=val | MAX sig | MIN sig */
+static nsc_status card_meas(elab *E, scope *sc, const nl_card *cd)
+{
+    nsc_circuit *c = E->c;
+    const nl_field *f = cd->f;
+    if (cd->nf < 5 || f[2].kind != NL_F_WORD) return nle_err(E, NULL, cd, NULL, "expected .meas ac name FIND|WHEN|MAX|MIN ...");
+    nsc_acmeas *a = nsc_realloc_array(c->acmeas, (size_t)c->nacmeas + 1, sizeof *a);
+    if (!a) return nle_oom(E);
+    c->acmeas = a;
+    nsc_acmeas *m = &a[c->nacmeas++];
+    memset(m, 0, sizeof *m);
+    m->loc = nl_field_loc(E->d, cd, &f[0]);
+    if (!(m->name = nsc_strdup(f[2].u.s))) return nle_oom(E);
+    nsc_strlower(m->name);
+    int i = 4, n = cd->nf;
+    if (nle_is_word(&f[3], "max") || nle_is_word(&f[3], "min")) {
+        m->type = nle_is_word(&f[3], "max") ? NSC_ACM_MAX : NSC_ACM_MIN;
+        if (meas_signal(E, cd, &f[4], &m->sig)) return E->r->status;
+        i = 5;
+    } else if (nle_is_word(&f[3], "find") && n >= 6) {
+        if (meas_signal(E, cd, &f[4], &m->sig)) return E->r->status;
+        if (f[5].kind == NL_F_PAIR && nle_is_word(&f[5].sub[0], "at")) {
+            m->type = NSC_ACM_FIND_AT;
+            if (nle_value(E, sc, cd, &f[5].sub[1], &m->at)) return E->r->status;
+            i = 6;
+        } else if (nle_is_word(&f[5], "when") && n >= 7 && f[6].kind == NL_F_PAIR) {
+            m->type = NSC_ACM_FIND_WHEN;
+            if (meas_signal(E, cd, &f[6].sub[0], &m->when) || nle_value(E, sc, cd, &f[6].sub[1], &m->val)) return E->r->status;
+            i = 7;
+        } else
+            return nle_err(E, NULL, cd, &f[5], "FIND needs AT=frequency or WHEN signal=value");
+    } else if (nle_is_word(&f[3], "when") && f[4].kind == NL_F_PAIR) {
+        m->type = NSC_ACM_WHEN;
+        if (meas_signal(E, cd, &f[4].sub[0], &m->when) || nle_value(E, sc, cd, &f[4].sub[1], &m->val)) return E->r->status;
+        i = 5;
+    } else
+        return nle_err(E, NULL, cd, &f[3], "unsupported .meas ac form (FIND sig AT=f, WHEN sig=val, FIND sig WHEN sig=val, MAX sig, MIN sig)");
+    for (; i < n; i++) {                                  /* the first crossing: CROSS=1 RISE=1 FALL=1 accepted */
+        char key[16];
+        const char *k = nle_pair_key(&f[i], key, sizeof key);
+        double v = 0;
+        if (k && (!strcmp(k, "cross") || !strcmp(k, "rise") || !strcmp(k, "fall")) && m->type != NSC_ACM_FIND_AT
+            && f[i].sub[1].kind == NL_F_WORD && nsc_parse_number(f[i].sub[1].u.s, &v) && v == 1)
+            continue;
+        return nle_err(E, NULL, cd, &f[i], "unsupported '%s' in .meas ac (the first crossing is measured)", nle_ftext(&f[i]));
+    }
+    return NSC_OK;
+}
+
+/* .four freq out...: the outputs become recorded columns (nl_meas_column) */
+static nsc_status card_four(elab *E, scope *sc, const nl_card *cd)
+{
+    nsc_circuit *c = E->c;
+    if (cd->nf < 3) return nle_err(E, NULL, cd, NULL, "expected .four frequency output...");
+    nsc_four *a = nsc_realloc_array(c->four, (size_t)c->nfour + 1, sizeof *a);
+    if (!a) return nle_oom(E);
+    c->four = a;
+    nsc_four *F = &a[c->nfour++];
+    memset(F, 0, sizeof *F);
+    F->loc = nl_field_loc(E->d, cd, &cd->f[0]);
+    if (nle_value(E, sc, cd, &cd->f[1], &F->f)) return E->r->status;
+    if (!(F->f > 0)) return nle_err(E, NULL, cd, &cd->f[1], "the .four frequency must be positive, not %g", F->f);
+    if (!(F->sig = nsc_calloc((size_t)cd->nf, sizeof *F->sig))) return nle_oom(E);
+    for (int i = 2; i < cd->nf; i++) {
+        nsc_acout o;
+        int part, idx;
+        if (out_field(E, cd, &cd->f[i], &o, &part)) return E->r->status;
+        nsc_status s = part >= 0 ? nle_err(E, NULL, cd, &cd->f[i], "'%s' in .four: V(n), V(a,b) or I(x)", nle_ftext(&cd->f[i]))
+                       : o.p.kind == NSC_PROBE_V ? nl_meas_column(c, NSC_PROBE_V, c->node_name[o.p.node[0]],
+                                                                  o.p.node[1] ? c->node_name[o.p.node[1]] : NULL, o.p.loc, &idx, E->r)
+                                                 : nl_meas_column(c, NSC_PROBE_I, c->el[o.p.el].name, NULL, o.p.loc, &idx, E->r);
+        if (!s) F->sig[F->nsig++] = o.p.name;
+        else free(o.p.name);
+        if (s) return s;
+    }
+    return NSC_OK;
+}
+
+nsc_status nle_resolve_small(elab *E, scope *top)
+{
+    for (int k = 0; k < E->nsmall; k++) {
+        const nl_card *cd = &E->d->card[E->small[k]];
+        nsc_status s = nle_head_is(cd, ".ac")   ? card_ac(E, top, cd)
+                       : nle_head_is(cd, ".dc") ? card_dc(E, top, cd)
+                       : is_meas(cd)            ? card_meas(E, top, cd)
+                       : nle_head_is(cd, ".four") ? card_four(E, top, cd)
+                                                : card_print(E, cd);
+        if (s) return s;
+    }
+    return NSC_OK;
+}

@@ -1,0 +1,208 @@
+/* out_ac.c -- the outputs of the analyses at the operating point (issue 29):
+ * the AC table (dB, degrees), ngspice's complex AC raw, the Bode script, and
+ * the DC sweep's raw file and script. Declared in out_ac.h. */
+#include "out.h"
+#include "out_ac.h"
+#include "out_fmt.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The AC table with separator sep: ' ' (.dat: names in a comment line, then
+ * the units line) or ',' (CSV: the names as the header). */
+static nsc_status ac_table(const nsc_ac_result *R, const nsc_accol *col, int ncol, const char *path, char sep,
+                           nsc_report *r)
+{
+    nsc_afile a;
+    nsc_status s = nsc_afile_open(&a, path, r);
+    if (s) return s;
+    fputs(sep == ' ' ? "# frequency" : "frequency", a.f);
+    for (int k = 0; k < ncol; k++) fprintf(a.f, "%c%s", sep, col[k].name);
+    if (sep == ' ')
+        fputs("\n# AC small-signal analysis at the operating point: magnitudes in dB, phases in degrees "
+              "(ngspice's vp is in radians)", a.f);
+    fputc('\n', a.f);
+    char buf[40];
+    for (int i = 0; i < R->nf; i++) {
+        fwrite(buf, 1, (size_t)nsc_fmt_e(buf, R->f[i], 12), a.f);
+        for (int k = 0; k < ncol; k++) {
+            size_t q = (size_t)i * R->np + col[k].probe;
+            fputc(sep, a.f);
+            fwrite(buf, 1, (size_t)nsc_fmt_e(buf, nsc_ac_part(col[k].part, R->re[q], R->im[q]) + 0.0, 12), a.f);
+        }
+        fputc('\n', a.f);
+    }
+    return nsc_afile_close(&a, 1, r);
+}
+
+nsc_status nsc_write_ac_dat(const nsc_ac_result *R, const nsc_accol *col, int ncol, const char *path, nsc_report *r)
+{
+    return ac_table(R, col, ncol, path, ' ', r);
+}
+
+nsc_status nsc_write_ac_csv(const nsc_ac_result *R, const nsc_accol *col, int ncol, const char *path, nsc_report *r)
+{
+    return ac_table(R, col, ncol, path, ',', r);
+}
+
+/* ngspice's type of a variable */
+static const char *var_type(const char *name)
+{
+    return (name[0] == 'i' || name[0] == 'I') && name[1] == '(' ? "current" : "voltage";
+}
+
+/* x as 8 little-endian bytes */
+static void put_le(FILE *f, double x)
+{
+    unsigned char b[8];
+    uint64_t u;
+    memcpy(&u, &x, 8);
+    for (int k = 0; k < 8; k++) b[k] = (unsigned char)(u >> (8 * k));
+    fwrite(b, 1, 8, f);
+}
+
+static void put_value(FILE *f, int binary, double x)
+{
+    char buf[40];
+    if (binary) put_le(f, x + 0.0);
+    else fwrite(buf, 1, (size_t)nsc_fmt_e(buf, x + 0.0, 15), f);
+}
+
+/* The header lines ngspice 39 writes, up to "Values:" / "Binary:". */
+static void raw_head(FILE *f, const char *title, const char *plot, const char *flags, int nvar, int npt, int binary)
+{
+    char date[64];
+    nsc_raw_date(date, sizeof date);
+    fputs("Title: ", f);
+    for (const char *p = title ? title : ""; *p; p++) fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
+    fprintf(f, "\nDate: %s\nPlotname: %s\nFlags: %s\nNo. Variables: %d\nNo. Points: %d\nVariables:\n", date, plot,
+            flags, nvar, npt);
+}
+
+nsc_status nsc_write_ac_raw(const nsc_ac_result *R, const char *path, int binary, nsc_report *r)
+{
+    nsc_afile a;
+    nsc_status s = nsc_afile_open(&a, path, r);
+    if (s) return s;
+    raw_head(a.f, R->title, "AC Analysis", "complex", R->np + 1, R->nf, binary);
+    fputs("\t0\tfrequency\tfrequency\tgrid=3\n", a.f);
+    for (int k = 0; k < R->np; k++) fprintf(a.f, "\t%d\t%s\t%s\n", k + 1, R->name[k], var_type(R->name[k]));
+    fputs(binary ? "Binary:\n" : "Values:\n", a.f);
+    for (int i = 0; i < R->nf; i++) {                 /* per point: frequency, 0 then re, im of each */
+        if (!binary) fprintf(a.f, " %d\t", i);
+        put_value(a.f, binary, R->f[i]);
+        if (!binary) fputc(',', a.f);
+        put_value(a.f, binary, 0);
+        if (!binary) fputc('\n', a.f);
+        for (int k = 0; k < R->np; k++) {
+            size_t q = (size_t)i * R->np + k;
+            if (!binary) fputc('\t', a.f);
+            put_value(a.f, binary, R->re[q]);
+            if (!binary) fputc(',', a.f);
+            put_value(a.f, binary, R->im[q]);
+            if (!binary) fputc('\n', a.f);
+        }
+        if (!binary) fputc('\n', a.f);
+    }
+    return nsc_afile_close(&a, 1, r);
+}
+
+nsc_status nsc_write_dc_raw(const nsc_waves *W, const char *path, int binary, nsc_report *r)
+{
+    nsc_afile a;
+    nsc_status s = nsc_afile_open(&a, path, r);
+    if (s) return s;
+    raw_head(a.f, W->title, "DC transfer characteristic", "real", W->ncol, W->nrow, binary);
+    for (int k = 0; k < W->ncol; k++) fprintf(a.f, "\t%d\t%s\t%s\n", k, W->name[k], k == 0 ? (W->name[0][0] == 'i' ? "current" : "voltage") : var_type(W->name[k]));
+    fputs(binary ? "Binary:\n" : "Values:\n", a.f);
+    for (int i = 0; i < W->nrow; i++) {
+        if (!binary) fprintf(a.f, " %d", i);
+        for (int k = 0; k < W->ncol; k++) {
+            if (!binary) fputc('\t', a.f);
+            put_value(a.f, binary, nsc_waves_at(W, i, k));
+            if (!binary) fputc('\n', a.f);
+        }
+        if (!binary) fputc('\n', a.f);
+    }
+    return nsc_afile_close(&a, 1, r);
+}
+
+/* A panel of the Bode script: the columns of part p (phase: 1) against frequency. */
+static int bode_panel(FILE *f, const nsc_accol *col, int ncol, int phase)
+{
+    int n = 0;
+    for (int k = 0; k < ncol; k++) {
+        if ((col[k].part == NSC_ACP_PH) != phase) continue;
+        fputs(n ? ", \\\n     " : "plot ", f);
+        fprintf(f, "datafile using 1:%d with lines lw 1.5 title ", k + 2);
+        nsc_gp_quote(f, col[k].name);
+        n++;
+    }
+    if (!n) fputs("unset key\nplot 1/0 notitle", f);
+    fputc('\n', f);
+    return n;
+}
+
+nsc_status nsc_write_ac_gp(const nsc_accol *col, int ncol, const char *datpath, const char *gppath,
+                           const char *pngpath, nsc_report *r)
+{
+    const char *names[] = { datpath, gppath, pngpath };
+    nsc_status st = nsc_gp_names_check(names, 3, r);
+    if (st) return st;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return nsc_oom(r);
+    nsc_gp_preamble(f, pngpath, datpath, 800);
+    fputs("# Bode plot: magnitude (dB, or the other non-phase parts) and phase (degrees) over a log frequency axis\n"
+          "set multiplot layout 2,1\nset logscale x\nset format x '%g'\nset xlabel 'frequency (Hz)'\n"
+          "set ylabel 'magnitude (dB)'\n", f);
+    bode_panel(f, col, ncol, 0);
+    fputs("set ylabel 'phase (degrees)'\nset ytics 45\n", f);
+    bode_panel(f, col, ncol, 1);
+    fputs("unset multiplot\n", f);
+    if (fclose(f)) { free(text); return nsc_oom(r); }
+    st = nsc_write_atomic(gppath, text, len, r);
+    free(text);
+    return st;
+}
+
+nsc_status nsc_write_dc_gp(const nsc_waves *W, int nsweep, const char *datpath, const char *gppath,
+                           const char *pngpath, nsc_report *r)
+{
+    const char *names[] = { datpath, gppath, pngpath };
+    nsc_status st = nsc_gp_names_check(names, 3, r);
+    if (st) return st;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return nsc_oom(r);
+    int n0 = 1;                                         /* a nested sweep: one line per outer value */
+    while (nsweep > 1 && n0 < W->nrow && nsc_waves_at(W, n0, 1) == nsc_waves_at(W, 0, 1)) n0++;
+    if (nsweep < 2) n0 = W->nrow > 0 ? W->nrow : 1;
+    int nblock = (W->nrow + n0 - 1) / n0 > 0 ? (W->nrow + n0 - 1) / n0 : 1;
+    nsc_gp_preamble(f, pngpath, datpath, 700);
+    fputs("# DC sweep: each output over the swept value (column 1)\nset multiplot layout 2,1\nset xlabel ", f);
+    nsc_gp_quote(f, W->name[0]);
+    for (int pass = 0; pass < 2; pass++) {              /* voltages, then currents */
+        fprintf(f, "\nset ylabel '%s'\n", pass ? "current (A)" : "voltage (V)");
+        int n = 0;
+        for (int k = nsweep; k < W->ncol; k++) {
+            if ((W->name[k][0] == 'i') != pass) continue;
+            fputs(n++ ? ", \\\n     " : "plot ", f);
+            fprintf(f, "for [b=0:%d] datafile every ::b*%d::b*%d+%d using 1:%d with lines lw 1.5 lc %d title (b ? '' : ",
+                    nblock - 1, n0, n0, n0 - 1, k + 1, k);
+            nsc_gp_quote(f, W->name[k]);
+            fputc(')', f);
+        }
+        if (!n) fputs("unset key\nplot 1/0 notitle\nset key", f);
+    }
+    fputs("\nunset multiplot\n", f);
+    if (fclose(f)) { free(text); return nsc_oom(r); }
+    st = nsc_write_atomic(gppath, text, len, r);
+    free(text);
+    return st;
+}
