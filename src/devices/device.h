@@ -239,6 +239,36 @@ void nsc_st_jfit(nsc_builder *b, const nsc_jfit *f, int j);
  * that difference (fit - curve). 0 for a card's own lines (a = 0). */
 int nsc_jfit_outside(const nsc_jfit *f, double ip, double *off);
 
+/* ---- 0. binding: a model card read once, at elaboration ----
+ * A device's parameters are a table of nsc_par: name, offset of a double in the
+ * device's card struct, default when the card does not set it, and the device's
+ * own flag bits (e.g. "SPICE's diode only"). */
+typedef struct nsc_par {
+    const char *name;   /* lower case */
+    size_t off;         /* offsetof(card struct, field), a double */
+    double def;
+    unsigned flags;
+} nsc_par;
+/* Every parameter of t[0..n) (n <= 32) into the doubles of dst, the card's
+ * setting (the last one wins, as nsc_model_get) or t[k].def. Returns the mask
+ * of those m sets (bit k: t[k]); m NULL: none. */
+unsigned nsc_par_read(const nsc_model *m, const nsc_par *t, int n, void *dst);
+/* 1 when name is in t[0..n) with none of the flags skip (case-insensitive). */
+int nsc_par_known(const nsc_par *t, int n, unsigned skip, const char *name);
+/* A device's card parser: element e's card checked and read into out (the
+ * device's private data); errors in r. */
+typedef nsc_status (*nsc_dev_parse)(const nsc_element *e, nsc_report *r, void *out);
+/* bind() from a parser: a block of size bytes parse() filled, NULL when it fails
+ * (its messages dropped) or no memory. */
+void *nsc_bind_parse(const nsc_element *e, size_t size, nsc_dev_parse parse);
+/* count() of an element whose bind() gave NULL: parse()'s error once more, or
+ * out of memory. */
+nsc_status nsc_bind_failed(const nsc_element *e, size_t size, nsc_dev_parse parse, nsc_report *r);
+/* Every element's private data (again) from its device's bind(), NULL for the
+ * devices without: called once at the end of elaboration (and after a card of
+ * the circuit is changed, by whoever changes it). */
+void nsc_devices_bind(nsc_circuit *c);
+
 /* ---- the interface ---- */
 
 /* Two terminals of an element: indices into nsc_element.node. */
@@ -275,6 +305,13 @@ typedef struct nsc_device {
     nsc_cardform card;  /* the form of that card */
     int late;           /* count() order: 0 first, then 1 (inductors), then 2 (capacitors): a device
                          * needs the topology of the earlier levels */
+    /* Element ei's card read into its private data (c->el[ei].priv, one block of
+     * malloc'd memory owned by the circuit, flat: freed with free()), called once
+     * at the end of elaboration: the fitted curves and parameters that count(),
+     * stamp(), current() and check() use. Silent: NULL when the card is bad (or no
+     * memory); count() then reports why, so that the messages of a run keep the
+     * assembly's order. NULL hook: the device keeps no data. */
+    void *(*bind)(const nsc_circuit *c, int ei);
     /* Needs and topology of element ei in ctx->mode; errors (with the card's
      * location) in ctx->r. */
     nsc_status (*count)(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need);

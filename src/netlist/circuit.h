@@ -165,6 +165,7 @@ typedef struct nsc_element {
     double *table;
     int ntable;
     nsc_bprog *bsrc;
+    void *priv;  /* its device's data read from the card at elaboration (device.h bind), or NULL */
     nsc_loc loc; /* the card (for subckt instances: the card inside the subckt) */
 } nsc_element;
 

@@ -17,6 +17,7 @@
  * and the other files are described in nl_elab.h. */
 #include "nl_elab.h"
 #include "nl_meas.h"
+#include "devices/device.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -248,7 +249,9 @@ static nsc_status elaborate(elab *E)
         return nsc_err(E->r, NSC_ENETLIST, &loc, "netlist has no elements");
     }
     if (resolve_refs(E) || resolve_ic(E) || nle_resolve_save(E) || nl_meas_resolve(c, E->r)) return E->r->status;
-    return wave_defaults(E);
+    if (wave_defaults(E)) return E->r->status;
+    nsc_devices_bind(c);                                /* the devices read their cards once */
+    return NSC_OK;
 }
 
 /* deck -> circuit. The circuit gets copies of the deck's file names and is

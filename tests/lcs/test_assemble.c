@@ -94,7 +94,10 @@ static void tc_ic(nsc_circuit *c, const char *node, double v)
 static void tc_free(nsc_circuit *c)
 {
     for (int k = 0; k < c->nnode; k++) free(c->node_name[k]);
-    for (int k = 0; k < c->nel; k++) free(c->el[k].name);
+    for (int k = 0; k < c->nel; k++) {
+        free(c->el[k].name);
+        free(c->el[k].priv);
+    }
     for (int k = 0; k < c->nmodel; k++) {
         for (int q = 0; q < c->model[k].npar; q++) free(c->model[k].pname[q]);
         free(c->model[k].pname);
@@ -185,12 +188,20 @@ static double *static_solve(const nsc_lcs *L, double t)
     return s;
 }
 
-static nsc_lcs *assemble_ok(const nsc_circuit *c, nsc_asm_mode mode, double gmin)
+/* A circuit built by hand, its cards (perhaps changed since) bound as the
+ * elaborator binds them, then assembled. */
+static nsc_status bind_assemble(nsc_circuit *c, nsc_asm_mode mode, double gmin, nsc_lcs **L, nsc_report *r)
+{
+    nsc_devices_bind(c);
+    return nsc_lcs_assemble(c, mode, gmin, L, r);
+}
+
+static nsc_lcs *assemble_ok(nsc_circuit *c, nsc_asm_mode mode, double gmin)
 {
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
-    nsc_status st = nsc_lcs_assemble(c, mode, gmin, &L, &r);
+    nsc_status st = bind_assemble(c, mode, gmin, &L, &r);
     cr_assert_eq(st, NSC_OK, "assemble failed: %s", r.error ? r.error : "?");
     cr_assert_not_null(L);
     nsc_report_free(&r);
@@ -198,12 +209,12 @@ static nsc_lcs *assemble_ok(const nsc_circuit *c, nsc_asm_mode mode, double gmin
 }
 
 /* Assembly must fail with status st and a message containing each of the strings. */
-static void assemble_err(const nsc_circuit *c, nsc_asm_mode mode, const char *s1, const char *s2)
+static void assemble_err(nsc_circuit *c, nsc_asm_mode mode, const char *s1, const char *s2)
 {
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
-    nsc_status st = nsc_lcs_assemble(c, mode, 1e-12, &L, &r);
+    nsc_status st = bind_assemble(c, mode, 1e-12, &L, &r);
     cr_assert_eq(st, NSC_ENETLIST, "expected an error");
     cr_assert_null(L);
     cr_assert_not_null(r.error);
@@ -417,7 +428,7 @@ Test(devices, diode)
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
-    cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_OK);
+    cr_assert_eq(bind_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_OK);
     cr_assert_eq(r.nwarn, 1);
     cr_assert(strstr(r.warn[0], "t.cir:101:1: warning:") && strstr(r.warn[0], "dm"), "%s", r.warn[0]);
     nsc_report_free(&r);
@@ -444,7 +455,7 @@ Test(devices, diode)
      * y_0 = v_k - v_a + e0[0] + D00 i - sum_q c_q mu_q, mu_q = max(0, i - e0[q]). */
     c->model[0].npar = 0;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_OK);
+    cr_assert_eq(bind_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_OK);
     cr_assert(r.nwarn == 1 && strstr(r.warn[0], "SPICE parameters fitted by 6 segments on 100 uA..100 A: VF=0.597"),
               "%s", r.nwarn ? r.warn[0] : "no warning");
     nsc_report_free(&r);
@@ -720,7 +731,7 @@ Test(assemble, op_with_ic)
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
-    cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_OP, 1e-12, &L, &r), NSC_OK);
+    cr_assert_eq(bind_assemble(c, NSC_ASM_OP, 1e-12, &L, &r), NSC_OK);
     cr_assert_eq(r.nwarn, 1);
     cr_assert(strstr(r.warn[0], "t.cir:201:1: warning: .ic V(out) ignored"), "%s", r.warn[0]);
     nsc_report_free(&r);
@@ -761,7 +772,7 @@ Test(assemble, uic_rlc)
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
-    cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_UIC, 1e-12, &L, &r), NSC_OK);
+    cr_assert_eq(bind_assemble(c, NSC_ASM_UIC, 1e-12, &L, &r), NSC_OK);
     cr_assert_eq(r.nwarn, 0);
     nsc_report_free(&r);
     /* z = v(in) v(out) v(x) v(y) i(v1) i(l1) | i(c1) i(c2) */
@@ -938,7 +949,7 @@ Test(assemble, error_unsupported_and_loops)
      * its IC= (0) as a current source, with a note (it was an error) */
     nsc_report r;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_OP, 1e-12, &L, &r), NSC_OK, "%s", r.error ? r.error : "");
+    cr_assert_eq(bind_assemble(c, NSC_ASM_OP, 1e-12, &L, &r), NSC_OK, "%s", r.error ? r.error : "");
     cr_assert(r.nwarn == 1 && strstr(r.warn[0], "note: inductor l1 closes a loop of voltage sources and inductors"),
               "%s", r.nwarn ? r.warn[0] : "no note");
     int br = L->el_branch[1];
