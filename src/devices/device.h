@@ -151,24 +151,58 @@ int nsc_st_switch(nsc_builder *b, int el, int a, int k, double g_off, double g_o
 int nsc_st_switch_z(nsc_builder *b, int el, int a, int k, double g_off, double g_on, int zc, int zd,
                     double on_above, double off_below);
 
+/* ---- 0. binding: a model card read once, at elaboration ----
+ * A device's parameters are a table of nsc_par: name, offset of a double in the
+ * device's card struct, default when the card does not set it, and the device's
+ * own flag bits (e.g. "SPICE's diode only"). */
+typedef struct nsc_par {
+    const char *name;   /* lower case */
+    size_t off;         /* offsetof(card struct, field), a double */
+    double def;
+    unsigned flags;
+} nsc_par;
+/* Every parameter of t[0..n) (n <= 32) into the doubles of dst, the card's
+ * setting (the last one wins, as nsc_model_get) or t[k].def. Returns the mask
+ * of those m sets (bit k: t[k]); m NULL: none. */
+unsigned nsc_par_read(const nsc_model *m, const nsc_par *t, int n, void *dst);
+/* 1 when name is in t[0..n) with none of the flags skip (case-insensitive). */
+int nsc_par_known(const nsc_par *t, int n, unsigned skip, const char *name);
+/* A device's card parser: element e's card checked and read into out (the
+ * device's private data); errors in r. */
+typedef nsc_status (*nsc_dev_parse)(const nsc_element *e, nsc_report *r, void *out);
+/* bind() from a parser: a block of size bytes parse() filled, NULL when it fails
+ * (its messages dropped) or no memory. */
+void *nsc_bind_parse(const nsc_element *e, size_t size, nsc_dev_parse parse);
+/* count() of an element whose bind() gave NULL: parse()'s error once more, or
+ * out of memory. */
+nsc_status nsc_bind_failed(const nsc_element *e, size_t size, nsc_dev_parse parse, nsc_report *r);
+/* Every element's private data (again) from its device's bind(), NULL for the
+ * devices without: called once at the end of elaboration (and after a card of
+ * the circuit is changed, by whoever changes it). */
+void nsc_devices_bind(nsc_circuit *c);
+
 /* ---- threshold switches (dev_s.c; S and W) ----
  * On above T + H, off below T - H (H >= 0); a model giving ON and OFF (Xyce's
  * VSWITCH/ISWITCH, smooth between them there) has T at their mean. */
+typedef struct nsc_sw_par {
+    double t, h, ron, roff;       /* defaults 0, 0, 1, 1e12 */
+    double on, off;               /* ON and OFF as the card gives them (0 unless given) */
+} nsc_sw_par;
 typedef struct nsc_sw_kind {
     nsc_modeltype type;
     const char *model;            /* in "switch s1 has no <model> model" */
-    const char *t, *h, *on, *off; /* parameter names: "vt" "vh" "von" "voff" */
+    const nsc_par *par;           /* [6]: T H RON ROFF ON OFF ("vt" "vh" "ron" "roff" "von" "voff") into nsc_sw_par */
     const char *hname;            /* H in messages: "VH" */
     const char *known;            /* the parameters read, for the warning about others */
+    nsc_dev_parse parse;          /* the kind's nsc_sw_params */
 } nsc_sw_kind;
-typedef struct nsc_sw_par {
-    double t, h, ron, roff;       /* defaults 0, 0, 1, 1e12 */
-} nsc_sw_par;
+#define NSC_SW_NPAR 6
 extern const nsc_sw_kind nsc_sw_voltage;   /* S: SW(VT VH RON ROFF), VSWITCH(VON VOFF) */
 /* The parameters of e's model (of kind k), checked: RON, ROFF finite and > 0, H >= 0. */
 nsc_status nsc_sw_params(const nsc_element *e, const nsc_sw_kind *k, nsc_report *r, nsc_sw_par *p);
-/* count() of a switch of kind k (S, W): its parameters checked, one warning
- * when its model has parameters other than k's, the terminals linked (always a finite conductance). */
+/* count() of a switch of kind k (S, W): its bound parameters (or the error), one
+ * warning when its model has parameters other than k's, the terminals linked
+ * (always a finite conductance). */
 nsc_status nsc_sw_count(nsc_dev_ctx *ctx, int ei, const nsc_sw_kind *k);
 
 /* ---- 4. probes ---- */
@@ -238,36 +272,6 @@ void nsc_st_jfit(nsc_builder *b, const nsc_jfit *f, int j);
  * 10 mV (a 16 A inrush through a 10 mA..1 A line: 1.9 V; 1 mA: 0.09 V); *off is
  * that difference (fit - curve). 0 for a card's own lines (a = 0). */
 int nsc_jfit_outside(const nsc_jfit *f, double ip, double *off);
-
-/* ---- 0. binding: a model card read once, at elaboration ----
- * A device's parameters are a table of nsc_par: name, offset of a double in the
- * device's card struct, default when the card does not set it, and the device's
- * own flag bits (e.g. "SPICE's diode only"). */
-typedef struct nsc_par {
-    const char *name;   /* lower case */
-    size_t off;         /* offsetof(card struct, field), a double */
-    double def;
-    unsigned flags;
-} nsc_par;
-/* Every parameter of t[0..n) (n <= 32) into the doubles of dst, the card's
- * setting (the last one wins, as nsc_model_get) or t[k].def. Returns the mask
- * of those m sets (bit k: t[k]); m NULL: none. */
-unsigned nsc_par_read(const nsc_model *m, const nsc_par *t, int n, void *dst);
-/* 1 when name is in t[0..n) with none of the flags skip (case-insensitive). */
-int nsc_par_known(const nsc_par *t, int n, unsigned skip, const char *name);
-/* A device's card parser: element e's card checked and read into out (the
- * device's private data); errors in r. */
-typedef nsc_status (*nsc_dev_parse)(const nsc_element *e, nsc_report *r, void *out);
-/* bind() from a parser: a block of size bytes parse() filled, NULL when it fails
- * (its messages dropped) or no memory. */
-void *nsc_bind_parse(const nsc_element *e, size_t size, nsc_dev_parse parse);
-/* count() of an element whose bind() gave NULL: parse()'s error once more, or
- * out of memory. */
-nsc_status nsc_bind_failed(const nsc_element *e, size_t size, nsc_dev_parse parse, nsc_report *r);
-/* Every element's private data (again) from its device's bind(), NULL for the
- * devices without: called once at the end of elaboration (and after a card of
- * the circuit is changed, by whoever changes it). */
-void nsc_devices_bind(nsc_circuit *c);
 
 /* ---- the interface ---- */
 
