@@ -256,6 +256,7 @@ const nsc_device nsc_dev_d = {
     .what = "diodes",
     .letter = 'd',
     .card = NSC_CARD_MODEL,
+    .card_nodes = 2,
     .bind = d_bind,
     .count = d_count,
     .stamp = d_stamp,

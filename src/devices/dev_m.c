@@ -49,6 +49,10 @@ static const nsc_par M_PAR[] = {
 };
 #define M_NPAR ((int)(sizeof M_PAR / sizeof M_PAR[0]))
 
+/* The instance parameters W= L= (m), SPICE's DEFW DEFL unless given. */
+enum { M_W, M_L };
+static const nsc_par M_INST[] = { { "w", 0, 100e-6, 0 }, { "l", 0, 100e-6, 0 } };
+
 /* what the elaborator takes from a VDMOS card (nl_expand.c nle_vdmos_model) */
 static const char *const known_vdmos[] = {"rd", "rs", "rg", "rb", "is", "n", "bv", "cgs", "cgdmin", "cgdmax", NULL};
 
@@ -85,11 +89,12 @@ static nsc_status m_params(const nsc_element *e, nsc_report *r, void *out)
     if (seg != floor(seg) || (p->nb = nsc_pwl_sq((int)seg, p->b, p->a, NULL)) < 0)
         return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': SEGMENTS = %g must be an integer in 3..%d",
                        m->name, seg, NSC_PWL_MAXSEG);
-    if (!(e->w > 0 && e->l > 0))
+    double w = e->ipar[M_W], l = e->ipar[M_L];
+    if (!(w > 0 && l > 0))
         return nsc_err(r, NSC_ENETLIST, &e->loc, "MOS transistor %s: W and L must be > 0", e->name);
-    p->K = p->kp * e->w / e->l;                               /* K = KP W/L */
-    p->cgs = k.cgso * e->w;
-    p->cgd = k.cgdo * e->w;
+    p->K = p->kp * w / l;                                     /* K = KP W/L */
+    p->cgs = k.cgso * w;
+    p->cgd = k.cgdo * w;
     return NSC_OK;
 }
 
@@ -199,7 +204,9 @@ const nsc_device nsc_dev_m = {
     .what = "MOS transistors",
     .letter = 'm',
     .card = NSC_CARD_MODEL,
+    .card_nodes = 4,
     .bind = m_bind,
+    .inst = M_INST, .ninst = 2, .inst_unit = "m",
     .count = m_count,
     .stamp = m_stamp,
     .current = m_current,

@@ -106,6 +106,7 @@ const nsc_device nsc_dev_s = {
     .what = "voltage-controlled switches",
     .letter = 's',
     .card = NSC_CARD_MODEL,
+    .card_nodes = 4, .card_state = 1,
     .bind = s_bind,
     .count = s_count,
     .stamp = s_stamp,

@@ -56,6 +56,7 @@ const nsc_device nsc_dev_w = {
     .what = "current-controlled switches",
     .letter = 'w',
     .card = NSC_CARD_MODEL,
+    .card_nodes = 2, .card_sense = 1, .card_state = 1,
     .bind = w_bind,
     .count = w_count,
     .stamp = w_stamp,

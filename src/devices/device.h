@@ -1,7 +1,10 @@
 /* device.h -- the one device interface of the LCS assembler (internal header).
  *
  * Every element kind has one nsc_device (one file dev_<x>.c) registered in the
- * table of devices.c. The assembler (lcs_asm.c) knows no device by name; it
+ * table of devices.c. At the end of elaboration each element's device reads its
+ * card once (bind(): the model through a table of nsc_par, the fitted curves)
+ * into the element's private data. The assembler (lcs_asm.c) knows no device
+ * by name; it
  *   1. calls count() for every element (all devices with late == 0 first, in
  *      element order, then late == 1, then late == 2): the device says how many unknowns,
  *      pairs and sources it needs in ctx->mode, and declares the topology of
@@ -17,11 +20,12 @@
  * (lcs_topo.c: dc, topo), the default outputs (waves.c: out_current), .meas
  * ports (nl_meas.c: port, current), source periods and sweep units (meas.c,
  * sweep_units.c: wave_unit, value_unit, ic_unit), losses (losses.c: pclass,
- * swloss, ports), the element cards (nl_elab_el.c: letter, card). None of them
- * names an element kind.
+ * swloss, ports), the element cards (nl_elab_el.c: letter, card, inst, card_*).
+ * None of them names an element kind.
  *
  * Worked example: the current-controlled switch W n+ n- vsense model.
- *   a. src/devices/dev_w.c: count() checks the model and links n+ n- (a finite
+ *   a. src/devices/dev_w.c: bind() reads the model through its table (IT IH RON
+ *      ROFF ION IOFF); count() warns about the model and links n+ n- (a finite
  *      conductance: NSC_LINK_NS); stamp() registers the switch with
  *      nsc_st_switch_z(), its control the branch current of vsense; current()
  *      is g(state) (v+ - v-); then the table entry, designated initializers
@@ -29,7 +33,8 @@
  *          const nsc_device nsc_dev_w = {
  *              .kind = NSC_EL_W, .what = "current-controlled switches",
  *              .letter = 'w', .card = NSC_CARD_MODEL,   W n+ n- vsense model
- *              .count = w_count, .stamp = w_stamp, .current = w_current,
+ *              .card_nodes = 2, .card_sense = 1, .card_state = 1,
+ *              .bind = w_bind, .count = w_count, .stamp = w_stamp, .current = w_current,
  *              .pclass = NSC_PC_SEMI, .swloss = 1,
  *              .ndc = 1, .dc = {{0, 1}},     conducts n+ n- at DC
  *          };
@@ -292,7 +297,8 @@ typedef enum nsc_topo {
  * letter has. */
 typedef enum nsc_cardform {
     NSC_CARD_NONE,      /* no card of its own (E TABLE: an E card; B ... I=: a B card) */
-    NSC_CARD_VALUE,     /* X n+ n- value [IC=] (R, C, L; LTspice's Rser= ...) */
+    NSC_CARD_VALUE,     /* X n+ n- value [IC= when ic_unit] (R, C, L; LTspice's Rser= ...): value or
+                           <letter>=value */
     NSC_CARD_COUPLING,  /* K L1 L2 k */
     NSC_CARD_SOURCE,    /* X n+ n- waveform (V, I) */
     NSC_CARD_VCTRL,     /* X n+ n- nc+ nc- gain | VALUE= | TABLE (E, G) */
@@ -316,6 +322,19 @@ typedef struct nsc_device {
      * memory); count() then reports why, so that the messages of a run keep the
      * assembly's order. NULL hook: the device keeps no data. */
     void *(*bind)(const nsc_circuit *c, int ei);
+    /* The instance parameters of its card, name=value (> 0), read by the card's
+     * parser into nsc_element.ipar[k] in this order (t[k].def when not given; the
+     * offsets unused). NULL: none (any name=value is ignored with a warning). */
+    const nsc_par *inst;
+    int ninst;          /* at most NSC_MAXIPAR */
+    const char *inst_unit; /* their unit ("m"; sweeps); NULL: none */
+    /* The shape of a card of form NSC_CARD_MODEL (nl_elab_el.c card_model):
+     * X n1 .. n<card_nodes> [vsense when card_sense] model [name=value | words]. */
+    int card_nodes;     /* D, W 2; M, S 4 */
+    int card_sense;     /* 1: a sense voltage source follows the nodes (W), into ref[0] */
+    int card_state;     /* 1: the words ON / OFF set the initial state (has_ic, ic = 1 or 0: S, W) */
+    int card_parasitic; /* 1: LTspice's parasitics: Rser= Rpar= Cpar= (NSC_CARD_VALUE: L, C),
+                           Rser= (NSC_CARD_SOURCE: V; Cpar= ignored with a warning) */
     /* Needs and topology of element ei in ctx->mode; errors (with the card's
      * location) in ctx->r. */
     nsc_status (*count)(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need);

@@ -3,6 +3,7 @@
  * Circuits are built in memory (tc_* below), independent of the parser. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -998,5 +999,57 @@ Test(assemble, dump_files)
     tu_rmdir(dir);
     free(dir);
     nsc_lcs_free(L);
+    tc_free(c);
+}
+
+/* nsc_par_read (device.h): each row the card's last setting, else its default;
+ * the mask has the rows the card sets; names case-insensitive. */
+Test(devices, parameter_table_reads_the_card_once)
+{
+    nsc_circuit *c = tc_new();
+    const nsc_model *m = tc_model(c, "dm", "IS=1e-15 n=2 is=3e-15");
+    typedef struct { double is, n, rs; } card;
+    static const nsc_par t[] = {
+        { "is", offsetof(card, is), 1e-14, 0 }, { "n", offsetof(card, n), 1, 0 }, { "rs", offsetof(card, rs), 0.5, 1 },
+    };
+    card k;
+    cr_assert_eq(nsc_par_read(m, t, 3, &k), 3u);          /* is, n set; rs not */
+    cr_assert_eq(k.is, 3e-15);                             /* the last setting wins, as nsc_model_get */
+    cr_assert_eq(k.n, 2.0);
+    cr_assert_eq(k.rs, 0.5);
+    cr_assert_eq(nsc_par_read(NULL, t, 3, &k), 0u);
+    cr_assert(k.is == 1e-14 && k.n == 1.0 && k.rs == 0.5);
+    cr_assert(nsc_par_known(t, 3, 0, "RS") && !nsc_par_known(t, 3, 1, "rs") && nsc_par_known(t, 3, 1, "N"));
+    cr_assert(!nsc_par_known(t, 3, 0, "bv"));
+    tc_free(c);
+}
+
+/* A diode's card is read when it is bound, not at each assembly: a model changed
+ * after binding leaves the stamps as bound until the circuit is bound again; a
+ * bad card binds to nothing and its assembly says why. */
+Test(devices, diode_binds_its_card_once)
+{
+    nsc_circuit *c = tc_new();
+    nsc_element *d = tc_el(c, NSC_EL_D, "d1", "a", "0", NULL, NULL, 0);
+    d->model = tc_model(c, "dm", "vf=0.7 ron=0.1");
+    tc_el(c, NSC_EL_R, "r1", "a", "0", NULL, NULL, 1.0);
+    nsc_devices_bind(c);
+    cr_assert_not_null(d->priv);
+    c->model[0].pval[0] = 0.5;                             /* VF = 0.5, not bound yet */
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_lcs *L = NULL;
+    cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_OK);
+    cr_assert_eq(L->e0[0], 0.7);
+    nsc_lcs_free(L);
+    L = assemble_ok(c, NSC_ASM_TRAN, 1e-12);               /* bound again */
+    cr_assert_eq(L->e0[0], 0.5);
+    nsc_lcs_free(L);
+    c->model[0].pval[1] = -1;                              /* RON = -1 */
+    nsc_devices_bind(c);
+    cr_assert_null(d->priv);
+    cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_ENETLIST);
+    cr_assert_str_eq(r.error, "t.cir:101:1: error: diode model 'dm': RON = -1 must be >= 0");
+    nsc_report_free(&r);
     tc_free(c);
 }
