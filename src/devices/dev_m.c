@@ -80,7 +80,8 @@ static nsc_status m_params(const nsc_element *e, nsc_report *r, void *out)
     p->vto = given & G_VTO ? k.vto : given & G_VT0 ? k.vt0 : k.vth0;   /* vth0: BSIM cards */
     p->kp = k.kp;
     if (!(given & G_KP) && (given & G_TOX)) {
-        if (!(k.tox > 0)) return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': TOX = %g must be > 0", m->name, k.tox);
+        if (!(k.tox > 0))
+            return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': TOX = %g must be > 0", m->name, k.tox);
         p->kp = uo * 1e-4 * EPSOX / k.tox;                   /* KP = mu Cox, UO in cm^2/Vs */
     }
     if (!(p->kp > 0)) return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': KP = %g must be > 0", m->name, p->kp);
@@ -170,7 +171,8 @@ static nsc_status m_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
     if (!p) return NSC_OK;
     for (int side = 0; side < 2; side++)
         for (int j = 0; j < p->nb; j++)
-            if (nsc_lin_add(f, NSC_T_L, L->el_pair[ei] + side * p->nb + j, (side ? -1.0 : 1.0) * p->p * 0.5 * p->K * p->a[j]))
+            if (nsc_lin_add(f, NSC_T_L, L->el_pair[ei] + side * p->nb + j,
+                            (side ? -1.0 : 1.0) * p->p * 0.5 * p->K * p->a[j]))
                 return NSC_ENOMEM;
     if (p->cgd > 0 && L->mode == NSC_ASM_TRAN) {
         if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[0]), p->cgd)) return NSC_ENOMEM;

@@ -74,7 +74,8 @@ static nsc_status q_model(const nsc_model *m, double area, nsc_report *r, bjt_pa
     static const char *const npos[] = {"IS", "BF", "BR", "NF", "NR"}, *const nnneg[] = {"CJE", "CJC", "TF", "TR"};
     for (int q = 0; q < 5; q++)
         if (!(pos[q] > 0))
-            return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': %s = %g must be > 0", m->name, npos[q], pos[q]);
+            return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': %s = %g must be > 0", m->name, npos[q],
+                           pos[q]);
     for (int q = 0; q < 4; q++)
         if (!(nneg[q] >= 0 && (q < 2 || nneg[q] < 1)))
             return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': %s = %g must be >= 0%s", m->name, nnneg[q],

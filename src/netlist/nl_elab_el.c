@@ -96,7 +96,8 @@ static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
         const nl_field *f = &cd->f[i];
         const char *kk = nle_pair_key(f, key, sizeof key);
         if (f->kind == NL_F_PAIR && !kk) return nle_err(E, sc, cd, f, "unexpected '%s' in %s %s", nle_ftext(f), nle_kind_name(k), cd->f[0].u.s);
-        int pk = !kk || !dev->card_parasitic ? -1 : !strcmp(kk, "rser") ? 0 : !strcmp(kk, "rpar") ? 1 : !strcmp(kk, "cpar") ? 2 : -1;
+        int pk = !kk || !dev->card_parasitic ? -1 : !strcmp(kk, "rser") ? 0 : !strcmp(kk, "rpar") ? 1
+               : !strcmp(kk, "cpar") ? 2 : -1;
         if (pk >= 0) {
             if (parasitic_value(E, sc, cd, f, kk, &par[pk])) return E->r->status;
             if (pk == 0) fser = f;
