@@ -46,7 +46,8 @@ static void element_diff(const nsc_element *a, const nsc_element *b, const char 
     if (d->value_unit && a->value != b->value) note_unit(acc, d->value_unit);
     if (a->has_ic != b->has_ic || a->ic != b->ic) note_unit(acc, d->ic_unit ? d->ic_unit : "?");
     if (d->wave_unit) wave_diff(&a->wave, &b->wave, d->wave_unit, acc);
-    if (a->w != b->w || a->l != b->l) note_unit(acc, "m");
+    for (int q = 0; q < d->ninst; q++)
+        if (a->ipar[q] != b->ipar[q]) note_unit(acc, d->inst_unit ? d->inst_unit : "?");
     if (a->ntable != b->ntable) note_unit(acc, "?");
     else
         for (int i = 0; i < a->ntable * 2; i++)

@@ -65,6 +65,7 @@ const nsc_device nsc_dev_c = {
     .what = "capacitors",
     .letter = 'c',
     .card = NSC_CARD_VALUE,
+    .card_parasitic = 1,
     .late = 2,
     .count = c_count,
     .stamp = c_stamp,

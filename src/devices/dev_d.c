@@ -31,6 +31,7 @@
  * IMIN..IMAX when given, else on 10 mA..1 A. CJO: SPICE's junction capacitance at zero bias, constant (VJ, M,
  * FC not modelled). Other SPICE parameters are ignored with one warning per model. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,90 +60,90 @@ typedef struct diode_par {
 #define D_AUTO_MAX 8
 #define D_AUTO_TOL 0.01
 
-/* The SPICE parameters of m (defaults of netlist.md) fitted into p. */
-static nsc_status d_fit(const nsc_model *m, nsc_report *r, diode_par *p)
+/* The card's parameters (netlist.md defaults); D_SPICE: SPICE's diode only,
+ * ignored on a VF/RON card. */
+typedef struct d_card {
+    double cjo, cj0, tt, vf, ron, roff, is, n, rs, bv, ibv, nbv, seg, imin, imax;
+} d_card;
+enum { D_SPICE = 1 };
+enum { G_CJO = 1 << 0, G_VF = 1 << 3, G_RON = 1 << 4, G_BV = 1 << 9, G_NBV = 1 << 11, G_SEG = 1 << 12,
+       G_IMIN = 1 << 13, G_IMAX = 1 << 14 };                /* bits of the table's rows */
+#define D_P(f, def, fl) { #f, offsetof(d_card, f), def, fl }
+static const nsc_par D_PAR[] = {
+    D_P(cjo, 0, 0), D_P(cj0, 0, 0), D_P(tt, 0, 0), D_P(vf, 0, 0), D_P(ron, 0, 0), D_P(roff, INFINITY, 0),
+    D_P(is, 1e-14, D_SPICE), D_P(n, 1, D_SPICE), D_P(rs, 0, D_SPICE), D_P(bv, 0, 0), D_P(ibv, 1e-3, D_SPICE),
+    D_P(nbv, 0, D_SPICE), { "segments", offsetof(d_card, seg), 0, D_SPICE }, D_P(imin, D_IMIN, D_SPICE),
+    D_P(imax, D_IMAX, D_SPICE),
+};
+#define D_NPAR ((int)(sizeof D_PAR / sizeof D_PAR[0]))
+
+/* The SPICE parameters of card k (given: its mask) fitted into p. */
+static nsc_status d_fit(const nsc_model *m, const d_card *k, unsigned given, nsc_report *r, diode_par *p)
 {
-    double is = 1e-14, n = 1, rs = 0, bv = 0, ibv = 1e-3, nbv, seg = 0, imin = D_IMIN, imax = D_IMAX;
-    nsc_model_get(m, "is", &is);
-    nsc_model_get(m, "n", &n);
-    nsc_model_get(m, "rs", &rs);
-    nsc_model_get(m, "bv", &bv);
-    nsc_model_get(m, "ibv", &ibv);
-    if (!nsc_model_get(m, "nbv", &nbv)) nbv = n;
-    int given = nsc_model_get(m, "segments", &seg);
-    int range = nsc_model_get(m, "imin", &imin) | nsc_model_get(m, "imax", &imax);
-    if (!(is > 0 && n > 0 && rs >= 0 && ibv > 0 && nbv > 0))
+    double nbv = given & G_NBV ? k->nbv : k->n, seg = k->seg, imin = k->imin, imax = k->imax;
+    int range = (given & (G_IMIN | G_IMAX)) != 0;
+    if (!(k->is > 0 && k->n > 0 && k->rs >= 0 && k->ibv > 0 && nbv > 0))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': IS, N, IBV, NBV must be > 0 and RS >= 0",
                        m->name);
-    if (given && !(seg >= 1 && seg <= NSC_JFIT_MAX && seg == floor(seg)))
+    if ((given & G_SEG) && !(seg >= 1 && seg <= NSC_JFIT_MAX && seg == floor(seg)))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': SEGMENTS = %g must be an integer in 1..%d",
                        m->name, seg, NSC_JFIT_MAX);
     if (!(imin > 0 && imax > imin && isfinite(imax)))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': IMIN = %g, IMAX = %g: need 0 < IMIN < IMAX",
                        m->name, imin, imax);
     p->fitted = 1;
-    if (given) nsc_jfit_make(0.0, n * VT_300, is, rs, imin, imax, (int)seg, &p->fw);
-    else nsc_jfit_auto(0.0, n * VT_300, is, rs, imin, imax, D_AUTO_MAX, D_AUTO_TOL, &p->fw);
+    if (given & G_SEG) nsc_jfit_make(0.0, k->n * VT_300, k->is, k->rs, imin, imax, (int)seg, &p->fw);
+    else nsc_jfit_auto(0.0, k->n * VT_300, k->is, k->rs, imin, imax, D_AUTO_MAX, D_AUTO_TOL, &p->fw);
     if (p->zener) {
         /* v = BV + NBV Vt ln(i/IBV) + RS i = (BV - 40 a) + a ln(1 + i/i0) + RS i to
          * rounding, a = NBV Vt, i0 = IBV e^-40 << IMIN; one segment */
         double a = nbv * VT_300;
         nsc_jfit z;
-        nsc_jfit_make(bv - 40.0 * a, a, ibv * exp(-40.0), rs, range ? imin : 10e-3, range ? imax : 1.0, 1, &z);
+        nsc_jfit_make(k->bv - 40.0 * a, a, k->ibv * exp(-40.0), k->rs, range ? imin : 10e-3, range ? imax : 1.0, 1,
+                      &z);
         p->vz = z.vf[0];
         p->rz = z.r[0];
     }
     return NSC_OK;
 }
 
-static nsc_status d_params(const nsc_element *e, nsc_report *r, diode_par *p)
+/* Element e's card read and checked into p (an nsc_dev_parse). */
+static nsc_status d_params(const nsc_element *e, nsc_report *r, void *out)
 {
+    diode_par *p = out;
     const nsc_model *m = e->model;
     if (!m || m->type != NSC_MOD_D)
         return nsc_err(r, NSC_ENETLIST, &e->loc, "diode %s has no diode model", e->name);
+    d_card k;
+    unsigned given = nsc_par_read(m, D_PAR, D_NPAR, &k);
     memset(p, 0, sizeof *p);
-    p->roff = INFINITY;
-    if (!nsc_model_get(m, "cjo", &p->cj)) nsc_model_get(m, "cj0", &p->cj);
+    p->roff = k.roff;
+    p->cj = given & G_CJO ? k.cjo : k.cj0;
+    p->tt = k.tt;
     if (!(p->cj >= 0 && isfinite(p->cj)))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': CJO = %g must be finite and >= 0", m->name, p->cj);
-    nsc_model_get(m, "tt", &p->tt);
     if (!(p->tt >= 0 && p->tt < 1.0))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': TT = %g must be >= 0 and < 1 s", m->name, p->tt);
-    double bv = 0, vf = 0, ron = 0;
-    int given = nsc_model_get(m, "vf", &vf) | nsc_model_get(m, "ron", &ron);
-    nsc_model_get(m, "roff", &p->roff);
-    p->zener = nsc_model_get(m, "bv", &bv);
+    p->zener = (given & G_BV) != 0;
     if (!(p->roff > 0))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': ROFF = %g must be > 0", m->name, p->roff);
-    if (p->zener && !(bv > 0))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': BV = %g must be > 0", m->name, bv);
-    if (!given) return d_fit(m, r, p);                       /* SPICE's diode, defaults included */
-    if (!(ron >= 0))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': RON = %g must be >= 0", m->name, ron);
+    if (p->zener && !(k.bv > 0))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': BV = %g must be > 0", m->name, k.bv);
+    if (!(given & (G_VF | G_RON))) return d_fit(m, &k, given, r, p); /* SPICE's diode, defaults included */
+    if (!(k.ron >= 0))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': RON = %g must be >= 0", m->name, k.ron);
     p->fw.nseg = 1;
-    p->fw.vf[0] = vf;
-    p->fw.r[0] = p->fw.s[0] = ron;
-    p->vz = bv;
-    p->rz = ron;
+    p->fw.vf[0] = k.vf;
+    p->fw.r[0] = p->fw.s[0] = k.ron;
+    p->vz = k.bv;
+    p->rz = k.ron;
     return NSC_OK;
 }
 
-static int d_known(const char *name)
+/* The card read once (device.h bind). */
+static void *d_bind(const nsc_circuit *c, int ei)
 {
-    static const char *const k[] = {"cjo", "cj0", "tt", "vf", "ron", "roff", "is", "n", "rs", "bv", "ibv", "nbv",
-                                    "segments", "imin", "imax", NULL};
-    for (int q = 0; k[q]; q++)
-        if (nsc_strieq(name, k[q])) return 1;
-    return nsc_swloss_param(name);
-}
-
-/* 1 when pn is a parameter of SPICE's diode only (ignored on a VF/RON card). */
-static int d_spice_only(const char *pn)
-{
-    static const char *const k[] = {"is", "n", "rs", "ibv", "nbv", "segments", "imin", "imax", NULL};
-    for (int q = 0; k[q]; q++)
-        if (nsc_strieq(pn, k[q])) return 1;
-    return 0;
+    return nsc_bind_parse(&c->el[ei], sizeof(diode_par), d_params);
 }
 
 /* One warning naming the first parameter of m that is not read, and the fit's. */
@@ -150,7 +151,7 @@ static void d_warn(nsc_dev_ctx *ctx, const nsc_model *m, const diode_par *p)
 {
     for (int q = 0; q < m->npar; q++) {
         const char *pn = m->pname[q];
-        if (d_known(pn) && !(!p->fitted && d_spice_only(pn))) continue;
+        if (nsc_par_known(D_PAR, D_NPAR, p->fitted ? 0 : D_SPICE, pn) || nsc_swloss_param(pn)) continue;
         if (!p->fitted)
             nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than VF RON ROFF BV CJO TT are ignored "
                      "(%s first): piecewise-linear diode VF=%g RON=%g", m->name, pn, p->fw.vf[0], p->fw.r[0]);
@@ -174,14 +175,13 @@ static void d_warn(nsc_dev_ctx *ctx, const nsc_model *m, const diode_par *p)
 static nsc_status d_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
     const nsc_element *e = &ctx->c->el[ei];
-    diode_par p;
-    nsc_status st = d_params(e, ctx->r, &p);
-    if (st) return st;
-    d_warn(ctx, e->model, &p);
-    need->npair = p.fw.nseg + (p.zener ? 1 : 0);
-    need->nbranch = p.tt > 0;                                /* the diffusion current */
-    int cap = p.cj > 0 && ctx->mode == NSC_ASM_TRAN;          /* CJO: a capacitor in the transient */
-    nsc_dev_link(ctx, e->node[0], e->node[1], isfinite(p.roff) || cap ? NSC_LINK_NS : NSC_LINK_DC);
+    const diode_par *p = e->priv;
+    if (!p) return nsc_bind_failed(e, sizeof *p, d_params, ctx->r);
+    d_warn(ctx, e->model, p);
+    need->npair = p->fw.nseg + (p->zener ? 1 : 0);
+    need->nbranch = p->tt > 0;                               /* the diffusion current */
+    int cap = p->cj > 0 && ctx->mode == NSC_ASM_TRAN;         /* CJO: a capacitor in the transient */
+    nsc_dev_link(ctx, e->node[0], e->node[1], isfinite(p->roff) || cap ? NSC_LINK_NS : NSC_LINK_DC);
     return NSC_OK;
 }
 
@@ -191,59 +191,47 @@ static nsc_status d_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 static nsc_status d_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
 {
     const nsc_element *e = &b->c->el[ei];
-    diode_par p;
-    nsc_status st = d_params(e, b->r, &p);
-    if (st) return st;
-    int a = e->node[0], k = e->node[1], j = s->pair, nf = p.fw.nseg;
+    const diode_par *p = e->priv;
+    if (!p) return nsc_bind_failed(e, sizeof *p, d_params, b->r);
+    int a = e->node[0], k = e->node[1], j = s->pair, nf = p->fw.nseg;
     nsc_st_pair(b, a, k, j);                                 /* lambda_0 leaves a, enters k */
-    nsc_st_jfit(b, &p.fw, j);
-    if (p.zener) {
+    nsc_st_jfit(b, &p->fw, j);
+    if (p->zener) {
         nsc_st_pair(b, k, a, j + nf);                        /* lambda_z leaves k, enters a */
-        nsc_st(b, NSC_ST_D, j + nf, j + nf, p.rz);
-        nsc_st_e0(b, j + nf, p.vz);
+        nsc_st(b, NSC_ST_D, j + nf, j + nf, p->rz);
+        nsc_st_e0(b, j + nf, p->vz);
     }
-    if (isfinite(p.roff)) nsc_st_g(b, a, k, 1.0 / p.roff);
-    if (p.cj > 0) nsc_st_cap(b, a, k, p.cj);                 /* (E: dropped in the static modes) */
-    if (p.tt > 0) {
+    if (isfinite(p->roff)) nsc_st_g(b, a, k, 1.0 / p->roff);
+    if (p->cj > 0) nsc_st_cap(b, a, k, p->cj);               /* (E: dropped in the static modes) */
+    if (p->tt > 0) {
         int x = s->branch;
         nsc_st(b, NSC_ST_A, x, x, -1.0);
         nsc_st(b, NSC_ST_B, x, j, 1.0);
         nsc_st_exact(b, x);
-        nsc_st(b, NSC_ST_E, nsc_zn(a), x, p.tt);
-        nsc_st(b, NSC_ST_E, nsc_zn(k), x, -p.tt);
+        nsc_st(b, NSC_ST_E, nsc_zn(a), x, p->tt);
+        nsc_st(b, NSC_ST_E, nsc_zn(k), x, -p->tt);
     }
     return NSC_OK;
-}
-
-/* d_params without messages (count() reported them). */
-static nsc_status d_params_quiet(const nsc_element *e, diode_par *p)
-{
-    nsc_report dummy;
-    nsc_report_init(&dummy);
-    nsc_status st = d_params(e, &dummy, p);
-    nsc_report_free(&dummy);
-    return st;
 }
 
 /* I(D) = lambda_0 - lambda_z + (v_a - v_k)/ROFF + CJO (v_a - v_k)' + TT x'. */
 static nsc_status d_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
 {
     const nsc_element *e = &c->el[ei];
-    diode_par p;
-    nsc_status st = d_params_quiet(e, &p);
-    int j = L->el_pair[ei], nf = st == NSC_OK ? p.fw.nseg : 1, tran = L->mode == NSC_ASM_TRAN;
+    const diode_par *p = e->priv;
+    int j = L->el_pair[ei], nf = p ? p->fw.nseg : 1, tran = L->mode == NSC_ASM_TRAN;
     if (nsc_lin_add(f, NSC_T_L, j, 1.0)) return NSC_ENOMEM;
-    if (st) return NSC_OK;
-    if (p.zener && nsc_lin_add(f, NSC_T_L, j + nf, -1.0)) return NSC_ENOMEM;
-    if (isfinite(p.roff)) {
-        if (nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[0]), 1.0 / p.roff)) return NSC_ENOMEM;
-        if (nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[1]), -1.0 / p.roff)) return NSC_ENOMEM;
+    if (!p) return NSC_OK;
+    if (p->zener && nsc_lin_add(f, NSC_T_L, j + nf, -1.0)) return NSC_ENOMEM;
+    if (isfinite(p->roff)) {
+        if (nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[0]), 1.0 / p->roff)) return NSC_ENOMEM;
+        if (nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[1]), -1.0 / p->roff)) return NSC_ENOMEM;
     }
-    if (p.cj > 0 && tran) {
-        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[0]), p.cj)) return NSC_ENOMEM;
-        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[1]), -p.cj)) return NSC_ENOMEM;
+    if (p->cj > 0 && tran) {
+        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[0]), p->cj)) return NSC_ENOMEM;
+        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[1]), -p->cj)) return NSC_ENOMEM;
     }
-    if (p.tt > 0 && tran && nsc_lin_add(f, NSC_T_DZ, L->el_branch[ei], p.tt)) return NSC_ENOMEM;
+    if (p->tt > 0 && tran && nsc_lin_add(f, NSC_T_DZ, L->el_branch[ei], p->tt)) return NSC_ENOMEM;
     return NSC_OK;
 }
 
@@ -252,16 +240,15 @@ static nsc_status d_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
 static void d_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r)
 {
     const nsc_element *e = &c->el[ei];
-    diode_par p;
-    nsc_status st = d_params_quiet(e, &p);
+    const diode_par *p = e->priv;
     double ip = lpk[L->el_pair[ei]], off;
-    if (st || !p.fitted || !nsc_jfit_outside(&p.fw, ip, &off)) return;
+    if (!p || !p->fitted || !nsc_jfit_outside(&p->fw, ip, &off)) return;
     char rg[64];
-    nsc_jfit_range(&p.fw, rg, sizeof rg);
+    nsc_jfit_range(&p->fw, rg, sizeof rg);
     nsc_warn(r, &e->loc, "diode %s: its peak current %.3g A is %s the range %s its model '%s' was fitted on; "
              "there the fit is %.3g V off the SPICE diode (%.3g V inside): set IMIN/IMAX (and SEGMENTS) "
-             "to cover the currents of the run", e->name, ip, ip > p.fw.i2 ? "above" : "below", rg,
-             e->model->name, off, p.fw.err);
+             "to cover the currents of the run", e->name, ip, ip > p->fw.i2 ? "above" : "below", rg,
+             e->model->name, off, p->fw.err);
 }
 
 const nsc_device nsc_dev_d = {
@@ -269,6 +256,8 @@ const nsc_device nsc_dev_d = {
     .what = "diodes",
     .letter = 'd',
     .card = NSC_CARD_MODEL,
+    .card_nodes = 2,
+    .bind = d_bind,
     .count = d_count,
     .stamp = d_stamp,
     .current = d_current,

@@ -123,6 +123,7 @@ const nsc_device nsc_dev_l = {
     .what = "inductors",
     .letter = 'l',
     .card = NSC_CARD_VALUE,
+    .card_parasitic = 1,
     .late = 1,                 /* after V/E/H/B: a loop of sources closed by an inductor is the inductor's (a note) */
     .count = l_count,
     .stamp = l_stamp,

@@ -30,6 +30,7 @@
  * elaborator (nl_expand.c nle_bjt_expand): node[] are the internal terminals. Other
  * parameters (VAF, IKF, ISE, ...) are ignored with one warning per model. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,33 +46,40 @@ typedef struct bjt_par {
     double tf, tr;         /* s */
 } bjt_par;
 
+/* The card's parameters (netlist.md); RB RC RE are the elaborator's (nl_expand.c). */
+typedef struct q_card {
+    double is, bf, br, nf, nr, rb, rc, re, cje, cjc, tf, tr, seg, imin, imax;
+} q_card;
+#define Q_P(f, def) { #f, offsetof(q_card, f), def, 0 }
+static const nsc_par Q_PAR[] = {
+    Q_P(is, 1e-16), Q_P(bf, 100), Q_P(br, 1), Q_P(nf, 1), Q_P(nr, 1), Q_P(rb, 0), Q_P(rc, 0), Q_P(re, 0),
+    Q_P(cje, 0), Q_P(cjc, 0), Q_P(tf, 0), Q_P(tr, 0), { "segments", offsetof(q_card, seg), 1, 0 },
+    Q_P(imin, 10e-3), Q_P(imax, 1.0),
+};
+#define Q_NPAR ((int)(sizeof Q_PAR / sizeof Q_PAR[0]))
+
 /* What the model card sets for an element of area `area` into p (checked). */
 static nsc_status q_model(const nsc_model *m, double area, nsc_report *r, bjt_par *p)
 {
-    double is = 1e-16, nf = 1, nr = 1, seg = 1, imin = 10e-3, imax = 1.0;
-    p->bf = 100;
-    p->br = 1;
-    nsc_model_get(m, "is", &is);
-    nsc_model_get(m, "bf", &p->bf);
-    nsc_model_get(m, "br", &p->br);
-    nsc_model_get(m, "nf", &nf);
-    nsc_model_get(m, "nr", &nr);
-    nsc_model_get(m, "cje", &p->cje);
-    nsc_model_get(m, "cjc", &p->cjc);
-    nsc_model_get(m, "tf", &p->tf);
-    nsc_model_get(m, "tr", &p->tr);
-    nsc_model_get(m, "segments", &seg);
-    nsc_model_get(m, "imin", &imin);
-    nsc_model_get(m, "imax", &imax);
+    q_card k;
+    nsc_par_read(m, Q_PAR, Q_NPAR, &k);
+    double is = k.is, nf = k.nf, nr = k.nr, seg = k.seg, imin = k.imin, imax = k.imax;
+    p->bf = k.bf;
+    p->br = k.br;
+    p->cje = k.cje;
+    p->cjc = k.cjc;
+    p->tf = k.tf;
+    p->tr = k.tr;
     const double pos[] = {is, p->bf, p->br, nf, nr}, nneg[] = {p->cje, p->cjc, p->tf, p->tr};
     static const char *const npos[] = {"IS", "BF", "BR", "NF", "NR"}, *const nnneg[] = {"CJE", "CJC", "TF", "TR"};
-    for (int k = 0; k < 5; k++)
-        if (!(pos[k] > 0))
-            return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': %s = %g must be > 0", m->name, npos[k], pos[k]);
-    for (int k = 0; k < 4; k++)
-        if (!(nneg[k] >= 0 && (k < 2 || nneg[k] < 1)))
-            return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': %s = %g must be >= 0%s", m->name, nnneg[k],
-                           nneg[k], k < 2 ? "" : " and < 1 s");
+    for (int q = 0; q < 5; q++)
+        if (!(pos[q] > 0))
+            return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': %s = %g must be > 0", m->name, npos[q],
+                           pos[q]);
+    for (int q = 0; q < 4; q++)
+        if (!(nneg[q] >= 0 && (q < 2 || nneg[q] < 1)))
+            return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': %s = %g must be >= 0%s", m->name, nnneg[q],
+                           nneg[q], q < 2 ? "" : " and < 1 s");
     if (!(seg >= 1 && seg <= NSC_JFIT_MAX && seg == floor(seg)))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': SEGMENTS = %g must be an integer in 1..%d",
                        m->name, seg, NSC_JFIT_MAX);
@@ -86,9 +94,10 @@ static nsc_status q_model(const nsc_model *m, double area, nsc_report *r, bjt_pa
     return NSC_OK;
 }
 
-/* The parameters of element e (value = AREA, set by the elaborator). */
-static nsc_status q_params(const nsc_element *e, nsc_report *r, bjt_par *p)
+/* The parameters of element e (value = AREA, set by the elaborator): an nsc_dev_parse. */
+static nsc_status q_params(const nsc_element *e, nsc_report *r, void *out)
 {
+    bjt_par *p = out;
     const nsc_model *m = e->model;
     if (!m || (m->type != NSC_MOD_NPN && m->type != NSC_MOD_PNP))
         return nsc_err(r, NSC_ENETLIST, &e->loc, "bipolar transistor %s has no bipolar model (NPN or PNP)", e->name);
@@ -96,30 +105,17 @@ static nsc_status q_params(const nsc_element *e, nsc_report *r, bjt_par *p)
     return q_model(m, e->value > 0 ? e->value : 1.0, r, p);
 }
 
-/* q_params without a report (probes, ports: the assembly checked the card). */
-static int q_params_quiet(const nsc_element *e, bjt_par *p)
+/* The card read once (device.h bind). */
+static void *q_bind(const nsc_circuit *c, int ei)
 {
-    nsc_report dummy;
-    nsc_report_init(&dummy);
-    nsc_status st = q_params(e, &dummy, p);
-    nsc_report_free(&dummy);
-    return st == NSC_OK ? 0 : -1;
-}
-
-static int q_known(const char *name)
-{
-    static const char *const k[] = {"is", "bf", "br", "nf", "nr", "rb", "rc", "re", "cje", "cjc", "tf", "tr",
-                                    "segments", "imin", "imax", NULL};
-    for (int q = 0; k[q]; q++)
-        if (nsc_strieq(name, k[q])) return 1;
-    return 0;
+    return nsc_bind_parse(&c->el[ei], sizeof(bjt_par), q_params);
 }
 
 /* One warning naming the first parameter of m not read, and one with the fits. */
 static void q_warn(nsc_dev_ctx *ctx, const nsc_model *m, const bjt_par *p)
 {
     for (int q = 0; q < m->npar; q++)
-        if (!q_known(m->pname[q])) {
+        if (!nsc_par_known(Q_PAR, Q_NPAR, 0, m->pname[q])) {
             nsc_warn(ctx->r, &m->loc, "bipolar model '%s': parameters other than IS BF BR NF NR RB RC RE CJE CJC "
                      "TF TR SEGMENTS IMIN IMAX are ignored (%s first)", m->name, m->pname[q]);
             break;
@@ -134,15 +130,14 @@ static void q_warn(nsc_dev_ctx *ctx, const nsc_model *m, const bjt_par *p)
 static nsc_status q_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
     const nsc_element *e = &ctx->c->el[ei];
-    bjt_par p;
-    nsc_status st = q_params(e, ctx->r, &p);
-    if (st) return st;
-    q_warn(ctx, e->model, &p);
+    const bjt_par *p = e->priv;
+    if (!p) return nsc_bind_failed(e, sizeof *p, q_params, ctx->r);
+    q_warn(ctx, e->model, p);
     int c = e->node[0], b = e->node[1], em = e->node[2], tran = ctx->mode == NSC_ASM_TRAN;
-    need->npair = p.f.nseg + p.r.nseg;
-    need->nbranch = (p.tf > 0) + (p.tr > 0);                 /* the diffusion currents */
-    nsc_dev_link(ctx, b, em, p.cje > 0 && tran ? NSC_LINK_NS : NSC_LINK_DC);
-    nsc_dev_link(ctx, b, c, p.cjc > 0 && tran ? NSC_LINK_NS : NSC_LINK_DC);
+    need->npair = p->f.nseg + p->r.nseg;
+    need->nbranch = (p->tf > 0) + (p->tr > 0);                 /* the diffusion currents */
+    nsc_dev_link(ctx, b, em, p->cje > 0 && tran ? NSC_LINK_NS : NSC_LINK_DC);
+    nsc_dev_link(ctx, b, c, p->cjc > 0 && tran ? NSC_LINK_NS : NSC_LINK_DC);
     return NSC_OK;
 }
 
@@ -172,19 +167,18 @@ static void q_charge(nsc_builder *bl, const nsc_element *e, double p, int k, dou
 static nsc_status q_stamp(nsc_builder *bl, int ei, const nsc_dev_slots *s)
 {
     const nsc_element *e = &bl->c->el[ei];
-    bjt_par p;
-    nsc_status st = q_params(e, bl->r, &p);
-    if (st) return st;
-    int c = e->node[0], b = e->node[1], em = e->node[2], jf = s->pair, jr = s->pair + p.f.nseg;
-    double P = p.p;
-    const double wf[3] = {-P, -P / p.bf, P * (1.0 + 1.0 / p.bf)};   /* I_C, I_B, I_E of i_F, into the device */
-    const double wr[3] = {P * (1.0 + 1.0 / p.br), -P / p.br, -P};  /* of i_R */
-    q_junction(bl, e, P, em, &p.f, jf, wf);
-    q_junction(bl, e, P, c, &p.r, jr, wr);
-    if (p.cje > 0) nsc_st_cap(bl, b, em, p.cje);             /* (E: dropped in the static modes) */
-    if (p.cjc > 0) nsc_st_cap(bl, b, c, p.cjc);
-    if (p.tf > 0) q_charge(bl, e, P, em, p.tf, s->branch, jf);
-    if (p.tr > 0) q_charge(bl, e, P, c, p.tr, s->branch + (p.tf > 0), jr);
+    const bjt_par *p = e->priv;
+    if (!p) return nsc_bind_failed(e, sizeof *p, q_params, bl->r);
+    int c = e->node[0], b = e->node[1], em = e->node[2], jf = s->pair, jr = s->pair + p->f.nseg;
+    double P = p->p;
+    const double wf[3] = {-P, -P / p->bf, P * (1.0 + 1.0 / p->bf)};   /* I_C, I_B, I_E of i_F, into the device */
+    const double wr[3] = {P * (1.0 + 1.0 / p->br), -P / p->br, -P};  /* of i_R */
+    q_junction(bl, e, P, em, &p->f, jf, wf);
+    q_junction(bl, e, P, c, &p->r, jr, wr);
+    if (p->cje > 0) nsc_st_cap(bl, b, em, p->cje);             /* (E: dropped in the static modes) */
+    if (p->cjc > 0) nsc_st_cap(bl, b, c, p->cjc);
+    if (p->tf > 0) q_charge(bl, e, P, em, p->tf, s->branch, jf);
+    if (p->tr > 0) q_charge(bl, e, P, c, p->tr, s->branch + (p->tf > 0), jr);
     return NSC_OK;
 }
 
@@ -214,21 +208,20 @@ static nsc_status q_terminal(const nsc_lcs *L, const nsc_element *e, int ei, con
 /* I(Q): the collector current (into the collector). */
 static nsc_status q_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
 {
-    bjt_par p;
-    if (q_params_quiet(&c->el[ei], &p)) return NSC_OK;
-    return q_terminal(L, &c->el[ei], ei, &p, 0, f);
+    const bjt_par *p = c->el[ei].priv;
+    return p ? q_terminal(L, &c->el[ei], ei, p, 0, f) : NSC_OK;
 }
 
 /* Power with the emitter as reference: v_ce I_C + v_be I_B (I_E = -(I_C + I_B)). */
 static nsc_status q_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i, int *np)
 {
     const nsc_element *e = &c->el[ei];
-    bjt_par p;
+    const bjt_par *p = e->priv;
     *np = 0;
-    if (q_params_quiet(e, &p)) return NSC_OK;
+    if (!p) return NSC_OK;
     int em = nsc_zn(e->node[2]);
     for (int t = 0; t < 2; t++)
-        if (q_terminal(L, e, ei, &p, t, &i[t]) || nsc_lin_add(&v[t], NSC_T_Z, nsc_zn(e->node[t]), 1.0)
+        if (q_terminal(L, e, ei, p, t, &i[t]) || nsc_lin_add(&v[t], NSC_T_Z, nsc_zn(e->node[t]), 1.0)
             || nsc_lin_add(&v[t], NSC_T_Z, em, -1.0))
             return NSC_ENOMEM;
     *np = 2;
@@ -240,11 +233,11 @@ static nsc_status q_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_li
 static void q_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r)
 {
     const nsc_element *e = &c->el[ei];
-    bjt_par p;
-    if (q_params_quiet(e, &p)) return;
-    int jf = L->el_pair[ei], jr = jf + p.f.nseg;
+    const bjt_par *p = e->priv;
+    if (!p) return;
+    int jf = L->el_pair[ei], jr = jf + p->f.nseg;
     for (int k = 0; k < 2; k++) {
-        const nsc_jfit *f = k ? &p.r : &p.f;
+        const nsc_jfit *f = k ? &p->r : &p->f;
         double ip = lpk[k ? jr : jf], off;
         if (!nsc_jfit_outside(f, ip, &off)) continue;
         char rg[64];
@@ -261,6 +254,7 @@ const nsc_device nsc_dev_q = {
     .what = "bipolar transistors",
     .letter = 'q',
     .card = NSC_CARD_BJT,
+    .bind = q_bind,
     .count = q_count,
     .stamp = q_stamp,
     .current = q_current,

@@ -13,23 +13,32 @@
  * hysteresis band. Xyce's VSWITCH(VON VOFF RON ROFF), smooth between VOFF and
  * VON there, switches ideally at their mean (VH = 0). */
 #include <math.h>
+#include <stddef.h>
 
 #include "device.h"
 
-const nsc_sw_kind nsc_sw_voltage = { NSC_MOD_SW, "switch (SW)", "vt", "vh", "von", "voff", "VH",
-                                     "VT VH RON ROFF (VON VOFF; EON EOFF VREF IREF)" };
+enum { SW_T, SW_H, SW_RON, SW_ROFF, SW_ON, SW_OFF };   /* the rows of a kind's table */
+#define SW_P(name, f, def) { name, offsetof(nsc_sw_par, f), def, 0 }
+static const nsc_par s_par[NSC_SW_NPAR] = {
+    SW_P("vt", t, 0), SW_P("vh", h, 0), SW_P("ron", ron, 1), SW_P("roff", roff, 1e12), SW_P("von", on, 0),
+    SW_P("voff", off, 0),
+};
+
+static nsc_status s_params(const nsc_element *e, nsc_report *r, void *out)
+{
+    return nsc_sw_params(e, &nsc_sw_voltage, r, out);
+}
+
+const nsc_sw_kind nsc_sw_voltage = { NSC_MOD_SW, "switch (SW)", s_par, "VH",
+                                     "VT VH RON ROFF (VON VOFF; EON EOFF VREF IREF)", s_params };
 
 nsc_status nsc_sw_params(const nsc_element *e, const nsc_sw_kind *k, nsc_report *r, nsc_sw_par *p)
 {
     const nsc_model *m = e->model;
     if (!m || m->type != k->type) return nsc_err(r, NSC_ENETLIST, &e->loc, "switch %s has no %s model", e->name, k->model);
-    *p = (nsc_sw_par){ 0, 0, 1, 1e12 };
-    double on, off;                                   /* Xyce VSWITCH/ISWITCH: ideal at the mean */
-    if (nsc_model_get(m, k->on, &on) && nsc_model_get(m, k->off, &off)) p->t = 0.5 * (on + off);
-    nsc_model_get(m, k->t, &p->t);
-    nsc_model_get(m, k->h, &p->h);
-    nsc_model_get(m, "ron", &p->ron);
-    nsc_model_get(m, "roff", &p->roff);
+    unsigned given = nsc_par_read(m, k->par, NSC_SW_NPAR, p);
+    if (!(given & 1u << SW_T) && (given & 1u << SW_ON) && (given & 1u << SW_OFF))
+        p->t = 0.5 * (p->on + p->off);                       /* Xyce VSWITCH/ISWITCH: ideal at the mean */
     if (!(p->ron > 0 && isfinite(p->ron)) || !(p->roff > 0 && isfinite(p->roff)))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "switch model '%s': RON = %g and ROFF = %g must be finite and > 0",
                        m->name, p->ron, p->roff);
@@ -44,11 +53,8 @@ nsc_status nsc_sw_params(const nsc_element *e, const nsc_sw_kind *k, nsc_report 
 static void sw_warn_ignored(const nsc_element *e, const nsc_sw_kind *k, nsc_report *r)
 {
     const nsc_model *m = e->model;
-    const char *known[] = { k->t, k->h, "ron", "roff", k->on, k->off };
     for (int q = 0; q < m->npar; q++) {
-        int ok = 0;
-        for (int j = 0; j < 6; j++) ok |= nsc_strieq(m->pname[q], known[j]);
-        ok |= nsc_swloss_param(m->pname[q]);
+        int ok = nsc_par_known(k->par, NSC_SW_NPAR, 0, m->pname[q]) || nsc_swloss_param(m->pname[q]);
         if (!ok) {
             int il = nsc_strieq(m->pname[q], "ilimit");
             nsc_warn(r, &m->loc, "switch model '%s': parameters other than %s are ignored (%s first%s)", m->name,
@@ -62,12 +68,16 @@ static void sw_warn_ignored(const nsc_element *e, const nsc_sw_kind *k, nsc_repo
 nsc_status nsc_sw_count(nsc_dev_ctx *ctx, int ei, const nsc_sw_kind *k)
 {
     const nsc_element *e = &ctx->c->el[ei];
-    nsc_sw_par p;
-    nsc_status st = nsc_sw_params(e, k, ctx->r, &p);
-    if (st) return st;
+    if (!e->priv) return nsc_bind_failed(e, sizeof(nsc_sw_par), k->parse, ctx->r);
     sw_warn_ignored(e, k, ctx->r);
     nsc_dev_link(ctx, e->node[0], e->node[1], NSC_LINK_NS);   /* always a finite conductance */
     return NSC_OK;
+}
+
+/* The card read once (device.h bind). */
+static void *s_bind(const nsc_circuit *c, int ei)
+{
+    return nsc_bind_parse(&c->el[ei], sizeof(nsc_sw_par), s_params);
 }
 
 static nsc_status s_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
@@ -78,11 +88,10 @@ static nsc_status s_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 static nsc_status s_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
 {
     const nsc_element *e = &b->c->el[ei];
-    nsc_sw_par p;
-    nsc_status st = nsc_sw_params(e, &nsc_sw_voltage, b->r, &p);
-    if (st) return st;
-    nsc_st_switch(b, ei, e->node[0], e->node[1], 1.0 / p.roff, 1.0 / p.ron, e->node[2], e->node[3],
-                  p.t + p.h, p.t - p.h);
+    const nsc_sw_par *p = e->priv;
+    if (!p) return nsc_bind_failed(e, sizeof *p, s_params, b->r);
+    nsc_st_switch(b, ei, e->node[0], e->node[1], 1.0 / p->roff, 1.0 / p->ron, e->node[2], e->node[3],
+                  p->t + p->h, p->t - p->h);
     return NSC_OK;
 }
 
@@ -97,6 +106,8 @@ const nsc_device nsc_dev_s = {
     .what = "voltage-controlled switches",
     .letter = 's',
     .card = NSC_CARD_MODEL,
+    .card_nodes = 4, .card_state = 1,
+    .bind = s_bind,
     .count = s_count,
     .stamp = s_stamp,
     .current = s_current,

@@ -33,6 +33,7 @@ const nsc_device nsc_dev_v = {
     .what = "voltage sources",
     .letter = 'v',
     .card = NSC_CARD_SOURCE,
+    .card_parasitic = 1,
     .count = v_count,
     .stamp = v_stamp,
     .current = v_current,

@@ -5,10 +5,30 @@
  * off when u < IT - IH, unchanged in between; decided at t_k for the step,
  * the crossing located by the adaptive stepper. Xyce's ISWITCH, smooth between
  * IOFF and ION there, switches ideally at their mean here (IH = 0). */
+#include <stddef.h>
+
 #include "device.h"
 
-static const nsc_sw_kind w_kind = { NSC_MOD_CSW, "current-switch (CSW)", "it", "ih", "ion", "ioff", "IH",
-                                    "IT IH RON ROFF (ION IOFF; EON EOFF VREF IREF)" };
+#define W_P(name, f, def) { name, offsetof(nsc_sw_par, f), def, 0 }
+static const nsc_par w_par[NSC_SW_NPAR] = {             /* T H RON ROFF ON OFF (nsc_sw_kind) */
+    W_P("it", t, 0), W_P("ih", h, 0), W_P("ron", ron, 1), W_P("roff", roff, 1e12), W_P("ion", on, 0),
+    W_P("ioff", off, 0),
+};
+
+static nsc_status w_params(const nsc_element *e, nsc_report *r, void *out);
+static const nsc_sw_kind w_kind = { NSC_MOD_CSW, "current-switch (CSW)", w_par, "IH",
+                                    "IT IH RON ROFF (ION IOFF; EON EOFF VREF IREF)", w_params };
+
+static nsc_status w_params(const nsc_element *e, nsc_report *r, void *out)
+{
+    return nsc_sw_params(e, &w_kind, r, out);
+}
+
+/* The card read once (device.h bind). */
+static void *w_bind(const nsc_circuit *c, int ei)
+{
+    return nsc_bind_parse(&c->el[ei], sizeof(nsc_sw_par), w_params);
+}
 
 static nsc_status w_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
@@ -18,11 +38,10 @@ static nsc_status w_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 static nsc_status w_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
 {
     const nsc_element *e = &b->c->el[ei];
-    nsc_sw_par p;
-    nsc_status st = nsc_sw_params(e, &w_kind, b->r, &p);
-    if (st) return st;
-    nsc_st_switch_z(b, ei, e->node[0], e->node[1], 1.0 / p.roff, 1.0 / p.ron, b->el_branch[e->ref[0]], -1,
-                    p.t + p.h, p.t - p.h);
+    const nsc_sw_par *p = e->priv;
+    if (!p) return nsc_bind_failed(e, sizeof *p, w_params, b->r);
+    nsc_st_switch_z(b, ei, e->node[0], e->node[1], 1.0 / p->roff, 1.0 / p->ron, b->el_branch[e->ref[0]], -1,
+                    p->t + p->h, p->t - p->h);
     return NSC_OK;
 }
 
@@ -37,6 +56,8 @@ const nsc_device nsc_dev_w = {
     .what = "current-controlled switches",
     .letter = 'w',
     .card = NSC_CARD_MODEL,
+    .card_nodes = 2, .card_sense = 1, .card_state = 1,
+    .bind = w_bind,
     .count = w_count,
     .stamp = w_stamp,
     .current = w_current,

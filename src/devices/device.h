@@ -1,7 +1,10 @@
 /* device.h -- the one device interface of the LCS assembler (internal header).
  *
  * Every element kind has one nsc_device (one file dev_<x>.c) registered in the
- * table of devices.c. The assembler (lcs_asm.c) knows no device by name; it
+ * table of devices.c. At the end of elaboration each element's device reads its
+ * card once (bind(): the model through a table of nsc_par, the fitted curves)
+ * into the element's private data. The assembler (lcs_asm.c) knows no device
+ * by name; it
  *   1. calls count() for every element (all devices with late == 0 first, in
  *      element order, then late == 1, then late == 2): the device says how many unknowns,
  *      pairs and sources it needs in ctx->mode, and declares the topology of
@@ -17,11 +20,12 @@
  * (lcs_topo.c: dc, topo), the default outputs (waves.c: out_current), .meas
  * ports (nl_meas.c: port, current), source periods and sweep units (meas.c,
  * sweep_units.c: wave_unit, value_unit, ic_unit), losses (losses.c: pclass,
- * swloss, ports), the element cards (nl_elab_el.c: letter, card). None of them
- * names an element kind.
+ * swloss, ports), the element cards (nl_elab_el.c: letter, card, inst, card_*).
+ * None of them names an element kind.
  *
  * Worked example: the current-controlled switch W n+ n- vsense model.
- *   a. src/devices/dev_w.c: count() checks the model and links n+ n- (a finite
+ *   a. src/devices/dev_w.c: bind() reads the model through its table (IT IH RON
+ *      ROFF ION IOFF); count() warns about the model and links n+ n- (a finite
  *      conductance: NSC_LINK_NS); stamp() registers the switch with
  *      nsc_st_switch_z(), its control the branch current of vsense; current()
  *      is g(state) (v+ - v-); then the table entry, designated initializers
@@ -29,7 +33,8 @@
  *          const nsc_device nsc_dev_w = {
  *              .kind = NSC_EL_W, .what = "current-controlled switches",
  *              .letter = 'w', .card = NSC_CARD_MODEL,   W n+ n- vsense model
- *              .count = w_count, .stamp = w_stamp, .current = w_current,
+ *              .card_nodes = 2, .card_sense = 1, .card_state = 1,
+ *              .bind = w_bind, .count = w_count, .stamp = w_stamp, .current = w_current,
  *              .pclass = NSC_PC_SEMI, .swloss = 1,
  *              .ndc = 1, .dc = {{0, 1}},     conducts n+ n- at DC
  *          };
@@ -151,24 +156,58 @@ int nsc_st_switch(nsc_builder *b, int el, int a, int k, double g_off, double g_o
 int nsc_st_switch_z(nsc_builder *b, int el, int a, int k, double g_off, double g_on, int zc, int zd,
                     double on_above, double off_below);
 
+/* ---- 0. binding: a model card read once, at elaboration ----
+ * A device's parameters are a table of nsc_par: name, offset of a double in the
+ * device's card struct, default when the card does not set it, and the device's
+ * own flag bits (e.g. "SPICE's diode only"). */
+typedef struct nsc_par {
+    const char *name;   /* lower case */
+    size_t off;         /* offsetof(card struct, field), a double */
+    double def;
+    unsigned flags;
+} nsc_par;
+/* Every parameter of t[0..n) (n <= 32) into the doubles of dst, the card's
+ * setting (the last one wins, as nsc_model_get) or t[k].def. Returns the mask
+ * of those m sets (bit k: t[k]); m NULL: none. */
+unsigned nsc_par_read(const nsc_model *m, const nsc_par *t, int n, void *dst);
+/* 1 when name is in t[0..n) with none of the flags skip (case-insensitive). */
+int nsc_par_known(const nsc_par *t, int n, unsigned skip, const char *name);
+/* A device's card parser: element e's card checked and read into out (the
+ * device's private data); errors in r. */
+typedef nsc_status (*nsc_dev_parse)(const nsc_element *e, nsc_report *r, void *out);
+/* bind() from a parser: a block of size bytes parse() filled, NULL when it fails
+ * (its messages dropped) or no memory. */
+void *nsc_bind_parse(const nsc_element *e, size_t size, nsc_dev_parse parse);
+/* count() of an element whose bind() gave NULL: parse()'s error once more, or
+ * out of memory. */
+nsc_status nsc_bind_failed(const nsc_element *e, size_t size, nsc_dev_parse parse, nsc_report *r);
+/* Every element's private data (again) from its device's bind(), NULL for the
+ * devices without: called once at the end of elaboration (and after a card of
+ * the circuit is changed, by whoever changes it). */
+void nsc_devices_bind(nsc_circuit *c);
+
 /* ---- threshold switches (dev_s.c; S and W) ----
  * On above T + H, off below T - H (H >= 0); a model giving ON and OFF (Xyce's
  * VSWITCH/ISWITCH, smooth between them there) has T at their mean. */
+typedef struct nsc_sw_par {
+    double t, h, ron, roff;       /* defaults 0, 0, 1, 1e12 */
+    double on, off;               /* ON and OFF as the card gives them (0 unless given) */
+} nsc_sw_par;
 typedef struct nsc_sw_kind {
     nsc_modeltype type;
     const char *model;            /* in "switch s1 has no <model> model" */
-    const char *t, *h, *on, *off; /* parameter names: "vt" "vh" "von" "voff" */
+    const nsc_par *par;           /* [6]: T H RON ROFF ON OFF ("vt" "vh" "ron" "roff" "von" "voff") into nsc_sw_par */
     const char *hname;            /* H in messages: "VH" */
     const char *known;            /* the parameters read, for the warning about others */
+    nsc_dev_parse parse;          /* the kind's nsc_sw_params */
 } nsc_sw_kind;
-typedef struct nsc_sw_par {
-    double t, h, ron, roff;       /* defaults 0, 0, 1, 1e12 */
-} nsc_sw_par;
+#define NSC_SW_NPAR 6
 extern const nsc_sw_kind nsc_sw_voltage;   /* S: SW(VT VH RON ROFF), VSWITCH(VON VOFF) */
 /* The parameters of e's model (of kind k), checked: RON, ROFF finite and > 0, H >= 0. */
 nsc_status nsc_sw_params(const nsc_element *e, const nsc_sw_kind *k, nsc_report *r, nsc_sw_par *p);
-/* count() of a switch of kind k (S, W): its parameters checked, one warning
- * when its model has parameters other than k's, the terminals linked (always a finite conductance). */
+/* count() of a switch of kind k (S, W): its bound parameters (or the error), one
+ * warning when its model has parameters other than k's, the terminals linked
+ * (always a finite conductance). */
 nsc_status nsc_sw_count(nsc_dev_ctx *ctx, int ei, const nsc_sw_kind *k);
 
 /* ---- 4. probes ---- */
@@ -258,7 +297,8 @@ typedef enum nsc_topo {
  * letter has. */
 typedef enum nsc_cardform {
     NSC_CARD_NONE,      /* no card of its own (E TABLE: an E card; B ... I=: a B card) */
-    NSC_CARD_VALUE,     /* X n+ n- value [IC=] (R, C, L; LTspice's Rser= ...) */
+    NSC_CARD_VALUE,     /* X n+ n- value [IC= when ic_unit] (R, C, L; LTspice's Rser= ...): value or
+                           <letter>=value */
     NSC_CARD_COUPLING,  /* K L1 L2 k */
     NSC_CARD_SOURCE,    /* X n+ n- waveform (V, I) */
     NSC_CARD_VCTRL,     /* X n+ n- nc+ nc- gain | VALUE= | TABLE (E, G) */
@@ -275,6 +315,26 @@ typedef struct nsc_device {
     nsc_cardform card;  /* the form of that card */
     int late;           /* count() order: 0 first, then 1 (inductors), then 2 (capacitors): a device
                          * needs the topology of the earlier levels */
+    /* Element ei's card read into its private data (c->el[ei].priv, one block of
+     * malloc'd memory owned by the circuit, flat: freed with free()), called once
+     * at the end of elaboration: the fitted curves and parameters that count(),
+     * stamp(), current() and check() use. Silent: NULL when the card is bad (or no
+     * memory); count() then reports why, so that the messages of a run keep the
+     * assembly's order. NULL hook: the device keeps no data. */
+    void *(*bind)(const nsc_circuit *c, int ei);
+    /* The instance parameters of its card, name=value (> 0), read by the card's
+     * parser into nsc_element.ipar[k] in this order (t[k].def when not given; the
+     * offsets unused). NULL: none (any name=value is ignored with a warning). */
+    const nsc_par *inst;
+    int ninst;          /* at most NSC_MAXIPAR */
+    const char *inst_unit; /* their unit ("m"; sweeps); NULL: none */
+    /* The shape of a card of form NSC_CARD_MODEL (nl_elab_el.c card_model):
+     * X n1 .. n<card_nodes> [vsense when card_sense] model [name=value | words]. */
+    int card_nodes;     /* D, W 2; M, S 4 */
+    int card_sense;     /* 1: a sense voltage source follows the nodes (W), into ref[0] */
+    int card_state;     /* 1: the words ON / OFF set the initial state (has_ic, ic = 1 or 0: S, W) */
+    int card_parasitic; /* 1: LTspice's parasitics: Rser= Rpar= Cpar= (NSC_CARD_VALUE: L, C),
+                           Rser= (NSC_CARD_SOURCE: V; Cpar= ignored with a warning) */
     /* Needs and topology of element ei in ctx->mode; errors (with the card's
      * location) in ctx->r. */
     nsc_status (*count)(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need);

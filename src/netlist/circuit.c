@@ -17,6 +17,7 @@ void nsc_circuit_free(nsc_circuit *c)
         free(c->el[k].wave.p);
         free(c->el[k].table);
         nsc_bprog_free(c->el[k].bsrc);
+        free(c->el[k].priv);
     }
     free(c->el);
     for (int k = 0; k < c->nmodel; k++) {

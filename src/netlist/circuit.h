@@ -143,13 +143,14 @@ void nsc_bprog_free(nsc_bprog *p);
  *             table = x0 y0 x1 y1 ... (ntable points), x non-decreasing
  *   F H       node[0..1]; ref[0] = index of the sense voltage source; value = gain / r
  *   D         node[0] anode, node[1] cathode; model
- *   M         node[0..3] = d g s b; model; w, l (m; model/default when not given)
+ *   M         node[0..3] = d g s b; model; ipar = W, L (m; default when not given)
  *   S         node[0..1] switch, node[2..3] control; model
  *   BV BI     node[0..1]; bsrc: value of V(n+,n-) / of the current n+ -> n- inside
  *   W         node[0..1] switch; ref[0] = sense voltage source; model (CSW)
  *   Q         node[0..2] = c b e (internal nodes when the model has RC RB RE); model
  *             (NPN, PNP); value = AREA (1 unless given); the substrate is not kept
  */
+#define NSC_MAXIPAR 2
 typedef struct nsc_element {
     nsc_elkind kind;
     char *name;
@@ -162,10 +163,11 @@ typedef struct nsc_element {
     double ac_mag, ac_phase; /* V I: `AC mag [phase]` (phase in degrees); 0 when not given */
     int ref[2];
     const nsc_model *model;
-    double w, l;
+    double ipar[NSC_MAXIPAR]; /* instance parameters, named by its device's table (device.h inst) */
     double *table;
     int ntable;
     nsc_bprog *bsrc;
+    void *priv;  /* its device's data read from the card at elaboration (device.h bind), or NULL */
     nsc_loc loc; /* the card (for subckt instances: the card inside the subckt) */
 } nsc_element;
 

@@ -17,6 +17,7 @@
  * and the other files are described in nl_elab.h. */
 #include "nl_elab.h"
 #include "nl_meas.h"
+#include "devices/device.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -252,7 +253,9 @@ static nsc_status elaborate(elab *E)
     }
     if (resolve_refs(E) || resolve_ic(E) || nle_resolve_save(E) || nle_resolve_ctl(E) || nl_meas_resolve(c, E->r)) return E->r->status;
     nle_lonely_nodes(E);
-    return wave_defaults(E);
+    if (wave_defaults(E)) return E->r->status;
+    nsc_devices_bind(c);                                /* the devices read their cards once */
+    return NSC_OK;
 }
 
 /* deck -> circuit. The circuit gets copies of the deck's file names and is

@@ -86,7 +86,8 @@ static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
 {
     int el;
     if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
-    const char *vname = k == NSC_EL_R ? "r" : k == NSC_EL_C ? "c" : "l";
+    const nsc_device *dev = nsc_device_of(k);
+    const char vname[2] = { dev->letter, 0 };          /* R=, C=, L= */
     int have = 0, rm = 0;
     double v, par[3] = { 0, 0, 0 }, scale = 1;         /* rser rpar cpar; a resistor model's factor */
     const nl_field *fser = NULL;
@@ -99,11 +100,12 @@ static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
             continue;
         }
         if (f->kind == NL_F_PAIR && !kk) return nle_err(E, sc, cd, f, "unexpected '%s' in %s %s", nle_ftext(f), nle_kind_name(k), cd->f[0].u.s);
-        int pk = !kk || k == NSC_EL_R ? -1 : !strcmp(kk, "rser") ? 0 : !strcmp(kk, "rpar") ? 1 : !strcmp(kk, "cpar") ? 2 : -1;
+        int pk = !kk || !dev->card_parasitic ? -1 : !strcmp(kk, "rser") ? 0 : !strcmp(kk, "rpar") ? 1
+               : !strcmp(kk, "cpar") ? 2 : -1;
         if (pk >= 0) {
             if (parasitic_value(E, sc, cd, f, kk, &par[pk])) return E->r->status;
             if (pk == 0) fser = f;
-        } else if (kk && !strcmp(kk, "ic") && k != NSC_EL_R) {
+        } else if (kk && !strcmp(kk, "ic") && dev->ic_unit) {
             if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
             E->c->el[el].has_ic = 1;
             E->c->el[el].ic = v;
@@ -257,6 +259,7 @@ static int is_bad_wave(const char *s)
 /* V I: n+ n- [DC] [v] [AC mag [phase]] [PULSE|SIN|EXP|PWL(...)] */
 static nsc_status card_vi(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
 {
+    const nsc_device *dev = nsc_device_of(k);
     int el;
     if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
     int have_dc = 0, have_wave = 0;
@@ -267,12 +270,12 @@ static nsc_status card_vi(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
     char key[64];
     for (int i = 3; i < cd->nf; i++) {
         const char *kk = nle_pair_key(&f[i], key, sizeof key);
-        if (kk && k == NSC_EL_V && !strcmp(kk, "rser")) {     /* LTspice */
+        if (kk && dev->card_parasitic && !strcmp(kk, "rser")) {     /* LTspice */
             if (parasitic_value(E, sc, cd, &f[i], kk, &rser)) return E->r->status;
             fser = &f[i];
             continue;
         }
-        if (kk && k == NSC_EL_V && !strcmp(kk, "cpar")) {
+        if (kk && dev->card_parasitic && !strcmp(kk, "cpar")) {
             nle_warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored (not supported)", kk, nle_kind_name(k), f[0].u.s);
             continue;
         }
@@ -500,11 +503,20 @@ static nsc_status card_fh(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
     return NSC_OK;
 }
 
+/* The index of instance parameter kk (lower case) in d's table, -1 if none. */
+static int inst_par(const nsc_device *d, const char *kk)
+{
+    for (int q = 0; q < d->ninst; q++)
+        if (!strcmp(kk, d->inst[q].name)) return q;
+    return -1;
+}
+
 /* D: a k model [area] [off] [...]; M: d g s b model [W= L= ...]; S: n+ n- nc+ nc- model [on|off] */
 static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
 {
     const nl_field *f = cd->f;
-    int n = k == NSC_EL_D ? 2 : k == NSC_EL_W ? 3 : 4, el;           /* W: n+ n- vsense */
+    const nsc_device *dev = nsc_device_of(k);
+    int n = dev->card_nodes + dev->card_sense, el;             /* W: n+ n- vsense */
     int vm = k == NSC_EL_M && cd->nf >= 5 ? nle_model_named(E, sc, &f[4]) : -1, skip = 0;
     if (vm >= 0 && E->c->model[vm].vdmos) n = 3;                 /* M d g s VDMOSMODEL */
     else if (k == NSC_EL_M && cd->nf >= 6 && (vm = nle_model_named(E, sc, &f[5])) >= 0 && E->c->model[vm].vdmos) {
@@ -513,29 +525,31 @@ static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
         nle_warn(E, sc, cd, &f[4], "the fourth node of VDMOS %s is not used (its body is its source)", f[0].u.s);
     } else
         vm = -1;
-    if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, k == NSC_EL_W ? 2 : n)) return E->r->status;
+    if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, dev->card_sense ? dev->card_nodes : n))
+        return E->r->status;
     if (vm >= 0) {
         E->c->el[el].nnode = 4;
         E->c->el[el].node[3] = E->c->el[el].node[2];
     }
-    if (k == NSC_EL_W && cd->nf < 4) return nle_err(E, sc, cd, NULL, "missing sense voltage source for switch %s", f[0].u.s);
-    if (k == NSC_EL_W && nle_fixup_add(E, sc, cd, &f[3], el, 0)) return E->r->status;
+    if (dev->card_sense && cd->nf < n + 1)
+        return nle_err(E, sc, cd, NULL, "missing sense voltage source for switch %s", f[0].u.s);
+    if (dev->card_sense && nle_fixup_add(E, sc, cd, &f[n], el, 0)) return E->r->status;
     if (cd->nf < n + 2) return nle_err(E, sc, cd, NULL, "missing model name for %s %s", nle_kind_name(k), f[0].u.s);
     if (nle_model_ref(E, sc, cd, &f[n + 1 + skip], el)) return E->r->status;
-    if (k == NSC_EL_M) E->c->el[el].w = E->c->el[el].l = 100e-6; /* SPICE DEFW, DEFL */
+    for (int q = 0; q < dev->ninst; q++) E->c->el[el].ipar[q] = dev->inst[q].def;
     if (vm >= 0 && nle_vdmos_expand(E, sc, cd, el, vm)) return E->r->status;
     char key[64];
     for (int i = n + 2 + skip; i < cd->nf; i++) {
         const char *kk = nle_pair_key(&f[i], key, sizeof key);
-        if (k == NSC_EL_M && kk && (!strcmp(kk, "w") || !strcmp(kk, "l"))) {
+        int q = kk ? inst_par(dev, kk) : -1;
+        if (q >= 0) {
             double v;
             if (nle_value(E, sc, cd, &f[i].sub[1], &v)) return E->r->status;
             if (!(v > 0)) return nle_err(E, sc, cd, &f[i], "%s of %s must be positive", kk, f[0].u.s);
-            if (kk[0] == 'w') E->c->el[el].w = v;
-            else E->c->el[el].l = v;
+            E->c->el[el].ipar[q] = v;
         } else if (kk)
             nle_warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored", kk, nle_kind_name(k), f[0].u.s);
-        else if ((k == NSC_EL_S || k == NSC_EL_W) && f[i].kind == NL_F_WORD &&
+        else if (dev->card_state && f[i].kind == NL_F_WORD &&
                  (nsc_strieq(f[i].u.s, "on") || nsc_strieq(f[i].u.s, "off"))) {
             E->c->el[el].has_ic = 1;                         /* the state the static problem starts from */
             E->c->el[el].ic = nsc_strieq(f[i].u.s, "on");

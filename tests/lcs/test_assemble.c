@@ -3,6 +3,7 @@
  * Circuits are built in memory (tc_* below), independent of the parser. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,7 +95,10 @@ static void tc_ic(nsc_circuit *c, const char *node, double v)
 static void tc_free(nsc_circuit *c)
 {
     for (int k = 0; k < c->nnode; k++) free(c->node_name[k]);
-    for (int k = 0; k < c->nel; k++) free(c->el[k].name);
+    for (int k = 0; k < c->nel; k++) {
+        free(c->el[k].name);
+        free(c->el[k].priv);
+    }
     for (int k = 0; k < c->nmodel; k++) {
         for (int q = 0; q < c->model[k].npar; q++) free(c->model[k].pname[q]);
         free(c->model[k].pname);
@@ -185,12 +189,20 @@ static double *static_solve(const nsc_lcs *L, double t)
     return s;
 }
 
-static nsc_lcs *assemble_ok(const nsc_circuit *c, nsc_asm_mode mode, double gmin)
+/* A circuit built by hand, its cards (perhaps changed since) bound as the
+ * elaborator binds them, then assembled. */
+static nsc_status bind_assemble(nsc_circuit *c, nsc_asm_mode mode, double gmin, nsc_lcs **L, nsc_report *r)
+{
+    nsc_devices_bind(c);
+    return nsc_lcs_assemble(c, mode, gmin, L, r);
+}
+
+static nsc_lcs *assemble_ok(nsc_circuit *c, nsc_asm_mode mode, double gmin)
 {
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
-    nsc_status st = nsc_lcs_assemble(c, mode, gmin, &L, &r);
+    nsc_status st = bind_assemble(c, mode, gmin, &L, &r);
     cr_assert_eq(st, NSC_OK, "assemble failed: %s", r.error ? r.error : "?");
     cr_assert_not_null(L);
     nsc_report_free(&r);
@@ -198,12 +210,12 @@ static nsc_lcs *assemble_ok(const nsc_circuit *c, nsc_asm_mode mode, double gmin
 }
 
 /* Assembly must fail with status st and a message containing each of the strings. */
-static void assemble_err(const nsc_circuit *c, nsc_asm_mode mode, const char *s1, const char *s2)
+static void assemble_err(nsc_circuit *c, nsc_asm_mode mode, const char *s1, const char *s2)
 {
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
-    nsc_status st = nsc_lcs_assemble(c, mode, 1e-12, &L, &r);
+    nsc_status st = bind_assemble(c, mode, 1e-12, &L, &r);
     cr_assert_eq(st, NSC_ENETLIST, "expected an error");
     cr_assert_null(L);
     cr_assert_not_null(r.error);
@@ -417,7 +429,7 @@ Test(devices, diode)
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
-    cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_OK);
+    cr_assert_eq(bind_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_OK);
     cr_assert_eq(r.nwarn, 1);
     cr_assert(strstr(r.warn[0], "t.cir:101:1: warning:") && strstr(r.warn[0], "dm"), "%s", r.warn[0]);
     nsc_report_free(&r);
@@ -444,7 +456,7 @@ Test(devices, diode)
      * y_0 = v_k - v_a + e0[0] + D00 i - sum_q c_q mu_q, mu_q = max(0, i - e0[q]). */
     c->model[0].npar = 0;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_OK);
+    cr_assert_eq(bind_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_OK);
     cr_assert(r.nwarn == 1 && strstr(r.warn[0], "SPICE parameters fitted by 6 segments on 100 uA..100 A: VF=0.597"),
               "%s", r.nwarn ? r.warn[0] : "no warning");
     nsc_report_free(&r);
@@ -720,7 +732,7 @@ Test(assemble, op_with_ic)
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
-    cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_OP, 1e-12, &L, &r), NSC_OK);
+    cr_assert_eq(bind_assemble(c, NSC_ASM_OP, 1e-12, &L, &r), NSC_OK);
     cr_assert_eq(r.nwarn, 1);
     cr_assert(strstr(r.warn[0], "t.cir:201:1: warning: .ic V(out) ignored"), "%s", r.warn[0]);
     nsc_report_free(&r);
@@ -761,7 +773,7 @@ Test(assemble, uic_rlc)
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
-    cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_UIC, 1e-12, &L, &r), NSC_OK);
+    cr_assert_eq(bind_assemble(c, NSC_ASM_UIC, 1e-12, &L, &r), NSC_OK);
     cr_assert_eq(r.nwarn, 0);
     nsc_report_free(&r);
     /* z = v(in) v(out) v(x) v(y) i(v1) i(l1) | i(c1) i(c2) */
@@ -938,7 +950,7 @@ Test(assemble, error_unsupported_and_loops)
      * its IC= (0) as a current source, with a note (it was an error) */
     nsc_report r;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_OP, 1e-12, &L, &r), NSC_OK, "%s", r.error ? r.error : "");
+    cr_assert_eq(bind_assemble(c, NSC_ASM_OP, 1e-12, &L, &r), NSC_OK, "%s", r.error ? r.error : "");
     cr_assert(r.nwarn == 1 && strstr(r.warn[0], "note: inductor l1 closes a loop of voltage sources and inductors"),
               "%s", r.nwarn ? r.warn[0] : "no note");
     int br = L->el_branch[1];
@@ -987,5 +999,57 @@ Test(assemble, dump_files)
     tu_rmdir(dir);
     free(dir);
     nsc_lcs_free(L);
+    tc_free(c);
+}
+
+/* nsc_par_read (device.h): each row the card's last setting, else its default;
+ * the mask has the rows the card sets; names case-insensitive. */
+Test(devices, parameter_table_reads_the_card_once)
+{
+    nsc_circuit *c = tc_new();
+    const nsc_model *m = tc_model(c, "dm", "IS=1e-15 n=2 is=3e-15");
+    typedef struct { double is, n, rs; } card;
+    static const nsc_par t[] = {
+        { "is", offsetof(card, is), 1e-14, 0 }, { "n", offsetof(card, n), 1, 0 }, { "rs", offsetof(card, rs), 0.5, 1 },
+    };
+    card k;
+    cr_assert_eq(nsc_par_read(m, t, 3, &k), 3u);          /* is, n set; rs not */
+    cr_assert_eq(k.is, 3e-15);                             /* the last setting wins, as nsc_model_get */
+    cr_assert_eq(k.n, 2.0);
+    cr_assert_eq(k.rs, 0.5);
+    cr_assert_eq(nsc_par_read(NULL, t, 3, &k), 0u);
+    cr_assert(k.is == 1e-14 && k.n == 1.0 && k.rs == 0.5);
+    cr_assert(nsc_par_known(t, 3, 0, "RS") && !nsc_par_known(t, 3, 1, "rs") && nsc_par_known(t, 3, 1, "N"));
+    cr_assert(!nsc_par_known(t, 3, 0, "bv"));
+    tc_free(c);
+}
+
+/* A diode's card is read when it is bound, not at each assembly: a model changed
+ * after binding leaves the stamps as bound until the circuit is bound again; a
+ * bad card binds to nothing and its assembly says why. */
+Test(devices, diode_binds_its_card_once)
+{
+    nsc_circuit *c = tc_new();
+    nsc_element *d = tc_el(c, NSC_EL_D, "d1", "a", "0", NULL, NULL, 0);
+    d->model = tc_model(c, "dm", "vf=0.7 ron=0.1");
+    tc_el(c, NSC_EL_R, "r1", "a", "0", NULL, NULL, 1.0);
+    nsc_devices_bind(c);
+    cr_assert_not_null(d->priv);
+    c->model[0].pval[0] = 0.5;                             /* VF = 0.5, not bound yet */
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_lcs *L = NULL;
+    cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_OK);
+    cr_assert_eq(L->e0[0], 0.7);
+    nsc_lcs_free(L);
+    L = assemble_ok(c, NSC_ASM_TRAN, 1e-12);               /* bound again */
+    cr_assert_eq(L->e0[0], 0.5);
+    nsc_lcs_free(L);
+    c->model[0].pval[1] = -1;                              /* RON = -1 */
+    nsc_devices_bind(c);
+    cr_assert_null(d->priv);
+    cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_ENETLIST);
+    cr_assert_str_eq(r.error, "t.cir:101:1: error: diode model 'dm': RON = -1 must be >= 0");
+    nsc_report_free(&r);
     tc_free(c);
 }

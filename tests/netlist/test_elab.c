@@ -264,8 +264,8 @@ Test(elab, devices_and_models)
     cr_assert_eq(e->kind, NSC_EL_M);
     cr_assert_eq(e->nnode, 4);
     cr_assert_eq(e->node[3], nd(c, "b"));
-    near(e->w, 10e-6);
-    near(e->l, 1e-6);
+    near(e->ipar[0], 10e-6);
+    near(e->ipar[1], 1e-6);
     cr_assert_eq(e->model->type, NSC_MOD_NMOS);
     double v;
     cr_assert(nsc_model_get(e->model, "vto", &v));
@@ -276,8 +276,8 @@ Test(elab, devices_and_models)
     cr_assert(!nsc_model_get(e->model, "cgso", &v));
     cr_assert(has_warning("t.cir:3:28: warning: parameter 'ad' of MOS transistor m1 ignored"));
     e = el(c, "m2");
-    near(e->w, 100e-6); /* SPICE defaults */
-    near(e->l, 100e-6);
+    near(e->ipar[0], 100e-6); /* SPICE defaults */
+    near(e->ipar[1], 100e-6);
     cr_assert_eq(e->model->type, NSC_MOD_PMOS);
     cr_assert(nsc_model_get(e->model, "kp", &v));
     near(v, 20e-6);
