@@ -36,6 +36,19 @@ static const fn1 FN1[] = {
     { "floor", floor }, { "ceil", ceil },
 };
 
+int nl_builtin_nargs(const char *name)
+{
+    static const char *const N2[] = { "min", "max", "pow", "atan2" }, *const N3[] = { "limit", "if" };
+    for (size_t k = 0; k < sizeof FN1 / sizeof FN1[0]; k++)
+        if (!strcmp(name, FN1[k].name)) return 1;
+    if (!strcmp(name, "u") || !strcmp(name, "sgn") || !strcmp(name, "uramp")) return 1;
+    for (size_t k = 0; k < 4; k++)
+        if (!strcmp(name, N2[k])) return 2;
+    for (size_t k = 0; k < 2; k++)
+        if (!strcmp(name, N3[k])) return 3;
+    return -1;
+}
+
 const nl_func *nl_func_find(const nl_env *env, const char *name)
 {
     for (int k = 0; env && k < env->nfunc; k++)
@@ -89,21 +102,14 @@ static nsc_status eval_call(const nl_expr *e, const nl_env *env, double *v, nsc_
     const nl_func *fn = nl_func_find(env, e->name);
     if (fn) return eval_user(e, fn, env, v, r);
     double x[3] = { 0, 0, 0 };
-    int n = 0, want = -1;
-    for (size_t k = 0; k < sizeof FN1 / sizeof FN1[0]; k++)
-        if (strcmp(e->name, FN1[k].name) == 0) want = 1;
-    if (!strcmp(e->name, "u") || !strcmp(e->name, "sgn") || !strcmp(e->name, "uramp")) want = 1;
-    if (!strcmp(e->name, "min") || !strcmp(e->name, "max") || !strcmp(e->name, "pow") ||
-        !strcmp(e->name, "atan2"))
-        want = 2;
-    if (!strcmp(e->name, "limit") || !strcmp(e->name, "if")) want = 3;
+    int n = 0, want = nl_builtin_nargs(e->name);
     if (want < 0) return fail(e, env, r, "unknown function '%s'%s", e->name);
     if (e->nargs != want)
         return fail(e, env, r, want == 1 ? "function '%s' takes 1 argument%s"
                                          : want == 2 ? "function '%s' takes 2 arguments%s" : "function '%s' takes 3 arguments%s", e->name);
     for (const nl_expr *a = e->a; a; a = a->next)
         if (nl_expr_eval(a, env, &x[n++], r)) return r->status;
-    if (!strcmp(e->name, "u")) *v = x[0] > 0;                    /* ngspice: u(0) = 0 */
+    if (!strcmp(e->name, "u")) *v = x[0] > 0 ? 1 : x[0] < 0 ? 0 : 0.5; /* ngspice's B source: u(0) = 1/2 */
     else if (!strcmp(e->name, "sgn")) *v = (x[0] > 0) - (x[0] < 0);
     else if (!strcmp(e->name, "uramp")) *v = x[0] > 0 ? x[0] : 0;
     else if (!strcmp(e->name, "limit")) *v = fmin(fmax(x[0], fmin(x[1], x[2])), fmax(x[1], x[2]));

@@ -1875,7 +1875,7 @@ Test(e2e, bsource_comparison_ties_are_spice_s)
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     const char *want[] = { "v(lt)                =  0.0000000000e+00", "v(le)                =  5.0000000000e+00",
                            "v(gt)                =  0.0000000000e+00", "v(ge)                =  5.0000000000e+00",
-                           "v(u)                 =  0.0000000000e+00" };
+                           "v(u)                 =  2.5000000000e+00" };  /* ngspice 39: u(0) = 1/2 */
     for (int k = 0; k < 5; k++) cr_assert(strstr(out, want[k]), "%s not in\n%s", want[k], out);
     free(out);
 }
@@ -1952,4 +1952,38 @@ Test(e2e, bad_memory_bound_is_a_usage_error)
     cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
     cr_assert(strstr(out, "NSCIRCUIT_MEM_ROWS must be a whole number"), "%s", out);
     free(out);
+}
+
+/* Expression semantics of ngspice 39 (issue 25 item 12), the operating point of
+ * this netlist against `ngspice -b` on the same cards with `.control op; print
+ * all; .endc`: sgn(0) = 0 in a B source (-1 before), u(0) = 1/2 (0 before),
+ * 2^3^2 = (2^3)^2 = 64 and 4^0.5^2 = 4 in a B source and in .param (512 and
+ * 1.414 before), -2^2 = -4. `.func v(x)` would silently replace the V() probe
+ * (ngspice replaces it everywhere, `print v(a)` included): an error. */
+Test(e2e, expression_semantics_of_ngspice)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/sem.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "semantics\nV1 z 0 0\nR1 z 0 1k\nB1 a 0 V=sgn(V(z))\nR2 a 0 1k\n"
+                                     "B2 b 0 V=u(V(z))\nR3 b 0 1k\nB3 c 0 V=2^3^2\nR4 c 0 1k\nB4 d 0 V=4^0.5^2\n"
+                                     "R5 d 0 1k\nB5 e 0 V=u(0)\nR6 e 0 1k\nB6 f 0 V=-2^2\nR7 f 0 1k\n"
+                                     ".param p1={2^3^2} p2={4^0.5^2}\nB7 g 0 V=p1\nR8 g 0 1\nB8 h 0 V=p2\nR9 h 0 1\n"
+                                     "B9 k 0 V=sgn(V(z)+1) + 10*sgn(V(z)-1)\nR10 k 0 1\n.op\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s sem.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    /* ngspice 39: a = 0, b = 0.5, c = 64, d = 4, e = 0.5, f = -4, g = 64, h = 4, k = -9 */
+    const char *want[] = { "v(a)                 =  0.0000000000e+00", "v(b)                 =  5.0000000000e-01",
+                           "v(c)                 =  6.4000000000e+01", "v(d)                 =  4.0000000000e+00",
+                           "v(e)                 =  5.0000000000e-01", "v(f)                 = -4.0000000000e+00",
+                           "v(g)                 =  6.4000000000e+01", "v(h)                 =  4.0000000000e+00",
+                           "v(k)                 = -9.0000000000e+00" };
+    for (int k = 0; k < 9; k++) cr_assert(strstr(out, want[k]), "%s not in\n%s", want[k], out);
+    free(out);
+    const char *bad[][2] = {
+        { "x\n.func v(x) {2}\nV1 a 0 5\nB1 b 0 V=V(a)+1\nR1 b 0 1\n.tran 1u 1m\n.end\n",
+          "sem2.cir:2:7: error: function 'v' would hide the probe V(): choose another name" },
+        { "x\n.param i(x)={2}\nV1 a 0 5\nR1 a 0 1\n.tran 1u 1m\n.end\n",
+          "sem2.cir:2:8: error: function 'i' would hide the probe I(): choose another name" },
+    };
+    netlist_errors(bad, 2, "sem2.cir");
 }
