@@ -30,8 +30,15 @@ typedef struct nl_expr {
     struct nl_expr *next;   /* next argument of a CALL */
 } nl_expr;
 
-/* Deeper trees are rejected by the parser (keeps evaluation recursion bounded). */
+/* Deeper trees are rejected by the parser (keeps evaluation recursion bounded),
+ * and so are deeper trees once their user functions are inlined (eval, expand). */
 #define NL_EXPR_MAXDEPTH 2000
+/* Nodes of one expression's user functions once inlined (in evaluation: the
+ * nodes evaluated; in expansion: the nodes of the result, shared arguments
+ * counted at each use), as subcircuit expansion is bounded (NL_MAXELEMENTS). */
+#ifndef NL_EXPR_MAXINLINE
+#define NL_EXPR_MAXINLINE 1000000
+#endif
 
 /* A user function: `.func name(a, b) {body}` or `.param name(a, b) = {body}`. */
 typedef struct nl_func {
