@@ -12,6 +12,7 @@
  * detection). A node with no DC path to ground is an error found before
  * (nsc_topology_check); each ns-component not tied to ground gets
  * A[n][n] -= gmin at its lowest-numbered node n. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -460,4 +461,18 @@ void nsc_lcs_sources(const nsc_lcs *L, double t, double *w, double *s, double *e
 void nsc_lcs_sources_dc(const nsc_lcs *L, double *w, double *s, double *e)
 {
     sources_at(L, 0.0, 1, w, s, e);
+}
+
+nsc_status nsc_lcs_check_finite(const nsc_lcs *L, const nsc_circuit *c, const double *w, const double *z, double t,
+                                nsc_report *r)
+{
+    for (int j = 0; w && j < L->nsrc; j++)
+        if (!isfinite(w[j]))
+            return nsc_err(r, NSC_ESIM, NULL, "time %.9g s: the value of %s is %s", t, c->el[L->src[j].el].name,
+                           isnan(w[j]) ? "not a number (NaN)" : "infinite");
+    for (int i = 0; z && i < L->n; i++)
+        if (!isfinite(z[i]))
+            return nsc_err(r, NSC_ESIM, NULL, "time %.9g s: %s is %s", t, L->zname[i],
+                           isnan(z[i]) ? "not a number (NaN)" : "infinite");
+    return NSC_OK;
 }

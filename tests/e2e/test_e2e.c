@@ -1987,3 +1987,74 @@ Test(e2e, expression_semantics_of_ngspice)
     };
     netlist_errors(bad, 2, "sem2.cir");
 }
+
+/* A value that becomes non-finite during the run is a simulation failure
+ * (issue 25 item 11): sqrt(1m - time) is NaN past 1 ms, where the run wrote
+ * -nan rows and exited 0 before. Now exit 3 naming the source and a time
+ * just past 1 ms, in both stepping modes; the rows kept are sqrt(1m - t) (to
+ * 1e-6 V of its 0.0316 V range) and the file says where the run stopped. */
+Test(e2e, non_finite_source_value_is_a_simulation_failure)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/nf.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "non-finite\nB1 a 0 V=sqrt(1m-time)\nR1 a 0 1k\n.tran 10u 2m\n.end\n"), 0);
+    for (int fixed = 0; fixed < 2; fixed++) {
+        snprintf(cmd, sizeof cmd, "cd %s && %s %s nf.cir 2>&1", tmp, NSC_PROGRAM, fixed ? "--step 10u" : "");
+        cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
+        const char *m = strstr(out, "error: time ");
+        double te;
+        cr_assert(m && sscanf(m, "error: time %lf s: the value of b1 is not a number (NaN)", &te) == 1
+                  && strstr(m, "the value of b1 is not a number (NaN)"), "%s", out);
+        cr_assert(te > 1e-3 && te <= 1.01e-3, "%s", out);
+        free(out);
+        snprintf(path, sizeof path, "%s/nf.dat", tmp);
+        char *dat = tu_read_file(path);
+        cr_assert(dat && strstr(dat, "\n# stopped (simulation failure) at t=") && !strstr(dat, "nan"), "%s", dat);
+        free(dat);
+        tu_table t;
+        cr_assert_eq(tu_table_read(path, &t), 0);
+        cr_assert(t.nrow >= 100 && t.nrow <= 101, "%d rows", t.nrow);
+        for (int i = 0; i < t.nrow; i++) {
+            double tt = TU_AT(&t, i, 0);
+            cr_assert(tt <= 1e-3 + 1e-12 && fabs(TU_AT(&t, i, 1) - sqrt(fmax(1e-3 - tt, 0))) <= 1e-6, "t=%g", tt);
+        }
+        tu_table_free(&t);
+    }
+}
+
+/* Xyce's `.print tran {expr} ...` alone (issue 25 item 11): the table holds
+ * the printed columns only (every default column was added before), and a
+ * column that is not finite is warned with its first time: exp(1000 v(in))
+ * overflows where 1000 sin(2 pi 1k t) > ln(DBL_MAX), computed here; v(out)/v(in)
+ * is 0/0 at t = 0. Before: the nan/inf rows without a word. */
+Test(e2e, print_expressions_only_and_non_finite_columns)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/xq.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "xyce print\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n"
+                                     ".print tran {V(out)/V(in)} {exp(V(in)*1000)}\n.tran 1u 2m\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s xq.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/xq.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    cr_assert(t.ncol == 3 && tu_table_col(&t, "{v(out)/v(in)}") == 1 && tu_table_col(&t, "{exp(v(in)*1000)}") == 2,
+              "%d columns", t.ncol);
+    int n = 0;
+    double t1 = -1;
+    for (int i = 0; i < t.nrow; i++) {
+        double tt = TU_AT(&t, i, 0);
+        if (1000 * sin(2 * M_PI * 1e3 * tt) > log(1.7976931348623157e308)) {          /* DBL_MAX */
+            if (t1 < 0) t1 = tt;
+            n++;
+        }
+    }
+    tu_table_free(&t);
+    char want[256];
+    snprintf(want, sizeof want, "warning: column {exp(v(in)*1000)} is not finite (NaN or infinite) in %d of 2001 rows, "
+             "the first at t=%.9g s", n, t1);
+    cr_assert(n > 0 && strstr(out, want), "%s not in\n%s", want, out);
+    cr_assert(strstr(out, "warning: column {v(out)/v(in)} is not finite (NaN or infinite) in 1 of 2001 rows, the first "
+                          "at t=0 s"), "%s", out);
+    free(out);
+}
