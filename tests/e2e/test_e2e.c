@@ -2058,3 +2058,37 @@ Test(e2e, print_expressions_only_and_non_finite_columns)
                           "at t=0 s"), "%s", out);
     free(out);
 }
+
+/* --period with B sources' functions of time (issue 25 item 10): 0.7 ms is
+ * warned for sin(2 pi 1k time) as for a SIN source of 1 kHz (nothing was said
+ * for the B source before); 1 ms is not warned. --period 1e-300 wrote 199
+ * rows of -nan with exit 0: now a usage error (exit 2), and a .pss period=
+ * as short is refused too. */
+Test(e2e, period_against_b_source_waveforms)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/bp.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "t\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n"
+                                     "B1 b 0 V=sin(2*pi*1k*time)\nR2 b 0 1k\n.tran 10u 5m\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --period 0.7m bp.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "bp.cir:2:1: warning: the period 0.0007 s is not a multiple of source v1's period 0.001 s"), "%s", out);
+    cr_assert(strstr(out, "bp.cir:5:1: warning: the period 0.0007 s is not a period of source b1's waveform (its "
+                          "values at t and t + 0.0007 s differ): the result is not a periodic steady state"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --period 1m bp.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(!strstr(out, "warning"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && rm -f bp.dat && %s --period 1e-300 bp.cir 2>&1; echo rc=$?; test -e bp.dat "
+             "|| echo no-table", tmp, NSC_PROGRAM);
+    tu_run(cmd, &out);
+    cr_assert(strstr(out, "error: --period 1e-300 is shorter than the shortest period nscircuit's steps resolve")
+              && strstr(out, "rc=2") && strstr(out, "no-table"), "%s", out);
+    free(out);
+    cr_assert_eq(tu_write_file(path, "t\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.pss period=1e-200\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s bp.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+    cr_assert(strstr(out, "error: the period 1e-200 s is shorter than 1e-90 s"), "%s", out);
+    free(out);
+}
