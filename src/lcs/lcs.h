@@ -149,12 +149,13 @@ void nsc_lcs_sources(const nsc_lcs *L, double t, double *w, double *s, double *e
 /* The same with every source at its DC value (wave->dc): the .op analysis. */
 void nsc_lcs_sources_dc(const nsc_lcs *L, double *w, double *s, double *e);
 
-/* A transient's values at time t finite: the sources w[nsrc] (NULL: not
- * checked) and the unknowns z[n] (NULL: not checked). NSC_OK, or NSC_ESIM
- * naming the element whose waveform (or the unknown that) is not finite
- * (a B source's sqrt(1m - time) past 1 ms, issue 25 item 11). */
-nsc_status nsc_lcs_check_finite(const nsc_lcs *L, const nsc_circuit *c, const double *w, const double *z, double t,
-                                nsc_report *r);
+/* A transient's values at time t: the sources w[nsrc] finite (NULL: not
+ * checked), the unknowns z[n] finite and, when l[m] is given, each device's
+ * step_check of the pairs l. NSC_OK, or NSC_ESIM naming the element whose
+ * waveform, or the unknown, is not finite (a B source's sqrt(1m - time) past
+ * 1 ms) or whose pairs are inconsistent (issue 25 items 11, 13). */
+nsc_status nsc_lcs_check_step(const nsc_lcs *L, const nsc_circuit *c, const double *w, const double *z,
+                              const double *l, double t, nsc_report *r);
 
 /* After a run of L: each device's check of its elements (devices.c) from lpk[m],
  * every pair's largest multiplier over the run; warnings into r. */

@@ -463,8 +463,8 @@ void nsc_lcs_sources_dc(const nsc_lcs *L, double *w, double *s, double *e)
     sources_at(L, 0.0, 1, w, s, e);
 }
 
-nsc_status nsc_lcs_check_finite(const nsc_lcs *L, const nsc_circuit *c, const double *w, const double *z, double t,
-                                nsc_report *r)
+nsc_status nsc_lcs_check_step(const nsc_lcs *L, const nsc_circuit *c, const double *w, const double *z,
+                              const double *l, double t, nsc_report *r)
 {
     for (int j = 0; w && j < L->nsrc; j++)
         if (!isfinite(w[j]))
@@ -474,5 +474,11 @@ nsc_status nsc_lcs_check_finite(const nsc_lcs *L, const nsc_circuit *c, const do
         if (!isfinite(z[i]))
             return nsc_err(r, NSC_ESIM, NULL, "time %.9g s: %s is %s", t, L->zname[i],
                            isnan(z[i]) ? "not a number (NaN)" : "infinite");
+    for (int j = 0; l && j < L->m; j++) {                     /* each element at its first pair */
+        int ei = L->pair_el[j];
+        const nsc_device *d = ei >= 0 && L->el_pair[ei] == j ? nsc_device_of(c->el[ei].kind) : NULL;
+        nsc_status st = d && d->step_check ? d->step_check(L, c, ei, l, t, r) : NSC_OK;
+        if (st) return st;
+    }
     return NSC_OK;
 }

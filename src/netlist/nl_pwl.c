@@ -136,6 +136,11 @@ static nsc_status ramp_of(pctx *P, aff *z, aff *out) { return aux(P, 0, z, out);
 /* out = b + ramp(a - b) (max) or a - ramp(a - b) (min); a, b consumed */
 static nsc_status minmax(pctx *P, int ismax, aff *a, aff *b, aff *out)
 {
+    if (P->env->mirror) {                              /* max(a, b) = max(b, a): a + ramp(b - a) */
+        aff *t = a;
+        a = b;
+        b = t;
+    }
     int both = a->boolean && b->boolean;
     aff d, r;
     nsc_status st = NSC_OK;
@@ -384,7 +389,7 @@ static nsc_status call(pctx *P, const nl_expr *e, aff *out)
         if ((st = minmax(P, 0, &a[0], &a[2], &t))) { aff_free(&a[1]); return st; }
         return minmax(P, 1, &a[1], &t, out);
     }
-    if (!strcmp(f, "uramp")) return aux(P, 0, &a[0], out);
+    if (!strcmp(f, "uramp") && !P->env->mirror) return aux(P, 0, &a[0], out);
     if (!strcmp(f, "sgn") || !strcmp(f, "u")) {
         if ((st = sign_of(P, &a[0], out))) return st;
         if (f[0] == 'u') {                             /* u = (sgn + 1) / 2 */
@@ -394,10 +399,12 @@ static nsc_status call(pctx *P, const nl_expr *e, aff *out)
         }
         return NSC_OK;
     }
-    /* abs(z) = 2 ramp(z) - z */
+    /* abs(z) = 2 ramp(z) - z, mirrored z + 2 ramp(-z); uramp(z) mirrored z + ramp(-z) */
+    int m = P->env->mirror, ab = f[0] == 'a';
     if (aff_comb(&u, 1, &a[0], 0, NULL)) { aff_free(&a[0]); return oom(P); }
+    if (m) aff_scale(&a[0], -1);
     if ((st = aux(P, 0, &a[0], &t))) { aff_free(&u); return st; }
-    st = aff_comb(out, 2, &t, -1, &u) ? oom(P) : NSC_OK;
+    st = aff_comb(out, ab ? 2 : 1, &t, m ? 1 : -1, &u) ? oom(P) : NSC_OK;
     aff_free(&t);
     aff_free(&u);
     return st;

@@ -2092,3 +2092,44 @@ Test(e2e, period_against_b_source_waveforms)
     cr_assert(strstr(out, "error: the period 1e-200 s is shorter than 1e-90 s"), "%s", out);
     free(out);
 }
+
+/* B sources reading their own output (issue 25 item 13).
+ * A relay in negative feedback without delay, V = V(q) < 0.5 ? 1 : 0 on node
+ * q, has no consistent value (1 makes it 0, 0 makes it 1): ngspice 39 stops
+ * ("Timestep too small; initial timepoint: trouble with node q"); nscircuit ran
+ * at 0.4999999999995 V with exit 0. Now exit 3 naming the source, in both
+ * stepping modes.
+ * B1 a 0 V=-abs(V(a))+V(b) has the unique solution v(a) = v(b)/2 for v(b) >= 0
+ * (y + |y| = v(b)); ngspice 39's .op gives a = 0.5 at v(b) = 1. nscircuit
+ * said "matrix is singular" (abs(z) = 2 ramp(z) - z cancels v(a) from the
+ * source's row); it now takes abs(z) = z + 2 ramp(-z) there: v(a) = v(b)/2 at
+ * every row of a ramp of v(b) from 1 to 3 V. V = V(a) + 1 on node a cancels
+ * in every form: a netlist error naming the source. */
+Test(e2e, b_source_self_reference)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/sr.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "relay\nB1 q 0 V = V(q) < 0.5 ? 1 : 0\nR1 q 0 1k\n.tran 1u 10u\n.end\n"), 0);
+    for (int fixed = 0; fixed < 2; fixed++) {
+        snprintf(cmd, sizeof cmd, "cd %s && %s %s sr.cir 2>&1", tmp, NSC_PROGRAM, fixed ? "--step 1u" : "");
+        cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
+        cr_assert(strstr(out, "sr.cir:2:1: error: time ") && strstr(out, "s: behavioural source b1 has no consistent "
+                  "value: its output V(q) enters a comparison that flips whenever the output follows it"), "%s", out);
+        free(out);
+    }
+    tu_table t;
+    free(run_table("sa", "self abs\nV1 b 0 PWL(0 1 10u 3)\nR1 b 0 1k\nB1 a 0 V=-abs(V(a))+V(b)\nR2 a 0 1k\n"
+                         ".tran 1u 10u\n.end\n", &t));
+    int ca = tu_table_col(&t, "v(a)"), cb = tu_table_col(&t, "v(b)");
+    cr_assert(ca > 0 && cb > 0 && t.nrow == 11, "%d rows", t.nrow);
+    for (int i = 0; i < t.nrow; i++)
+        cr_assert(fabs(TU_AT(&t, i, ca) - TU_AT(&t, i, cb) / 2) <= 1e-12, "t=%g: v(a) %.15g v(b) %.15g", TU_AT(&t, i, 0),
+                  TU_AT(&t, i, ca), TU_AT(&t, i, cb));
+    tu_table_free(&t);
+    const char *bad[][2] = {
+        { "x\nB1 a 0 V=V(a)+1\nR1 a 0 1\n.tran 1u 1m\n.end\n",
+          "sr2.cir:2:10: error: behavioural source b1 reads its own output V(a) with gain 1 outside its nonsmooth "
+          "functions: it cancels from the source's equation, which then does not determine it" },
+    };
+    netlist_errors(bad, 1, "sr2.cir");
+}
