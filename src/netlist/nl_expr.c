@@ -69,8 +69,8 @@ static nsc_status nargs_fail(const nl_expr *e, const nl_func *fn, const nl_env *
  * NL_EXPR_MAXINLINE. */
 typedef struct xrun {
     int level;              /* nodes being evaluated, nested */
-    long nodes;             /* nodes evaluated since the first user call */
-    const nl_expr *site;    /* the outermost user call (NULL before one) */
+    long nodes;             /* nodes evaluated inside user calls */
+    const nl_expr *site;    /* the outermost user call being evaluated, or NULL */
     const nl_env *env;      /* the caller's: file and where of messages */
 } xrun;
 
@@ -80,6 +80,9 @@ static nsc_status inline_fail(const nl_expr *site, const nl_env *env, nsc_report
 {
     nsc_loc loc = { env->file, site->line, site->col };
     const char *w = env->where ? env->where : "";
+    if (site->op != NL_X_CALL && size)
+        return nsc_err(r, NSC_ENETLIST, &loc, "expression too large once its functions are inlined (more than %d "
+                       "operations)%s", NL_EXPR_MAXINLINE, w);
     if (site->op != NL_X_CALL) return nsc_err(r, NSC_ENETLIST, &loc, "expression too deeply nested%s", w);
     if (size)
         return nsc_err(r, NSC_ENETLIST, &loc, "calls of '%s' expand to more than %d operations once inlined (functions "
@@ -115,15 +118,18 @@ static nsc_status eval_user(const nl_expr *e, const nl_func *fn, const nl_env *e
     double x[64];
     if (fn->nformal > 64) return fail(e, env, r, "function '%s' has too many arguments%s", e->name);
     int n = 0;
+    const nl_expr *outer = X->site;
+    if (!outer) X->site = e;                           /* the outermost call: where an error points */
     for (const nl_expr *a = e->a; a; a = a->next)
         if (eval(a, env, &x[n++], r, X)) return r->status;
-    if (!X->site) X->site = e;                         /* the outermost call: where an error points */
     frame fr = { fn, x, env };
     nl_env in = *env;
     in.lookup = frame_lookup;
     in.ctx = &fr;
     in.depth = env->depth + 1;
-    return eval(fn->body, &in, v, r, X);
+    nsc_status st = eval(fn->body, &in, v, r, X);
+    X->site = outer;
+    return st;
 }
 
 static nsc_status eval_call(const nl_expr *e, const nl_env *env, double *v, nsc_report *r, xrun *X)
@@ -368,7 +374,7 @@ typedef struct xpand {
     nl_arena *ar;
     int level;              /* expand() calls nested */
     long nalloc;            /* nodes allocated */
-    const nl_expr *site;    /* the outermost user call (NULL before one) */
+    const nl_expr *site;    /* the outermost user call being expanded, or NULL */
 } xpand;
 
 /* the formal names of fn (NULL at the top) bound to expanded arguments */
@@ -390,9 +396,9 @@ static nl_expr *copy_node(xpand *X, const nl_expr *e)
     return x;
 }
 
-static nsc_status copy_fail(xpand *X, nsc_report *r)
+static nsc_status copy_fail(xpand *X, const nl_expr *e, nsc_report *r)
 {
-    return X->nalloc > NL_EXPR_MAXINLINE ? inline_fail(X->site, X->env, r, 1) : nsc_oom(r);
+    return X->nalloc > NL_EXPR_MAXINLINE ? inline_fail(X->site ? X->site : e, X->env, r, 1) : nsc_oom(r);
 }
 
 /* the arguments of call e expanded into x's list; x->depth, *size grown */
@@ -404,7 +410,7 @@ static nsc_status expand_args(xpand *X, const nl_expr *e, const bind *B, nl_expr
         long n;
         if (expand(X, p, B, &q, &n, r)) return r->status;
         nl_expr *qc = copy_node(X, q);
-        if (!qc) return copy_fail(X, r);
+        if (!qc) return copy_fail(X, p, r);
         qc->next = NULL;
         *tail = qc;
         tail = &qc->next;
@@ -422,7 +428,7 @@ static nsc_status expand_ops(xpand *X, const nl_expr *e, const bind *B, const nl
     for (int k = 0; k < 3; k++)
         if (in[k] && expand(X, in[k], B, &o[k], &n[k], r)) return r->status;
     nl_expr *x = copy_node(X, e);
-    if (!x) return copy_fail(X, r);
+    if (!x) return copy_fail(X, e, r);
     *size = 1 + n[0] + n[1] + n[2];                    /* size = 1 + the operands' */
     x->depth = 1;                                      /* depth = 1 + the deepest operand's */
     for (int k = 0; k < 3; k++)
@@ -446,14 +452,16 @@ static nsc_status expand_call(xpand *X, const nl_expr *e, const nl_func *g, cons
     if (e->nargs != g->nformal) return nargs_fail(e, g, X->env, r);
     if (B->depth >= NL_FUNC_MAXDEPTH || g->nformal > 64)
         return fail(e, X->env, r, "calls of '%s' nested too deeply (a recursive function?)%s", e->name);
-    if (!X->site) X->site = e;
-    const nl_expr *ga[64];
+    const nl_expr *outer = X->site, *ga[64];
+    if (!outer) X->site = e;                           /* the outermost call: where an error points */
     long gs[64];
     int n = 0;
     for (const nl_expr *p = e->a; p; p = p->next, n++)
         if (expand(X, p, B, &ga[n], &gs[n], r)) return r->status;
     bind in = { g, ga, gs, B->depth + 1 };
-    return expand(X, g->body, &in, out, size, r);
+    nsc_status st = expand(X, g->body, &in, out, size, r);
+    X->site = outer;
+    return st;
 }
 
 /* e with the formal names of B->fn replaced by B's arguments, and calls of
