@@ -770,6 +770,7 @@ nsc_status nsc_run_op(const nsc_circuit *c, double gmin, nsc_solver solver, cons
     nsc_lcs_sources_dc(L, w, sv, e);
     if ((s = static_solve(&cache, solver, 0, sv, e, z, l, sw, NULL, r))) goto done;
     if ((s = gmin_check(L, c, gmin, z, r))) goto done;
+    if ((s = nsc_lcs_check_step(L, c, w, z, l, 0, r))) goto done;       /* finite, consistent */
     if ((s = op_row(L, c, probes, nprobe, sw, z, l, w, rv + 1, r))) goto done;
     nsc_waves *W = nsc_waves_new(names, nc, c->title);
     if (!W) { s = nsc_oom(r); goto done; }

@@ -2098,7 +2098,7 @@ Test(e2e, period_against_b_source_waveforms)
  * q, has no consistent value (1 makes it 0, 0 makes it 1): ngspice 39 stops
  * ("Timestep too small; initial timepoint: trouble with node q"); nscircuit ran
  * at 0.4999999999995 V with exit 0. Now exit 3 naming the source, in both
- * stepping modes.
+ * stepping modes and in a .op.
  * B1 a 0 V=-abs(V(a))+V(b) has the unique solution v(a) = v(b)/2 for v(b) >= 0
  * (y + |y| = v(b)); ngspice 39's .op gives a = 0.5 at v(b) = 1. nscircuit
  * said "matrix is singular" (abs(z) = 2 ramp(z) - z cancels v(a) from the
@@ -2117,6 +2117,16 @@ Test(e2e, b_source_self_reference)
                   "value: its output V(q) enters a comparison that flips whenever the output follows it"), "%s", out);
         free(out);
     }
+    cr_assert_eq(tu_write_file(path, "relay
+B1 q 0 V = V(q) < 0.5 ? 1 : 0
+R1 q 0 1k
+.op
+.end
+"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s sr.cir 2>&1", tmp, NSC_PROGRAM);  /* the operating point alone */
+    cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
+    cr_assert(strstr(out, "sr.cir:2:1: error: time 0 s: behavioural source b1 has no consistent value"), "%s", out);
+    free(out);
     tu_table t;
     free(run_table("sa", "self abs\nV1 b 0 PWL(0 1 10u 3)\nR1 b 0 1k\nB1 a 0 V=-abs(V(a))+V(b)\nR2 a 0 1k\n"
                          ".tran 1u 10u\n.end\n", &t));
