@@ -2117,12 +2117,7 @@ Test(e2e, b_source_self_reference)
                   "value: its output V(q) enters a comparison that flips whenever the output follows it"), "%s", out);
         free(out);
     }
-    cr_assert_eq(tu_write_file(path, "relay
-B1 q 0 V = V(q) < 0.5 ? 1 : 0
-R1 q 0 1k
-.op
-.end
-"), 0);
+    cr_assert_eq(tu_write_file(path, "relay\nB1 q 0 V = V(q) < 0.5 ? 1 : 0\nR1 q 0 1k\n.op\n.end\n"), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s sr.cir 2>&1", tmp, NSC_PROGRAM);  /* the operating point alone */
     cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
     cr_assert(strstr(out, "sr.cir:2:1: error: time 0 s: behavioural source b1 has no consistent value"), "%s", out);
