@@ -86,6 +86,8 @@ typedef struct nsc_lcs {
     char **pair_name;     /* [m] "d1", or "m1#3" for the 4th pair of m1 */
     int *el_branch;       /* [nel] first branch unknown of each element, -1 if none */
     int *el_pair;         /* [nel] first pair of each element, -1 if none */
+    int nstepchk;         /* elements with pairs whose device has a step_check ... */
+    int *stepchk;         /* [nstepchk] ... ascending (nsc_lcs_check_step) */
     unsigned char *z_exact; /* [n] 1: a row that holds at t_k+1 under every theta: the
                                output row of a static PWL map (E TABLE, B), whose pairs'
                                conditions hold at t_k+1 (onestep.c row_theta) */
