@@ -251,3 +251,19 @@ Test(expr, functions_inlined_too_large)
     nsc_report_free(&R);
     free(text);
 }
+
+/* A user function named as a built-in replaces it in every expression, with a
+ * warning (issue 25 item 12; ngspice 39 applies `.func abs(x) {x+10}` in .param,
+ * abs(-3) = 7, but not in a B source): R1 = abs(-3) = -3 + 10. */
+Test(expr, function_over_a_builtin_is_warned)
+{
+    nsc_circuit *c = NULL;
+    nsc_report_init(&R);
+    cr_assert_eq(nsc_netlist_read_string("t\n.func abs(x) {x+10}\nR1 a 0 {abs(-3)}\n", "t.cir", NULL, 0, &c, &R), NSC_OK,
+                 "%s", R.error);
+    near(c->el[0].value, 7);
+    cr_assert(R.nwarn == 1 && !strcmp(R.warn[0], "t.cir:2:7: warning: function 'abs' replaces the built-in abs() in "
+                                                 "every expression"), "%d: %s", R.nwarn, R.nwarn ? R.warn[0] : "");
+    nsc_circuit_free(c);
+    nsc_report_free(&R);
+}
