@@ -430,6 +430,9 @@ static void derive_map(const nsc_circuit *c, const nsc_waves *W, int no, int *ma
     }
 }
 
+/* the rows of a derived column that are not finite: how many, the first's time */
+typedef struct nonfinite { long n; double t; } nonfinite;
+
 nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_report *r)
 {
     const nsc_waves *W = *Wp;
@@ -439,7 +442,8 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_
     int *col = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof *col), *map = nsc_calloc((size_t)nc, sizeof *map);
     double *pv = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof *pv), *stack = nsc_calloc((size_t)maxc + 1, sizeof *stack);
     double *row = nsc_calloc((size_t)nc, sizeof *row);
-    nsc_status st = names && col && map && pv && stack && row ? NSC_OK : nsc_oom(r);
+    nonfinite *bad = nsc_calloc((size_t)nx + 1, sizeof *bad);
+    nsc_status st = names && col && map && pv && stack && row && bad ? NSC_OK : nsc_oom(r);
     for (int k = 0; !st && k < c->nmeas_probe; k++)
         if ((col[k] = nsc_waves_col(W, c->meas_probe[k].name)) < 0)
             st = nsc_err(r, NSC_EUSAGE, NULL, "derived column: %s is not recorded", c->meas_probe[k].name);
@@ -455,7 +459,12 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_
         const double *src = nsc_wcur_row(&cur, i);
         for (int k = 0; k < c->nmeas_probe; k++) pv[k] = src[col[k]];
         row[0] = src[0];
-        for (int d = 1; d < nc; d++) row[d] = map[d] > 0 ? src[map[d]] : run(&c->xcol[-map[d] - 1].sig, pv, NULL, stack);
+        for (int d = 1; d < nc; d++) {
+            if (map[d] > 0) { row[d] = src[map[d]]; continue; }
+            nonfinite *b = &bad[-map[d] - 1];
+            row[d] = run(&c->xcol[-map[d] - 1].sig, pv, NULL, stack);
+            if (!isfinite(row[d]) && b->n++ == 0) b->t = row[0];
+        }
         if (nsc_waves_add(D, row)) st = nsc_waves_add_error(D, r);
     }
     if (!st && cur.err) st = nsc_waves_read_error(W, cur.err, r);
@@ -472,8 +481,12 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_
         nsc_waves_free(*Wp);
         *Wp = D;
         *nout = no + nx;
+        for (int k = 0; k < nx; k++)
+            if (bad[k].n)
+                nsc_warn(r, NULL, "column %s is not finite (NaN or infinite) in %ld of %d rows, the first at t=%.9g s",
+                         c->xcol[k].name, bad[k].n, W->nrow, bad[k].t);
     } else
         nsc_waves_free(D);
-    free(names); free(col); free(map); free(pv); free(stack); free(row);
+    free(names); free(col); free(map); free(pv); free(stack); free(row); free(bad);
     return st;
 }

@@ -564,11 +564,13 @@ static int fixed_solve(tran_run *R, double *tn, double *hh, nsc_status *s)
     }
     for (int j = 0; j < R->nsrc; j++) R->w1[j] = nsc_wave_eval(L->src[j].wave, *tn);   /* w(t_k+1) */
     nsc_step_info info;
-    if (nsc_onestep_step(R->P, o->solver, R->z0, R->w0, R->w1, R->z1, R->l, &info)) {
-        nsc_step_failure(R->r, L, R->P, *tn, &info, o->solver);
+    if (nsc_lcs_check_step(L, R->c, R->w1, NULL, NULL, *tn, R->r)
+        || (nsc_onestep_step(R->P, o->solver, R->z0, R->w0, R->w1, R->z1, R->l, &info)
+            && (nsc_step_failure(R->r, L, R->P, *tn, &info, o->solver), 1))
+        || nsc_lcs_check_step(L, R->c, NULL, R->z1, R->l, *tn, R->r)) {
         *s = NSC_ESIM;
         R->W->end = NSC_RUN_FAILED;
-        R->W->end_msg = nsc_asprintf("%s", R->r->error ? R->r->error : "solver failure");
+        R->W->end_msg = nsc_end_msg(R->r, "solver failure");
         return STEP_END;
     }
     st->steps++;
@@ -768,6 +770,7 @@ nsc_status nsc_run_op(const nsc_circuit *c, double gmin, nsc_solver solver, cons
     nsc_lcs_sources_dc(L, w, sv, e);
     if ((s = static_solve(&cache, solver, 0, sv, e, z, l, sw, NULL, r))) goto done;
     if ((s = gmin_check(L, c, gmin, z, r))) goto done;
+    if ((s = nsc_lcs_check_step(L, c, w, z, l, 0, r))) goto done;       /* finite, consistent */
     if ((s = op_row(L, c, probes, nprobe, sw, z, l, w, rv + 1, r))) goto done;
     nsc_waves *W = nsc_waves_new(names, nc, c->title);
     if (!W) { s = nsc_oom(r); goto done; }

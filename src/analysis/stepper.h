@@ -77,8 +77,13 @@ typedef struct nsc_pss_state {
 } nsc_pss_state;
 void nsc_pss_state_free(nsc_pss_state *x);
 
+/* The shortest period: its steps, T/50 down to 1e-9 of that, keep products of
+ * three step sizes (error control, the rows' interpolation) above DBL_MIN;
+ * --period 1e-300 wrote rows of NaN. */
+#define NSC_PERIOD_MIN 1e-90
+
 typedef struct nsc_pss_opts {
-    double period;     /* > 0: the period; 0: the sources' common period */
+    double period;     /* > 0: the period (>= NSC_PERIOD_MIN); 0: the sources' common period */
     int periods;       /* periods written (>= 1) */
     int warmup;        /* periods of transient before the shooting (>= 1) */
     int maxit;         /* shooting periods at most */

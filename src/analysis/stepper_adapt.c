@@ -685,8 +685,10 @@ static nsc_status trial(ad *a, ctl *c)
      * error control shrank it to nothing */
     double tw = tn == tb && tn > 0 ? tn * (1 - 4 * DBL_EPSILON) : tn;
     for (int j = 0; j < a->L->nsrc; j++) a->w1[j] = nsc_wave_eval(a->L->src[j].wave, tw);
+    if ((s = nsc_lcs_check_step(a->L, T->c, a->w1, NULL, NULL, tn, T->r))) return s;
     nsc_step_info info;
     int bad = nsc_onestep_step(P, o->solver, a->z0, a->w0, a->w1, a->z1, a->l, &info);
+    if (!bad && (s = nsc_lcs_check_step(a->L, T->c, NULL, a->z1, a->l, tn, T->r))) return s;
     c->dirty = 0;
     if (!bad && info.lcp_solved && !info.polished && info.residual > 1e-9 * (1 + vmax(a->z1, a->n)))
         bad = 1;                                             /* pivoting result not exact: not taken */

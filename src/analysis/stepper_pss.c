@@ -119,12 +119,21 @@ static nsc_status common_period(const nsc_circuit *c, const nsc_lcs *L, double *
         if (s > *since) *since = s;
         if (p > pmax) pmax = p;
     }
+    if (*T > 0 && *T < NSC_PERIOD_MIN)
+        return nsc_err(r, NSC_EUSAGE, NULL, "the period %g s is shorter than %g s, the shortest nscircuit's steps "
+                       "resolve", *T, NSC_PERIOD_MIN);
     if (*T > 0) {                                             /* given: warn where it is not a period */
+        int warned = -1;
         for (int j = 0; j < L->nsrc; j++) {
             double s, p = nsc_wave_period(L->src[j].wave, &s), q = p > 0 ? *T / p : 0;
             if (p > 0 && !(fabs(q - nearbyint(q)) <= 1e-9 * q && q >= 0.5))
                 nsc_warn(r, &c->el[L->src[j].el].loc, "the period %g s is not a multiple of source %s's period %g s: "
                          "the result is not a periodic steady state", *T, c->el[L->src[j].el].name, p);
+            else if (p < 0 && L->src[j].el != warned && !nsc_wave_repeats(L->src[j].wave, *T, fmax(s, *since))) {
+                warned = L->src[j].el;                        /* once per element (a B source's several) */
+                nsc_warn(r, &c->el[warned].loc, "the period %g s is not a period of source %s's waveform (its values "
+                         "at t and t + %g s differ): the result is not a periodic steady state", *T, c->el[warned].name, *T);
+            }
         }
         return NSC_OK;
     }

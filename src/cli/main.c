@@ -414,6 +414,8 @@ static int take_option(cli *C, int c, char *arg, const char *word)
     case OPT_PERIOD:
         if (!nsc_opt_number(arg, &C->period) || !(C->period > 0) || !isfinite(C->period))
             return usage_error("--period needs a positive time, not '%s'", arg);
+        if (C->period < NSC_PERIOD_MIN)
+            return usage_error("--period %s is shorter than the shortest period nscircuit's steps resolve (1e-90 s)", arg);
         C->steady = 1;
         break;
     case OPT_PROGRESS: C->progress = 1; break;

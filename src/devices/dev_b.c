@@ -104,6 +104,31 @@ static nsc_status b_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     return NSC_OK;
 }
 
+/* A relay (step a_k) whose argument reads the source's own output voltage
+ * directly, left strictly between 0 and 1 (beyond 1e-6) at a step's end: no
+ * value of the output is consistent (V = V(q) < 0.5 ? 1 : 0 on node q: 1 makes
+ * it 0 and 0 makes it 1), and the eps-regularised relay holds it at its
+ * threshold (q at 0.4999999999995). A sliding mode through dynamics does not
+ * read the output directly; a relay of hysteresis holds 0 or 1. */
+static nsc_status b_step_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *l, double t, nsc_report *r)
+{
+    const nsc_element *e = &c->el[ei];
+    const nsc_bprog *p = e->bsrc;
+    if (e->kind != NSC_EL_BV) return NSC_OK;
+    for (int k = 0, j = L->el_pair[ei]; k < p->nop; j += p->op[k++].step ? 2 : 1) {
+        if (!p->op[k].step || !(l[j] > 1e-6 && l[j] < 1 - 1e-6)) continue;
+        const nsc_baff *f = &p->op[k].arg;
+        int self = 0;
+        for (int q = f->t0; q < f->t0 + f->nt; q++)
+            self |= p->term[q].kind == NSC_BT_V && p->term[q].idx && (p->term[q].idx == e->node[0] || p->term[q].idx == e->node[1]);
+        if (self)
+            return nsc_err(r, NSC_ESIM, &e->loc, "time %.9g s: behavioural source %s has no consistent value: its output "
+                           "V(%s) enters a comparison that flips whenever the output follows it (a relay in negative "
+                           "feedback without delay: give it hysteresis, or a delay through an RC)", t, e->name, c->node_name[e->node[0]]);
+    }
+    return NSC_OK;
+}
+
 static nsc_status b_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
 {
     return nsc_lin_add(f, NSC_T_Z, L->el_branch[ei], 1.0);
@@ -124,6 +149,7 @@ const nsc_device nsc_dev_bv = {
     .current = b_current,
     .pclass = NSC_PC_CONTROLLED,
     .wave = b_wave,
+    .step_check = b_step_check,
     .ndc = 1, .dc = {{0, 1}},
     .topo = NSC_TOPO_VDEF,
 };

@@ -361,6 +361,10 @@ typedef struct nsc_device {
      * pair's largest multiplier, indexed as L's pairs): a fit used outside the
      * range it was made for. NULL: nothing to check. */
     void (*check)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r);
+    /* At each step's end t (nsc_lcs_check_step): NSC_OK, or NSC_ESIM when element
+     * ei's pairs l (indexed as L's) hold a value its equations cannot have. NULL:
+     * nothing to check. */
+    nsc_status (*step_check)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *l, double t, nsc_report *r);
     /* ---- 8. topology (lcs_topo.c, before any assembly) ---- */
     int ndc;            /* terminal pairs dc[0..ndc-1] through which it conducts at DC
                            (0: none, as a capacitor or a current source; at most 2) */

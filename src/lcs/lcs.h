@@ -86,6 +86,8 @@ typedef struct nsc_lcs {
     char **pair_name;     /* [m] "d1", or "m1#3" for the 4th pair of m1 */
     int *el_branch;       /* [nel] first branch unknown of each element, -1 if none */
     int *el_pair;         /* [nel] first pair of each element, -1 if none */
+    int nstepchk;         /* elements with pairs whose device has a step_check ... */
+    int *stepchk;         /* [nstepchk] ... ascending (nsc_lcs_check_step) */
     unsigned char *z_exact; /* [n] 1: a row that holds at t_k+1 under every theta: the
                                output row of a static PWL map (E TABLE, B), whose pairs'
                                conditions hold at t_k+1 (onestep.c row_theta) */
@@ -148,6 +150,14 @@ int nsc_lcs_switch_update_at(const nsc_lcs *L, const double *z, char *sw, int op
 void nsc_lcs_sources(const nsc_lcs *L, double t, double *w, double *s, double *e);
 /* The same with every source at its DC value (wave->dc): the .op analysis. */
 void nsc_lcs_sources_dc(const nsc_lcs *L, double *w, double *s, double *e);
+
+/* A transient's values at time t: the sources w[nsrc] finite (NULL: not
+ * checked), the unknowns z[n] finite and, when l[m] is given, each device's
+ * step_check of the pairs l. NSC_OK, or NSC_ESIM naming the element whose
+ * waveform, or the unknown, is not finite (a B source's sqrt(1m - time) past
+ * 1 ms) or whose pairs are inconsistent (issue 25 items 11, 13). */
+nsc_status nsc_lcs_check_step(const nsc_lcs *L, const nsc_circuit *c, const double *w, const double *z,
+                              const double *l, double t, nsc_report *r);
 
 /* After a run of L: each device's check of its elements (devices.c) from lpk[m],
  * every pair's largest multiplier over the run; warnings into r. */

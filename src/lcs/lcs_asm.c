@@ -12,6 +12,7 @@
  * detection). A node with no DC path to ground is an error found before
  * (nsc_topology_check); each ns-component not tied to ground gets
  * A[n][n] -= gmin at its lowest-numbered node n. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,6 +145,7 @@ void nsc_lcs_free(nsc_lcs *L)
         for (int k = 0; k < L->m; k++) free(L->pair_name[k]);
     free(L->zname); free(L->pair_name);
     free(L->z_el); free(L->pair_el); free(L->el_branch); free(L->el_pair); free(L->z_exact);
+    free(L->stepchk);
     free(L->gmin_node);
     free(L->sw);
     free(L);
@@ -279,13 +281,15 @@ static nsc_status layout(asm_work *w, nsc_lcs *L)
     int nel = w->c->nel;
     L->el_branch = malloc(sizeof(int) * ((size_t)nel + 1));
     L->el_pair = malloc(sizeof(int) * ((size_t)nel + 1));
-    if (!L->el_branch || !L->el_pair) return nomem(w->r);
+    L->stepchk = malloc(sizeof(int) * ((size_t)nel + 1));
+    if (!L->el_branch || !L->el_pair || !L->stepchk) return nomem(w->r);
     int n = L->nnode_z, m = 0, nsrc = 0;
     for (int ei = 0; ei < nel; ei++) {
         L->el_branch[ei] = w->need[ei].nbranch ? n : -1;
         n += w->need[ei].nbranch;
         L->el_pair[ei] = w->need[ei].npair ? m : -1;
         m += w->need[ei].npair;
+        if (w->need[ei].npair && nsc_device_of(w->c->el[ei].kind)->step_check) L->stepchk[L->nstepchk++] = ei;
         w->el_src[ei] = w->need[ei].nsrc ? nsrc : -1;
         nsrc += w->need[ei].nsrc;
     }
@@ -460,4 +464,41 @@ void nsc_lcs_sources(const nsc_lcs *L, double t, double *w, double *s, double *e
 void nsc_lcs_sources_dc(const nsc_lcs *L, double *w, double *s, double *e)
 {
     sources_at(L, 0.0, 1, w, s, e);
+}
+
+/* 1 when x[0..n) are all finite: 0 x is 0 for each, NaN for NaN and +-inf
+ * (four sums: no chain of dependent additions in a check run at every step) */
+static int all_finite(const double *x, int n)
+{
+    double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        a0 += 0 * x[i];
+        a1 += 0 * x[i + 1];
+        a2 += 0 * x[i + 2];
+        a3 += 0 * x[i + 3];
+    }
+    for (; i < n; i++) a0 += 0 * x[i];
+    return a0 + a1 + a2 + a3 == 0;
+}
+
+nsc_status nsc_lcs_check_step(const nsc_lcs *L, const nsc_circuit *c, const double *w, const double *z,
+                              const double *l, double t, nsc_report *r)
+{
+    if (w && !all_finite(w, L->nsrc))
+        for (int j = 0; j < L->nsrc; j++)
+            if (!isfinite(w[j]))
+                return nsc_err(r, NSC_ESIM, NULL, "time %.9g s: the value of %s is %s", t, c->el[L->src[j].el].name,
+                               isnan(w[j]) ? "not a number (NaN)" : "infinite");
+    if (z && !all_finite(z, L->n))
+        for (int i = 0; i < L->n; i++)
+            if (!isfinite(z[i]))
+                return nsc_err(r, NSC_ESIM, NULL, "time %.9g s: %s is %s", t, L->zname[i],
+                               isnan(z[i]) ? "not a number (NaN)" : "infinite");
+    for (int k = 0; l && k < L->nstepchk; k++) {
+        int ei = L->stepchk[k];
+        nsc_status st = nsc_device_of(c->el[ei].kind)->step_check(L, c, ei, l, t, r);
+        if (st) return st;
+    }
+    return NSC_OK;
 }

@@ -413,5 +413,10 @@ double nsc_wave_next_corner(const nsc_wave *w, double t);
 /* The period of w for t >= *since: > 0, 0 when w is constant there, -1 when it
  * is not periodic (EXP, a damped SIN). */
 double nsc_wave_period(const nsc_wave *w, double *since);
+/* 1 when w(t + T) = w(t) (within 1e-9 of w's range over the samples, and of
+ * T's rounding) at NSC_WAVE_NSAMPLE times t spread over [t0, t0 + T): T is a
+ * period of w as far as sampling tells (a B source's function of time, whose
+ * nsc_wave_period is -1); 0 when a sample differs. */
+int nsc_wave_repeats(const nsc_wave *w, double T, double t0);
 
 #endif

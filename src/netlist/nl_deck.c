@@ -290,7 +290,8 @@ static nsc_status control_line(reader *rd, source *src, const nl_line *ln, size_
     nsc_report scratch, *keep = rd->p.r;
     nsc_report_init(&scratch);
     rd->p.r = &scratch;
-    int bad = ln->nseg != 1 || nl_parse_line(&rd->p, &cl, c) != NSC_OK || c->nf < 2 || c->f[1].kind != NL_F_WORD;
+    int bad = ln->nseg != 1 || nl_parse_line(&rd->p, &cl, c) != NSC_OK || c->nf < 2 || c->f[0].kind != NL_F_WORD
+              || c->f[1].kind != NL_F_WORD;                   /* "=k|": the pair .ctl=k, then "|" */
     rd->p.r = keep;
     int oom = scratch.status == NSC_ENOMEM;
     nsc_report_free(&scratch);

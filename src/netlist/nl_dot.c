@@ -625,6 +625,11 @@ static nsc_status func_add(elab *E, const nl_card *cd, const nl_field *head, con
     if (!name) return nle_oom(E);
     for (int k = 0; k < E->nfunc; k++)
         if (!strcmp(E->funcs[k].name, name)) return nle_err(E, NULL, cd, head, "function '%s' defined twice", head->u.s);
+    if (!strcmp(name, "v") || !strcmp(name, "i"))     /* ngspice replaces the probe everywhere, without a word */
+        return nle_err(E, NULL, cd, head, "function '%s' would hide the probe %s(): choose another name", head->u.s,
+                       name[0] == 'v' ? "V" : "I");
+    if (nl_builtin_nargs(name) >= 0)
+        nle_warn(E, NULL, cd, head, "function '%s' replaces the built-in %s() in every expression", head->u.s, name);
     if (nsc_grow((void **)&E->funcs, &E->capfunc, E->nfunc + 1, sizeof *E->funcs)) return nle_oom(E);
     nl_func *fn = &E->funcs[E->nfunc];
     *fn = (nl_func){ name, 0, calloc((size_t)head->nsub + 1, sizeof(char *)), bx };

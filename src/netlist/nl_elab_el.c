@@ -629,6 +629,20 @@ static nsc_status b_branch(void *ctx, const char *name, const nl_expr *at, int k
     return st;
 }
 
+/* 1 when V-type source e's program p holds the output voltage v(n+) - v(n-)
+ * with gain 1 in its linear part: in its row 0 = v(n+) - v(n-) - out the own
+ * voltage cancels (B1 a 0 V=-abs(V(a))+V(b) as 2 ramp(v(a)) - v(a) ...: a
+ * singular matrix) */
+static int b_self_cancels(const nsc_element *e, const nsc_bprog *p)
+{
+    if (e->kind != NSC_EL_BV || e->node[0] == e->node[1]) return 0;
+    double g[2] = { 0, 0 };
+    for (int k = p->out.t0; k < p->out.t0 + p->out.nt; k++)
+        for (int q = 0; q < 2; q++)
+            if (p->term[k].kind == NSC_BT_V && p->term[k].idx == e->node[q] && e->node[q]) g[q] = p->term[k].coef;
+    return (!e->node[0] || fabs(1 - g[0]) <= 1e-12) && (!e->node[1] || fabs(1 + g[1]) <= 1e-12);
+}
+
 /* element el's expression x compiled (fields from `from` on are ignored with a warning) */
 static nsc_status b_compile(elab *E, scope *sc, const nl_card *cd, int el, const nl_field *x, int from)
 {
@@ -640,9 +654,20 @@ static nsc_status b_compile(elab *E, scope *sc, const nl_card *cd, int el, const
              nle_ftext(&cd->f[q]));
     nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
     bctx B = { E, sc, cd, el };
-    nl_pwl_env pe = { &env, b_node, b_branch, &B };
+    nl_pwl_env pe = { &env, b_node, b_branch, &B, 0 };
     nsc_bprog *p;
     nsc_status st = nl_pwl_compile(x->u.x, &pe, &p, E->r);
+    if (!st && b_self_cancels(&E->c->el[el], p)) {        /* the mirrored forms may keep it */
+        nsc_bprog_free(p);
+        pe.mirror = 1;
+        if (!(st = nl_pwl_compile(x->u.x, &pe, &p, E->r)) && b_self_cancels(&E->c->el[el], p)) {
+            nsc_bprog_free(p);
+            return nle_err(E, sc, cd, x, "behavioural source %s reads its own output V(%s%s%s) with gain 1 outside "
+                           "its nonsmooth functions: it cancels from the source's equation, which then does not "
+                           "determine it", cd->f[0].u.s, E->c->node_name[E->c->el[el].node[0]],
+                           E->c->el[el].node[1] ? "," : "", E->c->el[el].node[1] ? E->c->node_name[E->c->el[el].node[1]] : "");
+        }
+    }
     if (!st) E->c->el[el].bsrc = p;
     return st;
 }

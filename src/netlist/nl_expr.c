@@ -36,6 +36,19 @@ static const fn1 FN1[] = {
     { "floor", floor }, { "ceil", ceil },
 };
 
+int nl_builtin_nargs(const char *name)
+{
+    static const char *const N2[] = { "min", "max", "pow", "atan2" }, *const N3[] = { "limit", "if" };
+    for (size_t k = 0; k < sizeof FN1 / sizeof FN1[0]; k++)
+        if (!strcmp(name, FN1[k].name)) return 1;
+    if (!strcmp(name, "u") || !strcmp(name, "sgn") || !strcmp(name, "uramp")) return 1;
+    for (size_t k = 0; k < 4; k++)
+        if (!strcmp(name, N2[k])) return 2;
+    for (size_t k = 0; k < 2; k++)
+        if (!strcmp(name, N3[k])) return 3;
+    return -1;
+}
+
 const nl_func *nl_func_find(const nl_env *env, const char *name)
 {
     for (int k = 0; env && k < env->nfunc; k++)
@@ -49,6 +62,36 @@ static nsc_status nargs_fail(const nl_expr *e, const nl_func *fn, const nl_env *
     return nsc_err(r, NSC_ENETLIST, &loc, "function '%s' takes %d argument%s, not %d%s", e->name, fn->nformal,
                    fn->nformal == 1 ? "" : "s", e->nargs, env->where ? env->where : "");
 }
+
+/* One evaluation's bounds: its recursion, the depth of the tree with the user
+ * functions inlined, within NL_EXPR_MAXDEPTH (the parser's bound on a tree);
+ * the nodes it evaluates inside user functions, their inlined size, within
+ * NL_EXPR_MAXINLINE. */
+typedef struct xrun {
+    int level;              /* nodes being evaluated, nested */
+    long nodes;             /* nodes evaluated inside user calls */
+    const nl_expr *site;    /* the outermost user call being evaluated, or NULL */
+    const nl_env *env;      /* the caller's: file and where of messages */
+} xrun;
+
+/* the bound of xrun (and of the inlining) exceeded: an error at site, the
+ * outermost user call */
+static nsc_status inline_fail(const nl_expr *site, const nl_env *env, nsc_report *r, int size)
+{
+    nsc_loc loc = { env->file, site->line, site->col };
+    const char *w = env->where ? env->where : "";
+    if (site->op != NL_X_CALL && size)
+        return nsc_err(r, NSC_ENETLIST, &loc, "expression too large once its functions are inlined (more than %d "
+                       "operations)%s", NL_EXPR_MAXINLINE, w);
+    if (site->op != NL_X_CALL) return nsc_err(r, NSC_ENETLIST, &loc, "expression too deeply nested%s", w);
+    if (size)
+        return nsc_err(r, NSC_ENETLIST, &loc, "calls of '%s' expand to more than %d operations once inlined (functions "
+                       "calling functions several times?)%s", site->name, NL_EXPR_MAXINLINE, w);
+    return nsc_err(r, NSC_ENETLIST, &loc, "calls of '%s' nest deeper than %d levels once inlined (the limit of an "
+                   "expression's depth)%s", site->name, NL_EXPR_MAXDEPTH, w);
+}
+
+static nsc_status eval(const nl_expr *e, const nl_env *env, double *v, nsc_report *r, xrun *X);
 
 /* A user function's frame: its formal names bound to the arguments' values,
  * other names looked up where it was called. */
@@ -66,7 +109,8 @@ static int frame_lookup(void *ctx, const char *name, double *v)
     return fr->up->lookup && fr->up->lookup(fr->up->ctx, name, v);
 }
 
-static nsc_status eval_user(const nl_expr *e, const nl_func *fn, const nl_env *env, double *v, nsc_report *r)
+static nsc_status eval_user(const nl_expr *e, const nl_func *fn, const nl_env *env, double *v, nsc_report *r,
+                            xrun *X)
 {
     if (e->nargs != fn->nformal) return nargs_fail(e, fn, env, r);
     if (env->depth >= NL_FUNC_MAXDEPTH)
@@ -74,36 +118,33 @@ static nsc_status eval_user(const nl_expr *e, const nl_func *fn, const nl_env *e
     double x[64];
     if (fn->nformal > 64) return fail(e, env, r, "function '%s' has too many arguments%s", e->name);
     int n = 0;
+    const nl_expr *outer = X->site;
+    if (!outer) X->site = e;                           /* the outermost call: where an error points */
     for (const nl_expr *a = e->a; a; a = a->next)
-        if (nl_expr_eval(a, env, &x[n++], r)) return r->status;
+        if (eval(a, env, &x[n++], r, X)) return r->status;
     frame fr = { fn, x, env };
     nl_env in = *env;
     in.lookup = frame_lookup;
     in.ctx = &fr;
     in.depth = env->depth + 1;
-    return nl_expr_eval(fn->body, &in, v, r);
+    nsc_status st = eval(fn->body, &in, v, r, X);
+    X->site = outer;
+    return st;
 }
 
-static nsc_status eval_call(const nl_expr *e, const nl_env *env, double *v, nsc_report *r)
+static nsc_status eval_call(const nl_expr *e, const nl_env *env, double *v, nsc_report *r, xrun *X)
 {
     const nl_func *fn = nl_func_find(env, e->name);
-    if (fn) return eval_user(e, fn, env, v, r);
+    if (fn) return eval_user(e, fn, env, v, r, X);
     double x[3] = { 0, 0, 0 };
-    int n = 0, want = -1;
-    for (size_t k = 0; k < sizeof FN1 / sizeof FN1[0]; k++)
-        if (strcmp(e->name, FN1[k].name) == 0) want = 1;
-    if (!strcmp(e->name, "u") || !strcmp(e->name, "sgn") || !strcmp(e->name, "uramp")) want = 1;
-    if (!strcmp(e->name, "min") || !strcmp(e->name, "max") || !strcmp(e->name, "pow") ||
-        !strcmp(e->name, "atan2"))
-        want = 2;
-    if (!strcmp(e->name, "limit") || !strcmp(e->name, "if")) want = 3;
+    int n = 0, want = nl_builtin_nargs(e->name);
     if (want < 0) return fail(e, env, r, "unknown function '%s'%s", e->name);
     if (e->nargs != want)
         return fail(e, env, r, want == 1 ? "function '%s' takes 1 argument%s"
                                          : want == 2 ? "function '%s' takes 2 arguments%s" : "function '%s' takes 3 arguments%s", e->name);
     for (const nl_expr *a = e->a; a; a = a->next)
-        if (nl_expr_eval(a, env, &x[n++], r)) return r->status;
-    if (!strcmp(e->name, "u")) *v = x[0] > 0;                    /* ngspice: u(0) = 0 */
+        if (eval(a, env, &x[n++], r, X)) return r->status;
+    if (!strcmp(e->name, "u")) *v = x[0] > 0 ? 1 : x[0] < 0 ? 0 : 0.5; /* ngspice's B source: u(0) = 1/2 */
     else if (!strcmp(e->name, "sgn")) *v = (x[0] > 0) - (x[0] < 0);
     else if (!strcmp(e->name, "uramp")) *v = x[0] > 0 ? x[0] : 0;
     else if (!strcmp(e->name, "limit")) *v = fmin(fmax(x[0], fmin(x[1], x[2])), fmax(x[1], x[2]));
@@ -118,7 +159,7 @@ static nsc_status eval_call(const nl_expr *e, const nl_env *env, double *v, nsc_
     return NSC_OK;
 }
 
-nsc_status nl_expr_eval(const nl_expr *e, const nl_env *env, double *v, nsc_report *r)
+static nsc_status eval1(const nl_expr *e, const nl_env *env, double *v, nsc_report *r, xrun *X)
 {
     double a = 0, b = 0;
     switch (e->op) {
@@ -130,21 +171,21 @@ nsc_status nl_expr_eval(const nl_expr *e, const nl_env *env, double *v, nsc_repo
         if (!strcmp(e->name, "pi")) { *v = 3.14159265358979323846; return NSC_OK; }
         return fail(e, env, r, "undefined parameter '%s'%s", e->name);
     case NL_X_CALL:
-        if (eval_call(e, env, v, r)) return r->status;
+        if (eval_call(e, env, v, r, X)) return r->status;
         break;
     case NL_X_NEG:
-        if (nl_expr_eval(e->a, env, &a, r)) return r->status;
+        if (eval(e->a, env, &a, r, X)) return r->status;
         *v = -a;
         break;
     case NL_X_NOT:
-        if (nl_expr_eval(e->a, env, &a, r)) return r->status;
+        if (eval(e->a, env, &a, r, X)) return r->status;
         *v = a == 0;
         break;
     case NL_X_COND:                                    /* only the chosen branch is evaluated */
-        if (nl_expr_eval(e->a, env, &a, r)) return r->status;
-        return nl_expr_eval(a != 0 ? e->b : e->c, env, v, r);
+        if (eval(e->a, env, &a, r, X)) return r->status;
+        return eval(a != 0 ? e->b : e->c, env, v, r, X);
     default:
-        if (nl_expr_eval(e->a, env, &a, r) || nl_expr_eval(e->b, env, &b, r)) return r->status;
+        if (eval(e->a, env, &a, r, X) || eval(e->b, env, &b, r, X)) return r->status;
         switch (e->op) {
         case NL_X_ADD: *v = a + b; break;
         case NL_X_SUB: *v = a - b; break;
@@ -167,6 +208,22 @@ nsc_status nl_expr_eval(const nl_expr *e, const nl_env *env, double *v, nsc_repo
     if (isnan(*v)) return fail(e, env, r, "value is not finite (NaN)%s", NULL);
     if (isinf(*v)) return fail(e, env, r, "value is not finite (overflow)%s", NULL);
     return NSC_OK;
+}
+
+static nsc_status eval(const nl_expr *e, const nl_env *env, double *v, nsc_report *r, xrun *X)
+{
+    if (X->level >= NL_EXPR_MAXDEPTH) return inline_fail(X->site ? X->site : e, X->env, r, 0);
+    if (X->site && ++X->nodes > NL_EXPR_MAXINLINE) return inline_fail(X->site, X->env, r, 1);
+    X->level++;
+    nsc_status st = eval1(e, env, v, r, X);
+    X->level--;
+    return st;
+}
+
+nsc_status nl_expr_eval(const nl_expr *e, const nl_env *env, double *v, nsc_report *r)
+{
+    xrun X = { 0, 0, NULL, env };
+    return eval(e, env, v, r, &X);
 }
 
 /* ---- the expression as text, parenthesised where precedence needs it ---- */
@@ -309,69 +366,138 @@ int nsc_parse_number(const char *text, double *v)
 
 /* ---- inline expansion of user functions (the PWL compiler's input) ---- */
 
-static nsc_status expand(const nl_expr *e, const nl_env *env, nl_arena *ar, const nl_func *fn, const nl_expr *const *arg,
-                         int depth, const nl_expr **out, nsc_report *r);
+/* One expansion: the result's depth within NL_EXPR_MAXDEPTH (and so the
+ * recursion here and in its users), its size (an argument counted at each use
+ * of its formal) and the nodes allocated within NL_EXPR_MAXINLINE. */
+typedef struct xpand {
+    const nl_env *env;
+    nl_arena *ar;
+    int level;              /* expand() calls nested */
+    long nalloc;            /* nodes allocated */
+    const nl_expr *site;    /* the outermost user call being expanded, or NULL */
+} xpand;
 
-static nl_expr *copy_node(nl_arena *ar, const nl_expr *e)
+/* the formal names of fn (NULL at the top) bound to expanded arguments */
+typedef struct bind {
+    const nl_func *fn;
+    const nl_expr *const *arg;  /* [fn->nformal] */
+    const long *size;           /* [fn->nformal] their sizes */
+    int depth;                  /* user calls nested */
+} bind;
+
+static nsc_status expand(xpand *X, const nl_expr *e, const bind *B, const nl_expr **out, long *size, nsc_report *r);
+
+/* a copy of e whose depth is set from its operands by the caller */
+static nl_expr *copy_node(xpand *X, const nl_expr *e)
 {
-    nl_expr *x = nl_alloc(ar, sizeof *x);
+    if (++X->nalloc > NL_EXPR_MAXINLINE) return NULL;
+    nl_expr *x = nl_alloc(X->ar, sizeof *x);
     if (x) *x = *e;
     return x;
 }
 
-/* e's operands expanded into a copy of e (*out = e when none changed) */
-static nsc_status expand_ops(const nl_expr *e, const nl_env *env, nl_arena *ar, const nl_func *fn,
-                             const nl_expr *const *arg, int depth, const nl_expr **out, nsc_report *r)
+static nsc_status copy_fail(xpand *X, const nl_expr *e, nsc_report *r)
 {
-    const nl_expr *a = NULL, *b = NULL, *c = NULL;
-    if ((e->a && e->op != NL_X_CALL && expand(e->a, env, ar, fn, arg, depth, &a, r))
-        || (e->b && expand(e->b, env, ar, fn, arg, depth, &b, r)) || (e->c && expand(e->c, env, ar, fn, arg, depth, &c, r)))
-        return r->status;
-    nl_expr *x = copy_node(ar, e);
-    if (!x) return nsc_oom(r);
-    if (e->op == NL_X_CALL) {                          /* the arguments, a list */
-        nl_expr **tail = &x->a;
-        for (const nl_expr *p = e->a; p; p = p->next) {
-            const nl_expr *q;
-            if (expand(p, env, ar, fn, arg, depth, &q, r)) return r->status;
-            nl_expr *qc = copy_node(ar, q);
-            if (!qc) return nsc_oom(r);
-            qc->next = NULL;
-            *tail = qc;
-            tail = &qc->next;
-        }
+    return X->nalloc > NL_EXPR_MAXINLINE ? inline_fail(X->site ? X->site : e, X->env, r, 1) : nsc_oom(r);
+}
+
+/* the arguments of call e expanded into x's list; x->depth, *size grown */
+static nsc_status expand_args(xpand *X, const nl_expr *e, const bind *B, nl_expr *x, long *size, nsc_report *r)
+{
+    nl_expr **tail = &x->a;
+    for (const nl_expr *p = e->a; p; p = p->next) {
+        const nl_expr *q;
+        long n;
+        if (expand(X, p, B, &q, &n, r)) return r->status;
+        nl_expr *qc = copy_node(X, q);
+        if (!qc) return copy_fail(X, p, r);
+        qc->next = NULL;
+        *tail = qc;
+        tail = &qc->next;
+        *size += n;
+        if (qc->depth + 1 > x->depth) x->depth = qc->depth + 1;
+    }
+    return NSC_OK;
+}
+
+/* e's operands expanded into a copy of e */
+static nsc_status expand_ops(xpand *X, const nl_expr *e, const bind *B, const nl_expr **out, long *size, nsc_report *r)
+{
+    const nl_expr *o[3] = { NULL, NULL, NULL }, *in[3] = { e->op != NL_X_CALL ? e->a : NULL, e->b, e->c };
+    long n[3] = { 0, 0, 0 };
+    for (int k = 0; k < 3; k++)
+        if (in[k] && expand(X, in[k], B, &o[k], &n[k], r)) return r->status;
+    nl_expr *x = copy_node(X, e);
+    if (!x) return copy_fail(X, e, r);
+    *size = 1 + n[0] + n[1] + n[2];                    /* size = 1 + the operands' */
+    x->depth = 1;                                      /* depth = 1 + the deepest operand's */
+    for (int k = 0; k < 3; k++)
+        if (o[k] && o[k]->depth + 1 > x->depth) x->depth = o[k]->depth + 1;
+    if (e->op == NL_X_CALL) {
+        if (expand_args(X, e, B, x, size, r)) return r->status;
     } else {
-        x->a = (nl_expr *)a;
-        x->b = (nl_expr *)b;
-        x->c = (nl_expr *)c;
+        x->a = (nl_expr *)o[0];
+        x->b = (nl_expr *)o[1];
+        x->c = (nl_expr *)o[2];
     }
     *out = x;
     return NSC_OK;
 }
 
-/* e with the formal names of fn (when set) replaced by arg[], and calls of user
- * functions inlined. */
-static nsc_status expand(const nl_expr *e, const nl_env *env, nl_arena *ar, const nl_func *fn, const nl_expr *const *arg,
-                         int depth, const nl_expr **out, nsc_report *r)
+/* call e of user function g inlined: g's body with its formals bound to the
+ * arguments expanded in the caller's names */
+static nsc_status expand_call(xpand *X, const nl_expr *e, const nl_func *g, const bind *B, const nl_expr **out,
+                              long *size, nsc_report *r)
 {
-    if (e->op == NL_X_PARAM && fn)
-        for (int k = 0; k < fn->nformal; k++)
-            if (!strcmp(fn->formal[k], e->name)) { *out = arg[k]; return NSC_OK; }
-    const nl_func *g = e->op == NL_X_CALL ? nl_func_find(env, e->name) : NULL;
-    if (!g) return expand_ops(e, env, ar, fn, arg, depth, out, r);
-    if (e->nargs != g->nformal) return nargs_fail(e, g, env, r);
-    if (depth >= NL_FUNC_MAXDEPTH || g->nformal > 64)
-        return fail(e, env, r, "calls of '%s' nested too deeply (a recursive function?)%s", e->name);
-    const nl_expr *ga[64];
+    if (e->nargs != g->nformal) return nargs_fail(e, g, X->env, r);
+    if (B->depth >= NL_FUNC_MAXDEPTH || g->nformal > 64)
+        return fail(e, X->env, r, "calls of '%s' nested too deeply (a recursive function?)%s", e->name);
+    const nl_expr *outer = X->site, *ga[64];
+    if (!outer) X->site = e;                           /* the outermost call: where an error points */
+    long gs[64];
     int n = 0;
-    for (const nl_expr *p = e->a; p; p = p->next)        /* the arguments, in the caller's names */
-        if (expand(p, env, ar, fn, arg, depth, &ga[n++], r)) return r->status;
-    return expand(g->body, env, ar, g, ga, depth + 1, out, r);
+    for (const nl_expr *p = e->a; p; p = p->next, n++)
+        if (expand(X, p, B, &ga[n], &gs[n], r)) return r->status;
+    bind in = { g, ga, gs, B->depth + 1 };
+    nsc_status st = expand(X, g->body, &in, out, size, r);
+    X->site = outer;
+    return st;
+}
+
+/* e with the formal names of B->fn replaced by B's arguments, and calls of
+ * user functions inlined; *size its size */
+static nsc_status expand1(xpand *X, const nl_expr *e, const bind *B, const nl_expr **out, long *size, nsc_report *r)
+{
+    if (e->op == NL_X_PARAM && B->fn)
+        for (int k = 0; k < B->fn->nformal; k++)
+            if (!strcmp(B->fn->formal[k], e->name)) {
+                *out = B->arg[k];
+                *size = B->size[k];
+                return NSC_OK;
+            }
+    const nl_func *g = e->op == NL_X_CALL ? nl_func_find(X->env, e->name) : NULL;
+    if (g) return expand_call(X, e, g, B, out, size, r);
+    return expand_ops(X, e, B, out, size, r);
+}
+
+static nsc_status expand(xpand *X, const nl_expr *e, const bind *B, const nl_expr **out, long *size, nsc_report *r)
+{
+    if (X->level >= NL_EXPR_MAXDEPTH) return inline_fail(X->site ? X->site : e, X->env, r, 0);
+    X->level++;
+    nsc_status st = expand1(X, e, B, out, size, r);
+    X->level--;
+    if (st) return st;
+    if ((*out)->depth > NL_EXPR_MAXDEPTH) return inline_fail(X->site ? X->site : e, X->env, r, 0);
+    if (*size > NL_EXPR_MAXINLINE) return inline_fail(X->site ? X->site : e, X->env, r, 1);
+    return NSC_OK;
 }
 
 nsc_status nl_expr_expand(const nl_expr *e, const nl_env *env, nl_arena *ar, const nl_expr **out, nsc_report *r)
 {
     *out = e;
     if (!env || env->nfunc == 0) return NSC_OK;
-    return expand(e, env, ar, NULL, NULL, 0, out, r);
+    xpand X = { env, ar, 0, 0, NULL };
+    bind top = { NULL, NULL, NULL, 0 };
+    long size;
+    return expand(&X, e, &top, out, &size, r);
 }

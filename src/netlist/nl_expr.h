@@ -30,8 +30,15 @@ typedef struct nl_expr {
     struct nl_expr *next;   /* next argument of a CALL */
 } nl_expr;
 
-/* Deeper trees are rejected by the parser (keeps evaluation recursion bounded). */
+/* Deeper trees are rejected by the parser (keeps evaluation recursion bounded),
+ * and so are deeper trees once their user functions are inlined (eval, expand). */
 #define NL_EXPR_MAXDEPTH 2000
+/* Nodes of one expression's user functions once inlined (in evaluation: the
+ * nodes evaluated; in expansion: the nodes of the result, shared arguments
+ * counted at each use), as subcircuit expansion is bounded (NL_MAXELEMENTS). */
+#ifndef NL_EXPR_MAXINLINE
+#define NL_EXPR_MAXINLINE 1000000
+#endif
 
 /* A user function: `.func name(a, b) {body}` or `.param name(a, b) = {body}`. */
 typedef struct nl_func {
@@ -53,6 +60,9 @@ typedef struct nl_env {
     int nfunc;
     int depth;          /* user-function calls being evaluated */
 } nl_env;
+
+/* Number of arguments of the built-in function name (lower case), -1 if none. */
+int nl_builtin_nargs(const char *name);
 
 /* The user function of env named name, NULL if none. */
 const nl_func *nl_func_find(const nl_env *env, const char *name);

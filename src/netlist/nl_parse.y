@@ -63,7 +63,7 @@ static void leftmost(const nl_expr *x, int *line, int *col);
 %left <tok> '+' '-'
 %left <tok> '*' '/'
 %precedence NEG '!'
-%right <tok> POW
+%left <tok> POW                 /* as ngspice: 2^3^2 = (2^3)^2 = 64 */
 
 %type <f> item value
 %type <mark> list

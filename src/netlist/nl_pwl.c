@@ -8,7 +8,8 @@
  *   max(0, z)   ramp(z)                        min(a, b) = a - ramp(a - b)
  *   H(z)        step(z) in {0, 1}              max(a, b) = b + ramp(a - b)
  *   a > b       H(a - b)                       abs(z)    = 2 ramp(z) - z
- *   c ? p : q   q + (p - q) H   (p - q const)  sgn(z)    = 2 H(z) - 1
+ *   c ? p : q   q + (p - q) H   (p - q const)  sgn(z)    = H(z) - H(-z)
+ *   u(z) = (sgn(z) + 1) / 2 (ngspice's B source: u(0) = 1/2, sgn(0) = 0)
  *   c1 && c2    min(c1, c2)     c1 || c2 = max(c1, c2)    !c = 1 - c
  *   limit(x, lo, hi) = max(lo, min(x, hi))
  * Comparison results are "boolean" (0 or 1); && || ! ?: need boolean operands. */
@@ -112,7 +113,7 @@ static int store(pctx *P, const aff *a, nsc_baff *f)
 static nsc_status aux(pctx *P, int step, aff *z, aff *out)
 {
     memset(out, 0, sizeof *out);
-    if (aff_is_const(z)) {                             /* fold: H(0) = 0 as ngspice's u() */
+    if (aff_is_const(z)) {                             /* fold: H strict, H(0) = 0 */
         out->c = step ? (z->c > 0) : fmax(0, z->c);
         out->boolean = step;
         aff_free(z);
@@ -135,6 +136,11 @@ static nsc_status ramp_of(pctx *P, aff *z, aff *out) { return aux(P, 0, z, out);
 /* out = b + ramp(a - b) (max) or a - ramp(a - b) (min); a, b consumed */
 static nsc_status minmax(pctx *P, int ismax, aff *a, aff *b, aff *out)
 {
+    if (P->env->mirror) {                              /* max(a, b) = max(b, a): a + ramp(b - a) */
+        aff *t = a;
+        a = b;
+        b = t;
+    }
     int both = a->boolean && b->boolean;
     aff d, r;
     nsc_status st = NSC_OK;
@@ -146,6 +152,20 @@ static nsc_status minmax(pctx *P, int ismax, aff *a, aff *b, aff *out)
     }
     aff_free(a);
     aff_free(b);
+    return st;
+}
+
+/* out = sgn(z) = H(z) - H(-z): 0 at z = 0 as ngspice's sgn(); z consumed */
+static nsc_status sign_of(pctx *P, aff *z, aff *out)
+{
+    aff m, hp, hm;
+    if (aff_comb(&m, -1, z, 0, NULL)) { aff_free(z); return oom(P); }
+    nsc_status st = aux(P, 1, z, &hp);
+    if (st) { aff_free(&m); return st; }
+    if ((st = aux(P, 1, &m, &hm))) { aff_free(&hp); return st; }
+    st = aff_comb(out, 1, &hp, -1, &hm) ? oom(P) : NSC_OK;
+    aff_free(&hp);
+    aff_free(&hm);
     return st;
 }
 
@@ -369,19 +389,22 @@ static nsc_status call(pctx *P, const nl_expr *e, aff *out)
         if ((st = minmax(P, 0, &a[0], &a[2], &t))) { aff_free(&a[1]); return st; }
         return minmax(P, 1, &a[1], &t, out);
     }
-    if (!strcmp(f, "u")) return aux(P, 1, &a[0], out);
-    if (!strcmp(f, "uramp")) return aux(P, 0, &a[0], out);
-    if (!strcmp(f, "sgn")) {
-        if ((st = aux(P, 1, &a[0], &t))) return st;
-        aff_scale(&t, 2);
-        t.c -= 1;
-        *out = t;
+    if (!strcmp(f, "uramp") && !P->env->mirror) return aux(P, 0, &a[0], out);
+    if (!strcmp(f, "sgn") || !strcmp(f, "u")) {
+        if ((st = sign_of(P, &a[0], out))) return st;
+        if (f[0] == 'u') {                             /* u = (sgn + 1) / 2 */
+            aff_scale(out, 0.5);
+            out->c += 0.5;
+            out->boolean = 1;                          /* a relay for && || ?: (1/2 at the tie only) */
+        }
         return NSC_OK;
     }
-    /* abs(z) = 2 ramp(z) - z */
+    /* abs(z) = 2 ramp(z) - z, mirrored z + 2 ramp(-z); uramp(z) mirrored z + ramp(-z) */
+    int m = P->env->mirror, ab = f[0] == 'a';
     if (aff_comb(&u, 1, &a[0], 0, NULL)) { aff_free(&a[0]); return oom(P); }
+    if (m) aff_scale(&a[0], -1);
     if ((st = aux(P, 0, &a[0], &t))) { aff_free(&u); return st; }
-    st = aff_comb(out, 2, &t, -1, &u) ? oom(P) : NSC_OK;
+    st = aff_comb(out, ab ? 2 : 1, &t, m ? 1 : -1, &u) ? oom(P) : NSC_OK;
     aff_free(&t);
     aff_free(&u);
     return st;

@@ -25,6 +25,10 @@ typedef struct nl_pwl_env {
     /* I(name) is reference k of the program (prog->elref[k]): resolve it later */
     nsc_status (*branch)(void *ctx, const char *name, const nl_expr *at, int k, nsc_report *r);
     void *ctx;
+    /* 1: the mirrored forms max(a, b) = a + ramp(b - a), min(a, b) = b - ramp(b - a),
+     * abs(z) = z + 2 ramp(-z), uramp(z) = z + ramp(-z): the same function, the
+     * other linear part (a B source reading its own output: nl_elab_el.c) */
+    int mirror;
 } nl_pwl_env;
 
 /* *out = the program of x (NULL on error; free with nsc_bprog_free); elref[] = -1

@@ -266,3 +266,21 @@ double nsc_wave_period(const nsc_wave *w, double *since)
     default: return 0;
     }
 }
+
+#define NSC_WAVE_NSAMPLE 64
+
+int nsc_wave_repeats(const nsc_wave *w, double T, double t0)
+{
+    double a[NSC_WAVE_NSAMPLE], b[NSC_WAVE_NSAMPLE], lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < NSC_WAVE_NSAMPLE; k++) {
+        double t = t0 + T * (k + 0.381966) / NSC_WAVE_NSAMPLE;  /* off any simple fraction of T */
+        a[k] = nsc_wave_eval(w, t);
+        b[k] = nsc_wave_eval(w, t + T);
+        lo = fmin(lo, fmin(a[k], b[k]));
+        hi = fmax(hi, fmax(a[k], b[k]));
+    }
+    double tol = 1e-9 * (hi - lo) + 1e-12 * fmax(fabs(hi), fabs(lo));
+    for (int k = 0; k < NSC_WAVE_NSAMPLE; k++)
+        if (!(fabs(a[k] - b[k]) <= tol)) return 0;
+    return 1;
+}

@@ -1883,7 +1883,7 @@ Test(e2e, bsource_comparison_ties_are_spice_s)
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     const char *want[] = { "v(lt)                =  0.0000000000e+00", "v(le)                =  5.0000000000e+00",
                            "v(gt)                =  0.0000000000e+00", "v(ge)                =  5.0000000000e+00",
-                           "v(u)                 =  0.0000000000e+00" };
+                           "v(u)                 =  2.5000000000e+00" };  /* ngspice 39: u(0) = 1/2 */
     for (int k = 0; k < 5; k++) cr_assert(strstr(out, want[k]), "%s not in\n%s", want[k], out);
     free(out);
 }
@@ -2011,6 +2011,74 @@ Test(e2e, inductor_between_two_sources_runs)
         int ci = tu_table_col(&t, "i(l1)");
         cr_assert(ci > 0);
         cr_assert_float_eq(tu_interp(&t, ci, 10e-6), 0.02, 1e-9);
+        tu_table_free(&t);
+    }
+}
+
+/* Expression semantics of ngspice 39 (issue 25 item 12), the operating point of
+ * this netlist against `ngspice -b` on the same cards with `.control op; print
+ * all; .endc`: sgn(0) = 0 in a B source (-1 before), u(0) = 1/2 (0 before),
+ * 2^3^2 = (2^3)^2 = 64 and 4^0.5^2 = 4 in a B source and in .param (512 and
+ * 1.414 before), -2^2 = -4. `.func v(x)` would silently replace the V() probe
+ * (ngspice replaces it everywhere, `print v(a)` included): an error. */
+Test(e2e, expression_semantics_of_ngspice)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/sem.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "semantics\nV1 z 0 0\nR1 z 0 1k\nB1 a 0 V=sgn(V(z))\nR2 a 0 1k\n"
+                                     "B2 b 0 V=u(V(z))\nR3 b 0 1k\nB3 c 0 V=2^3^2\nR4 c 0 1k\nB4 d 0 V=4^0.5^2\n"
+                                     "R5 d 0 1k\nB5 e 0 V=u(0)\nR6 e 0 1k\nB6 f 0 V=-2^2\nR7 f 0 1k\n"
+                                     ".param p1={2^3^2} p2={4^0.5^2}\nB7 g 0 V=p1\nR8 g 0 1\nB8 h 0 V=p2\nR9 h 0 1\n"
+                                     "B9 k 0 V=sgn(V(z)+1) + 10*sgn(V(z)-1)\nR10 k 0 1\n.op\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s sem.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    /* ngspice 39: a = 0, b = 0.5, c = 64, d = 4, e = 0.5, f = -4, g = 64, h = 4, k = -9 */
+    const char *want[] = { "v(a)                 =  0.0000000000e+00", "v(b)                 =  5.0000000000e-01",
+                           "v(c)                 =  6.4000000000e+01", "v(d)                 =  4.0000000000e+00",
+                           "v(e)                 =  5.0000000000e-01", "v(f)                 = -4.0000000000e+00",
+                           "v(g)                 =  6.4000000000e+01", "v(h)                 =  4.0000000000e+00",
+                           "v(k)                 = -9.0000000000e+00" };
+    for (int k = 0; k < 9; k++) cr_assert(strstr(out, want[k]), "%s not in\n%s", want[k], out);
+    free(out);
+    const char *bad[][2] = {
+        { "x\n.func v(x) {2}\nV1 a 0 5\nB1 b 0 V=V(a)+1\nR1 b 0 1\n.tran 1u 1m\n.end\n",
+          "sem2.cir:2:7: error: function 'v' would hide the probe V(): choose another name" },
+        { "x\n.param i(x)={2}\nV1 a 0 5\nR1 a 0 1\n.tran 1u 1m\n.end\n",
+          "sem2.cir:2:8: error: function 'i' would hide the probe I(): choose another name" },
+    };
+    netlist_errors(bad, 2, "sem2.cir");
+}
+
+/* A value that becomes non-finite during the run is a simulation failure
+ * (issue 25 item 11): sqrt(1m - time) is NaN past 1 ms, where the run wrote
+ * -nan rows and exited 0 before. Now exit 3 naming the source and a time
+ * just past 1 ms, in both stepping modes; the rows kept are sqrt(1m - t) (to
+ * 1e-6 V of its 0.0316 V range) and the file says where the run stopped. */
+Test(e2e, non_finite_source_value_is_a_simulation_failure)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/nf.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "non-finite\nB1 a 0 V=sqrt(1m-time)\nR1 a 0 1k\n.tran 10u 2m\n.end\n"), 0);
+    for (int fixed = 0; fixed < 2; fixed++) {
+        snprintf(cmd, sizeof cmd, "cd %s && %s %s nf.cir 2>&1", tmp, NSC_PROGRAM, fixed ? "--step 10u" : "");
+        cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
+        const char *m = strstr(out, "error: time ");
+        double te;
+        cr_assert(m && sscanf(m, "error: time %lf s: the value of b1 is not a number (NaN)", &te) == 1
+                  && strstr(m, "the value of b1 is not a number (NaN)"), "%s", out);
+        cr_assert(te > 1e-3 && te <= 1.01e-3, "%s", out);
+        free(out);
+        snprintf(path, sizeof path, "%s/nf.dat", tmp);
+        char *dat = tu_read_file(path);
+        cr_assert(dat && strstr(dat, "\n# stopped (simulation failure) at t=") && !strstr(dat, "nan"), "%s", dat);
+        free(dat);
+        tu_table t;
+        cr_assert_eq(tu_table_read(path, &t), 0);
+        cr_assert(t.nrow >= 100 && t.nrow <= 101, "%d rows", t.nrow);
+        for (int i = 0; i < t.nrow; i++) {
+            double tt = TU_AT(&t, i, 0);
+            cr_assert(tt <= 1e-3 + 1e-12 && fabs(TU_AT(&t, i, 1) - sqrt(fmax(1e-3 - tt, 0))) <= 1e-6, "t=%g", tt);
+        }
         tu_table_free(&t);
     }
 }
@@ -2424,4 +2492,121 @@ Test(e2e, control_let_meas_and_failing_commands)
     snprintf(path, sizeof path, "%s/plot_data_v.txt", tmp);
     struct stat sb;
     cr_expect(stat(path, &sb) != 0);
+}
+
+/* Xyce's `.print tran {expr} ...` alone (issue 25 item 11): the table holds
+ * the printed columns only (every default column was added before), and a
+ * column that is not finite is warned with its first time: exp(1000 v(in))
+ * overflows where 1000 sin(2 pi 1k t) > ln(DBL_MAX), computed here; v(out)/v(in)
+ * is 0/0 at t = 0. Before: the nan/inf rows without a word. */
+Test(e2e, print_expressions_only_and_non_finite_columns)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/xq.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "xyce print\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n"
+                                     ".print tran {V(out)/V(in)} {exp(V(in)*1000)}\n.tran 1u 2m\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s xq.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/xq.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    cr_assert(t.ncol == 3 && tu_table_col(&t, "{v(out)/v(in)}") == 1 && tu_table_col(&t, "{exp(v(in)*1000)}") == 2,
+              "%d columns", t.ncol);
+    int n = 0;
+    double t1 = -1;
+    for (int i = 0; i < t.nrow; i++) {
+        double tt = TU_AT(&t, i, 0);
+        if (1000 * sin(2 * M_PI * 1e3 * tt) > log(1.7976931348623157e308)) {          /* DBL_MAX */
+            if (t1 < 0) t1 = tt;
+            n++;
+        }
+    }
+    tu_table_free(&t);
+    char want[256];
+    snprintf(want, sizeof want, "warning: column {exp(v(in)*1000)} is not finite (NaN or infinite) in %d of 2001 rows, "
+             "the first at t=%.9g s", n, t1);
+    cr_assert(n > 0 && strstr(out, want), "%s not in\n%s", want, out);
+    cr_assert(strstr(out, "warning: column {v(out)/v(in)} is not finite (NaN or infinite) in 1 of 2001 rows, the first "
+                          "at t=0 s"), "%s", out);
+    free(out);
+}
+
+/* --period with B sources' functions of time (issue 25 item 10): 0.7 ms is
+ * warned for sin(2 pi 1k time) as for a SIN source of 1 kHz (nothing was said
+ * for the B source before); 1 ms is not warned. --period 1e-300 wrote 199
+ * rows of -nan with exit 0: now a usage error (exit 2), and a .pss period=
+ * as short is refused too. */
+Test(e2e, period_against_b_source_waveforms)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/bp.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "t\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n"
+                                     "B1 b 0 V=sin(2*pi*1k*time)\nR2 b 0 1k\n.tran 10u 5m\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --period 0.7m bp.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "bp.cir:2:1: warning: the period 0.0007 s is not a multiple of source v1's period 0.001 s"), "%s", out);
+    cr_assert(strstr(out, "bp.cir:5:1: warning: the period 0.0007 s is not a period of source b1's waveform (its "
+                          "values at t and t + 0.0007 s differ): the result is not a periodic steady state"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --period 1m bp.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(!strstr(out, "warning"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && rm -f bp.dat && %s --period 1e-300 bp.cir 2>&1; echo rc=$?; test -e bp.dat "
+             "|| echo no-table", tmp, NSC_PROGRAM);
+    tu_run(cmd, &out);
+    cr_assert(strstr(out, "error: --period 1e-300 is shorter than the shortest period nscircuit's steps resolve")
+              && strstr(out, "rc=2") && strstr(out, "no-table"), "%s", out);
+    free(out);
+    cr_assert_eq(tu_write_file(path, "t\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.pss period=1e-200\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s bp.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+    cr_assert(strstr(out, "error: the period 1e-200 s is shorter than 1e-90 s"), "%s", out);
+    free(out);
+}
+
+/* B sources reading their own output (issue 25 item 13).
+ * A relay in negative feedback without delay, V = V(q) < 0.5 ? 1 : 0 on node
+ * q, has no consistent value (1 makes it 0, 0 makes it 1): ngspice 39 stops
+ * ("Timestep too small; initial timepoint: trouble with node q"); nscircuit ran
+ * at 0.4999999999995 V with exit 0. Now exit 3 naming the source, in both
+ * stepping modes and in a .op.
+ * B1 a 0 V=-abs(V(a))+V(b) has the unique solution v(a) = v(b)/2 for v(b) >= 0
+ * (y + |y| = v(b)); ngspice 39's .op gives a = 0.5 at v(b) = 1. nscircuit
+ * said "matrix is singular" (abs(z) = 2 ramp(z) - z cancels v(a) from the
+ * source's row); it now takes abs(z) = z + 2 ramp(-z) there: v(a) = v(b)/2 at
+ * every row of a ramp of v(b) from 1 to 3 V. V = V(a) + 1 on node a cancels
+ * in every form: a netlist error naming the source. */
+Test(e2e, b_source_self_reference)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/sr.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "relay\nB1 q 0 V = V(q) < 0.5 ? 1 : 0\nR1 q 0 1k\n.tran 1u 10u\n.end\n"), 0);
+    for (int fixed = 0; fixed < 2; fixed++) {
+        snprintf(cmd, sizeof cmd, "cd %s && %s %s sr.cir 2>&1", tmp, NSC_PROGRAM, fixed ? "--step 1u" : "");
+        cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
+        cr_assert(strstr(out, "sr.cir:2:1: error: time ") && strstr(out, "s: behavioural source b1 has no consistent "
+                  "value: its output V(q) enters a comparison that flips whenever the output follows it"), "%s", out);
+        free(out);
+    }
+    cr_assert_eq(tu_write_file(path, "relay\nB1 q 0 V = V(q) < 0.5 ? 1 : 0\nR1 q 0 1k\n.op\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s sr.cir 2>&1", tmp, NSC_PROGRAM);  /* the operating point alone */
+    cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
+    cr_assert(strstr(out, "sr.cir:2:1: error: time 0 s: behavioural source b1 has no consistent value"), "%s", out);
+    free(out);
+    tu_table t;
+    free(run_table("sa", "self abs\nV1 b 0 PWL(0 1 10u 3)\nR1 b 0 1k\nB1 a 0 V=-abs(V(a))+V(b)\nR2 a 0 1k\n"
+                         ".tran 1u 10u\n.end\n", &t));
+    int ca = tu_table_col(&t, "v(a)"), cb = tu_table_col(&t, "v(b)");
+    cr_assert(ca > 0 && cb > 0 && t.nrow == 11, "%d rows", t.nrow);
+    for (int i = 0; i < t.nrow; i++)
+        cr_assert(fabs(TU_AT(&t, i, ca) - TU_AT(&t, i, cb) / 2) <= 1e-12, "t=%g: v(a) %.15g v(b) %.15g", TU_AT(&t, i, 0),
+                  TU_AT(&t, i, ca), TU_AT(&t, i, cb));
+    tu_table_free(&t);
+    const char *bad[][2] = {
+        { "x\nB1 a 0 V=V(a)+1\nR1 a 0 1\n.tran 1u 1m\n.end\n",
+          "sr2.cir:2:10: error: behavioural source b1 reads its own output V(a) with gain 1 outside its nonsmooth "
+          "functions: it cancels from the source's equation, which then does not determine it" },
+    };
+    netlist_errors(bad, 1, "sr2.cir");
 }

@@ -12,11 +12,12 @@ out=$(cd "$out" && pwd)
 CC=${CC:-clang}
 cd "$out"
 # the library, instrumented: ASan + UBSan (--enable-sanitizers) and fuzzer
-# coverage; NL_MAXELEMENTS small so that exponential subckt expansions are
-# cut short quickly instead of running into the fuzzer's memory limit.
+# coverage; NL_MAXELEMENTS and NL_EXPR_MAXINLINE small so that exponential
+# subckt and .func expansions are cut short quickly instead of running into the
+# fuzzer's memory limit.
 if [ ! -f Makefile ]; then
     "$top/configure" -q --enable-sanitizers --enable-static --disable-shared CC="$CC" \
-        CFLAGS="-g -O1 -fsanitize=fuzzer-no-link" CPPFLAGS="-DNL_MAXELEMENTS=200000"
+        CFLAGS="-g -O1 -fsanitize=fuzzer-no-link" CPPFLAGS="-DNL_MAXELEMENTS=200000 -DNL_EXPR_MAXINLINE=100000"
 fi
 make -s src/netlist/nl_parse.h >/dev/null && make -s libnscircuit.la >/dev/null
 libs=$(sed -n 's/^KLU_LIBS = //p; s/^LAPACK_LIBS = //p; s/^BLAS_LIBS = //p' Makefile | tr '\n' ' ')

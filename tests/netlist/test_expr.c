@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "netlist/netlist.h"
@@ -34,7 +35,8 @@ Test(expr, arithmetic_and_precedence)
 {
     near(ev("", "1+2*3"), 7);
     near(ev("", "(1+2)*3"), 9);
-    near(ev("", "2^3^2"), 512);   /* right-associative */
+    near(ev("", "2^3^2"), 64);    /* left-associative as ngspice 39: .param p={2^3^2} gives 64 */
+    near(ev("", "4^0.5^2"), 4);   /* (4^0.5)^2; ngspice 39 .param gives 4 */
     near(ev("", "2**3"), 8);
     near(ev("", "-2^2"), -4);     /* unary minus below ^ */
     near(ev("", "10-4-3"), 3);    /* left-associative */
@@ -64,7 +66,8 @@ Test(expr, functions_and_pi)
 }
 
 /* Comparisons, logic, ?: and the PWL functions of B sources evaluated as
- * numbers in .param (SPICE: a nonzero value is true; ngspice's u(0) = 0). */
+ * numbers in .param (SPICE: a nonzero value is true; u(0) = 1/2 and sgn(0) = 0
+ * as ngspice 39's B source: `B5 e 0 V=u(0)` gives 0.5 with `ngspice -b`). */
 Test(expr, comparisons_logic_and_pwl_functions)
 {
     near(ev("", "2>1"), 1);
@@ -81,7 +84,7 @@ Test(expr, comparisons_logic_and_pwl_functions)
     near(ev("", "0 ? 1 : 0 ? 2 : 3"), 3);      /* ?: is right-associative */
     near(ev("", "1 || 0 && 0"), 1);            /* && binds tighter than || */
     near(ev("", "1 < 2 == 1"), 1);             /* < binds tighter than == */
-    near(ev("", "u(2)+u(0)+u(-1)"), 1);
+    near(ev("", "u(2)+u(0)+u(-1)"), 1.5);
     near(ev("", "uramp(-2)+uramp(3)"), 3);
     near(ev("", "sgn(-4)+10*sgn(0)+100*sgn(5)"), 99);
     near(ev("", "limit(7,0,5)"), 5);
@@ -158,4 +161,109 @@ Test(expr, errors)
     bad(".param f(x)=x", "{f(1,2)}", "t.cir:3:9: error: function 'f' takes 1 argument, not 2");
     bad(".param f(x)=x+", "1", "t.cir:2:13: error: the body of function 'f' must be an expression in braces: f(...) {expr}");
     bad(".param 5", "1", "t.cir:2:8: error: expected name=value in .param, found '5'");
+}
+
+/* A netlist of user functions f0 .. fn (malloc'd): f0(x) = x + 1 and, with
+ * chain, f_k(x) = f_{k-1}(x) + 1 + ... + 1 (pad ones: a body `pad` deep
+ * around the inner call), else f_k(x) = f_{k-1}(x) + f_{k-1}(x) (a body of 3
+ * nodes calling twice); then `use`, a card calling fn. */
+static char *funcs_netlist(int n, int chain, int pad, const char *use)
+{
+    size_t cap = (size_t)(n + 1) * (64 + 2 * (size_t)pad) + 256;
+    char *t = malloc(cap), *p = t;
+    cr_assert(t);
+    p += sprintf(p, "t\n.func f0(x) {x+1}\n");
+    for (int k = 1; k <= n; k++) {
+        if (chain) {
+            p += sprintf(p, ".func f%d(x) {f%d(x)", k, k - 1);
+            for (int j = 0; j < pad; j++) p += sprintf(p, "+1");
+            p += sprintf(p, "}\n");
+        } else
+            p += sprintf(p, ".func f%d(x) {f%d(x)+f%d(x)}\n", k, k - 1, k - 1);
+    }
+    sprintf(p, use, n);
+    return t;
+}
+
+static void funcs_bad(int n, int chain, int pad, const char *use, const char *msg)
+{
+    char *text = funcs_netlist(n, chain, pad, use);
+    nsc_circuit *c = NULL;
+    nsc_report_init(&R);
+    cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_ENETLIST, "accepted %s", use);
+    cr_assert_null(c);
+    cr_assert_str_eq(R.error, msg);
+    nsc_report_free(&R);
+    free(text);
+}
+
+/* Issue 25 item 1: 33 nested calls, each body 1 990 deep (under the parser's
+ * 2 000), nest 65 000 deep once inlined: SIGSEGV before (the recursion of the
+ * evaluation, or of the inlining into a B source, overflowed the stack); now
+ * an error at the call, in .param, in an element value and in a B source. The
+ * same chain 1 level deep per body (f_33(x) = x + 1 + 33 * 1) still evaluates. */
+Test(expr, functions_nested_too_deep_once_inlined)
+{
+    const char *msg = "t.cir:36:%d: error: calls of 'f33' nest deeper than 2000 levels once inlined (the limit of an "
+                      "expression's depth)";
+    char want[256];
+    snprintf(want, sizeof want, msg, 11);
+    funcs_bad(33, 1, 1990, ".param p={f%d(1)}\nR1 a 0 {p}\n", want);
+    snprintf(want, sizeof want, msg, 9);
+    funcs_bad(33, 1, 1990, "R1 a 0 {f%d(1)}\n", want);
+    snprintf(want, sizeof want, msg, 11);
+    funcs_bad(33, 1, 1990, "B1 a 0 V={f%d(V(b))}\nR1 a 0 1\nR2 b 0 1\n", want);
+    char *text = funcs_netlist(33, 1, 1, ".param p={f%d(1)}\nR1 a 0 {p}\nB1 b 0 V={f33(V(a))}\nR2 b 0 1\n");
+    nsc_circuit *c = NULL;
+    nsc_report_init(&R);
+    cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_OK, "%s", R.error);
+    near(c->el[0].value, 1 + 1 + 33);
+    const nsc_bprog *p = c->el[1].bsrc;                  /* v(a) + 34 */
+    cr_assert(p->out.nt == 1 && p->term[p->out.t0].coef == 1);
+    near(p->out.c, 34);
+    nsc_circuit_free(c);
+    nsc_report_free(&R);
+    free(text);
+}
+
+/* Issue 25 item 2: f_k = f_{k-1}(x) + f_{k-1}(x) over 60 levels is 2^60
+ * evaluations in .param (a hang before) and 2^60 nodes inlined into a B
+ * source (memory doubling per level before): an error at the call once the
+ * inlined expression passes 10^6 nodes. 10 levels still work: f_10(x) =
+ * 2^10 (x + 1), in .param and as the B source's program 1024 v(a) + 1024. */
+Test(expr, functions_inlined_too_large)
+{
+    const char *msg = "t.cir:63:%d: error: calls of 'f60' expand to more than 1000000 operations once inlined "
+                      "(functions calling functions several times?)";
+    char want[256];
+    snprintf(want, sizeof want, msg, 11);
+    funcs_bad(60, 0, 0, ".param p={f%d(1)}\nR1 a 0 {p}\n", want);
+    funcs_bad(60, 0, 0, "B1 a 0 V={f%d(V(b))}\nR1 a 0 1\nR2 b 0 1\n", want);
+    char *text = funcs_netlist(10, 0, 0, ".param p={f%d(2)}\nR1 a 0 {p}\nB1 b 0 V={f10(V(a))}\nR2 b 0 1\n");
+    nsc_circuit *c = NULL;
+    nsc_report_init(&R);
+    cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_OK, "%s", R.error);
+    near(c->el[0].value, 1024 * 3);
+    const nsc_bprog *p = c->el[1].bsrc;
+    cr_assert(p->out.nt == 1 && p->term[p->out.t0].coef == 1024);
+    near(p->out.c, 1024);
+    nsc_circuit_free(c);
+    nsc_report_free(&R);
+    free(text);
+}
+
+/* A user function named as a built-in replaces it in every expression, with a
+ * warning (issue 25 item 12; ngspice 39 applies `.func abs(x) {x+10}` in .param,
+ * abs(-3) = 7, but not in a B source): R1 = abs(-3) = -3 + 10. */
+Test(expr, function_over_a_builtin_is_warned)
+{
+    nsc_circuit *c = NULL;
+    nsc_report_init(&R);
+    cr_assert_eq(nsc_netlist_read_string("t\n.func abs(x) {x+10}\nR1 a 0 {abs(-3)}\nV1 a 0 1\n", "t.cir", NULL, 0, &c, &R), NSC_OK,
+                 "%s", R.error);
+    near(c->el[0].value, 7);
+    cr_assert(R.nwarn == 1 && !strcmp(R.warn[0], "t.cir:2:7: warning: function 'abs' replaces the built-in abs() in "
+                                                 "every expression"), "%d: %s", R.nwarn, R.nwarn ? R.warn[0] : "");
+    nsc_circuit_free(c);
+    nsc_report_free(&R);
 }

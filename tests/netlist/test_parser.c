@@ -72,7 +72,7 @@ Test(parser, call_group_pair_expr)
 
 Test(parser, expression_tree_shape)
 {
-    /* -2^2 = -(2^2); 2^3^2 = 2^(3^2); a-b-c = (a-b)-c */
+    /* -2^2 = -(2^2); 2^3^2 = (2^3)^2 (ngspice 39); a-b-c = (a-b)-c */
     cr_assert_eq(rd("t\nR1 a 0 {-2^2 + 2**3^2 - a - b/c*d}\n"), NSC_OK);
     const nl_expr *e = D.card[0].f[3].u.x;
     cr_assert_eq(e->op, NL_X_SUB);                    /* (... - a) - (b/c*d) */
@@ -84,7 +84,8 @@ Test(parser, expression_tree_shape)
     cr_assert_eq(l->a->a->op, NL_X_NEG);
     cr_assert_eq(l->a->a->a->op, NL_X_POW);
     cr_assert_eq(l->a->b->op, NL_X_POW);
-    cr_assert_eq(l->a->b->b->op, NL_X_POW);           /* right-associative */
+    cr_assert_eq(l->a->b->a->op, NL_X_POW);           /* left-associative */
+    cr_assert_eq(l->a->b->b->op, NL_X_NUM);
     done();
 }
 

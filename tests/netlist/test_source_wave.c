@@ -185,3 +185,28 @@ Test(wave, next_corner_far_out_and_overlapping)
         near(prev, want[k]);
     }
 }
+
+/* Whether T is a period of a waveform nsc_wave_period cannot tell (issue 25
+ * item 10: `--period 0.7m` on a B source's sin(2 pi 1k time) ran without a
+ * word): sampled at t and t + T. sin(2 pi 1k t) repeats after 1 ms and 2 ms,
+ * not 0.7 ms or 0.5 ms (sin(x + pi) = -sin x); its square repeats after 0.5 ms;
+ * a damped SIN and a ramp of time repeat after no T. */
+Test(wave, sampled_period_of_functions_of_time)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_circuit *c = NULL;
+    cr_assert_eq(nsc_netlist_read_string("t\nB1 a 0 V=sin(2*pi*1k*time)\nB2 b 0 V=sin(2*pi*1k*time)^2\n"
+                                         "B3 c 0 V=time*1k\nV1 d 0 SIN(0 1 1k 0 100)\n.tran 1u 10m\n",
+                                         "t.cir", NULL, 0, &c, &r), NSC_OK, "%s", r.error);
+    const nsc_wave *s = &c->el[0].bsrc->tw[0], *s2 = &c->el[1].bsrc->tw[0], *ramp = &c->el[2].bsrc->tw[0];
+    double since;
+    cr_assert_eq(nsc_wave_period(s, &since), -1);          /* not known periodic */
+    cr_assert(nsc_wave_repeats(s, 1e-3, 0) && nsc_wave_repeats(s, 2e-3, 3e-3));
+    cr_assert(!nsc_wave_repeats(s, 0.7e-3, 0) && !nsc_wave_repeats(s, 0.5e-3, 0));
+    cr_assert(nsc_wave_repeats(s2, 0.5e-3, 0) && !nsc_wave_repeats(s2, 0.3e-3, 0));
+    cr_assert(!nsc_wave_repeats(ramp, 1e-3, 0));
+    cr_assert(!nsc_wave_repeats(&c->el[3].wave, 1e-3, 0));  /* damped: e^{-100 t} */
+    nsc_circuit_free(c);
+    nsc_report_free(&r);
+}
