@@ -190,6 +190,7 @@ static int onestep_init(nsc_onestep *P, const nsc_lcs *L, double h, double theta
     P->theta = theta;
     P->n = n;
     P->m = m;
+    P->lch = -1;
     P->th = nsc_calloc((size_t)n, sizeof(double));
     P->r = nsc_calloc((size_t)n, sizeof(double));
     P->q = nsc_calloc((size_t)m, sizeof(double));
@@ -446,6 +447,7 @@ static int dense_solve(nsc_onestep *P, nsc_solver solver, double *z1, double *l,
     P->have_prev = 1;
     P->cur = -1;
     P->inc_ok = 0;
+    P->lch = -1;
     memcpy(z1, zf, (size_t)n * sizeof(double));
     memcpy(l, ll, (size_t)m * sizeof(double));
     return 0;
@@ -733,6 +735,7 @@ int nsc_onestep_step(nsc_onestep *P, nsc_solver solver, const double *z0, const 
 {
     nsc_mode *M = P->map && P->have_prev && P->cur >= 0 ? &P->modes[P->cur] : NULL;
     double res;
+    P->lch = -1;                                                 /* until an incremental check lists them */
     if (M && M->G && nsc_map_try(P, M, z0, w0, w1, z1, l, &res)) {   /* the previous mode, by its map */
         memset(info, 0, sizeof *info);
         info->mode_hit = 1;
@@ -966,3 +969,8 @@ const char *nsc_onestep_sw(const nsc_onestep *P) { return P->sw; }
 const double *nsc_onestep_violated(const nsc_onestep *P) { return P->q; }
 long nsc_onestep_nfactor(const nsc_onestep *P) { return P->nfactor; }
 long nsc_onestep_ncached(const nsc_onestep *P) { return P->ncached; }
+int nsc_onestep_changed(const nsc_onestep *P, const int **list)
+{
+    *list = P->lch >= 0 ? P->dlist : NULL;
+    return P->lch;
+}

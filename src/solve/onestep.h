@@ -70,6 +70,12 @@ const char *nsc_onestep_sw(const nsc_onestep *P);   /* [L->nsw] the switch state
 const double *nsc_onestep_violated(const nsc_onestep *P);
 long nsc_onestep_nfactor(const nsc_onestep *P);
 long nsc_onestep_ncached(const nsc_onestep *P);
+/* The pairs whose l the last nsc_onestep_step on P may have changed: their
+ * count, with *list[0..count-1] their indices (valid until the next call on P),
+ * or -1 when any pair's may have (then *list is NULL). A step accepted by the
+ * incremental check of a large problem lists what it evaluated, so that a
+ * caller's per-step bookkeeping over l costs what the step's own check did. */
+int nsc_onestep_changed(const nsc_onestep *P, const int **list);
 
 typedef struct nsc_step_info {
     int mode_hit;      /* 1 when the previous step's mode solved this one (no pivoting) */

@@ -126,6 +126,8 @@ struct nsc_onestep {
     char *dmark;       /* [m] work: 0 between calls */
     int *dlist, nd;    /* [m] work: the pairs to evaluate */
     double *dval;      /* [m] work: their l */
+    int lch;           /* the pairs whose l the last step may have changed: dlist[0..lch-1]
+                          (an incremental check accepted it), or -1: any of the m */
     long nfactor;      /* mode systems factored (new pattern, refactor or pivoting refactor) */
     long ncached;      /* mode systems found in the cache */
     nsc_map *map;      /* affine maps of small problems (NULL: none) */

@@ -524,6 +524,7 @@ int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res
     int ok;
     if (P->inc_ok) {
         ok = check_inc(P, M, x, ltol, l, res, next);
+        if (ok) P->lch = P->nd;                                  /* l changed in dlist only */
     } else {
         double viol = 0;
         ok = 1;
@@ -535,6 +536,7 @@ int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res
             if (next) next[i] = (char)(mask[i] ? !bad : bad);
         }
         *res = viol;
+        P->lch = -1;                                             /* every l written */
         if (ok && P->inc_track) {                                /* the reference of the incremental check */
             memcpy(P->zref, x, (size_t)n * sizeof(double));
             memcpy(P->mref, mask, (size_t)m);
