@@ -2,7 +2,8 @@
  * (onestep.h): the mode systems with separable pairs eliminated solve the MLCP
  * (checked on the sparse equations themselves and against enumeration on the
  * dense LCP); the block pivoting fallback (no dense M) against dense Lemke; the
- * incremental mode check against the full check (bitwise); the affine maps of
+ * incremental mode check against the full check (bitwise), and the pairs it
+ * lists as changed against every change; the affine maps of
  * small problems against sparse solves; a 1000-stage inverter chain (20 000
  * pairs) without any dense matrix; KLU refactorisation against a fresh factorisation. */
 #include <criterion/criterion.h>
@@ -287,6 +288,69 @@ Test(smlcp, incremental_check_is_exact)
     const nsc_lcs *L = P->L;
     nsc_onestep_free(P);
     nsc_lcs_free((nsc_lcs *)L);
+    free(t);
+}
+
+/* nsc_onestep_changed (the stepper's peak multipliers use it): a 30-stage
+ * chain (600 pairs, incremental check) stepped 3000 times at 1 ps from rest
+ * (the input's edges run down it); every pair
+ * it does not list keeps bitwise the l it had before the step, and the list is
+ * short (what the step's check evaluated), not every pair. */
+#define SETTLE 5000
+Test(smlcp, changed_pairs_cover_every_change)
+{
+    char *t = chain(30);
+    nsc_circuit *c = tu_parse(t);
+    nsc_lcs *L = assemble(c);
+    int n = L->n, m = L->m, ns = L->nsrc;
+    nsc_onestep *P = problem(L, 1e-12);
+    double *z0 = calloc((size_t)n, sizeof(double)), *z1 = calloc((size_t)n, sizeof(double));
+    double *l = calloc((size_t)m, sizeof(double)), *lb = calloc((size_t)m, sizeof(double));
+    double *w0 = calloc((size_t)ns + 1, sizeof(double)), *w1 = calloc((size_t)ns + 1, sizeof(double));
+    char *listed = calloc((size_t)m, 1);
+    int stage;
+    for (int k = 0; k < n; k++) {                                    /* at rest: v(n_i) = 5 V for odd i */
+        if (!strcmp(L->zname[k], "v(vdd)")) z0[k] = 5;
+        if (sscanf(L->zname[k], "v(n%d)", &stage) == 1) z0[k] = stage % 2 ? 5 : 0;
+    }
+    long listed_steps = 0, listed_pairs = 0, changed = 0;
+    for (int k = -SETTLE; k < 3000; k++) {                           /* k < 0: the sources held at t = 0 */
+        for (int j = 0; j < ns; j++) {
+            w0[j] = nsc_wave_eval(L->src[j].wave, k < 0 ? 0.0 : k * 1e-12);
+            w1[j] = nsc_wave_eval(L->src[j].wave, k < 0 ? 0.0 : (k + 1) * 1e-12);
+        }
+        memcpy(lb, l, sizeof(double) * (size_t)m);
+        nsc_step_info info;
+        cr_assert_eq(nsc_onestep_step(P, NSC_SOLVER_AUTO, z0, w0, w1, z1, l, &info), 0, "step %d", k);
+        const int *ch;
+        int nch = nsc_onestep_changed(P, &ch);
+        if (k < 0) { memcpy(z0, z1, sizeof(double) * (size_t)n); continue; }
+        if (nch < 0) {
+            cr_assert_null(ch);
+        } else {
+            listed_steps++;
+            listed_pairs += nch;
+            memset(listed, 0, (size_t)m);
+            for (int q = 0; q < nch; q++) {
+                cr_assert(ch[q] >= 0 && ch[q] < m);
+                listed[ch[q]] = 1;
+            }
+            for (int i = 0; i < m; i++) {
+                changed += memcmp(&l[i], &lb[i], sizeof(double)) != 0;
+                cr_assert(listed[i] || memcmp(&l[i], &lb[i], sizeof(double)) == 0,
+                          "step %d: pair %d changed %.17g -> %.17g, not listed", k, i, lb[i], l[i]);
+            }
+        }
+        memcpy(z0, z1, sizeof(double) * (size_t)n);
+    }
+    cr_assert(listed_steps > 2900, "only %ld of 3000 steps listed their pairs", listed_steps);
+    cr_assert(changed > 0, "no listed step changed any l: the test saw nothing");
+    cr_assert(listed_pairs < listed_steps * (m / 4), "%ld pairs listed in %ld steps of %d pairs", listed_pairs,
+              listed_steps, m);
+    free(z0); free(z1); free(l); free(lb); free(w0); free(w1); free(listed);
+    nsc_onestep_free(P);
+    nsc_lcs_free(L);
+    nsc_circuit_free(c);
     free(t);
 }
 
