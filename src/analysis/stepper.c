@@ -376,6 +376,8 @@ typedef struct tran_run {
     nsc_lin *f;                    /* [nprobe] the probes as functionals */
     char **names, *sw, *evlog;     /* column names, switch states, --events' last modes */
     double *buf, *lpk;             /* the work vectors; each pair's peak multiplier */
+    char *pkmark;                  /* [m] 1: a pair nsc_dev_check reads (its peak is tracked) */
+    int *pklist, npk;              /* [npk] those pairs */
     nsc_bpq bp;
     nsc_loss_acc *acc;
     ring_watch ring;
@@ -425,7 +427,12 @@ static nsc_status tran_setup(tran_run *R, const nsc_probe *probes)
                  + (size_t)3 * nc + (size_t)L0->m;
     R->buf = nsc_calloc(tot, sizeof(double));
     R->lpk = nsc_calloc((size_t)m + 1, sizeof(double));   /* the peak of each pair */
-    if (!R->buf || !R->lpk) return nsc_oom(r);
+    R->pkmark = nsc_calloc((size_t)m + 1, 1);
+    R->pklist = nsc_calloc((size_t)m + 1, sizeof(int));
+    if (!R->buf || !R->lpk || !R->pkmark || !R->pklist) return nsc_oom(r);
+    nsc_dev_check_pairs(L, R->c, R->pkmark);
+    for (int j = 0; j < m; j++)
+        if (R->pkmark[j]) R->pklist[R->npk++] = j;
     R->z0 = R->buf, R->z1 = R->z0 + n, R->zs = R->z1 + n;
     double *ss = R->zs + n0, *es = ss + n0;
     R->l = es + n0, R->ls = R->l + m, R->e1 = R->ls + m, R->w0 = R->e1 + m, R->w1 = R->w0 + nsrc;
@@ -531,20 +538,31 @@ static nsc_status fixed_start(tran_run *R)
     return NSC_OK;
 }
 
-/* lpk[j] = max(lpk[j], l[j]) over the pairs whose l the step just taken by P
- * may have changed (nsc_onestep_changed: every pair, or the few a large
- * problem's incremental check evaluated). Exact because every call of P's
- * step in the march is followed by this update: l's other entries are already
- * in lpk. A mode-reuse step's cost stays proportional to what changed (a
- * 20 000-pair chain spent half its run here when this looped over every pair). */
-static void peak_update(double *lpk, const double *l, int m, const nsc_onestep *P)
+/* lpk[j] = max(lpk[j], l[j]) over the pairs a device checks after the run
+ * (pkmark, nsc_dev_check_pairs: fitted diodes' and BJTs' junctions) whose l
+ * the step just taken by P may have changed (nsc_onestep_changed: every pair,
+ * or the few a large problem's incremental check evaluated). Exact because
+ * every call of P's step in the march is followed by this update: l's other
+ * entries are already in lpk. A mode-reuse step's cost stays proportional to
+ * what changed (a 20 000-pair chain spent half its run here when this looped
+ * over every pair). The other pairs keep their initial l in lpk. */
+static void peak_update(tran_run *R)
 {
     const int *ch;
-    int nch = nsc_onestep_changed(P, &ch);
-    if (nch < 0)
-        for (int j = 0; j < m; j++) lpk[j] = fmax(lpk[j], l[j]);
+    double *lpk = R->lpk;
+    const double *l = R->l;
+    if (R->npk == 0) return;
+    int nch = nsc_onestep_changed(R->P, &ch);
+    if (nch < 0 || nch > R->npk)  /* (not libm's fmax, a call per pair: l and lpk are never NaN) */
+        for (int k = 0; k < R->npk; k++) {
+            int j = R->pklist[k];
+            lpk[j] = l[j] > lpk[j] ? l[j] : lpk[j];
+        }
     else
-        for (int k = 0; k < nch; k++) lpk[ch[k]] = fmax(lpk[ch[k]], l[ch[k]]);
+        for (int k = 0; k < nch; k++) {
+            int j = ch[k];
+            if (R->pkmark[j]) lpk[j] = l[j] > lpk[j] ? l[j] : lpk[j];
+        }
 }
 
 enum { STEP_ON, STEP_END, STEP_ERR };                /* go on; the run ended (table marked); an error */
@@ -592,7 +610,7 @@ static int fixed_solve(tran_run *R, double *tn, double *hh, nsc_status *s)
     }
     st->steps++;
     if (R->acc) nsc_loss_acc_step(R->acc, th, t, *tn, R->z0, R->z1, R->l, R->w0, R->w1, R->sw, nsc_onestep_mode(R->P));
-    peak_update(R->lpk, R->l, R->m, R->P);
+    peak_update(R);
     if (o->progress && st->steps % 1000 == 0) o->progress(*tn, o->progress_ctx);
     st->mode_hits += info.mode_hit;
     st->active_set += !info.mode_hit && !info.lcp_solved && info.active_set > 0;
@@ -691,6 +709,8 @@ static void tran_free(tran_run *R, nsc_status s)
         else if (R->io->lpk) memcpy(R->io->lpk, R->lpk, (size_t)L->m * sizeof(double));
     }
     free(R->lpk);
+    free(R->pkmark);
+    free(R->pklist);
     free(R->ring.d);
     free(R->ring.mag);
     free(R->ring.run);

@@ -35,3 +35,14 @@ void nsc_dev_check(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, ns
         if (d && d->check && L->el_pair[ei] >= 0) d->check(L, c, ei, lpk, r);
     }
 }
+
+int nsc_dev_check_pairs(const nsc_lcs *L, const nsc_circuit *c, char *mark)
+{
+    int k = 0;
+    for (int j = 0; j < L->m; j++) {
+        const nsc_device *d = nsc_device_of(c->el[L->pair_el[j]].kind);
+        mark[j] = d && d->check;
+        k += mark[j];
+    }
+    return k;
+}

@@ -152,6 +152,10 @@ void nsc_lcs_sources_dc(const nsc_lcs *L, double *w, double *s, double *e);
 /* After a run of L: each device's check of its elements (devices.c) from lpk[m],
  * every pair's largest multiplier over the run; warnings into r. */
 void nsc_dev_check(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *r);
+/* mark[j] = 1 (j < m) for the pairs nsc_dev_check may read (every pair of an
+ * element whose device has a check), 0 for the others; returns their number.
+ * A run need only track the peaks of those. */
+int nsc_dev_check_pairs(const nsc_lcs *L, const nsc_circuit *c, char *mark);
 
 /* Write E A B C D (CSC, Matrix Market), s0/Ss and e0/Se, and names.txt (unknowns
  * and pairs) into directory dir (created if missing). */
