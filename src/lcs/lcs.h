@@ -95,6 +95,10 @@ typedef struct nsc_lcs {
 
     int nsw;              /* switched conductances (A holds their off state) */
     nsc_switch *sw;       /* [nsw] */
+
+    struct nsc_klu_syms *syms;  /* the KLU analyses of the one-step problems of L, by
+                                   pattern (solve/la_klu.h), shared by every problem and
+                                   mode built from L; owned by L (NULL: none) */
 } nsc_lcs;
 
 /* Assemble the LCS of circuit c in the given mode. gmin (S) is added from each node

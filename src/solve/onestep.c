@@ -250,7 +250,7 @@ static int build_tran(nsc_onestep *P, const nsc_sparse *A, nsc_sparse *own, doub
 static nsc_status factor_w(nsc_onestep *P, nsc_report *rep)
 {
     int singular = 0;
-    P->F = P->n > 0 ? nsc_klu_factor(P->W, &singular) : NULL;
+    P->F = P->n > 0 ? nsc_klu_factor_in(P->L->syms, P->W, &singular) : NULL;
     if (P->n == 0 || P->F) return NSC_OK;
     double h = P->h;
     return singular

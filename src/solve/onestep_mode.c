@@ -258,7 +258,7 @@ static void mode_factor(nsc_onestep *P, nsc_mode *M, int refactor)
         M->rc = nsc_klu_factor_num(M->F, M->K) == 0 ? nsc_klu_rcond(M->F) : 0.0;
     } else {
         int singular;
-        M->F = nsc_klu_factor(M->K, &singular);
+        M->F = nsc_klu_factor_in(P->L->syms, M->K, &singular);
         M->rc = M->F ? nsc_klu_rcond(M->F) : 0.0;
     }
     M->singular = !M->F || (!(M->rc >= RCOND_MIN) && !(nsc_klu_rcondest(M->F, M->K) >= RCOND_MIN));

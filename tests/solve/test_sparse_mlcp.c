@@ -432,6 +432,78 @@ Test(smlcp, large_chain_no_dense_matrices)
     free(t);
 }
 
+/* The shared analyses (nsc_klu_syms): two matrices of one pattern, different
+ * values, factored through the cache share one analysis and give bitwise the
+ * solutions of private factorisations; another pattern gets its own; the
+ * factorisations outlive the cache; past NSC_KLU_SYMS patterns the oldest are
+ * dropped, and are analysed again when met again. */
+static nsc_sparse *tridiag(int n, double a, int full)
+{
+    nsc_sparse *T = nsc_sp_new(n, n, 3 * n + 1, 1);
+    for (int i = 0; i < n; i++) {
+        nsc_sp_entry(T, i, i, 4 + a * i);
+        if (i > 0) nsc_sp_entry(T, i, i - 1, -1 - a);
+        if (i + 1 < n) nsc_sp_entry(T, i, i + 1, -1 + a);
+        if (full && i > 1) nsc_sp_entry(T, i, 0, 0.5);
+    }
+    nsc_sparse *A = nsc_sp_compress(T);
+    nsc_sp_free(T);
+    return A;
+}
+
+Test(smlcp, klu_shared_analysis_is_exact)
+{
+    nsc_klu_syms *S = nsc_klu_syms_new();
+    cr_assert(S);
+    nsc_sparse *A1 = tridiag(30, 0.1, 0), *A2 = tridiag(30, 0.3, 0), *A3 = tridiag(30, 0.1, 1);
+    nsc_sparse *A[3] = { A1, A2, A3 };
+    nsc_klu *Fs[3], *Fp[3];
+    int sing;
+    for (int k = 0; k < 3; k++) {
+        Fs[k] = nsc_klu_factor_in(S, A[k], &sing);
+        Fp[k] = nsc_klu_factor(A[k], &sing);
+        cr_assert(Fs[k] && Fp[k]);
+    }
+    long made, found;
+    nsc_klu_syms_counts(S, &made, &found);
+    cr_assert_eq(made, 2);
+    cr_assert_eq(found, 1);
+    nsc_klu_syms_free(S);                                            /* the factorisations keep theirs */
+    for (int k = 0; k < 3; k++) {
+        double x[30], y[30];
+        for (int i = 0; i < 30; i++) x[i] = y[i] = sin(i + 1.0);
+        cr_assert_eq(nsc_klu_solve(Fs[k], x, 1), 0);
+        cr_assert_eq(nsc_klu_solve(Fp[k], y, 1), 0);
+        cr_assert_eq(memcmp(x, y, sizeof x), 0, "matrix %d: shared and private analyses differ", k);
+        double r[30] = {0};                                          /* A x = b */
+        for (int j = 0; j < 30; j++)
+            for (int q = A[k]->p[j]; q < A[k]->p[j + 1]; q++) r[A[k]->i[q]] += A[k]->x[q] * x[j];
+        for (int i = 0; i < 30; i++) cr_assert_float_eq(r[i], sin(i + 1.0), 1e-13);
+        nsc_klu_free(Fs[k]);
+        nsc_klu_free(Fp[k]);
+    }
+    S = nsc_klu_syms_new();
+    for (int k = 0; k < NSC_KLU_SYMS + 2; k++) {                     /* k + 2 unknowns: a pattern each */
+        nsc_sparse *B = tridiag(k + 2, 0.2, 0);
+        nsc_klu *F = nsc_klu_factor_in(S, B, &sing);
+        cr_assert(F);
+        nsc_klu_free(F);
+        nsc_sp_free(B);
+    }
+    nsc_sparse *B = tridiag(2, 0.2, 0), *Bl = tridiag(NSC_KLU_SYMS + 3, 0.2, 0);
+    nsc_klu *F1 = nsc_klu_factor_in(S, B, &sing), *F2 = nsc_klu_factor_in(S, Bl, &sing);
+    cr_assert(F1 && F2);
+    nsc_klu_syms_counts(S, &made, &found);
+    cr_assert_eq(made, NSC_KLU_SYMS + 3, "made %ld", made);          /* the first one was dropped */
+    cr_assert_eq(found, 1);                                          /* the last one was kept */
+    nsc_klu_free(F1);
+    nsc_klu_free(F2);
+    nsc_sp_free(B);
+    nsc_sp_free(Bl);
+    nsc_klu_syms_free(S);
+    nsc_sp_free(A1); nsc_sp_free(A2); nsc_sp_free(A3);
+}
+
 /* KLU: refactoring in place (same pattern, new values) and refactoring with
  * new pivots give the solution of a fresh factorisation. */
 Test(smlcp, klu_refactor_equals_factor)
