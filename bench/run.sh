@@ -278,7 +278,7 @@ paired() {
     for c in "${cases[@]}"; do
         awk -v c="${c%%|*}" '$1 == c { if (!($2 in b) || $3 < b[$2]) b[$2] = $3 }
             END { r = b["this"] / b["base"]; printf "paired:   %-18s base %.3f s, this %.3f s, ratio %.2f%s\n",
-                  c, b["base"], b["this"], r, r > 1.15 ? "  REGRESSION" : "" }' "$work/paired.times"
+                  c, b["base"], b["this"], r, (r > 1.15 ? "  REGRESSION" : "") }' "$work/paired.times"
     done
 }
 
