@@ -197,6 +197,15 @@ adaptive() {
     echo "adaptive:   nscircuit adaptive whole run $ad_w s | fixed 50 ps (20 000 000 steps) $fx_w s | ngspice default run $ng_w s"
     echo "adaptive:   speed-up vs ngspice $(ratio "$ng_w" "$ad_w")x, vs the 50 ps run $(ratio "$fx_w" "$ad_w")x (whole runs)"
     "$nsc" compare "$ad" "$ref" --signals 'v(out),i(l1)' --tol 1e-3 | sed -n 's/^\(v(out)\|i(l1)\) /adaptive:   vs 50 ps: &/p'
+    # the cost of a step (issue 24 goal: an adaptive step <= 2x a fixed step of the same circuit):
+    # loops (--threads 1) over their steps, the fixed one at 50 ps over the first 100 us
+    local ad_l ad_n fx_l
+    ad_l=$(nsc_loop --save 'v(out)' -o "$work/ad_l.dat" "$cir")
+    ad_n=$("$nsc" --threads 1 --save 'v(out)' -o "$work/ad_l.dat" "$cir" 2>&1 | sed -n 's/.* simulated in \([0-9]*\) steps.*/\1/p')
+    fx_l=$(nsc_loop --step 50p --tstop 100u --save 'v(out)' -o "$work/fx_l.dat" "$cir")
+    awk -v al="$ad_l" -v an="$ad_n" -v fl="$fx_l" 'BEGIN { a = al / an * 1e6; f = fl / 2e6 * 1e6;
+        printf "adaptive:   a step: adaptive %.3f us (%d steps in %.3f s), fixed %.3f us (2e6 steps in %.3f s): %.1fx (goal <= 2x)\n",
+               a, an, al, f, fl, a / f }'
 }
 
 # The periodic steady state (issue 14): --steady against the transient long
