@@ -189,7 +189,7 @@ adaptive() {
     sed -e 's/^\.tran 10n 200u 0 [^ ]* UIC/.tran 10n 1m UIC/' -e '/^\.end$/d' "$here/buck_level3.cir" > "$ng"
     printf '.control\nrun\nwrdata %s v(out)\n.endc\n.end\n' "$work/buck1m_ng.txt" >> "$ng"
     local stats ad_w ng_w fx_w
-    stats=$("$nsc" --stats --save 'v(out),i(l1)' -o "$ad" "$cir" 2>&1 | head -n 1)
+    stats=$("$nsc" --stats --save 'v(out),i(l1)' -o "$ad" "$cir" 2>&1 | sed -n 1p)   # (head: SIGPIPE under pipefail)
     ad_w=$(best_of "$runs" "$nsc" --quiet --save 'v(out),i(l1)' -o "$ad" "$cir")
     fx_w=$(best_of 1 "$nsc" --quiet --step 50p --save 'v(out),i(l1)' -o "$ref" "$cir")
     ng_w=$(wall ngspice -b "$ng")
