@@ -291,9 +291,17 @@ paired() {
     done
 }
 
+# KLU against dense LAPACK LU on small systems (issue 24: is a dense path worth it?).
+lu() {
+    need_pkg "command -v gcc" gcc || return 0
+    gcc -O2 -I/usr/include/suitesparse "$here/klu_vs_lapack.c" -o "$work/klu_vs_lapack" -lklu -llapack -lblas \
+        || { echo "lu: klu_vs_lapack.c did not build" >&2; return 0; }
+    "$work/klu_vs_lapack" | sed 's/^/lu: /'
+}
+
 for b in $what; do
     case $b in
-    bridge|buck|chain|adaptive|steady|devices|paired) "$b" ;;
-    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive, steady, devices, paired)" >&2; exit 2 ;;
+    bridge|buck|chain|adaptive|steady|devices|paired|lu) "$b" ;;
+    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive, steady, devices, paired, lu)" >&2; exit 2 ;;
     esac
 done
