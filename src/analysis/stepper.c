@@ -38,6 +38,46 @@ static int built_for(const nsc_onestep *P, double h, double theta, const char *s
            && (nsw == 0 || memcmp(nsc_onestep_sw(P), sw, nsw) == 0);
 }
 
+/* *V (when it has this theta and these switch states) made in place the
+ * problem of step h (nsc_onestep_renew: no rebuild of its structures, no new
+ * analysis): 1 done; 0 not, *V then freed and NULL when it was tried. Its
+ * counters go to st first (they restart at 0, as a new problem's). */
+static int renew(nsc_pcache *C, nsc_onestep **V, double h, double theta, const char *sw, nsc_sim_stats *st)
+{
+    size_t nsw = (size_t)C->L->nsw;
+    if (!*V || nsc_onestep_theta(*V) != theta || (nsw && memcmp(nsc_onestep_sw(*V), sw, nsw))) return 0;
+    pcache_count(*V, st);
+    if (nsc_onestep_renew(*V, h) == 0) {
+        if (st) st->factorizations++;
+        return 1;
+    }
+    nsc_onestep_free(*V);
+    *V = NULL;
+    return 0;
+}
+
+/* A one-off step's problem: the spare (the one-off problem before the current
+ * one, never the current one, which the caller may still hold) renewed, else
+ * built; the current one becomes the spare. */
+static nsc_status pcache_oneoff(nsc_pcache *C, double h, double theta, const char *sw, nsc_onestep **out,
+                                nsc_sim_stats *st, nsc_report *r)
+{
+    nsc_onestep *P = C->spare;
+    if (!renew(C, &P, h, theta, sw, st)) {
+        if (C->spare && P) {                                     /* not tried: another theta or states */
+            pcache_count(C->spare, st);
+            nsc_onestep_free(C->spare);
+        }
+        C->spare = NULL;
+        nsc_status s = nsc_onestep_new_alg(C->L, h, theta, C->alg_theta ? theta : 1.0, sw, &P, r);
+        if (s) return s;
+        if (st) st->factorizations++;
+    }
+    C->spare = C->scratch;
+    C->scratch = *out = P;
+    return NSC_OK;
+}
+
 nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw, int oneoff,
                           nsc_onestep **out, nsc_sim_stats *st, nsc_report *r)
 {
@@ -54,24 +94,31 @@ nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw,
         *out = S;
         return NSC_OK;
     }
+    if (oneoff) return pcache_oneoff(C, h, theta, sw, out, st, r);
+    int slot = C->n;
+    if (C->n == NSC_PCACHE) {                                    /* full: the least recently used goes */
+        slot = 0;
+        for (int k = 1; k < C->n; k++)
+            if (C->last[k] < C->last[slot]) slot = k;
+        if (renew(C, &C->P[slot], h, theta, sw, st)) {          /* (never the caller's current problem:
+                                                                    that one was used last) */
+            C->last[slot] = C->clock;
+            *out = C->P[slot];
+            return NSC_OK;
+        }
+        if (!C->P[slot]) {                                       /* tried and freed: its slot closed */
+            C->n--;
+            C->P[slot] = C->P[C->n];
+            C->last[slot] = C->last[C->n];
+            slot = C->n;
+        }
+    }
     nsc_onestep *P;
     nsc_status s = nsc_onestep_new_alg(C->L, h, theta, C->alg_theta ? theta : 1.0, sw, &P, r);
     if (s) return s;
     if (st) st->factorizations++;
-    if (oneoff) {
-        if (S) {
-            pcache_count(S, st);
-            nsc_onestep_free(S);
-        }
-        C->scratch = *out = P;
-        return NSC_OK;
-    }
-    int slot = C->n;
     if (C->n < NSC_PCACHE) C->n++;
-    else {
-        slot = 0;
-        for (int k = 1; k < C->n; k++)
-            if (C->last[k] < C->last[slot]) slot = k;
+    else if (C->P[slot]) {
         pcache_count(C->P[slot], st);
         nsc_onestep_free(C->P[slot]);
     }
@@ -88,10 +135,12 @@ void nsc_pcache_free(nsc_pcache *C, nsc_sim_stats *st)
         nsc_onestep_free(C->P[k]);
     }
     C->n = 0;
-    if (C->scratch) {
-        pcache_count(C->scratch, st);
-        nsc_onestep_free(C->scratch);
-        C->scratch = NULL;
+    for (int k = 0; k < 2; k++) {
+        nsc_onestep **V = k ? &C->spare : &C->scratch;
+        if (!*V) continue;
+        pcache_count(*V, st);
+        nsc_onestep_free(*V);
+        *V = NULL;
     }
 }
 

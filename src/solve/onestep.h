@@ -117,6 +117,14 @@ void nsc_onestep_take_mode(nsc_onestep *P, const nsc_onestep *from);
  * call's l is not assumed to be what the last call on P returned. */
 void nsc_onestep_set_mode(nsc_onestep *P, const char *mode);
 void nsc_onestep_free(nsc_onestep *P);
+/* P (a transient problem, h > 0) made in place the problem of step h, same
+ * theta and switch states: W and R take their new values on the same patterns,
+ * the mode cache and the mode guess are dropped, W is refactored on its
+ * analysis; afterwards P computes bit for bit what a new problem of h would.
+ * No rebuild of the pair structures, no new analysis. 0 ok; -1 when a pattern
+ * differs, out of memory or W singular: P is then unusable (free it and build
+ * the problem anew, which reports why). */
+int nsc_onestep_renew(nsc_onestep *P, double h);
 /* The active set (m flags, 1 = active) of the last step P accepted; NULL before any. */
 const char *nsc_onestep_mode(const nsc_onestep *P);
 /* The static solution (h = 0) of P in the given mode (m flags, e.g. from

@@ -61,6 +61,26 @@ void nsc_mode_teardown(nsc_onestep *P)
     free(P->zref); free(P->mref); free(P->epair); free(P->dmark); free(P->dlist); free(P->dval);
 }
 
+void nsc_mode_renew(nsc_onestep *P)
+{
+    for (int k = 0; k < NSC_MODE_CACHE; k++) mode_clear(&P->modes[k]);
+    P->nmodes = 0;
+    P->cur = -1;
+    P->clock = 0;
+    nsc_sparse *Wb = P->Wb;
+    const nsc_sparse *W = P->W, *B = P->B, *Ct = P->Ct;
+    for (int j = 0; j < P->m; j++)                               /* touched: the stamped positions */
+        for (int kb = B->p[j]; P->sep[j] && kb < B->p[j + 1]; kb++)
+            for (int kc = Ct->p[j]; kc < Ct->p[j + 1]; kc++) P->touched[sp_find(Wb, B->i[kb], Ct->i[kc])] = 1;
+    for (int k = 0; k < Wb->p[P->n]; k++) Wb->x[k] = 0.0;
+    for (int j = 0; j < P->n; j++)
+        for (int k = W->p[j]; k < W->p[j + 1]; k++) {
+            int pos = sp_find(Wb, W->i[k], j);
+            Wb->x[pos] = P->touched[pos] ? W->x[k] + 0.0 : W->x[k];
+        }
+    memset(P->touched, 0, (size_t)P->npos);
+}
+
 /* The per-pair arrays of P and the transposes Ct, Dt, SeT; epair lists the
  * pairs with a source term in e (a row of Se). 0, or -1 on ENOMEM. */
 static int setup_alloc(nsc_onestep *P)

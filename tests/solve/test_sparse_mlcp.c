@@ -432,6 +432,76 @@ Test(smlcp, large_chain_no_dense_matrices)
     free(t);
 }
 
+/* nsc_onestep_renew: a problem of step h1 that has stepped (modes cached, a
+ * mode guess, maps built), made in place the problem of h2, then steps bit for
+ * bit as a problem built for h2: the buck (maps, switches off) and MIXED (ideal
+ * diodes, a comparator step); a static problem (h = 0) is not renewed. */
+static void renew_vs_new(const char *net, double h1, double h2, int steps)
+{
+    nsc_circuit *c = tu_parse(net);
+    nsc_lcs *L = assemble(c);
+    int n = L->n, m = L->m, ns = L->nsrc;
+    nsc_onestep *P = problem(L, h1), *Q = problem(L, h2);
+    double *za = calloc((size_t)n, sizeof(double)), *zb = calloc((size_t)n, sizeof(double));
+    double *ya = calloc((size_t)n, sizeof(double)), *yb = calloc((size_t)n, sizeof(double));
+    double *la = calloc((size_t)m + 1, sizeof(double)), *lb = calloc((size_t)m + 1, sizeof(double));
+    double *w0 = calloc((size_t)ns + 1, sizeof(double)), *w1 = calloc((size_t)ns + 1, sizeof(double));
+    nsc_step_info ia, ib;
+    for (int k = 0; k < steps; k++) {                                /* P's history at h1 */
+        for (int j = 0; j < ns; j++) {
+            w0[j] = nsc_wave_eval(L->src[j].wave, k * h1);
+            w1[j] = nsc_wave_eval(L->src[j].wave, (k + 1) * h1);
+        }
+        cr_assert_eq(nsc_onestep_step(P, NSC_SOLVER_AUTO, za, w0, w1, ya, la, &ia), 0, "step %d", k);
+        memcpy(za, ya, sizeof(double) * (size_t)n);
+    }
+    cr_assert(P->nmodes > 0);
+    cr_assert_eq(nsc_onestep_renew(P, h2), 0);
+    cr_assert(nsc_onestep_h(P) == h2);
+    memcpy(zb, za, sizeof(double) * (size_t)n);
+    memcpy(lb, la, sizeof(double) * (size_t)m);
+    double t0 = steps * h1;
+    for (int k = 0; k < steps; k++) {                                /* both at h2 from the same state */
+        for (int j = 0; j < ns; j++) {
+            w0[j] = nsc_wave_eval(L->src[j].wave, t0 + k * h2);
+            w1[j] = nsc_wave_eval(L->src[j].wave, t0 + (k + 1) * h2);
+        }
+        int a = nsc_onestep_step(P, NSC_SOLVER_AUTO, za, w0, w1, ya, la, &ia);
+        int b = nsc_onestep_step(Q, NSC_SOLVER_AUTO, zb, w0, w1, yb, lb, &ib);
+        cr_assert_eq(a, b, "step %d", k);
+        cr_assert_eq(memcmp(ya, yb, sizeof(double) * (size_t)n), 0, "step %d: z differs", k);
+        cr_assert_eq(memcmp(la, lb, sizeof(double) * (size_t)m), 0, "step %d: l differs", k);
+        cr_assert_eq(ia.mode_hit, ib.mode_hit, "step %d", k);
+        cr_assert_eq(ia.iter, ib.iter, "step %d", k);
+        memcpy(za, ya, sizeof(double) * (size_t)n);
+        memcpy(zb, yb, sizeof(double) * (size_t)n);
+    }
+    cr_assert_eq(nsc_onestep_nfactor(P), nsc_onestep_nfactor(Q));
+    cr_assert_eq(nsc_onestep_ncached(P), nsc_onestep_ncached(Q));
+    free(za); free(zb); free(ya); free(yb); free(la); free(lb); free(w0); free(w1);
+    nsc_onestep_free(P);
+    nsc_onestep_free(Q);
+    nsc_onestep *S = problem(L, 0.0);
+    cr_assert_eq(nsc_onestep_renew(S, 1e-9), -1);
+    nsc_onestep_free(S);
+    nsc_lcs_free(L);
+    nsc_circuit_free(c);
+}
+
+Test(smlcp, renewed_problem_steps_as_a_new_one)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/netlists/buck.cir", NSC_TOP_SRCDIR);
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "%s", path);
+    static char text[1 << 16];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = 0;
+    renew_vs_new(text, 1e-9, 0.37e-9, 3000);
+    renew_vs_new(MIXED, 1e-9, 2.5e-9, 400);
+}
+
 /* The shared analyses (nsc_klu_syms): two matrices of one pattern, different
  * values, factored through the cache share one analysis and give bitwise the
  * solutions of private factorisations; another pattern gets its own; the
