@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh -- benchmarks of nscircuit against its anchors, same machine, same run
 # (issue 4). Run by `make bench` from a build directory, or directly:
-#     bash bench/run.sh [BUILD_DIR] [bridge|buck|chain|adaptive ...]
+#     bash bench/run.sh [BUILD_DIR] [bridge|buck|chain|adaptive|steady|devices|paired ...]
 # Each benchmark prints both timings and the ratio; waveforms are compared too.
 # Anchors missing from the machine are installed from Debian packages when root.
 # Timings are wall-clock seconds, best of BENCH_RUNS (default 3) for the fast
@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=${1:-$PWD}
 shift || true
-what=${*:-bridge buck chain adaptive steady devices small}
+what=${*:-bridge buck chain adaptive steady devices small paired}
 runs=${BENCH_RUNS:-3}
 nsc="$build/nscircuit"
 [ -x "$nsc" ] || { echo "bench: $nsc not built (run make first)" >&2; exit 2; }
@@ -189,7 +189,7 @@ adaptive() {
     sed -e 's/^\.tran 10n 200u 0 [^ ]* UIC/.tran 10n 1m UIC/' -e '/^\.end$/d' "$here/buck_level3.cir" > "$ng"
     printf '.control\nrun\nwrdata %s v(out)\n.endc\n.end\n' "$work/buck1m_ng.txt" >> "$ng"
     local stats ad_w ng_w fx_w
-    stats=$("$nsc" --stats --save 'v(out),i(l1)' -o "$ad" "$cir" 2>&1 | head -n 1)
+    stats=$("$nsc" --stats --save 'v(out),i(l1)' -o "$ad" "$cir" 2>&1 | sed -n 1p)   # (head: SIGPIPE under pipefail)
     ad_w=$(best_of "$runs" "$nsc" --quiet --save 'v(out),i(l1)' -o "$ad" "$cir")
     fx_w=$(best_of 1 "$nsc" --quiet --step 50p --save 'v(out),i(l1)' -o "$ref" "$cir")
     ng_w=$(wall ngspice -b "$ng")
@@ -197,6 +197,15 @@ adaptive() {
     echo "adaptive:   nscircuit adaptive whole run $ad_w s | fixed 50 ps (20 000 000 steps) $fx_w s | ngspice default run $ng_w s"
     echo "adaptive:   speed-up vs ngspice $(ratio "$ng_w" "$ad_w")x, vs the 50 ps run $(ratio "$fx_w" "$ad_w")x (whole runs)"
     "$nsc" compare "$ad" "$ref" --signals 'v(out),i(l1)' --tol 1e-3 | sed -n 's/^\(v(out)\|i(l1)\) /adaptive:   vs 50 ps: &/p'
+    # the cost of a step (issue 24 goal: an adaptive step <= 2x a fixed step of the same circuit):
+    # loops (--threads 1) over their steps, the fixed one at 50 ps over the first 100 us
+    local ad_l ad_n fx_l
+    ad_l=$(nsc_loop --save 'v(out)' -o "$work/ad_l.dat" "$cir")
+    ad_n=$("$nsc" --threads 1 --save 'v(out)' -o "$work/ad_l.dat" "$cir" 2>&1 | sed -n 's/.* simulated in \([0-9]*\) steps.*/\1/p')
+    fx_l=$(nsc_loop --step 50p --tstop 100u --save 'v(out)' -o "$work/fx_l.dat" "$cir")
+    awk -v al="$ad_l" -v an="$ad_n" -v fl="$fx_l" 'BEGIN { a = al / an * 1e6; f = fl / 2e6 * 1e6;
+        printf "adaptive:   a step: adaptive %.3f us (%d steps in %.3f s), fixed %.3f us (2e6 steps in %.3f s): %.1fx (goal <= 2x)\n",
+               a, an, al, f, fl, a / f }'
 }
 
 # The periodic steady state (issue 14): --steady against the transient long
@@ -268,9 +277,59 @@ small() {
     done
 }
 
+# This build against a previous one (issue 24: a regression shows the day it
+# lands): BENCH_BASE (a git revision of the source tree, default HEAD~1) is
+# built in a temporary directory, then both binaries run the same cases in
+# interleaved rounds (BENCH_RUNS of them; this machine's speed drifts, so each
+# figure is its best round): the 1000-stage chain at 1 ps (40 ns), the buck at
+# 50 ps (200 us) and the adaptive buck (.tran 10n 1m). Whole processes, one
+# signal saved (the output is not what is compared); "ratio" is this build's
+# time over the base's, REGRESSION above 1.15.
+paired() {
+    local rev=${BENCH_BASE:-HEAD~1} base="$work/base" k c b
+    if ! git -C "$top" rev-parse -q --verify "$rev^{commit}" >/dev/null 2>&1; then
+        echo "paired: no git revision '$rev' in $top (BENCH_BASE=<rev>)" >&2; return 0
+    fi
+    mkdir -p "$base" && git -C "$top" archive "$rev" | tar -x -C "$base"
+    if ! (cd "$base" && autoreconf -fi && ./configure -q --disable-shared && make -j2 nscircuit) \
+        > "$work/base_build.log" 2>&1; then
+        echo "paired: building $rev failed:" >&2; tail -5 "$work/base_build.log" >&2; return 0
+    fi
+    sh "$top/netlists/inverter_chain.sh" 1000 | sed 's/^\.tran 5p 20n 0 1p/.tran 5p 40n 0 1p/' > "$work/pchain.cir"
+    sed -e 's/^\.tran 10n 200u 0 50p UIC/.tran 10n 1m UIC/' "$top/netlists/buck.cir" > "$work/pbuck1m.cir"
+    local cases=("chain1000_1ps|--step 1p --save v(n1000) $work/pchain.cir"
+                 "buck_50ps|--step 50p --save v(out) $top/netlists/buck.cir"
+                 "buck_adaptive_1ms|--save v(out) $work/pbuck1m.cir")
+    for k in $(seq "$runs"); do
+        for c in "${cases[@]}"; do
+            for b in base this; do
+                local bin=$nsc
+                [ $b = base ] && bin="$base/nscircuit"
+                # shellcheck disable=SC2086
+                echo "${c%%|*} $b $(wall "$bin" --quiet -o "$work/paired.dat" ${c#*|})"
+            done
+        done
+    done > "$work/paired.times"
+    echo "paired: this build ($(git -C "$top" describe --always --dirty 2>/dev/null)) vs $rev" \
+         "($(git -C "$top" rev-parse --short "$rev")), whole runs, best of $runs interleaved rounds"
+    for c in "${cases[@]}"; do
+        awk -v c="${c%%|*}" '$1 == c { if (!($2 in b) || $3 < b[$2]) b[$2] = $3 }
+            END { r = b["this"] / b["base"]; printf "paired:   %-18s base %.3f s, this %.3f s, ratio %.2f%s\n",
+                  c, b["base"], b["this"], r, (r > 1.15 ? "  REGRESSION" : "") }' "$work/paired.times"
+    done
+}
+
+# KLU against dense LAPACK LU on small systems (issue 24: is a dense path worth it?).
+lu() {
+    need_pkg "command -v gcc" gcc || return 0
+    gcc -O2 -I/usr/include/suitesparse "$here/klu_vs_lapack.c" -o "$work/klu_vs_lapack" -lklu -llapack -lblas \
+        || { echo "lu: klu_vs_lapack.c did not build" >&2; return 0; }
+    "$work/klu_vs_lapack" | sed 's/^/lu: /'
+}
+
 for b in $what; do
     case $b in
-    bridge|buck|chain|adaptive|steady|devices|small) "$b" ;;
-    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive, steady, devices, small)" >&2; exit 2 ;;
+    bridge|buck|chain|adaptive|steady|devices|small|paired|lu) "$b" ;;
+    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive, steady, devices, small, paired, lu)" >&2; exit 2 ;;
     esac
 done

@@ -38,6 +38,46 @@ static int built_for(const nsc_onestep *P, double h, double theta, const char *s
            && (nsw == 0 || memcmp(nsc_onestep_sw(P), sw, nsw) == 0);
 }
 
+/* *V (when it has this theta and these switch states) made in place the
+ * problem of step h (nsc_onestep_renew: no rebuild of its structures, no new
+ * analysis): 1 done; 0 not, *V then freed and NULL when it was tried. Its
+ * counters go to st first (they restart at 0, as a new problem's). */
+static int renew(nsc_pcache *C, nsc_onestep **V, double h, double theta, const char *sw, nsc_sim_stats *st)
+{
+    size_t nsw = (size_t)C->L->nsw;
+    if (!*V || nsc_onestep_theta(*V) != theta || (nsw && memcmp(nsc_onestep_sw(*V), sw, nsw))) return 0;
+    pcache_count(*V, st);
+    if (nsc_onestep_renew(*V, h) == 0) {
+        if (st) st->factorizations++;
+        return 1;
+    }
+    nsc_onestep_free(*V);
+    *V = NULL;
+    return 0;
+}
+
+/* A one-off step's problem: the spare (the one-off problem before the current
+ * one, never the current one, which the caller may still hold) renewed, else
+ * built; the current one becomes the spare. */
+static nsc_status pcache_oneoff(nsc_pcache *C, double h, double theta, const char *sw, nsc_onestep **out,
+                                nsc_sim_stats *st, nsc_report *r)
+{
+    nsc_onestep *P = C->spare;
+    if (!renew(C, &P, h, theta, sw, st)) {
+        if (C->spare && P) {                                     /* not tried: another theta or states */
+            pcache_count(C->spare, st);
+            nsc_onestep_free(C->spare);
+        }
+        C->spare = NULL;
+        nsc_status s = nsc_onestep_new_alg(C->L, h, theta, C->alg_theta ? theta : 1.0, sw, &P, r);
+        if (s) return s;
+        if (st) st->factorizations++;
+    }
+    C->spare = C->scratch;
+    C->scratch = *out = P;
+    return NSC_OK;
+}
+
 nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw, int oneoff,
                           nsc_onestep **out, nsc_sim_stats *st, nsc_report *r)
 {
@@ -54,24 +94,31 @@ nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw,
         *out = S;
         return NSC_OK;
     }
+    if (oneoff) return pcache_oneoff(C, h, theta, sw, out, st, r);
+    int slot = C->n;
+    if (C->n == NSC_PCACHE) {                                    /* full: the least recently used goes */
+        slot = 0;
+        for (int k = 1; k < C->n; k++)
+            if (C->last[k] < C->last[slot]) slot = k;
+        if (renew(C, &C->P[slot], h, theta, sw, st)) {          /* (never the caller's current problem:
+                                                                    that one was used last) */
+            C->last[slot] = C->clock;
+            *out = C->P[slot];
+            return NSC_OK;
+        }
+        if (!C->P[slot]) {                                       /* tried and freed: its slot closed */
+            C->n--;
+            C->P[slot] = C->P[C->n];
+            C->last[slot] = C->last[C->n];
+            slot = C->n;
+        }
+    }
     nsc_onestep *P;
     nsc_status s = nsc_onestep_new_alg(C->L, h, theta, C->alg_theta ? theta : 1.0, sw, &P, r);
     if (s) return s;
     if (st) st->factorizations++;
-    if (oneoff) {
-        if (S) {
-            pcache_count(S, st);
-            nsc_onestep_free(S);
-        }
-        C->scratch = *out = P;
-        return NSC_OK;
-    }
-    int slot = C->n;
     if (C->n < NSC_PCACHE) C->n++;
-    else {
-        slot = 0;
-        for (int k = 1; k < C->n; k++)
-            if (C->last[k] < C->last[slot]) slot = k;
+    else if (C->P[slot]) {
         pcache_count(C->P[slot], st);
         nsc_onestep_free(C->P[slot]);
     }
@@ -88,10 +135,12 @@ void nsc_pcache_free(nsc_pcache *C, nsc_sim_stats *st)
         nsc_onestep_free(C->P[k]);
     }
     C->n = 0;
-    if (C->scratch) {
-        pcache_count(C->scratch, st);
-        nsc_onestep_free(C->scratch);
-        C->scratch = NULL;
+    for (int k = 0; k < 2; k++) {
+        nsc_onestep **V = k ? &C->spare : &C->scratch;
+        if (!*V) continue;
+        pcache_count(*V, st);
+        nsc_onestep_free(*V);
+        *V = NULL;
     }
 }
 
@@ -296,8 +345,11 @@ static void ring_step(ring_watch *R, const nsc_lcs *L, const double *z0, const d
                       double h, nsc_report *r)
 {
     for (int i = 0; !R->warned && i < R->n; i++) {
-        R->mag[i] = fmax(R->mag[i], fmax(fabs(z0[i]), fabs(z1[i])));
-        double d = z1[i] - z0[i], big = NSC_RING_REL * R->mag[i];
+        double a0 = fabs(z0[i]), a1 = fabs(z1[i]), mg = R->mag[i];   /* max(mag, |z0|, |z1|), */
+        if (a0 > mg) mg = a0;                                          /* inline: no libm call */
+        if (a1 > mg) mg = a1;
+        R->mag[i] = mg;
+        double d = z1[i] - z0[i], big = NSC_RING_REL * mg;
         int alt = d * R->d[i] < 0 && fabs(d) > big && fabs(d) >= 0.5 * fabs(R->d[i]);
         R->run[i] = alt ? R->run[i] + 1 : 0;
         R->d[i] = d;
@@ -373,6 +425,8 @@ typedef struct tran_run {
     nsc_lin *f;                    /* [nprobe] the probes as functionals */
     char **names, *sw, *evlog;     /* column names, switch states, --events' last modes */
     double *buf, *lpk;             /* the work vectors; each pair's peak multiplier */
+    char *pkmark;                  /* [m] 1: a pair nsc_dev_check reads (its peak is tracked) */
+    int *pklist, npk;              /* [npk] those pairs */
     nsc_bpq bp;
     nsc_loss_acc *acc;
     ring_watch ring;
@@ -422,7 +476,12 @@ static nsc_status tran_setup(tran_run *R, const nsc_probe *probes)
                  + (size_t)3 * nc + (size_t)L0->m;
     R->buf = nsc_calloc(tot, sizeof(double));
     R->lpk = nsc_calloc((size_t)m + 1, sizeof(double));   /* the peak of each pair */
-    if (!R->buf || !R->lpk) return nsc_oom(r);
+    R->pkmark = nsc_calloc((size_t)m + 1, 1);
+    R->pklist = nsc_calloc((size_t)m + 1, sizeof(int));
+    if (!R->buf || !R->lpk || !R->pkmark || !R->pklist) return nsc_oom(r);
+    nsc_dev_check_pairs(L, R->c, R->pkmark);
+    for (int j = 0; j < m; j++)
+        if (R->pkmark[j]) R->pklist[R->npk++] = j;
     R->z0 = R->buf, R->z1 = R->z0 + n, R->zs = R->z1 + n;
     double *ss = R->zs + n0, *es = ss + n0;
     R->l = es + n0, R->ls = R->l + m, R->e1 = R->ls + m, R->w0 = R->e1 + m, R->w1 = R->w0 + nsrc;
@@ -528,6 +587,33 @@ static nsc_status fixed_start(tran_run *R)
     return NSC_OK;
 }
 
+/* lpk[j] = max(lpk[j], l[j]) over the pairs a device checks after the run
+ * (pkmark, nsc_dev_check_pairs: fitted diodes' and BJTs' junctions) whose l
+ * the step just taken by P may have changed (nsc_onestep_changed: every pair,
+ * or the few a large problem's incremental check evaluated). Exact because
+ * every call of P's step in the march is followed by this update: l's other
+ * entries are already in lpk. A mode-reuse step's cost stays proportional to
+ * what changed (a 20 000-pair chain spent half its run here when this looped
+ * over every pair). The other pairs keep their initial l in lpk. */
+static void peak_update(tran_run *R)
+{
+    const int *ch;
+    double *lpk = R->lpk;
+    const double *l = R->l;
+    if (R->npk == 0) return;
+    int nch = nsc_onestep_changed(R->P, &ch);
+    if (nch < 0 || nch > R->npk)  /* (not libm's fmax, a call per pair: l and lpk are never NaN) */
+        for (int k = 0; k < R->npk; k++) {
+            int j = R->pklist[k];
+            lpk[j] = l[j] > lpk[j] ? l[j] : lpk[j];
+        }
+    else
+        for (int k = 0; k < nch; k++) {
+            int j = ch[k];
+            if (R->pkmark[j]) lpk[j] = l[j] > lpk[j] ? l[j] : lpk[j];
+        }
+}
+
 enum { STEP_ON, STEP_END, STEP_ERR };                /* go on; the run ended (table marked); an error */
 
 /* One step from t to *tn (the next grid point, or a breakpoint before it) with
@@ -575,7 +661,7 @@ static int fixed_solve(tran_run *R, double *tn, double *hh, nsc_status *s)
     }
     st->steps++;
     if (R->acc) nsc_loss_acc_step(R->acc, th, t, *tn, R->z0, R->z1, R->l, R->w0, R->w1, R->sw, nsc_onestep_mode(R->P));
-    for (int j = 0; j < R->m; j++) R->lpk[j] = fmax(R->lpk[j], R->l[j]);
+    peak_update(R);
     if (o->progress && st->steps % 1000 == 0) o->progress(*tn, o->progress_ctx);
     st->mode_hits += info.mode_hit;
     st->active_set += !info.mode_hit && !info.lcp_solved && info.active_set > 0;
@@ -674,6 +760,8 @@ static void tran_free(tran_run *R, nsc_status s)
         else if (R->io->lpk) memcpy(R->io->lpk, R->lpk, (size_t)L->m * sizeof(double));
     }
     free(R->lpk);
+    free(R->pkmark);
+    free(R->pklist);
     free(R->ring.d);
     free(R->ring.mag);
     free(R->ring.run);

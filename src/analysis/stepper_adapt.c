@@ -551,7 +551,7 @@ static nsc_status advance(ad *a, ctl *c, double tn, double theta, const nsc_step
     a->tp = t;
     c->t = tn;
     if (o->events && log_changes(a, tn, mode1, nflip)) return nsc_oom(T->r);
-    for (int j = 0; j < m; j++) T->lpk[j] = fmax(T->lpk[j], a->l[j]);
+    for (int j = 0; j < m; j++) T->lpk[j] = a->l[j] > T->lpk[j] ? a->l[j] : T->lpk[j];   /* no libm call */
     if (T->io && T->io->zmin)
         for (int i = 0; i < a->n; i++) {
             if (a->z0[i] < T->io->zmin[i]) T->io->zmin[i] = a->z0[i];

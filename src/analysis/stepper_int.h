@@ -12,7 +12,9 @@
  * recently used evicted: the regular steps in each switch state met, and the
  * few shortened ones. A one-off step size (a step ending on a breakpoint or a
  * located event) lives in its own slot, `scratch`, replaced by the next one, so
- * that it never evicts a regular step's factorisation. */
+ * that it never evicts a regular step's factorisation. A problem replaced (the
+ * least recently used, a one-off one) is made in place the new one when it has
+ * the same theta and switch states (nsc_onestep_renew): values only. */
 typedef struct nsc_pcache {
     const nsc_lcs *L;
     nsc_onestep *P[NSC_PCACHE];
@@ -20,6 +22,9 @@ typedef struct nsc_pcache {
     int n;
     long clock;
     nsc_onestep *scratch;
+    nsc_onestep *spare;      /* the one-off problem before scratch: renewed for the next one-off
+                                step (nsc_onestep_renew), never scratch itself, which the caller
+                                may hold as its current problem */
     int alg_theta;           /* 1: algebraic rows take the step's theta (adaptive), 0: 1 (fixed steps) */
 } nsc_pcache;
 

@@ -85,3 +85,14 @@ nsc_status nsc_bind_failed(const nsc_element *e, size_t size, nsc_dev_parse pars
     free(p);
     return st ? (st == NSC_ENOMEM && !r->status ? nsc_oom(r) : st) : nsc_oom(r);
 }
+
+int nsc_dev_check_pairs(const nsc_lcs *L, const nsc_circuit *c, char *mark)
+{
+    int k = 0;
+    for (int j = 0; j < L->m; j++) {
+        const nsc_device *d = nsc_device_of(c->el[L->pair_el[j]].kind);
+        mark[j] = d && d->check;
+        k += mark[j];
+    }
+    return k;
+}

@@ -97,6 +97,10 @@ typedef struct nsc_lcs {
 
     int nsw;              /* switched conductances (A holds their off state) */
     nsc_switch *sw;       /* [nsw] */
+
+    struct nsc_klu_syms *syms;  /* the KLU analyses of the one-step problems of L, by
+                                   pattern (solve/la_klu.h), shared by every problem and
+                                   mode built from L; owned by L (NULL: none) */
 } nsc_lcs;
 
 /* Assemble the LCS of circuit c in the given mode. gmin (S) is added from each node
@@ -162,6 +166,10 @@ nsc_status nsc_lcs_check_step(const nsc_lcs *L, const nsc_circuit *c, const doub
 /* After a run of L: each device's check of its elements (devices.c) from lpk[m],
  * every pair's largest multiplier over the run; warnings into r. */
 void nsc_dev_check(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *r);
+/* mark[j] = 1 (j < m) for the pairs nsc_dev_check may read (every pair of an
+ * element whose device has a check), 0 for the others; returns their number.
+ * A run need only track the peaks of those. */
+int nsc_dev_check_pairs(const nsc_lcs *L, const nsc_circuit *c, char *mark);
 
 /* Write E A B C D (CSC, Matrix Market), s0/Ss and e0/Se, and names.txt (unknowns
  * and pairs) into directory dir (created if missing). */

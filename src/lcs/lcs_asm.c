@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "devices/device.h"
+#include "solve/la_klu.h"
 
 int nsc_dev_link(nsc_dev_ctx *ctx, int a, int b, int how)
 {
@@ -146,6 +147,7 @@ void nsc_lcs_free(nsc_lcs *L)
     free(L->zname); free(L->pair_name);
     free(L->z_el); free(L->pair_el); free(L->el_branch); free(L->el_pair); free(L->z_exact);
     free(L->stepchk);
+    nsc_klu_syms_free(L->syms);
     free(L->gmin_node);
     free(L->sw);
     free(L);
@@ -434,6 +436,7 @@ nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin
     if (!st) st = builder_init(&w, L);
     if (!st) st = stamp_all(&w, L, gmin);                    /* 3. stamp */
     if (!st) st = name_all(&w, L);
+    if (!st && !(L->syms = nsc_klu_syms_new())) st = nomem(r);
     work_free(&w);
     if (st) {
         nsc_lcs_free(L);

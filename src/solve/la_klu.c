@@ -2,16 +2,122 @@
 #include "la_klu.h"
 
 #include <klu.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* A symbolic analysis and its users: the factorisations holding it, and the
+ * cache while it lists it. Freed when the last lets go. */
+typedef struct sym_ref {
+    klu_symbolic *sym;
+    int refs;
+} sym_ref;
 
 struct nsc_klu {
     int n;
     klu_common common;
-    klu_symbolic *sym;
+    sym_ref *sym;
     klu_numeric *num;
 };
 
-nsc_klu *nsc_klu_factor(const nsc_sparse *A, int *singular)
+/* One cached pattern: a copy of (n, p, i), its hash, its analysis. */
+typedef struct sym_entry {
+    uint64_t key;
+    int n, nnz;
+    int *p, *i;
+    sym_ref *ref;
+} sym_entry;
+
+struct nsc_klu_syms {
+    sym_entry e[NSC_KLU_SYMS];
+    int len, next;             /* entries used; the slot replaced next when full */
+    long made, found;
+};
+
+static void sym_release(sym_ref *R)
+{
+    if (!R || --R->refs > 0) return;
+    klu_common c;
+    klu_defaults(&c);
+    klu_free_symbolic(&R->sym, &c);
+    free(R);
+}
+
+/* A new analysis of A's pattern, one reference (the caller's); NULL on failure. */
+static sym_ref *sym_analyze(const nsc_sparse *A, klu_common *c)
+{
+    sym_ref *R = malloc(sizeof *R);
+    if (!R) return NULL;
+    R->refs = 1;
+    R->sym = klu_analyze(A->n, A->p, A->i, c);                   /* BTF + AMD ordering */
+    if (!R->sym) { free(R); return NULL; }
+    return R;
+}
+
+static uint64_t pattern_key(const nsc_sparse *A)
+{
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)A->n;        /* FNV-1a over p and i */
+    for (int j = 0; j <= A->n; j++) h = (h ^ (uint64_t)(unsigned)A->p[j]) * 1099511628211ull;
+    for (int k = 0; k < A->p[A->n]; k++) h = (h ^ (uint64_t)(unsigned)A->i[k]) * 1099511628211ull;
+    return h;
+}
+
+/* The analysis of A's pattern from S, or made and stored: a new reference for
+ * the caller; NULL on failure. */
+static sym_ref *sym_get(nsc_klu_syms *S, const nsc_sparse *A, klu_common *c)
+{
+    uint64_t key = pattern_key(A);
+    int nnz = A->p[A->n];
+    for (int k = 0; k < S->len; k++) {
+        sym_entry *e = &S->e[k];
+        if (e->key == key && e->n == A->n && e->nnz == nnz && !memcmp(e->p, A->p, sizeof(int) * ((size_t)A->n + 1))
+            && !memcmp(e->i, A->i, sizeof(int) * (size_t)nnz)) {
+            S->found++;
+            e->ref->refs++;
+            return e->ref;
+        }
+    }
+    sym_ref *R = sym_analyze(A, c);
+    if (!R) return NULL;
+    S->made++;
+    int *p = malloc(sizeof(int) * ((size_t)A->n + 1)), *i = malloc(sizeof(int) * ((size_t)nnz + 1));
+    if (!p || !i) { free(p); free(i); return R; }                 /* not cached: still usable */
+    sym_entry *e;
+    if (S->len < NSC_KLU_SYMS) {
+        e = &S->e[S->len++];
+    } else {                                                     /* full: the oldest goes */
+        e = &S->e[S->next];
+        S->next = (S->next + 1) % NSC_KLU_SYMS;
+        free(e->p); free(e->i); sym_release(e->ref);
+    }
+    memcpy(p, A->p, sizeof(int) * ((size_t)A->n + 1));
+    memcpy(i, A->i, sizeof(int) * (size_t)nnz);
+    *e = (sym_entry){ key, A->n, nnz, p, i, R };
+    R->refs++;                                                   /* the cache's reference */
+    return R;
+}
+
+nsc_klu_syms *nsc_klu_syms_new(void)
+{
+    return calloc(1, sizeof(nsc_klu_syms));
+}
+
+void nsc_klu_syms_free(nsc_klu_syms *S)
+{
+    if (!S) return;
+    for (int k = 0; k < S->len; k++) {
+        free(S->e[k].p); free(S->e[k].i); sym_release(S->e[k].ref);
+    }
+    free(S);
+}
+
+void nsc_klu_syms_counts(const nsc_klu_syms *S, long *made, long *found)
+{
+    *made = S ? S->made : 0;
+    *found = S ? S->found : 0;
+}
+
+nsc_klu *nsc_klu_factor_in(nsc_klu_syms *S, const nsc_sparse *A, int *singular)
 {
     if (singular) *singular = 0;
     if (!A || A->nz != -1 || A->m != A->n) return NULL;
@@ -20,8 +126,8 @@ nsc_klu *nsc_klu_factor(const nsc_sparse *A, int *singular)
     F->n = A->n;
     klu_defaults(&F->common);
     F->common.halt_if_singular = 1;
-    F->sym = klu_analyze(A->n, A->p, A->i, &F->common);          /* BTF + AMD ordering */
-    if (F->sym) F->num = klu_factor(A->p, A->i, A->x, F->sym, &F->common); /* P A Q = L U */
+    F->sym = S ? sym_get(S, A, &F->common) : sym_analyze(A, &F->common);
+    if (F->sym) F->num = klu_factor(A->p, A->i, A->x, F->sym->sym, &F->common); /* P A Q = L U */
     if (!F->sym || !F->num) {
         if (singular && F->common.status == KLU_SINGULAR) *singular = 1;
         nsc_klu_free(F);
@@ -30,10 +136,15 @@ nsc_klu *nsc_klu_factor(const nsc_sparse *A, int *singular)
     return F;
 }
 
+nsc_klu *nsc_klu_factor(const nsc_sparse *A, int *singular)
+{
+    return nsc_klu_factor_in(NULL, A, singular);
+}
+
 int nsc_klu_refactor(nsc_klu *F, const nsc_sparse *A)
 {
     if (!F || !A || A->n != F->n || !F->num) return -1;
-    if (!klu_refactor(A->p, A->i, A->x, F->sym, F->num, &F->common)) return -1;
+    if (!klu_refactor(A->p, A->i, A->x, F->sym->sym, F->num, &F->common)) return -1;
     return 0;
 }
 
@@ -41,33 +152,33 @@ int nsc_klu_factor_num(nsc_klu *F, const nsc_sparse *A)
 {
     if (!F || !A || A->n != F->n) return -1;
     if (F->num) klu_free_numeric(&F->num, &F->common);
-    F->num = klu_factor(A->p, A->i, A->x, F->sym, &F->common);   /* P A Q = L U, new pivots */
+    F->num = klu_factor(A->p, A->i, A->x, F->sym->sym, &F->common);   /* P A Q = L U, new pivots */
     return F->num ? 0 : -1;
 }
 
 int nsc_klu_solve(nsc_klu *F, double *B, int nrhs)
 {
     if (!F || !F->num || nrhs <= 0) return nrhs == 0 ? 0 : -1;
-    return klu_solve(F->sym, F->num, F->n, nrhs, B, &F->common) ? 0 : -1; /* B = A\B */
+    return klu_solve(F->sym->sym, F->num, F->n, nrhs, B, &F->common) ? 0 : -1; /* B = A\B */
 }
 
 int nsc_klu_tsolve(nsc_klu *F, double *B, int nrhs)
 {
     if (!F || !F->num || nrhs <= 0) return nrhs == 0 ? 0 : -1;
-    return klu_tsolve(F->sym, F->num, F->n, nrhs, B, &F->common) ? 0 : -1; /* B = A'\B */
+    return klu_tsolve(F->sym->sym, F->num, F->n, nrhs, B, &F->common) ? 0 : -1; /* B = A'\B */
 }
 
 double nsc_klu_rcond(nsc_klu *F)
 {
     if (!F || !F->num) return 0;
-    if (!klu_rcond(F->sym, F->num, &F->common)) return 0;
+    if (!klu_rcond(F->sym->sym, F->num, &F->common)) return 0;
     return F->common.rcond;
 }
 
 double nsc_klu_rcondest(nsc_klu *F, const nsc_sparse *A)
 {
     if (!F || !F->num || !A || A->n != F->n) return 0;
-    if (!klu_condest(A->p, A->x, F->sym, F->num, &F->common)) return 0;
+    if (!klu_condest(A->p, A->x, F->sym->sym, F->num, &F->common)) return 0;
     return F->common.condest > 0 ? 1.0 / F->common.condest : 0;
 }
 
@@ -75,7 +186,7 @@ void nsc_klu_free(nsc_klu *F)
 {
     if (!F) return;
     if (F->num) klu_free_numeric(&F->num, &F->common);
-    if (F->sym) klu_free_symbolic(&F->sym, &F->common);
+    sym_release(F->sym);
     free(F);
 }
 

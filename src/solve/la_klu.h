@@ -1,6 +1,7 @@
 /* la_klu.h -- the thin layer over KLU (SuiteSparse): sparse LU of a square CSC
- * nsc_sparse, symbolic analysis once per pattern, numeric refactorisation per
- * value change, in-place solves. */
+ * nsc_sparse, symbolic analysis once per pattern (shared by every matrix of
+ * that pattern through nsc_klu_syms), numeric refactorisation per value
+ * change, in-place solves. */
 #ifndef NSC_LA_KLU_H
 #define NSC_LA_KLU_H
 
@@ -41,5 +42,22 @@ int nsc_kluz_factor(nsc_kluz *F, const double *Ax);
 /* Solve A X = B in place, B[2 n] interleaved (one right-hand side). 0 ok, -1 failure. */
 int nsc_kluz_solve(nsc_kluz *F, double *B);
 void nsc_kluz_free(nsc_kluz *F);
+
+/* Symbolic analyses (BTF + AMD orderings) shared by pattern: KLU's analysis
+ * depends on the pattern (n, p, i) of A only, so the factorisations of every
+ * matrix of one pattern (a circuit's W for each step size, its mode systems
+ * with the same active N pairs) can share one, bitwise the same factors. The
+ * cache keeps up to NSC_KLU_SYMS patterns (then the oldest is dropped); each
+ * analysis is reference-counted, so factorisations may outlive the cache. Not
+ * thread-safe: one cache per thread of work. */
+#define NSC_KLU_SYMS 64
+typedef struct nsc_klu_syms nsc_klu_syms;
+nsc_klu_syms *nsc_klu_syms_new(void);          /* NULL out of memory */
+void nsc_klu_syms_free(nsc_klu_syms *S);
+/* nsc_klu_factor with the analysis of A's pattern taken from S (or made and
+ * stored there); S NULL: nsc_klu_factor. */
+nsc_klu *nsc_klu_factor_in(nsc_klu_syms *S, const nsc_sparse *A, int *singular);
+/* Analyses S made and analyses it found (statistics, tests). */
+void nsc_klu_syms_counts(const nsc_klu_syms *S, long *made, long *found);
 
 #endif

@@ -34,6 +34,9 @@ void nsc_onestep_free(nsc_onestep *P)
     nsc_sp_free(P->Bt);
     nsc_sp_free(P->W);
     nsc_sp_free(P->R);
+    nsc_sp_free(P->Et);
+    nsc_sp_free(P->TA);
+    nsc_sp_free(P->UA);
     nsc_klu_free(P->F);
     free(P->sc);
     nsc_sp_free(P->Sw1);
@@ -191,6 +194,7 @@ static int onestep_init(nsc_onestep *P, const nsc_lcs *L, double h, double theta
     P->theta = theta;
     P->n = n;
     P->m = m;
+    P->lch = -1;
     P->th = nsc_calloc((size_t)n, sizeof(double));
     P->r = nsc_calloc((size_t)n, sizeof(double));
     P->q = nsc_calloc((size_t)m, sizeof(double));
@@ -241,17 +245,68 @@ static int build_tran(nsc_onestep *P, const nsc_sparse *A, nsc_sparse *own, doub
     if (!UA) { nsc_sp_free(TA); nsc_sp_free(Et); return -1; }
     P->W = nsc_sp_add(E, TA, 1.0 / h, -1.0);                     /* W = E/h - Theta A */
     P->R = nsc_sp_add(E, UA, 1.0 / h, 1.0);                      /* R = E/h + (I-Theta) A */
-    nsc_sp_free(TA);
-    nsc_sp_free(UA);
-    nsc_sp_free(Et);
+    P->TA = TA;                                                  /* kept for nsc_onestep_renew */
+    P->UA = UA;
+    P->Et = Et;
     return P->W && P->R ? 0 : -1;
+}
+
+static int same_pattern(const nsc_sparse *A, const nsc_sparse *B)
+{
+    return A->m == B->m && A->n == B->n && !memcmp(A->p, B->p, sizeof(int) * ((size_t)A->n + 1))
+           && !memcmp(A->i, B->i, sizeof(int) * (size_t)A->p[A->n]);
+}
+
+/* W and R of step h from the kept T E, Theta T A, (I - Theta) T A, computed as
+ * build_tran and sources_setup compute them, into P's when their patterns are
+ * P's (values copied): 0, else -1 (P unchanged) or -1 ENOMEM. */
+static int renew_wr(nsc_onestep *P, double h)
+{
+    const nsc_sparse *E = P->Et ? P->Et : P->L->E;
+    nsc_sparse *W = nsc_sp_add(E, P->TA, 1.0 / h, -1.0), *R = nsc_sp_add(E, P->UA, 1.0 / h, 1.0);
+    drop_zeros(R);                                               /* as sources_setup */
+    int ok = W && R && same_pattern(W, P->W) && same_pattern(R, P->R);
+    if (ok) {
+        memcpy(P->W->x, W->x, sizeof(double) * (size_t)W->p[W->n]);
+        memcpy(P->R->x, R->x, sizeof(double) * (size_t)R->p[R->n]);
+    }
+    nsc_sp_free(W);
+    nsc_sp_free(R);
+    return ok ? 0 : -1;
+}
+
+int nsc_onestep_renew(nsc_onestep *P, double h)
+{
+    int n = P->n, m = P->m;
+    if (!(P->h > 0) || !(h > 0) || !P->TA || !P->UA || !P->R || renew_wr(P, h)) return -1;
+    P->h = h;
+    free(P->WiB); P->WiB = NULL;                                 /* the dense path, formed when needed */
+    free(P->M); P->M = NULL;
+    nsc_lcp_ws_free(P->ws); P->ws = NULL; P->wsmax = 0;
+    nsc_map_free(P->map);
+    if (nsc_map_setup(P)) return -1;
+    nsc_mode_renew(P);
+    P->have_prev = 0;                                            /* the state of a new problem */
+    P->inc_ok = 0;
+    P->lch = -1;
+    P->nfactor = P->ncached = 0;
+    memset(P->prev, 0, (size_t)m);
+    memset(P->mask, 0, (size_t)m);
+    memset(P->mask2, 0, (size_t)m);
+    memset(P->q, 0, sizeof(double) * (size_t)m);
+    memset(P->w, 0, sizeof(double) * (size_t)m);
+    memset(P->ll, 0, sizeof(double) * (size_t)m);
+    memset(P->x, 0, sizeof(double) * (size_t)(n + m));
+    memset(P->zl, 0, sizeof(double) * (size_t)n);
+    memset(P->r, 0, sizeof(double) * (size_t)n);
+    return n > 0 && nsc_klu_factor_num(P->F, P->W) ? -1 : 0;    /* on its shared analysis */
 }
 
 /* W = LU factors of W into P->F (n > 0); a singular W is the circuit's error. */
 static nsc_status factor_w(nsc_onestep *P, nsc_report *rep)
 {
     int singular = 0;
-    P->F = P->n > 0 ? nsc_klu_factor(P->W, &singular) : NULL;
+    P->F = P->n > 0 ? nsc_klu_factor_in(P->L->syms, P->W, &singular) : NULL;
     if (P->n == 0 || P->F) return NSC_OK;
     double h = P->h;
     return singular
@@ -448,6 +503,7 @@ static int dense_solve(nsc_onestep *P, nsc_solver solver, double *z1, double *l,
     P->have_prev = 1;
     P->cur = -1;
     P->inc_ok = 0;
+    P->lch = -1;
     memcpy(z1, zf, (size_t)n * sizeof(double));
     memcpy(l, ll, (size_t)m * sizeof(double));
     return 0;
@@ -735,6 +791,7 @@ int nsc_onestep_step(nsc_onestep *P, nsc_solver solver, const double *z0, const 
 {
     nsc_mode *M = P->map && P->have_prev && P->cur >= 0 ? &P->modes[P->cur] : NULL;
     double res;
+    P->lch = -1;                                                 /* until an incremental check lists them */
     if (M && M->G && nsc_map_try(P, M, z0, w0, w1, z1, l, &res)) {   /* the previous mode, by its map */
         memset(info, 0, sizeof *info);
         info->mode_hit = 1;
@@ -968,3 +1025,8 @@ const char *nsc_onestep_sw(const nsc_onestep *P) { return P->sw; }
 const double *nsc_onestep_violated(const nsc_onestep *P) { return P->q; }
 long nsc_onestep_nfactor(const nsc_onestep *P) { return P->nfactor; }
 long nsc_onestep_ncached(const nsc_onestep *P) { return P->ncached; }
+int nsc_onestep_changed(const nsc_onestep *P, const int **list)
+{
+    *list = P->lch >= 0 ? P->dlist : NULL;
+    return P->lch;
+}

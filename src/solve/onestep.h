@@ -70,6 +70,12 @@ const char *nsc_onestep_sw(const nsc_onestep *P);   /* [L->nsw] the switch state
 const double *nsc_onestep_violated(const nsc_onestep *P);
 long nsc_onestep_nfactor(const nsc_onestep *P);
 long nsc_onestep_ncached(const nsc_onestep *P);
+/* The pairs whose l the last nsc_onestep_step on P may have changed: their
+ * count, with *list[0..count-1] their indices (valid until the next call on P),
+ * or -1 when any pair's may have (then *list is NULL). A step accepted by the
+ * incremental check of a large problem lists what it evaluated, so that a
+ * caller's per-step bookkeeping over l costs what the step's own check did. */
+int nsc_onestep_changed(const nsc_onestep *P, const int **list);
 
 typedef struct nsc_step_info {
     int mode_hit;      /* 1 when the previous step's mode solved this one (no pivoting) */
@@ -111,6 +117,14 @@ void nsc_onestep_take_mode(nsc_onestep *P, const nsc_onestep *from);
  * call's l is not assumed to be what the last call on P returned. */
 void nsc_onestep_set_mode(nsc_onestep *P, const char *mode);
 void nsc_onestep_free(nsc_onestep *P);
+/* P (a transient problem, h > 0) made in place the problem of step h, same
+ * theta and switch states: W and R take their new values on the same patterns,
+ * the mode cache and the mode guess are dropped, W is refactored on its
+ * analysis; afterwards P computes bit for bit what a new problem of h would.
+ * No rebuild of the pair structures, no new analysis. 0 ok; -1 when a pattern
+ * differs, out of memory or W singular: P is then unusable (free it and build
+ * the problem anew, which reports why). */
+int nsc_onestep_renew(nsc_onestep *P, double h);
 /* The active set (m flags, 1 = active) of the last step P accepted; NULL before any. */
 const char *nsc_onestep_mode(const nsc_onestep *P);
 /* The static solution (h = 0) of P in the given mode (m flags, e.g. from

@@ -68,6 +68,8 @@ struct nsc_onestep {
     double *th;        /* [n] Theta_ii */
     nsc_sparse *W;     /* E/h - Theta A */
     nsc_sparse *R;     /* E/h + (I - Theta) A (NULL when h = 0) */
+    nsc_sparse *Et, *TA, *UA;  /* h > 0: T E (NULL: L->E), Theta T A, (I - Theta) T A, kept
+                                  to make W and R of another h (nsc_onestep_renew) */
     nsc_klu *F;        /* LU of W */
     /* sources (nsc_onestep_step): r = R z0 + sc + Sw1 w1 + Sw0 w0 */
     double *sc;        /* [n] T s0 (constant part of s) */
@@ -127,6 +129,8 @@ struct nsc_onestep {
     char *dmark;       /* [m] work: 0 between calls */
     int *dlist, nd;    /* [m] work: the pairs to evaluate */
     double *dval;      /* [m] work: their l */
+    int lch;           /* the pairs whose l the last step may have changed: dlist[0..lch-1]
+                          (an incremental check accepted it), or -1: any of the m */
     long nfactor;      /* mode systems factored (new pattern, refactor or pivoting refactor) */
     long ncached;      /* mode systems found in the cache */
     nsc_map *map;      /* affine maps of small problems (NULL: none) */

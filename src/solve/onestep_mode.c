@@ -61,6 +61,26 @@ void nsc_mode_teardown(nsc_onestep *P)
     free(P->zref); free(P->mref); free(P->epair); free(P->dmark); free(P->dlist); free(P->dval);
 }
 
+void nsc_mode_renew(nsc_onestep *P)
+{
+    for (int k = 0; k < NSC_MODE_CACHE; k++) mode_clear(&P->modes[k]);
+    P->nmodes = 0;
+    P->cur = -1;
+    P->clock = 0;
+    nsc_sparse *Wb = P->Wb;
+    const nsc_sparse *W = P->W, *B = P->B, *Ct = P->Ct;
+    for (int j = 0; j < P->m; j++)                               /* touched: the stamped positions */
+        for (int kb = B->p[j]; P->sep[j] && kb < B->p[j + 1]; kb++)
+            for (int kc = Ct->p[j]; kc < Ct->p[j + 1]; kc++) P->touched[sp_find(Wb, B->i[kb], Ct->i[kc])] = 1;
+    for (int k = 0; k < Wb->p[P->n]; k++) Wb->x[k] = 0.0;
+    for (int j = 0; j < P->n; j++)
+        for (int k = W->p[j]; k < W->p[j + 1]; k++) {
+            int pos = sp_find(Wb, W->i[k], j);
+            Wb->x[pos] = P->touched[pos] ? W->x[k] + 0.0 : W->x[k];
+        }
+    memset(P->touched, 0, (size_t)P->npos);
+}
+
 /* The per-pair arrays of P and the transposes Ct, Dt, SeT; epair lists the
  * pairs with a source term in e (a row of Se). 0, or -1 on ENOMEM. */
 static int setup_alloc(nsc_onestep *P)
@@ -258,7 +278,7 @@ static void mode_factor(nsc_onestep *P, nsc_mode *M, int refactor)
         M->rc = nsc_klu_factor_num(M->F, M->K) == 0 ? nsc_klu_rcond(M->F) : 0.0;
     } else {
         int singular;
-        M->F = nsc_klu_factor(M->K, &singular);
+        M->F = nsc_klu_factor_in(P->L->syms, M->K, &singular);
         M->rc = M->F ? nsc_klu_rcond(M->F) : 0.0;
     }
     M->singular = !M->F || (!(M->rc >= RCOND_MIN) && !(nsc_klu_rcondest(M->F, M->K) >= RCOND_MIN));
@@ -524,6 +544,7 @@ int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res
     int ok;
     if (P->inc_ok) {
         ok = check_inc(P, M, x, ltol, l, res, next);
+        if (ok) P->lch = P->nd;                                  /* l changed in dlist only */
     } else {
         double viol = 0;
         ok = 1;
@@ -535,6 +556,7 @@ int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res
             if (next) next[i] = (char)(mask[i] ? !bad : bad);
         }
         *res = viol;
+        P->lch = -1;                                             /* every l written */
         if (ok && P->inc_track) {                                /* the reference of the incremental check */
             memcpy(P->zref, x, (size_t)n * sizeof(double));
             memcpy(P->mref, mask, (size_t)m);

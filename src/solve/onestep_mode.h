@@ -15,6 +15,11 @@
 int nsc_mode_setup(nsc_onestep *P);
 /* Free what nsc_mode_setup allocated and every cached mode. */
 void nsc_mode_teardown(nsc_onestep *P);
+/* After W took new values on its pattern (nsc_onestep_renew): every cached mode
+ * dropped, as in a new problem, and Wb's values made from W exactly as
+ * nsc_mode_setup's compression sums them (W's entry, plus 0.0 where a separable
+ * stamp shares its position; 0.0 where only stamps are). */
+void nsc_mode_renew(nsc_onestep *P);
 
 /* Hash of an active set. */
 uint64_t nsc_mode_key(const nsc_onestep *P, const char *mask);

@@ -2,7 +2,8 @@
  * (onestep.h): the mode systems with separable pairs eliminated solve the MLCP
  * (checked on the sparse equations themselves and against enumeration on the
  * dense LCP); the block pivoting fallback (no dense M) against dense Lemke; the
- * incremental mode check against the full check (bitwise); the affine maps of
+ * incremental mode check against the full check (bitwise), and the pairs it
+ * lists as changed against every change; the affine maps of
  * small problems against sparse solves; a 1000-stage inverter chain (20 000
  * pairs) without any dense matrix; KLU refactorisation against a fresh factorisation. */
 #include <criterion/criterion.h>
@@ -290,6 +291,69 @@ Test(smlcp, incremental_check_is_exact)
     free(t);
 }
 
+/* nsc_onestep_changed (the stepper's peak multipliers use it): a 30-stage
+ * chain (600 pairs, incremental check) stepped 3000 times at 1 ps from rest
+ * (the input's edges run down it); every pair
+ * it does not list keeps bitwise the l it had before the step, and the list is
+ * short (what the step's check evaluated), not every pair. */
+#define SETTLE 5000
+Test(smlcp, changed_pairs_cover_every_change)
+{
+    char *t = chain(30);
+    nsc_circuit *c = tu_parse(t);
+    nsc_lcs *L = assemble(c);
+    int n = L->n, m = L->m, ns = L->nsrc;
+    nsc_onestep *P = problem(L, 1e-12);
+    double *z0 = calloc((size_t)n, sizeof(double)), *z1 = calloc((size_t)n, sizeof(double));
+    double *l = calloc((size_t)m, sizeof(double)), *lb = calloc((size_t)m, sizeof(double));
+    double *w0 = calloc((size_t)ns + 1, sizeof(double)), *w1 = calloc((size_t)ns + 1, sizeof(double));
+    char *listed = calloc((size_t)m, 1);
+    int stage;
+    for (int k = 0; k < n; k++) {                                    /* at rest: v(n_i) = 5 V for odd i */
+        if (!strcmp(L->zname[k], "v(vdd)")) z0[k] = 5;
+        if (sscanf(L->zname[k], "v(n%d)", &stage) == 1) z0[k] = stage % 2 ? 5 : 0;
+    }
+    long listed_steps = 0, listed_pairs = 0, changed = 0;
+    for (int k = -SETTLE; k < 3000; k++) {                           /* k < 0: the sources held at t = 0 */
+        for (int j = 0; j < ns; j++) {
+            w0[j] = nsc_wave_eval(L->src[j].wave, k < 0 ? 0.0 : k * 1e-12);
+            w1[j] = nsc_wave_eval(L->src[j].wave, k < 0 ? 0.0 : (k + 1) * 1e-12);
+        }
+        memcpy(lb, l, sizeof(double) * (size_t)m);
+        nsc_step_info info;
+        cr_assert_eq(nsc_onestep_step(P, NSC_SOLVER_AUTO, z0, w0, w1, z1, l, &info), 0, "step %d", k);
+        const int *ch;
+        int nch = nsc_onestep_changed(P, &ch);
+        if (k < 0) { memcpy(z0, z1, sizeof(double) * (size_t)n); continue; }
+        if (nch < 0) {
+            cr_assert_null(ch);
+        } else {
+            listed_steps++;
+            listed_pairs += nch;
+            memset(listed, 0, (size_t)m);
+            for (int q = 0; q < nch; q++) {
+                cr_assert(ch[q] >= 0 && ch[q] < m);
+                listed[ch[q]] = 1;
+            }
+            for (int i = 0; i < m; i++) {
+                changed += memcmp(&l[i], &lb[i], sizeof(double)) != 0;
+                cr_assert(listed[i] || memcmp(&l[i], &lb[i], sizeof(double)) == 0,
+                          "step %d: pair %d changed %.17g -> %.17g, not listed", k, i, lb[i], l[i]);
+            }
+        }
+        memcpy(z0, z1, sizeof(double) * (size_t)n);
+    }
+    cr_assert(listed_steps > 2900, "only %ld of 3000 steps listed their pairs", listed_steps);
+    cr_assert(changed > 0, "no listed step changed any l: the test saw nothing");
+    cr_assert(listed_pairs < listed_steps * (m / 4), "%ld pairs listed in %ld steps of %d pairs", listed_pairs,
+              listed_steps, m);
+    free(z0); free(z1); free(l); free(lb); free(w0); free(w1); free(listed);
+    nsc_onestep_free(P);
+    nsc_lcs_free(L);
+    nsc_circuit_free(c);
+    free(t);
+}
+
 static void no_map(nsc_onestep *Q)
 {
     nsc_map_free(Q->map);
@@ -366,6 +430,148 @@ Test(smlcp, large_chain_no_dense_matrices)
     nsc_lcs_free(L);
     nsc_circuit_free(c);
     free(t);
+}
+
+/* nsc_onestep_renew: a problem of step h1 that has stepped (modes cached, a
+ * mode guess, maps built), made in place the problem of h2, then steps bit for
+ * bit as a problem built for h2: the buck (maps, switches off) and MIXED (ideal
+ * diodes, a comparator step); a static problem (h = 0) is not renewed. */
+static void renew_vs_new(const char *net, double h1, double h2, int steps)
+{
+    nsc_circuit *c = tu_parse(net);
+    nsc_lcs *L = assemble(c);
+    int n = L->n, m = L->m, ns = L->nsrc;
+    nsc_onestep *P = problem(L, h1), *Q = problem(L, h2);
+    double *za = calloc((size_t)n, sizeof(double)), *zb = calloc((size_t)n, sizeof(double));
+    double *ya = calloc((size_t)n, sizeof(double)), *yb = calloc((size_t)n, sizeof(double));
+    double *la = calloc((size_t)m + 1, sizeof(double)), *lb = calloc((size_t)m + 1, sizeof(double));
+    double *w0 = calloc((size_t)ns + 1, sizeof(double)), *w1 = calloc((size_t)ns + 1, sizeof(double));
+    nsc_step_info ia, ib;
+    for (int k = 0; k < steps; k++) {                                /* P's history at h1 */
+        for (int j = 0; j < ns; j++) {
+            w0[j] = nsc_wave_eval(L->src[j].wave, k * h1);
+            w1[j] = nsc_wave_eval(L->src[j].wave, (k + 1) * h1);
+        }
+        cr_assert_eq(nsc_onestep_step(P, NSC_SOLVER_AUTO, za, w0, w1, ya, la, &ia), 0, "step %d", k);
+        memcpy(za, ya, sizeof(double) * (size_t)n);
+    }
+    cr_assert(P->nmodes > 0);
+    cr_assert_eq(nsc_onestep_renew(P, h2), 0);
+    cr_assert(nsc_onestep_h(P) == h2);
+    memcpy(zb, za, sizeof(double) * (size_t)n);
+    memcpy(lb, la, sizeof(double) * (size_t)m);
+    double t0 = steps * h1;
+    for (int k = 0; k < steps; k++) {                                /* both at h2 from the same state */
+        for (int j = 0; j < ns; j++) {
+            w0[j] = nsc_wave_eval(L->src[j].wave, t0 + k * h2);
+            w1[j] = nsc_wave_eval(L->src[j].wave, t0 + (k + 1) * h2);
+        }
+        int a = nsc_onestep_step(P, NSC_SOLVER_AUTO, za, w0, w1, ya, la, &ia);
+        int b = nsc_onestep_step(Q, NSC_SOLVER_AUTO, zb, w0, w1, yb, lb, &ib);
+        cr_assert_eq(a, b, "step %d", k);
+        cr_assert_eq(memcmp(ya, yb, sizeof(double) * (size_t)n), 0, "step %d: z differs", k);
+        cr_assert_eq(memcmp(la, lb, sizeof(double) * (size_t)m), 0, "step %d: l differs", k);
+        cr_assert_eq(ia.mode_hit, ib.mode_hit, "step %d", k);
+        cr_assert_eq(ia.iter, ib.iter, "step %d", k);
+        memcpy(za, ya, sizeof(double) * (size_t)n);
+        memcpy(zb, yb, sizeof(double) * (size_t)n);
+    }
+    cr_assert_eq(nsc_onestep_nfactor(P), nsc_onestep_nfactor(Q));
+    cr_assert_eq(nsc_onestep_ncached(P), nsc_onestep_ncached(Q));
+    free(za); free(zb); free(ya); free(yb); free(la); free(lb); free(w0); free(w1);
+    nsc_onestep_free(P);
+    nsc_onestep_free(Q);
+    nsc_onestep *S = problem(L, 0.0);
+    cr_assert_eq(nsc_onestep_renew(S, 1e-9), -1);
+    nsc_onestep_free(S);
+    nsc_lcs_free(L);
+    nsc_circuit_free(c);
+}
+
+Test(smlcp, renewed_problem_steps_as_a_new_one)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/netlists/buck.cir", NSC_TOP_SRCDIR);
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "%s", path);
+    static char text[1 << 16];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = 0;
+    renew_vs_new(text, 1e-9, 0.37e-9, 3000);
+    renew_vs_new(MIXED, 1e-9, 2.5e-9, 400);
+}
+
+/* The shared analyses (nsc_klu_syms): two matrices of one pattern, different
+ * values, factored through the cache share one analysis and give bitwise the
+ * solutions of private factorisations; another pattern gets its own; the
+ * factorisations outlive the cache; past NSC_KLU_SYMS patterns the oldest are
+ * dropped, and are analysed again when met again. */
+static nsc_sparse *tridiag(int n, double a, int full)
+{
+    nsc_sparse *T = nsc_sp_new(n, n, 3 * n + 1, 1);
+    for (int i = 0; i < n; i++) {
+        nsc_sp_entry(T, i, i, 4 + a * i);
+        if (i > 0) nsc_sp_entry(T, i, i - 1, -1 - a);
+        if (i + 1 < n) nsc_sp_entry(T, i, i + 1, -1 + a);
+        if (full && i > 1) nsc_sp_entry(T, i, 0, 0.5);
+    }
+    nsc_sparse *A = nsc_sp_compress(T);
+    nsc_sp_free(T);
+    return A;
+}
+
+Test(smlcp, klu_shared_analysis_is_exact)
+{
+    nsc_klu_syms *S = nsc_klu_syms_new();
+    cr_assert(S);
+    nsc_sparse *A1 = tridiag(30, 0.1, 0), *A2 = tridiag(30, 0.3, 0), *A3 = tridiag(30, 0.1, 1);
+    nsc_sparse *A[3] = { A1, A2, A3 };
+    nsc_klu *Fs[3], *Fp[3];
+    int sing;
+    for (int k = 0; k < 3; k++) {
+        Fs[k] = nsc_klu_factor_in(S, A[k], &sing);
+        Fp[k] = nsc_klu_factor(A[k], &sing);
+        cr_assert(Fs[k] && Fp[k]);
+    }
+    long made, found;
+    nsc_klu_syms_counts(S, &made, &found);
+    cr_assert_eq(made, 2);
+    cr_assert_eq(found, 1);
+    nsc_klu_syms_free(S);                                            /* the factorisations keep theirs */
+    for (int k = 0; k < 3; k++) {
+        double x[30], y[30];
+        for (int i = 0; i < 30; i++) x[i] = y[i] = sin(i + 1.0);
+        cr_assert_eq(nsc_klu_solve(Fs[k], x, 1), 0);
+        cr_assert_eq(nsc_klu_solve(Fp[k], y, 1), 0);
+        cr_assert_eq(memcmp(x, y, sizeof x), 0, "matrix %d: shared and private analyses differ", k);
+        double r[30] = {0};                                          /* A x = b */
+        for (int j = 0; j < 30; j++)
+            for (int q = A[k]->p[j]; q < A[k]->p[j + 1]; q++) r[A[k]->i[q]] += A[k]->x[q] * x[j];
+        for (int i = 0; i < 30; i++) cr_assert_float_eq(r[i], sin(i + 1.0), 1e-13);
+        nsc_klu_free(Fs[k]);
+        nsc_klu_free(Fp[k]);
+    }
+    S = nsc_klu_syms_new();
+    for (int k = 0; k < NSC_KLU_SYMS + 2; k++) {                     /* k + 2 unknowns: a pattern each */
+        nsc_sparse *B = tridiag(k + 2, 0.2, 0);
+        nsc_klu *F = nsc_klu_factor_in(S, B, &sing);
+        cr_assert(F);
+        nsc_klu_free(F);
+        nsc_sp_free(B);
+    }
+    nsc_sparse *B = tridiag(2, 0.2, 0), *Bl = tridiag(NSC_KLU_SYMS + 3, 0.2, 0);
+    nsc_klu *F1 = nsc_klu_factor_in(S, B, &sing), *F2 = nsc_klu_factor_in(S, Bl, &sing);
+    cr_assert(F1 && F2);
+    nsc_klu_syms_counts(S, &made, &found);
+    cr_assert_eq(made, NSC_KLU_SYMS + 3, "made %ld", made);          /* the first one was dropped */
+    cr_assert_eq(found, 1);                                          /* the last one was kept */
+    nsc_klu_free(F1);
+    nsc_klu_free(F2);
+    nsc_sp_free(B);
+    nsc_sp_free(Bl);
+    nsc_klu_syms_free(S);
+    nsc_sp_free(A1); nsc_sp_free(A2); nsc_sp_free(A3);
 }
 
 /* KLU: refactoring in place (same pattern, new values) and refactoring with
