@@ -75,7 +75,7 @@
 #define NSC_RESTART 0.02  /* first step after an event or breakpoint: this times the last one */
 #define NSC_RESTART_MIN 1e-3 /* ... and at least this times href; the first step of the run: this times href */
 #define NSC_LADDER 4.0    /* step sizes hmax 2^(-j / NSC_LADDER) */
-#define NSC_LOC_TOL 1e-3  /* events located to NSC_LOC_TOL min(h, href), h the step that found it */
+#define NSC_LOC_TOL 1e-3  /* events located to NSC_LOC_TOL href */
 #define NSC_HMIN 1e-9     /* smallest step, times href: below it the run fails (exit 3) */
 #define NSC_LOC_MAXIT 40  /* trials to locate one event before it is taken where bracketed */
 #define NSC_CHATTER 8     /* consecutive event steps ... */
@@ -525,13 +525,14 @@ typedef struct ctl {
     nsc_onestep *Plast;
 } ctl;
 
-/* The tolerance of an event found by a trial step of size h: NSC_LOC_TOL of
- * the local step, never coarser than of href (the ceiling may be far above the
- * circuit's time scale), and not below the round-off of t. */
-static double loc_tol(const ctl *c, double h)
+/* The tolerance of an event located from t: NSC_LOC_TOL of href, not of the
+ * ceiling (which may be far above the circuit's time scale), and not below the
+ * round-off of t. Relative to a trial's own size it shrank with the trials cut
+ * short by the last bracket: a Zeno sequence of steps down to 1e-24 s at a
+ * buck's start. */
+static double loc_tol(const ctl *c)
 {
-    double tol = NSC_LOC_TOL * (h < c->href ? h : c->href);
-    return fmax(tol, 64 * DBL_EPSILON * fabs(c->t));
+    return fmax(NSC_LOC_TOL * c->href, 64 * DBL_EPSILON * fabs(c->t));
 }
 
 /* The trial: its end tn and, for a ladder step, its size *hl (0: a one-off
@@ -549,7 +550,11 @@ static double trial_end(ad *a, ctl *c, int chatter, double *hl, double *tb)
     else if (tg - t <= 2 * h) tn = t + (tg - t) / 2;         /* (no sliver before it) */
     else { *hl = ladder(h, hmax); tn = t + *hl; }
     if (c->t_hi == INFINITY && !chatter && !c->restart && !c->take) {
-        double tc = predict_release(a, t, tn, loc_tol(c, tn - t));
+        double tc = predict_release(a, t, INFINITY, loc_tol(c));
+        if (tc - t < 2 * (tn - t) && tn - t > c->href) {     /* approached in steps of half the distance */
+            double hc = ladder(fmax((tc - t) / 2, c->href), hmax);   /* down to href: the prediction's */
+            if (hc < tn - t) { *hl = hc; tn = t + hc; }      /* error is O(h^2) (the halfwave's turn-off */
+        }                                                    /* 66 us late with 0.8 ms steps) */
         if (tc < tn) { tn = tc; *hl = 0; }
     }
     double cap = *tb < c->t_cap ? *tb : c->t_cap;            /* t_cap: after a failed solve */
@@ -790,7 +795,7 @@ static nsc_status trial(ad *a, ctl *c)
     const nsc_tran_opts *o = a->o;
     int chatter = c->t < c->chat_until;
     double hl, tb, tn = trial_end(a, c, chatter, &hl, &tb), hq = tn - c->t;
-    if (c->t_hi == INFINITY) c->tol_t = loc_tol(c, hq);    /* kept while the event found is bracketed */
+    if (c->t_hi == INFINITY) c->tol_t = loc_tol(c);    /* kept while the event found is bracketed */
     /* theta = 1 on restarts, in chatter, and on the last trial of a bracket
      * (<= tol_t: the step that takes the mode change, where a quantity that
      * jumps, a comparator's output on an algebraic row, would overshoot at
