@@ -98,6 +98,7 @@ typedef struct ad {
     char *mode0, *sw1;       /* accepted active set at t (NULL until the first step), trial switch states */
     int have_mode;
     double eps;              /* times this close are one (1e-9 href) */
+    int kink;                /* the step being accepted changes a mode or switch state */
     double *rtol;            /* [nprobe + 1] each column's absolute tolerance (step_pieces) */
     nsc_waves *Ws;           /* NULL, or the steps' table (nsc_tran_opts.steps) */
     int *evid;               /* [m + nsw] items of the bracketed event (pair j, or m + switch k) */
@@ -303,7 +304,7 @@ static const double *point_lambda(ad *a, double t, double h, double theta)
 {
     if (theta == 1.0 || a->nh < 2 || a->ht[1] != a->tp || !(t - a->tp > 0)) return a->l;
     double f = h / (h + (t - a->tp));
-    for (int j = 0; j < a->m; j++) a->lpt[j] = a->l[j] + (a->l[j] - a->lsave[j]) * f;
+    for (int j = 0; j < a->m; j++) a->lpt[j] = fmax(0.0, a->l[j] + (a->l[j] - a->lsave[j]) * f);   /* l >= 0 */
     return a->lpt;
 }
 
@@ -396,13 +397,20 @@ static double ladder(double h, double hmax)
     return hmax * exp2(-j / NSC_LADDER);
 }
 
-/* The probes at x in (t, t1) into row[1..]: inside a smooth segment the
- * quadratic through the accepted points (tp, t, t1) when tp lies after the
- * segment's start (whose values are the old mode's), else linear. */
+/* 1 when the step (t, t1] has a smooth interpolant: the quadratic through the
+ * accepted points (tp, t, t1), tp after the segment's start (whose values are
+ * the old mode's) and no mode change in the step (kink). */
+static int smooth_step(const ad *a, double t)
+{
+    return a->nh >= 3 && a->tp < t && !a->kink;
+}
+
+/* The probes at x in (t, t1) into row[1..]: the quadratic of a smooth step,
+ * else linear. */
 static void interp_row(const ad *a, double t, double t1, double x, double *row)
 {
     int nc = a->T->nprobe + 1;
-    if (a->nh >= 3 && a->tp < t) {
+    if (smooth_step(a, t)) {
         double tp = a->tp;
         double c0 = (x - t) * (x - t1) / ((tp - t) * (tp - t1));
         double c1 = (x - tp) * (x - t1) / ((t - tp) * (t - t1));
@@ -440,7 +448,7 @@ static int grid_rows(ad *a, double t, double t1)
  * at most NSC_ROWS_STEP; 1 where the interpolant is linear. */
 static int step_pieces(const ad *a, double t, double t1)
 {
-    if (!(a->nh >= 3 && a->tp < t)) return 1;
+    if (!smooth_step(a, t)) return 1;
     double tp = a->tp, h = t1 - t, kmax = 1;
     for (int q = 1; q <= a->T->nprobe; q++) {
         double f1 = (a->v1[q] - a->v0[q]) / h, f0 = (a->v0[q] - a->vp[q]) / (t - tp);
@@ -831,7 +839,8 @@ static nsc_status trial(ad *a, ctl *c)
         bracket(a, c, ne, tn, tb);                           /* an event inside */
         return NSC_OK;
     }
-    int event = ne > 0, worst = -1;                          /* bracketed to tol_t: the event is at tn */
+    int event = ne > 0, worst = -1;
+    a->kink = event || nflip || (mode1 && a->have_mode && memcmp(mode1, a->mode0, (size_t)a->m));                          /* bracketed to tol_t: the event is at tn */
     /* the last trial of a bracket (at most tol_t long) is taken whatever its
      * error: rejecting it retried the same step forever (the bracket's end
      * does not move), a stall of 100000 trials on a VDMOS buck's turn-on */
