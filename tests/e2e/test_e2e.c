@@ -600,14 +600,15 @@ Test(e2e, switch_with_zero_threshold_turns_off_at_zero)
  * V1 every PER, as ngspice's run of the same card); PER = 0 never repeats;
  * negative durations are errors. A jump of a source on a breakpoint in a circuit
  * without states (a vertical PWL step into a resistor) runs in adaptive steps: it
- * failed with "the time step fell below ..." (the landing step saw the jump). */
+ * failed with "the time step fell below ..." (the landing step saw the jump).
+ * Rows on the TSTEP grid (.options interp). */
 Test(e2e, pulse_semantics_of_ngspice)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/pw.cir", tmp);
     tu_write_file(path, "pulse semantics\nV1 a 0 PULSE(0 1)\nV2 b 0 PULSE(0 1 1u 1u 1u 0 5u)\n"
                         "V3 c 0 PULSE(0 2 1u 1u 1u 1u 0)\nV4 d 0 PWL(0 0 1u 1 6u 1 6u 0 7u 1)\n"
-                        "R1 a 0 1\nR2 b 0 1\nR3 c 0 1\nR4 d 0 1\n.tran 0.5u 20u\n.end\n");
+                        "R1 a 0 1\nR2 b 0 1\nR3 c 0 1\nR4 d 0 1\n.tran 0.5u 20u\n.options interp\n.end\n");
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet pw.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
@@ -883,12 +884,13 @@ Test(e2e, behavioural_sources_are_exact_pwl)
         int ci = tu_table_col(&t, "v(in)"), co = tu_table_col(&t, "v(o)"), ca = tu_table_col(&t, "v(a)");
         int cc = tu_table_col(&t, "v(c)"), cs = tu_table_col(&t, "v(s)"), ce = tu_table_col(&t, "v(e)");
         cr_assert(ci > 0 && co > 0 && ca > 0 && cc > 0 && cs > 0 && ce > 0);
-        cr_assert_eq(t.nrow, 201);
+        if (fixed) cr_assert_eq(t.nrow, 201);           /* the TSTEP grid; adaptive: the steps */
         const double th[] = { -2, -1, 0, 1, 2, 2.5 };
         int checked = 0;
         for (int i = 0; i < t.nrow; i++) {
             double x = TU_AT(&t, i, ci), at = TU_AT(&t, i, 0);
-            cr_assert(fabs(x - 3 * sin(2 * M_PI * 1e3 * at)) < 1e-4, "v(in) at %g", at); /* rows: quadratic interp. */
+            double xtol = fixed ? 1e-4 : 3e-3 + 1e-6;     /* rows inside a step: its quadratic, to RELTOL|x| + VNTOL */
+            cr_assert(fabs(x - 3 * sin(2 * M_PI * 1e3 * at)) < xtol, "v(in) at %g", at);
             int near = 0;
             for (int k = 0; k < 6; k++) near |= fabs(x - th[k]) < 1e-6;
             if (near) continue;
@@ -1003,8 +1005,8 @@ Test(e2e, index2_circuits_match_ngspice_in_both_modes)
 }
 
 /* A netlist with other dialects' cards runs its transient (issue 12 item 2):
- * the cards are skipped with warnings, LTspice's one-argument .tran gives 1001
- * rows, and "FROM 1m TO 2m" measures what "from=1m to=2m" does: the mean of
+ * the cards are skipped with warnings, LTspice's one-argument .tran runs (a
+ * print step of tstop/1000: rows at the steps), and "FROM 1m TO 2m" measures what "from=1m to=2m" does: the mean of
  * v(b) of an RC (1 ms) driven by 1 V SIN 1 kHz, checked against the rows. */
 Test(e2e, other_dialect_cards_do_not_stop_the_transient)
 {
@@ -1026,11 +1028,17 @@ Test(e2e, other_dialect_cards_do_not_stop_the_transient)
     snprintf(path, sizeof path, "%s/d.dat", tmp);
     tu_table t;
     cr_assert_eq(tu_table_read(path, &t), 0);
-    cr_assert_eq(t.nrow, 1001);
-    double sum = 0;                                  /* trapezoid of the rows over [1m, 2m] */
+    double sum = 0, tp = 1e-3;                       /* trapezoid of the rows (the steps) over [1m, 2m] */
     int cb = tu_table_col(&t, "v(b)");
-    for (int i = 500; i < 1000; i++) sum += 0.5 * (TU_AT(&t, i, cb) + TU_AT(&t, i + 1, cb)) * 2e-6;
-    cr_assert(fabs(TU_AT(&t, 500, 0) - 1e-3) < 1e-12 && fabs(sum / 1e-3 - m1) < 1e-4, "mean %g vs %g", sum / 1e-3, m1);
+    double yp = tu_interp(&t, cb, 1e-3);
+    for (int i = 0; i < t.nrow; i++) {
+        double x = TU_AT(&t, i, 0);
+        if (x <= 1e-3 || x > 2e-3) continue;
+        sum += 0.5 * (yp + TU_AT(&t, i, cb)) * (x - tp);
+        tp = x;
+        yp = TU_AT(&t, i, cb);
+    }
+    cr_assert(fabs(tp - 2e-3) < 1e-12 && fabs(sum / 1e-3 - m1) < 1e-4, "mean %g vs %g", sum / 1e-3, m1);
     tu_table_free(&t);
 }
 
@@ -1329,7 +1337,8 @@ static void netlist_errors(const char *const bad[][2], int n, const char *name)
  * time a relay located like any event (t = 0.5 ms within 1e-3 of the largest
  * step), and time mixed with node voltages through limit() (its closed form).
  * What stays an error: a product of a voltage and time, a function of time
- * not finite at t = 0, floor() of time. */
+ * not finite at t = 0, floor() of time. Steps capped at TSTEP and rows on its
+ * grid (.options stepsizelimit interp: the 1e-4 is of ngspice-sized steps). */
 Test(e2e, b_source_functions_of_time)
 {
     char path[1024], cmd[2048], *out = NULL;
@@ -1337,7 +1346,7 @@ Test(e2e, b_source_functions_of_time)
     cr_assert_eq(tu_write_file(path, "functions of time\n.param f=1k\nB1 s 0 V=2*sin(2*pi*f*time)\nR1 s 0 1k\n"
                                      "B2 c 0 V=time*1e3 > 0.5 ? 1 : 0\nR2 c 0 1k\n"
                                      "B3 l 0 V=limit(V(s) + 0.5*sin(2*pi*f*time), -1, 1)\nR3 l 0 1k\n"
-                                     "B4 x 0 V=1 + exp(-time/1m)\nR4 x 0 1k\n.tran 10u 2m\n.end\n"), 0);
+                                     "B4 x 0 V=1 + exp(-time/1m)\nR4 x 0 1k\n.tran 10u 2m\n.options stepsizelimit interp\n.end\n"), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --events bt.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
@@ -1381,7 +1390,9 @@ Test(e2e, b_source_functions_of_time)
  * sources (inlined into the PWL program): v(b) = clamp(2 v(a), -1, 1) and
  * v(c) = 2 sin(2 pi 1k t) at every row, R1 = sq(3) 100 = 900 Ohm seen as
  * i(v1) = v(a) / 900. A recursive function, a wrong argument count and a body
- * without braces are errors at the call or the card. */
+ * without braces are errors at the call or the card. Steps capped at TSTEP and
+ * rows on its grid
+ * (.options stepsizelimit interp: the 2e-4 is of ngspice-sized steps). */
 Test(e2e, b_source_user_functions)
 {
     char path[1024], cmd[2048], *out = NULL;
@@ -1390,7 +1401,7 @@ Test(e2e, b_source_user_functions)
                                      ".func twice(x) = {gain*x}\n.param sq(x)={x*x} r={sq(3)*100}\n"
                                      "V1 a 0 SIN(0 3 1k)\nR1 a 0 {r}\nB1 b 0 V=sat(twice(V(a)), -1, 1)\nR2 b 0 1k\n"
                                      "B2 c 0 V=twice(sin(2*pi*1k*time))\nR3 c 0 1k\n.save v(a) v(b) v(c) i(v1)\n"
-                                     ".tran 10u 1m\n.end\n"), 0);
+                                     ".tran 10u 1m\n.options stepsizelimit interp\n.end\n"), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s uf.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
@@ -1505,13 +1516,15 @@ Test(e2e, vdmos_runs_as_its_expansion)
  * the swing at every row; I(D1) holds the capacitor's current, the source's
  * within 3 % of 5 mA (a capacitor's current at a row is its step's difference
  * quotient, C (v1 - v0)/h: measured 2.3 % at the first rows, where the steps
- * are longest relative to tau). */
+ * are longest relative to tau; steps capped at TSTEP = tau/20 by .options
+ * stepsizelimit: at span/50 = tau/10, 4.4 %). Rows at the steps. */
 Test(e2e, diode_cjo_is_a_capacitance)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/cj.cir", tmp);
     cr_assert_eq(tu_write_file(path, "cjo\nV1 a 0 PULSE(0 5 0 1p 1p 1 2)\nR1 a k 1k\nD1 0 k DC\n"
-                                     ".model DC D(VF=0.7 RON=0.1 CJO=1n)\n.tran 50n 5u\n.save v(k) i(d1) i(v1)\n.end\n"), 0);
+                                     ".model DC D(VF=0.7 RON=0.1 CJO=1n)\n.tran 50n 5u\n.options stepsizelimit\n"
+                                     ".save v(k) i(d1) i(v1)\n.end\n"), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s cj.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert_null(strstr(out, "ignored"), "%s", out);
@@ -1520,7 +1533,7 @@ Test(e2e, diode_cjo_is_a_capacitance)
     snprintf(path, sizeof path, "%s/cj.dat", tmp);
     cr_assert_eq(tu_table_read(path, &t), 0);
     int ck = tu_table_col(&t, "v(k)"), cd = tu_table_col(&t, "i(d1)"), cv = tu_table_col(&t, "i(v1)");
-    cr_assert(ck > 0 && cd > 0 && cv > 0 && t.nrow == 101);
+    cr_assert(ck > 0 && cd > 0 && cv > 0 && t.nrow > 10);   /* the accepted steps */
     for (int i = 1; i < t.nrow; i++) {
         double tt = TU_AT(&t, i, 0);
         cr_assert(fabs(TU_AT(&t, i, ck) - 5 * (1 - exp(-tt / 1e-6))) <= 5e-3, "v(k) at %g: %g", tt, TU_AT(&t, i, ck));
