@@ -306,7 +306,8 @@ static void interrupt_with(const char *sig, int want)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/long.cir", tmp);
-    tu_write_file(path, "rc for ever\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 1m 0 1p\n.end\n");
+    tu_write_file(path, "rc for ever\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 1m 0 1p\n"
+                        ".options interp\n.end\n");                  /* rows: the 10 us grid, not every step */
     snprintf(cmd, sizeof cmd, "cd %s && rm -f long.dat && timeout --preserve-status -s %s 1 %s --quiet long.cir 2>&1; echo \"exit $?\"",
              tmp, sig, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0);
@@ -407,7 +408,8 @@ Test(e2e, sigterm_ends_a_run_in_a_small_address_space, .timeout = 120)
     char path[1024], cmd[2048], *out = NULL;
     if (!runs_within(60000)) cr_skip_test("a 60 MB address space is too small for this build");
     snprintf(path, sizeof path, "%s/long.cir", tmp);
-    tu_write_file(path, "rc for ever\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 1m 0 1p\n.end\n");
+    tu_write_file(path, "rc for ever\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 1m 0 1p\n"
+                        ".options interp\n.end\n");                  /* rows: the 10 us grid, not every step */
     snprintf(cmd, sizeof cmd, "cd %s && ulimit -v 60000 && OPENBLAS_NUM_THREADS=4 timeout -s KILL 30 timeout "
              "--preserve-status -s TERM 1 %s --quiet long.cir 2>&1; echo \"exit $?\"", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0);
@@ -427,7 +429,7 @@ Test(e2e, out_of_memory_mid_run_is_marked, .timeout = 120)
 {
     char path[1024], cmd[2048], *out = NULL;
     if (!runs_within(60000)) cr_skip_test("a 60 MB address space is too small for this build");
-    const char *mode[] = { "", ".options stepping=fixed\n" };
+    const char *mode[] = { ".options interp\n", ".options stepping=fixed\n" };   /* rows: the 1 ns grid */
     for (int k = 0; k < 2; k++) {
         snprintf(path, sizeof path, "%s/oom.cir", tmp);
         char net[512];
@@ -731,7 +733,7 @@ Test(e2e, output_failures_and_special_files, .timeout = 60)
 {
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/rc.cir", tmp);
-    tu_write_file(path, "rc\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nC1 b 0 1u\n.tran 1u 20m\n.end\n");
+    tu_write_file(path, "rc\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nC1 b 0 1u\n.tran 1u 20m\n.options interp\n.end\n");
     snprintf(cmd, sizeof cmd, "cd %s && %s -o nodir/x.dat rc.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 4, "%s", out);
     cr_assert(strstr(out, "cannot write 'nodir/x.dat'"), "%s", out);
