@@ -195,9 +195,10 @@ Test(e2e, halfwave_peak_and_trough)
         if (tt > 10e-3 && tt < 30e-3) vmin2 = fmin(vmin2, vo);
     }
     cr_log_info("halfwave: peak %.6f (10), trough %.6f (analytic %.6f)", vmax, vmin2, trough);
-    /* adaptive steps (h <= tstep = 10 us) do not land on the crest at 5 ms: the row
-     * there is linear between two steps, off by at most h^2/8 max|v''| = h^2 Vp w^2 / 8 */
-    cr_assert(fabs(vmax - Vp) < 10e-6 * 10e-6 * Vp * w * w / 8, "peak %g", vmax);
+    /* the rows are the accepted steps (at most span/50 = 1.2 ms apart) and rows
+     * inside them where a chord would be off the step's quadratic by more than
+     * RELTOL |v| + VNTOL: the largest row is the crest to that */
+    cr_assert(vmax <= Vp + 1e-9 && Vp - vmax < 1e-3 * Vp + 1e-6, "peak %g", vmax);
     /* the kink at t_on lies inside a step: v_out is off by at most |v_in'| h = 0.016 V */
     cr_assert(fabs(vmin2 - trough) < 0.02, "trough %g, analytic %g", vmin2, trough);
     tu_table_free(&t);
@@ -1463,7 +1464,7 @@ Test(e2e, vdmos_runs_as_its_expansion)
     cr_assert_eq(tu_table_read(path, &a), 0);
     snprintf(path, sizeof path, "%s/v2.dat", tmp);
     cr_assert_eq(tu_table_read(path, &b), 0);
-    cr_assert(a.nrow == b.nrow && a.ncol == 4 && b.ncol == 4 && a.nrow == 3001);
+    cr_assert(a.nrow == b.nrow && a.ncol == 4 && b.ncol == 4 && a.nrow > 300);   /* the same steps */
     double vmin = INFINITY, vmax = -INFINITY;
     for (int i = 0; i < a.nrow; i++)
         for (int c = 0; c < 4; c++) {
@@ -1675,14 +1676,16 @@ Test(e2e, diode_cjo_matches_ngspice)
  * VF while on): i = i_F + TT i_F', i_F(0) = IF, so i_F = -IR + (IF + IR) e^(-t/TT)
  * reaches 0 at the storage time ts = TT ln(1 + IF/IR). Here IF = 9.3/10,
  * IR = 10.7/10, TT = 1 us: ts = 0.62572 us after the 1 ps edge at 1 us, within
- * the 1 ns rows' resolution of .meas WHEN (measured -0.33 ns). Before TT was read
- * the diode blocked at once (ts = 0). */
+ * the 1 ns rows' resolution of .meas WHEN (measured -0.33 ns), with steps capped
+ * at TSTEP (.options stepsizelimit; with the default cap span/50 = 60 ns the
+ * diode's current rings +-1 % about -1.07 A and ts is 15 ns late). Before TT was
+ * read the diode blocked at once (ts = 0). */
 Test(e2e, diode_tt_storage_time_is_charge_control)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/tt.cir", tmp);
     cr_assert_eq(tu_write_file(path, "tt\nV1 a 0 PULSE(10 -10 1u 1p 1p 10u 20u)\nR1 a d 10\nD1 d 0 DR\n"
-                                     ".model DR D(VF=0.7 RON=0 TT=1u)\n.tran 1n 3u\n"
+                                     ".model DR D(VF=0.7 RON=0 TT=1u)\n.tran 1n 3u\n.options stepsizelimit\n"
                                      ".meas tran ts WHEN v(d)=-1 FALL=1\n.end\n"), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o tt.dat tt.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
