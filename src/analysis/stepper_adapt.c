@@ -13,10 +13,13 @@
  * waveforms' values are watched the same way (ATOL = VNTOL), so that a SIN
  * source is resolved even where no state follows it; the next step
  * is h (0.9 / err)^(1/q), q = 3 for theta = 1/2 and 2 otherwise, at most twice
- * the last and at most hmax (TMAX, else min(TSTEP, (TSTOP - TSTART)/50) as in
- * ngspice: with the SPICE tolerances, TRTOL = 7 among them, the error control
- * alone resolves a 50 Hz sine in ~15 steps a period, which users of SPICE do
- * not expect; an explicit TMAX lifts the cap).
+ * the last and at most hmax (TMAX, else (TSTOP - TSTART)/50: TSTEP does not cap
+ * it, as in LTspice; .options stepsizelimit gives ngspice's min(TSTEP, span/50),
+ * run.c). The scales that were fractions of hmax while TSTEP capped it are
+ * fractions of href = min(TSTEP, hmax) (nsc_tran_opts.href): the first step,
+ * the restart floor, the breakpoint merge, chattering, hmin and the event
+ * tolerance; with hmax = span/50 they would be coarse (events 20 ns late on a
+ * 100 kHz converter over 1 ms).
  * Step sizes are taken from the ladder hmax 2^(-j/4) so that the factorised
  * problems of the cache are reused; steps that end on a breakpoint, on tstop or
  * at a located event are one-off sizes (their own cache slot).
@@ -30,13 +33,15 @@
  * the trial's end. The event time is bracketed in (t_k, t_hi] and located by
  * the Illinois variant of regula falsi on phi: each trial either contains the
  * event (t_hi moves down) or is an ordinary step that is accepted (t_k moves
- * up). Once t_hi - t_k <= NSC_LOC_TOL hmax the step to t_hi is taken and
- * accepted with the new mode: events are located to NSC_LOC_TOL hmax (1e-3 of
- * the largest step), and a switch changes state at the located crossing.
+ * up). Once t_hi - t_k <= NSC_LOC_TOL href the step to t_hi is taken and
+ * accepted with the new mode: events are located to NSC_LOC_TOL href (loc_tol),
+ * and a switch changes state at the located crossing. A conducting pair's
+ * release predicted ahead (predict_release) is approached in steps of half the
+ * distance, down to href, so that its prediction (error O(h^2)) is sharp.
  *
  * Restarts. After every event and every breakpoint the history is cleared and
  * the first NSC_RESTART_STEPS steps are implicit Euler (theta = 1), the first
- * of NSC_RESTART (2 %) of the last step, at least NSC_RESTART_MIN hmax, then
+ * of NSC_RESTART (2 %) of the last step, at least NSC_RESTART_MIN href, then
  * growing under the error control: the trapezoidal rule would carry the jump
  * of an algebraic current (a capacitor's current at a source's edge) into the
  * next steps as a +- oscillation that never decays (its factor for a mode much
@@ -44,21 +49,27 @@
  * first step of a segment has no error estimate (one point of history), so it
  * is short: with a quarter of the last step, the 30 ns transient of a diode
  * turning on into a capacitor was not resolved and its current was 1.7 % of
- * range off on a 10 us print grid (0.1 % now).
+ * range off on a 10 us print grid (0.1 % now). A rejection whose worst unknown
+ * turned back on each of the last three steps (rings) is that -1 mode excited
+ * by the scheme itself (a device current taken at t_k+1 against a capacitor's
+ * trapezoidal mean): the run continues in implicit Euler (reject_lte).
  *
  * Accumulations. A sliding mode of an ideal comparator is one mode of the LCS
  * and costs nothing. Events that follow each other ever faster (chattering, a
  * Zeno sequence) would drive the locator into ever smaller steps: after
  * NSC_CHATTER consecutive steps each ending on an event less than NSC_CHAT_H
- * hmax after the previous one, location stops for hmax of simulated time and
- * the stepper takes implicit-Euler steps of NSC_CHAT_H hmax that capture the
+ * href after the previous one, location stops for href of simulated time and
+ * the stepper takes implicit-Euler steps of NSC_CHAT_H href that capture the
  * mode changes inside them (event capturing, as in the fixed-step scheme).
  *
- * Output rows stay on the tstep grid. A step may span many rows: inside a
- * smooth segment they are the quadratic through the last three accepted points
- * (interpolation error O(h^3), the order of the trapezoidal LTE) when all three
- * lie after the segment's start (whose values are the old mode's), linear
- * otherwise. */
+ * Output rows (netlist.md, Waveforms): the accepted steps and located events,
+ * and inside a step the rows its interpolant needs for chords within RELTOL
+ * |x| + ATOL (step_pieces); with .options interp the tstep grid. Inside a
+ * step the interpolant is the quadratic through the last three accepted
+ * points (interpolation error O(h^3), the order of the trapezoidal LTE) when
+ * all three lie after the segment's start (whose values are the old mode's)
+ * and the step changes no mode, linear otherwise. With interp, .meas reads a
+ * table of the steps (nsc_tran_opts.steps). */
 #include "stepper_int.h"
 
 #include <float.h>
