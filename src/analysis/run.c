@@ -193,7 +193,7 @@ nsc_status nsc_run_analysis(nsc_run *R, nsc_report *r)
 {
     if (R->steady) return nsc_run_pss(R->c, &R->o, &R->po, R->probes, R->nprobe, &R->W, &R->st, &R->pinfo, r);
     nsc_waves **steps = R->o.steps;                    /* rows on the tstep grid: .meas on the steps */
-    if (R->c->nmeas > 0 && R->o.adaptive && R->o.interp) R->o.steps = &R->Wm;
+    if (R->c->nmeas > 0 && (!R->o.adaptive || R->o.interp)) R->o.steps = &R->Wm;
     nsc_status s = nsc_run_tran(R->c, &R->o, R->probes, R->nprobe, &R->W, &R->st, r);
     R->o.steps = steps;
     return s;

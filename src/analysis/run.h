@@ -72,7 +72,7 @@ typedef struct nsc_run {
     int nprobe, nout;
     nsc_waves *W;             /* nsc_run_analysis: the rows (NULL if none) */
     nsc_waves *Wm;            /* nsc_run_analysis: the accepted steps when the rows are not them
-                                 (adaptive, .options interp, with .meas cards), else NULL */
+                                 (fixed steps, or adaptive with .options interp; with .meas cards), else NULL */
     nsc_sim_stats st;
     nsc_pss_info pinfo;       /* steady: what the shooting found */
     nsc_meas_result *mres;    /* nsc_run_measure: [c->nmeas] or NULL */

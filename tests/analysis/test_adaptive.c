@@ -395,6 +395,23 @@ Test(adaptive, interp_rows_on_the_grid_measures_on_the_steps)
     tu_table_free(&t);
 }
 
+/* Fixed steps keep the TSTEP grid of rows (6 here), and .meas is computed on
+ * the steps (h = 1 ns): MAX finds the peak (2.6e-42 V on the rows before). */
+Test(adaptive, fixed_steps_measure_on_the_steps)
+{
+    char text[1024], *out = NULL;
+    tu_table t;
+    snprintf(text, sizeof text, "%s.end\n", PULSE_RC);
+    run_out("pkf", text, "--step 1n", &t, &out);
+    double peak = rc_pulse_peak(10, 1e-9, 20e-9, 10e-9), vmax = NAN;
+    const char *p = strstr(out, "vmax = ");
+    cr_assert(p && sscanf(p, "vmax = %lf", &vmax) == 1, "%s", out);
+    cr_expect_eq(t.nrow, 6, "%d rows", t.nrow);
+    cr_expect(fabs(vmax - peak) < 5e-3 * peak, ".meas MAX %g V on the steps, analytic %g V", vmax, peak);
+    free(out);
+    tu_table_free(&t);
+}
+
 /* Issue 24 item 4: the largest step is TMAX when given, else (TSTOP - TSTART)/50
  * (TSTEP does not cap it); .options stepsizelimit takes ngspice's
  * min(TSTEP, span/50); nostepsizelimit is the default. --stats prints it. */
