@@ -1,6 +1,8 @@
 /* meas.h -- .meas tran evaluation on a transient's waveform table.
  *
- * Waveforms are taken as linear between rows (what the table and a plot say), so:
+ * Waveforms are taken as linear between rows (what the table and a plot say;
+ * a run's measures read the table of its accepted steps, run.h nsc_run.Wm,
+ * when its rows are a grid), so:
  *  - window [a, b] = [FROM, TO] clipped to the run (TD= of AVG .. MAX_AT moves a
  *    as FROM does); values at a and b interpolated;
  *  - INTEG = integral of y over [a, b] (exact for linear pieces: trapezoids);

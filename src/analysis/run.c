@@ -40,13 +40,15 @@ nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_o
     o->abstol = c->abstol > 0 ? c->abstol : 1e-12;
     o->vntol = c->vntol > 0 ? c->vntol : 1e-6;
     o->trtol = c->trtol > 0 ? c->trtol : 7;
-    if (o->adaptive && !(tmax > 0)) {                      /* ngspice: tmax = min(tstep, span / 50) */
-        double span = o->tstop - o->tstart;                /* (span / 50 with nostepsizelimit, as ngspice's set) */
-        o->h = o->tstep > 0 && o->tstep < span / 50 && !c->nostepsizelimit ? o->tstep : span / 50;
+    if (o->adaptive && !(tmax > 0)) {                      /* stepsizelimit (default): ngspice's min(tstep, span / 50); */
+        double span = o->tstop - o->tstart;                /* nostepsizelimit (LTspice, Xyce): span / 50 */
+        o->h = o->tstep > 0 && o->tstep < span / 50 && c->stepsizelimit ? o->tstep : span / 50;
     } else
         o->h = tmax > 0 ? tmax : o->tstep;
     if (o->h <= 0) o->h = o->tstop / 1000;
     if (o->tstep <= 0) o->tstep = o->h;
+    o->href = o->adaptive && o->tstep < o->h ? o->tstep : o->h;   /* the first step's scale (stepper_adapt.c) */
+    o->interp = c->interp;
     if (o->tstart >= o->tstop)
         return nsc_err(r, NSC_ENETLIST, &c->tran_loc, "tstart %g is not before tstop %g", o->tstart, o->tstop);
     if (o->tstop / o->h > 2e9) return nsc_err(r, NSC_ENETLIST, &c->tran_loc, "too many steps: tstop/h = %g", o->tstop / o->h);
@@ -155,6 +157,7 @@ void nsc_run_init(nsc_run *R)
 void nsc_run_free(nsc_run *R)
 {
     nsc_waves_free(R->W);
+    nsc_waves_free(R->Wm);
     nsc_probes_free(R->probes, R->nprobe);
     if (R->mres) nsc_meas_results_free(R->mres, R->c->nmeas);
     free(R->mres);
@@ -200,7 +203,11 @@ nsc_status nsc_run_columns(nsc_run *R, int meas_only, nsc_report *r)
 nsc_status nsc_run_analysis(nsc_run *R, nsc_report *r)
 {
     if (R->steady) return nsc_run_pss(R->c, &R->o, &R->po, R->probes, R->nprobe, &R->W, &R->st, &R->pinfo, r);
-    return nsc_run_tran(R->c, &R->o, R->probes, R->nprobe, &R->W, &R->st, r);
+    nsc_waves **steps = R->o.steps;                    /* rows on the tstep grid: .meas on the steps */
+    if (R->c->nmeas > 0 && (!R->o.adaptive || R->o.interp)) R->o.steps = &R->Wm;
+    nsc_status s = nsc_run_tran(R->c, &R->o, R->probes, R->nprobe, &R->W, &R->st, r);
+    R->o.steps = steps;
+    return s;
 }
 
 nsc_status nsc_run_measure(nsc_run *R, nsc_report *r)
@@ -208,7 +215,7 @@ nsc_status nsc_run_measure(nsc_run *R, nsc_report *r)
     const nsc_circuit *c = R->c;
     if (c->nmeas == 0 || !R->W || R->W->end != NSC_RUN_COMPLETE) return NSC_OK;
     if (!(R->mres = nsc_calloc((size_t)c->nmeas, sizeof *R->mres))) return nsc_oom(r);
-    nsc_status s = nsc_meas_eval(c, R->W, R->mres, r);
+    nsc_status s = nsc_meas_eval(c, R->Wm ? R->Wm : R->W, R->mres, r);
     for (int k = 0; !s && k < c->nmeas; k++)
         if (!R->mres[k].ok)
             nsc_warn(r, &c->meas[k].loc, ".meas %s failed: %s", c->meas[k].name, R->mres[k].why ? R->mres[k].why : "");

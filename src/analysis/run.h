@@ -71,6 +71,8 @@ typedef struct nsc_run {
     nsc_probe *probes;        /* nsc_run_columns: [nprobe], the outputs first (nout of them) */
     int nprobe, nout;
     nsc_waves *W;             /* nsc_run_analysis: the rows (NULL if none) */
+    nsc_waves *Wm;            /* nsc_run_analysis: the accepted steps when the rows are not them
+                                 (fixed steps, or adaptive with .options interp; with .meas cards), else NULL */
     nsc_sim_stats st;
     nsc_pss_info pinfo;       /* steady: what the shooting found */
     nsc_meas_result *mres;    /* nsc_run_measure: [c->nmeas] or NULL */
@@ -95,7 +97,8 @@ nsc_status nsc_run_columns(nsc_run *R, int meas_only, nsc_report *r);
  * R->o (and R->po), recording R->probes into R->W; the status of the run. */
 nsc_status nsc_run_analysis(nsc_run *R, nsc_report *r);
 
-/* The .meas cards of R->c on the rows of a complete run (else nothing is done):
+/* The .meas cards of R->c on the accepted steps of a complete run (R->Wm, else
+ * the rows R->W; else nothing is done):
  * R->mres[k] = card k's result; each card that failed is a warning in r
  * (".meas NAME failed: why"). NSC_ENOMEM, or the error of nsc_meas_eval. */
 nsc_status nsc_run_measure(nsc_run *R, nsc_report *r);

@@ -432,6 +432,7 @@ typedef struct tran_run {
     ring_watch ring;
     nsc_pcache cache, cache0;
     nsc_waves *W;
+    nsc_waves *Ws;                 /* fixed steps with o->steps: the steps' table (.meas), else NULL */
     int nprobe, n, m, nsrc, nc;    /* nc = nprobe + 1 columns */
     double *z0, *z1, *zs, *l, *ls, *e1, *w0, *w1, *ws0, *v0, *v1, *row, *s0;
     long jout;                     /* next output row: t = tstart + jout tstep */
@@ -548,7 +549,30 @@ static nsc_status tran_first_row(tran_run *R)
         R->jout = 1;
         R->tout = o->tstart + o->tstep;
     }
+    if (!o->adaptive && o->steps) {                  /* the steps' table of .meas, from its row at t0 */
+        *o->steps = R->Ws = nsc_waves_new(R->names, R->nprobe, R->c->title);
+        if (!R->Ws || nsc_waves_spill_like(R->Ws, R->W)) return nsc_oom(R->r);
+        if (o->tstart <= t0 + R->eps && nsc_waves_add(R->Ws, R->row))   /* (row: the one at t0) */
+            return nsc_waves_add_error(R->Ws, R->r);
+    }
     return NSC_OK;
+}
+
+/* The step (t, tn] into the steps' table: the row at tstart when it falls
+ * inside (linear), then the step's end (v1). */
+static nsc_status fixed_step_row(tran_run *R, double tn, double hh)
+{
+    const nsc_tran_opts *o = R->o;
+    double ts = o->tstart, eps = R->eps;
+    if (tn < ts - eps) return NSC_OK;
+    if (R->t < ts - eps && tn > ts + eps) {
+        double a = (ts - R->t) / hh;
+        R->row[0] = ts;
+        for (int q = 1; q < R->nc; q++) R->row[q] = (1 - a) * R->v0[q] + a * R->v1[q];
+        if (nsc_waves_add(R->Ws, R->row)) return nsc_waves_add_error(R->Ws, R->r);
+    }
+    R->v1[0] = tn;
+    return nsc_waves_add(R->Ws, R->v1) ? nsc_waves_add_error(R->Ws, R->r) : NSC_OK;
 }
 
 /* The adaptive transient from the state at t0 (stepper_adapt.c). */
@@ -691,7 +715,7 @@ static nsc_status fixed_rows(tran_run *R, double tn, double hh, int *need)
     const nsc_tran_opts *o = R->o;
     double eps = R->eps, tnext = (double)(R->k + 1) * R->h;
     if (tnext > R->tstop) tnext = R->tstop;
-    *need = R->tout <= tnext + eps && R->tout <= R->tstop + eps;
+    *need = R->Ws || (R->tout <= tnext + eps && R->tout <= R->tstop + eps);   /* (the steps' table: each step) */
     if (*need) {
         nsc_eval_probes(R->f, R->nprobe, R->L, R->sw, R->z1, R->l, R->z0, hh, R->w1, R->v1 + 1);   /* I(S) in the step's state */
         R->v1[0] = tn;
@@ -710,7 +734,7 @@ static nsc_status fixed_rows(tran_run *R, double tn, double hh, int *need)
         R->tout = o->tstart + (double)R->jout * o->tstep;
         if (o->rows) o->rows(R->W, o->rows_ctx);
     }
-    return NSC_OK;
+    return R->Ws ? fixed_step_row(R, tn, hh) : NSC_OK;
 }
 
 /* t = tn: the step's end becomes the start of the next; the switch states for

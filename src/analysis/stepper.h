@@ -14,6 +14,12 @@
 typedef struct nsc_tran_opts {
     double tstep, tstop, tstart;  /* output grid */
     double h;                     /* fixed steps: the scheme step (> 0); adaptive: the largest step */
+    double href;                  /* adaptive: the step scale, min(tstep, h) (0: h): the first step is
+                                     1e-3 of it, and so are the floors of the restarts (stepper_adapt.c) */
+    int interp;                   /* adaptive: 1 rows on the tstep grid (interpolated), 0 at the accepted
+                                     steps and located events, with rows added inside long steps */
+    nsc_waves **steps;            /* if set (fixed steps, or adaptive with interp): a new table of the
+                                     accepted steps (all columns, from tstart), what .meas reads */
     double theta;                 /* 0.5 .. 1 */
     int adaptive;                 /* 1: error-controlled steps with located events (stepper_adapt.c) */
     double reltol, abstol, vntol, trtol;   /* adaptive: SPICE tolerances (all > 0) */

@@ -13,10 +13,13 @@
  * waveforms' values are watched the same way (ATOL = VNTOL), so that a SIN
  * source is resolved even where no state follows it; the next step
  * is h (0.9 / err)^(1/q), q = 3 for theta = 1/2 and 2 otherwise, at most twice
- * the last and at most hmax (TMAX, else min(TSTEP, (TSTOP - TSTART)/50) as in
- * ngspice: with the SPICE tolerances, TRTOL = 7 among them, the error control
- * alone resolves a 50 Hz sine in ~15 steps a period, which users of SPICE do
- * not expect; an explicit TMAX lifts the cap).
+ * the last and at most hmax (TMAX, else ngspice's min(TSTEP, span/50); with
+ * .options nostepsizelimit (TSTOP - TSTART)/50, TSTEP not capping it, as in
+ * LTspice: run.c). The scales that were fractions of hmax while TSTEP capped it are
+ * fractions of href = min(TSTEP, hmax) (nsc_tran_opts.href): the first step,
+ * the restart floor, the breakpoint merge, chattering, hmin and the event
+ * tolerance; with hmax = span/50 they would be coarse (events 20 ns late on a
+ * 100 kHz converter over 1 ms).
  * Step sizes are taken from the ladder hmax 2^(-j/4) so that the factorised
  * problems of the cache are reused; steps that end on a breakpoint, on tstop or
  * at a located event are one-off sizes (their own cache slot).
@@ -30,13 +33,15 @@
  * the trial's end. The event time is bracketed in (t_k, t_hi] and located by
  * the Illinois variant of regula falsi on phi: each trial either contains the
  * event (t_hi moves down) or is an ordinary step that is accepted (t_k moves
- * up). Once t_hi - t_k <= NSC_LOC_TOL hmax the step to t_hi is taken and
- * accepted with the new mode: events are located to NSC_LOC_TOL hmax (1e-3 of
- * the largest step), and a switch changes state at the located crossing.
+ * up). Once t_hi - t_k <= NSC_LOC_TOL href the step to t_hi is taken and
+ * accepted with the new mode: events are located to NSC_LOC_TOL href (loc_tol),
+ * and a switch changes state at the located crossing. A conducting pair's
+ * release predicted ahead (predict_release) is approached in steps of half the
+ * distance, down to href, so that its prediction (error O(h^2)) is sharp.
  *
  * Restarts. After every event and every breakpoint the history is cleared and
  * the first NSC_RESTART_STEPS steps are implicit Euler (theta = 1), the first
- * of NSC_RESTART (2 %) of the last step, at least NSC_RESTART_MIN hmax, then
+ * of NSC_RESTART (2 %) of the last step, at least NSC_RESTART_MIN href, then
  * growing under the error control: the trapezoidal rule would carry the jump
  * of an algebraic current (a capacitor's current at a source's edge) into the
  * next steps as a +- oscillation that never decays (its factor for a mode much
@@ -44,21 +49,27 @@
  * first step of a segment has no error estimate (one point of history), so it
  * is short: with a quarter of the last step, the 30 ns transient of a diode
  * turning on into a capacitor was not resolved and its current was 1.7 % of
- * range off on a 10 us print grid (0.1 % now).
+ * range off on a 10 us print grid (0.1 % now). A rejection whose worst unknown
+ * turned back on each of the last three steps (rings) is that -1 mode excited
+ * by the scheme itself (a device current taken at t_k+1 against a capacitor's
+ * trapezoidal mean): the run continues in implicit Euler (reject_lte).
  *
  * Accumulations. A sliding mode of an ideal comparator is one mode of the LCS
  * and costs nothing. Events that follow each other ever faster (chattering, a
  * Zeno sequence) would drive the locator into ever smaller steps: after
  * NSC_CHATTER consecutive steps each ending on an event less than NSC_CHAT_H
- * hmax after the previous one, location stops for hmax of simulated time and
- * the stepper takes implicit-Euler steps of NSC_CHAT_H hmax that capture the
+ * href after the previous one, location stops for href of simulated time and
+ * the stepper takes implicit-Euler steps of NSC_CHAT_H href that capture the
  * mode changes inside them (event capturing, as in the fixed-step scheme).
  *
- * Output rows stay on the tstep grid. A step may span many rows: inside a
- * smooth segment they are the quadratic through the last three accepted points
- * (interpolation error O(h^3), the order of the trapezoidal LTE) when all three
- * lie after the segment's start (whose values are the old mode's), linear
- * otherwise. */
+ * Output rows (netlist.md, Waveforms): the accepted steps and located events,
+ * and inside a step the rows its interpolant needs for chords within RELTOL
+ * |x| + ATOL (step_pieces); with .options interp the tstep grid. Inside a
+ * step the interpolant is the quadratic through the last three accepted
+ * points (interpolation error O(h^3), the order of the trapezoidal LTE) when
+ * all three lie after the segment's start (whose values are the old mode's)
+ * and the step changes no mode, linear otherwise. With interp, .meas reads a
+ * table of the steps (nsc_tran_opts.steps). */
 #include "stepper_int.h"
 
 #include <float.h>
@@ -67,19 +78,20 @@
 #include <string.h>
 
 #define NSC_RESTART_STEPS 2 /* implicit-Euler steps that start a segment (see the header) */
-#define NSC_BP_MERGE 1e-6 /* a breakpoint this close (times hmax) after t is taken as reached */
+#define NSC_BP_MERGE 1e-6 /* a breakpoint this close (times href) after t is taken as reached */
 #define NSC_STALL 100000 /* trial steps in a row without an accepted one: a failure, not a hang */
 #define NSC_GROW 2.0      /* largest growth of the step after an accepted one */
 #define NSC_SHRINK 0.2    /* smallest factor after a rejected one */
 #define NSC_SAFETY 0.9
 #define NSC_RESTART 0.02  /* first step after an event or breakpoint: this times the last one */
-#define NSC_RESTART_MIN 1e-3 /* ... and at least this times hmax */
+#define NSC_RESTART_MIN 1e-3 /* ... and at least this times href; the first step of the run: this times href */
 #define NSC_LADDER 4.0    /* step sizes hmax 2^(-j / NSC_LADDER) */
-#define NSC_LOC_TOL 1e-3  /* events located to NSC_LOC_TOL hmax */
-#define NSC_HMIN 1e-9     /* smallest step, times hmax: below it the run fails (exit 3) */
+#define NSC_LOC_TOL 1e-3  /* events located to NSC_LOC_TOL href */
+#define NSC_HMIN 1e-9     /* smallest step, times href: below it the run fails (exit 3) */
 #define NSC_LOC_MAXIT 40  /* trials to locate one event before it is taken where bracketed */
 #define NSC_CHATTER 8     /* consecutive event steps ... */
-#define NSC_CHAT_H 1e-2   /* ... each shorter than this times hmax: chattering */
+#define NSC_CHAT_H 1e-2   /* ... each shorter than this times href: chattering */
+#define NSC_ROWS_STEP 64  /* rows at most inside one step (rows at the steps) */
 
 typedef struct ad {
     nsc_tran *T;
@@ -96,6 +108,10 @@ typedef struct ad {
     double tp, *zp, *lp, *wp, *vp;   /* the accepted point before t (z, l, w, probes) */
     char *mode0, *sw1;       /* accepted active set at t (NULL until the first step), trial switch states */
     int have_mode;
+    double eps;              /* times this close are one (1e-9 href) */
+    int kink;                /* the step being accepted changes a mode or switch state */
+    double *rtol;            /* [nprobe + 1] each column's absolute tolerance (step_pieces) */
+    nsc_waves *Ws;           /* NULL, or the steps' table (nsc_tran_opts.steps) */
     int *evid;               /* [m + nsw] items of the bracketed event (pair j, or m + switch k) */
     double *evphi;           /* [m + nsw] their phi at t_hi */
     int nev;
@@ -111,7 +127,7 @@ static void ad_free(ad *a)
     nsc_sp_free(a->Set);
     free(a->z0); free(a->z1); free(a->l); free(a->lsave); free(a->lpt); free(a->w0); free(a->w1);
     free(a->v0); free(a->v1); free(a->row); free(a->mode0); free(a->sw1);
-    free(a->evid); free(a->evphi); free(a->zp); free(a->lp); free(a->wp); free(a->vp);
+    free(a->evid); free(a->evphi); free(a->zp); free(a->lp); free(a->wp); free(a->vp); free(a->rtol);
 }
 
 static double *dup_or_zero(const double *x, int n)
@@ -162,7 +178,10 @@ static int ad_init(ad *a, nsc_tran *T)
     a->sw1 = calloc((size_t)L->nsw + 1, 1);
     a->evid = malloc(sizeof(int) * (size_t)(ni + 1));
     a->evphi = malloc(sizeof(double) * (size_t)(ni + 1));
-    if (!a->Ct || !a->Dt || !a->Set || !a->z0 || !a->z1 || !a->l || !a->lsave || !a->lpt || !a->w0 || !a->w1 || !a->v0
+    a->rtol = dup_or_zero(NULL, nc);
+    for (int q = 1; a->rtol && q < nc; q++)                 /* a current's ABSTOL, else VNTOL */
+        a->rtol[q] = T->W->name[q][0] == 'i' ? a->o->abstol : a->o->vntol;
+    if (!a->rtol || !a->Ct || !a->Dt || !a->Set || !a->z0 || !a->z1 || !a->l || !a->lsave || !a->lpt || !a->w0 || !a->w1 || !a->v0
         || !a->v1 || !a->row || !a->zp || !a->lp || !a->wp || !a->vp || !a->mode0 || !a->sw1 || !a->evid || !a->evphi)
         return -1;
     return 0;
@@ -198,7 +217,7 @@ static void hist_push(ad *a, double t, const double *z, const double *w)
 
 /* err = max_i |LTE_i| / (TRTOL tol_i) of the trial point (t1, z1) reached with
  * theta from the history; 0 when the history is too short (one point). *worst:
- * the unknown with the largest ratio, -1 if none. */
+ * the watched quantity (xval's i) with the largest ratio, -1 if none. */
 static double lte_ratio(const ad *a, double t1, const double *z1, const double *w1, double theta, int *worst)
 {
     const nsc_tran_opts *o = a->o;
@@ -221,9 +240,23 @@ static double lte_ratio(const ad *a, double t1, const double *z1, const double *
             lte = fabs(c2 * h * h * 2 * d2) + fabs(c3) * h * h * h * fabs(2 * d2) / (t1 - tm);
         double ax = fabs(x1) > fabs(x0) ? fabs(x1) : fabs(x0);
         double r = lte / (o->trtol * (o->reltol * ax + a->atol[i]));
-        if (r > err) { err = r; *worst = i < a->nd ? a->di[i] : -1; }
+        if (r > err) { err = r; *worst = i; }
     }
     return err;
+}
+
+/* 1 when the watched unknown i of the trial z1 turned back on each of the
+ * last three steps, each move above its tolerance: the mode of factor -1 that
+ * theta = 1/2 leaves undamped (a drain current taken at t_k+1 into a capacitor
+ * row that takes the trapezoidal mean: PWL MOS in saturation, C with ESR), which
+ * no shorter step damps. */
+static int rings(const ad *a, int i, const double *z1)
+{
+    if (a->nh < 3 || i < 0 || i >= a->nd) return 0;
+    double x1 = z1[a->di[i]], x0 = a->hx[0][i], xm = a->hx[1][i], xmm = a->hx[2][i];
+    double d1 = x1 - x0, d0 = x0 - xm, dm = xm - xmm;
+    double tol = a->o->reltol * fmax(fabs(x1), fabs(x0)) + a->atol[i];
+    return d1 * d0 < 0 && d0 * dm < 0 && fabs(d1) > tol && fabs(d0) > tol;
 }
 
 /* ---- events ---- */
@@ -282,7 +315,7 @@ static const double *point_lambda(ad *a, double t, double h, double theta)
 {
     if (theta == 1.0 || a->nh < 2 || a->ht[1] != a->tp || !(t - a->tp > 0)) return a->l;
     double f = h / (h + (t - a->tp));
-    for (int j = 0; j < a->m; j++) a->lpt[j] = a->l[j] + (a->l[j] - a->lsave[j]) * f;
+    for (int j = 0; j < a->m; j++) a->lpt[j] = fmax(0.0, a->l[j] + (a->l[j] - a->lsave[j]) * f);   /* l >= 0 */
     return a->lpt;
 }
 
@@ -375,32 +408,105 @@ static double ladder(double h, double hmax)
     return hmax * exp2(-j / NSC_LADDER);
 }
 
-/* Rows of the tstep grid in (t, t1]: exact at t1, linear inside. */
-static int write_rows(ad *a, double t, double t1)
+/* 1 when the step (t, t1] has a smooth interpolant: the quadratic through the
+ * accepted points (tp, t, t1), tp after the segment's start (whose values are
+ * the old mode's) and no mode change in the step (kink). */
+static int smooth_step(const ad *a, double t)
+{
+    return a->nh >= 3 && a->tp < t && !a->kink;
+}
+
+/* The probes at x in (t, t1) into row[1..]: the quadratic of a smooth step,
+ * else linear. */
+static void interp_row(const ad *a, double t, double t1, double x, double *row)
+{
+    int nc = a->T->nprobe + 1;
+    if (smooth_step(a, t)) {
+        double tp = a->tp;
+        double c0 = (x - t) * (x - t1) / ((tp - t) * (tp - t1));
+        double c1 = (x - tp) * (x - t1) / ((t - tp) * (t - t1));
+        double c2 = (x - tp) * (x - t) / ((t1 - tp) * (t1 - t));
+        for (int q = 1; q < nc; q++) row[q] = c0 * a->vp[q] + c1 * a->v0[q] + c2 * a->v1[q];
+    } else {
+        double f = (x - t) / (t1 - t);
+        for (int q = 1; q < nc; q++) row[q] = (1 - f) * a->v0[q] + f * a->v1[q];
+    }
+}
+
+/* Rows of the tstep grid in (t, t1] (.options interp): exact at t1, interpolated inside. */
+static int grid_rows(ad *a, double t, double t1)
 {
     nsc_tran *T = a->T;
     const nsc_tran_opts *o = a->o;
-    int nc = T->nprobe + 1;
-    double h = t1 - t, eps = 1e-9 * o->h;
+    double eps = a->eps;
     for (;;) {
         double tout = o->tstart + (double)T->jout * o->tstep;
         if (!(tout <= t1 + eps && tout <= o->tstop + eps)) return 0;
         a->row[0] = tout;
         if (fabs(tout - t1) <= eps) memcpy(a->row + 1, a->v1 + 1, (size_t)T->nprobe * sizeof(double));
-        else if (a->nh >= 3 && a->tp < t) {    /* quadratic through tp, t, t1; tp after the segment's start */
-            double tp = a->tp, x = tout;
-            double c0 = (x - t) * (x - t1) / ((tp - t) * (tp - t1));
-            double c1 = (x - tp) * (x - t1) / ((t - tp) * (t - t1));
-            double c2 = (x - tp) * (x - t) / ((t1 - tp) * (t1 - t));
-            for (int q = 1; q < nc; q++) a->row[q] = c0 * a->vp[q] + c1 * a->v0[q] + c2 * a->v1[q];
-        } else {
-            double f = (tout - t) / h;
-            for (int q = 1; q < nc; q++) a->row[q] = (1 - f) * a->v0[q] + f * a->v1[q];
-        }
+        else interp_row(a, t, t1, tout, a->row);
         if (nsc_waves_add(T->W, a->row)) return -1;
         T->jout++;
         if (o->rows) o->rows(T->W, o->rows_ctx);
     }
+}
+
+/* Pieces k of the step (t, t1] for rows whose chords stay within the error
+ * tolerance. The step's interpolant (interp_row) departs from the chord over
+ * a piece of length (t1 - t) / k by at most |d2| ((t1 - t) / k)^2 / 4, d2 the
+ * second divided difference through (tp, t, t1); k is the least with that <=
+ * RELTOL max(|v(t)|, |v(t1)|) + ATOL for every column (rtol: ATOL by column),
+ * at most NSC_ROWS_STEP; 1 where the interpolant is linear. */
+static int step_pieces(const ad *a, double t, double t1)
+{
+    if (!smooth_step(a, t)) return 1;
+    double tp = a->tp, h = t1 - t, kmax = 1;
+    for (int q = 1; q <= a->T->nprobe; q++) {
+        double f1 = (a->v1[q] - a->v0[q]) / h, f0 = (a->v0[q] - a->vp[q]) / (t - tp);
+        double d2 = fabs(f1 - f0) / (t1 - tp);
+        double tol = a->o->reltol * fmax(fabs(a->v0[q]), fabs(a->v1[q])) + a->rtol[q];
+        double k = 0.5 * h * sqrt(d2 / tol);                  /* |d2| (h / k)^2 / 4 = tol */
+        if (k > kmax) kmax = k;
+    }
+    return kmax >= NSC_ROWS_STEP ? NSC_ROWS_STEP : (int)ceil(kmax);
+}
+
+/* Rows of the step (t, t1] into D at the steps: the row at tstart when it
+ * falls inside, the rows inside the step that step_pieces asks for, and the
+ * step's end t1 (exact). 0, or -1 when a row could not be added. */
+static int step_rows(ad *a, nsc_waves *D, double t, double t1, int notify)
+{
+    const nsc_tran_opts *o = a->o;
+    double eps = a->eps, from = t;
+    if (t1 < o->tstart - eps) return 0;
+    if (t < o->tstart - eps && t1 > o->tstart + eps) {          /* the window starts inside */
+        a->row[0] = from = o->tstart;
+        interp_row(a, t, t1, o->tstart, a->row);
+        if (nsc_waves_add(D, a->row)) return -1;
+        if (notify) o->rows(D, o->rows_ctx);
+    }
+    int k = step_pieces(a, t, t1);
+    for (int j = 1; j < k; j++) {
+        double x = t + (t1 - t) * j / k;
+        if (x <= from + eps) continue;
+        a->row[0] = x;
+        interp_row(a, t, t1, x, a->row);
+        if (nsc_waves_add(D, a->row)) return -1;
+        if (notify) o->rows(D, o->rows_ctx);
+    }
+    a->v1[0] = t1;
+    if (nsc_waves_add(D, a->v1)) return -1;
+    if (notify) o->rows(D, o->rows_ctx);
+    return 0;
+}
+
+/* The rows of the accepted step (t, t1]: the tstep grid (interp) or the steps
+ * (netlist.md, Waveforms); the steps' table of .meas (nsc_tran_opts.steps). */
+static int write_rows(ad *a, double t, double t1)
+{
+    if (a->Ws && step_rows(a, a->Ws, t, t1, 0)) return -2;
+    if (a->o->interp) return grid_rows(a, t, t1);
+    return step_rows(a, a->T->W, t, t1, a->o->rows != NULL);
 }
 
 static void count_step(nsc_sim_stats *st, const nsc_step_info *info)
@@ -426,14 +532,27 @@ static nsc_status too_small(ad *a, double t, double h, int worst, const char *wh
  * accepted (advance, maybe start a new segment). The state between trials: */
 typedef struct ctl {
     double t, hmax, hmin, tol_t, eps;
+    double href;             /* the step scale min(tstep, hmax) (nsc_tran_opts.href) */
     double hnext;            /* the error control's next step */
     double t_hi, t_est;      /* bracket (t, t_hi] of an event and the next trial's end; t_hi = inf: none */
     double h_pre;            /* the step that found the bracketed event */
     double t_lastev, chat_until, t_cap;
     int restart;             /* implicit-Euler steps still to take in this segment */
+    int ring_reset;          /* 1: the history restarts at the next accepted point (reject_lte) */
+    int damped;              /* 1: theta = 1 from now on (reject_lte) */
     int nup, loc_it, dirty, ev_run, rejected, stall, take;
     nsc_onestep *Plast;
 } ctl;
+
+/* The tolerance of an event located from t: NSC_LOC_TOL of href, not of the
+ * ceiling (which may be far above the circuit's time scale), and not below the
+ * round-off of t. Relative to a trial's own size it shrank with the trials cut
+ * short by the last bracket: a Zeno sequence of steps down to 1e-24 s at a
+ * buck's start. */
+static double loc_tol(const ctl *c)
+{
+    return fmax(NSC_LOC_TOL * c->href, 64 * DBL_EPSILON * fabs(c->t));
+}
 
 /* The trial: its end tn and, for a ladder step, its size *hl (0: a one-off
  * size); *tb the next breakpoint. */
@@ -441,8 +560,8 @@ static double trial_end(ad *a, ctl *c, int chatter, double *hl, double *tb)
 {
     nsc_tran *T = a->T;
     double t = c->t, hmax = c->hmax, tstop = a->o->tstop;
-    *tb = nsc_bpq_after(T->bp, t + NSC_BP_MERGE * hmax);     /* closer ones are reached: no sliver steps */
-    double h = chatter ? NSC_CHAT_H * hmax : c->hnext < hmax ? c->hnext : hmax;
+    *tb = nsc_bpq_after(T->bp, t + NSC_BP_MERGE * c->href);  /* closer ones are reached: no sliver steps */
+    double h = chatter ? NSC_CHAT_H * c->href : c->hnext < hmax ? c->hnext : hmax;
     double tn, tg = *tb < tstop ? *tb : tstop, stretch = c->rejected ? 1.0 : 1.25;
     *hl = 0;
     if (c->t_hi < INFINITY) tn = c->t_hi - t <= c->tol_t ? c->t_hi : c->t_est;   /* locating an event */
@@ -450,7 +569,11 @@ static double trial_end(ad *a, ctl *c, int chatter, double *hl, double *tb)
     else if (tg - t <= 2 * h) tn = t + (tg - t) / 2;         /* (no sliver before it) */
     else { *hl = ladder(h, hmax); tn = t + *hl; }
     if (c->t_hi == INFINITY && !chatter && !c->restart && !c->take) {
-        double tc = predict_release(a, t, tn, c->tol_t);
+        double tc = predict_release(a, t, INFINITY, loc_tol(c));
+        if (tc - t < 2 * (tn - t) && tn - t > c->href) {     /* approached in steps of half the distance */
+            double hc = ladder(fmax((tc - t) / 2, c->href), hmax);   /* down to href: the prediction's */
+            if (hc < tn - t) { *hl = hc; tn = t + hc; }      /* error is O(h^2) (the halfwave's turn-off */
+        }                                                    /* 66 us late with 0.8 ms steps) */
         if (tc < tn) { tn = tc; *hl = 0; }
     }
     double cap = *tb < c->t_cap ? *tb : c->t_cap;            /* t_cap: after a failed solve */
@@ -505,12 +628,31 @@ static void bracket(ad *a, ctl *c, int ne, double tn, double tb)
     c->dirty = 1;
 }
 
-/* The local error ratio err > 1 of a trial of size hq: retry shorter. */
+/* The local error ratio err > 1 of a trial of size hq (worst: lte_ratio's):
+ * retry shorter; or, when the worst unknown rings (rings()), retry the same
+ * step with implicit Euler, which damps that mode, from a history without the
+ * ringing points (ring_reset), and keep implicit Euler to the end of the run
+ * (damped): where the mode rings, theta = 1/2 is first order (the current
+ * taken at t_k+1 against the capacitor's mean: v(cx) 1.2 % of range off the
+ * converged run for the PWL MOS with an ESR capacitor; implicit Euler 0.04 %,
+ * in as many steps) and rings again after every event. */
 static nsc_status reject_lte(ad *a, ctl *c, double hq, double err, double theta, int worst)
 {
     memcpy(a->l, a->lsave, sizeof(double) * (size_t)a->m);
     c->dirty = 1;
     a->T->st->rejected++;
+    if (theta < 1 && rings(a, worst, a->z1)) {
+        if (!a->T->io)
+            nsc_note(a->T->r, NULL, "time %.9g s: theta = %g rings on %s (a device current taken at the step's end "
+                     "into a capacitor's row); implicit-Euler steps from there on", c->t, theta, a->L->zname[a->di[worst]]);
+        hist_reset(a, c->t, a->z0, a->w0);
+        c->damped = c->ring_reset = 1;
+        c->hnext = hq;
+        c->rejected = 1;
+        if (c->t_hi < INFINITY) c->t_est = c->t + hq;
+        return NSC_OK;
+    }
+    worst = worst >= 0 && worst < a->nd ? a->di[worst] : -1;
     double fac = NSC_SAFETY * pow(err, theta == 0.5 ? -1.0 / 3 : -0.5);
     double hn = hq * (fac < NSC_SHRINK ? NSC_SHRINK : fac);
     if (hn < c->hmin) return too_small(a, c->t, hn, worst, "local error");
@@ -540,7 +682,8 @@ static nsc_status advance(ad *a, ctl *c, double tn, double theta, const nsc_step
     nsc_eval_probes(T->f, T->nprobe, a->L, T->sw, a->z1, point_lambda(a, t, hq, theta), a->z0, hq, a->w1,
                     a->v1 + 1);
     a->v1[0] = tn;
-    if (write_rows(a, t, tn)) return nsc_waves_add_error(T->W, T->r);   /* memory, or the spill file */
+    int wr = write_rows(a, t, tn);
+    if (wr) return nsc_waves_add_error(wr == -2 ? a->Ws : T->W, T->r);   /* memory, or the spill file */
     if (chatter && (nflip || (mode1 && a->have_mode && memcmp(mode1, a->mode0, (size_t)m)))) st->captured++;
     double *x;                                               /* (zp, z0, z1) <- (z0, z1, zp) */
     x = a->zp; a->zp = a->z0; a->z0 = a->z1; a->z1 = x;
@@ -574,9 +717,9 @@ static void next_step(ad *a, ctl *c, double hq, double err, double theta, int ev
     double t = c->t;
     if (event) {
         a->T->st->events++;
-        c->ev_run = t - c->t_lastev < NSC_CHAT_H * c->hmax ? c->ev_run + 1 : 1;
+        c->ev_run = t - c->t_lastev < NSC_CHAT_H * c->href ? c->ev_run + 1 : 1;
         c->t_lastev = t;
-        if (c->ev_run >= NSC_CHATTER) { c->chat_until = t + c->hmax; c->ev_run = 0; }
+        if (c->ev_run >= NSC_CHATTER) { c->chat_until = t + c->href; c->ev_run = 0; }
     }
     if (c->t_hi < INFINITY && !event) c->nup = 0;             /* an ordinary step inside the bracket */
     if (c->t_hi < INFINITY && !event && t < c->t_hi - c->eps) {
@@ -591,11 +734,15 @@ static void next_step(ad *a, ctl *c, double hq, double err, double theta, int ev
         hist_reset(a, t, a->z0, a->w0);
         double hlast = event ? c->h_pre : hq > c->hnext ? hq : c->hnext;
         c->hnext = NSC_RESTART * hlast;
-        if (c->hnext < NSC_RESTART_MIN * c->hmax) c->hnext = NSC_RESTART_MIN * c->hmax;
+        if (c->hnext < NSC_RESTART_MIN * c->href) c->hnext = NSC_RESTART_MIN * c->href;
         c->restart = NSC_RESTART_STEPS;
         return;
     }
-    hist_push(a, t, a->z0, a->w0);
+    if (c->ring_reset) {                                     /* the first damped point: the history's start */
+        hist_reset(a, t, a->z0, a->w0);
+        c->ring_reset = 0;
+    } else
+        hist_push(a, t, a->z0, a->w0);
     double fac = err > 0 ? NSC_SAFETY * pow(err, theta == 0.5 ? -1.0 / 3 : -0.5) : NSC_GROW;
     fac = fac > NSC_GROW ? NSC_GROW : fac < NSC_SHRINK ? NSC_SHRINK : fac;
     c->hnext = hq * fac;
@@ -667,11 +814,12 @@ static nsc_status trial(ad *a, ctl *c)
     const nsc_tran_opts *o = a->o;
     int chatter = c->t < c->chat_until;
     double hl, tb, tn = trial_end(a, c, chatter, &hl, &tb), hq = tn - c->t;
+    if (c->t_hi == INFINITY) c->tol_t = loc_tol(c);    /* kept while the event found is bracketed */
     /* theta = 1 on restarts, in chatter, and on the last trial of a bracket
      * (<= tol_t: the step that takes the mode change, where a quantity that
      * jumps, a comparator's output on an algebraic row, would overshoot at
      * theta = 1/2: the MOS of the buck saw a second event 8 ps later) */
-    double theta = c->restart || chatter || (c->t_hi < INFINITY && hq <= c->tol_t * (1 + 1e-9)) ? 1.0 : o->theta;
+    double theta = c->restart || chatter || c->damped || (c->t_hi < INFINITY && hq <= c->tol_t * (1 + 1e-9)) ? 1.0 : o->theta;
     nsc_onestep *P;                                          /* a ladder step's problem is keyed by its */
     nsc_status s = nsc_pcache_get(T->cache, hl > 0 ? hl : hq, theta, T->sw, hl == 0, &P, T->st, T->r);
     if (s) return s;                                         /* size (t + hl - t != hl in floating point) */
@@ -704,7 +852,8 @@ static nsc_status trial(ad *a, ctl *c)
         bracket(a, c, ne, tn, tb);                           /* an event inside */
         return NSC_OK;
     }
-    int event = ne > 0, worst = -1;                          /* bracketed to tol_t: the event is at tn */
+    int event = ne > 0, worst = -1;
+    a->kink = event || nflip || (mode1 && a->have_mode && memcmp(mode1, a->mode0, (size_t)a->m));                          /* bracketed to tol_t: the event is at tn */
     /* the last trial of a bracket (at most tol_t long) is taken whatever its
      * error: rejecting it retried the same step forever (the bracket's end
      * does not move), a stall of 100000 trials on a VDMOS buck's turn-on */
@@ -718,6 +867,18 @@ static nsc_status trial(ad *a, ctl *c)
     return NSC_OK;
 }
 
+/* The steps' table (nsc_tran_opts.steps, handed over at once) with the row at
+ * t0 when it is due. 0, or -1 (no table: out of memory; else a->Ws's error). */
+static int steps_table(ad *a, double t0)
+{
+    const nsc_waves *W = a->T->W;
+    *a->o->steps = a->Ws = nsc_waves_new(W->name + 1, W->ncol - 1, W->title);
+    if (!a->Ws || nsc_waves_spill_like(a->Ws, W)) return -1;
+    if (a->o->tstart > t0 + a->eps) return 0;
+    a->v0[0] = t0;
+    return nsc_waves_add(a->Ws, a->v0);
+}
+
 nsc_status nsc_tran_adaptive(nsc_tran *T)
 {
     const nsc_tran_opts *o = T->o;
@@ -728,16 +889,18 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
     nsc_status s = NSC_OK;
     if (ad_init(a, T)) { s = nsc_oom(T->r); goto fail; }
     c->hmax = o->h;
-    c->hmin = NSC_HMIN * c->hmax;
-    c->tol_t = NSC_LOC_TOL * c->hmax;
-    c->eps = 1e-9 * c->hmax;
-    c->hnext = NSC_RESTART_MIN * c->hmax;
+    c->href = o->href > 0 && o->href < o->h ? o->href : o->h;
+    c->hmin = NSC_HMIN * c->href;
+    c->tol_t = NSC_LOC_TOL * c->href;
+    c->eps = a->eps = 1e-9 * c->href;
+    c->hnext = NSC_RESTART_MIN * c->href;
     c->t_hi = INFINITY;
     c->h_pre = c->hmax;
     c->t_lastev = c->chat_until = -INFINITY;
     c->t_cap = INFINITY;
     c->restart = c->dirty = 1;
     c->t = T->io ? T->io->t0 : 0.0;
+    if (o->steps && o->interp && steps_table(a, c->t)) { s = nsc_waves_add_error(a->Ws, T->r); goto fail; }
     hist_reset(a, c->t, a->z0, a->w0);
     a->have_mode = a->m == 0;                                /* no pairs: the (empty) mode is known */
     st->hmin_used = INFINITY;

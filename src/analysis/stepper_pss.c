@@ -618,6 +618,9 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
     p->o.events = 0;
     p->o.adaptive = 1;
     p->o.losses = NULL;                                       /* the written periods' only */
+    p->o.href = 0;                                            /* every scale from the ceiling T / 50 */
+    p->o.interp = 1;                                          /* rows on the grid (phases), no step table */
+    p->o.steps = NULL;
     nsc_lcs *L = NULL;
     nsc_status s = nsc_lcs_assemble(c, NSC_ASM_TRAN, o->gmin, &L, r);
     double T = po->period, since = 0;
@@ -648,6 +651,9 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
     nsc_tran_opts fo = *o;                                    /* the written periods, from the solution */
     fo.adaptive = 1;
     fo.h = p->o.h;
+    fo.href = 0;
+    fo.interp = 1;
+    fo.steps = NULL;
     fo.tstart = ts;
     fo.tstop = ts + po->periods * T;
     fo.tstep = o->tstep > 0 && o->tstep <= T / 20 ? o->tstep : T / 200;

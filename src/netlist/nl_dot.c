@@ -143,7 +143,11 @@ static nsc_status card_options(elab *E, scope *sc, const nl_card *cd)
             else if (s && !strcmp(s, "adaptive")) c->stepping_fixed = 0;
             else return nle_err(E, sc, cd, vf, "stepping must be 'adaptive' or 'fixed'");
         } else if (!k && f->kind == NL_F_WORD && nsc_strieq(f->u.s, "nostepsizelimit")) {
-            c->nostepsizelimit = 1;                      /* ngspice's 'set nostepsizelimit' */
+            c->stepsizelimit = 0;                        /* ngspice's 'set nostepsizelimit' */
+        } else if (!k && f->kind == NL_F_WORD && nsc_strieq(f->u.s, "stepsizelimit")) {
+            c->stepsizelimit = 1;                        /* ngspice's cap min(tstep, span / 50): the default */
+        } else if (!k && f->kind == NL_F_WORD && nsc_strieq(f->u.s, "interp")) {
+            c->interp = 1;                               /* rows on the tstep grid (ngspice's interp) */
         } else if (k && tolerance_option(c, k)) {
             if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
             if (!(v > 0) || !isfinite(v)) return nle_err(E, sc, cd, f, "%s must be positive", k);

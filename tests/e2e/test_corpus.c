@@ -29,6 +29,7 @@ typedef struct centry {
     char outcome[16];    /* match, xfail, refused */
     char tol[16];
     char signals[256];
+    char opts[128];      /* "" or the words of an .options card added to the run ("stepsizelimit interp") */
     char msg[512];       /* refused: the expected message */
     int line;            /* in MANIFEST */
 } centry;
@@ -58,10 +59,15 @@ static centry *read_manifest(int *n)
             return NULL;
         }
         if (!strcmp(e->outcome, "refused")) snprintf(e->msg, sizeof e->msg, "%s", s + used);
-        else if (sscanf(s + used, "%255s", e->signals) != 1) {
+        else if (sscanf(s + used, "%255s %127s", e->signals, e->opts) < 1
+                 || (e->opts[0] && strncmp(e->opts, "options=", 8))) {
             fclose(f);
             free(v);
             return NULL;
+        }
+        if (e->opts[0]) {                              /* options=a,b -> "a b" */
+            memmove(e->opts, e->opts + 8, strlen(e->opts + 8) + 1);
+            for (char *c = e->opts; *c; c++) if (*c == ',') *c = ' ';
         }
         k++;
     }
@@ -111,7 +117,12 @@ ParameterizedTest(centry *e, corpus, netlists, .timeout = 60)
     } else {
         cr_assert(!strcmp(e->outcome, "match") || !strcmp(e->outcome, "xfail"), "MANIFEST:%d: outcome '%s'",
                   e->line, e->outcome);
-        snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o ours.dat %s/%s 2>&1", tmp, NSC_PROGRAM, CORPUS, e->net);
+        if (e->opts[0])                                /* the netlist with the line's .options, its folder searched */
+            snprintf(cmd, sizeof cmd, "cd %s && awk 'BEGIN{IGNORECASE=1} /^\\.end[ \t]*$/ {print \".options %s\"; e=1} {print} "
+                     "END{if (!e) print \".options %s\"}' %s/%s > %s.cir && %s --quiet -I %s/%s -o ours.dat %s.cir 2>&1",
+                     tmp, e->opts, e->opts, CORPUS, e->net, name, NSC_PROGRAM, CORPUS, dir, name);
+        else
+            snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o ours.dat %s/%s 2>&1", tmp, NSC_PROGRAM, CORPUS, e->net);
         int st = tu_run(cmd, &out);
         cr_assert_eq(st, 0, "%s: nscircuit exit status %d\n%s", e->net, st, out);
         free(out);

@@ -195,9 +195,10 @@ Test(e2e, halfwave_peak_and_trough)
         if (tt > 10e-3 && tt < 30e-3) vmin2 = fmin(vmin2, vo);
     }
     cr_log_info("halfwave: peak %.6f (10), trough %.6f (analytic %.6f)", vmax, vmin2, trough);
-    /* adaptive steps (h <= tstep = 10 us) do not land on the crest at 5 ms: the row
-     * there is linear between two steps, off by at most h^2/8 max|v''| = h^2 Vp w^2 / 8 */
-    cr_assert(fabs(vmax - Vp) < 10e-6 * 10e-6 * Vp * w * w / 8, "peak %g", vmax);
+    /* the rows are the accepted steps (at most span/50 = 1.2 ms apart) and rows
+     * inside them where a chord would be off the step's quadratic by more than
+     * RELTOL |v| + VNTOL: the largest row is the crest to that */
+    cr_assert(vmax <= Vp + 1e-9 && Vp - vmax < 1e-3 * Vp + 1e-6, "peak %g", vmax);
     /* the kink at t_on lies inside a step: v_out is off by at most |v_in'| h = 0.016 V */
     cr_assert(fabs(vmin2 - trough) < 0.02, "trough %g, analytic %g", vmin2, trough);
     tu_table_free(&t);
@@ -306,7 +307,8 @@ static void interrupt_with(const char *sig, int want)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/long.cir", tmp);
-    tu_write_file(path, "rc for ever\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 1m 0 1p\n.end\n");
+    tu_write_file(path, "rc for ever\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 1m 0 1p\n"
+                        ".options interp\n.end\n");                  /* rows: the 10 us grid, not every step */
     snprintf(cmd, sizeof cmd, "cd %s && rm -f long.dat && timeout --preserve-status -s %s 1 %s --quiet long.cir 2>&1; echo \"exit $?\"",
              tmp, sig, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0);
@@ -407,7 +409,8 @@ Test(e2e, sigterm_ends_a_run_in_a_small_address_space, .timeout = 120)
     char path[1024], cmd[2048], *out = NULL;
     if (!runs_within(60000)) cr_skip_test("a 60 MB address space is too small for this build");
     snprintf(path, sizeof path, "%s/long.cir", tmp);
-    tu_write_file(path, "rc for ever\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 1m 0 1p\n.end\n");
+    tu_write_file(path, "rc for ever\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 1m 0 1p\n"
+                        ".options interp\n.end\n");                  /* rows: the 10 us grid, not every step */
     snprintf(cmd, sizeof cmd, "cd %s && ulimit -v 60000 && OPENBLAS_NUM_THREADS=4 timeout -s KILL 30 timeout "
              "--preserve-status -s TERM 1 %s --quiet long.cir 2>&1; echo \"exit $?\"", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0);
@@ -427,7 +430,7 @@ Test(e2e, out_of_memory_mid_run_is_marked, .timeout = 120)
 {
     char path[1024], cmd[2048], *out = NULL;
     if (!runs_within(60000)) cr_skip_test("a 60 MB address space is too small for this build");
-    const char *mode[] = { "", ".options stepping=fixed\n" };
+    const char *mode[] = { ".options interp\n", ".options stepping=fixed\n" };   /* rows: the 1 ns grid */
     for (int k = 0; k < 2; k++) {
         snprintf(path, sizeof path, "%s/oom.cir", tmp);
         char net[512];
@@ -600,14 +603,15 @@ Test(e2e, switch_with_zero_threshold_turns_off_at_zero)
  * V1 every PER, as ngspice's run of the same card); PER = 0 never repeats;
  * negative durations are errors. A jump of a source on a breakpoint in a circuit
  * without states (a vertical PWL step into a resistor) runs in adaptive steps: it
- * failed with "the time step fell below ..." (the landing step saw the jump). */
+ * failed with "the time step fell below ..." (the landing step saw the jump).
+ * Rows on the TSTEP grid (.options interp). */
 Test(e2e, pulse_semantics_of_ngspice)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/pw.cir", tmp);
     tu_write_file(path, "pulse semantics\nV1 a 0 PULSE(0 1)\nV2 b 0 PULSE(0 1 1u 1u 1u 0 5u)\n"
                         "V3 c 0 PULSE(0 2 1u 1u 1u 1u 0)\nV4 d 0 PWL(0 0 1u 1 6u 1 6u 0 7u 1)\n"
-                        "R1 a 0 1\nR2 b 0 1\nR3 c 0 1\nR4 d 0 1\n.tran 0.5u 20u\n.end\n");
+                        "R1 a 0 1\nR2 b 0 1\nR3 c 0 1\nR4 d 0 1\n.tran 0.5u 20u\n.options interp\n.end\n");
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet pw.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
@@ -730,7 +734,7 @@ Test(e2e, output_failures_and_special_files, .timeout = 60)
 {
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/rc.cir", tmp);
-    tu_write_file(path, "rc\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nC1 b 0 1u\n.tran 1u 20m\n.end\n");
+    tu_write_file(path, "rc\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nC1 b 0 1u\n.tran 1u 20m\n.options interp\n.end\n");
     snprintf(cmd, sizeof cmd, "cd %s && %s -o nodir/x.dat rc.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 4, "%s", out);
     cr_assert(strstr(out, "cannot write 'nodir/x.dat'"), "%s", out);
@@ -883,12 +887,13 @@ Test(e2e, behavioural_sources_are_exact_pwl)
         int ci = tu_table_col(&t, "v(in)"), co = tu_table_col(&t, "v(o)"), ca = tu_table_col(&t, "v(a)");
         int cc = tu_table_col(&t, "v(c)"), cs = tu_table_col(&t, "v(s)"), ce = tu_table_col(&t, "v(e)");
         cr_assert(ci > 0 && co > 0 && ca > 0 && cc > 0 && cs > 0 && ce > 0);
-        cr_assert_eq(t.nrow, 201);
+        if (fixed) cr_assert_eq(t.nrow, 201);           /* the TSTEP grid; adaptive: the steps */
         const double th[] = { -2, -1, 0, 1, 2, 2.5 };
         int checked = 0;
         for (int i = 0; i < t.nrow; i++) {
             double x = TU_AT(&t, i, ci), at = TU_AT(&t, i, 0);
-            cr_assert(fabs(x - 3 * sin(2 * M_PI * 1e3 * at)) < 1e-4, "v(in) at %g", at); /* rows: quadratic interp. */
+            double xtol = fixed ? 1e-4 : 3e-3 + 1e-6;     /* rows inside a step: its quadratic, to RELTOL|x| + VNTOL */
+            cr_assert(fabs(x - 3 * sin(2 * M_PI * 1e3 * at)) < xtol, "v(in) at %g", at);
             int near = 0;
             for (int k = 0; k < 6; k++) near |= fabs(x - th[k]) < 1e-6;
             if (near) continue;
@@ -1003,8 +1008,8 @@ Test(e2e, index2_circuits_match_ngspice_in_both_modes)
 }
 
 /* A netlist with other dialects' cards runs its transient (issue 12 item 2):
- * the cards are skipped with warnings, LTspice's one-argument .tran gives 1001
- * rows, and "FROM 1m TO 2m" measures what "from=1m to=2m" does: the mean of
+ * the cards are skipped with warnings, LTspice's one-argument .tran runs (a
+ * print step of tstop/1000: rows at the steps), and "FROM 1m TO 2m" measures what "from=1m to=2m" does: the mean of
  * v(b) of an RC (1 ms) driven by 1 V SIN 1 kHz, checked against the rows. */
 Test(e2e, other_dialect_cards_do_not_stop_the_transient)
 {
@@ -1026,11 +1031,17 @@ Test(e2e, other_dialect_cards_do_not_stop_the_transient)
     snprintf(path, sizeof path, "%s/d.dat", tmp);
     tu_table t;
     cr_assert_eq(tu_table_read(path, &t), 0);
-    cr_assert_eq(t.nrow, 1001);
-    double sum = 0;                                  /* trapezoid of the rows over [1m, 2m] */
+    double sum = 0, tp = 1e-3;                       /* trapezoid of the rows (the steps) over [1m, 2m] */
     int cb = tu_table_col(&t, "v(b)");
-    for (int i = 500; i < 1000; i++) sum += 0.5 * (TU_AT(&t, i, cb) + TU_AT(&t, i + 1, cb)) * 2e-6;
-    cr_assert(fabs(TU_AT(&t, 500, 0) - 1e-3) < 1e-12 && fabs(sum / 1e-3 - m1) < 1e-4, "mean %g vs %g", sum / 1e-3, m1);
+    double yp = tu_interp(&t, cb, 1e-3);
+    for (int i = 0; i < t.nrow; i++) {
+        double x = TU_AT(&t, i, 0);
+        if (x <= 1e-3 || x > 2e-3) continue;
+        sum += 0.5 * (yp + TU_AT(&t, i, cb)) * (x - tp);
+        tp = x;
+        yp = TU_AT(&t, i, cb);
+    }
+    cr_assert(fabs(tp - 2e-3) < 1e-12 && fabs(sum / 1e-3 - m1) < 1e-4, "mean %g vs %g", sum / 1e-3, m1);
     tu_table_free(&t);
 }
 
@@ -1337,7 +1348,8 @@ static void netlist_errors(const char *const bad[][2], int n, const char *name)
  * time a relay located like any event (t = 0.5 ms within 1e-3 of the largest
  * step), and time mixed with node voltages through limit() (its closed form).
  * What stays an error: a product of a voltage and time, a function of time
- * not finite at t = 0, floor() of time. */
+ * not finite at t = 0, floor() of time. Steps capped at TSTEP and rows on its
+ * grid (.options stepsizelimit interp: the 1e-4 is of ngspice-sized steps). */
 Test(e2e, b_source_functions_of_time)
 {
     char path[1024], cmd[2048], *out = NULL;
@@ -1345,7 +1357,7 @@ Test(e2e, b_source_functions_of_time)
     cr_assert_eq(tu_write_file(path, "functions of time\n.param f=1k\nB1 s 0 V=2*sin(2*pi*f*time)\nR1 s 0 1k\n"
                                      "B2 c 0 V=time*1e3 > 0.5 ? 1 : 0\nR2 c 0 1k\n"
                                      "B3 l 0 V=limit(V(s) + 0.5*sin(2*pi*f*time), -1, 1)\nR3 l 0 1k\n"
-                                     "B4 x 0 V=1 + exp(-time/1m)\nR4 x 0 1k\n.tran 10u 2m\n.end\n"), 0);
+                                     "B4 x 0 V=1 + exp(-time/1m)\nR4 x 0 1k\n.tran 10u 2m\n.options stepsizelimit interp\n.end\n"), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --events bt.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
@@ -1389,7 +1401,9 @@ Test(e2e, b_source_functions_of_time)
  * sources (inlined into the PWL program): v(b) = clamp(2 v(a), -1, 1) and
  * v(c) = 2 sin(2 pi 1k t) at every row, R1 = sq(3) 100 = 900 Ohm seen as
  * i(v1) = v(a) / 900. A recursive function, a wrong argument count and a body
- * without braces are errors at the call or the card. */
+ * without braces are errors at the call or the card. Steps capped at TSTEP and
+ * rows on its grid
+ * (.options stepsizelimit interp: the 2e-4 is of ngspice-sized steps). */
 Test(e2e, b_source_user_functions)
 {
     char path[1024], cmd[2048], *out = NULL;
@@ -1398,7 +1412,7 @@ Test(e2e, b_source_user_functions)
                                      ".func twice(x) = {gain*x}\n.param sq(x)={x*x} r={sq(3)*100}\n"
                                      "V1 a 0 SIN(0 3 1k)\nR1 a 0 {r}\nB1 b 0 V=sat(twice(V(a)), -1, 1)\nR2 b 0 1k\n"
                                      "B2 c 0 V=twice(sin(2*pi*1k*time))\nR3 c 0 1k\n.save v(a) v(b) v(c) i(v1)\n"
-                                     ".tran 10u 1m\n.end\n"), 0);
+                                     ".tran 10u 1m\n.options stepsizelimit interp\n.end\n"), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s uf.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
@@ -1458,7 +1472,7 @@ Test(e2e, vdmos_runs_as_its_expansion)
     cr_assert_eq(tu_table_read(path, &a), 0);
     snprintf(path, sizeof path, "%s/v2.dat", tmp);
     cr_assert_eq(tu_table_read(path, &b), 0);
-    cr_assert(a.nrow == b.nrow && a.ncol == 4 && b.ncol == 4 && a.nrow == 3001);
+    cr_assert(a.nrow == b.nrow && a.ncol == 4 && b.ncol == 4 && a.nrow > 300);   /* the same steps */
     double vmin = INFINITY, vmax = -INFINITY;
     for (int i = 0; i < a.nrow; i++)
         for (int c = 0; c < 4; c++) {
@@ -1513,13 +1527,15 @@ Test(e2e, vdmos_runs_as_its_expansion)
  * the swing at every row; I(D1) holds the capacitor's current, the source's
  * within 3 % of 5 mA (a capacitor's current at a row is its step's difference
  * quotient, C (v1 - v0)/h: measured 2.3 % at the first rows, where the steps
- * are longest relative to tau). */
+ * are longest relative to tau; steps capped at TSTEP = tau/20 by .options
+ * stepsizelimit: at span/50 = tau/10, 4.4 %). Rows at the steps. */
 Test(e2e, diode_cjo_is_a_capacitance)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/cj.cir", tmp);
     cr_assert_eq(tu_write_file(path, "cjo\nV1 a 0 PULSE(0 5 0 1p 1p 1 2)\nR1 a k 1k\nD1 0 k DC\n"
-                                     ".model DC D(VF=0.7 RON=0.1 CJO=1n)\n.tran 50n 5u\n.save v(k) i(d1) i(v1)\n.end\n"), 0);
+                                     ".model DC D(VF=0.7 RON=0.1 CJO=1n)\n.tran 50n 5u\n.options stepsizelimit\n"
+                                     ".save v(k) i(d1) i(v1)\n.end\n"), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s cj.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert_null(strstr(out, "ignored"), "%s", out);
@@ -1528,7 +1544,7 @@ Test(e2e, diode_cjo_is_a_capacitance)
     snprintf(path, sizeof path, "%s/cj.dat", tmp);
     cr_assert_eq(tu_table_read(path, &t), 0);
     int ck = tu_table_col(&t, "v(k)"), cd = tu_table_col(&t, "i(d1)"), cv = tu_table_col(&t, "i(v1)");
-    cr_assert(ck > 0 && cd > 0 && cv > 0 && t.nrow == 101);
+    cr_assert(ck > 0 && cd > 0 && cv > 0 && t.nrow > 10);   /* the accepted steps */
     for (int i = 1; i < t.nrow; i++) {
         double tt = TU_AT(&t, i, 0);
         cr_assert(fabs(TU_AT(&t, i, ck) - 5 * (1 - exp(-tt / 1e-6))) <= 5e-3, "v(k) at %g: %g", tt, TU_AT(&t, i, ck));
@@ -1668,14 +1684,16 @@ Test(e2e, diode_cjo_matches_ngspice)
  * VF while on): i = i_F + TT i_F', i_F(0) = IF, so i_F = -IR + (IF + IR) e^(-t/TT)
  * reaches 0 at the storage time ts = TT ln(1 + IF/IR). Here IF = 9.3/10,
  * IR = 10.7/10, TT = 1 us: ts = 0.62572 us after the 1 ps edge at 1 us, within
- * the 1 ns rows' resolution of .meas WHEN (measured -0.33 ns). Before TT was read
- * the diode blocked at once (ts = 0). */
+ * the 1 ns rows' resolution of .meas WHEN (measured -0.33 ns), with steps capped
+ * at TSTEP (.options stepsizelimit; with the default cap span/50 = 60 ns the
+ * diode's current rings +-1 % about -1.07 A and ts is 15 ns late). Before TT was
+ * read the diode blocked at once (ts = 0). */
 Test(e2e, diode_tt_storage_time_is_charge_control)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/tt.cir", tmp);
     cr_assert_eq(tu_write_file(path, "tt\nV1 a 0 PULSE(10 -10 1u 1p 1p 10u 20u)\nR1 a d 10\nD1 d 0 DR\n"
-                                     ".model DR D(VF=0.7 RON=0 TT=1u)\n.tran 1n 3u\n"
+                                     ".model DR D(VF=0.7 RON=0 TT=1u)\n.tran 1n 3u\n.options stepsizelimit\n"
                                      ".meas tran ts WHEN v(d)=-1 FALL=1\n.end\n"), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o tt.dat tt.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
@@ -2087,7 +2105,9 @@ Test(e2e, expression_semantics_of_ngspice)
  * (issue 25 item 11): sqrt(1m - time) is NaN past 1 ms, where the run wrote
  * -nan rows and exited 0 before. Now exit 3 naming the source and a time
  * just past 1 ms, in both stepping modes; the rows kept are sqrt(1m - t) (to
- * 1e-6 V of its 0.0316 V range) and the file says where the run stopped. */
+ * 5e-5 V of its 0.0316 V range: rows inside a step follow the step's quadratic
+ * interpolant, 1.9e-5 V off near the singularity) and the file says where the
+ * run stopped. */
 Test(e2e, non_finite_source_value_is_a_simulation_failure)
 {
     char path[1024], cmd[2048], *out = NULL;
@@ -2108,10 +2128,10 @@ Test(e2e, non_finite_source_value_is_a_simulation_failure)
         free(dat);
         tu_table t;
         cr_assert_eq(tu_table_read(path, &t), 0);
-        cr_assert(t.nrow >= 100 && t.nrow <= 101, "%d rows", t.nrow);
+        cr_assert(t.nrow >= 100 && TU_AT(&t, t.nrow - 1, 0) > 0.99e-3, "%d rows", t.nrow);
         for (int i = 0; i < t.nrow; i++) {
             double tt = TU_AT(&t, i, 0);
-            cr_assert(tt <= 1e-3 + 1e-12 && fabs(TU_AT(&t, i, 1) - sqrt(fmax(1e-3 - tt, 0))) <= 1e-6, "t=%g", tt);
+            cr_assert(tt <= 1e-3 + 1e-12 && fabs(TU_AT(&t, i, 1) - sqrt(fmax(1e-3 - tt, 0))) <= 5e-5, "t=%g", tt);
         }
         tu_table_free(&t);
     }
@@ -2546,7 +2566,7 @@ Test(e2e, print_expressions_only_and_non_finite_columns)
     cr_assert_eq(tu_table_read(path, &t), 0);
     cr_assert(t.ncol == 3 && tu_table_col(&t, "{v(out)/v(in)}") == 1 && tu_table_col(&t, "{exp(v(in)*1000)}") == 2,
               "%d columns", t.ncol);
-    int n = 0;
+    int n = 0, nrow = t.nrow;
     double t1 = -1;
     for (int i = 0; i < t.nrow; i++) {
         double tt = TU_AT(&t, i, 0);
@@ -2557,11 +2577,12 @@ Test(e2e, print_expressions_only_and_non_finite_columns)
     }
     tu_table_free(&t);
     char want[256];
-    snprintf(want, sizeof want, "warning: column {exp(v(in)*1000)} is not finite (NaN or infinite) in %d of 2001 rows, "
-             "the first at t=%.9g s", n, t1);
+    snprintf(want, sizeof want, "warning: column {exp(v(in)*1000)} is not finite (NaN or infinite) in %d of %d rows, "
+             "the first at t=%.9g s", n, nrow, t1);
     cr_assert(n > 0 && strstr(out, want), "%s not in\n%s", want, out);
-    cr_assert(strstr(out, "warning: column {v(out)/v(in)} is not finite (NaN or infinite) in 1 of 2001 rows, the first "
-                          "at t=0 s"), "%s", out);
+    snprintf(want, sizeof want, "warning: column {v(out)/v(in)} is not finite (NaN or infinite) in 1 of %d rows, the "
+             "first at t=0 s", nrow);
+    cr_assert(strstr(out, want), "%s not in\n%s", want, out);
     free(out);
 }
 
@@ -2632,7 +2653,7 @@ Test(e2e, b_source_self_reference)
     free(run_table("sa", "self abs\nV1 b 0 PWL(0 1 10u 3)\nR1 b 0 1k\nB1 a 0 V=-abs(V(a))+V(b)\nR2 a 0 1k\n"
                          ".tran 1u 10u\n.end\n", &t));
     int ca = tu_table_col(&t, "v(a)"), cb = tu_table_col(&t, "v(b)");
-    cr_assert(ca > 0 && cb > 0 && t.nrow == 11, "%d rows", t.nrow);
+    cr_assert(ca > 0 && cb > 0 && t.nrow >= 11, "%d rows", t.nrow);
     for (int i = 0; i < t.nrow; i++)
         cr_assert(fabs(TU_AT(&t, i, ca) - TU_AT(&t, i, cb) / 2) <= 1e-12, "t=%g: v(a) %.15g v(b) %.15g", TU_AT(&t, i, 0),
                   TU_AT(&t, i, ca), TU_AT(&t, i, cb));
