@@ -52,6 +52,9 @@ nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_o
     if (o->tstart >= o->tstop)
         return nsc_err(r, NSC_ENETLIST, &c->tran_loc, "tstart %g is not before tstop %g", o->tstart, o->tstop);
     if (o->tstop / o->h > 2e9) return nsc_err(r, NSC_ENETLIST, &c->tran_loc, "too many steps: tstop/h = %g", o->tstop / o->h);
+    if (o->tstop - o->tstart < NSC_PERIOD_MIN)            /* products of its steps would underflow: NaN rows */
+        return nsc_err(r, NSC_ENETLIST, &c->tran_loc, "the run's span %g s is shorter than nscircuit's steps resolve "
+                       "(%g s)", o->tstop - o->tstart, NSC_PERIOD_MIN);
     if (steady) {           /* the steady state's ceiling: T/200 (stepper_pss.c), or an explicit TMAX or --step
                                below it; TSTEP sets its rows only, span/50 has no meaning for it */
         o->h = tmax > 0 ? tmax : 0;

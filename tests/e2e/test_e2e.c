@@ -2665,3 +2665,18 @@ Test(e2e, b_source_self_reference)
     };
     netlist_errors(bad, 1, "sr2.cir");
 }
+
+/* A run too short for the steps to resolve (issue 25 item 10's --period bound,
+ * on the .tran card): `.tran 1e-302 1e-300` wrote 99 rows of NaN with exit 0
+ * (products of its step sizes underflow); now a netlist error naming the card. */
+Test(e2e, tran_span_below_the_resolution_is_an_error)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/tn.cir", tmp);
+    tu_write_file(path, "tiny\nV1 a 0 SIN(0 1 1k)\nR1 a 0 1k\n.tran 1e-302 1e-300\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && rm -f tn.dat && %s tn.cir 2>&1; test ! -e tn.dat", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "tn.cir:4:1: error: the run's span 1e-300 s is shorter than nscircuit's steps resolve"), "%s",
+              out);
+    free(out);
+}
