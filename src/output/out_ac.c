@@ -146,16 +146,38 @@ static int bode_panel(FILE *f, const nsc_accol *col, int ncol, int phase)
     return n;
 }
 
+/* A script is written to memory, then into place atomically: the names
+ * checked and the stream opened (script_begin), closed and written (script_end). */
+typedef struct script {
+    FILE *f;
+    char *text;
+    size_t len;
+} script;
+
+static nsc_status script_begin(script *S, const char *datpath, const char *gppath, const char *pngpath, nsc_report *r)
+{
+    const char *names[] = { datpath, gppath, pngpath };
+    memset(S, 0, sizeof *S);
+    nsc_status st = nsc_gp_names_check(names, 3, r);
+    if (st) return st;
+    S->f = open_memstream(&S->text, &S->len);
+    return S->f ? NSC_OK : nsc_oom(r);
+}
+
+static nsc_status script_end(script *S, const char *gppath, nsc_report *r)
+{
+    nsc_status st = fclose(S->f) ? nsc_oom(r) : nsc_write_atomic(gppath, S->text, S->len, r);
+    free(S->text);
+    return st;
+}
+
 nsc_status nsc_write_ac_gp(const nsc_accol *col, int ncol, const char *datpath, const char *gppath,
                            const char *pngpath, nsc_report *r)
 {
-    const char *names[] = { datpath, gppath, pngpath };
-    nsc_status st = nsc_gp_names_check(names, 3, r);
+    script S;
+    nsc_status st = script_begin(&S, datpath, gppath, pngpath, r);
     if (st) return st;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) return nsc_oom(r);
+    FILE *f = S.f;
     nsc_gp_preamble(f, pngpath, datpath, 800);
     fputs("# Bode plot: magnitude (dB, or the other non-phase parts) and phase (degrees) over a log frequency axis\n"
           "set multiplot layout 2,1\nset logscale x\nset format x '%g'\nset xlabel 'frequency (Hz)'\n"
@@ -164,22 +186,16 @@ nsc_status nsc_write_ac_gp(const nsc_accol *col, int ncol, const char *datpath, 
     fputs("set ylabel 'phase (degrees)'\nset ytics 45\n", f);
     bode_panel(f, col, ncol, 1);
     fputs("unset multiplot\n", f);
-    if (fclose(f)) { free(text); return nsc_oom(r); }
-    st = nsc_write_atomic(gppath, text, len, r);
-    free(text);
-    return st;
+    return script_end(&S, gppath, r);
 }
 
 nsc_status nsc_write_dc_gp(const nsc_waves *W, int nsweep, const char *datpath, const char *gppath,
                            const char *pngpath, nsc_report *r)
 {
-    const char *names[] = { datpath, gppath, pngpath };
-    nsc_status st = nsc_gp_names_check(names, 3, r);
+    script S;
+    nsc_status st = script_begin(&S, datpath, gppath, pngpath, r);
     if (st) return st;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) return nsc_oom(r);
+    FILE *f = S.f;
     int n0 = 1;                                         /* a nested sweep: one line per outer value */
     while (nsweep > 1 && n0 < W->nrow && nsc_waves_at(W, n0, 1) == nsc_waves_at(W, 0, 1)) n0++;
     if (nsweep < 2) n0 = W->nrow > 0 ? W->nrow : 1;
@@ -201,8 +217,5 @@ nsc_status nsc_write_dc_gp(const nsc_waves *W, int nsweep, const char *datpath, 
         if (!n) fputs("unset key\nplot 1/0 notitle\nset key", f);
     }
     fputs("\nunset multiplot\n", f);
-    if (fclose(f)) { free(text); return nsc_oom(r); }
-    st = nsc_write_atomic(gppath, text, len, r);
-    free(text);
-    return st;
+    return script_end(&S, gppath, r);
 }
