@@ -484,7 +484,7 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_
         for (int k = 0; k < nx; k++)
             if (bad[k].n)
                 nsc_warn(r, NULL, "column %s is not finite (NaN or infinite) in %ld of %d rows, the first at t=%.9g s",
-                         c->xcol[k].name, bad[k].n, W->nrow, bad[k].t);
+                         c->xcol[k].name, bad[k].n, D->nrow, bad[k].t);   /* (W is freed: D's rows) */
     } else
         nsc_waves_free(D);
     free(names); free(col); free(map); free(pv); free(stack); free(row); free(bad);
