@@ -308,13 +308,15 @@ typedef enum nsc_cardform {
     NSC_CARD_BEHAV      /* B n+ n- V=expr | I=expr */
 } nsc_cardform;
 
+#define NSC_DEV_LATE_LEVELS 3   /* the values of nsc_device.late */
+
 typedef struct nsc_device {
     nsc_elkind kind;
     const char *what;   /* "resistor", ... (messages) */
     char letter;        /* its card's first letter, lower case (0: none, card NSC_CARD_NONE) */
     nsc_cardform card;  /* the form of that card */
     int late;           /* count() order: 0 first, then 1 (inductors), then 2 (capacitors): a device
-                         * needs the topology of the earlier levels */
+                         * needs the topology of the earlier levels (< NSC_DEV_LATE_LEVELS) */
     /* Element ei's card read into its private data (c->el[ei].priv, one block of
      * malloc'd memory owned by the circuit, flat: freed with free()), called once
      * at the end of elaboration: the fitted curves and parameters that count(),

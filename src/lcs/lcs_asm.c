@@ -225,7 +225,7 @@ static nsc_status work_init(asm_work *w)
 static nsc_status count_all(asm_work *w)
 {
     const nsc_circuit *c = w->c;
-    for (int late = 0; late < 3; late++)
+    for (int late = 0; late < NSC_DEV_LATE_LEVELS; late++)
         for (int ei = 0; ei < c->nel; ei++) {
             const nsc_device *dev = nsc_device_of(c->el[ei].kind);
             if (!dev) return nsc_err(w->r, NSC_ENETLIST, &c->el[ei].loc, "unknown element kind of %s", c->el[ei].name);

@@ -573,22 +573,24 @@ int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res
  * pairs: its output on the vertical step with nothing to fix it) is completed:
  * next = mask with every D-partner of a pair that changed from prev changed
  * too. 1 when that gives another mode to try. */
+/* Flips, in next, the pairs coupled to pair i in column i of S (D or D^T)
+ * that kept their state from prev to mask; 1 when one was flipped. */
+static int flip_coupled(const nsc_sparse *S, int i, const char *prev, const char *mask, char *next)
+{
+    int more = 0;
+    for (int k = S->p[i]; k < S->p[i + 1]; k++) {
+        int j = S->i[k];
+        if (j != i && S->x[k] != 0 && mask[j] == prev[j] && next[j] == mask[j]) { next[j] = !mask[j]; more = 1; }
+    }
+    return more;
+}
+
 static int flip_partners(const nsc_onestep *P, const char *prev, const char *mask, char *next)
 {
-    const nsc_sparse *D = P->L->D, *Dt = P->Dt;
     int m = P->m, more = 0;
     memcpy(next, mask, (size_t)m);
-    for (int i = 0; i < m; i++) {
-        if (mask[i] == prev[i]) continue;
-        for (int k = D->p[i]; k < D->p[i + 1]; k++) {
-            int j = D->i[k];
-            if (j != i && D->x[k] != 0 && mask[j] == prev[j] && next[j] == mask[j]) { next[j] = !mask[j]; more = 1; }
-        }
-        for (int k = Dt->p[i]; k < Dt->p[i + 1]; k++) {
-            int j = Dt->i[k];
-            if (j != i && Dt->x[k] != 0 && mask[j] == prev[j] && next[j] == mask[j]) { next[j] = !mask[j]; more = 1; }
-        }
-    }
+    for (int i = 0; i < m; i++)
+        if (mask[i] != prev[i]) more |= flip_coupled(P->L->D, i, prev, mask, next) | flip_coupled(P->Dt, i, prev, mask, next);
     return more;
 }
 
