@@ -83,7 +83,7 @@ static nsc_accol *ac_columns(const nsc_circuit *c, const nsc_ac_result *R, int n
     int n = c->nacout ? c->nacout : 2 * nout;
     nsc_accol *col = nsc_calloc((size_t)n + 1, sizeof *col);
     *own = nsc_calloc((size_t)n + 1, sizeof **own);
-    if (!col || !*own) { free(col); return NULL; }
+    if (!col || !*own) { free(col); free(*own); *own = NULL; return NULL; }
     for (int k = 0; k < n; k++) {
         if (c->nacout) {
             col[k].part = c->acout[k].part;
@@ -96,7 +96,13 @@ static nsc_accol *ac_columns(const nsc_circuit *c, const nsc_ac_result *R, int n
         col[k].probe = k / 2;
         col[k].part = k % 2 ? NSC_ACP_PH : NSC_ACP_DB;
         (*own)[k] = nsc_asprintf("%c%s%s", pn[0], k % 2 ? "p" : "db", pn + 1);
-        if (!(*own)[k]) return NULL;
+        if (!(*own)[k]) {                                /* out of memory: nothing is handed back */
+            for (int j = 0; j < k; j++) free((*own)[j]);
+            free(*own);
+            *own = NULL;
+            free(col);
+            return NULL;
+        }
         col[k].name = (*own)[k];
     }
     *ncol = n;
@@ -127,7 +133,8 @@ static nsc_status ac_meas_report(const nsc_circuit *c, const nsc_ac_result *R, c
     nsc_meas_results_free(res, c->nacmeas);
     free(res);
     if (fclose(f)) { free(text); return nsc_oom(r); }
-    nsc_status s = nsc_write_atomic(path, text, len, r);
+    nsc_status s = nsc_stdout_status(r);                 /* a full standard output: exit 4, as .meas tran */
+    if (!s) s = nsc_write_atomic(path, text, len, r);
     free(text);
     return s;
 }
@@ -218,7 +225,8 @@ static nsc_status run_dc(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
         if (!s && raw) s = nsc_write_dc_raw(W, F.out, a->fmt == NSC_FMT_RAWBIN, r);
         else if (!s && a->fmt == NSC_FMT_CSV) s = nsc_write_csv(W, F.out, 1, r);
         if (!s && (a->fmt == NSC_FMT_DAT || a->plot)) s = nsc_write_dat(W, a->fmt == NSC_FMT_DAT ? F.out : F.dat, 1, r);
-        if (!s && (a->fmt == NSC_FMT_DAT || a->plot)) s = nsc_write_dc_gp(W, c->ndc, F.dat, F.gp, F.png, r);
+        if (!s && (a->fmt == NSC_FMT_DAT || a->plot))    /* the script reads the table just written */
+            s = nsc_write_dc_gp(W, c->ndc, a->fmt == NSC_FMT_DAT ? F.out : F.dat, F.gp, F.png, r);
         if (!s && a->plot && !rs) s = nsc_render_gp(F.gp, r);
     }
     if (!s && !rs && !a->quiet)
@@ -279,9 +287,14 @@ nsc_status nsc_cli_four(const nsc_circuit *c, const nsc_waves *W, const char *ou
     if (fclose(f) && !s) s = nsc_oom(r);
     if (!s) {
         fwrite(text, 1, len, stdout);
+        s = nsc_stdout_status(r);
+    }
+    if (!s) {
         const char *slash = strrchr(out, '/'), *dot = strrchr(out, '.');
         int n = dot && (!slash || dot > slash + 1) ? (int)(dot - out) : (int)strlen(out);
         if (!(path = nsc_asprintf("%.*s.four", n, out))) s = nsc_oom(r);
+        else if (nsc_output_is_input(&path, 1, c->files, c->nfiles))   /* a netlist named rc.four */
+            s = nsc_err(r, NSC_EUSAGE, NULL, "the output '%s' is an input of this run: choose another name with -o", path);
         else s = nsc_write_atomic(path, text, len, r);
     }
     free(path);

@@ -626,3 +626,34 @@ Test(ac, meas_at_the_phase_wrap)
     cr_assert(fabs(gm - 20 * log10(1.0 / 8)) <= 5e-5, "gm %.10g", gm);   /* measured 1.2e-5 */
     free(out);
 }
+
+/* The .four file never replaces an input: a netlist named rc.four was
+ * overwritten by its own Fourier table (exit 0); now a usage error, the
+ * netlist kept. */
+Test(four, output_never_replaces_the_netlist)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    const char *net = "four\nV1 a 0 SIN(0 1 1k)\nR1 a 0 1k\n.tran 1u 2m\n.four 1k v(a)\n.end\n";
+    snprintf(path, sizeof path, "%s/rc.four", tmp);
+    cr_assert_eq(tu_write_file(path, net), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet rc.four 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+    cr_assert(strstr(out, "the output 'rc.four' is an input of this run"), "%s", out);
+    free(out);
+    char *kept = tu_read_file(path);
+    cr_assert(kept && !strcmp(kept, net), "%s", kept ? kept : "(gone)");
+    free(kept);
+}
+
+/* A .dc table written under -o NAME with --format dat: the script reads NAME
+ * (it read STEM.dat, a file never written). */
+Test(dc, script_reads_the_table_written)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/dv.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "dv\nV1 a 0 1\nR1 a b 1k\nR2 b 0 1k\n.dc V1 0 2 1\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --format dat -o res.txt dv.cir 2>&1 && grep -c \"^datafile = 'res.txt'$\" "
+             "res.gp && test ! -e dv.dat", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+}
