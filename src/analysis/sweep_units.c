@@ -199,7 +199,7 @@ static const char *dim_name(dim d)
     return "";
 }
 
-/* The dimension of measure m given those before it. */
+/* The dimension of measure m given the dimensions found so far (prior[nmeas]). */
 static dim meas_dim(const nsc_circuit *c, const nsc_meas *m, const dim *prior)
 {
     dim s = { 0, 0, 1, 0, 1 };
@@ -213,9 +213,14 @@ static dim meas_dim(const nsc_circuit *c, const nsc_meas *m, const dim *prior)
 const char *nsc_meas_unit(const nsc_circuit *c, int k)
 {
     if (k < 0 || k >= c->nmeas) return "";
-    dim *d = nsc_calloc((size_t)k + 1, sizeof *d);
+    /* every measure's dimension: a PARAM may read any measure (a name measured
+     * twice is read at its last card, which may follow it), so the others
+     * first, then the PARAMs in order (as meas.c evaluates them) */
+    dim *d = nsc_calloc((size_t)c->nmeas + 1, sizeof *d);
     if (!d) return "";
-    for (int j = 0; j <= k; j++) d[j] = meas_dim(c, &c->meas[j], d);
+    for (int pass = 0; pass < 2; pass++)
+        for (int j = 0; j < c->nmeas; j++)
+            if ((c->meas[j].type == NSC_MEAS_PARAM) == pass) d[j] = meas_dim(c, &c->meas[j], d);
     const char *u = dim_name(d[k]);
     free(d);
     return u;

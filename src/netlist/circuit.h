@@ -224,7 +224,7 @@ typedef enum nsc_meastype {
     NSC_MEAS_WHEN,    /* time of trig */
     NSC_MEAS_FIND,    /* sig at the instant trig */
     NSC_MEAS_TRIGTARG,/* time of targ - time of trig */
-    NSC_MEAS_PARAM    /* sig on earlier results only */
+    NSC_MEAS_PARAM    /* sig on other results (a name measured twice: its last card's) */
 } nsc_meastype;
 
 typedef struct nsc_meas {

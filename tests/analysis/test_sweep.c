@@ -894,3 +894,19 @@ Test(sweep, study_identity_covers_includes_and_values, .init = setup, .fini = te
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
 }
+
+/* A PARAM reading a name measured twice reads its last card, which may follow
+ * the PARAM (issue 28 item 3): its unit is that measure's (V), and the unit
+ * pass reads no measure beyond those it sized for (it read past its array). */
+Test(sweep, unit_of_a_param_reading_a_later_measure)
+{
+    nsc_report r;
+    nsc_circuit *c = rd("t\nV1 x 0 SIN(0 1 1k)\nR1 x 0 1k\n.tran 1u 2m\n.meas tran a MAX v(x)\n"
+                        ".meas tran p param='a*2'\n.meas tran a MIN v(x)\n.end\n", &r);
+    cr_assert(c, "%s", r.error ? r.error : "");
+    cr_assert_eq(c->nmeas, 3);
+    cr_assert_str_eq(nsc_meas_unit(c, 1), "V");
+    cr_assert_str_eq(nsc_meas_unit(c, 2), "V");
+    nsc_circuit_free(c);
+    nsc_report_free(&r);
+}
