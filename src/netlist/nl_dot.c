@@ -329,8 +329,11 @@ static nsc_status ctl_output(elab *E, const nl_card *cd, const char *cmd)
     o->loc = nl_field_loc(E->d, cd, &f[1]);
     if ((!print && !(o->path = nsc_strdup(f[2].u.s))) || !(o->vec = calloc((size_t)cd->nf + 1, sizeof *o->vec)))
         return nle_oom(E);
-    for (int i = first; i < cd->nf; i++) {
-        if (f[i].kind == NL_F_WORD && (nsc_strieq(f[i].u.s, "all") || nsc_strieq(f[i].u.s, "allv") || nsc_strieq(f[i].u.s, "alli"))) {
+    int all = 0;                                         /* all, allv, alli: every output (no vector listed) */
+    for (int i = first; i < cd->nf && !all; i++) {
+        all = f[i].kind == NL_F_WORD && (nsc_strieq(f[i].u.s, "all") || nsc_strieq(f[i].u.s, "allv") ||
+                                          nsc_strieq(f[i].u.s, "alli"));
+        if (all) {
             for (; o->nvec > 0; o->nvec--) free(o->vec[o->nvec - 1]);
             break;
         }
@@ -338,7 +341,7 @@ static nsc_status ctl_output(elab *E, const nl_card *cd, const char *cmd)
         if (st) return st;
         if (o->vec[o->nvec]) o->nvec++;
     }
-    if (o->nvec == 0 && cd->nf > first && !(f[first].kind == NL_F_WORD && !strncmp(f[first].u.s, "all", 3))) {   /* all dropped: */
+    if (o->nvec == 0 && cd->nf > first && !all) {                             /* every vector dropped: */
         free(o->path);                                                        /* nothing to write */
         free(o->vec);
         c->nctlout--;

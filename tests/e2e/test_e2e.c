@@ -2680,3 +2680,20 @@ Test(e2e, tran_span_below_the_resolution_is_an_error)
               out);
     free(out);
 }
+
+/* .control outputs with all/allv/alli anywhere in the command write every
+ * vector, and a print whose every vector is dropped prints nothing: `wrdata
+ * wa.txt v(nosuch) all` was dropped (only the first word was looked at for
+ * "all"), and `print allx` (an unknown node) printed every vector. */
+Test(e2e, control_all_anywhere_and_unknown_words)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/ca.cir", tmp);
+    tu_write_file(path, "c\nV1 a 0 SIN(0 1 1k)\nR1 a 0 1k\n.tran 10u 1m\n.control\nrun\nwrdata wa.txt v(nosuch) all\n"
+                        "print allx\n.endc\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && rm -f wa.txt && %s --quiet ca.cir 2>/dev/null | wc -l && test -s wa.txt", tmp,
+             NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert_eq(atoi(out), 0, "printed: %s", out);
+    free(out);
+}
