@@ -167,7 +167,7 @@ nsc_status nsc_run_dc(nsc_circuit *c, double gmin, nsc_solver solver, const nsc_
     *dc_target(c, c->dc[0].el) = keep[0];
     if (s && W) {
         W->end = NSC_RUN_FAILED;
-        W->end_msg = nsc_strdup(r->error ? r->error : "no operating point");
+        W->end_msg = nsc_end_msg(r, "no operating point");
     }
     *out = W;
     return s;

@@ -566,8 +566,7 @@ nsc_status nle_resolve_save(elab *E)
         int i = 1;
         if (nle_head_is(cd, ".print") && cd->nf > 1 && cd->f[1].kind == NL_F_WORD) {
             if (nsc_strieq(cd->f[1].u.s, "tran")) i = 2;
-            else if (nsc_strieq(cd->f[1].u.s, "ac") || nsc_strieq(cd->f[1].u.s, "dc") || nsc_strieq(cd->f[1].u.s, "op") ||
-                     nsc_strieq(cd->f[1].u.s, "noise")) {
+            else if (nsc_strieq(cd->f[1].u.s, "op") || nsc_strieq(cd->f[1].u.s, "noise")) {   /* (ac, dc: nl_dot_ac.c) */
                 nle_note(E, cd, &cd->f[1], ".print %s ignored", cd->f[1].u.s);
                 continue;
             }

@@ -381,10 +381,11 @@ static nsc_status card_etable(elab *E, scope *sc, const nl_card *cd, int el, int
     return NSC_OK;
 }
 
-/* x = a + b (a may be NULL), in the elaboration's arena; NULL out of memory */
+/* x = a + b (a may be NULL), in the elaboration's arena; NULL out of memory
+ * (b NULL: a term that could not be made) */
 static nl_expr *poly_add(elab *E, nl_expr *a, nl_expr *b, int line, int col)
 {
-    return a ? nl_expr_new(&E->ar, NL_X_ADD, line, col, a, b) : b;
+    return a && b ? nl_expr_new(&E->ar, NL_X_ADD, line, col, a, b) : b;
 }
 
 /* c * V(p, m) (a node pair of a POLY) */
