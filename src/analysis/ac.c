@@ -241,7 +241,7 @@ static nsc_status ac_op(const nsc_circuit *c, double gmin, nsc_solver solver, ch
     else {
         double *z = buf, *sv = z + L->n, *l = sv + L->n, *e = l + L->m, *w = e + L->m;
         nsc_lcs_sources_dc(L, w, sv, e);
-        s = nsc_op_point(c, &cache, solver, gmin, 1, sv, e, z, l, *sw, *mode, r);
+        s = nsc_op_point(c, &cache, solver, gmin, 1, w, sv, e, z, l, *sw, *mode, r);
     }
     free(buf);
     nsc_pcache_free(&cache, NULL);

@@ -110,7 +110,7 @@ static nsc_status dc_point(dc_run *D, int first, const double *x, int nx, nsc_wa
     const nsc_lcs *L = D->L;
     double *z = D->buf, *sv = z + L->n, *l = sv + L->n, *e = l + L->m, *w = e + L->m;
     nsc_lcs_sources_dc(L, w, sv, e);
-    nsc_status s = nsc_op_point(D->c, &D->cache, D->solver, D->gmin, first, sv, e, z, l, D->sw, D->mode, r);
+    nsc_status s = nsc_op_point(D->c, &D->cache, D->solver, D->gmin, first, w, sv, e, z, l, D->sw, D->mode, r);
     if (s) return s;
     if (!D->last && !(D->last = nsc_calloc((size_t)L->m + 1, 1))) return nsc_oom(r);
     memcpy(D->last, D->mode, (size_t)L->m);

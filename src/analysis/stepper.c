@@ -877,12 +877,12 @@ nsc_status nsc_run_op(const nsc_circuit *c, double gmin, nsc_solver solver, cons
     sw = nsc_calloc((size_t)L->nsw + 1, 1);
     rv = nsc_calloc((size_t)(1 + nc), sizeof(double));
     if (!buf || !sw || !rv) { s = nsc_oom(r); goto done; }
-    switch_init(c, L, sw);
     double *z = buf, *sv = z + n, *l = sv + n, *e = l + m, *w = e + m;
     nsc_lcs_sources_dc(L, w, sv, e);
-    if ((s = static_solve(&cache, solver, 0, sv, e, z, l, sw, NULL, r))) goto done;
-    if ((s = gmin_check(L, c, gmin, z, r))) goto done;
-    if ((s = nsc_lcs_check_step(L, c, w, z, l, 0, r))) goto done;       /* finite, consistent */
+    char *mode = nsc_calloc((size_t)m + 1, 1);
+    s = mode ? nsc_op_point(c, &cache, solver, gmin, 1, w, sv, e, z, l, sw, mode, r) : nsc_oom(r);
+    free(mode);
+    if (s) goto done;
     if ((s = op_row(L, c, probes, nprobe, sw, z, l, w, rv + 1, r))) goto done;
     nsc_waves *W = nsc_waves_new(names, nc, c->title);
     if (!W) { s = nsc_oom(r); goto done; }
@@ -901,12 +901,13 @@ done:
 }
 
 nsc_status nsc_op_point(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, double gmin, int init,
-                        const double *s, const double *e, double *z, double *l, char *sw, char *mode,
-                        nsc_report *r)
+                        const double *w, const double *s, const double *e, double *z, double *l, char *sw,
+                        char *mode, nsc_report *r)
 {
     if (init) switch_init(c, C->L, sw);
     nsc_status st = static_solve(C, solver, 0, s, e, z, l, sw, NULL, r);
     if (!st) st = gmin_check(C->L, c, gmin, z, r);
+    if (!st) st = nsc_lcs_check_step(C->L, c, w, z, l, 0, r);     /* finite, consistent */
     nsc_onestep *P;
     if (!st) st = nsc_pcache_get(C, 0.0, 1.0, sw, 0, &P, NULL, r);
     const char *pm = st ? NULL : nsc_onestep_mode(P);

@@ -121,12 +121,13 @@ typedef struct nsc_tran {
 nsc_status nsc_tran_adaptive(nsc_tran *T);
 
 /* The operating point of C->L (an NSC_ASM_OP LCS of c) with sources s[n], e[m]
- * (issue 29: .ac, .dc): switch states from the card when init, else from sw
+ * from the source values w (issue 29: .ac, .dc; .op), checked as a step is
+ * (finite, each device's step check): switch states from the card when init, else from sw
  * (a previous point's, so the search starts from its decisions); the solution
  * z, l, the switch states sw and mode[m] (1 = active pair) of the accepted
  * solve. The one-step problems stay in C: the next call starts from this mode. */
 nsc_status nsc_op_point(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, double gmin, int init,
-                        const double *s, const double *e, double *z, double *l, char *sw, char *mode,
-                        nsc_report *r);
+                        const double *w, const double *s, const double *e, double *z, double *l, char *sw,
+                        char *mode, nsc_report *r);
 
 #endif

@@ -657,3 +657,18 @@ Test(dc, script_reads_the_table_written)
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
 }
+
+/* Each .dc point's operating point is checked as .op's is: a B-source relay of
+ * its own output with no consistent value is an error naming it (exit 3). Before,
+ * the .dc sweep wrote the inconsistent point with exit 0. */
+Test(dc, inconsistent_relay_is_an_error)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/dr.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "r\nV1 a 0 1\nR2 a 0 1k\nB1 q 0 V = V(q) < 0.5 ? 1 : 0\nR1 q 0 1k\n.dc V1 0 1 1\n"
+                                     ".end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet dr.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
+    cr_assert(strstr(out, "dr.cir:4:1: error: time 0 s: behavioural source b1 has no consistent value"), "%s", out);
+    free(out);
+}
