@@ -694,7 +694,10 @@ static nsc_status advance(ad *a, ctl *c, double tn, double theta, const nsc_step
     a->tp = t;
     c->t = tn;
     if (o->events && log_changes(a, tn, mode1, nflip)) return nsc_oom(T->r);
-    for (int j = 0; j < m; j++) T->lpk[j] = a->l[j] > T->lpk[j] ? a->l[j] : T->lpk[j];   /* no libm call */
+    for (int k = 0; k < T->npk; k++) {                  /* the checked pairs only (no libm call) */
+        int j = T->pklist[k];
+        T->lpk[j] = a->l[j] > T->lpk[j] ? a->l[j] : T->lpk[j];
+    }
     if (T->io && T->io->zmin)
         for (int i = 0; i < a->n; i++) {
             if (a->z0[i] < T->io->zmin[i]) T->io->zmin[i] = a->z0[i];

@@ -113,7 +113,10 @@ typedef struct nsc_tran {
     nsc_report *r;
     nsc_tran_io *io;         /* NULL, or the start and hand-back of the run */
     nsc_loss_acc *acc;       /* NULL, or the energies being integrated (o->losses) */
-    double *lpk;             /* [m] each pair's largest multiplier so far (updated at each accepted point) */
+    double *lpk;             /* [m] each pair's largest multiplier so far (updated at each accepted point
+                              * for the pairs pklist[0..npk) a device checks; the others keep l0) */
+    const int *pklist;
+    int npk;
 } nsc_tran;
 
 /* The adaptive transient (stepper_adapt.c): NSC_OK, or NSC_ESIM/NSC_ENOMEM with
