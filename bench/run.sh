@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh -- benchmarks of nscircuit against its anchors, same machine, same run
 # (issue 4). Run by `make bench` from a build directory, or directly:
-#     bash bench/run.sh [BUILD_DIR] [bridge|buck|chain|adaptive|steady|devices|paired ...]
+#     bash bench/run.sh [BUILD_DIR] [bridge|buck|chain|adaptive|cascade|steady|devices|paired ...]
 # Each benchmark prints both timings and the ratio; waveforms are compared too.
 # Anchors missing from the machine are installed from Debian packages when root.
 # Timings are wall-clock seconds, best of BENCH_RUNS (default 3) for the fast
@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=${1:-$PWD}
 shift || true
-what=${*:-bridge buck chain adaptive steady devices small paired}
+what=${*:-bridge buck chain adaptive cascade steady devices small paired}
 runs=${BENCH_RUNS:-3}
 nsc="$build/nscircuit"
 [ -x "$nsc" ] || { echo "bench: $nsc not built (run make first)" >&2; exit 2; }
@@ -211,6 +211,23 @@ adaptive() {
 # The periodic steady state (issue 14): --steady against the transient long
 # enough to settle (the anchor), and the 16-point buck inductor sweep with
 # --steady against the same sweep of transients; ripples compared point by point.
+# The 15-inverter CMOS cascade at default settings (issue 24 goal: >= 3x ngspice,
+# v(out) within 10 % of range): netlists/inverter_chain.sh 15 (300 pairs), its
+# input a 4 us clock with 10 ns edges, .tran 20n 30u, no options, in both programs.
+cascade() {
+    need_pkg "command -v ngspice" ngspice || return 0
+    local cir="$work/casc.cir" ng="$work/casc_ng.cir" st nsc_w ng_w
+    sh "$top/netlists/inverter_chain.sh" 15 \
+        | sed -e 's/^VIN .*/VIN n0 0 PULSE(0 {vdd} 1u 10n 10n 2u 4u)/' -e 's/^\.tran .*/.tran 20n 30u/' > "$cir"
+    { sed '/^\.end$/d' "$cir"; printf '.control\nrun\nwrdata %s v(n15) v(n8)\n.endc\n.end\n' "$work/casc_ng.txt"; } > "$ng"
+    st=$("$nsc" --stats --save 'v(n15),v(n8)' -o "$work/casc.dat" "$cir" 2>&1 | sed -n 1p)
+    nsc_w=$(best_of "$runs" "$nsc" --quiet --save 'v(n15),v(n8)' -o "$work/casc.dat" "$cir")
+    ng_w=$(best_of "$runs" ngspice -b "$ng")
+    echo "cascade: 15 inverters, 300 pairs, .tran 20n 30u: ${st#*: *: }"
+    echo "cascade:   nscircuit $nsc_w s | ngspice $ng_w s | speed-up $(ratio "$ng_w" "$nsc_w")x (whole runs; goal >= 3x)"
+    "$nsc" compare "$work/casc.dat" "$work/casc_ng.txt" --signals 'v(n15),v(n8)' --tol 0.1 | sed -n 's/^\(v(n15)\|v(n8)\) /cascade:   vs ngspice: &/p'
+}
+
 steady() {
     local n net tr_w st_w
     for net in cuk:100m flyback:50m boost:30m; do
@@ -329,7 +346,7 @@ lu() {
 
 for b in $what; do
     case $b in
-    bridge|buck|chain|adaptive|steady|devices|small|paired|lu) "$b" ;;
-    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive, steady, devices, small, paired, lu)" >&2; exit 2 ;;
+    bridge|buck|chain|adaptive|cascade|steady|devices|small|paired|lu) "$b" ;;
+    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive, cascade, steady, devices, small, paired, lu)" >&2; exit 2 ;;
     esac
 done

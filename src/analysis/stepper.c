@@ -56,32 +56,76 @@ static int renew(nsc_pcache *C, nsc_onestep **V, double h, double theta, const c
     return 0;
 }
 
-/* A one-off step's problem: the spare (the one-off problem before the current
- * one, never the current one, which the caller may still hold) renewed, else
- * built; the current one becomes the spare. */
+/* 1 when P has this theta and these switch states (nsc_onestep_renew can make it step h). */
+static int renewable(const nsc_pcache *C, const nsc_onestep *P, double theta, const char *sw)
+{
+    size_t nsw = (size_t)C->L->nsw;
+    return P && nsc_onestep_theta(P) == theta && (nsw == 0 || memcmp(nsc_onestep_sw(P), sw, nsw) == 0);
+}
+
+/* A one-off step's problem: the least recently used spare of this theta and
+ * these switch states renewed, else built (into an empty spare slot's place,
+ * or the least recently used spare's, freed); the current scratch becomes a
+ * spare in the slot given up. */
 static nsc_status pcache_oneoff(nsc_pcache *C, double h, double theta, const char *sw, nsc_onestep **out,
                                 nsc_sim_stats *st, nsc_report *r)
 {
-    nsc_onestep *P = C->spare;
-    if (!renew(C, &P, h, theta, sw, st)) {
-        if (C->spare && P) {                                     /* not tried: another theta or states */
-            pcache_count(C->spare, st);
-            nsc_onestep_free(C->spare);
+    int pick = -1, lru = 0;
+    for (int k = 0; k < NSC_SPARES; k++) {
+        if (renewable(C, C->spare[k], theta, sw) && (pick < 0 || C->sparelast[k] < C->sparelast[pick])) pick = k;
+        if (!C->spare[k] || (C->spare[lru] && C->sparelast[k] < C->sparelast[lru])) lru = k;
+    }
+    nsc_onestep *P = pick >= 0 ? C->spare[pick] : NULL;
+    if (pick >= 0 && !renew(C, &P, h, theta, sw, st)) C->spare[pick] = NULL;    /* tried and freed */
+    if (!P) {
+        if (pick < 0) pick = lru;
+        if (C->spare[pick]) {
+            pcache_count(C->spare[pick], st);
+            nsc_onestep_free(C->spare[pick]);
         }
-        C->spare = NULL;
+        C->spare[pick] = NULL;
         nsc_status s = nsc_onestep_new_alg(C->L, h, theta, C->alg_theta ? theta : 1.0, sw, &P, r);
         if (s) return s;
         if (st) st->factorizations++;
     }
-    C->spare = C->scratch;
+    C->spare[pick] = C->scratch;
+    C->sparelast[pick] = C->clock;
     C->scratch = *out = P;
     return NSC_OK;
+}
+
+/* The slot for a new regular problem: a free one, else the least recently
+ * used of this theta and switch states renewed into it (*out set), else the
+ * least recently used, its problem freed. */
+static int pcache_slot(nsc_pcache *C, double h, double theta, const char *sw, nsc_onestep **out,
+                       nsc_sim_stats *st)
+{
+    if (C->n < C->cap) return C->n++;
+    int slot = 0, same = -1;
+    for (int k = 0; k < C->n; k++) {
+        if (C->last[k] < C->last[slot]) slot = k;
+        if (renewable(C, C->P[k], theta, sw) && C->last[k] < C->clock - 1       /* not the current one */
+            && (same < 0 || C->last[k] < C->last[same]))
+            same = k;
+    }
+    if (same >= 0 && renew(C, &C->P[same], h, theta, sw, st)) {
+        *out = C->P[same];
+        return same;
+    }
+    if (same >= 0) slot = same;                                  /* tried and freed */
+    else {
+        pcache_count(C->P[slot], st);
+        nsc_onestep_free(C->P[slot]);
+    }
+    C->P[slot] = NULL;
+    return slot;
 }
 
 nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw, int oneoff,
                           nsc_onestep **out, nsc_sim_stats *st, nsc_report *r)
 {
     size_t nsw = (size_t)C->L->nsw;
+    if (!C->cap) C->cap = C->L->n + C->L->m <= NSC_PCACHE_SMALL ? NSC_PCACHE : NSC_PCACHE_BIG;
     C->clock++;
     for (int k = 0; k < C->n; k++)
         if (built_for(C->P[k], h, theta, sw, nsw)) {
@@ -95,34 +139,18 @@ nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw,
         return NSC_OK;
     }
     if (oneoff) return pcache_oneoff(C, h, theta, sw, out, st, r);
-    int slot = C->n;
-    if (C->n == NSC_PCACHE) {                                    /* full: the least recently used goes */
-        slot = 0;
-        for (int k = 1; k < C->n; k++)
-            if (C->last[k] < C->last[slot]) slot = k;
-        if (renew(C, &C->P[slot], h, theta, sw, st)) {          /* (never the caller's current problem:
-                                                                    that one was used last) */
-            C->last[slot] = C->clock;
-            *out = C->P[slot];
-            return NSC_OK;
-        }
-        if (!C->P[slot]) {                                       /* tried and freed: its slot closed */
-            C->n--;
-            C->P[slot] = C->P[C->n];
+    nsc_onestep *P = NULL;
+    int slot = pcache_slot(C, h, theta, sw, &P, st);
+    if (!P) {
+        nsc_status s = nsc_onestep_new_alg(C->L, h, theta, C->alg_theta ? theta : 1.0, sw, &P, r);
+        if (s) {                                                 /* the slot stays, empty: closed */
+            C->P[slot] = C->P[--C->n];
             C->last[slot] = C->last[C->n];
-            slot = C->n;
+            return s;
         }
+        if (st) st->factorizations++;
+        C->P[slot] = P;
     }
-    nsc_onestep *P;
-    nsc_status s = nsc_onestep_new_alg(C->L, h, theta, C->alg_theta ? theta : 1.0, sw, &P, r);
-    if (s) return s;
-    if (st) st->factorizations++;
-    if (C->n < NSC_PCACHE) C->n++;
-    else if (C->P[slot]) {
-        pcache_count(C->P[slot], st);
-        nsc_onestep_free(C->P[slot]);
-    }
-    C->P[slot] = P;
     C->last[slot] = C->clock;
     *out = P;
     return NSC_OK;
@@ -135,8 +163,8 @@ void nsc_pcache_free(nsc_pcache *C, nsc_sim_stats *st)
         nsc_onestep_free(C->P[k]);
     }
     C->n = 0;
-    for (int k = 0; k < 2; k++) {
-        nsc_onestep **V = k ? &C->spare : &C->scratch;
+    for (int k = 0; k <= NSC_SPARES; k++) {
+        nsc_onestep **V = k < NSC_SPARES ? &C->spare[k] : &C->scratch;
         if (!*V) continue;
         pcache_count(*V, st);
         nsc_onestep_free(*V);

@@ -91,6 +91,8 @@
 #define NSC_LOC_MAXIT 40  /* trials to locate one event before it is taken where bracketed */
 #define NSC_CHATTER 8     /* consecutive event steps ... */
 #define NSC_CHAT_H 1e-2   /* ... each shorter than this times href: chattering */
+#define NSC_PIVOT_M 64    /* above this many pairs, a step whose active set fails is retried shorter ... */
+#define NSC_PIVOT_H 1e-3  /* ... while longer than this times href, before any pivoting */
 #define NSC_ROWS_STEP 64  /* rows at most inside one step (rows at the steps) */
 
 typedef struct ad {
@@ -107,6 +109,7 @@ typedef struct ad {
     double *z0, *z1, *l, *lsave, *lpt, *w0, *w1, *v0, *v1, *row;
     double tp, *zp, *lp, *wp, *vp;   /* the accepted point before t (z, l, w, probes) */
     char *mode0, *sw1;       /* accepted active set at t (NULL until the first step), trial switch states */
+    char *modehi;            /* the mode at the end of the trial that last shrank the bracket */
     int have_mode;
     double eps;              /* times this close are one (1e-9 href) */
     int kink;                /* the step being accepted changes a mode or switch state */
@@ -126,7 +129,7 @@ static void ad_free(ad *a)
     nsc_sp_free(a->Dt);
     nsc_sp_free(a->Set);
     free(a->z0); free(a->z1); free(a->l); free(a->lsave); free(a->lpt); free(a->w0); free(a->w1);
-    free(a->v0); free(a->v1); free(a->row); free(a->mode0); free(a->sw1);
+    free(a->v0); free(a->v1); free(a->row); free(a->mode0); free(a->sw1); free(a->modehi);
     free(a->evid); free(a->evphi); free(a->zp); free(a->lp); free(a->wp); free(a->vp); free(a->rtol);
 }
 
@@ -176,13 +179,14 @@ static int ad_init(ad *a, nsc_tran *T)
     a->tp = -INFINITY;
     a->mode0 = calloc((size_t)m + 1, 1);
     a->sw1 = calloc((size_t)L->nsw + 1, 1);
+    a->modehi = calloc((size_t)m + 1, 1);
     a->evid = malloc(sizeof(int) * (size_t)(ni + 1));
     a->evphi = malloc(sizeof(double) * (size_t)(ni + 1));
     a->rtol = dup_or_zero(NULL, nc);
     for (int q = 1; a->rtol && q < nc; q++)                 /* a current's ABSTOL, else VNTOL */
         a->rtol[q] = T->W->name[q][0] == 'i' ? a->o->abstol : a->o->vntol;
     if (!a->rtol || !a->Ct || !a->Dt || !a->Set || !a->z0 || !a->z1 || !a->l || !a->lsave || !a->lpt || !a->w0 || !a->w1 || !a->v0
-        || !a->v1 || !a->row || !a->zp || !a->lp || !a->wp || !a->vp || !a->mode0 || !a->sw1 || !a->evid || !a->evphi)
+        || !a->v1 || !a->row || !a->zp || !a->lp || !a->wp || !a->vp || !a->mode0 || !a->modehi || !a->sw1 || !a->evid || !a->evphi)
         return -1;
     return 0;
 }
@@ -613,9 +617,10 @@ static nsc_status on_no_solution(ad *a, ctl *c, nsc_onestep *P, double tn, const
 
 /* ne items change over the trial ending at tn: shrink the bracket to (t, tn]
  * and choose the next trial. */
-static void bracket(ad *a, ctl *c, int ne, double tn, double tb)
+static void bracket(ad *a, ctl *c, int ne, double tn, double tb, const char *mode1)
 {
     double hq = tn - c->t;
+    if (mode1) memcpy(a->modehi, mode1, (size_t)a->m);     /* the next trials' second guess */
     if (c->t_hi == INFINITY) { c->h_pre = hq; c->nup = 0; }
     c->nup++;
     a->nev = ne;
@@ -830,6 +835,8 @@ static nsc_status trial(ad *a, ctl *c)
         nsc_onestep_set_mode(P, a->have_mode ? a->mode0 : NULL);
         c->Plast = P;
     }
+    nsc_onestep_set_alt(P, c->t_hi < INFINITY ? a->modehi : NULL);   /* inside a bracket: its far end's mode */
+    nsc_onestep_set_nopivot(P, a->m > NSC_PIVOT_M && hq > NSC_PIVOT_H * c->href);  /* large m: shorter, not pivoting */
     /* w(t_k+1); a step that lands on a breakpoint takes the sources' left limit
      * there (a PWL or PULSE jump belongs to the next segment, which starts from
      * the right limit: next_step), else the jump fell inside this step and the
@@ -839,6 +846,8 @@ static nsc_status trial(ad *a, ctl *c)
     if ((s = nsc_lcs_check_step(a->L, T->c, a->w1, NULL, NULL, tn, T->r))) return s;
     nsc_step_info info;
     int bad = nsc_onestep_step(P, o->solver, a->z0, a->w0, a->w1, a->z1, a->l, &info);
+    nsc_onestep_set_alt(P, NULL);
+    nsc_onestep_set_nopivot(P, 0);
     if (!bad && (s = nsc_lcs_check_step(a->L, T->c, NULL, a->z1, a->l, tn, T->r))) return s;
     c->dirty = 0;
     if (!bad && info.lcp_solved && !info.polished && info.residual > 1e-9 * (1 + vmax(a->z1, a->n)))
@@ -852,7 +861,7 @@ static nsc_status trial(ad *a, ctl *c)
     }
     int ne = chatter || !a->have_mode ? 0 : changed_items(a, mode1, nflip);
     if (ne > 0 && hq > c->tol_t && c->loc_it < NSC_LOC_MAXIT && !c->take) {
-        bracket(a, c, ne, tn, tb);                           /* an event inside */
+        bracket(a, c, ne, tn, tb, mode1);                           /* an event inside */
         return NSC_OK;
     }
     int event = ne > 0, worst = -1;

@@ -6,25 +6,31 @@
 
 #include "stepper.h"
 
-#define NSC_PCACHE 32
+#define NSC_PCACHE 128      /* regular problems at most (small LCSs; large ones: NSC_PCACHE_BIG) */
+#define NSC_PCACHE_BIG 32
+#define NSC_PCACHE_SMALL 2000 /* n + m up to which an LCS is small */
+#define NSC_SPARES 4
 
 /* One-step problems of one LCS keyed by (h, theta, switch states), least
- * recently used evicted: the regular steps in each switch state met, and the
- * few shortened ones. A one-off step size (a step ending on a breakpoint or a
- * located event) lives in its own slot, `scratch`, replaced by the next one, so
- * that it never evicts a regular step's factorisation. A problem replaced (the
- * least recently used, a one-off one) is made in place the new one when it has
- * the same theta and switch states (nsc_onestep_renew): values only. */
+ * recently used evicted: the regular steps in each switch state met (the
+ * adaptive stepper's ladder of sizes, in two thetas: up to ~100 for a run
+ * whose steps span 12 octaves), and the few shortened ones. A one-off step
+ * size (a step ending on a breakpoint or a located event) lives in its own
+ * slot, `scratch`, replaced by the next one, so that it never evicts a
+ * regular step's factorisation. A problem replaced (the least recently used
+ * of the same theta and switch states, a one-off one) is made in place the
+ * new one (nsc_onestep_renew): values only, its mode systems kept. */
 typedef struct nsc_pcache {
     const nsc_lcs *L;
     nsc_onestep *P[NSC_PCACHE];
     long last[NSC_PCACHE];
-    int n;
+    int n, cap;              /* cap: 0 until the first call sets it from the LCS's size */
     long clock;
     nsc_onestep *scratch;
-    nsc_onestep *spare;      /* the one-off problem before scratch: renewed for the next one-off
-                                step (nsc_onestep_renew), never scratch itself, which the caller
-                                may hold as its current problem */
+    nsc_onestep *spare[NSC_SPARES];   /* one-off problems before scratch, renewed for the next
+                                         one-off steps (never scratch itself, which the caller
+                                         may hold as its current problem) */
+    long sparelast[NSC_SPARES];
     int alg_theta;           /* 1: algebraic rows take the step's theta (adaptive), 0: 1 (fixed steps) */
 } nsc_pcache;
 

@@ -431,28 +431,38 @@ static int mode_state(pss *p, double mu)
 }
 
 /* The multiplier along the eigenvector v = p->dx (mode_state()) measured on
- * Phi itself: one period from x* + eps v (eps v at most 1e-5 merit scales),
- *     mu = <Phi(x* + eps v) - x*, v> / (eps <v, v>)   (Phi(x*) = x*),
- * in merit scales; p->z is x* again afterwards. J can be off where an event
- * has part of its saltation only (a comparator driving a switch: 0.672 for
- * 0.680 here, 0.683 from central differences), which matters near 1. */
+ * Phi itself: one period from x* and one from x* + eps v (eps v at most 1e-3
+ * merit scales: Phi is affine while the events keep their order, and the
+ * instants are located to tol, 1e-5 made that tol visible),
+ *     mu = <Phi(x* + eps v) - Phi(x*), v> / (eps <v, v>),
+ * in merit scales (the difference of two runs, not Phi(x*) taken as x*: x*
+ * is a fixed point only to the shooting's tolerance and the steps' round-off,
+ * which eps v does not dwarf: -1.998 for -2); p->z is x* again afterwards. J
+ * can be off where an event has part of its saltation only (a comparator
+ * driving a switch: 0.672 for 0.680 here, 0.683 from central differences),
+ * which matters near 1. */
 static nsc_status confirm(pss *p, double ts, double T, double *mu)
 {
     int nd = p->nd;
     double big = 0, num = 0, den = 0;
+    double *phi0 = nsc_calloc((size_t)nd + 1, sizeof(double));
+    if (!phi0) return nsc_oom(p->r);
+    nsc_status s = run_span(p, ts, ts + T, 0, 0, NULL);                   /* Phi(x*) */
+    for (int k = 0; k < nd; k++) phi0[k] = p->z1[p->di[k]];
     for (int k = 0; k < nd; k++) big = fmax(big, fabs(p->dx[k]) / p->ms[k]);
-    double eps = 1e-5 / big;
+    double eps = 1e-3 / big;
     for (int k = 0; k < nd; k++) {
         p->xs[k] = p->z[p->di[k]];
         p->z[p->di[k]] += eps * p->dx[k];
     }
-    nsc_status s = run_span(p, ts, ts + T, 0, 0, NULL);
+    if (!s) s = run_span(p, ts, ts + T, 0, 0, NULL);
     for (int k = 0; k < nd; k++) {
-        double v = p->dx[k] / p->ms[k], d = (p->z1[p->di[k]] - p->xs[k]) / p->ms[k];
-        num += d * v;                                 /* <Phi - x*, v> */
+        double v = p->dx[k] / p->ms[k], d = (p->z1[p->di[k]] - phi0[k]) / p->ms[k];
+        num += d * v;                                 /* <Phi(x* + eps v) - Phi(x*), v> */
         den += eps * v * v;
         p->z[p->di[k]] = p->xs[k];
     }
+    free(phi0);
     *mu = num / den;
     return s;
 }

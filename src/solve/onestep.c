@@ -127,6 +127,16 @@ void nsc_onestep_set_mode(nsc_onestep *P, const char *mode)
     P->cur = -1;
 }
 
+void nsc_onestep_set_alt(nsc_onestep *P, const char *mode)
+{
+    P->alt = mode;
+}
+
+void nsc_onestep_set_nopivot(nsc_onestep *P, int on)
+{
+    P->nopivot = on;
+}
+
 /* A with the conductance change g_on - g_off of every switch that is on. NULL on ENOMEM. */
 static nsc_sparse *switched_a(const nsc_lcs *L, const char *sw)
 {
@@ -251,28 +261,29 @@ static int build_tran(nsc_onestep *P, const nsc_sparse *A, nsc_sparse *own, doub
     return P->W && P->R ? 0 : -1;
 }
 
-static int same_pattern(const nsc_sparse *A, const nsc_sparse *B)
-{
-    return A->m == B->m && A->n == B->n && !memcmp(A->p, B->p, sizeof(int) * ((size_t)A->n + 1))
-           && !memcmp(A->i, B->i, sizeof(int) * (size_t)A->p[A->n]);
-}
-
-/* W and R of step h from the kept T E, Theta T A, (I - Theta) T A, computed as
- * build_tran and sources_setup compute them, into P's when their patterns are
- * P's (values copied): 0, else -1 (P unchanged) or -1 ENOMEM. */
+/* W and R of step h from the kept T E, Theta T A, (I - Theta) T A, computed
+ * as build_tran and sources_setup compute them (the same sums, so the same
+ * values as a new problem's), into P's in place: 0, or -1 when their patterns
+ * would differ (an entry of R cancelling to zero at one h only). */
 static int renew_wr(nsc_onestep *P, double h)
 {
     const nsc_sparse *E = P->Et ? P->Et : P->L->E;
-    nsc_sparse *W = nsc_sp_add(E, P->TA, 1.0 / h, -1.0), *R = nsc_sp_add(E, P->UA, 1.0 / h, 1.0);
-    drop_zeros(R);                                               /* as sources_setup */
-    int ok = W && R && same_pattern(W, P->W) && same_pattern(R, P->R);
-    if (ok) {
-        memcpy(P->W->x, W->x, sizeof(double) * (size_t)W->p[W->n]);
-        memcpy(P->R->x, R->x, sizeof(double) * (size_t)R->p[R->n]);
+    return nsc_sp_add_into(E, P->TA, 1.0 / h, -1.0, P->W, 0) || nsc_sp_add_into(E, P->UA, 1.0 / h, 1.0, P->R, 1)
+        ? -1 : 0;
+}
+
+/* W's new values factored on the old pivots when they stay good (klu_rcond at
+ * least 1e-3 of the pivoting factorisation's, as a mode system's), else with
+ * new pivots on the shared analysis. 0, or -1. */
+static int refactor_w(nsc_onestep *P)
+{
+    if (nsc_klu_refactor(P->F, P->W) == 0) {
+        double rc = nsc_klu_rcond(P->F);
+        if (rc >= 1e-14 && rc >= 1e-3 * P->wrc) return 0;
     }
-    nsc_sp_free(W);
-    nsc_sp_free(R);
-    return ok ? 0 : -1;
+    if (nsc_klu_factor_num(P->F, P->W)) return -1;
+    P->wrc = nsc_klu_rcond(P->F);
+    return 0;
 }
 
 int nsc_onestep_renew(nsc_onestep *P, double h)
@@ -283,9 +294,7 @@ int nsc_onestep_renew(nsc_onestep *P, double h)
     free(P->WiB); P->WiB = NULL;                                 /* the dense path, formed when needed */
     free(P->M); P->M = NULL;
     nsc_lcp_ws_free(P->ws); P->ws = NULL; P->wsmax = 0;
-    nsc_map_free(P->map);
-    if (nsc_map_setup(P)) return -1;
-    nsc_mode_renew(P);
+    nsc_mode_renew(P);                                           /* (the map's columns do not depend on h) */
     P->have_prev = 0;                                            /* the state of a new problem */
     P->inc_ok = 0;
     P->lch = -1;
@@ -299,7 +308,7 @@ int nsc_onestep_renew(nsc_onestep *P, double h)
     memset(P->x, 0, sizeof(double) * (size_t)(n + m));
     memset(P->zl, 0, sizeof(double) * (size_t)n);
     memset(P->r, 0, sizeof(double) * (size_t)n);
-    return n > 0 && nsc_klu_factor_num(P->F, P->W) ? -1 : 0;    /* on its shared analysis */
+    return n > 0 ? refactor_w(P) : 0;
 }
 
 /* W = LU factors of W into P->F (n > 0); a singular W is the circuit's error. */
@@ -307,6 +316,7 @@ static nsc_status factor_w(nsc_onestep *P, nsc_report *rep)
 {
     int singular = 0;
     P->F = P->n > 0 ? nsc_klu_factor_in(P->L->syms, P->W, &singular) : NULL;
+    if (P->F) P->wrc = nsc_klu_rcond(P->F);
     if (P->n == 0 || P->F) return NSC_OK;
     double h = P->h;
     return singular
@@ -715,7 +725,17 @@ static int solve_step(nsc_onestep *P, nsc_solver solver, double *z1, double *l, 
             if (it > 1) memcpy(P->prev, P->mask, (size_t)m);
             return 0;
         }
+        if (P->alt && (it = nsc_active_set(P, P->alt, NULL, NSC_AS_MAXIT, z1, l, &res)) > 0) {
+            info->active_set = it;                               /* the second guess */
+            info->residual = res;
+            memcpy(P->prev, P->mask, (size_t)m);
+            return 0;
+        }
         start = P->prev;
+        if (P->nopivot) {                                        /* the caller retries shorter */
+            info->st = NSC_LCP_MAXITER;
+            return -1;
+        }
     } else if (solver == NSC_SOLVER_AUTO) {
         /* cold start (operating point, first step): from every pair open, a
          * chain of devices settles one link per iteration (a CMOS inverter chain's

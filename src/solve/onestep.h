@@ -116,6 +116,16 @@ void nsc_onestep_take_mode(nsc_onestep *P, const nsc_onestep *from);
  * start), e.g. the mode accepted at t_k after a rejected trial step; the next
  * call's l is not assumed to be what the last call on P returned. */
 void nsc_onestep_set_mode(nsc_onestep *P, const char *mode);
+/* A second guess for the next steps (m flags; NULL: none), tried by the
+ * active-set iteration when the first (the last mode) fails, before pivoting:
+ * e.g. the mode found after an event by the trial that bracketed it, for the
+ * shorter trials that locate it. The caller keeps the array alive while set. */
+void nsc_onestep_set_alt(nsc_onestep *P, const char *mode);
+/* 1: the next steps fail (info st NSC_LCP_MAXITER) where the active-set
+ * iteration from the guesses fails, instead of pivoting: for a caller that
+ * can retry a shorter step, which changes fewer pairs, where pivoting costs
+ * more (a dense m x m Lemke on a large m: 50 ms at m = 300). */
+void nsc_onestep_set_nopivot(nsc_onestep *P, int on);
 void nsc_onestep_free(nsc_onestep *P);
 /* P (a transient problem, h > 0) made in place the problem of step h, same
  * theta and switch states: W and R take their new values on the same patterns,

@@ -30,6 +30,8 @@ typedef struct nsc_mode {
     long last_use;
     int hits;          /* steps this mode solved as the previous mode (builds its affine map) */
     int nomap;         /* 1: the map would lose accuracy (cancellation, onestep_map.c) */
+    int stale;         /* 1: K holds the values of a renewed step size, F the factors of the old
+                          one: refactored (old pivots, rcond checked) when next used */
     double *G;         /* the mode's affine map (onestep_map.c), NULL until built */
 } nsc_mode;
 
@@ -71,6 +73,7 @@ struct nsc_onestep {
     nsc_sparse *Et, *TA, *UA;  /* h > 0: T E (NULL: L->E), Theta T A, (I - Theta) T A, kept
                                   to make W and R of another h (nsc_onestep_renew) */
     nsc_klu *F;        /* LU of W */
+    double wrc;        /* rcond of W's last factorisation with pivoting (renewals refactor on its pivots) */
     /* sources (nsc_onestep_step): r = R z0 + sc + Sw1 w1 + Sw0 w0 */
     double *sc;        /* [n] T s0 (constant part of s) */
     nsc_sparse *Sw1;   /* n x nsrc: Theta T Ss (h = 0: Ss) */
@@ -112,6 +115,8 @@ struct nsc_onestep {
     int cur;           /* cache slot of the last accepted mode, -1 */
     long clock;        /* use counter for least-recently-used eviction */
     char *prev;        /* [m] active set of the last solved step */
+    const char *alt;   /* [m] the caller's second guess (nsc_onestep_set_alt), or NULL */
+    int nopivot;       /* 1: no pivoting after the active-set iteration (nsc_onestep_set_nopivot) */
     int have_prev;
     char *mask, *mask2; /* [m] work */
     char *mask0;        /* [m] work: the active-set iteration's last mode tried */

@@ -38,6 +38,9 @@ static int sp_find(const nsc_sparse *A, int i, int j)
     return -1;
 }
 
+static void pos_set(const nsc_onestep *P, nsc_mode *M, const char *mask, int k);
+static void mode_factor(nsc_onestep *P, nsc_mode *M, int refactor);
+
 static void mode_clear(nsc_mode *M)
 {
     free(M->mask);
@@ -61,12 +64,14 @@ void nsc_mode_teardown(nsc_onestep *P)
     free(P->zref); free(P->mref); free(P->epair); free(P->dmark); free(P->dlist); free(P->dval);
 }
 
+/* After nsc_onestep_renew gave W its values for a new h: Wb takes them (with
+ * the separable stamps' positions at W's value + 0.0, as build_wb makes them),
+ * and every cached mode keeps its pattern, its factorisation object and its
+ * place in the cache, marked stale: K's values are recomputed for the new Wb
+ * and refactored with the old pivots when the mode is next used
+ * (nsc_mode_get, mode_refill). The affine maps depend on h: dropped. */
 void nsc_mode_renew(nsc_onestep *P)
 {
-    for (int k = 0; k < NSC_MODE_CACHE; k++) mode_clear(&P->modes[k]);
-    P->nmodes = 0;
-    P->cur = -1;
-    P->clock = 0;
     nsc_sparse *Wb = P->Wb;
     const nsc_sparse *W = P->W, *B = P->B, *Ct = P->Ct;
     for (int j = 0; j < P->m; j++)                               /* touched: the stamped positions */
@@ -79,6 +84,16 @@ void nsc_mode_renew(nsc_onestep *P)
             Wb->x[pos] = P->touched[pos] ? W->x[k] + 0.0 : W->x[k];
         }
     memset(P->touched, 0, (size_t)P->npos);
+    P->cur = -1;
+    for (int k = 0; k < NSC_MODE_CACHE; k++) {
+        nsc_mode *M = &P->modes[k];
+        if (!M->mask) continue;
+        free(M->G);
+        M->G = NULL;
+        M->hits = 0;
+        M->nomap = 0;
+        M->stale = 1;
+    }
 }
 
 /* The per-pair arrays of P and the transposes Ct, Dt, SeT; epair lists the
@@ -270,6 +285,7 @@ static void mode_factor(nsc_onestep *P, nsc_mode *M, int refactor)
 {
     P->nfactor++;
     M->singular = 0;
+    M->stale = 0;
     if (refactor && M->F && nsc_klu_refactor(M->F, M->K) == 0) {
         double rc = nsc_klu_rcond(M->F);
         if (rc >= RCOND_MIN && rc >= RCOND_DROP * M->rc) return;
@@ -365,7 +381,8 @@ static int same_n(const nsc_onestep *P, const nsc_mode *M, const char *mask)
 static void mode_refill(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t key)
 {
     int m = P->m, nt = 0;
-    for (int j = 0; j < m; j++) {
+    for (int q = 0; M->stale && q < P->npos; q++) pos_set(P, M, mask, q);   /* renewed: every value */
+    for (int j = 0; !M->stale && j < m; j++) {
         if (mask[j] == M->mask[j]) continue;
         for (int q = P->pp[j]; q < P->pp[j + 1]; q++) {
             int k = P->ppos[q];
@@ -394,7 +411,11 @@ nsc_mode *nsc_mode_get(nsc_onestep *P, const char *mask)
         nsc_mode *M = &P->modes[k];
         if (M->mask && M->key == key && memcmp(M->mask, mask, (size_t)m) == 0) {
             M->last_use = P->clock;
-            P->ncached++;
+            if (M->stale) {                                      /* renewed: the new h's values */
+                for (int q = 0; q < P->npos; q++) pos_set(P, M, mask, q);
+                mode_factor(P, M, 1);
+            } else
+                P->ncached++;
             return M;
         }
     }

@@ -140,6 +140,25 @@ nsc_sparse *nsc_sp_add(const nsc_sparse *A, const nsc_sparse *B, double alpha, d
     return C;
 }
 
+int nsc_sp_add_into(const nsc_sparse *A, const nsc_sparse *B, double alpha, double beta, nsc_sparse *C, int drop0)
+{
+    if (!A || !B || !C || A->m != B->m || A->n != B->n || C->n != A->n || C->m != A->m) return -1;
+    int t = 0;
+    for (int j = 0; j < A->n; j++) {                          /* merge two sorted columns, as nsc_sp_add */
+        if (C->p[j] != t) return -1;
+        int pa = A->p[j], pb = B->p[j], ea = A->p[j + 1], eb = B->p[j + 1];
+        while (pa < ea || pb < eb) {
+            int ia = pa < ea ? A->i[pa] : A->m, ib = pb < eb ? B->i[pb] : B->m, i = ia < ib ? ia : ib;
+            double v = ia < ib ? alpha * A->x[pa++] : ib < ia ? beta * B->x[pb++]
+                                                              : alpha * A->x[pa++] + beta * B->x[pb++];
+            if (drop0 && v == 0) continue;
+            if (t >= C->p[j + 1] || C->i[t] != i) return -1;
+            C->x[t++] = v;
+        }
+    }
+    return C->p[A->n] == t ? 0 : -1;
+}
+
 nsc_sparse *nsc_sp_transpose(const nsc_sparse *A)
 {
     if (!A || A->nz != -1) return NULL;

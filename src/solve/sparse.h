@@ -28,6 +28,10 @@ int nsc_sp_entry(nsc_sparse *T, int i, int j, double x);
 nsc_sparse *nsc_sp_compress(const nsc_sparse *T);
 /* C = alpha*A + beta*B (both CSC, same shape); pattern is the union. NULL on ENOMEM. */
 nsc_sparse *nsc_sp_add(const nsc_sparse *A, const nsc_sparse *B, double alpha, double beta);
+/* The values of alpha A + beta B into C, whose pattern must be nsc_sp_add's
+ * (drop0: without the entries that are exactly zero): 0, or -1 when C's
+ * pattern is not that (C's values then partly written). No allocation. */
+int nsc_sp_add_into(const nsc_sparse *A, const nsc_sparse *B, double alpha, double beta, nsc_sparse *C, int drop0);
 /* CSC transpose. NULL on ENOMEM. */
 nsc_sparse *nsc_sp_transpose(const nsc_sparse *A);
 /* y += A*x (CSC). */
