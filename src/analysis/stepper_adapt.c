@@ -564,11 +564,25 @@ static double trial_end(ad *a, ctl *c, int chatter, double *hl, double *tb)
 {
     nsc_tran *T = a->T;
     double t = c->t, hmax = c->hmax, tstop = a->o->tstop;
+    int sens = T->io != NULL;                                /* a steady state's period: one-off trials (below) */
     *tb = nsc_bpq_after(T->bp, t + NSC_BP_MERGE * c->href);  /* closer ones are reached: no sliver steps */
     double h = chatter ? NSC_CHAT_H * c->href : c->hnext < hmax ? c->hnext : hmax;
     double tn, tg = *tb < tstop ? *tb : tstop, stretch = c->rejected ? 1.0 : 1.25;
     *hl = 0;
-    if (c->t_hi < INFINITY) tn = c->t_hi - t <= c->tol_t ? c->t_hi : c->t_est;   /* locating an event */
+    if (c->t_hi < INFINITY) {                                /* locating an event */
+        tn = c->t_hi - t <= c->tol_t ? c->t_hi : c->t_est;
+        /* A trial that stops short of t_hi (an ordinary step before the event
+         * aimed at) is cut to the ladder: its problem is cached, not renewed
+         * (the buck: 9 591 trials, each a renewal, down to 2 621). Not in a
+         * steady state's periods: the ladder makes the located instant
+         * piecewise constant in the state (within tol), and the shooting
+         * differentiates the period map (its monodromy 2.5 % off). */
+        double hq = ladder(tn - t, hmax);
+        if (tn < c->t_hi && tn - t > c->tol_t && hq > 0.5 * (tn - t) && hq > c->tol_t && !sens) {
+            *hl = hq;
+            tn = t + hq;
+        }
+    }
     else if (tg - t <= stretch * h && tg - t <= hmax) tn = tg;   /* land on the breakpoint */
     else if (tg - t <= 2 * h) tn = t + (tg - t) / 2;         /* (no sliver before it) */
     else { *hl = ladder(h, hmax); tn = t + *hl; }
