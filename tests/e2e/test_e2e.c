@@ -1912,8 +1912,8 @@ Test(e2e, switch_ilimit_is_named)
                                      ".model SWL SW(Ron=0.1 Roff=1meg Vt=0.5 Ilimit=2)\n.tran 1u 10u\n.end\n"), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o il.dat il.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "il.cir:6:1: warning: switch model 'swl': parameters other than VT VH RON ROFF (VON VOFF; "
-                          "EON EOFF VREF IREF) are ignored (ilimit first: LTspice's current limit is not modelled"),
+    cr_assert(strstr(out, "il.cir:6:1: warning: switch model 'swl': parameters other than VT VH RON ROFF (VON VOFF "
+                          "ON OFF VHON VHOFF; EON EOFF VREF IREF) are ignored (ilimit first: LTspice's current limit is not modelled"),
               "%s", out);
     free(out);
 }
