@@ -388,6 +388,25 @@ static nsc_status card_ctl(elab *E, scope *sc, const nl_card *cd)
     return ctl_unrun(E, cd, cmd);
 }
 
+/* .probe's arguments (ignored: the outputs are every node voltage and device
+ * current unless .save names them): one warning for each that no output could
+ * give either (vdb(out), d(x), a misspelt word), so that nothing it asks for
+ * is dropped without a word; V() I() P() IX() and all/allv/alli are quiet. */
+static void probe_warn(elab *E, scope *sc, const nl_card *cd)
+{
+    static const char *const fn[] = { "v", "i", "p", "ix", "w" }, *const words[] = { "all", "allv", "alli" };
+    for (int i = 1; i < cd->nf; i++) {
+        const nl_field *f = &cd->f[i];
+        int ok = 0;
+        for (size_t k = 0; f->kind == NL_F_CALL && k < sizeof fn / sizeof fn[0]; k++) ok |= nsc_strieq(f->u.s, fn[k]);
+        for (size_t k = 0; f->kind == NL_F_WORD && k < sizeof words / sizeof words[0]; k++)
+            ok |= nsc_strieq(f->u.s, words[k]);
+        if (!ok)
+            nle_warn(E, sc, cd, f, ".probe %s: not an output nscircuit can give (V(), I(), P(), all), ignored",
+                     nle_ftext(f));
+    }
+}
+
 nsc_status nle_card_dot(elab *E, scope *sc, const nl_card *cd)
 {
     if (nle_head_is(cd, ".ctl")) return card_ctl(E, sc, cd);
@@ -438,6 +457,7 @@ nsc_status nle_card_dot(elab *E, scope *sc, const nl_card *cd)
     for (size_t k = 0; k < sizeof noted / sizeof noted[0]; k++)
         if (nle_head_is(cd, noted[k])) {
             nle_note(E, cd, NULL, "%s ignored", noted[k]);
+            if (nle_head_is(cd, ".probe")) probe_warn(E, sc, cd);
             return NSC_OK;
         }
     for (size_t k = 0; k < sizeof analyses / sizeof analyses[0]; k++)
@@ -557,6 +577,99 @@ static int xyce_print(elab *E, const nl_card *cd, const nl_field *f)
     return xcol_add(E, nsc_asprintf("p(%s)", e->name), &sig) ? -1 : 1;
 }
 
+/* ngspice's device internals in .save, @name[param]: the currents the models
+ * have (@m1[id] the drain current, @d1[id], @q1[ic] the collector's, @r1[i]
+ * and the like of every element with a current), as a column of that name;
+ * any other parameter (gm, gds, vth, ...: the PWL models have none) is skipped
+ * with a warning naming it. */
+static nsc_status save_internal(elab *E, const nl_card *cd, const nl_field *f, nsc_loc loc)
+{
+    nsc_circuit *c = E->c;
+    const char *s = f->u.s + 1, *lb = strchr(s, '['), *rb = lb ? strchr(lb, ']') : NULL;
+    if (!lb || !rb || rb[1] || lb == s || rb == lb + 1)
+        return nle_err(E, NULL, cd, f, "unsupported output '%s' in %s (ngspice's form: @device[parameter])", f->u.s,
+                       cd->f[0].u.s);
+    char dev[256], par[32];
+    snprintf(dev, sizeof dev, "%.*s", (int)(lb - s), s);
+    snprintf(par, sizeof par, "%.*s", (int)(rb - lb - 1), lb + 1);
+    nsc_strlower(par);
+    const char *k = nle_cat(E, "", dev);
+    int el;
+    if (!k) return nle_oom(E);
+    if (!nl_hash_get(&E->els, k, &el) && !nl_hash_get(&E->els, nl_flat_name(dev), &el))
+        return nle_err(E, NULL, cd, f, "unknown element '%s' in %s", dev, cd->f[0].u.s);
+    const nsc_device *d = nsc_device_of(c->el[el].kind);
+    nsc_elkind kd = c->el[el].kind;
+    const char *want = kd == NSC_EL_M || kd == NSC_EL_D ? "id" : kd == NSC_EL_Q ? "ic" : "i";
+    if (!d->current || strcmp(par, want)) {
+        nle_warn(E, NULL, cd, f, "'%s' in %s skipped: %s has no parameter '%s' here (%s%s%s)", f->u.s, cd->f[0].u.s,
+                 c->el[el].name, par, d->current ? "its current is @" : "no current", d->current ? dev : "",
+                 d->current ? (kd == NSC_EL_M || kd == NSC_EL_D ? "[id]" : kd == NSC_EL_Q ? "[ic]" : "[i]") : "");
+        return NSC_OK;
+    }
+    char *name = nsc_asprintf("@%s[%s]", c->el[el].name, par);
+    nsc_status st = name ? probe_add(E, NSC_PROBE_I, 0, 0, el, name, loc) : nle_oom(E);
+    free(name);
+    return st;
+}
+
+/* The sign of element e's current I(e) (n+ -> n- through it) in the current
+ * leaving node nd into e: +1 at n+, -1 at n-, 0 at terminals that carry none
+ * (control inputs); 2 when e's current at nd is not I(e) (a MOS gate or body,
+ * a bipolar transistor). */
+static int pin_sign(const nsc_element *e, int nd)
+{
+    int s = 0;
+    for (int t = 0; t < e->nnode; t++) {
+        if (e->node[t] != nd) continue;
+        if (e->kind == NSC_EL_Q || (e->kind == NSC_EL_M && (t == 1 || t == 3))) return 2;
+        int tm = e->kind == NSC_EL_M ? 2 : 1;            /* a MOS transistor: drain -> source */
+        s += t == 0 ? 1 : t == tm ? -1 : 0;
+    }
+    return s;
+}
+
+/* PSpice's pin current I(x1:d) / IX(x1:d) (or x1:1, by number) in .save: the
+ * current flowing from the outside node of pin d into instance x1, the sum of
+ * the currents into its elements at that node (a derived column). */
+static nsc_status save_pin(elab *E, const nl_card *cd, const nl_field *f)
+{
+    nsc_circuit *c = E->c;
+    const char *pin = f->sub[0].u.s;
+    const char *k = nle_cat(E, "", pin);
+    int nd;
+    if (!k) return nle_oom(E);
+    if (!nl_hash_get(&E->pins, k, &nd))
+        return nle_err(E, NULL, cd, &f->sub[0], "%s(%s): no subcircuit instance with that pin", f->u.s, pin);
+    const char *colon = strchr(k, ':');
+    size_t np = (size_t)(colon - k);
+    nsc_msig sig;
+    memset(&sig, 0, sizeof sig);
+    sig.code = calloc(3 * (size_t)c->nel + 2, sizeof *sig.code);
+    if (!sig.code) return nle_oom(E);
+    nsc_loc loc = nl_field_loc(E->d, cd, f);
+    for (int el = 0; el < c->nel; el++) {
+        const nsc_element *e = &c->el[el];
+        int sg = strncmp(e->name, k, np) || e->name[np] != '.' ? 0 : pin_sign(e, nd), ki;
+        if (sg == 2) {
+            free(sig.code);
+            return nle_err(E, NULL, cd, &f->sub[0], "%s(%s): the current of %s at that pin is not available",
+                           f->u.s, pin, e->name);
+        }
+        if (!sg || !nsc_device_of(e->kind)->current) continue;
+        if (nl_meas_column(c, NSC_PROBE_I, e->name, NULL, loc, &ki, E->r)) { free(sig.code); return E->r->status; }
+        int first = sig.ncode == 0;
+        sig.code[sig.ncode++] = (nsc_minstr){ NSC_MOP_PROBE, ki, 0, 0 };
+        if (sg < 0) sig.code[sig.ncode++] = (nsc_minstr){ NSC_MOP_NEG, 0, 0, 0 };      /* -I(e) */
+        if (!first) sig.code[sig.ncode++] = (nsc_minstr){ NSC_MOP_ADD, 0, 0, 0 };      /* (sum so far) + it */
+    }
+    if (!sig.ncode) sig.code[sig.ncode++] = (nsc_minstr){ NSC_MOP_NUM, 0, 0, 0 };   /* nothing inside there */
+    char *name = nsc_asprintf("%s(%s)", f->u.s, k);
+    if (name) nsc_strlower(name);
+    sig.text = name ? nsc_strdup(name) : NULL;
+    return xcol_add(E, name, &sig);
+}
+
 /* .save / .print [tran] V(a) V(a,b) I(x) node ... */
 nsc_status nle_resolve_save(elab *E)
 {
@@ -594,6 +707,11 @@ nsc_status nle_resolve_save(elab *E)
                 name = f->nsub == 1 ? nsc_asprintf("v(%s)", c->node_name[n0])
                                     : nsc_asprintf("v(%s,%s)", c->node_name[n0], c->node_name[n1]);
                 st = name ? probe_add(E, NSC_PROBE_V, n0, n1, -1, name, loc) : nle_oom(E);
+            } else if (f->kind == NL_F_CALL && (nsc_strieq(f->u.s, "i") || nsc_strieq(f->u.s, "ix")) && f->nsub == 1
+                       && f->sub[0].kind == NL_F_WORD && strchr(f->sub[0].u.s, ':')) {
+                st = save_pin(E, cd, f);
+            } else if (f->kind == NL_F_WORD && f->u.s[0] == '@') {
+                st = save_internal(E, cd, f, loc);
             } else if (f->kind == NL_F_CALL && nsc_strieq(f->u.s, "i") && f->nsub == 1 && f->sub[0].kind == NL_F_WORD) {
                 const char *k = nle_cat(E, "", f->sub[0].u.s);
                 int el;

@@ -2712,3 +2712,45 @@ Test(e2e, control_all_anywhere_and_unknown_words)
     cr_assert_eq(atoi(out), 0, "printed: %s", out);
     free(out);
 }
+
+/* Outputs ngspice and PSpice users ask for (issue 28 item 9): a device's
+ * internal current @m1[id] (the same column as i(m1)), @r1[i]; a parameter the
+ * PWL models do not have (@m1[gm]) is skipped with a warning naming it; the pin
+ * currents of a subcircuit, Ix(X1:a) and I(x1:2) (by number): the current into
+ * the instance at that pin, here v(d)/100 through its resistor and -v(d)/100
+ * out of its other pin; .probe's unusable arguments warned. */
+Test(e2e, save_internals_and_pin_currents)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/pins.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "pins\nV1 in 0 5\nR1 in d 1k\nM1 d in 0 0 NM\n.model NM NMOS(VTO=1 KP=1m)\n"
+                                     ".subckt blk a b\nR1 a b 100\n.ends\nX1 d 0 blk\n"
+                                     ".save @m1[id] @m1[gm] v(d) Ix(X1:a) I(x1:2) @r1[i] i(m1)\n"
+                                     ".probe vdb(d) i(r1) alli\n.tran 1u 10u\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o pins.dat pins.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "pins.cir:10:15: warning: '@m1[gm]' in .save skipped: m1 has no parameter 'gm' here "
+                          "(its current is @m1[id])"), "%s", out);
+    cr_assert(strstr(out, "pins.cir:11:8: warning: .probe vdb: not an output nscircuit can give"), "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/pins.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int cid = tu_table_col(&t, "@m1[id]"), cim = tu_table_col(&t, "i(m1)"), cd = tu_table_col(&t, "v(d)"),
+        cxa = tu_table_col(&t, "ix(x1:a)"), cx2 = tu_table_col(&t, "i(x1:2)"), cr = tu_table_col(&t, "@r1[i]");
+    cr_assert(cid > 0 && cim > 0 && cd > 0 && cxa > 0 && cx2 > 0 && cr > 0);
+    for (int i = 0; i < t.nrow; i++) {
+        double vd = TU_AT(&t, i, cd);
+        cr_assert_float_eq(TU_AT(&t, i, cid), TU_AT(&t, i, cim), 0);
+        cr_assert_float_eq(TU_AT(&t, i, cxa), vd / 100, 1e-12, "row %d", i);
+        cr_assert_float_eq(TU_AT(&t, i, cx2), -vd / 100, 1e-12, "row %d", i);
+        cr_assert_float_eq(TU_AT(&t, i, cr), (5 - vd) / 1e3, 1e-12, "row %d", i);   /* KCL: R1 feeds M1 and X1 */
+        cr_assert_float_eq(TU_AT(&t, i, cr), TU_AT(&t, i, cim) + vd / 100, 1e-9, "row %d", i);
+    }
+    tu_table_free(&t);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --save 'v(d),p(r1)' -o pins2.dat pins.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_neq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "output 'p(r1)': a power is a column of the netlist's .save or .print (`.save p(r1)`)"),
+              "%s", out);
+    free(out);
+}
