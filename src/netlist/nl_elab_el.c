@@ -100,11 +100,83 @@ static nsc_status mult_value(elab *E, scope *sc, const nl_card *cd, const nl_fie
     return NSC_OK;
 }
 
+/* 1 when expression x reads `time` */
+static int uses_time(const nl_expr *x)
+{
+    for (; x; x = x->next)
+        if ((x->op == NL_X_PARAM && !strcmp(x->name, "time")) || uses_time(x->a) || uses_time(x->b)
+            || (x->op == NL_X_COND && uses_time(x->c)))
+            return 1;
+    return 0;
+}
+
+/* The value field of resistor card cd when it is an expression that reads
+ * `time` (R n+ n- {expr} or R=expr), else NULL. */
+static const nl_field *time_value(const nl_card *cd)
+{
+    char key[8];
+    for (int i = 3; i < cd->nf; i++) {
+        const nl_field *f = &cd->f[i];
+        const char *kk = nle_pair_key(f, key, sizeof key);
+        const nl_field *v = !kk ? f : !strcmp(kk, "r") ? &f->sub[1] : NULL;
+        if (v) return v->kind == NL_F_EXPR && uses_time(v->u.x) ? v : NULL;
+    }
+    return NULL;
+}
+
+/* A resistor whose value is a piecewise-constant function of time, R =
+ * cond(time) ? R1 : R2 (a load step; ngspice's behavioural resistor): the
+ * switch of dev_s.c named after it, RON = R1 and ROFF = R2, its control the
+ * internal node <el>#ctl that a B source drives to cond (1 or 0: a relay of
+ * time, located as an event) against VT = 0.5. */
+static nsc_status card_r_time(elab *E, scope *sc, const nl_card *cd, const nl_field *vf)
+{
+    const nl_expr *x = vf->u.x;
+    int el, n;
+    double r[2];
+    if (x->op != NL_X_COND)
+        return nle_err(E, sc, cd, vf, "resistor %s: a value that reads time must be cond ? R1 : R2 (constants "
+                       "R1, R2: a piecewise-constant load)", cd->f[0].u.s);
+    nl_field xf[3] = { { NL_F_EXPR, vf->line, vf->col, 0, { NULL }, NULL } };
+    xf[2] = xf[1] = xf[0];
+    xf[0].u.x = x->b;
+    xf[1].u.x = x->c;
+    xf[2].u.x = x->a;
+    for (int q = 0; q < 2; q++) {
+        if (nle_value(E, sc, cd, &xf[q], &r[q])) return E->r->status;
+        if (!(r[q] > 0 && isfinite(r[q])))
+            return nle_err(E, sc, cd, vf, "resistor %s: its values must be finite and > 0 (%g)", cd->f[0].u.s, r[q]);
+    }
+    if (nle_element_new(E, sc, cd, NSC_EL_S, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
+    for (int i = 3; i < cd->nf; i++)
+        if (&cd->f[i] != vf && !(cd->f[i].kind == NL_F_PAIR && &cd->f[i].sub[1] == vf))
+            nle_warn(E, sc, cd, &cd->f[i], "'%s' of resistor %s ignored", nle_ftext(&cd->f[i]), cd->f[0].u.s);
+    if (internal_node(E, sc, cd, vf, el, "ctl", "the value of ", &n)) return E->r->status;
+    nsc_element *e = &E->c->el[el];
+    e->nnode = 4;
+    e->node[2] = n;
+    e->node[3] = 0;
+    nsc_model *m = nle_model_new(E, cd);
+    int cap = 0, mi = E->c->nmodel;
+    if (!m || !(m->name = nsc_asprintf("%s#sw", e->name))) return nle_oom(E);
+    m->type = NSC_MOD_SW;
+    m->loc = nl_field_loc(E->d, cd, vf);
+    E->c->nmodel++;
+    if (nle_model_set(E, m, &cap, "ron", r[0]) || nle_model_set(E, m, &cap, "roff", r[1])
+        || nle_model_set(E, m, &cap, "vt", 0.5))
+        return E->r->status;
+    E->elmodel[el] = mi;
+    if (nle_parasitic(E, sc, cd, el, "ctl", NSC_EL_BV, 0, n, 0)) return E->r->status;
+    return b_compile(E, sc, cd, E->c->nel - 1, &xf[2], cd->nf);
+}
+
 /* R C L: n+ n- value [IC=v] [m=x] [name=value ...]; L C also Rser= Rpar= Cpar=
  * (m in parallel: the value and the parasitics scaled; IC= is the total current
  * or the voltage) */
 static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
 {
+    const nl_field *tv = k == NSC_EL_R ? time_value(cd) : NULL;
+    if (tv) return card_r_time(E, sc, cd, tv);
     int el;
     if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
     const nsc_device *dev = nsc_device_of(k);

@@ -1148,3 +1148,26 @@ Test(elab, multiplier_m_and_control_switch)
     bad("t\nR1 a 0 100 m=0\n.end\n", "t.cir:2:12: error: m= of r1 must be positive (0)");
     bad("t\nD1 a 0 DX m=-1\n.model DX D\n.end\n", "t.cir:2:11: error: m of d1 must be positive");
 }
+
+/* Braces inside expressions ({x} as (x), issue 28 item 7) and a resistor whose
+ * value is a piecewise-constant function of time: R = cond ? R1 : R2 is a
+ * switch RON = R1, ROFF = R2 driven through rl#ctl by the condition. */
+Test(elab, braces_in_expressions_and_time_resistor)
+{
+    nsc_circuit *c = rd("t\n.param rl=10 vth=2.5\nV1 a 0 1\nRL a 0 R = (time<12ms ? {rl} : {2*rl})\n"
+                        "B1 o 0 V = 'V(a) > {vth} ? 1 : 0'\nR2 o 0 {2*{rl}}\n.tran 1u 20m\n.end\n");
+    const nsc_element *r = el(c, "rl");
+    double v = 0;
+    cr_expect_eq(r->kind, NSC_EL_S);
+    cr_expect_eq(r->node[2], nd(c, "rl#ctl"));
+    cr_expect(nsc_model_get(r->model, "ron", &v) && v == 10, "ron %g", v);
+    cr_expect(nsc_model_get(r->model, "roff", &v) && v == 20, "roff %g", v);
+    cr_expect_eq(el(c, "rl#ctl")->kind, NSC_EL_BV);
+    cr_expect_eq(el(c, "b1")->kind, NSC_EL_BV);
+    cr_expect_float_eq(el(c, "r2")->value, 20, 1e-12);
+    done(c);
+    bad("t\nR1 a 0 R = {1k*(1+time)}\n.tran 1u 1m\n.end\n", "t.cir:2:12: error: resistor r1: a value that reads time "
+        "must be cond ? R1 : R2 (constants R1, R2: a piecewise-constant load)");
+    bad("t\nR1 a 0 {time<1m ? 1k : 0}\n.tran 1u 1m\n.end\n", "t.cir:2:8: error: resistor r1: its values must be "
+        "finite and > 0 (0)");
+}
