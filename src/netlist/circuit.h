@@ -374,7 +374,8 @@ typedef struct nsc_circuit {
     /* derived output columns (Xyce .print {expr}, P(x), W(x)): programs over
      * meas_probe, computed after the run, after the other outputs */
     struct nsc_xcol { char *name; nsc_msig sig; int pos; } *xcol;  /* pos: the outputs before it in
-                                                                  its .print (Xyce's column order) */
+                                                                  its .print (Xyce's column order);
+                                                                  -1: not an output (a .control let) */
     int nxcol;
 
     /* .control blocks: the outputs they write, ngspice's wrdata options, plot */

@@ -273,14 +273,84 @@ static int node_exists(elab *E, const char *name)
     return !strcmp(name, "gnd") || nl_hash_get(&E->nodes, name, NULL);
 }
 
-/* One vector of a .control output command: V(a), V(a,b), I(x) or a node name
+/* The value field of the last `let NAME = value` of the .control block before
+ * its command kc (an index into E->ctlcards), NULL when none. */
+static const nl_field *let_field(elab *E, int kc, const char *name)
+{
+    for (int j = kc - 1; j >= 0; j--) {
+        const nl_card *lc = &E->d->card[E->ctlcards[j]];
+        if (nsc_strieq(lc->f[1].u.s, "let") && lc->nf == 3 && lc->f[2].kind == NL_F_PAIR &&
+            lc->f[2].sub[0].kind == NL_F_WORD && nsc_strieq(lc->f[2].sub[0].u.s, name))
+            return &lc->f[2].sub[1];
+    }
+    return NULL;
+}
+
+static int probe_exists(elab *E, const nsc_probe *p);
+static int top_lookup(void *ctx, const char *name, double *v);
+
+/* The `let` vector v (value field lv) of output command cd as a column the
+ * run computes after it (a derived column that is not an output, circuit.h
+ * xcol pos = -1), named as the let; its name into *out. A let that cannot be
+ * computed (a vector of nothing, a function of the .control language) is a
+ * warning and is dropped (*out = NULL), as ngspice carries on. */
+static nsc_status ctl_let(elab *E, const nl_card *cd, const nl_field *v, const nl_field *lv, const char *cmd,
+                          char **out)
+{
+    nsc_circuit *c = E->c;
+    *out = NULL;
+    char *name = nsc_strdup(v->u.s);
+    if (!name) return nle_oom(E);
+    nsc_strlower(name);
+    for (int k = 0; k < c->nxcol; k++)
+        if (c->xcol[k].pos < 0 && !strcmp(c->xcol[k].name, name)) {
+            *out = name;                                 /* computed already */
+            return NSC_OK;
+        }
+    nl_env env = { top_lookup, c, E->d->files[cd->file], "", E->funcs, E->nfunc, 0 };
+    nsc_report scratch;
+    nsc_report_init(&scratch);
+    int mark = c->nmeas_probe;
+    nsc_msig sig;
+    memset(&sig, 0, sizeof sig);
+    nsc_status st = lv->kind == NL_F_EXPR || lv->kind == NL_F_CALL
+                  ? nl_meas_signal(c, E->d, cd, &env, lv, &sig, &scratch)
+                  : nsc_err(&scratch, NSC_ENETLIST, NULL, "not an expression of vectors");
+    for (int q = mark; !st && q < c->nmeas_probe; q++)
+        if (!probe_exists(E, &c->meas_probe[q]))
+            st = nsc_err(&scratch, NSC_ENETLIST, &c->meas_probe[q].loc, "no such vector %s", c->meas_probe[q].name);
+    if (st == NSC_ENOMEM) { nsc_report_free(&scratch); free(name); return nle_oom(E); }
+    if (st) {
+        const char *m = scratch.error ? strstr(scratch.error, ": error: ") : NULL;
+        nle_warn(E, NULL, cd, v, "%s: let vector %s dropped: %s", cmd, name, m ? m + 9 : "error");
+        while (c->nmeas_probe > mark) free(c->meas_probe[--c->nmeas_probe].name);
+        free(sig.code);
+        free(sig.text);
+        nsc_report_free(&scratch);
+        free(name);
+        return NSC_OK;
+    }
+    nsc_report_free(&scratch);
+    struct nsc_xcol *x = nsc_realloc_array(c->xcol, (size_t)c->nxcol + 1, sizeof *x);
+    char *copy = nsc_strdup(name);
+    if (!x || !copy) { free(copy); free(name); free(sig.code); free(sig.text); return nle_oom(E); }
+    c->xcol = x;
+    c->xcol[c->nxcol++] = (struct nsc_xcol){ copy, sig, -1 };
+    *out = name;
+    return NSC_OK;
+}
+
+/* One vector of a .control output command (card kc of E->ctlcards): a `let`
+ * vector of the block before it (ctl_let), V(a), V(a,b), I(x) or a node name
  * (its voltage, a column of the run), or for print a .meas name; its name into
  * *out. A vector that names nothing of the circuit is a warning, as ngspice's
  * "no such vector", and *out = NULL (dropped); so is `time`, the scale, which
  * every output writes anyway (issue 28 item 2). */
-static nsc_status ctl_vector(elab *E, const nl_card *cd, const nl_field *v, const char *cmd, char **out)
+static nsc_status ctl_vector(elab *E, int kc, const nl_card *cd, const nl_field *v, const char *cmd, char **out)
 {
     nsc_circuit *c = E->c;
+    const nl_field *lv = v->kind == NL_F_WORD ? let_field(E, kc, v->u.s) : NULL;
+    if (lv) return ctl_let(E, cd, v, lv, cmd, out);
     const char *a = NULL, *b = NULL;
     nsc_probekind kind = NSC_PROBE_V;
     *out = NULL;
@@ -311,9 +381,10 @@ static nsc_status ctl_vector(elab *E, const nl_card *cd, const nl_field *v, cons
     return (*out = nsc_strdup(c->meas_probe[k].name)) ? NSC_OK : nle_oom(E);
 }
 
-/* wrdata FILE VEC... / write FILE [VEC...] / print VEC...: an output of the run
- * (nsc_ctlout); `all` or no vector: the run's outputs. */
-static nsc_status ctl_output(elab *E, const nl_card *cd, const char *cmd)
+/* wrdata FILE VEC... / write FILE [VEC...] / print VEC... (card kc of
+ * E->ctlcards): an output of the run (nsc_ctlout); `all` or no vector: the
+ * run's outputs. */
+static nsc_status ctl_output(elab *E, int kc, const nl_card *cd, const char *cmd)
 {
     const nl_field *f = cd->f;
     int print = !strcmp(cmd, "print"), first = print ? 2 : 3;
@@ -337,7 +408,7 @@ static nsc_status ctl_output(elab *E, const nl_card *cd, const char *cmd)
             for (; o->nvec > 0; o->nvec--) free(o->vec[o->nvec - 1]);
             break;
         }
-        nsc_status st = ctl_vector(E, cd, &f[i], cmd, &o->vec[o->nvec]);
+        nsc_status st = ctl_vector(E, kc, cd, &f[i], cmd, &o->vec[o->nvec]);
         if (st) return st;
         if (o->vec[o->nvec]) o->nvec++;
     }
@@ -858,15 +929,8 @@ static nsc_status ctl_meas(elab *E, int k)
     if (!f) return nle_oom(E);
     for (int i = 1; i < cd->nf; i++) {
         f[i - 1] = cd->f[i];
-        for (int j = k - 1; j >= 0 && cd->f[i].kind == NL_F_WORD; j--) {
-            const nl_card *lc = &E->d->card[E->ctlcards[j]];
-            if (nsc_strieq(lc->f[1].u.s, "let") && lc->nf == 3 && lc->f[2].kind == NL_F_PAIR &&
-                lc->f[2].sub[0].kind == NL_F_WORD && nsc_strieq(lc->f[2].sub[0].u.s, cd->f[i].u.s)) {
-                f[i - 1] = lc->f[2].sub[1];
-                if (f[i - 1].kind != NL_F_EXPR && f[i - 1].kind != NL_F_CALL) f[i - 1] = cd->f[i];
-                break;
-            }
-        }
+        const nl_field *lv = cd->f[i].kind == NL_F_WORD ? let_field(E, k, cd->f[i].u.s) : NULL;
+        if (lv && (lv->kind == NL_F_EXPR || lv->kind == NL_F_CALL)) f[i - 1] = *lv;
     }
     nl_card sub = { f, cd->nf - 1, cd->file };
     nl_env env = { top_lookup, c, E->d->files[cd->file], "", E->funcs, E->nfunc, 0 };
@@ -900,7 +964,7 @@ nsc_status nle_resolve_ctl(elab *E)
         nsc_status st = NSC_OK;
         if (nsc_strieq(cmd, "let")) continue;
         if (nsc_strieq(cmd, "meas") || nsc_strieq(cmd, "measure")) st = ctl_meas(E, k);
-        else st = ctl_output(E, cd, nsc_strieq(cmd, "wrdata") ? "wrdata" : nsc_strieq(cmd, "write") ? "write" : "print");
+        else st = ctl_output(E, k, cd, nsc_strieq(cmd, "wrdata") ? "wrdata" : nsc_strieq(cmd, "write") ? "write" : "print");
         if (st) return st;
     }
     return NSC_OK;

@@ -2754,3 +2754,53 @@ Test(e2e, save_internals_and_pin_currents)
               "%s", out);
     free(out);
 }
+
+/* .control `let` vectors written by wrdata and print (issue 28 item 2): vr =
+ * v(in) - v(out) and pr = vr i(v1) are columns computed after the run (not
+ * outputs of the run's own table), a let of a function the run does not have
+ * (deriv) is dropped with a warning; a .control plot of many rows draws every
+ * k-th row only (a preview: gnuplot's `every`), --plot all of them. */
+Test(e2e, control_let_vectors_and_plot_preview)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/let.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "let\nV1 in 0 PULSE(0 5 0 1u 1u 0.5m 1m)\nR1 in out 1k\nC1 out 0 100n\n"
+                                     ".options interp\n.control\ntran 0.5u 3m\nlet vr = v(in)-v(out)\n"
+                                     "let pr = (v(in)-v(out))*i(v1)\nlet bad = deriv(v(out))\nset wr_singlescale\n"
+                                     "set wr_vecnames\nwrdata let_out.txt v(out) vr pr bad\nprint vr\nplot v(out)\n"
+                                     ".endc\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o let.dat let.cir 2>&1 >/dev/null && sed -i '1s/^/# /' let_out.txt", tmp,
+             NSC_PROGRAM);                               /* (the names line as a table's header) */
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "let.cir:13:33: warning: wrdata: let vector bad dropped: unknown function 'deriv'"), "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/let_out.txt", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    snprintf(path, sizeof path, "%s/let.dat", tmp);
+    tu_table m;
+    cr_assert_eq(tu_table_read(path, &m), 0);
+    int co = tu_table_col(&t, "v(out)"), cv = tu_table_col(&t, "vr"), cp = tu_table_col(&t, "pr");
+    int mi = tu_table_col(&m, "v(in)"), mo = tu_table_col(&m, "v(out)"), mv = tu_table_col(&m, "i(v1)");
+    cr_assert(co > 0 && cv > 0 && cp > 0 && mi > 0 && mo > 0 && mv > 0 && tu_table_col(&m, "vr") < 0);
+    cr_assert_eq(t.nrow, m.nrow);
+    for (int i = 0; i < t.nrow; i++) {
+        double vr = TU_AT(&m, i, mi) - TU_AT(&m, i, mo);
+        cr_assert_float_eq(TU_AT(&t, i, cv), vr, 1e-9, "row %d", i);
+        cr_assert_float_eq(TU_AT(&t, i, cp), vr * TU_AT(&m, i, mv), 1e-9, "row %d", i);
+    }
+    cr_assert_gt(m.nrow, 4000);
+    tu_table_free(&t);
+    tu_table_free(&m);
+    snprintf(path, sizeof path, "%s/let.gp", tmp);
+    char *gp = tu_read_file(path);
+    cr_assert_not_null(gp);
+    cr_assert(strstr(gp, "datafile every 2 using"), "%s", gp);
+    free(gp);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --plot -o let.dat let.cir >/dev/null 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    cr_assert_not_null(gp = tu_read_file(path));
+    cr_assert_null(strstr(gp, "every"), "%s", gp);
+    free(gp);
+}
