@@ -409,13 +409,14 @@ void nsc_meas_steady_windows(nsc_circuit *c, nsc_report *r)
 /* The columns of the derived table: map[d] (d = 1 .. nc-1) is the column of W
  * it copies (> 0) or -(k + 1) for derived column k; the derived ones stand
  * where their .print put them (after the first pos outputs, Xyce's order),
- * then come the probes that are not outputs. names[d - 1] their names. */
+ * then come the probes that are not outputs, then the derived columns that are
+ * not outputs (pos < 0: the `let` vectors of .control outputs). names[d - 1] their names. */
 static void derive_map(const nsc_circuit *c, const nsc_waves *W, int no, int *map, char **names)
 {
     int d = 1;
     for (int j = 0; j <= no; j++) {
         for (int k = 0; k < c->nxcol; k++)
-            if ((c->xcol[k].pos < no ? c->xcol[k].pos : no) == j) {
+            if (c->xcol[k].pos >= 0 && (c->xcol[k].pos < no ? c->xcol[k].pos : no) == j) {
                 names[d - 1] = c->xcol[k].name;
                 map[d++] = -(k + 1);
             }
@@ -428,6 +429,11 @@ static void derive_map(const nsc_circuit *c, const nsc_waves *W, int no, int *ma
         names[d - 1] = W->name[k];
         map[d++] = k;
     }
+    for (int k = 0; k < c->nxcol; k++)              /* pos < 0: a .control let, not an output */
+        if (c->xcol[k].pos < 0) {
+            names[d - 1] = c->xcol[k].name;
+            map[d++] = -(k + 1);
+        }
 }
 
 /* the rows of a derived column that are not finite: how many, the first's time */
@@ -480,7 +486,8 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_
         (*Wp)->nev = (*Wp)->capev = 0;
         nsc_waves_free(*Wp);
         *Wp = D;
-        *nout = no + nx;
+        for (int k = 0; k < nx; k++) no += c->xcol[k].pos >= 0;
+        *nout = no;
         for (int k = 0; k < nx; k++)
             if (bad[k].n)
                 nsc_warn(r, NULL, "column %s is not finite (NaN or infinite) in %ld of %d rows, the first at t=%.9g s",

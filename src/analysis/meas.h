@@ -37,7 +37,8 @@ nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_resu
 void nsc_meas_results_free(nsc_meas_result *res, int n);
 
 /* The derived columns of c (c->xcol) computed on *W, inserted among its first
- * nout outputs where their .print put them (*W replaced, *nout += c->nxcol); NSC_ENOMEM, or
+ * nout outputs where their .print put them, those of pos < 0 (not outputs) at
+ * the end (*W replaced, *nout += the outputs among them); NSC_ENOMEM, or
  * NSC_EUSAGE when a quantity they read is not a column of W. */
 nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **W, int *nout, nsc_report *r);
 

@@ -99,8 +99,10 @@ nsc_status nsc_run_probes(const nsc_circuit *c, const char *save, nsc_probe **pr
     nsc_status s;
     *probes = NULL;
     *n = *nout = 0;
+    int nxout = 0;                                     /* derived output columns (not .control lets) */
+    for (int k = 0; k < c->nxcol; k++) nxout += c->xcol[k].pos >= 0;
     if (save) s = nsc_probes_parse(c, save, &p, &np, r);
-    else if (c->nsave > 0 || c->nxcol > 0)            /* .print {expr} alone: its columns only */
+    else if (c->nsave > 0 || nxout > 0)               /* .print {expr} alone: its columns only */
         s = probes_dup(c->save, c->nsave, &p, &np, r);
     else
         s = nsc_probes_default(c, &p, &np, r);

@@ -336,6 +336,7 @@ typedef struct cli {
     int nload;
     double step, tstop, theta, period;
     int steady, losses, plot, stats, events, quiet, progress, threads;
+    int plot_preview;   /* the PNG is a .control block's plot (not --plot): drawn thinned */
     int safe_control;           /* --safe-control: .control writes only below the netlist's or the current directory */
     nsc_param_set *ov;          /* --param overrides */
     int nov;
@@ -643,7 +644,8 @@ static nsc_status write_results(job *J, const cli *C, nsc_status s, nsc_report *
     if (!ws && !streamed) ws = write_table(W, C->fmt, J->out, C->threads, wr);
     int need_dat = C->plot && C->fmt != NSC_FMT_DAT;        /* the script plots a .dat */
     if (!ws && need_dat) ws = nsc_write_dat(W, J->dat, C->threads, wr);
-    if (!ws && (C->fmt == NSC_FMT_DAT || C->plot)) ws = nsc_write_gp(W, J->dat, J->gp, J->png, wr);
+    if (!ws && (C->fmt == NSC_FMT_DAT || C->plot))
+        ws = nsc_write_gp_thin(W, J->dat, J->gp, J->png, C->plot_preview ? NSC_GP_PREVIEW_ROWS : 0, wr);
     if (!ws && C->plot && done) ws = nsc_render_gp(J->gp, wr);
     if (!ws && C->events) ws = nsc_write_events(W, J->ev, wr);
     if (!ws && C->losses && done && !s) ws = report_losses(&J->lossres, C->load, C->nload, C->netlist, J->loss, wr);
@@ -712,6 +714,7 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
     nsc_status s = nsc_run_setup(&J->R, &cfg, &J->rep);
     if (s) return s;
     int steady = J->R.steady;
+    C->plot_preview = !C->plot && ckt->ctl_plot;              /* a batch run's plot: a cheap preview */
     C->plot |= ckt->ctl_plot;                                 /* a .control block's plot: the PNG */
     if (C->dumpdir) {
         nsc_lcs *L = NULL;

@@ -19,7 +19,10 @@
  *     charge is left, the reverse recovery). Its row holds at t_k+1 and the
  *     lambda_q are implicit (Moreau): first order in the charge's decay, no ringing.
  * Explicit VF or RON: VF, RON as given, VZ = BV, RZ = RON (D(VF=0): the ideal
- * diode of the design documents). Any other card, `.model X D` with no
+ * diode of the design documents). LTspice's ideal diode (VFWD, VREV or RREV
+ * given) is the same card: VF = VFWD, VZ = VREV, RZ = RREV, with LTspice's
+ * defaults RON = 1, ROFF = 1e12, RREV = RON (ILIMIT, REVILIMIT, EPSILON and
+ * REVEPSILON are not modelled: the warning names them). Any other card, `.model X D` with no
  * parameters included, is SPICE's diode (IS = 1e-14, N = 1, RS = 0 and what the
  * card gives; netlist.md), fitted (with a warning) by nsc_jfit (pwl_exp.c) to
  *     v(i) = N Vt ln(1 + i/IS) + RS i,  Vt = kT/q at 300.15 K,
@@ -29,7 +32,9 @@
  * the curve (at most 8; d_fit). The Zener branch is one line fitted the same way
  * to v(i) = BV + NBV Vt ln(i/IBV) + RS i (IBV = 1 mA, NBV = N by default) on
  * IMIN..IMAX when given, else on 10 mA..1 A. CJO: SPICE's junction capacitance at zero bias, constant (VJ, M,
- * FC not modelled). Other SPICE parameters are ignored with one warning per model. */
+ * FC not modelled). Other SPICE parameters are ignored with one warning per model.
+ * The instance's m= (m diodes in parallel) scales the card's currents at the
+ * same voltage (d_mult), as SPICE's m. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -63,19 +68,24 @@ typedef struct diode_par {
 /* The card's parameters (netlist.md defaults); D_SPICE: SPICE's diode only,
  * ignored on a VF/RON card. */
 typedef struct d_card {
-    double cjo, cj0, tt, vf, ron, roff, is, n, rs, bv, ibv, nbv, seg, imin, imax;
+    double cjo, cj0, tt, vf, ron, roff, is, n, rs, bv, ibv, nbv, seg, imin, imax, vfwd, vrev, rrev;
 } d_card;
 enum { D_SPICE = 1 };
 enum { G_CJO = 1 << 0, G_VF = 1 << 3, G_RON = 1 << 4, G_BV = 1 << 9, G_NBV = 1 << 11, G_SEG = 1 << 12,
-       G_IMIN = 1 << 13, G_IMAX = 1 << 14 };                /* bits of the table's rows */
+       G_IMIN = 1 << 13, G_IMAX = 1 << 14, G_VFWD = 1 << 15, G_VREV = 1 << 16, G_RREV = 1 << 17 };
+                                                            /* bits of the table's rows */
 #define D_P(f, def, fl) { #f, offsetof(d_card, f), def, fl }
 static const nsc_par D_PAR[] = {
     D_P(cjo, 0, 0), D_P(cj0, 0, 0), D_P(tt, 0, 0), D_P(vf, 0, 0), D_P(ron, 0, 0), D_P(roff, INFINITY, 0),
     D_P(is, 1e-14, D_SPICE), D_P(n, 1, D_SPICE), D_P(rs, 0, D_SPICE), D_P(bv, 0, 0), D_P(ibv, 1e-3, D_SPICE),
     D_P(nbv, 0, D_SPICE), { "segments", offsetof(d_card, seg), 0, D_SPICE }, D_P(imin, D_IMIN, D_SPICE),
-    D_P(imax, D_IMAX, D_SPICE),
+    D_P(imax, D_IMAX, D_SPICE), D_P(vfwd, 0, 0), D_P(vrev, 0, 0), D_P(rrev, 0, 0),
 };
 #define D_NPAR ((int)(sizeof D_PAR / sizeof D_PAR[0]))
+
+/* The instance parameter m= (devices in parallel), 1 unless given. */
+enum { D_M };
+static const nsc_par D_INST[] = { { "m", 0, 1.0, 0 } };
 
 /* The SPICE parameters of card k (given: its mask) fitted into p. */
 static nsc_status d_fit(const nsc_model *m, const d_card *k, unsigned given, nsc_report *r, diode_par *p)
@@ -107,6 +117,45 @@ static nsc_status d_fit(const nsc_model *m, const d_card *k, unsigned given, nsc
     return NSC_OK;
 }
 
+/* The explicit PWL card (VF/RON, or LTspice's ideal diode: VFWD RON ROFF VREV
+ * RREV, whose defaults are LTspice's: RON = 1, ROFF = 1e12, RREV = RON) into p. */
+static nsc_status d_explicit(const nsc_model *m, const d_card *k, unsigned given, nsc_report *r, diode_par *p)
+{
+    int lt = (given & (G_VFWD | G_VREV | G_RREV)) != 0;
+    double ron = !(given & G_RON) && lt ? 1.0 : k->ron;
+    if (lt && !isfinite(p->roff)) p->roff = 1e12;
+    if (!(ron >= 0))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': RON = %g must be >= 0", m->name, ron);
+    p->fw.nseg = 1;
+    p->fw.vf[0] = given & G_VFWD ? k->vfwd : k->vf;
+    p->fw.r[0] = p->fw.s[0] = ron;
+    p->vz = given & G_VREV ? k->vrev : k->bv;
+    p->rz = given & G_RREV ? k->rrev : ron;
+    if (p->zener && !(p->rz >= 0))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': RREV = %g must be >= 0", m->name, p->rz);
+    return NSC_OK;
+}
+
+/* m diodes in parallel (SPICE's m=): every current scaled by m at the same
+ * voltage, so the fit's slopes and resistances divide by m, its knots and
+ * range multiply by m (v_m(i) = v_1(i/m)); CJO multiplies, TT stays. */
+static void d_mult(diode_par *p, double m)
+{
+    nsc_jfit *f = &p->fw;
+    for (int q = 0; q < f->nseg; q++) {
+        f->r[q] /= m;
+        f->s[q] /= m;
+        f->knot[q] *= m;
+    }
+    f->i1 *= m;
+    f->i2 *= m;
+    f->i0 *= m;
+    f->rs /= m;
+    p->rz /= m;
+    p->roff /= m;
+    p->cj *= m;
+}
+
 /* Element e's card read and checked into p (an nsc_dev_parse). */
 static nsc_status d_params(const nsc_element *e, nsc_report *r, void *out)
 {
@@ -124,20 +173,18 @@ static nsc_status d_params(const nsc_element *e, nsc_report *r, void *out)
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': CJO = %g must be finite and >= 0", m->name, p->cj);
     if (!(p->tt >= 0 && p->tt < 1.0))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': TT = %g must be >= 0 and < 1 s", m->name, p->tt);
-    p->zener = (given & G_BV) != 0;
+    p->zener = (given & (G_BV | G_VREV)) != 0;
     if (!(p->roff > 0))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': ROFF = %g must be > 0", m->name, p->roff);
-    if (p->zener && !(k.bv > 0))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': BV = %g must be > 0", m->name, k.bv);
-    if (!(given & (G_VF | G_RON))) return d_fit(m, &k, given, r, p); /* SPICE's diode, defaults included */
-    if (!(k.ron >= 0))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': RON = %g must be >= 0", m->name, k.ron);
-    p->fw.nseg = 1;
-    p->fw.vf[0] = k.vf;
-    p->fw.r[0] = p->fw.s[0] = k.ron;
-    p->vz = k.bv;
-    p->rz = k.ron;
-    return NSC_OK;
+    double bv = given & G_VREV ? k.vrev : k.bv;
+    if (p->zener && !(bv > 0))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': %s = %g must be > 0", m->name,
+                       given & G_VREV ? "VREV" : "BV", bv);
+    nsc_status st = given & (G_VF | G_RON | G_VFWD | G_VREV | G_RREV) ? d_explicit(m, &k, given, r, p)
+                  : d_fit(m, &k, given, r, p);         /* SPICE's diode, defaults included */
+    double mult = e->ipar[D_M] > 0 ? e->ipar[D_M] : 1.0;   /* 0: an element made without its card (1) */
+    if (!st && mult != 1) d_mult(p, mult);
+    return st;
 }
 
 /* The card read once (device.h bind). */
@@ -153,7 +200,7 @@ static void d_warn(nsc_dev_ctx *ctx, const nsc_model *m, const diode_par *p)
         const char *pn = m->pname[q];
         if (nsc_par_known(D_PAR, D_NPAR, p->fitted ? 0 : D_SPICE, pn) || nsc_swloss_param(pn)) continue;
         if (!p->fitted)
-            nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than VF RON ROFF BV CJO TT are ignored "
+            nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than VF RON ROFF BV CJO TT (VFWD VREV RREV) are ignored "
                      "(%s first): piecewise-linear diode VF=%g RON=%g", m->name, pn, p->fw.vf[0], p->fw.r[0]);
         else                                                /* the fit's own warning gives VF and RON */
             nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than IS N RS ROFF BV IBV NBV CJO TT "
@@ -258,6 +305,7 @@ const nsc_device nsc_dev_d = {
     .card = NSC_CARD_MODEL,
     .card_nodes = 2,
     .bind = d_bind,
+    .inst = D_INST, .ninst = 1,
     .count = d_count,
     .stamp = d_stamp,
     .current = d_current,

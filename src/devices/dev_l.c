@@ -7,7 +7,10 @@
  * An inductor that would close a loop of voltage sources and shorted inductors
  * at the operating point (an inductor across a source: no DC solution, SPICE's
  * "singular matrix") takes its IC= (else 0) as in UIC, with a note; the
- * transient is well posed (i_L' = v/L). flag = 1 marks it.
+ * transient is well posed (i_L' = v/L). flag = 1 marks it. A node held by
+ * .ic V(n) at the operating point is such a source (lcs_asm.c hold_ic_nodes):
+ * an inductor whose short would tie it to voltage sources starts at IC= (0 A),
+ * with a warning (issue 28: ngspice's 1e10 S hold gives 1e10 x the difference).
  * Dually, an inductor that would be imposed as a current source while it is in a
  * cut-set of current sources and imposed inductors (in series with a current
  * source) has its current fixed by them: it is a short instead, with a note
@@ -92,8 +95,15 @@ static nsc_status l_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
                      "initial current is theirs, not 0 A", e->name);
     } else if (nsc_dev_link(ctx, a, k, NSC_LINK_VD)) {
         need->flag = 1;                                      /* a current source of IC= (0) */
-        nsc_note(ctx->r, &e->loc, "inductor %s closes a loop of voltage sources and inductors: the operating "
-                 "point takes its current as %g A (IC=), not as a short", e->name, e->has_ic ? e->ic : 0.0);
+        int held = ctx->mode == NSC_ASM_OP && (ctx->has_icv[a] || ctx->has_icv[k]) ? (ctx->has_icv[a] ? a : k) : -1;
+        if (held >= 0)
+            nsc_warn(ctx->r, &e->loc, "inductor %s ties the node of .ic V(%s) to voltage sources at the operating "
+                     "point: the node is held at its .ic value and the inductor starts at %g A (IC=), as with "
+                     "UIC (ngspice's answer there is not finite: 1e10 S times the difference)", e->name,
+                     ctx->c->node_name[held], e->has_ic ? e->ic : 0.0);
+        else
+            nsc_note(ctx->r, &e->loc, "inductor %s closes a loop of voltage sources and inductors: the operating "
+                     "point takes its current as %g A (IC=), not as a short", e->name, e->has_ic ? e->ic : 0.0);
     }
     return NSC_OK;
 }

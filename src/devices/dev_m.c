@@ -49,9 +49,10 @@ static const nsc_par M_PAR[] = {
 };
 #define M_NPAR ((int)(sizeof M_PAR / sizeof M_PAR[0]))
 
-/* The instance parameters W= L= (m), SPICE's DEFW DEFL unless given. */
-enum { M_W, M_L };
-static const nsc_par M_INST[] = { { "w", 0, 100e-6, 0 }, { "l", 0, 100e-6, 0 } };
+/* The instance parameters W= L= (m), SPICE's DEFW DEFL unless given, and m=
+ * (transistors in parallel, 1 unless given: K and the capacitors times m). */
+enum { M_W, M_L, M_M };
+static const nsc_par M_INST[] = { { "w", 0, 100e-6, 0 }, { "l", 0, 100e-6, 0 }, { "m", 0, 1.0, 0 } };
 
 /* what the elaborator takes from a VDMOS card (nl_expand.c nle_vdmos_model) */
 static const char *const known_vdmos[] = {"rd", "rs", "rg", "rb", "is", "n", "bv", "cgs", "cgdmin", "cgdmax", NULL};
@@ -93,9 +94,10 @@ static nsc_status m_params(const nsc_element *e, nsc_report *r, void *out)
     double w = e->ipar[M_W], l = e->ipar[M_L];
     if (!(w > 0 && l > 0))
         return nsc_err(r, NSC_ENETLIST, &e->loc, "MOS transistor %s: W and L must be > 0", e->name);
-    p->K = p->kp * w / l;                                     /* K = KP W/L */
-    p->cgs = k.cgso * w;
-    p->cgd = k.cgdo * w;
+    double mult = e->ipar[M_M] > 0 ? e->ipar[M_M] : 1.0;     /* 0: an element made without its card (1) */
+    p->K = p->kp * w / l * mult;                              /* K = m KP W/L */
+    p->cgs = k.cgso * w * mult;
+    p->cgd = k.cgdo * w * mult;
     return NSC_OK;
 }
 
@@ -208,7 +210,7 @@ const nsc_device nsc_dev_m = {
     .card = NSC_CARD_MODEL,
     .card_nodes = 4,
     .bind = m_bind,
-    .inst = M_INST, .ninst = 2, .inst_unit = "m",
+    .inst = M_INST, .ninst = 3, .inst_unit = "m",
     .count = m_count,
     .stamp = m_stamp,
     .current = m_current,

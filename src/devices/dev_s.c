@@ -30,15 +30,29 @@ static nsc_status s_params(const nsc_element *e, nsc_report *r, void *out)
 }
 
 const nsc_sw_kind nsc_sw_voltage = { NSC_MOD_SW, "switch (SW)", s_par, "VH",
-                                     "VT VH RON ROFF (VON VOFF; EON EOFF VREF IREF)", s_params };
+                                     "VT VH RON ROFF (VON VOFF ON OFF VHON VHOFF; EON EOFF VREF IREF)", s_params };
 
 nsc_status nsc_sw_params(const nsc_element *e, const nsc_sw_kind *k, nsc_report *r, nsc_sw_par *p)
 {
     const nsc_model *m = e->model;
     if (!m || m->type != k->type) return nsc_err(r, NSC_ENETLIST, &e->loc, "switch %s has no %s model", e->name, k->model);
     unsigned given = nsc_par_read(m, k->par, NSC_SW_NPAR, p);
+    if (!(given & 1u << SW_ON) && nsc_model_get(m, "on", &p->on)) given |= 1u << SW_ON;    /* Xyce's SWITCH */
+    if (!(given & 1u << SW_OFF) && nsc_model_get(m, "off", &p->off)) given |= 1u << SW_OFF;
     if (!(given & 1u << SW_T) && (given & 1u << SW_ON) && (given & 1u << SW_OFF))
         p->t = 0.5 * (p->on + p->off);                       /* Xyce VSWITCH/ISWITCH: ideal at the mean */
+    double hon, hoff;
+    int ghon = k == &nsc_sw_voltage && nsc_model_get(m, "vhon", &hon);
+    int ghoff = k == &nsc_sw_voltage && nsc_model_get(m, "vhoff", &hoff);
+    if (ghon != ghoff)
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "switch model '%s': VHON and VHOFF go together", m->name);
+    if (ghon && !(hon >= hoff))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "switch model '%s': VHON = %g must be >= VHOFF = %g", m->name,
+                       hon, hoff);
+    if (ghon) {                                              /* on above VHON, off below VHOFF */
+        p->t = 0.5 * (hon + hoff);
+        p->h = 0.5 * (hon - hoff);
+    }
     if (!(p->ron > 0 && isfinite(p->ron)) || !(p->roff > 0 && isfinite(p->roff)))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "switch model '%s': RON = %g and ROFF = %g must be finite and > 0",
                        m->name, p->ron, p->roff);
@@ -54,7 +68,9 @@ static void sw_warn_ignored(const nsc_element *e, const nsc_sw_kind *k, nsc_repo
 {
     const nsc_model *m = e->model;
     for (int q = 0; q < m->npar; q++) {
-        int ok = nsc_par_known(k->par, NSC_SW_NPAR, 0, m->pname[q]) || nsc_swloss_param(m->pname[q]);
+        const char *pn = m->pname[q];
+        int ok = nsc_par_known(k->par, NSC_SW_NPAR, 0, pn) || nsc_swloss_param(pn) || nsc_strieq(pn, "on")
+                 || nsc_strieq(pn, "off") || (k == &nsc_sw_voltage && (nsc_strieq(pn, "vhon") || nsc_strieq(pn, "vhoff")));
         if (!ok) {
             int il = nsc_strieq(m->pname[q], "ilimit");
             nsc_warn(r, &m->loc, "switch model '%s': parameters other than %s are ignored (%s first%s)", m->name,

@@ -219,13 +219,44 @@ static nsc_status work_init(asm_work *w)
     return NSC_OK;
 }
 
+/* 1 when node nd is a terminal of a capacitor with IC= */
+static int touches_cap_ic(const nsc_circuit *c, int nd)
+{
+    for (int ei = 0; ei < c->nel; ei++) {
+        const nsc_element *e = &c->el[ei];
+        if (e->kind == NSC_EL_C && e->has_ic && (e->node[0] == nd || e->node[1] == nd)) return 1;
+    }
+    return 0;
+}
+
+/* The OP's .ic nodes tied to ground (voltage-defining), a branch offset
+ * (0..nicb-1) for each node kept; a node that is already tied is ignored with a
+ * warning. Pass 0 comes after the devices of level 0 (sources, controlled
+ * sources, B) and before the inductors: an inductor whose short would tie a
+ * held node to sources is then a current source of its IC= (0 A) for the
+ * operating point (dev_l.c, warned). Pass 1, after every device, holds the
+ * nodes of capacitors with IC=, whose IC= keeps precedence over the .ic. */
+static void hold_ic_nodes(asm_work *w, int pass)
+{
+    const nsc_circuit *c = w->c;
+    for (int nd = 1; nd < c->nnode; nd++) {
+        if (!w->has_icv[nd] || touches_cap_ic(c, nd) != pass) continue;
+        if (nsc_dev_link(&w->ctx, nd, 0, NSC_LINK_VD))
+            nsc_warn(w->r, &c->ic_loc[w->icloc[nd]], ".ic V(%s) ignored: the operating point ties the node to "
+                     "voltage sources (directly, or through capacitors with IC=)", c->node_name[nd]);
+        else
+            w->ic_branch[nd] = w->nicb++;                    /* offset, made absolute by layout() */
+    }
+}
+
 /* Step 1: every element's needs (late devices after the others) and topology
- * into the forests; in OP, a branch offset (0..nicb-1) for each .ic node not
- * already tied to ground by voltage-defining branches. */
+ * into the forests; in OP, the .ic nodes held (hold_ic_nodes) after the first
+ * level and at the end. */
 static nsc_status count_all(asm_work *w)
 {
     const nsc_circuit *c = w->c;
-    for (int late = 0; late < NSC_DEV_LATE_LEVELS; late++)
+    for (int late = 0; late < NSC_DEV_LATE_LEVELS; late++) {
+        if (late == 1 && w->mode == NSC_ASM_OP) hold_ic_nodes(w, 0);
         for (int ei = 0; ei < c->nel; ei++) {
             const nsc_device *dev = nsc_device_of(c->el[ei].kind);
             if (!dev) return nsc_err(w->r, NSC_ENETLIST, &c->el[ei].loc, "unknown element kind of %s", c->el[ei].name);
@@ -235,16 +266,8 @@ static nsc_status count_all(asm_work *w)
             if (st) return st;
             if (w->mode == NSC_ASM_TRAN) w->need[ei].nextra = 0;
         }
-    if (w->mode != NSC_ASM_OP) return NSC_OK;
-    for (int nd = 1; nd < c->nnode; nd++) {
-        if (!w->has_icv[nd]) continue;
-        if (nsc_dev_link(&w->ctx, nd, 0, NSC_LINK_VD))
-            nsc_warn(w->r, &c->ic_loc[w->icloc[nd]], ".ic V(%s) ignored: the operating point ties the node to "
-                     "voltage sources (directly, or through inductors, shorts at DC, or capacitors with IC=); "
-                     "set the inductor's IC= or use UIC", c->node_name[nd]);
-        else
-            w->ic_branch[nd] = w->nicb++;                    /* offset, made absolute by layout() */
     }
+    if (w->mode == NSC_ASM_OP) hold_ic_nodes(w, 1);
     return NSC_OK;
 }
 

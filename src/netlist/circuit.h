@@ -135,22 +135,22 @@ typedef struct nsc_bprog {
 void nsc_bprog_free(nsc_bprog *p);
 
 /* The elements. Field use by kind:
- *   R C L     node[0..1]; value (ohm, F, H); C and L: has_ic/ic (IC=)
+ *   R C L     node[0..1]; value (ohm, F, H; m= applied: R/m, C m, L/m); C and L: has_ic/ic (IC=)
  *   K         ref[0], ref[1] element indices of the two inductors; value = k
  *   V I       node[0..1]; wave
  *   E G       node[0..1] output, node[2..3] control; value = gain / gm
  *   ETABLE    node[0..1] output, node[2..3] control (node[3] = 0 for V(a));
  *             table = x0 y0 x1 y1 ... (ntable points), x non-decreasing
  *   F H       node[0..1]; ref[0] = index of the sense voltage source; value = gain / r
- *   D         node[0] anode, node[1] cathode; model
- *   M         node[0..3] = d g s b; model; ipar = W, L (m; default when not given)
+ *   D         node[0] anode, node[1] cathode; model; ipar = m (m=, 1 when not given)
+ *   M         node[0..3] = d g s b; model; ipar = W, L (metres; default when not given), m (m=)
  *   S         node[0..1] switch, node[2..3] control; model
  *   BV BI     node[0..1]; bsrc: value of V(n+,n-) / of the current n+ -> n- inside
  *   W         node[0..1] switch; ref[0] = sense voltage source; model (CSW)
  *   Q         node[0..2] = c b e (internal nodes when the model has RC RB RE); model
- *             (NPN, PNP); value = AREA (1 unless given); the substrate is not kept
+ *             (NPN, PNP); value = AREA times m= (1 unless given); the substrate is not kept
  */
-#define NSC_MAXIPAR 2
+#define NSC_MAXIPAR 3
 typedef struct nsc_element {
     nsc_elkind kind;
     char *name;
@@ -374,7 +374,8 @@ typedef struct nsc_circuit {
     /* derived output columns (Xyce .print {expr}, P(x), W(x)): programs over
      * meas_probe, computed after the run, after the other outputs */
     struct nsc_xcol { char *name; nsc_msig sig; int pos; } *xcol;  /* pos: the outputs before it in
-                                                                  its .print (Xyce's column order) */
+                                                                  its .print (Xyce's column order);
+                                                                  -1: not an output (a .control let) */
     int nxcol;
 
     /* .control blocks: the outputs they write, ngspice's wrdata options, plot */

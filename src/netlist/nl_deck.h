@@ -117,6 +117,7 @@ typedef struct nl_parser {
     int lastfile;           /* it was the word FILE (.print FILE=name) */
     int expect;             /* bare expression: an operand is expected next */
     int bdepth;             /* bare expression: open parentheses */
+    int brace;              /* braces open inside an expression ({x} as (x): 'V(a) > {vth}') */
     char close;             /* '}' or '\'': the end of the current {expr} */
     size_t xopen;           /* offset of the '{' or quote */
     size_t paren[NL_MAXPAREN]; /* offsets of the innermost open parentheses */

@@ -273,14 +273,84 @@ static int node_exists(elab *E, const char *name)
     return !strcmp(name, "gnd") || nl_hash_get(&E->nodes, name, NULL);
 }
 
-/* One vector of a .control output command: V(a), V(a,b), I(x) or a node name
+/* The value field of the last `let NAME = value` of the .control block before
+ * its command kc (an index into E->ctlcards), NULL when none. */
+static const nl_field *let_field(elab *E, int kc, const char *name)
+{
+    for (int j = kc - 1; j >= 0; j--) {
+        const nl_card *lc = &E->d->card[E->ctlcards[j]];
+        if (nsc_strieq(lc->f[1].u.s, "let") && lc->nf == 3 && lc->f[2].kind == NL_F_PAIR &&
+            lc->f[2].sub[0].kind == NL_F_WORD && nsc_strieq(lc->f[2].sub[0].u.s, name))
+            return &lc->f[2].sub[1];
+    }
+    return NULL;
+}
+
+static int probe_exists(elab *E, const nsc_probe *p);
+static int top_lookup(void *ctx, const char *name, double *v);
+
+/* The `let` vector v (value field lv) of output command cd as a column the
+ * run computes after it (a derived column that is not an output, circuit.h
+ * xcol pos = -1), named as the let; its name into *out. A let that cannot be
+ * computed (a vector of nothing, a function of the .control language) is a
+ * warning and is dropped (*out = NULL), as ngspice carries on. */
+static nsc_status ctl_let(elab *E, const nl_card *cd, const nl_field *v, const nl_field *lv, const char *cmd,
+                          char **out)
+{
+    nsc_circuit *c = E->c;
+    *out = NULL;
+    char *name = nsc_strdup(v->u.s);
+    if (!name) return nle_oom(E);
+    nsc_strlower(name);
+    for (int k = 0; k < c->nxcol; k++)
+        if (c->xcol[k].pos < 0 && !strcmp(c->xcol[k].name, name)) {
+            *out = name;                                 /* computed already */
+            return NSC_OK;
+        }
+    nl_env env = { top_lookup, c, E->d->files[cd->file], "", E->funcs, E->nfunc, 0 };
+    nsc_report scratch;
+    nsc_report_init(&scratch);
+    int mark = c->nmeas_probe;
+    nsc_msig sig;
+    memset(&sig, 0, sizeof sig);
+    nsc_status st = lv->kind == NL_F_EXPR || lv->kind == NL_F_CALL
+                  ? nl_meas_signal(c, E->d, cd, &env, lv, &sig, &scratch)
+                  : nsc_err(&scratch, NSC_ENETLIST, NULL, "not an expression of vectors");
+    for (int q = mark; !st && q < c->nmeas_probe; q++)
+        if (!probe_exists(E, &c->meas_probe[q]))
+            st = nsc_err(&scratch, NSC_ENETLIST, &c->meas_probe[q].loc, "no such vector %s", c->meas_probe[q].name);
+    if (st == NSC_ENOMEM) { nsc_report_free(&scratch); free(name); return nle_oom(E); }
+    if (st) {
+        const char *m = scratch.error ? strstr(scratch.error, ": error: ") : NULL;
+        nle_warn(E, NULL, cd, v, "%s: let vector %s dropped: %s", cmd, name, m ? m + 9 : "error");
+        while (c->nmeas_probe > mark) free(c->meas_probe[--c->nmeas_probe].name);
+        free(sig.code);
+        free(sig.text);
+        nsc_report_free(&scratch);
+        free(name);
+        return NSC_OK;
+    }
+    nsc_report_free(&scratch);
+    struct nsc_xcol *x = nsc_realloc_array(c->xcol, (size_t)c->nxcol + 1, sizeof *x);
+    char *copy = nsc_strdup(name);
+    if (!x || !copy) { free(copy); free(name); free(sig.code); free(sig.text); return nle_oom(E); }
+    c->xcol = x;
+    c->xcol[c->nxcol++] = (struct nsc_xcol){ copy, sig, -1 };
+    *out = name;
+    return NSC_OK;
+}
+
+/* One vector of a .control output command (card kc of E->ctlcards): a `let`
+ * vector of the block before it (ctl_let), V(a), V(a,b), I(x) or a node name
  * (its voltage, a column of the run), or for print a .meas name; its name into
  * *out. A vector that names nothing of the circuit is a warning, as ngspice's
  * "no such vector", and *out = NULL (dropped); so is `time`, the scale, which
  * every output writes anyway (issue 28 item 2). */
-static nsc_status ctl_vector(elab *E, const nl_card *cd, const nl_field *v, const char *cmd, char **out)
+static nsc_status ctl_vector(elab *E, int kc, const nl_card *cd, const nl_field *v, const char *cmd, char **out)
 {
     nsc_circuit *c = E->c;
+    const nl_field *lv = v->kind == NL_F_WORD ? let_field(E, kc, v->u.s) : NULL;
+    if (lv) return ctl_let(E, cd, v, lv, cmd, out);
     const char *a = NULL, *b = NULL;
     nsc_probekind kind = NSC_PROBE_V;
     *out = NULL;
@@ -311,9 +381,10 @@ static nsc_status ctl_vector(elab *E, const nl_card *cd, const nl_field *v, cons
     return (*out = nsc_strdup(c->meas_probe[k].name)) ? NSC_OK : nle_oom(E);
 }
 
-/* wrdata FILE VEC... / write FILE [VEC...] / print VEC...: an output of the run
- * (nsc_ctlout); `all` or no vector: the run's outputs. */
-static nsc_status ctl_output(elab *E, const nl_card *cd, const char *cmd)
+/* wrdata FILE VEC... / write FILE [VEC...] / print VEC... (card kc of
+ * E->ctlcards): an output of the run (nsc_ctlout); `all` or no vector: the
+ * run's outputs. */
+static nsc_status ctl_output(elab *E, int kc, const nl_card *cd, const char *cmd)
 {
     const nl_field *f = cd->f;
     int print = !strcmp(cmd, "print"), first = print ? 2 : 3;
@@ -337,7 +408,7 @@ static nsc_status ctl_output(elab *E, const nl_card *cd, const char *cmd)
             for (; o->nvec > 0; o->nvec--) free(o->vec[o->nvec - 1]);
             break;
         }
-        nsc_status st = ctl_vector(E, cd, &f[i], cmd, &o->vec[o->nvec]);
+        nsc_status st = ctl_vector(E, kc, cd, &f[i], cmd, &o->vec[o->nvec]);
         if (st) return st;
         if (o->vec[o->nvec]) o->nvec++;
     }
@@ -386,6 +457,25 @@ static nsc_status card_ctl(elab *E, scope *sc, const nl_card *cd)
     if (nsc_strieq(cmd, "plot")) { c->ctl_plot = 1; return NSC_OK; }
     if (nsc_strieq(cmd, "run") || nsc_strieq(cmd, "quit") || nsc_strieq(cmd, "exit")) return NSC_OK;
     return ctl_unrun(E, cd, cmd);
+}
+
+/* .probe's arguments (ignored: the outputs are every node voltage and device
+ * current unless .save names them): one warning for each that no output could
+ * give either (vdb(out), d(x), a misspelt word), so that nothing it asks for
+ * is dropped without a word; V() I() P() IX() and all/allv/alli are quiet. */
+static void probe_warn(elab *E, scope *sc, const nl_card *cd)
+{
+    static const char *const fn[] = { "v", "i", "p", "ix", "w" }, *const words[] = { "all", "allv", "alli" };
+    for (int i = 1; i < cd->nf; i++) {
+        const nl_field *f = &cd->f[i];
+        int ok = 0;
+        for (size_t k = 0; f->kind == NL_F_CALL && k < sizeof fn / sizeof fn[0]; k++) ok |= nsc_strieq(f->u.s, fn[k]);
+        for (size_t k = 0; f->kind == NL_F_WORD && k < sizeof words / sizeof words[0]; k++)
+            ok |= nsc_strieq(f->u.s, words[k]);
+        if (!ok)
+            nle_warn(E, sc, cd, f, ".probe %s: not an output nscircuit can give (V(), I(), P(), all), ignored",
+                     nle_ftext(f));
+    }
 }
 
 nsc_status nle_card_dot(elab *E, scope *sc, const nl_card *cd)
@@ -438,6 +528,7 @@ nsc_status nle_card_dot(elab *E, scope *sc, const nl_card *cd)
     for (size_t k = 0; k < sizeof noted / sizeof noted[0]; k++)
         if (nle_head_is(cd, noted[k])) {
             nle_note(E, cd, NULL, "%s ignored", noted[k]);
+            if (nle_head_is(cd, ".probe")) probe_warn(E, sc, cd);
             return NSC_OK;
         }
     for (size_t k = 0; k < sizeof analyses / sizeof analyses[0]; k++)
@@ -557,6 +648,99 @@ static int xyce_print(elab *E, const nl_card *cd, const nl_field *f)
     return xcol_add(E, nsc_asprintf("p(%s)", e->name), &sig) ? -1 : 1;
 }
 
+/* ngspice's device internals in .save, @name[param]: the currents the models
+ * have (@m1[id] the drain current, @d1[id], @q1[ic] the collector's, @r1[i]
+ * and the like of every element with a current), as a column of that name;
+ * any other parameter (gm, gds, vth, ...: the PWL models have none) is skipped
+ * with a warning naming it. */
+static nsc_status save_internal(elab *E, const nl_card *cd, const nl_field *f, nsc_loc loc)
+{
+    nsc_circuit *c = E->c;
+    const char *s = f->u.s + 1, *lb = strchr(s, '['), *rb = lb ? strchr(lb, ']') : NULL;
+    if (!lb || !rb || rb[1] || lb == s || rb == lb + 1)
+        return nle_err(E, NULL, cd, f, "unsupported output '%s' in %s (ngspice's form: @device[parameter])", f->u.s,
+                       cd->f[0].u.s);
+    char dev[256], par[32];
+    snprintf(dev, sizeof dev, "%.*s", (int)(lb - s), s);
+    snprintf(par, sizeof par, "%.*s", (int)(rb - lb - 1), lb + 1);
+    nsc_strlower(par);
+    const char *k = nle_cat(E, "", dev);
+    int el;
+    if (!k) return nle_oom(E);
+    if (!nl_hash_get(&E->els, k, &el) && !nl_hash_get(&E->els, nl_flat_name(dev), &el))
+        return nle_err(E, NULL, cd, f, "unknown element '%s' in %s", dev, cd->f[0].u.s);
+    const nsc_device *d = nsc_device_of(c->el[el].kind);
+    nsc_elkind kd = c->el[el].kind;
+    const char *want = kd == NSC_EL_M || kd == NSC_EL_D ? "id" : kd == NSC_EL_Q ? "ic" : "i";
+    if (!d->current || strcmp(par, want)) {
+        nle_warn(E, NULL, cd, f, "'%s' in %s skipped: %s has no parameter '%s' here (%s%s%s)", f->u.s, cd->f[0].u.s,
+                 c->el[el].name, par, d->current ? "its current is @" : "no current", d->current ? dev : "",
+                 d->current ? (kd == NSC_EL_M || kd == NSC_EL_D ? "[id]" : kd == NSC_EL_Q ? "[ic]" : "[i]") : "");
+        return NSC_OK;
+    }
+    char *name = nsc_asprintf("@%s[%s]", c->el[el].name, par);
+    nsc_status st = name ? probe_add(E, NSC_PROBE_I, 0, 0, el, name, loc) : nle_oom(E);
+    free(name);
+    return st;
+}
+
+/* The sign of element e's current I(e) (n+ -> n- through it) in the current
+ * leaving node nd into e: +1 at n+, -1 at n-, 0 at terminals that carry none
+ * (control inputs); 2 when e's current at nd is not I(e) (a MOS gate or body,
+ * a bipolar transistor). */
+static int pin_sign(const nsc_element *e, int nd)
+{
+    int s = 0;
+    for (int t = 0; t < e->nnode; t++) {
+        if (e->node[t] != nd) continue;
+        if (e->kind == NSC_EL_Q || (e->kind == NSC_EL_M && (t == 1 || t == 3))) return 2;
+        int tm = e->kind == NSC_EL_M ? 2 : 1;            /* a MOS transistor: drain -> source */
+        s += t == 0 ? 1 : t == tm ? -1 : 0;
+    }
+    return s;
+}
+
+/* PSpice's pin current I(x1:d) / IX(x1:d) (or x1:1, by number) in .save: the
+ * current flowing from the outside node of pin d into instance x1, the sum of
+ * the currents into its elements at that node (a derived column). */
+static nsc_status save_pin(elab *E, const nl_card *cd, const nl_field *f)
+{
+    nsc_circuit *c = E->c;
+    const char *pin = f->sub[0].u.s;
+    const char *k = nle_cat(E, "", pin);
+    int nd;
+    if (!k) return nle_oom(E);
+    if (!nl_hash_get(&E->pins, k, &nd))
+        return nle_err(E, NULL, cd, &f->sub[0], "%s(%s): no subcircuit instance with that pin", f->u.s, pin);
+    const char *colon = strchr(k, ':');
+    size_t np = (size_t)(colon - k);
+    nsc_msig sig;
+    memset(&sig, 0, sizeof sig);
+    sig.code = calloc(3 * (size_t)c->nel + 2, sizeof *sig.code);
+    if (!sig.code) return nle_oom(E);
+    nsc_loc loc = nl_field_loc(E->d, cd, f);
+    for (int el = 0; el < c->nel; el++) {
+        const nsc_element *e = &c->el[el];
+        int sg = strncmp(e->name, k, np) || e->name[np] != '.' ? 0 : pin_sign(e, nd), ki;
+        if (sg == 2) {
+            free(sig.code);
+            return nle_err(E, NULL, cd, &f->sub[0], "%s(%s): the current of %s at that pin is not available",
+                           f->u.s, pin, e->name);
+        }
+        if (!sg || !nsc_device_of(e->kind)->current) continue;
+        if (nl_meas_column(c, NSC_PROBE_I, e->name, NULL, loc, &ki, E->r)) { free(sig.code); return E->r->status; }
+        int first = sig.ncode == 0;
+        sig.code[sig.ncode++] = (nsc_minstr){ NSC_MOP_PROBE, ki, 0, 0 };
+        if (sg < 0) sig.code[sig.ncode++] = (nsc_minstr){ NSC_MOP_NEG, 0, 0, 0 };      /* -I(e) */
+        if (!first) sig.code[sig.ncode++] = (nsc_minstr){ NSC_MOP_ADD, 0, 0, 0 };      /* (sum so far) + it */
+    }
+    if (!sig.ncode) sig.code[sig.ncode++] = (nsc_minstr){ NSC_MOP_NUM, 0, 0, 0 };   /* nothing inside there */
+    char *name = nsc_asprintf("%s(%s)", f->u.s, k);
+    if (name) nsc_strlower(name);
+    sig.text = name ? nsc_strdup(name) : NULL;
+    return xcol_add(E, name, &sig);
+}
+
 /* .save / .print [tran] V(a) V(a,b) I(x) node ... */
 nsc_status nle_resolve_save(elab *E)
 {
@@ -594,6 +778,11 @@ nsc_status nle_resolve_save(elab *E)
                 name = f->nsub == 1 ? nsc_asprintf("v(%s)", c->node_name[n0])
                                     : nsc_asprintf("v(%s,%s)", c->node_name[n0], c->node_name[n1]);
                 st = name ? probe_add(E, NSC_PROBE_V, n0, n1, -1, name, loc) : nle_oom(E);
+            } else if (f->kind == NL_F_CALL && (nsc_strieq(f->u.s, "i") || nsc_strieq(f->u.s, "ix")) && f->nsub == 1
+                       && f->sub[0].kind == NL_F_WORD && strchr(f->sub[0].u.s, ':')) {
+                st = save_pin(E, cd, f);
+            } else if (f->kind == NL_F_WORD && f->u.s[0] == '@') {
+                st = save_internal(E, cd, f, loc);
             } else if (f->kind == NL_F_CALL && nsc_strieq(f->u.s, "i") && f->nsub == 1 && f->sub[0].kind == NL_F_WORD) {
                 const char *k = nle_cat(E, "", f->sub[0].u.s);
                 int el;
@@ -740,15 +929,8 @@ static nsc_status ctl_meas(elab *E, int k)
     if (!f) return nle_oom(E);
     for (int i = 1; i < cd->nf; i++) {
         f[i - 1] = cd->f[i];
-        for (int j = k - 1; j >= 0 && cd->f[i].kind == NL_F_WORD; j--) {
-            const nl_card *lc = &E->d->card[E->ctlcards[j]];
-            if (nsc_strieq(lc->f[1].u.s, "let") && lc->nf == 3 && lc->f[2].kind == NL_F_PAIR &&
-                lc->f[2].sub[0].kind == NL_F_WORD && nsc_strieq(lc->f[2].sub[0].u.s, cd->f[i].u.s)) {
-                f[i - 1] = lc->f[2].sub[1];
-                if (f[i - 1].kind != NL_F_EXPR && f[i - 1].kind != NL_F_CALL) f[i - 1] = cd->f[i];
-                break;
-            }
-        }
+        const nl_field *lv = cd->f[i].kind == NL_F_WORD ? let_field(E, k, cd->f[i].u.s) : NULL;
+        if (lv && (lv->kind == NL_F_EXPR || lv->kind == NL_F_CALL)) f[i - 1] = *lv;
     }
     nl_card sub = { f, cd->nf - 1, cd->file };
     nl_env env = { top_lookup, c, E->d->files[cd->file], "", E->funcs, E->nfunc, 0 };
@@ -782,7 +964,7 @@ nsc_status nle_resolve_ctl(elab *E)
         nsc_status st = NSC_OK;
         if (nsc_strieq(cmd, "let")) continue;
         if (nsc_strieq(cmd, "meas") || nsc_strieq(cmd, "measure")) st = ctl_meas(E, k);
-        else st = ctl_output(E, cd, nsc_strieq(cmd, "wrdata") ? "wrdata" : nsc_strieq(cmd, "write") ? "write" : "print");
+        else st = ctl_output(E, k, cd, nsc_strieq(cmd, "wrdata") ? "wrdata" : nsc_strieq(cmd, "write") ? "write" : "print");
         if (st) return st;
     }
     return NSC_OK;

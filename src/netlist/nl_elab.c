@@ -170,6 +170,7 @@ static void elab_free(elab *E)
     nl_hash_free(&E->globals);
     nl_hash_free(&E->probes);
     nl_hash_free(&E->inodes);
+    nl_hash_free(&E->pins);
     free(E->elmodel);
     free(E->wgiven);
     for (int k = 0; k < E->nfix; k++) free(E->fix[k].name);

@@ -85,6 +85,7 @@ typedef struct elab {
     int ndef, capdef;
     nl_hash nodes, els, globals, probes;
     nl_hash inodes;         /* internal node of an Rser= ("l1#rser") -> its element */
+    nl_hash pins;           /* "x1:d" and "x1:1" (instance, port name or number) -> the port's node */
     int capnode, capel, capmodel, capsave, capic;
     int *elmodel;           /* [nel] model index of D/M/S, else -1 */
     int *model_card;        /* [capmodel] the card of each model (duplicates are compared with it) */

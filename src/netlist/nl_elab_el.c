@@ -40,20 +40,30 @@ nsc_status nle_parasitic(elab *E, scope *sc, const nl_card *cd, int el, const ch
     return NSC_OK;
 }
 
+/* *n = a new internal node "<el>#<what>" of element el (an error when the
+ * netlist has a node of that name) */
+static nsc_status internal_node(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el, const char *what,
+                                const char *of, int *n)
+{
+    char *name = nsc_asprintf("%s#%s", E->c->el[el].name, what);
+    if (!name) return nle_oom(E);
+    int old;
+    nsc_status st = NSC_OK;
+    if (nl_hash_get(&E->nodes, name, &old))
+        st = nle_err(E, sc, cd, f, "node '%s' of the netlist clashes with the internal node of %s%s", name, of,
+                 cd->f[0].u.s);
+    else if (!(st = nle_node_new(E, name, cd, f, n)) && nl_hash_put(&E->inodes, E->c->node_name[*n], el))
+        st = nle_oom(E);
+    free(name);
+    return st;
+}
+
 /* Rser = r in series with element el (field f): el's n- moves to a new node
  * "<el>#rser", the resistor joins it to n-; the current through el is the resistor's */
 static nsc_status series_r(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el, double r)
 {
-    char *name = nsc_asprintf("%s#rser", E->c->el[el].name);
-    if (!name) return nle_oom(E);
-    int n, old;
-    nsc_status st = NSC_OK;
-    if (nl_hash_get(&E->nodes, name, &old))
-        st = nle_err(E, sc, cd, f, "node '%s' of the netlist clashes with the internal node of Rser= of %s", name,
-                 cd->f[0].u.s);
-    else if (!(st = nle_node_new(E, name, cd, f, &n)) && nl_hash_put(&E->inodes, E->c->node_name[n], el))
-        st = nle_oom(E);
-    free(name);
+    int n;
+    nsc_status st = internal_node(E, sc, cd, f, el, "rser", "Rser= of ", &n);
     if (st) return st;
     int nm = E->c->el[el].node[1];
     E->c->el[el].node[1] = n;
@@ -81,15 +91,98 @@ static nsc_status parasitics(elab *E, scope *sc, const nl_card *cd, int el, cons
     return NSC_OK;
 }
 
-/* R C L: n+ n- value [IC=v] [name=value ...]; L C also Rser= Rpar= Cpar= */
+/* *m = the value of m=x (f), the number of devices in parallel: > 0 */
+static nsc_status mult_value(elab *E, scope *sc, const nl_card *cd, const nl_field *f, double *m)
+{
+    if (nle_value(E, sc, cd, &f->sub[1], m)) return E->r->status;
+    if (!(*m > 0 && isfinite(*m)))
+        return nle_err(E, sc, cd, f, "m= of %s must be positive (%g)", cd->f[0].u.s, *m);
+    return NSC_OK;
+}
+
+/* 1 when expression x reads `time` */
+static int uses_time(const nl_expr *x)
+{
+    for (; x; x = x->next)
+        if ((x->op == NL_X_PARAM && !strcmp(x->name, "time")) || uses_time(x->a) || uses_time(x->b)
+            || (x->op == NL_X_COND && uses_time(x->c)))
+            return 1;
+    return 0;
+}
+
+/* The value field of resistor card cd when it is an expression that reads
+ * `time` (R n+ n- {expr} or R=expr), else NULL. */
+static const nl_field *time_value(const nl_card *cd)
+{
+    char key[8];
+    for (int i = 3; i < cd->nf; i++) {
+        const nl_field *f = &cd->f[i];
+        const char *kk = nle_pair_key(f, key, sizeof key);
+        const nl_field *v = !kk ? f : !strcmp(kk, "r") ? &f->sub[1] : NULL;
+        if (v) return v->kind == NL_F_EXPR && uses_time(v->u.x) ? v : NULL;
+    }
+    return NULL;
+}
+
+/* A resistor whose value is a piecewise-constant function of time, R =
+ * cond(time) ? R1 : R2 (a load step; ngspice's behavioural resistor): the
+ * switch of dev_s.c named after it, RON = R1 and ROFF = R2, its control the
+ * internal node <el>#ctl that a B source drives to cond (1 or 0: a relay of
+ * time, located as an event) against VT = 0.5. */
+static nsc_status card_r_time(elab *E, scope *sc, const nl_card *cd, const nl_field *vf)
+{
+    const nl_expr *x = vf->u.x;
+    int el, n;
+    double r[2];
+    if (x->op != NL_X_COND)
+        return nle_err(E, sc, cd, vf, "resistor %s: a value that reads time must be cond ? R1 : R2 (constants "
+                       "R1, R2: a piecewise-constant load)", cd->f[0].u.s);
+    nl_field xf[3] = { { NL_F_EXPR, vf->line, vf->col, 0, { NULL }, NULL } };
+    xf[2] = xf[1] = xf[0];
+    xf[0].u.x = x->b;
+    xf[1].u.x = x->c;
+    xf[2].u.x = x->a;
+    for (int q = 0; q < 2; q++) {
+        if (nle_value(E, sc, cd, &xf[q], &r[q])) return E->r->status;
+        if (!(r[q] > 0 && isfinite(r[q])))
+            return nle_err(E, sc, cd, vf, "resistor %s: its values must be finite and > 0 (%g)", cd->f[0].u.s, r[q]);
+    }
+    if (nle_element_new(E, sc, cd, NSC_EL_S, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
+    for (int i = 3; i < cd->nf; i++)
+        if (&cd->f[i] != vf && !(cd->f[i].kind == NL_F_PAIR && &cd->f[i].sub[1] == vf))
+            nle_warn(E, sc, cd, &cd->f[i], "'%s' of resistor %s ignored", nle_ftext(&cd->f[i]), cd->f[0].u.s);
+    if (internal_node(E, sc, cd, vf, el, "ctl", "the value of ", &n)) return E->r->status;
+    nsc_element *e = &E->c->el[el];
+    e->nnode = 4;
+    e->node[2] = n;
+    e->node[3] = 0;
+    nsc_model *m = nle_model_new(E, cd);
+    int cap = 0, mi = E->c->nmodel;
+    if (!m || !(m->name = nsc_asprintf("%s#sw", e->name))) return nle_oom(E);
+    m->type = NSC_MOD_SW;
+    m->loc = nl_field_loc(E->d, cd, vf);
+    E->c->nmodel++;
+    if (nle_model_set(E, m, &cap, "ron", r[0]) || nle_model_set(E, m, &cap, "roff", r[1])
+        || nle_model_set(E, m, &cap, "vt", 0.5))
+        return E->r->status;
+    E->elmodel[el] = mi;
+    if (nle_parasitic(E, sc, cd, el, "ctl", NSC_EL_BV, 0, n, 0)) return E->r->status;
+    return b_compile(E, sc, cd, E->c->nel - 1, &xf[2], cd->nf);
+}
+
+/* R C L: n+ n- value [IC=v] [m=x] [name=value ...]; L C also Rser= Rpar= Cpar=
+ * (m in parallel: the value and the parasitics scaled; IC= is the total current
+ * or the voltage) */
 static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
 {
+    const nl_field *tv = k == NSC_EL_R ? time_value(cd) : NULL;
+    if (tv) return card_r_time(E, sc, cd, tv);
     int el;
     if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
     const nsc_device *dev = nsc_device_of(k);
     const char vname[2] = { dev->letter, 0 };          /* R=, C=, L= */
     int have = 0, rm = 0;
-    double v, par[3] = { 0, 0, 0 }, scale = 1;         /* rser rpar cpar; a resistor model's factor */
+    double v, par[3] = { 0, 0, 0 }, scale = 1, mult = 1; /* rser rpar cpar; a resistor model's factor; m= */
     const nl_field *fser = NULL;
     char key[64];
     for (int i = 3; i < cd->nf; i++) {
@@ -113,6 +206,8 @@ static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
             if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
             E->c->el[el].value = v;
             have = 1;
+        } else if (kk && !strcmp(kk, "m")) {
+            if (mult_value(E, sc, cd, f, &mult)) return E->r->status;
         } else if (kk) {
             nle_warn(E, sc, cd, f, "parameter '%s' of %s %s ignored", kk, nle_kind_name(k), cd->f[0].u.s);
         } else if (!have) {
@@ -123,8 +218,8 @@ static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
             return nle_err(E, sc, cd, f, "unexpected '%s' in %s %s", nle_ftext(f), nle_kind_name(k), cd->f[0].u.s);
     }
     if (!have) return nle_err(E, sc, cd, NULL, "missing value for %s %s", nle_kind_name(k), cd->f[0].u.s);
-    E->c->el[el].value *= scale;
-    return parasitics(E, sc, cd, el, fser, par[0], par[1], par[2]);
+    E->c->el[el].value *= k == NSC_EL_C ? scale * mult : scale / mult;   /* m in parallel: R/m, C m, L/m */
+    return parasitics(E, sc, cd, el, fser, par[0] / mult, par[1] / mult, par[2] * mult);
 }
 
 /* K: L1 L2 k */
@@ -512,11 +607,65 @@ static int inst_par(const nsc_device *d, const char *kk)
     return -1;
 }
 
-/* D: a k model [area] [off] [...]; M: d g s b model [W= L= ...]; S: n+ n- nc+ nc- model [on|off] */
+/* Xyce's generic switch S n+ n- model [ON|OFF] CONTROL={expr} (field xf): the
+ * switch of dev_s.c whose control is the internal node <el>#ctl (to ground),
+ * which a B source <el>#ctl drives to V = expr. */
+static nsc_status card_s_control(elab *E, scope *sc, const nl_card *cd, const nl_field *xf)
+{
+    const nl_field *f = cd->f;
+    int el, n;
+    if (nle_element_new(E, sc, cd, NSC_EL_S, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
+    if (cd->nf < 4 || &f[3] == xf) return nle_err(E, sc, cd, NULL, "missing model name for switch %s", f[0].u.s);
+    if (nle_model_ref(E, sc, cd, &f[3], el)) return E->r->status;
+    for (int i = 4; i < cd->nf; i++) {
+        if (&f[i] == xf) continue;
+        if (nle_is_word(&f[i], "on") || nle_is_word(&f[i], "off")) {
+            E->c->el[el].has_ic = 1;                         /* the state the static problem starts from */
+            E->c->el[el].ic = nle_is_word(&f[i], "on");
+        } else
+            nle_warn(E, sc, cd, &f[i], "'%s' of switch %s ignored", nle_ftext(&f[i]), f[0].u.s);
+    }
+    if (internal_node(E, sc, cd, xf, el, "ctl", "CONTROL= of ", &n)) return E->r->status;
+    E->c->el[el].nnode = 4;
+    E->c->el[el].node[2] = n;
+    E->c->el[el].node[3] = 0;
+    if (nle_parasitic(E, sc, cd, el, "ctl", NSC_EL_BV, 0, n, 0)) return E->r->status;
+    return b_compile(E, sc, cd, E->c->nel - 1, &xf->sub[1], cd->nf);
+}
+
+/* The CONTROL= field of a switch card, NULL when none. */
+static const nl_field *control_field(const nl_card *cd)
+{
+    char key[16];
+    for (int i = 3; i < cd->nf; i++) {
+        const char *kk = nle_pair_key(&cd->f[i], key, sizeof key);
+        if (kk && !strcmp(kk, "control")) return &cd->f[i];
+    }
+    return NULL;
+}
+
+/* m= of a VDMOS el (ipar[q]) carried to the elements its card expanded into
+ * (el+1 .. : RD RS RG, the body diode): m in parallel divide the resistors and
+ * give the diode the same m. */
+static void vdmos_mult(elab *E, int el, int q)
+{
+    double m = E->c->el[el].ipar[q];
+    for (int p = el + 1; m != 1 && p < E->c->nel; p++) {
+        nsc_element *x = &E->c->el[p];
+        const nsc_device *d = nsc_device_of(x->kind);
+        int qm = inst_par(d, "m");
+        if (x->kind == NSC_EL_R) x->value /= m;
+        else if (qm >= 0) x->ipar[qm] = m;
+    }
+}
+
+/* D: a k model [area] [off] [m=] [...]; M: d g s b model [W= L= m= ...]; S: n+ n- nc+ nc- model [on|off] */
 static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
 {
     const nl_field *f = cd->f;
     const nsc_device *dev = nsc_device_of(k);
+    const nl_field *xf = k == NSC_EL_S ? control_field(cd) : NULL;
+    if (xf) return card_s_control(E, sc, cd, xf);
     int n = dev->card_nodes + dev->card_sense, el;             /* W: n+ n- vsense */
     int vm = k == NSC_EL_M && cd->nf >= 5 ? nle_model_named(E, sc, &f[4]) : -1, skip = 0;
     if (vm >= 0 && E->c->model[vm].vdmos) n = 3;                 /* M d g s VDMOSMODEL */
@@ -559,6 +708,7 @@ static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
         else
             return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]), nle_kind_name(k), f[0].u.s);
     }
+    if (vm >= 0) vdmos_mult(E, el, inst_par(dev, "m"));
     return NSC_OK;
 }
 
@@ -576,6 +726,7 @@ static nsc_status card_q(elab *E, scope *sc, const nl_card *cd)
     if (n == 4) nle_warn(E, sc, cd, &f[4], "the substrate node of %s is not connected (no substrate junction)", f[0].u.s);
     if (nle_model_ref(E, sc, cd, &f[n + 1], el)) return E->r->status;
     E->c->el[el].value = 1.0;                                 /* AREA */
+    double mult = 1;                                          /* m=: AREA times m, as SPICE */
     char key[64];
     for (int i = n + 2; i < cd->nf; i++) {
         const char *kk = nle_pair_key(&f[i], key, sizeof key);
@@ -584,6 +735,8 @@ static nsc_status card_q(elab *E, scope *sc, const nl_card *cd)
             if (nle_value(E, sc, cd, kk ? &f[i].sub[1] : &f[i], &v)) return E->r->status;
             if (!(v > 0)) return nle_err(E, sc, cd, &f[i], "area of %s must be positive (%g)", f[0].u.s, v);
             E->c->el[el].value = v;
+        } else if (kk && !strcmp(kk, "m")) {
+            if (mult_value(E, sc, cd, &f[i], &mult)) return E->r->status;
         } else if (kk)
             nle_warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored", kk, nle_kind_name(NSC_EL_Q), f[0].u.s);
         else if (f[i].kind == NL_F_WORD || f[i].kind == NL_F_EXPR)
@@ -591,6 +744,7 @@ static nsc_status card_q(elab *E, scope *sc, const nl_card *cd)
         else
             return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]), nle_kind_name(NSC_EL_Q), f[0].u.s);
     }
+    E->c->el[el].value *= mult;
     return nle_bjt_expand(E, sc, cd, el);
 }
 

@@ -172,13 +172,14 @@ static int has_word(const nl_field *f, int n, const char *w)
 static int model_type(const nl_card *cd, int *vdmos)
 {
     const nl_field *f = cd->f;
-    /* Xyce's VSWITCH / ISWITCH are SW / CSW (dev_s.c, dev_w.c) */
-    static const char *const types[] = { "d", "nmos", "pmos", "sw", "csw", "vswitch", "iswitch", "vdmos", "npn", "pnp" };
+    /* Xyce's VSWITCH / ISWITCH are SW / CSW (dev_s.c, dev_w.c), its generic SWITCH an SW */
+    static const char *const types[] = { "d", "nmos", "pmos", "sw", "csw", "vswitch", "iswitch", "vdmos", "npn", "pnp",
+                                         "switch" };
     static const nsc_modeltype tt[] = { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW, NSC_MOD_CSW, NSC_MOD_SW,
-                                        NSC_MOD_CSW, NSC_MOD_NMOS, NSC_MOD_NPN, NSC_MOD_PNP };
+                                        NSC_MOD_CSW, NSC_MOD_NMOS, NSC_MOD_NPN, NSC_MOD_PNP, NSC_MOD_SW };
     int t = -1;
     *vdmos = nsc_strieq(f[2].u.s, "vdmos");
-    for (int k = 0; k < 10; k++)
+    for (int k = 0; k < (int)(sizeof tt / sizeof tt[0]); k++)
         if (nsc_strieq(f[2].u.s, types[k])) t = (int)tt[k];
     if (*vdmos && has_word(f + 2, cd->nf - 2, "pchan")) t = NSC_MOD_PMOS;
     return t;

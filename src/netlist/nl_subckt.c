@@ -40,6 +40,18 @@ static nsc_status x_names(elab *E, const scope *sc, const char *inst, scope *ch)
 }
 
 /* ports of d -> nodes f[1 .. 1+nport) of X card cd in the caller's scope sc */
+/* The pin "<instance>:<port>" and "<instance>:<number>" (number from 1) of
+ * instance prefix ("x1.") -> node, for the pin currents I(x1:d) of .save. */
+static nsc_status x_pin(elab *E, const char *prefix, const char *port, int p, int node)
+{
+    size_t np = strlen(prefix) - 1;
+    char *k1 = nl_alloc(&E->ar, np + strlen(port) + 2), *k2 = nl_alloc(&E->ar, np + 24);
+    if (!k1 || !k2) return nle_oom(E);
+    sprintf(k1, "%.*s:%s", (int)np, prefix, port);
+    sprintf(k2, "%.*s:%d", (int)np, prefix, p + 1);
+    return nl_hash_put(&E->pins, k1, node) || nl_hash_put(&E->pins, k2, node) ? nle_oom(E) : NSC_OK;
+}
+
 static nsc_status x_ports(elab *E, scope *sc, const nl_card *cd, const def *d, scope *ch)
 {
     nsc_status st = NSC_OK;
@@ -50,6 +62,7 @@ static nsc_status x_ports(elab *E, scope *sc, const nl_card *cd, const def *d, s
         if (!pk) st = nle_oom(E);
         else if (!(st = nle_node(E, sc, cd, &cd->f[1 + p], &ch->portnode[p])) && nl_hash_put(&ch->ports, pk, p))
             st = nle_oom(E);
+        if (!st) st = x_pin(E, ch->prefix, pk, p, ch->portnode[p]);
     }
     return st;
 }

@@ -51,6 +51,12 @@ nsc_status nsc_write_raw(const nsc_waves *W, const char *path, int binary, int t
  * `gnuplot script` renders it. */
 nsc_status nsc_write_gp(const nsc_waves *W, const char *datpath, const char *gppath,
                         const char *pngpath, nsc_report *r);
+/* The same, the script drawing every k-th row only (gnuplot's `every k`, k =
+ * ceil(rows / maxrows); maxrows 0: all): a batch run's preview (a .control
+ * block's plot), whose rendering time grows with the rows drawn. */
+#define NSC_GP_PREVIEW_ROWS 4000
+nsc_status nsc_write_gp_thin(const nsc_waves *W, const char *datpath, const char *gppath,
+                             const char *pngpath, long maxrows, nsc_report *r);
 /* Run gnuplot (NSC_GNUPLOT) on a script; its output file is produced atomically
  * by the script's own set output. Error names the command on failure. */
 nsc_status nsc_render_gp(const char *gppath, nsc_report *r);

@@ -226,7 +226,7 @@ static void line_style(FILE *f, int j)
  * quantity, usually the output) is drawn on top; `set key invert` lists them in
  * column order. Switching traces are drawn thinner. */
 static void plot_panel(FILE *f, const nsc_waves *W, const panel *P, const nsc_trace_stat *st, double tscale,
-                       int last, const char *tunit, int xdigits)
+                       int last, const char *tunit, int xdigits, long every)
 {
     nsc_trace_stat u = panel_stat(P, st);
     int clipped;
@@ -245,8 +245,9 @@ static void plot_panel(FILE *f, const nsc_waves *W, const panel *P, const nsc_tr
     fprintf(f, "plot ");
     for (int j = P->n - 1; j >= 0; j--) {
         int k = P->col[j];
-        fprintf(f, "%sdatafile using ($1*%.0e):($%d*%.0e) with lines ", j == P->n - 1 ? "" : ", \\\n     ", tscale,
-                k + 1, ys);
+        fprintf(f, "%sdatafile ", j == P->n - 1 ? "" : ", \\\n     ");
+        if (every > 1) fprintf(f, "every %ld ", every);          /* a preview: every k-th row */
+        fprintf(f, "using ($1*%.0e):($%d*%.0e) with lines ", tscale, k + 1, ys);
         line_style(f, j);
         fprintf(f, " lw %s title ", P->sw ? "1" : "1.5");
         nsc_gp_quote(f, W->name[k]);
@@ -279,7 +280,7 @@ static void gp_title(FILE *f, const char *title)
 
 /* The script's text: preamble, time axis, the panels (make_panels, plot_panel). */
 static void write_script(FILE *f, const nsc_waves *W, const nsc_trace_stat *st, int *cols, const char *datpath,
-                         const char *gppath, const char *pngpath)
+                         const char *gppath, const char *pngpath, long every)
 {
     panel P[MAXPANELS];
     int panels = make_panels(W, st, cols, cols + W->ncol, P);
@@ -302,7 +303,8 @@ static void write_script(FILE *f, const nsc_waves *W, const nsc_trace_stat *st, 
     fprintf(f, "set multiplot layout %d,1 title ", panels ? panels : 1);
     gp_title(f, W->title ? W->title : "");
     fputc('\n', f);
-    for (int p = 0; p < panels; p++) plot_panel(f, W, &P[p], st, ts, p == panels - 1, tu, tx.digits);
+    if (every > 1) fprintf(f, "# a preview: every %ld-th of the %ld rows is drawn\n", every, (long)W->nrow);
+    for (int p = 0; p < panels; p++) plot_panel(f, W, &P[p], st, ts, p == panels - 1, tu, tx.digits, every);
     if (!panels) fprintf(f, "set xlabel 'time (%s)'\nplot datafile using ($1*%.0e):($1*%.0e) with lines title 'time'\n", tu, ts, ts);
     fprintf(f, "unset multiplot\nset output\n");
 }
@@ -310,6 +312,13 @@ static void write_script(FILE *f, const nsc_waves *W, const nsc_trace_stat *st, 
 nsc_status nsc_write_gp(const nsc_waves *W, const char *datpath, const char *gppath,
                         const char *pngpath, nsc_report *r)
 {
+    return nsc_write_gp_thin(W, datpath, gppath, pngpath, 0, r);
+}
+
+nsc_status nsc_write_gp_thin(const nsc_waves *W, const char *datpath, const char *gppath,
+                             const char *pngpath, long maxrows, nsc_report *r)
+{
+    long every = maxrows > 0 && W->nrow > maxrows ? (W->nrow + maxrows - 1) / maxrows : 1;
     const char *names[] = { datpath, gppath, pngpath };
     nsc_status st = nsc_gp_names_check(names, 3, r);
     if (st) return st;
@@ -320,7 +329,7 @@ nsc_status nsc_write_gp(const nsc_waves *W, const char *datpath, const char *gpp
     int got = stat && cols ? nsc_trace_stats(W, stat) : -1;   /* -2: a spilled row unread */
     int e = errno;
     FILE *f = !got ? open_memstream(&text, &len) : NULL;
-    if (f) write_script(f, W, stat, cols, datpath, gppath, pngpath);
+    if (f) write_script(f, W, stat, cols, datpath, gppath, pngpath, every);
     free(stat);
     free(cols);
     if (got == -2) return nsc_waves_read_error(W, e, r);

@@ -154,6 +154,11 @@ static nsc_status parse_item(const nsc_circuit *c, const char *s, size_t len, ns
     memset(q, 0, sizeof *q);
     size_t L = strlen(t);
     nsc_status st = NSC_OK;
+    if (L >= 4 && t[0] == 'p' && t[1] == '(' && t[L - 1] == ')') {   /* a derived column of the netlist stage */
+        st = nsc_err(r, NSC_EUSAGE, NULL, "output '%s': a power is a column of the netlist's .save or .print "
+                     "(`.save %s`), not of --save", t, t);
+        goto out;
+    }
     if (L < 4 || (t[0] != 'v' && t[0] != 'i') || t[1] != '(' || t[L - 1] != ')') {
         st = nsc_err(r, NSC_EUSAGE, NULL, "bad output '%s' (expected v(node), v(n1,n2) or i(element))", t);
         goto out;

@@ -539,3 +539,88 @@ Test(devsw, switch_on_off_keyword)
         nsc_report_free(&r);
     }
 }
+
+/* Xyce's hysteresis forms: VSWITCH with VHON/VHOFF (on above VHON = 1.5, off
+ * below VHOFF = 0.5 on the triangle 0 -> 2 -> 0 V over 2 ms: 0.75 and 1.75 ms),
+ * and the generic switch S a 0 model CONTROL={expr} with SWITCH(ON OFF) whose
+ * control V(c)/2 + 0.25 crosses its mean 1 at the same times (the triangle
+ * reaches 1.5 V at 0.75 ms and 1.75 ms). */
+Test(devsw, xyce_vhon_vhoff_and_control_switch)
+{
+    static const char *const net[] = {
+        "hyst\nV2 in 0 10\nR1 in a 1k\nS1 a 0 c 0 SM\nV1 c 0 PWL(0 0 1m 2 2m 0)\n"
+        ".model SM VSWITCH(VON=1.2 VOFF=0.8 VHON=1.5 VHOFF=0.5 RON=10 ROFF=1e6)\n.tran 1u 2m\n.end\n",
+        "generic\nV2 in 0 10\nR1 in a 1k\nS1 a 0 SG CONTROL={V(c)/2 + 0.25}\nV1 c 0 PWL(0 0 1m 2 2m 0)\n"
+        ".model SG SWITCH(ON=1.2 OFF=0.8 RON=10 ROFF=1e6)\n.tran 1u 2m\n.end\n",
+    };
+    const double ton[] = { 0.75e-3, 0.75e-3 }, toff[] = { 1.75e-3, 1.25e-3 };
+    for (int k = 0; k < 2; k++) {
+        nsc_report r;
+        nsc_report_init(&r);
+        nsc_waves *W = tran(net[k], "v(a),i(s1)", NULL, &r);
+        double t[4];
+        int n = crossings(W, 1, 5.0, 0, t, 4);
+        cr_assert_eq(n, 2, "%s: %d transitions", net[k], n);
+        cr_expect(t[0] > ton[k] && t[0] < ton[k] + 2e-6, "case %d: on at %g", k, t[0]);
+        cr_expect(t[1] > toff[k] && t[1] < toff[k] + 2e-6, "case %d: off at %g", k, t[1]);
+        int mid = 0;
+        while (mid < W->nrow - 1 && AT(W, mid, 0) < 1e-3) mid++;
+        cr_expect_float_eq(AT(W, mid, 1), 10.0 * 10 / 1010, 1e-9, "case %d: on-state v(a)", k);
+        cr_expect_eq(r.nwarn, 0, "case %d: %s", k, r.nwarn ? r.warn[0] : "");
+        nsc_waves_free(W);
+        nsc_report_free(&r);
+    }
+}
+
+/* LTspice's ideal diode D(Vfwd Ron Roff Vrev Rrev) is the PWL diode: forward
+ * i = (V - Vfwd)/(R + Ron) (+ the 1e12 of Roff), reverse past Vrev through
+ * Rrev; Ron defaults to 1 and Rrev to Ron (LTspice's defaults). */
+Test(devsw, ltspice_ideal_diode)
+{
+    struct { const char *model; double v, i; } cs[] = {
+        { "D(Vfwd=0.7 Ron=0.1 Vrev=5 Rrev=0.5)", 2, (2 - 0.7) / 10.1 },
+        { "D(Vfwd=0.7 Ron=0.1 Vrev=5 Rrev=0.5)", -8, -(8 - 5) / 10.5 },
+        { "D(Vfwd=0.7)", 2, (2 - 0.7) / 11.0 },
+        { "D(Vfwd=0.7 Vrev=3)", -8, -(8 - 3) / 11.0 },
+        { "D(Vfwd=0.7 Ron=0.1 Roff=100)", 0.5, 0.5 / 110 },
+    };
+    for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+        char text[256];
+        snprintf(text, sizeof text, "lt\nV1 a 0 %g\nR1 a k 10\nD1 k 0 DI\n.model DI %s\n.end\n", cs[k].v, cs[k].model);
+        nsc_report r;
+        nsc_report_init(&r);
+        nsc_waves *O = op(text, &r);
+        double i = (opval(O, "v(a)") - opval(O, "v(k)")) / 10;
+        cr_expect_float_eq(i, cs[k].i, 1e-9 + 1e-9 * fabs(cs[k].i), "%s at %g V: i = %.12g, want %.12g", cs[k].model,
+                           cs[k].v, i, cs[k].i);
+        cr_expect_eq(r.nwarn, 0, "%s: %s", cs[k].model, r.nwarn ? r.warn[0] : "");
+        nsc_waves_free(O);
+        nsc_report_free(&r);
+    }
+}
+
+/* m= is m devices in parallel: a SPICE diode m=4 carrying 10 mA sits at the
+ * voltage of one diode carrying 2.5 mA (the fit scaled exactly), which is
+ * N Vt ln(1 + i/IS) within the fit's 10 mV; MOS m=3 is K times 3 (the linear
+ * region's current through R: the same as W three times as wide). */
+Test(devsw, multiplier_m_is_devices_in_parallel)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_waves *A = op("m\nI1 0 a 10m\nD1 a 0 DX m=4\n.model DX D(IS=1e-12 N=1.5 RS=0.2)\n.end\n", &r);
+    nsc_waves *B = op("m\nI1 0 a 2.5m\nD1 a 0 DX\n.model DX D(IS=1e-12 N=1.5 RS=0.2)\n.end\n", &r);
+    double va = opval(A, "v(a)"), vb = opval(B, "v(a)");
+    double vt = 1.380649e-23 * 300.15 / 1.602176634e-19, exact = 1.5 * vt * log(1 + 2.5e-3 / 1e-12) + 0.2 * 2.5e-3;
+    cr_expect_float_eq(va, vb, 1e-9, "m=4 at 10 mA: %.9g V, one diode at 2.5 mA: %.9g V", va, vb);
+    cr_expect(fabs(va - exact) < 0.01, "m=4: %g V, the curve %g V", va, exact);
+    nsc_waves_free(A);
+    nsc_waves_free(B);
+    A = op("m\nV1 d0 0 5\nR1 d0 d 1k\nVG g 0 5\nM1 d g 0 0 NM W=10u L=10u m=3\n.model NM NMOS(VTO=1 KP=50u)\n.end\n", &r);
+    B = op("m\nV1 d0 0 5\nR1 d0 d 1k\nVG g 0 5\nM1 d g 0 0 NM W=30u L=10u\n.model NM NMOS(VTO=1 KP=50u)\n.end\n", &r);
+    cr_expect_float_eq(opval(A, "v(d)"), opval(B, "v(d)"), 1e-12, "MOS m=3 %.9g, W x 3 %.9g", opval(A, "v(d)"),
+                       opval(B, "v(d)"));
+    cr_expect(opval(A, "v(d)") < 4.0, "M1 conducts: v(d) = %g", opval(A, "v(d)"));
+    nsc_waves_free(A);
+    nsc_waves_free(B);
+    nsc_report_free(&r);
+}

@@ -1817,9 +1817,10 @@ Test(e2e, models_buck_runs_unchanged_in_ngspice)
  * holds the node (and, the inductor being a short, its other end) at the .ic
  * value with no inductor current, as ngspice 39 does (v(a) = v(b) = 5 V, i(l1)
  * = 0 at t = 0; then v(a) jumps to 10 V - 10 Ohm i(l1) and the LC rings from
- * there). Tied to a voltage source through the inductor the .ic cannot hold:
- * the warning now says so; before it blamed "voltage sources" alone, and
- * ngspice forces the node anyway (5e10 A through L1). */
+ * there). Tied to a voltage source through the inductor (issue 28 item 11)
+ * ngspice forces the node anyway (5e10 A through L1); nscircuit holds it and
+ * starts the inductor at 0 A, with a warning (before: the .ic was ignored);
+ * tied by sources alone the .ic is still ignored, warned. */
 Test(e2e, ic_on_inductor_nodes)
 {
     char path[1024], cmd[2048], *out = NULL;
@@ -1843,9 +1844,23 @@ Test(e2e, ic_on_inductor_nodes)
                                      ".tran 1u 1m\n.end\n"), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o icl2.dat icl2.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "icl2.cir:6:7: warning: .ic V(a) ignored: the operating point ties the node to voltage "
-                          "sources (directly, or through inductors, shorts at DC"), "%s", out);
-    cr_assert_null(strstr(out, ".ic V(b) ignored"), "%s", out);
+    cr_assert(strstr(out, "icl2.cir:3:1: warning: inductor l1 ties the node of .ic V(a) to voltage sources at the "
+                          "operating point: the node is held at its .ic value and the inductor starts at 0 A"), "%s", out);
+    cr_assert_null(strstr(out, "ignored"), "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/icl2.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    ca = tu_table_col(&t, "v(a)"), cb = tu_table_col(&t, "v(b)"), cl = tu_table_col(&t, "i(l1)");
+    cr_assert(ca > 0 && cb > 0 && cl > 0);
+    cr_assert(fabs(TU_AT(&t, 0, ca) - 5) < 1e-9 && fabs(TU_AT(&t, 0, cb) - 2) < 1e-9 && fabs(TU_AT(&t, 0, cl)) < 1e-12,
+              "t = 0: v(a) %g v(b) %g i(l1) %g", TU_AT(&t, 0, ca), TU_AT(&t, 0, cb), TU_AT(&t, 0, cl));
+    tu_table_free(&t);
+    snprintf(path, sizeof path, "%s/icl3.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "icl3\nV1 in 0 10\nV2 in a 1\nR1 a 0 10\n.ic V(a)=5\n.tran 1u 10u\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o icl3.dat icl3.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "icl3.cir:5:7: warning: .ic V(a) ignored: the operating point ties the node to voltage "
+                          "sources"), "%s", out);
     free(out);
 }
 
@@ -1912,8 +1927,8 @@ Test(e2e, switch_ilimit_is_named)
                                      ".model SWL SW(Ron=0.1 Roff=1meg Vt=0.5 Ilimit=2)\n.tran 1u 10u\n.end\n"), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o il.dat il.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "il.cir:6:1: warning: switch model 'swl': parameters other than VT VH RON ROFF (VON VOFF; "
-                          "EON EOFF VREF IREF) are ignored (ilimit first: LTspice's current limit is not modelled"),
+    cr_assert(strstr(out, "il.cir:6:1: warning: switch model 'swl': parameters other than VT VH RON ROFF (VON VOFF "
+                          "ON OFF VHON VHOFF; EON EOFF VREF IREF) are ignored (ilimit first: LTspice's current limit is not modelled"),
               "%s", out);
     free(out);
 }
@@ -2696,4 +2711,96 @@ Test(e2e, control_all_anywhere_and_unknown_words)
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert_eq(atoi(out), 0, "printed: %s", out);
     free(out);
+}
+
+/* Outputs ngspice and PSpice users ask for (issue 28 item 9): a device's
+ * internal current @m1[id] (the same column as i(m1)), @r1[i]; a parameter the
+ * PWL models do not have (@m1[gm]) is skipped with a warning naming it; the pin
+ * currents of a subcircuit, Ix(X1:a) and I(x1:2) (by number): the current into
+ * the instance at that pin, here v(d)/100 through its resistor and -v(d)/100
+ * out of its other pin; .probe's unusable arguments warned. */
+Test(e2e, save_internals_and_pin_currents)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/pins.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "pins\nV1 in 0 5\nR1 in d 1k\nM1 d in 0 0 NM\n.model NM NMOS(VTO=1 KP=1m)\n"
+                                     ".subckt blk a b\nR1 a b 100\n.ends\nX1 d 0 blk\n"
+                                     ".save @m1[id] @m1[gm] v(d) Ix(X1:a) I(x1:2) @r1[i] i(m1)\n"
+                                     ".probe vdb(d) i(r1) alli\n.tran 1u 10u\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o pins.dat pins.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "pins.cir:10:15: warning: '@m1[gm]' in .save skipped: m1 has no parameter 'gm' here "
+                          "(its current is @m1[id])"), "%s", out);
+    cr_assert(strstr(out, "pins.cir:11:8: warning: .probe vdb: not an output nscircuit can give"), "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/pins.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int cid = tu_table_col(&t, "@m1[id]"), cim = tu_table_col(&t, "i(m1)"), cd = tu_table_col(&t, "v(d)"),
+        cxa = tu_table_col(&t, "ix(x1:a)"), cx2 = tu_table_col(&t, "i(x1:2)"), cr = tu_table_col(&t, "@r1[i]");
+    cr_assert(cid > 0 && cim > 0 && cd > 0 && cxa > 0 && cx2 > 0 && cr > 0);
+    for (int i = 0; i < t.nrow; i++) {
+        double vd = TU_AT(&t, i, cd);
+        cr_assert_float_eq(TU_AT(&t, i, cid), TU_AT(&t, i, cim), 0);
+        cr_assert_float_eq(TU_AT(&t, i, cxa), vd / 100, 1e-12, "row %d", i);
+        cr_assert_float_eq(TU_AT(&t, i, cx2), -vd / 100, 1e-12, "row %d", i);
+        cr_assert_float_eq(TU_AT(&t, i, cr), (5 - vd) / 1e3, 1e-12, "row %d", i);   /* KCL: R1 feeds M1 and X1 */
+        cr_assert_float_eq(TU_AT(&t, i, cr), TU_AT(&t, i, cim) + vd / 100, 1e-9, "row %d", i);
+    }
+    tu_table_free(&t);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --save 'v(d),p(r1)' -o pins2.dat pins.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_neq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "output 'p(r1)': a power is a column of the netlist's .save or .print (`.save p(r1)`)"),
+              "%s", out);
+    free(out);
+}
+
+/* .control `let` vectors written by wrdata and print (issue 28 item 2): vr =
+ * v(in) - v(out) and pr = vr i(v1) are columns computed after the run (not
+ * outputs of the run's own table), a let of a function the run does not have
+ * (deriv) is dropped with a warning; a .control plot of many rows draws every
+ * k-th row only (a preview: gnuplot's `every`), --plot all of them. */
+Test(e2e, control_let_vectors_and_plot_preview)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/let.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "let\nV1 in 0 PULSE(0 5 0 1u 1u 0.5m 1m)\nR1 in out 1k\nC1 out 0 100n\n"
+                                     ".options interp\n.control\ntran 0.5u 3m\nlet vr = v(in)-v(out)\n"
+                                     "let pr = (v(in)-v(out))*i(v1)\nlet bad = deriv(v(out))\nset wr_singlescale\n"
+                                     "set wr_vecnames\nwrdata let_out.txt v(out) vr pr bad\nprint vr\nplot v(out)\n"
+                                     ".endc\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o let.dat let.cir 2>&1 >/dev/null && sed -i '1s/^/# /' let_out.txt", tmp,
+             NSC_PROGRAM);                               /* (the names line as a table's header) */
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "let.cir:13:33: warning: wrdata: let vector bad dropped: unknown function 'deriv'"), "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/let_out.txt", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    snprintf(path, sizeof path, "%s/let.dat", tmp);
+    tu_table m;
+    cr_assert_eq(tu_table_read(path, &m), 0);
+    int co = tu_table_col(&t, "v(out)"), cv = tu_table_col(&t, "vr"), cp = tu_table_col(&t, "pr");
+    int mi = tu_table_col(&m, "v(in)"), mo = tu_table_col(&m, "v(out)"), mv = tu_table_col(&m, "i(v1)");
+    cr_assert(co > 0 && cv > 0 && cp > 0 && mi > 0 && mo > 0 && mv > 0 && tu_table_col(&m, "vr") < 0);
+    cr_assert_eq(t.nrow, m.nrow);
+    for (int i = 0; i < t.nrow; i++) {
+        double vr = TU_AT(&m, i, mi) - TU_AT(&m, i, mo);
+        cr_assert_float_eq(TU_AT(&t, i, cv), vr, 1e-9, "row %d", i);
+        cr_assert_float_eq(TU_AT(&t, i, cp), vr * TU_AT(&m, i, mv), 1e-9, "row %d", i);
+    }
+    cr_assert_gt(m.nrow, 4000);
+    tu_table_free(&t);
+    tu_table_free(&m);
+    snprintf(path, sizeof path, "%s/let.gp", tmp);
+    char *gp = tu_read_file(path);
+    cr_assert_not_null(gp);
+    cr_assert(strstr(gp, "datafile every 2 using"), "%s", gp);
+    free(gp);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --plot -o let.dat let.cir >/dev/null 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    cr_assert_not_null(gp = tu_read_file(path));
+    cr_assert_null(strstr(gp, "every"), "%s", gp);
+    free(gp);
 }

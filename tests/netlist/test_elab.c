@@ -1120,3 +1120,54 @@ Test(elab, unparsed_model_is_an_error_where_used)
     bad("t\n.model d1 d(is=1\nV1 a 0 1\nD1 a 0 d1\n.op\n",
         "t.cir:4:8: error: model 'd1' of diode d1 cannot be read: t.cir:2:12: unterminated parenthesis: missing ')'");
 }
+
+/* m= (devices in parallel) on the cards: R/m, C m, L/m with the parasitics
+ * scaled alike, the diode's and MOS's instance parameter, a BJT's AREA times m;
+ * Xyce's CONTROL= switch: its control node and B source. */
+Test(elab, multiplier_m_and_control_switch)
+{
+    nsc_circuit *c = rd("t\nR1 a 0 100 m=2\nC1 a 0 1u m=2\nL1 a b 10m m=4 Rser=1\nR2 b 0 1\n"
+                        "D1 a 0 DX m=3\nM1 a a 0 0 NM W=2u m=5\nQ1 a a 0 QN 2 m=3\nS1 a 0 SG ON CONTROL={V(a)*2}\n"
+                        ".model DX D\n.model NM NMOS\n.model QN NPN\n.model SG SWITCH(ON=1 OFF=0)\n.end\n");
+    cr_expect_float_eq(el(c, "r1")->value, 50, 1e-12);
+    cr_expect_float_eq(el(c, "c1")->value, 2e-6, 1e-18);
+    cr_expect_float_eq(el(c, "l1")->value, 2.5e-3, 1e-15);
+    cr_expect_float_eq(el(c, "l1#rser")->value, 0.25, 1e-15);
+    cr_expect_float_eq(el(c, "d1")->ipar[0], 3, 0);
+    cr_expect_float_eq(el(c, "m1")->ipar[0], 2e-6, 0);
+    cr_expect_float_eq(el(c, "m1")->ipar[2], 5, 0);
+    cr_expect_float_eq(el(c, "q1")->value, 6, 0);
+    const nsc_element *s = el(c, "s1"), *b = el(c, "s1#ctl");
+    cr_expect_eq(s->nnode, 4);
+    cr_expect_eq(s->node[2], nd(c, "s1#ctl"));
+    cr_expect_eq(s->node[3], 0);
+    cr_expect(s->has_ic && s->ic == 1);
+    cr_expect_eq(b->kind, NSC_EL_BV);
+    cr_expect_eq(b->node[0], nd(c, "s1#ctl"));
+    done(c);
+    bad("t\nR1 a 0 100 m=0\n.end\n", "t.cir:2:12: error: m= of r1 must be positive (0)");
+    bad("t\nD1 a 0 DX m=-1\n.model DX D\n.end\n", "t.cir:2:11: error: m of d1 must be positive");
+}
+
+/* Braces inside expressions ({x} as (x), issue 28 item 7) and a resistor whose
+ * value is a piecewise-constant function of time: R = cond ? R1 : R2 is a
+ * switch RON = R1, ROFF = R2 driven through rl#ctl by the condition. */
+Test(elab, braces_in_expressions_and_time_resistor)
+{
+    nsc_circuit *c = rd("t\n.param rl=10 vth=2.5\nV1 a 0 1\nRL a 0 R = (time<12ms ? {rl} : {2*rl})\n"
+                        "B1 o 0 V = 'V(a) > {vth} ? 1 : 0'\nR2 o 0 {2*{rl}}\n.tran 1u 20m\n.end\n");
+    const nsc_element *r = el(c, "rl");
+    double v = 0;
+    cr_expect_eq(r->kind, NSC_EL_S);
+    cr_expect_eq(r->node[2], nd(c, "rl#ctl"));
+    cr_expect(nsc_model_get(r->model, "ron", &v) && v == 10, "ron %g", v);
+    cr_expect(nsc_model_get(r->model, "roff", &v) && v == 20, "roff %g", v);
+    cr_expect_eq(el(c, "rl#ctl")->kind, NSC_EL_BV);
+    cr_expect_eq(el(c, "b1")->kind, NSC_EL_BV);
+    cr_expect_float_eq(el(c, "r2")->value, 20, 1e-12);
+    done(c);
+    bad("t\nR1 a 0 R = {1k*(1+time)}\n.tran 1u 1m\n.end\n", "t.cir:2:12: error: resistor r1: a value that reads time "
+        "must be cond ? R1 : R2 (constants R1, R2: a piecewise-constant load)");
+    bad("t\nR1 a 0 {time<1m ? 1k : 0}\n.tran 1u 1m\n.end\n", "t.cir:2:8: error: resistor r1: its values must be "
+        "finite and > 0 (0)");
+}
