@@ -5,7 +5,10 @@
  *   I_DS = p K/2 (f(x_s) - f(x_d)),  x_s = p (v_g - v_s - VTO),  x_d = p (v_g - v_d - VTO),
  *
  * K = KP W/L, p = +1 (NMOS) or -1 (PMOS, by symmetry), f the convex PWL
- * approximation of max(0, x)^2 (nsc_pwl_sq: f = sum_j a_j max(0, x - b_j)).
+ * approximation of max(0, x)^2 (f = sum_j a_j max(0, x - b_j)) fitted to the
+ * circuit (m_fit, nsc_pwl_sq_fit): chords of x^2 up to the largest overdrive the
+ * sources' levels give, a segment of slope 2a at each such overdrive a (the
+ * triode at that gate drive within 1 %); SEGMENTS=n: n geometric segments.
  * Each term is one pair (nb = SEGMENTS - 1 of them per side, 2 nb per transistor):
  *   mu_j = max(0, x_s - b_j): 0 <= mu_j _|_ mu_j - x_s + b_j >= 0,
  *     C[mu_j][g] = -p, C[mu_j][s] = +p, D = 1, e0 = p VTO + b_j;
@@ -21,18 +24,24 @@
  * ignored with one warning per model. */
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "device.h"
 
 #define EPSOX (3.9 * 8.854214871e-12)                        /* F/m */
+#define M_MAXANCH 8     /* gate drives anchored per transistor */
+#define M_XDEF 3.8241   /* the fit's range without larger drives: the design table's (pwl_sq.c) */
 
 typedef struct mos_par {
     double p;            /* +1 NMOS, -1 PMOS */
     double vto, kp, K;   /* K = KP W/L */
     double cgs, cgd;     /* F */
     double level;        /* the card's LEVEL (1 unless given) */
+    int nseg;            /* the card's SEGMENTS (0: the default fit) */
     int nb;              /* pairs per side */
+    int nanch;           /* overdrives the fit is anchored at (m_fit) */
+    double anch[M_MAXANCH], top;
     double b[NSC_PWL_MAXSEG], a[NSC_PWL_MAXSEG];
 } mos_par;
 
@@ -55,6 +64,12 @@ static const nsc_par M_INST[] = { { "w", 0, 100e-6, 0 }, { "l", 0, 100e-6, 0 } }
 
 /* what the elaborator takes from a VDMOS card (nl_expand.c nle_vdmos_model) */
 static const char *const known_vdmos[] = {"rd", "rs", "rg", "rb", "is", "n", "bv", "cgs", "cgdmin", "cgdmax", NULL};
+
+static int cmp_desc(const void *x, const void *y)
+{
+    double u = *(const double *)x, v = *(const double *)y;
+    return (u < v) - (u > v);
+}
 
 static int is_known(const nsc_model *m, const char *name)
 {
@@ -87,22 +102,84 @@ static nsc_status m_params(const nsc_element *e, nsc_report *r, void *out)
     if (!(p->kp > 0)) return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': KP = %g must be > 0", m->name, p->kp);
     if (!(k.cgso >= 0 && k.cgdo >= 0))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': CGSO and CGDO must be >= 0", m->name);
-    if (seg != floor(seg) || (p->nb = nsc_pwl_sq((int)seg, p->b, p->a, NULL)) < 0)
+    if (seg != floor(seg) || (seg != 0 && (seg < 3 || seg > NSC_PWL_MAXSEG)))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': SEGMENTS = %g must be an integer in 3..%d",
                        m->name, seg, NSC_PWL_MAXSEG);
     double w = e->ipar[M_W], l = e->ipar[M_L];
     if (!(w > 0 && l > 0))
         return nsc_err(r, NSC_ENETLIST, &e->loc, "MOS transistor %s: W and L must be > 0", e->name);
+    p->nseg = (int)seg;
     p->K = p->kp * w / l;                                     /* K = KP W/L */
     p->cgs = k.cgso * w;
     p->cgd = k.cgdo * w;
     return NSC_OK;
 }
 
-/* The card read once (device.h bind). */
+/* The levels |v| an independent voltage source w can apply (its DC value, the
+ * two levels of PULSE and EXP, SIN's offset +- amplitude, PWL's values) added
+ * to lv[*n < max], duplicates within NSC_PWL_ANCH dropped. */
+static void wave_levels(const nsc_wave *w, double *lv, int *n, int max)
+{
+    double v[2 * M_MAXANCH + 3];
+    int k = 0;
+    v[k++] = w->dc;
+    if ((w->kind == NSC_WAVE_PULSE || w->kind == NSC_WAVE_EXP) && w->np >= 2) {
+        v[k++] = w->p[0];
+        v[k++] = w->p[1];
+    } else if (w->kind == NSC_WAVE_SIN && w->np >= 2) {
+        v[k++] = w->p[0] + w->p[1];
+        v[k++] = w->p[0] - w->p[1];
+    } else if (w->kind == NSC_WAVE_PWL)
+        for (int q = 1; q < w->np && k < (int)(sizeof v / sizeof v[0]); q += 2) v[k++] = w->p[q];
+    for (int q = 0; q < k; q++) {
+        double x = fabs(v[q]);
+        int dup = 0;
+        for (int i = 0; i < *n && !dup; i++) dup = fabs(lv[i] - x) <= NSC_PWL_ANCH * x;
+        if (!dup && *n < max && isfinite(x)) lv[(*n)++] = x;
+    }
+}
+
+/* The gate drives of the circuit (the fit's anchors and range): the overdrive
+ * x = L - p VTO of each level L (and of 0) of its independent voltage sources,
+ * as a gate driven from a source referred to the transistor's source terminal
+ * (a driver, a floating high-side drive, a PMOS from its rail) sees; those
+ * > 2 NSC_PWL_X0, at most M_MAXANCH (the largest). Then the fit (fewer anchors
+ * when the points exceed the table). */
+static void m_fit(const nsc_circuit *c, mos_par *p)
+{
+    double lv[4 * M_MAXANCH];
+    int nl = 0, na = 0;
+    lv[nl++] = 0;
+    for (int k = 0; k < c->nel; k++)
+        if (c->el[k].kind == NSC_EL_V) wave_levels(&c->el[k].wave, lv, &nl, 4 * M_MAXANCH);
+    qsort(lv, (size_t)nl, sizeof *lv, cmp_desc);
+    p->top = M_XDEF;
+    for (int k = 0; k < nl && na < M_MAXANCH && !p->nseg; k++) {   /* SEGMENTS=n: n segments, no anchors */
+        double x = lv[k] - p->p * p->vto;                    /* overdrive p (v_gs - VTO) at v_gs = p L */
+        if (x > 2 * NSC_PWL_X0) p->anch[na++] = x;
+    }
+    while ((p->nb = nsc_pwl_sq_fit(p->nseg, M_XDEF, p->anch, na, p->b, p->a, NULL)) == -2) na--;
+    p->nanch = na;
+    for (int k = 0; k < na; k++) p->top = fmax(p->top, p->anch[k] * (1 + 2 * NSC_PWL_ANCH));
+}
+
+int nsc_mos_fit(const nsc_circuit *c, int ei, double *b, double *a, double *anch, int *nanch)
+{
+    const mos_par *p = c->el[ei].kind == NSC_EL_M ? c->el[ei].priv : NULL;
+    if (!p) return -1;
+    memcpy(b, p->b, (size_t)p->nb * sizeof *b);
+    memcpy(a, p->a, (size_t)p->nb * sizeof *a);
+    if (anch) memcpy(anch, p->anch, (size_t)p->nanch * sizeof *anch);
+    if (nanch) *nanch = p->nanch;
+    return p->nb;
+}
+
+/* The card read once and fitted to the circuit's drives (device.h bind). */
 static void *m_bind(const nsc_circuit *c, int ei)
 {
-    return nsc_bind_parse(&c->el[ei], sizeof(mos_par), m_params);
+    mos_par *p = nsc_bind_parse(&c->el[ei], sizeof(mos_par), m_params);
+    if (p) m_fit(c, p);
+    return p;
 }
 
 static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
@@ -201,6 +278,24 @@ static nsc_status m_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_li
     return NSC_OK;
 }
 
+/* The run's largest overdrive on each side: x = b_last + mu_last (the last pair's
+ * multiplier is max(0, x - b_last)); beyond the fit's top the last chord goes on
+ * and the square law drifts: warned with f(x)/x^2 - 1 there, when over 1 %. */
+static void m_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r)
+{
+    const nsc_element *e = &c->el[ei];
+    const mos_par *p = e->priv;
+    if (!p || p->nb < 1) return;
+    double xp = 0;
+    for (int side = 0; side < 2; side++)
+        xp = fmax(xp, p->b[p->nb - 1] + lpk[L->el_pair[ei] + side * p->nb + p->nb - 1]);
+    double dev = xp > 0 ? nsc_pwl_eval(p->nb, p->b, p->a, xp) / (xp * xp) - 1 : 0;
+    if (xp <= p->top * (1 + 1e-9) || fabs(dev) <= 0.01) return;
+    nsc_warn(r, &e->loc, "MOS transistor %s: its gate overdrive reached %.3g V, beyond the %.3g V its model "
+             "'%s' was fitted to (the sources' levels); there the channel current is %+.1f %% off the square law",
+             e->name, xp, p->top, e->model->name, 100 * dev);
+}
+
 const nsc_device nsc_dev_m = {
     .kind = NSC_EL_M,
     .what = "MOS transistors",
@@ -212,6 +307,7 @@ const nsc_device nsc_dev_m = {
     .count = m_count,
     .stamp = m_stamp,
     .current = m_current,
+    .check = m_check,
     .pclass = NSC_PC_SEMI,
     .ports = m_ports,
     .ndc = 1, .dc = {{0, 2}}, /* drain - source */
