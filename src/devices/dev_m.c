@@ -32,6 +32,7 @@
 #define EPSOX (3.9 * 8.854214871e-12)                        /* F/m */
 #define M_MAXANCH 8     /* gate drives anchored per transistor */
 #define M_XDEF 3.8241   /* the fit's range without larger drives: the design table's (pwl_sq.c) */
+#define M_XANCH 0.5     /* the least overdrive anchored (V): below, K/2 x^2 is no on-state */
 
 typedef struct mos_par {
     double p;            /* +1 NMOS, -1 PMOS */
@@ -143,7 +144,7 @@ static void wave_levels(const nsc_wave *w, double *lv, int *n, int max)
  * x = L - p VTO of each level L (and of 0) of its independent voltage sources,
  * as a gate driven from a source referred to the transistor's source terminal
  * (a driver, a floating high-side drive, a PMOS from its rail) sees; those
- * > 2 NSC_PWL_X0, at most M_MAXANCH (the largest). Then the fit (fewer anchors
+ * >= M_XANCH, at most M_MAXANCH (the largest). Then the fit (fewer anchors
  * when the points exceed the table). */
 static void m_fit(const nsc_circuit *c, mos_par *p)
 {
@@ -156,7 +157,7 @@ static void m_fit(const nsc_circuit *c, mos_par *p)
     p->top = M_XDEF;
     for (int k = 0; k < nl && na < M_MAXANCH && !p->nseg; k++) {   /* SEGMENTS=n: n segments, no anchors */
         double x = lv[k] - p->p * p->vto;                    /* overdrive p (v_gs - VTO) at v_gs = p L */
-        if (x > 2 * NSC_PWL_X0) p->anch[na++] = x;
+        if (x >= M_XANCH) p->anch[na++] = x;
     }
     while ((p->nb = nsc_pwl_sq_fit(p->nseg, M_XDEF, p->anch, na, p->b, p->a, NULL)) == -2) na--;
     p->nanch = na;

@@ -455,7 +455,7 @@ Test(devmos, model_errors_and_warnings)
     nsc_report_init(&r);
     L = assemble(c, NSC_ASM_OP, &r);
     cr_assert(r.nwarn == 1 && strstr(r.warn[0], "t.cir:5:1: warning: MOS model 'mm': a LEVEL=49 card, simulated as the "
-                                                "PWL Sah model (VTO=0.7 KP=0.0001, 17 segments); parameters k1 ignored"),
+                                                "PWL Sah model (VTO=0.7 KP=0.0001, 12 segments); parameters k1 ignored"),
               "%s", r.nwarn ? r.warn[0] : "no warning");
     nsc_lcs_free(L);
     nsc_report_free(&r);
