@@ -1,6 +1,6 @@
 /* dev_m.c -- MOS transistor M d g s b model [W=w] [L=l], the PWL Sah model
  * (netlist.md, formulation.md §1),
- *     .model name NMOS|PMOS(LEVEL=1|3 VTO KP [CGSO CGDO] [SEGMENTS]):
+ *     .model name NMOS|PMOS(LEVEL=1|3 VTO KP [CGSO CGDO] [LD RD RS] [SEGMENTS]):
  *
  *   I_DS = p K/2 (f(x_s) - f(x_d)),  x_s = p (v_g - v_s - VTO),  x_d = p (v_g - v_d - VTO),
  *
@@ -17,6 +17,8 @@
  *   channel: B[d][mu_j] = -c_j, B[s][mu_j] = +c_j, B[d][nu_j] = +c_j, B[s][nu_j] = -c_j.
  * Drain and source are interchangeable (I_DS is odd in them). CGSO, CGDO (F/m)
  * give constant capacitors CGSO W (g-s) and CGDO W (g-d) (open in OP/UIC).
+ * RD and RS are resistors to internal nodes NAME#d, NAME#s made by the elaborator
+ * (nl_expand.c nle_mos_expand); LD shortens the channel: K = KP W/(L - 2 LD).
  * KP defaults to UO EPSOX/TOX when TOX is given (SPICE; UO default 600 cm^2/Vs),
  * else 2e-5 A/V^2. Cards of any LEVEL (2, 6, BSIM's VTH0 and U0/TOX) are mapped
  * onto this model, with one warning naming the level and the parameters used.
@@ -48,14 +50,14 @@ typedef struct mos_par {
 
 /* The card's parameters (netlist.md), bits of the table's rows. */
 typedef struct m_card {
-    double level, vto, vt0, vth0, kp, cgso, cgdo, seg, tox, uo, u0;
+    double level, vto, vt0, vth0, kp, cgso, cgdo, seg, tox, uo, u0, ld;
 } m_card;
 enum { G_VTO = 1 << 1, G_VT0 = 1 << 2, G_VTH0 = 1 << 3, G_KP = 1 << 4, G_TOX = 1 << 8, G_UO = 1 << 9,
        G_U0 = 1 << 10 };
 #define M_P(f, def) { #f, offsetof(m_card, f), def, 0 }
 static const nsc_par M_PAR[] = {
     M_P(level, 1), M_P(vto, 0), M_P(vt0, 0), M_P(vth0, 0), M_P(kp, 2e-5), M_P(cgso, 0), M_P(cgdo, 0),
-    { "segments", offsetof(m_card, seg), 0, 0 }, M_P(tox, 0), M_P(uo, 600), M_P(u0, 600),
+    { "segments", offsetof(m_card, seg), 0, 0 }, M_P(tox, 0), M_P(uo, 600), M_P(u0, 600), M_P(ld, 0),
 };
 #define M_NPAR ((int)(sizeof M_PAR / sizeof M_PAR[0]))
 
@@ -63,8 +65,10 @@ static const nsc_par M_PAR[] = {
 enum { M_W, M_L };
 static const nsc_par M_INST[] = { { "w", 0, 100e-6, 0 }, { "l", 0, 100e-6, 0 } };
 
-/* what the elaborator takes from a VDMOS card (nl_expand.c nle_vdmos_model) */
+/* what the elaborator takes from a VDMOS card (nl_expand.c nle_vdmos_model), from
+ * a level 1-3 card (nle_mos_expand) */
 static const char *const known_vdmos[] = {"rd", "rs", "rg", "rb", "is", "n", "bv", "cgs", "cgdmin", "cgdmax", NULL};
+static const char *const known_mos[] = {"rd", "rs", NULL};
 
 static int cmp_desc(const void *x, const void *y)
 {
@@ -75,8 +79,8 @@ static int cmp_desc(const void *x, const void *y)
 static int is_known(const nsc_model *m, const char *name)
 {
     if (nsc_par_known(M_PAR, M_NPAR, 0, name)) return 1;
-    for (int k = 0; m->vdmos && known_vdmos[k]; k++)
-        if (nsc_strieq(name, known_vdmos[k])) return 1;
+    for (const char *const *k = m->vdmos ? known_vdmos : known_mos; *k; k++)
+        if (nsc_strieq(name, *k)) return 1;
     return 0;
 }
 
@@ -106,11 +110,12 @@ static nsc_status m_params(const nsc_element *e, nsc_report *r, void *out)
     if (seg != floor(seg) || (seg != 0 && (seg < 3 || seg > NSC_PWL_MAXSEG)))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': SEGMENTS = %g must be an integer in 3..%d",
                        m->name, seg, NSC_PWL_MAXSEG);
-    double w = e->ipar[M_W], l = e->ipar[M_L];
+    double w = e->ipar[M_W], l = e->ipar[M_L] - 2 * k.ld;     /* SPICE's Leff = L - 2 LD */
     if (!(w > 0 && l > 0))
-        return nsc_err(r, NSC_ENETLIST, &e->loc, "MOS transistor %s: W and L must be > 0", e->name);
+        return nsc_err(r, NSC_ENETLIST, &e->loc, "MOS transistor %s: W and L - 2 LD must be > 0 (L = %g, LD = %g)",
+                       e->name, e->ipar[M_L], k.ld);
     p->nseg = (int)seg;
-    p->K = p->kp * w / l;                                     /* K = KP W/L */
+    p->K = p->kp * w / l;                                     /* K = KP W/Leff */
     p->cgs = k.cgso * w;
     p->cgd = k.cgdo * w;
     return NSC_OK;

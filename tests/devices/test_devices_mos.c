@@ -416,6 +416,54 @@ Test(devmos, lemke_on_mos_circuits)
     nsc_waves_free(B);
 }
 
+/* ================= RD, RS, LD ================= */
+
+/* Level-1 cards with RD, RS (resistors to internal nodes m#d, m#s) and LD (Leff =
+ * L - 2 LD), NMOS and PMOS, each fed a current: V(d) against ngspice 39 on the same
+ * netlist (tests/data/mos_rdrs, README.md) within 0.1 %, and against the square law
+ * by hand for M1 (K = 0.5, 1 A, VGS inside = 9.8 V: 0.2608 + 0.5 + 0.2 = 0.9608 V;
+ * 0.8286 V before, RD RS ignored with a warning). */
+Test(devmos, rd_rs_ld_as_ngspice)
+{
+    char path[512], *text, *ref;
+    snprintf(path, sizeof path, "%s/mos_rdrs/rdrs.cir", NSC_REFDIR);
+    cr_assert((text = tu_read_file(path)));
+    snprintf(path, sizeof path, "%s/mos_rdrs/rdrs_ng.txt", NSC_REFDIR);
+    cr_assert((ref = tu_read_file(path)));
+    nsc_circuit *c = tu_parse(text);
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_waves *O = NULL;
+    cr_assert_eq(nsc_run_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK, "%s", r.error ? r.error : "");
+    cr_assert_eq(r.nwarn, 0, "%s", r.nwarn ? r.warn[0] : "");
+    nsc_circuit *bad = NULL;                                        /* RD < 0: the card's error */
+    nsc_report rb;
+    nsc_report_init(&rb);
+    cr_assert_eq(nsc_netlist_read_string("t\nVG g 0 1\nM1 d g 0 0 MM\nR1 d 0 1\n.model MM NMOS(RD=-1)\n.op\n.end\n",
+                                         "t.cir", NULL, 0, &bad, &rb), NSC_ENETLIST);
+    cr_assert(rb.error && strstr(rb.error, "t.cir:3:1: error: MOS model 'mm': rd = -1 must be >= 0"), "%s",
+              rb.error ? rb.error : "");
+    nsc_report_free(&rb);
+    cr_assert(nsc_waves_col(O, "v(m1#d)") > 0 && nsc_waves_col(O, "v(m1#s)") > 0 && nsc_waves_col(O, "v(m2#d)") < 0);
+    for (int k = 1; k <= 3; k++) {
+        char col[8], key[16];
+        snprintf(col, sizeof col, "v(d%d)", k);
+        snprintf(key, sizeof key, "v(d%d) =", k);
+        const char *p = strstr(ref, key);
+        cr_assert(p, "no %s", key);
+        double ng = strtod(p + strlen(key), NULL), v = O->v[nsc_waves_col(O, col)];
+        cr_log_info("%s = %.6g V, ngspice %.6g V", col, v, ng);
+        cr_assert(fabs(v - ng) < 1e-3 * fabs(ng), "%s = %g V, ngspice %g V", col, v, ng);
+    }
+    double x = 7.8, vch = x - sqrt(x * x - 2 * 1 / 0.5);
+    cr_assert(fabs(O->v[nsc_waves_col(O, "v(d1)")] - (vch + 0.7)) < 1e-3 * (vch + 0.7));
+    nsc_waves_free(O);
+    nsc_report_free(&r);
+    nsc_circuit_free(c);
+    free(text);
+    free(ref);
+}
+
 /* ================= model checks ================= */
 
 static void model_err(const char *model, const char *what)
@@ -438,6 +486,17 @@ Test(devmos, model_errors_and_warnings)
     model_err(".model MM NMOS(SEGMENTS=2)", "SEGMENTS = 2 must be an integer");
     model_err(".model MM NMOS(SEGMENTS=4.5)", "SEGMENTS = 4.5");
     model_err(".model MM PMOS(KP=-1)", "KP = -1 must be > 0");
+    {   /* LD leaving no channel: the element's error */
+        nsc_circuit *c0 = tu_parse("t\nVD d 0 1\nVG g 0 1\nM1 d g 0 0 MM L=1u\n.model MM NMOS(LD=0.6u)\n.op\n.end\n");
+        nsc_report r0;
+        nsc_report_init(&r0);
+        nsc_lcs *L0 = NULL;
+        cr_assert_eq(nsc_lcs_assemble(c0, NSC_ASM_OP, 1e-12, &L0, &r0), NSC_ENETLIST);
+        cr_assert(r0.error && strstr(r0.error, "t.cir:4:1: error: MOS transistor m1: W and L - 2 LD must be > 0 "
+                                               "(L = 1e-06, LD = 6e-07)"), "%s", r0.error ? r0.error : "");
+        nsc_report_free(&r0);
+        nsc_circuit_free(c0);
+    }
     /* unmodelled level-1 parameters: one warning per model, naming them */
     nsc_circuit *c = tu_parse("t\nVD d 0 1\nVG g 0 2\nM1 d g 0 0 MM\nM2 d g 0 0 MM\n"
                            ".model MM NMOS(LEVEL=1 VTO=1 KP=1e-4 LAMBDA=0.02 GAMMA=0.4)\n.op\n.end\n");
