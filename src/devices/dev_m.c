@@ -1,51 +1,68 @@
 /* dev_m.c -- MOS transistor M d g s b model [W=w] [L=l], the PWL Sah model
  * (netlist.md, formulation.md §1),
- *     .model name NMOS|PMOS(LEVEL=1|3 VTO KP [CGSO CGDO] [SEGMENTS]):
+ *     .model name NMOS|PMOS(LEVEL=1|3 VTO KP [TOX CGSO CGDO CGBO CBD CBS PB MJ] [LD RD RS] [SEGMENTS]):
  *
  *   I_DS = p K/2 (f(x_s) - f(x_d)),  x_s = p (v_g - v_s - VTO),  x_d = p (v_g - v_d - VTO),
  *
  * K = KP W/L, p = +1 (NMOS) or -1 (PMOS, by symmetry), f the convex PWL
- * approximation of max(0, x)^2 (nsc_pwl_sq: f = sum_j a_j max(0, x - b_j)).
+ * approximation of max(0, x)^2 (f = sum_j a_j max(0, x - b_j)) fitted to the
+ * circuit (m_fit, nsc_pwl_sq_fit): chords of x^2 up to the largest overdrive the
+ * sources' levels give, a segment of slope 2a at each such overdrive a (the
+ * triode at that gate drive within 1 %); SEGMENTS=n: n geometric segments.
  * Each term is one pair (nb = SEGMENTS - 1 of them per side, 2 nb per transistor):
  *   mu_j = max(0, x_s - b_j): 0 <= mu_j _|_ mu_j - x_s + b_j >= 0,
  *     C[mu_j][g] = -p, C[mu_j][s] = +p, D = 1, e0 = p VTO + b_j;
  *   nu_j likewise with the drain; pairs mu_0..mu_nb-1, then nu_0..nu_nb-1;
  *   I_DS = sum_j c_j (mu_j - nu_j), c_j = p K/2 a_j, flows d -> s through the
  *   channel: B[d][mu_j] = -c_j, B[s][mu_j] = +c_j, B[d][nu_j] = +c_j, B[s][nu_j] = -c_j.
- * Drain and source are interchangeable (I_DS is odd in them). CGSO, CGDO (F/m)
- * give constant capacitors CGSO W (g-s) and CGDO W (g-d) (open in OP/UIC).
+ * Drain and source are interchangeable (I_DS is odd in them). Constant capacitors
+ * (open in OP/UIC; m_caps): CGSO W + Cox W Leff (TOX given) g-s, CGDO W g-d, CGBO
+ * Leff g-b, CBD b-d and CBS b-s (their charge over the circuit's swing).
+ * RD and RS are resistors to internal nodes NAME#d, NAME#s made by the elaborator
+ * (nl_expand.c nle_mos_expand); LD shortens the channel: K = KP W/(L - 2 LD).
  * KP defaults to UO EPSOX/TOX when TOX is given (SPICE; UO default 600 cm^2/Vs),
  * else 2e-5 A/V^2. Cards of any LEVEL (2, 6, BSIM's VTH0 and U0/TOX) are mapped
  * onto this model, with one warning naming the level and the parameters used.
- * The body is not modelled; other parameters are accepted and
- * ignored with one warning per model. */
+ * The body's only path is its junction capacitors (no junction diodes, GAMMA);
+ * other parameters are accepted and ignored with one warning per model. */
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "device.h"
 
 #define EPSOX (3.9 * 8.854214871e-12)                        /* F/m */
+#define M_MAXANCH 8     /* gate drives anchored per transistor */
+#define M_XDEF 3.8241   /* the fit's range without larger drives: the design table's (pwl_sq.c) */
+#define M_XANCH 0.5     /* the least overdrive anchored (V): below, K/2 x^2 is no on-state */
 
 typedef struct mos_par {
     double p;            /* +1 NMOS, -1 PMOS */
     double vto, kp, K;   /* K = KP W/L */
-    double cgs, cgd;     /* F */
+    double cgs, cgd;     /* F: CGSO W (+ Cox W Leff, TOX given), CGDO W */
+    double cgb;          /* F: CGBO Leff */
+    double cbd, cbs;     /* F: CBD, CBS as constants (m_fit: their charge over the circuit's swing) */
+    double pb, mj;       /* the junctions' grading */
     double level;        /* the card's LEVEL (1 unless given) */
+    int nseg;            /* the card's SEGMENTS (0: the default fit) */
     int nb;              /* pairs per side */
+    int nanch;           /* overdrives the fit is anchored at (m_fit) */
+    double anch[M_MAXANCH], top;
     double b[NSC_PWL_MAXSEG], a[NSC_PWL_MAXSEG];
 } mos_par;
 
 /* The card's parameters (netlist.md), bits of the table's rows. */
 typedef struct m_card {
-    double level, vto, vt0, vth0, kp, cgso, cgdo, seg, tox, uo, u0;
+    double level, vto, vt0, vth0, kp, cgso, cgdo, seg, tox, uo, u0, ld, cgbo, cbd, cbs, pb, mj;
 } m_card;
 enum { G_VTO = 1 << 1, G_VT0 = 1 << 2, G_VTH0 = 1 << 3, G_KP = 1 << 4, G_TOX = 1 << 8, G_UO = 1 << 9,
        G_U0 = 1 << 10 };
 #define M_P(f, def) { #f, offsetof(m_card, f), def, 0 }
 static const nsc_par M_PAR[] = {
     M_P(level, 1), M_P(vto, 0), M_P(vt0, 0), M_P(vth0, 0), M_P(kp, 2e-5), M_P(cgso, 0), M_P(cgdo, 0),
-    { "segments", offsetof(m_card, seg), 0, 0 }, M_P(tox, 0), M_P(uo, 600), M_P(u0, 600),
+    { "segments", offsetof(m_card, seg), 0, 0 }, M_P(tox, 0), M_P(uo, 600), M_P(u0, 600), M_P(ld, 0),
+    M_P(cgbo, 0), M_P(cbd, 0), M_P(cbs, 0), M_P(pb, 0.8), M_P(mj, 0.5),
 };
 #define M_NPAR ((int)(sizeof M_PAR / sizeof M_PAR[0]))
 
@@ -54,15 +71,49 @@ static const nsc_par M_PAR[] = {
 enum { M_W, M_L, M_M };
 static const nsc_par M_INST[] = { { "w", 0, 100e-6, 0 }, { "l", 0, 100e-6, 0 }, { "m", 0, 1.0, 0 } };
 
-/* what the elaborator takes from a VDMOS card (nl_expand.c nle_vdmos_model) */
+/* what the elaborator takes from a VDMOS card (nl_expand.c nle_vdmos_model), from
+ * a level 1-3 card (nle_mos_expand) */
 static const char *const known_vdmos[] = {"rd", "rs", "rg", "rb", "is", "n", "bv", "cgs", "cgdmin", "cgdmax", NULL};
+static const char *const known_mos[] = {"rd", "rs", NULL};
+
+static int cmp_desc(const void *x, const void *y)
+{
+    double u = *(const double *)x, v = *(const double *)y;
+    return (u < v) - (u > v);
+}
 
 static int is_known(const nsc_model *m, const char *name)
 {
     if (nsc_par_known(M_PAR, M_NPAR, 0, name)) return 1;
-    for (int k = 0; m->vdmos && known_vdmos[k]; k++)
-        if (nsc_strieq(name, known_vdmos[k])) return 1;
+    for (const char *const *k = m->vdmos ? known_vdmos : known_mos; *k; k++)
+        if (nsc_strieq(name, *k)) return 1;
     return 0;
+}
+
+/* The capacitances of card k (model m) for width w, effective length l, Cox
+ * (F/m^2, 0 without TOX) into p, checked. The gate's intrinsic charge as one
+ * constant: Cox W Leff from gate to source (Meyer's total in cut-off and at V_DS
+ * = 0; 2/3 of it in saturation), without Meyer's gate-drain share (1/2 in the
+ * triode only); measured on a 15-inverter level-1 chain against ngspice's Meyer
+ * model: -7 % of its delay (2/3 CoxWL: -22 %; a 1/2-1/2 split: +44 %). Overlaps
+ * CGSO W, CGDO W, CGBO Leff. CBD, CBS: zero-bias junction capacitances, made
+ * constants in m_fit. */
+static nsc_status m_caps(const nsc_model *m, const m_card *k, double cox, double w, double l, nsc_report *r,
+                         mos_par *p)
+{
+    if (!(k->cgso >= 0 && k->cgdo >= 0 && k->cgbo >= 0 && k->cbd >= 0 && k->cbs >= 0))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': CGSO, CGDO, CGBO, CBD and CBS must be >= 0", m->name);
+    if (!(k->pb > 0 && k->mj >= 0 && k->mj < 1))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': PB = %g must be > 0 and MJ = %g in [0, 1)", m->name,
+                       k->pb, k->mj);
+    p->cgs = k->cgso * w + cox * w * l;
+    p->cgd = k->cgdo * w;
+    p->cgb = k->cgbo * l;
+    p->cbd = k->cbd;
+    p->cbs = k->cbs;
+    p->pb = k->pb;
+    p->mj = k->mj;
+    return NSC_OK;
 }
 
 /* Element e's card read and checked into p (an nsc_dev_parse): VTO (else VT0,
@@ -80,31 +131,118 @@ static nsc_status m_params(const nsc_element *e, nsc_report *r, void *out)
     p->level = k.level;
     p->vto = given & G_VTO ? k.vto : given & G_VT0 ? k.vt0 : k.vth0;   /* vth0: BSIM cards */
     p->kp = k.kp;
-    if (!(given & G_KP) && (given & G_TOX)) {
-        if (!(k.tox > 0))
-            return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': TOX = %g must be > 0", m->name, k.tox);
-        p->kp = uo * 1e-4 * EPSOX / k.tox;                   /* KP = mu Cox, UO in cm^2/Vs */
-    }
+    if ((given & G_TOX) && !(k.tox > 0))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': TOX = %g must be > 0", m->name, k.tox);
+    if (!(given & G_KP) && (given & G_TOX)) p->kp = uo * 1e-4 * EPSOX / k.tox;   /* KP = mu Cox, UO in cm^2/Vs */
     if (!(p->kp > 0)) return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': KP = %g must be > 0", m->name, p->kp);
-    if (!(k.cgso >= 0 && k.cgdo >= 0))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': CGSO and CGDO must be >= 0", m->name);
-    if (seg != floor(seg) || (p->nb = nsc_pwl_sq((int)seg, p->b, p->a, NULL)) < 0)
+    if (seg != floor(seg) || (seg != 0 && (seg < 3 || seg > NSC_PWL_MAXSEG)))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': SEGMENTS = %g must be an integer in 3..%d",
                        m->name, seg, NSC_PWL_MAXSEG);
-    double w = e->ipar[M_W], l = e->ipar[M_L];
+    double w = e->ipar[M_W], l = e->ipar[M_L] - 2 * k.ld;     /* SPICE's Leff = L - 2 LD */
     if (!(w > 0 && l > 0))
-        return nsc_err(r, NSC_ENETLIST, &e->loc, "MOS transistor %s: W and L must be > 0", e->name);
+        return nsc_err(r, NSC_ENETLIST, &e->loc, "MOS transistor %s: W and L - 2 LD must be > 0 (L = %g, LD = %g)",
+                       e->name, e->ipar[M_L], k.ld);
     double mult = e->ipar[M_M] > 0 ? e->ipar[M_M] : 1.0;     /* 0: an element made without its card (1) */
-    p->K = p->kp * w / l * mult;                              /* K = m KP W/L */
-    p->cgs = k.cgso * w * mult;
-    p->cgd = k.cgdo * w * mult;
-    return NSC_OK;
+    p->nseg = (int)seg;
+    p->K = p->kp * w / l * mult;                              /* K = m KP W/Leff (m in parallel) */
+    nsc_status s = m_caps(m, &k, given & G_TOX ? EPSOX / k.tox : 0, w, l, r, p);
+    p->cgs *= mult;                                           /* and m times each capacitor */
+    p->cgd *= mult;
+    p->cgb *= mult;
+    p->cbd *= mult;
+    p->cbs *= mult;
+    return s;
 }
 
-/* The card read once (device.h bind). */
+/* The levels |v| an independent voltage source w can apply (its DC value, the
+ * two levels of PULSE and EXP, SIN's offset +- amplitude, PWL's values) added
+ * to lv[*n < max], duplicates within NSC_PWL_ANCH dropped. */
+static void wave_levels(const nsc_wave *w, double *lv, int *n, int max)
+{
+    double v[2 * M_MAXANCH + 3];
+    int k = 0;
+    v[k++] = w->dc;
+    if ((w->kind == NSC_WAVE_PULSE || w->kind == NSC_WAVE_EXP) && w->np >= 2) {
+        v[k++] = w->p[0];
+        v[k++] = w->p[1];
+    } else if (w->kind == NSC_WAVE_SIN && w->np >= 2) {
+        v[k++] = w->p[0] + w->p[1];
+        v[k++] = w->p[0] - w->p[1];
+    } else if (w->kind == NSC_WAVE_PWL)
+        for (int q = 1; q < w->np && k < (int)(sizeof v / sizeof v[0]); q += 2) v[k++] = w->p[q];
+    for (int q = 0; q < k; q++) {
+        double x = fabs(v[q]);
+        int dup = 0;
+        for (int i = 0; i < *n && !dup; i++) dup = fabs(lv[i] - x) <= NSC_PWL_ANCH * x;
+        if (!dup && *n < max && isfinite(x)) lv[(*n)++] = x;
+    }
+}
+
+/* A junction C(v) = C0 (1 + v/PB)^-MJ reverse-biased from 0 to V as one constant of
+ * the same charge (the large-signal equivalent):
+ *   K = Q(V)/(C0 V) = PB/((1 - MJ) V) ((1 + V/PB)^(1 - MJ) - 1),  1 at V = 0.
+ * (A 15-inverter chain with these constants in ngspice is 0.2 % off the one with
+ * its voltage-dependent CBD.) */
+static double junction_keq(double v, double pb, double mj)
+{
+    return v > 0 ? pb / ((1 - mj) * v) * (pow(1 + v / pb, 1 - mj) - 1) : 1;
+}
+
+/* The gate drives of the circuit (the fit's anchors and range): the overdrive
+ * x = L - p VTO of each level L (and of 0) of its independent voltage sources,
+ * as a gate driven from a source referred to the transistor's source terminal
+ * (a driver, a floating high-side drive, a PMOS from its rail) sees; those
+ * >= M_XANCH, at most M_MAXANCH (the largest). Then the fit (fewer anchors
+ * when the points exceed the table). */
+static void m_fit(const nsc_circuit *c, mos_par *p)
+{
+    double lv[4 * M_MAXANCH];
+    int nl = 0, na = 0;
+    lv[nl++] = 0;
+    for (int k = 0; k < c->nel; k++)
+        if (c->el[k].kind == NSC_EL_V) wave_levels(&c->el[k].wave, lv, &nl, 4 * M_MAXANCH);
+    qsort(lv, (size_t)nl, sizeof *lv, cmp_desc);
+    p->top = M_XDEF;
+    for (int k = 0; k < nl && na < M_MAXANCH && !p->nseg; k++) {   /* SEGMENTS=n: n segments, no anchors */
+        double x = lv[k] - p->p * p->vto;                    /* overdrive p (v_gs - VTO) at v_gs = p L */
+        if (x >= M_XANCH) p->anch[na++] = x;
+    }
+    double sw = lv[0];                                        /* the largest level: the junctions' swing */
+    p->cbd *= junction_keq(sw, p->pb, p->mj);
+    p->cbs *= junction_keq(sw, p->pb, p->mj);
+    while ((p->nb = nsc_pwl_sq_fit(p->nseg, M_XDEF, p->anch, na, p->b, p->a, NULL)) == -2) na--;
+    p->nanch = na;
+    for (int k = 0; k < na; k++) p->top = fmax(p->top, p->anch[k] * (1 + 2 * NSC_PWL_ANCH));
+}
+
+int nsc_mos_fit(const nsc_circuit *c, int ei, double *b, double *a, double *anch, int *nanch)
+{
+    const mos_par *p = c->el[ei].kind == NSC_EL_M ? c->el[ei].priv : NULL;
+    if (!p) return -1;
+    memcpy(b, p->b, (size_t)p->nb * sizeof *b);
+    memcpy(a, p->a, (size_t)p->nb * sizeof *a);
+    if (anch) memcpy(anch, p->anch, (size_t)p->nanch * sizeof *anch);
+    if (nanch) *nanch = p->nanch;
+    return p->nb;
+}
+
+/* The card read once and fitted to the circuit's drives (device.h bind). */
 static void *m_bind(const nsc_circuit *c, int ei)
 {
-    return nsc_bind_parse(&c->el[ei], sizeof(mos_par), m_params);
+    mos_par *p = nsc_bind_parse(&c->el[ei], sizeof(mos_par), m_params);
+    if (p) m_fit(c, p);
+    return p;
+}
+
+/* The constant capacitors of p between the terminals M_CT[k] (0 d, 1 g, 2 s, 3 b):
+ * g-s, g-d, g-b, b-d, b-s (m_caps, m_fit); one whose terminals share a node is none. */
+#define M_NCAP 5
+static const int M_CT[M_NCAP][2] = { { 1, 2 }, { 1, 0 }, { 1, 3 }, { 3, 0 }, { 3, 2 } };
+static void m_capvals(const nsc_element *e, const mos_par *p, double *cv)
+{
+    cv[0] = p->cgs, cv[1] = p->cgd, cv[2] = p->cgb, cv[3] = p->cbd, cv[4] = p->cbs;
+    for (int k = 0; k < M_NCAP; k++)
+        if (e->node[M_CT[k][0]] == e->node[M_CT[k][1]]) cv[k] = 0;
 }
 
 static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
@@ -130,13 +268,15 @@ static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     else if (len)
         nsc_warn(ctx->r, &m->loc, "MOS model '%s': parameters %s ignored (PWL Sah model: VTO=%g KP=%g, "
                  "%d segments)", m->name, ign, p->vto, p->kp, p->nb + 1);
-    int d = e->node[0], g = e->node[1], s = e->node[2], b = e->node[3];
+    int d = e->node[0], s = e->node[2], b = e->node[3];
     int capmode = ctx->mode == NSC_ASM_TRAN ? NSC_LINK_NS : NSC_LINK_DC;
     need->npair = 2 * p->nb;
     nsc_dev_link(ctx, d, s, NSC_LINK_DC);                    /* the channel */
     nsc_dev_link(ctx, b, s, NSC_LINK_DC);                    /* body: unmodelled, not floating */
-    if (p->cgs > 0) nsc_dev_link(ctx, g, s, capmode);
-    if (p->cgd > 0) nsc_dev_link(ctx, g, d, capmode);
+    double cv[M_NCAP];
+    m_capvals(e, p, cv);
+    for (int k = 0; k < M_NCAP; k++)
+        if (cv[k] > 0) nsc_dev_link(ctx, e->node[M_CT[k][0]], e->node[M_CT[k][1]], capmode);
     return NSC_OK;
 }
 
@@ -160,12 +300,29 @@ static nsc_status m_stamp(nsc_builder *bld, int ei, const nsc_dev_slots *sl)
             nsc_st(bld, NSC_ST_B, nsc_zn(s), q, c);
         }
     }
-    if (p->cgs > 0) nsc_st_cap(bld, g, s, p->cgs);
-    if (p->cgd > 0) nsc_st_cap(bld, g, d, p->cgd);
+    double cv[M_NCAP];
+    m_capvals(e, p, cv);
+    for (int k = 0; k < M_NCAP; k++)
+        if (cv[k] > 0) nsc_st_cap(bld, e->node[M_CT[k][0]], e->node[M_CT[k][1]], cv[k]);
     return NSC_OK;
 }
 
-/* I(M): the current into the drain terminal, I_DS + CGDO W (v_d - v_g)'. */
+/* The current into terminal t (0 d, 1 g, 3 b) of e through the capacitors of p
+ * into f: the sum over those at t of C (v_t - v_other)'. */
+static nsc_status cap_current(const nsc_element *e, const mos_par *p, int t, nsc_lin *f)
+{
+    double cv[M_NCAP];
+    m_capvals(e, p, cv);
+    for (int k = 0; k < M_NCAP; k++) {
+        if (!(cv[k] > 0) || (M_CT[k][0] != t && M_CT[k][1] != t)) continue;
+        int o = M_CT[k][0] == t ? M_CT[k][1] : M_CT[k][0];
+        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[t]), cv[k]) || nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[o]), -cv[k]))
+            return NSC_ENOMEM;
+    }
+    return NSC_OK;
+}
+
+/* I(M): the current into the drain terminal, I_DS + CGDO W (v_d - v_g)' + CBD (v_d - v_b)'. */
 static nsc_status m_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
 {
     const nsc_element *e = &c->el[ei];
@@ -176,31 +333,49 @@ static nsc_status m_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
             if (nsc_lin_add(f, NSC_T_L, L->el_pair[ei] + side * p->nb + j,
                             (side ? -1.0 : 1.0) * p->p * 0.5 * p->K * p->a[j]))
                 return NSC_ENOMEM;
-    if (p->cgd > 0 && L->mode == NSC_ASM_TRAN) {
-        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[0]), p->cgd)) return NSC_ENOMEM;
-        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[1]), -p->cgd)) return NSC_ENOMEM;
-    }
-    return NSC_OK;
+    if (L->mode != NSC_ASM_TRAN) return NSC_OK;
+    return cap_current(e, p, 0, f);                        /* + CGDO W (v_d - v_g)' + CBD (v_d - v_b)' */
 }
 
-/* Power, with the source as reference: v_ds i_d + v_gs i_g, i_d = I_DS +
- * CGDO W (v_d - v_g)' (m_current), i_g = CGSO W (v_g - v_s)' + CGDO W (v_g - v_d)'. */
+/* Power, with the source as reference: v_ds i_d + v_gs i_g + v_bs i_b; i_d =
+ * I_DS + its capacitors' currents (m_current), i_g, i_b those of the gate's and
+ * the body's (cap_current). A port whose current has no term is left out. */
 static nsc_status m_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i, int *np)
 {
     const nsc_element *e = &c->el[ei];
     *np = 0;
     if (m_current(L, c, ei, &i[0])) return NSC_ENOMEM;
-    int d = nsc_zn(e->node[0]), g = nsc_zn(e->node[1]), s = nsc_zn(e->node[2]);
-    if (nsc_lin_add(&v[0], NSC_T_Z, d, 1.0) || nsc_lin_add(&v[0], NSC_T_Z, s, -1.0)) return NSC_ENOMEM;
+    int s = nsc_zn(e->node[2]);
+    if (nsc_lin_add(&v[0], NSC_T_Z, nsc_zn(e->node[0]), 1.0) || nsc_lin_add(&v[0], NSC_T_Z, s, -1.0)) return NSC_ENOMEM;
     const mos_par *p = e->priv;
     *np = 1;
-    if (!p || L->mode != NSC_ASM_TRAN || (p->cgs <= 0 && p->cgd <= 0)) return NSC_OK;
-    if (nsc_lin_add(&v[1], NSC_T_Z, g, 1.0) || nsc_lin_add(&v[1], NSC_T_Z, s, -1.0)) return NSC_ENOMEM;
-    if (nsc_lin_add(&i[1], NSC_T_DZ, g, p->cgs + p->cgd) || nsc_lin_add(&i[1], NSC_T_DZ, s, -p->cgs)
-        || nsc_lin_add(&i[1], NSC_T_DZ, d, -p->cgd))
-        return NSC_ENOMEM;
-    *np = 2;
+    if (!p || L->mode != NSC_ASM_TRAN) return NSC_OK;
+    for (int t = 1; t <= 3; t += 2) {                         /* the gate, the body */
+        if (cap_current(e, p, t, &i[*np])) return NSC_ENOMEM;
+        if (i[*np].nterm == 0) continue;
+        if (nsc_lin_add(&v[*np], NSC_T_Z, nsc_zn(e->node[t]), 1.0) || nsc_lin_add(&v[*np], NSC_T_Z, s, -1.0))
+            return NSC_ENOMEM;
+        (*np)++;
+    }
     return NSC_OK;
+}
+
+/* The run's largest overdrive on each side: x = b_last + mu_last (the last pair's
+ * multiplier is max(0, x - b_last)); beyond the fit's top the last chord goes on
+ * and the square law drifts: warned with f(x)/x^2 - 1 there, when over 1 %. */
+static void m_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r)
+{
+    const nsc_element *e = &c->el[ei];
+    const mos_par *p = e->priv;
+    if (!p || p->nb < 1) return;
+    double xp = 0;
+    for (int side = 0; side < 2; side++)
+        xp = fmax(xp, p->b[p->nb - 1] + lpk[L->el_pair[ei] + side * p->nb + p->nb - 1]);
+    double dev = xp > 0 ? nsc_pwl_eval(p->nb, p->b, p->a, xp) / (xp * xp) - 1 : 0;
+    if (xp <= p->top * (1 + 1e-9) || fabs(dev) <= 0.01) return;
+    nsc_warn(r, &e->loc, "MOS transistor %s: its gate overdrive reached %.3g V, beyond the %.3g V its model "
+             "'%s' was fitted to (the sources' levels); there the channel current is %+.1f %% off the square law",
+             e->name, xp, p->top, e->model->name, 100 * dev);
 }
 
 const nsc_device nsc_dev_m = {
@@ -214,6 +389,7 @@ const nsc_device nsc_dev_m = {
     .count = m_count,
     .stamp = m_stamp,
     .current = m_current,
+    .check = m_check,
     .pclass = NSC_PC_SEMI,
     .ports = m_ports,
     .ndc = 1, .dc = {{0, 2}}, /* drain - source */

@@ -10,6 +10,7 @@
  * documents' table is this construction with b1 = 0.1, eps = 0.1
  * (9 rho^2 - 26 rho + 9 = 0, rho = 2.4868) and 4 geometric segments. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "device.h"
 
@@ -53,4 +54,70 @@ double nsc_pwl_eval(int nb, const double *b, const double *a, double x)
     for (int j = 0; j < nb; j++)
         if (x > b[j]) f += a[j] * (x - b[j]);                /* f = sum a_j max(0, x - b_j) */
     return f;
+}
+
+/* ---- the fit ranged and anchored by the circuit (nsc_pwl_sq_fit) ----
+ * f interpolates x^2 at its breakpoints 0 = beta_0 < beta_1 < ... < beta_m and
+ * at the top T (the last segment is the chord [beta_m, T], continued): slope
+ * s_j = beta_j + beta_{j+1} on [beta_j, beta_{j+1}], so a_j = s_j - s_{j-1} =
+ * beta_{j+1} - beta_{j-1} > 0 (convex), and f >= x^2 on [0, T] (chords of a convex
+ * curve). Background: beta = 0.1 rho^k (k >= 0) up to X, with (rho - 1)^2/(4 rho) =
+ * eps_v: f <= (1 + eps_v) x^2 on [0.1, X]. Anchor a (an overdrive the circuit
+ * applies): breakpoints a + d and a - (2^k - 1) d, d = NSC_PWL_ANCH a, k = 1, 2, ...
+ * while above a/rho, the background's points in that span dropped. The segment
+ * [a - d, a + d] has the slope 2a = (x^2)'(a): for x_s = a, x_d = a - v (the triode),
+ * f(a) - f(a - v) = 2a v (v <= d) against 2a v - v^2, and f(a) - f(a - d) = 2a d
+ * against 2a d - d^2: relative d/(2a - d) = 1.01 % at most for v <= d; below, the
+ * ladder's chord [a - (2^(k+1) - 1) d, a - (2^k - 1) d] is off x^2 by at most
+ * 4^k d^2/4 against 2a v >= 2a (2^k - 1) d: 1.01 % up to v = 0.1 a, 1.6 % at 0.3 a
+ * (test devmos/fit_triode_at_the_anchors). */
+#define EPS_V 0.1                  /* the default background's bound, as the design table's */
+
+static int cmp_dbl(const void *x, const void *y)
+{
+    double u = *(const double *)x, v = *(const double *)y;
+    return (u > v) - (u < v);
+}
+
+/* Background breakpoints into p: 0, then 0.1 rho^k (k < n, 0.1 rho^n = X); n = nseg - 2
+ * (nseg segments with f = 0 below 0), nseg 0: the fewest with error <= EPS_V;
+ * returns their number n + 1, *rho the ratio. */
+static int background(int nseg, double X, double *p, double *rho)
+{
+    double rv = 1 + 2 * EPS_V + 2 * sqrt(EPS_V * (1 + EPS_V));   /* (rho-1)^2 = 4 eps rho */
+    int n = nseg ? nseg - 2 : (int)ceil(log(X / NSC_PWL_X0) / log(rv));   /* nseg: nseg - 1 breakpoints */
+    if (n < 1) n = 1;
+    *rho = pow(X / NSC_PWL_X0, 1.0 / n);                   /* 0.1 rho^n = X */
+    p[0] = 0;
+    for (int k = 0; k < n; k++) p[k + 1] = NSC_PWL_X0 * pow(*rho, k);
+    return n + 1;
+}
+
+int nsc_pwl_sq_fit(int nseg, double X, const double *anch, int nanch, double *b, double *a, double *eps)
+{
+    if (nseg && (nseg < 3 || nseg > NSC_PWL_MAXSEG)) return -1;
+    double top = X, rho, pt[2 * NSC_PWL_MAXSEG + 8];
+    for (int i = 0; i < nanch; i++) top = fmax(top, anch[i] * (1 + 2 * NSC_PWL_ANCH));
+    int n = background(nseg, top, pt, &rho), nbg = n;
+    for (int i = 0; i < nanch && n < 2 * NSC_PWL_MAXSEG; i++) {
+        double an = anch[i], d = NSC_PWL_ANCH * an, lo = an + d;
+        pt[n++] = an + d;
+        for (int k = 1; an - (ldexp(1, k) - 1) * d > fmax(an / rho, NSC_PWL_X0) && n < 2 * NSC_PWL_MAXSEG; k++)
+            pt[n++] = lo = an - (ldexp(1, k) - 1) * d;
+        for (int k = 1; k < nbg; k++)                       /* the background inside the ladder dropped: */
+            if (pt[k] > lo && pt[k] <= an + d) pt[k] = -1;  /* every gap stays a ratio < rho */
+    }
+    qsort(pt, (size_t)n, sizeof *pt, cmp_dbl);
+    int m = 0;
+    for (int k = 0; k < n; k++)                             /* sorted, distinct, >= 0 */
+        if (pt[k] >= 0 && (m == 0 || pt[k] > b[m - 1] * (1 + 1e-9)) && pt[k] < top) {
+            if (m == NSC_PWL_MAXSEG - 1) return -2;
+            b[m++] = pt[k];
+        }
+    for (int j = 0; j < m; j++) {                           /* a_j = beta_{j+1} - beta_{j-1} */
+        double up = j + 1 < m ? b[j + 1] : top, dn = j ? b[j - 1] : -b[0];
+        a[j] = up - dn;
+    }
+    if (eps) *eps = (rho - 1) * (rho - 1) / (4 * rho);
+    return m;
 }

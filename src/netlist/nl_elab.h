@@ -294,6 +294,8 @@ nsc_status nle_vdmos_model(elab *E, scope *sc, const nl_card *cd, int mi, const 
 /* VDMOS element el of model mi: RD RG RS resistors to internal nodes, and the
  * body diode across the external terminals. */
 nsc_status nle_vdmos_expand(elab *E, scope *sc, const nl_card *cd, int el, int mi);
+/* A level 1-3 MOS element's RD, RS (nl_expand.c). */
+nsc_status nle_mos_expand(elab *E, scope *sc, const nl_card *cd, int el);
 
 /* Bipolar element el: RC RB RE (divided by its area) to internal nodes. */
 nsc_status nle_bjt_expand(elab *E, scope *sc, const nl_card *cd, int el);

@@ -687,7 +687,8 @@ static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
     if (cd->nf < n + 2) return nle_err(E, sc, cd, NULL, "missing model name for %s %s", nle_kind_name(k), f[0].u.s);
     if (nle_model_ref(E, sc, cd, &f[n + 1 + skip], el)) return E->r->status;
     for (int q = 0; q < dev->ninst; q++) E->c->el[el].ipar[q] = dev->inst[q].def;
-    if (vm >= 0 && nle_vdmos_expand(E, sc, cd, el, vm)) return E->r->status;
+    if (vm >= 0 ? nle_vdmos_expand(E, sc, cd, el, vm) : k == NSC_EL_M && nle_mos_expand(E, sc, cd, el))
+        return E->r->status;
     char key[64];
     for (int i = n + 2 + skip; i < cd->nf; i++) {
         const char *kk = nle_pair_key(&f[i], key, sizeof key);

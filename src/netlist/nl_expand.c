@@ -1,6 +1,7 @@
 /* nl_expand.c -- devices that expand into primitive elements: the VDMOS
  * model (its capacitances and the model of its body diode) and element
- * (RD RG RS, body diode), and the bipolar transistor's RC RB RE.
+ * (RD RG RS, body diode), a level 1-3 MOS element's RD RS, and the bipolar
+ * transistor's RC RB RE.
  *
  * Invariants: internal nodes and elements are named "<element>#<what>"; a
  * user's node of that name is an error; resistances of 0 add nothing. */
@@ -9,29 +10,54 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A VDMOS transistor (3 terminals, the body at the source): RD, RS, RG of its
- * model as resistors NAME#rd ... to internal nodes NAME#d, NAME#s, NAME#g, and
- * the body diode NAME#body (model MODEL#body) across the external terminals. */
-nsc_status nle_vdmos_expand(elab *E, scope *sc, const nl_card *cd, int el, int mi)
+/* The series resistances of MOS element el (model mi) named rn[t] (for the
+ * terminals t < nt: d g s) as resistors NAME#rd ... from the terminals to internal
+ * nodes NAME#d ..., which become the element's; the body follows the source when
+ * it is the source (VDMOS). what: "VDMOS", "MOS" (messages). */
+static nsc_status mos_series(elab *E, scope *sc, const nl_card *cd, int el, int mi, const char *const *rn, int nt,
+                             const char *what)
 {
-    static const char *const rn[] = { "rd", "rg", "rs" }, *const in[] = { "d", "g", "s" };
+    static const char *const in[] = { "d", "g", "s" };
     int ext[3];
     for (int t = 0; t < 3; t++) ext[t] = E->c->el[el].node[t];
-    for (int t = 0; t < 3; t++) {
+    for (int t = 0; t < nt; t++) {
         double r = 0;
-        if (!nsc_model_get(&E->c->model[mi], rn[t], &r) || r == 0) continue;
-        if (!(r > 0)) return nle_err(E, sc, cd, NULL, "VDMOS model '%s': %s = %g must be >= 0", E->c->model[mi].name, rn[t], r);
+        if (!rn[t] || !nsc_model_get(&E->c->model[mi], rn[t], &r) || r == 0) continue;
+        if (!(r > 0))
+            return nle_err(E, sc, cd, NULL, "%s model '%s': %s = %g must be >= 0", what, E->c->model[mi].name, rn[t], r);
         char *name = nsc_asprintf("%s#%s", E->c->el[el].name, in[t]);
         int nd, old;
         nsc_status st = !name ? nle_oom(E) : nl_hash_get(&E->nodes, name, &old)
-                        ? nle_err(E, sc, cd, NULL, "node '%s' of the netlist clashes with an internal node of VDMOS %s", name,
-                              cd->f[0].u.s) : nle_node_new(E, name, cd, &cd->f[0], &nd);
+                        ? nle_err(E, sc, cd, NULL, "node '%s' of the netlist clashes with an internal node of %s %s", name,
+                              what, cd->f[0].u.s) : nle_node_new(E, name, cd, &cd->f[0], &nd);
         free(name);
         if (st) return st;
         E->c->el[el].node[t] = nd;
         if (t == 2 && E->c->el[el].node[3] == ext[2]) E->c->el[el].node[3] = nd;   /* the body is the source */
         if ((st = nle_parasitic(E, sc, cd, el, rn[t], NSC_EL_R, r, ext[t], nd))) return st;
     }
+    return NSC_OK;
+}
+
+/* A level 1-3 MOS transistor's RD and RS (SPICE's, ohms) as resistors NAME#rd,
+ * NAME#rs to internal nodes NAME#d, NAME#s (the channel's); the body terminal
+ * stays where the card puts it. */
+nsc_status nle_mos_expand(elab *E, scope *sc, const nl_card *cd, int el)
+{
+    static const char *const rn[] = { "rd", NULL, "rs" };
+    return mos_series(E, sc, cd, el, E->elmodel[el], rn, 3, "MOS");
+}
+
+/* A VDMOS transistor (3 terminals, the body at the source): RD, RS, RG of its
+ * model as resistors NAME#rd ... to internal nodes NAME#d, NAME#s, NAME#g, and
+ * the body diode NAME#body (model MODEL#body) across the external terminals. */
+nsc_status nle_vdmos_expand(elab *E, scope *sc, const nl_card *cd, int el, int mi)
+{
+    static const char *const rn[] = { "rd", "rg", "rs" };
+    int ext[3];
+    for (int t = 0; t < 3; t++) ext[t] = E->c->el[el].node[t];
+    nsc_status st0 = mos_series(E, sc, cd, el, mi, rn, 3, "VDMOS");
+    if (st0) return st0;
     char *bm = nsc_asprintf("%s#body", E->c->model[mi].name);
     int b = -1, dm = -1;
     for (int k = 0; bm && k < E->c->nmodel && dm < 0; k++)

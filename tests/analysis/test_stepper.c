@@ -180,7 +180,7 @@ Test(stepper, operating_point)
 /* A CMOS chain with a constant input starts at the transient's equilibrium: the
  * operating point is found with gmin at every chain node (each floats in the OP's
  * linear part) and then solved again in the same mode without its leaks, so no
- * node moves in 2 ns (with gmin's 1e-12 S left in, the nodes started ~1e-8 V off
+ * node moves in 2 ns beyond round-off (with gmin's 1e-12 S left in, the nodes started ~1e-8 V off
  * and relaxed for ~5 ns). */
 Test(stepper, cmos_chain_starts_at_equilibrium)
 {
@@ -198,7 +198,9 @@ Test(stepper, cmos_chain_starts_at_equilibrium)
     double drift = 0;
     for (int i = 0; i < W->nrow; i++)
         for (int k = 1; k < 5; k++) drift = fmax(drift, fabs(W->v[i * 5 + k] - W->v[k]));
-    cr_expect_lt(drift, 1e-14, "the nodes moved by %g V", drift);
+    /* round-off only: 1.4e-13 V with the default fit (13 active pairs a side on the conducting
+     * NMOS, anchored at the 4 V of overdrive VDD applies), < 1e-14 with SEGMENTS=6 */
+    cr_expect_lt(drift, 1e-12, "the nodes moved by %g V", drift);
     cr_expect_lt(fabs(W->v[1]), 1e-9, "v(n1) = %g", W->v[1]);        /* low, high, low, high */
     cr_expect_lt(fabs(W->v[2] - 5), 1e-9, "v(n2) = %g", W->v[2]);
     nsc_waves_free(W);

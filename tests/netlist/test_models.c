@@ -109,14 +109,47 @@ Test(models, libraries_run)
     cr_assert(fabs(op_value(out, "v(a)") - shockley) < 0.05, "1N4148 %g vs %g", op_value(out, "v(a)"), shockley);
     double body = vt * log1p(1 / 1.57e-9) + 0.044;      /* 0.568 V; the fit within 10.7 mV (3 lines, 10 mA..32 A) */
     cr_assert(fabs(op_value(out, "v(f)") - body) < 0.0108, "body diode %g vs %g", op_value(out, "v(f)"), body);
-    double vd = op_value(out, "v(d)");                 /* data sheet RDS(on) 44 mOhm max; the PWL square law */
-    cr_assert(vd > 0.0336 && vd < 0.070, "IRF540N on %g V at 1 A", vd);   /* measured 63.6 mV, see mosfets.lib */
+    /* RD + the square law's triode: 13.8 (7 v - v^2/2) = 1 A; 44.0 mV, the data sheet's RDS(on); the fit
+     * anchored at VG's 7 V of overdrive (1.0179 V at 16 A before, 63.6 mV here) */
+    double vch = 7 - sqrt(49 - 2 / 13.8), vd = op_value(out, "v(d)");
+    cr_assert(fabs(vd - (0.0336 + vch)) < 0.005 * (0.0336 + vch), "IRF540N on %g V at 1 A, square law %g", vd,
+              0.0336 + vch);
     cr_assert(fabs(op_value(out, "v(q)") - 3.3) < 1e-9 && fabs(op_value(out, "v(u)")) < 1e-9);
     cr_assert(fabs(op_value(out, "v(r)") - 3.3) < 1e-9);
     cr_assert(fabs(op_value(out, "v(s)") - 999 / 999.001) < 1e-9, "switch %g", op_value(out, "v(s)"));
     free(out);
     tu_rmdir(dir);
     free(dir);
+}
+
+/* models/mosfets.lib's parts at their data sheets' RDS(on) point (X1) and at a
+ * lower drive (X2) against ngspice 39 on the same netlist (tests/data/mosfets_on,
+ * README.md): within 1 % (the goal: 3 %). Before the fit followed the gate drive:
+ * IRF540N +44 %, IRFZ44N +124 %, IRF3205 +123 %, BSC0902NS +200 %, Si2302 +11 %. */
+Test(models, mosfets_on_state_against_ngspice)
+{
+    static const char *const part[] = {"IRF540N", "IRFZ44N", "IRF3205", "BSC0902NS", "SI2302"};
+    const char *dir = NSC_TOP_SRCDIR "/tests/data/mosfets_on";
+    for (int k = 0; k < 5; k++) {
+        char cmd[2048], path[512], *out = NULL, *ref = NULL;
+        snprintf(cmd, sizeof cmd, "%s -o /dev/null %s/%s.cir 2>/dev/null", NSC_PROGRAM, dir, part[k]);
+        cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+        snprintf(path, sizeof path, "%s/%s_ng.txt", dir, part[k]);
+        ref = tu_read_file(path);
+        cr_assert(ref, "no %s", path);
+        for (int n = 1; n <= 2; n++) {
+            char name[8], key[16];
+            snprintf(name, sizeof name, "v(d%d)", n);
+            snprintf(key, sizeof key, "v(d%d) =", n);
+            const char *r = strstr(ref, key);
+            cr_assert(r, "no %s in %s", key, path);
+            double ng = strtod(r + strlen(key), NULL), v = op_value(out, name);
+            cr_log_info("%s %s: %.5g V, ngspice %.5g V (%+.2f %%)", part[k], name, v, ng, 100 * (v / ng - 1));
+            cr_assert(fabs(v - ng) < 0.01 * ng, "%s %s: %g V, ngspice %g V", part[k], name, v, ng);
+        }
+        free(out);
+        free(ref);
+    }
 }
 
 /* models/diodes.lib's 1N4148 in a half-wave rectifier against ngspice-39 on the
