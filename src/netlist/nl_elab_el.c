@@ -644,9 +644,9 @@ static const nl_field *control_field(const nl_card *cd)
     return NULL;
 }
 
-/* m= of a VDMOS el (ipar[q]) carried to the elements its card expanded into
- * (el+1 .. : RD RS RG, the body diode): m in parallel divide the resistors and
- * give the diode the same m. */
+/* m= of a MOS el (ipar[q]) carried to the elements its card expanded into
+ * (el+1 .. : RD RS RG, a VDMOS's body diode): m in parallel divide the
+ * resistors and give the diode the same m. */
 static void vdmos_mult(elab *E, int el, int q)
 {
     double m = E->c->el[el].ipar[q];
@@ -709,7 +709,7 @@ static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
         else
             return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]), nle_kind_name(k), f[0].u.s);
     }
-    if (vm >= 0) vdmos_mult(E, el, inst_par(dev, "m"));
+    if (k == NSC_EL_M) vdmos_mult(E, el, inst_par(dev, "m"));   /* (a level 1-3 card's RD RS too) */
     return NSC_OK;
 }
 

@@ -622,5 +622,18 @@ Test(devsw, multiplier_m_is_devices_in_parallel)
     cr_expect(opval(A, "v(d)") < 4.0, "M1 conducts: v(d) = %g", opval(A, "v(d)"));
     nsc_waves_free(A);
     nsc_waves_free(B);
+    /* with RD and RS (resistors to internal nodes): m=2 is two transistors, each
+     * with its own RD and RS (merging the branches, RD/2 and RS/2 were missing:
+     * 6.056 mA for 6.459 mA) */
+    const char *md = ".model NM NMOS(LEVEL=1 VTO=1 KP=100u RD=10 RS=10)\n.end\n";
+    char na[512], nb[512];
+    snprintf(na, sizeof na, "m\nV1 d 0 1\nVG g 0 5\nM1 d g 0 0 NM W=10u L=1u M=2\n%s", md);
+    snprintf(nb, sizeof nb, "m\nV1 d 0 1\nVG g 0 5\nM1 d g 0 0 NM W=10u L=1u\nM2 d g 0 0 NM W=10u L=1u\n%s", md);
+    A = op(na, &r);
+    B = op(nb, &r);
+    cr_expect_float_eq(opval(A, "i(v1)"), opval(B, "i(v1)"), 1e-12, "RD RS, m=2 %.9g A, two %.9g A",
+                       opval(A, "i(v1)"), opval(B, "i(v1)"));
+    nsc_waves_free(A);
+    nsc_waves_free(B);
     nsc_report_free(&r);
 }
