@@ -7,50 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/xfn.h"
 #include "devices/device.h"
-
-/* ---- functions of expressions ---- */
-
-typedef struct mfunc {
-    const char *name;
-    int nargs;
-} mfunc;
-
-static const mfunc FUNC[] = {
-    { "sqrt", 1 }, { "exp", 1 }, { "log", 1 }, { "ln", 1 }, { "log10", 1 }, { "sin", 1 }, { "cos", 1 },
-    { "tan", 1 },  { "abs", 1 }, { "floor", 1 }, { "ceil", 1 }, { "min", 2 }, { "max", 2 }, { "pow", 2 },
-};
-enum { NFUNC = sizeof FUNC / sizeof FUNC[0] };
-
-int nsc_meas_func(const char *name, int *nargs)
-{
-    for (int k = 0; k < NFUNC; k++)
-        if (!strcmp(FUNC[k].name, name)) {
-            *nargs = FUNC[k].nargs;
-            return k;
-        }
-    return -1;
-}
-
-double nsc_meas_call(int id, const double *x)
-{
-    switch (id) {
-    case 0: return sqrt(x[0]);
-    case 1: return exp(x[0]);
-    case 2: case 3: return log(x[0]);
-    case 4: return log10(x[0]);
-    case 5: return sin(x[0]);
-    case 6: return cos(x[0]);
-    case 7: return tan(x[0]);
-    case 8: return fabs(x[0]);
-    case 9: return floor(x[0]);
-    case 10: return ceil(x[0]);
-    case 11: return fmin(x[0], x[1]);
-    case 12: return fmax(x[0], x[1]);
-    case 13: return pow(x[0], x[1]);
-    }
-    return NAN;
-}
 
 /* ---- programs ---- */
 
@@ -90,7 +48,7 @@ static double run(const nsc_msig *s, const double *pv, const nsc_meas_result *re
         case NSC_MOP_COND: sp -= 2; stack[sp - 1] = stack[sp - 1] != 0 ? stack[sp] : stack[sp + 1]; break;
         case NSC_MOP_CALL:
             sp -= in->nargs;
-            stack[sp] = nsc_meas_call(in->arg, stack + sp);
+            stack[sp] = nsc_xfn_at(in->arg)->f(stack + sp);
             sp++;
             break;
         default: {

@@ -48,7 +48,7 @@ typedef enum nsc_wavekind { NSC_WAVE_DC, NSC_WAVE_PULSE, NSC_WAVE_SIN, NSC_WAVE_
                             NSC_WAVE_EXPR } nsc_wavekind;
 /* EXPR: a smooth expression of time (a B source's time-only part, nl_pwl.c) as
  * postfix code: NUM pushes num, TIME pushes t, the operators pop their operands,
- * CALL applies function fn of nsc_wave_func (1 or 2 operands). No corners (its
+ * CALL applies the smooth function fn of base/xfn.h (1 or 2 operands). No corners (its
  * smoothness is the step control's), no period. */
 typedef enum nsc_wop { NSC_WOP_NUM, NSC_WOP_TIME, NSC_WOP_NEG, NSC_WOP_ADD, NSC_WOP_SUB, NSC_WOP_MUL, NSC_WOP_DIV,
                        NSC_WOP_POW, NSC_WOP_CALL } nsc_wop;
@@ -76,11 +76,6 @@ typedef struct nsc_wave {
  * the waveform. Idempotent: a run whose TSTOP differs from the card's (--tstop)
  * calls it again, as ngspice takes the defaults from the run's TSTOP. */
 void nsc_wave_defaults(nsc_wave *w, double tstep, double tstop, int has_tran);
-
-/* Functions an EXPR waveform may call: the index of name (its number of
- * arguments in *nargs), -1 if not one of them; its value at x[]. */
-int nsc_wave_func(const char *name, int *nargs);
-double nsc_wave_call(int fn, const double *x);
 
 typedef enum nsc_modeltype { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW, NSC_MOD_CSW,
                                NSC_MOD_NPN, NSC_MOD_PNP } nsc_modeltype;
@@ -191,7 +186,7 @@ typedef enum nsc_mop {
     NSC_MOP_MEAS,    /* push the result of meas[arg] (arg < this measure) */
     NSC_MOP_NEG,     /* a -> -a */
     NSC_MOP_ADD, NSC_MOP_SUB, NSC_MOP_MUL, NSC_MOP_DIV, NSC_MOP_POW, /* a b -> a op b */
-    NSC_MOP_CALL,    /* nargs operands -> function arg of meas.c's table (name) */
+    NSC_MOP_CALL,    /* nargs operands -> built-in function arg (base/xfn.h) */
     NSC_MOP_LT, NSC_MOP_GT, NSC_MOP_LE, NSC_MOP_GE, NSC_MOP_EQ, NSC_MOP_NE, /* a b -> 1 or 0 (SPICE's strict < >) */
     NSC_MOP_AND, NSC_MOP_OR,                                             /* a b -> 1 or 0 (nonzero is true) */
     NSC_MOP_NOT,     /* a -> 1 if a == 0 else 0 */

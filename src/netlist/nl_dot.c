@@ -8,6 +8,7 @@
 #include "nl_elab.h"
 #include "nl_meas.h"
 #include "devices/device.h"
+#include "base/xfn.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -634,7 +635,7 @@ static nsc_status func_add(elab *E, const nl_card *cd, const nl_field *head, con
     if (!strcmp(name, "v") || !strcmp(name, "i"))     /* ngspice replaces the probe everywhere, without a word */
         return nle_err(E, NULL, cd, head, "function '%s' would hide the probe %s(): choose another name", head->u.s,
                        name[0] == 'v' ? "V" : "I");
-    if (nl_builtin_nargs(name) >= 0)
+    if (nsc_xfn_find(name) >= 0)
         nle_warn(E, NULL, cd, head, "function '%s' replaces the built-in %s() in every expression", head->u.s, name);
     if (nsc_grow((void **)&E->funcs, &E->capfunc, E->nfunc + 1, sizeof *E->funcs)) return nle_oom(E);
     nl_func *fn = &E->funcs[E->nfunc];

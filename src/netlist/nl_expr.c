@@ -1,6 +1,8 @@
 /* nl_expr.c -- expression trees and their evaluation (see nl_expr.h). */
 #include "nl_expr.h"
 
+#include "base/xfn.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,28 +27,6 @@ static nsc_status fail(const nl_expr *e, const nl_env *env, nsc_report *r, const
     const char *w = env->where ? env->where : "";
     if (arg) return nsc_err(r, NSC_ENETLIST, &loc, msg, arg, w);
     return nsc_err(r, NSC_ENETLIST, &loc, msg, w);
-}
-
-/* the built-in functions: name, number of arguments */
-typedef struct fn1 { const char *name; double (*f)(double); } fn1;
-static const fn1 FN1[] = {
-    { "sqrt", sqrt }, { "exp", exp }, { "log", log }, { "ln", log }, { "log10", log10 },
-    { "sin", sin }, { "cos", cos }, { "tan", tan }, { "asin", asin }, { "acos", acos },
-    { "atan", atan }, { "sinh", sinh }, { "cosh", cosh }, { "tanh", tanh }, { "abs", fabs },
-    { "floor", floor }, { "ceil", ceil },
-};
-
-int nl_builtin_nargs(const char *name)
-{
-    static const char *const N2[] = { "min", "max", "pow", "atan2" }, *const N3[] = { "limit", "if" };
-    for (size_t k = 0; k < sizeof FN1 / sizeof FN1[0]; k++)
-        if (!strcmp(name, FN1[k].name)) return 1;
-    if (!strcmp(name, "u") || !strcmp(name, "sgn") || !strcmp(name, "uramp")) return 1;
-    for (size_t k = 0; k < 4; k++)
-        if (!strcmp(name, N2[k])) return 2;
-    for (size_t k = 0; k < 2; k++)
-        if (!strcmp(name, N3[k])) return 3;
-    return -1;
 }
 
 const nl_func *nl_func_find(const nl_env *env, const char *name)
@@ -132,30 +112,21 @@ static nsc_status eval_user(const nl_expr *e, const nl_func *fn, const nl_env *e
     return st;
 }
 
+/* a call of a user function, else of a built-in one (base/xfn.h) */
 static nsc_status eval_call(const nl_expr *e, const nl_env *env, double *v, nsc_report *r, xrun *X)
 {
     const nl_func *fn = nl_func_find(env, e->name);
     if (fn) return eval_user(e, fn, env, v, r, X);
-    double x[3] = { 0, 0, 0 };
-    int n = 0, want = nl_builtin_nargs(e->name);
-    if (want < 0) return fail(e, env, r, "unknown function '%s'%s", e->name);
-    if (e->nargs != want)
-        return fail(e, env, r, want == 1 ? "function '%s' takes 1 argument%s"
-                                         : want == 2 ? "function '%s' takes 2 arguments%s" : "function '%s' takes 3 arguments%s", e->name);
+    double x[NSC_XFN_MAXARGS] = { 0 };
+    int n = 0, id = nsc_xfn_find(e->name);
+    if (id < 0) return fail(e, env, r, "unknown function '%s'%s", e->name);
+    const nsc_xfn *f = nsc_xfn_at(id);
+    if (e->nargs != f->nargs)
+        return fail(e, env, r, f->nargs == 1 ? "function '%s' takes 1 argument%s"
+                                             : f->nargs == 2 ? "function '%s' takes 2 arguments%s" : "function '%s' takes 3 arguments%s", e->name);
     for (const nl_expr *a = e->a; a; a = a->next)
         if (eval(a, env, &x[n++], r, X)) return r->status;
-    if (!strcmp(e->name, "u")) *v = x[0] > 0 ? 1 : x[0] < 0 ? 0 : 0.5; /* ngspice's B source: u(0) = 1/2 */
-    else if (!strcmp(e->name, "sgn")) *v = (x[0] > 0) - (x[0] < 0);
-    else if (!strcmp(e->name, "uramp")) *v = x[0] > 0 ? x[0] : 0;
-    else if (!strcmp(e->name, "limit")) *v = fmin(fmax(x[0], fmin(x[1], x[2])), fmax(x[1], x[2]));
-    else if (!strcmp(e->name, "if")) *v = x[0] != 0 ? x[1] : x[2];
-    else if (want == 1) {
-        for (size_t k = 0; k < sizeof FN1 / sizeof FN1[0]; k++)
-            if (strcmp(e->name, FN1[k].name) == 0) *v = FN1[k].f(x[0]);
-    } else if (!strcmp(e->name, "min")) *v = fmin(x[0], x[1]);
-    else if (!strcmp(e->name, "max")) *v = fmax(x[0], x[1]);
-    else if (!strcmp(e->name, "pow")) *v = pow(x[0], x[1]);
-    else *v = atan2(x[0], x[1]);
+    *v = f->f(x);
     return NSC_OK;
 }
 

@@ -61,9 +61,6 @@ typedef struct nl_env {
     int depth;          /* user-function calls being evaluated */
 } nl_env;
 
-/* Number of arguments of the built-in function name (lower case), -1 if none. */
-int nl_builtin_nargs(const char *name);
-
 /* The user function of env named name, NULL if none. */
 const nl_func *nl_func_find(const nl_env *env, const char *name);
 

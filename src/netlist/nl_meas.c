@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/meas.h"
+#include "base/xfn.h"
 #include "devices/device.h"
 
 typedef struct mctx {
@@ -187,7 +187,7 @@ static nsc_status compile(mctx *M, const nl_expr *e, nsc_msig *s)
             return emit(M, s, NSC_MOP_PROBE, idx, 0, 0);
         }
         if (is_power(e->name) && e->nargs == 1 && arg_name(e->a)) return power(M, arg_name(e->a), expr_loc(M, e), s);
-        int want, id = nsc_meas_func(e->name, &want);
+        int id = nsc_xfn_find(e->name), want = id >= 0 ? nsc_xfn_at(id)->nargs : 0;
         if (id < 0) return at_loc(M, expr_loc(M, e), "unknown function '%s' in %s", e->name, mname(M));
         if (e->nargs != want)
             return at_loc(M, expr_loc(M, e), "function '%s' takes %d argument%s", e->name, want, want == 1 ? "" : "s");

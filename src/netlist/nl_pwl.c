@@ -15,6 +15,8 @@
  * Comparison results are "boolean" (0 or 1); && || ! ?: need boolean operands. */
 #include "nl_pwl.h"
 
+#include "base/xfn.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,17 +200,24 @@ static int has_vi(const nl_expr *e)
     return has_vi(e->a) || has_vi(e->b) || has_vi(e->c);
 }
 
+/* the built-in function of call e when it is of class cls with e's arity, else NULL */
+static const nsc_xfn *builtin(const nl_expr *e, nsc_xfn_class cls)
+{
+    int id = nsc_xfn_find(e->name);
+    const nsc_xfn *f = id >= 0 ? nsc_xfn_at(id) : NULL;
+    return f && f->cls == cls && f->nargs == e->nargs ? f : NULL;
+}
+
 /* can e (of time and parameters) be a smooth waveform: numbers, names,
- * + - * / ^ and the functions of nsc_wave_func? */
+ * + - * / ^ and the smooth functions of base/xfn.h? */
 static int smooth(const nl_expr *e)
 {
-    int na;
     switch (e->op) {
     case NL_X_NUM: case NL_X_PARAM: return 1;
     case NL_X_NEG: return smooth(e->a);
     case NL_X_ADD: case NL_X_SUB: case NL_X_MUL: case NL_X_DIV: case NL_X_POW: return smooth(e->a) && smooth(e->b);
     case NL_X_CALL:
-        if (nsc_wave_func(e->name, &na) < 0 || na != e->nargs) return 0;
+        if (!builtin(e, NSC_XFN_SMOOTH)) return 0;
         for (const nl_expr *a = e->a; a; a = a->next)
             if (!smooth(a)) return 0;
         return 1;
@@ -229,9 +238,9 @@ static nsc_status emit(pctx *P, const nl_expr *e, nsc_wave *w, int *cap, int *sp
     } else if (e->op == NL_X_PARAM) {
         in.op = NSC_WOP_TIME;
     } else if (e->op == NL_X_CALL) {
-        int na;
+        int na = e->nargs;
         in.op = NSC_WOP_CALL;
-        in.fn = nsc_wave_func(e->name, &na);
+        in.fn = nsc_xfn_find(e->name);
         for (const nl_expr *a = e->a; a; a = a->next)
             if ((st = emit(P, a, w, cap, sp, peak))) return st;
         *sp -= na;
@@ -355,22 +364,27 @@ static nsc_status select(pctx *P, const nl_expr *at, aff *c, aff *pv, aff *qv, a
     return st;
 }
 
+/* the messages naming the functions a B source accepts (base/xfn.h) */
+static nsc_status call_fail(pctx *P, const nl_expr *e)
+{
+    char sm[256], pw[128], msg[512];
+    nsc_xfn_names(NSC_XFN_SMOOTH, sm, sizeof sm);
+    nsc_xfn_names(NSC_XFN_PWL, pw, sizeof pw);
+    if (!has_vi(e))                                           /* floor(time), a user's function ... */
+        snprintf(msg, sizeof msg, "a function of time other than %s (smooth) or %s (piecewise-linear) is not "
+                 "supported", sm, pw);
+    else snprintf(msg, sizeof msg, "a function other than %s, of a node voltage or current, is not piecewise-linear",
+                  pw);
+    return fail(P, e, msg);
+}
+
 static nsc_status call(pctx *P, const nl_expr *e, aff *out)
 {
     const char *f = e->name;
     if (!strcmp(f, "v") || !strcmp(f, "i")) return probe(P, e, out);
-    static const struct { const char *name; int n; } FN[] = {
-        { "abs", 1 }, { "u", 1 }, { "uramp", 1 }, { "sgn", 1 }, { "min", 2 }, { "max", 2 }, { "limit", 3 }, { "if", 3 },
-    };
-    int n = -1;
-    for (size_t k = 0; k < sizeof FN / sizeof FN[0]; k++)
-        if (!strcmp(f, FN[k].name)) n = FN[k].n;
-    if (n < 0 && !has_vi(e))                                  /* floor(time), a user's function ... */
-        return fail(P, e, "a function of time other than sqrt exp log ln log10 sin cos tan asin acos atan sinh cosh "
-                          "tanh pow atan2 (smooth) or abs u uramp sgn min max limit if (piecewise-linear) is not "
-                          "supported");
-    if (n < 0) return fail(P, e, "a function other than abs u uramp sgn min max limit if, of a node voltage or "
-                                  "current, is not piecewise-linear");
+    int id = nsc_xfn_find(f);
+    if (id < 0 || nsc_xfn_at(id)->cls != NSC_XFN_PWL) return call_fail(P, e);
+    int n = nsc_xfn_at(id)->nargs;
     if (e->nargs != n) return fail(P, e, "wrong number of arguments");
     aff a[3], t, u;
     nsc_status st = args(P, e, a, n);

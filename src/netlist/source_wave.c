@@ -4,6 +4,8 @@
  * or time constant is an ideal step; PULSE per <= 0 does not repeat. */
 #include "circuit.h"
 
+#include "base/xfn.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -70,28 +72,6 @@ static double pwl(const nsc_wave *w, double t)
 
 /* ---- EXPR: smooth functions of time ---- */
 
-typedef struct wfn { const char *name; int nargs; double (*f1)(double); double (*f2)(double, double); } wfn;
-static const wfn WFN[] = {
-    { "sqrt", 1, sqrt, NULL }, { "exp", 1, exp, NULL }, { "log", 1, log, NULL }, { "ln", 1, log, NULL },
-    { "log10", 1, log10, NULL }, { "sin", 1, sin, NULL }, { "cos", 1, cos, NULL }, { "tan", 1, tan, NULL },
-    { "asin", 1, asin, NULL }, { "acos", 1, acos, NULL }, { "atan", 1, atan, NULL }, { "sinh", 1, sinh, NULL },
-    { "cosh", 1, cosh, NULL }, { "tanh", 1, tanh, NULL }, { "pow", 2, NULL, pow }, { "atan2", 2, NULL, atan2 },
-};
-#define NWFN ((int)(sizeof WFN / sizeof WFN[0]))
-
-int nsc_wave_func(const char *name, int *nargs)
-{
-    for (int k = 0; k < NWFN; k++)
-        if (!strcmp(name, WFN[k].name)) { *nargs = WFN[k].nargs; return k; }
-    return -1;
-}
-
-double nsc_wave_call(int fn, const double *x)
-{
-    if (fn < 0 || fn >= NWFN) return NAN;
-    return WFN[fn].nargs == 1 ? WFN[fn].f1(x[0]) : WFN[fn].f2(x[0], x[1]);
-}
-
 #define NSC_WSTACK 64   /* the compiler (nl_pwl.c) refuses deeper code */
 
 static double expr_eval(const nsc_wave *w, double t)
@@ -109,7 +89,12 @@ static double expr_eval(const nsc_wave *w, double t)
         case NSC_WOP_MUL: sp--; st[sp - 1] *= st[sp]; break;
         case NSC_WOP_DIV: sp--; st[sp - 1] /= st[sp]; break;
         case NSC_WOP_POW: sp--; st[sp - 1] = pow(st[sp - 1], st[sp]); break;
-        case NSC_WOP_CALL: sp -= WFN[c->fn].nargs - 1; st[sp - 1] = nsc_wave_call(c->fn, &st[sp - 1]); break;
+        case NSC_WOP_CALL: {
+            const nsc_xfn *f = nsc_xfn_at(c->fn);
+            sp -= f->nargs - 1;
+            st[sp - 1] = f->f(&st[sp - 1]);
+            break;
+        }
         }
     }
     return sp == 1 ? st[0] : NAN;

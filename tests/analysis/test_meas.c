@@ -153,6 +153,28 @@ Test(meas, crossings)
     check(x, sizeof x / sizeof x[0]);
 }
 
+/* .meas reads the functions B sources read (base/xfn.h), on the triangle v(a)
+ * (rows 0 1 2 1 0 1 2 1 0, linear between): u(v(a)-1) has rows 0 1/2 1 1/2 0 ...,
+ * mean 1/2 by trapezoids; sgn(v(a)-1) rows -1 0 1 0 ..., mean 0; v(a) >= 1 rows
+ * 0 1 1 1 0 ..., mean 3/4; limit clips (bounds in either order); 4 atan2(1, 1) =
+ * 2 asin(1) = pi. */
+Test(meas, functions_of_b_sources)
+{
+    const expect x[] = {
+        { ".meas tran u1 AVG par('u(v(a)-1)')", 0.5 },
+        { ".meas tran s1 AVG par('sgn(v(a)-1)')", 0 },
+        { ".meas tran s2 MIN par('sgn(v(a)-1)')", -1 },
+        { ".meas tran r1 MAX par('uramp(v(a)-1.5)')", 0.5 },
+        { ".meas tran l1 MAX par('limit(v(a), 0.5, 1.5)')", 1.5 },
+        { ".meas tran l2 MIN par('limit(v(a), 1.5, 0.5)')", 0.5 },
+        { ".meas tran i1 AVG par('if(v(a)>=1, 1, 0)')", 0.75 },
+        { ".meas tran i2 MAX par('if(v(a)>1, v(a), 0)')", 2 },
+        { ".meas tran p1 PARAM='4*atan2(1, 1)'", 3.14159265358979323846 },
+        { ".meas tran p2 PARAM='tanh(0)+2*asin(1)+sinh(0)+cosh(0)-1+atan(0)+acos(1)'", 3.14159265358979323846 },
+    };
+    check(x, sizeof x / sizeof x[0]);
+}
+
 /* The probes of the measures: distinct, resolved, named as output columns. */
 Test(meas, probes)
 {
@@ -185,6 +207,7 @@ Test(meas, errors)
         { ".meas tran x WHEN v(a)=1 RISE=0", "expected a positive integer or LAST" },
         { ".meas tran x WHEN v(a)", "expected signal=value after WHEN" },
         { ".meas tran x AVG par('v(a)*foo(2)')", "unknown function 'foo' in .meas x" },
+        { ".meas tran x AVG par('limit(v(a), 1)')", "m.cir:6:23: error: function 'limit' takes 3 arguments" },
         { ".meas tran x FIND v(a)", "FIND needs AT=time or WHEN signal=value" },
         { ".meas tran", "expected a measure name after .meas tran" },
     };
