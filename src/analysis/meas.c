@@ -7,57 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/xfn.h"
 #include "devices/device.h"
 
-/* ---- programs ---- */
-
-/* a op b for the binary operators of nsc_mop (comparisons are 1 or 0) */
-static double binary(nsc_mop op, double a, double b)
+/* Value of program s with probe values pv[] and measure results mv[] (NaN for
+ * a failed one): NaN when the arithmetic is not finite. stack has ncode slots. */
+static double run(const nsc_msig *s, const double *pv, const double *mv, double *stack)
 {
-    switch (op) {
-    case NSC_MOP_ADD: return a + b;
-    case NSC_MOP_SUB: return a - b;
-    case NSC_MOP_MUL: return a * b;
-    case NSC_MOP_DIV: return a / b;
-    case NSC_MOP_LT: return a < b;
-    case NSC_MOP_GT: return a > b;
-    case NSC_MOP_LE: return a <= b;
-    case NSC_MOP_GE: return a >= b;
-    case NSC_MOP_EQ: return a == b;
-    case NSC_MOP_NE: return a != b;
-    case NSC_MOP_AND: return a != 0 && b != 0;
-    case NSC_MOP_OR: return a != 0 || b != 0;
-    default: return pow(a, b);
-    }
-}
-
-/* Value of program s with probe values pv[] and earlier results res[] (NAN when
- * an operand is missing or the arithmetic is not finite). stack has ncode slots. */
-static double run(const nsc_msig *s, const double *pv, const nsc_meas_result *res, double *stack)
-{
-    int sp = 0;
-    for (int k = 0; k < s->ncode; k++) {
-        const nsc_minstr *in = &s->code[k];
-        switch (in->op) {
-        case NSC_MOP_NUM: stack[sp++] = in->num; break;
-        case NSC_MOP_PROBE: stack[sp++] = pv[in->arg]; break;
-        case NSC_MOP_MEAS: stack[sp++] = res[in->arg].ok ? res[in->arg].value : NAN; break;
-        case NSC_MOP_NEG: stack[sp - 1] = -stack[sp - 1]; break;
-        case NSC_MOP_NOT: stack[sp - 1] = stack[sp - 1] == 0; break;
-        case NSC_MOP_COND: sp -= 2; stack[sp - 1] = stack[sp - 1] != 0 ? stack[sp] : stack[sp + 1]; break;
-        case NSC_MOP_CALL:
-            sp -= in->nargs;
-            stack[sp] = nsc_xfn_at(in->arg)->f(stack + sp);
-            sp++;
-            break;
-        default: {
-            double b = stack[--sp], a = stack[sp - 1];
-            stack[sp - 1] = binary(in->op, a, b);
-        }
-        }
-    }
-    return sp == 1 && isfinite(stack[0]) ? stack[0] : NAN;
+    nsc_xload ld = { 0, pv, mv };
+    double v = nsc_xrun(s->code, s->ncode, &ld, stack);
+    return isfinite(v) ? v : NAN;
 }
 
 /* The rows are read through a cursor (a spilled table's from its file) and a
@@ -69,7 +27,7 @@ typedef struct evalctx {
     nsc_wcur cur;
     int *col;               /* [nmeas_probe] column of each probe in W */
     double *pv, *stack;
-    const nsc_meas_result *res;
+    double *mv;             /* [nmeas] the results so far, NaN for a failed or pending one */
 } evalctx;
 
 /* time of row i */
@@ -83,7 +41,7 @@ static double Y(evalctx *E, const nsc_msig *s, long i)
 {
     const double *row = nsc_wcur_row(&E->cur, i);
     for (int k = 0; k < E->c->nmeas_probe; k++) E->pv[k] = row[E->col[k]];
-    return run(s, E->pv, E->res, E->stack);
+    return run(s, E->pv, E->mv, E->stack);
 }
 
 /* s at time x (linear between rows; x inside the run) */
@@ -207,7 +165,7 @@ static nsc_status one(evalctx *E, const nsc_meas *m, nsc_meas_result *out)
     double a, b;
     memset(out, 0, sizeof *out);
     if (m->type == NSC_MEAS_PARAM) {
-        out->value = run(&m->sig, E->pv, E->res, E->stack);
+        out->value = run(&m->sig, E->pv, E->mv, E->stack);
         out->ok = isfinite(out->value);
         if (!out->ok) out->why = why("%s is not finite (or uses a failed measure)", m->sig.text);
         return NSC_OK;
@@ -310,7 +268,7 @@ void nsc_meas_results_free(nsc_meas_result *res, int n)
 
 nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_result *res, nsc_report *r)
 {
-    evalctx E = { c, W, { 0 }, NULL, NULL, NULL, res };
+    evalctx E = { c, W, { 0 }, NULL, NULL, NULL, NULL };
     int maxcode = 1;
     for (int k = 0; k < c->nmeas; k++) {
         memset(&res[k], 0, sizeof res[k]);
@@ -323,8 +281,10 @@ nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_resu
     E.col = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof(int));
     E.pv = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof(double));
     E.stack = nsc_calloc((size_t)maxcode, sizeof(double));
+    E.mv = nsc_calloc((size_t)c->nmeas + 1, sizeof(double));
     nsc_status s = NSC_OK;
-    if (nsc_wcur_init(&E.cur, W) || !E.col || !E.pv || !E.stack) { s = nsc_oom(r); goto done; }
+    if (nsc_wcur_init(&E.cur, W) || !E.col || !E.pv || !E.stack || !E.mv) { s = nsc_oom(r); goto done; }
+    for (int k = 0; k < c->nmeas; k++) E.mv[k] = NAN;
     for (int k = 0; k < c->nmeas_probe; k++)
         if ((E.col[k] = nsc_waves_col(W, c->meas_probe[k].name)) < 1) {
             s = nsc_err(r, NSC_EUSAGE, NULL, ".meas: no column %s in the waveform table", c->meas_probe[k].name);
@@ -334,6 +294,7 @@ nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_resu
     for (int k = 0; k < c->nmeas; k++) {
         const nsc_meas *m = &c->meas[k];
         if ((s = one(&E, m, &res[k]))) { s = nsc_oom(r); goto done; }
+        E.mv[k] = res[k].ok ? res[k].value : NAN;
         if (res[k].ok && m->type >= NSC_MEAS_AVG && m->type <= NSC_MEAS_MAX_AT && window(m, &E, &a, &b))
             steady_check(m, &E, b, T, r);
     }
@@ -341,6 +302,7 @@ nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_resu
         if (c->meas[k].type == NSC_MEAS_PARAM) {       /* name measured twice is its last value, as ngspice) */
             free(res[k].why);
             if ((s = one(&E, &c->meas[k], &res[k]))) { s = nsc_oom(r); goto done; }
+            E.mv[k] = res[k].ok ? res[k].value : NAN;
         }
     if (E.cur.err) s = nsc_waves_read_error(W, E.cur.err, r);
 done:
@@ -348,6 +310,7 @@ done:
     free(E.col);
     free(E.pv);
     free(E.stack);
+    free(E.mv);
     return s;
 }
 

@@ -156,39 +156,39 @@ static dim dim_of(const nsc_circuit *c, const nsc_msig *s, const dim *prior)
     dim st[64];
     int n = 0;
     for (int i = 0; i < s->ncode; i++) {
-        const nsc_minstr *in = &s->code[i];
+        const nsc_xinstr *in = &s->code[i];
         dim one = { 0, 0, 0, 1, 1 };
         switch (in->op) {
-        case NSC_MOP_NUM: if (n == 64) return NONE; st[n++] = one; break;
-        case NSC_MOP_PROBE: {
+        case NSC_XOP_NUM: if (n == 64) return NONE; st[n++] = one; break;
+        case NSC_XOP_PROBE: {
             if (n == 64) return NONE;
             int isv = c->meas_probe[in->arg].kind == NSC_PROBE_V;
             dim p = { isv, !isv, 0, 0, 1 };
             st[n++] = p;
             break;
         }
-        case NSC_MOP_MEAS: if (n == 64) return NONE; st[n++] = prior[in->arg]; break;
-        case NSC_MOP_NEG: if (n < 1) return NONE; break;
-        case NSC_MOP_ADD: case NSC_MOP_SUB: if (n < 2) return NONE; n--; st[n - 1] = dim_sum(st[n - 1], st[n]); break;
-        case NSC_MOP_MUL: case NSC_MOP_DIV:
+        case NSC_XOP_MEAS: if (n == 64) return NONE; st[n++] = prior[in->arg]; break;
+        case NSC_XOP_NEG: if (n < 1) return NONE; break;
+        case NSC_XOP_ADD: case NSC_XOP_SUB: if (n < 2) return NONE; n--; st[n - 1] = dim_sum(st[n - 1], st[n]); break;
+        case NSC_XOP_MUL: case NSC_XOP_DIV:
             if (n < 2) return NONE;
             n--;
-            st[n - 1] = dim_mul(st[n - 1], st[n], in->op == NSC_MOP_MUL ? 1 : -1);
+            st[n - 1] = dim_mul(st[n - 1], st[n], in->op == NSC_XOP_MUL ? 1 : -1);
             break;
-        case NSC_MOP_POW: if (n < 2) return NONE; n--; st[n - 1] = NONE; break;
-        case NSC_MOP_CALL:
+        case NSC_XOP_POW: if (n < 2) return NONE; n--; st[n - 1] = NONE; break;
+        case NSC_XOP_CALL:
             if (in->nargs < 1 || in->nargs > NSC_XFN_MAXARGS || n < in->nargs) return NONE;
             n -= in->nargs - 1;
             st[n - 1] = dim_call(in->arg, &st[n - 1], in->nargs);
             break;
-        case NSC_MOP_LT: case NSC_MOP_GT: case NSC_MOP_LE: case NSC_MOP_GE: case NSC_MOP_EQ: case NSC_MOP_NE:
+        case NSC_XOP_LT: case NSC_XOP_GT: case NSC_XOP_LE: case NSC_XOP_GE: case NSC_XOP_EQ: case NSC_XOP_NE:
             if (n < 2) return NONE;                    /* a comparison of one dimension: 1 or 0 */
             n--;
             st[n - 1] = dim_sum(st[n - 1], st[n]).ok ? (dim){ 0, 0, 0, 0, 1 } : NONE;
             break;
-        case NSC_MOP_AND: case NSC_MOP_OR: if (n < 2) return NONE; n--; st[n - 1] = (dim){ 0, 0, 0, 0, 1 }; break;
-        case NSC_MOP_NOT: if (n < 1) return NONE; st[n - 1] = (dim){ 0, 0, 0, 0, 1 }; break;
-        case NSC_MOP_COND: if (n < 3) return NONE; n -= 2; st[n - 1] = dim_sum(st[n], st[n + 1]); break;
+        case NSC_XOP_AND: case NSC_XOP_OR: if (n < 2) return NONE; n--; st[n - 1] = (dim){ 0, 0, 0, 0, 1 }; break;
+        case NSC_XOP_NOT: if (n < 1) return NONE; st[n - 1] = (dim){ 0, 0, 0, 0, 1 }; break;
+        case NSC_XOP_COND: if (n < 3) return NONE; n -= 2; st[n - 1] = dim_sum(st[n], st[n + 1]); break;
         default: return NONE;
         }
     }

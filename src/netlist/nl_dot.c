@@ -550,9 +550,9 @@ static int xyce_print(elab *E, const nl_card *cd, const nl_field *f)
     memset(&sig, 0, sizeof sig);
     sig.code = calloc(3, sizeof *sig.code);
     if (!sig.code) { nle_oom(E); return -1; }
-    sig.code[0] = (nsc_minstr){ NSC_MOP_PROBE, kv, 0, 0 };   /* v(port) i(x) * */
-    sig.code[1] = (nsc_minstr){ NSC_MOP_PROBE, ki, 0, 0 };
-    sig.code[2] = (nsc_minstr){ NSC_MOP_MUL, 0, 0, 0 };
+    sig.code[0] = (nsc_xinstr){ NSC_XOP_PROBE, kv, 0, 0 };   /* v(port) i(x) * */
+    sig.code[1] = (nsc_xinstr){ NSC_XOP_PROBE, ki, 0, 0 };
+    sig.code[2] = (nsc_xinstr){ NSC_XOP_MUL, 0, 0, 0 };
     sig.ncode = 3;
     sig.text = nsc_asprintf("p(%s)", e->name);
     return xcol_add(E, nsc_asprintf("p(%s)", e->name), &sig) ? -1 : 1;

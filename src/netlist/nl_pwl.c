@@ -231,22 +231,23 @@ static int smooth(const nl_expr *e)
  * largest. Subtrees without time are evaluated as numbers. */
 static nsc_status emit(pctx *P, const nl_expr *e, nsc_wave *w, int *cap, int *sp, int *peak)
 {
-    nsc_winstr in = { NSC_WOP_NUM, 0, 0 };
+    nsc_xinstr in = { NSC_XOP_NUM, 0, 0, 0 };
     nsc_status st;
     if (!has_unknown(e)) {
         if ((st = nl_expr_eval(e, P->env->ev, &in.num, P->r))) return st;
     } else if (e->op == NL_X_PARAM) {
-        in.op = NSC_WOP_TIME;
+        in.op = NSC_XOP_TIME;
     } else if (e->op == NL_X_CALL) {
         int na = e->nargs;
-        in.op = NSC_WOP_CALL;
-        in.fn = nsc_xfn_find(e->name);
+        in.op = NSC_XOP_CALL;
+        in.arg = nsc_xfn_find(e->name);
+        in.nargs = na;
         for (const nl_expr *a = e->a; a; a = a->next)
             if ((st = emit(P, a, w, cap, sp, peak))) return st;
         *sp -= na;
     } else {
-        static const nsc_wop ops[] = { [NL_X_NEG] = NSC_WOP_NEG, [NL_X_ADD] = NSC_WOP_ADD, [NL_X_SUB] = NSC_WOP_SUB,
-                                       [NL_X_MUL] = NSC_WOP_MUL, [NL_X_DIV] = NSC_WOP_DIV, [NL_X_POW] = NSC_WOP_POW };
+        static const nsc_xop ops[] = { [NL_X_NEG] = NSC_XOP_NEG, [NL_X_ADD] = NSC_XOP_ADD, [NL_X_SUB] = NSC_XOP_SUB,
+                                       [NL_X_MUL] = NSC_XOP_MUL, [NL_X_DIV] = NSC_XOP_DIV, [NL_X_POW] = NSC_XOP_POW };
         in.op = ops[e->op];
         if ((st = emit(P, e->a, w, cap, sp, peak))) return st;
         if (e->b && (st = emit(P, e->b, w, cap, sp, peak))) return st;

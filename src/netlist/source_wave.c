@@ -4,8 +4,6 @@
  * or time constant is an ideal step; PULSE per <= 0 does not repeat. */
 #include "circuit.h"
 
-#include "base/xfn.h"
-
 #include <math.h>
 #include <string.h>
 
@@ -77,27 +75,8 @@ static double pwl(const nsc_wave *w, double t)
 static double expr_eval(const nsc_wave *w, double t)
 {
     double st[NSC_WSTACK];
-    int sp = 0;
-    for (int k = 0; k < w->ncode; k++) {
-        const nsc_winstr *c = &w->code[k];
-        switch (c->op) {
-        case NSC_WOP_NUM: st[sp++] = c->num; break;
-        case NSC_WOP_TIME: st[sp++] = t; break;
-        case NSC_WOP_NEG: st[sp - 1] = -st[sp - 1]; break;
-        case NSC_WOP_ADD: sp--; st[sp - 1] += st[sp]; break;
-        case NSC_WOP_SUB: sp--; st[sp - 1] -= st[sp]; break;
-        case NSC_WOP_MUL: sp--; st[sp - 1] *= st[sp]; break;
-        case NSC_WOP_DIV: sp--; st[sp - 1] /= st[sp]; break;
-        case NSC_WOP_POW: sp--; st[sp - 1] = pow(st[sp - 1], st[sp]); break;
-        case NSC_WOP_CALL: {
-            const nsc_xfn *f = nsc_xfn_at(c->fn);
-            sp -= f->nargs - 1;
-            st[sp - 1] = f->f(&st[sp - 1]);
-            break;
-        }
-        }
-    }
-    return sp == 1 ? st[0] : NAN;
+    nsc_xload ld = { t, NULL, NULL };
+    return nsc_xrun(w->code, w->ncode, &ld, st);
 }
 
 void nsc_wave_defaults(nsc_wave *w, double tstep, double tstop, int has_tran)
