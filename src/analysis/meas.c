@@ -10,7 +10,8 @@
 #include "devices/device.h"
 
 /* Value of program s with probe values pv[] and measure results mv[] (NaN for
- * a failed one): NaN when the arithmetic is not finite. stack has ncode slots. */
+ * a failed one): NaN when the arithmetic is not finite. stack has nsc_xdepth
+ * slots. */
 static double run(const nsc_msig *s, const double *pv, const double *mv, double *stack)
 {
     nsc_xload ld = { 0, pv, mv };
@@ -273,9 +274,11 @@ nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_resu
     for (int k = 0; k < c->nmeas; k++) {
         memset(&res[k], 0, sizeof res[k]);
         const nsc_meas *m = &c->meas[k];
-        maxcode = m->sig.ncode > maxcode ? m->sig.ncode : maxcode;
-        maxcode = m->trig.sig.ncode > maxcode ? m->trig.sig.ncode : maxcode;
-        maxcode = m->targ.sig.ncode > maxcode ? m->targ.sig.ncode : maxcode;
+        const nsc_msig *sg[] = { &m->sig, &m->trig.sig, &m->targ.sig };
+        for (int j = 0; j < 3; j++) {                  /* the stack: the deepest program's */
+            int d = nsc_xdepth(sg[j]->code, sg[j]->ncode);
+            maxcode = d > maxcode ? d : maxcode;
+        }
     }
     if (W->nrow < 1) return nsc_err(r, NSC_EUSAGE, NULL, "no rows to measure");
     E.col = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof(int));
@@ -358,7 +361,10 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_
 {
     const nsc_waves *W = *Wp;
     int nx = c->nxcol, no = *nout, nc = W->ncol + nx, maxc = 1;
-    for (int k = 0; k < nx; k++) maxc = c->xcol[k].sig.ncode > maxc ? c->xcol[k].sig.ncode : maxc;
+    for (int k = 0; k < nx; k++) {
+        int d = nsc_xdepth(c->xcol[k].sig.code, c->xcol[k].sig.ncode);
+        maxc = d > maxc ? d : maxc;
+    }
     char **names = nsc_calloc((size_t)nc, sizeof *names);
     int *col = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof *col), *map = nsc_calloc((size_t)nc, sizeof *map);
     double *pv = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof *pv), *stack = nsc_calloc((size_t)maxc + 1, sizeof *stack);

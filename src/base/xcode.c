@@ -5,8 +5,7 @@
 
 #include "xfn.h"
 
-/* a op b for the binary operators (comparisons are 1 or 0) */
-static double binary(nsc_xop op, double a, double b)
+double nsc_xbinary(nsc_xop op, double a, double b)
 {
     switch (op) {
     case NSC_XOP_ADD: return a + b;
@@ -46,7 +45,7 @@ double nsc_xrun(const nsc_xinstr *code, int n, const nsc_xload *ld, double *st)
             sp -= in->nargs - 1;
             st[sp - 1] = nsc_xfn_at(in->arg)->f(&st[sp - 1]);
             break;
-        default: sp--; st[sp - 1] = binary(in->op, st[sp - 1], st[sp]); break;
+        default: sp--; st[sp - 1] = nsc_xbinary(in->op, st[sp - 1], st[sp]); break;
         }
     }
     return sp == 1 ? st[0] : NAN;

@@ -42,6 +42,10 @@ typedef struct nsc_xload {
  * stack has at least nsc_xdepth(code, n) slots. */
 double nsc_xrun(const nsc_xinstr *code, int n, const nsc_xload *ld, double *stack);
 
+/* a op b for the binary operators ADD .. POW, LT .. OR (comparisons 1 or 0):
+ * the one definition of their values (also .param's, nl_expr.c). */
+double nsc_xbinary(nsc_xop op, double a, double b);
+
 /* The largest stack depth of code[0 .. n) (0 for no code). */
 int nsc_xdepth(const nsc_xinstr *code, int n);
 

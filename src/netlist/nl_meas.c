@@ -142,63 +142,66 @@ static nsc_status power(mctx *M, const char *x, nsc_loc loc, nsc_msig *s)
 
 static int is_power(const char *f) { return !strcmp(f, "p") || !strcmp(f, "w"); }
 
-static nsc_status compile(mctx *M, const nl_expr *e, nsc_msig *s)
+/* The program being compiled (nl_expr_compile) */
+typedef struct msink {
+    mctx *M;
+    nsc_msig *s;
+} msink;
+
+static nsc_status sig_emit(void *ctx, nsc_xinstr in, nsc_report *r)
 {
-    nsc_status st;
-    switch (e->op) {
-    case NL_X_NUM: return emit(M, s, NSC_XOP_NUM, 0, 0, e->num);
-    case NL_X_PARAM: {
-        double v;
-        if (M->env->lookup && M->env->lookup(M->env->ctx, e->name, &v)) return emit(M, s, NSC_XOP_NUM, 0, 0, v);
-        if (!strcmp(e->name, "pi")) return emit(M, s, NSC_XOP_NUM, 0, 0, 3.14159265358979323846);
-        for (int k = M->self - 1; k >= 0; k--)         /* the last of the name (nl_meas_resolve: of the deck) */
-            if (!strcmp(M->c->meas[k].name, e->name)) return emit(M, s, NSC_XOP_MEAS, k, 0, 0);
-        return at_loc(M, expr_loc(M, e), "unknown name '%s' in %s (not a .param, nor an earlier measure)",
-                      e->name, mname(M));
+    msink *S = ctx;
+    return emit(S->M, S->s, in.op, in.arg, in.nargs, in.num);
+}
+
+/* a name: a .param, pi or an earlier measure */
+static nsc_status name_leaf(mctx *M, const nl_expr *e, nsc_msig *s)
+{
+    double v;
+    if (M->env->lookup && M->env->lookup(M->env->ctx, e->name, &v)) return emit(M, s, NSC_XOP_NUM, 0, 0, v);
+    if (!strcmp(e->name, "pi")) return emit(M, s, NSC_XOP_NUM, 0, 0, 3.14159265358979323846);
+    for (int k = M->self - 1; k >= 0; k--)             /* the last of the name (nl_meas_resolve: of the deck) */
+        if (!strcmp(M->c->meas[k].name, e->name)) return emit(M, s, NSC_XOP_MEAS, k, 0, 0);
+    return at_loc(M, expr_loc(M, e), "unknown name '%s' in %s (not a .param, nor an earlier measure)",
+                  e->name, mname(M));
+}
+
+/* the leaves of a measured quantity: names, v() i() (probes), p() w() (power) */
+static nsc_status sig_leaf(void *ctx, const nl_expr *e, int *done, nsc_report *r)
+{
+    msink *S = ctx;
+    mctx *M = S->M;
+    *done = 1;
+    if (e->op == NL_X_PARAM) return name_leaf(M, e, S->s);
+    if (e->op == NL_X_CALL && (!strcmp(e->name, "v") || !strcmp(e->name, "i"))) {
+        int iv = e->name[0] == 'v', idx;
+        const char *a = e->nargs >= 1 ? arg_name(e->a) : NULL;
+        const char *b = e->nargs == 2 ? arg_name(e->a->next) : NULL;
+        if (!a || (iv ? e->nargs > 2 || (e->nargs == 2 && !b) : e->nargs != 1))
+            return at_loc(M, expr_loc(M, e), "expected %s in %s", iv ? "v(node) or v(node1,node2)" : "i(element)",
+                          mname(M));
+        nsc_status st = probe(M, iv ? NSC_PROBE_V : NSC_PROBE_I, a, b, expr_loc(M, e), &idx);
+        return st ? st : emit(M, S->s, NSC_XOP_PROBE, idx, 0, 0);
     }
-    case NL_X_NEG: case NL_X_NOT:
-        if ((st = compile(M, e->a, s))) return st;
-        return emit(M, s, e->op == NL_X_NEG ? NSC_XOP_NEG : NSC_XOP_NOT, 0, 0, 0);
-    case NL_X_LT: case NL_X_GT: case NL_X_LE: case NL_X_GE: case NL_X_EQ: case NL_X_NE: case NL_X_AND: case NL_X_OR: {
-        static const nsc_xop op[] = { [NL_X_LT] = NSC_XOP_LT, [NL_X_GT] = NSC_XOP_GT, [NL_X_LE] = NSC_XOP_LE,
-                                      [NL_X_GE] = NSC_XOP_GE, [NL_X_EQ] = NSC_XOP_EQ, [NL_X_NE] = NSC_XOP_NE,
-                                      [NL_X_AND] = NSC_XOP_AND, [NL_X_OR] = NSC_XOP_OR };
-        if ((st = compile(M, e->a, s)) || (st = compile(M, e->b, s))) return st;
-        return emit(M, s, op[e->op], 0, 0, 0);
-    }
-    case NL_X_COND:                                    /* c a b COND: both branches evaluated */
-        if ((st = compile(M, e->a, s)) || (st = compile(M, e->b, s)) || (st = compile(M, e->c, s))) return st;
-        return emit(M, s, NSC_XOP_COND, 0, 0, 0);
-    case NL_X_ADD: case NL_X_SUB: case NL_X_MUL: case NL_X_DIV: case NL_X_POW: {
-        static const nsc_xop op[] = { [NL_X_ADD] = NSC_XOP_ADD, [NL_X_SUB] = NSC_XOP_SUB, [NL_X_MUL] = NSC_XOP_MUL,
-                                      [NL_X_DIV] = NSC_XOP_DIV, [NL_X_POW] = NSC_XOP_POW };
-        if ((st = compile(M, e->a, s)) || (st = compile(M, e->b, s))) return st;
-        return emit(M, s, op[e->op], 0, 0, 0);
-    }
-    case NL_X_CALL: {
-        if (!strcmp(e->name, "v") || !strcmp(e->name, "i")) {
-            int iv = e->name[0] == 'v', idx;
-            const char *a = e->nargs >= 1 ? arg_name(e->a) : NULL;
-            const char *b = e->nargs == 2 ? arg_name(e->a->next) : NULL;
-            if (!a || (iv ? e->nargs > 2 || (e->nargs == 2 && !b) : e->nargs != 1))
-                return at_loc(M, expr_loc(M, e), "expected %s in %s", iv ? "v(node) or v(node1,node2)" : "i(element)",
-                              mname(M));
-            if ((st = probe(M, iv ? NSC_PROBE_V : NSC_PROBE_I, a, b, expr_loc(M, e), &idx))) return st;
-            return emit(M, s, NSC_XOP_PROBE, idx, 0, 0);
-        }
-        if (is_power(e->name) && e->nargs == 1 && arg_name(e->a)) return power(M, arg_name(e->a), expr_loc(M, e), s);
-        int id = nsc_xfn_find(e->name), want = id >= 0 ? nsc_xfn_at(id)->nargs : 0;
-        if (id < 0) return at_loc(M, expr_loc(M, e), "unknown function '%s' in %s", e->name, mname(M));
-        if (e->nargs != want)
-            return at_loc(M, expr_loc(M, e), "function '%s' takes %d argument%s", e->name, want, want == 1 ? "" : "s");
-        for (const nl_expr *a = e->a; a; a = a->next)
-            if ((st = compile(M, a, s))) return st;
-        return emit(M, s, NSC_XOP_CALL, id, e->nargs, 0);
-    }
-    default:
-        break;
-    }
-    return at_loc(M, expr_loc(M, e), "operator not supported in %s", mname(M));
+    if (e->op == NL_X_CALL && is_power(e->name) && e->nargs == 1 && arg_name(e->a))
+        return power(M, arg_name(e->a), expr_loc(M, e), S->s);
+    *done = 0;                                          /* numbers, operators, functions: the engine's */
+    return NSC_OK;
+}
+
+/* the code of x into s: the netlist's functions inlined, then nl_expr_compile */
+static nsc_status compile(mctx *M, const nl_expr *x, nsc_msig *s)
+{
+    char in[128];
+    snprintf(in, sizeof in, " in %s", mname(M));
+    msink S = { M, s };
+    nl_xcomp C = { sig_emit, sig_leaf, 0, NULL, &S, M->d->files[M->cd->file], in };
+    nl_arena ar = { 0 };
+    const nl_expr *xe;
+    nsc_status st = nl_expr_expand(x, M->env, &ar, &xe, M->r);
+    if (!st) st = nl_expr_compile(xe, &C, M->r);
+    nl_arena_free(&ar);
+    return st;
 }
 
 /* a measured quantity: V(n), V(a,b), I(x), par('expr') or {expr} */

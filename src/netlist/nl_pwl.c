@@ -227,37 +227,39 @@ static int smooth(const nl_expr *e)
 
 #define NL_WSTACK 64   /* source_wave.c's evaluation stack */
 
-/* Postfix code of smooth e into w (grown); *sp the stack depth, *peak its
- * largest. Subtrees without time are evaluated as numbers. */
-static nsc_status emit(pctx *P, const nl_expr *e, nsc_wave *w, int *cap, int *sp, int *peak)
+/* The waveform being compiled (nl_expr_compile): its code, grown */
+typedef struct wsink {
+    pctx *P;
+    nsc_wave *w;
+    int cap;
+} wsink;
+
+static nsc_status wave_emit(void *ctx, nsc_xinstr in, nsc_report *r)
 {
-    nsc_xinstr in = { NSC_XOP_NUM, 0, 0, 0 };
-    nsc_status st;
-    if (!has_unknown(e)) {
-        if ((st = nl_expr_eval(e, P->env->ev, &in.num, P->r))) return st;
-    } else if (e->op == NL_X_PARAM) {
-        in.op = NSC_XOP_TIME;
-    } else if (e->op == NL_X_CALL) {
-        int na = e->nargs;
-        in.op = NSC_XOP_CALL;
-        in.arg = nsc_xfn_find(e->name);
-        in.nargs = na;
-        for (const nl_expr *a = e->a; a; a = a->next)
-            if ((st = emit(P, a, w, cap, sp, peak))) return st;
-        *sp -= na;
-    } else {
-        static const nsc_xop ops[] = { [NL_X_NEG] = NSC_XOP_NEG, [NL_X_ADD] = NSC_XOP_ADD, [NL_X_SUB] = NSC_XOP_SUB,
-                                       [NL_X_MUL] = NSC_XOP_MUL, [NL_X_DIV] = NSC_XOP_DIV, [NL_X_POW] = NSC_XOP_POW };
-        in.op = ops[e->op];
-        if ((st = emit(P, e->a, w, cap, sp, peak))) return st;
-        if (e->b && (st = emit(P, e->b, w, cap, sp, peak))) return st;
-        *sp -= e->b ? 2 : 1;
-    }
-    if (++*sp > *peak) *peak = *sp;
-    if (*peak > NL_WSTACK) return fail(P, e, "expression of time too deeply nested for a waveform");
-    if (nsc_grow((void **)&w->code, cap, w->ncode + 1, sizeof *w->code)) return oom(P);
-    w->code[w->ncode++] = in;
+    wsink *S = ctx;
+    if (nsc_grow((void **)&S->w->code, &S->cap, S->w->ncode + 1, sizeof *S->w->code)) return nsc_oom(r);
+    S->w->code[S->w->ncode++] = in;
     return NSC_OK;
+}
+
+/* the leaves of a waveform of time: a subtree without time is a number, the
+ * name left (time) the TIME load */
+static nsc_status wave_leaf(void *ctx, const nl_expr *e, int *done, nsc_report *r)
+{
+    wsink *S = ctx;
+    nsc_xinstr in = { NSC_XOP_NUM, 0, 0, 0 };
+    if (!has_unknown(e)) {
+        nsc_status st = nl_expr_eval(e, S->P->env->ev, &in.num, r);
+        if (st) return st;
+    } else if (e->op == NL_X_PARAM) in.op = NSC_XOP_TIME;
+    else return NSC_OK;                                /* an operator or a smooth function */
+    *done = 1;
+    return wave_emit(ctx, in, r);
+}
+
+static nsc_status wave_deep(void *ctx, const nl_expr *e, nsc_report *r)
+{
+    return fail(((wsink *)ctx)->P, e, "expression of time too deeply nested for a waveform");
 }
 
 /* e, a smooth function of time, as the program's waveform k: out = w_k(t).
@@ -271,8 +273,9 @@ static nsc_status time_wave(pctx *P, const nl_expr *e, aff *out)
     nsc_wave *w = &tw[p->ntw++];
     memset(w, 0, sizeof *w);
     w->kind = NSC_WAVE_EXPR;
-    int cap = 0, sp = 0, peak = 0;
-    nsc_status st = emit(P, e, w, &cap, &sp, &peak);
+    wsink S = { P, w, 0 };
+    nl_xcomp C = { wave_emit, wave_leaf, NL_WSTACK, wave_deep, &S, P->env->ev->file, NULL };
+    nsc_status st = nl_expr_compile(e, &C, P->r);
     if (st) return st;
     w->dc = nsc_wave_eval(w, 0);
     if (!isfinite(w->dc)) return fail(P, e, "this function of time is not finite at t = 0");

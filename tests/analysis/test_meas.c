@@ -175,6 +175,34 @@ Test(meas, functions_of_b_sources)
     check(x, sizeof x / sizeof x[0]);
 }
 
+/* A measure calls the netlist's functions (.func), inlined as a B source's
+ * are, row by row then linear between rows (meas.h): sq(v(a)) at the rows is
+ * 0 1 4 1 0 ..., mean (1/2 + 5/2 + 5/2 + 1/2) / 4 = 3/2; sq(v(a)-1) is 1 0 1 0 ...,
+ * mean 1/2; cube(2) = 8 (a function calling one). */
+Test(meas, user_functions)
+{
+    nsc_circuit *c = circuit(".func sq(x) {x*x}\n.func cube(x) {x*sq(x)}\n.meas tran q AVG par('sq(v(a))')\n"
+                             ".meas tran q1 AVG par('sq(v(a)-1)')\n.meas tran k PARAM='cube(two)+q1'\n");
+    nsc_waves *W = waves();
+    nsc_meas_result res[3] = { 0 };
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_meas_eval(c, W, res, &r), NSC_OK, "%s", r.error ? r.error : "");
+    const double want[] = { 1.5, 0.5, 8.5 };
+    for (int k = 0; k < 3; k++) {
+        cr_assert(res[k].ok, "%s: %s", c->meas[k].name, res[k].why ? res[k].why : "");
+        cr_assert_float_eq(res[k].value, want[k], 1e-12, "%s: %.17g", c->meas[k].name, res[k].value);
+    }
+    cr_assert_str_eq(c->meas[0].sig.text, "sq(v(a))");               /* as written */
+    nsc_meas_results_free(res, 3);
+    nsc_report_free(&r);
+    nsc_waves_free(W);
+    nsc_circuit_free(c);
+    char *e = error_of(".func sq(x) {x*x}\n.meas tran x AVG par('sq(v(a), 1)')");
+    cr_assert(strstr(e, "m.cir:7:23: error: function 'sq' takes 1 argument, not 2"), "%s", e);
+    free(e);
+}
+
 /* The probes of the measures: distinct, resolved, named as output columns. */
 Test(meas, probes)
 {
