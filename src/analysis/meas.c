@@ -9,12 +9,12 @@
 
 #include "devices/device.h"
 
-/* Value of program s with probe values pv[] and measure results mv[] (NaN for
- * a failed one): NaN when the arithmetic is not finite. stack has nsc_xdepth
- * slots. */
-static double run(const nsc_msig *s, const double *pv, const double *mv, double *stack)
+/* Value of program s at time t with probe values pv[] and measure results mv[]
+ * (NaN for a failed one): NaN when the arithmetic is not finite. stack has
+ * nsc_xdepth slots. */
+static double run(const nsc_msig *s, double t, const double *pv, const double *mv, double *stack)
 {
-    nsc_xload ld = { 0, pv, mv };
+    nsc_xload ld = { t, pv, mv };
     double v = nsc_xrun(s->code, s->ncode, &ld, stack);
     return isfinite(v) ? v : NAN;
 }
@@ -42,7 +42,7 @@ static double Y(evalctx *E, const nsc_msig *s, long i)
 {
     const double *row = nsc_wcur_row(&E->cur, i);
     for (int k = 0; k < E->c->nmeas_probe; k++) E->pv[k] = row[E->col[k]];
-    return run(s, E->pv, E->mv, E->stack);
+    return run(s, row[0], E->pv, E->mv, E->stack);
 }
 
 /* s at time x (linear between rows; x inside the run) */
@@ -166,7 +166,7 @@ static nsc_status one(evalctx *E, const nsc_meas *m, nsc_meas_result *out)
     double a, b;
     memset(out, 0, sizeof *out);
     if (m->type == NSC_MEAS_PARAM) {
-        out->value = run(&m->sig, E->pv, E->mv, E->stack);
+        out->value = run(&m->sig, 0, E->pv, E->mv, E->stack);   /* (no TIME: nl_meas.c) */
         out->ok = isfinite(out->value);
         if (!out->ok) out->why = why("%s is not finite (or uses a failed measure)", m->sig.text);
         return NSC_OK;
@@ -389,7 +389,7 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_
         for (int d = 1; d < nc; d++) {
             if (map[d] > 0) { row[d] = src[map[d]]; continue; }
             nonfinite *b = &bad[-map[d] - 1];
-            row[d] = run(&c->xcol[-map[d] - 1].sig, pv, NULL, stack);
+            row[d] = run(&c->xcol[-map[d] - 1].sig, src[0], pv, NULL, stack);
             if (!isfinite(row[d]) && b->n++ == 0) b->t = row[0];
         }
         if (nsc_waves_add(D, row)) st = nsc_waves_add_error(D, r);

@@ -168,6 +168,7 @@ static dim dim_of(const nsc_circuit *c, const nsc_msig *s, const dim *prior)
             break;
         }
         case NSC_XOP_MEAS: if (n == 64) return NONE; st[n++] = prior[in->arg]; break;
+        case NSC_XOP_TIME: if (n == 64) return NONE; st[n++] = (dim){ 0, 0, 1, 0, 1 }; break;
         case NSC_XOP_NEG: if (n < 1) return NONE; break;
         case NSC_XOP_ADD: case NSC_XOP_SUB: if (n < 2) return NONE; n--; st[n - 1] = dim_sum(st[n - 1], st[n]); break;
         case NSC_XOP_MUL: case NSC_XOP_DIV:

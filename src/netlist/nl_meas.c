@@ -154,7 +154,7 @@ static nsc_status sig_emit(void *ctx, nsc_xinstr in, nsc_report *r)
     return emit(S->M, S->s, in.op, in.arg, in.nargs, in.num);
 }
 
-/* a name: a .param, pi or an earlier measure */
+/* a name: a .param, pi, an earlier measure or time (a B source's: the row's) */
 static nsc_status name_leaf(mctx *M, const nl_expr *e, nsc_msig *s)
 {
     double v;
@@ -162,6 +162,7 @@ static nsc_status name_leaf(mctx *M, const nl_expr *e, nsc_msig *s)
     if (!strcmp(e->name, "pi")) return emit(M, s, NSC_XOP_NUM, 0, 0, 3.14159265358979323846);
     for (int k = M->self - 1; k >= 0; k--)             /* the last of the name (nl_meas_resolve: of the deck) */
         if (!strcmp(M->c->meas[k].name, e->name)) return emit(M, s, NSC_XOP_MEAS, k, 0, 0);
+    if (!strcmp(e->name, "time")) return emit(M, s, NSC_XOP_TIME, 0, 0, 0);
     return at_loc(M, expr_loc(M, e), "unknown name '%s' in %s (not a .param, nor an earlier measure)",
                   e->name, mname(M));
 }
@@ -392,7 +393,7 @@ static nsc_status meas_param(mctx *M, nsc_meas *m, int i, const nl_field *v)
     if (st) return st;
     if (!(m->sig.text = v->kind == NL_F_EXPR ? nl_expr_text(v->u.x) : nsc_strdup(ftext(v)))) return oom(M);
     for (int k = 0; k < m->sig.ncode; k++)
-        if (m->sig.code[k].op == NSC_XOP_PROBE)
+        if (m->sig.code[k].op == NSC_XOP_PROBE || m->sig.code[k].op == NSC_XOP_TIME)
             return FERR(M, v, "PARAM= of .meas %s reads a waveform; use FIND ... AT= or AVG for that", m->name);
     if (i + 1 < cd->nf) return FERR(M, &cd->f[i + 1], "unexpected '%s' after PARAM=", ftext(&cd->f[i + 1]));
     return NSC_OK;

@@ -203,6 +203,34 @@ Test(meas, user_functions)
     free(e);
 }
 
+/* `time` reads the row's time, as in a B source: on t = 0 .. 4 its mean is 2,
+ * max v(b) t = 3 * 4, i(v1) - t = 0; a derived .print column {v(a)*time} is
+ * the product at every row. */
+Test(meas, time_in_measures_and_columns)
+{
+    const expect x[] = {
+        { ".meas tran t1 AVG par('time')", 2 },
+        { ".meas tran t2 MAX par('v(b)*time')", 12 },
+        { ".meas tran t3 INTEG par('i(v1)-time')", 0 },
+        { ".meas tran t4 MAX par('if(time>=2, v(a), 0)*time')", 6 },
+    };
+    check(x, sizeof x / sizeof x[0]);
+    nsc_circuit *c = circuit(".print tran v(a) {v(a)*time}\n");
+    nsc_waves *W = waves();
+    int nout = 3;
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(c->nxcol, 1);
+    cr_assert_eq(nsc_meas_derive(c, &W, &nout, &r), NSC_OK, "%s", r.error ? r.error : "");
+    int k = nsc_waves_col(W, c->xcol[0].name), a = nsc_waves_col(W, "v(a)");
+    cr_assert(k > 0 && a > 0 && W->nrow == 9);
+    for (long i = 0; i < W->nrow; i++)
+        cr_assert_eq(nsc_waves_at(W, i, k), nsc_waves_at(W, i, a) * nsc_waves_at(W, i, 0), "row %ld", i);
+    nsc_report_free(&r);
+    nsc_waves_free(W);
+    nsc_circuit_free(c);
+}
+
 /* The probes of the measures: distinct, resolved, named as output columns. */
 Test(meas, probes)
 {
@@ -228,6 +256,7 @@ Test(meas, errors)
         { ".meas ac x AVG v(a)", "m.cir:6:12: error: unsupported .meas ac form" },   /* .meas ac: issue 29 */
         { ".meas tran x FOO v(a)", "m.cir:6:14: error: unknown measurement 'foo'" },
         { ".meas tran x PARAM='v(a)*2'", "PARAM= of .meas x reads a waveform" },
+        { ".meas tran x PARAM='time*2'", "PARAM= of .meas x reads a waveform" },
         { ".meas tran x PARAM='nosuch*2'", "unknown name 'nosuch' in .meas x (not a .param, nor an earlier measure)" },
         { ".meas tran x TRIG v(a) RISE=1 TARG v(a) VAL=1", "VAL= missing for v(a) in .meas x" },
         { ".meas tran x TRIG v(a) VAL=1", "TRIG without TARG in .meas x" },
