@@ -9,97 +9,14 @@
 
 #include "devices/device.h"
 
-/* ---- functions of expressions ---- */
-
-typedef struct mfunc {
-    const char *name;
-    int nargs;
-} mfunc;
-
-static const mfunc FUNC[] = {
-    { "sqrt", 1 }, { "exp", 1 }, { "log", 1 }, { "ln", 1 }, { "log10", 1 }, { "sin", 1 }, { "cos", 1 },
-    { "tan", 1 },  { "abs", 1 }, { "floor", 1 }, { "ceil", 1 }, { "min", 2 }, { "max", 2 }, { "pow", 2 },
-};
-enum { NFUNC = sizeof FUNC / sizeof FUNC[0] };
-
-int nsc_meas_func(const char *name, int *nargs)
+/* Value of program s at time t with probe values pv[] and measure results mv[]
+ * (NaN for a failed one): NaN when the arithmetic is not finite. stack has
+ * nsc_xdepth slots. */
+static double run(const nsc_msig *s, double t, const double *pv, const double *mv, double *stack)
 {
-    for (int k = 0; k < NFUNC; k++)
-        if (!strcmp(FUNC[k].name, name)) {
-            *nargs = FUNC[k].nargs;
-            return k;
-        }
-    return -1;
-}
-
-double nsc_meas_call(int id, const double *x)
-{
-    switch (id) {
-    case 0: return sqrt(x[0]);
-    case 1: return exp(x[0]);
-    case 2: case 3: return log(x[0]);
-    case 4: return log10(x[0]);
-    case 5: return sin(x[0]);
-    case 6: return cos(x[0]);
-    case 7: return tan(x[0]);
-    case 8: return fabs(x[0]);
-    case 9: return floor(x[0]);
-    case 10: return ceil(x[0]);
-    case 11: return fmin(x[0], x[1]);
-    case 12: return fmax(x[0], x[1]);
-    case 13: return pow(x[0], x[1]);
-    }
-    return NAN;
-}
-
-/* ---- programs ---- */
-
-/* a op b for the binary operators of nsc_mop (comparisons are 1 or 0) */
-static double binary(nsc_mop op, double a, double b)
-{
-    switch (op) {
-    case NSC_MOP_ADD: return a + b;
-    case NSC_MOP_SUB: return a - b;
-    case NSC_MOP_MUL: return a * b;
-    case NSC_MOP_DIV: return a / b;
-    case NSC_MOP_LT: return a < b;
-    case NSC_MOP_GT: return a > b;
-    case NSC_MOP_LE: return a <= b;
-    case NSC_MOP_GE: return a >= b;
-    case NSC_MOP_EQ: return a == b;
-    case NSC_MOP_NE: return a != b;
-    case NSC_MOP_AND: return a != 0 && b != 0;
-    case NSC_MOP_OR: return a != 0 || b != 0;
-    default: return pow(a, b);
-    }
-}
-
-/* Value of program s with probe values pv[] and earlier results res[] (NAN when
- * an operand is missing or the arithmetic is not finite). stack has ncode slots. */
-static double run(const nsc_msig *s, const double *pv, const nsc_meas_result *res, double *stack)
-{
-    int sp = 0;
-    for (int k = 0; k < s->ncode; k++) {
-        const nsc_minstr *in = &s->code[k];
-        switch (in->op) {
-        case NSC_MOP_NUM: stack[sp++] = in->num; break;
-        case NSC_MOP_PROBE: stack[sp++] = pv[in->arg]; break;
-        case NSC_MOP_MEAS: stack[sp++] = res[in->arg].ok ? res[in->arg].value : NAN; break;
-        case NSC_MOP_NEG: stack[sp - 1] = -stack[sp - 1]; break;
-        case NSC_MOP_NOT: stack[sp - 1] = stack[sp - 1] == 0; break;
-        case NSC_MOP_COND: sp -= 2; stack[sp - 1] = stack[sp - 1] != 0 ? stack[sp] : stack[sp + 1]; break;
-        case NSC_MOP_CALL:
-            sp -= in->nargs;
-            stack[sp] = nsc_meas_call(in->arg, stack + sp);
-            sp++;
-            break;
-        default: {
-            double b = stack[--sp], a = stack[sp - 1];
-            stack[sp - 1] = binary(in->op, a, b);
-        }
-        }
-    }
-    return sp == 1 && isfinite(stack[0]) ? stack[0] : NAN;
+    nsc_xload ld = { t, pv, mv };
+    double v = nsc_xrun(s->code, s->ncode, &ld, stack);
+    return isfinite(v) ? v : NAN;
 }
 
 /* The rows are read through a cursor (a spilled table's from its file) and a
@@ -111,7 +28,7 @@ typedef struct evalctx {
     nsc_wcur cur;
     int *col;               /* [nmeas_probe] column of each probe in W */
     double *pv, *stack;
-    const nsc_meas_result *res;
+    double *mv;             /* [nmeas] the results so far, NaN for a failed or pending one */
 } evalctx;
 
 /* time of row i */
@@ -125,7 +42,7 @@ static double Y(evalctx *E, const nsc_msig *s, long i)
 {
     const double *row = nsc_wcur_row(&E->cur, i);
     for (int k = 0; k < E->c->nmeas_probe; k++) E->pv[k] = row[E->col[k]];
-    return run(s, E->pv, E->res, E->stack);
+    return run(s, row[0], E->pv, E->mv, E->stack);
 }
 
 /* s at time x (linear between rows; x inside the run) */
@@ -249,7 +166,7 @@ static nsc_status one(evalctx *E, const nsc_meas *m, nsc_meas_result *out)
     double a, b;
     memset(out, 0, sizeof *out);
     if (m->type == NSC_MEAS_PARAM) {
-        out->value = run(&m->sig, E->pv, E->res, E->stack);
+        out->value = run(&m->sig, 0, E->pv, E->mv, E->stack);   /* (no TIME: nl_meas.c) */
         out->ok = isfinite(out->value);
         if (!out->ok) out->why = why("%s is not finite (or uses a failed measure)", m->sig.text);
         return NSC_OK;
@@ -352,21 +269,25 @@ void nsc_meas_results_free(nsc_meas_result *res, int n)
 
 nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_result *res, nsc_report *r)
 {
-    evalctx E = { c, W, { 0 }, NULL, NULL, NULL, res };
+    evalctx E = { c, W, { 0 }, NULL, NULL, NULL, NULL };
     int maxcode = 1;
     for (int k = 0; k < c->nmeas; k++) {
         memset(&res[k], 0, sizeof res[k]);
         const nsc_meas *m = &c->meas[k];
-        maxcode = m->sig.ncode > maxcode ? m->sig.ncode : maxcode;
-        maxcode = m->trig.sig.ncode > maxcode ? m->trig.sig.ncode : maxcode;
-        maxcode = m->targ.sig.ncode > maxcode ? m->targ.sig.ncode : maxcode;
+        const nsc_msig *sg[] = { &m->sig, &m->trig.sig, &m->targ.sig };
+        for (int j = 0; j < 3; j++) {                  /* the stack: the deepest program's */
+            int d = nsc_xdepth(sg[j]->code, sg[j]->ncode);
+            maxcode = d > maxcode ? d : maxcode;
+        }
     }
     if (W->nrow < 1) return nsc_err(r, NSC_EUSAGE, NULL, "no rows to measure");
     E.col = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof(int));
     E.pv = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof(double));
     E.stack = nsc_calloc((size_t)maxcode, sizeof(double));
+    E.mv = nsc_calloc((size_t)c->nmeas + 1, sizeof(double));
     nsc_status s = NSC_OK;
-    if (nsc_wcur_init(&E.cur, W) || !E.col || !E.pv || !E.stack) { s = nsc_oom(r); goto done; }
+    if (nsc_wcur_init(&E.cur, W) || !E.col || !E.pv || !E.stack || !E.mv) { s = nsc_oom(r); goto done; }
+    for (int k = 0; k < c->nmeas; k++) E.mv[k] = NAN;
     for (int k = 0; k < c->nmeas_probe; k++)
         if ((E.col[k] = nsc_waves_col(W, c->meas_probe[k].name)) < 1) {
             s = nsc_err(r, NSC_EUSAGE, NULL, ".meas: no column %s in the waveform table", c->meas_probe[k].name);
@@ -376,6 +297,7 @@ nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_resu
     for (int k = 0; k < c->nmeas; k++) {
         const nsc_meas *m = &c->meas[k];
         if ((s = one(&E, m, &res[k]))) { s = nsc_oom(r); goto done; }
+        E.mv[k] = res[k].ok ? res[k].value : NAN;
         if (res[k].ok && m->type >= NSC_MEAS_AVG && m->type <= NSC_MEAS_MAX_AT && window(m, &E, &a, &b))
             steady_check(m, &E, b, T, r);
     }
@@ -383,6 +305,7 @@ nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_resu
         if (c->meas[k].type == NSC_MEAS_PARAM) {       /* name measured twice is its last value, as ngspice) */
             free(res[k].why);
             if ((s = one(&E, &c->meas[k], &res[k]))) { s = nsc_oom(r); goto done; }
+            E.mv[k] = res[k].ok ? res[k].value : NAN;
         }
     if (E.cur.err) s = nsc_waves_read_error(W, E.cur.err, r);
 done:
@@ -390,6 +313,7 @@ done:
     free(E.col);
     free(E.pv);
     free(E.stack);
+    free(E.mv);
     return s;
 }
 
@@ -443,7 +367,10 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_
 {
     const nsc_waves *W = *Wp;
     int nx = c->nxcol, no = *nout, nc = W->ncol + nx, maxc = 1;
-    for (int k = 0; k < nx; k++) maxc = c->xcol[k].sig.ncode > maxc ? c->xcol[k].sig.ncode : maxc;
+    for (int k = 0; k < nx; k++) {
+        int d = nsc_xdepth(c->xcol[k].sig.code, c->xcol[k].sig.ncode);
+        maxc = d > maxc ? d : maxc;
+    }
     char **names = nsc_calloc((size_t)nc, sizeof *names);
     int *col = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof *col), *map = nsc_calloc((size_t)nc, sizeof *map);
     double *pv = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof *pv), *stack = nsc_calloc((size_t)maxc + 1, sizeof *stack);
@@ -468,7 +395,7 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_
         for (int d = 1; d < nc; d++) {
             if (map[d] > 0) { row[d] = src[map[d]]; continue; }
             nonfinite *b = &bad[-map[d] - 1];
-            row[d] = run(&c->xcol[-map[d] - 1].sig, pv, NULL, stack);
+            row[d] = run(&c->xcol[-map[d] - 1].sig, src[0], pv, NULL, stack);
             if (!isfinite(row[d]) && b->n++ == 0) b->t = row[0];
         }
         if (nsc_waves_add(D, row)) st = nsc_waves_add_error(D, r);

@@ -47,9 +47,4 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **W, int *nout, nsc_r
  * names the first card that had one. */
 void nsc_meas_steady_windows(nsc_circuit *c, nsc_report *r);
 
-/* Functions of measure expressions: id of name (>= 0) and its argument count, or
- * -1; value of function id at x[0 .. nargs). */
-int nsc_meas_func(const char *name, int *nargs);
-double nsc_meas_call(int id, const double *x);
-
 #endif

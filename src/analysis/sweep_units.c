@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "meas.h"
+#include "base/xfn.h"
 #include "devices/device.h"
 
 /* ---- parameters: the elements whose values they set ---- */
@@ -136,17 +137,17 @@ static dim dim_mul(dim x, dim y, int sign)
     return d;
 }
 
-/* A function call: abs/floor/ceil/min/max keep their operand's dimension, the
- * others need (and give) a dimensionless one. */
-static dim dim_call(int fn, const dim *x, int n)
+/* A call of built-in function id on operands of dimensions x[0 .. n), by its
+ * unit rule (base/xfn.h). */
+static dim dim_call(int id, const dim *x, int n)
 {
-    int na;
-    dim d = n == 2 ? dim_sum(x[0], x[1]) : x[0];
-    if (fn == nsc_meas_func("abs", &na) || fn == nsc_meas_func("floor", &na) || fn == nsc_meas_func("ceil", &na) ||
-        fn == nsc_meas_func("min", &na) || fn == nsc_meas_func("max", &na))
-        return d;
-    dim one = { 0, 0, 0, 0, 1 };
-    return d.ok && !d.v && !d.a && !d.s ? one : NONE;
+    dim one = { 0, 0, 0, 0, 1 }, d = x[0];
+    const nsc_xfn *f = nsc_xfn_at(id);
+    if (f->unit == NSC_XFN_SIGN) return one;
+    if (f->unit == NSC_XFN_SELECT) return dim_sum(x[1], x[2]);
+    for (int k = 1; k < n; k++) d = dim_sum(d, x[k]);
+    if (f->unit == NSC_XFN_SAME) return d;
+    return d.ok && !d.v && !d.a && !d.s ? one : NONE;  /* NSC_XFN_ONE */
 }
 
 /* The dimension of program s; prior[k]: of measure k. */
@@ -155,31 +156,40 @@ static dim dim_of(const nsc_circuit *c, const nsc_msig *s, const dim *prior)
     dim st[64];
     int n = 0;
     for (int i = 0; i < s->ncode; i++) {
-        const nsc_minstr *in = &s->code[i];
+        const nsc_xinstr *in = &s->code[i];
         dim one = { 0, 0, 0, 1, 1 };
         switch (in->op) {
-        case NSC_MOP_NUM: if (n == 64) return NONE; st[n++] = one; break;
-        case NSC_MOP_PROBE: {
+        case NSC_XOP_NUM: if (n == 64) return NONE; st[n++] = one; break;
+        case NSC_XOP_PROBE: {
             if (n == 64) return NONE;
             int isv = c->meas_probe[in->arg].kind == NSC_PROBE_V;
             dim p = { isv, !isv, 0, 0, 1 };
             st[n++] = p;
             break;
         }
-        case NSC_MOP_MEAS: if (n == 64) return NONE; st[n++] = prior[in->arg]; break;
-        case NSC_MOP_NEG: if (n < 1) return NONE; break;
-        case NSC_MOP_ADD: case NSC_MOP_SUB: if (n < 2) return NONE; n--; st[n - 1] = dim_sum(st[n - 1], st[n]); break;
-        case NSC_MOP_MUL: case NSC_MOP_DIV:
+        case NSC_XOP_MEAS: if (n == 64) return NONE; st[n++] = prior[in->arg]; break;
+        case NSC_XOP_TIME: if (n == 64) return NONE; st[n++] = (dim){ 0, 0, 1, 0, 1 }; break;
+        case NSC_XOP_NEG: if (n < 1) return NONE; break;
+        case NSC_XOP_ADD: case NSC_XOP_SUB: if (n < 2) return NONE; n--; st[n - 1] = dim_sum(st[n - 1], st[n]); break;
+        case NSC_XOP_MUL: case NSC_XOP_DIV:
             if (n < 2) return NONE;
             n--;
-            st[n - 1] = dim_mul(st[n - 1], st[n], in->op == NSC_MOP_MUL ? 1 : -1);
+            st[n - 1] = dim_mul(st[n - 1], st[n], in->op == NSC_XOP_MUL ? 1 : -1);
             break;
-        case NSC_MOP_POW: if (n < 2) return NONE; n--; st[n - 1] = NONE; break;
-        case NSC_MOP_CALL:
-            if (in->nargs < 1 || in->nargs > 2 || n < in->nargs) return NONE;
+        case NSC_XOP_POW: if (n < 2) return NONE; n--; st[n - 1] = NONE; break;
+        case NSC_XOP_CALL:
+            if (in->nargs < 1 || in->nargs > NSC_XFN_MAXARGS || n < in->nargs) return NONE;
             n -= in->nargs - 1;
             st[n - 1] = dim_call(in->arg, &st[n - 1], in->nargs);
             break;
+        case NSC_XOP_LT: case NSC_XOP_GT: case NSC_XOP_LE: case NSC_XOP_GE: case NSC_XOP_EQ: case NSC_XOP_NE:
+            if (n < 2) return NONE;                    /* a comparison of one dimension: 1 or 0 */
+            n--;
+            st[n - 1] = dim_sum(st[n - 1], st[n]).ok ? (dim){ 0, 0, 0, 0, 1 } : NONE;
+            break;
+        case NSC_XOP_AND: case NSC_XOP_OR: if (n < 2) return NONE; n--; st[n - 1] = (dim){ 0, 0, 0, 0, 1 }; break;
+        case NSC_XOP_NOT: if (n < 1) return NONE; st[n - 1] = (dim){ 0, 0, 0, 0, 1 }; break;
+        case NSC_XOP_COND: if (n < 3) return NONE; n -= 2; st[n - 1] = dim_sum(st[n], st[n + 1]); break;
         default: return NONE;
         }
     }

@@ -12,6 +12,7 @@
 #define NSC_CIRCUIT_H
 
 #include "base/util.h"
+#include "base/xcode.h"
 
 /* Element kinds: the keys of the device table (src/devices/devices.c), which says
  * all a stage needs to know of a kind; outside src/devices only the card parsers
@@ -47,23 +48,15 @@ typedef enum nsc_elkind {
 typedef enum nsc_wavekind { NSC_WAVE_DC, NSC_WAVE_PULSE, NSC_WAVE_SIN, NSC_WAVE_EXP, NSC_WAVE_PWL,
                             NSC_WAVE_EXPR } nsc_wavekind;
 /* EXPR: a smooth expression of time (a B source's time-only part, nl_pwl.c) as
- * postfix code: NUM pushes num, TIME pushes t, the operators pop their operands,
- * CALL applies function fn of nsc_wave_func (1 or 2 operands). No corners (its
+ * compiled code (base/xcode.h) whose only load is TIME. No corners (its
  * smoothness is the step control's), no period. */
-typedef enum nsc_wop { NSC_WOP_NUM, NSC_WOP_TIME, NSC_WOP_NEG, NSC_WOP_ADD, NSC_WOP_SUB, NSC_WOP_MUL, NSC_WOP_DIV,
-                       NSC_WOP_POW, NSC_WOP_CALL } nsc_wop;
-typedef struct nsc_winstr {
-    nsc_wop op;
-    int fn;
-    double num;
-} nsc_winstr;
 typedef struct nsc_wave {
     nsc_wavekind kind;
     double dc;
     double *p;
     int np;
     double repeat;
-    nsc_winstr *code;       /* EXPR: [ncode], owned by the B source's program */
+    nsc_xinstr *code;       /* EXPR: [ncode], owned by the B source's program */
     int ncode;
     int ngiven;             /* fields the card gave; p[ngiven..] are defaults (nsc_wave_defaults) */
     int pw_tstop;           /* PULSE's PW given as 0: it means TSTOP */
@@ -76,11 +69,6 @@ typedef struct nsc_wave {
  * the waveform. Idempotent: a run whose TSTOP differs from the card's (--tstop)
  * calls it again, as ngspice takes the defaults from the run's TSTOP. */
 void nsc_wave_defaults(nsc_wave *w, double tstep, double tstop, int has_tran);
-
-/* Functions an EXPR waveform may call: the index of name (its number of
- * arguments in *nargs), -1 if not one of them; its value at x[]. */
-int nsc_wave_func(const char *name, int *nargs);
-double nsc_wave_call(int fn, const double *x);
 
 typedef enum nsc_modeltype { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW, NSC_MOD_CSW,
                                NSC_MOD_NPN, NSC_MOD_PNP } nsc_modeltype;
@@ -182,28 +170,11 @@ typedef struct nsc_probe {
 } nsc_probe;
 
 /* A .meas tran card, evaluated on the transient's waveforms by meas.c.
- * Measured quantities are small postfix programs (nsc_msig) over the probes in
+ * Measured quantities are compiled code (base/xcode.h, nsc_msig) over the probes in
  * circuit->meas_probe, numbers and earlier measures, so a plain V(out), an
  * expression par('v(out)*i(rl)') and PARAM='pout/pin' all take the same form. */
-typedef enum nsc_mop {
-    NSC_MOP_NUM,     /* push num */
-    NSC_MOP_PROBE,   /* push the value of meas_probe[arg] */
-    NSC_MOP_MEAS,    /* push the result of meas[arg] (arg < this measure) */
-    NSC_MOP_NEG,     /* a -> -a */
-    NSC_MOP_ADD, NSC_MOP_SUB, NSC_MOP_MUL, NSC_MOP_DIV, NSC_MOP_POW, /* a b -> a op b */
-    NSC_MOP_CALL,    /* nargs operands -> function arg of meas.c's table (name) */
-    NSC_MOP_LT, NSC_MOP_GT, NSC_MOP_LE, NSC_MOP_GE, NSC_MOP_EQ, NSC_MOP_NE, /* a b -> 1 or 0 (SPICE's strict < >) */
-    NSC_MOP_AND, NSC_MOP_OR,                                             /* a b -> 1 or 0 (nonzero is true) */
-    NSC_MOP_NOT,     /* a -> 1 if a == 0 else 0 */
-    NSC_MOP_COND     /* c a b -> a if c != 0 else b (both evaluated) */
-} nsc_mop;
-typedef struct nsc_minstr {
-    nsc_mop op;
-    int arg, nargs;
-    double num;
-} nsc_minstr;
 typedef struct nsc_msig {
-    nsc_minstr *code;
+    nsc_xinstr *code;
     int ncode;
     char *text;      /* as written, lower case ("v(out)", "v(in)*i(vin)"), for messages */
 } nsc_msig;

@@ -8,6 +8,7 @@
 #include "nl_elab.h"
 #include "nl_meas.h"
 #include "devices/device.h"
+#include "base/xfn.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -640,9 +641,9 @@ static int xyce_print(elab *E, const nl_card *cd, const nl_field *f)
     memset(&sig, 0, sizeof sig);
     sig.code = calloc(3, sizeof *sig.code);
     if (!sig.code) { nle_oom(E); return -1; }
-    sig.code[0] = (nsc_minstr){ NSC_MOP_PROBE, kv, 0, 0 };   /* v(port) i(x) * */
-    sig.code[1] = (nsc_minstr){ NSC_MOP_PROBE, ki, 0, 0 };
-    sig.code[2] = (nsc_minstr){ NSC_MOP_MUL, 0, 0, 0 };
+    sig.code[0] = (nsc_xinstr){ NSC_XOP_PROBE, kv, 0, 0 };   /* v(port) i(x) * */
+    sig.code[1] = (nsc_xinstr){ NSC_XOP_PROBE, ki, 0, 0 };
+    sig.code[2] = (nsc_xinstr){ NSC_XOP_MUL, 0, 0, 0 };
     sig.ncode = 3;
     sig.text = nsc_asprintf("p(%s)", e->name);
     return xcol_add(E, nsc_asprintf("p(%s)", e->name), &sig) ? -1 : 1;
@@ -823,7 +824,7 @@ static nsc_status func_add(elab *E, const nl_card *cd, const nl_field *head, con
     if (!strcmp(name, "v") || !strcmp(name, "i"))     /* ngspice replaces the probe everywhere, without a word */
         return nle_err(E, NULL, cd, head, "function '%s' would hide the probe %s(): choose another name", head->u.s,
                        name[0] == 'v' ? "V" : "I");
-    if (nl_builtin_nargs(name) >= 0)
+    if (nsc_xfn_find(name) >= 0)
         nle_warn(E, NULL, cd, head, "function '%s' replaces the built-in %s() in every expression", head->u.s, name);
     if (nsc_grow((void **)&E->funcs, &E->capfunc, E->nfunc + 1, sizeof *E->funcs)) return nle_oom(E);
     nl_func *fn = &E->funcs[E->nfunc];

@@ -1,9 +1,19 @@
 /* nl_expr.c -- expression trees and their evaluation (see nl_expr.h). */
 #include "nl_expr.h"
 
+#include "base/xfn.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* the compiled form's operator (base/xcode.h) of each operator node */
+static const nsc_xop XOP[] = {
+    [NL_X_NEG] = NSC_XOP_NEG, [NL_X_ADD] = NSC_XOP_ADD, [NL_X_SUB] = NSC_XOP_SUB, [NL_X_MUL] = NSC_XOP_MUL,
+    [NL_X_DIV] = NSC_XOP_DIV, [NL_X_POW] = NSC_XOP_POW, [NL_X_LT] = NSC_XOP_LT, [NL_X_GT] = NSC_XOP_GT,
+    [NL_X_LE] = NSC_XOP_LE, [NL_X_GE] = NSC_XOP_GE, [NL_X_EQ] = NSC_XOP_EQ, [NL_X_NE] = NSC_XOP_NE,
+    [NL_X_AND] = NSC_XOP_AND, [NL_X_OR] = NSC_XOP_OR, [NL_X_NOT] = NSC_XOP_NOT, [NL_X_COND] = NSC_XOP_COND,
+};
 
 nl_expr *nl_expr_new(nl_arena *ar, nl_xop op, int line, int col, nl_expr *a, nl_expr *b)
 {
@@ -25,28 +35,6 @@ static nsc_status fail(const nl_expr *e, const nl_env *env, nsc_report *r, const
     const char *w = env->where ? env->where : "";
     if (arg) return nsc_err(r, NSC_ENETLIST, &loc, msg, arg, w);
     return nsc_err(r, NSC_ENETLIST, &loc, msg, w);
-}
-
-/* the built-in functions: name, number of arguments */
-typedef struct fn1 { const char *name; double (*f)(double); } fn1;
-static const fn1 FN1[] = {
-    { "sqrt", sqrt }, { "exp", exp }, { "log", log }, { "ln", log }, { "log10", log10 },
-    { "sin", sin }, { "cos", cos }, { "tan", tan }, { "asin", asin }, { "acos", acos },
-    { "atan", atan }, { "sinh", sinh }, { "cosh", cosh }, { "tanh", tanh }, { "abs", fabs },
-    { "floor", floor }, { "ceil", ceil },
-};
-
-int nl_builtin_nargs(const char *name)
-{
-    static const char *const N2[] = { "min", "max", "pow", "atan2" }, *const N3[] = { "limit", "if" };
-    for (size_t k = 0; k < sizeof FN1 / sizeof FN1[0]; k++)
-        if (!strcmp(name, FN1[k].name)) return 1;
-    if (!strcmp(name, "u") || !strcmp(name, "sgn") || !strcmp(name, "uramp")) return 1;
-    for (size_t k = 0; k < 4; k++)
-        if (!strcmp(name, N2[k])) return 2;
-    for (size_t k = 0; k < 2; k++)
-        if (!strcmp(name, N3[k])) return 3;
-    return -1;
 }
 
 const nl_func *nl_func_find(const nl_env *env, const char *name)
@@ -132,30 +120,21 @@ static nsc_status eval_user(const nl_expr *e, const nl_func *fn, const nl_env *e
     return st;
 }
 
+/* a call of a user function, else of a built-in one (base/xfn.h) */
 static nsc_status eval_call(const nl_expr *e, const nl_env *env, double *v, nsc_report *r, xrun *X)
 {
     const nl_func *fn = nl_func_find(env, e->name);
     if (fn) return eval_user(e, fn, env, v, r, X);
-    double x[3] = { 0, 0, 0 };
-    int n = 0, want = nl_builtin_nargs(e->name);
-    if (want < 0) return fail(e, env, r, "unknown function '%s'%s", e->name);
-    if (e->nargs != want)
-        return fail(e, env, r, want == 1 ? "function '%s' takes 1 argument%s"
-                                         : want == 2 ? "function '%s' takes 2 arguments%s" : "function '%s' takes 3 arguments%s", e->name);
+    double x[NSC_XFN_MAXARGS] = { 0 };
+    int n = 0, id = nsc_xfn_find(e->name);
+    if (id < 0) return fail(e, env, r, "unknown function '%s'%s", e->name);
+    const nsc_xfn *f = nsc_xfn_at(id);
+    if (e->nargs != f->nargs)
+        return fail(e, env, r, f->nargs == 1 ? "function '%s' takes 1 argument%s"
+                                             : f->nargs == 2 ? "function '%s' takes 2 arguments%s" : "function '%s' takes 3 arguments%s", e->name);
     for (const nl_expr *a = e->a; a; a = a->next)
         if (eval(a, env, &x[n++], r, X)) return r->status;
-    if (!strcmp(e->name, "u")) *v = x[0] > 0 ? 1 : x[0] < 0 ? 0 : 0.5; /* ngspice's B source: u(0) = 1/2 */
-    else if (!strcmp(e->name, "sgn")) *v = (x[0] > 0) - (x[0] < 0);
-    else if (!strcmp(e->name, "uramp")) *v = x[0] > 0 ? x[0] : 0;
-    else if (!strcmp(e->name, "limit")) *v = fmin(fmax(x[0], fmin(x[1], x[2])), fmax(x[1], x[2]));
-    else if (!strcmp(e->name, "if")) *v = x[0] != 0 ? x[1] : x[2];
-    else if (want == 1) {
-        for (size_t k = 0; k < sizeof FN1 / sizeof FN1[0]; k++)
-            if (strcmp(e->name, FN1[k].name) == 0) *v = FN1[k].f(x[0]);
-    } else if (!strcmp(e->name, "min")) *v = fmin(x[0], x[1]);
-    else if (!strcmp(e->name, "max")) *v = fmax(x[0], x[1]);
-    else if (!strcmp(e->name, "pow")) *v = pow(x[0], x[1]);
-    else *v = atan2(x[0], x[1]);
+    *v = f->f(x);
     return NSC_OK;
 }
 
@@ -186,24 +165,8 @@ static nsc_status eval1(const nl_expr *e, const nl_env *env, double *v, nsc_repo
         return eval(a != 0 ? e->b : e->c, env, v, r, X);
     default:
         if (eval(e->a, env, &a, r, X) || eval(e->b, env, &b, r, X)) return r->status;
-        switch (e->op) {
-        case NL_X_ADD: *v = a + b; break;
-        case NL_X_SUB: *v = a - b; break;
-        case NL_X_MUL: *v = a * b; break;
-        case NL_X_DIV:
-            if (b == 0) return fail(e, env, r, "division by zero%s", NULL);
-            *v = a / b;
-            break;
-        case NL_X_LT: *v = a < b; break;
-        case NL_X_GT: *v = a > b; break;
-        case NL_X_LE: *v = a <= b; break;
-        case NL_X_GE: *v = a >= b; break;
-        case NL_X_EQ: *v = a == b; break;
-        case NL_X_NE: *v = a != b; break;
-        case NL_X_AND: *v = a != 0 && b != 0; break;
-        case NL_X_OR: *v = a != 0 || b != 0; break;
-        default: *v = pow(a, b); break;                /* NL_X_POW */
-        }
+        if (e->op == NL_X_DIV && b == 0) return fail(e, env, r, "division by zero%s", NULL);
+        *v = nsc_xbinary(XOP[e->op], a, b);            /* the compiled form's operator (base/xcode.h) */
     }
     if (isnan(*v)) return fail(e, env, r, "value is not finite (NaN)%s", NULL);
     if (isinf(*v)) return fail(e, env, r, "value is not finite (overflow)%s", NULL);
@@ -224,6 +187,72 @@ nsc_status nl_expr_eval(const nl_expr *e, const nl_env *env, double *v, nsc_repo
 {
     xrun X = { 0, 0, NULL, env };
     return eval(e, env, v, r, &X);
+}
+
+/* ---- compilation to code (base/xcode.h) ---- */
+
+typedef struct xcomp {
+    const nl_xcomp *C;
+    nsc_report *r;
+    int sp, peak;           /* stack depth after the code so far, its largest */
+} xcomp;
+
+/* the stack after node e's code, which popped pop values and pushed one */
+static nsc_status xdepth(xcomp *X, const nl_expr *e, int pop)
+{
+    X->sp += 1 - pop;
+    if (X->sp > X->peak) X->peak = X->sp;
+    if (X->C->maxdepth > 0 && X->peak > X->C->maxdepth) return X->C->deep(X->C->ctx, e, X->r);
+    return NSC_OK;
+}
+
+/* node e's instruction in, its pop operands already emitted */
+static nsc_status xemit(xcomp *X, const nl_expr *e, nsc_xinstr in, int pop)
+{
+    nsc_status st = xdepth(X, e, pop);
+    return st ? st : X->C->emit(X->C->ctx, in, X->r);
+}
+
+static nsc_status xcompile(xcomp *X, const nl_expr *e);
+
+static nsc_status xcall(xcomp *X, const nl_expr *e)
+{
+    nsc_loc loc = { X->C->file, e->line, e->col };
+    int id = nsc_xfn_find(e->name), n = id >= 0 ? nsc_xfn_at(id)->nargs : 0;
+    if (id < 0) return nsc_err(X->r, NSC_ENETLIST, &loc, "unknown function '%s'%s", e->name, X->C->in ? X->C->in : "");
+    if (e->nargs != n)
+        return nsc_err(X->r, NSC_ENETLIST, &loc, "function '%s' takes %d argument%s", e->name, n, n == 1 ? "" : "s");
+    for (const nl_expr *a = e->a; a; a = a->next) {
+        nsc_status st = xcompile(X, a);
+        if (st) return st;
+    }
+    return xemit(X, e, (nsc_xinstr){ NSC_XOP_CALL, id, n, 0 }, n);
+}
+
+static nsc_status xcompile(xcomp *X, const nl_expr *e)
+{
+    int done = 0, pop = 0;
+    nsc_status st = X->C->leaf ? X->C->leaf(X->C->ctx, e, &done, X->r) : NSC_OK;
+    if (st || done) return st ? st : xdepth(X, e, 0);
+    switch (e->op) {
+    case NL_X_NUM: return xemit(X, e, (nsc_xinstr){ NSC_XOP_NUM, 0, 0, e->num }, 0);
+    case NL_X_PARAM: {
+        nsc_loc loc = { X->C->file, e->line, e->col };
+        return nsc_err(X->r, NSC_ENETLIST, &loc, "undefined parameter '%s'", e->name);
+    }
+    case NL_X_CALL: return xcall(X, e);
+    default: break;
+    }
+    const nl_expr *arg[3] = { e->a, e->b, e->op == NL_X_COND ? e->c : NULL };
+    for (int k = 0; k < 3 && arg[k]; k++, pop++)      /* operands left to right */
+        if ((st = xcompile(X, arg[k]))) return st;
+    return xemit(X, e, (nsc_xinstr){ XOP[e->op], 0, 0, 0 }, pop);
+}
+
+nsc_status nl_expr_compile(const nl_expr *e, const nl_xcomp *C, nsc_report *r)
+{
+    xcomp X = { C, r, 0, 0 };
+    return xcompile(&X, e);
 }
 
 /* ---- the expression as text, parenthesised where precedence needs it ---- */

@@ -4,6 +4,7 @@
 #define NSC_NL_EXPR_H
 
 #include "base/util.h"
+#include "base/xcode.h"
 #include "nl_util.h"
 
 typedef enum nl_xop {
@@ -61,9 +62,6 @@ typedef struct nl_env {
     int depth;          /* user-function calls being evaluated */
 } nl_env;
 
-/* Number of arguments of the built-in function name (lower case), -1 if none. */
-int nl_builtin_nargs(const char *name);
-
 /* The user function of env named name, NULL if none. */
 const nl_func *nl_func_find(const nl_env *env, const char *name);
 
@@ -83,5 +81,27 @@ nsc_status nl_expr_eval(const nl_expr *e, const nl_env *env, double *v, nsc_repo
 /* e as text (lower case names, no blanks, parentheses where precedence needs
  * them), malloc'd; NULL on allocation failure. */
 char *nl_expr_text(const nl_expr *e);
+
+/* ---- compilation to code (base/xcode.h): one compiler for every user ---- */
+
+/* How an expression compiles: the generic rules cover numbers, operators and
+ * the built-in functions (base/xfn.h); leaf is asked first at every node and
+ * emits the code of what only its user knows (names, probes, time, constant
+ * subtrees it folds), setting *done. Its code leaves one value on the stack. */
+typedef struct nl_xcomp {
+    nsc_status (*emit)(void *ctx, nsc_xinstr in, nsc_report *r);   /* append one instruction */
+    nsc_status (*leaf)(void *ctx, const nl_expr *e, int *done, nsc_report *r); /* may be NULL */
+    /* maxdepth > 0: the stack depth allowed; deep reports the node that exceeds it */
+    int maxdepth;
+    nsc_status (*deep)(void *ctx, const nl_expr *e, nsc_report *r);
+    void *ctx;
+    const char *file;   /* of messages */
+    const char *in;     /* appended to "unknown function 'f'", e.g. " in .meas x" (may be NULL) */
+} nl_xcomp;
+
+/* Emit the code of e through C (postfix, operands left to right; ?: evaluates
+ * both branches). Errors: an unknown function, a wrong argument count, a name
+ * the leaf left (undefined parameter), the depth (C->deep). */
+nsc_status nl_expr_compile(const nl_expr *e, const nl_xcomp *C, nsc_report *r);
 
 #endif

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/meas.h"
+#include "base/xfn.h"
 #include "devices/device.h"
 
 typedef struct mctx {
@@ -74,12 +74,12 @@ static const char *ftext(const nl_field *f)
 
 /* ---- programs ---- */
 
-static nsc_status emit(mctx *M, nsc_msig *s, nsc_mop op, int arg, int nargs, double num)
+static nsc_status emit(mctx *M, nsc_msig *s, nsc_xop op, int arg, int nargs, double num)
 {
-    nsc_minstr *code = nsc_realloc_array(s->code, (size_t)s->ncode + 1, sizeof *code);
+    nsc_xinstr *code = nsc_realloc_array(s->code, (size_t)s->ncode + 1, sizeof *code);
     if (!code) return oom(M);
     s->code = code;
-    code[s->ncode++] = (nsc_minstr){ op, arg, nargs, num };
+    code[s->ncode++] = (nsc_xinstr){ op, arg, nargs, num };
     return NSC_OK;
 }
 
@@ -136,69 +136,73 @@ static nsc_status power(mctx *M, const char *x, nsc_loc loc, nsc_msig *s)
     nsc_status st = probe(M, NSC_PROBE_V, at, NULL, loc, &kv);
     free(at);
     if (st || (st = probe(M, NSC_PROBE_I, x, NULL, loc, &ki))) return st;
-    if ((st = emit(M, s, NSC_MOP_PROBE, kv, 0, 0)) || (st = emit(M, s, NSC_MOP_PROBE, ki, 0, 0))) return st;
-    return emit(M, s, NSC_MOP_MUL, 0, 0, 0);
+    if ((st = emit(M, s, NSC_XOP_PROBE, kv, 0, 0)) || (st = emit(M, s, NSC_XOP_PROBE, ki, 0, 0))) return st;
+    return emit(M, s, NSC_XOP_MUL, 0, 0, 0);
 }
 
 static int is_power(const char *f) { return !strcmp(f, "p") || !strcmp(f, "w"); }
 
-static nsc_status compile(mctx *M, const nl_expr *e, nsc_msig *s)
+/* The program being compiled (nl_expr_compile) */
+typedef struct msink {
+    mctx *M;
+    nsc_msig *s;
+} msink;
+
+static nsc_status sig_emit(void *ctx, nsc_xinstr in, nsc_report *r)
 {
-    nsc_status st;
-    switch (e->op) {
-    case NL_X_NUM: return emit(M, s, NSC_MOP_NUM, 0, 0, e->num);
-    case NL_X_PARAM: {
-        double v;
-        if (M->env->lookup && M->env->lookup(M->env->ctx, e->name, &v)) return emit(M, s, NSC_MOP_NUM, 0, 0, v);
-        if (!strcmp(e->name, "pi")) return emit(M, s, NSC_MOP_NUM, 0, 0, 3.14159265358979323846);
-        for (int k = M->self - 1; k >= 0; k--)         /* the last of the name (nl_meas_resolve: of the deck) */
-            if (!strcmp(M->c->meas[k].name, e->name)) return emit(M, s, NSC_MOP_MEAS, k, 0, 0);
-        return at_loc(M, expr_loc(M, e), "unknown name '%s' in %s (not a .param, nor an earlier measure)",
-                      e->name, mname(M));
+    msink *S = ctx;
+    return emit(S->M, S->s, in.op, in.arg, in.nargs, in.num);
+}
+
+/* a name: a .param, pi, an earlier measure or time (a B source's: the row's) */
+static nsc_status name_leaf(mctx *M, const nl_expr *e, nsc_msig *s)
+{
+    double v;
+    if (M->env->lookup && M->env->lookup(M->env->ctx, e->name, &v)) return emit(M, s, NSC_XOP_NUM, 0, 0, v);
+    if (!strcmp(e->name, "pi")) return emit(M, s, NSC_XOP_NUM, 0, 0, 3.14159265358979323846);
+    for (int k = M->self - 1; k >= 0; k--)             /* the last of the name (nl_meas_resolve: of the deck) */
+        if (!strcmp(M->c->meas[k].name, e->name)) return emit(M, s, NSC_XOP_MEAS, k, 0, 0);
+    if (!strcmp(e->name, "time")) return emit(M, s, NSC_XOP_TIME, 0, 0, 0);
+    return at_loc(M, expr_loc(M, e), "unknown name '%s' in %s (not a .param, nor an earlier measure)",
+                  e->name, mname(M));
+}
+
+/* the leaves of a measured quantity: names, v() i() (probes), p() w() (power) */
+static nsc_status sig_leaf(void *ctx, const nl_expr *e, int *done, nsc_report *r)
+{
+    msink *S = ctx;
+    mctx *M = S->M;
+    *done = 1;
+    if (e->op == NL_X_PARAM) return name_leaf(M, e, S->s);
+    if (e->op == NL_X_CALL && (!strcmp(e->name, "v") || !strcmp(e->name, "i"))) {
+        int iv = e->name[0] == 'v', idx;
+        const char *a = e->nargs >= 1 ? arg_name(e->a) : NULL;
+        const char *b = e->nargs == 2 ? arg_name(e->a->next) : NULL;
+        if (!a || (iv ? e->nargs > 2 || (e->nargs == 2 && !b) : e->nargs != 1))
+            return at_loc(M, expr_loc(M, e), "expected %s in %s", iv ? "v(node) or v(node1,node2)" : "i(element)",
+                          mname(M));
+        nsc_status st = probe(M, iv ? NSC_PROBE_V : NSC_PROBE_I, a, b, expr_loc(M, e), &idx);
+        return st ? st : emit(M, S->s, NSC_XOP_PROBE, idx, 0, 0);
     }
-    case NL_X_NEG: case NL_X_NOT:
-        if ((st = compile(M, e->a, s))) return st;
-        return emit(M, s, e->op == NL_X_NEG ? NSC_MOP_NEG : NSC_MOP_NOT, 0, 0, 0);
-    case NL_X_LT: case NL_X_GT: case NL_X_LE: case NL_X_GE: case NL_X_EQ: case NL_X_NE: case NL_X_AND: case NL_X_OR: {
-        static const nsc_mop op[] = { [NL_X_LT] = NSC_MOP_LT, [NL_X_GT] = NSC_MOP_GT, [NL_X_LE] = NSC_MOP_LE,
-                                      [NL_X_GE] = NSC_MOP_GE, [NL_X_EQ] = NSC_MOP_EQ, [NL_X_NE] = NSC_MOP_NE,
-                                      [NL_X_AND] = NSC_MOP_AND, [NL_X_OR] = NSC_MOP_OR };
-        if ((st = compile(M, e->a, s)) || (st = compile(M, e->b, s))) return st;
-        return emit(M, s, op[e->op], 0, 0, 0);
-    }
-    case NL_X_COND:                                    /* c a b COND: both branches evaluated */
-        if ((st = compile(M, e->a, s)) || (st = compile(M, e->b, s)) || (st = compile(M, e->c, s))) return st;
-        return emit(M, s, NSC_MOP_COND, 0, 0, 0);
-    case NL_X_ADD: case NL_X_SUB: case NL_X_MUL: case NL_X_DIV: case NL_X_POW: {
-        static const nsc_mop op[] = { [NL_X_ADD] = NSC_MOP_ADD, [NL_X_SUB] = NSC_MOP_SUB, [NL_X_MUL] = NSC_MOP_MUL,
-                                      [NL_X_DIV] = NSC_MOP_DIV, [NL_X_POW] = NSC_MOP_POW };
-        if ((st = compile(M, e->a, s)) || (st = compile(M, e->b, s))) return st;
-        return emit(M, s, op[e->op], 0, 0, 0);
-    }
-    case NL_X_CALL: {
-        if (!strcmp(e->name, "v") || !strcmp(e->name, "i")) {
-            int iv = e->name[0] == 'v', idx;
-            const char *a = e->nargs >= 1 ? arg_name(e->a) : NULL;
-            const char *b = e->nargs == 2 ? arg_name(e->a->next) : NULL;
-            if (!a || (iv ? e->nargs > 2 || (e->nargs == 2 && !b) : e->nargs != 1))
-                return at_loc(M, expr_loc(M, e), "expected %s in %s", iv ? "v(node) or v(node1,node2)" : "i(element)",
-                              mname(M));
-            if ((st = probe(M, iv ? NSC_PROBE_V : NSC_PROBE_I, a, b, expr_loc(M, e), &idx))) return st;
-            return emit(M, s, NSC_MOP_PROBE, idx, 0, 0);
-        }
-        if (is_power(e->name) && e->nargs == 1 && arg_name(e->a)) return power(M, arg_name(e->a), expr_loc(M, e), s);
-        int want, id = nsc_meas_func(e->name, &want);
-        if (id < 0) return at_loc(M, expr_loc(M, e), "unknown function '%s' in %s", e->name, mname(M));
-        if (e->nargs != want)
-            return at_loc(M, expr_loc(M, e), "function '%s' takes %d argument%s", e->name, want, want == 1 ? "" : "s");
-        for (const nl_expr *a = e->a; a; a = a->next)
-            if ((st = compile(M, a, s))) return st;
-        return emit(M, s, NSC_MOP_CALL, id, e->nargs, 0);
-    }
-    default:
-        break;
-    }
-    return at_loc(M, expr_loc(M, e), "operator not supported in %s", mname(M));
+    if (e->op == NL_X_CALL && is_power(e->name) && e->nargs == 1 && arg_name(e->a))
+        return power(M, arg_name(e->a), expr_loc(M, e), S->s);
+    *done = 0;                                          /* numbers, operators, functions: the engine's */
+    return NSC_OK;
+}
+
+/* the code of x into s: the netlist's functions inlined, then nl_expr_compile */
+static nsc_status compile(mctx *M, const nl_expr *x, nsc_msig *s)
+{
+    char in[128];
+    snprintf(in, sizeof in, " in %s", mname(M));
+    msink S = { M, s };
+    nl_xcomp C = { sig_emit, sig_leaf, 0, NULL, &S, M->d->files[M->cd->file], in };
+    nl_arena ar = { 0 };
+    const nl_expr *xe;
+    nsc_status st = nl_expr_expand(x, M->env, &ar, &xe, M->r);
+    if (!st) st = nl_expr_compile(xe, &C, M->r);
+    nl_arena_free(&ar);
+    return st;
 }
 
 /* a measured quantity: V(n), V(a,b), I(x), par('expr') or {expr} */
@@ -213,7 +217,7 @@ static nsc_status sig_field(mctx *M, const nl_field *f, nsc_msig *s)
             return FERR(M, f, "expected %s", iv ? "V(node) or V(node1,node2)" : "I(element)");
         nsc_status st = probe(M, iv ? NSC_PROBE_V : NSC_PROBE_I, f->sub[0].u.s, f->nsub == 2 ? f->sub[1].u.s : NULL,
                               nl_field_loc(M->d, M->cd, &f->sub[0]), &idx);
-        if (st || (st = emit(M, s, NSC_MOP_PROBE, idx, 0, 0))) return st;
+        if (st || (st = emit(M, s, NSC_XOP_PROBE, idx, 0, 0))) return st;
         free(s->text);
         return (s->text = nsc_strdup(M->c->meas_probe[idx].name)) ? NSC_OK : oom(M);
     }
@@ -325,7 +329,7 @@ static nsc_status when_pair(mctx *M, const nl_field *f, nsc_mtime *tm)
     nsc_msig rhs = { 0 };                          /* sig = sig2: crossing of sig - sig2 = 0 */
     st = sig_field(M, v, &rhs);
     if (!st) st = append(M, &tm->sig, &rhs);
-    if (!st) st = emit(M, &tm->sig, NSC_MOP_SUB, 0, 0, 0);
+    if (!st) st = emit(M, &tm->sig, NSC_XOP_SUB, 0, 0, 0);
     char *text = st ? NULL : nsc_asprintf("%s-(%s)", tm->sig.text, rhs.text);
     if (!st && !text) st = oom(M);
     if (!st) { free(tm->sig.text); tm->sig.text = text; }
@@ -385,11 +389,11 @@ static nsc_status meas_param(mctx *M, nsc_meas *m, int i, const nl_field *v)
     nsc_status st;
     m->type = NSC_MEAS_PARAM;
     if (v->kind == NL_F_EXPR) st = compile(M, v->u.x, &m->sig);
-    else { double x; st = num_field(M, v, &x); if (!st) st = emit(M, &m->sig, NSC_MOP_NUM, 0, 0, x); }
+    else { double x; st = num_field(M, v, &x); if (!st) st = emit(M, &m->sig, NSC_XOP_NUM, 0, 0, x); }
     if (st) return st;
     if (!(m->sig.text = v->kind == NL_F_EXPR ? nl_expr_text(v->u.x) : nsc_strdup(ftext(v)))) return oom(M);
     for (int k = 0; k < m->sig.ncode; k++)
-        if (m->sig.code[k].op == NSC_MOP_PROBE)
+        if (m->sig.code[k].op == NSC_XOP_PROBE || m->sig.code[k].op == NSC_XOP_TIME)
             return FERR(M, v, "PARAM= of .meas %s reads a waveform; use FIND ... AT= or AVG for that", m->name);
     if (i + 1 < cd->nf) return FERR(M, &cd->f[i + 1], "unexpected '%s' after PARAM=", ftext(&cd->f[i + 1]));
     return NSC_OK;
@@ -499,8 +503,8 @@ nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
 {
     for (int k = 0; k < c->nmeas; k++)                /* a name measured twice: its last measure (ngspice) */
         for (int j = 0; c->meas[k].type == NSC_MEAS_PARAM && j < c->meas[k].sig.ncode; j++) {
-            nsc_minstr *in = &c->meas[k].sig.code[j];
-            if (in->op != NSC_MOP_MEAS) continue;
+            nsc_xinstr *in = &c->meas[k].sig.code[j];
+            if (in->op != NSC_XOP_MEAS) continue;
             for (int q = c->nmeas - 1; q > in->arg; q--)      /* (not itself: `dup PARAM='dup*4'`) */
                 if (q != k && !strcmp(c->meas[q].name, c->meas[in->arg].name)) { in->arg = q; break; }
         }

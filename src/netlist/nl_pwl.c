@@ -15,6 +15,8 @@
  * Comparison results are "boolean" (0 or 1); && || ! ?: need boolean operands. */
 #include "nl_pwl.h"
 
+#include "base/xfn.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,17 +200,24 @@ static int has_vi(const nl_expr *e)
     return has_vi(e->a) || has_vi(e->b) || has_vi(e->c);
 }
 
+/* the built-in function of call e when it is of class cls with e's arity, else NULL */
+static const nsc_xfn *builtin(const nl_expr *e, nsc_xfn_class cls)
+{
+    int id = nsc_xfn_find(e->name);
+    const nsc_xfn *f = id >= 0 ? nsc_xfn_at(id) : NULL;
+    return f && f->cls == cls && f->nargs == e->nargs ? f : NULL;
+}
+
 /* can e (of time and parameters) be a smooth waveform: numbers, names,
- * + - * / ^ and the functions of nsc_wave_func? */
+ * + - * / ^ and the smooth functions of base/xfn.h? */
 static int smooth(const nl_expr *e)
 {
-    int na;
     switch (e->op) {
     case NL_X_NUM: case NL_X_PARAM: return 1;
     case NL_X_NEG: return smooth(e->a);
     case NL_X_ADD: case NL_X_SUB: case NL_X_MUL: case NL_X_DIV: case NL_X_POW: return smooth(e->a) && smooth(e->b);
     case NL_X_CALL:
-        if (nsc_wave_func(e->name, &na) < 0 || na != e->nargs) return 0;
+        if (!builtin(e, NSC_XFN_SMOOTH)) return 0;
         for (const nl_expr *a = e->a; a; a = a->next)
             if (!smooth(a)) return 0;
         return 1;
@@ -218,36 +227,39 @@ static int smooth(const nl_expr *e)
 
 #define NL_WSTACK 64   /* source_wave.c's evaluation stack */
 
-/* Postfix code of smooth e into w (grown); *sp the stack depth, *peak its
- * largest. Subtrees without time are evaluated as numbers. */
-static nsc_status emit(pctx *P, const nl_expr *e, nsc_wave *w, int *cap, int *sp, int *peak)
+/* The waveform being compiled (nl_expr_compile): its code, grown */
+typedef struct wsink {
+    pctx *P;
+    nsc_wave *w;
+    int cap;
+} wsink;
+
+static nsc_status wave_emit(void *ctx, nsc_xinstr in, nsc_report *r)
 {
-    nsc_winstr in = { NSC_WOP_NUM, 0, 0 };
-    nsc_status st;
-    if (!has_unknown(e)) {
-        if ((st = nl_expr_eval(e, P->env->ev, &in.num, P->r))) return st;
-    } else if (e->op == NL_X_PARAM) {
-        in.op = NSC_WOP_TIME;
-    } else if (e->op == NL_X_CALL) {
-        int na;
-        in.op = NSC_WOP_CALL;
-        in.fn = nsc_wave_func(e->name, &na);
-        for (const nl_expr *a = e->a; a; a = a->next)
-            if ((st = emit(P, a, w, cap, sp, peak))) return st;
-        *sp -= na;
-    } else {
-        static const nsc_wop ops[] = { [NL_X_NEG] = NSC_WOP_NEG, [NL_X_ADD] = NSC_WOP_ADD, [NL_X_SUB] = NSC_WOP_SUB,
-                                       [NL_X_MUL] = NSC_WOP_MUL, [NL_X_DIV] = NSC_WOP_DIV, [NL_X_POW] = NSC_WOP_POW };
-        in.op = ops[e->op];
-        if ((st = emit(P, e->a, w, cap, sp, peak))) return st;
-        if (e->b && (st = emit(P, e->b, w, cap, sp, peak))) return st;
-        *sp -= e->b ? 2 : 1;
-    }
-    if (++*sp > *peak) *peak = *sp;
-    if (*peak > NL_WSTACK) return fail(P, e, "expression of time too deeply nested for a waveform");
-    if (nsc_grow((void **)&w->code, cap, w->ncode + 1, sizeof *w->code)) return oom(P);
-    w->code[w->ncode++] = in;
+    wsink *S = ctx;
+    if (nsc_grow((void **)&S->w->code, &S->cap, S->w->ncode + 1, sizeof *S->w->code)) return nsc_oom(r);
+    S->w->code[S->w->ncode++] = in;
     return NSC_OK;
+}
+
+/* the leaves of a waveform of time: a subtree without time is a number, the
+ * name left (time) the TIME load */
+static nsc_status wave_leaf(void *ctx, const nl_expr *e, int *done, nsc_report *r)
+{
+    wsink *S = ctx;
+    nsc_xinstr in = { NSC_XOP_NUM, 0, 0, 0 };
+    if (!has_unknown(e)) {
+        nsc_status st = nl_expr_eval(e, S->P->env->ev, &in.num, r);
+        if (st) return st;
+    } else if (e->op == NL_X_PARAM) in.op = NSC_XOP_TIME;
+    else return NSC_OK;                                /* an operator or a smooth function */
+    *done = 1;
+    return wave_emit(ctx, in, r);
+}
+
+static nsc_status wave_deep(void *ctx, const nl_expr *e, nsc_report *r)
+{
+    return fail(((wsink *)ctx)->P, e, "expression of time too deeply nested for a waveform");
 }
 
 /* e, a smooth function of time, as the program's waveform k: out = w_k(t).
@@ -261,8 +273,9 @@ static nsc_status time_wave(pctx *P, const nl_expr *e, aff *out)
     nsc_wave *w = &tw[p->ntw++];
     memset(w, 0, sizeof *w);
     w->kind = NSC_WAVE_EXPR;
-    int cap = 0, sp = 0, peak = 0;
-    nsc_status st = emit(P, e, w, &cap, &sp, &peak);
+    wsink S = { P, w, 0 };
+    nl_xcomp C = { wave_emit, wave_leaf, NL_WSTACK, wave_deep, &S, P->env->ev->file, NULL };
+    nsc_status st = nl_expr_compile(e, &C, P->r);
     if (st) return st;
     w->dc = nsc_wave_eval(w, 0);
     if (!isfinite(w->dc)) return fail(P, e, "this function of time is not finite at t = 0");
@@ -355,22 +368,27 @@ static nsc_status select(pctx *P, const nl_expr *at, aff *c, aff *pv, aff *qv, a
     return st;
 }
 
+/* the messages naming the functions a B source accepts (base/xfn.h) */
+static nsc_status call_fail(pctx *P, const nl_expr *e)
+{
+    char sm[256], pw[128], msg[512];
+    nsc_xfn_names(NSC_XFN_SMOOTH, sm, sizeof sm);
+    nsc_xfn_names(NSC_XFN_PWL, pw, sizeof pw);
+    if (!has_vi(e))                                           /* floor(time), a user's function ... */
+        snprintf(msg, sizeof msg, "a function of time other than %s (smooth) or %s (piecewise-linear) is not "
+                 "supported", sm, pw);
+    else snprintf(msg, sizeof msg, "a function other than %s, of a node voltage or current, is not piecewise-linear",
+                  pw);
+    return fail(P, e, msg);
+}
+
 static nsc_status call(pctx *P, const nl_expr *e, aff *out)
 {
     const char *f = e->name;
     if (!strcmp(f, "v") || !strcmp(f, "i")) return probe(P, e, out);
-    static const struct { const char *name; int n; } FN[] = {
-        { "abs", 1 }, { "u", 1 }, { "uramp", 1 }, { "sgn", 1 }, { "min", 2 }, { "max", 2 }, { "limit", 3 }, { "if", 3 },
-    };
-    int n = -1;
-    for (size_t k = 0; k < sizeof FN / sizeof FN[0]; k++)
-        if (!strcmp(f, FN[k].name)) n = FN[k].n;
-    if (n < 0 && !has_vi(e))                                  /* floor(time), a user's function ... */
-        return fail(P, e, "a function of time other than sqrt exp log ln log10 sin cos tan asin acos atan sinh cosh "
-                          "tanh pow atan2 (smooth) or abs u uramp sgn min max limit if (piecewise-linear) is not "
-                          "supported");
-    if (n < 0) return fail(P, e, "a function other than abs u uramp sgn min max limit if, of a node voltage or "
-                                  "current, is not piecewise-linear");
+    int id = nsc_xfn_find(f);
+    if (id < 0 || nsc_xfn_at(id)->cls != NSC_XFN_PWL) return call_fail(P, e);
+    int n = nsc_xfn_at(id)->nargs;
     if (e->nargs != n) return fail(P, e, "wrong number of arguments");
     aff a[3], t, u;
     nsc_status st = args(P, e, a, n);

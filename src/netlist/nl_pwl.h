@@ -9,7 +9,7 @@
  * numbers (any function). Everything else is an error naming the offending
  * subexpression: a product of two unknowns, exp(V(x)) and other nonlinear
  * functions of unknowns, == or != of unknowns. `time` is an unknown whose smooth
- * functions (numbers, + - * / ^, sin exp ... of nsc_wave_func) become the
+ * functions (numbers, + - * / ^, the smooth ones of base/xfn.h) become the
  * program's own waveforms (tw, NSC_WAVE_EXPR); comparisons and the PWL
  * functions of them are relays and ramps like any other. */
 #ifndef NSC_NL_PWL_H

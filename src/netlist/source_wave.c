@@ -70,49 +70,13 @@ static double pwl(const nsc_wave *w, double t)
 
 /* ---- EXPR: smooth functions of time ---- */
 
-typedef struct wfn { const char *name; int nargs; double (*f1)(double); double (*f2)(double, double); } wfn;
-static const wfn WFN[] = {
-    { "sqrt", 1, sqrt, NULL }, { "exp", 1, exp, NULL }, { "log", 1, log, NULL }, { "ln", 1, log, NULL },
-    { "log10", 1, log10, NULL }, { "sin", 1, sin, NULL }, { "cos", 1, cos, NULL }, { "tan", 1, tan, NULL },
-    { "asin", 1, asin, NULL }, { "acos", 1, acos, NULL }, { "atan", 1, atan, NULL }, { "sinh", 1, sinh, NULL },
-    { "cosh", 1, cosh, NULL }, { "tanh", 1, tanh, NULL }, { "pow", 2, NULL, pow }, { "atan2", 2, NULL, atan2 },
-};
-#define NWFN ((int)(sizeof WFN / sizeof WFN[0]))
-
-int nsc_wave_func(const char *name, int *nargs)
-{
-    for (int k = 0; k < NWFN; k++)
-        if (!strcmp(name, WFN[k].name)) { *nargs = WFN[k].nargs; return k; }
-    return -1;
-}
-
-double nsc_wave_call(int fn, const double *x)
-{
-    if (fn < 0 || fn >= NWFN) return NAN;
-    return WFN[fn].nargs == 1 ? WFN[fn].f1(x[0]) : WFN[fn].f2(x[0], x[1]);
-}
-
 #define NSC_WSTACK 64   /* the compiler (nl_pwl.c) refuses deeper code */
 
 static double expr_eval(const nsc_wave *w, double t)
 {
     double st[NSC_WSTACK];
-    int sp = 0;
-    for (int k = 0; k < w->ncode; k++) {
-        const nsc_winstr *c = &w->code[k];
-        switch (c->op) {
-        case NSC_WOP_NUM: st[sp++] = c->num; break;
-        case NSC_WOP_TIME: st[sp++] = t; break;
-        case NSC_WOP_NEG: st[sp - 1] = -st[sp - 1]; break;
-        case NSC_WOP_ADD: sp--; st[sp - 1] += st[sp]; break;
-        case NSC_WOP_SUB: sp--; st[sp - 1] -= st[sp]; break;
-        case NSC_WOP_MUL: sp--; st[sp - 1] *= st[sp]; break;
-        case NSC_WOP_DIV: sp--; st[sp - 1] /= st[sp]; break;
-        case NSC_WOP_POW: sp--; st[sp - 1] = pow(st[sp - 1], st[sp]); break;
-        case NSC_WOP_CALL: sp -= WFN[c->fn].nargs - 1; st[sp - 1] = nsc_wave_call(c->fn, &st[sp - 1]); break;
-        }
-    }
-    return sp == 1 ? st[0] : NAN;
+    nsc_xload ld = { t, NULL, NULL };
+    return nsc_xrun(w->code, w->ncode, &ld, st);
 }
 
 void nsc_wave_defaults(nsc_wave *w, double tstep, double tstop, int has_tran)

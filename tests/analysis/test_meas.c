@@ -153,6 +153,84 @@ Test(meas, crossings)
     check(x, sizeof x / sizeof x[0]);
 }
 
+/* .meas reads the functions B sources read (base/xfn.h), on the triangle v(a)
+ * (rows 0 1 2 1 0 1 2 1 0, linear between): u(v(a)-1) has rows 0 1/2 1 1/2 0 ...,
+ * mean 1/2 by trapezoids; sgn(v(a)-1) rows -1 0 1 0 ..., mean 0; v(a) >= 1 rows
+ * 0 1 1 1 0 ..., mean 3/4; limit clips (bounds in either order); 4 atan2(1, 1) =
+ * 2 asin(1) = pi. */
+Test(meas, functions_of_b_sources)
+{
+    const expect x[] = {
+        { ".meas tran u1 AVG par('u(v(a)-1)')", 0.5 },
+        { ".meas tran s1 AVG par('sgn(v(a)-1)')", 0 },
+        { ".meas tran s2 MIN par('sgn(v(a)-1)')", -1 },
+        { ".meas tran r1 MAX par('uramp(v(a)-1.5)')", 0.5 },
+        { ".meas tran l1 MAX par('limit(v(a), 0.5, 1.5)')", 1.5 },
+        { ".meas tran l2 MIN par('limit(v(a), 1.5, 0.5)')", 0.5 },
+        { ".meas tran i1 AVG par('if(v(a)>=1, 1, 0)')", 0.75 },
+        { ".meas tran i2 MAX par('if(v(a)>1, v(a), 0)')", 2 },
+        { ".meas tran p1 PARAM='4*atan2(1, 1)'", 3.14159265358979323846 },
+        { ".meas tran p2 PARAM='tanh(0)+2*asin(1)+sinh(0)+cosh(0)-1+atan(0)+acos(1)'", 3.14159265358979323846 },
+    };
+    check(x, sizeof x / sizeof x[0]);
+}
+
+/* A measure calls the netlist's functions (.func), inlined as a B source's
+ * are, row by row then linear between rows (meas.h): sq(v(a)) at the rows is
+ * 0 1 4 1 0 ..., mean (1/2 + 5/2 + 5/2 + 1/2) / 4 = 3/2; sq(v(a)-1) is 1 0 1 0 ...,
+ * mean 1/2; cube(2) = 8 (a function calling one). */
+Test(meas, user_functions)
+{
+    nsc_circuit *c = circuit(".func sq(x) {x*x}\n.func cube(x) {x*sq(x)}\n.meas tran q AVG par('sq(v(a))')\n"
+                             ".meas tran q1 AVG par('sq(v(a)-1)')\n.meas tran k PARAM='cube(two)+q1'\n");
+    nsc_waves *W = waves();
+    nsc_meas_result res[3] = { 0 };
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_meas_eval(c, W, res, &r), NSC_OK, "%s", r.error ? r.error : "");
+    const double want[] = { 1.5, 0.5, 8.5 };
+    for (int k = 0; k < 3; k++) {
+        cr_assert(res[k].ok, "%s: %s", c->meas[k].name, res[k].why ? res[k].why : "");
+        cr_assert_float_eq(res[k].value, want[k], 1e-12, "%s: %.17g", c->meas[k].name, res[k].value);
+    }
+    cr_assert_str_eq(c->meas[0].sig.text, "sq(v(a))");               /* as written */
+    nsc_meas_results_free(res, 3);
+    nsc_report_free(&r);
+    nsc_waves_free(W);
+    nsc_circuit_free(c);
+    char *e = error_of(".func sq(x) {x*x}\n.meas tran x AVG par('sq(v(a), 1)')");
+    cr_assert(strstr(e, "m.cir:7:23: error: function 'sq' takes 1 argument, not 2"), "%s", e);
+    free(e);
+}
+
+/* `time` reads the row's time, as in a B source: on t = 0 .. 4 its mean is 2,
+ * max v(b) t = 3 * 4, i(v1) - t = 0; a derived .print column {v(a)*time} is
+ * the product at every row. */
+Test(meas, time_in_measures_and_columns)
+{
+    const expect x[] = {
+        { ".meas tran t1 AVG par('time')", 2 },
+        { ".meas tran t2 MAX par('v(b)*time')", 12 },
+        { ".meas tran t3 INTEG par('i(v1)-time')", 0 },
+        { ".meas tran t4 MAX par('if(time>=2, v(a), 0)*time')", 6 },
+    };
+    check(x, sizeof x / sizeof x[0]);
+    nsc_circuit *c = circuit(".print tran v(a) {v(a)*time}\n");
+    nsc_waves *W = waves();
+    int nout = 3;
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(c->nxcol, 1);
+    cr_assert_eq(nsc_meas_derive(c, &W, &nout, &r), NSC_OK, "%s", r.error ? r.error : "");
+    int k = nsc_waves_col(W, c->xcol[0].name), a = nsc_waves_col(W, "v(a)");
+    cr_assert(k > 0 && a > 0 && W->nrow == 9);
+    for (long i = 0; i < W->nrow; i++)
+        cr_assert_eq(nsc_waves_at(W, i, k), nsc_waves_at(W, i, a) * nsc_waves_at(W, i, 0), "row %ld", i);
+    nsc_report_free(&r);
+    nsc_waves_free(W);
+    nsc_circuit_free(c);
+}
+
 /* The probes of the measures: distinct, resolved, named as output columns. */
 Test(meas, probes)
 {
@@ -178,6 +256,7 @@ Test(meas, errors)
         { ".meas ac x AVG v(a)", "m.cir:6:12: error: unsupported .meas ac form" },   /* .meas ac: issue 29 */
         { ".meas tran x FOO v(a)", "m.cir:6:14: error: unknown measurement 'foo'" },
         { ".meas tran x PARAM='v(a)*2'", "PARAM= of .meas x reads a waveform" },
+        { ".meas tran x PARAM='time*2'", "PARAM= of .meas x reads a waveform" },
         { ".meas tran x PARAM='nosuch*2'", "unknown name 'nosuch' in .meas x (not a .param, nor an earlier measure)" },
         { ".meas tran x TRIG v(a) RISE=1 TARG v(a) VAL=1", "VAL= missing for v(a) in .meas x" },
         { ".meas tran x TRIG v(a) VAL=1", "TRIG without TARG in .meas x" },
@@ -185,6 +264,7 @@ Test(meas, errors)
         { ".meas tran x WHEN v(a)=1 RISE=0", "expected a positive integer or LAST" },
         { ".meas tran x WHEN v(a)", "expected signal=value after WHEN" },
         { ".meas tran x AVG par('v(a)*foo(2)')", "unknown function 'foo' in .meas x" },
+        { ".meas tran x AVG par('limit(v(a), 1)')", "m.cir:6:23: error: function 'limit' takes 3 arguments" },
         { ".meas tran x FIND v(a)", "FIND needs AT=time or WHEN signal=value" },
         { ".meas tran", "expected a measure name after .meas tran" },
     };

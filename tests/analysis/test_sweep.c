@@ -94,6 +94,10 @@ Test(sweep, units_of_parameters_and_measures, .init = setup, .fini = teardown)
         ".meas tran q INTEG i(l1)\n"
         ".meas tran dv AVG par('abs(v(a)-1)')\n"
         ".meas tran odd AVG par('v(a)+i(l1)')\n"
+        ".meas tran lim AVG par('limit(v(a), 0, 1)')\n"    /* the unit rules of base/xfn.h */
+        ".meas tran st AVG par('u(v(a)-1)*sgn(i(l1))')\n"
+        ".meas tran sel AVG par('if(v(a) > 1, i(l1), 0)')\n"
+        ".meas tran bad AVG par('if(v(a) > 1, i(l1), v(a))')\n"
         ".end\n";
     char *path = fmt1("%s/%s", tmp, "u.cir");
     cr_assert_eq(tu_write_file(path, NL), 0);
@@ -108,9 +112,9 @@ Test(sweep, units_of_parameters_and_measures, .init = setup, .fini = teardown)
     for (size_t k = 0; k < sizeof par / sizeof par[0]; k++)
         cr_assert_str_eq(nsc_param_unit(deck, NULL, 0, c, par[k][0]), par[k][1], "%s", par[k][0]);
     nsc_deck_free(deck);
-    const char *meas[] = { "V", "A", "W", "Ω", "1", "s", "A·s", "V", "" };
-    cr_assert_eq(c->nmeas, 9);
-    for (int k = 0; k < 9; k++) cr_assert_str_eq(nsc_meas_unit(c, k), meas[k], "%s", c->meas[k].name);
+    const char *meas[] = { "V", "A", "W", "Ω", "1", "s", "A·s", "V", "", "V", "1", "A", "" };
+    cr_assert_eq(c->nmeas, 13);
+    for (int k = 0; k < 13; k++) cr_assert_str_eq(nsc_meas_unit(c, k), meas[k], "%s", c->meas[k].name);
     nsc_circuit_free(c);
     nsc_report_free(&r);
     free(path);

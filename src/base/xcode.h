@@ -1,0 +1,52 @@
+/* xcode.h -- the compiled form of every expression and its one evaluator.
+ *
+ * An expression compiles (netlist/nl_expr.h nl_expr_compile) to postfix code
+ * over a stack of doubles: loads push a number, the time, a probe's value or
+ * an earlier measure's result; operators pop their operands and push their
+ * value. A B source's waveform of time (NSC_WAVE_EXPR), a .meas quantity and
+ * a derived .print column are such code; parameters are numbers in it (each
+ * elaboration knows their values). */
+#ifndef NSC_XCODE_H
+#define NSC_XCODE_H
+
+typedef enum nsc_xop {
+    NSC_XOP_NUM,     /* push num */
+    NSC_XOP_TIME,    /* push the time */
+    NSC_XOP_PROBE,   /* push probe[arg] */
+    NSC_XOP_MEAS,    /* push meas[arg] (a failed measure: NaN) */
+    NSC_XOP_NEG,     /* a -> -a */
+    NSC_XOP_ADD, NSC_XOP_SUB, NSC_XOP_MUL, NSC_XOP_DIV, NSC_XOP_POW, /* a b -> a op b */
+    NSC_XOP_CALL,    /* nargs operands -> built-in function arg (base/xfn.h) */
+    NSC_XOP_LT, NSC_XOP_GT, NSC_XOP_LE, NSC_XOP_GE, NSC_XOP_EQ, NSC_XOP_NE, /* a b -> 1 or 0 (strict < >) */
+    NSC_XOP_AND, NSC_XOP_OR,                                             /* a b -> 1 or 0 (nonzero is true) */
+    NSC_XOP_NOT,     /* a -> 1 if a == 0 else 0 */
+    NSC_XOP_COND     /* c a b -> a if c != 0 else b (both evaluated) */
+} nsc_xop;
+
+typedef struct nsc_xinstr {
+    nsc_xop op;
+    int arg, nargs;  /* PROBE, MEAS: the index; CALL: the function's id and its nargs */
+    double num;      /* NUM */
+} nsc_xinstr;
+
+/* What the loads read: TIME t, PROBE probe[arg], MEAS meas[arg] (NULL when
+ * the code has no such load). */
+typedef struct nsc_xload {
+    double t;
+    const double *probe;
+    const double *meas;
+} nsc_xload;
+
+/* The value of code[0 .. n) with the loads of ld (NaN when the code does not
+ * leave exactly one value; no check of the arithmetic: NaN and inf pass).
+ * stack has at least nsc_xdepth(code, n) slots. */
+double nsc_xrun(const nsc_xinstr *code, int n, const nsc_xload *ld, double *stack);
+
+/* a op b for the binary operators ADD .. POW, LT .. OR (comparisons 1 or 0):
+ * the one definition of their values (also .param's, nl_expr.c). */
+double nsc_xbinary(nsc_xop op, double a, double b);
+
+/* The largest stack depth of code[0 .. n) (0 for no code). */
+int nsc_xdepth(const nsc_xinstr *code, int n);
+
+#endif
