@@ -249,8 +249,7 @@ static nsc_status ac_op(const nsc_circuit *c, double gmin, nsc_solver solver, ch
     return s;
 }
 
-/* The result's arrays for np probes at the frequencies of c->ac. */
-static nsc_status ac_result_new(const nsc_circuit *c, const nsc_probe *p, int np, nsc_ac_result **out,
+nsc_status nsc_ac_result_new(const nsc_circuit *c, const nsc_probe *p, int np, nsc_ac_result **out,
                                 nsc_report *r)
 {
     nsc_ac_result *R = nsc_calloc(1, sizeof *R);
@@ -299,7 +298,7 @@ nsc_status nsc_run_ac(const nsc_circuit *c, double gmin, nsc_solver solver, cons
     if (!s) s = ac_sys_new(&S, c, L, mode, sw, r);
     if (!s && !(f = nsc_calloc((size_t)np + 1, sizeof *f))) s = nsc_oom(r);
     for (; !s && nf < np; nf++) s = nsc_lcs_probe(L, c, &p[nf], &f[nf], r);
-    if (!s) s = ac_result_new(c, p, np, &R, r);
+    if (!s) s = nsc_ac_result_new(c, p, np, &R, r);
     if (!s) s = ac_sweep(&S, f, sw, R, r);
     for (int k = 0; k < nf; k++) nsc_lin_free(&f[k]);
     free(f);

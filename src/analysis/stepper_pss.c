@@ -74,6 +74,7 @@
 
 #include "solve/la_dense.h"
 #include "lcs/lcs.h"
+#include "pac.h"
 
 #define NSC_PSS_MAXPER 1000   /* the common period is at most this many of the longest */
 #define NSC_PSS_MAXWARM 100000 /* periods before the sources repeat, at most */
@@ -184,7 +185,7 @@ static nsc_status run(pss *p, const nsc_tran_opts *o, const nsc_probe *probes, i
                       int fresh, int sens, int *nojac)
 {
     nsc_tran_io io = { o->tstart, fresh ? NULL : p->z, p->l, p->sw, p->z1, p->l1, p->sw1, p->zmin, p->zmax,
-                       sens ? p->S : NULL, p->nd, 0, out ? p->lpk : NULL, 0 };
+                       sens ? p->S : NULL, p->nd, 0, out ? p->lpk : NULL, 0, NULL };
     for (int i = 0; i < p->n; i++) p->zmin[i] = p->zmax[i] = fresh ? 0 : p->z[i];
     if (sens) {
         memset(p->S, 0, sizeof(double) * (size_t)p->n * (size_t)p->nd);
@@ -502,6 +503,31 @@ static nsc_status unstable(pss *p, double ts, double T)
                    "the unit circle, the largest %s%s; %s", I->nmu_out, I->nmu_out > 1 ? "s" : "", m, where, what);
 }
 
+/* The periodic AC (pac.h) around the solution p->z at ts: one period per
+ * batch of frequencies, its columns propagated with the monodromy's. */
+static nsc_status pac_runs(pss *p, const nsc_lcs *L, double ts, double T, struct nsc_pac *A)
+{
+    nsc_status s = nsc_pac_setup(A, L, p->nd, p->di, T, p->r);
+    double *S;
+    int ns;
+    for (int b = 0; !s && (ns = nsc_pac_batch(A, b, ts, &S)) > 0; b++) {
+        nsc_tran_opts o = p->o;
+        o.tstart = ts;
+        o.tstop = ts + T;
+        o.tstep = T;
+        nsc_tran_io io = { ts, p->z, p->l, p->sw, p->z1, p->l1, p->sw1, p->zmin, p->zmax, S, ns, 0, NULL, 0, A };
+        nsc_waves *W = NULL;
+        nsc_sim_stats st;
+        s = nsc_run_tran_io(p->c, &o, NULL, 0, &io, &W, &st, p->r);
+        stats_add(p->st, &st);
+        p->info->periods_run++;
+        if (!s && W && W->end == NSC_RUN_INTERRUPTED) s = nsc_err(p->r, NSC_ESIM, NULL, "interrupted by a signal");
+        nsc_waves_free(W);
+        if (!s) s = nsc_pac_close(A, io.sens_failed, p->r);
+    }
+    return s;
+}
+
 static void pss_free(pss *p)
 {
     free(p->di); free(p->atol); free(p->z); free(p->l); free(p->z1); free(p->l1); free(p->S);
@@ -648,6 +674,10 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
     if ((s = shoot(p, ts, T, po)) || (s = multipliers(p))) goto done;
     if (info->nmu_out > 0 && (s = unstable(p, ts, T))) goto done;
     if (po->end && keep_state(p, po->end, T)) { s = nsc_oom(r); goto done; }
+    if (po->pac) {                                            /* the periodic AC instead of rows */
+        s = pac_runs(p, L, ts, T, po->pac);
+        goto done;
+    }
     nsc_tran_opts fo = *o;                                    /* the written periods, from the solution */
     fo.adaptive = 1;
     fo.h = p->o.h;

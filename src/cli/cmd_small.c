@@ -170,11 +170,14 @@ static nsc_status run_ac(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
     int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;   /* a raw file holds every vector, as ngspice's */
     int nout = 0;                                           /* the output probes, before the others */
     if (!s) s = ac_probes(a, c, raw, &p, &np, &nout, r);
-    if (!s) s = nsc_run_ac(c, a->gmin, a->solver, p, np, &R, r);
+    nsc_pss_info pi;
+    if (!s) s = a->pss_o ? nsc_run_pac(c, a->pss_o, a->pss_po, p, np, &R, &pi, r)      /* around the steady state */
+                         : nsc_run_ac(c, a->gmin, a->solver, p, np, &R, r);
     if (!s) s = ac_write(a, c, R, nout, &F, r);
     if (!s && !a->quiet)
-        fprintf(stderr, "nscircuit: %s: AC analysis, %d frequencies from %g to %g Hz; wrote %s\n", a->netlist, R->nf,
-                R->f[0], R->f[R->nf - 1], raw && a->several ? "its plot of the raw file" : F.out);
+        fprintf(stderr, "nscircuit: %s: %sAC analysis, %d frequencies from %g to %g Hz; wrote %s\n", a->netlist,
+                a->pss_o ? "periodic " : "", R->nf, R->f[0], R->f[R->nf - 1],
+                raw && a->several ? "its plot of the raw file" : F.out);
     nsc_ac_result_free(R);
     nsc_probes_free(p, np);
     files_free(&F);

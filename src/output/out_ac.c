@@ -21,7 +21,10 @@ static nsc_status ac_table(const nsc_ac_result *R, const nsc_accol *col, int nco
     if (s) return s;
     fputs(sep == ' ' ? "# frequency" : "frequency", a.f);
     for (int k = 0; k < ncol; k++) fprintf(a.f, "%c%s", sep, col[k].name);
-    if (sep == ' ')
+    if (sep == ' ' && R->fhalf > 0)
+        fprintf(a.f, "\n# periodic small-signal AC around the steady state, valid up to fs/2 = %g Hz: magnitudes in dB, "
+                "phases in degrees (ngspice's vp is in radians)", R->fhalf);
+    else if (sep == ' ')
         fputs("\n# AC small-signal analysis at the operating point: magnitudes in dB, phases in degrees "
               "(ngspice's vp is in radians)", a.f);
     fputc('\n', a.f);

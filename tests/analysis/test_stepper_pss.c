@@ -70,7 +70,7 @@ static void span(const shot *s, double t0, double t1, const double *z, const dou
         memset(S, 0, sizeof(double) * (size_t)s->n * (size_t)s->nd);
         for (int k = 0; k < s->nd; k++) S[(size_t)k * (size_t)s->n + (size_t)s->di[k]] = 1;
     }
-    nsc_tran_io io = { t0, z, l, sw, ze, le, swe, zmin, zmax, S, s->nd, 0, NULL, 0 };
+    nsc_tran_io io = { t0, z, l, sw, ze, le, swe, zmin, zmax, S, s->nd, 0, NULL, 0, NULL };
     nsc_waves *W = NULL;
     nsc_sim_stats st;
     nsc_report r;
