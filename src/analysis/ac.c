@@ -51,6 +51,15 @@ double nsc_ac_part(nsc_acpart part, double re, double im)
     }
 }
 
+double nsc_ac_part_ratio(const nsc_ac_result *R, int k, int q, int d, nsc_acpart part)
+{
+    size_t o = (size_t)k * (size_t)R->np;
+    double re = R->re[o + (size_t)q], im = R->im[o + (size_t)q];
+    if (d < 0) return nsc_ac_part(part, re, im);
+    double dr = R->re[o + (size_t)d], di = R->im[o + (size_t)d], den = dr * dr + di * di;
+    return nsc_ac_part(part, (re * dr + im * di) / den, (im * dr - re * di) / den);   /* (re + j im) / (dr + j di) */
+}
+
 void nsc_ac_result_free(nsc_ac_result *R)
 {
     if (!R) return;

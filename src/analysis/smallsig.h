@@ -64,6 +64,10 @@ nsc_status nsc_run_pac(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
  * (atan2, in (-180, 180]), re, im, magnitude. */
 double nsc_ac_part(nsc_acpart part, double re, double im);
 
+/* The part of probe q of R at frequency k, or of the ratio probe q / probe d
+ * (d >= 0: a loop gain by injection, `vdb(out)/v(fb)`; d < 0: none). */
+double nsc_ac_part_ratio(const nsc_ac_result *R, int k, int q, int d, nsc_acpart part);
+
 /* The .meas ac cards of c on R (ac_meas.c): res[c->nacmeas] filled (free with
  * nsc_meas_results_free); R must hold every probe the cards read. A measure
  * that fails says why (an AT outside the sweep, a level never crossed). */
