@@ -83,6 +83,7 @@
 #define NSC_PSS_HWARM 50      /* warm-up steps at most T / this (ngspice's span / 50: a start only) */
 #define NSC_PSS_HMAX 200      /* shooting and written steps at most T / this (the header) */
 #define NSC_PSS_MU_TOL 1e-3   /* a multiplier is outside the unit circle when |mu| > 1 + this (above) */
+#define NSC_PSS_LEAPS 2       /* full Newton steps taken although the merit rose (shoot()) */
 
 typedef struct pss {
     const nsc_circuit *c;
@@ -314,11 +315,20 @@ static double merit(const pss *p)
  * else from 1), cap grows 4x after a full step that lowered the merit, shrinks
  * 4x after one that did not (the model is then corrected by the secant where
  * J lacks saltation terms, and the step recomputed); after NSC_PSS_HALVE such
- * failures in a row the next start is Phi(x_acc), a transient period. On
- * success p->z is the periodic state at ts. */
+ * failures in a row the next start is Phi(x_acc), a transient period. A full
+ * Newton step of an exact J (no frozen events) whose merit rose is still
+ * taken as the next point, NSC_PSS_LEAPS times per run: the period's map is
+ * piecewise smooth, and from a start in another region (an open-loop buck's
+ * warm-up in DCM, coming down from the operating point's 11 V) its J points
+ * past a kink into the region of the orbit, whose own J then lands on it: 3
+ * shooting periods where the trust region, cut to 1e-5 merit scales, took 11
+ * (a switch comparing the control with a sawtooth, an E TABLE or a B source
+ * comparator, tests/analysis/test_stepper_pss.c; 44 with an ESR,
+ * tests/data/pac/buck_open.cir). On success p->z is
+ * the periodic state at ts. */
 static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
 {
-    int worst, fails = 0, it = 0, nojac, trial = 0;
+    int worst, fails = 0, it = 0, nojac, trial = 0, leaps = 0;
     double macc = INFINITY, cap = 1;
     for (int k = 0; k < p->nd; k++) {
         int i = p->di[k];
@@ -339,7 +349,9 @@ static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
         if (it == 1) cap = p->frozen ? 1 : NSC_PSS_STEP;     /* J exact: a full Newton step is trusted */
         if (trial && p->frozen) secant(p);                    /* what the model missed */
         int bad = 0;
-        if (mn < macc) {                                      /* accept the point just run */
+        int leap = trial && !p->frozen && p->dxn < cap && leaps < NSC_PSS_LEAPS && mn >= macc;
+        leaps += leap;                                        /* a full Newton step with an exact J, worse: */
+        if (mn < macc || leap) {                              /* accept the point just run (its J is the new region's) */
             if (trial && p->dxn >= cap * 0.999) cap = fmin(4 * cap, NSC_PSS_STEP);
             for (int k = 0; k < p->nd; k++) {
                 p->x[k] = p->z[p->di[k]];
