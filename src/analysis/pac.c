@@ -267,7 +267,7 @@ nsc_status nsc_run_pac(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
     nsc_sim_stats st;
     if (!s) s = nsc_run_pss(c, o, &q, NULL, 0, &W, &st, info, r);
     nsc_waves_free(W);
-    double fh = 0.5 / info->period;                           /* fs / 2 */
+    double fh = s ? 0 : 0.5 / info->period;                   /* fs / 2 */
     int above = 0, onl = 0;
     for (int k = 0; !s && k < R->nf; k++) above += R->f[k] > fh * (1 + 1e-12);
     for (int k = 0; !s && k < np; k++) onl += A->onl[k];

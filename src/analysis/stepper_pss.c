@@ -326,6 +326,8 @@ static double merit(const pss *p)
  * comparator, tests/analysis/test_stepper_pss.c; 44 with an ESR,
  * tests/data/pac/buck_open.cir). On success p->z is
  * the periodic state at ts. */
+static nsc_status no_orbit(pss *p, int it, double T, const nsc_pss_opts *po);
+
 static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
 {
     int worst, fails = 0, it = 0, nojac, trial = 0, leaps = 0;
@@ -375,9 +377,7 @@ static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
         }
         set_start(p, 1);
     }
-    return nsc_err(p->r, NSC_ESIM, NULL, "periodic steady state not found: after %d shooting periods the "
-                   "cycle-to-cycle change of %s is %.3g of its peak-to-peak (tolerance %.3g)", it,
-                   p->zname[p->info->worst], p->info->residual, po->tol);
+    return no_orbit(p, it, T, po);
 }
 
 /* M (nd x nd, column k = d Phi / d x_k) = J, the monodromy matrix of the
@@ -513,6 +513,42 @@ static nsc_status unstable(pss *p, double ts, double T)
                  "settles on another orbit; run a transient");
     return nsc_err(p->r, NSC_ESIM, NULL, "the periodic orbit found is unstable: %d Floquet multiplier%s outside "
                    "the unit circle, the largest %s%s; %s", I->nmu_out, I->nmu_out > 1 ? "s" : "", m, where, what);
+}
+
+/* The failure of the shooting after it periods, saying why it may not
+ * converge and what to try: the Floquet multipliers of the last iterate's
+ * monodromy matrix (the last period run, from the best point or near it),
+ * the largest and the state its mode moves (real ones), and a hint: outside
+ * the unit circle the period-1 orbit there is unstable (a period-k orbit,
+ * chaos: -1 a doubling); near the circle a slowly decaying mode (light
+ * damping); inside, the map is not smooth at this tolerance. */
+static nsc_status no_orbit(pss *p, int it, double T, const nsc_pss_opts *po)
+{
+    nsc_pss_info *I = p->info;
+    char mu[160] = "";
+    const char *hint = "the period map is not smooth at this tolerance (events located to the step ceiling): "
+                       "try a looser .pss tol=, or a smaller TMAX";
+    nsc_status s = multipliers(p);
+    if (s) return s;
+    if (I->floquet) {
+        int st = I->mu_im == 0 ? mode_state(p, I->mu_re) : -1;
+        char im[40] = "";
+        if (I->mu_im != 0) snprintf(im, sizeof im, "+%.3gi", I->mu_im);
+        snprintf(mu, sizeof mu, "; the last iterate's largest Floquet multiplier is %.4g%s (modulus %.4g)%s%s",
+                 I->mu_re, im, I->mu_abs, st >= 0 ? ", its mode moving " : "", st >= 0 ? p->zname[st] : "");
+        if (I->mu_im == 0 && I->mu_re < -1 + 1e-2)
+            hint = "a multiplier at or beyond -1 is a period doubling: the orbit may have period 2T (try --period "
+                   "twice the period) or none; run a transient and compare v(x) one period apart";
+        else if (I->mu_abs > 1 + NSC_PSS_MU_TOL)
+            hint = "the period-1 orbit there is unstable: a period-k orbit or no periodic one (run a transient "
+                   "and compare the states one period apart; RC dampers move multipliers inside)";
+        else if (I->mu_abs > 0.99)
+            hint = "a multiplier close to the unit circle is a lightly damped mode: raise .pss maxit= or warmup=, or "
+                   "add damping";
+    }
+    return nsc_err(p->r, NSC_ESIM, NULL, "periodic steady state not found: after %d shooting periods of %g s the "
+                   "cycle-to-cycle change of %s is %.3g of its peak-to-peak (tolerance %.3g)%s; %s", it, T,
+                   p->zname[I->worst], I->residual, po->tol, mu, hint);
 }
 
 /* The periodic AC (pac.h) around the solution p->z at ts: one period per

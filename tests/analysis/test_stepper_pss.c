@@ -322,3 +322,22 @@ Test(stepper_pss, open_loop_comparator_buck_settles_in_three_periods)
         nsc_report_free(&r);
     }
 }
+
+/* Issue 29 item 5: a shooting that does not converge says what the last
+ * iterate's monodromy matrix shows and what to try. The RC of
+ * floquet_multiplier_of_a_driven_rc_is_exp_minus_t_over_rc with maxit=1 and
+ * an unreachable tolerance: its multiplier e^-1 = 0.3679, the mode moving
+ * v(x), inside the circle: the map-not-smooth hint. Before: the change and
+ * the tolerance only. */
+Test(stepper_pss, a_shooting_that_fails_names_its_multipliers)
+{
+    static const char net[] = "RC driven by a square wave\nV1 in 0 PULSE(0 1 0.1m 0 0 0.5m 1m)\nR1 in x 1k\nC1 x 0 1u\n"
+                              ".pss maxit=1 tol=1e-30\n.end\n";
+    nsc_pss_info in;
+    char msg[1024];
+    cr_assert_eq(steady_of(net, 0, &in, msg, sizeof msg), NSC_ESIM, "%s", msg);
+    cr_assert(strstr(msg, "periodic steady state not found: after 1 shooting periods of 0.001 s the cycle-to-cycle "
+                          "change of v(x) is"), "%s", msg);
+    cr_assert(strstr(msg, "the last iterate's largest Floquet multiplier is 0.3679 (modulus 0.3679), its mode moving "
+                          "v(x); the period map is not smooth at this tolerance"), "%s", msg);
+}
