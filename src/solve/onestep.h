@@ -180,7 +180,10 @@ int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0, c
 /* The same for a step of P at whose end a switch flips, its control u = z_c -
  * z_d (c, d: -1 for ground) crossing its threshold inside it: the step is in
  * the old switch states (P), the next ones in the new (Pn: the same LCS and
- * step, theta = 1, the new states); with the accepted active set in both,
+ * step, theta = 1, the new states); P in its accepted active set, Pn in the
+ * active set of its own step from z0 (solved here: the set the steps after
+ * the flip take, a freewheeling diode on where the switch opened; P's set
+ * left the inductor to ROFF, and the periodic AC of a buck 32 dB high),
  *     S+ = S_o + (f_o - f_n) dh/dz0,   dh/dz0 = -(du S_o) / (du f_o),
  * f_o = dz1/dh of P's step (theta f(z1) + (1 - theta) f(z0), both in the old
  * states), f_n that of Pn's (implicit Euler: f(z1) in the new states).
