@@ -51,6 +51,15 @@ double nsc_ac_part(nsc_acpart part, double re, double im)
     }
 }
 
+double nsc_ac_part_ratio(const nsc_ac_result *R, int k, int q, int d, nsc_acpart part)
+{
+    size_t o = (size_t)k * (size_t)R->np;
+    double re = R->re[o + (size_t)q], im = R->im[o + (size_t)q];
+    if (d < 0) return nsc_ac_part(part, re, im);
+    double dr = R->re[o + (size_t)d], di = R->im[o + (size_t)d], den = dr * dr + di * di;
+    return nsc_ac_part(part, (re * dr + im * di) / den, (im * dr - re * di) / den);   /* (re + j im) / (dr + j di) */
+}
+
 void nsc_ac_result_free(nsc_ac_result *R)
 {
     if (!R) return;
@@ -249,8 +258,7 @@ static nsc_status ac_op(const nsc_circuit *c, double gmin, nsc_solver solver, ch
     return s;
 }
 
-/* The result's arrays for np probes at the frequencies of c->ac. */
-static nsc_status ac_result_new(const nsc_circuit *c, const nsc_probe *p, int np, nsc_ac_result **out,
+nsc_status nsc_ac_result_new(const nsc_circuit *c, const nsc_probe *p, int np, nsc_ac_result **out,
                                 nsc_report *r)
 {
     nsc_ac_result *R = nsc_calloc(1, sizeof *R);
@@ -299,7 +307,7 @@ nsc_status nsc_run_ac(const nsc_circuit *c, double gmin, nsc_solver solver, cons
     if (!s) s = ac_sys_new(&S, c, L, mode, sw, r);
     if (!s && !(f = nsc_calloc((size_t)np + 1, sizeof *f))) s = nsc_oom(r);
     for (; !s && nf < np; nf++) s = nsc_lcs_probe(L, c, &p[nf], &f[nf], r);
-    if (!s) s = ac_result_new(c, p, np, &R, r);
+    if (!s) s = nsc_ac_result_new(c, p, np, &R, r);
     if (!s) s = ac_sweep(&S, f, sw, R, r);
     for (int k = 0; k < nf; k++) nsc_lin_free(&f[k]);
     free(f);

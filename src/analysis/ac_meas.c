@@ -8,14 +8,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The signal o at frequency k of R; *ok = 0 when R lacks its probe. */
-static double sig_at(const nsc_ac_result *R, const nsc_acout *o, int k, int *ok)
+/* The index of the probe named name in R, -1 if none. */
+static int probe_of(const nsc_ac_result *R, const char *name)
 {
     for (int q = 0; q < R->np; q++)
-        if (!strcmp(R->name[q], o->p.name))
-            return nsc_ac_part(o->part, R->re[(size_t)k * R->np + q], R->im[(size_t)k * R->np + q]);
-    *ok = 0;
-    return NAN;
+        if (!strcmp(R->name[q], name)) return q;
+    return -1;
+}
+
+/* The signal o at frequency k of R (the part of p, or of p / den); *ok = 0
+ * when R lacks its probe. */
+static double sig_at(const nsc_ac_result *R, const nsc_acout *o, int k, int *ok)
+{
+    int q = probe_of(R, o->p.name), d = o->den.name ? probe_of(R, o->den.name) : -2;
+    if (q < 0 || d == -1) {
+        *ok = 0;
+        return NAN;
+    }
+    return nsc_ac_part_ratio(R, k, q, d, o->part);
 }
 
 /* The value between points k and k+1 at fraction t, phase unwrapped. */

@@ -72,7 +72,7 @@ nsc_pss_opts nsc_run_pss_opts(const nsc_circuit *c, const nsc_run_cfg *cfg)
 {
     nsc_pss_opts po = { cfg->period > 0 ? cfg->period : c->pss_period, c->pss_periods > 0 ? c->pss_periods : 1,
                         c->pss_warmup > 0 ? c->pss_warmup : 3, c->pss_maxit > 0 ? c->pss_maxit : 50,
-                        c->pss_tol > 0 ? c->pss_tol : 1e-9, NULL, NULL };
+                        c->pss_tol > 0 ? c->pss_tol : 1e-9, NULL, NULL, NULL };
     return po;
 }
 

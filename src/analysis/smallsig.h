@@ -18,6 +18,7 @@
 #include "output/waves.h"
 #include "solve/onestep.h"
 #include "analysis/meas.h"
+#include "analysis/stepper.h"
 
 /* The frequencies of s as ngspice 39 places them (measured): lin: n points from
  * fstart to fstop; dec: K = floor(n log10(fstop/fstart)) steps, each a factor
@@ -33,6 +34,7 @@ typedef struct nsc_ac_result {
     double *re, *im;    /* [nf * np], row k = frequency k */
     char **name;        /* [np] the probes' names ("v(out)", "i(v1)") */
     char *title;
+    double fhalf;       /* 0: at the operating point; > 0: the periodic AC, valid up to fhalf = fs/2 */
 } nsc_ac_result;
 void nsc_ac_result_free(nsc_ac_result *R);
 
@@ -42,9 +44,29 @@ void nsc_ac_result_free(nsc_ac_result *R);
 nsc_status nsc_run_ac(const nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *p, int np,
                       nsc_ac_result **out, nsc_report *r);
 
+/* The result's arrays for the probes p[np] at the frequencies of c->ac (ac.c). */
+nsc_status nsc_ac_result_new(const nsc_circuit *c, const nsc_probe *p, int np, nsc_ac_result **out,
+                             nsc_report *r);
+
+/* The periodic AC (pac.h, issue 29 item 3): the AC sweep c->ac around the
+ * periodic steady state of c under o and po (nsc_run_pss), the transfer from
+ * the `AC mag [phase]` sources to the probes p[np] at each frequency, exact
+ * for the PWL circuit. info: the steady state's. Frequencies above fs/2 (fs =
+ * 1/period) are computed but a warning says that they are past the range a
+ * network analyser separates from the switching sidebands; the title says up
+ * to where it is valid. Probes on pair multipliers (a diode's current) come
+ * out NaN with a warning. NSC_ESIM as nsc_run_pss, or when a frequency hits a
+ * Floquet multiplier. */
+nsc_status nsc_run_pac(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_pss_opts *po, const nsc_probe *p,
+                       int np, nsc_ac_result **out, nsc_pss_info *info, nsc_report *r);
+
 /* The value of part of the phasor (re, im): dB 20 log10 |x|, phase in degrees
  * (atan2, in (-180, 180]), re, im, magnitude. */
 double nsc_ac_part(nsc_acpart part, double re, double im);
+
+/* The part of probe q of R at frequency k, or of the ratio probe q / probe d
+ * (d >= 0: a loop gain by injection, `vdb(out)/v(fb)`; d < 0: none). */
+double nsc_ac_part_ratio(const nsc_ac_result *R, int k, int q, int d, nsc_acpart part);
 
 /* The .meas ac cards of c on R (ac_meas.c): res[c->nacmeas] filled (free with
  * nsc_meas_results_free); R must hold every probe the cards read. A measure

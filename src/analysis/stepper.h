@@ -98,6 +98,9 @@ typedef struct nsc_pss_opts {
                                    one period from it (where the sources repeat), not
                                    `warmup` periods from the operating point */
     nsc_pss_state *end;         /* if set: the steady state found (replacing its arrays) */
+    struct nsc_pac *pac;        /* if set: the periodic AC (pac.h) instead of the written
+                                   periods: one period per batch of frequencies from the
+                                   steady state (nsc_run_pac) */
 } nsc_pss_opts;
 
 typedef struct nsc_pss_info {

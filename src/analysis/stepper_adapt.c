@@ -71,6 +71,7 @@
  * and the step changes no mode, linear otherwise. With interp, .meas reads a
  * table of the steps (nsc_tran_opts.steps). */
 #include "stepper_int.h"
+#include "pac.h"
 
 #include <float.h>
 #include <math.h>
@@ -794,7 +795,7 @@ static int flip_moves(const ad *a, const double *S, int ns)
  * of P (nsc_onestep_sens_flip), with the problem of the new switch states
  * built for it (implicit Euler, the same step). 0, 1 when not applied (S
  * untouched), -1 on failure. */
-static int flip_sens(ad *a, nsc_onestep *P)
+static int flip_sens(ad *a, nsc_onestep *P, const double *dw0, const double *dw1)
 {
     nsc_tran_io *io = a->T->io;
     int k = 0;
@@ -803,7 +804,7 @@ static int flip_sens(ad *a, nsc_onestep *P)
     nsc_report r;
     nsc_report_init(&r);
     int s = nsc_onestep_new_alg(a->L, nsc_onestep_h(P), 1.0, 1.0, a->sw1, &Pn, &r) ? 1
-          : nsc_onestep_sens_flip(P, Pn, a->L->sw[k].c, a->L->sw[k].d, a->z0, a->w0, a->w1, io->S, io->ns);
+          : nsc_onestep_sens_flip(P, Pn, a->L->sw[k].c, a->L->sw[k].d, a->z0, a->w0, a->w1, io->S, io->ns, dw0, dw1);
     nsc_onestep_free(Pn);
     nsc_report_free(&r);
     return s;
@@ -817,16 +818,18 @@ static int flip_sens(ad *a, nsc_onestep *P)
  * that the period's monodromy matrix includes the shift of the switching
  * instant with the state. Flips left frozen whose control moves (several at
  * once, or with a pair's change) are counted in io->ev_frozen. */
-static void step_sens(ad *a, nsc_onestep *P, const char *mode1, int nflip)
+static void step_sens(ad *a, nsc_onestep *P, const char *mode1, int nflip, double t0, double t1)
 {
     nsc_tran_io *io = a->T->io;
+    const double *dw0 = io->pac ? nsc_pac_dw(io->pac, t0, 0) : NULL, *dw1 = io->pac ? nsc_pac_dw(io->pac, t1, 1) : NULL;
     int changed = mode1 && a->have_mode && memcmp(mode1, a->mode0, (size_t)a->m) != 0;
     int s = 1, moves = nflip && flip_moves(a, io->S, io->ns);            /* (S at the step's start) */
-    if (changed && !nflip) s = nsc_onestep_sens_event(P, a->mode0, a->z0, a->w0, a->w1, io->S, io->ns);
-    else if (moves && nflip == 1 && !changed) s = flip_sens(a, P);
+    if (changed && !nflip) s = nsc_onestep_sens_event(P, a->mode0, a->z0, a->w0, a->w1, io->S, io->ns, dw0, dw1);
+    else if (moves && nflip == 1 && !changed) s = flip_sens(a, P, dw0, dw1);
     if (s == 1 && moves) io->ev_frozen++;
-    if (s == 1) s = nsc_onestep_sens(P, io->S, io->ns);
+    if (s == 1) s = nsc_onestep_sens(P, io->S, io->ns, dw0, dw1);
     if (s) io->sens_failed = 1;
+    if (io->pac) nsc_pac_step(io->pac, t0, t1, io->S, a->T->sw);
 }
 
 /* One trial from c->t. NSC_OK (advanced or not), or a failure. */
@@ -886,7 +889,7 @@ static nsc_status trial(ad *a, ctl *c)
     int last = c->t_hi < INFINITY && hq <= c->tol_t * (1 + 1e-9);
     double err = event || chatter || last ? 0 : lte_ratio(a, tn, a->z1, a->w1, theta, &worst);
     if (err > 1) return reject_lte(a, c, hq, err, theta, worst);
-    if (T->io && T->io->S) step_sens(a, P, mode1, nflip);
+    if (T->io && T->io->S) step_sens(a, P, mode1, nflip, c->t, tn);
     if (T->acc) nsc_loss_acc_step(T->acc, theta, c->t, tn, a->z0, a->z1, a->l, a->w0, a->w1, T->sw, mode1);
     if ((s = advance(a, c, tn, theta, &info, mode1, nflip, chatter))) return s;
     next_step(a, c, hq, err, theta, event, c->t == tb, nflip || chatter);

@@ -94,6 +94,9 @@ typedef struct nsc_tran_io {
     long ev_frozen;            /* out, with S: events whose saltation S leaves out (switches
                                   on controls that move with the state flipping together, or
                                   with a pair's change) */
+    struct nsc_pac *pac;       /* if set, with S: S's columns also carry the sources'
+                                  perturbation of the periodic AC (nsc_pac_dw at each step's
+                                  ends), and each accepted step is handed to nsc_pac_step */
 } nsc_tran_io;
 
 /* nsc_run_tran from io's start (io NULL: nsc_run_tran). */

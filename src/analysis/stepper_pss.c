@@ -74,6 +74,7 @@
 
 #include "solve/la_dense.h"
 #include "lcs/lcs.h"
+#include "pac.h"
 
 #define NSC_PSS_MAXPER 1000   /* the common period is at most this many of the longest */
 #define NSC_PSS_MAXWARM 100000 /* periods before the sources repeat, at most */
@@ -82,6 +83,7 @@
 #define NSC_PSS_HWARM 50      /* warm-up steps at most T / this (ngspice's span / 50: a start only) */
 #define NSC_PSS_HMAX 200      /* shooting and written steps at most T / this (the header) */
 #define NSC_PSS_MU_TOL 1e-3   /* a multiplier is outside the unit circle when |mu| > 1 + this (above) */
+#define NSC_PSS_LEAPS 2       /* full Newton steps taken although the merit rose (shoot()) */
 
 typedef struct pss {
     const nsc_circuit *c;
@@ -184,7 +186,7 @@ static nsc_status run(pss *p, const nsc_tran_opts *o, const nsc_probe *probes, i
                       int fresh, int sens, int *nojac)
 {
     nsc_tran_io io = { o->tstart, fresh ? NULL : p->z, p->l, p->sw, p->z1, p->l1, p->sw1, p->zmin, p->zmax,
-                       sens ? p->S : NULL, p->nd, 0, out ? p->lpk : NULL, 0 };
+                       sens ? p->S : NULL, p->nd, 0, out ? p->lpk : NULL, 0, NULL };
     for (int i = 0; i < p->n; i++) p->zmin[i] = p->zmax[i] = fresh ? 0 : p->z[i];
     if (sens) {
         memset(p->S, 0, sizeof(double) * (size_t)p->n * (size_t)p->nd);
@@ -313,11 +315,22 @@ static double merit(const pss *p)
  * else from 1), cap grows 4x after a full step that lowered the merit, shrinks
  * 4x after one that did not (the model is then corrected by the secant where
  * J lacks saltation terms, and the step recomputed); after NSC_PSS_HALVE such
- * failures in a row the next start is Phi(x_acc), a transient period. On
- * success p->z is the periodic state at ts. */
+ * failures in a row the next start is Phi(x_acc), a transient period. A full
+ * Newton step of an exact J (no frozen events) whose merit rose is still
+ * taken as the next point, NSC_PSS_LEAPS times per run: the period's map is
+ * piecewise smooth, and from a start in another region (an open-loop buck's
+ * warm-up in DCM, coming down from the operating point's 11 V) its J points
+ * past a kink into the region of the orbit, whose own J then lands on it: 3
+ * shooting periods where the trust region, cut to 1e-5 merit scales, took 11
+ * (a switch comparing the control with a sawtooth, an E TABLE or a B source
+ * comparator, tests/analysis/test_stepper_pss.c; 44 with an ESR,
+ * tests/data/pac/buck_open.cir). On success p->z is
+ * the periodic state at ts. */
+static nsc_status no_orbit(pss *p, int it, double T, const nsc_pss_opts *po);
+
 static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
 {
-    int worst, fails = 0, it = 0, nojac, trial = 0;
+    int worst, fails = 0, it = 0, nojac, trial = 0, leaps = 0;
     double macc = INFINITY, cap = 1;
     for (int k = 0; k < p->nd; k++) {
         int i = p->di[k];
@@ -338,7 +351,9 @@ static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
         if (it == 1) cap = p->frozen ? 1 : NSC_PSS_STEP;     /* J exact: a full Newton step is trusted */
         if (trial && p->frozen) secant(p);                    /* what the model missed */
         int bad = 0;
-        if (mn < macc) {                                      /* accept the point just run */
+        int leap = trial && !p->frozen && p->dxn < cap && leaps < NSC_PSS_LEAPS && mn >= macc;
+        leaps += leap;                                        /* a full Newton step with an exact J, worse: */
+        if (mn < macc || leap) {                              /* accept the point just run (its J is the new region's) */
             if (trial && p->dxn >= cap * 0.999) cap = fmin(4 * cap, NSC_PSS_STEP);
             for (int k = 0; k < p->nd; k++) {
                 p->x[k] = p->z[p->di[k]];
@@ -362,9 +377,7 @@ static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
         }
         set_start(p, 1);
     }
-    return nsc_err(p->r, NSC_ESIM, NULL, "periodic steady state not found: after %d shooting periods the "
-                   "cycle-to-cycle change of %s is %.3g of its peak-to-peak (tolerance %.3g)", it,
-                   p->zname[p->info->worst], p->info->residual, po->tol);
+    return no_orbit(p, it, T, po);
 }
 
 /* M (nd x nd, column k = d Phi / d x_k) = J, the monodromy matrix of the
@@ -510,6 +523,67 @@ static nsc_status unstable(pss *p, double ts, double T)
                  "settles on another orbit; run a transient");
     return nsc_err(p->r, NSC_ESIM, NULL, "the periodic orbit found is unstable: %d Floquet multiplier%s outside "
                    "the unit circle, the largest %s%s; %s", I->nmu_out, I->nmu_out > 1 ? "s" : "", m, where, what);
+}
+
+/* The failure of the shooting after it periods, saying why it may not
+ * converge and what to try: the Floquet multipliers of the last iterate's
+ * monodromy matrix (the last period run, from the best point or near it),
+ * the largest and the state its mode moves (real ones), and a hint: outside
+ * the unit circle the period-1 orbit there is unstable (a period-k orbit,
+ * chaos: -1 a doubling); near the circle a slowly decaying mode (light
+ * damping); inside, the map is not smooth at this tolerance. */
+static nsc_status no_orbit(pss *p, int it, double T, const nsc_pss_opts *po)
+{
+    nsc_pss_info *I = p->info;
+    char mu[160] = "";
+    const char *hint = "the period map is not smooth at this tolerance (events located to the step ceiling): "
+                       "try a looser .pss tol=, or a smaller TMAX";
+    nsc_status s = multipliers(p);
+    if (s) return s;
+    if (I->floquet) {
+        int st = I->mu_im == 0 ? mode_state(p, I->mu_re) : -1;
+        char im[40] = "";
+        if (I->mu_im != 0) snprintf(im, sizeof im, "+%.3gi", I->mu_im);
+        snprintf(mu, sizeof mu, "; the last iterate's largest Floquet multiplier is %.4g%s (modulus %.4g)%s%s",
+                 I->mu_re, im, I->mu_abs, st >= 0 ? ", its mode moving " : "", st >= 0 ? p->zname[st] : "");
+        if (I->mu_im == 0 && I->mu_re < -1 + 1e-2)
+            hint = "a multiplier at or beyond -1 is a period doubling: the orbit may have period 2T (try --period "
+                   "twice the period) or none; run a transient and compare v(x) one period apart";
+        else if (I->mu_abs > 1 + NSC_PSS_MU_TOL)
+            hint = "the period-1 orbit there is unstable: a period-k orbit or no periodic one (run a transient "
+                   "and compare the states one period apart; RC dampers move multipliers inside)";
+        else if (I->mu_abs > 0.99)
+            hint = "a multiplier close to the unit circle is a lightly damped mode: raise .pss maxit= or warmup=, or "
+                   "add damping";
+    }
+    return nsc_err(p->r, NSC_ESIM, NULL, "periodic steady state not found: after %d shooting periods of %g s the "
+                   "cycle-to-cycle change of %s is %.3g of its peak-to-peak (tolerance %.3g)%s; %s", it, T,
+                   p->zname[I->worst], I->residual, po->tol, mu, hint);
+}
+
+/* The periodic AC (pac.h) around the solution p->z at ts: one period per
+ * batch of frequencies, its columns propagated with the monodromy's. */
+static nsc_status pac_runs(pss *p, const nsc_lcs *L, double ts, double T, struct nsc_pac *A)
+{
+    nsc_status s = nsc_pac_setup(A, L, p->nd, p->di, T, p->r);
+    double *S;
+    int ns;
+    for (int b = 0; !s && (ns = nsc_pac_batch(A, b, ts, &S)) > 0; b++) {
+        nsc_tran_opts o = p->o;
+        o.tstart = ts;
+        o.tstop = ts + T;
+        o.tstep = T;
+        nsc_tran_io io = { ts, p->z, p->l, p->sw, p->z1, p->l1, p->sw1, p->zmin, p->zmax, S, ns, 0, NULL, 0, A };
+        nsc_waves *W = NULL;
+        nsc_sim_stats st;
+        s = nsc_run_tran_io(p->c, &o, NULL, 0, &io, &W, &st, p->r);
+        stats_add(p->st, &st);
+        p->info->periods_run++;
+        if (!s && W && W->end == NSC_RUN_INTERRUPTED) s = nsc_err(p->r, NSC_ESIM, NULL, "interrupted by a signal");
+        nsc_waves_free(W);
+        if (!s) s = nsc_pac_close(A, io.sens_failed, p->r);
+    }
+    return s;
 }
 
 static void pss_free(pss *p)
@@ -658,6 +732,10 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
     if ((s = shoot(p, ts, T, po)) || (s = multipliers(p))) goto done;
     if (info->nmu_out > 0 && (s = unstable(p, ts, T))) goto done;
     if (po->end && keep_state(p, po->end, T)) { s = nsc_oom(r); goto done; }
+    if (po->pac) {                                            /* the periodic AC instead of rows */
+        s = pac_runs(p, L, ts, T, po->pac);
+        goto done;
+    }
     nsc_tran_opts fo = *o;                                    /* the written periods, from the solution */
     fo.adaptive = 1;
     fo.h = p->o.h;

@@ -102,6 +102,8 @@ typedef struct nsc_small_args {
     int tran;           /* a transient or steady state runs after them */
     double gmin;
     nsc_solver solver;
+    const nsc_tran_opts *pss_o;  /* with pss_po: the steady state's settings (--steady, .pss): */
+    const nsc_pss_opts *pss_po;  /*   the .ac runs around it (nsc_run_pac), not at the OP */
 } nsc_small_args;
 nsc_status nsc_cli_small(const nsc_small_args *a, nsc_circuit *c, nsc_report *r);
 /* A raw run with several analyses: the plots (the transient's file tran, its

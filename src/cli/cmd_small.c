@@ -56,14 +56,16 @@ static nsc_status ac_probes(const nsc_small_args *a, const nsc_circuit *c, int a
     int nd = 0;
     nsc_status s = a->save ? nsc_probes_parse(c, a->save, &d, &nd, r)
                  : c->nacout && !all ? NSC_OK : nsc_probes_default(c, &d, &nd, r);
-    int cap = nd + c->nacout + 2 * c->nacmeas + 1;
-    *p = s ? NULL : nsc_calloc((size_t)cap, sizeof **p);
+    int nq = nd + 2 * c->nacout + 4 * c->nacmeas;          /* each signal's probe and denominator */
+    *p = s ? NULL : nsc_calloc((size_t)nq + 1, sizeof **p);
     *np = *nout = 0;
     if (!s && !*p) s = nsc_oom(r);
-    for (int k = 0; !s && k < nd + c->nacout + 2 * c->nacmeas; k++) {
-        const nsc_probe *q = k < nd ? &d[k] : k < nd + c->nacout ? &c->acout[k - nd].p
-                           : (k - nd - c->nacout) % 2 ? &c->acmeas[(k - nd - c->nacout) / 2].when.p
-                                                      : &c->acmeas[(k - nd - c->nacout) / 2].sig.p;
+    for (int k = 0; !s && k < nq; k++) {
+        int j = k - nd;
+        const nsc_acout *o = k < nd ? NULL : j < 2 * c->nacout ? &c->acout[j / 2]
+                           : (j - 2 * c->nacout) / 2 % 2 ? &c->acmeas[(j - 2 * c->nacout) / 4].when
+                                                         : &c->acmeas[(j - 2 * c->nacout) / 4].sig;
+        const nsc_probe *q = k < nd ? &d[k] : j % 2 ? &o->den : &o->p;
         if (!q->name) continue;                             /* a measure without a WHEN or without a FIND */
         int dup = 0;
         for (int j = 0; j < *np; j++) dup |= !strcmp((*p)[j].name, q->name);
@@ -88,11 +90,15 @@ static nsc_accol *ac_columns(const nsc_circuit *c, const nsc_ac_result *R, int n
         if (c->nacout) {
             col[k].part = c->acout[k].part;
             col[k].name = c->acout[k].name;
-            for (int q = 0; q < R->np; q++)
+            col[k].den = -1;
+            for (int q = 0; q < R->np; q++) {
                 if (!strcmp(R->name[q], c->acout[k].p.name)) col[k].probe = q;
+                if (c->acout[k].den.name && !strcmp(R->name[q], c->acout[k].den.name)) col[k].den = q;
+            }
             continue;
         }
         const char *pn = R->name[k / 2];
+        col[k].den = -1;
         col[k].probe = k / 2;
         col[k].part = k % 2 ? NSC_ACP_PH : NSC_ACP_DB;
         (*own)[k] = nsc_asprintf("%c%s%s", pn[0], k % 2 ? "p" : "db", pn + 1);
@@ -170,11 +176,14 @@ static nsc_status run_ac(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
     int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;   /* a raw file holds every vector, as ngspice's */
     int nout = 0;                                           /* the output probes, before the others */
     if (!s) s = ac_probes(a, c, raw, &p, &np, &nout, r);
-    if (!s) s = nsc_run_ac(c, a->gmin, a->solver, p, np, &R, r);
+    nsc_pss_info pi;
+    if (!s) s = a->pss_o ? nsc_run_pac(c, a->pss_o, a->pss_po, p, np, &R, &pi, r)      /* around the steady state */
+                         : nsc_run_ac(c, a->gmin, a->solver, p, np, &R, r);
     if (!s) s = ac_write(a, c, R, nout, &F, r);
     if (!s && !a->quiet)
-        fprintf(stderr, "nscircuit: %s: AC analysis, %d frequencies from %g to %g Hz; wrote %s\n", a->netlist, R->nf,
-                R->f[0], R->f[R->nf - 1], raw && a->several ? "its plot of the raw file" : F.out);
+        fprintf(stderr, "nscircuit: %s: %sAC analysis, %d frequencies from %g to %g Hz; wrote %s\n", a->netlist,
+                a->pss_o ? "periodic " : "", R->nf, R->f[0], R->f[R->nf - 1],
+                raw && a->several ? "its plot of the raw file" : F.out);
     nsc_ac_result_free(R);
     nsc_probes_free(p, np);
     files_free(&F);

@@ -534,7 +534,8 @@ static nsc_status run_small(job *J, const cli *C)
 {
     const nsc_circuit *c = J->R.c;
     nsc_small_args a = { C->netlist, C->outpath, C->save, C->fmt, C->plot, C->quiet,
-                         J->R.o.tstop > 0 || (c->has_ac && c->ndc > 0), J->R.o.tstop > 0, J->R.o.gmin, J->R.o.solver };
+                         J->R.o.tstop > 0 || (c->has_ac && c->ndc > 0), J->R.o.tstop > 0, J->R.o.gmin, J->R.o.solver,
+                         J->R.steady ? &J->R.o : NULL, J->R.steady ? &J->R.po : NULL };
     nsc_status s = nsc_cli_small(&a, J->R.c, &J->rep);
     nsc_flush_warnings(&J->rep, C->quiet);
     return s;
@@ -754,7 +755,7 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
     }
     if (!s && J->R.W && J->R.W->end == NSC_RUN_COMPLETE && (ckt->has_ac || ckt->ndc)
         && (C->fmt == NSC_FMT_RAW || C->fmt == NSC_FMT_RAWBIN)) {         /* one raw file, every plot */
-        nsc_small_args a = { C->netlist, C->outpath, C->save, C->fmt, C->plot, C->quiet, 1, 1, 0, 0 };
+        nsc_small_args a = { C->netlist, C->outpath, C->save, C->fmt, C->plot, C->quiet, 1, 1, 0, 0, NULL, NULL };
         s = nsc_cli_raw_merge(&a, ckt, J->out, ckt->has_tran ? ckt->tran_loc.line : ckt->pss_loc.line, &J->rep);
     }
     if (J->R.W) print_summary(J, C, steady, s);

@@ -34,11 +34,12 @@ void nsc_circuit_free(nsc_circuit *c)
         free(c->ctlout[k].vec);
     }
     free(c->ctlout);
-    for (int k = 0; k < c->nacout; k++) { free(c->acout[k].name); free(c->acout[k].p.name); }
+    for (int k = 0; k < c->nacout; k++) { free(c->acout[k].name); free(c->acout[k].p.name); free(c->acout[k].den.name); }
     free(c->acout);
     for (int k = 0; k < c->nacmeas; k++) {
         nsc_acmeas *m = &c->acmeas[k];
         free(m->name); free(m->sig.name); free(m->sig.p.name); free(m->when.name); free(m->when.p.name);
+        free(m->sig.den.name); free(m->when.den.name);
     }
     free(c->acmeas);
     for (int k = 0; k < c->ndcout; k++) free(c->dcout[k].name);

@@ -244,6 +244,8 @@ typedef struct nsc_acsweep {
 typedef enum nsc_acpart { NSC_ACP_DB, NSC_ACP_PH, NSC_ACP_RE, NSC_ACP_IM, NSC_ACP_MAG } nsc_acpart;
 typedef struct nsc_acout {
     nsc_probe p;
+    nsc_probe den;      /* den.name set: the signal is the part of p / den, written
+                           `vdb(out)/v(fb)` (a loop gain by Middlebrook's injection) */
     nsc_acpart part;
     char *name;
 } nsc_acout;

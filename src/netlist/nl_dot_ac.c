@@ -180,13 +180,33 @@ static nsc_status out_field(elab *E, const nl_card *cd, const nl_field *f, nsc_a
     return o->p.name ? NSC_OK : nle_oom(E);
 }
 
-/* o's column name for part: "vdb(out)", "ip(v1)" (the probe's name with the part). */
+/* o's column name for part: "vdb(out)", "ip(v1)" (the probe's name with the
+ * part), "vdb(out)/v(fb)" with a denominator. */
 static nsc_status out_name(elab *E, nsc_acout *o, int part)
 {
     static const char *const sfx[] = { "db", "p", "r", "i", "m" };
     o->part = (nsc_acpart)part;
-    o->name = nsc_asprintf("%c%s%s", o->p.name[0], sfx[part], o->p.name + 1);
+    o->name = nsc_asprintf("%c%s%s%s%s", o->p.name[0], sfx[part], o->p.name + 1, o->den.name ? "/" : "",
+                           o->den.name ? o->den.name : "");
     return o->name ? NSC_OK : nle_oom(E);
+}
+
+/* 1 when f is a denominator `/v(x)` or `/i(x)` (the lexer's call "/v"). */
+static int is_den(const nl_field *f)
+{
+    return f->kind == NL_F_CALL && f->u.s[0] == '/' && (nsc_strieq(f->u.s + 1, "v") || nsc_strieq(f->u.s + 1, "i"));
+}
+
+/* The denominator at f (is_den) into o->den (its name new). */
+static nsc_status den_field(elab *E, const nl_card *cd, const nl_field *f, nsc_acout *o)
+{
+    nl_field g = *f;
+    g.u.s = f->u.s + 1;                                   /* "/v" -> "v" */
+    nsc_acout d;
+    int part;
+    if (out_field(E, cd, &g, &d, &part)) return E->r->status;
+    o->den = d.p;
+    return NSC_OK;
 }
 
 static nsc_status acout_add(elab *E, const nsc_acout *o)
@@ -197,8 +217,10 @@ static nsc_status acout_add(elab *E, const nsc_acout *o)
     c->acout = a;
     c->acout[c->nacout] = *o;
     c->acout[c->nacout].name = NULL;
+    c->acout[c->nacout].den.name = NULL;
     if (!(c->acout[c->nacout].p.name = nsc_strdup(o->p.name))) return nle_oom(E);
     c->nacout++;
+    if (o->den.name && !(c->acout[c->nacout - 1].den.name = nsc_strdup(o->den.name))) return nle_oom(E);
     if (!(c->acout[c->nacout - 1].name = nsc_strdup(o->name))) return nle_oom(E);
     return NSC_OK;
 }
@@ -212,6 +234,10 @@ static nsc_status card_print(elab *E, const nl_card *cd)
         nsc_acout o;
         int part;
         nsc_status s = out_field(E, cd, &cd->f[i], &o, &part);
+        if (!s && ac && i + 1 < cd->nf && is_den(&cd->f[i + 1])) {
+            if (part < 0) s = nle_err(E, NULL, cd, &cd->f[i], "'%s': name the part of the ratio (vdb, vp, ...)", nle_ftext(&cd->f[i]));
+            if (!s) s = den_field(E, cd, &cd->f[++i], &o);
+        }
         if (!s && !ac && part >= 0) s = nle_err(E, NULL, cd, &cd->f[i], "'%s' is an AC output, not a .print dc one", nle_ftext(&cd->f[i]));
         if (!s && !ac) {
             nsc_probe *p = nsc_realloc_array(c->dcout, (size_t)c->ndcout + 1, sizeof *p);
@@ -229,18 +255,47 @@ static nsc_status card_print(elab *E, const nl_card *cd)
                 o.name = NULL;
             }
         free(o.p.name);
+        free(o.den.name);
         if (s) return s;
     }
     return NSC_OK;
 }
 
-/* An AC signal with its part (required) at field f, for .meas ac. */
-static nsc_status meas_signal(elab *E, const nl_card *cd, const nl_field *f, nsc_acout *o)
+/* An AC signal with its part (required) at field f, for .meas ac; with den
+ * (NULL: none) its denominator `/v(x)`. */
+static nsc_status meas_signal(elab *E, const nl_card *cd, const nl_field *f, const nl_field *den, nsc_acout *o)
 {
     int part;
     if (out_field(E, cd, f, o, &part)) return E->r->status;
     if (part < 0) return nle_err(E, NULL, cd, f, "'%s': name the part measured (vdb, vp, vm, vr, vi)", nle_ftext(f));
+    if (den && den_field(E, cd, den, o)) return E->r->status;
     return out_name(E, o, part);
+}
+
+/* The signal at f[*i] with its denominator if f[*i + 1] is one; *i past them. */
+static nsc_status meas_sig_at(elab *E, const nl_card *cd, int *i, nsc_acout *o)
+{
+    const nl_field *f = &cd->f[*i], *den = *i + 1 < cd->nf && is_den(&cd->f[*i + 1]) ? &cd->f[*i + 1] : NULL;
+    *i += den ? 2 : 1;
+    return meas_signal(E, cd, f, den, o);
+}
+
+/* The fields of WHEN's `sig=val` at f[i]: 1 (a pair), 2 for `sig/v(x)=val`
+ * (the signal, then a pair whose key is the denominator), 0 if neither. */
+static int when_at(const nl_card *cd, int i)
+{
+    if (i < cd->nf && cd->f[i].kind == NL_F_PAIR) return 1;
+    return i + 1 < cd->nf && cd->f[i].kind == NL_F_CALL && cd->f[i + 1].kind == NL_F_PAIR && is_den(&cd->f[i + 1].sub[0]) ? 2 : 0;
+}
+
+/* WHEN's signal and value at f[*i] (when_at); *i past them. */
+static nsc_status meas_when(elab *E, scope *sc, const nl_card *cd, int *i, nsc_acout *o, double *val)
+{
+    int k = when_at(cd, *i);
+    const nl_field *f = &cd->f[*i], *pair = &cd->f[*i + k - 1];
+    *i += k;
+    if (meas_signal(E, cd, k == 1 ? &f->sub[0] : f, k == 1 ? NULL : &pair->sub[0], o)) return E->r->status;
+    return nle_value(E, sc, cd, &pair->sub[1], val);
 }
 
 /* .meas ac NAME FIND sig AT=f | WHEN sig=val | FIND sig WHEN sig2=val | MAX sig | MIN sig */
@@ -260,24 +315,22 @@ static nsc_status card_meas(elab *E, scope *sc, const nl_card *cd)
     int i = 4, n = cd->nf;
     if (nle_is_word(&f[3], "max") || nle_is_word(&f[3], "min")) {
         m->type = nle_is_word(&f[3], "max") ? NSC_ACM_MAX : NSC_ACM_MIN;
-        if (meas_signal(E, cd, &f[4], &m->sig)) return E->r->status;
-        i = 5;
+        if (meas_sig_at(E, cd, &i, &m->sig)) return E->r->status;
     } else if (nle_is_word(&f[3], "find") && n >= 6) {
-        if (meas_signal(E, cd, &f[4], &m->sig)) return E->r->status;
-        if (f[5].kind == NL_F_PAIR && nle_is_word(&f[5].sub[0], "at")) {
+        if (meas_sig_at(E, cd, &i, &m->sig)) return E->r->status;
+        if (i < n && f[i].kind == NL_F_PAIR && nle_is_word(&f[i].sub[0], "at")) {
             m->type = NSC_ACM_FIND_AT;
-            if (nle_value(E, sc, cd, &f[5].sub[1], &m->at)) return E->r->status;
-            i = 6;
-        } else if (nle_is_word(&f[5], "when") && n >= 7 && f[6].kind == NL_F_PAIR) {
+            if (nle_value(E, sc, cd, &f[i].sub[1], &m->at)) return E->r->status;
+            i++;
+        } else if (i < n && nle_is_word(&f[i], "when") && when_at(cd, i + 1)) {
             m->type = NSC_ACM_FIND_WHEN;
-            if (meas_signal(E, cd, &f[6].sub[0], &m->when) || nle_value(E, sc, cd, &f[6].sub[1], &m->val)) return E->r->status;
-            i = 7;
+            i++;
+            if (meas_when(E, sc, cd, &i, &m->when, &m->val)) return E->r->status;
         } else
-            return nle_err(E, NULL, cd, &f[5], "FIND needs AT=frequency or WHEN signal=value");
-    } else if (nle_is_word(&f[3], "when") && f[4].kind == NL_F_PAIR) {
+            return nle_err(E, NULL, cd, &f[i < n ? i : n - 1], "FIND needs AT=frequency or WHEN signal=value");
+    } else if (nle_is_word(&f[3], "when") && when_at(cd, 4)) {
         m->type = NSC_ACM_WHEN;
-        if (meas_signal(E, cd, &f[4].sub[0], &m->when) || nle_value(E, sc, cd, &f[4].sub[1], &m->val)) return E->r->status;
-        i = 5;
+        if (meas_when(E, sc, cd, &i, &m->when, &m->val)) return E->r->status;
     } else
         return nle_err(E, NULL, cd, &f[3], "unsupported .meas ac form (FIND sig AT=f, WHEN sig=val, FIND sig WHEN sig=val, MAX sig, MIN sig)");
     for (; i < n; i++) {                                  /* the first crossing: CROSS=1 RISE=1 FALL=1 accepted */

@@ -21,7 +21,10 @@ static nsc_status ac_table(const nsc_ac_result *R, const nsc_accol *col, int nco
     if (s) return s;
     fputs(sep == ' ' ? "# frequency" : "frequency", a.f);
     for (int k = 0; k < ncol; k++) fprintf(a.f, "%c%s", sep, col[k].name);
-    if (sep == ' ')
+    if (sep == ' ' && R->fhalf > 0)
+        fprintf(a.f, "\n# periodic small-signal AC around the steady state, valid up to fs/2 = %g Hz: magnitudes in dB, "
+                "phases in degrees (ngspice's vp is in radians)", R->fhalf);
+    else if (sep == ' ')
         fputs("\n# AC small-signal analysis at the operating point: magnitudes in dB, phases in degrees "
               "(ngspice's vp is in radians)", a.f);
     fputc('\n', a.f);
@@ -29,9 +32,9 @@ static nsc_status ac_table(const nsc_ac_result *R, const nsc_accol *col, int nco
     for (int i = 0; i < R->nf; i++) {
         fwrite(buf, 1, (size_t)nsc_fmt_e(buf, R->f[i], 12), a.f);
         for (int k = 0; k < ncol; k++) {
-            size_t q = (size_t)i * R->np + col[k].probe;
             fputc(sep, a.f);
-            fwrite(buf, 1, (size_t)nsc_fmt_e(buf, nsc_ac_part(col[k].part, R->re[q], R->im[q]) + 0.0, 12), a.f);
+            double v = nsc_ac_part_ratio(R, i, col[k].probe, col[k].den, col[k].part);
+            fwrite(buf, 1, (size_t)nsc_fmt_e(buf, v + 0.0, 12), a.f);
         }
         fputc('\n', a.f);
     }

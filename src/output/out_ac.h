@@ -9,6 +9,7 @@
 /* A column of the AC table: part of probe R->re/im[., probe], named name. */
 typedef struct nsc_accol {
     int probe;
+    int den;           /* >= 0: the column is the part of probe / den (`vdb(out)/v(fb)`), -1 none */
     nsc_acpart part;
     const char *name;
 } nsc_accol;

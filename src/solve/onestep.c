@@ -834,7 +834,40 @@ int nsc_onestep_step(nsc_onestep *P, nsc_solver solver, const double *z0, const 
  * (onestep.h), so with the mode frozen dz1 = [I 0] K_a^-1 [R dz0; 0]: one solve of
  * the factored mode system per column. The mode is the last accepted one
  * (nsc_onestep_mode), the one whose factorisation P->cur names after a step. */
-int nsc_onestep_sens(nsc_onestep *P, double *S, int ncol)
+/* The part of mode M's right-hand side linear in a perturbation of the sources,
+ * dw0 = dw(t_k), dw1 = dw(t_k+1) (no constants): r = Sw1 dw1 + Sw0 dw0 and
+ * e = Se dw1, into x[n + nan]; eb [m] work. P->r is overwritten. */
+static void rhs_in(nsc_onestep *P, const nsc_mode *M, const double *dw0, const double *dw1, double *eb, double *x)
+{
+    memset(P->r, 0, (size_t)P->n * sizeof(double));
+    nsc_sp_gaxpy(P->Sw1, dw1, P->r);                              /* r = Sw1 dw1 + Sw0 dw0 */
+    if (P->Sw0) nsc_sp_gaxpy(P->Sw0, dw0, P->r);
+    for (int j = 0; j < P->m; j++) {                              /* e_j = Se(j,:) dw1 */
+        eb[j] = 0;
+        for (int k = P->SeT->p[j]; k < P->SeT->p[j + 1]; k++) eb[j] += P->SeT->x[k] * dw1[P->SeT->i[k]];
+    }
+    const double *e1 = P->e1;
+    P->e1 = eb;
+    nsc_mode_rhs(P, M, x);
+    P->e1 = e1;
+}
+
+/* Column k of a sensitivity: x = R dz0 + (the input part of column k of DW0,
+ * DW1, nsrc x ncol each, when DW0 is not NULL); y [n + m], eb [m] work. */
+static void col_rhs(nsc_onestep *P, const nsc_mode *M, const double *dz0, const double *DW0, const double *DW1,
+                    int k, double *y, double *eb, double *x)
+{
+    int n = P->n;
+    memset(x, 0, (size_t)(n + M->nan) * sizeof(double));
+    if (DW0) {
+        size_t o = (size_t)k * (size_t)P->L->nsrc;
+        rhs_in(P, M, DW0 + o, DW1 + o, eb, y);
+        memcpy(x, y, (size_t)(n + M->nan) * sizeof(double));
+    }
+    nsc_sp_gaxpy(P->R, dz0, x);                                   /* x += R dz0 */
+}
+
+int nsc_onestep_sens(nsc_onestep *P, double *S, int ncol, const double *DW0, const double *DW1)
 {
     int n = P->n;
     if (!P->R) return -1;
@@ -847,15 +880,17 @@ int nsc_onestep_sens(nsc_onestep *P, double *S, int ncol)
         free(empty);
     }
     if (!M || M->singular) return -1;
-    double *x = P->x;
-    for (int k = 0; k < ncol; k++) {
+    double *x = P->x, *y = DW0 ? calloc(2 * ((size_t)n + (size_t)P->m) + 1, sizeof(double)) : NULL;
+    if (DW0 && !y) return -1;
+    int st = 0;
+    for (int k = 0; k < ncol && !st; k++) {
         double *col = S + (size_t)k * (size_t)n;
-        memset(x, 0, (size_t)(n + M->nan) * sizeof(double));
-        nsc_sp_gaxpy(P->R, col, x);                               /* x = R dz0 */
-        if (nsc_klu_solve(M->F, x, 1)) return -1;
-        memcpy(col, x, (size_t)n * sizeof(double));
+        col_rhs(P, M, col, DW0, DW1, k, y, y ? y + n + P->m : NULL, x);   /* x = R dz0 (+ input) */
+        if (nsc_klu_solve(M->F, x, 1)) st = -1;
+        else memcpy(col, x, (size_t)n * sizeof(double));
     }
-    return 0;
+    free(y);
+    return st;
 }
 
 /* ---- the saltation of an event step ----
@@ -952,13 +987,14 @@ static int first_guard(const nsc_onestep *P, const nsc_mode *Ma, const nsc_mode 
  * sources' slope over the step ws = (w1 - w0)/h and wd = w1 + ws. */
 typedef struct sens_work {
     double *buf, *x1, *f1, *x2, *f2, *t, *u, *ws, *wd;
+    double *y, *eb;       /* [n + m], [m]: an input column's right-hand side (col_rhs) */
 } sens_work;
 
 static int sens_work_new(const nsc_onestep *P, const double *w0, const double *w1, sens_work *W)
 {
     int n = P->n, ns = P->L->nsrc;
     size_t nx = (size_t)n + (size_t)P->m + 1;
-    if (!(W->buf = calloc(5 * nx + 2 * (size_t)n + 2 * (size_t)ns + 1, sizeof(double)))) return -1;
+    if (!(W->buf = calloc(7 * nx + 2 * (size_t)n + 2 * (size_t)ns + 1, sizeof(double)))) return -1;
     W->x1 = W->buf;
     W->f1 = W->x1 + nx;
     W->x2 = W->f1 + nx;
@@ -967,6 +1003,8 @@ static int sens_work_new(const nsc_onestep *P, const double *w0, const double *w
     W->u = W->t + nx;
     W->ws = W->u + 2 * (size_t)n;
     W->wd = W->ws + ns;
+    W->y = W->wd + ns;
+    W->eb = W->y + nx;
     for (int k = 0; k < ns; k++) {
         W->ws[k] = (w1[k] - w0[k]) / P->h;                        /* w' */
         W->wd[k] = w1[k] + W->ws[k];
@@ -974,15 +1012,14 @@ static int sens_work_new(const nsc_onestep *P, const double *w0, const double *w
     return 0;
 }
 
-int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0,
-                           const double *w0, const double *w1, double *S, int ncol)
+int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0, const double *w0,
+                           const double *w1, double *S, int ncol, const double *DW0, const double *DW1)
 {
     int n = P->n;
     if (!P->R || !P->have_prev || P->m == 0) return -1;
     nsc_mode *Ma = nsc_mode_get(P, from), *Mb = Ma ? nsc_mode_get(P, P->prev) : NULL;
     if (!Ma || !Mb || Ma->singular || Mb->singular) return -1;
     if (Ma == Mb) return 1;
-    size_t nx = (size_t)n + (size_t)P->m + 1;
     sens_work W;
     if (sens_work_new(P, w0, w1, &W)) return -1;
     double *xa = W.x1, *fa = W.f1, *xb = W.x2, *fb = W.f2, *t = W.t, *u = W.u, *ws = W.ws, *wd = W.wd;
@@ -993,12 +1030,11 @@ int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0,
     if (!st && g < 0) st = 1;                                     /* no guard crosses: frozen */
     for (int k = 0; !st && k < ncol; k++) {
         double *col = S + (size_t)k * (size_t)n;
-        memset(xa, 0, nx * sizeof(double));
-        nsc_sp_gaxpy(P->R, col, xa);                              /* xa = R dz0 */
-        memset(xb, 0, nx * sizeof(double));
-        memcpy(xb, xa, (size_t)n * sizeof(double));
+        const double *dw1 = DW0 ? DW1 + (size_t)k * (size_t)P->L->nsrc : NULL;
+        col_rhs(P, Ma, col, DW0, DW1, k, W.y, W.eb, xa);         /* xa = R dz0 (+ input) */
+        col_rhs(P, Mb, col, DW0, DW1, k, W.y, W.eb, xb);
         if (nsc_klu_solve(Ma->F, xa, 1) || nsc_klu_solve(Mb->F, xb, 1)) { st = -1; break; }
-        double dh = -mode_phi(P, Ma, g, xa, NULL, 0) / dphi;      /* dh/dz0: phi_g stays 0 */
+        double dh = -mode_phi(P, Ma, g, xa, dw1, 0) / dphi;       /* dh/dz0: phi_g stays 0 */
         for (int i = 0; i < n; i++) col[i] = xb[i] + (fa[i] - fb[i]) / P->th[i] * dh;   /* S+ = S_b + (f_a - f_b) dh */
     }
     P->w1 = w1keep;
@@ -1007,15 +1043,20 @@ int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0,
 }
 
 int nsc_onestep_sens_flip(nsc_onestep *P, nsc_onestep *Pn, int c, int d, const double *z0, const double *w0,
-                          const double *w1, double *S, int ncol)
+                          const double *w1, double *S, int ncol, const double *DW0, const double *DW1)
 {
     int n = P->n;
     if (!P->R || !Pn->R || Pn->theta != 1.0 || (P->m > 0 && !P->have_prev)) return -1;
     char none = 0;
-    const char *mask = P->m > 0 ? P->prev : &none;
-    nsc_mode *Mo = nsc_mode_get(P, mask), *Mn = Mo ? nsc_mode_get(Pn, mask) : NULL;
+    const char *mask = P->m > 0 ? P->prev : &none, *maskn = mask;
+    double *zl = P->m > 0 ? calloc((size_t)n + (size_t)P->m, sizeof(double)) : NULL;
+    nsc_step_info info;
+    nsc_onestep_set_mode(Pn, mask);                               /* the new states' active set: that of */
+    if (zl && !nsc_onestep_step(Pn, NSC_SOLVER_AUTO, z0, w0, w1, zl, zl + n, &info))   /* Pn's step (a diode */
+        maskn = Pn->prev;                                         /* the opening switch turns on), not P's */
+    free(zl);
+    nsc_mode *Mo = nsc_mode_get(P, mask), *Mn = Mo ? nsc_mode_get(Pn, maskn) : NULL;
     if (!Mo || !Mn || Mo->singular || Mn->singular) return -1;
-    size_t nx = (size_t)n + (size_t)P->m + 1;
     sens_work W;
     if (sens_work_new(P, w0, w1, &W)) return -1;
     double *xo = W.x1, *fo = W.f1, *xn = W.x2, *fn = W.f2, *t = W.t, *u = W.u, *ws = W.ws, *wd = W.wd;
@@ -1025,8 +1066,7 @@ int nsc_onestep_sens_flip(nsc_onestep *P, nsc_onestep *Pn, int c, int d, const d
     if (!st && !(fabs(dphi) > 0)) st = 1;
     for (int k = 0; !st && k < ncol; k++) {
         double *col = S + (size_t)k * (size_t)n;
-        memset(xo, 0, nx * sizeof(double));
-        nsc_sp_gaxpy(P->R, col, xo);                              /* xo = R dz0 */
+        col_rhs(P, Mo, col, DW0, DW1, k, W.y, W.eb, xo);         /* xo = R dz0 (+ input) */
         if (nsc_klu_solve(Mo->F, xo, 1)) { st = -1; break; }
         double dh = -((c >= 0 ? xo[c] : 0.0) - (d >= 0 ? xo[d] : 0.0)) / dphi;   /* u stays on its threshold */
         for (int i = 0; i < n; i++) col[i] = xo[i] + (fo[i] - fn[i]) * dh;      /* S+ = S_o + (f_o - f_n) dh */

@@ -161,8 +161,14 @@ int nsc_onestep_step(nsc_onestep *P, nsc_solver solver, const double *z0, const 
 /* The sensitivity of the last accepted step of P to its start (mode and step
  * size frozen): each column dz0 of S (n x ncol, column-major) becomes
  * dz1 = dz1/dz0 dz0 in place. The monodromy matrix of a period is the product
- * over its steps (stepper_pss.c). 0, or -1 when P has no accepted mode or h = 0. */
-int nsc_onestep_sens(nsc_onestep *P, double *S, int ncol);
+ * over its steps (stepper_pss.c). With DW0, DW1 (L->nsrc x ncol each,
+ * column-major; NULL: none) column k also carries a perturbation of the
+ * sources, dw(t_k) = DW0[:, k] and dw(t_k+1) = DW1[:, k]:
+ * dz1 = [I 0] K_a^-1 ([R dz0; 0] + rhs_a(dw) - rhs_a(0)), the step's response
+ * to both (the periodic AC, pac.c). The same holds for the saltations below,
+ * whose instant then moves with the sources too (a comparator's input).
+ * 0, or -1 when P has no accepted mode or h = 0. */
+int nsc_onestep_sens(nsc_onestep *P, double *S, int ncol, const double *DW0, const double *DW1);
 
 /* The same for a step that took an event: the mode changed from `from` (the
  * active set at its start) to the accepted one because a pair's phi (l_j of an
@@ -179,18 +185,21 @@ int nsc_onestep_sens(nsc_onestep *P, double *S, int ncol);
  * implicit Euler, stepper_adapt.c). z0, w0, w1: the step's start and sources.
  * 0 (S updated), 1 when it does not apply (theta != 1, no guard falls, same
  * mode: S untouched, use nsc_onestep_sens), -1 on failure (S undefined). */
-int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0,
-                           const double *w0, const double *w1, double *S, int ncol);
+int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0, const double *w0,
+                           const double *w1, double *S, int ncol, const double *DW0, const double *DW1);
 /* The same for a step of P at whose end a switch flips, its control u = z_c -
  * z_d (c, d: -1 for ground) crossing its threshold inside it: the step is in
  * the old switch states (P), the next ones in the new (Pn: the same LCS and
- * step, theta = 1, the new states); with the accepted active set in both,
+ * step, theta = 1, the new states); P in its accepted active set, Pn in the
+ * active set of its own step from z0 (solved here: the set the steps after
+ * the flip take, a freewheeling diode on where the switch opened; P's set
+ * left the inductor to ROFF, and the periodic AC of a buck 32 dB high),
  *     S+ = S_o + (f_o - f_n) dh/dz0,   dh/dz0 = -(du S_o) / (du f_o),
  * f_o = dz1/dh of P's step (theta f(z1) + (1 - theta) f(z0), both in the old
  * states), f_n that of Pn's (implicit Euler: f(z1) in the new states).
  * 0 (S updated), 1 when u does not move over the step (S untouched), -1 on
  * failure. */
 int nsc_onestep_sens_flip(nsc_onestep *P, nsc_onestep *Pn, int c, int d, const double *z0, const double *w0,
-                          const double *w1, double *S, int ncol);
+                          const double *w1, double *S, int ncol, const double *DW0, const double *DW1);
 
 #endif

@@ -217,6 +217,49 @@ Test(ac, program_writes_raw_dat_and_meas)
     tu_table_free(&t);
 }
 
+/* A ratio of two outputs, `vdb(out)/v(in)` (a loop gain by injection, issue 29
+ * item 4), in .print ac and .meas ac: the source's AC 2 scales v(out) and v(in)
+ * alike, so the ratio is the RC's 1 / (1 + j w R C) while vdb(out) is 6.02 dB
+ * above it; the ratio's key may carry WHEN's value (`vdb(out)/v(in)=-3`). */
+Test(ac, ratio_of_two_outputs)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    snprintf(path, sizeof path, "%s/rc.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "rc\nV1 in 0 AC 2\nR1 in out 1k\nC1 out 0 100n\n.ac dec 1000 10 100k\n"
+                                     ".meas ac f3 WHEN vdb(out)/v(in)=-3.0102999566398\n"
+                                     ".meas ac ph FIND vp(out)/v(in) WHEN vdb(out)/v(in)=-3.0102999566398\n"
+                                     ".meas ac g1k FIND vdb(out)/v(in) AT=1k\n"
+                                     ".print ac vdb(out)/v(in) vp(out)/v(in) vdb(out)\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o t.dat rc.cir", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    double f3, ph, g1k;
+    cr_assert(sscanf(strstr(out, "f3 = "), "f3 = %lf", &f3) == 1, "%s", out);
+    cr_assert(sscanf(strstr(out, "ph = "), "ph = %lf", &ph) == 1, "%s", out);
+    cr_assert(sscanf(strstr(out, "g1k = "), "g1k = %lf", &g1k) == 1, "%s", out);
+    free(out);
+    double fc = 1 / (2 * M_PI * 1e3 * 100e-9);
+    cr_assert(fabs(f3 / fc - 1) <= 1e-6, "f3 %.10g, closed form %.10g", f3, fc);
+    cr_assert(fabs(ph + 45) <= 1e-4, "phase %.10g", ph);
+    cr_assert(fabs(g1k - 20 * log10(cabs(rc_h(1e3)))) <= 1e-9, "g1k %.12g", g1k);
+    snprintf(path, sizeof path, "%s/t.dat", tmp);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int cr = tu_table_col(&t, "vdb(out)/v(in)"), cp = tu_table_col(&t, "vp(out)/v(in)"), cd = tu_table_col(&t, "vdb(out)");
+    cr_assert(cr > 0 && cp > 0 && cd > 0);
+    double x = tu_interp(&t, cp, 1e3), want = carg(rc_h(1e3)) * 180 / M_PI;
+    cr_assert(fabs(x - want) <= 1e-6, "vp(out)/v(in) at 1 kHz %.10g, closed form %.10g", x, want);
+    cr_assert(fabs(tu_interp(&t, cd, 1e3) - tu_interp(&t, cr, 1e3) - 20 * log10(2)) <= 1e-9);
+    tu_table_free(&t);
+    snprintf(path, sizeof path, "%s/bad.cir", tmp);                /* a denominator that names no node */
+    cr_assert_eq(tu_write_file(path, "rc\nV1 in 0 AC 2\nR1 in out 1k\nC1 out 0 100n\n.ac dec 10 10 100k\n"
+                                     ".print ac vdb(out)/v(nowhere)\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o b.dat bad.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
+    cr_assert(strstr(out, "bad.cir:6:"), "%s", out);
+    cr_assert(strstr(out, "unknown node 'nowhere'"), "%s", out);
+    free(out);
+}
+
 /* DC sweep of a resistor divider 1k / 3k: v(out) = 0.75 V1, nested with V2
  * at the bottom: v(out) = V2 + 0.75 (V1 - V2). */
 Test(dc, divider_nested_is_the_closed_form)
