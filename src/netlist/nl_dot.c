@@ -731,11 +731,11 @@ static nsc_status save_pin(elab *E, const nl_card *cd, const nl_field *f)
         if (!sg || !nsc_device_of(e->kind)->current) continue;
         if (nl_meas_column(c, NSC_PROBE_I, e->name, NULL, loc, &ki, E->r)) { free(sig.code); return E->r->status; }
         int first = sig.ncode == 0;
-        sig.code[sig.ncode++] = (nsc_minstr){ NSC_MOP_PROBE, ki, 0, 0 };
-        if (sg < 0) sig.code[sig.ncode++] = (nsc_minstr){ NSC_MOP_NEG, 0, 0, 0 };      /* -I(e) */
-        if (!first) sig.code[sig.ncode++] = (nsc_minstr){ NSC_MOP_ADD, 0, 0, 0 };      /* (sum so far) + it */
+        sig.code[sig.ncode++] = (nsc_xinstr){ .op = NSC_XOP_PROBE, .arg = ki };
+        if (sg < 0) sig.code[sig.ncode++] = (nsc_xinstr){ .op = NSC_XOP_NEG };      /* -I(e) */
+        if (!first) sig.code[sig.ncode++] = (nsc_xinstr){ .op = NSC_XOP_ADD };      /* (sum so far) + it */
     }
-    if (!sig.ncode) sig.code[sig.ncode++] = (nsc_minstr){ NSC_MOP_NUM, 0, 0, 0 };   /* nothing inside there */
+    if (!sig.ncode) sig.code[sig.ncode++] = (nsc_xinstr){ .op = NSC_XOP_NUM };   /* nothing inside there */
     char *name = nsc_asprintf("%s(%s)", f->u.s, k);
     if (name) nsc_strlower(name);
     sig.text = name ? nsc_strdup(name) : NULL;
