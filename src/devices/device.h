@@ -236,7 +236,7 @@ int nsc_lcs_sw_of(const nsc_lcs *L, int el);
 /* Fill b[nseg-1], a[nseg-1] (arrays of NSC_PWL_MAXSEG); *eps (may be NULL) the
  * relative error bound on [0.1, X] (0.1 for the default). Returns nb, -1 if nseg invalid. */
 int nsc_pwl_sq(int nseg, double *b, double *a, double *eps);
-/* The MOS fit (dev_m.c): f interpolating x^2 (f >= x^2, f convex) at 0, on a
+/* The MOS fit (dev_m.c): f convex, interpolating x^2 (f >= x^2) at 0, on a
  * background grid 0.1 rho^k up to max(X, the anchors (1 + 2 NSC_PWL_ANCH)) (nseg 0:
  * the fewest points with f <= 1.1 x^2 on [0.1, X]; else nseg segments, 3..NSC_PWL_MAXSEG),
  * refined around each anchor a (an overdrive the circuit applies: a gate drive) by a
@@ -244,7 +244,9 @@ int nsc_pwl_sq(int nseg, double *b, double *a, double *eps);
  * current K/2 (f(a) - f(a - v)) is within about NSC_PWL_ANCH/2 of K/2 (a^2 - (a - v)^2)
  * for v << a (pwl_sq.c). Returns nb (b, a as nsc_pwl_sq), -1 for a bad nseg, -2
  * when the points exceed NSC_PWL_MAXSEG - 1 (fewer anchors then); *eps the
- * background's relative bound (rho - 1)^2/(4 rho). */
+ * background's relative bound (rho - 1)^2/(4 rho), and at least 0.1 with anchors:
+ * below the lowest anchor's ladder f equioscillates, |f - x^2| <= 0.1 x^2 on
+ * [0.1, L] (f interpolates (1 - 0.1) x^2 there, as the design table; pwl_sq.c low_fill). */
 #define NSC_PWL_ANCH 0.02
 int nsc_pwl_sq_fit(int nseg, double X, const double *anch, int nanch, double *b, double *a, double *eps);
 /* Element ei's (an M) fit, bound to c: b, a (NSC_PWL_MAXSEG each), its anchors

@@ -60,8 +60,8 @@ double nsc_pwl_eval(int nb, const double *b, const double *a, double x)
  * f interpolates x^2 at its breakpoints 0 = beta_0 < beta_1 < ... < beta_m and
  * at the top T (the last segment is the chord [beta_m, T], continued): slope
  * s_j = beta_j + beta_{j+1} on [beta_j, beta_{j+1}], so a_j = s_j - s_{j-1} =
- * beta_{j+1} - beta_{j-1} > 0 (convex), and f >= x^2 on [0, T] (chords of a convex
- * curve). Background: beta = 0.1 rho^k (k >= 0) up to X, with (rho - 1)^2/(4 rho) =
+ * beta_{j+1} - beta_{j-1} > 0 (convex), and f >= x^2 on [L, T] (chords of a convex
+ * curve; L below). Background: beta = 0.1 rho^k (k >= 0) up to X, with (rho - 1)^2/(4 rho) =
  * eps_v: f <= (1 + eps_v) x^2 on [0.1, X]. Anchor a (an overdrive the circuit
  * applies): breakpoints a + d and a - (2^k - 1) d, d = NSC_PWL_ANCH a, k = 1, 2, ...
  * while above a/rho, the background's points in that span dropped. The segment
@@ -70,7 +70,10 @@ double nsc_pwl_eval(int nb, const double *b, const double *a, double x)
  * against 2a d - d^2: relative d/(2a - d) = 1.01 % at most for v <= d; below, the
  * ladder's chord [a - (2^(k+1) - 1) d, a - (2^k - 1) d] is off x^2 by at most
  * 4^k d^2/4 against 2a v >= 2a (2^k - 1) d: 1.01 % up to v = 0.1 a, 1.6 % at 0.3 a
- * (test devmos/fit_triode_at_the_anchors). */
+ * (test devmos/fit_triode_at_the_anchors). Below the lowest ladder point L (anchors
+ * given) the background is replaced by the design table's equioscillating points
+ * (low_fill): |f - x^2| <= eps_v x^2 there with ratio 2.49 instead of 1.86 between
+ * points, 2 pairs fewer per side for a 4 V anchor (a CMOS chain at 5 V: 12 -> 10). */
 #define EPS_V 0.1                  /* the default background's bound, as the design table's */
 
 static int cmp_dbl(const void *x, const void *y)
@@ -93,12 +96,40 @@ static int background(int nseg, double X, double *p, double *rho)
     return n + 1;
 }
 
+/* Below the lowest ladder point L the breakpoints are replaced by the
+ * equioscillating ones of the design table: f = (1 - eps_v) x^2 at 0.1 R^k (k < n)
+ * and at p = L/RHO_T, R <= RHO_EQ ((1 + eps)/(1 - eps) = (1 + R)^2/(4 R): chords within
+ * eps_v of x^2), and the transition chord [p, L] from (1 - eps_v) p^2 to L^2 within
+ * eps_v too while L/p <= 2.04 (+9.2 % at 2.0; its minimum -eps_v at p). b[0..m)
+ * sorted with b[0] = 0; returns the new count, -2 past NSC_PWL_MAXSEG - 1. */
+#define RHO_EQ 2.48683                  /* 9 rho^2 - 26 rho + 9 = 0 */
+#define RHO_T 2.0
+static int low_fill(double *b, int m, double L)
+{
+    double keep[NSC_PWL_MAXSEG], p = L / RHO_T;
+    int nk = 0, out = 0;
+    for (int j = 0; j < m; j++)
+        if (b[j] >= L * (1 - 1e-12)) keep[nk++] = b[j];
+    b[out++] = 0;
+    if (p > NSC_PWL_X0 * (1 + 1e-9)) {
+        int n = (int)ceil(log(p / NSC_PWL_X0) / log(RHO_EQ) - 1e-9);
+        double R = pow(p / NSC_PWL_X0, 1.0 / n);
+        for (int k = 0; k < n; k++) b[out++] = NSC_PWL_X0 * pow(R, k);
+        b[out++] = p;
+    } else if (L > NSC_PWL_X0 * (1 + 1e-9))
+        b[out++] = NSC_PWL_X0;
+    if (out + nk > NSC_PWL_MAXSEG - 1) return -2;
+    for (int j = 0; j < nk; j++) b[out++] = keep[j];
+    return out;
+}
+
 int nsc_pwl_sq_fit(int nseg, double X, const double *anch, int nanch, double *b, double *a, double *eps)
 {
     if (nseg && (nseg < 3 || nseg > NSC_PWL_MAXSEG)) return -1;
     double top = X, rho, pt[2 * NSC_PWL_MAXSEG + 8];
     for (int i = 0; i < nanch; i++) top = fmax(top, anch[i] * (1 + 2 * NSC_PWL_ANCH));
     int n = background(nseg, top, pt, &rho), nbg = n;
+    double lmin = nanch > 0 ? top : 0;               /* the lowest ladder point */
     for (int i = 0; i < nanch && n < 2 * NSC_PWL_MAXSEG; i++) {
         double an = anch[i], d = NSC_PWL_ANCH * an, lo = an + d;
         pt[n++] = an + d;
@@ -106,6 +137,7 @@ int nsc_pwl_sq_fit(int nseg, double X, const double *anch, int nanch, double *b,
             pt[n++] = lo = an - (ldexp(1, k) - 1) * d;
         for (int k = 1; k < nbg; k++)                       /* the background inside the ladder dropped: */
             if (pt[k] > lo && pt[k] <= an + d) pt[k] = -1;  /* every gap stays a ratio < rho */
+        lmin = fmin(lmin, lo);
     }
     qsort(pt, (size_t)n, sizeof *pt, cmp_dbl);
     int m = 0;
@@ -114,10 +146,14 @@ int nsc_pwl_sq_fit(int nseg, double X, const double *anch, int nanch, double *b,
             if (m == NSC_PWL_MAXSEG - 1) return -2;
             b[m++] = pt[k];
         }
-    for (int j = 0; j < m; j++) {                           /* a_j = beta_{j+1} - beta_{j-1} */
-        double up = j + 1 < m ? b[j + 1] : top, dn = j ? b[j - 1] : -b[0];
-        a[j] = up - dn;
+    if (nanch > 0 && (m = low_fill(b, m, lmin)) < 0) return m;
+    double y[NSC_PWL_MAXSEG], prev = 0;                     /* f(b_j): x^2, (1 - eps_v) x^2 below lmin */
+    for (int j = 0; j < m; j++) y[j] = b[j] * b[j] * (b[j] < lmin * (1 - 1e-12) ? 1 - EPS_V : 1);
+    for (int j = 0; j < m; j++) {                           /* a_j = s_j - s_{j-1}, s_j the chord's slope */
+        double s = j + 1 < m ? (y[j + 1] - y[j]) / (b[j + 1] - b[j]) : (top * top - y[j]) / (top - b[j]);
+        a[j] = s - prev;
+        prev = s;
     }
-    if (eps) *eps = (rho - 1) * (rho - 1) / (4 * rho);
+    if (eps) *eps = fmax((rho - 1) * (rho - 1) / (4 * rho), nanch > 0 ? EPS_V : 0);
     return m;
 }
