@@ -212,7 +212,7 @@ adaptive() {
 # enough to settle (the anchor), and the 16-point buck inductor sweep with
 # --steady against the same sweep of transients; ripples compared point by point.
 # The 15-inverter CMOS cascade at default settings (issue 24 goal: >= 3x ngspice,
-# v(out) within 10 % of range): netlists/inverter_chain.sh 15 (300 pairs), its
+# v(out) within 10 % of range): netlists/inverter_chain.sh 15 (600 pairs), its
 # input a 4 us clock with 10 ns edges, .tran 20n 30u, no options, in both programs.
 cascade() {
     need_pkg "command -v ngspice" ngspice || return 0
@@ -223,7 +223,7 @@ cascade() {
     st=$("$nsc" --stats --save 'v(n15),v(n8)' -o "$work/casc.dat" "$cir" 2>&1 | sed -n 1p)
     nsc_w=$(best_of "$runs" "$nsc" --quiet --save 'v(n15),v(n8)' -o "$work/casc.dat" "$cir")
     ng_w=$(best_of "$runs" ngspice -b "$ng")
-    echo "cascade: 15 inverters, 300 pairs, .tran 20n 30u: ${st#*: *: }"
+    echo "cascade: 15 inverters (600 pairs; 300 before the MOS fit followed the gate drives), .tran 20n 30u: ${st#*: *: }"
     echo "cascade:   nscircuit $nsc_w s | ngspice $ng_w s | speed-up $(ratio "$ng_w" "$nsc_w")x (whole runs; goal >= 3x)"
     "$nsc" compare "$work/casc.dat" "$work/casc_ng.txt" --signals 'v(n15),v(n8)' --tol 0.1 | sed -n 's/^\(v(n15)\|v(n8)\) /cascade:   vs ngspice: &/p'
 }
