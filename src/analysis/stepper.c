@@ -38,14 +38,20 @@ static int built_for(const nsc_onestep *P, double h, double theta, const char *s
            && (nsw == 0 || memcmp(nsc_onestep_sw(P), sw, nsw) == 0);
 }
 
+/* 1 when P has this theta and these switch states (nsc_onestep_renew can make it step h). */
+static int renewable(const nsc_pcache *C, const nsc_onestep *P, double theta, const char *sw)
+{
+    size_t nsw = (size_t)C->L->nsw;
+    return P && nsc_onestep_theta(P) == theta && (nsw == 0 || memcmp(nsc_onestep_sw(P), sw, nsw) == 0);
+}
+
 /* *V (when it has this theta and these switch states) made in place the
  * problem of step h (nsc_onestep_renew: no rebuild of its structures, no new
  * analysis): 1 done; 0 not, *V then freed and NULL when it was tried. Its
  * counters go to st first (they restart at 0, as a new problem's). */
 static int renew(nsc_pcache *C, nsc_onestep **V, double h, double theta, const char *sw, nsc_sim_stats *st)
 {
-    size_t nsw = (size_t)C->L->nsw;
-    if (!*V || nsc_onestep_theta(*V) != theta || (nsw && memcmp(nsc_onestep_sw(*V), sw, nsw))) return 0;
+    if (!renewable(C, *V, theta, sw)) return 0;
     pcache_count(*V, st);
     if (nsc_onestep_renew(*V, h) == 0) {
         if (st) st->factorizations++;
@@ -54,13 +60,6 @@ static int renew(nsc_pcache *C, nsc_onestep **V, double h, double theta, const c
     nsc_onestep_free(*V);
     *V = NULL;
     return 0;
-}
-
-/* 1 when P has this theta and these switch states (nsc_onestep_renew can make it step h). */
-static int renewable(const nsc_pcache *C, const nsc_onestep *P, double theta, const char *sw)
-{
-    size_t nsw = (size_t)C->L->nsw;
-    return P && nsc_onestep_theta(P) == theta && (nsw == 0 || memcmp(nsc_onestep_sw(P), sw, nsw) == 0);
 }
 
 /* A one-off step's problem: the least recently used spare of this theta and

@@ -565,7 +565,7 @@ static double trial_end(ad *a, ctl *c, int chatter, double *hl, double *tb)
 {
     nsc_tran *T = a->T;
     double t = c->t, hmax = c->hmax, tstop = a->o->tstop;
-    int sens = T->io != NULL;                                /* a steady state's period: one-off trials (below) */
+    int pss = T->io != NULL;                                 /* a steady state's period: one-off trials (below) */
     *tb = nsc_bpq_after(T->bp, t + NSC_BP_MERGE * c->href);  /* closer ones are reached: no sliver steps */
     double h = chatter ? NSC_CHAT_H * c->href : c->hnext < hmax ? c->hnext : hmax;
     double tn, tg = *tb < tstop ? *tb : tstop, stretch = c->rejected ? 1.0 : 1.25;
@@ -579,7 +579,7 @@ static double trial_end(ad *a, ctl *c, int chatter, double *hl, double *tb)
          * piecewise constant in the state (within tol), and the shooting
          * differentiates the period map (its monodromy 2.5 % off). */
         double hq = ladder(tn - t, hmax);
-        if (tn < c->t_hi && tn - t > c->tol_t && hq > 0.5 * (tn - t) && hq > c->tol_t && !sens) {
+        if (tn < c->t_hi && tn - t > c->tol_t && hq > 0.5 * (tn - t) && hq > c->tol_t && !pss) {
             *hl = hq;
             tn = t + hq;
         }

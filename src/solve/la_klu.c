@@ -156,6 +156,20 @@ int nsc_klu_factor_num(nsc_klu *F, const nsc_sparse *A)
     return F->num ? 0 : -1;
 }
 
+int nsc_klu_refresh(nsc_klu *F, const nsc_sparse *A, int try_old, double *rc)
+{
+    if (try_old && nsc_klu_refactor(F, A) == 0) {
+        double r = nsc_klu_rcond(F);
+        if (r >= NSC_KLU_RCOND_MIN && r >= NSC_KLU_RCOND_DROP * *rc) return 1;
+    }
+    if (nsc_klu_factor_num(F, A)) {
+        *rc = 0.0;
+        return -1;
+    }
+    *rc = nsc_klu_rcond(F);
+    return 0;
+}
+
 int nsc_klu_solve(nsc_klu *F, double *B, int nrhs)
 {
     if (!F || !F->num || nrhs <= 0) return nrhs == 0 ? 0 : -1;

@@ -20,6 +20,13 @@ int nsc_klu_refactor(nsc_klu *F, const nsc_sparse *A);
 /* Numeric factorisation with fresh partial pivoting, same pattern and symbolic
  * analysis (allocates the numeric object again). 0 ok, -1 singular/failure. */
 int nsc_klu_factor_num(nsc_klu *F, const nsc_sparse *A);
+/* New values of A factored: on the last pivots when try_old and their klu_rcond
+ * stays >= NSC_KLU_RCOND_MIN and >= NSC_KLU_RCOND_DROP * *rc (*rc: the rcond of
+ * the last factorisation with pivoting), returning 1; else with new pivots,
+ * *rc their rcond (0 on failure), returning 0, or -1 on failure. */
+#define NSC_KLU_RCOND_MIN 1e-14
+#define NSC_KLU_RCOND_DROP 1e-3
+int nsc_klu_refresh(nsc_klu *F, const nsc_sparse *A, int try_old, double *rc);
 /* Solve A X = B in place; B is n-by-nrhs column-major. 0 ok, -1 failure. */
 int nsc_klu_solve(nsc_klu *F, double *B, int nrhs);
 /* Solve A^T X = B in place. */

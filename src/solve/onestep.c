@@ -272,20 +272,6 @@ static int renew_wr(nsc_onestep *P, double h)
         ? -1 : 0;
 }
 
-/* W's new values factored on the old pivots when they stay good (klu_rcond at
- * least 1e-3 of the pivoting factorisation's, as a mode system's), else with
- * new pivots on the shared analysis. 0, or -1. */
-static int refactor_w(nsc_onestep *P)
-{
-    if (nsc_klu_refactor(P->F, P->W) == 0) {
-        double rc = nsc_klu_rcond(P->F);
-        if (rc >= 1e-14 && rc >= 1e-3 * P->wrc) return 0;
-    }
-    if (nsc_klu_factor_num(P->F, P->W)) return -1;
-    P->wrc = nsc_klu_rcond(P->F);
-    return 0;
-}
-
 int nsc_onestep_renew(nsc_onestep *P, double h)
 {
     int n = P->n, m = P->m;
@@ -308,7 +294,7 @@ int nsc_onestep_renew(nsc_onestep *P, double h)
     memset(P->x, 0, sizeof(double) * (size_t)(n + m));
     memset(P->zl, 0, sizeof(double) * (size_t)n);
     memset(P->r, 0, sizeof(double) * (size_t)n);
-    return n > 0 ? refactor_w(P) : 0;
+    return n > 0 && nsc_klu_refresh(P->F, P->W, 1, &P->wrc) < 0 ? -1 : 0;   /* old pivots while good */
 }
 
 /* W = LU factors of W into P->F (n > 0); a singular W is the circuit's error. */

@@ -14,8 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RCOND_MIN 1e-14   /* below: the mode is singular */
-#define RCOND_DROP 1e-3   /* refactor without pivoting accepted while rcond >= RCOND_DROP * rcond at pivoting */
+#define RCOND_MIN NSC_KLU_RCOND_MIN   /* below: the mode is singular (a refactorisation: nsc_klu_refresh) */
 
 static uint64_t splitmix64(uint64_t x)
 {
@@ -39,6 +38,7 @@ static int sp_find(const nsc_sparse *A, int i, int j)
 }
 
 static void pos_set(const nsc_onestep *P, nsc_mode *M, const char *mask, int k);
+static void pos_set_all(const nsc_onestep *P, nsc_mode *M, const char *mask);
 static void mode_factor(nsc_onestep *P, nsc_mode *M, int refactor);
 
 static void mode_clear(nsc_mode *M)
@@ -280,18 +280,20 @@ static void pos_set(const nsc_onestep *P, nsc_mode *M, const char *mask, int k)
     }
 }
 
+/* Every value position of the mode of mask into M. */
+static void pos_set_all(const nsc_onestep *P, nsc_mode *M, const char *mask)
+{
+    for (int k = 0; k < P->npos; k++) pos_set(P, M, mask, k);
+}
+
 /* Factor M->K: refactor in place when allowed and good enough, else with pivoting. */
 static void mode_factor(nsc_onestep *P, nsc_mode *M, int refactor)
 {
     P->nfactor++;
     M->singular = 0;
     M->stale = 0;
-    if (refactor && M->F && nsc_klu_refactor(M->F, M->K) == 0) {
-        double rc = nsc_klu_rcond(M->F);
-        if (rc >= RCOND_MIN && rc >= RCOND_DROP * M->rc) return;
-    }
-    if (M->F) {                                                  /* same symbolic analysis, new pivots */
-        M->rc = nsc_klu_factor_num(M->F, M->K) == 0 ? nsc_klu_rcond(M->F) : 0.0;
+    if (M->F) {                                                  /* same symbolic analysis */
+        if (nsc_klu_refresh(M->F, M->K, refactor, &M->rc) == 1) return;   /* the old pivots hold */
     } else {
         int singular;
         M->F = nsc_klu_factor_in(P->L->syms, M->K, &singular);
@@ -353,7 +355,7 @@ static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t ke
     }
     Kp[N] = t;
     for (int a = 0; a < M->nan; a++) P->posn[M->actn[a]] = -1;
-    for (int k = 0; k < P->npos; k++) pos_set(P, M, mask, k);
+    pos_set_all(P, M, mask);
     mode_factor(P, M, 0);
     return 0;
 fail:
@@ -381,7 +383,7 @@ static int same_n(const nsc_onestep *P, const nsc_mode *M, const char *mask)
 static void mode_refill(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t key)
 {
     int m = P->m, nt = 0;
-    for (int q = 0; M->stale && q < P->npos; q++) pos_set(P, M, mask, q);   /* renewed: every value */
+    if (M->stale) pos_set_all(P, M, mask);                       /* renewed: every value */
     for (int j = 0; !M->stale && j < m; j++) {
         if (mask[j] == M->mask[j]) continue;
         for (int q = P->pp[j]; q < P->pp[j + 1]; q++) {
@@ -412,7 +414,7 @@ nsc_mode *nsc_mode_get(nsc_onestep *P, const char *mask)
         if (M->mask && M->key == key && memcmp(M->mask, mask, (size_t)m) == 0) {
             M->last_use = P->clock;
             if (M->stale) {                                      /* renewed: the new h's values */
-                for (int q = 0; q < P->npos; q++) pos_set(P, M, mask, q);
+                pos_set_all(P, M, mask);
                 mode_factor(P, M, 1);
             } else
                 P->ncached++;
