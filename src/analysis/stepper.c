@@ -17,11 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int nsc_same_h(double a, double b)
-{
-    double fa = fabs(a), fb = fabs(b);
-    return a == b || fabs(a - b) <= 1e-12 * (fa > fb ? fa : fb);
-}
 
 /* The mode-cache counters of a problem about to be freed, into st (may be NULL). */
 static void pcache_count(const nsc_onestep *P, nsc_sim_stats *st)
@@ -126,12 +121,16 @@ nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw,
     size_t nsw = (size_t)C->L->nsw;
     if (!C->cap) C->cap = C->L->n + C->L->m <= NSC_PCACHE_SMALL ? NSC_PCACHE : NSC_PCACHE_BIG;
     C->clock++;
-    for (int k = 0; k < C->n; k++)
-        if (built_for(C->P[k], h, theta, sw, nsw)) {
+    for (int q = -1; q < C->n; q++) {                            /* the last one first, then the others */
+        int k = q < 0 ? C->mru : q;
+        if (k >= C->n || (q >= 0 && k == C->mru)) continue;
+        if (C->thk[k] == theta && nsc_same_h(C->hk[k], h) && built_for(C->P[k], h, theta, sw, nsw)) {
             C->last[k] = C->clock;
+            C->mru = k;
             *out = C->P[k];
             return NSC_OK;
         }
+    }
     nsc_onestep *S = C->scratch;
     if (S && built_for(S, h, theta, sw, nsw)) {
         *out = S;
@@ -145,12 +144,17 @@ nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw,
         if (s) {                                                 /* the slot stays, empty: closed */
             C->P[slot] = C->P[--C->n];
             C->last[slot] = C->last[C->n];
+            C->hk[slot] = C->hk[C->n];
+            C->thk[slot] = C->thk[C->n];
             return s;
         }
         if (st) st->factorizations++;
         C->P[slot] = P;
     }
     C->last[slot] = C->clock;
+    C->hk[slot] = nsc_onestep_h(P);
+    C->thk[slot] = nsc_onestep_theta(P);
+    C->mru = slot;
     *out = P;
     return NSC_OK;
 }

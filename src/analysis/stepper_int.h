@@ -24,6 +24,8 @@ typedef struct nsc_pcache {
     const nsc_lcs *L;
     nsc_onestep *P[NSC_PCACHE];
     long last[NSC_PCACHE];
+    double hk[NSC_PCACHE], thk[NSC_PCACHE];   /* P[k]'s step and theta, read without a call */
+    int mru;                 /* the slot returned last (looked at first) */
     int n, cap;              /* cap: 0 until the first call sets it from the LCS's size */
     long clock;
     nsc_onestep *scratch;
@@ -35,7 +37,11 @@ typedef struct nsc_pcache {
 } nsc_pcache;
 
 /* 1 when a and b are the same step size (relative 1e-12). */
-int nsc_same_h(double a, double b);
+static inline int nsc_same_h(double a, double b)
+{
+    double fa = a < 0 ? -a : a, fb = b < 0 ? -b : b, d = a - b;
+    return a == b || (d < 0 ? -d : d) <= 1e-12 * (fa > fb ? fa : fb);
+}
 /* The problem of (h, theta, sw) from C, built when missing (oneoff: into the
  * scratch slot). Counts new factorisations in st (may be NULL). */
 nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw, int oneoff,
