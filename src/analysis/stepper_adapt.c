@@ -87,7 +87,8 @@
 #define NSC_RESTART 0.02  /* first step after an event or breakpoint: this times the last one */
 #define NSC_RESTART_MIN 1e-3 /* ... and at least this times href; the first step of the run: this times href */
 #define NSC_LADDER 4.0    /* step sizes hmax 2^(-j / NSC_LADDER) */
-#define NSC_LOC_TOL 1e-3  /* events located to NSC_LOC_TOL href */
+#define NSC_LOC_TOL 1e-3  /* events located to NSC_LOC_TOL href, or of the step that found them (bracket) */
+#define NSC_LOC_FLOOR 1e-4 /* ... but not below NSC_LOC_FLOOR href (sliver steps of 2.5e-14 s on the buck) */
 #define NSC_HMIN 1e-9     /* smallest step, times href: below it the run fails (exit 3) */
 #define NSC_LOC_MAXIT 40  /* trials to locate one event before it is taken where bracketed */
 #define NSC_CHATTER 8     /* consecutive event steps ... */
@@ -551,7 +552,10 @@ typedef struct ctl {
 
 /* The tolerance of an event located from t: NSC_LOC_TOL of href, not of the
  * ceiling (which may be far above the circuit's time scale), and not below the
- * round-off of t. Relative to a trial's own size it shrank with the trials cut
+ * round-off of t; bracket() lowers it to NSC_LOC_TOL of the step that found
+ * the event when that is shorter (without a TSTEP, href is the ceiling span/50:
+ * a 100 kHz converter's events were 20 ns late over 1 ms). The tolerance is
+ * fixed per event: relative to each trial's size it shrank with the trials cut
  * short by the last bracket: a Zeno sequence of steps down to 1e-24 s at a
  * buck's start. */
 static double loc_tol(const ctl *c)
@@ -636,7 +640,13 @@ static void bracket(ad *a, ctl *c, int ne, double tn, double tb, const char *mod
 {
     double hq = tn - c->t;
     if (mode1) memcpy(a->modehi, mode1, (size_t)a->m);     /* the next trials' second guess */
-    if (c->t_hi == INFINITY) { c->h_pre = hq; c->nup = 0; }
+    if (c->t_hi == INFINITY) {                                /* a new event: its tolerance (loc_tol) */
+        c->h_pre = hq;
+        c->nup = 0;
+        double tl = fmax(NSC_LOC_TOL * hq, fmax(NSC_LOC_FLOOR * c->href, 64 * DBL_EPSILON * fabs(c->t)));
+        if (tl < c->tol_t && !a->T->io) c->tol_t = tl;      /* not in a steady state (its saltation */
+                                                             /* multiplier -2 came out -2.003) */
+    }
     c->nup++;
     a->nev = ne;
     c->t_hi = tn;
