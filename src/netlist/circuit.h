@@ -317,8 +317,8 @@ typedef struct nsc_circuit {
     double gmin;            /* default 1e-12 */
     char solver[32];        /* default "auto" */
     int stepping_fixed;     /* .options stepping=fixed (default 0: adaptive) */
-    int stepsizelimit;      /* 1 (default, .options stepsizelimit): adaptive cap min(tstep, (tstop - tstart) / 50)
-                               as in ngspice; 0 (.options nostepsizelimit): (tstop - tstart) / 50 */
+    int stepsizelimit;      /* 1 (.options stepsizelimit): adaptive cap min(tstep, (tstop - tstart) / 50) as in
+                               ngspice; 0 (default, .options nostepsizelimit): (tstop - tstart) / 50 (run.c) */
     int interp;             /* .options interp: adaptive rows on the tstep grid, not at the steps */
     /* SPICE tolerances of the adaptive step control (stepper_adapt.c); 0 = default */
     double reltol, abstol, vntol, chgtol, trtol;

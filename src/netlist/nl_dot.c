@@ -144,9 +144,9 @@ static nsc_status card_options(elab *E, scope *sc, const nl_card *cd)
             else if (s && !strcmp(s, "adaptive")) c->stepping_fixed = 0;
             else return nle_err(E, sc, cd, vf, "stepping must be 'adaptive' or 'fixed'");
         } else if (!k && f->kind == NL_F_WORD && nsc_strieq(f->u.s, "nostepsizelimit")) {
-            c->stepsizelimit = 0;                        /* ngspice's 'set nostepsizelimit' */
+            c->stepsizelimit = 0;                        /* ngspice's 'set nostepsizelimit': the default */
         } else if (!k && f->kind == NL_F_WORD && nsc_strieq(f->u.s, "stepsizelimit")) {
-            c->stepsizelimit = 1;                        /* ngspice's cap min(tstep, span / 50): the default */
+            c->stepsizelimit = 1;                        /* ngspice's cap min(tstep, span / 50) */
         } else if (!k && f->kind == NL_F_WORD && nsc_strieq(f->u.s, "interp")) {
             c->interp = 1;                               /* rows on the tstep grid (ngspice's interp) */
         } else if (k && tolerance_option(c, k)) {

@@ -210,7 +210,7 @@ static nsc_status elaborate(elab *E)
 {
     nsc_circuit *c = E->c;
     c->theta = 0.5;
-    c->stepsizelimit = 1;                              /* ngspice's step cap by default (see run.c) */
+    c->stepsizelimit = 0;                              /* no TSTEP cap by default (see run.c) */
     c->gmin = 1e-12;
     strcpy(c->solver, "auto");
     int g;

@@ -59,12 +59,14 @@ static const char BRIDGE[] =
  * scheme is first order here, its error ~6e-6 of range). With .options
  * stepsizelimit the step is at most TSTEP = 1 us (ngspice's rule): ~5100
  * steps, measured 1.3e-5 of range (5.8e-4 while the algebraic rows were taken
- * at t_k+1, the fixed scheme's first order). By default (nostepsizelimit, which
- * stays accepted) the step is at most span/50 = 100 us and the error follows
- * the tolerances: SPICE's defaults (RELTOL 1e-3, TRTOL 7) give 1.3 % to 2.3 %
- * in ~470 steps (~370 before each predicted diode release was approached in
- * steps down to TSTEP); RELTOL 1e-5 gives 0.066 % to 0.12 % in ~1130 steps,
- * where fixed steps of the same count (h = 5 us) give 0.33 %. */
+ * at t_k+1, the fixed scheme's first order). By default (no cap but span/50 =
+ * 100 us; .options nostepsizelimit says the same) the error follows the
+ * tolerances: RELTOL 1e-3 and TRTOL 1 (the default without a cap) give 0.39 %
+ * to 0.72 % in 566 steps (TRTOL 7: 1.3 % to 2.3 % in ~470); RELTOL 1e-4 gives
+ * 0.08 % to 0.16 % in ~1010 steps. The error is the LC tank's phase, which the
+ * trapezoidal rule loses as N (w h)^3 / 12 over N steps: 1e-3 of range needs
+ * h <~ 2 us here, ~2300 steps (issue 24's goal, 1000 steps at 1e-3, needs more
+ * than a second-order scheme). */
 static void bridge_case(const char *tran, const char *opts, double tol, long maxsteps)
 {
     char text[2048];
@@ -88,15 +90,14 @@ Test(adaptive, bridge_stepsizelimit_caps_at_tstep)
 {
     bridge_case(".tran 1u 5m UIC", ".options stepsizelimit\n", 1e-4, 5200);
 }
-/* the default keeps ngspice's cap (README: lifting it by default lost accuracy) */
-Test(adaptive, bridge_default_tolerances) { bridge_case(".tran 1u 5m UIC", "", 1e-4, 5200); }
+Test(adaptive, bridge_default_tolerances) { bridge_case(".tran 1u 5m UIC", "", 0.01, 650); }
 Test(adaptive, bridge_nostepsizelimit)
 {
-    bridge_case(".tran 1u 5m UIC", ".options nostepsizelimit\n", 0.03, 500);
+    bridge_case(".tran 1u 5m UIC", ".options nostepsizelimit\n", 0.01, 650);
 }
 Test(adaptive, bridge_tight_tolerances)
 {
-    bridge_case(".tran 1u 5m UIC", ".options nostepsizelimit reltol=1e-5\n", 1.5e-3, 1200);
+    bridge_case(".tran 1u 5m UIC", ".options reltol=1e-4\n", 2.5e-3, 1100);
 }
 
 /* A switch S closes when its control ramp crosses VT = 0.5 V at t = 0.5 ms
@@ -413,10 +414,10 @@ Test(adaptive, fixed_steps_measure_on_the_steps)
     tu_table_free(&t);
 }
 
-/* Issue 24 item 4: the largest step is TMAX when given, else ngspice's
- * min(TSTEP, span/50) (.options stepsizelimit, the default: without it the
- * default runs lost accuracy, README), or (TSTOP - TSTART)/50 with .options
- * nostepsizelimit (TSTEP does not cap it). --stats prints it. */
+/* Issue 24 item 4: the largest step is TMAX when given, else (TSTOP -
+ * TSTART)/50 (the default, LTspice's rule; .options nostepsizelimit says the
+ * same: TSTEP does not cap it), or ngspice's min(TSTEP, span/50) with .options
+ * stepsizelimit. --stats prints it. */
 static double hmax_of(const char *tran, const char *opts)
 {
     char text[512], *out = NULL;
@@ -433,7 +434,8 @@ static double hmax_of(const char *tran, const char *opts)
 
 Test(adaptive, largest_step_is_tmax_else_span_over_50)
 {
-    cr_expect_float_eq(hmax_of(".tran 1u 1m", ""), 1e-6, 1e-12);
+    cr_expect_float_eq(hmax_of(".tran 1u 1m", ""), 20e-6, 1e-12);                  /* LTspice's rule */
+    cr_expect_float_eq(hmax_of(".tran 1u 1m", ".options stepsizelimit\n"), 1e-6, 1e-12);   /* ngspice's */
     cr_expect_float_eq(hmax_of(".tran 1u 1m", ".options nostepsizelimit\n"), 20e-6, 1e-12);
     cr_expect_float_eq(hmax_of(".tran 1u 1m 0.5m", ".options nostepsizelimit\n"), 10e-6, 1e-12);
     cr_expect_float_eq(hmax_of(".tran 1u 1m 0 5u", ".options nostepsizelimit\n"), 5e-6, 1e-12);

@@ -397,6 +397,7 @@ Test(meas, ngspice_measures_names_twice_and_conditions)
     snprintf(path, sizeof path, "%s/m.cir", tmp);
     cr_assert_eq(tu_write_file(path,
         "meas test\nV1 in 0 PULSE(0 1 0 1u 1u 0.5m 1m)\nR1 in out 1k\nC1 out 0 100n\n.tran 1u 3m\n"
+        ".options stepsizelimit\n"                      /* ngspice's steps (<= TSTEP): values to 1e-4 */
         ".meas tran tr TRIG v(out) VAL=0.2 RISE=1 TARG v(out) VAL=0.8 RISE=1 FROM=1.1m TO=2.9m\n"
         ".meas tran tr0 TRIG v(out) VAL=0.2 RISE=1 TARG v(out) VAL=0.8 RISE=1\n"
         ".meas tran vmax MAX v(out) FROM=0 TO=1m\n.meas tran vmax MAX v(out) FROM=1m TO=3m\n"

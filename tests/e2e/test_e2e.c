@@ -2145,7 +2145,7 @@ Test(e2e, non_finite_source_value_is_a_simulation_failure)
         free(dat);
         tu_table t;
         cr_assert_eq(tu_table_read(path, &t), 0);
-        cr_assert(t.nrow >= 100 && TU_AT(&t, t.nrow - 1, 0) > 0.99e-3, "%d rows", t.nrow);
+        cr_assert(t.nrow >= 50 && TU_AT(&t, t.nrow - 1, 0) > 0.99e-3, "%d rows", t.nrow);
         for (int i = 0; i < t.nrow; i++) {
             double tt = TU_AT(&t, i, 0);
             cr_assert(tt <= 1e-3 + 1e-12 && fabs(TU_AT(&t, i, 1) - sqrt(fmax(1e-3 - tt, 0))) <= 5e-5, "t=%g", tt);
@@ -2429,7 +2429,7 @@ Test(e2e, steady_state_of_a_period_doubling_converter)
     snprintf(cmd, sizeof cmd, "--steady --period 2e-05 %s/pcm.cir", tmp);
     pss_run(cmd, "pcm.dat", &s, &it, &res, &t0);
     (void)it;
-    snprintf(text, sizeof text, net, "");
+    snprintf(text, sizeof text, net, "\n.options stepsizelimit");   /* the reference: steps <= 10 ns */
     cr_assert_eq(tu_write_file(path, text), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o tran.dat pcm.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
