@@ -1764,6 +1764,49 @@ Test(e2e, diode_fit_range_warning)
     }
 }
 
+/* A diode fit that follows the run (issue 27 item 2): an inverting buck-boost
+ * whose diode carries 1.3 kA (tests/data/fits/buckboost_ka, written for this
+ * test) leaves the default 100 uA..100 A fit, is refitted on 100 uA..2.57 kA
+ * and run again: against ngspice 39 on the same cards v(out) 0.021 %, v(x)
+ * 0.30 %, i(l1) 0.027 % RMS of range (the single run on the default fit:
+ * 1.26 %, 1.66 %, 1.64 %, and a 0.73 V off warning). The output file of the
+ * repeated run, streamed by two threads, is the one the single-threaded writer
+ * writes (the first run's rows dropped). */
+Test(e2e, diode_fit_follows_the_run)
+{
+    char cmd[4096], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s --threads 2 -o bb.dat %s/fits/buckboost_ka.cir 2>&1 && %s compare bb.dat "
+             "%s/fits/buckboost_ka_ng.txt --tol 0.005 && %s --threads 1 -o bb1.dat %s/fits/buckboost_ka.cir 2>/dev/null "
+             "&& cmp bb.dat bb1.dat && echo SAME", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM,
+             NSC_REFDIR);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "PASS: all 3 signals within --tol 0.5 %"), "%s", out);
+    cr_assert(strstr(out, "diode d1: its peak current 1.29e+03 A left the range 100 uA..100 A its model 'dp' was "
+                          "fitted on: refitted by 7 segments on 100 uA..2.574 kA"), "%s", out);
+    cr_assert_null(strstr(out, "fitted on; there the fit is"), "%s", out);
+    cr_assert(strstr(out, "SAME"), "%s", out);
+    free(out);
+}
+
+/* The refits are bounded: 1.2 V straight across a diode (IS = 1e-14, no RS)
+ * drives it far above any fit (the SPICE diode: 1.4 MA); each run's peak, on
+ * the last chord continued, exceeds the range the last refit made, so the run
+ * is refitted twice (two notes), then warned about once as before. */
+Test(e2e, diode_refits_are_bounded)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/rb.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "hard\nV1 a 0 1.2\nR1 a d 1u\nD1 d 0 DX\n.model DX D(IS=1e-14)\n.tran 1u 10u\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o rb.dat rb.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    int notes = 0;
+    for (const char *p = out; (p = strstr(p, "diode d1: its peak current ")); p++) notes += !strncmp(strstr(p, "A left") ? strstr(p, "A left") : "", "A left", 6);
+    cr_assert_eq(notes, 2, "%s", out);
+    cr_assert(strstr(out, "A is above the range 100 uA..6.826 kA its model 'dx' was fitted on; there the fit is"), "%s", out);
+    cr_assert(strstr(out, "the currents of the run (it left the refitted ones too)"), "%s", out);
+    free(out);
+}
+
 /* The same warning from a fixed-step run of a large circuit (issue 24 item 1:
  * the stepper tracks peaks only over the pairs a step changed, which for 256
  * pairs or more is the incremental check's list): 1 mA through D1 (the first
