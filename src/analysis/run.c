@@ -3,6 +3,7 @@
 #include "run.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,7 +102,8 @@ nsc_status nsc_run_probes(const nsc_circuit *c, const char *save, nsc_probe **pr
     *n = *nout = 0;
     int nxout = 0;                                     /* derived output columns (not .control lets) */
     for (int k = 0; k < c->nxcol; k++) nxout += c->xcol[k].pos >= 0;
-    if (save) s = nsc_probes_parse(c, save, &p, &np, r);
+    if (save && !*save) s = NSC_OK;                    /* --save of P() columns only */
+    else if (save) s = nsc_probes_parse(c, save, &p, &np, r);
     else if (c->nsave > 0 || nxout > 0)               /* .print {expr} alone: its columns only */
         s = probes_dup(c->save, c->nsave, &p, &np, r);
     else
@@ -197,11 +199,68 @@ nsc_status nsc_run_setup(nsc_run *R, const nsc_run_cfg *cfg, nsc_report *r)
     return NSC_OK;
 }
 
+/* --save replaces the netlist's outputs: its derived output columns (.save's
+ * P(x), pin currents, .print {expr}: xcol pos >= 0) dropped, the .control lets
+ * (pos < 0) kept. */
+static void drop_output_cols(nsc_circuit *c)
+{
+    int k = 0;
+    for (int j = 0; j < c->nxcol; j++)
+        if (c->xcol[j].pos < 0) c->xcol[k++] = c->xcol[j];
+        else {
+            free(c->xcol[j].name);
+            free(c->xcol[j].sig.code);
+            free(c->xcol[j].sig.text);
+        }
+    c->nxcol = k;
+}
+
+/* --save's items P(x) (what .save p(x) does) made derived output columns of R->c
+ * (nsc_power_output, each after the items before it), the netlist's own dropped
+ * (drop_output_cols); the other items, in order, into *rest (malloc'd; "" when
+ * none; NULL when save is). */
+static nsc_status save_powers(nsc_run *R, const char *save, char **rest, nsc_report *r)
+{
+    *rest = NULL;
+    if (!save) return NSC_OK;
+    drop_output_cols(R->c);
+    size_t n = strlen(save);
+    char *out = nsc_calloc(n + 1, 1), *o = out;
+    if (!out) return nsc_oom(r);
+    int depth = 0, pos = 0;
+    nsc_status st = NSC_OK;
+    for (const char *p = save, *start = save; !st; p++) {
+        depth += (*p == '(') - (*p == ')');
+        if (*p && !(*p == ',' && depth == 0)) continue;
+        const char *a = start, *b = p;                   /* the item [a, b), blanks trimmed */
+        while (a < b && (*a == ' ' || *a == '\t')) a++;
+        while (b > a && (b[-1] == ' ' || b[-1] == '\t')) b--;
+        if (b - a > 3 && (*a == 'p' || *a == 'P') && a[1] == '(' && b[-1] == ')') {
+            char *name = nsc_strndup(a + 2, (size_t)(b - a - 3));
+            st = name ? nsc_power_output(R->c, name, pos, r) : nsc_oom(r);
+            free(name);
+        } else if (b > a) {
+            o += sprintf(o, "%s%.*s", o > out ? "," : "", (int)(b - a), a);
+            pos++;
+        }
+        if (!*p) break;
+        start = p + 1;
+    }
+    if (st) free(out);
+    else *rest = out;
+    return st;
+}
+
 nsc_status nsc_run_columns(nsc_run *R, int meas_only, nsc_report *r)
 {
     const nsc_circuit *c = R->c;
-    if (!meas_only || c->nmeas_probe == 0)
-        return nsc_run_probes(c, R->cfg.save, &R->probes, &R->nprobe, &R->nout, r);
+    if (!meas_only || c->nmeas_probe == 0) {
+        char *rest;
+        nsc_status s = save_powers(R, R->cfg.save, &rest, r);
+        if (!s) s = nsc_run_probes(c, rest, &R->probes, &R->nprobe, &R->nout, r);
+        free(rest);
+        return s;
+    }
     return probes_dup(c->meas_probe, c->nmeas_probe, &R->probes, &R->nprobe, r);
 }
 

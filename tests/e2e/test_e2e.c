@@ -2809,11 +2809,65 @@ Test(e2e, save_internals_and_pin_currents)
         cr_assert_float_eq(TU_AT(&t, i, cr), TU_AT(&t, i, cim) + vd / 100, 1e-9, "row %d", i);
     }
     tu_table_free(&t);
-    snprintf(cmd, sizeof cmd, "cd %s && %s --save 'v(d),p(r1)' -o pins2.dat pins.cir 2>&1", tmp, NSC_PROGRAM);
-    cr_assert_neq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "output 'p(r1)': a power is a column of the netlist's .save or .print (`.save p(r1)`)"),
-              "%s", out);
+    /* --save's P(x) does what .save's does (issue 28 item 9; it was refused): the
+     * column after the items before it, v(in,d) i(r1) = (5 - v(d))^2 / 1k */
+    snprintf(cmd, sizeof cmd, "cd %s && %s --save 'v(d), P(R1)' -o pins2.dat pins.cir 2>&1 && %s --save 'p(x1.r1)' "
+             "-o pins3.dat pins.cir 2>&1 && ! %s --save 'p(nope)' -o pins4.dat pins.cir 2>&1", tmp, NSC_PROGRAM,
+             NSC_PROGRAM, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "error: output 'p(nope)': no element with two terminals named nope"), "%s", out);
     free(out);
+    snprintf(path, sizeof path, "%s/pins2.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    cr_assert_eq(t.ncol, 3);
+    cr_assert_eq(tu_table_col(&t, "v(d)"), 1);
+    cr_assert_eq(tu_table_col(&t, "p(r1)"), 2);
+    for (int i = 0; i < t.nrow; i++) {
+        double vd = TU_AT(&t, i, 1);
+        cr_assert_float_eq(TU_AT(&t, i, 2), (5 - vd) * (5 - vd) / 1e3, 1e-12, "row %d", i);
+    }
+    double vd = TU_AT(&t, t.nrow - 1, 1);
+    tu_table_free(&t);
+    snprintf(path, sizeof path, "%s/pins3.dat", tmp);                    /* X1's resistor: v(d)^2 / 100 */
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    cr_assert_eq(t.ncol, 2);
+    cr_assert_float_eq(TU_AT(&t, t.nrow - 1, 1), vd * vd / 100, 1e-12);
+    tu_table_free(&t);
+}
+
+/* A .control `let` reading earlier lets (issue 28 item 9: it was dropped with a
+ * warning): evaluated in order, as ngspice does; `let vr = v(in) - v(out)`,
+ * `let twice = vr * 2`, `let same = twice` (a let of a let's name), and a let
+ * redefined from its own earlier value, `let vr = vr + 1`, read after it. */
+Test(e2e, control_let_reads_earlier_lets)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/let2.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "let2\nV1 in 0 PULSE(0 5 0 1u 1u 0.5m 1m)\nR1 in out 1k\nC1 out 0 100n\n"
+                                     ".control\ntran 5u 2m\nlet vr = v(in)-v(out)\nlet twice = vr*2\nlet same = twice\n"
+                                     "let vr = vr + 1\nlet last = vr*same\nset wr_singlescale\nset wr_vecnames\n"
+                                     "wrdata let2_out.txt v(in) v(out) twice same last\n.endc\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o let2.dat let2.cir 2>&1 >/dev/null && sed -i '1s/^/# /' let2_out.txt",
+             tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert_null(strstr(out, "dropped"), "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/let2_out.txt", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int ci = tu_table_col(&t, "v(in)"), co = tu_table_col(&t, "v(out)"), ct = tu_table_col(&t, "twice"),
+        cs = tu_table_col(&t, "same"), cl = tu_table_col(&t, "last");
+    cr_assert(ci > 0 && co > 0 && ct > 0 && cs > 0 && cl > 0);
+    double big = 0;
+    for (int i = 0; i < t.nrow; i++) {
+        double vr = TU_AT(&t, i, ci) - TU_AT(&t, i, co);
+        cr_assert_float_eq(TU_AT(&t, i, ct), 2 * vr, 1e-9, "row %d", i);
+        cr_assert_float_eq(TU_AT(&t, i, cs), 2 * vr, 1e-9, "row %d", i);
+        cr_assert_float_eq(TU_AT(&t, i, cl), (vr + 1) * 2 * vr, 1e-8, "row %d", i);
+        big = fmax(big, fabs(vr));
+    }
+    cr_assert_gt(big, 1);
+    tu_table_free(&t);
 }
 
 /* .control `let` vectors written by wrdata and print (issue 28 item 2): vr =
