@@ -271,7 +271,7 @@ Test(bjt, pnp_follower_matches_ngspice) { vs_ngspice("pnp_follower", "0.015", 4)
  * written for these tests; each against ngspice 39 on the same cards, within the
  * issue's 3 % RMS of range). Each run leaves the default fit, has its junctions
  * refitted on the currents it saw (a note each) and is repeated once. Before:
- * relay_driver v(b) 4.6 %, astable 29.9 %, schmitt 29 %, ce_amp v(c) 7.66 %. */
+ * relay_driver v(b) 4.6 %, astable 29.9 %, schmitt v(out) 10.3 %, ce_amp v(c) 7.66 %. */
 static void follows(const char *name, const char *note)
 {
     char *out = NULL;
