@@ -3,6 +3,7 @@
 #include "run.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,7 +111,8 @@ nsc_status nsc_run_probes(const nsc_circuit *c, const char *save, nsc_probe **pr
     *n = *nout = 0;
     int nxout = 0;                                     /* derived output columns (not .control lets) */
     for (int k = 0; k < c->nxcol; k++) nxout += c->xcol[k].pos >= 0;
-    if (save) s = nsc_probes_parse(c, save, &p, &np, r);
+    if (save && !*save) s = NSC_OK;                    /* --save of P() columns only */
+    else if (save) s = nsc_probes_parse(c, save, &p, &np, r);
     else if (c->nsave > 0 || nxout > 0)               /* .print {expr} alone: its columns only */
         s = probes_dup(c->save, c->nsave, &p, &np, r);
     else
@@ -206,12 +208,117 @@ nsc_status nsc_run_setup(nsc_run *R, const nsc_run_cfg *cfg, nsc_report *r)
     return NSC_OK;
 }
 
+/* --save replaces the netlist's outputs: its derived output columns (.save's
+ * P(x), pin currents, .print {expr}: xcol pos >= 0) dropped, the .control lets
+ * (pos < 0) kept. */
+static void drop_output_cols(nsc_circuit *c)
+{
+    int k = 0;
+    for (int j = 0; j < c->nxcol; j++)
+        if (c->xcol[j].pos < 0) c->xcol[k++] = c->xcol[j];
+        else {
+            free(c->xcol[j].name);
+            free(c->xcol[j].sig.code);
+            free(c->xcol[j].sig.text);
+        }
+    c->nxcol = k;
+}
+
+/* --save's items P(x) (what .save p(x) does) made derived output columns of R->c
+ * (nsc_power_output, each after the items before it), the netlist's own dropped
+ * (drop_output_cols); the other items, in order, into *rest (malloc'd; "" when
+ * none; NULL when save is). */
+static nsc_status save_powers(nsc_run *R, const char *save, char **rest, nsc_report *r)
+{
+    *rest = NULL;
+    if (!save) return NSC_OK;
+    drop_output_cols(R->c);
+    size_t n = strlen(save);
+    char *out = nsc_calloc(n + 1, 1), *o = out;
+    if (!out) return nsc_oom(r);
+    int depth = 0, pos = 0;
+    nsc_status st = NSC_OK;
+    for (const char *p = save, *start = save; !st; p++) {
+        depth += (*p == '(') - (*p == ')');
+        if (*p && !(*p == ',' && depth == 0)) continue;
+        const char *a = start, *b = p;                   /* the item [a, b), blanks trimmed */
+        while (a < b && (*a == ' ' || *a == '\t')) a++;
+        while (b > a && (b[-1] == ' ' || b[-1] == '\t')) b--;
+        if (b - a > 3 && (*a == 'p' || *a == 'P') && a[1] == '(' && b[-1] == ')') {
+            char *name = nsc_strndup(a + 2, (size_t)(b - a - 3));
+            st = name ? nsc_power_output(R->c, name, pos, r) : nsc_oom(r);
+            free(name);
+        } else if (b > a) {
+            o += sprintf(o, "%s%.*s", o > out ? "," : "", (int)(b - a), a);
+            pos++;
+        }
+        if (!*p) break;
+        start = p + 1;
+    }
+    if (st) free(out);
+    else *rest = out;
+    return st;
+}
+
 nsc_status nsc_run_columns(nsc_run *R, int meas_only, nsc_report *r)
 {
     const nsc_circuit *c = R->c;
-    if (!meas_only || c->nmeas_probe == 0)
-        return nsc_run_probes(c, R->cfg.save, &R->probes, &R->nprobe, &R->nout, r);
+    if (!meas_only || c->nmeas_probe == 0) {
+        char *rest;
+        nsc_status s = save_powers(R, R->cfg.save, &rest, r);
+        if (!s) s = nsc_run_probes(c, rest, &R->probes, &R->nprobe, &R->nout, r);
+        free(rest);
+        return s;
+    }
     return probes_dup(c->meas_probe, c->nmeas_probe, &R->probes, &R->nprobe, r);
+}
+
+/* r's warnings from the n0-th on dropped (a run that is repeated). */
+static void report_trim(nsc_report *r, int n0)
+{
+    while (r->nwarn > n0) free(r->warn[--r->nwarn]);
+}
+
+/* src's lines appended to r's (as made: nsc_warn's own lines). */
+static void report_append(nsc_report *r, nsc_report *src)
+{
+    char **w = nsc_realloc_array(r->warn, (size_t)(r->nwarn + src->nwarn) + 1, sizeof *w);
+    if (!w) return;                                    /* (the notes are lost, not the run) */
+    r->warn = w;
+    r->capwarn = r->nwarn + src->nwarn + 1;
+    for (int k = 0; k < src->nwarn; k++) r->warn[r->nwarn++] = src->warn[k];
+    src->nwarn = 0;
+}
+
+/* The transient, repeated while its junctions' fits follow the run: a complete
+ * run whose peak currents left the fits of the diodes and bipolar transistors
+ * (those whose range the card does not fix) remakes them on the currents seen
+ * (nsc_dev_refit; a note each) and is made again, its rows, measures and
+ * warnings replacing the first's; at most NSC_RUN_REFITS times, the last run
+ * warning as before about any fit it still leaves (nsc_dev_check). A run that
+ * stays inside its fits is made once, exactly as without this loop. */
+#define NSC_RUN_REFITS 2
+static nsc_status run_tran_fitted(nsc_run *R, nsc_report *r)
+{
+    for (int pass = 0;; pass++) {
+        nsc_report notes;
+        nsc_report_init(&notes);
+        int n0 = r->nwarn;
+        R->o.refit = pass < NSC_RUN_REFITS ? &notes : NULL;
+        nsc_status s = nsc_run_tran(R->c, &R->o, R->probes, R->nprobe, &R->W, &R->st, r);
+        R->o.refit = NULL;
+        int again = !s && notes.nwarn > 0;
+        if (again) {
+            report_trim(r, n0);
+            report_append(r, &notes);
+            nsc_waves_free(R->W);
+            nsc_waves_free(R->Wm);
+            R->W = R->Wm = NULL;
+            if (R->o.rerun) R->o.rerun(R->o.rerun_ctx);
+        }
+        nsc_report_free(&notes);
+        if (!again) return s;
+    }
 }
 
 nsc_status nsc_run_analysis(nsc_run *R, nsc_report *r)
@@ -219,7 +326,7 @@ nsc_status nsc_run_analysis(nsc_run *R, nsc_report *r)
     if (R->steady) return nsc_run_pss(R->c, &R->o, &R->po, R->probes, R->nprobe, &R->W, &R->st, &R->pinfo, r);
     nsc_waves **steps = R->o.steps;                    /* rows on the tstep grid: .meas on the steps */
     if (R->c->nmeas > 0 && (!R->o.adaptive || R->o.interp)) R->o.steps = &R->Wm;
-    nsc_status s = nsc_run_tran(R->c, &R->o, R->probes, R->nprobe, &R->W, &R->st, r);
+    nsc_status s = run_tran_fitted(R, r);
     R->o.steps = steps;
     return s;
 }

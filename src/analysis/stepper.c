@@ -811,8 +811,10 @@ static void tran_free(tran_run *R, nsc_status s)
     if (R->acc && !s && R->W) nsc_loss_acc_finish(R->acc, R->W->t_end, R->o->losses, R->r);
     else nsc_loss_acc_free(R->acc);
     if (!s && L && R->lpk) {                         /* the devices' validity over the run */
-        if (!R->io) nsc_dev_check(L, R->c, R->lpk, R->r);
-        else if (R->io->lpk) memcpy(R->io->lpk, R->lpk, (size_t)L->m * sizeof(double));
+        int done = R->W && R->W->end == NSC_RUN_COMPLETE;
+        if (R->io && R->io->lpk) memcpy(R->io->lpk, R->lpk, (size_t)L->m * sizeof(double));
+        else if (!R->io && !(R->o->refit && done && nsc_dev_refit(L, R->c, R->lpk, R->o->refit)))
+            nsc_dev_check(L, R->c, R->lpk, R->r);
     }
     free(R->lpk);
     free(R->pkmark);

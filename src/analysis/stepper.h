@@ -36,6 +36,12 @@ typedef struct nsc_tran_opts {
     long mem_rows;                /* > 0: rows of the table kept in memory at most, the earlier ones
                                      in a temporary file beside spill_near (nsc_waves_spill) */
     const char *spill_near;
+    nsc_report *refit;            /* if set: a complete run's fits that follow the run and were left
+                                     are remade (nsc_dev_refit, notes into *refit: none, nothing
+                                     changed) instead of warned about (nsc_dev_check) */
+    void (*rerun)(void *ctx);     /* if set: called before nsc_run_analysis repeats the run with
+                                     remade fits; the rows handed to rows before are void */
+    void *rerun_ctx;
 } nsc_tran_opts;
 
 typedef struct nsc_sim_stats {

@@ -350,6 +350,7 @@ typedef struct job {
     nsc_deck *deck;             /* the netlist read */
     nsc_run R;                  /* the run (run.h): circuit, settings, columns, rows, measures */
     nsc_stream *stream;
+    const cli *C;               /* the options (stream_restart) */
     char *out, *dat, *gp, *png, *meas, *ev, *loss;   /* the output files */
     nsc_losses lossres;
     double secs;
@@ -587,6 +588,17 @@ static nsc_status memory_bound(job *J)
 
 /* The transient or the steady state, its rows streamed to the output when
  * possible, a progress bar on a terminal. */
+/* The run is repeated with remade fits (nsc_tran_opts.rerun): the rows streamed
+ * so far are void, a new stream takes the new run's. */
+static void stream_restart(void *ctx)
+{
+    job *J = ctx;
+    nsc_stream_free(J->stream);
+    J->stream = nsc_stream_new(J->out, J->C->fmt, J->R.nout + 1, J->C->threads);
+    J->R.o.rows_ctx = J->stream;
+    if (!J->stream) J->R.o.rows = NULL;
+}
+
 static nsc_status run_analysis(job *J, const cli *C, int steady)
 {
     nsc_status s = memory_bound(J);
@@ -608,6 +620,9 @@ static nsc_status run_analysis(job *J, const cli *C, int steady)
     if (!J->R.c->nxcol && (J->stream = nsc_stream_new(J->out, C->fmt, J->R.nout + 1, C->threads))) {
         J->R.o.rows = nsc_stream_rows;                       /* rows written while computed */
         J->R.o.rows_ctx = J->stream;
+        J->C = C;
+        J->R.o.rerun = stream_restart;
+        J->R.o.rerun_ctx = J;
     }
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &prog.t0);

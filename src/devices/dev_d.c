@@ -26,13 +26,18 @@
  * parameters included, is SPICE's diode (IS = 1e-14, N = 1, RS = 0 and what the
  * card gives; netlist.md), fitted (with a warning) by nsc_jfit (pwl_exp.c) to
  *     v(i) = N Vt ln(1 + i/IS) + RS i,  Vt = kT/q at 300.15 K,
- * on [IMIN, IMAX] = [100 uA, 100 A] unless given (our parameters) by SEGMENTS
+ * on [IMIN, IMAX] = [100 uA, 100 A] unless given (our parameters: then fixed) by SEGMENTS
  * chords on geometric knots raised by half their largest gap (one: the best
  * uniform line, Chebyshev); without SEGMENTS, the fewest chords within 10 mV of
  * the curve (at most 8; d_fit). The Zener branch is one line fitted the same way
  * to v(i) = BV + NBV Vt ln(i/IBV) + RS i (IBV = 1 mA, NBV = N by default) on
  * IMIN..IMAX when given, else on 10 mA..1 A. CJO: SPICE's junction capacitance at zero bias, constant (VJ, M,
  * FC not modelled). Other SPICE parameters are ignored with one warning per model.
+ * The fit follows the run (issue 27): a run whose peak forward current left the
+ * default range (nsc_jfit_outside) has the fit remade on the currents it saw
+ * (nsc_jfit_refit: [IMIN, 2 peak] above, [peak/1000, 2 peak] below) and is
+ * repeated (run.c nsc_run_analysis, at most twice); IMIN/IMAX on the card fix
+ * the range (a run outside it is warned about, d_check).
  * The instance's m= (m diodes in parallel) scales the card's currents at the
  * same voltage (d_mult), as SPICE's m. */
 #include <math.h>
@@ -50,6 +55,9 @@ typedef struct diode_par {
     int zener;
     double vz, rz;         /* the reverse branch (pair fw.nseg) */
     int fitted;            /* fw from IS N RS */
+    int follow;            /* fitted on the default range: remade to the run's currents (d_refit) */
+    int seg;               /* the card's SEGMENTS, 0: the fewest within D_AUTO_TOL */
+    int refitted;          /* 1: fw remade (d_refit): its own fit, named by the element */
     double cj;             /* CJO: a constant capacitance across the diode (F), 0: none */
     double tt;             /* TT: the diffusion charge TT i_F (s), 0: none */
 } diode_par;
@@ -102,6 +110,8 @@ static nsc_status d_fit(const nsc_model *m, const d_card *k, unsigned given, nsc
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': IMIN = %g, IMAX = %g: need 0 < IMIN < IMAX",
                        m->name, imin, imax);
     p->fitted = 1;
+    p->follow = !range;
+    p->seg = given & G_SEG ? (int)seg : 0;
     if (given & G_SEG) nsc_jfit_make(0.0, k->n * VT_300, k->is, k->rs, imin, imax, (int)seg, &p->fw);
     else nsc_jfit_auto(0.0, k->n * VT_300, k->is, k->rs, imin, imax, D_AUTO_MAX, D_AUTO_TOL, &p->fw);
     if (p->zener) {
@@ -193,9 +203,11 @@ static void *d_bind(const nsc_circuit *c, int ei)
     return nsc_bind_parse(&c->el[ei], sizeof(diode_par), d_params);
 }
 
-/* One warning naming the first parameter of m that is not read, and the fit's. */
-static void d_warn(nsc_dev_ctx *ctx, const nsc_model *m, const diode_par *p)
+/* One warning naming the first parameter of m that is not read, and the fit's
+ * (element e's own when remade). */
+static void d_warn(nsc_dev_ctx *ctx, const nsc_element *e, const diode_par *p)
 {
+    const nsc_model *m = e->model;
     for (int q = 0; q < m->npar; q++) {
         const char *pn = m->pname[q];
         if (nsc_par_known(D_PAR, D_NPAR, p->fitted ? 0 : D_SPICE, pn) || nsc_swloss_param(pn)) continue;
@@ -211,7 +223,11 @@ static void d_warn(nsc_dev_ctx *ctx, const nsc_model *m, const diode_par *p)
     char rg[64], z[96] = "";
     nsc_jfit_range(&p->fw, rg, sizeof rg);
     if (p->zener) snprintf(z, sizeof z, ", Zener VZ=%.4g RZ=%.4g", p->vz, p->rz);
-    if (p->fw.nseg == 1)
+    if (p->refitted)                                        /* d_refit */
+        nsc_warn(ctx->r, &e->loc, "diode model '%s' of %s: SPICE parameters fitted by %d segment%s on %s: VF=%.4g "
+                 "(max error %.3g V)%s", m->name, e->name, p->fw.nseg, p->fw.nseg > 1 ? "s" : "", rg, p->fw.vf[0],
+                 p->fw.err, z);
+    else if (p->fw.nseg == 1)
         nsc_warn(ctx->r, &m->loc, "diode model '%s': SPICE parameters fitted on %s: VF=%.4g RON=%.4g "
                  "(max error %.3g V)%s", m->name, rg, p->fw.vf[0], p->fw.r[0], p->fw.err, z);
     else
@@ -224,7 +240,7 @@ static nsc_status d_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     const nsc_element *e = &ctx->c->el[ei];
     const diode_par *p = e->priv;
     if (!p) return nsc_bind_failed(e, sizeof *p, d_params, ctx->r);
-    d_warn(ctx, e->model, p);
+    d_warn(ctx, e, p);
     need->npair = p->fw.nseg + (p->zener ? 1 : 0);
     need->nbranch = p->tt > 0;                               /* the diffusion current */
     int cap = p->cj > 0 && ctx->mode == NSC_ASM_TRAN;         /* CJO: a capacitor in the transient */
@@ -294,8 +310,28 @@ static void d_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
     nsc_jfit_range(&p->fw, rg, sizeof rg);
     nsc_warn(r, &e->loc, "diode %s: its peak current %.3g A is %s the range %s its model '%s' was fitted on; "
              "there the fit is %.3g V off the SPICE diode (%.3g V inside): set IMIN/IMAX (and SEGMENTS) "
-             "to cover the currents of the run", e->name, ip, ip > p->fw.i2 ? "above" : "below", rg,
-             e->model->name, off, p->fw.err);
+             "to cover the currents of the run%s", e->name, ip, ip > p->fw.i2 ? "above" : "below", rg,
+             e->model->name, off, p->fw.err, p->refitted ? " (it left the refitted ones too)" : "");
+}
+
+/* The fit of a diode whose peak current left its default range remade on the
+ * run's currents (device.h refit). */
+static int d_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r)
+{
+    const nsc_element *e = &c->el[ei];
+    diode_par *p = e->priv;                                  /* (the element's own block) */
+    double ip = lpk[L->el_pair[ei]];
+    if (!p || !p->follow) return 0;
+    nsc_jfit old = p->fw;
+    if (!nsc_jfit_refit(&p->fw, ip, p->seg, D_AUTO_MAX, D_AUTO_TOL)) return 0;
+    p->refitted = 1;
+    char a[64], b[64];
+    nsc_jfit_range(&old, a, sizeof a);
+    nsc_jfit_range(&p->fw, b, sizeof b);
+    nsc_note(r, &e->loc, "diode %s: its peak current %.3g A left the range %s its model '%s' was fitted on: "
+             "refitted by %d segment%s on %s (max error %.3g V), the run repeated", e->name, ip, a, e->model->name,
+             p->fw.nseg, p->fw.nseg > 1 ? "s" : "", b, p->fw.err);
+    return 1;
 }
 
 const nsc_device nsc_dev_d = {
@@ -312,6 +348,7 @@ const nsc_device nsc_dev_d = {
     .pclass = NSC_PC_SEMI,
     .swloss = 1,
     .check = d_check,
+    .refit = d_refit,
     .ndc = 1, .dc = {{0, 1}},
     .out_current = 1,
 };

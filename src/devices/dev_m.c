@@ -23,7 +23,15 @@
  * KP defaults to UO EPSOX/TOX when TOX is given (SPICE; UO default 600 cm^2/Vs),
  * else 2e-5 A/V^2. Cards of any LEVEL (2, 6, BSIM's VTH0 and U0/TOX) are mapped
  * onto this model, with one warning naming the level and the parameters used.
- * The body's only path is its junction capacitors (no junction diodes, GAMMA);
+ * Level 1-3 cards (not VDMOS, whose body diode is the elaborator's D) have the
+ * bulk junction diodes as ngspice's: b -> d and b -> s (NMOS; d -> b, s -> b
+ * PMOS), i = I_sat (e^(v/Vt) - 1), I_sat = JS AD (JS AS) when JS, AD and AS are
+ * all given, else IS (1e-14; IS = 0: no junctions), times m; each fitted as a BJT junction (nsc_jfit:
+ * one line on 10 mA..1 A, m times) whose fit follows the run (m_refit: remade on
+ * the currents seen, the run repeated, as the diode's); a junction whose
+ * terminals share a node (the usual bulk tied to source) is none. Pairs after
+ * the channel's: jd = 2 nb (its fit's nseg), then js; each a diode's pair
+ * (nsc_st_pair, nsc_st_jfit). No GAMMA: the body does not move the threshold;
  * other parameters are accepted and ignored with one warning per model. */
 #include <math.h>
 #include <stddef.h>
@@ -50,11 +58,14 @@ typedef struct mos_par {
     int nanch;           /* overdrives the fit is anchored at (m_fit) */
     double anch[M_MAXANCH], top;
     double b[NSC_PWL_MAXSEG], a[NSC_PWL_MAXSEG];
+    int junc;            /* 1: the bulk junction diodes (level 1-3) */
+    int jrefit;          /* the junction fits remade so far (m_refit) */
+    nsc_jfit jd, js;     /* the b-d and b-s junctions (m_junctions) */
 } mos_par;
 
 /* The card's parameters (netlist.md), bits of the table's rows. */
 typedef struct m_card {
-    double level, vto, vt0, vth0, kp, cgso, cgdo, seg, tox, uo, u0, ld, cgbo, cbd, cbs, pb, mj;
+    double level, vto, vt0, vth0, kp, cgso, cgdo, seg, tox, uo, u0, ld, cgbo, cbd, cbs, pb, mj, is, js;
 } m_card;
 enum { G_VTO = 1 << 1, G_VT0 = 1 << 2, G_VTH0 = 1 << 3, G_KP = 1 << 4, G_TOX = 1 << 8, G_UO = 1 << 9,
        G_U0 = 1 << 10 };
@@ -62,14 +73,16 @@ enum { G_VTO = 1 << 1, G_VT0 = 1 << 2, G_VTH0 = 1 << 3, G_KP = 1 << 4, G_TOX = 1
 static const nsc_par M_PAR[] = {
     M_P(level, 1), M_P(vto, 0), M_P(vt0, 0), M_P(vth0, 0), M_P(kp, 2e-5), M_P(cgso, 0), M_P(cgdo, 0),
     { "segments", offsetof(m_card, seg), 0, 0 }, M_P(tox, 0), M_P(uo, 600), M_P(u0, 600), M_P(ld, 0),
-    M_P(cgbo, 0), M_P(cbd, 0), M_P(cbs, 0), M_P(pb, 0.8), M_P(mj, 0.5),
+    M_P(cgbo, 0), M_P(cbd, 0), M_P(cbs, 0), M_P(pb, 0.8), M_P(mj, 0.5), M_P(is, 1e-14), M_P(js, 0),
 };
 #define M_NPAR ((int)(sizeof M_PAR / sizeof M_PAR[0]))
 
-/* The instance parameters W= L= (m), SPICE's DEFW DEFL unless given, and m=
- * (transistors in parallel, 1 unless given: K and the capacitors times m). */
-enum { M_W, M_L, M_M };
-static const nsc_par M_INST[] = { { "w", 0, 100e-6, 0 }, { "l", 0, 100e-6, 0 }, { "m", 0, 1.0, 0 } };
+/* The instance parameters W= L= (m), SPICE's DEFW DEFL unless given, m=
+ * (transistors in parallel, 1 unless given: K, the capacitors and the junctions'
+ * currents times m), AD= AS= (m^2, the junctions' areas for JS; 0 unless given). */
+enum { M_W, M_L, M_M, M_AD, M_AS };
+static const nsc_par M_INST[] = { { "w", 0, 100e-6, 0 }, { "l", 0, 100e-6, 0 }, { "m", 0, 1.0, 0 },
+                                  { "ad", 0, 0, 0 }, { "as", 0, 0, 0 } };
 
 /* what the elaborator takes from a VDMOS card (nl_expand.c nle_vdmos_model), from
  * a level 1-3 card (nle_mos_expand) */
@@ -116,6 +129,29 @@ static nsc_status m_caps(const nsc_model *m, const m_card *k, double cox, double
     return NSC_OK;
 }
 
+/* The bulk junctions of a level 1-3 card k (not VDMOS) for element e, m = mult
+ * in parallel, into p (checked): I_sat = JS AD, JS AS with JS, AD, AS all > 0,
+ * else IS (ngspice's MOS1-3), fitted by one line on m [10 mA, 1 A] (dev_q.c's
+ * default; the fit follows the run, m_refit). */
+#define M_VT (1.380649e-23 * 300.15 / 1.602176634e-19)       /* kT/q, V (dev_d.c's) */
+static nsc_status m_junctions(const nsc_element *e, const m_card *k, double mult, nsc_report *r, mos_par *p)
+{
+    const nsc_model *m = e->model;
+    double ad = e->ipar[M_AD], as = e->ipar[M_AS];
+    p->junc = !m->vdmos && k->level >= 1 && k->level <= 3;
+    if (!p->junc) return NSC_OK;
+    if (!(k->is >= 0 && k->js >= 0 && ad >= 0 && as >= 0))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': IS = %g, JS = %g (AD, AS of %s) must be >= 0",
+                       m->name, k->is, k->js, e->name);
+    int area = k->js > 0 && ad > 0 && as > 0;
+    if (!area && k->is == 0) p->junc = 0;                    /* no saturation current: no junction current */
+    if (!p->junc) return NSC_OK;
+    double isd = mult * (area ? k->js * ad : k->is), iss = mult * (area ? k->js * as : k->is);
+    nsc_jfit_make(0.0, M_VT, isd, 0.0, mult * 10e-3, mult * 1.0, 1, &p->jd);
+    nsc_jfit_make(0.0, M_VT, iss, 0.0, mult * 10e-3, mult * 1.0, 1, &p->js);
+    return NSC_OK;
+}
+
 /* Element e's card read and checked into p (an nsc_dev_parse): VTO (else VT0,
  * VTH0), KP (else UO EPSOX/TOX with TOX, UO else U0). */
 static nsc_status m_params(const nsc_element *e, nsc_report *r, void *out)
@@ -151,6 +187,7 @@ static nsc_status m_params(const nsc_element *e, nsc_report *r, void *out)
     p->cgb *= mult;
     p->cbd *= mult;
     p->cbs *= mult;
+    if (!s) s = m_junctions(e, &k, mult, r, p);
     return s;
 }
 
@@ -245,6 +282,13 @@ static void m_capvals(const nsc_element *e, const mos_par *p, double *cv)
         if (e->node[M_CT[k][0]] == e->node[M_CT[k][1]]) cv[k] = 0;
 }
 
+/* The pairs of the bulk junction between b and terminal t (0 d, 2 s): its fit's
+ * nseg, 0 when there is none (no junctions, or b and t on one node). */
+static int m_jn(const nsc_element *e, const mos_par *p, int t)
+{
+    return p->junc && e->node[3] != e->node[t] ? (t ? p->js.nseg : p->jd.nseg) : 0;
+}
+
 static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
     const nsc_element *e = &ctx->c->el[ei];
@@ -270,7 +314,7 @@ static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
                  "%d segments)", m->name, ign, p->vto, p->kp, p->nb + 1);
     int d = e->node[0], s = e->node[2], b = e->node[3];
     int capmode = ctx->mode == NSC_ASM_TRAN ? NSC_LINK_NS : NSC_LINK_DC;
-    need->npair = 2 * p->nb;
+    need->npair = 2 * p->nb + m_jn(e, p, 0) + m_jn(e, p, 2);
     nsc_dev_link(ctx, d, s, NSC_LINK_DC);                    /* the channel */
     nsc_dev_link(ctx, b, s, NSC_LINK_DC);                    /* body: unmodelled, not floating */
     double cv[M_NCAP];
@@ -304,7 +348,23 @@ static nsc_status m_stamp(nsc_builder *bld, int ei, const nsc_dev_slots *sl)
     m_capvals(e, p, cv);
     for (int k = 0; k < M_NCAP; k++)
         if (cv[k] > 0) nsc_st_cap(bld, e->node[M_CT[k][0]], e->node[M_CT[k][1]], cv[k]);
+    int j = sl->pair + 2 * p->nb, b = e->node[3];
+    for (int t = 0; t <= 2; t += 2) {                         /* the bulk junctions b -> t (NMOS) */
+        if (!m_jn(e, p, t)) continue;
+        nsc_st_pair(bld, p->p > 0 ? b : e->node[t], p->p > 0 ? e->node[t] : b, j);
+        nsc_st_jfit(bld, t ? &p->js : &p->jd, j);
+        j += m_jn(e, p, t);
+    }
     return NSC_OK;
+}
+
+/* f += w times the current of the bulk junction b -> t (NMOS; t -> b PMOS) into t,
+ * -p lambda_j (j its first pair): none without it. */
+static nsc_status junction_current(const nsc_lcs *L, const nsc_element *e, int ei, const mos_par *p, int t, double w,
+                                   nsc_lin *f)
+{
+    int j = L->el_pair[ei] + 2 * p->nb + (t ? m_jn(e, p, 0) : 0);
+    return m_jn(e, p, t) ? nsc_lin_add(f, NSC_T_L, j, -w * p->p) : NSC_OK;
 }
 
 /* The current into terminal t (0 d, 1 g, 3 b) of e through the capacitors of p
@@ -322,7 +382,8 @@ static nsc_status cap_current(const nsc_element *e, const mos_par *p, int t, nsc
     return NSC_OK;
 }
 
-/* I(M): the current into the drain terminal, I_DS + CGDO W (v_d - v_g)' + CBD (v_d - v_b)'. */
+/* I(M): the current into the drain terminal, I_DS + CGDO W (v_d - v_g)' + CBD (v_d - v_b)'
+ * - p i_BD (the bulk junction's current leaves NMOS at the drain). */
 static nsc_status m_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
 {
     const nsc_element *e = &c->el[ei];
@@ -333,6 +394,7 @@ static nsc_status m_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
             if (nsc_lin_add(f, NSC_T_L, L->el_pair[ei] + side * p->nb + j,
                             (side ? -1.0 : 1.0) * p->p * 0.5 * p->K * p->a[j]))
                 return NSC_ENOMEM;
+    if (junction_current(L, e, ei, p, 0, 1.0, f)) return NSC_ENOMEM;
     if (L->mode != NSC_ASM_TRAN) return NSC_OK;
     return cap_current(e, p, 0, f);                        /* + CGDO W (v_d - v_g)' + CBD (v_d - v_b)' */
 }
@@ -349,9 +411,11 @@ static nsc_status m_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_li
     if (nsc_lin_add(&v[0], NSC_T_Z, nsc_zn(e->node[0]), 1.0) || nsc_lin_add(&v[0], NSC_T_Z, s, -1.0)) return NSC_ENOMEM;
     const mos_par *p = e->priv;
     *np = 1;
-    if (!p || L->mode != NSC_ASM_TRAN) return NSC_OK;
+    if (!p) return NSC_OK;
     for (int t = 1; t <= 3; t += 2) {                         /* the gate, the body */
-        if (cap_current(e, p, t, &i[*np])) return NSC_ENOMEM;
+        if (L->mode == NSC_ASM_TRAN && cap_current(e, p, t, &i[*np])) return NSC_ENOMEM;
+        if (t == 3 && (junction_current(L, e, ei, p, 0, -1.0, &i[*np]) || junction_current(L, e, ei, p, 2, -1.0, &i[*np])))
+            return NSC_ENOMEM;                                /* + p (i_BD + i_BS) into b */
         if (i[*np].nterm == 0) continue;
         if (nsc_lin_add(&v[*np], NSC_T_Z, nsc_zn(e->node[t]), 1.0) || nsc_lin_add(&v[*np], NSC_T_Z, s, -1.0))
             return NSC_ENOMEM;
@@ -372,10 +436,44 @@ static void m_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
     for (int side = 0; side < 2; side++)
         xp = fmax(xp, p->b[p->nb - 1] + lpk[L->el_pair[ei] + side * p->nb + p->nb - 1]);
     double dev = xp > 0 ? nsc_pwl_eval(p->nb, p->b, p->a, xp) / (xp * xp) - 1 : 0;
-    if (xp <= p->top * (1 + 1e-9) || fabs(dev) <= 0.01) return;
-    nsc_warn(r, &e->loc, "MOS transistor %s: its gate overdrive reached %.3g V, beyond the %.3g V its model "
-             "'%s' was fitted to (the sources' levels); there the channel current is %+.1f %% off the square law",
-             e->name, xp, p->top, e->model->name, 100 * dev);
+    if (xp > p->top * (1 + 1e-9) && fabs(dev) > 0.01)
+        nsc_warn(r, &e->loc, "MOS transistor %s: its gate overdrive reached %.3g V, beyond the %.3g V its model "
+                 "'%s' was fitted to (the sources' levels); there the channel current is %+.1f %% off the square law",
+                 e->name, xp, p->top, e->model->name, 100 * dev);
+    for (int t = 0, j = L->el_pair[ei] + 2 * p->nb; t <= 2; j += m_jn(e, p, t), t += 2) {
+        double off, ip = lpk[j];
+        const nsc_jfit *f = t ? &p->js : &p->jd;
+        if (!m_jn(e, p, t) || !nsc_jfit_outside(f, ip, &off)) continue;
+        char rg[64];
+        nsc_jfit_range(f, rg, sizeof rg);
+        nsc_warn(r, &e->loc, "MOS transistor %s: its peak bulk-%s junction current %.3g A is %s the range %s it "
+                 "was fitted on; there the fit is %.3g V off the SPICE junction (%.3g V inside)%s", e->name,
+                 t ? "source" : "drain", ip, ip > f->i2 ? "above" : "below", rg, off, f->err,
+                 p->jrefit ? " (it left the refitted ones too)" : "");
+    }
+}
+
+/* The bulk junctions' fits a run left remade on its currents (device.h refit),
+ * by the fewest chords within 10 mV (at most 8), as the BJT's (dev_q.c). */
+static int m_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r)
+{
+    const nsc_element *e = &c->el[ei];
+    mos_par *p = e->priv;                                    /* (the element's own block) */
+    if (!p || !p->junc) return 0;
+    int n = 0;
+    for (int t = 0, j = L->el_pair[ei] + 2 * p->nb; t <= 2; j += m_jn(e, p, t), t += 2) {
+        nsc_jfit *f = t ? &p->js : &p->jd, old = *f;
+        if (!m_jn(e, p, t) || !nsc_jfit_refit(f, lpk[j], 0, 8, 0.01)) continue;
+        char a[64], b[64];
+        nsc_jfit_range(&old, a, sizeof a);
+        nsc_jfit_range(f, b, sizeof b);
+        nsc_note(r, &e->loc, "MOS transistor %s: its peak bulk-%s junction current %.3g A left the range %s it was "
+                 "fitted on: refitted by %d segment%s on %s (max error %.3g V), the run repeated", e->name,
+                 t ? "source" : "drain", lpk[j], a, f->nseg, f->nseg > 1 ? "s" : "", b, f->err);
+        n = 1;
+    }
+    p->jrefit += n;
+    return n;
 }
 
 const nsc_device nsc_dev_m = {
@@ -385,11 +483,12 @@ const nsc_device nsc_dev_m = {
     .card = NSC_CARD_MODEL,
     .card_nodes = 4,
     .bind = m_bind,
-    .inst = M_INST, .ninst = 3, .inst_unit = "m",
+    .inst = M_INST, .ninst = 5, .inst_unit = "m",
     .count = m_count,
     .stamp = m_stamp,
     .current = m_current,
     .check = m_check,
+    .refit = m_refit,
     .pclass = NSC_PC_SEMI,
     .ports = m_ports,
     .ndc = 1, .dc = {{0, 2}}, /* drain - source */

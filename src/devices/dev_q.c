@@ -11,7 +11,11 @@
  * the diode's (dev_d.c): IS AREA, NF Vt (NR Vt) on AREA [IMIN, IMAX] (IMIN = 10 mA,
  * IMAX = 1 A) by SEGMENTS = 1 line unless given, nf (nr) pairs in the concave-sum
  * form of nsc_st_jfit (AREA scales the currents: Q AREA=k is k transistors in
- * parallel, RB RC RE included):
+ * parallel, RB RC RE included). The fits follow the run (issue 27): a junction
+ * whose peak current left the default range is refitted on the currents seen
+ * (nsc_jfit_refit, by the fewest chords within 10 mV unless SEGMENTS is given)
+ * and the run repeated (run.c), as the diode's (dev_d.c); IMIN/IMAX on the card
+ * fix the range:
  *   pair jf (forward): 0 <= lambda_F _|_ y = p (v_e - v_b) + v_F(lambda_F) (the fit),
  *     pairs jf+1..jf+nf-1 its knots' excess currents;
  *   pair jr = jf + nf (reverse): the same with v_c for v_e and the BC fit,
@@ -44,6 +48,9 @@ typedef struct bjt_par {
     nsc_jfit f, r;         /* i_F(v_BE), i_R(v_BC): pairs 0..f.nseg-1, then r.nseg */
     double cje, cjc;       /* F, times AREA */
     double tf, tr;         /* s */
+    int follow;            /* IMIN, IMAX not on the card: the fits follow the run (q_refit) */
+    int seg;               /* SEGMENTS on the card, else 0: a refit takes the fewest within Q_REFIT_TOL */
+    int refitted;          /* 1: f or r remade (q_refit): its own fits, named by the element */
 } bjt_par;
 
 /* The card's parameters (netlist.md); RB RC RE are the elaborator's (nl_expand.c). */
@@ -57,12 +64,16 @@ static const nsc_par Q_PAR[] = {
     Q_P(imin, 10e-3), Q_P(imax, 1.0),
 };
 #define Q_NPAR ((int)(sizeof Q_PAR / sizeof Q_PAR[0]))
+enum { Q_G_SEG = 1 << 12, Q_G_IMIN = 1 << 13, Q_G_IMAX = 1 << 14 };   /* bits of Q_PAR's rows */
+/* A refit (q_refit) without SEGMENTS: the fewest chords within 10 mV, at most 8 (the diode's). */
+#define Q_REFIT_TOL 0.01
+#define Q_REFIT_MAX 8
 
 /* What the model card sets for an element of area `area` into p (checked). */
 static nsc_status q_model(const nsc_model *m, double area, nsc_report *r, bjt_par *p)
 {
     q_card k;
-    nsc_par_read(m, Q_PAR, Q_NPAR, &k);
+    unsigned given = nsc_par_read(m, Q_PAR, Q_NPAR, &k);
     double is = k.is, nf = k.nf, nr = k.nr, seg = k.seg, imin = k.imin, imax = k.imax;
     p->bf = k.bf;
     p->br = k.br;
@@ -87,6 +98,8 @@ static nsc_status q_model(const nsc_model *m, double area, nsc_report *r, bjt_pa
         return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': IMIN = %g, IMAX = %g: need 0 < IMIN < IMAX",
                        m->name, imin, imax);
     p->p = m->type == NSC_MOD_NPN ? 1.0 : -1.0;
+    p->follow = !(given & (Q_G_IMIN | Q_G_IMAX));
+    p->seg = given & Q_G_SEG ? (int)seg : 0;
     p->cje *= area;
     p->cjc *= area;
     nsc_jfit_make(0.0, nf * VT_300, is * area, 0.0, imin * area, imax * area, (int)seg, &p->f);
@@ -111,20 +124,28 @@ static void *q_bind(const nsc_circuit *c, int ei)
     return nsc_bind_parse(&c->el[ei], sizeof(bjt_par), q_params);
 }
 
-/* One warning naming the first parameter of m not read, and one with the fits. */
-static void q_warn(nsc_dev_ctx *ctx, const nsc_model *m, const bjt_par *p)
+/* One warning naming the first parameter of m not read, and one with the fits
+ * (element e's own when remade). */
+static void q_warn(nsc_dev_ctx *ctx, const nsc_element *e, const bjt_par *p)
 {
+    const nsc_model *m = e->model;
     for (int q = 0; q < m->npar; q++)
         if (!nsc_par_known(Q_PAR, Q_NPAR, 0, m->pname[q])) {
             nsc_warn(ctx->r, &m->loc, "bipolar model '%s': parameters other than IS BF BR NF NR RB RC RE CJE CJC "
                      "TF TR SEGMENTS IMIN IMAX are ignored (%s first)", m->name, m->pname[q]);
             break;
         }
-    char rg[64];
+    char rg[64], rr[64];
     nsc_jfit_range(&p->f, rg, sizeof rg);
-    nsc_warn(ctx->r, &m->loc, "bipolar model '%s': junctions fitted by %d segment%s on %s: BE VF=%.4g RON=%.4g, "
-             "BC VF=%.4g RON=%.4g (max error %.3g V)", m->name, p->f.nseg, p->f.nseg > 1 ? "s" : "", rg,
-             p->f.vf[0], p->f.r[0], p->r.vf[0], p->r.r[0], fmax(p->f.err, p->r.err));
+    nsc_jfit_range(&p->r, rr, sizeof rr);
+    if (!p->refitted)
+        nsc_warn(ctx->r, &m->loc, "bipolar model '%s': junctions fitted by %d segment%s on %s: BE VF=%.4g RON=%.4g, "
+                 "BC VF=%.4g RON=%.4g (max error %.3g V)", m->name, p->f.nseg, p->f.nseg > 1 ? "s" : "", rg,
+                 p->f.vf[0], p->f.r[0], p->r.vf[0], p->r.r[0], fmax(p->f.err, p->r.err));
+    else                                                     /* refitted (q_refit) */
+        nsc_warn(ctx->r, &e->loc, "bipolar model '%s' of %s: junctions fitted, BE by %d segment%s on %s (VF=%.4g), "
+                 "BC by %d on %s (VF=%.4g) (max error %.3g V)", m->name, e->name, p->f.nseg, p->f.nseg > 1 ? "s" : "",
+                 rg, p->f.vf[0], p->r.nseg, rr, p->r.vf[0], fmax(p->f.err, p->r.err));
 }
 
 static nsc_status q_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
@@ -132,7 +153,7 @@ static nsc_status q_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     const nsc_element *e = &ctx->c->el[ei];
     const bjt_par *p = e->priv;
     if (!p) return nsc_bind_failed(e, sizeof *p, q_params, ctx->r);
-    q_warn(ctx, e->model, p);
+    q_warn(ctx, e, p);
     int c = e->node[0], b = e->node[1], em = e->node[2], tran = ctx->mode == NSC_ASM_TRAN;
     need->npair = p->f.nseg + p->r.nseg;
     need->nbranch = (p->tf > 0) + (p->tr > 0);                 /* the diffusion currents */
@@ -244,9 +265,32 @@ static void q_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
         nsc_jfit_range(f, rg, sizeof rg);
         nsc_warn(r, &e->loc, "transistor %s: its peak %s junction current %.3g A is %s the range %s its model '%s' "
                  "was fitted on; there the fit is %.3g V off the SPICE junction (%.3g V inside): set IMIN/IMAX (and "
-                 "SEGMENTS) to cover the currents of the run", e->name, k ? "BC" : "BE", ip,
-                 ip > f->i2 ? "above" : "below", rg, e->model->name, off, f->err);
+                 "SEGMENTS) to cover the currents of the run%s", e->name, k ? "BC" : "BE", ip,
+                 ip > f->i2 ? "above" : "below", rg, e->model->name, off, f->err, p->refitted ? " (it left the refitted ones too)" : "");
     }
+}
+
+/* Each junction whose peak current left its default range refitted on the
+ * run's currents (device.h refit). */
+static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r)
+{
+    const nsc_element *e = &c->el[ei];
+    bjt_par *p = e->priv;                                   /* (the element's own block) */
+    if (!p || !p->follow) return 0;
+    int jf = L->el_pair[ei], jr = jf + p->f.nseg, n = 0;
+    for (int k = 0; k < 2; k++) {
+        nsc_jfit *f = k ? &p->r : &p->f, old = *f;
+        double ip = lpk[k ? jr : jf];
+        if (!nsc_jfit_refit(f, ip, p->seg, Q_REFIT_MAX, Q_REFIT_TOL)) continue;
+        char a[64], b[64];
+        nsc_jfit_range(&old, a, sizeof a);
+        nsc_jfit_range(f, b, sizeof b);
+        nsc_note(r, &e->loc, "transistor %s: its peak %s junction current %.3g A left the range %s its model '%s' "
+                 "was fitted on: refitted by %d segment%s on %s (max error %.3g V), the run repeated", e->name,
+                 k ? "BC" : "BE", ip, a, e->model->name, f->nseg, f->nseg > 1 ? "s" : "", b, f->err);
+        n = p->refitted = 1;
+    }
+    return n;
 }
 
 const nsc_device nsc_dev_q = {
@@ -262,5 +306,6 @@ const nsc_device nsc_dev_q = {
     .ports = q_ports,
     .no_power = "a bipolar transistor (its power is in --losses)",   /* two ports, no one v i */
     .check = q_check,
+    .refit = q_refit,
     .ndc = 2, .dc = {{1, 2}, {1, 0}}, /* junctions b-e, b-c */
 };

@@ -295,6 +295,15 @@ void nsc_st_jfit(nsc_builder *b, const nsc_jfit *f, int j);
  * 10 mV (a 16 A inrush through a 10 mA..1 A line: 1.9 V; 1 mA: 0.09 V); *off is
  * that difference (fit - curve). 0 for a card's own lines (a = 0). */
 int nsc_jfit_outside(const nsc_jfit *f, double ip, double *off);
+/* A fit that follows the run: when the run's peak ip (> 1 nA) left f's range and
+ * the fit is off its curve there by more than its error inside and 10 mV (a
+ * one-line BJT junction fitted on 10 mA..1 A: from ~ 5 mA down), f is remade on the currents seen, [i1, NSC_JFIT_ABOVE ip] above its range, else
+ * [ip / NSC_JFIT_BELOW, NSC_JFIT_ABOVE ip] (a junction's currents far below its
+ * peak matter little: it is nearly off there), by nseg chords (0: the fewest
+ * within tol, at most nmax; nsc_jfit_auto), and 1 is returned; else 0 (f kept). */
+#define NSC_JFIT_ABOVE 2.0
+#define NSC_JFIT_BELOW 1000.0
+int nsc_jfit_refit(nsc_jfit *f, double ip, int nseg, int nmax, double tol);
 
 /* ---- the interface ---- */
 
@@ -381,6 +390,12 @@ typedef struct nsc_device {
      * pair's largest multiplier, indexed as L's pairs): a fit used outside the
      * range it was made for. NULL: nothing to check. */
     void (*check)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r);
+    /* Element ei's fits that lpk's run left remade on the currents it saw
+     * (nsc_jfit_refit) in its private data, each named in a note in r (the next
+     * assembly uses them; the run is to be repeated): 1 when any was, else 0 and
+     * nothing changed (the fits the card's IMIN/IMAX fix are never remade: check
+     * warns about them). NULL: no fit follows the run. */
+    int (*refit)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r);
     /* At each step's end t (nsc_lcs_check_step): NSC_OK, or NSC_ESIM when element
      * ei's pairs l (indexed as L's) hold a value its equations cannot have. NULL:
      * nothing to check. */

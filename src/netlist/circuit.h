@@ -138,7 +138,7 @@ void nsc_bprog_free(nsc_bprog *p);
  *   Q         node[0..2] = c b e (internal nodes when the model has RC RB RE); model
  *             (NPN, PNP); value = AREA times m= (1 unless given); the substrate is not kept
  */
-#define NSC_MAXIPAR 3
+#define NSC_MAXIPAR 5
 typedef struct nsc_element {
     nsc_elkind kind;
     char *name;

@@ -47,6 +47,11 @@ nsc_status nsc_deck_read(const char *path, const nsc_search_path *inc, nsc_deck 
  * again): as nsc_netlist_read_in after the reading. */
 nsc_status nsc_deck_elab(const nsc_deck *d, const nsc_param_set *ov, int nov, nsc_circuit **out, nsc_report *r);
 void nsc_deck_free(nsc_deck *d);
+/* --save's P(name) on an elaborated circuit (what `.save p(name)` makes): the
+ * power v(port) i(name) as a derived output column (circuit.h xcol) after the
+ * first pos outputs, its two quantities recorded (c->meas_probe). NSC_EUSAGE
+ * when no two-terminal element is so named or its device has no P(). */
+nsc_status nsc_power_output(nsc_circuit *c, const char *name, int pos, nsc_report *r);
 /* The files d was read from, the netlist first, then each .include/.lib as
  * opened (paths as found, e.g. through -I): *files = [count], owned by d. */
 int nsc_deck_files(const nsc_deck *d, char *const **files);

@@ -275,16 +275,74 @@ static int node_exists(elab *E, const char *name)
 }
 
 /* The value field of the last `let NAME = value` of the .control block before
- * its command kc (an index into E->ctlcards), NULL when none. */
-static const nl_field *let_field(elab *E, int kc, const char *name)
+ * its command kc (an index into E->ctlcards), NULL when none; its command's
+ * index into *at (may be NULL). */
+static const nl_field *let_find(elab *E, int kc, const char *name, int *at)
 {
     for (int j = kc - 1; j >= 0; j--) {
         const nl_card *lc = &E->d->card[E->ctlcards[j]];
         if (nsc_strieq(lc->f[1].u.s, "let") && lc->nf == 3 && lc->f[2].kind == NL_F_PAIR &&
-            lc->f[2].sub[0].kind == NL_F_WORD && nsc_strieq(lc->f[2].sub[0].u.s, name))
+            lc->f[2].sub[0].kind == NL_F_WORD && nsc_strieq(lc->f[2].sub[0].u.s, name)) {
+            if (at) *at = j;
             return &lc->f[2].sub[1];
+        }
     }
     return NULL;
+}
+
+static const nl_field *let_field(elab *E, int kc, const char *name) { return let_find(E, kc, name, NULL); }
+
+#define LET_DEPTH 32    /* lets reading lets, at most this deep (a longer chain is not expanded) */
+static nl_expr *let_expr(elab *E, int kc, const nl_field *lv, int depth);
+
+/* A copy of x (arena) whose names that are `let` vectors of the block before
+ * command kc are their lets' expressions (let_expr): ngspice evaluates lets in
+ * order, so a let reads the ones before it. NULL: no memory. */
+static nl_expr *let_subst(elab *E, int kc, const nl_expr *x, int depth)
+{
+    if (!x) return NULL;
+    int at;
+    const nl_field *lv = x->op == NL_X_PARAM && depth < LET_DEPTH ? let_find(E, kc, x->name, &at) : NULL;
+    nl_expr *y = lv ? let_expr(E, at, lv, depth + 1) : NULL;
+    if (y) return y;
+    if (!(y = nl_alloc(&E->ar, sizeof *y))) return NULL;
+    *y = *x;
+    if ((x->a && !(y->a = let_subst(E, kc, x->a, depth))) || (x->b && !(y->b = let_subst(E, kc, x->b, depth)))
+        || (x->c && !(y->c = let_subst(E, kc, x->c, depth))) || (x->next && !(y->next = let_subst(E, kc, x->next, depth))))
+        return NULL;
+    y->depth = 1;                                        /* the height of the expanded tree */
+    for (const nl_expr *s = y->op == NL_X_CALL ? y->a : NULL; s; s = s->next) y->depth = s->depth + 1 > y->depth ? s->depth + 1 : y->depth;
+    if (y->op != NL_X_CALL) {
+        const nl_expr *ch[3] = { y->a, y->b, y->c };
+        for (int k = 0; k < 3; k++)
+            if (ch[k] && ch[k]->depth + 1 > y->depth) y->depth = ch[k]->depth + 1;
+    }
+    return y;
+}
+
+/* The expression of let value lv (of command kc's block, read before kc) with
+ * the lets it reads expanded: an expression, a name (a let's or a node's) or
+ * V()/I() of names; NULL for anything else (or no memory). */
+static nl_expr *let_expr(elab *E, int kc, const nl_field *lv, int depth)
+{
+    if (lv->kind == NL_F_EXPR) return let_subst(E, kc, lv->u.x, depth);
+    nl_expr leaf = { .op = NL_X_PARAM, .line = lv->line, .col = lv->col, .depth = 1 };
+    if (lv->kind == NL_F_WORD) {
+        leaf.name = lv->u.s;
+        return let_subst(E, kc, &leaf, depth);
+    }
+    if (lv->kind != NL_F_CALL || !(nsc_strieq(lv->u.s, "v") || nsc_strieq(lv->u.s, "i")) || lv->nsub < 1 || lv->nsub > 2)
+        return NULL;
+    nl_expr *call = nl_alloc(&E->ar, sizeof *call), *arg[2] = {NULL, NULL};
+    for (int k = 0; k < lv->nsub; k++)
+        if (lv->sub[k].kind != NL_F_WORD || !(arg[k] = nl_alloc(&E->ar, sizeof *arg[k]))) return NULL;
+        else *arg[k] = (nl_expr){ .op = NL_X_PARAM, .line = lv->sub[k].line, .col = lv->sub[k].col, .depth = 1,
+                                  .name = lv->sub[k].u.s, .next = NULL };
+    if (!call) return NULL;
+    if (arg[1]) arg[0]->next = arg[1];
+    *call = (nl_expr){ .op = NL_X_CALL, .line = lv->line, .col = lv->col, .depth = 2, .nargs = lv->nsub,
+                       .name = nsc_strieq(lv->u.s, "v") ? "v" : "i", .a = arg[0] };
+    return call;
 }
 
 static int probe_exists(elab *E, const nsc_probe *p);
@@ -350,7 +408,16 @@ static nsc_status ctl_let(elab *E, const nl_card *cd, const nl_field *v, const n
 static nsc_status ctl_vector(elab *E, int kc, const nl_card *cd, const nl_field *v, const char *cmd, char **out)
 {
     nsc_circuit *c = E->c;
-    const nl_field *lv = v->kind == NL_F_WORD ? let_field(E, kc, v->u.s) : NULL;
+    int at;
+    const nl_field *lv = v->kind == NL_F_WORD ? let_find(E, kc, v->u.s, &at) : NULL;
+    if (lv && (lv->kind == NL_F_EXPR || lv->kind == NL_F_WORD)) {   /* the lets it reads, expanded */
+        nl_field *x = nl_alloc(&E->ar, sizeof *x);
+        if (!x) return nle_oom(E);
+        *x = *lv;
+        x->kind = NL_F_EXPR;
+        if (!(x->u.x = let_expr(E, at, lv, 0))) return nle_oom(E);
+        lv = x;
+    }
     if (lv) return ctl_let(E, cd, v, lv, cmd, out);
     const char *a = NULL, *b = NULL;
     nsc_probekind kind = NSC_PROBE_V;
@@ -632,20 +699,9 @@ static int xyce_print(elab *E, const nl_card *cd, const nl_field *f)
         nle_err(E, NULL, cd, &f->sub[0], "%s(%s): not available for %s", f->u.s, f->sub[0].u.s, d->no_power);
         return -1;
     }
-    nsc_tpair port = nsc_dev_port(d);                   /* n+ n-, or a MOS's d s */
-    nsc_loc loc = nl_field_loc(E->d, cd, f);
-    int kv, ki;
-    if (nl_meas_column(c, NSC_PROBE_V, c->node_name[e->node[port.a]], c->node_name[e->node[port.b]], loc, &kv, E->r)
-        || nl_meas_column(c, NSC_PROBE_I, e->name, NULL, loc, &ki, E->r))
-        return -1;
-    memset(&sig, 0, sizeof sig);
-    sig.code = calloc(3, sizeof *sig.code);
-    if (!sig.code) { nle_oom(E); return -1; }
-    sig.code[0] = (nsc_xinstr){ NSC_XOP_PROBE, kv, 0, 0 };   /* v(port) i(x) * */
-    sig.code[1] = (nsc_xinstr){ NSC_XOP_PROBE, ki, 0, 0 };
-    sig.code[2] = (nsc_xinstr){ NSC_XOP_MUL, 0, 0, 0 };
-    sig.ncode = 3;
-    sig.text = nsc_asprintf("p(%s)", e->name);
+    nsc_status st = nl_power_sig(c, el, nl_field_loc(E->d, cd, f), &sig, E->r);
+    if (st == NSC_ENOMEM) nle_oom(E);
+    if (st) return -1;
     return xcol_add(E, nsc_asprintf("p(%s)", e->name), &sig) ? -1 : 1;
 }
 

@@ -499,6 +499,54 @@ static int element_named(const nsc_circuit *c, const char *name)
     return el >= 0 || nl_flat_name(name) == name ? el : nsc_circuit_element(c, nl_flat_name(name));
 }
 
+nsc_status nl_power_sig(nsc_circuit *c, int el, nsc_loc loc, nsc_msig *sig, nsc_report *r)
+{
+    const nsc_element *e = &c->el[el];
+    nsc_tpair port = nsc_dev_port(nsc_device_of(e->kind));     /* n+ n-, or a MOS's d s */
+    int kv, ki;
+    memset(sig, 0, sizeof *sig);
+    nsc_status st = nl_meas_column(c, NSC_PROBE_V, c->node_name[e->node[port.a]], c->node_name[e->node[port.b]], loc,
+                                   &kv, r);
+    if (!st) st = nl_meas_column(c, NSC_PROBE_I, e->name, NULL, loc, &ki, r);
+    if (st) return st;
+    sig->code = calloc(3, sizeof *sig->code);
+    sig->text = nsc_asprintf("p(%s)", e->name);
+    if (!sig->code || !sig->text) {
+        free(sig->code);
+        free(sig->text);
+        return nsc_oom(r);
+    }
+    sig->code[0] = (nsc_xinstr){ NSC_XOP_PROBE, kv, 0, 0 };   /* v(port) i(x) * */
+    sig->code[1] = (nsc_xinstr){ NSC_XOP_PROBE, ki, 0, 0 };
+    sig->code[2] = (nsc_xinstr){ NSC_XOP_MUL, 0, 0, 0 };
+    sig->ncode = 3;
+    return NSC_OK;
+}
+
+nsc_status nsc_power_output(nsc_circuit *c, const char *name, int pos, nsc_report *r)
+{
+    int el = element_named(c, name);
+    const nsc_device *d = el >= 0 ? nsc_device_of(c->el[el].kind) : NULL;
+    if (!d || c->el[el].nnode < 2 || !d->current)             /* a coupling K: the one device without */
+        return nsc_err(r, NSC_EUSAGE, NULL, "output 'p(%s)': no element with two terminals named %s", name, name);
+    if (d->no_power) return nsc_err(r, NSC_EUSAGE, NULL, "output 'p(%s)': not available for %s", name, d->no_power);
+    struct nsc_xcol *x = nsc_realloc_array(c->xcol, (size_t)c->nxcol + 1, sizeof *x);
+    if (!x) return nsc_oom(r);
+    c->xcol = x;
+    nsc_msig sig;
+    nsc_status st = nl_power_sig(c, el, c->el[el].loc, &sig, r);
+    if (st) return st;
+    st = nl_meas_resolve(c, r);                                /* the new columns' nodes and element */
+    char *col = st ? NULL : nsc_strdup(sig.text);
+    if (!col) {
+        free(sig.code);
+        free(sig.text);
+        return st ? st : nsc_oom(r);
+    }
+    c->xcol[c->nxcol++] = (struct nsc_xcol){ col, sig, pos };
+    return NSC_OK;
+}
+
 nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
 {
     for (int k = 0; k < c->nmeas; k++)                /* a name measured twice: its last measure (ngspice) */

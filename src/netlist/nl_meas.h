@@ -30,6 +30,10 @@ nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, con
 nsc_status nl_meas_column(nsc_circuit *c, nsc_probekind kind, const char *a, const char *b, nsc_loc loc,
                           int *idx, nsc_report *r);
 
+/* The power of element el, v(port) i(el) (its device's port: n+ n-, a MOS's
+ * d s), as a program over c->meas_probe (the two columns added there, at loc). */
+nsc_status nl_power_sig(nsc_circuit *c, int el, nsc_loc loc, nsc_msig *sig, nsc_report *r);
+
 /* A signal of a .print card (V(), I(), {expr}, par('expr')) as a program over
  * c->meas_probe (the quantities it reads added there), its text in out->text. */
 nsc_status nl_meas_signal(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env, const nl_field *f,

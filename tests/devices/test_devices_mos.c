@@ -199,7 +199,10 @@ Test(devmos, triode_follows_the_gate_drive)
 /* ================= stamps ================= */
 
 /* NMOS M1 d g s with K = KP W/L = 1e-4 * 2 = 2e-4, VTO = 0.7, SEGMENTS=4
- * (3 pairs per side), CGSO = 1e-9 F/m, CGDO = 2e-9 F/m, W = 2 um. */
+ * (3 pairs per side), CGSO = 1e-9 F/m, CGDO = 2e-9 F/m, W = 2 um; the bulk on
+ * ground: two bulk junctions (IS = 1e-14 by default), pairs 6 (b -> d) and 7
+ * (b -> s), each a diode's pair with the one-line fit of Vt ln(1 + i/IS) on
+ * 10 mA..1 A (issue 27 item 1). */
 Test(devmos, nmos_stamp)
 {
     nsc_circuit *c = tu_parse("t\nVD d 0 1\nVG g 0 2\nVS s 0 0.1\nM1 d g s 0 NM W=2u L=1u\n"
@@ -211,8 +214,19 @@ Test(devmos, nmos_stamp)
     double b[NSC_PWL_MAXSEG], a[NSC_PWL_MAXSEG];
     int nb = nsc_mos_fit(c, mos_el(c), b, a, NULL, NULL);   /* SEGMENTS=4: 3 breakpoints, no anchors */
     cr_assert_eq(nb, 3);
-    cr_assert_eq(L->m, 6);
+    cr_assert_eq(L->m, 8);
     int d = zindex(L, "v(d)"), g = zindex(L, "v(g)"), s = zindex(L, "v(s)");
+    nsc_jfit jf;
+    cr_assert_eq(nsc_jfit_make(0, 1.380649e-23 * 300.15 / 1.602176634e-19, 1e-14, 0, 10e-3, 1, 1, &jf), 0);
+    for (int q = 6; q < 8; q++) {                      /* y = v_t - v_b + VF + RON lambda, lambda into t */
+        int t = q == 6 ? d : s;
+        cr_assert_eq(get(L->C, q, t), 1.0);
+        cr_assert_eq(get(L->B, t, q), 1.0);
+        cr_assert_eq(get(L->C, q, g), 0.0);
+        cr_assert_float_eq(get(L->D, q, q), jf.s[0], 1e-15);
+        cr_assert_float_eq(L->e0[q], jf.vf[0], 1e-15);
+    }
+    cr_assert_float_eq(jf.vf[0], 0.7408, 1e-4);
     double K = 2e-4;
     for (int side = 0; side < 2; side++)
         for (int j = 0; j < nb; j++) {
@@ -244,15 +258,16 @@ Test(devmos, nmos_stamp)
     nsc_probe p = {NSC_PROBE_I, {0, 0}, 3, "i(m1)", {0}};
     nsc_lin f;
     cr_assert_eq(nsc_lcs_probe(L, c, &p, &f, &r), NSC_OK);
-    double lam[6] = {1, 2, 3, 0.5, 0.25, 0.125}, z[16] = {0}, zp[16] = {0};
+    double lam[8] = {1, 2, 3, 0.5, 0.25, 0.125, 0.01, 0.02}, z[16] = {0}, zp[16] = {0};
     z[d] = 1e-3;
-    double want = 0.5 * K * (a[0] * (1 - 0.5) + a[1] * (2 - 0.25) + a[2] * (3 - 0.125)) + 4e-15 * 1e-3 / 1e-9;
+    double want = 0.5 * K * (a[0] * (1 - 0.5) + a[1] * (2 - 0.25) + a[2] * (3 - 0.125)) + 4e-15 * 1e-3 / 1e-9
+                  - 0.01;                              /* the b -> d junction's current leaves at d */
     cr_assert_float_eq(nsc_lin_eval(&f, z, lam, zp, 1e-9, NULL), want, 1e-18);
     nsc_lin_free(&f);
     nsc_lcs_free(L);
     /* OP: capacitors open, same pairs */
     L = assemble(c, NSC_ASM_OP, &r);
-    cr_assert_eq(L->m, 6);
+    cr_assert_eq(L->m, 8);
     cr_assert_eq(L->E->p[L->E->n], 0);
     nsc_lcs_free(L);
     nsc_report_free(&r);
@@ -308,8 +323,12 @@ Test(devmos, pmos_stamp)
     int na, nb = nsc_mos_fit(c, mos_el(c), b, a, an, &na);
     /* the levels 1, 2, 3 V give the overdrives 0.2 (dropped), 1.2, 2.2 V */
     cr_assert(na == 2 && fabs(an[0] - 2.2) < 1e-12 && fabs(an[1] - 1.2) < 1e-12, "%d anchors", na);
-    cr_assert_eq(L->m, 2 * nb);
-    int d = zindex(L, "v(d)"), g = zindex(L, "v(g)"), s = zindex(L, "v(s)");
+    cr_assert_eq(L->m, 2 * nb + 1);                      /* the bulk on the source: the d -> b junction only */
+    int d = zindex(L, "v(d)"), g = zindex(L, "v(g)"), s = zindex(L, "v(s)"), j = 2 * nb;
+    cr_assert_eq(get(L->C, j, s), 1.0);                   /* y = v_b - v_d + ..., lambda d -> b */
+    cr_assert_eq(get(L->C, j, d), -1.0);
+    cr_assert_eq(get(L->B, d, j), -1.0);
+    cr_assert_eq(get(L->B, s, j), 1.0);
     double K = 3e-5 * 5;
     for (int side = 0; side < 2; side++)
         for (int j = 0; j < nb; j++) {
@@ -330,7 +349,7 @@ Test(devmos, pmos_stamp)
 /* ================= static I_DS ================= */
 
 /* Many independent transistors in one operating point: each has its own gate and
- * drain sources, source grounded. I_D = -i(vd_k). The PWL Sah current against
+ * drain sources, source grounded, IS = 0 (no bulk junction current: the channel alone). I_D = -i(vd_k). The PWL Sah current against
  * the level-1 square law I = K/2 (max(0, x_s)^2 - max(0, x_d)^2) (both signs of
  * V_DS: linear, saturation, reverse), within K/2 (|df(x_s)| + |df(x_d)|) with
  * |df| the table's error bound (relative 10 % / 2.03e-3 V^2), for overdrives in
@@ -342,7 +361,7 @@ static void static_sweep(const char *type, double vto, int segments, const doubl
     double p = type[0] == 'N' ? 1 : -1, K = 2e-4 * 3;
     size_t cap = 64 * 1024;
     char *net = malloc(cap);
-    int len = snprintf(net, cap, "sweep\n.model MM %s(LEVEL=1 VTO=%g KP=2e-4%s)\n", type, vto,
+    int len = snprintf(net, cap, "sweep\n.model MM %s(LEVEL=1 VTO=%g KP=2e-4 IS=0%s)\n", type, vto,
                        segments ? " SEGMENTS=12" : "");
     for (int i = 0; i < ng; i++)
         for (int k = 0; k < nd; k++)
@@ -429,14 +448,14 @@ static nsc_waves *tran(const char *text, const char *save, nsc_solver solver, do
 /* M = D + C W^-1 B is neither symmetric nor PSD with MOS; Lemke (no enumeration
  * fallback) must solve every step and agree with the enumerative oracle on an
  * inverter driving a source follower and a current mirror (SEGMENTS=4: 6 pairs
- * per transistor, 18 in all, small enough for enumeration). */
+ * per transistor, 18 in all, small enough for enumeration; IS = 0: no bulk junctions). */
 Test(devmos, lemke_on_mos_circuits)
 {
     const char *net =
         "mos mix\nVDD vdd 0 5\nVIN in 0 PULSE(0 5 1n 2n 2n 5n 14n)\n"
         "MP out in vdd vdd PM W=2u L=1u\nMN out in 0 0 NM W=1u L=1u\nC1 out 0 20f\n"
         "MF vdd out src 0 NM W=1u L=1u\nRS src 0 20k\nCS src 0 5f\n"
-        ".model NM NMOS(LEVEL=1 VTO=1 KP=1e-4 SEGMENTS=4)\n.model PM PMOS(LEVEL=1 VTO=-1 KP=4e-5 SEGMENTS=4)\n"
+        ".model NM NMOS(LEVEL=1 VTO=1 KP=1e-4 SEGMENTS=4 IS=0)\n.model PM PMOS(LEVEL=1 VTO=-1 KP=4e-5 SEGMENTS=4 IS=0)\n"
         ".tran 10p 20n\n.end\n";
     nsc_waves *A = tran(net, "v(out),v(src),i(mf)", NSC_SOLVER_LEMKE, 10e-12, 20e-9);
     nsc_waves *B = tran(net, "v(out),v(src),i(mf)", NSC_SOLVER_ENUM, 10e-12, 20e-9);

@@ -243,7 +243,7 @@ Test(elab, devices_and_models)
 {
     nsc_circuit *c = rd("dev\n"
                         "D1 a k DI\n"
-                        "M1 d g s b nmod W=10u L=1u AD=1p\n"
+                        "M1 d g s b nmod W=10u L=1u AD=1p PD=4u\n"
                         "M2 d g s b PMOD\n"
                         "S1 a 0 ctl 0 sw1 OFF\n"
                         ".model DI D(VF=0)\n"
@@ -274,7 +274,8 @@ Test(elab, devices_and_models)
     near(v, 20e-6);
     cr_assert_str_eq(e->model->pname[0], "level");
     cr_assert(!nsc_model_get(e->model, "cgso", &v));
-    cr_assert(has_warning("t.cir:3:28: warning: parameter 'ad' of MOS transistor m1 ignored"));
+    near(e->ipar[3], 1e-12);                             /* AD: the bulk junction's area (JS AD) */
+    cr_assert(has_warning("t.cir:3:34: warning: parameter 'pd' of MOS transistor m1 ignored"));
     e = el(c, "m2");
     near(e->ipar[0], 100e-6); /* SPICE defaults */
     near(e->ipar[1], 100e-6);

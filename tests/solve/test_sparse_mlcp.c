@@ -48,8 +48,8 @@ static char *chain(int N)
     len += (size_t)snprintf(t + len, cap - len,
         "chain\n.param cox={3.9*8.854214871e-12/20n}\n"
         ".subckt inv in out vdd\nMP out in vdd vdd PM W=1u L=1u\nMN out in 0 0 NM W=1u L=1u\nCW out 0 50f\n.ends\n"
-        ".model NM NMOS(LEVEL=1 VTO=1 KP={750e-4*cox} SEGMENTS=6)\n"
-        ".model PM PMOS(LEVEL=1 VTO=-1 KP={250e-4*cox} SEGMENTS=6)\n"
+        ".model NM NMOS(LEVEL=1 VTO=1 KP={750e-4*cox} SEGMENTS=6 IS=0)\n"
+        ".model PM PMOS(LEVEL=1 VTO=-1 KP={250e-4*cox} SEGMENTS=6 IS=0)\n"
         "VDD vdd 0 5\nVIN n0 0 PULSE(0 5 0.1n 0.1n 0.1n 2n 5n)\n");
     for (int i = 1; i <= N; i++) len += (size_t)snprintf(t + len, cap - len, "X%d n%d n%d vdd inv\n", i, i - 1, i);
     snprintf(t + len, cap - len, ".tran 5p 1n 0 1p\n.end\n");
@@ -59,12 +59,13 @@ static char *chain(int N)
 /* Mixed pairs: a PWL MOS (separable), a diode with RON (separable), ideal diodes
  * (D = 0) and an ideal comparator step (coupled pairs). The MOS cards here and in
  * chain() say SEGMENTS=6 (5 pairs a side, small enough to enumerate; the default
- * fit anchored at the sources' levels has 13 a side at 5 V). */
+ * fit anchored at the sources' levels has 13 a side at 5 V), IS=0 (no bulk
+ * junction pairs: the channel's only). */
 #define MIXED "mixed\n" \
     "V1 a 0 SIN(0 3 1Meg)\nR1 a b 100\nC1 b 0 1n\nD1 b c DR\nR2 c 0 1k\nC2 c 0 2n\n" \
     "D2 0 b DI\nM1 d b 0 0 NM W=10u L=1u\nR3 vdd d 2k\nV2 vdd 0 5\nC3 d 0 100p\n" \
     "E1 g 0 TABLE {V(c,d)} = (0,0) (0,2)\nR4 g 0 1k\nD3 g c DI\n" \
-    ".model DR D(RON=5)\n.model DI D(VF=0)\n.model NM NMOS(LEVEL=1 VTO=0.5 KP=1e-4 SEGMENTS=6)\n.tran 1n 1u\n.end\n"
+    ".model DR D(RON=5)\n.model DI D(VF=0)\n.model NM NMOS(LEVEL=1 VTO=0.5 KP=1e-4 SEGMENTS=6 IS=0)\n.tran 1n 1u\n.end\n"
 
 /* ||W z1 - B l - r||_inf relative to the terms, and the complementarity of
  * y = C z1 + D l + e1 with l: returns the worst of both. */
