@@ -5,7 +5,7 @@
 # source "Vc ctl 0 DC V0 AC 1", one ".ac" card and prints v(out) first. For
 # each f, the control gets V0 + A sin(2 pi f t), a transient of SETTLE s lets
 # the start decay, and the Fourier coefficient at f of v(out) over whole
-# modulation periods (>= 1 ms; the rows every 10 ns, trapezoidal) divided by A
+# modulation periods (>= 1 ms and >= 2 periods; the rows every 10 ns, trapezoidal) divided by A
 # is the measured transfer. The window is weighted by Hann's 1 - cos, which
 # keeps a sinusoid of whole periods exact and the switching's sidebands (at
 # fs - f) from leaking in when the window is not whole switching periods.
@@ -40,16 +40,19 @@ for f in ([] if os.environ.get("FRA_NOPAC") else fs):
     subprocess.run([nsc, "--quiet", "-o", "p%d.dat" % f, "p%d.cir" % f], check=True, cwd=tmp)
 tp = time.time() - t0
 t0 = time.time()
+tsim = 0
 for f in fs:
     per = 1.0 / f
-    t1 = settle + max(1, round(1e-3 / per)) * per
+    t1 = settle + max(2, round(1e-3 / per)) * per   # Hann: DC and 2f vanish from >= 2 periods
     H = 0
     for sg in ((1, -1) if pm else (1,)):          # +A, -A: half the difference
         net = base.replace(vc.group(0), "Vc ctl 0 SIN(%s %r %r)" % (v0, sg * a, f))
         net = "\n".join(l for l in net.split("\n") if not l.lower().startswith((".print", ".pss", ".ac", ".meas")))
         net = re.sub(r"^\.end$", ".tran 10n %r %r 10n\n.save v(out)\n.end" % (t1, settle), net, flags=re.M)
         open(os.path.join(tmp, "fra.cir"), "w").write(net)
+        ts = time.time()
         subprocess.run([nsc, "--quiet", "-o", "fra.dat", "fra.cir"], check=True, cwd=tmp)
+        tsim += time.time() - ts
         T, V = [], []
         for l in open(os.path.join(tmp, "fra.dat")):
             if not l.startswith("#"):
@@ -71,5 +74,6 @@ for f in fs:
         out.write("%.10g %.6f %.4f\n" % (f, fdb, fph))
     print("%7.0f Hz  periodic AC %9.4f dB %9.3f deg   FRA %9.4f dB %9.3f deg   diff %.1e dB %.1e deg"
           % (f, db, ph, fdb, fph, db - fdb, (ph - fph + 180) % 360 - 180))
-print("periodic AC: %.2f s for %d runs of one frequency; FRA: %.2f s" % (tp, len(fs), time.time() - t0))
+print("periodic AC: %.2f s for %d runs of one frequency; FRA: %.2f s, of which the transients (whole nscircuit "
+      "processes) %.2f s" % (tp, len(fs), time.time() - t0, tsim))
 PY
