@@ -133,8 +133,8 @@ Test(pac, above_half_the_switching_frequency_warns)
     nsc_circuit_free(c);
 }
 
-/* text with its first ".param " line's "name=old" replaced by "name=new"
- * (malloc'd; the test fails when the text has no such assignment). */
+/* text with the first occurrence of from replaced by to (malloc'd; the test
+ * fails when the text has none). */
 static char *with_param(const char *text, const char *from, const char *to)
 {
     const char *at = strstr(text, from);
