@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh -- benchmarks of nscircuit against its anchors, same machine, same run
 # (issue 4). Run by `make bench` from a build directory, or directly:
-#     bash bench/run.sh [BUILD_DIR] [bridge|buck|chain|adaptive|cascade|steady|devices|paired ...]
+#     bash bench/run.sh [BUILD_DIR] [bridge|buck|chain|adaptive|cascade|steady|devices|small|pac|paired ...]
 # Each benchmark prints both timings and the ratio; waveforms are compared too.
 # Anchors missing from the machine are installed from Debian packages when root.
 # Timings are wall-clock seconds, best of BENCH_RUNS (default 3) for the fast
@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=${1:-$PWD}
 shift || true
-what=${*:-bridge buck chain adaptive cascade steady devices small paired}
+what=${*:-bridge buck chain adaptive cascade steady devices small pac paired}
 runs=${BENCH_RUNS:-3}
 nsc="$build/nscircuit"
 [ -x "$nsc" ] || { echo "bench: $nsc not built (run make first)" >&2; exit 2; }
@@ -294,6 +294,31 @@ small() {
     done
 }
 
+# Periodic AC (issue 29): a 50-point Bode plot, whole process including the
+# steady state, against the transient FRA of the same points run by nscircuit
+# itself (bench/pac_fra.sh, FRA_PM=0: one transient per frequency, 3 ms to
+# settle and >= 1 ms of whole modulation periods, as a bench user runs it).
+# The open-loop buck of tests/data/pac/buck_open.cir at .ac dec 19 100 45k
+# (51 points), and buck_loop.cir's loop gain (50 points, no FRA: timing only).
+pac() {
+    command -v python3 >/dev/null || { echo "pac: needs python3" >&2; return 0; }
+    local d="$work/pac" pw lw fw
+    mkdir -p "$d"
+    sed 's/^\.ac dec 10 100 45k$/.ac dec 19 100 45k/' "$top/tests/data/pac/buck_open.cir" > "$d/buck50.cir"
+    pw=$(best_of "$runs" "$nsc" --quiet -o "$d/b.dat" "$d/buck50.cir")
+    lw=$(best_of "$runs" "$nsc" --quiet -o "$d/l.dat" "$top/netlists/buck_loop.cir")
+    local fl
+    fl=$(grep -v '^#' "$d/b.ac.dat" | awk '{ printf "%s%.17g", (NR > 1 ? " " : ""), $1 }')
+    env FRA_PM=0 FRA_NOPAC=1 FRA_FREQS="$fl" FRA_OUT="$d/fra.txt" sh "$here/pac_fra.sh" "$build" "$d/buck50.cir" > "$d/fra.log"
+    fw=$(sed -n 's/.*of which the transients (whole nscircuit processes) \([0-9.]*\) s$/\1/p' "$d/fra.log")
+    echo "pac: open-loop buck, $(grep -vc '^#' "$d/b.ac.dat") points: periodic AC $pw s (whole run), transient FRA $fw s (its nscircuit runs): $(ratio "$fw" "$pw")x (goals <= 1 s, >= 50x)"
+    paste <(grep -v '^#' "$d/b.ac.dat") "$d/fra.txt" | awk '
+        { d = $2 - $(NF - 1); if (d < 0) d = -d; if (d > wd) wd = d; p = $3 - $NF; p -= 360 * int(p / 360); if (p > 180) p -= 360;
+          if (p < -180) p += 360; if (p < 0) p = -p; if (p > wp) wp = p }
+        END { printf "pac:   periodic AC vs FRA (one run each), worst of the points: %.1e dB, %.1e deg\n", wd, wp }'
+    echo "pac: buck_loop.cir loop gain, 50 points: periodic AC $lw s (whole run, 600 kHz steady state from the reference ramp)"
+}
+
 # This build against a previous one (issue 24: a regression shows the day it
 # lands): BENCH_BASE (a git revision of the source tree, default HEAD~1) is
 # built in a temporary directory, then both binaries run the same cases in
@@ -346,7 +371,7 @@ lu() {
 
 for b in $what; do
     case $b in
-    bridge|buck|chain|adaptive|cascade|steady|devices|small|paired|lu) "$b" ;;
-    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive, cascade, steady, devices, small, paired, lu)" >&2; exit 2 ;;
+    bridge|buck|chain|adaptive|cascade|steady|devices|small|pac|paired|lu) "$b" ;;
+    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive, cascade, steady, devices, small, pac, paired, lu)" >&2; exit 2 ;;
     esac
 done

@@ -99,6 +99,12 @@ typedef struct pss {
     double *A, *B, *Facc, *ms, *Phiacc, dxn;   /* [nd*nd] model and secant correction, [nd] F at the accepted point, merit scales */
     double *wr, *wi;          /* [nd] the Floquet multipliers */
     double *xs;               /* [nd] the solution's differential unknowns (confirm()) */
+    double *Jb, *zb, *lb;     /* the best iterate (lowest merit): its monodromy (J + B where frozen), start */
+    char *swb;
+    double mbest, rbest;      /* its merit and residual */
+    int itbest, worstb, jbok; /* its shooting period, worst state; 1: its J exists */
+    double stall;             /* the smallest step (merit scales) tried from it without a lower merit */
+    int usebest;              /* 1: monodromy() and multipliers() read the best iterate's */
     char *sw, *sw1;
     int *ipiv;
     nsc_sim_stats *st;
@@ -309,6 +315,22 @@ static double merit(const pss *p)
     return r;
 }
 
+/* The run just made (from p->z, merit mn, residual rn) as the best iterate. */
+static void monodromy(const pss *p, double *M);
+static void keep_best(pss *p, int it, double rn, double mn, int worst, int nojac)
+{
+    p->mbest = mn;
+    p->rbest = rn;
+    p->itbest = it;
+    p->worstb = worst;
+    p->jbok = !nojac;
+    p->stall = INFINITY;
+    memcpy(p->zb, p->z, sizeof(double) * (size_t)p->n);
+    memcpy(p->lb, p->l, sizeof(double) * (size_t)p->m);
+    memcpy(p->swb, p->sw, (size_t)p->nsw);
+    monodromy(p, p->Jb);
+}
+
 /* Shooting from the state in z1 (the end of the warm-up, at ts; zmin/zmax its
  * range, the merit scales). Trust region: the step is at most cap merit scales
  * (from NSC_PSS_STEP when the first run's J holds every event's saltation,
@@ -326,12 +348,13 @@ static double merit(const pss *p)
  * comparator, tests/analysis/test_stepper_pss.c; 44 with an ESR,
  * tests/data/pac/buck_open.cir). On success p->z is
  * the periodic state at ts. */
-static nsc_status no_orbit(pss *p, int it, double T, const nsc_pss_opts *po);
+static nsc_status no_orbit(pss *p, int it, double ts, double T, const nsc_pss_opts *po);
 
 static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
 {
     int worst, fails = 0, it = 0, nojac, trial = 0, leaps = 0;
     double macc = INFINITY, cap = 1;
+    p->mbest = INFINITY;
     for (int k = 0; k < p->nd; k++) {
         int i = p->di[k];
         p->ms[k] = fmax(fmax(p->zmax[i] - p->zmin[i], fmax(fabs(p->zmin[i]), fabs(p->zmax[i]))), p->atol[k]);
@@ -348,6 +371,8 @@ static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
         p->info->residual = rn;
         p->info->worst = worst;
         if (rn <= po->tol) return NSC_OK;
+        if (mn < p->mbest) keep_best(p, it, rn, mn, worst, nojac);
+        else if (trial) p->stall = fmin(p->stall, p->dxn);
         if (it == 1) cap = p->frozen ? 1 : NSC_PSS_STEP;     /* J exact: a full Newton step is trusted */
         if (trial && p->frozen) secant(p);                    /* what the model missed */
         int bad = 0;
@@ -377,7 +402,7 @@ static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
         }
         set_start(p, 1);
     }
-    return no_orbit(p, it, T, po);
+    return no_orbit(p, it, ts, T, po);
 }
 
 /* M (nd x nd, column k = d Phi / d x_k) = J, the monodromy matrix of the
@@ -386,6 +411,10 @@ static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
 static void monodromy(const pss *p, double *M)
 {
     int nd = p->nd;
+    if (p->usebest) {                                         /* the best iterate's, kept */
+        memcpy(M, p->Jb, sizeof(double) * (size_t)nd * (size_t)nd);
+        return;
+    }
     for (int k = 0; k < nd; k++)
         for (int q = 0; q < nd; q++) {
             size_t kq = (size_t)k * (size_t)nd + (size_t)q;
@@ -405,7 +434,7 @@ static nsc_status multipliers(pss *p)
     int nd = p->nd;
     I->floquet = I->nmu_out = 0;
     I->mu_re = I->mu_im = I->mu_abs = 0;
-    if (p->nojac) return NSC_OK;
+    if (p->usebest ? !p->jbok : p->nojac) return NSC_OK;
     monodromy(p, p->J);
     int st = nsc_dense_eig(nd, p->J, nd > 0 ? nd : 1, p->wr, p->wi);
     if (st == -1000) return nsc_oom(p->r);
@@ -525,40 +554,132 @@ static nsc_status unstable(pss *p, double ts, double T)
                    "the unit circle, the largest %s%s; %s", I->nmu_out, I->nmu_out > 1 ? "s" : "", m, where, what);
 }
 
+#define NSC_PSS_PROBE 8        /* transient periods run from the best iterate when the shooting fails */
+#define NSC_PSS_KMAX 4         /* the longest period (in T) looked for in them */
+
+/* The transient of NSC_PSS_PROBE periods from the best iterate (no_orbit()):
+ * c[j] = max_i |x_j - x_{j-1}|_i / ms_i, the change of period j = 1..PROBE;
+ * *k the smallest k in 2..KMAX whose change over k periods, over the last
+ * KMAX periods, is below a tenth of the one-period change (0: none), *dk and
+ * *d1 those changes. */
+static nsc_status probe_tail(pss *p, double ts, double T, double *c, int *k, double *dk, double *d1)
+{
+    int nd = p->nd, np = NSC_PSS_PROBE;
+    double *X = nsc_calloc((size_t)(np + 1) * (size_t)nd + 1, sizeof(double));
+    if (!X) return nsc_oom(p->r);
+    memcpy(p->z, p->zb, sizeof(double) * (size_t)p->n);
+    memcpy(p->l, p->lb, sizeof(double) * (size_t)p->m);
+    memcpy(p->sw, p->swb, (size_t)p->nsw);
+    nsc_status s = NSC_OK;
+    for (int j = 0; j <= np && !s; j++) {
+        for (int q = 0; q < nd; q++) X[(size_t)j * nd + q] = p->z[p->di[q]];
+        if (j == np) break;
+        s = run_span(p, ts, ts + T, 0, 0, NULL);              /* the sources repeat: every period from ts */
+        memcpy(p->z, p->z1, sizeof(double) * (size_t)p->n);
+        memcpy(p->l, p->l1, sizeof(double) * (size_t)p->m);
+        memcpy(p->sw, p->sw1, (size_t)p->nsw);
+    }
+    double dd[NSC_PSS_KMAX + 1] = { 0 };
+    for (int j = 1; j <= np; j++) {
+        c[j - 1] = 0;
+        for (int q = 0; q < nd; q++) c[j - 1] = fmax(c[j - 1], fabs(X[(size_t)j * nd + q] - X[(size_t)(j - 1) * nd + q]) / p->ms[q]);
+    }
+    for (int kk = 1; kk <= NSC_PSS_KMAX; kk++)
+        for (int j = np - NSC_PSS_KMAX + 1; j <= np; j++)
+            for (int q = 0; q < nd; q++)
+                dd[kk] = fmax(dd[kk], fabs(X[(size_t)j * nd + q] - X[(size_t)(j - kk) * nd + q]) / p->ms[q]);
+    *k = 0;
+    *d1 = dd[1];
+    *dk = 0;
+    for (int kk = 2; kk <= NSC_PSS_KMAX && !*k; kk++)
+        if (dd[kk] < 0.1 * dd[1]) { *k = kk; *dk = dd[kk]; }
+    free(X);
+    return s;
+}
+
+/* "mu1, mu2, mu3" (the largest three of the best iterate's multipliers by
+ * modulus, p->wr/wi from multipliers()) into buf. */
+static void mu_list(const pss *p, char *buf, size_t len)
+{
+    int used[3] = { -1, -1, -1 }, o = 0;
+    buf[0] = 0;
+    for (int r = 0; r < 3 && r < p->nd; r++) {
+        int b = -1;
+        for (int k = 0; k < p->nd; k++) {
+            if (k == used[0] || k == used[1] || p->wi[k] < 0) continue;   /* a pair once, by its + member */
+            if (b < 0 || hypot(p->wr[k], p->wi[k]) > hypot(p->wr[b], p->wi[b])) b = k;
+        }
+        if (b < 0) break;
+        used[r] = b;
+        if (p->wi[b] != 0) o += snprintf(buf + o, len - (size_t)o, "%s%.4g%+.3gi", r ? ", " : "", p->wr[b], p->wi[b]);
+        else o += snprintf(buf + o, len - (size_t)o, "%s%.4g", r ? ", " : "", p->wr[b]);
+        if ((size_t)o >= len) break;
+    }
+}
+
+/* What the failed shooting shows, and what to try (no_orbit(), when the
+ * transient from the best iterate repeats with no period k <= KMAX): from
+ * its largest multiplier, a stalled trust region, the transient's trend. */
+static const char *no_orbit_hint(const pss *p, const double *c)
+{
+    const nsc_pss_info *I = p->info;
+    if (I->floquet && I->mu_im == 0 && I->mu_re < -1 + 1e-2)
+        return "a multiplier at or beyond -1 is a period doubling: the orbit may have period 2T (try --period "
+               "twice the period) or none";
+    if (I->floquet && I->mu_abs > 1 + NSC_PSS_MU_TOL)
+        return "the period-1 orbit there is unstable: a period-k orbit or no periodic one (RC dampers move "
+               "multipliers inside)";
+    if (p->stall < 1e-3)
+        return "the period map jumps there (an event that appears or vanishes with the state: a ringing that grazes "
+               "a device's threshold, or an instant located to the step ceiling): try an RC damper across the "
+               "ringing, a smaller TMAX, or a looser .pss tol=";
+    if (c[NSC_PSS_PROBE - 1] < 0.8 * c[0] || (I->floquet && I->mu_abs > 0.99))
+        return "a slowly decaying mode (the transient from it still converges): raise .pss maxit= or warmup=, or "
+               "add damping";
+    return "the period map is not smooth at this tolerance (events located to the step ceiling): try a looser "
+           ".pss tol=, or a smaller TMAX";
+}
+
 /* The failure of the shooting after it periods, saying why it may not
- * converge and what to try: the Floquet multipliers of the last iterate's
- * monodromy matrix (the last period run, from the best point or near it),
- * the largest and the state its mode moves (real ones), and a hint: outside
- * the unit circle the period-1 orbit there is unstable (a period-k orbit,
- * chaos: -1 a doubling); near the circle a slowly decaying mode (light
- * damping); inside, the map is not smooth at this tolerance. */
-static nsc_status no_orbit(pss *p, int it, double T, const nsc_pss_opts *po)
+ * converge and what to try: the best iterate (lowest merit), the largest
+ * three Floquet multipliers of its monodromy matrix and the state the
+ * largest real one's mode moves; the smallest step from it that did not
+ * lower the merit (a stall: the map jumps); NSC_PSS_PROBE transient periods
+ * from it (probe_tail()): their change, and the period k <= NSC_PSS_KMAX
+ * they repeat with, if any (a period-k orbit: try kT); then a hint
+ * (no_orbit_hint()). */
+static nsc_status no_orbit(pss *p, int it, double ts, double T, const nsc_pss_opts *po)
 {
     nsc_pss_info *I = p->info;
-    char mu[160] = "";
-    const char *hint = "the period map is not smooth at this tolerance (events located to the step ceiling): "
-                       "try a looser .pss tol=, or a smaller TMAX";
+    char mus[160] = "", mode[96] = "", stall[128] = "", tail[256], per[96] = "";
+    p->usebest = 1;
     nsc_status s = multipliers(p);
     if (s) return s;
     if (I->floquet) {
         int st = I->mu_im == 0 ? mode_state(p, I->mu_re) : -1;
-        char im[40] = "";
-        if (I->mu_im != 0) snprintf(im, sizeof im, "+%.3gi", I->mu_im);
-        snprintf(mu, sizeof mu, "; the last iterate's largest Floquet multiplier is %.4g%s (modulus %.4g)%s%s",
-                 I->mu_re, im, I->mu_abs, st >= 0 ? ", its mode moving " : "", st >= 0 ? p->zname[st] : "");
-        if (I->mu_im == 0 && I->mu_re < -1 + 1e-2)
-            hint = "a multiplier at or beyond -1 is a period doubling: the orbit may have period 2T (try --period "
-                   "twice the period) or none; run a transient and compare v(x) one period apart";
-        else if (I->mu_abs > 1 + NSC_PSS_MU_TOL)
-            hint = "the period-1 orbit there is unstable: a period-k orbit or no periodic one (run a transient "
-                   "and compare the states one period apart; RC dampers move multipliers inside)";
-        else if (I->mu_abs > 0.99)
-            hint = "a multiplier close to the unit circle is a lightly damped mode: raise .pss maxit= or warmup=, or "
-                   "add damping";
+        mu_list(p, mus, sizeof mus);
+        if (st >= 0) snprintf(mode, sizeof mode, ", the largest's mode moving %s", p->zname[st]);
     }
+    if (p->stall < 1e-3)
+        snprintf(stall, sizeof stall, "; Newton steps from it down to %.2g of the states' scales did not lower "
+                 "its change", p->stall);
+    double c[NSC_PSS_PROBE] = { 0 }, dk = 0, d1 = 0;
+    int k = 0;
+    if ((s = probe_tail(p, ts, T, c, &k, &dk, &d1))) return s;
+    if (k) {
+        snprintf(tail, sizeof tail, "it repeats every %d periods (change over %d periods %.2g, over one %.2g)", k, k,
+                 dk, d1);
+        snprintf(per, sizeof per, "a stable orbit of %d periods is near it: try --period %g (.pss period=%g)", k,
+                 k * T, k * T);
+    } else
+        snprintf(tail, sizeof tail, "its cycle-to-cycle change goes %.3g, %.3g, ... %.3g and does not repeat within "
+                 "%d periods", c[0], c[1], c[NSC_PSS_PROBE - 1], NSC_PSS_KMAX);
     return nsc_err(p->r, NSC_ESIM, NULL, "periodic steady state not found: after %d shooting periods of %g s the "
-                   "cycle-to-cycle change of %s is %.3g of its peak-to-peak (tolerance %.3g)%s; %s", it, T,
-                   p->zname[I->worst], I->residual, po->tol, mu, hint);
+                   "cycle-to-cycle change of %s is %.3g of its peak-to-peak (tolerance %.3g); the best iterate "
+                   "(period %d: %.3g in %s) has the Floquet multipliers %s%s%s; %d transient periods from it: %s; "
+                   "%s", it, T, p->zname[I->worst], I->residual, po->tol, p->itbest, p->rbest,
+                   p->zname[p->worstb], I->floquet ? mus : "(not computed)", mode, stall, NSC_PSS_PROBE, tail,
+                   k ? per : no_orbit_hint(p, c));
 }
 
 /* The periodic AC (pac.h) around the solution p->z at ts: one period per
@@ -592,6 +713,7 @@ static void pss_free(pss *p)
     free(p->zmin); free(p->zmax); free(p->lpk); free(p->J); free(p->F); free(p->x); free(p->dx);
     free(p->A); free(p->B); free(p->Facc); free(p->ms); free(p->Phiacc);
     free(p->sw); free(p->sw1); free(p->ipiv); free(p->wr); free(p->wi); free(p->xs);
+    free(p->Jb); free(p->zb); free(p->lb); free(p->swb);
 }
 
 /* The layout (unknowns, pairs, switches, differential unknowns) and work arrays. */
@@ -630,11 +752,15 @@ static nsc_status pss_init(pss *p, const nsc_lcs *L)
     p->wr = nsc_calloc(nd, sizeof(double));
     p->wi = nsc_calloc(nd, sizeof(double));
     p->xs = nsc_calloc(nd, sizeof(double));
+    p->Jb = nsc_calloc(nd * nd, sizeof(double));
+    p->zb = nsc_calloc((size_t)n + 1, sizeof(double));
+    p->lb = nsc_calloc((size_t)m + 1, sizeof(double));
+    p->swb = nsc_calloc((size_t)p->nsw + 1, 1);
     p->sw = nsc_calloc((size_t)p->nsw + 1, 1);
     p->sw1 = nsc_calloc((size_t)p->nsw + 1, 1);
     if (!p->z || !p->z1 || !p->lpk || !p->zmin || !p->zmax || !p->l || !p->l1 || !p->S || !p->J || !p->F || !p->x || !p->dx
         || !p->A || !p->B || !p->Facc || !p->ms || !p->Phiacc || !p->ipiv || !p->sw || !p->sw1
-        || !p->wr || !p->wi || !p->xs)
+        || !p->wr || !p->wi || !p->xs || !p->Jb || !p->zb || !p->lb || !p->swb)
         return nsc_oom(p->r);
     return NSC_OK;
 }
