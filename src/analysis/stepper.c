@@ -157,6 +157,14 @@ nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw,
 
 void nsc_pcache_free(nsc_pcache *C, nsc_sim_stats *st)
 {
+    nsc_nlstat *ns = C->L ? C->L->nls : NULL;
+    if (st && ns) {                                            /* Newton's counts, taken once */
+        st->nl_solves += ns->solves;
+        st->nl_iters += ns->iters;
+        st->nl_fails += ns->fails;
+        if (ns->maxit > st->nl_maxit) st->nl_maxit = ns->maxit;
+        ns->solves = ns->iters = ns->fails = ns->maxit = 0;
+    }
     for (int k = 0; k < C->n; k++) {
         pcache_count(C->P[k], st);
         nsc_onestep_free(C->P[k]);

@@ -64,6 +64,29 @@ typedef struct nsc_switch {
     double on_above, off_below;
 } nsc_switch;
 
+/* A smooth function u = f(z) of the unknowns (a B source's nonlinear part,
+ * circuit.h nsc_bsmooth): row `row` is 0 = -u + f(z[in[0]], .., z[in[nin-1]]),
+ * u = z[row], an exact algebraic row (theta 1 in every scheme). A holds -1 at
+ * (row, row) and the pattern (row, in[q]); the Newton iteration of the one-step
+ * problem (solve/onestep_nl.c) writes there J_q = df/dz_in[q] at its iterate zk,
+ * and s0[row] = f(zk) - J zk: A and s0 hold the linearisation at the last
+ * iterate (at a converged operating point, the small-signal model). */
+typedef struct nsc_smooth {
+    int el, row, nin;
+    int *in;                   /* [nin] z indices, distinct (malloc'd) */
+    const nsc_xinstr *code;    /* points into the circuit's B program */
+    int ncode, depth;          /* depth: nsc_xdepth of code */
+} nsc_smooth;
+
+/* The Newton iterations of the one-step problems of an LCS (onestep_nl.c):
+ * solves (one per one-step problem solved), iterations in all, failures (no
+ * convergence), the most iterations one solve took. */
+typedef struct nsc_nlstat {
+    long solves, iters, fails;
+    int maxit;
+    double *z;     /* [n] the last converged iterate (zeros at first): where a static solve starts */
+} nsc_nlstat;
+
 typedef struct nsc_lcs {
     nsc_asm_mode mode;
     int n;          /* unknowns z */
@@ -97,6 +120,10 @@ typedef struct nsc_lcs {
 
     int nsw;              /* switched conductances (A holds their off state) */
     nsc_switch *sw;       /* [nsw] */
+
+    int nsm;              /* smooth functions (0: a linear complementarity system, no Newton) */
+    nsc_smooth *sm;       /* [nsm] */
+    nsc_nlstat *nls;      /* their Newton counters (NULL when nsm = 0); written through const L */
 
     struct nsc_klu_syms *syms;  /* the KLU analyses of the one-step problems of L, by
                                    pattern (solve/la_klu.h), shared by every problem and
