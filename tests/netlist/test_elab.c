@@ -455,8 +455,8 @@ Test(elab, element_errors)
     bad("t\nE1 a 0 b 0\n", "t.cir:2:1: error: missing gain for VCVS e1");
     bad("t\nE1 a 0 value={v(b)*abs(v(a))}\n", "t.cir:2:19: error: product of two node voltages or currents with a "
         "nonsmooth part (a comparison, abs, min, ...) or time is neither piecewise-linear nor smooth: 'v(b)*abs(v(a))'");
-    bad("t\nE1 a 0 poly(1) b 0 1 2 3\n", "t.cir:2:24: error: POLY(1) of e1: coefficient 2 is of degree 2 or more (a "
-        "product of control voltages), not supported: only c0 + c1 x1 + ... + cn xn");   /* issue 28 item 8 */
+    bad("t\nE1 a 0 poly(1) b 0 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n",
+        "t.cir:2:86: error: POLY(1) of e1: coefficient 33 is of degree above 32");   /* issue 28 item 8: 2..32 smooth */
     bad("t\nG1 a 0 TABLE {V(b)} = (0,0) (1,1)\n", "t.cir:2:8: error: TABLE form is supported for E only, not for g1");
     bad("t\nE1 a 0 TABLE {V(b)} = (1,0) (0,1)\n", "t.cir:2:8: error: TABLE x values of e1 must be non-decreasing (0 after 1)");
     bad("t\nE1 a 0 TABLE {b} = (1,0) (2,1)\n", "t.cir:2:14: error: TABLE of e1: the control must be {V(node)} or {V(node,node)}");
@@ -1113,9 +1113,17 @@ Test(elab, poly_sources_linear_terms)
     cr_assert_eq(el(c, "g1")->kind, NSC_EL_BI);
     near(el(c, "g1")->bsrc->out.c, 1e-3);
     done(c);
-    bad("t\nV1 a 0 1\nV2 b 0 2\nE1 s 0 POLY(2) a 0 b 0 0.5 2 -1 0 0.1\nR1 s 0 1\n.op\n",
-        "t.cir:4:35: error: POLY(2) of e1: coefficient 4 is of degree 2 or more (a product of control voltages), not "
-        "supported: only c0 + c1 x1 + ... + cn xn");
+    /* degree 2 (issue 27 item 3): coefficient 4 is x1 x2's; the polynomial, nonlinear, is one smooth
+     * function of V(a), V(b): 0.5 + 2 x1 - x2 + 0.1 x1 x2 */
+    c = rd("t\nV1 a 0 1\nV2 b 0 2\nE1 s 0 POLY(2) a 0 b 0 0.5 2 -1 0 0.1\nR1 s 0 1\n.op\n");
+    e = el(c, "e1");
+    cr_assert(e->bsrc && e->bsrc->nsm == 1 && e->bsrc->sm[0].nin == 2);
+    const nsc_bsmooth *sm = &e->bsrc->sm[0];
+    double x[2], stk[16];
+    for (int q = 0; q < 2; q++) x[q] = sm->in[q].idx == nd(c, "a") ? 3 : 5;
+    nsc_xload ld = { 0, x, NULL };
+    near(nsc_xrun(sm->code, sm->ncode, &ld, stk), 0.5 + 2 * 3 - 5 + 0.1 * 3 * 5);
+    done(c);
     bad("t\nV1 a 0 1\nE1 s 0 POLY(2) a 0 1\nR1 s 0 1\n.op\n", "t.cir:3:8: error: POLY(2) of e1 needs 4 control nodes");
 }
 
