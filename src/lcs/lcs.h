@@ -198,6 +198,13 @@ void nsc_dev_check(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, ns
  * A run need only track the peaks of those. */
 int nsc_dev_check_pairs(const nsc_lcs *L, const nsc_circuit *c, char *mark);
 
+/* The smooth functions of L (nsc_smooth) linearised at z[n]: A[row][in[q]] =
+ * df/dz_in[q], s0[row] = f(z) - J z for each (written through the const L:
+ * the values, never the pattern). 0, or -1 when a value or derivative is not
+ * finite (or out of memory). The Newton iteration of the one-step problem
+ * calls it at each iterate (solve/onestep_nl.c); .ac at the operating point. */
+int nsc_lcs_smooth_at(const nsc_lcs *L, const double *z);
+
 /* Write E A B C D (CSC, Matrix Market), s0/Ss and e0/Se, and names.txt (unknowns
  * and pairs) into directory dir (created if missing). */
 nsc_status nsc_lcs_dump(const nsc_lcs *L, const char *dir, nsc_report *r);

@@ -23,65 +23,32 @@
 
 #include "onestep_mode.h"
 
-/* position of entry (i, j) of CSC A, -1 when not stored */
-static int sp_pos(const nsc_sparse *A, int i, int j)
-{
-    int lo = A->p[j], hi = A->p[j + 1] - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (A->i[mid] == i) return mid;
-        if (A->i[mid] < i) lo = mid + 1;
-        else hi = mid - 1;
-    }
-    return -1;
-}
-
 /* A(i, j) = x where stored (W, TA: NULL skipped); 0, -1 when A lacks the entry */
 static int sp_set(nsc_sparse *A, int i, int j, double x)
 {
     if (!A) return 0;
-    int k = sp_pos(A, i, j);
+    int k = nsc_sp_pos(A, i, j);
     if (k < 0) return -1;
     A->x[k] = x;
     return 0;
 }
 
-/* f and J of smooth function S at zk into A, s0 (L) and W, TA, sc (P).
- * 0, or -1 when f or J is not finite or an entry is missing. */
-static int lin_one(nsc_onestep *P, const nsc_smooth *S, const double *zk, double *work)
-{
-    const nsc_lcs *L = P->L;
-    double *x = work, *g = x + S->nin, *st = g + S->nin, *dst = st + S->depth + 1;
-    for (int q = 0; q < S->nin; q++) x[q] = zk[S->in[q]];
-    double f = nsc_xrun_grad(S->code, S->ncode, x, S->nin, st, dst, g), c = f;
-    if (!isfinite(f)) return -1;
-    for (int q = 0; q < S->nin; q++) {
-        if (!isfinite(g[q])) return -1;
-        c -= g[q] * x[q];                                       /* c = f(zk) - J zk */
-        if (sp_set(L->A, S->row, S->in[q], g[q]) || sp_set(P->W, S->row, S->in[q], -g[q])
-            || sp_set(P->TA, S->row, S->in[q], g[q]))
-            return -1;
-    }
-    L->s0[S->row] = c;
-    P->sc[S->row] = c;                                          /* T s0 = s0 on this row */
-    return 0;
-}
-
-/* The problem linearised at zk: every smooth row, then W refactored and the
- * modes marked for refilling. 0, or -1 (not finite, singular, no memory). */
+/* The problem linearised at zk: L's smooth rows (nsc_lcs_smooth_at), their
+ * values into W, Theta A and T s0 (rows of theta 1 that T leaves alone), then
+ * W refactored and the modes marked for refilling. 0, or -1 (not finite,
+ * singular, no memory). */
 static int relin(nsc_onestep *P, const double *zk)
 {
     const nsc_lcs *L = P->L;
-    size_t need = 0;
+    if (nsc_lcs_smooth_at(L, zk)) return -1;
     for (int k = 0; k < L->nsm; k++) {
-        size_t w = (size_t)(2 * L->sm[k].nin + (L->sm[k].depth + 1) * (L->sm[k].nin + 1));
-        if (w > need) need = w;
+        const nsc_smooth *S = &L->sm[k];
+        for (int q = 0; q < S->nin; q++) {
+            double g = L->A->x[nsc_sp_pos(L->A, S->row, S->in[q])];
+            if (sp_set(P->W, S->row, S->in[q], -g) || sp_set(P->TA, S->row, S->in[q], g)) return -1;
+        }
+        P->sc[S->row] = L->s0[S->row];
     }
-    double *work = malloc(sizeof(double) * (need + 1));
-    int bad = !work;
-    for (int k = 0; k < L->nsm && !bad; k++) bad = lin_one(P, &L->sm[k], zk, work);
-    free(work);
-    if (bad) return -1;
     free(P->WiB); P->WiB = NULL;                                 /* the dense path, formed when needed */
     free(P->M); P->M = NULL;
     nsc_mode_renew(P);
