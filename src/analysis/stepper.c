@@ -234,6 +234,12 @@ void nsc_step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, dou
         len += (size_t)w;
         shown++;
     }
+    for (int k = 0; info->st == NSC_LCP_NEWTON && k < L->nsm && shown < 12; k++) {   /* the smooth functions' unknowns */
+        int w = snprintf(dev + len, sizeof dev - len, "%s%s", shown ? " " : "", L->zname[L->sm[k].row]);
+        if (w < 0 || (size_t)w >= sizeof dev - len) break;
+        len += (size_t)w;
+        shown++;
+    }
     nsc_err(r, NSC_ESIM, NULL,
             "time %.9g s: the one-step problem (%d complementarity pairs) was not solved by %s (%s); "
             "devices: %s; residual %.3g",

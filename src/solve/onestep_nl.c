@@ -91,6 +91,7 @@ static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, double *
         }
     }
     ns->fails++;
+    memset(info, 0, sizeof *info);
     info->st = NSC_LCP_NEWTON;
     memset(P->q, 0, sizeof(double) * (size_t)P->m);              /* no pair marked: the functions failed */
     return -1;

@@ -287,3 +287,22 @@ Test(smooth, ac_gain_at_operating_point)
     }
     tu_table_free(&t);
 }
+
+/* A smooth function that is not finite where the circuit sits (sqrt of -1 V)
+ * is a simulation failure (exit 3) naming the source's unknown and the
+ * Newton iteration, not a NaN waveform (its first version named no device and
+ * printed an uninitialised residual). */
+Test(smooth, not_finite_function_is_an_error)
+{
+    char cmd[2048], path[1024], *out = NULL;
+    snprintf(path, sizeof path, "%s/neg.cir", tmp);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("sqrt of a negative voltage\nV1 b 0 -1\nR1 b 0 1k\nB1 a 0 V=sqrt(V(b))\nR2 a 0 1k\n.tran 1u 10u\n.end\n", f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet neg.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
+    cr_assert(strstr(out, "error: time 0 s: the one-step problem") && strstr(out, "the Newton iteration of its smooth")
+              && strstr(out, "devices: i(b1)#1; residual 0"), "%s", out);
+    free(out);
+}
