@@ -230,9 +230,10 @@ static void ac_probe(const ac_sys *S, const nsc_lin *f, const char *sw, double o
 }
 
 /* The operating point of c: its mode[m] and switch states sw[nsw] (of the OP
- * LCS, whose pairs and switches are the transient's). */
+ * LCS, whose pairs and switches are the transient's), and when zop is given
+ * its unknowns *zop[nop] (the transient's layout first: lcs.h). */
 static nsc_status ac_op(const nsc_circuit *c, double gmin, nsc_solver solver, char **mode, char **sw, int *m,
-                        int *nsw, nsc_report *r)
+                        int *nsw, double **zop, nsc_report *r)
 {
     nsc_lcs *L = NULL;
     nsc_pcache cache;
@@ -251,6 +252,8 @@ static nsc_status ac_op(const nsc_circuit *c, double gmin, nsc_solver solver, ch
         double *z = buf, *sv = z + L->n, *l = sv + L->n, *e = l + L->m, *w = e + L->m;
         nsc_lcs_sources_dc(L, w, sv, e);
         s = nsc_op_point(c, &cache, solver, gmin, 1, w, sv, e, z, l, *sw, *mode, r);
+        if (!s && zop && !(*zop = nsc_calloc((size_t)L->n + 1, sizeof **zop))) s = nsc_oom(r);
+        if (!s && zop) memcpy(*zop, z, sizeof **zop * (size_t)L->n);
     }
     free(buf);
     nsc_pcache_free(&cache, NULL);
@@ -301,9 +304,14 @@ nsc_status nsc_run_ac(const nsc_circuit *c, double gmin, nsc_solver solver, cons
     nsc_ac_result *R = NULL;
     ac_sys S;
     memset(&S, 0, sizeof S);
-    nsc_status s = ac_op(c, gmin, solver, &mode, &sw, &m, &nsw, r);
+    double *zop = NULL;
+    nsc_status s = ac_op(c, gmin, solver, &mode, &sw, &m, &nsw, &zop, r);
     if (!s) s = nsc_lcs_assemble(c, NSC_ASM_TRAN, gmin, &L, r);
     if (!s && (L->m != m || L->nsw != nsw)) s = nsc_err(r, NSC_ESIM, NULL, ".ac: pairs differ between OP and transient");
+    if (!s && L->nsm && nsc_lcs_smooth_at(L, zop))                 /* smooth functions: their tangent at the OP */
+        s = nsc_err(r, NSC_ESIM, NULL, ".ac: a smooth function of a behavioural source is not finite at the "
+                    "operating point");
+    free(zop);
     if (!s) s = ac_sys_new(&S, c, L, mode, sw, r);
     if (!s && !(f = nsc_calloc((size_t)np + 1, sizeof *f))) s = nsc_oom(r);
     for (; !s && nf < np; nf++) s = nsc_lcs_probe(L, c, &p[nf], &f[nf], r);

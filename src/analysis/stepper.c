@@ -161,6 +161,14 @@ nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw,
 
 void nsc_pcache_free(nsc_pcache *C, nsc_sim_stats *st)
 {
+    nsc_nlstat *ns = C->L ? C->L->nls : NULL;
+    if (st && ns) {                                            /* Newton's counts, taken once */
+        st->nl_solves += ns->solves;
+        st->nl_iters += ns->iters;
+        st->nl_fails += ns->fails;
+        if (ns->maxit > st->nl_maxit) st->nl_maxit = ns->maxit;
+        ns->solves = ns->iters = ns->fails = ns->maxit = 0;
+    }
     for (int k = 0; k < C->n; k++) {
         pcache_count(C->P[k], st);
         nsc_onestep_free(C->P[k]);
@@ -226,6 +234,12 @@ void nsc_step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, dou
         const char *name = L->pair_name[j];
         if (strstr(dev, name)) continue;
         int w = snprintf(dev + len, sizeof dev - len, "%s%s", shown ? " " : "", name);
+        if (w < 0 || (size_t)w >= sizeof dev - len) break;
+        len += (size_t)w;
+        shown++;
+    }
+    for (int k = 0; info->st == NSC_LCP_NEWTON && k < L->nsm && shown < 12; k++) {   /* the smooth functions' unknowns */
+        int w = snprintf(dev + len, sizeof dev - len, "%s%s", shown ? " " : "", L->zname[L->sm[k].row]);
         if (w < 0 || (size_t)w >= sizeof dev - len) break;
         len += (size_t)w;
         shown++;

@@ -62,6 +62,10 @@ typedef struct nsc_sim_stats {
     long mode_cached;    /* mode systems found factored in the mode cache */
     int n, m;            /* unknowns, complementarity pairs */
     double max_residual;
+    long nl_solves;      /* one-step problems solved by Newton (smooth B-source functions, onestep_nl.c) */
+    long nl_iters;       /* their Newton iterations in all (each a linear complementarity solve) */
+    long nl_fails;       /* of them, not converged (the step retried shorter, or the run's error) */
+    int nl_maxit;        /* the most iterations one problem took */
 } nsc_sim_stats;
 
 /* Transient: probes (n > 0) define the columns. Returns NSC_OK with a complete

@@ -173,6 +173,10 @@ static void stats_add(nsc_sim_stats *a, const nsc_sim_stats *b)
     a->lcps += b->lcps;
     a->pivots += b->pivots;
     a->factorizations += b->factorizations;
+    a->nl_solves += b->nl_solves;
+    a->nl_iters += b->nl_iters;
+    a->nl_fails += b->nl_fails;
+    if (b->nl_maxit > a->nl_maxit) a->nl_maxit = b->nl_maxit;
     a->switch_events += b->switch_events;
     a->mode_factor += b->mode_factor;
     a->mode_cached += b->mode_cached;

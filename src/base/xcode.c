@@ -66,3 +66,77 @@ int nsc_xdepth(const nsc_xinstr *code, int n)
     }
     return peak;
 }
+
+/* the chain rule of one operator on the slots a = st[sp-2], b = st[sp-1]
+ * (binary) or a = st[sp-1] (NEG, CALL of one argument) with their gradients
+ * da, db (np each): da becomes the gradient of the result. 0, or -1 when the
+ * operator has no derivative here. */
+static int grad_binary(nsc_xop op, double a, double b, double *da, const double *db, int np)
+{
+    switch (op) {
+    case NSC_XOP_ADD: for (int k = 0; k < np; k++) da[k] += db[k]; return 0;
+    case NSC_XOP_SUB: for (int k = 0; k < np; k++) da[k] -= db[k]; return 0;
+    case NSC_XOP_MUL: for (int k = 0; k < np; k++) da[k] = b * da[k] + a * db[k]; return 0;   /* (ab)' */
+    case NSC_XOP_DIV: for (int k = 0; k < np; k++) da[k] = (da[k] - a / b * db[k]) / b; return 0;   /* (a/b)' */
+    case NSC_XOP_POW: {
+        double x[2] = { a, b }, d[2];
+        nsc_xfn_at(nsc_xfn_find("pow"))->df(x, d);
+        for (int k = 0; k < np; k++) da[k] = d[0] * da[k] + (db[k] != 0 ? d[1] * db[k] : 0);
+        return 0;
+    }
+    default: return -1;
+    }
+}
+
+/* CALL of f on the nargs slots x[0 ..) with gradients dx (np each): x[0], dx[0 .. np) the result */
+static int grad_call(const nsc_xfn *f, double *x, double *dx, int np)
+{
+    double d[NSC_XFN_MAXARGS], v;
+    if (!f->df) return -1;
+    f->df(x, d);
+    v = f->f(x);
+    for (int k = 0; k < np; k++) {
+        double s = 0;
+        for (int a = 0; a < f->nargs; a++)
+            if (dx[a * np + k] != 0) s += d[a] * dx[a * np + k];   /* (a zero partial adds nothing, even at d = inf) */
+        dx[k] = s;
+    }
+    x[0] = v;
+    return 0;
+}
+
+double nsc_xrun_grad(const nsc_xinstr *code, int n, const double *probe, int np, double *st, double *dst, double *g)
+{
+    int sp = 0, bad = 0;                               /* st[0 .. sp) values, dst[q np ..] their gradients */
+    for (int k = 0; k < n && !bad; k++) {
+        const nsc_xinstr *in = &code[k];
+        double *d = dst + (size_t)sp * np;
+        switch (in->op) {
+        case NSC_XOP_NUM: case NSC_XOP_PROBE:
+            st[sp] = in->op == NSC_XOP_NUM ? in->num : probe[in->arg];
+            for (int q = 0; q < np; q++) d[q] = in->op == NSC_XOP_PROBE && q == in->arg;
+            sp++;
+            break;
+        case NSC_XOP_NEG:
+            st[sp - 1] = -st[sp - 1];
+            for (int q = 0; q < np; q++) d[q - np] = -d[q - np];
+            break;
+        case NSC_XOP_CALL:
+            sp -= in->nargs - 1;
+            bad = grad_call(nsc_xfn_at(in->arg), &st[sp - 1], dst + (size_t)(sp - 1) * np, np);
+            break;
+        default:
+            if (sp < 2) { bad = 1; break; }
+            bad = grad_binary(in->op, st[sp - 2], st[sp - 1], d - 2 * np, d - np, np);
+            if (!bad) st[sp - 2] = nsc_xbinary(in->op, st[sp - 2], st[sp - 1]);
+            sp--;
+            break;
+        }
+    }
+    if (bad || sp != 1) {
+        for (int q = 0; q < np; q++) g[q] = NAN;
+        return NAN;
+    }
+    for (int q = 0; q < np; q++) g[q] = dst[q];
+    return st[0];
+}

@@ -42,6 +42,15 @@ typedef struct nsc_xload {
  * stack has at least nsc_xdepth(code, n) slots. */
 double nsc_xrun(const nsc_xinstr *code, int n, const nsc_xload *ld, double *stack);
 
+/* The value of code[0 .. n) at probe[0 .. np) (loads NUM and PROBE only) and
+ * its gradient g[k] = d value / d probe[k], k < np, in forward mode: each
+ * stack slot carries its value and its np partial derivatives, the operators
+ * apply the chain rule (a^b: b a^(b-1) a' + a^b ln(a) b', the second term only
+ * where b' != 0), a function its registry derivative (base/xfn.h df). NaN
+ * (value and g) for code with other loads, operators or functions without
+ * a derivative. st has nsc_xdepth slots, dst nsc_xdepth * np. */
+double nsc_xrun_grad(const nsc_xinstr *code, int n, const double *probe, int np, double *st, double *dst, double *g);
+
 /* a op b for the binary operators ADD .. POW, LT .. OR (comparisons 1 or 0):
  * the one definition of their values (also .param's, nl_expr.c). */
 double nsc_xbinary(nsc_xop op, double a, double b);

@@ -19,6 +19,31 @@ static double f_cosh(const double *x) { return cosh(x[0]); }
 static double f_tanh(const double *x) { return tanh(x[0]); }
 static double f_pow(const double *x) { return pow(x[0], x[1]); }
 static double f_atan2(const double *x) { return atan2(x[0], x[1]); }
+/* derivatives of the smooth ones: d[i] = df/dx_i */
+static void d_sqrt(const double *x, double *d) { d[0] = 0.5 / sqrt(x[0]); }
+static void d_exp(const double *x, double *d) { d[0] = exp(x[0]); }
+static void d_log(const double *x, double *d) { d[0] = 1 / x[0]; }
+static void d_log10(const double *x, double *d) { d[0] = 1 / (x[0] * log(10.0)); }
+static void d_sin(const double *x, double *d) { d[0] = cos(x[0]); }
+static void d_cos(const double *x, double *d) { d[0] = -sin(x[0]); }
+static void d_tan(const double *x, double *d) { double c = cos(x[0]); d[0] = 1 / (c * c); }
+static void d_asin(const double *x, double *d) { d[0] = 1 / sqrt(1 - x[0] * x[0]); }
+static void d_acos(const double *x, double *d) { d[0] = -1 / sqrt(1 - x[0] * x[0]); }
+static void d_atan(const double *x, double *d) { d[0] = 1 / (1 + x[0] * x[0]); }
+static void d_sinh(const double *x, double *d) { d[0] = cosh(x[0]); }
+static void d_cosh(const double *x, double *d) { d[0] = sinh(x[0]); }
+static void d_tanh(const double *x, double *d) { double t = tanh(x[0]); d[0] = 1 - t * t; }
+static void d_pow(const double *x, double *d)           /* a^b: b a^(b-1), a^b ln a (0 at a = 0) */
+{
+    d[0] = x[1] == 0 ? 0 : x[1] * pow(x[0], x[1] - 1);
+    d[1] = x[0] > 0 ? pow(x[0], x[1]) * log(x[0]) : 0;
+}
+static void d_atan2(const double *x, double *d)         /* atan2(y, x): (x, -y) / (x^2 + y^2) */
+{
+    double r2 = x[0] * x[0] + x[1] * x[1];
+    d[0] = x[1] / r2;
+    d[1] = -x[0] / r2;
+}
 static double f_abs(const double *x) { return fabs(x[0]); }
 static double f_u(const double *x) { return x[0] > 0 ? 1 : x[0] < 0 ? 0 : 0.5; }    /* ngspice's B source: u(0) = 1/2 */
 static double f_uramp(const double *x) { return x[0] > 0 ? x[0] : 0; }
@@ -35,19 +60,19 @@ static double f_ceil(const double *x) { return ceil(x[0]); }
 
 /* The order within a class is the order messages list them in. */
 static const nsc_xfn FN[] = {
-    { "sqrt", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_sqrt },    { "exp", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_exp },
-    { "log", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_log },      { "ln", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_log },
-    { "log10", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_log10 },  { "sin", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_sin },
-    { "cos", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_cos },      { "tan", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_tan },
-    { "asin", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_asin },    { "acos", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_acos },
-    { "atan", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_atan },    { "sinh", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_sinh },
-    { "cosh", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_cosh },    { "tanh", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_tanh },
-    { "pow", 2, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_pow },      { "atan2", 2, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_atan2 },
-    { "abs", 1, NSC_XFN_PWL, NSC_XFN_SAME, f_abs },        { "u", 1, NSC_XFN_PWL, NSC_XFN_SIGN, f_u },
-    { "uramp", 1, NSC_XFN_PWL, NSC_XFN_SAME, f_uramp },    { "sgn", 1, NSC_XFN_PWL, NSC_XFN_SIGN, f_sgn },
-    { "min", 2, NSC_XFN_PWL, NSC_XFN_SAME, f_min },        { "max", 2, NSC_XFN_PWL, NSC_XFN_SAME, f_max },
-    { "limit", 3, NSC_XFN_PWL, NSC_XFN_SAME, f_limit },    { "if", 3, NSC_XFN_PWL, NSC_XFN_SELECT, f_if },
-    { "floor", 1, NSC_XFN_NUM, NSC_XFN_SAME, f_floor },    { "ceil", 1, NSC_XFN_NUM, NSC_XFN_SAME, f_ceil },
+    { "sqrt", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_sqrt, d_sqrt },    { "exp", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_exp, d_exp },
+    { "log", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_log, d_log },      { "ln", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_log, d_log },
+    { "log10", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_log10, d_log10 },  { "sin", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_sin, d_sin },
+    { "cos", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_cos, d_cos },      { "tan", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_tan, d_tan },
+    { "asin", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_asin, d_asin },    { "acos", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_acos, d_acos },
+    { "atan", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_atan, d_atan },    { "sinh", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_sinh, d_sinh },
+    { "cosh", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_cosh, d_cosh },    { "tanh", 1, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_tanh, d_tanh },
+    { "pow", 2, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_pow, d_pow },      { "atan2", 2, NSC_XFN_SMOOTH, NSC_XFN_ONE, f_atan2, d_atan2 },
+    { "abs", 1, NSC_XFN_PWL, NSC_XFN_SAME, f_abs, NULL },        { "u", 1, NSC_XFN_PWL, NSC_XFN_SIGN, f_u, NULL },
+    { "uramp", 1, NSC_XFN_PWL, NSC_XFN_SAME, f_uramp, NULL },    { "sgn", 1, NSC_XFN_PWL, NSC_XFN_SIGN, f_sgn, NULL },
+    { "min", 2, NSC_XFN_PWL, NSC_XFN_SAME, f_min, NULL },        { "max", 2, NSC_XFN_PWL, NSC_XFN_SAME, f_max, NULL },
+    { "limit", 3, NSC_XFN_PWL, NSC_XFN_SAME, f_limit, NULL },    { "if", 3, NSC_XFN_PWL, NSC_XFN_SELECT, f_if, NULL },
+    { "floor", 1, NSC_XFN_NUM, NSC_XFN_SAME, f_floor, NULL },    { "ceil", 1, NSC_XFN_NUM, NSC_XFN_SAME, f_ceil, NULL },
 };
 enum { NFN = sizeof FN / sizeof FN[0] };
 

@@ -31,6 +31,10 @@ typedef struct nsc_xfn {
     nsc_xfn_class cls;
     nsc_xfn_unit unit;
     double (*f)(const double *x);   /* value at x[0 .. nargs) (no check: NaN, inf pass) */
+    /* the smooth ones (NULL for the others): the partial derivatives
+     * d[i] = df/dx_i at x[0 .. nargs) (the Newton iteration of a B source's
+     * smooth function of unknowns, xcode.c nsc_xrun_grad) */
+    void (*df)(const double *x, double *d);
 } nsc_xfn;
 
 /* The id (>= 0) of the built-in function name (lower case), -1 if none. */

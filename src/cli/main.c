@@ -683,6 +683,10 @@ static void print_stats(const nsc_sim_stats *st, const nsc_tran_opts *o)
     fprintf(stderr, "nscircuit: mode hits %ld, misses %ld (%ld settled by the active set, %ld pivoted); "
                     "mode systems factored %ld, found in the mode cache %ld\n",
             st->mode_hits, st->steps - st->mode_hits, st->active_set, st->lcps, st->mode_factor, st->mode_cached);
+    if (st->nl_solves)
+        fprintf(stderr, "nscircuit: Newton (smooth functions): %ld problems solved in %ld iterations (%.2f per "
+                        "problem, at most %d), %ld not converged\n", st->nl_solves, st->nl_iters,
+                (double)st->nl_iters / (double)st->nl_solves, st->nl_maxit, st->nl_fails);
 }
 
 /* The summary on stderr (cli.md: the --stats first line is fixed). */

@@ -14,8 +14,13 @@
  *     unique by eps = NSC_STEP_EPS (1e-12 of z's unit; nl_pwl.c writes >= as
  *     1 - H);
  * z and out affine in node voltages (A / C), voltage-source branch currents
- * (A / C), earlier auxiliaries (B / D) and the program's smooth functions of
- * time, the element's own sources w_k (Ss / Se). */
+ * (A / C), earlier auxiliaries (B / D), the program's smooth functions of
+ * time, the element's own sources w_k (Ss / Se), and its smooth functions of
+ * unknowns s_k (nsc_bsmooth), each a further branch unknown u_k after i:
+ *
+ *   0 = -u_k + s_k(inputs)      (nsc_st_smooth: linearised by Newton, onestep_nl.c)
+ *
+ * A program without them stamps exactly what it did before they existed. */
 #include <stdlib.h>
 
 #include "device.h"
@@ -42,7 +47,7 @@ static nsc_status b_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     int *po = pairs_of(e->bsrc, 0, &np);
     if (!po) return nsc_oom(ctx->r);
     free(po);
-    need->nbranch = 1;
+    need->nbranch = 1 + e->bsrc->nsm;                        /* i, then u_k */
     need->npair = np;
     need->nsrc = e->bsrc->ntw;                                /* its functions of time */
     if (e->kind == NSC_EL_BI) {
@@ -54,10 +59,11 @@ static nsc_status b_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     return NSC_OK;
 }
 
-/* s * (terms of f) into row `row`: z terms into Mz, auxiliaries into Ml, the
- * functions of time (sources src0 + k) into Mw */
+/* s * (terms of f) into row `row`: z terms into Mz (the smooth functions'
+ * unknowns u_k at z index sm0 + k), auxiliaries into Ml, the functions of time
+ * (sources src0 + k) into Mw */
 static void st_terms(nsc_builder *b, const nsc_bprog *p, const int *po, nsc_stmat Mz, nsc_stmat Ml, nsc_stmat Mw,
-                     int src0, int row, const nsc_baff *f, double s)
+                     int src0, int sm0, int row, const nsc_baff *f, double s)
 {
     for (int k = f->t0; k < f->t0 + f->nt; k++) {
         const nsc_bterm *t = &p->term[k];
@@ -65,8 +71,25 @@ static void st_terms(nsc_builder *b, const nsc_bprog *p, const int *po, nsc_stma
         if (t->kind == NSC_BT_V) nsc_st(b, Mz, row, nsc_zn(t->idx), x);
         else if (t->kind == NSC_BT_I) nsc_st(b, Mz, row, b->el_branch[p->elref[t->idx]], x);
         else if (t->kind == NSC_BT_W) nsc_st(b, Mw, row, src0 + t->idx, x);
+        else if (t->kind == NSC_BT_S) nsc_st(b, Mz, row, sm0 + t->idx, x);
         else nsc_st(b, Ml, row, po[t->idx], x);
     }
+}
+
+/* the smooth functions' rows 0 = -u_k + s_k(inputs), u_k = z[branch + 1 + k] */
+static nsc_status b_stamp_smooth(nsc_builder *b, int ei, const nsc_dev_slots *s)
+{
+    const nsc_bprog *p = b->c->el[ei].bsrc;
+    for (int k = 0; k < p->nsm; k++) {
+        const nsc_bsmooth *f = &p->sm[k];
+        int *in = malloc(sizeof *in * ((size_t)f->nin + 1));
+        if (!in) { b->nomem = 1; return NSC_OK; }
+        for (int q = 0; q < f->nin; q++)
+            in[q] = f->in[q].kind == NSC_BT_V ? nsc_zn(f->in[q].idx) : b->el_branch[p->elref[f->in[q].idx]];
+        nsc_st_smooth(b, ei, s->branch + 1 + k, in, f->nin, f->code, f->ncode);
+        free(in);
+    }
+    return NSC_OK;
 }
 
 static nsc_status b_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
@@ -80,16 +103,16 @@ static nsc_status b_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     nsc_st_exact(b, row);
     if (e->kind == NSC_EL_BV) {
         nsc_st_vrow(b, row, e->node[0], e->node[1], 1.0);      /* 0 = v_a - v_b - out */
-        st_terms(b, p, po, NSC_ST_A, NSC_ST_B, NSC_ST_SS, s->src, row, &p->out, -1.0);
+        st_terms(b, p, po, NSC_ST_A, NSC_ST_B, NSC_ST_SS, s->src, s->branch + 1, row, &p->out, -1.0);
         nsc_st_s0(b, row, -p->out.c);
     } else {
         nsc_st(b, NSC_ST_A, row, row, -1.0);                   /* 0 = -i + out */
-        st_terms(b, p, po, NSC_ST_A, NSC_ST_B, NSC_ST_SS, s->src, row, &p->out, 1.0);
+        st_terms(b, p, po, NSC_ST_A, NSC_ST_B, NSC_ST_SS, s->src, s->branch + 1, row, &p->out, 1.0);
         nsc_st_s0(b, row, p->out.c);
     }
     for (int k = 0; k < p->nop; k++) {
         int j = po[k];
-        st_terms(b, p, po, NSC_ST_C, NSC_ST_D, NSC_ST_SE, s->src, j, &p->op[k].arg, -1.0);   /* y_j = ... - z */
+        st_terms(b, p, po, NSC_ST_C, NSC_ST_D, NSC_ST_SE, s->src, s->branch + 1, j, &p->op[k].arg, -1.0);   /* y_j = ... - z */
         nsc_st_e0(b, j, -p->op[k].arg.c);
         if (!p->op[k].step) {
             nsc_st(b, NSC_ST_D, j, j, 1.0);                    /* y = mu - z */
@@ -101,7 +124,7 @@ static nsc_status b_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
         }
     }
     free(po);
-    return NSC_OK;
+    return b_stamp_smooth(b, ei, s);
 }
 
 /* A relay (step a_k) whose argument reads the source's own output voltage

@@ -117,6 +117,8 @@ typedef struct nsc_builder {
     int nomem;                  /* set by a helper that could not allocate */
     nsc_switch *sw;             /* switched conductances registered so far (nsc_st_switch) */
     int nsw, capsw;
+    nsc_smooth *sm;             /* smooth functions registered so far (nsc_st_smooth) */
+    int nsm, capsm;
 } nsc_builder;
 
 /* z index of the voltage of circuit node k (-1 for ground, whose stamps are dropped). */
@@ -155,6 +157,11 @@ int nsc_st_switch(nsc_builder *b, int el, int a, int k, double g_off, double g_o
  * branch current for a current-controlled switch. */
 int nsc_st_switch_z(nsc_builder *b, int el, int a, int k, double g_off, double g_on, int zc, int zd,
                     double on_above, double off_below);
+/* Smooth function of element el (lcs.h nsc_smooth): u = z[row] = f(z[in[0..nin)))
+ * by code[0..ncode) whose PROBE q loads z[in[q]]: stamps A[row][row] = -1 and
+ * the pattern (row, in[q]) (zero values, kept: the Newton iteration writes
+ * them), marks the row exact, registers the function (in copied). */
+void nsc_st_smooth(nsc_builder *b, int el, int row, const int *in, int nin, const nsc_xinstr *code, int ncode);
 
 /* ---- 0. binding: a model card read once, at elaboration ----
  * A device's parameters are a table of nsc_par: name, offset of a double in the

@@ -64,6 +64,29 @@ typedef struct nsc_switch {
     double on_above, off_below;
 } nsc_switch;
 
+/* A smooth function u = f(z) of the unknowns (a B source's nonlinear part,
+ * circuit.h nsc_bsmooth): row `row` is 0 = -u + f(z[in[0]], .., z[in[nin-1]]),
+ * u = z[row], an exact algebraic row (theta 1 in every scheme). A holds -1 at
+ * (row, row) and the pattern (row, in[q]); the Newton iteration of the one-step
+ * problem (solve/onestep_nl.c) writes there J_q = df/dz_in[q] at its iterate zk,
+ * and s0[row] = f(zk) - J zk: A and s0 hold the linearisation at the last
+ * iterate (at a converged operating point, the small-signal model). */
+typedef struct nsc_smooth {
+    int el, row, nin;
+    int *in;                   /* [nin] z indices, distinct (malloc'd) */
+    const nsc_xinstr *code;    /* points into the circuit's B program */
+    int ncode, depth;          /* depth: nsc_xdepth of code */
+} nsc_smooth;
+
+/* The Newton iterations of the one-step problems of an LCS (onestep_nl.c):
+ * solves (one per one-step problem solved), iterations in all, failures (no
+ * convergence), the most iterations one solve took. */
+typedef struct nsc_nlstat {
+    long solves, iters, fails;
+    int maxit;
+    double *z;     /* [n] the last converged iterate (zeros at first): where a static solve starts */
+} nsc_nlstat;
+
 typedef struct nsc_lcs {
     nsc_asm_mode mode;
     int n;          /* unknowns z */
@@ -97,6 +120,10 @@ typedef struct nsc_lcs {
 
     int nsw;              /* switched conductances (A holds their off state) */
     nsc_switch *sw;       /* [nsw] */
+
+    int nsm;              /* smooth functions (0: a linear complementarity system, no Newton) */
+    nsc_smooth *sm;       /* [nsm] */
+    nsc_nlstat *nls;      /* their Newton counters (NULL when nsm = 0); written through const L */
 
     struct nsc_klu_syms *syms;  /* the KLU analyses of the one-step problems of L, by
                                    pattern (solve/la_klu.h), shared by every problem and
@@ -173,6 +200,13 @@ int nsc_dev_refit(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc
  * element whose device has a check), 0 for the others; returns their number.
  * A run need only track the peaks of those. */
 int nsc_dev_check_pairs(const nsc_lcs *L, const nsc_circuit *c, char *mark);
+
+/* The smooth functions of L (nsc_smooth) linearised at z[n]: A[row][in[q]] =
+ * df/dz_in[q], s0[row] = f(z) - J z for each (written through the const L:
+ * the values, never the pattern). 0, or -1 when a value or derivative is not
+ * finite (or out of memory). The Newton iteration of the one-step problem
+ * calls it at each iterate (solve/onestep_nl.c); .ac at the operating point. */
+int nsc_lcs_smooth_at(const nsc_lcs *L, const double *z);
 
 /* Write E A B C D (CSC, Matrix Market), s0/Ss and e0/Se, and names.txt (unknowns
  * and pairs) into directory dir (created if missing). */

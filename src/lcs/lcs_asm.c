@@ -112,6 +112,23 @@ int nsc_st_switch_z(nsc_builder *b, int el, int a, int k, double g_off, double g
     return b->nsw++;
 }
 
+void nsc_st_smooth(nsc_builder *b, int el, int row, const int *in, int nin, const nsc_xinstr *code, int ncode)
+{
+    int *cp = nsc_calloc((size_t)nin + 1, sizeof *cp);
+    if (!cp || nsc_grow((void **)&b->sm, &b->capsm, b->nsm + 1, sizeof *b->sm)) {
+        free(cp);
+        b->nomem = 1;
+        return;
+    }
+    nsc_st(b, NSC_ST_A, row, row, -1.0);                     /* 0 = -u + f(z) */
+    for (int q = 0; q < nin; q++) {
+        cp[q] = in[q];
+        if (nsc_sp_entry(b->T[NSC_ST_A], row, in[q], 0.0)) b->nomem = 1;   /* the pattern of J */
+    }
+    nsc_st_exact(b, row);
+    b->sm[b->nsm++] = (nsc_smooth){ el, row, nin, cp, code, ncode, nsc_xdepth(code, ncode) };
+}
+
 int nsc_lcs_switch_update_at(const nsc_lcs *L, const double *z, char *sw, int op)
 {
     int changed = 0;
@@ -150,6 +167,10 @@ void nsc_lcs_free(nsc_lcs *L)
     nsc_klu_syms_free(L->syms);
     free(L->gmin_node);
     free(L->sw);
+    for (int k = 0; k < L->nsm; k++) free(L->sm[k].in);
+    free(L->sm);
+    if (L->nls) free(L->nls->z);
+    free(L->nls);
     free(L);
 }
 
@@ -175,6 +196,8 @@ static void work_free(asm_work *w)
 {
     for (int q = 0; q < 7; q++) nsc_sp_free(w->b.T[q]);
     free(w->b.sw);
+    for (int k = 0; k < w->b.nsm; k++) free(w->b.sm[k].in);
+    free(w->b.sm);
     free(w->need); free(w->uf); free(w->has_icv); free(w->icv);
     free(w->icloc); free(w->ic_branch); free(w->el_extra); free(w->el_src);
 }
@@ -385,6 +408,12 @@ static nsc_status stamp_all(asm_work *w, nsc_lcs *L, double gmin)
     L->sw = b->sw;
     L->nsw = b->nsw;
     b->sw = NULL;
+    if (b->nsm > 0 && (!(L->nls = nsc_calloc(1, sizeof *L->nls)) || !(L->nls->z = nsc_calloc((size_t)L->n, sizeof(double)))))
+        return nomem(w->r);
+    L->sm = b->sm;
+    L->nsm = b->nsm;
+    b->sm = NULL;
+    b->nsm = 0;
     nsc_sparse **dst[7] = {&L->E, &L->A, &L->B, &L->C, &L->D, &L->Ss, &L->Se};
     for (int q = 0; q < 7; q++)
         if (!(*dst[q] = nsc_sp_compress(b->T[q]))) return nomem(w->r);

@@ -118,5 +118,10 @@ void nsc_bprog_free(nsc_bprog *p)
     free(p->elref);
     for (int k = 0; k < p->ntw; k++) free(p->tw[k].code);
     free(p->tw);
+    for (int k = 0; k < p->nsm; k++) {
+        free(p->sm[k].code);
+        free(p->sm[k].in);
+    }
+    free(p->sm);
     free(p);
 }

@@ -93,16 +93,28 @@ typedef struct nsc_model {
  *   step: a_k = H(arg_k) in {0, 1}, H(0) = [0, 1] (two pairs: an ideal relay)
  * An affine form is c + sum of term[t0 .. t0+nt); a term may also be a smooth
  * function of time w_k(t) (tw[k]), which enters as an independent source. */
-typedef enum nsc_btkind { NSC_BT_V, NSC_BT_I, NSC_BT_AUX, NSC_BT_W } nsc_btkind;
+typedef enum nsc_btkind { NSC_BT_V, NSC_BT_I, NSC_BT_AUX, NSC_BT_W, NSC_BT_S } nsc_btkind;
 typedef struct nsc_bterm {
     nsc_btkind kind;
-    int idx;        /* V: node; I: index into elref; AUX: k; W: index into tw (a function of time) */
+    int idx;        /* V: node; I: index into elref; AUX: k; W: index into tw (a function of time);
+                       S: index into sm (a smooth function of unknowns) */
     double coef;
 } nsc_bterm;
 typedef struct nsc_baff {
     double c;
     int t0, nt;
 } nsc_baff;
+/* A smooth function s_k of node voltages and voltage-source currents that has
+ * no PWL form (V(a)*V(b), tanh(V(x)/1m), exp(...)): compiled code (base/xcode.h)
+ * whose PROBE q loads input in[q] (kind V or I only, distinct), differentiated
+ * by nsc_xrun_grad. The B source gives it an unknown u_k = s_k(inputs), solved
+ * by the Newton iteration of the one-step problem (solve/onestep_nl.c). */
+typedef struct nsc_bsmooth {
+    nsc_xinstr *code;
+    int ncode;
+    nsc_bterm *in;  /* [nin] coef unused (1) */
+    int nin;
+} nsc_bsmooth;
 typedef struct nsc_bop {
     int step;       /* 0 ramp, 1 step */
     nsc_baff arg;
@@ -118,6 +130,8 @@ typedef struct nsc_bprog {
     nsc_wave *tw;   /* [ntw] the smooth functions of time the expression holds (EXPR waveforms):
                        the B source's own independent sources */
     int ntw;
+    nsc_bsmooth *sm; /* [nsm] its smooth nonlinear functions of unknowns (each its own unknown) */
+    int nsm;
 } nsc_bprog;
 
 void nsc_bprog_free(nsc_bprog *p);

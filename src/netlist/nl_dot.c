@@ -932,6 +932,9 @@ void nle_lonely_nodes(elab *E)
         }
         for (int t = 0; e->bsrc && t < e->bsrc->nterm; t++)
             if (e->bsrc->term[t].kind == NSC_BT_V) cnt[e->bsrc->term[t].idx] += 2;   /* read: not lonely */
+        for (int q = 0; e->bsrc && q < e->bsrc->nsm; q++)
+            for (int t = 0; t < e->bsrc->sm[q].nin; t++)
+                if (e->bsrc->sm[q].in[t].kind == NSC_BT_V) cnt[e->bsrc->sm[q].in[t].idx] += 2;
     }
     for (int n = 1; cnt && who && n < c->nnode; n++)
         if (cnt[n] == 1) {

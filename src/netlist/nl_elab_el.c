@@ -500,11 +500,39 @@ static nl_expr *poly_term(elab *E, double c, const char *p, const char *m, int l
     return nl_expr_new(&E->ar, NL_X_MUL, line, col, k, v);
 }
 
+/* c x_t[0] x_t[1] ... x_t[d-1], x_k = V(node[2k], node[2k+1]) (a monomial of a POLY) */
+static nl_expr *poly_mono(elab *E, double c, const int *t, int d, const char *const *node, int line, int col)
+{
+    nl_expr *x = poly_term(E, c, node[2 * t[0]], node[2 * t[0] + 1], line, col);
+    for (int q = 1; q < d && x; q++) {
+        nl_expr *v = poly_term(E, 1.0, node[2 * t[q]], node[2 * t[q] + 1], line, col);
+        x = v ? nl_expr_new(&E->ar, NL_X_MUL, line, col, x, v) : NULL;
+    }
+    return x;
+}
+
+/* t[0..d) <- the next nondecreasing tuple over 0..n-1 in lexicographic order
+ * (SPICE's order of a POLY's monomials of one degree); 0 after the last */
+static int poly_next(int *t, int d, int n)
+{
+    int q = d - 1;
+    while (q >= 0 && t[q] == n - 1) q--;
+    if (q < 0) return 0;
+    t[q]++;
+    for (int r = q + 1; r < d; r++) t[r] = t[q];
+    return 1;
+}
+
+#define NL_POLY_MAXDEG 32
+
 /* E G: n+ n- POLY(n) nc1+ nc1- ... ncn+ ncn- c0 c1 ... (pairs also as (a, b)):
  * SPICE's polynomial of the n control voltages x_k, a B source of
- * c0 + c1 x1 + ... + cn xn, exact; coefficients of degree 2 and above must be
- * 0 (a product of voltages is not piecewise linear). One coefficient is c0,
- * as ngspice 39 reads it (SPICE2 took it as c1). Field i is the POLY call. */
+ * c0 + c1 x1 + ... + cn xn + (degree 2: x1^2, x1 x2, .., x1 xn, x2^2, ..)
+ * + (degree 3: x1^3, x1^2 x2, ..): the monomials of each degree in the
+ * lexicographic order of their nondecreasing index tuples, as SPICE2 and
+ * ngspice 39. The affine part is exact, the higher degrees a smooth function
+ * (nl_pwl.c, solved by Newton). One coefficient is c0, as ngspice 39 reads it
+ * (SPICE2 took it as c1). Field i is the POLY call. */
 static nsc_status card_poly(elab *E, scope *sc, const nl_card *cd, int el, int i)
 {
     const nl_field *f = cd->f, *g = &f[i];
@@ -525,21 +553,23 @@ static nsc_status card_poly(elab *E, scope *sc, const nl_card *cd, int el, int i
     if (k < 2 * n) return nle_err(E, sc, cd, i < cd->nf ? &f[i] : g, "POLY(%d) of %s needs %d control nodes", n, f[0].u.s, 2 * n);
     int nc = cd->nf - i;
     if (nc < 1) return nle_err(E, sc, cd, g, "POLY(%d) of %s: no coefficients", n, f[0].u.s);
-    double c[66] = { 0 };
+    nl_expr *x = nl_expr_new(&E->ar, NL_X_NUM, g->line, g->col, NULL, NULL);
+    if (!x) return nle_oom(E);
+    int t[NL_POLY_MAXDEG] = { 0 }, d = 1;              /* the monomial of coefficient j >= 1: x_t[0] .. x_t[d-1] */
     for (int j = 0; j < nc; j++) {
         double v;
         if (nle_value(E, sc, cd, &f[i + j], &v)) return E->r->status;
-        if (j <= n) c[j] = v;
-        else if (v != 0)
-            return nle_err(E, sc, cd, &f[i + j], "POLY(%d) of %s: coefficient %d is of degree 2 or more (a product of "
-                           "control voltages), not supported: only c0 + c1 x1 + ... + cn xn", n, f[0].u.s, j);
-    }
-    nl_expr *x = nl_expr_new(&E->ar, NL_X_NUM, g->line, g->col, NULL, NULL);
-    if (!x) return nle_oom(E);
-    x->num = c[0];
-    for (int j = 1; j <= n; j++)
-        if (c[j] != 0 && !(x = poly_add(E, x, poly_term(E, c[j], node[2 * j - 2], node[2 * j - 1], g->line, g->col), g->line, g->col)))
+        if (j == 0) { x->num = v; continue; }
+        if (j <= n) t[0] = j - 1;                      /* degree 1: x_j */
+        else if (j == n + 1 || !poly_next(t, d, n)) {  /* the first monomial of the next degree */
+            if (++d > NL_POLY_MAXDEG)
+                return nle_err(E, sc, cd, &f[i + j], "POLY(%d) of %s: coefficient %d is of degree above %d", n,
+                               f[0].u.s, j, NL_POLY_MAXDEG);
+            memset(t, 0, sizeof t);
+        }
+        if (v != 0 && !(x = poly_add(E, x, poly_mono(E, v, t, d, node, g->line, g->col), g->line, g->col)))
             return nle_oom(E);
+    }
     nl_field xf = { NL_F_EXPR, g->line, g->col, 0, { NULL }, NULL };
     xf.u.x = x;
     E->c->el[el].kind = E->c->el[el].kind == NSC_EL_E ? NSC_EL_BV : NSC_EL_BI;

@@ -12,7 +12,11 @@
  *   u(z) = (sgn(z) + 1) / 2 (ngspice's B source: u(0) = 1/2, sgn(0) = 0)
  *   c1 && c2    min(c1, c2)     c1 || c2 = max(c1, c2)    !c = 1 - c
  *   limit(x, lo, hi) = max(lo, min(x, hi))
- * Comparison results are "boolean" (0 or 1); && || ! ?: need boolean operands. */
+ * Comparison results are "boolean" (0 or 1); && || ! ?: need boolean operands.
+ * A subexpression smooth in V() and I() (products, quotients, powers, the smooth
+ * functions of base/xfn.h; no time, no nonsmooth part) with no affine form is
+ * compiled as a whole to code (nsc_bsmooth), the largest such subtree met from
+ * the top: a term s_k of the affine forms, solved by Newton (onestep_nl.c). */
 #include "nl_pwl.h"
 
 #include "base/xfn.h"
@@ -282,6 +286,119 @@ static nsc_status time_wave(pctx *P, const nl_expr *e, aff *out)
     return aff_addterm(out, NSC_BT_W, p->ntw - 1, 1.0) ? oom(P) : NSC_OK;
 }
 
+/* ---- smooth nonlinear functions of unknowns (nsc_bsmooth) ---- */
+
+/* is e smooth in node voltages and currents: numbers and parameters (no
+ * time), V() I(), + - * / ^ and the smooth functions of base/xfn.h? */
+static int smooth_vi(const nl_expr *e)
+{
+    if (!has_unknown(e)) return 1;                     /* a number */
+    switch (e->op) {
+    case NL_X_NEG: return smooth_vi(e->a);
+    case NL_X_ADD: case NL_X_SUB: case NL_X_MUL: case NL_X_DIV: case NL_X_POW: return smooth_vi(e->a) && smooth_vi(e->b);
+    case NL_X_CALL:
+        if ((!strcmp(e->name, "v") || !strcmp(e->name, "i")) && e->nargs >= 1) return 1;
+        if (!builtin(e, NSC_XFN_SMOOTH)) return 0;
+        for (const nl_expr *a = e->a; a; a = a->next)
+            if (!smooth_vi(a)) return 0;
+        return 1;
+    default: return 0;                                 /* time, comparisons, ?: */
+    }
+}
+
+/* does e (smooth_vi) need the smooth form: a product or quotient of unknowns,
+ * a power or a smooth function of one? (else it is affine: the PWL compile) */
+static int nonlinear(const nl_expr *e)
+{
+    if (!has_vi(e)) return 0;
+    switch (e->op) {
+    case NL_X_NEG: return nonlinear(e->a);
+    case NL_X_ADD: case NL_X_SUB: return nonlinear(e->a) || nonlinear(e->b);
+    case NL_X_MUL: return (has_vi(e->a) && has_vi(e->b)) || nonlinear(e->a) || nonlinear(e->b);
+    case NL_X_DIV: return has_vi(e->b) || nonlinear(e->a);
+    case NL_X_CALL: return strcmp(e->name, "v") && strcmp(e->name, "i");
+    default: return 1;                                 /* ^ */
+    }
+}
+
+/* The smooth function being compiled: its code and inputs, grown */
+typedef struct ssink {
+    pctx *P;
+    nsc_bsmooth *s;
+    int cap, capin;
+} ssink;
+
+static nsc_status sm_emit(void *ctx, nsc_xinstr in, nsc_report *r)
+{
+    ssink *S = ctx;
+    if (nsc_grow((void **)&S->s->code, &S->cap, S->s->ncode + 1, sizeof *S->s->code)) return nsc_oom(r);
+    S->s->code[S->s->ncode++] = in;
+    return NSC_OK;
+}
+
+/* PROBE of input (kind, idx), added when new */
+static nsc_status sm_input(ssink *S, const nsc_bterm *t, nsc_report *r)
+{
+    nsc_bsmooth *s = S->s;
+    int q = 0;
+    while (q < s->nin && (s->in[q].kind != t->kind || s->in[q].idx != t->idx)) q++;
+    if (q == s->nin) {
+        if (nsc_grow((void **)&s->in, &S->capin, s->nin + 1, sizeof *s->in)) return nsc_oom(r);
+        s->in[s->nin++] = (nsc_bterm){ t->kind, t->idx, 1.0 };
+    }
+    return sm_emit(S, (nsc_xinstr){ NSC_XOP_PROBE, q, 0, 0 }, r);
+}
+
+static nsc_status probe(pctx *P, const nl_expr *e, aff *out);
+
+/* the leaves: a subtree without unknowns is a number, V(a[,b]) and I(v) the
+ * sum of their terms' PROBEs times their coefficients (+-1) */
+static nsc_status sm_leaf(void *ctx, const nl_expr *e, int *done, nsc_report *r)
+{
+    ssink *S = ctx;
+    nsc_status st = NSC_OK;
+    if (!has_unknown(e)) {
+        nsc_xinstr in = { NSC_XOP_NUM, 0, 0, 0 };
+        if ((st = nl_expr_eval(e, S->P->env->ev, &in.num, r))) return st;
+        *done = 1;
+        return sm_emit(ctx, in, r);
+    }
+    if (e->op != NL_X_CALL || (strcmp(e->name, "v") && strcmp(e->name, "i"))) return NSC_OK;
+    aff a;
+    if ((st = probe(S->P, e, &a))) return st;
+    *done = 1;
+    if (a.n == 0) st = sm_emit(ctx, (nsc_xinstr){ NSC_XOP_NUM, 0, 0, 0 }, r);    /* V(x, x), V(0) */
+    for (int k = 0; k < a.n && !st; k++) {
+        st = sm_input(S, &a.t[k], r);
+        if (!st && a.t[k].coef != 1) st = sm_emit(ctx, (nsc_xinstr){ NSC_XOP_NUM, 0, 0, a.t[k].coef }, r);
+        if (!st && a.t[k].coef != 1) st = sm_emit(ctx, (nsc_xinstr){ NSC_XOP_MUL, 0, 0, 0 }, r);
+        if (!st && k > 0) st = sm_emit(ctx, (nsc_xinstr){ NSC_XOP_ADD, 0, 0, 0 }, r);
+    }
+    aff_free(&a);
+    return st;
+}
+
+static nsc_status sm_deep(void *ctx, const nl_expr *e, nsc_report *r)
+{
+    return fail(((ssink *)ctx)->P, e, "smooth expression too deeply nested");
+}
+
+/* e (smooth_vi and nonlinear) as the program's smooth function k: out = s_k */
+static nsc_status smooth_fn(pctx *P, const nl_expr *e, aff *out)
+{
+    nsc_bprog *p = P->p;
+    nsc_bsmooth *sm = realloc(p->sm, sizeof *sm * ((size_t)p->nsm + 1));
+    if (!sm) return oom(P);
+    p->sm = sm;
+    nsc_bsmooth *s = &sm[p->nsm++];
+    memset(s, 0, sizeof *s);
+    ssink S = { P, s, 0, 0 };
+    nl_xcomp C = { sm_emit, sm_leaf, NL_WSTACK, sm_deep, &S, P->env->ev->file, NULL };
+    nsc_status st = nl_expr_compile(e, &C, P->r);
+    if (st) return st;
+    return aff_addterm(out, NSC_BT_S, p->nsm - 1, 1.0) ? oom(P) : NSC_OK;
+}
+
 /* a name in V()/I(): an identifier or a number token ("V(1)") */
 static const char *arg_name(const nl_expr *a)
 {
@@ -371,14 +488,14 @@ static nsc_status select(pctx *P, const nl_expr *at, aff *c, aff *pv, aff *qv, a
 /* the messages naming the functions a B source accepts (base/xfn.h) */
 static nsc_status call_fail(pctx *P, const nl_expr *e)
 {
-    char sm[256], pw[128], msg[512];
+    char sm[256], pw[128], msg[640];
     nsc_xfn_names(NSC_XFN_SMOOTH, sm, sizeof sm);
     nsc_xfn_names(NSC_XFN_PWL, pw, sizeof pw);
     if (!has_vi(e))                                           /* floor(time), a user's function ... */
         snprintf(msg, sizeof msg, "a function of time other than %s (smooth) or %s (piecewise-linear) is not "
                  "supported", sm, pw);
-    else snprintf(msg, sizeof msg, "a function other than %s, of a node voltage or current, is not piecewise-linear",
-                  pw);
+    else snprintf(msg, sizeof msg, "a function other than %s (piecewise-linear) or %s (smooth, of node voltages and "
+                  "currents without nonsmooth parts or time), of a node voltage or current, is not supported", pw, sm);
     return fail(P, e, msg);
 }
 
@@ -470,18 +587,21 @@ static nsc_status binary(pctx *P, const nl_expr *e, aff *out)
         if (a.boolean && b.boolean && !aff_is_const(&a) && !aff_is_const(&b))
             return minmax(P, 0, &a, &b, out);          /* a product of comparisons is their && */
         if (!aff_is_const(&a) && !aff_is_const(&b))
-            st = fail(P, e, has_vi(e->a) && has_vi(e->b) ? "product of two node voltages or currents is not piecewise-linear"
+            st = fail(P, e, has_vi(e->a) && has_vi(e->b) ? "product of two node voltages or currents with a nonsmooth "
+                                "part (a comparison, abs, min, ...) or time is neither piecewise-linear nor smooth"
                             : "product of a node voltage or current and a function of time is not piecewise-linear");
         else st = aff_comb(out, aff_is_const(&b) ? b.c : 0, &a, aff_is_const(&a) ? a.c : 0, &b) ? oom(P) : NSC_OK;
         if (!st && aff_is_const(&a) && aff_is_const(&b)) out->c = a.c * b.c;
         break;
     case NL_X_DIV:
-        if (!aff_is_const(&b)) st = fail(P, e, "division by a node voltage or current is not piecewise-linear");
+        if (!aff_is_const(&b)) st = fail(P, e, "division by a node voltage or current with a nonsmooth part (a comparison, abs, min, ...) "
+                                          "or time is neither piecewise-linear nor smooth");
         else if (b.c == 0) st = fail(P, e, "division by zero");
         else st = aff_comb(out, 1 / b.c, &a, 0, NULL) ? oom(P) : NSC_OK;
         break;
     case NL_X_POW:
-        st = fail(P, e, "power of a node voltage or current is not piecewise-linear");
+        st = fail(P, e, "power of a node voltage or current with a nonsmooth part (a comparison, abs, min, ...) or time "
+                        "is neither piecewise-linear nor smooth");
         break;
     case NL_X_AND: case NL_X_OR:
         if ((st = need_bool(P, e, &a, e->op == NL_X_AND ? "'&&'" : "'||'"))) { aff_free(&b); return st; }
@@ -538,6 +658,7 @@ static nsc_status compile1(pctx *P, const nl_expr *e, aff *out)
         return NSC_OK;
     }
     if (!has_vi(e) && smooth(e)) return time_wave(P, e, out);   /* a smooth function of time */
+    if (smooth_vi(e) && nonlinear(e)) return smooth_fn(P, e, out);   /* of unknowns, with no PWL form */
     switch (e->op) {
     case NL_X_PARAM:                                   /* (time is a waveform above) */
         return fail(P, e, "unexpected name");

@@ -5,10 +5,13 @@
  * parameters; comparisons < > <= >= (an ideal relay: value 0 or 1, set-valued at
  * equality); && || ! on comparisons; c ? p : q and if(c, p, q) where p - q is a
  * constant; u() uramp() sgn() abs() min() max() limit(); a product of two
- * comparisons (their &&). Subexpressions of parameters only are evaluated as
- * numbers (any function). Everything else is an error naming the offending
- * subexpression: a product of two unknowns, exp(V(x)) and other nonlinear
- * functions of unknowns, == or != of unknowns. `time` is an unknown whose smooth
+ * comparisons (their &&); smooth nonlinear subexpressions of V() and I()
+ * (V(a)*V(b), tanh(V(x)), exp(), x^y: no time, no nonsmooth part inside) as
+ * smooth functions (nsc_bsmooth, solved by Newton). Subexpressions of
+ * parameters only are evaluated as numbers (any function). Everything else is
+ * an error naming the offending subexpression: a product or a smooth function
+ * of a nonsmooth part (V(a)*abs(V(b))), of unknowns and time, floor(V(x)), ==
+ * or != of unknowns. `time` is an unknown whose smooth
  * functions (numbers, + - * / ^, the smooth ones of base/xfn.h) become the
  * program's own waveforms (tw, NSC_WAVE_EXPR); comparisons and the PWL
  * functions of them are relays and ramps like any other. */

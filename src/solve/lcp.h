@@ -25,7 +25,9 @@ typedef enum nsc_lcp_status {
     NSC_LCP_MAXITER,  /* iteration limit */
     NSC_LCP_NOSOL,    /* enum: no complementary basis gives a solution */
     NSC_LCP_ENOMEM,
-    NSC_LCP_EINVAL    /* m < 0, m too large for enum, non-finite data */
+    NSC_LCP_EINVAL,   /* m < 0, m too large for enum, non-finite data */
+    NSC_LCP_NEWTON    /* the one-step problem's Newton iteration (smooth functions, onestep_nl.c)
+                         did not converge, or a function or derivative was not finite */
 } nsc_lcp_status;
 
 typedef struct nsc_lcp_info {

@@ -10,6 +10,7 @@
 
 #include "onestep_alg.h"
 #include "onestep_map.h"
+#include "onestep_nl.h"
 
 int nsc_solver_parse(const char *name)
 {
@@ -762,6 +763,13 @@ int nsc_onestep_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const
                       const double *s1, const double *e1, double *z1, double *l,
                       nsc_step_info *info)
 {
+    if (P->L->nsm) return nsc_nl_solve(P, solver, z0, s0, s1, e1, z1, l, info);   /* Newton, onestep_nl.c */
+    return nsc_onestep_solve_lin(P, solver, z0, s0, s1, e1, z1, l, info);
+}
+
+int nsc_onestep_solve_lin(nsc_onestep *P, nsc_solver solver, const double *z0, const double *s0,
+                          const double *s1, const double *e1, double *z1, double *l, nsc_step_info *info)
+{
     rhs(P, z0, s0, s1);
     P->e1 = e1;
     P->w1 = NULL;
@@ -780,7 +788,7 @@ const char *nsc_onestep_mode(const nsc_onestep *P)
 int nsc_onestep_solve_mode(nsc_onestep *P, const char *mode, const double *s, const double *e, double *z,
                            double *l)
 {
-    if (P->h != 0 || P->m == 0) return -1;
+    if (P->h != 0 || P->m == 0 || P->L->nsm) return -1;        /* (smooth functions: Newton, not one mode) */
     rhs(P, NULL, NULL, s);
     P->e1 = e;
     P->w1 = NULL;
@@ -794,6 +802,13 @@ int nsc_onestep_solve_mode(nsc_onestep *P, const char *mode, const double *s, co
 
 int nsc_onestep_step(nsc_onestep *P, nsc_solver solver, const double *z0, const double *w0,
                      const double *w1, double *z1, double *l, nsc_step_info *info)
+{
+    if (P->L->nsm) return nsc_nl_step(P, solver, z0, w0, w1, z1, l, info);   /* Newton, onestep_nl.c */
+    return nsc_onestep_step_lin(P, solver, z0, w0, w1, z1, l, info);
+}
+
+int nsc_onestep_step_lin(nsc_onestep *P, nsc_solver solver, const double *z0, const double *w0,
+                         const double *w1, double *z1, double *l, nsc_step_info *info)
 {
     nsc_mode *M = P->map && P->have_prev && P->cur >= 0 ? &P->modes[P->cur] : NULL;
     double res;

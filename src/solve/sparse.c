@@ -248,3 +248,16 @@ int nsc_sp_write_mm(const nsc_sparse *A, FILE *f, const char *comment)
             if (fprintf(f, "%d %d %.17g\n", A->i[q] + 1, j + 1, A->x[q]) < 0) return -1;
     return ferror(f) ? -1 : 0;
 }
+
+/* binary search of column j (rows sorted) */
+int nsc_sp_pos(const nsc_sparse *A, int i, int j)
+{
+    int lo = A->p[j], hi = A->p[j + 1] - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (A->i[mid] == i) return mid;
+        if (A->i[mid] < i) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}

@@ -41,6 +41,8 @@ void nsc_sp_gatxpy(const nsc_sparse *A, const double *x, double *y);
 /* y = D*A*x style helpers are built from these two. */
 /* Value A(i,j) of a CSC matrix (0 if not stored). */
 double nsc_sp_get(const nsc_sparse *A, int i, int j);
+/* Position k of entry (i, j) of a CSC matrix (A->x[k]), -1 when not stored. */
+int nsc_sp_pos(const nsc_sparse *A, int i, int j);
 /* Scale row i of a CSC matrix by s[i] (s has m entries). */
 void nsc_sp_scale_rows(nsc_sparse *A, const double *s);
 /* Dense column-major copy (m*n doubles, caller frees). NULL on ENOMEM. Tests / small problems only. */

@@ -53,3 +53,71 @@ Test(xcode, logic_select_and_calls)
     cr_assert_eq(nsc_xrun(c, 7, &ld, st), 1);                         /* (atan2(3,4) > -1) <= 2 */
     cr_assert_eq(nsc_xdepth(NULL, 0), 0);
 }
+
+/* nsc_xrun_grad: forward-mode gradients of hand-written programs against
+ * their derivatives computed by hand (closed forms). */
+Test(xcode, gradient_of_arithmetic)
+{
+    double st[8], dst[16], g[2];
+    const double p[] = { 3, 0.5 };
+    /* f = x*y / (1 + x^2) - y^3: df/dx = y (1 - x^2)/(1 + x^2)^2, df/dy = x/(1 + x^2) - 3 y^2 */
+    const nsc_xinstr a[] = { I(NSC_XOP_PROBE, 0, 0, 0), I(NSC_XOP_PROBE, 1, 0, 0), I(NSC_XOP_MUL, 0, 0, 0),
+                             I(NSC_XOP_NUM, 0, 0, 1), I(NSC_XOP_PROBE, 0, 0, 0), I(NSC_XOP_NUM, 0, 0, 2),
+                             I(NSC_XOP_POW, 0, 0, 0), I(NSC_XOP_ADD, 0, 0, 0), I(NSC_XOP_DIV, 0, 0, 0),
+                             I(NSC_XOP_PROBE, 1, 0, 0), I(NSC_XOP_NUM, 0, 0, 3), I(NSC_XOP_POW, 0, 0, 0),
+                             I(NSC_XOP_SUB, 0, 0, 0), I(NSC_XOP_NEG, 0, 0, 0) };
+    double f = nsc_xrun_grad(a, 14, p, 2, st, dst, g);
+    cr_assert_float_eq(f, -(1.5 / 10 - 0.125), 1e-15);
+    cr_assert_float_eq(g[0], -(0.5 * (1 - 9) / 100.0), 1e-15);
+    cr_assert_float_eq(g[1], -(3 / 10.0 - 0.75), 1e-15);
+    /* x^y with both varying: d/dx = y x^(y-1), d/dy = x^y ln x */
+    const nsc_xinstr b[] = { I(NSC_XOP_PROBE, 0, 0, 0), I(NSC_XOP_PROBE, 1, 0, 0), I(NSC_XOP_POW, 0, 0, 0) };
+    f = nsc_xrun_grad(b, 3, p, 2, st, dst, g);
+    cr_assert_float_eq(f, sqrt(3), 1e-15);
+    cr_assert_float_eq(g[0], 0.5 / sqrt(3), 1e-15);
+    cr_assert_float_eq(g[1], sqrt(3) * log(3), 1e-15);
+    /* a negative base to a constant power: no ln term (d/dx (-2)^2 = -4) */
+    const double q[] = { -2 };
+    const nsc_xinstr c[] = { I(NSC_XOP_PROBE, 0, 0, 0), I(NSC_XOP_NUM, 0, 0, 2), I(NSC_XOP_POW, 0, 0, 0) };
+    cr_assert_eq(nsc_xrun_grad(c, 3, q, 1, st, dst, g), 4);
+    cr_assert_eq(g[0], -4);
+    /* loads other than NUM and PROBE, comparisons: no gradient */
+    const nsc_xinstr d[] = { I(NSC_XOP_TIME, 0, 0, 0) };
+    cr_assert(isnan(nsc_xrun_grad(d, 1, q, 1, st, dst, g)) && isnan(g[0]));
+    const nsc_xinstr e[] = { I(NSC_XOP_PROBE, 0, 0, 0), I(NSC_XOP_NUM, 0, 0, 0), I(NSC_XOP_GT, 0, 0, 0) };
+    cr_assert(isnan(nsc_xrun_grad(e, 3, q, 1, st, dst, g)));
+}
+
+/* Every smooth function of the registry has a derivative, and it matches
+ * the function's own central difference (an oracle independent of the rule)
+ * at interior points of its domain; PWL and numeric functions have none. */
+Test(xcode, smooth_functions_derivatives)
+{
+    const double x0[] = { 0.3, 0.7 };
+    for (int k = 0; k < nsc_xfn_count(); k++) {
+        const nsc_xfn *f = nsc_xfn_at(k);
+        if (f->cls != NSC_XFN_SMOOTH) {
+            cr_assert_null(f->df, "%s", f->name);
+            continue;
+        }
+        cr_assert_not_null(f->df, "%s", f->name);
+        double d[NSC_XFN_MAXARGS];
+        f->df(x0, d);
+        for (int a = 0; a < f->nargs; a++) {
+            double xp[2] = { x0[0], x0[1] }, xm[2] = { x0[0], x0[1] }, h = 1e-6;
+            xp[a] += h;
+            xm[a] -= h;
+            double fd = (f->f(xp) - f->f(xm)) / (2 * h);
+            cr_assert(fabs(d[a] - fd) < 1e-8 * (1 + fabs(fd)), "%s d/dx%d: %.12g, difference %.12g", f->name, a,
+                      d[a], fd);
+        }
+    }
+    /* through the program: tanh'(x) = 1 - tanh^2, times the inner derivative 3 */
+    int id = nsc_xfn_find("tanh");
+    const nsc_xinstr t[] = { I(NSC_XOP_NUM, 0, 0, 3), I(NSC_XOP_PROBE, 0, 0, 0), I(NSC_XOP_MUL, 0, 0, 0),
+                             I(NSC_XOP_CALL, id, 1, 0) };
+    double st[4], dst[4], g[1];
+    const double p[] = { 0.2 };
+    cr_assert_float_eq(nsc_xrun_grad(t, 4, p, 1, st, dst, g), tanh(0.6), 1e-15);
+    cr_assert_float_eq(g[0], 3 * (1 - tanh(0.6) * tanh(0.6)), 1e-15);
+}

@@ -454,9 +454,10 @@ Test(elab, element_errors)
     bad("t\nS1 a b c d\n", "t.cir:2:1: error: missing model name for switch s1");
     bad("t\nE1 a 0 b\n", "t.cir:2:1: error: missing nodes for VCVS e1");
     bad("t\nE1 a 0 b 0\n", "t.cir:2:1: error: missing gain for VCVS e1");
-    bad("t\nE1 a 0 value={v(b)*v(a)}\n", "t.cir:2:19: error: product of two node voltages or currents is not piecewise-linear: 'v(b)*v(a)'");
-    bad("t\nE1 a 0 poly(1) b 0 1 2 3\n", "t.cir:2:24: error: POLY(1) of e1: coefficient 2 is of degree 2 or more (a "
-        "product of control voltages), not supported: only c0 + c1 x1 + ... + cn xn");   /* issue 28 item 8 */
+    bad("t\nE1 a 0 value={v(b)*abs(v(a))}\n", "t.cir:2:19: error: product of two node voltages or currents with a "
+        "nonsmooth part (a comparison, abs, min, ...) or time is neither piecewise-linear nor smooth: 'v(b)*abs(v(a))'");
+    bad("t\nE1 a 0 poly(1) b 0 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n",
+        "t.cir:2:86: error: POLY(1) of e1: coefficient 33 is of degree above 32");   /* issue 28 item 8: 2..32 smooth */
     bad("t\nG1 a 0 TABLE {V(b)} = (0,0) (1,1)\n", "t.cir:2:8: error: TABLE form is supported for E only, not for g1");
     bad("t\nE1 a 0 TABLE {V(b)} = (1,0) (0,1)\n", "t.cir:2:8: error: TABLE x values of e1 must be non-decreasing (0 after 1)");
     bad("t\nE1 a 0 TABLE {b} = (1,0) (2,1)\n", "t.cir:2:14: error: TABLE of e1: the control must be {V(node)} or {V(node,node)}");
@@ -685,12 +686,20 @@ Test(elab, behavioural_source_errors)
     const char *pre = "t\nR1 a 0 1\nR2 b 0 1\nV1 b 0 1\n";
     const struct { const char *card, *msg; } T[] = {
         { "B1 a b x=1", "t.cir:5:8: error: behavioural source b1: expected V=expr or I=expr after the two nodes" },
-        { "B1 a 0 V=V(a)*V(b)", "t.cir:5:14: error: product of two node voltages or currents is not piecewise-linear: "
-                                "'v(a)*v(b)'" },
-        { "B1 a 0 V=V(b)/V(a)", "t.cir:5:14: error: division by a node voltage or current is not piecewise-linear: "
-                                "'v(b)/v(a)'" },
-        { "B1 a 0 V=exp(V(b))", "t.cir:5:10: error: a function other than abs u uramp sgn min max limit if, of a node "
-                                "voltage or current, is not piecewise-linear: 'exp(v(b))'" },
+        { "B1 a 0 V=V(a)*(V(b)>1)", "t.cir:5:14: error: product of two node voltages or currents with a nonsmooth "
+                                    "part (a comparison, abs, min, ...) or time is neither piecewise-linear nor smooth: "
+                                    "'v(a)*(v(b)>1)'" },
+        { "B1 a 0 V=V(b)/max(V(a),1)", "t.cir:5:14: error: division by a node voltage or current with a nonsmooth part "
+                                       "(a comparison, abs, min, ...) or time is neither piecewise-linear nor smooth: "
+                                       "'v(b)/max(v(a),1)'" },
+        { "B1 a 0 V=floor(V(b))", "t.cir:5:10: error: a function other than abs u uramp sgn min max limit if "
+                                  "(piecewise-linear) or sqrt exp log ln log10 sin cos tan asin acos atan sinh cosh tanh "
+                                  "pow atan2 (smooth, of node voltages and currents without nonsmooth parts or time), of "
+                                  "a node voltage or current, is not supported: 'floor(v(b))'" },
+        { "B1 a 0 V=exp(abs(V(b)))", "t.cir:5:10: error: a function other than abs u uramp sgn min max limit if "
+                                     "(piecewise-linear) or sqrt exp log ln log10 sin cos tan asin acos atan sinh cosh "
+                                     "tanh pow atan2 (smooth, of node voltages and currents without nonsmooth parts or "
+                                     "time), of a node voltage or current, is not supported: 'exp(abs(v(b)))'" },
         { "B1 a 0 V=V(b)==1 ? 1 : 0", "t.cir:5:14: error: '==' and '!=' of node voltages or currents are not "
                                       "piecewise-linear (true at one point only): use < or >: 'v(b)==1'" },
         { "B1 a 0 V=V(b)*time", "t.cir:5:14: error: product of a node voltage or current and a function of time is "
@@ -1105,9 +1114,17 @@ Test(elab, poly_sources_linear_terms)
     cr_assert_eq(el(c, "g1")->kind, NSC_EL_BI);
     near(el(c, "g1")->bsrc->out.c, 1e-3);
     done(c);
-    bad("t\nV1 a 0 1\nV2 b 0 2\nE1 s 0 POLY(2) a 0 b 0 0.5 2 -1 0 0.1\nR1 s 0 1\n.op\n",
-        "t.cir:4:35: error: POLY(2) of e1: coefficient 4 is of degree 2 or more (a product of control voltages), not "
-        "supported: only c0 + c1 x1 + ... + cn xn");
+    /* degree 2 (issue 27 item 3): coefficient 4 is x1 x2's; the polynomial, nonlinear, is one smooth
+     * function of V(a), V(b): 0.5 + 2 x1 - x2 + 0.1 x1 x2 */
+    c = rd("t\nV1 a 0 1\nV2 b 0 2\nE1 s 0 POLY(2) a 0 b 0 0.5 2 -1 0 0.1\nR1 s 0 1\n.op\n");
+    e = el(c, "e1");
+    cr_assert(e->bsrc && e->bsrc->nsm == 1 && e->bsrc->sm[0].nin == 2);
+    const nsc_bsmooth *sm = &e->bsrc->sm[0];
+    double x[2], stk[16];
+    for (int q = 0; q < 2; q++) x[q] = sm->in[q].idx == nd(c, "a") ? 3 : 5;
+    nsc_xload ld = { 0, x, NULL };
+    near(nsc_xrun(sm->code, sm->ncode, &ld, stk), 0.5 + 2 * 3 - 5 + 0.1 * 3 * 5);
+    done(c);
     bad("t\nV1 a 0 1\nE1 s 0 POLY(2) a 0 1\nR1 s 0 1\n.op\n", "t.cir:3:8: error: POLY(2) of e1 needs 4 control nodes");
 }
 

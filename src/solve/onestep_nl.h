@@ -1,0 +1,38 @@
+/* onestep_nl.h -- internal: the Newton iteration of a one-step problem whose
+ * LCS has smooth functions (lcs.h nsc_smooth), and the linear solves it
+ * repeats. Used by onestep.c only (nsc_onestep_solve and nsc_onestep_step
+ * hand a problem with L->nsm > 0 to these; one without never comes here). */
+#ifndef NSC_ONESTEP_NL_H
+#define NSC_ONESTEP_NL_H
+
+#include "onestep_int.h"
+
+/* Relative and absolute tolerances of the Newton update, the iteration limit:
+ * converged when every unknown moved by at most
+ *   NSC_NL_RTOL max(|z_k+1|, |z_k|) + (NSC_NL_ATOL_V on node voltages, NSC_NL_ATOL_I on
+ *   branch currents and the smooth functions' own unknowns). */
+#define NSC_NL_RTOL 1e-9
+#define NSC_NL_ATOL_V 1e-9
+#define NSC_NL_ATOL_I 1e-12
+#define NSC_NL_MAXIT 50
+
+/* The linear one-step solves of onestep.c (onestep.h nsc_onestep_solve and
+ * nsc_onestep_step, without the Newton iteration): the LCS as it stands, its
+ * smooth rows holding the last linearisation. */
+int nsc_onestep_solve_lin(nsc_onestep *P, nsc_solver solver, const double *z0, const double *s0,
+                          const double *s1, const double *e1, double *z1, double *l, nsc_step_info *info);
+int nsc_onestep_step_lin(nsc_onestep *P, nsc_solver solver, const double *z0, const double *w0,
+                         const double *w1, double *z1, double *l, nsc_step_info *info);
+
+/* The same problems solved by Newton on the smooth functions: linearise at
+ * z_k (z_0: the step's start z0, or for a static problem the LCS's last
+ * iterate), solve the linear complementarity problem exactly, repeat until
+ * the update is within the tolerances. Returns as the linear solves do; a
+ * solve that does not converge in NSC_NL_MAXIT iterations (or meets a NaN or
+ * inf) fails with info->st = NSC_LCP_NEWTON. Counts into L->nls. */
+int nsc_nl_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const double *s0, const double *s1,
+                 const double *e1, double *z1, double *l, nsc_step_info *info);
+int nsc_nl_step(nsc_onestep *P, nsc_solver solver, const double *z0, const double *w0, const double *w1,
+                double *z1, double *l, nsc_step_info *info);
+
+#endif
