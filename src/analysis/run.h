@@ -15,7 +15,7 @@
 #ifndef NSC_RUN_H
 #define NSC_RUN_H
 
-#include "netlist/circuit.h"
+#include "circuit/circuit.h"
 #include "netlist/netlist.h"
 #include "analysis/meas.h"
 #include "stepper.h"

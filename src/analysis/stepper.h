@@ -6,7 +6,7 @@
 
 #include <signal.h>
 
-#include "netlist/circuit.h"
+#include "circuit/circuit.h"
 #include "losses.h"
 #include "solve/onestep.h"
 #include "output/waves.h"

@@ -5,6 +5,7 @@
 #define NSC_STEPPER_INT_H
 
 #include "stepper.h"
+#include "devices/device.h"
 
 #define NSC_PCACHE 128      /* regular problems at most (small LCSs; large ones: NSC_PCACHE_BIG) */
 #define NSC_PCACHE_BIG 32

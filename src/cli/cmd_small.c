@@ -3,6 +3,7 @@
  * beside other analyses) and the .meas ac results on stdout and in a file. */
 #include "config.h"
 #include "cmd.h"
+#include "analysis/smallsig.h"
 #include "output/out_ac.h"
 #include "output/rd.h"
 

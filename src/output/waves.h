@@ -9,7 +9,7 @@
 #ifndef NSC_WAVES_H
 #define NSC_WAVES_H
 
-#include "netlist/circuit.h"
+#include "circuit/circuit.h"
 
 typedef enum nsc_run_end {
     NSC_RUN_COMPLETE = 0,

@@ -9,7 +9,7 @@
 
 #include "testutil.h"
 #include "analysis/smallsig.h"
-#include "netlist/circuit.h"
+#include "circuit/circuit.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
