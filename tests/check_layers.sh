@@ -71,8 +71,13 @@ done < "$W/inc"
 
 # cycles among headers: tsort names the files of each cycle it meets
 awk '$3 !~ /^\?/ && $1 ~ /\.h$/ {print $1, $3}' "$W/inc" | sort -u > "$W/hh"
+loops() {   # tsort's loops on stdin as lines "  a b c", each loop's files sorted
+    awk '/input contains a loop/ { g++; next } { sub(/^tsort: /, ""); print g, $0 }' |
+        sort -k1,1n -k2 | awk '$1 != g { if (NR > 1) print line; g = $1; line = " " } { line = line " " $2 }
+                               END { if (NR) print line }'
+}
 if ! tsort "$W/hh" > /dev/null 2> "$W/tsort"; then
-    echo "headers include each other in a cycle:"; sed -n 's/^tsort: /  /p' "$W/tsort" | grep -v "input contains a loop"
+    echo "headers include each other in a cycle:"; loops < "$W/tsort"
     bad=1
 fi
 
@@ -88,9 +93,16 @@ if [ -n "$symbols" ]; then
     (cd "$symbols" && find src -name '*.o' | sort) | while IFS= read -r o; do
         n=${o%.o}; n=${n/\/.libs/}; n=${n/nscircuit-/}; n=${n#src/}
         [ -f "$src/$n.c" ] || [ -f "$src/$n.y" ] || [ -f "$src/$n.l" ] || continue   # a stale object
-        nm -g --defined-only "$symbols/$o" 2>/dev/null | awk -v f="$n" 'NF == 3 && $2 ~ /[TDBRCGS]/ {print "D", f, $3}'
-        nm -g --undefined-only "$symbols/$o" 2>/dev/null | awk -v f="$n" '{print "U", f, $NF}'
-    done > "$W/sym"
+        echo "$o $n"
+    done > "$W/objs"
+    # one nm for all (-A: "object:value type name", "object: U name"); the object -> its source
+    if [ -s "$W/objs" ]; then
+        (cd "$symbols" && awk '{print $1}' "$W/objs" | xargs nm -A -g 2>/dev/null) |
+            awk -v objs="$W/objs" 'BEGIN { while ((getline l < objs) > 0) { split(l, a, " "); src[a[1]] = a[2] } }
+                { o = $1; sub(/:.*/, "", o); if (!(o in src)) next
+                  if ($(NF - 1) == "U") print "U", src[o], $NF
+                  else if ($(NF - 1) ~ /^[TDBRCGS]$/) print "D", src[o], $NF }' > "$W/sym"
+    fi
     [ -s "$W/sym" ] || { echo "check_layers.sh: no objects under $symbols/src" >&2; exit 2; }
     awk -v order="$ORDER" 'BEGIN { n = split(order, a, " "); for (k = 1; k <= n; k++) r[a[k]] = k }
         $1 == "D" { def[$3] = $2 }
@@ -106,8 +118,7 @@ if [ -n "$symbols" ]; then
              END { for (k = 1; k <= nu; k++) { split(use[k], u, " ");
                    if ((u[2] in def) && def[u[2]] != u[1]) print u[1], def[u[2]] } }' "$W/sym" | sort -u > "$W/ff"
         echo "cycles of calls between files (tsort's, each once):"
-        tsort "$W/ff" 2>&1 > /dev/null | awk '/input contains a loop/ { if (g != "") print "  " g; g = ""; next }
-            { sub(/^tsort: /, ""); g = g (g == "" ? "" : " ") $0 } END { if (g != "") print "  " g }'
+        tsort "$W/ff" 2>&1 > /dev/null | loops
     fi
 fi
 
