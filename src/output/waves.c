@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include "devices/device.h"
+#include "netlist/nl_probe.h"
 
 /* rows held in memory at most (a spilled table) */
 static long nsc_waves_cap(const nsc_waves *W)
@@ -165,21 +166,20 @@ static nsc_status parse_item(const nsc_circuit *c, const char *s, size_t len, ns
     }
     t[L - 1] = 0;
     char *arg = t + 2, *comma = strchr(arg, ',');
-    if (t[0] == 'v') {
-        if (comma) *comma = 0;
-        q->kind = NSC_PROBE_V;
-        q->node[0] = nsc_circuit_node(c, arg);
-        q->node[1] = comma ? nsc_circuit_node(c, comma + 1) : 0;
-        if (q->node[0] < 0 || q->node[1] < 0) {
+    const char *bad;
+    q->kind = t[0] == 'v' ? NSC_PROBE_V : NSC_PROBE_I;
+    nl_probe_fail why = q->kind == NSC_PROBE_I && comma ? NL_PROBE_ELEMENT
+                                                        : nl_probe_resolve(c, q->kind, arg, 0, q, &bad);
+    if (q->kind == NSC_PROBE_V) {
+        if (why) {
             st = nsc_err(r, NSC_EUSAGE, NULL, "output v(%s%s%s): unknown node '%s'", arg,
-                         comma ? "," : "", comma ? comma + 1 : "", q->node[0] < 0 ? arg : comma + 1);
+                         comma ? "," : "", comma ? comma + 1 : "", bad);
             goto out;
         }
         q->name = comma ? nsc_asprintf("v(%s,%s)", arg, comma + 1) : nsc_asprintf("v(%s)", arg);
     } else {
-        q->kind = NSC_PROBE_I;
-        q->el = comma ? -1 : nsc_circuit_element(c, arg);
-        if (q->el < 0) {
+        if (why == NL_PROBE_ELEMENT) {      /* (a coupling K, without current: nsc_lcs_probe's error) */
+            q->el = -1;
             st = nsc_err(r, NSC_EUSAGE, NULL, "output i(%s): unknown element '%s'", arg, arg);
             goto out;
         }
