@@ -77,7 +77,7 @@ nsc_pss_opts nsc_run_pss_opts(const nsc_circuit *c, const nsc_run_cfg *cfg)
 }
 
 /* A copy of src[0..n) with its own names into *out (*nout of them: all, or
- * those copied before running out of memory, for nsc_probes_free). */
+ * those copied before running out of memory, for nsc_waves_probes_free). */
 static nsc_status probes_dup(const nsc_probe *src, int n, nsc_probe **out, int *nout, nsc_report *r)
 {
     nsc_probe *p = nsc_calloc((size_t)n + 1, sizeof *p);
@@ -101,11 +101,11 @@ nsc_status nsc_run_probes(const nsc_circuit *c, const char *save, nsc_probe **pr
     *n = *nout = 0;
     int nxout = 0;                                     /* derived output columns (not .control lets) */
     for (int k = 0; k < c->nxcol; k++) nxout += c->xcol[k].pos >= 0;
-    if (save) s = nsc_probes_parse(c, save, &p, &np, r);
+    if (save) s = nsc_waves_probes_parse(c, save, &p, &np, r);
     else if (c->nsave > 0 || nxout > 0)               /* .print {expr} alone: its columns only */
         s = probes_dup(c->save, c->nsave, &p, &np, r);
     else
-        s = nsc_probes_default(c, &p, &np, r);
+        s = nsc_waves_probes_default(c, &p, &np, r);
     int no = np;
     if (!s) {                                          /* then the .meas probes that are not outputs */
         nsc_probe *q = nsc_realloc_array(p, (size_t)(np + c->nmeas_probe) + 1, sizeof *q);
@@ -121,7 +121,7 @@ nsc_status nsc_run_probes(const nsc_circuit *c, const char *save, nsc_probe **pr
         }
     }
     if (s) {
-        nsc_probes_free(p, np);
+        nsc_waves_probes_free(p, np);
         return s;
     }
     *probes = p;
@@ -163,7 +163,7 @@ void nsc_run_free(nsc_run *R)
 {
     nsc_waves_free(R->W);
     nsc_waves_free(R->Wm);
-    nsc_probes_free(R->probes, R->nprobe);
+    nsc_waves_probes_free(R->probes, R->nprobe);
     if (R->mres) nsc_meas_results_free(R->mres, R->c->nmeas);
     free(R->mres);
     nsc_circuit_free(R->c);
@@ -210,7 +210,7 @@ nsc_status nsc_run_analysis(nsc_run *R, nsc_report *r)
     if (R->steady) return nsc_run_pss(R->c, &R->o, &R->po, R->probes, R->nprobe, &R->W, &R->st, &R->pinfo, r);
     nsc_waves **steps = R->o.steps;                    /* rows on the tstep grid: .meas on the steps */
     if (R->c->nmeas > 0 && (!R->o.adaptive || R->o.interp)) R->o.steps = &R->Wm;
-    nsc_status s = nsc_run_tran(R->c, &R->o, R->probes, R->nprobe, &R->W, &R->st, r);
+    nsc_status s = nsc_stepper_tran(R->c, &R->o, R->probes, R->nprobe, &R->W, &R->st, r);
     R->o.steps = steps;
     return s;
 }

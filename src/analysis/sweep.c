@@ -175,7 +175,7 @@ int nsc_shard_has(long i, int k, int n)
 /* ---- one point ---- */
 
 /* seconds to assemble the LCS of c and build its first one-step problems (the
- * static one at t = 0 and the regular step's), what nsc_run_tran does before
+ * static one at t = 0 and the regular step's), what nsc_stepper_tran does before
  * its first step; errors are left to the run itself */
 static double setup_time(const nsc_circuit *c, const nsc_tran_opts *o)
 {

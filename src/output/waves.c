@@ -125,7 +125,7 @@ int nsc_waves_col(const nsc_waves *W, const char *name)
     return -1;
 }
 
-void nsc_probes_free(nsc_probe *p, int n)
+void nsc_waves_probes_free(nsc_probe *p, int n)
 {
     for (int k = 0; p && k < n; k++) free(p[k].name);
     free(p);
@@ -191,8 +191,8 @@ out:
     return st;
 }
 
-nsc_status nsc_probes_parse(const nsc_circuit *c, const char *list, nsc_probe **probes, int *n,
-                            nsc_report *r)
+nsc_status nsc_waves_probes_parse(const nsc_circuit *c, const char *list, nsc_probe **probes,
+                                  int *n, nsc_report *r)
 {
     *probes = NULL;
     *n = 0;
@@ -208,7 +208,7 @@ nsc_status nsc_probes_parse(const nsc_circuit *c, const char *list, nsc_probe **
                 nsc_probe q;
                 nsc_status st = parse_item(c, a, (size_t)(b - a), &q, r);
                 if (!st) st = add_probe(probes, n, &cap, q, r);
-                if (st) { nsc_probes_free(*probes, *n); *probes = NULL; *n = 0; return st; }
+                if (st) { nsc_waves_probes_free(*probes, *n); *probes = NULL; *n = 0; return st; }
             }
             if (*p == 0) break;
             start = p + 1;
@@ -218,7 +218,8 @@ nsc_status nsc_probes_parse(const nsc_circuit *c, const char *list, nsc_probe **
     return NSC_OK;
 }
 
-nsc_status nsc_probes_default(const nsc_circuit *c, nsc_probe **probes, int *n, nsc_report *r)
+nsc_status nsc_waves_probes_default(const nsc_circuit *c, nsc_probe **probes, int *n,
+                                    nsc_report *r)
 {
     *probes = NULL;
     *n = 0;
@@ -237,7 +238,7 @@ nsc_status nsc_probes_default(const nsc_circuit *c, nsc_probe **probes, int *n, 
     }
     return NSC_OK;
 fail:
-    nsc_probes_free(*probes, *n);
+    nsc_waves_probes_free(*probes, *n);
     *probes = NULL;
     *n = 0;
     return st;

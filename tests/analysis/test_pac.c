@@ -29,11 +29,11 @@ static nsc_ac_result *pac_of(nsc_circuit *c, const char *list, nsc_report *r)
     nsc_tran_opts o;
     cr_assert_eq(nsc_run_opts(c, &cfg, &o, r), NSC_OK, "%s", r->error);
     nsc_pss_opts po = nsc_run_pss_opts(c, &cfg);
-    cr_assert_eq(nsc_probes_parse(c, list, &p, &np, r), NSC_OK, "%s", r->error);
+    cr_assert_eq(nsc_waves_probes_parse(c, list, &p, &np, r), NSC_OK, "%s", r->error);
     nsc_ac_result *R = NULL;
     nsc_pss_info info;
     cr_assert_eq(nsc_run_pac(c, &o, &po, p, np, &R, &info, r), NSC_OK, "%s", r->error);
-    nsc_probes_free(p, np);
+    nsc_waves_probes_free(p, np);
     return R;
 }
 
