@@ -5,7 +5,6 @@
 #include "nl_meas.h"
 #include "nl_probe.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -482,14 +481,6 @@ nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, con
     if (is_word(f, "trig")) return meas_trig(&M, m, i);
     return FERR(&M, f, "unknown measurement '%s' (AVG, RMS, MIN, MAX, PP, INTEG, MIN_AT, MAX_AT, WHEN, FIND, TRIG/TARG, PARAM=)",
                 ftext(f));
-}
-
-const char *nl_flat_name(const char *s)
-{
-    const char *last = strrchr(s, '.');
-    if (s[0] && s[1] == '.' && last && last > s + 1 && tolower((unsigned char)last[1]) == tolower((unsigned char)s[0]))
-        return s + 2;
-    return s;
 }
 
 nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)

@@ -1,10 +1,18 @@
 /* nl_probe.c -- the one probe resolver (nl_probe.h). */
 #include "nl_probe.h"
 
+#include <ctype.h>
 #include <string.h>
 
-#include "nl_meas.h"
 #include "devices/device.h"
+
+const char *nl_flat_name(const char *s)
+{
+    const char *last = strrchr(s, '.');
+    if (s[0] && s[1] == '.' && last && last > s + 1 && tolower((unsigned char)last[1]) == tolower((unsigned char)s[0]))
+        return s + 2;
+    return s;
+}
 
 /* Element named name in c, else (flat) ngspice's flattened form of it; -1 if none. */
 static int element_named(const nsc_circuit *c, const char *name, int flat)

@@ -31,4 +31,9 @@ enum {
 nl_probe_fail nl_probe_resolve(const nsc_circuit *c, nsc_probekind kind, char *in, int opts, nsc_probe *p,
                                const char **bad);
 
+/* ngspice's flattened name of an element inside a subcircuit instance,
+ * "v.x1.x2.v5" (its letter, then the path), as nscircuit names it: "x1.x2.v5"
+ * (a pointer into s); s itself when it is not of that form. */
+const char *nl_flat_name(const char *s);
+
 #endif
