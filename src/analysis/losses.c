@@ -1,6 +1,6 @@
 /* losses.c -- energy per element over a window (losses.h: the quadrature, the
  * switching energies). The accumulator knows no device: each element's ports
- * come from the device table (device.h ports, or V(n+, n-) and current()). */
+ * come from the device table (lcs/devif.h ports, or V(n+, n-) and current()). */
 #include "losses.h"
 
 #include <math.h>
@@ -28,12 +28,6 @@ struct nsc_loss_acc {
     nsc_loss_row *row;                 /* [nrow]: row k is element e[k], then gmin */
     double *zt, *zq, *wt;              /* [n] z_theta, z_theta - (z1 - z0); [nsrc] w_theta */
 };
-
-int nsc_swloss_param(const char *name)
-{
-    return nsc_strieq(name, "eon") || nsc_strieq(name, "eoff") || nsc_strieq(name, "vref")
-           || nsc_strieq(name, "iref");
-}
 
 void nsc_losses_free(nsc_losses *Ls)
 {

@@ -32,18 +32,9 @@
 
 #include <stdio.h>
 
-#include "netlist/circuit.h"
-#include "lcs/lcs.h"
+#include "circuit/circuit.h"
+#include "lcs/devif.h"
 #include "base/util.h"
-
-typedef enum nsc_pclass {
-    NSC_PC_CONTROLLED = 0, /* E F G H B, E TABLE: behavioural, may deliver or absorb */
-    NSC_PC_SOURCE,         /* independent V, I */
-    NSC_PC_RESISTOR,
-    NSC_PC_SEMI,           /* diodes, MOS, switches: conduction losses */
-    NSC_PC_STORE,          /* capacitors, inductors */
-    NSC_PC_GMIN            /* the gmin conductances of nodes with no DC path but through pairs */
-} nsc_pclass;
 
 typedef struct nsc_loss_row {
     const char *name;      /* the element's (into the circuit), "gmin" */
@@ -64,9 +55,6 @@ typedef struct nsc_losses {
 } nsc_losses;
 
 void nsc_losses_free(nsc_losses *Ls);
-
-/* 1 when name (any case) is a switching-energy parameter of a model: EON EOFF VREF IREF. */
-int nsc_swloss_param(const char *name);
 
 /* The accumulator of the circuit c assembled as L, over [from, to]: the
  * elements' ports (device.h ports), their EON/EOFF data (errors at the model

@@ -20,7 +20,7 @@
 #ifndef NSC_MEAS_H
 #define NSC_MEAS_H
 
-#include "netlist/circuit.h"
+#include "circuit/circuit.h"
 #include "output/waves.h"
 
 typedef struct nsc_meas_result {

@@ -87,7 +87,7 @@ nsc_pss_opts nsc_run_pss_opts(const nsc_circuit *c, const nsc_run_cfg *cfg)
 }
 
 /* A copy of src[0..n) with its own names into *out (*nout of them: all, or
- * those copied before running out of memory, for nsc_probes_free). */
+ * those copied before running out of memory, for nsc_waves_probes_free). */
 static nsc_status probes_dup(const nsc_probe *src, int n, nsc_probe **out, int *nout, nsc_report *r)
 {
     nsc_probe *p = nsc_calloc((size_t)n + 1, sizeof *p);
@@ -112,11 +112,11 @@ nsc_status nsc_run_probes(const nsc_circuit *c, const char *save, nsc_probe **pr
     int nxout = 0;                                     /* derived output columns (not .control lets) */
     for (int k = 0; k < c->nxcol; k++) nxout += c->xcol[k].pos >= 0;
     if (save && !*save) s = NSC_OK;                    /* --save of P() columns only */
-    else if (save) s = nsc_probes_parse(c, save, &p, &np, r);
+    else if (save) s = nsc_waves_probes_parse(c, save, &p, &np, r);
     else if (c->nsave > 0 || nxout > 0)               /* .print {expr} alone: its columns only */
         s = probes_dup(c->save, c->nsave, &p, &np, r);
     else
-        s = nsc_probes_default(c, &p, &np, r);
+        s = nsc_waves_probes_default(c, &p, &np, r);
     int no = np;
     if (!s) {                                          /* then the .meas probes that are not outputs */
         nsc_probe *q = nsc_realloc_array(p, (size_t)(np + c->nmeas_probe) + 1, sizeof *q);
@@ -132,7 +132,7 @@ nsc_status nsc_run_probes(const nsc_circuit *c, const char *save, nsc_probe **pr
         }
     }
     if (s) {
-        nsc_probes_free(p, np);
+        nsc_waves_probes_free(p, np);
         return s;
     }
     *probes = p;
@@ -174,7 +174,7 @@ void nsc_run_free(nsc_run *R)
 {
     nsc_waves_free(R->W);
     nsc_waves_free(R->Wm);
-    nsc_probes_free(R->probes, R->nprobe);
+    nsc_waves_probes_free(R->probes, R->nprobe);
     if (R->mres) nsc_meas_results_free(R->mres, R->c->nmeas);
     free(R->mres);
     nsc_circuit_free(R->c);
@@ -305,7 +305,7 @@ static nsc_status run_tran_fitted(nsc_run *R, nsc_report *r)
         nsc_report_init(&notes);
         int n0 = r->nwarn;
         R->o.refit = pass < NSC_RUN_REFITS ? &notes : NULL;
-        nsc_status s = nsc_run_tran(R->c, &R->o, R->probes, R->nprobe, &R->W, &R->st, r);
+        nsc_status s = nsc_stepper_tran(R->c, &R->o, R->probes, R->nprobe, &R->W, &R->st, r);
         R->o.refit = NULL;
         int again = !s && notes.nwarn > 0;
         if (again) {

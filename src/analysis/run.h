@@ -15,7 +15,7 @@
 #ifndef NSC_RUN_H
 #define NSC_RUN_H
 
-#include "netlist/circuit.h"
+#include "circuit/circuit.h"
 #include "netlist/netlist.h"
 #include "analysis/meas.h"
 #include "stepper.h"
@@ -46,8 +46,8 @@ int nsc_run_steady(const nsc_circuit *c, const nsc_run_cfg *cfg);
 nsc_pss_opts nsc_run_pss_opts(const nsc_circuit *c, const nsc_run_cfg *cfg);
 
 /* The columns of a transient of c: the outputs (save, else .save/.print, else
- * nsc_probes_default), *nout of them, then the probes the .meas cards read that
- * are not outputs; *n in all. *probes is new (nsc_probes_free(*probes, *n)). */
+ * nsc_waves_probes_default), *nout of them, then the probes the .meas cards read that
+ * are not outputs; *n in all. *probes is new (nsc_waves_probes_free(*probes, *n)). */
 nsc_status nsc_run_probes(const nsc_circuit *c, const char *save, nsc_probe **probes, int *n, int *nout,
                           nsc_report *r);
 
@@ -93,7 +93,7 @@ nsc_status nsc_run_setup(nsc_run *R, const nsc_run_cfg *cfg, nsc_report *r);
  * read any; R->nout = 0); else nsc_run_probes with R->cfg.save. */
 nsc_status nsc_run_columns(nsc_run *R, int meas_only, nsc_report *r);
 
-/* The transient (nsc_run_tran) or the steady state (nsc_run_pss) of R->c under
+/* The transient (nsc_stepper_tran) or the steady state (nsc_run_pss) of R->c under
  * R->o (and R->po), recording R->probes into R->W; the status of the run. */
 nsc_status nsc_run_analysis(nsc_run *R, nsc_report *r);
 

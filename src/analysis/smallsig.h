@@ -14,8 +14,9 @@
 #ifndef NSC_SMALLSIG_H
 #define NSC_SMALLSIG_H
 
-#include "netlist/circuit.h"
+#include "circuit/circuit.h"
 #include "output/waves.h"
+#include "output/out_ac.h"
 #include "solve/onestep.h"
 #include "analysis/meas.h"
 #include "analysis/stepper.h"
@@ -27,16 +28,8 @@
  * fstart alone). *f is new ([*nf]). Error (at the card) over 10^7 points. */
 nsc_status nsc_ac_freqs(const nsc_acsweep *s, double **f, int *nf, nsc_report *r);
 
-/* The complex response of probes p[0..np) at each frequency. */
-typedef struct nsc_ac_result {
-    int nf, np;
-    double *f;          /* [nf] Hz */
-    double *re, *im;    /* [nf * np], row k = frequency k */
-    char **name;        /* [np] the probes' names ("v(out)", "i(v1)") */
-    char *title;
-    double fhalf;       /* 0: at the operating point; > 0: the periodic AC, valid up to fhalf = fs/2 */
-} nsc_ac_result;
-void nsc_ac_result_free(nsc_ac_result *R);
+/* nsc_ac_result, nsc_ac_part, nsc_ac_part_ratio: output/out_ac.h (the writers
+ * take the result as plain data). */
 
 /* The AC sweep c->ac of c (c->has_ac) at its operating point (gmin, solver as
  * the .op's). NSC_ESIM when the operating point fails or the linearised system
@@ -59,14 +52,6 @@ nsc_status nsc_ac_result_new(const nsc_circuit *c, const nsc_probe *p, int np, n
  * Floquet multiplier. */
 nsc_status nsc_run_pac(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_pss_opts *po, const nsc_probe *p,
                        int np, nsc_ac_result **out, nsc_pss_info *info, nsc_report *r);
-
-/* The value of part of the phasor (re, im): dB 20 log10 |x|, phase in degrees
- * (atan2, in (-180, 180]), re, im, magnitude. */
-double nsc_ac_part(nsc_acpart part, double re, double im);
-
-/* The part of probe q of R at frequency k, or of the ratio probe q / probe d
- * (d >= 0: a loop gain by injection, `vdb(out)/v(fb)`; d < 0: none). */
-double nsc_ac_part_ratio(const nsc_ac_result *R, int k, int q, int d, nsc_acpart part);
 
 /* The .meas ac cards of c on R (ac_meas.c): res[c->nacmeas] filled (free with
  * nsc_meas_results_free); R must hold every probe the cards read. A measure

@@ -452,13 +452,13 @@ static void mark_failed(nsc_waves *W, const nsc_report *r)
     W->end_msg = nsc_end_msg(r, "error");
 }
 
-nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes,
-                        int nprobe, nsc_waves **out, nsc_sim_stats *st, nsc_report *r)
+nsc_status nsc_stepper_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes,
+                            int nprobe, nsc_waves **out, nsc_sim_stats *st, nsc_report *r)
 {
-    return nsc_run_tran_io(c, o, probes, nprobe, NULL, out, st, r);
+    return nsc_stepper_tran_io(c, o, probes, nprobe, NULL, out, st, r);
 }
 
-/* One transient run of nsc_run_tran_io: what it owns (freed by tran_free), its
+/* One transient run of nsc_stepper_tran_io: what it owns (freed by tran_free), its
  * work vectors (slices of buf) and, for fixed steps, where the march stands. */
 typedef struct tran_run {
     const nsc_circuit *c;
@@ -849,8 +849,8 @@ static void tran_free(tran_run *R, nsc_status s)
     nsc_lcs_free(R->L0);
 }
 
-nsc_status nsc_run_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes, int nprobe,
-                           nsc_tran_io *io, nsc_waves **out, nsc_sim_stats *st, nsc_report *r)
+nsc_status nsc_stepper_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes, int nprobe,
+                              nsc_tran_io *io, nsc_waves **out, nsc_sim_stats *st, nsc_report *r)
 {
     memset(st, 0, sizeof *st);
     tran_run R;
@@ -905,8 +905,8 @@ static nsc_status op_row(const nsc_lcs *L, const nsc_circuit *c, const nsc_probe
     return NSC_OK;
 }
 
-nsc_status nsc_run_op(const nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *probes,
-                      int nprobe, nsc_waves **out, nsc_report *r)
+nsc_status nsc_stepper_op(const nsc_circuit *c, double gmin, nsc_solver solver,
+                          const nsc_probe *probes, int nprobe, nsc_waves **out, nsc_report *r)
 {
     *out = NULL;
     nsc_lcs *L = NULL;

@@ -6,7 +6,7 @@
 
 #include <signal.h>
 
-#include "netlist/circuit.h"
+#include "circuit/circuit.h"
 #include "losses.h"
 #include "solve/onestep.h"
 #include "output/waves.h"
@@ -72,8 +72,8 @@ typedef struct nsc_sim_stats {
  * table, NSC_ESIM on solver failure (table holds every output point computed,
  * W->end/end_msg say why; r has "time ..., devices ..., residual ..."), or a
  * netlist/assembly error. *out is set whenever a table exists. */
-nsc_status nsc_run_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes,
-                        int nprobe, nsc_waves **out, nsc_sim_stats *st, nsc_report *r);
+nsc_status nsc_stepper_tran(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes,
+                            int nprobe, nsc_waves **out, nsc_sim_stats *st, nsc_report *r);
 
 /* Periodic steady state (stepper_pss.c): the sources' common period (or
  * period), a warm-up transient from the operating point, then shooting-Newton
@@ -137,7 +137,7 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
 /* Operating point: a one-row table of the probes (nprobe > 0: "v(a)", "i(d1)", ...;
  * a capacitor carries no current), else of every unknown ("v(a)", "i(v1)", ...) and
  * every pair's complementarity variable ("l(d1)"). */
-nsc_status nsc_run_op(const nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *probes,
-                      int nprobe, nsc_waves **out, nsc_report *r);
+nsc_status nsc_stepper_op(const nsc_circuit *c, double gmin, nsc_solver solver,
+                          const nsc_probe *probes, int nprobe, nsc_waves **out, nsc_report *r);
 
 #endif

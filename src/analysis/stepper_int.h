@@ -5,6 +5,7 @@
 #define NSC_STEPPER_INT_H
 
 #include "stepper.h"
+#include "devices/device.h"
 
 #define NSC_PCACHE 128      /* regular problems at most (small LCSs; large ones: NSC_PCACHE_BIG) */
 #define NSC_PCACHE_BIG 32
@@ -83,7 +84,7 @@ void nsc_eval_probes(const nsc_lin *f, int np, const nsc_lcs *L, const char *sw,
 int nsc_tran_states(const nsc_lcs *L, double vntol, double abstol, int *di, double *atol);
 
 /* Where a transient starts and what it hands back (the periodic steady state,
- * stepper_pss.c); nsc_run_tran passes none. Adaptive stepping only. */
+ * stepper_pss.c); nsc_stepper_tran passes none. Adaptive stepping only. */
 typedef struct nsc_tran_io {
     double t0;                 /* start time; rows from o->tstart >= t0 */
     const double *z, *l;       /* the state at t0 ([n], [m]); z NULL: the OP/UIC at t0 = 0 */
@@ -105,12 +106,12 @@ typedef struct nsc_tran_io {
                                   ends), and each accepted step is handed to nsc_pac_step */
 } nsc_tran_io;
 
-/* nsc_run_tran from io's start (io NULL: nsc_run_tran). */
-nsc_status nsc_run_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes, int nprobe,
-                           nsc_tran_io *io, nsc_waves **out, nsc_sim_stats *st, nsc_report *r);
+/* nsc_stepper_tran from io's start (io NULL: nsc_stepper_tran). */
+nsc_status nsc_stepper_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes, int nprobe,
+                              nsc_tran_io *io, nsc_waves **out, nsc_sim_stats *st, nsc_report *r);
 
 /* The transient after t = 0, as the adaptive stepper takes it over from
- * nsc_run_tran: the consistent solution at t = 0 is computed and its row (if
+ * nsc_stepper_tran: the consistent solution at t = 0 is computed and its row (if
  * due) written; the stepper advances to o->tstop, adding rows to W. */
 typedef struct nsc_tran {
     const nsc_circuit *c;

@@ -204,7 +204,7 @@ static nsc_status run(pss *p, const nsc_tran_opts *o, const nsc_probe *probes, i
     }
     nsc_waves *W = NULL;
     nsc_sim_stats st;
-    nsc_status s = nsc_run_tran_io(p->c, o, probes, nprobe, &io, &W, &st, p->r);
+    nsc_status s = nsc_stepper_tran_io(p->c, o, probes, nprobe, &io, &W, &st, p->r);
     stats_add(p->st, &st);
     p->info->periods_run += lround((o->tstop - o->tstart) / p->info->period);
     if (nojac) *nojac = io.sens_failed;
@@ -701,7 +701,7 @@ static nsc_status pac_runs(pss *p, const nsc_lcs *L, double ts, double T, struct
         nsc_tran_io io = { ts, p->z, p->l, p->sw, p->z1, p->l1, p->sw1, p->zmin, p->zmax, S, ns, 0, NULL, 0, A };
         nsc_waves *W = NULL;
         nsc_sim_stats st;
-        s = nsc_run_tran_io(p->c, &o, NULL, 0, &io, &W, &st, p->r);
+        s = nsc_stepper_tran_io(p->c, &o, NULL, 0, &io, &W, &st, p->r);
         stats_add(p->st, &st);
         p->info->periods_run++;
         if (!s && W && W->end == NSC_RUN_INTERRUPTED) s = nsc_err(p->r, NSC_ESIM, NULL, "interrupted by a signal");

@@ -72,20 +72,6 @@ int nsc_circuit_has_param(const nsc_circuit *c, const char *name)
     return 0;
 }
 
-int nsc_geometric(const double *v, int n)
-{
-    if (n < 3) return 0;
-    for (int k = 0; k < n; k++)
-        if (!(v[k] * v[0] > 0)) return 0;
-    double q = v[1] / v[0], d = v[1] - v[0];
-    int ratios = 1, diffs = 1;
-    for (int k = 2; k < n; k++) {
-        ratios &= fabs(v[k] / v[k - 1] - q) <= 1e-6 * fabs(q);
-        diffs &= fabs((v[k] - v[k - 1]) - d) <= 1e-6 * fabs(d);
-    }
-    return ratios && !diffs;
-}
-
 nsc_status nsc_plan_steps(nsc_plan *p, const nsc_circuit *c, nsc_report *r)
 {
     for (int k = 0; k < c->nstep; k++) {
@@ -189,7 +175,7 @@ int nsc_shard_has(long i, int k, int n)
 /* ---- one point ---- */
 
 /* seconds to assemble the LCS of c and build its first one-step problems (the
- * static one at t = 0 and the regular step's), what nsc_run_tran does before
+ * static one at t = 0 and the regular step's), what nsc_stepper_tran does before
  * its first step; errors are left to the run itself */
 static double setup_time(const nsc_circuit *c, const nsc_tran_opts *o)
 {

@@ -18,10 +18,11 @@
 #ifndef NSC_SWEEP_H
 #define NSC_SWEEP_H
 
-#include "netlist/circuit.h"
+#include "circuit/circuit.h"
 #include "netlist/netlist.h"
 #include "run.h"
 #include "stepper.h"
+#include "output/out_sweep.h"
 
 /* ---- the plan ---- */
 
@@ -52,10 +53,6 @@ nsc_status nsc_plan_set(nsc_plan *p, const char *name, const double *val, int n,
 /* One axis per .step card of c, in card order. Each must name a top-level
  * .param of c (NSC_ENETLIST at the card otherwise). */
 nsc_status nsc_plan_steps(nsc_plan *p, const nsc_circuit *c, nsc_report *r);
-
-/* Whether v[0..n) are geometric: n >= 3 values of one sign whose ratios agree
- * and whose differences do not (a .step or --log axis: plots use a log axis). */
-int nsc_geometric(const double *v, int n);
 
 /* Whether name is a top-level .param of c. */
 int nsc_circuit_has_param(const nsc_circuit *c, const char *name);
@@ -116,27 +113,7 @@ nsc_status nsc_point_run(const nsc_deck *deck, const nsc_param_set *ov, int nov,
 
 /* ---- the table ---- */
 
-/* One row per point: the npar swept parameters, the nmeas measures, the point's
- * status (nsc_exit_status of its run: 0 ok, 1 netlist error, 3 failure) and its
- * index. File (.dat):
- *     # l1 ripple vavg status point
- *     # nscircuit sweep: points=16 parameters=1 measures=2 [shard=2/4] [study=HEX] netlist=buck.cir
- *     [# interrupted: 5 of the 16 points of this run finished]
- *     5.000000000000e-06 1.187000000000e-01 1.800000000000e+00 0 0
- * values %.12e, a failed measure "nan". CSV: header "l1,ripple,...,point", rows. */
-typedef struct nsc_sweep_table {
-    int npar, nmeas;
-    char **name;       /* [npar + nmeas] */
-    char *netlist;     /* base name of the netlist */
-    long npoint;       /* points of the whole study */
-    int shard_k, shard_n; /* 1/1: the whole study */
-    char study[17];    /* the study's identity (nsc_study_id), 16 hex digits; "" unknown */
-    long partial;      /* > 0: the run was interrupted; the points it was to run (rows: those finished) */
-    long nrow, caprow;
-    double *v;         /* [nrow * (npar + nmeas)] row-major */
-    int *status;       /* [nrow] */
-    long *point;       /* [nrow] */
-} nsc_sweep_table;
+/* nsc_sweep_table: output/out_sweep.h (the writers take it as plain data). */
 
 /* An empty table: columns par[0..npar) then meas[0..nmeas) (copied). */
 nsc_status nsc_sweep_table_init(nsc_sweep_table *T, char *const *par, int npar, char *const *meas, int nmeas,

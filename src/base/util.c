@@ -9,6 +9,7 @@
 #include <time.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -258,4 +259,18 @@ char *nsc_stem(const char *path)
 {
     const char *b = nsc_base_name(path), *dot = strrchr(b, '.');
     return nsc_strndup(b, dot && dot != b ? (size_t)(dot - b) : strlen(b));
+}
+
+int nsc_geometric(const double *v, int n)
+{
+    if (n < 3) return 0;
+    for (int k = 0; k < n; k++)
+        if (!(v[k] * v[0] > 0)) return 0;
+    double q = v[1] / v[0], d = v[1] - v[0];
+    int ratios = 1, diffs = 1;
+    for (int k = 2; k < n; k++) {
+        ratios &= fabs(v[k] / v[k - 1] - q) <= 1e-6 * fabs(q);
+        diffs &= fabs((v[k] - v[k - 1]) - d) <= 1e-6 * fabs(d);
+    }
+    return ratios && !diffs;
 }

@@ -96,4 +96,8 @@ const char *nsc_base_name(const char *p);
  * folder and its last extension (a leading dot is not an extension). */
 char *nsc_stem(const char *path);
 
+/* Whether v[0..n) are geometric: n >= 3 values of one sign whose ratios agree
+ * and whose differences do not (a .step or --log axis: plots use a log axis). */
+int nsc_geometric(const double *v, int n);
+
 #endif

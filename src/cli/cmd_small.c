@@ -3,6 +3,7 @@
  * beside other analyses) and the .meas ac results on stdout and in a file. */
 #include "config.h"
 #include "cmd.h"
+#include "analysis/smallsig.h"
 #include "output/out_ac.h"
 #include "output/rd.h"
 
@@ -54,8 +55,8 @@ static nsc_status ac_probes(const nsc_small_args *a, const nsc_circuit *c, int a
 {
     nsc_probe *d = NULL;
     int nd = 0;
-    nsc_status s = a->save ? nsc_probes_parse(c, a->save, &d, &nd, r)
-                 : c->nacout && !all ? NSC_OK : nsc_probes_default(c, &d, &nd, r);
+    nsc_status s = a->save ? nsc_waves_probes_parse(c, a->save, &d, &nd, r)
+                 : c->nacout && !all ? NSC_OK : nsc_waves_probes_default(c, &d, &nd, r);
     int nq = nd + 2 * c->nacout + 4 * c->nacmeas;          /* each signal's probe and denominator */
     *p = s ? NULL : nsc_calloc((size_t)nq + 1, sizeof **p);
     *np = *nout = 0;
@@ -75,7 +76,7 @@ static nsc_status ac_probes(const nsc_small_args *a, const nsc_circuit *c, int a
         else (*np)++;
         if (k < nd) *nout = *np;
     }
-    nsc_probes_free(d, nd);
+    nsc_waves_probes_free(d, nd);
     return s;
 }
 
@@ -185,7 +186,7 @@ static nsc_status run_ac(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
                 a->pss_o ? "periodic " : "", R->nf, R->f[0], R->f[R->nf - 1],
                 raw && a->several ? "its plot of the raw file" : F.out);
     nsc_ac_result_free(R);
-    nsc_probes_free(p, np);
+    nsc_waves_probes_free(p, np);
     files_free(&F);
     return s;
 }
@@ -197,8 +198,8 @@ static nsc_status dc_probes(const nsc_small_args *a, const nsc_circuit *c, int a
 {
     nsc_probe *d = NULL, *q = NULL;
     int nd = 0, nq = 0, own = a->save != NULL;
-    nsc_status s = all || (!a->save && !c->ndcout && !c->nsave) ? nsc_probes_default(c, &d, &nd, r) : NSC_OK;
-    if (!s && a->save) s = nsc_probes_parse(c, a->save, &q, &nq, r);
+    nsc_status s = all || (!a->save && !c->ndcout && !c->nsave) ? nsc_waves_probes_default(c, &d, &nd, r) : NSC_OK;
+    if (!s && a->save) s = nsc_waves_probes_parse(c, a->save, &q, &nq, r);
     else if (!s) {
         q = c->ndcout ? c->dcout : c->save;
         nq = c->ndcout ? c->ndcout : c->nsave;
@@ -215,8 +216,8 @@ static nsc_status dc_probes(const nsc_small_args *a, const nsc_circuit *c, int a
         if (!((*p)[*np].name = nsc_strdup(x->name))) s = nsc_oom(r);
         else (*np)++;
     }
-    nsc_probes_free(d, nd);
-    if (own) nsc_probes_free(q, nq);
+    nsc_waves_probes_free(d, nd);
+    if (own) nsc_waves_probes_free(q, nq);
     return s;
 }
 
@@ -242,7 +243,7 @@ static nsc_status run_dc(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
         fprintf(stderr, "nscircuit: %s: DC sweep, %d points; wrote %s\n", a->netlist, W->nrow,
                 raw && a->several ? "its plot of the raw file" : F.out);
     nsc_waves_free(W);
-    nsc_probes_free(p, np);
+    nsc_waves_probes_free(p, np);
     files_free(&F);
     return rs ? rs : s;
 }

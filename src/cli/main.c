@@ -505,9 +505,9 @@ static nsc_status run_op(job *J, const cli *C)
     nsc_waves *O = NULL;
     nsc_probe *dp = NULL;
     int ndp = 0;
-    nsc_status s = nsc_probes_default(J->R.c, &dp, &ndp, &J->rep);    /* nodes, then i(v) i(l) i(d) */
-    if (!s) s = nsc_run_op(J->R.c, J->R.o.gmin, J->R.o.solver, dp, ndp, &O, &J->rep);
-    nsc_probes_free(dp, ndp);
+    nsc_status s = nsc_waves_probes_default(J->R.c, &dp, &ndp, &J->rep);    /* nodes, then i(v) i(l) i(d) */
+    if (!s) s = nsc_stepper_op(J->R.c, J->R.o.gmin, J->R.o.solver, dp, ndp, &O, &J->rep);
+    nsc_waves_probes_free(dp, ndp);
     if (s) return s;
     printf("operating point of %s\n", C->netlist);
     for (int k = 1; k < O->ncol; k++) printf("  %-20s = % .10e\n", O->name[k], O->v[k]);

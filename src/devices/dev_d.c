@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "pwl_exp.h"
 
 #define VT_300 (1.380649e-23 * 300.15 / 1.602176634e-19)    /* kT/q, V */
 
@@ -197,7 +198,7 @@ static nsc_status d_params(const nsc_element *e, nsc_report *r, void *out)
     return st;
 }
 
-/* The card read once (device.h bind). */
+/* The card read once (lcs/devif.h bind). */
 static void *d_bind(const nsc_circuit *c, int ei)
 {
     return nsc_bind_parse(&c->el[ei], sizeof(diode_par), d_params);

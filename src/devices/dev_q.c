@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "pwl_exp.h"
 
 #define VT_300 (1.380649e-23 * 300.15 / 1.602176634e-19)    /* kT/q, V (dev_d.c's) */
 
@@ -118,7 +119,7 @@ static nsc_status q_params(const nsc_element *e, nsc_report *r, void *out)
     return q_model(m, e->value > 0 ? e->value : 1.0, r, p);
 }
 
-/* The card read once (device.h bind). */
+/* The card read once (lcs/devif.h bind). */
 static void *q_bind(const nsc_circuit *c, int ei)
 {
     return nsc_bind_parse(&c->el[ei], sizeof(bjt_par), q_params);

@@ -90,7 +90,7 @@ nsc_status nsc_sw_count(nsc_dev_ctx *ctx, int ei, const nsc_sw_kind *k)
     return NSC_OK;
 }
 
-/* The card read once (device.h bind). */
+/* The card read once (lcs/devif.h bind). */
 static void *s_bind(const nsc_circuit *c, int ei)
 {
     return nsc_bind_parse(&c->el[ei], sizeof(nsc_sw_par), s_params);

@@ -1,4 +1,4 @@
-/* pwl_exp.c -- the piecewise-linear fit of a junction's forward curve (device.h
+/* pwl_exp.c -- the piecewise-linear fit of a junction's forward curve (pwl_exp.h
  * nsc_jfit): the SPICE diode (dev_d.c), and any device built from junctions.
  *
  * The curve v(i) = c + a ln(1 + i/i0) + rs i (i >= 0) is concave. On the
@@ -22,7 +22,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "device.h"
+#include "pwl_exp.h"
 
 static double curve(double c, double a, double i0, double rs, double i)
 {

@@ -1,5 +1,5 @@
 /* pwl_sq.c -- the convex piecewise-linear approximation of f(x) = max(0, x)^2 of
- * the PWL MOS model (device.h, formulation.md §1).
+ * the PWL MOS model (pwl_sq.h, formulation.md §1).
  *
  * Construction (relative-error equioscillation): on a geometric grid
  * b, rho b, the chord of (1 - eps) x^2 has slope (1 - eps)(1 + rho) b and its
@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "device.h"
+#include "pwl_sq.h"
 
 /* Breakpoints and slopes of the six segments (formulation.md §1). */
 static const double def_b[5] = {0, 0.1, 0.2487, 0.6185, 1.5383};

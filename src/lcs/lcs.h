@@ -19,8 +19,8 @@
 #ifndef NSC_LCS_H
 #define NSC_LCS_H
 
-#include "netlist/circuit.h"
-#include "solve/sparse.h"
+#include "circuit/circuit.h"
+#include "base/sparse.h"
 
 typedef enum nsc_asm_mode {
     NSC_ASM_TRAN, /* the dynamic LCS */
@@ -189,17 +189,6 @@ void nsc_lcs_sources_dc(const nsc_lcs *L, double *w, double *s, double *e);
  * 1 ms) or whose pairs are inconsistent (issue 25 items 11, 13). */
 nsc_status nsc_lcs_check_step(const nsc_lcs *L, const nsc_circuit *c, const double *w, const double *z,
                               const double *l, double t, nsc_report *r);
-
-/* After a run of L: each device's check of its elements (devices.c) from lpk[m],
- * every pair's largest multiplier over the run; warnings into r. */
-void nsc_dev_check(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *r);
-/* After a run of L: the fits it left remade (each device's refit, devices.c),
- * notes into r; the number of elements refitted (0: nothing changed). */
-int nsc_dev_refit(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *r);
-/* mark[j] = 1 (j < m) for the pairs nsc_dev_check may read (every pair of an
- * element whose device has a check), 0 for the others; returns their number.
- * A run need only track the peaks of those. */
-int nsc_dev_check_pairs(const nsc_lcs *L, const nsc_circuit *c, char *mark);
 
 /* The smooth functions of L (nsc_smooth) linearised at z[n]: A[row][in[q]] =
  * df/dz_in[q], s0[row] = f(z) - J z for each (written through the const L:

@@ -1,5 +1,5 @@
 /* lcs_asm.c -- modified nodal analysis: circuit -> LCS (lcs.h), through the
- * device interface (device.h); also the stamp helpers and nsc_lcs_sources.
+ * device interface (devif.h); also the stamp helpers (stamp.h) and nsc_lcs_sources.
  *
  * Layout of z: v(node 1..nnode-1), transient branches (element order), static
  * extra branches of devices (element order), then in OP one branch per node
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devices/device.h"
-#include "solve/la_klu.h"
+#include "devif.h"
+#include "base/la_klu.h"
 
 int nsc_dev_link(nsc_dev_ctx *ctx, int a, int b, int how)
 {
@@ -281,7 +281,7 @@ static nsc_status count_all(asm_work *w)
     for (int late = 0; late < NSC_DEV_LATE_LEVELS; late++) {
         if (late == 1 && w->mode == NSC_ASM_OP) hold_ic_nodes(w, 0);
         for (int ei = 0; ei < c->nel; ei++) {
-            const nsc_device *dev = nsc_device_of(c->el[ei].kind);
+            const nsc_device *dev = nsc_devif_of(c, c->el[ei].kind);
             if (!dev) return nsc_err(w->r, NSC_ENETLIST, &c->el[ei].loc, "unknown element kind of %s", c->el[ei].name);
             if (dev->late != late) continue;
             memset(&w->need[ei], 0, sizeof w->need[ei]);
@@ -337,7 +337,7 @@ static nsc_status layout(asm_work *w, nsc_lcs *L)
         n += w->need[ei].nbranch;
         L->el_pair[ei] = w->need[ei].npair ? m : -1;
         m += w->need[ei].npair;
-        if (w->need[ei].npair && nsc_device_of(w->c->el[ei].kind)->step_check) L->stepchk[L->nstepchk++] = ei;
+        if (w->need[ei].npair && nsc_devif_of(w->c, w->c->el[ei].kind)->step_check) L->stepchk[L->nstepchk++] = ei;
         w->el_src[ei] = w->need[ei].nsrc ? nsrc : -1;
         nsrc += w->need[ei].nsrc;
     }
@@ -386,7 +386,7 @@ static nsc_status stamp_all(asm_work *w, nsc_lcs *L, double gmin)
     const nsc_circuit *c = w->c;
     nsc_builder *b = &w->b;
     for (int ei = 0; ei < c->nel; ei++) {
-        const nsc_device *dev = nsc_device_of(c->el[ei].kind);
+        const nsc_device *dev = nsc_devif_of(c, c->el[ei].kind);
         nsc_dev_slots s = {L->el_branch[ei], w->el_extra[ei], L->el_pair[ei], w->el_src[ei], w->need[ei].flag};
         for (int q = 0; q < w->need[ei].nsrc; q++)
             L->src[s.src + q] = (nsc_src){dev->wave ? dev->wave(c, ei, q) : &c->el[ei].wave, ei};
@@ -552,7 +552,7 @@ nsc_status nsc_lcs_check_step(const nsc_lcs *L, const nsc_circuit *c, const doub
                                isnan(z[i]) ? "not a number (NaN)" : "infinite");
     for (int k = 0; l && k < L->nstepchk; k++) {
         int ei = L->stepchk[k];
-        nsc_status st = nsc_device_of(c->el[ei].kind)->step_check(L, c, ei, l, t, r);
+        nsc_status st = nsc_devif_of(c, c->el[ei].kind)->step_check(L, c, ei, l, t, r);
         if (st) return st;
     }
     return NSC_OK;

@@ -2,7 +2,7 @@
  * (through the device's current()), their evaluation. */
 #include <stdlib.h>
 
-#include "devices/device.h"
+#include "devif.h"
 
 nsc_status nsc_lin_add(nsc_lin *f, nsc_termkind kind, int idx, double coef)
 {
@@ -52,7 +52,7 @@ nsc_status nsc_lcs_probe(const nsc_lcs *L, const nsc_circuit *c, const nsc_probe
         if (p->el < 0 || p->el >= c->nel)
             return nsc_err(r, NSC_ENETLIST, &p->loc, "%s: no such element", p->name);
         const nsc_element *e = &c->el[p->el];
-        const nsc_device *dev = nsc_device_of(e->kind);
+        const nsc_device *dev = nsc_devif_of(c, e->kind);
         if (!dev || !dev->current)
             return nsc_err(r, NSC_ENETLIST, &p->loc, "%s: %s has no current (%s)", p->name, e->name,
                            dev ? dev->what : "unknown element");

@@ -4,7 +4,7 @@
  * outputs, diodes, MOS channels d-s, bipolar junctions b-e and b-c, switches S
  * and W; capacitors and current sources I, G, F, B I= do not conduct at DC):
  * a cut-set of current sources alone is such a node. The device table
- * (device.h) says which element is which; this file names no kind.
+ * (devif.h, as the circuit was bound) says which element is which; this file names no kind.
  *
  * Loops of capacitors with voltage sources and cut-sets of inductors with
  * current sources are allowed (netlist.md, Errors): the theta-scheme gives the
@@ -18,13 +18,13 @@
 #include <string.h>
 
 #include "lcs.h"
-#include "devices/device.h"
+#include "devif.h"
 
 /* Terminal pairs (a[k], b[k]) through which element e conducts at DC (its
  * device's dc pairs): their number (0, 1, or 2 for a bipolar transistor). */
-static int conducting(const nsc_element *e, int a[2], int b[2])
+static int conducting(const nsc_circuit *c, const nsc_element *e, int a[2], int b[2])
 {
-    const nsc_device *d = nsc_device_of(e->kind);
+    const nsc_device *d = nsc_devif_of(c, e->kind);
     if (!d) return 0;                                          /* the assembler reports the kind */
     for (int k = 0; k < d->ndc; k++) {
         a[k] = e->node[d->dc[k].a];
@@ -33,9 +33,9 @@ static int conducting(const nsc_element *e, int a[2], int b[2])
     return d->ndc;
 }
 
-static nsc_topo topo_of(nsc_elkind k)
+static nsc_topo topo_of(const nsc_circuit *c, nsc_elkind k)
 {
-    const nsc_device *d = nsc_device_of(k);
+    const nsc_device *d = nsc_devif_of(c, k);
     return d ? d->topo : NSC_TOPO_OTHER;
 }
 
@@ -51,7 +51,7 @@ nsc_status nsc_topology_check(const nsc_circuit *c, nsc_report *r)
     /* DC paths */
     for (int e = 0; e < ne; e++) {
         int a[2], b[2];
-        for (int k = conducting(&c->el[e], a, b) - 1; k >= 0; k--) nsc_uf_union(dc, a[k], b[k]);
+        for (int k = conducting(c, &c->el[e], a, b) - 1; k >= 0; k--) nsc_uf_union(dc, a[k], b[k]);
     }
     for (int k = 1; k < nn; k++)
         if (nsc_uf_find(dc, k) != nsc_uf_find(dc, 0)) {
@@ -65,9 +65,9 @@ done:
     return st;
 }
 
-static int voltage_defining(nsc_elkind k) { return topo_of(k) == NSC_TOPO_VDEF; }
+static int voltage_defining(const nsc_circuit *c, nsc_elkind k) { return topo_of(c, k) == NSC_TOPO_VDEF; }
 
-static int current_source(nsc_elkind k) { return topo_of(k) == NSC_TOPO_ISRC; }
+static int current_source(const nsc_circuit *c, nsc_elkind k) { return topo_of(c, k) == NSC_TOPO_ISRC; }
 
 /* Union-find as in the check. A voltage-defining branch whose terminals the
  * capacitors and the earlier such branches join, but not those branches alone
@@ -84,10 +84,10 @@ nsc_status nsc_topology_index2(const nsc_circuit *c, int *out, nsc_report *r)
     int *vonly = uf, *vc = uf + nn;
     for (int k = 0; k < 2 * nn; k++) uf[k] = -1;
     for (int e = 0; e < ne; e++)
-        if (topo_of(c->el[e].kind) == NSC_TOPO_CAP) nsc_uf_union(vc, c->el[e].node[0], c->el[e].node[1]);
+        if (topo_of(c, c->el[e].kind) == NSC_TOPO_CAP) nsc_uf_union(vc, c->el[e].node[0], c->el[e].node[1]);
     for (int e = 0; e < ne && !found; e++) {
         const nsc_element *x = &c->el[e];
-        if (!voltage_defining(x->kind)) continue;
+        if (!voltage_defining(c, x->kind)) continue;
         int a = x->node[0], b = x->node[1];
         found = nsc_uf_find(vonly, a) != nsc_uf_find(vonly, b) && nsc_uf_find(vc, a) == nsc_uf_find(vc, b);
         nsc_uf_union(vonly, a, b);
@@ -98,13 +98,13 @@ nsc_status nsc_topology_index2(const nsc_circuit *c, int *out, nsc_report *r)
     for (int e = 0; e < ne && !found; e++) {
         const nsc_element *x = &c->el[e];
         int a[2], b[2];
-        if (topo_of(x->kind) == NSC_TOPO_IND || current_source(x->kind)) continue;
-        if (topo_of(x->kind) == NSC_TOPO_CAP) nsc_uf_union(other, x->node[0], x->node[1]);
-        else for (int k = conducting(x, a, b) - 1; k >= 0; k--) nsc_uf_union(other, a[k], b[k]);
+        if (topo_of(c, x->kind) == NSC_TOPO_IND || current_source(c, x->kind)) continue;
+        if (topo_of(c, x->kind) == NSC_TOPO_CAP) nsc_uf_union(other, x->node[0], x->node[1]);
+        else for (int k = conducting(c, x, a, b) - 1; k >= 0; k--) nsc_uf_union(other, a[k], b[k]);
     }
     for (int e = 0; e < ne && !found; e++) {
         const nsc_element *x = &c->el[e];
-        found = current_source(x->kind) && nsc_uf_find(other, x->node[0]) != nsc_uf_find(other, x->node[1]);
+        found = current_source(c, x->kind) && nsc_uf_find(other, x->node[0]) != nsc_uf_find(other, x->node[1]);
     }
     free(uf);
     *out = found;

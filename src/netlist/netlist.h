@@ -7,7 +7,7 @@
 #ifndef NSC_NETLIST_H
 #define NSC_NETLIST_H
 
-#include "circuit.h"
+#include "circuit/circuit.h"
 
 /* --param NAME=VALUE overrides: replace the value of a top-level .param. */
 typedef struct nsc_param_set {

@@ -7,6 +7,7 @@
  * are resolved at the end (E->ic, E->save). */
 #include "nl_elab.h"
 #include "nl_meas.h"
+#include "nl_probe.h"
 #include "devices/device.h"
 #include "base/xfn.h"
 

@@ -3,8 +3,8 @@
  * postfix program of circuit.h (nsc_msig); probes are collected by name and
  * resolved once the whole circuit exists. */
 #include "nl_meas.h"
+#include "nl_probe.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -484,14 +484,6 @@ nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, con
                 ftext(f));
 }
 
-const char *nl_flat_name(const char *s)
-{
-    const char *last = strrchr(s, '.');
-    if (s[0] && s[1] == '.' && last && last > s + 1 && tolower((unsigned char)last[1]) == tolower((unsigned char)s[0]))
-        return s + 2;
-    return s;
-}
-
 /* Element named name in c, else ngspice's flattened form of it (nl_flat_name); -1 if none. */
 static int element_named(const nsc_circuit *c, const char *name)
 {
@@ -561,31 +553,18 @@ nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
         size_t L = strlen(p->name);
         char *in = nsc_strndup(p->name + 2, L - 3);                /* inside "v(...)" / "i(...)" */
         if (!in) return nsc_oom(r);
+        const char *bad;
         nsc_status st = NSC_OK;
-        if (p->kind == NSC_PROBE_V && in[0] == '@') {                /* P(x)'s port (power) */
-            int el = element_named(c, in + 1);
-            const nsc_element *e = el >= 0 ? &c->el[el] : NULL;
-            const nsc_device *d = e ? nsc_device_of(e->kind) : NULL;
-            if (!e || e->nnode < 2 || !d || !d->current)
-                st = nsc_err(r, NSC_ENETLIST, &p->loc, "P(%s): no element with two terminals named %s", in + 1, in + 1);
-            else {
-                nsc_tpair port = nsc_dev_port(d);
-                p->node[0] = e->node[port.a];
-                p->node[1] = e->node[port.b];
-            }
-        } else if (p->kind == NSC_PROBE_V) {
-            char *comma = strchr(in, ',');
-            if (comma) *comma = 0;
-            p->node[0] = nsc_circuit_node(c, in);
-            p->node[1] = comma ? nsc_circuit_node(c, comma + 1) : 0;
-            if (p->node[0] < 0 || p->node[1] < 0)
-                st = nsc_err(r, NSC_ENETLIST, &p->loc, "unknown node '%s' in .meas", p->node[0] < 0 ? in : comma + 1);
-        } else {
-            p->el = element_named(c, in);
-            const nsc_device *d = p->el >= 0 ? nsc_device_of(c->el[p->el].kind) : NULL;
-            if (p->el < 0) st = nsc_err(r, NSC_ENETLIST, &p->loc, "unknown element '%s' in .meas", in);
-            else if (!d || !d->current)                          /* a coupling K: the one device without */
-                st = nsc_err(r, NSC_ENETLIST, &p->loc, "I(%s): a coupling has no current", in);
+        switch (nl_probe_resolve(c, p->kind, in, NL_PROBE_FLAT | NL_PROBE_PORT, p, &bad)) {
+        case NL_PROBE_OK: break;
+        case NL_PROBE_NOPORT:                                        /* P(x)'s port (power) */
+            st = nsc_err(r, NSC_ENETLIST, &p->loc, "P(%s): no element with two terminals named %s", bad, bad);
+            break;
+        case NL_PROBE_NODE: st = nsc_err(r, NSC_ENETLIST, &p->loc, "unknown node '%s' in .meas", bad); break;
+        case NL_PROBE_ELEMENT: st = nsc_err(r, NSC_ENETLIST, &p->loc, "unknown element '%s' in .meas", bad); break;
+        case NL_PROBE_NOCURRENT:                                     /* a coupling K: the one device without */
+            st = nsc_err(r, NSC_ENETLIST, &p->loc, "I(%s): a coupling has no current", bad);
+            break;
         }
         free(in);
         if (st) return st;

@@ -39,11 +39,6 @@ nsc_status nl_power_sig(nsc_circuit *c, int el, nsc_loc loc, nsc_msig *sig, nsc_
 nsc_status nl_meas_signal(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env, const nl_field *f,
                           nsc_msig *out, nsc_report *r);
 
-/* ngspice's flattened name of an element inside a subcircuit instance,
- * "v.x1.x2.v5" (its letter, then the path), as nscircuit names it: "x1.x2.v5"
- * (a pointer into s); s itself when it is not of that form. */
-const char *nl_flat_name(const char *s);
-
 /* Resolve c->meas_probe (nodes, elements) after elaboration; an unknown name is
  * an error at the field that used it. */
 nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r);

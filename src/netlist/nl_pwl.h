@@ -18,7 +18,7 @@
 #ifndef NSC_NL_PWL_H
 #define NSC_NL_PWL_H
 
-#include "circuit.h"
+#include "circuit/circuit.h"
 #include "nl_expr.h"
 
 typedef struct nl_pwl_env {

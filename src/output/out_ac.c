@@ -11,6 +11,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+double nsc_ac_part(nsc_acpart part, double re, double im)
+{
+    switch (part) {
+    case NSC_ACP_DB: return 20 * log10(hypot(re, im));
+    case NSC_ACP_PH: return atan2(im, re) * (180 / M_PI);
+    case NSC_ACP_RE: return re;
+    case NSC_ACP_IM: return im;
+    default: return hypot(re, im);
+    }
+}
+
+double nsc_ac_part_ratio(const nsc_ac_result *R, int k, int q, int d, nsc_acpart part)
+{
+    size_t o = (size_t)k * (size_t)R->np;
+    double re = R->re[o + (size_t)q], im = R->im[o + (size_t)q];
+    if (d < 0) return nsc_ac_part(part, re, im);
+    double dr = R->re[o + (size_t)d], di = R->im[o + (size_t)d], den = dr * dr + di * di;
+    return nsc_ac_part(part, (re * dr + im * di) / den, (im * dr - re * di) / den);   /* (re + j im) / (dr + j di) */
+}
+
+void nsc_ac_result_free(nsc_ac_result *R)
+{
+    if (!R) return;
+    for (int k = 0; k < R->np; k++) free(R->name[k]);
+    free(R->name);
+    free(R->f);
+    free(R->re);
+    free(R->im);
+    free(R->title);
+    free(R);
+}
+
 /* The AC table with separator sep: ' ' (.dat: names in a comment line, then
  * the units line) or ',' (CSV: the names as the header). */
 static nsc_status ac_table(const nsc_ac_result *R, const nsc_accol *col, int ncol, const char *path, char sep,

@@ -1,10 +1,30 @@
-/* out_ac.h -- writers of the analyses at the operating point (issue 29,
- * out_ac.c): every file atomically (out.h). */
+/* out_ac.h -- the result of an AC sweep and the writers of the analyses at the
+ * operating point (issue 29, out_ac.c): every file atomically (out.h). The
+ * analyses (analysis/smallsig.h) fill the result and hand it over as plain data. */
 #ifndef NSC_OUT_AC_H
 #define NSC_OUT_AC_H
 
-#include "analysis/smallsig.h"
+#include "circuit/circuit.h"
 #include "out.h"
+
+/* The complex response of probes p[0..np) at each frequency. */
+typedef struct nsc_ac_result {
+    int nf, np;
+    double *f;          /* [nf] Hz */
+    double *re, *im;    /* [nf * np], row k = frequency k */
+    char **name;        /* [np] the probes' names ("v(out)", "i(v1)") */
+    char *title;
+    double fhalf;       /* 0: at the operating point; > 0: the periodic AC, valid up to fhalf = fs/2 */
+} nsc_ac_result;
+void nsc_ac_result_free(nsc_ac_result *R);
+
+/* The value of part of the phasor (re, im): dB 20 log10 |x|, phase in degrees
+ * (atan2, in (-180, 180]), re, im, magnitude. */
+double nsc_ac_part(nsc_acpart part, double re, double im);
+
+/* The part of probe q of R at frequency k, or of the ratio probe q / probe d
+ * (d >= 0: a loop gain by injection, `vdb(out)/v(fb)`; d < 0: none). */
+double nsc_ac_part_ratio(const nsc_ac_result *R, int k, int q, int d, nsc_acpart part);
 
 /* A column of the AC table: part of probe R->re/im[., probe], named name. */
 typedef struct nsc_accol {

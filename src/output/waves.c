@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include "devices/device.h"
+#include "netlist/nl_probe.h"
 
 /* rows held in memory at most (a spilled table) */
 static long nsc_waves_cap(const nsc_waves *W)
@@ -124,7 +125,7 @@ int nsc_waves_col(const nsc_waves *W, const char *name)
     return -1;
 }
 
-void nsc_probes_free(nsc_probe *p, int n)
+void nsc_waves_probes_free(nsc_probe *p, int n)
 {
     for (int k = 0; p && k < n; k++) free(p[k].name);
     free(p);
@@ -165,21 +166,20 @@ static nsc_status parse_item(const nsc_circuit *c, const char *s, size_t len, ns
     }
     t[L - 1] = 0;
     char *arg = t + 2, *comma = strchr(arg, ',');
-    if (t[0] == 'v') {
-        if (comma) *comma = 0;
-        q->kind = NSC_PROBE_V;
-        q->node[0] = nsc_circuit_node(c, arg);
-        q->node[1] = comma ? nsc_circuit_node(c, comma + 1) : 0;
-        if (q->node[0] < 0 || q->node[1] < 0) {
+    const char *bad;
+    q->kind = t[0] == 'v' ? NSC_PROBE_V : NSC_PROBE_I;
+    nl_probe_fail why = q->kind == NSC_PROBE_I && comma ? NL_PROBE_ELEMENT
+                                                        : nl_probe_resolve(c, q->kind, arg, 0, q, &bad);
+    if (q->kind == NSC_PROBE_V) {
+        if (why) {
             st = nsc_err(r, NSC_EUSAGE, NULL, "output v(%s%s%s): unknown node '%s'", arg,
-                         comma ? "," : "", comma ? comma + 1 : "", q->node[0] < 0 ? arg : comma + 1);
+                         comma ? "," : "", comma ? comma + 1 : "", bad);
             goto out;
         }
         q->name = comma ? nsc_asprintf("v(%s,%s)", arg, comma + 1) : nsc_asprintf("v(%s)", arg);
     } else {
-        q->kind = NSC_PROBE_I;
-        q->el = comma ? -1 : nsc_circuit_element(c, arg);
-        if (q->el < 0) {
+        if (why == NL_PROBE_ELEMENT) {      /* (a coupling K, without current: nsc_lcs_probe's error) */
+            q->el = -1;
             st = nsc_err(r, NSC_EUSAGE, NULL, "output i(%s): unknown element '%s'", arg, arg);
             goto out;
         }
@@ -191,8 +191,8 @@ out:
     return st;
 }
 
-nsc_status nsc_probes_parse(const nsc_circuit *c, const char *list, nsc_probe **probes, int *n,
-                            nsc_report *r)
+nsc_status nsc_waves_probes_parse(const nsc_circuit *c, const char *list, nsc_probe **probes,
+                                  int *n, nsc_report *r)
 {
     *probes = NULL;
     *n = 0;
@@ -208,7 +208,7 @@ nsc_status nsc_probes_parse(const nsc_circuit *c, const char *list, nsc_probe **
                 nsc_probe q;
                 nsc_status st = parse_item(c, a, (size_t)(b - a), &q, r);
                 if (!st) st = add_probe(probes, n, &cap, q, r);
-                if (st) { nsc_probes_free(*probes, *n); *probes = NULL; *n = 0; return st; }
+                if (st) { nsc_waves_probes_free(*probes, *n); *probes = NULL; *n = 0; return st; }
             }
             if (*p == 0) break;
             start = p + 1;
@@ -218,7 +218,8 @@ nsc_status nsc_probes_parse(const nsc_circuit *c, const char *list, nsc_probe **
     return NSC_OK;
 }
 
-nsc_status nsc_probes_default(const nsc_circuit *c, nsc_probe **probes, int *n, nsc_report *r)
+nsc_status nsc_waves_probes_default(const nsc_circuit *c, nsc_probe **probes, int *n,
+                                    nsc_report *r)
 {
     *probes = NULL;
     *n = 0;
@@ -237,7 +238,7 @@ nsc_status nsc_probes_default(const nsc_circuit *c, nsc_probe **probes, int *n, 
     }
     return NSC_OK;
 fail:
-    nsc_probes_free(*probes, *n);
+    nsc_waves_probes_free(*probes, *n);
     *probes = NULL;
     *n = 0;
     return st;

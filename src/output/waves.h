@@ -9,7 +9,7 @@
 #ifndef NSC_WAVES_H
 #define NSC_WAVES_H
 
-#include "netlist/circuit.h"
+#include "circuit/circuit.h"
 
 typedef enum nsc_run_end {
     NSC_RUN_COMPLETE = 0,
@@ -94,13 +94,14 @@ int nsc_spill_batch(nsc_waves *W);
 
 /* Parse an output list such as "v(out),v(a,b),i(l1)" (commas inside parentheses
  * belong to the probe) into probes of circuit c. Errors name the bad item.
- * *probes is malloc'd (free each name then the array with nsc_probes_free). */
-nsc_status nsc_probes_parse(const nsc_circuit *c, const char *list, nsc_probe **probes,
-                            int *n, nsc_report *r);
+ * *probes is malloc'd (free each name then the array with nsc_waves_probes_free). */
+nsc_status nsc_waves_probes_parse(const nsc_circuit *c, const char *list, nsc_probe **probes,
+                                  int *n, nsc_report *r);
 /* The default outputs of cli.md: every node voltage, then the current of every
  * inductor, voltage source and diode; not the nodes the program adds (named
  * with '#': an inductor's Rser= node l1#rser), which the netlist does not name. */
-nsc_status nsc_probes_default(const nsc_circuit *c, nsc_probe **probes, int *n, nsc_report *r);
-void nsc_probes_free(nsc_probe *p, int n);
+nsc_status nsc_waves_probes_default(const nsc_circuit *c, nsc_probe **probes, int *n,
+                                    nsc_report *r);
+void nsc_waves_probes_free(nsc_probe *p, int n);
 
 #endif

@@ -53,7 +53,7 @@
 
 #include "lcp.h"
 #include "lcs/lcs.h"
-#include "la_klu.h"
+#include "base/la_klu.h"
 
 typedef enum nsc_solver { NSC_SOLVER_AUTO, NSC_SOLVER_LEMKE, NSC_SOLVER_ENUM } nsc_solver;
 /* "auto", "lemke", "enum" -> solver; -1 if unknown. */

@@ -9,7 +9,7 @@
 
 #include "testutil.h"
 #include "analysis/smallsig.h"
-#include "netlist/circuit.h"
+#include "circuit/circuit.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -28,10 +28,10 @@ static nsc_ac_result *ac_of(nsc_circuit *c, const char *list)
     int np = 0;
     nsc_report r;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_probes_parse(c, list, &p, &np, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(nsc_waves_probes_parse(c, list, &p, &np, &r), NSC_OK, "%s", r.error);
     nsc_ac_result *R = NULL;
     cr_assert_eq(nsc_run_ac(c, 1e-12, NSC_SOLVER_AUTO, p, np, &R, &r), NSC_OK, "%s", r.error);
-    nsc_probes_free(p, np);
+    nsc_waves_probes_free(p, np);
     nsc_report_free(&r);
     return R;
 }
@@ -269,7 +269,7 @@ Test(dc, divider_nested_is_the_closed_form)
     int np = 0;
     nsc_report r;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_probes_parse(c, "v(out),i(v1)", &p, &np, &r), NSC_OK);
+    cr_assert_eq(nsc_waves_probes_parse(c, "v(out),i(v1)", &p, &np, &r), NSC_OK);
     nsc_waves *W = NULL;
     cr_assert_eq(nsc_run_dc(c, 1e-12, NSC_SOLVER_AUTO, p, np, &W, &r), NSC_OK, "%s", r.error);
     cr_assert_eq(W->nrow, 13 * 4);
@@ -282,7 +282,7 @@ Test(dc, divider_nested_is_the_closed_form)
     }
     cr_assert_eq(c->el[0].wave.dc, 0);                      /* restored */
     nsc_waves_free(W);
-    nsc_probes_free(p, np);
+    nsc_waves_probes_free(p, np);
     nsc_report_free(&r);
     nsc_circuit_free(c);
 }
@@ -298,7 +298,7 @@ Test(dc, clipper_is_the_pwl_transfer)
     int np = 0;
     nsc_report r;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_probes_parse(c, "v(out),i(d1)", &p, &np, &r), NSC_OK);
+    cr_assert_eq(nsc_waves_probes_parse(c, "v(out),i(d1)", &p, &np, &r), NSC_OK);
     nsc_waves *W = NULL;
     cr_assert_eq(nsc_run_dc(c, 1e-12, NSC_SOLVER_AUTO, p, np, &W, &r), NSC_OK, "%s", r.error);
     cr_assert_eq(W->nrow, 601);
@@ -309,7 +309,7 @@ Test(dc, clipper_is_the_pwl_transfer)
         cr_assert(fabs(nsc_waves_at(W, i, 2) - id) <= 1e-12, "V1 %g: i(d1) %.15g, want %.15g", v1, nsc_waves_at(W, i, 2), id);
     }
     nsc_waves_free(W);
-    nsc_probes_free(p, np);
+    nsc_waves_probes_free(p, np);
     nsc_report_free(&r);
     nsc_circuit_free(c);
 }
@@ -484,7 +484,7 @@ Test(dc, linear_nested_vs_ngspice)
     int np = 0;
     nsc_report r;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_probes_parse(c, "v(a),v(m),v(o),v(q),v(h),i(v1)", &p, &np, &r), NSC_OK);
+    cr_assert_eq(nsc_waves_probes_parse(c, "v(a),v(m),v(o),v(q),v(h),i(v1)", &p, &np, &r), NSC_OK);
     nsc_waves *W = NULL;
     cr_assert_eq(nsc_run_dc(c, 1e-12, NSC_SOLVER_AUTO, p, np, &W, &r), NSC_OK, "%s", r.error);
     FILE *f = fopen(NSC_TOP_SRCDIR "/tests/data/dc/linear_nested_ngspice39.dat", "r");
@@ -506,7 +506,7 @@ Test(dc, linear_nested_vs_ngspice)
     cr_assert_eq(k, 27);
     cr_assert_eq(W->nrow, 27);
     nsc_waves_free(W);
-    nsc_probes_free(p, np);
+    nsc_waves_probes_free(p, np);
     nsc_report_free(&r);
     nsc_circuit_free(c);
 }

@@ -10,7 +10,7 @@
 #include "testutil.h"
 #include "analysis/smallsig.h"
 #include "analysis/run.h"
-#include "netlist/circuit.h"
+#include "circuit/circuit.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -29,10 +29,10 @@ static nsc_ac_result *pac_info(nsc_circuit *c, const char *list, nsc_pss_info *i
     nsc_tran_opts o;
     cr_assert_eq(nsc_run_opts(c, &cfg, &o, r), NSC_OK, "%s", r->error);
     nsc_pss_opts po = nsc_run_pss_opts(c, &cfg);
-    cr_assert_eq(nsc_probes_parse(c, list, &p, &np, r), NSC_OK, "%s", r->error);
+    cr_assert_eq(nsc_waves_probes_parse(c, list, &p, &np, r), NSC_OK, "%s", r->error);
     nsc_ac_result *R = NULL;
     cr_assert_eq(nsc_run_pac(c, &o, &po, p, np, &R, info, r), NSC_OK, "%s", r->error);
-    nsc_probes_free(p, np);
+    nsc_waves_probes_free(p, np);
     return R;
 }
 
@@ -276,10 +276,10 @@ Test(pac, peak_current_mode_uncompensated_transient_period_doubles)
     cr_assert_eq(nsc_run_opts(c, &cfg, &o, &r), NSC_OK, "%s", r.error);
     nsc_probe *p = NULL;
     int np = 0;
-    cr_assert_eq(nsc_probes_parse(c, "v(out),i(l1)", &p, &np, &r), NSC_OK);
+    cr_assert_eq(nsc_waves_probes_parse(c, "v(out),i(l1)", &p, &np, &r), NSC_OK);
     nsc_waves *W = NULL;
     nsc_sim_stats st;
-    cr_assert_eq(nsc_run_tran(c, &o, p, np, &W, &st, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(nsc_stepper_tran(c, &o, p, np, &W, &st, &r), NSC_OK, "%s", r.error);
     double pk[4], mean[4];
     for (int k = 0; k < 4; k++) period_stats(W, 6e-3 + k * 1e-5, 1e-5, &pk[k], &mean[k]);
     double dm = fabs(mean[1] - mean[0]);
@@ -289,7 +289,7 @@ Test(pac, peak_current_mode_uncompensated_transient_period_doubles)
     cr_assert(fabs(pk[2] - pk[0]) <= 1e-4 && fabs(pk[3] - pk[1]) <= 1e-4, "peaks %.9g %.9g %.9g %.9g", pk[0], pk[1],
               pk[2], pk[3]);
     nsc_waves_free(W);
-    nsc_probes_free(p, np);
+    nsc_waves_probes_free(p, np);
     nsc_report_free(&r);
     nsc_circuit_free(c);
 }

@@ -21,7 +21,7 @@ static nsc_waves *run(const nsc_circuit *c, const char *save, double h, double t
     nsc_report_init(&r);
     nsc_probe *p = NULL;
     int np = 0;
-    cr_assert_eq(nsc_probes_parse(c, save, &p, &np, &r), NSC_OK, "%s", r.error ? r.error : "?");
+    cr_assert_eq(nsc_waves_probes_parse(c, save, &p, &np, &r), NSC_OK, "%s", r.error ? r.error : "?");
     nsc_tran_opts o = { 0 };
     o.tstep = tstep;
     o.tstop = tstop;
@@ -32,9 +32,9 @@ static nsc_waves *run(const nsc_circuit *c, const char *save, double h, double t
     o.solver = NSC_SOLVER_AUTO;
     nsc_waves *W = NULL;
     nsc_sim_stats st;
-    nsc_status s = nsc_run_tran(c, &o, p, np, &W, &st, &r);
+    nsc_status s = nsc_stepper_tran(c, &o, p, np, &W, &st, &r);
     cr_assert_eq(s, NSC_OK, "run failed: %s", r.error ? r.error : "?");
-    nsc_probes_free(p, np);
+    nsc_waves_probes_free(p, np);
     nsc_report_free(&r);
     return W;
 }
@@ -166,7 +166,7 @@ Test(stepper, operating_point)
     nsc_report r;
     nsc_report_init(&r);
     nsc_waves *O = NULL;
-    cr_assert_eq(nsc_run_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK, "%s", r.error ? r.error : "");
+    cr_assert_eq(nsc_stepper_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK, "%s", r.error ? r.error : "");
     /* R2 || R3 = 500: v(b) = 10 * 500 / 3500 */
     int kb = nsc_waves_col(O, "v(b)"), kc = nsc_waves_col(O, "v(c)");
     cr_assert(kb > 0 && kc > 0);

@@ -75,7 +75,7 @@ static void span(const shot *s, double t0, double t1, const double *z, const dou
     nsc_sim_stats st;
     nsc_report r;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_run_tran_io(s->c, &o, NULL, 0, &io, &W, &st, &r), NSC_OK, "%s", r.error ? r.error : "?");
+    cr_assert_eq(nsc_stepper_tran_io(s->c, &o, NULL, 0, &io, &W, &st, &r), NSC_OK, "%s", r.error ? r.error : "?");
     cr_assert(!io.sens_failed);
     if (ev) *ev = st.events;
     if (frozen) *frozen = io.ev_frozen;
@@ -304,7 +304,7 @@ Test(stepper_pss, open_loop_comparator_buck_settles_in_three_periods)
         nsc_pss_opts po = nsc_run_pss_opts(c, &cfg);
         nsc_probe *p = NULL;
         int np = 0;
-        cr_assert_eq(nsc_probes_parse(c, "v(out)", &p, &np, &r), NSC_OK);
+        cr_assert_eq(nsc_waves_probes_parse(c, "v(out)", &p, &np, &r), NSC_OK);
         nsc_waves *W = NULL;
         nsc_sim_stats st;
         nsc_pss_info in;
@@ -317,7 +317,7 @@ Test(stepper_pss, open_loop_comparator_buck_settles_in_three_periods)
         cr_assert(fabs(t1 - t0 - 1e-5) <= 1e-15, "case %d: rows over %g s", k, t1 - t0);
         cr_assert(fabs(mean / want - 1) <= 1e-4, "case %d: mean v(out) %.10g, D Vin / (1 + R0/R) %.10g", k, mean, want);
         nsc_waves_free(W);
-        nsc_probes_free(p, np);
+        nsc_waves_probes_free(p, np);
         nsc_circuit_free(c);
         nsc_report_free(&r);
     }

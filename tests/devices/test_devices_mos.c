@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "devices/device.h"
+#include "devices/pwl_sq.h"
 #include "netlist/netlist.h"
 #include "analysis/stepper.h"
 #include "testutil.h"
@@ -183,7 +184,7 @@ Test(devmos, triode_follows_the_gate_drive)
     nsc_report r;
     nsc_report_init(&r);
     nsc_waves *O = NULL;
-    cr_assert_eq(nsc_run_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK, "%s", r.error ? r.error : "");
+    cr_assert_eq(nsc_stepper_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK, "%s", r.error ? r.error : "");
     for (int k = 0; k < 4; k++) {
         char col[16];
         snprintf(col, sizeof col, "v(d%d)", k);
@@ -373,7 +374,7 @@ static void static_sweep(const char *type, double vto, int segments, const doubl
     nsc_report r;
     nsc_report_init(&r);
     nsc_waves *O = NULL;
-    cr_assert_eq(nsc_run_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK, "%s", r.error ? r.error : "");
+    cr_assert_eq(nsc_stepper_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK, "%s", r.error ? r.error : "");
     double b[NSC_PWL_MAXSEG], a[NSC_PWL_MAXSEG], eps, X = PWL_X, an[8];
     int na, nb = nsc_mos_fit(c, mos_el(c), b, a, an, &na);
     for (int k = 0; k < na; k++) X = fmax(X, an[k] * (1 + 2 * NSC_PWL_ANCH));   /* the fit's top */
@@ -426,7 +427,7 @@ static nsc_waves *tran(const char *text, const char *save, nsc_solver solver, do
     nsc_report_init(&r);
     nsc_probe *p = NULL;
     int np = 0;
-    cr_assert_eq(nsc_probes_parse(c, save, &p, &np, &r), NSC_OK);
+    cr_assert_eq(nsc_waves_probes_parse(c, save, &p, &np, &r), NSC_OK);
     nsc_tran_opts o = {0};
     o.tstep = h;
     o.tstop = tstop;
@@ -437,9 +438,9 @@ static nsc_waves *tran(const char *text, const char *save, nsc_solver solver, do
     o.solver = solver;
     nsc_waves *W = NULL;
     nsc_sim_stats st;
-    nsc_status s = nsc_run_tran(c, &o, p, np, &W, &st, &r);
+    nsc_status s = nsc_stepper_tran(c, &o, p, np, &W, &st, &r);
     cr_assert_eq(s, NSC_OK, "run failed (%s): %s", solver == NSC_SOLVER_LEMKE ? "lemke" : "enum", r.error ? r.error : "?");
-    nsc_probes_free(p, np);
+    nsc_waves_probes_free(p, np);
     nsc_report_free(&r);
     nsc_circuit_free(c);
     return W;
@@ -516,7 +517,7 @@ Test(devmos, rd_rs_ld_as_ngspice)
     nsc_report r;
     nsc_report_init(&r);
     nsc_waves *O = NULL;
-    cr_assert_eq(nsc_run_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK, "%s", r.error ? r.error : "");
+    cr_assert_eq(nsc_stepper_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK, "%s", r.error ? r.error : "");
     cr_assert_eq(r.nwarn, 0, "%s", r.nwarn ? r.warn[0] : "");
     nsc_circuit *bad = NULL;                                        /* RD < 0: the card's error */
     nsc_report rb;
@@ -631,7 +632,7 @@ Test(devmos, model_errors_and_warnings)
     c = tu_parse("t\nVD d 0 5\nVG g 0 3\nM1 d g 0 0 MM W=1u L=1u\n.model MM NMOS(VTO=1 TOX=20n UO=750)\n.op\n.end\n");
     nsc_report_init(&r);
     nsc_waves *O = NULL;
-    cr_assert_eq(nsc_run_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK);
+    cr_assert_eq(nsc_stepper_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK);
     double kp = 750e-4 * 3.9 * 8.854214871e-12 / 20e-9, b[NSC_PWL_MAXSEG], a[NSC_PWL_MAXSEG];
     int nb = nsc_mos_fit(c, mos_el(c), b, a, NULL, NULL);
     cr_assert_float_eq(-O->v[nsc_waves_col(O, "i(vd)")], 0.5 * kp * nsc_pwl_eval(nb, b, a, 2.0), 1e-15);

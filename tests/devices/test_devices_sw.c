@@ -29,7 +29,7 @@ static nsc_waves *op(const char *text, nsc_report *r)
 {
     nsc_circuit *c = tu_parse(text);
     nsc_waves *O = NULL;
-    nsc_status s = nsc_run_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, r);
+    nsc_status s = nsc_stepper_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, r);
     cr_assert_eq(s, NSC_OK, "op failed: %s", r->error ? r->error : "?");
     nsc_circuit_free(c);
     return O;
@@ -48,7 +48,7 @@ static nsc_waves *tran(const char *text, const char *save, nsc_sim_stats *st, ns
     nsc_circuit *c = tu_parse(text);
     nsc_probe *p = NULL;
     int np = 0;
-    cr_assert_eq(nsc_probes_parse(c, save, &p, &np, r), NSC_OK);
+    cr_assert_eq(nsc_waves_probes_parse(c, save, &p, &np, r), NSC_OK);
     nsc_tran_opts o = {0};
     o.tstep = c->tstep;
     o.tstop = c->tstop;
@@ -59,9 +59,9 @@ static nsc_waves *tran(const char *text, const char *save, nsc_sim_stats *st, ns
     o.solver = NSC_SOLVER_AUTO;
     nsc_waves *W = NULL;
     nsc_sim_stats s0;
-    nsc_status s = nsc_run_tran(c, &o, p, np, &W, st ? st : &s0, r);
+    nsc_status s = nsc_stepper_tran(c, &o, p, np, &W, st ? st : &s0, r);
     cr_assert_eq(s, NSC_OK, "run failed: %s", r->error ? r->error : "?");
-    nsc_probes_free(p, np);
+    nsc_waves_probes_free(p, np);
     nsc_circuit_free(c);
     return W;
 }
@@ -325,7 +325,7 @@ Test(devsw, diode_segments_fit)
     cr_assert_eq(found, 1, "%d warnings, %s", r.nwarn, r.nwarn ? r.warn[0] : "");
     nsc_lcs_free(L);
     nsc_waves *W = NULL;
-    cr_assert_eq(nsc_run_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &W, &r), NSC_OK);
+    cr_assert_eq(nsc_stepper_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &W, &r), NSC_OK);
     double v = opval(W, "v(k)"), i = 1e-3, ve = 0;
     for (int it = 0; it < 60; it++) { ve = vt * log1p(i / 1e-14) + 0.1 * i; i = (5 - ve) / 4.4e3; }
     cr_log_info("v(k) = %.5f V, exact %.5f V", v, ve);

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "netlist/circuit.h"
+#include "circuit/circuit.h"
 #include "lcs/lcs.h"
 #include "devices/device.h"
-#include "solve/sparse.h"
+#include "base/sparse.h"
 #include "testutil.h"
 
 /* ---- in-memory circuits ---- */

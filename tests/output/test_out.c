@@ -440,7 +440,7 @@ Test(out, progress_hook_of_the_stepper)
     cr_assert_eq(nsc_netlist_read_string("rc\nV1 a 0 1\nR1 a b 1k\nC1 b 0 1u\n.tran 1u 2.5m\n", "p.cir", NULL, 0, &c, &r), NSC_OK);
     nsc_probe *p = NULL;
     int np = 0, ctx = 0;
-    cr_assert_eq(nsc_probes_default(c, &p, &np, &r), NSC_OK);
+    cr_assert_eq(nsc_waves_probes_default(c, &p, &np, &r), NSC_OK);
     nsc_tran_opts o;
     memset(&o, 0, sizeof o);
     o.tstep = o.h = 1e-6;
@@ -452,14 +452,14 @@ Test(out, progress_hook_of_the_stepper)
     o.progress_ctx = &ctx;
     nsc_waves *W = NULL;
     nsc_sim_stats st;
-    cr_assert_eq(nsc_run_tran(c, &o, p, np, &W, &st, &r), NSC_OK, "%s", r.error ? r.error : "");
+    cr_assert_eq(nsc_stepper_tran(c, &o, p, np, &W, &st, &r), NSC_OK, "%s", r.error ? r.error : "");
     cr_assert_eq(st.steps, 2500);
     cr_assert_eq(ncalls, 2);
     cr_assert_eq(ctx, 2);
     cr_assert_float_eq(tcalls[0], 1e-3, 1e-15);
     cr_assert_float_eq(tcalls[1], 2e-3, 1e-15);
     nsc_waves_free(W);
-    nsc_probes_free(p, np);
+    nsc_waves_probes_free(p, np);
     nsc_circuit_free(c);
     nsc_report_free(&r);
 }

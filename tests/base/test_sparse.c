@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solve/sparse.h"
+#include "base/sparse.h"
 
 /* T = [ 1 0 2 ; 0 3 0 ; 4 0 5 ; 0 6 0 ] (4x3) entered out of order with duplicates:
  * (0,0) = 0.5 + 0.5, (2,2) = 2 + 3. */

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "netlist/circuit.h"
+#include "circuit/circuit.h"
 #include "netlist/netlist.h"
 
 static void near(double a, double b)

@@ -165,11 +165,11 @@ typedef struct nsc_element {
     double ac_mag, ac_phase; /* V I: `AC mag [phase]` (phase in degrees); 0 when not given */
     int ref[2];
     const nsc_model *model;
-    double ipar[NSC_MAXIPAR]; /* instance parameters, named by its device's table (device.h inst) */
+    double ipar[NSC_MAXIPAR]; /* instance parameters, named by its device's table (lcs/devif.h inst) */
     double *table;
     int ntable;
     nsc_bprog *bsrc;
-    void *priv;  /* its device's data read from the card at elaboration (device.h bind), or NULL */
+    void *priv;  /* its device's data read from the card at elaboration (lcs/devif.h bind), or NULL */
     nsc_loc loc; /* the card (for subckt instances: the card inside the subckt) */
 } nsc_element;
 
@@ -306,6 +306,10 @@ typedef struct nsc_circuit {
     int nel;
     nsc_model *model;
     int nmodel;
+    /* [NSC_EL_NKINDS] the device of each element kind (devices.c's table), set
+     * when the elements are bound (nsc_devices_bind): how the stages below the
+     * devices (lcs) reach them (lcs/devif.h nsc_devif_of); NULL before */
+    const struct nsc_device *const *dev;
 
     /* analyses */
     int has_tran;

@@ -1,0 +1,57 @@
+/* pwl_exp.h -- the curve fit of a junction (pwl_exp.c), used by dev_d.c and dev_q.c. */
+#ifndef NSC_PWL_EXP_H
+#define NSC_PWL_EXP_H
+
+#include <stddef.h>
+
+#include "lcs/stamp.h"
+
+/* ---- the piecewise-linear fit of a junction (pwl_exp.c) ----
+ * v(i) = c + a ln(1 + i/i0) + rs i (the Shockley diode: c = 0, a = N Vt, i0 = IS)
+ * on [i1, i2] by nseg chords on geometric knots, all raised by err (the largest
+ * |fit - v| on [i1, i2]), as nseg parallel branches: i(v) = sum_j max(0, (v - vf[j])/r[j]),
+ * vf ascending, every r[j] > 0. nseg = 1 is the best uniform line. */
+#define NSC_JFIT_MAX 16
+typedef struct nsc_jfit {
+    int nseg;
+    double vf[NSC_JFIT_MAX], r[NSC_JFIT_MAX];   /* parallel branches */
+    double s[NSC_JFIT_MAX], knot[NSC_JFIT_MAX]; /* the same as a concave sum: v(i) = vf[0] + s[0] i
+                                                   - sum_{k >= 1} (s[k-1] - s[k]) max(0, i - knot[k]) */
+    double i1, i2, err;
+    double c, a, i0, rs;                        /* the curve fitted (a = 0: none, a card's own lines) */
+} nsc_jfit;
+/* 0, or -1 when the arguments are out of range (nseg in 1..NSC_JFIT_MAX, 0 < i1 < i2,
+ * a, i0 > 0, rs >= 0). */
+int nsc_jfit_make(double c, double a, double i0, double rs, double i1, double i2, int nseg, nsc_jfit *f);
+/* The fit of nsc_jfit_make with the fewest chords (1..nmax) whose error on
+ * [i1, i2] is at most tol (V), else nmax chords; the same return value. */
+int nsc_jfit_auto(double c, double a, double i0, double rs, double i1, double i2, int nmax, double tol, nsc_jfit *f);
+/* The fit's voltage at current i >= 0. */
+double nsc_jfit_v(const nsc_jfit *f, double i);
+/* "10 mA..1 A": the fitted range into buf. */
+void nsc_jfit_range(const nsc_jfit *f, char *buf, size_t n);
+/* The junction's pairs j..j+nseg-1 in the concave-sum form: pair 0's multiplier
+ * lambda_0 is the junction current, its y_0 gets + vf[0] + s[0] lambda_0
+ * - sum_q (s[q-1] - s[q]) mu_q (the device adds the sensed voltage to y_0, and
+ * injects lambda_0); pair q >= 1: y_q = mu_q - lambda_0 + knot[q] >= 0 _|_ mu_q >= 0,
+ * mu_q = max(0, lambda_0 - knot[q]). The block [[W + s0, -c], [-1, I]] is a
+ * P-matrix (principal minors W + s0 - sum_S c_q > 0) with the network's W on
+ * one entry, unlike nseg parallel branches (W 1 1^T + diag r: a junction fed by
+ * a current source, W ~ 1/gmin, defeated Lemke). */
+void nsc_st_jfit(nsc_builder *b, const nsc_jfit *f, int j);
+/* 1 when a run whose junction current peaked at ip (> 1 nA) left f's range far
+ * enough that the fit is off its curve there by more than twice its error and
+ * 10 mV (a 16 A inrush through a 10 mA..1 A line: 1.9 V; 1 mA: 0.09 V); *off is
+ * that difference (fit - curve). 0 for a card's own lines (a = 0). */
+int nsc_jfit_outside(const nsc_jfit *f, double ip, double *off);
+/* A fit that follows the run: when the run's peak ip (> 1 nA) left f's range and
+ * the fit is off its curve there by more than its error inside and 10 mV (a
+ * one-line BJT junction fitted on 10 mA..1 A: from ~ 5 mA down), f is remade on the currents seen, [i1, NSC_JFIT_ABOVE ip] above its range, else
+ * [ip / NSC_JFIT_BELOW, NSC_JFIT_ABOVE ip] (a junction's currents far below its
+ * peak matter little: it is nearly off there), by nseg chords (0: the fewest
+ * within tol, at most nmax; nsc_jfit_auto), and 1 is returned; else 0 (f kept). */
+#define NSC_JFIT_ABOVE 2.0
+#define NSC_JFIT_BELOW 1000.0
+int nsc_jfit_refit(nsc_jfit *f, double ip, int nseg, int nmax, double tol);
+
+#endif

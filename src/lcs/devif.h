@@ -1,0 +1,206 @@
+/* devif.h -- the device descriptor: the one interface of the devices (internal header).
+ *
+ * Every element kind has one nsc_device (one file dev_<x>.c) registered in the
+ * table of devices.c (devices/device.h). The descriptor is declared here, below
+ * the devices, because the assembler calls it: a bound circuit carries the
+ * table (nsc_circuit.dev, set by nsc_devices_bind), which is how this stage
+ * reaches the devices without naming one (nsc_devif_of). At the end of
+ * elaboration each element's device reads its card once (bind(): the model
+ * through a table of nsc_par, the fitted curves) into the element's private
+ * data. The assembler (lcs_asm.c) knows no device by name; it
+ *   1. calls count() for every element (all devices with late == 0 first, in
+ *      element order, then late == 1, then late == 2): the device says how many unknowns,
+ *      pairs and sources it needs in ctx->mode, and declares the topology of
+ *      its terminals with nsc_dev_link() (gmin and loop checks; DC paths are
+ *      checked before, by lcs_topo.c from the table's dc fields);
+ *   2. lays the unknowns out: node voltages, then the transient branches
+ *      (nbranch, element order), then the static extra branches (nextra,
+ *      element order), and gives each element its nsc_dev_slots;
+ *   3. calls stamp() for every element: the device adds its entries to
+ *      E A B C D, Ss Se, s0 e0 through the nsc_st_* helpers (stamp.h);
+ *   4. (lcs_probe.c) calls current() for a probe I(x).
+ * The other stages ask the table too (the later ones nsc_device_of, this one
+ * nsc_devif_of): the topology checks (lcs_topo.c: dc, topo), the default
+ * outputs (waves.c: out_current), .meas ports (nl_meas.c: port, current),
+ * source periods and sweep units (meas.c, sweep_units.c: wave_unit,
+ * value_unit, ic_unit), losses (losses.c: pclass, swloss, ports), the element
+ * cards (nl_elab_el.c: letter, card, inst, card_*).
+ * None of them names an element kind.
+ *
+ * Worked example: the current-controlled switch W n+ n- vsense model.
+ *   a. src/devices/dev_w.c: bind() reads the model through its table (IT IH RON
+ *      ROFF ION IOFF); count() warns about the model and links n+ n- (a finite
+ *      conductance: NSC_LINK_NS); stamp() registers the switch with
+ *      nsc_st_switch_z(), its control the branch current of vsense; current()
+ *      is g(state) (v+ - v-); then the table entry, designated initializers
+ *      only, every field left out meaning "none" (0, NULL):
+ *          const nsc_device nsc_dev_w = {
+ *              .kind = NSC_EL_W, .what = "current-controlled switches",
+ *              .letter = 'w', .card = NSC_CARD_MODEL,   W n+ n- vsense model
+ *              .card_nodes = 2, .card_sense = 1, .card_state = 1,
+ *              .bind = w_bind, .count = w_count, .stamp = w_stamp, .current = w_current,
+ *              .pclass = NSC_PC_SEMI, .swloss = 1,
+ *              .ndc = 1, .dc = {{0, 1}},     conducts n+ n- at DC
+ *          };
+ *   b. devices.c: `nsc_dev_w` in the extern line and `[NSC_EL_W] = &nsc_dev_w`.
+ *   c. the kind NSC_EL_W in circuit.h's nsc_elkind, dev_w.c in Makefile.am.
+ * Nothing else: no parser, solver, checker or writer changes. The netlist
+ * stage reads a card by its form (nsc_cardform; nl_elab_el.c has one parser
+ * per form, not per device): a device whose card has a new form also adds
+ * that form and its parser. */
+#ifndef NSC_DEVIF_H
+#define NSC_DEVIF_H
+
+#include "circuit/circuit.h"
+#include "lcs/lcs.h"
+#include "lcs/stamp.h"
+#include "base/util.h"
+
+/* ---- 0. binding: a model card read once, at elaboration ----
+ * A device's parameters are a table of nsc_par: name, offset of a double in the
+ * device's card struct, default when the card does not set it, and the device's
+ * own flag bits (e.g. "SPICE's diode only"). */
+typedef struct nsc_par {
+    const char *name;   /* lower case */
+    size_t off;         /* offsetof(card struct, field), a double */
+    double def;
+    unsigned flags;
+} nsc_par;
+
+/* The class of an element in the losses table (analysis/losses.c). */
+typedef enum nsc_pclass {
+    NSC_PC_CONTROLLED = 0, /* E F G H B, E TABLE: behavioural, may deliver or absorb */
+    NSC_PC_SOURCE,         /* independent V, I */
+    NSC_PC_RESISTOR,
+    NSC_PC_SEMI,           /* diodes, MOS, switches: conduction losses */
+    NSC_PC_STORE,          /* capacitors, inductors */
+    NSC_PC_GMIN            /* the gmin conductances of nodes with no DC path but through pairs */
+} nsc_pclass;
+
+/* ---- the interface ---- */
+
+/* Two terminals of an element: indices into nsc_element.node. */
+typedef struct nsc_tpair { signed char a, b; } nsc_tpair;
+
+/* The class of an element in the topology checks (lcs_topo.c); each holds between n+ n-. */
+typedef enum nsc_topo {
+    NSC_TOPO_OTHER = 0, /* conducting through its dc pairs, or not at all; nothing else */
+    NSC_TOPO_CAP,       /* capacitor: with voltage-defining branches, may close an index-2 loop */
+    NSC_TOPO_IND,       /* inductor: with current sources, may form an index-2 cut-set */
+    NSC_TOPO_VDEF,      /* voltage-defining branch (V, E, E TABLE, H, B V=) */
+    NSC_TOPO_ISRC       /* current source (I, G, F, B I=): no DC conduction */
+} nsc_topo;
+
+/* The form of an element card, read by the netlist stage (nl_elab_el.c), which
+ * knows card forms, not devices: the device table says which form each card
+ * letter has. */
+typedef enum nsc_cardform {
+    NSC_CARD_NONE,      /* no card of its own (E TABLE: an E card; B ... I=: a B card) */
+    NSC_CARD_VALUE,     /* X n+ n- value [IC= when ic_unit] (R, C, L; LTspice's Rser= ...): value or
+                           <letter>=value */
+    NSC_CARD_COUPLING,  /* K L1 L2 k */
+    NSC_CARD_SOURCE,    /* X n+ n- waveform (V, I) */
+    NSC_CARD_VCTRL,     /* X n+ n- nc+ nc- gain | VALUE= | TABLE (E, G) */
+    NSC_CARD_ICTRL,     /* X n+ n- vsense gain (F, H) */
+    NSC_CARD_MODEL,     /* X nodes... model [params] (D, M, S, W) */
+    NSC_CARD_BJT,       /* Q c b e [s] model [area] */
+    NSC_CARD_BEHAV      /* B n+ n- V=expr | I=expr */
+} nsc_cardform;
+
+#define NSC_DEV_LATE_LEVELS 3   /* the values of nsc_device.late */
+
+typedef struct nsc_device {
+    nsc_elkind kind;
+    const char *what;   /* "resistor", ... (messages) */
+    char letter;        /* its card's first letter, lower case (0: none, card NSC_CARD_NONE) */
+    nsc_cardform card;  /* the form of that card */
+    int late;           /* count() order: 0 first, then 1 (inductors), then 2 (capacitors): a device
+                         * needs the topology of the earlier levels (< NSC_DEV_LATE_LEVELS) */
+    /* Element ei's card read into its private data (c->el[ei].priv, one block of
+     * malloc'd memory owned by the circuit, flat: freed with free()), called once
+     * at the end of elaboration: the fitted curves and parameters that count(),
+     * stamp(), current() and check() use. Silent: NULL when the card is bad (or no
+     * memory); count() then reports why, so that the messages of a run keep the
+     * assembly's order. NULL hook: the device keeps no data. */
+    void *(*bind)(const nsc_circuit *c, int ei);
+    /* The instance parameters of its card, name=value (> 0), read by the card's
+     * parser into nsc_element.ipar[k] in this order (t[k].def when not given; the
+     * offsets unused). NULL: none (any name=value is ignored with a warning). */
+    const nsc_par *inst;
+    int ninst;          /* at most NSC_MAXIPAR */
+    const char *inst_unit; /* their unit ("m"; sweeps); NULL: none */
+    /* The shape of a card of form NSC_CARD_MODEL (nl_elab_el.c card_model):
+     * X n1 .. n<card_nodes> [vsense when card_sense] model [name=value | words]. */
+    int card_nodes;     /* D, W 2; M, S 4 */
+    int card_sense;     /* 1: a sense voltage source follows the nodes (W), into ref[0] */
+    int card_state;     /* 1: the words ON / OFF set the initial state (has_ic, ic = 1 or 0: S, W) */
+    int card_parasitic; /* 1: LTspice's parasitics: Rser= Rpar= Cpar= (NSC_CARD_VALUE: L, C),
+                           Rser= (NSC_CARD_SOURCE: V; Cpar= ignored with a warning) */
+    /* Needs and topology of element ei in ctx->mode; errors (with the card's
+     * location) in ctx->r. */
+    nsc_status (*count)(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need);
+    /* Stamp element ei with its slots s. Errors in b->r; ENOMEM through b->nomem. */
+    nsc_status (*stamp)(nsc_builder *b, int ei, const nsc_dev_slots *s);
+    /* I(x) of element ei (flowing n+ -> n- through it, anode -> cathode) into f
+     * (f empty on entry). NSC_OK or NSC_ENOMEM. NULL: the element has no current. */
+    nsc_status (*current)(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f);
+    /* ---- 5. power (losses.c) ---- */
+    nsc_pclass pclass;  /* the element's class in the losses table (0: controlled source) */
+    int swloss;         /* 1: EON/EOFF of its model are charged at its switch's state
+                           changes, or its first pair's (on while active) */
+    /* The ports of element ei: v[k] the voltage across port k, i[k] the current
+     * through it, v i the power it absorbs there; at most NSC_MAXPORT, each empty
+     * on entry; their number into *np. NSC_OK or NSC_ENOMEM. NULL: one port,
+     * V(n+, n-) and current() (none when current is NULL). */
+    nsc_status (*ports)(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i, int *np);
+    /* ---- 6. sources ---- */
+    /* The waveform of element ei's q-th source (need.nsrc of them). NULL: every
+     * source of the element is its wave (V, I). */
+    const nsc_wave *(*wave)(const nsc_circuit *c, int ei, int q);
+    /* ---- 7. after a run ---- */
+    /* Warnings about element ei's model over the run just made, from lpk (each
+     * pair's largest multiplier, indexed as L's pairs): a fit used outside the
+     * range it was made for. NULL: nothing to check. */
+    void (*check)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r);
+    /* Element ei's fits that lpk's run left remade (nsc_jfit_refit) in its
+     * private data, each named in a note in r (the next assembly uses them; the
+     * run is to be repeated): 1 when any was, else 0 and nothing changed (the
+     * fits the card's IMIN/IMAX fix are never remade: check warns about them).
+     * NULL: no fit follows the run. */
+    int (*refit)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r);
+    /* At each step's end t (nsc_lcs_check_step): NSC_OK, or NSC_ESIM when element
+     * ei's pairs l (indexed as L's) hold a value its equations cannot have. NULL:
+     * nothing to check. */
+    nsc_status (*step_check)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *l, double t, nsc_report *r);
+    /* ---- 8. topology (lcs_topo.c, before any assembly) ---- */
+    int ndc;            /* terminal pairs dc[0..ndc-1] through which it conducts at DC
+                           (0: none, as a capacitor or a current source; at most 2) */
+    nsc_tpair dc[2];
+    nsc_topo topo;      /* its class in the loop and cut-set checks */
+    /* ---- 9. outputs and units ---- */
+    nsc_tpair port;     /* V(@x), P(x) of .meas: the voltage node[port.a] - node[port.b];
+                           {0, 0} (unset): n+ n-, {0, 1} */
+    const char *no_power; /* non-NULL: P(x) of .print/.meas is refused, this says why
+                             ("a bipolar transistor (its power is in --losses)") */
+    int out_current;    /* 1: I(x) is a default output (no .print given; waves.c) */
+    const char *value_unit; /* unit of nsc_element.value ("Ω"); NULL: value unused */
+    const char *ic_unit;    /* unit of its IC= ("V"); NULL: none */
+    const char *wave_unit;  /* unit of nsc_element.wave's amplitude ("V"); NULL: the
+                               element has no waveform of its own (wave unused) */
+} nsc_device;
+#define NSC_MAXPORT 3
+
+/* The device of element kind k in the circuit c as it was bound (c->dev:
+ * devices.c's table; c must have been bound), NULL for no kind. */
+static inline const nsc_device *nsc_devif_of(const nsc_circuit *c, nsc_elkind k)
+{
+    return (unsigned)k < NSC_EL_NKINDS ? c->dev[k] : NULL;
+}
+
+/* d's port of V(@x), P(x): d->port, or n+ n- ({0, 1}) when unset. */
+static inline nsc_tpair nsc_dev_port(const nsc_device *d)
+{
+    return d->port.a == d->port.b ? (nsc_tpair){ 0, 1 } : d->port;
+}
+
+#endif
