@@ -902,7 +902,7 @@ static nsc_status trial(ad *a, ctl *c)
     if (T->io && T->io->S) step_sens(a, P, mode1, nflip, c->t, tn);
     if (T->acc) nsc_loss_acc_step(T->acc, theta, c->t, tn, a->z0, a->z1, a->l, a->w0, a->w1, T->sw, mode1);
     if ((s = advance(a, c, tn, theta, &info, mode1, nflip, chatter))) return s;
-    next_step(a, c, hq, err, theta, event, c->t == tb, nflip || chatter);
+    next_step(a, c, hq, err, theta, event, c->t == tb, nflip || chatter || a->kink);
     return NSC_OK;
 }
 

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "pwl_exp.h"
 #include "pwl_sq.h"
 
 #define EPSOX (3.9 * 8.854214871e-12)                        /* F/m */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "devices/device.h"
+#include "devices/pwl_exp.h"
 #include "devices/pwl_sq.h"
 #include "netlist/netlist.h"
 #include "analysis/stepper.h"

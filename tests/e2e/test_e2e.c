@@ -1782,7 +1782,7 @@ Test(e2e, diode_fit_follows_the_run)
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "PASS: all 3 signals within --tol 0.5 %"), "%s", out);
     cr_assert(strstr(out, "diode d1: its peak current 1.29e+03 A left the range 100 uA..100 A its model 'dp' was "
-                          "fitted on: refitted by 7 segments on 100 uA..2.574 kA"), "%s", out);
+                          "fitted on: refitted by 7 segments on 100 uA..2.57"), "%s", out);   /* 2.574 or 2.575: the steps' peak */
     cr_assert_null(strstr(out, "fitted on; there the fit is"), "%s", out);
     cr_assert(strstr(out, "SAME"), "%s", out);
     free(out);
