@@ -475,25 +475,29 @@ static inline int pair_check(const nsc_onestep *P, const char *mask, int i, cons
         *li = lt[i] > 0 ? lt[i] : 0.0;
         return lt[i] < -ltol;
     }
-    const nsc_sparse *Ct = P->Ct, *Dt = P->Dt;
-    double e = nsc_pair_e(P, i), g = e;                          /* g = C_i z + e_i (+ D_i l_Na) */
-    for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++) g += Ct->x[k] * x[Ct->i[k]];
-    if (!P->sep[i])
-        for (int k = Dt->p[i]; k < Dt->p[i + 1]; k++) g += Dt->x[k] * lt[Dt->i[k]];
-    int wrong = mask[i] ? g > 0 : g < 0;                         /* the sign a violation has */
+    const nsc_sparse *Ct = P->Ct;
+    double g = nsc_pair_e(P, i), gs = fabs(g);                   /* g = C_i z + e_i (+ D_i l_Na) */
+    for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++) {
+        double t = Ct->x[k] * x[Ct->i[k]];
+        g += t;
+        gs += fabs(t);
+    }
+    if (!P->sep[i]) {
+        const nsc_sparse *Dt = P->Dt;
+        for (int k = Dt->p[i]; k < Dt->p[i + 1]; k++) {
+            double t = Dt->x[k] * lt[Dt->i[k]];
+            g += t;
+            gs += fabs(t);
+        }
+    }
     if (mask[i]) {                                               /* S active: l_i = -g / D_ii >= 0 */
         double v = -g * P->dinv[i];
         *li = v > 0 ? v : 0.0;
-    } else {
-        *li = 0;                                                 /* inactive: y_i = g >= 0 */
-        if (g < 0) *vi = -g;
+        return g > NSC_MODE_TOL * gs;
     }
-    if (!wrong) return 0;
-    double gs = fabs(e);                                         /* the terms' size: only when the sign */
-    for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++) gs += fabs(Ct->x[k] * x[Ct->i[k]]);   /* is wrong */
-    if (!P->sep[i])
-        for (int k = Dt->p[i]; k < Dt->p[i + 1]; k++) gs += fabs(Dt->x[k] * lt[Dt->i[k]]);
-    return fabs(g) > NSC_MODE_TOL * gs;
+    *li = 0;                                                     /* inactive: y_i = g >= 0 */
+    if (g < 0) *vi = -g;
+    return g < -NSC_MODE_TOL * gs;
 }
 
 /* Mark pair i for the incremental check. */
