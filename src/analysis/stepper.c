@@ -26,18 +26,23 @@ static void pcache_count(const nsc_onestep *P, nsc_sim_stats *st)
     st->mode_cached += nsc_onestep_ncached(P);
 }
 
+/* 1 when P was built for the nsw switch states sw. */
+static int same_sw(const nsc_onestep *P, const char *sw, size_t nsw)
+{
+    return nsw == 0 || memcmp(nsc_onestep_sw(P), sw, nsw) == 0;
+}
+
 /* 1 when P is the problem of step h, theta and the nsw switch states sw. */
 static int built_for(const nsc_onestep *P, double h, double theta, const char *sw, size_t nsw)
 {
-    return nsc_same_h(nsc_onestep_h(P), h) && nsc_onestep_theta(P) == theta
-           && (nsw == 0 || memcmp(nsc_onestep_sw(P), sw, nsw) == 0);
+    return nsc_same_h(nsc_onestep_h(P), h) && nsc_onestep_theta(P) == theta && same_sw(P, sw, nsw);
 }
 
 /* 1 when P has this theta and these switch states (nsc_onestep_renew can make it step h). */
 static int renewable(const nsc_pcache *C, const nsc_onestep *P, double theta, const char *sw)
 {
     size_t nsw = (size_t)C->L->nsw;
-    return P && nsc_onestep_theta(P) == theta && (nsw == 0 || memcmp(nsc_onestep_sw(P), sw, nsw) == 0);
+    return P && nsc_onestep_theta(P) == theta && same_sw(P, sw, nsw);
 }
 
 /* *V (when it has this theta and these switch states) made in place the
@@ -124,7 +129,7 @@ nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw,
     for (int q = -1; q < C->n; q++) {                            /* the last one first, then the others */
         int k = q < 0 ? C->mru : q;
         if (k >= C->n || (q >= 0 && k == C->mru)) continue;
-        if (C->thk[k] == theta && nsc_same_h(C->hk[k], h) && built_for(C->P[k], h, theta, sw, nsw)) {
+        if (C->thk[k] == theta && nsc_same_h(C->hk[k], h) && same_sw(C->P[k], sw, nsw)) {   /* hk, thk: P[k]'s */
             C->last[k] = C->clock;
             C->mru = k;
             *out = C->P[k];

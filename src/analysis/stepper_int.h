@@ -25,7 +25,9 @@ typedef struct nsc_pcache {
     const nsc_lcs *L;
     nsc_onestep *P[NSC_PCACHE];
     long last[NSC_PCACHE];
-    double hk[NSC_PCACHE], thk[NSC_PCACHE];   /* P[k]'s step and theta, read without a call */
+    double hk[NSC_PCACHE], thk[NSC_PCACHE];   /* P[k]'s step and theta, read without a call
+                                                 (set with P[k]: nsc_pcache_get is the one
+                                                 place a slot's problem is built or renewed) */
     int mru;                 /* the slot returned last (looked at first) */
     int n, cap;              /* cap: 0 until the first call sets it from the LCS's size */
     long clock;
