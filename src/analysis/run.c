@@ -236,13 +236,11 @@ static nsc_status save_powers(nsc_run *R, const char *save, char **rest, nsc_rep
     size_t n = strlen(save);
     char *out = nsc_calloc(n + 1, 1), *o = out;
     if (!out) return nsc_oom(r);
-    int depth = 0, pos = 0;
+    int pos = 0;
     nsc_status st = NSC_OK;
-    for (const char *p = save, *start = save; !st; p++) {
-        depth += (*p == '(') - (*p == ')');
-        if (*p && !(*p == ',' && depth == 0)) continue;
-        const char *a = start, *b = p;                   /* the item [a, b), blanks trimmed */
-        while (a < b && (*a == ' ' || *a == '\t')) a++;
+    const char *a, *b;
+    for (const char *p = save; !st && nsc_list_item(&p, &a, &b);) {
+        while (a < b && (*a == ' ' || *a == '\t')) a++;   /* the item [a, b), blanks trimmed */
         while (b > a && (b[-1] == ' ' || b[-1] == '\t')) b--;
         if (b - a > 3 && (*a == 'p' || *a == 'P') && a[1] == '(' && b[-1] == ')') {
             char *name = nsc_strndup(a + 2, (size_t)(b - a - 3));
@@ -252,8 +250,6 @@ static nsc_status save_powers(nsc_run *R, const char *save, char **rest, nsc_rep
             o += sprintf(o, "%s%.*s", o > out ? "," : "", (int)(b - a), a);
             pos++;
         }
-        if (!*p) break;
-        start = p + 1;
     }
     if (st) free(out);
     else *rest = out;

@@ -261,6 +261,17 @@ char *nsc_stem(const char *path)
     return nsc_strndup(b, dot && dot != b ? (size_t)(dot - b) : strlen(b));
 }
 
+int nsc_list_item(const char **p, const char **a, const char **b)
+{
+    const char *q = *p;
+    if (!q) return 0;
+    *a = q;
+    for (int depth = 0; *q && !(*q == ',' && depth == 0); q++) depth += (*q == '(') - (*q == ')');
+    *b = q;
+    *p = *q ? q + 1 : NULL;
+    return 1;
+}
+
 int nsc_geometric(const double *v, int n)
 {
     if (n < 3) return 0;

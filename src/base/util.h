@@ -100,4 +100,10 @@ char *nsc_stem(const char *path);
  * and whose differences do not (a .step or --log axis: plots use a log axis). */
 int nsc_geometric(const double *v, int n);
 
+/* The next item of the comma-separated list at *p, where commas inside
+ * parentheses do not separate (v(a,b), p(x)): [*a, *b), blanks kept; *p moves
+ * past its comma, to NULL after the last item. 0 when *p is NULL (the list is
+ * done), else 1 (an empty list is one empty item). */
+int nsc_list_item(const char **p, const char **a, const char **b);
+
 #endif

@@ -196,23 +196,15 @@ nsc_status nsc_waves_probes_parse(const nsc_circuit *c, const char *list, nsc_pr
 {
     *probes = NULL;
     *n = 0;
-    int cap = 0, depth = 0;
-    const char *start = list;
-    for (const char *p = list;; p++) {
-        if (*p == '(') depth++;
-        if (*p == ')') depth--;
-        if (*p == 0 || (*p == ',' && depth == 0)) {
-            const char *a = start, *b = p;
-            while (a < b && isspace((unsigned char)*a)) a++;
-            if (a < b) {
-                nsc_probe q;
-                nsc_status st = parse_item(c, a, (size_t)(b - a), &q, r);
-                if (!st) st = add_probe(probes, n, &cap, q, r);
-                if (st) { nsc_waves_probes_free(*probes, *n); *probes = NULL; *n = 0; return st; }
-            }
-            if (*p == 0) break;
-            start = p + 1;
-        }
+    int cap = 0;
+    const char *a, *b;
+    for (const char *p = list; nsc_list_item(&p, &a, &b);) {
+        while (a < b && isspace((unsigned char)*a)) a++;
+        if (a == b) continue;
+        nsc_probe q;
+        nsc_status st = parse_item(c, a, (size_t)(b - a), &q, r);
+        if (!st) st = add_probe(probes, n, &cap, q, r);
+        if (st) { nsc_waves_probes_free(*probes, *n); *probes = NULL; *n = 0; return st; }
     }
     if (*n == 0) return nsc_err(r, NSC_EUSAGE, NULL, "empty output list '%s'", list);
     return NSC_OK;
