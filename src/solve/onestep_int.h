@@ -91,6 +91,10 @@ struct nsc_onestep {
     int *sep_e;        /* [nsep_e] */
     nsc_sparse *Wb;    /* W plus the pattern of every separable stamp (values: W) */
     int npos;          /* value positions: nnz(Wb) entries of Wb, then n entries of c */
+    int *wpos;         /* [nnz(W)] the position of each entry of W in Wb */
+    int nhw;           /* entries of W where E (T E) has one (the only values a new h changes:
+                          W = E/h - Theta A) or on a smooth function's row (Newton's tangent), */
+    int *hw;           /*   their indices in W, ascending: what nsc_mode_renew refreshes */
     int *poscol;       /* [nnz(Wb)] column of each entry */
     int *pc;           /* [npos + 1] contributors of position k: pc[k] .. pc[k+1]-1 */
     int *cpair;        /*   the pair, */
@@ -101,6 +105,10 @@ struct nsc_onestep {
     int nn;            /* pairs of kind N */
     int *nlist;        /* [nn] their indices, ascending */
     int *posn;         /* [m] work: index of an N pair among the active ones, else -1 */
+    char *samerow;     /* [m] 1: separable pair whose row of C (pattern and values) is pair i-1's,
+                          also separable (the segments of one PWL device share a row) */
+    int rmax;          /* most entries in a row of C */
+    double *rt;        /* [2 rmax] work: a row's terms C_ik z_k, then their |.| */
     char *touched;     /* [npos] work: 0 between calls */
     int *tlist;        /* [npos] work */
     /* dense path (m <= NSC_DENSE_MMAX), formed when pivoting first needs it */

@@ -62,28 +62,23 @@ void nsc_mode_teardown(nsc_onestep *P)
     free(P->poscol); free(P->pc); free(P->cpair); free(P->ccoef);
     free(P->pp); free(P->ppos); free(P->pkey); free(P->posn); free(P->touched); free(P->tlist);
     free(P->zref); free(P->mref); free(P->epair); free(P->dmark); free(P->dlist); free(P->dval);
+    free(P->samerow); free(P->rt); free(P->wpos); free(P->hw);
 }
 
-/* After nsc_onestep_renew gave W its values for a new h: Wb takes them (with
- * the separable stamps' positions at W's value + 0.0, as build_wb makes them),
+/* After nsc_onestep_renew gave W its values for a new h (or Newton its tangent,
+ * onestep_nl.c): Wb takes them at the entries that can change (hw; the
+ * separable stamps' positions at W's value + 0.0, as build_wb makes them),
  * and every cached mode keeps its pattern, its factorisation object and its
  * place in the cache, marked stale: K's values are recomputed for the new Wb
  * and refactored with the old pivots when the mode is next used
  * (nsc_mode_get, mode_refill). The affine maps depend on h: dropped. */
 void nsc_mode_renew(nsc_onestep *P)
 {
-    nsc_sparse *Wb = P->Wb;
-    const nsc_sparse *W = P->W, *B = P->B, *Ct = P->Ct;
-    for (int j = 0; j < P->m; j++)                               /* touched: the stamped positions */
-        for (int kb = B->p[j]; P->sep[j] && kb < B->p[j + 1]; kb++)
-            for (int kc = Ct->p[j]; kc < Ct->p[j + 1]; kc++) P->touched[sp_find(Wb, B->i[kb], Ct->i[kc])] = 1;
-    for (int k = 0; k < Wb->p[P->n]; k++) Wb->x[k] = 0.0;
-    for (int j = 0; j < P->n; j++)
-        for (int k = W->p[j]; k < W->p[j + 1]; k++) {
-            int pos = sp_find(Wb, W->i[k], j);
-            Wb->x[pos] = P->touched[pos] ? W->x[k] + 0.0 : W->x[k];
-        }
-    memset(P->touched, 0, (size_t)P->npos);
+    const double *wx = P->W->x;
+    for (int q = 0; q < P->nhw; q++) {                           /* the others kept their values */
+        int k = P->hw[q], pos = P->wpos[k];
+        P->Wb->x[pos] = P->pc[pos + 1] > P->pc[pos] ? wx[k] + 0.0 : wx[k];   /* stamped: W + 0.0 */
+    }
     P->cur = -1;
     for (int k = 0; k < NSC_MODE_CACHE; k++) {
         nsc_mode *M = &P->modes[k];
@@ -250,10 +245,51 @@ static int contributors(nsc_onestep *P)
     return 0;
 }
 
+/* The runs of separable pairs sharing a row of C (samerow) and the work for
+ * one row's terms (rt). 0, or -1 on ENOMEM. */
+static int row_runs(nsc_onestep *P)
+{
+    const nsc_sparse *Ct = P->Ct;
+    P->samerow = nsc_calloc((size_t)P->m + 1, 1);
+    if (!P->samerow) return -1;
+    for (int i = 0; i < P->m; i++) {
+        int len = Ct->p[i + 1] - Ct->p[i];
+        if (len > P->rmax) P->rmax = len;
+        if (i == 0 || !P->sep[i] || !P->sep[i - 1] || len != Ct->p[i] - Ct->p[i - 1]) continue;
+        size_t a = (size_t)Ct->p[i - 1], b = (size_t)Ct->p[i], k = (size_t)len;
+        P->samerow[i] = memcmp(Ct->i + a, Ct->i + b, k * sizeof(int)) == 0
+                        && memcmp(Ct->x + a, Ct->x + b, k * sizeof(double)) == 0;
+    }
+    P->rt = nsc_calloc(2 * (size_t)P->rmax + 1, sizeof(double));
+    return P->rt ? 0 : -1;
+}
+
+/* wpos (each entry of W in Wb) and hw (the entries of W that nsc_mode_renew
+ * refreshes: on E's pattern, which a new h changes, and on the rows of smooth
+ * functions, whose tangent Newton writes, onestep_nl.c). 0, or -1 on ENOMEM. */
+static int h_entries(nsc_onestep *P)
+{
+    const nsc_lcs *L = P->L;
+    const nsc_sparse *W = P->W, *E = P->Et ? P->Et : L->E;
+    int nnz = W->p[P->n];
+    char *smrow = nsc_calloc((size_t)P->n + 1, 1);
+    P->wpos = nsc_calloc((size_t)nnz + 1, sizeof(int));
+    P->hw = nsc_calloc((size_t)nnz + 1, sizeof(int));
+    if (!smrow || !P->wpos || !P->hw) { free(smrow); return -1; }
+    for (int k = 0; k < L->nsm; k++) smrow[L->sm[k].row] = 1;
+    for (int j = 0; j < P->n; j++)
+        for (int k = W->p[j]; k < W->p[j + 1]; k++) {
+            P->wpos[k] = sp_find(P->Wb, W->i[k], j);
+            if (smrow[W->i[k]] || (P->h > 0 && sp_find(E, W->i[k], j) >= 0)) P->hw[P->nhw++] = k;
+        }
+    free(smrow);
+    return 0;
+}
+
 int nsc_mode_setup(nsc_onestep *P)
 {
     P->cur = -1;
-    if (setup_alloc(P) || classify_pairs(P) || build_wb(P) || contributors(P)) return -1;
+    if (setup_alloc(P) || classify_pairs(P) || row_runs(P) || build_wb(P) || h_entries(P) || contributors(P)) return -1;
     return 0;
 }
 
@@ -378,13 +414,25 @@ static int same_n(const nsc_onestep *P, const nsc_mode *M, const char *mask)
     return a == M->nan;
 }
 
+/* Positions of a stale mode (renewed since it was filled) into tlist: those
+ * of the entries of W a new h changes. Returns their count nt. */
+static int stale_positions(nsc_onestep *P, int nt)
+{
+    for (int q = 0; q < P->nhw; q++) {
+        int k = P->wpos[P->hw[q]];
+        if (!P->touched[k]) { P->touched[k] = 1; P->tlist[nt++] = k; }
+    }
+    return nt;
+}
+
 /* Slot M (same N-active set) refilled for mask: the positions of the pairs that
- * changed are recomputed, then refactored in place. */
+ * changed are recomputed (and of W's h-dependent entries when M is stale), then
+ * refactored in place. A position's value is a function of Wb and the mask
+ * (pos_set), so recomputing those whose inputs changed gives a fresh build's. */
 static void mode_refill(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t key)
 {
-    int m = P->m, nt = 0;
-    if (M->stale) pos_set_all(P, M, mask);                       /* renewed: every value */
-    for (int j = 0; !M->stale && j < m; j++) {
+    int m = P->m, nt = M->stale ? stale_positions(P, 0) : 0;
+    for (int j = 0; j < m; j++) {
         if (mask[j] == M->mask[j]) continue;
         for (int q = P->pp[j]; q < P->pp[j + 1]; q++) {
             int k = P->ppos[q];
@@ -414,7 +462,11 @@ nsc_mode *nsc_mode_get(nsc_onestep *P, const char *mask)
         if (M->mask && M->key == key && memcmp(M->mask, mask, (size_t)m) == 0) {
             M->last_use = P->clock;
             if (M->stale) {                                      /* renewed: the new h's values */
-                pos_set_all(P, M, mask);
+                int nt = stale_positions(P, 0);
+                for (int q = 0; q < nt; q++) {
+                    pos_set(P, M, mask, P->tlist[q]);
+                    P->touched[P->tlist[q]] = 0;
+                }
                 mode_factor(P, M, 1);
             } else
                 P->ncached++;
@@ -500,6 +552,63 @@ static inline int pair_check(const nsc_onestep *P, const char *mask, int i, cons
     return g < -NSC_MODE_TOL * gs;
 }
 
+/* pair_check for a separable pair i whose row's terms t_k = C_ik z_k are
+ * rt[0..r-1] and |t_k| rt[rmax..]: the same sums in the same order (bit for
+ * bit pair_check's g, gs, verdict and l_i), |terms| summed only when g has a
+ * violation's sign (no violation is possible otherwise: gs >= 0). */
+static inline int sep_check(const nsc_onestep *P, int active, int i, int r, double *li, double *vi)
+{
+    const double *t = P->rt, *at = P->rt + P->rmax;
+    double e = nsc_pair_e(P, i), g = e;
+    for (int k = 0; k < r; k++) g += t[k];                       /* g = e_i + C_i z */
+    *vi = 0;
+    if (active) {                                                /* l_i = -g / D_ii >= 0 */
+        double v = -g * P->dinv[i];
+        *li = v > 0 ? v : 0.0;
+        if (!(g > 0)) return 0;
+    } else {                                                     /* y_i = g >= 0 */
+        *li = 0;
+        if (!(g < 0)) return 0;
+        *vi = -g;
+    }
+    double gs = fabs(e);
+    for (int k = 0; k < r; k++) gs += at[k];
+    return active ? g > NSC_MODE_TOL * gs : g < -NSC_MODE_TOL * gs;
+}
+
+/* The full check of mode mask at x (nsc_mode_try): l[m], *res, next[m] (if
+ * not NULL) as pair_check gives them pair by pair; a run of separable pairs
+ * with one row of C (samerow: a PWL device's segments) forms that row's terms
+ * once. 1 when no pair is violated. */
+static int check_all(nsc_onestep *P, const char *mask, const double *x, double ltol, double *l, double *res,
+                     char *next)
+{
+    const nsc_sparse *Ct = P->Ct;
+    double viol = 0, *t = P->rt, *at = P->rt + P->rmax;
+    int ok = 1, r = 0;
+    for (int i = 0; i < P->m; i++) {
+        double vi;
+        int bad;
+        if (!P->sep[i]) {
+            bad = pair_check(P, mask, i, x, P->lt, ltol, &l[i], &vi);
+        } else {
+            if (!P->samerow[i]) {                                /* a new row: its terms */
+                r = 0;
+                for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++, r++) {
+                    t[r] = Ct->x[k] * x[Ct->i[k]];
+                    at[r] = fabs(t[r]);
+                }
+            }
+            bad = sep_check(P, mask[i], i, r, &l[i], &vi);
+        }
+        if (vi > viol) viol = vi;
+        ok &= !bad;
+        if (next) next[i] = (char)(mask[i] ? !bad : bad);
+    }
+    *res = viol;
+    return ok;
+}
+
 /* Mark pair i for the incremental check. */
 static inline void dirty(nsc_onestep *P, int i)
 {
@@ -569,16 +678,7 @@ int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res
         ok = check_inc(P, M, x, ltol, l, res, next);
         if (ok) P->lch = P->nd;                                  /* l changed in dlist only */
     } else {
-        double viol = 0;
-        ok = 1;
-        for (int i = 0; i < m; i++) {
-            double vi;
-            int bad = pair_check(P, mask, i, x, lt, ltol, &l[i], &vi);
-            if (vi > viol) viol = vi;
-            ok &= !bad;
-            if (next) next[i] = (char)(mask[i] ? !bad : bad);
-        }
-        *res = viol;
+        ok = check_all(P, mask, x, ltol, l, res, next);
         P->lch = -1;                                             /* every l written */
         if (ok && P->inc_track) {                                /* the reference of the incremental check */
             memcpy(P->zref, x, (size_t)n * sizeof(double));
