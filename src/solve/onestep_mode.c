@@ -615,6 +615,41 @@ static inline void dirty(nsc_onestep *P, int i)
     if (!P->dmark[i]) { P->dmark[i] = 1; P->dlist[P->nd++] = i; }
 }
 
+/* The marked pairs of the incremental check evaluated in ascending order
+ * (dlist rewritten so), a run of separable pairs sharing a row of C forming
+ * its terms once: dval[d] = l_i or -1 when pair i = dlist[d] is violated, as
+ * pair_check gives them; *viol the largest violation. 1 when none is violated. */
+static int eval_runs(nsc_onestep *P, const char *mask, const double *x, double ltol, double *viol)
+{
+    const nsc_sparse *Ct = P->Ct;
+    double *t = P->rt, *at = P->rt + P->rmax;
+    int ok = 1, r = 0, have = 0, d = 0;
+    for (int i = 0; i < P->m; i++) {
+        if (!P->samerow[i]) have = 0;                            /* a new run: its row not formed yet */
+        if (!P->dmark[i]) continue;
+        double vi, li;
+        int bad;
+        if (!P->sep[i]) {
+            bad = pair_check(P, mask, i, x, P->lt, ltol, &li, &vi);
+        } else {
+            if (!have) {
+                r = 0;
+                for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++, r++) {
+                    t[r] = Ct->x[k] * x[Ct->i[k]];
+                    at[r] = fabs(t[r]);
+                }
+                have = 1;
+            }
+            bad = sep_check(P, mask[i], i, r, &li, &vi);
+        }
+        P->dlist[d] = i;
+        P->dval[d++] = bad ? -1 : li;
+        ok &= !bad;
+        if (vi > *viol) *viol = vi;
+    }
+    return ok;
+}
+
 /* The incremental check (P->inc_ok): a pair whose status, e and entries of z
  * (the columns of its row of C) are bitwise those of the last accepted check
  * has the same verdict and l_i, so only the others are evaluated; l holds the
@@ -634,9 +669,9 @@ static int check_inc(nsc_onestep *P, const nsc_mode *M, const double *x, double 
             for (int q = C->p[k]; q < C->p[k + 1]; q++) dirty(P, C->i[q]);
     for (int q = 0; q < P->nn; q++) dirty(P, P->nlist[q]);
     for (int q = 0; q < P->nepair; q++) dirty(P, P->epair[q]);
-    int ok = 1;
     double viol = 0;
-    for (int d = 0; d < P->nd; d++) {
+    int ok = P->nd * 8 > m ? eval_runs(P, mask, x, ltol, &viol) : 1;
+    for (int d = 0; P->nd * 8 <= m && d < P->nd; d++) {
         double vi;
         int i = P->dlist[d];
         if (pair_check(P, mask, i, x, P->lt, ltol, &P->dval[d], &vi)) { ok = 0; P->dval[d] = -1; }
