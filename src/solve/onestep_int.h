@@ -11,7 +11,10 @@
 #include "onestep.h"
 
 #define NSC_MODE_CACHE 16
-#define NSC_AS_MAXIT 8       /* modes tried by the active-set iteration before pivoting */
+#define NSC_AS_MAXIT 16      /* modes tried by the active-set iteration before pivoting (a PWL MOS
+                                turning on through its segments, its junction and a body diode
+                                beside it takes 9-10 on the buck) */
+#define NSC_AS_SEEN 8        /* the iteration stops at a mode among the last NSC_AS_SEEN tried */
 #define NSC_DENSE_MMAX 400   /* largest m for the dense LCP (M is m-by-m, W^-1 B n-by-m) */
 #define NSC_BLOCK_MAX 400    /* largest block of the sparse pivoting fallback */
 #define NSC_INC_MMIN 256     /* incremental mode check from this many pairs */
@@ -128,6 +131,7 @@ struct nsc_onestep {
     int have_prev;
     char *mask, *mask2; /* [m] work */
     char *mask0;        /* [m] work: the active-set iteration's last mode tried */
+    uint64_t nkey;      /* the key of the update (next) the last rejecting nsc_mode_try wrote */
     double *x;         /* [n + m] work: mode solution */
     double *zl;        /* [n] work: Lemke's z */
     double *ll;        /* [m] work: Lemke's lambda */

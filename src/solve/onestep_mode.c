@@ -454,8 +454,12 @@ static void mode_refill(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t 
 
 nsc_mode *nsc_mode_get(nsc_onestep *P, const char *mask)
 {
+    return nsc_mode_get_key(P, mask, nsc_mode_key(P, mask));
+}
+
+nsc_mode *nsc_mode_get_key(nsc_onestep *P, const char *mask, uint64_t key)
+{
     int m = P->m;
-    uint64_t key = nsc_mode_key(P, mask);
     P->clock++;
     for (int k = 0; k < NSC_MODE_CACHE; k++) {
         nsc_mode *M = &P->modes[k];
@@ -586,6 +590,7 @@ static int check_all(nsc_onestep *P, const char *mask, const double *x, double l
     const nsc_sparse *Ct = P->Ct;
     double viol = 0, *t = P->rt, *at = P->rt + P->rmax;
     int ok = 1, r = 0;
+    uint64_t kx = 0;                                             /* next's key = mask's ^ the flipped pairs' */
     for (int i = 0; i < P->m; i++) {
         double vi;
         int bad;
@@ -604,8 +609,10 @@ static int check_all(nsc_onestep *P, const char *mask, const double *x, double l
         if (vi > viol) viol = vi;
         ok &= !bad;
         if (next) next[i] = (char)(mask[i] ? !bad : bad);
+        if (bad) kx ^= P->pkey[i];
     }
     *res = viol;
+    P->nkey ^= kx;
     return ok;
 }
 
@@ -680,7 +687,10 @@ static int check_inc(nsc_onestep *P, const nsc_mode *M, const double *x, double 
     if (!ok && next) {
         memcpy(next, mask, (size_t)m);
         for (int d = 0; d < P->nd; d++)
-            if (P->dval[d] < 0) next[P->dlist[d]] = (char)!mask[P->dlist[d]];
+            if (P->dval[d] < 0) {
+                next[P->dlist[d]] = (char)!mask[P->dlist[d]];
+                P->nkey ^= P->pkey[P->dlist[d]];
+            }
     }
     for (int d = 0; d < P->nd; d++) {
         int i = P->dlist[d];
@@ -709,6 +719,7 @@ int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res
     const char *mask = M->mask;
     double ltol = NSC_MODE_TOL * lmax;
     int ok;
+    P->nkey = M->key;                                            /* (the checks flip it into next's) */
     if (P->inc_ok) {
         ok = check_inc(P, M, x, ltol, l, res, next);
         if (ok) P->lch = P->nd;                                  /* l changed in dlist only */
@@ -756,21 +767,30 @@ int nsc_active_set(nsc_onestep *P, const char *start, nsc_mode *first, int maxit
                    double *l, double *res)
 {
     char *mask = P->mask, *next = P->mask2, *prev = P->mask0;
+    uint64_t seen[NSC_AS_SEEN];                                  /* keys of the last nseen modes tried */
+    int nseen = 0;
     if (mask != start) memcpy(mask, start, (size_t)P->m);
     for (int it = 1; it <= maxit; it++) {
         if (it > 1) {
             memcpy(prev, mask, (size_t)P->m);
             memcpy(mask, next, (size_t)P->m);
         }
-        nsc_mode *M = it == 1 && first ? first : nsc_mode_get(P, mask);
+        nsc_mode *M = it > 1 ? nsc_mode_get_key(P, mask, P->nkey)   /* next's key, formed by the check */
+                      : first ? first : nsc_mode_get(P, mask);
         if (!M) return 0;
         int st = nsc_mode_try(P, M, z1, l, res, next);
-        if (st < 0 && it > 1 && flip_partners(P, prev, mask, next)) continue;   /* the group's other pairs too */
+        if (st < 0 && it > 1 && flip_partners(P, prev, mask, next)) {   /* the group's other pairs too */
+            P->nkey = nsc_mode_key(P, next);
+            continue;
+        }
         if (st == 1) {
             P->cur = (int)(M - P->modes);
             return it;
         }
         if (st < 0 || memcmp(mask, next, (size_t)P->m) == 0) return 0;
+        seen[nseen++ % NSC_AS_SEEN] = M->key;
+        for (int q = 0; q < nseen && q < NSC_AS_SEEN; q++)
+            if (seen[q] == P->nkey) return 0;                    /* a cycle: pivoting settles it */
     }
     return 0;
 }

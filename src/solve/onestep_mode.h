@@ -29,6 +29,8 @@ uint64_t nsc_mode_key(const nsc_onestep *P, const char *mask);
  * refactored in place). NULL on allocation failure; a singular mode is returned
  * with singular = 1. */
 nsc_mode *nsc_mode_get(nsc_onestep *P, const char *mask);
+/* The same with the key of mask known (nsc_mode_key(P, mask)). */
+nsc_mode *nsc_mode_get_key(nsc_onestep *P, const char *mask, uint64_t key);
 
 /* e_i of the step being solved: P->e1[i], or e0_i + Se(i,:) w1. */
 static inline double nsc_pair_e(const nsc_onestep *P, int i)
@@ -50,7 +52,8 @@ void nsc_mode_rhs(const nsc_onestep *P, const nsc_mode *M, double *x);
  * (drop pairs with l < -tol, add pairs with y < -tol). */
 int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res, char *next);
 
-/* Primal-dual active-set iteration from active set start (at most maxit modes).
+/* Primal-dual active-set iteration from active set start (at most maxit modes;
+ * it stops at a mode among the last NSC_AS_SEEN tried: a cycle).
  * first: the mode of start when known (NULL: looked up). Returns the number of
  * modes tried when one was accepted (z1, l, *res set; P->mask holds it, P->cur
  * its slot), 0 when it met a singular mode, stalled or ran out of iterations
