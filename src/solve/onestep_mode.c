@@ -556,85 +556,56 @@ static inline int pair_check(const nsc_onestep *P, const char *mask, int i, cons
     return g < -NSC_MODE_TOL * gs;
 }
 
-/* pair_check for a separable pair i whose row's terms t_k = C_ik z_k are
- * rt[0..r-1] and |t_k| rt[rmax..]: the same sums in the same order (bit for
- * bit pair_check's g, gs, verdict and l_i), |terms| summed only when g has a
- * violation's sign (no violation is possible otherwise: gs >= 0). */
-static inline int sep_check(const nsc_onestep *P, int active, int i, int r, double *li, double *vi)
+/* The tolerance test of a separable pair whose g = e + sum t_k has a
+ * violation's sign: |e| + sum |t_k| (rt[rmax..]) as pair_check sums gs. */
+static int sep_violated(const nsc_onestep *P, int active, double e, double g, int r)
 {
-    const double *t = P->rt, *at = P->rt + P->rmax;
-    double e = nsc_pair_e(P, i), g = e;
-    for (int k = 0; k < r; k++) g += t[k];                       /* g = e_i + C_i z */
-    *vi = 0;
-    if (active) {                                                /* l_i = -g / D_ii >= 0 */
-        double v = -g * P->dinv[i];
-        *li = v > 0 ? v : 0.0;
-        if (!(g > 0)) return 0;
-    } else {                                                     /* y_i = g >= 0 */
-        *li = 0;
-        if (!(g < 0)) return 0;
-        *vi = -g;
-    }
+    const double *at = P->rt + P->rmax;
     double gs = fabs(e);
     for (int k = 0; k < r; k++) gs += at[k];
     return active ? g > NSC_MODE_TOL * gs : g < -NSC_MODE_TOL * gs;
 }
 
-/* The full check of mode mask at x (nsc_mode_try): l[m], *res, next[m] (if
- * not NULL) as pair_check gives them pair by pair; a run of separable pairs
- * with one row of C (samerow: a PWL device's segments) forms that row's terms
- * once. 1 when no pair is violated. */
-static int check_all(nsc_onestep *P, const char *mask, const double *x, double ltol, double *l, double *res,
-                     char *next)
+/* pair_check for a separable pair i whose row's terms t_k = C_ik z_k are
+ * rt[0..r-1] and |t_k| rt[rmax..]: the same sums in the same order (bit for
+ * bit pair_check's g, gs, verdict and l_i), |terms| summed only when g has a
+ * violation's sign (no violation is possible otherwise: gs >= 0). *vi is
+ * set when positive only (the caller's 0 otherwise). */
+static inline int sep_check(const nsc_onestep *P, int active, int i, int r, double *li, double *vi)
 {
-    const nsc_sparse *Ct = P->Ct;
-    double viol = 0, *t = P->rt, *at = P->rt + P->rmax;
-    int ok = 1, r = 0;
-    uint64_t kx = 0;                                             /* next's key = mask's ^ the flipped pairs' */
-    for (int i = 0; i < P->m; i++) {
-        double vi;
-        int bad;
-        if (!P->sep[i]) {
-            bad = pair_check(P, mask, i, x, P->lt, ltol, &l[i], &vi);
-        } else {
-            if (!P->samerow[i]) {                                /* a new row: its terms */
-                r = 0;
-                for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++, r++) {
-                    t[r] = Ct->x[k] * x[Ct->i[k]];
-                    at[r] = fabs(t[r]);
-                }
-            }
-            bad = sep_check(P, mask[i], i, r, &l[i], &vi);
-        }
-        if (vi > viol) viol = vi;
-        ok &= !bad;
-        if (next) next[i] = (char)(mask[i] ? !bad : bad);
-        if (bad) kx ^= P->pkey[i];
+    const double *t = P->rt;
+    double e = nsc_pair_e(P, i), g = e;
+    if (r == 2) g = e + t[0] + t[1];                             /* g = e_i + C_i z, left to right */
+    else
+        for (int k = 0; k < r; k++) g += t[k];
+    if (active) {                                                /* l_i = -g / D_ii >= 0 */
+        double v = -g * P->dinv[i];
+        *li = v > 0 ? v : 0.0;
+        return g > 0 && sep_violated(P, 1, e, g, r);
     }
-    *res = viol;
-    P->nkey ^= kx;
-    return ok;
+    *li = 0;                                                     /* y_i = g >= 0 */
+    if (!(g < 0)) return 0;
+    *vi = -g;
+    return sep_violated(P, 0, e, g, r);
 }
 
-/* Mark pair i for the incremental check. */
-static inline void dirty(nsc_onestep *P, int i)
-{
-    if (!P->dmark[i]) { P->dmark[i] = 1; P->dlist[P->nd++] = i; }
-}
-
-/* The marked pairs of the incremental check evaluated in ascending order
- * (dlist rewritten so), a run of separable pairs sharing a row of C forming
- * its terms once: dval[d] = l_i or -1 when pair i = dlist[d] is violated, as
- * pair_check gives them; *viol the largest violation. 1 when none is violated. */
-static int eval_runs(nsc_onestep *P, const char *mask, const double *x, double ltol, double *viol)
+/* The check of mode mask at x, pair by pair as pair_check, a run of separable
+ * pairs sharing a row of C (samerow: a PWL device's segments) forming that
+ * row's terms once. sel NULL (the full check): every pair, l[i] and next[i]
+ * (if not NULL) written, P->nkey made next's key; else the pairs with sel[i]
+ * (the incremental check's marks) in ascending order into dlist, dval (l_i,
+ * or -1 when violated). *viol: the largest violation. 1 when none is violated. */
+static int check_pairs(nsc_onestep *P, const char *mask, const double *x, double ltol, const char *sel,
+                       double *l, char *next, double *viol)
 {
     const nsc_sparse *Ct = P->Ct;
     double *t = P->rt, *at = P->rt + P->rmax;
     int ok = 1, r = 0, have = 0, d = 0;
+    uint64_t kx = 0;                                             /* next's key = mask's ^ the flipped pairs' */
     for (int i = 0; i < P->m; i++) {
         if (!P->samerow[i]) have = 0;                            /* a new run: its row not formed yet */
-        if (!P->dmark[i]) continue;
-        double vi, li;
+        if (sel && !sel[i]) continue;
+        double vi = 0, li;
         int bad;
         if (!P->sep[i]) {
             bad = pair_check(P, mask, i, x, P->lt, ltol, &li, &vi);
@@ -649,12 +620,25 @@ static int eval_runs(nsc_onestep *P, const char *mask, const double *x, double l
             }
             bad = sep_check(P, mask[i], i, r, &li, &vi);
         }
-        P->dlist[d] = i;
-        P->dval[d++] = bad ? -1 : li;
-        ok &= !bad;
         if (vi > *viol) *viol = vi;
+        ok &= !bad;
+        if (sel) {
+            P->dlist[d] = i;
+            P->dval[d++] = bad ? -1 : li;
+            continue;
+        }
+        l[i] = li;
+        if (next) next[i] = (char)((mask[i] != 0) ^ bad);
+        if (bad) kx ^= P->pkey[i];
     }
+    if (!sel) P->nkey ^= kx;
     return ok;
+}
+
+/* Mark pair i for the incremental check. */
+static inline void dirty(nsc_onestep *P, int i)
+{
+    if (!P->dmark[i]) { P->dmark[i] = 1; P->dlist[P->nd++] = i; }
 }
 
 /* The incremental check (P->inc_ok): a pair whose status, e and entries of z
@@ -677,7 +661,7 @@ static int check_inc(nsc_onestep *P, const nsc_mode *M, const double *x, double 
     for (int q = 0; q < P->nn; q++) dirty(P, P->nlist[q]);
     for (int q = 0; q < P->nepair; q++) dirty(P, P->epair[q]);
     double viol = 0;
-    int ok = P->nd * 8 > m ? eval_runs(P, mask, x, ltol, &viol) : 1;
+    int ok = P->nd * 8 > m ? check_pairs(P, mask, x, ltol, P->dmark, NULL, NULL, &viol) : 1;
     for (int d = 0; P->nd * 8 <= m && d < P->nd; d++) {
         double vi;
         int i = P->dlist[d];
@@ -724,7 +708,8 @@ int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res
         ok = check_inc(P, M, x, ltol, l, res, next);
         if (ok) P->lch = P->nd;                                  /* l changed in dlist only */
     } else {
-        ok = check_all(P, mask, x, ltol, l, res, next);
+        *res = 0;
+        ok = check_pairs(P, mask, x, ltol, NULL, l, next, res);
         P->lch = -1;                                             /* every l written */
         if (ok && P->inc_track) {                                /* the reference of the incremental check */
             memcpy(P->zref, x, (size_t)n * sizeof(double));
