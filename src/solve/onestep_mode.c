@@ -566,15 +566,16 @@ static int sep_violated(const nsc_onestep *P, int active, double e, double g, in
     return active ? g > NSC_MODE_TOL * gs : g < -NSC_MODE_TOL * gs;
 }
 
-/* pair_check for a separable pair i whose row's terms t_k = C_ik z_k are
+/* pair_check for a separable pair i (e = e_i) whose row's terms t_k = C_ik z_k are
  * rt[0..r-1] and |t_k| rt[rmax..]: the same sums in the same order (bit for
  * bit pair_check's g, gs, verdict and l_i), |terms| summed only when g has a
  * violation's sign (no violation is possible otherwise: gs >= 0). *vi is
  * set when positive only (the caller's 0 otherwise). */
-static inline int sep_check(const nsc_onestep *P, int active, int i, int r, double *li, double *vi)
+__attribute__((always_inline)) static inline int sep_check(const nsc_onestep *P, int active, int i, double e, int r,
+                                                           double *li, double *vi)
 {
     const double *t = P->rt;
-    double e = nsc_pair_e(P, i), g = e;
+    double g = e;
     if (r == 2) g = e + t[0] + t[1];                             /* g = e_i + C_i z, left to right */
     else
         for (int k = 0; k < r; k++) g += t[k];
@@ -587,6 +588,29 @@ static inline int sep_check(const nsc_onestep *P, int active, int i, int r, doub
     if (!(g < 0)) return 0;
     *vi = -g;
     return sep_violated(P, 0, e, g, r);
+}
+
+/* The full check of the run of separable pairs from i0 (one row of C, its
+ * terms in rt, r of them) to its end: sep_check pair by pair in a tight loop,
+ * l, next, *viol and the key flips *kx as check_pairs writes them; *ok = 0
+ * when a pair is violated. Returns the run's end. */
+static int check_run(const nsc_onestep *P, const char *mask, int i0, int r, double *l, char *next, double *viol,
+                     uint64_t *kx, int *ok)
+{
+    const double *e1 = P->e1, *e0 = P->L->e0;
+    const int *sp = P->SeT->p;
+    int i = i0;
+    do {
+        double vi = 0, e = e1 ? e1[i] : sp[i + 1] == sp[i] ? e0[i] : nsc_pair_e(P, i);
+        int bad = sep_check(P, mask[i], i, e, r, &l[i], &vi);
+        if (vi > *viol) *viol = vi;
+        if (next) next[i] = (char)((mask[i] != 0) ^ bad);
+        if (bad) {
+            *ok = 0;
+            *kx ^= P->pkey[i];
+        }
+    } while (++i < P->m && P->samerow[i]);
+    return i;
 }
 
 /* The check of mode mask at x, pair by pair as pair_check, a run of separable
@@ -618,7 +642,11 @@ static int check_pairs(nsc_onestep *P, const char *mask, const double *x, double
                 }
                 have = 1;
             }
-            bad = sep_check(P, mask[i], i, r, &li, &vi);
+            if (!sel) {                                          /* the whole run at once */
+                i = check_run(P, mask, i, r, l, next, viol, &kx, &ok) - 1;
+                continue;
+            }
+            bad = sep_check(P, mask[i], i, nsc_pair_e(P, i), r, &li, &vi);
         }
         if (vi > *viol) *viol = vi;
         ok &= !bad;
