@@ -592,7 +592,7 @@ __attribute__((always_inline)) static inline int sep_check(const nsc_onestep *P,
 
 /* The full check of the run of separable pairs from i0 (one row of C, its
  * terms in rt, r of them) to its end: sep_check pair by pair in a tight loop,
- * l, next, *viol and the key flips *kx as check_pairs writes them; *ok = 0
+ * l, next, *viol and the key flips *kx as check_all writes them; *ok = 0
  * when a pair is violated. Returns the run's end. */
 static int check_run(const nsc_onestep *P, const char *mask, int i0, int r, double *l, char *next, double *viol,
                      uint64_t *kx, int *ok)
@@ -613,54 +613,80 @@ static int check_run(const nsc_onestep *P, const char *mask, int i0, int r, doub
     return i;
 }
 
-/* The check of mode mask at x, pair by pair as pair_check, a run of separable
- * pairs sharing a row of C (samerow: a PWL device's segments) forming that
- * row's terms once. sel NULL (the full check): every pair, l[i] and next[i]
- * (if not NULL) written, P->nkey made next's key; else the pairs with sel[i]
- * (the incremental check's marks) in ascending order into dlist, dval (l_i,
- * or -1 when violated). *viol: the largest violation. 1 when none is violated. */
-static int check_pairs(nsc_onestep *P, const char *mask, const double *x, double ltol, const char *sel,
-                       double *l, char *next, double *viol)
+/* Row i's terms t_k = C_ik z_k and |t_k| into rt; returns their number. */
+static int row_terms(nsc_onestep *P, int i, const double *x)
 {
     const nsc_sparse *Ct = P->Ct;
     double *t = P->rt, *at = P->rt + P->rmax;
-    int ok = 1, r = 0, have = 0, d = 0;
+    int r = 0;
+    for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++, r++) {
+        t[r] = Ct->x[k] * x[Ct->i[k]];
+        at[r] = fabs(t[r]);
+    }
+    return r;
+}
+
+/* The full check of mode mask at x, pair by pair as pair_check, a run of
+ * separable pairs sharing a row of C (samerow: a PWL device's segments)
+ * forming that row's terms once: l[m], next[m] (if not NULL), P->nkey made
+ * next's key, *viol the largest violation. 1 when none is violated. */
+static int check_all(nsc_onestep *P, const char *mask, const double *x, double ltol, double *l, char *next,
+                     double *viol)
+{
+    int ok = 1;
     uint64_t kx = 0;                                             /* next's key = mask's ^ the flipped pairs' */
     for (int i = 0; i < P->m; i++) {
-        if (!P->samerow[i]) have = 0;                            /* a new run: its row not formed yet */
-        if (sel && !sel[i]) continue;
-        double vi = 0, li;
-        int bad;
-        if (!P->sep[i]) {
-            bad = pair_check(P, mask, i, x, P->lt, ltol, &li, &vi);
-        } else {
-            if (!have) {
-                r = 0;
-                for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++, r++) {
-                    t[r] = Ct->x[k] * x[Ct->i[k]];
-                    at[r] = fabs(t[r]);
-                }
-                have = 1;
-            }
-            if (!sel) {                                          /* the whole run at once */
-                i = check_run(P, mask, i, r, l, next, viol, &kx, &ok) - 1;
-                continue;
-            }
-            bad = sep_check(P, mask[i], i, nsc_pair_e(P, i), r, &li, &vi);
-        }
-        if (vi > *viol) *viol = vi;
-        ok &= !bad;
-        if (sel) {
-            P->dlist[d] = i;
-            P->dval[d++] = bad ? -1 : li;
+        if (P->sep[i]) {                                         /* the whole run at once */
+            i = check_run(P, mask, i, row_terms(P, i, x), l, next, viol, &kx, &ok) - 1;
             continue;
         }
-        l[i] = li;
+        double vi;
+        int bad = pair_check(P, mask, i, x, P->lt, ltol, &l[i], &vi);
+        if (vi > *viol) *viol = vi;
+        ok &= !bad;
         if (next) next[i] = (char)((mask[i] != 0) ^ bad);
         if (bad) kx ^= P->pkey[i];
     }
-    if (!sel) P->nkey ^= kx;
+    P->nkey ^= kx;
     return ok;
+}
+
+/* The incremental check's marked pairs dlist[0..nd-1] evaluated in their
+ * order as pair_check, a separable pair that follows the previous one in its
+ * run (the pairs reading a changed z_k are marked in pair order) reusing its
+ * row's terms: dval[d] = l_i, or -1 when pair dlist[d] is violated; *viol the
+ * largest violation. 1 when none is violated. */
+static int check_list(nsc_onestep *P, const char *mask, const double *x, double ltol, double *viol)
+{
+    int ok = 1, r = 0, last = -2;
+    for (int d = 0; d < P->nd; d++) {
+        int i = P->dlist[d], bad;
+        double vi = 0;
+        if (!P->sep[i]) {
+            bad = pair_check(P, mask, i, x, P->lt, ltol, &P->dval[d], &vi);
+        } else {
+            if (!(P->samerow[i] && last == i - 1)) r = row_terms(P, i, x);
+            last = i;
+            bad = sep_check(P, mask[i], i, nsc_pair_e(P, i), r, &P->dval[d], &vi);
+        }
+        if (bad) { ok = 0; P->dval[d] = -1; }
+        if (vi > *viol) *viol = vi;
+    }
+    return ok;
+}
+
+/* The first index j' >= j below m where the flags a and b differ (m if none),
+ * eight at a time where they agree. */
+static int next_diff(const char *a, const char *b, int j, int m)
+{
+    for (; j + 8 <= m; j += 8) {
+        uint64_t u, v;
+        memcpy(&u, a + j, 8);
+        memcpy(&v, b + j, 8);
+        if (u != v) break;
+    }
+    while (j < m && a[j] == b[j]) j++;
+    return j;
 }
 
 /* Mark pair i for the incremental check. */
@@ -680,22 +706,15 @@ static int check_inc(nsc_onestep *P, const nsc_mode *M, const double *x, double 
     const char *mask = M->mask;
     const nsc_sparse *C = P->L->C;
     P->nd = 0;
-    if (memcmp(mask, P->mref, (size_t)m) != 0)
-        for (int i = 0; i < m; i++)
-            if (mask[i] != P->mref[i]) dirty(P, i);
+    for (int i = next_diff(mask, P->mref, 0, m); i < m; i = next_diff(mask, P->mref, i + 1, m))
+        dirty(P, i);                                             /* the pairs whose status changed */
     for (int k = 0; k < n; k++)
         if (x[k] != P->zref[k])                                  /* z_k changed: the pairs reading it */
             for (int q = C->p[k]; q < C->p[k + 1]; q++) dirty(P, C->i[q]);
     for (int q = 0; q < P->nn; q++) dirty(P, P->nlist[q]);
     for (int q = 0; q < P->nepair; q++) dirty(P, P->epair[q]);
     double viol = 0;
-    int ok = P->nd * 8 > m ? check_pairs(P, mask, x, ltol, P->dmark, NULL, NULL, &viol) : 1;
-    for (int d = 0; P->nd * 8 <= m && d < P->nd; d++) {
-        double vi;
-        int i = P->dlist[d];
-        if (pair_check(P, mask, i, x, P->lt, ltol, &P->dval[d], &vi)) { ok = 0; P->dval[d] = -1; }
-        if (vi > viol) viol = vi;
-    }
+    int ok = check_list(P, mask, x, ltol, &viol);
     if (!ok && next) {
         memcpy(next, mask, (size_t)m);
         for (int d = 0; d < P->nd; d++)
@@ -737,7 +756,7 @@ int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res
         if (ok) P->lch = P->nd;                                  /* l changed in dlist only */
     } else {
         *res = 0;
-        ok = check_pairs(P, mask, x, ltol, NULL, l, next, res);
+        ok = check_all(P, mask, x, ltol, l, next, res);
         P->lch = -1;                                             /* every l written */
         if (ok && P->inc_track) {                                /* the reference of the incremental check */
             memcpy(P->zref, x, (size_t)n * sizeof(double));
