@@ -124,6 +124,7 @@ struct nsc_onestep {
     nsc_mode modes[NSC_MODE_CACHE];
     int nmodes;
     int cur;           /* cache slot of the last accepted mode, -1 */
+    int lastget;       /* cache slot nsc_mode_get returned last, -1 (onestep_mode.c nearest) */
     long clock;        /* use counter for least-recently-used eviction */
     char *prev;        /* [m] active set of the last solved step */
     const char *alt;   /* [m] the caller's second guess (nsc_onestep_set_alt), or NULL */

@@ -40,6 +40,8 @@ static int sp_find(const nsc_sparse *A, int i, int j)
 static void pos_set(const nsc_onestep *P, nsc_mode *M, const char *mask, int k);
 static void pos_set_all(const nsc_onestep *P, nsc_mode *M, const char *mask);
 static void mode_factor(nsc_onestep *P, nsc_mode *M, int refactor);
+static const nsc_mode *nearest(const nsc_onestep *P, const nsc_mode *M, const char *mask, int lim);
+static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc_mode *src);
 
 static void mode_clear(nsc_mode *M)
 {
@@ -288,7 +290,7 @@ static int h_entries(nsc_onestep *P)
 
 int nsc_mode_setup(nsc_onestep *P)
 {
-    P->cur = -1;
+    P->cur = P->lastget = -1;
     if (setup_alloc(P) || classify_pairs(P) || row_runs(P) || build_wb(P) || h_entries(P) || contributors(P)) return -1;
     return 0;
 }
@@ -391,7 +393,9 @@ static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t ke
     }
     Kp[N] = t;
     for (int a = 0; a < M->nan; a++) P->posn[M->actn[a]] = -1;
-    pos_set_all(P, M, mask);
+    const nsc_mode *src = nearest(P, M, mask, m);
+    if (src) mode_values(P, M, mask, src);                       /* K's pattern is src's */
+    else pos_set_all(P, M, mask);
     mode_factor(P, M, 0);
     return 0;
 fail:
@@ -425,24 +429,81 @@ static int stale_positions(nsc_onestep *P, int nt)
     return nt;
 }
 
+/* The first index j' >= j below m where the flags a and b differ (m if none),
+ * eight at a time where they agree. */
+static int next_diff(const char *a, const char *b, int j, int m)
+{
+    for (; j + 8 <= m; j += 8) {
+        uint64_t u, v;
+        memcpy(&u, a + j, 8);
+        memcpy(&v, b + j, 8);
+        if (u != v) break;
+    }
+    while (j < m && a[j] == b[j]) j++;
+    return j;
+}
+
+/* The number of pairs where the 0/1 flags a and b differ, counted eight at a
+ * time (the bits of a ^ b) until it reaches lim. */
+static int ndiff(const char *a, const char *b, int m, int lim)
+{
+    int d = 0, j = 0;
+    for (; j + 8 <= m && d < lim; j += 8) {
+        uint64_t u, v;
+        memcpy(&u, a + j, 8);
+        memcpy(&v, b + j, 8);
+        d += __builtin_popcountll(u ^ v);
+    }
+    for (; j < m && d < lim; j++) d += a[j] != b[j];
+    return d;
+}
+
+/* The mode nsc_mode_get returned last (the active-set iteration's last mode
+ * tried: its update differs from it in the flipped pairs only), when it is not
+ * M, has fresh values (not stale) and mask's N-active set (so K's pattern is
+ * M's), and differs from mask in fewer than lim pairs; NULL otherwise. */
+static const nsc_mode *nearest(const nsc_onestep *P, const nsc_mode *M, const char *mask, int lim)
+{
+    const nsc_mode *S = P->lastget >= 0 ? &P->modes[P->lastget] : NULL;
+    if (!S || !S->mask || S == M || S->stale || !same_n(P, S, mask)) return NULL;
+    return ndiff(mask, S->mask, P->m, lim) < lim ? S : NULL;
+}
+
+/* M's values for mask from those of base (a mode of the same pattern: M itself,
+ * or src whose values are copied first): the positions of the pairs where mask
+ * and base differ are recomputed (and of W's refreshed entries when M is stale
+ * and base is its own). A position's value is a function of Wb and the mask
+ * (pos_set), so this gives a fresh build's values bit for bit. */
+static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc_mode *src)
+{
+    int m = P->m, nt = 0;
+    const char *base = M->mask;
+    if (src) {
+        memcpy(M->K->x, src->K->x, sizeof(double) * (size_t)M->K->p[M->K->n]);
+        memcpy(M->c, src->c, sizeof(double) * (size_t)P->n);
+        base = src->mask;
+    } else if (M->stale) {
+        nt = stale_positions(P, 0);
+    }
+    for (int j = next_diff(mask, base, 0, m); j < m; j = next_diff(mask, base, j + 1, m))
+        for (int q = P->pp[j]; q < P->pp[j + 1]; q++) {
+            int k = P->ppos[q];
+            if (!P->touched[k]) { P->touched[k] = 1; P->tlist[nt++] = k; }
+        }
+    for (int q = 0; q < nt; q++) {
+        pos_set(P, M, mask, P->tlist[q]);
+        P->touched[P->tlist[q]] = 0;
+    }
+}
+
 /* Slot M (same N-active set) refilled for mask: the positions of the pairs that
  * changed are recomputed (and of W's h-dependent entries when M is stale), then
  * refactored in place. A position's value is a function of Wb and the mask
  * (pos_set), so recomputing those whose inputs changed gives a fresh build's. */
 static void mode_refill(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t key)
 {
-    int m = P->m, nt = M->stale ? stale_positions(P, 0) : 0;
-    for (int j = 0; j < m; j++) {
-        if (mask[j] == M->mask[j]) continue;
-        for (int q = P->pp[j]; q < P->pp[j + 1]; q++) {
-            int k = P->ppos[q];
-            if (!P->touched[k]) { P->touched[k] = 1; P->tlist[nt++] = k; }
-        }
-    }
-    for (int q = 0; q < nt; q++) {
-        pos_set(P, M, mask, P->tlist[q]);
-        P->touched[P->tlist[q]] = 0;
-    }
+    int m = P->m, own = M->stale ? m : ndiff(mask, M->mask, m, m);
+    mode_values(P, M, mask, nearest(P, M, mask, own));          /* from the nearest fresh mode */
     memcpy(M->mask, mask, (size_t)m);
     M->key = key;
     free(M->G);
@@ -465,6 +526,7 @@ nsc_mode *nsc_mode_get_key(nsc_onestep *P, const char *mask, uint64_t key)
         nsc_mode *M = &P->modes[k];
         if (M->mask && M->key == key && memcmp(M->mask, mask, (size_t)m) == 0) {
             M->last_use = P->clock;
+            P->lastget = k;
             if (M->stale) {                                      /* renewed: the new h's values */
                 int nt = stale_positions(P, 0);
                 for (int q = 0; q < nt; q++) {
@@ -491,9 +553,10 @@ nsc_mode *nsc_mode_get_key(nsc_onestep *P, const char *mask, uint64_t key)
         mode_refill(P, M, mask, key);
     } else {
         if (!M->mask) P->nmodes++;
-        if (mode_build(P, M, mask, key)) { P->nmodes--; return NULL; }
+        if (mode_build(P, M, mask, key)) { P->nmodes--; P->lastget = -1; return NULL; }
     }
     M->last_use = P->clock;
+    P->lastget = slot;
     return M;
 }
 
@@ -673,20 +736,6 @@ static int check_list(nsc_onestep *P, const char *mask, const double *x, double 
         if (vi > *viol) *viol = vi;
     }
     return ok;
-}
-
-/* The first index j' >= j below m where the flags a and b differ (m if none),
- * eight at a time where they agree. */
-static int next_diff(const char *a, const char *b, int j, int m)
-{
-    for (; j + 8 <= m; j += 8) {
-        uint64_t u, v;
-        memcpy(&u, a + j, 8);
-        memcpy(&v, b + j, 8);
-        if (u != v) break;
-    }
-    while (j < m && a[j] == b[j]) j++;
-    return j;
 }
 
 /* Mark pair i for the incremental check. */
