@@ -187,6 +187,10 @@ typedef struct nsc_device {
     const char *ic_unit;    /* unit of its IC= ("V"); NULL: none */
     const char *wave_unit;  /* unit of nsc_element.wave's amplitude ("V"); NULL: the
                                element has no waveform of its own (wave unused) */
+    /* The unit of what element b's private data change from a's (same kind, the
+     * same card but for a parameter's value: sweep units), NULL when the same, "?"
+     * when of no one unit. NULL hook: the data are not compared. */
+    const char *(*priv_unit)(const nsc_element *a, const nsc_element *b);
 } nsc_device;
 #define NSC_MAXPORT 3
 

@@ -9,6 +9,7 @@
 #include "nl_meas.h"
 #include "nl_probe.h"
 #include "devices/device.h"
+#include "devices/bprog.h"
 #include "base/xfn.h"
 
 #include <math.h>
@@ -931,11 +932,12 @@ void nle_lonely_nodes(elab *E)
             cnt[e->node[j]]++;
             who[e->node[j]] = k;
         }
-        for (int t = 0; e->bsrc && t < e->bsrc->nterm; t++)
-            if (e->bsrc->term[t].kind == NSC_BT_V) cnt[e->bsrc->term[t].idx] += 2;   /* read: not lonely */
-        for (int q = 0; e->bsrc && q < e->bsrc->nsm; q++)
-            for (int t = 0; t < e->bsrc->sm[q].nin; t++)
-                if (e->bsrc->sm[q].in[t].kind == NSC_BT_V) cnt[e->bsrc->sm[q].in[t].idx] += 2;
+        const nsc_bprog *p = nsc_bprog_of(e);
+        for (int t = 0; p && t < p->nterm; t++)
+            if (p->term[t].kind == NSC_BT_V) cnt[p->term[t].idx] += 2;   /* read: not lonely */
+        for (int q = 0; p && q < p->nsm; q++)
+            for (int t = 0; t < p->sm[q].nin; t++)
+                if (p->sm[q].in[t].kind == NSC_BT_V) cnt[p->sm[q].in[t].idx] += 2;
     }
     for (int n = 1; cnt && who && n < c->nnode; n++)
         if (cnt[n] == 1) {
