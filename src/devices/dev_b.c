@@ -185,6 +185,7 @@ static const nsc_wave *b_wave(const nsc_circuit *c, int ei, int q)
 const nsc_device nsc_dev_bv = {
     .kind = NSC_EL_BV,
     .what = "behavioural voltage source",
+    .name = "behavioural source",
     .letter = 'b',
     .card = NSC_CARD_BEHAV,
     .count = b_count,
@@ -199,6 +200,7 @@ const nsc_device nsc_dev_bv = {
 const nsc_device nsc_dev_bi = {
     .kind = NSC_EL_BI,
     .what = "behavioural current source",
+    .name = "behavioural source",
     .count = b_count,
     .stamp = b_stamp,
     .current = b_current,

@@ -134,6 +134,7 @@ static nsc_status et_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc
 const nsc_device nsc_dev_etable = {
     .kind = NSC_EL_ETABLE,
     .what = "E TABLE sources (PWL VCVS)",
+    .name = "VCVS",
     .count = et_count,
     .stamp = et_stamp,
     .current = et_current,

@@ -729,12 +729,11 @@ static nsc_status save_internal(elab *E, const nl_card *cd, const nl_field *f, n
     if (!nl_hash_get(&E->els, k, &el) && !nl_hash_get(&E->els, nl_flat_name(dev), &el))
         return nle_err(E, NULL, cd, f, "unknown element '%s' in %s", dev, cd->f[0].u.s);
     const nsc_device *d = nsc_device_of(c->el[el].kind);
-    nsc_elkind kd = c->el[el].kind;
-    const char *want = kd == NSC_EL_M || kd == NSC_EL_D ? "id" : kd == NSC_EL_Q ? "ic" : "i";
+    const char *want = d->current_param ? d->current_param : "i";
     if (!d->current || strcmp(par, want)) {
-        nle_warn(E, NULL, cd, f, "'%s' in %s skipped: %s has no parameter '%s' here (%s%s%s)", f->u.s, cd->f[0].u.s,
-                 c->el[el].name, par, d->current ? "its current is @" : "no current", d->current ? dev : "",
-                 d->current ? (kd == NSC_EL_M || kd == NSC_EL_D ? "[id]" : kd == NSC_EL_Q ? "[ic]" : "[i]") : "");
+        nle_warn(E, NULL, cd, f, "'%s' in %s skipped: %s has no parameter '%s' here (%s%s%s%s%s)", f->u.s,
+                 cd->f[0].u.s, c->el[el].name, par, d->current ? "its current is @" : "no current",
+                 d->current ? dev : "", d->current ? "[" : "", d->current ? want : "", d->current ? "]" : "");
         return NSC_OK;
     }
     char *name = nsc_asprintf("@%s[%s]", c->el[el].name, par);
@@ -749,12 +748,13 @@ static nsc_status save_internal(elab *E, const nl_card *cd, const nl_field *f, n
  * a bipolar transistor). */
 static int pin_sign(const nsc_element *e, int nd)
 {
-    int s = 0;
-    for (int t = 0; t < e->nnode; t++) {
+    const nsc_device *d = nsc_device_of(e->kind);
+    int s = 0, set = d->pin[0] || d->pin[1] || d->pin[2] || d->pin[3];   /* (devif.h pin) */
+    for (int t = 0; t < e->nnode && t < 4; t++) {
         if (e->node[t] != nd) continue;
-        if (e->kind == NSC_EL_Q || (e->kind == NSC_EL_M && (t == 1 || t == 3))) return 2;
-        int tm = e->kind == NSC_EL_M ? 2 : 1;            /* a MOS transistor: drain -> source */
-        s += t == 0 ? 1 : t == tm ? -1 : 0;
+        int p = set ? d->pin[t] : t == 0 ? 1 : t == 1 ? -1 : 0;
+        if (p == 2) return 2;
+        s += p;
     }
     return s;
 }

@@ -534,6 +534,13 @@ Test(elab, dot_card_errors)
     bad("t\nR1 a 0 1\n.options theta=0.2\n", "t.cir:3:10: error: theta = 0.2 is not in [0.5, 1]");
     bad("t\nR1 a 0 1\n.model m1 njf\nD1 a 0 m1\n",
         "t.cir:4:8: error: model 'm1' of diode d1 has unsupported type 'njf' (t.cir:3; supported: D NMOS PMOS VDMOS SW CSW NPN PNP)");
+    /* the .model types are the device table's (devif.h models): an alias (Xyce's
+     * ISWITCH, VSWITCH) reads as its type and is named by the type's first name */
+    bad("t\nR1 a 0 1\n.model m1 iswitch\nS1 a 0 a 0 m1\n",
+        "t.cir:4:12: error: model 'm1' of switch s1 is CSW model, not a switch (SW) model");
+    bad("t\nR1 a 0 1\n.model m1 VSwitch\nD1 a 0 m1\n", "t.cir:4:8: error: model 'm1' of diode d1 is SW model, not a diode (D) model");
+    bad("t\nR1 a 0 1\n.model m1 vdmos pchan\nQ1 a 0 0 m1\n",
+        "t.cir:4:10: error: model 'm1' of bipolar transistor q1 is PMOS model, not a bipolar (NPN/PNP) model");
     bad("t\nR1 a 0 1\n.model m1\n", "t.cir:3:8: error: .model needs a name and a type");
     bad("t\nR1 a 0 1\n.model m1 d (is)\n", "t.cir:3:14: error: expected name=value in .model m1, found 'is'");
     bad("t\n* nothing\n", "t.cir:1:1: error: netlist has no elements");
