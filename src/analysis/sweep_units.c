@@ -49,10 +49,8 @@ static void element_diff(const nsc_element *a, const nsc_element *b, const char 
     if (d->wave_unit) wave_diff(&a->wave, &b->wave, d->wave_unit, acc);
     for (int q = 0; q < d->ninst; q++)
         if (a->ipar[q] != b->ipar[q]) note_unit(acc, d->inst_unit ? d->inst_unit : "?");
-    if (a->ntable != b->ntable) note_unit(acc, "?");
-    else
-        for (int i = 0; i < a->ntable * 2; i++)
-            if (a->table[i] != b->table[i]) note_unit(acc, "V");   /* E TABLE: control and output voltages */
+    const char *u = d->priv_unit ? d->priv_unit(a, b) : NULL;   /* e.g. E TABLE's voltages */
+    if (u) note_unit(acc, u);
 }
 
 /* The unit of a model card's parameter, by its SPICE name; "?" for others. */

@@ -15,9 +15,8 @@ void nsc_circuit_free(nsc_circuit *c)
     for (int k = 0; k < c->nel; k++) {
         free(c->el[k].name);
         free(c->el[k].wave.p);
-        free(c->el[k].table);
-        nsc_bprog_free(c->el[k].bsrc);
-        free(c->el[k].priv);
+        if (c->el[k].priv_free) c->el[k].priv_free(c->el[k].priv);
+        else free(c->el[k].priv);
     }
     free(c->el);
     for (int k = 0; k < c->nmodel; k++) {
@@ -108,20 +107,4 @@ int nsc_circuit_meas(const nsc_circuit *c, const char *name)
     for (int k = 0; k < c->nmeas; k++)
         if (nsc_strieq(c->meas[k].name, name)) return k;
     return -1;
-}
-
-void nsc_bprog_free(nsc_bprog *p)
-{
-    if (!p) return;
-    free(p->term);
-    free(p->op);
-    free(p->elref);
-    for (int k = 0; k < p->ntw; k++) free(p->tw[k].code);
-    free(p->tw);
-    for (int k = 0; k < p->nsm; k++) {
-        free(p->sm[k].code);
-        free(p->sm[k].in);
-    }
-    free(p->sm);
-    free(p);
 }

@@ -85,69 +85,19 @@ typedef struct nsc_model {
     int vdmos;           /* an LTspice/ngspice VDMOS card, run as NMOS/PMOS (nl_expand.c nle_vdmos_*) */
 } nsc_model;
 
-/* A behavioural source's expression compiled to exact piecewise-linear form
- * (nl_pwl.c): the output is affine in node voltages, branch currents of voltage
- * sources and auxiliary values a_k, each a_k a nonsmooth function of an affine
- * argument that may use earlier a_j (j < k):
- *   ramp: a_k = max(0, arg_k)       (one complementarity pair)
- *   step: a_k = H(arg_k) in {0, 1}, H(0) = [0, 1] (two pairs: an ideal relay)
- * An affine form is c + sum of term[t0 .. t0+nt); a term may also be a smooth
- * function of time w_k(t) (tw[k]), which enters as an independent source. */
-typedef enum nsc_btkind { NSC_BT_V, NSC_BT_I, NSC_BT_AUX, NSC_BT_W, NSC_BT_S } nsc_btkind;
-typedef struct nsc_bterm {
-    nsc_btkind kind;
-    int idx;        /* V: node; I: index into elref; AUX: k; W: index into tw (a function of time);
-                       S: index into sm (a smooth function of unknowns) */
-    double coef;
-} nsc_bterm;
-typedef struct nsc_baff {
-    double c;
-    int t0, nt;
-} nsc_baff;
-/* A smooth function s_k of node voltages and voltage-source currents that has
- * no PWL form (V(a)*V(b), tanh(V(x)/1m), exp(...)): compiled code (base/xcode.h)
- * whose PROBE q loads input in[q] (kind V or I only, distinct), differentiated
- * by nsc_xrun_grad. The B source gives it an unknown u_k = s_k(inputs), solved
- * by the Newton iteration of the one-step problem (solve/onestep_nl.c). */
-typedef struct nsc_bsmooth {
-    nsc_xinstr *code;
-    int ncode;
-    nsc_bterm *in;  /* [nin] coef unused (1) */
-    int nin;
-} nsc_bsmooth;
-typedef struct nsc_bop {
-    int step;       /* 0 ramp, 1 step */
-    nsc_baff arg;
-} nsc_bop;
-typedef struct nsc_bprog {
-    nsc_bterm *term;
-    int nterm;
-    nsc_bop *op;
-    int nop;
-    nsc_baff out;
-    int *elref;     /* element indices of the I(...) references (voltage sources) */
-    int nelref;
-    nsc_wave *tw;   /* [ntw] the smooth functions of time the expression holds (EXPR waveforms):
-                       the B source's own independent sources */
-    int ntw;
-    nsc_bsmooth *sm; /* [nsm] its smooth nonlinear functions of unknowns (each its own unknown) */
-    int nsm;
-} nsc_bprog;
-
-void nsc_bprog_free(nsc_bprog *p);
-
 /* The elements. Field use by kind:
  *   R C L     node[0..1]; value (ohm, F, H; m= applied: R/m, C m, L/m); C and L: has_ic/ic (IC=)
  *   K         ref[0], ref[1] element indices of the two inductors; value = k
  *   V I       node[0..1]; wave
  *   E G       node[0..1] output, node[2..3] control; value = gain / gm
  *   ETABLE    node[0..1] output, node[2..3] control (node[3] = 0 for V(a));
- *             table = x0 y0 x1 y1 ... (ntable points), x non-decreasing
+ *             priv: its points (devices/device.h nsc_etab), made by the card's parser
  *   F H       node[0..1]; ref[0] = index of the sense voltage source; value = gain / r
  *   D         node[0] anode, node[1] cathode; model; ipar = m (m=, 1 when not given)
  *   M         node[0..3] = d g s b; model; ipar = W, L (metres; default when not given), m (m=)
  *   S         node[0..1] switch, node[2..3] control; model
- *   BV BI     node[0..1]; bsrc: value of V(n+,n-) / of the current n+ -> n- inside
+ *   BV BI     node[0..1]; priv: the program of V(n+,n-) / of the current n+ -> n- inside
+ *             (devices/bprog.h nsc_bprog), compiled by the card's parser
  *   W         node[0..1] switch; ref[0] = sense voltage source; model (CSW)
  *   Q         node[0..2] = c b e (internal nodes when the model has RC RB RE); model
  *             (NPN, PNP); value = AREA times m= (1 unless given); the substrate is not kept
@@ -166,10 +116,12 @@ typedef struct nsc_element {
     int ref[2];
     const nsc_model *model;
     double ipar[NSC_MAXIPAR]; /* instance parameters, named by its device's table (lcs/devif.h inst) */
-    double *table;
-    int ntable;
-    nsc_bprog *bsrc;
-    void *priv;  /* its device's data read from the card at elaboration (lcs/devif.h bind), or NULL */
+    /* Its device's data: read from the card at elaboration by the device's bind()
+     * (lcs/devif.h; one flat block), or, for a device without bind(), made by the
+     * card's parser in the netlist stage (E TABLE's points, a B source's program);
+     * NULL: none. Owned by the element, released by priv_free (NULL: free()). */
+    void *priv;
+    void (*priv_free)(void *priv);
     nsc_loc loc; /* the card (for subckt instances: the card inside the subckt) */
 } nsc_element;
 

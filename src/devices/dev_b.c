@@ -1,5 +1,6 @@
 /* dev_b.c -- behavioural sources B n+ n- V=expr and B n+ n- I=expr, their
- * expression compiled to an exact PWL program (circuit.h nsc_bprog, nl_pwl.c).
+ * expression compiled to an exact PWL program (bprog.h nsc_bprog, by nl_pwl.c:
+ * the element's private data, made by its card's parser; no bind()).
  * One branch unknown i (flowing n+ -> n- inside the source) and, per auxiliary
  * value a_k of the program, its complementarity pairs (in program order):
  *
@@ -24,8 +25,26 @@
 #include <stdlib.h>
 
 #include "device.h"
+#include "bprog.h"
 
 #define NSC_STEP_EPS 1e-12
+
+void nsc_bprog_free(void *vp)
+{
+    nsc_bprog *p = vp;
+    if (!p) return;
+    free(p->term);
+    free(p->op);
+    free(p->elref);
+    for (int k = 0; k < p->ntw; k++) free(p->tw[k].code);
+    free(p->tw);
+    for (int k = 0; k < p->nsm; k++) {
+        free(p->sm[k].code);
+        free(p->sm[k].in);
+    }
+    free(p->sm);
+    free(p);
+}
 
 /* pair index of each auxiliary: pairof[k] (caller frees); NULL on ENOMEM */
 static int *pairs_of(const nsc_bprog *p, int first, int *npair)
@@ -43,13 +62,14 @@ static int *pairs_of(const nsc_bprog *p, int first, int *npair)
 static nsc_status b_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
     const nsc_element *e = &ctx->c->el[ei];
+    const nsc_bprog *p = e->priv;                             /* (the card's parser compiled it) */
     int np = 0;
-    int *po = pairs_of(e->bsrc, 0, &np);
+    int *po = pairs_of(p, 0, &np);
     if (!po) return nsc_oom(ctx->r);
     free(po);
-    need->nbranch = 1 + e->bsrc->nsm;                        /* i, then u_k */
+    need->nbranch = 1 + p->nsm;                               /* i, then u_k */
     need->npair = np;
-    need->nsrc = e->bsrc->ntw;                                /* its functions of time */
+    need->nsrc = p->ntw;                                      /* its functions of time */
     if (e->kind == NSC_EL_BI) {
         nsc_dev_link(ctx, e->node[0], e->node[1], NSC_LINK_DC);
         return NSC_OK;
@@ -79,7 +99,7 @@ static void st_terms(nsc_builder *b, const nsc_bprog *p, const int *po, nsc_stma
 /* the smooth functions' rows 0 = -u_k + s_k(inputs), u_k = z[branch + 1 + k] */
 static nsc_status b_stamp_smooth(nsc_builder *b, int ei, const nsc_dev_slots *s)
 {
-    const nsc_bprog *p = b->c->el[ei].bsrc;
+    const nsc_bprog *p = b->c->el[ei].priv;
     for (int k = 0; k < p->nsm; k++) {
         const nsc_bsmooth *f = &p->sm[k];
         int *in = malloc(sizeof *in * ((size_t)f->nin + 1));
@@ -95,7 +115,7 @@ static nsc_status b_stamp_smooth(nsc_builder *b, int ei, const nsc_dev_slots *s)
 static nsc_status b_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
 {
     const nsc_element *e = &b->c->el[ei];
-    const nsc_bprog *p = e->bsrc;
+    const nsc_bprog *p = e->priv;
     int row = s->branch, np;
     int *po = pairs_of(p, s->pair, &np);
     if (!po) { b->nomem = 1; return NSC_OK; }
@@ -136,7 +156,7 @@ static nsc_status b_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
 static nsc_status b_step_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *l, double t, nsc_report *r)
 {
     const nsc_element *e = &c->el[ei];
-    const nsc_bprog *p = e->bsrc;
+    const nsc_bprog *p = e->priv;
     if (e->kind != NSC_EL_BV) return NSC_OK;
     for (int k = 0, j = L->el_pair[ei]; k < p->nop; j += p->op[k++].step ? 2 : 1) {
         if (!p->op[k].step || !(l[j] > 1e-6 && l[j] < 1 - 1e-6)) continue;
@@ -159,12 +179,13 @@ static nsc_status b_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
 
 static const nsc_wave *b_wave(const nsc_circuit *c, int ei, int q)
 {
-    return &c->el[ei].bsrc->tw[q];
+    return &((const nsc_bprog *)c->el[ei].priv)->tw[q];
 }
 
 const nsc_device nsc_dev_bv = {
     .kind = NSC_EL_BV,
     .what = "behavioural voltage source",
+    .name = "behavioural source",
     .letter = 'b',
     .card = NSC_CARD_BEHAV,
     .count = b_count,
@@ -179,6 +200,7 @@ const nsc_device nsc_dev_bv = {
 const nsc_device nsc_dev_bi = {
     .kind = NSC_EL_BI,
     .what = "behavioural current source",
+    .name = "behavioural source",
     .count = b_count,
     .stamp = b_stamp,
     .current = b_current,

@@ -63,6 +63,7 @@ static nsc_status c_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
 const nsc_device nsc_dev_c = {
     .kind = NSC_EL_C,
     .what = "capacitors",
+    .name = "capacitor",
     .letter = 'c',
     .card = NSC_CARD_VALUE,
     .card_parasitic = 1,

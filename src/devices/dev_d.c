@@ -338,6 +338,7 @@ static int d_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
 const nsc_device nsc_dev_d = {
     .kind = NSC_EL_D,
     .what = "diodes",
+    .name = "diode",
     .letter = 'd',
     .card = NSC_CARD_MODEL,
     .card_nodes = 2,
@@ -352,4 +353,6 @@ const nsc_device nsc_dev_d = {
     .refit = d_refit,
     .ndc = 1, .dc = {{0, 1}},
     .out_current = 1,
+    .models = {{"d", NSC_MOD_D}}, .model_what = "a diode (D)",
+    .current_param = "id",
 };

@@ -28,6 +28,7 @@ static nsc_status e_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
 const nsc_device nsc_dev_e = {
     .kind = NSC_EL_E,
     .what = "VCVS",
+    .name = "VCVS",
     .letter = 'e',
     .card = NSC_CARD_VCTRL,
     .count = e_count,

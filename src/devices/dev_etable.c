@@ -23,10 +23,10 @@
  * Returns the number of pairs. */
 typedef void (*tab_fn)(void *ctx, int step, double X, double d);
 
-static int tab_walk(const nsc_element *e, tab_fn fn, void *ctx)
+static int tab_walk(const nsc_etab *tab, tab_fn fn, void *ctx)
 {
-    const double *t = e->table;
-    int n = e->ntable, np = 0;
+    const double *t = tab->xy;
+    int n = tab->n, np = 0;
     double sl = 0;                                            /* slope left of the current x */
     for (int i = 0; i < n;) {
         double X = t[2 * i];
@@ -51,10 +51,11 @@ static int tab_walk(const nsc_element *e, tab_fn fn, void *ctx)
 
 static nsc_status et_check(const nsc_element *e, nsc_report *r)
 {
-    if (!e->table || e->ntable < 2)
+    const nsc_etab *t = e->priv;
+    if (!t || t->n < 2)
         return nsc_err(r, NSC_ENETLIST, &e->loc, "TABLE of %s needs at least two points", e->name);
-    for (int i = 1; i < e->ntable; i++)
-        if (!(e->table[2 * i] >= e->table[2 * i - 2]) || (i >= 2 && e->table[2 * i] == e->table[2 * i - 4]))
+    for (int i = 1; i < t->n; i++)
+        if (!(t->xy[2 * i] >= t->xy[2 * i - 2]) || (i >= 2 && t->xy[2 * i] == t->xy[2 * i - 4]))
             return nsc_err(r, NSC_ENETLIST, &e->loc, "TABLE of %s: x must be non-decreasing, at most twice the same",
                            e->name);
     return NSC_OK;
@@ -66,7 +67,7 @@ static nsc_status et_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     nsc_status st = et_check(e, ctx->r);
     if (st) return st;
     need->nbranch = 1;
-    need->npair = tab_walk(e, NULL, NULL);
+    need->npair = tab_walk(e->priv, NULL, NULL);
     if (nsc_dev_link(ctx, e->node[0], e->node[1], NSC_LINK_VD))
         return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "controlled source %s closes a loop of voltage sources", e->name);
     return NSC_OK;
@@ -105,11 +106,24 @@ static nsc_status et_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     int row = s->branch;
     nsc_st_inc(b, e->node[0], e->node[1], row);
     nsc_st_vrow(b, row, e->node[0], e->node[1], 1.0);         /* 0 = v_a - v_b - g(x) */
-    nsc_st_s0(b, row, -e->table[1]);                          /* - y0 */
+    const nsc_etab *t = e->priv;                              /* (the card's parser made it) */
+    nsc_st_s0(b, row, -t->xy[1]);                             /* - y0 */
     nsc_st_exact(b, row);
     et_ctx k = {b, e, row, s->pair};
-    tab_walk(e, et_pair, &k);
+    tab_walk(t, et_pair, &k);
     return NSC_OK;
+}
+
+/* The points changed: their unit, the control's and the output's (V); "?" when
+ * their number changed (devif.h priv_unit). */
+static const char *et_priv_unit(const nsc_element *a, const nsc_element *b)
+{
+    const nsc_etab *ta = a->priv, *tb = b->priv;
+    if (!ta || !tb) return ta == tb ? NULL : "?";
+    if (ta->n != tb->n) return "?";
+    for (int i = 0; i < 2 * ta->n; i++)
+        if (ta->xy[i] != tb->xy[i]) return "V";
+    return NULL;
 }
 
 static nsc_status et_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
@@ -120,10 +134,12 @@ static nsc_status et_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc
 const nsc_device nsc_dev_etable = {
     .kind = NSC_EL_ETABLE,
     .what = "E TABLE sources (PWL VCVS)",
+    .name = "VCVS",
     .count = et_count,
     .stamp = et_stamp,
     .current = et_current,
     .pclass = NSC_PC_CONTROLLED,
     .ndc = 1, .dc = {{0, 1}},
     .topo = NSC_TOPO_VDEF,
+    .priv_unit = et_priv_unit,
 };

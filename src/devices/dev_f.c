@@ -32,6 +32,7 @@ static nsc_status f_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
 const nsc_device nsc_dev_f = {
     .kind = NSC_EL_F,
     .what = "CCCS",
+    .name = "CCCS",
     .letter = 'f',
     .card = NSC_CARD_ICTRL,
     .count = f_count,

@@ -28,6 +28,7 @@ static nsc_status g_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
 const nsc_device nsc_dev_g = {
     .kind = NSC_EL_G,
     .what = "VCCS",
+    .name = "VCCS",
     .letter = 'g',
     .card = NSC_CARD_VCTRL,
     .count = g_count,

@@ -34,6 +34,7 @@ static nsc_status h_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
 const nsc_device nsc_dev_h = {
     .kind = NSC_EL_H,
     .what = "CCVS",
+    .name = "CCVS",
     .letter = 'h',
     .card = NSC_CARD_ICTRL,
     .count = h_count,

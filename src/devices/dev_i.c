@@ -26,6 +26,7 @@ static nsc_status i_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
 const nsc_device nsc_dev_i = {
     .kind = NSC_EL_I,
     .what = "current sources",
+    .name = "current source",
     .letter = 'i',
     .card = NSC_CARD_SOURCE,
     .count = i_count,

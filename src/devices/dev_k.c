@@ -34,6 +34,7 @@ static nsc_status k_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
 const nsc_device nsc_dev_k = {
     .kind = NSC_EL_K,
     .what = "mutual couplings",
+    .name = "coupling",
     .letter = 'k',
     .card = NSC_CARD_COUPLING,
     .count = k_count,

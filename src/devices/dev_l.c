@@ -131,6 +131,7 @@ static nsc_status l_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
 const nsc_device nsc_dev_l = {
     .kind = NSC_EL_L,
     .what = "inductors",
+    .name = "inductor",
     .letter = 'l',
     .card = NSC_CARD_VALUE,
     .card_parasitic = 1,

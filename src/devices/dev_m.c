@@ -481,6 +481,7 @@ static int m_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
 const nsc_device nsc_dev_m = {
     .kind = NSC_EL_M,
     .what = "MOS transistors",
+    .name = "MOS transistor",
     .letter = 'm',
     .card = NSC_CARD_MODEL,
     .card_nodes = 4,
@@ -495,4 +496,8 @@ const nsc_device nsc_dev_m = {
     .ports = m_ports,
     .ndc = 1, .dc = {{0, 2}}, /* drain - source */
     .port = {0, 2},
+    .models = {{"nmos", NSC_MOD_NMOS}, {"pmos", NSC_MOD_PMOS}, {"vdmos", NSC_MOD_NMOS}},   /* VDMOS: PCHAN a PMOS */
+    .model_what = "a MOS (NMOS/PMOS)",
+    .current_param = "id",
+    .pin = {1, 2, -1, 2},           /* I(x) drain -> source; gate and body carry others */
 };

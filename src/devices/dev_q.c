@@ -297,6 +297,7 @@ static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
 const nsc_device nsc_dev_q = {
     .kind = NSC_EL_Q,
     .what = "bipolar transistors",
+    .name = "bipolar transistor",
     .letter = 'q',
     .card = NSC_CARD_BJT,
     .bind = q_bind,
@@ -309,4 +310,7 @@ const nsc_device nsc_dev_q = {
     .check = q_check,
     .refit = q_refit,
     .ndc = 2, .dc = {{1, 2}, {1, 0}}, /* junctions b-e, b-c */
+    .models = {{"npn", NSC_MOD_NPN}, {"pnp", NSC_MOD_PNP}}, .model_what = "a bipolar (NPN/PNP)",
+    .current_param = "ic",
+    .pin = {2, 2, 2},               /* I(x) = ic: no terminal carries just it */
 };

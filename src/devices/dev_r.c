@@ -27,6 +27,7 @@ static nsc_status r_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
 const nsc_device nsc_dev_r = {
     .kind = NSC_EL_R,
     .what = "resistors",
+    .name = "resistor",
     .letter = 'r',
     .card = NSC_CARD_VALUE,
     .count = r_count,

@@ -120,6 +120,7 @@ static nsc_status s_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
 const nsc_device nsc_dev_s = {
     .kind = NSC_EL_S,
     .what = "voltage-controlled switches",
+    .name = "switch",
     .letter = 's',
     .card = NSC_CARD_MODEL,
     .card_nodes = 4, .card_state = 1,
@@ -130,4 +131,6 @@ const nsc_device nsc_dev_s = {
     .pclass = NSC_PC_SEMI,
     .swloss = 1,
     .ndc = 1, .dc = {{0, 1}},
+    .models = {{"sw", NSC_MOD_SW}, {"vswitch", NSC_MOD_SW, 1}, {"switch", NSC_MOD_SW, 1}},   /* Xyce's */
+    .model_what = "a switch (SW)",
 };

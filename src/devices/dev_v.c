@@ -31,6 +31,7 @@ static nsc_status v_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
 const nsc_device nsc_dev_v = {
     .kind = NSC_EL_V,
     .what = "voltage sources",
+    .name = "voltage source",
     .letter = 'v',
     .card = NSC_CARD_SOURCE,
     .card_parasitic = 1,

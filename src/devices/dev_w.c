@@ -54,6 +54,7 @@ static nsc_status w_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
 const nsc_device nsc_dev_w = {
     .kind = NSC_EL_W,
     .what = "current-controlled switches",
+    .name = "switch",
     .letter = 'w',
     .card = NSC_CARD_MODEL,
     .card_nodes = 2, .card_sense = 1, .card_state = 1,
@@ -64,4 +65,6 @@ const nsc_device nsc_dev_w = {
     .pclass = NSC_PC_SEMI,
     .swloss = 1,
     .ndc = 1, .dc = {{0, 1}},
+    .models = {{"csw", NSC_MOD_CSW}, {"iswitch", NSC_MOD_CSW, 1}},   /* Xyce's ISWITCH */
+    .model_what = "a current switch (CSW)",
 };

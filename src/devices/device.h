@@ -27,10 +27,20 @@ void *nsc_bind_parse(const nsc_element *e, size_t size, nsc_dev_parse parse);
 /* count() of an element whose bind() gave NULL: parse()'s error once more, or
  * out of memory. */
 nsc_status nsc_bind_failed(const nsc_element *e, size_t size, nsc_dev_parse parse, nsc_report *r);
-/* Every element's private data (again) from its device's bind(), NULL for the
- * devices without: called once at the end of elaboration (and after a card of
- * the circuit is changed, by whoever changes it). */
+/* Every element's private data (again) from its device's bind(); the devices
+ * without keep what their card's parser made (or NULL): called once at the end
+ * of elaboration (and after a card of the circuit is changed, by whoever changes
+ * it). */
 void nsc_devices_bind(nsc_circuit *c);
+
+/* ---- data a card's parser makes (devices without bind()) ----
+ * E TABLE (dev_etable.c): its points (x0, y0), (x1, y1), ..., x non-decreasing,
+ * at most two at one x, n >= 2 (the netlist stage checks them), one malloc'd
+ * block: the element's priv. (A B source's program: bprog.h.) */
+typedef struct nsc_etab {
+    int n;
+    double xy[];    /* [2 n] */
+} nsc_etab;
 
 /* 1 when name (any case) is a switching-energy parameter of a model: EON EOFF VREF IREF. */
 int nsc_swloss_param(const char *name);

@@ -52,9 +52,13 @@ void nsc_devices_bind(nsc_circuit *c)
 {
     c->dev = table;
     for (int ei = 0; ei < c->nel; ei++) {
-        const nsc_device *d = nsc_device_of(c->el[ei].kind);
-        free(c->el[ei].priv);
-        c->el[ei].priv = d && d->bind ? d->bind(c, ei) : NULL;
+        nsc_element *e = &c->el[ei];
+        const nsc_device *d = nsc_device_of(e->kind);
+        if (!d || !d->bind) continue;                   /* priv: what the card's parser made */
+        if (e->priv_free) e->priv_free(e->priv);
+        else free(e->priv);
+        e->priv_free = NULL;                            /* bind() gives one flat block */
+        e->priv = d->bind(c, ei);
     }
 }
 

@@ -7,7 +7,9 @@
  * reaches the devices without naming one (nsc_devif_of). At the end of
  * elaboration each element's device reads its card once (bind(): the model
  * through a table of nsc_par, the fitted curves) into the element's private
- * data. The assembler (lcs_asm.c) knows no device by name; it
+ * data (nsc_element.priv; a device without bind() has there what its card's
+ * parser compiled: E TABLE's points, a B source's program). nsc_element holds
+ * no field of one kind of device. The assembler (lcs_asm.c) knows no device by name; it
  *   1. calls count() for every element (all devices with late == 0 first, in
  *      element order, then late == 1, then late == 2): the device says how many unknowns,
  *      pairs and sources it needs in ctx->mode, and declares the topology of
@@ -23,8 +25,10 @@
  * nsc_devif_of): the topology checks (lcs_topo.c: dc, topo), the default
  * outputs (waves.c: out_current), .meas ports (nl_meas.c: port, current),
  * source periods and sweep units (meas.c, sweep_units.c: wave_unit,
- * value_unit, ic_unit), losses (losses.c: pclass, swloss, ports), the element
- * cards (nl_elab_el.c: letter, card, inst, card_*).
+ * value_unit, ic_unit, priv_unit), losses (losses.c: pclass, swloss, ports), the element
+ * cards (nl_elab_el.c: letter, card, inst, card_*; nl_model.c: models;
+ * nl_scope.c: name), ngspice's @x[param] and the currents of .meas at a node
+ * (nl_dot.c: current_param, pin).
  * None of them names an element kind.
  *
  * Worked example: the current-controlled switch W n+ n- vsense model.
@@ -35,9 +39,11 @@
  *      is g(state) (v+ - v-); then the table entry, designated initializers
  *      only, every field left out meaning "none" (0, NULL):
  *          const nsc_device nsc_dev_w = {
- *              .kind = NSC_EL_W, .what = "current-controlled switches",
+ *              .kind = NSC_EL_W, .what = "current-controlled switches", .name = "switch",
  *              .letter = 'w', .card = NSC_CARD_MODEL,   W n+ n- vsense model
  *              .card_nodes = 2, .card_sense = 1, .card_state = 1,
+ *              .models = {{"csw", NSC_MOD_CSW}, {"iswitch", NSC_MOD_CSW, 1}},  .model types
+ *              .model_what = "a current switch (CSW)",
  *              .bind = w_bind, .count = w_count, .stamp = w_stamp, .current = w_current,
  *              .pclass = NSC_PC_SEMI, .swloss = 1,
  *              .ndc = 1, .dc = {{0, 1}},     conducts n+ n- at DC
@@ -109,9 +115,19 @@ typedef enum nsc_cardform {
 
 #define NSC_DEV_LATE_LEVELS 3   /* the values of nsc_device.late */
 
+/* A type name of .model cards (lower case) and the type it reads as; alias: left
+ * out of the list of supported types in messages (Xyce's VSWITCH: an SW). */
+typedef struct nsc_modname {
+    const char *name;
+    nsc_modeltype type;
+    int alias;
+} nsc_modname;
+#define NSC_MAXMODNAME 4
+
 typedef struct nsc_device {
     nsc_elkind kind;
-    const char *what;   /* "resistor", ... (messages) */
+    const char *what;   /* "resistors", ... (messages about all of them) */
+    const char *name;   /* "resistor", ... (messages about one: "missing model name for diode d1") */
     char letter;        /* its card's first letter, lower case (0: none, card NSC_CARD_NONE) */
     nsc_cardform card;  /* the form of that card */
     int late;           /* count() order: 0 first, then 1 (inductors), then 2 (capacitors): a device
@@ -121,7 +137,10 @@ typedef struct nsc_device {
      * at the end of elaboration: the fitted curves and parameters that count(),
      * stamp(), current() and check() use. Silent: NULL when the card is bad (or no
      * memory); count() then reports why, so that the messages of a run keep the
-     * assembly's order. NULL hook: the device keeps no data. */
+     * assembly's order. NULL hook: the element's private data are what its
+     * card's parser made in the netlist stage, which knows expressions (E TABLE's
+     * points: device.h nsc_etab; a B source's program: bprog.h, freed by the
+     * element's priv_free), or none. */
     void *(*bind)(const nsc_circuit *c, int ei);
     /* The instance parameters of its card, name=value (> 0), read by the card's
      * parser into nsc_element.ipar[k] in this order (t[k].def when not given; the
@@ -134,6 +153,11 @@ typedef struct nsc_device {
     int card_nodes;     /* D, W 2; M, S 4 */
     int card_sense;     /* 1: a sense voltage source follows the nodes (W), into ref[0] */
     int card_state;     /* 1: the words ON / OFF set the initial state (has_ic, ic = 1 or 0: S, W) */
+    /* The .model types its card may name (NSC_CARD_MODEL, NSC_CARD_BJT), name NULL
+     * after the last: the elaborator reads a .model card's type here (nl_model.c;
+     * the first name of a type, upper case, names it in messages: "NMOS"). */
+    nsc_modname models[NSC_MAXMODNAME];
+    const char *model_what; /* those types in a message: "a diode (D)" */
     int card_parasitic; /* 1: LTspice's parasitics: Rser= Rpar= Cpar= (NSC_CARD_VALUE: L, C),
                            Rser= (NSC_CARD_SOURCE: V; Cpar= ignored with a warning) */
     /* Needs and topology of element ei in ctx->mode; errors (with the card's
@@ -180,6 +204,12 @@ typedef struct nsc_device {
     /* ---- 9. outputs and units ---- */
     nsc_tpair port;     /* V(@x), P(x) of .meas: the voltage node[port.a] - node[port.b];
                            {0, 0} (unset): n+ n-, {0, 1} */
+    const char *current_param; /* ngspice's @x[param] of I(x) (.save): "id"; NULL: "i" */
+    /* The sign of I(x) in the current leaving the node of terminal t into the
+     * element (nl_dot.c: the currents of .meas at a node): +1, -1, 0 (the
+     * terminal carries none: a control input), 2: not +-I(x) (a MOS gate, a
+     * bipolar transistor). All 0 (unset): +1 at n+, -1 at n-, 0 elsewhere. */
+    signed char pin[4];
     const char *no_power; /* non-NULL: P(x) of .print/.meas is refused, this says why
                              ("a bipolar transistor (its power is in --losses)") */
     int out_current;    /* 1: I(x) is a default output (no .print given; waves.c) */
@@ -187,6 +217,10 @@ typedef struct nsc_device {
     const char *ic_unit;    /* unit of its IC= ("V"); NULL: none */
     const char *wave_unit;  /* unit of nsc_element.wave's amplitude ("V"); NULL: the
                                element has no waveform of its own (wave unused) */
+    /* The unit of what element b's private data change from a's (same kind, the
+     * same card but for a parameter's value: sweep units), NULL when the same, "?"
+     * when of no one unit. NULL hook: the data are not compared. */
+    const char *(*priv_unit)(const nsc_element *a, const nsc_element *b);
 } nsc_device;
 #define NSC_MAXPORT 3
 
@@ -201,6 +235,14 @@ static inline const nsc_device *nsc_devif_of(const nsc_circuit *c, nsc_elkind k)
 static inline nsc_tpair nsc_dev_port(const nsc_device *d)
 {
     return d->port.a == d->port.b ? (nsc_tpair){ 0, 1 } : d->port;
+}
+
+/* 1 when d's card may name a model of type t (d->models). */
+static inline int nsc_dev_takes(const nsc_device *d, nsc_modeltype t)
+{
+    for (int k = 0; k < NSC_MAXMODNAME && d->models[k].name; k++)
+        if (d->models[k].type == t) return 1;
+    return 0;
 }
 
 #endif

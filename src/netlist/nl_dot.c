@@ -9,6 +9,7 @@
 #include "nl_meas.h"
 #include "nl_probe.h"
 #include "devices/device.h"
+#include "devices/bprog.h"
 #include "base/xfn.h"
 
 #include <math.h>
@@ -728,12 +729,11 @@ static nsc_status save_internal(elab *E, const nl_card *cd, const nl_field *f, n
     if (!nl_hash_get(&E->els, k, &el) && !nl_hash_get(&E->els, nl_flat_name(dev), &el))
         return nle_err(E, NULL, cd, f, "unknown element '%s' in %s", dev, cd->f[0].u.s);
     const nsc_device *d = nsc_device_of(c->el[el].kind);
-    nsc_elkind kd = c->el[el].kind;
-    const char *want = kd == NSC_EL_M || kd == NSC_EL_D ? "id" : kd == NSC_EL_Q ? "ic" : "i";
+    const char *want = d->current_param ? d->current_param : "i";
     if (!d->current || strcmp(par, want)) {
-        nle_warn(E, NULL, cd, f, "'%s' in %s skipped: %s has no parameter '%s' here (%s%s%s)", f->u.s, cd->f[0].u.s,
-                 c->el[el].name, par, d->current ? "its current is @" : "no current", d->current ? dev : "",
-                 d->current ? (kd == NSC_EL_M || kd == NSC_EL_D ? "[id]" : kd == NSC_EL_Q ? "[ic]" : "[i]") : "");
+        nle_warn(E, NULL, cd, f, "'%s' in %s skipped: %s has no parameter '%s' here (%s%s%s%s%s)", f->u.s,
+                 cd->f[0].u.s, c->el[el].name, par, d->current ? "its current is @" : "no current",
+                 d->current ? dev : "", d->current ? "[" : "", d->current ? want : "", d->current ? "]" : "");
         return NSC_OK;
     }
     char *name = nsc_asprintf("@%s[%s]", c->el[el].name, par);
@@ -748,12 +748,13 @@ static nsc_status save_internal(elab *E, const nl_card *cd, const nl_field *f, n
  * a bipolar transistor). */
 static int pin_sign(const nsc_element *e, int nd)
 {
-    int s = 0;
-    for (int t = 0; t < e->nnode; t++) {
+    const nsc_device *d = nsc_device_of(e->kind);
+    int s = 0, set = d->pin[0] || d->pin[1] || d->pin[2] || d->pin[3];   /* (devif.h pin) */
+    for (int t = 0; t < e->nnode && t < 4; t++) {
         if (e->node[t] != nd) continue;
-        if (e->kind == NSC_EL_Q || (e->kind == NSC_EL_M && (t == 1 || t == 3))) return 2;
-        int tm = e->kind == NSC_EL_M ? 2 : 1;            /* a MOS transistor: drain -> source */
-        s += t == 0 ? 1 : t == tm ? -1 : 0;
+        int p = set ? d->pin[t] : t == 0 ? 1 : t == 1 ? -1 : 0;
+        if (p == 2) return 2;
+        s += p;
     }
     return s;
 }
@@ -931,11 +932,12 @@ void nle_lonely_nodes(elab *E)
             cnt[e->node[j]]++;
             who[e->node[j]] = k;
         }
-        for (int t = 0; e->bsrc && t < e->bsrc->nterm; t++)
-            if (e->bsrc->term[t].kind == NSC_BT_V) cnt[e->bsrc->term[t].idx] += 2;   /* read: not lonely */
-        for (int q = 0; e->bsrc && q < e->bsrc->nsm; q++)
-            for (int t = 0; t < e->bsrc->sm[q].nin; t++)
-                if (e->bsrc->sm[q].in[t].kind == NSC_BT_V) cnt[e->bsrc->sm[q].in[t].idx] += 2;
+        const nsc_bprog *p = nsc_bprog_of(e);
+        for (int t = 0; p && t < p->nterm; t++)
+            if (p->term[t].kind == NSC_BT_V) cnt[p->term[t].idx] += 2;   /* read: not lonely */
+        for (int q = 0; p && q < p->nsm; q++)
+            for (int t = 0; t < p->sm[q].nin; t++)
+                if (p->sm[q].in[t].kind == NSC_BT_V) cnt[p->sm[q].in[t].idx] += 2;
     }
     for (int n = 1; cnt && who && n < c->nnode; n++)
         if (cnt[n] == 1) {

@@ -18,6 +18,7 @@
 #include "nl_elab.h"
 #include "nl_meas.h"
 #include "devices/device.h"
+#include "devices/bprog.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -88,7 +89,7 @@ static nsc_status resolve_refs(elab *E)
         if (e->kind != NSC_EL_K && c->el[t].kind != NSC_EL_V)
             return nle_err(E, &s, x->cd, x->f, "%s %s: '%s' is not a voltage source", nle_kind_name(e->kind), nm, x->f->u.s);
         if (x->term >= 0) {
-            e->bsrc->elref[x->term] = t;
+            nsc_bprog_of(e)->elref[x->term] = t;
             continue;
         }
         e->ref[x->slot] = t;

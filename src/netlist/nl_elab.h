@@ -57,7 +57,7 @@ typedef struct scope {
 /* A reference resolved at the end: element el's ref[slot] = element named name. */
 typedef struct fixup {
     int el, slot;
-    int term;               /* >= 0: B source's I() reference el->bsrc->elref[term] instead */
+    int term;               /* >= 0: B source's I() reference nsc_bprog_of(el)->elref[term] instead */
     char *name;
     const nl_card *cd;
     const nl_field *f;

@@ -466,13 +466,14 @@ static nsc_status card_etable(elab *E, scope *sc, const nl_card *cd, int el, int
         else if (j >= 4 && v[j] == v[j - 2] && v[j] == v[j - 4])
             st = nle_err(E, sc, cd, &f[i], "TABLE of %s has more than two points at x = %g", f[0].u.s, v[j]);
     }
-    if (st) {
-        free(v);
-        return st;
+    nsc_etab *t = st ? NULL : malloc(sizeof *t + sizeof(double) * (size_t)nv);
+    if (t) {
+        t->n = nv / 2;
+        memcpy(t->xy, v, sizeof(double) * (size_t)nv);
     }
-    e = &E->c->el[el];
-    e->table = v;
-    e->ntable = nv / 2;
+    free(v);
+    if (st || !t) return st ? st : nle_oom(E);
+    E->c->el[el].priv = t;                              /* the device's data (device.h nsc_etab) */
     return NSC_OK;
 }
 
@@ -854,7 +855,10 @@ static nsc_status b_compile(elab *E, scope *sc, const nl_card *cd, int el, const
                            E->c->el[el].node[1] ? "," : "", E->c->el[el].node[1] ? E->c->node_name[E->c->el[el].node[1]] : "");
         }
     }
-    if (!st) E->c->el[el].bsrc = p;
+    if (!st) {
+        E->c->el[el].priv = p;                          /* the device's data (devices/bprog.h) */
+        E->c->el[el].priv_free = nsc_bprog_free;
+    }
     return st;
 }
 

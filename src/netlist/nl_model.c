@@ -7,11 +7,66 @@
  * one). A model defined again in a scope keeps its first card (ngspice),
  * with a warning when the values differ once defaults are filled in. */
 #include "nl_elab.h"
+#include "devices/device.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- the .model types: the device table's (devif.h models) ---- */
+
+/* The q-th .model type name of element kind k's device, NULL past its last. */
+static const nsc_modname *model_name(int k, int q)
+{
+    const nsc_modname *n = q < NSC_MAXMODNAME ? &nsc_device_of((nsc_elkind)k)->models[q] : NULL;
+    return n && n->name ? n : NULL;
+}
+
+/* The type of .model type name s, -1 when no device takes it. */
+static int type_of_name(const char *s)
+{
+    const nsc_modname *n;
+    for (int k = 0; k < NSC_EL_NKINDS; k++)
+        for (int q = 0; (n = model_name(k, q)) != NULL; q++)
+            if (nsc_strieq(s, n->name)) return (int)n->type;
+    return -1;
+}
+
+/* name upper case at buf + at (buf: size bytes in all); the new length. */
+static size_t put_upper(char *buf, size_t size, size_t at, const char *name)
+{
+    for (const char *p = name; *p && at + 1 < size; p++) buf[at++] = (char)toupper((unsigned char)*p);
+    buf[at] = 0;
+    return at;
+}
+
+/* Type t's name in messages into buf: its first name in the table, upper case ("NMOS"). */
+static const char *type_name(nsc_modeltype t, char *buf, size_t size)
+{
+    const nsc_modname *n;
+    for (int k = 0; k < NSC_EL_NKINDS; k++)
+        for (int q = 0; (n = model_name(k, q)) != NULL; q++)
+            if (n->type == t && !n->alias) {
+                put_upper(buf, size, 0, n->name);
+                return buf;
+            }
+    snprintf(buf, size, "?");
+    return buf;
+}
+
+/* The supported types, "D NMOS PMOS VDMOS ..." (table order, aliases left out), into buf. */
+static const char *supported(char *buf, size_t size)
+{
+    const nsc_modname *n;
+    size_t at = 0;
+    buf[0] = 0;
+    for (int k = 0; k < NSC_EL_NKINDS; k++)
+        for (int q = 0; (n = model_name(k, q)) != NULL; q++)
+            if (!n->alias) at = put_upper(buf, size, at ? put_upper(buf, size, at, " ") : 0, n->name);
+    return buf;
+}
 
 /* model named by field f for element el (resolved now: models of a scope come first) */
 nsc_status nle_model_ref(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el)
@@ -29,23 +84,17 @@ nsc_status nle_model_ref(elab *E, scope *sc, const nl_card *cd, const nl_field *
         if (mc->f[2].kind == NL_F_STRING)              /* a card that did not parse (nl_deck.c deferred_card) */
             return nle_err(E, sc, cd, f, "model '%s' of %s %s cannot be read: %s:%d:%d: %s", f->u.s,
                            nle_kind_name(e->kind), cd->f[0].u.s, l.file, l.line, l.col, mc->f[2].u.s);
-        return nle_err(E, sc, cd, f, "model '%s' of %s %s has unsupported type '%s' (%s:%d; supported: D NMOS PMOS VDMOS SW CSW NPN PNP)",
-                   f->u.s, nle_kind_name(e->kind), cd->f[0].u.s, mc->f[2].u.s, l.file, l.line);
+        char ts[128];
+        return nle_err(E, sc, cd, f, "model '%s' of %s %s has unsupported type '%s' (%s:%d; supported: %s)", f->u.s,
+                       nle_kind_name(e->kind), cd->f[0].u.s, mc->f[2].u.s, l.file, l.line, supported(ts, sizeof ts));
     }
     if (m < 0) return nle_err(E, sc, cd, f, "unknown model '%s' for %s %s", f->u.s, nle_kind_name(e->kind), cd->f[0].u.s);
     nsc_modeltype t = E->c->model[m].type;
-    int ok = e->kind == NSC_EL_D ? t == NSC_MOD_D
-           : e->kind == NSC_EL_M ? (t == NSC_MOD_NMOS || t == NSC_MOD_PMOS)
-           : e->kind == NSC_EL_W ? t == NSC_MOD_CSW
-           : e->kind == NSC_EL_Q ? (t == NSC_MOD_NPN || t == NSC_MOD_PNP)
-                                 : t == NSC_MOD_SW;
-    if (!ok) {
-        static const char *const tn[] = { "D", "NMOS", "PMOS", "SW", "CSW", "NPN", "PNP" };
-        const char *want = e->kind == NSC_EL_D ? "a diode (D)" : e->kind == NSC_EL_M ? "a MOS (NMOS/PMOS)"
-                         : e->kind == NSC_EL_W ? "a current switch (CSW)"
-                         : e->kind == NSC_EL_Q ? "a bipolar (NPN/PNP)" : "a switch (SW)";
+    const nsc_device *d = nsc_device_of(e->kind);
+    if (!nsc_dev_takes(d, t)) {                         /* (devif.h models) */
+        char tn[16];
         return nle_err(E, sc, cd, f, "model '%s' of %s %s is %s model, not %s model", f->u.s, nle_kind_name(e->kind),
-                   cd->f[0].u.s, tn[t], want);
+                   cd->f[0].u.s, type_name(t, tn, sizeof tn), d->model_what);
     }
     E->elmodel[el] = m;
     return NSC_OK;
@@ -168,19 +217,13 @@ static int has_word(const nl_field *f, int n, const char *w)
     return 0;
 }
 
-/* The type of .model card cd (-1: not supported), *vdmos when it is a VDMOS. */
+/* The type of .model card cd (-1: no device takes it), *vdmos when it is a VDMOS. */
 static int model_type(const nl_card *cd, int *vdmos)
 {
     const nl_field *f = cd->f;
     /* Xyce's VSWITCH / ISWITCH are SW / CSW (dev_s.c, dev_w.c), its generic SWITCH an SW */
-    static const char *const types[] = { "d", "nmos", "pmos", "sw", "csw", "vswitch", "iswitch", "vdmos", "npn", "pnp",
-                                         "switch" };
-    static const nsc_modeltype tt[] = { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW, NSC_MOD_CSW, NSC_MOD_SW,
-                                        NSC_MOD_CSW, NSC_MOD_NMOS, NSC_MOD_NPN, NSC_MOD_PNP, NSC_MOD_SW };
-    int t = -1;
+    int t = type_of_name(f[2].u.s);
     *vdmos = nsc_strieq(f[2].u.s, "vdmos");
-    for (int k = 0; k < (int)(sizeof tt / sizeof tt[0]); k++)
-        if (nsc_strieq(f[2].u.s, types[k])) t = (int)tt[k];
     if (*vdmos && has_word(f + 2, cd->nf - 2, "pchan")) t = NSC_MOD_PMOS;
     return t;
 }

@@ -1,5 +1,5 @@
 /* nl_pwl.c -- behavioural expressions as exact piecewise-linear programs (see
- * nl_pwl.h and circuit.h nsc_bprog).
+ * nl_pwl.h and devices/bprog.h nsc_bprog).
  *
  * The compiler evaluates the tree in affine arithmetic: a value is an affine
  * form c + sum coef * (V | I | a_k). Every nonsmooth operation becomes one

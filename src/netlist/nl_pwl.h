@@ -1,5 +1,5 @@
 /* nl_pwl.h -- compile a behavioural source's expression (B n+ n- V=expr / I=expr)
- * into exact piecewise-linear form (circuit.h nsc_bprog). Internal header.
+ * into exact piecewise-linear form (devices/bprog.h nsc_bprog). Internal header.
  *
  * Accepted: sums and constant multiples of V(a), V(a,b), I(vsource) and
  * parameters; comparisons < > <= >= (an ideal relay: value 0 or 1, set-valued at
@@ -19,6 +19,7 @@
 #define NSC_NL_PWL_H
 
 #include "circuit/circuit.h"
+#include "devices/bprog.h"
 #include "nl_expr.h"
 
 typedef struct nl_pwl_env {

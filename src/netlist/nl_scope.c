@@ -6,6 +6,7 @@
  * E->elmodel and E->wgiven that of E->c->el (E->capel); E->nodes and E->els
  * map every full name to its index; names are lower case. */
 #include "nl_elab.h"
+#include "devices/device.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -201,12 +202,7 @@ nsc_status nle_node(elab *E, scope *sc, const nl_card *cd, const nl_field *f, in
 
 const char *nle_kind_name(nsc_elkind k)
 {
-    static const char *const names[] = { "resistor", "capacitor", "inductor", "coupling",
-                                         "voltage source", "current source", "VCVS", "VCVS",
-                                         "VCCS", "CCCS", "CCVS", "diode", "MOS transistor", "switch",
-                                         "behavioural source", "behavioural source", "switch",
-                                         "bipolar transistor" };
-    return names[k];
+    return nsc_device_of(k)->name;
 }
 
 /* New element of kind k named full (prefix included) for card cd; *idx its index. */

@@ -120,6 +120,36 @@ Test(sweep, units_of_parameters_and_measures, .init = setup, .fini = teardown)
     free(path);
 }
 
+/* The data a card's parser hands its device (nsc_element.priv: E TABLE's
+ * points) are compared by the device (devif.h priv_unit): a parameter moving a
+ * point is in V, one changing the number of points has no one unit. */
+Test(sweep, units_of_a_devices_card_data, .init = setup, .fini = teardown)
+{
+    static const char NL[] =
+        "units\n"
+        ".param th=0.5 y1=2 n=1\n"
+        "V1 a 0 1\n"
+        "E1 o 0 TABLE {V(a)} = (0 0) ({th} {y1}) (1 {y1})\n"
+        "R1 o 0 1k\n"
+        ".tran 1u 10u\n"
+        ".end\n";
+    char *path = fmt1("%s/%s", tmp, "e.cir");
+    cr_assert_eq(tu_write_file(path, NL), 0);
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_circuit *c = NULL;
+    cr_assert_eq(nsc_netlist_read(path, NULL, 0, &c, &r), NSC_OK, "%s", r.error ? r.error : "");
+    nsc_deck *deck = NULL;
+    cr_assert_eq(nsc_deck_read(path, NULL, &deck, &r), NSC_OK);
+    cr_assert_str_eq(nsc_param_unit(deck, NULL, 0, c, "th"), "V");
+    cr_assert_str_eq(nsc_param_unit(deck, NULL, 0, c, "y1"), "V");
+    cr_assert_str_eq(nsc_param_unit(deck, NULL, 0, c, "n"), "");
+    nsc_deck_free(deck);
+    nsc_circuit_free(c);
+    nsc_report_free(&r);
+    free(path);
+}
+
 /* A merged table knows no netlist: the steady study's efficiency (in %) and
  * losses (W) keep their units, a parameter of unknown unit far from 1 is
  * scaled by 10^3k, a log axis ticks at the swept values. */

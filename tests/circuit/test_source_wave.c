@@ -6,6 +6,7 @@
 
 #include "circuit/circuit.h"
 #include "netlist/netlist.h"
+#include "devices/bprog.h"
 
 static void near(double a, double b)
 {
@@ -199,7 +200,7 @@ Test(wave, sampled_period_of_functions_of_time)
     cr_assert_eq(nsc_netlist_read_string("t\nB1 a 0 V=sin(2*pi*1k*time)\nB2 b 0 V=sin(2*pi*1k*time)^2\n"
                                          "B3 c 0 V=time*1k\nV1 d 0 SIN(0 1 1k 0 100)\n.tran 1u 10m\n",
                                          "t.cir", NULL, 0, &c, &r), NSC_OK, "%s", r.error);
-    const nsc_wave *s = &c->el[0].bsrc->tw[0], *s2 = &c->el[1].bsrc->tw[0], *ramp = &c->el[2].bsrc->tw[0];
+    const nsc_wave *s = &nsc_bprog_of(&c->el[0])->tw[0], *s2 = &nsc_bprog_of(&c->el[1])->tw[0], *ramp = &nsc_bprog_of(&c->el[2])->tw[0];
     double since;
     cr_assert_eq(nsc_wave_period(s, &since), -1);          /* not known periodic */
     cr_assert(nsc_wave_repeats(s, 1e-3, 0) && nsc_wave_repeats(s, 2e-3, 3e-3));

@@ -1053,3 +1053,27 @@ Test(devices, diode_binds_its_card_once)
     nsc_report_free(&r);
     tc_free(c);
 }
+
+/* The device table is the one place a device is named: every kind has its
+ * device, whose names the messages use (nle_kind_name: "missing model name for
+ * diode d1"), and a device whose card names a model says which types it takes
+ * (nl_model.c: "is SW model, not a diode (D) model"); the pin signs of .meas
+ * are -1, 0, +1 or 2. A device added without them fails here, not in a message. */
+Test(devices, table_names_every_kind_and_its_models)
+{
+    for (int k = 0; k < NSC_EL_NKINDS; k++) {
+        const nsc_device *d = nsc_device_of((nsc_elkind)k);
+        cr_assert(d && d->kind == (nsc_elkind)k, "kind %d", k);
+        cr_assert(d->name && d->what && d->count && d->stamp, "kind %d", k);
+        int model = d->card == NSC_CARD_MODEL || d->card == NSC_CARD_BJT;
+        cr_assert_eq(model, d->models[0].name != NULL, "%s", d->name);
+        for (int q = 0; q < NSC_MAXMODNAME && d->models[q].name; q++)
+            cr_assert(nsc_dev_takes(d, d->models[q].type), "%s", d->name);
+        cr_assert_eq(model, d->model_what != NULL, "%s", d->name);
+        for (int t = 0; t < 4; t++) cr_assert(d->pin[t] >= -1 && d->pin[t] <= 2, "%s", d->name);
+    }
+    cr_assert_str_eq(nsc_device_of(NSC_EL_D)->name, "diode");
+    const nsc_device *w = nsc_device_of(NSC_EL_W), *m = nsc_device_of(NSC_EL_M);
+    cr_assert(nsc_dev_takes(w, NSC_MOD_CSW) && !nsc_dev_takes(w, NSC_MOD_SW));
+    cr_assert(nsc_dev_takes(m, NSC_MOD_NMOS) && nsc_dev_takes(m, NSC_MOD_PMOS) && !nsc_dev_takes(m, NSC_MOD_D));
+}

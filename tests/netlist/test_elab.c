@@ -11,6 +11,8 @@
 
 #include "lcs/lcs.h"
 #include "netlist/netlist.h"
+#include "devices/device.h"
+#include "devices/bprog.h"
 #include "testutil.h"
 
 static nsc_report R;
@@ -193,6 +195,27 @@ Test(elab, waveform_value_at_zero_is_dc)
     done(c);
 }
 
+/* The data a card's parser makes for a device without bind() (E TABLE's
+ * points, a B source's program) are the element's private data: binding the
+ * circuit again keeps them (it dropped them when only bind() made private data),
+ * a bound device's are remade, and each is freed once with the circuit (its
+ * priv_free: the program's arrays; valgrind in make check). */
+Test(elab, card_data_survive_binding)
+{
+    nsc_circuit *c = rd("t\nV1 a 0 1\nE1 o 0 TABLE {V(a)} = (0 0) (1 2)\nB1 p 0 V=max(V(a), 0.5)\n"
+                        "D1 a q dm\nR1 o 0 1\nR2 p 0 1\nR3 q 0 1\n.model dm D(VF=0.7)\n.op\n");
+    nsc_element *e = &c->el[nsc_circuit_element(c, "e1")], *b = &c->el[nsc_circuit_element(c, "b1")];
+    const void *pe = e->priv, *pb = b->priv;
+    cr_assert(pe && pb && b->priv_free && !e->priv_free && nsc_bprog_of(b) == pb && !nsc_bprog_of(e));
+    cr_assert(el(c, "d1")->priv && !el(c, "d1")->priv_free);
+    nsc_devices_bind(c);
+    cr_assert(e->priv == pe && b->priv == pb && b->priv_free);
+    cr_assert_eq(((const nsc_etab *)e->priv)->n, 2);
+    cr_assert_eq(nsc_bprog_of(b)->nop, 1);                 /* max(x, 0.5) = 0.5 + ramp(x - 0.5) */
+    cr_assert_not_null(el(c, "d1")->priv);
+    done(c);
+}
+
 Test(elab, controlled_sources)
 {
     nsc_circuit *c = rd("ctl\n"
@@ -216,13 +239,14 @@ Test(elab, controlled_sources)
     cr_assert_eq(e->nnode, 4);
     cr_assert_eq(e->node[2], nd(c, "in"));
     cr_assert_eq(e->node[3], 0);
-    cr_assert_eq(e->ntable, 4);
+    const nsc_etab *tab = e->priv;                       /* the points, the device's data */
+    cr_assert_eq(tab->n, 4);
     const double t2[8] = { -1, -1, 0, 0, 0, 1, 2, 1 };
-    for (int k = 0; k < 8; k++) near(e->table[k], t2[k]);
+    for (int k = 0; k < 8; k++) near(tab->xy[k], t2[k]);
     e = el(c, "e3");
     cr_assert_eq(e->node[2], nd(c, "in"));
     cr_assert_eq(e->node[3], nd(c, "o1"));
-    cr_assert_eq(e->ntable, 2);
+    cr_assert_eq(((const nsc_etab *)e->priv)->n, 2);
     e = el(c, "g1");
     cr_assert_eq(e->kind, NSC_EL_G);
     cr_assert_eq(e->node[3], nd(c, "o1"));
@@ -510,6 +534,13 @@ Test(elab, dot_card_errors)
     bad("t\nR1 a 0 1\n.options theta=0.2\n", "t.cir:3:10: error: theta = 0.2 is not in [0.5, 1]");
     bad("t\nR1 a 0 1\n.model m1 njf\nD1 a 0 m1\n",
         "t.cir:4:8: error: model 'm1' of diode d1 has unsupported type 'njf' (t.cir:3; supported: D NMOS PMOS VDMOS SW CSW NPN PNP)");
+    /* the .model types are the device table's (devif.h models): an alias (Xyce's
+     * ISWITCH, VSWITCH) reads as its type and is named by the type's first name */
+    bad("t\nR1 a 0 1\n.model m1 iswitch\nS1 a 0 a 0 m1\n",
+        "t.cir:4:12: error: model 'm1' of switch s1 is CSW model, not a switch (SW) model");
+    bad("t\nR1 a 0 1\n.model m1 VSwitch\nD1 a 0 m1\n", "t.cir:4:8: error: model 'm1' of diode d1 is SW model, not a diode (D) model");
+    bad("t\nR1 a 0 1\n.model m1 vdmos pchan\nQ1 a 0 0 m1\n",
+        "t.cir:4:10: error: model 'm1' of bipolar transistor q1 is PMOS model, not a bipolar (NPN/PNP) model");
     bad("t\nR1 a 0 1\n.model m1\n", "t.cir:3:8: error: .model needs a name and a type");
     bad("t\nR1 a 0 1\n.model m1 d (is)\n", "t.cir:3:14: error: expected name=value in .model m1, found 'is'");
     bad("t\n* nothing\n", "t.cir:1:1: error: netlist has no elements");
@@ -654,7 +685,7 @@ Test(elab, behavioural_source_programs)
     cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_OK, "%s", R.error);
     const nsc_element *b1 = &c->el[5], *b2 = &c->el[6], *b3 = &c->el[7];
     cr_assert_eq(b1->kind, NSC_EL_BV);
-    const nsc_bprog *p = b1->bsrc;
+    const nsc_bprog *p = nsc_bprog_of(b1);
     cr_assert_eq(p->nop, 1);
     cr_assert_eq(p->op[0].step, 1);                      /* H(v(a) - v(r)) */
     cr_assert_eq(p->op[0].arg.nt, 2);
@@ -663,7 +694,7 @@ Test(elab, behavioural_source_programs)
     cr_assert_eq(p->out.nt, 1);
     cr_assert_eq(p->term[p->out.t0].kind, NSC_BT_AUX);
     cr_assert_eq(p->term[p->out.t0].coef, 4);
-    p = b2->bsrc;                                        /* max(x, 0) = 0 + a_0, a_0 = ramp(2 v(a) - 2 v(r)); */
+    p = nsc_bprog_of(b2);                                /* max(x, 0) = 0 + a_0, a_0 = ramp(2 v(a) - 2 v(r)); */
     cr_assert_eq(p->nop, 2);                             /* min(a_0, 4) = a_0 - a_1, a_1 = ramp(a_0 - 4) */
     cr_assert(p->op[0].step == 0 && p->op[1].step == 0);
     cr_assert(p->op[0].arg.nt == 2 && p->op[0].arg.c == 0);
@@ -671,7 +702,7 @@ Test(elab, behavioural_source_programs)
     cr_assert_eq(p->term[p->op[1].arg.t0].kind, NSC_BT_AUX);
     cr_assert_eq(p->out.nt, 2);
     cr_assert_eq(b3->kind, NSC_EL_BI);
-    p = b3->bsrc;
+    p = nsc_bprog_of(b3);
     cr_assert_eq(p->nop, 0);
     cr_assert_eq(p->nelref, 1);
     cr_assert_eq(p->elref[0], 0);                        /* V1 */
@@ -1100,10 +1131,11 @@ Test(elab, poly_sources_linear_terms)
                         "G1 0 t POLY(1) (a,0) 1m 3m\nR2 t 0 1k\n.op\n");
     const nsc_element *e = el(c, "e1");
     cr_assert_eq(e->kind, NSC_EL_BV);
-    cr_assert(e->bsrc && e->bsrc->nop == 0);
-    double k0 = e->bsrc->out.c, ka = 0, kb = 0;
-    for (int t = 0; t < e->bsrc->out.nt; t++) {
-        const nsc_bterm *bt = &e->bsrc->term[e->bsrc->out.t0 + t];
+    const nsc_bprog *p = nsc_bprog_of(e);                /* the program, the device's data */
+    cr_assert(p && p->nop == 0);
+    double k0 = p->out.c, ka = 0, kb = 0;
+    for (int t = 0; t < p->out.nt; t++) {
+        const nsc_bterm *bt = &p->term[p->out.t0 + t];
         cr_assert_eq(bt->kind, NSC_BT_V);
         if (bt->idx == nd(c, "a")) ka += bt->coef;
         if (bt->idx == nd(c, "b")) kb += bt->coef;
@@ -1112,14 +1144,15 @@ Test(elab, poly_sources_linear_terms)
     near(ka, 2);
     near(kb, -1);
     cr_assert_eq(el(c, "g1")->kind, NSC_EL_BI);
-    near(el(c, "g1")->bsrc->out.c, 1e-3);
+    near(nsc_bprog_of(el(c, "g1"))->out.c, 1e-3);
     done(c);
     /* degree 2 (issue 27 item 3): coefficient 4 is x1 x2's; the polynomial, nonlinear, is one smooth
      * function of V(a), V(b): 0.5 + 2 x1 - x2 + 0.1 x1 x2 */
     c = rd("t\nV1 a 0 1\nV2 b 0 2\nE1 s 0 POLY(2) a 0 b 0 0.5 2 -1 0 0.1\nR1 s 0 1\n.op\n");
     e = el(c, "e1");
-    cr_assert(e->bsrc && e->bsrc->nsm == 1 && e->bsrc->sm[0].nin == 2);
-    const nsc_bsmooth *sm = &e->bsrc->sm[0];
+    p = nsc_bprog_of(e);
+    cr_assert(p && p->nsm == 1 && p->sm[0].nin == 2);
+    const nsc_bsmooth *sm = &p->sm[0];
     double x[2], stk[16];
     for (int q = 0; q < 2; q++) x[q] = sm->in[q].idx == nd(c, "a") ? 3 : 5;
     nsc_xload ld = { 0, x, NULL };

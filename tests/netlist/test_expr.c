@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "netlist/netlist.h"
+#include "devices/bprog.h"
 
 #define M_PI 3.14159265358979323846
 
@@ -218,7 +219,7 @@ Test(expr, functions_nested_too_deep_once_inlined)
     nsc_report_init(&R);
     cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_OK, "%s", R.error);
     near(c->el[0].value, 1 + 1 + 33);
-    const nsc_bprog *p = c->el[1].bsrc;                  /* v(a) + 34 */
+    const nsc_bprog *p = nsc_bprog_of(&c->el[1]);                  /* v(a) + 34 */
     cr_assert(p->out.nt == 1 && p->term[p->out.t0].coef == 1);
     near(p->out.c, 34);
     nsc_circuit_free(c);
@@ -244,7 +245,7 @@ Test(expr, functions_inlined_too_large)
     nsc_report_init(&R);
     cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_OK, "%s", R.error);
     near(c->el[0].value, 1024 * 3);
-    const nsc_bprog *p = c->el[1].bsrc;
+    const nsc_bprog *p = nsc_bprog_of(&c->el[1]);
     cr_assert(p->out.nt == 1 && p->term[p->out.t0].coef == 1024);
     near(p->out.c, 1024);
     nsc_circuit_free(c);
