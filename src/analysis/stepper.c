@@ -630,6 +630,7 @@ static nsc_status tran_adaptive(tran_run *R)
 {
     nsc_tran T = { R->c, R->o, R->L, &R->cache, R->f, R->nprobe, R->W, R->sw, &R->bp, R->z0, R->l, R->w0, R->v0,
                    R->jout, R->st, R->r, R->io, R->acc, R->lpk, R->pklist, R->npk };
+    if (R->o->exact && nsc_tran_exact_ok(&T)) return nsc_tran_exact(&T);
     return nsc_tran_adaptive(&T);
 }
 

@@ -22,6 +22,7 @@ typedef struct nsc_tran_opts {
                                      accepted steps (all columns, from tstart), what .meas reads */
     double theta;                 /* 0.5 .. 1 */
     int adaptive;                 /* 1: error-controlled steps with located events (stepper_adapt.c) */
+    int exact;                    /* with adaptive: the flow of each mode where it applies (stepper_exact.c) */
     double reltol, abstol, vntol, trtol;   /* adaptive: SPICE tolerances (all > 0) */
     int events;                   /* adaptive: log every state change in W->ev (--events) */
     double gmin;
