@@ -31,6 +31,7 @@
 #include "solve/flow.h"
 
 #include <float.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,16 @@ typedef struct exf {
     long last;
 } exf;
 
+/* A mode change met before: from (mode, switch states) with the guards
+ * failing as in `hit`, the event step accepted `to`: the next such event
+ * tries `to` first (the active-set iteration from the old mode, or pivoting,
+ * is what an event step costs; a converter repeats its changes every period). */
+typedef struct exmemo {
+    char *from;              /* [m + nsw] */
+    char *hit, *to;          /* [m] */
+} exmemo;
+#define NSC_EX_MEMO 64
+
 typedef struct ex {
     nsc_tran *T;
     const nsc_lcs *L;
@@ -64,10 +75,14 @@ typedef struct ex {
     double *gtol, *lm;               /* [m] the guards' tolerances (guard_tol), l at the midpoint */
     double *v0, *vm, *v1, *rtol;     /* [nc] probe rows and each column's ATOL */
     char *mask, *sw1, *key;  /* [m], [nsw], [m + nsw] */
+    char *alt, *althi;       /* [m] the mode with the pairs violated at the last check changed; at a bracket's end */
+    int have_alt;
     int have_mask, evrun;
     int need_l, need_dz;     /* the probes read multipliers (or pairs' peaks are kept), derivatives */
     int v0_ok;               /* v0 holds the probes at (t, x) (the last step's end, same flow) */
     exf cache[NSC_EX_FLOWS];
+    exmemo memo[NSC_EX_MEMO];
+    int nmemo, memo_next;
     int nf;
     long clock;
     nsc_flow *F;             /* the flow of (mask, sw), NULL: not looked up */
@@ -89,13 +104,14 @@ int nsc_tran_exact_ok(const nsc_tran *T)
 
 static void ex_free(ex *a)
 {
+    for (int q = 0; q < a->nmemo; q++) free(a->memo[q].from);
     for (int q = 0; q < a->nf; q++) {
         free(a->cache[q].key);
         nsc_flow_free(a->cache[q].F);
     }
     free(a->sa); free(a->sb); free(a->x); free(a->xm); free(a->x1); free(a->xt); free(a->wk);
     free(a->z); free(a->zf); free(a->l); free(a->g); free(a->w); free(a->z1); free(a->w1); free(a->gtol); free(a->lm);
-    free(a->v0); free(a->vm); free(a->v1); free(a->rtol); free(a->mask); free(a->sw1); free(a->key);
+    free(a->v0); free(a->vm); free(a->v1); free(a->rtol); free(a->mask); free(a->sw1); free(a->key); free(a->alt); free(a->althi);
 }
 
 static double *vec(int n)
@@ -148,8 +164,9 @@ static int ex_init(ex *a, nsc_tran *T)
     a->v0 = vec(a->nc), a->vm = vec(a->nc), a->v1 = vec(a->nc), a->rtol = vec(a->nc);
     a->mask = calloc((size_t)m + 1, 1), a->sw1 = calloc((size_t)a->nsw + 1, 1);
     a->key = calloc((size_t)(m + a->nsw) + 1, 1);
+    a->alt = calloc((size_t)m + 1, 1), a->althi = calloc((size_t)m + 1, 1);
     if (!a->sa || !a->sb || !a->x || !a->xm || !a->x1 || !a->xt || !a->wk || !a->z || !a->zf || !a->l || !a->g
-        || !a->w || !a->z1 || !a->w1 || !a->gtol || !a->lm || !a->v0 || !a->vm || !a->v1 || !a->rtol || !a->mask || !a->sw1 || !a->key)
+        || !a->w || !a->z1 || !a->w1 || !a->gtol || !a->lm || !a->v0 || !a->vm || !a->v1 || !a->rtol || !a->mask || !a->sw1 || !a->key || !a->alt || !a->althi)
         return -1;
     for (int q = 1; q < a->nc; q++)                         /* a current's ABSTOL, else VNTOL */
         a->rtol[q] = T->W->name[q][0] == 'i' ? a->o->abstol : a->o->vntol;
@@ -245,15 +262,19 @@ static void guard_tol(ex *a, const double *x)
 }
 
 /* 1 when the mode's guards fail at x (pair rows into g): a pair's phi below
- * -gtol, or a switch past its threshold. */
+ * -gtol (alt: the mode with those pairs changed, the event step's second
+ * guess), or a switch past its threshold. */
 static int violated(ex *a, const double *x)
 {
     const nsc_flow *F = a->F;
     nsc_flow_pairs(F, x, a->g);
+    int bad = 0;
+    memcpy(a->alt, a->mask, (size_t)a->m);
     for (int i = 0; i < a->m; i++) {
         double phi = a->mask[i] && F->dinv[i] > 0 ? -a->g[i] : a->g[i];
-        if (phi < -a->gtol[i]) return 1;
+        if (phi < -a->gtol[i]) a->alt[i] = !a->mask[i], bad = 1;
     }
+    if (bad) return 1;
     for (int k = 0; k < a->nsw; k++) {
         const nsc_switch *S = &a->L->sw[k];
         double u = (S->c >= 0 ? x[S->c] : 0.0) - (S->d >= 0 ? x[S->d] : 0.0);
@@ -341,6 +362,37 @@ static int log_changes(ex *a, double t, const char *mode1)
     return 0;
 }
 
+/* The memo of the event whose old mode is (mask, sw) and whose guards fail as
+ * in althi, or NULL. */
+static exmemo *memo_find(ex *a)
+{
+    int m = a->m, nk = m + a->nsw;
+    memcpy(a->key, a->mask, (size_t)m);
+    memcpy(a->key + m, a->T->sw, (size_t)a->nsw);
+    for (int q = 0; q < a->nmemo; q++)
+        if (!memcmp(a->memo[q].from, a->key, (size_t)nk) && !memcmp(a->memo[q].hit, a->althi, (size_t)m))
+            return &a->memo[q];
+    return NULL;
+}
+
+/* Remember the event from (mask, sw, althi) to mode1 (round robin). */
+static void memo_add(ex *a, const char *mode1)
+{
+    int m = a->m, nk = m + a->nsw;
+    exmemo *e = &a->memo[a->nmemo < NSC_EX_MEMO ? a->nmemo : a->memo_next];
+    if (a->nmemo < NSC_EX_MEMO) {
+        if (!(e->from = malloc((size_t)(nk + 2 * m) + 1))) return;
+        a->nmemo++;
+    } else {
+        a->memo_next = (a->memo_next + 1) % NSC_EX_MEMO;
+    }
+    e->hit = e->from + nk, e->to = e->hit + m;
+    memcpy(e->from, a->mask, (size_t)m);
+    memcpy(e->from + m, a->T->sw, (size_t)a->nsw);
+    memcpy(e->hit, a->althi, (size_t)m);
+    memcpy(e->to, mode1, (size_t)m);
+}
+
 /* One implicit-Euler step of the one-step problem over (t, t + dt] from z,
  * guessing the current mode: the mode change at a located event (and the
  * impulsive transfers it makes). The new mode, switch states and row. */
@@ -352,19 +404,32 @@ static nsc_status ev_step(ex *a, double dt)
     nsc_onestep *P;
     nsc_status s = nsc_pcache_get(T->cache, dt, 1.0, T->sw, 1, &P, T->st, T->r);
     if (s) return s;
-    nsc_onestep_set_mode(P, a->have_mask ? a->mask : NULL);
+    exmemo *me = a->have_alt && a->have_mask ? memo_find(a) : NULL;
+    int use_memo = me != NULL;
+    nsc_onestep_set_mode(P, use_memo ? me->to : a->have_mask ? a->mask : NULL);
+    nsc_onestep_set_alt(P, use_memo ? a->mask : a->have_alt ? a->althi : NULL);
     for (int j = 0; j < a->nsrc; j++) {
         a->w[j] = nsc_wave_eval(L->src[j].wave, t);
         a->w1[j] = nsc_wave_eval(L->src[j].wave, tn);
     }
     if ((s = nsc_lcs_check_step(L, T->c, a->w1, NULL, NULL, tn, T->r))) return s;
     nsc_step_info info;
-    if (nsc_onestep_step(P, a->o->solver, a->z, a->w, a->w1, a->z1, a->l, &info)) {
+    int bad = nsc_onestep_step(P, a->o->solver, a->z, a->w, a->w1, a->z1, a->l, &info);
+    nsc_onestep_set_alt(P, NULL);
+    int had_alt = a->have_alt;
+    a->have_alt = 0;
+    nsc_sim_stats *st = T->st;
+    st->mode_hits += info.mode_hit;
+    st->active_set += !info.mode_hit && !info.lcp_solved && info.active_set > 0;
+    st->lcps += info.lcp_solved;
+    st->pivots += info.iter;
+    if (bad) {
         nsc_step_failure(T->r, L, P, tn, &info, a->o->solver);
         return NSC_ESIM;
     }
     if ((s = nsc_lcs_check_step(L, T->c, NULL, a->z1, a->l, tn, T->r))) return s;
     const char *mode1 = nsc_onestep_mode(P);
+    if (!use_memo && had_alt && a->have_mask && info.lcp_solved) memo_add(a, mode1);
     memcpy(a->sw1, T->sw, (size_t)a->nsw);
     int nflip = a->nsw ? nsc_lcs_switch_update(L, a->z1, a->sw1) : 0;
     int changed = nflip || !a->have_mask || memcmp(mode1, a->mask, (size_t)a->m);
@@ -396,12 +461,14 @@ static nsc_status locate(ex *a, const double *xs, long klo, long khi, long ktol)
     const nsc_flow *F = a->F;
     size_t nb = sizeof(double) * (size_t)a->N;
     memcpy(a->xm, xs, nb);
+    memcpy(a->althi, a->alt, (size_t)a->m);                 /* (the check that found the event) */
     while (khi - klo > ktol) {
         long kmid = klo + (khi - klo) / 2;
         nsc_flow_advance(F, kmid - klo, a->xm, a->x1, a->wk);
-        if (violated(a, a->x1)) khi = kmid;
+        if (violated(a, a->x1)) { khi = kmid; memcpy(a->althi, a->alt, (size_t)a->m); }
         else { klo = kmid; memcpy(a->xm, a->x1, nb); }
     }
+    a->have_alt = 1;
     a->T->st->locate_trials++;
     if (klo > 0) {                                          /* an exact step to the interval's start */
         double t1 = a->t + (double)klo * a->h0;
@@ -510,6 +577,7 @@ static nsc_status step(ex *a)
     return accept(a, tm, t1, k, land, e);
 }
 
+extern long nsc_dbg_adv[4];
 nsc_status nsc_tran_exact(nsc_tran *T)
 {
     const nsc_tran_opts *o = T->o;
@@ -534,6 +602,7 @@ done:
         W->end_msg = nsc_end_msg(T->r, "solver failure");
     }
     if (T->st->hmin_used == INFINITY) T->st->hmin_used = 0;
+    if (getenv("NSC_EXDBG")) fprintf(stderr, "adv %ld gemv %ld pairs %ld flows %d\n", nsc_dbg_adv[0], nsc_dbg_adv[1], nsc_dbg_adv[2], a->nf);
     ex_free(a);
     return s;
 }

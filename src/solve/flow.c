@@ -134,8 +134,10 @@ void nsc_flow_free(nsc_flow *F)
     free(F);
 }
 
+long nsc_dbg_adv[4];
 void nsc_flow_advance(const nsc_flow *F, long k, const double *x, double *y, double *work)
 {
+    nsc_dbg_adv[0]++;
     int N = F->N;
     size_t NN = (size_t)N * (size_t)N;
     if (y != x) memcpy(y, x, sizeof(double) * (size_t)N);
@@ -143,7 +145,7 @@ void nsc_flow_advance(const nsc_flow *F, long k, const double *x, double *y, dou
         long bit = 1L << i;
         while (k >= bit) {                                  /* (more than once only at level K) */
             k -= bit;
-            nsc_dense_gemv(0, N, N, 1.0, F->phi + (size_t)i * NN, N, y, 0.0, work);
+            nsc_dense_gemv(0, N, N, 1.0, F->phi + (size_t)i * NN, N, y, 0.0, work); nsc_dbg_adv[1]++;
             memcpy(y, work, sizeof(double) * (size_t)N);
         }
     }
@@ -151,5 +153,6 @@ void nsc_flow_advance(const nsc_flow *F, long k, const double *x, double *y, dou
 
 void nsc_flow_pairs(const nsc_flow *F, const double *x, double *g)
 {
+    nsc_dbg_adv[2]++;
     nsc_dense_gemv(0, F->m, F->N, 1.0, F->out, F->m, x, 0.0, g);
 }
