@@ -31,7 +31,6 @@
 #include "solve/flow.h"
 
 #include <float.h>
-#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +72,7 @@ typedef struct ex {
     double *z, *zf, *l, *g, *w;      /* [n], [n], [m], [m], [nsrc] */
     double *z1, *w1;                 /* [n], [nsrc]: the event step's */
     double *gtol, *lm;               /* [m] the guards' tolerances (guard_tol), l at the midpoint */
+    double *gm, *g1, *pw, *gsgn;            /* [m] the pair rows at a step's midpoint and end; work */
     double *v0, *vm, *v1, *rtol;     /* [nc] probe rows and each column's ATOL */
     char *mask, *sw1, *key;  /* [m], [nsw], [m + nsw] */
     char *alt, *althi;       /* [m] the mode with the pairs violated at the last check changed; at a bracket's end */
@@ -110,7 +110,7 @@ static void ex_free(ex *a)
         nsc_flow_free(a->cache[q].F);
     }
     free(a->sa); free(a->sb); free(a->x); free(a->xm); free(a->x1); free(a->xt); free(a->wk);
-    free(a->z); free(a->zf); free(a->l); free(a->g); free(a->w); free(a->z1); free(a->w1); free(a->gtol); free(a->lm);
+    free(a->z); free(a->zf); free(a->l); free(a->g); free(a->w); free(a->z1); free(a->w1); free(a->gtol); free(a->lm); free(a->gm); free(a->g1); free(a->pw); free(a->gsgn);
     free(a->v0); free(a->vm); free(a->v1); free(a->rtol); free(a->mask); free(a->sw1); free(a->key); free(a->alt); free(a->althi);
 }
 
@@ -160,13 +160,13 @@ static int ex_init(ex *a, nsc_tran *T)
     a->sa = vec(a->nsrc), a->sb = vec(a->nsrc);
     a->x = vec(N), a->xm = vec(N), a->x1 = vec(N), a->xt = vec(N), a->wk = vec(N);
     a->z = vec(n), a->zf = vec(n), a->l = vec(m), a->g = vec(m), a->w = vec(a->nsrc);
-    a->z1 = vec(n), a->w1 = vec(a->nsrc), a->gtol = vec(m), a->lm = vec(m);
+    a->z1 = vec(n), a->w1 = vec(a->nsrc), a->gtol = vec(m), a->lm = vec(m), a->gm = vec(m), a->g1 = vec(m), a->pw = vec(m), a->gsgn = vec(m);
     a->v0 = vec(a->nc), a->vm = vec(a->nc), a->v1 = vec(a->nc), a->rtol = vec(a->nc);
     a->mask = calloc((size_t)m + 1, 1), a->sw1 = calloc((size_t)a->nsw + 1, 1);
     a->key = calloc((size_t)(m + a->nsw) + 1, 1);
     a->alt = calloc((size_t)m + 1, 1), a->althi = calloc((size_t)m + 1, 1);
     if (!a->sa || !a->sb || !a->x || !a->xm || !a->x1 || !a->xt || !a->wk || !a->z || !a->zf || !a->l || !a->g
-        || !a->w || !a->z1 || !a->w1 || !a->gtol || !a->lm || !a->v0 || !a->vm || !a->v1 || !a->rtol || !a->mask || !a->sw1 || !a->key || !a->alt || !a->althi)
+        || !a->w || !a->z1 || !a->w1 || !a->gtol || !a->lm || !a->gm || !a->g1 || !a->pw || !a->gsgn || !a->v0 || !a->vm || !a->v1 || !a->rtol || !a->mask || !a->sw1 || !a->key || !a->alt || !a->althi)
         return -1;
     for (int q = 1; q < a->nc; q++)                         /* a current's ABSTOL, else VNTOL */
         a->rtol[q] = T->W->name[q][0] == 'i' ? a->o->abstol : a->o->vntol;
@@ -219,23 +219,24 @@ static void x_sources(const ex *a, const double *x, double *w)
 }
 
 /* The multipliers of state x from its pair rows g (F's): l_i of the active pairs. */
-static void x_lambda(const ex *a, double *l)
+static void x_lambda(const ex *a, const double *g, double *l)
 {
     const nsc_flow *F = a->F;
     for (int i = 0; i < a->m; i++) {
-        double v = !a->mask[i] ? 0 : F->dinv[i] > 0 ? -a->g[i] * F->dinv[i] : a->g[i];
+        double v = !a->mask[i] ? 0 : F->dinv[i] > 0 ? -g[i] * F->dinv[i] : g[i];
         l[i] = v > 0 ? v : 0;
     }
 }
 
-/* The probes at state x into v[1..]: z, l and the sources from x; dz/dt by
- * the flow's first substep (forward difference over h0). */
-static void x_probes(ex *a, const double *x, double *v)
+/* The probes at state x into v[1..]: z, l and the sources from x (g: x's
+ * pair rows when known, else NULL); dz/dt by the flow's first substep (forward
+ * difference over h0). */
+static void x_probes(ex *a, const double *x, const double *g, double *v)
 {
     int n = a->n;
     if (a->need_l) {
-        nsc_flow_pairs(a->F, x, a->g);
-        x_lambda(a, a->l);
+        if (!g) nsc_flow_pairs(a->F, x, a->g, a->pw);
+        x_lambda(a, g ? g : a->g, a->l);
     }
     x_sources(a, x, a->w);
     if (a->need_dz) {
@@ -248,12 +249,15 @@ static void x_probes(ex *a, const double *x, double *v)
 /* ---- guards ---- */
 
 /* The guards' tolerances gtol at the step's start x: 1e-9 of the size of each
- * pair row's terms (the flow's round-off). */
+ * pair row's terms (the flow's round-off); their signs gsgn. */
 static void guard_tol(ex *a, const double *x)
 {
     const nsc_flow *F = a->F;
     int m = a->m, N = a->N;
-    for (int i = 0; i < m; i++) a->gtol[i] = 1e-15;
+    for (int i = 0; i < m; i++) {
+        a->gtol[i] = 1e-15;
+        a->gsgn[i] = a->mask[i] && F->dinv[i] > 0 ? -1.0 : 1.0;   /* phi_i = gsgn_i g_i */
+    }
     for (int j = 0; j < N; j++) {
         const double *c = F->out + (size_t)j * m;
         double xj = fabs(x[j]);
@@ -261,20 +265,20 @@ static void guard_tol(ex *a, const double *x)
     }
 }
 
-/* 1 when the mode's guards fail at x (pair rows into g): a pair's phi below
+/* 1 when the mode's guards fail at x (pair rows into g[m]): a pair's phi below
  * -gtol (alt: the mode with those pairs changed, the event step's second
  * guess), or a switch past its threshold. */
-static int violated(ex *a, const double *x)
+static int violated(ex *a, const double *x, double *g)
 {
-    const nsc_flow *F = a->F;
-    nsc_flow_pairs(F, x, a->g);
+    nsc_flow_pairs(a->F, x, g, a->pw);
     int bad = 0;
-    memcpy(a->alt, a->mask, (size_t)a->m);
-    for (int i = 0; i < a->m; i++) {
-        double phi = a->mask[i] && F->dinv[i] > 0 ? -a->g[i] : a->g[i];
-        if (phi < -a->gtol[i]) a->alt[i] = !a->mask[i], bad = 1;
+    for (int i = 0; i < a->m; i++) bad |= a->gsgn[i] * g[i] < -a->gtol[i];
+    if (bad) {
+        memcpy(a->alt, a->mask, (size_t)a->m);
+        for (int i = 0; i < a->m; i++)
+            if (a->gsgn[i] * g[i] < -a->gtol[i]) a->alt[i] = !a->mask[i];
+        return 1;
     }
-    if (bad) return 1;
     for (int k = 0; k < a->nsw; k++) {
         const nsc_switch *S = &a->L->sw[k];
         double u = (S->c >= 0 ? x[S->c] : 0.0) - (S->d >= 0 ? x[S->d] : 0.0);
@@ -400,9 +404,10 @@ static nsc_status ev_step(ex *a, double dt)
 {
     nsc_tran *T = a->T;
     const nsc_lcs *L = a->L;
-    double t = a->t, tn = t + dt;
+    double t = a->t, tn = t + dt, k = dt / a->h0;
+    int oneoff = !(k == ldexp(1.0, ilogb(k)));               /* 2^j h0: a regular slot of the cache */
     nsc_onestep *P;
-    nsc_status s = nsc_pcache_get(T->cache, dt, 1.0, T->sw, 1, &P, T->st, T->r);
+    nsc_status s = nsc_pcache_get(T->cache, dt, 1.0, T->sw, oneoff, &P, T->st, T->r);
     if (s) return s;
     exmemo *me = a->have_alt && a->have_mask ? memo_find(a) : NULL;
     int use_memo = me != NULL;
@@ -454,8 +459,9 @@ static nsc_status ev_step(ex *a, double dt)
 /* ---- steps ---- */
 
 /* The flow's state xs at t + klo h0 carried to the start of the event's interval
- * (t + klo h0, t + khi h0] by bisection down to ktol (the guards fail at its
- * end); a row there; then the event step over the interval. */
+ * (t + klo h0, t + khi h0] by bisection down to ktol units (the guards fail
+ * at its end; ktol a power of 2: the event step's problem is a regular slot of
+ * the cache); a row there; then the event step of ktol units from there. */
 static nsc_status locate(ex *a, const double *xs, long klo, long khi, long ktol)
 {
     const nsc_flow *F = a->F;
@@ -465,14 +471,14 @@ static nsc_status locate(ex *a, const double *xs, long klo, long khi, long ktol)
     while (khi - klo > ktol) {
         long kmid = klo + (khi - klo) / 2;
         nsc_flow_advance(F, kmid - klo, a->xm, a->x1, a->wk);
-        if (violated(a, a->x1)) { khi = kmid; memcpy(a->althi, a->alt, (size_t)a->m); }
+        if (violated(a, a->x1, a->g)) { khi = kmid; memcpy(a->althi, a->alt, (size_t)a->m); }
         else { klo = kmid; memcpy(a->xm, a->x1, nb); }
     }
     a->have_alt = 1;
     a->T->st->locate_trials++;
     if (klo > 0) {                                          /* an exact step to the interval's start */
         double t1 = a->t + (double)klo * a->h0;
-        x_probes(a, a->xm, a->v1);
+        x_probes(a, a->xm, NULL, a->v1);
         a->t = t1;
         count(a, (double)klo * a->h0, 0);
         nsc_status s = add_row(a, t1, a->v1, a->l);
@@ -480,7 +486,7 @@ static nsc_status locate(ex *a, const double *xs, long klo, long khi, long ktol)
         memcpy(a->z, a->xm, sizeof(double) * (size_t)a->n);
     }
     a->v0_ok = 0;
-    return ev_step(a, (double)(khi - klo) * a->h0);
+    return ev_step(a, (double)ktol * a->h0);                /* (>= khi - klo: across the change) */
 }
 
 /* max over the probes of |vm - (v0 + v1) / 2| / (RELTOL max |v| + ATOL): the chord's error at the midpoint. */
@@ -513,7 +519,6 @@ static nsc_status accept(ex *a, double tm, double t1, long k, int land, double e
 {
     nsc_status s;
     if (e > 1 && tm > a->t && (s = add_row(a, tm, a->vm, a->lm))) return s;
-    x_probes(a, a->x1, a->v1);                              /* (l of x1 for its row and the next) */
     count(a, t1 - a->t, 0);
     a->t = t1;
     if ((s = add_row(a, t1, a->v1, a->l))) return s;
@@ -542,7 +547,7 @@ static nsc_status step(ex *a)
     }
     seed(a, a->t);
     if (fresh) guard_tol(a, a->x);
-    if (violated(a, a->x)) return ev_step(a, a->h0);       /* the mode ends at t (a source's jump) */
+    if (violated(a, a->x, a->g)) return ev_step(a, a->h0);       /* the mode ends at t (a source's jump) */
     double tg = nsc_bpq_after(T->bp, a->t + a->eps), tstop = a->o->tstop;
     tg = tg < tstop ? tg : tstop;
     if (a->t < a->o->tstart - a->eps && a->o->tstart < tg) tg = a->o->tstart;
@@ -557,17 +562,16 @@ static nsc_status step(ex *a)
         nsc_flow_advance(a->F, 1, a->x1, a->xt, a->wk);
         for (int i = 0; i < a->N; i++) a->x1[i] += rem / a->h0 * (a->xt[i] - a->x1[i]);
     }
-    long ktol = (long)(NSC_EX_LOC * (double)k);
-    ktol = ktol > 0 ? ktol : 1;
-    if (km > 0 && violated(a, a->xm)) return locate(a, a->x, 0, km, ktol);
-    if (violated(a, a->x1)) {
+    long ktol = pow2_below((long)fmax(1.0, NSC_EX_LOC * (double)k));
+    if (km > 0 && violated(a, a->xm, a->gm)) return locate(a, a->x, 0, km, ktol);
+    if (violated(a, a->x1, a->g1)) {
         if (k - km > 0) return locate(a, a->xm, km, k, ktol);
         return ev_step(a, t1 - a->t);                       /* (a sliver before the target) */
     }
-    if (!a->v0_ok) x_probes(a, a->x, a->v0);
-    x_probes(a, a->x1, a->v1);
-    x_probes(a, a->xm, a->vm);
+    if (!a->v0_ok) x_probes(a, a->x, NULL, a->v0);
+    x_probes(a, a->xm, a->gm, a->vm);
     memcpy(a->lm, a->l, sizeof(double) * (size_t)a->m);
+    x_probes(a, a->x1, a->g1, a->v1);                       /* (a->l: x1's, for its row and the next) */
     double e = chord_err(a);
     if (e > 4 && k >= 2) {                                  /* the waveform bends: half the step */
         a->kcur = k / 2;
@@ -577,7 +581,6 @@ static nsc_status step(ex *a)
     return accept(a, tm, t1, k, land, e);
 }
 
-extern long nsc_dbg_adv[4];
 nsc_status nsc_tran_exact(nsc_tran *T)
 {
     const nsc_tran_opts *o = T->o;
@@ -602,7 +605,6 @@ done:
         W->end_msg = nsc_end_msg(T->r, "solver failure");
     }
     if (T->st->hmin_used == INFINITY) T->st->hmin_used = 0;
-    if (getenv("NSC_EXDBG")) fprintf(stderr, "adv %ld gemv %ld pairs %ld flows %d\n", nsc_dbg_adv[0], nsc_dbg_adv[1], nsc_dbg_adv[2], a->nf);
     ex_free(a);
     return s;
 }

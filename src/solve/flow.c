@@ -95,6 +95,37 @@ static void chain(nsc_flow *F, double *A0, double *A1, double *T)
     }
 }
 
+/* The distinct pair rows of out without its constant column (the segments of
+ * one PWL device share their argument: the buck's 50 pair rows are 6 distinct
+ * ones and 12 constants): U (nu x (N - 1)), umap[i] the row of pair i (-1: none),
+ * cst[i] its constant. 0, or -1 on ENOMEM. */
+static int dedup(nsc_flow *F)
+{
+    int m = F->m, N = F->N, nu = 0;
+    F->umap = malloc(sizeof(int) * ((size_t)m + 1));
+    F->cst = malloc(sizeof(double) * ((size_t)m + 1));
+    F->U = malloc(sizeof(double) * ((size_t)m * (size_t)(N - 1) + 1));
+    if (!F->umap || !F->cst || !F->U) return -1;
+    for (int i = 0; i < m; i++) {
+        F->cst[i] = F->out[i + (size_t)(N - 1) * m];
+        int zero = 1, u = -1;
+        for (int c = 0; c < N - 1 && zero; c++) zero = F->out[i + (size_t)c * m] == 0;
+        for (int j = 0; j < i && u < 0 && !zero; j++) {
+            int same = F->umap[j] >= 0;
+            for (int c = 0; c < N - 1 && same; c++) same = F->out[i + (size_t)c * m] == F->out[j + (size_t)c * m];
+            if (same) u = F->umap[j];
+        }
+        if (!zero && u < 0) u = nu++;
+        F->umap[i] = zero ? -1 : u;
+    }
+    F->nu = nu;
+    for (int i = 0; i < m; i++)                              /* U's rows: nu, column-major */
+        if (F->umap[i] < 0) F->umap[i] = nu;                 /* (nsc_flow_pairs: the zero slot) */
+        else
+            for (int c = 0; c < N - 1; c++) F->U[F->umap[i] + (size_t)c * nu] = F->out[i + (size_t)c * m];
+    return 0;
+}
+
 int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, nsc_onestep *Pout, const char *mask, const double *sa,
                    const double *sb, int K, nsc_flow **out)
 {
@@ -123,6 +154,7 @@ int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, nsc_onestep *Pout, const ch
     }
     free(G); free(A0); free(A1); free(T);
     if (s) { nsc_flow_free(F); return s; }
+    if (dedup(F)) { nsc_flow_free(F); return -1; }
     *out = F;
     return 0;
 }
@@ -130,14 +162,12 @@ int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, nsc_onestep *Pout, const ch
 void nsc_flow_free(nsc_flow *F)
 {
     if (!F) return;
-    free(F->phi); free(F->out); free(F->dinv);
+    free(F->phi); free(F->out); free(F->dinv); free(F->umap); free(F->cst); free(F->U);
     free(F);
 }
 
-long nsc_dbg_adv[4];
 void nsc_flow_advance(const nsc_flow *F, long k, const double *x, double *y, double *work)
 {
-    nsc_dbg_adv[0]++;
     int N = F->N;
     size_t NN = (size_t)N * (size_t)N;
     if (y != x) memcpy(y, x, sizeof(double) * (size_t)N);
@@ -145,14 +175,16 @@ void nsc_flow_advance(const nsc_flow *F, long k, const double *x, double *y, dou
         long bit = 1L << i;
         while (k >= bit) {                                  /* (more than once only at level K) */
             k -= bit;
-            nsc_dense_gemv(0, N, N, 1.0, F->phi + (size_t)i * NN, N, y, 0.0, work); nsc_dbg_adv[1]++;
+            nsc_dense_gemv_small(N, N, F->phi + (size_t)i * NN, y, work);
             memcpy(y, work, sizeof(double) * (size_t)N);
         }
     }
 }
 
-void nsc_flow_pairs(const nsc_flow *F, const double *x, double *g)
+void nsc_flow_pairs(const nsc_flow *F, const double *x, double *g, double *work)
 {
-    nsc_dbg_adv[2]++;
-    nsc_dense_gemv(0, F->m, F->N, 1.0, F->out, F->m, x, 0.0, g);
+    nsc_dense_gemv_small(F->nu, F->N - 1, F->U, x, work);
+    work[F->nu] = 0;                                        /* (umap = nu: a constant row) */
+    double one = x[F->N - 1];
+    for (int i = 0; i < F->m; i++) g[i] = work[F->umap[i]] + F->cst[i] * one;
 }

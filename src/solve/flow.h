@@ -30,6 +30,10 @@ typedef struct nsc_flow {
     double *phi;     /* [(K + 1) N N], column-major: level i the flow over 2^i h0 */
     double *out;     /* [m N]: the pair rows (onestep.h nsc_onestep_affine) after hout from x */
     double *dinv;    /* [m] 1 / D_ii of the separable pairs, else 0 */
+    int nu;          /* out's distinct rows (without its constant column): */
+    double *U;       /*   [nu (N - 1)] those rows, */
+    int *umap;       /*   [m] pair i's row of U (nu: constant), */
+    double *cst;     /*   [m] and its constant (out's column N - 1) */
 } nsc_flow;
 
 /* The 2 x 2 flow S (column-major) over h of u' = v, v' = -a u - b v. */
@@ -46,7 +50,7 @@ void nsc_flow_free(nsc_flow *F);
 /* y = Phi(k h0) x, k >= 0; x and y [N] may be the same; work [N]. */
 void nsc_flow_advance(const nsc_flow *F, long k, const double *x, double *y, double *work);
 
-/* The pair rows at the state x into g[m] (nsc_onestep_affine's rows n..n+m-1). */
-void nsc_flow_pairs(const nsc_flow *F, const double *x, double *g);
+/* The pair rows at the state x into g[m] (nsc_onestep_affine's rows n..n+m-1); work [m + 1]. */
+void nsc_flow_pairs(const nsc_flow *F, const double *x, double *g, double *work);
 
 #endif

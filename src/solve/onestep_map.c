@@ -8,6 +8,7 @@
  * (followed by the pair rows, whose e adds e0 to the constant column and Se to
  * the w1 columns). */
 #include "onestep_map.h"
+#include "la_dense.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -202,35 +203,6 @@ done:
     return ret;
 }
 
-/* out = G u, G nout x ncol column-major: four columns per sweep of out */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-__attribute__((optimize("tree-vectorize"), target_clones("avx2", "default")))   /* no FMA: same rounding */
-#elif defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("tree-vectorize")))
-#endif
-static void gemv_cols(int nout, int ncol, const double *restrict G, const double *restrict u,
-                      double *restrict out)
-{
-    int c = 0;
-    if (ncol % 2) {
-        const double *g = G;
-        for (int i = 0; i < nout; i++) out[i] = g[i] * u[0];
-        c = 1;
-    } else {
-        memset(out, 0, sizeof(double) * (size_t)nout);
-    }
-    for (; c + 3 < ncol; c += 4) {
-        const double *g0 = G + (size_t)c * nout, *g1 = g0 + nout, *g2 = g1 + nout, *g3 = g2 + nout;
-        double u0 = u[c], u1 = u[c + 1], u2 = u[c + 2], u3 = u[c + 3];
-        for (int i = 0; i < nout; i++) out[i] += (g0[i] * u0 + g1[i] * u1) + (g2[i] * u2 + g3[i] * u3);
-    }
-    for (; c + 1 < ncol; c += 2) {
-        const double *g0 = G + (size_t)c * nout, *g1 = g0 + nout;
-        double u0 = u[c], u1 = u[c + 1];
-        for (int i = 0; i < nout; i++) out[i] += g0[i] * u0 + g1[i] * u1;
-    }
-}
-
 int nsc_map_try(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0, const double *w1,
                 double *z1, double *l, double *res)
 {
@@ -243,7 +215,7 @@ int nsc_map_try(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0,
     for (int a = 0; a < Q->nw0; a++) u[c++] = w0[Q->w0col[a]];
     for (int a = 0; a < Q->nw1; a++) u[c++] = w1[Q->w1col[a]];
     u[c] = 1.0;
-    gemv_cols(nout, ncol, G, u, out);                            /* out = G u */
+    nsc_dense_gemv_small(nout, ncol, G, u, out);                 /* out = G u */
     const double *y = out + n;
     const char *mask = M->mask;
     P->e1 = NULL;                                                /* e = e0 + Se w1 (pair_size) */
