@@ -37,7 +37,6 @@
 
 #define NSC_EX_FLOWS 64     /* flows cached (mode and switch states) */
 #define NSC_EX_H0 1e-3      /* h0 <= this times href, H / 2^K for H = the largest step */
-#define NSC_EX_HOUT (1.0 / 1024)  /* the guards' implicit-Euler step, times h0 */
 #define NSC_EX_LOC 1e-3     /* events located to this fraction of the step that found them */
 #define NSC_EX_NMAX 200     /* largest augmented state */
 #define NSC_EX_EVRUN 1000   /* event steps in a row, each shorter than 1e-6 href: chattering */
@@ -185,22 +184,28 @@ static int ex_init(ex *a, nsc_tran *T)
 
 /* ---- states ---- */
 
-/* Source j at t (its right limit at a corner) as (p, u, v): value p + u, slope v. */
-static void src_state(const nsc_wave *W, double t, double *p, double *u, double *v)
+/* Source j at t (its right limit at a corner) as (p, u, v): value p + u, slope v;
+ * corners closer than eps after t are taken as reached (t may be a rounded corner). */
+static void src_state(const nsc_wave *W, double t, double eps, double *p, double *u, double *v)
 {
     double y = nsc_wave_eval(W, t);
     *p = 0, *u = y, *v = 0;
     if (W->kind == NSC_WAVE_DC) { *p = y, *u = 0; return; }
     if (W->kind == NSC_WAVE_SIN) {
         const double *q = W->p;
-        if (t < q[3]) { *p = y, *u = 0; return; }           /* constant before TD (a corner) */
+        if (t + eps < q[3]) { *p = y, *u = 0; return; }     /* constant before TD (a corner) */
         double om = 2 * NSC_PI * q[2], ph = q[5] * NSC_PI / 180, x = t - q[3], e = q[1] * exp(-x * q[4]);
         *p = q[0], *u = y - q[0];
         *v = e * (om * cos(om * x + ph) - q[4] * sin(om * x + ph));
         return;
     }
-    double tc = nsc_wave_next_corner(W, t), d = tc < INFINITY ? (tc - t) / 2 : 1.0;   /* affine up to tc */
-    if (d > 0) *v = (nsc_wave_eval(W, t + d) - y) / d;
+    /* affine on (t, tc): from two points inside, so that a jump at t (PULSE's
+     * PW = 0, a PWL step) is the right limit even when t is a rounded corner */
+    double tc = nsc_wave_next_corner(W, t + eps), d = tc < INFINITY ? (tc - t) / 2 : 1.0;
+    if (!(d > 0)) return;
+    double ya = nsc_wave_eval(W, t + d / 2), yb = nsc_wave_eval(W, t + d);
+    *v = (yb - ya) / (d / 2);
+    *u = ya - *v * d / 2;
 }
 
 /* x = [z; p; u; v; 1] at t. */
@@ -208,7 +213,7 @@ static void seed(ex *a, double t)
 {
     int n = a->n, ns = a->nsrc;
     memcpy(a->x, a->z, sizeof(double) * (size_t)n);
-    for (int j = 0; j < ns; j++) src_state(a->L->src[j].wave, t, &a->x[n + j], &a->x[n + ns + j], &a->x[n + 2 * ns + j]);
+    for (int j = 0; j < ns; j++) src_state(a->L->src[j].wave, t, a->eps, &a->x[n + j], &a->x[n + ns + j], &a->x[n + 2 * ns + j]);
     a->x[a->N - 1] = 1;
 }
 
@@ -248,8 +253,10 @@ static void x_probes(ex *a, const double *x, const double *g, double *v)
 
 /* ---- guards ---- */
 
-/* The guards' tolerances gtol at the step's start x: 1e-9 of the size of each
- * pair row's terms (the flow's round-off); their signs gsgn. */
+/* The guards' tolerances gtol at the step's start x: 1e-12 of the size of each
+ * pair row's terms (the flow's round-off: an active pair's current is a
+ * difference quotient over h0 of the states, terms of C/h0 times a voltage);
+ * their signs gsgn. */
 static void guard_tol(ex *a, const double *x)
 {
     const nsc_flow *F = a->F;
@@ -261,13 +268,13 @@ static void guard_tol(ex *a, const double *x)
     for (int j = 0; j < N; j++) {
         const double *c = F->out + (size_t)j * m;
         double xj = fabs(x[j]);
-        for (int i = 0; i < m; i++) a->gtol[i] += 1e-9 * fabs(c[i]) * xj;
+        for (int i = 0; i < m; i++) a->gtol[i] += 1e-12 * fabs(c[i]) * xj;
     }
 }
 
 /* 1 when the mode's guards fail at x (pair rows into g[m]): a pair's phi below
  * -gtol (alt: the mode with those pairs changed, the event step's second
- * guess), or a switch past its threshold. */
+ * guess), or a switch that would change state (nsc_lcs_switch_update). */
 static int violated(ex *a, const double *x, double *g)
 {
     nsc_flow_pairs(a->F, x, g, a->pw);
@@ -279,12 +286,9 @@ static int violated(ex *a, const double *x, double *g)
             if (a->gsgn[i] * g[i] < -a->gtol[i]) a->alt[i] = !a->mask[i];
         return 1;
     }
-    for (int k = 0; k < a->nsw; k++) {
-        const nsc_switch *S = &a->L->sw[k];
-        double u = (S->c >= 0 ? x[S->c] : 0.0) - (S->d >= 0 ? x[S->d] : 0.0);
-        if ((a->T->sw[k] ? u - S->off_below : S->on_above - u) < 0) return 1;
-    }
-    return 0;
+    if (!a->nsw) return 0;
+    memcpy(a->sw1, a->T->sw, (size_t)a->nsw);               /* the transient's decision (lcs.h) */
+    return nsc_lcs_switch_update(a->L, x, a->sw1) > 0;
 }
 
 /* ---- flows ---- */
@@ -307,14 +311,14 @@ static int flow_get(ex *a)
         }
         if (a->cache[q].last < a->cache[lru].last) lru = q;
     }
-    nsc_onestep *P[3];
-    const double hs[3] = { a->h0, a->h0 / 2, a->h0 * NSC_EX_HOUT };
-    for (int q = 0; q < 3; q++) {
+    nsc_onestep *P[2];
+    const double hs[2] = { a->h0, a->h0 / 2 };
+    for (int q = 0; q < 2; q++) {
         nsc_status s = nsc_pcache_get(T->cache, hs[q], 1.0, T->sw, 0, &P[q], T->st, T->r);
         if (s) return s;
     }
     nsc_flow *F;
-    int s = nsc_flow_build(P[0], P[1], P[2], a->mask, a->sa, a->sb, a->K, &F);
+    int s = nsc_flow_build(P[0], P[1], P[0], a->mask, a->sa, a->sb, a->K, &F);
     if (s) return s > 0 ? 1 : nsc_err(T->r, NSC_ESIM, NULL, "time %.9g s: the flow of a mode could not be built", a->t);
     exf *e = &a->cache[a->nf < NSC_EX_FLOWS ? a->nf++ : lru];
     if (!e->key && !(e->key = malloc((size_t)nk + 1))) { nsc_flow_free(F); return nsc_oom(T->r); }
@@ -572,7 +576,7 @@ static nsc_status step(ex *a)
     x_probes(a, a->xm, a->gm, a->vm);
     memcpy(a->lm, a->l, sizeof(double) * (size_t)a->m);
     x_probes(a, a->x1, a->g1, a->v1);                       /* (a->l: x1's, for its row and the next) */
-    double e = chord_err(a);
+    double e = km > 0 ? chord_err(a) : 0;                   /* (one substep: no midpoint) */
     if (e > 4 && k >= 2) {                                  /* the waveform bends: half the step */
         a->kcur = k / 2;
         T->st->rejected++;

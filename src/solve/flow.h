@@ -18,7 +18,9 @@
  * (L-stable), so the maps act on the consistent states as the flow does. A step
  * of k h0 is the product of the Phi(2^i h0) over the bits of k. The pair
  * quantities at a state (the mode's guards) come from one implicit-Euler step
- * of size hout (<< h0; error O(hout)). */
+ * of size hout, h0 in practice: their values a substep ahead (error O(hout));
+ * a shorter step would amplify the state's round-off by C / hout in an active
+ * pair's current (the difference quotient of a capacitor's voltage). */
 #ifndef NSC_FLOW_H
 #define NSC_FLOW_H
 
