@@ -401,44 +401,66 @@ static void memo_add(ex *a, const char *mode1)
     memcpy(e->to, mode1, (size_t)m);
 }
 
-/* One implicit-Euler step of the one-step problem over (t, t + dt] from z,
- * guessing the current mode: the mode change at a located event (and the
- * impulsive transfers it makes). The new mode, switch states and row. */
-static nsc_status ev_step(ex *a, double dt)
+/* The event step's problem over (t, t + dt] solved from z (guesses: the
+ * remembered outcome, the current mode, the mode with the failing guards
+ * changed) into z1, l. 0, 1 when it has no solution (info, *P say why), or
+ * a failure status (negative). */
+static int ev_solve(ex *a, double dt, nsc_onestep **P, nsc_step_info *info, int *used_memo)
 {
     nsc_tran *T = a->T;
     const nsc_lcs *L = a->L;
     double t = a->t, tn = t + dt, k = dt / a->h0;
     int oneoff = !(k == ldexp(1.0, ilogb(k)));               /* 2^j h0: a regular slot of the cache */
-    nsc_onestep *P;
-    nsc_status s = nsc_pcache_get(T->cache, dt, 1.0, T->sw, oneoff, &P, T->st, T->r);
-    if (s) return s;
+    nsc_status s = nsc_pcache_get(T->cache, dt, 1.0, T->sw, oneoff, P, T->st, T->r);
+    if (s) return -(int)s;
     exmemo *me = a->have_alt && a->have_mask ? memo_find(a) : NULL;
-    int use_memo = me != NULL;
-    nsc_onestep_set_mode(P, use_memo ? me->to : a->have_mask ? a->mask : NULL);
-    nsc_onestep_set_alt(P, use_memo ? a->mask : a->have_alt ? a->althi : NULL);
+    *used_memo = me != NULL;
+    nsc_onestep_set_mode(*P, me ? me->to : a->have_mask ? a->mask : NULL);
+    nsc_onestep_set_alt(*P, me ? a->mask : a->have_alt ? a->althi : NULL);
     for (int j = 0; j < a->nsrc; j++) {
         a->w[j] = nsc_wave_eval(L->src[j].wave, t);
         a->w1[j] = nsc_wave_eval(L->src[j].wave, tn);
     }
-    if ((s = nsc_lcs_check_step(L, T->c, a->w1, NULL, NULL, tn, T->r))) return s;
-    nsc_step_info info;
-    int bad = nsc_onestep_step(P, a->o->solver, a->z, a->w, a->w1, a->z1, a->l, &info);
-    nsc_onestep_set_alt(P, NULL);
-    int had_alt = a->have_alt;
-    a->have_alt = 0;
+    if ((s = nsc_lcs_check_step(L, T->c, a->w1, NULL, NULL, tn, T->r))) return -(int)s;
+    int bad = nsc_onestep_step(*P, a->o->solver, a->z, a->w, a->w1, a->z1, a->l, info);
+    nsc_onestep_set_alt(*P, NULL);
     nsc_sim_stats *st = T->st;
-    st->mode_hits += info.mode_hit;
-    st->active_set += !info.mode_hit && !info.lcp_solved && info.active_set > 0;
-    st->lcps += info.lcp_solved;
-    st->pivots += info.iter;
-    if (bad) {
+    st->mode_hits += info->mode_hit;
+    st->active_set += !info->mode_hit && !info->lcp_solved && info->active_set > 0;
+    st->lcps += info->lcp_solved;
+    st->pivots += info->iter;
+    if (!bad && (s = nsc_lcs_check_step(L, T->c, NULL, a->z1, a->l, tn, T->r))) return -(int)s;
+    return bad ? 1 : 0;
+}
+
+/* One implicit-Euler step of the one-step problem over (t, t + dt] from z,
+ * guessing the current mode: the mode change at a located event (and the
+ * impulsive transfers it makes). The new mode, switch states and row. A
+ * step without solution is retried 8 and 64 times longer (at most href): a
+ * step of a few h0 across the event can be too short for the problem's
+ * conditioning (W = E/dt - A), where a longer one is not. */
+static nsc_status ev_step(ex *a, double dt)
+{
+    nsc_tran *T = a->T;
+    const nsc_lcs *L = a->L;
+    nsc_onestep *P = NULL;
+    nsc_step_info info;
+    nsc_status s;
+    int memo = 0, had_alt = a->have_alt, r = 1;
+    for (int q = 0; q < 3 && r == 1; q++) {
+        if (q > 0 && dt * 8 > a->href) break;
+        if (q > 0) dt *= 8;
+        r = ev_solve(a, dt, &P, &info, &memo);
+    }
+    a->have_alt = 0;
+    if (r < 0) return (nsc_status)-r;
+    double tn = a->t + dt;
+    if (r) {
         nsc_step_failure(T->r, L, P, tn, &info, a->o->solver);
         return NSC_ESIM;
     }
-    if ((s = nsc_lcs_check_step(L, T->c, NULL, a->z1, a->l, tn, T->r))) return s;
     const char *mode1 = nsc_onestep_mode(P);
-    if (!use_memo && had_alt && a->have_mask && info.lcp_solved) memo_add(a, mode1);
+    if (!memo && had_alt && a->have_mask && info.lcp_solved) memo_add(a, mode1);
     memcpy(a->sw1, T->sw, (size_t)a->nsw);
     int nflip = a->nsw ? nsc_lcs_switch_update(L, a->z1, a->sw1) : 0;
     int changed = nflip || !a->have_mask || memcmp(mode1, a->mask, (size_t)a->m);
@@ -513,7 +535,7 @@ static long step_units(const ex *a, long kt, int *land)
 {
     long k = a->kcur;
     *land = 0;
-    if (kt <= k + k / 4) { *land = 1; return kt; }
+    if (kt <= k + k / 4 && kt <= a->kmax) { *land = 1; return kt; }
     if (kt < 2 * k) return kt / 2;
     return k;
 }
