@@ -67,6 +67,10 @@ typedef struct nsc_sim_stats {
     long nl_iters;       /* their Newton iterations in all (each a linear complementarity solve) */
     long nl_fails;       /* of them, not converged (the step retried shorter, or the run's error) */
     int nl_maxit;        /* the most iterations one problem took */
+    int exact;           /* 1: the exact transient ran (stepper_exact.c); 2: it handed over to the
+                            adaptive one at exact_until */
+    double exact_until;
+    long flows;          /* exact: the modes' flows built */
 } nsc_sim_stats;
 
 /* Transient: probes (n > 0) define the columns. Returns NSC_OK with a complete

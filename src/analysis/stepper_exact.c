@@ -38,7 +38,9 @@
 #define NSC_EX_FLOWS 64     /* flows cached (mode and switch states) */
 #define NSC_EX_H0 1e-3      /* h0 <= this times href, H / 2^K for H = the largest step */
 #define NSC_EX_LOC 1e-3     /* events located to this fraction of the step that found them */
-#define NSC_EX_NMAX 200     /* largest augmented state */
+#define NSC_EX_NMAX 64      /* largest augmented state (a flow costs ~2 K N^3 to build) */
+#define NSC_EX_FLOWS_MIN 16 /* after this many flows built, ... */
+#define NSC_EX_STEPS_FLOW 8 /* ... fewer steps than this per flow: the theta-scheme takes over */
 #define NSC_EX_EVRUN 1000   /* event steps in a row, each shorter than 1e-6 href: chattering */
 #define NSC_EX_KMAX 40
 #define NSC_PI 3.14159265358979323846
@@ -67,7 +69,7 @@ typedef struct ex {
     double h0, href, hmax, t, eps;
     long kcur, kmax;         /* the error control's step and the largest, in units of h0 */
     double *sa, *sb;         /* [nsrc] the sources' u'' = -a u - b u' */
-    double *x, *xm, *x1, *xt, *wk;   /* [N] states */
+    double *x, *xm, *x1, *xt, *xm2, *wk;   /* [N] states */
     double *z, *zf, *l, *g, *w;      /* [n], [n], [m], [m], [nsrc] */
     double *z1, *w1;                 /* [n], [nsrc]: the event step's */
     double *gtol, *lm;               /* [m] the guards' tolerances (guard_tol), l at the midpoint */
@@ -108,7 +110,7 @@ static void ex_free(ex *a)
         free(a->cache[q].key);
         nsc_flow_free(a->cache[q].F);
     }
-    free(a->sa); free(a->sb); free(a->x); free(a->xm); free(a->x1); free(a->xt); free(a->wk);
+    free(a->sa); free(a->sb); free(a->x); free(a->xm); free(a->x1); free(a->xt); free(a->xm2); free(a->wk);
     free(a->z); free(a->zf); free(a->l); free(a->g); free(a->w); free(a->z1); free(a->w1); free(a->gtol); free(a->lm); free(a->gm); free(a->g1); free(a->pw); free(a->gsgn);
     free(a->v0); free(a->vm); free(a->v1); free(a->rtol); free(a->mask); free(a->sw1); free(a->key); free(a->alt); free(a->althi);
 }
@@ -157,14 +159,14 @@ static int ex_init(ex *a, nsc_tran *T)
     a->kcur = pow2_below((long)fmax(1.0, floor(a->href / a->h0)));
     int N = a->N, n = a->n, m = a->m;
     a->sa = vec(a->nsrc), a->sb = vec(a->nsrc);
-    a->x = vec(N), a->xm = vec(N), a->x1 = vec(N), a->xt = vec(N), a->wk = vec(N);
+    a->x = vec(N), a->xm = vec(N), a->x1 = vec(N), a->xt = vec(N), a->xm2 = vec(N), a->wk = vec(N);
     a->z = vec(n), a->zf = vec(n), a->l = vec(m), a->g = vec(m), a->w = vec(a->nsrc);
     a->z1 = vec(n), a->w1 = vec(a->nsrc), a->gtol = vec(m), a->lm = vec(m), a->gm = vec(m), a->g1 = vec(m), a->pw = vec(m), a->gsgn = vec(m);
     a->v0 = vec(a->nc), a->vm = vec(a->nc), a->v1 = vec(a->nc), a->rtol = vec(a->nc);
     a->mask = calloc((size_t)m + 1, 1), a->sw1 = calloc((size_t)a->nsw + 1, 1);
     a->key = calloc((size_t)(m + a->nsw) + 1, 1);
     a->alt = calloc((size_t)m + 1, 1), a->althi = calloc((size_t)m + 1, 1);
-    if (!a->sa || !a->sb || !a->x || !a->xm || !a->x1 || !a->xt || !a->wk || !a->z || !a->zf || !a->l || !a->g
+    if (!a->sa || !a->sb || !a->x || !a->xm || !a->x1 || !a->xt || !a->xm2 || !a->wk || !a->z || !a->zf || !a->l || !a->g
         || !a->w || !a->z1 || !a->w1 || !a->gtol || !a->lm || !a->gm || !a->g1 || !a->pw || !a->gsgn || !a->v0 || !a->vm || !a->v1 || !a->rtol || !a->mask || !a->sw1 || !a->key || !a->alt || !a->althi)
         return -1;
     for (int q = 1; q < a->nc; q++)                         /* a current's ABSTOL, else VNTOL */
@@ -293,9 +295,10 @@ static int violated(ex *a, const double *x, double *g)
 
 /* ---- flows ---- */
 
-/* a->F: the flow of (mask, switch states), from the cache or built (its three
+/* a->F: the flow of (mask, switch states), from the cache or built (its two
  * implicit-Euler problems from the problem cache). 0, 1 when the mode's system
- * is singular, else a failure status. */
+ * is singular, 2 when the flows built would not repay themselves (a new mode
+ * every few steps: the 15-inverter cascade's 600 pairs), else a failure status. */
 static int flow_get(ex *a)
 {
     nsc_tran *T = a->T;
@@ -311,6 +314,7 @@ static int flow_get(ex *a)
         }
         if (a->cache[q].last < a->cache[lru].last) lru = q;
     }
+    if (T->st->flows >= NSC_EX_FLOWS_MIN && T->st->flows * NSC_EX_STEPS_FLOW > T->st->steps) return 2;
     nsc_onestep *P[2];
     const double hs[2] = { a->h0, a->h0 / 2 };
     for (int q = 0; q < 2; q++) {
@@ -320,6 +324,7 @@ static int flow_get(ex *a)
     nsc_flow *F;
     int s = nsc_flow_build(P[0], P[1], P[0], a->mask, a->sa, a->sb, a->K, &F);
     if (s) return s > 0 ? 1 : nsc_err(T->r, NSC_ESIM, NULL, "time %.9g s: the flow of a mode could not be built", a->t);
+    T->st->flows++;
     exf *e = &a->cache[a->nf < NSC_EX_FLOWS ? a->nf++ : lru];
     if (!e->key && !(e->key = malloc((size_t)nk + 1))) { nsc_flow_free(F); return nsc_oom(T->r); }
     nsc_flow_free(e->F);
@@ -371,23 +376,29 @@ static int log_changes(ex *a, double t, const char *mode1)
 }
 
 /* The memo of the event whose old mode is (mask, sw) and whose guards fail as
- * in althi, or NULL. */
-static exmemo *memo_find(ex *a)
+ * in althi; else one from the same mode (exact = 0); NULL when none. */
+static exmemo *memo_find(ex *a, int *exact)
 {
     int m = a->m, nk = m + a->nsw;
+    exmemo *near = NULL;
     memcpy(a->key, a->mask, (size_t)m);
     memcpy(a->key + m, a->T->sw, (size_t)a->nsw);
-    for (int q = 0; q < a->nmemo; q++)
-        if (!memcmp(a->memo[q].from, a->key, (size_t)nk) && !memcmp(a->memo[q].hit, a->althi, (size_t)m))
-            return &a->memo[q];
-    return NULL;
+    for (int q = 0; q < a->nmemo; q++) {
+        if (memcmp(a->memo[q].from, a->key, (size_t)nk)) continue;
+        if (!memcmp(a->memo[q].hit, a->althi, (size_t)m)) { *exact = 1; return &a->memo[q]; }
+        near = &a->memo[q];
+    }
+    *exact = 0;
+    return near;
 }
 
-/* Remember the event from (mask, sw, althi) to mode1 (round robin). */
-static void memo_add(ex *a, const char *mode1)
+/* Remember the event from (mask, sw, althi) to mode1: in e (the entry found
+ * for exactly that), else a new entry (round robin). */
+static void memo_add(ex *a, exmemo *e, const char *mode1)
 {
     int m = a->m, nk = m + a->nsw;
-    exmemo *e = &a->memo[a->nmemo < NSC_EX_MEMO ? a->nmemo : a->memo_next];
+    if (e) { memcpy(e->to, mode1, (size_t)m); return; }
+    e = &a->memo[a->nmemo < NSC_EX_MEMO ? a->nmemo : a->memo_next];
     if (a->nmemo < NSC_EX_MEMO) {
         if (!(e->from = malloc((size_t)(nk + 2 * m) + 1))) return;
         a->nmemo++;
@@ -405,7 +416,7 @@ static void memo_add(ex *a, const char *mode1)
  * remembered outcome, the current mode, the mode with the failing guards
  * changed) into z1, l. 0, 1 when it has no solution (info, *P say why), or
  * a failure status (negative). */
-static int ev_solve(ex *a, double dt, nsc_onestep **P, nsc_step_info *info, int *used_memo)
+static int ev_solve(ex *a, double dt, nsc_onestep **P, nsc_step_info *info, exmemo **hit)
 {
     nsc_tran *T = a->T;
     const nsc_lcs *L = a->L;
@@ -413,8 +424,9 @@ static int ev_solve(ex *a, double dt, nsc_onestep **P, nsc_step_info *info, int 
     int oneoff = !(k == ldexp(1.0, ilogb(k)));               /* 2^j h0: a regular slot of the cache */
     nsc_status s = nsc_pcache_get(T->cache, dt, 1.0, T->sw, oneoff, P, T->st, T->r);
     if (s) return -(int)s;
-    exmemo *me = a->have_alt && a->have_mask ? memo_find(a) : NULL;
-    *used_memo = me != NULL;
+    int exact = 0;
+    exmemo *me = a->have_alt && a->have_mask ? memo_find(a, &exact) : NULL;
+    *hit = exact ? me : NULL;
     nsc_onestep_set_mode(*P, me ? me->to : a->have_mask ? a->mask : NULL);
     nsc_onestep_set_alt(*P, me ? a->mask : a->have_alt ? a->althi : NULL);
     for (int j = 0; j < a->nsrc; j++) {
@@ -446,7 +458,8 @@ static nsc_status ev_step(ex *a, double dt)
     nsc_onestep *P = NULL;
     nsc_step_info info;
     nsc_status s;
-    int memo = 0, had_alt = a->have_alt, r = 1;
+    exmemo *memo = NULL;
+    int had_alt = a->have_alt, r = 1;
     for (int q = 0; q < 3 && r == 1; q++) {
         if (q > 0 && dt * 8 > a->href) break;
         if (q > 0) dt *= 8;
@@ -460,7 +473,7 @@ static nsc_status ev_step(ex *a, double dt)
         return NSC_ESIM;
     }
     const char *mode1 = nsc_onestep_mode(P);
-    if (!memo && had_alt && a->have_mask && info.lcp_solved) memo_add(a, mode1);
+    if (had_alt && a->have_mask && (!memo || info.lcp_solved || info.active_set)) memo_add(a, memo, mode1);
     memcpy(a->sw1, T->sw, (size_t)a->nsw);
     int nflip = a->nsw ? nsc_lcs_switch_update(L, a->z1, a->sw1) : 0;
     int changed = nflip || !a->have_mask || memcmp(mode1, a->mask, (size_t)a->m);
@@ -561,6 +574,34 @@ static nsc_status accept(ex *a, double tm, double t1, long k, int land, double e
     return NSC_OK;
 }
 
+/* Stop here for the adaptive stepper: the state at t (after an event step:
+ * z, l, switch states, the last row's probes) into T's hand-over arrays. */
+static nsc_status hand_over(ex *a)
+{
+    nsc_tran *T = a->T;
+    memcpy(T->hz, a->z, sizeof(double) * (size_t)a->n);
+    memcpy(T->hl, a->l, sizeof(double) * (size_t)a->m);
+    for (int j = 0; j < a->nsrc; j++) T->hw[j] = nsc_wave_eval(a->L->src[j].wave, a->t);
+    memcpy(T->hv, a->v1, sizeof(double) * (size_t)a->nc);
+    T->hv[0] = a->t;
+    T->t0 = a->t;
+    T->handover = 1;
+    T->st->exact = 2;
+    T->st->exact_until = a->t;
+    return NSC_OK;
+}
+
+/* x1 carried on by r < h0: the quadratic through the flow at 0, h0, 2 h0 (error
+ * O(h0^3 x''')); linear over one substep it was O(r h0 x''): 4e-5 V after an
+ * RC's 1 ns edge with h0 = 10 ns. */
+static void rest(ex *a, double r)
+{
+    double s = r / a->h0, c1 = s * (2 - s), c2 = s * (s - 1) / 2, c0 = 1 - c1 - c2;
+    nsc_flow_advance(a->F, 1, a->x1, a->xt, a->wk);              /* x(h0) */
+    nsc_flow_advance(a->F, 1, a->xt, a->xm2, a->wk);             /* x(2 h0) */
+    for (int i = 0; i < a->N; i++) a->x1[i] = c0 * a->x1[i] + c1 * a->xt[i] + c2 * a->xm2[i];
+}
+
 /* One step from a->t in the current mode (or the mode change that interrupts it). */
 static nsc_status step(ex *a)
 {
@@ -569,11 +610,16 @@ static nsc_status step(ex *a)
     if (!a->F) {
         int s = flow_get(a);
         if (s == 1) return ev_step(a, a->h0);               /* a singular mode: the scheme's step */
+        if (s == 2) return hand_over(a);
         if (s) return (nsc_status)s;
     }
     seed(a, a->t);
     if (fresh) guard_tol(a, a->x);
-    if (violated(a, a->x, a->g)) return ev_step(a, a->h0);       /* the mode ends at t (a source's jump) */
+    if (violated(a, a->x, a->g)) {                          /* the mode ends at t (a source's corner) */
+        memcpy(a->althi, a->alt, (size_t)a->m);
+        a->have_alt = 1;
+        return ev_step(a, a->h0);
+    }
     double tg = nsc_bpq_after(T->bp, a->t + a->eps), tstop = a->o->tstop;
     tg = tg < tstop ? tg : tstop;
     if (a->t < a->o->tstart - a->eps && a->o->tstart < tg) tg = a->o->tstart;
@@ -584,14 +630,13 @@ static nsc_status step(ex *a)
     double tm = a->t + (double)km * a->h0, t1 = land ? tg : a->t + (double)k * a->h0;
     nsc_flow_advance(a->F, km, a->x, a->xm, a->wk);
     nsc_flow_advance(a->F, k - km, a->xm, a->x1, a->wk);
-    if (land && rem > 0) {                                  /* the rest (< h0) by the first substep, linearly */
-        nsc_flow_advance(a->F, 1, a->x1, a->xt, a->wk);
-        for (int i = 0; i < a->N; i++) a->x1[i] += rem / a->h0 * (a->xt[i] - a->x1[i]);
-    }
+    if (land && rem > 0) rest(a, rem);
     long ktol = pow2_below((long)fmax(1.0, NSC_EX_LOC * (double)k));
     if (km > 0 && violated(a, a->xm, a->gm)) return locate(a, a->x, 0, km, ktol);
     if (violated(a, a->x1, a->g1)) {
         if (k - km > 0) return locate(a, a->xm, km, k, ktol);
+        memcpy(a->althi, a->alt, (size_t)a->m);
+        a->have_alt = 1;
         return ev_step(a, t1 - a->t);                       /* (a sliver before the target) */
     }
     if (!a->v0_ok) x_probes(a, a->x, NULL, a->v0);
@@ -614,9 +659,10 @@ nsc_status nsc_tran_exact(nsc_tran *T)
     ex A, *a = &A;
     nsc_status s = NSC_OK;
     T->st->hmin_used = INFINITY;
+    T->st->exact = 1;
     if (ex_init(a, T)) { s = nsc_oom(T->r); goto done; }
     s = ev_step(a, a->h0);                                  /* the first mode, from the initial state */
-    while (!s && a->t < o->tstop - a->eps) {
+    while (!s && !T->handover && a->t < o->tstop - a->eps) {
         if (o->stop && *o->stop) {
             W->end = NSC_RUN_INTERRUPTED;
             W->end_msg = nsc_strdup("by a signal");
@@ -630,7 +676,7 @@ done:
         W->end = NSC_RUN_FAILED;
         W->end_msg = nsc_end_msg(T->r, "solver failure");
     }
-    if (T->st->hmin_used == INFINITY) T->st->hmin_used = 0;
+    if (T->st->hmin_used == INFINITY && !T->handover) T->st->hmin_used = 0;
     ex_free(a);
     return s;
 }
