@@ -3,6 +3,7 @@
 
 #include <criterion/criterion.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,4 +216,18 @@ double tu_interp(const tu_table *t, int col, double x)
     }
     double a = (x - TU_AT(t, lo, 0)) / (TU_AT(t, hi, 0) - TU_AT(t, lo, 0));
     return (1 - a) * TU_AT(t, lo, col) + a * TU_AT(t, hi, col);
+}
+
+double tu_rms_rel(const tu_table *a, const tu_table *b, const char *sig)
+{
+    int ca = tu_table_col(a, sig), cb = tu_table_col(b, sig);
+    if (ca < 1 || cb < 1 || b->nrow < 1) return NAN;
+    double lo = INFINITY, hi = -INFINITY, s = 0;
+    for (int i = 0; i < b->nrow; i++) {
+        double v = TU_AT(b, i, cb), d = tu_interp(a, ca, TU_AT(b, i, 0)) - v;
+        lo = fmin(lo, v);
+        hi = fmax(hi, v);
+        s += d * d;
+    }
+    return sqrt(s / b->nrow) / (hi - lo);
 }

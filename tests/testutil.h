@@ -28,6 +28,9 @@ int tu_table_col(const tu_table *t, const char *name); /* -1 if absent (case-ins
 /* Column col of t at time x, linear between rows (column 0 increasing; held beyond the ends). */
 double tu_interp(const tu_table *t, int col, double x);
 #define TU_AT(t, r, c) ((t)->v[(size_t)(r) * (t)->ncol + (c)])
+/* RMS over b's rows of (a - b) in column sig (a linear between its rows),
+ * relative to b's range; NAN when either lacks the column. */
+double tu_rms_rel(const tu_table *a, const tu_table *b, const char *sig);
 
 /* Run a shell command; returns its exit status (or -1), output captured into a
  * malloc'd string *out (may be NULL to discard). */

@@ -34,6 +34,7 @@ nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_o
     o->tstep = c->has_tran ? c->tstep : 0;
     o->tstart = c->has_tran ? c->tstart : 0;
     o->adaptive = steady || (!(cfg->step > 0) && !c->stepping_fixed);
+    o->exact = o->adaptive && !steady && c->stepping_exact;
     /* the steady state is always adaptive: --step is its largest step, and a
      * stepping=fixed netlist's TMAX is its fixed step, not a ceiling */
     double tmax = cfg->step > 0 ? cfg->step : steady && c->stepping_fixed ? 0 : c->tmax;

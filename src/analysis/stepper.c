@@ -625,11 +625,18 @@ static nsc_status fixed_step_row(tran_run *R, double tn, double hh)
     return nsc_waves_add(R->Ws, R->v1) ? nsc_waves_add_error(R->Ws, R->r) : NSC_OK;
 }
 
-/* The adaptive transient from the state at t0 (stepper_adapt.c). */
+/* The adaptive transient from the state at t0 (stepper_adapt.c), or the exact
+ * one (stepper_exact.c) where asked and in its scope, which may hand over to
+ * the adaptive one (its state written into R's arrays). */
 static nsc_status tran_adaptive(tran_run *R)
 {
     nsc_tran T = { R->c, R->o, R->L, &R->cache, R->f, R->nprobe, R->W, R->sw, &R->bp, R->z0, R->l, R->w0, R->v0,
-                   R->jout, R->st, R->r, R->io, R->acc, R->lpk, R->pklist, R->npk };
+                   R->jout, R->st, R->r, R->io, R->acc, R->lpk, R->pklist, R->npk,
+                   0.0, R->z0, R->l, R->w0, R->v0, 0 };
+    if (R->o->exact && nsc_tran_exact_ok(&T)) {
+        nsc_status s = nsc_tran_exact(&T);
+        if (s || !T.handover) return s;
+    }
     return nsc_tran_adaptive(&T);
 }
 

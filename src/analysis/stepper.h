@@ -22,6 +22,7 @@ typedef struct nsc_tran_opts {
                                      accepted steps (all columns, from tstart), what .meas reads */
     double theta;                 /* 0.5 .. 1 */
     int adaptive;                 /* 1: error-controlled steps with located events (stepper_adapt.c) */
+    int exact;                    /* with adaptive: the flow of each mode where it applies (stepper_exact.c) */
     double reltol, abstol, vntol, trtol;   /* adaptive: SPICE tolerances (all > 0) */
     int events;                   /* adaptive: log every state change in W->ev (--events) */
     double gmin;
@@ -66,6 +67,10 @@ typedef struct nsc_sim_stats {
     long nl_iters;       /* their Newton iterations in all (each a linear complementarity solve) */
     long nl_fails;       /* of them, not converged (the step retried shorter, or the run's error) */
     int nl_maxit;        /* the most iterations one problem took */
+    int exact;           /* 1: the exact transient ran (stepper_exact.c); 2: it handed over to the
+                            adaptive one at exact_until */
+    double exact_until;
+    long flows;          /* exact: the modes' flows built */
 } nsc_sim_stats;
 
 /* Transient: probes (n > 0) define the columns. Returns NSC_OK with a complete

@@ -955,7 +955,7 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
     c->t_lastev = c->chat_until = -INFINITY;
     c->t_cap = INFINITY;
     c->restart = c->dirty = 1;
-    c->t = T->io ? T->io->t0 : 0.0;
+    c->t = T->io ? T->io->t0 : T->t0;
     if (o->steps && o->interp && steps_table(a, c->t)) { s = nsc_waves_add_error(a->Ws, T->r); goto fail; }
     hist_reset(a, c->t, a->z0, a->w0);
     a->have_mode = a->m == 0;                                /* no pairs: the (empty) mode is known */

@@ -135,11 +135,21 @@ typedef struct nsc_tran {
                               * for the pairs pklist[0..npk) a device checks; the others keep l0) */
     const int *pklist;
     int npk;
+    double t0;               /* the start without io: 0, or where the exact transient handed over */
+    double *hz, *hl, *hw, *hv;   /* the exact transient's hand-over: the state at t0 written here
+                                    (z0, l0, w0, v0 point to the same arrays) and handover set */
+    int handover;
 } nsc_tran;
 
 /* The adaptive transient (stepper_adapt.c): NSC_OK, or NSC_ESIM/NSC_ENOMEM with
  * W->end and W->end_msg set. W->t_end is the time reached. */
 nsc_status nsc_tran_adaptive(nsc_tran *T);
+/* The exact transient (stepper_exact.c, .options stepping=exact): 1 when T is in its scope
+ * (else the adaptive one runs), and the run, as nsc_tran_adaptive; when its
+ * modes turn out too many to repay their flows it stops at T->t0 with the
+ * state in hz, hl, hw, hv and T->handover set, for nsc_tran_adaptive. */
+int nsc_tran_exact_ok(const nsc_tran *T);
+nsc_status nsc_tran_exact(nsc_tran *T);
 
 /* The operating point of C->L (an NSC_ASM_OP LCS of c) with sources s[n], e[m]
  * from the source values w (issue 29: .ac, .dc; .op), checked as a step is

@@ -671,7 +671,14 @@ static nsc_status write_results(job *J, const cli *C, nsc_status s, nsc_report *
 /* The --stats lines after the summary's. */
 static void print_stats(const nsc_sim_stats *st, const nsc_tran_opts *o)
 {
-    if (o->adaptive)
+    if (st->exact == 2)
+        fprintf(stderr, "nscircuit: exact steps to %.9g s (%ld flows built: a new mode every few steps), then "
+                        "adaptive\n", st->exact_until, st->flows);
+    if (st->exact == 1)
+        fprintf(stderr, "nscircuit: exact steps (the flow of each mode; %ld flows built) from %.3g to %.3g s "
+                        "(at most %g), %ld events located on the flow\n", st->flows, st->hmin_used, st->hmax_used,
+                o->h, st->locate_trials);
+    else if (o->adaptive)
         fprintf(stderr, "nscircuit: adaptive steps from %.3g to %.3g s (at most %g), %ld trials locating "
                         "events, %ld mode changes captured inside steps (chattering)\n",
                 st->hmin_used, st->hmax_used, o->h, st->locate_trials, st->captured);

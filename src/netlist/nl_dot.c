@@ -142,9 +142,10 @@ static nsc_status card_options(elab *E, scope *sc, const nl_card *cd)
             const nl_field *vf = &f->sub[1];
             const char *s = vf->kind == NL_F_WORD || vf->kind == NL_F_STRING ? vf->u.s
                           : vf->kind == NL_F_EXPR && vf->u.x->op == NL_X_PARAM ? vf->u.x->name : NULL;
-            if (s && !strcmp(s, "fixed")) c->stepping_fixed = 1;
-            else if (s && !strcmp(s, "adaptive")) c->stepping_fixed = 0;
-            else return nle_err(E, sc, cd, vf, "stepping must be 'adaptive' or 'fixed'");
+            if (s && !strcmp(s, "fixed")) c->stepping_fixed = 1, c->stepping_exact = 0;
+            else if (s && !strcmp(s, "adaptive")) c->stepping_fixed = 0, c->stepping_exact = 0;
+            else if (s && !strcmp(s, "exact")) c->stepping_fixed = 0, c->stepping_exact = 1;
+            else return nle_err(E, sc, cd, vf, "stepping must be 'adaptive', 'exact' or 'fixed'");
         } else if (!k && f->kind == NL_F_WORD && nsc_strieq(f->u.s, "nostepsizelimit")) {
             c->stepsizelimit = 0;                        /* ngspice's 'set nostepsizelimit': the default */
         } else if (!k && f->kind == NL_F_WORD && nsc_strieq(f->u.s, "stepsizelimit")) {

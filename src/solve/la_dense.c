@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include "la_dense.h"
 
 void dgetrf_(int *m, int *n, double *a, int *lda, int *ipiv, int *info);
@@ -113,5 +114,34 @@ void nsc_dense_equilibrate(int m, int n, const double *A, int lda, double *r, do
         double cmax = 0;
         for (int i = 0; i < m; i++) cmax = fmax(cmax, fabs(r[i] * A[i + (size_t)j * lda]));
         c[j] = pow2_inv(cmax); /* c_j ~ 1/max_i |r_i A(i,j)| */
+    }
+}
+
+/* out = G u, G nout x ncol column-major (la_dense.h): four columns per sweep of out */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((optimize("tree-vectorize"), target_clones("avx2", "default")))   /* no FMA: same rounding */
+#elif defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("tree-vectorize")))
+#endif
+void nsc_dense_gemv_small(int nout, int ncol, const double *restrict G, const double *restrict u,
+                          double *restrict out)
+{
+    int c = 0;
+    if (ncol % 2) {
+        const double *g = G;
+        for (int i = 0; i < nout; i++) out[i] = g[i] * u[0];
+        c = 1;
+    } else {
+        memset(out, 0, sizeof(double) * (size_t)nout);
+    }
+    for (; c + 3 < ncol; c += 4) {
+        const double *g0 = G + (size_t)c * nout, *g1 = g0 + nout, *g2 = g1 + nout, *g3 = g2 + nout;
+        double u0 = u[c], u1 = u[c + 1], u2 = u[c + 2], u3 = u[c + 3];
+        for (int i = 0; i < nout; i++) out[i] += (g0[i] * u0 + g1[i] * u1) + (g2[i] * u2 + g3[i] * u3);
+    }
+    for (; c + 1 < ncol; c += 2) {
+        const double *g0 = G + (size_t)c * nout, *g1 = g0 + nout;
+        double u0 = u[c], u1 = u[c + 1];
+        for (int i = 0; i < nout; i++) out[i] += g0[i] * u0 + g1[i] * u1;
     }
 }

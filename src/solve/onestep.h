@@ -158,6 +158,14 @@ int nsc_onestep_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const
 int nsc_onestep_step(nsc_onestep *P, nsc_solver solver, const double *z0, const double *w0,
                      const double *w1, double *z1, double *l, nsc_step_info *info);
 
+/* The affine map of one step of P (h > 0) in the active set mask (m flags),
+ * for the exact flow of a mode (solve/flow.c): G, (n + m) x (n + 2 nsrc + 1)
+ * column-major, on u = [z0; w0; w1; 1]: rows 0..n-1 give z1, row n + i pair i's
+ * l_i (active and not separable) or g_i = C_i z1 + D_i l + e_i (the others; an
+ * active separable pair's l_i = -g_i dinv[i]). dinv (NULL or [m]): 1 / D_ii of
+ * the separable pairs, 0 elsewhere. 0 ok, 1 the mode is singular, -1 failure. */
+int nsc_onestep_affine(nsc_onestep *P, const char *mask, double *G, double *dinv);
+
 /* The sensitivity of the last accepted step of P to its start (mode and step
  * size frozen): each column dz0 of S (n x ncol, column-major) becomes
  * dz1 = dz1/dz0 dz0 in place. The monodromy matrix of a period is the product

@@ -8,6 +8,7 @@
  * (followed by the pair rows, whose e adds e0 to the constant column and Se to
  * the w1 columns). */
 #include "onestep_map.h"
+#include "la_dense.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -115,60 +116,70 @@ done:
     return ok;
 }
 
+/* Column g (n + m) of mode M's affine map for the input (kind, k): kind 0 z0_k
+ * (R(:,k)), 1 w0_k (Sw0(:,k)), 2 w1_k (Sw1(:,k), Se(:,k)), 3 the constant (sc - c,
+ * -e0_Na): K^-1 times the right-hand side's derivative, then per pair l_i
+ * (active N) or g_i = C_i z + D_i l_Na + e_i. P->posn must index M's active N
+ * pairs; ed: [m] work. 0, or -1 when the solve fails. */
+int nsc_map_column(nsc_onestep *P, nsc_mode *M, int kind, int k, double *g, double *ed)
+{
+    const nsc_lcs *L = P->L;
+    int n = P->n, m = P->m, N = n + M->nan;
+    double *x = P->x;
+    const nsc_sparse *B = P->B, *Ct = P->Ct, *Dt = P->Dt, *Se = L->Se;
+    memset(x, 0, sizeof(double) * (size_t)N);
+    memset(ed, 0, sizeof(double) * (size_t)m);
+    if (kind == 0) {                                             /* z0_k: R(:,k) */
+        for (int q = P->R->p[k]; q < P->R->p[k + 1]; q++) x[P->R->i[q]] = P->R->x[q];
+    } else if (kind == 1) {                                      /* w0_k: Sw0(:,k) */
+        for (int q = P->Sw0->p[k]; q < P->Sw0->p[k + 1]; q++) x[P->Sw0->i[q]] = P->Sw0->x[q];
+    } else if (kind == 2) {                                      /* w1_k: Sw1(:,k), Se(:,k) */
+        for (int q = P->Sw1->p[k]; q < P->Sw1->p[k + 1]; q++) x[P->Sw1->i[q]] = P->Sw1->x[q];
+        for (int q = Se->p[k]; q < Se->p[k + 1]; q++) {
+            int i = Se->i[q];
+            double v = Se->x[q];
+            ed[i] += v;
+            if (!M->mask[i]) continue;
+            if (P->sep[i])
+                for (int b = B->p[i]; b < B->p[i + 1]; b++) x[B->i[b]] -= B->x[b] * v * P->dinv[i];
+            else
+                x[n + P->posn[i]] -= v;
+        }
+    } else {                                                     /* 1: sc - c, -e0_Na */
+        for (int i = 0; i < n; i++) x[i] = P->sc[i] - M->c[i];
+        for (int a = 0; a < M->nan; a++) x[n + a] = -L->e0[M->actn[a]];
+        memcpy(ed, L->e0, sizeof(double) * (size_t)m);
+    }
+    if (nsc_klu_solve(M->F, x, 1)) return -1;                   /* G(:,c) = K \ rhs_c */
+    memcpy(g, x, sizeof(double) * (size_t)n);
+    for (int i = 0; i < m; i++) {
+        if (M->mask[i] && !P->sep[i]) { g[n + i] = x[n + P->posn[i]]; continue; }
+        double v = ed[i];                                        /* g_i = C_i z + D_i l_Na + e_i */
+        for (int q = Ct->p[i]; q < Ct->p[i + 1]; q++) v += Ct->x[q] * x[Ct->i[q]];
+        if (!P->sep[i])
+            for (int q = Dt->p[i]; q < Dt->p[i + 1]; q++)
+                if (P->posn[Dt->i[q]] >= 0) v += Dt->x[q] * x[n + P->posn[Dt->i[q]]];
+        g[n + i] = v;
+    }
+    return 0;
+}
+
 int nsc_map_build(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0, const double *w1,
                   const double *z1)
 {
     nsc_map *Q = P->map;
-    const nsc_lcs *L = P->L;
     int n = P->n, m = P->m, nout = n + m, N = n + M->nan;
     if (!Q || M->singular || M->G) return 0;
     double *G = nsc_calloc((size_t)nout * (size_t)Q->ncol, sizeof(double));
     double *xs = malloc(sizeof(double) * (size_t)N);             /* the step's sparse solution */
     if (!G || !xs) { free(G); free(xs); return -1; }
     memcpy(xs, P->x, sizeof(double) * (size_t)N);
-    double *x = P->x, *ed = Q->ed;
-    const nsc_sparse *B = P->B, *Ct = P->Ct, *Dt = P->Dt, *Se = L->Se;
     for (int a = 0; a < M->nan; a++) P->posn[M->actn[a]] = a;
     int ret = -1;
     for (int c = 0; c < Q->ncol; c++) {
-        memset(x, 0, sizeof(double) * (size_t)N);
-        memset(ed, 0, sizeof(double) * (size_t)m);
-        if (c < Q->nz) {                                         /* z0_k: R(:,k) */
-            int k = Q->zcol[c];
-            for (int q = P->R->p[k]; q < P->R->p[k + 1]; q++) x[P->R->i[q]] = P->R->x[q];
-        } else if (c < Q->nz + Q->nw0) {                         /* w0_q: Sw0(:,q) */
-            int k = Q->w0col[c - Q->nz];
-            for (int q = P->Sw0->p[k]; q < P->Sw0->p[k + 1]; q++) x[P->Sw0->i[q]] = P->Sw0->x[q];
-        } else if (c < Q->ncol - 1) {                            /* w1_q: Sw1(:,q), Se(:,q) */
-            int k = Q->w1col[c - Q->nz - Q->nw0];
-            for (int q = P->Sw1->p[k]; q < P->Sw1->p[k + 1]; q++) x[P->Sw1->i[q]] = P->Sw1->x[q];
-            for (int q = Se->p[k]; q < Se->p[k + 1]; q++) {
-                int i = Se->i[q];
-                double v = Se->x[q];
-                ed[i] += v;
-                if (!M->mask[i]) continue;
-                if (P->sep[i])
-                    for (int b = B->p[i]; b < B->p[i + 1]; b++) x[B->i[b]] -= B->x[b] * v * P->dinv[i];
-                else
-                    x[n + P->posn[i]] -= v;
-            }
-        } else {                                                 /* 1: sc - c, -e0_Na */
-            for (int i = 0; i < n; i++) x[i] = P->sc[i] - M->c[i];
-            for (int a = 0; a < M->nan; a++) x[n + a] = -L->e0[M->actn[a]];
-            memcpy(ed, L->e0, sizeof(double) * (size_t)m);
-        }
-        if (nsc_klu_solve(M->F, x, 1)) goto done;               /* G(:,c) = K \ rhs_c */
-        double *g = G + (size_t)c * nout;
-        memcpy(g, x, sizeof(double) * (size_t)n);
-        for (int i = 0; i < m; i++) {
-            if (M->mask[i] && !P->sep[i]) { g[n + i] = x[n + P->posn[i]]; continue; }
-            double v = ed[i];                                    /* g_i = C_i z + D_i l_Na + e_i */
-            for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++) v += Ct->x[k] * x[Ct->i[k]];
-            if (!P->sep[i])
-                for (int k = Dt->p[i]; k < Dt->p[i + 1]; k++)
-                    if (P->posn[Dt->i[k]] >= 0) v += Dt->x[k] * x[n + P->posn[Dt->i[k]]];
-            g[n + i] = v;
-        }
+        int kind = c < Q->nz ? 0 : c < Q->nz + Q->nw0 ? 1 : c < Q->ncol - 1 ? 2 : 3;
+        int k = kind == 0 ? Q->zcol[c] : kind == 1 ? Q->w0col[c - Q->nz] : kind == 2 ? Q->w1col[c - Q->nz - Q->nw0] : 0;
+        if (nsc_map_column(P, M, kind, k, G + (size_t)c * nout, Q->ed)) goto done;
     }
     ret = 0;
     int c = 0;                                                   /* the inputs of this step */
@@ -192,35 +203,6 @@ done:
     return ret;
 }
 
-/* out = G u, G nout x ncol column-major: four columns per sweep of out */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-__attribute__((optimize("tree-vectorize"), target_clones("avx2", "default")))   /* no FMA: same rounding */
-#elif defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("tree-vectorize")))
-#endif
-static void gemv_cols(int nout, int ncol, const double *restrict G, const double *restrict u,
-                      double *restrict out)
-{
-    int c = 0;
-    if (ncol % 2) {
-        const double *g = G;
-        for (int i = 0; i < nout; i++) out[i] = g[i] * u[0];
-        c = 1;
-    } else {
-        memset(out, 0, sizeof(double) * (size_t)nout);
-    }
-    for (; c + 3 < ncol; c += 4) {
-        const double *g0 = G + (size_t)c * nout, *g1 = g0 + nout, *g2 = g1 + nout, *g3 = g2 + nout;
-        double u0 = u[c], u1 = u[c + 1], u2 = u[c + 2], u3 = u[c + 3];
-        for (int i = 0; i < nout; i++) out[i] += (g0[i] * u0 + g1[i] * u1) + (g2[i] * u2 + g3[i] * u3);
-    }
-    for (; c + 1 < ncol; c += 2) {
-        const double *g0 = G + (size_t)c * nout, *g1 = g0 + nout;
-        double u0 = u[c], u1 = u[c + 1];
-        for (int i = 0; i < nout; i++) out[i] += g0[i] * u0 + g1[i] * u1;
-    }
-}
-
 int nsc_map_try(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0, const double *w1,
                 double *z1, double *l, double *res)
 {
@@ -233,7 +215,7 @@ int nsc_map_try(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0,
     for (int a = 0; a < Q->nw0; a++) u[c++] = w0[Q->w0col[a]];
     for (int a = 0; a < Q->nw1; a++) u[c++] = w1[Q->w1col[a]];
     u[c] = 1.0;
-    gemv_cols(nout, ncol, G, u, out);                            /* out = G u */
+    nsc_dense_gemv_small(nout, ncol, G, u, out);                 /* out = G u */
     const double *y = out + n;
     const char *mask = M->mask;
     P->e1 = NULL;                                                /* e = e0 + Se w1 (pair_size) */
@@ -262,4 +244,36 @@ int nsc_map_try(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0,
     memcpy(z1, out, sizeof(double) * (size_t)n);
     *res = viol;
     return 1;
+}
+
+/* 1 when column k of S has no entry (kind 2 also looks at Se). */
+static int column_empty(const nsc_onestep *P, int kind, int k)
+{
+    if (kind == 0) return P->R->p[k + 1] == P->R->p[k];
+    if (kind == 1) return P->Sw0->p[k + 1] == P->Sw0->p[k];
+    return P->Sw1->p[k + 1] == P->Sw1->p[k] && P->L->Se->p[k + 1] == P->L->Se->p[k];
+}
+
+int nsc_onestep_affine(nsc_onestep *P, const char *mask, double *G, double *dinv)
+{
+    int n = P->n, m = P->m, nsrc = P->L->nsrc, nout = n + m, ncol = n + 2 * nsrc + 1;
+    if (!(P->h > 0) || !P->R) return -1;
+    nsc_mode *M = nsc_mode_get(P, mask);
+    if (!M) return -1;
+    if (M->singular) return 1;
+    double *ed = malloc(sizeof(double) * ((size_t)m + 1));
+    if (!ed) return -1;
+    for (int a = 0; a < M->nan; a++) P->posn[M->actn[a]] = a;
+    int ret = 0;
+    memset(G, 0, sizeof(double) * (size_t)nout * (size_t)ncol);
+    for (int c = 0; c < ncol && !ret; c++) {
+        int kind = c < n ? 0 : c < n + nsrc ? 1 : c < n + 2 * nsrc ? 2 : 3;
+        int k = kind == 0 ? c : kind == 1 ? c - n : kind == 2 ? c - n - nsrc : 0;
+        if (kind < 3 && column_empty(P, kind, k)) continue;
+        if (nsc_map_column(P, M, kind, k, G + (size_t)c * nout, ed)) ret = -1;
+    }
+    for (int a = 0; a < M->nan; a++) P->posn[M->actn[a]] = -1;
+    for (int i = 0; dinv && i < m; i++) dinv[i] = P->sep[i] ? P->dinv[i] : 0.0;
+    free(ed);
+    return ret;
 }

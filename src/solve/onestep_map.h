@@ -17,6 +17,10 @@ int nsc_map_hits(const nsc_map *Q);
  * is dropped and M->nomap set. 0 ok (or nothing to do), -1 ENOMEM. */
 int nsc_map_build(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0, const double *w1,
                   const double *z1);
+/* Column g[n + m] of M's affine map for the input kind 0 z0_k, 1 w0_k, 2 w1_k,
+ * 3 the constant (onestep_map.c; ed: [m] work); P->posn must index M's active N pairs. 0 or
+ * -1 (solve failed). */
+int nsc_map_column(nsc_onestep *P, nsc_mode *M, int kind, int k, double *g, double *ed);
 /* The step in mode M by its map: 1 when the mode check holds (z1[n], l[m], *res
  * as nsc_mode_try), 0 when it does not (l overwritten; nothing else changed). */
 int nsc_map_try(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0, const double *w1,

@@ -1,0 +1,682 @@
+/* stepper_exact.c -- the exact transient (.options stepping=exact): in each
+ * mode the LCS is linear and time-invariant on the segments between the
+ * sources' corners, so the state is carried by the mode's flow (solve/flow.h)
+ * instead of a time-stepping scheme: no local truncation error, steps as long
+ * as the waveform allows.
+ *
+ * Steps. A step of k h0 (h0 the flow's smallest substep) from t ends at the
+ * next breakpoint, tstart or tstop when it would reach them, else is the
+ * error control's k. Its midpoint and end are exact points of the flow; the
+ * probes' chord error at the midpoint, e = max_q |v_q(mid) - (v_q(t) + v_q(t1)) / 2|
+ * / (RELTOL max |v_q| + ATOL_q), decides: e > 4 the step is halved and retried,
+ * e > 1 the midpoint is a row too (each half's chord is then within about e / 4),
+ * e < 1/4 the next step doubles. Rows are the steps' ends (and such midpoints):
+ * every row is a point of the flow, and a straight line between rows is within
+ * the tolerance (netlist.md, Waveforms).
+ *
+ * Events. The mode's guards (phi_i >= 0: l_i of an active pair, y_i of an
+ * inactive one, a switch's control on its side of the threshold) are checked
+ * at the midpoint and the end; the first interval in which one fails is
+ * bisected on the flow down to NSC_EX_LOC of the step that found it (not below
+ * h0); the state is carried exactly to the interval's start, and the mode
+ * change is taken by one implicit-Euler step of the one-step problem over the
+ * interval (as the adaptive stepper takes a located event), which also gives
+ * the impulsive transfers of Moreau's scheme. The next mode's flow is built
+ * when first met and cached.
+ *
+ * Scope. Sources DC, PULSE, PWL and SIN (flow.h); no smooth elements, no steady
+ * state, no losses, no interpolated grid; the augmented state at most
+ * NSC_EX_NMAX. Elsewhere the adaptive stepper runs (nsc_tran_exact_ok). */
+#include "stepper_int.h"
+#include "solve/flow.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NSC_EX_FLOWS 64     /* flows cached (mode and switch states) */
+#define NSC_EX_H0 1e-3      /* h0 <= this times href, H / 2^K for H = the largest step */
+#define NSC_EX_LOC 1e-3     /* events located to this fraction of the step that found them */
+#define NSC_EX_NMAX 64      /* largest augmented state (a flow costs ~2 K N^3 to build) */
+#define NSC_EX_FLOWS_MIN 16 /* after this many flows built, ... */
+#define NSC_EX_STEPS_FLOW 8 /* ... fewer steps than this per flow: the theta-scheme takes over */
+#define NSC_EX_EVRUN 1000   /* event steps in a row, each shorter than 1e-6 href: chattering */
+#define NSC_EX_KMAX 40
+#define NSC_PI 3.14159265358979323846
+
+typedef struct exf {
+    char *key;               /* [m + nsw] active set, then switch states */
+    nsc_flow *F;
+    long last;
+} exf;
+
+/* A mode change met before: from (mode, switch states) with the guards
+ * failing as in `hit`, the event step accepted `to`: the next such event
+ * tries `to` first (the active-set iteration from the old mode, or pivoting,
+ * is what an event step costs; a converter repeats its changes every period). */
+typedef struct exmemo {
+    char *from;              /* [m + nsw] */
+    char *hit, *to;          /* [m] */
+} exmemo;
+#define NSC_EX_MEMO 64
+
+typedef struct ex {
+    nsc_tran *T;
+    const nsc_lcs *L;
+    const nsc_tran_opts *o;
+    int n, m, nsw, nsrc, N, K, nc;
+    double h0, href, hmax, t, eps;
+    long kcur, kmax;         /* the error control's step and the largest, in units of h0 */
+    double *sa, *sb;         /* [nsrc] the sources' u'' = -a u - b u' */
+    double *x, *xm, *x1, *xt, *xm2, *wk;   /* [N] states */
+    double *z, *zf, *l, *g, *w;      /* [n], [n], [m], [m], [nsrc] */
+    double *z1, *w1;                 /* [n], [nsrc]: the event step's */
+    double *gtol, *lm;               /* [m] the guards' tolerances (guard_tol), l at the midpoint */
+    double *gm, *g1, *pw, *gsgn;            /* [m] the pair rows at a step's midpoint and end; work */
+    double *v0, *vm, *v1, *rtol;     /* [nc] probe rows and each column's ATOL */
+    char *mask, *sw1, *key;  /* [m], [nsw], [m + nsw] */
+    char *alt, *althi;       /* [m] the mode with the pairs violated at the last check changed; at a bracket's end */
+    int have_alt;
+    int have_mask, evrun;
+    int need_l, need_dz;     /* the probes read multipliers (or pairs' peaks are kept), derivatives */
+    int v0_ok;               /* v0 holds the probes at (t, x) (the last step's end, same flow) */
+    exf cache[NSC_EX_FLOWS];
+    exmemo memo[NSC_EX_MEMO];
+    int nmemo, memo_next;
+    int nf;
+    long clock;
+    nsc_flow *F;             /* the flow of (mask, sw), NULL: not looked up */
+} ex;
+
+/* ---- scope ---- */
+
+int nsc_tran_exact_ok(const nsc_tran *T)
+{
+    const nsc_lcs *L = T->L;
+    if (T->io || T->acc || T->o->interp || L->nsm > 0) return 0;
+    if (L->n + 3 * L->nsrc + 1 > NSC_EX_NMAX) return 0;
+    for (int j = 0; j < L->nsrc; j++) {
+        nsc_wavekind k = L->src[j].wave->kind;
+        if (k == NSC_WAVE_EXP || k == NSC_WAVE_EXPR) return 0;
+    }
+    return 1;
+}
+
+static void ex_free(ex *a)
+{
+    for (int q = 0; q < a->nmemo; q++) free(a->memo[q].from);
+    for (int q = 0; q < a->nf; q++) {
+        free(a->cache[q].key);
+        nsc_flow_free(a->cache[q].F);
+    }
+    free(a->sa); free(a->sb); free(a->x); free(a->xm); free(a->x1); free(a->xt); free(a->xm2); free(a->wk);
+    free(a->z); free(a->zf); free(a->l); free(a->g); free(a->w); free(a->z1); free(a->w1); free(a->gtol); free(a->lm); free(a->gm); free(a->g1); free(a->pw); free(a->gsgn);
+    free(a->v0); free(a->vm); free(a->v1); free(a->rtol); free(a->mask); free(a->sw1); free(a->key); free(a->alt); free(a->althi);
+}
+
+static double *vec(int n)
+{
+    return calloc((size_t)n + 1, sizeof(double));
+}
+
+/* The sources' coefficients: SIN u'' = -(omega^2 + d^2) u - 2 d u'; the others affine. */
+static void src_coef(ex *a)
+{
+    for (int j = 0; j < a->nsrc; j++) {
+        const nsc_wave *W = a->L->src[j].wave;
+        double om = W->kind == NSC_WAVE_SIN ? 2 * NSC_PI * W->p[2] : 0, d = W->kind == NSC_WAVE_SIN ? W->p[4] : 0;
+        a->sa[j] = om * om + d * d;
+        a->sb[j] = 2 * d;
+    }
+}
+
+/* The largest power of 2 <= k (k >= 1): the error control's steps are powers of
+ * 2 of h0, each one product with a level of the flow (flow.h). */
+static long pow2_below(long k)
+{
+    long p = 1;
+    while (p <= k / 2) p *= 2;
+    return p;
+}
+
+/* h0 = H / 2^K <= NSC_EX_H0 href with H the largest step. 0, or -1 (ENOMEM). */
+static int ex_init(ex *a, nsc_tran *T)
+{
+    const nsc_lcs *L = T->L;
+    memset(a, 0, sizeof *a);
+    a->T = T, a->L = L, a->o = T->o;
+    a->n = L->n, a->m = L->m, a->nsw = L->nsw, a->nsrc = L->nsrc;
+    a->N = a->n + 3 * a->nsrc + 1;
+    a->nc = T->nprobe + 1;
+    a->hmax = T->o->h;
+    a->href = T->o->href > 0 && T->o->href < a->hmax ? T->o->href : a->hmax;
+    a->eps = 1e-9 * a->href;
+    int K = (int)ceil(log2(a->hmax / (NSC_EX_H0 * a->href)));
+    a->K = K < 4 ? 4 : K > NSC_EX_KMAX ? NSC_EX_KMAX : K;
+    a->h0 = ldexp(a->hmax, -a->K);
+    a->kmax = 1L << a->K;
+    a->kcur = pow2_below((long)fmax(1.0, floor(a->href / a->h0)));
+    int N = a->N, n = a->n, m = a->m;
+    a->sa = vec(a->nsrc), a->sb = vec(a->nsrc);
+    a->x = vec(N), a->xm = vec(N), a->x1 = vec(N), a->xt = vec(N), a->xm2 = vec(N), a->wk = vec(N);
+    a->z = vec(n), a->zf = vec(n), a->l = vec(m), a->g = vec(m), a->w = vec(a->nsrc);
+    a->z1 = vec(n), a->w1 = vec(a->nsrc), a->gtol = vec(m), a->lm = vec(m), a->gm = vec(m), a->g1 = vec(m), a->pw = vec(m), a->gsgn = vec(m);
+    a->v0 = vec(a->nc), a->vm = vec(a->nc), a->v1 = vec(a->nc), a->rtol = vec(a->nc);
+    a->mask = calloc((size_t)m + 1, 1), a->sw1 = calloc((size_t)a->nsw + 1, 1);
+    a->key = calloc((size_t)(m + a->nsw) + 1, 1);
+    a->alt = calloc((size_t)m + 1, 1), a->althi = calloc((size_t)m + 1, 1);
+    if (!a->sa || !a->sb || !a->x || !a->xm || !a->x1 || !a->xt || !a->xm2 || !a->wk || !a->z || !a->zf || !a->l || !a->g
+        || !a->w || !a->z1 || !a->w1 || !a->gtol || !a->lm || !a->gm || !a->g1 || !a->pw || !a->gsgn || !a->v0 || !a->vm || !a->v1 || !a->rtol || !a->mask || !a->sw1 || !a->key || !a->alt || !a->althi)
+        return -1;
+    for (int q = 1; q < a->nc; q++)                         /* a current's ABSTOL, else VNTOL */
+        a->rtol[q] = T->W->name[q][0] == 'i' ? a->o->abstol : a->o->vntol;
+    src_coef(a);
+    a->need_l = T->npk > 0;
+    for (int q = 0; q < T->nprobe; q++)
+        for (int k = 0; k < T->f[q].nterm; k++) {
+            a->need_l |= T->f[q].t[k].kind == NSC_T_L;
+            a->need_dz |= T->f[q].t[k].kind == NSC_T_DZ;
+        }
+    memcpy(a->z, T->z0, sizeof(double) * (size_t)n);
+    memcpy(a->l, T->l0, sizeof(double) * (size_t)m);
+    memcpy(a->v0, T->v0, sizeof(double) * (size_t)a->nc);
+    return 0;
+}
+
+/* ---- states ---- */
+
+/* Source j at t (its right limit at a corner) as (p, u, v): value p + u, slope v;
+ * corners closer than eps after t are taken as reached (t may be a rounded corner). */
+static void src_state(const nsc_wave *W, double t, double eps, double *p, double *u, double *v)
+{
+    double y = nsc_wave_eval(W, t);
+    *p = 0, *u = y, *v = 0;
+    if (W->kind == NSC_WAVE_DC) { *p = y, *u = 0; return; }
+    if (W->kind == NSC_WAVE_SIN) {
+        const double *q = W->p;
+        if (t + eps < q[3]) { *p = y, *u = 0; return; }     /* constant before TD (a corner) */
+        double om = 2 * NSC_PI * q[2], ph = q[5] * NSC_PI / 180, x = t - q[3], e = q[1] * exp(-x * q[4]);
+        *p = q[0], *u = y - q[0];
+        *v = e * (om * cos(om * x + ph) - q[4] * sin(om * x + ph));
+        return;
+    }
+    /* affine on (t, tc): from two points inside, so that a jump at t (PULSE's
+     * PW = 0, a PWL step) is the right limit even when t is a rounded corner */
+    double tc = nsc_wave_next_corner(W, t + eps), d = tc < INFINITY ? (tc - t) / 2 : 1.0;
+    if (!(d > 0)) return;
+    double ya = nsc_wave_eval(W, t + d / 2), yb = nsc_wave_eval(W, t + d);
+    *v = (yb - ya) / (d / 2);
+    *u = ya - *v * d / 2;
+}
+
+/* x = [z; p; u; v; 1] at t. */
+static void seed(ex *a, double t)
+{
+    int n = a->n, ns = a->nsrc;
+    memcpy(a->x, a->z, sizeof(double) * (size_t)n);
+    for (int j = 0; j < ns; j++) src_state(a->L->src[j].wave, t, a->eps, &a->x[n + j], &a->x[n + ns + j], &a->x[n + 2 * ns + j]);
+    a->x[a->N - 1] = 1;
+}
+
+/* The source values w = p + u of state x. */
+static void x_sources(const ex *a, const double *x, double *w)
+{
+    for (int j = 0; j < a->nsrc; j++) w[j] = x[a->n + j] + x[a->n + a->nsrc + j];
+}
+
+/* The multipliers of state x from its pair rows g (F's): l_i of the active pairs. */
+static void x_lambda(const ex *a, const double *g, double *l)
+{
+    const nsc_flow *F = a->F;
+    for (int i = 0; i < a->m; i++) {
+        double v = !a->mask[i] ? 0 : F->dinv[i] > 0 ? -g[i] * F->dinv[i] : g[i];
+        l[i] = v > 0 ? v : 0;
+    }
+}
+
+/* The probes at state x into v[1..]: z, l and the sources from x (g: x's
+ * pair rows when known, else NULL); dz/dt by the flow's first substep (forward
+ * difference over h0). */
+static void x_probes(ex *a, const double *x, const double *g, double *v)
+{
+    int n = a->n;
+    if (a->need_l) {
+        if (!g) nsc_flow_pairs(a->F, x, a->g, a->pw);
+        x_lambda(a, g ? g : a->g, a->l);
+    }
+    x_sources(a, x, a->w);
+    if (a->need_dz) {
+        nsc_flow_advance(a->F, 1, x, a->xt, a->wk);
+        for (int i = 0; i < n; i++) a->zf[i] = 2 * x[i] - a->xt[i];  /* (x - zf) / h0 = (x(t+h0) - x) / h0 */
+    }
+    nsc_eval_probes(a->T->f, a->T->nprobe, a->L, a->T->sw, x, a->l, a->zf, a->h0, a->w, v + 1);
+}
+
+/* ---- guards ---- */
+
+/* The guards' tolerances gtol at the step's start x: 1e-12 of the size of each
+ * pair row's terms (the flow's round-off: an active pair's current is a
+ * difference quotient over h0 of the states, terms of C/h0 times a voltage);
+ * their signs gsgn. */
+static void guard_tol(ex *a, const double *x)
+{
+    const nsc_flow *F = a->F;
+    int m = a->m, N = a->N;
+    for (int i = 0; i < m; i++) {
+        a->gtol[i] = 1e-15;
+        a->gsgn[i] = a->mask[i] && F->dinv[i] > 0 ? -1.0 : 1.0;   /* phi_i = gsgn_i g_i */
+    }
+    for (int j = 0; j < N; j++) {
+        const double *c = F->out + (size_t)j * m;
+        double xj = fabs(x[j]);
+        for (int i = 0; i < m; i++) a->gtol[i] += 1e-12 * fabs(c[i]) * xj;
+    }
+}
+
+/* 1 when the mode's guards fail at x (pair rows into g[m]): a pair's phi below
+ * -gtol (alt: the mode with those pairs changed, the event step's second
+ * guess), or a switch that would change state (nsc_lcs_switch_update). */
+static int violated(ex *a, const double *x, double *g)
+{
+    nsc_flow_pairs(a->F, x, g, a->pw);
+    int bad = 0;
+    for (int i = 0; i < a->m; i++) bad |= a->gsgn[i] * g[i] < -a->gtol[i];
+    if (bad) {
+        memcpy(a->alt, a->mask, (size_t)a->m);
+        for (int i = 0; i < a->m; i++)
+            if (a->gsgn[i] * g[i] < -a->gtol[i]) a->alt[i] = !a->mask[i];
+        return 1;
+    }
+    if (!a->nsw) return 0;
+    memcpy(a->sw1, a->T->sw, (size_t)a->nsw);               /* the transient's decision (lcs.h) */
+    return nsc_lcs_switch_update(a->L, x, a->sw1) > 0;
+}
+
+/* ---- flows ---- */
+
+/* a->F: the flow of (mask, switch states), from the cache or built (its two
+ * implicit-Euler problems from the problem cache). 0, 1 when the mode's system
+ * is singular, 2 when the flows built would not repay themselves (a new mode
+ * every few steps: the 15-inverter cascade's 600 pairs), else a failure status. */
+static int flow_get(ex *a)
+{
+    nsc_tran *T = a->T;
+    int m = a->m, nk = m + a->nsw;
+    memcpy(a->key, a->mask, (size_t)m);
+    memcpy(a->key + m, T->sw, (size_t)a->nsw);
+    int lru = 0;
+    for (int q = 0; q < a->nf; q++) {
+        if (!memcmp(a->cache[q].key, a->key, (size_t)nk)) {
+            a->cache[q].last = ++a->clock;
+            a->F = a->cache[q].F;
+            return 0;
+        }
+        if (a->cache[q].last < a->cache[lru].last) lru = q;
+    }
+    if (T->st->flows >= NSC_EX_FLOWS_MIN && T->st->flows * NSC_EX_STEPS_FLOW > T->st->steps) return 2;
+    nsc_onestep *P[2];
+    const double hs[2] = { a->h0, a->h0 / 2 };
+    for (int q = 0; q < 2; q++) {
+        nsc_status s = nsc_pcache_get(T->cache, hs[q], 1.0, T->sw, 0, &P[q], T->st, T->r);
+        if (s) return s;
+    }
+    nsc_flow *F;
+    int s = nsc_flow_build(P[0], P[1], P[0], a->mask, a->sa, a->sb, a->K, &F);
+    if (s) return s > 0 ? 1 : nsc_err(T->r, NSC_ESIM, NULL, "time %.9g s: the flow of a mode could not be built", a->t);
+    T->st->flows++;
+    exf *e = &a->cache[a->nf < NSC_EX_FLOWS ? a->nf++ : lru];
+    if (!e->key && !(e->key = malloc((size_t)nk + 1))) { nsc_flow_free(F); return nsc_oom(T->r); }
+    nsc_flow_free(e->F);
+    memcpy(e->key, a->key, (size_t)nk);
+    e->F = F;
+    e->last = ++a->clock;
+    a->F = F;
+    return 0;
+}
+
+/* ---- rows ---- */
+
+/* The row v (probes in v[1..]) at t, when inside the window; the peaks of the checked pairs (l). */
+static nsc_status add_row(ex *a, double t, double *v, const double *l)
+{
+    nsc_tran *T = a->T;
+    for (int k = 0; k < T->npk; k++) {
+        int j = T->pklist[k];
+        T->lpk[j] = l[j] > T->lpk[j] ? l[j] : T->lpk[j];
+    }
+    if (t < a->o->tstart - a->eps) return NSC_OK;
+    v[0] = t;
+    if (nsc_waves_add(T->W, v)) return nsc_waves_add_error(T->W, T->r);
+    if (a->o->rows) a->o->rows(T->W, a->o->rows_ctx);
+    return NSC_OK;
+}
+
+static void count(ex *a, double h, int event)
+{
+    nsc_sim_stats *st = a->T->st;
+    st->steps++;
+    st->events += event;
+    if (h < st->hmin_used) st->hmin_used = h;
+    if (h > st->hmax_used) st->hmax_used = h;
+    if (a->o->progress && st->steps % 1000 == 0) a->o->progress(a->t, a->o->progress_ctx);
+}
+
+/* ---- the mode change ---- */
+
+/* --events: the pairs whose mode changes (mask -> mode1) and the switches that flip, at t. */
+static int log_changes(ex *a, double t, const char *mode1)
+{
+    for (int j = 0; a->have_mask && j < a->m; j++)
+        if (mode1[j] != a->mask[j] && nsc_waves_event(a->T->W, t, a->L->pair_name[j], mode1[j])) return -1;
+    for (int k = 0; k < a->nsw; k++)
+        if (a->sw1[k] != a->T->sw[k] && nsc_waves_event(a->T->W, t, a->T->c->el[a->L->sw[k].el].name, a->sw1[k]))
+            return -1;
+    return 0;
+}
+
+/* The memo of the event whose old mode is (mask, sw) and whose guards fail as
+ * in althi; else one from the same mode (exact = 0); NULL when none. */
+static exmemo *memo_find(ex *a, int *exact)
+{
+    int m = a->m, nk = m + a->nsw;
+    exmemo *near = NULL;
+    memcpy(a->key, a->mask, (size_t)m);
+    memcpy(a->key + m, a->T->sw, (size_t)a->nsw);
+    for (int q = 0; q < a->nmemo; q++) {
+        if (memcmp(a->memo[q].from, a->key, (size_t)nk)) continue;
+        if (!memcmp(a->memo[q].hit, a->althi, (size_t)m)) { *exact = 1; return &a->memo[q]; }
+        near = &a->memo[q];
+    }
+    *exact = 0;
+    return near;
+}
+
+/* Remember the event from (mask, sw, althi) to mode1: in e (the entry found
+ * for exactly that), else a new entry (round robin). */
+static void memo_add(ex *a, exmemo *e, const char *mode1)
+{
+    int m = a->m, nk = m + a->nsw;
+    if (e) { memcpy(e->to, mode1, (size_t)m); return; }
+    e = &a->memo[a->nmemo < NSC_EX_MEMO ? a->nmemo : a->memo_next];
+    if (a->nmemo < NSC_EX_MEMO) {
+        if (!(e->from = malloc((size_t)(nk + 2 * m) + 1))) return;
+        a->nmemo++;
+    } else {
+        a->memo_next = (a->memo_next + 1) % NSC_EX_MEMO;
+    }
+    e->hit = e->from + nk, e->to = e->hit + m;
+    memcpy(e->from, a->mask, (size_t)m);
+    memcpy(e->from + m, a->T->sw, (size_t)a->nsw);
+    memcpy(e->hit, a->althi, (size_t)m);
+    memcpy(e->to, mode1, (size_t)m);
+}
+
+/* The event step's problem over (t, t + dt] solved from z (guesses: the
+ * remembered outcome, the current mode, the mode with the failing guards
+ * changed) into z1, l. 0, 1 when it has no solution (info, *P say why), or
+ * a failure status (negative). */
+static int ev_solve(ex *a, double dt, nsc_onestep **P, nsc_step_info *info, exmemo **hit)
+{
+    nsc_tran *T = a->T;
+    const nsc_lcs *L = a->L;
+    double t = a->t, tn = t + dt, k = dt / a->h0;
+    int oneoff = !(k == ldexp(1.0, ilogb(k)));               /* 2^j h0: a regular slot of the cache */
+    nsc_status s = nsc_pcache_get(T->cache, dt, 1.0, T->sw, oneoff, P, T->st, T->r);
+    if (s) return -(int)s;
+    int exact = 0;
+    exmemo *me = a->have_alt && a->have_mask ? memo_find(a, &exact) : NULL;
+    *hit = exact ? me : NULL;
+    nsc_onestep_set_mode(*P, me ? me->to : a->have_mask ? a->mask : NULL);
+    nsc_onestep_set_alt(*P, me ? a->mask : a->have_alt ? a->althi : NULL);
+    for (int j = 0; j < a->nsrc; j++) {
+        a->w[j] = nsc_wave_eval(L->src[j].wave, t);
+        a->w1[j] = nsc_wave_eval(L->src[j].wave, tn);
+    }
+    if ((s = nsc_lcs_check_step(L, T->c, a->w1, NULL, NULL, tn, T->r))) return -(int)s;
+    int bad = nsc_onestep_step(*P, a->o->solver, a->z, a->w, a->w1, a->z1, a->l, info);
+    nsc_onestep_set_alt(*P, NULL);
+    nsc_sim_stats *st = T->st;
+    st->mode_hits += info->mode_hit;
+    st->active_set += !info->mode_hit && !info->lcp_solved && info->active_set > 0;
+    st->lcps += info->lcp_solved;
+    st->pivots += info->iter;
+    if (!bad && (s = nsc_lcs_check_step(L, T->c, NULL, a->z1, a->l, tn, T->r))) return -(int)s;
+    return bad ? 1 : 0;
+}
+
+/* One implicit-Euler step of the one-step problem over (t, t + dt] from z,
+ * guessing the current mode: the mode change at a located event (and the
+ * impulsive transfers it makes). The new mode, switch states and row. A
+ * step without solution is retried 8 and 64 times longer (at most href): a
+ * step of a few h0 across the event can be too short for the problem's
+ * conditioning (W = E/dt - A), where a longer one is not. */
+static nsc_status ev_step(ex *a, double dt)
+{
+    nsc_tran *T = a->T;
+    const nsc_lcs *L = a->L;
+    nsc_onestep *P = NULL;
+    nsc_step_info info;
+    nsc_status s;
+    exmemo *memo = NULL;
+    int had_alt = a->have_alt, r = 1;
+    for (int q = 0; q < 3 && r == 1; q++) {
+        if (q > 0 && dt * 8 > a->href) break;
+        if (q > 0) dt *= 8;
+        r = ev_solve(a, dt, &P, &info, &memo);
+    }
+    a->have_alt = 0;
+    if (r < 0) return (nsc_status)-r;
+    double tn = a->t + dt;
+    if (r) {
+        nsc_step_failure(T->r, L, P, tn, &info, a->o->solver);
+        return NSC_ESIM;
+    }
+    const char *mode1 = nsc_onestep_mode(P);
+    if (had_alt && a->have_mask && (!memo || info.lcp_solved || info.active_set)) memo_add(a, memo, mode1);
+    memcpy(a->sw1, T->sw, (size_t)a->nsw);
+    int nflip = a->nsw ? nsc_lcs_switch_update(L, a->z1, a->sw1) : 0;
+    int changed = nflip || !a->have_mask || memcmp(mode1, a->mask, (size_t)a->m);
+    if (a->o->events && log_changes(a, tn, mode1)) return nsc_oom(T->r);
+    nsc_eval_probes(T->f, T->nprobe, L, T->sw, a->z1, a->l, a->z, dt, a->w1, a->v1 + 1);
+    a->t = tn;
+    count(a, dt, changed && a->have_mask);
+    T->st->switch_events += nflip;
+    if ((s = add_row(a, tn, a->v1, a->l))) return s;
+    memcpy(a->z, a->z1, sizeof(double) * (size_t)a->n);
+    memcpy(a->mask, mode1, (size_t)a->m);
+    memcpy(T->sw, a->sw1, (size_t)a->nsw);
+    a->have_mask = 1;
+    a->F = NULL;
+    a->v0_ok = 0;
+    if (dt < 1e-6 * a->href && ++a->evrun > NSC_EX_EVRUN)
+        return nsc_err(T->r, NSC_ESIM, NULL, "time %.9g s: %d mode changes in a row without progress (chattering); "
+                       "use the default stepping", tn, NSC_EX_EVRUN);
+    return NSC_OK;
+}
+
+/* ---- steps ---- */
+
+/* The flow's state xs at t + klo h0 carried to the start of the event's interval
+ * (t + klo h0, t + khi h0] by bisection down to ktol units (the guards fail
+ * at its end; ktol a power of 2: the event step's problem is a regular slot of
+ * the cache); a row there; then the event step of ktol units from there. */
+static nsc_status locate(ex *a, const double *xs, long klo, long khi, long ktol)
+{
+    const nsc_flow *F = a->F;
+    size_t nb = sizeof(double) * (size_t)a->N;
+    memcpy(a->xm, xs, nb);
+    memcpy(a->althi, a->alt, (size_t)a->m);                 /* (the check that found the event) */
+    while (khi - klo > ktol) {
+        long kmid = klo + (khi - klo) / 2;
+        nsc_flow_advance(F, kmid - klo, a->xm, a->x1, a->wk);
+        if (violated(a, a->x1, a->g)) { khi = kmid; memcpy(a->althi, a->alt, (size_t)a->m); }
+        else { klo = kmid; memcpy(a->xm, a->x1, nb); }
+    }
+    a->have_alt = 1;
+    a->T->st->locate_trials++;
+    if (klo > 0) {                                          /* an exact step to the interval's start */
+        double t1 = a->t + (double)klo * a->h0;
+        x_probes(a, a->xm, NULL, a->v1);
+        a->t = t1;
+        count(a, (double)klo * a->h0, 0);
+        nsc_status s = add_row(a, t1, a->v1, a->l);
+        if (s) return s;
+        memcpy(a->z, a->xm, sizeof(double) * (size_t)a->n);
+    }
+    a->v0_ok = 0;
+    return ev_step(a, (double)ktol * a->h0);                /* (>= khi - klo: across the change) */
+}
+
+/* max over the probes of |vm - (v0 + v1) / 2| / (RELTOL max |v| + ATOL): the chord's error at the midpoint. */
+static double chord_err(const ex *a)
+{
+    double e = 0;
+    for (int q = 1; q < a->nc; q++) {
+        double v0 = a->v0[q], vm = a->vm[q], v1 = a->v1[q];
+        double tol = a->o->reltol * fmax(fabs(vm), fmax(fabs(v0), fabs(v1))) + a->rtol[q];
+        double r = fabs(vm - 0.5 * (v0 + v1)) / tol;
+        if (r > e) e = r;
+    }
+    return e;
+}
+
+/* The step's size in units of h0 toward target (kt units and rem seconds
+ * away): the error control's, or landing on the target when within 5/4 of it,
+ * or half the way when within 2. *land: 1 when it lands. */
+static long step_units(const ex *a, long kt, int *land)
+{
+    long k = a->kcur;
+    *land = 0;
+    if (kt <= k + k / 4 && kt <= a->kmax) { *land = 1; return kt; }
+    if (kt < 2 * k) return kt / 2;
+    return k;
+}
+
+/* Accept the trial t -> t1 (midpoint xm at tm, end x1; e its chord error): rows, state, next size. */
+static nsc_status accept(ex *a, double tm, double t1, long k, int land, double e)
+{
+    nsc_status s;
+    if (e > 1 && tm > a->t && (s = add_row(a, tm, a->vm, a->lm))) return s;
+    count(a, t1 - a->t, 0);
+    a->t = t1;
+    if ((s = add_row(a, t1, a->v1, a->l))) return s;
+    memcpy(a->z, a->x1, sizeof(double) * (size_t)a->n);
+    memcpy(a->v0, a->v1, sizeof(double) * (size_t)a->nc);
+    a->v0_ok = !land;                                       /* (a breakpoint reseeds the sources) */
+    a->evrun = 0;
+    if (!land || k >= a->kcur) {
+        k = pow2_below(k);
+        if (e < 0.25 && 2 * k <= a->kmax) a->kcur = 2 * k;
+        else if (e > 1) a->kcur = k / 2 > 0 ? k / 2 : 1;
+        else a->kcur = k;
+    }
+    return NSC_OK;
+}
+
+/* Stop here for the adaptive stepper: the state at t (after an event step:
+ * z, l, switch states, the last row's probes) into T's hand-over arrays. */
+static nsc_status hand_over(ex *a)
+{
+    nsc_tran *T = a->T;
+    memcpy(T->hz, a->z, sizeof(double) * (size_t)a->n);
+    memcpy(T->hl, a->l, sizeof(double) * (size_t)a->m);
+    for (int j = 0; j < a->nsrc; j++) T->hw[j] = nsc_wave_eval(a->L->src[j].wave, a->t);
+    memcpy(T->hv, a->v1, sizeof(double) * (size_t)a->nc);
+    T->hv[0] = a->t;
+    T->t0 = a->t;
+    T->handover = 1;
+    T->st->exact = 2;
+    T->st->exact_until = a->t;
+    return NSC_OK;
+}
+
+/* x1 carried on by r < h0: the quadratic through the flow at 0, h0, 2 h0 (error
+ * O(h0^3 x''')); linear over one substep it was O(r h0 x''): 4e-5 V after an
+ * RC's 1 ns edge with h0 = 10 ns. */
+static void rest(ex *a, double r)
+{
+    double s = r / a->h0, c1 = s * (2 - s), c2 = s * (s - 1) / 2, c0 = 1 - c1 - c2;
+    nsc_flow_advance(a->F, 1, a->x1, a->xt, a->wk);              /* x(h0) */
+    nsc_flow_advance(a->F, 1, a->xt, a->xm2, a->wk);             /* x(2 h0) */
+    for (int i = 0; i < a->N; i++) a->x1[i] = c0 * a->x1[i] + c1 * a->xt[i] + c2 * a->xm2[i];
+}
+
+/* One step from a->t in the current mode (or the mode change that interrupts it). */
+static nsc_status step(ex *a)
+{
+    nsc_tran *T = a->T;
+    int fresh = !a->F;
+    if (!a->F) {
+        int s = flow_get(a);
+        if (s == 1) return ev_step(a, a->h0);               /* a singular mode: the scheme's step */
+        if (s == 2) return hand_over(a);
+        if (s) return (nsc_status)s;
+    }
+    seed(a, a->t);
+    if (fresh) guard_tol(a, a->x);
+    if (violated(a, a->x, a->g)) {                          /* the mode ends at t (a source's corner) */
+        memcpy(a->althi, a->alt, (size_t)a->m);
+        a->have_alt = 1;
+        return ev_step(a, a->h0);
+    }
+    double tg = nsc_bpq_after(T->bp, a->t + a->eps), tstop = a->o->tstop;
+    tg = tg < tstop ? tg : tstop;
+    if (a->t < a->o->tstart - a->eps && a->o->tstart < tg) tg = a->o->tstart;
+    long kt = (long)floor((tg - a->t) / a->h0 + 1e-6);
+    double rem = (tg - a->t) - (double)kt * a->h0;
+    int land;
+    long k = step_units(a, kt, &land), km = k / 2;
+    double tm = a->t + (double)km * a->h0, t1 = land ? tg : a->t + (double)k * a->h0;
+    nsc_flow_advance(a->F, km, a->x, a->xm, a->wk);
+    nsc_flow_advance(a->F, k - km, a->xm, a->x1, a->wk);
+    if (land && rem > 0) rest(a, rem);
+    long ktol = pow2_below((long)fmax(1.0, NSC_EX_LOC * (double)k));
+    if (km > 0 && violated(a, a->xm, a->gm)) return locate(a, a->x, 0, km, ktol);
+    if (violated(a, a->x1, a->g1)) {
+        if (k - km > 0) return locate(a, a->xm, km, k, ktol);
+        memcpy(a->althi, a->alt, (size_t)a->m);
+        a->have_alt = 1;
+        return ev_step(a, t1 - a->t);                       /* (a sliver before the target) */
+    }
+    if (!a->v0_ok) x_probes(a, a->x, NULL, a->v0);
+    x_probes(a, a->xm, a->gm, a->vm);
+    memcpy(a->lm, a->l, sizeof(double) * (size_t)a->m);
+    x_probes(a, a->x1, a->g1, a->v1);                       /* (a->l: x1's, for its row and the next) */
+    double e = km > 0 ? chord_err(a) : 0;                   /* (one substep: no midpoint) */
+    if (e > 4 && k >= 2) {                                  /* the waveform bends: half the step */
+        a->kcur = k / 2;
+        T->st->rejected++;
+        return NSC_OK;
+    }
+    return accept(a, tm, t1, k, land, e);
+}
+
+nsc_status nsc_tran_exact(nsc_tran *T)
+{
+    const nsc_tran_opts *o = T->o;
+    nsc_waves *W = T->W;
+    ex A, *a = &A;
+    nsc_status s = NSC_OK;
+    T->st->hmin_used = INFINITY;
+    T->st->exact = 1;
+    if (ex_init(a, T)) { s = nsc_oom(T->r); goto done; }
+    s = ev_step(a, a->h0);                                  /* the first mode, from the initial state */
+    while (!s && !T->handover && a->t < o->tstop - a->eps) {
+        if (o->stop && *o->stop) {
+            W->end = NSC_RUN_INTERRUPTED;
+            W->end_msg = nsc_strdup("by a signal");
+            break;
+        }
+        s = step(a);
+    }
+done:
+    W->t_end = a->t;
+    if (s) {
+        W->end = NSC_RUN_FAILED;
+        W->end_msg = nsc_end_msg(T->r, "solver failure");
+    }
+    if (T->st->hmin_used == INFINITY && !T->handover) T->st->hmin_used = 0;
+    ex_free(a);
+    return s;
+}

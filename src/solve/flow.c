@@ -1,0 +1,190 @@
+/* flow.c -- the exact flow of an LCS in one mode (flow.h explains the method). */
+#include "flow.h"
+#include "la_dense.h"
+#include "onestep_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void nsc_flow_src(double a, double b, double h, double S[4])
+{
+    /* e^{h J}, J = [0 1; -a -b]: scaled to norm <= 1/2, Taylor to 16 terms, squared back */
+    double nrm = fabs(h) * (1 + fabs(a) + fabs(b));
+    int s = nrm > 0.5 ? (int)ceil(log2(nrm / 0.5)) : 0;
+    double f = h / ldexp(1.0, s), J[4] = { 0, -a * f, f, -b * f };   /* column-major */
+    double T[4] = { 1, 0, 0, 1 }, E[4] = { 1, 0, 0, 1 }, X[4];
+    for (int k = 1; k <= 16; k++) {                         /* T <- T J / k, E += T */
+        X[0] = (T[0] * J[0] + T[2] * J[1]) / k;
+        X[1] = (T[1] * J[0] + T[3] * J[1]) / k;
+        X[2] = (T[0] * J[2] + T[2] * J[3]) / k;
+        X[3] = (T[1] * J[2] + T[3] * J[3]) / k;
+        memcpy(T, X, sizeof T);
+        for (int q = 0; q < 4; q++) E[q] += T[q];
+    }
+    for (int i = 0; i < s; i++) {
+        X[0] = E[0] * E[0] + E[2] * E[1];
+        X[1] = E[1] * E[0] + E[3] * E[1];
+        X[2] = E[0] * E[2] + E[2] * E[3];
+        X[3] = E[1] * E[2] + E[3] * E[3];
+        memcpy(E, X, sizeof E);
+    }
+    memcpy(S, E, sizeof E);
+}
+
+/* The one-step map A (N x N) of the augmented state from G (the step's affine
+ * map on [z0; w0; w1; 1], nout = n + m rows) and the sources' flows over h:
+ * rows z: z1 = Gz z0 + Gw0 (p + u0) + Gw1 (p + u1) + g, (u1, v1) = S_j (u0, v0);
+ * rows p, 1: identity; rows (u_j, v_j): S_j. rows selects z (0) or the pairs (1:
+ * the m pair rows instead of z, an m x N matrix into A). */
+static void augment(const nsc_flow *F, const double *G, double h, const double *sa, const double *sb, int rows,
+                    double *A)
+{
+    int n = F->n, m = F->m, ns = F->nsrc, N = F->N, nout = n + m, r0 = rows ? n : 0, nr = rows ? m : n;
+    int lda = rows ? m : N;
+    memset(A, 0, sizeof(double) * (size_t)lda * (size_t)N);
+#define GC(c) (G + (size_t)(c) * nout + r0)
+#define AC(c) (A + (size_t)(c) * lda)
+    for (int k = 0; k < n; k++) memcpy(AC(k), GC(k), sizeof(double) * (size_t)nr);
+    for (int j = 0; j < ns; j++) {
+        double S[4];
+        nsc_flow_src(sa[j], sb[j], h, S);
+        const double *g0 = GC(n + j), *g1 = GC(n + ns + j);
+        double *cp = AC(n + j), *cu = AC(n + ns + j), *cv = AC(n + 2 * ns + j);
+        for (int i = 0; i < nr; i++) {
+            cp[i] = g0[i] + g1[i];
+            cu[i] = g0[i] + g1[i] * S[0];
+            cv[i] = g1[i] * S[2];
+        }
+        if (rows) continue;
+        cp[n + j] = 1;                                          /* p' = 0 */
+        cu[n + ns + j] = S[0], cu[n + 2 * ns + j] = S[1];       /* (u, v) <- S (u, v) */
+        cv[n + ns + j] = S[2], cv[n + 2 * ns + j] = S[3];
+    }
+    memcpy(AC(N - 1), GC(n + 2 * ns), sizeof(double) * (size_t)nr);
+    if (!rows) AC(N - 1)[N - 1] = 1;
+#undef GC
+#undef AC
+}
+
+/* The affine map of P in mode mask, augmented (rows 0: A, N x N; 1: the pair rows, m x N). */
+static int step_map(nsc_flow *F, nsc_onestep *P, const char *mask, const double *sa, const double *sb, int rows,
+                    double *G, double *A)
+{
+    int s = nsc_onestep_affine(P, mask, G, F->dinv);
+    if (s) return s;
+    augment(F, G, nsc_onestep_h(P), sa, sb, rows, A);
+    return 0;
+}
+
+/* phi[0..K]: Richardson's combination of the squarings of A0 (h0) and A1 (h0 / 2). */
+static void chain(nsc_flow *F, double *A0, double *A1, double *T)
+{
+    int N = F->N;
+    size_t NN = (size_t)N * (size_t)N;
+    nsc_dense_gemm(0, 0, N, N, N, 1.0, A1, N, A1, N, 0.0, T, N);   /* A1 <- A1^2: also over h0 */
+    memcpy(A1, T, NN * sizeof(double));
+    for (int i = 0; i <= F->K; i++) {
+        double *P = F->phi + (size_t)i * NN;
+        for (size_t q = 0; q < NN; q++) P[q] = 2 * A1[q] - A0[q];
+        if (i == F->K) break;
+        nsc_dense_gemm(0, 0, N, N, N, 1.0, A0, N, A0, N, 0.0, T, N);
+        memcpy(A0, T, NN * sizeof(double));
+        nsc_dense_gemm(0, 0, N, N, N, 1.0, A1, N, A1, N, 0.0, T, N);
+        memcpy(A1, T, NN * sizeof(double));
+    }
+}
+
+/* The distinct pair rows of out without its constant column (the segments of
+ * one PWL device share their argument: the buck's 50 pair rows are 6 distinct
+ * ones and 12 constants): U (nu x (N - 1)), umap[i] the row of pair i (-1: none),
+ * cst[i] its constant. 0, or -1 on ENOMEM. */
+static int dedup(nsc_flow *F)
+{
+    int m = F->m, N = F->N, nu = 0;
+    F->umap = malloc(sizeof(int) * ((size_t)m + 1));
+    F->cst = malloc(sizeof(double) * ((size_t)m + 1));
+    F->U = malloc(sizeof(double) * ((size_t)m * (size_t)(N - 1) + 1));
+    if (!F->umap || !F->cst || !F->U) return -1;
+    for (int i = 0; i < m; i++) {
+        F->cst[i] = F->out[i + (size_t)(N - 1) * m];
+        int zero = 1, u = -1;
+        for (int c = 0; c < N - 1 && zero; c++) zero = F->out[i + (size_t)c * m] == 0;
+        for (int j = 0; j < i && u < 0 && !zero; j++) {
+            int same = F->umap[j] >= 0;
+            for (int c = 0; c < N - 1 && same; c++) same = F->out[i + (size_t)c * m] == F->out[j + (size_t)c * m];
+            if (same) u = F->umap[j];
+        }
+        if (!zero && u < 0) u = nu++;
+        F->umap[i] = zero ? -1 : u;
+    }
+    F->nu = nu;
+    for (int i = 0; i < m; i++)                              /* U's rows: nu, column-major */
+        if (F->umap[i] < 0) F->umap[i] = nu;                 /* (nsc_flow_pairs: the zero slot) */
+        else
+            for (int c = 0; c < N - 1; c++) F->U[F->umap[i] + (size_t)c * nu] = F->out[i + (size_t)c * m];
+    return 0;
+}
+
+int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, nsc_onestep *Pout, const char *mask, const double *sa,
+                   const double *sb, int K, nsc_flow **out)
+{
+    *out = NULL;
+    nsc_flow *F = calloc(1, sizeof *F);
+    if (!F) return -1;
+    F->n = P0->n;
+    F->m = P0->m;
+    F->nsrc = P0->L->nsrc;
+    F->N = F->n + 3 * F->nsrc + 1;
+    F->K = K;
+    F->h0 = nsc_onestep_h(P0);
+    int n = F->n, m = F->m, N = F->N, ncol = n + 2 * F->nsrc + 1;
+    size_t NN = (size_t)N * (size_t)N;
+    double *G = malloc(sizeof(double) * (size_t)(n + m) * (size_t)ncol);
+    double *A0 = malloc(sizeof(double) * NN), *A1 = malloc(sizeof(double) * NN), *T = malloc(sizeof(double) * NN);
+    F->phi = malloc(sizeof(double) * NN * (size_t)(K + 1));
+    F->out = malloc(sizeof(double) * ((size_t)m * (size_t)N + 1));
+    F->dinv = malloc(sizeof(double) * ((size_t)m + 1));
+    int s = -1;
+    if (G && A0 && A1 && T && F->phi && F->out && F->dinv) {
+        s = step_map(F, P0, mask, sa, sb, 0, G, A0);
+        if (!s) s = step_map(F, P1, mask, sa, sb, 0, G, A1);
+        if (!s) s = step_map(F, Pout, mask, sa, sb, 1, G, F->out);
+        if (!s) chain(F, A0, A1, T);
+    }
+    free(G); free(A0); free(A1); free(T);
+    if (s) { nsc_flow_free(F); return s; }
+    if (dedup(F)) { nsc_flow_free(F); return -1; }
+    *out = F;
+    return 0;
+}
+
+void nsc_flow_free(nsc_flow *F)
+{
+    if (!F) return;
+    free(F->phi); free(F->out); free(F->dinv); free(F->umap); free(F->cst); free(F->U);
+    free(F);
+}
+
+void nsc_flow_advance(const nsc_flow *F, long k, const double *x, double *y, double *work)
+{
+    int N = F->N;
+    size_t NN = (size_t)N * (size_t)N;
+    if (y != x) memcpy(y, x, sizeof(double) * (size_t)N);
+    for (int i = F->K; i >= 0 && k > 0; i--) {
+        long bit = 1L << i;
+        while (k >= bit) {                                  /* (more than once only at level K) */
+            k -= bit;
+            nsc_dense_gemv_small(N, N, F->phi + (size_t)i * NN, y, work);
+            memcpy(y, work, sizeof(double) * (size_t)N);
+        }
+    }
+}
+
+void nsc_flow_pairs(const nsc_flow *F, const double *x, double *g, double *work)
+{
+    nsc_dense_gemv_small(F->nu, F->N - 1, F->U, x, work);
+    work[F->nu] = 0;                                        /* (umap = nu: a constant row) */
+    double one = x[F->N - 1];
+    for (int i = 0; i < F->m; i++) g[i] = work[F->umap[i]] + F->cst[i] * one;
+}
