@@ -159,7 +159,7 @@ nsc_status nsc_run_check(const nsc_circuit *c, const nsc_run_cfg *cfg, const nsc
     nsc_loc top = top_loc(c);
     if (with_op && !c->has_tran && !c->has_op && !nsc_run_steady(c, cfg) && cfg->tstop <= 0 && !c->has_ac && !c->ndc)
         return nsc_err(r, NSC_ENETLIST, &top, "no analysis: add a .tran, .op, .pss, .ac or .dc card, or give --tstop");
-    if (!with_op && o->tstop <= 0)
+    if (!with_op && o->tstop <= 0 && !(c->has_ac && c->nacmeas > 0))   /* (a study's .meas ac: sweep.c) */
         return nsc_err(r, NSC_ENETLIST, &top, "no transient analysis: add a .tran card or give --tstop");
     return NSC_OK;
 }

@@ -58,6 +58,15 @@ nsc_status nsc_run_pac(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
  * that fails says why (an AT outside the sweep, a level never crossed). */
 void nsc_acmeas_eval(const nsc_circuit *c, const nsc_ac_result *R, nsc_meas_result *res);
 
+/* The .meas ac cards of c at one point of a study (sweep.c): the AC sweep c->ac
+ * at the operating point (po NULL; gmin, solver from o) or around the
+ * periodic steady state (o, po: nsc_run_pac) for the probes the cards read,
+ * then val[k] = the k-th card's value, NAN when it failed (a warning in r
+ * says why); every val NAN when the run fails (its status returned) or c has
+ * no .ac card. */
+nsc_status nsc_acmeas_run(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_pss_opts *po, double *val,
+                          nsc_report *r);
+
 /* The DC sweep c->dc (c->ndc of them, dc[0] inner) of c: at each point the
  * operating point (warm-started from the previous point's mode and switch
  * states), the probes p[0..np) evaluated there (a capacitor carries no current).

@@ -820,9 +820,12 @@ static int flip_moves(const ad *a, const double *S, int ns)
 
 /* The saltation of the one switch that flips at the end of the accepted step
  * of P (nsc_onestep_sens_flip), with the problem of the new switch states
- * built for it (implicit Euler, the same step). 0, 1 when not applied (S
- * untouched), -1 on failure. */
-static int flip_sens(ad *a, nsc_onestep *P, const double *dw0, const double *dw1)
+ * built for it (implicit Euler, the same step); with from (the pairs' mode at
+ * the step's start), the flip of a switch whose control jumped with the
+ * pairs' event (a comparator's output) at the event's instant
+ * (nsc_onestep_sens_event_flip). 0, 1 when not applied (S untouched), -1 on
+ * failure. */
+static int flip_sens(ad *a, nsc_onestep *P, const char *from, const double *dw0, const double *dw1)
 {
     nsc_tran_io *io = a->T->io;
     int k = 0;
@@ -831,6 +834,7 @@ static int flip_sens(ad *a, nsc_onestep *P, const double *dw0, const double *dw1
     nsc_report r;
     nsc_report_init(&r);
     int s = nsc_onestep_new_alg(a->L, nsc_onestep_h(P), 1.0, 1.0, a->sw1, &Pn, &r) ? 1
+          : from ? nsc_onestep_sens_event_flip(P, Pn, from, a->z0, a->w0, a->w1, io->S, io->ns, dw0, dw1)
           : nsc_onestep_sens_flip(P, Pn, a->L->sw[k].c, a->L->sw[k].d, a->z0, a->w0, a->w1, io->S, io->ns, dw0, dw1);
     nsc_onestep_free(Pn);
     nsc_report_free(&r);
@@ -843,8 +847,12 @@ static int flip_sens(ad *a, nsc_onestep *P, const double *dw0, const double *dw1
  * step) or one switch flipped on a control that moves with the state, with
  * the event's saltation (nsc_onestep_sens_event, nsc_onestep_sens_flip), so
  * that the period's monodromy matrix includes the shift of the switching
- * instant with the state. Flips left frozen whose control moves (several at
- * once, or with a pair's change) are counted in io->ev_frozen. */
+ * instant with the state. A switch that flips with the pairs' change and
+ * whose control does not move (a comparator's output, which jumps) flips at
+ * the pairs' event: its saltation is the event's guard with the new switch
+ * states' field (nsc_onestep_sens_event_flip). Flips left frozen whose
+ * control moves (several at once, or with a pair's change) are counted in
+ * io->ev_frozen. */
 static void step_sens(ad *a, nsc_onestep *P, const char *mode1, int nflip, double t0, double t1)
 {
     nsc_tran_io *io = a->T->io;
@@ -852,7 +860,8 @@ static void step_sens(ad *a, nsc_onestep *P, const char *mode1, int nflip, doubl
     int changed = mode1 && a->have_mode && memcmp(mode1, a->mode0, (size_t)a->m) != 0;
     int s = 1, moves = nflip && flip_moves(a, io->S, io->ns);            /* (S at the step's start) */
     if (changed && !nflip) s = nsc_onestep_sens_event(P, a->mode0, a->z0, a->w0, a->w1, io->S, io->ns, dw0, dw1);
-    else if (moves && nflip == 1 && !changed) s = flip_sens(a, P, dw0, dw1);
+    else if (moves && nflip == 1 && !changed) s = flip_sens(a, P, NULL, dw0, dw1);
+    else if (changed && nflip == 1 && !moves) s = flip_sens(a, P, a->mode0, dw0, dw1);   /* a comparator's switch */
     if (s == 1 && moves) io->ev_frozen++;
     if (s == 1) s = nsc_onestep_sens(P, io->S, io->ns, dw0, dw1);
     if (s) io->sens_failed = 1;

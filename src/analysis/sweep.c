@@ -13,6 +13,7 @@
 
 #include "lcs/lcs.h"
 #include "meas.h"
+#include "smallsig.h"
 #include "solve/onestep.h"
 #include "output/out.h"
 #include "output/waves.h"
@@ -246,8 +247,9 @@ static nsc_status point_setup(nsc_run *R, const nsc_deck *deck, const nsc_param_
     free(u);
     if (s) return s;
     nsc_loc top = { R->c->nfiles > 0 ? R->c->files[0] : "", R->c->nfiles > 0, 1 };
-    if (R->c->nmeas != nmeas)
-        return nsc_err(r, NSC_ENETLIST, &top, "%d .meas cards at this point, %d in the study", R->c->nmeas, nmeas);
+    if (R->c->nmeas + R->c->nacmeas != nmeas)
+        return nsc_err(r, NSC_ENETLIST, &top, "%d .meas cards at this point, %d in the study",
+                       R->c->nmeas + R->c->nacmeas, nmeas);
     if ((s = nsc_run_setup(R, cfg, r))) return s;
     return nsc_run_check(R->c, cfg, &R->o, 0, r);
 }
@@ -267,6 +269,18 @@ static nsc_status point_results(nsc_run *R, nsc_status s, double *meas, const ch
     return s;
 }
 
+/* The .meas ac cards of a point into val (nsc_acmeas_run): around its
+ * steady state when it is one (started from the state its run found, ps->end:
+ * one shooting period), else at its operating point. */
+static nsc_status point_ac(nsc_run *R, nsc_point_steady *ps, double *val, nsc_report *r)
+{
+    if (!R->steady) return nsc_acmeas_run(R->c, &R->o, NULL, val, r);
+    nsc_pss_opts po = R->po;
+    if (ps && ps->end.z) po.start = &ps->end;
+    po.end = NULL;
+    return nsc_acmeas_run(R->c, &R->o, &po, val, r);
+}
+
 nsc_status nsc_point_run(const nsc_deck *deck, const nsc_param_set *ov, int nov, const nsc_run_cfg *cfg,
                          int nmeas, double *meas, const char *wavepath, int profile,
                          volatile sig_atomic_t *stop, nsc_point_steady *ps, nsc_point_info *info, nsc_report *r)
@@ -276,16 +290,18 @@ nsc_status nsc_point_run(const nsc_deck *deck, const nsc_param_set *ov, int nov,
     nsc_run R;
     nsc_run_init(&R);
     nsc_status s = point_setup(&R, deck, ov, nov, cfg, nmeas, info, r);
-    if (!s) s = nsc_run_columns(&R, !wavepath, r);    /* no waveform file: record what .meas reads only */
+    int tran = !s && (R.steady || R.o.tstop > 0);       /* else only .ac with .meas ac (nsc_run_check) */
+    if (tran) s = nsc_run_columns(&R, !wavepath, r);   /* no waveform file: record what .meas reads only */
     if (!s) {
         R.o.stop = stop;
-        if (profile) info->t_setup = setup_time(R.c, &R.o);
+        if (profile && tran) info->t_setup = setup_time(R.c, &R.o);
         double t0 = nsc_now();
-        s = R.steady ? point_steady(&R, ps, r) : nsc_run_analysis(&R, r);
+        if (tran) s = R.steady ? point_steady(&R, ps, r) : nsc_run_analysis(&R, r);
         info->t_run = nsc_now() - t0;
         info->st = R.st;
         t0 = nsc_now();
-        s = point_results(&R, s, meas, wavepath, r);
+        if (tran) s = point_results(&R, s, meas, wavepath, r);
+        if (!s && R.c->nacmeas > 0) s = point_ac(&R, ps, meas + R.c->nmeas, r);
         info->t_meas = nsc_now() - t0;
     }
     nsc_run_free(&R);

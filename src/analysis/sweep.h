@@ -100,7 +100,10 @@ typedef struct nsc_point_steady {
 /* One point: elaborate deck with the overrides ov[0..nov) (later entries win), run
  * its transient under cfg, evaluate its .meas cards: meas[k] = value of the k-th
  * card, NAN when it failed (a warning in r says why) or the run did not
- * complete. The netlist must have nmeas .meas cards. With wavepath, the outputs
+ * complete; the .meas ac cards follow the .meas tran ones, evaluated on the
+ * .ac sweep at the point's operating point or, for a steady point, around its
+ * steady state (nsc_acmeas_run; a netlist with .ac and .meas ac needs no
+ * transient). The netlist must have nmeas .meas cards of both kinds. With wavepath, the outputs
  * (cfg->save, .save, defaults) are recorded and written there (.dat); without, only
  * the quantities the .meas cards read are. stop may be NULL (see nsc_tran_opts).
  * Returns the run's status: NSC_OK, NSC_ENETLIST / NSC_EIO (netlist), NSC_ESIM
@@ -166,5 +169,8 @@ const char *nsc_param_unit(const nsc_deck *deck, const nsc_param_set *ov, int no
  * V/A Ω, V/V "1") abs min max floor ceil; AVG RMS MIN MAX PP FIND PARAM: that
  * unit, INTEG: times s; WHEN, TRIG/TARG, MIN_AT, MAX_AT: s. Else "". */
 const char *nsc_meas_unit(const nsc_circuit *c, int k);
+/* The unit of a .meas ac card: WHEN Hz; FIND, MAX, MIN of a vdb() dB, of a
+ * vp() deg (phases in degrees, netlist.md); other parts "". */
+const char *nsc_acmeas_unit(const nsc_acmeas *m);
 
 #endif

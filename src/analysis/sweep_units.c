@@ -233,3 +233,9 @@ const char *nsc_meas_unit(const nsc_circuit *c, int k)
     free(d);
     return u;
 }
+
+const char *nsc_acmeas_unit(const nsc_acmeas *m)
+{
+    if (m->type == NSC_ACM_WHEN) return "Hz";
+    return m->sig.part == NSC_ACP_DB ? "dB" : m->sig.part == NSC_ACP_PH ? "deg" : "";
+}

@@ -48,8 +48,9 @@ const char nsc_sweep_usage[] =
     "\n"
     "Runs the netlist at every point of the Cartesian product of the swept parameters\n"
     "(--param ranges and the .step cards of the netlist), each point a full transient\n"
-    "with its .meas cards evaluated, one process per point, and writes one row per\n"
-    "point to PREFIX.sweep.dat: the parameters, the measures, status (0 ok, 1 netlist\n"
+    "with its .meas cards evaluated (.meas ac on its .ac sweep), one process per\n"
+    "point, and writes one row per point to PREFIX.sweep.dat: the parameters, the\n"
+    "measures (.meas tran, then .meas ac), status (0 ok, 1 netlist\n"
     "error, 3 simulation failure; failed measures are nan) and the point's index.\n"
     "\n"
     "sweep options:\n"
@@ -671,8 +672,10 @@ static const char **column_units(const nsc_sweep_args *a, const nsc_circuit *c, 
     if (!u) return NULL;
     for (int k = 0; k < np; k++)
         u[k] = nsc_param_unit(S->deck, a->fixed, a->nfixed, c, S->plan.axis[k].name);
+    int nm = c->nmeas + c->nacmeas;
     for (int k = 0; k < c->nmeas; k++) u[np + k] = nsc_meas_unit(c, k);
-    for (int k = c->nmeas; k < S->nmeas; k++) u[np + k] = k == c->nmeas ? "1" : "W";
+    for (int k = c->nmeas; k < nm; k++) u[np + k] = nsc_acmeas_unit(&c->acmeas[k - c->nmeas]);
+    for (int k = nm; k < S->nmeas; k++) u[np + k] = k == nm ? "1" : "W";
     return u;
 }
 
@@ -718,7 +721,7 @@ static int study_read(study *S, collect *C)
     nsc_tran_opts o;
     if (!s) s = nsc_run_opts(S->c, &a->cfg, &o, &rep);
     if (!s) s = nsc_run_check(S->c, &a->cfg, &o, 0, &rep);
-    if (!s && S->c->nmeas == 0)
+    if (!s && S->c->nmeas + S->c->nacmeas == 0)
         nsc_warn(&rep, NULL, "no .meas cards: the table holds the parameters and the status of each point");
     if (!s && S->c->has_op) nsc_note(&rep, &S->c->op_loc, "%s", ".op is not run at the points of a sweep");
     nsc_print_report(&rep);
@@ -735,10 +738,11 @@ static int study_points(study *S)
     const nsc_sweep_args *a = S->a;
     const nsc_circuit *c = S->c;
     S->steady = nsc_run_steady(c, &a->cfg);
-    S->nmeas = c->nmeas + (S->steady ? 2 : 0);
+    int nm = c->nmeas + c->nacmeas;                     /* .meas tran, then .meas ac */
+    S->nmeas = nm + (S->steady ? 2 : 0);
     if (!(S->meas = nsc_calloc((size_t)S->nmeas + 1, sizeof *S->meas))) return 3;
-    for (int k = 0; k < c->nmeas; k++) S->meas[k] = c->meas[k].name;
-    for (int k = 0; S->steady && k < 2; k++) S->meas[c->nmeas + k] = (char *)steady_cols[k];
+    for (int k = 0; k < nm; k++) S->meas[k] = k < c->nmeas ? c->meas[k].name : c->acmeas[k - c->nmeas].name;
+    for (int k = 0; S->steady && k < 2; k++) S->meas[nm + k] = (char *)steady_cols[k];
     S->shard_k = a->shard_n ? a->shard_k : 1;
     S->shard_n = a->shard_n ? a->shard_n : 1;
     long npoint = S->plan.npoint;

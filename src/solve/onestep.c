@@ -1043,20 +1043,30 @@ int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0, c
     return st;
 }
 
+/* The mode of Pn (the new switch states) for the steps after a flip: the
+ * active set of Pn's own step from z0, guessed from P's accepted one (a
+ * freewheeling diode on where the switch opened: P's set left the inductor to
+ * ROFF, and the periodic AC of a buck was 32 dB high); P's when that step fails. */
+static nsc_mode *flip_mode(nsc_onestep *P, nsc_onestep *Pn, const double *z0, const double *w0, const double *w1)
+{
+    char none = 0;
+    const char *mask = P->m > 0 ? P->prev : &none, *maskn = mask;
+    double *zl = P->m > 0 ? calloc((size_t)P->n + (size_t)P->m, sizeof(double)) : NULL;
+    nsc_step_info info;
+    nsc_onestep_set_mode(Pn, mask);
+    if (zl && !nsc_onestep_step(Pn, NSC_SOLVER_AUTO, z0, w0, w1, zl, zl + P->n, &info)) maskn = Pn->prev;
+    free(zl);
+    return nsc_mode_get(Pn, maskn);
+}
+
 int nsc_onestep_sens_flip(nsc_onestep *P, nsc_onestep *Pn, int c, int d, const double *z0, const double *w0,
                           const double *w1, double *S, int ncol, const double *DW0, const double *DW1)
 {
     int n = P->n;
     if (!P->R || !Pn->R || Pn->theta != 1.0 || (P->m > 0 && !P->have_prev)) return -1;
     char none = 0;
-    const char *mask = P->m > 0 ? P->prev : &none, *maskn = mask;
-    double *zl = P->m > 0 ? calloc((size_t)n + (size_t)P->m, sizeof(double)) : NULL;
-    nsc_step_info info;
-    nsc_onestep_set_mode(Pn, mask);                               /* the new states' active set: that of */
-    if (zl && !nsc_onestep_step(Pn, NSC_SOLVER_AUTO, z0, w0, w1, zl, zl + n, &info))   /* Pn's step (a diode */
-        maskn = Pn->prev;                                         /* the opening switch turns on), not P's */
-    free(zl);
-    nsc_mode *Mo = nsc_mode_get(P, mask), *Mn = Mo ? nsc_mode_get(Pn, maskn) : NULL;
+    const char *mask = P->m > 0 ? P->prev : &none;
+    nsc_mode *Mn = flip_mode(P, Pn, z0, w0, w1), *Mo = Mn ? nsc_mode_get(P, mask) : NULL;
     if (!Mo || !Mn || Mo->singular || Mn->singular) return -1;
     sens_work W;
     if (sens_work_new(P, w0, w1, &W)) return -1;
@@ -1074,6 +1084,43 @@ int nsc_onestep_sens_flip(nsc_onestep *P, nsc_onestep *Pn, int c, int d, const d
     }
     P->w1 = w1o;
     Pn->w1 = w1n;
+    free(W.buf);
+    return st;
+}
+
+int nsc_onestep_sens_event_flip(nsc_onestep *P, nsc_onestep *Pn, const char *from, const double *z0,
+                                const double *w0, const double *w1, double *S, int ncol, const double *DW0,
+                                const double *DW1)
+{
+    int n = P->n;
+    if (!P->R || !Pn->R || Pn->theta != 1.0 || !P->have_prev || P->m == 0) return -1;
+    if (P->theta != 1.0) return 1;                                /* (the located event's step is) */
+    nsc_mode *Mn = flip_mode(P, Pn, z0, w0, w1);
+    nsc_mode *Ma = Mn ? nsc_mode_get(P, from) : NULL, *Mb = Ma ? nsc_mode_get(P, P->prev) : NULL;
+    if (!Ma || !Mb || !Mn || Ma->singular || Mb->singular || Mn->singular) return -1;
+    if (Ma == Mb) return 1;
+    sens_work W;
+    double *xb = NULL;
+    if (sens_work_new(P, w0, w1, &W)) return -1;
+    if (!(xb = calloc((size_t)n + (size_t)P->m + 1, sizeof(double)))) { free(W.buf); return -1; }
+    double *xa = W.x1, *fa = W.f1, *xn = W.x2, *fn = W.f2, *t = W.t, *u = W.u, *ws = W.ws, *wd = W.wd;
+    const double *w1o = P->w1, *w1n = Pn->w1;
+    double dphi = 0;
+    int st = mode_dh(P, Ma, z0, w0, w1, ws, wd, xa, fa, t, u) || mode_dh(Pn, Mn, z0, w0, w1, ws, wd, xn, fn, t, u) ? -1 : 0;
+    int g = st ? -1 : first_guard(P, Ma, Mb, xa, fa, w1, ws, &dphi);
+    if (!st && g < 0) st = 1;                                     /* no guard crosses: frozen */
+    for (int k = 0; !st && k < ncol; k++) {
+        double *col = S + (size_t)k * (size_t)n;
+        const double *dw1 = DW0 ? DW1 + (size_t)k * (size_t)P->L->nsrc : NULL;
+        col_rhs(P, Ma, col, DW0, DW1, k, W.y, W.eb, xa);         /* xa = R dz0 (+ input), old mode */
+        col_rhs(P, Mb, col, DW0, DW1, k, W.y, W.eb, xb);         /* xb: the step's accepted mode */
+        if (nsc_klu_solve(Ma->F, xa, 1) || nsc_klu_solve(Mb->F, xb, 1)) { st = -1; break; }
+        double dh = -mode_phi(P, Ma, g, xa, dw1, 0) / dphi;       /* dh/dz0: phi_g stays 0 */
+        for (int i = 0; i < n; i++) col[i] = xb[i] + (fa[i] - fn[i]) * dh;   /* S+ = S_b + (f_a - f_n) dh */
+    }
+    P->w1 = w1o;
+    Pn->w1 = w1n;
+    free(xb);
     free(W.buf);
     return st;
 }

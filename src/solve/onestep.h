@@ -209,5 +209,19 @@ int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0, c
  * failure. */
 int nsc_onestep_sens_flip(nsc_onestep *P, nsc_onestep *Pn, int c, int d, const double *z0, const double *w0,
                           const double *w1, double *S, int ncol, const double *DW0, const double *DW1);
+/* The same for a step of P that took an event (its pairs' mode changed from
+ * `from` to the accepted one, a guard pair falling through zero inside it, as
+ * for nsc_onestep_sens_event) at whose end a switch flips because of it (a
+ * B-source or E TABLE comparator whose output is the switch's control: the
+ * control jumps, its own sensitivity is 0, and the instant is the guard's):
+ *     S+ = S_b + (f_a - f_n) dh/dz0,   dh/dz0 = -(phi' S_a) / (phi' f_a),
+ * S_a, S_b the step's sensitivities in the old and the accepted mode (P), f_a
+ * = dz1/dh in the old mode, f_n that of Pn (the new switch states, the active
+ * set of its own step from z0, as in nsc_onestep_sens_flip). Needs theta = 1.
+ * 0 (S updated), 1 when it does not apply (theta != 1, the same mode, no
+ * guard falls: S untouched), -1 on failure. */
+int nsc_onestep_sens_event_flip(nsc_onestep *P, nsc_onestep *Pn, const char *from, const double *z0,
+                                const double *w0, const double *w1, double *S, int ncol, const double *DW0,
+                                const double *DW1);
 
 #endif

@@ -365,3 +365,33 @@ Test(pac, dcm_boost_is_the_transient_fra)
     nsc_report_free(&r);
     nsc_circuit_free(c);
 }
+
+/* The open-loop buck of open_loop_buck_is_the_averaged_transfer with its
+ * switch driven by a comparator instead of comparing the control itself: a
+ * B source (5 V while v(ctl) > v(ramp)) or an E TABLE, the switch on above
+ * 2.5 V. The comparator's pairs and the switch flip in one step, whose
+ * saltation was left out (the switch's control jumps, its sensitivity 0):
+ * the transfer came out 0 (-inf dB); it is the same closed form, at the
+ * comparator's instant (nsc_onestep_sens_event_flip). */
+Test(pac, comparator_driven_switch_is_the_averaged_transfer)
+{
+    static const char *const cmp[] = { "Bcmp g 0 V = V(ctl) > V(ramp) ? 5 : 0\nS1 in sw g 0 SMOD",
+                                       "Ecmp g 0 TABLE {V(ctl,ramp)} = (0,0) (0,5)\nS1 in sw g 0 SMOD" };
+    char *text = tu_read_file(NSC_TOP_SRCDIR "/tests/data/pac/buck_open.cir");
+    cr_assert(text);
+    for (int k = 0; k < 2; k++) {
+        char *a = with_param(text, "S1 in sw ctl ramp SMOD", cmp[k]), *b = with_param(a, "VT=0 VH=0", "VT=2.5 VH=0");
+        nsc_circuit *c = tu_parse(b);
+        nsc_report r;
+        nsc_report_init(&r);
+        nsc_ac_result *R = pac_of(c, "v(out),v(out,x)", &r);
+        assert_bode(R, 0, buck_h, 0.01, 0.1);
+        assert_bode(R, 1, buck_hx, 0.01, 0.1);
+        nsc_ac_result_free(R);
+        nsc_report_free(&r);
+        nsc_circuit_free(c);
+        free(a);
+        free(b);
+    }
+    free(text);
+}

@@ -4,6 +4,7 @@
  * netlists, per-point waveforms equal to plain runs), the buck inductor ripple
  * against (Vin - Vout) D / (L f), shards run by GNU parallel. */
 #include <criterion/criterion.h>
+#include <complex.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,10 @@
 #include "analysis/sweep.h"
 #include "output/out_sweep.h"
 #include "testutil.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 
 static char *tmp;
 static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
@@ -943,4 +948,84 @@ Test(sweep, unit_of_a_param_reading_a_later_measure)
     cr_assert_str_eq(nsc_meas_unit(c, 2), "V");
     nsc_circuit_free(c);
     nsc_report_free(&r);
+}
+
+/* Issue 29: the .meas ac cards of a study are columns of its table, after
+ * the .meas tran ones, each point's evaluated on its own .ac sweep at its
+ * operating point: an RC (r swept, c = 1u) whose transfer is 1 / (1 + j w r
+ * c): at 1 kHz (a point of `dec 10`) |H| in dB and its phase in degrees,
+ * exactly (1e-9: the complex solve's round-off); the step response's .meas
+ * tran beside them as in program_rows_do_not_depend_on_jobs. Without a .tran
+ * card the study runs the AC alone (before: "no transient analysis"; with
+ * one, the .meas ac cards were dropped from the table). Units: dB, deg. */
+Test(sweep, meas_ac_columns_at_the_operating_point, .init = setup, .fini = teardown)
+{
+    static const char net[] = "RC, step and AC\n.param r=1k\nV1 in 0 PULSE(0 1 0 1n 1n 1 2) AC 1\nR1 in out {r}\n"
+                              "C1 out 0 1u\n%s.options stepping=fixed\n.ac dec 10 10 100k\n"
+                              ".meas ac g1k FIND vdb(out) AT=1k\n.meas ac p1k FIND vp(out) AT=1k\n.end\n";
+    static const char *const tran[] = { ".tran 10u 5m\n.meas tran vend FIND v(out) AT=1m\n", "" };
+    for (int k = 0; k < 2; k++) {
+        char text[1024], path[1024], cmd[2048], *out = NULL;
+        snprintf(text, sizeof text, net, tran[k]);
+        snprintf(path, sizeof path, "%s/ac%d.cir", tmp, k);
+        cr_assert_eq(tu_write_file(path, text), 0);
+        snprintf(cmd, sizeof cmd, "cd %s && %s sweep ac%d.cir --param r=500:2k:4 -j 2 -o s%d --quiet 2>&1", tmp,
+                 NSC_PROGRAM, k, k);
+        cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+        free(out);
+        snprintf(path, sizeof path, "%s/s%d.sweep.dat", tmp, k);
+        tu_table t;
+        cr_assert_eq(tu_table_read(path, &t), 0);
+        cr_assert_eq(t.nrow, 4);
+        cr_assert_eq(t.ncol, k ? 5 : 6);
+        int cg = tu_table_col(&t, "g1k"), cp = tu_table_col(&t, "p1k"), cv = tu_table_col(&t, "vend");
+        cr_assert(cg == (k ? 1 : 2) && cp == cg + 1 && cv == (k ? -1 : 1), "columns %d %d %d", cv, cg, cp);
+        for (int i = 0; i < 4; i++) {
+            double r = 500 + 500 * i, wrc = 2 * M_PI * 1e3 * r * 1e-6;
+            cr_assert_float_eq(TU_AT(&t, i, cg), -10 * log10(1 + wrc * wrc), 1e-9, "r %g", r);
+            cr_assert_float_eq(TU_AT(&t, i, cp), -atan(wrc) * 180 / M_PI, 1e-7, "r %g", r);
+            if (!k) cr_assert_float_eq(TU_AT(&t, i, cv), 1 - exp(-1e-3 / (r * 1e-6)), 1e-5);
+        }
+        tu_table_free(&t);
+        char gpn[32];
+        snprintf(gpn, sizeof gpn, "s%d.sweep.gp", k);
+        char *gp = file(gpn);
+        cr_assert(gp && strstr(gp, "set ylabel 'g1k (dB)'") && strstr(gp, "set ylabel 'p1k (deg)'"), "%s", gp);
+        free(gp);
+    }
+}
+
+/* A steady study's .meas ac are those of the periodic AC around each
+ * point's steady state: the open-loop buck of tests/data/pac/buck_open.cir
+ * over Vin, whose control-to-output at 1 kHz is Vin (TR + TF)/(T Vm) Z2 /
+ * (s L + R0 + Z2) (test_pac.c; within 0.01 dB there), here 20 log10 of it. */
+Test(sweep, meas_ac_in_a_steady_study_is_the_periodic_ac, .init = setup, .fini = teardown)
+{
+    char *text = tu_read_file(NSC_TOP_SRCDIR "/tests/data/pac/buck_open.cir");
+    cr_assert(text);
+    char *end = strstr(text, ".end");
+    cr_assert(end);
+    char net[4096], path[1024], cmd[2048], *out = NULL;
+    snprintf(net, sizeof net, "%.*s.meas ac g1k FIND vdb(out) AT=1k\n.end\n", (int)(end - text), text);
+    free(text);
+    snprintf(path, sizeof path, "%s/bo.cir", tmp);
+    cr_assert_eq(tu_write_file(path, net), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep bo.cir --steady --param vin=6,12,24 -j 1 -o s --quiet --no-plot 2>&1",
+             tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/s.sweep.dat", tmp);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    cr_assert_eq(t.nrow, 3);
+    int cg = tu_table_col(&t, "g1k");
+    cr_assert_eq(cg, 1);
+    for (int i = 0; i < 3; i++) {
+        double vin = TU_AT(&t, i, 0), w = 2 * M_PI * 1e3;
+        double complex zc = 1 / (I * w * 47e-6) + 0.02, z2 = 2 * zc / (2 + zc);
+        double complex h = vin * (8e-6 + 1e-6) / 10e-6 * z2 / (I * w * 22e-6 + 0.05 + z2);
+        cr_assert(fabs(TU_AT(&t, i, cg) - 20 * log10(cabs(h))) <= 0.01, "vin %g: %.9g dB, closed form %.9g", vin,
+                  TU_AT(&t, i, cg), 20 * log10(cabs(h)));
+    }
+    tu_table_free(&t);
 }

@@ -1,0 +1,1 @@
+1s/ i(vpin) / ix(x1:in) /
