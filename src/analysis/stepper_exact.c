@@ -255,10 +255,11 @@ static void x_probes(ex *a, const double *x, const double *g, double *v)
 
 /* ---- guards ---- */
 
-/* The guards' tolerances gtol at the step's start x: 1e-12 of the size of each
+/* The guards' tolerances gtol at the step's start x: 1e-10 of the size of each
  * pair row's terms (the flow's round-off: an active pair's current is a
- * difference quotient over h0 of the states, terms of C/h0 times a voltage);
- * their signs gsgn. */
+ * difference quotient over h0 of the states, terms of C/h0 times a voltage;
+ * no tighter than the one-step problem's own mode check, NSC_MODE_TOL, or an
+ * event step finds the mode unchanged); their signs gsgn. */
 static void guard_tol(ex *a, const double *x)
 {
     const nsc_flow *F = a->F;
@@ -270,7 +271,7 @@ static void guard_tol(ex *a, const double *x)
     for (int j = 0; j < N; j++) {
         const double *c = F->out + (size_t)j * m;
         double xj = fabs(x[j]);
-        for (int i = 0; i < m; i++) a->gtol[i] += 1e-12 * fabs(c[i]) * xj;
+        for (int i = 0; i < m; i++) a->gtol[i] += 1e-10 * fabs(c[i]) * xj;
     }
 }
 
@@ -473,7 +474,8 @@ static nsc_status ev_step(ex *a, double dt)
         return NSC_ESIM;
     }
     const char *mode1 = nsc_onestep_mode(P);
-    if (had_alt && a->have_mask && (!memo || info.lcp_solved || info.active_set)) memo_add(a, memo, mode1);
+    int moved = a->have_mask && memcmp(mode1, a->mask, (size_t)a->m);
+    if (had_alt && moved && (!memo || info.lcp_solved || info.active_set)) memo_add(a, memo, mode1);
     memcpy(a->sw1, T->sw, (size_t)a->nsw);
     int nflip = a->nsw ? nsc_lcs_switch_update(L, a->z1, a->sw1) : 0;
     int changed = nflip || !a->have_mask || memcmp(mode1, a->mask, (size_t)a->m);
