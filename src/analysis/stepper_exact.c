@@ -73,7 +73,9 @@ typedef struct ex {
     double *z, *zf, *l, *g, *w;      /* [n], [n], [m], [m], [nsrc] */
     double *z1, *w1;                 /* [n], [nsrc]: the event step's */
     double *gtol, *lm;               /* [m] the guards' tolerances (guard_tol), l at the midpoint */
-    double *gm, *g1, *pw, *gsgn;            /* [m] the pair rows at a step's midpoint and end; work */
+    double *gm, *g1, *pw, *gsgn;     /* [m] the pair rows at a step's midpoint and end; work; signs */
+    double *wv, *ulo, *uhi;          /* [m + 1] distinct pair rows, their bounds (guard_bounds) */
+    int cbad;
     double *v0, *vm, *v1, *rtol;     /* [nc] probe rows and each column's ATOL */
     char *mask, *sw1, *key;  /* [m], [nsw], [m + nsw] */
     char *alt, *althi;       /* [m] the mode with the pairs violated at the last check changed; at a bracket's end */
@@ -111,7 +113,7 @@ static void ex_free(ex *a)
         nsc_flow_free(a->cache[q].F);
     }
     free(a->sa); free(a->sb); free(a->x); free(a->xm); free(a->x1); free(a->xt); free(a->xm2); free(a->wk);
-    free(a->z); free(a->zf); free(a->l); free(a->g); free(a->w); free(a->z1); free(a->w1); free(a->gtol); free(a->lm); free(a->gm); free(a->g1); free(a->pw); free(a->gsgn);
+    free(a->z); free(a->zf); free(a->l); free(a->g); free(a->w); free(a->z1); free(a->w1); free(a->gtol); free(a->lm); free(a->gm); free(a->g1); free(a->pw); free(a->gsgn); free(a->wv); free(a->ulo); free(a->uhi);
     free(a->v0); free(a->vm); free(a->v1); free(a->rtol); free(a->mask); free(a->sw1); free(a->key); free(a->alt); free(a->althi);
 }
 
@@ -162,12 +164,13 @@ static int ex_init(ex *a, nsc_tran *T)
     a->x = vec(N), a->xm = vec(N), a->x1 = vec(N), a->xt = vec(N), a->xm2 = vec(N), a->wk = vec(N);
     a->z = vec(n), a->zf = vec(n), a->l = vec(m), a->g = vec(m), a->w = vec(a->nsrc);
     a->z1 = vec(n), a->w1 = vec(a->nsrc), a->gtol = vec(m), a->lm = vec(m), a->gm = vec(m), a->g1 = vec(m), a->pw = vec(m), a->gsgn = vec(m);
+    a->wv = vec(m + 1), a->ulo = vec(m + 1), a->uhi = vec(m + 1);
     a->v0 = vec(a->nc), a->vm = vec(a->nc), a->v1 = vec(a->nc), a->rtol = vec(a->nc);
     a->mask = calloc((size_t)m + 1, 1), a->sw1 = calloc((size_t)a->nsw + 1, 1);
     a->key = calloc((size_t)(m + a->nsw) + 1, 1);
     a->alt = calloc((size_t)m + 1, 1), a->althi = calloc((size_t)m + 1, 1);
     if (!a->sa || !a->sb || !a->x || !a->xm || !a->x1 || !a->xt || !a->xm2 || !a->wk || !a->z || !a->zf || !a->l || !a->g
-        || !a->w || !a->z1 || !a->w1 || !a->gtol || !a->lm || !a->gm || !a->g1 || !a->pw || !a->gsgn || !a->v0 || !a->vm || !a->v1 || !a->rtol || !a->mask || !a->sw1 || !a->key || !a->alt || !a->althi)
+        || !a->w || !a->z1 || !a->w1 || !a->gtol || !a->lm || !a->gm || !a->g1 || !a->pw || !a->gsgn || !a->wv || !a->ulo || !a->uhi || !a->v0 || !a->vm || !a->v1 || !a->rtol || !a->mask || !a->sw1 || !a->key || !a->alt || !a->althi)
         return -1;
     for (int q = 1; q < a->nc; q++)                         /* a current's ABSTOL, else VNTOL */
         a->rtol[q] = T->W->name[q][0] == 'i' ? a->o->abstol : a->o->vntol;
@@ -255,6 +258,25 @@ static void x_probes(ex *a, const double *x, const double *g, double *v)
 
 /* ---- guards ---- */
 
+/* The guards per distinct row u of the pair rows (flow.h: the pairs i of one
+ * row have g_i = w_u + cst_i): phi_i = gsgn_i g_i >= -gtol_i for all of them
+ * is lo_u <= w_u <= hi_u; a constant row's pairs are checked here once
+ * (cbad). A check is then nu comparisons instead of m. */
+static void guard_bounds(ex *a)
+{
+    const nsc_flow *F = a->F;
+    int nu = F->nu;
+    for (int u = 0; u < nu; u++) a->ulo[u] = -INFINITY, a->uhi[u] = INFINITY;
+    a->cbad = 0;
+    for (int i = 0; i < a->m; i++) {
+        int u = F->umap[i];
+        double c = F->cst[i], tol = a->gtol[i];
+        if (u == nu) a->cbad |= a->gsgn[i] * c < -tol;
+        else if (a->gsgn[i] > 0) a->ulo[u] = fmax(a->ulo[u], -c - tol);
+        else a->uhi[u] = fmin(a->uhi[u], -c + tol);
+    }
+}
+
 /* The guards' tolerances gtol at the step's start x: 1e-10 of the size of each
  * pair row's terms (the flow's round-off: an active pair's current is a
  * difference quotient over h0 of the states, terms of C/h0 times a voltage;
@@ -263,26 +285,30 @@ static void x_probes(ex *a, const double *x, const double *g, double *v)
 static void guard_tol(ex *a, const double *x)
 {
     const nsc_flow *F = a->F;
-    int m = a->m, N = a->N;
+    int m = a->m, nu = F->nu, N1 = a->N - 1;
+    for (int u = 0; u < nu; u++) {                          /* the size of each distinct row's terms */
+        double s = 0;
+        for (int j = 0; j < N1; j++) s += fabs(F->U[u + (size_t)j * nu] * x[j]);
+        a->wv[u] = s;
+    }
+    a->wv[nu] = 0;
     for (int i = 0; i < m; i++) {
-        a->gtol[i] = 1e-15;
+        a->gtol[i] = 1e-15 + 1e-10 * (a->wv[F->umap[i]] + fabs(F->cst[i]));
         a->gsgn[i] = a->mask[i] && F->dinv[i] > 0 ? -1.0 : 1.0;   /* phi_i = gsgn_i g_i */
     }
-    for (int j = 0; j < N; j++) {
-        const double *c = F->out + (size_t)j * m;
-        double xj = fabs(x[j]);
-        for (int i = 0; i < m; i++) a->gtol[i] += 1e-10 * fabs(c[i]) * xj;
-    }
+    guard_bounds(a);
 }
 
-/* 1 when the mode's guards fail at x (pair rows into g[m]): a pair's phi below
+/* 1 when the mode's guards fail at x (its pair rows into g[m] unless NULL): a pair's phi below
  * -gtol (alt: the mode with those pairs changed, the event step's second
  * guess), or a switch that would change state (nsc_lcs_switch_update). */
 static int violated(ex *a, const double *x, double *g)
 {
-    nsc_flow_pairs(a->F, x, g, a->pw);
-    int bad = 0;
-    for (int i = 0; i < a->m; i++) bad |= a->gsgn[i] * g[i] < -a->gtol[i];
+    const nsc_flow *F = a->F;
+    nsc_flow_rows(F, x, a->wv);
+    int bad = a->cbad;
+    for (int u = 0; u < F->nu; u++) bad |= a->wv[u] < a->ulo[u] || a->wv[u] > a->uhi[u];
+    if (g || bad) nsc_flow_expand(F, a->wv, x[a->N - 1], g ? g : (g = a->g));
     if (bad) {
         memcpy(a->alt, a->mask, (size_t)a->m);
         for (int i = 0; i < a->m; i++)
@@ -512,7 +538,7 @@ static nsc_status locate(ex *a, const double *xs, long klo, long khi, long ktol)
     while (khi - klo > ktol) {
         long kmid = klo + (khi - klo) / 2;
         nsc_flow_advance(F, kmid - klo, a->xm, a->x1, a->wk);
-        if (violated(a, a->x1, a->g)) { khi = kmid; memcpy(a->althi, a->alt, (size_t)a->m); }
+        if (violated(a, a->x1, NULL)) { khi = kmid; memcpy(a->althi, a->alt, (size_t)a->m); }
         else { klo = kmid; memcpy(a->xm, a->x1, nb); }
     }
     a->have_alt = 1;
@@ -617,7 +643,7 @@ static nsc_status step(ex *a)
     }
     seed(a, a->t);
     if (fresh) guard_tol(a, a->x);
-    if (violated(a, a->x, a->g)) {                          /* the mode ends at t (a source's corner) */
+    if (violated(a, a->x, NULL)) {                          /* the mode ends at t (a source's corner) */
         memcpy(a->althi, a->alt, (size_t)a->m);
         a->have_alt = 1;
         return ev_step(a, a->h0);

@@ -181,10 +181,19 @@ void nsc_flow_advance(const nsc_flow *F, long k, const double *x, double *y, dou
     }
 }
 
+void nsc_flow_rows(const nsc_flow *F, const double *x, double *w)
+{
+    nsc_dense_gemv_small(F->nu, F->N - 1, F->U, x, w);
+    w[F->nu] = 0;                                           /* (umap = nu: a constant row) */
+}
+
+void nsc_flow_expand(const nsc_flow *F, const double *w, double one, double *g)
+{
+    for (int i = 0; i < F->m; i++) g[i] = w[F->umap[i]] + F->cst[i] * one;
+}
+
 void nsc_flow_pairs(const nsc_flow *F, const double *x, double *g, double *work)
 {
-    nsc_dense_gemv_small(F->nu, F->N - 1, F->U, x, work);
-    work[F->nu] = 0;                                        /* (umap = nu: a constant row) */
-    double one = x[F->N - 1];
-    for (int i = 0; i < F->m; i++) g[i] = work[F->umap[i]] + F->cst[i] * one;
+    nsc_flow_rows(F, x, work);
+    nsc_flow_expand(F, work, x[F->N - 1], g);
 }
