@@ -75,13 +75,15 @@ typedef struct ex {
     double *gtol, *lm;               /* [m] the guards' tolerances (guard_tol), l at the midpoint */
     double *gm, *g1, *pw, *gsgn;     /* [m] the pair rows at a step's midpoint and end; work; signs */
     double *wv, *ulo, *uhi;          /* [m + 1] distinct pair rows, their bounds (guard_bounds) */
+    double *wm, *w1v;                /* [m + 1] the distinct rows at a step's midpoint and end */
     int cbad;
     double *v0, *vm, *v1, *rtol;     /* [nc] probe rows and each column's ATOL */
     char *mask, *sw1, *key;  /* [m], [nsw], [m + nsw] */
     char *alt, *althi;       /* [m] the mode with the pairs violated at the last check changed; at a bracket's end */
     int have_alt;
     int have_mask, evrun;
-    int need_l, need_dz;     /* the probes read multipliers (or pairs' peaks are kept), derivatives */
+    int *lneed, nlneed;      /* the pairs whose multiplier the probes or the peaks read */
+    int need_dz;             /* the probes read derivatives */
     int v0_ok;               /* v0 holds the probes at (t, x) (the last step's end, same flow) */
     exf cache[NSC_EX_FLOWS];
     exmemo memo[NSC_EX_MEMO];
@@ -113,7 +115,7 @@ static void ex_free(ex *a)
         nsc_flow_free(a->cache[q].F);
     }
     free(a->sa); free(a->sb); free(a->x); free(a->xm); free(a->x1); free(a->xt); free(a->xm2); free(a->wk);
-    free(a->z); free(a->zf); free(a->l); free(a->g); free(a->w); free(a->z1); free(a->w1); free(a->gtol); free(a->lm); free(a->gm); free(a->g1); free(a->pw); free(a->gsgn); free(a->wv); free(a->ulo); free(a->uhi);
+    free(a->z); free(a->zf); free(a->l); free(a->g); free(a->w); free(a->z1); free(a->w1); free(a->gtol); free(a->lm); free(a->gm); free(a->g1); free(a->pw); free(a->gsgn); free(a->wv); free(a->ulo); free(a->uhi); free(a->wm); free(a->w1v); free(a->lneed);
     free(a->v0); free(a->vm); free(a->v1); free(a->rtol); free(a->mask); free(a->sw1); free(a->key); free(a->alt); free(a->althi);
 }
 
@@ -165,22 +167,29 @@ static int ex_init(ex *a, nsc_tran *T)
     a->z = vec(n), a->zf = vec(n), a->l = vec(m), a->g = vec(m), a->w = vec(a->nsrc);
     a->z1 = vec(n), a->w1 = vec(a->nsrc), a->gtol = vec(m), a->lm = vec(m), a->gm = vec(m), a->g1 = vec(m), a->pw = vec(m), a->gsgn = vec(m);
     a->wv = vec(m + 1), a->ulo = vec(m + 1), a->uhi = vec(m + 1);
+    a->wm = vec(m + 1), a->w1v = vec(m + 1);
+    a->lneed = calloc((size_t)m + 1, sizeof(int));
     a->v0 = vec(a->nc), a->vm = vec(a->nc), a->v1 = vec(a->nc), a->rtol = vec(a->nc);
     a->mask = calloc((size_t)m + 1, 1), a->sw1 = calloc((size_t)a->nsw + 1, 1);
     a->key = calloc((size_t)(m + a->nsw) + 1, 1);
     a->alt = calloc((size_t)m + 1, 1), a->althi = calloc((size_t)m + 1, 1);
     if (!a->sa || !a->sb || !a->x || !a->xm || !a->x1 || !a->xt || !a->xm2 || !a->wk || !a->z || !a->zf || !a->l || !a->g
-        || !a->w || !a->z1 || !a->w1 || !a->gtol || !a->lm || !a->gm || !a->g1 || !a->pw || !a->gsgn || !a->wv || !a->ulo || !a->uhi || !a->v0 || !a->vm || !a->v1 || !a->rtol || !a->mask || !a->sw1 || !a->key || !a->alt || !a->althi)
+        || !a->w || !a->z1 || !a->w1 || !a->gtol || !a->lm || !a->gm || !a->g1 || !a->pw || !a->gsgn || !a->wv || !a->ulo || !a->uhi || !a->wm || !a->w1v || !a->lneed || !a->v0 || !a->vm || !a->v1 || !a->rtol || !a->mask || !a->sw1 || !a->key || !a->alt || !a->althi)
         return -1;
     for (int q = 1; q < a->nc; q++)                         /* a current's ABSTOL, else VNTOL */
         a->rtol[q] = T->W->name[q][0] == 'i' ? a->o->abstol : a->o->vntol;
     src_coef(a);
-    a->need_l = T->npk > 0;
+    char *mark = calloc((size_t)m + 1, 1);                   /* the pairs whose l is read: probes, peaks */
+    if (!mark) return -1;
+    for (int k = 0; k < T->npk; k++) mark[T->pklist[k]] = 1;
     for (int q = 0; q < T->nprobe; q++)
         for (int k = 0; k < T->f[q].nterm; k++) {
-            a->need_l |= T->f[q].t[k].kind == NSC_T_L;
+            if (T->f[q].t[k].kind == NSC_T_L) mark[T->f[q].t[k].idx] = 1;
             a->need_dz |= T->f[q].t[k].kind == NSC_T_DZ;
         }
+    for (int j = 0; j < m; j++)
+        if (mark[j]) a->lneed[a->nlneed++] = j;
+    free(mark);
     memcpy(a->z, T->z0, sizeof(double) * (size_t)n);
     memcpy(a->l, T->l0, sizeof(double) * (size_t)m);
     memcpy(a->v0, T->v0, sizeof(double) * (size_t)a->nc);
@@ -228,25 +237,31 @@ static void x_sources(const ex *a, const double *x, double *w)
     for (int j = 0; j < a->nsrc; j++) w[j] = x[a->n + j] + x[a->n + a->nsrc + j];
 }
 
-/* The multipliers of state x from its pair rows g (F's): l_i of the active pairs. */
-static void x_lambda(const ex *a, const double *g, double *l)
+/* The multipliers read (lneed) of a state from its distinct pair rows w
+ * (nsc_flow_rows): l_i of the active pairs, 0 of the others. */
+static void x_lambda(const ex *a, const double *w, double *l)
 {
     const nsc_flow *F = a->F;
-    for (int i = 0; i < a->m; i++) {
-        double v = !a->mask[i] ? 0 : F->dinv[i] > 0 ? -g[i] * F->dinv[i] : g[i];
+    for (int k = 0; k < a->nlneed; k++) {
+        int i = a->lneed[k];
+        double g = w[F->umap[i]] + F->cst[i];
+        double v = !a->mask[i] ? 0 : F->dinv[i] > 0 ? -g * F->dinv[i] : g;
         l[i] = v > 0 ? v : 0;
     }
 }
 
-/* The probes at state x into v[1..]: z, l and the sources from x (g: x's
- * pair rows when known, else NULL); dz/dt by the flow's first substep (forward
- * difference over h0). */
-static void x_probes(ex *a, const double *x, const double *g, double *v)
+/* The probes at state x into v[1..]: z, l and the sources from x (w: x's
+ * distinct pair rows when known, else NULL); dz/dt by the flow's first
+ * substep (forward difference over h0). */
+static void x_probes(ex *a, const double *x, const double *w, double *v)
 {
     int n = a->n;
-    if (a->need_l) {
-        if (!g) nsc_flow_pairs(a->F, x, a->g, a->pw);
-        x_lambda(a, g ? g : a->g, a->l);
+    if (a->nlneed) {
+        if (!w) {
+            nsc_flow_rows(a->F, x, a->pw);
+            w = a->pw;
+        }
+        x_lambda(a, w, a->l);
     }
     x_sources(a, x, a->w);
     if (a->need_dz) {
@@ -299,17 +314,18 @@ static void guard_tol(ex *a, const double *x)
     guard_bounds(a);
 }
 
-/* 1 when the mode's guards fail at x (its pair rows into g[m] unless NULL): a pair's phi below
+/* 1 when the mode's guards fail at x (its distinct pair rows into w[m + 1]): a pair's phi below
  * -gtol (alt: the mode with those pairs changed, the event step's second
  * guess), or a switch that would change state (nsc_lcs_switch_update). */
-static int violated(ex *a, const double *x, double *g)
+static int violated(ex *a, const double *x, double *w)
 {
     const nsc_flow *F = a->F;
-    nsc_flow_rows(F, x, a->wv);
+    nsc_flow_rows(F, x, w);
     int bad = a->cbad;
-    for (int u = 0; u < F->nu; u++) bad |= a->wv[u] < a->ulo[u] || a->wv[u] > a->uhi[u];
-    if (g || bad) nsc_flow_expand(F, a->wv, x[a->N - 1], g ? g : (g = a->g));
+    for (int u = 0; u < F->nu; u++) bad |= w[u] < a->ulo[u] || w[u] > a->uhi[u];
     if (bad) {
+        double *g = a->g;
+        nsc_flow_expand(F, w, x[a->N - 1], g);
         memcpy(a->alt, a->mask, (size_t)a->m);
         for (int i = 0; i < a->m; i++)
             if (a->gsgn[i] * g[i] < -a->gtol[i]) a->alt[i] = !a->mask[i];
@@ -538,7 +554,7 @@ static nsc_status locate(ex *a, const double *xs, long klo, long khi, long ktol)
     while (khi - klo > ktol) {
         long kmid = klo + (khi - klo) / 2;
         nsc_flow_advance(F, kmid - klo, a->xm, a->x1, a->wk);
-        if (violated(a, a->x1, NULL)) { khi = kmid; memcpy(a->althi, a->alt, (size_t)a->m); }
+        if (violated(a, a->x1, a->wv)) { khi = kmid; memcpy(a->althi, a->alt, (size_t)a->m); }
         else { klo = kmid; memcpy(a->xm, a->x1, nb); }
     }
     a->have_alt = 1;
@@ -643,7 +659,7 @@ static nsc_status step(ex *a)
     }
     seed(a, a->t);
     if (fresh) guard_tol(a, a->x);
-    if (violated(a, a->x, NULL)) {                          /* the mode ends at t (a source's corner) */
+    if (violated(a, a->x, a->wv)) {                         /* the mode ends at t (a source's corner) */
         memcpy(a->althi, a->alt, (size_t)a->m);
         a->have_alt = 1;
         return ev_step(a, a->h0);
@@ -660,17 +676,17 @@ static nsc_status step(ex *a)
     nsc_flow_advance(a->F, k - km, a->xm, a->x1, a->wk);
     if (land && rem > 0) rest(a, rem);
     long ktol = pow2_below((long)fmax(1.0, NSC_EX_LOC * (double)k));
-    if (km > 0 && violated(a, a->xm, a->gm)) return locate(a, a->x, 0, km, ktol);
-    if (violated(a, a->x1, a->g1)) {
+    if (km > 0 && violated(a, a->xm, a->wm)) return locate(a, a->x, 0, km, ktol);
+    if (violated(a, a->x1, a->w1v)) {
         if (k - km > 0) return locate(a, a->xm, km, k, ktol);
         memcpy(a->althi, a->alt, (size_t)a->m);
         a->have_alt = 1;
         return ev_step(a, t1 - a->t);                       /* (a sliver before the target) */
     }
     if (!a->v0_ok) x_probes(a, a->x, NULL, a->v0);
-    x_probes(a, a->xm, a->gm, a->vm);
+    x_probes(a, a->xm, a->wm, a->vm);
     memcpy(a->lm, a->l, sizeof(double) * (size_t)a->m);
-    x_probes(a, a->x1, a->g1, a->v1);                       /* (a->l: x1's, for its row and the next) */
+    x_probes(a, a->x1, a->w1v, a->v1);                      /* (a->l: x1's, for its row and the next) */
     double e = km > 0 ? chord_err(a) : 0;                   /* (one substep: no midpoint) */
     if (e > 4 && k >= 2) {                                  /* the waveform bends: half the step */
         a->kcur = k / 2;
