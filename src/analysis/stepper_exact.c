@@ -41,7 +41,8 @@
 #define NSC_EX_NMAX 64      /* largest augmented state (a flow costs ~2 K N^3 to build) */
 #define NSC_EX_FLOWS_MIN 16 /* after this many flows built, ... */
 #define NSC_EX_STEPS_FLOW 8 /* ... fewer steps than this per flow: the theta-scheme takes over */
-#define NSC_EX_EVRUN 1000   /* event steps in a row, each shorter than 1e-6 href: chattering */
+#define NSC_EX_EVRUN 1000   /* event steps in a row, each shorter than 1e-6 href: chattering ... */
+#define NSC_EX_SLIVERS 64   /* ... or breakpoints closer than h0 in a row: the adaptive stepper takes over */
 #define NSC_EX_KMAX 40
 #define NSC_PI 3.14159265358979323846
 
@@ -81,7 +82,7 @@ typedef struct ex {
     char *mask, *sw1, *key;  /* [m], [nsw], [m + nsw] */
     char *alt, *althi;       /* [m] the mode with the pairs violated at the last check changed; at a bracket's end */
     int have_alt;
-    int have_mask, evrun;
+    int have_mask, evrun, nsliver;
     int *lneed, nlneed;      /* the pairs whose multiplier the probes or the peaks read */
     int need_dz;             /* the probes read derivatives */
     int v0_ok;               /* v0 holds the probes at (t, x) (the last step's end, same flow) */
@@ -455,6 +456,23 @@ static void memo_add(ex *a, exmemo *e, const char *mode1)
     memcpy(e->to, mode1, (size_t)m);
 }
 
+/* Stop here for the adaptive stepper: the state at t (after an event step:
+ * z, l, switch states, the last row's probes) into T's hand-over arrays. */
+static nsc_status hand_over(ex *a)
+{
+    nsc_tran *T = a->T;
+    memcpy(T->hz, a->z, sizeof(double) * (size_t)a->n);
+    memcpy(T->hl, a->l, sizeof(double) * (size_t)a->m);
+    for (int j = 0; j < a->nsrc; j++) T->hw[j] = nsc_wave_eval(a->L->src[j].wave, a->t);
+    memcpy(T->hv, a->v1, sizeof(double) * (size_t)a->nc);
+    T->hv[0] = a->t;
+    T->t0 = a->t;
+    T->handover = 1;
+    T->st->exact = 2;
+    T->st->exact_until = a->t;
+    return NSC_OK;
+}
+
 /* The event step's problem over (t, t + dt] solved from z (guesses: the
  * remembered outcome, the current mode, the mode with the failing guards
  * changed) into z1, l. 0, 1 when it has no solution (info, *P say why), or
@@ -533,9 +551,7 @@ static nsc_status ev_step(ex *a, double dt)
     a->have_mask = 1;
     a->F = NULL;
     a->v0_ok = 0;
-    if (dt < 1e-6 * a->href && ++a->evrun > NSC_EX_EVRUN)
-        return nsc_err(T->r, NSC_ESIM, NULL, "time %.9g s: %d mode changes in a row without progress (chattering); "
-                       "use the default stepping", tn, NSC_EX_EVRUN);
+    if (dt < 1e-6 * a->href && ++a->evrun > NSC_EX_EVRUN) return hand_over(a);   /* chattering: captured there */
     return NSC_OK;
 }
 
@@ -618,23 +634,6 @@ static nsc_status accept(ex *a, double tm, double t1, long k, int land, double e
     return NSC_OK;
 }
 
-/* Stop here for the adaptive stepper: the state at t (after an event step:
- * z, l, switch states, the last row's probes) into T's hand-over arrays. */
-static nsc_status hand_over(ex *a)
-{
-    nsc_tran *T = a->T;
-    memcpy(T->hz, a->z, sizeof(double) * (size_t)a->n);
-    memcpy(T->hl, a->l, sizeof(double) * (size_t)a->m);
-    for (int j = 0; j < a->nsrc; j++) T->hw[j] = nsc_wave_eval(a->L->src[j].wave, a->t);
-    memcpy(T->hv, a->v1, sizeof(double) * (size_t)a->nc);
-    T->hv[0] = a->t;
-    T->t0 = a->t;
-    T->handover = 1;
-    T->st->exact = 2;
-    T->st->exact_until = a->t;
-    return NSC_OK;
-}
-
 /* x1 carried on by r < h0: the quadratic through the flow at 0, h0, 2 h0 (error
  * O(h0^3 x''')); linear over one substep it was O(r h0 x''): 4e-5 V after an
  * RC's 1 ns edge with h0 = 10 ns. */
@@ -669,6 +668,8 @@ static nsc_status step(ex *a)
     if (a->t < a->o->tstart - a->eps && a->o->tstart < tg) tg = a->o->tstart;
     long kt = (long)floor((tg - a->t) / a->h0 + 1e-6);
     double rem = (tg - a->t) - (double)kt * a->h0;
+    a->nsliver = kt ? 0 : a->nsliver + 1;                   /* breakpoints closer than h0, in a row: */
+    if (a->nsliver > NSC_EX_SLIVERS) return hand_over(a);   /* the theta-scheme merges them */
     int land;
     long k = step_units(a, kt, &land), km = k / 2;
     double tm = a->t + (double)km * a->h0, t1 = land ? tg : a->t + (double)k * a->h0;
