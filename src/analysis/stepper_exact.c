@@ -558,7 +558,8 @@ static nsc_status ev_step(ex *a, double dt)
 /* ---- steps ---- */
 
 /* The flow's state xs at t + klo h0 carried to the start of the event's interval
- * (t + klo h0, t + khi h0] by bisection down to ktol units (the guards fail
+ * (t + klo h0, t + khi h0] by bisection (its trials at klo plus powers of 2, one
+ * product each) down to ktol units (the guards fail
  * at its end; ktol a power of 2: the event step's problem is a regular slot of
  * the cache); a row there; then the event step of ktol units from there. */
 static nsc_status locate(ex *a, const double *xs, long klo, long khi, long ktol)
@@ -567,9 +568,12 @@ static nsc_status locate(ex *a, const double *xs, long klo, long khi, long ktol)
     size_t nb = sizeof(double) * (size_t)a->N;
     memcpy(a->xm, xs, nb);
     memcpy(a->althi, a->alt, (size_t)a->m);                 /* (the check that found the event) */
-    while (khi - klo > ktol) {
-        long kmid = klo + (khi - klo) / 2;
-        nsc_flow_advance(F, kmid - klo, a->xm, a->x1, a->wk);
+    long half = 1;                                          /* bisection on a power-of-2 grid from klo: */
+    while (2 * half < khi - klo) half *= 2;                 /* each trial one level of the flow */
+    for (; khi - klo > ktol && half > 0; half /= 2) {
+        long kmid = klo + half;
+        if (kmid >= khi) continue;                          /* (beyond the bracket: known to fail) */
+        nsc_flow_advance(F, half, a->xm, a->x1, a->wk);
         if (violated(a, a->x1, a->wv)) { khi = kmid; memcpy(a->althi, a->alt, (size_t)a->m); }
         else { klo = kmid; memcpy(a->xm, a->x1, nb); }
     }
