@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh -- benchmarks of nscircuit against its anchors, same machine, same run
 # (issue 4). Run by `make bench` from a build directory, or directly:
-#     bash bench/run.sh [BUILD_DIR] [bridge|buck|chain|adaptive|cascade|steady|devices|small|pac|paired ...]
+#     bash bench/run.sh [BUILD_DIR] [bridge|buck|chain|adaptive|exact|cascade|steady|devices|small|pac|paired ...]
 # Each benchmark prints both timings and the ratio; waveforms are compared too.
 # Anchors missing from the machine are installed from Debian packages when root.
 # Timings are wall-clock seconds, best of BENCH_RUNS (default 3) for the fast
@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=${1:-$PWD}
 shift || true
-what=${*:-bridge buck chain adaptive cascade steady devices small pac paired}
+what=${*:-bridge buck chain adaptive exact cascade steady devices small pac paired}
 runs=${BENCH_RUNS:-3}
 nsc="$build/nscircuit"
 [ -x "$nsc" ] || { echo "bench: $nsc not built (run make first)" >&2; exit 2; }
@@ -208,6 +208,32 @@ adaptive() {
                a, an, al, f, fl, a / f }'
 }
 
+# The exact transient (.options stepping=exact, stepper_exact.c): the same 1 ms
+# buck against ngspice's default run and the 50 ps fixed-step reference (issue
+# 24 goal: >= 30x at <= 1e-3 of range), and the seed bridge (<= 1000 steps at
+# <= 1e-3, against 10 ns fixed steps).
+exact() {
+    need_pkg "command -v ngspice" ngspice || return 0
+    local cir="$work/bx.cir" ref="$work/bx_50p.dat" ex="$work/bx.dat" ng="$work/bx_ng.cir"
+    sed -e 's/^\.tran 10n 200u 0 50p UIC/.options stepping=exact\n.tran 10n 1m UIC/' "$top/netlists/buck.cir" > "$cir"
+    sed -e 's/^\.tran 10n 200u 0 [^ ]* UIC/.tran 10n 1m UIC/' -e '/^\.end$/d' "$here/buck_level3.cir" > "$ng"
+    printf '.control\nrun\n.endc\n.end\n' >> "$ng"
+    local stats ex_w ng_w
+    stats=$("$nsc" --stats --save 'v(out),i(l1)' -o "$ex" "$cir" 2>&1 | sed -n 1p)
+    ex_w=$(best_of "$runs" "$nsc" --quiet --save 'v(out),i(l1)' -o "$ex" "$cir")
+    best_of 1 "$nsc" --quiet --step 50p --save 'v(out),i(l1)' -o "$ref" "$cir" >/dev/null
+    ng_w=$(best_of "$runs" ngspice -b "$ng")
+    echo "exact: buck 1 ms, .tran 10n 1m UIC, .options stepping=exact: ${stats#*: *: }"
+    echo "exact:   nscircuit $ex_w s | ngspice default run $ng_w s | speed-up $(ratio "$ng_w" "$ex_w")x (whole runs; goal >= 30x)"
+    "$nsc" compare "$ref" "$ex" --signals 'v(out),i(l1)' --tol 1e-3 | sed -n 's/^\(v(out)\|i(l1)\) /exact:   vs 50 ps: &/p'
+    local br="$work/br.cir"
+    printf 'seed bridge\n.options stepping=exact\nL1 a b 10m IC=0\nC1 a b 1u IC=10\nD1 a p DI\nD2 b p DI\nD3 0 a DI\nD4 0 b DI\nR1 p 0 1k\n.model DI D(VF=0)\n.tran 1u 5m UIC\n.end\n' > "$br"
+    stats=$("$nsc" --stats --save 'v(a,b),i(l1)' -o "$work/br.dat" "$br" 2>&1 | sed -n 1p)
+    "$nsc" --quiet --step 10n --save 'v(a,b),i(l1)' -o "$work/br_ref.dat" "$br"
+    echo "exact: seed bridge .tran 1u 5m: ${stats#*: *: } (goal <= 1000 steps at <= 1e-3)"
+    "$nsc" compare "$work/br_ref.dat" "$work/br.dat" --tol 1e-3 | sed -n 's/^\(v(a,b)\|i(l1)\) /exact:   vs 10 ns: &/p'
+}
+
 # The periodic steady state (issue 14): --steady against the transient long
 # enough to settle (the anchor), and the 16-point buck inductor sweep with
 # --steady against the same sweep of transients; ripples compared point by point.
@@ -371,7 +397,7 @@ lu() {
 
 for b in $what; do
     case $b in
-    bridge|buck|chain|adaptive|cascade|steady|devices|small|pac|paired|lu) "$b" ;;
-    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive, cascade, steady, devices, small, pac, paired, lu)" >&2; exit 2 ;;
+    bridge|buck|chain|adaptive|exact|cascade|steady|devices|small|pac|paired|lu) "$b" ;;
+    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive, exact, cascade, steady, devices, small, pac, paired, lu)" >&2; exit 2 ;;
     esac
 done

@@ -41,7 +41,8 @@
 #define NSC_EX_NMAX 64      /* largest augmented state (a flow costs ~2 K N^3 to build) */
 #define NSC_EX_FLOWS_MIN 16 /* after this many flows built, ... */
 #define NSC_EX_STEPS_FLOW 8 /* ... fewer steps than this per flow: the theta-scheme takes over */
-#define NSC_EX_EVRUN 1000   /* event steps in a row, each shorter than 1e-6 href: chattering */
+#define NSC_EX_EVRUN 1000   /* event steps in a row, each shorter than 1e-6 href: chattering ... */
+#define NSC_EX_SLIVERS 64   /* ... or breakpoints closer than h0 in a row: the adaptive stepper takes over */
 #define NSC_EX_KMAX 40
 #define NSC_PI 3.14159265358979323846
 
@@ -73,13 +74,17 @@ typedef struct ex {
     double *z, *zf, *l, *g, *w;      /* [n], [n], [m], [m], [nsrc] */
     double *z1, *w1;                 /* [n], [nsrc]: the event step's */
     double *gtol, *lm;               /* [m] the guards' tolerances (guard_tol), l at the midpoint */
-    double *gm, *g1, *pw, *gsgn;            /* [m] the pair rows at a step's midpoint and end; work */
+    double *gm, *g1, *pw, *gsgn;     /* [m] the pair rows at a step's midpoint and end; work; signs */
+    double *wv, *ulo, *uhi;          /* [m + 1] distinct pair rows, their bounds (guard_bounds) */
+    double *wm, *w1v;                /* [m + 1] the distinct rows at a step's midpoint and end */
+    int cbad;
     double *v0, *vm, *v1, *rtol;     /* [nc] probe rows and each column's ATOL */
     char *mask, *sw1, *key;  /* [m], [nsw], [m + nsw] */
     char *alt, *althi;       /* [m] the mode with the pairs violated at the last check changed; at a bracket's end */
     int have_alt;
-    int have_mask, evrun;
-    int need_l, need_dz;     /* the probes read multipliers (or pairs' peaks are kept), derivatives */
+    int have_mask, evrun, nsliver;
+    int *lneed, nlneed;      /* the pairs whose multiplier the probes or the peaks read */
+    int need_dz;             /* the probes read derivatives */
     int v0_ok;               /* v0 holds the probes at (t, x) (the last step's end, same flow) */
     exf cache[NSC_EX_FLOWS];
     exmemo memo[NSC_EX_MEMO];
@@ -111,7 +116,7 @@ static void ex_free(ex *a)
         nsc_flow_free(a->cache[q].F);
     }
     free(a->sa); free(a->sb); free(a->x); free(a->xm); free(a->x1); free(a->xt); free(a->xm2); free(a->wk);
-    free(a->z); free(a->zf); free(a->l); free(a->g); free(a->w); free(a->z1); free(a->w1); free(a->gtol); free(a->lm); free(a->gm); free(a->g1); free(a->pw); free(a->gsgn);
+    free(a->z); free(a->zf); free(a->l); free(a->g); free(a->w); free(a->z1); free(a->w1); free(a->gtol); free(a->lm); free(a->gm); free(a->g1); free(a->pw); free(a->gsgn); free(a->wv); free(a->ulo); free(a->uhi); free(a->wm); free(a->w1v); free(a->lneed);
     free(a->v0); free(a->vm); free(a->v1); free(a->rtol); free(a->mask); free(a->sw1); free(a->key); free(a->alt); free(a->althi);
 }
 
@@ -162,22 +167,30 @@ static int ex_init(ex *a, nsc_tran *T)
     a->x = vec(N), a->xm = vec(N), a->x1 = vec(N), a->xt = vec(N), a->xm2 = vec(N), a->wk = vec(N);
     a->z = vec(n), a->zf = vec(n), a->l = vec(m), a->g = vec(m), a->w = vec(a->nsrc);
     a->z1 = vec(n), a->w1 = vec(a->nsrc), a->gtol = vec(m), a->lm = vec(m), a->gm = vec(m), a->g1 = vec(m), a->pw = vec(m), a->gsgn = vec(m);
+    a->wv = vec(m + 1), a->ulo = vec(m + 1), a->uhi = vec(m + 1);
+    a->wm = vec(m + 1), a->w1v = vec(m + 1);
+    a->lneed = calloc((size_t)m + 1, sizeof(int));
     a->v0 = vec(a->nc), a->vm = vec(a->nc), a->v1 = vec(a->nc), a->rtol = vec(a->nc);
     a->mask = calloc((size_t)m + 1, 1), a->sw1 = calloc((size_t)a->nsw + 1, 1);
     a->key = calloc((size_t)(m + a->nsw) + 1, 1);
     a->alt = calloc((size_t)m + 1, 1), a->althi = calloc((size_t)m + 1, 1);
     if (!a->sa || !a->sb || !a->x || !a->xm || !a->x1 || !a->xt || !a->xm2 || !a->wk || !a->z || !a->zf || !a->l || !a->g
-        || !a->w || !a->z1 || !a->w1 || !a->gtol || !a->lm || !a->gm || !a->g1 || !a->pw || !a->gsgn || !a->v0 || !a->vm || !a->v1 || !a->rtol || !a->mask || !a->sw1 || !a->key || !a->alt || !a->althi)
+        || !a->w || !a->z1 || !a->w1 || !a->gtol || !a->lm || !a->gm || !a->g1 || !a->pw || !a->gsgn || !a->wv || !a->ulo || !a->uhi || !a->wm || !a->w1v || !a->lneed || !a->v0 || !a->vm || !a->v1 || !a->rtol || !a->mask || !a->sw1 || !a->key || !a->alt || !a->althi)
         return -1;
     for (int q = 1; q < a->nc; q++)                         /* a current's ABSTOL, else VNTOL */
         a->rtol[q] = T->W->name[q][0] == 'i' ? a->o->abstol : a->o->vntol;
     src_coef(a);
-    a->need_l = T->npk > 0;
+    char *mark = calloc((size_t)m + 1, 1);                   /* the pairs whose l is read: probes, peaks */
+    if (!mark) return -1;
+    for (int k = 0; k < T->npk; k++) mark[T->pklist[k]] = 1;
     for (int q = 0; q < T->nprobe; q++)
         for (int k = 0; k < T->f[q].nterm; k++) {
-            a->need_l |= T->f[q].t[k].kind == NSC_T_L;
+            if (T->f[q].t[k].kind == NSC_T_L) mark[T->f[q].t[k].idx] = 1;
             a->need_dz |= T->f[q].t[k].kind == NSC_T_DZ;
         }
+    for (int j = 0; j < m; j++)
+        if (mark[j]) a->lneed[a->nlneed++] = j;
+    free(mark);
     memcpy(a->z, T->z0, sizeof(double) * (size_t)n);
     memcpy(a->l, T->l0, sizeof(double) * (size_t)m);
     memcpy(a->v0, T->v0, sizeof(double) * (size_t)a->nc);
@@ -225,25 +238,31 @@ static void x_sources(const ex *a, const double *x, double *w)
     for (int j = 0; j < a->nsrc; j++) w[j] = x[a->n + j] + x[a->n + a->nsrc + j];
 }
 
-/* The multipliers of state x from its pair rows g (F's): l_i of the active pairs. */
-static void x_lambda(const ex *a, const double *g, double *l)
+/* The multipliers read (lneed) of a state from its distinct pair rows w
+ * (nsc_flow_rows): l_i of the active pairs, 0 of the others. */
+static void x_lambda(const ex *a, const double *w, double *l)
 {
     const nsc_flow *F = a->F;
-    for (int i = 0; i < a->m; i++) {
-        double v = !a->mask[i] ? 0 : F->dinv[i] > 0 ? -g[i] * F->dinv[i] : g[i];
+    for (int k = 0; k < a->nlneed; k++) {
+        int i = a->lneed[k];
+        double g = w[F->umap[i]] + F->cst[i];
+        double v = !a->mask[i] ? 0 : F->dinv[i] > 0 ? -g * F->dinv[i] : g;
         l[i] = v > 0 ? v : 0;
     }
 }
 
-/* The probes at state x into v[1..]: z, l and the sources from x (g: x's
- * pair rows when known, else NULL); dz/dt by the flow's first substep (forward
- * difference over h0). */
-static void x_probes(ex *a, const double *x, const double *g, double *v)
+/* The probes at state x into v[1..]: z, l and the sources from x (w: x's
+ * distinct pair rows when known, else NULL); dz/dt by the flow's first
+ * substep (forward difference over h0). */
+static void x_probes(ex *a, const double *x, const double *w, double *v)
 {
     int n = a->n;
-    if (a->need_l) {
-        if (!g) nsc_flow_pairs(a->F, x, a->g, a->pw);
-        x_lambda(a, g ? g : a->g, a->l);
+    if (a->nlneed) {
+        if (!w) {
+            nsc_flow_rows(a->F, x, a->pw);
+            w = a->pw;
+        }
+        x_lambda(a, w, a->l);
     }
     x_sources(a, x, a->w);
     if (a->need_dz) {
@@ -255,34 +274,59 @@ static void x_probes(ex *a, const double *x, const double *g, double *v)
 
 /* ---- guards ---- */
 
-/* The guards' tolerances gtol at the step's start x: 1e-12 of the size of each
- * pair row's terms (the flow's round-off: an active pair's current is a
- * difference quotient over h0 of the states, terms of C/h0 times a voltage);
- * their signs gsgn. */
-static void guard_tol(ex *a, const double *x)
+/* The guards per distinct row u of the pair rows (flow.h: the pairs i of one
+ * row have g_i = w_u + cst_i): phi_i = gsgn_i g_i >= -gtol_i for all of them
+ * is lo_u <= w_u <= hi_u; a constant row's pairs are checked here once
+ * (cbad). A check is then nu comparisons instead of m. */
+static void guard_bounds(ex *a)
 {
     const nsc_flow *F = a->F;
-    int m = a->m, N = a->N;
-    for (int i = 0; i < m; i++) {
-        a->gtol[i] = 1e-15;
-        a->gsgn[i] = a->mask[i] && F->dinv[i] > 0 ? -1.0 : 1.0;   /* phi_i = gsgn_i g_i */
-    }
-    for (int j = 0; j < N; j++) {
-        const double *c = F->out + (size_t)j * m;
-        double xj = fabs(x[j]);
-        for (int i = 0; i < m; i++) a->gtol[i] += 1e-12 * fabs(c[i]) * xj;
+    int nu = F->nu;
+    for (int u = 0; u < nu; u++) a->ulo[u] = -INFINITY, a->uhi[u] = INFINITY;
+    a->cbad = 0;
+    for (int i = 0; i < a->m; i++) {
+        int u = F->umap[i];
+        double c = F->cst[i], tol = a->gtol[i];
+        if (u == nu) a->cbad |= a->gsgn[i] * c < -tol;
+        else if (a->gsgn[i] > 0) a->ulo[u] = fmax(a->ulo[u], -c - tol);
+        else a->uhi[u] = fmin(a->uhi[u], -c + tol);
     }
 }
 
-/* 1 when the mode's guards fail at x (pair rows into g[m]): a pair's phi below
+/* The guards' tolerances gtol at the step's start x: 1e-10 of the size of each
+ * pair row's terms (the flow's round-off: an active pair's current is a
+ * difference quotient over h0 of the states, terms of C/h0 times a voltage;
+ * no tighter than the one-step problem's own mode check, NSC_MODE_TOL, or an
+ * event step finds the mode unchanged); their signs gsgn. */
+static void guard_tol(ex *a, const double *x)
+{
+    const nsc_flow *F = a->F;
+    int m = a->m, nu = F->nu, N1 = a->N - 1;
+    for (int u = 0; u < nu; u++) {                          /* the size of each distinct row's terms */
+        double s = 0;
+        for (int j = 0; j < N1; j++) s += fabs(F->U[u + (size_t)j * nu] * x[j]);
+        a->wv[u] = s;
+    }
+    a->wv[nu] = 0;
+    for (int i = 0; i < m; i++) {
+        a->gtol[i] = 1e-15 + 1e-10 * (a->wv[F->umap[i]] + fabs(F->cst[i]));
+        a->gsgn[i] = a->mask[i] && F->dinv[i] > 0 ? -1.0 : 1.0;   /* phi_i = gsgn_i g_i */
+    }
+    guard_bounds(a);
+}
+
+/* 1 when the mode's guards fail at x (its distinct pair rows into w[m + 1]): a pair's phi below
  * -gtol (alt: the mode with those pairs changed, the event step's second
  * guess), or a switch that would change state (nsc_lcs_switch_update). */
-static int violated(ex *a, const double *x, double *g)
+static int violated(ex *a, const double *x, double *w)
 {
-    nsc_flow_pairs(a->F, x, g, a->pw);
-    int bad = 0;
-    for (int i = 0; i < a->m; i++) bad |= a->gsgn[i] * g[i] < -a->gtol[i];
+    const nsc_flow *F = a->F;
+    nsc_flow_rows(F, x, w);
+    int bad = a->cbad;
+    for (int u = 0; u < F->nu; u++) bad |= w[u] < a->ulo[u] || w[u] > a->uhi[u];
     if (bad) {
+        double *g = a->g;
+        nsc_flow_expand(F, w, x[a->N - 1], g);
         memcpy(a->alt, a->mask, (size_t)a->m);
         for (int i = 0; i < a->m; i++)
             if (a->gsgn[i] * g[i] < -a->gtol[i]) a->alt[i] = !a->mask[i];
@@ -412,6 +456,23 @@ static void memo_add(ex *a, exmemo *e, const char *mode1)
     memcpy(e->to, mode1, (size_t)m);
 }
 
+/* Stop here for the adaptive stepper: the state at t (after an event step:
+ * z, l, switch states, the last row's probes) into T's hand-over arrays. */
+static nsc_status hand_over(ex *a)
+{
+    nsc_tran *T = a->T;
+    memcpy(T->hz, a->z, sizeof(double) * (size_t)a->n);
+    memcpy(T->hl, a->l, sizeof(double) * (size_t)a->m);
+    for (int j = 0; j < a->nsrc; j++) T->hw[j] = nsc_wave_eval(a->L->src[j].wave, a->t);
+    memcpy(T->hv, a->v1, sizeof(double) * (size_t)a->nc);
+    T->hv[0] = a->t;
+    T->t0 = a->t;
+    T->handover = 1;
+    T->st->exact = 2;
+    T->st->exact_until = a->t;
+    return NSC_OK;
+}
+
 /* The event step's problem over (t, t + dt] solved from z (guesses: the
  * remembered outcome, the current mode, the mode with the failing guards
  * changed) into z1, l. 0, 1 when it has no solution (info, *P say why), or
@@ -473,7 +534,8 @@ static nsc_status ev_step(ex *a, double dt)
         return NSC_ESIM;
     }
     const char *mode1 = nsc_onestep_mode(P);
-    if (had_alt && a->have_mask && (!memo || info.lcp_solved || info.active_set)) memo_add(a, memo, mode1);
+    int moved = a->have_mask && memcmp(mode1, a->mask, (size_t)a->m);
+    if (had_alt && moved && (!memo || info.lcp_solved || info.active_set)) memo_add(a, memo, mode1);
     memcpy(a->sw1, T->sw, (size_t)a->nsw);
     int nflip = a->nsw ? nsc_lcs_switch_update(L, a->z1, a->sw1) : 0;
     int changed = nflip || !a->have_mask || memcmp(mode1, a->mask, (size_t)a->m);
@@ -489,16 +551,15 @@ static nsc_status ev_step(ex *a, double dt)
     a->have_mask = 1;
     a->F = NULL;
     a->v0_ok = 0;
-    if (dt < 1e-6 * a->href && ++a->evrun > NSC_EX_EVRUN)
-        return nsc_err(T->r, NSC_ESIM, NULL, "time %.9g s: %d mode changes in a row without progress (chattering); "
-                       "use the default stepping", tn, NSC_EX_EVRUN);
+    if (dt < 1e-6 * a->href && ++a->evrun > NSC_EX_EVRUN) return hand_over(a);   /* chattering: captured there */
     return NSC_OK;
 }
 
 /* ---- steps ---- */
 
 /* The flow's state xs at t + klo h0 carried to the start of the event's interval
- * (t + klo h0, t + khi h0] by bisection down to ktol units (the guards fail
+ * (t + klo h0, t + khi h0] by bisection (its trials at klo plus powers of 2, one
+ * product each) down to ktol units (the guards fail
  * at its end; ktol a power of 2: the event step's problem is a regular slot of
  * the cache); a row there; then the event step of ktol units from there. */
 static nsc_status locate(ex *a, const double *xs, long klo, long khi, long ktol)
@@ -507,10 +568,13 @@ static nsc_status locate(ex *a, const double *xs, long klo, long khi, long ktol)
     size_t nb = sizeof(double) * (size_t)a->N;
     memcpy(a->xm, xs, nb);
     memcpy(a->althi, a->alt, (size_t)a->m);                 /* (the check that found the event) */
-    while (khi - klo > ktol) {
-        long kmid = klo + (khi - klo) / 2;
-        nsc_flow_advance(F, kmid - klo, a->xm, a->x1, a->wk);
-        if (violated(a, a->x1, a->g)) { khi = kmid; memcpy(a->althi, a->alt, (size_t)a->m); }
+    long half = 1;                                          /* bisection on a power-of-2 grid from klo: */
+    while (2 * half < khi - klo) half *= 2;                 /* each trial one level of the flow */
+    for (; khi - klo > ktol && half > 0; half /= 2) {
+        long kmid = klo + half;
+        if (kmid >= khi) continue;                          /* (beyond the bracket: known to fail) */
+        nsc_flow_advance(F, half, a->xm, a->x1, a->wk);
+        if (violated(a, a->x1, a->wv)) { khi = kmid; memcpy(a->althi, a->alt, (size_t)a->m); }
         else { klo = kmid; memcpy(a->xm, a->x1, nb); }
     }
     a->have_alt = 1;
@@ -574,23 +638,6 @@ static nsc_status accept(ex *a, double tm, double t1, long k, int land, double e
     return NSC_OK;
 }
 
-/* Stop here for the adaptive stepper: the state at t (after an event step:
- * z, l, switch states, the last row's probes) into T's hand-over arrays. */
-static nsc_status hand_over(ex *a)
-{
-    nsc_tran *T = a->T;
-    memcpy(T->hz, a->z, sizeof(double) * (size_t)a->n);
-    memcpy(T->hl, a->l, sizeof(double) * (size_t)a->m);
-    for (int j = 0; j < a->nsrc; j++) T->hw[j] = nsc_wave_eval(a->L->src[j].wave, a->t);
-    memcpy(T->hv, a->v1, sizeof(double) * (size_t)a->nc);
-    T->hv[0] = a->t;
-    T->t0 = a->t;
-    T->handover = 1;
-    T->st->exact = 2;
-    T->st->exact_until = a->t;
-    return NSC_OK;
-}
-
 /* x1 carried on by r < h0: the quadratic through the flow at 0, h0, 2 h0 (error
  * O(h0^3 x''')); linear over one substep it was O(r h0 x''): 4e-5 V after an
  * RC's 1 ns edge with h0 = 10 ns. */
@@ -615,7 +662,7 @@ static nsc_status step(ex *a)
     }
     seed(a, a->t);
     if (fresh) guard_tol(a, a->x);
-    if (violated(a, a->x, a->g)) {                          /* the mode ends at t (a source's corner) */
+    if (violated(a, a->x, a->wv)) {                         /* the mode ends at t (a source's corner) */
         memcpy(a->althi, a->alt, (size_t)a->m);
         a->have_alt = 1;
         return ev_step(a, a->h0);
@@ -625,6 +672,8 @@ static nsc_status step(ex *a)
     if (a->t < a->o->tstart - a->eps && a->o->tstart < tg) tg = a->o->tstart;
     long kt = (long)floor((tg - a->t) / a->h0 + 1e-6);
     double rem = (tg - a->t) - (double)kt * a->h0;
+    a->nsliver = kt ? 0 : a->nsliver + 1;                   /* breakpoints closer than h0, in a row: */
+    if (a->nsliver > NSC_EX_SLIVERS) return hand_over(a);   /* the theta-scheme merges them */
     int land;
     long k = step_units(a, kt, &land), km = k / 2;
     double tm = a->t + (double)km * a->h0, t1 = land ? tg : a->t + (double)k * a->h0;
@@ -632,17 +681,17 @@ static nsc_status step(ex *a)
     nsc_flow_advance(a->F, k - km, a->xm, a->x1, a->wk);
     if (land && rem > 0) rest(a, rem);
     long ktol = pow2_below((long)fmax(1.0, NSC_EX_LOC * (double)k));
-    if (km > 0 && violated(a, a->xm, a->gm)) return locate(a, a->x, 0, km, ktol);
-    if (violated(a, a->x1, a->g1)) {
+    if (km > 0 && violated(a, a->xm, a->wm)) return locate(a, a->x, 0, km, ktol);
+    if (violated(a, a->x1, a->w1v)) {
         if (k - km > 0) return locate(a, a->xm, km, k, ktol);
         memcpy(a->althi, a->alt, (size_t)a->m);
         a->have_alt = 1;
         return ev_step(a, t1 - a->t);                       /* (a sliver before the target) */
     }
     if (!a->v0_ok) x_probes(a, a->x, NULL, a->v0);
-    x_probes(a, a->xm, a->gm, a->vm);
+    x_probes(a, a->xm, a->wm, a->vm);
     memcpy(a->lm, a->l, sizeof(double) * (size_t)a->m);
-    x_probes(a, a->x1, a->g1, a->v1);                       /* (a->l: x1's, for its row and the next) */
+    x_probes(a, a->x1, a->w1v, a->v1);                      /* (a->l: x1's, for its row and the next) */
     double e = km > 0 ? chord_err(a) : 0;                   /* (one substep: no midpoint) */
     if (e > 4 && k >= 2) {                                  /* the waveform bends: half the step */
         a->kcur = k / 2;

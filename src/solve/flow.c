@@ -82,15 +82,15 @@ static void chain(nsc_flow *F, double *A0, double *A1, double *T)
 {
     int N = F->N;
     size_t NN = (size_t)N * (size_t)N;
-    nsc_dense_gemm(0, 0, N, N, N, 1.0, A1, N, A1, N, 0.0, T, N);   /* A1 <- A1^2: also over h0 */
+    nsc_dense_matmul_small(N, A1, A1, T);   /* A1 <- A1^2: also over h0 */
     memcpy(A1, T, NN * sizeof(double));
     for (int i = 0; i <= F->K; i++) {
         double *P = F->phi + (size_t)i * NN;
         for (size_t q = 0; q < NN; q++) P[q] = 2 * A1[q] - A0[q];
         if (i == F->K) break;
-        nsc_dense_gemm(0, 0, N, N, N, 1.0, A0, N, A0, N, 0.0, T, N);
+        nsc_dense_matmul_small(N, A0, A0, T);
         memcpy(A0, T, NN * sizeof(double));
-        nsc_dense_gemm(0, 0, N, N, N, 1.0, A1, N, A1, N, 0.0, T, N);
+        nsc_dense_matmul_small(N, A1, A1, T);
         memcpy(A1, T, NN * sizeof(double));
     }
 }
@@ -181,10 +181,19 @@ void nsc_flow_advance(const nsc_flow *F, long k, const double *x, double *y, dou
     }
 }
 
+void nsc_flow_rows(const nsc_flow *F, const double *x, double *w)
+{
+    nsc_dense_gemv_small(F->nu, F->N - 1, F->U, x, w);
+    w[F->nu] = 0;                                           /* (umap = nu: a constant row) */
+}
+
+void nsc_flow_expand(const nsc_flow *F, const double *w, double one, double *g)
+{
+    for (int i = 0; i < F->m; i++) g[i] = w[F->umap[i]] + F->cst[i] * one;
+}
+
 void nsc_flow_pairs(const nsc_flow *F, const double *x, double *g, double *work)
 {
-    nsc_dense_gemv_small(F->nu, F->N - 1, F->U, x, work);
-    work[F->nu] = 0;                                        /* (umap = nu: a constant row) */
-    double one = x[F->N - 1];
-    for (int i = 0; i < F->m; i++) g[i] = work[F->umap[i]] + F->cst[i] * one;
+    nsc_flow_rows(F, x, work);
+    nsc_flow_expand(F, work, x[F->N - 1], g);
 }

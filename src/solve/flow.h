@@ -54,5 +54,9 @@ void nsc_flow_advance(const nsc_flow *F, long k, const double *x, double *y, dou
 
 /* The pair rows at the state x into g[m] (nsc_onestep_affine's rows n..n+m-1); work [m + 1]. */
 void nsc_flow_pairs(const nsc_flow *F, const double *x, double *g, double *work);
+/* The same in two parts: the distinct rows w[nu + 1] = U x (w[nu] = 0), then
+ * g_i = w[umap_i] + cst_i one (one = x[N - 1], 1). */
+void nsc_flow_rows(const nsc_flow *F, const double *x, double *w);
+void nsc_flow_expand(const nsc_flow *F, const double *w, double one, double *g);
 
 #endif

@@ -194,3 +194,33 @@ Test(exact, out_of_scope_runs_adaptive)
     free(err);
     tu_table_free(&t);
 }
+
+/* Breakpoints closer than the flow's substep h0 (a 250 THz clock against h0 = 0.004 ps) and modes that
+ * change every few steps (a CMOS inverter chain) hand the run over to the
+ * adaptive stepper, which ends it; the chain's output as the adaptive run's. */
+Test(exact, hands_over_where_flows_do_not_pay)
+{
+    tu_table t, ad;
+    char *err;
+    run("ck", "fast clocks\nV0 c0 0 PULSE(0 1 0 0.001p 0.001p 0.001p 0.004p)\nR0 c0 0 1k\nC0 c0 0 1f\n.tran 1n 0.2n\n.end\n",
+        "", &t, &err);
+    cr_expect(strstr(err, "then adaptive"), "%s", err);
+    free(err);
+    tu_table_free(&t);
+    char chain[4096] = "inverter chain\n.model NM NMOS(LEVEL=1 VTO=1 KP=2e-5)\n.model PM PMOS(LEVEL=1 VTO=-1 KP=1e-5)\n"
+                       "VDD vdd 0 5\nVIN n0 0 PULSE(0 5 1n 1n 1n 20n 40n)\n";
+    for (int k = 1; k <= 8; k++)
+        snprintf(chain + strlen(chain), sizeof chain - strlen(chain),
+                 "MP%d n%d n%d vdd vdd PM W=2u L=1u\nMN%d n%d n%d 0 0 NM W=1u L=1u\nC%d n%d 0 20f\n", k, k, k - 1, k, k,
+                 k - 1, k, k);
+    strcat(chain, ".tran 1n 80n\n.save v(n8)\n.end\n");
+    run("chain", chain, "", &t, &err);
+    cr_expect(strstr(err, "then adaptive"), "%s", err);
+    free(err);
+    run("chain_ad", chain, "--step 10p", &ad, NULL);
+    double e = tu_rms_rel(&t, &ad, "v(n8)");
+    cr_log_info("inverter chain after the hand-over: v(n8) RMS %.3g of range against 10 ps fixed steps", e);
+    cr_expect(e < 0.01, "v(n8) RMS %.3g of range", e);
+    tu_table_free(&t);
+    tu_table_free(&ad);
+}
