@@ -13,6 +13,8 @@
 #           with its own step control (tmax 10n) at reltol 7.5e-4 (the card's),
 #           1e-4, 1e-5; references: nscircuit --step 50p, ngspice reltol 1e-6
 #           tmax 1n
+#   both    nscircuit exact (.options stepping=exact, session 13) at reltol 1e-2..1e-4
+#           (RELTOL sets its rows' density; its error is the flow's and the events')
 # Usage: bash bench/work_precision.sh [BUILD_DIR] [OUT_PREFIX] [bridge|buck]
 # writes OUT_PREFIX.dat (default plots/work_precision_CASE) and OUT_PREFIX.png.
 set -euo pipefail
@@ -108,6 +110,11 @@ for o in "${ad_opts[@]}"; do
     t=$(best "$nsc" --quiet -o "$work/a.dat" "$work/a.cir")
     echo "nsc_adaptive $t $(rmserr "$work/a.dat" "$work/ref.dat") $(steps "$work/a.cir") ${o// /,}" >> "$out"
 done
+for o in "stepping=exact reltol=1e-2" "stepping=exact reltol=1e-3" "stepping=exact reltol=1e-4"; do
+    nsc_net "$work/x.cir" "$o"
+    t=$(best "$nsc" --quiet -o "$work/x.dat" "$work/x.cir")
+    echo "nsc_exact $t $(rmserr "$work/x.dat" "$work/ref.dat") $(steps "$work/x.cir") ${o// /,}" >> "$out"
+done
 for h in "${fixed[@]}"; do
     t=$(best "$nsc" --quiet --step "$h" -o "$work/f.dat" "$work/ref.cir")
     echo "nsc_fixed $t $(rmserr "$work/f.dat" "$work/ref.dat") $(steps "$work/ref.cir" --step "$h") h=$h" >> "$out"
@@ -129,6 +136,8 @@ set key outside right
 set grid
 plot '$out' using (strcol(1) eq 'nsc_adaptive' ? \$2 : 1/0):3 with linespoints title 'nscircuit adaptive', \
      '' using (strcol(1) eq 'nsc_adaptive' ? \$2 : 1/0):3:(strcol(5)) with labels font ',7' offset 0,1 notitle, \
+     '' using (strcol(1) eq 'nsc_exact' ? \$2 : 1/0):3 with linespoints title 'nscircuit exact (stepping=exact)', \
+     '' using (strcol(1) eq 'nsc_exact' ? \$2 : 1/0):3:(strcol(5)) with labels font ',7' offset 0,-1 notitle, \
      '' using (strcol(1) eq 'nsc_fixed' ? \$2 : 1/0):3 with linespoints title 'nscircuit fixed step', \
      '' using (strcol(1) eq 'nsc_fixed' ? \$2 : 1/0):3:(strcol(5)) with labels font ',7' offset 0,-1 notitle, \
      '' using (strcol(1) eq 'ngspice' ? \$2 : 1/0):3 with linespoints title 'ngspice (own step control)', \
