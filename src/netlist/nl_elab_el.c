@@ -177,6 +177,9 @@ static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
 {
     const nl_field *tv = k == NSC_EL_R ? time_value(cd) : NULL;
     if (tv) return card_r_time(E, sc, cd, tv);
+    int isq;
+    const nl_field *qv = k == NSC_EL_C ? nle_cq_field(cd, &isq) : NULL;
+    if (qv) return nle_card_cq(E, sc, cd, qv, isq);
     int el;
     if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
     const nsc_device *dev = nsc_device_of(k);

@@ -205,7 +205,7 @@ const char *nle_kind_name(nsc_elkind k)
                                          "voltage source", "current source", "VCVS", "VCVS",
                                          "VCCS", "CCCS", "CCVS", "diode", "MOS transistor", "switch",
                                          "behavioural source", "behavioural source", "switch",
-                                         "bipolar transistor" };
+                                         "bipolar transistor", "capacitor", "JFET" };
     return names[k];
 }
 
