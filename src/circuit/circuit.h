@@ -73,7 +73,7 @@ typedef struct nsc_wave {
 void nsc_wave_defaults(nsc_wave *w, double tstep, double tstop, int has_tran);
 
 typedef enum nsc_modeltype { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW, NSC_MOD_CSW,
-                               NSC_MOD_NPN, NSC_MOD_PNP } nsc_modeltype;
+                               NSC_MOD_NPN, NSC_MOD_PNP, NSC_MOD_NJF, NSC_MOD_PJF } nsc_modeltype;
 
 /* A .model card: parameter names lower case, values evaluated. Lookups by
  * nsc_model_get(); "given" tells whether the card set the parameter. */

@@ -39,7 +39,7 @@ static nsc_status mos_series(elab *E, scope *sc, const nl_card *cd, int el, int 
     return NSC_OK;
 }
 
-/* A level 1-3 MOS transistor's RD and RS (SPICE's, ohms) as resistors NAME#rd,
+/* A level 1-3 MOS transistor's (and a JFET's: dev_j.c) RD and RS (SPICE's, ohms) as resistors NAME#rd,
  * NAME#rs to internal nodes NAME#d, NAME#s (the channel's); the body terminal
  * stays where the card puts it. */
 nsc_status nle_mos_expand(elab *E, scope *sc, const nl_card *cd, int el)

@@ -29,7 +29,7 @@ nsc_status nle_model_ref(elab *E, scope *sc, const nl_card *cd, const nl_field *
         if (mc->f[2].kind == NL_F_STRING)              /* a card that did not parse (nl_deck.c deferred_card) */
             return nle_err(E, sc, cd, f, "model '%s' of %s %s cannot be read: %s:%d:%d: %s", f->u.s,
                            nle_kind_name(e->kind), cd->f[0].u.s, l.file, l.line, l.col, mc->f[2].u.s);
-        return nle_err(E, sc, cd, f, "model '%s' of %s %s has unsupported type '%s' (%s:%d; supported: D NMOS PMOS VDMOS SW CSW NPN PNP)",
+        return nle_err(E, sc, cd, f, "model '%s' of %s %s has unsupported type '%s' (%s:%d; supported: D NMOS PMOS VDMOS SW CSW NPN PNP NJF PJF)",
                    f->u.s, nle_kind_name(e->kind), cd->f[0].u.s, mc->f[2].u.s, l.file, l.line);
     }
     if (m < 0) return nle_err(E, sc, cd, f, "unknown model '%s' for %s %s", f->u.s, nle_kind_name(e->kind), cd->f[0].u.s);
@@ -38,12 +38,14 @@ nsc_status nle_model_ref(elab *E, scope *sc, const nl_card *cd, const nl_field *
            : e->kind == NSC_EL_M ? (t == NSC_MOD_NMOS || t == NSC_MOD_PMOS)
            : e->kind == NSC_EL_W ? t == NSC_MOD_CSW
            : e->kind == NSC_EL_Q ? (t == NSC_MOD_NPN || t == NSC_MOD_PNP)
+           : e->kind == NSC_EL_J ? (t == NSC_MOD_NJF || t == NSC_MOD_PJF)
                                  : t == NSC_MOD_SW;
     if (!ok) {
-        static const char *const tn[] = { "D", "NMOS", "PMOS", "SW", "CSW", "NPN", "PNP" };
+        static const char *const tn[] = { "D", "NMOS", "PMOS", "SW", "CSW", "NPN", "PNP", "NJF", "PJF" };
         const char *want = e->kind == NSC_EL_D ? "a diode (D)" : e->kind == NSC_EL_M ? "a MOS (NMOS/PMOS)"
                          : e->kind == NSC_EL_W ? "a current switch (CSW)"
-                         : e->kind == NSC_EL_Q ? "a bipolar (NPN/PNP)" : "a switch (SW)";
+                         : e->kind == NSC_EL_Q ? "a bipolar (NPN/PNP)"
+                         : e->kind == NSC_EL_J ? "a JFET (NJF/PJF)" : "a switch (SW)";
         return nle_err(E, sc, cd, f, "model '%s' of %s %s is %s model, not %s model", f->u.s, nle_kind_name(e->kind),
                    cd->f[0].u.s, tn[t], want);
     }
@@ -174,9 +176,10 @@ static int model_type(const nl_card *cd, int *vdmos)
     const nl_field *f = cd->f;
     /* Xyce's VSWITCH / ISWITCH are SW / CSW (dev_s.c, dev_w.c), its generic SWITCH an SW */
     static const char *const types[] = { "d", "nmos", "pmos", "sw", "csw", "vswitch", "iswitch", "vdmos", "npn", "pnp",
-                                         "switch" };
+                                         "switch", "njf", "pjf" };
     static const nsc_modeltype tt[] = { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW, NSC_MOD_CSW, NSC_MOD_SW,
-                                        NSC_MOD_CSW, NSC_MOD_NMOS, NSC_MOD_NPN, NSC_MOD_PNP, NSC_MOD_SW };
+                                        NSC_MOD_CSW, NSC_MOD_NMOS, NSC_MOD_NPN, NSC_MOD_PNP, NSC_MOD_SW, NSC_MOD_NJF,
+                                        NSC_MOD_PJF };
     int t = -1;
     *vdmos = nsc_strieq(f[2].u.s, "vdmos");
     for (int k = 0; k < (int)(sizeof tt / sizeof tt[0]); k++)
@@ -201,8 +204,11 @@ static int model_default(int t, const char *k, double *v)
         { NSC_MOD_CSW, "it", 0 }, { NSC_MOD_CSW, "ih", 0 }, { NSC_MOD_CSW, "ron", 1 }, { NSC_MOD_CSW, "roff", 1e12 },
         { NSC_MOD_NPN, "is", 1e-16 }, { NSC_MOD_NPN, "bf", 100 }, { NSC_MOD_NPN, "br", 1 }, { NSC_MOD_NPN, "nf", 1 },
         { NSC_MOD_NPN, "nr", 1 }, { NSC_MOD_NPN, "rb", 0 }, { NSC_MOD_NPN, "rc", 0 }, { NSC_MOD_NPN, "re", 0 },
+        { NSC_MOD_NJF, "vto", -2 }, { NSC_MOD_NJF, "beta", 1e-4 }, { NSC_MOD_NJF, "lambda", 0 },
+        { NSC_MOD_NJF, "is", 1e-14 }, { NSC_MOD_NJF, "n", 1 }, { NSC_MOD_NJF, "rd", 0 }, { NSC_MOD_NJF, "rs", 0 },
+        { NSC_MOD_NJF, "cgs", 0 }, { NSC_MOD_NJF, "cgd", 0 }, { NSC_MOD_NJF, "pb", 1 }, { NSC_MOD_NJF, "fc", 0.5 },
     };
-    int tk = t == NSC_MOD_PMOS ? NSC_MOD_NMOS : t == NSC_MOD_PNP ? NSC_MOD_NPN : t;
+    int tk = t == NSC_MOD_PMOS ? NSC_MOD_NMOS : t == NSC_MOD_PNP ? NSC_MOD_NPN : t == NSC_MOD_PJF ? NSC_MOD_NJF : t;
     for (size_t i = 0; i < sizeof dv / sizeof dv[0]; i++)
         if ((dv[i].t == -1 || dv[i].t == tk) && !strcmp(dv[i].k, k)) { *v = dv[i].v; return 1; }
     return 0;

@@ -244,8 +244,8 @@ nsc_status nle_card_cq(elab *E, scope *sc, const nl_card *cd, const nl_field *vf
     free(w);
     if (!isfinite(q0) || !isfinite(g[0]) || !isfinite(g[1])) {
         free(code);
-        return nle_err(E, sc, cd, vf, "capacitor %s: %s= must be a smooth function of V(n+,n-), finite at 0 V "
-                       "(no comparisons, no nonsmooth functions)", cd->f[0].u.s, isq ? "Q" : "C");
+        return nle_err(E, sc, cd, vf, "capacitor %s: %s= must be a function of V(n+,n-) with a derivative, "
+                       "finite at 0 V (no nonsmooth functions)", cd->f[0].u.s, isq ? "Q" : "C");
     }
     return store(E, &S, el, code, n);
 }
