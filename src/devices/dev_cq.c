@@ -53,7 +53,7 @@ static nsc_status cq_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
         nsc_st_s0(b, s->extra, -v0);
     }
     for (int q = 0; q < f->nin; q++) in[q] = nsc_zn(f->in[q].idx);
-    nsc_st_smooth(b, ei, x, in, f->nin, f->code, f->ncode);   /* 0 = -x + q(v) */
+    nsc_st_smooth_at0(b, ei, x, in, f->nin, f->code, f->ncode);   /* 0 = -x + q(v) */
     return NSC_OK;
 }
 

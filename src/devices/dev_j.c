@@ -227,7 +227,7 @@ static nsc_status j_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
             nsc_st(b, NSC_ST_E, nsc_zn(from), u, 1.0);       /* u' leaves g */
             nsc_st(b, NSC_ST_E, nsc_zn(to), u, -1.0);
         }
-        nsc_st_smooth(b, ei, u, in, P->nin, P->code[f], P->ncode[f]);
+        nsc_st_smooth_at0(b, ei, u, in, P->nin, P->code[f], P->ncode[f]);
         u++;
     }
     return NSC_OK;

@@ -129,5 +129,6 @@ const nsc_device nsc_dev_s = {
     .current = s_current,
     .pclass = NSC_PC_SEMI,
     .swloss = 1,
+    .swcap = 1,
     .ndc = 1, .dc = {{0, 1}},
 };

@@ -63,5 +63,6 @@ const nsc_device nsc_dev_w = {
     .current = w_current,
     .pclass = NSC_PC_SEMI,
     .swloss = 1,
+    .swcap = 1,
     .ndc = 1, .dc = {{0, 1}},
 };

@@ -678,9 +678,9 @@ static const nl_field *control_field(const nl_card *cd)
 }
 
 /* m= of a MOS el (ipar[q]) carried to the elements its card expanded into
- * (el+1 .. : RD RS RG, a VDMOS's body diode): m in parallel divide the
- * resistors and give the diode the same m. */
-static void vdmos_mult(elab *E, int el, int q)
+ * (el+1 .. : RD RS RG, a VDMOS's body diode and its CJO): m in parallel divide
+ * the resistors, give the diode the same m and multiply the charge. */
+static nsc_status vdmos_mult(elab *E, int el, int q)
 {
     double m = E->c->el[el].ipar[q];
     for (int p = el + 1; m != 1 && p < E->c->nel; p++) {
@@ -688,8 +688,10 @@ static void vdmos_mult(elab *E, int el, int q)
         const nsc_device *d = nsc_device_of(x->kind);
         int qm = inst_par(d, "m");
         if (x->kind == NSC_EL_R) x->value /= m;
+        else if (x->kind == NSC_EL_CQ && nle_cq_scale(E, p, m)) return E->r->status;   /* the body's CJO */
         else if (qm >= 0) x->ipar[qm] = m;
     }
+    return NSC_OK;
 }
 
 /* A JFET el's RD RS (the resistors its card expanded into, el+1 ..) divided
@@ -750,7 +752,7 @@ static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
         else
             return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]), nle_kind_name(k), f[0].u.s);
     }
-    if (k == NSC_EL_M) vdmos_mult(E, el, inst_par(dev, "m"));   /* (a level 1-3 card's RD RS too) */
+    if (k == NSC_EL_M && vdmos_mult(E, el, inst_par(dev, "m"))) return E->r->status;   /* (a level 1-3 card's RD RS too) */
     if (k == NSC_EL_J) jfet_area(E, el);                             /* RD RS / (AREA m) */
     return NSC_OK;
 }
