@@ -167,9 +167,9 @@ static double step_damp(const acc_el *x, double theta, const double *z0, const d
 }
 
 /* The capture of a hard turn-on: from the step in which a controlled switch
- * (swcap) turns on until the first step at theta 1/2 after it (the restart's
- * implicit-Euler steps after its events are over), at most NSC_LOSS_CAPN steps
- * or until it turns off, the damping of every element's capacitive currents
+ * (swcap) turns on until the first step below theta 1 after it (the restart's
+ * implicit-Euler steps after its events are over; with theta = 1 throughout,
+ * NSC_LOSS_CAPN steps) or until it turns off, the damping of every element's capacitive currents
  * (step_damp: the energy the capacitors' jumps lose, 1/2 C dv^2 each, in
  * whichever element holds the capacitor) is moved to the switch's row, and
  * counted in its ecap: the charge of its own output capacitance and of those
@@ -186,7 +186,7 @@ static void capture(nsc_loss_acc *a, double theta, double frac)
     }
     a->row[a->capt].energy += sum;
     a->row[a->capt].ecap += sum;
-    if ((a->capn++ > 0 && theta == 0.5) || a->capn >= NSC_LOSS_CAPN || a->e[a->capt].on == 0) a->capt = -1;
+    if ((a->capn++ > 0 && theta < 1) || a->capn >= NSC_LOSS_CAPN || a->e[a->capt].on == 0) a->capt = -1;
 }
 
 void nsc_loss_acc_step(nsc_loss_acc *a, double theta, double t0, double t1, const double *z0, const double *z1,
