@@ -346,7 +346,7 @@ int nsc_losses_print(FILE *f, const nsc_losses *Ls, const nsc_loss_sum *s, const
     fputc('\n', f);
     double ecap = 0;
     for (int k = 0; k < Ls->nrow; k++) ecap += Ls->row[k].ecap;
-    if (ecap != 0)
+    if (fabs(ecap) > 1e-9 * (s->input + s->switching))        /* (not the restarts' round-off elsewhere) */
         fprintf(f, "# of which capacitive turn-on losses (the capacitors' charge dissipated in the controlled "
                    "switches at their turn-ons, in their powers above) % .9e W\n", ecap * per);
     if (s->nload > 0) {
