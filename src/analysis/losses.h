@@ -26,7 +26,18 @@
  * are charged on top of the circuit's own energies: the ideal device does not
  * dissipate them. A diode is on while its first pair (forward conduction) is
  * active, a switch in its on state; the turn-ons and turn-offs of every diode
- * and S/W switch are counted, with or without EON/EOFF. */
+ * and S/W switch are counted, with or without EON/EOFF (and a MOS's, on while
+ * its first channel pair is active).
+ *
+ * Capacitive turn-on loss. A controlled switch (MOS, S, W) turning on across
+ * charged capacitors (its own output capacitance, a diode's junction, a
+ * snubber) discharges them, and charges those on the other side of a bridge,
+ * faster than the steps resolve: the implicit-Euler steps of the event's
+ * restart lose C (theta - 1/2) dv^2 = 1/2 C dv^2 of each capacitor's jump,
+ * the energy a real switch dissipates in its channel. That damping, found in
+ * the capacitors' (or their devices') rows, is moved to the switch's row over
+ * the restart after its turn-on (ecap, part of its energy; the sum unchanged):
+ * the switching loss that the device's charge gives, without EON/EOFF. */
 #ifndef NSC_LOSSES_H
 #define NSC_LOSSES_H
 
@@ -42,6 +53,7 @@ typedef struct nsc_loss_row {
     nsc_pclass cls;
     double energy;         /* J absorbed over the window by the circuit's equations */
     double esw;            /* J of EON/EOFF charged */
+    double ecap;           /* J of capacitive turn-on loss moved into it (in energy; losses.c capture) */
     long non, noff;        /* turn-ons and turn-offs in the window */
 } nsc_loss_row;
 

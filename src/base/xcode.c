@@ -2,6 +2,7 @@
 #include "xcode.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "xfn.h"
 
@@ -84,6 +85,10 @@ static int grad_binary(nsc_xop op, double a, double b, double *da, const double 
         for (int k = 0; k < np; k++) da[k] = d[0] * da[k] + (db[k] != 0 ? d[1] * db[k] : 0);
         return 0;
     }
+    case NSC_XOP_LT: case NSC_XOP_GT: case NSC_XOP_LE: case NSC_XOP_GE: case NSC_XOP_EQ: case NSC_XOP_NE:
+    case NSC_XOP_AND: case NSC_XOP_OR:
+        for (int k = 0; k < np; k++) da[k] = 0;                  /* 0 or 1: flat on either side */
+        return 0;
     default: return -1;
     }
 }
@@ -124,6 +129,17 @@ double nsc_xrun_grad(const nsc_xinstr *code, int n, const double *probe, int np,
         case NSC_XOP_CALL:
             sp -= in->nargs - 1;
             bad = grad_call(nsc_xfn_at(in->arg), &st[sp - 1], dst + (size_t)(sp - 1) * np, np);
+            break;
+        case NSC_XOP_NOT:                                      /* a 0/1 value: no gradient */
+            st[sp - 1] = st[sp - 1] == 0;
+            for (int q = 0; q < np; q++) d[q - np] = 0;
+            break;
+        case NSC_XOP_COND:                                     /* c a b: the chosen one's value and gradient */
+            if (sp < 3) { bad = 1; break; }
+            if (st[sp - 3] == 0) memcpy(d - 2 * np, d - np, sizeof(double) * (size_t)np);
+            memmove(d - 3 * np, d - 2 * np, sizeof(double) * (size_t)np);
+            st[sp - 3] = st[sp - 3] != 0 ? st[sp - 2] : st[sp - 1];
+            sp -= 2;
             break;
         default:
             if (sp < 2) { bad = 1; break; }

@@ -46,7 +46,10 @@ double nsc_xrun(const nsc_xinstr *code, int n, const nsc_xload *ld, double *stac
  * its gradient g[k] = d value / d probe[k], k < np, in forward mode: each
  * stack slot carries its value and its np partial derivatives, the operators
  * apply the chain rule (a^b: b a^(b-1) a' + a^b ln(a) b', the second term only
- * where b' != 0), a function its registry derivative (base/xfn.h df). NaN
+ * where b' != 0), a function its registry derivative (base/xfn.h df);
+ * comparisons, && || ! have gradient 0 (their 0/1 values are flat), c ? a : b
+ * the value and gradient of the branch c chooses (a piecewise function, as a
+ * device's regions: C^1 where its pieces meet smoothly). NaN
  * (value and g) for code with other loads, operators or functions without
  * a derivative. st has nsc_xdepth slots, dst nsc_xdepth * np. */
 double nsc_xrun_grad(const nsc_xinstr *code, int n, const double *probe, int np, double *st, double *dst, double *g);

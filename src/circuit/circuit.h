@@ -30,6 +30,8 @@ typedef enum nsc_elkind {
     NSC_EL_BI,     /* behavioural current source B n+ n- I=expr */
     NSC_EL_W,      /* current-controlled switch W n+ n- vsense model */
     NSC_EL_Q,      /* bipolar transistor Q c b e [s] model [area] */
+    NSC_EL_CQ,     /* charge-based capacitor C n+ n- C='f(V)' | Q='q(V)' (no card letter of its own) */
+    NSC_EL_J,      /* JFET J d g s model (NJF, PJF level 1) */
     NSC_EL_NKINDS  /* the number of kinds (size of the device table) */
 } nsc_elkind;
 
@@ -71,7 +73,7 @@ typedef struct nsc_wave {
 void nsc_wave_defaults(nsc_wave *w, double tstep, double tstop, int has_tran);
 
 typedef enum nsc_modeltype { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW, NSC_MOD_CSW,
-                               NSC_MOD_NPN, NSC_MOD_PNP } nsc_modeltype;
+                               NSC_MOD_NPN, NSC_MOD_PNP, NSC_MOD_NJF, NSC_MOD_PJF } nsc_modeltype;
 
 /* A .model card: parameter names lower case, values evaluated. Lookups by
  * nsc_model_get(); "given" tells whether the card set the parameter. */
@@ -101,6 +103,11 @@ typedef struct nsc_model {
  *   W         node[0..1] switch; ref[0] = sense voltage source; model (CSW)
  *   Q         node[0..2] = c b e (internal nodes when the model has RC RB RE); model
  *             (NPN, PNP); value = AREA times m= (1 unless given); the substrate is not kept
+ *   CQ        node[0..1]; has_ic/ic; priv: a program (devices/bprog.h) whose sm[0] is its charge
+ *             q(v(n+) - v(n-)), inputs V(n+) V(n-)
+ *             (nl_qcap.c, dev_cq.c)
+ *   J         node[0..2] = d g s (internal nodes when the model has RD RS); model (NJF, PJF);
+ *             ipar = AREA, m
  */
 #define NSC_MAXIPAR 5
 typedef struct nsc_element {

@@ -88,7 +88,8 @@ static const nsc_par M_INST[] = { { "w", 0, 100e-6, 0 }, { "l", 0, 100e-6, 0 }, 
 
 /* what the elaborator takes from a VDMOS card (nl_expand.c nle_vdmos_model), from
  * a level 1-3 card (nle_mos_expand) */
-static const char *const known_vdmos[] = {"rd", "rs", "rg", "rb", "is", "n", "bv", "cgs", "cgdmin", "cgdmax", NULL};
+static const char *const known_vdmos[] = {"rd", "rs", "rg", "rb", "is", "n", "bv", "cgs", "cgdmin", "cgdmax", "cjo", "vj",
+                                             "m", "fc", NULL};   /* cjo vj m fc: the body's CJO (nl_expand.c) */
 static const char *const known_mos[] = {"rd", "rs", NULL};
 
 static int cmp_desc(const void *x, const void *y)
@@ -99,7 +100,7 @@ static int cmp_desc(const void *x, const void *y)
 
 static int is_known(const nsc_model *m, const char *name)
 {
-    if (nsc_par_known(M_PAR, M_NPAR, 0, name)) return 1;
+    if (nsc_par_known(M_PAR, M_NPAR, 0, name) || nsc_swloss_param(name)) return 1;
     for (const char *const *k = m->vdmos ? known_vdmos : known_mos; *k; k++)
         if (nsc_strieq(name, *k)) return 1;
     return 0;
@@ -306,7 +307,7 @@ static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     if (m->vdmos) {
         if (len)
             nsc_warn(ctx->r, &m->loc, "VDMOS model '%s': parameters %s ignored (PWL Sah model: VTO=%g KP=%g, %d "
-                     "segments; RD RS RG resistors, body diode IS N RB)", m->name, ign, p->vto, p->kp, p->nb + 1);
+                     "segments; RD RS RG resistors, body diode IS N RB, CJO VJ M FC)", m->name, ign, p->vto, p->kp, p->nb + 1);
     } else if (level != 1 && level != 3)                      /* LEVEL=2, 6, BSIM's 8/49/54 ...: mapped */
         nsc_warn(ctx->r, &m->loc, "MOS model '%s': a LEVEL=%g card, simulated as the PWL Sah model (VTO=%g "
                  "KP=%g, %d segments)%s%s%s", m->name, level, p->vto, p->kp, p->nb + 1, len ? "; parameters " : "",
@@ -493,6 +494,8 @@ const nsc_device nsc_dev_m = {
     .check = m_check,
     .refit = m_refit,
     .pclass = NSC_PC_SEMI,
+    .swloss = 1,              /* on while its first channel pair is active */
+    .swcap = 1,
     .ports = m_ports,
     .ndc = 1, .dc = {{0, 2}}, /* drain - source */
     .port = {0, 2},

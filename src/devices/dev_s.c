@@ -130,6 +130,7 @@ const nsc_device nsc_dev_s = {
     .current = s_current,
     .pclass = NSC_PC_SEMI,
     .swloss = 1,
+    .swcap = 1,
     .ndc = 1, .dc = {{0, 1}},
     .models = {{"sw", NSC_MOD_SW}, {"vswitch", NSC_MOD_SW, 1}, {"switch", NSC_MOD_SW, 1}},   /* Xyce's */
     .model_what = "a switch (SW)",

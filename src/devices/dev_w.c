@@ -64,6 +64,7 @@ const nsc_device nsc_dev_w = {
     .current = w_current,
     .pclass = NSC_PC_SEMI,
     .swloss = 1,
+    .swcap = 1,
     .ndc = 1, .dc = {{0, 1}},
     .models = {{"csw", NSC_MOD_CSW}, {"iswitch", NSC_MOD_CSW, 1}},   /* Xyce's ISWITCH */
     .model_what = "a current switch (CSW)",

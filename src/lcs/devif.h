@@ -172,6 +172,8 @@ typedef struct nsc_device {
     nsc_pclass pclass;  /* the element's class in the losses table (0: controlled source) */
     int swloss;         /* 1: EON/EOFF of its model are charged at its switch's state
                            changes, or its first pair's (on while active) */
+    int swcap;          /* 1: a controlled switch (MOS, S, W): the capacitors' energy lost in
+                           the restart after its turn-on is its switching loss (losses.h) */
     /* The ports of element ei: v[k] the voltage across port k, i[k] the current
      * through it, v i the power it absorbs there; at most NSC_MAXPORT, each empty
      * on entry; their number into *np. NSC_OK or NSC_ENOMEM. NULL: one port,

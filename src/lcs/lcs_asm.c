@@ -129,6 +129,20 @@ void nsc_st_smooth(nsc_builder *b, int el, int row, const int *in, int nin, cons
     b->sm[b->nsm++] = (nsc_smooth){ el, row, nin, cp, code, ncode, nsc_xdepth(code, ncode) };
 }
 
+void nsc_st_smooth_at0(nsc_builder *b, int el, int row, const int *in, int nin, const nsc_xinstr *code, int ncode)
+{
+    nsc_st_smooth(b, el, row, in, nin, code, ncode);
+    int d = nsc_xdepth(code, ncode);
+    double *w = nsc_calloc(2 * (size_t)nin + (size_t)(d + 1) * (size_t)(nin + 1) + 1, sizeof *w), f;
+    if (!w) { b->nomem = 1; return; }
+    double *x = w, *g = x + nin, *st = g + nin, *dst = st + d + 1;        /* x = 0: the probes at zero */
+    f = nsc_xrun_grad(code, ncode, x, nin, st, dst, g);
+    for (int q = 0; q < nin && isfinite(f); q++)
+        if (isfinite(g[q])) nsc_st(b, NSC_ST_A, row, in[q], g[q]);     /* J(0) (the pattern's entry + J) */
+    if (isfinite(f)) nsc_st_s0(b, row, f);                               /* s0 = f(0) - J 0 */
+    free(w);
+}
+
 int nsc_lcs_switch_update_at(const nsc_lcs *L, const double *z, char *sw, int op)
 {
     int changed = 0;

@@ -122,6 +122,10 @@ int nsc_st_switch_z(nsc_builder *b, int el, int a, int k, double g_off, double g
  * the pattern (row, in[q]) (zero values, kept: the Newton iteration writes
  * them), marks the row exact, registers the function (in copied). */
 void nsc_st_smooth(nsc_builder *b, int el, int row, const int *in, int nin, const nsc_xinstr *code, int ncode);
+/* The same with A and s0 holding the linearisation at z = 0 instead of zeros
+ * (a node that only the function holds, as a charge-based capacitor's, is not
+ * singular before the first Newton iterate: the problem is factored first). */
+void nsc_st_smooth_at0(nsc_builder *b, int el, int row, const int *in, int nin, const nsc_xinstr *code, int ncode);
 
 /* ---- 4. probes ---- */
 

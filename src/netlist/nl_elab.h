@@ -210,6 +210,18 @@ nsc_status nle_scope_run(elab *E, scope *sc);
 /* An element card (R C L K V I E G F H D M S W Q B, X through nle_card_x);
  * unknown and unsupported letters are errors naming what to use instead. */
 nsc_status nle_card_element(elab *E, scope *sc, const nl_card *cd);
+/* A capacitor card whose value is a charge-based one (nl_qcap.c): its value
+ * field, Q= (*isq = 1) or C= / a bare expression reading V() (*isq = 0); NULL
+ * when it is an ordinary capacitor. */
+const nl_field *nle_cq_field(const nl_card *cd, int *isq);
+/* That card (value field vf) as a charge-based capacitor (dev_cq.c). */
+nsc_status nle_card_cq(elab *E, scope *sc, const nl_card *cd, const nl_field *vf, int isq);
+/* Element el (a charge-based capacitor, nodes set: anode n+, cathode n-) as a
+ * depletion junction, SPICE's: q(v) = CJO VJ/(1-M) (1 - (1 - v/VJ)^(1-M)) below
+ * FC VJ, its capacitance continued linearly above (0 < M < 1, 0 <= FC < 1). */
+nsc_status nle_cq_depletion(elab *E, int el, double cjo, double vj, double m, double fc);
+/* The charge of element el (a charge-based capacitor) times m (devices in parallel). */
+nsc_status nle_cq_scale(elab *E, int el, double m);
 
 /* Element "<name of el>#<what>" of kind k and value v from node n0 to n1
  * (LTspice's parasitics, the expansions of nl_expand.c). */

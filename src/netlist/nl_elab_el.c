@@ -177,6 +177,9 @@ static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
 {
     const nl_field *tv = k == NSC_EL_R ? time_value(cd) : NULL;
     if (tv) return card_r_time(E, sc, cd, tv);
+    int isq;
+    const nl_field *qv = k == NSC_EL_C ? nle_cq_field(cd, &isq) : NULL;
+    if (qv) return nle_card_cq(E, sc, cd, qv, isq);
     int el;
     if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
     const nsc_device *dev = nsc_device_of(k);
@@ -676,9 +679,9 @@ static const nl_field *control_field(const nl_card *cd)
 }
 
 /* m= of a MOS el (ipar[q]) carried to the elements its card expanded into
- * (el+1 .. : RD RS RG, a VDMOS's body diode): m in parallel divide the
- * resistors and give the diode the same m. */
-static void vdmos_mult(elab *E, int el, int q)
+ * (el+1 .. : RD RS RG, a VDMOS's body diode and its CJO): m in parallel divide
+ * the resistors, give the diode the same m and multiply the charge. */
+static nsc_status vdmos_mult(elab *E, int el, int q)
 {
     double m = E->c->el[el].ipar[q];
     for (int p = el + 1; m != 1 && p < E->c->nel; p++) {
@@ -686,8 +689,18 @@ static void vdmos_mult(elab *E, int el, int q)
         const nsc_device *d = nsc_device_of(x->kind);
         int qm = inst_par(d, "m");
         if (x->kind == NSC_EL_R) x->value /= m;
+        else if (x->kind == NSC_EL_CQ && nle_cq_scale(E, p, m)) return E->r->status;   /* the body's CJO */
         else if (qm >= 0) x->ipar[qm] = m;
     }
+    return NSC_OK;
+}
+
+/* A JFET el's RD RS (the resistors its card expanded into, el+1 ..) divided
+ * by AREA m (ipar[0], ipar[1]: dev_j.c's instance table). */
+static void jfet_area(elab *E, int el)
+{
+    for (int p = el + 1; p < E->c->nel; p++)
+        if (E->c->el[p].kind == NSC_EL_R) E->c->el[p].value /= E->c->el[el].ipar[0] * E->c->el[el].ipar[1];
 }
 
 /* D: a k model [area] [off] [m=] [...]; M: d g s b model [W= L= m= ...]; S: n+ n- nc+ nc- model [on|off] */
@@ -718,7 +731,7 @@ static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
     if (cd->nf < n + 2) return nle_err(E, sc, cd, NULL, "missing model name for %s %s", nle_kind_name(k), f[0].u.s);
     if (nle_model_ref(E, sc, cd, &f[n + 1 + skip], el)) return E->r->status;
     for (int q = 0; q < dev->ninst; q++) E->c->el[el].ipar[q] = dev->inst[q].def;
-    if (vm >= 0 ? nle_vdmos_expand(E, sc, cd, el, vm) : k == NSC_EL_M && nle_mos_expand(E, sc, cd, el))
+    if (vm >= 0 ? nle_vdmos_expand(E, sc, cd, el, vm) : (k == NSC_EL_M || k == NSC_EL_J) && nle_mos_expand(E, sc, cd, el))
         return E->r->status;
     char key[64];
     for (int i = n + 2 + skip; i < cd->nf; i++) {
@@ -740,7 +753,8 @@ static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
         else
             return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]), nle_kind_name(k), f[0].u.s);
     }
-    if (k == NSC_EL_M) vdmos_mult(E, el, inst_par(dev, "m"));   /* (a level 1-3 card's RD RS too) */
+    if (k == NSC_EL_M && vdmos_mult(E, el, inst_par(dev, "m"))) return E->r->status;   /* (a level 1-3 card's RD RS too) */
+    if (k == NSC_EL_J) jfet_area(E, el);                             /* RD RS / (AREA m) */
     return NSC_OK;
 }
 
@@ -877,7 +891,7 @@ static nsc_status card_b(elab *E, scope *sc, const nl_card *cd)
 
 static const char *const UNSUPPORTED_EL[26] = {
     ['a' - 'a'] = "XSPICE code models (A)",
-    ['j' - 'a'] = "JFETs (J)", ['n' - 'a'] = "numerical devices (N)", ['o' - 'a'] = "lossy transmission lines (O)",
+    ['n' - 'a'] = "numerical devices (N)", ['o' - 'a'] = "lossy transmission lines (O)",
     ['p' - 'a'] = "coupled transmission lines (P)",
     ['t' - 'a'] = "transmission lines (T)", ['u' - 'a'] = "uniform RC lines (U)",
     ['y' - 'a'] = "transmission lines (Y)",
@@ -887,7 +901,6 @@ static const char *const UNSUPPORTED_EL[26] = {
 /* what to use instead of each (issue 12: a refusal says what to do) */
 static const char *const UNSUPPORTED_USE[26] = {
     ['a' - 'a'] = "a B source (comparators, limiters, logic as PWL expressions) or an E TABLE",
-    ['j' - 'a'] = "a MOS transistor (NMOS/PMOS, LEVEL=1: VTO, KP) or a switch",
     ['n' - 'a'] = "the compact D, Q or M models",
     ['o' - 'a'] = "an RLC ladder of sections (R, L, C per unit length times the section's length)",
     ['p' - 'a'] = "ladders of L and C sections coupled by K",

@@ -7,6 +7,7 @@
  * user's node of that name is an error; resistances of 0 add nothing. */
 #include "nl_elab.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +40,7 @@ static nsc_status mos_series(elab *E, scope *sc, const nl_card *cd, int el, int 
     return NSC_OK;
 }
 
-/* A level 1-3 MOS transistor's RD and RS (SPICE's, ohms) as resistors NAME#rd,
+/* A level 1-3 MOS transistor's (and a JFET's: dev_j.c) RD and RS (SPICE's, ohms) as resistors NAME#rd,
  * NAME#rs to internal nodes NAME#d, NAME#s (the channel's); the body terminal
  * stays where the card puts it. */
 nsc_status nle_mos_expand(elab *E, scope *sc, const nl_card *cd, int el)
@@ -48,9 +49,29 @@ nsc_status nle_mos_expand(elab *E, scope *sc, const nl_card *cd, int el)
     return mos_series(E, sc, cd, el, E->elmodel[el], rn, 3, "MOS");
 }
 
+/* A VDMOS card's CJO (its body diode's junction capacitance: most of the
+ * output capacitance Coss) as a charge-based capacitor NAME#cjo across the body
+ * diode (anode a, cathode k), the depletion charge of VJ (0.8 V), M (0.5), FC
+ * (0.5), ngspice 39's defaults; none when CJO is 0. */
+static nsc_status vdmos_cjo(elab *E, scope *sc, const nl_card *cd, int el, int mi, int a, int k)
+{
+    const nsc_model *m = &E->c->model[mi];
+    double cjo = 0, vj = 0.8, mj = 0.5, fc = 0.5;
+    nsc_model_get(m, "cjo", &cjo);
+    nsc_model_get(m, "vj", &vj);
+    nsc_model_get(m, "m", &mj);
+    nsc_model_get(m, "fc", &fc);
+    if (cjo == 0) return NSC_OK;
+    if (!(cjo > 0 && vj > 0 && mj > 0 && mj < 1 && fc >= 0 && fc < 1))
+        return nle_err(E, sc, cd, NULL, "VDMOS model '%s': need CJO >= 0, VJ > 0, 0 < M < 1, 0 <= FC < 1", m->name);
+    nsc_status st = nle_parasitic(E, sc, cd, el, "cjo", NSC_EL_CQ, 0, a, k);
+    return st ? st : nle_cq_depletion(E, E->c->nel - 1, cjo, vj, mj, fc);
+}
+
 /* A VDMOS transistor (3 terminals, the body at the source): RD, RS, RG of its
  * model as resistors NAME#rd ... to internal nodes NAME#d, NAME#s, NAME#g, and
- * the body diode NAME#body (model MODEL#body) across the external terminals. */
+ * the body diode NAME#body (model MODEL#body) across the external terminals,
+ * with its junction capacitance NAME#cjo (vdmos_cjo). */
 nsc_status nle_vdmos_expand(elab *E, scope *sc, const nl_card *cd, int el, int mi)
 {
     static const char *const rn[] = { "rd", "rg", "rs" };
@@ -69,7 +90,7 @@ nsc_status nle_vdmos_expand(elab *E, scope *sc, const nl_card *cd, int el, int m
     if (st) return st;
     b = E->c->nel - 1;
     E->elmodel[b] = dm;
-    return NSC_OK;
+    return vdmos_cjo(E, sc, cd, el, mi, pchan ? ext[0] : ext[2], pchan ? ext[2] : ext[0]);
 }
 
 /* A bipolar transistor's RC, RB, RE (divided by AREA, e->value) as resistors

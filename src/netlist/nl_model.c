@@ -244,8 +244,11 @@ static int model_default(int t, const char *k, double *v)
         { NSC_MOD_CSW, "it", 0 }, { NSC_MOD_CSW, "ih", 0 }, { NSC_MOD_CSW, "ron", 1 }, { NSC_MOD_CSW, "roff", 1e12 },
         { NSC_MOD_NPN, "is", 1e-16 }, { NSC_MOD_NPN, "bf", 100 }, { NSC_MOD_NPN, "br", 1 }, { NSC_MOD_NPN, "nf", 1 },
         { NSC_MOD_NPN, "nr", 1 }, { NSC_MOD_NPN, "rb", 0 }, { NSC_MOD_NPN, "rc", 0 }, { NSC_MOD_NPN, "re", 0 },
+        { NSC_MOD_NJF, "vto", -2 }, { NSC_MOD_NJF, "beta", 1e-4 }, { NSC_MOD_NJF, "lambda", 0 },
+        { NSC_MOD_NJF, "is", 1e-14 }, { NSC_MOD_NJF, "n", 1 }, { NSC_MOD_NJF, "rd", 0 }, { NSC_MOD_NJF, "rs", 0 },
+        { NSC_MOD_NJF, "cgs", 0 }, { NSC_MOD_NJF, "cgd", 0 }, { NSC_MOD_NJF, "pb", 1 }, { NSC_MOD_NJF, "fc", 0.5 },
     };
-    int tk = t == NSC_MOD_PMOS ? NSC_MOD_NMOS : t == NSC_MOD_PNP ? NSC_MOD_NPN : t;
+    int tk = t == NSC_MOD_PMOS ? NSC_MOD_NMOS : t == NSC_MOD_PNP ? NSC_MOD_NPN : t == NSC_MOD_PJF ? NSC_MOD_NJF : t;
     for (size_t i = 0; i < sizeof dv / sizeof dv[0]; i++)
         if ((dv[i].t == -1 || dv[i].t == tk) && !strcmp(dv[i].k, k)) { *v = dv[i].v; return 1; }
     return 0;

@@ -81,11 +81,37 @@ Test(xcode, gradient_of_arithmetic)
     const nsc_xinstr c[] = { I(NSC_XOP_PROBE, 0, 0, 0), I(NSC_XOP_NUM, 0, 0, 2), I(NSC_XOP_POW, 0, 0, 0) };
     cr_assert_eq(nsc_xrun_grad(c, 3, q, 1, st, dst, g), 4);
     cr_assert_eq(g[0], -4);
-    /* loads other than NUM and PROBE, comparisons: no gradient */
+    /* loads other than NUM and PROBE: no gradient */
     const nsc_xinstr d[] = { I(NSC_XOP_TIME, 0, 0, 0) };
     cr_assert(isnan(nsc_xrun_grad(d, 1, q, 1, st, dst, g)) && isnan(g[0]));
-    const nsc_xinstr e[] = { I(NSC_XOP_PROBE, 0, 0, 0), I(NSC_XOP_NUM, 0, 0, 0), I(NSC_XOP_GT, 0, 0, 0) };
-    cr_assert(isnan(nsc_xrun_grad(e, 3, q, 1, st, dst, g)));
+    /* comparisons and ! are 0/1 with gradient 0 */
+    const nsc_xinstr e[] = { I(NSC_XOP_PROBE, 0, 0, 0), I(NSC_XOP_NUM, 0, 0, 0), I(NSC_XOP_LT, 0, 0, 0),
+                             I(NSC_XOP_NOT, 0, 0, 0) };
+    cr_assert_eq(nsc_xrun_grad(e, 3, q, 1, st, dst, g), 1);
+    cr_assert_eq(g[0], 0);
+    cr_assert_eq(nsc_xrun_grad(e, 4, q, 1, st, dst, g), 0);
+    cr_assert_eq(g[0], 0);
+}
+
+/* c ? a : b takes the chosen branch's value and gradient (the other may be
+ * NaN: not read): f = x > 1 ? x^2 y : sqrt(1 - x) + y, at (2, 3) and (0.5, 3) */
+Test(xcode, gradient_of_a_choice)
+{
+    int sq = nsc_xfn_find("sqrt");
+    const nsc_xinstr c[] = { I(NSC_XOP_PROBE, 0, 0, 0), I(NSC_XOP_NUM, 0, 0, 1), I(NSC_XOP_GT, 0, 0, 0),
+                             I(NSC_XOP_PROBE, 0, 0, 0), I(NSC_XOP_PROBE, 0, 0, 0), I(NSC_XOP_MUL, 0, 0, 0),
+                             I(NSC_XOP_PROBE, 1, 0, 0), I(NSC_XOP_MUL, 0, 0, 0),
+                             I(NSC_XOP_NUM, 0, 0, 1), I(NSC_XOP_PROBE, 0, 0, 0), I(NSC_XOP_SUB, 0, 0, 0),
+                             I(NSC_XOP_CALL, sq, 1, 0), I(NSC_XOP_PROBE, 1, 0, 0), I(NSC_XOP_ADD, 0, 0, 0),
+                             I(NSC_XOP_COND, 0, 0, 0) };
+    double st[8], dst[16], g[2];
+    const double p[] = { 2, 3 }, r[] = { 0.5, 3 };
+    cr_assert_float_eq(nsc_xrun_grad(c, 15, p, 2, st, dst, g), 12, 1e-15);
+    cr_assert_float_eq(g[0], 12, 1e-15);                     /* 2 x y */
+    cr_assert_float_eq(g[1], 4, 1e-15);                      /* x^2 */
+    cr_assert_float_eq(nsc_xrun_grad(c, 15, r, 2, st, dst, g), sqrt(0.5) + 3, 1e-15);
+    cr_assert_float_eq(g[0], -0.5 / sqrt(0.5), 1e-15);
+    cr_assert_float_eq(g[1], 1, 1e-15);
 }
 
 /* Every smooth function of the registry has a derivative, and it matches

@@ -460,8 +460,8 @@ Test(elab, element_errors)
     bad("t\nR1 a b\n", "t.cir:2:1: error: missing value for resistor r1");
     bad("t\nR1 a b 1 2\n", "t.cir:2:10: error: unexpected '2' in resistor r1");
     bad("t\nR1 a (b) 1\n", "t.cir:2:6: error: expected a node name, found '(...)'");
-    bad("t\nJ1 a b c m\n", "t.cir:2:1: error: unsupported element j1: JFETs (J) are not supported; "
-                           "use a MOS transistor (NMOS/PMOS, LEVEL=1: VTO, KP) or a switch");
+    bad("t\nZ1 a b c m\n", "t.cir:2:1: error: unsupported element z1: MESFETs (Z) are not supported; "
+                           "use a MOS transistor (NMOS, LEVEL=1) or a switch");
     bad("t\nT1 a b c d z0=50\n", "t.cir:2:1: error: unsupported element t1: transmission lines (T) are not "
                                  "supported; use an LC ladder of n sections, L = Z0 TD/n and C = TD/(Z0 n) each");
     bad("t\nW1 a b vc sw\n", "t.cir:2:11: error: unknown model 'sw' for switch w1");
@@ -532,8 +532,9 @@ Test(elab, dot_card_errors)
     bad("t\nR1 a 0 1\n.ic v(q)=1\n", "t.cir:3:7: error: unknown node 'q' in .ic");
     bad("t\nR1 a 0 1\n.ic a=1\n", "t.cir:3:5: error: expected V(node)=value in .ic, found 'a'");
     bad("t\nR1 a 0 1\n.options theta=0.2\n", "t.cir:3:10: error: theta = 0.2 is not in [0.5, 1]");
-    bad("t\nR1 a 0 1\n.model m1 njf\nD1 a 0 m1\n",
-        "t.cir:4:8: error: model 'm1' of diode d1 has unsupported type 'njf' (t.cir:3; supported: D NMOS PMOS VDMOS SW CSW NPN PNP)");
+    bad("t\nR1 a 0 1\n.model m1 nmf\nD1 a 0 m1\n",
+        "t.cir:4:8: error: model 'm1' of diode d1 has unsupported type 'nmf' (t.cir:3; supported: D NMOS PMOS VDMOS SW CSW NPN PNP NJF PJF)");
+    bad("t\nR1 a 0 1\n.model m1 njf\nD1 a 0 m1\n", "t.cir:4:8: error: model 'm1' of diode d1 is NJF model, not a diode (D) model");
     /* the .model types are the device table's (devif.h models): an alias (Xyce's
      * ISWITCH, VSWITCH) reads as its type and is named by the type's first name */
     bad("t\nR1 a 0 1\n.model m1 iswitch\nS1 a 0 a 0 m1\n",
@@ -844,19 +845,19 @@ Test(elab, ltspice_parasitic_errors)
 
 /* Only what the circuit uses must be supported (issue 12 item 6): a .subckt
  * never instantiated is not elaborated, and a .model of a type not supported
- * (a library's NJF, a code model) is an error only for an element that uses
+ * (a library's NMF, a code model) is an error only for an element that uses
  * it. Before, an unused '.model qn NPN' stopped the run (NPN is supported since). A used subckt with
  * an unsupported element is still an error at its card, with the instance. */
 Test(elab, unused_definitions_need_not_be_supported)
 {
-    const char *lib = ".model qn NJF(IS=1e-14 BETA={bf})\n"
+    const char *lib = ".model qn NMF(IS=1e-14 BETA={bf})\n"
                       ".subckt amp in out\n"
-                      "J2 out in 0 qn area=2\n"
+                      "Z2 out in 0 qn area=2\n"
                       "A1 [in] out adc\n"
                       ".model adc adc_bridge(in_low=0.3)\n"
-                      "J1 out in 0 jm\n"
+                      "Z1 out in 0 jm\n"
                       ".ends\n"
-                      ".subckt div in out\nR1 in out 1k\nR2 out 0 1k\n.model dd d\n.model qq pjf\n.ends\n";
+                      ".subckt div in out\nR1 in out 1k\nR2 out 0 1k\n.model dd d\n.model qq nmf\n.ends\n";
     char text[1024];
     snprintf(text, sizeof text, "unused\n%sV1 a 0 1\nX1 a b div\n", lib);
     nsc_circuit *c = rd(text);
@@ -866,10 +867,10 @@ Test(elab, unused_definitions_need_not_be_supported)
     cr_assert_eq(R.nwarn, 0);
     done(c);
     snprintf(text, sizeof text, "used\n%sV1 a 0 1\nX1 a b div\nX2 a c amp\n", lib);
-    bad(text, "t.cir:4:1: error: unsupported element j2: JFETs (J) are not supported; use a MOS transistor "
-              "(NMOS/PMOS, LEVEL=1: VTO, KP) or a switch (in instance x2)");
+    bad(text, "t.cir:4:1: error: unsupported element z2: MESFETs (Z) are not supported; use a MOS transistor "
+              "(NMOS, LEVEL=1) or a switch (in instance x2)");
     snprintf(text, sizeof text, "used\n%sV1 a 0 1\nX1 a b div\nD1 a 0 qn\n", lib);
-    bad(text, "t.cir:17:8: error: model 'qn' of diode d1 has unsupported type 'njf' (t.cir:2; supported: D NMOS PMOS VDMOS SW CSW NPN PNP)");
+    bad(text, "t.cir:17:8: error: model 'qn' of diode d1 has unsupported type 'nmf' (t.cir:2; supported: D NMOS PMOS VDMOS SW CSW NPN PNP NJF PJF)");
 }
 
 /* A B expression whose affine form would exceed 4096 distinct unknowns is an
