@@ -35,19 +35,12 @@ static void run(const char *name, const char *text, const char *extra, tu_table 
     cr_assert_eq(tu_table_read(path, t), 0, "cannot read %s", path);
 }
 
-/* RMS of (a - b) over b's rows, relative to b's range, column named sig in both. */
+/* RMS of (a - b) over b's rows, relative to b's range, column named sig in both (testutil). */
 static double rms_rel(const tu_table *a, const tu_table *b, const char *sig)
 {
-    int ca = tu_table_col(a, sig), cb = tu_table_col(b, sig);
-    cr_assert(ca > 0 && cb > 0, "%s", sig);
-    double lo = INFINITY, hi = -INFINITY, s = 0;
-    for (int i = 0; i < b->nrow; i++) {
-        double v = TU_AT(b, i, cb), d = tu_interp(a, ca, TU_AT(b, i, 0)) - v;
-        lo = fmin(lo, v);
-        hi = fmax(hi, v);
-        s += d * d;
-    }
-    return sqrt(s / b->nrow) / (hi - lo);
+    double e = tu_rms_rel(a, b, sig);
+    cr_assert(!isnan(e), "%s", sig);
+    return e;
 }
 
 static const char BRIDGE[] =
