@@ -534,6 +534,7 @@ static nsc_status ev_step(ex *a, double dt)
         return NSC_ESIM;
     }
     const char *mode1 = nsc_onestep_mode(P);
+    if (!mode1) mode1 = a->mask;                            /* no pairs (m = 0): the empty mode */
     int moved = a->have_mask && memcmp(mode1, a->mask, (size_t)a->m);
     if (had_alt && moved && (!memo || info.lcp_solved || info.active_set)) memo_add(a, memo, mode1);
     memcpy(a->sw1, T->sw, (size_t)a->nsw);
