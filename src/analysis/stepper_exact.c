@@ -557,6 +557,26 @@ static nsc_status ev_step(ex *a, double dt)
 
 /* ---- steps ---- */
 
+static double chord_err(const ex *a);
+
+/* The probes of the exact step (t, t + klo h0] that precedes a located event
+ * (its end a->xm): v0 at t, vm (lm) at its midpoint, v1 (a->l) at its end; the
+ * chord's error there (chord_err, 0 when klo < 2), as a step's own test: the
+ * rows before an event are as close as the error control's elsewhere. */
+static double lead_in(ex *a, long klo)
+{
+    x_probes(a, a->x, NULL, a->v0);
+    double e = 0;
+    if (klo >= 2) {
+        nsc_flow_advance(a->F, klo / 2, a->x, a->xm2, a->wk);
+        x_probes(a, a->xm2, NULL, a->vm);
+        memcpy(a->lm, a->l, sizeof(double) * (size_t)a->m);
+    }
+    x_probes(a, a->xm, NULL, a->v1);
+    if (klo >= 2) e = chord_err(a);
+    return e;
+}
+
 /* The flow's state xs at t + klo h0 carried to the start of the event's interval
  * (t + klo h0, t + khi h0] by bisection (its trials at klo plus powers of 2, one
  * product each) down to ktol units (the guards fail
@@ -580,12 +600,18 @@ static nsc_status locate(ex *a, const double *xs, long klo, long khi, long ktol)
     a->have_alt = 1;
     a->T->st->locate_trials++;
     if (klo > 0) {                                          /* an exact step to the interval's start */
-        double t1 = a->t + (double)klo * a->h0;
-        x_probes(a, a->xm, NULL, a->v1);
+        double t1 = a->t + (double)klo * a->h0, e = lead_in(a, klo);
+        if (e > 4) {                                        /* its chord fails: a shorter step first */
+            a->kcur = pow2_below(klo / 2);
+            a->have_alt = 0;
+            a->T->st->rejected++;
+            return NSC_OK;
+        }
+        nsc_status s = e > 1 ? add_row(a, a->t + (double)(klo / 2) * a->h0, a->vm, a->lm) : NSC_OK;
+        if (s) return s;
         a->t = t1;
         count(a, (double)klo * a->h0, 0);
-        nsc_status s = add_row(a, t1, a->v1, a->l);
-        if (s) return s;
+        if ((s = add_row(a, t1, a->v1, a->l))) return s;
         memcpy(a->z, a->xm, sizeof(double) * (size_t)a->n);
     }
     a->v0_ok = 0;
