@@ -696,7 +696,8 @@ static nsc_status step(ex *a)
     double tg = nsc_bpq_after(T->bp, a->t + a->eps), tstop = a->o->tstop;
     tg = tg < tstop ? tg : tstop;
     if (a->t < a->o->tstart - a->eps && a->o->tstart < tg) tg = a->o->tstart;
-    long kt = (long)floor((tg - a->t) / a->h0 + 1e-6);
+    double kd = floor((tg - a->t) / a->h0 + 1e-6);         /* (up to tstop / h0: 2e9 2^40 overflows a long) */
+    long kt = kd < 4.0 * (double)a->kmax ? (long)kd : 4 * a->kmax;   /* (beyond 2 kmax only k is read) */
     double rem = (tg - a->t) - (double)kt * a->h0;
     a->nsliver = kt ? 0 : a->nsliver + 1;                   /* breakpoints closer than h0, in a row: */
     if (a->nsliver > NSC_EX_SLIVERS) return hand_over(a);   /* the theta-scheme merges them */

@@ -291,3 +291,23 @@ Test(exact, rows_before_a_located_event_keep_the_tolerance)
     cr_expect(e < 2e-3, "chord %.3g V off the closed form between rows", e);
     tu_table_free(&t);
 }
+
+/* A step's distance to its target in units of h0 overflowed a long: with
+ * TSTEP = 1 ps under TMAX = 1 s, h0 = 2^-40 s (K = 40) and TSTART = 1e7 - 5 s
+ * is 1.1e19 units away; the cast gave LONG_MIN, the step "landed" on TSTART at
+ * once and the rest's quadratic extrapolated 1e7 s (v(out) = -1.7e21 V). The
+ * RC has long settled there: v(out) = 10 V, i(v1) = 0, within the
+ * squarings' round-off (eps tau / h0 of 10 V: 1e-6 V). 1e7 steps, ~2 s. */
+Test(exact, steps_millions_of_h0_away_do_not_overflow)
+{
+    tu_table t;
+    run("far", "far\nV1 in 0 DC 10\nR1 in out 1k\nC1 out 0 1u\n.tran 1e-12 1e7 9999995 1 UIC\n.end\n", "", &t, NULL);
+    int cv = tu_table_col(&t, "v(out)");
+    cr_assert(cv > 0 && t.nrow >= 2);
+    cr_expect_eq(TU_AT(&t, 0, 0), 9999995.0);
+    cr_expect_eq(TU_AT(&t, t.nrow - 1, 0), 1e7);
+    double e = 0;
+    for (int i = 0; i < t.nrow; i++) e = fmax(e, fabs(TU_AT(&t, i, cv) - 10));
+    cr_expect(e < 1e-4, "v(out) %.3g V off 10 V", e);
+    tu_table_free(&t);
+}
