@@ -506,10 +506,20 @@ static int ev_solve(ex *a, double dt, nsc_onestep **P, nsc_step_info *info, exme
     return bad ? 1 : 0;
 }
 
+/* The next time no step crosses: the next breakpoint after t, tstart (when
+ * ahead), tstop. */
+static double target(const ex *a)
+{
+    double tg = nsc_bpq_after(a->T->bp, a->t + a->eps), tstop = a->o->tstop;
+    tg = tg < tstop ? tg : tstop;
+    if (a->t < a->o->tstart - a->eps && a->o->tstart < tg) tg = a->o->tstart;
+    return tg;
+}
+
 /* One implicit-Euler step of the one-step problem over (t, t + dt] from z,
  * guessing the current mode: the mode change at a located event (and the
  * impulsive transfers it makes). The new mode, switch states and row. A
- * step without solution is retried 8 and 64 times longer (at most href): a
+ * step without solution is retried 8 and 64 times longer (at most href, never across target()): a
  * step of a few h0 across the event can be too short for the problem's
  * conditioning (W = E/dt - A), where a longer one is not. */
 static nsc_status ev_step(ex *a, double dt)
@@ -521,8 +531,10 @@ static nsc_status ev_step(ex *a, double dt)
     nsc_status s;
     exmemo *memo = NULL;
     int had_alt = a->have_alt, r = 1;
+    double tcap = target(a);                                /* (never across it: a corner, tstart, tstop) */
+    if (a->t + dt > tcap) dt = tcap - a->t;
     for (int q = 0; q < 3 && r == 1; q++) {
-        if (q > 0 && dt * 8 > a->href) break;
+        if (q > 0 && (dt * 8 > a->href || a->t + dt * 8 > tcap)) break;
         if (q > 0) dt *= 8;
         r = ev_solve(a, dt, &P, &info, &memo);
     }
@@ -693,9 +705,7 @@ static nsc_status step(ex *a)
         a->have_alt = 1;
         return ev_step(a, a->h0);
     }
-    double tg = nsc_bpq_after(T->bp, a->t + a->eps), tstop = a->o->tstop;
-    tg = tg < tstop ? tg : tstop;
-    if (a->t < a->o->tstart - a->eps && a->o->tstart < tg) tg = a->o->tstart;
+    double tg = target(a);
     double kd = floor((tg - a->t) / a->h0 + 1e-6);         /* (up to tstop / h0: 2e9 2^40 overflows a long) */
     long kt = kd < 4.0 * (double)a->kmax ? (long)kd : 4 * a->kmax;   /* (beyond 2 kmax only k is read) */
     double rem = (tg - a->t) - (double)kt * a->h0;

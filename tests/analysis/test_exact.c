@@ -311,3 +311,19 @@ Test(exact, steps_millions_of_h0_away_do_not_overflow)
     cr_expect(e < 1e-4, "v(out) %.3g V off 10 V", e);
     tu_table_free(&t);
 }
+
+/* An event step never crosses the next target: a PWL jump (the diode turns on)
+ * 0.3 ns before TSTOP, under h0 = 0.6 ns, took its event step of h0 past TSTOP
+ * (last row at 1.00000061 ms). Now it ends on TSTOP: the last row there, no
+ * row after it, times increasing. */
+Test(exact, an_event_step_ends_on_tstop)
+{
+    tu_table t;
+    run("end", "end\nV1 in 0 PWL(0 0 1m 0 1m 5)\nD1 in out dm\nR1 out 0 1k\nC1 out 0 1n\n.model dm d\n"
+               ".tran 1u 1.0000003m\n.end\n", "", &t, NULL);
+    cr_assert(t.nrow >= 2);
+    for (int i = 1; i < t.nrow; i++) cr_assert(TU_AT(&t, i, 0) > TU_AT(&t, i - 1, 0), "row %d", i);
+    cr_expect(fabs(TU_AT(&t, t.nrow - 1, 0) - 1.0000003e-3) < 1e-15, "last row at %.12g s", TU_AT(&t, t.nrow - 1, 0));
+    cr_expect(TU_AT(&t, t.nrow - 2, 0) <= 1e-3 + 1e-15, "a row at %.12g s", TU_AT(&t, t.nrow - 2, 0));
+    tu_table_free(&t);
+}
