@@ -10,9 +10,11 @@
  * probes' chord error at the midpoint, e = max_q |v_q(mid) - (v_q(t) + v_q(t1)) / 2|
  * / (RELTOL max |v_q| + ATOL_q), decides: e > 4 the step is halved and retried,
  * e > 1 the midpoint is a row too (each half's chord is then within about e / 4),
- * e < 1/4 the next step doubles. Rows are the steps' ends (and such midpoints):
- * every row is a point of the flow, and a straight line between rows is within
- * the tolerance (netlist.md, Waveforms).
+ * e < 1/4 the next step doubles (the exact step up to a located event is
+ * tested alike, lead_in). Rows are the steps' ends (and such midpoints): every
+ * row but an event step's (implicit Euler over a few h0) is a point of the
+ * flow, and a straight line between rows is within the tolerance (netlist.md,
+ * Waveforms).
  *
  * Events. The mode's guards (phi_i >= 0: l_i of an active pair, y_i of an
  * inactive one, a switch's control on its side of the threshold) are checked
