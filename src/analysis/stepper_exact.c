@@ -10,9 +10,11 @@
  * probes' chord error at the midpoint, e = max_q |v_q(mid) - (v_q(t) + v_q(t1)) / 2|
  * / (RELTOL max |v_q| + ATOL_q), decides: e > 4 the step is halved and retried,
  * e > 1 the midpoint is a row too (each half's chord is then within about e / 4),
- * e < 1/4 the next step doubles. Rows are the steps' ends (and such midpoints):
- * every row is a point of the flow, and a straight line between rows is within
- * the tolerance (netlist.md, Waveforms).
+ * e < 1/4 the next step doubles (the exact step up to a located event is
+ * tested alike, lead_in). Rows are the steps' ends (and such midpoints): every
+ * row but an event step's (implicit Euler over a few h0) is a point of the
+ * flow, and a straight line between rows is within the tolerance (netlist.md,
+ * Waveforms).
  *
  * Events. The mode's guards (phi_i >= 0: l_i of an active pair, y_i of an
  * inactive one, a switch's control on its side of the threshold) are checked
@@ -506,10 +508,20 @@ static int ev_solve(ex *a, double dt, nsc_onestep **P, nsc_step_info *info, exme
     return bad ? 1 : 0;
 }
 
+/* The next time no step crosses: the next breakpoint after t, tstart (when
+ * ahead), tstop. */
+static double target(const ex *a)
+{
+    double tg = nsc_bpq_after(a->T->bp, a->t + a->eps), tstop = a->o->tstop;
+    tg = tg < tstop ? tg : tstop;
+    if (a->t < a->o->tstart - a->eps && a->o->tstart < tg) tg = a->o->tstart;
+    return tg;
+}
+
 /* One implicit-Euler step of the one-step problem over (t, t + dt] from z,
  * guessing the current mode: the mode change at a located event (and the
  * impulsive transfers it makes). The new mode, switch states and row. A
- * step without solution is retried 8 and 64 times longer (at most href): a
+ * step without solution is retried 8 and 64 times longer (at most href, never across target()): a
  * step of a few h0 across the event can be too short for the problem's
  * conditioning (W = E/dt - A), where a longer one is not. */
 static nsc_status ev_step(ex *a, double dt)
@@ -521,8 +533,10 @@ static nsc_status ev_step(ex *a, double dt)
     nsc_status s;
     exmemo *memo = NULL;
     int had_alt = a->have_alt, r = 1;
+    double tcap = target(a);                                /* (never across it: a corner, tstart, tstop) */
+    if (a->t + dt > tcap) dt = tcap - a->t;
     for (int q = 0; q < 3 && r == 1; q++) {
-        if (q > 0 && dt * 8 > a->href) break;
+        if (q > 0 && (dt * 8 > a->href || a->t + dt * 8 > tcap)) break;
         if (q > 0) dt *= 8;
         r = ev_solve(a, dt, &P, &info, &memo);
     }
@@ -558,6 +572,26 @@ static nsc_status ev_step(ex *a, double dt)
 
 /* ---- steps ---- */
 
+static double chord_err(const ex *a);
+
+/* The probes of the exact step (t, t + klo h0] that precedes a located event
+ * (its end a->xm): v0 at t, vm (lm) at its midpoint, v1 (a->l) at its end; the
+ * chord's error there (chord_err, 0 when klo < 2), as a step's own test: the
+ * rows before an event are as close as the error control's elsewhere. */
+static double lead_in(ex *a, long klo)
+{
+    x_probes(a, a->x, NULL, a->v0);
+    double e = 0;
+    if (klo >= 2) {
+        nsc_flow_advance(a->F, klo / 2, a->x, a->xm2, a->wk);
+        x_probes(a, a->xm2, NULL, a->vm);
+        memcpy(a->lm, a->l, sizeof(double) * (size_t)a->m);
+    }
+    x_probes(a, a->xm, NULL, a->v1);
+    if (klo >= 2) e = chord_err(a);
+    return e;
+}
+
 /* The flow's state xs at t + klo h0 carried to the start of the event's interval
  * (t + klo h0, t + khi h0] by bisection (its trials at klo plus powers of 2, one
  * product each) down to ktol units (the guards fail
@@ -581,12 +615,18 @@ static nsc_status locate(ex *a, const double *xs, long klo, long khi, long ktol)
     a->have_alt = 1;
     a->T->st->locate_trials++;
     if (klo > 0) {                                          /* an exact step to the interval's start */
-        double t1 = a->t + (double)klo * a->h0;
-        x_probes(a, a->xm, NULL, a->v1);
+        double t1 = a->t + (double)klo * a->h0, e = lead_in(a, klo);
+        if (e > 4) {                                        /* its chord fails: a shorter step first */
+            a->kcur = pow2_below(klo / 2);
+            a->have_alt = 0;
+            a->T->st->rejected++;
+            return NSC_OK;
+        }
+        nsc_status s = e > 1 ? add_row(a, a->t + (double)(klo / 2) * a->h0, a->vm, a->lm) : NSC_OK;
+        if (s) return s;
         a->t = t1;
         count(a, (double)klo * a->h0, 0);
-        nsc_status s = add_row(a, t1, a->v1, a->l);
-        if (s) return s;
+        if ((s = add_row(a, t1, a->v1, a->l))) return s;
         memcpy(a->z, a->xm, sizeof(double) * (size_t)a->n);
     }
     a->v0_ok = 0;
@@ -668,10 +708,9 @@ static nsc_status step(ex *a)
         a->have_alt = 1;
         return ev_step(a, a->h0);
     }
-    double tg = nsc_bpq_after(T->bp, a->t + a->eps), tstop = a->o->tstop;
-    tg = tg < tstop ? tg : tstop;
-    if (a->t < a->o->tstart - a->eps && a->o->tstart < tg) tg = a->o->tstart;
-    long kt = (long)floor((tg - a->t) / a->h0 + 1e-6);
+    double tg = target(a);
+    double kd = floor((tg - a->t) / a->h0 + 1e-6);         /* (up to tstop / h0: 2e9 2^40 overflows a long) */
+    long kt = kd < 4.0 * (double)a->kmax ? (long)kd : 4 * a->kmax;   /* (beyond 2 kmax only k is read) */
     double rem = (tg - a->t) - (double)kt * a->h0;
     a->nsliver = kt ? 0 : a->nsliver + 1;                   /* breakpoints closer than h0, in a row: */
     if (a->nsliver > NSC_EX_SLIVERS) return hand_over(a);   /* the theta-scheme merges them */

@@ -258,3 +258,72 @@ Test(exact, ringing_case_and_buck_match_fine_fixed_steps)
         ".model PMOD PMOS(LEVEL=1 VTO=-2 KP=10)\n.model DB D(VF=0.8)\n.tran 10n 30u UIC\n.save v(out) i(l1)\n.end\n";
     against_fixed("buck", buck, "10p", "i(l1)");
 }
+
+/* The rows before a located event are as close as the error control's: an RC
+ * charged by a vertical PWL step at tstart = 1 ms (tmax 1 ms: the step from
+ * there is long) until a diode clamps it near 1 V. While the diode is off,
+ * v = 5 (1 - e^{-(t - 1m)/tau}), tau = 1 ms; the straight line between rows,
+ * at each midpoint, within 2 mV of it (RELTOL |v| + VNTOL is 0.5..1 mV there).
+ * Before the fix the step to the event (0.22 ms, no chord test) was one row
+ * gap: 27.5 mV at its midpoint; now 0.53 mV. */
+static double rc_five(double t) { return 5 * -expm1(-(t - 1e-3) / 1e-3); }
+
+Test(exact, rows_before_a_located_event_keep_the_tolerance)
+{
+    tu_table t;
+    run("leadin", "lead-in\nV1 in 0 PWL(0 0 1m 0 1m 5 3m 5)\nR1 in out 1k\nC1 out 0 1u\nD1 out x dm\n"
+                  "V2 x 0 DC 0.4\n.model dm d\n.tran 10u 2m 1m 1m\n.end\n", "", &t, NULL);
+    int cv = tu_table_col(&t, "v(out)"), cd = tu_table_col(&t, "i(d1)");
+    cr_assert(cv > 0 && cd > 0);
+    cr_assert_eq(TU_AT(&t, 0, 0), 1e-3);
+    double e = 0, er = 0;
+    int pairs = 0;
+    for (int i = 1; i < t.nrow && TU_AT(&t, i, cd) == 0; i++) {
+        double t0 = TU_AT(&t, i - 1, 0), t1 = TU_AT(&t, i, 0);
+        double vm = 0.5 * (TU_AT(&t, i - 1, cv) + TU_AT(&t, i, cv));
+        e = fmax(e, fabs(vm - rc_five(0.5 * (t0 + t1))));
+        er = fmax(er, fabs(TU_AT(&t, i, cv) - rc_five(t1)));
+        pairs++;
+    }
+    cr_log_info("lead-in: %d row pairs, chord %.3g V, rows %.3g V", pairs, e, er);
+    cr_assert(pairs >= 1, "%d", pairs);
+    cr_expect(er < 1e-5, "rows %.3g V off the closed form", er);
+    cr_expect(e < 2e-3, "chord %.3g V off the closed form between rows", e);
+    tu_table_free(&t);
+}
+
+/* A step's distance to its target in units of h0 overflowed a long: with
+ * TSTEP = 1 ps under TMAX = 1 s, h0 = 2^-40 s (K = 40) and TSTART = 1e7 - 5 s
+ * is 1.1e19 units away; the cast gave LONG_MIN, the step "landed" on TSTART at
+ * once and the rest's quadratic extrapolated 1e7 s (v(out) = -1.7e21 V). The
+ * RC has long settled there: v(out) = 10 V, i(v1) = 0, within the
+ * squarings' round-off (eps tau / h0 of 10 V: 1e-6 V). 1e7 steps, ~2 s. */
+Test(exact, steps_millions_of_h0_away_do_not_overflow)
+{
+    tu_table t;
+    run("far", "far\nV1 in 0 DC 10\nR1 in out 1k\nC1 out 0 1u\n.tran 1e-12 1e7 9999995 1 UIC\n.end\n", "", &t, NULL);
+    int cv = tu_table_col(&t, "v(out)");
+    cr_assert(cv > 0 && t.nrow >= 2);
+    cr_expect_eq(TU_AT(&t, 0, 0), 9999995.0);
+    cr_expect_eq(TU_AT(&t, t.nrow - 1, 0), 1e7);
+    double e = 0;
+    for (int i = 0; i < t.nrow; i++) e = fmax(e, fabs(TU_AT(&t, i, cv) - 10));
+    cr_expect(e < 1e-4, "v(out) %.3g V off 10 V", e);
+    tu_table_free(&t);
+}
+
+/* An event step never crosses the next target: a PWL jump (the diode turns on)
+ * 0.3 ns before TSTOP, under h0 = 0.6 ns, took its event step of h0 past TSTOP
+ * (last row at 1.00000061 ms). Now it ends on TSTOP: the last row there, no
+ * row after it, times increasing. */
+Test(exact, an_event_step_ends_on_tstop)
+{
+    tu_table t;
+    run("end", "end\nV1 in 0 PWL(0 0 1m 0 1m 5)\nD1 in out dm\nR1 out 0 1k\nC1 out 0 1n\n.model dm d\n"
+               ".tran 1u 1.0000003m\n.end\n", "", &t, NULL);
+    cr_assert(t.nrow >= 2);
+    for (int i = 1; i < t.nrow; i++) cr_assert(TU_AT(&t, i, 0) > TU_AT(&t, i - 1, 0), "row %d", i);
+    cr_expect(fabs(TU_AT(&t, t.nrow - 1, 0) - 1.0000003e-3) < 1e-15, "last row at %.12g s", TU_AT(&t, t.nrow - 1, 0));
+    cr_expect(TU_AT(&t, t.nrow - 2, 0) <= 1e-3 + 1e-15, "a row at %.12g s", TU_AT(&t, t.nrow - 2, 0));
+    tu_table_free(&t);
+}
