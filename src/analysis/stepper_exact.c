@@ -458,11 +458,18 @@ static void memo_add(ex *a, exmemo *e, const char *mode1)
     memcpy(e->to, mode1, (size_t)m);
 }
 
-/* Stop here for the adaptive stepper: the state at t (after an event step:
- * z, l, switch states, the last row's probes) into T's hand-over arrays. */
+/* Stop here for the adaptive stepper: the state at t (z, every pair's l,
+ * switch states, the last row's probes) into T's hand-over arrays. */
 static nsc_status hand_over(ex *a)
 {
     nsc_tran *T = a->T;
+    if (a->F) {                                             /* inside a mode (seeded at t): every pair's */
+        nsc_flow_pairs(a->F, a->x, a->g, a->pw);            /* multiplier, not only those the probes read */
+        for (int i = 0; i < a->m; i++) {
+            double v = !a->mask[i] ? 0 : a->F->dinv[i] > 0 ? -a->g[i] * a->F->dinv[i] : a->g[i];
+            a->l[i] = v > 0 ? v : 0;
+        }
+    }
     memcpy(T->hz, a->z, sizeof(double) * (size_t)a->n);
     memcpy(T->hl, a->l, sizeof(double) * (size_t)a->m);
     for (int j = 0; j < a->nsrc; j++) T->hw[j] = nsc_wave_eval(a->L->src[j].wave, a->t);
