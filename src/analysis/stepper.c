@@ -269,6 +269,15 @@ static int log_modes(nsc_waves *W, const nsc_lcs *L, double t, const char *mode,
     return 0;
 }
 
+void nsc_count_solve(nsc_sim_stats *st, const nsc_step_info *info)
+{
+    st->mode_hits += info->mode_hit;
+    st->active_set += !info->mode_hit && !info->lcp_solved && info->active_set > 0;
+    st->lcps += info->lcp_solved;
+    st->pivots += info->iter;
+    if (info->residual > st->max_residual) st->max_residual = info->residual;
+}
+
 void nsc_eval_probes(const nsc_lin *f, int np, const nsc_lcs *L, const char *sw, const double *z,
                         const double *l, const double *zp, double h, const double *w, double *out)
 {

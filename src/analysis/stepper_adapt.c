@@ -516,15 +516,6 @@ static int write_rows(ad *a, double t, double t1)
     return step_rows(a, a->T->W, t, t1, a->o->rows != NULL);
 }
 
-static void count_step(nsc_sim_stats *st, const nsc_step_info *info)
-{
-    st->mode_hits += info->mode_hit;
-    st->active_set += !info->mode_hit && !info->lcp_solved && info->active_set > 0;
-    st->lcps += info->lcp_solved;
-    st->pivots += info->iter;
-    if (info->residual > st->max_residual) st->max_residual = info->residual;
-}
-
 static nsc_status too_small(ad *a, double t, double h, int worst, const char *why)
 {
     nsc_tran *T = a->T;
@@ -722,7 +713,7 @@ static nsc_status advance(ad *a, ctl *c, double tn, double theta, const nsc_step
     c->rejected = c->take = c->stall = 0;
     c->t_cap = INFINITY;
     st->steps++;
-    count_step(st, info);
+    nsc_count_solve(st, info);
     if (hq < st->hmin_used) st->hmin_used = hq;
     if (hq > st->hmax_used) st->hmax_used = hq;
     if (o->progress && st->steps % 1000 == 0) o->progress(tn, o->progress_ctx);

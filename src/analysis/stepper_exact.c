@@ -76,7 +76,7 @@ typedef struct ex {
     double *z, *zf, *l, *g, *w;      /* [n], [n], [m], [m], [nsrc] */
     double *z1, *w1;                 /* [n], [nsrc]: the event step's */
     double *gtol, *lm;               /* [m] the guards' tolerances (guard_tol), l at the midpoint */
-    double *gm, *g1, *pw, *gsgn;     /* [m] the pair rows at a step's midpoint and end; work; signs */
+    double *pw, *gsgn;               /* [m] work; the guards' signs */
     double *wv, *ulo, *uhi;          /* [m + 1] distinct pair rows, their bounds (guard_bounds) */
     double *wm, *w1v;                /* [m + 1] the distinct rows at a step's midpoint and end */
     int cbad;
@@ -118,7 +118,7 @@ static void ex_free(ex *a)
         nsc_flow_free(a->cache[q].F);
     }
     free(a->sa); free(a->sb); free(a->x); free(a->xm); free(a->x1); free(a->xt); free(a->xm2); free(a->wk);
-    free(a->z); free(a->zf); free(a->l); free(a->g); free(a->w); free(a->z1); free(a->w1); free(a->gtol); free(a->lm); free(a->gm); free(a->g1); free(a->pw); free(a->gsgn); free(a->wv); free(a->ulo); free(a->uhi); free(a->wm); free(a->w1v); free(a->lneed);
+    free(a->z); free(a->zf); free(a->l); free(a->g); free(a->w); free(a->z1); free(a->w1); free(a->gtol); free(a->lm); free(a->pw); free(a->gsgn); free(a->wv); free(a->ulo); free(a->uhi); free(a->wm); free(a->w1v); free(a->lneed);
     free(a->v0); free(a->vm); free(a->v1); free(a->rtol); free(a->mask); free(a->sw1); free(a->key); free(a->alt); free(a->althi);
 }
 
@@ -168,7 +168,7 @@ static int ex_init(ex *a, nsc_tran *T)
     a->sa = vec(a->nsrc), a->sb = vec(a->nsrc);
     a->x = vec(N), a->xm = vec(N), a->x1 = vec(N), a->xt = vec(N), a->xm2 = vec(N), a->wk = vec(N);
     a->z = vec(n), a->zf = vec(n), a->l = vec(m), a->g = vec(m), a->w = vec(a->nsrc);
-    a->z1 = vec(n), a->w1 = vec(a->nsrc), a->gtol = vec(m), a->lm = vec(m), a->gm = vec(m), a->g1 = vec(m), a->pw = vec(m), a->gsgn = vec(m);
+    a->z1 = vec(n), a->w1 = vec(a->nsrc), a->gtol = vec(m), a->lm = vec(m), a->pw = vec(m), a->gsgn = vec(m);
     a->wv = vec(m + 1), a->ulo = vec(m + 1), a->uhi = vec(m + 1);
     a->wm = vec(m + 1), a->w1v = vec(m + 1);
     a->lneed = calloc((size_t)m + 1, sizeof(int));
@@ -177,7 +177,7 @@ static int ex_init(ex *a, nsc_tran *T)
     a->key = calloc((size_t)(m + a->nsw) + 1, 1);
     a->alt = calloc((size_t)m + 1, 1), a->althi = calloc((size_t)m + 1, 1);
     if (!a->sa || !a->sb || !a->x || !a->xm || !a->x1 || !a->xt || !a->xm2 || !a->wk || !a->z || !a->zf || !a->l || !a->g
-        || !a->w || !a->z1 || !a->w1 || !a->gtol || !a->lm || !a->gm || !a->g1 || !a->pw || !a->gsgn || !a->wv || !a->ulo || !a->uhi || !a->wm || !a->w1v || !a->lneed || !a->v0 || !a->vm || !a->v1 || !a->rtol || !a->mask || !a->sw1 || !a->key || !a->alt || !a->althi)
+        || !a->w || !a->z1 || !a->w1 || !a->gtol || !a->lm || !a->pw || !a->gsgn || !a->wv || !a->ulo || !a->uhi || !a->wm || !a->w1v || !a->lneed || !a->v0 || !a->vm || !a->v1 || !a->rtol || !a->mask || !a->sw1 || !a->key || !a->alt || !a->althi)
         return -1;
     for (int q = 1; q < a->nc; q++)                         /* a current's ABSTOL, else VNTOL */
         a->rtol[q] = T->W->name[q][0] == 'i' ? a->o->abstol : a->o->vntol;
@@ -240,16 +240,21 @@ static void x_sources(const ex *a, const double *x, double *w)
     for (int j = 0; j < a->nsrc; j++) w[j] = x[a->n + j] + x[a->n + a->nsrc + j];
 }
 
-/* The multipliers read (lneed) of a state from its distinct pair rows w
- * (nsc_flow_rows): l_i of the active pairs, 0 of the others. */
+/* Pair i's multiplier from its pair row g (flow.h): l_i of an active pair
+ * (-g_i / D_ii when separable), 0 of an inactive one. */
+static double pair_l(const ex *a, int i, double g)
+{
+    double v = !a->mask[i] ? 0 : a->F->dinv[i] > 0 ? -g * a->F->dinv[i] : g;
+    return v > 0 ? v : 0;
+}
+
+/* The multipliers read (lneed) of a state from its distinct pair rows w (nsc_flow_rows). */
 static void x_lambda(const ex *a, const double *w, double *l)
 {
     const nsc_flow *F = a->F;
     for (int k = 0; k < a->nlneed; k++) {
         int i = a->lneed[k];
-        double g = w[F->umap[i]] + F->cst[i];
-        double v = !a->mask[i] ? 0 : F->dinv[i] > 0 ? -g * F->dinv[i] : g;
-        l[i] = v > 0 ? v : 0;
+        l[i] = pair_l(a, i, w[F->umap[i]] + F->cst[i]);
     }
 }
 
@@ -339,6 +344,14 @@ static int violated(ex *a, const double *x, double *w)
     return nsc_lcs_switch_update(a->L, x, a->sw1) > 0;
 }
 
+/* The guards that failed at the last check (alt) as the next event step's
+ * second guess (althi, have_alt). */
+static void keep_alt(ex *a)
+{
+    memcpy(a->althi, a->alt, (size_t)a->m);
+    a->have_alt = 1;
+}
+
 /* ---- flows ---- */
 
 /* a->F: the flow of (mask, switch states), from the cache or built (its two
@@ -368,7 +381,7 @@ static int flow_get(ex *a)
         if (s) return s;
     }
     nsc_flow *F;
-    int s = nsc_flow_build(P[0], P[1], P[0], a->mask, a->sa, a->sb, a->K, &F);
+    int s = nsc_flow_build(P[0], P[1], a->mask, a->sa, a->sb, a->K, &F);
     if (s) return s > 0 ? 1 : nsc_err(T->r, NSC_ESIM, NULL, "time %.9g s: the flow of a mode could not be built", a->t);
     T->st->flows++;
     exf *e = &a->cache[a->nf < NSC_EX_FLOWS ? a->nf++ : lru];
@@ -465,10 +478,7 @@ static nsc_status hand_over(ex *a)
     nsc_tran *T = a->T;
     if (a->F) {                                             /* inside a mode (seeded at t): every pair's */
         nsc_flow_pairs(a->F, a->x, a->g, a->pw);            /* multiplier, not only those the probes read */
-        for (int i = 0; i < a->m; i++) {
-            double v = !a->mask[i] ? 0 : a->F->dinv[i] > 0 ? -a->g[i] * a->F->dinv[i] : a->g[i];
-            a->l[i] = v > 0 ? v : 0;
-        }
+        for (int i = 0; i < a->m; i++) a->l[i] = pair_l(a, i, a->g[i]);
     }
     memcpy(T->hz, a->z, sizeof(double) * (size_t)a->n);
     memcpy(T->hl, a->l, sizeof(double) * (size_t)a->m);
@@ -506,11 +516,7 @@ static int ev_solve(ex *a, double dt, nsc_onestep **P, nsc_step_info *info, exme
     if ((s = nsc_lcs_check_step(L, T->c, a->w1, NULL, NULL, tn, T->r))) return -(int)s;
     int bad = nsc_onestep_step(*P, a->o->solver, a->z, a->w, a->w1, a->z1, a->l, info);
     nsc_onestep_set_alt(*P, NULL);
-    nsc_sim_stats *st = T->st;
-    st->mode_hits += info->mode_hit;
-    st->active_set += !info->mode_hit && !info->lcp_solved && info->active_set > 0;
-    st->lcps += info->lcp_solved;
-    st->pivots += info->iter;
+    nsc_count_solve(T->st, info);
     if (!bad && (s = nsc_lcs_check_step(L, T->c, NULL, a->z1, a->l, tn, T->r))) return -(int)s;
     return bad ? 1 : 0;
 }
@@ -560,7 +566,7 @@ static nsc_status ev_step(ex *a, double dt)
     if (had_alt && moved && (!memo || info.lcp_solved || info.active_set)) memo_add(a, memo, mode1);
     memcpy(a->sw1, T->sw, (size_t)a->nsw);
     int nflip = a->nsw ? nsc_lcs_switch_update(L, a->z1, a->sw1) : 0;
-    int changed = nflip || !a->have_mask || memcmp(mode1, a->mask, (size_t)a->m);
+    int changed = nflip || !a->have_mask || moved;
     if (a->o->events && log_changes(a, tn, mode1)) return nsc_oom(T->r);
     nsc_eval_probes(T->f, T->nprobe, L, T->sw, a->z1, a->l, a->z, dt, a->w1, a->v1 + 1);
     a->t = tn;
@@ -587,7 +593,7 @@ static double chord_err(const ex *a);
  * rows before an event are as close as the error control's elsewhere. */
 static double lead_in(ex *a, long klo)
 {
-    x_probes(a, a->x, NULL, a->v0);
+    if (!a->v0_ok) x_probes(a, a->x, NULL, a->v0);
     double e = 0;
     if (klo >= 2) {
         nsc_flow_advance(a->F, klo / 2, a->x, a->xm2, a->wk);
@@ -711,8 +717,7 @@ static nsc_status step(ex *a)
     seed(a, a->t);
     if (fresh) guard_tol(a, a->x);
     if (violated(a, a->x, a->wv)) {                         /* the mode ends at t (a source's corner) */
-        memcpy(a->althi, a->alt, (size_t)a->m);
-        a->have_alt = 1;
+        keep_alt(a);
         return ev_step(a, a->h0);
     }
     double tg = target(a);
@@ -731,8 +736,7 @@ static nsc_status step(ex *a)
     if (km > 0 && violated(a, a->xm, a->wm)) return locate(a, a->x, 0, km, ktol);
     if (violated(a, a->x1, a->w1v)) {
         if (k - km > 0) return locate(a, a->xm, km, k, ktol);
-        memcpy(a->althi, a->alt, (size_t)a->m);
-        a->have_alt = 1;
+        keep_alt(a);
         return ev_step(a, t1 - a->t);                       /* (a sliver before the target) */
     }
     if (!a->v0_ok) x_probes(a, a->x, NULL, a->v0);

@@ -75,6 +75,10 @@ char *nsc_end_msg(const nsc_report *r, const char *dflt);
 void nsc_step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, double t,
                       const nsc_step_info *info, nsc_solver solver);
 
+/* A solved one-step problem's statistics into st (how it was solved, pivots,
+ * its residual): the adaptive and the exact transients. */
+void nsc_count_solve(nsc_sim_stats *st, const nsc_step_info *info);
+
 /* The probes f[np] at a step: out[k] = f_k(z, l, zp, h, w) in switch states sw. */
 void nsc_eval_probes(const nsc_lin *f, int np, const nsc_lcs *L, const char *sw, const double *z,
                      const double *l, const double *zp, double h, const double *w, double *out);

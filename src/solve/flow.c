@@ -67,13 +67,15 @@ static void augment(const nsc_flow *F, const double *G, double h, const double *
 #undef AC
 }
 
-/* The affine map of P in mode mask, augmented (rows 0: A, N x N; 1: the pair rows, m x N). */
-static int step_map(nsc_flow *F, nsc_onestep *P, const char *mask, const double *sa, const double *sb, int rows,
-                    double *G, double *A)
+/* The affine map of P in mode mask into G, augmented into A (N x N) and, when
+ * out, its pair rows into out (m x N): one set of the mode's solves for both. */
+static int step_map(nsc_flow *F, nsc_onestep *P, const char *mask, const double *sa, const double *sb, double *G,
+                    double *A, double *out)
 {
     int s = nsc_onestep_affine(P, mask, G, F->dinv);
     if (s) return s;
-    augment(F, G, nsc_onestep_h(P), sa, sb, rows, A);
+    augment(F, G, nsc_onestep_h(P), sa, sb, 0, A);
+    if (out) augment(F, G, nsc_onestep_h(P), sa, sb, 1, out);
     return 0;
 }
 
@@ -95,11 +97,11 @@ static void chain(nsc_flow *F, double *A0, double *A1, double *T)
     }
 }
 
-/* The distinct pair rows of out without its constant column (the segments of
- * one PWL device share their argument: the buck's 50 pair rows are 6 distinct
- * ones and 12 constants): U (nu x (N - 1)), umap[i] the row of pair i (-1: none),
- * cst[i] its constant. 0, or -1 on ENOMEM. */
-static int dedup(nsc_flow *F)
+/* The distinct rows of the pair rows out (m x N) without its constant column
+ * (the segments of one PWL device share their argument: the buck's 50 pair
+ * rows are 6 distinct ones and 12 constants): U (nu x (N - 1)), umap[i] the row
+ * of pair i (nu: none), cst[i] its constant. 0, or -1 on ENOMEM. */
+static int dedup(nsc_flow *F, const double *out)
 {
     int m = F->m, N = F->N, nu = 0;
     F->umap = malloc(sizeof(int) * ((size_t)m + 1));
@@ -107,12 +109,12 @@ static int dedup(nsc_flow *F)
     F->U = malloc(sizeof(double) * ((size_t)m * (size_t)(N - 1) + 1));
     if (!F->umap || !F->cst || !F->U) return -1;
     for (int i = 0; i < m; i++) {
-        F->cst[i] = F->out[i + (size_t)(N - 1) * m];
+        F->cst[i] = out[i + (size_t)(N - 1) * m];
         int zero = 1, u = -1;
-        for (int c = 0; c < N - 1 && zero; c++) zero = F->out[i + (size_t)c * m] == 0;
+        for (int c = 0; c < N - 1 && zero; c++) zero = out[i + (size_t)c * m] == 0;
         for (int j = 0; j < i && u < 0 && !zero; j++) {
             int same = F->umap[j] >= 0;
-            for (int c = 0; c < N - 1 && same; c++) same = F->out[i + (size_t)c * m] == F->out[j + (size_t)c * m];
+            for (int c = 0; c < N - 1 && same; c++) same = out[i + (size_t)c * m] == out[j + (size_t)c * m];
             if (same) u = F->umap[j];
         }
         if (!zero && u < 0) u = nu++;
@@ -122,12 +124,12 @@ static int dedup(nsc_flow *F)
     for (int i = 0; i < m; i++)                              /* U's rows: nu, column-major */
         if (F->umap[i] < 0) F->umap[i] = nu;                 /* (nsc_flow_pairs: the zero slot) */
         else
-            for (int c = 0; c < N - 1; c++) F->U[F->umap[i] + (size_t)c * nu] = F->out[i + (size_t)c * m];
+            for (int c = 0; c < N - 1; c++) F->U[F->umap[i] + (size_t)c * nu] = out[i + (size_t)c * m];
     return 0;
 }
 
-int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, nsc_onestep *Pout, const char *mask, const double *sa,
-                   const double *sb, int K, nsc_flow **out)
+int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, const char *mask, const double *sa, const double *sb, int K,
+                   nsc_flow **out)
 {
     *out = NULL;
     nsc_flow *F = calloc(1, sizeof *F);
@@ -143,18 +145,17 @@ int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, nsc_onestep *Pout, const ch
     double *G = malloc(sizeof(double) * (size_t)(n + m) * (size_t)ncol);
     double *A0 = malloc(sizeof(double) * NN), *A1 = malloc(sizeof(double) * NN), *T = malloc(sizeof(double) * NN);
     F->phi = malloc(sizeof(double) * NN * (size_t)(K + 1));
-    F->out = malloc(sizeof(double) * ((size_t)m * (size_t)N + 1));
+    double *pr = malloc(sizeof(double) * ((size_t)m * (size_t)N + 1));   /* the pair rows at h0 */
     F->dinv = malloc(sizeof(double) * ((size_t)m + 1));
     int s = -1;
-    if (G && A0 && A1 && T && F->phi && F->out && F->dinv) {
-        s = step_map(F, P0, mask, sa, sb, 0, G, A0);
-        if (!s) s = step_map(F, P1, mask, sa, sb, 0, G, A1);
-        if (!s) s = step_map(F, Pout, mask, sa, sb, 1, G, F->out);
+    if (G && A0 && A1 && T && pr && F->phi && F->dinv) {
+        s = step_map(F, P0, mask, sa, sb, G, A0, pr);
+        if (!s) s = step_map(F, P1, mask, sa, sb, G, A1, NULL);
         if (!s) chain(F, A0, A1, T);
+        if (!s && dedup(F, pr)) s = -1;
     }
-    free(G); free(A0); free(A1); free(T);
+    free(G); free(A0); free(A1); free(T); free(pr);
     if (s) { nsc_flow_free(F); return s; }
-    if (dedup(F)) { nsc_flow_free(F); return -1; }
     *out = F;
     return 0;
 }
@@ -162,7 +163,7 @@ int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, nsc_onestep *Pout, const ch
 void nsc_flow_free(nsc_flow *F)
 {
     if (!F) return;
-    free(F->phi); free(F->out); free(F->dinv); free(F->umap); free(F->cst); free(F->U);
+    free(F->phi); free(F->dinv); free(F->umap); free(F->cst); free(F->U);
     free(F);
 }
 

@@ -17,10 +17,10 @@
  * substep (its factor for an infinitely fast mode is 0) and damps stiff modes
  * (L-stable), so the maps act on the consistent states as the flow does. A step
  * of k h0 is the product of the Phi(2^i h0) over the bits of k. The pair
- * quantities at a state (the mode's guards) come from one implicit-Euler step
- * of size hout, h0 in practice: their values a substep ahead (error O(hout));
- * a shorter step would amplify the state's round-off by C / hout in an active
- * pair's current (the difference quotient of a capacitor's voltage). */
+ * quantities at a state (the mode's guards) come from the same implicit-Euler
+ * step of h0: their values a substep ahead (error O(h0)); a shorter step would
+ * amplify the state's round-off by C / h in an active pair's current (the
+ * difference quotient of a capacitor's voltage). */
 #ifndef NSC_FLOW_H
 #define NSC_FLOW_H
 
@@ -30,23 +30,23 @@ typedef struct nsc_flow {
     int n, m, nsrc, N, K;
     double h0;
     double *phi;     /* [(K + 1) N N], column-major: level i the flow over 2^i h0 */
-    double *out;     /* [m N]: the pair rows (onestep.h nsc_onestep_affine) after hout from x */
     double *dinv;    /* [m] 1 / D_ii of the separable pairs, else 0 */
-    int nu;          /* out's distinct rows (without its constant column): */
+    /* the pair rows (onestep.h nsc_onestep_affine) after h0 from x, m x N, kept as */
+    int nu;          /* their distinct rows (without the constant column): */
     double *U;       /*   [nu (N - 1)] those rows, */
     int *umap;       /*   [m] pair i's row of U (nu: constant), */
-    double *cst;     /*   [m] and its constant (out's column N - 1) */
+    double *cst;     /*   [m] and its constant (column N - 1) */
 } nsc_flow;
 
 /* The 2 x 2 flow S (column-major) over h of u' = v, v' = -a u - b v. */
 void nsc_flow_src(double a, double b, double h, double S[4]);
 
-/* The flow of mode mask from the problems P0 (step h0), P1 (h0 / 2) and Pout
- * (hout), all implicit Euler (theta 1 on every row) in the same switch states;
+/* The flow of mode mask from the problems P0 (step h0) and P1 (h0 / 2), both
+ * implicit Euler (theta 1 on every row) in the same switch states;
  * sa, sb [nsrc] the sources' coefficients (above), K the levels. *out: the flow.
  * 0, 1 when the mode's system is singular, -1 on failure (memory, a solve). */
-int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, nsc_onestep *Pout, const char *mask, const double *sa,
-                   const double *sb, int K, nsc_flow **out);
+int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, const char *mask, const double *sa, const double *sb, int K,
+                   nsc_flow **out);
 void nsc_flow_free(nsc_flow *F);
 
 /* y = Phi(k h0) x, k >= 0; x and y [N] may be the same; work [N]. */
