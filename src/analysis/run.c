@@ -34,7 +34,10 @@ nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_o
     o->tstep = c->has_tran ? c->tstep : 0;
     o->tstart = c->has_tran ? c->tstart : 0;
     o->adaptive = steady || (!(cfg->step > 0) && !c->stepping_fixed);
-    o->exact = o->adaptive && !steady && c->stepping_exact;
+    /* the exact flow has no theta: by default a theta asked for (--theta,
+     * .options theta=) selects the theta-scheme's adaptive steps */
+    int theta_asked = cfg->theta > 0 || c->theta_given;
+    o->exact = o->adaptive && !steady && (c->stepping_exact == 2 || (c->stepping_exact == 1 && !theta_asked));
     /* the steady state is always adaptive: --step is its largest step, and a
      * stepping=fixed netlist's TMAX is its fixed step, not a ceiling */
     double tmax = cfg->step > 0 ? cfg->step : steady && c->stepping_fixed ? 0 : c->tmax;

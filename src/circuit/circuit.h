@@ -293,9 +293,11 @@ typedef struct nsc_circuit {
     double theta;           /* default 0.5 */
     double gmin;            /* default 1e-12 */
     char solver[32];        /* default "auto" */
-    int stepping_fixed;     /* .options stepping=fixed (default 0: adaptive) */
-    int stepping_exact;     /* .options stepping=exact: the flow of each mode where it applies
-                               (stepper_exact.c); 0 (default, stepping=adaptive): the theta-scheme's */
+    int stepping_fixed;     /* .options stepping=fixed (default 0: adaptive or exact) */
+    int theta_given;        /* .options theta= given: the theta-scheme, not the exact flow */
+    int stepping_exact;     /* the flow of each mode where it applies (stepper_exact.c): 1 by default
+                               (unless a theta is given), 2 asked for (stepping=exact); 0
+                               (stepping=adaptive or fixed): the theta-scheme's steps */
     int stepsizelimit;      /* 1 (.options stepsizelimit): adaptive cap min(tstep, (tstop - tstart) / 50) as in
                                ngspice; 0 (default, .options nostepsizelimit): (tstop - tstart) / 50 (run.c) */
     int interp;             /* .options interp: adaptive rows on the tstep grid, not at the steps */

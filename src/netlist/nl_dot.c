@@ -127,6 +127,7 @@ static nsc_status card_options(elab *E, scope *sc, const nl_card *cd)
             if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
             if (!(v >= 0.5 && v <= 1)) return nle_err(E, sc, cd, f, "theta = %g is not in [0.5, 1]", v);
             c->theta = v;
+            c->theta_given = 1;                          /* asks for the theta-scheme (run.c) */
         } else if (k && !strcmp(k, "gmin")) {
             if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
             if (!(v >= 0)) return nle_err(E, sc, cd, f, "gmin must not be negative");
@@ -144,7 +145,7 @@ static nsc_status card_options(elab *E, scope *sc, const nl_card *cd)
                           : vf->kind == NL_F_EXPR && vf->u.x->op == NL_X_PARAM ? vf->u.x->name : NULL;
             if (s && !strcmp(s, "fixed")) c->stepping_fixed = 1, c->stepping_exact = 0;
             else if (s && !strcmp(s, "adaptive")) c->stepping_fixed = 0, c->stepping_exact = 0;
-            else if (s && !strcmp(s, "exact")) c->stepping_fixed = 0, c->stepping_exact = 1;
+            else if (s && !strcmp(s, "exact")) c->stepping_fixed = 0, c->stepping_exact = 2;
             else return nle_err(E, sc, cd, vf, "stepping must be 'adaptive', 'exact' or 'fixed'");
         } else if (!k && f->kind == NL_F_WORD && nsc_strieq(f->u.s, "nostepsizelimit")) {
             c->stepsizelimit = 0;                        /* ngspice's 'set nostepsizelimit': the default */

@@ -212,6 +212,7 @@ static nsc_status elaborate(elab *E)
     nsc_circuit *c = E->c;
     c->theta = 0.5;
     c->stepsizelimit = 0;                              /* no TSTEP cap by default (see run.c) */
+    c->stepping_exact = 1;                             /* the exact transient where it applies */
     c->gmin = 1e-12;
     strcpy(c->solver, "auto");
     int g;

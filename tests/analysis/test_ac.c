@@ -464,7 +464,8 @@ Test(four, rc_sine_is_the_closed_form)
     four_row(out, "v(b)", 1, &mag, &ph, &thd);
     cr_assert(fabs(mag - 1 / sqrt(1 + wrc * wrc)) <= 1e-5, "|v(b)| %.10g", mag);
     cr_assert(fabs(ph + atan(wrc) * 180 / M_PI) <= 1e-3, "phase %.10g", ph);
-    cr_assert(fabs(mag - 0.846729) <= 1e-6 && fabs(ph + 32.142) <= 1e-3, "vs ngspice: %.10g %.10g", mag, ph);
+    /* ngspice's own magnitude is 4e-6 below the closed form 0.8467330: agree to that */
+    cr_assert(fabs(mag - 0.846729) <= 5e-6 && fabs(ph + 32.142) <= 1e-3, "vs ngspice: %.10g %.10g", mag, ph);
     four_row(out, "v(b)", 0, &mag, &ph, &thd);
     cr_assert(fabs(mag - 0.5) <= 1e-6, "mean %.10g", mag);
     four_row(out, "v(a)", 1, &mag, &ph, &thd);

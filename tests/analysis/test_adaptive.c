@@ -65,7 +65,7 @@ static void bridge_case(const char *tran, const char *opts, double tol, long max
     char text[2048];
     tu_table ad, ref;
     long acc;
-    snprintf(text, sizeof text, "%s%s\n%s.end\n", BRIDGE, tran, opts);
+    snprintf(text, sizeof text, "%s%s\n%s.options stepping=adaptive\n.end\n", BRIDGE, tran, opts);
     run("bridge", text, "", &ad, &acc);
     run("bridge_ref", text, "--step 10n", &ref, NULL);
     const char *sig[] = { "v(a,b)", "i(l1)", "i(r1)" };
@@ -290,6 +290,15 @@ Test(adaptive, degenerate_crossing_takes_no_sliver_steps)
     char *tr = strstr(text, ".tran 10n 200u 0 50p UIC");
     cr_assert(tr, "buck.cir's .tran changed");
     memcpy(tr, ".tran 10n 100u      UIC ", strlen(".tran 10n 200u 0 50p UIC"));
+    char *end = strstr(text, "\n.end");                   /* this stepper's case: the adaptive one */
+    cr_assert(end, "buck.cir has no .end");
+    *end = 0;
+    size_t nfull = strlen(text) + 64;
+    char *full = malloc(nfull);
+    cr_assert(full);
+    snprintf(full, nfull, "%s\n.options stepping=adaptive\n.end\n", text);
+    free(text);
+    text = full;
     snprintf(path, sizeof path, "%s/b.cir", tmp);
     cr_assert_eq(tu_write_file(path, text), 0);
     free(text);
@@ -451,7 +460,7 @@ Test(adaptive, ringing_mos_esr_capacitor_runs_and_matches_fixed_steps)
         "adaptive steps collapse: PWL MOS in saturation carrying an inductor current, C with ESR across it\n"
         "V1 vin 0 5\nL1 vin sw 220u\nM1 sw gate 0 0 NM\nC1 sw cx 33u\nRC cx 0 50m\n"
         "Vg gate 0 SIN(4.3 0.7 10Meg 0 0 90)\n.model NM NMOS(VTO=3.6 KP=1.3)\n.tran 1n 1u\n"
-        ".save v(sw) v(cx) i(l1) i(m1)\n.end\n";
+        ".save v(sw) v(cx) i(l1) i(m1)\n.options stepping=adaptive\n.end\n";
     const char *sig[] = { "v(sw)", "v(cx)", "i(l1)", "i(m1)" };
     const double tol[] = { 3e-3, 3e-3, 3e-3, 3e-3 };
     long acc = against_fixed("ring", text, "1p", sig, tol, 4);

@@ -195,6 +195,36 @@ Test(exact, out_of_scope_runs_adaptive)
     tu_table_free(&t);
 }
 
+/* The default transient is the exact one; stepping=adaptive, a theta asked for
+ * (--theta, .options theta=) and stepping=fixed choose the theta-scheme;
+ * stepping=exact asked for wins over a theta. (The run is written as is here,
+ * without run()'s stepping=exact.) */
+static int runs_exact(const char *opts, const char *extra)
+{
+    char path[1024], cmd[4096], *out = NULL, net[512];
+    snprintf(net, sizeof net, "RC\nV1 in 0 PULSE(0 1 1m 1u 1u 1m 2m)\nR1 in out 1k\nC1 out 0 1u\n%s.tran 10u 5m\n.end\n",
+             opts);
+    snprintf(path, sizeof path, "%s/sel.cir", tmp);
+    cr_assert_eq(tu_write_file(path, net), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --stats %s -o sel.dat sel.cir 2>&1", tmp, NSC_PROGRAM, extra);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    int ex = strstr(out, "exact steps") != NULL;
+    cr_assert(ex || strstr(out, "adaptive steps") || strstr(opts, "fixed"), "%s", out);
+    free(out);
+    return ex;
+}
+
+Test(exact, is_the_default_unless_a_theta_scheme_is_asked_for)
+{
+    cr_expect(runs_exact("", ""));
+    cr_expect(!runs_exact(".options stepping=adaptive\n", ""));
+    cr_expect(!runs_exact("", "--theta 1"));
+    cr_expect(!runs_exact(".options theta=0.5\n", ""));
+    cr_expect(!runs_exact(".options stepping=fixed\n", ""));
+    cr_expect(runs_exact(".options stepping=exact theta=1\n", ""));
+    cr_expect(runs_exact(".options stepping=exact\n", "--theta 1"));
+}
+
 /* Breakpoints closer than the flow's substep h0 (a 250 THz clock against h0 = 0.004 ps) and modes that
  * change every few steps (a CMOS inverter chain) hand the run over to the
  * adaptive stepper, which ends it; the chain's output as the adaptive run's. */
