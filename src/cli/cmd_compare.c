@@ -364,8 +364,10 @@ static int verdict(const compare_cli *L, const nsc_cmp *cmp, const nsc_waves *A,
         describe("ours", L->fo, A, ia);
         describe("reference", L->fr, B, ib);
         char a[32], b[32];
-        printf("%-10s %s .. %s, %d points (ours' time points; the reference interpolated)\n", "compared",
-               nsc_eng(cmp->t0, "s", a, sizeof a), nsc_eng(cmp->t1, "s", b, sizeof b), cmp->ngrid);
+        printf("%-10s %s .. %s, %d points (%s)\n", "compared", nsc_eng(cmp->t0, "s", a, sizeof a),
+               nsc_eng(cmp->t1, "s", b, sizeof b), cmp->ngrid,
+               cmp->samples ? "ours' uniform rows; the reference interpolated"
+                            : "both tables' time points, each linear between its own");
         print_table(cmp, L->tol);
     }
     int nbad = 0;

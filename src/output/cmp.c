@@ -157,19 +157,44 @@ static nsc_status table_locate(table *T, const double *g, int ng, nsc_report *r)
 
 /* ---- the grid ---- */
 
-/* The grid: ours' time points inside [t0, t1], plus t0 and t1. Ours says nothing
- * between its rows (an edge of a square wave between two rows is not a ramp), so
- * errors are measured where ours has values and the reference is interpolated there. */
-static nsc_status make_grid(const nsc_waves *A, const nsc_waves *B, double from, double to, nsc_cmp *c,
-                            nsc_report *r)
+/* Are ours' rows inside [t0, t1] samples on a uniform grid (the tstep grid of
+ * fixed steps or .options interp; the last interval may be shorter)? Rows at
+ * accepted steps and events are not: their gaps follow the waveform. */
+static int uniform_rows(const nsc_waves *A, double t0, double t1)
 {
-    double a0 = A->v[0], a1 = A->v[(size_t)(A->nrow - 1) * A->ncol];
-    double b0 = B->v[0], b1 = B->v[(size_t)(B->nrow - 1) * B->ncol];
-    c->t0 = fmax(fmax(a0, b0), from);
-    c->t1 = fmin(fmin(a1, b1), to);
-    if (!(c->t1 > c->t0))
-        return nsc_err(r, NSC_EUSAGE, NULL, "no common time interval: ours covers %g .. %g s, the reference %g .. %g s%s",
-                       a0, a1, b0, b1, isinf(from) && isinf(to) ? "" : " (within the window given)");
+    int n = 0;
+    double prev = 0, gap = 0;
+    for (int i = 0; i < A->nrow; i++) {
+        double x = A->v[(size_t)i * A->ncol];
+        if (x < t0 || x > t1) continue;
+        if (n == 1) gap = x - prev;
+        else if (n >= 2 && !(fabs(x - prev - gap) <= 1e-6 * gap) && !(i + 1 == A->nrow && x - prev < gap))
+            return 0;
+        prev = x;
+        n++;
+    }
+    return n >= 3 && gap > 0;
+}
+
+/* Append the time points of W inside (t0, t1) to g[*n]. */
+static void add_points(const nsc_waves *W, double t0, double t1, double *g, int *n)
+{
+    for (int i = 0; i < W->nrow; i++) {
+        double x = W->v[(size_t)i * W->ncol];
+        if (x > t0 && x < t1) g[(*n)++] = x;
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Samples: ours' time points inside [t0, t1] (t0, t1 then shrink to the first
+ * and last of them; both ends when ours has fewer than two there). */
+static nsc_status grid_ours(const nsc_waves *A, nsc_cmp *c, nsc_report *r)
+{
     double tol = 1e-12 * (c->t1 - c->t0);
     c->t = nsc_calloc((size_t)A->nrow + 2, sizeof(double));
     if (!c->t) return nsc_oom(r);
@@ -188,6 +213,49 @@ static nsc_status make_grid(const nsc_waves *A, const nsc_waves *B, double from,
     c->t1 = c->t[n - 1] = fmin(c->t[n - 1], c->t1);
     c->ngrid = n;
     return NSC_OK;
+}
+
+/* Waveforms: t0, t1 and every time point of both tables between them, sorted,
+ * no repeats (within 1e-12 of the interval). */
+static nsc_status grid_union(const nsc_waves *A, const nsc_waves *B, nsc_cmp *c, nsc_report *r)
+{
+    double *g = nsc_calloc((size_t)A->nrow + (size_t)B->nrow + 2, sizeof(double));
+    if (!g) return nsc_oom(r);
+    int m = 0;
+    g[m++] = c->t0;
+    add_points(A, c->t0, c->t1, g, &m);
+    add_points(B, c->t0, c->t1, g, &m);
+    g[m++] = c->t1;
+    qsort(g, (size_t)m, sizeof *g, cmp_double);
+    double tol = 1e-12 * (c->t1 - c->t0);
+    int n = 0;
+    for (int i = 0; i < m; i++)
+        if (n == 0 || g[i] > g[n - 1] + tol) g[n++] = g[i];
+    if (g[n - 1] < c->t1) g[n - 1] = c->t1;          /* t1 itself closes the grid */
+    c->t = g;
+    c->ngrid = n;
+    return NSC_OK;
+}
+
+/* The grid. Rows at accepted steps and events (nscircuit's default output,
+ * ngspice's and LTspice's files) are points of piecewise-linear waveforms: the
+ * grid is the union of both tables' points, each table linear between its own
+ * (an error at one of ours' rows is not spread over a long step of ours that the
+ * reference resolves). Rows on a uniform grid (fixed steps, .options interp) are
+ * samples: ours says nothing between them (an edge of a square wave between two
+ * rows is not a ramp), so the grid is ours' points, the reference interpolated. */
+static nsc_status make_grid(const nsc_waves *A, const nsc_waves *B, double from, double to, nsc_cmp *c,
+                            nsc_report *r)
+{
+    double a0 = A->v[0], a1 = A->v[(size_t)(A->nrow - 1) * A->ncol];
+    double b0 = B->v[0], b1 = B->v[(size_t)(B->nrow - 1) * B->ncol];
+    c->t0 = fmax(fmax(a0, b0), from);
+    c->t1 = fmin(fmin(a1, b1), to);
+    if (!(c->t1 > c->t0))
+        return nsc_err(r, NSC_EUSAGE, NULL, "no common time interval: ours covers %g .. %g s, the reference %g .. %g s%s",
+                       a0, a1, b0, b1, isinf(from) && isinf(to) ? "" : " (within the window given)");
+    c->samples = uniform_rows(A, c->t0, c->t1);
+    return c->samples ? grid_ours(A, c, r) : grid_union(A, B, c, r);
 }
 
 /* ---- switching instants ---- */

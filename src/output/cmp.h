@@ -3,11 +3,16 @@
  *
  * Definitions (t0..t1 is the time interval both tables cover, within the
  * window asked for):
- *  - grid: ours' time points inside [t0, t1] (t0, t1 then shrink to the first and
- *    last of them; both ends when ours has fewer than two there). Ours says nothing
- *    between its rows (an edge between two output rows is not a ramp), so the
- *    errors are measured at ours' points, the reference linear between its own
- *    points (what a plot draws) and interpolated there;
+ *  - grid: when ours' rows are at accepted steps and events (their gaps not
+ *    uniform: nscircuit's default output), both tables are piecewise-linear
+ *    waveforms (what a plot draws) and the grid is t0, t1 and every time point of
+ *    either table between them, each table interpolated at the other's points
+ *    (an error at one row is not spread over a long step the other resolves).
+ *    When ours' rows are uniform (the tstep grid of fixed steps or .options
+ *    interp) they are samples: ours says nothing between them (an edge between
+ *    two rows is not a ramp), so the grid is ours' time points inside [t0, t1]
+ *    (t0, t1 then shrink to the first and last of them; both ends when ours has
+ *    fewer than two there) and the reference is interpolated there;
  *  - e(t) = ours(t) - ref(t) on the grid, linear in between; max error = max |e|
  *    on the grid; rms error = sqrt( 1/(t1-t0) * integral of e^2 dt ), integrated
  *    exactly on each piece: h (e_a^2 + e_a e_b + e_b^2) / 3;
@@ -43,6 +48,7 @@ typedef struct nsc_cmp_sig {
 
 typedef struct nsc_cmp {
     double t0, t1;       /* common interval */
+    int samples;         /* 1: ours' rows are uniform samples, the grid is theirs; 0: both tables' points */
     int ngrid;
     double *t;           /* [ngrid] */
     int nsig;

@@ -169,6 +169,42 @@ Test(compare, edges_between_rows_are_not_errors)
     nsc_waves_free(ref);
 }
 
+/* table of the rows (t, y) given, one column */
+static nsc_waves *points(char *name, const double *t, const double *y, int n)
+{
+    char *names[] = { name };
+    nsc_waves *W = nsc_waves_new(names, 1, "");
+    cr_assert(W);
+    for (int i = 0; i < n; i++) {
+        double row[2] = { t[i], y[i] };
+        cr_assert_eq(nsc_waves_add(W, row), 0);
+    }
+    return W;
+}
+
+/* Rows at accepted steps (not uniform): both tables are piecewise-linear
+ * waveforms and the grid is the union of their points. A 0 -> 1 ramp of width
+ * w = 1e-3 at t = 0.5 in ours and at 0.5 + w in the reference: e(t) is a
+ * triangle of height 1 and base 2 w, so the RMS over [0, 1] is sqrt(2 w / 3)
+ * exactly (e linear on every piece of the union grid). Before, on ours' rows
+ * only, the error 1 at ours' row 0.501 was spread linearly over ours' long step
+ * to 0.75: RMS 0.29, 11x too large. */
+Test(compare, accepted_step_rows_are_waveforms)
+{
+    double w = 1e-3;
+    const double to[] = { 0, 0.5, 0.5 + w, 0.75, 1 }, yo[] = { 0, 0, 1, 1, 1 };
+    const double tr[] = { 0, 0.5 + w, 0.5 + 2 * w, 1 }, yr[] = { 0, 0, 1, 1 };
+    nsc_waves *ours = points("v(x)", to, yo, 5), *ref = points("v(x)", tr, yr, 4);
+    nsc_cmp *c = run(ours, ref, NULL, 0);
+    cr_assert_eq(c->samples, 0);
+    cr_assert_eq(c->ngrid, 6);                              /* 0, 0.5, 0.501, 0.502, 0.75, 1 */
+    cr_assert_float_eq(c->sig[0].rms_err, sqrt(2 * w / 3), 1e-12, "rms %.12g", c->sig[0].rms_err);
+    cr_assert_float_eq(c->sig[0].max_err, 1, 1e-12);
+    nsc_cmp_free(c);
+    nsc_waves_free(ours);
+    nsc_waves_free(ref);
+}
+
 /* A DC level whose range is round-off: judged relative to its magnitude (before,
  * a 1e-4 offset on 5 V with 1e-15 V of noise was 1e11 "of range"). */
 static double dc_ref(double t, int k) { (void)k; return 5 + 4e-15 * sin(1e5 * t); }
