@@ -185,7 +185,7 @@ chain() {
 adaptive() {
     need_pkg "command -v ngspice" ngspice || return 0
     local cir="$work/buck1m.cir" ref="$work/buck1m_50p.dat" ad="$work/buck1m.dat" ng="$work/buck1m_ng.cir"
-    sed -e 's/^\.tran 10n 200u 0 50p UIC/.tran 10n 1m UIC/' "$top/netlists/buck.cir" > "$cir"
+    sed -e 's/^\.tran 10n 200u 0 50p UIC/.options stepping=adaptive\n.tran 10n 1m UIC/' "$top/netlists/buck.cir" > "$cir"
     sed -e 's/^\.tran 10n 200u 0 [^ ]* UIC/.tran 10n 1m UIC/' -e '/^\.end$/d' "$here/buck_level3.cir" > "$ng"
     printf '.control\nrun\nwrdata %s v(out)\n.endc\n.end\n' "$work/buck1m_ng.txt" >> "$ng"
     local stats ad_w ng_w fx_w
@@ -367,7 +367,7 @@ paired() {
     sed -e 's/^\.tran 10n 200u 0 50p UIC/.tran 10n 1m UIC/' "$top/netlists/buck.cir" > "$work/pbuck1m.cir"
     local cases=("chain1000_1ps|--step 1p --save v(n1000) $work/pchain.cir"
                  "buck_50ps|--step 50p --save v(out) $top/netlists/buck.cir"
-                 "buck_adaptive_1ms|--save v(out) $work/pbuck1m.cir")
+                 "buck_default_1ms|--save v(out) $work/pbuck1m.cir")
     for k in $(seq "$runs"); do
         for c in "${cases[@]}"; do
             for b in base this; do
