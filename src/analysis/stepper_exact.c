@@ -308,10 +308,10 @@ static void guard_bounds(ex *a)
 static void guard_tol(ex *a, const double *x)
 {
     const nsc_flow *F = a->F;
-    int m = a->m, nu = F->nu, N1 = a->N - 1;
+    int m = a->m, nu = F->nu;
     for (int u = 0; u < nu; u++) {                          /* the size of each distinct row's terms */
         double s = 0;
-        for (int j = 0; j < N1; j++) s += fabs(F->U[u + (size_t)j * nu] * x[j]);
+        for (int j = 0; j < F->nau; j++) s += fabs(F->U[u + (size_t)j * nu] * x[F->act[j]]);
         a->wv[u] = s;
     }
     a->wv[nu] = 0;

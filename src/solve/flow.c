@@ -128,6 +128,32 @@ static int dedup(nsc_flow *F, const double *out)
     return 0;
 }
 
+/* Keep the columns of phi and U that are not zero at every level (act). 0, or -1 on ENOMEM. */
+static int compact(nsc_flow *F)
+{
+    int N = F->N, nu = F->nu, na = 0;
+    size_t NN = (size_t)N * (size_t)N;
+    F->act = malloc(sizeof(int) * (size_t)N);
+    F->xa = malloc(sizeof(double) * (size_t)N);
+    if (!F->act || !F->xa) return -1;
+    for (int c = 0; c < N; c++) {
+        int nz = 0;
+        for (int i = 0; i <= F->K && !nz; i++)
+            for (int r = 0; r < N && !nz; r++) nz = F->phi[(size_t)i * NN + (size_t)c * N + r] != 0;
+        for (int r = 0; r < nu && c < N - 1 && !nz; r++) nz = F->U[r + (size_t)c * nu] != 0;
+        if (nz) F->act[na++] = c;
+    }
+    F->na = na;
+    F->nau = na && F->act[na - 1] == N - 1 ? na - 1 : na;
+    for (int i = 0; i <= F->K; i++)                          /* in place: act[j] >= j */
+        for (int j = 0; j < na; j++)
+            memmove(F->phi + (size_t)i * N * na + (size_t)j * N, F->phi + (size_t)i * NN + (size_t)F->act[j] * N,
+                    sizeof(double) * (size_t)N);
+    for (int j = 0; j < F->nau; j++)
+        memmove(F->U + (size_t)j * nu, F->U + (size_t)F->act[j] * nu, sizeof(double) * (size_t)nu);
+    return 0;
+}
+
 int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, const char *mask, const double *sa, const double *sb, int K,
                    nsc_flow **out)
 {
@@ -152,7 +178,7 @@ int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, const char *mask, const dou
         s = step_map(F, P0, mask, sa, sb, G, A0, pr);
         if (!s) s = step_map(F, P1, mask, sa, sb, G, A1, NULL);
         if (!s) chain(F, A0, A1, T);
-        if (!s && dedup(F, pr)) s = -1;
+        if (!s && (dedup(F, pr) || compact(F))) s = -1;
     }
     free(G); free(A0); free(A1); free(T); free(pr);
     if (s) { nsc_flow_free(F); return s; }
@@ -163,28 +189,29 @@ int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, const char *mask, const dou
 void nsc_flow_free(nsc_flow *F)
 {
     if (!F) return;
-    free(F->phi); free(F->dinv); free(F->umap); free(F->cst); free(F->U);
+    free(F->phi); free(F->dinv); free(F->umap); free(F->cst); free(F->U); free(F->act); free(F->xa);
     free(F);
 }
 
 void nsc_flow_advance(const nsc_flow *F, long k, const double *x, double *y, double *work)
 {
-    int N = F->N;
-    size_t NN = (size_t)N * (size_t)N;
+    int N = F->N, na = F->na;
+    size_t NA = (size_t)N * (size_t)na;
     if (y != x) memcpy(y, x, sizeof(double) * (size_t)N);
     for (int i = F->K; i >= 0 && k > 0; i--) {
         long bit = 1L << i;
         while (k >= bit) {                                  /* (more than once only at level K) */
             k -= bit;
-            nsc_dense_gemv_small(N, N, F->phi + (size_t)i * NN, y, work);
-            memcpy(y, work, sizeof(double) * (size_t)N);
+            for (int j = 0; j < na; j++) work[j] = y[F->act[j]];
+            nsc_dense_gemv_small(N, na, F->phi + (size_t)i * NA, work, y);
         }
     }
 }
 
 void nsc_flow_rows(const nsc_flow *F, const double *x, double *w)
 {
-    nsc_dense_gemv_small(F->nu, F->N - 1, F->U, x, w);
+    for (int j = 0; j < F->nau; j++) F->xa[j] = x[F->act[j]];
+    nsc_dense_gemv_small(F->nu, F->nau, F->U, F->xa, w);
     w[F->nu] = 0;                                           /* (umap = nu: a constant row) */
 }
 

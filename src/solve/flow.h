@@ -29,13 +29,19 @@
 typedef struct nsc_flow {
     int n, m, nsrc, N, K;
     double h0;
-    double *phi;     /* [(K + 1) N N], column-major: level i the flow over 2^i h0 */
+    double *phi;     /* [(K + 1) N na], column-major: level i the flow over 2^i h0 (columns act) */
     double *dinv;    /* [m] 1 / D_ii of the separable pairs, else 0 */
     /* the pair rows (onestep.h nsc_onestep_affine) after h0 from x, m x N, kept as */
     int nu;          /* their distinct rows (without the constant column): */
-    double *U;       /*   [nu (N - 1)] those rows, */
+    double *U;       /*   [nu nau] those rows (columns act[0..nau)), */
     int *umap;       /*   [m] pair i's row of U (nu: constant), */
     double *cst;     /*   [m] and its constant (column N - 1) */
+    /* Implicit Euler reads z0 only through E z0: the columns of phi and U of the
+     * z components outside E's columns (node voltages, source and switch
+     * currents: the algebraic part) are zero, so both keep only the others: */
+    int na, nau;     /* columns kept: of phi (na), of U (nau; the same but N - 1) */
+    int *act;        /* [na] the state components they multiply, ascending */
+    double *xa;      /* [N] scratch: x gathered at act */
 } nsc_flow;
 
 /* The 2 x 2 flow S (column-major) over h of u' = v, v' = -a u - b v. */
