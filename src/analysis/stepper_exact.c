@@ -27,8 +27,8 @@
  * when first met and cached.
  *
  * Scope. Sources DC, PULSE, PWL and SIN (flow.h); no smooth elements, no steady
- * state, no losses, no interpolated grid; the augmented state at most
- * NSC_EX_NMAX. Elsewhere the adaptive stepper runs (nsc_tran_exact_ok). */
+ * state, no losses, no interpolated grid; the augmented state's dynamic part
+ * (the z components E reads, the sources' and the constant) at most NSC_EX_NMAX. Elsewhere the adaptive stepper runs (nsc_tran_exact_ok). */
 #include "stepper_int.h"
 #include "solve/flow.h"
 
@@ -40,7 +40,8 @@
 #define NSC_EX_FLOWS 64     /* flows cached (mode and switch states) */
 #define NSC_EX_H0 1e-3      /* h0 <= this times href, H / 2^K for H = the largest step */
 #define NSC_EX_LOC 1e-3     /* events located to this fraction of the step that found them */
-#define NSC_EX_NMAX 64      /* largest augmented state (a flow costs ~2 K N^3 to build) */
+#define NSC_EX_NMAX 64      /* largest dynamic augmented state (a flow costs ~2 K N NA^2 to build) */
+#define NSC_EX_NBIG 1024    /* largest augmented state (a flow's build holds three N x N matrices) */
 #define NSC_EX_FLOWS_MIN 16 /* after this many flows built, ... */
 #define NSC_EX_STEPS_FLOW 8 /* ... fewer steps than this per flow: the theta-scheme takes over */
 #define NSC_EX_EVRUN 1000   /* event steps in a row, each shorter than 1e-6 href: chattering ... */
@@ -102,7 +103,9 @@ int nsc_tran_exact_ok(const nsc_tran *T)
 {
     const nsc_lcs *L = T->L;
     if (T->io || T->acc || T->o->interp || L->nsm > 0) return 0;
-    if (L->n + 3 * L->nsrc + 1 > NSC_EX_NMAX) return 0;
+    int ndyn = 0;                                          /* z components E reads (flow.h) */
+    for (int k = 0; k < L->n; k++) ndyn += L->E->p[k + 1] > L->E->p[k];
+    if (ndyn + 3 * L->nsrc + 1 > NSC_EX_NMAX || L->n + 3 * L->nsrc + 1 > NSC_EX_NBIG) return 0;
     for (int j = 0; j < L->nsrc; j++) {
         nsc_wavekind k = L->src[j].wave->kind;
         if (k == NSC_WAVE_EXP || k == NSC_WAVE_EXPR) return 0;

@@ -79,21 +79,56 @@ static int step_map(nsc_flow *F, nsc_onestep *P, const char *mask, const double 
     return 0;
 }
 
+/* act: the columns of A0, A1 (N x N) and of the pair rows pr (m x N, its
+ * constant column aside) not all zero; A0, A1 compacted in place to those
+ * columns (N x na). 0, or -1 on ENOMEM. */
+static int active(nsc_flow *F, double *A0, double *A1, const double *pr)
+{
+    int N = F->N, m = F->m, na = 0;
+    F->act = malloc(sizeof(int) * (size_t)N);
+    F->xa = malloc(sizeof(double) * (size_t)N);
+    if (!F->act || !F->xa) return -1;
+    for (int c = 0; c < N; c++) {
+        int nz = 0;
+        for (int r = 0; r < N && !nz; r++) nz = A0[(size_t)c * N + r] != 0 || A1[(size_t)c * N + r] != 0;
+        for (int r = 0; r < m && c < N - 1 && !nz; r++) nz = pr[(size_t)c * m + r] != 0;
+        if (nz) F->act[na++] = c;
+    }
+    F->na = na;
+    F->nau = na && F->act[na - 1] == N - 1 ? na - 1 : na;
+    for (int j = 0; j < na; j++) {                           /* in place: act[j] >= j */
+        memmove(A0 + (size_t)j * N, A0 + (size_t)F->act[j] * N, sizeof(double) * (size_t)N);
+        memmove(A1 + (size_t)j * N, A1 + (size_t)F->act[j] * N, sizeof(double) * (size_t)N);
+    }
+    return 0;
+}
+
+/* T = X X on the compacted columns (X: N x na, columns act): column j of the
+ * square is X times X's column j read at the rows act (the other columns of X
+ * are zero). */
+static void square(const nsc_flow *F, const double *X, double *T)
+{
+    int N = F->N, na = F->na;
+    for (int j = 0; j < na; j++) {
+        for (int q = 0; q < na; q++) F->xa[q] = X[(size_t)j * N + F->act[q]];
+        nsc_dense_gemv_small(N, na, X, F->xa, T + (size_t)j * N);
+    }
+}
+
 /* phi[0..K]: Richardson's combination of the squarings of A0 (h0) and A1 (h0 / 2). */
 static void chain(nsc_flow *F, double *A0, double *A1, double *T)
 {
-    int N = F->N;
-    size_t NN = (size_t)N * (size_t)N;
-    nsc_dense_matmul_small(N, A1, A1, T);   /* A1 <- A1^2: also over h0 */
-    memcpy(A1, T, NN * sizeof(double));
+    size_t NA = (size_t)F->N * (size_t)F->na;
+    square(F, A1, T);                       /* A1 <- A1^2: also over h0 */
+    memcpy(A1, T, NA * sizeof(double));
     for (int i = 0; i <= F->K; i++) {
-        double *P = F->phi + (size_t)i * NN;
-        for (size_t q = 0; q < NN; q++) P[q] = 2 * A1[q] - A0[q];
+        double *P = F->phi + (size_t)i * NA;
+        for (size_t q = 0; q < NA; q++) P[q] = 2 * A1[q] - A0[q];
         if (i == F->K) break;
-        nsc_dense_matmul_small(N, A0, A0, T);
-        memcpy(A0, T, NN * sizeof(double));
-        nsc_dense_matmul_small(N, A1, A1, T);
-        memcpy(A1, T, NN * sizeof(double));
+        square(F, A0, T);
+        memcpy(A0, T, NA * sizeof(double));
+        square(F, A1, T);
+        memcpy(A1, T, NA * sizeof(double));
     }
 }
 
@@ -128,30 +163,11 @@ static int dedup(nsc_flow *F, const double *out)
     return 0;
 }
 
-/* Keep the columns of phi and U that are not zero at every level (act). 0, or -1 on ENOMEM. */
-static int compact(nsc_flow *F)
+/* U compacted in place to the columns act[0..nau). */
+static void compact_u(nsc_flow *F)
 {
-    int N = F->N, nu = F->nu, na = 0;
-    size_t NN = (size_t)N * (size_t)N;
-    F->act = malloc(sizeof(int) * (size_t)N);
-    F->xa = malloc(sizeof(double) * (size_t)N);
-    if (!F->act || !F->xa) return -1;
-    for (int c = 0; c < N; c++) {
-        int nz = 0;
-        for (int i = 0; i <= F->K && !nz; i++)
-            for (int r = 0; r < N && !nz; r++) nz = F->phi[(size_t)i * NN + (size_t)c * N + r] != 0;
-        for (int r = 0; r < nu && c < N - 1 && !nz; r++) nz = F->U[r + (size_t)c * nu] != 0;
-        if (nz) F->act[na++] = c;
-    }
-    F->na = na;
-    F->nau = na && F->act[na - 1] == N - 1 ? na - 1 : na;
-    for (int i = 0; i <= F->K; i++)                          /* in place: act[j] >= j */
-        for (int j = 0; j < na; j++)
-            memmove(F->phi + (size_t)i * N * na + (size_t)j * N, F->phi + (size_t)i * NN + (size_t)F->act[j] * N,
-                    sizeof(double) * (size_t)N);
     for (int j = 0; j < F->nau; j++)
-        memmove(F->U + (size_t)j * nu, F->U + (size_t)F->act[j] * nu, sizeof(double) * (size_t)nu);
-    return 0;
+        memmove(F->U + (size_t)j * F->nu, F->U + (size_t)F->act[j] * F->nu, sizeof(double) * (size_t)F->nu);
 }
 
 int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, const char *mask, const double *sa, const double *sb, int K,
@@ -170,15 +186,19 @@ int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, const char *mask, const dou
     size_t NN = (size_t)N * (size_t)N;
     double *G = malloc(sizeof(double) * (size_t)(n + m) * (size_t)ncol);
     double *A0 = malloc(sizeof(double) * NN), *A1 = malloc(sizeof(double) * NN), *T = malloc(sizeof(double) * NN);
-    F->phi = malloc(sizeof(double) * NN * (size_t)(K + 1));
     double *pr = malloc(sizeof(double) * ((size_t)m * (size_t)N + 1));   /* the pair rows at h0 */
     F->dinv = malloc(sizeof(double) * ((size_t)m + 1));
     int s = -1;
-    if (G && A0 && A1 && T && pr && F->phi && F->dinv) {
+    if (G && A0 && A1 && T && pr && F->dinv) {
         s = step_map(F, P0, mask, sa, sb, G, A0, pr);
         if (!s) s = step_map(F, P1, mask, sa, sb, G, A1, NULL);
-        if (!s) chain(F, A0, A1, T);
-        if (!s && (dedup(F, pr) || compact(F))) s = -1;
+        if (!s && (active(F, A0, A1, pr) || dedup(F, pr) ||
+                   !(F->phi = malloc(sizeof(double) * (size_t)N * (size_t)F->na * (size_t)(K + 1) + 1))))
+            s = -1;
+        if (!s) {
+            chain(F, A0, A1, T);
+            compact_u(F);
+        }
     }
     free(G); free(A0); free(A1); free(T); free(pr);
     if (s) { nsc_flow_free(F); return s; }

@@ -38,7 +38,9 @@ typedef struct nsc_flow {
     double *cst;     /*   [m] and its constant (column N - 1) */
     /* Implicit Euler reads z0 only through E z0: the columns of phi and U of the
      * z components outside E's columns (node voltages, source and switch
-     * currents: the algebraic part) are zero, so both keep only the others: */
+     * currents: the algebraic part) are zero at every level (a column of A^2 is
+     * A times that column of A), so both keep only the others, and the
+     * squarings run on them (N na^2 each, not N^3): */
     int na, nau;     /* columns kept: of phi (na), of U (nau; the same but N - 1) */
     int *act;        /* [na] the state components they multiply, ascending */
     double *xa;      /* [N] scratch: x gathered at act */

@@ -85,6 +85,29 @@ Test(exact, rc_step_is_the_closed_form)
     tu_table_free(&t);
 }
 
+/* The same RC step through a ladder of 100 resistors of 10 ohm (n = 102
+ * unknowns, one of them dynamic): the flow keeps the components E reads, so the
+ * circuit is in scope (it was not: n + 3 nsrc + 1 > 64) and is the closed form. */
+Test(exact, many_nodes_few_states_is_the_closed_form)
+{
+    char *net = malloc(8192), *err;
+    cr_assert(net);
+    int k = sprintf(net, "RC through a ladder\nV1 n0 0 PULSE(0 10 1m 1n 1n 1 2)\n");
+    for (int i = 0; i < 100; i++) k += sprintf(net + k, "R%d n%d n%d 10\n", i, i, i + 1);
+    sprintf(net + k, "C1 n100 0 1u\n.tran 10u 8m\n.save v(n100)\n.end\n");
+    tu_table t;
+    run("ladder", net, "", &t, &err);
+    free(net);
+    cr_assert(strstr(err, "exact steps") && strstr(err, "unknowns n = 102"), "%s", err);
+    int c = tu_table_col(&t, "v(n100)");
+    double e = 0;
+    for (int i = 0; i < t.nrow; i++)
+        if (TU_AT(&t, i, 0) > 1e-3 + 1e-9 || TU_AT(&t, i, 0) <= 1e-3) e = fmax(e, fabs(TU_AT(&t, i, c) - rc_step(TU_AT(&t, i, 0))));
+    cr_expect(e < 1e-8, "max error %.3g V", e);
+    free(err);
+    tu_table_free(&t);
+}
+
 /* an undamped LC tank from v(C) = 1 V: v = cos(w t), w = 1 / sqrt(LC) = 1e4 rad/s, over 160 periods */
 static double lc_cos(double t) { return cos(1e4 * t); }
 
