@@ -476,10 +476,10 @@ static nsc_status call(pctx *P, const nl_expr *e, aff *out)
 {
     const char *f = e->name;
     if (nl_probe_kind(e) >= 0) return probe(P, e, out);
-    int id = nsc_xfn_find(f);
+    char msg[64];
+    int id = nl_builtin(e, msg, sizeof msg), n = e->nargs;
+    if (id == NL_BUILTIN_NARGS) return fail(P, e, msg);         /* (a smooth one too: not smooth, so here) */
     if (id < 0 || nsc_xfn_at(id)->cls != NSC_XFN_PWL) return call_fail(P, e);
-    int n = nsc_xfn_at(id)->nargs;
-    if (e->nargs != n) return fail(P, e, "wrong number of arguments");
     aff a[3], t, u;
     nsc_status st = args(P, e, a, n);
     if (st) return st;
