@@ -148,48 +148,41 @@ static dim dim_call(int id, const dim *x, int n)
     return d.ok && !d.v && !d.a && !d.s ? one : NONE;  /* NSC_XFN_ONE */
 }
 
-/* The dimension of program s; prior[k]: of measure k. */
+/* The dimension of program s; prior[k]: of measure k. Each instruction's
+ * operands st[n - pops .. n) (nsc_xpops) become its one result, at their first slot. */
 static dim dim_of(const nsc_circuit *c, const nsc_msig *s, const dim *prior)
 {
+    const dim one = { 0, 0, 0, 0, 1 };
     dim st[64];
     int n = 0;
     for (int i = 0; i < s->ncode; i++) {
         const nsc_xinstr *in = &s->code[i];
-        dim one = { 0, 0, 0, 1, 1 };
+        int pop = nsc_xpops(in);
+        if (n < pop || (!pop && n == 64) || (in->op == NSC_XOP_CALL && (pop < 1 || pop > NSC_XFN_MAXARGS)))
+            return NONE;
+        dim *x = &st[n - pop];
         switch (in->op) {
-        case NSC_XOP_NUM: if (n == 64) return NONE; st[n++] = one; break;
+        case NSC_XOP_NUM: *x = (dim){ 0, 0, 0, 1, 1 }; break;            /* a bare number */
         case NSC_XOP_PROBE: {
-            if (n == 64) return NONE;
             int isv = c->meas_probe[in->arg].kind == NSC_PROBE_V;
-            dim p = { isv, !isv, 0, 0, 1 };
-            st[n++] = p;
+            *x = (dim){ isv, !isv, 0, 0, 1 };
             break;
         }
-        case NSC_XOP_MEAS: if (n == 64) return NONE; st[n++] = prior[in->arg]; break;
-        case NSC_XOP_TIME: if (n == 64) return NONE; st[n++] = (dim){ 0, 0, 1, 0, 1 }; break;
-        case NSC_XOP_NEG: if (n < 1) return NONE; break;
-        case NSC_XOP_ADD: case NSC_XOP_SUB: if (n < 2) return NONE; n--; st[n - 1] = dim_sum(st[n - 1], st[n]); break;
-        case NSC_XOP_MUL: case NSC_XOP_DIV:
-            if (n < 2) return NONE;
-            n--;
-            st[n - 1] = dim_mul(st[n - 1], st[n], in->op == NSC_XOP_MUL ? 1 : -1);
-            break;
-        case NSC_XOP_POW: if (n < 2) return NONE; n--; st[n - 1] = NONE; break;
-        case NSC_XOP_CALL:
-            if (in->nargs < 1 || in->nargs > NSC_XFN_MAXARGS || n < in->nargs) return NONE;
-            n -= in->nargs - 1;
-            st[n - 1] = dim_call(in->arg, &st[n - 1], in->nargs);
-            break;
+        case NSC_XOP_MEAS: *x = prior[in->arg]; break;
+        case NSC_XOP_TIME: *x = (dim){ 0, 0, 1, 0, 1 }; break;
+        case NSC_XOP_NEG: break;
+        case NSC_XOP_ADD: case NSC_XOP_SUB: *x = dim_sum(x[0], x[1]); break;
+        case NSC_XOP_MUL: case NSC_XOP_DIV: *x = dim_mul(x[0], x[1], in->op == NSC_XOP_MUL ? 1 : -1); break;
+        case NSC_XOP_POW: *x = NONE; break;
+        case NSC_XOP_CALL: *x = dim_call(in->arg, x, pop); break;
         case NSC_XOP_LT: case NSC_XOP_GT: case NSC_XOP_LE: case NSC_XOP_GE: case NSC_XOP_EQ: case NSC_XOP_NE:
-            if (n < 2) return NONE;                    /* a comparison of one dimension: 1 or 0 */
-            n--;
-            st[n - 1] = dim_sum(st[n - 1], st[n]).ok ? (dim){ 0, 0, 0, 0, 1 } : NONE;
+            *x = dim_sum(x[0], x[1]).ok ? one : NONE;                   /* a comparison of one dimension: 1 or 0 */
             break;
-        case NSC_XOP_AND: case NSC_XOP_OR: if (n < 2) return NONE; n--; st[n - 1] = (dim){ 0, 0, 0, 0, 1 }; break;
-        case NSC_XOP_NOT: if (n < 1) return NONE; st[n - 1] = (dim){ 0, 0, 0, 0, 1 }; break;
-        case NSC_XOP_COND: if (n < 3) return NONE; n -= 2; st[n - 1] = dim_sum(st[n], st[n + 1]); break;
+        case NSC_XOP_AND: case NSC_XOP_OR: case NSC_XOP_NOT: *x = one; break;
+        case NSC_XOP_COND: *x = dim_sum(x[1], x[2]); break;
         default: return NONE;
         }
+        n += 1 - pop;
     }
     return n == 1 ? st[0] : NONE;
 }

@@ -52,17 +52,22 @@ double nsc_xrun(const nsc_xinstr *code, int n, const nsc_xload *ld, double *st)
     return sp == 1 ? st[0] : NAN;
 }
 
+int nsc_xpops(const nsc_xinstr *in)
+{
+    switch (in->op) {
+    case NSC_XOP_NUM: case NSC_XOP_TIME: case NSC_XOP_PROBE: case NSC_XOP_MEAS: return 0;
+    case NSC_XOP_NEG: case NSC_XOP_NOT: return 1;
+    case NSC_XOP_COND: return 3;
+    case NSC_XOP_CALL: return in->nargs;
+    default: return 2;
+    }
+}
+
 int nsc_xdepth(const nsc_xinstr *code, int n)
 {
     int sp = 0, peak = 0;
     for (int k = 0; k < n; k++) {
-        switch (code[k].op) {
-        case NSC_XOP_NUM: case NSC_XOP_TIME: case NSC_XOP_PROBE: case NSC_XOP_MEAS: sp++; break;
-        case NSC_XOP_NEG: case NSC_XOP_NOT: break;
-        case NSC_XOP_COND: sp -= 2; break;
-        case NSC_XOP_CALL: sp -= code[k].nargs - 1; break;
-        default: sp--; break;
-        }
+        sp += 1 - nsc_xpops(&code[k]);
         if (sp > peak) peak = sp;
     }
     return peak;

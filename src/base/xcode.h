@@ -58,6 +58,10 @@ double nsc_xrun_grad(const nsc_xinstr *code, int n, const double *probe, int np,
  * the one definition of their values (also .param's, nl_expr.c). */
 double nsc_xbinary(nsc_xop op, double a, double b);
 
+/* The operands instruction in pops (0 for the loads, 1 for NEG and NOT, 2 for
+ * the binary operators, 3 for COND, nargs for CALL); it pushes one value. */
+int nsc_xpops(const nsc_xinstr *in);
+
 /* The largest stack depth of code[0 .. n) (0 for no code). */
 int nsc_xdepth(const nsc_xinstr *code, int n);
 

@@ -272,12 +272,6 @@ static nsc_status ctl_unrun(elab *E, const nl_card *cd, const char *cmd)
     return NSC_OK;
 }
 
-/* 1 when node name (lower case) exists; gnd is 0. */
-static int node_exists(elab *E, const char *name)
-{
-    return !strcmp(name, "gnd") || nl_hash_get(&E->nodes, name, NULL);
-}
-
 /* The value field of the last `let NAME = value` of the .control block before
  * its command kc (an index into E->ctlcards), NULL when none; its command's
  * index into *at (may be NULL). */
@@ -441,9 +435,12 @@ static nsc_status ctl_vector(elab *E, int kc, const nl_card *cd, const nl_field 
     if (v->kind == NL_F_WORD && !strcmp(a, "time")) return NSC_OK;
     if (!strcmp(cmd, "print") && v->kind == NL_F_WORD && nsc_circuit_meas(c, a) >= 0)
         return (*out = nsc_strdup(a)) ? NSC_OK : nle_oom(E);
-    int ok = kind == NSC_PROBE_V ? node_exists(E, a) && (!b || node_exists(E, b))
-                                 : nl_hash_get(&E->els, a, NULL) || nl_hash_get(&E->els, nl_flat_name(a), NULL);
-    if (!ok) {
+    char *in = b ? nsc_asprintf("%s,%s", a, b) : nsc_strdup(a);
+    nsc_probe p;
+    if (!in) return nle_oom(E);
+    nl_probe_fail why = nle_probe(E, kind, in, NL_PROBE_FLAT, &p, NULL);
+    free(in);
+    if (why == NL_PROBE_NODE || why == NL_PROBE_ELEMENT) {       /* (a coupling's I(): nl_meas_resolve's error) */
         nle_warn(E, NULL, cd, v, "%s: no such vector %s(%s%s%s) (dropped)", cmd, kind == NSC_PROBE_I ? "i" : "v", a,
                  b ? "," : "", b ? b : "");
         return NSC_OK;
@@ -636,10 +633,13 @@ static nsc_status probe_add(elab *E, nsc_probekind kind, int n0, int n1, int el,
 static nsc_status save_node(elab *E, const nl_card *cd, const nl_field *f, int *n)
 {
     if (f->kind != NL_F_WORD) return nle_err(E, NULL, cd, f, "expected a node name, found '%s'", nle_ftext(f));
-    const char *k = nle_cat(E, "", f->u.s);
-    if (!k) return nle_oom(E);
-    if (!strcmp(k, "gnd")) k = "0";
-    if (!nl_hash_get(&E->nodes, k, n)) return nle_err(E, NULL, cd, f, "unknown node '%s' in %s", f->u.s, cd->f[0].u.s);
+    char *in = nsc_strdup(f->u.s);
+    nsc_probe p;
+    if (!in) return nle_oom(E);
+    nl_probe_fail why = nle_probe(E, NSC_PROBE_V, in, NL_PROBE_FLAT, &p, NULL);
+    free(in);
+    if (why) return nle_err(E, NULL, cd, f, "unknown node '%s' in %s", f->u.s, cd->f[0].u.s);
+    *n = p.node[0];
     return NSC_OK;
 }
 
@@ -845,15 +845,18 @@ nsc_status nle_resolve_save(elab *E)
             } else if (f->kind == NL_F_WORD && f->u.s[0] == '@') {
                 st = save_internal(E, cd, f, loc);
             } else if (f->kind == NL_F_CALL && nsc_strieq(f->u.s, "i") && f->nsub == 1 && f->sub[0].kind == NL_F_WORD) {
-                const char *k = nle_cat(E, "", f->sub[0].u.s);
-                int el;
-                if (!k) return nle_oom(E);
-                if (!nl_hash_get(&E->els, k, &el) && !nl_hash_get(&E->els, nl_flat_name(f->sub[0].u.s), &el))
+                char *in = nsc_strdup(f->sub[0].u.s);
+                nsc_probe p;
+                if (!in) return nle_oom(E);
+                nl_probe_fail why = nle_probe(E, NSC_PROBE_I, in, NL_PROBE_FLAT, &p, NULL);
+                free(in);
+                if (why == NL_PROBE_ELEMENT)
                     return nle_err(E, NULL, cd, &f->sub[0], "unknown element '%s' in %s", f->sub[0].u.s, cd->f[0].u.s);
-                if (!nsc_device_of(c->el[el].kind)->current)  /* a coupling K: the one device without */
+                if (why)                                      /* a coupling K: the one device without */
                     return nle_err(E, NULL, cd, &f->sub[0], "I(%s): a coupling has no current", f->sub[0].u.s);
-                name = nsc_asprintf("i(%s)", nl_hash_get(&E->els, k, NULL) ? c->el[el].name : f->sub[0].u.s);
-                st = name ? probe_add(E, NSC_PROBE_I, 0, 0, el, name, loc) : nle_oom(E);   /* (ngspice's name as written) */
+                int direct = nl_hash_get(&E->els, f->sub[0].u.s, NULL);    /* else ngspice's name as written */
+                name = nsc_asprintf("i(%s)", direct ? c->el[p.el].name : f->sub[0].u.s);
+                st = name ? probe_add(E, NSC_PROBE_I, 0, 0, p.el, name, loc) : nle_oom(E);
             } else
                 return nle_err(E, NULL, cd, f, "unsupported output '%s' in %s (use V(n), V(a,b), I(element))", nle_ftext(f), cd->f[0].u.s);
             free(name);
@@ -971,15 +974,14 @@ static void meas_pop(nsc_circuit *c, int mark)
 static int probe_exists(elab *E, const nsc_probe *p)
 {
     char in[512];
+    nsc_probe q;
     size_t n = strlen(p->name);
     if (n < 4 || n - 3 >= sizeof in) return 0;
     memcpy(in, p->name + 2, n - 3);
     in[n - 3] = 0;
-    if (p->kind == NSC_PROBE_I) return nl_hash_get(&E->els, in, NULL) || nl_hash_get(&E->els, nl_flat_name(in), NULL);
-    if (in[0] == '@') return 1;
-    char *comma = strchr(in, ',');
-    if (comma) *comma = 0;
-    return node_exists(E, in) && (!comma || node_exists(E, comma + 1));
+    if (p->kind == NSC_PROBE_V && in[0] == '@') return 1;
+    nl_probe_fail why = nle_probe(E, p->kind, in, NL_PROBE_FLAT, &q, NULL);
+    return why != NL_PROBE_NODE && why != NL_PROBE_ELEMENT;     /* (a coupling's I(): nl_meas_resolve's error) */
 }
 
 /* `meas ...` of a .control block: as a .meas card, its WORD fields naming a

@@ -122,10 +122,13 @@ static nsc_status card_dc(elab *E, scope *sc, const nl_card *cd)
 static nsc_status node_of(elab *E, const nl_card *cd, const nl_field *f, int *n)
 {
     if (f->kind != NL_F_WORD) return nle_err(E, NULL, cd, f, "expected a node name, found '%s'", nle_ftext(f));
-    const char *k = nle_cat(E, "", f->u.s);
-    if (!k) return nle_oom(E);
-    if (!strcmp(k, "gnd")) k = "0";
-    if (!nl_hash_get(&E->nodes, k, n)) return nle_err(E, NULL, cd, f, "unknown node '%s'", f->u.s);
+    char *in = nsc_strdup(f->u.s);
+    nsc_probe p;
+    if (!in) return nle_oom(E);
+    nl_probe_fail why = nle_probe(E, NSC_PROBE_V, in, 0, &p, NULL);
+    free(in);
+    if (why) return nle_err(E, NULL, cd, f, "unknown node '%s'", f->u.s);
+    *n = p.node[0];
     return NSC_OK;
 }
 
@@ -168,14 +171,17 @@ static nsc_status out_field(elab *E, const nl_card *cd, const nl_field *f, nsc_a
         o->p.name = f->nsub == 1 ? nsc_asprintf("v(%s)", c->node_name[n0])
                                  : nsc_asprintf("v(%s,%s)", c->node_name[n0], c->node_name[n1]);
     } else {
-        int el;
-        const char *k = f->sub[0].kind == NL_F_WORD ? nle_cat(E, "", f->sub[0].u.s) : "";
+        char *k = nsc_strdup(f->sub[0].kind == NL_F_WORD ? f->sub[0].u.s : "");
+        nsc_probe p;
         if (!k) return nle_oom(E);
-        if (!nl_hash_get(&E->els, k, &el)) return nle_err(E, NULL, cd, &f->sub[0], "unknown element '%s'", nle_ftext(&f->sub[0]));
-        if (!nsc_device_of(c->el[el].kind)->current) return nle_err(E, NULL, cd, &f->sub[0], "%s has no current", k);
+        nl_probe_fail why = nle_probe(E, NSC_PROBE_I, k, 0, &p, NULL);
+        if (why == NL_PROBE_ELEMENT) nle_err(E, NULL, cd, &f->sub[0], "unknown element '%s'", nle_ftext(&f->sub[0]));
+        else if (why) nle_err(E, NULL, cd, &f->sub[0], "%s has no current", k);
+        free(k);
+        if (why) return E->r->status;
         o->p.kind = NSC_PROBE_I;
-        o->p.el = el;
-        o->p.name = nsc_asprintf("i(%s)", c->el[el].name);
+        o->p.el = p.el;
+        o->p.name = nsc_asprintf("i(%s)", c->el[p.el].name);
     }
     return o->p.name ? NSC_OK : nle_oom(E);
 }

@@ -20,6 +20,7 @@
 
 #include "netlist.h"
 #include "nl_deck.h"
+#include "nl_probe.h"
 
 #define NL_MAXNEST 1000 /* subcircuit instances nested deeper are an error */
 
@@ -181,6 +182,11 @@ const char *nle_node_fullname(elab *E, const scope *sc, const char *name);
 /* *idx = node of word field f in scope sc, created when new; an error for a
  * node that is the internal node of an Rser=. */
 nsc_status nle_node(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int *idx);
+
+/* What probe kind in names (nl_probe_resolve_in by E->nodes and E->els: in
+ * lower case, "a", "a,b" or "x", cut at its comma; opts NL_PROBE_*) into p
+ * (zeroed first); once every node and element exists. */
+nl_probe_fail nle_probe(elab *E, nsc_probekind kind, char *in, int opts, nsc_probe *p, const char **bad);
 
 /* Name of element kind k for messages ("resistor", ...). */
 const char *nle_kind_name(nsc_elkind k);

@@ -4,6 +4,7 @@
 #include "base/xfn.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,18 +121,26 @@ static nsc_status eval_user(const nl_expr *e, const nl_func *fn, const nl_env *e
     return st;
 }
 
+int nl_builtin(const nl_expr *e, char *msg, size_t size)
+{
+    int id = nsc_xfn_find(e->name), n = id >= 0 ? nsc_xfn_at(id)->nargs : 0;
+    if (id < 0) return NL_BUILTIN_UNKNOWN;
+    if (e->nargs == n) return id;
+    snprintf(msg, size, "function '%s' takes %d argument%s", e->name, n, n == 1 ? "" : "s");   /* (a registry name) */
+    return NL_BUILTIN_NARGS;
+}
+
 /* a call of a user function, else of a built-in one (base/xfn.h) */
 static nsc_status eval_call(const nl_expr *e, const nl_env *env, double *v, nsc_report *r, xrun *X)
 {
     const nl_func *fn = nl_func_find(env, e->name);
     if (fn) return eval_user(e, fn, env, v, r, X);
     double x[NSC_XFN_MAXARGS] = { 0 };
-    int n = 0, id = nsc_xfn_find(e->name);
-    if (id < 0) return fail(e, env, r, "unknown function '%s'%s", e->name);
+    char msg[64];
+    int n = 0, id = nl_builtin(e, msg, sizeof msg);
+    if (id == NL_BUILTIN_UNKNOWN) return fail(e, env, r, "unknown function '%s'%s", e->name);
+    if (id < 0) return fail(e, env, r, "%s%s", msg);
     const nsc_xfn *f = nsc_xfn_at(id);
-    if (e->nargs != f->nargs)
-        return fail(e, env, r, f->nargs == 1 ? "function '%s' takes 1 argument%s"
-                                             : f->nargs == 2 ? "function '%s' takes 2 arguments%s" : "function '%s' takes 3 arguments%s", e->name);
     for (const nl_expr *a = e->a; a; a = a->next)
         if (eval(a, env, &x[n++], r, X)) return r->status;
     *v = f->f(x);
@@ -218,10 +227,11 @@ static nsc_status xcompile(xcomp *X, const nl_expr *e);
 static nsc_status xcall(xcomp *X, const nl_expr *e)
 {
     nsc_loc loc = { X->C->file, e->line, e->col };
-    int id = nsc_xfn_find(e->name), n = id >= 0 ? nsc_xfn_at(id)->nargs : 0;
-    if (id < 0) return nsc_err(X->r, NSC_ENETLIST, &loc, "unknown function '%s'%s", e->name, X->C->in ? X->C->in : "");
-    if (e->nargs != n)
-        return nsc_err(X->r, NSC_ENETLIST, &loc, "function '%s' takes %d argument%s", e->name, n, n == 1 ? "" : "s");
+    const char *in = X->C->in ? X->C->in : "";
+    char msg[64];
+    int id = nl_builtin(e, msg, sizeof msg), n = e->nargs;
+    if (id == NL_BUILTIN_UNKNOWN) return nsc_err(X->r, NSC_ENETLIST, &loc, "unknown function '%s'%s", e->name, in);
+    if (id < 0) return nsc_err(X->r, NSC_ENETLIST, &loc, "%s%s", msg, in);
     for (const nl_expr *a = e->a; a; a = a->next) {
         nsc_status st = xcompile(X, a);
         if (st) return st;
@@ -256,8 +266,6 @@ nsc_status nl_expr_compile(const nl_expr *e, const nl_xcomp *C, nsc_report *r)
 }
 
 /* ---- the expression as text, parenthesised where precedence needs it ---- */
-
-#include <stdio.h>
 
 static int prec(const nl_expr *e)
 {

@@ -78,6 +78,16 @@ nl_expr *nl_expr_new(nl_arena *ar, nl_xop op, int line, int col, nl_expr *a, nl_
  * position of the offending node. */
 nsc_status nl_expr_eval(const nl_expr *e, const nl_env *env, double *v, nsc_report *r);
 
+/* The built-in function (base/xfn.h) that call e names, checked against the
+ * registry: its id (>= 0); else NL_BUILTIN_UNKNOWN (no such name: each caller
+ * says which functions it knows) or NL_BUILTIN_NARGS (e's argument count is
+ * not the function's arity; the message "function 'f' takes 2 arguments" into
+ * msg[size], 64 bytes hold it). The one arity check of a built-in call for
+ * .param values, expressions compiled to code (.meas, derived columns,
+ * waveforms of time) and B sources (nl_pwl.c). */
+enum { NL_BUILTIN_UNKNOWN = -1, NL_BUILTIN_NARGS = -2 };
+int nl_builtin(const nl_expr *e, char *msg, size_t size);
+
 /* e as text (lower case names, no blanks, parentheses where precedence needs
  * them), malloc'd; NULL on allocation failure. */
 char *nl_expr_text(const nl_expr *e);

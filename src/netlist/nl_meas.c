@@ -119,13 +119,6 @@ static nsc_status probe(mctx *M, nsc_probekind kind, const char *a, const char *
     return NSC_OK;
 }
 
-/* a node or element name in v()/i() of an expression: a name or a number token */
-static const char *arg_name(const nl_expr *a)
-{
-    if (a->op == NL_X_PARAM || (a->op == NL_X_NUM && a->name)) return a->name;
-    return NULL;
-}
-
 /* P(x) / W(x): the power element x absorbs, v(port) i(x), the port n+ n- (a
  * MOS transistor's d s): the probes v(@x) (its port, nl_meas_resolve) and i(x). */
 static nsc_status power(mctx *M, const char *x, nsc_loc loc, nsc_msig *s)
@@ -174,18 +167,17 @@ static nsc_status sig_leaf(void *ctx, const nl_expr *e, int *done, nsc_report *r
     mctx *M = S->M;
     *done = 1;
     if (e->op == NL_X_PARAM) return name_leaf(M, e, S->s);
-    if (e->op == NL_X_CALL && (!strcmp(e->name, "v") || !strcmp(e->name, "i"))) {
-        int iv = e->name[0] == 'v', idx;
-        const char *a = e->nargs >= 1 ? arg_name(e->a) : NULL;
-        const char *b = e->nargs == 2 ? arg_name(e->a->next) : NULL;
-        if (!a || (iv ? e->nargs > 2 || (e->nargs == 2 && !b) : e->nargs != 1))
+    const char *a, *b;
+    if (nl_probe_kind(e) >= 0) {
+        int iv = nl_probe_kind(e) == NSC_PROBE_V, idx;
+        if (!nl_probe_args(e, &a, &b))
             return at_loc(M, expr_loc(M, e), "expected %s in %s", iv ? "v(node) or v(node1,node2)" : "i(element)",
                           mname(M));
         nsc_status st = probe(M, iv ? NSC_PROBE_V : NSC_PROBE_I, a, b, expr_loc(M, e), &idx);
         return st ? st : emit(M, S->s, NSC_XOP_PROBE, idx, 0, 0);
     }
-    if (e->op == NL_X_CALL && is_power(e->name) && e->nargs == 1 && arg_name(e->a))
-        return power(M, arg_name(e->a), expr_loc(M, e), S->s);
+    if (e->op == NL_X_CALL && is_power(e->name) && e->nargs == 1 && nl_probe_args(e, &a, &b))
+        return power(M, a, expr_loc(M, e), S->s);
     *done = 0;                                          /* numbers, operators, functions: the engine's */
     return NSC_OK;
 }
@@ -484,13 +476,6 @@ nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, con
                 ftext(f));
 }
 
-/* Element named name in c, else ngspice's flattened form of it (nl_flat_name); -1 if none. */
-static int element_named(const nsc_circuit *c, const char *name)
-{
-    int el = nsc_circuit_element(c, name);
-    return el >= 0 || nl_flat_name(name) == name ? el : nsc_circuit_element(c, nl_flat_name(name));
-}
-
 nsc_status nl_power_sig(nsc_circuit *c, int el, nsc_loc loc, nsc_msig *sig, nsc_report *r)
 {
     const nsc_element *e = &c->el[el];
@@ -517,7 +502,7 @@ nsc_status nl_power_sig(nsc_circuit *c, int el, nsc_loc loc, nsc_msig *sig, nsc_
 
 nsc_status nsc_power_output(nsc_circuit *c, const char *name, int pos, nsc_report *r)
 {
-    int el = element_named(c, name);
+    int el = nl_probe_element(c, NULL, name);
     const nsc_device *d = el >= 0 ? nsc_device_of(c->el[el].kind) : NULL;
     if (!d || c->el[el].nnode < 2 || !d->current)             /* a coupling K: the one device without */
         return nsc_err(r, NSC_EUSAGE, NULL, "output 'p(%s)': no element with two terminals named %s", name, name);

@@ -18,6 +18,7 @@
  * compiled as a whole to code (nsc_bsmooth), the largest such subtree met from
  * the top: a term s_k of the affine forms, solved by Newton (onestep_nl.c). */
 #include "nl_pwl.h"
+#include "nl_probe.h"
 
 #include "base/xfn.h"
 
@@ -176,33 +177,12 @@ static nsc_status sign_of(pctx *P, aff *z, aff *out)
 }
 
 /* does e depend on the circuit's unknowns (V(), I(), time)? */
-static int has_unknown(const nl_expr *e)
-{
-    if (!e) return 0;
-    if (e->op == NL_X_PARAM) return !strcmp(e->name, "time");
-    if (e->op == NL_X_CALL) {
-        if ((!strcmp(e->name, "v") || !strcmp(e->name, "i")) && e->nargs >= 1) return 1;
-        for (const nl_expr *a = e->a; a; a = a->next)
-            if (has_unknown(a)) return 1;
-        return 0;
-    }
-    return has_unknown(e->a) || has_unknown(e->b) || has_unknown(e->c);
-}
+static int has_unknown(const nl_expr *e) { return nl_probe_reads(e, 1); }
 
 static nsc_status compile(pctx *P, const nl_expr *e, aff *out);
 
 /* does e depend on V() or I() (not only on time and parameters)? */
-static int has_vi(const nl_expr *e)
-{
-    if (!e || e->op == NL_X_PARAM) return 0;
-    if (e->op == NL_X_CALL) {
-        if ((!strcmp(e->name, "v") || !strcmp(e->name, "i")) && e->nargs >= 1) return 1;
-        for (const nl_expr *a = e->a; a; a = a->next)
-            if (has_vi(a)) return 1;
-        return 0;
-    }
-    return has_vi(e->a) || has_vi(e->b) || has_vi(e->c);
-}
+static int has_vi(const nl_expr *e) { return nl_probe_reads(e, 0); }
 
 /* the built-in function of call e when it is of class cls with e's arity, else NULL */
 static const nsc_xfn *builtin(const nl_expr *e, nsc_xfn_class cls)
@@ -297,7 +277,7 @@ static int smooth_vi(const nl_expr *e)
     case NL_X_NEG: return smooth_vi(e->a);
     case NL_X_ADD: case NL_X_SUB: case NL_X_MUL: case NL_X_DIV: case NL_X_POW: return smooth_vi(e->a) && smooth_vi(e->b);
     case NL_X_CALL:
-        if ((!strcmp(e->name, "v") || !strcmp(e->name, "i")) && e->nargs >= 1) return 1;
+        if (nl_probe_kind(e) >= 0 && e->nargs >= 1) return 1;
         if (!builtin(e, NSC_XFN_SMOOTH)) return 0;
         for (const nl_expr *a = e->a; a; a = a->next)
             if (!smooth_vi(a)) return 0;
@@ -316,7 +296,7 @@ static int nonlinear(const nl_expr *e)
     case NL_X_ADD: case NL_X_SUB: return nonlinear(e->a) || nonlinear(e->b);
     case NL_X_MUL: return (has_vi(e->a) && has_vi(e->b)) || nonlinear(e->a) || nonlinear(e->b);
     case NL_X_DIV: return has_vi(e->b) || nonlinear(e->a);
-    case NL_X_CALL: return strcmp(e->name, "v") && strcmp(e->name, "i");
+    case NL_X_CALL: return nl_probe_kind(e) < 0;
     default: return 1;                                 /* ^ */
     }
 }
@@ -363,7 +343,7 @@ static nsc_status sm_leaf(void *ctx, const nl_expr *e, int *done, nsc_report *r)
         *done = 1;
         return sm_emit(ctx, in, r);
     }
-    if (e->op != NL_X_CALL || (strcmp(e->name, "v") && strcmp(e->name, "i"))) return NSC_OK;
+    if (nl_probe_kind(e) < 0) return NSC_OK;
     aff a;
     if ((st = probe(S->P, e, &a))) return st;
     *done = 1;
@@ -399,19 +379,12 @@ static nsc_status smooth_fn(pctx *P, const nl_expr *e, aff *out)
     return aff_addterm(out, NSC_BT_S, p->nsm - 1, 1.0) ? oom(P) : NSC_OK;
 }
 
-/* a name in V()/I(): an identifier or a number token ("V(1)") */
-static const char *arg_name(const nl_expr *a)
-{
-    if (a->op == NL_X_PARAM || (a->op == NL_X_NUM && a->name)) return a->name;
-    return NULL;
-}
-
 static nsc_status probe(pctx *P, const nl_expr *e, aff *out)
 {
     memset(out, 0, sizeof *out);
-    int iv = e->name[0] == 'v';
-    const char *a = arg_name(e->a), *b = e->nargs == 2 ? arg_name(e->a->next) : NULL;
-    if (!a || e->nargs > 2 || (e->nargs == 2 && (!b || !iv)))
+    int iv = nl_probe_kind(e) == NSC_PROBE_V;
+    const char *a, *b;
+    if (!nl_probe_args(e, &a, &b))
         return fail(P, e, iv ? "expected V(node) or V(node1,node2)" : "expected I(voltage source)");
     nsc_status st;
     if (iv) {
@@ -502,11 +475,11 @@ static nsc_status call_fail(pctx *P, const nl_expr *e)
 static nsc_status call(pctx *P, const nl_expr *e, aff *out)
 {
     const char *f = e->name;
-    if (!strcmp(f, "v") || !strcmp(f, "i")) return probe(P, e, out);
-    int id = nsc_xfn_find(f);
+    if (nl_probe_kind(e) >= 0) return probe(P, e, out);
+    char msg[64];
+    int id = nl_builtin(e, msg, sizeof msg), n = e->nargs;
+    if (id == NL_BUILTIN_NARGS) return fail(P, e, msg);         /* (a smooth one too: not smooth, so here) */
     if (id < 0 || nsc_xfn_at(id)->cls != NSC_XFN_PWL) return call_fail(P, e);
-    int n = nsc_xfn_at(id)->nargs;
-    if (e->nargs != n) return fail(P, e, "wrong number of arguments");
     aff a[3], t, u;
     nsc_status st = args(P, e, a, n);
     if (st) return st;

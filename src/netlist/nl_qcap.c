@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "nl_elab.h"
+#include "nl_probe.h"
 #include "devices/bprog.h"
 
 #define QCAP_NGL 8
@@ -29,18 +30,7 @@ static const double GL_W[QCAP_NGL / 2] = { 0.3626837833783620, 0.313706645877887
                                            0.1012285362903763 };   /* their weights */
 
 /* does e read an unknown or the time (V(), I(), time)? */
-static int reads_unknown(const nl_expr *e)
-{
-    if (!e) return 0;
-    if (e->op == NL_X_PARAM) return !strcmp(e->name, "time");
-    if (e->op == NL_X_CALL) {
-        if ((!strcmp(e->name, "v") || !strcmp(e->name, "i")) && e->nargs >= 1) return 1;
-        for (const nl_expr *a = e->a; a; a = a->next)
-            if (reads_unknown(a)) return 1;
-        return 0;
-    }
-    return reads_unknown(e->a) || reads_unknown(e->b) || reads_unknown(e->c);
-}
+static int reads_unknown(const nl_expr *e) { return nl_probe_reads(e, 1); }
 
 const nl_field *nle_cq_field(const nl_card *cd, int *isq)
 {
@@ -74,18 +64,14 @@ static nsc_status q_emit(void *ctx, nsc_xinstr in, nsc_report *r)
     return NSC_OK;
 }
 
-static const char *arg_name(const nl_expr *a)
-{
-    return a && (a->op == NL_X_PARAM || (a->op == NL_X_NUM && a->name)) ? a->name : NULL;
-}
-
 /* V(x[,y]) as +-v: the sign, 0 when it is not the capacitor's own voltage */
 static int own_voltage(qsink *S, const nl_expr *e, int *sign)
 {
-    const char *nm[2] = { arg_name(e->a), e->nargs == 2 ? arg_name(e->a->next) : "0" };
+    const char *a, *b;
     int idx[2];
     *sign = 0;
-    if (e->nargs > 2 || !nm[0] || !nm[1]) return NSC_OK;
+    if (!nl_probe_args(e, &a, &b)) return NSC_OK;
+    const char *nm[2] = { a, b ? b : "0" };
     for (int k = 0; k < 2; k++) {
         nl_field f = { NL_F_WORD, e->line, e->col, 0, { nm[k] }, NULL };
         if (k == 1 && e->nargs == 1) idx[1] = 0;
@@ -106,8 +92,9 @@ static nsc_status q_leaf(void *ctx, const nl_expr *e, int *done, nsc_report *r)
         return q_emit(ctx, in, r);
     }
     int sign = 0;
-    if (e->op == NL_X_CALL && !strcmp(e->name, "v") && (st = own_voltage(S, e, &sign))) return st;
-    if (e->op == NL_X_PARAM || (e->op == NL_X_CALL && (!strcmp(e->name, "i") || (!strcmp(e->name, "v") && !sign)))) {
+    int kind = nl_probe_kind(e);
+    if (kind == NSC_PROBE_V && (st = own_voltage(S, e, &sign))) return st;
+    if (e->op == NL_X_PARAM || kind == NSC_PROBE_I || (kind == NSC_PROBE_V && !sign)) {
         char *t = nl_expr_text(e);
         nsc_loc loc = { S->env->file, e->line, e->col };
         st = nsc_err(r, NSC_ENETLIST, &loc, "capacitor %s: its value may read only its own voltage V(%s%s%s), "
@@ -116,7 +103,7 @@ static nsc_status q_leaf(void *ctx, const nl_expr *e, int *done, nsc_report *r)
         free(t);
         return st;
     }
-    if (e->op != NL_X_CALL || strcmp(e->name, "v")) return NSC_OK;
+    if (kind != NSC_PROBE_V) return NSC_OK;
     *done = 1;
     st = q_emit(ctx, (nsc_xinstr){ NSC_XOP_PROBE, 0, 0, 0 }, r);
     return st || sign > 0 ? st : q_emit(ctx, (nsc_xinstr){ NSC_XOP_NEG, 0, 0, 0 }, r);

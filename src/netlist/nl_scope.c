@@ -187,6 +187,27 @@ const char *nle_node_fullname(elab *E, const scope *sc, const char *name)
     return nle_cat(E, sc->prefix, name);
 }
 
+/* E's names for the probe resolver (nl_probe.h nl_names); gnd is node 0 */
+static int names_node(void *ctx, const char *name)
+{
+    int n;
+    if (!strcmp(name, "gnd")) return 0;
+    return nl_hash_get(&((elab *)ctx)->nodes, name, &n) ? n : -1;
+}
+
+static int names_element(void *ctx, const char *name)
+{
+    int el;
+    return nl_hash_get(&((elab *)ctx)->els, name, &el) ? el : -1;
+}
+
+nl_probe_fail nle_probe(elab *E, nsc_probekind kind, char *in, int opts, nsc_probe *p, const char **bad)
+{
+    nl_names nm = { names_node, names_element, E };
+    memset(p, 0, sizeof *p);
+    return nl_probe_resolve_in(E->c, &nm, kind, in, opts, p, bad);
+}
+
 /* *idx = node of field f (a word) in scope sc, created when new */
 nsc_status nle_node(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int *idx)
 {

@@ -264,7 +264,7 @@ Test(meas, errors)
         { ".meas tran x WHEN v(a)=1 RISE=0", "expected a positive integer or LAST" },
         { ".meas tran x WHEN v(a)", "expected signal=value after WHEN" },
         { ".meas tran x AVG par('v(a)*foo(2)')", "unknown function 'foo' in .meas x" },
-        { ".meas tran x AVG par('limit(v(a), 1)')", "m.cir:6:23: error: function 'limit' takes 3 arguments" },
+        { ".meas tran x AVG par('limit(v(a), 1)')", "m.cir:6:23: error: function 'limit' takes 3 arguments in .meas x" },
         { ".meas tran x FIND v(a)", "FIND needs AT=time or WHEN signal=value" },
         { ".meas tran", "expected a measure name after .meas tran" },
     };

@@ -147,3 +147,30 @@ Test(xcode, smooth_functions_derivatives)
     cr_assert_float_eq(nsc_xrun_grad(t, 4, p, 1, st, dst, g), tanh(0.6), 1e-15);
     cr_assert_float_eq(g[0], 3 * (1 - tanh(0.6) * tanh(0.6)), 1e-15);
 }
+
+/* The operands each instruction pops (nsc_xpops): its stack effect is 1 - pops,
+ * so a program of one value has effects summing to 1 (checked against nsc_xrun
+ * leaving one value); the depths after each instruction of 1 2 3 6 + sqrt ?: neg,
+ * 1 2 3 4 3 3 1 1 by hand, peak at 4. */
+Test(xcode, operand_counts)
+{
+    const struct { nsc_xinstr in; int pops; } T[] = {
+        { I(NSC_XOP_NUM, 0, 0, 1), 0 },   { I(NSC_XOP_TIME, 0, 0, 0), 0 }, { I(NSC_XOP_PROBE, 0, 0, 0), 0 },
+        { I(NSC_XOP_MEAS, 0, 0, 0), 0 },  { I(NSC_XOP_NEG, 0, 0, 0), 1 },  { I(NSC_XOP_NOT, 0, 0, 0), 1 },
+        { I(NSC_XOP_ADD, 0, 0, 0), 2 },   { I(NSC_XOP_POW, 0, 0, 0), 2 },  { I(NSC_XOP_NE, 0, 0, 0), 2 },
+        { I(NSC_XOP_OR, 0, 0, 0), 2 },    { I(NSC_XOP_COND, 0, 0, 0), 3 }, { I(NSC_XOP_CALL, 0, 1, 0), 1 },
+        { I(NSC_XOP_CALL, 0, 3, 0), 3 },
+    };
+    for (size_t k = 0; k < sizeof T / sizeof T[0]; k++) cr_assert_eq(nsc_xpops(&T[k].in), T[k].pops, "%zu", k);
+    int sq = nsc_xfn_find("sqrt");
+    const nsc_xinstr a[] = { I(NSC_XOP_NUM, 0, 0, 1), I(NSC_XOP_NUM, 0, 0, 2), I(NSC_XOP_NUM, 0, 0, 3),
+                             I(NSC_XOP_NUM, 0, 0, 6), I(NSC_XOP_ADD, 0, 0, 0), I(NSC_XOP_CALL, sq, 1, 0),
+                             I(NSC_XOP_COND, 0, 0, 0), I(NSC_XOP_NEG, 0, 0, 0) };
+    int sum = 0;
+    for (int k = 0; k < 8; k++) sum += 1 - nsc_xpops(&a[k]);
+    cr_assert_eq(sum, 1);
+    cr_assert_eq(nsc_xdepth(a, 8), 4);
+    double st[8];
+    nsc_xload ld = { 0, NULL, NULL };
+    cr_assert_eq(nsc_xrun(a, 8, &ld, st), -2);              /* -(1 ? 2 : sqrt(3 + 6)) */
+}

@@ -13,6 +13,7 @@
 #include "netlist/netlist.h"
 #include "devices/device.h"
 #include "devices/bprog.h"
+#include "base/xfn.h"
 #include "testutil.h"
 
 static nsc_report R;
@@ -761,6 +762,37 @@ Test(elab, behavioural_source_errors)
             continue;
         }
         bad(text, T[k].msg);
+    }
+}
+
+/* Every built-in function of the registry (base/xfn.h) called with one
+ * argument too many: the registry's arity message at the call's line:col, the
+ * same in a B source (quoting the call, as its other messages do) and in a
+ * .param value. Before, a B source said "wrong number of arguments" for the
+ * piecewise-linear ones and, for the smooth ones, that the function (sqrt ...)
+ * is not among those supported, listing it. */
+Test(elab, builtin_arity_errors_name_the_function)
+{
+    const char *pre = "t\nR1 a 0 1\nR2 b 0 1\nV1 b 0 1\n";
+    char text[512], args[128], want[256], quote[128];
+    for (int id = 0; id < nsc_xfn_count(); id++) {
+        const nsc_xfn *f = nsc_xfn_at(id);
+        int n = f->nargs;
+        const char *s = n == 1 ? "" : "s";
+        args[0] = 0;
+        for (int k = 0; k <= n; k++) strcat(args, k ? ",v(b)" : "v(b)");
+        snprintf(quote, sizeof quote, "%s(%s)", f->name, args);
+        snprintf(text, sizeof text, "%sB1 a 0 V=%s\n", pre, quote);
+        snprintf(want, sizeof want, "t.cir:5:10: error: function '%s' takes %d argument%s: '%s'", f->name, n, s,
+                 quote);
+        bad(text, want);
+        snprintf(text, sizeof text, "%sB1 a 0 V=1+%s\n", pre, quote);     /* inside a sum: the call's column */
+        snprintf(want, sizeof want, "t.cir:5:12: error: function '%s' takes %d argument%s: '%s'", f->name, n, s,
+                 quote);
+        bad(text, want);
+        snprintf(text, sizeof text, "%sR3 a 0 {2*%s(1%s)}\n", pre, f->name, n == 1 ? ",1" : n == 2 ? ",1,1" : ",1,1,1");
+        snprintf(want, sizeof want, "t.cir:5:11: error: function '%s' takes %d argument%s", f->name, n, s);
+        bad(text, want);
     }
 }
 

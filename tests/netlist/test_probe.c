@@ -108,3 +108,125 @@ Test(probe, ports_of_elements)
     cr_assert_str_eq(bad, "@r1");
     nsc_circuit_free(c);
 }
+
+/* A names table of its own (nl_names): "alias" is the node of "out", "amp"
+ * and "x9.ramp" the element r2; every other name is none. The resolver reads
+ * names only through the table (as nl_scope.c nle_probe, the elaboration's
+ * hash tables). */
+static const nsc_circuit *names_c;
+static int names_calls;
+
+static int t_node(void *ctx, const char *name)
+{
+    (void)ctx;
+    names_calls++;
+    return !strcmp(name, "alias") ? nsc_circuit_node(names_c, "out") : !strcmp(name, "gnd") ? 0 : -1;
+}
+
+static int t_element(void *ctx, const char *name)
+{
+    (void)ctx;
+    names_calls++;
+    return !strcmp(name, "amp") || !strcmp(name, "x9.ramp") ? nsc_circuit_element(names_c, "r2") : -1;
+}
+
+Test(probe, names_through_a_table)
+{
+    nsc_circuit *c = tu_parse(NET);
+    nl_names nm = { t_node, t_element, NULL };
+    nsc_probe p;
+    const char *bad = NULL;
+    char in[64];
+    names_c = c;
+    names_calls = 0;
+    strcpy(in, "alias,gnd");
+    cr_assert_eq(nl_probe_resolve_in(c, &nm, NSC_PROBE_V, in, 0, &p, &bad), NL_PROBE_OK);
+    cr_assert_eq(p.node[0], nsc_circuit_node(c, "out"));
+    cr_assert_eq(p.node[1], 0);
+    cr_assert_eq(names_calls, 2);
+    strcpy(in, "out");                                  /* in the circuit, not in the table */
+    cr_assert_eq(nl_probe_resolve_in(c, &nm, NSC_PROBE_V, in, 0, &p, &bad), NL_PROBE_NODE);
+    cr_assert_str_eq(bad, "out");
+    strcpy(in, "amp");
+    cr_assert_eq(nl_probe_resolve_in(c, &nm, NSC_PROBE_I, in, 0, &p, &bad), NL_PROBE_OK);
+    cr_assert_eq(p.el, nsc_circuit_element(c, "r2"));
+    strcpy(in, "r.x9.ramp");                            /* flattened: the table asked for "x9.ramp" */
+    cr_assert_eq(nl_probe_resolve_in(c, &nm, NSC_PROBE_I, in, NL_PROBE_FLAT, &p, &bad), NL_PROBE_OK);
+    cr_assert_eq(p.el, nsc_circuit_element(c, "r2"));
+    cr_assert_eq(nl_probe_element(c, &nm, "r1"), -1);
+    cr_assert_eq(nl_probe_element(c, NULL, "R1"), nsc_circuit_element(c, "r1"));   /* the circuit's, any case */
+    cr_assert_eq(nl_probe_element(c, NULL, "r.x1.r5"), nsc_circuit_element(c, "x1.r5"));
+    nsc_circuit_free(c);
+}
+
+/* expression nodes of the tests below (an arena of their own) */
+static nl_expr X[64];
+static int nx;
+
+static nl_expr *node(nl_xop op, const char *name, nl_expr *a, nl_expr *b)
+{
+    cr_assert_lt(nx, 64);
+    nl_expr *e = &X[nx++];
+    memset(e, 0, sizeof *e);
+    e->op = op;
+    e->name = name;
+    e->a = a;
+    e->b = b;
+    return e;
+}
+
+static nl_expr *call(const char *f, nl_expr *a1, nl_expr *a2)
+{
+    nl_expr *e = node(NL_X_CALL, f, a1, NULL);
+    e->nargs = (a1 != NULL) + (a2 != NULL);
+    if (a1) a1->next = a2;
+    return e;
+}
+
+/* V(a), V(a,b), V(1) (a number token), I(x) are probe calls; I(a,b), V(),
+ * V(a,2*b) and V(a,b,c) are not; p(x) reads its one name as well. */
+Test(probe, calls_inside_expressions)
+{
+    const char *a, *b;
+    nx = 0;
+    nl_expr *v1 = call("v", node(NL_X_PARAM, "n1", NULL, NULL), NULL);
+    cr_assert_eq(nl_probe_kind(v1), NSC_PROBE_V);
+    cr_assert(nl_probe_args(v1, &a, &b));
+    cr_assert_str_eq(a, "n1");
+    cr_assert_null(b);
+    nl_expr *v2 = call("v", node(NL_X_PARAM, "n1", NULL, NULL), node(NL_X_NUM, "0", NULL, NULL));
+    cr_assert(nl_probe_args(v2, &a, &b));
+    cr_assert_str_eq(b, "0");
+    nl_expr *i2 = call("i", node(NL_X_PARAM, "r1", NULL, NULL), node(NL_X_PARAM, "r2", NULL, NULL));
+    cr_assert_eq(nl_probe_kind(i2), NSC_PROBE_I);
+    cr_assert(!nl_probe_args(i2, &a, &b));
+    nl_expr *v0 = call("v", NULL, NULL);
+    cr_assert_eq(nl_probe_kind(v0), NSC_PROBE_V);
+    cr_assert(!nl_probe_args(v0, &a, &b));
+    nl_expr *prod = node(NL_X_MUL, NULL, node(NL_X_NUM, NULL, NULL, NULL), node(NL_X_PARAM, "n2", NULL, NULL));
+    cr_assert(!nl_probe_args(call("v", node(NL_X_PARAM, "n1", NULL, NULL), prod), &a, &b));
+    nl_expr *v3 = call("v", node(NL_X_PARAM, "n1", NULL, NULL), node(NL_X_PARAM, "n2", NULL, NULL));
+    v3->a->next->next = node(NL_X_PARAM, "n3", NULL, NULL);
+    v3->nargs = 3;
+    cr_assert(!nl_probe_args(v3, &a, &b));
+    cr_assert_eq(nl_probe_kind(call("sqrt", prod, NULL)), -1);
+    cr_assert_eq(nl_probe_kind(node(NL_X_PARAM, "v", NULL, NULL)), -1);     /* a name, not a call */
+}
+
+/* What an expression reads: V()/I() of one or more arguments anywhere inside
+ * (operators, ?:, function arguments); `time` only when asked. */
+Test(probe, what_expressions_read)
+{
+    nx = 0;
+    nl_expr *t = node(NL_X_PARAM, "time", NULL, NULL), *k = node(NL_X_PARAM, "k", NULL, NULL);
+    nl_expr *sq = call("sqrt", node(NL_X_ADD, NULL, k, t), NULL);
+    cr_assert(nl_probe_reads(sq, 1));
+    cr_assert(!nl_probe_reads(sq, 0));
+    nl_expr *v = call("v", node(NL_X_PARAM, "n1", NULL, NULL), NULL);
+    nl_expr *cond = node(NL_X_COND, NULL, node(NL_X_NUM, NULL, NULL, NULL), node(NL_X_NUM, NULL, NULL, NULL));
+    cond->c = call("max", k, v);
+    cr_assert(nl_probe_reads(cond, 0));                 /* in c's branch, a function's second argument */
+    cr_assert(!nl_probe_reads(call("v", NULL, NULL), 1));
+    cr_assert(!nl_probe_reads(NULL, 1));
+    cr_assert(!nl_probe_reads(k, 1));
+}
