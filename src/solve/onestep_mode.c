@@ -303,6 +303,98 @@ int nsc_mode_setup(nsc_onestep *P)
     return 0;
 }
 
+/* A copy of n bytes of p (NULL when p is; at least one byte allocated). */
+static void *dup_mem(const void *p, size_t n)
+{
+    void *q = p ? malloc(n ? n : 1) : NULL;
+    if (q && n) memcpy(q, p, n);
+    return q;
+}
+
+/* A copy of the CSC matrix A, or NULL (ENOMEM). */
+static nsc_sparse *sp_dup(const nsc_sparse *A)
+{
+    nsc_sparse *C = nsc_sp_new(A->m, A->n, A->nzmax, 0);
+    if (!C) return NULL;
+    memcpy(C->p, A->p, sizeof(int) * ((size_t)A->n + 1));
+    memcpy(C->i, A->i, sizeof(int) * (size_t)A->nzmax);
+    memcpy(C->x, A->x, sizeof(double) * (size_t)A->nzmax);
+    return C;
+}
+
+int nsc_mode_like(const nsc_onestep *P, const nsc_onestep *S)
+{
+    const nsc_sparse *W = P->W, *V = S ? S->W : NULL;
+    if (!S || !S->Wb || S->L != P->L || S->n != P->n || S->Et || P->Et || S->B != S->L->B || P->B != P->L->B
+        || (S->h > 0) != (P->h > 0) || !W || !V || W->p[P->n] != V->p[P->n])
+        return 0;
+    return !memcmp(W->p, V->p, sizeof(int) * ((size_t)P->n + 1))
+        && !memcmp(W->i, V->i, sizeof(int) * (size_t)W->p[P->n]);
+}
+
+/* setup_alloc, classify_pairs, row_runs, build_wb's pattern, h_entries and
+ * contributors of nsc_mode_setup as copies of S's (nsc_mode_like: they depend
+ * on L and W's pattern only); the work arrays fresh. 0, or -1 on ENOMEM. */
+static int setup_copy(nsc_onestep *P, const nsc_onestep *S)
+{
+    size_t n = (size_t)P->n, m = (size_t)P->m, nnzb = (size_t)S->Wb->p[P->n], nw = (size_t)S->W->p[P->n];
+    size_t npos = (size_t)S->npos, nc = (size_t)S->pc[S->npos], np = (size_t)S->pp[S->m];
+    P->sep = dup_mem(S->sep, m + 1);
+    P->dinv = dup_mem(S->dinv, (m + 1) * sizeof(double));
+    P->sep_e = dup_mem(S->sep_e, (m + 1) * sizeof(int));
+    P->nlist = dup_mem(S->nlist, (m + 1) * sizeof(int));
+    P->pkey = dup_mem(S->pkey, (m + 1) * sizeof(uint64_t));
+    P->pp = dup_mem(S->pp, (m + 2) * sizeof(int));
+    P->epair = dup_mem(S->epair, (m + 1) * sizeof(int));
+    P->samerow = dup_mem(S->samerow, m + 1);
+    P->runend = dup_mem(S->runend, (m + 1) * sizeof(int));
+    P->poscol = dup_mem(S->poscol, (nnzb + 1) * sizeof(int));
+    P->pc = dup_mem(S->pc, (npos + 2) * sizeof(int));
+    P->wpos = dup_mem(S->wpos, (nw + 1) * sizeof(int));
+    P->hw = dup_mem(S->hw, (nw + 1) * sizeof(int));
+    P->cpair = dup_mem(S->cpair, (nc + 1) * sizeof(int));
+    P->ccoef = dup_mem(S->ccoef, (nc + 1) * sizeof(double));
+    P->ppos = dup_mem(S->ppos, (np + 1) * sizeof(int));
+    P->Ct = sp_dup(S->Ct);
+    P->Dt = sp_dup(S->Dt);
+    P->SeT = sp_dup(S->SeT);
+    P->Wb = sp_dup(S->Wb);
+    P->posn = malloc(sizeof(int) * (m + 1));
+    P->zref = nsc_calloc(n + 1, sizeof(double));
+    P->mref = nsc_calloc(m + 1, 1);
+    P->dmark = nsc_calloc(m + 1, 1);
+    P->dlist = nsc_calloc(m + 1, sizeof(int));
+    P->dval = nsc_calloc(m + 1, sizeof(double));
+    P->rt = nsc_calloc(2 * (size_t)S->rmax + 1, sizeof(double));
+    P->touched = nsc_calloc(npos + 1, 1);
+    P->tlist = nsc_calloc(npos + 1, sizeof(int));
+    if (!P->sep || !P->dinv || !P->sep_e || !P->nlist || !P->pkey || !P->pp || !P->epair || !P->samerow
+        || !P->runend || !P->poscol || !P->pc || !P->wpos || !P->hw || !P->cpair || !P->ccoef || !P->ppos
+        || !P->Ct || !P->Dt || !P->SeT || !P->Wb || !P->posn || !P->zref || !P->mref || !P->dmark || !P->dlist
+        || !P->dval || !P->rt || !P->touched || !P->tlist)
+        return -1;
+    for (size_t j = 0; j <= m; j++) P->posn[j] = -1;
+    P->nsep_e = S->nsep_e;
+    P->nn = S->nn;
+    P->nepair = S->nepair;
+    P->rmax = S->rmax;
+    P->npos = S->npos;
+    P->nhw = S->nhw;
+    return 0;
+}
+
+int nsc_mode_setup_like(nsc_onestep *P, const nsc_onestep *S)
+{
+    P->cur = P->lastget = -1;
+    if (setup_copy(P, S)) return -1;
+    const double *wx = P->W->x;                                  /* Wb's values as build_wb sums them: */
+    for (int k = 0; k < P->W->p[P->n]; k++) {                    /* W's entry, + 0.0 where stamped */
+        int pos = P->wpos[k];
+        P->Wb->x[pos] = P->pc[pos + 1] > P->pc[pos] ? wx[k] + 0.0 : wx[k];
+    }
+    return 0;
+}
+
 uint64_t nsc_mode_key(const nsc_onestep *P, const char *mask)
 {
     uint64_t key = 0;                                            /* (without a branch per pair) */
