@@ -62,6 +62,18 @@ static int renew(nsc_pcache *C, nsc_onestep **V, double h, double theta, const c
     return 0;
 }
 
+/* A problem of the cache to copy a new one's pattern structures from
+ * (nsc_onestep_new_like): the most recently used regular one, else the
+ * scratch, else any; not slot skip (being refilled). NULL when none. */
+static const nsc_onestep *pcache_sibling(const nsc_pcache *C, int skip)
+{
+    if (C->mru >= 0 && C->mru < C->n && C->mru != skip && C->P[C->mru]) return C->P[C->mru];
+    if (C->scratch) return C->scratch;
+    for (int k = 0; k < C->n; k++)
+        if (k != skip && C->P[k]) return C->P[k];
+    return NULL;
+}
+
 /* A one-off step's problem: the least recently used spare of this theta and
  * these switch states renewed, else built (into an empty spare slot's place,
  * or the least recently used spare's, freed); the current scratch becomes a
@@ -83,7 +95,7 @@ static nsc_status pcache_oneoff(nsc_pcache *C, double h, double theta, const cha
             nsc_onestep_free(C->spare[pick]);
         }
         C->spare[pick] = NULL;
-        nsc_status s = nsc_onestep_new_alg(C->L, h, theta, C->alg_theta ? theta : 1.0, sw, &P, r);
+        nsc_status s = nsc_onestep_new_like(C->L, h, theta, C->alg_theta ? theta : 1.0, sw, pcache_sibling(C, -1), &P, r);
         if (s) return s;
         if (st) st->factorizations++;
     }
@@ -145,7 +157,7 @@ nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw,
     nsc_onestep *P = NULL;
     int slot = pcache_slot(C, h, theta, sw, &P, st);
     if (!P) {
-        nsc_status s = nsc_onestep_new_alg(C->L, h, theta, C->alg_theta ? theta : 1.0, sw, &P, r);
+        nsc_status s = nsc_onestep_new_like(C->L, h, theta, C->alg_theta ? theta : 1.0, sw, pcache_sibling(C, slot), &P, r);
         if (s) {                                                 /* the slot stays, empty: closed */
             C->P[slot] = C->P[--C->n];
             C->last[slot] = C->last[C->n];

@@ -75,6 +75,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +122,8 @@ typedef struct ad {
     int *evid;               /* [m + nsw] items of the bracketed event (pair j, or m + switch k) */
     double *evphi;           /* [m + nsw] their phi at t_hi */
     int nev;
+    int *lread, nlread;      /* the pairs whose multiplier a probe reads (point_lambda) */
+    int *pkrun, npkrun;      /* T->pklist (ascending) as runs [pkrun[2r], pkrun[2r+1]) of consecutive pairs */
 } ad;
 
 static void ad_free(ad *a)
@@ -133,7 +136,7 @@ static void ad_free(ad *a)
     nsc_sp_free(a->Set);
     free(a->z0); free(a->z1); free(a->l); free(a->lsave); free(a->lpt); free(a->w0); free(a->w1);
     free(a->v0); free(a->v1); free(a->row); free(a->mode0); free(a->sw1); free(a->modehi);
-    free(a->evid); free(a->evphi); free(a->zp); free(a->lp); free(a->wp); free(a->vp); free(a->rtol);
+    free(a->evid); free(a->evphi); free(a->lread); free(a->pkrun); free(a->zp); free(a->lp); free(a->wp); free(a->vp); free(a->rtol);
 }
 
 static double *dup_or_zero(const double *x, int n)
@@ -141,6 +144,42 @@ static double *dup_or_zero(const double *x, int n)
     double *y = calloc((size_t)n + 1, sizeof(double));
     if (y && x && n > 0) memcpy(y, x, (size_t)n * sizeof(double));
     return y;
+}
+
+/* The pairs whose multiplier the probes read (their NSC_T_L terms), once each,
+ * ascending, into a->lread; the checked pairs' runs (pkrun). 0, or -1 (ENOMEM). */
+static int probe_pairs(ad *a, const nsc_tran *T)
+{
+    char *mark = calloc((size_t)a->m + 1, 1);
+    a->lread = malloc(sizeof(int) * ((size_t)a->m + 1));
+    if (!mark || !a->lread) { free(mark); return -1; }
+    for (int k = 0; k < T->nprobe; k++)
+        for (int q = 0; q < T->f[k].nterm; q++)
+            if (T->f[k].t[q].kind == NSC_T_L) mark[T->f[k].t[q].idx] = 1;
+    for (int j = 0; j < a->m; j++)
+        if (mark[j]) a->lread[a->nlread++] = j;
+    free(mark);
+    a->pkrun = malloc(sizeof(int) * (2 * (size_t)T->npk + 2));
+    if (!a->pkrun) return -1;
+    for (int k = 0; k < T->npk; k++) {
+        int j = T->pklist[k];
+        if (a->npkrun && a->pkrun[2 * a->npkrun - 1] == j) a->pkrun[2 * a->npkrun - 1] = j + 1;
+        else { a->pkrun[2 * a->npkrun] = j; a->pkrun[2 * a->npkrun + 1] = j + 1; a->npkrun++; }
+    }
+    return 0;
+}
+
+/* The first j >= j0 where the flags a and b differ (m if none), eight at a time. */
+static int next_diff(const char *a, const char *b, int j, int m)
+{
+    for (; j + 8 <= m; j += 8) {
+        uint64_t u, v;
+        memcpy(&u, a + j, 8);
+        memcpy(&v, b + j, 8);
+        if (u != v) break;
+    }
+    while (j < m && a[j] == b[j]) j++;
+    return j;
 }
 
 /* Work arrays, the differential unknowns and their absolute tolerances. 0 or -1 (ENOMEM). */
@@ -186,6 +225,7 @@ static int ad_init(ad *a, nsc_tran *T)
     a->evid = malloc(sizeof(int) * (size_t)(ni + 1));
     a->evphi = malloc(sizeof(double) * (size_t)(ni + 1));
     a->rtol = dup_or_zero(NULL, nc);
+    if (probe_pairs(a, T)) return -1;
     for (int q = 1; a->rtol && q < nc; q++)                 /* a current's ABSTOL, else VNTOL */
         a->rtol[q] = T->W->name[q][0] == 'i' ? a->o->abstol : a->o->vntol;
     if (!a->rtol || !a->Ct || !a->Dt || !a->Set || !a->z0 || !a->z1 || !a->l || !a->lsave || !a->lpt || !a->w0 || !a->w1 || !a->v0
@@ -300,8 +340,8 @@ static double phi(const ad *a, int id, const double *z, const double *l, const d
 static int changed_items(ad *a, const char *mode1, int nflip)
 {
     int ne = 0;
-    for (int j = 0; mode1 && j < a->m; j++)
-        if (mode1[j] != a->mode0[j] && phi(a, j, a->z0, a->lsave, a->w0) > 0) {
+    for (int j = mode1 ? next_diff(mode1, a->mode0, 0, a->m) : a->m; j < a->m; j = next_diff(mode1, a->mode0, j + 1, a->m))
+        if (phi(a, j, a->z0, a->lsave, a->w0) > 0) {
             a->evid[ne] = j;
             a->evphi[ne++] = phi(a, j, a->z1, a->l, a->w1);
         }
@@ -317,12 +357,16 @@ static int changed_items(ad *a, const char *mode1, int nflip)
  * diode's current): l is the mean over the step (see predict_release), its
  * value at the midpoint to O(h^2); within a segment it is extrapolated through
  * the midpoints of this step and the last, l + (l - lsave) h / (h + h_prev).
- * A step of theta = 1, or the first of a segment, is taken as it is. */
+ * A step of theta = 1, or the first of a segment, is taken as it is. Only the
+ * pairs the probes read (lread) are extrapolated: the others of lpt are not read. */
 static const double *point_lambda(ad *a, double t, double h, double theta)
 {
     if (theta == 1.0 || a->nh < 2 || a->ht[1] != a->tp || !(t - a->tp > 0)) return a->l;
     double f = h / (h + (t - a->tp));
-    for (int j = 0; j < a->m; j++) a->lpt[j] = fmax(0.0, a->l[j] + (a->l[j] - a->lsave[j]) * f);   /* l >= 0 */
+    for (int k = 0; k < a->nlread; k++) {
+        int j = a->lread[k];
+        a->lpt[j] = fmax(0.0, a->l[j] + (a->l[j] - a->lsave[j]) * f);   /* l >= 0 */
+    }
     return a->lpt;
 }
 
@@ -732,9 +776,10 @@ static nsc_status advance(ad *a, ctl *c, double tn, double theta, const nsc_step
     a->tp = t;
     c->t = tn;
     if (o->events && log_changes(a, tn, mode1, nflip)) return nsc_oom(T->r);
-    for (int k = 0; k < T->npk; k++) {                  /* the checked pairs only (no libm call) */
-        int j = T->pklist[k];
-        T->lpk[j] = a->l[j] > T->lpk[j] ? a->l[j] : T->lpk[j];
+    for (int r = 0; r < a->npkrun; r++) {               /* the checked pairs only (no libm call) */
+        double *lpk = T->lpk;
+        const double *l = a->l;
+        for (int j = a->pkrun[2 * r]; j < a->pkrun[2 * r + 1]; j++) lpk[j] = l[j] > lpk[j] ? l[j] : lpk[j];
     }
     if (T->io && T->io->zmin)
         for (int i = 0; i < a->n; i++) {

@@ -334,10 +334,17 @@ static int build_wr(nsc_onestep *P, const char *sw, double theta, double theta_a
 nsc_status nsc_onestep_new_alg(const nsc_lcs *L, double h, double theta, double theta_alg, const char *sw,
                                nsc_onestep **out, nsc_report *rep)
 {
+    return nsc_onestep_new_like(L, h, theta, theta_alg, sw, NULL, out, rep);
+}
+
+nsc_status nsc_onestep_new_like(const nsc_lcs *L, double h, double theta, double theta_alg, const char *sw,
+                                const nsc_onestep *S, nsc_onestep **out, nsc_report *rep)
+{
     *out = NULL;
     nsc_onestep *P = calloc(1, sizeof *P);
     if (!P) return nsc_oom(rep);
-    if (onestep_init(P, L, h, theta) || build_wr(P, sw, theta, theta_alg) || sources_setup(P) || nsc_mode_setup(P) || nsc_map_setup(P)) {
+    if (onestep_init(P, L, h, theta) || build_wr(P, sw, theta, theta_alg) || sources_setup(P)
+        || (nsc_mode_like(P, S) ? nsc_mode_setup_like(P, S) : nsc_mode_setup(P)) || nsc_map_setup(P)) {
         nsc_onestep_free(P);
         return nsc_err(rep, NSC_ENOMEM, NULL, "out of memory building the one-step problem");
     }

@@ -105,6 +105,11 @@ nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const ch
  * segment with an implicit-Euler step (theta = theta_alg = 1). */
 nsc_status nsc_onestep_new_alg(const nsc_lcs *L, double h, double theta, double theta_alg, const char *sw,
                                nsc_onestep **out, nsc_report *r);
+/* The same, the pairs' pattern structures copied from S (a problem of L, or
+ * NULL) where they are the same (onestep_mode.h nsc_mode_like) instead of
+ * recomputed: the problem built is nsc_onestep_new_alg's, bit for bit. */
+nsc_status nsc_onestep_new_like(const nsc_lcs *L, double h, double theta, double theta_alg, const char *sw,
+                                const nsc_onestep *S, nsc_onestep **out, nsc_report *r);
 /* The solution with every pair open (l = 0): z1 = W^-1 r, same arguments as
  * nsc_onestep_solve. 0 ok, -1 on failure. */
 int nsc_onestep_open(nsc_onestep *P, const double *z0, const double *s0, const double *s1, double *z1);

@@ -110,6 +110,8 @@ struct nsc_onestep {
     int *posn;         /* [m] work: index of an N pair among the active ones, else -1 */
     char *samerow;     /* [m] 1: separable pair whose row of C (pattern and values) is pair i-1's,
                           also separable (the segments of one PWL device share a row) */
+    int *runend;       /* [m] at the first pair i of a run of separable pairs (samerow[i] = 0):
+                          the run's end; -1 when a pair of the run has a source term in e */
     int rmax;          /* most entries in a row of C */
     double *rt;        /* [2 rmax] work: a row's terms C_ik z_k, then their |.| */
     char *touched;     /* [npos] work: 0 between calls */

@@ -64,7 +64,7 @@ void nsc_mode_teardown(nsc_onestep *P)
     free(P->poscol); free(P->pc); free(P->cpair); free(P->ccoef);
     free(P->pp); free(P->ppos); free(P->pkey); free(P->posn); free(P->touched); free(P->tlist);
     free(P->zref); free(P->mref); free(P->epair); free(P->dmark); free(P->dlist); free(P->dval);
-    free(P->samerow); free(P->rt); free(P->wpos); free(P->hw);
+    free(P->samerow); free(P->runend); free(P->rt); free(P->wpos); free(P->hw);
 }
 
 /* After nsc_onestep_renew gave W its values for a new h (or Newton its tangent,
@@ -263,7 +263,15 @@ static int row_runs(nsc_onestep *P)
                         && memcmp(Ct->x + a, Ct->x + b, k * sizeof(double)) == 0;
     }
     P->rt = nsc_calloc(2 * (size_t)P->rmax + 1, sizeof(double));
-    return P->rt ? 0 : -1;
+    P->runend = nsc_calloc((size_t)P->m + 1, sizeof(int));
+    if (!P->rt || !P->runend) return -1;
+    const int *sp = P->SeT->p;
+    for (int i = P->m - 1, end = P->m, pure = 1; i >= 0; i--) {   /* backwards: each run's end known */
+        pure = (i + 1 < P->m && P->samerow[i + 1] ? pure : 1) && sp[i + 1] == sp[i];
+        if (i + 1 < P->m && !P->samerow[i + 1]) end = i + 1;
+        P->runend[i] = P->samerow[i] || !P->sep[i] ? 0 : pure ? end : -1;
+    }
+    return 0;
 }
 
 /* wpos (each entry of W in Wb) and hw (the entries of W that nsc_mode_renew
@@ -295,11 +303,102 @@ int nsc_mode_setup(nsc_onestep *P)
     return 0;
 }
 
+/* A copy of n bytes of p (NULL when p is; at least one byte allocated). */
+static void *dup_mem(const void *p, size_t n)
+{
+    void *q = p ? malloc(n ? n : 1) : NULL;
+    if (q && n) memcpy(q, p, n);
+    return q;
+}
+
+/* A copy of the CSC matrix A, or NULL (ENOMEM). */
+static nsc_sparse *sp_dup(const nsc_sparse *A)
+{
+    nsc_sparse *C = nsc_sp_new(A->m, A->n, A->nzmax, 0);
+    if (!C) return NULL;
+    memcpy(C->p, A->p, sizeof(int) * ((size_t)A->n + 1));
+    memcpy(C->i, A->i, sizeof(int) * (size_t)A->nzmax);
+    memcpy(C->x, A->x, sizeof(double) * (size_t)A->nzmax);
+    return C;
+}
+
+int nsc_mode_like(const nsc_onestep *P, const nsc_onestep *S)
+{
+    const nsc_sparse *W = P->W, *V = S ? S->W : NULL;
+    if (!S || !S->Wb || S->L != P->L || S->n != P->n || S->Et || P->Et || S->B != S->L->B || P->B != P->L->B
+        || (S->h > 0) != (P->h > 0) || !W || !V || W->p[P->n] != V->p[P->n])
+        return 0;
+    return !memcmp(W->p, V->p, sizeof(int) * ((size_t)P->n + 1))
+        && !memcmp(W->i, V->i, sizeof(int) * (size_t)W->p[P->n]);
+}
+
+/* setup_alloc, classify_pairs, row_runs, build_wb's pattern, h_entries and
+ * contributors of nsc_mode_setup as copies of S's (nsc_mode_like: they depend
+ * on L and W's pattern only); the work arrays fresh. 0, or -1 on ENOMEM. */
+static int setup_copy(nsc_onestep *P, const nsc_onestep *S)
+{
+    size_t n = (size_t)P->n, m = (size_t)P->m, nnzb = (size_t)S->Wb->p[P->n], nw = (size_t)S->W->p[P->n];
+    size_t npos = (size_t)S->npos, nc = (size_t)S->pc[S->npos], np = (size_t)S->pp[S->m];
+    P->sep = dup_mem(S->sep, m + 1);
+    P->dinv = dup_mem(S->dinv, (m + 1) * sizeof(double));
+    P->sep_e = dup_mem(S->sep_e, (m + 1) * sizeof(int));
+    P->nlist = dup_mem(S->nlist, (m + 1) * sizeof(int));
+    P->pkey = dup_mem(S->pkey, (m + 1) * sizeof(uint64_t));
+    P->pp = dup_mem(S->pp, (m + 2) * sizeof(int));
+    P->epair = dup_mem(S->epair, (m + 1) * sizeof(int));
+    P->samerow = dup_mem(S->samerow, m + 1);
+    P->runend = dup_mem(S->runend, (m + 1) * sizeof(int));
+    P->poscol = dup_mem(S->poscol, (nnzb + 1) * sizeof(int));
+    P->pc = dup_mem(S->pc, (npos + 2) * sizeof(int));
+    P->wpos = dup_mem(S->wpos, (nw + 1) * sizeof(int));
+    P->hw = dup_mem(S->hw, (nw + 1) * sizeof(int));
+    P->cpair = dup_mem(S->cpair, (nc + 1) * sizeof(int));
+    P->ccoef = dup_mem(S->ccoef, (nc + 1) * sizeof(double));
+    P->ppos = dup_mem(S->ppos, (np + 1) * sizeof(int));
+    P->Ct = sp_dup(S->Ct);
+    P->Dt = sp_dup(S->Dt);
+    P->SeT = sp_dup(S->SeT);
+    P->Wb = sp_dup(S->Wb);
+    P->posn = malloc(sizeof(int) * (m + 1));
+    P->zref = nsc_calloc(n + 1, sizeof(double));
+    P->mref = nsc_calloc(m + 1, 1);
+    P->dmark = nsc_calloc(m + 1, 1);
+    P->dlist = nsc_calloc(m + 1, sizeof(int));
+    P->dval = nsc_calloc(m + 1, sizeof(double));
+    P->rt = nsc_calloc(2 * (size_t)S->rmax + 1, sizeof(double));
+    P->touched = nsc_calloc(npos + 1, 1);
+    P->tlist = nsc_calloc(npos + 1, sizeof(int));
+    if (!P->sep || !P->dinv || !P->sep_e || !P->nlist || !P->pkey || !P->pp || !P->epair || !P->samerow
+        || !P->runend || !P->poscol || !P->pc || !P->wpos || !P->hw || !P->cpair || !P->ccoef || !P->ppos
+        || !P->Ct || !P->Dt || !P->SeT || !P->Wb || !P->posn || !P->zref || !P->mref || !P->dmark || !P->dlist
+        || !P->dval || !P->rt || !P->touched || !P->tlist)
+        return -1;
+    for (size_t j = 0; j <= m; j++) P->posn[j] = -1;
+    P->nsep_e = S->nsep_e;
+    P->nn = S->nn;
+    P->nepair = S->nepair;
+    P->rmax = S->rmax;
+    P->npos = S->npos;
+    P->nhw = S->nhw;
+    return 0;
+}
+
+int nsc_mode_setup_like(nsc_onestep *P, const nsc_onestep *S)
+{
+    P->cur = P->lastget = -1;
+    if (setup_copy(P, S)) return -1;
+    const double *wx = P->W->x;                                  /* Wb's values as build_wb sums them: */
+    for (int k = 0; k < P->W->p[P->n]; k++) {                    /* W's entry, + 0.0 where stamped */
+        int pos = P->wpos[k];
+        P->Wb->x[pos] = P->pc[pos + 1] > P->pc[pos] ? wx[k] + 0.0 : wx[k];
+    }
+    return 0;
+}
+
 uint64_t nsc_mode_key(const nsc_onestep *P, const char *mask)
 {
-    uint64_t key = 0;
-    for (int j = 0; j < P->m; j++)
-        if (mask[j]) key ^= P->pkey[j];
+    uint64_t key = 0;                                            /* (without a branch per pair) */
+    for (int j = 0; j < P->m; j++) key ^= P->pkey[j] & (0 - (uint64_t)(mask[j] != 0));
     return key;
 }
 
@@ -443,6 +542,15 @@ static int next_diff(const char *a, const char *b, int j, int m)
     return j;
 }
 
+/* The bits set in x (SWAR: libgcc's __popcountdi2 is a call without -mpopcnt). */
+static inline int popcount64(uint64_t x)
+{
+    x = x - ((x >> 1) & 0x5555555555555555u);
+    x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+    return (int)((x * 0x0101010101010101u) >> 56);
+}
+
 /* The number of pairs where the 0/1 flags a and b differ, counted eight at a
  * time (the bits of a ^ b) until it reaches lim. */
 static int ndiff(const char *a, const char *b, int m, int lim)
@@ -452,7 +560,7 @@ static int ndiff(const char *a, const char *b, int m, int lim)
         uint64_t u, v;
         memcpy(&u, a + j, 8);
         memcpy(&v, b + j, 8);
-        d += __builtin_popcountll(u ^ v);
+        d += popcount64(u ^ v);
     }
     for (; j < m && d < lim; j++) d += a[j] != b[j];
     return d;
@@ -653,6 +761,52 @@ __attribute__((always_inline)) static inline int sep_check(const nsc_onestep *P,
     return sep_violated(P, 0, e, g, r);
 }
 
+/* check_run for the common run (a PWL MOS's segments): r = 1 or 2 terms in its
+ * row (rt[0], rt[1]), e_i = e0_i (no source term), next wanted; sep_check's
+ * sums, verdicts and l_i bit for bit, without its per-pair tests of the case. */
+__attribute__((always_inline)) static inline int check_run_r(const nsc_onestep *P, const char *mask, int i0, int r,
+                                                             double *l, char *next, double *viol, uint64_t *kx,
+                                                             int *ok)
+{
+    const double *e0 = P->L->e0, *dinv = P->dinv;
+    const double t0 = P->rt[0], t1 = r == 2 ? P->rt[1] : 0.0;
+    int end = P->runend[i0];
+    for (int i = i0; i < end; i++) {
+        double e = e0[i], g = r == 2 ? e + t0 + t1 : e + t0;     /* g = e_i + C_i z, left to right */
+        int act = mask[i] != 0, bad;
+        if (act) {                                               /* l_i = -g / D_ii >= 0 */
+            double v = -g * dinv[i];
+            l[i] = v > 0 ? v : 0.0;
+            bad = g > 0 && sep_violated(P, 1, e, g, r);
+        } else {                                                 /* y_i = g >= 0 */
+            l[i] = 0;
+            bad = 0;
+            if (g < 0) {
+                if (-g > *viol) *viol = -g;
+                bad = sep_violated(P, 0, e, g, r);
+            }
+        }
+        next[i] = (char)(act ^ bad);
+        if (bad) {
+            *ok = 0;
+            *kx ^= P->pkey[i];
+        }
+    }
+    return end;
+}
+
+static int check_run2(const nsc_onestep *P, const char *mask, int i0, double *l, char *next, double *viol,
+                      uint64_t *kx, int *ok)
+{
+    return check_run_r(P, mask, i0, 2, l, next, viol, kx, ok);
+}
+
+static int check_run1(const nsc_onestep *P, const char *mask, int i0, double *l, char *next, double *viol,
+                      uint64_t *kx, int *ok)
+{
+    return check_run_r(P, mask, i0, 1, l, next, viol, kx, ok);
+}
+
 /* The full check of the run of separable pairs from i0 (one row of C, its
  * terms in rt, r of them) to its end: sep_check pair by pair in a tight loop,
  * l, next, *viol and the key flips *kx as check_all writes them; *ok = 0
@@ -662,6 +816,8 @@ static int check_run(const nsc_onestep *P, const char *mask, int i0, int r, doub
 {
     const double *e1 = P->e1, *e0 = P->L->e0;
     const int *sp = P->SeT->p;
+    if (!e1 && next && (r == 1 || r == 2) && P->runend[i0] > 0)
+        return r == 2 ? check_run2(P, mask, i0, l, next, viol, kx, ok) : check_run1(P, mask, i0, l, next, viol, kx, ok);
     int i = i0;
     do {
         double vi = 0, e = e1 ? e1[i] : sp[i + 1] == sp[i] ? e0[i] : nsc_pair_e(P, i);

@@ -13,6 +13,13 @@
 /* Pair kinds, the base pattern Wb and the contributor lists of P (W, B and the
  * LCS set). 0 ok, -1 ENOMEM. */
 int nsc_mode_setup(nsc_onestep *P);
+/* 1 when nsc_mode_setup would give P what it gave S (S set up, of the same L,
+ * W of the same pattern, neither with the hidden algebraic rows' transform,
+ * both transient or both static): P can copy it (nsc_mode_setup_like). */
+int nsc_mode_like(const nsc_onestep *P, const nsc_onestep *S);
+/* nsc_mode_setup of P by copying S's (nsc_mode_like(P, S)): the same arrays,
+ * Wb's values from P's W. 0, or -1 on ENOMEM. */
+int nsc_mode_setup_like(nsc_onestep *P, const nsc_onestep *S);
 /* Free what nsc_mode_setup allocated and every cached mode. */
 void nsc_mode_teardown(nsc_onestep *P);
 /* After W took new values on its pattern (nsc_onestep_renew): every cached mode

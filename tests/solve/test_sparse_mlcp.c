@@ -14,6 +14,7 @@
 
 #include "netlist/netlist.h"
 #include "solve/onestep_int.h"
+#include "solve/onestep_mode.h"
 #include "solve/onestep_map.h"
 #include "analysis/stepper.h"
 #include "testutil.h"
@@ -504,6 +505,79 @@ Test(smlcp, renewed_problem_steps_as_a_new_one)
     text[len] = 0;
     renew_vs_new(text, 1e-9, 0.37e-9, 3000);
     renew_vs_new(MIXED, 1e-9, 2.5e-9, 400);
+}
+
+/* A problem built by copying a sibling's pattern structures (nsc_onestep_new_like,
+ * what the stepper's cache does for each new step size) is nsc_onestep_new_alg's
+ * bit for bit: the sibling S stepped `steps` times at h1 and renewed to h3 (its
+ * work arrays used, its Wb refreshed by nsc_mode_renew), then Q copied from it
+ * and R built from scratch at h2; Wb's values equal, and both stepped from S's
+ * state give the same z, l, modes and factorisations. */
+static void like_vs_new(const char *net, double h1, double h2, double h3, int steps)
+{
+    nsc_circuit *c = tu_parse(net);
+    nsc_lcs *L = assemble(c);
+    int n = L->n, m = L->m, ns = L->nsrc;
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_onestep *S = NULL, *Q = NULL, *R = NULL;
+    cr_assert_eq(nsc_onestep_new_alg(L, h1, 0.5, 0.5, NULL, &S, &r), NSC_OK);
+    double *za = calloc((size_t)n, sizeof(double)), *zb = calloc((size_t)n, sizeof(double));
+    double *ya = calloc((size_t)n, sizeof(double)), *yb = calloc((size_t)n, sizeof(double));
+    double *la = calloc((size_t)m + 1, sizeof(double)), *lb = calloc((size_t)m + 1, sizeof(double));
+    double *w0 = calloc((size_t)ns + 1, sizeof(double)), *w1 = calloc((size_t)ns + 1, sizeof(double));
+    nsc_step_info ia, ib;
+    for (int k = 0; k < steps; k++) {                                /* S's history at h1 */
+        for (int j = 0; j < ns; j++) {
+            w0[j] = nsc_wave_eval(L->src[j].wave, k * h1);
+            w1[j] = nsc_wave_eval(L->src[j].wave, (k + 1) * h1);
+        }
+        cr_assert_eq(nsc_onestep_step(S, NSC_SOLVER_AUTO, za, w0, w1, ya, la, &ia), 0, "step %d", k);
+        memcpy(za, ya, sizeof(double) * (size_t)n);
+    }
+    cr_assert_eq(nsc_onestep_renew(S, h3), 0);
+    cr_assert_eq(nsc_onestep_new_like(L, h2, 0.5, 0.5, NULL, S, &Q, &r), NSC_OK);
+    cr_assert_eq(nsc_onestep_new_alg(L, h2, 0.5, 0.5, NULL, &R, &r), NSC_OK);
+    cr_assert(nsc_mode_like(R, S), "the copy was not taken (patterns differ)");
+    cr_assert_eq(Q->Wb->p[n], R->Wb->p[n]);
+    cr_assert_eq(memcmp(Q->Wb->x, R->Wb->x, sizeof(double) * (size_t)R->Wb->p[n]), 0, "Wb's values differ");
+    cr_assert_eq(Q->npos, R->npos);
+    cr_assert_eq(memcmp(Q->ccoef, R->ccoef, sizeof(double) * (size_t)R->pc[R->npos]), 0, "contributions differ");
+    memcpy(zb, za, sizeof(double) * (size_t)n);
+    memcpy(lb, la, sizeof(double) * (size_t)m);
+    double t0 = steps * h1;
+    for (int k = 0; k < steps; k++) {                                /* both at h2 from the same state */
+        for (int j = 0; j < ns; j++) {
+            w0[j] = nsc_wave_eval(L->src[j].wave, t0 + k * h2);
+            w1[j] = nsc_wave_eval(L->src[j].wave, t0 + (k + 1) * h2);
+        }
+        int a = nsc_onestep_step(Q, NSC_SOLVER_AUTO, za, w0, w1, ya, la, &ia);
+        int b = nsc_onestep_step(R, NSC_SOLVER_AUTO, zb, w0, w1, yb, lb, &ib);
+        cr_assert_eq(a, b, "step %d", k);
+        cr_assert_eq(memcmp(ya, yb, sizeof(double) * (size_t)n), 0, "step %d: z differs", k);
+        cr_assert_eq(memcmp(la, lb, sizeof(double) * (size_t)m), 0, "step %d: l differs", k);
+        cr_assert_eq(ia.mode_hit, ib.mode_hit, "step %d", k);
+        cr_assert_eq(ia.iter, ib.iter, "step %d", k);
+        memcpy(za, ya, sizeof(double) * (size_t)n);
+        memcpy(zb, yb, sizeof(double) * (size_t)n);
+    }
+    cr_assert_eq(nsc_onestep_nfactor(Q), nsc_onestep_nfactor(R));
+    cr_assert_eq(nsc_onestep_ncached(Q), nsc_onestep_ncached(R));
+    nsc_onestep_free(S);
+    nsc_onestep_free(Q);
+    nsc_onestep_free(R);
+    nsc_report_free(&r);
+    free(za); free(zb); free(ya); free(yb); free(la); free(lb); free(w0); free(w1);
+    nsc_lcs_free(L);
+    nsc_circuit_free(c);
+}
+
+Test(smlcp, copied_setup_steps_as_a_new_one)
+{
+    char *t = chain(30);
+    like_vs_new(t, 1e-12, 0.7e-12, 2e-12, 2000);
+    free(t);
+    like_vs_new(MIXED, 1e-9, 2.5e-9, 0.5e-9, 400);
 }
 
 /* The shared analyses (nsc_klu_syms): two matrices of one pattern, different
