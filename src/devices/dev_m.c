@@ -21,8 +21,11 @@
  * RD and RS are resistors to internal nodes NAME#d, NAME#s made by the elaborator
  * (nl_expand.c nle_mos_expand); LD shortens the channel: K = KP W/(L - 2 LD).
  * KP defaults to UO EPSOX/TOX when TOX is given (SPICE; UO default 600 cm^2/Vs),
- * else 2e-5 A/V^2. Cards of any LEVEL (2, 6, BSIM's VTH0 and U0/TOX) are mapped
+ * else 2e-5 A/V^2. Cards of any other LEVEL (2, BSIM's VTH0 and U0/TOX) are mapped
  * onto this model, with one warning naming the level and the parameters used.
+ * LEVEL=6 cards have the power law of mos6.c instead of the pairs (smooth
+ * functions on the Newton iteration; their bulk junctions there too), with the
+ * same capacitors, LD, RD and RS.
  * Level 1-3 cards (not VDMOS, whose body diode is the elaborator's D) have the
  * bulk junction diodes as ngspice's: b -> d and b -> s (NMOS; d -> b, s -> b
  * PMOS), i = I_sat (e^(v/Vt) - 1), I_sat = JS AD (JS AS) when JS, AD and AS are
@@ -41,6 +44,7 @@
 #include "device.h"
 #include "pwl_exp.h"
 #include "pwl_sq.h"
+#include "mos6.h"
 
 #define EPSOX (3.9 * 8.854214871e-12)                        /* F/m */
 #define M_MAXANCH 8     /* gate drives anchored per transistor */
@@ -63,7 +67,18 @@ typedef struct mos_par {
     int junc;            /* 1: the bulk junction diodes (level 1-3) */
     int jrefit;          /* the junction fits remade so far (m_refit) */
     nsc_jfit jd, js;     /* the b-d and b-s junctions (m_junctions) */
+    int six;             /* 1: a LEVEL=6 card: its nsc_mos6 follows in the block (m_six), no pairs */
 } mos_par;
+
+/* A LEVEL=6 card (not VDMOS): the power law of mos6.c, whose functions follow
+ * the mos_par in the element's block (one flat block: m_size bytes). */
+static int m_is6(const nsc_element *e)
+{
+    double lv = 1;
+    return e->model && !e->model->vdmos && nsc_model_get(e->model, "level", &lv) && lv == 6;
+}
+static size_t m_size(const nsc_element *e) { return sizeof(mos_par) + (m_is6(e) ? sizeof(nsc_mos6) : 0); }
+static const nsc_mos6 *m_six(const mos_par *p) { return p && p->six ? (const nsc_mos6 *)(const void *)(p + 1) : NULL; }
 
 /* The card's parameters (netlist.md), bits of the table's rows. */
 typedef struct m_card {
@@ -98,9 +113,9 @@ static int cmp_desc(const void *x, const void *y)
     return (u < v) - (u > v);
 }
 
-static int is_known(const nsc_model *m, const char *name)
+static int is_known(const nsc_model *m, const char *name, int six)
 {
-    if (nsc_par_known(M_PAR, M_NPAR, 0, name) || nsc_swloss_param(name)) return 1;
+    if (nsc_par_known(M_PAR, M_NPAR, 0, name) || nsc_swloss_param(name) || (six && nsc_m6_known(name))) return 1;
     for (const char *const *k = m->vdmos ? known_vdmos : known_mos; *k; k++)
         if (nsc_strieq(name, *k)) return 1;
     return 0;
@@ -191,6 +206,9 @@ static nsc_status m_params(const nsc_element *e, nsc_report *r, void *out)
     p->cbd *= mult;
     p->cbs *= mult;
     if (!s) s = m_junctions(e, &k, mult, r, p);
+    p->six = !s && k.level == 6 && !m->vdmos;
+    if (p->six)
+        s = nsc_m6_params(e, p->p, p->vto, given & G_TOX ? EPSOX / k.tox : 0, uo, w, l, mult, r, (nsc_mos6 *)(void *)(p + 1));
     return s;
 }
 
@@ -250,6 +268,7 @@ static void m_fit(const nsc_circuit *c, mos_par *p)
     double sw = lv[0];                                        /* the largest level: the junctions' swing */
     p->cbd *= junction_keq(sw, p->pb, p->mj);
     p->cbs *= junction_keq(sw, p->pb, p->mj);
+    if (p->six) return;                                       /* LEVEL=6: no pairs (mos6.c) */
     while ((p->nb = nsc_pwl_sq_fit(p->nseg, M_XDEF, p->anch, na, p->b, p->a, NULL)) == -2) na--;
     p->nanch = na;
     for (int k = 0; k < na; k++) p->top = fmax(p->top, p->anch[k] * (1 + 2 * NSC_PWL_ANCH));
@@ -269,7 +288,7 @@ int nsc_mos_fit(const nsc_circuit *c, int ei, double *b, double *a, double *anch
 /* The card read once and fitted to the circuit's drives (device.h bind). */
 static void *m_bind(const nsc_circuit *c, int ei)
 {
-    mos_par *p = nsc_bind_parse(&c->el[ei], sizeof(mos_par), m_params);
+    mos_par *p = nsc_bind_parse(&c->el[ei], m_size(&c->el[ei]), m_params);
     if (p) m_fit(c, p);
     return p;
 }
@@ -296,19 +315,23 @@ static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
     const nsc_element *e = &ctx->c->el[ei];
     const mos_par *p = e->priv;
-    if (!p) return nsc_bind_failed(e, sizeof *p, m_params, ctx->r);
+    if (!p) return nsc_bind_failed(e, m_size(e), m_params, ctx->r);
     const nsc_model *m = e->model;
     char ign[256] = "";
     size_t len = 0;
     for (int q = 0; q < m->npar; q++)
-        if (!is_known(m, m->pname[q]) && len + strlen(m->pname[q]) + 2 < sizeof ign)
+        if (!is_known(m, m->pname[q], p->six) && len + strlen(m->pname[q]) + 2 < sizeof ign)
             len += (size_t)snprintf(ign + len, sizeof ign - len, "%s%s", len ? " " : "", m->pname[q]);
     double level = p->level;
     if (m->vdmos) {
         if (len)
             nsc_warn(ctx->r, &m->loc, "VDMOS model '%s': parameters %s ignored (PWL Sah model: VTO=%g KP=%g, %d "
                      "segments; RD RS RG resistors, body diode IS N RB, CJO VJ M FC)", m->name, ign, p->vto, p->kp, p->nb + 1);
-    } else if (level != 1 && level != 3)                      /* LEVEL=2, 6, BSIM's 8/49/54 ...: mapped */
+    } else if (p->six) {
+        if (len)
+            nsc_warn(ctx->r, &m->loc, "MOS model '%s': parameters %s ignored (LEVEL=6 power law: VTO=%g KC=%g NC=%g "
+                     "KV=%g NV=%g)", m->name, ign, m_six(p)->vto, m_six(p)->kc, m_six(p)->nc, m_six(p)->kv, m_six(p)->nv);
+    } else if (level != 1 && level != 3)                      /* LEVEL=2, BSIM's 8/49/54 ...: mapped */
         nsc_warn(ctx->r, &m->loc, "MOS model '%s': a LEVEL=%g card, simulated as the PWL Sah model (VTO=%g "
                  "KP=%g, %d segments)%s%s%s", m->name, level, p->vto, p->kp, p->nb + 1, len ? "; parameters " : "",
                  ign, len ? " ignored" : "");
@@ -318,6 +341,7 @@ static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     int d = e->node[0], s = e->node[2], b = e->node[3];
     int capmode = ctx->mode == NSC_ASM_TRAN ? NSC_LINK_NS : NSC_LINK_DC;
     need->npair = 2 * p->nb + m_jn(e, p, 0) + m_jn(e, p, 2);
+    need->nbranch = p->six ? nsc_m6_nbranch(m_six(p)) : 0;
     nsc_dev_link(ctx, d, s, NSC_LINK_DC);                    /* the channel */
     nsc_dev_link(ctx, b, s, NSC_LINK_DC);                    /* body: unmodelled, not floating */
     double cv[M_NCAP];
@@ -331,7 +355,7 @@ static nsc_status m_stamp(nsc_builder *bld, int ei, const nsc_dev_slots *sl)
 {
     const nsc_element *e = &bld->c->el[ei];
     const mos_par *p = e->priv;
-    if (!p) return nsc_bind_failed(e, sizeof *p, m_params, bld->r);
+    if (!p) return nsc_bind_failed(e, m_size(e), m_params, bld->r);
     int d = e->node[0], g = e->node[1], s = e->node[2];
     for (int side = 0; side < 2; side++) {
         int x = side == 0 ? s : d;                           /* x_side = p (v_g - v_x - VTO) */
@@ -351,6 +375,7 @@ static nsc_status m_stamp(nsc_builder *bld, int ei, const nsc_dev_slots *sl)
     m_capvals(e, p, cv);
     for (int k = 0; k < M_NCAP; k++)
         if (cv[k] > 0) nsc_st_cap(bld, e->node[M_CT[k][0]], e->node[M_CT[k][1]], cv[k]);
+    if (p->six) nsc_m6_stamp(bld, ei, sl->branch, m_six(p));
     int j = sl->pair + 2 * p->nb, b = e->node[3];
     for (int t = 0; t <= 2; t += 2) {                         /* the bulk junctions b -> t (NMOS) */
         if (!m_jn(e, p, t)) continue;
@@ -398,6 +423,7 @@ static nsc_status m_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
                             (side ? -1.0 : 1.0) * p->p * 0.5 * p->K * p->a[j]))
                 return NSC_ENOMEM;
     if (junction_current(L, e, ei, p, 0, 1.0, f)) return NSC_ENOMEM;
+    if (p->six && nsc_m6_current(m_six(p), L->el_branch[ei], 0, 1.0, f)) return NSC_ENOMEM;
     if (L->mode != NSC_ASM_TRAN) return NSC_OK;
     return cap_current(e, p, 0, f);                        /* + CGDO W (v_d - v_g)' + CBD (v_d - v_b)' */
 }
@@ -419,6 +445,7 @@ static nsc_status m_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_li
         if (L->mode == NSC_ASM_TRAN && cap_current(e, p, t, &i[*np])) return NSC_ENOMEM;
         if (t == 3 && (junction_current(L, e, ei, p, 0, -1.0, &i[*np]) || junction_current(L, e, ei, p, 2, -1.0, &i[*np])))
             return NSC_ENOMEM;                                /* + p (i_BD + i_BS) into b */
+        if (t == 3 && p->six && nsc_m6_current(m_six(p), L->el_branch[ei], 3, 1.0, &i[*np])) return NSC_ENOMEM;
         if (i[*np].nterm == 0) continue;
         if (nsc_lin_add(&v[*np], NSC_T_Z, nsc_zn(e->node[t]), 1.0) || nsc_lin_add(&v[*np], NSC_T_Z, s, -1.0))
             return NSC_ENOMEM;
