@@ -74,6 +74,16 @@ static const nsc_onestep *pcache_sibling(const nsc_pcache *C, int skip)
     return NULL;
 }
 
+/* A new problem of the cache's kind (alg_theta, pair_mean), its pattern
+ * structures copied from a sibling where it can (not slot skip). */
+static nsc_status pcache_new(const nsc_pcache *C, double h, double theta, const char *sw, int skip, nsc_onestep **P,
+                             nsc_report *r)
+{
+    double ta = C->alg_theta ? theta : 1.0;
+    return C->pair_mean ? nsc_onestep_new_mean(C->L, h, theta, ta, sw, P, r)
+                        : nsc_onestep_new_like(C->L, h, theta, ta, sw, pcache_sibling(C, skip), P, r);
+}
+
 /* A one-off step's problem: the least recently used spare of this theta and
  * these switch states renewed, else built (into an empty spare slot's place,
  * or the least recently used spare's, freed); the current scratch becomes a
@@ -95,7 +105,7 @@ static nsc_status pcache_oneoff(nsc_pcache *C, double h, double theta, const cha
             nsc_onestep_free(C->spare[pick]);
         }
         C->spare[pick] = NULL;
-        nsc_status s = nsc_onestep_new_like(C->L, h, theta, C->alg_theta ? theta : 1.0, sw, pcache_sibling(C, -1), &P, r);
+        nsc_status s = pcache_new(C, h, theta, sw, -1, &P, r);
         if (s) return s;
         if (st) st->factorizations++;
     }
@@ -157,7 +167,7 @@ nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw,
     nsc_onestep *P = NULL;
     int slot = pcache_slot(C, h, theta, sw, &P, st);
     if (!P) {
-        nsc_status s = nsc_onestep_new_like(C->L, h, theta, C->alg_theta ? theta : 1.0, sw, pcache_sibling(C, slot), &P, r);
+        nsc_status s = pcache_new(C, h, theta, sw, slot, &P, r);
         if (s) {                                                 /* the slot stays, empty: closed */
             C->P[slot] = C->P[--C->n];
             C->last[slot] = C->last[C->n];
@@ -529,6 +539,7 @@ static nsc_status tran_setup(tran_run *R, const nsc_probe *probes)
     R->st->m = m;
     R->cache.L = L;
     R->cache.alg_theta = o->adaptive;                /* nsc_onestep_new_alg */
+    R->cache.pair_mean = o->adaptive && o->pair_mean;
     R->cache0.L = L0;
     R->f = nsc_calloc((size_t)R->nprobe, sizeof *R->f);
     R->names = nsc_calloc((size_t)R->nprobe, sizeof *R->names);

@@ -23,6 +23,8 @@ typedef struct nsc_tran_opts {
     double theta;                 /* 0.5 .. 1 */
     int adaptive;                 /* 1: error-controlled steps with located events (stepper_adapt.c) */
     int exact;                    /* with adaptive: the flow of each mode where it applies (stepper_exact.c) */
+    int pair_mean;                /* with adaptive: the pairs whose multipliers enter theta rows held at
+                                     the theta point (nsc_onestep_new_mean; the steady state's runs) */
     double reltol, abstol, vntol, trtol;   /* adaptive: SPICE tolerances (all > 0) */
     int events;                   /* adaptive: log every state change in W->ev (--events) */
     double gmin;

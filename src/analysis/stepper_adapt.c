@@ -333,15 +333,24 @@ static double phi(const ad *a, int id, const double *z, const double *l, const d
 }
 
 /* The items that change over the trial (t, z0, l at t in lsave) -> (z1, l, w1):
- * pairs whose mode differs from mode0, switches that flip in sw1. Their phi at
- * the trial's end into evphi. Returns their number; items already on their
- * boundary at t (phi <= 0: the change belongs to t, e.g. a pair left degenerate
- * by the last event) are not counted. */
-static int changed_items(ad *a, const char *mode1, int nflip)
+ * pairs whose mode differs from mode0, switches that flip in sw1, and, where
+ * the trial's pairs are held at the theta point (kap, nsc_onestep_new_mean),
+ * an inactive one whose y crossed zero by t_k+1 while its theta-point value
+ * held (the step's mean flips it up to half a step late; located by its y at
+ * the ends, the last trial of the bracket, implicit Euler, takes the change
+ * where the locator found it). Their phi at the trial's end into evphi.
+ * Returns their number; items already on their boundary at t (phi <= 0: the
+ * change belongs to t, e.g. a pair left degenerate by the last event) are not
+ * counted. */
+static int changed_items(ad *a, const char *mode1, int nflip, const double *kap)
 {
     int ne = 0;
-    for (int j = mode1 ? next_diff(mode1, a->mode0, 0, a->m) : a->m; j < a->m; j = next_diff(mode1, a->mode0, j + 1, a->m))
-        if (phi(a, j, a->z0, a->lsave, a->w0) > 0) {
+    /* held at the theta point: every pair, an unchanged one may have crossed (kap); else the changed ones */
+    int all = mode1 && kap;
+    for (int j = all ? 0 : mode1 ? next_diff(mode1, a->mode0, 0, a->m) : a->m; j < a->m;
+         j = all ? j + 1 : next_diff(mode1, a->mode0, j + 1, a->m))
+        if ((mode1[j] != a->mode0[j] || (all && kap[j] > 0 && !a->mode0[j] && phi(a, j, a->z1, a->l, a->w1) < 0))
+            && phi(a, j, a->z0, a->lsave, a->w0) > 0) {
             a->evid[ne] = j;
             a->evphi[ne++] = phi(a, j, a->z1, a->l, a->w1);
         }
@@ -948,7 +957,7 @@ static nsc_status trial(ad *a, ctl *c)
         memcpy(a->sw1, T->sw, (size_t)a->nsw);
         nflip = nsc_lcs_switch_update(a->L, a->z1, a->sw1);
     }
-    int ne = chatter || !a->have_mode ? 0 : changed_items(a, mode1, nflip);
+    int ne = chatter || !a->have_mode ? 0 : changed_items(a, mode1, nflip, nsc_onestep_kappa(P));
     if (ne > 0 && hq > c->tol_t && c->loc_it < NSC_LOC_MAXIT && !c->take) {
         bracket(a, c, ne, tn, tb, mode1);                           /* an event inside */
         return NSC_OK;

@@ -32,6 +32,9 @@ void nsc_onestep_free(nsc_onestep *P)
     free(P->alg_row);
     free(P->alg_v);
     free(P->ts);
+    free(P->kap);
+    free(P->ez);
+    nsc_sp_free(P->Dk);
     nsc_sp_free(P->Bt);
     nsc_sp_free(P->W);
     nsc_sp_free(P->R);
@@ -223,6 +226,7 @@ static int onestep_init(nsc_onestep *P, const nsc_lcs *L, double h, double theta
     P->cur = -1;
     P->dense_mmax = NSC_DENSE_MMAX;
     P->B = L->B;
+    P->D = L->D;
     if (!P->th || !P->r || !P->q || !P->w || !P->prev || !P->mask
         || !P->mask2 || !P->mask0 || !P->lt || !P->x || !P->zl || !P->ll || !P->sw || !P->ts)
         return -1;
@@ -331,24 +335,54 @@ static int build_wr(nsc_onestep *P, const char *sw, double theta, double theta_a
     return P->W ? 0 : -1;
 }
 
-nsc_status nsc_onestep_new_alg(const nsc_lcs *L, double h, double theta, double theta_alg, const char *sw,
-                               nsc_onestep **out, nsc_report *rep)
+/* The pairs held at the theta point (onestep_int.h, nsc_onestep_new_mean):
+ * theta_j is the largest Theta_ii over the rows pair j's multiplier enters
+ * (its column of P->B; one on an exact row, a comparator's output, keeps
+ * theta_j = 1: its l is the value at t_k+1 there), kap_j = (1 - theta_j) /
+ * theta_j, Dk = D with row j times 1/theta_j. Nothing when every theta_j is 1
+ * (implicit Euler). 0, or -1 on ENOMEM. */
+static int pair_weights(nsc_onestep *P)
 {
-    return nsc_onestep_new_like(L, h, theta, theta_alg, sw, NULL, out, rep);
+    const nsc_sparse *B = P->B;
+    int m = P->m, any = 0;
+    if (!(P->h > 0) || m == 0) return 0;
+    double *kap = nsc_calloc((size_t)m, sizeof(double)), *s = nsc_calloc((size_t)m, sizeof(double));
+    if (!kap || !s) { free(kap); free(s); return -1; }
+    for (int j = 0; j < m; j++) {
+        double th = 0;
+        for (int k = B->p[j]; k < B->p[j + 1]; k++)
+            if (B->x[k] != 0 && P->th[B->i[k]] > th) th = P->th[B->i[k]];
+        if (!(th > 0 && th < 1)) th = 1;
+        kap[j] = (1 - th) / th;
+        s[j] = 1 / th;
+        any |= kap[j] > 0;
+    }
+    if (any && (P->Dk = nsc_sp_add(P->L->D, P->L->D, 1.0, 0.0))) nsc_sp_scale_rows(P->Dk, s);   /* Dk = Theta_p^-1 D */
+    free(s);
+    if (!any) { free(kap); return 0; }
+    P->kap = kap;
+    P->ez = nsc_calloc((size_t)m, sizeof(double));
+    P->D = P->Dk;
+    return P->Dk && P->ez ? 0 : -1;
 }
 
-nsc_status nsc_onestep_new_like(const nsc_lcs *L, double h, double theta, double theta_alg, const char *sw,
-                                const nsc_onestep *S, nsc_onestep **out, nsc_report *rep)
+/* A new problem (onestep.h), with the pairs held at the theta point when mean;
+ * the pairs' pattern structures copied from S where they are the same (never
+ * between problems held at the theta point: their D is scaled). */
+static nsc_status onestep_new(const nsc_lcs *L, double h, double theta, double theta_alg, int mean, const char *sw,
+                              const nsc_onestep *S, nsc_onestep **out, nsc_report *rep)
 {
     *out = NULL;
     nsc_onestep *P = calloc(1, sizeof *P);
     if (!P) return nsc_oom(rep);
-    if (onestep_init(P, L, h, theta) || build_wr(P, sw, theta, theta_alg) || sources_setup(P)
-        || (nsc_mode_like(P, S) ? nsc_mode_setup_like(P, S) : nsc_mode_setup(P)) || nsc_map_setup(P)) {
+    if (mean || (S && S->kap)) S = NULL;
+    if (onestep_init(P, L, h, theta) || build_wr(P, sw, theta, theta_alg) || (mean && pair_weights(P))
+        || sources_setup(P) || (nsc_mode_like(P, S) ? nsc_mode_setup_like(P, S) : nsc_mode_setup(P))
+        || nsc_map_setup(P)) {
         nsc_onestep_free(P);
         return nsc_err(rep, NSC_ENOMEM, NULL, "out of memory building the one-step problem");
     }
-    P->inc_track = !P->map && L->m >= NSC_INC_MMIN && h > 0;
+    P->inc_track = !P->map && !P->kap && L->m >= NSC_INC_MMIN && h > 0;
     nsc_status st = factor_w(P, rep);
     if (st) {
         nsc_onestep_free(P);
@@ -356,6 +390,24 @@ nsc_status nsc_onestep_new_like(const nsc_lcs *L, double h, double theta, double
     }
     *out = P;
     return NSC_OK;
+}
+
+nsc_status nsc_onestep_new_alg(const nsc_lcs *L, double h, double theta, double theta_alg, const char *sw,
+                               nsc_onestep **out, nsc_report *rep)
+{
+    return onestep_new(L, h, theta, theta_alg, 0, sw, NULL, out, rep);
+}
+
+nsc_status nsc_onestep_new_like(const nsc_lcs *L, double h, double theta, double theta_alg, const char *sw,
+                                const nsc_onestep *S, nsc_onestep **out, nsc_report *rep)
+{
+    return onestep_new(L, h, theta, theta_alg, 0, sw, S, out, rep);
+}
+
+nsc_status nsc_onestep_new_mean(const nsc_lcs *L, double h, double theta, double theta_alg, const char *sw,
+                                nsc_onestep **out, nsc_report *rep)
+{
+    return onestep_new(L, h, theta, theta_alg, 1, sw, NULL, out, rep);
 }
 
 /* The dense W^-1 B and M = D + C W^-1 B (m <= dense_mmax), formed when pivoting first needs them.
@@ -372,7 +424,7 @@ static int dense_form(nsc_onestep *P)
     for (int j = 0; j < m; j++)
         for (int k = B->p[j]; k < B->p[j + 1]; k++) P->WiB[(size_t)j * n + B->i[k]] += B->x[k];
     if (m > 0 && n > 0 && nsc_klu_solve(P->F, P->WiB, m)) goto fail;
-    const nsc_sparse *D = L->D;                                   /* M = D + C W^-1 B */
+    const nsc_sparse *D = P->D;                                   /* M = D + C W^-1 B */
     for (int j = 0; j < m; j++) {
         double *Mj = P->M + (size_t)j * m;
         for (int k = D->p[j]; k < D->p[j + 1]; k++) Mj[D->i[k]] += D->x[k];
@@ -403,7 +455,28 @@ static void rhs(nsc_onestep *P, const double *z0, const double *s0, const double
     }
 }
 
-/* r = R z0 + sc + Sw1 w1 + Sw0 w0 (the same from the source values) */
+/* kap_j (C_j z0 + (e0_j when affine) + Se_j w0): the part of the condition
+ * of pair j, held at the theta point, that the step's start gives
+ * (onestep_int.h), or its derivative along (z0, w0) when !affine (w0 NULL:
+ * 0); 0 for a pair held at t_k+1 or without such pairs. */
+static double start_y(const nsc_onestep *P, int j, const double *z0, const double *w0, int affine)
+{
+    if (!P->kap || P->kap[j] == 0) return 0.0;
+    const nsc_sparse *Ct = P->Ct, *SeT = P->SeT;
+    double y = affine ? P->L->e0[j] : 0.0;
+    for (int q = Ct->p[j]; q < Ct->p[j + 1]; q++) y += Ct->x[q] * z0[Ct->i[q]];
+    for (int q = SeT->p[j]; w0 && q < SeT->p[j + 1]; q++) y += SeT->x[q] * w0[SeT->i[q]];
+    return P->kap[j] * y;
+}
+
+/* start_y of every pair into ez[m]. */
+static void pair_start(const nsc_onestep *P, const double *z0, const double *w0, int affine, double *ez)
+{
+    for (int j = 0; j < P->m; j++) ez[j] = start_y(P, j, z0, w0, affine);
+}
+
+/* r = R z0 + sc + Sw1 w1 + Sw0 w0 (the same from the source values); with
+ * pairs held at the theta point, their ez from (z0, w0) */
 static void rhs_w(nsc_onestep *P, const double *z0, const double *w0, const double *w1)
 {
     double *r = P->r;
@@ -411,6 +484,7 @@ static void rhs_w(nsc_onestep *P, const double *z0, const double *w0, const doub
     nsc_sp_gaxpy(P->Sw1, w1, r);
     if (P->Sw0) nsc_sp_gaxpy(P->Sw0, w0, r);
     if (P->R) nsc_sp_gaxpy(P->R, z0, r);
+    if (P->kap) pair_start(P, z0, w0, 1, P->ez);
 }
 
 int nsc_onestep_open(nsc_onestep *P, const double *z0, const double *s0, const double *s1, double *z1)
@@ -521,7 +595,7 @@ static int block_add(const nsc_onestep *P, char *inF, int *blk, int nf, int i)
     if (inF[i]) return nf;
     inF[i] = 1;
     blk[nf++] = i;
-    const nsc_sparse *D = P->L->D, *Dt = P->Dt;
+    const nsc_sparse *D = P->D, *Dt = P->Dt;
     for (int k = D->p[i]; k < D->p[i + 1]; k++)
         if (D->x[k] != 0) nf = block_add(P, inF, blk, nf, D->i[k]);
     for (int k = Dt->p[i]; k < Dt->p[i + 1]; k++)
@@ -582,7 +656,7 @@ static int blk_reduce(nsc_onestep *P, nsc_mode *K0, blk_work *W, nsc_step_info *
     if (!W->Mf || !W->qf || !W->lf || !W->wf) { info->st = NSC_LCP_ENOMEM; return -1; }
     for (int i = 0; i < m; i++) npos[i] = -1;
     for (int a = 0; a < K0->nan; a++) npos[K0->actn[a]] = a;
-    const nsc_sparse *Ct = P->Ct, *Dt = P->Dt, *B = P->B, *D = P->L->D;
+    const nsc_sparse *Ct = P->Ct, *Dt = P->Dt, *B = P->B, *D = P->D;
     for (int c = -1; c < nf; c++) {
         int N0 = n + K0->nan;
         if (c < 0) {
@@ -843,16 +917,20 @@ int nsc_onestep_step_lin(nsc_onestep *P, nsc_solver solver, const double *z0, co
  * the factored mode system per column. The mode is the last accepted one
  * (nsc_onestep_mode), the one whose factorisation P->cur names after a step. */
 /* The part of mode M's right-hand side linear in a perturbation of the sources,
- * dw0 = dw(t_k), dw1 = dw(t_k+1) (no constants): r = Sw1 dw1 + Sw0 dw0 and
- * e = Se dw1, into x[n + nan]; eb [m] work. P->r is overwritten. */
-static void rhs_in(nsc_onestep *P, const nsc_mode *M, const double *dw0, const double *dw1, double *eb, double *x)
+ * dw0 = dw(t_k), dw1 = dw(t_k+1) (NULL: none; no constants), and of the start
+ * dz0 where pairs are held at the theta point (NULL: none; R dz0 is the
+ * caller's): r = Sw1 dw1 + Sw0 dw0 and e = Se dw1 + kap (C dz0 + Se dw0),
+ * into x[n + nan]; eb [m] work. P->r is overwritten. */
+static void rhs_in(nsc_onestep *P, const nsc_mode *M, const double *dz0, const double *dw0, const double *dw1,
+                   double *eb, double *x)
 {
     memset(P->r, 0, (size_t)P->n * sizeof(double));
-    nsc_sp_gaxpy(P->Sw1, dw1, P->r);                              /* r = Sw1 dw1 + Sw0 dw0 */
-    if (P->Sw0) nsc_sp_gaxpy(P->Sw0, dw0, P->r);
+    if (dw1) nsc_sp_gaxpy(P->Sw1, dw1, P->r);                     /* r = Sw1 dw1 + Sw0 dw0 */
+    if (dw1 && P->Sw0) nsc_sp_gaxpy(P->Sw0, dw0, P->r);
     for (int j = 0; j < P->m; j++) {                              /* e_j = Se(j,:) dw1 */
         eb[j] = 0;
-        for (int k = P->SeT->p[j]; k < P->SeT->p[j + 1]; k++) eb[j] += P->SeT->x[k] * dw1[P->SeT->i[k]];
+        for (int k = P->SeT->p[j]; dw1 && k < P->SeT->p[j + 1]; k++) eb[j] += P->SeT->x[k] * dw1[P->SeT->i[k]];
+        if (dz0 && P->kap) eb[j] += start_y(P, j, dz0, dw0, 0);  /* + kap_j (C_j dz0 + Se_j dw0) */
     }
     const double *e1 = P->e1;
     P->e1 = eb;
@@ -861,15 +939,16 @@ static void rhs_in(nsc_onestep *P, const nsc_mode *M, const double *dw0, const d
 }
 
 /* Column k of a sensitivity: x = R dz0 + (the input part of column k of DW0,
- * DW1, nsrc x ncol each, when DW0 is not NULL); y [n + m], eb [m] work. */
+ * DW1, nsrc x ncol each, when DW0 is not NULL) (+ the part of dz0 through the
+ * pairs held at the theta point); y [n + m], eb [m] work. */
 static void col_rhs(nsc_onestep *P, const nsc_mode *M, const double *dz0, const double *DW0, const double *DW1,
                     int k, double *y, double *eb, double *x)
 {
     int n = P->n;
     memset(x, 0, (size_t)(n + M->nan) * sizeof(double));
-    if (DW0) {
+    if (DW0 || P->kap) {
         size_t o = (size_t)k * (size_t)P->L->nsrc;
-        rhs_in(P, M, DW0 + o, DW1 + o, eb, y);
+        rhs_in(P, M, dz0, DW0 ? DW0 + o : NULL, DW0 ? DW1 + o : NULL, eb, y);
         memcpy(x, y, (size_t)(n + M->nan) * sizeof(double));
     }
     nsc_sp_gaxpy(P->R, dz0, x);                                   /* x += R dz0 */
@@ -888,8 +967,9 @@ int nsc_onestep_sens(nsc_onestep *P, double *S, int ncol, const double *DW0, con
         free(empty);
     }
     if (!M || M->singular) return -1;
-    double *x = P->x, *y = DW0 ? calloc(2 * ((size_t)n + (size_t)P->m) + 1, sizeof(double)) : NULL;
-    if (DW0 && !y) return -1;
+    int buf = DW0 || P->kap;                                      /* col_rhs's work */
+    double *x = P->x, *y = buf ? calloc(2 * ((size_t)n + (size_t)P->m) + 1, sizeof(double)) : NULL;
+    if (buf && !y) return -1;
     int st = 0;
     for (int k = 0; k < ncol && !st; k++) {
         double *col = S + (size_t)k * (size_t)n;
@@ -922,15 +1002,18 @@ static int act_pos(const nsc_mode *M, int i)
 }
 
 /* phi_j of pair j in mode M at x = [z; l_Na] with the sources' part Se w of e
- * (w NULL: none), plus e0 when affine: l_j for an active pair (separable:
- * -(C_j z + e_j) / D_jj), y_j = C_j z + D_j l + e_j for an inactive one. It is
- * >= 0 while the pair keeps M's mode (stepper_adapt.c's phi) and linear in
- * (x, w) when !affine: its derivative along (dx, dw). */
-static double mode_phi(const nsc_onestep *P, const nsc_mode *M, int j, const double *x, const double *w, int affine)
+ * (w NULL: none), plus e0 (and the step's ez) when affine, plus ex (the
+ * start's part of a pair held at the theta point, start_y): l_j for an active
+ * pair (separable: -(C_j z + e_j) / D_jj), y_j = C_j z + D_j l + e_j for an
+ * inactive one. It is >= 0 while the pair keeps M's mode (stepper_adapt.c's
+ * phi) and linear in (x, w, ex) when !affine: its derivative along (dx, dw). */
+static double mode_phi(const nsc_onestep *P, const nsc_mode *M, int j, const double *x, const double *w, int affine,
+                       double ex)
 {
     int n = P->n;
     if (M->mask[j] && !P->sep[j]) return x[n + act_pos(M, j)];
-    double y = affine ? P->L->e0[j] : 0.0;
+    double y = affine ? (P->kap ? P->L->e0[j] + P->ez[j] : P->L->e0[j]) : 0.0;
+    if (ex != 0) y += ex;
     for (int k = P->SeT->p[j]; w && k < P->SeT->p[j + 1]; k++) y += P->SeT->x[k] * w[P->SeT->i[k]];
     for (int k = P->Ct->p[j]; k < P->Ct->p[j + 1]; k++) y += P->Ct->x[k] * x[P->Ct->i[k]];   /* + C_j z */
     if (P->sep[j]) return M->mask[j] ? -y * P->dinv[j] : y;     /* (D_jj l_j = 0 when inactive) */
@@ -981,7 +1064,7 @@ static int first_guard(const nsc_onestep *P, const nsc_mode *Ma, const nsc_mode 
     double best = INFINITY;
     for (int j = 0; j < P->m; j++) {
         if (Ma->mask[j] == Mb->mask[j]) continue;
-        double v = mode_phi(P, Ma, j, x, w1, 1), d = mode_phi(P, Ma, j, dx, ws, 0), hc = P->h - v / d;
+        double v = mode_phi(P, Ma, j, x, w1, 1, 0), d = mode_phi(P, Ma, j, dx, ws, 0, 0), hc = P->h - v / d;
         if (!(v < 0 && d < 0 && hc >= -1e-3 * P->h && hc < best)) continue;
         best = hc;
         g = j;
@@ -1042,7 +1125,8 @@ int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0, c
         col_rhs(P, Ma, col, DW0, DW1, k, W.y, W.eb, xa);         /* xa = R dz0 (+ input) */
         col_rhs(P, Mb, col, DW0, DW1, k, W.y, W.eb, xb);
         if (nsc_klu_solve(Ma->F, xa, 1) || nsc_klu_solve(Mb->F, xb, 1)) { st = -1; break; }
-        double dh = -mode_phi(P, Ma, g, xa, dw1, 0) / dphi;       /* dh/dz0: phi_g stays 0 */
+        const double *dw0 = DW0 ? DW0 + (size_t)k * (size_t)P->L->nsrc : NULL;
+        double dh = -mode_phi(P, Ma, g, xa, dw1, 0, start_y(P, g, col, dw0, 0)) / dphi;   /* dh/dz0: phi_g stays 0 */
         for (int i = 0; i < n; i++) col[i] = xb[i] + (fa[i] - fb[i]) / P->th[i] * dh;   /* S+ = S_b + (f_a - f_b) dh */
     }
     P->w1 = w1keep;
@@ -1122,7 +1206,8 @@ int nsc_onestep_sens_event_flip(nsc_onestep *P, nsc_onestep *Pn, const char *fro
         col_rhs(P, Ma, col, DW0, DW1, k, W.y, W.eb, xa);         /* xa = R dz0 (+ input), old mode */
         col_rhs(P, Mb, col, DW0, DW1, k, W.y, W.eb, xb);         /* xb: the step's accepted mode */
         if (nsc_klu_solve(Ma->F, xa, 1) || nsc_klu_solve(Mb->F, xb, 1)) { st = -1; break; }
-        double dh = -mode_phi(P, Ma, g, xa, dw1, 0) / dphi;       /* dh/dz0: phi_g stays 0 */
+        const double *dw0 = DW0 ? DW0 + (size_t)k * (size_t)P->L->nsrc : NULL;
+        double dh = -mode_phi(P, Ma, g, xa, dw1, 0, start_y(P, g, col, dw0, 0)) / dphi;   /* dh/dz0: phi_g stays 0 */
         for (int i = 0; i < n; i++) col[i] = xb[i] + (fa[i] - fn[i]) * dh;   /* S+ = S_b + (f_a - f_n) dh */
     }
     P->w1 = w1o;
@@ -1136,6 +1221,7 @@ int nsc_onestep_sens_event_flip(nsc_onestep *P, nsc_onestep *Pn, const char *fro
 
 double nsc_onestep_h(const nsc_onestep *P) { return P->h; }
 double nsc_onestep_theta(const nsc_onestep *P) { return P->theta; }
+const double *nsc_onestep_kappa(const nsc_onestep *P) { return P->kap; }
 const char *nsc_onestep_sw(const nsc_onestep *P) { return P->sw; }
 const double *nsc_onestep_violated(const nsc_onestep *P) { return P->q; }
 long nsc_onestep_nfactor(const nsc_onestep *P) { return P->nfactor; }

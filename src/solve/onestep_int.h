@@ -84,7 +84,16 @@ struct nsc_onestep {
     nsc_sparse *Ct;    /* C^T: column i = row i of C */
     nsc_sparse *Dt;    /* D^T */
     nsc_sparse *SeT;   /* Se^T */
-    const double *e1;  /* e(t_k+1) of the step being solved, or NULL: e0 + Se w1 */
+    /* pairs held at the theta point (nsc_onestep_new_mean): a pair whose
+     * multiplier enters theta rows only (its l the step's mean) holds
+     * theta y(t_k+1) + (1 - theta) y(t_k) >= 0, y with the same l, i.e. after
+     * division by theta_j: C_j z1 + D_j l / theta_j + e_j(t_k+1) + kap_j
+     * (C_j z0 + e_j(t_k)) >= 0, kap_j = (1 - theta_j) / theta_j */
+    double *kap;       /* [m] kap_j (0: the pair holds at t_k+1), or NULL: every pair does */
+    nsc_sparse *Dk;    /* D with row j divided by theta_j (NULL without kap) */
+    const nsc_sparse *D; /* Dk or L->D: the D of the step's conditions */
+    double *ez;        /* [m] kap_j (C_j z0 + e_j(t_k)) of the step (rhs_w), added to e on the w1 path */
+    const double *e1;  /* e(t_k+1) of the step being solved, or NULL: e0 + Se w1 (+ ez) */
     const double *w1;  /* w(t_k+1) when e1 is NULL */
     double *ebuf;      /* [m] e1 when the dense path needs it */
     /* pair kinds and the fixed pattern (onestep_mode.c) */

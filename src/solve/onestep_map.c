@@ -38,7 +38,7 @@ int nsc_map_hits(const nsc_map *Q)
 int nsc_map_setup(nsc_onestep *P)
 {
     P->map = NULL;
-    if (!(P->h > 0) || !P->R) return 0;
+    if (!(P->h > 0) || !P->R || P->kap) return 0;                /* (pairs at the theta point: e reads z0) */
     const nsc_lcs *L = P->L;
     int n = P->n, m = P->m, nsrc = L->nsrc;
     nsc_map *Q = nsc_calloc(1, sizeof *Q);

@@ -107,7 +107,7 @@ static int setup_alloc(nsc_onestep *P)
     P->posn = nsc_calloc((size_t)m + 1, sizeof(int));
     P->pp = nsc_calloc((size_t)m + 2, sizeof(int));
     P->Ct = nsc_sp_transpose(L->C);
-    P->Dt = nsc_sp_transpose(L->D);
+    P->Dt = nsc_sp_transpose(P->D);
     P->SeT = nsc_sp_transpose(L->Se);
     P->zref = nsc_calloc((size_t)n + 1, sizeof(double));
     P->mref = nsc_calloc((size_t)m + 1, 1);
@@ -128,7 +128,7 @@ static int setup_alloc(nsc_onestep *P)
  * pair gets its random key (nsc_mode_key). 0, or -1 on ENOMEM. */
 static int classify_pairs(nsc_onestep *P)
 {
-    const nsc_sparse *D = P->L->D;
+    const nsc_sparse *D = P->D;
     int m = P->m;
     int *rowcnt = nsc_calloc((size_t)m + 1, sizeof(int));
     if (!rowcnt) return -1;
@@ -148,7 +148,7 @@ static int classify_pairs(nsc_onestep *P)
         if (cnt == 1 && rowcnt[j] == 1 && d > 0) {
             P->sep[j] = 1;
             P->dinv[j] = 1.0 / d;
-            if (P->SeT->p[j + 1] > P->SeT->p[j]) P->sep_e[P->nsep_e++] = j;
+            if (P->SeT->p[j + 1] > P->SeT->p[j] || (P->kap && P->kap[j] != 0)) P->sep_e[P->nsep_e++] = j;
         } else {
             P->nlist[P->nn++] = j;
         }
@@ -444,7 +444,7 @@ static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t ke
 {
     const nsc_lcs *L = P->L;
     int n = P->n, m = P->m;
-    const nsc_sparse *Wb = P->Wb, *B = P->B, *C = L->C, *D = L->D;
+    const nsc_sparse *Wb = P->Wb, *B = P->B, *C = L->C, *D = P->D;
     mode_clear(M);
     M->mask = malloc((size_t)m + 1);
     M->actn = nsc_calloc((size_t)P->nn + 1, sizeof(int));
@@ -681,7 +681,7 @@ void nsc_mode_rhs(const nsc_onestep *P, const nsc_mode *M, double *x)
         }
     } else {
         for (int i = 0; i < n; i++) x[i] -= M->c[i];            /* x = r - sum B_j e0_j / D_jj */
-        for (int q = 0; q < P->nsep_e; q++) {                    /* the source part of e_j */
+        for (int q = 0; q < P->nsep_e; q++) {                    /* the source part of e_j (and ez_j) */
             int j = P->sep_e[q];
             if (!M->mask[j]) continue;
             double t = (nsc_pair_e(P, j) - P->L->e0[j]) * P->dinv[j];
@@ -816,11 +816,11 @@ static int check_run(const nsc_onestep *P, const char *mask, int i0, int r, doub
 {
     const double *e1 = P->e1, *e0 = P->L->e0;
     const int *sp = P->SeT->p;
-    if (!e1 && next && (r == 1 || r == 2) && P->runend[i0] > 0)
+    if (!e1 && !P->kap && next && (r == 1 || r == 2) && P->runend[i0] > 0)   /* (kap: e_i has a z0 term) */
         return r == 2 ? check_run2(P, mask, i0, l, next, viol, kx, ok) : check_run1(P, mask, i0, l, next, viol, kx, ok);
     int i = i0;
     do {
-        double vi = 0, e = e1 ? e1[i] : sp[i + 1] == sp[i] ? e0[i] : nsc_pair_e(P, i);
+        double vi = 0, e = e1 ? e1[i] : sp[i + 1] == sp[i] && !P->kap ? e0[i] : nsc_pair_e(P, i);
         int bad = sep_check(P, mask[i], i, e, r, &l[i], &vi);
         if (vi > *viol) *viol = vi;
         if (next) next[i] = (char)((mask[i] != 0) ^ bad);
@@ -996,7 +996,7 @@ static int flip_partners(const nsc_onestep *P, const char *prev, const char *mas
     int m = P->m, more = 0;
     memcpy(next, mask, (size_t)m);
     for (int i = 0; i < m; i++)
-        if (mask[i] != prev[i]) more |= flip_coupled(P->L->D, i, prev, mask, next) | flip_coupled(P->Dt, i, prev, mask, next);
+        if (mask[i] != prev[i]) more |= flip_coupled(P->D, i, prev, mask, next) | flip_coupled(P->Dt, i, prev, mask, next);
     return more;
 }
 

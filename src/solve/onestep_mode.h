@@ -39,14 +39,15 @@ nsc_mode *nsc_mode_get(nsc_onestep *P, const char *mask);
 /* The same with the key of mask known (nsc_mode_key(P, mask)). */
 nsc_mode *nsc_mode_get_key(nsc_onestep *P, const char *mask, uint64_t key);
 
-/* e_i of the step being solved: P->e1[i], or e0_i + Se(i,:) w1. */
+/* e_i of the step being solved: P->e1[i], or e0_i + Se(i,:) w1 (+ ez_i for a
+ * pair held at the theta point). */
 static inline double nsc_pair_e(const nsc_onestep *P, int i)
 {
     if (P->e1) return P->e1[i];
     double e = P->L->e0[i];
     const nsc_sparse *S = P->SeT;
     for (int k = S->p[i]; k < S->p[i + 1]; k++) e += S->x[k] * P->w1[S->i[k]];   /* e += Se(i,:) w1 */
-    return e;
+    return P->kap ? e + P->ez[i] : e;
 }
 
 /* The right-hand side of mode M into x[n + nan]: [r - sum_{S active} B_j e_j / D_jj; -e_Na]. */
