@@ -120,11 +120,19 @@ static nsc_status eval_user(const nl_expr *e, const nl_func *fn, const nl_env *e
     return st;
 }
 
+/* 1 for min(x) or max(x) of one argument, which ngspice takes as x (an
+ * ngspice example's `max(icap_calc(1,2,3,4))`; issue 28, public netlists) */
+static int minmax_of_one(const nl_expr *e)
+{
+    return e->nargs == 1 && (!strcmp(e->name, "min") || !strcmp(e->name, "max"));
+}
+
 /* a call of a user function, else of a built-in one (base/xfn.h) */
 static nsc_status eval_call(const nl_expr *e, const nl_env *env, double *v, nsc_report *r, xrun *X)
 {
     const nl_func *fn = nl_func_find(env, e->name);
     if (fn) return eval_user(e, fn, env, v, r, X);
+    if (minmax_of_one(e)) return eval(e->a, env, v, r, X);
     double x[NSC_XFN_MAXARGS] = { 0 };
     int n = 0, id = nsc_xfn_find(e->name);
     if (id < 0) return fail(e, env, r, "unknown function '%s'%s", e->name);
@@ -220,6 +228,7 @@ static nsc_status xcall(xcomp *X, const nl_expr *e)
     nsc_loc loc = { X->C->file, e->line, e->col };
     int id = nsc_xfn_find(e->name), n = id >= 0 ? nsc_xfn_at(id)->nargs : 0;
     if (id < 0) return nsc_err(X->r, NSC_ENETLIST, &loc, "unknown function '%s'%s", e->name, X->C->in ? X->C->in : "");
+    if (minmax_of_one(e)) return xcompile(X, e->a);
     if (e->nargs != n)
         return nsc_err(X->r, NSC_ENETLIST, &loc, "function '%s' takes %d argument%s", e->name, n, n == 1 ? "" : "s");
     for (const nl_expr *a = e->a; a; a = a->next) {

@@ -505,6 +505,7 @@ static nsc_status call(pctx *P, const nl_expr *e, aff *out)
     if (!strcmp(f, "v") || !strcmp(f, "i")) return probe(P, e, out);
     int id = nsc_xfn_find(f);
     if (id < 0 || nsc_xfn_at(id)->cls != NSC_XFN_PWL) return call_fail(P, e);
+    if (e->nargs == 1 && (!strcmp(f, "min") || !strcmp(f, "max"))) return compile(P, e->a, out); /* ngspice: x */
     int n = nsc_xfn_at(id)->nargs;
     if (e->nargs != n) return fail(P, e, "wrong number of arguments");
     aff a[3], t, u;
