@@ -245,6 +245,7 @@ static nsc_status elaborate(elab *E)
             else if (pass == 2 && !isparam && !ismodel)
                 st = cd->f[0].u.s[0] == '.' ? nle_card_dot(E, &top, cd) : nle_card_element(E, &top, cd);
         }
+    if (!st) st = nle_drop_loose_nodes(E);
     if (!st) st = top_params(E, &top);
     if (!st) st = nle_resolve_small(E, &top);
     if (!st && E->ctl_unrun)

@@ -269,6 +269,10 @@ nsc_status nle_resolve_save(elab *E);
 /* The .control output commands, after every element and measure exists. */
 nsc_status nle_resolve_ctl(elab *E);
 
+/* Drop (warned) the nodes no element touches nor program reads: an X card's
+ * node on a port its subcircuit leaves unconnected; the others renumbered. */
+nsc_status nle_drop_loose_nodes(elab *E);
+
 /* Warn of each node that one element terminal alone touches (no B source reads it). */
 void nle_lonely_nodes(elab *E);
 

@@ -130,11 +130,19 @@ int nl_builtin(const nl_expr *e, char *msg, size_t size)
     return NL_BUILTIN_NARGS;
 }
 
+/* 1 for min(x) or max(x) of one argument, which ngspice takes as x (an
+ * ngspice example's `max(icap_calc(1,2,3,4))`; issue 28, public netlists) */
+static int minmax_of_one(const nl_expr *e)
+{
+    return e->nargs == 1 && (!strcmp(e->name, "min") || !strcmp(e->name, "max"));
+}
+
 /* a call of a user function, else of a built-in one (base/xfn.h) */
 static nsc_status eval_call(const nl_expr *e, const nl_env *env, double *v, nsc_report *r, xrun *X)
 {
     const nl_func *fn = nl_func_find(env, e->name);
     if (fn) return eval_user(e, fn, env, v, r, X);
+    if (minmax_of_one(e)) return eval(e->a, env, v, r, X);
     double x[NSC_XFN_MAXARGS] = { 0 };
     char msg[64];
     int n = 0, id = nl_builtin(e, msg, sizeof msg);
@@ -228,6 +236,7 @@ static nsc_status xcall(xcomp *X, const nl_expr *e)
 {
     nsc_loc loc = { X->C->file, e->line, e->col };
     const char *in = X->C->in ? X->C->in : "";
+    if (minmax_of_one(e)) return xcompile(X, e->a);
     char msg[64];
     int id = nl_builtin(e, msg, sizeof msg), n = e->nargs;
     if (id == NL_BUILTIN_UNKNOWN) return nsc_err(X->r, NSC_ENETLIST, &loc, "unknown function '%s'%s", e->name, in);

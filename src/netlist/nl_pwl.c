@@ -476,6 +476,7 @@ static nsc_status call(pctx *P, const nl_expr *e, aff *out)
 {
     const char *f = e->name;
     if (nl_probe_kind(e) >= 0) return probe(P, e, out);
+    if (e->nargs == 1 && (!strcmp(f, "min") || !strcmp(f, "max"))) return compile(P, e->a, out); /* ngspice: x */
     char msg[64];
     int id = nl_builtin(e, msg, sizeof msg), n = e->nargs;
     if (id == NL_BUILTIN_NARGS) return fail(P, e, msg);         /* (a smooth one too: not smooth, so here) */

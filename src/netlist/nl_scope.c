@@ -7,6 +7,7 @@
  * map every full name to its index; names are lower case. */
 #include "nl_elab.h"
 #include "devices/device.h"
+#include "devices/bprog.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -313,4 +314,101 @@ void nle_scope_free(scope *s)
 int nle_head_is(const nl_card *cd, const char *w)
 {
     return nsc_strieq(cd->f[0].u.s, w);
+}
+
+/* The program of element e when it holds one (B source, charge capacitor CQ),
+ * else NULL: the node indices of its terms and smooth inputs. */
+static nsc_bprog *node_prog(const nsc_element *e)
+{
+    if (e->kind == NSC_EL_CQ) return e->priv;
+    return nsc_bprog_of(e);
+}
+
+/* Each node index n in the element terminals and programs -> map[n]. */
+static void renumber_elements(nsc_circuit *c, const int *map)
+{
+    for (int k = 0; k < c->nel; k++) {
+        nsc_element *e = &c->el[k];
+        for (int j = 0; j < e->nnode; j++) e->node[j] = map[e->node[j]];
+        nsc_bprog *p = node_prog(e);
+        for (int t = 0; p && t < p->nterm; t++)
+            if (p->term[t].kind == NSC_BT_V) p->term[t].idx = map[p->term[t].idx];
+        for (int q = 0; p && q < p->nsm; q++)
+            for (int t = 0; t < p->sm[q].nin; t++)
+                if (p->sm[q].in[t].kind == NSC_BT_V) p->sm[q].in[t].idx = map[p->sm[q].in[t].idx];
+    }
+}
+
+/* h rebuilt with the entries whose node map[] keeps (map >= 0), renumbered. */
+static nsc_status rehash_nodes(elab *E, nl_hash *h, const int *map)
+{
+    nl_hash nh = { 0 };
+    for (size_t i = 0; i < h->cap; i++)
+        if (h->s[i].key && map[h->s[i].val] >= 0 && nl_hash_put(&nh, h->s[i].key, map[h->s[i].val])) {
+            nl_hash_free(&nh);
+            return nle_oom(E);
+        }
+    nl_hash_free(h);
+    *h = nh;
+    return NSC_OK;
+}
+
+/* used[n] = 1 when an element terminal or program reads node n (ground always). */
+static void nodes_used(const nsc_circuit *c, char *used)
+{
+    used[0] = 1;
+    for (int k = 0; k < c->nel; k++) {
+        const nsc_element *e = &c->el[k];
+        for (int j = 0; j < e->nnode; j++) used[e->node[j]] = 1;
+        const nsc_bprog *p = node_prog(e);
+        for (int t = 0; p && t < p->nterm; t++)
+            if (p->term[t].kind == NSC_BT_V) used[p->term[t].idx] = 1;
+        for (int q = 0; p && q < p->nsm; q++)
+            for (int t = 0; t < p->sm[q].nin; t++)
+                if (p->sm[q].in[t].kind == NSC_BT_V) used[p->sm[q].in[t].idx] = 1;
+    }
+}
+
+/* Nodes that no element touches and no program reads exist only through an X
+ * card whose subcircuit leaves that port unconnected (KiCad's and eSim's `?`
+ * no-connect pin, a spare pin of a vendor model): ngspice's flattened circuit
+ * has no such node. Each is dropped with a warning and the others keep their
+ * order (indices renumbered), so a circuit without one is unchanged; before,
+ * "no DC path to ground" refused the netlist (issue 28). Runs after every
+ * element card and before anything resolves a node name (.save, .ic, .ac). */
+nsc_status nle_drop_loose_nodes(elab *E)
+{
+    nsc_circuit *c = E->c;
+    char *used = calloc((size_t)c->nnode + 1, 1);
+    int *map = used ? malloc(((size_t)c->nnode + 1) * sizeof *map) : NULL;
+    if (!map) {
+        free(used);
+        return nle_oom(E);
+    }
+    nodes_used(c, used);
+    int n = 0;
+    for (int k = 0; k < c->nnode; k++) {
+        map[k] = used[k] ? n++ : -1;
+        if (!used[k])
+            nsc_warn(E->r, c->node_loc[k].line > 0 ? &c->node_loc[k] : NULL,
+                     "node '%s' connects to no element (a subcircuit port left unconnected inside): left out",
+                     c->node_name[k]);
+    }
+    nsc_status st = NSC_OK;
+    if (n < c->nnode) {
+        renumber_elements(c, map);
+        st = rehash_nodes(E, &E->nodes, map);
+        if (!st) st = rehash_nodes(E, &E->pins, map);
+        for (int k = 0; k < c->nnode; k++) {
+            if (map[k] < 0) free(c->node_name[k]);
+            else {
+                c->node_name[map[k]] = c->node_name[k];
+                c->node_loc[map[k]] = c->node_loc[k];
+            }
+        }
+        c->nnode = n;
+    }
+    free(used);
+    free(map);
+    return st;
 }

@@ -49,7 +49,8 @@ static nsc_status x_pin(elab *E, const char *prefix, const char *port, int p, in
     if (!k1 || !k2) return nle_oom(E);
     sprintf(k1, "%.*s:%s", (int)np, prefix, port);
     sprintf(k2, "%.*s:%d", (int)np, prefix, p + 1);
-    return nl_hash_put(&E->pins, k1, node) || nl_hash_put(&E->pins, k2, node) ? nle_oom(E) : NSC_OK;
+    int first = !nl_hash_get(&E->pins, k1, NULL);      /* a repeated port name: its first port */
+    return (first && nl_hash_put(&E->pins, k1, node)) || nl_hash_put(&E->pins, k2, node) ? nle_oom(E) : NSC_OK;
 }
 
 static nsc_status x_ports(elab *E, scope *sc, const nl_card *cd, const def *d, scope *ch)
@@ -60,7 +61,8 @@ static nsc_status x_ports(elab *E, scope *sc, const nl_card *cd, const def *d, s
         const nl_field *pf = &d->hdr->f[2 + p];
         const char *pk = nl_strndup(&E->ar, pf->u.s, strlen(pf->u.s), 1);
         if (!pk) st = nle_oom(E);
-        else if (!(st = nle_node(E, sc, cd, &cd->f[1 + p], &ch->portnode[p])) && nl_hash_put(&ch->ports, pk, p))
+        else if (!(st = nle_node(E, sc, cd, &cd->f[1 + p], &ch->portnode[p])) && !nl_hash_get(&ch->ports, pk, NULL)
+                 && nl_hash_put(&ch->ports, pk, p))    /* a repeated port name: its first port */
             st = nle_oom(E);
         if (!st) st = x_pin(E, ch->prefix, pk, p, ch->portnode[p]);
     }
@@ -160,7 +162,8 @@ def *nle_def_new(elab *E, def *parent, const nl_card *hdr)
 }
 
 /* .subckt name port ... [params:] name=value ...: a new definition nested in
- * cur, in cur->subs; ports distinct words, parameters name=value pairs. */
+ * cur, in cur->subs; ports words (a repeated one warned: inside, the name is
+ * its first port, as ngspice maps it), parameters name=value pairs. */
 nsc_status nle_subckt_open(elab *E, def *cur, const nl_card *cd, def **out)
 {
     const nl_field *f = cd->f;
@@ -177,11 +180,10 @@ nsc_status nle_subckt_open(elab *E, def *cur, const nl_card *cd, def **out)
     int k = 2, params = 0;
     nl_hash ports = { 0 };                     /* words are lower case */
     for (; k < cd->nf && f[k].kind == NL_F_WORD && !nsc_strieq(f[k].u.s, "params:"); k++) {
-        if (nl_hash_get(&ports, f[k].u.s, NULL)) {
-            nl_hash_free(&ports);
-            return nle_err(E, NULL, cd, &f[k], "duplicate port '%s' in .subckt %s", f[k].u.s, f[1].u.s);
-        }
-        if (nl_hash_put(&ports, f[k].u.s, k)) {
+        if (nl_hash_get(&ports, f[k].u.s, NULL))       /* eSim's `?` no-connect pins */
+            nle_warn(E, NULL, cd, &f[k], "port '%s' repeated in .subckt %s: the name is its first port, this one "
+                     "connects to nothing inside (as ngspice)", f[k].u.s, f[1].u.s);
+        else if (nl_hash_put(&ports, f[k].u.s, k)) {
             nl_hash_free(&ports);
             return nle_oom(E);
         }

@@ -499,6 +499,38 @@ Test(elab, element_errors)
     bad("t\nM1 d g s b nm W=0\n.model nm nmos\n", "t.cir:2:15: error: w of m1 must be positive");
 }
 
+/* Issue 28 (eSim's public netlists, `?` for unwired pins): a port name repeated
+ * in a .subckt header is its first port, as ngspice maps it (warned); a node
+ * that no element touches (an instance's node on a port the subcircuit leaves
+ * unconnected) is left out (warned) and the later nodes renumbered, a B
+ * source's terms included. Before: "duplicate port", then "no DC path". */
+Test(elab, repeated_port_is_its_first_and_untouched_nodes_are_left_out)
+{
+    nsc_circuit *c = rd("t\n"
+                        ".subckt s a q b q\n"
+                        "R1 a q 1k\n"
+                        "R2 q b 1k\n"
+                        ".ends\n"
+                        "X1 n1 n2 n3 n4 s\n"
+                        "B1 n5 0 V=V(n3)*2\n"
+                        "R3 n5 0 1k\n");
+    cr_assert_eq(c->nnode, 5);                          /* 0 n1 n2 n3 n5 */
+    cr_assert_eq(nsc_circuit_node(c, "n4"), -1);
+    cr_assert_eq(nd(c, "n5"), 4);
+    cr_assert_str_eq(c->node_name[4], "n5");
+    const nsc_element *r1 = el(c, "x1.r1"), *r2 = el(c, "x1.r2"), *b1 = el(c, "b1");
+    cr_assert(r1->node[0] == nd(c, "n1") && r1->node[1] == nd(c, "n2"));
+    cr_assert(r2->node[0] == nd(c, "n2") && r2->node[1] == nd(c, "n3"));
+    cr_assert_eq(b1->node[0], 4);
+    const nsc_bprog *p = nsc_bprog_of(b1);
+    cr_assert(p && p->nterm == 1 && p->term[0].kind == NSC_BT_V && p->term[0].idx == nd(c, "n3"));
+    cr_assert(has_warning("t.cir:2:17: warning: port 'q' repeated in .subckt s: the name is its first port, "
+                          "this one connects to nothing inside (as ngspice)"));
+    cr_assert(has_warning("t.cir:6:13: warning: node 'n4' connects to no element (a subcircuit port left "
+                          "unconnected inside): left out"));
+    done(c);
+}
+
 Test(elab, subckt_errors_point_inside_with_instance)
 {
     bad("t\nX1 a b foo\n", "t.cir:2:8: error: unknown subckt 'foo' for instance x1");
@@ -511,7 +543,6 @@ Test(elab, subckt_errors_point_inside_with_instance)
     bad("t\n.subckt s a\nD1 a 0 dx\n.ends\nX1 n s\n", "t.cir:3:8: error: unknown model 'dx' for diode d1 (in instance x1)");
     bad("t\n.subckt s a params: r=1\nR1 a 0 {r}\n.ends\nX1 n s q=2\n", "t.cir:5:8: error: subckt 's' has no parameter 'q' (instance x1)");
     bad("t\n.subckt s a\nR1 a 0 1\n.ends\n.subckt s b\n.ends\n", "t.cir:5:9: error: duplicate subckt 's' (first defined at t.cir:2)");
-    bad("t\n.subckt s a a\n.ends\n", "t.cir:2:13: error: duplicate port 'a' in .subckt s");
     bad("t\nR1 a 0 1\n.subckt s a\n", "t.cir:3:1: error: missing .ends for .subckt s");
     bad("t\nR1 a 0 1\n.ends\n", "t.cir:3:1: error: .ends without .subckt");
     bad("t\n.subckt s a\n.subckt inner b\nR1 b 0 1\n.ends\n.ends\nX1 a inner\n", "t.cir:7:6: error: unknown subckt 'inner' for instance x1");

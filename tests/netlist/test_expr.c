@@ -69,6 +69,24 @@ Test(expr, functions_and_pi)
 /* Comparisons, logic, ?: and the PWL functions of B sources evaluated as
  * numbers in .param (SPICE: a nonzero value is true; u(0) = 1/2 and sgn(0) = 0
  * as ngspice 39's B source: `B5 e 0 V=u(0)` gives 0.5 with `ngspice -b`). */
+/* min(x) and max(x) of one argument are x, as ngspice 39 takes them (max(3) = 3;
+ * issue 28: an ngspice example's `.param cap_val = 'max(icap_calc(1,2,3,4))'`),
+ * in values and in a B source (its PWL program: the term 2 V(a)). */
+Test(expr, min_max_of_one_argument_is_the_argument)
+{
+    near(ev("", "max(-5)"), -5);
+    near(ev(".func f(a,b) {2*a*sqrt(b)}", "min(f(1,4))"), 4);
+    nsc_circuit *c = NULL;
+    nsc_report_init(&R);
+    cr_assert_eq(nsc_netlist_read_string("t\nV1 a 0 1\nB1 o 0 V=min(2*V(a))\nR1 o 0 1\n", "t.cir", NULL, 0, &c, &R),
+                 NSC_OK, "%s", R.error);
+    const nsc_bprog *p = nsc_bprog_of(&c->el[1]);
+    cr_assert(p && p->nterm == 1 && p->term[0].kind == NSC_BT_V && p->term[0].idx == nsc_circuit_node(c, "a"));
+    near(p->term[0].coef, 2);
+    nsc_circuit_free(c);
+    nsc_report_free(&R);
+}
+
 Test(expr, comparisons_logic_and_pwl_functions)
 {
     near(ev("", "2>1"), 1);
@@ -155,7 +173,7 @@ Test(expr, errors)
     bad("", "inf", "t.cir:3:8: error: bad value 'inf' (not a number or a .param name)");
     bad("", "1x2", "t.cir:3:8: error: bad number '1x2'");
     bad("", "{foo(1)}", "t.cir:3:9: error: unknown function 'foo'");
-    bad("", "{max(1)}", "t.cir:3:9: error: function 'max' takes 2 arguments");
+    bad("", "{max(1,2,3)}", "t.cir:3:9: error: function 'max' takes 2 arguments");
     bad("", "{sqrt(1,2)}", "t.cir:3:9: error: function 'sqrt' takes 1 argument");
     bad(".param a=1 b=c", "1", "t.cir:2:14: error: undefined parameter 'c'");
     bad(".param b=a a=1", "1", "t.cir:2:10: error: undefined parameter 'a'"); /* order matters */
