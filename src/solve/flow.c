@@ -138,7 +138,7 @@ static void chain(nsc_flow *F, double *A0, double *A1, double *T)
  * only (active(): out is zero in the others, so rows equal there are equal):
  * U (nu x nau), umap[i] the row of pair i (nu: none), cst[i] its constant.
  * Comparing at act keeps this m^2 nau, not m^2 N (500 diodes on a 500-node
- * ladder: 0.3 s a flow). 0, or -1 on ENOMEM. */
+ * ladder: 0.07 s CPU a flow). 0, or -1 on ENOMEM. */
 static int dedup(nsc_flow *F, const double *out)
 {
     int m = F->m, N = F->N, na = F->nau, nu = 0;
