@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "testutil.h"
 
@@ -109,38 +108,33 @@ Test(exact, many_nodes_few_states_is_the_closed_form)
     tu_table_free(&t);
 }
 
-/* CPU seconds the children run so far have used */
-static double child_cpu(void)
-{
-    struct rusage u;
-    cr_assert_eq(getrusage(RUSAGE_CHILDREN, &u), 0);
-    return u.ru_utime.tv_sec + 1e-6 * u.ru_utime.tv_usec + u.ru_stime.tv_sec + 1e-6 * u.ru_stime.tv_usec;
-}
-
 /* A 500-section diode ladder (n = 502, m = 500 pairs, one capacitor) is in
  * scope (the flow keeps E's columns); its modes change every few steps, so 16
- * flows are built before the adaptive stepper takes over. Each flow's distinct
- * pair rows were found comparing rows over all N columns (m^2 N: 0.07 s a flow,
- * the run 1.2 s CPU against 0.15 s with stepping=adaptive); over the columns
- * the flow keeps (the others are zero), the 16 flows cost about nothing. */
-Test(exact, many_pairs_flows_cost_little)
+ * flows are built before the adaptive stepper takes over, and the run is the
+ * adaptive one's. (Cost, measured by hand, not here: each flow's distinct pair
+ * rows were found comparing rows over all N columns, m^2 N: the run 1.15 s CPU
+ * against 0.11-0.15 s with stepping=adaptive; over the columns the flow keeps,
+ * 0.16 s.) */
+Test(exact, many_pairs_flows_hand_over)
 {
     char *net = malloc(65536), *err;
     cr_assert(net);
     int k = sprintf(net, "diode ladder\nV1 n0 0 SIN(0 30 1k)\n");
     for (int i = 1; i <= 500; i++) k += sprintf(net + k, "R%d n%d n%d 1\nD%d n%d 0 DX\nRG%d n%d 0 10k\n", i, i - 1, i, i, i, i, i);
-    k += sprintf(net + k, "C1 n500 0 1u\n.model DX D(VF=0.7 RON=10)\n.tran 10u 0.5m\n.save v(n500) i(d1)\n");
+    k += sprintf(net + k, "C1 n500 0 1u\n.model DX D(VF=0.7 RON=10)\n.tran 10u 0.5m\n.save v(n500) v(n23)\n");
     tu_table t, ta;
-    double c0 = child_cpu();
     run("dl", net, "", &t, &err);
-    double c1 = child_cpu();
     cr_assert(strstr(err, "16 flows built"), "%s", err);
     free(err);
     sprintf(net + k, ".options stepping=adaptive\n");
     run("dl_ad", net, "", &ta, NULL);
-    double c2 = child_cpu();
     free(net);
-    cr_expect(c1 - c0 < 3 * (c2 - c1) + 0.1, "exact %.3f s CPU, adaptive %.3f s", c1 - c0, c2 - c1);
+    for (int q = 0; q < 2; q++) {
+        const char *sig = q ? "v(n23)" : "v(n500)";
+        double e = tu_rms_rel(&t, &ta, sig);
+        cr_log_info("diode ladder: %s exact (handed over) against adaptive %.3g of range", sig, e);
+        cr_expect(e < 5e-3, "%s: %.3g of range", sig, e);
+    }
     tu_table_free(&t);
     tu_table_free(&ta);
 }
