@@ -169,19 +169,6 @@ static int probe_pairs(ad *a, const nsc_tran *T)
     return 0;
 }
 
-/* The first j >= j0 where the flags a and b differ (m if none), eight at a time. */
-static int next_diff(const char *a, const char *b, int j, int m)
-{
-    for (; j + 8 <= m; j += 8) {
-        uint64_t u, v;
-        memcpy(&u, a + j, 8);
-        memcpy(&v, b + j, 8);
-        if (u != v) break;
-    }
-    while (j < m && a[j] == b[j]) j++;
-    return j;
-}
-
 /* Work arrays, the differential unknowns and their absolute tolerances. 0 or -1 (ENOMEM). */
 static int ad_init(ad *a, nsc_tran *T)
 {
@@ -347,8 +334,8 @@ static int changed_items(ad *a, const char *mode1, int nflip, const double *kap)
     int ne = 0;
     /* held at the theta point: every pair, an unchanged one may have crossed (kap); else the changed ones */
     int all = mode1 && kap;
-    for (int j = all ? 0 : mode1 ? next_diff(mode1, a->mode0, 0, a->m) : a->m; j < a->m;
-         j = all ? j + 1 : next_diff(mode1, a->mode0, j + 1, a->m))
+    for (int j = all ? 0 : mode1 ? nsc_flags_next_diff(mode1, a->mode0, 0, a->m) : a->m; j < a->m;
+         j = all ? j + 1 : nsc_flags_next_diff(mode1, a->mode0, j + 1, a->m))
         if ((mode1[j] != a->mode0[j] || (all && kap[j] > 0 && !a->mode0[j] && phi(a, j, a->z1, a->l, a->w1) < 0))
             && phi(a, j, a->z0, a->lsave, a->w0) > 0) {
             a->evid[ne] = j;

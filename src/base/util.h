@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
 
 /* Status codes; the numeric values are the program's exit statuses. */
 typedef enum nsc_status {
@@ -105,5 +107,20 @@ int nsc_geometric(const double *v, int n);
  * past its comma, to NULL after the last item. 0 when *p is NULL (the list is
  * done), else 1 (an empty list is one empty item). */
 int nsc_list_item(const char **p, const char **a, const char **b);
+
+/* The first index j' >= j below m where the flags a[] and b[] differ (m if
+ * none), eight at a time where they agree (a mode's active set against
+ * another's). */
+static inline int nsc_flags_next_diff(const char *a, const char *b, int j, int m)
+{
+    for (; j + 8 <= m; j += 8) {
+        uint64_t u, v;
+        memcpy(&u, a + j, 8);
+        memcpy(&v, b + j, 8);
+        if (u != v) break;
+    }
+    while (j < m && a[j] == b[j]) j++;
+    return j;
+}
 
 #endif

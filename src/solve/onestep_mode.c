@@ -528,20 +528,6 @@ static int stale_positions(nsc_onestep *P, int nt)
     return nt;
 }
 
-/* The first index j' >= j below m where the flags a and b differ (m if none),
- * eight at a time where they agree. */
-static int next_diff(const char *a, const char *b, int j, int m)
-{
-    for (; j + 8 <= m; j += 8) {
-        uint64_t u, v;
-        memcpy(&u, a + j, 8);
-        memcpy(&v, b + j, 8);
-        if (u != v) break;
-    }
-    while (j < m && a[j] == b[j]) j++;
-    return j;
-}
-
 /* The bits set in x (SWAR: libgcc's __popcountdi2 is a call without -mpopcnt). */
 static inline int popcount64(uint64_t x)
 {
@@ -593,7 +579,7 @@ static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc
     } else if (M->stale) {
         nt = stale_positions(P, 0);
     }
-    for (int j = next_diff(mask, base, 0, m); j < m; j = next_diff(mask, base, j + 1, m))
+    for (int j = nsc_flags_next_diff(mask, base, 0, m); j < m; j = nsc_flags_next_diff(mask, base, j + 1, m))
         for (int q = P->pp[j]; q < P->pp[j + 1]; q++) {
             int k = P->ppos[q];
             if (!P->touched[k]) { P->touched[k] = 1; P->tlist[nt++] = k; }
@@ -911,7 +897,7 @@ static int check_inc(nsc_onestep *P, const nsc_mode *M, const double *x, double 
     const char *mask = M->mask;
     const nsc_sparse *C = P->L->C;
     P->nd = 0;
-    for (int i = next_diff(mask, P->mref, 0, m); i < m; i = next_diff(mask, P->mref, i + 1, m))
+    for (int i = nsc_flags_next_diff(mask, P->mref, 0, m); i < m; i = nsc_flags_next_diff(mask, P->mref, i + 1, m))
         dirty(P, i);                                             /* the pairs whose status changed */
     for (int k = 0; k < n; k++)
         if (x[k] != P->zref[k])                                  /* z_k changed: the pairs reading it */
