@@ -268,7 +268,10 @@ static void m_fit(const nsc_circuit *c, mos_par *p)
     double sw = lv[0];                                        /* the largest level: the junctions' swing */
     p->cbd *= junction_keq(sw, p->pb, p->mj);
     p->cbs *= junction_keq(sw, p->pb, p->mj);
-    if (p->six) return;                                       /* LEVEL=6: no pairs (mos6.c) */
+    if (p->six) {                                             /* LEVEL=6: no pairs (mos6.c) */
+        p->nb = 0;                                            /* (read by m_count: the priv block is malloc'd) */
+        return;
+    }
     while ((p->nb = nsc_pwl_sq_fit(p->nseg, M_XDEF, p->anch, na, p->b, p->a, NULL)) == -2) na--;
     p->nanch = na;
     for (int k = 0; k < na; k++) p->top = fmax(p->top, p->anch[k] * (1 + 2 * NSC_PWL_ANCH));
