@@ -105,7 +105,9 @@ static int active(nsc_flow *F, double *A0, double *A1, const double *pr)
 
 /* T = X X on the compacted columns (X: N x na, columns act): column j of the
  * square is X times X's column j read at the rows act (the other columns of X
- * are zero). */
+ * are zero). Column by column with nsc_dense_gemv_small, no BLAS call: no BLAS
+ * buffers or threads (OpenBLAS reserves tens of MB of address space at its
+ * first level-3 call: a 200 MB ulimit run failed). */
 static void square(const nsc_flow *F, const double *X, double *T)
 {
     int N = F->N, na = F->na;

@@ -146,7 +146,3 @@ void nsc_dense_gemv_small(int nout, int ncol, const double *restrict G, const do
     }
 }
 
-void nsc_dense_matmul_small(int n, const double *restrict A, const double *restrict B, double *restrict C)
-{
-    for (int j = 0; j < n; j++) nsc_dense_gemv_small(n, n, A, B + (size_t)j * n, C + (size_t)j * n);
-}

@@ -50,12 +50,6 @@ void nsc_dense_gemv(int trans, int m, int n, double alpha, const double *A, int 
 void nsc_dense_gemv_small(int nout, int ncol, const double *restrict G, const double *restrict u,
                           double *restrict out);
 
-/* C = A B for small square n x n matrices (lda n), column by column with
- * nsc_dense_gemv_small: no BLAS call, so no BLAS buffers or threads (OpenBLAS
- * reserves tens of MB of address space at its first level-3 call: a 200 MB
- * ulimit run failed). */
-void nsc_dense_matmul_small(int n, const double *restrict A, const double *restrict B, double *restrict C);
-
 /* C = alpha*op(A)*op(B) + beta*C (dgemm); C is m-by-n, op(A) m-by-k, op(B) k-by-n. */
 void nsc_dense_gemm(int transa, int transb, int m, int n, int k, double alpha,
                     const double *A, int lda, const double *B, int ldb, double beta,
