@@ -159,7 +159,11 @@ static nsc_status table_locate(table *T, const double *g, int ng, nsc_report *r)
 
 /* Are ours' rows inside [t0, t1] samples on a uniform grid (the tstep grid of
  * fixed steps or .options interp; the last interval may be shorter)? Rows at
- * accepted steps and events are not: their gaps follow the waveform. */
+ * accepted steps and events are not: their gaps follow the waveform. A gap is
+ * the grid's within 1e-6 of it plus the times' own print precision: a .dat row
+ * holds t to 13 significant digits ("%.12e"), so two rows' difference carries
+ * up to 1e-12 |t| of rounding, which exceeds 1e-6 gap once |t| > 1e6 gaps (a
+ * million rows, or a late TSTART: `.tran 1p 1.001m 1m` has |t| = 1e9 gaps). */
 static int uniform_rows(const nsc_waves *A, double t0, double t1)
 {
     int n = 0;
@@ -168,7 +172,8 @@ static int uniform_rows(const nsc_waves *A, double t0, double t1)
         double x = A->v[(size_t)i * A->ncol];
         if (x < t0 || x > t1) continue;
         if (n == 1) gap = x - prev;
-        else if (n >= 2 && !(fabs(x - prev - gap) <= 1e-6 * gap) && !(i + 1 == A->nrow && x - prev < gap))
+        else if (n >= 2 && !(fabs(x - prev - gap) <= 1e-6 * gap + 4e-12 * fabs(x))
+                 && !(i + 1 == A->nrow && x - prev < gap))
             return 0;
         prev = x;
         n++;

@@ -205,6 +205,41 @@ Test(compare, accepted_step_rows_are_waveforms)
     nsc_waves_free(ref);
 }
 
+/* A fixed-step file as `.dat` holds it: t = t0 + i h printed "%.12e" and read
+ * back. With TSTART = 1 ms and h = 1/3 ps (not a round number, so every t is
+ * rounded) the times carry up to 5e-16 s of print rounding, 1.5e-3 h: the gaps
+ * are h within twice that, still samples
+ * (before, gaps were judged within 1e-6 h and the file was compared as a
+ * waveform). Rows 1 % off the grid are not samples. */
+static nsc_waves *printed_grid(int n, double t0, double h, double jitter)
+{
+    char *names[] = { "v(x)" };
+    nsc_waves *W = nsc_waves_new(names, 1, "");
+    cr_assert(W);
+    char buf[32];
+    for (int i = 0; i < n; i++) {
+        snprintf(buf, sizeof buf, "%.12e", t0 + (i + (i % 2 ? jitter : 0)) * h);
+        double row[2] = { strtod(buf, NULL), i % 7 };
+        cr_assert_eq(nsc_waves_add(W, row), 0);
+    }
+    return W;
+}
+
+Test(compare, printed_fixed_step_rows_stay_samples)
+{
+    nsc_waves *ours = printed_grid(1001, 1e-3, 1e-12 / 3, 0), *ref = printed_grid(3, 1e-3, 1e-9, 0);
+    nsc_cmp *c = run(ours, ref, NULL, 0);
+    cr_assert_eq(c->samples, 1);
+    nsc_cmp_free(c);
+    nsc_waves_free(ours);
+    ours = printed_grid(1001, 1e-3, 1e-12 / 3, 0.01);
+    c = run(ours, ref, NULL, 0);
+    cr_assert_eq(c->samples, 0);
+    nsc_cmp_free(c);
+    nsc_waves_free(ours);
+    nsc_waves_free(ref);
+}
+
 /* A DC level whose range is round-off: judged relative to its magnitude (before,
  * a 1e-4 offset on 5 V with 1e-15 V of noise was 1e11 "of range"). */
 static double dc_ref(double t, int k) { (void)k; return 5 + 4e-15 * sin(1e5 * t); }
