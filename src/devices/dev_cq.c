@@ -9,11 +9,11 @@
  *         and the charge it moves is x1 - x0 = q(v1) - q(v0) exactly (charge
  *         conservation, whatever q).
  *   Static modes: open (E dropped; x the charge at the solution), or imposed
- *         as dev_c.c: a voltage source of IC= (OP) / IC= or the .ic values
- *         (UIC), its current an extra branch.
+ *         as dev_c.c (cap_ic.h): a voltage source of IC= (OP) / IC= or the .ic
+ *         values (UIC), its current an extra branch.
  * .ac: the row linearised at the operating point, q'(v0) dv: the small-signal
  * capacitance. */
-#include "device.h"
+#include "cap_ic.h"
 #include "bprog.h"
 
 #include <stdlib.h>
@@ -21,21 +21,8 @@
 static nsc_status cq_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
     const nsc_element *e = &ctx->c->el[ei];
-    int a = e->node[0], k = e->node[1];
-    int impose = ctx->mode == NSC_ASM_UIC || (ctx->mode == NSC_ASM_OP && e->has_ic);
     need->nbranch = 1;                                       /* the charge */
-    if (ctx->mode == NSC_ASM_TRAN) {
-        nsc_dev_link(ctx, a, k, NSC_LINK_NS);
-    } else if (!impose) {
-        nsc_dev_link(ctx, a, k, NSC_LINK_DC);              /* open */
-    } else if (nsc_dev_link(ctx, a, k, NSC_LINK_VD)) {
-        nsc_dev_link(ctx, a, k, NSC_LINK_DC);
-        if (e->has_ic)
-            nsc_warn(ctx->r, &e->loc, "IC= of capacitor %s ignored: the operating point ties its terminals to "
-                     "voltage sources", e->name);
-    } else {
-        need->nextra = 1;
-    }
+    nsc_cap_ic_count(ctx, e, need);
     return NSC_OK;
 }
 
@@ -48,10 +35,7 @@ static nsc_status cq_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
         nsc_st(b, NSC_ST_E, nsc_zn(a), x, 1.0);              /* x' leaves a */
         nsc_st(b, NSC_ST_E, nsc_zn(k), x, -1.0);
     } else if (s->extra >= 0) {
-        double v0 = e->has_ic ? e->ic : b->icv[a] - b->icv[k];
-        nsc_st_inc(b, a, k, s->extra);                       /* i(c) leaves a, enters k */
-        nsc_st_vrow(b, s->extra, a, k, 1.0);                 /* 0 = v_a - v_k - v0 */
-        nsc_st_s0(b, s->extra, -v0);
+        nsc_cap_ic_stamp(b, e, s->extra);
     }
     for (int q = 0; q < f->nin; q++) in[q] = nsc_zn(f->in[q].idx);
     nsc_st_smooth_at0(b, ei, x, in, f->nin, f->code, f->ncode);   /* 0 = -x + q(v) */
