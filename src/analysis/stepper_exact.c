@@ -26,7 +26,7 @@
  * the impulsive transfers of Moreau's scheme. The next mode's flow is built
  * when first met and cached.
  *
- * Scope. Sources DC, PULSE, PWL and SIN (flow.h); no smooth elements, no steady
+ * Scope. Sources DC, PULSE, PWL, SIN and EXP (flow.h); no smooth elements, no steady
  * state, no losses, no interpolated grid; the augmented state's dynamic part
  * (the z components E reads, the sources' and the constant) at most NSC_EX_NMAX. Elsewhere the adaptive stepper runs (nsc_tran_exact_ok). */
 #include "stepper_int.h"
@@ -108,7 +108,7 @@ int nsc_tran_exact_ok(const nsc_tran *T)
     if (ndyn + 3 * L->nsrc + 1 > NSC_EX_NMAX || L->n + 3 * L->nsrc + 1 > NSC_EX_NBIG) return 0;
     for (int j = 0; j < L->nsrc; j++) {
         nsc_wavekind k = L->src[j].wave->kind;
-        if (k == NSC_WAVE_EXP || k == NSC_WAVE_EXPR) return 0;
+        if (k == NSC_WAVE_EXPR) return 0;
     }
     return 1;
 }
@@ -130,14 +130,25 @@ static double *vec(int n)
     return calloc((size_t)n + 1, sizeof(double));
 }
 
-/* The sources' coefficients: SIN u'' = -(omega^2 + d^2) u - 2 d u'; the others affine. */
+/* The sources' coefficients u'' = -a u - b u': SIN a = omega^2 + d^2, b = 2 d
+ * (roots -d +- j omega); EXP the roots -1/TAU1 and -1/TAU2 of its time constants
+ * that are > 0 (a = the roots' product, b = minus their sum; a TAU <= 0 is an
+ * ideal step: no root), so that u = c1 e^{-x/TAU1} + c2 e^{-x/TAU2} on every
+ * piece (src_state seeds c1, c2 at its corners); the others affine (a = b = 0). */
 static void src_coef(ex *a)
 {
     for (int j = 0; j < a->nsrc; j++) {
         const nsc_wave *W = a->L->src[j].wave;
-        double om = W->kind == NSC_WAVE_SIN ? 2 * NSC_PI * W->p[2] : 0, d = W->kind == NSC_WAVE_SIN ? W->p[4] : 0;
-        a->sa[j] = om * om + d * d;
-        a->sb[j] = 2 * d;
+        a->sa[j] = a->sb[j] = 0;
+        if (W->kind == NSC_WAVE_SIN) {
+            double om = 2 * NSC_PI * W->p[2], d = W->p[4];
+            a->sa[j] = om * om + d * d;
+            a->sb[j] = 2 * d;
+        } else if (W->kind == NSC_WAVE_EXP) {
+            double r1 = W->p[3] > 0 ? 1 / W->p[3] : 0, r2 = W->p[5] > 0 ? 1 / W->p[5] : 0;
+            a->sa[j] = r1 * r2;
+            a->sb[j] = r1 + r2;
+        }
     }
 }
 
@@ -204,6 +215,34 @@ static int ex_init(ex *a, nsc_tran *T)
 
 /* ---- states ---- */
 
+/* e^{-x/tau} and its slope -e/tau (a tau <= 0 is an ideal step: 0, 0). */
+static double decay(double x, double tau, double *slope)
+{
+    double e = tau > 0 ? exp(-x / tau) : 0;
+    *slope = tau > 0 ? -e / tau : 0;
+    return e;
+}
+
+/* EXP (V1 V2 TD1 TAU1 TD2 TAU2) at t as (p, u, v), x_k = t - TD_k, e_k = e^{-x_k/TAU_k}:
+ *   before TD1      V1:                                  p = V1, u = v = 0;
+ *   TD1 .. TD2      V1 + (V2 - V1)(1 - e1) = V2 + (V1 - V2) e1:   p = V2;
+ *   after TD2 too   + (V1 - V2)(1 - e2) = V1 + (V2 - V1)(e2 - e1): p = V1;
+ * u the exponentials, v their slope (src_coef's roots carry them). A corner
+ * closer than eps after t is taken as reached. */
+static void exp_state(const double *q, double t, double eps, double *p, double *u, double *v)
+{
+    double s1, s2, e1, e2;
+    *p = q[0], *u = 0, *v = 0;
+    if (t + eps < q[2]) return;
+    e1 = decay(fmax(t - q[2], 0), q[3], &s1);
+    if (t + eps < q[4]) {
+        *p = q[1], *u = (q[0] - q[1]) * e1, *v = (q[0] - q[1]) * s1;
+        return;
+    }
+    e2 = decay(fmax(t - q[4], 0), q[5], &s2);
+    *u = (q[1] - q[0]) * (e2 - e1), *v = (q[1] - q[0]) * (s2 - s1);
+}
+
 /* Source j at t (its right limit at a corner) as (p, u, v): value p + u, slope v;
  * corners closer than eps after t are taken as reached (t may be a rounded corner). */
 static void src_state(const nsc_wave *W, double t, double eps, double *p, double *u, double *v)
@@ -211,6 +250,7 @@ static void src_state(const nsc_wave *W, double t, double eps, double *p, double
     double y = nsc_wave_eval(W, t);
     *p = 0, *u = y, *v = 0;
     if (W->kind == NSC_WAVE_DC) { *p = y, *u = 0; return; }
+    if (W->kind == NSC_WAVE_EXP) { exp_state(W->p, t, eps, p, u, v); return; }
     if (W->kind == NSC_WAVE_SIN) {
         const double *q = W->p;
         if (t + eps < q[3]) { *p = y, *u = 0; return; }     /* constant before TD (a corner) */

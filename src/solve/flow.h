@@ -4,7 +4,8 @@
  * In a fixed mode (active set and switch states) the LCS is a linear DAE. Its
  * sources are taken, on each segment between their corners, as w_j = p_j + u_j
  * with u_j'' = -a_j u_j - b_j u_j' (DC, PULSE, PWL: a = b = 0 and u affine; SIN:
- * a = omega^2 + d^2, b = 2 d for the damping d), so that the augmented state
+ * a = omega^2 + d^2, b = 2 d for the damping d; EXP: the roots -1/TAU1, -1/TAU2,
+ * a = 1/(TAU1 TAU2), b = 1/TAU1 + 1/TAU2), so that the augmented state
  *     x = [z (n); p (nsrc); u (nsrc); v = u' (nsrc); 1]       (N = n + 3 nsrc + 1)
  * obeys a linear time-invariant system whose flow Phi(h) = e^{h J} on the
  * consistent states is built here:

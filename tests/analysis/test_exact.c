@@ -233,12 +233,51 @@ Test(exact, bridge_goal_1000_steps_at_1e_3)
     tu_table_free(&ref);
 }
 
-/* Scope: an EXP source (not a flow's input), or stepping=adaptive, runs the theta-scheme. */
+/* EXP(V1 V2 TD1 TAU1 TD2 TAU2) into an RC of tau_c = 1 ms, from V1 at rest: by
+ * linearity v(out) = V1 + (V2 - V1) g(t - TD1, TAU1) + (V1 - V2) g(t - TD2, TAU2),
+ * with g(x, tau) = 1 - (tau e^{-x/tau} - tau_c e^{-x/tau_c}) / (tau - tau_c) for
+ * x > 0 (0 before): the response to 1 - e^{-x/tau} (g(0) = g'(0) = 0). */
+#define EXP_V1 -1.0
+#define EXP_V2 4.0
+static double exp_g(double x, double tau)
+{
+    double tc = 1e-3;
+    return x <= 0 ? 0 : 1 - (tau * exp(-x / tau) - tc * exp(-x / tc)) / (tau - tc);
+}
+static double exp_in(double t)
+{
+    double r1 = t > 2e-4 ? -expm1(-(t - 2e-4) / 5e-4) : 0, r2 = t > 2e-3 ? -expm1(-(t - 2e-3) / 3e-4) : 0;
+    return EXP_V1 + (EXP_V2 - EXP_V1) * r1 + (EXP_V1 - EXP_V2) * r2;
+}
+static double exp_out(double t)
+{
+    return EXP_V1 + (EXP_V2 - EXP_V1) * exp_g(t - 2e-4, 5e-4) + (EXP_V1 - EXP_V2) * exp_g(t - 2e-3, 3e-4);
+}
+
+/* An EXP source is a flow's input (u'' = -u'(1/TAU1 + 1/TAU2) - u/(TAU1 TAU2)):
+ * the run is exact and the closed form at every row (before, EXP ran the
+ * theta-scheme: "adaptive steps"). */
+Test(exact, exp_source_is_the_closed_form)
+{
+    tu_table t;
+    char *err;
+    run("ex", "EXP into RC\nV1 in 0 EXP(-1 4 0.2m 0.5m 2m 0.3m)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 5m\n.end\n", "",
+        &t, &err);
+    cr_expect(strstr(err, "exact steps") && !strstr(err, "adaptive steps"), "%s", err);
+    double ei = max_err(&t, "v(in)", exp_in), eo = max_err(&t, "v(out)", exp_out);
+    cr_log_info("EXP into RC: v(in) %.3g V, v(out) %.3g V off the closed form, %ld steps", ei, eo, accepted(err));
+    cr_expect(ei < 1e-9 && eo < 1e-7, "v(in) %.3g, v(out) %.3g V off the closed form", ei, eo);
+    free(err);
+    tu_table_free(&t);
+}
+
+/* Scope: a B source of time (not a flow's input), or stepping=adaptive, runs the theta-scheme. */
 Test(exact, out_of_scope_runs_adaptive)
 {
     tu_table t;
     char *err;
-    run("ex", "EXP into RC\nV1 in 0 EXP(0 1 0 1m)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 5m\n.end\n", "", &t, &err);
+    run("ex", "B of time into RC\nB1 in 0 V=1-exp(-time/1m)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 5m\n.end\n", "", &t,
+        &err);
     cr_expect(strstr(err, "adaptive steps") && !strstr(err, "exact steps"), "%s", err);
     free(err);
     tu_table_free(&t);
