@@ -997,7 +997,8 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
     c->t_cap = INFINITY;
     c->restart = c->dirty = 1;
     c->t = T->io ? T->io->t0 : T->t0;
-    if (o->steps && o->interp && steps_table(a, c->t)) { s = nsc_waves_add_error(a->Ws, T->r); goto fail; }
+    if (o->steps && o->interp && T->handover) a->Ws = *o->steps;   /* the exact stepper's table, continued */
+    else if (o->steps && o->interp && steps_table(a, c->t)) { s = nsc_waves_add_error(a->Ws, T->r); goto fail; }
     hist_reset(a, c->t, a->z0, a->w0);
     a->have_mode = a->m == 0;                                /* no pairs: the (empty) mode is known */
     st->hmin_used = INFINITY;

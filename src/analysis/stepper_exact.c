@@ -26,8 +26,13 @@
  * the impulsive transfers of Moreau's scheme. The next mode's flow is built
  * when first met and cached.
  *
+ * Rows on the tstep grid (.options interp): each grid time is a breakpoint
+ * (target), so its row is a step's end, a point of the flow like any other;
+ * the other rows go to the steps' table only (nsc_tran_opts.steps, what .meas
+ * reads), handed on to the adaptive stepper when it takes over.
+ *
  * Scope. Sources DC, PULSE, PWL, SIN and EXP (flow.h); no smooth elements, no steady
- * state, no losses, no interpolated grid; the augmented state's dynamic part
+ * state, no losses; the augmented state's dynamic part
  * (the z components E reads, the sources' and the constant) at most NSC_EX_NMAX. Elsewhere the adaptive stepper runs (nsc_tran_exact_ok). */
 #include "stepper_int.h"
 #include "solve/flow.h"
@@ -68,6 +73,7 @@ typedef struct exmemo {
 typedef struct ex {
     nsc_tran *T;
     const nsc_lcs *L;
+    nsc_waves *Ws;           /* NULL, or the steps' table (interp with .meas: nsc_tran_opts.steps) */
     const nsc_tran_opts *o;
     int n, m, nsw, nsrc, N, K, nc;
     double h0, href, hmax, t, eps;
@@ -102,7 +108,7 @@ typedef struct ex {
 int nsc_tran_exact_ok(const nsc_tran *T)
 {
     const nsc_lcs *L = T->L;
-    if (T->io || T->acc || T->o->interp || L->nsm > 0) return 0;
+    if (T->io || T->acc || L->nsm > 0) return 0;
     int ndyn = 0;                                          /* z components E reads (flow.h) */
     for (int k = 0; k < L->n; k++) ndyn += L->E->p[k + 1] > L->E->p[k];
     if (ndyn + 3 * L->nsrc + 1 > NSC_EX_NMAX || L->n + 3 * L->nsrc + 1 > NSC_EX_NBIG) return 0;
@@ -439,7 +445,9 @@ static int flow_get(ex *a)
 
 /* ---- rows ---- */
 
-/* The row v (probes in v[1..]) at t, when inside the window; the peaks of the checked pairs (l). */
+/* The row v (probes in v[1..]) at t, when inside the window; the peaks of the
+ * checked pairs (l). With interp the row is written only at the grid's next
+ * time (every other point goes to the steps' table). */
 static nsc_status add_row(ex *a, double t, double *v, const double *l)
 {
     nsc_tran *T = a->T;
@@ -449,9 +457,26 @@ static nsc_status add_row(ex *a, double t, double *v, const double *l)
     }
     if (t < a->o->tstart - a->eps) return NSC_OK;
     v[0] = t;
+    if (a->Ws && nsc_waves_add(a->Ws, v)) return nsc_waves_add_error(a->Ws, T->r);
+    if (a->o->interp) {
+        if (!(fabs(t - nsc_grid_time(a->o, T->jout, a->eps)) <= a->eps)) return NSC_OK;
+        v[0] = nsc_grid_time(a->o, T->jout++, a->eps);
+    }
     if (nsc_waves_add(T->W, v)) return nsc_waves_add_error(T->W, T->r);
     if (a->o->rows) a->o->rows(T->W, a->o->rows_ctx);
     return NSC_OK;
+}
+
+/* The steps' table (interp with .meas: nsc_tran_opts.steps), with the row at
+ * t0 when it is due. 0, or -1 (out of memory). */
+static int steps_table(ex *a)
+{
+    const nsc_waves *W = a->T->W;
+    *a->o->steps = a->Ws = nsc_waves_new(W->name + 1, W->ncol - 1, W->title);
+    if (!a->Ws || nsc_waves_spill_like(a->Ws, W)) return -1;
+    if (a->o->tstart > a->t + a->eps) return 0;
+    a->v0[0] = a->t;
+    return nsc_waves_add(a->Ws, a->v0) ? -1 : 0;
 }
 
 static void count(ex *a, double h, int event)
@@ -565,12 +590,16 @@ static int ev_solve(ex *a, double dt, nsc_onestep **P, nsc_step_info *info, exme
 }
 
 /* The next time no step crosses: the next breakpoint after t, tstart (when
- * ahead), tstop. */
+ * ahead), tstop; with interp the grid's next time. */
 static double target(const ex *a)
 {
     double tg = nsc_bpq_after(a->T->bp, a->t + a->eps), tstop = a->o->tstop;
     tg = tg < tstop ? tg : tstop;
     if (a->t < a->o->tstart - a->eps && a->o->tstart < tg) tg = a->o->tstart;
+    if (a->o->interp) {
+        double tj = nsc_grid_time(a->o, a->T->jout, a->eps);
+        tg = tj > a->t + a->eps && tj < tg ? tj : tg;
+    }
     return tg;
 }
 
@@ -804,6 +833,8 @@ nsc_status nsc_tran_exact(nsc_tran *T)
     T->st->hmin_used = INFINITY;
     T->st->exact = 1;
     if (ex_init(a, T)) { s = nsc_oom(T->r); goto done; }
+    a->t = T->t0;
+    if (o->steps && o->interp && steps_table(a)) { s = a->Ws ? nsc_waves_add_error(a->Ws, T->r) : nsc_oom(T->r); goto done; }
     s = ev_step(a, a->h0);                                  /* the first mode, from the initial state */
     while (!s && !T->handover && a->t < o->tstop - a->eps) {
         if (o->stop && *o->stop) {

@@ -139,6 +139,45 @@ Test(exact, many_pairs_flows_hand_over)
     tu_table_free(&ta);
 }
 
+/* The same ladder with .options interp and .meas: the grid's rows and the
+ * steps' table (.meas) are carried on by the adaptive stepper when it takes
+ * over (the table made by the exact stepper, continued): the rows are the
+ * grid's 51 and the measures the adaptive run's. */
+static double meas_of(const char *out, const char *name)
+{
+    char key[64];
+    double v = NAN;
+    snprintf(key, sizeof key, "%s = ", name);
+    const char *p = strstr(out, key);
+    cr_assert(p && sscanf(p + strlen(key), "%lf", &v) == 1, "%s", out);
+    return v;
+}
+
+Test(exact, interp_and_meas_through_the_hand_over)
+{
+    char *net = malloc(65536), *err, *erra;
+    cr_assert(net);
+    int k = sprintf(net, "diode ladder\nV1 n0 0 SIN(0 30 1k)\n");
+    for (int i = 1; i <= 500; i++) k += sprintf(net + k, "R%d n%d n%d 1\nD%d n%d 0 DX\nRG%d n%d 0 10k\n", i, i - 1, i, i, i, i, i);
+    k += sprintf(net + k, "C1 n500 0 1u\n.model DX D(VF=0.7 RON=10)\n.tran 10u 0.5m\n.save v(n500) v(n23)\n.options interp\n"
+                          ".meas tran vmx MAX v(n23)\n.meas tran tz WHEN v(n23)=0.5 CROSS=2\n");
+    tu_table t, ta;
+    run("dli", net, "", &t, &err);
+    cr_assert(strstr(err, "then adaptive"), "%s", err);
+    sprintf(net + k, ".options stepping=adaptive\n");
+    run("dli_ad", net, "", &ta, &erra);
+    free(net);
+    cr_expect_eq(t.nrow, 51);
+    cr_expect_eq(ta.nrow, 51);
+    double vx = meas_of(err, "vmx"), vxa = meas_of(erra, "vmx"), tz = meas_of(err, "tz"), tza = meas_of(erra, "tz");
+    cr_log_info("ladder, interp: vmx %.9g (adaptive %.9g), tz %.9g (%.9g)", vx, vxa, tz, tza);
+    cr_expect(fabs(vx - vxa) < 1e-3 * fabs(vxa) && fabs(tz - tza) < 1e-3 * 1e-5, "vmx %g/%g, tz %g/%g", vx, vxa, tz, tza);
+    free(err);
+    free(erra);
+    tu_table_free(&t);
+    tu_table_free(&ta);
+}
+
 /* an undamped LC tank from v(C) = 1 V: v = cos(w t), w = 1 / sqrt(LC) = 1e4 rad/s, over 160 periods */
 static double lc_cos(double t) { return cos(1e4 * t); }
 
@@ -267,6 +306,39 @@ Test(exact, exp_source_is_the_closed_form)
     double ei = max_err(&t, "v(in)", exp_in), eo = max_err(&t, "v(out)", exp_out);
     cr_log_info("EXP into RC: v(in) %.3g V, v(out) %.3g V off the closed form, %ld steps", ei, eo, accepted(err));
     cr_expect(ei < 1e-9 && eo < 1e-7, "v(in) %.3g, v(out) %.3g V off the closed form", ei, eo);
+    free(err);
+    tu_table_free(&t);
+}
+
+/* .options interp: rows on the tstep grid, each a step's end (a point of the
+ * flow), the last at tstop (8 ms is not a multiple of 0.3 ms); .meas reads the
+ * steps, not the rows: the pulse's peak at its corner, 2 ms + 1.5 ns, between
+ * two grid rows (before, interp ran the theta-scheme: "adaptive steps"). */
+Test(exact, interp_rows_are_flow_points_on_the_grid)
+{
+    tu_table t;
+    char *err;
+    run("ip", "RC pulse\nV1 in 0 PULSE(0 10 1m 1n 1n 1m 10m)\nR1 in out 1k\nC1 out 0 1u\n.options interp\n"
+        ".meas tran vpk MAX v(out)\n.tran 0.3m 8m\n.end\n", "", &t, &err);
+    cr_expect(strstr(err, "exact steps") && !strstr(err, "adaptive steps"), "%s", err);
+    cr_assert_eq(t.nrow, 28, "%d rows", t.nrow);
+    int c = tu_table_col(&t, "v(out)");
+    double e = 0, top = 0, peak = 10 * -expm1(-(1e-3 + 1e-9) / 1e-3);   /* the top's end, 1 ns ramps to O(1e-9) */
+    for (int i = 0; i < t.nrow; i++) {
+        double ti = TU_AT(&t, i, 0), v = TU_AT(&t, i, c);
+        cr_expect(fabs(ti - (i < 27 ? i * 0.3e-3 : 8e-3)) < 1e-15, "row %d at %.15g", i, ti);
+        double x = ti - 1e-3 - 0.5e-9, ref = x <= 0 ? 0 : ti <= 2e-3 ? 10 * -expm1(-x / 1e-3)
+                                                         : peak * exp(-(ti - 2e-3 - 1.5e-9) / 1e-3);
+        e = fmax(e, fabs(v - ref));
+        top = fmax(top, v);
+    }
+    double vpk = NAN;
+    const char *p = strstr(err, "vpk = ");
+    cr_assert(p && sscanf(p, "vpk = %lf", &vpk) == 1, "%s", err);
+    cr_log_info("interp: rows %.3g V off the closed form; .meas MAX %.9g (peak %.9g, largest row %.6g)", e, vpk,
+                peak, top);
+    cr_expect(e < 1e-5, "rows %.3g V off the closed form", e);
+    cr_expect(fabs(vpk - peak) < 1e-4 && top < peak - 0.1, "MAX %.9g, peak %.9g, largest row %.9g", vpk, peak, top);
     free(err);
     tu_table_free(&t);
 }
