@@ -13,9 +13,15 @@
 #           with its own step control (tmax 10n) at reltol 7.5e-4 (the card's),
 #           1e-4, 1e-5; references: nscircuit --step 50p, ngspice reltol 1e-6
 #           tmax 1n
-#   both    nscircuit exact (.options stepping=exact, session 13) at reltol 1e-2..1e-4
-#           (RELTOL sets its rows' density; its error is the flow's and the events')
-# Usage: bash bench/work_precision.sh [BUILD_DIR] [OUT_PREFIX] [bridge|buck]
+#   cascade the 15-inverter CMOS cascade of bench/run.sh's `cascade` (level 1,
+#           a 4 us clock with 10 ns edges, .tran 20n 30u), signal v(n15):
+#           references nscircuit --step 5p, ngspice reltol=1e-6 tmax=1n
+#   all     nscircuit's default transient (the exact one since session 14) at
+#           reltol 1e-2..1e-5 (RELTOL sets its rows' density; its error is the
+#           flow's and the events'), the adaptive theta-scheme
+#           (stepping=adaptive), fixed steps; ngspice's default run (no
+#           options) and tightened ones
+# Usage: bash bench/work_precision.sh [BUILD_DIR] [OUT_PREFIX] [bridge|buck|cascade]
 # writes OUT_PREFIX.dat (default plots/work_precision_CASE) and OUT_PREFIX.png.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -53,12 +59,12 @@ if [ "$case" = bridge ]; then
         printf 'diode bridge fed by an LC tank\n%s\n.model DI D(IS=1e-14 N=0.01)\n.tran 1u 5m 0 %s UIC\n.options %s\n.end\n' \
             "$body" "$3" "$2" > "$1"
     }
-    ad_opts=("nostepsizelimit reltol=1e-2" "nostepsizelimit reltol=1e-3" "nostepsizelimit reltol=1e-4"
-             "nostepsizelimit reltol=1e-5" "nostepsizelimit reltol=1e-6" "reltol=1e-3")
+    ad_opts=("reltol=1e-2" "reltol=1e-3" "reltol=1e-4" "reltol=1e-5" "reltol=1e-6")
     fixed=(20u 10u 5u 2u 1u 500n 200n)
     href=10n
     ng_opts=("reltol=1e-3" "reltol=1e-4" "reltol=1e-5" "reltol=1e-6")
     ng_tmax=1u ng_ref="reltol=1e-7" ng_reftmax=10n
+    ng_default() { printf 'diode bridge fed by an LC tank\n%s\n.model DI D(IS=1e-14 N=0.01)\n.tran 1u 5m UIC\n.end\n' "$body" > "$1"; }
 elif [ "$case" = buck ]; then
     sig='i(l1)'
     nsc_net() {
@@ -69,14 +75,25 @@ elif [ "$case" = buck ]; then
         sed -e "s/^\.tran .*/.tran 10n 1m 0 $3 UIC/" -e "s/^\.options .*/.options method=trap itl4=100 $2/" \
             "$here/buck_level3.cir" > "$1"
     }
-    ad_opts=("reltol=1e-3" "reltol=1e-4" "reltol=1e-5" "nostepsizelimit reltol=1e-3"
-             "nostepsizelimit reltol=1e-4" "nostepsizelimit reltol=1e-5")
+    ad_opts=("reltol=1e-3" "reltol=1e-4" "reltol=1e-5")
     fixed=(2n 1n 500p 200p 100p)
     href=50p
     ng_opts=("reltol=7.5e-4" "reltol=1e-4" "reltol=1e-5")
     ng_tmax=10n ng_ref="reltol=1e-6" ng_reftmax=1n
+    ng_default() { sed -e 's/^\.tran .*/.tran 10n 1m UIC/' "$here/buck_level3.cir" > "$1"; }
+elif [ "$case" = cascade ]; then
+    sig='v(n15)'
+    casc() { sh "$top/netlists/inverter_chain.sh" 15 | sed -e 's/^VIN .*/VIN n0 0 PULSE(0 {vdd} 1u 10n 10n 2u 4u)/' "$@"; }
+    nsc_net() { casc -e "s/^\.tran .*/.tran 20n 30u\n.save v(n15)\n.options $2/" > "$1"; }
+    ng_net() { casc -e "s/^\.tran .*/.tran 20n 30u 0 $3\n.options $2/" > "$1"; }
+    ad_opts=("reltol=1e-3" "reltol=1e-4")
+    fixed=(100p 50p 20p)
+    href=5p
+    ng_opts=("reltol=1e-4" "reltol=1e-5")
+    ng_tmax=20n ng_ref="reltol=1e-6" ng_reftmax=1n
+    ng_default() { casc -e 's/^\.tran .*/.tran 20n 30u/' > "$1"; }
 else
-    echo "work_precision: unknown case '$case' (bridge, buck)" >&2; exit 2
+    echo "work_precision: unknown case '$case' (bridge, buck, cascade)" >&2; exit 2
 fi
 # best whole-process wall time of $runs runs
 best() {
@@ -106,14 +123,14 @@ out="$prefix.dat"
     echo "# made by bench/work_precision.sh ($(date -u +%Y-%m-%d), $(nproc) cores, best of $runs whole runs)"
 } > "$out"
 for o in "${ad_opts[@]}"; do
-    nsc_net "$work/a.cir" "$o"
+    nsc_net "$work/a.cir" "stepping=adaptive $o"
     t=$(best "$nsc" --quiet -o "$work/a.dat" "$work/a.cir")
     echo "nsc_adaptive $t $(rmserr "$work/a.dat" "$work/ref.dat") $(steps "$work/a.cir") ${o// /,}" >> "$out"
 done
-for o in "stepping=exact reltol=1e-2" "stepping=exact reltol=1e-3" "stepping=exact reltol=1e-4"; do
+for o in "reltol=1e-2" "reltol=1e-3" "reltol=1e-4" "reltol=1e-5"; do
     nsc_net "$work/x.cir" "$o"
     t=$(best "$nsc" --quiet -o "$work/x.dat" "$work/x.cir")
-    echo "nsc_exact $t $(rmserr "$work/x.dat" "$work/ref.dat") $(steps "$work/x.cir") ${o// /,}" >> "$out"
+    echo "nsc_default $t $(rmserr "$work/x.dat" "$work/ref.dat") $(steps "$work/x.cir") ${o// /,}" >> "$out"
 done
 for h in "${fixed[@]}"; do
     t=$(best "$nsc" --quiet --step "$h" -o "$work/f.dat" "$work/ref.cir")
@@ -124,6 +141,9 @@ for o in "${ng_opts[@]}"; do
     t=$(best ngspice -b -r "$work/n.raw" "$work/n.cir")
     echo "ngspice $t $(rmserr "$work/n.raw" "$work/ngref.raw") - $o,tmax=$ng_tmax" >> "$out"
 done
+ng_default "$work/n.cir"
+t=$(best ngspice -b -r "$work/n.raw" "$work/n.cir")
+echo "ngspice_default $t $(rmserr "$work/n.raw" "$work/ngref.raw") - no_options" >> "$out"
 cat "$out"
 gnuplot <<EOF
 set terminal pngcairo size 1000,600 noenhanced
@@ -136,11 +156,12 @@ set key outside right
 set grid
 plot '$out' using (strcol(1) eq 'nsc_adaptive' ? \$2 : 1/0):3 with linespoints title 'nscircuit adaptive', \
      '' using (strcol(1) eq 'nsc_adaptive' ? \$2 : 1/0):3:(strcol(5)) with labels font ',7' offset 0,1 notitle, \
-     '' using (strcol(1) eq 'nsc_exact' ? \$2 : 1/0):3 with linespoints title 'nscircuit exact (stepping=exact)', \
-     '' using (strcol(1) eq 'nsc_exact' ? \$2 : 1/0):3:(strcol(5)) with labels font ',7' offset 0,-1 notitle, \
+     '' using (strcol(1) eq 'nsc_default' ? \$2 : 1/0):3 with linespoints title 'nscircuit default (exact)', \
+     '' using (strcol(1) eq 'nsc_default' ? \$2 : 1/0):3:(strcol(5)) with labels font ',7' offset 0,-1 notitle, \
      '' using (strcol(1) eq 'nsc_fixed' ? \$2 : 1/0):3 with linespoints title 'nscircuit fixed step', \
      '' using (strcol(1) eq 'nsc_fixed' ? \$2 : 1/0):3:(strcol(5)) with labels font ',7' offset 0,-1 notitle, \
      '' using (strcol(1) eq 'ngspice' ? \$2 : 1/0):3 with linespoints title 'ngspice (own step control)', \
-     '' using (strcol(1) eq 'ngspice' ? \$2 : 1/0):3:(strcol(5)) with labels font ',7' offset 0,1 notitle
+     '' using (strcol(1) eq 'ngspice' ? \$2 : 1/0):3:(strcol(5)) with labels font ',7' offset 0,1 notitle, \
+     '' using (strcol(1) eq 'ngspice_default' ? \$2 : 1/0):3 with points pt 7 ps 2 title 'ngspice default run'
 EOF
 echo "work_precision: wrote $out and $prefix.png"
