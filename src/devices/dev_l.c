@@ -24,26 +24,23 @@ static int is_source(nsc_asm_mode mode, const nsc_element *e)
     return mode == NSC_ASM_UIC || (mode == NSC_ASM_OP && e->has_ic);
 }
 
-/* Elements through which a current can pass in the static mode, other than
- * current sources and imposed inductors: R, V, E, H, E TABLE, D, S, MOS d-s,
- * an imposed capacitor (UIC, or IC= at OP), a shorted inductor; a node with
- * .ic at OP is tied to ground. */
-static int static_path(const nsc_dev_ctx *ctx, const nsc_element *e, int *a, int *b)
+/* Join in uf the terminals between which element e passes a current in the
+ * static mode, other than current sources and imposed inductors: its device's
+ * DC pairs (device table: R, V, E, H, E TABLE, B V=, D, S, W, MOS d-s, JFET,
+ * bipolar junctions), an imposed capacitor (UIC, or IC= at OP), a shorted
+ * inductor. (A list of kinds here had missed B V=, W, J and Q: an inductor in
+ * series with a B V= source was "in a cut-set of current sources" and started
+ * at its DC current under UIC instead of 0 A.) */
+static void static_paths(const nsc_dev_ctx *ctx, const nsc_element *e, int *uf)
 {
-    *a = e->node[0];
-    *b = e->node[1];
-    switch (e->kind) {
-    case NSC_EL_R: case NSC_EL_V: case NSC_EL_E: case NSC_EL_ETABLE: case NSC_EL_H: case NSC_EL_D: case NSC_EL_S:
-        return 1;
-    case NSC_EL_M:
-        *b = e->node[2];
-        return 1;
-    case NSC_EL_C:
-        return ctx->mode == NSC_ASM_UIC || e->has_ic;
-    case NSC_EL_L:
-        return !is_source(ctx->mode, e);
-    default:
-        return 0;
+    const nsc_device *d = nsc_device_of(e->kind);
+    if (!d) return;
+    if (d->topo == NSC_TOPO_CAP) {
+        if (ctx->mode == NSC_ASM_UIC || e->has_ic) nsc_uf_union(uf, e->node[0], e->node[1]);
+    } else if (d->topo == NSC_TOPO_IND) {
+        if (!is_source(ctx->mode, e)) nsc_uf_union(uf, e->node[0], e->node[1]);
+    } else {
+        for (int k = 0; k < d->ndc; k++) nsc_uf_union(uf, e->node[d->dc[k].a], e->node[d->dc[k].b]);
     }
 }
 
@@ -53,13 +50,12 @@ static int static_path(const nsc_dev_ctx *ctx, const nsc_element *e, int *a, int
 static int in_current_cutset(const nsc_dev_ctx *ctx, int ei)
 {
     const nsc_circuit *c = ctx->c;
-    int nn = c->nnode, *uf = malloc(sizeof(int) * ((size_t)nn + 1)), a, b, cut = 0;
+    int nn = c->nnode, *uf = malloc(sizeof(int) * ((size_t)nn + 1)), cut = 0;
     if (!uf) return -1;
     for (int k = 0; k < nn; k++) uf[k] = -1;
     for (int k = 1; k < nn; k++)
         if (ctx->mode == NSC_ASM_OP && ctx->has_icv[k]) nsc_uf_union(uf, k, 0);
-    for (int e = 0; e < c->nel; e++)
-        if (static_path(ctx, &c->el[e], &a, &b)) nsc_uf_union(uf, a, b);
+    for (int e = 0; e < c->nel; e++) static_paths(ctx, &c->el[e], uf);
     for (int e = 0; e <= ei; e++) {
         const nsc_element *x = &c->el[e];
         if (x->kind != NSC_EL_L || !is_source(ctx->mode, x)) continue;

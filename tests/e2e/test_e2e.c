@@ -1077,6 +1077,36 @@ Test(e2e, inductor_in_series_with_current_source_at_t0)
     }
 }
 
+/* An inductor in series with a B V= source under UIC starts at 0 A, as ngspice
+ * 39 does: i(l1) = (10 - 5) / R (1 - e^{-t R / L}), R = 0.2, L = 1 mH. Its
+ * static-path check read a list of kinds without B V= (nor W, J, Q): L1 was "in
+ * a cut-set of current sources" and started at its DC current, 25 A. Both a
+ * linear B (exact transient) and a product of unknowns (smooth, Newton). */
+Test(e2e, inductor_in_series_with_b_source_starts_at_zero_under_uic)
+{
+    const char *b[] = { "5*V(y)", "5*V(y)*V(y)" };
+    char path[1024], cmd[2048], text[256], *out = NULL;
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/lb.cir", tmp);
+        snprintf(text, sizeof text, "L and B\nV1 a 0 10\nR1 a b 0.2\nL1 b x 1m\nB1 x 0 V=%s\nVy y 0 1\n"
+                 ".tran 10u 1m UIC\n.end\n", b[k]);
+        tu_write_file(path, text);
+        snprintf(cmd, sizeof cmd, "cd %s && %s lb.cir 2>&1", tmp, NSC_PROGRAM);
+        cr_assert_eq(tu_run(cmd, &out), 0, "%d: %s", k, out);
+        cr_assert(!strstr(out, "cut-set"), "%d: %s", k, out);
+        free(out);
+        snprintf(path, sizeof path, "%s/lb.dat", tmp);
+        tu_table t;
+        cr_assert_eq(tu_table_read(path, &t), 0);
+        int cl = tu_table_col(&t, "i(l1)");
+        double e = 0;
+        for (int i = 0; i < t.nrow; i++) e = fmax(e, fabs(TU_AT(&t, i, cl) - 25 * -expm1(-200 * TU_AT(&t, i, 0))));
+        cr_expect(TU_AT(&t, 0, cl) == 0 && e < 1e-2, "%d: i(l1) %g at t = 0, %g A off the closed form", k,
+                  TU_AT(&t, 0, cl), e);
+        tu_table_free(&t);
+    }
+}
+
 /* Run netlist text as tmp/NAME.cir; the .dat it writes into *t; returns the
  * program's stderr (malloc'd). */
 static char *run_table(const char *name, const char *text, tu_table *t)
