@@ -256,12 +256,15 @@ static nsc_status work_init(asm_work *w)
     return NSC_OK;
 }
 
-/* 1 when node nd is a terminal of a capacitor with IC= */
+/* 1 when node nd is a terminal of a capacitor with IC= (any capacitor the
+ * device table classes so: C n+ n- value and the charge-based C='f(V)' /
+ * Q='q(V)', whose IC= had lost to .ic) */
 static int touches_cap_ic(const nsc_circuit *c, int nd)
 {
     for (int ei = 0; ei < c->nel; ei++) {
         const nsc_element *e = &c->el[ei];
-        if (e->kind == NSC_EL_C && e->has_ic && (e->node[0] == nd || e->node[1] == nd)) return 1;
+        const nsc_device *d = nsc_devif_of(c, e->kind);
+        if (d && d->topo == NSC_TOPO_CAP && e->has_ic && (e->node[0] == nd || e->node[1] == nd)) return 1;
     }
     return 0;
 }

@@ -135,3 +135,27 @@ Test(qcap, vdmos_cjo_vs_ngspice)
     cr_assert(!strstr(out, "ignored"), "%s", out);
     free(out);
 }
+
+/* A charge capacitor's IC= wins over a .ic on its node, as a linear C's does
+ * (lcs_asm.c touches_cap_ic read only C cards: the .ic held the node at 1 V and
+ * IC=2 was "ignored"). C = 1u (a constant written as a function: the charge
+ * form), from 2 V through 1 kOhm to 5 V: v(n) = 5 - 3 e^{-t/1ms}. */
+Test(qcap, ic_wins_over_dot_ic_as_for_a_linear_capacitor)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/icq.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "IC= and .ic\nV1 a 0 5\nR1 a n 1k\nC1 n 0 C='1u+0*V(n)' IC=2\n.ic V(n)=1\n"
+                                     ".tran 10u 1m\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s icq.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_expect(strstr(out, ".ic V(n) ignored") && !strstr(out, "IC= of capacitor c1 ignored"), "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/icq.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int cn = tu_table_col(&t, "v(n)");
+    double e = 0;
+    for (int i = 0; i < t.nrow; i++) e = fmax(e, fabs(TU_AT(&t, i, cn) - (5 - 3 * exp(-TU_AT(&t, i, 0) / 1e-3))));
+    cr_expect(e < 1e-3, "v(n) %.3g V off the closed form (v(0) = %g)", e, TU_AT(&t, 0, cn));
+    tu_table_free(&t);
+}
