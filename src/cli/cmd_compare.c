@@ -23,7 +23,8 @@ const char nsc_compare_usage[] =
     "error (absolute and relative to the reference's range) and the shift of the\n"
     "switching instants. Files: nscircuit .dat/.csv, ngspice raw (ASCII or binary),\n"
     "ngspice wrdata columns. Names match case-insensitively; v(a,b) is also found as\n"
-    "v(a) - v(b).\n"
+    "v(a) - v(b). AC tables (frequency; vdb in dB, vp in degrees) compare on log\n"
+    "frequency, phases modulo 360; DC sweeps on the swept value.\n"
     "\n"
     "options:\n"
     "  --signals LIST      signals to compare, e.g. v(out),i(l1) (default: all common)\n"
@@ -69,16 +70,41 @@ static const char *kind_text(nsc_wfkind k)
     }
 }
 
+/* An AC table's decibels and degrees are printed as they are (no SI prefix). */
+static int plain_unit(const char *name)
+{
+    return !strncmp(name, "vdb(", 4) || !strncmp(name, "idb(", 4) || !strncmp(name, "db(", 3) ||
+           !strncmp(name, "vp(", 3) || !strncmp(name, "ip(", 3) || !strncmp(name, "ph(", 3);
+}
+
 static const char *unit_of(const char *name)
 {
+    if (plain_unit(name)) return strstr(name, "db(") ? "dB" : "deg";
     return name[0] == 'v' ? "V" : name[0] == 'i' ? "A" : "";
+}
+
+/* x in the unit of signal `name` ("12.5 mV", "-3.01 dB", "45 deg") */
+static const char *val(double x, const char *name, char *buf, size_t n)
+{
+    if (!plain_unit(name)) return nsc_eng(x, unit_of(name), buf, n);
+    snprintf(buf, n, "%.3g %s", x, unit_of(name));
+    return buf;
+}
+
+/* The unit of a table's column 0: s, Hz, or the swept source's V or A. */
+static const char *scale_unit(const nsc_waves *W)
+{
+    int sc = nsc_waves_scale(W);
+    if (sc != NSC_SCALE_SWEEP) return sc == NSC_SCALE_TIME ? "s" : "Hz";
+    return W->name[0][0] == 'v' ? "V" : W->name[0][0] == 'i' ? "A" : "";
 }
 
 static void describe(const char *label, const char *path, const nsc_waves *W, const nsc_wfinfo *in)
 {
     char a[32], b[32];
+    const char *u = scale_unit(W);
     printf("%-10s %s: %s, %d points, %s .. %s\n", label, path, kind_text(in->kind), W->nrow,
-           nsc_eng(W->v[0], "s", a, sizeof a), nsc_eng(W->v[(size_t)(W->nrow - 1) * W->ncol], "s", b, sizeof b));
+           nsc_eng(W->v[0], u, a, sizeof a), nsc_eng(W->v[(size_t)(W->nrow - 1) * W->ncol], u, b, sizeof b));
 }
 
 /* "+1.2 us" / "0 s" */
@@ -100,9 +126,12 @@ static int incomplete_input(const nsc_cmp *c, const nsc_waves *A, const nsc_wave
     double span = fmax(a1, b1) - fmin(a0, b0), common = c->t1 - c->t0;
     double slack = 0.01 * span;                     /* a reference may start at 10 ps, ours at 0 */
     if (!(common >= span - slack)) {
-        printf("%sFAIL: the files cover different times (%s: %g .. %g s, %s: %g .. %g s); the errors hold for "
-               "%.3g %% of it; compare a window with --from/--to\n", quiet ? "" : "\n", fo, a0, a1, fr, b0, b1,
-               100 * common / span);
+        const char *u = scale_unit(A);
+        printf("%sFAIL: the files cover different %s (%s: %g .. %g %s, %s: %g .. %g %s); the errors hold for "
+               "%.3g %% of it; compare a window with --from/--to\n", quiet ? "" : "\n",
+               nsc_waves_scale(A) == NSC_SCALE_TIME ? "times" : nsc_waves_scale(A) == NSC_SCALE_FREQ ? "frequencies"
+                                                                                               : "sweep ranges",
+               fo, a0, a1, u, fr, b0, b1, u, 100 * common / span);
         return 1;
     }
     return 0;
@@ -126,10 +155,12 @@ static void print_table(const nsc_cmp *c, double tol)
         const nsc_cmp_sig *s = &c->sig[q];
         const char *u = unit_of(s->name);
         char rg[32], me[32], re[32], col1[80], col2[80], sw[200], s1[32], s2[32], lv[32];
-        nsc_eng(s->range, u, rg, sizeof rg);
-        snprintf(col1, sizeof col1, "%s  %.3g %%", nsc_eng(s->max_err, u, me, sizeof me), 100 * s->max_err / s->scale);
-        snprintf(col2, sizeof col2, "%s  %.3g %%", nsc_eng(s->rms_err, u, re, sizeof re), 100 * s->rms_err / s->scale);
-        if (s->n_ref == 0 && s->n_ours == 0)
+        val(s->range, s->name, rg, sizeof rg);
+        snprintf(col1, sizeof col1, "%s  %.3g %%", val(s->max_err, s->name, me, sizeof me), 100 * s->max_err / s->scale);
+        snprintf(col2, sizeof col2, "%s  %.3g %%", val(s->rms_err, s->name, re, sizeof re), 100 * s->rms_err / s->scale);
+        if (c->scale != NSC_SCALE_TIME)
+            snprintf(sw, sizeof sw, "-");
+        else if (s->n_ref == 0 && s->n_ours == 0)
             snprintf(sw, sizeof sw, "none (no crossing of %s)", nsc_eng(s->level, u, lv, sizeof lv));
         else {
             int k = snprintf(sw, sizeof sw, "%d/%d", s->n_matched, s->n_ref);
@@ -155,7 +186,7 @@ static nsc_status write_grid(const nsc_cmp *c, const char *path, nsc_report *r)
     nsc_afile a;
     nsc_status s = nsc_afile_open(&a, path, r);
     if (s) return s;
-    fprintf(a.f, "# time");
+    fprintf(a.f, "# %s", c->scale == NSC_SCALE_TIME ? "time" : c->scale == NSC_SCALE_FREQ ? "frequency" : "sweep");
     for (int q = 0; q < c->nsig; q++) fprintf(a.f, " ours:%s ref:%s diff:%s", c->sig[q].name, c->sig[q].name, c->sig[q].name);
     fputc('\n', a.f);
     size_t ng = (size_t)c->ngrid;
@@ -163,11 +194,23 @@ static nsc_status write_grid(const nsc_cmp *c, const char *path, nsc_report *r)
         fprintf(a.f, "%.12e", c->t[i]);
         for (int q = 0; q < c->nsig; q++) {
             double o = c->ours[q * ng + i], f = c->ref[q * ng + i];
-            fprintf(a.f, " %.12e %.12e %.12e", o + 0.0, f + 0.0, o - f + 0.0);
+            fprintf(a.f, " %.12e %.12e %.12e", o + 0.0, f + 0.0, nsc_cmp_diff(c, q, o, f) + 0.0);
         }
         fputc('\n', a.f);
     }
     return nsc_afile_close(&a, 1, r);
+}
+
+/* The abscissa of the plots: time in a prefixed unit; AC frequency in Hz on a
+ * log axis; a sweep's value as it is. *lx: the gnuplot line setting the log axis. */
+static void x_axis(const nsc_cmp *c, double *ts, const char **tu, const char **xl, const char **lx)
+{
+    nsc_time_unit(fmax(fabs(c->t0), fabs(c->t1)), ts, tu);
+    *xl = "time", *lx = "";
+    if (c->scale == NSC_SCALE_TIME) return;
+    *ts = 1, *tu = c->scale == NSC_SCALE_FREQ ? "Hz" : "swept value";
+    *xl = c->scale == NSC_SCALE_FREQ ? "frequency" : "sweep";
+    *lx = c->logx ? "set logscale x\n" : "";
 }
 
 /* One script per signal: overlay (top) and ours - reference (bottom). */
@@ -188,11 +231,16 @@ static nsc_status write_script(const nsc_cmp *c, int q, const char *datpath, con
     size_t ng = (size_t)c->ngrid;
     for (size_t i = 0; i < ng; i++) {
         m = fmax(m, fmax(fabs(c->ours[q * ng + i]), fabs(c->ref[q * ng + i])));
-        d = fmax(d, fabs(c->ours[q * ng + i] - c->ref[q * ng + i]));
+        d = fmax(d, fabs(nsc_cmp_diff(c, q, c->ours[q * ng + i], c->ref[q * ng + i])));
     }
-    nsc_time_unit(fmax(fabs(c->t0), fabs(c->t1)), &ts, &tu);
+    const char *xl, *lx;
+    x_axis(c, &ts, &tu, &xl, &lx);
     ys = nsc_unit_scale(m, &yp);
     ds = nsc_unit_scale(d, &dp);
+    if (plain_unit(s->name)) {                              /* dB, degrees: as they are */
+        ys = ds = 1, yp = dp = "";
+        qty = !strcmp(u, "dB") ? "magnitude" : "phase";
+    }
     int col = 2 + 3 * q;
     char title[512];
     snprintf(title, sizeof title, "%s: ours (%s) vs reference (%s); rms error %.3g %% of the reference range",
@@ -200,7 +248,7 @@ static nsc_status write_script(const nsc_cmp *c, int q, const char *datpath, con
     fprintf(f, "# gnuplot script written by nscircuit compare: gnuplot %s (in this directory)\n",
             nsc_base_name(gppath));
     nsc_gp_preamble(f, pngpath, datpath, 700);
-    fprintf(f, "set xrange [%.10g:%.10g]\nset format y '%%g'\nset multiplot title ", c->t0 * ts, c->t1 * ts);
+    fprintf(f, "%sset xrange [%.10g:%.10g]\nset format y '%%g'\nset multiplot title ", lx, c->t0 * ts, c->t1 * ts);
     nsc_gp_quote(f, title);
     fprintf(f,
             "\nset tmargin at screen 0.93\nset bmargin at screen 0.40\n"
@@ -210,10 +258,10 @@ static nsc_status write_script(const nsc_cmp *c, int q, const char *datpath, con
             qty, yp, u, ts, col, ys, ts, col + 1, ys);
     fprintf(f,
             "set tmargin at screen 0.36\nset bmargin at screen 0.08\n"
-            "set format x '%%g'\nset xlabel 'time (%s)'\nset ylabel 'difference (%s%s)'\n"
+            "set format x '%%g'\nset xlabel '%s (%s)'\nset ylabel 'difference (%s%s)'\n"
             "plot datafile using ($1*%.0e):($%d*%.0e) with lines lw 1 lc rgb '#c00000' title 'ours - reference'\n"
             "unset multiplot\nset output\n",
-            tu, dp, u, ts, col + 2, ds);
+            xl, tu, dp, u, ts, col + 2, ds);
     if (fclose(f)) { free(text); return nsc_oom(r); }
     nsc_status st = nsc_write_atomic(gppath, text, len, r);
     free(text);
@@ -364,10 +412,14 @@ static int verdict(const compare_cli *L, const nsc_cmp *cmp, const nsc_waves *A,
         describe("ours", L->fo, A, ia);
         describe("reference", L->fr, B, ib);
         char a[32], b[32];
-        printf("%-10s %s .. %s, %d points (%s)\n", "compared", nsc_eng(cmp->t0, "s", a, sizeof a),
-               nsc_eng(cmp->t1, "s", b, sizeof b), cmp->ngrid,
+        const char *u = scale_unit(A);
+        printf("%-10s %s .. %s, %d points (%s)\n", "compared", nsc_eng(cmp->t0, u, a, sizeof a),
+               nsc_eng(cmp->t1, u, b, sizeof b), cmp->ngrid,
                cmp->samples ? "ours' uniform rows; the reference interpolated"
-                            : "both tables' time points, each linear between its own");
+               : cmp->logx  ? "both tables' frequencies, each linear in log frequency between its own; phase errors "
+                              "modulo 360 degrees"
+               : cmp->scale == NSC_SCALE_SWEEP ? "both tables' sweep points, each linear between its own"
+                                               : "both tables' time points, each linear between its own");
         print_table(cmp, L->tol);
     }
     int nbad = 0;
@@ -420,7 +472,7 @@ int nsc_cmd_compare(int argc, char **argv)
     int nnames = 0;
     nsc_wfinfo ia, ib;
     status = 2;
-    if (nsc_read_waves(L.fo, &A, &ia, &rep) || nsc_read_waves(L.fr, &B, &ib, &rep)) goto done;
+    if (nsc_read_waves(L.fo, &A, &ia, &rep) || nsc_read_waves_scale(L.fr, ia.scale, &B, &ib, &rep)) goto done;
     if (L.signals && (nnames = split_list(L.signals, &names)) <= 0) {
         status = nnames < 0 ? 3 : fail("empty --signals list%s", "");
         goto done;

@@ -49,6 +49,37 @@ char *nsc_signame_canon(const char *name)
     return s;
 }
 
+/* ---- scales ---- */
+
+int nsc_waves_scale(const nsc_waves *W)
+{
+    if (!strcmp(W->name[0], "time")) return NSC_SCALE_TIME;
+    return !strcmp(W->name[0], "frequency") ? NSC_SCALE_FREQ : NSC_SCALE_SWEEP;
+}
+
+static const char *scale_text(int scale)
+{
+    return scale == NSC_SCALE_TIME ? "a transient (time)" : scale == NSC_SCALE_FREQ ? "an AC analysis (frequency)"
+                                                                                   : "a DC sweep";
+}
+
+/* The abscissa where tables are linear: log10(f) for AC, else t itself. */
+static double xof(int logx, double t)
+{
+    return logx ? log10(t) : t;
+}
+
+double nsc_cmp_diff(const nsc_cmp *c, int q, double ours, double ref)
+{
+    double d = ours - ref;
+    return c->sig[q].phase ? d - 360 * nearbyint(d / 360) : d;
+}
+
+static int is_phase(const char *canon)
+{
+    return !strncmp(canon, "vp(", 3) || !strncmp(canon, "ip(", 3) || !strncmp(canon, "ph(", 3);
+}
+
 /* ---- signals in a table ---- */
 
 typedef struct table {
@@ -101,13 +132,16 @@ static char *source_text(const table *T, source s)
     return nsc_asprintf("%s - %s", T->W->name[s.plus], T->W->name[s.minus]);
 }
 
-static double value(const table *T, int col, int i)
+/* Column col at grid point i, linear between its rows; a phase (degrees) the
+ * short way round between two rows (179 -> -179 passes 180, not 0). */
+static double value(const table *T, int col, int i, int phase)
 {
     const nsc_waves *W = T->W;
     int k = T->k[i];
     double y0 = W->v[(size_t)k * W->ncol + col];
     if (k + 1 >= W->nrow) return y0;
     double y1 = W->v[(size_t)(k + 1) * W->ncol + col];
+    if (phase) y1 = y0 + (y1 - y0 - 360 * nearbyint((y1 - y0) / 360));
     return (1 - T->a[i]) * y0 + T->a[i] * y1;
 }
 
@@ -123,12 +157,15 @@ static nsc_status table_init(table *T, const nsc_waves *W, const char *which, ns
 {
     T->W = W;
     if (W->nrow < 1) return nsc_err(r, NSC_EUSAGE, NULL, "%s has no rows", which);
+    int sc = nsc_waves_scale(W);
+    const char *x = sc == NSC_SCALE_TIME ? "time" : sc == NSC_SCALE_FREQ ? "frequency" : "the swept value";
     for (int i = 0; i < W->nrow; i++) {
         double t = W->v[(size_t)i * W->ncol];
-        if (!isfinite(t)) return nsc_err(r, NSC_EUSAGE, NULL, "%s: time is not finite at row %d", which, i + 1);
+        if (!isfinite(t)) return nsc_err(r, NSC_EUSAGE, NULL, "%s: %s is not finite at row %d", which, x, i + 1);
         if (i && t < W->v[(size_t)(i - 1) * W->ncol])
-            return nsc_err(r, NSC_EUSAGE, NULL, "%s: time decreases at row %d (%g after %g)", which, i + 1, t,
-                           W->v[(size_t)(i - 1) * W->ncol]);
+            return nsc_err(r, NSC_EUSAGE, NULL, "%s: %s decreases at row %d (%g after %g)%s", which, x, i + 1, t,
+                           W->v[(size_t)(i - 1) * W->ncol],
+                           sc == NSC_SCALE_SWEEP ? " (a nested sweep? compare the rows of one inner sweep)" : "");
     }
     if (!(T->canon = nsc_calloc((size_t)W->ncol, sizeof(char *)))) return nsc_oom(r);
     for (int c = 1; c < W->ncol; c++)
@@ -136,8 +173,9 @@ static nsc_status table_init(table *T, const nsc_waves *W, const char *which, ns
     return NSC_OK;
 }
 
-/* segment index and weight of every grid point (value right-continuous at repeated times) */
-static nsc_status table_locate(table *T, const double *g, int ng, nsc_report *r)
+/* segment index and weight of every grid point (value right-continuous at
+ * repeated times), linear in x = xof(logx, t) */
+static nsc_status table_locate(table *T, const double *g, int ng, int logx, nsc_report *r)
 {
     const nsc_waves *W = T->W;
     T->k = nsc_calloc((size_t)ng, sizeof(int));
@@ -149,7 +187,8 @@ static nsc_status table_locate(table *T, const double *g, int ng, nsc_report *r)
         T->k[i] = k;
         if (k + 1 < W->nrow) {
             double ta = W->v[(size_t)k * W->ncol], tb = W->v[(size_t)(k + 1) * W->ncol];
-            T->a[i] = g[i] <= ta ? 0 : (g[i] - ta) / (tb - ta);   /* tb > g[i] >= ta */
+            int lg = logx && ta > 0;                           /* (a row at f = 0: linear there) */
+            T->a[i] = g[i] <= ta ? 0 : (xof(lg, g[i]) - xof(lg, ta)) / (xof(lg, tb) - xof(lg, ta));   /* tb > g[i] >= ta */
         }
     }
     return NSC_OK;
@@ -259,7 +298,8 @@ static nsc_status make_grid(const nsc_waves *A, const nsc_waves *B, double from,
     if (!(c->t1 > c->t0))
         return nsc_err(r, NSC_EUSAGE, NULL, "no common time interval: ours covers %g .. %g s, the reference %g .. %g s%s",
                        a0, a1, b0, b1, isinf(from) && isinf(to) ? "" : " (within the window given)");
-    c->samples = uniform_rows(A, c->t0, c->t1);
+    c->samples = c->scale == NSC_SCALE_TIME && uniform_rows(A, c->t0, c->t1);
+    c->logx = c->scale == NSC_SCALE_FREQ && c->t0 > 0;      /* (a frequency of 0: linear) */
     return c->samples ? grid_ours(A, c, r) : grid_union(A, B, c, r);
 }
 
@@ -373,11 +413,12 @@ static nsc_status metrics(nsc_cmp *c, int q, const table *A, source sa, const ta
         lo = fmin(lo, f[i]);
         hi = fmax(hi, f[i]);
         mag = fmax(mag, fabs(f[i]));
-        double e = fabs(o[i] - f[i]);
+        double e = fabs(nsc_cmp_diff(c, q, o[i], f[i]));
         if (e > emax) { emax = e; s->t_max_err = t[i]; }
         if (i) {
-            double ea = o[i - 1] - f[i - 1], eb = o[i] - f[i];
-            ie2 += (t[i] - t[i - 1]) * (ea * ea + ea * eb + eb * eb) / 3;     /* integral of e^2, e linear */
+            double ea = nsc_cmp_diff(c, q, o[i - 1], f[i - 1]), eb = nsc_cmp_diff(c, q, o[i], f[i]);
+            double dx = xof(c->logx, t[i]) - xof(c->logx, t[i - 1]);
+            ie2 += dx * (ea * ea + ea * eb + eb * eb) / 3;     /* integral of e^2, e linear in x */
         }
     }
     const nsc_waves *R = B->W;
@@ -393,9 +434,9 @@ static nsc_status metrics(nsc_cmp *c, int q, const table *A, source sa, const ta
     int roundoff = !(s->range > 1e-9 * mag);
     s->scale = !roundoff ? s->range : mag > 0 ? mag : 1;
     s->max_err = emax;
-    s->rms_err = sqrt(ie2 / (c->t1 - c->t0));
+    s->rms_err = sqrt(ie2 / (xof(c->logx, c->t1) - xof(c->logx, c->t0)));
     s->level = 0.5 * (lo + hi);
-    if (roundoff) return NSC_OK;
+    if (roundoff || c->scale != NSC_SCALE_TIME) return NSC_OK;
     return instants(c, q, A, sa, B, sb, r);
 }
 
@@ -426,6 +467,12 @@ nsc_status nsc_compare(const nsc_waves *ours, const nsc_waves *ref, char *const 
     nsc_status st = NSC_OK;
     if (!c) return nsc_oom(r);
     if ((st = table_init(&A, ours, "ours", r)) || (st = table_init(&B, ref, "the reference", r))) goto done;
+    c->scale = nsc_waves_scale(ours);
+    if (nsc_waves_scale(ref) != c->scale) {
+        st = nsc_err(r, NSC_EUSAGE, NULL, "ours is %s, the reference %s: nothing to compare",
+                     scale_text(c->scale), scale_text(nsc_waves_scale(ref)));
+        goto done;
+    }
     int cap = nsig > 0 ? nsig : ours->ncol;
     c->sig = nsc_calloc((size_t)cap, sizeof *c->sig);
     sa = nsc_calloc((size_t)cap, sizeof *sa);
@@ -444,6 +491,7 @@ nsc_status nsc_compare(const nsc_waves *ours, const nsc_waves *ref, char *const 
         }
         if (dup || !fa || !fb) { free(name); continue; }
         c->sig[c->nsig].name = name;
+        c->sig[c->nsig].phase = c->scale == NSC_SCALE_FREQ && is_phase(name);
         c->sig[c->nsig].ours_src = source_text(&A, sa[c->nsig]);
         c->sig[c->nsig].ref_src = source_text(&B, sb[c->nsig]);
         if (!c->sig[c->nsig].ours_src || !c->sig[c->nsig].ref_src) { c->nsig++; st = nsc_oom(r); goto done; }
@@ -456,8 +504,8 @@ nsc_status nsc_compare(const nsc_waves *ours, const nsc_waves *ref, char *const 
         st = nsc_err(r, NSC_EUSAGE, NULL, "no common signal: ours has %s; the reference has %s", la, lb);
         goto done;
     }
-    if ((st = make_grid(ours, ref, from, to, c, r)) || (st = table_locate(&A, c->t, c->ngrid, r)) ||
-        (st = table_locate(&B, c->t, c->ngrid, r)))
+    if ((st = make_grid(ours, ref, from, to, c, r)) || (st = table_locate(&A, c->t, c->ngrid, c->logx, r)) ||
+        (st = table_locate(&B, c->t, c->ngrid, c->logx, r)))
         goto done;
     size_t ng = (size_t)c->ngrid;
     c->ours = nsc_calloc((size_t)c->nsig * ng, sizeof(double));
@@ -465,8 +513,9 @@ nsc_status nsc_compare(const nsc_waves *ours, const nsc_waves *ref, char *const 
     if (!c->ours || !c->ref) { st = nsc_oom(r); goto done; }
     for (int q = 0; q < c->nsig; q++) {
         for (size_t i = 0; i < ng; i++) {
-            c->ours[q * ng + i] = value(&A, sa[q].plus, (int)i) - (sa[q].minus > 0 ? value(&A, sa[q].minus, (int)i) : 0);
-            c->ref[q * ng + i] = value(&B, sb[q].plus, (int)i) - (sb[q].minus > 0 ? value(&B, sb[q].minus, (int)i) : 0);
+            int ph = c->sig[q].phase;
+            c->ours[q * ng + i] = value(&A, sa[q].plus, (int)i, ph) - (sa[q].minus > 0 ? value(&A, sa[q].minus, (int)i, 0) : 0);
+            c->ref[q * ng + i] = value(&B, sb[q].plus, (int)i, ph) - (sb[q].minus > 0 ? value(&B, sb[q].minus, (int)i, 0) : 0);
         }
         if ((st = metrics(c, q, &A, sa[q], &B, sb[q], r))) goto done;
     }

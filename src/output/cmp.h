@@ -1,6 +1,15 @@
 /* cmp.h -- comparison of two waveform tables (nscircuit compare): both put on one
  * time grid, per-signal errors and the shift of switching instants.
  *
+ * Tables of an AC analysis (column 0 frequency; magnitudes in dB, phases in
+ * degrees) or a DC sweep (column 0 the swept value) are compared alike, "time"
+ * read as their scale, with these differences: the grid is always both
+ * tables' points; an AC table is linear in log10(f) between its points and the
+ * RMS error integrates over log10(f) (each decade weighs the same); a phase
+ * (vp(x), ip(x), ph(x), degrees) is interpolated the short way round between
+ * two rows and its error taken modulo 360 into [-180, 180]; no switching
+ * instants.
+ *
  * Definitions (t0..t1 is the time interval both tables cover, within the
  * window asked for):
  *  - grid: when ours' rows are at accepted steps and events (their gaps not
@@ -44,9 +53,12 @@ typedef struct nsc_cmp_sig {
     int n_matched;       /* reference instants matched (0 when either has none) */
     double shift_max;    /* matched shift of largest magnitude (signed), s */
     double shift_mean;   /* mean matched shift, s */
+    int phase;           /* 1: a phase in degrees (errors modulo 360) */
 } nsc_cmp_sig;
 
 typedef struct nsc_cmp {
+    int scale;           /* NSC_SCALE_* of both tables' column 0 */
+    int logx;            /* 1: AC, interpolated and integrated in log10(f) */
     double t0, t1;       /* common interval */
     int samples;         /* 1: ours' rows are uniform samples, the grid is theirs; 0: both tables' points */
     int ngrid;
@@ -66,6 +78,11 @@ typedef struct nsc_cmp {
 nsc_status nsc_compare(const nsc_waves *ours, const nsc_waves *ref, char *const *signals, int nsig,
                        double from, double to, nsc_cmp **out, nsc_report *r);
 void nsc_cmp_free(nsc_cmp *c);
+
+/* ours - reference of signal q, modulo 360 into [-180, 180] for a phase */
+double nsc_cmp_diff(const nsc_cmp *c, int q, double ours, double ref);
+/* The scale of table W (NSC_SCALE_*) from its column 0's name. */
+int nsc_waves_scale(const nsc_waves *W);
 
 /* Canonical signal name (malloc'd): lower case, blanks removed, "x#branch" ->
  * "i(x)", "v(a,0)" / "v(a,gnd)" -> "v(a)", "v(a)-v(b)" -> "v(a,b)". */

@@ -18,6 +18,7 @@ typedef enum nsc_wfkind {
 
 typedef struct nsc_wfinfo {
     nsc_wfkind kind;
+    int scale;      /* NSC_SCALE_* of column 0 */
     int named;      /* 0: the file has no signal names; columns are "y1", "y2", ... */
     int nplots;     /* raw: plots in the file (the first transient one is read) */
     int incomplete; /* the file says its run did not complete ("# interrupted at ...",
@@ -28,10 +29,19 @@ typedef struct nsc_wfinfo {
 /* Read path, choosing the reader by content: a file whose first line starts with
  * "Title:" or "Plotname:" is a raw file, anything else a text table. info may be NULL. */
 nsc_status nsc_read_waves(const char *path, nsc_waves **out, nsc_wfinfo *info, nsc_report *r);
+/* nsc_read_waves taking from a raw file the first plot of scale `scale`
+ * (NSC_SCALE_*, -1 any: nsc_read_raw_scale); a text table is read as it is. */
+nsc_status nsc_read_waves_scale(const char *path, int scale, nsc_waves **out, nsc_wfinfo *info, nsc_report *r);
 
 /* ngspice raw file (ASCII "Values:" or "Binary:" little-endian doubles), possibly
- * holding several plots: the first real plot whose scale (variable 0) is time is
- * read. A truncated file (run interrupted) yields the complete points it holds. */
+ * holding several plots: the first plot of scale `scale` (NSC_SCALE_*; -1 any:
+ * the first transient, else the first AC, else the first DC sweep) is read: a transient (real, against time), an AC analysis (complex, against
+ * frequency: each variable X as two columns, vdb(X) in dB and vp(X) in degrees,
+ * ip/idb for currents), a DC sweep (real, against another scale). A truncated
+ * file (run interrupted) yields the complete points it holds. */
+nsc_status nsc_read_raw_scale(const char *path, const char *data, size_t len, int scale, nsc_waves **out,
+                              nsc_wfinfo *info, nsc_report *r);
+/* nsc_read_raw_scale of any scale (a transient first) */
 nsc_status nsc_read_raw(const char *path, const char *data, size_t len, nsc_waves **out,
                         nsc_wfinfo *info, nsc_report *r);
 

@@ -5,8 +5,13 @@
  * Option), a "Variables:" list ("\tindex\tname\ttype [param=value ...]") and a
  * "Values:" (per point: index, then one number per variable; complex "re,im")
  * or "Binary:" section (per point, one double per variable, two if complex).
- * The first real plot whose scale is time is returned. */
+ * The plot returned is the first of the scale asked for (nsc_read_raw_scale; any: a transient, else AC, else DC): a
+ * transient (real, its scale time), an AC analysis (complex, its scale
+ * frequency: each complex variable X becomes two columns, its magnitude in dB
+ * and its phase in degrees, named as ngspice's vdb(X) and vp(X)), or a DC
+ * sweep (real, any other scale). */
 #include "rd.h"
+#include "cmp.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -150,6 +155,75 @@ static double get_le(const unsigned char *p)
     return x;
 }
 
+/* The plot's scale (NSC_SCALE_*), or -1 for a kind not read (complex against
+ * anything but frequency; ngspice's operating point, one point, not a sweep). */
+static int plot_scale(const plot *pl)
+{
+    if (pl->nvar < 1 || (pl->name && nsc_strieq(pl->name, "operating point"))) return -1;
+    if (pl->complex_)
+        return !strcmp(pl->type[0], "frequency") || nsc_strieq(pl->var[0], "frequency") ? NSC_SCALE_FREQ : -1;
+    return !strcmp(pl->type[0], "time") || nsc_strieq(pl->var[0], "time") ? NSC_SCALE_TIME : NSC_SCALE_SWEEP;
+}
+
+/* An AC variable's two column names: "v(x)" -> vdb(x), vp(x); "i(x)" -> idb(x),
+ * ip(x); another name n -> db(n), ph(n). NULL (out of memory) in either. */
+static void ac_names(const char *var, char **db, char **ph)
+{
+    char *c = nsc_signame_canon(var);
+    *db = *ph = NULL;
+    if (!c) return;
+    if ((c[0] == 'v' || c[0] == 'i') && c[1] == '(') {
+        *db = nsc_asprintf("%cdb%s", c[0], c + 1);
+        *ph = nsc_asprintf("%cp%s", c[0], c + 1);
+    } else {
+        *db = nsc_asprintf("db(%s)", c);
+        *ph = nsc_asprintf("ph(%s)", c);
+    }
+    free(c);
+}
+
+/* The table of plot pl: its variables as read, or (AC) the scale then the dB
+ * and phase columns of each variable. NULL when out of memory. */
+static nsc_waves *plot_table(const plot *pl, const char *title)
+{
+    if (!pl->complex_) {                                    /* (a sweep's scale keeps its name) */
+        nsc_waves *T = nsc_waves_new(pl->var + 1, pl->nvar - 1, title);
+        char *s0 = T && plot_scale(pl) == NSC_SCALE_SWEEP ? nsc_strdup(pl->var[0]) : NULL;
+        if (s0) { free(T->name[0]); T->name[0] = nsc_strlower(s0); }
+        else if (T && plot_scale(pl) == NSC_SCALE_SWEEP) { nsc_waves_free(T); T = NULL; }
+        return T;
+    }
+    int n = 2 * (pl->nvar - 1);
+    char **names = nsc_calloc((size_t)n + 1, sizeof(char *));
+    nsc_waves *W = NULL;
+    int ok = names != NULL;
+    for (int k = 1; ok && k < pl->nvar; k++) {
+        ac_names(pl->var[k], &names[2 * k - 2], &names[2 * k - 1]);
+        ok = names[2 * k - 2] && names[2 * k - 1];
+    }
+    if (ok && (W = nsc_waves_new(names, n, title))) {
+        free(W->name[0]);
+        if (!(W->name[0] = nsc_strdup("frequency"))) { nsc_waves_free(W); W = NULL; }
+    }
+    for (int k = 0; names && k < n; k++) free(names[k]);
+    free(names);
+    return W;
+}
+
+/* Append point row (re, im pairs when complex) to W: AC as 20 log10 |x| and
+ * arg x in degrees (a zero magnitude: -inf dB, as ngspice's vdb). -1 out of memory. */
+static int add_point(const plot *pl, nsc_waves *W, const double *row, double *out)
+{
+    if (!pl->complex_) return nsc_waves_add(W, row);
+    out[0] = row[0];
+    for (int k = 1; k < pl->nvar; k++) {
+        double re = row[2 * k], im = row[2 * k + 1];
+        out[2 * k - 1] = 20 * log10(hypot(re, im));
+        out[2 * k] = atan2(im, re) * (180 / 3.14159265358979323846);
+    }
+    return nsc_waves_add(W, out);
+}
+
 /* Binary section: npoint rows (fewer if the file is truncated). W == NULL skips. */
 static nsc_status read_binary(cursor *c, plot *pl, nsc_waves *W, double *row, nsc_report *r)
 {
@@ -158,9 +232,14 @@ static nsc_status read_binary(cursor *c, plot *pl, nsc_waves *W, double *row, ns
     if (pl->npoint > 0 && n > avail) pl->truncated = 1;
     if (pl->npoint <= 0 || n > avail) n = avail;          /* count not updated: a killed run */
     const unsigned char *p = (const unsigned char *)c->p;
+    double *out = row + 2 * (size_t)pl->nvar;
     for (size_t i = 0; W && i < n; i++) {
-        for (int k = 0; k < pl->nvar; k++) row[k] = get_le(p + i * rowbytes + width * (size_t)k);
-        if (nsc_waves_add(W, row)) return nsc_oom(r);
+        for (int k = 0; k < pl->nvar; k++) {
+            const unsigned char *x = p + i * rowbytes + width * (size_t)k;
+            row[pl->complex_ ? 2 * k : k] = get_le(x);
+            if (pl->complex_) row[2 * k + 1] = get_le(x + 8);
+        }
+        if (add_point(pl, W, row, out)) return nsc_oom(r);
     }
     c->p += n * rowbytes;
     return NSC_OK;
@@ -192,24 +271,38 @@ static nsc_status read_ascii(cursor *c, plot *pl, nsc_waves *W, double *row, nsc
             double x = strtod(buf, &q);
             if (k == -1) {
                 if (q == buf || *q) return NSC_OK;                     /* next plot's header */
+            } else if (pl->complex_) {                                 /* "re,im" */
+                char *q2;
+                row[2 * k] = x;
+                row[2 * k + 1] = *q == ',' ? strtod(q + 1, &q2) : 0;
+                if (q == buf || *q != ',' || q2 == q + 1 || *q2) return bad(c, r, "bad complex number in the Values section");
             } else {
                 if (q == buf || (*q && *q != ',')) return bad(c, r, "bad number in the Values section");
                 row[k] = x;
             }
             c->p = p + n;
         }
-        if (W && nsc_waves_add(W, row)) return nsc_oom(r);
+        if (W && add_point(pl, W, row, row + 2 * (size_t)pl->nvar)) return nsc_oom(r);
     }
     return NSC_OK;
 }
 
-static int is_transient(const plot *pl)
+static nsc_status no_plot(const char *path, int scale, const char *seen, nsc_report *r)
 {
-    return !pl->complex_ && pl->nvar >= 1 && (!strcmp(pl->type[0], "time") || nsc_strieq(pl->var[0], "time"));
+    return nsc_err(r, NSC_EIO, NULL, "%s: no %s plot; plots: %s", path,
+                   scale < 0                 ? "transient, AC or DC sweep (real values against time, complex "
+                                               "against frequency, real against a swept value)"
+                   : scale == NSC_SCALE_TIME ? "transient (real values against time)"
+                   : scale == NSC_SCALE_FREQ ? "AC (complex values against frequency)"
+                                             : "DC sweep (real values against a swept value)",
+                   seen ? seen : "none");
 }
 
-nsc_status nsc_read_raw(const char *path, const char *data, size_t len, nsc_waves **out,
-                        nsc_wfinfo *info, nsc_report *r)
+/* The first plot of scale `scale` (NSC_SCALE_*; -1 none: the error listing
+ * the plots) into *out; with none_ok, a file without such a plot is NSC_OK and
+ * *out NULL. */
+static nsc_status scan(const char *path, const char *data, size_t len, int scale, int none_ok, nsc_waves **out,
+                       nsc_wfinfo *info, nsc_report *r)
 {
     *out = NULL;
     cursor c = { data, data + len, 0, path };
@@ -218,7 +311,7 @@ nsc_status nsc_read_raw(const char *path, const char *data, size_t len, nsc_wave
     double *row = NULL;
     nsc_waves *W = NULL;
     nsc_status s = NSC_OK;
-    int binary = 0, nplot = 0;
+    int binary = 0, nplot = 0, got = -1;
     const char *b, *e, *v;
     while (!s && !W && next_line(&c, &b, &e)) {
         if (keyed(b, e, "title:", &v)) {
@@ -242,16 +335,18 @@ nsc_status nsc_read_raw(const char *path, const char *data, size_t len, nsc_wave
             binary = tolower((unsigned char)*b) == 'b';
             if (!pl.var) { s = bad(&c, r, "values before the Variables list"); break; }
             nplot++;
-            if (is_transient(&pl)) {
-                W = nsc_waves_new(pl.var + 1, pl.nvar - 1, title ? title : "");
-                row = nsc_calloc((size_t)pl.nvar, sizeof(double));
+            int ps = plot_scale(&pl);
+            if (ps >= 0 && ps == scale) {
+                got = ps;
+                W = plot_table(&pl, title ? title : "");
+                row = nsc_calloc(4 * (size_t)pl.nvar, sizeof(double));   /* (re, im) pairs; the AC row */
                 if (!W || !row) { s = nsc_oom(r); break; }
             } else {
                 char *ns = nsc_asprintf("%s%s'%s'", seen ? seen : "", seen ? ", " : "", pl.name ? pl.name : "?");
                 free(seen);
                 if (!(seen = ns)) { s = nsc_oom(r); break; }
             }
-            if (!row) row = nsc_calloc((size_t)pl.nvar, sizeof(double));
+            if (!row) row = nsc_calloc(4 * (size_t)pl.nvar, sizeof(double));
             if (!row) { s = nsc_oom(r); break; }
             s = binary ? read_binary(&c, &pl, W, row, r) : read_ascii(&c, &pl, W, row, r);
             if (W && pl.truncated && info) info->incomplete = 1;
@@ -264,15 +359,15 @@ nsc_status nsc_read_raw(const char *path, const char *data, size_t len, nsc_wave
             if (token(&q, e, &tb, &te)) s = bad(&c, r, "unexpected line");
         }
     }
-    if (!s && !W) {
+    if (!s && !W && !(none_ok && nplot > 0)) {
         if (nplot == 0) s = nsc_err(r, NSC_EIO, NULL, "%s: no data (no Values: or Binary: section)", path);
-        else s = nsc_err(r, NSC_EIO, NULL, "%s: no transient plot (real values against time); plots: %s", path,
-                         seen ? seen : "none");
+        else s = no_plot(path, scale, seen, r);
     }
     if (s) { nsc_waves_free(W); W = NULL; }
-    else if (info) {
+    else if (info && W) {
         info->kind = binary ? NSC_WF_RAWBIN : NSC_WF_RAW;
         info->named = 1;
+        info->scale = got;
     }
     *out = W;
     plot_clear(&pl);
@@ -280,4 +375,21 @@ nsc_status nsc_read_raw(const char *path, const char *data, size_t len, nsc_wave
     free(seen);
     free(row);
     return s;
+}
+
+nsc_status nsc_read_raw_scale(const char *path, const char *data, size_t len, int scale, nsc_waves **out,
+                              nsc_wfinfo *info, nsc_report *r)
+{
+    if (scale >= 0) return scan(path, data, len, scale, 0, out, info, r);
+    for (int want = NSC_SCALE_TIME; want <= NSC_SCALE_SWEEP; want++) {    /* a transient first */
+        nsc_status s = scan(path, data, len, want, 1, out, info, r);
+        if (s || *out) return s;
+    }
+    return scan(path, data, len, -1, 0, out, info, r);
+}
+
+nsc_status nsc_read_raw(const char *path, const char *data, size_t len, nsc_waves **out, nsc_wfinfo *info,
+                        nsc_report *r)
+{
+    return nsc_read_raw_scale(path, data, len, -1, out, info, r);
 }

@@ -90,6 +90,17 @@ static int is_number(const char *b, const char *e, double *x)
     return *q == 0 && q != buf;
 }
 
+/* The notes nscircuit writes when a run did not complete: a line "# interrupted
+ * at ..." or "# stopped ..." in a table, "[interrupted at" / "[stopped" in a raw
+ * file's Title (out_dat.c, out_raw.c). */
+static int has(const char *p, size_t n, const char *what)
+{
+    size_t m = strlen(what);
+    for (size_t k = 0; k + m <= n; k++)
+        if (!memcmp(p + k, what, m)) return 1;
+    return 0;
+}
+
 /* A growable row-major table of numbers, nc columns. */
 typedef struct grid {
     int nc, nrow, cap;
@@ -135,6 +146,7 @@ typedef struct tread {
     const char **fb, **fe;
     char **hdr;
     int nh, hdr_comment;
+    int degrees;       /* a comment says "phases in degrees" (nscircuit's AC .dat) */
     grid T;            /* the columns as in the file */
     double *row;       /* [T.nc] */
     nsc_report *r;
@@ -186,6 +198,7 @@ static nsc_status read_lines(tread *R, const char *data, size_t len)
         if (b == e) continue;
         int comment = *b == '#' || *b == '*' || *b == ';' || *b == '%';
         if (comment) b++;
+        if (comment && has(b, (size_t)(e - b), "phases in degrees")) R->degrees = 1;
         int n = split(b, e, R->fb, R->fe, MAXF);
         if (n > MAXF) return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: more than %d columns", R->path, line, MAXF);
         double x;
@@ -196,8 +209,43 @@ static nsc_status read_lines(tread *R, const char *data, size_t len)
     return s;
 }
 
-/* The table read as nsc_waves: time and one column per signal (ngspice's
- * wrdata pairs: every other column); names from the header, else y1, y2, .... */
+/* The scale of a table whose first column is named first (NULL: unnamed, time). */
+static int scale_of(const char *first)
+{
+    if (!first || nsc_strieq(first, "time")) return NSC_SCALE_TIME;
+    return nsc_strieq(first, "frequency") ? NSC_SCALE_FREQ : NSC_SCALE_SWEEP;
+}
+
+/* A phase column of an AC table: vp(x), ip(x), ph(x) (any case). */
+static int is_phase(const char *name)
+{
+    return !strncasecmp(name, "vp(", 3) || !strncasecmp(name, "ip(", 3) || !strncasecmp(name, "ph(", 3);
+}
+
+/* Column 0's name and, in an AC table whose phases are radians (ngspice's
+ * wrdata of vp(x); nscircuit's .dat says "phases in degrees"), its phases in
+ * degrees, as every AC table compared holds them. */
+static nsc_status set_scale(tread *R, nsc_waves *W, int named, nsc_wfinfo *info)
+{
+    int scale = scale_of(named ? R->hdr[0] : NULL);
+    if (info) info->scale = scale;
+    if (scale != NSC_SCALE_TIME) {
+        char *nm = nsc_strdup(R->hdr[0]);
+        if (!nm) return nsc_oom(R->r);
+        nsc_strlower(nm);
+        free(W->name[0]);
+        W->name[0] = nm;
+    }
+    if (scale != NSC_SCALE_FREQ || R->degrees) return NSC_OK;
+    for (int c = 1; c < W->ncol; c++)
+        if (is_phase(W->name[c]))
+            for (int i = 0; i < W->nrow; i++) W->v[(size_t)i * W->ncol + c] *= 180 / 3.14159265358979323846;
+    return NSC_OK;
+}
+
+/* The table read as nsc_waves: time (or frequency, a swept value) and one
+ * column per signal (ngspice's wrdata pairs: every other column); names from
+ * the header, else y1, y2, .... */
 static nsc_status to_waves(tread *R, nsc_waves **out, nsc_wfinfo *info)
 {
     int named = R->nh == R->T.nc;
@@ -222,6 +270,7 @@ static nsc_status to_waves(tread *R, nsc_waves **out, nsc_wfinfo *info)
         info->kind = pairs ? NSC_WF_WRDATA : NSC_WF_TABLE;
         info->named = named;
     }
+    if (!s) s = set_scale(R, W, named, info);
     for (int j = 0; names && j < nsig; j++) free(names[j]);
     free(names);
     if (s) { nsc_waves_free(W); W = NULL; }
@@ -233,7 +282,7 @@ nsc_status nsc_read_table(const char *path, const char *data, size_t len, nsc_wa
                           nsc_wfinfo *info, nsc_report *r)
 {
     *out = NULL;
-    tread R = { path, NULL, NULL, NULL, 0, 0, { 0, 0, 0, NULL }, NULL, r };
+    tread R = { path, NULL, NULL, NULL, 0, 0, 0, { 0, 0, 0, NULL }, NULL, r };
     R.fb = malloc(2 * MAXF * sizeof *R.fb);
     if (!R.fb) return nsc_oom(r);
     R.fe = R.fb + MAXF;
@@ -245,17 +294,6 @@ nsc_status nsc_read_table(const char *path, const char *data, size_t len, nsc_wa
     free(R.row);
     free(R.fb);
     return s;
-}
-
-/* The notes nscircuit writes when a run did not complete: a line "# interrupted
- * at ..." or "# stopped ..." in a table, "[interrupted at" / "[stopped" in a raw
- * file's Title (out_dat.c, out_raw.c). */
-static int has(const char *p, size_t n, const char *what)
-{
-    size_t m = strlen(what);
-    for (size_t k = 0; k + m <= n; k++)
-        if (!memcmp(p + k, what, m)) return 1;
-    return 0;
 }
 
 static int end_marked(const char *data, size_t len)
@@ -277,6 +315,11 @@ static int end_marked(const char *data, size_t len)
 
 nsc_status nsc_read_waves(const char *path, nsc_waves **out, nsc_wfinfo *info, nsc_report *r)
 {
+    return nsc_read_waves_scale(path, -1, out, info, r);
+}
+
+nsc_status nsc_read_waves_scale(const char *path, int scale, nsc_waves **out, nsc_wfinfo *info, nsc_report *r)
+{
     char *data;
     size_t len;
     *out = NULL;
@@ -288,7 +331,7 @@ nsc_status nsc_read_waves(const char *path, nsc_waves **out, nsc_wfinfo *info, n
     memset(info, 0, sizeof *info);
     while (p < data + len && isspace((unsigned char)*p)) p++;
     if (!strncasecmp(p, "title:", 6) || !strncasecmp(p, "plotname:", 9))
-        s = nsc_read_raw(path, data, len, out, info, r);
+        s = nsc_read_raw_scale(path, data, len, scale, out, info, r);
     else
         s = nsc_read_table(path, data, len, out, info, r);
     if (!s && end_marked(data, len)) info->incomplete = 1;

@@ -17,6 +17,11 @@ typedef enum nsc_run_end {
     NSC_RUN_INTERRUPTED   /* stop flag raised (SIGINT/SIGTERM) */
 } nsc_run_end;
 
+/* What a table's column 0 is, by its name (name[0]): "time" (a transient),
+ * "frequency" (an AC analysis: magnitudes in dB, phases in degrees), anything
+ * else a swept value (a DC sweep: "v-sweep", ngspice's "v(v-sweep)"). */
+enum { NSC_SCALE_TIME, NSC_SCALE_FREQ, NSC_SCALE_SWEEP };
+
 typedef struct nsc_waves {
     int ncol;          /* columns including time (column 0) */
     char **name;       /* [ncol] "time", "v(a)", ... (lower case) */

@@ -144,6 +144,30 @@ Test(ac, frequencies_placed_as_ngspice)
     }
 }
 
+/* `nscircuit compare` of the program's .dat and raw AC outputs against
+ * ngspice's wrdata (phases in radians, converted) on log frequency: the same
+ * numbers as the test below reads, so every signal within 1e-9 of its range
+ * (1e-6 dB, 1e-4 degrees of ranges of tens of dB and degrees), and the table
+ * names dB and degrees. Before, compare read the tables as transients ("s",
+ * "V", switching instants) and the phases as 57x too large. */
+Test(ac, compare_against_ngspice_wrdata)
+{
+    char *dir = tu_tmpdir(), *out = NULL, cmd[4096];
+    cr_assert(dir);
+    const char *ref = NSC_TOP_SRCDIR "/tests/data/ac/sallen_key_ngspice39.dat";
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o sk.dat %s/tests/data/ac/sallen_key.cir >/dev/null 2>&1 && "
+             "%s --format raw -o sk.raw %s/tests/data/ac/sallen_key.cir >/dev/null 2>&1 && %s compare sk.dat %s "
+             "--signals 'vdb(out),vp(out),vdb(a),vp(a)' --tol 1e-9 && %s compare sk.raw %s --tol 1e-9 --quiet",
+             dir, NSC_PROGRAM, NSC_TOP_SRCDIR, NSC_PROGRAM, NSC_TOP_SRCDIR, NSC_PROGRAM, ref, NSC_PROGRAM, ref);
+    int st = tu_run(cmd, &out);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert(strstr(out, "PASS: all 4 signals") && strstr(out, "10 Hz .. 100 kHz") &&
+              strstr(out, "each linear in log frequency") && strstr(out, " deg ") && strstr(out, " dB "), "%s", out);
+    free(out);
+    tu_rmdir(dir);
+    free(dir);
+}
+
 /* tests/data/ac/sallen_key.cir against ngspice 39 (tests/data/ac/README.md):
  * within 1e-6 dB and 1e-4 degrees (ngspice's radians converted). */
 Test(ac, sallen_key_vs_ngspice)

@@ -414,3 +414,63 @@ Test(compare, program)
     cr_assert(!strncmp(out, "PASS: all 1 signals", 19), "%s", out);
     free(out);
 }
+
+/* An AC table of (f, vdb, vp) rows, column 0 named frequency. */
+static nsc_waves *ac_table(const double *f, const double *db, const double *ph, int n)
+{
+    char *names[] = { "vdb(out)", "vp(out)" };
+    nsc_waves *W = nsc_waves_new(names, 2, "");
+    cr_assert(W);
+    free(W->name[0]);
+    W->name[0] = strdup("frequency");
+    for (int i = 0; i < n; i++) {
+        double row[3] = { f[i], db[i], ph[i] };
+        cr_assert_eq(nsc_waves_add(W, row), 0);
+    }
+    return W;
+}
+
+/* AC tables: linear in log10(f) between points, the RMS over log10(f), phases
+ * the short way round and their errors modulo 360. The reference is -20
+ * dB/decade from 10 Hz to 1 kHz (0, -40 dB at its two points) and its phase
+ * crosses 180 (179 -> -179 degrees: through 180 at 100 Hz, not 0); ours has
+ * the same line at 100 Hz (-20 dB: no error in log f; linear in f the
+ * reference there would be -3.6 dB) and phases -180 (= 180), 180, -178: errors
+ * 1, 0, 1 degrees (never 359). A transient and an AC table are not compared. */
+Test(compare, ac_tables_in_log_frequency_and_phase_modulo_360)
+{
+    const double fr[] = { 10, 1000 }, dbr[] = { 0, -40 }, phr[] = { 179, -179 };
+    const double fo[] = { 10, 100, 1000 }, dbo[] = { 0, -20, -40 }, pho[] = { -180, 180, -178 };
+    nsc_waves *ref = ac_table(fr, dbr, phr, 2), *ours = ac_table(fo, dbo, pho, 3);
+    nsc_cmp *c = run(ours, ref, NULL, 0);
+    cr_assert(c->scale == NSC_SCALE_FREQ && c->logx && c->ngrid == 3 && c->nsig == 2);
+    cr_assert(fabs(c->sig[0].max_err) < 1e-12, "dB error %g", c->sig[0].max_err);
+    cr_assert(c->sig[1].phase);
+    cr_assert_float_eq(nsc_cmp_diff(c, 1, -180, 179), 1, 1e-12);
+    cr_assert_float_eq(nsc_cmp_diff(c, 1, -178, -179), 1, 1e-12);
+    cr_assert_float_eq(c->sig[1].max_err, 1, 1e-9, "%.15g", c->sig[1].max_err);
+    cr_assert(fabs(nsc_cmp_diff(c, 1, c->ours[c->ngrid + 1], c->ref[c->ngrid + 1])) < 1e-9);   /* 100 Hz */
+    nsc_cmp_free(c);
+    nsc_waves_free(ours);
+    nsc_waves_free(ref);
+    /* a -1 degree phase offset everywhere, across the wrap: RMS 1 over log f */
+    const double pr3[] = { 178, -179, -170 }, po3[] = { 177, 180, -171 };
+    ref = ac_table(fo, dbo, pr3, 3);
+    ours = ac_table(fo, dbo, po3, 3);
+    c = run(ours, ref, NULL, 0);
+    cr_assert_float_eq(c->sig[1].rms_err, 1, 1e-12, "%.15g", c->sig[1].rms_err);
+    cr_assert_float_eq(c->sig[1].max_err, 1, 1e-12);
+    nsc_cmp_free(c);
+    /* not a transient */
+    char *n[] = { "vdb(out)" };
+    nsc_waves *tr = table(n, 1, 11, 0, 1e-3, ref_sin);
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_cmp *x = NULL;
+    cr_assert_eq(nsc_compare(ours, tr, NULL, 0, -INFINITY, INFINITY, &x, &r), NSC_EUSAGE);
+    cr_assert(strstr(r.error, "ours is an AC analysis (frequency), the reference a transient (time)"), "%s", r.error);
+    nsc_report_free(&r);
+    nsc_waves_free(tr);
+    nsc_waves_free(ours);
+    nsc_waves_free(ref);
+}

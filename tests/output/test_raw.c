@@ -343,10 +343,10 @@ Test(raw, text_tables)
     cr_assert_eq(read_text("# nothing\n", &W, &in, &r), NSC_EIO);
     cr_assert(strstr(r.error, "no rows of numbers"), "%s", r.error);
     nsc_report_free(&r);
-    cr_assert_eq(read_text("Title: x\nPlotname: AC Analysis\nFlags: complex\nNo. Variables: 2\nNo. Points: 1\n"
-                           "Variables:\n\t0\tfrequency\tfrequency\n\t1\tv(a)\tvoltage\nValues:\n0\t1,0\n\t2,3\n",
+    cr_assert_eq(read_text("Title: x\nPlotname: Noise\nFlags: complex\nNo. Variables: 2\nNo. Points: 1\n"
+                           "Variables:\n\t0\ttime\ttime\n\t1\tv(a)\tvoltage\nValues:\n0\t1,0\n\t2,3\n",
                            &W, &in, &r), NSC_EIO);
-    cr_assert(strstr(r.error, "no transient plot") && strstr(r.error, "'AC Analysis'"), "%s", r.error);
+    cr_assert(strstr(r.error, "no transient, AC or DC sweep") && strstr(r.error, "'Noise'"), "%s", r.error);
     nsc_report_free(&r);
     cr_assert_eq(nsc_read_waves("/nonexistent/x.raw", &W, &in, &r), NSC_EIO);
     cr_assert(strstr(r.error, "cannot read '/nonexistent/x.raw'"), "%s", r.error);
@@ -425,4 +425,85 @@ Test(raw, incomplete_tables_are_marked)
     cr_assert_eq(in.incomplete, 1);
     nsc_waves_free(W);
     nsc_report_free(&r);
+}
+
+/* A raw file holding a transient and then an AC plot (as ngspice's `write all`
+ * of a run with both): read as "any" it is the first plot; asked for AC, each
+ * complex variable X becomes vdb(X) and vp(X) (degrees), a current ip/idb:
+ * 0.5 - 0.5j is 20 log10(sqrt(0.5)) = -3.0103 dB at -45 degrees, -1 + 0j is
+ * 0 dB at 180 degrees. Binary AC likewise. A DC plot keeps its scale's name. */
+Test(raw, ac_and_dc_plots)
+{
+    const char *text =
+        "Title: two plots\nDate: x\nPlotname: Transient Analysis\nFlags: real\nNo. Variables: 2\nNo. Points: 2\n"
+        "Variables:\n\t0\ttime\ttime\n\t1\tv(out)\tvoltage\nValues:\n 0\t0\n\t1\n 1\t1e-3\n\t2\n"
+        "Title: two plots\nDate: x\nPlotname: AC Analysis\nFlags: complex\nNo. Variables: 3\nNo. Points: 2\n"
+        "Variables:\n\t0\tfrequency\tfrequency grid=3\n\t1\tv(out)\tvoltage\n\t2\tv1#branch\tcurrent\n"
+        "Values:\n 0\t1.0e+01,0.0e+00\n\t5.0e-01,-5.0e-01\n\t-1.0e+00,0.0e+00\n"
+        " 1\t1.0e+02,0.0e+00\n\t1.0e-01,0.0e+00\n\t0.0e+00,2.0e+00\n"
+        "Title: two plots\nDate: x\nPlotname: DC transfer characteristic\nFlags: real\nNo. Variables: 2\n"
+        "No. Points: 1\nVariables:\n\t0\tv(v-sweep)\tvoltage\n\t1\tv(out)\tvoltage\nValues:\n 0\t2.5\n\t1.25\n";
+    char *p = path_of("two.raw");
+    cr_assert_eq(tu_write_file(p, text), 0);
+    nsc_wfinfo in;
+    nsc_waves *W = read_ok(p, &in);
+    cr_assert(in.scale == NSC_SCALE_TIME && !strcmp(W->name[0], "time") && W->nrow == 2);
+    nsc_waves_free(W);
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_read_waves_scale(p, NSC_SCALE_FREQ, &W, &in, &r), NSC_OK, "%s", r.error);
+    cr_assert(in.scale == NSC_SCALE_FREQ && W->ncol == 5 && W->nrow == 2);
+    const char *want[] = { "frequency", "vdb(out)", "vp(out)", "idb(v1)", "ip(v1)" };
+    for (int k = 0; k < 5; k++) cr_assert_str_eq(W->name[k], want[k]);
+    double v0[] = { 10, 20 * log10(sqrt(0.5)), -45, 0, 180 }, v1[] = { 100, -20, 0, 20 * log10(2), 90 };
+    for (int k = 0; k < 5; k++) {
+        cr_assert_float_eq(W->v[k], v0[k], 1e-12, "row 0 column %d: %.15g", k, W->v[k]);
+        cr_assert_float_eq(W->v[5 + k], v1[k], 1e-12, "row 1 column %d: %.15g", k, W->v[5 + k]);
+    }
+    nsc_waves_free(W);
+    cr_assert_eq(nsc_read_waves_scale(p, NSC_SCALE_SWEEP, &W, &in, &r), NSC_OK, "%s", r.error);
+    cr_assert(in.scale == NSC_SCALE_SWEEP && !strcmp(W->name[0], "v(v-sweep)") && W->v[0] == 2.5 && W->v[1] == 1.25);
+    nsc_waves_free(W);
+    /* binary AC: one point, 10 Hz, v(out) = 0 + 1j (0 dB, 90 degrees) */
+    FILE *f = fopen(p, "wb");
+    cr_assert(f);
+    fputs("Title: b\nDate: x\nPlotname: AC Analysis\nFlags: complex\nNo. Variables: 2\nNo. Points: 1\n"
+          "Variables:\n\t0\tfrequency\tfrequency\n\t1\tv(out)\tvoltage\nBinary:\n", f);
+    double b[4] = { 10, 0, 0, 1 };                              /* (little-endian hosts: Debian's) */
+    fwrite(b, sizeof b, 1, f);
+    fclose(f);
+    W = read_ok(p, &in);
+    cr_assert(in.scale == NSC_SCALE_FREQ && W->ncol == 3 && W->v[0] == 10 && fabs(W->v[1]) < 1e-12 &&
+              fabs(W->v[2] - 90) < 1e-12);
+    nsc_waves_free(W);
+    cr_assert_eq(nsc_read_waves_scale(p, NSC_SCALE_TIME, &W, &in, &r), NSC_EIO);
+    cr_assert(strstr(r.error, "no transient (real values against time) plot; plots: 'AC Analysis'"), "%s", r.error);
+    nsc_report_free(&r);
+    free(p);
+}
+
+/* AC text tables: ngspice's wrdata phases are radians (to degrees), nscircuit's
+ * .dat says "phases in degrees" (kept); a first column named frequency is AC,
+ * another name (v-sweep) a sweep. */
+Test(raw, ac_text_tables)
+{
+    char *p = path_of("acw.txt"), *q = path_of("acd.dat"), *s = path_of("dcw.txt");
+    cr_assert_eq(tu_write_file(p, " frequency vdb(out) vp(out)\n 1.0e+01 -3.0 -7.853981633974483e-01\n"), 0);
+    cr_assert_eq(tu_write_file(q, "# frequency vdb(out) vp(out)\n# AC small-signal analysis at the operating point: "
+                                  "magnitudes in dB, phases in degrees\n1.0e+01 -3.0 -45\n"), 0);
+    cr_assert_eq(tu_write_file(s, " v-sweep v(out)\n 0 1\n 1 2\n"), 0);
+    nsc_wfinfo in;
+    nsc_waves *W = read_ok(p, &in);
+    cr_assert(in.scale == NSC_SCALE_FREQ && !strcmp(W->name[0], "frequency") && fabs(W->v[2] + 45) < 1e-12,
+              "%g", W->v[2]);
+    nsc_waves_free(W);
+    W = read_ok(q, &in);
+    cr_assert(in.scale == NSC_SCALE_FREQ && W->v[2] == -45);
+    nsc_waves_free(W);
+    W = read_ok(s, &in);
+    cr_assert(in.scale == NSC_SCALE_SWEEP && !strcmp(W->name[0], "v-sweep"));
+    nsc_waves_free(W);
+    free(p);
+    free(q);
+    free(s);
 }
