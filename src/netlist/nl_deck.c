@@ -424,6 +424,51 @@ static int deferred_card(reader *rd, const nl_line *ln, nl_card *c, int model, c
     return 0;
 }
 
+/* A copy of line ln (in the deck's arena) whose lone '+' tokens (blank or the
+ * line's end on both sides, outside quotes, braces and inner parentheses: a
+ * vendor card's stray continuation mark, "VTO=1 + KP=2u") are blanks, at the
+ * same positions; NULL when it has none (or out of memory: *oom). */
+static const char *without_lone_plus(nl_deck *d, const nl_line *ln, int *oom, size_t *first)
+{
+    char *t = NULL;
+    int depth = 0, quote = 0;
+    for (size_t i = 0; i < ln->len; i++) {
+        char ch = ln->text[i];
+        if (quote) { quote = ch == quote ? 0 : quote; continue; }
+        if (ch == '\'' || ch == '"') quote = ch;
+        else if (ch == '(' || ch == '{') depth += ch == '(' ? 1 : 2;
+        else if (ch == ')' || ch == '}') depth -= ch == ')' ? 1 : 2;
+        else if (ch == '+' && depth <= 1 && (i == 0 || isspace((unsigned char)ln->text[i - 1])) &&
+                 (i + 1 == ln->len || isspace((unsigned char)ln->text[i + 1]))) {
+            if (!t && !(t = nl_strndup(&d->arena, ln->text, ln->len, 0))) { *oom = 1; return NULL; }
+            if (t[i] == '+' && *first == 0) *first = i;
+            t[i] = ' ';
+        }
+    }
+    return t;
+}
+
+/* A .model card that does not parse, read again without its lone '+' tokens
+ * (ngspice: "unrecognized parameter (+) - ignored"): NSC_OK with a warning at
+ * the first one when that parses; NSC_ENETLIST when it has none or still does
+ * not parse (the first reading's message stands); NSC_ENOMEM. */
+static nsc_status model_without_plus(reader *rd, const nl_line *ln, nl_card *c)
+{
+    int oom = 0, line, col;
+    size_t at = 0;
+    const char *t = without_lone_plus(rd->d, ln, &oom, &at), *msg = NULL;
+    if (oom) return nsc_oom(rd->r);
+    if (!t) return NSC_ENETLIST;
+    nl_line l2 = *ln;
+    l2.text = t;
+    nsc_status st = parse_soft(rd, &l2, c, &msg, &line, &col);
+    if (st) return st == NSC_ENOMEM ? st : NSC_ENETLIST;
+    nl_line_pos(ln, at, &line, &col);
+    nsc_loc loc = { rd->d->files[ln->file], line, col };
+    nsc_warn(rd->r, &loc, "a lone '+' inside a .model card is ignored (as ngspice does)");
+    return NSC_OK;
+}
+
 /* A card inside a .subckt definition, or a .model card anywhere: parsed, and
  * when it does not parse (another simulator's syntax in a vendor library:
  * XSPICE's [ ] vectors, a continuation line without its '+') kept unparsed
@@ -440,6 +485,10 @@ static nsc_status soft_card(reader *rd, const nl_line *ln, nl_card *c, int model
         return NSC_OK;
     }
     if (st == NSC_ENOMEM) return st;
+    if (model && (st = model_without_plus(rd, ln, c)) != NSC_ENETLIST) {
+        if (st == NSC_OK && c->nf > 0) unit_pitfalls(rd, ln, c), rd->d->ncard++;
+        return st;
+    }
     if (rd->subdepth == 0 && !model) {
         nsc_loc loc = { rd->d->files[ln->file], line, col };
         return nsc_err(rd->r, NSC_ENETLIST, &loc, "%s", msg);

@@ -189,3 +189,52 @@ Test(models, d1n4148_against_ngspice)
     tu_rmdir(tmp);
     free(tmp);
 }
+
+/* 1 when a warning of r holds text */
+static int warned(const nsc_report *r, const char *text)
+{
+    for (int k = 0; k < r->nwarn; k++)
+        if (strstr(r->warn[k], text)) return 1;
+    return 0;
+}
+
+/* A lone '+' inside a .model card (a vendor library's stray continuation
+ * mark) is ignored with a warning at it, as ngspice ignores it ("unrecognized
+ * parameter (+)"): the parameters after it are read (KP = 100u here). A card
+ * that still does not parse without it keeps its first message. A '+' inside
+ * an expression is not touched (the card parses as written). */
+Test(models, lone_plus_inside_a_model_card)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_circuit *c = NULL;
+    cr_assert_eq(nsc_netlist_read_string("lp\nV1 a 0 5\nR1 a d 1k\nM1 d d 0 0 NM\n"
+                                         ".model NM NMOS (LEVEL=1 VTO=1 + KP=100u)\n.op\n.end\n", "lp.cir", NULL, 0, &c, &r),
+                 NSC_OK, "%s", r.error);
+    cr_assert(warned(&r, "lp.cir:5:31: warning: a lone '+' inside a .model card is ignored"), "%d warnings",
+              r.nwarn);
+    const nsc_model *m = NULL;
+    for (int k = 0; k < c->nmodel; k++)
+        if (!strcmp(c->model[k].name, "nm")) m = &c->model[k];
+    cr_assert(m);
+    double kp = 0;
+    cr_assert(nsc_model_get(m, "kp", &kp) && fabs(kp - 100e-6) < 1e-18, "kp %g", kp);
+    nsc_circuit_free(c);
+    nsc_report_free(&r);
+    nsc_report_init(&r);
+    c = NULL;
+    cr_assert_eq(nsc_netlist_read_string("lp\nV1 a 0 5\nR1 a d 1k\nM1 d d 0 0 NM\n"
+                                         ".model NM NMOS (LEVEL=1 VTO=1 + KP=)\n.op\n.end\n", "lp.cir", NULL, 0, &c, &r),
+                 NSC_ENETLIST);
+    cr_assert(strstr(r.error, "model 'nm' of MOS transistor m1 cannot be read: lp.cir:5:"), "%s", r.error);
+    nsc_circuit_free(c);
+    nsc_report_free(&r);
+    nsc_report_init(&r);
+    c = NULL;
+    cr_assert_eq(nsc_netlist_read_string("lp\n.param v0=1\nV1 a 0 5\nR1 a d 1k\nM1 d d 0 0 NM\n"
+                                         ".model NM NMOS (LEVEL=1 VTO={v0 + 0.5} KP=100u)\n.op\n.end\n", "lp.cir", NULL, 0, &c,
+                                         &r), NSC_OK, "%s", r.error);
+    cr_assert(!warned(&r, "lone"));
+    nsc_circuit_free(c);
+    nsc_report_free(&r);
+}
