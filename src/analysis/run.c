@@ -63,6 +63,7 @@ nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_o
     if (o->tstep <= 0) o->tstep = o->h;
     o->href = o->adaptive && o->tstep < o->h ? o->tstep : o->h;   /* the first step's scale (stepper_adapt.c) */
     o->interp = c->interp;
+    o->last_row = !steady;
     if (o->tstart >= o->tstop)
         return nsc_err(r, NSC_ENETLIST, &c->tran_loc, "tstart %g is not before tstop %g", o->tstart, o->tstop);
     if (o->tstop / o->h > 2e9) return nsc_err(r, NSC_ENETLIST, &c->tran_loc, "too many steps: tstop/h = %g", o->tstop / o->h);

@@ -629,7 +629,7 @@ static nsc_status tran_first_row(tran_run *R)
         memcpy(R->row + 1, R->v0 + 1, (size_t)R->nprobe * sizeof(double));
         if (nsc_waves_add(R->W, R->row)) return nsc_waves_add_error(R->W, R->r);
         R->jout = 1;
-        R->tout = o->tstart + o->tstep;
+        R->tout = nsc_grid_time(o, 1, R->eps);
     }
     if (!o->adaptive && o->steps) {                  /* the steps' table of .meas, from its row at t0 */
         *o->steps = R->Ws = nsc_waves_new(R->names, R->nprobe, R->c->title);
@@ -820,7 +820,7 @@ static nsc_status fixed_rows(tran_run *R, double tn, double hh, int *need)
         }
         if (nsc_waves_add(R->W, row)) return nsc_waves_add_error(R->W, R->r);
         R->jout++;
-        R->tout = o->tstart + (double)R->jout * o->tstep;
+        R->tout = nsc_grid_time(o, R->jout, eps);
         if (o->rows) o->rows(R->W, o->rows_ctx);
     }
     return R->Ws ? fixed_step_row(R, tn, hh) : NSC_OK;

@@ -18,6 +18,9 @@ typedef struct nsc_tran_opts {
                                      1e-3 of it, and so are the floors of the restarts (stepper_adapt.c) */
     int interp;                   /* adaptive: 1 rows on the tstep grid (interpolated), 0 at the accepted
                                      steps and located events, with rows added inside long steps */
+    int last_row;                 /* 1: the tstep grid (fixed steps, interp) ends with a row at tstop
+                                     when its last point falls short of it, as ngspice writes its final
+                                     point (nsc_grid_time; the steady state's grid has none) */
     nsc_waves **steps;            /* if set (fixed steps, or adaptive with interp): a new table of the
                                      accepted steps (all columns, from tstart), what .meas reads */
     double theta;                 /* 0.5 .. 1 */

@@ -487,7 +487,7 @@ static int grid_rows(ad *a, double t, double t1)
     const nsc_tran_opts *o = a->o;
     double eps = a->eps;
     for (;;) {
-        double tout = o->tstart + (double)T->jout * o->tstep;
+        double tout = nsc_grid_time(o, T->jout, eps);              /* (INFINITY past the grid) */
         if (!(tout <= t1 + eps && tout <= o->tstop + eps)) return 0;
         a->row[0] = tout;
         if (fabs(tout - t1) <= eps) memcpy(a->row + 1, a->v1 + 1, (size_t)T->nprobe * sizeof(double));

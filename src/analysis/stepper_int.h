@@ -4,6 +4,8 @@
 #ifndef NSC_STEPPER_INT_H
 #define NSC_STEPPER_INT_H
 
+#include <math.h>
+
 #include "stepper.h"
 #include "devices/device.h"
 
@@ -11,6 +13,17 @@
 #define NSC_PCACHE_BIG 32
 #define NSC_PCACHE_SMALL 2000 /* n + m up to which an LCS is small */
 #define NSC_SPARES 4
+
+/* Time of row j of the output grid: tstart + j tstep while it is not past
+ * tstop (eps: the run's time tolerance); then, with o->last_row, tstop itself
+ * when the grid's last point fell short of it (span not a multiple of tstep);
+ * then INFINITY. */
+static inline double nsc_grid_time(const nsc_tran_opts *o, long j, double eps)
+{
+    double t = o->tstart + (double)j * o->tstep;
+    if (t <= o->tstop + eps) return t;
+    return o->last_row && j > 0 && o->tstart + (double)(j - 1) * o->tstep < o->tstop - eps ? o->tstop : INFINITY;
+}
 
 /* One-step problems of one LCS keyed by (h, theta, switch states), least
  * recently used evicted: the regular steps in each switch state met (the

@@ -95,3 +95,38 @@ Test(run, check_names_the_missing_analysis, .init = setup, .fini = teardown)
         nsc_deck_free(d);
     }
 }
+
+/* The rows of a tstep grid whose span is not a multiple of tstep (1 ms in
+ * steps of 0.3 ms) end with one at tstop, as ngspice 39 writes its final point
+ * (`.tran 0.3u 1u` with and without `.options interp`: rows 0, 0.3, 0.6, 0.9
+ * and 1 us): fixed steps (the grid of rows interpolated between steps of 10 us)
+ * and the adaptive stepper's interp grid. Before, the last row was 0.9 ms.
+ * v(out) there against the closed form 1 - exp(-t / 1 ms). */
+Test(run, the_grid_ends_with_a_row_at_tstop, .init = setup, .fini = teardown)
+{
+    const char *analysis[] = { ".options stepping=fixed\n.tran 0.3m 1m 0 10u\n", ".options interp\n.tran 0.3m 1m\n" };
+    for (int k = 0; k < 2; k++) {
+        nsc_deck *d = deck_of(analysis[k]);
+        nsc_run_cfg cfg = { 0 };
+        nsc_run R;
+        nsc_run_init(&R);
+        nsc_report r;
+        nsc_report_init(&r);
+        cr_assert_eq(nsc_run_circuit(&R, d, NULL, 0, &r), NSC_OK, "%s", r.error);
+        cr_assert_eq(nsc_run_setup(&R, &cfg, &r), NSC_OK, "%s", r.error);
+        cr_assert_eq(nsc_run_columns(&R, 1, &r), NSC_OK);
+        cr_assert_eq(nsc_run_analysis(&R, &r), NSC_OK, "%s", r.error);
+        const nsc_waves *W = R.W;
+        cr_assert_eq(W->nrow, 5, "%s: %d rows", analysis[k], W->nrow);
+        for (int i = 0; i < 4; i++) cr_assert_float_eq(nsc_waves_at(W, i, 0), 0.3e-3 * i, 1e-15);
+        cr_assert_float_eq(nsc_waves_at(W, 4, 0), 1e-3, 1e-15);
+        for (int i = 1; i < W->nrow; i++) {
+            double t = nsc_waves_at(W, i, 0);
+            cr_assert(fabs(nsc_waves_at(W, i, 1) - (1 - exp(-t / 1e-3))) < 1e-4, "%s t=%g: %.9g", analysis[k], t,
+                      nsc_waves_at(W, i, 1));
+        }
+        nsc_run_free(&R);
+        nsc_report_free(&r);
+        nsc_deck_free(d);
+    }
+}
