@@ -349,10 +349,13 @@ pac() {
 # lands): BENCH_BASE (a git revision of the source tree, default HEAD~1) is
 # built in a temporary directory, then both binaries run the same cases in
 # interleaved rounds (BENCH_RUNS of them; this machine's speed drifts, so each
-# figure is its best round): the 1000-stage chain at 1 ps (40 ns), the buck at
-# 50 ps (200 us) and the adaptive buck (.tran 10n 1m). Whole processes, one
-# signal saved (the output is not what is compared); "ratio" is this build's
-# time over the base's, REGRESSION above 1.15.
+# figure is its best round): the fixed-step cases of `chain`, `buck` and
+# `bridge` -- the 1000-stage chain at 1 ps (40 ns), the buck at 50 ps (200 us),
+# the seed bridge at 1 us over 0.5 s (500 000 steps, every step written, as
+# `bridge` runs it) -- and the adaptive buck (.tran 10n 1m). Whole processes,
+# one signal saved (the output is not what is compared; the bridge writes its
+# three columns); "ratio" is this build's time over the base's, REGRESSION
+# above 1.15.
 paired() {
     local rev=${BENCH_BASE:-HEAD~1} base="$work/base" k c b
     if ! git -C "$top" rev-parse -q --verify "$rev^{commit}" >/dev/null 2>&1; then
@@ -367,6 +370,7 @@ paired() {
     sed -e 's/^\.tran 10n 200u 0 50p UIC/.tran 10n 1m UIC/' "$top/netlists/buck.cir" > "$work/pbuck1m.cir"
     local cases=("chain1000_1ps|--step 1p --save v(n1000) $work/pchain.cir"
                  "buck_50ps|--step 50p --save v(out) $top/netlists/buck.cir"
+                 "bridge_1us|--tstop 0.5 --save v(a,b),i(l1),i(r1) $top/netlists/rectifier.cir"
                  "buck_default_1ms|--save v(out) $work/pbuck1m.cir")
     for k in $(seq "$runs"); do
         for c in "${cases[@]}"; do

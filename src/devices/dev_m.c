@@ -486,6 +486,21 @@ static void m_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
     }
 }
 
+/* The pairs m_check and m_refit read: each side's last channel segment (the
+ * largest overdrive), each bulk junction's first pair (its current). A
+ * 1000-stage chain tracks 4 000 peaks instead of its 40 000 pairs' (its fixed
+ * steps' cost: issue 24). */
+static void m_check_pairs(const nsc_lcs *L, const nsc_circuit *c, int ei, char *mark)
+{
+    const nsc_element *e = &c->el[ei];
+    const mos_par *p = e->priv;
+    if (!p) return;
+    int j0 = L->el_pair[ei];
+    for (int side = 0; side < 2 && p->nb >= 1; side++) mark[j0 + side * p->nb + p->nb - 1] = 1;
+    for (int t = 0, j = j0 + 2 * p->nb; t <= 2; j += m_jn(e, p, t), t += 2)
+        if (m_jn(e, p, t)) mark[j] = 1;
+}
+
 /* The bulk junctions' fits a run left remade on its currents (device.h refit),
  * by the fewest chords within 10 mV (at most 8), as the BJT's (dev_q.c). */
 static int m_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r)
@@ -523,6 +538,7 @@ const nsc_device nsc_dev_m = {
     .current = m_current,
     .check = m_check,
     .refit = m_refit,
+    .check_pairs = m_check_pairs,
     .pclass = NSC_PC_SEMI,
     .swloss = 1,              /* on while its first channel pair is active */
     .swcap = 1,

@@ -83,8 +83,9 @@ void nsc_dev_check(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, ns
 /* After a run of L: the fits it left remade (each device's refit, devices.c),
  * notes into r; the number of elements refitted (0: nothing changed). */
 int nsc_dev_refit(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *r);
-/* mark[j] = 1 (j < m) for the pairs nsc_dev_check may read (every pair of an
- * element whose device has a check), 0 for the others; returns their number.
+/* mark[j] = 1 (j < m) for the pairs nsc_dev_check and nsc_dev_refit may read
+ * (each device's check_pairs, else every pair of an element whose device has a
+ * check), 0 for the others; returns their number.
  * A run need only track the peaks of those. */
 int nsc_dev_check_pairs(const nsc_lcs *L, const nsc_circuit *c, char *mark);
 

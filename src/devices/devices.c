@@ -64,11 +64,15 @@ void nsc_devices_bind(nsc_circuit *c)
 
 int nsc_dev_check_pairs(const nsc_lcs *L, const nsc_circuit *c, char *mark)
 {
-    int k = 0;
-    for (int j = 0; j < L->m; j++) {
+    for (int j = 0; j < L->m; j++) {                    /* a device without check_pairs: all its pairs */
         const nsc_device *d = nsc_device_of(c->el[L->pair_el[j]].kind);
-        mark[j] = d && d->check;
-        k += mark[j];
+        mark[j] = d && d->check && !d->check_pairs;
     }
+    for (int ei = 0; ei < c->nel; ei++) {
+        const nsc_device *d = nsc_device_of(c->el[ei].kind);
+        if (d && d->check && d->check_pairs && L->el_pair[ei] >= 0) d->check_pairs(L, c, ei, mark);
+    }
+    int k = 0;
+    for (int j = 0; j < L->m; j++) k += mark[j];
     return k;
 }

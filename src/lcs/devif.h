@@ -194,6 +194,9 @@ typedef struct nsc_device {
      * fits the card's IMIN/IMAX fix are never remade: check warns about them).
      * NULL: no fit follows the run. */
     int (*refit)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r);
+    /* mark[j] = 1 for the pairs j of element ei whose lpk check and refit read
+     * (the others' peaks need not be tracked by a run). NULL: all its pairs. */
+    void (*check_pairs)(const nsc_lcs *L, const nsc_circuit *c, int ei, char *mark);
     /* At each step's end t (nsc_lcs_check_step): NSC_OK, or NSC_ESIM when element
      * ei's pairs l (indexed as L's) hold a value its equations cannot have. NULL:
      * nothing to check. */

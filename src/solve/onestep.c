@@ -112,6 +112,7 @@ void nsc_onestep_take_mode(nsc_onestep *P, const nsc_onestep *from)
     if (P == from || !from->have_prev || P->m != from->m) return;
     memcpy(P->prev, from->prev, (size_t)P->m);
     P->have_prev = 1;
+    P->mask_prev = 0;
     P->cur = -1;
     P->inc_ok = 0;                                               /* l was written by another problem */
 }
@@ -128,6 +129,7 @@ void nsc_onestep_set_mode(nsc_onestep *P, const char *mode)
     if (P->have_prev && memcmp(P->prev, mode, (size_t)P->m) == 0) return;   /* cur stays valid */
     memcpy(P->prev, mode, (size_t)P->m);
     P->have_prev = 1;
+    P->mask_prev = 0;
     P->cur = -1;
 }
 
@@ -286,7 +288,7 @@ int nsc_onestep_renew(nsc_onestep *P, double h)
     free(P->M); P->M = NULL;
     nsc_lcp_ws_free(P->ws); P->ws = NULL; P->wsmax = 0;
     nsc_mode_renew(P);                                           /* (the map's columns do not depend on h) */
-    P->have_prev = 0;                                            /* the state of a new problem */
+    P->have_prev = P->mask_prev = 0;                             /* the state of a new problem */
     P->inc_ok = 0;
     P->lch = -1;
     P->nfactor = P->ncached = 0;
@@ -579,6 +581,7 @@ static int dense_solve(nsc_onestep *P, nsc_solver solver, double *z1, double *l,
     }
     for (int i = 0; i < m; i++) P->prev[i] = ll[i] > 0;
     P->have_prev = 1;
+    P->mask_prev = 0;
     P->cur = -1;
     P->inc_ok = 0;
     P->lch = -1;
@@ -791,12 +794,14 @@ static int solve_step(nsc_onestep *P, nsc_solver solver, double *z1, double *l, 
             info->active_set = it - 1;
             info->residual = res;
             if (it > 1) memcpy(P->prev, P->mask, (size_t)m);
+            P->mask_prev = 1;                                    /* (the next step's start, not copied) */
             return 0;
         }
         if (P->alt && (it = nsc_active_set(P, P->alt, NULL, NSC_AS_MAXIT, z1, l, &res)) > 0) {
             info->active_set = it;                               /* the second guess */
             info->residual = res;
             memcpy(P->prev, P->mask, (size_t)m);
+            P->mask_prev = 1;
             return 0;
         }
         start = P->prev;

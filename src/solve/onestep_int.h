@@ -141,8 +141,11 @@ struct nsc_onestep {
     const char *alt;   /* [m] the caller's second guess (nsc_onestep_set_alt), or NULL */
     int nopivot;       /* 1: no pivoting after the active-set iteration (nsc_onestep_set_nopivot) */
     int have_prev;
-    char *mask, *mask2; /* [m] work */
+    char *mask, *mask2; /* [m] work (nsc_active_set rotates mask0, mask, mask2: read them
+                           through P after a call) */
     char *mask0;        /* [m] work: the active-set iteration's last mode tried */
+    int mask_prev;     /* 1: mask holds prev (a step's active-set iteration that started from
+                          prev and was accepted; any other write of mask or prev clears it) */
     uint64_t nkey;      /* the key of the update (next) the last rejecting nsc_mode_try wrote */
     double *x;         /* [n + m] work: mode solution */
     double *zl;        /* [n] work: Lemke's z */
@@ -153,6 +156,8 @@ struct nsc_onestep {
     int inc_ok;        /* 1: zref, mref and the caller's l are that reference */
     double *zref;      /* [n] z of the last accepted check */
     char *mref;        /* [m] its active set */
+    int mref_slot;     /* the cache slot whose mask mref is (its last accepted check), -1:
+                          none; reset when that slot's mask is rewritten */
     int nepair;        /* pairs whose e depends on w (evaluated every time) */
     int *epair;        /* [nepair] */
     char *dmark;       /* [m] work: 0 between calls */

@@ -58,7 +58,7 @@ void nsc_mode_teardown(nsc_onestep *P)
 {
     for (int k = 0; k < NSC_MODE_CACHE; k++) mode_clear(&P->modes[k]);
     P->nmodes = 0;
-    P->cur = -1;
+    P->cur = P->mref_slot = -1;
     free(P->sep); free(P->dinv); free(P->sep_e); free(P->nlist);
     nsc_sp_free(P->Wb); nsc_sp_free(P->Ct); nsc_sp_free(P->Dt); nsc_sp_free(P->SeT);
     free(P->poscol); free(P->pc); free(P->cpair); free(P->ccoef);
@@ -298,7 +298,7 @@ static int h_entries(nsc_onestep *P)
 
 int nsc_mode_setup(nsc_onestep *P)
 {
-    P->cur = P->lastget = -1;
+    P->cur = P->lastget = P->mref_slot = -1;
     if (setup_alloc(P) || classify_pairs(P) || row_runs(P) || build_wb(P) || h_entries(P) || contributors(P)) return -1;
     return 0;
 }
@@ -385,7 +385,7 @@ static int setup_copy(nsc_onestep *P, const nsc_onestep *S)
 
 int nsc_mode_setup_like(nsc_onestep *P, const nsc_onestep *S)
 {
-    P->cur = P->lastget = -1;
+    P->cur = P->lastget = P->mref_slot = -1;
     if (setup_copy(P, S)) return -1;
     const double *wx = P->W->x;                                  /* Wb's values as build_wb sums them: */
     for (int k = 0; k < P->W->p[P->n]; k++) {                    /* W's entry, + 0.0 where stamped */
@@ -445,6 +445,7 @@ static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t ke
     const nsc_lcs *L = P->L;
     int n = P->n, m = P->m;
     const nsc_sparse *Wb = P->Wb, *B = P->B, *C = L->C, *D = P->D;
+    if (P->mref_slot == (int)(M - P->modes)) P->mref_slot = -1;   /* (its mask is rewritten) */
     mode_clear(M);
     M->mask = malloc((size_t)m + 1);
     M->actn = nsc_calloc((size_t)P->nn + 1, sizeof(int));
@@ -538,7 +539,7 @@ static inline int popcount64(uint64_t x)
 }
 
 /* The number of pairs where the 0/1 flags a and b differ, counted eight at a
- * time (the bits of a ^ b) until it reaches lim. */
+ * time (the bits of a ^ b) until it reaches lim: exact when below lim. */
 static int ndiff(const char *a, const char *b, int m, int lim)
 {
     int d = 0, j = 0;
@@ -546,7 +547,7 @@ static int ndiff(const char *a, const char *b, int m, int lim)
         uint64_t u, v;
         memcpy(&u, a + j, 8);
         memcpy(&v, b + j, 8);
-        d += popcount64(u ^ v);
+        if (u != v) d += popcount64(u ^ v);                      /* (most words are equal) */
     }
     for (; j < m && d < lim; j++) d += a[j] != b[j];
     return d;
@@ -555,12 +556,18 @@ static int ndiff(const char *a, const char *b, int m, int lim)
 /* The mode nsc_mode_get returned last (the active-set iteration's last mode
  * tried: its update differs from it in the flipped pairs only), when it is not
  * M, has fresh values (not stale) and mask's N-active set (so K's pattern is
- * M's), and differs from mask in fewer than lim pairs; NULL otherwise. */
-static const nsc_mode *nearest(const nsc_onestep *P, const nsc_mode *M, const char *mask, int lim)
+ * M's); NULL otherwise. */
+static const nsc_mode *near_cand(const nsc_onestep *P, const nsc_mode *M, const char *mask)
 {
     const nsc_mode *S = P->lastget >= 0 ? &P->modes[P->lastget] : NULL;
-    if (!S || !S->mask || S == M || S->stale || !same_n(P, S, mask)) return NULL;
-    return ndiff(mask, S->mask, P->m, lim) < lim ? S : NULL;
+    return !S || !S->mask || S == M || S->stale || !same_n(P, S, mask) ? NULL : S;
+}
+
+/* near_cand when it differs from mask in fewer than lim pairs, else NULL. */
+static const nsc_mode *nearest(const nsc_onestep *P, const nsc_mode *M, const char *mask, int lim)
+{
+    const nsc_mode *S = near_cand(P, M, mask);
+    return S && ndiff(mask, S->mask, P->m, lim) < lim ? S : NULL;
 }
 
 /* M's values for mask from those of base (a mode of the same pattern: M itself,
@@ -596,8 +603,15 @@ static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc
  * (pos_set), so recomputing those whose inputs changed gives a fresh build's. */
 static void mode_refill(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t key)
 {
-    int m = P->m, own = M->stale ? m : ndiff(mask, M->mask, m, m);
-    mode_values(P, M, mask, nearest(P, M, mask, own));          /* from the nearest fresh mode */
+    /* from near_cand S when it differs from mask in fewer pairs than M (stale: m);
+     * S's distance first (usually a few flips: its scan skips equal words), then
+     * M's counted only up to it */
+    int m = P->m;
+    const nsc_mode *S = near_cand(P, M, mask);
+    int ds = S ? ndiff(mask, S->mask, m, m) : m;
+    if (ds >= m || (!M->stale && ndiff(mask, M->mask, m, ds + 1) <= ds)) S = NULL;
+    mode_values(P, M, mask, S);
+    if (P->mref_slot == (int)(M - P->modes)) P->mref_slot = -1;
     memcpy(M->mask, mask, (size_t)m);
     M->key = key;
     free(M->G);
@@ -880,24 +894,36 @@ static int check_list(nsc_onestep *P, const char *mask, const double *x, double 
     return ok;
 }
 
+/* The cache slot of M, -1 when M is not one of P's. */
+static int mode_slot(const nsc_onestep *P, const nsc_mode *M)
+{
+    for (int k = 0; k < NSC_MODE_CACHE; k++)
+        if (M == &P->modes[k]) return k;
+    return -1;
+}
+
 /* Mark pair i for the incremental check. */
 static inline void dirty(nsc_onestep *P, int i)
 {
     if (!P->dmark[i]) { P->dmark[i] = 1; P->dlist[P->nd++] = i; }
 }
-
 /* The incremental check (P->inc_ok): a pair whose status, e and entries of z
  * (the columns of its row of C) are bitwise those of the last accepted check
  * has the same verdict and l_i, so only the others are evaluated; l holds the
- * last accepted l. N pairs and pairs with source-dependent e are always evaluated. */
+ * last accepted l. N pairs and pairs with source-dependent e are always evaluated.
+ * mref is the mask of the mode last accepted (its pairs that changed status
+ * were marked, and take mask's): when M is that slot, unchanged since
+ * (mref_slot), no pair changed status and the O(m) comparison is skipped (a
+ * step solved in the previous mode costs what its solution changed). */
 static int check_inc(nsc_onestep *P, const nsc_mode *M, const double *x, double ltol, double *l,
                      double *res, char *next)
 {
-    int n = P->n, m = P->m;
+    int n = P->n, m = P->m, slot = mode_slot(P, M);
     const char *mask = M->mask;
     const nsc_sparse *C = P->L->C;
     P->nd = 0;
-    for (int i = nsc_flags_next_diff(mask, P->mref, 0, m); i < m; i = nsc_flags_next_diff(mask, P->mref, i + 1, m))
+    for (int i = slot >= 0 && slot == P->mref_slot ? m : nsc_flags_next_diff(mask, P->mref, 0, m); i < m;
+         i = nsc_flags_next_diff(mask, P->mref, i + 1, m))
         dirty(P, i);                                             /* the pairs whose status changed */
     for (int k = 0; k < n; k++)
         if (x[k] != P->zref[k])                                  /* z_k changed: the pairs reading it */
@@ -920,6 +946,7 @@ static int check_inc(nsc_onestep *P, const nsc_mode *M, const double *x, double 
         if (ok) { l[i] = P->dval[d]; P->mref[i] = mask[i]; }
     }
     if (!ok) return 0;
+    P->mref_slot = slot;
     memcpy(P->zref, x, (size_t)n * sizeof(double));
     *res = viol;
     return 1;
@@ -952,6 +979,7 @@ int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res
         if (ok && P->inc_track) {                                /* the reference of the incremental check */
             memcpy(P->zref, x, (size_t)n * sizeof(double));
             memcpy(P->mref, mask, (size_t)m);
+            P->mref_slot = mode_slot(P, M);
             P->inc_ok = 1;
         }
     }
@@ -986,18 +1014,27 @@ static int flip_partners(const nsc_onestep *P, const char *prev, const char *mas
     return more;
 }
 
+/* The iteration's buffers move on by one: the mode tried becomes prev, its
+ * update the mode to try, and prev's buffer receives the next update (every
+ * rejecting check writes next whole). Pointers, not m bytes, are moved. */
+static void masks_rotate(nsc_onestep *P)
+{
+    char *old = P->mask0;
+    P->mask0 = P->mask;
+    P->mask = P->mask2;
+    P->mask2 = old;
+}
+
 int nsc_active_set(nsc_onestep *P, const char *start, nsc_mode *first, int maxit, double *z1,
                    double *l, double *res)
 {
-    char *mask = P->mask, *next = P->mask2, *prev = P->mask0;
     uint64_t seen[NSC_AS_SEEN];                                  /* keys of the last nseen modes tried */
     int nseen = 0;
-    if (mask != start) memcpy(mask, start, (size_t)P->m);
+    if (P->mask != start && !(start == P->prev && P->mask_prev)) memcpy(P->mask, start, (size_t)P->m);
+    P->mask_prev = 0;                                            /* (the caller sets it again) */
     for (int it = 1; it <= maxit; it++) {
-        if (it > 1) {
-            memcpy(prev, mask, (size_t)P->m);
-            memcpy(mask, next, (size_t)P->m);
-        }
+        if (it > 1) masks_rotate(P);                             /* prev = mask, mask = next */
+        char *mask = P->mask, *next = P->mask2, *prev = P->mask0;
         nsc_mode *M = it > 1 ? nsc_mode_get_key(P, mask, P->nkey)   /* next's key, formed by the check */
                       : first ? first : nsc_mode_get(P, mask);
         if (!M) return 0;
@@ -1010,7 +1047,8 @@ int nsc_active_set(nsc_onestep *P, const char *start, nsc_mode *first, int maxit
             P->cur = (int)(M - P->modes);
             return it;
         }
-        if (st < 0 || memcmp(mask, next, (size_t)P->m) == 0) return 0;
+        /* (different keys: different masks; equal ones are compared) */
+        if (st < 0 || (P->nkey == M->key && memcmp(mask, next, (size_t)P->m) == 0)) return 0;
         seen[nseen++ % NSC_AS_SEEN] = M->key;
         for (int q = 0; q < nseen && q < NSC_AS_SEEN; q++)
             if (seen[q] == P->nkey) return 0;                    /* a cycle: pivoting settles it */
