@@ -40,8 +40,11 @@
  * v(out) 3.55e-5 low): in these runs the condition is held at the theta point
  * (nsc_tran_opts.pair_mean, nsc_onestep_new_mean; that buck now within 5e-9
  * of D Vin / (1 + R0/R)). Events are located to 1e-3 of the ceiling
- * (stepper_adapt.c): a switch on its own sawtooth control flips up to 50 ps
- * late, the same buck's mean 6.6e-6 low. Before the first: on netlists/boost.cir without its TMAX
+ * (stepper_adapt.c); a switch flips 1e-6 of the ceiling past the crossing
+ * predicted from its control's straight line (next_trial): exact for a
+ * sawtooth, where a switch on its own sawtooth control flipped up to 25 ps
+ * late, the same buck's mean 6.6e-6 low (now 2.9e-9). Before the first: on
+ * netlists/boost.cir without its TMAX
  * (RON 0.09 Ohm carrying the inductor's ramp) v(out) was 3.3e-3 of its ripple
  * off (RMS) at T/50, 1.7e-3 at T/100, 6.6e-4 at T/200, against the same
  * steady state at TMAX = 0.25 ns (itself within 5e-5 of the last period of
