@@ -264,6 +264,22 @@ static void set_start(pss *p, double alpha)
     for (int k = 0; k < p->nd; k++) p->z[p->di[k]] = p->x[k] + alpha * p->dx[k];
 }
 
+/* The converged start's algebraic unknowns and multipliers: those its run
+ * reached at ts + T (the differential ones there are the start's within the
+ * tolerance), not the previous run's end's (set_start), which belong to the
+ * iterate before the last Newton step: the written period's first row
+ * printed them (netlists/flyback.cir, converged in 2 shooting periods: v(d)
+ * 12.3 V and i(d1) 0.945 A at t = ts, 20.02 V and 1.21 A one period later).
+ * Kept where a switch's state at ts + T differs from the start's. */
+static void consistent_start(pss *p)
+{
+    if (memcmp(p->sw, p->sw1, (size_t)p->nsw)) return;
+    for (int k = 0; k < p->nd; k++) p->xs[k] = p->z[p->di[k]];
+    memcpy(p->z, p->z1, sizeof(double) * (size_t)p->n);
+    memcpy(p->l, p->l1, sizeof(double) * (size_t)p->m);
+    for (int k = 0; k < p->nd; k++) p->z[p->di[k]] = p->xs[k];
+}
+
 /* The model matrix at the accepted point: A = J - I, + B (the secant
  * correction carried from earlier points) when J lacks saltation terms. */
 static void model(pss *p)
@@ -380,7 +396,10 @@ static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
         p->info->iterations = it;
         p->info->residual = rn;
         p->info->worst = worst;
-        if (rn <= po->tol) return NSC_OK;
+        if (rn <= po->tol) {
+            consistent_start(p);
+            return NSC_OK;
+        }
         if (mn < p->mbest) keep_best(p, it, rn, mn, worst, nojac);
         else if (trial) p->stall = fmin(p->stall, p->dxn);
         if (it == 1) cap = p->frozen ? 1 : NSC_PSS_STEP;     /* J exact: a full Newton step is trusted */
