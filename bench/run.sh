@@ -10,7 +10,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-build=${1:-$PWD}
+build=$(cd "${1:-$PWD}" && pwd)    # absolute: some benchmarks run from their work folder (small)
 shift || true
 what=${*:-bridge buck chain adaptive exact cascade steady devices small pac paired}
 runs=${BENCH_RUNS:-3}

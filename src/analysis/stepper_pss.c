@@ -40,8 +40,11 @@
  * v(out) 3.55e-5 low): in these runs the condition is held at the theta point
  * (nsc_tran_opts.pair_mean, nsc_onestep_new_mean; that buck now within 5e-9
  * of D Vin / (1 + R0/R)). Events are located to 1e-3 of the ceiling
- * (stepper_adapt.c): a switch on its own sawtooth control flips up to 50 ps
- * late, the same buck's mean 6.6e-6 low. Before the first: on netlists/boost.cir without its TMAX
+ * (stepper_adapt.c); a switch flips 1e-6 of the ceiling past the crossing
+ * predicted from its control's straight line (next_trial): exact for a
+ * sawtooth, where a switch on its own sawtooth control flipped up to 25 ps
+ * late, the same buck's mean 6.6e-6 low (now 2.9e-9). Before the first: on
+ * netlists/boost.cir without its TMAX
  * (RON 0.09 Ohm carrying the inductor's ramp) v(out) was 3.3e-3 of its ripple
  * off (RMS) at T/50, 1.7e-3 at T/100, 6.6e-4 at T/200, against the same
  * steady state at TMAX = 0.25 ns (itself within 5e-5 of the last period of
@@ -261,6 +264,22 @@ static void set_start(pss *p, double alpha)
     for (int k = 0; k < p->nd; k++) p->z[p->di[k]] = p->x[k] + alpha * p->dx[k];
 }
 
+/* The converged start's algebraic unknowns and multipliers: those its run
+ * reached at ts + T (the differential ones there are the start's within the
+ * tolerance), not the previous run's end's (set_start), which belong to the
+ * iterate before the last Newton step: the written period's first row
+ * printed them (netlists/flyback.cir, converged in 2 shooting periods: v(d)
+ * 12.3 V and i(d1) 0.945 A at t = ts, 20.02 V and 1.21 A one period later).
+ * Kept where a switch's state at ts + T differs from the start's. */
+static void consistent_start(pss *p)
+{
+    if (memcmp(p->sw, p->sw1, (size_t)p->nsw)) return;
+    for (int k = 0; k < p->nd; k++) p->xs[k] = p->z[p->di[k]];
+    memcpy(p->z, p->z1, sizeof(double) * (size_t)p->n);
+    memcpy(p->l, p->l1, sizeof(double) * (size_t)p->m);
+    for (int k = 0; k < p->nd; k++) p->z[p->di[k]] = p->xs[k];
+}
+
 /* The model matrix at the accepted point: A = J - I, + B (the secant
  * correction carried from earlier points) when J lacks saltation terms. */
 static void model(pss *p)
@@ -377,7 +396,10 @@ static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
         p->info->iterations = it;
         p->info->residual = rn;
         p->info->worst = worst;
-        if (rn <= po->tol) return NSC_OK;
+        if (rn <= po->tol) {
+            consistent_start(p);
+            return NSC_OK;
+        }
         if (mn < p->mbest) keep_best(p, it, rn, mn, worst, nojac);
         else if (trial) p->stall = fmin(p->stall, p->dxn);
         if (it == 1) cap = p->frozen ? 1 : NSC_PSS_STEP;     /* J exact: a full Newton step is trusted */
