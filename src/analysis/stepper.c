@@ -322,6 +322,37 @@ static void switch_init(const nsc_circuit *c, const nsc_lcs *L, char *sw)
  * can reconcile, e.g. a charged capacitor across a discharged one through ideal
  * diodes) gives the solution with every pair open, l = 0, with a warning: the
  * first step then makes the impulsive transfer (as Siconos starts from l = 0). */
+/* Source stepping, when pivoting on the static problem fails (Lemke's secondary
+ * ray on a transistor circuit's LCP, not copositive-plus): the problem with the
+ * constant terms of its rows scaled, s(a) = a s, followed from a = 0 (with e >= 0,
+ * the devices' thresholds, every pair open) to a = 1, each solve starting from
+ * the mode of the one before (the problem's guess), so that each is a small
+ * change that the mode iteration settles; a failed step is halved, down to
+ * 1/4096 of the range. The pairs' terms e are not scaled. 0 and (z, l) the
+ * problem's solution at a = 1, or -1 (z, l overwritten). */
+static int op_continuation(nsc_pcache *C, nsc_solver solver, const double *s, const double *e, double *z,
+                           double *l, const char *sw, nsc_sim_stats *st, nsc_report *r)
+{
+    int n = C->L->n;
+    double *sa = malloc(sizeof *sa * ((size_t)n + 1)), a = 0, da = 1.0 / 16;
+    for (int i = 0; i < C->L->m; i++)
+        if (!(e[i] >= 0)) da = 0;                                  /* a = 0 is not "all open" */
+    while (sa && da > 0 && a < 1) {
+        double an = fmin(1.0, a + da);
+        for (int i = 0; i < n; i++) sa[i] = an * s[i];
+        nsc_onestep *P;
+        nsc_step_info info;
+        if (nsc_pcache_get(C, 0.0, 1.0, sw, 0, &P, st, r)) break;
+        if (nsc_onestep_solve(P, solver, NULL, NULL, sa, e, z, l, &info) == 0) {
+            a = an;
+            da = fmin(2 * da, 0.25);
+        } else if ((da /= 2) < 1.0 / 4096)
+            da = 0;
+    }
+    free(sa);
+    return a == 1.0 ? 0 : -1;
+}
+
 static nsc_status static_solve(nsc_pcache *C, nsc_solver solver, int relax, const double *s, const double *e,
                                double *z, double *l, char *sw, nsc_sim_stats *st, nsc_report *r)
 {
@@ -336,6 +367,7 @@ static nsc_status static_solve(nsc_pcache *C, nsc_solver solver, int relax, cons
             st->lcps += info.lcp_solved;
             st->pivots += info.iter;
         }
+        if (bad && !relax && op_continuation(C, solver, s, e, z, l, sw, st, r) == 0) bad = 0;
         if (bad && relax && nsc_onestep_open(P, NULL, NULL, s, z) == 0) {
             memset(l, 0, sizeof(double) * (size_t)L->m);
             nsc_warn(r, NULL, "the initial conditions admit no consistent solution of the complementarity "

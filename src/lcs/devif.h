@@ -110,7 +110,8 @@ typedef enum nsc_cardform {
     NSC_CARD_ICTRL,     /* X n+ n- vsense gain (F, H) */
     NSC_CARD_MODEL,     /* X nodes... model [params] (D, M, S, W) */
     NSC_CARD_BJT,       /* Q c b e [s] model [area] */
-    NSC_CARD_BEHAV      /* B n+ n- V=expr | I=expr */
+    NSC_CARD_BEHAV,     /* B n+ n- V=expr | I=expr */
+    NSC_CARD_XSPICE     /* A port.. model, a port a node or [ nodes ] (A: XSPICE gates, bridges) */
 } nsc_cardform;
 
 #define NSC_DEV_LATE_LEVELS 3   /* the values of nsc_device.late */
@@ -122,7 +123,7 @@ typedef struct nsc_modname {
     nsc_modeltype type;
     int alias;
 } nsc_modname;
-#define NSC_MAXMODNAME 4
+#define NSC_MAXMODNAME 10
 
 typedef struct nsc_device {
     nsc_elkind kind;

@@ -72,6 +72,15 @@ static nsc_status build_defs(elab *E)
     return NSC_OK;
 }
 
+/* 1 when an element of kind k has its current as a branch unknown of every
+ * mode, which I(x) and a sense reference read: the voltage-defining sources V,
+ * E (gain or VALUE=), H, B V= (Xyce reads I(B2), I(E3), I(H3) in expressions
+ * and senses; ngspice only V). */
+static int branch_current(nsc_elkind k)
+{
+    return k == NSC_EL_V || k == NSC_EL_E || k == NSC_EL_H || k == NSC_EL_BV;
+}
+
 static nsc_status resolve_refs(elab *E)
 {
     nsc_circuit *c = E->c;
@@ -86,7 +95,7 @@ static nsc_status resolve_refs(elab *E)
             return nle_err(E, &s, x->cd, x->f, "unknown element '%s' in %s %s", x->f->u.s, nle_kind_name(e->kind), nm);
         if (e->kind == NSC_EL_K && c->el[t].kind != NSC_EL_L)
             return nle_err(E, &s, x->cd, x->f, "coupling %s: '%s' is not an inductor", nm, x->f->u.s);
-        if (e->kind != NSC_EL_K && c->el[t].kind != NSC_EL_V)
+        if (e->kind != NSC_EL_K && !branch_current(c->el[t].kind))
             return nle_err(E, &s, x->cd, x->f, "%s %s: '%s' is not a voltage source", nle_kind_name(e->kind), nm, x->f->u.s);
         if (x->term >= 0) {
             nsc_bprog_of(e)->elref[x->term] = t;

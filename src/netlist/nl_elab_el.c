@@ -890,7 +890,6 @@ static nsc_status card_b(elab *E, scope *sc, const nl_card *cd)
 }
 
 static const char *const UNSUPPORTED_EL[26] = {
-    ['a' - 'a'] = "XSPICE code models (A)",
     ['n' - 'a'] = "numerical devices (N)", ['o' - 'a'] = "lossy transmission lines (O)",
     ['p' - 'a'] = "coupled transmission lines (P)",
     ['t' - 'a'] = "transmission lines (T)", ['u' - 'a'] = "uniform RC lines (U)",
@@ -900,7 +899,6 @@ static const char *const UNSUPPORTED_EL[26] = {
 
 /* what to use instead of each (issue 12: a refusal says what to do) */
 static const char *const UNSUPPORTED_USE[26] = {
-    ['a' - 'a'] = "a B source (comparators, limiters, logic as PWL expressions) or an E TABLE",
     ['n' - 'a'] = "the compact D, Q or M models",
     ['o' - 'a'] = "an RLC ladder of sections (R, L, C per unit length times the section's length)",
     ['p' - 'a'] = "ladders of L and C sections coupled by K",
@@ -925,6 +923,7 @@ nsc_status nle_card_element(elab *E, scope *sc, const nl_card *cd)
     case NSC_CARD_MODEL: return card_dms(E, sc, cd, d->kind);
     case NSC_CARD_BJT: return card_q(E, sc, cd);
     case NSC_CARD_BEHAV: return card_b(E, sc, cd);
+    case NSC_CARD_XSPICE: return nle_card_a(E, sc, cd);
     case NSC_CARD_NONE: break;
     }
     if (ch == 'x') return nle_card_x(E, sc, cd);

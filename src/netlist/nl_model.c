@@ -46,12 +46,13 @@ static size_t put_upper(char *buf, size_t size, size_t at, const char *name)
 static const char *type_name(nsc_modeltype t, char *buf, size_t size)
 {
     const nsc_modname *n;
-    for (int k = 0; k < NSC_EL_NKINDS; k++)
-        for (int q = 0; (n = model_name(k, q)) != NULL; q++)
-            if (n->type == t && !n->alias) {
-                put_upper(buf, size, 0, n->name);
-                return buf;
-            }
+    for (int alias = 0; alias < 2; alias++)                 /* a type of aliases only: the first */
+        for (int k = 0; k < NSC_EL_NKINDS; k++)
+            for (int q = 0; (n = model_name(k, q)) != NULL; q++)
+                if (n->type == t && n->alias == alias) {
+                    put_upper(buf, size, 0, n->name);
+                    return buf;
+                }
     snprintf(buf, size, "?");
     return buf;
 }

@@ -299,3 +299,34 @@ Test(fits, schmitt_matches_ngspice) { follows("schmitt", "q2", "BE", 0.00163); }
 
 /* A common-emitter amplifier (IC 1.1 mA, gain -4.4): v(c) 0.82 %, v(e) 0.82 %, v(b) 0.05 %. */
 Test(fits, ce_amp_matches_ngspice) { follows("ce_amp", "q1", "BE", 0.00178); }
+
+/* The operating point of a two-bit ripple-carry adder of 18 TTL NAND gates (36
+ * NPN, inputs low; tests/data/bjt/ttl_adder) against ngspice 39's (`print` of
+ * its .op into ttl_adder_ng.txt): the output levels within 0.1 V (high 3.446 V
+ * vs 3.528 V: the junctions' single line on 10 mA..1 A, VF 0.86 V; low 0.3 mV
+ * vs 18 mV). Lemke's method ends on a secondary ray on this LCP (not
+ * copositive-plus): before the OP's source stepping (stepper.c
+ * op_continuation) the run stopped at t = 0 with exit status 3. */
+Test(bjt, ttl_adder_operating_point_matches_ngspice)
+{
+    char cmd[2048], *out = NULL, path[1024];
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s/bjt/ttl_adder.cir 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    snprintf(path, sizeof path, "%s/bjt/ttl_adder_ng.txt", NSC_REFDIR);
+    char *ref = tu_read_file(path);
+    cr_assert_not_null(ref);
+    int n = 0;
+    for (char *line = strtok(ref, "\n"); line; line = strtok(NULL, "\n")) {
+        char name[64], key[80];
+        double want;
+        if (sscanf(line, "%63s = %lf", name, &want) != 2) continue;
+        snprintf(key, sizeof key, "  %s ", name);                /* ours: "  v(s0)     =  2.77e-04" */
+        const char *p = strstr(out, key), *eq = p ? strchr(p, '=') : NULL;
+        cr_assert_not_null(eq, "%s not in\n%s", name, out);
+        near(strtod(eq + 1, NULL), want, 0.1, name);
+        n++;
+    }
+    cr_assert_eq(n, 9);
+    free(ref);
+    free(out);
+}

@@ -1,0 +1,169 @@
+/* nl_xspice.c -- the A card (XSPICE code models) read into elements of the A
+ * device (devices/dev_a.c: the gates d_and d_nand d_or d_nor d_xor d_xnor
+ * d_inverter d_buffer and the bridges adc_bridge dac_bridge):
+ *   A port port model    a port a node or a vector [ n1 n2 ... ]
+ * The lexer keeps '[' and ']' inside words ("[a", "b", "]" or "[a]"): the
+ * ports are read from the words' text. A gate of more than two inputs becomes
+ * a chain of two-input elements through internal digital nodes <name>#k (the
+ * inner stages AND OR XOR, ipar[0] = 1; the last one the gate's own function);
+ * a bridge of n bits n elements <name>, <name>#1, ... */
+#include "nl_elab.h"
+#include "devices/device.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define A_MAXN 32
+#define A_NAMELEN 128
+
+/* The ports of a card: nodes n[first[p] .. first[p] + cnt[p]) of port p (vec[p]: written [ ]). */
+typedef struct a_ports {
+    nl_field n[A_MAXN];
+    char buf[A_MAXN][A_NAMELEN];
+    int first[3], cnt[3], vec[3];
+    int np, nn;
+} a_ports;
+
+/* a new port p (vector or not) at the end of P; error past two */
+static nsc_status a_port(elab *E, scope *sc, const nl_card *cd, const nl_field *f, a_ports *P, int vec)
+{
+    if (P->np == 2)
+        return nle_err(E, sc, cd, f, "XSPICE element %s: more than an input and an output port", cd->f[0].u.s);
+    P->first[P->np] = P->nn;
+    P->cnt[P->np] = 0;
+    P->vec[P->np++] = vec;
+    return NSC_OK;
+}
+
+/* one node name t[b..e) of word f into P (in the last port) */
+static nsc_status a_node(elab *E, scope *sc, const nl_card *cd, const nl_field *f, a_ports *P, const char *t, size_t b, size_t e)
+{
+    if (P->nn == A_MAXN || e - b >= A_NAMELEN)
+        return nle_err(E, sc, cd, f, "XSPICE element %s: more than %d nodes or too long a name", cd->f[0].u.s, A_MAXN);
+    if (t[b] == '~' || t[b] == '%')
+        return nle_err(E, sc, cd, f, "XSPICE element %s: '%s': inverted inputs (~) and port types (%%) are not "
+                       "supported (use d_inverter, or a node)", cd->f[0].u.s, t);
+    memcpy(P->buf[P->nn], t + b, e - b);
+    P->buf[P->nn][e - b] = 0;
+    P->n[P->nn] = *f;
+    P->n[P->nn].kind = NL_F_WORD;
+    P->n[P->nn].nsub = 0;
+    P->n[P->nn].u.s = P->buf[P->nn];
+    P->cnt[P->np - 1]++;
+    P->nn++;
+    return NSC_OK;
+}
+
+/* the ports of card cd: its words between the name and the model */
+static nsc_status a_split(elab *E, scope *sc, const nl_card *cd, a_ports *P)
+{
+    int open = 0;
+    P->np = P->nn = 0;
+    for (int i = 1; i < cd->nf - 1; i++) {
+        const nl_field *f = &cd->f[i];
+        if (f->kind != NL_F_WORD)
+            return nle_err(E, sc, cd, f, "XSPICE element %s: unexpected '%s' (a node or [ nodes ])", cd->f[0].u.s, nle_ftext(f));
+        const char *t = f->u.s;
+        size_t len = strlen(t), lb = t[0] == '[', rb = len > lb && t[len - 1] == ']';
+        if (lb && open) return nle_err(E, sc, cd, f, "XSPICE element %s: unexpected '['", cd->f[0].u.s);
+        if (lb && a_port(E, sc, cd, f, P, 1)) return E->r->status;
+        open |= (int)lb;
+        if (len - rb > lb && ((!open && a_port(E, sc, cd, f, P, 0)) || a_node(E, sc, cd, f, P, t, lb, len - rb)))
+            return E->r->status;
+        if (rb && !open) return nle_err(E, sc, cd, f, "XSPICE element %s: unexpected ']'", cd->f[0].u.s);
+        if (rb) open = 0;
+    }
+    if (open) return nle_err(E, sc, cd, NULL, "XSPICE element %s: missing ']'", cd->f[0].u.s);
+    return NSC_OK;
+}
+
+/* one element named full: output out, inputs in[0..nin) (1 or 2), an inner stage when inner */
+static nsc_status a_part(elab *E, scope *sc, const nl_card *cd, const char *full, int out, const int *in, int nin, int inner)
+{
+    int el;
+    if (nle_element_named(E, sc, cd, NSC_EL_A, full, &el)) return E->r->status;
+    nsc_element *e = &E->c->el[el];
+    e->nnode = 2 + nin;
+    e->node[0] = out;
+    e->node[1] = 0;
+    for (int k = 0; k < nin; k++) e->node[2 + k] = in[k];
+    e->ipar[0] = inner;
+    return nle_model_ref(E, sc, cd, &cd->f[cd->nf - 1], el);
+}
+
+/* a gate of inputs in[0..nin) into out: a chain of two-input stages */
+static nsc_status a_gate(elab *E, scope *sc, const nl_card *cd, const char *full, const int *in, int nin, int out)
+{
+    char nm[A_NAMELEN + 16];
+    int prev = in[0];
+    if (nin == 1) return a_part(E, sc, cd, full, out, in, 1, 0);
+    for (int k = 1; k < nin - 1; k++) {                       /* prev op in[k] -> node <name>#k */
+        int two[2] = { prev, in[k] }, node;
+        snprintf(nm, sizeof nm, "%s#%d", full, k);
+        if (nle_node_new(E, nm, cd, &cd->f[0], &node) || a_part(E, sc, cd, nm, node, two, 2, 1)) return E->r->status;
+        prev = node;
+    }
+    int two[2] = { prev, in[nin - 1] };
+    return a_part(E, sc, cd, full, out, two, 2, 0);
+}
+
+/* The warning, once per run (at the first A card): what the ideal form leaves out. */
+static void a_warn(elab *E, scope *sc, const nl_card *cd, int m, int el0)
+{
+    for (int i = 0; i < el0; i++)
+        if (E->c->el[i].kind == NSC_EL_A) return;
+    const nsc_model *mo = &E->c->model[m];
+    static const char *const dl[] = { "rise_delay", "fall_delay", "t_rise", "t_fall" };
+    double mx = 0, v;
+    for (int q = mo->type == NSC_MOD_DAC ? 2 : 0, q1 = q + 2; q < q1; q++) {
+        v = 1e-9;                                             /* XSPICE's default delays: 1 ns */
+        nsc_model_get(mo, dl[q], &v);
+        if (v > mx) mx = v;
+    }
+    nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE gates and bridges switch without delay: the delays and rise "
+             "times of their models (%g s in '%s') and input_load are not modelled", mx, cd->f[cd->nf - 1].u.s);
+}
+
+/* the elements of a card of n bridges (ports of n nodes each) or one gate */
+static nsc_status a_elements(elab *E, scope *sc, const nl_card *cd, const a_ports *P, const int *nd, nsc_modeltype t, const char *full)
+{
+    char nm[A_NAMELEN + 16];
+    if (t == NSC_MOD_ADC || t == NSC_MOD_DAC) {
+        if (P->cnt[0] != P->cnt[1])
+            return nle_err(E, sc, cd, NULL, "XSPICE bridge %s: %d inputs and %d outputs (one output per input)", cd->f[0].u.s, P->cnt[0], P->cnt[1]);
+        for (int k = 0; k < P->cnt[0]; k++) {
+            snprintf(nm, sizeof nm, k ? "%s#%d" : "%s", full, k);
+            if (a_part(E, sc, cd, nm, nd[P->first[1] + k], &nd[P->first[0] + k], 1, 0)) return E->r->status;
+        }
+        return NSC_OK;
+    }
+    if (P->cnt[1] != 1) return nle_err(E, sc, cd, NULL, "XSPICE gate %s: expected one output node", cd->f[0].u.s);
+    if ((t == NSC_MOD_DINV || t == NSC_MOD_DBUF) && P->cnt[0] != 1)
+        return nle_err(E, sc, cd, NULL, "XSPICE %s %s: expected one input node", t == NSC_MOD_DINV ? "inverter" : "buffer", cd->f[0].u.s);
+    return a_gate(E, sc, cd, full, &nd[P->first[0]], P->cnt[0], nd[P->first[1]]);
+}
+
+nsc_status nle_card_a(elab *E, scope *sc, const nl_card *cd)
+{
+    a_ports P;
+    const nl_field *mf = &cd->f[cd->nf - 1];
+    if (cd->nf < 4) return nle_err(E, sc, cd, NULL, "XSPICE element %s: expected an input, an output and a model", cd->f[0].u.s);
+    const char *nm = nle_cat(E, sc->prefix, cd->f[0].u.s);
+    char full[A_NAMELEN];
+    if (!nm) return nle_oom(E);
+    snprintf(full, sizeof full, "%s", nm);
+    int m = nle_model_named(E, sc, mf), el0 = E->c->nel, nd[A_MAXN];
+    if (m < 0 || !nsc_dev_takes(nsc_device_of(NSC_EL_A), E->c->model[m].type)) {
+        int el;                                               /* the model's own message (nl_model.c) */
+        if (!nle_element_named(E, sc, cd, NSC_EL_A, full, &el)) nle_model_ref(E, sc, cd, mf, el);
+        return E->r->status ? E->r->status : nle_err(E, sc, cd, mf, "XSPICE element %s: bad model", cd->f[0].u.s);
+    }
+    if (a_split(E, sc, cd, &P)) return E->r->status;
+    if (P.np != 2 || !P.cnt[0] || !P.cnt[1])
+        return nle_err(E, sc, cd, NULL, "XSPICE element %s: expected an input port and an output port", cd->f[0].u.s);
+    for (int q = 0; q < P.nn; q++)
+        if (nle_node(E, sc, cd, &P.n[q], &nd[q])) return E->r->status;
+    if (a_elements(E, sc, cd, &P, nd, E->c->model[m].type, full)) return E->r->status;
+    a_warn(E, sc, cd, m, el0);
+    return NSC_OK;
+}
