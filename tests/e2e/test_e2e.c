@@ -858,7 +858,7 @@ Test(e2e, fitted_diode_warning_names_fit_parameters)
     tu_write_file(path, "diode eg\nV1 a 0 5\nR1 a d 100\nD1 d 0 DJ\n.model DJ D(IS=1e-14 EG=1.11)\n.op\n.end\n");
     snprintf(cmd, sizeof cmd, "cd %s && %s dcj.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "warning: diode model 'dj': parameters other than IS N RS ROFF BV IBV NBV CJO TT "
+    cr_assert(strstr(out, "warning: diode model 'dj': parameters other than IS N RS ROFF BV IBV NBV CJO VJ M FC TT "
                           "SEGMENTS IMIN IMAX are ignored (eg first)"), "%s", out);
     cr_assert_null(strstr(out, "ideal diode"), "%s", out);
     cr_assert(strstr(out, "SPICE parameters fitted by 6 segments on 100 uA..100 A: VF=0.597"), "%s", out);
