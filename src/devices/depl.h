@@ -1,13 +1,14 @@
-/* depl.h -- the depletion charge of a pn junction (SPICE's CJO VJ M FC) as
- * code (base/xcode.h) of its voltage: the charge of a diode's CJO (dev_d.c)
- * and of a VDMOS body diode's (netlist/nl_qcap.c nle_cq_depletion). */
+/* depl.h -- charges of a device's junction or gate as code (base/xcode.h) of
+ * their voltage: the depletion charge of a pn junction (SPICE's CJO VJ M FC;
+ * a diode's CJO, dev_d.c, and a VDMOS body diode's, netlist/nl_qcap.c) and a
+ * VDMOS's gate-drain charge (CGDMIN CGDMAX A; netlist/nl_expand.c). */
 #ifndef NSC_DEPL_H
 #define NSC_DEPL_H
 
 #include "base/xcode.h"
 
 /* The most instructions nsc_depl_code writes. */
-#define NSC_DEPL_MAXCODE 64
+#define NSC_DEPL_MAXCODE 80
 
 /* q(v), v = PROBE pa - PROBE pk (-1: ground, 0 V), into out[0 .. n), n returned:
  *   v < FC VJ:  CJO VJ/(1 - M) (1 - (1 - v/VJ)^(1-M)),
@@ -18,5 +19,15 @@
  * room for NSC_DEPL_MAXCODE. */
 int nsc_depl_code(nsc_xinstr *out, int pa, int pk, double cjo, double vj, double m, double fc);
 
+/* The gate-drain charge of a VDMOS (ngspice 39's, after LTspice's), v = PROBE pa
+ * - PROBE pk the gate-drain voltage (p-scaled), into out[0 .. n), n returned:
+ * its capacitance C(v) = Y + S tanh(A v) (v > 0), Y + S atan(A v) (v <= 0),
+ * S = (CGDMAX - CGDMIN)/(1 + pi/2), Y = CGDMAX - S (CGDMIN as v -> -inf,
+ * CGDMAX as v -> +inf; C^2 at 0), integrated from 0:
+ *   v > 0:   q = Y v + S/A ln(cosh(A v)) = Y v + S/A (x + ln(1 + e^-2x) - ln 2), x = A v,
+ *   v <= 0:  q = Y v + S (v atan(A v) - ln(1 + A^2 v^2)/(2 A))
+ * (ngspice integrates the capacitance between the steps' voltages instead: the
+ * same waveform as the step goes to 0). CGDMIN, CGDMAX >= 0, A > 0. */
+int nsc_cgd_code(nsc_xinstr *out, int pa, int pk, double cmin, double cmax, double a);
 
 #endif

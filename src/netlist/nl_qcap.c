@@ -250,6 +250,14 @@ nsc_status nle_cq_depletion(elab *E, int el, double cjo, double vj, double m, do
     return nle_cq_code(E, el, code, n);
 }
 
+nsc_status nle_cq_vdmos_cgd(elab *E, int el, double cmin, double cmax, double a)
+{
+    const nsc_element *e = &E->c->el[el];
+    nsc_xinstr code[NSC_DEPL_MAXCODE];
+    int n = nsc_cgd_code(code, e->node[0] ? 0 : -1, e->node[1] ? (e->node[0] ? 1 : 0) : -1, cmin, cmax, a);
+    return nle_cq_code(E, el, code, n);
+}
+
 /* element el's charge: code[0 .. n) (PROBEs: its nodes not ground, as emit_v's), copied */
 nsc_status nle_cq_code(elab *E, int el, const nsc_xinstr *code, int n)
 {
