@@ -116,35 +116,66 @@ static int at_solution(const nsc_lcs *L, const double *z, const double *t)
  * each linearisation at zk (zk: n entries, the start; overwritten). */
 typedef int (*lin_solve)(nsc_onestep *P, void *ctx, double *z1, double *l, nsc_step_info *info);
 
+/* A static problem's update limit (newton()): the factor a <= 1 that keeps
+ * every node voltage a smooth function reads within NSC_NL_DVMAX of zp on the
+ * way to z1 (1 when none moves more). */
+static double step_limit(const nsc_lcs *L, const double *zp, const double *z1)
+{
+    double dmax = 0;
+    for (int k = 0; k < L->nsm; k++)
+        for (int q = 0; q < L->sm[k].nin; q++) {
+            int i = L->sm[k].in[q];
+            if (i < L->nnode_z) dmax = fmax(dmax, fabs(z1[i] - zp[i]));
+        }
+    return dmax > NSC_NL_DVMAX ? NSC_NL_DVMAX / dmax : 1.0;
+}
+
 /* Newton from zk (overwritten): 0 (z1, l, info the solution's), the LCP's
- * failure as lin returned it, or -1 with info->st = NSC_LCP_NEWTON. */
+ * failure as lin returned it, or -1 with info->st = NSC_LCP_NEWTON. A static
+ * problem (h = 0: the operating point, a DC sweep's point) linearises next
+ * at the limited point zp + a (z1 - zp) (step_limit) when z1 is not the
+ * solution: from z = 0 a LEVEL=6 gate whose channels and junctions are all
+ * off leaves its output held by GMIN alone, the full update threw it 2.4e4 V
+ * (tests/data/mos6/off.cir; -1e5 V on ngspice's mos6inv example), and Newton
+ * came to rest there, on a point of the coded equations far outside every
+ * source's range that only GMIN ties to ground (the gmin check at t = 0
+ * refused it). ngspice limits its junction and FET voltage steps (DEVpnjlim,
+ * DEVfetlim) for the same reason. Convergence is still tested at z1; the
+ * transient's problems start from the last step's solution and are not
+ * limited. */
 static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, double *z1, double *l, nsc_step_info *info)
 {
     const nsc_lcs *L = P->L;
     size_t nb = sizeof(double) * (size_t)P->n;
     nsc_nlstat *ns = L->nls;
     double *t = malloc(sizeof(double) * ((size_t)L->nsm + 1));  /* the last tangents' values at zk */
-    int st = 0, done = 0;
+    double *zp = P->h == 0 ? malloc(nb + sizeof(double)) : NULL, a = 1;   /* the last linearisation point */
+    int st = 0, done = 0, bad = !t || (P->h == 0 && !zp);
     ns->solves++;
-    for (int it = 0; t && !st && !done && it <= NSC_NL_MAXIT; it++) {   /* zk: the start, then solve it's */
+    for (int it = 0; !bad && !st && !done && it <= NSC_NL_MAXIT; it++) {   /* zk: the start, then solve it's */
         for (int k = 0; it > 0 && k < L->nsm; k++) t[k] = tangent(L, &L->sm[k], zk);
         if (nsc_lcs_smooth_at(L, zk)) break;                     /* f, J at zk (not finite: failed) */
         if (it > 0 && at_solution(L, zk, t)) {                   /* z1 = zk, l and info its solve's */
             if (it > ns->maxit) ns->maxit = it;
             memcpy(ns->z, z1, nb);
             done = 1;
-        } else if (it < NSC_NL_MAXIT && !relin(P)) {
-            ns->iters++;
-            st = lin(P, ctx, z1, l, info);                       /* an LCP failure: the caller's */
-            memcpy(zk, z1, nb);
-        } else
             break;
+        }
+        if (it == NSC_NL_MAXIT) break;
+        for (int i = 0; a < 1 && i < P->n; i++) zk[i] = zp[i] + a * (zk[i] - zp[i]);
+        if ((a < 1 && nsc_lcs_smooth_at(L, zk)) || relin(P)) break;
+        if (zp) memcpy(zp, zk, nb);
+        ns->iters++;
+        st = lin(P, ctx, z1, l, info);                           /* an LCP failure: the caller's */
+        a = zp ? step_limit(L, zp, z1) : 1;
+        memcpy(zk, z1, nb);
     }
     free(t);
+    free(zp);
     if (done || st) return st;
     memset(info, 0, sizeof *info);
-    info->st = t ? NSC_LCP_NEWTON : NSC_LCP_ENOMEM;
-    if (!t) return -1;
+    info->st = bad ? NSC_LCP_ENOMEM : NSC_LCP_NEWTON;
+    if (bad) return -1;
     ns->fails++;
     memset(P->q, 0, sizeof(double) * (size_t)P->m);              /* no pair marked: the functions failed */
     return -1;

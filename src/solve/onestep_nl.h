@@ -19,6 +19,9 @@
 #define NSC_NL_ATOL_I 1e-12
 #define NSC_NL_MAXIT 50
 #define NSC_NL_KAPPA 1e-3
+/* A static problem's Newton moves the node voltages that smooth functions read
+ * by at most this much an iteration (onestep_nl.c newton()), V. */
+#define NSC_NL_DVMAX 1.0
 
 /* The linear one-step solves of onestep.c (onestep.h nsc_onestep_solve and
  * nsc_onestep_step, without the Newton iteration): the LCS as it stands, its
