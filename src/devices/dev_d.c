@@ -13,7 +13,16 @@
  *     solvable, where nf parallel branches (W 1 1^T + diag r) defeated Lemke;
  *   pair nf (BV given), the reverse (Zener) branch lambda_z flowing k -> a:
  *     y = v_a - v_k + VZ + RZ lambda_z;
- *   a finite ROFF is a parallel resistor, CJO a parallel capacitor (transient);
+ *   a finite ROFF is a parallel resistor;
+ *   CJO > 0 alone (or M = 0): a constant capacitor CJO across it (the transient:
+ *     linear, no Newton iteration; SPICE's C(v) of M = 0);
+ *   CJO > 0 with VJ or M > 0 given: SPICE's depletion charge q(v) of CJO VJ (1) M (0.5) FC (0.5)
+ *     (depl.h) of v = v_a - v_k, m times, as a charge-based capacitor (dev_cq.c):
+ *     a branch unknown x, row 0 = -x + q(v) (a smooth function: the Newton
+ *     iteration), E[a][x] += 1, E[k][x] -= 1 in the transient (x' flows a -> k;
+ *     each step moves exactly q(v1) - q(v0)); static modes: open. v is the
+ *     terminals' voltage (the fit holds RS inside: no internal node), none when
+ *     a and k are one node;
  *   TT > 0: one branch unknown x = i_F = lambda_0, the diffusion charge TT x
  *     whose derivative flows a -> k (charge control: the junction stays on while
  *     charge is left, the reverse recovery). Its row holds at t_k+1 and the
@@ -31,8 +40,7 @@
  * uniform line, Chebyshev); without SEGMENTS, the fewest chords within 10 mV of
  * the curve (at most 8; d_fit). The Zener branch is one line fitted the same way
  * to v(i) = BV + NBV Vt ln(i/IBV) + RS i (IBV = 1 mA, NBV = N by default) on
- * IMIN..IMAX when given, else on 10 mA..1 A. CJO: SPICE's junction capacitance at zero bias, constant (VJ, M,
- * FC not modelled). Other SPICE parameters are ignored with one warning per model.
+ * IMIN..IMAX when given, else on 10 mA..1 A. Other SPICE parameters are ignored with one warning per model.
  * The fit follows the run (issue 27): a run whose peak forward current left the
  * default range (nsc_jfit_outside) has the fit remade on the currents it saw
  * (nsc_jfit_refit: [IMIN, 2 peak] above, [peak/1000, 2 peak] below) and is
@@ -47,6 +55,7 @@
 
 #include "device.h"
 #include "pwl_exp.h"
+#include "depl.h"
 
 #define VT_300 (1.380649e-23 * 300.15 / 1.602176634e-19)    /* kT/q, V */
 
@@ -59,8 +68,11 @@ typedef struct diode_par {
     int follow;            /* fitted on the default range: remade to the run's currents (d_refit) */
     int seg;               /* the card's SEGMENTS, 0: the fewest within D_AUTO_TOL */
     int refitted;          /* 1: fw remade (d_refit): its own fit, named by the element */
-    double cj;             /* CJO: a constant capacitance across the diode (F), 0: none */
+    double cj;             /* CJO (F, times m), 0: none */
     double tt;             /* TT: the diffusion charge TT i_F (s), 0: none */
+    double vj, mj, fc;     /* the depletion charge's VJ M FC */
+    int nq;                /* instructions of its charge q(v) (0: none), PROBEs the nodes a, k not ground */
+    nsc_xinstr qcode[NSC_DEPL_MAXCODE];
 } diode_par;
 
 /* The default fit of a SPICE diode: [IMIN, IMAX] = [100 uA, 100 A] (a signal
@@ -77,10 +89,10 @@ typedef struct diode_par {
 /* The card's parameters (netlist.md defaults); D_SPICE: SPICE's diode only,
  * ignored on a VF/RON card. */
 typedef struct d_card {
-    double cjo, cj0, tt, vf, ron, roff, is, n, rs, bv, ibv, nbv, seg, imin, imax, vfwd, vrev, rrev;
+    double cjo, cj0, tt, vf, ron, roff, is, n, rs, bv, ibv, nbv, seg, imin, imax, vfwd, vrev, rrev, vj, m, fc;
 } d_card;
 enum { D_SPICE = 1 };
-enum { G_CJO = 1 << 0, G_VF = 1 << 3, G_RON = 1 << 4, G_BV = 1 << 9, G_NBV = 1 << 11, G_SEG = 1 << 12,
+enum { G_CJO = 1 << 0, G_VF = 1 << 3, G_VJ = 1 << 18, G_M = 1 << 19, G_RON = 1 << 4, G_BV = 1 << 9, G_NBV = 1 << 11, G_SEG = 1 << 12,
        G_IMIN = 1 << 13, G_IMAX = 1 << 14, G_VFWD = 1 << 15, G_VREV = 1 << 16, G_RREV = 1 << 17 };
                                                             /* bits of the table's rows */
 #define D_P(f, def, fl) { #f, offsetof(d_card, f), def, fl }
@@ -88,7 +100,8 @@ static const nsc_par D_PAR[] = {
     D_P(cjo, 0, 0), D_P(cj0, 0, 0), D_P(tt, 0, 0), D_P(vf, 0, 0), D_P(ron, 0, 0), D_P(roff, INFINITY, 0),
     D_P(is, 1e-14, D_SPICE), D_P(n, 1, D_SPICE), D_P(rs, 0, D_SPICE), D_P(bv, 0, 0), D_P(ibv, 1e-3, D_SPICE),
     D_P(nbv, 0, D_SPICE), { "segments", offsetof(d_card, seg), 0, D_SPICE }, D_P(imin, D_IMIN, D_SPICE),
-    D_P(imax, D_IMAX, D_SPICE), D_P(vfwd, 0, 0), D_P(vrev, 0, 0), D_P(rrev, 0, 0),
+    D_P(imax, D_IMAX, D_SPICE), D_P(vfwd, 0, 0), D_P(vrev, 0, 0), D_P(rrev, 0, 0), D_P(vj, 1, 0), D_P(m, 0.5, 0),
+    D_P(fc, 0.5, 0),
 };
 #define D_NPAR ((int)(sizeof D_PAR / sizeof D_PAR[0]))
 
@@ -182,6 +195,10 @@ static nsc_status d_params(const nsc_element *e, nsc_report *r, void *out)
     p->tt = k.tt;
     if (!(p->cj >= 0 && isfinite(p->cj)))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': CJO = %g must be finite and >= 0", m->name, p->cj);
+    if (!(k.vj > 0 && k.m >= 0 && k.m < 1 && k.fc >= 0 && k.fc < 1))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': need VJ > 0, 0 <= M < 1, 0 <= FC < 1 (VJ = %g, "
+                       "M = %g, FC = %g)", m->name, k.vj, k.m, k.fc);
+    p->vj = k.vj, p->mj = k.m, p->fc = k.fc;
     if (!(p->tt >= 0 && p->tt < 1.0))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': TT = %g must be >= 0 and < 1 s", m->name, p->tt);
     p->zener = (given & (G_BV | G_VREV)) != 0;
@@ -195,6 +212,9 @@ static nsc_status d_params(const nsc_element *e, nsc_report *r, void *out)
                   : d_fit(m, &k, given, r, p);         /* SPICE's diode, defaults included */
     double mult = e->ipar[D_M] > 0 ? e->ipar[D_M] : 1.0;   /* 0: an element made without its card (1) */
     if (!st && mult != 1) d_mult(p, mult);
+    int a = e->node[0], c = e->node[1];
+    if (!st && p->cj > 0 && a != c && p->mj > 0 && (given & (G_VJ | G_M)))   /* else the constant CJO (linear) */
+        p->nq = nsc_depl_code(p->qcode, a ? 0 : -1, c ? (a ? 1 : 0) : -1, p->cj, p->vj, p->mj, p->fc);
     return st;
 }
 
@@ -213,11 +233,11 @@ static void d_warn(nsc_dev_ctx *ctx, const nsc_element *e, const diode_par *p)
         const char *pn = m->pname[q];
         if (nsc_par_known(D_PAR, D_NPAR, p->fitted ? 0 : D_SPICE, pn) || nsc_swloss_param(pn)) continue;
         if (!p->fitted)
-            nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than VF RON ROFF BV CJO TT (VFWD VREV RREV) are ignored "
+            nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than VF RON ROFF BV CJO VJ M FC TT (VFWD VREV RREV) are ignored "
                      "(%s first): piecewise-linear diode VF=%g RON=%g", m->name, pn, p->fw.vf[0], p->fw.r[0]);
         else                                                /* the fit's own warning gives VF and RON */
-            nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than IS N RS ROFF BV IBV NBV CJO TT "
-                     "SEGMENTS IMIN IMAX are ignored (%s first)", m->name, pn);
+            nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than IS N RS ROFF BV IBV NBV CJO VJ M FC "
+                     "TT SEGMENTS IMIN IMAX are ignored (%s first)", m->name, pn);
         break;
     }
     if (!p->fitted) return;
@@ -243,7 +263,7 @@ static nsc_status d_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     if (!p) return nsc_bind_failed(e, sizeof *p, d_params, ctx->r);
     d_warn(ctx, e, p);
     need->npair = p->fw.nseg + (p->zener ? 1 : 0);
-    need->nbranch = p->tt > 0;                               /* the diffusion current */
+    need->nbranch = (p->tt > 0) + (p->nq > 0);               /* the diffusion current, the depletion charge */
     int cap = p->cj > 0 && ctx->mode == NSC_ASM_TRAN;         /* CJO: a capacitor in the transient */
     nsc_dev_link(ctx, e->node[0], e->node[1], isfinite(p->roff) || cap ? NSC_LINK_NS : NSC_LINK_DC);
     return NSC_OK;
@@ -251,7 +271,7 @@ static nsc_status d_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 
 /* The pairs of the header; TT: the branch unknown x = i_F (row 0 = -x + lambda_0,
  * exact at t_k+1) carries the diffusion charge TT x, whose derivative flows
- * a -> k: E[a][x] += TT, E[k][x] -= TT. */
+ * a -> k: E[a][x] += TT, E[k][x] -= TT; CJO: the charge's unknown after it. */
 static nsc_status d_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
 {
     const nsc_element *e = &b->c->el[ei];
@@ -266,7 +286,17 @@ static nsc_status d_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
         nsc_st_e0(b, j + nf, p->vz);
     }
     if (isfinite(p->roff)) nsc_st_g(b, a, k, 1.0 / p->roff);
-    if (p->cj > 0) nsc_st_cap(b, a, k, p->cj);               /* (E: dropped in the static modes) */
+    if (p->cj > 0 && !p->nq) nsc_st_cap(b, a, k, p->cj);     /* constant (E: dropped when static) */
+    if (p->nq > 0) {                                         /* the depletion charge x = q(v) */
+        int x = s->branch + (p->tt > 0), in[2], nin = 0;
+        if (b->mode == NSC_ASM_TRAN) {
+            nsc_st(b, NSC_ST_E, nsc_zn(a), x, 1.0);          /* x' leaves a, enters k */
+            nsc_st(b, NSC_ST_E, nsc_zn(k), x, -1.0);
+        }
+        if (a) in[nin++] = nsc_zn(a);
+        if (k) in[nin++] = nsc_zn(k);
+        nsc_st_smooth_at0(b, ei, x, in, nin, p->qcode, p->nq);
+    }
     if (p->tt > 0) {
         int x = s->branch;
         nsc_st(b, NSC_ST_A, x, x, -1.0);
@@ -278,7 +308,7 @@ static nsc_status d_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     return NSC_OK;
 }
 
-/* I(D) = lambda_0 - lambda_z + (v_a - v_k)/ROFF + CJO (v_a - v_k)' + TT x'. */
+/* I(D) = lambda_0 - lambda_z + (v_a - v_k)/ROFF + q(v)' (CJO (v_a - v_k)' when constant) + TT x'. */
 static nsc_status d_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f)
 {
     const nsc_element *e = &c->el[ei];
@@ -291,10 +321,11 @@ static nsc_status d_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
         if (nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[0]), 1.0 / p->roff)) return NSC_ENOMEM;
         if (nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[1]), -1.0 / p->roff)) return NSC_ENOMEM;
     }
-    if (p->cj > 0 && tran) {
+    if (p->cj > 0 && !p->nq && tran) {                       /* constant: CJO (v_a - v_k)' */
         if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[0]), p->cj)) return NSC_ENOMEM;
         if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[1]), -p->cj)) return NSC_ENOMEM;
     }
+    if (p->nq > 0 && tran && nsc_lin_add(f, NSC_T_DZ, L->el_branch[ei] + (p->tt > 0), 1.0)) return NSC_ENOMEM;
     if (p->tt > 0 && tran && nsc_lin_add(f, NSC_T_DZ, L->el_branch[ei], p->tt)) return NSC_ENOMEM;
     return NSC_OK;
 }

@@ -103,8 +103,8 @@ static const nsc_par M_INST[] = { { "w", 0, 100e-6, 0 }, { "l", 0, 100e-6, 0 }, 
 
 /* what the elaborator takes from a VDMOS card (nl_expand.c nle_vdmos_model), from
  * a level 1-3 card (nle_mos_expand) */
-static const char *const known_vdmos[] = {"rd", "rs", "rg", "rb", "is", "n", "bv", "cgs", "cgdmin", "cgdmax", "cjo", "vj",
-                                             "m", "fc", NULL};   /* cjo vj m fc: the body's CJO (nl_expand.c) */
+static const char *const known_vdmos[] = {"rd", "rs", "rg", "rb", "is", "n", "bv", "cgs", "cgdmin", "cgdmax", "a", "cjo",
+                                          "vj", "m", "fc", NULL};   /* cgdmin cgdmax a: NAME#cgd; cjo vj m fc: the body's CJO (nl_expand.c) */
 static const char *const known_mos[] = {"rd", "rs", NULL};
 
 static int cmp_desc(const void *x, const void *y)
@@ -329,7 +329,7 @@ static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     if (m->vdmos) {
         if (len)
             nsc_warn(ctx->r, &m->loc, "VDMOS model '%s': parameters %s ignored (PWL Sah model: VTO=%g KP=%g, %d "
-                     "segments; RD RS RG resistors, body diode IS N RB, CJO VJ M FC)", m->name, ign, p->vto, p->kp, p->nb + 1);
+                     "segments; RD RS RG resistors, body diode IS N RB, CJO VJ M FC, CGDMIN CGDMAX A)", m->name, ign, p->vto, p->kp, p->nb + 1);
     } else if (p->six) {
         if (len)
             nsc_warn(ctx->r, &m->loc, "MOS model '%s': parameters %s ignored (LEVEL=6 power law: VTO=%g KC=%g NC=%g "

@@ -231,6 +231,12 @@ nsc_status nle_card_cq(elab *E, scope *sc, const nl_card *cd, const nl_field *vf
  * depletion junction, SPICE's: q(v) = CJO VJ/(1-M) (1 - (1 - v/VJ)^(1-M)) below
  * FC VJ, its capacitance continued linearly above (0 < M < 1, 0 <= FC < 1). */
 nsc_status nle_cq_depletion(elab *E, int el, double cjo, double vj, double m, double fc);
+/* Element el (a charge-based capacitor from n+ to n-) as a VDMOS's gate-drain
+ * charge of v = V(n+) - V(n-) (devices/depl.h nsc_cgd_code). */
+nsc_status nle_cq_vdmos_cgd(elab *E, int el, double cmin, double cmax, double a);
+/* Element el's charge (a charge-based capacitor): code[0 .. n) of its nodes'
+ * voltages (PROBE 0 n+, then n-, ground left out), copied. */
+nsc_status nle_cq_code(elab *E, int el, const nsc_xinstr *code, int n);
 /* The charge of element el (a charge-based capacitor) times m (devices in parallel). */
 nsc_status nle_cq_scale(elab *E, int el, double m);
 

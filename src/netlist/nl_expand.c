@@ -68,10 +68,29 @@ static nsc_status vdmos_cjo(elab *E, scope *sc, const nl_card *cd, int el, int m
     return st ? st : nle_cq_depletion(E, E->c->nel - 1, cjo, vj, mj, fc);
 }
 
+/* A VDMOS card's CGDMIN CGDMAX (0) A (1) (when one is given and CGDO is not)
+ * as ngspice's voltage-dependent gate-drain capacitance: a charge-based
+ * capacitor NAME#cgd between the channel's gate and drain (its internal nodes;
+ * from gate to drain, from drain to gate with PCHAN), devices/depl.h's charge. */
+static nsc_status vdmos_cgd(elab *E, scope *sc, const nl_card *cd, int el, int mi)
+{
+    const nsc_model *m = &E->c->model[mi];
+    double cmin = 0, cmax = 0, a = 1, v;
+    int given = nsc_model_get(m, "cgdmin", &cmin) | nsc_model_get(m, "cgdmax", &cmax);
+    nsc_model_get(m, "a", &a);
+    if (!given || nsc_model_get(m, "cgdo", &v)) return NSC_OK;
+    if (!(cmin >= 0 && cmax >= 0 && a > 0 && isfinite(cmin + cmax + a)))
+        return nle_err(E, sc, cd, NULL, "VDMOS model '%s': need CGDMIN, CGDMAX >= 0 and A > 0", m->name);
+    int d = E->c->el[el].node[0], g = E->c->el[el].node[1], pchan = m->type == NSC_MOD_PMOS;
+    nsc_status st = nle_parasitic(E, sc, cd, el, "cgd", NSC_EL_CQ, 0, pchan ? d : g, pchan ? g : d);
+    return st ? st : nle_cq_vdmos_cgd(E, E->c->nel - 1, cmin, cmax, a);
+}
+
 /* A VDMOS transistor (3 terminals, the body at the source): RD, RS, RG of its
  * model as resistors NAME#rd ... to internal nodes NAME#d, NAME#s, NAME#g, and
  * the body diode NAME#body (model MODEL#body) across the external terminals,
- * with its junction capacitance NAME#cjo (vdmos_cjo). */
+ * with its junction capacitance NAME#cjo (vdmos_cjo); its gate-drain
+ * capacitance NAME#cgd (vdmos_cgd). */
 nsc_status nle_vdmos_expand(elab *E, scope *sc, const nl_card *cd, int el, int mi)
 {
     static const char *const rn[] = { "rd", "rg", "rs" };
@@ -90,7 +109,8 @@ nsc_status nle_vdmos_expand(elab *E, scope *sc, const nl_card *cd, int el, int m
     if (st) return st;
     b = E->c->nel - 1;
     E->elmodel[b] = dm;
-    return vdmos_cjo(E, sc, cd, el, mi, pchan ? ext[0] : ext[2], pchan ? ext[2] : ext[0]);
+    st = vdmos_cjo(E, sc, cd, el, mi, pchan ? ext[0] : ext[2], pchan ? ext[2] : ext[0]);
+    return st ? st : vdmos_cgd(E, sc, cd, el, mi);
 }
 
 /* A bipolar transistor's RC, RB, RE (divided by AREA, e->value) as resistors
@@ -118,22 +138,17 @@ nsc_status nle_bjt_expand(elab *E, scope *sc, const nl_card *cd, int el)
 }
 
 /* A VDMOS card (LTspice's, ngspice's): the channel is the PWL Sah model of VTO
- * and KP (W = L, as the element's default 100 um: K = KP); CGS and the mean of
- * CGDMIN and CGDMAX (the PWL model's capacitors are constant) become CGSO and
- * CGDO per the default width; RD, RS, RG are resistors at the element (vdmos_expand);
+ * and KP (W = L, as the element's default 100 um: K = KP); CGS becomes CGSO per
+ * the default width (CGDMIN CGDMAX: the element's NAME#cgd, vdmos_cgd); RD, RS, RG are resistors at the element (vdmos_expand);
  * the body diode is a diode model NAME#body of IS (1e-14), N (1), RS = RB and
  * BV (its avalanche, the diode's Zener branch), source to drain (drain to
  * source with PCHAN). */
 nsc_status nle_vdmos_model(elab *E, scope *sc, const nl_card *cd, int mi, const char *local, int *cap)
 {
     nsc_circuit *c = E->c;
-    double cgs = 0, cmin = 0, cmax = 0, is = 1e-14, n = 1, rb = 0, w = 100e-6, v;
+    double cgs = 0, is = 1e-14, n = 1, rb = 0, w = 100e-6, v;
     nsc_model *m = &c->model[mi];
-    int hmin = nsc_model_get(m, "cgdmin", &cmin), hmax = nsc_model_get(m, "cgdmax", &cmax);
     if (nsc_model_get(m, "cgs", &cgs) && !nsc_model_get(m, "cgso", &v) && nle_model_set(E, m, cap, "cgso", cgs / w))
-        return E->r->status;
-    if ((hmin || hmax) && !nsc_model_get(m, "cgdo", &v)
-        && nle_model_set(E, m, cap, "cgdo", (hmin && hmax ? 0.5 * (cmin + cmax) : hmin ? cmin : cmax) / w))
         return E->r->status;
     nsc_model_get(m, "is", &is);
     nsc_model_get(m, "n", &n);

@@ -22,6 +22,7 @@
 #include "nl_elab.h"
 #include "nl_probe.h"
 #include "devices/bprog.h"
+#include "devices/depl.h"
 
 #define QCAP_NGL 8
 static const double GL_T[QCAP_NGL / 2] = { 0.1834346424956498, 0.5255324099163290, 0.7966664774136267,
@@ -241,46 +242,31 @@ nsc_status nle_card_cq(elab *E, scope *sc, const nl_card *cd, const nl_field *vf
 
 /* ---- junction capacitances made by the elaborator (a VDMOS's CJO: nl_expand.c) ---- */
 
-/* append code[0..n) to the charge code of a grown buffer */
-typedef struct qbuf {
-    nsc_xinstr c[64];
-    int n;
-} qbuf;
-
-static void qb(qbuf *B, nsc_xop op, double x) { if (B->n < 64) B->c[B->n++] = (nsc_xinstr){ op, 0, 0, x }; }
-
-/* v = V(n+) - V(n-) over S's inputs (emit_v) into B */
-static void qb_v(qbuf *B, qsink *S)
+nsc_status nle_cq_depletion(elab *E, int el, double cjo, double vj, double m, double fc)
 {
-    int k = B->n;
-    if (B->n + 3 <= 64) emit_v(S, B->c, &k);
-    B->n = k;
+    const nsc_element *e = &E->c->el[el];
+    nsc_xinstr code[NSC_DEPL_MAXCODE];
+    int n = nsc_depl_code(code, e->node[0] ? 0 : -1, e->node[1] ? (e->node[0] ? 1 : 0) : -1, cjo, vj, m, fc);
+    return nle_cq_code(E, el, code, n);
 }
 
-nsc_status nle_cq_depletion(elab *E, int el, double cjo, double vj, double m, double fc)
+nsc_status nle_cq_vdmos_cgd(elab *E, int el, double cmin, double cmax, double a)
+{
+    const nsc_element *e = &E->c->el[el];
+    nsc_xinstr code[NSC_DEPL_MAXCODE];
+    int n = nsc_cgd_code(code, e->node[0] ? 0 : -1, e->node[1] ? (e->node[0] ? 1 : 0) : -1, cmin, cmax, a);
+    return nle_cq_code(E, el, code, n);
+}
+
+/* element el's charge: code[0 .. n) (PROBEs: its nodes not ground, as emit_v's), copied */
+nsc_status nle_cq_code(elab *E, int el, const nsc_xinstr *code, int n)
 {
     nsc_element *e = &E->c->el[el];
     qsink S = { E, NULL, NULL, NULL, { e->node[0], e->node[1] }, NULL, 0, 0 };
-    double f1 = vj / (1 - m) * (1 - pow(1 - fc, 1 - m)), f2 = pow(1 - fc, 1 + m), f3 = 1 - fc * (1 + m);
-    qbuf B = { .n = 0 };
-    qb_v(&B, &S); qb(&B, NSC_XOP_NUM, fc * vj); qb(&B, NSC_XOP_LT, 0);             /* v < FC VJ */
-    qb(&B, NSC_XOP_NUM, 1);                                                         /* 1 - (1 - v/VJ)^(1-M) */
-    qb(&B, NSC_XOP_NUM, 1); qb_v(&B, &S); qb(&B, NSC_XOP_NUM, vj); qb(&B, NSC_XOP_DIV, 0); qb(&B, NSC_XOP_SUB, 0);
-    qb(&B, NSC_XOP_NUM, 1 - m); qb(&B, NSC_XOP_POW, 0); qb(&B, NSC_XOP_SUB, 0);
-    qb(&B, NSC_XOP_NUM, cjo * vj / (1 - m)); qb(&B, NSC_XOP_MUL, 0);
-    qb_v(&B, &S); qb(&B, NSC_XOP_NUM, fc * vj); qb(&B, NSC_XOP_SUB, 0); qb(&B, NSC_XOP_NUM, f3); qb(&B, NSC_XOP_MUL, 0);
-    qb_v(&B, &S); qb_v(&B, &S); qb(&B, NSC_XOP_MUL, 0); qb(&B, NSC_XOP_NUM, fc * vj * fc * vj); qb(&B, NSC_XOP_SUB, 0);
-    qb(&B, NSC_XOP_NUM, m / (2 * vj)); qb(&B, NSC_XOP_MUL, 0); qb(&B, NSC_XOP_ADD, 0);
-    qb(&B, NSC_XOP_NUM, f2); qb(&B, NSC_XOP_DIV, 0); qb(&B, NSC_XOP_NUM, f1); qb(&B, NSC_XOP_ADD, 0);
-    qb(&B, NSC_XOP_NUM, cjo); qb(&B, NSC_XOP_MUL, 0);
-    qb(&B, NSC_XOP_COND, 0);
-    nsc_xinstr *code = malloc(sizeof *code * (size_t)B.n);
-    if (!code || B.n >= 64) {
-        free(code);
-        return nle_oom(E);
-    }
-    memcpy(code, B.c, sizeof *code * (size_t)B.n);
-    return store(E, &S, el, code, B.n);
+    nsc_xinstr *c = malloc(sizeof *c * (size_t)n);
+    if (!c) return nle_oom(E);
+    memcpy(c, code, sizeof *c * (size_t)n);
+    return store(E, &S, el, c, n);
 }
 
 nsc_status nle_cq_scale(elab *E, int el, double m)

@@ -13,8 +13,32 @@
  * when next used (nsc_mode_renew), the mode guess is kept. Each iterate's
  * linear complementarity problem is solved exactly by the linear solve, so the
  * diodes and switches stay complementarity pairs at every iteration (as
- * Siconos's Newton on nonlinear relations). Converged when the update is
- * within the tolerances of onestep_nl.h; z_k+1 is then the solution. */
+ * Siconos's Newton on nonlinear relations).
+ *
+ * Converged at z_k+1 (the solution of the problem linearised at z_k) when
+ * every smooth function's tangent at z_k predicts its value at z_k+1 within
+ * KAPPA of what the inputs' tolerances make of it (at_solution):
+ *     |f(z_k+1) - (f(z_k) + J_k (z_k+1 - z_k))| <= KAPPA (RTOL |f| + sum_q |J_q| tol_q).
+ * z_k+1 solves the linear rows and the complementarity of that problem (as
+ * any linear circuit's step, to the linear solve's round-off), so it solves,
+ * as exactly, the problem whose smooth functions are the tangents -- which
+ * differ from f at z_k+1 by no more than KAPPA times a within-tolerance move
+ * of the inputs. (KAPPA = 1e-3: the error is z_k+1's own, where the update
+ * test bounded z_k's and accepted z_k+1, that error squared; a product of two
+ * sines stays within 1e-11 V of its closed form so, test
+ * smooth/multiplier_closed_form, with 2 solves a step instead of 3.) On
+ * return L's A and s0 hold the tangent at the solution, W the one before it.
+ * Neither the update z_k+1 - z_k nor the row's residual f(z_k+1) - u_k+1 is the
+ * test: both have a floor, the linear solve's round-off, which near a
+ * switching event (h down to 1e-13 s: E/h ~ L/h = 1e9 ohm beside milliohm
+ * channels and coupled windings) exceeds NSC_NL_RTOL |z| on branch currents,
+ * on the node voltages at an inductor and on a charge row's u. The iterates
+ * then alternated between two answers of the same linearisation (the mode
+ * unchanged, the smooth inputs still to 1e-8 V), each solve failed after
+ * NSC_NL_MAXIT, the stepper shrank h, which made W worse conditioned: a
+ * flyback with MUR160's depletion charge and a VDMOS buck with its Cgd(V)
+ * stalled at 5e-18 s steps that way. The tangent's error has no such floor: a
+ * round-off dz in the inputs moves it by O(f'' dz^2). */
 #include "onestep_nl.h"
 
 #include <math.h>
@@ -33,14 +57,12 @@ static int sp_set(nsc_sparse *A, int i, int j, double x)
     return 0;
 }
 
-/* The problem linearised at zk: L's smooth rows (nsc_lcs_smooth_at), their
- * values into W, Theta A and T s0 (rows of theta 1 that T leaves alone), then
- * W refactored and the modes marked for refilling. 0, or -1 (not finite,
- * singular, no memory). */
-static int relin(nsc_onestep *P, const double *zk)
+/* W, Theta A and T s0 (rows of theta 1 that T leaves alone) from L's smooth
+ * rows as nsc_lcs_smooth_at left them, then W refactored and the modes marked
+ * for refilling. 0, or -1 (singular, no memory). */
+static int relin(nsc_onestep *P)
 {
     const nsc_lcs *L = P->L;
-    if (nsc_lcs_smooth_at(L, zk)) return -1;
     for (int k = 0; k < L->nsm; k++) {
         const nsc_smooth *S = &L->sm[k];
         for (int q = 0; q < S->nin; q++) {
@@ -57,12 +79,35 @@ static int relin(nsc_onestep *P, const double *zk)
     return P->n > 0 && nsc_klu_refresh(P->F, P->W, 1, &P->wrc) < 0 ? -1 : 0;
 }
 
-/* every unknown within the tolerances of onestep_nl.h (NaN: not converged) */
-static int converged(const nsc_lcs *L, const double *zk, const double *z1, int n)
+/* the tolerance of unknown i at the value a (onestep_nl.h) */
+static double tol_of(const nsc_lcs *L, int i, double a)
 {
-    for (int i = 0; i < n; i++) {
-        double tol = NSC_NL_RTOL * fmax(fabs(z1[i]), fabs(zk[i])) + (i < L->nnode_z ? NSC_NL_ATOL_V : NSC_NL_ATOL_I);
-        if (!(fabs(z1[i] - zk[i]) <= tol)) return 0;
+    return NSC_NL_RTOL * fabs(a) + (i < L->nnode_z ? NSC_NL_ATOL_V : NSC_NL_ATOL_I);
+}
+
+/* f(z) of smooth function k from its linearisation at z (A[row][in[q]] = J_q,
+ * s0[row] = f(z) - J z), or the tangent's value at z of a linearisation
+ * made elsewhere: s0[row] + J z. (A few ulps of |f| + |J z|: far below
+ * NSC_NL_RTOL of them.) */
+static double tangent(const nsc_lcs *L, const nsc_smooth *S, const double *z)
+{
+    double f = L->s0[S->row];
+    for (int q = 0; q < S->nin; q++) f += L->A->x[nsc_sp_pos(L->A, S->row, S->in[q])] * z[S->in[q]];
+    return f;
+}
+
+/* L's smooth rows just linearised at z, t[k] the value the previous
+ * linearisation's tangent gave function k at z: 1 when every |f(z) - t[k]| <=
+ * NSC_NL_KAPPA (NSC_NL_RTOL max(|f|, |t|) + sum_q |J_q| tol_q(z_in[q])) (the
+ * header's test). NaN: 0. */
+static int at_solution(const nsc_lcs *L, const double *z, const double *t)
+{
+    for (int k = 0; k < L->nsm; k++) {
+        const nsc_smooth *S = &L->sm[k];
+        double f = tangent(L, S, z), tol = NSC_NL_RTOL * fmax(fabs(f), fabs(t[k]));
+        for (int q = 0; q < S->nin; q++)
+            tol += fabs(L->A->x[nsc_sp_pos(L->A, S->row, S->in[q])]) * tol_of(L, S->in[q], z[S->in[q]]);
+        if (!(fabs(f - t[k]) <= NSC_NL_KAPPA * tol)) return 0;
     }
     return 1;
 }
@@ -71,28 +116,67 @@ static int converged(const nsc_lcs *L, const double *zk, const double *z1, int n
  * each linearisation at zk (zk: n entries, the start; overwritten). */
 typedef int (*lin_solve)(nsc_onestep *P, void *ctx, double *z1, double *l, nsc_step_info *info);
 
+/* A static problem's update limit (newton()): the factor a <= 1 that keeps
+ * every node voltage a smooth function reads within NSC_NL_DVMAX of zp on the
+ * way to z1 (1 when none moves more). */
+static double step_limit(const nsc_lcs *L, const double *zp, const double *z1)
+{
+    double dmax = 0;
+    for (int k = 0; k < L->nsm; k++)
+        for (int q = 0; q < L->sm[k].nin; q++) {
+            int i = L->sm[k].in[q];
+            if (i < L->nnode_z) dmax = fmax(dmax, fabs(z1[i] - zp[i]));
+        }
+    return dmax > NSC_NL_DVMAX ? NSC_NL_DVMAX / dmax : 1.0;
+}
+
+/* Newton from zk (overwritten): 0 (z1, l, info the solution's), the LCP's
+ * failure as lin returned it, or -1 with info->st = NSC_LCP_NEWTON. A static
+ * problem (h = 0: the operating point, a DC sweep's point) linearises next
+ * at the limited point zp + a (z1 - zp) (step_limit) when z1 is not the
+ * solution: from z = 0 a LEVEL=6 gate whose channels and junctions are all
+ * off leaves its output held by GMIN alone, the full update threw it 2.4e4 V
+ * (tests/data/mos6/off.cir; -1e5 V on ngspice's mos6inv example), and Newton
+ * came to rest there, on a point of the coded equations far outside every
+ * source's range that only GMIN ties to ground (the gmin check at t = 0
+ * refused it). ngspice limits its junction and FET voltage steps (DEVpnjlim,
+ * DEVfetlim) for the same reason. Convergence is still tested at z1; the
+ * transient's problems start from the last step's solution and are not
+ * limited. */
 static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, double *z1, double *l, nsc_step_info *info)
 {
     const nsc_lcs *L = P->L;
-    int n = P->n;
+    size_t nb = sizeof(double) * (size_t)P->n;
     nsc_nlstat *ns = L->nls;
+    double *t = malloc(sizeof(double) * ((size_t)L->nsm + 1));  /* the last tangents' values at zk */
+    double *zp = P->h == 0 ? malloc(nb + sizeof(double)) : NULL, a = 1;   /* the last linearisation point */
+    int st = 0, done = 0, bad = !t || (P->h == 0 && !zp);
     ns->solves++;
-    for (int it = 1; it <= NSC_NL_MAXIT; it++) {
-        if (relin(P, zk)) break;
-        int st = lin(P, ctx, z1, l, info);
-        ns->iters++;
-        if (st) return st;                                       /* the LCP failed: the caller's failure */
-        int done = converged(L, zk, z1, n);
-        memcpy(zk, z1, sizeof(double) * (size_t)n);
-        if (done) {
+    for (int it = 0; !bad && !st && !done && it <= NSC_NL_MAXIT; it++) {   /* zk: the start, then solve it's */
+        for (int k = 0; it > 0 && k < L->nsm; k++) t[k] = tangent(L, &L->sm[k], zk);
+        if (nsc_lcs_smooth_at(L, zk)) break;                     /* f, J at zk (not finite: failed) */
+        if (it > 0 && at_solution(L, zk, t)) {                   /* z1 = zk, l and info its solve's */
             if (it > ns->maxit) ns->maxit = it;
-            memcpy(ns->z, z1, sizeof(double) * (size_t)n);
-            return 0;
+            memcpy(ns->z, z1, nb);
+            done = 1;
+            break;
         }
+        if (it == NSC_NL_MAXIT) break;
+        for (int i = 0; a < 1 && i < P->n; i++) zk[i] = zp[i] + a * (zk[i] - zp[i]);
+        if ((a < 1 && nsc_lcs_smooth_at(L, zk)) || relin(P)) break;
+        if (zp) memcpy(zp, zk, nb);
+        ns->iters++;
+        st = lin(P, ctx, z1, l, info);                           /* an LCP failure: the caller's */
+        a = zp ? step_limit(L, zp, z1) : 1;
+        memcpy(zk, z1, nb);
     }
-    ns->fails++;
+    free(t);
+    free(zp);
+    if (done || st) return st;
     memset(info, 0, sizeof *info);
-    info->st = NSC_LCP_NEWTON;
+    info->st = bad ? NSC_LCP_ENOMEM : NSC_LCP_NEWTON;
+    if (bad) return -1;
+    ns->fails++;
     memset(P->q, 0, sizeof(double) * (size_t)P->m);              /* no pair marked: the functions failed */
     return -1;
 }

@@ -7,14 +7,21 @@
 
 #include "onestep_int.h"
 
-/* Relative and absolute tolerances of the Newton update, the iteration limit:
- * converged when every unknown moved by at most
- *   NSC_NL_RTOL max(|z_k+1|, |z_k|) + (NSC_NL_ATOL_V on node voltages, NSC_NL_ATOL_I on
- *   branch currents and the smooth functions' own unknowns). */
+/* Relative and absolute tolerances of an unknown, the iteration limit (linear
+ * solves): an unknown's tolerance is
+ *   tol_i = NSC_NL_RTOL |z_i| + (NSC_NL_ATOL_V on node voltages, NSC_NL_ATOL_I on
+ *   branch currents and the smooth functions' own unknowns),
+ * and the solution z_k+1 of the problem linearised at z_k is converged when
+ * every smooth function's tangent at z_k is within NSC_NL_KAPPA (NSC_NL_RTOL
+ * |f| + sum_q |df/dz_q| tol_q) of f at z_k+1 (onestep_nl.c at_solution). */
 #define NSC_NL_RTOL 1e-9
 #define NSC_NL_ATOL_V 1e-9
 #define NSC_NL_ATOL_I 1e-12
 #define NSC_NL_MAXIT 50
+#define NSC_NL_KAPPA 1e-3
+/* A static problem's Newton moves the node voltages that smooth functions read
+ * by at most this much an iteration (onestep_nl.c newton()), V. */
+#define NSC_NL_DVMAX 1.0
 
 /* The linear one-step solves of onestep.c (onestep.h nsc_onestep_solve and
  * nsc_onestep_step, without the Newton iteration): the LCS as it stands, its
@@ -27,8 +34,8 @@ int nsc_onestep_step_lin(nsc_onestep *P, nsc_solver solver, const double *z0, co
 /* The same problems solved by Newton on the smooth functions: linearise at
  * z_k (z_0: the step's start z0, or for a static problem the LCS's last
  * iterate), solve the linear complementarity problem exactly, repeat until
- * the update is within the tolerances. Returns as the linear solves do; a
- * solve that does not converge in NSC_NL_MAXIT iterations (or meets a NaN or
+ * the smooth rows' residual is within the tolerances. Returns as the linear
+ * solves do; a solve that does not converge in NSC_NL_MAXIT iterations (or meets a NaN or
  * inf) fails with info->st = NSC_LCP_NEWTON. Counts into L->nls. */
 int nsc_nl_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const double *s0, const double *s1,
                  const double *e1, double *z1, double *l, nsc_step_info *info);

@@ -858,7 +858,7 @@ Test(e2e, fitted_diode_warning_names_fit_parameters)
     tu_write_file(path, "diode eg\nV1 a 0 5\nR1 a d 100\nD1 d 0 DJ\n.model DJ D(IS=1e-14 EG=1.11)\n.op\n.end\n");
     snprintf(cmd, sizeof cmd, "cd %s && %s dcj.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "warning: diode model 'dj': parameters other than IS N RS ROFF BV IBV NBV CJO TT "
+    cr_assert(strstr(out, "warning: diode model 'dj': parameters other than IS N RS ROFF BV IBV NBV CJO VJ M FC TT "
                           "SEGMENTS IMIN IMAX are ignored (eg first)"), "%s", out);
     cr_assert_null(strstr(out, "ideal diode"), "%s", out);
     cr_assert(strstr(out, "SPICE parameters fitted by 6 segments on 100 uA..100 A: VF=0.597"), "%s", out);
@@ -1472,9 +1472,11 @@ Test(e2e, b_source_user_functions)
 /* LTspice/ngspice VDMOS cards (issue 13 item 3; an unsupported model type
  * before): `M d g s MODEL` with RD, RS, RG, the body diode (IS, N, RB), CGS
  * CGDMIN/CGDMAX and CJO runs exactly as the netlist written out by hand (NMOS of
- * VTO, KP; resistors; a diode IS N RS=RB; CGSO = CGS/W, CGDO = the mean of
- * CGDMIN and CGDMAX over W, W = 100 um; CJO the body's depletion charge, Q= of
- * VJ 0.8, M 0.5, FC 0.5, issue 27 item 4): a hard-switched inductive load, every
+ * VTO, KP; resistors; a diode IS N RS=RB; CGSO = CGS/W, W = 100 um; CJO the
+ * body's depletion charge, Q= of VJ 0.8, M 0.5, FC 0.5, issue 27 item 4; the
+ * gate-drain charge of CGDMIN CGDMAX A = 1, Q= of Y v + S ln(cosh v) above 0 V,
+ * Y v + S (v atan(v) - ln(1 + v^2)/2) below, S = (CGDMAX - CGDMIN)/(1 + pi/2),
+ * Y = CGDMAX - S, from the internal gate to the internal drain): a hard-switched inductive load, every
  * row equal to 1e-12. The channel's KP is ngspice's: at VGS - VTO = 1 V,
  * ngspice 39 gives 10.0001 A (`.op` of `M1 d g 0 MYFET`, VD = 10 V, VG = 5 V,
  * VDMOS(Vto=4 Kp=20)), the PWL square law 10.85 A (within its 10 %). PCHAN
@@ -1493,7 +1495,10 @@ Test(e2e, vdmos_runs_as_its_expansion)
     snprintf(net, sizeof net, "%sM1 dd gg ss ss MYN\nRD d dd 20m\nRG gate gg 3\nRS ss 0 10m\nDB 0 d DBODY\n"
              "CJ 0 d Q='v(0,d) < 0.4 ? (1 - (1 - v(0,d)/0.8)^0.5)*1.6n : (((v(0,d) - 0.4)*0.25 + (v(0,d)*v(0,d) - 0.16)"
              "*0.3125)/0.35355339059327373 + 0.46862915010152396)*1n'\n"
-             ".model MYN NMOS(VTO=4 KP=20 CGSO=1.5e-5 CGDO=1.025e-5)\n.model DBODY D(IS=1e-12 N=1 RS=15m)\n%s", head, tail);
+             "CG gg dd Q='v(gg,dd) > 0 ? 1.2414801671857317e-09*v(gg,dd) + 7.585198328142684e-10*(v(gg,dd) + "
+             "ln(1 + exp(-2*v(gg,dd))) - ln(2)) : 1.2414801671857317e-09*v(gg,dd) + 7.585198328142684e-10*"
+             "(v(gg,dd)*atan(v(gg,dd)) - ln(1 + v(gg,dd)*v(gg,dd))/2)'\n"
+             ".model MYN NMOS(VTO=4 KP=20 CGSO=1.5e-5)\n.model DBODY D(IS=1e-12 N=1 RS=15m)\n%s", head, tail);
     snprintf(path, sizeof path, "%s/v2.cir", tmp);
     cr_assert_eq(tu_write_file(path, net), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s v1.cir 2>&1 && %s v2.cir 2>&1", tmp, NSC_PROGRAM, NSC_PROGRAM);
