@@ -158,6 +158,7 @@ Test(qcap, ic_wins_over_dot_ic_as_for_a_linear_capacitor)
     for (int i = 0; i < t.nrow; i++) e = fmax(e, fabs(TU_AT(&t, i, cn) - (5 - 3 * exp(-TU_AT(&t, i, 0) / 1e-3))));
     cr_expect(e < 1e-3, "v(n) %.3g V off the closed form (v(0) = %g)", e, TU_AT(&t, 0, cn));
     tu_table_free(&t);
+}
 
 /* A diode's CJO with VJ or M given is SPICE's depletion charge (dev_d.c,
  * devices/depl.h; a constant before): a 1 MHz half-wave rectifier whose diode's
