@@ -44,6 +44,11 @@ nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_o
     o->reltol = c->reltol > 0 ? c->reltol : 1e-3;        /* SPICE's defaults */
     o->abstol = c->abstol > 0 ? c->abstol : 1e-12;
     o->vntol = c->vntol > 0 ? c->vntol : 1e-6;
+    /* CHGTOL given: the charge error a step may make at a continuous kink,
+     * which is then taken inside the step instead of located (stepper_adapt.c
+     * kink_setup, charge_tol); not given (0): kinks are located. The local
+     * error of smooth steps keeps its voltage tolerances. */
+    o->chgtol = c->chgtol > 0 ? c->chgtol : 0;
     /* The ceiling of adaptive steps (netlist.md .tran): TMAX; else (default,
      * LTspice's rule) span / 50, TSTEP only the print step and the first
      * step's scale; .options stepsizelimit: ngspice's min(TSTEP, span / 50).

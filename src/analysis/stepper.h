@@ -29,6 +29,7 @@ typedef struct nsc_tran_opts {
     int pair_mean;                /* with adaptive: the pairs whose multipliers enter theta rows held at
                                      the theta point (nsc_onestep_new_mean; the steady state's runs) */
     double reltol, abstol, vntol, trtol;   /* adaptive: SPICE tolerances (all > 0) */
+    double chgtol;                         /* adaptive: the charge error allowed a continuous kink (C) */
     int events;                   /* adaptive: log every state change in W->ev (--events) */
     double gmin;
     int uic;

@@ -52,6 +52,7 @@
 #define NSC_EX_EVRUN 1000   /* event steps in a row, each shorter than 1e-6 href: chattering ... */
 #define NSC_EX_SLIVERS 64   /* ... or breakpoints closer than h0 in a row: the adaptive stepper takes over */
 #define NSC_EX_KMAX 40
+#define NSC_EX_KINK_M 64    /* above this many pairs, a mode change on continuous kinks alone hands over (kinks_only) */
 #define NSC_PI 3.14159265358979323846
 
 typedef struct exf {
@@ -91,6 +92,7 @@ typedef struct ex {
     char *mask, *sw1, *key;  /* [m], [nsw], [m + nsw] */
     char *alt, *althi;       /* [m] the mode with the pairs violated at the last check changed; at a bracket's end */
     int have_alt;
+    int swbad;               /* the last failed check was a switch's (violated) */
     int have_mask, evrun, nsliver;
     int *lneed, nlneed;      /* the pairs whose multiplier the probes or the peaks read */
     int need_dz;             /* the probes read derivatives */
@@ -380,6 +382,7 @@ static int violated(ex *a, const double *x, double *w)
     nsc_flow_rows(F, x, w);
     int bad = a->cbad;
     for (int u = 0; u < F->nu; u++) bad |= w[u] < a->ulo[u] || w[u] > a->uhi[u];
+    a->swbad = !bad;
     if (bad) {
         double *g = a->g;
         nsc_flow_expand(F, w, x[a->N - 1], g);
@@ -391,6 +394,27 @@ static int violated(ex *a, const double *x, double *w)
     if (!a->nsw) return 0;
     memcpy(a->sw1, a->T->sw, (size_t)a->nsw);               /* the transient's decision (lcs.h) */
     return nsc_lcs_switch_update(a->L, x, a->sw1) > 0;
+}
+
+/* 1 when the last failed check (violated) changes continuous kinks alone
+ * (lcs.h pair_cont: PWL MOS channel segments, fitted junctions) in a circuit
+ * of more than NSC_EX_KINK_M pairs. A flow is one mode's: every kink needs
+ * a new one, while the theta-scheme's step costs a mode check. Many PWL
+ * pairs cross one after another (the 15-inverter cascade's 600: a new mode
+ * every few steps, each flow ~6 M instructions to build, 97 M for the 16
+ * built before the flows' count handed over, of 557 M for the run): the
+ * theta-scheme takes over at the first such change. Fewer pairs keep the
+ * flows (a converter's few segments repeat every period, their flows
+ * cached). */
+static int kinks_only(const ex *a)
+{
+    if (a->m <= NSC_EX_KINK_M || a->swbad || !a->L->pair_cont) return 0;
+    int any = 0, m = a->m;
+    for (int i = nsc_flags_next_diff(a->alt, a->mask, 0, m); i < m; i = nsc_flags_next_diff(a->alt, a->mask, i + 1, m)) {
+        if (!a->L->pair_cont[i]) return 0;
+        any = 1;
+    }
+    return any;
 }
 
 /* The guards that failed at the last check (alt) as the next event step's
@@ -789,6 +813,7 @@ static nsc_status step(ex *a)
     seed(a, a->t);
     if (fresh) guard_tol(a, a->x);
     if (violated(a, a->x, a->wv)) {                         /* the mode ends at t (a source's corner) */
+        if (kinks_only(a)) return hand_over(a);
         keep_alt(a);
         return ev_step(a, a->h0);
     }
@@ -805,8 +830,9 @@ static nsc_status step(ex *a)
     nsc_flow_advance(a->F, k - km, a->xm, a->x1, a->wk);
     if (land && rem > 0) rest(a, rem);
     long ktol = pow2_below((long)fmax(1.0, NSC_EX_LOC * (double)k));
-    if (km > 0 && violated(a, a->xm, a->wm)) return locate(a, a->x, 0, km, ktol);
+    if (km > 0 && violated(a, a->xm, a->wm)) return kinks_only(a) ? hand_over(a) : locate(a, a->x, 0, km, ktol);
     if (violated(a, a->x1, a->w1v)) {
+        if (kinks_only(a)) return hand_over(a);
         if (k - km > 0) return locate(a, a->xm, km, k, ktol);
         keep_alt(a);
         return ev_step(a, t1 - a->t);                       /* (a sliver before the target) */

@@ -673,7 +673,7 @@ static nsc_status write_results(job *J, const cli *C, nsc_status s, nsc_report *
 static void print_stats(const nsc_sim_stats *st, const nsc_tran_opts *o)
 {
     if (st->exact == 2)
-        fprintf(stderr, "nscircuit: exact steps to %.9g s (%ld flows built: a new mode every few steps), then "
+        fprintf(stderr, "nscircuit: exact steps to %.9g s (%ld flows built), then "
                         "adaptive\n", st->exact_until, st->flows);
     if (st->exact == 1)
         fprintf(stderr, "nscircuit: exact steps (the flow of each mode; %ld flows built) from %.3g to %.3g s "

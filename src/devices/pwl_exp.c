@@ -108,6 +108,11 @@ void nsc_jfit_range(const nsc_jfit *f, char *buf, size_t n)
 
 void nsc_st_jfit(nsc_builder *b, const nsc_jfit *f, int j)
 {
+    /* a fitted curve (a > 0) whose every slope s_q > 0: i(v) is continuous,
+     * each pair's change a continuous kink (lcs.h pair_cont); a card's own
+     * VF/RON lines stay events (RON = 0: the ideal diode's current jumps) */
+    int cont = f->a > 0 && f->s[f->nseg - 1] > 0;
+    for (int q = 0; cont && q < f->nseg; q++) nsc_st_cont(b, j + q);
     nsc_st(b, NSC_ST_D, j, j, f->s[0]);                       /* y_0 += vf_0 + s_0 lambda_0 */
     nsc_st_e0(b, j, f->vf[0]);
     for (int q = 1; q < f->nseg; q++) {

@@ -114,6 +114,13 @@ typedef struct nsc_lcs {
     unsigned char *z_exact; /* [n] 1: a row that holds at t_k+1 under every theta: the
                                output row of a static PWL map (E TABLE, B), whose pairs'
                                conditions hold at t_k+1 (onestep.c row_theta) */
+    unsigned char *pair_cont; /* [m] 1: the pair's mode change is a continuous kink (a PWL
+                               MOS channel segment, a fitted junction's segment with a
+                               series resistance): l and y are Lipschitz functions of z
+                               and w across it, only the vector field's slope changes;
+                               the transients need not locate it (stepper_adapt.c,
+                               kink_ratio). 0: a switch-like change (an ideal diode, a
+                               comparator's step) whose current or voltage jumps */
 
     int ngmin;            /* nodes that received gmin to ground (circuit node indices) */
     int *gmin_node;

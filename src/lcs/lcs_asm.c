@@ -176,7 +176,7 @@ void nsc_lcs_free(nsc_lcs *L)
     if (L->pair_name)
         for (int k = 0; k < L->m; k++) free(L->pair_name[k]);
     free(L->zname); free(L->pair_name);
-    free(L->z_el); free(L->pair_el); free(L->el_branch); free(L->el_pair); free(L->z_exact);
+    free(L->z_el); free(L->pair_el); free(L->el_branch); free(L->el_pair); free(L->z_exact); free(L->pair_cont);
     free(L->stepchk);
     nsc_klu_syms_free(L->syms);
     free(L->gmin_node);
@@ -386,7 +386,8 @@ static nsc_status builder_init(asm_work *w, nsc_lcs *L)
     b->e0 = L->e0 = nsc_calloc((size_t)m + 1, sizeof(double));
     L->src = nsc_calloc((size_t)nsrc + 1, sizeof *L->src);
     b->exact = L->z_exact = nsc_calloc((size_t)n + 1, 1);
-    if (!L->s0 || !L->e0 || !L->src || !L->z_exact) return nomem(w->r);
+    b->cont = L->pair_cont = nsc_calloc((size_t)m + 1, 1);
+    if (!L->s0 || !L->e0 || !L->src || !L->z_exact || !L->pair_cont) return nomem(w->r);
     b->el_branch = L->el_branch;
     b->el_extra = w->el_extra;
     b->has_icv = w->has_icv;

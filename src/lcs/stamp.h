@@ -70,6 +70,7 @@ typedef struct nsc_builder {
     nsc_sparse *T[7];           /* triplets, indexed by nsc_stmat */
     double *s0, *e0;            /* [n], [m] */
     unsigned char *exact;       /* [n] nsc_lcs z_exact */
+    unsigned char *cont;        /* [m] nsc_lcs pair_cont */
     const int *el_branch;       /* [nel] first transient branch (z index) or -1 */
     const int *el_extra;        /* [nel] first static extra branch or -1 */
     const unsigned char *has_icv;
@@ -107,6 +108,9 @@ void nsc_st_s0(nsc_builder *b, int i, double x);
  * static PWL map, y = f(x) with f's pairs, which would ring at theta = 1/2. */
 static inline void nsc_st_exact(nsc_builder *b, int i) { if (i >= 0) b->exact[i] = 1; }
 void nsc_st_e0(nsc_builder *b, int j, double x);
+/* Pair j's mode change is a continuous kink (lcs.h pair_cont): its l and y are
+ * Lipschitz in z and w across it (a PWL segment with D_jj > 0 of its own). */
+static inline void nsc_st_cont(nsc_builder *b, int j) { if (j >= 0) b->cont[j] = 1; }
 /* Switched conductance of element el between nodes a, k (circuit indices): stamps
  * g_off into A (nsc_st_g) and registers the switch (lcs.h nsc_switch) with its
  * control v(c) - v(d), thresholds on_above >= off_below and initial state 0 (off).

@@ -420,6 +420,51 @@ Test(exact, hands_over_where_flows_do_not_pay)
     tu_table_free(&ad);
 }
 
+/* An N-inverter chain (level-1 PWL MOS, 20 fF per stage) with its input
+ * edge at 1 ns into buf. */
+static void chain_net(char *buf, size_t size, int nstage, const char *tran)
+{
+    snprintf(buf, size, "inverter chain\n.model NM NMOS(LEVEL=1 VTO=1 KP=2e-5)\n.model PM PMOS(LEVEL=1 VTO=-1 KP=1e-5)\n"
+             "VDD vdd 0 5\nVIN n0 0 PULSE(0 5 1n 1n 1n 20n 40n)\n");
+    for (int k = 1; k <= nstage; k++)
+        snprintf(buf + strlen(buf), size - strlen(buf),
+                 "MP%d n%d n%d vdd vdd PM W=2u L=1u\nMN%d n%d n%d 0 0 NM W=1u L=1u\nC%d n%d 0 20f\n", k, k, k - 1, k, k,
+                 k - 1, k, k);
+    snprintf(buf + strlen(buf), size - strlen(buf), "%s\n.save v(n%d)\n.end\n", tran, nstage);
+}
+
+/* More than 64 pairs whose changes are continuous kinks (the PWL MOS channel
+ * segments of an 8-inverter chain, m = 336): the theta-scheme takes over at
+ * the start of the step that meets the first one (the input's NMOS turning on
+ * as v(n0) passes VTO = 1 V at 1.2 ns), after the one flow of the quiet start
+ * (before: 16 flows built, one per kink located, handed over at 1.684 ns by
+ * the flows' count). One inverter (m = 42) keeps the flows until that count
+ * (16, at 1.70 ns). */
+Test(exact, many_continuous_kinks_hand_over_at_the_first)
+{
+    char net[4096], *err;
+    tu_table t;
+    chain_net(net, sizeof net, 8, ".tran 1n 80n");
+    run("ch8", net, "", &t, &err);
+    double until = -1;
+    long nf = -1;
+    const char *p = strstr(err, "exact steps to ");
+    cr_assert(p && sscanf(p, "exact steps to %lf s (%ld flows built)", &until, &nf) == 2, "%s", err);
+    cr_expect(strstr(err, "complementarity pairs m = 336"), "%s", err);
+    cr_expect_eq(nf, 1, "%ld flows built: %s", nf, err);
+    cr_expect(until >= 1e-9 && until <= 1.2e-9 + 1e-15, "handed over at %.9g s", until);
+    free(err);
+    tu_table_free(&t);
+    chain_net(net, sizeof net, 1, ".tran 1n 80n");
+    run("ch1", net, "", &t, &err);
+    p = strstr(err, "exact steps to ");
+    cr_assert(p && sscanf(p, "exact steps to %lf s (%ld flows built)", &until, &nf) == 2, "%s", err);
+    cr_expect(strstr(err, "complementarity pairs m = 42"), "%s", err);
+    cr_expect(nf == 16 && until > 1.2e-9, "%ld flows built, handed over at %.9g s", nf, until);
+    free(err);
+    tu_table_free(&t);
+}
+
 /* Issue 24 item 6's collapse case (a PWL MOS in saturation carrying an inductor
  * current, C with ESR across it; the θ-scheme rings) and a 30 us slice of
  * netlists/buck.cir's closed loop (comparator edges, MOS segments, body diodes:

@@ -446,6 +446,7 @@ Test(devices, diode)
     check_dense(L->D, 1, 1, D, "D");
     check_dense(L->A, 2, 2, A, "A");
     cr_assert_eq(L->e0[0], 0.7);
+    cr_assert_eq(L->pair_cont[0], 0);                     /* a card's VF/RON: an event (lcs.h pair_cont) */
     nsc_lcs_free(L);
     /* no parameters: SPICE's diode (IS = 1e-14, N = 1; netlist.md), fitted with
      * a warning (it was an ideal 0 V diode); no ROFF. The default fit covers
@@ -471,6 +472,7 @@ Test(devices, diode)
     cr_assert(emax > 0.0079 && emax < 0.0081 && fabs(emax + emin) < 2e-3 * emax, "%g %g", emin, emax);
     double A2[] = {-1, 0, 0, -1};
     check_dense(L->A, 2, 2, A2, "A");
+    for (int q = 0; q < 6; q++) cr_assert_eq(L->pair_cont[q], 1, "pair %d", q);   /* fitted: continuous kinks */
     nsc_lcs_free(L);
     c->model[0].npar = 4;
     tc_free(c);
