@@ -71,6 +71,7 @@ static double xof(int logx, double t)
 
 double nsc_cmp_diff(const nsc_cmp *c, int q, double ours, double ref)
 {
+    if (ours == ref) return 0;                     /* (both -inf dB: a zero AC magnitude in both) */
     double d = ours - ref;
     return c->sig[q].phase ? d - 360 * nearbyint(d / 360) : d;
 }
@@ -133,7 +134,9 @@ static char *source_text(const table *T, source s)
 }
 
 /* Column col at grid point i, linear between its rows; a phase (degrees) the
- * short way round between two rows (179 -> -179 passes 180, not 0). */
+ * short way round between two rows (179 -> -179 passes 180, not 0). A row
+ * that is not finite (-inf dB: a zero AC magnitude) is not interpolated: the
+ * nearer row's value (0 * -inf would be NaN). */
 static double value(const table *T, int col, int i, int phase)
 {
     const nsc_waves *W = T->W;
@@ -141,6 +144,7 @@ static double value(const table *T, int col, int i, int phase)
     double y0 = W->v[(size_t)k * W->ncol + col];
     if (k + 1 >= W->nrow) return y0;
     double y1 = W->v[(size_t)(k + 1) * W->ncol + col];
+    if (!isfinite(y0) || !isfinite(y1)) return T->a[i] <= 0.5 ? y0 : y1;
     if (phase) y1 = y0 + (y1 - y0 - 360 * nearbyint((y1 - y0) / 360));
     return (1 - T->a[i]) * y0 + T->a[i] * y1;
 }
@@ -401,7 +405,8 @@ static nsc_status instants(nsc_cmp *c, int q, const table *A, source sa, const t
 }
 
 /* Errors on the grid (ours' points); the reference's range from its own rows in
- * the window and its values on the grid. A range that is round-off (below 1e-9 of
+ * the window and its values on the grid, finite ones (-inf dB, a zero AC
+ * magnitude, is no level; equal values are no error). A range that is round-off (below 1e-9 of
  * the signal's magnitude) is no scale: relative errors then divide by the magnitude. */
 static nsc_status metrics(nsc_cmp *c, int q, const table *A, source sa, const table *B, source sb, nsc_report *r)
 {
@@ -410,15 +415,18 @@ static nsc_status metrics(nsc_cmp *c, int q, const table *A, source sa, const ta
     int n = c->ngrid;
     double lo = INFINITY, hi = -INFINITY, mag = 0, emax = -1, ie2 = 0;
     for (int i = 0; i < n; i++) {
-        lo = fmin(lo, f[i]);
-        hi = fmax(hi, f[i]);
-        mag = fmax(mag, fabs(f[i]));
+        if (isfinite(f[i])) {                              /* (-inf dB is no level of the range) */
+            lo = fmin(lo, f[i]);
+            hi = fmax(hi, f[i]);
+            mag = fmax(mag, fabs(f[i]));
+        }
         double e = fabs(nsc_cmp_diff(c, q, o[i], f[i]));
         if (e > emax) { emax = e; s->t_max_err = t[i]; }
         if (i) {
             double ea = nsc_cmp_diff(c, q, o[i - 1], f[i - 1]), eb = nsc_cmp_diff(c, q, o[i], f[i]);
             double dx = xof(c->logx, t[i]) - xof(c->logx, t[i - 1]);
-            ie2 += dx * (ea * ea + ea * eb + eb * eb) / 3;     /* integral of e^2, e linear in x */
+            ie2 += isfinite(ea) && isfinite(eb) ? dx * (ea * ea + ea * eb + eb * eb) / 3   /* integral of e^2, */
+                                                : INFINITY;                              /* e linear in x */
         }
     }
     const nsc_waves *R = B->W;
@@ -426,11 +434,12 @@ static nsc_status metrics(nsc_cmp *c, int q, const table *A, source sa, const ta
         const double *row = R->v + (size_t)i * R->ncol;
         if (row[0] < c->t0 || row[0] > c->t1) continue;
         double y = row[sb.plus] - (sb.minus > 0 ? row[sb.minus] : 0);
+        if (!isfinite(y)) continue;
         lo = fmin(lo, y);
         hi = fmax(hi, y);
         mag = fmax(mag, fabs(y));
     }
-    s->range = hi - lo;
+    s->range = hi >= lo ? hi - lo : 0;                     /* (no finite value: 0) */
     int roundoff = !(s->range > 1e-9 * mag);
     s->scale = !roundoff ? s->range : mag > 0 ? mag : 1;
     s->max_err = emax;

@@ -169,7 +169,20 @@ static nsc_status header_line(tread *R, int line, int n, int comment, int numeri
     return NSC_OK;
 }
 
-/* Line `line`'s n fields, numbers: a row (every row as many as the first, finite). */
+static int scale_of(const char *first);
+
+/* May column k hold -inf? In an AC table (column 0 named frequency) a dB
+ * column (vdb(x), idb(x), db(x)): a zero magnitude, as nscircuit's .dat writes
+ * a node without AC signal (a DC supply). */
+static int minus_inf_ok(const tread *R, int k, double x)
+{
+    if (!(isinf(x) && x < 0) || k == 0 || R->nh != R->T.nc || scale_of(R->hdr[0]) != NSC_SCALE_FREQ) return 0;
+    const char *h = R->hdr[k];
+    return !strncasecmp(h, "vdb(", 4) || !strncasecmp(h, "idb(", 4) || !strncasecmp(h, "db(", 3);
+}
+
+/* Line `line`'s n fields, numbers: a row (every row as many as the first,
+ * finite but for minus_inf_ok). */
 static nsc_status number_line(tread *R, int line, int n)
 {
     if (!R->T.nc) {
@@ -180,7 +193,7 @@ static nsc_status number_line(tread *R, int line, int n)
     if (n != R->T.nc)
         return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: %d columns, the first row has %d", R->path, line, n, R->T.nc);
     for (int k = 0; k < n; k++)
-        if (!is_number(R->fb[k], R->fe[k], &R->row[k]) || !isfinite(R->row[k]))
+        if (!is_number(R->fb[k], R->fe[k], &R->row[k]) || !(isfinite(R->row[k]) || minus_inf_ok(R, k, R->row[k])))
             return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: column %d: not a finite number: '%.*s'", R->path, line, k + 1,
                            (int)(R->fe[k] - R->fb[k]), R->fb[k]);
     return grid_add(&R->T, R->row) ? nsc_oom(R->r) : NSC_OK;

@@ -474,3 +474,38 @@ Test(compare, ac_tables_in_log_frequency_and_phase_modulo_360)
     nsc_waves_free(ours);
     nsc_waves_free(ref);
 }
+
+/* A zero AC magnitude (-inf dB) in both tables is no error: a DC supply node
+ * has no AC signal, and ngspice's raw file and ours both hold 0 there (before,
+ * -inf - -inf was NaN and two identical files FAILed with "-nan %"). A notch
+ * row of exactly 0 in both likewise; -inf in ours where the reference is
+ * finite is an infinite error (FAIL), never NaN. */
+Test(compare, zero_ac_magnitude_in_both_is_no_error)
+{
+    const double f[] = { 10, 100, 1000 }, inf3[] = { -INFINITY, -INFINITY, -INFINITY }, ph[] = { 0, 0, 0 };
+    const double notch[] = { -20, -INFINITY, -20 }, flat[] = { -20, -25, -20 };
+    nsc_waves *ref = ac_table(f, inf3, ph, 3), *ours = ac_table(f, inf3, ph, 3);
+    nsc_cmp *c = run(ours, ref, NULL, 0);
+    for (int q = 0; q < 2; q++) {
+        cr_assert(c->sig[q].max_err == 0 && c->sig[q].rms_err == 0, "%s: %g %g", c->sig[q].name, c->sig[q].max_err,
+                  c->sig[q].rms_err);
+        cr_assert(isfinite(c->sig[q].range) && isfinite(c->sig[q].scale) && c->sig[q].scale > 0);
+    }
+    nsc_cmp_free(c);
+    nsc_waves_free(ours);
+    nsc_waves_free(ref);
+    ref = ac_table(f, notch, ph, 3);
+    ours = ac_table(f, notch, ph, 3);
+    c = run(ours, ref, NULL, 0);
+    cr_assert(c->sig[0].max_err == 0 && c->sig[0].rms_err == 0, "%g %g", c->sig[0].max_err, c->sig[0].rms_err);
+    cr_assert_float_eq(c->sig[0].range, 0, 1e-12, "range of the finite values: %g", c->sig[0].range);
+    nsc_cmp_free(c);
+    nsc_waves_free(ref);
+    ref = ac_table(f, flat, ph, 3);
+    c = run(ours, ref, NULL, 0);
+    cr_assert(isinf(c->sig[0].max_err) && isinf(c->sig[0].rms_err), "%g %g", c->sig[0].max_err, c->sig[0].rms_err);
+    cr_assert_float_eq(c->sig[0].range, 5, 1e-12);
+    nsc_cmp_free(c);
+    nsc_waves_free(ours);
+    nsc_waves_free(ref);
+}

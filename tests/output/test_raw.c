@@ -507,3 +507,27 @@ Test(raw, ac_text_tables)
     free(q);
     free(s);
 }
+
+/* A zero AC magnitude is -inf dB: nscircuit's .dat writes "-inf" for a node
+ * without AC signal (a DC supply) and compare reads it back in a dB column
+ * of an AC table (before: "not a finite number", so no AC .dat of a circuit
+ * with a supply could be compared); -inf anywhere else stays an error. */
+Test(raw, zero_ac_magnitude_reads_as_minus_inf_db)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_waves *W;
+    nsc_wfinfo in;
+    cr_assert_eq(read_text("# frequency vdb(vdd) vp(vdd) vdb(out) vp(out)\n# phases in degrees\n"
+                           "1 -inf 0 -3 -45\n10 -inf 0 -20 -84\n", &W, &in, &r), NSC_OK, "%s", r.error);
+    cr_assert(in.scale == NSC_SCALE_FREQ && W->nrow == 2 && isinf(W->v[1]) && W->v[1] < 0 && W->v[2] == 0 &&
+              W->v[3] == -3);
+    nsc_waves_free(W);
+    cr_assert_eq(read_text("# frequency vdb(out) vp(out)\n1 -3 -inf\n", &W, &in, &r), NSC_EIO);
+    cr_assert(strstr(r.error, "t.txt:2: column 3: not a finite number: '-inf'"), "%s", r.error);
+    nsc_report_free(&r);
+    cr_assert_eq(read_text("# time v(out)\n0 -inf\n", &W, &in, &r), NSC_EIO);
+    cr_assert(strstr(r.error, "column 2: not a finite number"), "%s", r.error);
+    nsc_report_free(&r);
+}
+
