@@ -30,7 +30,9 @@ typedef struct nsc_wfinfo {
  * "Title:" or "Plotname:" is a raw file, anything else a text table. info may be NULL. */
 nsc_status nsc_read_waves(const char *path, nsc_waves **out, nsc_wfinfo *info, nsc_report *r);
 /* nsc_read_waves taking from a raw file the first plot of scale `scale`
- * (NSC_SCALE_*, -1 any: nsc_read_raw_scale); a text table is read as it is. */
+ * (NSC_SCALE_*, -1 any: nsc_read_raw_scale); a text table keeps the scale its
+ * column 0's name says, but a name neither time, frequency nor a sweep's
+ * ("t") is a transient when scale is NSC_SCALE_TIME. */
 nsc_status nsc_read_waves_scale(const char *path, int scale, nsc_waves **out, nsc_wfinfo *info, nsc_report *r);
 
 /* ngspice raw file (ASCII "Values:" or "Binary:" little-endian doubles), possibly

@@ -147,6 +147,7 @@ typedef struct tread {
     char **hdr;
     int nh, hdr_comment;
     int degrees;       /* a comment says "phases in degrees" (nscircuit's AC .dat) */
+    int want;          /* NSC_SCALE_* asked for (the other file's), -1 none */
     grid T;            /* the columns as in the file */
     double *row;       /* [T.nc] */
     nsc_report *r;
@@ -235,12 +236,24 @@ static int is_phase(const char *name)
     return !strncasecmp(name, "vp(", 3) || !strncasecmp(name, "ip(", 3) || !strncasecmp(name, "ph(", 3);
 }
 
+/* The scale of column 0 named first, given the scale asked for (want): a name
+ * that is neither time nor frequency nor a sweep's ("v-sweep", "v(v-sweep)")
+ * -- "t", "x" -- is a transient when a transient is asked for, as every
+ * table was before AC and DC outputs were told apart. AC is never guessed (its
+ * phases' unit hangs on it). */
+static int scale_wanted(const char *first, int want)
+{
+    int sc = scale_of(first);
+    if (sc == NSC_SCALE_SWEEP && want == NSC_SCALE_TIME && !strstr(first, "sweep")) return NSC_SCALE_TIME;
+    return sc;
+}
+
 /* Column 0's name and, in an AC table whose phases are radians (ngspice's
  * wrdata of vp(x); nscircuit's .dat says "phases in degrees"), its phases in
  * degrees, as every AC table compared holds them. */
 static nsc_status set_scale(tread *R, nsc_waves *W, int named, nsc_wfinfo *info)
 {
-    int scale = scale_of(named ? R->hdr[0] : NULL);
+    int scale = named ? scale_wanted(R->hdr[0], R->want) : NSC_SCALE_TIME;
     if (info) info->scale = scale;
     if (scale != NSC_SCALE_TIME) {
         char *nm = nsc_strdup(R->hdr[0]);
@@ -291,11 +304,12 @@ static nsc_status to_waves(tread *R, nsc_waves **out, nsc_wfinfo *info)
     return s;
 }
 
-nsc_status nsc_read_table(const char *path, const char *data, size_t len, nsc_waves **out,
-                          nsc_wfinfo *info, nsc_report *r)
+/* nsc_read_table with the scale asked for (want, NSC_SCALE_* or -1: scale_wanted) */
+static nsc_status read_table_scale(const char *path, const char *data, size_t len, int want, nsc_waves **out,
+                                   nsc_wfinfo *info, nsc_report *r)
 {
     *out = NULL;
-    tread R = { path, NULL, NULL, NULL, 0, 0, 0, { 0, 0, 0, NULL }, NULL, r };
+    tread R = { path, NULL, NULL, NULL, 0, 0, 0, want, { 0, 0, 0, NULL }, NULL, r };
     R.fb = malloc(2 * MAXF * sizeof *R.fb);
     if (!R.fb) return nsc_oom(r);
     R.fe = R.fb + MAXF;
@@ -307,6 +321,12 @@ nsc_status nsc_read_table(const char *path, const char *data, size_t len, nsc_wa
     free(R.row);
     free(R.fb);
     return s;
+}
+
+nsc_status nsc_read_table(const char *path, const char *data, size_t len, nsc_waves **out,
+                          nsc_wfinfo *info, nsc_report *r)
+{
+    return read_table_scale(path, data, len, -1, out, info, r);
 }
 
 static int end_marked(const char *data, size_t len)
@@ -346,7 +366,7 @@ nsc_status nsc_read_waves_scale(const char *path, int scale, nsc_waves **out, ns
     if (!strncasecmp(p, "title:", 6) || !strncasecmp(p, "plotname:", 9))
         s = nsc_read_raw_scale(path, data, len, scale, out, info, r);
     else
-        s = nsc_read_table(path, data, len, out, info, r);
+        s = read_table_scale(path, data, len, scale, out, info, r);
     if (!s && end_marked(data, len)) info->incomplete = 1;
     free(data);
     return s;

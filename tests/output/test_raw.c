@@ -531,3 +531,31 @@ Test(raw, zero_ac_magnitude_reads_as_minus_inf_db)
     nsc_report_free(&r);
 }
 
+/* A reference table whose column 0 is named neither time nor frequency ("t",
+ * "x") takes the scale of ours when ours is a transient or a DC sweep: before
+ * the AC/DC scales a table "t v(out)" compared as a transient; since, it was a
+ * DC sweep and compare refused it against a transient. Read alone (no scale
+ * asked for) it stays a sweep; a "time" or "frequency" column keeps its scale. */
+Test(raw, table_scale_follows_the_one_asked_for)
+{
+    char *p = path_of("tt.txt"), *q = path_of("ft.txt");
+    cr_assert_eq(tu_write_file(p, "t v(out)\n0 1\n1e-3 2\n"), 0);
+    cr_assert_eq(tu_write_file(q, "frequency vdb(out)\n1 -3\n10 -20\n"), 0);
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_wfinfo in;
+    nsc_waves *W = read_ok(p, &in);
+    cr_assert(in.scale == NSC_SCALE_SWEEP && !strcmp(W->name[0], "t"));
+    nsc_waves_free(W);
+    cr_assert_eq(nsc_read_waves_scale(p, NSC_SCALE_TIME, &W, &in, &r), NSC_OK, "%s", r.error);
+    cr_assert(in.scale == NSC_SCALE_TIME && !strcmp(W->name[0], "time") && W->nrow == 2 && W->v[3] == 2);
+    nsc_waves_free(W);
+    cr_assert_eq(nsc_read_waves_scale(q, NSC_SCALE_TIME, &W, &in, &r), NSC_OK, "%s", r.error);
+    cr_assert(in.scale == NSC_SCALE_FREQ && !strcmp(W->name[0], "frequency"));
+    nsc_waves_free(W);
+    cr_assert_eq(nsc_read_waves_scale(p, NSC_SCALE_FREQ, &W, &in, &r), NSC_OK, "%s", r.error);
+    cr_assert(in.scale == NSC_SCALE_SWEEP);                 /* (AC is never guessed: its phases) */
+    nsc_waves_free(W);
+    free(p);
+    free(q);
+}
