@@ -121,8 +121,10 @@ static int incomplete_input(const nsc_cmp *c, const nsc_waves *A, const nsc_wave
                "compare a window with --from/--to\n", quiet ? "" : "\n", what);
         return 1;
     }
-    double a0 = A->v[0], a1 = A->v[(size_t)(A->nrow - 1) * A->ncol];
+    double a0 = A->v[0], a1 = A->v[(size_t)(A->nrow - 1) * A->ncol];   /* (a downward DC sweep: a1 < a0) */
     double b0 = B->v[0], b1 = B->v[(size_t)(B->nrow - 1) * B->ncol];
+    if (a1 < a0) { double x = a0; a0 = a1; a1 = x; }
+    if (b1 < b0) { double x = b0; b0 = b1; b1 = x; }
     double span = fmax(a1, b1) - fmin(a0, b0), common = c->t1 - c->t0;
     double slack = 0.01 * span;                     /* a reference may start at 10 ps, ours at 0 */
     if (!(common >= span - slack)) {

@@ -466,8 +466,42 @@ void nsc_cmp_free(nsc_cmp *c)
     free(c);
 }
 
+/* A DC sweep run downwards (.dc V1 2 -1 -0.5: the swept value decreasing at
+ * every row, as nscircuit and ngspice write it) as a copy in ascending order,
+ * so that it compares as the same sweep upwards; NULL when W is not one (or,
+ * with *oom set, out of memory). */
+static nsc_waves *ascending_copy(const nsc_waves *W, int *oom)
+{
+    if (nsc_waves_scale(W) != NSC_SCALE_SWEEP || W->nrow < 2) return NULL;
+    for (int i = 1; i < W->nrow; i++)
+        if (!(W->v[(size_t)i * W->ncol] < W->v[(size_t)(i - 1) * W->ncol])) return NULL;
+    nsc_waves *C = nsc_waves_new(W->name + 1, W->ncol - 1, W->title ? W->title : "");
+    char *s0 = C ? nsc_strdup(W->name[0]) : NULL;
+    if (s0) { free(C->name[0]); C->name[0] = s0; }
+    for (int i = W->nrow - 1; s0 && i >= 0; i--)
+        if (nsc_waves_add(C, W->v + (size_t)i * W->ncol)) s0 = NULL;
+    if (!s0) { nsc_waves_free(C); *oom = 1; return NULL; }
+    return C;
+}
+
+static nsc_status compare_ascending(const nsc_waves *ours, const nsc_waves *ref, char *const *signals, int nsig,
+                                    double from, double to, nsc_cmp **out, nsc_report *r);
+
 nsc_status nsc_compare(const nsc_waves *ours, const nsc_waves *ref, char *const *signals, int nsig,
                        double from, double to, nsc_cmp **out, nsc_report *r)
+{
+    int oom = 0;
+    nsc_waves *ra = ascending_copy(ours, &oom), *rb = oom ? NULL : ascending_copy(ref, &oom);
+    *out = NULL;
+    nsc_status st = oom ? nsc_oom(r) : compare_ascending(ra ? ra : ours, rb ? rb : ref, signals, nsig, from, to, out, r);
+    nsc_waves_free(ra);
+    nsc_waves_free(rb);
+    return st;
+}
+
+/* nsc_compare of tables whose column 0 does not decrease */
+static nsc_status compare_ascending(const nsc_waves *ours, const nsc_waves *ref, char *const *signals, int nsig,
+                                    double from, double to, nsc_cmp **out, nsc_report *r)
 {
     *out = NULL;
     table A = { 0 }, B = { 0 };

@@ -509,3 +509,50 @@ Test(compare, zero_ac_magnitude_in_both_is_no_error)
     nsc_waves_free(ours);
     nsc_waves_free(ref);
 }
+
+/* A DC sweep run downwards (.dc V1 2 -1 -0.5, nscircuit and ngspice write it
+ * in that order) compares as the same sweep upwards: before, compare refused
+ * it ("the swept value decreases at row 2 ... a nested sweep?"). v(out) =
+ * 0.5 v-sweep in the reference; ours is 0.5 v-sweep + 0.01 at one point (x = 0.5):
+ * a max error 0.01 there. A sweep that goes down then up (nested) is still an
+ * error. */
+static nsc_waves *sweep_table(const double *x, const double *y, int n)
+{
+    char *names[] = { "v(out)" };
+    nsc_waves *W = nsc_waves_new(names, 1, "");
+    cr_assert(W);
+    free(W->name[0]);
+    W->name[0] = strdup("v-sweep");
+    for (int i = 0; i < n; i++) {
+        double row[2] = { x[i], y[i] };
+        cr_assert_eq(nsc_waves_add(W, row), 0);
+    }
+    return W;
+}
+
+Test(compare, downward_dc_sweep_compares_as_the_same_sweep)
+{
+    const double xd[] = { 2, 1.5, 1, 0.5, 0, -0.5, -1 }, yd[] = { 1, 0.75, 0.5, 0.26, 0, -0.25, -0.5 };
+    const double xu[] = { -1, 0, 1, 2 }, yu[] = { -0.5, 0, 0.5, 1 };
+    nsc_waves *ours = sweep_table(xd, yd, 7), *ref = sweep_table(xu, yu, 4);
+    nsc_cmp *c = run(ours, ref, NULL, 0);
+    cr_assert(c->scale == NSC_SCALE_SWEEP && c->t0 == -1 && c->t1 == 2 && c->ngrid == 7, "%g %g %d", c->t0, c->t1,
+              c->ngrid);
+    cr_assert_float_eq(c->sig[0].max_err, 0.01, 1e-12, "%.15g", c->sig[0].max_err);
+    cr_assert_float_eq(c->sig[0].t_max_err, 0.5, 1e-12);
+    cr_assert_float_eq(c->sig[0].range, 1.5, 1e-12);
+    nsc_cmp_free(c);
+    c = run(ref, ours, NULL, 0);                                /* the downward one as the reference */
+    cr_assert_float_eq(c->sig[0].max_err, 0.01, 1e-12);
+    nsc_cmp_free(c);
+    nsc_waves_free(ours);
+    const double xn[] = { 0, 1, 0, 1 }, yn[] = { 0, 0.5, 0, 0.5 };
+    ours = sweep_table(xn, yn, 4);
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_compare(ours, ref, NULL, 0, -INFINITY, INFINITY, &c, &r), NSC_EUSAGE);
+    cr_assert(strstr(r.error, "decreases at row 3") && strstr(r.error, "nested"), "%s", r.error);
+    nsc_report_free(&r);
+    nsc_waves_free(ours);
+    nsc_waves_free(ref);
+}
