@@ -125,7 +125,9 @@ static int incomplete_input(const nsc_cmp *c, const nsc_waves *A, const nsc_wave
     double b0 = B->v[0], b1 = B->v[(size_t)(B->nrow - 1) * B->ncol];
     if (a1 < a0) { double x = a0; a0 = a1; a1 = x; }
     if (b1 < b0) { double x = b0; b0 = b1; b1 = x; }
-    double span = fmax(a1, b1) - fmin(a0, b0), common = c->t1 - c->t0;
+    int lg = c->logx && fmin(a0, b0) > 0;          /* AC: the share of decades covered */
+    double span = lg ? log10(fmax(a1, b1) / fmin(a0, b0)) : fmax(a1, b1) - fmin(a0, b0);
+    double common = lg ? log10(c->t1 / c->t0) : c->t1 - c->t0;
     double slack = 0.01 * span;                     /* a reference may start at 10 ps, ours at 0 */
     if (!(common >= span - slack)) {
         const char *u = scale_unit(A);

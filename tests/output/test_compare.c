@@ -556,3 +556,30 @@ Test(compare, downward_dc_sweep_compares_as_the_same_sweep)
     nsc_waves_free(ours);
     nsc_waves_free(ref);
 }
+
+/* AC files that cover different decades are incomplete on the log scale the
+ * comparison uses: ours from 100 Hz, the reference from 1 Hz to 1 MHz holds
+ * 4 of the 6 decades (67 %; before, 100 Hz .. 1 MHz was 99.99 % of the
+ * linear span and the run PASSed with two decades never compared). */
+Test(compare, ac_coverage_counts_decades)
+{
+    char path[1024], cmd[4096];
+    const char *hdr = "# frequency vdb(out) vp(out)\n# magnitudes in dB, phases in degrees\n";
+    snprintf(path, sizeof path, "%s/acref.dat", tmp);
+    char *text = nsc_asprintf("%s1 0 0\n10 -1 -10\n100 -3 -45\n1e3 -20 -84\n1e4 -40 -89\n1e5 -60 -90\n1e6 -80 -90\n", hdr);
+    cr_assert_eq(tu_write_file(path, text), 0);
+    free(text);
+    snprintf(path, sizeof path, "%s/acours.dat", tmp);
+    text = nsc_asprintf("%s100 -3 -45\n1e3 -20 -84\n1e4 -40 -89\n1e5 -60 -90\n1e6 -80 -90\n", hdr);
+    cr_assert_eq(tu_write_file(path, text), 0);
+    free(text);
+    char *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare acours.dat acref.dat 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
+    cr_assert(strstr(out, "FAIL: the files cover different frequencies") && strstr(out, "hold for 66.7 % of it"), "%s",
+              out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare acours.dat acref.dat --from 100 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+}
