@@ -148,6 +148,7 @@ typedef struct tread {
     int nh, hdr_comment;
     int degrees;       /* a comment says "phases in degrees" (nscircuit's AC .dat) */
     int want;          /* NSC_SCALE_* asked for (the other file's), -1 none */
+    int commas;        /* a line has a comma (a CSV: not ngspice's wrdata) */
     grid T;            /* the columns as in the file */
     double *row;       /* [T.nc] */
     nsc_report *r;
@@ -213,6 +214,7 @@ static nsc_status read_lines(tread *R, const char *data, size_t len)
         int comment = *b == '#' || *b == '*' || *b == ';' || *b == '%';
         if (comment) b++;
         if (comment && has(b, (size_t)(e - b), "phases in degrees")) R->degrees = 1;
+        if (!comment && memchr(b, ',', (size_t)(e - b))) R->commas = 1;
         int n = split(b, e, R->fb, R->fe, MAXF);
         if (n > MAXF) return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: more than %d columns", R->path, line, MAXF);
         double x;
@@ -248,9 +250,21 @@ static int scale_wanted(const char *first, int want)
     return sc;
 }
 
-/* Column 0's name and, in an AC table whose phases are radians (ngspice's
- * wrdata of vp(x); nscircuit's .dat says "phases in degrees"), its phases in
- * degrees, as every AC table compared holds them. */
+/* Are the phases of AC table W radians? ngspice's wrdata of vp(x) is: blank-
+ * separated, unmarked, every phase atan2's, within [-pi, pi]. Not: nscircuit's
+ * .dat (a comment says "phases in degrees"), its .csv (commas), a table with a
+ * phase beyond pi (degrees: ngspice's `set units=degrees`, other tools). */
+static int radians(const tread *R, const nsc_waves *W)
+{
+    if (R->degrees || R->commas) return 0;
+    for (int c = 1; c < W->ncol; c++)
+        for (int i = 0; is_phase(W->name[c]) && i < W->nrow; i++)
+            if (!(fabs(W->v[(size_t)i * W->ncol + c]) <= 3.14159265358979323846 * (1 + 1e-9))) return 0;
+    return 1;
+}
+
+/* Column 0's name and, in an AC table whose phases are radians (radians()),
+ * its phases in degrees, as every AC table compared holds them. */
 static nsc_status set_scale(tread *R, nsc_waves *W, int named, nsc_wfinfo *info)
 {
     int scale = named ? scale_wanted(R->hdr[0], R->want) : NSC_SCALE_TIME;
@@ -262,7 +276,7 @@ static nsc_status set_scale(tread *R, nsc_waves *W, int named, nsc_wfinfo *info)
         free(W->name[0]);
         W->name[0] = nm;
     }
-    if (scale != NSC_SCALE_FREQ || R->degrees) return NSC_OK;
+    if (scale != NSC_SCALE_FREQ || !radians(R, W)) return NSC_OK;
     for (int c = 1; c < W->ncol; c++)
         if (is_phase(W->name[c]))
             for (int i = 0; i < W->nrow; i++) W->v[(size_t)i * W->ncol + c] *= 180 / 3.14159265358979323846;
@@ -309,7 +323,7 @@ static nsc_status read_table_scale(const char *path, const char *data, size_t le
                                    nsc_wfinfo *info, nsc_report *r)
 {
     *out = NULL;
-    tread R = { path, NULL, NULL, NULL, 0, 0, 0, want, { 0, 0, 0, NULL }, NULL, r };
+    tread R = { path, NULL, NULL, NULL, 0, 0, 0, want, 0, { 0, 0, 0, NULL }, NULL, r };
     R.fb = malloc(2 * MAXF * sizeof *R.fb);
     if (!R.fb) return nsc_oom(r);
     R.fe = R.fb + MAXF;

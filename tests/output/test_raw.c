@@ -559,3 +559,27 @@ Test(raw, table_scale_follows_the_one_asked_for)
     free(p);
     free(q);
 }
+
+/* AC phases already in degrees without nscircuit's .dat marker stay degrees:
+ * nscircuit's own AC .csv (comma-separated, no comment line) and a table with
+ * a phase beyond pi (ngspice's vp in radians is atan2's, within [-pi, pi];
+ * `set units=degrees` writes degrees). Before, both were read as radians and
+ * multiplied by 57.3 (our .dat against our .csv FAILed by 177 degrees). A
+ * whitespace table within [-pi, pi] and unmarked is ngspice's wrdata: radians. */
+Test(raw, ac_phases_in_degrees_without_the_marker)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_waves *W;
+    nsc_wfinfo in;
+    cr_assert_eq(read_text("frequency,vdb(out),vp(out)\n10,-3,-1.5\n100,-20,-2\n", &W, &in, &r), NSC_OK, "%s", r.error);
+    cr_assert(in.scale == NSC_SCALE_FREQ && W->v[2] == -1.5 && W->v[5] == -2, "%g %g", W->v[2], W->v[5]);
+    nsc_waves_free(W);
+    cr_assert_eq(read_text(" frequency vdb(out) vp(out)\n 10 -3 -1.5\n 100 -20 -45\n", &W, &in, &r), NSC_OK);
+    cr_assert(W->v[2] == -1.5 && W->v[5] == -45, "%g %g", W->v[2], W->v[5]);
+    nsc_waves_free(W);
+    cr_assert_eq(read_text(" frequency vdb(out) vp(out)\n 10 -3 -1.5\n 100 -20 -3.14159\n", &W, &in, &r), NSC_OK);
+    cr_assert(fabs(W->v[2] + 1.5 * 180 / 3.14159265358979323846) < 1e-9 && fabs(W->v[5] + 3.14159 * 180 / 3.14159265358979323846) < 1e-9, "%g %g", W->v[2],
+              W->v[5]);
+    nsc_waves_free(W);
+}
