@@ -299,9 +299,13 @@ static nsc_status make_grid(const nsc_waves *A, const nsc_waves *B, double from,
     double b0 = B->v[0], b1 = B->v[(size_t)(B->nrow - 1) * B->ncol];
     c->t0 = fmax(fmax(a0, b0), from);
     c->t1 = fmin(fmin(a1, b1), to);
-    if (!(c->t1 > c->t0))
-        return nsc_err(r, NSC_EUSAGE, NULL, "no common time interval: ours covers %g .. %g s, the reference %g .. %g s%s",
-                       a0, a1, b0, b1, isinf(from) && isinf(to) ? "" : " (within the window given)");
+    if (!(c->t1 > c->t0)) {
+        const char *x = c->scale == NSC_SCALE_TIME ? "time interval" : c->scale == NSC_SCALE_FREQ ? "frequency interval"
+                                                                                                 : "sweep range";
+        const char *u = c->scale == NSC_SCALE_TIME ? " s" : c->scale == NSC_SCALE_FREQ ? " Hz" : "";
+        return nsc_err(r, NSC_EUSAGE, NULL, "no common %s: ours covers %g .. %g%s, the reference %g .. %g%s%s", x, a0,
+                       a1, u, b0, b1, u, isinf(from) && isinf(to) ? "" : " (within the window given)");
+    }
     c->samples = c->scale == NSC_SCALE_TIME && uniform_rows(A, c->t0, c->t1);
     c->logx = c->scale == NSC_SCALE_FREQ && c->t0 > 0;      /* (a frequency of 0: linear) */
     return c->samples ? grid_ours(A, c, r) : grid_union(A, B, c, r);

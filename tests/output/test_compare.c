@@ -583,3 +583,21 @@ Test(compare, ac_coverage_counts_decades)
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
 }
+
+/* An AC run at one frequency (.ac lin 1 1k 1k) has no interval to compare
+ * on: the error says frequency and Hz (before: "no common time interval:
+ * ours covers 1000 .. 1000 s"). */
+Test(compare, one_frequency_is_no_interval_in_hz)
+{
+    const double f[] = { 1000 }, db[] = { -3 }, ph[] = { -45 };
+    nsc_waves *a = ac_table(f, db, ph, 1), *b = ac_table(f, db, ph, 1);
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_cmp *c = NULL;
+    cr_assert_eq(nsc_compare(a, b, NULL, 0, -INFINITY, INFINITY, &c, &r), NSC_EUSAGE);
+    cr_assert(strstr(r.error, "no common frequency interval: ours covers 1000 .. 1000 Hz, the reference 1000 .. 1000 Hz"),
+              "%s", r.error);
+    nsc_report_free(&r);
+    nsc_waves_free(a);
+    nsc_waves_free(b);
+}
