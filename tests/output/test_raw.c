@@ -583,3 +583,25 @@ Test(raw, ac_phases_in_degrees_without_the_marker)
               W->v[5]);
     nsc_waves_free(W);
 }
+
+/* ngspice's `write f.raw vdb(out) vp(out)` in an AC plot: complex values
+ * whose variables are real, typed decibel and phase (radians). They are
+ * vdb(out) in dB and vp(out) in degrees (before: db(vdb(out)), ph(vdb(out)),
+ * db(vp(out)), ph(vp(out)), no signal in common with ours). */
+Test(raw, ac_plot_of_decibel_and_phase_vectors)
+{
+    char *p = path_of("dbph.raw");
+    cr_assert_eq(tu_write_file(p, "Title: x\nDate: x\nPlotname: AC Analysis\nFlags: complex\nNo. Variables: 4\n"
+                                  "No. Points: 1\nVariables:\n\t0\tfrequency\tfrequency grid=3\n\t1\tvdb(out)\tdecibel\n"
+                                  "\t2\tvp(out)\tphase\n\t3\tout\tvoltage\nValues:\n 0\t1.0e+01,0.0e+00\n\t-3.0,0.0\n"
+                                  "\t-7.853981633974483e-01,0.0\n\t0.5,-0.5\n"), 0);
+    nsc_wfinfo in;
+    nsc_waves *W = read_ok(p, &in);
+    const char *want[] = { "frequency", "vdb(out)", "vp(out)", "vdb(out)", "vp(out)" };
+    cr_assert(in.scale == NSC_SCALE_FREQ && W->ncol == 5, "%d columns", W->ncol);
+    for (int k = 0; k < 5; k++) cr_assert_str_eq(W->name[k], want[k]);
+    double v[] = { 10, -3, -45, 20 * log10(sqrt(0.5)), -45 };
+    for (int k = 0; k < 5; k++) cr_assert_float_eq(W->v[k], v[k], 1e-12, "column %d: %.15g", k, W->v[k]);
+    nsc_waves_free(W);
+    free(p);
+}
