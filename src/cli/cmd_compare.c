@@ -283,6 +283,19 @@ static nsc_status sig_files(const nsc_cmp *c, int q, const char *prefix, char **
     return *gp && *png ? NSC_OK : nsc_oom(r);
 }
 
+/* Has signal q a finite value to draw in both files? (-inf dB everywhere:
+ * a node without AC signal, has not) */
+static int drawable(const nsc_cmp *c, int q)
+{
+    size_t ng = (size_t)c->ngrid;
+    int fo = 0, fr = 0;
+    for (size_t i = 0; i < ng; i++) {
+        fo |= isfinite(c->ours[q * ng + i]);
+        fr |= isfinite(c->ref[q * ng + i]);
+    }
+    return fo && fr;
+}
+
 static nsc_status plots(const nsc_cmp *c, const char *prefix, const char *ours, const char *ref, int quiet,
                         nsc_report *r)
 {
@@ -302,6 +315,10 @@ static nsc_status plots(const nsc_cmp *c, const char *prefix, const char *ours, 
     if (!s && !quiet) printf("\nwrote %s", dat);
     for (int q = 0; !s && q < c->nsig; q++) {
         char *gp = NULL, *png = NULL;
+        if (!drawable(c, q)) {                              /* (gnuplot: "all points y value undefined") */
+            if (!quiet) printf(" (%s: no finite value, not plotted)", c->sig[q].name);
+            continue;
+        }
         s = sig_files(c, q, prefix, &gp, &png, r);
         if (!s) s = write_script(c, q, dat, gp, png, ours, ref, r);
         if (!s) s = nsc_render_gp(gp, r);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "output/cmp.h"
 #include "output/out.h"
@@ -600,4 +601,24 @@ Test(compare, one_frequency_is_no_interval_in_hz)
     nsc_report_free(&r);
     nsc_waves_free(a);
     nsc_waves_free(b);
+}
+
+/* --plot with a node without AC signal (vdb = -inf dB in both files: a DC
+ * supply): that signal has nothing to draw and is left out of the plots with a
+ * note; the others are drawn (before: gnuplot's "all points y value
+ * undefined" failed the whole command, exit 4). */
+Test(compare, plot_leaves_out_a_signal_without_finite_values)
+{
+    if (tu_run("command -v gnuplot >/dev/null", NULL) != 0) return;
+    char path[1024], cmd[4096];
+    snprintf(path, sizeof path, "%s/acvdd.dat", tmp);
+    cr_assert_eq(tu_write_file(path, "# frequency vdb(vdd) vp(vdd) vdb(out) vp(out)\n# phases in degrees\n"
+                                     "1 -inf 0 -3 -45\n10 -inf 0 -20 -84\n100 -inf 0 -40 -89\n"), 0);
+    char *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare acvdd.dat acvdd.dat --plot -o pv 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "vdb(vdd): no finite value, not plotted") && strstr(out, "pv.vdb_out.png"), "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/pv.vdb_vdd.gp", tmp);
+    cr_assert(access(path, F_OK) != 0, "%s written", path);
 }
