@@ -500,6 +500,8 @@ int nsc_cmd_compare(int argc, char **argv)
     }
     if ((!ia.named && name_columns(A, L.fo, names, nnames, &rep)) || (!ib.named && name_columns(B, L.fr, names, nnames, &rep)))
         goto done;
+    if (ia.radians) nsc_waves_ac_degrees(A);           /* (named now: its vp columns known) */
+    if (ib.radians) nsc_waves_ac_degrees(B);
     if (nsc_compare(A, B, names, nnames, L.from, L.to, &cmp, &rep)) goto done;
     status = verdict(&L, cmp, A, B, &ia, &ib);
     if (L.plot) status = compare_plot(&L, cmp, status, &rep);

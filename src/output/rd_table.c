@@ -250,36 +250,47 @@ static int scale_wanted(const char *first, int want)
     return sc;
 }
 
-/* Are the phases of AC table W radians? ngspice's wrdata of vp(x) is: blank-
- * separated, unmarked, every phase atan2's, within [-pi, pi]. Not: nscircuit's
- * .dat (a comment says "phases in degrees"), its .csv (commas), a table with a
- * phase beyond pi (degrees: ngspice's `set units=degrees`, other tools). */
-static int radians(const tread *R, const nsc_waves *W)
+/* Every phase column (vp/ip/ph) of W within [-pi, pi], atan2's range? */
+static int phases_within_pi(const nsc_waves *W)
 {
-    if (R->degrees || R->commas) return 0;
     for (int c = 1; c < W->ncol; c++)
         for (int i = 0; is_phase(W->name[c]) && i < W->nrow; i++)
             if (!(fabs(W->v[(size_t)i * W->ncol + c]) <= 3.14159265358979323846 * (1 + 1e-9))) return 0;
     return 1;
 }
 
-/* Column 0's name and, in an AC table whose phases are radians (radians()),
- * its phases in degrees, as every AC table compared holds them. */
+void nsc_waves_ac_degrees(nsc_waves *W)
+{
+    if (!phases_within_pi(W)) return;                 /* (a phase beyond pi: degrees already) */
+    for (int c = 1; c < W->ncol; c++)
+        if (is_phase(W->name[c]))
+            for (int i = 0; i < W->nrow; i++) W->v[(size_t)i * W->ncol + c] *= 180 / 3.14159265358979323846;
+}
+
+/* Column 0's name and scale: from its name (scale_wanted), or for a table
+ * without names the scale asked for when it is AC or a sweep (ngspice's
+ * wrdata without wr_vecnames), else a transient. An AC table's phases may be
+ * radians -- ngspice's wrdata of vp(x): blank-separated, without nscircuit's
+ * .dat comment "phases in degrees" -- and then are converted to degrees, as
+ * every AC table compared holds them (nsc_waves_ac_degrees; an unnamed table
+ * once its columns are named: info->radians). */
 static nsc_status set_scale(tread *R, nsc_waves *W, int named, nsc_wfinfo *info)
 {
-    int scale = named ? scale_wanted(R->hdr[0], R->want) : NSC_SCALE_TIME;
-    if (info) info->scale = scale;
+    int scale = named ? scale_wanted(R->hdr[0], R->want)
+                : R->want == NSC_SCALE_FREQ || R->want == NSC_SCALE_SWEEP ? R->want : NSC_SCALE_TIME;
+    int may_radians = scale == NSC_SCALE_FREQ && !R->degrees && !R->commas;
+    if (info) {
+        info->scale = scale;
+        info->radians = may_radians && !named;
+    }
     if (scale != NSC_SCALE_TIME) {
-        char *nm = nsc_strdup(R->hdr[0]);
+        char *nm = named ? nsc_strdup(R->hdr[0]) : nsc_strdup(scale == NSC_SCALE_FREQ ? "frequency" : "sweep");
         if (!nm) return nsc_oom(R->r);
         nsc_strlower(nm);
         free(W->name[0]);
         W->name[0] = nm;
     }
-    if (scale != NSC_SCALE_FREQ || !radians(R, W)) return NSC_OK;
-    for (int c = 1; c < W->ncol; c++)
-        if (is_phase(W->name[c]))
-            for (int i = 0; i < W->nrow; i++) W->v[(size_t)i * W->ncol + c] *= 180 / 3.14159265358979323846;
+    if (may_radians && named) nsc_waves_ac_degrees(W);
     return NSC_OK;
 }
 

@@ -622,3 +622,23 @@ Test(compare, plot_leaves_out_a_signal_without_finite_values)
     snprintf(path, sizeof path, "%s/pv.vdb_vdd.gp", tmp);
     cr_assert(access(path, F_OK) != 0, "%s written", path);
 }
+
+/* ngspice's default wrdata of an AC run has no names (no wr_vecnames):
+ * pairs (f, vdb), (f, vp radians). Named with --signals against our AC .dat
+ * it is an AC table, its phases in degrees (before: "ours is an AC analysis
+ * (frequency), the reference a transient (time)"). The reference is ours'
+ * values, the phase -pi/4 = -45 degrees: no error. */
+Test(compare, unnamed_wrdata_ac_named_by_signals)
+{
+    char path[1024], cmd[4096];
+    snprintf(path, sizeof path, "%s/uac.dat", tmp);
+    cr_assert_eq(tu_write_file(path, "# frequency vdb(out) vp(out)\n# phases in degrees\n10 -3 -45\n100 -20 -84\n"), 0);
+    snprintf(path, sizeof path, "%s/uac_ng.txt", tmp);
+    cr_assert_eq(tu_write_file(path, " 10 -3 10 -0.7853981633974483\n 100 -20 100 -1.4660765716752369\n"), 0);
+    char *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare uac.dat uac_ng.txt --signals 'vdb(out),vp(out)' 2>&1", tmp,
+             NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "PASS: all 2 signals") && strstr(out, "log frequency"), "%s", out);
+    free(out);
+}
