@@ -121,9 +121,13 @@ static int incomplete_input(const nsc_cmp *c, const nsc_waves *A, const nsc_wave
                "compare a window with --from/--to\n", quiet ? "" : "\n", what);
         return 1;
     }
-    double a0 = A->v[0], a1 = A->v[(size_t)(A->nrow - 1) * A->ncol];
+    double a0 = A->v[0], a1 = A->v[(size_t)(A->nrow - 1) * A->ncol];   /* (a downward DC sweep: a1 < a0) */
     double b0 = B->v[0], b1 = B->v[(size_t)(B->nrow - 1) * B->ncol];
-    double span = fmax(a1, b1) - fmin(a0, b0), common = c->t1 - c->t0;
+    if (a1 < a0) { double x = a0; a0 = a1; a1 = x; }
+    if (b1 < b0) { double x = b0; b0 = b1; b1 = x; }
+    int lg = c->logx && fmin(a0, b0) > 0;          /* AC: the share of decades covered */
+    double span = lg ? log10(fmax(a1, b1) / fmin(a0, b0)) : fmax(a1, b1) - fmin(a0, b0);
+    double common = lg ? log10(c->t1 / c->t0) : c->t1 - c->t0;
     double slack = 0.01 * span;                     /* a reference may start at 10 ps, ours at 0 */
     if (!(common >= span - slack)) {
         const char *u = scale_unit(A);
@@ -279,6 +283,19 @@ static nsc_status sig_files(const nsc_cmp *c, int q, const char *prefix, char **
     return *gp && *png ? NSC_OK : nsc_oom(r);
 }
 
+/* Has signal q a finite value to draw in both files? (-inf dB everywhere:
+ * a node without AC signal, has not) */
+static int drawable(const nsc_cmp *c, int q)
+{
+    size_t ng = (size_t)c->ngrid;
+    int fo = 0, fr = 0;
+    for (size_t i = 0; i < ng; i++) {
+        fo |= isfinite(c->ours[q * ng + i]);
+        fr |= isfinite(c->ref[q * ng + i]);
+    }
+    return fo && fr;
+}
+
 static nsc_status plots(const nsc_cmp *c, const char *prefix, const char *ours, const char *ref, int quiet,
                         nsc_report *r)
 {
@@ -298,6 +315,10 @@ static nsc_status plots(const nsc_cmp *c, const char *prefix, const char *ours, 
     if (!s && !quiet) printf("\nwrote %s", dat);
     for (int q = 0; !s && q < c->nsig; q++) {
         char *gp = NULL, *png = NULL;
+        if (!drawable(c, q)) {                              /* (gnuplot: "all points y value undefined") */
+            if (!quiet) printf(" (%s: no finite value, not plotted)", c->sig[q].name);
+            continue;
+        }
         s = sig_files(c, q, prefix, &gp, &png, r);
         if (!s) s = write_script(c, q, dat, gp, png, ours, ref, r);
         if (!s) s = nsc_render_gp(gp, r);
@@ -479,6 +500,8 @@ int nsc_cmd_compare(int argc, char **argv)
     }
     if ((!ia.named && name_columns(A, L.fo, names, nnames, &rep)) || (!ib.named && name_columns(B, L.fr, names, nnames, &rep)))
         goto done;
+    if (ia.radians) nsc_waves_ac_degrees(A);           /* (named now: its vp columns known) */
+    if (ib.radians) nsc_waves_ac_degrees(B);
     if (nsc_compare(A, B, names, nnames, L.from, L.to, &cmp, &rep)) goto done;
     status = verdict(&L, cmp, A, B, &ia, &ib);
     if (L.plot) status = compare_plot(&L, cmp, status, &rep);

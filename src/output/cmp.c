@@ -71,6 +71,7 @@ static double xof(int logx, double t)
 
 double nsc_cmp_diff(const nsc_cmp *c, int q, double ours, double ref)
 {
+    if (ours == ref) return 0;                     /* (both -inf dB: a zero AC magnitude in both) */
     double d = ours - ref;
     return c->sig[q].phase ? d - 360 * nearbyint(d / 360) : d;
 }
@@ -133,7 +134,9 @@ static char *source_text(const table *T, source s)
 }
 
 /* Column col at grid point i, linear between its rows; a phase (degrees) the
- * short way round between two rows (179 -> -179 passes 180, not 0). */
+ * short way round between two rows (179 -> -179 passes 180, not 0). A row
+ * that is not finite (-inf dB: a zero AC magnitude) is not interpolated: the
+ * nearer row's value (0 * -inf would be NaN). */
 static double value(const table *T, int col, int i, int phase)
 {
     const nsc_waves *W = T->W;
@@ -141,6 +144,7 @@ static double value(const table *T, int col, int i, int phase)
     double y0 = W->v[(size_t)k * W->ncol + col];
     if (k + 1 >= W->nrow) return y0;
     double y1 = W->v[(size_t)(k + 1) * W->ncol + col];
+    if (!isfinite(y0) || !isfinite(y1)) return T->a[i] <= 0.5 ? y0 : y1;
     if (phase) y1 = y0 + (y1 - y0 - 360 * nearbyint((y1 - y0) / 360));
     return (1 - T->a[i]) * y0 + T->a[i] * y1;
 }
@@ -295,9 +299,13 @@ static nsc_status make_grid(const nsc_waves *A, const nsc_waves *B, double from,
     double b0 = B->v[0], b1 = B->v[(size_t)(B->nrow - 1) * B->ncol];
     c->t0 = fmax(fmax(a0, b0), from);
     c->t1 = fmin(fmin(a1, b1), to);
-    if (!(c->t1 > c->t0))
-        return nsc_err(r, NSC_EUSAGE, NULL, "no common time interval: ours covers %g .. %g s, the reference %g .. %g s%s",
-                       a0, a1, b0, b1, isinf(from) && isinf(to) ? "" : " (within the window given)");
+    if (!(c->t1 > c->t0)) {
+        const char *x = c->scale == NSC_SCALE_TIME ? "time interval" : c->scale == NSC_SCALE_FREQ ? "frequency interval"
+                                                                                                 : "sweep range";
+        const char *u = c->scale == NSC_SCALE_TIME ? " s" : c->scale == NSC_SCALE_FREQ ? " Hz" : "";
+        return nsc_err(r, NSC_EUSAGE, NULL, "no common %s: ours covers %g .. %g%s, the reference %g .. %g%s%s", x, a0,
+                       a1, u, b0, b1, u, isinf(from) && isinf(to) ? "" : " (within the window given)");
+    }
     c->samples = c->scale == NSC_SCALE_TIME && uniform_rows(A, c->t0, c->t1);
     c->logx = c->scale == NSC_SCALE_FREQ && c->t0 > 0;      /* (a frequency of 0: linear) */
     return c->samples ? grid_ours(A, c, r) : grid_union(A, B, c, r);
@@ -401,7 +409,8 @@ static nsc_status instants(nsc_cmp *c, int q, const table *A, source sa, const t
 }
 
 /* Errors on the grid (ours' points); the reference's range from its own rows in
- * the window and its values on the grid. A range that is round-off (below 1e-9 of
+ * the window and its values on the grid, finite ones (-inf dB, a zero AC
+ * magnitude, is no level; equal values are no error). A range that is round-off (below 1e-9 of
  * the signal's magnitude) is no scale: relative errors then divide by the magnitude. */
 static nsc_status metrics(nsc_cmp *c, int q, const table *A, source sa, const table *B, source sb, nsc_report *r)
 {
@@ -410,15 +419,18 @@ static nsc_status metrics(nsc_cmp *c, int q, const table *A, source sa, const ta
     int n = c->ngrid;
     double lo = INFINITY, hi = -INFINITY, mag = 0, emax = -1, ie2 = 0;
     for (int i = 0; i < n; i++) {
-        lo = fmin(lo, f[i]);
-        hi = fmax(hi, f[i]);
-        mag = fmax(mag, fabs(f[i]));
+        if (isfinite(f[i])) {                              /* (-inf dB is no level of the range) */
+            lo = fmin(lo, f[i]);
+            hi = fmax(hi, f[i]);
+            mag = fmax(mag, fabs(f[i]));
+        }
         double e = fabs(nsc_cmp_diff(c, q, o[i], f[i]));
         if (e > emax) { emax = e; s->t_max_err = t[i]; }
         if (i) {
             double ea = nsc_cmp_diff(c, q, o[i - 1], f[i - 1]), eb = nsc_cmp_diff(c, q, o[i], f[i]);
             double dx = xof(c->logx, t[i]) - xof(c->logx, t[i - 1]);
-            ie2 += dx * (ea * ea + ea * eb + eb * eb) / 3;     /* integral of e^2, e linear in x */
+            ie2 += isfinite(ea) && isfinite(eb) ? dx * (ea * ea + ea * eb + eb * eb) / 3   /* integral of e^2, */
+                                                : INFINITY;                              /* e linear in x */
         }
     }
     const nsc_waves *R = B->W;
@@ -426,11 +438,12 @@ static nsc_status metrics(nsc_cmp *c, int q, const table *A, source sa, const ta
         const double *row = R->v + (size_t)i * R->ncol;
         if (row[0] < c->t0 || row[0] > c->t1) continue;
         double y = row[sb.plus] - (sb.minus > 0 ? row[sb.minus] : 0);
+        if (!isfinite(y)) continue;
         lo = fmin(lo, y);
         hi = fmax(hi, y);
         mag = fmax(mag, fabs(y));
     }
-    s->range = hi - lo;
+    s->range = hi >= lo ? hi - lo : 0;                     /* (no finite value: 0) */
     int roundoff = !(s->range > 1e-9 * mag);
     s->scale = !roundoff ? s->range : mag > 0 ? mag : 1;
     s->max_err = emax;
@@ -457,8 +470,42 @@ void nsc_cmp_free(nsc_cmp *c)
     free(c);
 }
 
+/* A DC sweep run downwards (.dc V1 2 -1 -0.5: the swept value decreasing at
+ * every row, as nscircuit and ngspice write it) as a copy in ascending order,
+ * so that it compares as the same sweep upwards; NULL when W is not one (or,
+ * with *oom set, out of memory). */
+static nsc_waves *ascending_copy(const nsc_waves *W, int *oom)
+{
+    if (nsc_waves_scale(W) != NSC_SCALE_SWEEP || W->nrow < 2) return NULL;
+    for (int i = 1; i < W->nrow; i++)
+        if (!(W->v[(size_t)i * W->ncol] < W->v[(size_t)(i - 1) * W->ncol])) return NULL;
+    nsc_waves *C = nsc_waves_new(W->name + 1, W->ncol - 1, W->title ? W->title : "");
+    char *s0 = C ? nsc_strdup(W->name[0]) : NULL;
+    if (s0) { free(C->name[0]); C->name[0] = s0; }
+    for (int i = W->nrow - 1; s0 && i >= 0; i--)
+        if (nsc_waves_add(C, W->v + (size_t)i * W->ncol)) s0 = NULL;
+    if (!s0) { nsc_waves_free(C); *oom = 1; return NULL; }
+    return C;
+}
+
+static nsc_status compare_ascending(const nsc_waves *ours, const nsc_waves *ref, char *const *signals, int nsig,
+                                    double from, double to, nsc_cmp **out, nsc_report *r);
+
 nsc_status nsc_compare(const nsc_waves *ours, const nsc_waves *ref, char *const *signals, int nsig,
                        double from, double to, nsc_cmp **out, nsc_report *r)
+{
+    int oom = 0;
+    nsc_waves *ra = ascending_copy(ours, &oom), *rb = oom ? NULL : ascending_copy(ref, &oom);
+    *out = NULL;
+    nsc_status st = oom ? nsc_oom(r) : compare_ascending(ra ? ra : ours, rb ? rb : ref, signals, nsig, from, to, out, r);
+    nsc_waves_free(ra);
+    nsc_waves_free(rb);
+    return st;
+}
+
+/* nsc_compare of tables whose column 0 does not decrease */
+static nsc_status compare_ascending(const nsc_waves *ours, const nsc_waves *ref, char *const *signals, int nsig,
+                                    double from, double to, nsc_cmp **out, nsc_report *r)
 {
     *out = NULL;
     table A = { 0 }, B = { 0 };

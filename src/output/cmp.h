@@ -8,7 +8,8 @@
  * RMS error integrates over log10(f) (each decade weighs the same); a phase
  * (vp(x), ip(x), ph(x), degrees) is interpolated the short way round between
  * two rows and its error taken modulo 360 into [-180, 180]; no switching
- * instants.
+ * instants. A DC sweep run downwards (its swept value decreasing at every
+ * row) compares as the same sweep upwards.
  *
  * Definitions (t0..t1 is the time interval both tables cover, within the
  * window asked for):

@@ -21,6 +21,8 @@ typedef struct nsc_wfinfo {
     int scale;      /* NSC_SCALE_* of column 0 */
     int named;      /* 0: the file has no signal names; columns are "y1", "y2", ... */
     int nplots;     /* raw: plots in the file (the first transient one is read) */
+    int radians;    /* an AC table without names whose phases may be ngspice's radians:
+                       once its columns are named, nsc_waves_ac_degrees */
     int incomplete; /* the file says its run did not complete ("# interrupted at ...",
                        "# stopped ...", a raw Title's "[interrupted ...]"), or a raw
                        file holds fewer points than its No. Points */
@@ -30,8 +32,14 @@ typedef struct nsc_wfinfo {
  * "Title:" or "Plotname:" is a raw file, anything else a text table. info may be NULL. */
 nsc_status nsc_read_waves(const char *path, nsc_waves **out, nsc_wfinfo *info, nsc_report *r);
 /* nsc_read_waves taking from a raw file the first plot of scale `scale`
- * (NSC_SCALE_*, -1 any: nsc_read_raw_scale); a text table is read as it is. */
+ * (NSC_SCALE_*, -1 any: nsc_read_raw_scale); a text table keeps the scale its
+ * column 0's name says, but a name neither time, frequency nor a sweep's
+ * ("t") is a transient when scale is NSC_SCALE_TIME. */
 nsc_status nsc_read_waves_scale(const char *path, int scale, nsc_waves **out, nsc_wfinfo *info, nsc_report *r);
+
+/* The phase columns (vp(x), ip(x), ph(x)) of AC table W from radians to
+ * degrees, unless a phase lies beyond pi (degrees already). */
+void nsc_waves_ac_degrees(nsc_waves *W);
 
 /* ngspice raw file (ASCII "Values:" or "Binary:" little-endian doubles), possibly
  * holding several plots: the first plot of scale `scale` (NSC_SCALE_*; -1 any:

@@ -182,8 +182,17 @@ static void ac_names(const char *var, char **db, char **ph)
     free(c);
 }
 
+/* Variable k of an AC plot that is real though written complex ("x,0.0"):
+ * ngspice's `write f.raw vdb(x) vp(x)` types them decibel (1: dB as they are)
+ * and phase (2: radians). 0: a complex variable. */
+static int ac_real(const plot *pl, int k)
+{
+    return !strcmp(pl->type[k], "decibel") ? 1 : !strcmp(pl->type[k], "phase") ? 2 : 0;
+}
+
 /* The table of plot pl: its variables as read, or (AC) the scale then the dB
- * and phase columns of each variable. NULL when out of memory. */
+ * and phase columns of each complex variable, one column of each real one
+ * (ac_real). NULL when out of memory. */
 static nsc_waves *plot_table(const plot *pl, const char *title)
 {
     if (!pl->complex_) {                                    /* (a sweep's scale keeps its name) */
@@ -193,13 +202,18 @@ static nsc_waves *plot_table(const plot *pl, const char *title)
         else if (T && plot_scale(pl) == NSC_SCALE_SWEEP) { nsc_waves_free(T); T = NULL; }
         return T;
     }
-    int n = 2 * (pl->nvar - 1);
+    int n = 0;
+    for (int k = 1; k < pl->nvar; k++) n += ac_real(pl, k) ? 1 : 2;
     char **names = nsc_calloc((size_t)n + 1, sizeof(char *));
     nsc_waves *W = NULL;
     int ok = names != NULL;
-    for (int k = 1; ok && k < pl->nvar; k++) {
-        ac_names(pl->var[k], &names[2 * k - 2], &names[2 * k - 1]);
-        ok = names[2 * k - 2] && names[2 * k - 1];
+    for (int k = 1, j = 0; ok && k < pl->nvar; k++) {
+        if (ac_real(pl, k)) ok = (names[j++] = nsc_signame_canon(pl->var[k])) != NULL;
+        else {
+            ac_names(pl->var[k], &names[j], &names[j + 1]);
+            ok = names[j] && names[j + 1];
+            j += 2;
+        }
     }
     if (ok && (W = nsc_waves_new(names, n, title))) {
         free(W->name[0]);
@@ -211,15 +225,21 @@ static nsc_waves *plot_table(const plot *pl, const char *title)
 }
 
 /* Append point row (re, im pairs when complex) to W: AC as 20 log10 |x| and
- * arg x in degrees (a zero magnitude: -inf dB, as ngspice's vdb). -1 out of memory. */
+ * arg x in degrees (a zero magnitude: -inf dB, as ngspice's vdb); a real
+ * variable (ac_real) its real part, a phase's radians in degrees. -1 out of memory. */
 static int add_point(const plot *pl, nsc_waves *W, const double *row, double *out)
 {
     if (!pl->complex_) return nsc_waves_add(W, row);
+    const double deg = 180 / 3.14159265358979323846;
     out[0] = row[0];
-    for (int k = 1; k < pl->nvar; k++) {
+    for (int k = 1, j = 1; k < pl->nvar; k++) {
         double re = row[2 * k], im = row[2 * k + 1];
-        out[2 * k - 1] = 20 * log10(hypot(re, im));
-        out[2 * k] = atan2(im, re) * (180 / 3.14159265358979323846);
+        int real = ac_real(pl, k);
+        if (real) out[j++] = real == 2 ? re * deg : re;
+        else {
+            out[j++] = 20 * log10(hypot(re, im));
+            out[j++] = atan2(im, re) * deg;
+        }
     }
     return nsc_waves_add(W, out);
 }

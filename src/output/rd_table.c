@@ -147,6 +147,8 @@ typedef struct tread {
     char **hdr;
     int nh, hdr_comment;
     int degrees;       /* a comment says "phases in degrees" (nscircuit's AC .dat) */
+    int want;          /* NSC_SCALE_* asked for (the other file's), -1 none */
+    int commas;        /* a line has a comma (a CSV: not ngspice's wrdata) */
     grid T;            /* the columns as in the file */
     double *row;       /* [T.nc] */
     nsc_report *r;
@@ -169,7 +171,20 @@ static nsc_status header_line(tread *R, int line, int n, int comment, int numeri
     return NSC_OK;
 }
 
-/* Line `line`'s n fields, numbers: a row (every row as many as the first, finite). */
+static int scale_of(const char *first);
+
+/* May column k hold -inf? In an AC table (column 0 named frequency) a dB
+ * column (vdb(x), idb(x), db(x)): a zero magnitude, as nscircuit's .dat writes
+ * a node without AC signal (a DC supply). */
+static int minus_inf_ok(const tread *R, int k, double x)
+{
+    if (!(isinf(x) && x < 0) || k == 0 || R->nh != R->T.nc || scale_of(R->hdr[0]) != NSC_SCALE_FREQ) return 0;
+    const char *h = R->hdr[k];
+    return !strncasecmp(h, "vdb(", 4) || !strncasecmp(h, "idb(", 4) || !strncasecmp(h, "db(", 3);
+}
+
+/* Line `line`'s n fields, numbers: a row (every row as many as the first,
+ * finite but for minus_inf_ok). */
 static nsc_status number_line(tread *R, int line, int n)
 {
     if (!R->T.nc) {
@@ -180,7 +195,7 @@ static nsc_status number_line(tread *R, int line, int n)
     if (n != R->T.nc)
         return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: %d columns, the first row has %d", R->path, line, n, R->T.nc);
     for (int k = 0; k < n; k++)
-        if (!is_number(R->fb[k], R->fe[k], &R->row[k]) || !isfinite(R->row[k]))
+        if (!is_number(R->fb[k], R->fe[k], &R->row[k]) || !(isfinite(R->row[k]) || minus_inf_ok(R, k, R->row[k])))
             return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: column %d: not a finite number: '%.*s'", R->path, line, k + 1,
                            (int)(R->fe[k] - R->fb[k]), R->fb[k]);
     return grid_add(&R->T, R->row) ? nsc_oom(R->r) : NSC_OK;
@@ -199,6 +214,7 @@ static nsc_status read_lines(tread *R, const char *data, size_t len)
         int comment = *b == '#' || *b == '*' || *b == ';' || *b == '%';
         if (comment) b++;
         if (comment && has(b, (size_t)(e - b), "phases in degrees")) R->degrees = 1;
+        if (!comment && memchr(b, ',', (size_t)(e - b))) R->commas = 1;
         int n = split(b, e, R->fb, R->fe, MAXF);
         if (n > MAXF) return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: more than %d columns", R->path, line, MAXF);
         double x;
@@ -222,24 +238,59 @@ static int is_phase(const char *name)
     return !strncasecmp(name, "vp(", 3) || !strncasecmp(name, "ip(", 3) || !strncasecmp(name, "ph(", 3);
 }
 
-/* Column 0's name and, in an AC table whose phases are radians (ngspice's
- * wrdata of vp(x); nscircuit's .dat says "phases in degrees"), its phases in
- * degrees, as every AC table compared holds them. */
+/* The scale of column 0 named first, given the scale asked for (want): a name
+ * that is neither time nor frequency nor a sweep's ("v-sweep", "v(v-sweep)")
+ * -- "t", "x" -- is a transient when a transient is asked for, as every
+ * table was before AC and DC outputs were told apart. AC is never guessed (its
+ * phases' unit hangs on it). */
+static int scale_wanted(const char *first, int want)
+{
+    int sc = scale_of(first);
+    if (sc == NSC_SCALE_SWEEP && want == NSC_SCALE_TIME && !strstr(first, "sweep")) return NSC_SCALE_TIME;
+    return sc;
+}
+
+/* Every phase column (vp/ip/ph) of W within [-pi, pi], atan2's range? */
+static int phases_within_pi(const nsc_waves *W)
+{
+    for (int c = 1; c < W->ncol; c++)
+        for (int i = 0; is_phase(W->name[c]) && i < W->nrow; i++)
+            if (!(fabs(W->v[(size_t)i * W->ncol + c]) <= 3.14159265358979323846 * (1 + 1e-9))) return 0;
+    return 1;
+}
+
+void nsc_waves_ac_degrees(nsc_waves *W)
+{
+    if (!phases_within_pi(W)) return;                 /* (a phase beyond pi: degrees already) */
+    for (int c = 1; c < W->ncol; c++)
+        if (is_phase(W->name[c]))
+            for (int i = 0; i < W->nrow; i++) W->v[(size_t)i * W->ncol + c] *= 180 / 3.14159265358979323846;
+}
+
+/* Column 0's name and scale: from its name (scale_wanted), or for a table
+ * without names the scale asked for when it is AC or a sweep (ngspice's
+ * wrdata without wr_vecnames), else a transient. An AC table's phases may be
+ * radians -- ngspice's wrdata of vp(x): blank-separated, without nscircuit's
+ * .dat comment "phases in degrees" -- and then are converted to degrees, as
+ * every AC table compared holds them (nsc_waves_ac_degrees; an unnamed table
+ * once its columns are named: info->radians). */
 static nsc_status set_scale(tread *R, nsc_waves *W, int named, nsc_wfinfo *info)
 {
-    int scale = scale_of(named ? R->hdr[0] : NULL);
-    if (info) info->scale = scale;
+    int scale = named ? scale_wanted(R->hdr[0], R->want)
+                : R->want == NSC_SCALE_FREQ || R->want == NSC_SCALE_SWEEP ? R->want : NSC_SCALE_TIME;
+    int may_radians = scale == NSC_SCALE_FREQ && !R->degrees && !R->commas;
+    if (info) {
+        info->scale = scale;
+        info->radians = may_radians && !named;
+    }
     if (scale != NSC_SCALE_TIME) {
-        char *nm = nsc_strdup(R->hdr[0]);
+        char *nm = named ? nsc_strdup(R->hdr[0]) : nsc_strdup(scale == NSC_SCALE_FREQ ? "frequency" : "sweep");
         if (!nm) return nsc_oom(R->r);
         nsc_strlower(nm);
         free(W->name[0]);
         W->name[0] = nm;
     }
-    if (scale != NSC_SCALE_FREQ || R->degrees) return NSC_OK;
-    for (int c = 1; c < W->ncol; c++)
-        if (is_phase(W->name[c]))
-            for (int i = 0; i < W->nrow; i++) W->v[(size_t)i * W->ncol + c] *= 180 / 3.14159265358979323846;
+    if (may_radians && named) nsc_waves_ac_degrees(W);
     return NSC_OK;
 }
 
@@ -278,11 +329,12 @@ static nsc_status to_waves(tread *R, nsc_waves **out, nsc_wfinfo *info)
     return s;
 }
 
-nsc_status nsc_read_table(const char *path, const char *data, size_t len, nsc_waves **out,
-                          nsc_wfinfo *info, nsc_report *r)
+/* nsc_read_table with the scale asked for (want, NSC_SCALE_* or -1: scale_wanted) */
+static nsc_status read_table_scale(const char *path, const char *data, size_t len, int want, nsc_waves **out,
+                                   nsc_wfinfo *info, nsc_report *r)
 {
     *out = NULL;
-    tread R = { path, NULL, NULL, NULL, 0, 0, 0, { 0, 0, 0, NULL }, NULL, r };
+    tread R = { path, NULL, NULL, NULL, 0, 0, 0, want, 0, { 0, 0, 0, NULL }, NULL, r };
     R.fb = malloc(2 * MAXF * sizeof *R.fb);
     if (!R.fb) return nsc_oom(r);
     R.fe = R.fb + MAXF;
@@ -294,6 +346,12 @@ nsc_status nsc_read_table(const char *path, const char *data, size_t len, nsc_wa
     free(R.row);
     free(R.fb);
     return s;
+}
+
+nsc_status nsc_read_table(const char *path, const char *data, size_t len, nsc_waves **out,
+                          nsc_wfinfo *info, nsc_report *r)
+{
+    return read_table_scale(path, data, len, -1, out, info, r);
 }
 
 static int end_marked(const char *data, size_t len)
@@ -333,7 +391,7 @@ nsc_status nsc_read_waves_scale(const char *path, int scale, nsc_waves **out, ns
     if (!strncasecmp(p, "title:", 6) || !strncasecmp(p, "plotname:", 9))
         s = nsc_read_raw_scale(path, data, len, scale, out, info, r);
     else
-        s = nsc_read_table(path, data, len, out, info, r);
+        s = read_table_scale(path, data, len, scale, out, info, r);
     if (!s && end_marked(data, len)) info->incomplete = 1;
     free(data);
     return s;

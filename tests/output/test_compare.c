@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "output/cmp.h"
 #include "output/out.h"
@@ -473,4 +474,171 @@ Test(compare, ac_tables_in_log_frequency_and_phase_modulo_360)
     nsc_waves_free(tr);
     nsc_waves_free(ours);
     nsc_waves_free(ref);
+}
+
+/* A zero AC magnitude (-inf dB) in both tables is no error: a DC supply node
+ * has no AC signal, and ngspice's raw file and ours both hold 0 there (before,
+ * -inf - -inf was NaN and two identical files FAILed with "-nan %"). A notch
+ * row of exactly 0 in both likewise; -inf in ours where the reference is
+ * finite is an infinite error (FAIL), never NaN. */
+Test(compare, zero_ac_magnitude_in_both_is_no_error)
+{
+    const double f[] = { 10, 100, 1000 }, inf3[] = { -INFINITY, -INFINITY, -INFINITY }, ph[] = { 0, 0, 0 };
+    const double notch[] = { -20, -INFINITY, -20 }, flat[] = { -20, -25, -20 };
+    nsc_waves *ref = ac_table(f, inf3, ph, 3), *ours = ac_table(f, inf3, ph, 3);
+    nsc_cmp *c = run(ours, ref, NULL, 0);
+    for (int q = 0; q < 2; q++) {
+        cr_assert(c->sig[q].max_err == 0 && c->sig[q].rms_err == 0, "%s: %g %g", c->sig[q].name, c->sig[q].max_err,
+                  c->sig[q].rms_err);
+        cr_assert(isfinite(c->sig[q].range) && isfinite(c->sig[q].scale) && c->sig[q].scale > 0);
+    }
+    nsc_cmp_free(c);
+    nsc_waves_free(ours);
+    nsc_waves_free(ref);
+    ref = ac_table(f, notch, ph, 3);
+    ours = ac_table(f, notch, ph, 3);
+    c = run(ours, ref, NULL, 0);
+    cr_assert(c->sig[0].max_err == 0 && c->sig[0].rms_err == 0, "%g %g", c->sig[0].max_err, c->sig[0].rms_err);
+    cr_assert_float_eq(c->sig[0].range, 0, 1e-12, "range of the finite values: %g", c->sig[0].range);
+    nsc_cmp_free(c);
+    nsc_waves_free(ref);
+    ref = ac_table(f, flat, ph, 3);
+    c = run(ours, ref, NULL, 0);
+    cr_assert(isinf(c->sig[0].max_err) && isinf(c->sig[0].rms_err), "%g %g", c->sig[0].max_err, c->sig[0].rms_err);
+    cr_assert_float_eq(c->sig[0].range, 5, 1e-12);
+    nsc_cmp_free(c);
+    nsc_waves_free(ours);
+    nsc_waves_free(ref);
+}
+
+/* A DC sweep run downwards (.dc V1 2 -1 -0.5, nscircuit and ngspice write it
+ * in that order) compares as the same sweep upwards: before, compare refused
+ * it ("the swept value decreases at row 2 ... a nested sweep?"). v(out) =
+ * 0.5 v-sweep in the reference; ours is 0.5 v-sweep + 0.01 at one point (x = 0.5):
+ * a max error 0.01 there. A sweep that goes down then up (nested) is still an
+ * error. */
+static nsc_waves *sweep_table(const double *x, const double *y, int n)
+{
+    char *names[] = { "v(out)" };
+    nsc_waves *W = nsc_waves_new(names, 1, "");
+    cr_assert(W);
+    free(W->name[0]);
+    W->name[0] = strdup("v-sweep");
+    for (int i = 0; i < n; i++) {
+        double row[2] = { x[i], y[i] };
+        cr_assert_eq(nsc_waves_add(W, row), 0);
+    }
+    return W;
+}
+
+Test(compare, downward_dc_sweep_compares_as_the_same_sweep)
+{
+    const double xd[] = { 2, 1.5, 1, 0.5, 0, -0.5, -1 }, yd[] = { 1, 0.75, 0.5, 0.26, 0, -0.25, -0.5 };
+    const double xu[] = { -1, 0, 1, 2 }, yu[] = { -0.5, 0, 0.5, 1 };
+    nsc_waves *ours = sweep_table(xd, yd, 7), *ref = sweep_table(xu, yu, 4);
+    nsc_cmp *c = run(ours, ref, NULL, 0);
+    cr_assert(c->scale == NSC_SCALE_SWEEP && c->t0 == -1 && c->t1 == 2 && c->ngrid == 7, "%g %g %d", c->t0, c->t1,
+              c->ngrid);
+    cr_assert_float_eq(c->sig[0].max_err, 0.01, 1e-12, "%.15g", c->sig[0].max_err);
+    cr_assert_float_eq(c->sig[0].t_max_err, 0.5, 1e-12);
+    cr_assert_float_eq(c->sig[0].range, 1.5, 1e-12);
+    nsc_cmp_free(c);
+    c = run(ref, ours, NULL, 0);                                /* the downward one as the reference */
+    cr_assert_float_eq(c->sig[0].max_err, 0.01, 1e-12);
+    nsc_cmp_free(c);
+    nsc_waves_free(ours);
+    const double xn[] = { 0, 1, 0, 1 }, yn[] = { 0, 0.5, 0, 0.5 };
+    ours = sweep_table(xn, yn, 4);
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_compare(ours, ref, NULL, 0, -INFINITY, INFINITY, &c, &r), NSC_EUSAGE);
+    cr_assert(strstr(r.error, "decreases at row 3") && strstr(r.error, "nested"), "%s", r.error);
+    nsc_report_free(&r);
+    nsc_waves_free(ours);
+    nsc_waves_free(ref);
+}
+
+/* AC files that cover different decades are incomplete on the log scale the
+ * comparison uses: ours from 100 Hz, the reference from 1 Hz to 1 MHz holds
+ * 4 of the 6 decades (67 %; before, 100 Hz .. 1 MHz was 99.99 % of the
+ * linear span and the run PASSed with two decades never compared). */
+Test(compare, ac_coverage_counts_decades)
+{
+    char path[1024], cmd[4096];
+    const char *hdr = "# frequency vdb(out) vp(out)\n# magnitudes in dB, phases in degrees\n";
+    snprintf(path, sizeof path, "%s/acref.dat", tmp);
+    char *text = nsc_asprintf("%s1 0 0\n10 -1 -10\n100 -3 -45\n1e3 -20 -84\n1e4 -40 -89\n1e5 -60 -90\n1e6 -80 -90\n", hdr);
+    cr_assert_eq(tu_write_file(path, text), 0);
+    free(text);
+    snprintf(path, sizeof path, "%s/acours.dat", tmp);
+    text = nsc_asprintf("%s100 -3 -45\n1e3 -20 -84\n1e4 -40 -89\n1e5 -60 -90\n1e6 -80 -90\n", hdr);
+    cr_assert_eq(tu_write_file(path, text), 0);
+    free(text);
+    char *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare acours.dat acref.dat 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
+    cr_assert(strstr(out, "FAIL: the files cover different frequencies") && strstr(out, "hold for 66.7 % of it"), "%s",
+              out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare acours.dat acref.dat --from 100 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+}
+
+/* An AC run at one frequency (.ac lin 1 1k 1k) has no interval to compare
+ * on: the error says frequency and Hz (before: "no common time interval:
+ * ours covers 1000 .. 1000 s"). */
+Test(compare, one_frequency_is_no_interval_in_hz)
+{
+    const double f[] = { 1000 }, db[] = { -3 }, ph[] = { -45 };
+    nsc_waves *a = ac_table(f, db, ph, 1), *b = ac_table(f, db, ph, 1);
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_cmp *c = NULL;
+    cr_assert_eq(nsc_compare(a, b, NULL, 0, -INFINITY, INFINITY, &c, &r), NSC_EUSAGE);
+    cr_assert(strstr(r.error, "no common frequency interval: ours covers 1000 .. 1000 Hz, the reference 1000 .. 1000 Hz"),
+              "%s", r.error);
+    nsc_report_free(&r);
+    nsc_waves_free(a);
+    nsc_waves_free(b);
+}
+
+/* --plot with a node without AC signal (vdb = -inf dB in both files: a DC
+ * supply): that signal has nothing to draw and is left out of the plots with a
+ * note; the others are drawn (before: gnuplot's "all points y value
+ * undefined" failed the whole command, exit 4). */
+Test(compare, plot_leaves_out_a_signal_without_finite_values)
+{
+    if (tu_run("command -v gnuplot >/dev/null", NULL) != 0) return;
+    char path[1024], cmd[4096];
+    snprintf(path, sizeof path, "%s/acvdd.dat", tmp);
+    cr_assert_eq(tu_write_file(path, "# frequency vdb(vdd) vp(vdd) vdb(out) vp(out)\n# phases in degrees\n"
+                                     "1 -inf 0 -3 -45\n10 -inf 0 -20 -84\n100 -inf 0 -40 -89\n"), 0);
+    char *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare acvdd.dat acvdd.dat --plot -o pv 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "vdb(vdd): no finite value, not plotted") && strstr(out, "pv.vdb_out.png"), "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/pv.vdb_vdd.gp", tmp);
+    cr_assert(access(path, F_OK) != 0, "%s written", path);
+}
+
+/* ngspice's default wrdata of an AC run has no names (no wr_vecnames):
+ * pairs (f, vdb), (f, vp radians). Named with --signals against our AC .dat
+ * it is an AC table, its phases in degrees (before: "ours is an AC analysis
+ * (frequency), the reference a transient (time)"). The reference is ours'
+ * values, the phase -pi/4 = -45 degrees: no error. */
+Test(compare, unnamed_wrdata_ac_named_by_signals)
+{
+    char path[1024], cmd[4096];
+    snprintf(path, sizeof path, "%s/uac.dat", tmp);
+    cr_assert_eq(tu_write_file(path, "# frequency vdb(out) vp(out)\n# phases in degrees\n10 -3 -45\n100 -20 -84\n"), 0);
+    snprintf(path, sizeof path, "%s/uac_ng.txt", tmp);
+    cr_assert_eq(tu_write_file(path, " 10 -3 10 -0.7853981633974483\n 100 -20 100 -1.4660765716752369\n"), 0);
+    char *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare uac.dat uac_ng.txt --signals 'vdb(out),vp(out)' 2>&1", tmp,
+             NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "PASS: all 2 signals") && strstr(out, "log frequency"), "%s", out);
+    free(out);
 }

@@ -507,3 +507,101 @@ Test(raw, ac_text_tables)
     free(q);
     free(s);
 }
+
+/* A zero AC magnitude is -inf dB: nscircuit's .dat writes "-inf" for a node
+ * without AC signal (a DC supply) and compare reads it back in a dB column
+ * of an AC table (before: "not a finite number", so no AC .dat of a circuit
+ * with a supply could be compared); -inf anywhere else stays an error. */
+Test(raw, zero_ac_magnitude_reads_as_minus_inf_db)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_waves *W;
+    nsc_wfinfo in;
+    cr_assert_eq(read_text("# frequency vdb(vdd) vp(vdd) vdb(out) vp(out)\n# phases in degrees\n"
+                           "1 -inf 0 -3 -45\n10 -inf 0 -20 -84\n", &W, &in, &r), NSC_OK, "%s", r.error);
+    cr_assert(in.scale == NSC_SCALE_FREQ && W->nrow == 2 && isinf(W->v[1]) && W->v[1] < 0 && W->v[2] == 0 &&
+              W->v[3] == -3);
+    nsc_waves_free(W);
+    cr_assert_eq(read_text("# frequency vdb(out) vp(out)\n1 -3 -inf\n", &W, &in, &r), NSC_EIO);
+    cr_assert(strstr(r.error, "t.txt:2: column 3: not a finite number: '-inf'"), "%s", r.error);
+    nsc_report_free(&r);
+    cr_assert_eq(read_text("# time v(out)\n0 -inf\n", &W, &in, &r), NSC_EIO);
+    cr_assert(strstr(r.error, "column 2: not a finite number"), "%s", r.error);
+    nsc_report_free(&r);
+}
+
+/* A reference table whose column 0 is named neither time nor frequency ("t",
+ * "x") takes the scale of ours when ours is a transient or a DC sweep: before
+ * the AC/DC scales a table "t v(out)" compared as a transient; since, it was a
+ * DC sweep and compare refused it against a transient. Read alone (no scale
+ * asked for) it stays a sweep; a "time" or "frequency" column keeps its scale. */
+Test(raw, table_scale_follows_the_one_asked_for)
+{
+    char *p = path_of("tt.txt"), *q = path_of("ft.txt");
+    cr_assert_eq(tu_write_file(p, "t v(out)\n0 1\n1e-3 2\n"), 0);
+    cr_assert_eq(tu_write_file(q, "frequency vdb(out)\n1 -3\n10 -20\n"), 0);
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_wfinfo in;
+    nsc_waves *W = read_ok(p, &in);
+    cr_assert(in.scale == NSC_SCALE_SWEEP && !strcmp(W->name[0], "t"));
+    nsc_waves_free(W);
+    cr_assert_eq(nsc_read_waves_scale(p, NSC_SCALE_TIME, &W, &in, &r), NSC_OK, "%s", r.error);
+    cr_assert(in.scale == NSC_SCALE_TIME && !strcmp(W->name[0], "time") && W->nrow == 2 && W->v[3] == 2);
+    nsc_waves_free(W);
+    cr_assert_eq(nsc_read_waves_scale(q, NSC_SCALE_TIME, &W, &in, &r), NSC_OK, "%s", r.error);
+    cr_assert(in.scale == NSC_SCALE_FREQ && !strcmp(W->name[0], "frequency"));
+    nsc_waves_free(W);
+    cr_assert_eq(nsc_read_waves_scale(p, NSC_SCALE_FREQ, &W, &in, &r), NSC_OK, "%s", r.error);
+    cr_assert(in.scale == NSC_SCALE_SWEEP);                 /* (AC is never guessed: its phases) */
+    nsc_waves_free(W);
+    free(p);
+    free(q);
+}
+
+/* AC phases already in degrees without nscircuit's .dat marker stay degrees:
+ * nscircuit's own AC .csv (comma-separated, no comment line) and a table with
+ * a phase beyond pi (ngspice's vp in radians is atan2's, within [-pi, pi];
+ * `set units=degrees` writes degrees). Before, both were read as radians and
+ * multiplied by 57.3 (our .dat against our .csv FAILed by 177 degrees). A
+ * whitespace table within [-pi, pi] and unmarked is ngspice's wrdata: radians. */
+Test(raw, ac_phases_in_degrees_without_the_marker)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_waves *W;
+    nsc_wfinfo in;
+    cr_assert_eq(read_text("frequency,vdb(out),vp(out)\n10,-3,-1.5\n100,-20,-2\n", &W, &in, &r), NSC_OK, "%s", r.error);
+    cr_assert(in.scale == NSC_SCALE_FREQ && W->v[2] == -1.5 && W->v[5] == -2, "%g %g", W->v[2], W->v[5]);
+    nsc_waves_free(W);
+    cr_assert_eq(read_text(" frequency vdb(out) vp(out)\n 10 -3 -1.5\n 100 -20 -45\n", &W, &in, &r), NSC_OK);
+    cr_assert(W->v[2] == -1.5 && W->v[5] == -45, "%g %g", W->v[2], W->v[5]);
+    nsc_waves_free(W);
+    cr_assert_eq(read_text(" frequency vdb(out) vp(out)\n 10 -3 -1.5\n 100 -20 -3.14159\n", &W, &in, &r), NSC_OK);
+    cr_assert(fabs(W->v[2] + 1.5 * 180 / 3.14159265358979323846) < 1e-9 && fabs(W->v[5] + 3.14159 * 180 / 3.14159265358979323846) < 1e-9, "%g %g", W->v[2],
+              W->v[5]);
+    nsc_waves_free(W);
+}
+
+/* ngspice's `write f.raw vdb(out) vp(out)` in an AC plot: complex values
+ * whose variables are real, typed decibel and phase (radians). They are
+ * vdb(out) in dB and vp(out) in degrees (before: db(vdb(out)), ph(vdb(out)),
+ * db(vp(out)), ph(vp(out)), no signal in common with ours). */
+Test(raw, ac_plot_of_decibel_and_phase_vectors)
+{
+    char *p = path_of("dbph.raw");
+    cr_assert_eq(tu_write_file(p, "Title: x\nDate: x\nPlotname: AC Analysis\nFlags: complex\nNo. Variables: 4\n"
+                                  "No. Points: 1\nVariables:\n\t0\tfrequency\tfrequency grid=3\n\t1\tvdb(out)\tdecibel\n"
+                                  "\t2\tvp(out)\tphase\n\t3\tout\tvoltage\nValues:\n 0\t1.0e+01,0.0e+00\n\t-3.0,0.0\n"
+                                  "\t-7.853981633974483e-01,0.0\n\t0.5,-0.5\n"), 0);
+    nsc_wfinfo in;
+    nsc_waves *W = read_ok(p, &in);
+    const char *want[] = { "frequency", "vdb(out)", "vp(out)", "vdb(out)", "vp(out)" };
+    cr_assert(in.scale == NSC_SCALE_FREQ && W->ncol == 5, "%d columns", W->ncol);
+    for (int k = 0; k < 5; k++) cr_assert_str_eq(W->name[k], want[k]);
+    double v[] = { 10, -3, -45, 20 * log10(sqrt(0.5)), -45 };
+    for (int k = 0; k < 5; k++) cr_assert_float_eq(W->v[k], v[k], 1e-12, "column %d: %.15g", k, W->v[k]);
+    nsc_waves_free(W);
+    free(p);
+}
