@@ -547,69 +547,116 @@ static void probe_warn(elab *E, scope *sc, const nl_card *cd)
     }
 }
 
+/* The run's cards without a handler of their own above: .op, .save/.print
+ * (resolved once every element exists: nle_resolve_save), .meas (nl_meas.c),
+ * an unparsed instance (nl_deck.c deferred_card: its instance is elaborated). */
+static nsc_status card_op(elab *E, scope *sc, const nl_card *cd)
+{
+    (void)sc;
+    E->c->has_op = 1;
+    E->c->op_loc = nl_field_loc(E->d, cd, &cd->f[0]);
+    return NSC_OK;
+}
+
+static nsc_status card_save(elab *E, scope *sc, const nl_card *cd)
+{
+    (void)sc;
+    if (nsc_grow((void **)&E->save, &E->capsavecard, E->nsavecard + 1, sizeof *E->save)) return nle_oom(E);
+    E->save[E->nsavecard++] = (int)(cd - E->d->card);
+    return NSC_OK;
+}
+
+static nsc_status card_meas(elab *E, scope *sc, const nl_card *cd)
+{
+    nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
+    return nl_meas_card(E->c, E->d, cd, &env, E->r);
+}
+
+static nsc_status card_unparsed(elab *E, scope *sc, const nl_card *cd)
+{
+    return nle_err(E, sc, cd, &cd->f[1], "%s", cd->f[1].u.s);
+}
+
+/* How a dot card is taken (dot_cards[].how). */
+typedef enum dot_how {
+    DOT_ANY,      /* its handler, at any level; no handler: read by another pass (.param .model .subckt) */
+    DOT_TOP,      /* a card of the run: its handler at the top level, a warning inside a .subckt */
+    DOT_NOTED,    /* no effect on the transient: a note (and its handler, when it has one) */
+    DOT_SKIPPED,  /* another analysis or dialect: a warning saying why (the entry's why) */
+    DOT_UNSUP     /* refused: an error */
+} dot_how;
+
+typedef nsc_status (*dot_fn)(elab *E, scope *sc, const nl_card *cd);
+static void probe_warn(elab *E, scope *sc, const nl_card *cd);
+static nsc_status card_probe(elab *E, scope *sc, const nl_card *cd)
+{
+    probe_warn(E, sc, cd);
+    return NSC_OK;
+}
+
+#define NOT_RUN "not simulated (the analyses: .tran, .op, .pss, .ac, .dc)"
+/* The dot cards: a new card is a handler (elab *, scope *, card) and a line
+ * here. .ac, .dc, .four, .print ac|dc and .meas ac are taken before this table
+ * (nle_small_card, nl_dot_ac.c); names are matched case-insensitively. */
+static const struct dot_card {
+    const char *name;
+    dot_how how;
+    dot_fn fn;
+    const char *why;   /* DOT_SKIPPED: the warning's reason */
+} dot_cards[] = {
+    { ".ctl", DOT_ANY, card_ctl, NULL },               /* a .control command (nl_deck.c) */
+    { ".(unparsed)", DOT_ANY, card_unparsed, NULL },
+    { ".param", DOT_ANY, NULL, NULL }, { ".model", DOT_ANY, NULL, NULL }, { ".subckt", DOT_ANY, NULL, NULL },
+    { ".ends", DOT_ANY, NULL, NULL }, { ".global", DOT_ANY, NULL, NULL }, { ".func", DOT_ANY, NULL, NULL },
+    { ".ic", DOT_ANY, card_ic, NULL },
+    { ".tran", DOT_TOP, card_tran, NULL }, { ".op", DOT_TOP, card_op, NULL },
+    { ".options", DOT_TOP, card_options, NULL }, { ".option", DOT_TOP, card_options, NULL },
+    { ".opt", DOT_TOP, card_options, NULL },
+    { ".save", DOT_TOP, card_save, NULL }, { ".print", DOT_TOP, card_save, NULL },
+    { ".step", DOT_TOP, card_step, NULL },
+    { ".meas", DOT_TOP, card_meas, NULL }, { ".measure", DOT_TOP, card_meas, NULL },
+    { ".pss", DOT_TOP, card_pss, NULL },
+    { ".nodeset", DOT_NOTED, NULL, NULL }, { ".temp", DOT_NOTED, NULL, NULL }, { ".width", DOT_NOTED, NULL, NULL },
+    { ".plot", DOT_NOTED, NULL, NULL }, { ".probe", DOT_NOTED, card_probe, NULL },
+    { ".tf", DOT_SKIPPED, NULL, NOT_RUN }, { ".noise", DOT_SKIPPED, NULL, NOT_RUN },
+    { ".disto", DOT_SKIPPED, NULL, NOT_RUN }, { ".pz", DOT_SKIPPED, NULL, NOT_RUN },
+    { ".sens", DOT_SKIPPED, NULL, NOT_RUN }, { ".sp", DOT_SKIPPED, NULL, NOT_RUN },
+    { ".hb", DOT_SKIPPED, NULL, NOT_RUN },
+    { ".backanno", DOT_SKIPPED, NULL, "LTspice's annotation has no effect here" },
+    { ".if", DOT_UNSUP, NULL, NULL }, { ".elseif", DOT_UNSUP, NULL, NULL }, { ".else", DOT_UNSUP, NULL, NULL },
+    { ".endif", DOT_UNSUP, NULL, NULL }, { ".csparam", DOT_UNSUP, NULL, NULL }, { ".data", DOT_UNSUP, NULL, NULL },
+    { ".endd", DOT_UNSUP, NULL, NULL }, { ".connect", DOT_UNSUP, NULL, NULL }, { ".alter", DOT_UNSUP, NULL, NULL },
+    { ".spiceinit", DOT_UNSUP, NULL, NULL },
+};
+#undef NOT_RUN
+
+/* A dot card, by its line in dot_cards (other analyses and other dialects'
+ * cards that do not change the transient are skipped with a warning naming the
+ * card: a netlist written for ngspice, LTspice or Xyce runs its .tran; without
+ * .tran/.op the run fails). */
 nsc_status nle_card_dot(elab *E, scope *sc, const nl_card *cd)
 {
-    if (nle_head_is(cd, ".ctl")) return card_ctl(E, sc, cd);
-    if (nle_head_is(cd, ".(unparsed)"))                /* nl_deck.c deferred_card: its instance is elaborated */
-        return nle_err(E, sc, cd, &cd->f[1], "%s", cd->f[1].u.s);
-    static const char *const top_only[] = { ".tran", ".op", ".options", ".option", ".opt", ".save", ".print",
-                                            ".step", ".meas", ".measure", ".pss" };
-    static const char *const noted[] = { ".nodeset", ".temp", ".width", ".plot", ".probe" };
-    /* other analyses, and cards of other dialects that do not change the
-     * transient: skipped with a warning naming the card (a netlist written for
-     * ngspice, LTspice or Xyce runs its .tran); without .tran/.op the run fails
-     * (.ac, .dc and .four: nle_small_card, nl_dot_ac.c) */
-    static const char *const analyses[] = { ".tf", ".noise", ".disto", ".pz", ".sens", ".sp", ".hb", ".backanno" };
-    static const char *const unsup[] = { ".if", ".elseif", ".else", ".endif", ".csparam", ".data",
-                                         ".endd", ".connect", ".alter", ".spiceinit" };
-    if (nle_head_is(cd, ".param") || nle_head_is(cd, ".model") || nle_head_is(cd, ".subckt") || nle_head_is(cd, ".ends") ||
-        nle_head_is(cd, ".global") || nle_head_is(cd, ".func"))
-        return NSC_OK;                                 /* handled in other passes */
-    if (nle_head_is(cd, ".ic")) return card_ic(E, sc, cd);
     int small;                                         /* .ac .dc .print ac|dc .meas ac .four: nl_dot_ac.c */
     if (nle_small_card(E, sc, cd, &small) || small) return E->r->status;
-    for (size_t k = 0; k < sizeof top_only / sizeof top_only[0]; k++)
-        if (nle_head_is(cd, top_only[k])) {
-            if (sc->up) {
-                nle_warn(E, sc, cd, NULL, "%s inside .subckt ignored", top_only[k]);
-                return NSC_OK;
-            }
-            nsc_circuit *c = E->c;
-            switch (k) {
-            case 0: return card_tran(E, sc, cd);
-            case 1:
-                c->has_op = 1;
-                c->op_loc = nl_field_loc(E->d, cd, &cd->f[0]);
-                return NSC_OK;
-            case 2: case 3: case 4: return card_options(E, sc, cd);
-            case 5: case 6:
-                if (nsc_grow((void **)&E->save, &E->capsavecard, E->nsavecard + 1, sizeof *E->save)) return nle_oom(E);
-                E->save[E->nsavecard++] = (int)(cd - E->d->card);
-                return NSC_OK;
-            case 7: return card_step(E, sc, cd);
-            case 10: return card_pss(E, sc, cd);
-            default: {
-                nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
-                return nl_meas_card(c, E->d, cd, &env, E->r);
-            }
-            }
-        }
-    for (size_t k = 0; k < sizeof noted / sizeof noted[0]; k++)
-        if (nle_head_is(cd, noted[k])) {
-            nle_note(E, cd, NULL, "%s ignored", noted[k]);
-            if (nle_head_is(cd, ".probe")) probe_warn(E, sc, cd);
-            return NSC_OK;
-        }
-    for (size_t k = 0; k < sizeof analyses / sizeof analyses[0]; k++)
-        if (nle_head_is(cd, analyses[k])) {
-            nle_warn(E, sc, cd, NULL, "%s card skipped: %s", analyses[k],
-                 k + 1 < sizeof analyses / sizeof analyses[0] ? "not simulated (the analyses: .tran, .op, .pss, .ac, .dc)"
-                                                              : "LTspice's annotation has no effect here");
-            return NSC_OK;
-        }
-    for (size_t k = 0; k < sizeof unsup / sizeof unsup[0]; k++)
-        if (nle_head_is(cd, unsup[k])) return nle_err(E, sc, cd, NULL, "unsupported card '%s'", cd->f[0].u.s);
-    return nle_err(E, sc, cd, NULL, "unknown card '%s'", cd->f[0].u.s);
+    const struct dot_card *t = NULL;
+    for (size_t k = 0; !t && k < sizeof dot_cards / sizeof dot_cards[0]; k++)
+        if (nle_head_is(cd, dot_cards[k].name)) t = &dot_cards[k];
+    if (!t) return nle_err(E, sc, cd, NULL, "unknown card '%s'", cd->f[0].u.s);
+    switch (t->how) {
+    case DOT_ANY: return t->fn ? t->fn(E, sc, cd) : NSC_OK;
+    case DOT_TOP:
+        if (!sc->up) return t->fn(E, sc, cd);
+        nle_warn(E, sc, cd, NULL, "%s inside .subckt ignored", t->name);
+        return NSC_OK;
+    case DOT_NOTED:
+        nle_note(E, cd, NULL, "%s ignored", t->name);
+        return t->fn ? t->fn(E, sc, cd) : NSC_OK;
+    case DOT_SKIPPED:
+        nle_warn(E, sc, cd, NULL, "%s card skipped: %s", t->name, t->why);
+        return NSC_OK;
+    case DOT_UNSUP: break;
+    }
+    return nle_err(E, sc, cd, NULL, "unsupported card '%s'", cd->f[0].u.s);
 }
 
 static nsc_status probe_add(elab *E, nsc_probekind kind, int n0, int n1, int el, const char *name, nsc_loc loc)
