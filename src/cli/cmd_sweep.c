@@ -940,8 +940,8 @@ done:
 
 /* ---- options ---- */
 
-enum { S_PARAM = 256, S_LOG, S_SHARD, S_MERGE, S_CSV, S_KEEP, S_NOPLOT, S_STEP, S_TSTOP, S_THETA, S_SOLVER,
-       S_SAVE, S_STATS, S_PROGRESS, S_QUIET, S_HELP, S_YES, S_PTIMEOUT, S_STEADY, S_PERIOD, S_COLD };
+enum { S_PARAM = 256, S_LOG, S_SHARD, S_MERGE, S_CSV, S_KEEP, S_NOPLOT,   /* the run's: NSC_RUN_LONGOPTS (cmd.h) */
+       S_STATS, S_PROGRESS, S_QUIET, S_HELP, S_YES, S_PTIMEOUT, S_COLD };
 
 /* The command line of `nscircuit sweep`. */
 typedef struct sweep_cli {
@@ -973,34 +973,6 @@ static int take_param(sweep_cli *L, char *arg)
     return -1;
 }
 
-/* A run option (--step --tstop --theta --solver --period --point-timeout) into
- * L->a: -1 to go on, else the exit status of a usage error. */
-static int take_number(sweep_cli *L, int c, char *arg)
-{
-    nsc_sweep_args *a = &L->a;
-    switch (c) {
-    case S_STEP:
-        if (!nsc_opt_number(arg, &a->cfg.step) || a->cfg.step <= 0) return fail("--step needs a positive time, not '%s'", arg);
-        break;
-    case S_TSTOP:
-        if (!nsc_opt_number(arg, &a->cfg.tstop) || a->cfg.tstop <= 0) return fail("--tstop needs a positive time, not '%s'", arg);
-        break;
-    case S_THETA:
-        if (!nsc_opt_number(arg, &a->cfg.theta) || a->cfg.theta < 0.5 || a->cfg.theta > 1) return fail("--theta must be in [0.5, 1], not '%s'", arg);
-        break;
-    case S_PERIOD:
-        if (!nsc_opt_number(arg, &a->cfg.period) || !(a->cfg.period > 0) || !isfinite(a->cfg.period))
-            return fail("--period needs a positive time, not '%s'", arg);
-        a->cfg.steady = 1;
-        break;
-    case S_PTIMEOUT:
-        if (!nsc_opt_number(arg, &a->point_timeout) || a->point_timeout <= 0)
-            return fail("--point-timeout needs a positive number of seconds, not '%s'", arg);
-        break;
-    }
-    return -1;
-}
-
 /* One option c with its argument into L: -1 to go on, else the exit status. */
 static int take_option(sweep_cli *L, int c, char *arg, const char *word)
 {
@@ -1024,20 +996,19 @@ static int take_option(sweep_cli *L, int c, char *arg, const char *word)
     case S_CSV: a->csv = 1; break;
     case S_KEEP: a->keep_waves = 1; break;
     case S_NOPLOT: a->noplot = 1; break;
-    case S_STEP: case S_TSTOP: case S_THETA: case S_PERIOD: case S_PTIMEOUT: return take_number(L, c, arg);
-    case S_SOLVER:
-        if (nsc_solver_parse(arg) < 0) return fail("unknown solver '%s' (auto, lemke, enum)", arg);
-        a->cfg.solver = arg;
+    case S_PTIMEOUT:
+        if (!nsc_opt_number(arg, &a->point_timeout) || a->point_timeout <= 0)
+            return fail("--point-timeout needs a positive number of seconds, not '%s'", arg);
         break;
-    case S_SAVE: a->cfg.save = arg; break;
-    case S_STEADY: a->cfg.steady = 1; break;
     case S_COLD: a->cold = 1; a->cfg.steady = 1; break;
     case S_STATS: a->stats = 1; break;
     case S_YES: a->yes = 1; break;
     case S_PROGRESS: a->progress = 1; break;
     case S_QUIET: a->quiet = 1; break;
     case S_HELP: fputs(nsc_sweep_usage, stdout); return 0;
-    default: return fail("unknown or incomplete option '%s'", word);
+    default:
+        if (c >= NSC_RUNOPT_FIRST && c < NSC_RUNOPT_END) return nsc_run_option(&a->cfg, c, arg, "nscircuit sweep");
+        return fail("unknown or incomplete option '%s'", word);
     }
     return -1;
 }
@@ -1048,13 +1019,10 @@ int nsc_cmd_sweep(int argc, char **argv)
         { "param", required_argument, 0, S_PARAM },   { "log", no_argument, 0, S_LOG },
         { "shard", required_argument, 0, S_SHARD },   { "merge", no_argument, 0, S_MERGE },
         { "csv", no_argument, 0, S_CSV },             { "keep-waves", no_argument, 0, S_KEEP },
-        { "no-plot", no_argument, 0, S_NOPLOT },      { "step", required_argument, 0, S_STEP },
-        { "tstop", required_argument, 0, S_TSTOP },   { "theta", required_argument, 0, S_THETA },
-        { "solver", required_argument, 0, S_SOLVER }, { "save", required_argument, 0, S_SAVE },
+        { "no-plot", no_argument, 0, S_NOPLOT },      NSC_RUN_LONGOPTS,
         { "stats", no_argument, 0, S_STATS },         { "progress", no_argument, 0, S_PROGRESS },
         { "quiet", no_argument, 0, S_QUIET },         { "help", no_argument, 0, S_HELP },
         { "yes", no_argument, 0, S_YES },             { "point-timeout", required_argument, 0, S_PTIMEOUT },
-        { "steady", no_argument, 0, S_STEADY },       { "period", required_argument, 0, S_PERIOD },
         { "cold", no_argument, 0, S_COLD },
         { 0, 0, 0, 0 }
     };

@@ -325,18 +325,18 @@ static nsc_status write_table(const nsc_waves *W, nsc_format f, const char *path
     }
 }
 
-enum { OPT_FORMAT = 256, OPT_PLOT, OPT_STEP, OPT_TSTOP, OPT_THETA, OPT_SOLVER, OPT_PARAM, OPT_SAVE,
-       OPT_DUMP, OPT_STATS, OPT_EVENTS, OPT_STEADY, OPT_PERIOD, OPT_LOSSES, OPT_LOAD, OPT_PROGRESS, OPT_SAFE_CONTROL, OPT_QUIET, OPT_THREADS, OPT_VERSION, OPT_HELP };
+enum { OPT_FORMAT = 256, OPT_PLOT, OPT_PARAM,                  /* the run's options: NSC_RUN_LONGOPTS (cmd.h) */
+       OPT_DUMP, OPT_STATS, OPT_EVENTS, OPT_LOSSES, OPT_LOAD, OPT_PROGRESS, OPT_SAFE_CONTROL, OPT_QUIET, OPT_THREADS, OPT_VERSION, OPT_HELP };
 
 /* ---- the program's run: options -> netlist -> analysis -> outputs ---- */
 
 /* The command line. */
 typedef struct cli {
-    const char *netlist, *outpath, *format, *solver, *save, *dumpdir;
+    const char *netlist, *outpath, *format, *dumpdir;
+    nsc_run_cfg cfg;            /* --step --tstop --theta --solver --save --steady --period (inc: run_cfg) */
     char **load;                /* --load NAME[,NAME...] (repeatable): [nload] */
     int nload;
-    double step, tstop, theta, period;
-    int steady, losses, plot, stats, events, quiet, progress, threads;
+    int losses, plot, stats, events, quiet, progress, threads;
     int plot_preview;   /* the PNG is a .control block's plot (not --plot): drawn thinned */
     int safe_control;           /* --safe-control: .control writes only below the netlist's or the current directory */
     nsc_param_set *ov;          /* --param overrides */
@@ -381,19 +381,6 @@ static int take_option(cli *C, int c, char *arg, const char *word)
     case 'I': if (nsc_search_add(&C->sb, arg)) return 3; break;
     case OPT_FORMAT: C->format = arg; break;
     case OPT_PLOT: C->plot = 1; break;
-    case OPT_STEP:
-        if (!nsc_opt_number(arg, &C->step) || C->step <= 0) return usage_error("--step needs a positive time, not '%s'", arg);
-        break;
-    case OPT_TSTOP:
-        if (!nsc_opt_number(arg, &C->tstop) || C->tstop <= 0) return usage_error("--tstop needs a positive time, not '%s'", arg);
-        break;
-    case OPT_THETA:
-        if (!nsc_opt_number(arg, &C->theta) || C->theta < 0.5 || C->theta > 1) return usage_error("--theta must be in [0.5, 1], not '%s'", arg);
-        break;
-    case OPT_SOLVER:
-        if (nsc_solver_parse(arg) < 0) return usage_error("unknown solver '%s' (auto, lemke, enum)", arg);
-        C->solver = arg;
-        break;
     case OPT_PARAM: {
         char *eq = strchr(arg, '=');
         if (!eq || eq == arg || !nsc_opt_number(eq + 1, &v)) return usage_error("--param needs NAME=VALUE, not '%s'", arg);
@@ -404,22 +391,13 @@ static int take_option(cli *C, int c, char *arg, const char *word)
         C->ov[C->nov++] = (nsc_param_set){ arg, v };
         break;
     }
-    case OPT_SAVE: C->save = arg; break;
     case OPT_DUMP: C->dumpdir = arg; break;
     case OPT_STATS: C->stats = 1; break;
     case OPT_EVENTS: C->events = 1; break;
-    case OPT_STEADY: C->steady = 1; break;
     case OPT_LOSSES: C->losses = 1; break;
     case OPT_LOAD:
         if (add_loads(C, arg)) return 3;
         C->losses = 1;
-        break;
-    case OPT_PERIOD:
-        if (!nsc_opt_number(arg, &C->period) || !(C->period > 0) || !isfinite(C->period))
-            return usage_error("--period needs a positive time, not '%s'", arg);
-        if (C->period < NSC_PERIOD_MIN)
-            return usage_error("--period %s is shorter than the shortest period nscircuit's steps resolve (1e-90 s)", arg);
-        C->steady = 1;
         break;
     case OPT_PROGRESS: C->progress = 1; break;
     case OPT_QUIET: C->quiet = 1; break;
@@ -431,7 +409,9 @@ static int take_option(cli *C, int c, char *arg, const char *word)
         break;
     case OPT_VERSION: printf("nscircuit %s\n", PACKAGE_VERSION); return 0;
     case OPT_HELP: printf("%s\n%s", usage_text, nsc_sweep_usage); return 0;
-    default: return usage_error("unknown or incomplete option '%s'", word);
+    default:
+        if (c >= NSC_RUNOPT_FIRST && c < NSC_RUNOPT_END) return nsc_run_option(&C->cfg, c, arg, "nscircuit");
+        return usage_error("unknown or incomplete option '%s'", word);
     }
     return -1;
 }
@@ -441,12 +421,10 @@ static int parse_options(int argc, char **argv, cli *C)
 {
     static const struct option longopts[] = {
         { "format", required_argument, 0, OPT_FORMAT }, { "plot", no_argument, 0, OPT_PLOT },
-        { "step", required_argument, 0, OPT_STEP },     { "tstop", required_argument, 0, OPT_TSTOP },
-        { "theta", required_argument, 0, OPT_THETA },   { "solver", required_argument, 0, OPT_SOLVER },
-        { "param", required_argument, 0, OPT_PARAM },   { "save", required_argument, 0, OPT_SAVE },
+        NSC_RUN_LONGOPTS,
+        { "param", required_argument, 0, OPT_PARAM },
         { "dump-lcs", required_argument, 0, OPT_DUMP }, { "stats", no_argument, 0, OPT_STATS },
         { "events", no_argument, 0, OPT_EVENTS },
-        { "steady", no_argument, 0, OPT_STEADY },       { "period", required_argument, 0, OPT_PERIOD },
         { "losses", no_argument, 0, OPT_LOSSES },       { "load", required_argument, 0, OPT_LOAD },
         { "progress", no_argument, 0, OPT_PROGRESS },   { "quiet", no_argument, 0, OPT_QUIET },
         { "safe-control", no_argument, 0, OPT_SAFE_CONTROL },
@@ -476,7 +454,9 @@ static int parse_options(int argc, char **argv, cli *C)
 
 static nsc_run_cfg run_cfg(const cli *C, const nsc_search_path *inc)
 {
-    return (nsc_run_cfg){ C->step, C->tstop, C->theta, C->solver, C->save, inc, C->steady, C->period };
+    nsc_run_cfg cfg = C->cfg;
+    cfg.inc = inc;
+    return cfg;
 }
 
 /* A netlist with .step cards: the parameter study (sweep.h), its exit status. */
@@ -535,7 +515,7 @@ static int run_outputs(const job *J, const cli *C, char **outs)
 static nsc_status run_small(job *J, const cli *C)
 {
     const nsc_circuit *c = J->R.c;
-    nsc_small_args a = { C->netlist, C->outpath, C->save, C->fmt, C->plot, C->quiet,
+    nsc_small_args a = { C->netlist, C->outpath, C->cfg.save, C->fmt, C->plot, C->quiet,
                          J->R.o.tstop > 0 || (c->has_ac && c->ndc > 0), J->R.o.tstop > 0, J->R.o.gmin, J->R.o.solver,
                          J->R.steady ? &J->R.o : NULL, J->R.steady ? &J->R.po : NULL };
     nsc_status s = nsc_cli_small(&a, J->R.c, &J->rep);
@@ -782,7 +762,7 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
     }
     if (!s && J->R.W && J->R.W->end == NSC_RUN_COMPLETE && (ckt->has_ac || ckt->ndc)
         && (C->fmt == NSC_FMT_RAW || C->fmt == NSC_FMT_RAWBIN)) {         /* one raw file, every plot */
-        nsc_small_args a = { C->netlist, C->outpath, C->save, C->fmt, C->plot, C->quiet, 1, 1, 0, 0, NULL, NULL };
+        nsc_small_args a = { C->netlist, C->outpath, C->cfg.save, C->fmt, C->plot, C->quiet, 1, 1, 0, 0, NULL, NULL };
         s = nsc_cli_raw_merge(&a, ckt, J->out, ckt->has_tran ? ckt->tran_loc.line : ckt->pss_loc.line, &J->rep);
     }
     if (J->R.W) print_summary(J, C, steady, s);
