@@ -26,7 +26,7 @@ static nsc_status files_of(const nsc_small_args *a, const nsc_circuit *c, const 
                            nsc_report *r)
 {
     memset(F, 0, sizeof *F);
-    const char *ext = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN ? ".raw" : a->fmt == NSC_FMT_CSV ? ".csv" : ".dat";
+    const char *ext = nsc_formats[a->fmt].suffix;
     char *stem = a->outpath ? nsc_strdup(a->outpath) : nsc_stem(a->netlist);
     if (stem && a->outpath) {                                /* the output's name without its suffix */
         char *slash = strrchr(stem, '/'), *dot = strrchr(stem, '.');
@@ -153,9 +153,9 @@ static nsc_status ac_write(const nsc_small_args *a, const nsc_circuit *c, const 
     char **own = NULL;
     nsc_accol *col = ac_columns(c, R, nout, &ncol, &own);
     nsc_status s = col ? NSC_OK : nsc_oom(r);
-    int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;
-    if (!s && raw) s = nsc_write_ac_raw(R, F->out, a->fmt == NSC_FMT_RAWBIN, r);
-    int dat = a->fmt == NSC_FMT_DAT;
+    int raw = nsc_formats[a->fmt].raw;
+    if (!s && raw) s = nsc_write_ac_raw(R, F->out, nsc_formats[a->fmt].binary, r);
+    int dat = nsc_formats[a->fmt].gnuplot;
     if (!s && a->fmt == NSC_FMT_CSV) s = nsc_write_ac_csv(R, col, ncol, F->out, r);
     if (!s && (dat || a->plot)) s = nsc_write_ac_dat(R, col, ncol, dat ? F->out : F->dat, r);
     if (!s && (dat || a->plot)) s = nsc_write_ac_gp(col, ncol, dat ? F->out : F->dat, F->gp, F->png, r);
@@ -174,7 +174,7 @@ static nsc_status run_ac(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
     int np = 0;
     nsc_ac_result *R = NULL;
     nsc_status s = files_of(a, c, ".ac", &F, r);
-    int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;   /* a raw file holds every vector, as ngspice's */
+    int raw = nsc_formats[a->fmt].raw;                        /* a raw file holds every vector, as ngspice's */
     int nout = 0;                                           /* the output probes, before the others */
     if (!s) s = ac_probes(a, c, raw, &p, &np, &nout, r);
     nsc_pss_info pi;
@@ -228,15 +228,16 @@ static nsc_status run_dc(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
     int np = 0;
     nsc_waves *W = NULL;
     nsc_status s = files_of(a, c, ".dc", &F, r);
-    int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;
+    int raw = nsc_formats[a->fmt].raw;
     if (!s) s = dc_probes(a, c, raw, &p, &np, r);
     nsc_status rs = s ? s : nsc_run_dc(c, a->gmin, a->solver, p, np, &W, r);
     if (W && W->nrow > 0) {
-        if (!s && raw) s = nsc_write_dc_raw(W, F.out, a->fmt == NSC_FMT_RAWBIN, r);
-        else if (!s && a->fmt == NSC_FMT_CSV) s = nsc_write_csv(W, F.out, 1, r);
-        if (!s && (a->fmt == NSC_FMT_DAT || a->plot)) s = nsc_write_dat(W, a->fmt == NSC_FMT_DAT ? F.out : F.dat, 1, r);
-        if (!s && (a->fmt == NSC_FMT_DAT || a->plot))    /* the script reads the table just written */
-            s = nsc_write_dc_gp(W, c->ndc, a->fmt == NSC_FMT_DAT ? F.out : F.dat, F.gp, F.png, r);
+        int dat = nsc_formats[a->fmt].gnuplot;
+        if (!s && raw) s = nsc_write_dc_raw(W, F.out, nsc_formats[a->fmt].binary, r);
+        else if (!s && !dat) s = nsc_formats[a->fmt].write(W, F.out, 1, r);   /* csv */
+        if (!s && (dat || a->plot)) s = nsc_write_dat(W, dat ? F.out : F.dat, 1, r);
+        if (!s && (dat || a->plot))                      /* the script reads the table just written */
+            s = nsc_write_dc_gp(W, c->ndc, dat ? F.out : F.dat, F.gp, F.png, r);
         if (!s && a->plot && !rs) s = nsc_render_gp(F.gp, r);
     }
     if (!s && !rs && !a->quiet)
@@ -255,7 +256,7 @@ nsc_status nsc_cli_small(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
 {
     nsc_status s = c->has_ac ? run_ac(a, c, r) : NSC_OK;
     if (!s && c->ndc) s = run_dc(a, c, r);
-    int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;
+    int raw = nsc_formats[a->fmt].raw;
     if (!s && raw && a->several && !a->tran) s = nsc_cli_raw_merge(a, c, NULL, 0, r);   /* .ac and .dc: one file */
     return s;
 }

@@ -310,20 +310,6 @@ static nsc_status report_losses(const nsc_losses *Ls, char *const *load, int nlo
 
 /* ---- writing ---- */
 
-static const char *format_suffix(nsc_format f)
-{
-    return f == NSC_FMT_CSV ? ".csv" : f == NSC_FMT_RAW || f == NSC_FMT_RAWBIN ? ".raw" : ".dat";
-}
-
-static nsc_status write_table(const nsc_waves *W, nsc_format f, const char *path, int threads, nsc_report *r)
-{
-    switch (f) {
-    case NSC_FMT_CSV: return nsc_write_csv(W, path, threads, r);
-    case NSC_FMT_RAW: return nsc_write_raw(W, path, 0, threads, r);
-    case NSC_FMT_RAWBIN: return nsc_write_raw(W, path, 1, threads, r);
-    default: return nsc_write_dat(W, path, threads, r);
-    }
-}
 
 enum { OPT_FORMAT = 256, OPT_PLOT, OPT_PARAM,                  /* the run's options: NSC_RUN_LONGOPTS (cmd.h) */
        OPT_DUMP, OPT_STATS, OPT_EVENTS, OPT_LOSSES, OPT_LOAD, OPT_PROGRESS, OPT_SAFE_CONTROL, OPT_QUIET, OPT_THREADS, OPT_VERSION, OPT_HELP };
@@ -438,17 +424,17 @@ static int parse_options(int argc, char **argv, cli *C)
         if ((st = take_option(C, c, optarg, argv[optind - 1])) >= 0) return st;
     if (optind != argc - 1) return usage_error("%s", optind >= argc ? "no netlist given" : "more than one netlist given");
     C->netlist = argv[optind];
-    const char *fmtname = C->format;
-    if (!fmtname && C->outpath) {
-        const char *dot = strrchr(C->outpath, '.');
-        fmtname = dot && nsc_strieq(dot, ".csv") ? "csv" : dot && nsc_strieq(dot, ".raw") ? "raw" : "dat";
+    int f = C->format ? nsc_format_named(C->format)                       /* -o NAME.csv: csv (out.h) */
+                      : C->outpath ? nsc_format_of_suffix(strrchr(C->outpath, '.')) : NSC_FMT_DAT;
+    if (f < 0 && C->format) {
+        char names[256] = "";
+        for (int k = 0; k < NSC_FMT_N; k++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "", nsc_formats[k].name);
+        char msg[320];
+        snprintf(msg, sizeof msg, "unknown format '%%s' (%s)", names);
+        return usage_error(msg, C->format);
     }
-    static const char *const fn[] = { "dat", "csv", "raw", "rawbin" };
-    static const nsc_format ff[] = { NSC_FMT_DAT, NSC_FMT_CSV, NSC_FMT_RAW, NSC_FMT_RAWBIN };
-    C->fmt = NSC_FMT_DAT;
-    for (int k = 0; fmtname && k < 4; k++)
-        if (nsc_strieq(fmtname, fn[k])) { C->fmt = ff[k]; fmtname = NULL; }
-    if (fmtname) return usage_error("unknown format '%s' (dat, csv, raw, rawbin)", fmtname);
+    C->fmt = f < 0 ? NSC_FMT_DAT : (nsc_format)f;
     return -1;
 }
 
@@ -502,8 +488,8 @@ static int run_outputs(const job *J, const cli *C, char **outs)
 {
     int n = 0;
     outs[n++] = J->out;
-    if (C->plot && C->fmt != NSC_FMT_DAT) outs[n++] = J->dat;
-    if (C->fmt == NSC_FMT_DAT || C->plot) outs[n++] = J->gp;
+    if (C->plot && !nsc_formats[C->fmt].gnuplot) outs[n++] = J->dat;
+    if (nsc_formats[C->fmt].gnuplot || C->plot) outs[n++] = J->gp;
     if (C->plot) outs[n++] = J->png;
     if (J->R.c->nmeas > 0) outs[n++] = J->meas;
     if (C->events) outs[n++] = J->ev;
@@ -527,8 +513,8 @@ static nsc_status run_small(job *J, const cli *C)
  * an element. */
 static nsc_status output_names(job *J, const cli *C)
 {
-    J->out = C->outpath ? nsc_strdup(C->outpath) : default_output(C->netlist, format_suffix(C->fmt));
-    J->dat = C->fmt == NSC_FMT_DAT ? nsc_strdup(J->out) : with_suffix(J->out, ".dat");   /* the data the script plots */
+    J->out = C->outpath ? nsc_strdup(C->outpath) : default_output(C->netlist, nsc_formats[C->fmt].suffix);
+    J->dat = nsc_formats[C->fmt].gnuplot ? nsc_strdup(J->out) : with_suffix(J->out, ".dat");   /* the data the script plots */
     J->gp = with_suffix(J->out, ".gp");
     J->png = with_suffix(J->out, ".png");
     J->meas = with_suffix(J->out, ".meas");
@@ -638,10 +624,10 @@ static nsc_status write_results(job *J, const cli *C, nsc_status s, nsc_report *
     if (!ws && J->stream) ws = nsc_stream_finish(J->stream, W, &streamed, wr);
     nsc_stream_free(J->stream);
     J->stream = NULL;
-    if (!ws && !streamed) ws = write_table(W, C->fmt, J->out, C->threads, wr);
-    int need_dat = C->plot && C->fmt != NSC_FMT_DAT;        /* the script plots a .dat */
+    if (!ws && !streamed) ws = nsc_formats[C->fmt].write(W, J->out, C->threads, wr);
+    int need_dat = C->plot && !nsc_formats[C->fmt].gnuplot;  /* the script plots a .dat */
     if (!ws && need_dat) ws = nsc_write_dat(W, J->dat, C->threads, wr);
-    if (!ws && (C->fmt == NSC_FMT_DAT || C->plot))
+    if (!ws && (nsc_formats[C->fmt].gnuplot || C->plot))
         ws = nsc_write_gp_thin(W, J->dat, J->gp, J->png, C->plot_preview ? NSC_GP_PREVIEW_ROWS : 0, wr);
     if (!ws && C->plot && done) ws = nsc_render_gp(J->gp, wr);
     if (!ws && C->events) ws = nsc_write_events(W, J->ev, wr);
@@ -704,8 +690,8 @@ static void print_summary(const job *J, const cli *C, int steady, nsc_status s)
     if (C->stats) print_stats(st, &J->R.o);
     if (W->end != NSC_RUN_COMPLETE || s) return;
     fprintf(stderr, "nscircuit: wrote %s", J->out);
-    if (C->plot && C->fmt != NSC_FMT_DAT) fprintf(stderr, ", %s", J->dat);
-    if (C->fmt == NSC_FMT_DAT || C->plot) fprintf(stderr, ", %s", J->gp);
+    if (C->plot && !nsc_formats[C->fmt].gnuplot) fprintf(stderr, ", %s", J->dat);
+    if (nsc_formats[C->fmt].gnuplot || C->plot) fprintf(stderr, ", %s", J->gp);
     if (C->plot) fprintf(stderr, ", %s", J->png);
     if (J->wrote_meas) fprintf(stderr, ", %s", J->meas);
     if (C->events) fprintf(stderr, ", %s", J->ev);
@@ -761,7 +747,7 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
         nsc_report_free(&wr);
     }
     if (!s && J->R.W && J->R.W->end == NSC_RUN_COMPLETE && (ckt->has_ac || ckt->ndc)
-        && (C->fmt == NSC_FMT_RAW || C->fmt == NSC_FMT_RAWBIN)) {         /* one raw file, every plot */
+        && nsc_formats[C->fmt].raw) {         /* one raw file, every plot */
         nsc_small_args a = { C->netlist, C->outpath, C->cfg.save, C->fmt, C->plot, C->quiet, 1, 1, 0, 0, NULL, NULL };
         s = nsc_cli_raw_merge(&a, ckt, J->out, ckt->has_tran ? ckt->tran_loc.line : ckt->pss_loc.line, &J->rep);
     }
