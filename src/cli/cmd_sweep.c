@@ -672,9 +672,9 @@ static const char **column_units(const nsc_sweep_args *a, const nsc_circuit *c, 
     if (!u) return NULL;
     for (int k = 0; k < np; k++)
         u[k] = nsc_param_unit(S->deck, a->fixed, a->nfixed, c, S->plan.axis[k].name);
-    int nm = c->nmeas + c->nacmeas;
-    for (int k = 0; k < c->nmeas; k++) u[np + k] = nsc_meas_unit(c, k);
-    for (int k = c->nmeas; k < nm; k++) u[np + k] = nsc_acmeas_unit(&c->acmeas[k - c->nmeas]);
+    int nm = c->job.nmeas + c->job.nacmeas;
+    for (int k = 0; k < c->job.nmeas; k++) u[np + k] = nsc_meas_unit(c, k);
+    for (int k = c->job.nmeas; k < nm; k++) u[np + k] = nsc_acmeas_unit(&c->job.acmeas[k - c->job.nmeas]);
     for (int k = nm; k < S->nmeas; k++) u[np + k] = k == nm ? "1" : "W";
     return u;
 }
@@ -721,9 +721,9 @@ static int study_read(study *S, collect *C)
     nsc_tran_opts o;
     if (!s) s = nsc_run_opts(S->c, &a->cfg, &o, &rep);
     if (!s) s = nsc_run_check(S->c, &a->cfg, &o, 0, &rep);
-    if (!s && S->c->nmeas + S->c->nacmeas == 0)
+    if (!s && S->c->job.nmeas + S->c->job.nacmeas == 0)
         nsc_warn(&rep, NULL, "no .meas cards: the table holds the parameters and the status of each point");
-    if (!s && S->c->has_op) nsc_note(&rep, &S->c->op_loc, "%s", ".op is not run at the points of a sweep");
+    if (!s && S->c->job.has_op) nsc_note(&rep, &S->c->job.op_loc, "%s", ".op is not run at the points of a sweep");
     nsc_print_report(&rep);
     for (int k = 0; !s && k < rep.nwarn; k++) remember(C, rep.warn[k]);
     nsc_report_free(&rep);
@@ -738,10 +738,10 @@ static int study_points(study *S)
     const nsc_sweep_args *a = S->a;
     const nsc_circuit *c = S->c;
     S->steady = nsc_run_steady(c, &a->cfg);
-    int nm = c->nmeas + c->nacmeas;                     /* .meas tran, then .meas ac */
+    int nm = c->job.nmeas + c->job.nacmeas;                     /* .meas tran, then .meas ac */
     S->nmeas = nm + (S->steady ? 2 : 0);
     if (!(S->meas = nsc_calloc((size_t)S->nmeas + 1, sizeof *S->meas))) return 3;
-    for (int k = 0; k < nm; k++) S->meas[k] = k < c->nmeas ? c->meas[k].name : c->acmeas[k - c->nmeas].name;
+    for (int k = 0; k < nm; k++) S->meas[k] = k < c->job.nmeas ? c->job.meas[k].name : c->job.acmeas[k - c->job.nmeas].name;
     for (int k = 0; S->steady && k < 2; k++) S->meas[nm + k] = (char *)steady_cols[k];
     S->shard_k = a->shard_n ? a->shard_k : 1;
     S->shard_n = a->shard_n ? a->shard_n : 1;

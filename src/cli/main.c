@@ -157,13 +157,13 @@ static nsc_status report_meas(const nsc_circuit *c, const nsc_meas_result *res, 
     FILE *f = open_memstream(&text, &len);
     if (!f) return nsc_oom(r);
     fprintf(f, "# .meas results of %s (nscircuit %s)\n", netlist, PACKAGE_VERSION);
-    for (int k = 0; k < c->nmeas; k++) {
+    for (int k = 0; k < c->job.nmeas; k++) {
         if (res[k].ok) {
-            printf("%s = %.9e\n", c->meas[k].name, res[k].value + 0.0);
-            fprintf(f, "%s = %.12e\n", c->meas[k].name, res[k].value + 0.0);
+            printf("%s = %.9e\n", c->job.meas[k].name, res[k].value + 0.0);
+            fprintf(f, "%s = %.12e\n", c->job.meas[k].name, res[k].value + 0.0);
         } else {
-            printf("%s = failed\n", c->meas[k].name);
-            fprintf(f, "%s = failed\n", c->meas[k].name);
+            printf("%s = failed\n", c->job.meas[k].name);
+            fprintf(f, "%s = failed\n", c->job.meas[k].name);
         }
     }
     if (fclose(f)) { free(text); return nsc_oom(r); }
@@ -198,8 +198,8 @@ static nsc_status control_print(const nsc_circuit *c, const nsc_waves *S, const 
 {
     for (int j = 0, k; res && j < o->nvec; j++)
         if ((k = nsc_circuit_meas(c, o->vec[j])) >= 0) {
-            if (res[k].ok) printf("%s = %e\n", c->meas[k].name, res[k].value + 0.0);
-            else printf("%s = failed\n", c->meas[k].name);
+            if (res[k].ok) printf("%s = %e\n", c->job.meas[k].name, res[k].value + 0.0);
+            else printf("%s = failed\n", c->job.meas[k].name);
         }
     return S ? nsc_write_print(S, stdout, r) : NSC_OK;
 }
@@ -241,8 +241,8 @@ static const char *control_refusal(const nsc_circuit *c, const nsc_ctlout *o, ch
 static nsc_status control_outputs(const nsc_circuit *c, const nsc_waves *W, const nsc_meas_result *res, int nout,
                                   char *const *outs, int nouts, const char *netlist, int safe, nsc_report *r)
 {
-    for (int k = 0; k < c->nctlout; k++) {
-        const nsc_ctlout *o = &c->ctlout[k];
+    for (int k = 0; k < c->job.nctlout; k++) {
+        const nsc_ctlout *o = &c->job.ctlout[k];
         const char *cmd = o->print ? "print" : o->raw ? "write" : "wrdata";
         char buf[PATH_MAX + 128];
         const char *no = o->print ? NULL : control_refusal(c, o, outs, nouts, netlist, safe, buf, sizeof buf, r);
@@ -267,7 +267,7 @@ static nsc_status control_outputs(const nsc_circuit *c, const nsc_waves *W, cons
         }
         nsc_status s = !S ? nsc_oom(&wr)
                      : o->raw ? nsc_write_raw(S, o->path, 0, 1, &wr)
-                              : nsc_write_wrdata(S, c->ctl_singlescale, c->ctl_vecnames, o->path, &wr);
+                              : nsc_write_wrdata(S, c->job.ctl_singlescale, c->job.ctl_vecnames, o->path, &wr);
         const char *why = wr.error ? wr.error : "error", *pre = "nscircuit: error: ";
         if (!strncmp(why, pre, strlen(pre))) why += strlen(pre);
         if (s) nsc_warn(r, &o->loc, "%s %s not written: %s", cmd, o->path, why);
@@ -491,7 +491,7 @@ static int run_outputs(const job *J, const cli *C, char **outs)
     if (C->plot && !nsc_formats[C->fmt].gnuplot) outs[n++] = J->dat;
     if (nsc_formats[C->fmt].gnuplot || C->plot) outs[n++] = J->gp;
     if (C->plot) outs[n++] = J->png;
-    if (J->R.c->nmeas > 0) outs[n++] = J->meas;
+    if (J->R.c->job.nmeas > 0) outs[n++] = J->meas;
     if (C->events) outs[n++] = J->ev;
     if (C->losses) outs[n++] = J->loss;
     return n;
@@ -502,7 +502,7 @@ static nsc_status run_small(job *J, const cli *C)
 {
     const nsc_circuit *c = J->R.c;
     nsc_small_args a = { C->netlist, C->outpath, C->cfg.save, C->fmt, C->plot, C->quiet,
-                         J->R.o.tstop > 0 || (c->has_ac && c->ndc > 0), J->R.o.tstop > 0, J->R.o.gmin, J->R.o.solver,
+                         J->R.o.tstop > 0 || (c->job.has_ac && c->job.ndc > 0), J->R.o.tstop > 0, J->R.o.gmin, J->R.o.solver,
                          J->R.steady ? &J->R.o : NULL, J->R.steady ? &J->R.po : NULL };
     nsc_status s = nsc_cli_small(&a, J->R.c, &J->rep);
     nsc_flush_warnings(&J->rep, C->quiet);
@@ -584,7 +584,7 @@ static nsc_status run_analysis(job *J, const cli *C, int steady)
         J->R.o.progress = progress_draw;
         J->R.o.progress_ctx = &prog;
     }
-    if (!J->R.c->nxcol && (J->stream = nsc_stream_new(J->out, C->fmt, J->R.nout + 1, C->threads))) {
+    if (!J->R.c->job.nxcol && (J->stream = nsc_stream_new(J->out, C->fmt, J->R.nout + 1, C->threads))) {
         J->R.o.rows = nsc_stream_rows;                       /* rows written while computed */
         J->R.o.rows_ctx = J->stream;
         J->C = C;
@@ -607,18 +607,18 @@ static nsc_status write_results(job *J, const cli *C, nsc_status s, nsc_report *
     nsc_circuit *ckt = J->R.c;
     nsc_waves *W;
     int done = J->R.W->end == NSC_RUN_COMPLETE;
-    nsc_status ws = ckt->nxcol ? nsc_meas_derive(ckt, &J->R.W, &J->R.nout, wr) : NSC_OK;   /* .print {expr}, P() */
+    nsc_status ws = ckt->job.nxcol ? nsc_meas_derive(ckt, &J->R.W, &J->R.nout, wr) : NSC_OK;   /* .print {expr}, P() */
     W = J->R.W;
-    if (!ws && ckt->nmeas > 0 && done) {
+    if (!ws && ckt->job.nmeas > 0 && done) {
         ws = nsc_run_measure(&J->R, wr);
         if (!ws) ws = report_meas(ckt, J->R.mres, C->netlist, J->meas, wr);
         J->wrote_meas = !ws;
-    } else if (ckt->nmeas > 0)
-        nsc_warn(wr, &ckt->meas_loc, ".meas not evaluated: the run did not complete");
+    } else if (ckt->job.nmeas > 0)
+        nsc_warn(wr, &ckt->job.meas_loc, ".meas not evaluated: the run did not complete");
     char *outs[7];
     int nouts = run_outputs(J, C, outs);
     if (!ws && done) ws = control_outputs(ckt, W, J->R.mres, J->R.nout, outs, nouts, C->netlist, C->safe_control, wr);
-    if (!ws && done && ckt->nfour) ws = nsc_cli_four(ckt, W, J->out, wr);  /* .four (cmd_small.c) */
+    if (!ws && done && ckt->job.nfour) ws = nsc_cli_four(ckt, W, J->out, wr);  /* .four (cmd_small.c) */
     nsc_waves_keep(W, J->R.nout + 1);                       /* drop the columns only .meas reads */
     int streamed = 0;
     if (!ws && J->stream) ws = nsc_stream_finish(J->stream, W, &streamed, wr);
@@ -708,8 +708,8 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
     nsc_status s = nsc_run_setup(&J->R, &cfg, &J->rep);
     if (s) return s;
     int steady = J->R.steady;
-    C->plot_preview = !C->plot && ckt->ctl_plot;              /* a batch run's plot: a cheap preview */
-    C->plot |= ckt->ctl_plot;                                 /* a .control block's plot: the PNG */
+    C->plot_preview = !C->plot && ckt->job.ctl_plot;              /* a batch run's plot: a cheap preview */
+    C->plot |= ckt->job.ctl_plot;                                 /* a .control block's plot: the PNG */
     if (C->dumpdir) {
         nsc_lcs *L = NULL;
         if (!(s = nsc_lcs_assemble(ckt, NSC_ASM_TRAN, J->R.o.gmin, &L, &J->rep))) s = nsc_lcs_dump(L, C->dumpdir, &J->rep);
@@ -718,11 +718,11 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
         return s;
     }
     if ((s = nsc_run_check(ckt, &cfg, &J->R.o, 1, &J->rep))) return s;
-    if (ckt->has_op && (s = run_op(J, C))) return s;
-    if ((ckt->has_ac || ckt->ndc) && (s = run_small(J, C))) return s;   /* .ac, .dc (cmd_small.c) */
+    if (ckt->job.has_op && (s = run_op(J, C))) return s;
+    if ((ckt->job.has_ac || ckt->job.ndc) && (s = run_small(J, C))) return s;   /* .ac, .dc (cmd_small.c) */
     if (J->R.o.tstop <= 0) {
-        if (ckt->nmeas > 0) nsc_warn(&J->rep, &ckt->meas_loc, ".meas tran ignored: no transient analysis");
-        if (ckt->nfour > 0) nsc_warn(&J->rep, &ckt->four[0].loc, ".four ignored: no transient analysis");
+        if (ckt->job.nmeas > 0) nsc_warn(&J->rep, &ckt->job.meas_loc, ".meas tran ignored: no transient analysis");
+        if (ckt->job.nfour > 0) nsc_warn(&J->rep, &ckt->job.four[0].loc, ".four ignored: no transient analysis");
         return NSC_OK;
     }
     J->R.o.stop = &stop_flag;
@@ -746,10 +746,10 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
             fprintf(stderr, "%s\n", wr.error ? wr.error : "write failed");
         nsc_report_free(&wr);
     }
-    if (!s && J->R.W && J->R.W->end == NSC_RUN_COMPLETE && (ckt->has_ac || ckt->ndc)
+    if (!s && J->R.W && J->R.W->end == NSC_RUN_COMPLETE && (ckt->job.has_ac || ckt->job.ndc)
         && nsc_formats[C->fmt].raw) {         /* one raw file, every plot */
         nsc_small_args a = { C->netlist, C->outpath, C->cfg.save, C->fmt, C->plot, C->quiet, 1, 1, 0, 0, NULL, NULL };
-        s = nsc_cli_raw_merge(&a, ckt, J->out, ckt->has_tran ? ckt->tran_loc.line : ckt->pss_loc.line, &J->rep);
+        s = nsc_cli_raw_merge(&a, ckt, J->out, ckt->job.has_tran ? ckt->job.tran_loc.line : ckt->job.pss_loc.line, &J->rep);
     }
     if (J->R.W) print_summary(J, C, steady, s);
     return s;
@@ -779,7 +779,7 @@ int main(int argc, char **argv)
     nsc_status s = inc ? nsc_deck_read(C.netlist, inc, &J.deck, &J.rep)
                        : nsc_oom(&J.rep);
     if (!s) s = nsc_run_circuit(&J.R, J.deck, C.ov, C.nov, &J.rep);
-    if (!s && J.R.c->nstep > 0 && !C.dumpdir) {               /* a parameter study, of the deck read */
+    if (!s && J.R.c->job.nstep > 0 && !C.dumpdir) {               /* a parameter study, of the deck read */
         nsc_deck *deck = J.deck;
         J.deck = NULL;
         job_free(&J);                                         /* (its warnings come again from the study) */
