@@ -178,6 +178,7 @@ void nsc_run_free(nsc_run *R)
 {
     nsc_waves_free(R->W);
     nsc_waves_free(R->Wm);
+    nsc_waves_free(R->op);
     nsc_waves_probes_free(R->probes, R->nprobe);
     if (R->mres) nsc_meas_results_free(R->mres, R->c->job.nmeas);
     free(R->mres);
@@ -321,14 +322,45 @@ static nsc_status run_tran_fitted(nsc_run *R, nsc_report *r)
     }
 }
 
-nsc_status nsc_run_analysis(nsc_run *R, nsc_report *r)
+nsc_status nsc_run_op(nsc_run *R, nsc_report *r)
 {
-    if (R->steady) return nsc_run_pss(R->c, &R->o, &R->po, R->probes, R->nprobe, &R->W, &R->st, &R->pinfo, r);
+    nsc_probe *dp = NULL;
+    int ndp = 0;
+    nsc_status s = nsc_waves_probes_default(R->c, &dp, &ndp, r);    /* nodes, then i(v) i(l) i(d) */
+    if (!s) s = nsc_stepper_op(R->c, R->o.gmin, R->o.solver, dp, ndp, &R->op, r);
+    nsc_waves_probes_free(dp, ndp);
+    return s;
+}
+
+static nsc_status run_pss(nsc_run *R, nsc_report *r)
+{
+    return nsc_run_pss(R->c, &R->o, &R->po, R->probes, R->nprobe, &R->W, &R->st, &R->pinfo, r);
+}
+
+static nsc_status run_tran(nsc_run *R, nsc_report *r)
+{
     nsc_waves **steps = R->o.steps;                    /* rows on the tstep grid: .meas on the steps */
     if (R->c->job.nmeas > 0 && (!R->o.adaptive || R->o.interp)) R->o.steps = &R->Wm;
     nsc_status s = run_tran_fitted(R, r);
     R->o.steps = steps;
     return s;
+}
+
+static int asks_op(const nsc_run *R) { return R->c->job.has_op; }
+static int asks_small(const nsc_run *R) { return R->c->job.has_ac || R->c->job.ndc; }
+static int asks_pss(const nsc_run *R) { return R->steady && R->o.tstop > 0; }
+static int asks_tran(const nsc_run *R) { return !R->steady && R->o.tstop > 0; }
+
+const nsc_analysis nsc_analyses[NSC_AN_N] = {
+    [NSC_AN_OP] = { "op", asks_op, nsc_run_op },
+    [NSC_AN_SMALL] = { "ac/dc", asks_small, NULL },
+    [NSC_AN_PSS] = { "pss", asks_pss, run_pss },
+    [NSC_AN_TRAN] = { "tran", asks_tran, run_tran },
+};
+
+nsc_status nsc_run_analysis(nsc_run *R, nsc_report *r)
+{
+    return nsc_analyses[R->steady ? NSC_AN_PSS : NSC_AN_TRAN].run(R, r);
 }
 
 nsc_status nsc_run_measure(nsc_run *R, nsc_report *r)

@@ -466,19 +466,14 @@ static int run_study(const cli *C, const nsc_search_path *inc, const nsc_deck *d
     return st;
 }
 
-/* .op: the operating point printed on stdout. */
+/* .op: the operating point (run.c's line) printed on stdout. */
 static nsc_status run_op(job *J, const cli *C)
 {
-    nsc_waves *O = NULL;
-    nsc_probe *dp = NULL;
-    int ndp = 0;
-    nsc_status s = nsc_waves_probes_default(J->R.c, &dp, &ndp, &J->rep);    /* nodes, then i(v) i(l) i(d) */
-    if (!s) s = nsc_stepper_op(J->R.c, J->R.o.gmin, J->R.o.solver, dp, ndp, &O, &J->rep);
-    nsc_waves_probes_free(dp, ndp);
+    nsc_status s = nsc_analyses[NSC_AN_OP].run(&J->R, &J->rep);
     if (s) return s;
+    const nsc_waves *O = J->R.op;
     printf("operating point of %s\n", C->netlist);
     for (int k = 1; k < O->ncol; k++) printf("  %-20s = % .10e\n", O->name[k], O->v[k]);
-    nsc_waves_free(O);
     return nsc_stdout_status(&J->rep);
 }
 
@@ -718,9 +713,10 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
         return s;
     }
     if ((s = nsc_run_check(ckt, &cfg, &J->R.o, 1, &J->rep))) return s;
-    if (ckt->job.has_op && (s = run_op(J, C))) return s;
-    if ((ckt->job.has_ac || ckt->job.ndc) && (s = run_small(J, C))) return s;   /* .ac, .dc (cmd_small.c) */
-    if (J->R.o.tstop <= 0) {
+    /* the analyses in nsc_analyses' order (run.h): .op, .ac/.dc, then the steady state or the transient */
+    if (nsc_analyses[NSC_AN_OP].asked(&J->R) && (s = run_op(J, C))) return s;
+    if (nsc_analyses[NSC_AN_SMALL].asked(&J->R) && (s = run_small(J, C))) return s;   /* (cmd_small.c) */
+    if (!nsc_analyses[NSC_AN_PSS].asked(&J->R) && !nsc_analyses[NSC_AN_TRAN].asked(&J->R)) {
         if (ckt->job.nmeas > 0) nsc_warn(&J->rep, &ckt->job.meas_loc, ".meas tran ignored: no transient analysis");
         if (ckt->job.nfour > 0) nsc_warn(&J->rep, &ckt->job.four[0].loc, ".four ignored: no transient analysis");
         return NSC_OK;
