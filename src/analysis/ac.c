@@ -235,7 +235,7 @@ nsc_status nsc_ac_result_new(const nsc_circuit *c, const nsc_probe *p, int np, n
     nsc_ac_result *R = nsc_calloc(1, sizeof *R);
     if (!R) return nsc_oom(r);
     *out = R;
-    nsc_status s = nsc_ac_freqs(&c->ac, &R->f, &R->nf, r);
+    nsc_status s = nsc_ac_freqs(&c->job.ac, &R->f, &R->nf, r);
     if (s) return s;
     R->re = nsc_calloc((size_t)R->nf * (size_t)np + 1, sizeof(double));
     R->im = nsc_calloc((size_t)R->nf * (size_t)np + 1, sizeof(double));

@@ -108,9 +108,9 @@ static void acmeas_one(const nsc_ac_result *R, const nsc_acmeas *m, nsc_meas_res
 
 void nsc_acmeas_eval(const nsc_circuit *c, const nsc_ac_result *R, nsc_meas_result *res)
 {
-    for (int q = 0; q < c->nacmeas; q++) {
+    for (int q = 0; q < c->job.nacmeas; q++) {
         memset(&res[q], 0, sizeof res[q]);
-        acmeas_one(R, &c->acmeas[q], &res[q]);
+        acmeas_one(R, &c->job.acmeas[q], &res[q]);
     }
 }
 
@@ -119,9 +119,9 @@ void nsc_acmeas_eval(const nsc_circuit *c, const nsc_ac_result *R, nsc_meas_resu
 static nsc_status acmeas_probes(const nsc_circuit *c, nsc_probe **p, int *np, nsc_report *r)
 {
     *np = 0;
-    if (!(*p = nsc_calloc(4 * (size_t)c->nacmeas + 1, sizeof **p))) return nsc_oom(r);
-    for (int k = 0; k < 4 * c->nacmeas; k++) {
-        const nsc_acout *o = k / 2 % 2 ? &c->acmeas[k / 4].when : &c->acmeas[k / 4].sig;
+    if (!(*p = nsc_calloc(4 * (size_t)c->job.nacmeas + 1, sizeof **p))) return nsc_oom(r);
+    for (int k = 0; k < 4 * c->job.nacmeas; k++) {
+        const nsc_acout *o = k / 2 % 2 ? &c->job.acmeas[k / 4].when : &c->job.acmeas[k / 4].sig;
         const nsc_probe *q = k % 2 ? &o->den : &o->p;
         int dup = !q->name;                                     /* a measure without a WHEN or a FIND */
         for (int j = 0; !dup && j < *np; j++) dup = !strcmp((*p)[j].name, q->name);
@@ -136,8 +136,8 @@ static nsc_status acmeas_probes(const nsc_circuit *c, nsc_probe **p, int *np, ns
 nsc_status nsc_acmeas_run(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_pss_opts *po, double *val,
                           nsc_report *r)
 {
-    for (int k = 0; k < c->nacmeas; k++) val[k] = NAN;
-    if (!c->has_ac || c->nacmeas == 0) return NSC_OK;
+    for (int k = 0; k < c->job.nacmeas; k++) val[k] = NAN;
+    if (!c->job.has_ac || c->job.nacmeas == 0) return NSC_OK;
     nsc_probe *p = NULL;
     int np = 0;
     nsc_ac_result *R = NULL;
@@ -145,13 +145,13 @@ nsc_status nsc_acmeas_run(const nsc_circuit *c, const nsc_tran_opts *o, const ns
     nsc_meas_result *res = NULL;
     nsc_status s = acmeas_probes(c, &p, &np, r);
     if (!s) s = po ? nsc_run_pac(c, o, po, p, np, &R, &info, r) : nsc_run_ac(c, o->gmin, o->solver, p, np, &R, r);
-    if (!s && !(res = nsc_calloc((size_t)c->nacmeas + 1, sizeof *res))) s = nsc_oom(r);
+    if (!s && !(res = nsc_calloc((size_t)c->job.nacmeas + 1, sizeof *res))) s = nsc_oom(r);
     if (!s) {
         nsc_acmeas_eval(c, R, res);
-        for (int k = 0; k < c->nacmeas; k++)
+        for (int k = 0; k < c->job.nacmeas; k++)
             if (res[k].ok) val[k] = res[k].value + 0.0;
-            else nsc_warn(r, &c->acmeas[k].loc, ".meas %s failed: %s", c->acmeas[k].name, res[k].why ? res[k].why : "");
-        nsc_meas_results_free(res, c->nacmeas);
+            else nsc_warn(r, &c->job.acmeas[k].loc, ".meas %s failed: %s", c->job.acmeas[k].name, res[k].why ? res[k].why : "");
+        nsc_meas_results_free(res, c->job.nacmeas);
     }
     free(res);
     nsc_ac_result_free(R);

@@ -30,16 +30,16 @@ static const char *dc_scale_name(const nsc_circuit *c, int el)
 /* The table: the sweep column(s) then the probes. */
 static nsc_status dc_table(const nsc_circuit *c, const nsc_probe *p, int np, nsc_waves **out, nsc_report *r)
 {
-    int outer = c->ndc > 1;
+    int outer = c->job.ndc > 1;
     char **names = nsc_calloc((size_t)np + 2, sizeof *names);
     if (!names) return nsc_oom(r);
-    char *oname = outer ? nsc_asprintf("sweep(%s)", c->el[c->dc[1].el].name) : NULL;
+    char *oname = outer ? nsc_asprintf("sweep(%s)", c->el[c->job.dc[1].el].name) : NULL;
     if (outer) names[0] = oname;
     for (int k = 0; k < np; k++) names[outer + k] = p[k].name;
     nsc_waves *W = (!outer || oname) ? nsc_waves_new(names, np + outer, c->title) : NULL;
     free(oname);
     free(names);
-    char *scale = nsc_strdup(dc_scale_name(c, c->dc[0].el));
+    char *scale = nsc_strdup(dc_scale_name(c, c->job.dc[0].el));
     if (!W || !scale) {
         nsc_waves_free(W);
         free(scale);
@@ -123,23 +123,23 @@ static nsc_status dc_point(dc_run *D, int first, const double *x, int nx, nsc_wa
 static nsc_status dc_points(dc_run *D, nsc_waves *W, nsc_report *r)
 {
     nsc_circuit *c = D->c;
-    int n0 = nsc_dc_count(&c->dc[0]), n1 = c->ndc > 1 ? nsc_dc_count(&c->dc[1]) : 1;
-    int resist = c->el[c->dc[0].el].kind == NSC_EL_R || (c->ndc > 1 && c->el[c->dc[1].el].kind == NSC_EL_R);
+    int n0 = nsc_dc_count(&c->job.dc[0]), n1 = c->job.ndc > 1 ? nsc_dc_count(&c->job.dc[1]) : 1;
+    int resist = c->el[c->job.dc[0].el].kind == NSC_EL_R || (c->job.ndc > 1 && c->el[c->job.dc[1].el].kind == NSC_EL_R);
     double *row = nsc_calloc((size_t)W->ncol + 1, sizeof *row);
     if (!row) return nsc_oom(r);
     nsc_status s = NSC_OK;
     for (int o = 0; !s && o < n1; o++)
         for (int i = 0; !s && i < n0; i++) {
-            double x[2] = { c->dc[0].start + i * c->dc[0].step, c->ndc > 1 ? c->dc[1].start + o * c->dc[1].step : 0 };
-            *dc_target(c, c->dc[0].el) = x[0];
-            if (c->ndc > 1) *dc_target(c, c->dc[1].el) = x[1];
+            double x[2] = { c->job.dc[0].start + i * c->job.dc[0].step, c->job.ndc > 1 ? c->job.dc[1].start + o * c->job.dc[1].step : 0 };
+            *dc_target(c, c->job.dc[0].el) = x[0];
+            if (c->job.ndc > 1) *dc_target(c, c->job.dc[1].el) = x[1];
             if (resist || !D->L) s = dc_build(D, r);         /* a resistance is in A: assemble again */
-            if (!s) s = dc_point(D, o == 0 && i == 0, x, c->ndc, W, row, r);
-            if (s == NSC_ESIM && c->ndc > 1)
-                nsc_warn(r, &c->dc[0].loc, ".dc stopped at %s = %g, %s = %g", c->el[c->dc[0].el].name, x[0],
-                         c->el[c->dc[1].el].name, x[1]);
+            if (!s) s = dc_point(D, o == 0 && i == 0, x, c->job.ndc, W, row, r);
+            if (s == NSC_ESIM && c->job.ndc > 1)
+                nsc_warn(r, &c->job.dc[0].loc, ".dc stopped at %s = %g, %s = %g", c->el[c->job.dc[0].el].name, x[0],
+                         c->el[c->job.dc[1].el].name, x[1]);
             else if (s == NSC_ESIM)
-                nsc_warn(r, &c->dc[0].loc, ".dc stopped at %s = %g", c->el[c->dc[0].el].name, x[0]);
+                nsc_warn(r, &c->job.dc[0].loc, ".dc stopped at %s = %g", c->el[c->job.dc[0].el].name, x[0]);
         }
     free(row);
     return s;
@@ -149,7 +149,7 @@ nsc_status nsc_run_dc(nsc_circuit *c, double gmin, nsc_solver solver, const nsc_
                       nsc_waves **out, nsc_report *r)
 {
     *out = NULL;
-    double keep[2] = { *dc_target(c, c->dc[0].el), c->ndc > 1 ? *dc_target(c, c->dc[1].el) : 0 };
+    double keep[2] = { *dc_target(c, c->job.dc[0].el), c->job.ndc > 1 ? *dc_target(c, c->job.dc[1].el) : 0 };
     nsc_waves *W = NULL;
     nsc_status s = dc_table(c, p, np, &W, r);
     dc_run D;
@@ -163,8 +163,8 @@ nsc_status nsc_run_dc(nsc_circuit *c, double gmin, nsc_solver solver, const nsc_
     dc_release(&D);
     free(D.sw);
     free(D.last);
-    if (c->ndc > 1) *dc_target(c, c->dc[1].el) = keep[1];
-    *dc_target(c, c->dc[0].el) = keep[0];
+    if (c->job.ndc > 1) *dc_target(c, c->job.dc[1].el) = keep[1];
+    *dc_target(c, c->job.dc[0].el) = keep[0];
     if (s && W) {
         W->end = NSC_RUN_FAILED;
         W->end_msg = nsc_end_msg(r, "no operating point");

@@ -41,7 +41,7 @@ static double T(evalctx *E, long i)
 static double Y(evalctx *E, const nsc_msig *s, long i)
 {
     const double *row = nsc_wcur_row(&E->cur, i);
-    for (int k = 0; k < E->c->nmeas_probe; k++) E->pv[k] = row[E->col[k]];
+    for (int k = 0; k < E->c->job.nmeas_probe; k++) E->pv[k] = row[E->col[k]];
     return run(s, row[0], E->pv, E->mv, E->stack);
 }
 
@@ -271,9 +271,9 @@ nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_resu
 {
     evalctx E = { c, W, { 0 }, NULL, NULL, NULL, NULL };
     int maxcode = 1;
-    for (int k = 0; k < c->nmeas; k++) {
+    for (int k = 0; k < c->job.nmeas; k++) {
         memset(&res[k], 0, sizeof res[k]);
-        const nsc_meas *m = &c->meas[k];
+        const nsc_meas *m = &c->job.meas[k];
         const nsc_msig *sg[] = { &m->sig, &m->trig.sig, &m->targ.sig };
         for (int j = 0; j < 3; j++) {                  /* the stack: the deepest program's */
             int d = nsc_xdepth(sg[j]->code, sg[j]->ncode);
@@ -281,30 +281,30 @@ nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_resu
         }
     }
     if (W->nrow < 1) return nsc_err(r, NSC_EUSAGE, NULL, "no rows to measure");
-    E.col = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof(int));
-    E.pv = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof(double));
+    E.col = nsc_calloc((size_t)c->job.nmeas_probe + 1, sizeof(int));
+    E.pv = nsc_calloc((size_t)c->job.nmeas_probe + 1, sizeof(double));
     E.stack = nsc_calloc((size_t)maxcode, sizeof(double));
-    E.mv = nsc_calloc((size_t)c->nmeas + 1, sizeof(double));
+    E.mv = nsc_calloc((size_t)c->job.nmeas + 1, sizeof(double));
     nsc_status s = NSC_OK;
     if (nsc_wcur_init(&E.cur, W) || !E.col || !E.pv || !E.stack || !E.mv) { s = nsc_oom(r); goto done; }
-    for (int k = 0; k < c->nmeas; k++) E.mv[k] = NAN;
-    for (int k = 0; k < c->nmeas_probe; k++)
-        if ((E.col[k] = nsc_waves_col(W, c->meas_probe[k].name)) < 1) {
-            s = nsc_err(r, NSC_EUSAGE, NULL, ".meas: no column %s in the waveform table", c->meas_probe[k].name);
+    for (int k = 0; k < c->job.nmeas; k++) E.mv[k] = NAN;
+    for (int k = 0; k < c->job.nmeas_probe; k++)
+        if ((E.col[k] = nsc_waves_col(W, c->job.meas_probe[k].name)) < 1) {
+            s = nsc_err(r, NSC_EUSAGE, NULL, ".meas: no column %s in the waveform table", c->job.meas_probe[k].name);
             goto done;
         }
     double T = source_period(c), a, b;
-    for (int k = 0; k < c->nmeas; k++) {
-        const nsc_meas *m = &c->meas[k];
+    for (int k = 0; k < c->job.nmeas; k++) {
+        const nsc_meas *m = &c->job.meas[k];
         if ((s = one(&E, m, &res[k]))) { s = nsc_oom(r); goto done; }
         E.mv[k] = res[k].ok ? res[k].value : NAN;
         if (res[k].ok && m->type >= NSC_MEAS_AVG && m->type <= NSC_MEAS_MAX_AT && window(m, &E, &a, &b))
             steady_check(m, &E, b, T, r);
     }
-    for (int k = 0; k < c->nmeas; k++)                 /* PARAM=: again, with every measure known (a */
-        if (c->meas[k].type == NSC_MEAS_PARAM) {       /* name measured twice is its last value, as ngspice) */
+    for (int k = 0; k < c->job.nmeas; k++)                 /* PARAM=: again, with every measure known (a */
+        if (c->job.meas[k].type == NSC_MEAS_PARAM) {       /* name measured twice is its last value, as ngspice) */
             free(res[k].why);
-            if ((s = one(&E, &c->meas[k], &res[k]))) { s = nsc_oom(r); goto done; }
+            if ((s = one(&E, &c->job.meas[k], &res[k]))) { s = nsc_oom(r); goto done; }
             E.mv[k] = res[k].ok ? res[k].value : NAN;
         }
     if (E.cur.err) s = nsc_waves_read_error(W, E.cur.err, r);
@@ -320,14 +320,14 @@ done:
 void nsc_meas_steady_windows(nsc_circuit *c, nsc_report *r)
 {
     int first = -1;
-    for (int k = 0; k < c->nmeas; k++) {
-        nsc_meas *m = &c->meas[k];
+    for (int k = 0; k < c->job.nmeas; k++) {
+        nsc_meas *m = &c->job.meas[k];
         if (first < 0 && (m->from > -INFINITY || m->to < INFINITY)) first = k;
         m->from = -INFINITY;
         m->to = INFINITY;
     }
     if (first >= 0)
-        nsc_note(r, &c->meas[first].loc, ".meas windows (FROM=, TO=) are replaced by the steady periods written");
+        nsc_note(r, &c->job.meas[first].loc, ".meas windows (FROM=, TO=) are replaced by the steady periods written");
 }
 
 /* The columns of the derived table: map[d] (d = 1 .. nc-1) is the column of W
@@ -339,9 +339,9 @@ static void derive_map(const nsc_circuit *c, const nsc_waves *W, int no, int *ma
 {
     int d = 1;
     for (int j = 0; j <= no; j++) {
-        for (int k = 0; k < c->nxcol; k++)
-            if (c->xcol[k].pos >= 0 && (c->xcol[k].pos < no ? c->xcol[k].pos : no) == j) {
-                names[d - 1] = c->xcol[k].name;
+        for (int k = 0; k < c->job.nxcol; k++)
+            if (c->job.xcol[k].pos >= 0 && (c->job.xcol[k].pos < no ? c->job.xcol[k].pos : no) == j) {
+                names[d - 1] = c->job.xcol[k].name;
                 map[d++] = -(k + 1);
             }
         if (j < no) {
@@ -353,9 +353,9 @@ static void derive_map(const nsc_circuit *c, const nsc_waves *W, int no, int *ma
         names[d - 1] = W->name[k];
         map[d++] = k;
     }
-    for (int k = 0; k < c->nxcol; k++)              /* pos < 0: a .control let, not an output */
-        if (c->xcol[k].pos < 0) {
-            names[d - 1] = c->xcol[k].name;
+    for (int k = 0; k < c->job.nxcol; k++)              /* pos < 0: a .control let, not an output */
+        if (c->job.xcol[k].pos < 0) {
+            names[d - 1] = c->job.xcol[k].name;
             map[d++] = -(k + 1);
         }
 }
@@ -366,20 +366,20 @@ typedef struct nonfinite { long n; double t; } nonfinite;
 nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_report *r)
 {
     const nsc_waves *W = *Wp;
-    int nx = c->nxcol, no = *nout, nc = W->ncol + nx, maxc = 1;
+    int nx = c->job.nxcol, no = *nout, nc = W->ncol + nx, maxc = 1;
     for (int k = 0; k < nx; k++) {
-        int d = nsc_xdepth(c->xcol[k].sig.code, c->xcol[k].sig.ncode);
+        int d = nsc_xdepth(c->job.xcol[k].sig.code, c->job.xcol[k].sig.ncode);
         maxc = d > maxc ? d : maxc;
     }
     char **names = nsc_calloc((size_t)nc, sizeof *names);
-    int *col = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof *col), *map = nsc_calloc((size_t)nc, sizeof *map);
-    double *pv = nsc_calloc((size_t)c->nmeas_probe + 1, sizeof *pv), *stack = nsc_calloc((size_t)maxc + 1, sizeof *stack);
+    int *col = nsc_calloc((size_t)c->job.nmeas_probe + 1, sizeof *col), *map = nsc_calloc((size_t)nc, sizeof *map);
+    double *pv = nsc_calloc((size_t)c->job.nmeas_probe + 1, sizeof *pv), *stack = nsc_calloc((size_t)maxc + 1, sizeof *stack);
     double *row = nsc_calloc((size_t)nc, sizeof *row);
     nonfinite *bad = nsc_calloc((size_t)nx + 1, sizeof *bad);
     nsc_status st = names && col && map && pv && stack && row && bad ? NSC_OK : nsc_oom(r);
-    for (int k = 0; !st && k < c->nmeas_probe; k++)
-        if ((col[k] = nsc_waves_col(W, c->meas_probe[k].name)) < 0)
-            st = nsc_err(r, NSC_EUSAGE, NULL, "derived column: %s is not recorded", c->meas_probe[k].name);
+    for (int k = 0; !st && k < c->job.nmeas_probe; k++)
+        if ((col[k] = nsc_waves_col(W, c->job.meas_probe[k].name)) < 0)
+            st = nsc_err(r, NSC_EUSAGE, NULL, "derived column: %s is not recorded", c->job.meas_probe[k].name);
     nsc_waves *D = NULL;
     if (!st) {
         derive_map(c, W, no, map, names);
@@ -390,12 +390,12 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_
     if (nsc_wcur_init(&cur, W) && !st) st = nsc_oom(r);
     for (int i = 0; !st && i < W->nrow; i++) {
         const double *src = nsc_wcur_row(&cur, i);
-        for (int k = 0; k < c->nmeas_probe; k++) pv[k] = src[col[k]];
+        for (int k = 0; k < c->job.nmeas_probe; k++) pv[k] = src[col[k]];
         row[0] = src[0];
         for (int d = 1; d < nc; d++) {
             if (map[d] > 0) { row[d] = src[map[d]]; continue; }
             nonfinite *b = &bad[-map[d] - 1];
-            row[d] = run(&c->xcol[-map[d] - 1].sig, src[0], pv, NULL, stack);
+            row[d] = run(&c->job.xcol[-map[d] - 1].sig, src[0], pv, NULL, stack);
             if (!isfinite(row[d]) && b->n++ == 0) b->t = row[0];
         }
         if (nsc_waves_add(D, row)) st = nsc_waves_add_error(D, r);
@@ -413,12 +413,12 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_
         (*Wp)->nev = (*Wp)->capev = 0;
         nsc_waves_free(*Wp);
         *Wp = D;
-        for (int k = 0; k < nx; k++) no += c->xcol[k].pos >= 0;
+        for (int k = 0; k < nx; k++) no += c->job.xcol[k].pos >= 0;
         *nout = no;
         for (int k = 0; k < nx; k++)
             if (bad[k].n)
                 nsc_warn(r, NULL, "column %s is not finite (NaN or infinite) in %ld of %d rows, the first at t=%.9g s",
-                         c->xcol[k].name, bad[k].n, D->nrow, bad[k].t);   /* (W is freed: D's rows) */
+                         c->job.xcol[k].name, bad[k].n, D->nrow, bad[k].t);   /* (W is freed: D's rows) */
     } else
         nsc_waves_free(D);
     free(names); free(col); free(map); free(pv); free(stack); free(row); free(bad);

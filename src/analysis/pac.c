@@ -272,11 +272,11 @@ nsc_status nsc_run_pac(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
     for (int k = 0; !s && k < R->nf; k++) above += R->f[k] > fh * (1 + 1e-12);
     for (int k = 0; !s && k < np; k++) onl += A->onl[k];
     if (!s && above)
-        nsc_warn(r, &c->ac.loc, "periodic AC: %d frequenc%s above fs/2 = %g Hz: there the response at f is computed, "
+        nsc_warn(r, &c->job.ac.loc, "periodic AC: %d frequenc%s above fs/2 = %g Hz: there the response at f is computed, "
                  "but the switching's sideband at fs - f lies below it and a measurement mixes them (valid up to fs/2)",
                  above, above > 1 ? "ies" : "y", fh);
     if (!s && onl)
-        nsc_warn(r, &c->ac.loc, "periodic AC: %d output%s read%s a device's complementarity multiplier (a diode's "
+        nsc_warn(r, &c->job.ac.loc, "periodic AC: %d output%s read%s a device's complementarity multiplier (a diode's "
                  "current), which has no small-signal sensitivity here: NaN", onl, onl > 1 ? "s" : "", onl > 1 ? "" : "s");
     char *title = s ? NULL : nsc_asprintf("%s (periodic AC around the steady state of period %g s, valid up to fs/2 = %g Hz)",
                                           R->title, info->period, fh);

@@ -19,36 +19,36 @@ nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_o
 {
     memset(o, 0, sizeof *o);
     nsc_loc top = top_loc(c);
-    double theta = cfg->theta > 0 ? cfg->theta : c->theta > 0 ? c->theta : 0.5;
+    double theta = cfg->theta > 0 ? cfg->theta : c->job.theta > 0 ? c->job.theta : 0.5;
     if (!(theta >= 0.5 && theta <= 1)) return nsc_err(r, NSC_ENETLIST, &top, "theta = %g outside [0.5, 1]", theta);
-    int solver = nsc_solver_parse(cfg->solver ? cfg->solver : c->solver);
+    int solver = nsc_solver_parse(cfg->solver ? cfg->solver : c->job.solver);
     if (solver < 0 && cfg->solver) return nsc_err(r, NSC_EUSAGE, NULL, "unknown solver '%s' (auto, lemke, enum)", cfg->solver);
-    if (solver < 0) return nsc_err(r, NSC_ENETLIST, &top, "unknown solver '%s' in .options (auto, lemke, enum)", c->solver);
+    if (solver < 0) return nsc_err(r, NSC_ENETLIST, &top, "unknown solver '%s' in .options (auto, lemke, enum)", c->job.solver);
     o->theta = theta;
     o->solver = (nsc_solver)solver;
-    o->gmin = c->gmin > 0 ? c->gmin : 1e-12;
-    o->uic = c->uic;
+    o->gmin = c->job.gmin > 0 ? c->job.gmin : 1e-12;
+    o->uic = c->job.uic;
     int steady = nsc_run_steady(c, cfg);
-    if (!c->has_tran && !(cfg->tstop > 0) && !steady) return NSC_OK;
-    o->tstop = cfg->tstop > 0 ? cfg->tstop : c->has_tran ? c->tstop : 1;   /* (the steady state sets its own) */
-    o->tstep = c->has_tran ? c->tstep : 0;
-    o->tstart = c->has_tran ? c->tstart : 0;
-    o->adaptive = steady || (!(cfg->step > 0) && !c->stepping_fixed);
+    if (!c->job.has_tran && !(cfg->tstop > 0) && !steady) return NSC_OK;
+    o->tstop = cfg->tstop > 0 ? cfg->tstop : c->job.has_tran ? c->job.tstop : 1;   /* (the steady state sets its own) */
+    o->tstep = c->job.has_tran ? c->job.tstep : 0;
+    o->tstart = c->job.has_tran ? c->job.tstart : 0;
+    o->adaptive = steady || (!(cfg->step > 0) && !c->job.stepping_fixed);
     /* the exact flow has no theta: by default a theta asked for (--theta,
      * .options theta=) selects the theta-scheme's adaptive steps */
-    int theta_asked = cfg->theta > 0 || c->theta_given;
-    o->exact = o->adaptive && !steady && (c->stepping_exact == 2 || (c->stepping_exact == 1 && !theta_asked));
+    int theta_asked = cfg->theta > 0 || c->job.theta_given;
+    o->exact = o->adaptive && !steady && (c->job.stepping_exact == 2 || (c->job.stepping_exact == 1 && !theta_asked));
     /* the steady state is always adaptive: --step is its largest step, and a
      * stepping=fixed netlist's TMAX is its fixed step, not a ceiling */
-    double tmax = cfg->step > 0 ? cfg->step : steady && c->stepping_fixed ? 0 : c->tmax;
-    o->reltol = c->reltol > 0 ? c->reltol : 1e-3;        /* SPICE's defaults */
-    o->abstol = c->abstol > 0 ? c->abstol : 1e-12;
-    o->vntol = c->vntol > 0 ? c->vntol : 1e-6;
+    double tmax = cfg->step > 0 ? cfg->step : steady && c->job.stepping_fixed ? 0 : c->job.tmax;
+    o->reltol = c->job.reltol > 0 ? c->job.reltol : 1e-3;        /* SPICE's defaults */
+    o->abstol = c->job.abstol > 0 ? c->job.abstol : 1e-12;
+    o->vntol = c->job.vntol > 0 ? c->job.vntol : 1e-6;
     /* CHGTOL given: the charge error a step may make at a continuous kink,
      * which is then taken inside the step instead of located (stepper_adapt.c
      * kink_setup, charge_tol); not given (0): kinks are located. The local
      * error of smooth steps keeps its voltage tolerances. */
-    o->chgtol = c->chgtol > 0 ? c->chgtol : 0;
+    o->chgtol = c->job.chgtol > 0 ? c->job.chgtol : 0;
     /* The ceiling of adaptive steps (netlist.md .tran): TMAX; else (default,
      * LTspice's rule) span / 50, TSTEP only the print step and the first
      * step's scale; .options stepsizelimit: ngspice's min(TSTEP, span / 50).
@@ -57,42 +57,42 @@ nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_o
      * one: with 7 the local error allowed per step (7e-3 of the value) let a
      * lightly damped RLC drift 5 % of its range in phase over 7 periods
      * (tests/corpus rlc_pwl; 1.3 % with 1, 0.05 % capped at TSTEP). */
-    int capped = !o->adaptive || tmax > 0 || steady || c->stepsizelimit;
-    o->trtol = c->trtol > 0 ? c->trtol : capped ? 7 : 1;
+    int capped = !o->adaptive || tmax > 0 || steady || c->job.stepsizelimit;
+    o->trtol = c->job.trtol > 0 ? c->job.trtol : capped ? 7 : 1;
     if (o->adaptive && !(tmax > 0)) {
         double span = o->tstop - o->tstart;
-        o->h = o->tstep > 0 && o->tstep < span / 50 && c->stepsizelimit ? o->tstep : span / 50;
+        o->h = o->tstep > 0 && o->tstep < span / 50 && c->job.stepsizelimit ? o->tstep : span / 50;
     } else
         o->h = tmax > 0 ? tmax : o->tstep;
     if (o->h <= 0) o->h = o->tstop / 1000;
     if (o->tstep <= 0) o->tstep = o->h;
     o->href = o->adaptive && o->tstep < o->h ? o->tstep : o->h;   /* the first step's scale (stepper_adapt.c) */
-    o->interp = c->interp;
+    o->interp = c->job.interp;
     o->last_row = !steady;
     if (o->tstart >= o->tstop)
-        return nsc_err(r, NSC_ENETLIST, &c->tran_loc, "tstart %g is not before tstop %g", o->tstart, o->tstop);
-    if (o->tstop / o->h > 2e9) return nsc_err(r, NSC_ENETLIST, &c->tran_loc, "too many steps: tstop/h = %g", o->tstop / o->h);
+        return nsc_err(r, NSC_ENETLIST, &c->job.tran_loc, "tstart %g is not before tstop %g", o->tstart, o->tstop);
+    if (o->tstop / o->h > 2e9) return nsc_err(r, NSC_ENETLIST, &c->job.tran_loc, "too many steps: tstop/h = %g", o->tstop / o->h);
     if (o->tstop - o->tstart < NSC_PERIOD_MIN)            /* products of its steps would underflow: NaN rows */
-        return nsc_err(r, NSC_ENETLIST, &c->tran_loc, "the run's span %g s is shorter than nscircuit's steps resolve "
+        return nsc_err(r, NSC_ENETLIST, &c->job.tran_loc, "the run's span %g s is shorter than nscircuit's steps resolve "
                        "(%g s)", o->tstop - o->tstart, NSC_PERIOD_MIN);
     if (steady) {           /* the steady state's ceiling: T/200 (stepper_pss.c), or an explicit TMAX or --step
                                below it; TSTEP sets its rows only, span/50 has no meaning for it */
         o->h = tmax > 0 ? tmax : 0;
-        if (!c->has_tran) o->tstep = 0;                    /* rows: T/200 */
+        if (!c->job.has_tran) o->tstep = 0;                    /* rows: T/200 */
     }
     return NSC_OK;
 }
 
 int nsc_run_steady(const nsc_circuit *c, const nsc_run_cfg *cfg)
 {
-    return cfg->steady || cfg->period > 0 || c->has_pss;
+    return cfg->steady || cfg->period > 0 || c->job.has_pss;
 }
 
 nsc_pss_opts nsc_run_pss_opts(const nsc_circuit *c, const nsc_run_cfg *cfg)
 {
-    nsc_pss_opts po = { cfg->period > 0 ? cfg->period : c->pss_period, c->pss_periods > 0 ? c->pss_periods : 1,
-                        c->pss_warmup > 0 ? c->pss_warmup : 3, c->pss_maxit > 0 ? c->pss_maxit : 50,
-                        c->pss_tol > 0 ? c->pss_tol : 1e-9, NULL, NULL, NULL };
+    nsc_pss_opts po = { cfg->period > 0 ? cfg->period : c->job.pss_period, c->job.pss_periods > 0 ? c->job.pss_periods : 1,
+                        c->job.pss_warmup > 0 ? c->job.pss_warmup : 3, c->job.pss_maxit > 0 ? c->job.pss_maxit : 50,
+                        c->job.pss_tol > 0 ? c->job.pss_tol : 1e-9, NULL, NULL, NULL };
     return po;
 }
 
@@ -120,24 +120,24 @@ nsc_status nsc_run_probes(const nsc_circuit *c, const char *save, nsc_probe **pr
     *probes = NULL;
     *n = *nout = 0;
     int nxout = 0;                                     /* derived output columns (not .control lets) */
-    for (int k = 0; k < c->nxcol; k++) nxout += c->xcol[k].pos >= 0;
+    for (int k = 0; k < c->job.nxcol; k++) nxout += c->job.xcol[k].pos >= 0;
     if (save && !*save) s = NSC_OK;                    /* --save of P() columns only */
     else if (save) s = nsc_waves_probes_parse(c, save, &p, &np, r);
-    else if (c->nsave > 0 || nxout > 0)               /* .print {expr} alone: its columns only */
-        s = probes_dup(c->save, c->nsave, &p, &np, r);
+    else if (c->job.nsave > 0 || nxout > 0)               /* .print {expr} alone: its columns only */
+        s = probes_dup(c->job.save, c->job.nsave, &p, &np, r);
     else
         s = nsc_waves_probes_default(c, &p, &np, r);
     int no = np;
     if (!s) {                                          /* then the .meas probes that are not outputs */
-        nsc_probe *q = nsc_realloc_array(p, (size_t)(np + c->nmeas_probe) + 1, sizeof *q);
+        nsc_probe *q = nsc_realloc_array(p, (size_t)(np + c->job.nmeas_probe) + 1, sizeof *q);
         if (!q) s = nsc_oom(r);
         else p = q;
-        for (int k = 0; !s && k < c->nmeas_probe; k++) {
+        for (int k = 0; !s && k < c->job.nmeas_probe; k++) {
             int dup = 0;
-            for (int j = 0; j < np; j++) dup |= nsc_strieq(p[j].name, c->meas_probe[k].name);
+            for (int j = 0; j < np; j++) dup |= nsc_strieq(p[j].name, c->job.meas_probe[k].name);
             if (dup) continue;
-            p[np] = c->meas_probe[k];
-            if (!(p[np].name = nsc_strdup(c->meas_probe[k].name))) s = nsc_oom(r);
+            p[np] = c->job.meas_probe[k];
+            if (!(p[np].name = nsc_strdup(c->job.meas_probe[k].name))) s = nsc_oom(r);
             else np++;
         }
     }
@@ -166,9 +166,9 @@ nsc_status nsc_run_check(const nsc_circuit *c, const nsc_run_cfg *cfg, const nsc
                          nsc_report *r)
 {
     nsc_loc top = top_loc(c);
-    if (with_op && !c->has_tran && !c->has_op && !nsc_run_steady(c, cfg) && cfg->tstop <= 0 && !c->has_ac && !c->ndc)
+    if (with_op && !c->job.has_tran && !c->job.has_op && !nsc_run_steady(c, cfg) && cfg->tstop <= 0 && !c->job.has_ac && !c->job.ndc)
         return nsc_err(r, NSC_ENETLIST, &top, "no analysis: add a .tran, .op, .pss, .ac or .dc card, or give --tstop");
-    if (!with_op && o->tstop <= 0 && !(c->has_ac && c->nacmeas > 0))   /* (a study's .meas ac: sweep.c) */
+    if (!with_op && o->tstop <= 0 && !(c->job.has_ac && c->job.nacmeas > 0))   /* (a study's .meas ac: sweep.c) */
         return nsc_err(r, NSC_ENETLIST, &top, "no transient analysis: add a .tran card or give --tstop");
     return NSC_OK;
 }
@@ -184,8 +184,9 @@ void nsc_run_free(nsc_run *R)
 {
     nsc_waves_free(R->W);
     nsc_waves_free(R->Wm);
+    nsc_waves_free(R->op);
     nsc_waves_probes_free(R->probes, R->nprobe);
-    if (R->mres) nsc_meas_results_free(R->mres, R->c->nmeas);
+    if (R->mres) nsc_meas_results_free(R->mres, R->c->job.nmeas);
     free(R->mres);
     nsc_circuit_free(R->c);
     nsc_run_init(R);
@@ -200,10 +201,10 @@ nsc_status nsc_run_circuit(nsc_run *R, const nsc_deck *d, const nsc_param_set *o
  * frequency 1/TSTOP, PULSE's PW and PER) follow the run's, as in ngspice. */
 static void retime_sources(nsc_circuit *c, double tstop)
 {
-    if (!c->has_tran || tstop == c->tstop) return;
+    if (!c->job.has_tran || tstop == c->job.tstop) return;
     for (int k = 0; k < c->nel; k++)
         if (c->el[k].kind == NSC_EL_V || c->el[k].kind == NSC_EL_I)
-            nsc_wave_defaults(&c->el[k].wave, c->tstep, tstop, 1);
+            nsc_wave_defaults(&c->el[k].wave, c->job.tstep, tstop, 1);
 }
 
 nsc_status nsc_run_setup(nsc_run *R, const nsc_run_cfg *cfg, nsc_report *r)
@@ -224,14 +225,14 @@ nsc_status nsc_run_setup(nsc_run *R, const nsc_run_cfg *cfg, nsc_report *r)
 static void drop_output_cols(nsc_circuit *c)
 {
     int k = 0;
-    for (int j = 0; j < c->nxcol; j++)
-        if (c->xcol[j].pos < 0) c->xcol[k++] = c->xcol[j];
+    for (int j = 0; j < c->job.nxcol; j++)
+        if (c->job.xcol[j].pos < 0) c->job.xcol[k++] = c->job.xcol[j];
         else {
-            free(c->xcol[j].name);
-            free(c->xcol[j].sig.code);
-            free(c->xcol[j].sig.text);
+            free(c->job.xcol[j].name);
+            free(c->job.xcol[j].sig.code);
+            free(c->job.xcol[j].sig.text);
         }
-    c->nxcol = k;
+    c->job.nxcol = k;
 }
 
 /* --save's items P(x) (what .save p(x) does) made derived output columns of R->c
@@ -269,14 +270,14 @@ static nsc_status save_powers(nsc_run *R, const char *save, char **rest, nsc_rep
 nsc_status nsc_run_columns(nsc_run *R, int meas_only, nsc_report *r)
 {
     const nsc_circuit *c = R->c;
-    if (!meas_only || c->nmeas_probe == 0) {
+    if (!meas_only || c->job.nmeas_probe == 0) {
         char *rest;
         nsc_status s = save_powers(R, R->cfg.save, &rest, r);
         if (!s) s = nsc_run_probes(c, rest, &R->probes, &R->nprobe, &R->nout, r);
         free(rest);
         return s;
     }
-    return probes_dup(c->meas_probe, c->nmeas_probe, &R->probes, &R->nprobe, r);
+    return probes_dup(c->job.meas_probe, c->job.nmeas_probe, &R->probes, &R->nprobe, r);
 }
 
 /* r's warnings from the n0-th on dropped (a run that is repeated). */
@@ -327,24 +328,55 @@ static nsc_status run_tran_fitted(nsc_run *R, nsc_report *r)
     }
 }
 
-nsc_status nsc_run_analysis(nsc_run *R, nsc_report *r)
+nsc_status nsc_run_op(nsc_run *R, nsc_report *r)
 {
-    if (R->steady) return nsc_run_pss(R->c, &R->o, &R->po, R->probes, R->nprobe, &R->W, &R->st, &R->pinfo, r);
+    nsc_probe *dp = NULL;
+    int ndp = 0;
+    nsc_status s = nsc_waves_probes_default(R->c, &dp, &ndp, r);    /* nodes, then i(v) i(l) i(d) */
+    if (!s) s = nsc_stepper_op(R->c, R->o.gmin, R->o.solver, dp, ndp, &R->op, r);
+    nsc_waves_probes_free(dp, ndp);
+    return s;
+}
+
+static nsc_status run_pss(nsc_run *R, nsc_report *r)
+{
+    return nsc_run_pss(R->c, &R->o, &R->po, R->probes, R->nprobe, &R->W, &R->st, &R->pinfo, r);
+}
+
+static nsc_status run_tran(nsc_run *R, nsc_report *r)
+{
     nsc_waves **steps = R->o.steps;                    /* rows on the tstep grid: .meas on the steps */
-    if (R->c->nmeas > 0 && (!R->o.adaptive || R->o.interp)) R->o.steps = &R->Wm;
+    if (R->c->job.nmeas > 0 && (!R->o.adaptive || R->o.interp)) R->o.steps = &R->Wm;
     nsc_status s = run_tran_fitted(R, r);
     R->o.steps = steps;
     return s;
 }
 
+static int asks_op(const nsc_run *R) { return R->c->job.has_op; }
+static int asks_small(const nsc_run *R) { return R->c->job.has_ac || R->c->job.ndc; }
+static int asks_pss(const nsc_run *R) { return R->steady && R->o.tstop > 0; }
+static int asks_tran(const nsc_run *R) { return !R->steady && R->o.tstop > 0; }
+
+const nsc_analysis nsc_analyses[NSC_AN_N] = {
+    [NSC_AN_OP] = { "op", asks_op, nsc_run_op },
+    [NSC_AN_SMALL] = { "ac/dc", asks_small, NULL },
+    [NSC_AN_PSS] = { "pss", asks_pss, run_pss },
+    [NSC_AN_TRAN] = { "tran", asks_tran, run_tran },
+};
+
+nsc_status nsc_run_analysis(nsc_run *R, nsc_report *r)
+{
+    return nsc_analyses[R->steady ? NSC_AN_PSS : NSC_AN_TRAN].run(R, r);
+}
+
 nsc_status nsc_run_measure(nsc_run *R, nsc_report *r)
 {
     const nsc_circuit *c = R->c;
-    if (c->nmeas == 0 || !R->W || R->W->end != NSC_RUN_COMPLETE) return NSC_OK;
-    if (!(R->mres = nsc_calloc((size_t)c->nmeas, sizeof *R->mres))) return nsc_oom(r);
+    if (c->job.nmeas == 0 || !R->W || R->W->end != NSC_RUN_COMPLETE) return NSC_OK;
+    if (!(R->mres = nsc_calloc((size_t)c->job.nmeas, sizeof *R->mres))) return nsc_oom(r);
     nsc_status s = nsc_meas_eval(c, R->Wm ? R->Wm : R->W, R->mres, r);
-    for (int k = 0; !s && k < c->nmeas; k++)
+    for (int k = 0; !s && k < c->job.nmeas; k++)
         if (!R->mres[k].ok)
-            nsc_warn(r, &c->meas[k].loc, ".meas %s failed: %s", c->meas[k].name, R->mres[k].why ? R->mres[k].why : "");
+            nsc_warn(r, &c->job.meas[k].loc, ".meas %s failed: %s", c->job.meas[k].name, R->mres[k].why ? R->mres[k].why : "");
     return s;
 }

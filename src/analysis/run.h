@@ -76,7 +76,22 @@ typedef struct nsc_run {
     nsc_sim_stats st;
     nsc_pss_info pinfo;       /* steady: what the shooting found */
     nsc_meas_result *mres;    /* nsc_run_measure: [c->nmeas] or NULL */
+    nsc_waves *op;            /* nsc_run_op: the operating point (one row), else NULL */
 } nsc_run;
+
+/* The analyses a run may hold, one line each in nsc_analyses (run.c), in the
+ * order the program runs them: its name, whether the run asks for it (once
+ * nsc_run_setup has set R up) and its handler, which leaves its results in R.
+ * A new analysis is its file, its card (nl_dot.c's table), its enum value and
+ * a line there. */
+typedef enum nsc_analysis_id { NSC_AN_OP, NSC_AN_SMALL, NSC_AN_PSS, NSC_AN_TRAN, NSC_AN_N } nsc_analysis_id;
+typedef struct nsc_analysis {
+    const char *name;                              /* "op", "ac/dc", "pss", "tran" */
+    int (*asked)(const nsc_run *R);
+    /* NULL: the caller's (.ac and .dc write each sweep's files as it is made: cli/cmd_small.c) */
+    nsc_status (*run)(nsc_run *R, nsc_report *r);
+} nsc_analysis;
+extern const nsc_analysis nsc_analyses[NSC_AN_N];
 
 /* Zero R; free what its steps made (R is zeroed again). */
 void nsc_run_init(nsc_run *R);
@@ -93,8 +108,14 @@ nsc_status nsc_run_setup(nsc_run *R, const nsc_run_cfg *cfg, nsc_report *r);
  * read any; R->nout = 0); else nsc_run_probes with R->cfg.save. */
 nsc_status nsc_run_columns(nsc_run *R, int meas_only, nsc_report *r);
 
+/* R->op = the operating point of R->c (nsc_stepper_op, .options gmin and solver):
+ * the node voltages, then the currents of the V sources, inductors and diodes
+ * (nsc_waves_probes_default). The .op line of nsc_analyses. */
+nsc_status nsc_run_op(nsc_run *R, nsc_report *r);
+
 /* The transient (nsc_stepper_tran) or the steady state (nsc_run_pss) of R->c under
- * R->o (and R->po), recording R->probes into R->W; the status of the run. */
+ * R->o (and R->po), recording R->probes into R->W; the status of the run: the
+ * tran or pss line of nsc_analyses, as R->steady says. */
 nsc_status nsc_run_analysis(nsc_run *R, nsc_report *r);
 
 /* The .meas cards of R->c on the accepted steps of a complete run (R->Wm, else

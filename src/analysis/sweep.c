@@ -68,15 +68,15 @@ nsc_status nsc_plan_set(nsc_plan *p, const char *name, const double *val, int n,
 
 int nsc_circuit_has_param(const nsc_circuit *c, const char *name)
 {
-    for (int k = 0; k < c->nparam; k++)
-        if (nsc_strieq(c->param[k], name)) return 1;
+    for (int k = 0; k < c->job.nparam; k++)
+        if (nsc_strieq(c->job.param[k], name)) return 1;
     return 0;
 }
 
 nsc_status nsc_plan_steps(nsc_plan *p, const nsc_circuit *c, nsc_report *r)
 {
-    for (int k = 0; k < c->nstep; k++) {
-        const nsc_step *st = &c->step[k];
+    for (int k = 0; k < c->job.nstep; k++) {
+        const nsc_step *st = &c->job.step[k];
         if (!nsc_circuit_has_param(c, st->param))
             return nsc_err(r, NSC_ENETLIST, &st->loc, ".step param %s: no .param named %s (add .param %s=...)",
                            st->param, st->param, st->param);
@@ -247,9 +247,9 @@ static nsc_status point_setup(nsc_run *R, const nsc_deck *deck, const nsc_param_
     free(u);
     if (s) return s;
     nsc_loc top = { R->c->nfiles > 0 ? R->c->files[0] : "", R->c->nfiles > 0, 1 };
-    if (R->c->nmeas + R->c->nacmeas != nmeas)
+    if (R->c->job.nmeas + R->c->job.nacmeas != nmeas)
         return nsc_err(r, NSC_ENETLIST, &top, "%d .meas cards at this point, %d in the study",
-                       R->c->nmeas + R->c->nacmeas, nmeas);
+                       R->c->job.nmeas + R->c->job.nacmeas, nmeas);
     if ((s = nsc_run_setup(R, cfg, r))) return s;
     return nsc_run_check(R->c, cfg, &R->o, 0, r);
 }
@@ -258,7 +258,7 @@ static nsc_status point_setup(nsc_run *R, const nsc_deck *deck, const nsc_param_
 static nsc_status point_results(nsc_run *R, nsc_status s, double *meas, const char *wavepath, nsc_report *r)
 {
     nsc_status ms = nsc_run_measure(R, r);
-    for (int k = 0; !ms && R->mres && k < R->c->nmeas; k++)
+    for (int k = 0; !ms && R->mres && k < R->c->job.nmeas; k++)
         if (R->mres[k].ok) meas[k] = R->mres[k].value + 0.0;
     if (ms && !s) s = ms;
     if (wavepath && R->W && R->W->nrow > 0) {
@@ -301,7 +301,7 @@ nsc_status nsc_point_run(const nsc_deck *deck, const nsc_param_set *ov, int nov,
         info->st = R.st;
         t0 = nsc_now();
         if (tran) s = point_results(&R, s, meas, wavepath, r);
-        if (!s && R.c->nacmeas > 0) s = point_ac(&R, ps, meas + R.c->nmeas, r);
+        if (!s && R.c->job.nacmeas > 0) s = point_ac(&R, ps, meas + R.c->job.nmeas, r);
         info->t_meas = nsc_now() - t0;
     }
     nsc_run_free(&R);

@@ -82,7 +82,7 @@ static const char *circuit_diff(const nsc_circuit *a, const nsc_circuit *b)
         for (int i = 0; i < a->model[k].npar; i++)
             if (a->model[k].pval[i] != b->model[k].pval[i]) note_unit(&acc, model_param_unit(a->model[k].pname[i]));
     }
-    if (a->tstep != b->tstep || a->tstop != b->tstop || a->tstart != b->tstart || a->tmax != b->tmax)
+    if (a->job.tstep != b->job.tstep || a->job.tstop != b->job.tstop || a->job.tstart != b->job.tstart || a->job.tmax != b->job.tmax)
         note_unit(&acc, "s");
     return acc;
 }
@@ -91,13 +91,13 @@ const char *nsc_param_unit(const nsc_deck *deck, const nsc_param_set *ov, int no
                            const char *name)
 {
     int k = 0;
-    while (k < c->nparam && strcmp(c->param[k], name)) k++;
-    if (k == c->nparam) return "";
-    double v = c->param_val[k];
+    while (k < c->job.nparam && strcmp(c->job.param[k], name)) k++;
+    if (k == c->job.nparam) return "";
+    double v = c->job.param_val[k];
     nsc_param_set *o = nsc_calloc((size_t)nov + 1, sizeof *o);
     if (!o) return "";
     if (nov) memcpy(o, ov, (size_t)nov * sizeof *o);
-    o[nov].name = c->param[k];
+    o[nov].name = c->job.param[k];
     o[nov].value = v != 0 ? v * 1.25 : 1;          /* any other value: what it changes is what it sets */
     nsc_report r;
     nsc_report_init(&r);
@@ -164,7 +164,7 @@ static dim dim_of(const nsc_circuit *c, const nsc_msig *s, const dim *prior)
         switch (in->op) {
         case NSC_XOP_NUM: *x = (dim){ 0, 0, 0, 1, 1 }; break;            /* a bare number */
         case NSC_XOP_PROBE: {
-            int isv = c->meas_probe[in->arg].kind == NSC_PROBE_V;
+            int isv = c->job.meas_probe[in->arg].kind == NSC_PROBE_V;
             *x = (dim){ isv, !isv, 0, 0, 1 };
             break;
         }
@@ -213,15 +213,15 @@ static dim meas_dim(const nsc_circuit *c, const nsc_meas *m, const dim *prior)
 
 const char *nsc_meas_unit(const nsc_circuit *c, int k)
 {
-    if (k < 0 || k >= c->nmeas) return "";
+    if (k < 0 || k >= c->job.nmeas) return "";
     /* every measure's dimension: a PARAM may read any measure (a name measured
      * twice is read at its last card, which may follow it), so the others
      * first, then the PARAMs in order (as meas.c evaluates them) */
-    dim *d = nsc_calloc((size_t)c->nmeas + 1, sizeof *d);
+    dim *d = nsc_calloc((size_t)c->job.nmeas + 1, sizeof *d);
     if (!d) return "";
     for (int pass = 0; pass < 2; pass++)
-        for (int j = 0; j < c->nmeas; j++)
-            if ((c->meas[j].type == NSC_MEAS_PARAM) == pass) d[j] = meas_dim(c, &c->meas[j], d);
+        for (int j = 0; j < c->job.nmeas; j++)
+            if ((c->job.meas[j].type == NSC_MEAS_PARAM) == pass) d[j] = meas_dim(c, &c->job.meas[j], d);
     const char *u = dim_name(d[k]);
     free(d);
     return u;

@@ -27,52 +27,52 @@ void nsc_circuit_free(nsc_circuit *c)
         free(m->pval);
     }
     free(c->model);
-    for (int k = 0; k < c->nctlout; k++) {
-        free(c->ctlout[k].path);
-        for (int j = 0; j < c->ctlout[k].nvec; j++) free(c->ctlout[k].vec[j]);
-        free(c->ctlout[k].vec);
+    for (int k = 0; k < c->job.nctlout; k++) {
+        free(c->job.ctlout[k].path);
+        for (int j = 0; j < c->job.ctlout[k].nvec; j++) free(c->job.ctlout[k].vec[j]);
+        free(c->job.ctlout[k].vec);
     }
-    free(c->ctlout);
-    for (int k = 0; k < c->nacout; k++) { free(c->acout[k].name); free(c->acout[k].p.name); free(c->acout[k].den.name); }
-    free(c->acout);
-    for (int k = 0; k < c->nacmeas; k++) {
-        nsc_acmeas *m = &c->acmeas[k];
+    free(c->job.ctlout);
+    for (int k = 0; k < c->job.nacout; k++) { free(c->job.acout[k].name); free(c->job.acout[k].p.name); free(c->job.acout[k].den.name); }
+    free(c->job.acout);
+    for (int k = 0; k < c->job.nacmeas; k++) {
+        nsc_acmeas *m = &c->job.acmeas[k];
         free(m->name); free(m->sig.name); free(m->sig.p.name); free(m->when.name); free(m->when.p.name);
         free(m->sig.den.name); free(m->when.den.name);
     }
-    free(c->acmeas);
-    for (int k = 0; k < c->ndcout; k++) free(c->dcout[k].name);
-    free(c->dcout);
-    for (int k = 0; k < c->nfour; k++) {
-        for (int j = 0; j < c->four[k].nsig; j++) free(c->four[k].sig[j]);
-        free(c->four[k].sig);
+    free(c->job.acmeas);
+    for (int k = 0; k < c->job.ndcout; k++) free(c->job.dcout[k].name);
+    free(c->job.dcout);
+    for (int k = 0; k < c->job.nfour; k++) {
+        for (int j = 0; j < c->job.four[k].nsig; j++) free(c->job.four[k].sig[j]);
+        free(c->job.four[k].sig);
     }
-    free(c->four);
-    for (int k = 0; k < c->nxcol; k++) {
-        free(c->xcol[k].name);
-        free(c->xcol[k].sig.code);
-        free(c->xcol[k].sig.text);
+    free(c->job.four);
+    for (int k = 0; k < c->job.nxcol; k++) {
+        free(c->job.xcol[k].name);
+        free(c->job.xcol[k].sig.code);
+        free(c->job.xcol[k].sig.text);
     }
-    free(c->xcol);
+    free(c->job.xcol);
     free(c->ic_node);
     free(c->ic_val);
     free(c->ic_loc);
-    for (int k = 0; k < c->nsave; k++) free(c->save[k].name);
-    free(c->save);
-    for (int k = 0; c->meas && k < c->nmeas; k++) {
-        nsc_meas *m = &c->meas[k];
+    for (int k = 0; k < c->job.nsave; k++) free(c->job.save[k].name);
+    free(c->job.save);
+    for (int k = 0; c->job.meas && k < c->job.nmeas; k++) {
+        nsc_meas *m = &c->job.meas[k];
         nsc_msig *sg[3] = { &m->sig, &m->trig.sig, &m->targ.sig };
         free(m->name);
         for (int j = 0; j < 3; j++) { free(sg[j]->code); free(sg[j]->text); }
     }
-    free(c->meas);
-    for (int k = 0; k < c->nmeas_probe; k++) free(c->meas_probe[k].name);
-    free(c->meas_probe);
-    for (int k = 0; c->step && k < c->nstep; k++) { free(c->step[k].param); free(c->step[k].val); }
-    free(c->step);
-    for (int k = 0; k < c->nparam; k++) free(c->param[k]);
-    free(c->param);
-    free(c->param_val);
+    free(c->job.meas);
+    for (int k = 0; k < c->job.nmeas_probe; k++) free(c->job.meas_probe[k].name);
+    free(c->job.meas_probe);
+    for (int k = 0; c->job.step && k < c->job.nstep; k++) { free(c->job.step[k].param); free(c->job.step[k].val); }
+    free(c->job.step);
+    for (int k = 0; k < c->job.nparam; k++) free(c->job.param[k]);
+    free(c->job.param);
+    free(c->job.param_val);
     free(c);
 }
 
@@ -104,7 +104,7 @@ int nsc_circuit_element(const nsc_circuit *c, const char *name)
 
 int nsc_circuit_meas(const nsc_circuit *c, const char *name)
 {
-    for (int k = 0; k < c->nmeas; k++)
-        if (nsc_strieq(c->meas[k].name, name)) return k;
+    for (int k = 0; k < c->job.nmeas; k++)
+        if (nsc_strieq(c->job.meas[k].name, name)) return k;
     return -1;
 }

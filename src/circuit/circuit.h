@@ -257,24 +257,15 @@ typedef struct nsc_four {
     nsc_loc loc;
 } nsc_four;
 
-typedef struct nsc_circuit {
-    char *title;
-    char **files;           /* interned file names (nsc_loc.file points here) */
-    int nfiles;
-
-    int nnode;              /* number of nodes including ground (index 0) */
-    char **node_name;       /* [nnode], node_name[0] = "0" */
-    nsc_loc *node_loc;      /* [nnode], first card that mentions the node */
-
-    nsc_element *el;
-    int nel;
-    nsc_model *model;
-    int nmodel;
-    /* [NSC_EL_NKINDS] the device of each element kind (devices.c's table), set
-     * when the elements are bound (nsc_devices_bind): how the stages below the
-     * devices (lcs) reach them (lcs/devif.h nsc_devif_of); NULL before */
-    const struct nsc_device *const *dev;
-
+/* The job: what a run of the circuit asks for, apart from its topology (issue 26
+ * item 3): its analyses, options, outputs and measures, read from the dot cards
+ * (nl_dot.c, nl_dot_ac.c, nl_meas.c). Invariant: only the netlist stage (which
+ * fills it), analysis/run.c (which turns it into a run's settings), the analyses
+ * of its cards (meas.c, ac*.c, dc.c, pac.c, sweep*.c) and the program read it;
+ * the devices, the assembler, the solvers and the steppers never do (they take
+ * nsc_tran_opts). Held in nsc_circuit.job for now (one allocation, one free);
+ * the next step gives it to the run (nsc_run) beside the circuit. */
+typedef struct nsc_job {
     /* analyses */
     int has_tran;
     double tstep, tstop, tstart, tmax; /* tmax = 0 when not given */
@@ -287,12 +278,6 @@ typedef struct nsc_circuit {
     double pss_period;      /* period= (0: the sources') */
     int pss_periods, pss_warmup, pss_maxit;   /* 0: defaults */
     double pss_tol;         /* 0: default */
-
-    /* .ic V(node)=value */
-    int nic;
-    int *ic_node;
-    double *ic_val;
-    nsc_loc *ic_loc;
 
     /* .options */
     double theta;           /* default 0.5 */
@@ -355,6 +340,33 @@ typedef struct nsc_circuit {
     int ndcout;
     nsc_four *four;         /* .four cards (issue 29 item 6) */
     int nfour;
+} nsc_job;
+
+typedef struct nsc_circuit {
+    char *title;
+    char **files;           /* interned file names (nsc_loc.file points here) */
+    int nfiles;
+
+    int nnode;              /* number of nodes including ground (index 0) */
+    char **node_name;       /* [nnode], node_name[0] = "0" */
+    nsc_loc *node_loc;      /* [nnode], first card that mentions the node */
+
+    nsc_element *el;
+    int nel;
+    nsc_model *model;
+    int nmodel;
+    /* [NSC_EL_NKINDS] the device of each element kind (devices.c's table), set
+     * when the elements are bound (nsc_devices_bind): how the stages below the
+     * devices (lcs) reach them (lcs/devif.h nsc_devif_of); NULL before */
+    const struct nsc_device *const *dev;
+
+    /* .ic V(node)=value */
+    int nic;
+    int *ic_node;
+    double *ic_val;
+    nsc_loc *ic_loc;
+
+    nsc_job job;            /* the run's analyses, options, outputs and measures */
 } nsc_circuit;
 
 void nsc_circuit_free(nsc_circuit *c);

@@ -4,9 +4,29 @@
 
 #include "analysis/sweep.h"
 
+#include <getopt.h>
+
 /* An option value: a finite SPICE number with scale suffix ("50p", "1meg").
  * Returns 1 and sets *v, else 0. */
 int nsc_opt_number(const char *s, double *v);
+
+/* The options of one run, one table for the program (main.c) and `nscircuit
+ * sweep` (cmd_sweep.c): --step --tstop --theta --solver --save --steady
+ * --period, into an nsc_run_cfg. NSC_RUN_LONGOPTS are their getopt_long
+ * entries (a command lists them among its own, whose codes stay below
+ * NSC_RUNOPT_FIRST); nsc_run_option reads the one of code c. */
+enum { NSC_RUNOPT_FIRST = 1024, NSC_RUNOPT_STEP = NSC_RUNOPT_FIRST, NSC_RUNOPT_TSTOP, NSC_RUNOPT_THETA,
+       NSC_RUNOPT_SOLVER, NSC_RUNOPT_SAVE, NSC_RUNOPT_STEADY, NSC_RUNOPT_PERIOD, NSC_RUNOPT_END };
+#define NSC_RUN_LONGOPTS                                                                                  \
+    { "step", required_argument, 0, NSC_RUNOPT_STEP }, { "tstop", required_argument, 0, NSC_RUNOPT_TSTOP }, \
+    { "theta", required_argument, 0, NSC_RUNOPT_THETA },                                                  \
+    { "solver", required_argument, 0, NSC_RUNOPT_SOLVER },                                                \
+    { "save", required_argument, 0, NSC_RUNOPT_SAVE }, { "steady", no_argument, 0, NSC_RUNOPT_STEADY },    \
+    { "period", required_argument, 0, NSC_RUNOPT_PERIOD }
+/* Run option c (NSC_RUNOPT_FIRST <= c < NSC_RUNOPT_END) with its argument arg
+ * (pointed to by cfg, not copied) into cfg: -1 to go on, else the exit status
+ * of a usage error, printed as cmd's (nsc_usage_error). */
+int nsc_run_option(nsc_run_cfg *cfg, int c, const char *arg, const char *cmd);
 /* "CMD: error: " fmt (with one string argument) and "Try 'CMD --help'." on
  * stderr; returns 2, the exit status of a usage error. */
 int nsc_usage_error(const char *cmd, const char *fmt, const char *arg);

@@ -26,7 +26,7 @@ static nsc_status files_of(const nsc_small_args *a, const nsc_circuit *c, const 
                            nsc_report *r)
 {
     memset(F, 0, sizeof *F);
-    const char *ext = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN ? ".raw" : a->fmt == NSC_FMT_CSV ? ".csv" : ".dat";
+    const char *ext = nsc_formats[a->fmt].suffix;
     char *stem = a->outpath ? nsc_strdup(a->outpath) : nsc_stem(a->netlist);
     if (stem && a->outpath) {                                /* the output's name without its suffix */
         char *slash = strrchr(stem, '/'), *dot = strrchr(stem, '.');
@@ -56,16 +56,16 @@ static nsc_status ac_probes(const nsc_small_args *a, const nsc_circuit *c, int a
     nsc_probe *d = NULL;
     int nd = 0;
     nsc_status s = a->save ? nsc_waves_probes_parse(c, a->save, &d, &nd, r)
-                 : c->nacout && !all ? NSC_OK : nsc_waves_probes_default(c, &d, &nd, r);
-    int nq = nd + 2 * c->nacout + 4 * c->nacmeas;          /* each signal's probe and denominator */
+                 : c->job.nacout && !all ? NSC_OK : nsc_waves_probes_default(c, &d, &nd, r);
+    int nq = nd + 2 * c->job.nacout + 4 * c->job.nacmeas;          /* each signal's probe and denominator */
     *p = s ? NULL : nsc_calloc((size_t)nq + 1, sizeof **p);
     *np = *nout = 0;
     if (!s && !*p) s = nsc_oom(r);
     for (int k = 0; !s && k < nq; k++) {
         int j = k - nd;
-        const nsc_acout *o = k < nd ? NULL : j < 2 * c->nacout ? &c->acout[j / 2]
-                           : (j - 2 * c->nacout) / 2 % 2 ? &c->acmeas[(j - 2 * c->nacout) / 4].when
-                                                         : &c->acmeas[(j - 2 * c->nacout) / 4].sig;
+        const nsc_acout *o = k < nd ? NULL : j < 2 * c->job.nacout ? &c->job.acout[j / 2]
+                           : (j - 2 * c->job.nacout) / 2 % 2 ? &c->job.acmeas[(j - 2 * c->job.nacout) / 4].when
+                                                         : &c->job.acmeas[(j - 2 * c->job.nacout) / 4].sig;
         const nsc_probe *q = k < nd ? &d[k] : j % 2 ? &o->den : &o->p;
         if (!q->name) continue;                             /* a measure without a WHEN or without a FIND */
         int dup = 0;
@@ -83,18 +83,18 @@ static nsc_status ac_probes(const nsc_small_args *a, const nsc_circuit *c, int a
 /* The table's columns: .print ac's, else dB and phase of each output probe. */
 static nsc_accol *ac_columns(const nsc_circuit *c, const nsc_ac_result *R, int nout, int *ncol, char ***own)
 {
-    int n = c->nacout ? c->nacout : 2 * nout;
+    int n = c->job.nacout ? c->job.nacout : 2 * nout;
     nsc_accol *col = nsc_calloc((size_t)n + 1, sizeof *col);
     *own = nsc_calloc((size_t)n + 1, sizeof **own);
     if (!col || !*own) { free(col); free(*own); *own = NULL; return NULL; }
     for (int k = 0; k < n; k++) {
-        if (c->nacout) {
-            col[k].part = c->acout[k].part;
-            col[k].name = c->acout[k].name;
+        if (c->job.nacout) {
+            col[k].part = c->job.acout[k].part;
+            col[k].name = c->job.acout[k].name;
             col[k].den = -1;
             for (int q = 0; q < R->np; q++) {
-                if (!strcmp(R->name[q], c->acout[k].p.name)) col[k].probe = q;
-                if (c->acout[k].den.name && !strcmp(R->name[q], c->acout[k].den.name)) col[k].den = q;
+                if (!strcmp(R->name[q], c->job.acout[k].p.name)) col[k].probe = q;
+                if (c->job.acout[k].den.name && !strcmp(R->name[q], c->job.acout[k].den.name)) col[k].den = q;
             }
             continue;
         }
@@ -120,24 +120,24 @@ static nsc_accol *ac_columns(const nsc_circuit *c, const nsc_ac_result *R, int n
 static nsc_status ac_meas_report(const nsc_circuit *c, const nsc_ac_result *R, const char *netlist, const char *path,
                                  nsc_report *r)
 {
-    nsc_meas_result *res = nsc_calloc((size_t)c->nacmeas + 1, sizeof *res);
+    nsc_meas_result *res = nsc_calloc((size_t)c->job.nacmeas + 1, sizeof *res);
     char *text = NULL;
     size_t len = 0;
     FILE *f = res ? open_memstream(&text, &len) : NULL;
     if (!f) { free(res); return nsc_oom(r); }
     nsc_acmeas_eval(c, R, res);
     fprintf(f, "# .meas ac results of %s (nscircuit %s; phases in degrees)\n", netlist, PACKAGE_VERSION);
-    for (int k = 0; k < c->nacmeas; k++) {
+    for (int k = 0; k < c->job.nacmeas; k++) {
         if (res[k].ok) {
-            printf("%s = %.9e\n", c->acmeas[k].name, res[k].value + 0.0);
-            fprintf(f, "%s = %.12e\n", c->acmeas[k].name, res[k].value + 0.0);
+            printf("%s = %.9e\n", c->job.acmeas[k].name, res[k].value + 0.0);
+            fprintf(f, "%s = %.12e\n", c->job.acmeas[k].name, res[k].value + 0.0);
         } else {
-            printf("%s = failed\n", c->acmeas[k].name);
-            fprintf(f, "%s = failed\n", c->acmeas[k].name);
-            nsc_warn(r, &c->acmeas[k].loc, ".meas %s failed: %s", c->acmeas[k].name, res[k].why ? res[k].why : "");
+            printf("%s = failed\n", c->job.acmeas[k].name);
+            fprintf(f, "%s = failed\n", c->job.acmeas[k].name);
+            nsc_warn(r, &c->job.acmeas[k].loc, ".meas %s failed: %s", c->job.acmeas[k].name, res[k].why ? res[k].why : "");
         }
     }
-    nsc_meas_results_free(res, c->nacmeas);
+    nsc_meas_results_free(res, c->job.nacmeas);
     free(res);
     if (fclose(f)) { free(text); return nsc_oom(r); }
     nsc_status s = nsc_stdout_status(r);                 /* a full standard output: exit 4, as .meas tran */
@@ -153,14 +153,14 @@ static nsc_status ac_write(const nsc_small_args *a, const nsc_circuit *c, const 
     char **own = NULL;
     nsc_accol *col = ac_columns(c, R, nout, &ncol, &own);
     nsc_status s = col ? NSC_OK : nsc_oom(r);
-    int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;
-    if (!s && raw) s = nsc_write_ac_raw(R, F->out, a->fmt == NSC_FMT_RAWBIN, r);
-    int dat = a->fmt == NSC_FMT_DAT;
+    int raw = nsc_formats[a->fmt].raw;
+    if (!s && raw) s = nsc_write_ac_raw(R, F->out, nsc_formats[a->fmt].binary, r);
+    int dat = nsc_formats[a->fmt].gnuplot;
     if (!s && a->fmt == NSC_FMT_CSV) s = nsc_write_ac_csv(R, col, ncol, F->out, r);
     if (!s && (dat || a->plot)) s = nsc_write_ac_dat(R, col, ncol, dat ? F->out : F->dat, r);
     if (!s && (dat || a->plot)) s = nsc_write_ac_gp(col, ncol, dat ? F->out : F->dat, F->gp, F->png, r);
     if (!s && a->plot) s = nsc_render_gp(F->gp, r);
-    if (!s && c->nacmeas) s = ac_meas_report(c, R, a->netlist, F->meas, r);
+    if (!s && c->job.nacmeas) s = ac_meas_report(c, R, a->netlist, F->meas, r);
     for (int k = 0; own && k < ncol; k++) free(own[k]);
     free(own);
     free(col);
@@ -174,7 +174,7 @@ static nsc_status run_ac(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
     int np = 0;
     nsc_ac_result *R = NULL;
     nsc_status s = files_of(a, c, ".ac", &F, r);
-    int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;   /* a raw file holds every vector, as ngspice's */
+    int raw = nsc_formats[a->fmt].raw;                        /* a raw file holds every vector, as ngspice's */
     int nout = 0;                                           /* the output probes, before the others */
     if (!s) s = ac_probes(a, c, raw, &p, &np, &nout, r);
     nsc_pss_info pi;
@@ -198,11 +198,11 @@ static nsc_status dc_probes(const nsc_small_args *a, const nsc_circuit *c, int a
 {
     nsc_probe *d = NULL, *q = NULL;
     int nd = 0, nq = 0, own = a->save != NULL;
-    nsc_status s = all || (!a->save && !c->ndcout && !c->nsave) ? nsc_waves_probes_default(c, &d, &nd, r) : NSC_OK;
+    nsc_status s = all || (!a->save && !c->job.ndcout && !c->job.nsave) ? nsc_waves_probes_default(c, &d, &nd, r) : NSC_OK;
     if (!s && a->save) s = nsc_waves_probes_parse(c, a->save, &q, &nq, r);
     else if (!s) {
-        q = c->ndcout ? c->dcout : c->save;
-        nq = c->ndcout ? c->ndcout : c->nsave;
+        q = c->job.ndcout ? c->job.dcout : c->job.save;
+        nq = c->job.ndcout ? c->job.ndcout : c->job.nsave;
     }
     *p = s ? NULL : nsc_calloc((size_t)(nd + nq) + 1, sizeof **p);
     *np = 0;
@@ -228,15 +228,16 @@ static nsc_status run_dc(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
     int np = 0;
     nsc_waves *W = NULL;
     nsc_status s = files_of(a, c, ".dc", &F, r);
-    int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;
+    int raw = nsc_formats[a->fmt].raw;
     if (!s) s = dc_probes(a, c, raw, &p, &np, r);
     nsc_status rs = s ? s : nsc_run_dc(c, a->gmin, a->solver, p, np, &W, r);
     if (W && W->nrow > 0) {
-        if (!s && raw) s = nsc_write_dc_raw(W, F.out, a->fmt == NSC_FMT_RAWBIN, r);
-        else if (!s && a->fmt == NSC_FMT_CSV) s = nsc_write_csv(W, F.out, 1, r);
-        if (!s && (a->fmt == NSC_FMT_DAT || a->plot)) s = nsc_write_dat(W, a->fmt == NSC_FMT_DAT ? F.out : F.dat, 1, r);
-        if (!s && (a->fmt == NSC_FMT_DAT || a->plot))    /* the script reads the table just written */
-            s = nsc_write_dc_gp(W, c->ndc, a->fmt == NSC_FMT_DAT ? F.out : F.dat, F.gp, F.png, r);
+        int dat = nsc_formats[a->fmt].gnuplot;
+        if (!s && raw) s = nsc_write_dc_raw(W, F.out, nsc_formats[a->fmt].binary, r);
+        else if (!s && !dat) s = nsc_formats[a->fmt].write(W, F.out, 1, r);   /* csv */
+        if (!s && (dat || a->plot)) s = nsc_write_dat(W, dat ? F.out : F.dat, 1, r);
+        if (!s && (dat || a->plot))                      /* the script reads the table just written */
+            s = nsc_write_dc_gp(W, c->job.ndc, dat ? F.out : F.dat, F.gp, F.png, r);
         if (!s && a->plot && !rs) s = nsc_render_gp(F.gp, r);
     }
     if (!s && !rs && !a->quiet)
@@ -253,9 +254,9 @@ nsc_status nsc_cli_raw_merge(const nsc_small_args *a, const nsc_circuit *c, cons
 
 nsc_status nsc_cli_small(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
 {
-    nsc_status s = c->has_ac ? run_ac(a, c, r) : NSC_OK;
-    if (!s && c->ndc) s = run_dc(a, c, r);
-    int raw = a->fmt == NSC_FMT_RAW || a->fmt == NSC_FMT_RAWBIN;
+    nsc_status s = c->job.has_ac ? run_ac(a, c, r) : NSC_OK;
+    if (!s && c->job.ndc) s = run_dc(a, c, r);
+    int raw = nsc_formats[a->fmt].raw;
     if (!s && raw && a->several && !a->tran) s = nsc_cli_raw_merge(a, c, NULL, 0, r);   /* .ac and .dc: one file */
     return s;
 }
@@ -286,13 +287,13 @@ nsc_status nsc_cli_four(const nsc_circuit *c, const nsc_waves *W, const char *ou
     FILE *f = open_memstream(&text, &len);
     if (!f) return nsc_oom(r);
     nsc_status s = NSC_OK;
-    for (int q = 0; !s && q < c->nfour; q++)
-        for (int j = 0; !s && j < c->four[q].nsig; j++) {
+    for (int q = 0; !s && q < c->job.nfour; q++)
+        for (int j = 0; !s && j < c->job.four[q].nsig; j++) {
             int col = -1;
             for (int k = 1; k < W->ncol; k++)
-                if (!strcmp(W->name[k], c->four[q].sig[j])) col = k;
-            if (col < 0) s = nsc_err(r, NSC_ESIM, &c->four[q].loc, ".four: %s was not recorded", c->four[q].sig[j]);
-            else s = four_one(f, W, col, c->four[q].f, c->four[q].sig[j], r);
+                if (!strcmp(W->name[k], c->job.four[q].sig[j])) col = k;
+            if (col < 0) s = nsc_err(r, NSC_ESIM, &c->job.four[q].loc, ".four: %s was not recorded", c->job.four[q].sig[j]);
+            else s = four_one(f, W, col, c->job.four[q].f, c->job.four[q].sig[j], r);
         }
     if (fclose(f) && !s) s = nsc_oom(r);
     if (!s) {
@@ -338,8 +339,8 @@ nsc_status nsc_cli_raw_merge(const nsc_small_args *a, const nsc_circuit *c, cons
     memset(F, 0, sizeof F);
     nsc_status s = NSC_OK;
     if (tran) part[n++] = (raw_part){ tran_line, (char *)tran };
-    if (c->has_ac && !(s = files_of(a, c, ".ac", &F[0], r))) part[n++] = (raw_part){ c->ac.loc.line, F[0].out };
-    if (!s && c->ndc && !(s = files_of(a, c, ".dc", &F[1], r))) part[n++] = (raw_part){ c->dc[0].loc.line, F[1].out };
+    if (c->job.has_ac && !(s = files_of(a, c, ".ac", &F[0], r))) part[n++] = (raw_part){ c->job.ac.loc.line, F[0].out };
+    if (!s && c->job.ndc && !(s = files_of(a, c, ".dc", &F[1], r))) part[n++] = (raw_part){ c->job.dc[0].loc.line, F[1].out };
     char *out = !s ? (a->outpath ? nsc_strdup(a->outpath) : F[0].base ? nsc_asprintf("%.*s.raw", (int)strlen(F[0].base) - 3, F[0].base)
                                                        : nsc_asprintf("%.*s.raw", (int)strlen(F[1].base) - 3, F[1].base))
                    : NULL;

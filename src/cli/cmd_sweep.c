@@ -672,9 +672,9 @@ static const char **column_units(const nsc_sweep_args *a, const nsc_circuit *c, 
     if (!u) return NULL;
     for (int k = 0; k < np; k++)
         u[k] = nsc_param_unit(S->deck, a->fixed, a->nfixed, c, S->plan.axis[k].name);
-    int nm = c->nmeas + c->nacmeas;
-    for (int k = 0; k < c->nmeas; k++) u[np + k] = nsc_meas_unit(c, k);
-    for (int k = c->nmeas; k < nm; k++) u[np + k] = nsc_acmeas_unit(&c->acmeas[k - c->nmeas]);
+    int nm = c->job.nmeas + c->job.nacmeas;
+    for (int k = 0; k < c->job.nmeas; k++) u[np + k] = nsc_meas_unit(c, k);
+    for (int k = c->job.nmeas; k < nm; k++) u[np + k] = nsc_acmeas_unit(&c->job.acmeas[k - c->job.nmeas]);
     for (int k = nm; k < S->nmeas; k++) u[np + k] = k == nm ? "1" : "W";
     return u;
 }
@@ -721,9 +721,9 @@ static int study_read(study *S, collect *C)
     nsc_tran_opts o;
     if (!s) s = nsc_run_opts(S->c, &a->cfg, &o, &rep);
     if (!s) s = nsc_run_check(S->c, &a->cfg, &o, 0, &rep);
-    if (!s && S->c->nmeas + S->c->nacmeas == 0)
+    if (!s && S->c->job.nmeas + S->c->job.nacmeas == 0)
         nsc_warn(&rep, NULL, "no .meas cards: the table holds the parameters and the status of each point");
-    if (!s && S->c->has_op) nsc_note(&rep, &S->c->op_loc, "%s", ".op is not run at the points of a sweep");
+    if (!s && S->c->job.has_op) nsc_note(&rep, &S->c->job.op_loc, "%s", ".op is not run at the points of a sweep");
     nsc_print_report(&rep);
     for (int k = 0; !s && k < rep.nwarn; k++) remember(C, rep.warn[k]);
     nsc_report_free(&rep);
@@ -738,10 +738,10 @@ static int study_points(study *S)
     const nsc_sweep_args *a = S->a;
     const nsc_circuit *c = S->c;
     S->steady = nsc_run_steady(c, &a->cfg);
-    int nm = c->nmeas + c->nacmeas;                     /* .meas tran, then .meas ac */
+    int nm = c->job.nmeas + c->job.nacmeas;                     /* .meas tran, then .meas ac */
     S->nmeas = nm + (S->steady ? 2 : 0);
     if (!(S->meas = nsc_calloc((size_t)S->nmeas + 1, sizeof *S->meas))) return 3;
-    for (int k = 0; k < nm; k++) S->meas[k] = k < c->nmeas ? c->meas[k].name : c->acmeas[k - c->nmeas].name;
+    for (int k = 0; k < nm; k++) S->meas[k] = k < c->job.nmeas ? c->job.meas[k].name : c->job.acmeas[k - c->job.nmeas].name;
     for (int k = 0; S->steady && k < 2; k++) S->meas[nm + k] = (char *)steady_cols[k];
     S->shard_k = a->shard_n ? a->shard_k : 1;
     S->shard_n = a->shard_n ? a->shard_n : 1;
@@ -940,8 +940,8 @@ done:
 
 /* ---- options ---- */
 
-enum { S_PARAM = 256, S_LOG, S_SHARD, S_MERGE, S_CSV, S_KEEP, S_NOPLOT, S_STEP, S_TSTOP, S_THETA, S_SOLVER,
-       S_SAVE, S_STATS, S_PROGRESS, S_QUIET, S_HELP, S_YES, S_PTIMEOUT, S_STEADY, S_PERIOD, S_COLD };
+enum { S_PARAM = 256, S_LOG, S_SHARD, S_MERGE, S_CSV, S_KEEP, S_NOPLOT,   /* the run's: NSC_RUN_LONGOPTS (cmd.h) */
+       S_STATS, S_PROGRESS, S_QUIET, S_HELP, S_YES, S_PTIMEOUT, S_COLD };
 
 /* The command line of `nscircuit sweep`. */
 typedef struct sweep_cli {
@@ -973,34 +973,6 @@ static int take_param(sweep_cli *L, char *arg)
     return -1;
 }
 
-/* A run option (--step --tstop --theta --solver --period --point-timeout) into
- * L->a: -1 to go on, else the exit status of a usage error. */
-static int take_number(sweep_cli *L, int c, char *arg)
-{
-    nsc_sweep_args *a = &L->a;
-    switch (c) {
-    case S_STEP:
-        if (!nsc_opt_number(arg, &a->cfg.step) || a->cfg.step <= 0) return fail("--step needs a positive time, not '%s'", arg);
-        break;
-    case S_TSTOP:
-        if (!nsc_opt_number(arg, &a->cfg.tstop) || a->cfg.tstop <= 0) return fail("--tstop needs a positive time, not '%s'", arg);
-        break;
-    case S_THETA:
-        if (!nsc_opt_number(arg, &a->cfg.theta) || a->cfg.theta < 0.5 || a->cfg.theta > 1) return fail("--theta must be in [0.5, 1], not '%s'", arg);
-        break;
-    case S_PERIOD:
-        if (!nsc_opt_number(arg, &a->cfg.period) || !(a->cfg.period > 0) || !isfinite(a->cfg.period))
-            return fail("--period needs a positive time, not '%s'", arg);
-        a->cfg.steady = 1;
-        break;
-    case S_PTIMEOUT:
-        if (!nsc_opt_number(arg, &a->point_timeout) || a->point_timeout <= 0)
-            return fail("--point-timeout needs a positive number of seconds, not '%s'", arg);
-        break;
-    }
-    return -1;
-}
-
 /* One option c with its argument into L: -1 to go on, else the exit status. */
 static int take_option(sweep_cli *L, int c, char *arg, const char *word)
 {
@@ -1024,20 +996,19 @@ static int take_option(sweep_cli *L, int c, char *arg, const char *word)
     case S_CSV: a->csv = 1; break;
     case S_KEEP: a->keep_waves = 1; break;
     case S_NOPLOT: a->noplot = 1; break;
-    case S_STEP: case S_TSTOP: case S_THETA: case S_PERIOD: case S_PTIMEOUT: return take_number(L, c, arg);
-    case S_SOLVER:
-        if (nsc_solver_parse(arg) < 0) return fail("unknown solver '%s' (auto, lemke, enum)", arg);
-        a->cfg.solver = arg;
+    case S_PTIMEOUT:
+        if (!nsc_opt_number(arg, &a->point_timeout) || a->point_timeout <= 0)
+            return fail("--point-timeout needs a positive number of seconds, not '%s'", arg);
         break;
-    case S_SAVE: a->cfg.save = arg; break;
-    case S_STEADY: a->cfg.steady = 1; break;
     case S_COLD: a->cold = 1; a->cfg.steady = 1; break;
     case S_STATS: a->stats = 1; break;
     case S_YES: a->yes = 1; break;
     case S_PROGRESS: a->progress = 1; break;
     case S_QUIET: a->quiet = 1; break;
     case S_HELP: fputs(nsc_sweep_usage, stdout); return 0;
-    default: return fail("unknown or incomplete option '%s'", word);
+    default:
+        if (c >= NSC_RUNOPT_FIRST && c < NSC_RUNOPT_END) return nsc_run_option(&a->cfg, c, arg, "nscircuit sweep");
+        return fail("unknown or incomplete option '%s'", word);
     }
     return -1;
 }
@@ -1048,13 +1019,10 @@ int nsc_cmd_sweep(int argc, char **argv)
         { "param", required_argument, 0, S_PARAM },   { "log", no_argument, 0, S_LOG },
         { "shard", required_argument, 0, S_SHARD },   { "merge", no_argument, 0, S_MERGE },
         { "csv", no_argument, 0, S_CSV },             { "keep-waves", no_argument, 0, S_KEEP },
-        { "no-plot", no_argument, 0, S_NOPLOT },      { "step", required_argument, 0, S_STEP },
-        { "tstop", required_argument, 0, S_TSTOP },   { "theta", required_argument, 0, S_THETA },
-        { "solver", required_argument, 0, S_SOLVER }, { "save", required_argument, 0, S_SAVE },
+        { "no-plot", no_argument, 0, S_NOPLOT },      NSC_RUN_LONGOPTS,
         { "stats", no_argument, 0, S_STATS },         { "progress", no_argument, 0, S_PROGRESS },
         { "quiet", no_argument, 0, S_QUIET },         { "help", no_argument, 0, S_HELP },
         { "yes", no_argument, 0, S_YES },             { "point-timeout", required_argument, 0, S_PTIMEOUT },
-        { "steady", no_argument, 0, S_STEADY },       { "period", required_argument, 0, S_PERIOD },
         { "cold", no_argument, 0, S_COLD },
         { 0, 0, 0, 0 }
     };

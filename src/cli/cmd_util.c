@@ -18,6 +18,39 @@ int nsc_opt_number(const char *s, double *v)
     return nsc_parse_number(s, v) && isfinite(*v);
 }
 
+int nsc_run_option(nsc_run_cfg *cfg, int c, const char *arg, const char *cmd)
+{
+    switch (c) {
+    case NSC_RUNOPT_STEP:
+        if (!nsc_opt_number(arg, &cfg->step) || cfg->step <= 0)
+            return nsc_usage_error(cmd, "--step needs a positive time, not '%s'", arg);
+        break;
+    case NSC_RUNOPT_TSTOP:
+        if (!nsc_opt_number(arg, &cfg->tstop) || cfg->tstop <= 0)
+            return nsc_usage_error(cmd, "--tstop needs a positive time, not '%s'", arg);
+        break;
+    case NSC_RUNOPT_THETA:
+        if (!nsc_opt_number(arg, &cfg->theta) || cfg->theta < 0.5 || cfg->theta > 1)
+            return nsc_usage_error(cmd, "--theta must be in [0.5, 1], not '%s'", arg);
+        break;
+    case NSC_RUNOPT_SOLVER:
+        if (nsc_solver_parse(arg) < 0) return nsc_usage_error(cmd, "unknown solver '%s' (auto, lemke, enum)", arg);
+        cfg->solver = arg;
+        break;
+    case NSC_RUNOPT_SAVE: cfg->save = arg; break;
+    case NSC_RUNOPT_STEADY: cfg->steady = 1; break;
+    case NSC_RUNOPT_PERIOD:
+        if (!nsc_opt_number(arg, &cfg->period) || !(cfg->period > 0) || !isfinite(cfg->period))
+            return nsc_usage_error(cmd, "--period needs a positive time, not '%s'", arg);
+        if (cfg->period < NSC_PERIOD_MIN)
+            return nsc_usage_error(cmd, "--period %s is shorter than the shortest period nscircuit's steps resolve "
+                                        "(1e-90 s)", arg);
+        cfg->steady = 1;
+        break;
+    }
+    return -1;
+}
+
 void nsc_print_report(const nsc_report *r)
 {
     for (int k = 0; k < r->nwarn; k++) fprintf(stderr, "%s\n", r->warn[k]);

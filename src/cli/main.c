@@ -157,13 +157,13 @@ static nsc_status report_meas(const nsc_circuit *c, const nsc_meas_result *res, 
     FILE *f = open_memstream(&text, &len);
     if (!f) return nsc_oom(r);
     fprintf(f, "# .meas results of %s (nscircuit %s)\n", netlist, PACKAGE_VERSION);
-    for (int k = 0; k < c->nmeas; k++) {
+    for (int k = 0; k < c->job.nmeas; k++) {
         if (res[k].ok) {
-            printf("%s = %.9e\n", c->meas[k].name, res[k].value + 0.0);
-            fprintf(f, "%s = %.12e\n", c->meas[k].name, res[k].value + 0.0);
+            printf("%s = %.9e\n", c->job.meas[k].name, res[k].value + 0.0);
+            fprintf(f, "%s = %.12e\n", c->job.meas[k].name, res[k].value + 0.0);
         } else {
-            printf("%s = failed\n", c->meas[k].name);
-            fprintf(f, "%s = failed\n", c->meas[k].name);
+            printf("%s = failed\n", c->job.meas[k].name);
+            fprintf(f, "%s = failed\n", c->job.meas[k].name);
         }
     }
     if (fclose(f)) { free(text); return nsc_oom(r); }
@@ -198,8 +198,8 @@ static nsc_status control_print(const nsc_circuit *c, const nsc_waves *S, const 
 {
     for (int j = 0, k; res && j < o->nvec; j++)
         if ((k = nsc_circuit_meas(c, o->vec[j])) >= 0) {
-            if (res[k].ok) printf("%s = %e\n", c->meas[k].name, res[k].value + 0.0);
-            else printf("%s = failed\n", c->meas[k].name);
+            if (res[k].ok) printf("%s = %e\n", c->job.meas[k].name, res[k].value + 0.0);
+            else printf("%s = failed\n", c->job.meas[k].name);
         }
     return S ? nsc_write_print(S, stdout, r) : NSC_OK;
 }
@@ -241,8 +241,8 @@ static const char *control_refusal(const nsc_circuit *c, const nsc_ctlout *o, ch
 static nsc_status control_outputs(const nsc_circuit *c, const nsc_waves *W, const nsc_meas_result *res, int nout,
                                   char *const *outs, int nouts, const char *netlist, int safe, nsc_report *r)
 {
-    for (int k = 0; k < c->nctlout; k++) {
-        const nsc_ctlout *o = &c->ctlout[k];
+    for (int k = 0; k < c->job.nctlout; k++) {
+        const nsc_ctlout *o = &c->job.ctlout[k];
         const char *cmd = o->print ? "print" : o->raw ? "write" : "wrdata";
         char buf[PATH_MAX + 128];
         const char *no = o->print ? NULL : control_refusal(c, o, outs, nouts, netlist, safe, buf, sizeof buf, r);
@@ -267,7 +267,7 @@ static nsc_status control_outputs(const nsc_circuit *c, const nsc_waves *W, cons
         }
         nsc_status s = !S ? nsc_oom(&wr)
                      : o->raw ? nsc_write_raw(S, o->path, 0, 1, &wr)
-                              : nsc_write_wrdata(S, c->ctl_singlescale, c->ctl_vecnames, o->path, &wr);
+                              : nsc_write_wrdata(S, c->job.ctl_singlescale, c->job.ctl_vecnames, o->path, &wr);
         const char *why = wr.error ? wr.error : "error", *pre = "nscircuit: error: ";
         if (!strncmp(why, pre, strlen(pre))) why += strlen(pre);
         if (s) nsc_warn(r, &o->loc, "%s %s not written: %s", cmd, o->path, why);
@@ -310,33 +310,19 @@ static nsc_status report_losses(const nsc_losses *Ls, char *const *load, int nlo
 
 /* ---- writing ---- */
 
-static const char *format_suffix(nsc_format f)
-{
-    return f == NSC_FMT_CSV ? ".csv" : f == NSC_FMT_RAW || f == NSC_FMT_RAWBIN ? ".raw" : ".dat";
-}
 
-static nsc_status write_table(const nsc_waves *W, nsc_format f, const char *path, int threads, nsc_report *r)
-{
-    switch (f) {
-    case NSC_FMT_CSV: return nsc_write_csv(W, path, threads, r);
-    case NSC_FMT_RAW: return nsc_write_raw(W, path, 0, threads, r);
-    case NSC_FMT_RAWBIN: return nsc_write_raw(W, path, 1, threads, r);
-    default: return nsc_write_dat(W, path, threads, r);
-    }
-}
-
-enum { OPT_FORMAT = 256, OPT_PLOT, OPT_STEP, OPT_TSTOP, OPT_THETA, OPT_SOLVER, OPT_PARAM, OPT_SAVE,
-       OPT_DUMP, OPT_STATS, OPT_EVENTS, OPT_STEADY, OPT_PERIOD, OPT_LOSSES, OPT_LOAD, OPT_PROGRESS, OPT_SAFE_CONTROL, OPT_QUIET, OPT_THREADS, OPT_VERSION, OPT_HELP };
+enum { OPT_FORMAT = 256, OPT_PLOT, OPT_PARAM,                  /* the run's options: NSC_RUN_LONGOPTS (cmd.h) */
+       OPT_DUMP, OPT_STATS, OPT_EVENTS, OPT_LOSSES, OPT_LOAD, OPT_PROGRESS, OPT_SAFE_CONTROL, OPT_QUIET, OPT_THREADS, OPT_VERSION, OPT_HELP };
 
 /* ---- the program's run: options -> netlist -> analysis -> outputs ---- */
 
 /* The command line. */
 typedef struct cli {
-    const char *netlist, *outpath, *format, *solver, *save, *dumpdir;
+    const char *netlist, *outpath, *format, *dumpdir;
+    nsc_run_cfg cfg;            /* --step --tstop --theta --solver --save --steady --period (inc: run_cfg) */
     char **load;                /* --load NAME[,NAME...] (repeatable): [nload] */
     int nload;
-    double step, tstop, theta, period;
-    int steady, losses, plot, stats, events, quiet, progress, threads;
+    int losses, plot, stats, events, quiet, progress, threads;
     int plot_preview;   /* the PNG is a .control block's plot (not --plot): drawn thinned */
     int safe_control;           /* --safe-control: .control writes only below the netlist's or the current directory */
     nsc_param_set *ov;          /* --param overrides */
@@ -381,19 +367,6 @@ static int take_option(cli *C, int c, char *arg, const char *word)
     case 'I': if (nsc_search_add(&C->sb, arg)) return 3; break;
     case OPT_FORMAT: C->format = arg; break;
     case OPT_PLOT: C->plot = 1; break;
-    case OPT_STEP:
-        if (!nsc_opt_number(arg, &C->step) || C->step <= 0) return usage_error("--step needs a positive time, not '%s'", arg);
-        break;
-    case OPT_TSTOP:
-        if (!nsc_opt_number(arg, &C->tstop) || C->tstop <= 0) return usage_error("--tstop needs a positive time, not '%s'", arg);
-        break;
-    case OPT_THETA:
-        if (!nsc_opt_number(arg, &C->theta) || C->theta < 0.5 || C->theta > 1) return usage_error("--theta must be in [0.5, 1], not '%s'", arg);
-        break;
-    case OPT_SOLVER:
-        if (nsc_solver_parse(arg) < 0) return usage_error("unknown solver '%s' (auto, lemke, enum)", arg);
-        C->solver = arg;
-        break;
     case OPT_PARAM: {
         char *eq = strchr(arg, '=');
         if (!eq || eq == arg || !nsc_opt_number(eq + 1, &v)) return usage_error("--param needs NAME=VALUE, not '%s'", arg);
@@ -404,22 +377,13 @@ static int take_option(cli *C, int c, char *arg, const char *word)
         C->ov[C->nov++] = (nsc_param_set){ arg, v };
         break;
     }
-    case OPT_SAVE: C->save = arg; break;
     case OPT_DUMP: C->dumpdir = arg; break;
     case OPT_STATS: C->stats = 1; break;
     case OPT_EVENTS: C->events = 1; break;
-    case OPT_STEADY: C->steady = 1; break;
     case OPT_LOSSES: C->losses = 1; break;
     case OPT_LOAD:
         if (add_loads(C, arg)) return 3;
         C->losses = 1;
-        break;
-    case OPT_PERIOD:
-        if (!nsc_opt_number(arg, &C->period) || !(C->period > 0) || !isfinite(C->period))
-            return usage_error("--period needs a positive time, not '%s'", arg);
-        if (C->period < NSC_PERIOD_MIN)
-            return usage_error("--period %s is shorter than the shortest period nscircuit's steps resolve (1e-90 s)", arg);
-        C->steady = 1;
         break;
     case OPT_PROGRESS: C->progress = 1; break;
     case OPT_QUIET: C->quiet = 1; break;
@@ -431,7 +395,9 @@ static int take_option(cli *C, int c, char *arg, const char *word)
         break;
     case OPT_VERSION: printf("nscircuit %s\n", PACKAGE_VERSION); return 0;
     case OPT_HELP: printf("%s\n%s", usage_text, nsc_sweep_usage); return 0;
-    default: return usage_error("unknown or incomplete option '%s'", word);
+    default:
+        if (c >= NSC_RUNOPT_FIRST && c < NSC_RUNOPT_END) return nsc_run_option(&C->cfg, c, arg, "nscircuit");
+        return usage_error("unknown or incomplete option '%s'", word);
     }
     return -1;
 }
@@ -441,12 +407,10 @@ static int parse_options(int argc, char **argv, cli *C)
 {
     static const struct option longopts[] = {
         { "format", required_argument, 0, OPT_FORMAT }, { "plot", no_argument, 0, OPT_PLOT },
-        { "step", required_argument, 0, OPT_STEP },     { "tstop", required_argument, 0, OPT_TSTOP },
-        { "theta", required_argument, 0, OPT_THETA },   { "solver", required_argument, 0, OPT_SOLVER },
-        { "param", required_argument, 0, OPT_PARAM },   { "save", required_argument, 0, OPT_SAVE },
+        NSC_RUN_LONGOPTS,
+        { "param", required_argument, 0, OPT_PARAM },
         { "dump-lcs", required_argument, 0, OPT_DUMP }, { "stats", no_argument, 0, OPT_STATS },
         { "events", no_argument, 0, OPT_EVENTS },
-        { "steady", no_argument, 0, OPT_STEADY },       { "period", required_argument, 0, OPT_PERIOD },
         { "losses", no_argument, 0, OPT_LOSSES },       { "load", required_argument, 0, OPT_LOAD },
         { "progress", no_argument, 0, OPT_PROGRESS },   { "quiet", no_argument, 0, OPT_QUIET },
         { "safe-control", no_argument, 0, OPT_SAFE_CONTROL },
@@ -460,23 +424,25 @@ static int parse_options(int argc, char **argv, cli *C)
         if ((st = take_option(C, c, optarg, argv[optind - 1])) >= 0) return st;
     if (optind != argc - 1) return usage_error("%s", optind >= argc ? "no netlist given" : "more than one netlist given");
     C->netlist = argv[optind];
-    const char *fmtname = C->format;
-    if (!fmtname && C->outpath) {
-        const char *dot = strrchr(C->outpath, '.');
-        fmtname = dot && nsc_strieq(dot, ".csv") ? "csv" : dot && nsc_strieq(dot, ".raw") ? "raw" : "dat";
+    int f = C->format ? nsc_format_named(C->format)                       /* -o NAME.csv: csv (out.h) */
+                      : C->outpath ? nsc_format_of_suffix(strrchr(C->outpath, '.')) : NSC_FMT_DAT;
+    if (f < 0 && C->format) {
+        char names[256] = "";
+        for (int k = 0; k < NSC_FMT_N; k++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "", nsc_formats[k].name);
+        char msg[320];
+        snprintf(msg, sizeof msg, "unknown format '%%s' (%s)", names);
+        return usage_error(msg, C->format);
     }
-    static const char *const fn[] = { "dat", "csv", "raw", "rawbin" };
-    static const nsc_format ff[] = { NSC_FMT_DAT, NSC_FMT_CSV, NSC_FMT_RAW, NSC_FMT_RAWBIN };
-    C->fmt = NSC_FMT_DAT;
-    for (int k = 0; fmtname && k < 4; k++)
-        if (nsc_strieq(fmtname, fn[k])) { C->fmt = ff[k]; fmtname = NULL; }
-    if (fmtname) return usage_error("unknown format '%s' (dat, csv, raw, rawbin)", fmtname);
+    C->fmt = f < 0 ? NSC_FMT_DAT : (nsc_format)f;
     return -1;
 }
 
 static nsc_run_cfg run_cfg(const cli *C, const nsc_search_path *inc)
 {
-    return (nsc_run_cfg){ C->step, C->tstop, C->theta, C->solver, C->save, inc, C->steady, C->period };
+    nsc_run_cfg cfg = C->cfg;
+    cfg.inc = inc;
+    return cfg;
 }
 
 /* A netlist with .step cards: the parameter study (sweep.h), its exit status. */
@@ -500,19 +466,14 @@ static int run_study(const cli *C, const nsc_search_path *inc, const nsc_deck *d
     return st;
 }
 
-/* .op: the operating point printed on stdout. */
+/* .op: the operating point (run.c's line) printed on stdout. */
 static nsc_status run_op(job *J, const cli *C)
 {
-    nsc_waves *O = NULL;
-    nsc_probe *dp = NULL;
-    int ndp = 0;
-    nsc_status s = nsc_waves_probes_default(J->R.c, &dp, &ndp, &J->rep);    /* nodes, then i(v) i(l) i(d) */
-    if (!s) s = nsc_stepper_op(J->R.c, J->R.o.gmin, J->R.o.solver, dp, ndp, &O, &J->rep);
-    nsc_waves_probes_free(dp, ndp);
+    nsc_status s = nsc_analyses[NSC_AN_OP].run(&J->R, &J->rep);
     if (s) return s;
+    const nsc_waves *O = J->R.op;
     printf("operating point of %s\n", C->netlist);
     for (int k = 1; k < O->ncol; k++) printf("  %-20s = % .10e\n", O->name[k], O->v[k]);
-    nsc_waves_free(O);
     return nsc_stdout_status(&J->rep);
 }
 
@@ -522,10 +483,10 @@ static int run_outputs(const job *J, const cli *C, char **outs)
 {
     int n = 0;
     outs[n++] = J->out;
-    if (C->plot && C->fmt != NSC_FMT_DAT) outs[n++] = J->dat;
-    if (C->fmt == NSC_FMT_DAT || C->plot) outs[n++] = J->gp;
+    if (C->plot && !nsc_formats[C->fmt].gnuplot) outs[n++] = J->dat;
+    if (nsc_formats[C->fmt].gnuplot || C->plot) outs[n++] = J->gp;
     if (C->plot) outs[n++] = J->png;
-    if (J->R.c->nmeas > 0) outs[n++] = J->meas;
+    if (J->R.c->job.nmeas > 0) outs[n++] = J->meas;
     if (C->events) outs[n++] = J->ev;
     if (C->losses) outs[n++] = J->loss;
     return n;
@@ -535,8 +496,8 @@ static int run_outputs(const job *J, const cli *C, char **outs)
 static nsc_status run_small(job *J, const cli *C)
 {
     const nsc_circuit *c = J->R.c;
-    nsc_small_args a = { C->netlist, C->outpath, C->save, C->fmt, C->plot, C->quiet,
-                         J->R.o.tstop > 0 || (c->has_ac && c->ndc > 0), J->R.o.tstop > 0, J->R.o.gmin, J->R.o.solver,
+    nsc_small_args a = { C->netlist, C->outpath, C->cfg.save, C->fmt, C->plot, C->quiet,
+                         J->R.o.tstop > 0 || (c->job.has_ac && c->job.ndc > 0), J->R.o.tstop > 0, J->R.o.gmin, J->R.o.solver,
                          J->R.steady ? &J->R.o : NULL, J->R.steady ? &J->R.po : NULL };
     nsc_status s = nsc_cli_small(&a, J->R.c, &J->rep);
     nsc_flush_warnings(&J->rep, C->quiet);
@@ -547,8 +508,8 @@ static nsc_status run_small(job *J, const cli *C)
  * an element. */
 static nsc_status output_names(job *J, const cli *C)
 {
-    J->out = C->outpath ? nsc_strdup(C->outpath) : default_output(C->netlist, format_suffix(C->fmt));
-    J->dat = C->fmt == NSC_FMT_DAT ? nsc_strdup(J->out) : with_suffix(J->out, ".dat");   /* the data the script plots */
+    J->out = C->outpath ? nsc_strdup(C->outpath) : default_output(C->netlist, nsc_formats[C->fmt].suffix);
+    J->dat = nsc_formats[C->fmt].gnuplot ? nsc_strdup(J->out) : with_suffix(J->out, ".dat");   /* the data the script plots */
     J->gp = with_suffix(J->out, ".gp");
     J->png = with_suffix(J->out, ".png");
     J->meas = with_suffix(J->out, ".meas");
@@ -618,7 +579,7 @@ static nsc_status run_analysis(job *J, const cli *C, int steady)
         J->R.o.progress = progress_draw;
         J->R.o.progress_ctx = &prog;
     }
-    if (!J->R.c->nxcol && (J->stream = nsc_stream_new(J->out, C->fmt, J->R.nout + 1, C->threads))) {
+    if (!J->R.c->job.nxcol && (J->stream = nsc_stream_new(J->out, C->fmt, J->R.nout + 1, C->threads))) {
         J->R.o.rows = nsc_stream_rows;                       /* rows written while computed */
         J->R.o.rows_ctx = J->stream;
         J->C = C;
@@ -641,27 +602,27 @@ static nsc_status write_results(job *J, const cli *C, nsc_status s, nsc_report *
     nsc_circuit *ckt = J->R.c;
     nsc_waves *W;
     int done = J->R.W->end == NSC_RUN_COMPLETE;
-    nsc_status ws = ckt->nxcol ? nsc_meas_derive(ckt, &J->R.W, &J->R.nout, wr) : NSC_OK;   /* .print {expr}, P() */
+    nsc_status ws = ckt->job.nxcol ? nsc_meas_derive(ckt, &J->R.W, &J->R.nout, wr) : NSC_OK;   /* .print {expr}, P() */
     W = J->R.W;
-    if (!ws && ckt->nmeas > 0 && done) {
+    if (!ws && ckt->job.nmeas > 0 && done) {
         ws = nsc_run_measure(&J->R, wr);
         if (!ws) ws = report_meas(ckt, J->R.mres, C->netlist, J->meas, wr);
         J->wrote_meas = !ws;
-    } else if (ckt->nmeas > 0)
-        nsc_warn(wr, &ckt->meas_loc, ".meas not evaluated: the run did not complete");
+    } else if (ckt->job.nmeas > 0)
+        nsc_warn(wr, &ckt->job.meas_loc, ".meas not evaluated: the run did not complete");
     char *outs[7];
     int nouts = run_outputs(J, C, outs);
     if (!ws && done) ws = control_outputs(ckt, W, J->R.mres, J->R.nout, outs, nouts, C->netlist, C->safe_control, wr);
-    if (!ws && done && ckt->nfour) ws = nsc_cli_four(ckt, W, J->out, wr);  /* .four (cmd_small.c) */
+    if (!ws && done && ckt->job.nfour) ws = nsc_cli_four(ckt, W, J->out, wr);  /* .four (cmd_small.c) */
     nsc_waves_keep(W, J->R.nout + 1);                       /* drop the columns only .meas reads */
     int streamed = 0;
     if (!ws && J->stream) ws = nsc_stream_finish(J->stream, W, &streamed, wr);
     nsc_stream_free(J->stream);
     J->stream = NULL;
-    if (!ws && !streamed) ws = write_table(W, C->fmt, J->out, C->threads, wr);
-    int need_dat = C->plot && C->fmt != NSC_FMT_DAT;        /* the script plots a .dat */
+    if (!ws && !streamed) ws = nsc_formats[C->fmt].write(W, J->out, C->threads, wr);
+    int need_dat = C->plot && !nsc_formats[C->fmt].gnuplot;  /* the script plots a .dat */
     if (!ws && need_dat) ws = nsc_write_dat(W, J->dat, C->threads, wr);
-    if (!ws && (C->fmt == NSC_FMT_DAT || C->plot))
+    if (!ws && (nsc_formats[C->fmt].gnuplot || C->plot))
         ws = nsc_write_gp_thin(W, J->dat, J->gp, J->png, C->plot_preview ? NSC_GP_PREVIEW_ROWS : 0, wr);
     if (!ws && C->plot && done) ws = nsc_render_gp(J->gp, wr);
     if (!ws && C->events) ws = nsc_write_events(W, J->ev, wr);
@@ -724,8 +685,8 @@ static void print_summary(const job *J, const cli *C, int steady, nsc_status s)
     if (C->stats) print_stats(st, &J->R.o);
     if (W->end != NSC_RUN_COMPLETE || s) return;
     fprintf(stderr, "nscircuit: wrote %s", J->out);
-    if (C->plot && C->fmt != NSC_FMT_DAT) fprintf(stderr, ", %s", J->dat);
-    if (C->fmt == NSC_FMT_DAT || C->plot) fprintf(stderr, ", %s", J->gp);
+    if (C->plot && !nsc_formats[C->fmt].gnuplot) fprintf(stderr, ", %s", J->dat);
+    if (nsc_formats[C->fmt].gnuplot || C->plot) fprintf(stderr, ", %s", J->gp);
     if (C->plot) fprintf(stderr, ", %s", J->png);
     if (J->wrote_meas) fprintf(stderr, ", %s", J->meas);
     if (C->events) fprintf(stderr, ", %s", J->ev);
@@ -742,8 +703,8 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
     nsc_status s = nsc_run_setup(&J->R, &cfg, &J->rep);
     if (s) return s;
     int steady = J->R.steady;
-    C->plot_preview = !C->plot && ckt->ctl_plot;              /* a batch run's plot: a cheap preview */
-    C->plot |= ckt->ctl_plot;                                 /* a .control block's plot: the PNG */
+    C->plot_preview = !C->plot && ckt->job.ctl_plot;              /* a batch run's plot: a cheap preview */
+    C->plot |= ckt->job.ctl_plot;                                 /* a .control block's plot: the PNG */
     if (C->dumpdir) {
         nsc_lcs *L = NULL;
         if (!(s = nsc_lcs_assemble(ckt, NSC_ASM_TRAN, J->R.o.gmin, &L, &J->rep))) s = nsc_lcs_dump(L, C->dumpdir, &J->rep);
@@ -752,11 +713,12 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
         return s;
     }
     if ((s = nsc_run_check(ckt, &cfg, &J->R.o, 1, &J->rep))) return s;
-    if (ckt->has_op && (s = run_op(J, C))) return s;
-    if ((ckt->has_ac || ckt->ndc) && (s = run_small(J, C))) return s;   /* .ac, .dc (cmd_small.c) */
-    if (J->R.o.tstop <= 0) {
-        if (ckt->nmeas > 0) nsc_warn(&J->rep, &ckt->meas_loc, ".meas tran ignored: no transient analysis");
-        if (ckt->nfour > 0) nsc_warn(&J->rep, &ckt->four[0].loc, ".four ignored: no transient analysis");
+    /* the analyses in nsc_analyses' order (run.h): .op, .ac/.dc, then the steady state or the transient */
+    if (nsc_analyses[NSC_AN_OP].asked(&J->R) && (s = run_op(J, C))) return s;
+    if (nsc_analyses[NSC_AN_SMALL].asked(&J->R) && (s = run_small(J, C))) return s;   /* (cmd_small.c) */
+    if (!nsc_analyses[NSC_AN_PSS].asked(&J->R) && !nsc_analyses[NSC_AN_TRAN].asked(&J->R)) {
+        if (ckt->job.nmeas > 0) nsc_warn(&J->rep, &ckt->job.meas_loc, ".meas tran ignored: no transient analysis");
+        if (ckt->job.nfour > 0) nsc_warn(&J->rep, &ckt->job.four[0].loc, ".four ignored: no transient analysis");
         return NSC_OK;
     }
     J->R.o.stop = &stop_flag;
@@ -780,10 +742,10 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
             fprintf(stderr, "%s\n", wr.error ? wr.error : "write failed");
         nsc_report_free(&wr);
     }
-    if (!s && J->R.W && J->R.W->end == NSC_RUN_COMPLETE && (ckt->has_ac || ckt->ndc)
-        && (C->fmt == NSC_FMT_RAW || C->fmt == NSC_FMT_RAWBIN)) {         /* one raw file, every plot */
-        nsc_small_args a = { C->netlist, C->outpath, C->save, C->fmt, C->plot, C->quiet, 1, 1, 0, 0, NULL, NULL };
-        s = nsc_cli_raw_merge(&a, ckt, J->out, ckt->has_tran ? ckt->tran_loc.line : ckt->pss_loc.line, &J->rep);
+    if (!s && J->R.W && J->R.W->end == NSC_RUN_COMPLETE && (ckt->job.has_ac || ckt->job.ndc)
+        && nsc_formats[C->fmt].raw) {         /* one raw file, every plot */
+        nsc_small_args a = { C->netlist, C->outpath, C->cfg.save, C->fmt, C->plot, C->quiet, 1, 1, 0, 0, NULL, NULL };
+        s = nsc_cli_raw_merge(&a, ckt, J->out, ckt->job.has_tran ? ckt->job.tran_loc.line : ckt->job.pss_loc.line, &J->rep);
     }
     if (J->R.W) print_summary(J, C, steady, s);
     return s;
@@ -813,7 +775,7 @@ int main(int argc, char **argv)
     nsc_status s = inc ? nsc_deck_read(C.netlist, inc, &J.deck, &J.rep)
                        : nsc_oom(&J.rep);
     if (!s) s = nsc_run_circuit(&J.R, J.deck, C.ov, C.nov, &J.rep);
-    if (!s && J.R.c->nstep > 0 && !C.dumpdir) {               /* a parameter study, of the deck read */
+    if (!s && J.R.c->job.nstep > 0 && !C.dumpdir) {               /* a parameter study, of the deck read */
         nsc_deck *deck = J.deck;
         J.deck = NULL;
         job_free(&J);                                         /* (its warnings come again from the study) */

@@ -73,14 +73,14 @@ static nsc_status card_tran(elab *E, scope *sc, const nl_card *cd)
         snprintf(msg, sizeof msg, ".tran without a print step: rows every (tstop - tstart) / %d = %g s", NL_TRAN_ROWS, v[0]);
         nle_note(E, cd, NULL, "%s", msg);
     }
-    if (c->has_tran) nle_warn(E, sc, cd, NULL, "second .tran replaces the first");
-    c->has_tran = 1;
-    c->tstep = v[0];
-    c->tstop = v[1];
-    c->tstart = v[2];
-    c->tmax = v[3];
-    c->uic = uic;
-    c->tran_loc = nl_field_loc(E->d, cd, &cd->f[0]);
+    if (c->job.has_tran) nle_warn(E, sc, cd, NULL, "second .tran replaces the first");
+    c->job.has_tran = 1;
+    c->job.tstep = v[0];
+    c->job.tstop = v[1];
+    c->job.tstart = v[2];
+    c->job.tmax = v[3];
+    c->job.uic = uic;
+    c->job.tran_loc = nl_field_loc(E->d, cd, &cd->f[0]);
     return NSC_OK;
 }
 
@@ -110,8 +110,8 @@ static nsc_status card_ic(elab *E, scope *sc, const nl_card *cd)
 /* The field of a SPICE tolerance option (reltol abstol vntol chgtol trtol), NULL otherwise. */
 static double *tolerance_option(nsc_circuit *c, const char *k)
 {
-    return !strcmp(k, "reltol") ? &c->reltol : !strcmp(k, "abstol") ? &c->abstol : !strcmp(k, "vntol") ? &c->vntol
-         : !strcmp(k, "chgtol") ? &c->chgtol : !strcmp(k, "trtol") ? &c->trtol : NULL;
+    return !strcmp(k, "reltol") ? &c->job.reltol : !strcmp(k, "abstol") ? &c->job.abstol : !strcmp(k, "vntol") ? &c->job.vntol
+         : !strcmp(k, "chgtol") ? &c->job.chgtol : !strcmp(k, "trtol") ? &c->job.trtol : NULL;
 }
 
 /* .options name=value ... */
@@ -126,33 +126,33 @@ static nsc_status card_options(elab *E, scope *sc, const nl_card *cd)
         if (k && !strcmp(k, "theta")) {
             if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
             if (!(v >= 0.5 && v <= 1)) return nle_err(E, sc, cd, f, "theta = %g is not in [0.5, 1]", v);
-            c->theta = v;
-            c->theta_given = 1;                          /* asks for the theta-scheme (run.c) */
+            c->job.theta = v;
+            c->job.theta_given = 1;                          /* asks for the theta-scheme (run.c) */
         } else if (k && !strcmp(k, "gmin")) {
             if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
             if (!(v >= 0)) return nle_err(E, sc, cd, f, "gmin must not be negative");
-            c->gmin = v;
+            c->job.gmin = v;
         } else if (k && !strcmp(k, "solver")) {
             const nl_field *vf = &f->sub[1];
             const char *s = vf->kind == NL_F_WORD || vf->kind == NL_F_STRING ? vf->u.s
                           : vf->kind == NL_F_EXPR && vf->u.x->op == NL_X_PARAM ? vf->u.x->name : NULL;
-            if (!s || !*s || strlen(s) >= sizeof c->solver) return nle_err(E, sc, cd, vf, "bad solver name in .options");
-            snprintf(c->solver, sizeof c->solver, "%s", s);
-            nsc_strlower(c->solver);
+            if (!s || !*s || strlen(s) >= sizeof c->job.solver) return nle_err(E, sc, cd, vf, "bad solver name in .options");
+            snprintf(c->job.solver, sizeof c->job.solver, "%s", s);
+            nsc_strlower(c->job.solver);
         } else if (k && !strcmp(k, "stepping")) {
             const nl_field *vf = &f->sub[1];
             const char *s = vf->kind == NL_F_WORD || vf->kind == NL_F_STRING ? vf->u.s
                           : vf->kind == NL_F_EXPR && vf->u.x->op == NL_X_PARAM ? vf->u.x->name : NULL;
-            if (s && !strcmp(s, "fixed")) c->stepping_fixed = 1, c->stepping_exact = 0;
-            else if (s && !strcmp(s, "adaptive")) c->stepping_fixed = 0, c->stepping_exact = 0;
-            else if (s && !strcmp(s, "exact")) c->stepping_fixed = 0, c->stepping_exact = 2;
+            if (s && !strcmp(s, "fixed")) c->job.stepping_fixed = 1, c->job.stepping_exact = 0;
+            else if (s && !strcmp(s, "adaptive")) c->job.stepping_fixed = 0, c->job.stepping_exact = 0;
+            else if (s && !strcmp(s, "exact")) c->job.stepping_fixed = 0, c->job.stepping_exact = 2;
             else return nle_err(E, sc, cd, vf, "stepping must be 'adaptive', 'exact' or 'fixed'");
         } else if (!k && f->kind == NL_F_WORD && nsc_strieq(f->u.s, "nostepsizelimit")) {
-            c->stepsizelimit = 0;                        /* ngspice's 'set nostepsizelimit': the default */
+            c->job.stepsizelimit = 0;                        /* ngspice's 'set nostepsizelimit': the default */
         } else if (!k && f->kind == NL_F_WORD && nsc_strieq(f->u.s, "stepsizelimit")) {
-            c->stepsizelimit = 1;                        /* ngspice's cap min(tstep, span / 50) */
+            c->job.stepsizelimit = 1;                        /* ngspice's cap min(tstep, span / 50) */
         } else if (!k && f->kind == NL_F_WORD && nsc_strieq(f->u.s, "interp")) {
-            c->interp = 1;                               /* rows on the tstep grid (ngspice's interp) */
+            c->job.interp = 1;                               /* rows on the tstep grid (ngspice's interp) */
         } else if (k && tolerance_option(c, k)) {
             if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
             if (!(v > 0) || !isfinite(v)) return nle_err(E, sc, cd, f, "%s must be positive", k);
@@ -172,8 +172,8 @@ static nsc_status card_pss(elab *E, scope *sc, const nl_card *cd)
 {
     nsc_circuit *c = E->c;
     char kb[64];
-    c->has_pss = 1;
-    c->pss_loc = nl_field_loc(E->d, cd, &cd->f[0]);
+    c->job.has_pss = 1;
+    c->job.pss_loc = nl_field_loc(E->d, cd, &cd->f[0]);
     for (int i = 1; i < cd->nf; i++) {
         const nl_field *f = &cd->f[i];
         const char *k = nle_pair_key(f, kb, sizeof kb);
@@ -187,13 +187,13 @@ static nsc_status card_pss(elab *E, scope *sc, const nl_card *cd)
         int whole = v >= 1 && v <= 10000 && v == floor(v);
         if (!strcmp(k, "period")) {
             if (!(v > 0) || !isfinite(v)) return nle_err(E, sc, cd, f, ".pss period must be a positive time");
-            c->pss_period = v;
+            c->job.pss_period = v;
         } else if (!strcmp(k, "periods") || !strcmp(k, "warmup") || !strcmp(k, "maxit")) {
             if (!whole) return nle_err(E, sc, cd, f, ".pss %s must be a whole number from 1 to 10000", k);
-            *(!strcmp(k, "periods") ? &c->pss_periods : !strcmp(k, "warmup") ? &c->pss_warmup : &c->pss_maxit) = (int)v;
+            *(!strcmp(k, "periods") ? &c->job.pss_periods : !strcmp(k, "warmup") ? &c->job.pss_warmup : &c->job.pss_maxit) = (int)v;
         } else if (!strcmp(k, "tol")) {
             if (!(v > 0 && v < 1)) return nle_err(E, sc, cd, f, ".pss tol must be in (0, 1)");
-            c->pss_tol = v;
+            c->job.pss_tol = v;
         } else
             return nle_err(E, sc, cd, f, "unknown .pss parameter '%s' (period, periods, warmup, maxit, tol)", k);
     }
@@ -216,9 +216,9 @@ static nsc_status card_step(elab *E, scope *sc, const nl_card *cd)
     if (++i >= cd->nf || f[i].kind != NL_F_WORD || !nle_is_ident(f[i].u.s))
         return nle_err(E, sc, cd, i < cd->nf ? &f[i] : NULL, ".step param needs a parameter name");
     const nl_field *nf = &f[i++];
-    for (int k = 0; k < c->nstep; k++)
-        if (nsc_strieq(c->step[k].param, nf->u.s))
-            return nle_err(E, sc, cd, nf, "second .step for parameter '%s' (first at line %d)", nf->u.s, c->step[k].loc.line);
+    for (int k = 0; k < c->job.nstep; k++)
+        if (nsc_strieq(c->job.step[k].param, nf->u.s))
+            return nle_err(E, sc, cd, nf, "second .step for parameter '%s' (first at line %d)", nf->u.s, c->job.step[k].loc.line);
     int list = i < cd->nf && nle_is_word(&f[i], "list");
     if (list && scale) return nle_err(E, sc, cd, &f[i], ".step %s cannot take a list", scale == 10 ? "dec" : "oct");
     int nv = cd->nf - i - list;
@@ -243,10 +243,10 @@ static nsc_status card_step(elab *E, scope *sc, const nl_card *cd)
         n = floor(a[2] * log(a[1] / a[0]) / log(scale) + 1e-9) + 1;
     }
     if (!(n <= NL_MAXSTEP)) return nle_err(E, sc, cd, NULL, "more than %d values in .step", NL_MAXSTEP);
-    if (nsc_grow((void **)&c->step, &E->capstep, c->nstep + 1, sizeof *c->step)) return nle_oom(E);
-    nsc_step *s = &c->step[c->nstep];
+    if (nsc_grow((void **)&c->job.step, &E->capstep, c->job.nstep + 1, sizeof *c->job.step)) return nle_oom(E);
+    nsc_step *s = &c->job.step[c->job.nstep];
     memset(s, 0, sizeof *s);
-    if (!c->nstep++) c->step_loc = nl_field_loc(E->d, cd, &f[0]);
+    if (!c->job.nstep++) c->job.step_loc = nl_field_loc(E->d, cd, &f[0]);
     s->loc = nl_field_loc(E->d, cd, &f[0]);
     if (!(s->param = nsc_strdup(nf->u.s)) || !(s->val = nsc_calloc((size_t)n, sizeof *s->val))) return nle_oom(E);
     nsc_strlower(s->param);
@@ -359,28 +359,28 @@ static nsc_status ctl_let(elab *E, const nl_card *cd, const nl_field *v, const n
     char *name = nsc_strdup(v->u.s);
     if (!name) return nle_oom(E);
     nsc_strlower(name);
-    for (int k = 0; k < c->nxcol; k++)
-        if (c->xcol[k].pos < 0 && !strcmp(c->xcol[k].name, name)) {
+    for (int k = 0; k < c->job.nxcol; k++)
+        if (c->job.xcol[k].pos < 0 && !strcmp(c->job.xcol[k].name, name)) {
             *out = name;                                 /* computed already */
             return NSC_OK;
         }
     nl_env env = { top_lookup, c, E->d->files[cd->file], "", E->funcs, E->nfunc, 0 };
     nsc_report scratch;
     nsc_report_init(&scratch);
-    int mark = c->nmeas_probe;
+    int mark = c->job.nmeas_probe;
     nsc_msig sig;
     memset(&sig, 0, sizeof sig);
     nsc_status st = lv->kind == NL_F_EXPR || lv->kind == NL_F_CALL
                   ? nl_meas_signal(c, E->d, cd, &env, lv, &sig, &scratch)
                   : nsc_err(&scratch, NSC_ENETLIST, NULL, "not an expression of vectors");
-    for (int q = mark; !st && q < c->nmeas_probe; q++)
-        if (!probe_exists(E, &c->meas_probe[q]))
-            st = nsc_err(&scratch, NSC_ENETLIST, &c->meas_probe[q].loc, "no such vector %s", c->meas_probe[q].name);
+    for (int q = mark; !st && q < c->job.nmeas_probe; q++)
+        if (!probe_exists(E, &c->job.meas_probe[q]))
+            st = nsc_err(&scratch, NSC_ENETLIST, &c->job.meas_probe[q].loc, "no such vector %s", c->job.meas_probe[q].name);
     if (st == NSC_ENOMEM) { nsc_report_free(&scratch); free(name); return nle_oom(E); }
     if (st) {
         const char *m = scratch.error ? strstr(scratch.error, ": error: ") : NULL;
         nle_warn(E, NULL, cd, v, "%s: let vector %s dropped: %s", cmd, name, m ? m + 9 : "error");
-        while (c->nmeas_probe > mark) free(c->meas_probe[--c->nmeas_probe].name);
+        while (c->job.nmeas_probe > mark) free(c->job.meas_probe[--c->job.nmeas_probe].name);
         free(sig.code);
         free(sig.text);
         nsc_report_free(&scratch);
@@ -388,11 +388,11 @@ static nsc_status ctl_let(elab *E, const nl_card *cd, const nl_field *v, const n
         return NSC_OK;
     }
     nsc_report_free(&scratch);
-    struct nsc_xcol *x = nsc_realloc_array(c->xcol, (size_t)c->nxcol + 1, sizeof *x);
+    struct nsc_xcol *x = nsc_realloc_array(c->job.xcol, (size_t)c->job.nxcol + 1, sizeof *x);
     char *copy = nsc_strdup(name);
     if (!x || !copy) { free(copy); free(name); free(sig.code); free(sig.text); return nle_oom(E); }
-    c->xcol = x;
-    c->xcol[c->nxcol++] = (struct nsc_xcol){ copy, sig, -1 };
+    c->job.xcol = x;
+    c->job.xcol[c->job.nxcol++] = (struct nsc_xcol){ copy, sig, -1 };
     *out = name;
     return NSC_OK;
 }
@@ -447,7 +447,7 @@ static nsc_status ctl_vector(elab *E, int kc, const nl_card *cd, const nl_field 
     }
     int k;
     if (nl_meas_column(c, kind, a, b, nl_field_loc(E->d, cd, v), &k, E->r)) return E->r->status;
-    return (*out = nsc_strdup(c->meas_probe[k].name)) ? NSC_OK : nle_oom(E);
+    return (*out = nsc_strdup(c->job.meas_probe[k].name)) ? NSC_OK : nle_oom(E);
 }
 
 /* wrdata FILE VEC... / write FILE [VEC...] / print VEC... (card kc of
@@ -459,10 +459,10 @@ static nsc_status ctl_output(elab *E, int kc, const nl_card *cd, const char *cmd
     int print = !strcmp(cmd, "print"), first = print ? 2 : 3;
     if (!print && (cd->nf < 3 || (f[2].kind != NL_F_WORD && f[2].kind != NL_F_STRING))) return ctl_unrun(E, cd, cmd);
     nsc_circuit *c = E->c;
-    nsc_ctlout *o = nsc_realloc_array(c->ctlout, (size_t)c->nctlout + 1, sizeof *o);
+    nsc_ctlout *o = nsc_realloc_array(c->job.ctlout, (size_t)c->job.nctlout + 1, sizeof *o);
     if (!o) return nle_oom(E);
-    c->ctlout = o;
-    o = &c->ctlout[c->nctlout++];
+    c->job.ctlout = o;
+    o = &c->job.ctlout[c->job.nctlout++];
     memset(o, 0, sizeof *o);
     o->raw = !strcmp(cmd, "write");
     o->print = print;
@@ -484,7 +484,7 @@ static nsc_status ctl_output(elab *E, int kc, const nl_card *cd, const char *cmd
     if (o->nvec == 0 && cd->nf > first && !all) {                             /* every vector dropped: */
         free(o->path);                                                        /* nothing to write */
         free(o->vec);
-        c->nctlout--;
+        c->job.nctlout--;
     }
     return NSC_OK;
 }
@@ -502,8 +502,8 @@ static nsc_status card_ctl(elab *E, scope *sc, const nl_card *cd)
     nsc_circuit *c = E->c;
     if (nsc_strieq(cmd, "tran")) return card_tran(E, sc, &sub);
     if (nsc_strieq(cmd, "op")) {
-        c->has_op = 1;
-        c->op_loc = nl_field_loc(E->d, cd, &cd->f[1]);
+        c->job.has_op = 1;
+        c->job.op_loc = nl_field_loc(E->d, cd, &cd->f[1]);
         return NSC_OK;
     }
     if (nsc_strieq(cmd, "let") && ctl_unrun(E, cd, "let")) return E->r->status;   /* (its vector serves meas: ctl_meas) */
@@ -518,12 +518,12 @@ static nsc_status card_ctl(elab *E, scope *sc, const nl_card *cd)
     if (nsc_strieq(cmd, "set") || nsc_strieq(cmd, "unset")) {
         for (int i = 2; i < cd->nf; i++) {
             int on = nsc_strieq(cmd, "set");
-            if (nle_is_word(&cd->f[i], "wr_singlescale")) c->ctl_singlescale = on;
-            else if (nle_is_word(&cd->f[i], "wr_vecnames")) c->ctl_vecnames = on;
+            if (nle_is_word(&cd->f[i], "wr_singlescale")) c->job.ctl_singlescale = on;
+            else if (nle_is_word(&cd->f[i], "wr_vecnames")) c->job.ctl_vecnames = on;
         }
         return NSC_OK;
     }
-    if (nsc_strieq(cmd, "plot")) { c->ctl_plot = 1; return NSC_OK; }
+    if (nsc_strieq(cmd, "plot")) { c->job.ctl_plot = 1; return NSC_OK; }
     if (nsc_strieq(cmd, "run") || nsc_strieq(cmd, "quit") || nsc_strieq(cmd, "exit")) return NSC_OK;
     return ctl_unrun(E, cd, cmd);
 }
@@ -547,77 +547,124 @@ static void probe_warn(elab *E, scope *sc, const nl_card *cd)
     }
 }
 
+/* The run's cards without a handler of their own above: .op, .save/.print
+ * (resolved once every element exists: nle_resolve_save), .meas (nl_meas.c),
+ * an unparsed instance (nl_deck.c deferred_card: its instance is elaborated). */
+static nsc_status card_op(elab *E, scope *sc, const nl_card *cd)
+{
+    (void)sc;
+    E->c->job.has_op = 1;
+    E->c->job.op_loc = nl_field_loc(E->d, cd, &cd->f[0]);
+    return NSC_OK;
+}
+
+static nsc_status card_save(elab *E, scope *sc, const nl_card *cd)
+{
+    (void)sc;
+    if (nsc_grow((void **)&E->save, &E->capsavecard, E->nsavecard + 1, sizeof *E->save)) return nle_oom(E);
+    E->save[E->nsavecard++] = (int)(cd - E->d->card);
+    return NSC_OK;
+}
+
+static nsc_status card_meas(elab *E, scope *sc, const nl_card *cd)
+{
+    nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
+    return nl_meas_card(E->c, E->d, cd, &env, E->r);
+}
+
+static nsc_status card_unparsed(elab *E, scope *sc, const nl_card *cd)
+{
+    return nle_err(E, sc, cd, &cd->f[1], "%s", cd->f[1].u.s);
+}
+
+/* How a dot card is taken (dot_cards[].how). */
+typedef enum dot_how {
+    DOT_ANY,      /* its handler, at any level; no handler: read by another pass (.param .model .subckt) */
+    DOT_TOP,      /* a card of the run: its handler at the top level, a warning inside a .subckt */
+    DOT_NOTED,    /* no effect on the transient: a note (and its handler, when it has one) */
+    DOT_SKIPPED,  /* another analysis or dialect: a warning saying why (the entry's why) */
+    DOT_UNSUP     /* refused: an error */
+} dot_how;
+
+typedef nsc_status (*dot_fn)(elab *E, scope *sc, const nl_card *cd);
+static void probe_warn(elab *E, scope *sc, const nl_card *cd);
+static nsc_status card_probe(elab *E, scope *sc, const nl_card *cd)
+{
+    probe_warn(E, sc, cd);
+    return NSC_OK;
+}
+
+#define NOT_RUN "not simulated (the analyses: .tran, .op, .pss, .ac, .dc)"
+/* The dot cards: a new card is a handler (elab *, scope *, card) and a line
+ * here. .ac, .dc, .four, .print ac|dc and .meas ac are taken before this table
+ * (nle_small_card, nl_dot_ac.c); names are matched case-insensitively. */
+static const struct dot_card {
+    const char *name;
+    dot_how how;
+    dot_fn fn;
+    const char *why;   /* DOT_SKIPPED: the warning's reason */
+} dot_cards[] = {
+    { ".ctl", DOT_ANY, card_ctl, NULL },               /* a .control command (nl_deck.c) */
+    { ".(unparsed)", DOT_ANY, card_unparsed, NULL },
+    { ".param", DOT_ANY, NULL, NULL }, { ".model", DOT_ANY, NULL, NULL }, { ".subckt", DOT_ANY, NULL, NULL },
+    { ".ends", DOT_ANY, NULL, NULL }, { ".global", DOT_ANY, NULL, NULL }, { ".func", DOT_ANY, NULL, NULL },
+    { ".ic", DOT_ANY, card_ic, NULL },
+    { ".tran", DOT_TOP, card_tran, NULL }, { ".op", DOT_TOP, card_op, NULL },
+    { ".options", DOT_TOP, card_options, NULL }, { ".option", DOT_TOP, card_options, NULL },
+    { ".opt", DOT_TOP, card_options, NULL },
+    { ".save", DOT_TOP, card_save, NULL }, { ".print", DOT_TOP, card_save, NULL },
+    { ".step", DOT_TOP, card_step, NULL },
+    { ".meas", DOT_TOP, card_meas, NULL }, { ".measure", DOT_TOP, card_meas, NULL },
+    { ".pss", DOT_TOP, card_pss, NULL },
+    { ".nodeset", DOT_NOTED, NULL, NULL }, { ".temp", DOT_NOTED, NULL, NULL }, { ".width", DOT_NOTED, NULL, NULL },
+    { ".plot", DOT_NOTED, NULL, NULL }, { ".probe", DOT_NOTED, card_probe, NULL },
+    { ".tf", DOT_SKIPPED, NULL, NOT_RUN }, { ".noise", DOT_SKIPPED, NULL, NOT_RUN },
+    { ".disto", DOT_SKIPPED, NULL, NOT_RUN }, { ".pz", DOT_SKIPPED, NULL, NOT_RUN },
+    { ".sens", DOT_SKIPPED, NULL, NOT_RUN }, { ".sp", DOT_SKIPPED, NULL, NOT_RUN },
+    { ".hb", DOT_SKIPPED, NULL, NOT_RUN },
+    { ".backanno", DOT_SKIPPED, NULL, "LTspice's annotation has no effect here" },
+    { ".if", DOT_UNSUP, NULL, NULL }, { ".elseif", DOT_UNSUP, NULL, NULL }, { ".else", DOT_UNSUP, NULL, NULL },
+    { ".endif", DOT_UNSUP, NULL, NULL }, { ".csparam", DOT_UNSUP, NULL, NULL }, { ".data", DOT_UNSUP, NULL, NULL },
+    { ".endd", DOT_UNSUP, NULL, NULL }, { ".connect", DOT_UNSUP, NULL, NULL }, { ".alter", DOT_UNSUP, NULL, NULL },
+    { ".spiceinit", DOT_UNSUP, NULL, NULL },
+};
+#undef NOT_RUN
+
+/* A dot card, by its line in dot_cards (other analyses and other dialects'
+ * cards that do not change the transient are skipped with a warning naming the
+ * card: a netlist written for ngspice, LTspice or Xyce runs its .tran; without
+ * .tran/.op the run fails). */
 nsc_status nle_card_dot(elab *E, scope *sc, const nl_card *cd)
 {
-    if (nle_head_is(cd, ".ctl")) return card_ctl(E, sc, cd);
-    if (nle_head_is(cd, ".(unparsed)"))                /* nl_deck.c deferred_card: its instance is elaborated */
-        return nle_err(E, sc, cd, &cd->f[1], "%s", cd->f[1].u.s);
-    static const char *const top_only[] = { ".tran", ".op", ".options", ".option", ".opt", ".save", ".print",
-                                            ".step", ".meas", ".measure", ".pss" };
-    static const char *const noted[] = { ".nodeset", ".temp", ".width", ".plot", ".probe" };
-    /* other analyses, and cards of other dialects that do not change the
-     * transient: skipped with a warning naming the card (a netlist written for
-     * ngspice, LTspice or Xyce runs its .tran); without .tran/.op the run fails
-     * (.ac, .dc and .four: nle_small_card, nl_dot_ac.c) */
-    static const char *const analyses[] = { ".tf", ".noise", ".disto", ".pz", ".sens", ".sp", ".hb", ".backanno" };
-    static const char *const unsup[] = { ".if", ".elseif", ".else", ".endif", ".csparam", ".data",
-                                         ".endd", ".connect", ".alter", ".spiceinit" };
-    if (nle_head_is(cd, ".param") || nle_head_is(cd, ".model") || nle_head_is(cd, ".subckt") || nle_head_is(cd, ".ends") ||
-        nle_head_is(cd, ".global") || nle_head_is(cd, ".func"))
-        return NSC_OK;                                 /* handled in other passes */
-    if (nle_head_is(cd, ".ic")) return card_ic(E, sc, cd);
     int small;                                         /* .ac .dc .print ac|dc .meas ac .four: nl_dot_ac.c */
     if (nle_small_card(E, sc, cd, &small) || small) return E->r->status;
-    for (size_t k = 0; k < sizeof top_only / sizeof top_only[0]; k++)
-        if (nle_head_is(cd, top_only[k])) {
-            if (sc->up) {
-                nle_warn(E, sc, cd, NULL, "%s inside .subckt ignored", top_only[k]);
-                return NSC_OK;
-            }
-            nsc_circuit *c = E->c;
-            switch (k) {
-            case 0: return card_tran(E, sc, cd);
-            case 1:
-                c->has_op = 1;
-                c->op_loc = nl_field_loc(E->d, cd, &cd->f[0]);
-                return NSC_OK;
-            case 2: case 3: case 4: return card_options(E, sc, cd);
-            case 5: case 6:
-                if (nsc_grow((void **)&E->save, &E->capsavecard, E->nsavecard + 1, sizeof *E->save)) return nle_oom(E);
-                E->save[E->nsavecard++] = (int)(cd - E->d->card);
-                return NSC_OK;
-            case 7: return card_step(E, sc, cd);
-            case 10: return card_pss(E, sc, cd);
-            default: {
-                nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
-                return nl_meas_card(c, E->d, cd, &env, E->r);
-            }
-            }
-        }
-    for (size_t k = 0; k < sizeof noted / sizeof noted[0]; k++)
-        if (nle_head_is(cd, noted[k])) {
-            nle_note(E, cd, NULL, "%s ignored", noted[k]);
-            if (nle_head_is(cd, ".probe")) probe_warn(E, sc, cd);
-            return NSC_OK;
-        }
-    for (size_t k = 0; k < sizeof analyses / sizeof analyses[0]; k++)
-        if (nle_head_is(cd, analyses[k])) {
-            nle_warn(E, sc, cd, NULL, "%s card skipped: %s", analyses[k],
-                 k + 1 < sizeof analyses / sizeof analyses[0] ? "not simulated (the analyses: .tran, .op, .pss, .ac, .dc)"
-                                                              : "LTspice's annotation has no effect here");
-            return NSC_OK;
-        }
-    for (size_t k = 0; k < sizeof unsup / sizeof unsup[0]; k++)
-        if (nle_head_is(cd, unsup[k])) return nle_err(E, sc, cd, NULL, "unsupported card '%s'", cd->f[0].u.s);
-    return nle_err(E, sc, cd, NULL, "unknown card '%s'", cd->f[0].u.s);
+    const struct dot_card *t = NULL;
+    for (size_t k = 0; !t && k < sizeof dot_cards / sizeof dot_cards[0]; k++)
+        if (nle_head_is(cd, dot_cards[k].name)) t = &dot_cards[k];
+    if (!t) return nle_err(E, sc, cd, NULL, "unknown card '%s'", cd->f[0].u.s);
+    switch (t->how) {
+    case DOT_ANY: return t->fn ? t->fn(E, sc, cd) : NSC_OK;
+    case DOT_TOP:
+        if (!sc->up) return t->fn(E, sc, cd);
+        nle_warn(E, sc, cd, NULL, "%s inside .subckt ignored", t->name);
+        return NSC_OK;
+    case DOT_NOTED:
+        nle_note(E, cd, NULL, "%s ignored", t->name);
+        return t->fn ? t->fn(E, sc, cd) : NSC_OK;
+    case DOT_SKIPPED:
+        nle_warn(E, sc, cd, NULL, "%s card skipped: %s", t->name, t->why);
+        return NSC_OK;
+    case DOT_UNSUP: break;
+    }
+    return nle_err(E, sc, cd, NULL, "unsupported card '%s'", cd->f[0].u.s);
 }
 
 static nsc_status probe_add(elab *E, nsc_probekind kind, int n0, int n1, int el, const char *name, nsc_loc loc)
 {
     nsc_circuit *c = E->c;
     if (nl_hash_get(&E->probes, name, NULL)) return NSC_OK;    /* already saved */
-    if (nsc_grow((void **)&c->save, &E->capsave, c->nsave + 1, sizeof *c->save)) return nle_oom(E);
-    nsc_probe *p = &c->save[c->nsave];
+    if (nsc_grow((void **)&c->job.save, &E->capsave, c->job.nsave + 1, sizeof *c->job.save)) return nle_oom(E);
+    nsc_probe *p = &c->job.save[c->job.nsave];
     memset(p, 0, sizeof *p);
     p->kind = kind;
     p->node[0] = n0;
@@ -625,8 +672,8 @@ static nsc_status probe_add(elab *E, nsc_probekind kind, int n0, int n1, int el,
     p->el = el;
     p->loc = loc;
     if (!(p->name = nsc_strdup(name))) return nle_oom(E);
-    if (nl_hash_put(&E->probes, p->name, c->nsave)) return nle_oom(E);
-    c->nsave++;
+    if (nl_hash_put(&E->probes, p->name, c->job.nsave)) return nle_oom(E);
+    c->job.nsave++;
     return NSC_OK;
 }
 
@@ -647,8 +694,8 @@ static nsc_status save_node(elab *E, const nl_card *cd, const nl_field *f, int *
 static int top_lookup(void *ctx, const char *name, double *v)
 {
     const nsc_circuit *c = ctx;
-    for (int k = 0; k < c->nparam; k++)
-        if (!strcmp(c->param[k], name)) { *v = c->param_val[k]; return 1; }
+    for (int k = 0; k < c->job.nparam; k++)
+        if (!strcmp(c->job.param[k], name)) { *v = c->job.param_val[k]; return 1; }
     return 0;
 }
 
@@ -656,12 +703,12 @@ static int top_lookup(void *ctx, const char *name, double *v)
 static nsc_status xcol_add(elab *E, char *name, nsc_msig *sig)
 {
     nsc_circuit *c = E->c;
-    struct nsc_xcol *x = nsc_realloc_array(c->xcol, (size_t)c->nxcol + 1, sizeof *x);
+    struct nsc_xcol *x = nsc_realloc_array(c->job.xcol, (size_t)c->job.nxcol + 1, sizeof *x);
     if (!x || !name) { free(name); free(sig->code); free(sig->text); return nle_oom(E); }
-    c->xcol = x;
-    c->xcol[c->nxcol].name = name;
-    c->xcol[c->nxcol].pos = c->nsave;                 /* after the outputs listed before it */
-    c->xcol[c->nxcol++].sig = *sig;
+    c->job.xcol = x;
+    c->job.xcol[c->job.nxcol].name = name;
+    c->job.xcol[c->job.nxcol].pos = c->job.nsave;                 /* after the outputs listed before it */
+    c->job.xcol[c->job.nxcol++].sig = *sig;
     return NSC_OK;
 }
 
@@ -959,14 +1006,14 @@ void nle_lonely_nodes(elab *E)
  * alone) removed: a .control meas that cannot run. */
 static void meas_pop(nsc_circuit *c, int mark)
 {
-    nsc_meas *m = &c->meas[--c->nmeas];
+    nsc_meas *m = &c->job.meas[--c->job.nmeas];
     free(m->name);
     nsc_msig *sg[] = { &m->sig, &m->trig.sig, &m->targ.sig };
     for (int k = 0; k < 3; k++) {
         free(sg[k]->code);
         free(sg[k]->text);
     }
-    while (c->nmeas_probe > mark) free(c->meas_probe[--c->nmeas_probe].name);
+    while (c->job.nmeas_probe > mark) free(c->job.meas_probe[--c->job.nmeas_probe].name);
 }
 
 /* 1 when probe p of a .control meas names an existing node or element (P(x)'s
@@ -1003,11 +1050,11 @@ static nsc_status ctl_meas(elab *E, int k)
     nl_env env = { top_lookup, c, E->d->files[cd->file], "", E->funcs, E->nfunc, 0 };
     nsc_report scratch;
     nsc_report_init(&scratch);
-    int mark = c->nmeas_probe, n0 = c->nmeas;
+    int mark = c->job.nmeas_probe, n0 = c->job.nmeas;
     nsc_status st = nl_meas_card(c, E->d, &sub, &env, &scratch);
-    for (int q = mark; !st && q < c->nmeas_probe; q++)
-        if (!probe_exists(E, &c->meas_probe[q]))
-            st = nsc_err(&scratch, NSC_ENETLIST, &c->meas_probe[q].loc, "no such vector %s", c->meas_probe[q].name);
+    for (int q = mark; !st && q < c->job.nmeas_probe; q++)
+        if (!probe_exists(E, &c->job.meas_probe[q]))
+            st = nsc_err(&scratch, NSC_ENETLIST, &c->job.meas_probe[q].loc, "no such vector %s", c->job.meas_probe[q].name);
     if (st == NSC_ENOMEM) {
         nsc_report_free(&scratch);
         return nle_oom(E);
@@ -1015,7 +1062,7 @@ static nsc_status ctl_meas(elab *E, int k)
     if (st) {
         const char *m = scratch.error ? strstr(scratch.error, ": error: ") : NULL;
         nle_warn(E, NULL, cd, &cd->f[1], "meas not run: %s", m ? m + 9 : "error");
-        if (c->nmeas > n0) meas_pop(c, mark);
+        if (c->job.nmeas > n0) meas_pop(c, mark);
     }
     nsc_report_free(&scratch);
     return NSC_OK;

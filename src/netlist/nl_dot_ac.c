@@ -65,12 +65,12 @@ static nsc_status card_ac(elab *E, scope *sc, const nl_card *cd)
     if (!(a->fstop >= a->fstart))
         return nle_err(E, NULL, cd, &f[4], "the stop frequency %g is below the start frequency %g", a->fstop, a->fstart);
     a->loc = nl_field_loc(E->d, cd, &f[0]);
-    if (c->has_ac) {
+    if (c->job.has_ac) {
         nle_warn(E, NULL, cd, NULL, "second .ac card ignored (the first one runs)");
         return NSC_OK;
     }
-    c->ac = sweep;
-    c->has_ac = 1;
+    c->job.ac = sweep;
+    c->job.has_ac = 1;
     return NSC_OK;
 }
 
@@ -104,7 +104,7 @@ static nsc_status dc_sweep(elab *E, scope *sc, const nl_card *cd, int i, nsc_dcs
 static nsc_status card_dc(elab *E, scope *sc, const nl_card *cd)
 {
     nsc_circuit *c = E->c;
-    if (c->ndc > 0) {
+    if (c->job.ndc > 0) {
         nle_warn(E, NULL, cd, NULL, "second .dc card ignored (the first one runs)");
         return NSC_OK;
     }
@@ -112,9 +112,9 @@ static nsc_status card_dc(elab *E, scope *sc, const nl_card *cd)
     int nf = cd->nf - i;
     if (nf != 4 && nf != 8) return nle_err(E, NULL, cd, NULL, "expected .dc source start stop step [source2 start2 stop2 step2]");
     for (int k = 0; k < nf / 4; k++)
-        if (dc_sweep(E, sc, cd, i + 4 * k, &c->dc[k])) return E->r->status;
-    if (nf == 8 && c->dc[0].el == c->dc[1].el) return nle_err(E, NULL, cd, &cd->f[i + 4], "the same element swept twice");
-    c->ndc = nf / 4;
+        if (dc_sweep(E, sc, cd, i + 4 * k, &c->job.dc[k])) return E->r->status;
+    if (nf == 8 && c->job.dc[0].el == c->job.dc[1].el) return nle_err(E, NULL, cd, &cd->f[i + 4], "the same element swept twice");
+    c->job.ndc = nf / 4;
     return NSC_OK;
 }
 
@@ -218,16 +218,16 @@ static nsc_status den_field(elab *E, const nl_card *cd, const nl_field *f, nsc_a
 static nsc_status acout_add(elab *E, const nsc_acout *o)
 {
     nsc_circuit *c = E->c;
-    nsc_acout *a = nsc_realloc_array(c->acout, (size_t)c->nacout + 1, sizeof *a);
+    nsc_acout *a = nsc_realloc_array(c->job.acout, (size_t)c->job.nacout + 1, sizeof *a);
     if (!a) return nle_oom(E);
-    c->acout = a;
-    c->acout[c->nacout] = *o;
-    c->acout[c->nacout].name = NULL;
-    c->acout[c->nacout].den.name = NULL;
-    if (!(c->acout[c->nacout].p.name = nsc_strdup(o->p.name))) return nle_oom(E);
-    c->nacout++;
-    if (o->den.name && !(c->acout[c->nacout - 1].den.name = nsc_strdup(o->den.name))) return nle_oom(E);
-    if (!(c->acout[c->nacout - 1].name = nsc_strdup(o->name))) return nle_oom(E);
+    c->job.acout = a;
+    c->job.acout[c->job.nacout] = *o;
+    c->job.acout[c->job.nacout].name = NULL;
+    c->job.acout[c->job.nacout].den.name = NULL;
+    if (!(c->job.acout[c->job.nacout].p.name = nsc_strdup(o->p.name))) return nle_oom(E);
+    c->job.nacout++;
+    if (o->den.name && !(c->job.acout[c->job.nacout - 1].den.name = nsc_strdup(o->den.name))) return nle_oom(E);
+    if (!(c->job.acout[c->job.nacout - 1].name = nsc_strdup(o->name))) return nle_oom(E);
     return NSC_OK;
 }
 
@@ -246,11 +246,11 @@ static nsc_status card_print(elab *E, const nl_card *cd)
         }
         if (!s && !ac && part >= 0) s = nle_err(E, NULL, cd, &cd->f[i], "'%s' is an AC output, not a .print dc one", nle_ftext(&cd->f[i]));
         if (!s && !ac) {
-            nsc_probe *p = nsc_realloc_array(c->dcout, (size_t)c->ndcout + 1, sizeof *p);
+            nsc_probe *p = nsc_realloc_array(c->job.dcout, (size_t)c->job.ndcout + 1, sizeof *p);
             if (!p) s = nle_oom(E);
             else {
-                c->dcout = p;
-                c->dcout[c->ndcout++] = o.p;
+                c->job.dcout = p;
+                c->job.dcout[c->job.ndcout++] = o.p;
                 o.p.name = NULL;
             }
         }
@@ -310,10 +310,10 @@ static nsc_status card_meas(elab *E, scope *sc, const nl_card *cd)
     nsc_circuit *c = E->c;
     const nl_field *f = cd->f;
     if (cd->nf < 5 || f[2].kind != NL_F_WORD) return nle_err(E, NULL, cd, NULL, "expected .meas ac name FIND|WHEN|MAX|MIN ...");
-    nsc_acmeas *a = nsc_realloc_array(c->acmeas, (size_t)c->nacmeas + 1, sizeof *a);
+    nsc_acmeas *a = nsc_realloc_array(c->job.acmeas, (size_t)c->job.nacmeas + 1, sizeof *a);
     if (!a) return nle_oom(E);
-    c->acmeas = a;
-    nsc_acmeas *m = &a[c->nacmeas++];
+    c->job.acmeas = a;
+    nsc_acmeas *m = &a[c->job.nacmeas++];
     memset(m, 0, sizeof *m);
     m->loc = nl_field_loc(E->d, cd, &f[0]);
     if (!(m->name = nsc_strdup(f[2].u.s))) return nle_oom(E);
@@ -356,10 +356,10 @@ static nsc_status card_four(elab *E, scope *sc, const nl_card *cd)
 {
     nsc_circuit *c = E->c;
     if (cd->nf < 3) return nle_err(E, NULL, cd, NULL, "expected .four frequency output...");
-    nsc_four *a = nsc_realloc_array(c->four, (size_t)c->nfour + 1, sizeof *a);
+    nsc_four *a = nsc_realloc_array(c->job.four, (size_t)c->job.nfour + 1, sizeof *a);
     if (!a) return nle_oom(E);
-    c->four = a;
-    nsc_four *F = &a[c->nfour++];
+    c->job.four = a;
+    nsc_four *F = &a[c->job.nfour++];
     memset(F, 0, sizeof *F);
     F->loc = nl_field_loc(E->d, cd, &cd->f[0]);
     if (nle_value(E, sc, cd, &cd->f[1], &F->f)) return E->r->status;

@@ -138,7 +138,7 @@ static nsc_status wave_defaults(elab *E)
                 return nsc_err(E->r, NSC_ENETLIST, &c->el[k].loc,
                                "PULSE of %s: NP = %g must be a whole number of pulses (0: unlimited)", c->el[k].name, p[7]);
         }
-        nsc_wave_defaults(w, c->tstep, c->tstop, c->has_tran);
+        nsc_wave_defaults(w, c->job.tstep, c->job.tstop, c->job.has_tran);
     }
     return NSC_OK;
 }
@@ -204,14 +204,14 @@ static nsc_status top_params(elab *E, const scope *top)
 {
     nsc_circuit *c = E->c;
     if (top->npar == 0) return NSC_OK;
-    if (!(c->param = nsc_calloc((size_t)top->npar, sizeof *c->param)) ||
-        !(c->param_val = nsc_calloc((size_t)top->npar, sizeof *c->param_val)))
+    if (!(c->job.param = nsc_calloc((size_t)top->npar, sizeof *c->job.param)) ||
+        !(c->job.param_val = nsc_calloc((size_t)top->npar, sizeof *c->job.param_val)))
         return nle_oom(E);
-    c->nparam = top->npar;
+    c->job.nparam = top->npar;
     for (size_t k = 0; k < top->params.cap; k++) {
         const nl_slot *sl = &top->params.s[k];
-        if (sl->key && !(c->param[sl->val] = nsc_strdup(sl->key))) return nle_oom(E);
-        if (sl->key) c->param_val[sl->val] = top->pval[sl->val];
+        if (sl->key && !(c->job.param[sl->val] = nsc_strdup(sl->key))) return nle_oom(E);
+        if (sl->key) c->job.param_val[sl->val] = top->pval[sl->val];
     }
     return NSC_OK;
 }
@@ -219,11 +219,11 @@ static nsc_status top_params(elab *E, const scope *top)
 static nsc_status elaborate(elab *E)
 {
     nsc_circuit *c = E->c;
-    c->theta = 0.5;
-    c->stepsizelimit = 0;                              /* no TSTEP cap by default (see run.c) */
-    c->stepping_exact = 1;                             /* the exact transient where it applies */
-    c->gmin = 1e-12;
-    strcpy(c->solver, "auto");
+    c->job.theta = 0.5;
+    c->job.stepsizelimit = 0;                              /* no TSTEP cap by default (see run.c) */
+    c->job.stepping_exact = 1;                             /* the exact transient where it applies */
+    c->job.gmin = 1e-12;
+    strcpy(c->job.solver, "auto");
     int g;
     if (nle_node_new(E, "0", NULL, NULL, &g)) return E->r->status;
     if (E->nov && !(E->ovused = calloc((size_t)E->nov, 1))) return nle_oom(E);

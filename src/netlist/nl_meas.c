@@ -29,7 +29,7 @@ static const char *mname(const mctx *M)
 {
     static _Thread_local char buf[96];
     if (M->what) return M->what;
-    snprintf(buf, sizeof buf, ".meas %s", M->c->meas[M->self].name);
+    snprintf(buf, sizeof buf, ".meas %s", M->c->job.meas[M->self].name);
     return buf;
 }
 
@@ -100,22 +100,22 @@ static nsc_status probe(mctx *M, nsc_probekind kind, const char *a, const char *
     char *name = kind == NSC_PROBE_I ? nsc_asprintf("i(%s)", a) : b ? nsc_asprintf("v(%s,%s)", a, b) : nsc_asprintf("v(%s)", a);
     if (!name) return oom(M);
     nsc_strlower(name);
-    for (int k = 0; k < c->nmeas_probe; k++)
-        if (!strcmp(c->meas_probe[k].name, name)) {
+    for (int k = 0; k < c->job.nmeas_probe; k++)
+        if (!strcmp(c->job.meas_probe[k].name, name)) {
             free(name);
             *idx = k;
             return NSC_OK;
         }
-    nsc_probe *p = nsc_realloc_array(c->meas_probe, (size_t)c->nmeas_probe + 1, sizeof *p);
+    nsc_probe *p = nsc_realloc_array(c->job.meas_probe, (size_t)c->job.nmeas_probe + 1, sizeof *p);
     if (!p) { free(name); return oom(M); }
-    c->meas_probe = p;
-    memset(&p[c->nmeas_probe], 0, sizeof *p);
-    p[c->nmeas_probe].kind = kind;
-    p[c->nmeas_probe].node[0] = p[c->nmeas_probe].node[1] = -1;  /* resolved by nl_meas_resolve */
-    p[c->nmeas_probe].el = -1;
-    p[c->nmeas_probe].name = name;
-    p[c->nmeas_probe].loc = loc;
-    *idx = c->nmeas_probe++;
+    c->job.meas_probe = p;
+    memset(&p[c->job.nmeas_probe], 0, sizeof *p);
+    p[c->job.nmeas_probe].kind = kind;
+    p[c->job.nmeas_probe].node[0] = p[c->job.nmeas_probe].node[1] = -1;  /* resolved by nl_meas_resolve */
+    p[c->job.nmeas_probe].el = -1;
+    p[c->job.nmeas_probe].name = name;
+    p[c->job.nmeas_probe].loc = loc;
+    *idx = c->job.nmeas_probe++;
     return NSC_OK;
 }
 
@@ -154,7 +154,7 @@ static nsc_status name_leaf(mctx *M, const nl_expr *e, nsc_msig *s)
     if (M->env->lookup && M->env->lookup(M->env->ctx, e->name, &v)) return emit(M, s, NSC_XOP_NUM, 0, 0, v);
     if (!strcmp(e->name, "pi")) return emit(M, s, NSC_XOP_NUM, 0, 0, 3.14159265358979323846);
     for (int k = M->self - 1; k >= 0; k--)             /* the last of the name (nl_meas_resolve: of the deck) */
-        if (!strcmp(M->c->meas[k].name, e->name)) return emit(M, s, NSC_XOP_MEAS, k, 0, 0);
+        if (!strcmp(M->c->job.meas[k].name, e->name)) return emit(M, s, NSC_XOP_MEAS, k, 0, 0);
     if (!strcmp(e->name, "time")) return emit(M, s, NSC_XOP_TIME, 0, 0, 0);
     return at_loc(M, expr_loc(M, e), "unknown name '%s' in %s (not a .param, nor an earlier measure)",
                   e->name, mname(M));
@@ -211,7 +211,7 @@ static nsc_status sig_field(mctx *M, const nl_field *f, nsc_msig *s)
                               nl_field_loc(M->d, M->cd, &f->sub[0]), &idx);
         if (st || (st = emit(M, s, NSC_XOP_PROBE, idx, 0, 0))) return st;
         free(s->text);
-        return (s->text = nsc_strdup(M->c->meas_probe[idx].name)) ? NSC_OK : oom(M);
+        return (s->text = nsc_strdup(M->c->job.meas_probe[idx].name)) ? NSC_OK : oom(M);
     }
     if (f->kind == NL_F_CALL && is_power(f->u.s) && f->nsub == 1 && f->sub[0].kind == NL_F_WORD) {
         nsc_status st = power(M, f->sub[0].u.s, nl_field_loc(M->d, M->cd, &f->sub[0]), s);
@@ -432,15 +432,15 @@ static nsc_status meas_trig(mctx *M, nsc_meas *m, int i)
 
 nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env, nsc_report *r)
 {
-    nsc_meas *all = nsc_realloc_array(c->meas, (size_t)c->nmeas + 1, sizeof *all);
+    nsc_meas *all = nsc_realloc_array(c->job.meas, (size_t)c->job.nmeas + 1, sizeof *all);
     if (!all) return nsc_oom(r);
-    c->meas = all;
-    nsc_meas *m = &all[c->nmeas];
+    c->job.meas = all;
+    nsc_meas *m = &all[c->job.nmeas];
     memset(m, 0, sizeof *m);
     m->loc = nl_field_loc(d, cd, &cd->f[0]);
-    if (!c->nmeas) c->meas_loc = m->loc;
-    mctx M = { c, d, cd, env, r, c->nmeas, NULL };
-    c->nmeas++;
+    if (!c->job.nmeas) c->job.meas_loc = m->loc;
+    mctx M = { c, d, cd, env, r, c->job.nmeas, NULL };
+    c->job.nmeas++;
     m->from = -INFINITY;
     m->to = INFINITY;
     m->trig.count = m->targ.count = 1;
@@ -507,9 +507,9 @@ nsc_status nsc_power_output(nsc_circuit *c, const char *name, int pos, nsc_repor
     if (!d || c->el[el].nnode < 2 || !d->current)             /* a coupling K: the one device without */
         return nsc_err(r, NSC_EUSAGE, NULL, "output 'p(%s)': no element with two terminals named %s", name, name);
     if (d->no_power) return nsc_err(r, NSC_EUSAGE, NULL, "output 'p(%s)': not available for %s", name, d->no_power);
-    struct nsc_xcol *x = nsc_realloc_array(c->xcol, (size_t)c->nxcol + 1, sizeof *x);
+    struct nsc_xcol *x = nsc_realloc_array(c->job.xcol, (size_t)c->job.nxcol + 1, sizeof *x);
     if (!x) return nsc_oom(r);
-    c->xcol = x;
+    c->job.xcol = x;
     nsc_msig sig;
     nsc_status st = nl_power_sig(c, el, c->el[el].loc, &sig, r);
     if (st) return st;
@@ -520,21 +520,21 @@ nsc_status nsc_power_output(nsc_circuit *c, const char *name, int pos, nsc_repor
         free(sig.text);
         return st ? st : nsc_oom(r);
     }
-    c->xcol[c->nxcol++] = (struct nsc_xcol){ col, sig, pos };
+    c->job.xcol[c->job.nxcol++] = (struct nsc_xcol){ col, sig, pos };
     return NSC_OK;
 }
 
 nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
 {
-    for (int k = 0; k < c->nmeas; k++)                /* a name measured twice: its last measure (ngspice) */
-        for (int j = 0; c->meas[k].type == NSC_MEAS_PARAM && j < c->meas[k].sig.ncode; j++) {
-            nsc_xinstr *in = &c->meas[k].sig.code[j];
+    for (int k = 0; k < c->job.nmeas; k++)                /* a name measured twice: its last measure (ngspice) */
+        for (int j = 0; c->job.meas[k].type == NSC_MEAS_PARAM && j < c->job.meas[k].sig.ncode; j++) {
+            nsc_xinstr *in = &c->job.meas[k].sig.code[j];
             if (in->op != NSC_XOP_MEAS) continue;
-            for (int q = c->nmeas - 1; q > in->arg; q--)      /* (not itself: `dup PARAM='dup*4'`) */
-                if (q != k && !strcmp(c->meas[q].name, c->meas[in->arg].name)) { in->arg = q; break; }
+            for (int q = c->job.nmeas - 1; q > in->arg; q--)      /* (not itself: `dup PARAM='dup*4'`) */
+                if (q != k && !strcmp(c->job.meas[q].name, c->job.meas[in->arg].name)) { in->arg = q; break; }
         }
-    for (int k = 0; k < c->nmeas_probe; k++) {
-        nsc_probe *p = &c->meas_probe[k];
+    for (int k = 0; k < c->job.nmeas_probe; k++) {
+        nsc_probe *p = &c->job.meas_probe[k];
         size_t L = strlen(p->name);
         char *in = nsc_strndup(p->name + 2, L - 3);                /* inside "v(...)" / "i(...)" */
         if (!in) return nsc_oom(r);

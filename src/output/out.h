@@ -12,8 +12,29 @@ typedef enum nsc_format {
     NSC_FMT_DAT,    /* gnuplot columns */
     NSC_FMT_CSV,
     NSC_FMT_RAW,    /* ngspice raw file, ASCII values */
-    NSC_FMT_RAWBIN  /* ngspice raw file, binary values (little-endian doubles) */
+    NSC_FMT_RAWBIN, /* ngspice raw file, binary values (little-endian doubles) */
+    NSC_FMT_N       /* the number of formats (lines of nsc_formats) */
 } nsc_format;
+
+/* The output formats, one line each (out_formats.c, indexed by nsc_format): what
+ * the program, the streamed table (out_stream.c) and the .ac/.dc writers ask of a
+ * format. A new format is its writer, its enum value and one line there. */
+typedef struct nsc_format_desc {
+    const char *name;    /* as --format takes it ("dat") */
+    const char *suffix;  /* the output's default suffix (".dat"); -o NAME.SUFFIX picks the first
+                            format of that suffix */
+    int gnuplot;         /* 1: the plotting script reads this table itself (else --plot writes a .dat) */
+    int raw;             /* an ngspice raw file (nsc_raw_rowfmt rows; every analysis in one file) */
+    int binary;          /* raw: binary values */
+    char sep;            /* a table (raw 0): its column separator */
+    /* the transient's table (nsc_write_dat's arguments) */
+    nsc_status (*write)(const nsc_waves *W, const char *path, int threads, nsc_report *r);
+} nsc_format_desc;
+extern const nsc_format_desc nsc_formats[NSC_FMT_N];
+/* The format named name (case-insensitive; NULL: none), else -1. */
+int nsc_format_named(const char *name);
+/* The first format whose suffix is sfx (".csv", case-insensitive), else -1. */
+int nsc_format_of_suffix(const char *sfx);
 
 /* gnuplot columns: first line "# time v(a) ...", then, when the run ended early,
  * "# stopped at t=...: reason", then rows "%.12e" whitespace separated.

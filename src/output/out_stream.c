@@ -42,8 +42,8 @@ nsc_stream *nsc_stream_new(const char *path, nsc_format fmt, int nkeep, int thre
     S->nkeep = nkeep;
     S->threads = nsc_out_threads(threads);
     S->budget = BUDGET;
-    S->rf = fmt == NSC_FMT_RAW || fmt == NSC_FMT_RAWBIN ? nsc_raw_rowfmt(nkeep, fmt == NSC_FMT_RAWBIN)
-                                                         : nsc_table_rowfmt(nkeep, fmt == NSC_FMT_CSV ? ',' : ' ');
+    const nsc_format_desc *F = &nsc_formats[fmt];
+    S->rf = F->raw ? nsc_raw_rowfmt(nkeep, F->binary) : nsc_table_rowfmt(nkeep, F->sep);
     S->B = nsc_rowq_block_rows(S->rf);
     return S;
 }
@@ -64,10 +64,11 @@ static void open_stream(nsc_stream *S, const nsc_waves *W)
     view.ncol = S->nkeep;
     view.end = NSC_RUN_COMPLETE;
     view.end_msg = NULL;
-    if (S->fmt == NSC_FMT_RAW || S->fmt == NSC_FMT_RAWBIN)
-        nsc_raw_header(&view, S->a.f, S->fmt == NSC_FMT_RAWBIN, 0, &S->npos);
+    const nsc_format_desc *F = &nsc_formats[S->fmt];
+    if (F->raw)
+        nsc_raw_header(&view, S->a.f, F->binary, 0, &S->npos);
     else
-        nsc_table_header(&view, S->a.f, S->fmt == NSC_FMT_CSV ? ',' : ' ');
+        nsc_table_header(&view, S->a.f, F->sep);
     S->q = nsc_rowq_new(S->a.f, &view, S->rf, S->B, S->threads - 1);
     S->stopped = !S->q || nsc_rowq_workers(S->q) == 0 || nsc_wcur_init(&S->cur, W);
 }

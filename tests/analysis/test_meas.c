@@ -70,7 +70,7 @@ static void check(const expect *x, int n)
     char cards[8192] = "";
     for (int k = 0; k < n; k++) snprintf(cards + strlen(cards), sizeof cards - strlen(cards), "%s\n", x[k].card);
     nsc_circuit *c = circuit(cards);
-    cr_assert_eq(c->nmeas, n);
+    cr_assert_eq(c->job.nmeas, n);
     nsc_waves *W = waves();
     nsc_meas_result *res = calloc((size_t)n, sizeof *res);
     nsc_report r;
@@ -190,10 +190,10 @@ Test(meas, user_functions)
     cr_assert_eq(nsc_meas_eval(c, W, res, &r), NSC_OK, "%s", r.error ? r.error : "");
     const double want[] = { 1.5, 0.5, 8.5 };
     for (int k = 0; k < 3; k++) {
-        cr_assert(res[k].ok, "%s: %s", c->meas[k].name, res[k].why ? res[k].why : "");
-        cr_assert_float_eq(res[k].value, want[k], 1e-12, "%s: %.17g", c->meas[k].name, res[k].value);
+        cr_assert(res[k].ok, "%s: %s", c->job.meas[k].name, res[k].why ? res[k].why : "");
+        cr_assert_float_eq(res[k].value, want[k], 1e-12, "%s: %.17g", c->job.meas[k].name, res[k].value);
     }
-    cr_assert_str_eq(c->meas[0].sig.text, "sq(v(a))");               /* as written */
+    cr_assert_str_eq(c->job.meas[0].sig.text, "sq(v(a))");               /* as written */
     nsc_meas_results_free(res, 3);
     nsc_report_free(&r);
     nsc_waves_free(W);
@@ -220,9 +220,9 @@ Test(meas, time_in_measures_and_columns)
     int nout = 3;
     nsc_report r;
     nsc_report_init(&r);
-    cr_assert_eq(c->nxcol, 1);
+    cr_assert_eq(c->job.nxcol, 1);
     cr_assert_eq(nsc_meas_derive(c, &W, &nout, &r), NSC_OK, "%s", r.error ? r.error : "");
-    int k = nsc_waves_col(W, c->xcol[0].name), a = nsc_waves_col(W, "v(a)");
+    int k = nsc_waves_col(W, c->job.xcol[0].name), a = nsc_waves_col(W, "v(a)");
     cr_assert(k > 0 && a > 0 && W->nrow == 9);
     for (long i = 0; i < W->nrow; i++)
         cr_assert_eq(nsc_waves_at(W, i, k), nsc_waves_at(W, i, a) * nsc_waves_at(W, i, 0), "row %ld", i);
@@ -235,16 +235,16 @@ Test(meas, time_in_measures_and_columns)
 Test(meas, probes)
 {
     nsc_circuit *c = circuit(".meas tran x AVG v(a)\n.meas tran y WHEN V(A,gnd)=1\n.meas tran z MAX par('v(a,b)*i(R1)')\n");
-    cr_assert_eq(c->nmeas_probe, 3);
-    cr_assert_str_eq(c->meas_probe[0].name, "v(a)");
-    cr_assert_str_eq(c->meas_probe[1].name, "v(a,b)");
-    cr_assert_str_eq(c->meas_probe[2].name, "i(r1)");
-    cr_assert_eq(c->meas_probe[1].node[0], nsc_circuit_node(c, "a"));
-    cr_assert_eq(c->meas_probe[1].node[1], nsc_circuit_node(c, "b"));
-    cr_assert_eq(c->meas_probe[2].el, nsc_circuit_element(c, "r1"));
-    cr_assert_str_eq(c->meas[2].sig.text, "v(a,b)*i(r1)");
-    cr_assert_eq(c->meas[1].type, NSC_MEAS_WHEN);
-    cr_assert_eq(c->meas[1].trig.val, 1);
+    cr_assert_eq(c->job.nmeas_probe, 3);
+    cr_assert_str_eq(c->job.meas_probe[0].name, "v(a)");
+    cr_assert_str_eq(c->job.meas_probe[1].name, "v(a,b)");
+    cr_assert_str_eq(c->job.meas_probe[2].name, "i(r1)");
+    cr_assert_eq(c->job.meas_probe[1].node[0], nsc_circuit_node(c, "a"));
+    cr_assert_eq(c->job.meas_probe[1].node[1], nsc_circuit_node(c, "b"));
+    cr_assert_eq(c->job.meas_probe[2].el, nsc_circuit_element(c, "r1"));
+    cr_assert_str_eq(c->job.meas[2].sig.text, "v(a,b)*i(r1)");
+    cr_assert_eq(c->job.meas[1].type, NSC_MEAS_WHEN);
+    cr_assert_eq(c->job.meas[1].trig.val, 1);
     nsc_circuit_free(c);
 }
 

@@ -130,3 +130,44 @@ Test(run, the_grid_ends_with_a_row_at_tstop, .init = setup, .fini = teardown)
         nsc_deck_free(d);
     }
 }
+
+/* The table of analyses (run.c nsc_analyses): which lines a run asks for, and the
+ * .op line's handler on a divider, v(mid) = 10 * 3k / (1k + 3k) = 7.5 V and
+ * i(v1) = -10 / 4k (the current enters the source's + node from the circuit) */
+Test(run, analyses_table_asks_its_lines_and_runs_the_op, .init = setup, .fini = teardown)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/div.cir", tmp);
+    const char *const text[] = { "d\nV1 in 0 10\nR1 in mid 1k\nR2 mid 0 3k\n.op\n.end\n",
+                                 "d\nV1 in 0 10\nR1 in mid 1k\nR2 mid 0 3k\n.tran 1u 10u\n.end\n" };
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(tu_write_file(path, text[k]), 0);
+        nsc_report r;
+        nsc_report_init(&r);
+        nsc_deck *d = NULL;
+        cr_assert_eq(nsc_deck_read(path, NULL, &d, &r), NSC_OK, "%s", r.error);
+        nsc_run_cfg cfg = { 0 };
+        nsc_run R;
+        nsc_run_init(&R);
+        cr_assert_eq(nsc_run_circuit(&R, d, NULL, 0, &r), NSC_OK, "%s", r.error);
+        cr_assert_eq(nsc_run_setup(&R, &cfg, &r), NSC_OK, "%s", r.error);
+        cr_assert_eq(nsc_analyses[NSC_AN_OP].asked(&R), k == 0);
+        cr_assert_eq(nsc_analyses[NSC_AN_TRAN].asked(&R), k == 1);
+        cr_assert(!nsc_analyses[NSC_AN_PSS].asked(&R) && !nsc_analyses[NSC_AN_SMALL].asked(&R));
+        if (k == 0) {
+            cr_assert_eq(nsc_analyses[NSC_AN_OP].run(&R, &r), NSC_OK, "%s", r.error);
+            cr_assert(R.op && R.op->nrow == 1);
+            int vmid = -1, iv1 = -1;
+            for (int j = 1; j < R.op->ncol; j++) {
+                if (!strcmp(R.op->name[j], "v(mid)")) vmid = j;
+                if (!strcmp(R.op->name[j], "i(v1)")) iv1 = j;
+            }
+            cr_assert(vmid > 0 && iv1 > 0);
+            cr_assert_float_eq(R.op->v[vmid], 7.5, 1e-9);
+            cr_assert_float_eq(R.op->v[iv1], -10 / 4e3, 1e-12);
+        }
+        nsc_run_free(&R);
+        nsc_report_free(&r);
+        nsc_deck_free(d);
+    }
+}

@@ -28,7 +28,7 @@ static nsc_waves *run(const nsc_circuit *c, const char *save, double h, double t
     o.h = h;
     o.theta = theta;
     o.gmin = 1e-12;
-    o.uic = c->uic;
+    o.uic = c->job.uic;
     o.solver = NSC_SOLVER_AUTO;
     nsc_waves *W = NULL;
     nsc_sim_stats st;

@@ -118,8 +118,8 @@ Test(sweep, units_of_parameters_and_measures, .init = setup, .fini = teardown)
         cr_assert_str_eq(nsc_param_unit(deck, NULL, 0, c, par[k][0]), par[k][1], "%s", par[k][0]);
     nsc_deck_free(deck);
     const char *meas[] = { "V", "A", "W", "Ω", "1", "s", "A·s", "V", "", "V", "1", "A", "" };
-    cr_assert_eq(c->nmeas, 13);
-    for (int k = 0; k < 13; k++) cr_assert_str_eq(nsc_meas_unit(c, k), meas[k], "%s", c->meas[k].name);
+    cr_assert_eq(c->job.nmeas, 13);
+    for (int k = 0; k < 13; k++) cr_assert_str_eq(nsc_meas_unit(c, k), meas[k], "%s", c->job.meas[k].name);
     nsc_circuit_free(c);
     nsc_report_free(&r);
     free(path);
@@ -197,23 +197,23 @@ Test(sweep, step_cards_values)
                         ".step param d list 3 {k*2} 1k\n"
                         ".step param e 5 1 -2\n", &r);
     cr_assert(c, "%s", r.error);
-    cr_assert_eq(c->nstep, 5);
+    cr_assert_eq(c->job.nstep, 5);
     double a[] = { 1, 1.25, 1.5, 1.75, 2 }, b[] = { 1, sqrt(10), 10, sqrt(1000), 100 }, cc[] = { 1, 2, 4, 8 },
            d[] = { 3, 4, 1000 }, e[] = { 5, 3, 1 };
     const double *want[] = { a, b, cc, d, e };
     int n[] = { 5, 5, 4, 3, 3 };
     const char *name[] = { "a", "b", "c", "d", "e" };
     for (int k = 0; k < 5; k++) {
-        cr_assert_str_eq(c->step[k].param, name[k]);
-        cr_assert_eq(c->step[k].nval, n[k], "%s: %d values", name[k], c->step[k].nval);
+        cr_assert_str_eq(c->job.step[k].param, name[k]);
+        cr_assert_eq(c->job.step[k].nval, n[k], "%s: %d values", name[k], c->job.step[k].nval);
         for (int j = 0; j < n[k]; j++)
-            cr_assert_float_eq(c->step[k].val[j], want[k][j], 1e-12 * fabs(want[k][j]), "%s[%d]", name[k], j);
-        cr_assert_eq(c->step[k].loc.line, 5 + k);
+            cr_assert_float_eq(c->job.step[k].val[j], want[k][j], 1e-12 * fabs(want[k][j]), "%s[%d]", name[k], j);
+        cr_assert_eq(c->job.step[k].loc.line, 5 + k);
     }
     /* the top-level parameters, in order */
-    cr_assert_eq(c->nparam, 5);
-    cr_assert_str_eq(c->param[4], "k");
-    cr_assert_eq(c->param_val[4], 2);
+    cr_assert_eq(c->job.nparam, 5);
+    cr_assert_str_eq(c->job.param[4], "k");
+    cr_assert_eq(c->job.param_val[4], 2);
     /* e is not a .param: the plan says so at its card */
     nsc_plan p;
     nsc_plan_init(&p);
@@ -943,7 +943,7 @@ Test(sweep, unit_of_a_param_reading_a_later_measure)
     nsc_circuit *c = rd("t\nV1 x 0 SIN(0 1 1k)\nR1 x 0 1k\n.tran 1u 2m\n.meas tran a MAX v(x)\n"
                         ".meas tran p param='a*2'\n.meas tran a MIN v(x)\n.end\n", &r);
     cr_assert(c, "%s", r.error ? r.error : "");
-    cr_assert_eq(c->nmeas, 3);
+    cr_assert_eq(c->job.nmeas, 3);
     cr_assert_str_eq(nsc_meas_unit(c, 1), "V");
     cr_assert_str_eq(nsc_meas_unit(c, 2), "V");
     nsc_circuit_free(c);

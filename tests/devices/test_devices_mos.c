@@ -435,7 +435,7 @@ static nsc_waves *tran(const char *text, const char *save, nsc_solver solver, do
     o.h = h;
     o.theta = 0.5;
     o.gmin = 1e-12;
-    o.uic = c->uic;
+    o.uic = c->job.uic;
     o.solver = solver;
     nsc_waves *W = NULL;
     nsc_sim_stats st;

@@ -50,12 +50,12 @@ static nsc_waves *tran(const char *text, const char *save, nsc_sim_stats *st, ns
     int np = 0;
     cr_assert_eq(nsc_waves_probes_parse(c, save, &p, &np, r), NSC_OK);
     nsc_tran_opts o = {0};
-    o.tstep = c->tstep;
-    o.tstop = c->tstop;
-    o.h = c->tmax > 0 ? c->tmax : c->tstep;
-    o.theta = c->theta;
+    o.tstep = c->job.tstep;
+    o.tstop = c->job.tstop;
+    o.h = c->job.tmax > 0 ? c->job.tmax : c->job.tstep;
+    o.theta = c->job.theta;
     o.gmin = 1e-12;
-    o.uic = c->uic;
+    o.uic = c->job.uic;
     o.solver = NSC_SOLVER_AUTO;
     nsc_waves *W = NULL;
     nsc_sim_stats s0;

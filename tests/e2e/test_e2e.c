@@ -2729,6 +2729,14 @@ Test(e2e, period_against_b_source_waveforms)
     cr_assert(strstr(out, "error: --period 1e-300 is shorter than the shortest period nscircuit's steps resolve")
               && strstr(out, "rc=2") && strstr(out, "no-table"), "%s", out);
     free(out);
+    /* the sweep reads its run options through the program's table (cmd.h NSC_RUN_LONGOPTS): the same
+     * usage error before any point runs (it was every point failing, exit status 3) */
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep --param x=1,2 --period 1e-300 bp.cir 2>&1; echo rc=$?; test -e "
+             "bp.sweep.dat || echo no-table", tmp, NSC_PROGRAM);
+    tu_run(cmd, &out);
+    cr_assert(strstr(out, "nscircuit sweep: error: --period 1e-300 is shorter than the shortest period")
+              && strstr(out, "rc=2") && strstr(out, "no-table"), "%s", out);
+    free(out);
     cr_assert_eq(tu_write_file(path, "t\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.pss period=1e-200\n.end\n"), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s bp.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);

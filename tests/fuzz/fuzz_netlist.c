@@ -43,12 +43,12 @@ static void assemble(const nsc_circuit *c)
         nsc_status st = nsc_lcs_assemble(c, modes[k], 1e-12, &L, &r);
         check_report(&r, st);
         if (!st) {
-            for (int p = 0; p < c->nsave; p++) {
+            for (int p = 0; p < c->job.nsave; p++) {
                 nsc_lin f;
                 memset(&f, 0, sizeof f);
                 nsc_report pr;
                 nsc_report_init(&pr);
-                if (!nsc_lcs_probe(L, c, &c->save[p], &f, &pr)) nsc_lin_free(&f);
+                if (!nsc_lcs_probe(L, c, &c->job.save[p], &f, &pr)) nsc_lin_free(&f);
                 nsc_report_free(&pr);
             }
         }

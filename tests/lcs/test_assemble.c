@@ -31,8 +31,8 @@ static nsc_circuit *tc_new(void)
     c->ic_node = calloc(16, sizeof(int));
     c->ic_val = calloc(16, sizeof(double));
     c->ic_loc = calloc(16, sizeof(nsc_loc));
-    c->theta = 0.5;
-    c->gmin = 1e-12;
+    c->job.theta = 0.5;
+    c->job.gmin = 1e-12;
     return c;
 }
 

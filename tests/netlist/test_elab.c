@@ -118,12 +118,12 @@ Test(elab, passives_and_coupling)
     near(e->value, 0.99);
     near(el(c, "r2")->value, 2e3);
     cr_assert(has_warning("t.cir:7:14: warning: parameter 'tc1' of resistor r2 ignored"));
-    cr_assert_eq(c->has_tran, 0);
-    cr_assert_eq(c->has_op, 0);
-    near(c->theta, 0.5);
-    near(c->gmin, 1e-12);
-    cr_assert_str_eq(c->solver, "auto");
-    cr_assert_eq(c->nsave, 0);
+    cr_assert_eq(c->job.has_tran, 0);
+    cr_assert_eq(c->job.has_op, 0);
+    near(c->job.theta, 0.5);
+    near(c->job.gmin, 1e-12);
+    cr_assert_str_eq(c->job.solver, "auto");
+    cr_assert_eq(c->job.nsave, 0);
     done(c);
 }
 
@@ -330,41 +330,41 @@ Test(elab, analyses_options_ic_outputs)
                         ".step param r 1 2 1\n"
                         ".step param q list 1 2\n"
                         ".meas tran avg1 AVG v(out) FROM=1u TO=2u\n");
-    cr_assert_eq(c->has_tran, 1);
-    near(c->tstep, 10e-9);
-    near(c->tstop, 200e-6);
-    near(c->tstart, 0);
-    near(c->tmax, 50e-12);
-    cr_assert_eq(c->uic, 1);
-    loc(c->tran_loc, "t.cir", 4, 1);
-    cr_assert_eq(c->has_op, 1);
-    loc(c->op_loc, "t.cir", 5, 1);
+    cr_assert_eq(c->job.has_tran, 1);
+    near(c->job.tstep, 10e-9);
+    near(c->job.tstop, 200e-6);
+    near(c->job.tstart, 0);
+    near(c->job.tmax, 50e-12);
+    cr_assert_eq(c->job.uic, 1);
+    loc(c->job.tran_loc, "t.cir", 4, 1);
+    cr_assert_eq(c->job.has_op, 1);
+    loc(c->job.op_loc, "t.cir", 5, 1);
     cr_assert_eq(c->nic, 2);
     cr_assert_eq(c->ic_node[0], nd(c, "in"));
     near(c->ic_val[0], 1);
     cr_assert_eq(c->ic_node[1], nd(c, "out"));
     near(c->ic_val[1], 4);
     loc(c->ic_loc[1], "t.cir", 6, 15);
-    near(c->theta, 0.6);
-    near(c->gmin, 1e-10);
-    cr_assert_str_eq(c->solver, "lemke");
-    near(c->reltol, 1e-3);                             /* a tolerance of the adaptive steps */
+    near(c->job.theta, 0.6);
+    near(c->job.gmin, 1e-10);
+    cr_assert_str_eq(c->job.solver, "lemke");
+    near(c->job.reltol, 1e-3);                             /* a tolerance of the adaptive steps */
     cr_assert_not(has_warning("t.cir:7:44: note: option 'reltol' ignored"));
     cr_assert(has_warning("t.cir:7:56: note: option 'noacct' ignored"));
-    cr_assert_eq(c->nsave, 5);
+    cr_assert_eq(c->job.nsave, 5);
     const char *names[] = { "v(in)", "v(in,out)", "i(l1)", "v(out)", "i(r1)" };
-    for (int k = 0; k < 5; k++) cr_assert_str_eq(c->save[k].name, names[k]);
-    cr_assert_eq(c->save[1].kind, NSC_PROBE_V);
-    cr_assert_eq(c->save[1].node[0], nd(c, "in"));
-    cr_assert_eq(c->save[1].node[1], nd(c, "out"));
-    cr_assert_eq(c->save[0].node[1], 0);
-    cr_assert_eq(c->save[2].kind, NSC_PROBE_I);
-    cr_assert_eq(c->save[2].el, nsc_circuit_element(c, "l1"));
-    loc(c->save[2].loc, "t.cir", 8, 23);
-    cr_assert_eq(c->nstep, 2);
-    loc(c->step_loc, "t.cir", 10, 1);
-    cr_assert_eq(c->nmeas, 1);
-    loc(c->meas_loc, "t.cir", 12, 1);
+    for (int k = 0; k < 5; k++) cr_assert_str_eq(c->job.save[k].name, names[k]);
+    cr_assert_eq(c->job.save[1].kind, NSC_PROBE_V);
+    cr_assert_eq(c->job.save[1].node[0], nd(c, "in"));
+    cr_assert_eq(c->job.save[1].node[1], nd(c, "out"));
+    cr_assert_eq(c->job.save[0].node[1], 0);
+    cr_assert_eq(c->job.save[2].kind, NSC_PROBE_I);
+    cr_assert_eq(c->job.save[2].el, nsc_circuit_element(c, "l1"));
+    loc(c->job.save[2].loc, "t.cir", 8, 23);
+    cr_assert_eq(c->job.nstep, 2);
+    loc(c->job.step_loc, "t.cir", 10, 1);
+    cr_assert_eq(c->job.nmeas, 1);
+    loc(c->job.meas_loc, "t.cir", 12, 1);
     done(c);
 }
 
@@ -584,8 +584,8 @@ Test(elab, dot_card_errors)
 Test(elab, no_analysis_is_not_an_error_and_tran_without_defaults)
 {
     nsc_circuit *c = rd("t\nV1 a 0 PULSE(0 1)\nR1 a 0 1\n");
-    cr_assert_eq(c->has_tran, 0);
-    cr_assert_eq(c->has_op, 0);
+    cr_assert_eq(c->job.has_tran, 0);
+    cr_assert_eq(c->job.has_op, 0);
     const nsc_wave *w = &el(c, "v1")->wave;
     cr_assert_eq(w->np, 7);
     for (int k = 0; k < 7; k++) cr_assert(isfinite(w->p[k]));
@@ -632,10 +632,10 @@ Test(elab, rectifier_bridge_fields)
     cr_assert_eq(el(c, "d3")->node[0], nd(c, "n"));
     cr_assert_eq(el(c, "d3")->node[1], nd(c, "a"));
     cr_assert_eq(el(c, "d4")->model, el(c, "d1")->model);
-    near(c->tstep, 1e-6);
-    near(c->tstop, 5e-3);
-    near(c->tmax, 1e-6);
-    cr_assert_eq(c->uic, 1);
+    near(c->job.tstep, 1e-6);
+    near(c->job.tstop, 5e-3);
+    near(c->job.tmax, 1e-6);
+    cr_assert_eq(c->job.uic, 1);
     done(c);
 }
 
@@ -657,7 +657,7 @@ Test(elab, other_dialect_cards_are_skipped_with_a_warning)
     cr_assert(has_warning("t.cir:5:1: note: .temp ignored"));
     cr_assert_eq(R.nwarn, 7);                           /* .title sets the title (issue 28 item 4) */
     cr_assert_str_eq(c->title, "x");
-    cr_assert(c->has_tran && c->tstop == 1e-3 && c->tstep == 1e-6);
+    cr_assert(c->job.has_tran && c->job.tstop == 1e-3 && c->job.tstep == 1e-6);
     done(c);
 }
 
@@ -666,16 +666,16 @@ Test(elab, other_dialect_cards_are_skipped_with_a_warning)
 Test(elab, tran_without_print_step)
 {
     nsc_circuit *c = rd("t\nR1 a 0 1\n.tran 2m uic\n");
-    cr_assert(c->has_tran && c->uic);
-    near(c->tstop, 2e-3);
-    near(c->tstep, 2e-6);
-    near(c->tstart, 0);
+    cr_assert(c->job.has_tran && c->job.uic);
+    near(c->job.tstop, 2e-3);
+    near(c->job.tstep, 2e-6);
+    near(c->job.tstart, 0);
     cr_assert(has_warning("t.cir:3:1: note: .tran without a print step: rows every (tstop - tstart) / 1000 = 2e-06 s"));
     done(c);
     c = rd("t\nR1 a 0 1\n.tran 0 3m 1m\n");
-    near(c->tstop, 3e-3);
-    near(c->tstart, 1e-3);
-    near(c->tstep, 2e-6);
+    near(c->job.tstop, 3e-3);
+    near(c->job.tstart, 1e-3);
+    near(c->job.tstep, 2e-6);
     cr_assert(has_warning("t.cir:3:1: note: .tran without a print step: rows every (tstop - tstart) / 1000 = 2e-06 s"));
     done(c);
 }
@@ -687,17 +687,17 @@ Test(elab, meas_options_without_equals)
     nsc_circuit *c = rd("t\nV1 a 0 1\nR1 a 0 1\n.tran 1u 3m\n.meas tran x AVG v(a) FROM 1m TO 2m\n"
                         ".meas tran y WHEN v(a)=0.5 TD 0.5m RISE 2\n.meas tran z AVG v(a) from=1m TO 2.5m\n"
                         ".meas w MAX v(a) TO 1m\n");
-    cr_assert_eq(c->nmeas, 4);
-    cr_assert_str_eq(c->meas[3].name, "w");                  /* LTspice: no analysis word */
-    cr_assert_eq(c->meas[3].type, NSC_MEAS_MAX);
-    near(c->meas[3].to, 1e-3);
-    near(c->meas[0].from, 1e-3);
-    near(c->meas[0].to, 2e-3);
-    near(c->meas[1].trig.td, 0.5e-3);
-    cr_assert_eq(c->meas[1].trig.count, 2);
-    cr_assert_eq(c->meas[1].trig.edge, 1);
-    near(c->meas[2].from, 1e-3);
-    near(c->meas[2].to, 2.5e-3);
+    cr_assert_eq(c->job.nmeas, 4);
+    cr_assert_str_eq(c->job.meas[3].name, "w");                  /* LTspice: no analysis word */
+    cr_assert_eq(c->job.meas[3].type, NSC_MEAS_MAX);
+    near(c->job.meas[3].to, 1e-3);
+    near(c->job.meas[0].from, 1e-3);
+    near(c->job.meas[0].to, 2e-3);
+    near(c->job.meas[1].trig.td, 0.5e-3);
+    cr_assert_eq(c->job.meas[1].trig.count, 2);
+    cr_assert_eq(c->job.meas[1].trig.edge, 1);
+    near(c->job.meas[2].from, 1e-3);
+    near(c->job.meas[2].to, 2.5e-3);
     done(c);
     bad("t\nV1 a 0 1\nR1 a 0 1\n.tran 1u 3m\n.meas tran x AVG v(a) FROM\n",
         "t.cir:5:23: error: unexpected 'from' in .meas x (expected from=, to=, td=)");
@@ -1004,12 +1004,12 @@ Test(elab, current_switch_cards)
 Test(elab, pss_card)
 {
     nsc_circuit *c = rd("t\nV1 a 0 SIN(0 1 1k)\nR1 a 0 1\n.pss period=2m periods=3 warmup=2 maxit=20 tol=1e-8\n");
-    cr_assert(c->has_pss && c->pss_period == 2e-3 && c->pss_periods == 3 && c->pss_warmup == 2 && c->pss_maxit == 20
-              && c->pss_tol == 1e-8);
-    cr_assert_eq(c->pss_loc.line, 4);
+    cr_assert(c->job.has_pss && c->job.pss_period == 2e-3 && c->job.pss_periods == 3 && c->job.pss_warmup == 2 && c->job.pss_maxit == 20
+              && c->job.pss_tol == 1e-8);
+    cr_assert_eq(c->job.pss_loc.line, 4);
     done(c);
     c = rd("t\nV1 a 0 SIN(0 1 1k)\nR1 a 0 1\n.pss 1k 1m 2\n");
-    cr_assert(c->has_pss && c->pss_period == 0);
+    cr_assert(c->job.has_pss && c->job.pss_period == 0);
     cr_assert(has_warning("t.cir:4:6: warning: positional .pss arguments (ngspice's oscillator analysis) ignored: "
                           "the steady state is the driven one, over the sources' period"), "%s", R.nwarn ? R.warn[0] : "");
     done(c);
@@ -1094,7 +1094,7 @@ Test(elab, skipped_analyses_are_not_parsed)
     nsc_circuit *c = rd("t\nR1 a 0 1\nV1 a 0 1\n.sens objfunc={V(a)} param=mod1:is,r1:r\n.noise v(a) v1 dec 10 1 {1k\n.tran 1u 1m\n");
     cr_assert(has_warning("t.cir:4:1: warning: .sens card skipped: not simulated (the analyses: .tran, .op, .pss, .ac, .dc)"));
     cr_assert(has_warning("t.cir:5:1: warning: .noise card skipped: not simulated (the analyses: .tran, .op, .pss, .ac, .dc)"));
-    cr_assert(c->has_tran && c->tstop == 1e-3);
+    cr_assert(c->job.has_tran && c->job.tstop == 1e-3);
     done(c);
 }
 

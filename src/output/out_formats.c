@@ -1,0 +1,34 @@
+/* out_formats.c -- the table of output formats (out.h nsc_formats). */
+#include "out.h"
+
+static nsc_status write_raw_ascii(const nsc_waves *W, const char *path, int threads, nsc_report *r)
+{
+    return nsc_write_raw(W, path, 0, threads, r);
+}
+
+static nsc_status write_raw_binary(const nsc_waves *W, const char *path, int threads, nsc_report *r)
+{
+    return nsc_write_raw(W, path, 1, threads, r);
+}
+
+/*  name      suffix  gnuplot raw binary sep  writer */
+const nsc_format_desc nsc_formats[NSC_FMT_N] = {
+    [NSC_FMT_DAT] = { "dat", ".dat", 1, 0, 0, ' ', nsc_write_dat },
+    [NSC_FMT_CSV] = { "csv", ".csv", 0, 0, 0, ',', nsc_write_csv },
+    [NSC_FMT_RAW] = { "raw", ".raw", 0, 1, 0, 0, write_raw_ascii },
+    [NSC_FMT_RAWBIN] = { "rawbin", ".raw", 0, 1, 1, 0, write_raw_binary },
+};
+
+int nsc_format_named(const char *name)
+{
+    for (int k = 0; name && k < NSC_FMT_N; k++)
+        if (nsc_strieq(name, nsc_formats[k].name)) return k;
+    return -1;
+}
+
+int nsc_format_of_suffix(const char *sfx)
+{
+    for (int k = 0; sfx && k < NSC_FMT_N; k++)
+        if (nsc_strieq(sfx, nsc_formats[k].suffix)) return k;
+    return -1;
+}
