@@ -231,3 +231,10 @@ double tu_rms_rel(const tu_table *a, const tu_table *b, const char *sig)
     }
     return sqrt(s / b->nrow) / (hi - lo);
 }
+
+int tu_newton_stats(const char *out, tu_newton *n)
+{
+    const char *s = out ? strstr(out, "Newton (smooth functions): ") : NULL;
+    return s && sscanf(s, "Newton (smooth functions): %ld problems solved in %ld iterations (%lf per problem, at "
+                          "most %d), %ld not converged", &n->np, &n->nit, &n->per, &n->maxit, &n->nfail) == 5;
+}

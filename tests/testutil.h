@@ -32,6 +32,16 @@ double tu_interp(const tu_table *t, int col, double x);
  * relative to b's range; NAN when either lacks the column. */
 double tu_rms_rel(const tu_table *a, const tu_table *b, const char *sig);
 
+/* The Newton line of --stats ("Newton (smooth functions): NP problems solved in
+ * NIT iterations (PER per problem, at most MAXIT), NFAIL not converged") read
+ * from a program's output: 1, or 0 when out has none. */
+typedef struct tu_newton {
+    long np, nit, nfail;
+    double per;
+    int maxit;
+} tu_newton;
+int tu_newton_stats(const char *out, tu_newton *n);
+
 /* Run a shell command; returns its exit status (or -1), output captured into a
  * malloc'd string *out (may be NULL to discard). */
 int tu_run(const char *cmd, char **out);

@@ -36,11 +36,9 @@ static void run(const char *opts, const char *name, tu_table *t, char **out)
 /* The Newton line of --stats: problems, iterations, the most one took, failures */
 static void newton_stats(const char *out, long *np, long *nit, int *maxit, long *nfail)
 {
-    const char *s = strstr(out, "Newton (smooth functions): ");
-    cr_assert_not_null(s, "%s", out);
-    double per;
-    cr_assert_eq(sscanf(s, "Newton (smooth functions): %ld problems solved in %ld iterations (%lf per problem, at "
-                        "most %d), %ld not converged", np, nit, &per, maxit, nfail), 5, "%s", s);
+    tu_newton n;
+    cr_assert(tu_newton_stats(out, &n), "%s", out);
+    *np = n.np, *nit = n.nit, *maxit = n.maxit, *nfail = n.nfail;
 }
 
 /* A multiplier of two sines, V(p) = V(a) V(b), and a power monitor reading a
