@@ -73,13 +73,12 @@ static const char *kind_text(nsc_wfkind k)
 /* An AC table's decibels and degrees are printed as they are (no SI prefix). */
 static int plain_unit(const char *name)
 {
-    return !strncmp(name, "vdb(", 4) || !strncmp(name, "idb(", 4) || !strncmp(name, "db(", 3) ||
-           !strncmp(name, "vp(", 3) || !strncmp(name, "ip(", 3) || !strncmp(name, "ph(", 3);
+    return nsc_signame_ac(name) != 0;
 }
 
 static const char *unit_of(const char *name)
 {
-    if (plain_unit(name)) return strstr(name, "db(") ? "dB" : "deg";
+    if (plain_unit(name)) return nsc_signame_ac(name) == NSC_AC_DB ? "dB" : "deg";
     return name[0] == 'v' ? "V" : name[0] == 'i' ? "A" : "";
 }
 

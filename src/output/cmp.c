@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- names ---- */
 
@@ -51,10 +52,22 @@ char *nsc_signame_canon(const char *name)
 
 /* ---- scales ---- */
 
+int nsc_scale_of_name(const char *name)
+{
+    if (!name || !strcasecmp(name, "time")) return NSC_SCALE_TIME;
+    return !strcasecmp(name, "frequency") ? NSC_SCALE_FREQ : NSC_SCALE_SWEEP;
+}
+
 int nsc_waves_scale(const nsc_waves *W)
 {
-    if (!strcmp(W->name[0], "time")) return NSC_SCALE_TIME;
-    return !strcmp(W->name[0], "frequency") ? NSC_SCALE_FREQ : NSC_SCALE_SWEEP;
+    return nsc_scale_of_name(W->name[0]);
+}
+
+int nsc_signame_ac(const char *name)
+{
+    if (!strncasecmp(name, "vdb(", 4) || !strncasecmp(name, "idb(", 4) || !strncasecmp(name, "db(", 3)) return NSC_AC_DB;
+    if (!strncasecmp(name, "vp(", 3) || !strncasecmp(name, "ip(", 3) || !strncasecmp(name, "ph(", 3)) return NSC_AC_PHASE;
+    return 0;
 }
 
 static const char *scale_text(int scale)
@@ -74,11 +87,6 @@ double nsc_cmp_diff(const nsc_cmp *c, int q, double ours, double ref)
     if (ours == ref) return 0;                     /* (both -inf dB: a zero AC magnitude in both) */
     double d = ours - ref;
     return c->sig[q].phase ? d - 360 * nearbyint(d / 360) : d;
-}
-
-static int is_phase(const char *canon)
-{
-    return !strncmp(canon, "vp(", 3) || !strncmp(canon, "ip(", 3) || !strncmp(canon, "ph(", 3);
 }
 
 /* ---- signals in a table ---- */
@@ -538,7 +546,7 @@ static nsc_status compare_ascending(const nsc_waves *ours, const nsc_waves *ref,
         }
         if (dup || !fa || !fb) { free(name); continue; }
         c->sig[c->nsig].name = name;
-        c->sig[c->nsig].phase = c->scale == NSC_SCALE_FREQ && is_phase(name);
+        c->sig[c->nsig].phase = c->scale == NSC_SCALE_FREQ && nsc_signame_ac(name) == NSC_AC_PHASE;
         c->sig[c->nsig].ours_src = source_text(&A, sa[c->nsig]);
         c->sig[c->nsig].ref_src = source_text(&B, sb[c->nsig]);
         if (!c->sig[c->nsig].ours_src || !c->sig[c->nsig].ref_src) { c->nsig++; st = nsc_oom(r); goto done; }

@@ -84,6 +84,13 @@ void nsc_cmp_free(nsc_cmp *c);
 double nsc_cmp_diff(const nsc_cmp *c, int q, double ours, double ref);
 /* The scale of table W (NSC_SCALE_*) from its column 0's name. */
 int nsc_waves_scale(const nsc_waves *W);
+/* The scale a table's column 0 named name says (any case): time (also NULL, a
+ * table without names), frequency, anything else a sweep. */
+int nsc_scale_of_name(const char *name);
+/* What an AC column named name holds (any case): NSC_AC_DB a magnitude in dB
+ * (vdb(x), idb(x), db(x)), NSC_AC_PHASE a phase (vp(x), ip(x), ph(x)), else 0. */
+enum { NSC_AC_DB = 1, NSC_AC_PHASE = 2 };
+int nsc_signame_ac(const char *name);
 
 /* Canonical signal name (malloc'd): lower case, blanks removed, "x#branch" ->
  * "i(x)", "v(a,0)" / "v(a,gnd)" -> "v(a)", "v(a)-v(b)" -> "v(a,b)". */

@@ -1,6 +1,7 @@
 /* rd_table.c -- text tables (nscircuit .dat/.csv, ngspice wrdata) -> nsc_waves,
  * and the entry point that picks the reader by content. */
 #include "rd.h"
+#include "cmp.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -171,16 +172,13 @@ static nsc_status header_line(tread *R, int line, int n, int comment, int numeri
     return NSC_OK;
 }
 
-static int scale_of(const char *first);
-
 /* May column k hold -inf? In an AC table (column 0 named frequency) a dB
  * column (vdb(x), idb(x), db(x)): a zero magnitude, as nscircuit's .dat writes
  * a node without AC signal (a DC supply). */
 static int minus_inf_ok(const tread *R, int k, double x)
 {
-    if (!(isinf(x) && x < 0) || k == 0 || R->nh != R->T.nc || scale_of(R->hdr[0]) != NSC_SCALE_FREQ) return 0;
-    const char *h = R->hdr[k];
-    return !strncasecmp(h, "vdb(", 4) || !strncasecmp(h, "idb(", 4) || !strncasecmp(h, "db(", 3);
+    if (!(isinf(x) && x < 0) || k == 0 || R->nh != R->T.nc || nsc_scale_of_name(R->hdr[0]) != NSC_SCALE_FREQ) return 0;
+    return nsc_signame_ac(R->hdr[k]) == NSC_AC_DB;
 }
 
 /* Line `line`'s n fields, numbers: a row (every row as many as the first,
@@ -225,19 +223,6 @@ static nsc_status read_lines(tread *R, const char *data, size_t len)
     return s;
 }
 
-/* The scale of a table whose first column is named first (NULL: unnamed, time). */
-static int scale_of(const char *first)
-{
-    if (!first || nsc_strieq(first, "time")) return NSC_SCALE_TIME;
-    return nsc_strieq(first, "frequency") ? NSC_SCALE_FREQ : NSC_SCALE_SWEEP;
-}
-
-/* A phase column of an AC table: vp(x), ip(x), ph(x) (any case). */
-static int is_phase(const char *name)
-{
-    return !strncasecmp(name, "vp(", 3) || !strncasecmp(name, "ip(", 3) || !strncasecmp(name, "ph(", 3);
-}
-
 /* The scale of column 0 named first, given the scale asked for (want): a name
  * that is neither time nor frequency nor a sweep's ("v-sweep", "v(v-sweep)")
  * -- "t", "x" -- is a transient when a transient is asked for, as every
@@ -245,7 +230,7 @@ static int is_phase(const char *name)
  * phases' unit hangs on it). */
 static int scale_wanted(const char *first, int want)
 {
-    int sc = scale_of(first);
+    int sc = nsc_scale_of_name(first);
     if (sc == NSC_SCALE_SWEEP && want == NSC_SCALE_TIME && !strstr(first, "sweep")) return NSC_SCALE_TIME;
     return sc;
 }
@@ -254,7 +239,7 @@ static int scale_wanted(const char *first, int want)
 static int phases_within_pi(const nsc_waves *W)
 {
     for (int c = 1; c < W->ncol; c++)
-        for (int i = 0; is_phase(W->name[c]) && i < W->nrow; i++)
+        for (int i = 0; nsc_signame_ac(W->name[c]) == NSC_AC_PHASE && i < W->nrow; i++)
             if (!(fabs(W->v[(size_t)i * W->ncol + c]) <= 3.14159265358979323846 * (1 + 1e-9))) return 0;
     return 1;
 }
@@ -263,7 +248,7 @@ void nsc_waves_ac_degrees(nsc_waves *W)
 {
     if (!phases_within_pi(W)) return;                 /* (a phase beyond pi: degrees already) */
     for (int c = 1; c < W->ncol; c++)
-        if (is_phase(W->name[c]))
+        if (nsc_signame_ac(W->name[c]) == NSC_AC_PHASE)
             for (int i = 0; i < W->nrow; i++) W->v[(size_t)i * W->ncol + c] *= 180 / 3.14159265358979323846;
 }
 
