@@ -1038,3 +1038,13 @@ nsc_status nsc_op_point(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, 
     else if (!st) memset(mode, 0, (size_t)C->L->m);                /* m = 0, or no pair */
     return st;
 }
+
+nsc_status nsc_steps_table(const nsc_tran *T, double t0, double eps, double *v0, nsc_waves **Ws)
+{
+    const nsc_waves *W = T->W;
+    *T->o->steps = *Ws = nsc_waves_new(W->name + 1, W->ncol - 1, W->title);
+    if (!*Ws || nsc_waves_spill_like(*Ws, W)) return nsc_oom(T->r);
+    if (T->o->tstart > t0 + eps) return NSC_OK;
+    v0[0] = t0;
+    return nsc_waves_add(*Ws, v0) ? nsc_waves_add_error(*Ws, T->r) : NSC_OK;
+}

@@ -1124,18 +1124,6 @@ static nsc_status trial(ad *a, ctl *c)
     return NSC_OK;
 }
 
-/* The steps' table (nsc_tran_opts.steps, handed over at once) with the row at
- * t0 when it is due. 0, or -1 (no table: out of memory; else a->Ws's error). */
-static int steps_table(ad *a, double t0)
-{
-    const nsc_waves *W = a->T->W;
-    *a->o->steps = a->Ws = nsc_waves_new(W->name + 1, W->ncol - 1, W->title);
-    if (!a->Ws || nsc_waves_spill_like(a->Ws, W)) return -1;
-    if (a->o->tstart > t0 + a->eps) return 0;
-    a->v0[0] = t0;
-    return nsc_waves_add(a->Ws, a->v0);
-}
-
 nsc_status nsc_tran_adaptive(nsc_tran *T)
 {
     const nsc_tran_opts *o = T->o;
@@ -1158,7 +1146,7 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
     c->restart = c->dirty = 1;
     c->t = T->io ? T->io->t0 : T->t0;
     if (o->steps && o->interp && T->handover) a->Ws = *o->steps;   /* the exact stepper's table, continued */
-    else if (o->steps && o->interp && steps_table(a, c->t)) { s = nsc_waves_add_error(a->Ws, T->r); goto fail; }
+    else if (o->steps && o->interp && (s = nsc_steps_table(T, c->t, a->eps, a->v0, &a->Ws))) goto fail;
     hist_reset(a, c->t, a->z0, a->w0);
     a->have_mode = a->m == 0;                                /* no pairs: the (empty) mode is known */
     st->hmin_used = INFINITY;

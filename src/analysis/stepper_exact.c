@@ -491,18 +491,6 @@ static nsc_status add_row(ex *a, double t, double *v, const double *l)
     return NSC_OK;
 }
 
-/* The steps' table (interp with .meas: nsc_tran_opts.steps), with the row at
- * t0 when it is due. 0, or -1 (out of memory). */
-static int steps_table(ex *a)
-{
-    const nsc_waves *W = a->T->W;
-    *a->o->steps = a->Ws = nsc_waves_new(W->name + 1, W->ncol - 1, W->title);
-    if (!a->Ws || nsc_waves_spill_like(a->Ws, W)) return -1;
-    if (a->o->tstart > a->t + a->eps) return 0;
-    a->v0[0] = a->t;
-    return nsc_waves_add(a->Ws, a->v0) ? -1 : 0;
-}
-
 static void count(ex *a, double h, int event)
 {
     nsc_sim_stats *st = a->T->st;
@@ -860,7 +848,7 @@ nsc_status nsc_tran_exact(nsc_tran *T)
     T->st->exact = 1;
     if (ex_init(a, T)) { s = nsc_oom(T->r); goto done; }
     a->t = T->t0;
-    if (o->steps && o->interp && steps_table(a)) { s = a->Ws ? nsc_waves_add_error(a->Ws, T->r) : nsc_oom(T->r); goto done; }
+    if (o->steps && o->interp && (s = nsc_steps_table(T, a->t, a->eps, a->v0, &a->Ws))) goto done;
     s = ev_step(a, a->h0);                                  /* the first mode, from the initial state */
     while (!s && !T->handover && a->t < o->tstop - a->eps) {
         if (o->stop && *o->stop) {

@@ -168,6 +168,10 @@ nsc_status nsc_tran_adaptive(nsc_tran *T);
  * state in hz, hl, hw, hv and T->handover set, for nsc_tran_adaptive. */
 int nsc_tran_exact_ok(const nsc_tran *T);
 nsc_status nsc_tran_exact(nsc_tran *T);
+/* The steps' table .meas reads when the rows are the tstep grid (.options
+ * interp; nsc_tran_opts.steps), spilled as T->W, with the row v0 at t0 (v0[0]
+ * set to it) when tstart is reached: into *Ws and *T->o->steps (stepper.c). */
+nsc_status nsc_steps_table(const nsc_tran *T, double t0, double eps, double *v0, nsc_waves **Ws);
 
 /* The operating point of C->L (an NSC_ASM_OP LCS of c) with sources s[n], e[m]
  * from the source values w (issue 29: .ac, .dc; .op), checked as a step is
