@@ -553,6 +553,7 @@ typedef struct tran_run {
     double t, bprev, h, tstop, eps;  /* fixed steps: t = t_k or a breakpoint reached */
     long k;                        /* t_k = k h is the last grid point reached */
     int swchanged, index2;
+    int swstep;                    /* 1: switch states changed at t (the next step is implicit Euler) */
     nsc_onestep *P;
 } tran_run;
 
@@ -723,6 +724,7 @@ static nsc_status fixed_start(tran_run *R)
     R->bprev = INFINITY;                             /* the breakpoint found for the last step */
     R->k = 0;
     R->swchanged = 1;                                /* switch states changed since P was chosen */
+    R->swstep = 0;
     R->P = NULL;
     if (o->events && !(R->evlog = calloc((size_t)R->m + (size_t)R->L->nsw + 2, 1)))
         return nsc_oom(R->r);
@@ -784,8 +786,10 @@ static int fixed_solve(tran_run *R, double *tn, double *hh, nsc_status *s)
     if (b < tg - eps) { *tn = b; st->short_steps++; }
     *hh = *tn - t;
     double hkey = fabs(*hh - h) <= eps ? h : *hh;
-    /* index 2: the step from t = 0 or a breakpoint is implicit Euler (fixed_start) */
-    double th = R->index2 && (t == 0.0 || at_bp) ? 1.0 : o->theta;
+    /* index 2: the step from t = 0 or a breakpoint is implicit Euler (fixed_start);
+     * so is the step after a switch change (fixed_advance) */
+    double th = (R->index2 && (t == 0.0 || at_bp)) || R->swstep ? 1.0 : o->theta;
+    R->swstep = 0;
     if (!R->P || R->swchanged || !nsc_same_h(nsc_onestep_h(R->P), hkey) || nsc_onestep_theta(R->P) != th) {  /* (h, theta, switch states) */
         nsc_onestep *Pn;
         if ((*s = nsc_pcache_get(&R->cache, hkey, th, R->sw, 0, &Pn, st, R->r))) return STEP_ERR;
@@ -859,7 +863,14 @@ static nsc_status fixed_rows(tran_run *R, double tn, double hh, int *need)
 }
 
 /* t = tn: the step's end becomes the start of the next; the switch states for
- * the next step, decided from z(tn), and their changes logged (--events). */
+ * the next step, decided from z(tn), and their changes logged (--events).
+ * A switch is a conductance in A, which the scheme's explicit part (I - Theta)
+ * A z_k applies to z(tn): after a change, z(tn)'s algebraic unknowns are the
+ * old state's (an opened switch's far node still at ~0 V), so a theta < 1 step
+ * would inject the new conductance times a voltage that the new state does not
+ * have (0.8 V across 1 ohm for half a step kicked a 0.2 uF node 40 mV). The
+ * step after a change is implicit Euler (swstep), which has no explicit part,
+ * as SPICE restarts at a breakpoint; the later steps are the scheme's. */
 static nsc_status fixed_advance(tran_run *R, double tn, int need)
 {
     const nsc_lcs *L = R->L;
@@ -871,6 +882,7 @@ static nsc_status fixed_advance(tran_run *R, double tn, int need)
     int ch = L->nsw > 0 ? nsc_lcs_switch_update(L, R->z0, R->sw) : 0;
     R->st->switch_events += ch;
     R->swchanged |= ch > 0;
+    R->swstep = ch > 0;
     for (int j = 0; R->evlog && ch && j < L->nsw; j++)
         if (R->sw[j] != R->evlog[R->m + 1 + j] && nsc_waves_event(R->W, R->t, R->c->el[L->sw[j].el].name, R->sw[j]))
             return nsc_oom(R->r);
