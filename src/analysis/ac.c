@@ -197,36 +197,61 @@ static void ac_probe(const ac_sys *S, const nsc_lin *f, const char *sw, double o
     *im = vi;
 }
 
-/* The operating point of c: its mode[m] and switch states sw[nsw] (of the OP
- * LCS, whose pairs and switches are the transient's), and when zop is given
- * its unknowns *zop[nop] (the transient's layout first: lcs.h). */
-static nsc_status ac_op(const nsc_circuit *c, double gmin, nsc_solver solver, char **mode, char **sw, int *m,
-                        int *nsw, double **zop, nsc_report *r)
+typedef struct ac_opx {
+    const nsc_circuit *c;
+    double gmin;
+    nsc_solver solver;
+    char **mode, **sw;
+    int *m, *nsw;
+    double **zop;
+} ac_opx;
+
+/* One pass of ac_op (nsc_fitted): *again, nothing kept, when it remade fits
+ * that the point left (the small-signal conductances are the fits' slopes). */
+static nsc_status ac_op_pass(void *ctx, int pass, nsc_report *notes, int *again, nsc_report *r)
 {
+    ac_opx *x = ctx;
     nsc_lcs *L = NULL;
     nsc_pcache cache;
     memset(&cache, 0, sizeof cache);
     double *buf = NULL;
-    nsc_status s = nsc_lcs_assemble(c, NSC_ASM_OP, gmin, &L, r);
+    nsc_status s = nsc_lcs_assemble(x->c, NSC_ASM_OP, x->gmin, &L, r);
     if (s) return s;
     cache.L = L;
-    *m = L->m;
-    *nsw = L->nsw;
+    *x->m = L->m;
+    *x->nsw = L->nsw;
     buf = nsc_calloc((size_t)(2 * L->n + 2 * L->m + L->nsrc) + 1, sizeof *buf);
-    *mode = nsc_calloc((size_t)L->m + 1, 1);
-    *sw = nsc_calloc((size_t)L->nsw + 1, 1);
-    if (!buf || !*mode || !*sw) s = nsc_oom(r);
+    *x->mode = nsc_calloc((size_t)L->m + 1, 1);
+    *x->sw = nsc_calloc((size_t)L->nsw + 1, 1);
+    if (!buf || !*x->mode || !*x->sw) s = nsc_oom(r);
     else {
         double *z = buf, *sv = z + L->n, *l = sv + L->n, *e = l + L->m, *w = e + L->m;
         nsc_lcs_sources_dc(L, w, sv, e);
-        s = nsc_op_point(c, &cache, solver, gmin, 1, w, sv, e, z, l, *sw, *mode, r);
-        if (!s && zop && !(*zop = nsc_calloc((size_t)L->n + 1, sizeof **zop))) s = nsc_oom(r);
-        if (!s && zop) memcpy(*zop, z, sizeof **zop * (size_t)L->n);
+        s = nsc_op_point(x->c, &cache, x->solver, x->gmin, 1, w, sv, e, z, l, *x->sw, *x->mode, r);
+        *again = !s && nsc_op_fits(L, x->c, l, pass, notes, r);
+        if (!s && !*again && x->zop && !(*x->zop = nsc_calloc((size_t)L->n + 1, sizeof **x->zop))) s = nsc_oom(r);
+        if (!s && !*again && x->zop) memcpy(*x->zop, z, sizeof **x->zop * (size_t)L->n);
+    }
+    if (*again) {
+        free(*x->mode);
+        free(*x->sw);
+        *x->mode = *x->sw = NULL;
     }
     free(buf);
     nsc_pcache_free(&cache, NULL);
     nsc_lcs_free(L);
     return s;
+}
+
+/* The operating point of c: its mode[m] and switch states sw[nsw] (of the OP
+ * LCS, whose pairs and switches are the transient's), and when zop is given
+ * its unknowns *zop[nop] (the transient's layout first: lcs.h); junction fits
+ * it leaves remade first (nsc_op_fits). */
+static nsc_status ac_op(const nsc_circuit *c, double gmin, nsc_solver solver, char **mode, char **sw, int *m,
+                        int *nsw, double **zop, nsc_report *r)
+{
+    ac_opx x = { c, gmin, solver, mode, sw, m, nsw, zop };
+    return nsc_fitted(ac_op_pass, &x, r);
 }
 
 nsc_status nsc_ac_result_new(const nsc_circuit *c, const nsc_probe *p, int np, nsc_ac_result **out,

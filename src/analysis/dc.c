@@ -65,6 +65,7 @@ typedef struct dc_run {
     double *buf;            /* z[n] s[n] l[m] e[m] w[nsrc] */
     char *sw, *mode;
     char *last;             /* [m] the previous point's mode, across rebuilds (NULL before one) */
+    double *lpk;            /* [m] each pair's peak multiplier over the points (nsc_op_fits) */
     int nsw;
 } dc_run;
 
@@ -113,7 +114,9 @@ static nsc_status dc_point(dc_run *D, int first, const double *x, int nx, nsc_wa
     nsc_status s = nsc_op_point(D->c, &D->cache, D->solver, D->gmin, first, w, sv, e, z, l, D->sw, D->mode, r);
     if (s) return s;
     if (!D->last && !(D->last = nsc_calloc((size_t)L->m + 1, 1))) return nsc_oom(r);
+    if (!D->lpk && !(D->lpk = nsc_calloc((size_t)L->m + 1, sizeof *D->lpk))) return nsc_oom(r);
     memcpy(D->last, D->mode, (size_t)L->m);
+    for (int j = 0; j < L->m; j++) D->lpk[j] = first || l[j] > D->lpk[j] ? l[j] : D->lpk[j];
     memcpy(row, x, sizeof(double) * (size_t)nx);
     for (int k = 0; k < D->np; k++) row[nx + k] = nsc_lin_eval_sw(&D->f[k], L, D->sw, z, l, NULL, 0, w);
     return nsc_waves_add(W, row) ? nsc_waves_add_error(W, r) : NSC_OK;
@@ -145,30 +148,56 @@ static nsc_status dc_points(dc_run *D, nsc_waves *W, nsc_report *r)
     return s;
 }
 
+typedef struct dc_ctx {
+    nsc_circuit *c;
+    double gmin;
+    nsc_solver solver;
+    const nsc_probe *p;
+    int np;
+    nsc_waves **out;
+} dc_ctx;
+
+/* One pass of the sweep (nsc_fitted): its table in *out, unless it remade
+ * fits that its points' peaks left (then *again, no table). */
+static nsc_status dc_pass(void *ctx, int pass, nsc_report *notes, int *again, nsc_report *r)
+{
+    dc_ctx *x = ctx;
+    nsc_circuit *c = x->c;
+    nsc_waves *W = NULL;
+    nsc_status s = dc_table(c, x->p, x->np, &W, r);
+    dc_run D;
+    memset(&D, 0, sizeof D);
+    D.c = c;
+    D.gmin = x->gmin;
+    D.solver = x->solver;
+    D.p = x->p;
+    D.np = x->np;
+    if (!s) s = dc_points(&D, W, r);
+    *again = !s && D.L && D.lpk && nsc_op_fits(D.L, c, D.lpk, pass, notes, r);
+    dc_release(&D);
+    free(D.sw);
+    free(D.last);
+    free(D.lpk);
+    if (*again) {
+        nsc_waves_free(W);
+        W = NULL;
+    }
+    if (s && W) {
+        W->end = NSC_RUN_FAILED;
+        W->end_msg = nsc_end_msg(r, "no operating point");
+    }
+    *x->out = W;
+    return s;
+}
+
 nsc_status nsc_run_dc(nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *p, int np,
                       nsc_waves **out, nsc_report *r)
 {
     *out = NULL;
     double keep[2] = { *dc_target(c, c->job.dc[0].el), c->job.ndc > 1 ? *dc_target(c, c->job.dc[1].el) : 0 };
-    nsc_waves *W = NULL;
-    nsc_status s = dc_table(c, p, np, &W, r);
-    dc_run D;
-    memset(&D, 0, sizeof D);
-    D.c = c;
-    D.gmin = gmin;
-    D.solver = solver;
-    D.p = p;
-    D.np = np;
-    if (!s) s = dc_points(&D, W, r);
-    dc_release(&D);
-    free(D.sw);
-    free(D.last);
+    dc_ctx x = { c, gmin, solver, p, np, out };
+    nsc_status s = nsc_fitted(dc_pass, &x, r);
     if (c->job.ndc > 1) *dc_target(c, c->job.dc[1].el) = keep[1];
     *dc_target(c, c->job.dc[0].el) = keep[0];
-    if (s && W) {
-        W->end = NSC_RUN_FAILED;
-        W->end_msg = nsc_end_msg(r, "no operating point");
-    }
-    *out = W;
     return s;
 }

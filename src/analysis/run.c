@@ -280,52 +280,32 @@ nsc_status nsc_run_columns(nsc_run *R, int meas_only, nsc_report *r)
     return probes_dup(c->job.meas_probe, c->job.nmeas_probe, &R->probes, &R->nprobe, r);
 }
 
-/* r's warnings from the n0-th on dropped (a run that is repeated). */
-static void report_trim(nsc_report *r, int n0)
-{
-    while (r->nwarn > n0) free(r->warn[--r->nwarn]);
-}
-
-/* src's lines appended to r's (as made: nsc_warn's own lines). */
-static void report_append(nsc_report *r, nsc_report *src)
-{
-    char **w = nsc_realloc_array(r->warn, (size_t)(r->nwarn + src->nwarn) + 1, sizeof *w);
-    if (!w) return;                                    /* (the notes are lost, not the run) */
-    r->warn = w;
-    r->capwarn = r->nwarn + src->nwarn + 1;
-    for (int k = 0; k < src->nwarn; k++) r->warn[r->nwarn++] = src->warn[k];
-    src->nwarn = 0;
-}
-
 /* The transient, repeated while its junctions' fits follow the run: a complete
  * run whose peak currents left the fits of the diodes and bipolar transistors
  * (those whose range the card does not fix) remakes them on the currents seen
  * (nsc_dev_refit; a note each) and is made again, its rows, measures and
- * warnings replacing the first's; at most NSC_RUN_REFITS times, the last run
+ * warnings replacing the first's; at most NSC_REFITS - 1 times, the last run
  * warning as before about any fit it still leaves (nsc_dev_check). A run that
  * stays inside its fits is made once, exactly as without this loop. */
-#define NSC_RUN_REFITS 2
+static nsc_status tran_fit_pass(void *ctx, int pass, nsc_report *notes, int *again, nsc_report *r)
+{
+    nsc_run *R = ctx;
+    R->o.refit = pass < NSC_REFITS - 1 ? notes : NULL;
+    nsc_status s = nsc_stepper_tran(R->c, &R->o, R->probes, R->nprobe, &R->W, &R->st, r);
+    R->o.refit = NULL;
+    *again = !s && notes->nwarn > 0;
+    if (*again) {
+        nsc_waves_free(R->W);
+        nsc_waves_free(R->Wm);
+        R->W = R->Wm = NULL;
+        if (R->o.rerun) R->o.rerun(R->o.rerun_ctx);
+    }
+    return s;
+}
+
 static nsc_status run_tran_fitted(nsc_run *R, nsc_report *r)
 {
-    for (int pass = 0;; pass++) {
-        nsc_report notes;
-        nsc_report_init(&notes);
-        int n0 = r->nwarn;
-        R->o.refit = pass < NSC_RUN_REFITS ? &notes : NULL;
-        nsc_status s = nsc_stepper_tran(R->c, &R->o, R->probes, R->nprobe, &R->W, &R->st, r);
-        R->o.refit = NULL;
-        int again = !s && notes.nwarn > 0;
-        if (again) {
-            report_trim(r, n0);
-            report_append(r, &notes);
-            nsc_waves_free(R->W);
-            nsc_waves_free(R->Wm);
-            R->W = R->Wm = NULL;
-            if (R->o.rerun) R->o.rerun(R->o.rerun_ctx);
-        }
-        nsc_report_free(&notes);
-        if (!again) return s;
-    }
+    return nsc_fitted(tran_fit_pass, R, r);
 }
 
 nsc_status nsc_run_op(nsc_run *R, nsc_report *r)

@@ -993,8 +993,21 @@ static nsc_status op_row(const nsc_lcs *L, const nsc_circuit *c, const nsc_probe
     return NSC_OK;
 }
 
-nsc_status nsc_stepper_op(const nsc_circuit *c, double gmin, nsc_solver solver,
-                          const nsc_probe *probes, int nprobe, nsc_waves **out, nsc_report *r)
+int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, int pass, nsc_report *notes,
+                nsc_report *r)
+{
+    if (pass < NSC_REFITS - 1) {
+        int n = nsc_dev_refit(L, c, lpk, notes);
+        if (n > 0) return n;
+    }
+    nsc_dev_check(L, c, lpk, r);
+    return 0;
+}
+
+/* One pass of nsc_stepper_op: NSC_OK with *out NULL when it remade fits
+ * (notes in *notes: the caller makes it again). */
+static nsc_status op_pass(const nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *probes,
+                          int nprobe, int pass, nsc_report *notes, nsc_waves **out, nsc_report *r)
 {
     *out = NULL;
     nsc_lcs *L = NULL;
@@ -1017,7 +1030,7 @@ nsc_status nsc_stepper_op(const nsc_circuit *c, double gmin, nsc_solver solver,
     char *mode = nsc_calloc((size_t)m + 1, 1);
     s = mode ? nsc_op_point(c, &cache, solver, gmin, 1, w, sv, e, z, l, sw, mode, r) : nsc_oom(r);
     free(mode);
-    if (s) goto done;
+    if (s || nsc_op_fits(L, c, l, pass, notes, r)) goto done;
     if ((s = op_row(L, c, probes, nprobe, sw, z, l, w, rv + 1, r))) goto done;
     nsc_waves *W = nsc_waves_new(names, nc, c->title);
     if (!W) { s = nsc_oom(r); goto done; }
@@ -1033,6 +1046,47 @@ done:
     nsc_pcache_free(&cache, NULL);
     nsc_lcs_free(L);
     return s;
+}
+
+nsc_status nsc_fitted(nsc_fit_pass pass, void *ctx, nsc_report *r)
+{
+    for (int k = 0;; k++) {
+        nsc_report notes;
+        nsc_report_init(&notes);
+        int n0 = r->nwarn, again = 0;
+        nsc_status s = pass(ctx, k, &notes, &again, r);
+        again = again && !s;
+        if (again) {                                 /* the pass's warnings replaced by the notes */
+            nsc_report_trim(r, n0);
+            nsc_report_take(r, &notes);
+        }
+        nsc_report_free(&notes);
+        if (!again) return s;
+    }
+}
+
+typedef struct op_ctx {
+    const nsc_circuit *c;
+    double gmin;
+    nsc_solver solver;
+    const nsc_probe *probes;
+    int nprobe;
+    nsc_waves **out;
+} op_ctx;
+
+static nsc_status op_fit_pass(void *ctx, int pass, nsc_report *notes, int *again, nsc_report *r)
+{
+    op_ctx *o = ctx;
+    nsc_status s = op_pass(o->c, o->gmin, o->solver, o->probes, o->nprobe, pass, notes, o->out, r);
+    *again = !*o->out;
+    return s;
+}
+
+nsc_status nsc_stepper_op(const nsc_circuit *c, double gmin, nsc_solver solver,
+                          const nsc_probe *probes, int nprobe, nsc_waves **out, nsc_report *r)
+{
+    op_ctx o = { c, gmin, solver, probes, nprobe, out };
+    return nsc_fitted(op_fit_pass, &o, r);
 }
 
 nsc_status nsc_op_point(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, double gmin, int init,

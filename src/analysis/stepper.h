@@ -145,9 +145,22 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
                        const nsc_probe *probes, int nprobe, nsc_waves **out, nsc_sim_stats *st,
                        nsc_pss_info *info, nsc_report *r);
 
+/* Passes of an analysis whose fits follow the run: the first, then at most
+ * NSC_REFITS - 1 more after remaking the fits it left (run.c, nsc_op_fits). */
+#define NSC_REFITS 3
+
+/* An analysis made again while its fits follow the run: pass(ctx, k, notes,
+ * &again, r) for k = 0, 1, ... until it does not ask again (again set: it
+ * remade fits, a note each into *notes, and dropped its results); each
+ * repeated pass's warnings are replaced by its notes. Returns the last pass's
+ * status. */
+typedef nsc_status (*nsc_fit_pass)(void *ctx, int pass, nsc_report *notes, int *again, nsc_report *r);
+nsc_status nsc_fitted(nsc_fit_pass pass, void *ctx, nsc_report *r);
+
 /* Operating point: a one-row table of the probes (nprobe > 0: "v(a)", "i(d1)", ...;
  * a capacitor carries no current), else of every unknown ("v(a)", "i(v1)", ...) and
- * every pair's complementarity variable ("l(d1)"). */
+ * every pair's complementarity variable ("l(d1)"). Junction fits that the
+ * point leaves are remade and the point found again (nsc_op_fits); a note each. */
 nsc_status nsc_stepper_op(const nsc_circuit *c, double gmin, nsc_solver solver,
                           const nsc_probe *probes, int nprobe, nsc_waves **out, nsc_report *r);
 

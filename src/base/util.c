@@ -29,6 +29,21 @@ void nsc_report_free(nsc_report *r)
     memset(r, 0, sizeof *r);
 }
 
+void nsc_report_trim(nsc_report *r, int n0)
+{
+    while (r->nwarn > n0) free(r->warn[--r->nwarn]);
+}
+
+void nsc_report_take(nsc_report *r, nsc_report *src)
+{
+    char **w = nsc_realloc_array(r->warn, (size_t)(r->nwarn + src->nwarn) + 1, sizeof *w);
+    if (!w) return;
+    r->warn = w;
+    r->capwarn = r->nwarn + src->nwarn + 1;
+    for (int k = 0; k < src->nwarn; k++) r->warn[r->nwarn++] = src->warn[k];
+    src->nwarn = 0;
+}
+
 static char *vformat(const char *fmt, va_list ap)
 {
     va_list aq;

@@ -41,6 +41,11 @@ typedef struct nsc_report {
 
 void nsc_report_init(nsc_report *r);
 void nsc_report_free(nsc_report *r);
+/* r's warnings after the first n0 dropped (a pass that is made again). */
+void nsc_report_trim(nsc_report *r, int n0);
+/* src's warnings moved to the end of r's (src keeps none); on out of memory
+ * they stay in src (the notes are lost, not the run). */
+void nsc_report_take(nsc_report *r, nsc_report *src);
 /* Record an error (only the first is kept; later ones are ignored).
  * With loc && loc->line > 0 the message is prefixed "file:line:col: error: ",
  * else "nscircuit: error: ". Returns st so callers can write `return nsc_err(...)`. */

@@ -796,3 +796,73 @@ Test(dc, inconsistent_relay_is_an_error)
     cr_assert(strstr(out, "dr.cir:4:1: error: time 0 s: behavioural source b1 has no consistent value"), "%s", out);
     free(out);
 }
+
+/* Operating points leave no junction fit behind (issue 27 item 2): a diode
+ * whose card fixes no range is fitted on 100 uA..100 A; a point beyond it read
+ * its last chord's extension (5 kA: 4.20 V where the SPICE curve
+ * n VT ln(1 + I/IS) has 1.054 V, ngspice 39 `op`: 1.054083 V). The fit is
+ * remade on the point's currents and the point found again, a note saying so;
+ * after it each value is within the refit's tolerance (10 mV) of the curve. */
+#define BIG_DIODE_MODEL ".model dd d(is=1e-14 n=1)\n"
+static double diode_v(double i) { return 1.0 * 0.025864186 * log1p(i / 1e-14); }   /* VT at 27 C */
+
+static int has_refit_note(const nsc_report *r)
+{
+    for (int k = 0; k < r->nwarn; k++)
+        if (strstr(r->warn[k], "refitted")) return 1;
+    return 0;
+}
+
+Test(dc, op_beyond_the_default_fit_is_refitted)
+{
+    nsc_circuit *c = tu_parse("op\nI1 0 a 5k\nD1 a 0 dd\n" BIG_DIODE_MODEL ".op\n.end\n");
+    nsc_probe *p = NULL;
+    int np = 0;
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_waves_probes_parse(c, "v(a)", &p, &np, &r), NSC_OK);
+    nsc_waves *W = NULL;
+    cr_assert_eq(nsc_stepper_op(c, 1e-12, NSC_SOLVER_AUTO, p, np, &W, &r), NSC_OK, "%s", r.error);
+    double v = nsc_waves_at(W, 0, 1);
+    cr_assert(fabs(v - diode_v(5e3)) <= 10e-3, "v(a) %.6g V, SPICE curve %.6g V", v, diode_v(5e3));
+    cr_assert(has_refit_note(&r));
+    nsc_waves_free(W);
+    nsc_waves_probes_free(p, np);
+    nsc_report_free(&r);
+    nsc_circuit_free(c);
+}
+
+/* The same for a .dc sweep (its points' peak) and .ac (the point's segment is
+ * its conductance: within a factor 2 of the tangent n VT / I = 25.9 uOhm at
+ * 1 kA, where the 10..100 A chord's extension gave 662 uOhm). */
+Test(dc, sweep_beyond_the_default_fit_is_refitted)
+{
+    nsc_circuit *c = tu_parse("dc\nI1 0 a 1\nD1 a 0 dd\n" BIG_DIODE_MODEL ".dc I1 1 4001 1000\n.end\n");
+    nsc_probe *p = NULL;
+    int np = 0;
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_waves_probes_parse(c, "v(a)", &p, &np, &r), NSC_OK);
+    nsc_waves *W = NULL;
+    cr_assert_eq(nsc_run_dc(c, 1e-12, NSC_SOLVER_AUTO, p, np, &W, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(W->nrow, 5);
+    for (int i = 0; i < W->nrow; i++) {
+        double i1 = nsc_waves_at(W, i, 0), v = nsc_waves_at(W, i, 1);
+        cr_assert(fabs(v - diode_v(i1)) <= 10e-3, "at %g A: %.6g V, SPICE curve %.6g V", i1, v, diode_v(i1));
+    }
+    cr_assert(has_refit_note(&r));
+    nsc_waves_free(W);
+    nsc_waves_probes_free(p, np);
+    nsc_report_free(&r);
+    nsc_circuit_free(c);
+}
+
+Test(ac, operating_point_beyond_the_default_fit_is_refitted)
+{
+    nsc_circuit *c = tu_parse("ac\nI1 0 a DC 1k AC 1\nD1 a 0 dd\n" BIG_DIODE_MODEL ".ac dec 1 1k 10k\n.end\n");
+    nsc_ac_result *R = ac_of(c, "v(a)");
+    double z = cabs(at(R, 0, 0)), rd = 0.025864186 / 1e3;
+    cr_assert(z > rd / 2 && z < 2 * rd, "|Z| %g ohm, n VT / I %g ohm", z, rd);
+    nsc_ac_result_free(R);
+    nsc_circuit_free(c);
+}
