@@ -502,6 +502,19 @@ static nsc_status name_all(asm_work *w, nsc_lcs *L)
     return NSC_OK;
 }
 
+/* 1 when a smooth function defines a differential unknown (a column of E: a
+ * charge, dev_cq.c, depl.c): its column is in coulombs, E/h ~ 1e9 beside the
+ * 1 of its own row and the node voltages' siemens, and only a column-scaled
+ * rcond tells its mode systems from singular ones (la_klu.h). */
+static int charge_rows(const nsc_lcs *L)
+{
+    for (int k = 0; L->E && k < L->nsm; k++) {
+        int u = L->sm[k].row;                                  /* the function's own unknown */
+        if (L->E->p[u + 1] > L->E->p[u]) return 1;
+    }
+    return 0;
+}
+
 nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin,
                             nsc_lcs **out, nsc_report *r)
 {
@@ -525,6 +538,7 @@ nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin
     if (!st) st = stamp_all(&w, L, gmin);                    /* 3. stamp */
     if (!st) st = name_all(&w, L);
     if (!st && !(L->syms = nsc_klu_syms_new())) st = nomem(r);
+    if (!st && charge_rows(L)) nsc_klu_syms_cols(L->syms);
     work_free(&w);
     if (st) {
         nsc_lcs_free(L);
