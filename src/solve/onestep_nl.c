@@ -118,14 +118,21 @@ typedef int (*lin_solve)(nsc_onestep *P, void *ctx, double *z1, double *l, nsc_s
 
 /* A static problem's update limit (newton()): the factor a <= 1 that keeps
  * every node voltage a smooth function reads within NSC_NL_DVMAX of zp on the
- * way to z1 (1 when none moves more). */
-static double step_limit(const nsc_lcs *L, const double *zp, const double *z1)
+ * way to z1 (1 when none moves more). A voltage that the last solve put where
+ * this one puts it (zq: the last solve's z1, NULL before the second; within
+ * its tolerance) is one the linear rows fix whatever the linearisation (a
+ * source's node, a .ic value imposed under UIC): limiting it only delays it,
+ * NSC_NL_DVMAX a solve (the PFC's V(out) = 200 V of its .ic took 200 limited
+ * solves, past NSC_NL_MAXIT: the operating point and two stages of source
+ * stepping failed before it converged), so it is not counted. */
+static double step_limit(const nsc_lcs *L, const double *zp, const double *zq, const double *z1)
 {
     double dmax = 0;
     for (int k = 0; k < L->nsm; k++)
         for (int q = 0; q < L->sm[k].nin; q++) {
             int i = L->sm[k].in[q];
-            if (i < L->nnode_z) dmax = fmax(dmax, fabs(z1[i] - zp[i]));
+            if (i >= L->nnode_z || (zq && fabs(z1[i] - zq[i]) <= tol_of(L, i, z1[i]))) continue;
+            dmax = fmax(dmax, fabs(z1[i] - zp[i]));
         }
     return dmax > NSC_NL_DVMAX ? NSC_NL_DVMAX / dmax : 1.0;
 }
@@ -149,7 +156,8 @@ static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, double *
     size_t nb = sizeof(double) * (size_t)P->n;
     nsc_nlstat *ns = L->nls;
     double *t = malloc(sizeof(double) * ((size_t)L->nsm + 1));  /* the last tangents' values at zk */
-    double *zp = P->h == 0 ? malloc(nb + sizeof(double)) : NULL, a = 1;   /* the last linearisation point */
+    double *zp = P->h == 0 ? malloc(2 * nb + sizeof(double)) : NULL, a = 1;   /* the last linearisation point, */
+    double *zq = NULL;                                           /* the last solve's z1 (zp + n) */
     int st = 0, done = 0, bad = !t || (P->h == 0 && !zp);
     ns->solves++;
     for (int it = 0; !bad && !st && !done && it <= NSC_NL_MAXIT; it++) {   /* zk: the start, then solve it's */
@@ -167,7 +175,8 @@ static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, double *
         if (zp) memcpy(zp, zk, nb);
         ns->iters++;
         st = lin(P, ctx, z1, l, info);                           /* an LCP failure: the caller's */
-        a = zp ? step_limit(L, zp, z1) : 1;
+        a = zp ? step_limit(L, zp, zq, z1) : 1;
+        if (zp) memcpy(zq = zp + P->n, z1, nb);
         memcpy(zk, z1, nb);
     }
     free(t);
