@@ -213,11 +213,13 @@ static double rcond_cols(nsc_klu *F)
     for (int k = 0; k < F->n; k++) {
         int j = Q[k];
         double cmax = 0;
-        for (int p = A->p[j]; p < A->p[j + 1]; p++)
-            cmax = fmax(cmax, fabs(A->x[p]) / (N->Rs ? N->Rs[N->Pinv[A->i[p]]] : 1.0));   /* |(R^-1 A)_ij| */
+        for (int p = A->p[j]; p < A->p[j + 1]; p++) {
+            double a = fabs(A->x[p]) / (N->Rs ? N->Rs[N->Pinv[A->i[p]]] : 1.0);   /* |(R^-1 A)_ij| */
+            if (a > cmax) cmax = a;
+        }
         double u = cmax > 0 ? fabs(U[k]) / cmax : 0;                              /* |U_kk d_j| */
-        rmin = fmin(rmin, u);
-        rmax = fmax(rmax, u);
+        if (u < rmin) rmin = u;
+        if (u > rmax) rmax = u;
     }
     return rmax > 0 && rmin == rmin ? rmin / rmax : 0;
 }
