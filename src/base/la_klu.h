@@ -31,7 +31,9 @@ int nsc_klu_refresh(nsc_klu *F, const nsc_sparse *A, int try_old, double *rc);
 int nsc_klu_solve(nsc_klu *F, double *B, int nrhs);
 /* Solve A^T X = B in place. */
 int nsc_klu_tsolve(nsc_klu *F, double *B, int nrhs);
-/* Cheap reciprocal condition estimate (klu_rcond: min|U_ii| / max|U_ii|). */
+/* Cheap reciprocal condition estimate (klu_rcond: min|U_ii| / max|U_ii|; of
+ * the column-equilibrated matrix when F's analysis came from a cache marked
+ * by nsc_klu_syms_cols). */
 double nsc_klu_rcond(nsc_klu *F);
 /* Reciprocal of the 1-norm condition estimate of A (klu_condest: a few solves);
  * A is the matrix F factors. 0 on failure. */
@@ -66,5 +68,10 @@ void nsc_klu_syms_free(nsc_klu_syms *S);
 nsc_klu *nsc_klu_factor_in(nsc_klu_syms *S, const nsc_sparse *A, int *singular);
 /* Analyses S made and analyses it found (statistics, tests). */
 void nsc_klu_syms_counts(const nsc_klu_syms *S, long *made, long *found);
+/* Mark S: the factorisations analysed through it measure their rcond
+ * (nsc_klu_rcond, and so the old pivots' test of nsc_klu_refresh) with the
+ * matrix's columns equilibrated, for unknowns whose units differ by far more
+ * than the matrix's conditioning (a charge in coulombs beside voltages). */
+void nsc_klu_syms_cols(nsc_klu_syms *S);
 
 #endif

@@ -84,9 +84,12 @@ static int grad_binary(nsc_xop op, double a, double b, double *da, const double 
     case NSC_XOP_SUB: for (int k = 0; k < np; k++) da[k] -= db[k]; return 0;
     case NSC_XOP_MUL: for (int k = 0; k < np; k++) da[k] = b * da[k] + a * db[k]; return 0;   /* (ab)' */
     case NSC_XOP_DIV: for (int k = 0; k < np; k++) da[k] = (da[k] - a / b * db[k]) / b; return 0;   /* (a/b)' */
-    case NSC_XOP_POW: {
+    case NSC_XOP_POW: {                                          /* (a^b)' = b a^(b-1) a' + a^b ln a b' */
+        int varb = 0;
+        for (int k = 0; k < np; k++) varb |= db[k] != 0;
         double x[2] = { a, b }, d[2];
-        nsc_xfn_at(nsc_xfn_find("pow"))->df(x, d);
+        if (varb) nsc_xfn_at(nsc_xfn_find("pow"))->df(x, d);
+        else d[0] = b == 0 ? 0 : b * pow(a, b - 1);                /* xfn.c d_pow's d[0]; its d[1] (a pow and a log) unread */
         for (int k = 0; k < np; k++) da[k] = d[0] * da[k] + (db[k] != 0 ? d[1] * db[k] : 0);
         return 0;
     }

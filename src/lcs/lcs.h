@@ -85,6 +85,8 @@ typedef struct nsc_nlstat {
     long solves, iters, fails;
     int maxit;
     double *z;     /* [n] the last converged iterate (zeros at first): where a static solve starts */
+    double *zs;    /* [n] the start of the transient step z solved (onestep_nl.c's predictor) */
+    double hs;     /* that step's size (0: z was a static solve's, or none yet) */
 } nsc_nlstat;
 
 typedef struct nsc_lcs {
@@ -130,6 +132,8 @@ typedef struct nsc_lcs {
 
     int nsm;              /* smooth functions (0: a linear complementarity system, no Newton) */
     nsc_smooth *sm;       /* [nsm] */
+    int ncharge;          /* of them, those that define a differential unknown (a charge: a
+                             column of E; dev_cq.c, depl.c) */
     nsc_nlstat *nls;      /* their Newton counters (NULL when nsm = 0); written through const L */
 
     struct nsc_klu_syms *syms;  /* the KLU analyses of the one-step problems of L, by

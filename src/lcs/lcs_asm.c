@@ -183,7 +183,7 @@ void nsc_lcs_free(nsc_lcs *L)
     free(L->sw);
     for (int k = 0; k < L->nsm; k++) free(L->sm[k].in);
     free(L->sm);
-    if (L->nls) free(L->nls->z);
+    if (L->nls) { free(L->nls->z); free(L->nls->zs); }
     free(L->nls);
     free(L);
 }
@@ -426,7 +426,8 @@ static nsc_status stamp_all(asm_work *w, nsc_lcs *L, double gmin)
     L->sw = b->sw;
     L->nsw = b->nsw;
     b->sw = NULL;
-    if (b->nsm > 0 && (!(L->nls = nsc_calloc(1, sizeof *L->nls)) || !(L->nls->z = nsc_calloc((size_t)L->n, sizeof(double)))))
+    if (b->nsm > 0 && (!(L->nls = nsc_calloc(1, sizeof *L->nls)) || !(L->nls->z = nsc_calloc((size_t)L->n, sizeof(double)))
+                       || !(L->nls->zs = nsc_calloc((size_t)L->n, sizeof(double)))))
         return nomem(w->r);
     L->sm = b->sm;
     L->nsm = b->nsm;
@@ -502,6 +503,20 @@ static nsc_status name_all(asm_work *w, nsc_lcs *L)
     return NSC_OK;
 }
 
+/* The smooth functions that define a differential unknown (a column of E: a
+ * charge, dev_cq.c, depl.c). Such a column is in coulombs, E/h ~ 1e9 beside
+ * the 1 of its own row and the node voltages' siemens, and only a
+ * column-scaled rcond tells its mode systems from singular ones (la_klu.h). */
+static int charge_rows(const nsc_lcs *L)
+{
+    int nc = 0;
+    for (int k = 0; L->E && k < L->nsm; k++) {
+        int u = L->sm[k].row;                                  /* the function's own unknown */
+        nc += L->E->p[u + 1] > L->E->p[u];
+    }
+    return nc;
+}
+
 nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin,
                             nsc_lcs **out, nsc_report *r)
 {
@@ -525,6 +540,7 @@ nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin
     if (!st) st = stamp_all(&w, L, gmin);                    /* 3. stamp */
     if (!st) st = name_all(&w, L);
     if (!st && !(L->syms = nsc_klu_syms_new())) st = nomem(r);
+    if (!st && (L->ncharge = charge_rows(L)) > 0) nsc_klu_syms_cols(L->syms);
     work_free(&w);
     if (st) {
         nsc_lcs_free(L);

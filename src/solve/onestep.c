@@ -301,7 +301,15 @@ int nsc_onestep_renew(nsc_onestep *P, double h)
     memset(P->x, 0, sizeof(double) * (size_t)(n + m));
     memset(P->zl, 0, sizeof(double) * (size_t)n);
     memset(P->r, 0, sizeof(double) * (size_t)n);
+    P->wstale = 0;
     return n > 0 && nsc_klu_refresh(P->F, P->W, 1, &P->wrc) < 0 ? -1 : 0;   /* old pivots while good */
+}
+
+int nsc_onestep_wfactor(nsc_onestep *P)
+{
+    if (!P->wstale) return 0;
+    P->wstale = 0;
+    return nsc_klu_refresh(P->F, P->W, 1, &P->wrc) < 0 ? -1 : 0;
 }
 
 /* W = LU factors of W into P->F (n > 0); a singular W is the circuit's error. */
@@ -425,7 +433,7 @@ static int dense_form(nsc_onestep *P)
     const nsc_sparse *B = P->B;                                   /* WiB = W^-1 B, from the CSC B */
     for (int j = 0; j < m; j++)
         for (int k = B->p[j]; k < B->p[j + 1]; k++) P->WiB[(size_t)j * n + B->i[k]] += B->x[k];
-    if (m > 0 && n > 0 && nsc_klu_solve(P->F, P->WiB, m)) goto fail;
+    if (m > 0 && n > 0 && (nsc_onestep_wfactor(P) || nsc_klu_solve(P->F, P->WiB, m))) goto fail;
     const nsc_sparse *D = P->D;                                   /* M = D + C W^-1 B */
     for (int j = 0; j < m; j++) {
         double *Mj = P->M + (size_t)j * m;
@@ -493,7 +501,7 @@ int nsc_onestep_open(nsc_onestep *P, const double *z0, const double *s0, const d
 {
     rhs(P, z0, s0, s1);
     memcpy(z1, P->r, (size_t)P->n * sizeof(double));
-    return P->n > 0 && nsc_klu_solve(P->F, z1, 1) ? -1 : 0;     /* z1 = W \ r */
+    return P->n > 0 && (nsc_onestep_wfactor(P) || nsc_klu_solve(P->F, z1, 1)) ? -1 : 0;   /* z1 = W \ r */
 }
 
 /* Lemke's workspace for problems up to size k. 0 ok, -1 ENOMEM. */
@@ -546,7 +554,7 @@ static int dense_solve(nsc_onestep *P, nsc_solver solver, double *z1, double *l,
     int n = P->n, m = P->m;
     double *zf = P->zl, *q = P->q, *ll = P->ll, res;
     memcpy(zf, P->r, (size_t)n * sizeof(double));
-    if (n > 0 && nsc_klu_solve(P->F, zf, 1)) {                  /* z_free = W \ r */
+    if (n > 0 && (nsc_onestep_wfactor(P) || nsc_klu_solve(P->F, zf, 1))) {   /* z_free = W \ r */
         info->st = NSC_LCP_EINVAL;
         return -1;
     }
@@ -778,7 +786,7 @@ static int solve_step(nsc_onestep *P, nsc_solver solver, double *z1, double *l, 
     memset(info, 0, sizeof *info);
     if (m == 0) {
         memcpy(z1, P->r, (size_t)n * sizeof(double));
-        if (n > 0 && nsc_klu_solve(P->F, z1, 1)) {              /* z1 = W \ r */
+        if (n > 0 && (nsc_onestep_wfactor(P) || nsc_klu_solve(P->F, z1, 1))) {   /* z1 = W \ r */
             info->st = NSC_LCP_EINVAL;
             return -1;
         }

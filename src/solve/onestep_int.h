@@ -168,6 +168,13 @@ struct nsc_onestep {
     long nfactor;      /* mode systems factored (new pattern, refactor or pivoting refactor) */
     long ncached;      /* mode systems found in the cache */
     nsc_map *map;      /* affine maps of small problems (NULL: none) */
+    int wstale;        /* 1: F does not factor W yet (a Newton relinearisation of a problem
+                          with charges, onestep_nl.c relin; nsc_onestep_wfactor) */
 };
+
+/* F made the factors of W where a relinearisation left them stale (the solves
+ * with W call it first; the mode systems, refilled from W, do not need it).
+ * 0, or -1 (singular). */
+int nsc_onestep_wfactor(nsc_onestep *P);
 
 #endif

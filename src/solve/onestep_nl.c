@@ -59,7 +59,11 @@ static int sp_set(nsc_sparse *A, int i, int j, double x)
 
 /* W, Theta A and T s0 (rows of theta 1 that T leaves alone) from L's smooth
  * rows as nsc_lcs_smooth_at left them, then W refactored and the modes marked
- * for refilling. 0, or -1 (singular, no memory). */
+ * for refilling. With charges (L->ncharge) W's factors are left for the first
+ * solve with W itself (nsc_onestep_wfactor): a step whose mode system is
+ * found (refilled from W) never needs them, and refactoring W at every
+ * iteration was 17 % of models_buck's instructions. (Without charges as
+ * before, the same factors.) 0, or -1 (singular, no memory). */
 static int relin(nsc_onestep *P)
 {
     const nsc_lcs *L = P->L;
@@ -76,7 +80,8 @@ static int relin(nsc_onestep *P)
     nsc_mode_renew(P);
     P->inc_ok = 0;
     P->lch = -1;
-    return P->n > 0 && nsc_klu_refresh(P->F, P->W, 1, &P->wrc) < 0 ? -1 : 0;
+    P->wstale = P->n > 0;
+    return L->ncharge ? 0 : nsc_onestep_wfactor(P);               /* (charges: when a solve with W needs it) */
 }
 
 /* the tolerance of unknown i at the value a (onestep_nl.h) */
@@ -118,14 +123,21 @@ typedef int (*lin_solve)(nsc_onestep *P, void *ctx, double *z1, double *l, nsc_s
 
 /* A static problem's update limit (newton()): the factor a <= 1 that keeps
  * every node voltage a smooth function reads within NSC_NL_DVMAX of zp on the
- * way to z1 (1 when none moves more). */
-static double step_limit(const nsc_lcs *L, const double *zp, const double *z1)
+ * way to z1 (1 when none moves more). A voltage that the last solve put where
+ * this one puts it (zq: the last solve's z1, NULL before the second; within
+ * its tolerance) is one the linear rows fix whatever the linearisation (a
+ * source's node, a .ic value imposed under UIC): limiting it only delays it,
+ * NSC_NL_DVMAX a solve (the PFC's V(out) = 200 V of its .ic took 200 limited
+ * solves, past NSC_NL_MAXIT: the operating point and two stages of source
+ * stepping failed before it converged), so it is not counted. */
+static double step_limit(const nsc_lcs *L, const double *zp, const double *zq, const double *z1)
 {
     double dmax = 0;
     for (int k = 0; k < L->nsm; k++)
         for (int q = 0; q < L->sm[k].nin; q++) {
             int i = L->sm[k].in[q];
-            if (i < L->nnode_z) dmax = fmax(dmax, fabs(z1[i] - zp[i]));
+            if (i >= L->nnode_z || (zq && fabs(z1[i] - zq[i]) <= tol_of(L, i, z1[i]))) continue;
+            dmax = fmax(dmax, fabs(z1[i] - zp[i]));
         }
     return dmax > NSC_NL_DVMAX ? NSC_NL_DVMAX / dmax : 1.0;
 }
@@ -143,18 +155,25 @@ static double step_limit(const nsc_lcs *L, const double *zp, const double *z1)
  * DEVfetlim) for the same reason. Convergence is still tested at z1; the
  * transient's problems start from the last step's solution and are not
  * limited. */
-static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, double *z1, double *l, nsc_step_info *info)
+static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, const double *zalt, double *z1, double *l,
+                  nsc_step_info *info)
 {
     const nsc_lcs *L = P->L;
     size_t nb = sizeof(double) * (size_t)P->n;
     nsc_nlstat *ns = L->nls;
     double *t = malloc(sizeof(double) * ((size_t)L->nsm + 1));  /* the last tangents' values at zk */
-    double *zp = P->h == 0 ? malloc(nb + sizeof(double)) : NULL, a = 1;   /* the last linearisation point */
+    double *zp = P->h == 0 ? malloc(2 * nb + sizeof(double)) : NULL, a = 1;   /* the last linearisation point, */
+    double *zq = NULL;                                           /* the last solve's z1 (zp + n) */
     int st = 0, done = 0, bad = !t || (P->h == 0 && !zp);
     ns->solves++;
     for (int it = 0; !bad && !st && !done && it <= NSC_NL_MAXIT; it++) {   /* zk: the start, then solve it's */
         for (int k = 0; it > 0 && k < L->nsm; k++) t[k] = tangent(L, &L->sm[k], zk);
-        if (nsc_lcs_smooth_at(L, zk)) break;                     /* f, J at zk (not finite: failed) */
+        int nf = nsc_lcs_smooth_at(L, zk);                       /* f, J at zk (not finite: failed) */
+        if (nf && it == 0 && zalt) {                             /* (a predicted start: from zalt instead) */
+            memcpy(zk, zalt, nb);
+            nf = nsc_lcs_smooth_at(L, zk);
+        }
+        if (nf) break;
         if (it > 0 && at_solution(L, zk, t)) {                   /* z1 = zk, l and info its solve's */
             if (it > ns->maxit) ns->maxit = it;
             memcpy(ns->z, z1, nb);
@@ -167,7 +186,8 @@ static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, double *
         if (zp) memcpy(zp, zk, nb);
         ns->iters++;
         st = lin(P, ctx, z1, l, info);                           /* an LCP failure: the caller's */
-        a = zp ? step_limit(L, zp, z1) : 1;
+        a = zp ? step_limit(L, zp, zq, z1) : 1;
+        if (zp) memcpy(zq = zp + P->n, z1, nb);
         memcpy(zk, z1, nb);
     }
     free(t);
@@ -214,7 +234,7 @@ static int source_stepping(nsc_onestep *P, solve_ctx *C, double *zk, double *z1,
     for (double an = 0; !st && a < 1; an = fmin(1, a + d)) {
         C->alpha = an;
         memcpy(zk, zs, nb);
-        st = newton(P, lin_solve_s, C, zk, z1, l, info);
+        st = newton(P, lin_solve_s, C, zk, NULL, z1, l, info);
         if (!st) {
             memcpy(zs, z1, nb);
             a = an;
@@ -239,8 +259,9 @@ int nsc_nl_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const doub
     }
     memcpy(zk, z0 ? z0 : P->L->nls->z, sizeof(double) * (size_t)n);
     solve_ctx C = { solver, z0, s0, e1, zk + n, s1, 1.0 };
-    int st = newton(P, lin_solve_s, &C, zk, z1, l, info);
+    int st = newton(P, lin_solve_s, &C, zk, NULL, z1, l, info);
     if (st && info->st == NSC_LCP_NEWTON && !z0) st = source_stepping(P, &C, zk, z1, l, info);   /* .op, DC */
+    P->L->nls->hs = 0;                                           /* (no transient step: predict() from none) */
     free(zk);
     return st;
 }
@@ -256,19 +277,45 @@ static int lin_step(nsc_onestep *P, void *ctx, double *z1, double *l, nsc_step_i
     return nsc_onestep_step_lin(P, C->solver, C->z0, C->w0, C->w1, z1, l, info);
 }
 
+/* The first linearisation point zk of the step of P from z0 (the
+ * predictor): where the LCS has charges and the step continues the last
+ * transient step solved, or repeats it shorter or longer from its start, the
+ * straight line through that step's start zs and solution z, extended by the
+ * ratio of the sizes: zk = z0 + (h / hs) (z - zs); else z0. A tangent at z0
+ * predicts f at the step's solution to O(dz^2), dz the step's whole move, so
+ * the convergence test (at_solution) of its first solution rarely passes;
+ * at the predicted point dz is the line's error, O(h^2) (models_buck: 2.88
+ * solves a step from z0). The iteration and its test are unchanged: only
+ * where it starts. */
+static void predict(const nsc_onestep *P, const double *z0, double *zk)
+{
+    const nsc_lcs *L = P->L;
+    const nsc_nlstat *ns = L->nls;
+    size_t nb = sizeof(double) * (size_t)P->n;
+    memcpy(zk, z0, nb);
+    if (!L->ncharge || !(ns->hs > 0) || (memcmp(z0, ns->z, nb) && memcmp(z0, ns->zs, nb))) return;
+    double r = P->h / ns->hs;
+    for (int i = 0; i < P->n; i++) zk[i] = z0[i] + r * (ns->z[i] - ns->zs[i]);
+}
+
 int nsc_nl_step(nsc_onestep *P, nsc_solver solver, const double *z0, const double *w0, const double *w1,
                 double *z1, double *l, nsc_step_info *info)
 {
     int n = P->n;
+    nsc_nlstat *ns = P->L->nls;
     double *zk = malloc(sizeof(double) * ((size_t)n + 1));
     if (!zk) {
         memset(info, 0, sizeof *info);
         info->st = NSC_LCP_ENOMEM;
         return -1;
     }
-    memcpy(zk, z0, sizeof(double) * (size_t)n);
+    predict(P, z0, zk);
     step_ctx C = { solver, z0, w0, w1 };
-    int st = newton(P, lin_step, &C, zk, z1, l, info);
+    int st = newton(P, lin_step, &C, zk, z0, z1, l, info);
+    if (!st) {                                                   /* (newton copied z1 into ns->z) */
+        memcpy(ns->zs, z0, sizeof(double) * (size_t)n);
+        ns->hs = P->h;
+    }
     free(zk);
     return st;
 }

@@ -109,11 +109,13 @@ Test(smooth, tanh_comparator_vs_ngspice)
  * V(eal), tanh duty and limiter, abs() rectifier as a PWL pair) against ngspice
  * 39 on the same cards (pfc_ng.txt: reltol 1e-6, 1 us steps, a 5 us grid):
  * within 5e-3 of range RMS (measured 1.7e-3 for v(d), 2.4e-4 for i(vs), 1e-4
- * for v(out)), every edge of the line current matched. Newton: 2.64
- * iterations a step; with the prediction test of onestep_nl.c (session 15) 3 of
- * 10 426 steps do not converge (one takes 41 iterations) and are retried
- * shorter, where the update test had none and at most 5: bounded here at 1 in
- * 1000 (a regression the next change must not widen). */
+ * for v(out)), every edge of the line current matched. Newton: 2.60
+ * iterations a problem, none unconverged, at most 6 (the start's static
+ * problem under UIC). Before, 3 of 10 426 problems did not converge, all of
+ * them that static problem: its update limit (onestep_nl.c step_limit) held
+ * V(out), which the .ic fixes at 200 V whatever the linearisation, to 1 V a
+ * solve, past NSC_NL_MAXIT, so the first try and two stages of source
+ * stepping failed (one stage took 41) before it converged. */
 Test(smooth, pfc_multiplier_loop_vs_ngspice)
 {
     char cmd[4096], *out = NULL;
@@ -124,7 +126,7 @@ Test(smooth, pfc_multiplier_loop_vs_ngspice)
     long np, nit, nfail;
     int maxit;
     newton_stats(out, &np, &nit, &maxit, &nfail);
-    cr_expect(nfail * 1000 <= np && nit <= 3 * np, "%s", out);
+    cr_expect(nfail == 0 && maxit <= 10 && nit <= 3 * np, "%s", out);
     free(out);
 }
 
