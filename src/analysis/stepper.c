@@ -80,8 +80,9 @@ static nsc_status pcache_new(const nsc_pcache *C, double h, double theta, const 
                              nsc_report *r)
 {
     double ta = C->alg_theta ? theta : 1.0;
-    return C->pair_mean ? nsc_onestep_new_mean(C->L, h, theta, ta, sw, P, r)
-                        : nsc_onestep_new_like(C->L, h, theta, ta, sw, pcache_sibling(C, skip), P, r);
+    const nsc_onestep *S = pcache_sibling(C, skip);
+    return C->pair_mean ? nsc_onestep_new_mean(C->L, h, theta, ta, sw, S, P, r)
+                        : nsc_onestep_new_like(C->L, h, theta, ta, sw, S, P, r);
 }
 
 /* A one-off step's problem: the least recently used spare of this theta and
