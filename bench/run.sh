@@ -252,7 +252,8 @@ cascade() {
     echo "cascade: 15 inverters (600 pairs; 300 before the MOS fit followed the gate drives), .tran 20n 30u: ${st#*: *: }"
     echo "cascade:   nscircuit $nsc_w s | ngspice $ng_w s | speed-up $(ratio "$ng_w" "$nsc_w")x (whole runs; goal >= 3x)"
     "$nsc" compare "$work/casc.dat" "$work/casc_ng.txt" --signals 'v(n15),v(n8)' --tol 0.1 | sed -n 's/^\(v(n15)\|v(n8)\) /cascade:   vs ngspice: &/p'
-    # with .options chgtol: the MOS segments' kinks taken inside the steps (stepper_adapt.c kink_ratio)
+    # with .options chgtol: the MOS segments' kinks taken inside the steps (stepper_adapt.c kink_ratio),
+    # the pairs held at the theta point after the hand-over (stepper.c kink_opts)
     sed 's/^\.tran /.options chgtol=1e-14\n.tran /' "$cir" > "$work/casc_q.cir"
     st=$("$nsc" --stats --save 'v(n15),v(n8)' -o "$work/casc_q.dat" "$work/casc_q.cir" 2>&1 | sed -n 1p)
     nsc_w=$(best_of "$runs" "$nsc" --quiet --save 'v(n15),v(n8)' -o "$work/casc_q.dat" "$work/casc_q.cir")

@@ -129,6 +129,7 @@ typedef struct ad {
     double *rcap, *ratol;    /* [n] E_ii of each row and its ATOL (kink_ratio; rcap 0: no charge) */
     double *ddiag, *kq;      /* [m] D_jj; [n] the charge errors of a step's kinks by row */
     int *pkrun, npkrun;      /* T->pklist (ascending) as runs [pkrun[2r], pkrun[2r+1]) of consecutive pairs */
+    double *yend;            /* [m] work: every pair's y at the trial's end (pairs_y) */
 } ad;
 
 static void ad_free(ad *a)
@@ -141,7 +142,7 @@ static void ad_free(ad *a)
     nsc_sp_free(a->Set);
     free(a->z0); free(a->z1); free(a->l); free(a->lsave); free(a->lpt); free(a->w0); free(a->w1);
     free(a->v0); free(a->v1); free(a->row); free(a->mode0); free(a->sw1); free(a->modehi);
-    free(a->evid); free(a->evphi); free(a->lread); free(a->pkrun); free(a->zp); free(a->lp); free(a->wp); free(a->vp); free(a->rtol);
+    free(a->evid); free(a->evphi); free(a->lread); free(a->pkrun); free(a->zp); free(a->lp); free(a->wp); free(a->vp); free(a->rtol); free(a->yend);
     free(a->rcap); free(a->ratol); free(a->ddiag); free(a->kq);
 }
 
@@ -254,12 +255,13 @@ static int ad_init(ad *a, nsc_tran *T)
     a->modehi = calloc((size_t)m + 1, 1);
     a->evid = malloc(sizeof(int) * (size_t)(ni + 1));
     a->evphi = malloc(sizeof(double) * (size_t)(ni + 1));
+    a->yend = dup_or_zero(NULL, m);
     a->rtol = dup_or_zero(NULL, nc);
     if (probe_pairs(a, T) || kink_setup(a, T)) return -1;
     for (int q = 1; a->rtol && q < nc; q++)                 /* a current's ABSTOL, else VNTOL */
         a->rtol[q] = T->W->name[q][0] == 'i' ? a->o->abstol : a->o->vntol;
     if (!a->rtol || !a->Ct || !a->Dt || !a->Set || !a->z0 || !a->z1 || !a->l || !a->lsave || !a->lpt || !a->w0 || !a->w1 || !a->v0
-        || !a->v1 || !a->row || !a->zp || !a->lp || !a->wp || !a->vp || !a->mode0 || !a->modehi || !a->sw1 || !a->evid || !a->evphi)
+        || !a->v1 || !a->row || !a->zp || !a->lp || !a->wp || !a->vp || !a->mode0 || !a->modehi || !a->sw1 || !a->evid || !a->evphi || !a->yend)
         return -1;
     return 0;
 }
@@ -349,6 +351,19 @@ static double pair_y(const ad *a, int j, const double *z, const double *l, const
     return y;
 }
 
+/* pair_y of every pair into y[m], as sparse products by columns: each pair's
+ * terms are added in pair_y's order (e0_j, C_jk z_k, D_jk l_k, Se_jk w_k,
+ * each by ascending k), so y_j is pair_y's bit for bit, in O(nnz) for all m
+ * pairs instead of a loop over each pair's rows. */
+static void pairs_y(const ad *a, const double *z, const double *l, const double *w, double *y)
+{
+    const nsc_lcs *L = a->L;
+    memcpy(y, L->e0, sizeof(double) * (size_t)a->m);
+    nsc_sp_gaxpy(L->C, z, y);
+    nsc_sp_gaxpy(L->D, l, y);
+    nsc_sp_gaxpy(L->Se, w, y);
+}
+
 /* phi of item id (pair id, or switch id - m) for the mode of t_k: >= 0 while it
  * keeps that mode or state. */
 static double phi(const ad *a, int id, const double *z, const double *l, const double *w)
@@ -377,9 +392,10 @@ static int changed_items(ad *a, const char *mode1, int nflip, const double *kap)
     int ne = 0;
     /* held at the theta point: every pair, an unchanged one may have crossed (kap); else the changed ones */
     int all = mode1 && kap;
+    if (all) pairs_y(a, a->z1, a->l, a->w1, a->yend);       /* phi(j, end) = yend_j - l_j for an inactive j */
     for (int j = all ? 0 : mode1 ? nsc_flags_next_diff(mode1, a->mode0, 0, a->m) : a->m; j < a->m;
          j = all ? j + 1 : nsc_flags_next_diff(mode1, a->mode0, j + 1, a->m))
-        if ((mode1[j] != a->mode0[j] || (all && kap[j] > 0 && !a->mode0[j] && phi(a, j, a->z1, a->l, a->w1) < 0))
+        if ((mode1[j] != a->mode0[j] || (all && kap[j] > 0 && !a->mode0[j] && a->yend[j] - a->l[j] < 0))
             && phi(a, j, a->z0, a->lsave, a->w0) > 0) {
             a->evid[ne] = j;
             a->evphi[ne++] = phi(a, j, a->z1, a->l, a->w1);

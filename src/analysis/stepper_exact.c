@@ -572,6 +572,14 @@ static nsc_status hand_over(ex *a)
     return NSC_OK;
 }
 
+/* hand_over at a mode change on continuous kinks alone (kinks_only): the
+ * adaptive stepper takes such kinks inside its steps (nsc_tran.handover_kinks). */
+static nsc_status hand_over_kinks(ex *a)
+{
+    a->T->handover_kinks = 1;
+    return hand_over(a);
+}
+
 /* The event step's problem over (t, t + dt] solved from z (guesses: the
  * remembered outcome, the current mode, the mode with the failing guards
  * changed) into z1, l. 0, 1 when it has no solution (info, *P say why), or
@@ -801,7 +809,7 @@ static nsc_status step(ex *a)
     seed(a, a->t);
     if (fresh) guard_tol(a, a->x);
     if (violated(a, a->x, a->wv)) {                         /* the mode ends at t (a source's corner) */
-        if (kinks_only(a)) return hand_over(a);
+        if (kinks_only(a)) return hand_over_kinks(a);
         keep_alt(a);
         return ev_step(a, a->h0);
     }
@@ -818,9 +826,9 @@ static nsc_status step(ex *a)
     nsc_flow_advance(a->F, k - km, a->xm, a->x1, a->wk);
     if (land && rem > 0) rest(a, rem);
     long ktol = pow2_below((long)fmax(1.0, NSC_EX_LOC * (double)k));
-    if (km > 0 && violated(a, a->xm, a->wm)) return kinks_only(a) ? hand_over(a) : locate(a, a->x, 0, km, ktol);
+    if (km > 0 && violated(a, a->xm, a->wm)) return kinks_only(a) ? hand_over_kinks(a) : locate(a, a->x, 0, km, ktol);
     if (violated(a, a->x1, a->w1v)) {
-        if (kinks_only(a)) return hand_over(a);
+        if (kinks_only(a)) return hand_over_kinks(a);
         if (k - km > 0) return locate(a, a->xm, km, k, ktol);
         keep_alt(a);
         return ev_step(a, t1 - a->t);                       /* (a sliver before the target) */

@@ -157,6 +157,7 @@ typedef struct nsc_tran {
     double *hz, *hl, *hw, *hv;   /* the exact transient's hand-over: the state at t0 written here
                                     (z0, l0, w0, v0 point to the same arrays) and handover set */
     int handover;
+    int handover_kinks;      /* 1: handed over at continuous kinks alone (stepper_exact.c kinks_only) */
 } nsc_tran;
 
 /* The adaptive transient (stepper_adapt.c): NSC_OK, or NSC_ESIM/NSC_ENOMEM with

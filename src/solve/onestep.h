@@ -121,9 +121,12 @@ nsc_status nsc_onestep_new_like(const nsc_lcs *L, double h, double theta, double
  * output) and implicit-Euler steps (every Theta_ii = 1) hold at t_k+1 as
  * before. Only nsc_onestep_step's path (the sources' values w0, w1) reads the
  * start's part of such a pair; nsc_onestep_solve's given e1 is the condition's
- * whole e. No affine maps, no incremental check. */
+ * whole e. No affine maps, no incremental check. The pairs' pattern
+ * structures are copied from S (may be NULL) when it holds the same pairs
+ * with the same weights and nsc_onestep_new_like could copy them: the
+ * problem built is the same bit for bit. */
 nsc_status nsc_onestep_new_mean(const nsc_lcs *L, double h, double theta, double theta_alg, const char *sw,
-                                nsc_onestep **out, nsc_report *r);
+                                const nsc_onestep *S, nsc_onestep **out, nsc_report *r);
 /* kap_j = (1 - theta_j) / theta_j of each pair (> 0: held at the theta point,
  * nsc_onestep_new_mean), or NULL when every pair holds at t_k+1. */
 const double *nsc_onestep_kappa(const nsc_onestep *P);

@@ -762,17 +762,19 @@ __attribute__((always_inline)) static inline int sep_check(const nsc_onestep *P,
 }
 
 /* check_run for the common run (a PWL MOS's segments): r = 1 or 2 terms in its
- * row (rt[0], rt[1]), e_i = e0_i (no source term), next wanted; sep_check's
- * sums, verdicts and l_i bit for bit, without its per-pair tests of the case. */
+ * row (rt[0], rt[1]), e_i = e0_i (no source term; + ez_i when ez, pairs held
+ * at the theta point, as nsc_pair_e sums it), next wanted; sep_check's sums,
+ * verdicts and l_i bit for bit, without its per-pair tests of the case. */
 __attribute__((always_inline)) static inline int check_run_r(const nsc_onestep *P, const char *mask, int i0, int r,
-                                                             double *l, char *next, double *viol, uint64_t *kx,
-                                                             int *ok)
+                                                             const double *ez, double *l, char *next, double *viol,
+                                                             uint64_t *kx, int *ok)
 {
     const double *e0 = P->L->e0, *dinv = P->dinv;
     const double t0 = P->rt[0], t1 = r == 2 ? P->rt[1] : 0.0;
     int end = P->runend[i0];
     for (int i = i0; i < end; i++) {
-        double e = e0[i], g = r == 2 ? e + t0 + t1 : e + t0;     /* g = e_i + C_i z, left to right */
+        double e = ez ? e0[i] + ez[i] : e0[i];
+        double g = r == 2 ? e + t0 + t1 : e + t0;                /* g = e_i + C_i z, left to right */
         int act = mask[i] != 0, bad;
         if (act) {                                               /* l_i = -g / D_ii >= 0 */
             double v = -g * dinv[i];
@@ -798,13 +800,21 @@ __attribute__((always_inline)) static inline int check_run_r(const nsc_onestep *
 static int check_run2(const nsc_onestep *P, const char *mask, int i0, double *l, char *next, double *viol,
                       uint64_t *kx, int *ok)
 {
-    return check_run_r(P, mask, i0, 2, l, next, viol, kx, ok);
+    return check_run_r(P, mask, i0, 2, NULL, l, next, viol, kx, ok);
 }
 
 static int check_run1(const nsc_onestep *P, const char *mask, int i0, double *l, char *next, double *viol,
                       uint64_t *kx, int *ok)
 {
-    return check_run_r(P, mask, i0, 1, l, next, viol, kx, ok);
+    return check_run_r(P, mask, i0, 1, NULL, l, next, viol, kx, ok);
+}
+
+/* The same with the pairs held at the theta point (e_i = e0_i + ez_i). */
+static int check_run_k(const nsc_onestep *P, const char *mask, int i0, int r, double *l, char *next, double *viol,
+                       uint64_t *kx, int *ok)
+{
+    return r == 2 ? check_run_r(P, mask, i0, 2, P->ez, l, next, viol, kx, ok)
+                  : check_run_r(P, mask, i0, 1, P->ez, l, next, viol, kx, ok);
 }
 
 /* The full check of the run of separable pairs from i0 (one row of C, its
@@ -816,8 +826,9 @@ static int check_run(const nsc_onestep *P, const char *mask, int i0, int r, doub
 {
     const double *e1 = P->e1, *e0 = P->L->e0;
     const int *sp = P->SeT->p;
-    if (!e1 && !P->kap && next && (r == 1 || r == 2) && P->runend[i0] > 0)   /* (kap: e_i has a z0 term) */
-        return r == 2 ? check_run2(P, mask, i0, l, next, viol, kx, ok) : check_run1(P, mask, i0, l, next, viol, kx, ok);
+    if (!e1 && next && (r == 1 || r == 2) && P->runend[i0] > 0)   /* (kap: e_i has a z0 term, ez_i) */
+        return P->kap ? check_run_k(P, mask, i0, r, l, next, viol, kx, ok)
+               : r == 2 ? check_run2(P, mask, i0, l, next, viol, kx, ok) : check_run1(P, mask, i0, l, next, viol, kx, ok);
     int i = i0;
     do {
         double vi = 0, e = e1 ? e1[i] : sp[i + 1] == sp[i] && !P->kap ? e0[i] : nsc_pair_e(P, i);
