@@ -67,16 +67,16 @@ static int relin(nsc_onestep *P)
         const nsc_smooth *S = &L->sm[k];
         for (int q = 0; q < S->nin; q++) {
             double g = L->A->x[nsc_sp_pos(L->A, S->row, S->in[q])];
-            if (sp_set(P->W, S->row, S->in[q], -g) || sp_set(P->TA, S->row, S->in[q], g)) return -1;
+            if (sp_set(P->st.W, S->row, S->in[q], -g) || sp_set(P->st.TA, S->row, S->in[q], g)) return -1;
         }
-        P->sc[S->row] = L->s0[S->row];
+        P->st.sc[S->row] = L->s0[S->row];
     }
-    free(P->WiB); P->WiB = NULL;                                 /* the dense path, formed when needed */
-    free(P->M); P->M = NULL;
+    free(P->dn.WiB); P->dn.WiB = NULL;                                 /* the dense path, formed when needed */
+    free(P->dn.M); P->dn.M = NULL;
     nsc_mode_renew(P);
-    P->inc_ok = 0;
-    P->lch = -1;
-    return P->n > 0 && nsc_klu_refresh(P->F, P->W, 1, &P->wrc) < 0 ? -1 : 0;
+    P->inc.ok = 0;
+    P->inc.lch = -1;
+    return P->n > 0 && nsc_klu_refresh(P->st.F, P->st.W, 1, &P->st.wrc) < 0 ? -1 : 0;
 }
 
 /* the tolerance of unknown i at the value a (onestep_nl.h) */
@@ -149,8 +149,8 @@ static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, double *
     size_t nb = sizeof(double) * (size_t)P->n;
     nsc_nlstat *ns = L->nls;
     double *t = malloc(sizeof(double) * ((size_t)L->nsm + 1));  /* the last tangents' values at zk */
-    double *zp = P->h == 0 ? malloc(nb + sizeof(double)) : NULL, a = 1;   /* the last linearisation point */
-    int st = 0, done = 0, bad = !t || (P->h == 0 && !zp);
+    double *zp = P->st.h == 0 ? malloc(nb + sizeof(double)) : NULL, a = 1;   /* the last linearisation point */
+    int st = 0, done = 0, bad = !t || (P->st.h == 0 && !zp);
     ns->solves++;
     for (int it = 0; !bad && !st && !done && it <= NSC_NL_MAXIT; it++) {   /* zk: the start, then solve it's */
         for (int k = 0; it > 0 && k < L->nsm; k++) t[k] = tangent(L, &L->sm[k], zk);
@@ -177,7 +177,7 @@ static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, double *
     info->st = bad ? NSC_LCP_ENOMEM : NSC_LCP_NEWTON;
     if (bad) return -1;
     ns->fails++;
-    memset(P->q, 0, sizeof(double) * (size_t)P->m);              /* no pair marked: the functions failed */
+    memset(P->st.q, 0, sizeof(double) * (size_t)P->m);              /* no pair marked: the functions failed */
     return -1;
 }
 
