@@ -185,6 +185,10 @@ void nsc_run_free(nsc_run *R)
     nsc_waves_free(R->W);
     nsc_waves_free(R->Wm);
     nsc_waves_free(R->op);
+    nsc_ac_result_free(R->ac);
+    nsc_waves_probes_free(R->acp, R->nacp);
+    nsc_waves_free(R->dc);
+    nsc_waves_probes_free(R->dcp, R->ndcp);
     nsc_waves_probes_free(R->probes, R->nprobe);
     if (R->mres) nsc_meas_results_free(R->mres, R->c->job.nmeas);
     free(R->mres);
@@ -332,14 +336,95 @@ static nsc_status run_tran(nsc_run *R, nsc_report *r)
     return s;
 }
 
+/* The probes of the AC run: the outputs (--save's, else the defaults unless
+ * .print ac names columns and all is 0; *nout of them, first), then the
+ * .print ac ones and those the .meas ac cards read; distinct. */
+static nsc_status ac_probes(const nsc_circuit *c, const char *save, int all, nsc_probe **p, int *np, int *nout,
+                            nsc_report *r)
+{
+    nsc_probe *d = NULL;
+    int nd = 0;
+    nsc_status s = save ? nsc_waves_probes_parse(c, save, &d, &nd, r)
+                 : c->job.nacout && !all ? NSC_OK : nsc_waves_probes_default(c, &d, &nd, r);
+    int nq = nd + 2 * c->job.nacout + 4 * c->job.nacmeas;          /* each signal's probe and denominator */
+    *p = s ? NULL : nsc_calloc((size_t)nq + 1, sizeof **p);
+    *np = *nout = 0;
+    if (!s && !*p) s = nsc_oom(r);
+    for (int k = 0; !s && k < nq; k++) {
+        int j = k - nd;
+        const nsc_acout *o = k < nd ? NULL : j < 2 * c->job.nacout ? &c->job.acout[j / 2]
+                           : (j - 2 * c->job.nacout) / 2 % 2 ? &c->job.acmeas[(j - 2 * c->job.nacout) / 4].when
+                                                         : &c->job.acmeas[(j - 2 * c->job.nacout) / 4].sig;
+        const nsc_probe *q = k < nd ? &d[k] : j % 2 ? &o->den : &o->p;
+        if (!q->name) continue;                             /* a measure without a WHEN or without a FIND */
+        int dup = 0;
+        for (int j = 0; j < *np; j++) dup |= !strcmp((*p)[j].name, q->name);
+        if (dup) continue;
+        (*p)[*np] = *q;
+        if (!((*p)[*np].name = nsc_strdup(q->name))) s = nsc_oom(r);
+        else (*np)++;
+        if (k < nd) *nout = *np;
+    }
+    nsc_waves_probes_free(d, nd);
+    return s;
+}
+
+/* .ac: at the operating point, or around the steady state (nsc_run_pac) when the run is one. */
+static nsc_status run_ac(nsc_run *R, nsc_report *r)
+{
+    nsc_status s = ac_probes(R->c, R->cfg.save, R->cfg.raw, &R->acp, &R->nacp, &R->nacout, r);
+    nsc_pss_info pi;
+    if (!s) s = R->steady ? nsc_run_pac(R->c, &R->o, &R->po, R->acp, R->nacp, &R->ac, &pi, r)
+                          : nsc_run_ac(R->c, R->o.gmin, R->o.solver, R->acp, R->nacp, &R->ac, r);
+    return s;
+}
+
+/* The outputs of the DC sweep: --save's, else .print dc's, else .save/.print's,
+ * else the defaults; a raw file (all) holds the defaults first, as ngspice's. */
+static nsc_status dc_probes(const nsc_circuit *c, const char *save, int all, nsc_probe **p, int *np, nsc_report *r)
+{
+    nsc_probe *d = NULL, *q = NULL;
+    int nd = 0, nq = 0, own = save != NULL;
+    nsc_status s = all || (!save && !c->job.ndcout && !c->job.nsave) ? nsc_waves_probes_default(c, &d, &nd, r) : NSC_OK;
+    if (!s && save) s = nsc_waves_probes_parse(c, save, &q, &nq, r);
+    else if (!s) {
+        q = c->job.ndcout ? c->job.dcout : c->job.save;
+        nq = c->job.ndcout ? c->job.ndcout : c->job.nsave;
+    }
+    *p = s ? NULL : nsc_calloc((size_t)(nd + nq) + 1, sizeof **p);
+    *np = 0;
+    if (!s && !*p) s = nsc_oom(r);
+    for (int k = 0; !s && k < nd + nq; k++) {
+        const nsc_probe *x = k < nd ? &d[k] : &q[k - nd];
+        int dup = 0;
+        for (int j = 0; j < *np; j++) dup |= !strcmp((*p)[j].name, x->name);
+        if (dup) continue;
+        (*p)[*np] = *x;
+        if (!((*p)[*np].name = nsc_strdup(x->name))) s = nsc_oom(r);
+        else (*np)++;
+    }
+    nsc_waves_probes_free(d, nd);
+    if (own) nsc_waves_probes_free(q, nq);
+    return s;
+}
+
+/* .dc: the sweep's rows in R->dc, also those made before it failed. */
+static nsc_status run_dc(nsc_run *R, nsc_report *r)
+{
+    nsc_status s = dc_probes(R->c, R->cfg.save, R->cfg.raw, &R->dcp, &R->ndcp, r);
+    return s ? s : nsc_run_dc(R->c, R->o.gmin, R->o.solver, R->dcp, R->ndcp, &R->dc, r);
+}
+
 static int asks_op(const nsc_run *R) { return R->c->job.has_op; }
-static int asks_small(const nsc_run *R) { return R->c->job.has_ac || R->c->job.ndc; }
+static int asks_ac(const nsc_run *R) { return R->c->job.has_ac; }
+static int asks_dc(const nsc_run *R) { return R->c->job.ndc > 0; }
 static int asks_pss(const nsc_run *R) { return R->steady && R->o.tstop > 0; }
 static int asks_tran(const nsc_run *R) { return !R->steady && R->o.tstop > 0; }
 
 const nsc_analysis nsc_analyses[NSC_AN_N] = {
     [NSC_AN_OP] = { "op", asks_op, nsc_run_op },
-    [NSC_AN_SMALL] = { "ac/dc", asks_small, NULL },
+    [NSC_AN_AC] = { "ac", asks_ac, run_ac },
+    [NSC_AN_DC] = { "dc", asks_dc, run_dc },
     [NSC_AN_PSS] = { "pss", asks_pss, run_pss },
     [NSC_AN_TRAN] = { "tran", asks_tran, run_tran },
 };

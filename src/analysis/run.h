@@ -19,6 +19,7 @@
 #include "netlist/netlist.h"
 #include "analysis/meas.h"
 #include "stepper.h"
+#include "analysis/smallsig.h"
 
 /* Command-line overrides of a run (0 / NULL: the netlist's). */
 typedef struct nsc_run_cfg {
@@ -30,6 +31,8 @@ typedef struct nsc_run_cfg {
     const nsc_search_path *inc; /* include search path (-I, NSCIRCUIT_PATH, models dir) */
     int steady;        /* 1: the periodic steady state (--steady; a .pss card also asks for it) */
     double period;     /* > 0: its period (--period) */
+    int raw;           /* 1: the outputs are a raw file, which holds every vector (as ngspice's):
+                          .ac and .dc record the default probes besides the asked ones */
 } nsc_run_cfg;
 
 /* o = the settings of the runs of c under cfg: theta, solver, gmin, uic and,
@@ -77,6 +80,12 @@ typedef struct nsc_run {
     nsc_pss_info pinfo;       /* steady: what the shooting found */
     nsc_meas_result *mres;    /* nsc_run_measure: [c->nmeas] or NULL */
     nsc_waves *op;            /* nsc_run_op: the operating point (one row), else NULL */
+    nsc_probe *acp;           /* .ac (nsc_analyses[NSC_AN_AC]): its probes [nacp], the outputs first */
+    int nacp, nacout;         /*   (nacout of them), */
+    nsc_ac_result *ac;        /*   its result */
+    nsc_probe *dcp;           /* .dc (nsc_analyses[NSC_AN_DC]): its probes [ndcp], */
+    int ndcp;
+    nsc_waves *dc;            /*   its rows (also those made before a sweep failed), else NULL */
 } nsc_run;
 
 /* The analyses a run may hold, one line each in nsc_analyses (run.c), in the
@@ -84,11 +93,10 @@ typedef struct nsc_run {
  * nsc_run_setup has set R up) and its handler, which leaves its results in R.
  * A new analysis is its file, its card (nl_dot.c's table), its enum value and
  * a line there. */
-typedef enum nsc_analysis_id { NSC_AN_OP, NSC_AN_SMALL, NSC_AN_PSS, NSC_AN_TRAN, NSC_AN_N } nsc_analysis_id;
+typedef enum nsc_analysis_id { NSC_AN_OP, NSC_AN_AC, NSC_AN_DC, NSC_AN_PSS, NSC_AN_TRAN, NSC_AN_N } nsc_analysis_id;
 typedef struct nsc_analysis {
-    const char *name;                              /* "op", "ac/dc", "pss", "tran" */
+    const char *name;                              /* "op", "ac", "dc", "pss", "tran" */
     int (*asked)(const nsc_run *R);
-    /* NULL: the caller's (.ac and .dc write each sweep's files as it is made: cli/cmd_small.c) */
     nsc_status (*run)(nsc_run *R, nsc_report *r);
 } nsc_analysis;
 extern const nsc_analysis nsc_analyses[NSC_AN_N];

@@ -63,7 +63,7 @@ static int renew(nsc_pcache *C, nsc_onestep **V, double h, double theta, const c
 }
 
 /* A problem of the cache to copy a new one's pattern structures from
- * (nsc_onestep_new_like): the most recently used regular one, else the
+ * (nsc_onestep_opts.like): the most recently used regular one, else the
  * scratch, else any; not slot skip (being refilled). NULL when none. */
 static const nsc_onestep *pcache_sibling(const nsc_pcache *C, int skip)
 {
@@ -79,10 +79,9 @@ static const nsc_onestep *pcache_sibling(const nsc_pcache *C, int skip)
 static nsc_status pcache_new(const nsc_pcache *C, double h, double theta, const char *sw, int skip, nsc_onestep **P,
                              nsc_report *r)
 {
-    double ta = C->alg_theta ? theta : 1.0;
-    const nsc_onestep *S = pcache_sibling(C, skip);
-    return C->pair_mean ? nsc_onestep_new_mean(C->L, h, theta, ta, sw, S, P, r)
-                        : nsc_onestep_new_like(C->L, h, theta, ta, sw, S, P, r);
+    nsc_onestep_opts o = { .h = h, .theta = theta, .theta_alg = C->alg_theta ? theta : 1.0, .sw = sw,
+                           .mean = C->pair_mean, .like = pcache_sibling(C, skip) };
+    return nsc_onestep_new(C->L, &o, P, r);
 }
 
 /* A one-off step's problem: the least recently used spare of this theta and
@@ -415,7 +414,7 @@ static void polish_op(const nsc_circuit *c, double gmin, nsc_pcache *C0, const c
     nsc_pcache_free(C0, st);                             /* the first problem's memory, before the second */
     zb = malloc(sizeof(double) * (size_t)(n + m));
     if (zb && !nsc_lcs_assemble(c, NSC_ASM_OP, gmin * 1e-12, &Lb, &r) && Lb->n == n && Lb->m == m
-        && !nsc_onestep_new_sw(Lb, 0.0, 1.0, sw, &P2, &r) && nsc_onestep_solve_mode(P2, mode, s, e, zb, zb + n) == 0) {
+        && !nsc_onestep_new(Lb, &(nsc_onestep_opts){ .theta = 1.0, .sw = sw }, &P2, &r) && nsc_onestep_solve_mode(P2, mode, s, e, zb, zb + n) == 0) {
         double zmax = 0, d = 0;
         for (int i = 0; i < n; i++) {
             zmax = fabs(z[i]) > zmax ? fabs(z[i]) : zmax;
@@ -572,7 +571,7 @@ static nsc_status tran_setup(tran_run *R, const nsc_probe *probes)
     R->st->n = n;
     R->st->m = m;
     R->cache.L = L;
-    R->cache.alg_theta = o->adaptive;                /* nsc_onestep_new_alg */
+    R->cache.alg_theta = o->adaptive;                /* nsc_onestep_opts.theta_alg */
     R->cache.pair_mean = o->adaptive && o->pair_mean;
     R->cache0.L = L0;
     R->f = nsc_calloc((size_t)R->nprobe, sizeof *R->f);
@@ -696,7 +695,7 @@ static nsc_status fixed_step_row(tran_run *R, double tn, double hh)
  * when .options chgtol asks for the kinks inside the steps (stepper_adapt.c
  * kink_ratio): every pair whose multiplier enters theta rows is then held at
  * the theta point (the cache emptied of the exact stepper's problems and
- * rebuilt so: nsc_onestep_new_mean), which makes the device currents second
+ * rebuilt so: nsc_onestep_opts.mean), which makes the device currents second
  * order where a kink inside a step taken at t_k+1 is first order. Measured on
  * the cascade, chgtol=1e-14, against 5 ps fixed steps: v(n15) 1.04 % of range
  * RMS at t_k+1 (1 251 steps), 0.31 % held at the theta point (1 324 steps).

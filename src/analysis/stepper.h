@@ -27,7 +27,7 @@ typedef struct nsc_tran_opts {
     int adaptive;                 /* 1: error-controlled steps with located events (stepper_adapt.c) */
     int exact;                    /* with adaptive: the flow of each mode where it applies (stepper_exact.c) */
     int pair_mean;                /* with adaptive: the pairs whose multipliers enter theta rows held at
-                                     the theta point (nsc_onestep_new_mean; the steady state's runs) */
+                                     the theta point (nsc_onestep_opts.mean; the steady state's runs) */
     double reltol, abstol, vntol, trtol;   /* adaptive: SPICE tolerances (all > 0) */
     double chgtol;                         /* adaptive: the charge error allowed a continuous kink (C) */
     int events;                   /* adaptive: log every state change in W->ev (--events) */

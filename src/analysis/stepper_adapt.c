@@ -379,7 +379,7 @@ static double phi(const ad *a, int id, const double *z, const double *l, const d
 
 /* The items that change over the trial (t, z0, l at t in lsave) -> (z1, l, w1):
  * pairs whose mode differs from mode0, switches that flip in sw1, and, where
- * the trial's pairs are held at the theta point (kap, nsc_onestep_new_mean),
+ * the trial's pairs are held at the theta point (kap, nsc_onestep_opts.mean),
  * an inactive one whose y crossed zero by t_k+1 while its theta-point value
  * held (the step's mean flips it up to half a step late; located by its y at
  * the ends, the last trial of the bracket, implicit Euler, takes the change
@@ -1035,7 +1035,8 @@ static int flip_sens(ad *a, nsc_onestep *P, const char *from, const double *dw0,
     nsc_onestep *Pn = NULL;
     nsc_report r;
     nsc_report_init(&r);
-    int s = nsc_onestep_new_alg(a->L, nsc_onestep_h(P), 1.0, 1.0, a->sw1, &Pn, &r) ? 1
+    nsc_onestep_opts o = { .h = nsc_onestep_h(P), .theta = 1.0, .theta_alg = 1.0, .sw = a->sw1 };
+    int s = nsc_onestep_new(a->L, &o, &Pn, &r) ? 1
           : from ? nsc_onestep_sens_event_flip(P, Pn, from, a->z0, a->w0, a->w1, io->S, io->ns, dw0, dw1)
           : nsc_onestep_sens_flip(P, Pn, a->L->sw[k].c, a->L->sw[k].d, a->z0, a->w0, a->w1, io->S, io->ns, dw0, dw1);
     nsc_onestep_free(Pn);

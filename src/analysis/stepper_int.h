@@ -50,7 +50,7 @@ typedef struct nsc_pcache {
                                          may hold as its current problem) */
     long sparelast[NSC_SPARES];
     int alg_theta;           /* 1: algebraic rows take the step's theta (adaptive), 0: 1 (fixed steps) */
-    int pair_mean;           /* 1: pairs held at the theta point (nsc_onestep_new_mean; with alg_theta) */
+    int pair_mean;           /* 1: pairs held at the theta point (nsc_onestep_opts.mean; with alg_theta) */
 } nsc_pcache;
 
 /* 1 when a and b are the same step size (relative 1e-12). */

@@ -38,7 +38,7 @@
  * held at the step's end (onestep.c, theta on the algebraic rows), so a
  * diode's RON i lagged by RON di/dt h/2 (the open-loop comparator buck's mean
  * v(out) 3.55e-5 low): in these runs the condition is held at the theta point
- * (nsc_tran_opts.pair_mean, nsc_onestep_new_mean; that buck now within 5e-9
+ * (nsc_tran_opts.pair_mean, nsc_onestep_opts.mean; that buck now within 5e-9
  * of D Vin / (1 + R0/R)). Events are located to 1e-3 of the ceiling
  * (stepper_adapt.c); a switch flips 1e-6 of the ceiling past the crossing
  * predicted from its control's straight line (next_trial): exact for a

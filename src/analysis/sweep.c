@@ -187,8 +187,8 @@ static double setup_time(const nsc_circuit *c, const nsc_tran_opts *o)
     nsc_onestep *P = NULL, *P0 = NULL;
     if (!nsc_lcs_assemble(c, NSC_ASM_TRAN, o->gmin, &L, &q) &&
         !nsc_lcs_assemble(c, o->uic ? NSC_ASM_UIC : NSC_ASM_OP, o->gmin, &L0, &q) &&
-        !nsc_onestep_new(L0, 0.0, 1.0, &P0, &q))
-        nsc_onestep_new(L, o->h, o->theta, &P, &q);
+        !nsc_onestep_new(L0, &(nsc_onestep_opts){ .theta = 1.0 }, &P0, &q))
+        nsc_onestep_new(L, &(nsc_onestep_opts){ .h = o->h, .theta = o->theta }, &P, &q);
     double t = nsc_now() - t0;
     if (P) nsc_onestep_free(P);
     if (P0) nsc_onestep_free(P0);

@@ -25,31 +25,60 @@ double nsc_xbinary(nsc_xop op, double a, double b)
     }
 }
 
+/* One instruction on the stack st[0 .. sp): the new sp (the one definition of
+ * what each instruction does, for nsc_xrun and nsc_xrun_check). */
+static inline int xstep(const nsc_xinstr *in, const nsc_xload *ld, double *st, int sp)
+{
+    switch (in->op) {
+    case NSC_XOP_NUM: st[sp++] = in->num; break;
+    case NSC_XOP_TIME: st[sp++] = ld->t; break;
+    case NSC_XOP_PROBE: st[sp++] = ld->probe[in->arg]; break;
+    case NSC_XOP_MEAS: st[sp++] = ld->meas[in->arg]; break;
+    case NSC_XOP_NEG: st[sp - 1] = -st[sp - 1]; break;
+    case NSC_XOP_NOT: st[sp - 1] = st[sp - 1] == 0; break;
+    case NSC_XOP_ADD: sp--; st[sp - 1] += st[sp]; break;
+    case NSC_XOP_SUB: sp--; st[sp - 1] -= st[sp]; break;
+    case NSC_XOP_MUL: sp--; st[sp - 1] *= st[sp]; break;
+    case NSC_XOP_DIV: sp--; st[sp - 1] /= st[sp]; break;
+    case NSC_XOP_COND: sp -= 2; st[sp - 1] = st[sp - 1] != 0 ? st[sp] : st[sp + 1]; break;
+    case NSC_XOP_CALL:
+        sp -= in->nargs - 1;
+        st[sp - 1] = nsc_xfn_at(in->arg)->f(&st[sp - 1]);
+        break;
+    default: sp--; st[sp - 1] = nsc_xbinary(in->op, st[sp - 1], st[sp]); break;
+    }
+    return sp;
+}
+
 double nsc_xrun(const nsc_xinstr *code, int n, const nsc_xload *ld, double *st)
 {
     int sp = 0;                                        /* st[0 .. sp) the operands */
+    for (int k = 0; k < n; k++) sp = xstep(&code[k], ld, st, sp);
+    return sp == 1 ? st[0] : NAN;
+}
+
+/* Each slot q carries tag[q] = 4 k + kind of the first failure among the
+ * instructions its value came from (-1: none), the failure a tree evaluation
+ * stopping at its first error meets: an operand's own (left to right) before
+ * the instruction's; ?: the condition's, else the chosen branch's only. */
+int nsc_xrun_check(const nsc_xinstr *code, int n, const nsc_xload *ld, double *st, int *tag, double *v, int *kind)
+{
+    int sp = 0;
     for (int k = 0; k < n; k++) {
         const nsc_xinstr *in = &code[k];
-        switch (in->op) {
-        case NSC_XOP_NUM: st[sp++] = in->num; break;
-        case NSC_XOP_TIME: st[sp++] = ld->t; break;
-        case NSC_XOP_PROBE: st[sp++] = ld->probe[in->arg]; break;
-        case NSC_XOP_MEAS: st[sp++] = ld->meas[in->arg]; break;
-        case NSC_XOP_NEG: st[sp - 1] = -st[sp - 1]; break;
-        case NSC_XOP_NOT: st[sp - 1] = st[sp - 1] == 0; break;
-        case NSC_XOP_ADD: sp--; st[sp - 1] += st[sp]; break;
-        case NSC_XOP_SUB: sp--; st[sp - 1] -= st[sp]; break;
-        case NSC_XOP_MUL: sp--; st[sp - 1] *= st[sp]; break;
-        case NSC_XOP_DIV: sp--; st[sp - 1] /= st[sp]; break;
-        case NSC_XOP_COND: sp -= 2; st[sp - 1] = st[sp - 1] != 0 ? st[sp] : st[sp + 1]; break;
-        case NSC_XOP_CALL:
-            sp -= in->nargs - 1;
-            st[sp - 1] = nsc_xfn_at(in->arg)->f(&st[sp - 1]);
-            break;
-        default: sp--; st[sp - 1] = nsc_xbinary(in->op, st[sp - 1], st[sp]); break;
-        }
+        int b = sp - nsc_xpops(in), t = -1;
+        if (in->op == NSC_XOP_COND) t = tag[b] >= 0 ? tag[b] : st[b] != 0 ? tag[b + 1] : tag[b + 2];
+        for (int q = b; q < sp && t < 0 && in->op != NSC_XOP_COND; q++) t = tag[q];
+        int div0 = in->op == NSC_XOP_DIV && st[sp - 1] == 0;
+        sp = xstep(in, ld, st, sp);
+        double x = st[sp - 1];
+        if (t < 0 && in->op != NSC_XOP_COND)
+            t = div0 ? 4 * k + NSC_XBAD_DIV0 : isnan(x) ? 4 * k + NSC_XBAD_NAN : isinf(x) ? 4 * k + NSC_XBAD_INF : -1;
+        tag[sp - 1] = t;
     }
-    return sp == 1 ? st[0] : NAN;
+    *v = sp == 1 ? st[0] : NAN;
+    *kind = sp != 1 ? NSC_XBAD_NAN : tag[0] >= 0 ? tag[0] % 4 : 0;
+    return sp != 1 ? n - 1 : tag[0] >= 0 ? tag[0] / 4 : -1;
 }
 
 int nsc_xpops(const nsc_xinstr *in)

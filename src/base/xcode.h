@@ -5,7 +5,8 @@
  * an earlier measure's result; operators pop their operands and push their
  * value. A B source's waveform of time (NSC_WAVE_EXPR), a .meas quantity and
  * a derived .print column are such code; parameters are numbers in it (each
- * elaboration knows their values). */
+ * elaboration knows their values). A .param value is such code too, run once
+ * with its values checked (nsc_xrun_check). */
 #ifndef NSC_XCODE_H
 #define NSC_XCODE_H
 
@@ -42,6 +43,17 @@ typedef struct nsc_xload {
  * stack has at least nsc_xdepth(code, n) slots. */
 double nsc_xrun(const nsc_xinstr *code, int n, const nsc_xload *ld, double *stack);
 
+/* nsc_xrun for code whose every value must be a finite number (.param values,
+ * netlist/nl_expr.c): *v the value, and the instruction of the first failure,
+ * or -1 when none, with *kind what failed (NSC_XBAD_*). The first failure is
+ * the one an evaluation of the tree that stops at its first error meets:
+ * operands left to right, then the instruction itself; of c ? a : b only c and
+ * the branch c chooses count (the other is evaluated but its failures are not
+ * looked at). tag has the slots of stack (nsc_xdepth). */
+enum { NSC_XBAD_DIV0 = 1, NSC_XBAD_NAN = 2, NSC_XBAD_INF = 3 };  /* a division by zero, NaN, inf */
+int nsc_xrun_check(const nsc_xinstr *code, int n, const nsc_xload *ld, double *stack, int *tag, double *v,
+                   int *kind);
+
 /* The value of code[0 .. n) at probe[0 .. np) (loads NUM and PROBE only) and
  * its gradient g[k] = d value / d probe[k], k < np, in forward mode: each
  * stack slot carries its value and its np partial derivatives, the operators
@@ -55,7 +67,7 @@ double nsc_xrun(const nsc_xinstr *code, int n, const nsc_xload *ld, double *stac
 double nsc_xrun_grad(const nsc_xinstr *code, int n, const double *probe, int np, double *st, double *dst, double *g);
 
 /* a op b for the binary operators ADD .. POW, LT .. OR (comparisons 1 or 0):
- * the one definition of their values (also .param's, nl_expr.c). */
+ * the one definition of their values. */
 double nsc_xbinary(nsc_xop op, double a, double b);
 
 /* The operands instruction in pops (0 for the loads, 1 for NEG and NOT, 2 for

@@ -120,12 +120,11 @@ typedef struct nsc_small_args {
     int plot, quiet;
     int several;        /* other analyses write files too: STEM.ac.*, STEM.dc.* */
     int tran;           /* a transient or steady state runs after them */
-    double gmin;
-    nsc_solver solver;
-    const nsc_tran_opts *pss_o;  /* with pss_po: the steady state's settings (--steady, .pss): */
-    const nsc_pss_opts *pss_po;  /*   the .ac runs around it (nsc_run_pac), not at the OP */
 } nsc_small_args;
-nsc_status nsc_cli_small(const nsc_small_args *a, nsc_circuit *c, nsc_report *r);
+/* The analyses of R (set up: nsc_run_setup) nsc_analyses[NSC_AN_AC] and
+ * [NSC_AN_DC] that it asks for, each run then written (around the steady
+ * state when R is one: nsc_run_pac). */
+nsc_status nsc_cli_small(const nsc_small_args *a, nsc_run *R, nsc_report *r);
 /* A raw run with several analyses: the plots (the transient's file tran, its
  * card at tran_line, when not NULL; STEM.ac.raw, STEM.dc.raw) one after the
  * other in the netlist's order into the output file (cli.md), the AC and DC

@@ -1,6 +1,7 @@
-/* cmd_small.c -- the program's .ac and .dc runs (issue 29): the analyses of
- * smallsig.h, their files (cli.md: STEM.dat alone, STEM.ac.dat / STEM.dc.dat
- * beside other analyses) and the .meas ac results on stdout and in a file. */
+/* cmd_small.c -- the program's .ac and .dc outputs (issue 29): the analyses
+ * are the run module's (run.h nsc_analyses: probes and results in nsc_run),
+ * their files here (cli.md: STEM.dat alone, STEM.ac.dat / STEM.dc.dat beside
+ * other analyses) and the .meas ac results on stdout and in a file. */
 #include "config.h"
 #include "cmd.h"
 #include "analysis/smallsig.h"
@@ -45,39 +46,6 @@ static nsc_status files_of(const nsc_small_args *a, const nsc_circuit *c, const 
     const char *clash = nsc_output_is_input(outs, 5, c->files, c->nfiles);
     if (clash) return nsc_err(r, NSC_EUSAGE, NULL, "the output '%s' is an input of this run: choose another name with -o", clash);
     return NSC_OK;
-}
-
-/* The probes of the AC run: the outputs (--save's, else the defaults unless
- * .print ac names columns and all is 0; *nout of them, first), then the
- * .print ac ones and those the .meas ac cards read; distinct. */
-static nsc_status ac_probes(const nsc_small_args *a, const nsc_circuit *c, int all, nsc_probe **p, int *np,
-                            int *nout, nsc_report *r)
-{
-    nsc_probe *d = NULL;
-    int nd = 0;
-    nsc_status s = a->save ? nsc_waves_probes_parse(c, a->save, &d, &nd, r)
-                 : c->job.nacout && !all ? NSC_OK : nsc_waves_probes_default(c, &d, &nd, r);
-    int nq = nd + 2 * c->job.nacout + 4 * c->job.nacmeas;          /* each signal's probe and denominator */
-    *p = s ? NULL : nsc_calloc((size_t)nq + 1, sizeof **p);
-    *np = *nout = 0;
-    if (!s && !*p) s = nsc_oom(r);
-    for (int k = 0; !s && k < nq; k++) {
-        int j = k - nd;
-        const nsc_acout *o = k < nd ? NULL : j < 2 * c->job.nacout ? &c->job.acout[j / 2]
-                           : (j - 2 * c->job.nacout) / 2 % 2 ? &c->job.acmeas[(j - 2 * c->job.nacout) / 4].when
-                                                         : &c->job.acmeas[(j - 2 * c->job.nacout) / 4].sig;
-        const nsc_probe *q = k < nd ? &d[k] : j % 2 ? &o->den : &o->p;
-        if (!q->name) continue;                             /* a measure without a WHEN or without a FIND */
-        int dup = 0;
-        for (int j = 0; j < *np; j++) dup |= !strcmp((*p)[j].name, q->name);
-        if (dup) continue;
-        (*p)[*np] = *q;
-        if (!((*p)[*np].name = nsc_strdup(q->name))) s = nsc_oom(r);
-        else (*np)++;
-        if (k < nd) *nout = *np;
-    }
-    nsc_waves_probes_free(d, nd);
-    return s;
 }
 
 /* The table's columns: .print ac's, else dB and phase of each output probe. */
@@ -167,70 +135,32 @@ static nsc_status ac_write(const nsc_small_args *a, const nsc_circuit *c, const 
     return s;
 }
 
-static nsc_status run_ac(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
+/* .ac: the run module's analysis (run.c), then its files. */
+static nsc_status run_ac(const nsc_small_args *a, nsc_run *R, nsc_report *r)
 {
     small_files F;
-    nsc_probe *p = NULL;
-    int np = 0;
-    nsc_ac_result *R = NULL;
-    nsc_status s = files_of(a, c, ".ac", &F, r);
+    nsc_status s = files_of(a, R->c, ".ac", &F, r);
     int raw = nsc_formats[a->fmt].raw;                        /* a raw file holds every vector, as ngspice's */
-    int nout = 0;                                           /* the output probes, before the others */
-    if (!s) s = ac_probes(a, c, raw, &p, &np, &nout, r);
-    nsc_pss_info pi;
-    if (!s) s = a->pss_o ? nsc_run_pac(c, a->pss_o, a->pss_po, p, np, &R, &pi, r)      /* around the steady state */
-                         : nsc_run_ac(c, a->gmin, a->solver, p, np, &R, r);
-    if (!s) s = ac_write(a, c, R, nout, &F, r);
+    if (!s) s = nsc_analyses[NSC_AN_AC].run(R, r);
+    if (!s) s = ac_write(a, R->c, R->ac, R->nacout, &F, r);
     if (!s && !a->quiet)
         fprintf(stderr, "nscircuit: %s: %sAC analysis, %d frequencies from %g to %g Hz; wrote %s\n", a->netlist,
-                a->pss_o ? "periodic " : "", R->nf, R->f[0], R->f[R->nf - 1],
+                R->steady ? "periodic " : "", R->ac->nf, R->ac->f[0], R->ac->f[R->ac->nf - 1],
                 raw && a->several ? "its plot of the raw file" : F.out);
-    nsc_ac_result_free(R);
-    nsc_waves_probes_free(p, np);
     files_free(&F);
     return s;
 }
 
-/* The outputs of the DC sweep: --save's, else .print dc's, else .save/.print's,
- * else the defaults; a raw file (all) holds the defaults first, as ngspice's. */
-static nsc_status dc_probes(const nsc_small_args *a, const nsc_circuit *c, int all, nsc_probe **p, int *np,
-                            nsc_report *r)
-{
-    nsc_probe *d = NULL, *q = NULL;
-    int nd = 0, nq = 0, own = a->save != NULL;
-    nsc_status s = all || (!a->save && !c->job.ndcout && !c->job.nsave) ? nsc_waves_probes_default(c, &d, &nd, r) : NSC_OK;
-    if (!s && a->save) s = nsc_waves_probes_parse(c, a->save, &q, &nq, r);
-    else if (!s) {
-        q = c->job.ndcout ? c->job.dcout : c->job.save;
-        nq = c->job.ndcout ? c->job.ndcout : c->job.nsave;
-    }
-    *p = s ? NULL : nsc_calloc((size_t)(nd + nq) + 1, sizeof **p);
-    *np = 0;
-    if (!s && !*p) s = nsc_oom(r);
-    for (int k = 0; !s && k < nd + nq; k++) {
-        const nsc_probe *x = k < nd ? &d[k] : &q[k - nd];
-        int dup = 0;
-        for (int j = 0; j < *np; j++) dup |= !strcmp((*p)[j].name, x->name);
-        if (dup) continue;
-        (*p)[*np] = *x;
-        if (!((*p)[*np].name = nsc_strdup(x->name))) s = nsc_oom(r);
-        else (*np)++;
-    }
-    nsc_waves_probes_free(d, nd);
-    if (own) nsc_waves_probes_free(q, nq);
-    return s;
-}
-
-static nsc_status run_dc(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
+/* .dc: the run module's analysis (run.c), then its files (also of the rows
+ * made before a sweep failed). */
+static nsc_status run_dc(const nsc_small_args *a, nsc_run *R, nsc_report *r)
 {
     small_files F;
-    nsc_probe *p = NULL;
-    int np = 0;
-    nsc_waves *W = NULL;
+    const nsc_circuit *c = R->c;
     nsc_status s = files_of(a, c, ".dc", &F, r);
     int raw = nsc_formats[a->fmt].raw;
-    if (!s) s = dc_probes(a, c, raw, &p, &np, r);
-    nsc_status rs = s ? s : nsc_run_dc(c, a->gmin, a->solver, p, np, &W, r);
+    nsc_status rs = s ? s : nsc_analyses[NSC_AN_DC].run(R, r);
+    const nsc_waves *W = R->dc;
     if (W && W->nrow > 0) {
         int dat = nsc_formats[a->fmt].gnuplot;
         if (!s && raw) s = nsc_write_dc_raw(W, F.out, nsc_formats[a->fmt].binary, r);
@@ -243,8 +173,6 @@ static nsc_status run_dc(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
     if (!s && !rs && !a->quiet)
         fprintf(stderr, "nscircuit: %s: DC sweep, %d points; wrote %s\n", a->netlist, W->nrow,
                 raw && a->several ? "its plot of the raw file" : F.out);
-    nsc_waves_free(W);
-    nsc_waves_probes_free(p, np);
     files_free(&F);
     return rs ? rs : s;
 }
@@ -252,10 +180,11 @@ static nsc_status run_dc(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
 nsc_status nsc_cli_raw_merge(const nsc_small_args *a, const nsc_circuit *c, const char *tran, int tran_line,
                              nsc_report *r);
 
-nsc_status nsc_cli_small(const nsc_small_args *a, nsc_circuit *c, nsc_report *r)
+nsc_status nsc_cli_small(const nsc_small_args *a, nsc_run *R, nsc_report *r)
 {
-    nsc_status s = c->job.has_ac ? run_ac(a, c, r) : NSC_OK;
-    if (!s && c->job.ndc) s = run_dc(a, c, r);
+    const nsc_circuit *c = R->c;
+    nsc_status s = nsc_analyses[NSC_AN_AC].asked(R) ? run_ac(a, R, r) : NSC_OK;
+    if (!s && nsc_analyses[NSC_AN_DC].asked(R)) s = run_dc(a, R, r);
     int raw = nsc_formats[a->fmt].raw;
     if (!s && raw && a->several && !a->tran) s = nsc_cli_raw_merge(a, c, NULL, 0, r);   /* .ac and .dc: one file */
     return s;

@@ -442,6 +442,7 @@ static nsc_run_cfg run_cfg(const cli *C, const nsc_search_path *inc)
 {
     nsc_run_cfg cfg = C->cfg;
     cfg.inc = inc;
+    cfg.raw = nsc_formats[C->fmt].raw;                /* .ac and .dc record every vector into a raw file */
     return cfg;
 }
 
@@ -497,9 +498,8 @@ static nsc_status run_small(job *J, const cli *C)
 {
     const nsc_circuit *c = J->R.c;
     nsc_small_args a = { C->netlist, C->outpath, C->cfg.save, C->fmt, C->plot, C->quiet,
-                         J->R.o.tstop > 0 || (c->job.has_ac && c->job.ndc > 0), J->R.o.tstop > 0, J->R.o.gmin, J->R.o.solver,
-                         J->R.steady ? &J->R.o : NULL, J->R.steady ? &J->R.po : NULL };
-    nsc_status s = nsc_cli_small(&a, J->R.c, &J->rep);
+                         J->R.o.tstop > 0 || (c->job.has_ac && c->job.ndc > 0), J->R.o.tstop > 0 };
+    nsc_status s = nsc_cli_small(&a, &J->R, &J->rep);
     nsc_flush_warnings(&J->rep, C->quiet);
     return s;
 }
@@ -715,7 +715,8 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
     if ((s = nsc_run_check(ckt, &cfg, &J->R.o, 1, &J->rep))) return s;
     /* the analyses in nsc_analyses' order (run.h): .op, .ac/.dc, then the steady state or the transient */
     if (nsc_analyses[NSC_AN_OP].asked(&J->R) && (s = run_op(J, C))) return s;
-    if (nsc_analyses[NSC_AN_SMALL].asked(&J->R) && (s = run_small(J, C))) return s;   /* (cmd_small.c) */
+    if ((nsc_analyses[NSC_AN_AC].asked(&J->R) || nsc_analyses[NSC_AN_DC].asked(&J->R)) && (s = run_small(J, C)))
+        return s;                                                                     /* (cmd_small.c) */
     if (!nsc_analyses[NSC_AN_PSS].asked(&J->R) && !nsc_analyses[NSC_AN_TRAN].asked(&J->R)) {
         if (ckt->job.nmeas > 0) nsc_warn(&J->rep, &ckt->job.meas_loc, ".meas tran ignored: no transient analysis");
         if (ckt->job.nfour > 0) nsc_warn(&J->rep, &ckt->job.four[0].loc, ".four ignored: no transient analysis");
@@ -744,7 +745,7 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
     }
     if (!s && J->R.W && J->R.W->end == NSC_RUN_COMPLETE && (ckt->job.has_ac || ckt->job.ndc)
         && nsc_formats[C->fmt].raw) {         /* one raw file, every plot */
-        nsc_small_args a = { C->netlist, C->outpath, C->cfg.save, C->fmt, C->plot, C->quiet, 1, 1, 0, 0, NULL, NULL };
+        nsc_small_args a = { C->netlist, C->outpath, C->cfg.save, C->fmt, C->plot, C->quiet, 1, 1 };
         s = nsc_cli_raw_merge(&a, ckt, J->out, ckt->job.has_tran ? ckt->job.tran_loc.line : ckt->job.pss_loc.line, &J->rep);
     }
     if (J->R.W) print_summary(J, C, steady, s);

@@ -364,7 +364,7 @@ static nsc_status ctl_let(elab *E, const nl_card *cd, const nl_field *v, const n
             *out = name;                                 /* computed already */
             return NSC_OK;
         }
-    nl_env env = { top_lookup, c, E->d->files[cd->file], "", E->funcs, E->nfunc, 0 };
+    nl_env env = { top_lookup, c, E->d->files[cd->file], "", E->funcs, E->nfunc };
     nsc_report scratch;
     nsc_report_init(&scratch);
     int mark = c->job.nmeas_probe;
@@ -568,7 +568,7 @@ static nsc_status card_save(elab *E, scope *sc, const nl_card *cd)
 
 static nsc_status card_meas(elab *E, scope *sc, const nl_card *cd)
 {
-    nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
+    nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc };
     return nl_meas_card(E->c, E->d, cd, &env, E->r);
 }
 
@@ -730,7 +730,7 @@ static int xyce_print(elab *E, const nl_card *cd, const nl_field *f)
     nsc_circuit *c = E->c;
     nsc_msig sig;
     if (f->kind == NL_F_EXPR) {
-        nl_env env = { top_lookup, c, E->d->files[cd->file], "", E->funcs, E->nfunc, 0 };
+        nl_env env = { top_lookup, c, E->d->files[cd->file], "", E->funcs, E->nfunc };
         if (nl_meas_signal(c, E->d, cd, &env, f, &sig, E->r)) return -1;
         return xcol_add(E, nsc_asprintf("{%s}", sig.text), &sig) ? -1 : 1;
     }
@@ -1047,7 +1047,7 @@ static nsc_status ctl_meas(elab *E, int k)
         if (lv && (lv->kind == NL_F_EXPR || lv->kind == NL_F_CALL)) f[i - 1] = *lv;
     }
     nl_card sub = { f, cd->nf - 1, cd->file };
-    nl_env env = { top_lookup, c, E->d->files[cd->file], "", E->funcs, E->nfunc, 0 };
+    nl_env env = { top_lookup, c, E->d->files[cd->file], "", E->funcs, E->nfunc };
     nsc_report scratch;
     nsc_report_init(&scratch);
     int mark = c->job.nmeas_probe, n0 = c->job.nmeas;

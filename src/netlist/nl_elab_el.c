@@ -853,7 +853,7 @@ static nsc_status b_compile(elab *E, scope *sc, const nl_card *cd, int el, const
     for (int q = from; q < cd->nf; q++)
         nle_warn(E, sc, cd, &cd->f[q], "%s %s: '%s' is ignored", nle_kind_name(E->c->el[el].kind), cd->f[0].u.s,
              nle_ftext(&cd->f[q]));
-    nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
+    nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc };
     bctx B = { E, sc, cd, el };
     nl_pwl_env pe = { &env, b_node, b_branch, &B, 0 };
     nsc_bprog *p;

@@ -52,19 +52,7 @@ static nsc_status nargs_fail(const nl_expr *e, const nl_func *fn, const nl_env *
                    fn->nformal == 1 ? "" : "s", e->nargs, env->where ? env->where : "");
 }
 
-/* One evaluation's bounds: its recursion, the depth of the tree with the user
- * functions inlined, within NL_EXPR_MAXDEPTH (the parser's bound on a tree);
- * the nodes it evaluates inside user functions, their inlined size, within
- * NL_EXPR_MAXINLINE. */
-typedef struct xrun {
-    int level;              /* nodes being evaluated, nested */
-    long nodes;             /* nodes evaluated inside user calls */
-    const nl_expr *site;    /* the outermost user call being evaluated, or NULL */
-    const nl_env *env;      /* the caller's: file and where of messages */
-} xrun;
-
-/* the bound of xrun (and of the inlining) exceeded: an error at site, the
- * outermost user call */
+/* the bound of the inlining exceeded: an error at site, the outermost user call */
 static nsc_status inline_fail(const nl_expr *site, const nl_env *env, nsc_report *r, int size)
 {
     nsc_loc loc = { env->file, site->line, site->col };
@@ -78,47 +66,6 @@ static nsc_status inline_fail(const nl_expr *site, const nl_env *env, nsc_report
                        "calling functions several times?)%s", site->name, NL_EXPR_MAXINLINE, w);
     return nsc_err(r, NSC_ENETLIST, &loc, "calls of '%s' nest deeper than %d levels once inlined (the limit of an "
                    "expression's depth)%s", site->name, NL_EXPR_MAXDEPTH, w);
-}
-
-static nsc_status eval(const nl_expr *e, const nl_env *env, double *v, nsc_report *r, xrun *X);
-
-/* A user function's frame: its formal names bound to the arguments' values,
- * other names looked up where it was called. */
-typedef struct frame {
-    const nl_func *fn;
-    const double *val;
-    const nl_env *up;
-} frame;
-
-static int frame_lookup(void *ctx, const char *name, double *v)
-{
-    const frame *fr = ctx;
-    for (int k = 0; k < fr->fn->nformal; k++)
-        if (!strcmp(fr->fn->formal[k], name)) { *v = fr->val[k]; return 1; }
-    return fr->up->lookup && fr->up->lookup(fr->up->ctx, name, v);
-}
-
-static nsc_status eval_user(const nl_expr *e, const nl_func *fn, const nl_env *env, double *v, nsc_report *r,
-                            xrun *X)
-{
-    if (e->nargs != fn->nformal) return nargs_fail(e, fn, env, r);
-    if (env->depth >= NL_FUNC_MAXDEPTH)
-        return fail(e, env, r, "calls of '%s' nested too deeply (a recursive function?)%s", e->name);
-    double x[64];
-    if (fn->nformal > 64) return fail(e, env, r, "function '%s' has too many arguments%s", e->name);
-    int n = 0;
-    const nl_expr *outer = X->site;
-    if (!outer) X->site = e;                           /* the outermost call: where an error points */
-    for (const nl_expr *a = e->a; a; a = a->next)
-        if (eval(a, env, &x[n++], r, X)) return r->status;
-    frame fr = { fn, x, env };
-    nl_env in = *env;
-    in.lookup = frame_lookup;
-    in.ctx = &fr;
-    in.depth = env->depth + 1;
-    nsc_status st = eval(fn->body, &in, v, r, X);
-    X->site = outer;
-    return st;
 }
 
 int nl_builtin(const nl_expr *e, char *msg, size_t size)
@@ -135,75 +82,6 @@ int nl_builtin(const nl_expr *e, char *msg, size_t size)
 static int minmax_of_one(const nl_expr *e)
 {
     return e->nargs == 1 && (!strcmp(e->name, "min") || !strcmp(e->name, "max"));
-}
-
-/* a call of a user function, else of a built-in one (base/xfn.h) */
-static nsc_status eval_call(const nl_expr *e, const nl_env *env, double *v, nsc_report *r, xrun *X)
-{
-    const nl_func *fn = nl_func_find(env, e->name);
-    if (fn) return eval_user(e, fn, env, v, r, X);
-    if (minmax_of_one(e)) return eval(e->a, env, v, r, X);
-    double x[NSC_XFN_MAXARGS] = { 0 };
-    char msg[64];
-    int n = 0, id = nl_builtin(e, msg, sizeof msg);
-    if (id == NL_BUILTIN_UNKNOWN) return fail(e, env, r, "unknown function '%s'%s", e->name);
-    if (id < 0) return fail(e, env, r, "%s%s", msg);
-    const nsc_xfn *f = nsc_xfn_at(id);
-    for (const nl_expr *a = e->a; a; a = a->next)
-        if (eval(a, env, &x[n++], r, X)) return r->status;
-    *v = f->f(x);
-    return NSC_OK;
-}
-
-static nsc_status eval1(const nl_expr *e, const nl_env *env, double *v, nsc_report *r, xrun *X)
-{
-    double a = 0, b = 0;
-    switch (e->op) {
-    case NL_X_NUM:
-        *v = e->num;
-        break;
-    case NL_X_PARAM:
-        if (env->lookup && env->lookup(env->ctx, e->name, v)) return NSC_OK;
-        if (!strcmp(e->name, "pi")) { *v = 3.14159265358979323846; return NSC_OK; }
-        return fail(e, env, r, "undefined parameter '%s'%s", e->name);
-    case NL_X_CALL:
-        if (eval_call(e, env, v, r, X)) return r->status;
-        break;
-    case NL_X_NEG:
-        if (eval(e->a, env, &a, r, X)) return r->status;
-        *v = -a;
-        break;
-    case NL_X_NOT:
-        if (eval(e->a, env, &a, r, X)) return r->status;
-        *v = a == 0;
-        break;
-    case NL_X_COND:                                    /* only the chosen branch is evaluated */
-        if (eval(e->a, env, &a, r, X)) return r->status;
-        return eval(a != 0 ? e->b : e->c, env, v, r, X);
-    default:
-        if (eval(e->a, env, &a, r, X) || eval(e->b, env, &b, r, X)) return r->status;
-        if (e->op == NL_X_DIV && b == 0) return fail(e, env, r, "division by zero%s", NULL);
-        *v = nsc_xbinary(XOP[e->op], a, b);            /* the compiled form's operator (base/xcode.h) */
-    }
-    if (isnan(*v)) return fail(e, env, r, "value is not finite (NaN)%s", NULL);
-    if (isinf(*v)) return fail(e, env, r, "value is not finite (overflow)%s", NULL);
-    return NSC_OK;
-}
-
-static nsc_status eval(const nl_expr *e, const nl_env *env, double *v, nsc_report *r, xrun *X)
-{
-    if (X->level >= NL_EXPR_MAXDEPTH) return inline_fail(X->site ? X->site : e, X->env, r, 0);
-    if (X->site && ++X->nodes > NL_EXPR_MAXINLINE) return inline_fail(X->site, X->env, r, 1);
-    X->level++;
-    nsc_status st = eval1(e, env, v, r, X);
-    X->level--;
-    return st;
-}
-
-nsc_status nl_expr_eval(const nl_expr *e, const nl_env *env, double *v, nsc_report *r)
-{
-    xrun X = { 0, 0, NULL, env };
-    return eval(e, env, v, r, &X);
 }
 
 /* ---- compilation to code (base/xcode.h) ---- */
@@ -227,6 +105,7 @@ static nsc_status xdepth(xcomp *X, const nl_expr *e, int pop)
 static nsc_status xemit(xcomp *X, const nl_expr *e, nsc_xinstr in, int pop)
 {
     nsc_status st = xdepth(X, e, pop);
+    if (!st && X->C->at) X->C->at(X->C->ctx, e);
     return st ? st : X->C->emit(X->C->ctx, in, X->r);
 }
 
@@ -272,6 +151,108 @@ nsc_status nl_expr_compile(const nl_expr *e, const nl_xcomp *C, nsc_report *r)
 {
     xcomp X = { C, r, 0, 0 };
     return xcompile(&X, e);
+}
+
+/* ---- values (.param, element values, folded constants): the expression's
+ * user functions inlined (nl_expr_expand, as for a B source), compiled to code
+ * (nl_expr_compile) and run once by the one evaluator, its values checked
+ * (base/xcode.h nsc_xrun_check). What the compiler would refuse (an undefined
+ * parameter, an unknown function, a wrong argument count) is compiled as a
+ * failing number instead, so that it is an error only where the value is used
+ * (not in the branch ?: does not choose), as every other failure. ---- */
+
+typedef struct pcode {
+    const nl_env *env;
+    nsc_xinstr *code;
+    const nl_expr **node;   /* [n] the node of each instruction (messages) */
+    char *bad;              /* [n] 1: the node cannot be compiled (its message at the run) */
+    int n, cap;
+    const nl_expr *cur;     /* the node of the next instruction */
+} pcode;
+
+static void p_at(void *ctx, const nl_expr *e) { ((pcode *)ctx)->cur = e; }
+
+static nsc_status p_put(pcode *P, nsc_xinstr in, int bad, nsc_report *r)
+{
+    if (P->n == P->cap) {
+        int cap = P->cap ? 2 * P->cap : 32;
+        nsc_xinstr *c = realloc(P->code, sizeof *c * (size_t)cap);
+        if (c) P->code = c;
+        const nl_expr **nd = c ? realloc(P->node, sizeof *nd * (size_t)cap) : NULL;
+        if (nd) P->node = nd;
+        char *b = nd ? realloc(P->bad, (size_t)cap) : NULL;
+        if (!b) return nsc_oom(r);
+        P->bad = b;
+        P->cap = cap;
+    }
+    P->code[P->n] = in;
+    P->node[P->n] = P->cur;
+    P->bad[P->n++] = (char)bad;
+    return NSC_OK;
+}
+
+static nsc_status p_emit(void *ctx, nsc_xinstr in, nsc_report *r) { return p_put(ctx, in, 0, r); }
+
+/* names are the env's parameters (or pi); what cannot compile is a failing number */
+static nsc_status p_leaf(void *ctx, const nl_expr *e, int *done, nsc_report *r)
+{
+    pcode *P = ctx;
+    char msg[64];
+    double v = NAN;
+    if (e->op == NL_X_PARAM) {
+        int ok = P->env->lookup && P->env->lookup(P->env->ctx, e->name, &v);
+        if (!ok && !strcmp(e->name, "pi")) { v = 3.14159265358979323846; ok = 1; }
+        *done = 1;
+        P->cur = e;
+        return p_put(P, (nsc_xinstr){ NSC_XOP_NUM, 0, 0, v }, !ok, r);
+    }
+    if (e->op != NL_X_CALL || minmax_of_one(e) || nl_builtin(e, msg, sizeof msg) >= 0) return NSC_OK;
+    *done = 1;
+    P->cur = e;
+    return p_put(P, (nsc_xinstr){ NSC_XOP_NUM, 0, 0, NAN }, 1, r);
+}
+
+/* the error of instruction k, which failed with kind */
+static nsc_status p_fail(const pcode *P, int k, int kind, nsc_report *r)
+{
+    const nl_expr *e = P->node[k];
+    char msg[64];
+    if (P->bad[k] && e->op == NL_X_PARAM) return fail(e, P->env, r, "undefined parameter '%s'%s", e->name);
+    if (P->bad[k] && nl_builtin(e, msg, sizeof msg) == NL_BUILTIN_UNKNOWN)
+        return fail(e, P->env, r, "unknown function '%s'%s", e->name);
+    if (P->bad[k]) return fail(e, P->env, r, "%s%s", msg);
+    if (kind == NSC_XBAD_DIV0) return fail(e, P->env, r, "division by zero%s", NULL);
+    if (kind == NSC_XBAD_NAN) return fail(e, P->env, r, "value is not finite (NaN)%s", NULL);
+    return fail(e, P->env, r, "value is not finite (overflow)%s", NULL);
+}
+
+static nsc_status p_run(const pcode *P, double *v, nsc_report *r)
+{
+    int depth = nsc_xdepth(P->code, P->n), kind = 0;
+    double *st = malloc(sizeof(double) * (size_t)(depth + 1));
+    int *tag = malloc(sizeof(int) * (size_t)(depth + 1));
+    if (!st || !tag) { free(st); free(tag); return nsc_oom(r); }
+    nsc_xload ld = { 0, NULL, NULL };
+    int k = nsc_xrun_check(P->code, P->n, &ld, st, tag, v, &kind);
+    free(st);
+    free(tag);
+    return k >= 0 ? p_fail(P, k, kind, r) : NSC_OK;
+}
+
+nsc_status nl_expr_eval(const nl_expr *e, const nl_env *env, double *v, nsc_report *r)
+{
+    nl_arena ar = { 0 };
+    pcode P = { env, NULL, NULL, NULL, 0, 0, e };
+    nl_xcomp C = { p_emit, p_leaf, 0, NULL, &P, env->file, env->where, p_at };
+    const nl_expr *x = e;
+    nsc_status st = nl_expr_expand(e, env, &ar, &x, r);
+    if (!st) st = nl_expr_compile(x, &C, r);
+    if (!st) st = p_run(&P, v, r);
+    free(P.code);
+    free(P.node);
+    free(P.bad);
+    nl_arena_free(&ar);
+    return st;
 }
 
 /* ---- the expression as text, parenthesised where precedence needs it ---- */

@@ -59,7 +59,6 @@ typedef struct nl_env {
     const char *where;  /* appended to messages, e.g. " (in instance x1)"; may be NULL */
     const nl_func *funcs;   /* [nfunc] the netlist's user functions (may be NULL) */
     int nfunc;
-    int depth;          /* user-function calls being evaluated */
 } nl_env;
 
 /* The user function of env named name, NULL if none. */
@@ -73,9 +72,12 @@ nsc_status nl_expr_expand(const nl_expr *e, const nl_env *env, nl_arena *ar, con
 /* New node in arena a (NULL on allocation failure); depth computed from a, b. */
 nl_expr *nl_expr_new(nl_arena *ar, nl_xop op, int line, int col, nl_expr *a, nl_expr *b);
 
-/* *v = value of e. Errors (undefined parameter, unknown function, wrong argument
- * count, division by zero, non-finite result) go to r as NSC_ENETLIST with the
- * position of the offending node. */
+/* *v = value of e: its user functions inlined (nl_expr_expand), compiled
+ * (nl_expr_compile) and run by the one evaluator (base/xcode.h
+ * nsc_xrun_check). Errors (undefined parameter, unknown function, wrong
+ * argument count, division by zero, non-finite result; those of the inlining)
+ * go to r as NSC_ENETLIST with the position of the offending node; of c ? a : b
+ * only the chosen branch's count. */
 nsc_status nl_expr_eval(const nl_expr *e, const nl_env *env, double *v, nsc_report *r);
 
 /* The built-in function (base/xfn.h) that call e names, checked against the
@@ -107,6 +109,8 @@ typedef struct nl_xcomp {
     void *ctx;
     const char *file;   /* of messages */
     const char *in;     /* appended to "unknown function 'f'", e.g. " in .meas x" (may be NULL) */
+    void (*at)(void *ctx, const nl_expr *e);   /* may be NULL: told the node of each instruction the
+                                                  generic rules emit, before it is emitted */
 } nl_xcomp;
 
 /* Emit the code of e through C (postfix, operands left to right; ?: evaluates

@@ -188,7 +188,7 @@ static nsc_status compile(mctx *M, const nl_expr *x, nsc_msig *s)
     char in[128];
     snprintf(in, sizeof in, " in %s", mname(M));
     msink S = { M, s };
-    nl_xcomp C = { sig_emit, sig_leaf, 0, NULL, &S, M->d->files[M->cd->file], in };
+    nl_xcomp C = { sig_emit, sig_leaf, 0, NULL, &S, M->d->files[M->cd->file], in, NULL };
     nl_arena ar = { 0 };
     const nl_expr *xe;
     nsc_status st = nl_expr_expand(x, M->env, &ar, &xe, M->r);

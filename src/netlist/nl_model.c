@@ -174,7 +174,7 @@ static double expr_value(elab *E, scope *sc, const nl_card *cd, const nl_field *
 {
     nsc_report scratch;
     nsc_report_init(&scratch);
-    nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
+    nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc };
     double v = NAN;
     if (nl_expr_eval(f->u.x, &env, &v, &scratch)) v = NAN;
     nsc_report_free(&scratch);

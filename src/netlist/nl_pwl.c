@@ -258,7 +258,7 @@ static nsc_status time_wave(pctx *P, const nl_expr *e, aff *out)
     memset(w, 0, sizeof *w);
     w->kind = NSC_WAVE_EXPR;
     wsink S = { P, w, 0 };
-    nl_xcomp C = { wave_emit, wave_leaf, NL_WSTACK, wave_deep, &S, P->env->ev->file, NULL };
+    nl_xcomp C = { wave_emit, wave_leaf, NL_WSTACK, wave_deep, &S, P->env->ev->file, NULL, NULL };
     nsc_status st = nl_expr_compile(e, &C, P->r);
     if (st) return st;
     w->dc = nsc_wave_eval(w, 0);
@@ -373,7 +373,7 @@ static nsc_status smooth_fn(pctx *P, const nl_expr *e, aff *out)
     nsc_bsmooth *s = &sm[p->nsm++];
     memset(s, 0, sizeof *s);
     ssink S = { P, s, 0, 0 };
-    nl_xcomp C = { sm_emit, sm_leaf, NL_WSTACK, sm_deep, &S, P->env->ev->file, NULL };
+    nl_xcomp C = { sm_emit, sm_leaf, NL_WSTACK, sm_deep, &S, P->env->ev->file, NULL, NULL };
     nsc_status st = nl_expr_compile(e, &C, P->r);
     if (st) return st;
     return aff_addterm(out, NSC_BT_S, p->nsm - 1, 1.0) ? oom(P) : NSC_OK;

@@ -215,9 +215,9 @@ nsc_status nle_card_cq(elab *E, scope *sc, const nl_card *cd, const nl_field *vf
     if (vf->kind != NL_F_EXPR)
         return nle_err(E, sc, cd, vf, "capacitor %s: Q= needs an expression of V(n+,n-)", cd->f[0].u.s);
     if (other_fields(E, sc, cd, vf, el, &m)) return E->r->status;
-    nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
+    nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc };
     qsink S = { E, sc, cd, &env, { E->c->el[el].node[0], E->c->el[el].node[1] }, NULL, 0, 0 };
-    nl_xcomp C = { q_emit, q_leaf, 0, NULL, &S, env.file, NULL };
+    nl_xcomp C = { q_emit, q_leaf, 0, NULL, &S, env.file, NULL, NULL };
     nl_arena ar = { 0 };
     const nl_expr *xe;
     nsc_status st = nl_expr_expand(vf->u.x, &env, &ar, &xe, E->r);

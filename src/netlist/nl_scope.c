@@ -136,7 +136,7 @@ int nle_is_ident(const char *s)
 nsc_status nle_value(elab *E, scope *sc, const nl_card *cd, const nl_field *f, double *v)
 {
     if (f->kind == NL_F_EXPR) {
-        nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc, 0 };
+        nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc };
         return nl_expr_eval(f->u.x, &env, v, E->r);
     }
     if (f->kind == NL_F_GROUP && f->nsub == 1) return nle_value(E, sc, cd, &f->sub[0], v);

@@ -20,46 +20,47 @@ int nsc_solver_parse(const char *name)
     return -1;
 }
 
+static void step_free(nsc_os_step *s)
+{
+    free(s->th);
+    free(s->sw);
+    free(s->ts);
+    free(s->kap);
+    free(s->ez);
+    nsc_sp_free(s->Dk);
+    nsc_sp_free(s->W);
+    nsc_sp_free(s->R);
+    nsc_sp_free(s->Et);
+    nsc_sp_free(s->TA);
+    nsc_sp_free(s->UA);
+    nsc_klu_free(s->F);
+    free(s->sc);
+    nsc_sp_free(s->Sw1);
+    nsc_sp_free(s->Sw0);
+    free(s->ebuf);
+    free(s->r);
+    free(s->q);
+    free(s->w);
+    free(s->x);
+}
+
+static void dense_free(nsc_os_dense *d)
+{
+    free(d->WiB);
+    free(d->M);
+    nsc_lcp_ws_free(d->ws);
+    free(d->zl);
+    free(d->ll);
+}
+
 void nsc_onestep_free(nsc_onestep *P)
 {
     if (!P) return;
-    nsc_mode_teardown(P);
+    nsc_mode_teardown(P);                                        /* pat, mc, inc */
     nsc_map_free(P->map);
-    free(P->th);
-    free(P->sw);
-    free(P->alg_rep);
-    free(P->alg_cp);
-    free(P->alg_row);
-    free(P->alg_v);
-    free(P->ts);
-    free(P->kap);
-    free(P->ez);
-    nsc_sp_free(P->Dk);
-    nsc_sp_free(P->Bt);
-    nsc_sp_free(P->W);
-    nsc_sp_free(P->R);
-    nsc_sp_free(P->Et);
-    nsc_sp_free(P->TA);
-    nsc_sp_free(P->UA);
-    nsc_klu_free(P->F);
-    free(P->sc);
-    nsc_sp_free(P->Sw1);
-    nsc_sp_free(P->Sw0);
-    free(P->ebuf);
-    free(P->WiB);
-    free(P->M);
-    nsc_lcp_ws_free(P->ws);
-    free(P->r);
-    free(P->q);
-    free(P->w);
-    free(P->prev);
-    free(P->mask);
-    free(P->mask2);
-    free(P->mask0);
-    free(P->lt);
-    free(P->x);
-    free(P->zl);
-    free(P->ll);
+    nsc_alg_free(&P->alg);
+    step_free(&P->st);
+    dense_free(&P->dn);
     free(P);
 }
 
@@ -101,46 +102,40 @@ static void drop_zeros(nsc_sparse *A)
     A->p[A->n] = t;
 }
 
-nsc_status nsc_onestep_new(const nsc_lcs *L, double h, double theta, nsc_onestep **out,
-                           nsc_report *rep)
-{
-    return nsc_onestep_new_sw(L, h, theta, NULL, out, rep);
-}
-
 void nsc_onestep_take_mode(nsc_onestep *P, const nsc_onestep *from)
 {
-    if (P == from || !from->have_prev || P->m != from->m) return;
-    memcpy(P->prev, from->prev, (size_t)P->m);
-    P->have_prev = 1;
-    P->mask_prev = 0;
-    P->cur = -1;
-    P->inc_ok = 0;                                               /* l was written by another problem */
+    if (P == from || !from->mc.have_prev || P->m != from->m) return;
+    memcpy(P->mc.prev, from->mc.prev, (size_t)P->m);
+    P->mc.have_prev = 1;
+    P->mc.mask_prev = 0;
+    P->mc.cur = -1;
+    P->inc.ok = 0;                                               /* l was written by another problem */
 }
 
 void nsc_onestep_set_mode(nsc_onestep *P, const char *mode)
 {
-    P->inc_ok = 0;                                               /* l is the caller's, not P's last */
+    P->inc.ok = 0;                                               /* l is the caller's, not P's last */
     if (P->m == 0) return;
     if (!mode) {
-        P->have_prev = 0;
-        P->cur = -1;
+        P->mc.have_prev = 0;
+        P->mc.cur = -1;
         return;
     }
-    if (P->have_prev && memcmp(P->prev, mode, (size_t)P->m) == 0) return;   /* cur stays valid */
-    memcpy(P->prev, mode, (size_t)P->m);
-    P->have_prev = 1;
-    P->mask_prev = 0;
-    P->cur = -1;
+    if (P->mc.have_prev && memcmp(P->mc.prev, mode, (size_t)P->m) == 0) return;   /* cur stays valid */
+    memcpy(P->mc.prev, mode, (size_t)P->m);
+    P->mc.have_prev = 1;
+    P->mc.mask_prev = 0;
+    P->mc.cur = -1;
 }
 
 void nsc_onestep_set_alt(nsc_onestep *P, const char *mode)
 {
-    P->alt = mode;
+    P->mc.alt = mode;
 }
 
 void nsc_onestep_set_nopivot(nsc_onestep *P, int on)
 {
-    P->nopivot = on;
+    P->mc.nopivot = on;
 }
 
 /* A with the conductance change g_on - g_off of every switch that is on. NULL on ENOMEM. */
@@ -173,66 +168,53 @@ static int sources_setup(nsc_onestep *P)
 {
     const nsc_lcs *L = P->L;
     int n = P->n;
-    P->sc = nsc_calloc((size_t)n + 1, sizeof(double));
-    if (!P->sc) return -1;
-    if (P->h > 0) {
-        nsc_alg_vec(P, L->s0, P->sc);                            /* sc = T s0 */
+    P->st.sc = nsc_calloc((size_t)n + 1, sizeof(double));
+    if (!P->st.sc) return -1;
+    if (P->st.h > 0) {
+        nsc_alg_vec(P, L->s0, P->st.sc);                            /* sc = T s0 */
         nsc_sparse *TS = nsc_alg_times(P, L->Ss);                /* T Ss */
         double *one_m = nsc_calloc((size_t)n + 1, sizeof(double));
         if (!TS || !one_m) { nsc_sp_free(TS); free(one_m); return -1; }
-        for (int i = 0; i < n; i++) one_m[i] = 1.0 - P->th[i];
-        P->Sw1 = scaled_rows(TS, P->th);                         /* Theta T Ss */
-        P->Sw0 = scaled_rows(TS, one_m);                         /* (I - Theta) T Ss */
+        for (int i = 0; i < n; i++) one_m[i] = 1.0 - P->st.th[i];
+        P->st.Sw1 = scaled_rows(TS, P->st.th);                         /* Theta T Ss */
+        P->st.Sw0 = scaled_rows(TS, one_m);                         /* (I - Theta) T Ss */
         nsc_sp_free(TS);
         free(one_m);
-        drop_zeros(P->Sw1);
-        drop_zeros(P->Sw0);
-        drop_zeros(P->R);                                        /* algebraic rows: (1 - 1) A */
-        return P->Sw1 && P->Sw0 ? 0 : -1;
+        drop_zeros(P->st.Sw1);
+        drop_zeros(P->st.Sw0);
+        drop_zeros(P->st.R);                                        /* algebraic rows: (1 - 1) A */
+        return P->st.Sw1 && P->st.Sw0 ? 0 : -1;
     }
-    memcpy(P->sc, L->s0, (size_t)n * sizeof(double));
-    P->Sw1 = nsc_sp_add(L->Ss, L->Ss, 1.0, 0.0);
-    return P->Sw1 ? 0 : -1;
-}
-
-nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const char *sw,
-                              nsc_onestep **out, nsc_report *rep)
-{
-    return nsc_onestep_new_alg(L, h, theta, 1.0, sw, out, rep);
+    memcpy(P->st.sc, L->s0, (size_t)n * sizeof(double));
+    P->st.Sw1 = nsc_sp_add(L->Ss, L->Ss, 1.0, 0.0);
+    return P->st.Sw1 ? 0 : -1;
 }
 
 /* P (zeroed) for L, h, theta: its work vectors, no mode yet. 0 ok, -1 ENOMEM. */
 static int onestep_init(nsc_onestep *P, const nsc_lcs *L, double h, double theta)
 {
     int n = L->n, m = L->m;
+    nsc_os_step *s = &P->st;
     P->L = L;
-    P->h = h;
-    P->theta = theta;
     P->n = n;
     P->m = m;
-    P->lch = -1;
-    P->th = nsc_calloc((size_t)n, sizeof(double));
-    P->r = nsc_calloc((size_t)n, sizeof(double));
-    P->q = nsc_calloc((size_t)m, sizeof(double));
-    P->w = nsc_calloc((size_t)m, sizeof(double));
-    P->prev = nsc_calloc((size_t)m, 1);
-    P->mask = nsc_calloc((size_t)m, 1);
-    P->mask2 = nsc_calloc((size_t)m, 1);
-    P->mask0 = nsc_calloc((size_t)m + 1, 1);
-    P->lt = nsc_calloc((size_t)m, sizeof(double));
-    P->x = nsc_calloc((size_t)(n + m), sizeof(double));
-    P->zl = nsc_calloc((size_t)n, sizeof(double));
-    P->ll = nsc_calloc((size_t)m, sizeof(double));
-    P->sw = nsc_calloc((size_t)L->nsw + 1, 1);
-    P->ts = nsc_calloc((size_t)n + 1, sizeof(double));
-    P->cur = -1;
-    P->dense_mmax = NSC_DENSE_MMAX;
-    P->B = L->B;
-    P->D = L->D;
-    if (!P->th || !P->r || !P->q || !P->w || !P->prev || !P->mask
-        || !P->mask2 || !P->mask0 || !P->lt || !P->x || !P->zl || !P->ll || !P->sw || !P->ts)
+    s->h = h;
+    s->theta = theta;
+    s->th = nsc_calloc((size_t)n, sizeof(double));
+    s->r = nsc_calloc((size_t)n, sizeof(double));
+    s->q = nsc_calloc((size_t)m, sizeof(double));
+    s->w = nsc_calloc((size_t)m, sizeof(double));
+    s->x = nsc_calloc((size_t)(n + m), sizeof(double));
+    s->sw = nsc_calloc((size_t)L->nsw + 1, 1);
+    s->ts = nsc_calloc((size_t)n + 1, sizeof(double));
+    s->B = L->B;
+    s->D = L->D;
+    P->dn.zl = nsc_calloc((size_t)n, sizeof(double));
+    P->dn.ll = nsc_calloc((size_t)m, sizeof(double));
+    P->dn.dense_mmax = NSC_DENSE_MMAX;
+    if (!s->th || !s->r || !s->q || !s->w || !s->x || !s->sw || !s->ts || !P->dn.zl || !P->dn.ll)
         return -1;
-    return 0;
+    return nsc_mode_init(P);
 }
 
 /* Transient (h > 0), with A owned by the caller when own (freed here):
@@ -242,7 +224,7 @@ static int onestep_init(nsc_onestep *P, const nsc_lcs *L, double h, double theta
 static int build_tran(nsc_onestep *P, const nsc_sparse *A, nsc_sparse *own, double theta, double theta_alg)
 {
     int n = P->n;
-    double h = P->h;
+    double h = P->st.h;
     nsc_sparse *Et, *At;
     if (nsc_alg_setup(P, A, &Et, &At)) { nsc_sp_free(own); return -1; }
     if (At) {                                                    /* the DAE premultiplied by T */
@@ -251,21 +233,21 @@ static int build_tran(nsc_onestep *P, const nsc_sparse *A, nsc_sparse *own, doub
         A = At;
     }
     const nsc_sparse *E = Et ? Et : P->L->E;
-    row_theta(E, P->L->z_exact, theta, theta_alg, n, P->th);    /* representative rows: theta_alg */
-    nsc_sparse *TA = scaled_rows(A, P->th);                      /* Theta A */
+    row_theta(E, P->L->z_exact, theta, theta_alg, n, P->st.th);    /* representative rows: theta_alg */
+    nsc_sparse *TA = scaled_rows(A, P->st.th);                      /* Theta A */
     double *one_m = nsc_calloc((size_t)n, sizeof(double));
     if (!TA || !one_m) { nsc_sp_free(TA); free(one_m); nsc_sp_free(own); nsc_sp_free(Et); return -1; }
-    for (int i = 0; i < n; i++) one_m[i] = 1.0 - P->th[i];
+    for (int i = 0; i < n; i++) one_m[i] = 1.0 - P->st.th[i];
     nsc_sparse *UA = scaled_rows(A, one_m);                      /* (I - Theta) A */
     free(one_m);
     nsc_sp_free(own);
     if (!UA) { nsc_sp_free(TA); nsc_sp_free(Et); return -1; }
-    P->W = nsc_sp_add(E, TA, 1.0 / h, -1.0);                     /* W = E/h - Theta A */
-    P->R = nsc_sp_add(E, UA, 1.0 / h, 1.0);                      /* R = E/h + (I-Theta) A */
-    P->TA = TA;                                                  /* kept for nsc_onestep_renew */
-    P->UA = UA;
-    P->Et = Et;
-    return P->W && P->R ? 0 : -1;
+    P->st.W = nsc_sp_add(E, TA, 1.0 / h, -1.0);                     /* W = E/h - Theta A */
+    P->st.R = nsc_sp_add(E, UA, 1.0 / h, 1.0);                      /* R = E/h + (I-Theta) A */
+    P->st.TA = TA;                                                  /* kept for nsc_onestep_renew */
+    P->st.UA = UA;
+    P->st.Et = Et;
+    return P->st.W && P->st.R ? 0 : -1;
 }
 
 /* W and R of step h from the kept T E, Theta T A, (I - Theta) T A, computed
@@ -274,52 +256,52 @@ static int build_tran(nsc_onestep *P, const nsc_sparse *A, nsc_sparse *own, doub
  * would differ (an entry of R cancelling to zero at one h only). */
 static int renew_wr(nsc_onestep *P, double h)
 {
-    const nsc_sparse *E = P->Et ? P->Et : P->L->E;
-    return nsc_sp_add_into(E, P->TA, 1.0 / h, -1.0, P->W, 0) || nsc_sp_add_into(E, P->UA, 1.0 / h, 1.0, P->R, 1)
+    const nsc_sparse *E = P->st.Et ? P->st.Et : P->L->E;
+    return nsc_sp_add_into(E, P->st.TA, 1.0 / h, -1.0, P->st.W, 0) || nsc_sp_add_into(E, P->st.UA, 1.0 / h, 1.0, P->st.R, 1)
         ? -1 : 0;
 }
 
 int nsc_onestep_renew(nsc_onestep *P, double h)
 {
     int n = P->n, m = P->m;
-    if (!(P->h > 0) || !(h > 0) || !P->TA || !P->UA || !P->R || renew_wr(P, h)) return -1;
-    P->h = h;
-    free(P->WiB); P->WiB = NULL;                                 /* the dense path, formed when needed */
-    free(P->M); P->M = NULL;
-    nsc_lcp_ws_free(P->ws); P->ws = NULL; P->wsmax = 0;
+    if (!(P->st.h > 0) || !(h > 0) || !P->st.TA || !P->st.UA || !P->st.R || renew_wr(P, h)) return -1;
+    P->st.h = h;
+    free(P->dn.WiB); P->dn.WiB = NULL;                                 /* the dense path, formed when needed */
+    free(P->dn.M); P->dn.M = NULL;
+    nsc_lcp_ws_free(P->dn.ws); P->dn.ws = NULL; P->dn.wsmax = 0;
     nsc_mode_renew(P);                                           /* (the map's columns do not depend on h) */
-    P->have_prev = P->mask_prev = 0;                             /* the state of a new problem */
-    P->inc_ok = 0;
-    P->lch = -1;
-    P->nfactor = P->ncached = 0;
-    memset(P->prev, 0, (size_t)m);
-    memset(P->mask, 0, (size_t)m);
-    memset(P->mask2, 0, (size_t)m);
-    memset(P->q, 0, sizeof(double) * (size_t)m);
-    memset(P->w, 0, sizeof(double) * (size_t)m);
-    memset(P->ll, 0, sizeof(double) * (size_t)m);
-    memset(P->x, 0, sizeof(double) * (size_t)(n + m));
-    memset(P->zl, 0, sizeof(double) * (size_t)n);
-    memset(P->r, 0, sizeof(double) * (size_t)n);
-    P->wstale = 0;
-    return n > 0 && nsc_klu_refresh(P->F, P->W, 1, &P->wrc) < 0 ? -1 : 0;   /* old pivots while good */
+    P->mc.have_prev = P->mc.mask_prev = 0;                             /* the state of a new problem */
+    P->inc.ok = 0;
+    P->inc.lch = -1;
+    P->mc.nfactor = P->mc.ncached = 0;
+    memset(P->mc.prev, 0, (size_t)m);
+    memset(P->mc.mask, 0, (size_t)m);
+    memset(P->mc.mask2, 0, (size_t)m);
+    memset(P->st.q, 0, sizeof(double) * (size_t)m);
+    memset(P->st.w, 0, sizeof(double) * (size_t)m);
+    memset(P->dn.ll, 0, sizeof(double) * (size_t)m);
+    memset(P->st.x, 0, sizeof(double) * (size_t)(n + m));
+    memset(P->dn.zl, 0, sizeof(double) * (size_t)n);
+    memset(P->st.r, 0, sizeof(double) * (size_t)n);
+    P->st.wstale = 0;
+    return n > 0 && nsc_klu_refresh(P->st.F, P->st.W, 1, &P->st.wrc) < 0 ? -1 : 0;   /* old pivots while good */
 }
 
 int nsc_onestep_wfactor(nsc_onestep *P)
 {
-    if (!P->wstale) return 0;
-    P->wstale = 0;
-    return nsc_klu_refresh(P->F, P->W, 1, &P->wrc) < 0 ? -1 : 0;
+    if (!P->st.wstale) return 0;
+    P->st.wstale = 0;
+    return nsc_klu_refresh(P->st.F, P->st.W, 1, &P->st.wrc) < 0 ? -1 : 0;
 }
 
-/* W = LU factors of W into P->F (n > 0); a singular W is the circuit's error. */
+/* W = LU factors of W into P->st.F (n > 0); a singular W is the circuit's error. */
 static nsc_status factor_w(nsc_onestep *P, nsc_report *rep)
 {
     int singular = 0;
-    P->F = P->n > 0 ? nsc_klu_factor_in(P->L->syms, P->W, &singular) : NULL;
-    if (P->F) P->wrc = nsc_klu_rcond(P->F);
-    if (P->n == 0 || P->F) return NSC_OK;
-    double h = P->h;
+    P->st.F = P->n > 0 ? nsc_klu_factor_in(P->L->syms, P->st.W, &singular) : NULL;
+    if (P->st.F) P->st.wrc = nsc_klu_rcond(P->st.F);
+    if (P->n == 0 || P->st.F) return NSC_OK;
+    double h = P->st.h;
     return singular
         ? nsc_err(rep, NSC_ESIM, NULL,
                   "the %s matrix is singular (h = %g s): a loop of voltage sources or a cut-set "
@@ -334,46 +316,46 @@ static int build_wr(nsc_onestep *P, const char *sw, double theta, double theta_a
 {
     const nsc_lcs *L = P->L;
     int anyon = 0;
-    for (int j = 0; sw && j < L->nsw; j++) anyon |= (P->sw[j] = sw[j] != 0);
-    nsc_sparse *Asw = anyon ? switched_a(L, P->sw) : NULL;       /* A of this switch state */
+    for (int j = 0; sw && j < L->nsw; j++) anyon |= (P->st.sw[j] = sw[j] != 0);
+    nsc_sparse *Asw = anyon ? switched_a(L, P->st.sw) : NULL;       /* A of this switch state */
     if (anyon && !Asw) return -1;
     const nsc_sparse *A = anyon ? Asw : L->A;
-    if (P->h > 0) return build_tran(P, A, Asw, theta, theta_alg);
-    for (int i = 0; i < P->n; i++) P->th[i] = 1.0;
-    P->W = nsc_sp_add(A, A, -1.0, 0.0);                          /* W = -A */
+    if (P->st.h > 0) return build_tran(P, A, Asw, theta, theta_alg);
+    for (int i = 0; i < P->n; i++) P->st.th[i] = 1.0;
+    P->st.W = nsc_sp_add(A, A, -1.0, 0.0);                          /* W = -A */
     nsc_sp_free(Asw);
-    return P->W ? 0 : -1;
+    return P->st.W ? 0 : -1;
 }
 
-/* The pairs held at the theta point (onestep_int.h, nsc_onestep_new_mean):
+/* The pairs held at the theta point (onestep_int.h, nsc_onestep_opts.mean):
  * theta_j is the largest Theta_ii over the rows pair j's multiplier enters
- * (its column of P->B; one on an exact row, a comparator's output, keeps
+ * (its column of P->st.B; one on an exact row, a comparator's output, keeps
  * theta_j = 1: its l is the value at t_k+1 there), kap_j = (1 - theta_j) /
  * theta_j, Dk = D with row j times 1/theta_j. Nothing when every theta_j is 1
  * (implicit Euler). 0, or -1 on ENOMEM. */
 static int pair_weights(nsc_onestep *P)
 {
-    const nsc_sparse *B = P->B;
+    const nsc_sparse *B = P->st.B;
     int m = P->m, any = 0;
-    if (!(P->h > 0) || m == 0) return 0;
+    if (!(P->st.h > 0) || m == 0) return 0;
     double *kap = nsc_calloc((size_t)m, sizeof(double)), *s = nsc_calloc((size_t)m, sizeof(double));
     if (!kap || !s) { free(kap); free(s); return -1; }
     for (int j = 0; j < m; j++) {
         double th = 0;
         for (int k = B->p[j]; k < B->p[j + 1]; k++)
-            if (B->x[k] != 0 && P->th[B->i[k]] > th) th = P->th[B->i[k]];
+            if (B->x[k] != 0 && P->st.th[B->i[k]] > th) th = P->st.th[B->i[k]];
         if (!(th > 0 && th < 1)) th = 1;
         kap[j] = (1 - th) / th;
         s[j] = 1 / th;
         any |= kap[j] > 0;
     }
-    if (any && (P->Dk = nsc_sp_add(P->L->D, P->L->D, 1.0, 0.0))) nsc_sp_scale_rows(P->Dk, s);   /* Dk = Theta_p^-1 D */
+    if (any && (P->st.Dk = nsc_sp_add(P->L->D, P->L->D, 1.0, 0.0))) nsc_sp_scale_rows(P->st.Dk, s);   /* Dk = Theta_p^-1 D */
     free(s);
     if (!any) { free(kap); return 0; }
-    P->kap = kap;
-    P->ez = nsc_calloc((size_t)m, sizeof(double));
-    P->D = P->Dk;
-    return P->Dk && P->ez ? 0 : -1;
+    P->st.kap = kap;
+    P->st.ez = nsc_calloc((size_t)m, sizeof(double));
+    P->st.D = P->st.Dk;
+    return P->st.Dk && P->st.ez ? 0 : -1;
 }
 
 /* 1 when P and S hold the same pairs at the theta point with the same
@@ -381,28 +363,25 @@ static int pair_weights(nsc_onestep *P)
  * pattern structures nsc_mode_setup derives from D are the same too. */
 static int same_kap(const nsc_onestep *P, const nsc_onestep *S)
 {
-    if (!S || !P->kap || !S->kap) return S && !P->kap && !S->kap;
-    return S->m == P->m && !memcmp(P->kap, S->kap, sizeof(double) * (size_t)P->m);
+    if (!S || !P->st.kap || !S->st.kap) return S && !P->st.kap && !S->st.kap;
+    return S->m == P->m && !memcmp(P->st.kap, S->st.kap, sizeof(double) * (size_t)P->m);
 }
 
-/* A new problem (onestep.h), with the pairs held at the theta point when mean;
- * the pairs' pattern structures copied from S where they are the same (a
- * problem held at the theta point only from one with the same weights,
- * same_kap: their D is scaled). */
-static nsc_status onestep_new(const nsc_lcs *L, double h, double theta, double theta_alg, int mean, const char *sw,
-                              const nsc_onestep *S, nsc_onestep **out, nsc_report *rep)
+nsc_status nsc_onestep_new(const nsc_lcs *L, const nsc_onestep_opts *o, nsc_onestep **out, nsc_report *rep)
 {
     *out = NULL;
     nsc_onestep *P = calloc(1, sizeof *P);
     if (!P) return nsc_oom(rep);
-    if (onestep_init(P, L, h, theta) || build_wr(P, sw, theta, theta_alg) || (mean && pair_weights(P))
+    double h = o->h, theta = o->theta, theta_alg = o->theta_alg > 0 ? o->theta_alg : 1.0;
+    const nsc_onestep *S = o->like;                              /* (copied only where same_kap: D scaled) */
+    if (onestep_init(P, L, h, theta) || build_wr(P, o->sw, theta, theta_alg) || (o->mean && pair_weights(P))
         || sources_setup(P)
         || (same_kap(P, S) && nsc_mode_like(P, S) ? nsc_mode_setup_like(P, S) : nsc_mode_setup(P))
         || nsc_map_setup(P)) {
         nsc_onestep_free(P);
         return nsc_err(rep, NSC_ENOMEM, NULL, "out of memory building the one-step problem");
     }
-    P->inc_track = !P->map && !P->kap && L->m >= NSC_INC_MMIN && h > 0;
+    P->inc.track = !P->map && !P->st.kap && L->m >= NSC_INC_MMIN && h > 0;
     nsc_status st = factor_w(P, rep);
     if (st) {
         nsc_onestep_free(P);
@@ -412,49 +391,31 @@ static nsc_status onestep_new(const nsc_lcs *L, double h, double theta, double t
     return NSC_OK;
 }
 
-nsc_status nsc_onestep_new_alg(const nsc_lcs *L, double h, double theta, double theta_alg, const char *sw,
-                               nsc_onestep **out, nsc_report *rep)
-{
-    return onestep_new(L, h, theta, theta_alg, 0, sw, NULL, out, rep);
-}
-
-nsc_status nsc_onestep_new_like(const nsc_lcs *L, double h, double theta, double theta_alg, const char *sw,
-                                const nsc_onestep *S, nsc_onestep **out, nsc_report *rep)
-{
-    return onestep_new(L, h, theta, theta_alg, 0, sw, S, out, rep);
-}
-
-nsc_status nsc_onestep_new_mean(const nsc_lcs *L, double h, double theta, double theta_alg, const char *sw,
-                                const nsc_onestep *S, nsc_onestep **out, nsc_report *rep)
-{
-    return onestep_new(L, h, theta, theta_alg, 1, sw, S, out, rep);
-}
-
 /* The dense W^-1 B and M = D + C W^-1 B (m <= dense_mmax), formed when pivoting first needs them.
  * 0 ok, -1 ENOMEM. */
 static int dense_form(nsc_onestep *P)
 {
-    if (P->M) return 0;
+    if (P->dn.M) return 0;
     int n = P->n, m = P->m;
     const nsc_lcs *L = P->L;
-    P->WiB = nsc_calloc((size_t)n * (size_t)m + 1, sizeof(double));
-    P->M = nsc_calloc((size_t)m * (size_t)m + 1, sizeof(double));
-    if (!P->WiB || !P->M) goto fail;
-    const nsc_sparse *B = P->B;                                   /* WiB = W^-1 B, from the CSC B */
+    P->dn.WiB = nsc_calloc((size_t)n * (size_t)m + 1, sizeof(double));
+    P->dn.M = nsc_calloc((size_t)m * (size_t)m + 1, sizeof(double));
+    if (!P->dn.WiB || !P->dn.M) goto fail;
+    const nsc_sparse *B = P->st.B;                                   /* WiB = W^-1 B, from the CSC B */
     for (int j = 0; j < m; j++)
-        for (int k = B->p[j]; k < B->p[j + 1]; k++) P->WiB[(size_t)j * n + B->i[k]] += B->x[k];
-    if (m > 0 && n > 0 && (nsc_onestep_wfactor(P) || nsc_klu_solve(P->F, P->WiB, m))) goto fail;
-    const nsc_sparse *D = P->D;                                   /* M = D + C W^-1 B */
+        for (int k = B->p[j]; k < B->p[j + 1]; k++) P->dn.WiB[(size_t)j * n + B->i[k]] += B->x[k];
+    if (m > 0 && n > 0 && (nsc_onestep_wfactor(P) || nsc_klu_solve(P->st.F, P->dn.WiB, m))) goto fail;
+    const nsc_sparse *D = P->st.D;                                   /* M = D + C W^-1 B */
     for (int j = 0; j < m; j++) {
-        double *Mj = P->M + (size_t)j * m;
+        double *Mj = P->dn.M + (size_t)j * m;
         for (int k = D->p[j]; k < D->p[j + 1]; k++) Mj[D->i[k]] += D->x[k];
-        nsc_sp_gaxpy(L->C, P->WiB + (size_t)j * n, Mj);          /* M(:,j) += C WiB(:,j) */
+        nsc_sp_gaxpy(L->C, P->dn.WiB + (size_t)j * n, Mj);          /* M(:,j) += C WiB(:,j) */
     }
     return 0;
 fail:
-    free(P->WiB);
-    free(P->M);
-    P->WiB = P->M = NULL;
+    free(P->dn.WiB);
+    free(P->dn.M);
+    P->dn.WiB = P->dn.M = NULL;
     return -1;
 }
 
@@ -462,14 +423,14 @@ fail:
 static void rhs(nsc_onestep *P, const double *z0, const double *s0, const double *s1)
 {
     int n = P->n;
-    double *r = P->r;
-    if (P->h > 0) {
-        double *ts = P->ts;
+    double *r = P->st.r;
+    if (P->st.h > 0) {
+        double *ts = P->st.ts;
         nsc_alg_vec(P, s1, ts);                                  /* T s1 */
-        for (int i = 0; i < n; i++) r[i] = P->th[i] * ts[i];
+        for (int i = 0; i < n; i++) r[i] = P->st.th[i] * ts[i];
         nsc_alg_vec(P, s0, ts);                                  /* T s0 */
-        for (int i = 0; i < n; i++) r[i] += (1.0 - P->th[i]) * ts[i];
-        nsc_sp_gaxpy(P->R, z0, r);                               /* r += R z0 */
+        for (int i = 0; i < n; i++) r[i] += (1.0 - P->st.th[i]) * ts[i];
+        nsc_sp_gaxpy(P->st.R, z0, r);                               /* r += R z0 */
     } else {
         memcpy(r, s1, (size_t)n * sizeof(double));
     }
@@ -481,12 +442,12 @@ static void rhs(nsc_onestep *P, const double *z0, const double *s0, const double
  * 0); 0 for a pair held at t_k+1 or without such pairs. */
 static double start_y(const nsc_onestep *P, int j, const double *z0, const double *w0, int affine)
 {
-    if (!P->kap || P->kap[j] == 0) return 0.0;
-    const nsc_sparse *Ct = P->Ct, *SeT = P->SeT;
+    if (!P->st.kap || P->st.kap[j] == 0) return 0.0;
+    const nsc_sparse *Ct = P->pat.Ct, *SeT = P->pat.SeT;
     double y = affine ? P->L->e0[j] : 0.0;
     for (int q = Ct->p[j]; q < Ct->p[j + 1]; q++) y += Ct->x[q] * z0[Ct->i[q]];
     for (int q = SeT->p[j]; w0 && q < SeT->p[j + 1]; q++) y += SeT->x[q] * w0[SeT->i[q]];
-    return P->kap[j] * y;
+    return P->st.kap[j] * y;
 }
 
 /* start_y (affine) of every pair into ez[m], as two sparse products over C
@@ -499,36 +460,36 @@ static void pair_start(const nsc_onestep *P, const double *z0, const double *w0,
     memcpy(ez, L->e0, sizeof(double) * (size_t)P->m);
     nsc_sp_gaxpy(L->C, z0, ez);
     if (w0) nsc_sp_gaxpy(L->Se, w0, ez);
-    for (int j = 0; j < P->m; j++) ez[j] = P->kap[j] != 0 ? P->kap[j] * ez[j] : 0.0;
+    for (int j = 0; j < P->m; j++) ez[j] = P->st.kap[j] != 0 ? P->st.kap[j] * ez[j] : 0.0;
 }
 
 /* r = R z0 + sc + Sw1 w1 + Sw0 w0 (the same from the source values); with
  * pairs held at the theta point, their ez from (z0, w0) */
 static void rhs_w(nsc_onestep *P, const double *z0, const double *w0, const double *w1)
 {
-    double *r = P->r;
-    memcpy(r, P->sc, (size_t)P->n * sizeof(double));
-    nsc_sp_gaxpy(P->Sw1, w1, r);
-    if (P->Sw0) nsc_sp_gaxpy(P->Sw0, w0, r);
-    if (P->R) nsc_sp_gaxpy(P->R, z0, r);
-    if (P->kap) pair_start(P, z0, w0, P->ez);
+    double *r = P->st.r;
+    memcpy(r, P->st.sc, (size_t)P->n * sizeof(double));
+    nsc_sp_gaxpy(P->st.Sw1, w1, r);
+    if (P->st.Sw0) nsc_sp_gaxpy(P->st.Sw0, w0, r);
+    if (P->st.R) nsc_sp_gaxpy(P->st.R, z0, r);
+    if (P->st.kap) pair_start(P, z0, w0, P->st.ez);
 }
 
 int nsc_onestep_open(nsc_onestep *P, const double *z0, const double *s0, const double *s1, double *z1)
 {
     rhs(P, z0, s0, s1);
-    memcpy(z1, P->r, (size_t)P->n * sizeof(double));
-    return P->n > 0 && (nsc_onestep_wfactor(P) || nsc_klu_solve(P->F, z1, 1)) ? -1 : 0;   /* z1 = W \ r */
+    memcpy(z1, P->st.r, (size_t)P->n * sizeof(double));
+    return P->n > 0 && (nsc_onestep_wfactor(P) || nsc_klu_solve(P->st.F, z1, 1)) ? -1 : 0;   /* z1 = W \ r */
 }
 
 /* Lemke's workspace for problems up to size k. 0 ok, -1 ENOMEM. */
 static int lemke_ws(nsc_onestep *P, int k)
 {
-    if (P->ws && P->wsmax >= k) return 0;
-    nsc_lcp_ws_free(P->ws);
-    P->ws = nsc_lcp_ws_new(k > 0 ? k : 1);
-    P->wsmax = P->ws ? k : 0;
-    return P->ws ? 0 : -1;
+    if (P->dn.ws && P->dn.wsmax >= k) return 0;
+    nsc_lcp_ws_free(P->dn.ws);
+    P->dn.ws = nsc_lcp_ws_new(k > 0 ? k : 1);
+    P->dn.wsmax = P->dn.ws ? k : 0;
+    return P->dn.ws ? 0 : -1;
 }
 
 /* LCP(Mx, q) of size k by the chosen solver (auto: Lemke, then enumeration for
@@ -543,7 +504,7 @@ static nsc_lcp_status lcp_pivot(nsc_onestep *P, nsc_solver solver, int k, double
         st = nsc_lcp_enum(&lcp, l, w, &li);
     } else {
         if (lemke_ws(P, k)) return NSC_LCP_ENOMEM;
-        st = nsc_lcp_lemke(&lcp, l, w, &li, P->ws);
+        st = nsc_lcp_lemke(&lcp, l, w, &li, P->dn.ws);
         if (st != NSC_LCP_OK && solver == NSC_SOLVER_AUTO && k <= 12) {   /* enumeration settles small ones */
             int it = li.iter;
             st = nsc_lcp_enum(&lcp, l, w, &li);
@@ -557,11 +518,11 @@ static nsc_lcp_status lcp_pivot(nsc_onestep *P, nsc_solver solver, int k, double
     return st;
 }
 
-/* Mark the pairs violated by the last mode tried (P->mask vs its update P->mask2)
+/* Mark the pairs violated by the last mode tried (P->mc.mask vs its update P->mc.mask2)
  * with q_i = -1 (others +1), for the failure report. */
 static void mark_violated(nsc_onestep *P)
 {
-    for (int i = 0; i < P->m; i++) P->q[i] = P->mask[i] != P->mask2[i] ? -1.0 : 1.0;
+    for (int i = 0; i < P->m; i++) P->st.q[i] = P->mc.mask[i] != P->mc.mask2[i] ? -1.0 : 1.0;
 }
 
 /* The dense path: LCP(M, C W^-1 r + e1) by pivoting, then its mode re-solved
@@ -569,9 +530,9 @@ static void mark_violated(nsc_onestep *P)
 static int dense_solve(nsc_onestep *P, nsc_solver solver, double *z1, double *l, nsc_step_info *info)
 {
     int n = P->n, m = P->m;
-    double *zf = P->zl, *q = P->q, *ll = P->ll, res;
-    memcpy(zf, P->r, (size_t)n * sizeof(double));
-    if (n > 0 && (nsc_onestep_wfactor(P) || nsc_klu_solve(P->F, zf, 1))) {   /* z_free = W \ r */
+    double *zf = P->dn.zl, *q = P->st.q, *ll = P->dn.ll, res;
+    memcpy(zf, P->st.r, (size_t)n * sizeof(double));
+    if (n > 0 && (nsc_onestep_wfactor(P) || nsc_klu_solve(P->st.F, zf, 1))) {   /* z_free = W \ r */
         info->st = NSC_LCP_EINVAL;
         return -1;
     }
@@ -584,32 +545,32 @@ static int dense_solve(nsc_onestep *P, nsc_solver solver, double *z1, double *l,
             info->st = NSC_LCP_ENOMEM;
             return -1;
         }
-        if (lcp_pivot(P, solver, m, P->M, q, ll, P->w, info) != NSC_LCP_OK) return -1;
+        if (lcp_pivot(P, solver, m, P->dn.M, q, ll, P->st.w, info) != NSC_LCP_OK) return -1;
         for (int j = 0; j < m; j++) {                            /* z = z_free + (W^-1 B) l */
             if (ll[j] == 0) continue;
-            const double *c = P->WiB + (size_t)j * n;
+            const double *c = P->dn.WiB + (size_t)j * n;
             for (int i = 0; i < n; i++) zf[i] += c[i] * ll[j];
         }
     }
     /* the pivoting result's mode, re-solved exactly (and corrected by the
      * active-set iteration where pivoting on M, which holds 1/gmin, was not exact
      * enough); kept as the next guess */
-    for (int i = 0; i < m; i++) P->mask2[i] = ll[i] > 0;
-    int it = nsc_active_set(P, P->mask2, NULL, NSC_AS_MAXIT, z1, l, &res);
+    for (int i = 0; i < m; i++) P->mc.mask2[i] = ll[i] > 0;
+    int it = nsc_active_set(P, P->mc.mask2, NULL, NSC_AS_MAXIT, z1, l, &res);
     if (it > 0) {
-        memcpy(P->prev, P->mask, (size_t)m);
-        P->have_prev = 1;
+        memcpy(P->mc.prev, P->mc.mask, (size_t)m);
+        P->mc.have_prev = 1;
         info->polished = 1;
         info->active_set = it - 1;
         info->residual = res;
         return 0;
     }
-    for (int i = 0; i < m; i++) P->prev[i] = ll[i] > 0;
-    P->have_prev = 1;
-    P->mask_prev = 0;
-    P->cur = -1;
-    P->inc_ok = 0;
-    P->lch = -1;
+    for (int i = 0; i < m; i++) P->mc.prev[i] = ll[i] > 0;
+    P->mc.have_prev = 1;
+    P->mc.mask_prev = 0;
+    P->mc.cur = -1;
+    P->inc.ok = 0;
+    P->inc.lch = -1;
     memcpy(z1, zf, (size_t)n * sizeof(double));
     memcpy(l, ll, (size_t)m * sizeof(double));
     return 0;
@@ -623,7 +584,7 @@ static int block_add(const nsc_onestep *P, char *inF, int *blk, int nf, int i)
     if (inF[i]) return nf;
     inF[i] = 1;
     blk[nf++] = i;
-    const nsc_sparse *D = P->D, *Dt = P->Dt;
+    const nsc_sparse *D = P->st.D, *Dt = P->pat.Dt;
     for (int k = D->p[i]; k < D->p[i + 1]; k++)
         if (D->x[k] != 0) nf = block_add(P, inF, blk, nf, D->i[k]);
     for (int k = Dt->p[i]; k < Dt->p[i + 1]; k++)
@@ -660,7 +621,7 @@ static int blk_init(nsc_onestep *P, const char *start, blk_work *W)
     W->col = nsc_calloc((size_t)(n + m) + 1, sizeof(double));
     if (!W->inF || !W->base || !W->trial || !W->blk || !W->npos || !W->col) return -1;
     for (int i = 0; i < m; i++)
-        if (start[i] != P->mask[i] || P->mask[i] != P->mask2[i]) W->nf = block_add(P, W->inF, W->blk, W->nf, i);
+        if (start[i] != P->mc.mask[i] || P->mc.mask[i] != P->mc.mask2[i]) W->nf = block_add(P, W->inF, W->blk, W->nf, i);
     if (W->nf == 0)
         for (int i = 0; i < m; i++) W->nf = block_add(P, W->inF, W->blk, W->nf, i);
     memcpy(W->base, start, (size_t)m);
@@ -684,7 +645,7 @@ static int blk_reduce(nsc_onestep *P, nsc_mode *K0, blk_work *W, nsc_step_info *
     if (!W->Mf || !W->qf || !W->lf || !W->wf) { info->st = NSC_LCP_ENOMEM; return -1; }
     for (int i = 0; i < m; i++) npos[i] = -1;
     for (int a = 0; a < K0->nan; a++) npos[K0->actn[a]] = a;
-    const nsc_sparse *Ct = P->Ct, *Dt = P->Dt, *B = P->B, *D = P->D;
+    const nsc_sparse *Ct = P->pat.Ct, *Dt = P->pat.Dt, *B = P->st.B, *D = P->st.D;
     for (int c = -1; c < nf; c++) {
         int N0 = n + K0->nan;
         if (c < 0) {
@@ -727,16 +688,16 @@ static int blk_take(nsc_onestep *P, blk_work *W, double *z1, double *l, nsc_step
     double res;
     nsc_mode *T = nsc_mode_get(P, W->trial);
     if (!T) { info->st = NSC_LCP_ENOMEM; return -1; }
-    memcpy(P->mask, W->trial, (size_t)m);
-    int st = nsc_mode_try(P, T, z1, l, &res, P->mask2);
+    memcpy(P->mc.mask, W->trial, (size_t)m);
+    int st = nsc_mode_try(P, T, z1, l, &res, P->mc.mask2);
     if (st == 1) {
-        P->cur = (int)(T - P->modes);
+        P->mc.cur = (int)(T - P->mc.modes);
         info->residual = res;
         return 0;
     }
     int nf0 = W->nf;
     for (int i = 0; st == 0 && i < m; i++)
-        if (P->mask2[i] != W->trial[i]) W->nf = block_add(P, W->inF, W->blk, W->nf, i);
+        if (P->mc.mask2[i] != W->trial[i]) W->nf = block_add(P, W->inF, W->blk, W->nf, i);
     if (W->nf > nf0) return BLK_GROW;
     int it = nsc_active_set(P, W->trial, T, NSC_AS_MAXIT, z1, l, &res);
     if (it <= 0) { info->st = NSC_LCP_EINVAL; return -1; }
@@ -789,21 +750,21 @@ static int block_solve(nsc_onestep *P, nsc_solver solver, const char *start, dou
         else ret = o;
     }
     if (ret == 0) {
-        memcpy(P->prev, P->mask, (size_t)P->m);
-        P->have_prev = 1;
+        memcpy(P->mc.prev, P->mc.mask, (size_t)P->m);
+        P->mc.have_prev = 1;
     }
     blk_free(&W);
     return ret;
 }
 
-/* The step for P->r and the step's e (P->e1 or P->w1). */
+/* The step for P->st.r and the step's e (P->st.e1 or P->st.w1). */
 static int solve_step(nsc_onestep *P, nsc_solver solver, double *z1, double *l, nsc_step_info *info)
 {
     int n = P->n, m = P->m;
     memset(info, 0, sizeof *info);
     if (m == 0) {
-        memcpy(z1, P->r, (size_t)n * sizeof(double));
-        if (n > 0 && (nsc_onestep_wfactor(P) || nsc_klu_solve(P->F, z1, 1))) {   /* z1 = W \ r */
+        memcpy(z1, P->st.r, (size_t)n * sizeof(double));
+        if (n > 0 && (nsc_onestep_wfactor(P) || nsc_klu_solve(P->st.F, z1, 1))) {   /* z1 = W \ r */
             info->st = NSC_LCP_EINVAL;
             return -1;
         }
@@ -811,26 +772,26 @@ static int solve_step(nsc_onestep *P, nsc_solver solver, double *z1, double *l, 
     }
     double res;
     const char *start = NULL;
-    if (P->have_prev) {                                          /* from the previous mode */
-        nsc_mode *first = P->cur >= 0 ? &P->modes[P->cur] : NULL;
-        int it = nsc_active_set(P, P->prev, first, NSC_AS_MAXIT, z1, l, &res);
+    if (P->mc.have_prev) {                                          /* from the previous mode */
+        nsc_mode *first = P->mc.cur >= 0 ? &P->mc.modes[P->mc.cur] : NULL;
+        int it = nsc_active_set(P, P->mc.prev, first, NSC_AS_MAXIT, z1, l, &res);
         if (it > 0) {
             info->mode_hit = it == 1;
             info->active_set = it - 1;
             info->residual = res;
-            if (it > 1) memcpy(P->prev, P->mask, (size_t)m);
-            P->mask_prev = 1;                                    /* (the next step's start, not copied) */
+            if (it > 1) memcpy(P->mc.prev, P->mc.mask, (size_t)m);
+            P->mc.mask_prev = 1;                                    /* (the next step's start, not copied) */
             return 0;
         }
-        if (P->alt && (it = nsc_active_set(P, P->alt, NULL, NSC_AS_MAXIT, z1, l, &res)) > 0) {
+        if (P->mc.alt && (it = nsc_active_set(P, P->mc.alt, NULL, NSC_AS_MAXIT, z1, l, &res)) > 0) {
             info->active_set = it;                               /* the second guess */
             info->residual = res;
-            memcpy(P->prev, P->mask, (size_t)m);
-            P->mask_prev = 1;
+            memcpy(P->mc.prev, P->mc.mask, (size_t)m);
+            P->mc.mask_prev = 1;
             return 0;
         }
-        start = P->prev;
-        if (P->nopivot) {                                        /* the caller retries shorter */
+        start = P->mc.prev;
+        if (P->mc.nopivot) {                                        /* the caller retries shorter */
             info->st = NSC_LCP_MAXITER;
             return -1;
         }
@@ -838,25 +799,25 @@ static int solve_step(nsc_onestep *P, nsc_solver solver, double *z1, double *l, 
         /* cold start (operating point, first step): from every pair open, a
          * chain of devices settles one link per iteration (a CMOS inverter chain's
          * operating point, whose M holds 1/gmin products that defeat pivoting) */
-        memset(P->mask2, 0, (size_t)m);
-        int it = nsc_active_set(P, P->mask2, NULL, NSC_AS_MAXIT + m / 4, z1, l, &res);
+        memset(P->mc.mask2, 0, (size_t)m);
+        int it = nsc_active_set(P, P->mc.mask2, NULL, NSC_AS_MAXIT + m / 4, z1, l, &res);
         if (it > 0) {
             info->active_set = it - 1;
             info->residual = res;
-            memcpy(P->prev, P->mask, (size_t)m);
-            P->have_prev = 1;
+            memcpy(P->mc.prev, P->mc.mask, (size_t)m);
+            P->mc.have_prev = 1;
             return 0;
         }
     }
-    if (m <= P->dense_mmax) return dense_solve(P, solver, z1, l, info);
+    if (m <= P->dn.dense_mmax) return dense_solve(P, solver, z1, l, info);
     if (!start) {                                                /* no iteration yet: try every pair open */
-        memset(P->ll, 0, sizeof(double) * (size_t)m);            /* (P->ll: zeros, the start) */
-        char *open0 = (char *)P->ll;
+        memset(P->dn.ll, 0, sizeof(double) * (size_t)m);            /* (P->dn.ll: zeros, the start) */
+        char *open0 = (char *)P->dn.ll;
         int it = nsc_active_set(P, open0, NULL, 1, z1, l, &res);
         if (it > 0) {
             info->residual = res;
-            memcpy(P->prev, P->mask, (size_t)m);
-            P->have_prev = 1;
+            memcpy(P->mc.prev, P->mc.mask, (size_t)m);
+            P->mc.have_prev = 1;
             return 0;
         }
         start = open0;
@@ -882,32 +843,32 @@ int nsc_onestep_solve_lin(nsc_onestep *P, nsc_solver solver, const double *z0, c
                           const double *s1, const double *e1, double *z1, double *l, nsc_step_info *info)
 {
     rhs(P, z0, s0, s1);
-    P->e1 = e1;
-    P->w1 = NULL;
-    P->inc_ok = 0;                                               /* l is not known to be the last one */
+    P->st.e1 = e1;
+    P->st.w1 = NULL;
+    P->inc.ok = 0;                                               /* l is not known to be the last one */
     int st = solve_step(P, solver, z1, l, info);
-    P->e1 = NULL;
-    P->inc_ok = 0;
+    P->st.e1 = NULL;
+    P->inc.ok = 0;
     return st;
 }
 
 const char *nsc_onestep_mode(const nsc_onestep *P)
 {
-    return P->have_prev && P->m > 0 ? P->prev : NULL;
+    return P->mc.have_prev && P->m > 0 ? P->mc.prev : NULL;
 }
 
 int nsc_onestep_solve_mode(nsc_onestep *P, const char *mode, const double *s, const double *e, double *z,
                            double *l)
 {
-    if (P->h != 0 || P->m == 0 || P->L->nsm) return -1;        /* (smooth functions: Newton, not one mode) */
+    if (P->st.h != 0 || P->m == 0 || P->L->nsm) return -1;        /* (smooth functions: Newton, not one mode) */
     rhs(P, NULL, NULL, s);
-    P->e1 = e;
-    P->w1 = NULL;
-    P->inc_ok = 0;
+    P->st.e1 = e;
+    P->st.w1 = NULL;
+    P->inc.ok = 0;
     double res;
     int it = nsc_active_set(P, mode, NULL, 1, z, l, &res);       /* that mode only: no pivoting */
-    P->e1 = NULL;
-    P->inc_ok = 0;
+    P->st.e1 = NULL;
+    P->inc.ok = 0;
     return it == 1 ? 0 : -1;
 }
 
@@ -921,9 +882,9 @@ int nsc_onestep_step(nsc_onestep *P, nsc_solver solver, const double *z0, const 
 int nsc_onestep_step_lin(nsc_onestep *P, nsc_solver solver, const double *z0, const double *w0,
                          const double *w1, double *z1, double *l, nsc_step_info *info)
 {
-    nsc_mode *M = P->map && P->have_prev && P->cur >= 0 ? &P->modes[P->cur] : NULL;
+    nsc_mode *M = P->map && P->mc.have_prev && P->mc.cur >= 0 ? &P->mc.modes[P->mc.cur] : NULL;
     double res;
-    P->lch = -1;                                                 /* until an incremental check lists them */
+    P->inc.lch = -1;                                                 /* until an incremental check lists them */
     if (M && M->G && nsc_map_try(P, M, z0, w0, w1, z1, l, &res)) {   /* the previous mode, by its map */
         memset(info, 0, sizeof *info);
         info->mode_hit = 1;
@@ -931,11 +892,11 @@ int nsc_onestep_step_lin(nsc_onestep *P, nsc_solver solver, const double *z0, co
         return 0;
     }
     rhs_w(P, z0, w0, w1);
-    P->e1 = NULL;
-    P->w1 = w1;
+    P->st.e1 = NULL;
+    P->st.w1 = w1;
     int st = solve_step(P, solver, z1, l, info);
-    if (st == 0 && info->mode_hit && P->map && P->cur >= 0) {
-        M = &P->modes[P->cur];
+    if (st == 0 && info->mode_hit && P->map && P->mc.cur >= 0) {
+        M = &P->mc.modes[P->mc.cur];
         if (!M->G && !M->nomap && ++M->hits >= nsc_map_hits(P->map))
             nsc_map_build(P, M, z0, w0, w1, z1);                 /* ENOMEM: no map, not an error */
     }
@@ -945,27 +906,27 @@ int nsc_onestep_step_lin(nsc_onestep *P, nsc_solver solver, const double *z0, co
 /* In mode a the step is the linear system K_a [z1; l_Na] = [R z0 + (sources); -e_Na]
  * (onestep.h), so with the mode frozen dz1 = [I 0] K_a^-1 [R dz0; 0]: one solve of
  * the factored mode system per column. The mode is the last accepted one
- * (nsc_onestep_mode), the one whose factorisation P->cur names after a step. */
+ * (nsc_onestep_mode), the one whose factorisation P->mc.cur names after a step. */
 /* The part of mode M's right-hand side linear in a perturbation of the sources,
  * dw0 = dw(t_k), dw1 = dw(t_k+1) (NULL: none; no constants), and of the start
  * dz0 where pairs are held at the theta point (NULL: none; R dz0 is the
  * caller's): r = Sw1 dw1 + Sw0 dw0 and e = Se dw1 + kap (C dz0 + Se dw0),
- * into x[n + nan]; eb [m] work. P->r is overwritten. */
+ * into x[n + nan]; eb [m] work. P->st.r is overwritten. */
 static void rhs_in(nsc_onestep *P, const nsc_mode *M, const double *dz0, const double *dw0, const double *dw1,
                    double *eb, double *x)
 {
-    memset(P->r, 0, (size_t)P->n * sizeof(double));
-    if (dw1) nsc_sp_gaxpy(P->Sw1, dw1, P->r);                     /* r = Sw1 dw1 + Sw0 dw0 */
-    if (dw1 && P->Sw0) nsc_sp_gaxpy(P->Sw0, dw0, P->r);
+    memset(P->st.r, 0, (size_t)P->n * sizeof(double));
+    if (dw1) nsc_sp_gaxpy(P->st.Sw1, dw1, P->st.r);                     /* r = Sw1 dw1 + Sw0 dw0 */
+    if (dw1 && P->st.Sw0) nsc_sp_gaxpy(P->st.Sw0, dw0, P->st.r);
     for (int j = 0; j < P->m; j++) {                              /* e_j = Se(j,:) dw1 */
         eb[j] = 0;
-        for (int k = P->SeT->p[j]; dw1 && k < P->SeT->p[j + 1]; k++) eb[j] += P->SeT->x[k] * dw1[P->SeT->i[k]];
-        if (dz0 && P->kap) eb[j] += start_y(P, j, dz0, dw0, 0);  /* + kap_j (C_j dz0 + Se_j dw0) */
+        for (int k = P->pat.SeT->p[j]; dw1 && k < P->pat.SeT->p[j + 1]; k++) eb[j] += P->pat.SeT->x[k] * dw1[P->pat.SeT->i[k]];
+        if (dz0 && P->st.kap) eb[j] += start_y(P, j, dz0, dw0, 0);  /* + kap_j (C_j dz0 + Se_j dw0) */
     }
-    const double *e1 = P->e1;
-    P->e1 = eb;
+    const double *e1 = P->st.e1;
+    P->st.e1 = eb;
     nsc_mode_rhs(P, M, x);
-    P->e1 = e1;
+    P->st.e1 = e1;
 }
 
 /* Column k of a sensitivity: x = R dz0 + (the input part of column k of DW0,
@@ -976,19 +937,19 @@ static void col_rhs(nsc_onestep *P, const nsc_mode *M, const double *dz0, const 
 {
     int n = P->n;
     memset(x, 0, (size_t)(n + M->nan) * sizeof(double));
-    if (DW0 || P->kap) {
+    if (DW0 || P->st.kap) {
         size_t o = (size_t)k * (size_t)P->L->nsrc;
         rhs_in(P, M, dz0, DW0 ? DW0 + o : NULL, DW0 ? DW1 + o : NULL, eb, y);
         memcpy(x, y, (size_t)(n + M->nan) * sizeof(double));
     }
-    nsc_sp_gaxpy(P->R, dz0, x);                                   /* x += R dz0 */
+    nsc_sp_gaxpy(P->st.R, dz0, x);                                   /* x += R dz0 */
 }
 
 int nsc_onestep_sens(nsc_onestep *P, double *S, int ncol, const double *DW0, const double *DW1)
 {
     int n = P->n;
-    if (!P->R) return -1;
-    nsc_mode *M = P->cur >= 0 ? &P->modes[P->cur] : NULL;
+    if (!P->st.R) return -1;
+    nsc_mode *M = P->mc.cur >= 0 ? &P->mc.modes[P->mc.cur] : NULL;
     if (!M) {
         const char *mask = nsc_onestep_mode(P);
         if (!mask && P->m > 0) return -1;
@@ -997,8 +958,8 @@ int nsc_onestep_sens(nsc_onestep *P, double *S, int ncol, const double *DW0, con
         free(empty);
     }
     if (!M || M->singular) return -1;
-    int buf = DW0 || P->kap;                                      /* col_rhs's work */
-    double *x = P->x, *y = buf ? calloc(2 * ((size_t)n + (size_t)P->m) + 1, sizeof(double)) : NULL;
+    int buf = DW0 || P->st.kap;                                      /* col_rhs's work */
+    double *x = P->st.x, *y = buf ? calloc(2 * ((size_t)n + (size_t)P->m) + 1, sizeof(double)) : NULL;
     if (buf && !y) return -1;
     int st = 0;
     for (int k = 0; k < ncol && !st; k++) {
@@ -1041,40 +1002,40 @@ static double mode_phi(const nsc_onestep *P, const nsc_mode *M, int j, const dou
                        double ex)
 {
     int n = P->n;
-    if (M->mask[j] && !P->sep[j]) return x[n + act_pos(M, j)];
-    double y = affine ? (P->kap ? P->L->e0[j] + P->ez[j] : P->L->e0[j]) : 0.0;
+    if (M->mask[j] && !P->pat.sep[j]) return x[n + act_pos(M, j)];
+    double y = affine ? (P->st.kap ? P->L->e0[j] + P->st.ez[j] : P->L->e0[j]) : 0.0;
     if (ex != 0) y += ex;
-    for (int k = P->SeT->p[j]; w && k < P->SeT->p[j + 1]; k++) y += P->SeT->x[k] * w[P->SeT->i[k]];
-    for (int k = P->Ct->p[j]; k < P->Ct->p[j + 1]; k++) y += P->Ct->x[k] * x[P->Ct->i[k]];   /* + C_j z */
-    if (P->sep[j]) return M->mask[j] ? -y * P->dinv[j] : y;     /* (D_jj l_j = 0 when inactive) */
-    for (int k = P->Dt->p[j]; k < P->Dt->p[j + 1]; k++) {         /* + D_j l over the N-active pairs */
-        int i = P->Dt->i[k];                                      /* (separable: D_ji = 0, i != j) */
-        if (M->mask[i] && !P->sep[i]) y += P->Dt->x[k] * x[n + act_pos(M, i)];
+    for (int k = P->pat.SeT->p[j]; w && k < P->pat.SeT->p[j + 1]; k++) y += P->pat.SeT->x[k] * w[P->pat.SeT->i[k]];
+    for (int k = P->pat.Ct->p[j]; k < P->pat.Ct->p[j + 1]; k++) y += P->pat.Ct->x[k] * x[P->pat.Ct->i[k]];   /* + C_j z */
+    if (P->pat.sep[j]) return M->mask[j] ? -y * P->pat.dinv[j] : y;     /* (D_jj l_j = 0 when inactive) */
+    for (int k = P->pat.Dt->p[j]; k < P->pat.Dt->p[j + 1]; k++) {         /* + D_j l over the N-active pairs */
+        int i = P->pat.Dt->i[k];                                      /* (separable: D_ji = 0, i != j) */
+        if (M->mask[i] && !P->pat.sep[i]) y += P->pat.Dt->x[k] * x[n + act_pos(M, i)];
     }
     return y;
 }
 
 /* The last step (z0, w0 -> w1) redone in mode M: x = [z1; l_Na] and dx = dx/dh
- * (above); wd = w1 + w', t, u [n] work. P->r and P->w1 are overwritten. 0, -1. */
+ * (above); wd = w1 + w', t, u [n] work. P->st.r and P->st.w1 are overwritten. 0, -1. */
 static int mode_dh(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0, const double *w1,
                    const double *ws, const double *wd, double *x, double *dx, double *t, double *u)
 {
     int n = P->n;
     rhs_w(P, z0, w0, w1);
-    P->e1 = NULL;
-    nsc_sp_gaxpy(P->Sw1, ws, P->r);                               /* r(w1 + w') */
-    P->w1 = wd;
+    P->st.e1 = NULL;
+    nsc_sp_gaxpy(P->st.Sw1, ws, P->st.r);                               /* r(w1 + w') */
+    P->st.w1 = wd;
     nsc_mode_rhs(P, M, dx);                                       /* dx = rhs_M(w1 + w') */
     rhs_w(P, z0, w0, w1);
-    P->w1 = w1;
+    P->st.w1 = w1;
     nsc_mode_rhs(P, M, x);                                        /* x = rhs_M(w1) */
     for (int i = 0; i < n + M->nan; i++) dx[i] -= x[i];
     if (nsc_klu_solve(M->F, x, 1)) return -1;                     /* x = K_M^-1 rhs_M */
-    for (int i = 0; i < n; i++) t[i] = (x[i] - z0[i]) / P->h;
+    for (int i = 0; i < n; i++) t[i] = (x[i] - z0[i]) / P->st.h;
     memset(u, 0, 2 * (size_t)n * sizeof(double));
-    nsc_sp_gaxpy(P->R, t, u);                                     /* u = R t */
-    nsc_sp_gaxpy(P->W, t, u + n);                                 /* u + n = W t */
-    for (int i = 0; i < n; i++) dx[i] += P->th[i] * u[i] + (1 - P->th[i]) * u[n + i];   /* + E_T t / h */
+    nsc_sp_gaxpy(P->st.R, t, u);                                     /* u = R t */
+    nsc_sp_gaxpy(P->st.W, t, u + n);                                 /* u + n = W t */
+    for (int i = 0; i < n; i++) dx[i] += P->st.th[i] * u[i] + (1 - P->st.th[i]) * u[n + i];   /* + E_T t / h */
     return nsc_klu_solve(M->F, dx, 1) ? -1 : 0;
 }
 
@@ -1094,8 +1055,8 @@ static int first_guard(const nsc_onestep *P, const nsc_mode *Ma, const nsc_mode 
     double best = INFINITY;
     for (int j = 0; j < P->m; j++) {
         if (Ma->mask[j] == Mb->mask[j]) continue;
-        double v = mode_phi(P, Ma, j, x, w1, 1, 0), d = mode_phi(P, Ma, j, dx, ws, 0, 0), hc = P->h - v / d;
-        if (!(v < 0 && d < 0 && hc >= -1e-3 * P->h && hc < best)) continue;
+        double v = mode_phi(P, Ma, j, x, w1, 1, 0), d = mode_phi(P, Ma, j, dx, ws, 0, 0), hc = P->st.h - v / d;
+        if (!(v < 0 && d < 0 && hc >= -1e-3 * P->st.h && hc < best)) continue;
         best = hc;
         g = j;
         *dphi = d;
@@ -1127,7 +1088,7 @@ static int sens_work_new(const nsc_onestep *P, const double *w0, const double *w
     W->y = W->wd + ns;
     W->eb = W->y + nx;
     for (int k = 0; k < ns; k++) {
-        W->ws[k] = (w1[k] - w0[k]) / P->h;                        /* w' */
+        W->ws[k] = (w1[k] - w0[k]) / P->st.h;                        /* w' */
         W->wd[k] = w1[k] + W->ws[k];
     }
     return 0;
@@ -1137,14 +1098,14 @@ int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0, c
                            const double *w1, double *S, int ncol, const double *DW0, const double *DW1)
 {
     int n = P->n;
-    if (!P->R || !P->have_prev || P->m == 0) return -1;
-    nsc_mode *Ma = nsc_mode_get(P, from), *Mb = Ma ? nsc_mode_get(P, P->prev) : NULL;
+    if (!P->st.R || !P->mc.have_prev || P->m == 0) return -1;
+    nsc_mode *Ma = nsc_mode_get(P, from), *Mb = Ma ? nsc_mode_get(P, P->mc.prev) : NULL;
     if (!Ma || !Mb || Ma->singular || Mb->singular) return -1;
     if (Ma == Mb) return 1;
     sens_work W;
     if (sens_work_new(P, w0, w1, &W)) return -1;
     double *xa = W.x1, *fa = W.f1, *xb = W.x2, *fb = W.f2, *t = W.t, *u = W.u, *ws = W.ws, *wd = W.wd;
-    const double *w1keep = P->w1;
+    const double *w1keep = P->st.w1;
     double dphi = 0;
     int st = mode_dh(P, Ma, z0, w0, w1, ws, wd, xa, fa, t, u) || mode_dh(P, Mb, z0, w0, w1, ws, wd, xb, fb, t, u) ? -1 : 0;
     int g = st ? -1 : first_guard(P, Ma, Mb, xa, fa, w1, ws, &dphi);
@@ -1157,9 +1118,9 @@ int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0, c
         if (nsc_klu_solve(Ma->F, xa, 1) || nsc_klu_solve(Mb->F, xb, 1)) { st = -1; break; }
         const double *dw0 = DW0 ? DW0 + (size_t)k * (size_t)P->L->nsrc : NULL;
         double dh = -mode_phi(P, Ma, g, xa, dw1, 0, start_y(P, g, col, dw0, 0)) / dphi;   /* dh/dz0: phi_g stays 0 */
-        for (int i = 0; i < n; i++) col[i] = xb[i] + (fa[i] - fb[i]) / P->th[i] * dh;   /* S+ = S_b + (f_a - f_b) dh */
+        for (int i = 0; i < n; i++) col[i] = xb[i] + (fa[i] - fb[i]) / P->st.th[i] * dh;   /* S+ = S_b + (f_a - f_b) dh */
     }
-    P->w1 = w1keep;
+    P->st.w1 = w1keep;
     free(W.buf);
     return st;
 }
@@ -1171,11 +1132,11 @@ int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0, c
 static nsc_mode *flip_mode(nsc_onestep *P, nsc_onestep *Pn, const double *z0, const double *w0, const double *w1)
 {
     char none = 0;
-    const char *mask = P->m > 0 ? P->prev : &none, *maskn = mask;
+    const char *mask = P->m > 0 ? P->mc.prev : &none, *maskn = mask;
     double *zl = P->m > 0 ? calloc((size_t)P->n + (size_t)P->m, sizeof(double)) : NULL;
     nsc_step_info info;
     nsc_onestep_set_mode(Pn, mask);
-    if (zl && !nsc_onestep_step(Pn, NSC_SOLVER_AUTO, z0, w0, w1, zl, zl + P->n, &info)) maskn = Pn->prev;
+    if (zl && !nsc_onestep_step(Pn, NSC_SOLVER_AUTO, z0, w0, w1, zl, zl + P->n, &info)) maskn = Pn->mc.prev;
     free(zl);
     return nsc_mode_get(Pn, maskn);
 }
@@ -1184,15 +1145,15 @@ int nsc_onestep_sens_flip(nsc_onestep *P, nsc_onestep *Pn, int c, int d, const d
                           const double *w1, double *S, int ncol, const double *DW0, const double *DW1)
 {
     int n = P->n;
-    if (!P->R || !Pn->R || Pn->theta != 1.0 || (P->m > 0 && !P->have_prev)) return -1;
+    if (!P->st.R || !Pn->st.R || Pn->st.theta != 1.0 || (P->m > 0 && !P->mc.have_prev)) return -1;
     char none = 0;
-    const char *mask = P->m > 0 ? P->prev : &none;
+    const char *mask = P->m > 0 ? P->mc.prev : &none;
     nsc_mode *Mn = flip_mode(P, Pn, z0, w0, w1), *Mo = Mn ? nsc_mode_get(P, mask) : NULL;
     if (!Mo || !Mn || Mo->singular || Mn->singular) return -1;
     sens_work W;
     if (sens_work_new(P, w0, w1, &W)) return -1;
     double *xo = W.x1, *fo = W.f1, *xn = W.x2, *fn = W.f2, *t = W.t, *u = W.u, *ws = W.ws, *wd = W.wd;
-    const double *w1o = P->w1, *w1n = Pn->w1;
+    const double *w1o = P->st.w1, *w1n = Pn->st.w1;
     int st = mode_dh(P, Mo, z0, w0, w1, ws, wd, xo, fo, t, u) || mode_dh(Pn, Mn, z0, w0, w1, ws, wd, xn, fn, t, u) ? -1 : 0;
     double dphi = (c >= 0 ? fo[c] : 0.0) - (d >= 0 ? fo[d] : 0.0);          /* du/dh in the old state */
     if (!st && !(fabs(dphi) > 0)) st = 1;
@@ -1203,8 +1164,8 @@ int nsc_onestep_sens_flip(nsc_onestep *P, nsc_onestep *Pn, int c, int d, const d
         double dh = -((c >= 0 ? xo[c] : 0.0) - (d >= 0 ? xo[d] : 0.0)) / dphi;   /* u stays on its threshold */
         for (int i = 0; i < n; i++) col[i] = xo[i] + (fo[i] - fn[i]) * dh;      /* S+ = S_o + (f_o - f_n) dh */
     }
-    P->w1 = w1o;
-    Pn->w1 = w1n;
+    P->st.w1 = w1o;
+    Pn->st.w1 = w1n;
     free(W.buf);
     return st;
 }
@@ -1214,10 +1175,10 @@ int nsc_onestep_sens_event_flip(nsc_onestep *P, nsc_onestep *Pn, const char *fro
                                 const double *DW1)
 {
     int n = P->n;
-    if (!P->R || !Pn->R || Pn->theta != 1.0 || !P->have_prev || P->m == 0) return -1;
-    if (P->theta != 1.0) return 1;                                /* (the located event's step is) */
+    if (!P->st.R || !Pn->st.R || Pn->st.theta != 1.0 || !P->mc.have_prev || P->m == 0) return -1;
+    if (P->st.theta != 1.0) return 1;                                /* (the located event's step is) */
     nsc_mode *Mn = flip_mode(P, Pn, z0, w0, w1);
-    nsc_mode *Ma = Mn ? nsc_mode_get(P, from) : NULL, *Mb = Ma ? nsc_mode_get(P, P->prev) : NULL;
+    nsc_mode *Ma = Mn ? nsc_mode_get(P, from) : NULL, *Mb = Ma ? nsc_mode_get(P, P->mc.prev) : NULL;
     if (!Ma || !Mb || !Mn || Ma->singular || Mb->singular || Mn->singular) return -1;
     if (Ma == Mb) return 1;
     sens_work W;
@@ -1225,7 +1186,7 @@ int nsc_onestep_sens_event_flip(nsc_onestep *P, nsc_onestep *Pn, const char *fro
     if (sens_work_new(P, w0, w1, &W)) return -1;
     if (!(xb = calloc((size_t)n + (size_t)P->m + 1, sizeof(double)))) { free(W.buf); return -1; }
     double *xa = W.x1, *fa = W.f1, *xn = W.x2, *fn = W.f2, *t = W.t, *u = W.u, *ws = W.ws, *wd = W.wd;
-    const double *w1o = P->w1, *w1n = Pn->w1;
+    const double *w1o = P->st.w1, *w1n = Pn->st.w1;
     double dphi = 0;
     int st = mode_dh(P, Ma, z0, w0, w1, ws, wd, xa, fa, t, u) || mode_dh(Pn, Mn, z0, w0, w1, ws, wd, xn, fn, t, u) ? -1 : 0;
     int g = st ? -1 : first_guard(P, Ma, Mb, xa, fa, w1, ws, &dphi);
@@ -1240,8 +1201,8 @@ int nsc_onestep_sens_event_flip(nsc_onestep *P, nsc_onestep *Pn, const char *fro
         double dh = -mode_phi(P, Ma, g, xa, dw1, 0, start_y(P, g, col, dw0, 0)) / dphi;   /* dh/dz0: phi_g stays 0 */
         for (int i = 0; i < n; i++) col[i] = xb[i] + (fa[i] - fn[i]) * dh;   /* S+ = S_b + (f_a - f_n) dh */
     }
-    P->w1 = w1o;
-    Pn->w1 = w1n;
+    P->st.w1 = w1o;
+    Pn->st.w1 = w1n;
     free(xb);
     free(W.buf);
     return st;
@@ -1249,15 +1210,15 @@ int nsc_onestep_sens_event_flip(nsc_onestep *P, nsc_onestep *Pn, const char *fro
 
 /* ---- accessors (onestep.h: the problem is opaque outside src/solve) ---- */
 
-double nsc_onestep_h(const nsc_onestep *P) { return P->h; }
-double nsc_onestep_theta(const nsc_onestep *P) { return P->theta; }
-const double *nsc_onestep_kappa(const nsc_onestep *P) { return P->kap; }
-const char *nsc_onestep_sw(const nsc_onestep *P) { return P->sw; }
-const double *nsc_onestep_violated(const nsc_onestep *P) { return P->q; }
-long nsc_onestep_nfactor(const nsc_onestep *P) { return P->nfactor; }
-long nsc_onestep_ncached(const nsc_onestep *P) { return P->ncached; }
+double nsc_onestep_h(const nsc_onestep *P) { return P->st.h; }
+double nsc_onestep_theta(const nsc_onestep *P) { return P->st.theta; }
+const double *nsc_onestep_kappa(const nsc_onestep *P) { return P->st.kap; }
+const char *nsc_onestep_sw(const nsc_onestep *P) { return P->st.sw; }
+const double *nsc_onestep_violated(const nsc_onestep *P) { return P->st.q; }
+long nsc_onestep_nfactor(const nsc_onestep *P) { return P->mc.nfactor; }
+long nsc_onestep_ncached(const nsc_onestep *P) { return P->mc.ncached; }
 int nsc_onestep_changed(const nsc_onestep *P, const int **list)
 {
-    *list = P->lch >= 0 ? P->dlist : NULL;
-    return P->lch;
+    *list = P->inc.lch >= 0 ? P->inc.dlist : NULL;
+    return P->inc.lch;
 }

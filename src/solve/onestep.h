@@ -88,47 +88,48 @@ typedef struct nsc_step_info {
     nsc_lcp_status st;
 } nsc_step_info;
 
-/* Build the problem for step h (h = 0: static), every switch off. Errors (singular W) in r. */
-nsc_status nsc_onestep_new(const nsc_lcs *L, double h, double theta, nsc_onestep **out,
-                           nsc_report *r);
-/* The same with the switches of L in states sw[L->nsw] (1 = on; NULL: all off):
- * A is replaced by A + sum over on switches of their conductance change, in W and R. */
-nsc_status nsc_onestep_new_sw(const nsc_lcs *L, double h, double theta, const char *sw,
-                              nsc_onestep **out, nsc_report *r);
-/* The same with theta_alg on the algebraic rows instead of 1 (formulation.md
- * §2 takes 1: the rows hold at t_k+1). The adaptive transient passes theta: with
- * the algebraic rows at 1, a pair's current reaching a capacitor through an
- * algebraic node (a bridge's load) is taken at t_k+1, which makes the scheme
- * first order (the bridge's v(a,b): 5.8e-4 of range at h = 1 us, 5.8e-3 at
- * 10 us); at theta it is the trapezoidal mean, second order (1.7e-5 at 1 us).
- * Ringing needs an inconsistent start, and the adaptive stepper starts every
- * segment with an implicit-Euler step (theta = theta_alg = 1). */
-nsc_status nsc_onestep_new_alg(const nsc_lcs *L, double h, double theta, double theta_alg, const char *sw,
-                               nsc_onestep **out, nsc_report *r);
-/* The same, the pairs' pattern structures copied from S (a problem of L, or
- * NULL) where they are the same (onestep_mode.h nsc_mode_like) instead of
- * recomputed: the problem built is nsc_onestep_new_alg's, bit for bit. */
-nsc_status nsc_onestep_new_like(const nsc_lcs *L, double h, double theta, double theta_alg, const char *sw,
-                                const nsc_onestep *S, nsc_onestep **out, nsc_report *r);
-/* The same with each pair whose multiplier enters theta rows only held at the
- * theta point: theta y(t_k+1) + (1 - theta) y(t_k) >= 0 _|_ l >= 0, y = C z +
- * D l + e with the step's l in both. With the algebraic rows at theta (the
- * adaptive transient) l is the step's mean, and a condition at t_k+1 puts a
- * diode's RON l half a step late (its v = -RON i lags by RON |di/dt| h / 2: a
- * buck's mean v(out) 3.6e-5 low at a 50 ns ceiling, first order in the step);
- * held at the theta point, the condition and the rows it feeds are one
- * trapezoidal rule (second order). Pairs on an exact row (a comparator's
- * output) and implicit-Euler steps (every Theta_ii = 1) hold at t_k+1 as
- * before. Only nsc_onestep_step's path (the sources' values w0, w1) reads the
- * start's part of such a pair; nsc_onestep_solve's given e1 is the condition's
- * whole e. No affine maps, no incremental check. The pairs' pattern
- * structures are copied from S (may be NULL) when it holds the same pairs
- * with the same weights and nsc_onestep_new_like could copy them: the
- * problem built is the same bit for bit. */
-nsc_status nsc_onestep_new_mean(const nsc_lcs *L, double h, double theta, double theta_alg, const char *sw,
-                                const nsc_onestep *S, nsc_onestep **out, nsc_report *r);
+/* How a one-step problem is built (nsc_onestep_new). Only h and theta must be
+ * set; every other field's zero is the plain problem.
+ * - sw: the switches of L in states sw[L->nsw] (1 = on; NULL: all off): A is
+ *   replaced by A + sum over on switches of their conductance change, in W and R.
+ * - theta_alg: the theta of the algebraic rows (0: 1, formulation.md §2: the
+ *   rows hold at t_k+1). The adaptive transient passes theta: with the algebraic
+ *   rows at 1, a pair's current reaching a capacitor through an algebraic node
+ *   (a bridge's load) is taken at t_k+1, which makes the scheme first order (the
+ *   bridge's v(a,b): 5.8e-4 of range at h = 1 us, 5.8e-3 at 10 us); at theta it
+ *   is the trapezoidal mean, second order (1.7e-5 at 1 us). Ringing needs an
+ *   inconsistent start, and the adaptive stepper starts every segment with an
+ *   implicit-Euler step (theta = theta_alg = 1).
+ * - like: a problem of L (or NULL) whose pairs' pattern structures are copied
+ *   where they are the same (onestep_mode.h nsc_mode_like) instead of
+ *   recomputed: the problem built is the same, bit for bit. Ignored with mean
+ *   or when like was built with mean (their D is scaled).
+ * - mean: each pair whose multiplier enters theta rows only is held at the
+ *   theta point: theta y(t_k+1) + (1 - theta) y(t_k) >= 0 _|_ l >= 0, y = C z +
+ *   D l + e with the step's l in both. With the algebraic rows at theta (the
+ *   adaptive transient) l is the step's mean, and a condition at t_k+1 puts a
+ *   diode's RON l half a step late (its v = -RON i lags by RON |di/dt| h / 2: a
+ *   buck's mean v(out) 3.6e-5 low at a 50 ns ceiling, first order in the step);
+ *   held at the theta point, the condition and the rows it feeds are one
+ *   trapezoidal rule (second order). Pairs on an exact row (a comparator's
+ *   output) and implicit-Euler steps (every Theta_ii = 1) hold at t_k+1 as
+ *   before. Only nsc_onestep_step's path (the sources' values w0, w1) reads the
+ *   start's part of such a pair; nsc_onestep_solve's given e1 is the condition's
+ *   whole e. No affine maps, no incremental check. */
+typedef struct nsc_onestep_opts {
+    double h;                  /* the step (0: the static problem) */
+    double theta;              /* theta of the differential rows */
+    double theta_alg;          /* theta of the algebraic rows (0: 1) */
+    const char *sw;            /* [L->nsw] switch states, or NULL: all off */
+    const nsc_onestep *like;   /* a problem to copy the pattern structures from, or NULL */
+    int mean;                  /* 1: pairs held at the theta point */
+} nsc_onestep_opts;
+
+/* Build the problem of L with the options o into *out. Errors (singular W,
+ * ENOMEM) in r. */
+nsc_status nsc_onestep_new(const nsc_lcs *L, const nsc_onestep_opts *o, nsc_onestep **out, nsc_report *r);
 /* kap_j = (1 - theta_j) / theta_j of each pair (> 0: held at the theta point,
- * nsc_onestep_new_mean), or NULL when every pair holds at t_k+1. */
+ * nsc_onestep_opts.mean), or NULL when every pair holds at t_k+1. */
 const double *nsc_onestep_kappa(const nsc_onestep *P);
 /* The solution with every pair open (l = 0): z1 = W^-1 r, same arguments as
  * nsc_onestep_solve. 0 ok, -1 on failure. */

@@ -230,25 +230,25 @@ done:
 void nsc_alg_vec(const nsc_onestep *P, const double *s, double *out)
 {
     memcpy(out, s, (size_t)P->n * sizeof(double));
-    for (int c = 0; c < P->nalg; c++) {
+    for (int c = 0; c < P->alg.nalg; c++) {
         double t = 0;
-        for (int e = P->alg_cp[c]; e < P->alg_cp[c + 1]; e++) t += P->alg_v[e] * s[P->alg_row[e]];
-        out[P->alg_rep[c]] = t;                                   /* (T s)_rep = v^T s */
+        for (int e = P->alg.cp[c]; e < P->alg.cp[c + 1]; e++) t += P->alg.v[e] * s[P->alg.row[e]];
+        out[P->alg.rep[c]] = t;                                   /* (T s)_rep = v^T s */
     }
 }
 
 /* P's combinations as an alg_t (borrowed). */
 static alg_t alg_of(const nsc_onestep *P)
 {
-    alg_t T = { P->nalg, P->alg_rep, P->alg_cp, P->alg_row, P->alg_v, 0, 0 };
-    if (P->nalg > 0) T.nnz = P->alg_cp[P->nalg];
+    alg_t T = { P->alg.nalg, P->alg.rep, P->alg.cp, P->alg.row, P->alg.v, 0, 0 };
+    if (P->alg.nalg > 0) T.nnz = P->alg.cp[P->alg.nalg];
     return T;
 }
 
 nsc_sparse *nsc_alg_times(const nsc_onestep *P, const nsc_sparse *X)
 {
     alg_t T = alg_of(P);
-    return P->nalg > 0 ? alg_apply(&T, X, 0) : nsc_sp_add(X, X, 1.0, 0.0);
+    return P->alg.nalg > 0 ? alg_apply(&T, X, 0) : nsc_sp_add(X, X, 1.0, 0.0);
 }
 
 int nsc_alg_setup(nsc_onestep *P, const nsc_sparse *A, nsc_sparse **Et, nsc_sparse **At)
@@ -263,17 +263,26 @@ int nsc_alg_setup(nsc_onestep *P, const nsc_sparse *A, nsc_sparse **Et, nsc_spar
     }
     *Et = alg_apply(&T, L->E, 1);                                 /* the DAE premultiplied by T */
     *At = alg_apply(&T, A, 0);
-    P->Bt = alg_apply(&T, L->B, 0);
-    P->nalg = T.nc;                                               /* P owns T's arrays from here */
-    P->alg_rep = T.rep;
-    P->alg_cp = T.cp;
-    P->alg_row = T.row;
-    P->alg_v = T.v;
-    if (!*Et || !*At || !P->Bt) {
+    P->alg.Bt = alg_apply(&T, L->B, 0);
+    P->alg.nalg = T.nc;                                               /* P owns T's arrays from here */
+    P->alg.rep = T.rep;
+    P->alg.cp = T.cp;
+    P->alg.row = T.row;
+    P->alg.v = T.v;
+    if (!*Et || !*At || !P->alg.Bt) {
         nsc_sp_free(*Et); nsc_sp_free(*At);
         *Et = *At = NULL;
         return -1;
     }
-    P->B = P->Bt;
+    P->st.B = P->alg.Bt;
     return 0;
+}
+
+void nsc_alg_free(nsc_os_alg *a)
+{
+    free(a->rep);
+    free(a->cp);
+    free(a->row);
+    free(a->v);
+    nsc_sp_free(a->Bt);
 }

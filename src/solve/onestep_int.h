@@ -55,20 +55,15 @@ typedef struct nsc_mode {
                                that a map is built for modes that repay its ncol solves */
 typedef struct nsc_map nsc_map;
 
-/* The problem. Fields by owner: onestep.c down to ebuf (with onestep_alg.c for
- * the alg_* rows), onestep_mode.c from sep to the incremental check (the dense
- * path's WiB, M, ws with lcp_lemke.c), the counters shared, map onestep_map.c. */
-struct nsc_onestep {
-    /* ---- onestep.c: the step problem ---- */
-    const nsc_lcs *L;
+/* The problem: its identity (set by the constructor, nsc_onestep_new, and read
+ * everywhere) and one sub-struct per owner, the file that allocates, resets
+ * and frees it (others read it, and write only where the comment says). */
+
+/* onestep.c: the step's matrices and sources. */
+typedef struct nsc_os_step {
     double h, theta;
-    int n, m;
     char *sw;          /* [L->nsw] switch states this problem is built for (1 = on) */
-    int nalg;          /* hidden algebraic rows (below): combination c replaces row alg_rep[c] */
-    int *alg_rep, *alg_cp, *alg_row;   /* by sum_e alg_v[e] row alg_row[e], e in alg_cp[c].. */
-    double *alg_v;
-    const nsc_sparse *B; /* T B (Bt) or L->B */
-    nsc_sparse *Bt;
+    const nsc_sparse *B; /* T B (alg.Bt) or L->B */
     double *ts;        /* [n] work: T s */
     double *th;        /* [n] Theta_ii */
     nsc_sparse *W;     /* E/h - Theta A */
@@ -77,14 +72,13 @@ struct nsc_onestep {
                                   to make W and R of another h (nsc_onestep_renew) */
     nsc_klu *F;        /* LU of W */
     double wrc;        /* rcond of W's last factorisation with pivoting (renewals refactor on its pivots) */
+    int wstale;        /* 1: F does not factor W yet (a Newton relinearisation of a problem
+                          with charges, onestep_nl.c relin; nsc_onestep_wfactor) */
     /* sources (nsc_onestep_step): r = R z0 + sc + Sw1 w1 + Sw0 w0 */
     double *sc;        /* [n] T s0 (constant part of s) */
     nsc_sparse *Sw1;   /* n x nsrc: Theta T Ss (h = 0: Ss) */
     nsc_sparse *Sw0;   /* n x nsrc: (I - Theta) T Ss (NULL when h = 0) */
-    nsc_sparse *Ct;    /* C^T: column i = row i of C */
-    nsc_sparse *Dt;    /* D^T */
-    nsc_sparse *SeT;   /* Se^T */
-    /* pairs held at the theta point (nsc_onestep_new_mean): a pair whose
+    /* pairs held at the theta point (nsc_onestep_new with mean): a pair whose
      * multiplier enters theta rows only (its l the step's mean) holds
      * theta y(t_k+1) + (1 - theta) y(t_k) >= 0, y with the same l, i.e. after
      * division by theta_j: C_j z1 + D_j l / theta_j + e_j(t_k+1) + kap_j
@@ -96,7 +90,25 @@ struct nsc_onestep {
     const double *e1;  /* e(t_k+1) of the step being solved, or NULL: e0 + Se w1 (+ ez) */
     const double *w1;  /* w(t_k+1) when e1 is NULL */
     double *ebuf;      /* [m] e1 when the dense path needs it */
-    /* pair kinds and the fixed pattern (onestep_mode.c) */
+    double *r, *q, *w; /* work [n], [m], [m]; after a failure q < 0 marks the violated pairs
+                          (onestep_nl.c clears q) */
+    double *x;         /* [n + m] work: mode solution (onestep_mode.c, onestep_map.c write it) */
+} nsc_os_step;
+
+/* onestep_alg.c: the hidden algebraic rows; combination c replaces row rep[c]
+ * by sum_e v[e] row row[e], e in cp[c] .. cp[c+1]-1. */
+typedef struct nsc_os_alg {
+    int nalg;
+    int *rep, *cp, *row;
+    double *v;
+    nsc_sparse *Bt;    /* T B (NULL without combinations); also written to step.B */
+} nsc_os_alg;
+
+/* onestep_mode.c: pair kinds and the fixed pattern. */
+typedef struct nsc_os_pat {
+    nsc_sparse *Ct;    /* C^T: column i = row i of C */
+    nsc_sparse *Dt;    /* D^T */
+    nsc_sparse *SeT;   /* Se^T */
     char *sep;         /* [m] 1: separable pair */
     double *dinv;      /* [m] 1 / D_jj of separable pairs, else 0 */
     int nsep_e;        /* separable pairs whose e depends on w (row of Se not empty) */
@@ -116,7 +128,8 @@ struct nsc_onestep {
     uint64_t *pkey;    /* [m] hash key of each pair */
     int nn;            /* pairs of kind N */
     int *nlist;        /* [nn] their indices, ascending */
-    int *posn;         /* [m] work: index of an N pair among the active ones, else -1 */
+    int *posn;         /* [m] work: index of an N pair among the active ones, else -1
+                          (onestep_map.c writes it) */
     char *samerow;     /* [m] 1: separable pair whose row of C (pattern and values) is pair i-1's,
                           also separable (the segments of one PWL device share a row) */
     int *runend;       /* [m] at the first pair i of a run of separable pairs (samerow[i] = 0):
@@ -125,13 +138,11 @@ struct nsc_onestep {
     double *rt;        /* [2 rmax] work: a row's terms C_ik z_k, then their |.| */
     char *touched;     /* [npos] work: 0 between calls */
     int *tlist;        /* [npos] work */
-    /* dense path (m <= NSC_DENSE_MMAX), formed when pivoting first needs it */
-    double *WiB;       /* [n*m] W^-1 B, column-major */
-    double *M;         /* [m*m] D + C W^-1 B */
-    nsc_lcp_ws *ws;    /* Lemke's workspace (dense path or block), allocated when needed */
-    int wsmax;         /* its size */
-    int dense_mmax;    /* the dense path for m <= dense_mmax (NSC_DENSE_MMAX; tests lower it) */
-    double *r, *q, *w; /* work [n], [m], [m]; after a failure q < 0 marks the violated pairs */
+} nsc_os_pat;
+
+/* onestep_mode.c: the mode cache and the active-set iteration's state (the
+ * driver in onestep.c sets prev, mask and cur when a pivoting solve is taken). */
+typedef struct nsc_os_modes {
     nsc_mode modes[NSC_MODE_CACHE];
     int nmodes;
     int cur;           /* cache slot of the last accepted mode, -1 */
@@ -147,13 +158,27 @@ struct nsc_onestep {
     int mask_prev;     /* 1: mask holds prev (a step's active-set iteration that started from
                           prev and was accepted; any other write of mask or prev clears it) */
     uint64_t nkey;      /* the key of the update (next) the last rejecting nsc_mode_try wrote */
-    double *x;         /* [n + m] work: mode solution */
+    double *lt;        /* [m] work: N-active lambda (zero elsewhere between calls) */
+    long nfactor;      /* mode systems factored (new pattern, refactor or pivoting refactor) */
+    long ncached;      /* mode systems found in the cache */
+} nsc_os_modes;
+
+/* onestep.c: the dense path (m <= dense_mmax), formed when pivoting first needs it, and Lemke's
+ * work. */
+typedef struct nsc_os_dense {
+    double *WiB;       /* [n*m] W^-1 B, column-major */
+    double *M;         /* [m*m] D + C W^-1 B */
+    nsc_lcp_ws *ws;    /* Lemke's workspace (dense path or block), allocated when needed */
+    int wsmax;         /* its size */
+    int dense_mmax;    /* the dense path for m <= dense_mmax (NSC_DENSE_MMAX; tests lower it) */
     double *zl;        /* [n] work: Lemke's z */
     double *ll;        /* [m] work: Lemke's lambda */
-    double *lt;        /* [m] work: N-active lambda (zero elsewhere between calls) */
-    /* incremental check (large problems, onestep_mode.c): the last accepted check */
-    int inc_track;     /* 1: keep the reference (m >= NSC_INC_MMIN and no maps) */
-    int inc_ok;        /* 1: zref, mref and the caller's l are that reference */
+} nsc_os_dense;
+
+/* onestep_mode.c: the incremental check (large problems): the last accepted check. */
+typedef struct nsc_os_inc {
+    int track;         /* 1: keep the reference (m >= NSC_INC_MMIN and no maps) */
+    int ok;            /* 1: zref, mref and the caller's l are that reference */
     double *zref;      /* [n] z of the last accepted check */
     char *mref;        /* [m] its active set */
     int mref_slot;     /* the cache slot whose mask mref is (its last accepted check), -1:
@@ -165,11 +190,18 @@ struct nsc_onestep {
     double *dval;      /* [m] work: their l */
     int lch;           /* the pairs whose l the last step may have changed: dlist[0..lch-1]
                           (an incremental check accepted it), or -1: any of the m */
-    long nfactor;      /* mode systems factored (new pattern, refactor or pivoting refactor) */
-    long ncached;      /* mode systems found in the cache */
-    nsc_map *map;      /* affine maps of small problems (NULL: none) */
-    int wstale;        /* 1: F does not factor W yet (a Newton relinearisation of a problem
-                          with charges, onestep_nl.c relin; nsc_onestep_wfactor) */
+} nsc_os_inc;
+
+struct nsc_onestep {
+    const nsc_lcs *L;  /* identity */
+    int n, m;
+    nsc_os_step st;    /* onestep.c */
+    nsc_os_alg alg;    /* onestep_alg.c */
+    nsc_os_pat pat;    /* onestep_mode.c */
+    nsc_os_modes mc;   /* onestep_mode.c */
+    nsc_os_dense dn;   /* onestep.c */
+    nsc_os_inc inc;    /* onestep_mode.c */
+    nsc_map *map;      /* onestep_map.c: affine maps of small problems (NULL: none) */
 };
 
 /* F made the factors of W where a relinearisation left them stale (the solves

@@ -38,7 +38,7 @@ int nsc_map_hits(const nsc_map *Q)
 int nsc_map_setup(nsc_onestep *P)
 {
     P->map = NULL;
-    if (!(P->h > 0) || !P->R || P->kap) return 0;                /* (pairs at the theta point: e reads z0) */
+    if (!(P->st.h > 0) || !P->st.R || P->st.kap) return 0;                /* (pairs at the theta point: e reads z0) */
     const nsc_lcs *L = P->L;
     int n = P->n, m = P->m, nsrc = L->nsrc;
     nsc_map *Q = nsc_calloc(1, sizeof *Q);
@@ -48,10 +48,10 @@ int nsc_map_setup(nsc_onestep *P)
     Q->w1col = nsc_calloc((size_t)nsrc + 1, sizeof(int));
     if (!Q->zcol || !Q->w0col || !Q->w1col) { nsc_map_free(Q); return -1; }
     for (int k = 0; k < n; k++)
-        if (P->R->p[k + 1] > P->R->p[k]) Q->zcol[Q->nz++] = k;
+        if (P->st.R->p[k + 1] > P->st.R->p[k]) Q->zcol[Q->nz++] = k;
     for (int q = 0; q < nsrc; q++) {
-        if (P->Sw0->p[q + 1] > P->Sw0->p[q]) Q->w0col[Q->nw0++] = q;
-        if (P->Sw1->p[q + 1] > P->Sw1->p[q] || L->Se->p[q + 1] > L->Se->p[q]) Q->w1col[Q->nw1++] = q;
+        if (P->st.Sw0->p[q + 1] > P->st.Sw0->p[q]) Q->w0col[Q->nw0++] = q;
+        if (P->st.Sw1->p[q + 1] > P->st.Sw1->p[q] || L->Se->p[q + 1] > L->Se->p[q]) Q->w1col[Q->nw1++] = q;
     }
     Q->ncol = Q->nz + Q->nw0 + Q->nw1 + 1;
     if ((double)(n + m) * Q->ncol > NSC_MAP_MAX) { nsc_map_free(Q); return 0; }
@@ -67,13 +67,13 @@ int nsc_map_setup(nsc_onestep *P)
  * l_Na (out[n + j], j active N): the scale of the sparse check's tolerance. */
 static double pair_size(const nsc_onestep *P, const nsc_mode *M, int i, const double *out)
 {
-    const nsc_sparse *Ct = P->Ct, *Dt = P->Dt;
+    const nsc_sparse *Ct = P->pat.Ct, *Dt = P->pat.Dt;
     double s = fabs(nsc_pair_e(P, i));
     for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++) s += fabs(Ct->x[k] * out[Ct->i[k]]);
-    if (!P->sep[i])
+    if (!P->pat.sep[i])
         for (int k = Dt->p[i]; k < Dt->p[i + 1]; k++) {
             int j = Dt->i[k];
-            if (M->mask[j] && !P->sep[j]) s += fabs(Dt->x[k] * out[P->n + j]);
+            if (M->mask[j] && !P->pat.sep[j]) s += fabs(Dt->x[k] * out[P->n + j]);
         }
     return s;
 }
@@ -119,46 +119,46 @@ done:
 /* Column g (n + m) of mode M's affine map for the input (kind, k): kind 0 z0_k
  * (R(:,k)), 1 w0_k (Sw0(:,k)), 2 w1_k (Sw1(:,k), Se(:,k)), 3 the constant (sc - c,
  * -e0_Na): K^-1 times the right-hand side's derivative, then per pair l_i
- * (active N) or g_i = C_i z + D_i l_Na + e_i. P->posn must index M's active N
+ * (active N) or g_i = C_i z + D_i l_Na + e_i. P->pat.posn must index M's active N
  * pairs; ed: [m] work. 0, or -1 when the solve fails. */
 int nsc_map_column(nsc_onestep *P, nsc_mode *M, int kind, int k, double *g, double *ed)
 {
     const nsc_lcs *L = P->L;
     int n = P->n, m = P->m, N = n + M->nan;
-    double *x = P->x;
-    const nsc_sparse *B = P->B, *Ct = P->Ct, *Dt = P->Dt, *Se = L->Se;
+    double *x = P->st.x;
+    const nsc_sparse *B = P->st.B, *Ct = P->pat.Ct, *Dt = P->pat.Dt, *Se = L->Se;
     memset(x, 0, sizeof(double) * (size_t)N);
     memset(ed, 0, sizeof(double) * (size_t)m);
     if (kind == 0) {                                             /* z0_k: R(:,k) */
-        for (int q = P->R->p[k]; q < P->R->p[k + 1]; q++) x[P->R->i[q]] = P->R->x[q];
+        for (int q = P->st.R->p[k]; q < P->st.R->p[k + 1]; q++) x[P->st.R->i[q]] = P->st.R->x[q];
     } else if (kind == 1) {                                      /* w0_k: Sw0(:,k) */
-        for (int q = P->Sw0->p[k]; q < P->Sw0->p[k + 1]; q++) x[P->Sw0->i[q]] = P->Sw0->x[q];
+        for (int q = P->st.Sw0->p[k]; q < P->st.Sw0->p[k + 1]; q++) x[P->st.Sw0->i[q]] = P->st.Sw0->x[q];
     } else if (kind == 2) {                                      /* w1_k: Sw1(:,k), Se(:,k) */
-        for (int q = P->Sw1->p[k]; q < P->Sw1->p[k + 1]; q++) x[P->Sw1->i[q]] = P->Sw1->x[q];
+        for (int q = P->st.Sw1->p[k]; q < P->st.Sw1->p[k + 1]; q++) x[P->st.Sw1->i[q]] = P->st.Sw1->x[q];
         for (int q = Se->p[k]; q < Se->p[k + 1]; q++) {
             int i = Se->i[q];
             double v = Se->x[q];
             ed[i] += v;
             if (!M->mask[i]) continue;
-            if (P->sep[i])
-                for (int b = B->p[i]; b < B->p[i + 1]; b++) x[B->i[b]] -= B->x[b] * v * P->dinv[i];
+            if (P->pat.sep[i])
+                for (int b = B->p[i]; b < B->p[i + 1]; b++) x[B->i[b]] -= B->x[b] * v * P->pat.dinv[i];
             else
-                x[n + P->posn[i]] -= v;
+                x[n + P->pat.posn[i]] -= v;
         }
     } else {                                                     /* 1: sc - c, -e0_Na */
-        for (int i = 0; i < n; i++) x[i] = P->sc[i] - M->c[i];
+        for (int i = 0; i < n; i++) x[i] = P->st.sc[i] - M->c[i];
         for (int a = 0; a < M->nan; a++) x[n + a] = -L->e0[M->actn[a]];
         memcpy(ed, L->e0, sizeof(double) * (size_t)m);
     }
     if (nsc_klu_solve(M->F, x, 1)) return -1;                   /* G(:,c) = K \ rhs_c */
     memcpy(g, x, sizeof(double) * (size_t)n);
     for (int i = 0; i < m; i++) {
-        if (M->mask[i] && !P->sep[i]) { g[n + i] = x[n + P->posn[i]]; continue; }
+        if (M->mask[i] && !P->pat.sep[i]) { g[n + i] = x[n + P->pat.posn[i]]; continue; }
         double v = ed[i];                                        /* g_i = C_i z + D_i l_Na + e_i */
         for (int q = Ct->p[i]; q < Ct->p[i + 1]; q++) v += Ct->x[q] * x[Ct->i[q]];
-        if (!P->sep[i])
+        if (!P->pat.sep[i])
             for (int q = Dt->p[i]; q < Dt->p[i + 1]; q++)
-                if (P->posn[Dt->i[q]] >= 0) v += Dt->x[q] * x[n + P->posn[Dt->i[q]]];
+                if (P->pat.posn[Dt->i[q]] >= 0) v += Dt->x[q] * x[n + P->pat.posn[Dt->i[q]]];
         g[n + i] = v;
     }
     return 0;
@@ -173,8 +173,8 @@ int nsc_map_build(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w
     double *G = nsc_calloc((size_t)nout * (size_t)Q->ncol, sizeof(double));
     double *xs = malloc(sizeof(double) * (size_t)N);             /* the step's sparse solution */
     if (!G || !xs) { free(G); free(xs); return -1; }
-    memcpy(xs, P->x, sizeof(double) * (size_t)N);
-    for (int a = 0; a < M->nan; a++) P->posn[M->actn[a]] = a;
+    memcpy(xs, P->st.x, sizeof(double) * (size_t)N);
+    for (int a = 0; a < M->nan; a++) P->pat.posn[M->actn[a]] = a;
     int ret = -1;
     for (int c = 0; c < Q->ncol; c++) {
         int kind = c < Q->nz ? 0 : c < Q->nz + Q->nw0 ? 1 : c < Q->ncol - 1 ? 2 : 3;
@@ -187,8 +187,8 @@ int nsc_map_build(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w
     for (int a = 0; a < Q->nw0; a++) Q->u[c++] = w0[Q->w0col[a]];
     for (int a = 0; a < Q->nw1; a++) Q->u[c++] = w1[Q->w1col[a]];
     Q->u[c] = 1.0;
-    P->e1 = NULL;
-    P->w1 = w1;
+    P->st.e1 = NULL;
+    P->st.w1 = w1;
     if (map_accurate(P, M, G, Q->u, xs)) {
         M->G = G;
         G = NULL;
@@ -197,7 +197,7 @@ int nsc_map_build(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w
     }
     (void)z1;
 done:
-    for (int a = 0; a < M->nan; a++) P->posn[M->actn[a]] = -1;
+    for (int a = 0; a < M->nan; a++) P->pat.posn[M->actn[a]] = -1;
     free(G);
     free(xs);
     return ret;
@@ -218,8 +218,8 @@ int nsc_map_try(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0,
     nsc_dense_gemv_small(nout, ncol, G, u, out);                 /* out = G u */
     const double *y = out + n;
     const char *mask = M->mask;
-    P->e1 = NULL;                                                /* e = e0 + Se w1 (pair_size) */
-    P->w1 = w1;
+    P->st.e1 = NULL;                                                /* e = e0 + Se w1 (pair_size) */
+    P->st.w1 = w1;
     double lmax = 0, viol = 0;
     for (int a = 0; a < M->nan; a++) {
         double v = fabs(y[M->actn[a]]);
@@ -228,9 +228,9 @@ int nsc_map_try(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0,
     for (int i = 0; i < m; i++) {
         double v = y[i], li = 0;
         if (mask[i]) {
-            if (P->sep[i]) {                                     /* S active: l = -g / D_ii >= 0 */
+            if (P->pat.sep[i]) {                                     /* S active: l = -g / D_ii >= 0 */
                 if (v > 0 && v > NSC_MODE_TOL * pair_size(P, M, i, out)) return 0;
-                li = -v * P->dinv[i];
+                li = -v * P->pat.dinv[i];
             } else {                                             /* N active: l >= 0 */
                 if (v < -NSC_MODE_TOL * lmax) return 0;
                 li = v;
@@ -249,21 +249,21 @@ int nsc_map_try(nsc_onestep *P, nsc_mode *M, const double *z0, const double *w0,
 /* 1 when column k of S has no entry (kind 2 also looks at Se). */
 static int column_empty(const nsc_onestep *P, int kind, int k)
 {
-    if (kind == 0) return P->R->p[k + 1] == P->R->p[k];
-    if (kind == 1) return P->Sw0->p[k + 1] == P->Sw0->p[k];
-    return P->Sw1->p[k + 1] == P->Sw1->p[k] && P->L->Se->p[k + 1] == P->L->Se->p[k];
+    if (kind == 0) return P->st.R->p[k + 1] == P->st.R->p[k];
+    if (kind == 1) return P->st.Sw0->p[k + 1] == P->st.Sw0->p[k];
+    return P->st.Sw1->p[k + 1] == P->st.Sw1->p[k] && P->L->Se->p[k + 1] == P->L->Se->p[k];
 }
 
 int nsc_onestep_affine(nsc_onestep *P, const char *mask, double *G, double *dinv)
 {
     int n = P->n, m = P->m, nsrc = P->L->nsrc, nout = n + m, ncol = n + 2 * nsrc + 1;
-    if (!(P->h > 0) || !P->R) return -1;
+    if (!(P->st.h > 0) || !P->st.R) return -1;
     nsc_mode *M = nsc_mode_get(P, mask);
     if (!M) return -1;
     if (M->singular) return 1;
     double *ed = malloc(sizeof(double) * ((size_t)m + 1));
     if (!ed) return -1;
-    for (int a = 0; a < M->nan; a++) P->posn[M->actn[a]] = a;
+    for (int a = 0; a < M->nan; a++) P->pat.posn[M->actn[a]] = a;
     int ret = 0;
     memset(G, 0, sizeof(double) * (size_t)nout * (size_t)ncol);
     for (int c = 0; c < ncol && !ret; c++) {
@@ -272,8 +272,8 @@ int nsc_onestep_affine(nsc_onestep *P, const char *mask, double *G, double *dinv
         if (kind < 3 && column_empty(P, kind, k)) continue;
         if (nsc_map_column(P, M, kind, k, G + (size_t)c * nout, ed)) ret = -1;
     }
-    for (int a = 0; a < M->nan; a++) P->posn[M->actn[a]] = -1;
-    for (int i = 0; dinv && i < m; i++) dinv[i] = P->sep[i] ? P->dinv[i] : 0.0;
+    for (int a = 0; a < M->nan; a++) P->pat.posn[M->actn[a]] = -1;
+    for (int i = 0; dinv && i < m; i++) dinv[i] = P->pat.sep[i] ? P->pat.dinv[i] : 0.0;
     free(ed);
     return ret;
 }

@@ -54,17 +54,32 @@ static void mode_clear(nsc_mode *M)
     memset(M, 0, sizeof *M);
 }
 
+int nsc_mode_init(nsc_onestep *P)
+{
+    size_t m = (size_t)P->m;
+    nsc_os_modes *c = &P->mc;
+    c->prev = nsc_calloc(m, 1);
+    c->mask = nsc_calloc(m, 1);
+    c->mask2 = nsc_calloc(m, 1);
+    c->mask0 = nsc_calloc(m + 1, 1);
+    c->lt = nsc_calloc(m, sizeof(double));
+    c->cur = -1;
+    P->inc.lch = -1;
+    return c->prev && c->mask && c->mask2 && c->mask0 && c->lt ? 0 : -1;
+}
+
 void nsc_mode_teardown(nsc_onestep *P)
 {
-    for (int k = 0; k < NSC_MODE_CACHE; k++) mode_clear(&P->modes[k]);
-    P->nmodes = 0;
-    P->cur = P->mref_slot = -1;
-    free(P->sep); free(P->dinv); free(P->sep_e); free(P->nlist);
-    nsc_sp_free(P->Wb); nsc_sp_free(P->Ct); nsc_sp_free(P->Dt); nsc_sp_free(P->SeT);
-    free(P->poscol); free(P->pc); free(P->cpair); free(P->ccoef);
-    free(P->pp); free(P->ppos); free(P->pkey); free(P->posn); free(P->touched); free(P->tlist);
-    free(P->zref); free(P->mref); free(P->epair); free(P->dmark); free(P->dlist); free(P->dval);
-    free(P->samerow); free(P->runend); free(P->rt); free(P->wpos); free(P->hw);
+    for (int k = 0; k < NSC_MODE_CACHE; k++) mode_clear(&P->mc.modes[k]);
+    P->mc.nmodes = 0;
+    P->mc.cur = P->inc.mref_slot = -1;
+    free(P->pat.sep); free(P->pat.dinv); free(P->pat.sep_e); free(P->pat.nlist);
+    nsc_sp_free(P->pat.Wb); nsc_sp_free(P->pat.Ct); nsc_sp_free(P->pat.Dt); nsc_sp_free(P->pat.SeT);
+    free(P->pat.poscol); free(P->pat.pc); free(P->pat.cpair); free(P->pat.ccoef);
+    free(P->pat.pp); free(P->pat.ppos); free(P->pat.pkey); free(P->pat.posn); free(P->pat.touched); free(P->pat.tlist);
+    free(P->inc.zref); free(P->inc.mref); free(P->inc.epair); free(P->inc.dmark); free(P->inc.dlist); free(P->inc.dval);
+    free(P->pat.samerow); free(P->pat.runend); free(P->pat.rt); free(P->pat.wpos); free(P->pat.hw);
+    free(P->mc.prev); free(P->mc.mask); free(P->mc.mask2); free(P->mc.mask0); free(P->mc.lt);
 }
 
 /* After nsc_onestep_renew gave W its values for a new h (or Newton its tangent,
@@ -76,14 +91,14 @@ void nsc_mode_teardown(nsc_onestep *P)
  * (nsc_mode_get, mode_refill). The affine maps depend on h: dropped. */
 void nsc_mode_renew(nsc_onestep *P)
 {
-    const double *wx = P->W->x;
-    for (int q = 0; q < P->nhw; q++) {                           /* the others kept their values */
-        int k = P->hw[q], pos = P->wpos[k];
-        P->Wb->x[pos] = P->pc[pos + 1] > P->pc[pos] ? wx[k] + 0.0 : wx[k];   /* stamped: W + 0.0 */
+    const double *wx = P->st.W->x;
+    for (int q = 0; q < P->pat.nhw; q++) {                           /* the others kept their values */
+        int k = P->pat.hw[q], pos = P->pat.wpos[k];
+        P->pat.Wb->x[pos] = P->pat.pc[pos + 1] > P->pat.pc[pos] ? wx[k] + 0.0 : wx[k];   /* stamped: W + 0.0 */
     }
-    P->cur = -1;
+    P->mc.cur = -1;
     for (int k = 0; k < NSC_MODE_CACHE; k++) {
-        nsc_mode *M = &P->modes[k];
+        nsc_mode *M = &P->mc.modes[k];
         if (!M->mask) continue;
         free(M->G);
         M->G = NULL;
@@ -97,29 +112,31 @@ void nsc_mode_renew(nsc_onestep *P)
  * pairs with a source term in e (a row of Se). 0, or -1 on ENOMEM. */
 static int setup_alloc(nsc_onestep *P)
 {
+    nsc_os_pat *t = &P->pat;
+    nsc_os_inc *d = &P->inc;
     const nsc_lcs *L = P->L;
     int n = P->n, m = P->m;
-    P->sep = nsc_calloc((size_t)m + 1, 1);
-    P->dinv = nsc_calloc((size_t)m + 1, sizeof(double));
-    P->sep_e = nsc_calloc((size_t)m + 1, sizeof(int));
-    P->nlist = nsc_calloc((size_t)m + 1, sizeof(int));
-    P->pkey = nsc_calloc((size_t)m + 1, sizeof(uint64_t));
-    P->posn = nsc_calloc((size_t)m + 1, sizeof(int));
-    P->pp = nsc_calloc((size_t)m + 2, sizeof(int));
-    P->Ct = nsc_sp_transpose(L->C);
-    P->Dt = nsc_sp_transpose(P->D);
-    P->SeT = nsc_sp_transpose(L->Se);
-    P->zref = nsc_calloc((size_t)n + 1, sizeof(double));
-    P->mref = nsc_calloc((size_t)m + 1, 1);
-    P->epair = nsc_calloc((size_t)m + 1, sizeof(int));
-    P->dmark = nsc_calloc((size_t)m + 1, 1);
-    P->dlist = nsc_calloc((size_t)m + 1, sizeof(int));
-    P->dval = nsc_calloc((size_t)m + 1, sizeof(double));
-    if (!P->sep || !P->dinv || !P->sep_e || !P->nlist || !P->pkey || !P->posn || !P->pp || !P->Ct
-        || !P->Dt || !P->SeT || !P->zref || !P->mref || !P->epair || !P->dmark || !P->dlist || !P->dval)
+    t->sep = nsc_calloc((size_t)m + 1, 1);
+    t->dinv = nsc_calloc((size_t)m + 1, sizeof(double));
+    t->sep_e = nsc_calloc((size_t)m + 1, sizeof(int));
+    t->nlist = nsc_calloc((size_t)m + 1, sizeof(int));
+    t->pkey = nsc_calloc((size_t)m + 1, sizeof(uint64_t));
+    t->posn = nsc_calloc((size_t)m + 1, sizeof(int));
+    t->pp = nsc_calloc((size_t)m + 2, sizeof(int));
+    t->Ct = nsc_sp_transpose(L->C);
+    t->Dt = nsc_sp_transpose(P->st.D);
+    t->SeT = nsc_sp_transpose(L->Se);
+    d->zref = nsc_calloc((size_t)n + 1, sizeof(double));
+    d->mref = nsc_calloc((size_t)m + 1, 1);
+    d->epair = nsc_calloc((size_t)m + 1, sizeof(int));
+    d->dmark = nsc_calloc((size_t)m + 1, 1);
+    d->dlist = nsc_calloc((size_t)m + 1, sizeof(int));
+    d->dval = nsc_calloc((size_t)m + 1, sizeof(double));
+    if (!t->sep || !t->dinv || !t->sep_e || !t->nlist || !t->pkey || !t->posn || !t->pp || !t->Ct
+        || !t->Dt || !t->SeT || !d->zref || !d->mref || !d->epair || !d->dmark || !d->dlist || !d->dval)
         return -1;
     for (int j = 0; j < m; j++)
-        if (P->SeT->p[j + 1] > P->SeT->p[j]) P->epair[P->nepair++] = j;
+        if (t->SeT->p[j + 1] > t->SeT->p[j]) d->epair[d->nepair++] = j;
     return 0;
 }
 
@@ -128,7 +145,7 @@ static int setup_alloc(nsc_onestep *P)
  * pair gets its random key (nsc_mode_key). 0, or -1 on ENOMEM. */
 static int classify_pairs(nsc_onestep *P)
 {
-    const nsc_sparse *D = P->D;
+    const nsc_sparse *D = P->st.D;
     int m = P->m;
     int *rowcnt = nsc_calloc((size_t)m + 1, sizeof(int));
     if (!rowcnt) return -1;
@@ -143,14 +160,14 @@ static int classify_pairs(nsc_onestep *P)
             cnt++;
             if (D->i[k] == j) d = D->x[k];
         }
-        P->pkey[j] = splitmix64((uint64_t)j + 1);
-        P->posn[j] = -1;
+        P->pat.pkey[j] = splitmix64((uint64_t)j + 1);
+        P->pat.posn[j] = -1;
         if (cnt == 1 && rowcnt[j] == 1 && d > 0) {
-            P->sep[j] = 1;
-            P->dinv[j] = 1.0 / d;
-            if (P->SeT->p[j + 1] > P->SeT->p[j] || (P->kap && P->kap[j] != 0)) P->sep_e[P->nsep_e++] = j;
+            P->pat.sep[j] = 1;
+            P->pat.dinv[j] = 1.0 / d;
+            if (P->pat.SeT->p[j + 1] > P->pat.SeT->p[j] || (P->st.kap && P->st.kap[j] != 0)) P->pat.sep_e[P->pat.nsep_e++] = j;
         } else {
-            P->nlist[P->nn++] = j;
+            P->pat.nlist[P->pat.nn++] = j;
         }
     }
     free(rowcnt);
@@ -162,10 +179,10 @@ static int classify_pairs(nsc_onestep *P)
  * 0, or -1 on ENOMEM. */
 static int build_wb(nsc_onestep *P)
 {
-    const nsc_sparse *B = P->B, *W = P->W;
+    const nsc_sparse *B = P->st.B, *W = P->st.W;
     int n = P->n, m = P->m, nst = 0;
     for (int j = 0; j < m; j++)
-        if (P->sep[j]) nst += (B->p[j + 1] - B->p[j]) * (P->Ct->p[j + 1] - P->Ct->p[j]);
+        if (P->pat.sep[j]) nst += (B->p[j + 1] - B->p[j]) * (P->pat.Ct->p[j + 1] - P->pat.Ct->p[j]);
     nsc_sparse *T = nsc_sp_new(n, n, W->p[n] + nst + 1, 1);
     int ret = -1;
     if (!T) return -1;
@@ -173,22 +190,22 @@ static int build_wb(nsc_onestep *P)
         for (int k = W->p[j]; k < W->p[j + 1]; k++)
             if (nsc_sp_entry(T, W->i[k], j, W->x[k])) goto done;
     for (int j = 0; j < m; j++) {
-        if (!P->sep[j]) continue;
+        if (!P->pat.sep[j]) continue;
         for (int kb = B->p[j]; kb < B->p[j + 1]; kb++)
-            for (int kc = P->Ct->p[j]; kc < P->Ct->p[j + 1]; kc++)
-                if (nsc_sp_entry(T, B->i[kb], P->Ct->i[kc], 0.0)) goto done;
+            for (int kc = P->pat.Ct->p[j]; kc < P->pat.Ct->p[j + 1]; kc++)
+                if (nsc_sp_entry(T, B->i[kb], P->pat.Ct->i[kc], 0.0)) goto done;
     }
-    P->Wb = nsc_sp_compress(T);                                  /* duplicates: W + 0 = W exactly */
-    if (!P->Wb) goto done;
-    int nnzb = P->Wb->p[n];
-    P->npos = nnzb + n;
-    P->poscol = nsc_calloc((size_t)nnzb + 1, sizeof(int));
-    P->pc = nsc_calloc((size_t)P->npos + 2, sizeof(int));
-    P->touched = nsc_calloc((size_t)P->npos + 1, 1);
-    P->tlist = nsc_calloc((size_t)P->npos + 1, sizeof(int));
-    if (!P->poscol || !P->pc || !P->touched || !P->tlist) goto done;
+    P->pat.Wb = nsc_sp_compress(T);                                  /* duplicates: W + 0 = W exactly */
+    if (!P->pat.Wb) goto done;
+    int nnzb = P->pat.Wb->p[n];
+    P->pat.npos = nnzb + n;
+    P->pat.poscol = nsc_calloc((size_t)nnzb + 1, sizeof(int));
+    P->pat.pc = nsc_calloc((size_t)P->pat.npos + 2, sizeof(int));
+    P->pat.touched = nsc_calloc((size_t)P->pat.npos + 1, 1);
+    P->pat.tlist = nsc_calloc((size_t)P->pat.npos + 1, sizeof(int));
+    if (!P->pat.poscol || !P->pat.pc || !P->pat.touched || !P->pat.tlist) goto done;
     for (int j = 0; j < n; j++)
-        for (int k = P->Wb->p[j]; k < P->Wb->p[j + 1]; k++) P->poscol[k] = j;
+        for (int k = P->pat.Wb->p[j]; k < P->pat.Wb->p[j + 1]; k++) P->pat.poscol[k] = j;
     ret = 0;
 done:
     nsc_sp_free(T);
@@ -201,28 +218,28 @@ done:
  * else store them at fill[pos]++ (cpair, ccoef) and their positions in ppos. */
 static void contrib_walk(nsc_onestep *P, int *fill)
 {
-    const nsc_sparse *B = P->B;
+    const nsc_sparse *B = P->st.B;
     const double *e0 = P->L->e0;
-    int nnzb = P->Wb->p[P->n], np = 0;
+    int nnzb = P->pat.Wb->p[P->n], np = 0;
     for (int j = 0; j < P->m; j++) {
-        if (!P->sep[j]) continue;
+        if (!P->pat.sep[j]) continue;
         for (int kb = B->p[j]; kb < B->p[j + 1]; kb++) {
             int a = B->i[kb];
-            for (int kc = P->Ct->p[j]; kc < P->Ct->p[j + 1]; kc++) {
-                int pos = sp_find(P->Wb, a, P->Ct->i[kc]);
-                if (!fill) { P->pc[pos + 1]++; P->pp[j + 1]++; continue; }
+            for (int kc = P->pat.Ct->p[j]; kc < P->pat.Ct->p[j + 1]; kc++) {
+                int pos = sp_find(P->pat.Wb, a, P->pat.Ct->i[kc]);
+                if (!fill) { P->pat.pc[pos + 1]++; P->pat.pp[j + 1]++; continue; }
                 int q = fill[pos]++;
-                P->cpair[q] = j;
-                P->ccoef[q] = B->x[kb] * P->Ct->x[kc] * P->dinv[j];   /* B_aj C_jc / D_jj */
-                P->ppos[np++] = pos;
+                P->pat.cpair[q] = j;
+                P->pat.ccoef[q] = B->x[kb] * P->pat.Ct->x[kc] * P->pat.dinv[j];   /* B_aj C_jc / D_jj */
+                P->pat.ppos[np++] = pos;
             }
             if (e0[j] == 0) continue;
             int pos = nnzb + a;                                  /* c_a += B_aj e0_j / D_jj */
-            if (!fill) { P->pc[pos + 1]++; P->pp[j + 1]++; continue; }
+            if (!fill) { P->pat.pc[pos + 1]++; P->pat.pp[j + 1]++; continue; }
             int q = fill[pos]++;
-            P->cpair[q] = j;
-            P->ccoef[q] = B->x[kb] * e0[j] * P->dinv[j];
-            P->ppos[np++] = pos;
+            P->pat.cpair[q] = j;
+            P->pat.ccoef[q] = B->x[kb] * e0[j] * P->pat.dinv[j];
+            P->pat.ppos[np++] = pos;
         }
     }
 }
@@ -233,15 +250,15 @@ static void contrib_walk(nsc_onestep *P, int *fill)
 static int contributors(nsc_onestep *P)
 {
     contrib_walk(P, NULL);
-    for (int k = 0; k < P->npos; k++) P->pc[k + 1] += P->pc[k];
-    for (int j = 0; j < P->m; j++) P->pp[j + 1] += P->pp[j];
-    int nc = P->pc[P->npos], np = P->pp[P->m];
-    P->cpair = nsc_calloc((size_t)nc + 1, sizeof(int));
-    P->ccoef = nsc_calloc((size_t)nc + 1, sizeof(double));
-    P->ppos = nsc_calloc((size_t)np + 1, sizeof(int));
-    int *fill = nsc_calloc((size_t)P->npos + 1, sizeof(int));
-    if (!P->cpair || !P->ccoef || !P->ppos || !fill) { free(fill); return -1; }
-    memcpy(fill, P->pc, sizeof(int) * (size_t)P->npos);
+    for (int k = 0; k < P->pat.npos; k++) P->pat.pc[k + 1] += P->pat.pc[k];
+    for (int j = 0; j < P->m; j++) P->pat.pp[j + 1] += P->pat.pp[j];
+    int nc = P->pat.pc[P->pat.npos], np = P->pat.pp[P->m];
+    P->pat.cpair = nsc_calloc((size_t)nc + 1, sizeof(int));
+    P->pat.ccoef = nsc_calloc((size_t)nc + 1, sizeof(double));
+    P->pat.ppos = nsc_calloc((size_t)np + 1, sizeof(int));
+    int *fill = nsc_calloc((size_t)P->pat.npos + 1, sizeof(int));
+    if (!P->pat.cpair || !P->pat.ccoef || !P->pat.ppos || !fill) { free(fill); return -1; }
+    memcpy(fill, P->pat.pc, sizeof(int) * (size_t)P->pat.npos);
     contrib_walk(P, fill);
     free(fill);
     return 0;
@@ -251,25 +268,25 @@ static int contributors(nsc_onestep *P)
  * one row's terms (rt). 0, or -1 on ENOMEM. */
 static int row_runs(nsc_onestep *P)
 {
-    const nsc_sparse *Ct = P->Ct;
-    P->samerow = nsc_calloc((size_t)P->m + 1, 1);
-    if (!P->samerow) return -1;
+    const nsc_sparse *Ct = P->pat.Ct;
+    P->pat.samerow = nsc_calloc((size_t)P->m + 1, 1);
+    if (!P->pat.samerow) return -1;
     for (int i = 0; i < P->m; i++) {
         int len = Ct->p[i + 1] - Ct->p[i];
-        if (len > P->rmax) P->rmax = len;
-        if (i == 0 || !P->sep[i] || !P->sep[i - 1] || len != Ct->p[i] - Ct->p[i - 1]) continue;
+        if (len > P->pat.rmax) P->pat.rmax = len;
+        if (i == 0 || !P->pat.sep[i] || !P->pat.sep[i - 1] || len != Ct->p[i] - Ct->p[i - 1]) continue;
         size_t a = (size_t)Ct->p[i - 1], b = (size_t)Ct->p[i], k = (size_t)len;
-        P->samerow[i] = memcmp(Ct->i + a, Ct->i + b, k * sizeof(int)) == 0
+        P->pat.samerow[i] = memcmp(Ct->i + a, Ct->i + b, k * sizeof(int)) == 0
                         && memcmp(Ct->x + a, Ct->x + b, k * sizeof(double)) == 0;
     }
-    P->rt = nsc_calloc(2 * (size_t)P->rmax + 1, sizeof(double));
-    P->runend = nsc_calloc((size_t)P->m + 1, sizeof(int));
-    if (!P->rt || !P->runend) return -1;
-    const int *sp = P->SeT->p;
+    P->pat.rt = nsc_calloc(2 * (size_t)P->pat.rmax + 1, sizeof(double));
+    P->pat.runend = nsc_calloc((size_t)P->m + 1, sizeof(int));
+    if (!P->pat.rt || !P->pat.runend) return -1;
+    const int *sp = P->pat.SeT->p;
     for (int i = P->m - 1, end = P->m, pure = 1; i >= 0; i--) {   /* backwards: each run's end known */
-        pure = (i + 1 < P->m && P->samerow[i + 1] ? pure : 1) && sp[i + 1] == sp[i];
-        if (i + 1 < P->m && !P->samerow[i + 1]) end = i + 1;
-        P->runend[i] = P->samerow[i] || !P->sep[i] ? 0 : pure ? end : -1;
+        pure = (i + 1 < P->m && P->pat.samerow[i + 1] ? pure : 1) && sp[i + 1] == sp[i];
+        if (i + 1 < P->m && !P->pat.samerow[i + 1]) end = i + 1;
+        P->pat.runend[i] = P->pat.samerow[i] || !P->pat.sep[i] ? 0 : pure ? end : -1;
     }
     return 0;
 }
@@ -280,17 +297,17 @@ static int row_runs(nsc_onestep *P)
 static int h_entries(nsc_onestep *P)
 {
     const nsc_lcs *L = P->L;
-    const nsc_sparse *W = P->W, *E = P->Et ? P->Et : L->E;
+    const nsc_sparse *W = P->st.W, *E = P->st.Et ? P->st.Et : L->E;
     int nnz = W->p[P->n];
     char *smrow = nsc_calloc((size_t)P->n + 1, 1);
-    P->wpos = nsc_calloc((size_t)nnz + 1, sizeof(int));
-    P->hw = nsc_calloc((size_t)nnz + 1, sizeof(int));
-    if (!smrow || !P->wpos || !P->hw) { free(smrow); return -1; }
+    P->pat.wpos = nsc_calloc((size_t)nnz + 1, sizeof(int));
+    P->pat.hw = nsc_calloc((size_t)nnz + 1, sizeof(int));
+    if (!smrow || !P->pat.wpos || !P->pat.hw) { free(smrow); return -1; }
     for (int k = 0; k < L->nsm; k++) smrow[L->sm[k].row] = 1;
     for (int j = 0; j < P->n; j++)
         for (int k = W->p[j]; k < W->p[j + 1]; k++) {
-            P->wpos[k] = sp_find(P->Wb, W->i[k], j);
-            if (smrow[W->i[k]] || (P->h > 0 && sp_find(E, W->i[k], j) >= 0)) P->hw[P->nhw++] = k;
+            P->pat.wpos[k] = sp_find(P->pat.Wb, W->i[k], j);
+            if (smrow[W->i[k]] || (P->st.h > 0 && sp_find(E, W->i[k], j) >= 0)) P->pat.hw[P->pat.nhw++] = k;
         }
     free(smrow);
     return 0;
@@ -298,7 +315,7 @@ static int h_entries(nsc_onestep *P)
 
 int nsc_mode_setup(nsc_onestep *P)
 {
-    P->cur = P->lastget = P->mref_slot = -1;
+    P->mc.cur = P->mc.lastget = P->inc.mref_slot = -1;
     if (setup_alloc(P) || classify_pairs(P) || row_runs(P) || build_wb(P) || h_entries(P) || contributors(P)) return -1;
     return 0;
 }
@@ -324,9 +341,9 @@ static nsc_sparse *sp_dup(const nsc_sparse *A)
 
 int nsc_mode_like(const nsc_onestep *P, const nsc_onestep *S)
 {
-    const nsc_sparse *W = P->W, *V = S ? S->W : NULL;
-    if (!S || !S->Wb || S->L != P->L || S->n != P->n || S->Et || P->Et || S->B != S->L->B || P->B != P->L->B
-        || (S->h > 0) != (P->h > 0) || !W || !V || W->p[P->n] != V->p[P->n])
+    const nsc_sparse *W = P->st.W, *V = S ? S->st.W : NULL;
+    if (!S || !S->pat.Wb || S->L != P->L || S->n != P->n || S->st.Et || P->st.Et || S->st.B != S->L->B || P->st.B != P->L->B
+        || (S->st.h > 0) != (P->st.h > 0) || !W || !V || W->p[P->n] != V->p[P->n])
         return 0;
     return !memcmp(W->p, V->p, sizeof(int) * ((size_t)P->n + 1))
         && !memcmp(W->i, V->i, sizeof(int) * (size_t)W->p[P->n]);
@@ -337,60 +354,62 @@ int nsc_mode_like(const nsc_onestep *P, const nsc_onestep *S)
  * on L and W's pattern only); the work arrays fresh. 0, or -1 on ENOMEM. */
 static int setup_copy(nsc_onestep *P, const nsc_onestep *S)
 {
-    size_t n = (size_t)P->n, m = (size_t)P->m, nnzb = (size_t)S->Wb->p[P->n], nw = (size_t)S->W->p[P->n];
-    size_t npos = (size_t)S->npos, nc = (size_t)S->pc[S->npos], np = (size_t)S->pp[S->m];
-    P->sep = dup_mem(S->sep, m + 1);
-    P->dinv = dup_mem(S->dinv, (m + 1) * sizeof(double));
-    P->sep_e = dup_mem(S->sep_e, (m + 1) * sizeof(int));
-    P->nlist = dup_mem(S->nlist, (m + 1) * sizeof(int));
-    P->pkey = dup_mem(S->pkey, (m + 1) * sizeof(uint64_t));
-    P->pp = dup_mem(S->pp, (m + 2) * sizeof(int));
-    P->epair = dup_mem(S->epair, (m + 1) * sizeof(int));
-    P->samerow = dup_mem(S->samerow, m + 1);
-    P->runend = dup_mem(S->runend, (m + 1) * sizeof(int));
-    P->poscol = dup_mem(S->poscol, (nnzb + 1) * sizeof(int));
-    P->pc = dup_mem(S->pc, (npos + 2) * sizeof(int));
-    P->wpos = dup_mem(S->wpos, (nw + 1) * sizeof(int));
-    P->hw = dup_mem(S->hw, (nw + 1) * sizeof(int));
-    P->cpair = dup_mem(S->cpair, (nc + 1) * sizeof(int));
-    P->ccoef = dup_mem(S->ccoef, (nc + 1) * sizeof(double));
-    P->ppos = dup_mem(S->ppos, (np + 1) * sizeof(int));
-    P->Ct = sp_dup(S->Ct);
-    P->Dt = sp_dup(S->Dt);
-    P->SeT = sp_dup(S->SeT);
-    P->Wb = sp_dup(S->Wb);
-    P->posn = malloc(sizeof(int) * (m + 1));
-    P->zref = nsc_calloc(n + 1, sizeof(double));
-    P->mref = nsc_calloc(m + 1, 1);
-    P->dmark = nsc_calloc(m + 1, 1);
-    P->dlist = nsc_calloc(m + 1, sizeof(int));
-    P->dval = nsc_calloc(m + 1, sizeof(double));
-    P->rt = nsc_calloc(2 * (size_t)S->rmax + 1, sizeof(double));
-    P->touched = nsc_calloc(npos + 1, 1);
-    P->tlist = nsc_calloc(npos + 1, sizeof(int));
-    if (!P->sep || !P->dinv || !P->sep_e || !P->nlist || !P->pkey || !P->pp || !P->epair || !P->samerow
-        || !P->runend || !P->poscol || !P->pc || !P->wpos || !P->hw || !P->cpair || !P->ccoef || !P->ppos
-        || !P->Ct || !P->Dt || !P->SeT || !P->Wb || !P->posn || !P->zref || !P->mref || !P->dmark || !P->dlist
-        || !P->dval || !P->rt || !P->touched || !P->tlist)
+    nsc_os_pat *t = &P->pat;
+    nsc_os_inc *d = &P->inc;
+    size_t n = (size_t)P->n, m = (size_t)P->m, nnzb = (size_t)S->pat.Wb->p[P->n], nw = (size_t)S->st.W->p[P->n];
+    size_t npos = (size_t)S->pat.npos, nc = (size_t)S->pat.pc[S->pat.npos], np = (size_t)S->pat.pp[S->m];
+    t->sep = dup_mem(S->pat.sep, m + 1);
+    t->dinv = dup_mem(S->pat.dinv, (m + 1) * sizeof(double));
+    t->sep_e = dup_mem(S->pat.sep_e, (m + 1) * sizeof(int));
+    t->nlist = dup_mem(S->pat.nlist, (m + 1) * sizeof(int));
+    t->pkey = dup_mem(S->pat.pkey, (m + 1) * sizeof(uint64_t));
+    t->pp = dup_mem(S->pat.pp, (m + 2) * sizeof(int));
+    d->epair = dup_mem(S->inc.epair, (m + 1) * sizeof(int));
+    t->samerow = dup_mem(S->pat.samerow, m + 1);
+    t->runend = dup_mem(S->pat.runend, (m + 1) * sizeof(int));
+    t->poscol = dup_mem(S->pat.poscol, (nnzb + 1) * sizeof(int));
+    t->pc = dup_mem(S->pat.pc, (npos + 2) * sizeof(int));
+    t->wpos = dup_mem(S->pat.wpos, (nw + 1) * sizeof(int));
+    t->hw = dup_mem(S->pat.hw, (nw + 1) * sizeof(int));
+    t->cpair = dup_mem(S->pat.cpair, (nc + 1) * sizeof(int));
+    t->ccoef = dup_mem(S->pat.ccoef, (nc + 1) * sizeof(double));
+    t->ppos = dup_mem(S->pat.ppos, (np + 1) * sizeof(int));
+    t->Ct = sp_dup(S->pat.Ct);
+    t->Dt = sp_dup(S->pat.Dt);
+    t->SeT = sp_dup(S->pat.SeT);
+    t->Wb = sp_dup(S->pat.Wb);
+    t->posn = malloc(sizeof(int) * (m + 1));
+    d->zref = nsc_calloc(n + 1, sizeof(double));
+    d->mref = nsc_calloc(m + 1, 1);
+    d->dmark = nsc_calloc(m + 1, 1);
+    d->dlist = nsc_calloc(m + 1, sizeof(int));
+    d->dval = nsc_calloc(m + 1, sizeof(double));
+    t->rt = nsc_calloc(2 * (size_t)S->pat.rmax + 1, sizeof(double));
+    t->touched = nsc_calloc(npos + 1, 1);
+    t->tlist = nsc_calloc(npos + 1, sizeof(int));
+    if (!t->sep || !t->dinv || !t->sep_e || !t->nlist || !t->pkey || !t->pp || !d->epair || !t->samerow
+        || !t->runend || !t->poscol || !t->pc || !t->wpos || !t->hw || !t->cpair || !t->ccoef || !t->ppos
+        || !t->Ct || !t->Dt || !t->SeT || !t->Wb || !t->posn || !d->zref || !d->mref || !d->dmark || !d->dlist
+        || !d->dval || !t->rt || !t->touched || !t->tlist)
         return -1;
-    for (size_t j = 0; j <= m; j++) P->posn[j] = -1;
-    P->nsep_e = S->nsep_e;
-    P->nn = S->nn;
-    P->nepair = S->nepair;
-    P->rmax = S->rmax;
-    P->npos = S->npos;
-    P->nhw = S->nhw;
+    for (size_t j = 0; j <= m; j++) t->posn[j] = -1;
+    t->nsep_e = S->pat.nsep_e;
+    t->nn = S->pat.nn;
+    d->nepair = S->inc.nepair;
+    t->rmax = S->pat.rmax;
+    t->npos = S->pat.npos;
+    t->nhw = S->pat.nhw;
     return 0;
 }
 
 int nsc_mode_setup_like(nsc_onestep *P, const nsc_onestep *S)
 {
-    P->cur = P->lastget = P->mref_slot = -1;
+    P->mc.cur = P->mc.lastget = P->inc.mref_slot = -1;
     if (setup_copy(P, S)) return -1;
-    const double *wx = P->W->x;                                  /* Wb's values as build_wb sums them: */
-    for (int k = 0; k < P->W->p[P->n]; k++) {                    /* W's entry, + 0.0 where stamped */
-        int pos = P->wpos[k];
-        P->Wb->x[pos] = P->pc[pos + 1] > P->pc[pos] ? wx[k] + 0.0 : wx[k];
+    const double *wx = P->st.W->x;                                  /* Wb's values as build_wb sums them: */
+    for (int k = 0; k < P->st.W->p[P->n]; k++) {                    /* W's entry, + 0.0 where stamped */
+        int pos = P->pat.wpos[k];
+        P->pat.Wb->x[pos] = P->pat.pc[pos + 1] > P->pat.pc[pos] ? wx[k] + 0.0 : wx[k];
     }
     return 0;
 }
@@ -398,20 +417,20 @@ int nsc_mode_setup_like(nsc_onestep *P, const nsc_onestep *S)
 uint64_t nsc_mode_key(const nsc_onestep *P, const char *mask)
 {
     uint64_t key = 0;                                            /* (without a branch per pair) */
-    for (int j = 0; j < P->m; j++) key ^= P->pkey[j] & (0 - (uint64_t)(mask[j] != 0));
+    for (int j = 0; j < P->m; j++) key ^= P->pat.pkey[j] & (0 - (uint64_t)(mask[j] != 0));
     return key;
 }
 
 /* Value of position k in the mode of mask, stored into M. */
 static void pos_set(const nsc_onestep *P, nsc_mode *M, const char *mask, int k)
 {
-    int nnzb = P->Wb->p[P->n];
-    double v = k < nnzb ? P->Wb->x[k] : 0.0;
-    for (int q = P->pc[k]; q < P->pc[k + 1]; q++)
-        if (mask[P->cpair[q]]) v += P->ccoef[q];
+    int nnzb = P->pat.Wb->p[P->n];
+    double v = k < nnzb ? P->pat.Wb->x[k] : 0.0;
+    for (int q = P->pat.pc[k]; q < P->pat.pc[k + 1]; q++)
+        if (mask[P->pat.cpair[q]]) v += P->pat.ccoef[q];
     if (k < nnzb) {
-        int j = P->poscol[k];
-        M->K->x[M->K->p[j] + (k - P->Wb->p[j])] = v;
+        int j = P->pat.poscol[k];
+        M->K->x[M->K->p[j] + (k - P->pat.Wb->p[j])] = v;
     } else {
         M->c[k - nnzb] = v;
     }
@@ -420,13 +439,13 @@ static void pos_set(const nsc_onestep *P, nsc_mode *M, const char *mask, int k)
 /* Every value position of the mode of mask into M. */
 static void pos_set_all(const nsc_onestep *P, nsc_mode *M, const char *mask)
 {
-    for (int k = 0; k < P->npos; k++) pos_set(P, M, mask, k);
+    for (int k = 0; k < P->pat.npos; k++) pos_set(P, M, mask, k);
 }
 
 /* Factor M->K: refactor in place when allowed and good enough, else with pivoting. */
 static void mode_factor(nsc_onestep *P, nsc_mode *M, int refactor)
 {
-    P->nfactor++;
+    P->mc.nfactor++;
     M->singular = 0;
     M->stale = 0;
     if (M->F) {                                                  /* same symbolic analysis */
@@ -444,26 +463,26 @@ static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t ke
 {
     const nsc_lcs *L = P->L;
     int n = P->n, m = P->m;
-    const nsc_sparse *Wb = P->Wb, *B = P->B, *C = L->C, *D = P->D;
-    if (P->mref_slot == (int)(M - P->modes)) P->mref_slot = -1;   /* (its mask is rewritten) */
+    const nsc_sparse *Wb = P->pat.Wb, *B = P->st.B, *C = L->C, *D = P->st.D;
+    if (P->inc.mref_slot == (int)(M - P->mc.modes)) P->inc.mref_slot = -1;   /* (its mask is rewritten) */
     mode_clear(M);
     M->mask = malloc((size_t)m + 1);
-    M->actn = nsc_calloc((size_t)P->nn + 1, sizeof(int));
+    M->actn = nsc_calloc((size_t)P->pat.nn + 1, sizeof(int));
     M->c = nsc_calloc((size_t)n + 1, sizeof(double));
     if (!M->mask || !M->actn || !M->c) goto fail;
     memcpy(M->mask, mask, (size_t)m);
     M->key = key;
-    for (int q = 0; q < P->nn; q++) {
-        int j = P->nlist[q];
-        if (mask[j]) { P->posn[j] = M->nan; M->actn[M->nan++] = j; }
+    for (int q = 0; q < P->pat.nn; q++) {
+        int j = P->pat.nlist[q];
+        if (mask[j]) { P->pat.posn[j] = M->nan; M->actn[M->nan++] = j; }
     }
     int N = n + M->nan, nnz = Wb->p[n];
     for (int j = 0; j < n; j++)
-        for (int k = C->p[j]; k < C->p[j + 1]; k++) nnz += P->posn[C->i[k]] >= 0;
+        for (int k = C->p[j]; k < C->p[j + 1]; k++) nnz += P->pat.posn[C->i[k]] >= 0;
     for (int a = 0; a < M->nan; a++) {
         int j = M->actn[a];
         nnz += B->p[j + 1] - B->p[j] + 1;
-        for (int k = D->p[j]; k < D->p[j + 1]; k++) nnz += P->posn[D->i[k]] >= 0;
+        for (int k = D->p[j]; k < D->p[j + 1]; k++) nnz += P->pat.posn[D->i[k]] >= 0;
     }
     M->K = nsc_sp_new(N, N, nnz, 0);
     if (!M->K) goto fail;
@@ -473,14 +492,14 @@ static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t ke
         Kp[j] = t;
         for (int k = Wb->p[j]; k < Wb->p[j + 1]; k++) { Ki[t] = Wb->i[k]; Kx[t++] = 0; }
         for (int k = C->p[j]; k < C->p[j + 1]; k++)
-            if (P->posn[C->i[k]] >= 0) { Ki[t] = n + P->posn[C->i[k]]; Kx[t++] = C->x[k]; }
+            if (P->pat.posn[C->i[k]] >= 0) { Ki[t] = n + P->pat.posn[C->i[k]]; Kx[t++] = C->x[k]; }
     }
     for (int a = 0; a < M->nan; a++) {                           /* [-B_Na; D_NaNa] */
         int j = M->actn[a], diag = 0;
         Kp[n + a] = t;
         for (int k = B->p[j]; k < B->p[j + 1]; k++) { Ki[t] = B->i[k]; Kx[t++] = -B->x[k]; }
         for (int k = D->p[j]; k < D->p[j + 1]; k++) {
-            int r = P->posn[D->i[k]];
+            int r = P->pat.posn[D->i[k]];
             if (r < 0) continue;
             if (!diag && r >= a) {
                 diag = 1;
@@ -492,14 +511,14 @@ static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t ke
         if (!diag) { Ki[t] = n + a; Kx[t++] = 0; }
     }
     Kp[N] = t;
-    for (int a = 0; a < M->nan; a++) P->posn[M->actn[a]] = -1;
+    for (int a = 0; a < M->nan; a++) P->pat.posn[M->actn[a]] = -1;
     const nsc_mode *src = nearest(P, M, mask, m);
     if (src) mode_values(P, M, mask, src);                       /* K's pattern is src's */
     else pos_set_all(P, M, mask);
     mode_factor(P, M, 0);
     return 0;
 fail:
-    for (int a = 0; M->actn && a < M->nan; a++) P->posn[M->actn[a]] = -1;
+    for (int a = 0; M->actn && a < M->nan; a++) P->pat.posn[M->actn[a]] = -1;
     mode_clear(M);
     return -1;
 }
@@ -509,8 +528,8 @@ static int same_n(const nsc_onestep *P, const nsc_mode *M, const char *mask)
 {
     if (!M->K) return 0;
     int a = 0;
-    for (int q = 0; q < P->nn; q++) {
-        int j = P->nlist[q];
+    for (int q = 0; q < P->pat.nn; q++) {
+        int j = P->pat.nlist[q];
         if (!mask[j]) continue;
         if (a >= M->nan || M->actn[a] != j) return 0;
         a++;
@@ -522,9 +541,9 @@ static int same_n(const nsc_onestep *P, const nsc_mode *M, const char *mask)
  * of the entries of W a new h changes. Returns their count nt. */
 static int stale_positions(nsc_onestep *P, int nt)
 {
-    for (int q = 0; q < P->nhw; q++) {
-        int k = P->wpos[P->hw[q]];
-        if (!P->touched[k]) { P->touched[k] = 1; P->tlist[nt++] = k; }
+    for (int q = 0; q < P->pat.nhw; q++) {
+        int k = P->pat.wpos[P->pat.hw[q]];
+        if (!P->pat.touched[k]) { P->pat.touched[k] = 1; P->pat.tlist[nt++] = k; }
     }
     return nt;
 }
@@ -559,7 +578,7 @@ static int ndiff(const char *a, const char *b, int m, int lim)
  * M's); NULL otherwise. */
 static const nsc_mode *near_cand(const nsc_onestep *P, const nsc_mode *M, const char *mask)
 {
-    const nsc_mode *S = P->lastget >= 0 ? &P->modes[P->lastget] : NULL;
+    const nsc_mode *S = P->mc.lastget >= 0 ? &P->mc.modes[P->mc.lastget] : NULL;
     return !S || !S->mask || S == M || S->stale || !same_n(P, S, mask) ? NULL : S;
 }
 
@@ -587,13 +606,13 @@ static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc
         nt = stale_positions(P, 0);
     }
     for (int j = nsc_flags_next_diff(mask, base, 0, m); j < m; j = nsc_flags_next_diff(mask, base, j + 1, m))
-        for (int q = P->pp[j]; q < P->pp[j + 1]; q++) {
-            int k = P->ppos[q];
-            if (!P->touched[k]) { P->touched[k] = 1; P->tlist[nt++] = k; }
+        for (int q = P->pat.pp[j]; q < P->pat.pp[j + 1]; q++) {
+            int k = P->pat.ppos[q];
+            if (!P->pat.touched[k]) { P->pat.touched[k] = 1; P->pat.tlist[nt++] = k; }
         }
     for (int q = 0; q < nt; q++) {
-        pos_set(P, M, mask, P->tlist[q]);
-        P->touched[P->tlist[q]] = 0;
+        pos_set(P, M, mask, P->pat.tlist[q]);
+        P->pat.touched[P->pat.tlist[q]] = 0;
     }
 }
 
@@ -611,7 +630,7 @@ static void mode_refill(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t 
     int ds = S ? ndiff(mask, S->mask, m, m) : m;
     if (ds >= m || (!M->stale && ndiff(mask, M->mask, m, ds + 1) <= ds)) S = NULL;
     mode_values(P, M, mask, S);
-    if (P->mref_slot == (int)(M - P->modes)) P->mref_slot = -1;
+    if (P->inc.mref_slot == (int)(M - P->mc.modes)) P->inc.mref_slot = -1;
     memcpy(M->mask, mask, (size_t)m);
     M->key = key;
     free(M->G);
@@ -629,62 +648,62 @@ nsc_mode *nsc_mode_get(nsc_onestep *P, const char *mask)
 nsc_mode *nsc_mode_get_key(nsc_onestep *P, const char *mask, uint64_t key)
 {
     int m = P->m;
-    P->clock++;
+    P->mc.clock++;
     for (int k = 0; k < NSC_MODE_CACHE; k++) {
-        nsc_mode *M = &P->modes[k];
+        nsc_mode *M = &P->mc.modes[k];
         if (M->mask && M->key == key && memcmp(M->mask, mask, (size_t)m) == 0) {
-            M->last_use = P->clock;
-            P->lastget = k;
+            M->last_use = P->mc.clock;
+            P->mc.lastget = k;
             if (M->stale) {                                      /* renewed: the new h's values */
                 int nt = stale_positions(P, 0);
                 for (int q = 0; q < nt; q++) {
-                    pos_set(P, M, mask, P->tlist[q]);
-                    P->touched[P->tlist[q]] = 0;
+                    pos_set(P, M, mask, P->pat.tlist[q]);
+                    P->pat.touched[P->pat.tlist[q]] = 0;
                 }
                 mode_factor(P, M, 1);
             } else
-                P->ncached++;
+                P->mc.ncached++;
             return M;
         }
     }
     int slot = -1;
     for (int k = 0; k < NSC_MODE_CACHE && slot < 0; k++)
-        if (!P->modes[k].mask) slot = k;
+        if (!P->mc.modes[k].mask) slot = k;
     if (slot < 0) {
         slot = 0;
         for (int k = 1; k < NSC_MODE_CACHE; k++)
-            if (P->modes[k].last_use < P->modes[slot].last_use) slot = k;
+            if (P->mc.modes[k].last_use < P->mc.modes[slot].last_use) slot = k;
     }
-    nsc_mode *M = &P->modes[slot];
-    if (P->cur == slot) P->cur = -1;
+    nsc_mode *M = &P->mc.modes[slot];
+    if (P->mc.cur == slot) P->mc.cur = -1;
     if (M->mask && same_n(P, M, mask)) {
         mode_refill(P, M, mask, key);
     } else {
-        if (!M->mask) P->nmodes++;
-        if (mode_build(P, M, mask, key)) { P->nmodes--; P->lastget = -1; return NULL; }
+        if (!M->mask) P->mc.nmodes++;
+        if (mode_build(P, M, mask, key)) { P->mc.nmodes--; P->mc.lastget = -1; return NULL; }
     }
-    M->last_use = P->clock;
-    P->lastget = slot;
+    M->last_use = P->mc.clock;
+    P->mc.lastget = slot;
     return M;
 }
 
 void nsc_mode_rhs(const nsc_onestep *P, const nsc_mode *M, double *x)
 {
     int n = P->n;
-    const nsc_sparse *B = P->B;
-    memcpy(x, P->r, (size_t)n * sizeof(double));
-    if (P->e1) {                                                 /* e given: sum over the active S pairs */
+    const nsc_sparse *B = P->st.B;
+    memcpy(x, P->st.r, (size_t)n * sizeof(double));
+    if (P->st.e1) {                                                 /* e given: sum over the active S pairs */
         for (int j = 0; j < P->m; j++) {
-            if (!M->mask[j] || !P->sep[j]) continue;
-            double t = P->e1[j] * P->dinv[j];
+            if (!M->mask[j] || !P->pat.sep[j]) continue;
+            double t = P->st.e1[j] * P->pat.dinv[j];
             for (int k = B->p[j]; k < B->p[j + 1]; k++) x[B->i[k]] -= B->x[k] * t;   /* x -= B_j e_j / D_jj */
         }
     } else {
         for (int i = 0; i < n; i++) x[i] -= M->c[i];            /* x = r - sum B_j e0_j / D_jj */
-        for (int q = 0; q < P->nsep_e; q++) {                    /* the source part of e_j (and ez_j) */
-            int j = P->sep_e[q];
+        for (int q = 0; q < P->pat.nsep_e; q++) {                    /* the source part of e_j (and ez_j) */
+            int j = P->pat.sep_e[q];
             if (!M->mask[j]) continue;
-            double t = (nsc_pair_e(P, j) - P->L->e0[j]) * P->dinv[j];
+            double t = (nsc_pair_e(P, j) - P->L->e0[j]) * P->pat.dinv[j];
             for (int k = B->p[j]; k < B->p[j + 1]; k++) x[B->i[k]] -= B->x[k] * t;
         }
     }
@@ -698,19 +717,19 @@ static inline int pair_check(const nsc_onestep *P, const char *mask, int i, cons
                              const double *lt, double ltol, double *li, double *vi)
 {
     *vi = 0;
-    if (mask[i] && !P->sep[i]) {                                 /* N active: l_i >= 0 */
+    if (mask[i] && !P->pat.sep[i]) {                                 /* N active: l_i >= 0 */
         *li = lt[i] > 0 ? lt[i] : 0.0;
         return lt[i] < -ltol;
     }
-    const nsc_sparse *Ct = P->Ct;
+    const nsc_sparse *Ct = P->pat.Ct;
     double g = nsc_pair_e(P, i), gs = fabs(g);                   /* g = C_i z + e_i (+ D_i l_Na) */
     for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++) {
         double t = Ct->x[k] * x[Ct->i[k]];
         g += t;
         gs += fabs(t);
     }
-    if (!P->sep[i]) {
-        const nsc_sparse *Dt = P->Dt;
+    if (!P->pat.sep[i]) {
+        const nsc_sparse *Dt = P->pat.Dt;
         for (int k = Dt->p[i]; k < Dt->p[i + 1]; k++) {
             double t = Dt->x[k] * lt[Dt->i[k]];
             g += t;
@@ -718,7 +737,7 @@ static inline int pair_check(const nsc_onestep *P, const char *mask, int i, cons
         }
     }
     if (mask[i]) {                                               /* S active: l_i = -g / D_ii >= 0 */
-        double v = -g * P->dinv[i];
+        double v = -g * P->pat.dinv[i];
         *li = v > 0 ? v : 0.0;
         return g > NSC_MODE_TOL * gs;
     }
@@ -731,7 +750,7 @@ static inline int pair_check(const nsc_onestep *P, const char *mask, int i, cons
  * violation's sign: |e| + sum |t_k| (rt[rmax..]) as pair_check sums gs. */
 static int sep_violated(const nsc_onestep *P, int active, double e, double g, int r)
 {
-    const double *at = P->rt + P->rmax;
+    const double *at = P->pat.rt + P->pat.rmax;
     double gs = fabs(e);
     for (int k = 0; k < r; k++) gs += at[k];
     return active ? g > NSC_MODE_TOL * gs : g < -NSC_MODE_TOL * gs;
@@ -745,13 +764,13 @@ static int sep_violated(const nsc_onestep *P, int active, double e, double g, in
 __attribute__((always_inline)) static inline int sep_check(const nsc_onestep *P, int active, int i, double e, int r,
                                                            double *li, double *vi)
 {
-    const double *t = P->rt;
+    const double *t = P->pat.rt;
     double g = e;
     if (r == 2) g = e + t[0] + t[1];                             /* g = e_i + C_i z, left to right */
     else
         for (int k = 0; k < r; k++) g += t[k];
     if (active) {                                                /* l_i = -g / D_ii >= 0 */
-        double v = -g * P->dinv[i];
+        double v = -g * P->pat.dinv[i];
         *li = v > 0 ? v : 0.0;
         return g > 0 && sep_violated(P, 1, e, g, r);
     }
@@ -769,9 +788,9 @@ __attribute__((always_inline)) static inline int check_run_r(const nsc_onestep *
                                                              const double *ez, double *l, char *next, double *viol,
                                                              uint64_t *kx, int *ok)
 {
-    const double *e0 = P->L->e0, *dinv = P->dinv;
-    const double t0 = P->rt[0], t1 = r == 2 ? P->rt[1] : 0.0;
-    int end = P->runend[i0];
+    const double *e0 = P->L->e0, *dinv = P->pat.dinv;
+    const double t0 = P->pat.rt[0], t1 = r == 2 ? P->pat.rt[1] : 0.0;
+    int end = P->pat.runend[i0];
     for (int i = i0; i < end; i++) {
         double e = ez ? e0[i] + ez[i] : e0[i];
         double g = r == 2 ? e + t0 + t1 : e + t0;                /* g = e_i + C_i z, left to right */
@@ -791,7 +810,7 @@ __attribute__((always_inline)) static inline int check_run_r(const nsc_onestep *
         next[i] = (char)(act ^ bad);
         if (bad) {
             *ok = 0;
-            *kx ^= P->pkey[i];
+            *kx ^= P->pat.pkey[i];
         }
     }
     return end;
@@ -813,8 +832,8 @@ static int check_run1(const nsc_onestep *P, const char *mask, int i0, double *l,
 static int check_run_k(const nsc_onestep *P, const char *mask, int i0, int r, double *l, char *next, double *viol,
                        uint64_t *kx, int *ok)
 {
-    return r == 2 ? check_run_r(P, mask, i0, 2, P->ez, l, next, viol, kx, ok)
-                  : check_run_r(P, mask, i0, 1, P->ez, l, next, viol, kx, ok);
+    return r == 2 ? check_run_r(P, mask, i0, 2, P->st.ez, l, next, viol, kx, ok)
+                  : check_run_r(P, mask, i0, 1, P->st.ez, l, next, viol, kx, ok);
 }
 
 /* The full check of the run of separable pairs from i0 (one row of C, its
@@ -824,30 +843,30 @@ static int check_run_k(const nsc_onestep *P, const char *mask, int i0, int r, do
 static int check_run(const nsc_onestep *P, const char *mask, int i0, int r, double *l, char *next, double *viol,
                      uint64_t *kx, int *ok)
 {
-    const double *e1 = P->e1, *e0 = P->L->e0;
-    const int *sp = P->SeT->p;
-    if (!e1 && next && (r == 1 || r == 2) && P->runend[i0] > 0)   /* (kap: e_i has a z0 term, ez_i) */
-        return P->kap ? check_run_k(P, mask, i0, r, l, next, viol, kx, ok)
+    const double *e1 = P->st.e1, *e0 = P->L->e0;
+    const int *sp = P->pat.SeT->p;
+    if (!e1 && next && (r == 1 || r == 2) && P->pat.runend[i0] > 0)   /* (kap: e_i has a z0 term, ez_i) */
+        return P->st.kap ? check_run_k(P, mask, i0, r, l, next, viol, kx, ok)
                : r == 2 ? check_run2(P, mask, i0, l, next, viol, kx, ok) : check_run1(P, mask, i0, l, next, viol, kx, ok);
     int i = i0;
     do {
-        double vi = 0, e = e1 ? e1[i] : sp[i + 1] == sp[i] && !P->kap ? e0[i] : nsc_pair_e(P, i);
+        double vi = 0, e = e1 ? e1[i] : sp[i + 1] == sp[i] && !P->st.kap ? e0[i] : nsc_pair_e(P, i);
         int bad = sep_check(P, mask[i], i, e, r, &l[i], &vi);
         if (vi > *viol) *viol = vi;
         if (next) next[i] = (char)((mask[i] != 0) ^ bad);
         if (bad) {
             *ok = 0;
-            *kx ^= P->pkey[i];
+            *kx ^= P->pat.pkey[i];
         }
-    } while (++i < P->m && P->samerow[i]);
+    } while (++i < P->m && P->pat.samerow[i]);
     return i;
 }
 
 /* Row i's terms t_k = C_ik z_k and |t_k| into rt; returns their number. */
 static int row_terms(nsc_onestep *P, int i, const double *x)
 {
-    const nsc_sparse *Ct = P->Ct;
-    double *t = P->rt, *at = P->rt + P->rmax;
+    const nsc_sparse *Ct = P->pat.Ct;
+    double *t = P->pat.rt, *at = P->pat.rt + P->pat.rmax;
     int r = 0;
     for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++, r++) {
         t[r] = Ct->x[k] * x[Ct->i[k]];
@@ -858,7 +877,7 @@ static int row_terms(nsc_onestep *P, int i, const double *x)
 
 /* The full check of mode mask at x, pair by pair as pair_check, a run of
  * separable pairs sharing a row of C (samerow: a PWL device's segments)
- * forming that row's terms once: l[m], next[m] (if not NULL), P->nkey made
+ * forming that row's terms once: l[m], next[m] (if not NULL), P->mc.nkey made
  * next's key, *viol the largest violation. 1 when none is violated. */
 static int check_all(nsc_onestep *P, const char *mask, const double *x, double ltol, double *l, char *next,
                      double *viol)
@@ -866,18 +885,18 @@ static int check_all(nsc_onestep *P, const char *mask, const double *x, double l
     int ok = 1;
     uint64_t kx = 0;                                             /* next's key = mask's ^ the flipped pairs' */
     for (int i = 0; i < P->m; i++) {
-        if (P->sep[i]) {                                         /* the whole run at once */
+        if (P->pat.sep[i]) {                                         /* the whole run at once */
             i = check_run(P, mask, i, row_terms(P, i, x), l, next, viol, &kx, &ok) - 1;
             continue;
         }
         double vi;
-        int bad = pair_check(P, mask, i, x, P->lt, ltol, &l[i], &vi);
+        int bad = pair_check(P, mask, i, x, P->mc.lt, ltol, &l[i], &vi);
         if (vi > *viol) *viol = vi;
         ok &= !bad;
         if (next) next[i] = (char)((mask[i] != 0) ^ bad);
-        if (bad) kx ^= P->pkey[i];
+        if (bad) kx ^= P->pat.pkey[i];
     }
-    P->nkey ^= kx;
+    P->mc.nkey ^= kx;
     return ok;
 }
 
@@ -889,17 +908,17 @@ static int check_all(nsc_onestep *P, const char *mask, const double *x, double l
 static int check_list(nsc_onestep *P, const char *mask, const double *x, double ltol, double *viol)
 {
     int ok = 1, r = 0, last = -2;
-    for (int d = 0; d < P->nd; d++) {
-        int i = P->dlist[d], bad;
+    for (int d = 0; d < P->inc.nd; d++) {
+        int i = P->inc.dlist[d], bad;
         double vi = 0;
-        if (!P->sep[i]) {
-            bad = pair_check(P, mask, i, x, P->lt, ltol, &P->dval[d], &vi);
+        if (!P->pat.sep[i]) {
+            bad = pair_check(P, mask, i, x, P->mc.lt, ltol, &P->inc.dval[d], &vi);
         } else {
-            if (!(P->samerow[i] && last == i - 1)) r = row_terms(P, i, x);
+            if (!(P->pat.samerow[i] && last == i - 1)) r = row_terms(P, i, x);
             last = i;
-            bad = sep_check(P, mask[i], i, nsc_pair_e(P, i), r, &P->dval[d], &vi);
+            bad = sep_check(P, mask[i], i, nsc_pair_e(P, i), r, &P->inc.dval[d], &vi);
         }
-        if (bad) { ok = 0; P->dval[d] = -1; }
+        if (bad) { ok = 0; P->inc.dval[d] = -1; }
         if (vi > *viol) *viol = vi;
     }
     return ok;
@@ -909,16 +928,16 @@ static int check_list(nsc_onestep *P, const char *mask, const double *x, double 
 static int mode_slot(const nsc_onestep *P, const nsc_mode *M)
 {
     for (int k = 0; k < NSC_MODE_CACHE; k++)
-        if (M == &P->modes[k]) return k;
+        if (M == &P->mc.modes[k]) return k;
     return -1;
 }
 
 /* Mark pair i for the incremental check. */
 static inline void dirty(nsc_onestep *P, int i)
 {
-    if (!P->dmark[i]) { P->dmark[i] = 1; P->dlist[P->nd++] = i; }
+    if (!P->inc.dmark[i]) { P->inc.dmark[i] = 1; P->inc.dlist[P->inc.nd++] = i; }
 }
-/* The incremental check (P->inc_ok): a pair whose status, e and entries of z
+/* The incremental check (P->inc.ok): a pair whose status, e and entries of z
  * (the columns of its row of C) are bitwise those of the last accepted check
  * has the same verdict and l_i, so only the others are evaluated; l holds the
  * last accepted l. N pairs and pairs with source-dependent e are always evaluated.
@@ -932,33 +951,33 @@ static int check_inc(nsc_onestep *P, const nsc_mode *M, const double *x, double 
     int n = P->n, m = P->m, slot = mode_slot(P, M);
     const char *mask = M->mask;
     const nsc_sparse *C = P->L->C;
-    P->nd = 0;
-    for (int i = slot >= 0 && slot == P->mref_slot ? m : nsc_flags_next_diff(mask, P->mref, 0, m); i < m;
-         i = nsc_flags_next_diff(mask, P->mref, i + 1, m))
+    P->inc.nd = 0;
+    for (int i = slot >= 0 && slot == P->inc.mref_slot ? m : nsc_flags_next_diff(mask, P->inc.mref, 0, m); i < m;
+         i = nsc_flags_next_diff(mask, P->inc.mref, i + 1, m))
         dirty(P, i);                                             /* the pairs whose status changed */
     for (int k = 0; k < n; k++)
-        if (x[k] != P->zref[k])                                  /* z_k changed: the pairs reading it */
+        if (x[k] != P->inc.zref[k])                                  /* z_k changed: the pairs reading it */
             for (int q = C->p[k]; q < C->p[k + 1]; q++) dirty(P, C->i[q]);
-    for (int q = 0; q < P->nn; q++) dirty(P, P->nlist[q]);
-    for (int q = 0; q < P->nepair; q++) dirty(P, P->epair[q]);
+    for (int q = 0; q < P->pat.nn; q++) dirty(P, P->pat.nlist[q]);
+    for (int q = 0; q < P->inc.nepair; q++) dirty(P, P->inc.epair[q]);
     double viol = 0;
     int ok = check_list(P, mask, x, ltol, &viol);
     if (!ok && next) {
         memcpy(next, mask, (size_t)m);
-        for (int d = 0; d < P->nd; d++)
-            if (P->dval[d] < 0) {
-                next[P->dlist[d]] = (char)!mask[P->dlist[d]];
-                P->nkey ^= P->pkey[P->dlist[d]];
+        for (int d = 0; d < P->inc.nd; d++)
+            if (P->inc.dval[d] < 0) {
+                next[P->inc.dlist[d]] = (char)!mask[P->inc.dlist[d]];
+                P->mc.nkey ^= P->pat.pkey[P->inc.dlist[d]];
             }
     }
-    for (int d = 0; d < P->nd; d++) {
-        int i = P->dlist[d];
-        P->dmark[i] = 0;
-        if (ok) { l[i] = P->dval[d]; P->mref[i] = mask[i]; }
+    for (int d = 0; d < P->inc.nd; d++) {
+        int i = P->inc.dlist[d];
+        P->inc.dmark[i] = 0;
+        if (ok) { l[i] = P->inc.dval[d]; P->inc.mref[i] = mask[i]; }
     }
     if (!ok) return 0;
-    P->mref_slot = slot;
-    memcpy(P->zref, x, (size_t)n * sizeof(double));
+    P->inc.mref_slot = slot;
+    memcpy(P->inc.zref, x, (size_t)n * sizeof(double));
     *res = viol;
     return 1;
 }
@@ -967,7 +986,7 @@ int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res
 {
     if (M->singular) return -1;
     int n = P->n, m = P->m;
-    double *x = P->x, *lt = P->lt;
+    double *x = P->st.x, *lt = P->mc.lt;
     nsc_mode_rhs(P, M, x);
     if (nsc_klu_solve(M->F, x, 1)) return -1;                   /* [z; l_Na] = K \ rhs */
     double lmax = 0;
@@ -979,19 +998,19 @@ int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res
     const char *mask = M->mask;
     double ltol = NSC_MODE_TOL * lmax;
     int ok;
-    P->nkey = M->key;                                            /* (the checks flip it into next's) */
-    if (P->inc_ok) {
+    P->mc.nkey = M->key;                                            /* (the checks flip it into next's) */
+    if (P->inc.ok) {
         ok = check_inc(P, M, x, ltol, l, res, next);
-        if (ok) P->lch = P->nd;                                  /* l changed in dlist only */
+        if (ok) P->inc.lch = P->inc.nd;                                  /* l changed in dlist only */
     } else {
         *res = 0;
         ok = check_all(P, mask, x, ltol, l, next, res);
-        P->lch = -1;                                             /* every l written */
-        if (ok && P->inc_track) {                                /* the reference of the incremental check */
-            memcpy(P->zref, x, (size_t)n * sizeof(double));
-            memcpy(P->mref, mask, (size_t)m);
-            P->mref_slot = mode_slot(P, M);
-            P->inc_ok = 1;
+        P->inc.lch = -1;                                             /* every l written */
+        if (ok && P->inc.track) {                                /* the reference of the incremental check */
+            memcpy(P->inc.zref, x, (size_t)n * sizeof(double));
+            memcpy(P->inc.mref, mask, (size_t)m);
+            P->inc.mref_slot = mode_slot(P, M);
+            P->inc.ok = 1;
         }
     }
     for (int a = 0; a < M->nan; a++) lt[M->actn[a]] = 0;
@@ -1021,7 +1040,7 @@ static int flip_partners(const nsc_onestep *P, const char *prev, const char *mas
     int m = P->m, more = 0;
     memcpy(next, mask, (size_t)m);
     for (int i = 0; i < m; i++)
-        if (mask[i] != prev[i]) more |= flip_coupled(P->D, i, prev, mask, next) | flip_coupled(P->Dt, i, prev, mask, next);
+        if (mask[i] != prev[i]) more |= flip_coupled(P->st.D, i, prev, mask, next) | flip_coupled(P->pat.Dt, i, prev, mask, next);
     return more;
 }
 
@@ -1030,10 +1049,10 @@ static int flip_partners(const nsc_onestep *P, const char *prev, const char *mas
  * rejecting check writes next whole). Pointers, not m bytes, are moved. */
 static void masks_rotate(nsc_onestep *P)
 {
-    char *old = P->mask0;
-    P->mask0 = P->mask;
-    P->mask = P->mask2;
-    P->mask2 = old;
+    char *old = P->mc.mask0;
+    P->mc.mask0 = P->mc.mask;
+    P->mc.mask = P->mc.mask2;
+    P->mc.mask2 = old;
 }
 
 int nsc_active_set(nsc_onestep *P, const char *start, nsc_mode *first, int maxit, double *z1,
@@ -1041,28 +1060,28 @@ int nsc_active_set(nsc_onestep *P, const char *start, nsc_mode *first, int maxit
 {
     uint64_t seen[NSC_AS_SEEN];                                  /* keys of the last nseen modes tried */
     int nseen = 0;
-    if (P->mask != start && !(start == P->prev && P->mask_prev)) memcpy(P->mask, start, (size_t)P->m);
-    P->mask_prev = 0;                                            /* (the caller sets it again) */
+    if (P->mc.mask != start && !(start == P->mc.prev && P->mc.mask_prev)) memcpy(P->mc.mask, start, (size_t)P->m);
+    P->mc.mask_prev = 0;                                            /* (the caller sets it again) */
     for (int it = 1; it <= maxit; it++) {
         if (it > 1) masks_rotate(P);                             /* prev = mask, mask = next */
-        char *mask = P->mask, *next = P->mask2, *prev = P->mask0;
-        nsc_mode *M = it > 1 ? nsc_mode_get_key(P, mask, P->nkey)   /* next's key, formed by the check */
+        char *mask = P->mc.mask, *next = P->mc.mask2, *prev = P->mc.mask0;
+        nsc_mode *M = it > 1 ? nsc_mode_get_key(P, mask, P->mc.nkey)   /* next's key, formed by the check */
                       : first ? first : nsc_mode_get(P, mask);
         if (!M) return 0;
         int st = nsc_mode_try(P, M, z1, l, res, next);
         if (st < 0 && it > 1 && flip_partners(P, prev, mask, next)) {   /* the group's other pairs too */
-            P->nkey = nsc_mode_key(P, next);
+            P->mc.nkey = nsc_mode_key(P, next);
             continue;
         }
         if (st == 1) {
-            P->cur = (int)(M - P->modes);
+            P->mc.cur = (int)(M - P->mc.modes);
             return it;
         }
         /* (different keys: different masks; equal ones are compared) */
-        if (st < 0 || (P->nkey == M->key && memcmp(mask, next, (size_t)P->m) == 0)) return 0;
+        if (st < 0 || (P->mc.nkey == M->key && memcmp(mask, next, (size_t)P->m) == 0)) return 0;
         seen[nseen++ % NSC_AS_SEEN] = M->key;
         for (int q = 0; q < nseen && q < NSC_AS_SEEN; q++)
-            if (seen[q] == P->nkey) return 0;                    /* a cycle: pivoting settles it */
+            if (seen[q] == P->mc.nkey) return 0;                    /* a cycle: pivoting settles it */
     }
     return 0;
 }

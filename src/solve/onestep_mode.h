@@ -10,6 +10,10 @@
  * separable active pairs the same test on -g_i). */
 #define NSC_MODE_TOL 1e-11
 
+/* The mode cache's and active-set iteration's work arrays of P (zeroed, P->m
+ * set): no mode yet. 0 ok, -1 ENOMEM (what was allocated is freed by
+ * nsc_mode_teardown). */
+int nsc_mode_init(nsc_onestep *P);
 /* Pair kinds, the base pattern Wb and the contributor lists of P (W, B and the
  * LCS set). 0 ok, -1 ENOMEM. */
 int nsc_mode_setup(nsc_onestep *P);
@@ -20,7 +24,7 @@ int nsc_mode_like(const nsc_onestep *P, const nsc_onestep *S);
 /* nsc_mode_setup of P by copying S's (nsc_mode_like(P, S)): the same arrays,
  * Wb's values from P's W. 0, or -1 on ENOMEM. */
 int nsc_mode_setup_like(nsc_onestep *P, const nsc_onestep *S);
-/* Free what nsc_mode_setup allocated and every cached mode. */
+/* Free what nsc_mode_init and nsc_mode_setup allocated and every cached mode. */
 void nsc_mode_teardown(nsc_onestep *P);
 /* After W took new values on its pattern (nsc_onestep_renew): every cached mode
  * dropped, as in a new problem, and Wb's values made from W exactly as
@@ -39,21 +43,21 @@ nsc_mode *nsc_mode_get(nsc_onestep *P, const char *mask);
 /* The same with the key of mask known (nsc_mode_key(P, mask)). */
 nsc_mode *nsc_mode_get_key(nsc_onestep *P, const char *mask, uint64_t key);
 
-/* e_i of the step being solved: P->e1[i], or e0_i + Se(i,:) w1 (+ ez_i for a
+/* e_i of the step being solved: P->st.e1[i], or e0_i + Se(i,:) w1 (+ ez_i for a
  * pair held at the theta point). */
 static inline double nsc_pair_e(const nsc_onestep *P, int i)
 {
-    if (P->e1) return P->e1[i];
+    if (P->st.e1) return P->st.e1[i];
     double e = P->L->e0[i];
-    const nsc_sparse *S = P->SeT;
-    for (int k = S->p[i]; k < S->p[i + 1]; k++) e += S->x[k] * P->w1[S->i[k]];   /* e += Se(i,:) w1 */
-    return P->kap ? e + P->ez[i] : e;
+    const nsc_sparse *S = P->pat.SeT;
+    for (int k = S->p[i]; k < S->p[i + 1]; k++) e += S->x[k] * P->st.w1[S->i[k]];   /* e += Se(i,:) w1 */
+    return P->st.kap ? e + P->st.ez[i] : e;
 }
 
 /* The right-hand side of mode M into x[n + nan]: [r - sum_{S active} B_j e_j / D_jj; -e_Na]. */
 void nsc_mode_rhs(const nsc_onestep *P, const nsc_mode *M, double *x);
 
-/* Solve mode M for P->r and the step's e, and check complementarity (NSC_MODE_TOL).
+/* Solve mode M for P->st.r and the step's e, and check complementarity (NSC_MODE_TOL).
  * Returns 1 when accepted: z1[n], l[m] (clamped >= 0), *res = max violation over
  * the inactive pairs; 0 when rejected; -1 when M is singular. l is overwritten
  * in every case; next (if not NULL) receives the active-set update of M's mask
@@ -63,9 +67,9 @@ int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res
 /* Primal-dual active-set iteration from active set start (at most maxit modes;
  * it stops at a mode among the last NSC_AS_SEEN tried: a cycle).
  * first: the mode of start when known (NULL: looked up). Returns the number of
- * modes tried when one was accepted (z1, l, *res set; P->mask holds it, P->cur
+ * modes tried when one was accepted (z1, l, *res set; P->mc.mask holds it, P->mc.cur
  * its slot), 0 when it met a singular mode, stalled or ran out of iterations
- * (P->mask holds the last mode tried, P->mask2 its update). */
+ * (P->mc.mask holds the last mode tried, P->mc.mask2 its update). */
 int nsc_active_set(nsc_onestep *P, const char *start, nsc_mode *first, int maxit, double *z1,
                    double *l, double *res);
 

@@ -71,16 +71,16 @@ static int relin(nsc_onestep *P)
         const nsc_smooth *S = &L->sm[k];
         for (int q = 0; q < S->nin; q++) {
             double g = L->A->x[nsc_sp_pos(L->A, S->row, S->in[q])];
-            if (sp_set(P->W, S->row, S->in[q], -g) || sp_set(P->TA, S->row, S->in[q], g)) return -1;
+            if (sp_set(P->st.W, S->row, S->in[q], -g) || sp_set(P->st.TA, S->row, S->in[q], g)) return -1;
         }
-        P->sc[S->row] = L->s0[S->row];
+        P->st.sc[S->row] = L->s0[S->row];
     }
-    free(P->WiB); P->WiB = NULL;                                 /* the dense path, formed when needed */
-    free(P->M); P->M = NULL;
+    free(P->dn.WiB); P->dn.WiB = NULL;                                 /* the dense path, formed when needed */
+    free(P->dn.M); P->dn.M = NULL;
     nsc_mode_renew(P);
-    P->inc_ok = 0;
-    P->lch = -1;
-    P->wstale = P->n > 0;
+    P->inc.ok = 0;
+    P->inc.lch = -1;
+    P->st.wstale = P->n > 0;
     return L->ncharge ? 0 : nsc_onestep_wfactor(P);               /* (charges: when a solve with W needs it) */
 }
 
@@ -162,9 +162,9 @@ static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, const do
     size_t nb = sizeof(double) * (size_t)P->n;
     nsc_nlstat *ns = L->nls;
     double *t = malloc(sizeof(double) * ((size_t)L->nsm + 1));  /* the last tangents' values at zk */
-    double *zp = P->h == 0 ? malloc(2 * nb + sizeof(double)) : NULL, a = 1;   /* the last linearisation point, */
+    double *zp = P->st.h == 0 ? malloc(2 * nb + sizeof(double)) : NULL, a = 1;   /* the last linearisation point, */
     double *zq = NULL;                                           /* the last solve's z1 (zp + n) */
-    int st = 0, done = 0, bad = !t || (P->h == 0 && !zp);
+    int st = 0, done = 0, bad = !t || (P->st.h == 0 && !zp);
     ns->solves++;
     for (int it = 0; !bad && !st && !done && it <= NSC_NL_MAXIT; it++) {   /* zk: the start, then solve it's */
         for (int k = 0; it > 0 && k < L->nsm; k++) t[k] = tangent(L, &L->sm[k], zk);
@@ -197,7 +197,7 @@ static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, const do
     info->st = bad ? NSC_LCP_ENOMEM : NSC_LCP_NEWTON;
     if (bad) return -1;
     ns->fails++;
-    memset(P->q, 0, sizeof(double) * (size_t)P->m);              /* no pair marked: the functions failed */
+    memset(P->st.q, 0, sizeof(double) * (size_t)P->m);              /* no pair marked: the functions failed */
     return -1;
 }
 
@@ -294,7 +294,7 @@ static void predict(const nsc_onestep *P, const double *z0, double *zk)
     size_t nb = sizeof(double) * (size_t)P->n;
     memcpy(zk, z0, nb);
     if (!L->ncharge || !(ns->hs > 0) || (memcmp(z0, ns->z, nb) && memcmp(z0, ns->zs, nb))) return;
-    double r = P->h / ns->hs;
+    double r = P->st.h / ns->hs;
     for (int i = 0; i < P->n; i++) zk[i] = z0[i] + r * (ns->z[i] - ns->zs[i]);
 }
 
@@ -314,7 +314,7 @@ int nsc_nl_step(nsc_onestep *P, nsc_solver solver, const double *z0, const doubl
     int st = newton(P, lin_step, &C, zk, z0, z1, l, info);
     if (!st) {                                                   /* (newton copied z1 into ns->z) */
         memcpy(ns->zs, z0, sizeof(double) * (size_t)n);
-        ns->hs = P->h;
+        ns->hs = P->st.h;
     }
     free(zk);
     return st;

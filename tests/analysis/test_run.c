@@ -153,7 +153,7 @@ Test(run, analyses_table_asks_its_lines_and_runs_the_op, .init = setup, .fini = 
         cr_assert_eq(nsc_run_setup(&R, &cfg, &r), NSC_OK, "%s", r.error);
         cr_assert_eq(nsc_analyses[NSC_AN_OP].asked(&R), k == 0);
         cr_assert_eq(nsc_analyses[NSC_AN_TRAN].asked(&R), k == 1);
-        cr_assert(!nsc_analyses[NSC_AN_PSS].asked(&R) && !nsc_analyses[NSC_AN_SMALL].asked(&R));
+        cr_assert(!nsc_analyses[NSC_AN_PSS].asked(&R) && !nsc_analyses[NSC_AN_AC].asked(&R) && !nsc_analyses[NSC_AN_DC].asked(&R));
         if (k == 0) {
             cr_assert_eq(nsc_analyses[NSC_AN_OP].run(&R, &r), NSC_OK, "%s", r.error);
             cr_assert(R.op && R.op->nrow == 1);
@@ -170,4 +170,46 @@ Test(run, analyses_table_asks_its_lines_and_runs_the_op, .init = setup, .fini = 
         nsc_report_free(&r);
         nsc_deck_free(d);
     }
+}
+
+/* The .ac and .dc lines of the table run in the run module and leave their
+ * results in the run (issue 26 item 3: cli/cmd_small.c only writes them): an
+ * RC low-pass, R = 1k, C = 1u, H = 1 / (1 + j 2 pi f R C) at each frequency
+ * (re = 1 / (1 + x^2), im = -x / (1 + x^2), x = 2 pi f R C); a divider swept
+ * from 0 to 10 V, v(mid) = 0.75 V1 at each point. */
+Test(run, ac_and_dc_lines_leave_their_results_in_the_run, .init = setup, .fini = teardown)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/small.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "s\nV1 in 0 DC 0 AC 1\nR1 in out 1k\nC1 out 0 1u\nR2 in mid 1k\nR3 mid 0 3k\n"
+                                     ".ac dec 5 10 100k\n.dc V1 0 10 2.5\n.save v(out) v(mid)\n.end\n"), 0);
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_deck *d = NULL;
+    cr_assert_eq(nsc_deck_read(path, NULL, &d, &r), NSC_OK, "%s", r.error);
+    nsc_run_cfg cfg = { 0 };
+    nsc_run R;
+    nsc_run_init(&R);
+    cr_assert_eq(nsc_run_circuit(&R, d, NULL, 0, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(nsc_run_setup(&R, &cfg, &r), NSC_OK, "%s", r.error);
+    cr_assert(nsc_analyses[NSC_AN_AC].asked(&R) && nsc_analyses[NSC_AN_DC].asked(&R));
+    cr_assert_eq(nsc_analyses[NSC_AN_AC].run(&R, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(nsc_analyses[NSC_AN_DC].run(&R, &r), NSC_OK, "%s", r.error);
+    const nsc_ac_result *A = R.ac;
+    int q = -1;
+    for (int j = 0; j < A->np; j++)
+        if (!strcmp(A->name[j], "v(out)")) q = j;
+    cr_assert(q >= 0 && A->nf == 21, "%d frequencies", A->nf);
+    for (int k = 0; k < A->nf; k++) {
+        double x = 2 * 3.14159265358979323846 * A->f[k] * 1e3 * 1e-6;
+        cr_assert(fabs(A->re[k * A->np + q] - 1 / (1 + x * x)) < 1e-9, "re at %g Hz", A->f[k]);
+        cr_assert(fabs(A->im[k * A->np + q] + x / (1 + x * x)) < 1e-9, "im at %g Hz", A->f[k]);
+    }
+    const nsc_waves *W = R.dc;
+    int cm = nsc_waves_col(W, "v(mid)");
+    cr_assert(cm > 0 && W->nrow == 5, "%d rows", W->nrow);
+    for (int i = 0; i < W->nrow; i++) cr_assert_float_eq(nsc_waves_at(W, i, cm), 0.75 * nsc_waves_at(W, i, 0), 1e-9);
+    nsc_run_free(&R);
+    nsc_report_free(&r);
+    nsc_deck_free(d);
 }

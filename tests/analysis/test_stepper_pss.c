@@ -345,7 +345,7 @@ Test(stepper_pss, a_subharmonic_orbit_is_unstable_and_its_double_is_not)
  * (measured 4.7e-9); they were 3.55e-5 below, first order in the step
  * ceiling: the diode's condition held at the step's end with its multiplier
  * the step's mean current (v(sw) = -RON i half a step late); the steady
- * state's pairs now hold at the theta point (nsc_onestep_new_mean). The
+ * state's pairs now hold at the theta point (nsc_onestep_opts.mean). The
  * switch on its own sawtooth control flipped at the end of the step that
  * located it, 1.2 ps late at the turn-off and 25 ps at the turn-on (the
  * comparators' pairs 25 ps at both, which leaves D): 6.6e-6 below (was

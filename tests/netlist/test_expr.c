@@ -286,3 +286,57 @@ Test(expr, function_over_a_builtin_is_warned)
     nsc_circuit_free(c);
     nsc_report_free(&R);
 }
+
+/* the netlist "t\n<params>\nR1 a 0 {p}\n" fails with exactly msg */
+static void param_bad(const char *params, const char *msg)
+{
+    char text[1024];
+    snprintf(text, sizeof text, "t\n%s\nR1 a 0 {p}\n", params);
+    nsc_circuit *c = NULL;
+    nsc_report_init(&R);
+    cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_ENETLIST, "accepted %s", params);
+    cr_assert_null(c);
+    cr_assert_str_eq(R.error, msg);
+    nsc_report_free(&R);
+}
+
+/* Issue 26 item 1: a .param value is compiled and run by the evaluator of B
+ * sources and .meas (base/xcode.h nsc_xrun_check), its values checked. What
+ * fails in the branch ?: does not choose is no error (an undefined name, a
+ * division by zero, an unknown function, as the tree evaluation before); the
+ * first failure in evaluation order is the one reported, at its position. */
+Test(expr, param_errors_where_the_value_is_used)
+{
+    near(ev(".param p={0 ? undefx : 1}", "p"), 1);
+    near(ev(".param p={0 ? 1/0 : 2}", "p"), 2);
+    near(ev(".param p={1 ? 3 : foo(1)}", "p"), 3);
+    near(ev(".param p={0 ? sin(1, 2) : 4}", "p"), 4);
+    near(ev(".param p={0 ? sqrt(-1) : 5}", "p"), 5);
+    param_bad(".param p={1 ? 1/0 : 2}", "t.cir:2:16: error: division by zero");
+    param_bad(".param p={(1/0) ? 1 : 2}", "t.cir:2:13: error: division by zero");
+    param_bad(".param p={undefx + 1/0}", "t.cir:2:11: error: undefined parameter 'undefx'");
+    param_bad(".param p={1/0 + undefx}", "t.cir:2:12: error: division by zero");
+    param_bad(".param p={2 + foo(1)}", "t.cir:2:15: error: unknown function 'foo'");
+    param_bad(".param p={2 * sin(1, 2)}", "t.cir:2:15: error: function 'sin' takes 1 argument");
+    param_bad(".param p={1 + sqrt(-1)}", "t.cir:2:15: error: value is not finite (NaN)");
+    param_bad(".param p={1 + 1e308*10}", "t.cir:2:20: error: value is not finite (overflow)");
+    param_bad(".func g(x, y) {x/y}\n.param p={2*g(1, 1) + g(3, 0)}", "t.cir:2:17: error: division by zero");
+}
+
+/* Issue 26 item 1: user functions in .param are inlined as in a B source
+ * (nl_expr_expand) before the value is compiled. Two consequences where the
+ * tree evaluation differed: an argument the body does not use is not
+ * evaluated (ngspice 39 agrees: `.func f(x) {1}` `.param p={f(1/0)}` prints
+ * v(a) = 1 for `V1 a 0 {p}`, `ngspice -b` with `op` and `print v(a)` in a
+ * .control block; the tree evaluation said "division by zero"), and a
+ * recursive function is refused even with a base case (ngspice 39 ends with
+ * a segmentation fault on `.func fact(n) {n<=1 ? 1 : n*fact(n-1)}`; the tree
+ * evaluation gave 120 through its lazy ?:), as B sources refuse it. */
+Test(expr, param_user_functions_inlined_as_in_b_sources)
+{
+    near(ev(".func f(x) {1}\n.param p={f(1/0)}", "p"), 1);
+    near(ev(".func f(x, y) {x*y+x}\n.param q=3\n.param p={f(q, 2)}", "p"), 9);
+    param_bad(".func fact(n) {n<=1 ? 1 : n*fact(n-1)}\n.param p={fact(5)}",
+              "t.cir:2:29: error: calls of 'fact' nested too deeply (a recursive function?)");
+    param_bad(".func f(x) {x}\n.param p={1/0 + f(1, 2)}", "t.cir:3:17: error: function 'f' takes 1 argument, not 2");
+}

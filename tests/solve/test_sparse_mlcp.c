@@ -35,7 +35,7 @@ static nsc_onestep *problem(const nsc_lcs *L, double h)
     nsc_report r;
     nsc_report_init(&r);
     nsc_onestep *P = NULL;
-    cr_assert_eq(nsc_onestep_new(L, h, 0.5, &P, &r), NSC_OK, "%s", r.error ? r.error : "?");
+    cr_assert_eq(nsc_onestep_new(L, &(nsc_onestep_opts){ .h = h, .theta = 0.5 }, &P, &r), NSC_OK, "%s", r.error ? r.error : "?");
     nsc_report_free(&r);
     return P;
 }
@@ -76,16 +76,16 @@ static double mlcp_error(const nsc_onestep *P, const double *z1, const double *l
     double *res = calloc((size_t)n + 1, sizeof(double)), *scale = calloc((size_t)n + 1, sizeof(double));
     double *y = calloc((size_t)m + 1, sizeof(double)), *ys = calloc((size_t)m + 1, sizeof(double));
     cr_assert(res && scale && y && ys);
-    for (int i = 0; i < n; i++) { res[i] = -P->r[i]; scale[i] = fabs(P->r[i]); }
+    for (int i = 0; i < n; i++) { res[i] = -P->st.r[i]; scale[i] = fabs(P->st.r[i]); }
     for (int j = 0; j < n; j++)
-        for (int k = P->W->p[j]; k < P->W->p[j + 1]; k++) {
-            res[P->W->i[k]] += P->W->x[k] * z1[j];
-            scale[P->W->i[k]] += fabs(P->W->x[k] * z1[j]);
+        for (int k = P->st.W->p[j]; k < P->st.W->p[j + 1]; k++) {
+            res[P->st.W->i[k]] += P->st.W->x[k] * z1[j];
+            scale[P->st.W->i[k]] += fabs(P->st.W->x[k] * z1[j]);
         }
     for (int j = 0; j < m; j++)
-        for (int k = P->B->p[j]; k < P->B->p[j + 1]; k++) {
-            res[P->B->i[k]] -= P->B->x[k] * l[j];
-            scale[P->B->i[k]] += fabs(P->B->x[k] * l[j]);
+        for (int k = P->st.B->p[j]; k < P->st.B->p[j + 1]; k++) {
+            res[P->st.B->i[k]] -= P->st.B->x[k] * l[j];
+            scale[P->st.B->i[k]] += fabs(P->st.B->x[k] * l[j]);
         }
     double worst = 0;
     for (int i = 0; i < n; i++) worst = fmax(worst, fabs(res[i]) / (scale[i] + 1e-30));
@@ -166,11 +166,11 @@ Test(smlcp, pair_kinds)
     for (int j = 0; j < L->m; j++) {
         const char *name = L->pair_name[j];
         int want = name[0] == 'm' || !strcmp(name, "d1");          /* MOS segments, RON = 5 */
-        cr_assert_eq(P->sep[j], want, "pair %s", name);
-        if (want) cr_assert_float_eq(P->dinv[j], name[0] == 'm' ? 1.0 : 0.2, 1e-15);
-        nsep += P->sep[j];
+        cr_assert_eq(P->pat.sep[j], want, "pair %s", name);
+        if (want) cr_assert_float_eq(P->pat.dinv[j], name[0] == 'm' ? 1.0 : 0.2, 1e-15);
+        nsep += P->pat.sep[j];
     }
-    cr_assert_eq(P->nn, L->m - nsep);
+    cr_assert_eq(P->pat.nn, L->m - nsep);
     nsc_onestep_free(P);
     nsc_lcs_free(L);
     nsc_circuit_free(c);
@@ -202,7 +202,7 @@ static void block_vs_dense(const char *net, int trials)
     int pivoted = 0;
     for (int t = 0; t < trials; t++) {
         nsc_onestep *P = problem(L, 1e-9), *Q = problem(L, 1e-9);
-        Q->dense_mmax = 0;
+        Q->dn.dense_mmax = 0;
         for (int i = 0; i < n; i++) z0[i] = i < L->nnode_z ? -1 + 7 * urand() : 1e-3 * (2 * urand() - 1);
         double tk = 1e-6 * urand();
         nsc_lcs_sources(L, tk, NULL, s0, e0);
@@ -211,8 +211,8 @@ static void block_vs_dense(const char *net, int trials)
         cr_assert_eq(nsc_onestep_solve(P, NSC_SOLVER_LEMKE, z0, s0, s1, e1, z1, l, &i1), 0);
         int bad = nsc_onestep_solve(Q, NSC_SOLVER_LEMKE, z0, s0, s1, e1, z2, l2, &i2);
         cr_assert_eq(bad, 0, "trial %d: %s, %d pivots", t, nsc_lcp_strstatus(i2.st), i2.iter);
-        cr_assert_null(Q->M);
-        cr_assert_null(Q->WiB);
+        cr_assert_null(Q->dn.M);
+        cr_assert_null(Q->dn.WiB);
         pivoted += i2.lcp_solved;
         cr_assert(mlcp_error(Q, z2, l2, e1) < 1e-10);
         for (int i = 0; i < n; i++)
@@ -263,7 +263,7 @@ static void twin_steps(const char *net, double h, int steps, void (*tweak)(nsc_o
         cr_assert_eq(nsc_onestep_step(Q, NSC_SOLVER_AUTO, zb, w0, w1, yb, lb, &ib), 0, "step %d", k);
         for (int i = 0; i < n; i++) *dz = fmax(*dz, fabs(ya[i] - yb[i]) / (1 + fabs(ya[i])));
         for (int i = 0; i < m; i++) *dl = fmax(*dl, fabs(la[i] - lb[i]) / (1e-3 + fabs(la[i])));
-        *same_modes += memcmp(P->prev, Q->prev, (size_t)m) == 0;
+        *same_modes += memcmp(P->mc.prev, Q->mc.prev, (size_t)m) == 0;
         memcpy(za, ya, sizeof(double) * (size_t)n);
         memcpy(zb, yb, sizeof(double) * (size_t)n);
     }
@@ -275,7 +275,7 @@ static void twin_steps(const char *net, double h, int steps, void (*tweak)(nsc_o
     nsc_circuit_free(c);
 }
 
-static void no_incremental(nsc_onestep *Q) { Q->inc_track = 0; }
+static void no_incremental(nsc_onestep *Q) { Q->inc.track = 0; }
 
 /* A 30-stage chain (600 pairs, too many for affine maps): the incremental check evaluates only the pairs
  * whose inputs changed, and gives bitwise the full check's z and l. */
@@ -286,7 +286,7 @@ Test(smlcp, incremental_check_is_exact)
     int same;
     nsc_onestep *P;
     twin_steps(t, 1e-12, 3000, no_incremental, &dz, &dl, &same, &P);
-    cr_assert(P->inc_track && P->inc_ok, "the incremental check was not used");
+    cr_assert(P->inc.track && P->inc.ok, "the incremental check was not used");
     cr_assert_eq(dz, 0.0, "z differs by %g", dz);
     cr_assert_eq(dl, 0.0, "l differs by %g", dl);
     cr_assert_eq(same, 3000);
@@ -382,7 +382,7 @@ Test(smlcp, affine_map_matches_sparse_solves)
     nsc_onestep *P;
     twin_steps(text, 50e-12, 40000, no_map, &dz, &dl, &same, &P);   /* 2 us: the soft start's first PWM periods */
     int maps = 0;
-    for (int k = 0; k < NSC_MODE_CACHE; k++) maps += P->modes[k].G != NULL;
+    for (int k = 0; k < NSC_MODE_CACHE; k++) maps += P->mc.modes[k].G != NULL;
     cr_assert(P->map && maps > 0, "no affine map was built");
     cr_assert(dz < 1e-9, "z differs by %g", dz);
     cr_assert(dl < 1e-7, "l differs by %g", dl);
@@ -402,7 +402,7 @@ Test(smlcp, large_chain_no_dense_matrices)
     cr_assert_eq(L->m, 20000);
     int n = L->n, m = L->m, ns = L->nsrc;
     nsc_onestep *P = problem(L, 1e-12);
-    cr_assert(P->inc_track);
+    cr_assert(P->inc.track);
     double *z0 = calloc((size_t)n, sizeof(double)), *z1 = calloc((size_t)n, sizeof(double));
     double *l = calloc((size_t)m, sizeof(double)), *w0 = calloc((size_t)ns, sizeof(double));
     double *w1 = calloc((size_t)ns, sizeof(double));
@@ -424,9 +424,9 @@ Test(smlcp, large_chain_no_dense_matrices)
         memcpy(z0, z1, sizeof(double) * (size_t)n);
         if (k == 90) v1_before = z0[out1];
     }
-    cr_assert_null(P->M);
-    cr_assert_null(P->WiB);
-    cr_assert_null(P->ws);
+    cr_assert_null(P->dn.M);
+    cr_assert_null(P->dn.WiB);
+    cr_assert_null(P->dn.ws);
     cr_assert_null(P->map);
     cr_assert_float_eq(z0[in], 5.0, 1e-9);
     cr_assert(v1_before > 4.9 && z0[out1] < 1.0, "stage 1 did not switch: %g -> %g V", v1_before, z0[out1]);
@@ -460,7 +460,7 @@ static void renew_vs_new(const char *net, double h1, double h2, int steps)
         cr_assert_eq(nsc_onestep_step(P, NSC_SOLVER_AUTO, za, w0, w1, ya, la, &ia), 0, "step %d", k);
         memcpy(za, ya, sizeof(double) * (size_t)n);
     }
-    cr_assert(P->nmodes > 0);
+    cr_assert(P->mc.nmodes > 0);
     cr_assert_eq(nsc_onestep_renew(P, h2), 0);
     cr_assert(nsc_onestep_h(P) == h2);
     memcpy(zb, za, sizeof(double) * (size_t)n);
@@ -507,8 +507,8 @@ Test(smlcp, renewed_problem_steps_as_a_new_one)
     renew_vs_new(MIXED, 1e-9, 2.5e-9, 400);
 }
 
-/* A problem built by copying a sibling's pattern structures (nsc_onestep_new_like,
- * what the stepper's cache does for each new step size) is nsc_onestep_new_alg's
+/* A problem built by copying a sibling's pattern structures (nsc_onestep_opts.like,
+ * what the stepper's cache does for each new step size) is the one built without it
  * bit for bit: the sibling S stepped `steps` times at h1 and renewed to h3 (its
  * work arrays used, its Wb refreshed by nsc_mode_renew), then Q copied from it
  * and R built from scratch at h2; Wb's values equal, and both stepped from S's
@@ -521,7 +521,7 @@ static void like_vs_new(const char *net, double h1, double h2, double h3, int st
     nsc_report r;
     nsc_report_init(&r);
     nsc_onestep *S = NULL, *Q = NULL, *R = NULL;
-    cr_assert_eq(nsc_onestep_new_alg(L, h1, 0.5, 0.5, NULL, &S, &r), NSC_OK);
+    cr_assert_eq(nsc_onestep_new(L, &(nsc_onestep_opts){ .h = h1, .theta = 0.5, .theta_alg = 0.5 }, &S, &r), NSC_OK);
     double *za = calloc((size_t)n, sizeof(double)), *zb = calloc((size_t)n, sizeof(double));
     double *ya = calloc((size_t)n, sizeof(double)), *yb = calloc((size_t)n, sizeof(double));
     double *la = calloc((size_t)m + 1, sizeof(double)), *lb = calloc((size_t)m + 1, sizeof(double));
@@ -536,13 +536,13 @@ static void like_vs_new(const char *net, double h1, double h2, double h3, int st
         memcpy(za, ya, sizeof(double) * (size_t)n);
     }
     cr_assert_eq(nsc_onestep_renew(S, h3), 0);
-    cr_assert_eq(nsc_onestep_new_like(L, h2, 0.5, 0.5, NULL, S, &Q, &r), NSC_OK);
-    cr_assert_eq(nsc_onestep_new_alg(L, h2, 0.5, 0.5, NULL, &R, &r), NSC_OK);
+    cr_assert_eq(nsc_onestep_new(L, &(nsc_onestep_opts){ .h = h2, .theta = 0.5, .theta_alg = 0.5, .like = S }, &Q, &r), NSC_OK);
+    cr_assert_eq(nsc_onestep_new(L, &(nsc_onestep_opts){ .h = h2, .theta = 0.5, .theta_alg = 0.5 }, &R, &r), NSC_OK);
     cr_assert(nsc_mode_like(R, S), "the copy was not taken (patterns differ)");
-    cr_assert_eq(Q->Wb->p[n], R->Wb->p[n]);
-    cr_assert_eq(memcmp(Q->Wb->x, R->Wb->x, sizeof(double) * (size_t)R->Wb->p[n]), 0, "Wb's values differ");
-    cr_assert_eq(Q->npos, R->npos);
-    cr_assert_eq(memcmp(Q->ccoef, R->ccoef, sizeof(double) * (size_t)R->pc[R->npos]), 0, "contributions differ");
+    cr_assert_eq(Q->pat.Wb->p[n], R->pat.Wb->p[n]);
+    cr_assert_eq(memcmp(Q->pat.Wb->x, R->pat.Wb->x, sizeof(double) * (size_t)R->pat.Wb->p[n]), 0, "Wb's values differ");
+    cr_assert_eq(Q->pat.npos, R->pat.npos);
+    cr_assert_eq(memcmp(Q->pat.ccoef, R->pat.ccoef, sizeof(double) * (size_t)R->pat.pc[R->pat.npos]), 0, "contributions differ");
     memcpy(zb, za, sizeof(double) * (size_t)n);
     memcpy(lb, la, sizeof(double) * (size_t)m);
     double t0 = steps * h1;
