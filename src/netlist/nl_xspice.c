@@ -7,7 +7,8 @@
  * a chain of two-input elements through internal digital nodes <name>#k (the
  * inner stages AND OR XOR, ipar[0] = 1; the last one the gate's own function);
  * a bridge of n bits n elements <name>, <name>#1, ... The analog switch
- * aswitch is an S element (dev_s.c), on at the mean of its two control levels. */
+ * aswitch is an S element (dev_s.c), on at the mean of its two control levels;
+ * the zener a D element (dev_d.c reads its card as SPICE's BV IBV IS N). */
 #include "nl_elab.h"
 #include "devices/device.h"
 
@@ -207,24 +208,46 @@ static nsc_status a_switch(elab *E, scope *sc, const nl_card *cd, int m, const c
     return NSC_OK;
 }
 
-/* 1 when model m was written as XSPICE's aswitch (the S device's alias). */
-static int is_aswitch(const elab *E, int m)
+/* 1 when model m was written as XSPICE's code model `type` (an alias of another device's type). */
+static int is_codemodel(const elab *E, int m, const char *type)
 {
     const nl_card *mc = &E->d->card[E->model_card[m]];
-    return mc->nf > 2 && (mc->f[2].kind == NL_F_WORD || mc->f[2].kind == NL_F_CALL) && nsc_strieq(mc->f[2].u.s, "aswitch");
+    return mc->nf > 2 && (mc->f[2].kind == NL_F_WORD || mc->f[2].kind == NL_F_CALL) && nsc_strieq(mc->f[2].u.s, type);
+}
+
+/* A zener card: A (a k) model or A a k model, the diode D of model m (dev_d.c
+ * reads the zener's parameters) from a to k. */
+static nsc_status a_zener(elab *E, scope *sc, const nl_card *cd, const char *full)
+{
+    int el, nd[2];
+    const nl_field *f = &cd->f[1];
+    if (cd->nf == 3 && f->kind == NL_F_GROUP && f->nsub == 2 && f->sub[0].kind == NL_F_WORD && f->sub[1].kind == NL_F_WORD)
+        f = f->sub;
+    else if (cd->nf != 4 || f[0].kind != NL_F_WORD || f[1].kind != NL_F_WORD || f[0].u.s[0] == '%')
+        return nle_err(E, sc, cd, NULL, "XSPICE zener %s: expected (a k) or a k, then the model", cd->f[0].u.s);
+    if (nle_node(E, sc, cd, &f[0], &nd[0]) || nle_node(E, sc, cd, &f[1], &nd[1])
+        || nle_element_named(E, sc, cd, NSC_EL_D, full, &el))
+        return E->r->status;
+    nsc_element *e = &E->c->el[el];
+    const nsc_device *dev = nsc_device_of(NSC_EL_D);
+    e->nnode = 2;
+    e->node[0] = nd[0], e->node[1] = nd[1];
+    for (int q = 0; q < dev->ninst; q++) e->ipar[q] = dev->inst[q].def;
+    return nle_model_ref(E, sc, cd, &cd->f[cd->nf - 1], el);
 }
 
 nsc_status nle_card_a(elab *E, scope *sc, const nl_card *cd)
 {
     a_ports P;
     const nl_field *mf = &cd->f[cd->nf - 1];
-    if (cd->nf < 4) return nle_err(E, sc, cd, NULL, "XSPICE element %s: expected an input, an output and a model", cd->f[0].u.s);
-    const char *nm = nle_cat(E, sc->prefix, cd->f[0].u.s);
+    const char *nm = cd->nf < 3 ? NULL : nle_cat(E, sc->prefix, cd->f[0].u.s);
     char full[A_NAMELEN];
-    if (!nm) return nle_oom(E);
-    snprintf(full, sizeof full, "%s", nm);
-    int m = nle_model_named(E, sc, mf), el0 = E->c->nel, nd[A_MAXN];
-    if (m >= 0 && E->c->model[m].type == NSC_MOD_SW && is_aswitch(E, m)) return a_switch(E, sc, cd, m, full);
+    if (cd->nf >= 3 && !nm) return nle_oom(E);
+    snprintf(full, sizeof full, "%s", nm ? nm : "");
+    int m = cd->nf < 3 ? -1 : nle_model_named(E, sc, mf), el0 = E->c->nel, nd[A_MAXN];
+    if (m >= 0 && E->c->model[m].type == NSC_MOD_SW && is_codemodel(E, m, "aswitch")) return a_switch(E, sc, cd, m, full);
+    if (m >= 0 && E->c->model[m].type == NSC_MOD_D && is_codemodel(E, m, "zener")) return a_zener(E, sc, cd, full);
+    if (cd->nf < 4) return nle_err(E, sc, cd, NULL, "XSPICE element %s: expected an input, an output and a model", cd->f[0].u.s);
     if (m < 0 || !nsc_dev_takes(nsc_device_of(NSC_EL_A), E->c->model[m].type)) {
         int el;                                               /* the model's own message (nl_model.c) */
         if (!nle_element_named(E, sc, cd, NSC_EL_A, full, &el)) nle_model_ref(E, sc, cd, mf, el);
