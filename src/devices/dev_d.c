@@ -180,6 +180,21 @@ static void d_mult(diode_par *p, double m)
     p->cj *= m;
 }
 
+/* XSPICE's zener code model (an A card, nl_xspice.c; its card's type "zener"):
+ * V_BREAKDOWN I_BREAKDOWN I_SAT N_FORWARD read as SPICE's BV IBV IS N, with
+ * XSPICE's defaults (2e-2 A, 1e-12 A, 1) for the last three. 1 when m is one. */
+static const char *const xz_name[] = { "v_breakdown", "i_breakdown", "i_sat", "n_forward" };
+static int d_xspice_zener(const nsc_model *m, d_card *k, unsigned *given)
+{
+    double v;
+    if (!nsc_model_get(m, "v_breakdown", &k->bv)) return 0;
+    *given |= G_BV;
+    k->ibv = nsc_model_get(m, "i_breakdown", &v) ? v : 2e-2;
+    k->is = nsc_model_get(m, "i_sat", &v) ? v : 1e-12;
+    k->n = nsc_model_get(m, "n_forward", &v) ? v : 1.0;
+    return 1;
+}
+
 /* Element e's card read and checked into p (an nsc_dev_parse). */
 static nsc_status d_params(const nsc_element *e, nsc_report *r, void *out)
 {
@@ -189,6 +204,7 @@ static nsc_status d_params(const nsc_element *e, nsc_report *r, void *out)
         return nsc_err(r, NSC_ENETLIST, &e->loc, "diode %s has no diode model", e->name);
     d_card k;
     unsigned given = nsc_par_read(m, D_PAR, D_NPAR, &k);
+    d_xspice_zener(m, &k, &given);
     memset(p, 0, sizeof *p);
     p->roff = k.roff;
     p->cj = given & G_CJO ? k.cjo : k.cj0;
@@ -231,7 +247,9 @@ static void d_warn(nsc_dev_ctx *ctx, const nsc_element *e, const diode_par *p)
     const nsc_model *m = e->model;
     for (int q = 0; q < m->npar; q++) {
         const char *pn = m->pname[q];
-        if (nsc_par_known(D_PAR, D_NPAR, p->fitted ? 0 : D_SPICE, pn) || nsc_swloss_param(pn)) continue;
+        int xz = 0;
+        for (int j = 0; j < 4; j++) xz |= nsc_strieq(pn, xz_name[j]);
+        if (nsc_par_known(D_PAR, D_NPAR, p->fitted ? 0 : D_SPICE, pn) || nsc_swloss_param(pn) || xz) continue;
         if (!p->fitted)
             nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than VF RON ROFF BV CJO VJ M FC TT (VFWD VREV RREV) are ignored "
                      "(%s first): piecewise-linear diode VF=%g RON=%g", m->name, pn, p->fw.vf[0], p->fw.r[0]);
@@ -384,6 +402,6 @@ const nsc_device nsc_dev_d = {
     .refit = d_refit,
     .ndc = 1, .dc = {{0, 1}},
     .out_current = 1,
-    .models = {{"d", NSC_MOD_D}}, .model_what = "a diode (D)",
+    .models = {{"d", NSC_MOD_D}, {"zener", NSC_MOD_D, 1}},   /* XSPICE's zener: an A card (nl_xspice.c) */ .model_what = "a diode (D)",
     .current_param = "id",
 };

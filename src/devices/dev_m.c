@@ -105,7 +105,7 @@ static const nsc_par M_INST[] = { { "w", 0, 100e-6, 0 }, { "l", 0, 100e-6, 0 }, 
  * a level 1-3 card (nle_mos_expand) */
 static const char *const known_vdmos[] = {"rd", "rs", "rg", "rb", "is", "n", "bv", "cgs", "cgdmin", "cgdmax", "a", "cjo",
                                           "vj", "m", "fc", NULL};   /* cgdmin cgdmax a: NAME#cgd; cjo vj m fc: the body's CJO (nl_expand.c) */
-static const char *const known_mos[] = {"rd", "rs", NULL};
+static const char *const known_mos[] = {"rd", "rs", "lmin", "lmax", "wmin", "wmax", NULL};   /* LMIN ...: bins (nl_model.c) */
 
 static int cmp_desc(const void *x, const void *y)
 {

@@ -37,6 +37,11 @@ nsc_status nsc_sw_params(const nsc_element *e, const nsc_sw_kind *k, nsc_report 
     const nsc_model *m = e->model;
     if (!m || m->type != k->type) return nsc_err(r, NSC_ENETLIST, &e->loc, "switch %s has no %s model", e->name, k->model);
     unsigned given = nsc_par_read(m, k->par, NSC_SW_NPAR, p);
+    if (k == &nsc_sw_voltage && nsc_model_get(m, "cntl_on", &p->on) && nsc_model_get(m, "cntl_off", &p->off)) {
+        given |= 1u << SW_ON | 1u << SW_OFF;                 /* XSPICE's aswitch (nl_xspice.c gives its defaults) */
+        nsc_model_get(m, "r_on", &p->ron);
+        nsc_model_get(m, "r_off", &p->roff);
+    }
     if (!(given & 1u << SW_ON) && nsc_model_get(m, "on", &p->on)) given |= 1u << SW_ON;    /* Xyce's SWITCH */
     if (!(given & 1u << SW_OFF) && nsc_model_get(m, "off", &p->off)) given |= 1u << SW_OFF;
     if (!(given & 1u << SW_T) && (given & 1u << SW_ON) && (given & 1u << SW_OFF))
@@ -62,6 +67,18 @@ nsc_status nsc_sw_params(const nsc_element *e, const nsc_sw_kind *k, nsc_report 
     return NSC_OK;
 }
 
+/* A parameter of XSPICE's aswitch in a model that has them (nl_xspice.c: its
+ * CNTL_ON given or defaulted); LOG, the shape between, is warned there. */
+static int is_aswitch_param(const nsc_model *m, const char *pn)
+{
+    static const char *const a[] = { "cntl_on", "cntl_off", "r_on", "r_off", "log" };
+    double v;
+    if (!nsc_model_get(m, "cntl_on", &v)) return 0;
+    for (size_t q = 0; q < sizeof a / sizeof a[0]; q++)
+        if (nsc_strieq(pn, a[q])) return 1;
+    return 0;
+}
+
 /* One warning when e's model has parameters other than k's, naming the first;
  * LTspice's ILIMIT (the on-state current limit) says what is lost. */
 static void sw_warn_ignored(const nsc_element *e, const nsc_sw_kind *k, nsc_report *r)
@@ -70,7 +87,8 @@ static void sw_warn_ignored(const nsc_element *e, const nsc_sw_kind *k, nsc_repo
     for (int q = 0; q < m->npar; q++) {
         const char *pn = m->pname[q];
         int ok = nsc_par_known(k->par, NSC_SW_NPAR, 0, pn) || nsc_swloss_param(pn) || nsc_strieq(pn, "on")
-                 || nsc_strieq(pn, "off") || (k == &nsc_sw_voltage && (nsc_strieq(pn, "vhon") || nsc_strieq(pn, "vhoff")));
+                 || nsc_strieq(pn, "off") || (k == &nsc_sw_voltage && (nsc_strieq(pn, "vhon") || nsc_strieq(pn, "vhoff")))
+                 || is_aswitch_param(m, pn);
         if (!ok) {
             int il = nsc_strieq(m->pname[q], "ilimit");
             nsc_warn(r, &m->loc, "switch model '%s': parameters other than %s are ignored (%s first%s)", m->name,
@@ -132,6 +150,6 @@ const nsc_device nsc_dev_s = {
     .swloss = 1,
     .swcap = 1,
     .ndc = 1, .dc = {{0, 1}},
-    .models = {{"sw", NSC_MOD_SW}, {"vswitch", NSC_MOD_SW, 1}, {"switch", NSC_MOD_SW, 1}},   /* Xyce's */
+    .models = {{"sw", NSC_MOD_SW}, {"vswitch", NSC_MOD_SW, 1}, {"switch", NSC_MOD_SW, 1}, {"aswitch", NSC_MOD_SW, 1}},   /* Xyce's; XSPICE's (an A card) */
     .model_what = "a switch (SW)",
 };

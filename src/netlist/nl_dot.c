@@ -114,6 +114,27 @@ static double *tolerance_option(nsc_circuit *c, const char *k)
          : !strcmp(k, "chgtol") ? &c->job.chgtol : !strcmp(k, "trtol") ? &c->job.trtol : NULL;
 }
 
+/* E->scale from the top level's `.option scale=` cards (the last one given; 1
+ * without): read before the elements, which it scales wherever it stands. */
+nsc_status nle_option_scale(elab *E, scope *top)
+{
+    E->scale = 1;
+    char kb[64];
+    for (int k = 0; k < top->df->nbody; k++) {
+        const nl_card *cd = &E->d->card[top->df->body[k]];
+        if (!nle_head_is(cd, ".options") && !nle_head_is(cd, ".option") && !nle_head_is(cd, ".opt")) continue;
+        for (int i = 1; i < cd->nf; i++) {
+            const char *key = nle_pair_key(&cd->f[i], kb, sizeof kb);
+            double v;
+            if (!key || strcmp(key, "scale")) continue;
+            if (nle_value(E, top, cd, &cd->f[i].sub[1], &v)) return E->r->status;
+            if (!(v > 0) || !isfinite(v)) return nle_err(E, top, cd, &cd->f[i], "scale must be positive");
+            E->scale = v;
+        }
+    }
+    return NSC_OK;
+}
+
 /* .options name=value ... */
 static nsc_status card_options(elab *E, scope *sc, const nl_card *cd)
 {
@@ -153,6 +174,8 @@ static nsc_status card_options(elab *E, scope *sc, const nl_card *cd)
             c->job.stepsizelimit = 1;                        /* ngspice's cap min(tstep, span / 50) */
         } else if (!k && f->kind == NL_F_WORD && nsc_strieq(f->u.s, "interp")) {
             c->job.interp = 1;                               /* rows on the tstep grid (ngspice's interp) */
+        } else if (k && !strcmp(k, "scale")) {
+            /* read before the elements (nle_option_scale) */
         } else if (k && tolerance_option(c, k)) {
             if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
             if (!(v > 0) || !isfinite(v)) return nle_err(E, sc, cd, f, "%s must be positive", k);

@@ -245,6 +245,7 @@ static nsc_status elaborate(elab *E)
     }
     for (int j = 0; !st && j < E->nov; j++)
         if (!E->ovused[j]) st = nsc_err(E->r, NSC_ENETLIST, NULL, "no .param named %s", E->ov[j].name);
+    if (!st) st = nle_option_scale(E, &top);
     /* then .model and the rest (re-running .param passes is harmless but skipped) */
     for (int pass = 1; !st && pass < 3; pass++)
         for (int k = 0; !st && k < top.df->nbody; k++) {

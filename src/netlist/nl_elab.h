@@ -112,6 +112,7 @@ typedef struct elab {
     size_t capbuf;
     long ninst;             /* subcircuit instances expanded (<= NL_MAXELEMENTS) */
     int capstep;            /* capacity of circuit->step */
+    double scale;           /* .option scale (ngspice): MOS W L times it, AD AS times its square; 1 unless given */
 } elab;
 
 /* ---- nl_scope.c: messages ---- */
@@ -300,12 +301,21 @@ nsc_status nle_resolve_small(elab *E, scope *top);
  * goes to sc->othermodels, an error only when used). */
 nsc_status nle_card_model(elab *E, scope *sc, const nl_card *cd);
 
+/* E->scale from the top level's `.option scale=` (nl_dot.c). */
+nsc_status nle_option_scale(elab *E, scope *top);
+
 /* E->elmodel[el] = the model named by field f, seen from scope sc, checked
  * against the element's kind. */
 nsc_status nle_model_ref(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el);
+/* The same for a MOS instance of length l, width w (metres, scaled): a name that
+ * is not a model names the bin NAME.K holding them (nle_model_bin). */
+nsc_status nle_model_ref_lw(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el, double l, double w);
 
 /* Index of the model named by field f in scope sc or an enclosing one, -1 if none. */
 int nle_model_named(elab *E, const scope *sc, const nl_field *f);
+/* The bin (.model NAME.K, LMIN LMAX WMIN WMAX) of the model named by f for
+ * L = l, W = w (metres, scaled): *m, -1 when no NAME.K is defined (nl_model.c). */
+nsc_status nle_model_bin(elab *E, scope *sc, const nl_card *cd, const nl_field *f, double l, double w, int *m);
 
 /* A new, zeroed model at c->model[c->nmodel] for card cd (the caller counts
  * it: nmodel++); NULL out of memory (nothing reported). */

@@ -703,6 +703,31 @@ static void jfet_area(elab *E, int el)
         if (E->c->el[p].kind == NSC_EL_R) E->c->el[p].value /= E->c->el[el].ipar[0] * E->c->el[el].ipar[1];
 }
 
+/* ngspice's `.option scale`: a MOS instance's W= L= times E->scale, AD= AS= times its square. */
+static double inst_scale(const elab *E, nsc_elkind k, const char *kk)
+{
+    if (k != NSC_EL_M) return 1;
+    return !strcmp(kk, "w") || !strcmp(kk, "l") ? E->scale : !strcmp(kk, "ad") || !strcmp(kk, "as") ? E->scale * E->scale : 1;
+}
+
+/* The model of MOS el named by f[mi]: a name that is not a model names a bin
+ * (nle_model_bin) chosen by the instance's L, W (given and scaled, else the defaults). */
+static nsc_status mos_model(elab *E, scope *sc, const nl_card *cd, int mi, int el)
+{
+    const nl_field *f = cd->f;
+    const nsc_device *dev = nsc_device_of(NSC_EL_M);
+    if (nle_model_named(E, sc, &f[mi]) >= 0) return nle_model_ref(E, sc, cd, &f[mi], el);
+    double lw[2] = { dev->inst[inst_par(dev, "l")].def, dev->inst[inst_par(dev, "w")].def };
+    char key[64];
+    for (int i = mi + 1; i < cd->nf; i++) {
+        const char *kk = nle_pair_key(&f[i], key, sizeof key);
+        int j = kk && !strcmp(kk, "l") ? 0 : kk && !strcmp(kk, "w") ? 1 : -1;
+        if (j >= 0 && nle_value(E, sc, cd, &f[i].sub[1], &lw[j])) return E->r->status;
+        if (j >= 0) lw[j] *= E->scale;
+    }
+    return nle_model_ref_lw(E, sc, cd, &f[mi], el, lw[0], lw[1]);
+}
+
 /* D: a k model [area] [off] [m=] [...]; M: d g s b model [W= L= m= ...]; S: n+ n- nc+ nc- model [on|off] */
 static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
 {
@@ -729,7 +754,8 @@ static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
         return nle_err(E, sc, cd, NULL, "missing sense voltage source for switch %s", f[0].u.s);
     if (dev->card_sense && nle_fixup_add(E, sc, cd, &f[n], el, 0)) return E->r->status;
     if (cd->nf < n + 2) return nle_err(E, sc, cd, NULL, "missing model name for %s %s", nle_kind_name(k), f[0].u.s);
-    if (nle_model_ref(E, sc, cd, &f[n + 1 + skip], el)) return E->r->status;
+    if (k == NSC_EL_M ? mos_model(E, sc, cd, n + 1 + skip, el) : nle_model_ref(E, sc, cd, &f[n + 1 + skip], el))
+        return E->r->status;
     for (int q = 0; q < dev->ninst; q++) E->c->el[el].ipar[q] = dev->inst[q].def;
     if (vm >= 0 ? nle_vdmos_expand(E, sc, cd, el, vm) : (k == NSC_EL_M || k == NSC_EL_J) && nle_mos_expand(E, sc, cd, el))
         return E->r->status;
@@ -741,7 +767,7 @@ static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
             double v;
             if (nle_value(E, sc, cd, &f[i].sub[1], &v)) return E->r->status;
             if (!(v > 0)) return nle_err(E, sc, cd, &f[i], "%s of %s must be positive", kk, f[0].u.s);
-            E->c->el[el].ipar[q] = v;
+            E->c->el[el].ipar[q] = v * inst_scale(E, k, kk);
         } else if (kk)
             nle_warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored", kk, nle_kind_name(k), f[0].u.s);
         else if (dev->card_state && f[i].kind == NL_F_WORD &&

@@ -69,8 +69,9 @@ static const char *supported(char *buf, size_t size)
     return buf;
 }
 
-/* model named by field f for element el (resolved now: models of a scope come first) */
-nsc_status nle_model_ref(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el)
+/* model named by field f for element el (resolved now: models of a scope come
+ * first); lw: the MOS instance's L, W (metres, scaled) for a binned model, else NULL. */
+static nsc_status model_ref(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el, const double *lw)
 {
     if (f->kind != NL_F_WORD) return nle_err(E, sc, cd, f, "expected a model name, found '%s'", nle_ftext(f));
     const char *k = nle_cat(E, "", f->u.s);
@@ -89,6 +90,7 @@ nsc_status nle_model_ref(elab *E, scope *sc, const nl_card *cd, const nl_field *
         return nle_err(E, sc, cd, f, "model '%s' of %s %s has unsupported type '%s' (%s:%d; supported: %s)", f->u.s,
                        nle_kind_name(e->kind), cd->f[0].u.s, mc->f[2].u.s, l.file, l.line, supported(ts, sizeof ts));
     }
+    if (m < 0 && lw && nle_model_bin(E, sc, cd, f, lw[0], lw[1], &m)) return E->r->status;
     if (m < 0) return nle_err(E, sc, cd, f, "unknown model '%s' for %s %s", f->u.s, nle_kind_name(e->kind), cd->f[0].u.s);
     nsc_modeltype t = E->c->model[m].type;
     const nsc_device *d = nsc_device_of(e->kind);
@@ -98,6 +100,74 @@ nsc_status nle_model_ref(elab *E, scope *sc, const nl_card *cd, const nl_field *
                    cd->f[0].u.s, type_name(t, tn, sizeof tn), d->model_what);
     }
     E->elmodel[el] = m;
+    return NSC_OK;
+}
+
+nsc_status nle_model_ref(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el)
+{
+    return model_ref(E, sc, cd, f, el, NULL);
+}
+
+nsc_status nle_model_ref_lw(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el, double l, double w)
+{
+    const double lw[2] = { l, w };
+    return model_ref(E, sc, cd, f, el, lw);
+}
+
+/* ---- model binning (ngspice): .model NAME.1, NAME.2 ... each for a range of L, W ---- */
+
+/* Parameter name of model m (lower case), def when not given. */
+static double model_value(const nsc_model *m, const char *name, double def)
+{
+    for (int j = 0; j < m->npar; j++)
+        if (nsc_strieq(m->pname[j], name)) return m->pval[j];
+    return def;
+}
+
+/* 1 when key is name "." digits (a bin of model name), else 0. */
+static int is_bin_of(const char *key, const char *name)
+{
+    size_t n = strlen(name);
+    if (strncmp(key, name, n) || key[n] != '.' || !key[n + 1]) return 0;
+    for (const char *p = key + n + 1; *p; p++)
+        if (!isdigit((unsigned char)*p)) return 0;
+    return 1;
+}
+
+/* v (metres) in [lo, hi] within 1 nm, ngspice 39's rule as measured on BSIM4
+ * bins (W = WMAX + 0.9 nm is in the bin, W = WMIN - 1 nm is not; a W two bins
+ * share goes to the first one defined). */
+static int in_bin(double v, double lo, double hi)
+{
+    return v > lo - 1e-9 && v < hi + 1e-9;
+}
+
+/* The model of the innermost scope from sc out that defines bins of the model
+ * named by f (a name that is not itself a model): its first NAME.K (K digits)
+ * with LMIN <= l <= LMAX and WMIN <= w <= WMAX (metres, in_bin; a bound not
+ * given is open). *m = -1 when
+ * no scope defines a bin; an error when some do and none holds l, w. */
+nsc_status nle_model_bin(elab *E, scope *sc, const nl_card *cd, const nl_field *f, double l, double w, int *m)
+{
+    *m = -1;
+    if (f->kind != NL_F_WORD) return NSC_OK;
+    const char *k = nle_cat(E, "", f->u.s);
+    if (!k) return nle_oom(E);
+    int nbin = 0;
+    for (const scope *s = sc; s && !nbin; s = s->up)
+        for (size_t j = 0; j < s->models.cap; j++) {
+            const nl_slot *sl = &s->models.s[j];
+            if (!sl->key || !is_bin_of(sl->key, k)) continue;
+            const nsc_model *md = &E->c->model[sl->val];
+            nbin++;
+            if (in_bin(l, model_value(md, "lmin", 0), model_value(md, "lmax", INFINITY))
+                && in_bin(w, model_value(md, "wmin", 0), model_value(md, "wmax", INFINITY))
+                && (*m < 0 || sl->val < *m))
+                *m = sl->val;                                /* two bins holding l, w: the first defined */
+        }
+    if (nbin && *m < 0)
+        return nle_err(E, sc, cd, f, "no bin of model '%s' (%d %s.N cards) holds L = %g m, W = %g m "
+                       "(LMIN <= L <= LMAX, WMIN <= W <= WMAX)", f->u.s, nbin, f->u.s, l, w);
     return NSC_OK;
 }
 

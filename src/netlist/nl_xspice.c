@@ -6,7 +6,9 @@
  * ports are read from the words' text. A gate of more than two inputs becomes
  * a chain of two-input elements through internal digital nodes <name>#k (the
  * inner stages AND OR XOR, ipar[0] = 1; the last one the gate's own function);
- * a bridge of n bits n elements <name>, <name>#1, ... */
+ * a bridge of n bits n elements <name>, <name>#1, ... The analog switch
+ * aswitch is an S element (dev_s.c), on at the mean of its two control levels;
+ * the zener a D element (dev_d.c reads its card as SPICE's BV IBV IS N). */
 #include "nl_elab.h"
 #include "devices/device.h"
 
@@ -143,16 +145,109 @@ static nsc_status a_elements(elab *E, scope *sc, const nl_card *cd, const a_port
     return a_gate(E, sc, cd, full, &nd[P->first[0]], P->cnt[0], nd[P->first[1]]);
 }
 
+/* ---- XSPICE aswitch: A cntl (out+ out-) model, as an S element (dev_s.c) ---- */
+
+/* The nodes of an aswitch port: a node (to ground) or (n+ n-), after an
+ * optional %v %vd %gd; nd[0], nd[1]. *i: the port's first field, then past it. */
+static nsc_status asw_port(elab *E, scope *sc, const nl_card *cd, int *i, int group_only, int *nd)
+{
+    const nl_field *f = &cd->f[*i];
+    if (f->kind == NL_F_WORD && f->u.s[0] == '%') {
+        if (!nsc_strieq(f->u.s, "%v") && !nsc_strieq(f->u.s, "%vd") && !nsc_strieq(f->u.s, "%gd"))
+            return nle_err(E, sc, cd, f, "XSPICE aswitch %s: port type '%s' is not supported (%%v %%vd %%gd)",
+                           cd->f[0].u.s, f->u.s);
+        f = &cd->f[++*i];
+    }
+    if (*i >= cd->nf - 1) return nle_err(E, sc, cd, NULL, "XSPICE aswitch %s: expected a control and (out+ out-)", cd->f[0].u.s);
+    ++*i;
+    if (f->kind == NL_F_GROUP && f->nsub == 2 && f->sub[0].kind == NL_F_WORD && f->sub[1].kind == NL_F_WORD)
+        return nle_node(E, sc, cd, &f->sub[0], &nd[0]) || nle_node(E, sc, cd, &f->sub[1], &nd[1]) ? E->r->status : NSC_OK;
+    if (group_only || f->kind != NL_F_WORD)
+        return nle_err(E, sc, cd, f, "XSPICE aswitch %s: expected %s, found '%s'", cd->f[0].u.s,
+                       group_only ? "(out+ out-)" : "a node or (n+ n-)", nle_ftext(f));
+    nd[1] = 0;
+    return nle_node(E, sc, cd, f, &nd[0]);
+}
+
+/* XSPICE's defaults into aswitch model m where its card leaves them out
+ * (CNTL_OFF 0, CNTL_ON 1, R_OFF 1e12, R_ON 1: read by dev_s.c). */
+static nsc_status asw_defaults(elab *E, nsc_model *m)
+{
+    static const char *const nm[] = { "cntl_off", "cntl_on", "r_off", "r_on" };
+    static const double dv[] = { 0, 1, 1e12, 1 };
+    for (int q = 0; q < 4; q++) {
+        double v;
+        int cap = m->npar;
+        if (!nsc_model_get(m, nm[q], &v) && nle_model_set(E, m, &cap, nm[q], dv[q])) return E->r->status;
+    }
+    return NSC_OK;
+}
+
+/* An aswitch card: a voltage-controlled switch between out+ and out- on at the
+ * mean of CNTL_OFF and CNTL_ON (its resistance between them, exponential with
+ * LOG, is not modelled: a warning per model). */
+static nsc_status a_switch(elab *E, scope *sc, const nl_card *cd, int m, const char *full)
+{
+    int el, c[2], o[2], i = 1;
+    if (asw_port(E, sc, cd, &i, 0, c) || asw_port(E, sc, cd, &i, 1, o)) return E->r->status;
+    if (i != cd->nf - 1) return nle_err(E, sc, cd, &cd->f[i], "XSPICE aswitch %s: unexpected '%s'", cd->f[0].u.s, nle_ftext(&cd->f[i]));
+    if (nle_element_named(E, sc, cd, NSC_EL_S, full, &el)) return E->r->status;
+    nsc_element *e = &E->c->el[el];
+    e->nnode = 4;
+    e->node[0] = o[0], e->node[1] = o[1], e->node[2] = c[0], e->node[3] = c[1];
+    nsc_model *mo = &E->c->model[m];
+    double lo = 0, hi = 1;
+    int first = 1;
+    for (int q = 0; q < el && first; q++) first = E->elmodel[q] != m;
+    if (asw_defaults(E, mo) || nle_model_ref(E, sc, cd, &cd->f[cd->nf - 1], el)) return E->r->status;
+    nsc_model_get(mo, "cntl_off", &lo);
+    nsc_model_get(mo, "cntl_on", &hi);
+    if (first)                                               /* one warning per model */
+        nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE aswitch '%s' switches ideally at %g, the mean of cntl_off "
+                 "and cntl_on: its resistance between them is not modelled", cd->f[cd->nf - 1].u.s, 0.5 * (lo + hi));
+    return NSC_OK;
+}
+
+/* 1 when model m was written as XSPICE's code model `type` (an alias of another device's type). */
+static int is_codemodel(const elab *E, int m, const char *type)
+{
+    const nl_card *mc = &E->d->card[E->model_card[m]];
+    return mc->nf > 2 && (mc->f[2].kind == NL_F_WORD || mc->f[2].kind == NL_F_CALL) && nsc_strieq(mc->f[2].u.s, type);
+}
+
+/* A zener card: A (a k) model or A a k model, the diode D of model m (dev_d.c
+ * reads the zener's parameters) from a to k. */
+static nsc_status a_zener(elab *E, scope *sc, const nl_card *cd, const char *full)
+{
+    int el, nd[2];
+    const nl_field *f = &cd->f[1];
+    if (cd->nf == 3 && f->kind == NL_F_GROUP && f->nsub == 2 && f->sub[0].kind == NL_F_WORD && f->sub[1].kind == NL_F_WORD)
+        f = f->sub;
+    else if (cd->nf != 4 || f[0].kind != NL_F_WORD || f[1].kind != NL_F_WORD || f[0].u.s[0] == '%')
+        return nle_err(E, sc, cd, NULL, "XSPICE zener %s: expected (a k) or a k, then the model", cd->f[0].u.s);
+    if (nle_node(E, sc, cd, &f[0], &nd[0]) || nle_node(E, sc, cd, &f[1], &nd[1])
+        || nle_element_named(E, sc, cd, NSC_EL_D, full, &el))
+        return E->r->status;
+    nsc_element *e = &E->c->el[el];
+    const nsc_device *dev = nsc_device_of(NSC_EL_D);
+    e->nnode = 2;
+    e->node[0] = nd[0], e->node[1] = nd[1];
+    for (int q = 0; q < dev->ninst; q++) e->ipar[q] = dev->inst[q].def;
+    return nle_model_ref(E, sc, cd, &cd->f[cd->nf - 1], el);
+}
+
 nsc_status nle_card_a(elab *E, scope *sc, const nl_card *cd)
 {
     a_ports P;
     const nl_field *mf = &cd->f[cd->nf - 1];
-    if (cd->nf < 4) return nle_err(E, sc, cd, NULL, "XSPICE element %s: expected an input, an output and a model", cd->f[0].u.s);
-    const char *nm = nle_cat(E, sc->prefix, cd->f[0].u.s);
+    const char *nm = cd->nf < 3 ? NULL : nle_cat(E, sc->prefix, cd->f[0].u.s);
     char full[A_NAMELEN];
-    if (!nm) return nle_oom(E);
-    snprintf(full, sizeof full, "%s", nm);
-    int m = nle_model_named(E, sc, mf), el0 = E->c->nel, nd[A_MAXN];
+    if (cd->nf >= 3 && !nm) return nle_oom(E);
+    snprintf(full, sizeof full, "%s", nm ? nm : "");
+    int m = cd->nf < 3 ? -1 : nle_model_named(E, sc, mf), el0 = E->c->nel, nd[A_MAXN];
+    if (m >= 0 && E->c->model[m].type == NSC_MOD_SW && is_codemodel(E, m, "aswitch")) return a_switch(E, sc, cd, m, full);
+    if (m >= 0 && E->c->model[m].type == NSC_MOD_D && is_codemodel(E, m, "zener")) return a_zener(E, sc, cd, full);
+    if (cd->nf < 4) return nle_err(E, sc, cd, NULL, "XSPICE element %s: expected an input, an output and a model", cd->f[0].u.s);
     if (m < 0 || !nsc_dev_takes(nsc_device_of(NSC_EL_A), E->c->model[m].type)) {
         int el;                                               /* the model's own message (nl_model.c) */
         if (!nle_element_named(E, sc, cd, NSC_EL_A, full, &el)) nle_model_ref(E, sc, cd, mf, el);
