@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "devices/device.h"
+#include "solve/la_dense.h"
 
 typedef struct acc_el {
     int el;
@@ -228,6 +229,156 @@ void nsc_loss_acc_step(nsc_loss_acc *a, double theta, double t0, double t1, cons
             if (zi >= 0) p += a->gmin * a->zt[zi] * a->zt[zi];
         }
         a->row[a->nrow - 1].energy += frac * h * p;
+    }
+}
+
+int nsc_loss_acc_ptlen(const nsc_loss_acc *a)
+{
+    return a->nrow + 2 * a->ne;
+}
+
+struct nsc_loss_map {
+    int nc, nr;            /* columns of x read, rows */
+    int *col;              /* [nc] those columns */
+    double *M;             /* [nr nc] column-major: per element its ports', then gmin's, rows v0 i0 v1 i1 */
+    double *y, *xg;        /* [nr], [nc] */
+};
+
+void nsc_loss_map_free(nsc_loss_map *M)
+{
+    if (!M) return;
+    free(M->col); free(M->M); free(M->y); free(M->xg);
+    free(M);
+}
+
+/* row[0..N) += c times the row over x of quantity (kind, idx) after step b (nsc_loss_basis). */
+static void basis_row(const nsc_loss_basis *B, int b, nsc_termkind kind, int idx, double c, double *row)
+{
+    int n = B->n, nr = B->n + B->m, ns = B->nsrc;
+    const double *Y = B->ie[b];
+    if (kind == NSC_T_W) {
+        const double *S = B->S[b] + 4 * idx;
+        row[n + idx] += c, row[n + ns + idx] += c * S[0], row[n + 2 * ns + idx] += c * S[2];
+        return;
+    }
+    if (kind == NSC_T_L) {
+        if (!B->mask[idx]) return;
+        c *= B->dinv[idx] > 0 ? -B->dinv[idx] : 1.0;
+        idx += n;
+    }
+    double d = kind == NSC_T_DZ ? 1 / B->h[b] : 1.0;
+    for (int j = 0; j < B->na; j++) row[B->act[j]] += c * d * Y[(size_t)j * nr + idx];
+    if (kind == NSC_T_DZ) row[idx] -= c * d;
+}
+
+/* row (N) of the lin f after step b: the voltages' DZ and SW terms count 0 (volt: nsc_lin_eval). */
+static void lin_row(const nsc_loss_basis *B, int b, const nsc_lcs *L, const char *sw, const nsc_lin *f, int volt,
+                    double *row)
+{
+    memset(row, 0, sizeof(double) * (size_t)B->N);
+    for (int k = 0; k < f->nterm; k++) {
+        const nsc_term *t = &f->t[k];
+        if (t->kind == NSC_T_SW) {
+            if (volt || t->idx >= L->nsw) continue;
+            const nsc_switch *S = &L->sw[t->idx];
+            double g = t->coef * (sw[t->idx] ? S->g_on : S->g_off);
+            if (S->a >= 0) basis_row(B, b, NSC_T_Z, S->a, g, row);
+            if (S->k >= 0) basis_row(B, b, NSC_T_Z, S->k, -g, row);
+        } else if (!(volt && t->kind == NSC_T_DZ)) {
+            basis_row(B, b, t->kind, t->idx, t->coef, row);
+        }
+    }
+}
+
+/* The rows (N each) of the map into R: per element port and per gmin node, v and i after steps 0 and 1. */
+static void map_rows(const nsc_loss_acc *a, const nsc_loss_basis *B, const char *sw, double *R)
+{
+    const nsc_lcs *L = a->L;
+    size_t N = (size_t)B->N, r = 0;
+    for (int k = 0; k < a->ne; k++)
+        for (int q = 0; q < a->e[k].np; q++)
+            for (int b = 0; b < 2; b++, r += 2) {
+                lin_row(B, b, L, sw, &a->e[k].v[q], 1, R + r * N);
+                lin_row(B, b, L, sw, &a->e[k].i[q], 0, R + (r + 1) * N);
+            }
+    for (int g = 0; g < L->ngmin; g++) {
+        int zi = nsc_zn(L->gmin_node[g]);
+        for (int b = 0; b < 2; b++, r += 2) {
+            memset(R + r * N, 0, 2 * N * sizeof(double));
+            if (zi < 0) continue;
+            basis_row(B, b, NSC_T_Z, zi, 1.0, R + r * N);
+            basis_row(B, b, NSC_T_Z, zi, a->gmin, R + (r + 1) * N);
+        }
+    }
+}
+
+nsc_loss_map *nsc_loss_map_new(const nsc_loss_acc *a, const nsc_loss_basis *B, const char *sw)
+{
+    int nr = 4 * a->L->ngmin, N = B->N;
+    for (int k = 0; k < a->ne; k++) nr += 4 * a->e[k].np;
+    nsc_loss_map *M = calloc(1, sizeof *M);
+    double *R = malloc(sizeof(double) * ((size_t)nr * (size_t)N + 1));
+    if (!M || !R || !(M->col = malloc(sizeof(int) * (size_t)N)) || !(M->y = malloc(sizeof(double) * ((size_t)nr + 1)))
+        || !(M->xg = malloc(sizeof(double) * (size_t)N)) || !(M->M = malloc(sizeof(double) * ((size_t)nr * (size_t)N + 1)))) {
+        free(R);
+        nsc_loss_map_free(M);
+        return NULL;
+    }
+    M->nr = nr;
+    map_rows(a, B, sw, R);
+    for (int c = 0; c < N; c++) {                            /* the columns read, compacted */
+        int nz = 0;
+        for (int r = 0; r < nr && !nz; r++) nz = R[(size_t)r * N + c] != 0;
+        if (!nz) continue;
+        for (int r = 0; r < nr; r++) M->M[(size_t)M->nc * nr + r] = R[(size_t)r * N + c];
+        M->col[M->nc++] = c;
+    }
+    free(R);
+    return M;
+}
+
+void nsc_loss_map_point(const nsc_loss_acc *a, const nsc_loss_map *M, const double *x, const double scale[2],
+                        double *pt)
+{
+    for (int j = 0; j < M->nc; j++) M->xg[j] = x[M->col[j]];
+    nsc_dense_gemv_small(M->nr, M->nc, M->M, M->xg, M->y);
+    const double *y = M->y;
+    double s0 = scale[0], s1 = scale[1];
+    for (int k = 0; k < a->ne; k++) {                        /* (every element kept has a port) */
+        double p = 0;
+        for (int q = 0; q < a->e[k].np; q++) p += s0 * y[4 * q] * y[4 * q + 1] + s1 * y[4 * q + 2] * y[4 * q + 3];
+        pt[k] = p;
+        pt[a->nrow + k] = s0 * y[0] + s1 * y[2];
+        pt[a->nrow + a->ne + k] = s0 * y[1] + s1 * y[3];
+        y += 4 * a->e[k].np;
+    }
+    if (a->L->ngmin > 0) {
+        double p = 0;
+        for (int g = 0; g < a->L->ngmin; g++, y += 4) p += s0 * y[0] * y[1] + s1 * y[2] * y[3];
+        pt[a->nrow - 1] = p;
+    }
+}
+
+void nsc_loss_acc_segment(nsc_loss_acc *a, double t0, double tm, double t1, const double *p0, const double *pm,
+                          const double *p1)
+{
+    double h = t1 - t0, lo = t0 > a->from ? t0 : a->from, hi = t1 < a->to ? t1 : a->to;
+    double frac = h > 0 && hi > lo ? (hi - lo) / h : 0;       /* the part of the segment in the window */
+    double c0 = h / 2, cm = 0, c1 = h / 2;                   /* the trapezoid, without a midpoint */
+    if (pm && tm > t0 && tm < t1) {                          /* the quadratic through the three points */
+        double sm = (tm - t0) / h;
+        c0 = h * (0.5 - 1 / (6 * sm));
+        cm = h / (6 * sm * (1 - sm));
+        c1 = h * (2 - 3 * sm) / (6 * (1 - sm));
+    }
+    for (int k = 0; k < a->nrow && frac > 0; k++)
+        a->row[k].energy += frac * (c0 * p0[k] + (cm != 0 ? cm * pm[k] : 0) + c1 * p1[k]);
+    a->capt = -1;                                            /* (no damping on a segment: capture()'s end) */
+    for (int k = 0; k < a->ne; k++) {                        /* the state before the next event (charge()) */
+        acc_el *x = &a->e[k];
+        if (x->swk < 0 && x->pair < 0) continue;
+        x->vend = fabs(p1[a->nrow + k]);
+        x->imean = fabs(p1[a->nrow + a->ne + k]);
     }
 }
 
