@@ -238,16 +238,17 @@ int nsc_loss_acc_ptlen(const nsc_loss_acc *a)
 }
 
 struct nsc_loss_map {
-    int nc, nr;            /* columns of x read, rows */
+    int nc, nr, nu;        /* columns of x read, rows, distinct nonzero rows */
     int *col;              /* [nc] those columns */
-    double *M;             /* [nr nc] column-major: per element its ports', then gmin's, rows v0 i0 v1 i1 */
-    double *y, *xg;        /* [nr], [nc] */
+    int *ix;               /* [nr] row r's in U (nu: a zero row): per element its ports', then gmin's, rows v0 i0 v1 i1 */
+    double *U;             /* [nu nc] column-major (a node's voltage is read by every element at it: once here) */
+    double *y, *xg;        /* [nu + 1] (y[nu] = 0), [nc] */
 };
 
 void nsc_loss_map_free(nsc_loss_map *M)
 {
     if (!M) return;
-    free(M->col); free(M->M); free(M->y); free(M->xg);
+    free(M->col); free(M->ix); free(M->U); free(M->y); free(M->xg);
     free(M);
 }
 
@@ -312,28 +313,78 @@ static void map_rows(const nsc_loss_acc *a, const nsc_loss_basis *B, const char 
     }
 }
 
+/* Row r of R (N columns) read at the columns col[0..nc). */
+static double rget(const double *R, int N, const int *col, int r, int c)
+{
+    return R[(size_t)r * N + col[c]];
+}
+
+/* ix, U from the rows of R at M's columns: each distinct nonzero row once,
+ * found by a hash of its bits (open addressing on 2^k >= 2 nr slots). 0, or -1 on ENOMEM. */
+static int distinct_rows(nsc_loss_map *M, const double *R, int N)
+{
+    int nr = M->nr, nc = M->nc, size = 2;
+    while (size < 2 * nr) size *= 2;
+    int *slot = malloc(sizeof(int) * (size_t)size);
+    if (!slot || !(M->ix = malloc(sizeof(int) * ((size_t)nr + 1))) || !(M->U = malloc(sizeof(double) * ((size_t)nr * (size_t)nc + 1)))) {
+        free(slot);
+        return -1;
+    }
+    for (int k = 0; k < size; k++) slot[k] = -1;
+    int *first = M->ix;                                      /* (first row of each distinct one: ix until set) */
+    M->nu = 0;
+    for (int r = 0; r < nr; r++) {
+        unsigned long long h = 1469598103934665603ULL;
+        int zero = 1;
+        for (int c = 0; c < nc; c++) {
+            double v = rget(R, N, M->col, r, c);
+            unsigned long long b;
+            memcpy(&b, &v, sizeof b);
+            h = (h ^ b) * 1099511628211ULL;
+            zero &= v == 0;
+        }
+        if (zero) { first[r] = -1; continue; }
+        int k = (int)(h & (unsigned long long)(size - 1)), u = -1;
+        for (; slot[k] >= 0 && u < 0; k = (k + 1) & (size - 1)) {
+            int same = 1;
+            for (int c = 0; c < nc && same; c++) same = rget(R, N, M->col, r, c) == M->U[(size_t)c * nr + slot[k]];
+            if (same) u = slot[k];
+        }
+        if (u < 0) {
+            u = slot[k] = M->nu++;
+            for (int c = 0; c < nc; c++) M->U[(size_t)c * nr + u] = rget(R, N, M->col, r, c);
+        }
+        first[r] = u;
+    }
+    for (int r = 0; r < nr; r++) M->ix[r] = first[r] < 0 ? M->nu : first[r];
+    for (int c = 1; c < nc; c++)                             /* U to nu x nc (its leading dimension nr so far) */
+        memmove(M->U + (size_t)c * M->nu, M->U + (size_t)c * nr, sizeof(double) * (size_t)M->nu);
+    free(slot);
+    return 0;
+}
+
 nsc_loss_map *nsc_loss_map_new(const nsc_loss_acc *a, const nsc_loss_basis *B, const char *sw)
 {
     int nr = 4 * a->L->ngmin, N = B->N;
     for (int k = 0; k < a->ne; k++) nr += 4 * a->e[k].np;
     nsc_loss_map *M = calloc(1, sizeof *M);
     double *R = malloc(sizeof(double) * ((size_t)nr * (size_t)N + 1));
-    if (!M || !R || !(M->col = malloc(sizeof(int) * (size_t)N)) || !(M->y = malloc(sizeof(double) * ((size_t)nr + 1)))
-        || !(M->xg = malloc(sizeof(double) * (size_t)N)) || !(M->M = malloc(sizeof(double) * ((size_t)nr * (size_t)N + 1)))) {
+    if (!M || !R || !(M->col = malloc(sizeof(int) * ((size_t)N + 1))) || !(M->y = malloc(sizeof(double) * ((size_t)nr + 1)))
+        || !(M->xg = malloc(sizeof(double) * ((size_t)N + 1)))) {
         free(R);
         nsc_loss_map_free(M);
         return NULL;
     }
     M->nr = nr;
     map_rows(a, B, sw, R);
-    for (int c = 0; c < N; c++) {                            /* the columns read, compacted */
+    for (int c = 0; c < N; c++) {                            /* the columns read */
         int nz = 0;
         for (int r = 0; r < nr && !nz; r++) nz = R[(size_t)r * N + c] != 0;
-        if (!nz) continue;
-        for (int r = 0; r < nr; r++) M->M[(size_t)M->nc * nr + r] = R[(size_t)r * N + c];
-        M->col[M->nc++] = c;
+        if (nz) M->col[M->nc++] = c;
     }
+    int bad = distinct_rows(M, R, N);
     free(R);
+    if (bad) { nsc_loss_map_free(M); return NULL; }
     return M;
 }
 
@@ -341,20 +392,23 @@ void nsc_loss_map_point(const nsc_loss_acc *a, const nsc_loss_map *M, const doub
                         double *pt)
 {
     for (int j = 0; j < M->nc; j++) M->xg[j] = x[M->col[j]];
-    nsc_dense_gemv_small(M->nr, M->nc, M->M, M->xg, M->y);
+    nsc_dense_gemv_small(M->nu, M->nc, M->U, M->xg, M->y);
+    M->y[M->nu] = 0;
     const double *y = M->y;
+    const int *ix = M->ix;
     double s0 = scale[0], s1 = scale[1];
     for (int k = 0; k < a->ne; k++) {                        /* (every element kept has a port) */
         double p = 0;
-        for (int q = 0; q < a->e[k].np; q++) p += s0 * y[4 * q] * y[4 * q + 1] + s1 * y[4 * q + 2] * y[4 * q + 3];
+        for (int q = 0; q < a->e[k].np; q++)
+            p += s0 * y[ix[4 * q]] * y[ix[4 * q + 1]] + s1 * y[ix[4 * q + 2]] * y[ix[4 * q + 3]];
         pt[k] = p;
-        pt[a->nrow + k] = s0 * y[0] + s1 * y[2];
-        pt[a->nrow + a->ne + k] = s0 * y[1] + s1 * y[3];
-        y += 4 * a->e[k].np;
+        pt[a->nrow + k] = s0 * y[ix[0]] + s1 * y[ix[2]];
+        pt[a->nrow + a->ne + k] = s0 * y[ix[1]] + s1 * y[ix[3]];
+        ix += 4 * a->e[k].np;
     }
     if (a->L->ngmin > 0) {
         double p = 0;
-        for (int g = 0; g < a->L->ngmin; g++, y += 4) p += s0 * y[0] * y[1] + s1 * y[2] * y[3];
+        for (int g = 0; g < a->L->ngmin; g++, ix += 4) p += s0 * y[ix[0]] * y[ix[1]] + s1 * y[ix[2]] * y[ix[3]];
         pt[a->nrow - 1] = p;
     }
 }
