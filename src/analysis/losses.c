@@ -240,7 +240,7 @@ int nsc_loss_acc_ptlen(const nsc_loss_acc *a)
 struct nsc_loss_map {
     int nc, nr, nu;        /* columns of x read, rows, distinct nonzero rows */
     int *col;              /* [nc] those columns */
-    int *ix;               /* [nr] row r's in U (nu: a zero row): per element its ports', then gmin's, rows v0 i0 v1 i1 */
+    int *ix;               /* [nr] row r's in U (nu: a zero row): per element its ports', then gmin's, rows v i */
     double *U;             /* [nu nc] column-major (a node's voltage is read by every element at it: once here) */
     double *y, *xg;        /* [nu + 1] (y[nu] = 0), [nc] */
 };
@@ -272,43 +272,51 @@ static void basis_row(const nsc_loss_basis *B, int b, nsc_termkind kind, int idx
     if (kind == NSC_T_DZ) row[idx] -= c * d;
 }
 
-/* row (N) of the lin f after step b: the voltages' DZ and SW terms count 0 (volt: nsc_lin_eval). */
+/* row += w times the row of the lin f after step b: the voltages' DZ and SW terms count 0 (volt: nsc_lin_eval). */
 static void lin_row(const nsc_loss_basis *B, int b, const nsc_lcs *L, const char *sw, const nsc_lin *f, int volt,
-                    double *row)
+                    double w, double *row)
 {
-    memset(row, 0, sizeof(double) * (size_t)B->N);
     for (int k = 0; k < f->nterm; k++) {
         const nsc_term *t = &f->t[k];
         if (t->kind == NSC_T_SW) {
             if (volt || t->idx >= L->nsw) continue;
             const nsc_switch *S = &L->sw[t->idx];
-            double g = t->coef * (sw[t->idx] ? S->g_on : S->g_off);
+            double g = w * t->coef * (sw[t->idx] ? S->g_on : S->g_off);
             if (S->a >= 0) basis_row(B, b, NSC_T_Z, S->a, g, row);
             if (S->k >= 0) basis_row(B, b, NSC_T_Z, S->k, -g, row);
         } else if (!(volt && t->kind == NSC_T_DZ)) {
-            basis_row(B, b, t->kind, t->idx, t->coef, row);
+            basis_row(B, b, t->kind, t->idx, w * t->coef, row);
         }
     }
 }
 
-/* The rows (N each) of the map into R: per element port and per gmin node, v and i after steps 0 and 1. */
+/* row (N) = Richardson's 2 f(step 1) - f(step 0) of the lin f: O(h0^2) off its
+ * value at the state; a combination of the two steps' currents satisfies KCL
+ * as each does, and of their node voltages KVL, so Tellegen holds for the
+ * products of the combined voltages and currents (the header's balance). */
+static void rich_row(const nsc_loss_basis *B, const nsc_lcs *L, const char *sw, const nsc_lin *f, int volt, double *row)
+{
+    memset(row, 0, sizeof(double) * (size_t)B->N);
+    lin_row(B, 1, L, sw, f, volt, 2.0, row);
+    lin_row(B, 0, L, sw, f, volt, -1.0, row);
+}
+
+/* The rows (N each) of the map into R: per element port and per gmin node, its v and i (rich_row). */
 static void map_rows(const nsc_loss_acc *a, const nsc_loss_basis *B, const char *sw, double *R)
 {
     const nsc_lcs *L = a->L;
     size_t N = (size_t)B->N, r = 0;
     for (int k = 0; k < a->ne; k++)
-        for (int q = 0; q < a->e[k].np; q++)
-            for (int b = 0; b < 2; b++, r += 2) {
-                lin_row(B, b, L, sw, &a->e[k].v[q], 1, R + r * N);
-                lin_row(B, b, L, sw, &a->e[k].i[q], 0, R + (r + 1) * N);
-            }
-    for (int g = 0; g < L->ngmin; g++) {
+        for (int q = 0; q < a->e[k].np; q++, r += 2) {
+            rich_row(B, L, sw, &a->e[k].v[q], 1, R + r * N);
+            rich_row(B, L, sw, &a->e[k].i[q], 0, R + (r + 1) * N);
+        }
+    for (int g = 0; g < L->ngmin; g++, r += 2) {
         int zi = nsc_zn(L->gmin_node[g]);
-        for (int b = 0; b < 2; b++, r += 2) {
-            memset(R + r * N, 0, 2 * N * sizeof(double));
-            if (zi < 0) continue;
-            basis_row(B, b, NSC_T_Z, zi, 1.0, R + r * N);
-            basis_row(B, b, NSC_T_Z, zi, a->gmin, R + (r + 1) * N);
+        memset(R + r * N, 0, 2 * N * sizeof(double));
+        for (int b = 0; b < 2 && zi >= 0; b++) {
+            basis_row(B, b, NSC_T_Z, zi, b ? 2.0 : -1.0, R + r * N);
+            basis_row(B, b, NSC_T_Z, zi, b ? 2.0 * a->gmin : -a->gmin, R + (r + 1) * N);
         }
     }
 }
@@ -365,8 +373,8 @@ static int distinct_rows(nsc_loss_map *M, const double *R, int N)
 
 nsc_loss_map *nsc_loss_map_new(const nsc_loss_acc *a, const nsc_loss_basis *B, const char *sw)
 {
-    int nr = 4 * a->L->ngmin, N = B->N;
-    for (int k = 0; k < a->ne; k++) nr += 4 * a->e[k].np;
+    int nr = 2 * a->L->ngmin, N = B->N;
+    for (int k = 0; k < a->ne; k++) nr += 2 * a->e[k].np;
     nsc_loss_map *M = calloc(1, sizeof *M);
     double *R = malloc(sizeof(double) * ((size_t)nr * (size_t)N + 1));
     if (!M || !R || !(M->col = malloc(sizeof(int) * ((size_t)N + 1))) || !(M->y = malloc(sizeof(double) * ((size_t)nr + 1)))
@@ -388,27 +396,24 @@ nsc_loss_map *nsc_loss_map_new(const nsc_loss_acc *a, const nsc_loss_basis *B, c
     return M;
 }
 
-void nsc_loss_map_point(const nsc_loss_acc *a, const nsc_loss_map *M, const double *x, const double scale[2],
-                        double *pt)
+void nsc_loss_map_point(const nsc_loss_acc *a, const nsc_loss_map *M, const double *x, double *pt)
 {
     for (int j = 0; j < M->nc; j++) M->xg[j] = x[M->col[j]];
     nsc_dense_gemv_small(M->nu, M->nc, M->U, M->xg, M->y);
     M->y[M->nu] = 0;
     const double *y = M->y;
     const int *ix = M->ix;
-    double s0 = scale[0], s1 = scale[1];
     for (int k = 0; k < a->ne; k++) {                        /* (every element kept has a port) */
         double p = 0;
-        for (int q = 0; q < a->e[k].np; q++)
-            p += s0 * y[ix[4 * q]] * y[ix[4 * q + 1]] + s1 * y[ix[4 * q + 2]] * y[ix[4 * q + 3]];
+        for (int q = 0; q < a->e[k].np; q++) p += y[ix[2 * q]] * y[ix[2 * q + 1]];
         pt[k] = p;
-        pt[a->nrow + k] = s0 * y[ix[0]] + s1 * y[ix[2]];
-        pt[a->nrow + a->ne + k] = s0 * y[ix[1]] + s1 * y[ix[3]];
-        ix += 4 * a->e[k].np;
+        pt[a->nrow + k] = y[ix[0]];
+        pt[a->nrow + a->ne + k] = y[ix[1]];
+        ix += 2 * a->e[k].np;
     }
     if (a->L->ngmin > 0) {
         double p = 0;
-        for (int g = 0; g < a->L->ngmin; g++, ix += 4) p += s0 * y[ix[0]] * y[ix[1]] + s1 * y[ix[2]] * y[ix[3]];
+        for (int g = 0; g < a->L->ngmin; g++, ix += 2) p += y[ix[0]] * y[ix[1]];
         pt[a->nrow - 1] = p;
     }
 }

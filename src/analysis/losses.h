@@ -88,8 +88,8 @@ void nsc_loss_acc_step(nsc_loss_acc *a, double theta, double t0, double t1, cons
  * satisfy the step's KCL rows exactly: the sum of a point's powers is 0
  * (Tellegen) up to the round-off of the steps' difference quotients (C eps
  * |v| / h0 in a capacitor's current), and so is the sum of the energies. With
- * the Richardson combination 2 p(h0/2) - p(h0) a point's powers are those of
- * the exact state to O(h0^2). Error of a segment of length H: Simpson's
+ * the voltages and currents in Richardson's combination 2 x(h0/2) - x(h0) of
+ * the two steps, a point's powers are those of the exact state to O(h0^2). Error of a segment of length H: Simpson's
  * H^5 p''''/2880; with v and i within the step control's chord tolerances
  * dv, di of straight lines (their second derivatives 8 dv / H^2, 8 di / H^2)
  * that is about 0.13 H dv di, second order in the tolerances (RELTOL^2 of the
@@ -113,16 +113,18 @@ typedef struct nsc_loss_basis {
     const double *S[2];
 } nsc_loss_basis;
 /* A mode's powers as one matrix: each element's port voltages and currents
- * after both steps as rows over x (their nonzero columns only), so that a
- * point is one product and a few multiplications. */
+ * (Richardson's combination of the two steps) as rows over x (their nonzero
+ * columns; each distinct row once), so that a point is one product and a
+ * multiplication per port. */
 typedef struct nsc_loss_map nsc_loss_map;
 /* The map of the mode B in the switch states sw; NULL when out of memory. */
 nsc_loss_map *nsc_loss_map_new(const nsc_loss_acc *a, const nsc_loss_basis *B, const char *sw);
 void nsc_loss_map_free(nsc_loss_map *M);
-/* pt = the point at the state x (header): scale[b] times step b's powers,
- * summed (Richardson: scale = { -1, 2 } with h = { h0, h0 / 2 }). */
-void nsc_loss_map_point(const nsc_loss_acc *a, const nsc_loss_map *M, const double *x, const double scale[2],
-                        double *pt);
+/* pt = the point at the state x (header): the powers of Richardson's
+ * combination 2 (step 1) - (step 0) of each port's voltage and current (h =
+ * { h0, h0 / 2 }: O(h0^2) off the state's; KCL and KVL hold for the
+ * combination as for each step, so does Tellegen). */
+void nsc_loss_map_point(const nsc_loss_acc *a, const nsc_loss_map *M, const double *x, double *pt);
 /* The segment t0 -> t1 of one mode from its points p0, pm (at tm; NULL: none)
  * and p1. A segment has no damping: a turn-on's capture (above) ends; the
  * switching elements' v and i at t1 are the ones EON/EOFF of the next event read. */

@@ -34,9 +34,9 @@
  * Losses (--losses, analysis/losses.h): each accepted segment of the flow
  * is integrated from the elements' powers at its start, midpoint and end
  * (the quadratic through them: Simpson's rule), each point's powers from the
- * implicit-Euler steps the flow is made of (nsc_flow_ie: KCL exact, so the
- * energies balance to round-off) in Richardson's combination 2 p(h0/2) -
- * p(h0) (O(h0^2) off the exact state's); an event step and the
+ * implicit-Euler steps the flow is made of (flow.h ie: KCL exact, so the
+ * energies balance to round-off), their voltages and currents in Richardson's
+ * combination 2 x(h0/2) - x(h0) (O(h0^2) off the exact state's); an event step and the
  * NSC_EX_LCHAIN substeps after it are the accumulator's steps at theta 1, as
  * the adaptive stepper's restarts (loss_chain_step): EON/EOFF at the mode
  * change, the capacitors' jump (its damping 1/2 C dv^2) captured in a
@@ -562,11 +562,10 @@ static void count(ex *a, double h, int event)
 /* ---- losses ---- */
 
 /* pt = the elements' powers at the flow's state x (the header's Losses):
- * 2 p(h0/2) - p(h0) of the implicit-Euler steps from x. */
+ * from 2 x(h0/2) - x(h0) of the implicit-Euler steps' quantities from x. */
 static void loss_point(ex *a, const double *x, double *pt)
 {
-    static const double rich[2] = { -1.0, 2.0 };
-    nsc_loss_map_point(a->T->acc, a->lmap, x, rich, pt);
+    nsc_loss_map_point(a->T->acc, a->lmap, x, pt);
 }
 
 /* After an event step, NSC_EX_LCHAIN substeps of h0 are counted as the
