@@ -424,7 +424,7 @@ void nsc_loss_acc_segment(nsc_loss_acc *a, double t0, double tm, double t1, cons
     double h = t1 - t0, lo = t0 > a->from ? t0 : a->from, hi = t1 < a->to ? t1 : a->to;
     double frac = h > 0 && hi > lo ? (hi - lo) / h : 0;       /* the part of the segment in the window */
     double c0 = h / 2, cm = 0, c1 = h / 2;                   /* the trapezoid, without a midpoint */
-    if (pm && tm > t0 && tm < t1) {                          /* the quadratic through the three points */
+    if (pm && tm >= t0 + 0.2 * h && tm <= t1 - 0.2 * h) {    /* the quadratic through the three points */
         double sm = (tm - t0) / h;
         c0 = h * (0.5 - 1 / (6 * sm));
         cm = h / (6 * sm * (1 - sm));

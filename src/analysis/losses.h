@@ -125,8 +125,8 @@ void nsc_loss_map_free(nsc_loss_map *M);
  * { h0, h0 / 2 }: O(h0^2) off the state's; KCL and KVL hold for the
  * combination as for each step, so does Tellegen). */
 void nsc_loss_map_point(const nsc_loss_acc *a, const nsc_loss_map *M, const double *x, double *pt);
-/* The segment t0 -> t1 of one mode from its points p0, pm (at tm; NULL: none)
- * and p1. A segment has no damping: a turn-on's capture (above) ends; the
+/* The segment t0 -> t1 of one mode from its points p0, pm (at tm; NULL: none,
+ * or tm outside the middle 60 %: the trapezoid) and p1. A segment has no damping: a turn-on's capture (above) ends; the
  * switching elements' v and i at t1 are the ones EON/EOFF of the next event read. */
 void nsc_loss_acc_segment(nsc_loss_acc *a, double t0, double tm, double t1, const double *p0, const double *pm,
                           const double *p1);

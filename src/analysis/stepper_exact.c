@@ -123,6 +123,7 @@ typedef struct ex {
     double lct, *lcz;                /* the chain's time and state z [n] */
     double *lS;                      /* [2 nsrc 4] the sources' flows over h0 and h0 / 2 */
     double *ly, *ll, *lw0, *lw1, *lx;  /* [n + m], [m], [nsrc], [nsrc], [N]: loss_chain_step's */
+    double *lxm;                     /* [N] a segment's midpoint when it starts at the chain's end */
 } ex;
 
 /* ---- scope ---- */
@@ -152,7 +153,7 @@ static void ex_free(ex *a)
     free(a->sa); free(a->sb); free(a->x); free(a->xm); free(a->x1); free(a->xt); free(a->xm2); free(a->wk);
     free(a->z); free(a->zf); free(a->l); free(a->g); free(a->w); free(a->z1); free(a->w1); free(a->gtol); free(a->lm); free(a->pw); free(a->gsgn); free(a->wv); free(a->ulo); free(a->uhi); free(a->wm); free(a->w1v); free(a->lneed);
     free(a->lp0); free(a->lpm); free(a->lp1); free(a->lS);
-    free(a->ly); free(a->ll); free(a->lw0); free(a->lw1); free(a->lx); free(a->lcz);
+    free(a->ly); free(a->ll); free(a->lw0); free(a->lw1); free(a->lx); free(a->lcz); free(a->lxm);
     free(a->v0); free(a->vm); free(a->v1); free(a->rtol); free(a->mask); free(a->sw1); free(a->key); free(a->alt); free(a->althi);
 }
 
@@ -198,8 +199,8 @@ static int loss_init(ex *a)
     int len = nsc_loss_acc_ptlen(a->T->acc);
     a->lp0 = vec(len), a->lpm = vec(len), a->lp1 = vec(len), a->lS = vec(8 * a->nsrc);
     a->ly = vec(a->n + a->m), a->ll = vec(a->m), a->lw0 = vec(a->nsrc), a->lw1 = vec(a->nsrc), a->lx = vec(a->N);
-    a->lcz = vec(a->n);
-    if (!a->lp0 || !a->lpm || !a->lp1 || !a->lS || !a->ly || !a->ll || !a->lw0 || !a->lw1 || !a->lx || !a->lcz)
+    a->lcz = vec(a->n), a->lxm = vec(a->N);
+    if (!a->lp0 || !a->lpm || !a->lp1 || !a->lS || !a->ly || !a->ll || !a->lw0 || !a->lw1 || !a->lx || !a->lcz || !a->lxm)
         return -1;
     for (int b = 0; b < 2; b++)
         for (int j = 0; j < a->nsrc; j++) nsc_flow_src(a->sa[j], a->sb[j], ldexp(a->h0, -b), a->lS + 4 * (b * a->nsrc + j));
@@ -606,6 +607,22 @@ static void loss_chain_step(ex *a)
     a->lch--;
 }
 
+/* The midpoint of a segment t0 -> t1 that starts at the chain's end, inside
+ * the step from a->t: the flow's point on the h0 grid nearest the middle,
+ * into lxm (*xm), and its time; a->t (none: the trapezoid) when that falls
+ * outside the middle half (a segment of a few h0). The step's own midpoint
+ * can lie a fraction of h0 after t0, and the quadratic through two points
+ * that close (from the chain's state and the flow's) would extrapolate
+ * their difference over the segment. */
+static double loss_mid(ex *a, double t0, double t1, const double **xm)
+{
+    double u = floor(((t0 + t1) / 2 - a->t) / a->h0 + 0.5), tm = a->t + u * a->h0;
+    if (!(tm >= t0 + (t1 - t0) / 4 && tm <= t1 - (t1 - t0) / 4)) return a->t;
+    nsc_flow_advance(a->F, (long)u, a->x, a->lxm, a->wk);
+    *xm = a->lxm;
+    return tm;
+}
+
 /* The segment a->t -> t1 of the flow (from a->x; midpoint xm at tm when
  * tm > a->t; end x1) into the losses; its end's point kept as the next
  * segment's start when keep (same flow, no breakpoint: the sources not
@@ -625,6 +642,7 @@ static void loss_seg(ex *a, double tm, double t1, const double *xm, const double
         t0 = a->lct > t0 ? a->lct : t0;
         seed_from(a, t0, a->lcz, a->lx);
         x0 = a->lx, a->lp0_ok = 0, a->lcpend = 0;
+        tm = loss_mid(a, t0, t1, &xm);
     }
     if (!a->lp0_ok) loss_point(a, x0, a->lp0);
     if (tm > t0) loss_point(a, xm, a->lpm);
