@@ -237,6 +237,11 @@ int nsc_loss_acc_ptlen(const nsc_loss_acc *a)
     return a->nrow + 2 * a->ne;
 }
 
+int nsc_loss_acc_nrow(const nsc_loss_acc *a)
+{
+    return a->nrow;
+}
+
 struct nsc_loss_map {
     int nc, nr, nu;        /* columns of x read, rows, distinct nonzero rows */
     int *col;              /* [nc] those columns */

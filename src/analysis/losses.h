@@ -96,6 +96,7 @@ void nsc_loss_acc_step(nsc_loss_acc *a, double theta, double t0, double t1, cons
  * energy H v i); O(H^4 p''') when tm is off the middle by a substep (odd
  * unit counts, a landing remainder). */
 int nsc_loss_acc_ptlen(const nsc_loss_acc *a);
+int nsc_loss_acc_nrow(const nsc_loss_acc *a);      /* the rows' powers at a point's start */
 /* The implicit-Euler steps of one mode as linear maps of the augmented state
  * x = [z; p; u; v; 1] (solve/flow.h, N = n + 3 nsrc + 1): step b (0, 1) over
  * h[b] has z1 and the pair rows = ie[b] (x gathered at act[0..na)), (n + m) x
