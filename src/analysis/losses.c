@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "devices/device.h"
+#include "solve/la_dense.h"
 
 typedef struct acc_el {
     int el;
@@ -228,6 +229,220 @@ void nsc_loss_acc_step(nsc_loss_acc *a, double theta, double t0, double t1, cons
             if (zi >= 0) p += a->gmin * a->zt[zi] * a->zt[zi];
         }
         a->row[a->nrow - 1].energy += frac * h * p;
+    }
+}
+
+int nsc_loss_acc_ptlen(const nsc_loss_acc *a)
+{
+    return a->nrow + 2 * a->ne;
+}
+
+int nsc_loss_acc_nrow(const nsc_loss_acc *a)
+{
+    return a->nrow;
+}
+
+struct nsc_loss_map {
+    int nc, nr, nu;        /* columns of x read, rows, distinct nonzero rows */
+    int *col;              /* [nc] those columns */
+    int *ix;               /* [nr] row r's in U (nu: a zero row): per element its ports', then gmin's, rows v i */
+    double *U;             /* [nu nc] column-major (a node's voltage is read by every element at it: once here) */
+    double *y, *xg;        /* [nu + 1] (y[nu] = 0), [nc] */
+};
+
+void nsc_loss_map_free(nsc_loss_map *M)
+{
+    if (!M) return;
+    free(M->col); free(M->ix); free(M->U); free(M->y); free(M->xg);
+    free(M);
+}
+
+/* row[0..N) += c times the row over x of quantity (kind, idx) after step b (nsc_loss_basis). */
+static void basis_row(const nsc_loss_basis *B, int b, nsc_termkind kind, int idx, double c, double *row)
+{
+    int n = B->n, nr = B->n + B->m, ns = B->nsrc;
+    const double *Y = B->ie[b];
+    if (kind == NSC_T_W) {
+        const double *S = B->S[b] + 4 * idx;
+        row[n + idx] += c, row[n + ns + idx] += c * S[0], row[n + 2 * ns + idx] += c * S[2];
+        return;
+    }
+    if (kind == NSC_T_L) {
+        if (!B->mask[idx]) return;
+        c *= B->dinv[idx] > 0 ? -B->dinv[idx] : 1.0;
+        idx += n;
+    }
+    double d = kind == NSC_T_DZ ? 1 / B->h[b] : 1.0;
+    for (int j = 0; j < B->na; j++) row[B->act[j]] += c * d * Y[(size_t)j * nr + idx];
+    if (kind == NSC_T_DZ) row[idx] -= c * d;
+}
+
+/* row += w times the row of the lin f after step b: the voltages' DZ and SW terms count 0 (volt: nsc_lin_eval). */
+static void lin_row(const nsc_loss_basis *B, int b, const nsc_lcs *L, const char *sw, const nsc_lin *f, int volt,
+                    double w, double *row)
+{
+    for (int k = 0; k < f->nterm; k++) {
+        const nsc_term *t = &f->t[k];
+        if (t->kind == NSC_T_SW) {
+            if (volt || t->idx >= L->nsw) continue;
+            const nsc_switch *S = &L->sw[t->idx];
+            double g = w * t->coef * (sw[t->idx] ? S->g_on : S->g_off);
+            if (S->a >= 0) basis_row(B, b, NSC_T_Z, S->a, g, row);
+            if (S->k >= 0) basis_row(B, b, NSC_T_Z, S->k, -g, row);
+        } else if (!(volt && t->kind == NSC_T_DZ)) {
+            basis_row(B, b, t->kind, t->idx, w * t->coef, row);
+        }
+    }
+}
+
+/* row (N) = Richardson's 2 f(step 1) - f(step 0) of the lin f: O(h0^2) off its
+ * value at the state; a combination of the two steps' currents satisfies KCL
+ * as each does, and of their node voltages KVL, so Tellegen holds for the
+ * products of the combined voltages and currents (the header's balance). */
+static void rich_row(const nsc_loss_basis *B, const nsc_lcs *L, const char *sw, const nsc_lin *f, int volt, double *row)
+{
+    memset(row, 0, sizeof(double) * (size_t)B->N);
+    lin_row(B, 1, L, sw, f, volt, 2.0, row);
+    lin_row(B, 0, L, sw, f, volt, -1.0, row);
+}
+
+/* The rows (N each) of the map into R: per element port and per gmin node, its v and i (rich_row). */
+static void map_rows(const nsc_loss_acc *a, const nsc_loss_basis *B, const char *sw, double *R)
+{
+    const nsc_lcs *L = a->L;
+    size_t N = (size_t)B->N, r = 0;
+    for (int k = 0; k < a->ne; k++)
+        for (int q = 0; q < a->e[k].np; q++, r += 2) {
+            rich_row(B, L, sw, &a->e[k].v[q], 1, R + r * N);
+            rich_row(B, L, sw, &a->e[k].i[q], 0, R + (r + 1) * N);
+        }
+    for (int g = 0; g < L->ngmin; g++, r += 2) {
+        int zi = nsc_zn(L->gmin_node[g]);
+        memset(R + r * N, 0, 2 * N * sizeof(double));
+        for (int b = 0; b < 2 && zi >= 0; b++) {
+            basis_row(B, b, NSC_T_Z, zi, b ? 2.0 : -1.0, R + r * N);
+            basis_row(B, b, NSC_T_Z, zi, b ? 2.0 * a->gmin : -a->gmin, R + (r + 1) * N);
+        }
+    }
+}
+
+/* Row r of R (N columns) read at the columns col[0..nc). */
+static double rget(const double *R, int N, const int *col, int r, int c)
+{
+    return R[(size_t)r * N + col[c]];
+}
+
+/* ix, U from the rows of R at M's columns: each distinct nonzero row once,
+ * found by a hash of its bits (open addressing on 2^k >= 2 nr slots). 0, or -1 on ENOMEM. */
+static int distinct_rows(nsc_loss_map *M, const double *R, int N)
+{
+    int nr = M->nr, nc = M->nc, size = 2;
+    while (size < 2 * nr) size *= 2;
+    int *slot = malloc(sizeof(int) * (size_t)size);
+    if (!slot || !(M->ix = malloc(sizeof(int) * ((size_t)nr + 1))) || !(M->U = malloc(sizeof(double) * ((size_t)nr * (size_t)nc + 1)))) {
+        free(slot);
+        return -1;
+    }
+    for (int k = 0; k < size; k++) slot[k] = -1;
+    int *first = M->ix;                                      /* (first row of each distinct one: ix until set) */
+    M->nu = 0;
+    for (int r = 0; r < nr; r++) {
+        unsigned long long h = 1469598103934665603ULL;
+        int zero = 1;
+        for (int c = 0; c < nc; c++) {
+            double v = rget(R, N, M->col, r, c);
+            unsigned long long b;
+            memcpy(&b, &v, sizeof b);
+            h = (h ^ b) * 1099511628211ULL;
+            zero &= v == 0;
+        }
+        if (zero) { first[r] = -1; continue; }
+        int k = (int)(h & (unsigned long long)(size - 1)), u = -1;
+        for (; slot[k] >= 0 && u < 0; k = (k + 1) & (size - 1)) {
+            int same = 1;
+            for (int c = 0; c < nc && same; c++) same = rget(R, N, M->col, r, c) == M->U[(size_t)c * nr + slot[k]];
+            if (same) u = slot[k];
+        }
+        if (u < 0) {
+            u = slot[k] = M->nu++;
+            for (int c = 0; c < nc; c++) M->U[(size_t)c * nr + u] = rget(R, N, M->col, r, c);
+        }
+        first[r] = u;
+    }
+    for (int r = 0; r < nr; r++) M->ix[r] = first[r] < 0 ? M->nu : first[r];
+    for (int c = 1; c < nc; c++)                             /* U to nu x nc (its leading dimension nr so far) */
+        memmove(M->U + (size_t)c * M->nu, M->U + (size_t)c * nr, sizeof(double) * (size_t)M->nu);
+    free(slot);
+    return 0;
+}
+
+nsc_loss_map *nsc_loss_map_new(const nsc_loss_acc *a, const nsc_loss_basis *B, const char *sw)
+{
+    int nr = 2 * a->L->ngmin, N = B->N;
+    for (int k = 0; k < a->ne; k++) nr += 2 * a->e[k].np;
+    nsc_loss_map *M = calloc(1, sizeof *M);
+    double *R = malloc(sizeof(double) * ((size_t)nr * (size_t)N + 1));
+    if (!M || !R || !(M->col = malloc(sizeof(int) * ((size_t)N + 1))) || !(M->y = malloc(sizeof(double) * ((size_t)nr + 1)))
+        || !(M->xg = malloc(sizeof(double) * ((size_t)N + 1)))) {
+        free(R);
+        nsc_loss_map_free(M);
+        return NULL;
+    }
+    M->nr = nr;
+    map_rows(a, B, sw, R);
+    for (int c = 0; c < N; c++) {                            /* the columns read */
+        int nz = 0;
+        for (int r = 0; r < nr && !nz; r++) nz = R[(size_t)r * N + c] != 0;
+        if (nz) M->col[M->nc++] = c;
+    }
+    int bad = distinct_rows(M, R, N);
+    free(R);
+    if (bad) { nsc_loss_map_free(M); return NULL; }
+    return M;
+}
+
+void nsc_loss_map_point(const nsc_loss_acc *a, const nsc_loss_map *M, const double *x, double *pt)
+{
+    for (int j = 0; j < M->nc; j++) M->xg[j] = x[M->col[j]];
+    nsc_dense_gemv_small(M->nu, M->nc, M->U, M->xg, M->y);
+    M->y[M->nu] = 0;
+    const double *y = M->y;
+    const int *ix = M->ix;
+    for (int k = 0; k < a->ne; k++) {                        /* (every element kept has a port) */
+        double p = 0;
+        for (int q = 0; q < a->e[k].np; q++) p += y[ix[2 * q]] * y[ix[2 * q + 1]];
+        pt[k] = p;
+        pt[a->nrow + k] = y[ix[0]];
+        pt[a->nrow + a->ne + k] = y[ix[1]];
+        ix += 2 * a->e[k].np;
+    }
+    if (a->L->ngmin > 0) {
+        double p = 0;
+        for (int g = 0; g < a->L->ngmin; g++, ix += 2) p += y[ix[0]] * y[ix[1]];
+        pt[a->nrow - 1] = p;
+    }
+}
+
+void nsc_loss_acc_segment(nsc_loss_acc *a, double t0, double tm, double t1, const double *p0, const double *pm,
+                          const double *p1)
+{
+    double h = t1 - t0, lo = t0 > a->from ? t0 : a->from, hi = t1 < a->to ? t1 : a->to;
+    double frac = h > 0 && hi > lo ? (hi - lo) / h : 0;       /* the part of the segment in the window */
+    double c0 = h / 2, cm = 0, c1 = h / 2;                   /* the trapezoid, without a midpoint */
+    if (pm && tm >= t0 + 0.2 * h && tm <= t1 - 0.2 * h) {    /* the quadratic through the three points */
+        double sm = (tm - t0) / h;
+        c0 = h * (0.5 - 1 / (6 * sm));
+        cm = h / (6 * sm * (1 - sm));
+        c1 = h * (2 - 3 * sm) / (6 * (1 - sm));
+    }
+    for (int k = 0; k < a->nrow && frac > 0; k++)
+        a->row[k].energy += frac * (c0 * p0[k] + (cm != 0 ? cm * pm[k] : 0) + c1 * p1[k]);
+    a->capt = -1;                                            /* (no damping on a segment: capture()'s end) */
+    for (int k = 0; k < a->ne; k++) {                        /* the state before the next event (charge()) */
+        acc_el *x = &a->e[k];
+        if (x->swk < 0 && x->pair < 0) continue;
+        x->vend = fabs(p1[a->nrow + k]);
+        x->imean = fabs(p1[a->nrow + a->ne + k]);
     }
 }
 

@@ -78,6 +78,59 @@ nsc_status nsc_loss_acc_new(const nsc_lcs *L, const nsc_circuit *c, double gmin,
  * states sw of the step and the active set mode1 at t1 (NULL: none). */
 void nsc_loss_acc_step(nsc_loss_acc *a, double theta, double t0, double t1, const double *z0, const double *z1,
                        const double *l, const double *w0, const double *w1, const char *sw, const char *mode1);
+/* The exact transient (stepper_exact.c) integrates each flow segment
+ * t0 -> t1 by the quadrature of the quadratic through the elements' powers
+ * at three points of the flow: t0, tm, t1 (Simpson's rule at tm = (t0 + t1) / 2;
+ * the trapezoid over a segment of one substep). Each point's powers are a
+ * "point" (nsc_loss_acc_ptlen doubles: the rows' powers, then each element's
+ * port-0 voltage and current; nsc_loss_map_point) from the sets (z1, l, dz,
+ * w1) of implicit-Euler steps from the flow's state (nsc_loss_basis), which
+ * satisfy the step's KCL rows exactly: the sum of a point's powers is 0
+ * (Tellegen) up to the round-off of the steps' difference quotients (C eps
+ * |v| / h0 in a capacitor's current), and so is the sum of the energies. With
+ * the voltages and currents in Richardson's combination 2 x(h0/2) - x(h0) of
+ * the two steps, a point's powers are those of the exact state to O(h0^2). Error of a segment of length H: Simpson's
+ * H^5 p''''/2880; with v and i within the step control's chord tolerances
+ * dv, di of straight lines (their second derivatives 8 dv / H^2, 8 di / H^2)
+ * that is about 0.13 H dv di, second order in the tolerances (RELTOL^2 of the
+ * energy H v i); O(H^4 p''') when tm is off the middle by a substep (odd
+ * unit counts, a landing remainder). */
+int nsc_loss_acc_ptlen(const nsc_loss_acc *a);
+int nsc_loss_acc_nrow(const nsc_loss_acc *a);      /* the rows' powers at a point's start */
+/* The implicit-Euler steps of one mode as linear maps of the augmented state
+ * x = [z; p; u; v; 1] (solve/flow.h, N = n + 3 nsrc + 1): step b (0, 1) over
+ * h[b] has z1 and the pair rows = ie[b] (x gathered at act[0..na)), (n + m) x
+ * na column-major (flow.h nsc_flow_ie); l_i of pair i from its row as the
+ * mask and dinv say (0 inactive, -row dinv_i active separable, else the row);
+ * dz = (z1 - z) / h[b]; the sources at its end w_j = p_j + S u_j + S v_j with
+ * S[b][4 j ..] the 2 x 2 flow (column-major) over h[b]. */
+typedef struct nsc_loss_basis {
+    int n, m, nsrc, N, na;
+    const int *act;
+    const double *ie[2];
+    const char *mask;
+    const double *dinv;
+    double h[2];
+    const double *S[2];
+} nsc_loss_basis;
+/* A mode's powers as one matrix: each element's port voltages and currents
+ * (Richardson's combination of the two steps) as rows over x (their nonzero
+ * columns; each distinct row once), so that a point is one product and a
+ * multiplication per port. */
+typedef struct nsc_loss_map nsc_loss_map;
+/* The map of the mode B in the switch states sw; NULL when out of memory. */
+nsc_loss_map *nsc_loss_map_new(const nsc_loss_acc *a, const nsc_loss_basis *B, const char *sw);
+void nsc_loss_map_free(nsc_loss_map *M);
+/* pt = the point at the state x (header): the powers of Richardson's
+ * combination 2 (step 1) - (step 0) of each port's voltage and current (h =
+ * { h0, h0 / 2 }: O(h0^2) off the state's; KCL and KVL hold for the
+ * combination as for each step, so does Tellegen). */
+void nsc_loss_map_point(const nsc_loss_acc *a, const nsc_loss_map *M, const double *x, double *pt);
+/* The segment t0 -> t1 of one mode from its points p0, pm (at tm; NULL: none,
+ * or tm outside the middle 60 %: the trapezoid) and p1. A segment has no damping: a turn-on's capture (above) ends; the
+ * switching elements' v and i at t1 are the ones EON/EOFF of the next event read. */
+void nsc_loss_acc_segment(nsc_loss_acc *a, double t0, double tm, double t1, const double *p0, const double *pm,
+                          const double *p1);
 /* Hand the energies over [from, t_end] to out (replacing its rows) and free a.
  * NSC_OK or NSC_ENOMEM. */
 nsc_status nsc_loss_acc_finish(nsc_loss_acc *a, double t_end, nsc_losses *out, nsc_report *r);

@@ -31,8 +31,19 @@
  * the other rows go to the steps' table only (nsc_tran_opts.steps, what .meas
  * reads), handed on to the adaptive stepper when it takes over.
  *
+ * Losses (--losses, analysis/losses.h): each accepted segment of the flow
+ * is integrated from the elements' powers at its start, midpoint and end
+ * (the quadratic through them: Simpson's rule), each point's powers from the
+ * implicit-Euler steps the flow is made of (flow.h ie: KCL exact, so the
+ * energies balance to round-off), their voltages and currents in Richardson's
+ * combination 2 x(h0/2) - x(h0) (O(h0^2) off the exact state's); an event step and the
+ * NSC_EX_LCHAIN substeps after it are the accumulator's steps at theta 1, as
+ * the adaptive stepper's restarts (loss_chain_step): EON/EOFF at the mode
+ * change, the capacitors' jump (its damping 1/2 C dv^2) captured in a
+ * controlled switch turning on.
+ *
  * Scope. Sources DC, PULSE, PWL, SIN and EXP (flow.h); no smooth elements, no steady
- * state, no losses; the augmented state's dynamic part
+ * state; the augmented state's dynamic part
  * (the z components E reads, the sources' and the constant) at most NSC_EX_NMAX. Elsewhere the adaptive stepper runs (nsc_tran_exact_ok). */
 #include "stepper_int.h"
 #include "solve/flow.h"
@@ -58,6 +69,7 @@
 typedef struct exf {
     char *key;               /* [m + nsw] active set, then switch states */
     nsc_flow *F;
+    nsc_loss_map *lm;        /* its losses' map (T->acc), else NULL */
     long last;
 } exf;
 
@@ -103,6 +115,16 @@ typedef struct ex {
     int nf;
     long clock;
     nsc_flow *F;             /* the flow of (mask, sw), NULL: not looked up */
+    nsc_loss_map *lmap;      /* and its losses' map */
+    /* losses (T->acc; header): */
+    double *lp0, *lpm, *lp1;         /* [ptlen] the segment's points (nsc_loss_map_point) */
+    int lp0_ok;                      /* lp0 holds the point at (t, x) (the last segment's end, same flow) */
+    int lpts;                        /* lpm, lp1 hold the trial's points (loss_check) */
+    int lch, lcpend;                 /* loss_chain: its substeps left; its end not yet a segment's start */
+    double lct, *lcz;                /* the chain's time and state z [n] */
+    double *lS;                      /* [2 nsrc 4] the sources' flows over h0 and h0 / 2 */
+    double *ly, *ll, *lw0, *lw1, *lx;  /* [n + m], [m], [nsrc], [nsrc], [N]: loss_chain_step's */
+    double *lxm;                     /* [N] a segment's midpoint when it starts at the chain's end */
 } ex;
 
 /* ---- scope ---- */
@@ -110,7 +132,7 @@ typedef struct ex {
 int nsc_tran_exact_ok(const nsc_tran *T)
 {
     const nsc_lcs *L = T->L;
-    if (T->io || T->acc || L->nsm > 0) return 0;
+    if (T->io || L->nsm > 0) return 0;
     int ndyn = 0;                                          /* z components E reads (flow.h) */
     for (int k = 0; k < L->n; k++) ndyn += L->E->p[k + 1] > L->E->p[k];
     if (ndyn + 3 * L->nsrc + 1 > NSC_EX_NMAX || L->n + 3 * L->nsrc + 1 > NSC_EX_NBIG) return 0;
@@ -127,9 +149,12 @@ static void ex_free(ex *a)
     for (int q = 0; q < a->nf; q++) {
         free(a->cache[q].key);
         nsc_flow_free(a->cache[q].F);
+        nsc_loss_map_free(a->cache[q].lm);
     }
     free(a->sa); free(a->sb); free(a->x); free(a->xm); free(a->x1); free(a->xt); free(a->xm2); free(a->wk);
     free(a->z); free(a->zf); free(a->l); free(a->g); free(a->w); free(a->z1); free(a->w1); free(a->gtol); free(a->lm); free(a->pw); free(a->gsgn); free(a->wv); free(a->ulo); free(a->uhi); free(a->wm); free(a->w1v); free(a->lneed);
+    free(a->lp0); free(a->lpm); free(a->lp1); free(a->lS);
+    free(a->ly); free(a->ll); free(a->lw0); free(a->lw1); free(a->lx); free(a->lcz); free(a->lxm);
     free(a->v0); free(a->vm); free(a->v1); free(a->rtol); free(a->mask); free(a->sw1); free(a->key); free(a->alt); free(a->althi);
 }
 
@@ -169,6 +194,20 @@ static long pow2_below(long k)
     return p;
 }
 
+/* The losses' work vectors and the sources' flows over h0 and h0 / 2 (T->acc). 0, or -1 (ENOMEM). */
+static int loss_init(ex *a)
+{
+    int len = nsc_loss_acc_ptlen(a->T->acc);
+    a->lp0 = vec(len), a->lpm = vec(len), a->lp1 = vec(len), a->lS = vec(8 * a->nsrc);
+    a->ly = vec(a->n + a->m), a->ll = vec(a->m), a->lw0 = vec(a->nsrc), a->lw1 = vec(a->nsrc), a->lx = vec(a->N);
+    a->lcz = vec(a->n), a->lxm = vec(a->N);
+    if (!a->lp0 || !a->lpm || !a->lp1 || !a->lS || !a->ly || !a->ll || !a->lw0 || !a->lw1 || !a->lx || !a->lcz || !a->lxm)
+        return -1;
+    for (int b = 0; b < 2; b++)
+        for (int j = 0; j < a->nsrc; j++) nsc_flow_src(a->sa[j], a->sb[j], ldexp(a->h0, -b), a->lS + 4 * (b * a->nsrc + j));
+    return 0;
+}
+
 /* h0 = H / 2^K <= NSC_EX_H0 href with H the largest step. 0, or -1 (ENOMEM). */
 static int ex_init(ex *a, nsc_tran *T)
 {
@@ -204,6 +243,7 @@ static int ex_init(ex *a, nsc_tran *T)
     for (int q = 1; q < a->nc; q++)                         /* a current's ABSTOL, else VNTOL */
         a->rtol[q] = T->W->name[q][0] == 'i' ? a->o->abstol : a->o->vntol;
     src_coef(a);
+    if (T->acc && loss_init(a)) return -1;
     char *mark = calloc((size_t)m + 1, 1);                   /* the pairs whose l is read: probes, peaks */
     if (!mark) return -1;
     for (int k = 0; k < T->npk; k++) mark[T->pklist[k]] = 1;
@@ -277,12 +317,17 @@ static void src_state(const nsc_wave *W, double t, double eps, double *p, double
 }
 
 /* x = [z; p; u; v; 1] at t. */
-static void seed(ex *a, double t)
+static void seed_from(const ex *a, double t, const double *z, double *x)
 {
     int n = a->n, ns = a->nsrc;
-    memcpy(a->x, a->z, sizeof(double) * (size_t)n);
-    for (int j = 0; j < ns; j++) src_state(a->L->src[j].wave, t, a->eps, &a->x[n + j], &a->x[n + ns + j], &a->x[n + 2 * ns + j]);
-    a->x[a->N - 1] = 1;
+    memcpy(x, z, sizeof(double) * (size_t)n);
+    for (int j = 0; j < ns; j++) src_state(a->L->src[j].wave, t, a->eps, &x[n + j], &x[n + ns + j], &x[n + 2 * ns + j]);
+    x[a->N - 1] = 1;
+}
+
+static void seed(ex *a, double t)
+{
+    seed_from(a, t, a->z, a->x);
 }
 
 /* The source values w = p + u of state x. */
@@ -427,6 +472,15 @@ static void keep_alt(ex *a)
 
 /* ---- flows ---- */
 
+/* The losses' map of the flow F in the mode and switch states of a (losses.h nsc_loss_basis). */
+static nsc_loss_map *loss_map(const ex *a, const nsc_flow *F)
+{
+    size_t blk = (size_t)(a->n + a->m) * (size_t)F->na;
+    nsc_loss_basis B = { a->n, a->m, a->nsrc, a->N, F->na, F->act, { F->ie, F->ie + blk }, a->mask, F->dinv,
+                         { a->h0, a->h0 / 2 }, { a->lS, a->lS + 4 * a->nsrc } };
+    return nsc_loss_map_new(a->T->acc, &B, a->T->sw);
+}
+
 /* a->F: the flow of (mask, switch states), from the cache or built (its two
  * implicit-Euler problems from the problem cache). 0, 1 when the mode's system
  * is singular, 2 when the flows built would not repay themselves (a new mode
@@ -442,6 +496,7 @@ static int flow_get(ex *a)
         if (!memcmp(a->cache[q].key, a->key, (size_t)nk)) {
             a->cache[q].last = ++a->clock;
             a->F = a->cache[q].F;
+            a->lmap = a->cache[q].lm;
             return 0;
         }
         if (a->cache[q].last < a->cache[lru].last) lru = q;
@@ -454,16 +509,21 @@ static int flow_get(ex *a)
         if (s) return s;
     }
     nsc_flow *F;
-    int s = nsc_flow_build(P[0], P[1], a->mask, a->sa, a->sb, a->K, &F);
+    nsc_loss_map *lm = NULL;
+    int s = nsc_flow_build(P[0], P[1], a->mask, a->sa, a->sb, a->K, T->acc != NULL, &F);
     if (s) return s > 0 ? 1 : nsc_err(T->r, NSC_ESIM, NULL, "time %.9g s: the flow of a mode could not be built", a->t);
     T->st->flows++;
+    if (T->acc && !(lm = loss_map(a, F))) { nsc_flow_free(F); return nsc_oom(T->r); }
     exf *e = &a->cache[a->nf < NSC_EX_FLOWS ? a->nf++ : lru];
-    if (!e->key && !(e->key = malloc((size_t)nk + 1))) { nsc_flow_free(F); return nsc_oom(T->r); }
+    if (!e->key && !(e->key = malloc((size_t)nk + 1))) { nsc_flow_free(F); nsc_loss_map_free(lm); return nsc_oom(T->r); }
     nsc_flow_free(e->F);
+    nsc_loss_map_free(e->lm);
     memcpy(e->key, a->key, (size_t)nk);
     e->F = F;
+    e->lm = lm;
     e->last = ++a->clock;
     a->F = F;
+    a->lmap = lm;
     return 0;
 }
 
@@ -499,6 +559,127 @@ static void count(ex *a, double h, int event)
     if (h < st->hmin_used) st->hmin_used = h;
     if (h > st->hmax_used) st->hmax_used = h;
     if (a->o->progress && st->steps % 1000 == 0) a->o->progress(a->t, a->o->progress_ctx);
+}
+
+/* ---- losses ---- */
+
+/* pt = the elements' powers at the flow's state x (the header's Losses):
+ * from 2 x(h0/2) - x(h0) of the implicit-Euler steps' quantities from x. */
+static void loss_point(ex *a, const double *x, double *pt)
+{
+    nsc_loss_map_point(a->T->acc, a->lmap, x, pt);
+}
+
+/* After an event step, NSC_EX_LCHAIN substeps of h0 are counted as the
+ * implicit-Euler steps the flow is built of (KCL exact; the accumulator's
+ * step at theta 1), from the event step's end: a switch flipped by the event
+ * (its state decided from the event step's end) is on in the flow only, whose
+ * first substep takes the capacitors' jump (1/2 C dv^2 lost, captured as at
+ * the adaptive stepper's restarts) and the turn-on or turn-off that charges
+ * EON/EOFF. The flow's own substeps leave such a jump's fast mode at
+ * -tau/h0 of it, ringing down by that factor a substep (flow.h: Richardson's
+ * combination), and a point's powers there carry C delta / h0 in the
+ * capacitors' currents: the chain's steps leave tau/h0 a substep without the
+ * ringing, and the segments take over from the chain's end, when the
+ * trajectory's mode has died out. The chain advances as the segments pass its
+ * substeps (a segment within it adds nothing), so that the next event step
+ * ends it where the flow was. */
+#define NSC_EX_LCHAIN 4
+
+/* One substep of the chain from (lct, lcz). */
+static void loss_chain_step(ex *a)
+{
+    int n = a->n, m = a->m, ns = a->nsrc;
+    const nsc_flow *F = a->F;
+    seed_from(a, a->lct, a->lcz, a->lx);
+    nsc_flow_ie(F, 0, a->lx, a->ly);
+    for (int i = 0; i < m; i++) {                           /* (pair_l without its clip at 0: KCL exact) */
+        double g = a->ly[n + i];
+        a->ll[i] = !a->mask[i] ? 0 : F->dinv[i] > 0 ? -g * F->dinv[i] : g;
+    }
+    x_sources(a, a->lx, a->lw0);
+    for (int j = 0; j < ns; j++) {                          /* w = p + u at t + h0, u = (S (u, v))_0 */
+        const double *S = a->lS + 4 * j, *x = a->lx;
+        a->lw1[j] = x[n + j] + S[0] * x[n + ns + j] + S[2] * x[n + 2 * ns + j];
+    }
+    nsc_loss_acc_step(a->T->acc, 1.0, a->lct, a->lct + a->h0, a->lcz, a->ly, a->ll, a->lw0, a->lw1, a->T->sw, a->mask);
+    memcpy(a->lcz, a->ly, sizeof(double) * (size_t)n);
+    a->lct += a->h0;
+    a->lch--;
+}
+
+/* The chord error of the elements' powers over the trial a->t -> t1 (its
+ * points at a->x, xm at tm, x1 into lp0, lpm, lp1 for loss_seg): max over the
+ * elements of |p(tm) - the chord's value| / (RELTOL P), P half the sum of the
+ * |powers| (the power flowing through the circuit). The step control takes the
+ * larger of it and the probes' chord error, so that the quadrature sees the
+ * powers as the rows see the saved signals: a current that the saved signals
+ * do not show (a capacitor charging through a diode's RS after its turn-on, in
+ * tens of ns, inside a 25 us step over v(out)) bends the powers, not the rows
+ * (5.6 % of C1's energy before). */
+static double loss_check(ex *a, double tm, double t1, const double *xm, const double *x1)
+{
+    if (!a->lp0_ok) loss_point(a, a->x, a->lp0);
+    a->lp0_ok = 1;
+    loss_point(a, xm, a->lpm);
+    loss_point(a, x1, a->lp1);
+    a->lpts = 1;
+    double s = (tm - a->t) / (t1 - a->t), P = 0, e = 0;
+    int nrow = nsc_loss_acc_nrow(a->T->acc);
+    for (int k = 0; k < nrow; k++) P += fmax(fabs(a->lp0[k]), fmax(fabs(a->lpm[k]), fabs(a->lp1[k])));
+    double tol = a->o->reltol * P / 2 + 1e-300;
+    for (int k = 0; k < nrow; k++) {
+        double r = fabs(a->lpm[k] - (a->lp0[k] + s * (a->lp1[k] - a->lp0[k]))) / tol;
+        e = r > e ? r : e;
+    }
+    return e;
+}
+
+/* The midpoint of a segment t0 -> t1 that starts at the chain's end, inside
+ * the step from a->t: the flow's point on the h0 grid nearest the middle,
+ * into lxm (*xm), and its time; a->t (none: the trapezoid) when that falls
+ * outside the middle half (a segment of a few h0). The step's own midpoint
+ * can lie a fraction of h0 after t0, and the quadratic through two points
+ * that close (from the chain's state and the flow's) would extrapolate
+ * their difference over the segment. */
+static double loss_mid(ex *a, double t0, double t1, const double **xm)
+{
+    double u = floor(((t0 + t1) / 2 - a->t) / a->h0 + 0.5), tm = a->t + u * a->h0;
+    if (!(tm >= t0 + (t1 - t0) / 4 && tm <= t1 - (t1 - t0) / 4)) return a->t;
+    nsc_flow_advance(a->F, (long)u, a->x, a->lxm, a->wk);
+    *xm = a->lxm;
+    return tm;
+}
+
+/* The segment a->t -> t1 of the flow (from a->x; midpoint xm at tm when
+ * tm > a->t; end x1) into the losses; its end's point kept as the next
+ * segment's start when keep (same flow, no breakpoint: the sources not
+ * reseeded). Within the chain after an event step, the chain's substeps up to
+ * t1 instead; the segment that passes the chain's end starts from there. */
+static void loss_seg(ex *a, double tm, double t1, const double *xm, const double *x1, int keep)
+{
+    if (!a->T->acc) return;
+    double t0 = a->t;
+    const double *x0 = a->x;
+    while (a->lch > 0 && a->lct + a->h0 <= t1 + 0.5 * a->h0) loss_chain_step(a);
+    if (a->lch > 0 || (a->lcpend && t1 - a->lct <= 0.5 * a->h0)) {
+        a->lp0_ok = 0, a->lpts = 0;
+        return;
+    }
+    if (a->lcpend) {                                        /* from the chain's end */
+        t0 = a->lct > t0 ? a->lct : t0;
+        seed_from(a, t0, a->lcz, a->lx);
+        x0 = a->lx, a->lp0_ok = 0, a->lcpend = 0, a->lpts = 0;
+        tm = loss_mid(a, t0, t1, &xm);
+    }
+    if (!a->lp0_ok) loss_point(a, x0, a->lp0);
+    if (!a->lpts && tm > t0) loss_point(a, xm, a->lpm);
+    if (!a->lpts) loss_point(a, x1, a->lp1);
+    a->lpts = 0;
+    nsc_loss_acc_segment(a->T->acc, t0, tm, t1, a->lp0, tm > t0 ? a->lpm : NULL, a->lp1);
+    double *q = a->lp0;
+    a->lp0 = a->lp1, a->lp1 = q;
+    a->lp0_ok = keep;
 }
 
 /* ---- the mode change ---- */
@@ -659,6 +840,12 @@ static nsc_status ev_step(ex *a, double dt)
     memcpy(a->sw1, T->sw, (size_t)a->nsw);
     int nflip = a->nsw ? nsc_lcs_switch_update(L, a->z1, a->sw1) : 0;
     int changed = nflip || !a->have_mask || moved;
+    if (T->acc)                                             /* (the step's switch states: before the update) */
+        nsc_loss_acc_step(T->acc, 1.0, a->t, tn, a->z, a->z1, a->l, a->w, a->w1, T->sw, mode1);
+    if (T->acc) {                                           /* the chain from the step's end (loss_seg) */
+        memcpy(a->lcz, a->z1, sizeof(double) * (size_t)a->n);
+        a->lct = tn, a->lch = NSC_EX_LCHAIN, a->lcpend = 1, a->lp0_ok = 0;
+    }
     if (a->o->events && log_changes(a, tn, mode1)) return nsc_oom(T->r);
     nsc_eval_probes(T->f, T->nprobe, L, T->sw, a->z1, a->l, a->z, dt, a->w1, a->v1 + 1);
     a->t = tn;
@@ -694,6 +881,8 @@ static double lead_in(ex *a, long klo)
     }
     x_probes(a, a->xm, NULL, a->v1);
     if (klo >= 2) e = chord_err(a);
+    if (klo >= 2 && a->T->acc)
+        e = fmax(e, loss_check(a, a->t + (double)(klo / 2) * a->h0, a->t + (double)klo * a->h0, a->xm2, a->xm));
     return e;
 }
 
@@ -724,11 +913,13 @@ static nsc_status locate(ex *a, const double *xs, long klo, long khi, long ktol)
         if (e > 4) {                                        /* its chord fails: a shorter step first */
             a->kcur = pow2_below(klo / 2);
             a->have_alt = 0;
+            a->lpts = 0;
             a->T->st->rejected++;
             return NSC_OK;
         }
         nsc_status s = e > 1 ? add_row(a, a->t + (double)(klo / 2) * a->h0, a->vm, a->lm) : NSC_OK;
         if (s) return s;
+        loss_seg(a, a->t + (double)(klo / 2) * a->h0, t1, a->xm2, a->xm, 0);
         a->t = t1;
         count(a, (double)klo * a->h0, 0);
         if ((s = add_row(a, t1, a->v1, a->l))) return s;
@@ -838,11 +1029,14 @@ static nsc_status step(ex *a)
     memcpy(a->lm, a->l, sizeof(double) * (size_t)a->m);
     x_probes(a, a->x1, a->w1v, a->v1);                      /* (a->l: x1's, for its row and the next) */
     double e = km > 0 ? chord_err(a) : 0;                   /* (one substep: no midpoint) */
+    if (km > 0 && T->acc) e = fmax(e, loss_check(a, tm, t1, a->xm, a->x1));
     if (e > 4 && k >= 2) {                                  /* the waveform bends: half the step */
+        a->lpts = 0;
         a->kcur = k / 2;
         T->st->rejected++;
         return NSC_OK;
     }
+    loss_seg(a, tm, t1, a->xm, a->x1, !land);
     return accept(a, tm, t1, k, land, e);
 }
 

@@ -79,10 +79,10 @@ static int step_map(nsc_flow *F, nsc_onestep *P, const char *mask, const double 
     return 0;
 }
 
-/* act: the columns of A0, A1 (N x N) and of the pair rows pr (m x N, its
- * constant column aside) not all zero; A0, A1 compacted in place to those
- * columns (N x na). 0, or -1 on ENOMEM. */
-static int active(nsc_flow *F, double *A0, double *A1, const double *pr)
+/* act: the columns of A0, A1 (N x N) and of the pair rows pr, pr1 (m x N, their
+ * constant column aside; pr1 NULL unless keep_ie) not all zero; A0, A1 compacted
+ * in place to those columns (N x na). 0, or -1 on ENOMEM. */
+static int active(nsc_flow *F, double *A0, double *A1, const double *pr, const double *pr1)
 {
     int N = F->N, m = F->m, na = 0;
     F->act = malloc(sizeof(int) * (size_t)N);
@@ -92,6 +92,7 @@ static int active(nsc_flow *F, double *A0, double *A1, const double *pr)
         int nz = 0;
         for (int r = 0; r < N && !nz; r++) nz = A0[(size_t)c * N + r] != 0 || A1[(size_t)c * N + r] != 0;
         for (int r = 0; r < m && c < N - 1 && !nz; r++) nz = pr[(size_t)c * m + r] != 0;
+        for (int r = 0; r < m && c < N - 1 && pr1 && !nz; r++) nz = pr1[(size_t)c * m + r] != 0;
         if (nz) F->act[na++] = c;
     }
     F->na = na;
@@ -171,8 +172,32 @@ static int dedup(nsc_flow *F, const double *out)
     return 0;
 }
 
+/* F->ie (flow.h): block b the z rows of the compacted step map A (N x na) and
+ * the pair rows pr (m x N) at the columns act. 0, or -1 on ENOMEM. */
+static int keep_steps(nsc_flow *F, const double *A0, const double *A1, const double *pr0, const double *pr1)
+{
+    int n = F->n, m = F->m, N = F->N, na = F->na, nr = n + m;
+    if (!(F->ie = malloc(sizeof(double) * (2 * (size_t)nr * (size_t)na + 1)))) return -1;
+    for (int b = 0; b < 2; b++) {
+        const double *A = b ? A1 : A0, *pr = b ? pr1 : pr0;
+        double *Y = F->ie + (size_t)b * nr * na;
+        for (int j = 0; j < na; j++) {
+            memcpy(Y + (size_t)j * nr, A + (size_t)j * N, sizeof(double) * (size_t)n);
+            memcpy(Y + (size_t)j * nr + n, pr + (size_t)F->act[j] * m, sizeof(double) * (size_t)m);
+        }
+    }
+    return 0;
+}
+
+void nsc_flow_ie(const nsc_flow *F, int half, const double *x, double *y)
+{
+    int nr = F->n + F->m;
+    for (int j = 0; j < F->na; j++) F->xa[j] = x[F->act[j]];
+    nsc_dense_gemv_small(nr, F->na, F->ie + (size_t)(half != 0) * nr * F->na, F->xa, y);
+}
+
 int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, const char *mask, const double *sa, const double *sb, int K,
-                   nsc_flow **out)
+                   int keep_ie, nsc_flow **out)
 {
     *out = NULL;
     nsc_flow *F = calloc(1, sizeof *F);
@@ -188,17 +213,18 @@ int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, const char *mask, const dou
     double *G = malloc(sizeof(double) * (size_t)(n + m) * (size_t)ncol);
     double *A0 = malloc(sizeof(double) * NN), *A1 = malloc(sizeof(double) * NN), *T = malloc(sizeof(double) * NN);
     double *pr = malloc(sizeof(double) * ((size_t)m * (size_t)N + 1));   /* the pair rows at h0 */
+    double *pr1 = keep_ie ? malloc(sizeof(double) * ((size_t)m * (size_t)N + 1)) : NULL;   /* and h0 / 2 */
     F->dinv = malloc(sizeof(double) * ((size_t)m + 1));
     int s = -1;
-    if (G && A0 && A1 && T && pr && F->dinv) {
+    if (G && A0 && A1 && T && pr && F->dinv && (pr1 || !keep_ie)) {
         s = step_map(F, P0, mask, sa, sb, G, A0, pr);
-        if (!s) s = step_map(F, P1, mask, sa, sb, G, A1, NULL);
-        if (!s && (active(F, A0, A1, pr) || dedup(F, pr) ||
+        if (!s) s = step_map(F, P1, mask, sa, sb, G, A1, pr1);
+        if (!s && (active(F, A0, A1, pr, pr1) || dedup(F, pr) || (keep_ie && keep_steps(F, A0, A1, pr, pr1)) ||
                    !(F->phi = malloc(sizeof(double) * (size_t)N * (size_t)F->na * (size_t)(K + 1) + 1))))
             s = -1;
         if (!s) chain(F, A0, A1, T);
     }
-    free(G); free(A0); free(A1); free(T); free(pr);
+    free(G); free(A0); free(A1); free(T); free(pr); free(pr1);
     if (s) { nsc_flow_free(F); return s; }
     *out = F;
     return 0;
@@ -207,7 +233,7 @@ int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, const char *mask, const dou
 void nsc_flow_free(nsc_flow *F)
 {
     if (!F) return;
-    free(F->phi); free(F->dinv); free(F->umap); free(F->cst); free(F->U); free(F->act); free(F->xa);
+    free(F->phi); free(F->dinv); free(F->umap); free(F->cst); free(F->U); free(F->act); free(F->xa); free(F->ie);
     free(F);
 }
 

@@ -45,6 +45,14 @@ typedef struct nsc_flow {
     int na, nau;     /* columns kept: of phi (na), of U (nau; the same but N - 1) */
     int *act;        /* [na] the state components they multiply, ascending */
     double *xa;      /* [N] scratch: x gathered at act */
+    /* Kept when asked (nsc_flow_build's keep_ie: the losses of the exact
+     * transient, analysis/losses.h nsc_loss_basis): the implicit-Euler step
+     * itself from x, over h0 (block 0) and h0 / 2 (block 1), each (n + m) x na
+     * acting on x at act: rows 0..n-1 z1, row n + i pair i's (nsc_onestep_affine:
+     * l_i of an active pair, g_i of the others; an active separable pair's
+     * l_i = -g_i dinv_i). They satisfy the step's KCL rows exactly, which the
+     * flow's points do only to O(h0^2). */
+    double *ie;      /* NULL, or [2 (n + m) na] */
 } nsc_flow;
 
 /* The 2 x 2 flow S (column-major) over h of u' = v, v' = -a u - b v. */
@@ -55,8 +63,12 @@ void nsc_flow_src(double a, double b, double h, double S[4]);
  * sa, sb [nsrc] the sources' coefficients (above), K the levels. *out: the flow.
  * 0, 1 when the mode's system is singular, -1 on failure (memory, a solve). */
 int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, const char *mask, const double *sa, const double *sb, int K,
-                   nsc_flow **out);
+                   int keep_ie, nsc_flow **out);
 void nsc_flow_free(nsc_flow *F);
+
+/* y[n + m] = the implicit-Euler step from x over h0 (half 0) or h0 / 2 (half
+ * 1) as kept (ie above): z1, then the pair rows. F built with keep_ie. */
+void nsc_flow_ie(const nsc_flow *F, int half, const double *x, double *y);
 
 /* y = Phi(k h0) x, k >= 0; x and y [N] may be the same; work [N]. */
 void nsc_flow_advance(const nsc_flow *F, long k, const double *x, double *y, double *work);
@@ -67,5 +79,6 @@ void nsc_flow_pairs(const nsc_flow *F, const double *x, double *g, double *work)
  * g_i = w[umap_i] + cst_i one (one = x[N - 1], 1). */
 void nsc_flow_rows(const nsc_flow *F, const double *x, double *w);
 void nsc_flow_expand(const nsc_flow *F, const double *w, double one, double *g);
+
 
 #endif

@@ -123,8 +123,9 @@ Test(losses, meas_names_the_powers)
 
 /* tests/data/losses/rc_charge.cir: a transient window [1 ms, 5 ms] of an RC
  * charging from rest (tau = 1 ms): the resistor's, capacitor's and source's
- * energies are the closed forms within 1e-4 (measured 1.6e-5), the window's
- * start falling inside a step. */
+ * energies are the closed forms within 1e-4 (measured 1.6e-5 adaptive, 1e-10
+ * exact), the window's start falling inside a step (adaptive). The power is the
+ * energy over the window to the table's 10 digits (each rounded: 1e-9). */
 Test(losses, transient_window_energies_of_an_rc_are_the_closed_forms)
 {
     char args[1024];
@@ -135,7 +136,7 @@ Test(losses, transient_window_energies_of_an_rc_are_the_closed_forms)
     cr_assert(near(r1.e, C / 2 * (a * a - b * b), 1e-4), "E(r1) = %.9g", r1.e);
     cr_assert(near(c1.e, C / 2 * ((1 - b) * (1 - b) - (1 - a) * (1 - a)), 1e-4), "E(c1) = %.9g", c1.e);
     cr_assert(near(v1.e, -C * (a - b), 1e-4), "E(v1) = %.9g", v1.e);
-    cr_assert(near(r1.p, r1.e / 4e-3, 1e-12), "power = energy / window");
+    cr_assert(near(r1.p, r1.e / 4e-3, 1e-9), "power = energy / window");
     cr_assert(balance_rel(text) <= 1e-9, "%s", text);
     free(text);
 }
@@ -387,4 +388,149 @@ Test(losses, capacitive_turn_on_loss_of_a_half_bridge)
     cr_assert(s && sscanf(strstr(s, ") ") + 2, "%lf", &pc) == 1 && pc > 0 && pc < m1.p, "%s", text);
     cr_assert(balance_rel(text) <= 1e-9, "%s", text);
     free(text);
+}
+
+/* Run nscircuit --losses --stats on tmp/NAME.cir (text net); the .losses text,
+ * and *exact = 1 when the exact transient ran it throughout (its stats line). */
+static char *losses_of(const char *name, const char *net, int *exact)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    snprintf(path, sizeof path, "%s/%s.cir", tmp, name);
+    cr_assert_eq(tu_write_file(path, net), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --stats --losses %s.cir 2>&1 >/dev/null", tmp, NSC_PROGRAM, name);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    *exact = strstr(out, "nscircuit: exact steps (the flow of each mode") != NULL;   /* (not "exact steps to T, then") */
+    free(out);
+    snprintf(path, sizeof path, "%s/%s.losses", tmp, name);
+    char *text = tu_read_file(path);
+    cr_assert(text, "no %s", path);
+    return text;
+}
+
+/* --losses in the exact transient (issue 24): an ideal half-wave rectifier,
+ * V1 = SIN(0 10 1k) into D(VF=0) and R1 = 1k, over [0.25 ms, 10.25 ms]: the
+ * resistor takes (100 V^2 / 1k) T/4 a period, 2.5e-4 J over the ten, the source
+ * delivers it, the ideal diode none, ten turn-ons and turn-offs each. The flow
+ * carries the sine exactly and each segment's energy is Simpson's over three of
+ * its points: 1e-6 asked (measured 4e-10). Before, --losses left the exact
+ * transient for the adaptive theta-scheme: 2.471e-4 J (1.2 % off; reltol 1e-5
+ * 7.5e-4). */
+Test(losses, exact_rectifier_energy_is_the_closed_form)
+{
+    int exact;
+    char *text = losses_of("hwx", "hw\nV1 in 0 SIN(0 10 1k)\nD1 in out DI\nR1 out 0 1k\n.model DI D(VF=0)\n"
+                                  ".options stepping=exact\n.tran 1u 10.25m 0.25m\n.end\n", &exact);
+    cr_assert(exact, "the exact transient did not run it");
+    lrow r1 = row_of(text, "r1"), v1 = row_of(text, "v1"), d1 = row_of(text, "d1");
+    cr_assert(near(r1.e, 2.5e-4, 1e-6) && near(v1.e, -2.5e-4, 1e-6), "E(r1) = %.12g, E(v1) = %.12g", r1.e, v1.e);
+    cr_assert(fabs(d1.e) <= 1e-12 * r1.e && d1.on == 10 && d1.off == 10, "%s", text);
+    cr_assert(balance_rel(text) <= 1e-9, "%s", text);
+    free(text);
+}
+
+/* A switch S1 (EON = 1 uJ at VREF = 10 V) closes at 1 us from V1 = 10 V onto
+ * C1 = 1 uF at 0 V (the gate's edge ends 0.5 ns after the threshold: a sliver
+ * before the breakpoint). Whatever RON, charging C to V dissipates C V^2 / 2 =
+ * 50 uJ in the switch: RON = 1 ohm over tau = 1 us (conduction), RON = 1 uohm
+ * (tau = 1 ps) as a jump, which the implicit-Euler steps after the event
+ * capture into the switch ("capacitive turn-on losses"); EON at 10 V blocked,
+ * once. Both steppings, 1e-5 asked (measured, exact: 5e-6 at 1 ohm, the chord
+ * tolerances' second order; 1e-9 at 1 uohm). Before the chain of implicit-Euler
+ * substeps after an event, the exact transient's points inside the flow's
+ * ringing first substeps gave 1.1 % too little in C1 and V1. */
+Test(losses, switch_charging_a_capacitor_dissipates_half_cv2)
+{
+    const char *ron[] = { "1", "1u" }, *st[] = { "exact", "adaptive" };
+    for (int k = 0; k < 4; k++) {
+        char net[1024];
+        snprintf(net, sizeof net, "swc\nV1 in 0 10\nS1 in a ctl 0 SWM\nC1 a 0 1u IC=0\nVc ctl 0 PULSE(0 1 1u 1n 1n 1 2)\n"
+                                  ".model SWM SW(VT=0.5 RON=%s ROFF=1e9 EON=1u VREF=10)\n.options stepping=%s\n"
+                                  ".tran 1u 50u UIC\n.end\n", ron[k % 2], st[k / 2]);
+        int exact;
+        char *text = losses_of("swc", net, &exact);
+        cr_assert(exact == (k < 2), "%s: stepper", st[k / 2]);
+        lrow s1 = row_of(text, "s1"), c1 = row_of(text, "c1"), v1 = row_of(text, "v1");
+        cr_assert(near(s1.e, 50e-6 + 1e-6, 1e-5) && near(s1.psw * 50e-6, 1e-6, 1e-6) && s1.on == 1 && s1.off == 0,
+                  "RON %s, %s: E(s1) = %.9g\n%s", ron[k % 2], st[k / 2], s1.e, text);
+        cr_assert(near(c1.e, 50e-6, 1e-5) && near(v1.e, -100e-6, 1e-5), "RON %s, %s: %.9g %.9g", ron[k % 2], st[k / 2],
+                  c1.e, v1.e);
+        double pc;
+        const char *s = strstr(text, "# of which capacitive turn-on losses");
+        if (k % 2)                                           /* the jump: captured */
+            cr_assert(s && sscanf(strstr(s, ") ") + 2, "%lf", &pc) == 1 && near(pc * 50e-6, 50e-6, 1e-2), "%s", text);
+        cr_assert(balance_rel(text) <= 1e-8, "%s", text);
+        free(text);
+    }
+}
+
+/* netlists/buck.cir over 20 us (`.tran 10n 20u UIC`, a start-up with 21
+ * switching periods): the exact transient's table against fixed steps of 20 and
+ * 40 ps (theta = 1/2, no event location: their error is first order in h, the
+ * switching instants on the grid), extrapolated 2 E(20p) - E(40p): every
+ * element holding more than 1e-3 of the input's energy within 1e-4 (measured
+ * 1.6e-5 at most: l1; mp 1.2e-5, vin 7e-6), the others within 1e-6 of the
+ * input's energy. (The adaptive stepper at reltol 1e-7 is 0.32 % off in mp:
+ * the theta-scheme's pair currents are first order at the MOS segment changes.) */
+Test(losses, exact_buck_table_agrees_with_extrapolated_fixed_steps)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    snprintf(path, sizeof path, "%s/buck.cir", NSC_NETLISTS);
+    char *net = tu_read_file(path), *tr = net ? strstr(net, "\n.tran 10n 200u 0 50p UIC") : NULL;
+    cr_assert_not_null(tr);
+    memcpy(tr, "\n.tran 10n 20u UIC       ", 25);                /* (same length: the TMAX blanked) */
+    int exact;
+    char *tx = losses_of("bk", net, &exact);
+    cr_assert(exact, "the exact transient did not run it");
+    free(net);
+    const char *h[] = { "20p", "40p" };
+    char *tf[2];
+    for (int k = 0; k < 2; k++) {
+        snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --losses --step %s -o bk%s.dat bk.cir 2>&1 >/dev/null", tmp,
+                 NSC_PROGRAM, h[k], h[k]);
+        cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+        free(out);
+        snprintf(path, sizeof path, "%s/bk%s.losses", tmp, h[k]);
+        cr_assert((tf[k] = tu_read_file(path)));
+    }
+    const char *el[] = { "vin", "mp", "mn", "dp", "dn", "l1", "c1", "rl", "r12", "c11", "r11", "r21", "c21", "e1", "ro", "co" };
+    double ein = fabs(row_of(tx, "vin").e);
+    for (size_t j = 0; j < sizeof el / sizeof *el; j++) {
+        double e = row_of(tx, el[j]).e, ref = 2 * row_of(tf[0], el[j]).e - row_of(tf[1], el[j]).e;
+        double tol = fabs(ref) > 1e-3 * ein ? 1e-4 * fabs(ref) : 1e-6 * ein;
+        cr_assert(fabs(e - ref) <= tol, "%s: exact %.9g J, extrapolated fixed steps %.9g J", el[j], e, ref);
+    }
+    cr_assert(balance_rel(tx) <= 1e-9, "%s", tx);
+    free(tx); free(tf[0]); free(tf[1]);
+}
+
+/* A capacitor's energy over a run from rest is C v(end)^2 / 2, whatever the
+ * path: a rectifier (D with two fitted segments and RS) into 100 ohm || 10 uF
+ * from SIN(0 10 1k) over 5 ms, only v(out) saved, both steppings, within 5e-4
+ * of the value from the last row's v(out) (measured: exact 1.8e-5, adaptive
+ * 1.1e-4). Before the segment after an event's chain took its own midpoint,
+ * the exact transient gave 1.13e-3 J for 1.14e-4 J (a quadratic through two
+ * points h0 apart, extrapolated over the step); before the step control read
+ * the powers' chord too, 1.078e-4 J (C1's current after each turn-on settles
+ * through RS in tens of ns, inside 25 us steps that v(out) allows). */
+Test(losses, capacitor_energy_from_rest_is_half_cv2_through_a_rectifier)
+{
+    const char *st[] = { "exact", "adaptive" };
+    for (int k = 0; k < 2; k++) {
+        char net[1024], path[1024];
+        snprintf(net, sizeof net, "rc\nV1 in 0 SIN(0 10 1k)\nD1 in out DN\nR1 out 0 100\nC1 out 0 10u\n"
+                                  ".model DN D(IS=1e-15 N=0.01 RS=1m SEGMENTS=2 IMIN=10m IMAX=20)\n"
+                                  ".options stepping=%s\n.tran 1u 5m\n.save v(out)\n.end\n", st[k]);
+        int exact;
+        char *text = losses_of("rcd", net, &exact);
+        cr_assert(exact == (k == 0), "%s: stepper", st[k]);
+        snprintf(path, sizeof path, "%s/rcd.dat", tmp);
+        tu_table t;
+        cr_assert_eq(tu_table_read(path, &t), 0);
+        double v = TU_AT(&t, t.nrow - 1, 1), want = 0.5 * 10e-6 * v * v;
+        tu_table_free(&t);
+        lrow c1 = row_of(text, "c1");
+        cr_assert(v > 4 && near(c1.e, want, 5e-4), "%s: E(c1) = %.9g J, C v^2/2 = %.9g J", st[k], c1.e, want);
+        cr_assert(balance_rel(text) <= 1e-9, "%s", text);
+        free(text);
+    }
 }
