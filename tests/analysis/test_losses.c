@@ -456,7 +456,10 @@ Test(losses, switch_charging_a_capacitor_dissipates_half_cv2)
                   c1.e, v1.e);
         double pc;
         const char *s = strstr(text, "# of which capacitive turn-on losses");
-        if (k % 2)                                           /* the jump: captured */
+        /* the jump: captured by the exact transient; the adaptive one resolves
+         * it since session 16 (its first step after the event is error
+         * controlled: RON C = 1 ps in fs steps), so the charge is its conduction */
+        if (k == 1)
             cr_assert(s && sscanf(strstr(s, ") ") + 2, "%lf", &pc) == 1 && near(pc * 50e-6, 50e-6, 1e-2), "%s", text);
         cr_assert(balance_rel(text) <= 1e-8, "%s", text);
         free(text);
