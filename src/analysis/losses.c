@@ -18,8 +18,13 @@ typedef struct acc_el {
     double eon, eoff, vref, iref;      /* vref, iref 0: no scaling */
     int on;                            /* state of the last step, -1 before the first */
     double vend, imean;                /* |v| of port 0 at the last step's end, |i| over it */
-    int hard;                          /* a controlled switch (lcs/devif.h swcap): its turn-ons capture */
-    double damp;                       /* the step's damping of its capacitive currents (step_damp) */
+    int hard;                          /* a controlled switch (lcs/devif.h swcap): its turn-ons and
+                                          turn-offs capture */
+    double damp;                       /* the step's damping of its capacitive and inductive currents
+                                          (step_damp) */
+    int lk[NSC_MAXPORT];               /* port q's current c z_k of an inductive branch k (its own E
+                                          column, nothing else: ind_ports), else -1 */
+    double lc[NSC_MAXPORT];            /* that c */
 } acc_el;
 
 struct nsc_loss_acc {
@@ -32,6 +37,7 @@ struct nsc_loss_acc {
     double *zt, *zq, *wt;              /* [n] z_theta, z_theta - (z1 - z0); [nsrc] w_theta */
     int capt, capn;                    /* the capture (nsc_loss_acc_step): row k of its switch (-1:
                                           none), the steps since it opened */
+    int capon;                         /* the switch's state the capture is for (1: a turn-on) */
 };
 
 void nsc_losses_free(nsc_losses *Ls)
@@ -71,6 +77,24 @@ static int el_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, acc_el *x)
     if (nsc_lin_add(&x->v[0], NSC_T_Z, nsc_zn(e->node[0]), 1.0) || nsc_lin_add(&x->v[0], NSC_T_Z, nsc_zn(e->node[1]), -1.0))
         return -1;
     return 1;
+}
+
+/* Which of x's ports carry an inductive branch's current: a single z term
+ * c z_k of a branch unknown k (not a node voltage) whose E column holds only
+ * E_kk (an inductor's own row; coupled inductors have their mutual terms
+ * there and are left out: their damping stays in their storage rows). */
+static void ind_ports(const nsc_lcs *L, acc_el *x)
+{
+    const nsc_sparse *E = L->E;
+    for (int q = 0; q < NSC_MAXPORT; q++) x->lk[q] = -1;
+    for (int q = 0; q < x->np && E->nz < 0; q++) {             /* (E compressed: columns) */
+        const nsc_lin *f = &x->i[q];
+        if (f->nterm != 1 || f->t[0].kind != NSC_T_Z) continue;
+        int k = f->t[0].idx;
+        if (k < L->nnode_z || k >= L->n || E->p[k + 1] - E->p[k] != 1 || E->i[E->p[k]] != k) continue;
+        x->lk[q] = k;
+        x->lc[q] = f->t[0].coef;
+    }
 }
 
 /* Where the state of a diode or an S/W switch is read (x->swk its switch, else
@@ -118,6 +142,7 @@ nsc_status nsc_loss_acc_new(const nsc_lcs *L, const nsc_circuit *c, double gmin,
         x->el = ei;
         x->on = -1;
         if ((x->np = el_ports(L, c, ei, x)) < 0) { a->ne++; goto oom; }
+        ind_ports(L, x);
         nsc_status s = el_swloss(L, &c->el[ei], ei, x, r);
         a->ne++;                                             /* (its lins are freed with a) */
         if (s) { nsc_loss_acc_free(a); return s; }
@@ -149,12 +174,16 @@ static void charge(acc_el *x, nsc_loss_row *row, int on, double vend, double ime
     x->imean = imean;
 }
 
-/* The damping of x's capacitive currents over a step of theta: each port's
+/* The damping of x's capacitive and inductive currents over a step of theta
+ * (h long; vt[q] port q's voltage at the theta point): each port's
  * (theta - 1/2)(v1 - v0) sum c (z1 - z0) over the NSC_T_DZ terms c of its
  * current: what the step's energy v_theta i h holds beyond the trapezoidal
- * v_mid i h (C (theta - 1/2)(v1 - v0)^2 for a capacitor C). */
-static double step_damp(const acc_el *x, double theta, const double *z0, const double *z1, const double *l,
-                        const double *w0, const double *w1)
+ * v_mid i h (C (theta - 1/2)(v1 - v0)^2 for a capacitor C); and for a port
+ * whose current is an inductive branch's c z_k (ind_ports), whose row makes
+ * v_theta h = L (i1 - i0) up to sign: (theta - 1/2) v_theta h (i1 - i0), which
+ * is L (theta - 1/2)(i1 - i0)^2, of either sign convention. */
+static double step_damp(const acc_el *x, double theta, double h, const double *vt, const double *z0, const double *z1,
+                        const double *l, const double *w0, const double *w1)
 {
     double d = 0;
     for (int q = 0; q < x->np && theta != 0.5; q++) {
@@ -163,19 +192,26 @@ static double step_damp(const acc_el *x, double theta, const double *z0, const d
             if (x->i[q].t[k].kind == NSC_T_DZ) dq += x->i[q].t[k].coef * (z1[x->i[q].t[k].idx] - z0[x->i[q].t[k].idx]);
         if (dq != 0)
             d += (theta - 0.5) * (nsc_lin_eval(&x->v[q], z1, l, NULL, 0, w1) - nsc_lin_eval(&x->v[q], z0, l, NULL, 0, w0)) * dq;
+        if (x->lk[q] >= 0) d += (theta - 0.5) * vt[q] * h * x->lc[q] * (z1[x->lk[q]] - z0[x->lk[q]]);
     }
     return d;
 }
 
-/* The capture of a hard turn-on: from the step in which a controlled switch
- * (swcap) turns on until the first step below theta 1 after it (the restart's
- * implicit-Euler steps after its events are over; with theta = 1 throughout,
- * NSC_LOSS_CAPN steps) or until it turns off, the damping of every element's capacitive currents
- * (step_damp: the energy the capacitors' jumps lose, 1/2 C dv^2 each, in
- * whichever element holds the capacitor) is moved to the switch's row, and
- * counted in its ecap: the charge of its own output capacitance and of those
- * it charges, dissipated in its channel at turn-on. The sum of the rows is
- * unchanged. */
+
+/* The capture of a hard turn-on or turn-off: from the step in which a
+ * controlled switch (swcap) changes state until the first step below theta 1
+ * after it (the restart's implicit-Euler steps after its events are over; with
+ * theta = 1 throughout, NSC_LOSS_CAPN steps) or until it changes back, the
+ * damping of every element's capacitive and inductive currents (step_damp:
+ * the energy the capacitors' voltage jumps and the inductors' current jumps
+ * lose, 1/2 C dv^2 and 1/2 L di^2 each at theta 1, in whichever element holds
+ * them) is moved to the switch's row. At a turn-on it is counted in its ecap:
+ * the charge of its own output capacitance and of those it charges, dissipated
+ * in its channel. At a turn-off it is the inductive current the switch cuts,
+ * whose energy the opened switch (its ROFF, the fast mode the step damps)
+ * dissipates: fixed steps longer than L/ROFF booked it in the inductor's
+ * storage row (an inductor cut into 1 kOhm at 1 us steps: the switch 22 %
+ * short, hostile review, session 16). The sum of the rows is unchanged. */
 #define NSC_LOSS_CAPN 100
 static void capture(nsc_loss_acc *a, double theta, double frac)
 {
@@ -186,8 +222,8 @@ static void capture(nsc_loss_acc *a, double theta, double frac)
         sum += frac * a->e[k].damp;
     }
     a->row[a->capt].energy += sum;
-    a->row[a->capt].ecap += sum;
-    if ((a->capn++ > 0 && theta < 1) || a->capn >= NSC_LOSS_CAPN || a->e[a->capt].on == 0) a->capt = -1;
+    if (a->capon) a->row[a->capt].ecap += sum;
+    if ((a->capn++ > 0 && theta < 1) || a->capn >= NSC_LOSS_CAPN || a->e[a->capt].on != a->capon) a->capt = -1;
 }
 
 void nsc_loss_acc_step(nsc_loss_acc *a, double theta, double t0, double t1, const double *z0, const double *z1,
@@ -203,19 +239,21 @@ void nsc_loss_acc_step(nsc_loss_acc *a, double theta, double t0, double t1, cons
     for (int j = 0; j < L->nsrc; j++) a->wt[j] = theta * w1[j] + (1 - theta) * w0[j];
     for (int k = 0; k < a->ne; k++) {
         acc_el *x = &a->e[k];
-        double p = 0, i0 = 0;
+        double p = 0, i0 = 0, vt[NSC_MAXPORT];
         for (int q = 0; q < x->np; q++) {
             double iq = nsc_lin_eval_sw(&x->i[q], L, sw, a->zt, l, a->zq, h, a->wt);
-            p += nsc_lin_eval(&x->v[q], a->zt, l, NULL, 0, a->wt) * iq;
+            vt[q] = nsc_lin_eval(&x->v[q], a->zt, l, NULL, 0, a->wt);
+            p += vt[q] * iq;
             if (q == 0) i0 = iq;
         }
         a->row[k].energy += frac * h * p;
-        x->damp = step_damp(x, theta, z0, z1, l, w0, w1);
+        x->damp = step_damp(x, theta, h, vt, z0, z1, l, w0, w1);
         if (x->swk >= 0 || x->pair >= 0) {
             int on = x->swk >= 0 ? sw[x->swk] != 0 : mode1 ? mode1[x->pair] != 0 : l[x->pair] > 0;
-            if (x->hard && on && x->on == 0) {                /* a turn-on: capture from this step */
+            if (x->hard && x->on >= 0 && on != x->on) {       /* a turn-on or turn-off: capture from this step */
                 a->capt = k;
                 a->capn = 0;
+                a->capon = on;
             }
             charge(x, &a->row[k], on, fabs(nsc_lin_eval(&x->v[0], z1, l, NULL, 0, w1)), fabs(i0),
                    t1 > a->from && t1 <= a->to * (1 + 1e-12));
