@@ -11,9 +11,13 @@
  *     nsc_run_columns   the probes recorded
  *     nsc_run_analysis  the transient or the steady state -> R->W
  *     nsc_run_measure   the .meas cards on R->W -> R->mres
- * Nothing here prints; errors and warnings go to the report. */
+ *     nsc_run_control   the .control blocks' outputs (the program's runs)
+ * Nothing here prints on its own: errors and warnings go to the report, what a
+ * .control print shows to the stream its caller gives. */
 #ifndef NSC_RUN_H
 #define NSC_RUN_H
+
+#include <stdio.h>
 
 #include "circuit/circuit.h"
 #include "netlist/netlist.h"
@@ -131,5 +135,23 @@ nsc_status nsc_run_analysis(nsc_run *R, nsc_report *r);
  * R->mres[k] = card k's result; each card that failed is a warning in r
  * (".meas NAME failed: why"). NSC_ENOMEM, or the error of nsc_meas_eval. */
 nsc_status nsc_run_measure(nsc_run *R, nsc_report *r);
+
+/* Where the outputs of a run's .control blocks go (nsc_run_control). */
+typedef struct nsc_ctl_dest {
+    FILE *out;                /* print's .meas lines and tables */
+    const char *out_name;     /* out's name in an error ("standard output") */
+    char *const *outs;        /* the run's own files [nouts]: never written */
+    int nouts;
+    const char *netlist;      /* its path: its directory and the current one bound the writes */
+    int safe;                 /* 1 (--safe-control): a write outside them is refused; 0: a note */
+} nsc_ctl_dest;
+
+/* The outputs of R->c's .control blocks (wrdata, write, print) from the rows
+ * R->W, whose columns hold their vectors (the first R->nout the run's
+ * outputs), and the .meas results R->mres (NULL: none). A file that cannot be
+ * written, or may not be (an input of the run, one of d->outs, outside the
+ * bounds when d->safe), is a warning in r, as in ngspice, not a failed run; a
+ * print that cannot reach d->out is NSC_EOUT in r (nsc_stream_status). */
+nsc_status nsc_run_control(const nsc_run *R, const nsc_ctl_dest *d, nsc_report *r);
 
 #endif

@@ -3,6 +3,7 @@
 #define NSC_CMD_H
 
 #include "analysis/sweep.h"
+#include "base/path.h"
 
 #include <getopt.h>
 
@@ -35,20 +36,6 @@ void nsc_print_report(const nsc_report *r);
 /* Print r's warnings and notes now (--quiet: the notes are dropped), then forget
  * them, so they come before the run's summary and are never repeated. */
 void nsc_flush_warnings(nsc_report *r, int quiet);
-/* Whether paths a and b both exist and are the same file (device and inode). */
-int nsc_same_file(const char *a, const char *b);
-/* The first of the outputs out[nout] that is one of the inputs in[nin] (the
- * same file, under any name), else NULL: a run must never overwrite what it
- * reads (nscircuit -o rc.cir rc.cir, a netlist named net.gp). */
-const char *nsc_output_is_input(char *const *out, int nout, char *const *in, int nin);
-
-/* p as an absolute path, the symbolic links of its directory resolved (of p
- * itself too when it exists): malloc'd, NULL out of memory. */
-char *nsc_canon_path(const char *p);
-/* Whether the paths a and b name the same file, existing or not. */
-int nsc_same_path(const char *a, const char *b);
-/* Whether the canonical path lies in the canonical directory dir or below it. */
-int nsc_path_under(const char *path, const char *dir);
 /* NSC_OK, or NSC_EOUT (exit 4, cli.md) in r when what was printed on stdout
  * could not be written (a full disk, a closed pipe): stdout is flushed. */
 nsc_status nsc_stdout_status(nsc_report *r);

@@ -173,110 +173,6 @@ static nsc_status report_meas(const nsc_circuit *c, const nsc_meas_result *res, 
     return s;
 }
 
-/* The columns of W that o's vectors name (a print's .meas names are not
- * columns), or the run's nout outputs when it names none; n of them, a new
- * array (NULL: ENOMEM). */
-static int *control_columns(const nsc_waves *W, const nsc_ctlout *o, int nout, int *n)
-{
-    int *cols = nsc_calloc((size_t)(o->nvec > nout ? o->nvec : nout) + 1, sizeof *cols);
-    *n = 0;
-    if (!cols) return NULL;
-    for (int j = 0; j < o->nvec; j++) {
-        int col = nsc_waves_col(W, o->vec[j]);
-        if (col > 0) cols[(*n)++] = col;
-    }
-    if (o->nvec == 0)                                  /* the run's outputs */
-        for (; *n < nout; (*n)++) cols[*n] = *n + 1;
-    return cols;
-}
-
-/* print VEC...: the .meas results it names as ngspice prints them ("vmax =
- * 9.933108e-01"), then S, its other vectors (NULL: none), as an indexed table,
- * on stdout. */
-static nsc_status control_print(const nsc_circuit *c, const nsc_waves *S, const nsc_meas_result *res,
-                                const nsc_ctlout *o, nsc_report *r)
-{
-    for (int j = 0, k; res && j < o->nvec; j++)
-        if ((k = nsc_circuit_meas(c, o->vec[j])) >= 0) {
-            if (res[k].ok) printf("%s = %e\n", c->job.meas[k].name, res[k].value + 0.0);
-            else printf("%s = failed\n", c->job.meas[k].name);
-        }
-    return S ? nsc_write_print(S, stdout, r) : NSC_OK;
-}
-
-/* Why the .control output o may not be written, NULL when it may: an input of
- * the run, one of its own outputs outs[nouts], or (safe: --safe-control) a file
- * outside the netlist's directory and the current directory; such a file
- * otherwise gets a note in r naming it. why[cap]: the reason's buffer. */
-static const char *control_refusal(const nsc_circuit *c, const nsc_ctlout *o, char *const *outs, int nouts,
-                                   const char *netlist, int safe, char *why, size_t cap, nsc_report *r)
-{
-    char *path[] = { o->path };
-    if (nsc_output_is_input(path, 1, c->files, c->nfiles)) return "it is an input of this run";
-    for (int k = 0; k < nouts; k++)
-        if (nsc_same_path(o->path, outs[k])) return "it is an output of this run";
-    char *nd = nsc_strdup(netlist), *slash = nd ? strrchr(nd, '/') : NULL;
-    if (slash) slash[1] = 0;
-    char *full = nsc_canon_path(o->path), *cwd = nsc_canon_path("."), *dir = nd ? nsc_canon_path(slash ? nd : ".") : NULL;
-    int outside = full && cwd && dir && !nsc_path_under(full, cwd) && !nsc_path_under(full, dir);
-    const char *res = NULL;
-    if (outside && safe) {
-        snprintf(why, cap, "%s is outside the netlist's directory and the current directory (--safe-control)", full);
-        res = why;
-    } else if (outside)
-        nsc_note(r, &o->loc, "%s %s writes %s, outside the netlist's directory and the current directory "
-                 "(--safe-control refuses it)", o->raw ? "write" : "wrdata", o->path, full);
-    free(nd);
-    free(full);
-    free(cwd);
-    free(dir);
-    return res;
-}
-
-/* The outputs of the netlist's .control blocks (wrdata, write, print) from W,
- * whose columns hold their vectors, and res, the .meas results (NULL: none): a
- * file that cannot be written or is refused (control_refusal) is a warning in r
- * (as in ngspice), not a failed run; a print that cannot reach standard output
- * is an error (NSC_EOUT in r). */
-static nsc_status control_outputs(const nsc_circuit *c, const nsc_waves *W, const nsc_meas_result *res, int nout,
-                                  char *const *outs, int nouts, const char *netlist, int safe, nsc_report *r)
-{
-    for (int k = 0; k < c->job.nctlout; k++) {
-        const nsc_ctlout *o = &c->job.ctlout[k];
-        const char *cmd = o->print ? "print" : o->raw ? "write" : "wrdata";
-        char buf[PATH_MAX + 128];
-        const char *no = o->print ? NULL : control_refusal(c, o, outs, nouts, netlist, safe, buf, sizeof buf, r);
-        if (no) {
-            nsc_warn(r, &o->loc, "%s %s not written: %s", cmd, o->path, no);
-            continue;
-        }
-        int n, *cols = control_columns(W, o, nout, &n);
-        nsc_waves *S = cols ? nsc_waves_select(W, cols, n) : NULL;
-        free(cols);
-        nsc_report wr;
-        nsc_report_init(&wr);
-        if (o->print) {                                /* (n = 0 with vectors: only .meas names) */
-            nsc_status s = !S ? nsc_oom(&wr)
-                         : control_print(c, n == 0 && o->nvec > 0 ? NULL : S, res, o, &wr);
-            nsc_status so = nsc_stdout_status(r);
-            if (s && !so) nsc_warn(r, &o->loc, "print: %s", wr.error ? wr.error : "error");
-            nsc_report_free(&wr);
-            nsc_waves_free(S);
-            if (so) return so;
-            continue;
-        }
-        nsc_status s = !S ? nsc_oom(&wr)
-                     : o->raw ? nsc_write_raw(S, o->path, 0, 1, &wr)
-                              : nsc_write_wrdata(S, c->job.ctl_singlescale, c->job.ctl_vecnames, o->path, &wr);
-        const char *why = wr.error ? wr.error : "error", *pre = "nscircuit: error: ";
-        if (!strncmp(why, pre, strlen(pre))) why += strlen(pre);
-        if (s) nsc_warn(r, &o->loc, "%s %s not written: %s", cmd, o->path, why);
-        nsc_report_free(&wr);
-        nsc_waves_free(S);
-    }
-    return NSC_OK;
-}
-
 /* --losses: the table on stdout and in path, with the loads named
  * load[0..nload) (0: the default ones); a warning in r when the window is not
  * a steady one (the stored energy changes). */
@@ -612,7 +508,8 @@ static nsc_status write_results(job *J, const cli *C, nsc_status s, nsc_report *
         nsc_warn(wr, &ckt->job.meas_loc, ".meas not evaluated: the run did not complete");
     char *outs[7];
     int nouts = run_outputs(J, C, outs);
-    if (!ws && done) ws = control_outputs(ckt, W, J->R.mres, J->R.nout, outs, nouts, C->netlist, C->safe_control, wr);
+    nsc_ctl_dest cd = { stdout, "standard output", outs, nouts, C->netlist, C->safe_control };
+    if (!ws && done) ws = nsc_run_control(&J->R, &cd, wr);      /* .control: wrdata, write, print */
     if (!ws && done && ckt->job.nfour) ws = nsc_cli_four(ckt, W, J->out, wr);  /* .four (cmd_small.c) */
     nsc_waves_keep(W, J->R.nout + 1);                       /* drop the columns only .meas reads */
     int streamed = 0;

@@ -213,3 +213,60 @@ Test(run, ac_and_dc_lines_leave_their_results_in_the_run, .init = setup, .fini =
     nsc_report_free(&r);
     nsc_deck_free(d);
 }
+
+/* The .control outputs run in the run module (issue 26 item 3): print writes
+ * the .meas results it names to the stream given, never to stdout, as
+ * ngspice's "%e" (vend = v(out) at 1 ms = 1 - exp(-1) with tau = 1 ms);
+ * wrdata writes "t v" rows (the last at 5 ms: 1 - exp(-5)); a wrdata onto the
+ * netlist or onto one of the run's own files is a warning, nothing written. */
+Test(run, control_prints_to_the_given_stream_and_keeps_off_inputs_and_outputs, .init = setup, .fini = teardown)
+{
+    char path[1024], text[8192], ctl[4096], data[1100], own[1100];
+    snprintf(path, sizeof path, "%s/rc.cir", tmp);
+    snprintf(data, sizeof data, "%s/out.txt", tmp);
+    snprintf(own, sizeof own, "%s/own.dat", tmp);
+    snprintf(ctl, sizeof ctl, ".tran 10u 5m 0 1u\n.control\nrun\nprint vend\nwrdata %s v(out)\nwrdata %s v(out)\n"
+             "wrdata %s v(out)\n.endc\n", data, path, own);
+    snprintf(text, sizeof text, RC, ctl);
+    cr_assert_eq(tu_write_file(path, text), 0);
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_deck *d = NULL;
+    cr_assert_eq(nsc_deck_read(path, NULL, &d, &r), NSC_OK, "%s", r.error);
+    nsc_run_cfg cfg = { 0 };
+    nsc_run R;
+    nsc_run_init(&R);
+    cr_assert_eq(nsc_run_circuit(&R, d, NULL, 0, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(nsc_run_setup(&R, &cfg, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(nsc_run_columns(&R, 0, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(nsc_run_analysis(&R, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(nsc_run_measure(&R, &r), NSC_OK);
+    int nwarn = r.nwarn;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert(f);
+    char *outs[] = { own };
+    nsc_ctl_dest cd = { f, "the test's stream", outs, 1, path, 0 };
+    cr_assert_eq(nsc_run_control(&R, &cd, &r), NSC_OK, "%s", r.error);
+    fclose(f);
+    double v;
+    cr_assert_eq(sscanf(buf, "vend = %lf\n", &v), 1, "%s", buf);
+    cr_assert_float_eq(v, 1 - exp(-1), 5e-6);                /* "%e": 7 digits */
+    free(buf);
+    cr_assert_eq(r.nwarn, nwarn + 2);                        /* the netlist and own.dat refused */
+    cr_assert(strstr(r.warn[nwarn], "it is an input of this run"), "%s", r.warn[nwarn]);
+    cr_assert(strstr(r.warn[nwarn + 1], "it is an output of this run"), "%s", r.warn[nwarn + 1]);
+    char *got = tu_read_file(data), *nl = got ? strrchr(got, '\n') : NULL;
+    cr_assert(nl);
+    while (nl > got && nl[-1] != '\n') nl--;                 /* the last row */
+    double t, vt;
+    cr_assert_eq(sscanf(nl, "%lf %lf", &t, &vt), 2);
+    cr_assert_float_eq(t, 5e-3, 1e-12);
+    cr_assert_float_eq(vt, 1 - exp(-5), 1e-4);
+    cr_assert_eq(tu_read_file(own), NULL);
+    free(got);
+    nsc_run_free(&R);
+    nsc_report_free(&r);
+    nsc_deck_free(d);
+}
