@@ -813,23 +813,32 @@ static int has_refit_note(const nsc_report *r)
     return 0;
 }
 
-Test(dc, op_beyond_the_default_fit_is_refitted)
+/* v(a) of netlist text by .op (dc 0) or by its .dc sweep (dc 1); warnings in *r. */
+static nsc_waves *op_or_dc(const char *text, int dc, nsc_report *r)
 {
-    nsc_circuit *c = tu_parse("op\nI1 0 a 5k\nD1 a 0 dd\n" BIG_DIODE_MODEL ".op\n.end\n");
+    nsc_circuit *c = tu_parse(text);
     nsc_probe *p = NULL;
     int np = 0;
+    cr_assert_eq(nsc_waves_probes_parse(c, "v(a)", &p, &np, r), NSC_OK);
+    nsc_waves *W = NULL;
+    nsc_status s = dc ? nsc_run_dc(c, 1e-12, NSC_SOLVER_AUTO, p, np, &W, r)
+                      : nsc_stepper_op(c, 1e-12, NSC_SOLVER_AUTO, p, np, &W, r);
+    cr_assert_eq(s, NSC_OK, "%s", r->error);
+    nsc_waves_probes_free(p, np);
+    nsc_circuit_free(c);
+    return W;
+}
+
+Test(dc, op_beyond_the_default_fit_is_refitted)
+{
     nsc_report r;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_waves_probes_parse(c, "v(a)", &p, &np, &r), NSC_OK);
-    nsc_waves *W = NULL;
-    cr_assert_eq(nsc_stepper_op(c, 1e-12, NSC_SOLVER_AUTO, p, np, &W, &r), NSC_OK, "%s", r.error);
+    nsc_waves *W = op_or_dc("op\nI1 0 a 5k\nD1 a 0 dd\n" BIG_DIODE_MODEL ".op\n.end\n", 0, &r);
     double v = nsc_waves_at(W, 0, 1);
     cr_assert(fabs(v - diode_v(5e3)) <= 10e-3, "v(a) %.6g V, SPICE curve %.6g V", v, diode_v(5e3));
     cr_assert(has_refit_note(&r));
     nsc_waves_free(W);
-    nsc_waves_probes_free(p, np);
     nsc_report_free(&r);
-    nsc_circuit_free(c);
 }
 
 /* The same for a .dc sweep (its points' peak) and .ac (the point's segment is
@@ -837,14 +846,9 @@ Test(dc, op_beyond_the_default_fit_is_refitted)
  * 1 kA, where the 10..100 A chord's extension gave 662 uOhm). */
 Test(dc, sweep_beyond_the_default_fit_is_refitted)
 {
-    nsc_circuit *c = tu_parse("dc\nI1 0 a 1\nD1 a 0 dd\n" BIG_DIODE_MODEL ".dc I1 1 4001 1000\n.end\n");
-    nsc_probe *p = NULL;
-    int np = 0;
     nsc_report r;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_waves_probes_parse(c, "v(a)", &p, &np, &r), NSC_OK);
-    nsc_waves *W = NULL;
-    cr_assert_eq(nsc_run_dc(c, 1e-12, NSC_SOLVER_AUTO, p, np, &W, &r), NSC_OK, "%s", r.error);
+    nsc_waves *W = op_or_dc("dc\nI1 0 a 1\nD1 a 0 dd\n" BIG_DIODE_MODEL ".dc I1 1 4001 1000\n.end\n", 1, &r);
     cr_assert_eq(W->nrow, 5);
     for (int i = 0; i < W->nrow; i++) {
         double i1 = nsc_waves_at(W, i, 0), v = nsc_waves_at(W, i, 1);
@@ -852,9 +856,7 @@ Test(dc, sweep_beyond_the_default_fit_is_refitted)
     }
     cr_assert(has_refit_note(&r));
     nsc_waves_free(W);
-    nsc_waves_probes_free(p, np);
     nsc_report_free(&r);
-    nsc_circuit_free(c);
 }
 
 Test(ac, operating_point_beyond_the_default_fit_is_refitted)
