@@ -208,7 +208,7 @@ typedef struct ac_opx {
 
 /* One pass of ac_op (nsc_fitted): *again, nothing kept, when it remade fits
  * that the point left (the small-signal conductances are the fits' slopes). */
-static nsc_status ac_op_pass(void *ctx, int pass, nsc_report *notes, int *again, nsc_report *r)
+static nsc_status ac_op_pass(void *ctx, nsc_report *notes, int *again, nsc_report *r)
 {
     ac_opx *x = ctx;
     nsc_lcs *L = NULL;
@@ -228,7 +228,7 @@ static nsc_status ac_op_pass(void *ctx, int pass, nsc_report *notes, int *again,
         double *z = buf, *sv = z + L->n, *l = sv + L->n, *e = l + L->m, *w = e + L->m;
         nsc_lcs_sources_dc(L, w, sv, e);
         s = nsc_op_point(x->c, &cache, x->solver, x->gmin, 1, w, sv, e, z, l, *x->sw, *x->mode, r);
-        *again = !s && nsc_op_fits(L, x->c, l, pass, notes, r);
+        *again = !s && nsc_op_fits(L, x->c, l, notes, r);
         if (!s && !*again && x->zop && !(*x->zop = nsc_calloc((size_t)L->n + 1, sizeof **x->zop))) s = nsc_oom(r);
         if (!s && !*again && x->zop) memcpy(*x->zop, z, sizeof **x->zop * (size_t)L->n);
     }

@@ -159,7 +159,7 @@ typedef struct dc_ctx {
 
 /* One pass of the sweep (nsc_fitted): its table in *out, unless it remade
  * fits that its points' peaks left (then *again, no table). */
-static nsc_status dc_pass(void *ctx, int pass, nsc_report *notes, int *again, nsc_report *r)
+static nsc_status dc_pass(void *ctx, nsc_report *notes, int *again, nsc_report *r)
 {
     dc_ctx *x = ctx;
     nsc_circuit *c = x->c;
@@ -173,7 +173,7 @@ static nsc_status dc_pass(void *ctx, int pass, nsc_report *notes, int *again, ns
     D.p = x->p;
     D.np = x->np;
     if (!s) s = dc_points(&D, W, r);
-    *again = !s && D.L && D.lpk && nsc_op_fits(D.L, c, D.lpk, pass, notes, r);
+    *again = !s && D.L && D.lpk && nsc_op_fits(D.L, c, D.lpk, notes, r);
     dc_release(&D);
     free(D.sw);
     free(D.last);

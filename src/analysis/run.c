@@ -291,13 +291,13 @@ nsc_status nsc_run_columns(nsc_run *R, int meas_only, nsc_report *r)
  * warnings replacing the first's; at most NSC_REFITS - 1 times, the last run
  * warning as before about any fit it still leaves (nsc_dev_check). A run that
  * stays inside its fits is made once, exactly as without this loop. */
-static nsc_status tran_fit_pass(void *ctx, int pass, nsc_report *notes, int *again, nsc_report *r)
+static nsc_status tran_fit_pass(void *ctx, nsc_report *notes, int *again, nsc_report *r)
 {
     nsc_run *R = ctx;
-    R->o.refit = pass < NSC_REFITS - 1 ? notes : NULL;
+    R->o.refit = notes;
     nsc_status s = nsc_stepper_tran(R->c, &R->o, R->probes, R->nprobe, &R->W, &R->st, r);
     R->o.refit = NULL;
-    *again = !s && notes->nwarn > 0;
+    *again = !s && notes && notes->nwarn > 0;
     if (*again) {
         nsc_waves_free(R->W);
         nsc_waves_free(R->Wm);

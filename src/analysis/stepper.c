@@ -938,8 +938,7 @@ static void tran_free(tran_run *R, nsc_status s)
     if (!s && L && R->lpk) {                         /* the devices' validity over the run */
         int done = R->W && R->W->end == NSC_RUN_COMPLETE;
         if (R->io && R->io->lpk) memcpy(R->io->lpk, R->lpk, (size_t)L->m * sizeof(double));
-        else if (!R->io && !(R->o->refit && done && nsc_dev_refit(L, R->c, R->lpk, R->o->refit)))
-            nsc_dev_check(L, R->c, R->lpk, R->r);
+        else if (!R->io) nsc_op_fits(L, R->c, R->lpk, done ? R->o->refit : NULL, R->r);
     }
     free(R->lpk);
     free(R->pkmark);
@@ -1016,10 +1015,9 @@ static nsc_status op_row(const nsc_lcs *L, const nsc_circuit *c, const nsc_probe
     return NSC_OK;
 }
 
-int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, int pass, nsc_report *notes,
-                nsc_report *r)
+int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *notes, nsc_report *r)
 {
-    if (pass < NSC_REFITS - 1) {
+    if (notes) {
         int n = nsc_dev_refit(L, c, lpk, notes);
         if (n > 0) return n;
     }
@@ -1030,7 +1028,7 @@ int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, int p
 /* One pass of nsc_stepper_op: NSC_OK with *out NULL when it remade fits
  * (notes in *notes: the caller makes it again). */
 static nsc_status op_pass(const nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *probes,
-                          int nprobe, int pass, nsc_report *notes, nsc_waves **out, nsc_report *r)
+                          int nprobe, nsc_report *notes, nsc_waves **out, nsc_report *r)
 {
     *out = NULL;
     nsc_lcs *L = NULL;
@@ -1053,7 +1051,7 @@ static nsc_status op_pass(const nsc_circuit *c, double gmin, nsc_solver solver, 
     char *mode = nsc_calloc((size_t)m + 1, 1);
     s = mode ? nsc_op_point(c, &cache, solver, gmin, 1, w, sv, e, z, l, sw, mode, r) : nsc_oom(r);
     free(mode);
-    if (s || nsc_op_fits(L, c, l, pass, notes, r)) goto done;
+    if (s || nsc_op_fits(L, c, l, notes, r)) goto done;
     if ((s = op_row(L, c, probes, nprobe, sw, z, l, w, rv + 1, r))) goto done;
     nsc_waves *W = nsc_waves_new(names, nc, c->title);
     if (!W) { s = nsc_oom(r); goto done; }
@@ -1077,7 +1075,7 @@ nsc_status nsc_fitted(nsc_fit_pass pass, void *ctx, nsc_report *r)
         nsc_report notes;
         nsc_report_init(&notes);
         int n0 = r->nwarn, again = 0;
-        nsc_status s = pass(ctx, k, &notes, &again, r);
+        nsc_status s = pass(ctx, k < NSC_REFITS - 1 ? &notes : NULL, &again, r);
         again = again && !s;
         if (again) {                                 /* the pass's warnings replaced by the notes */
             nsc_report_trim(r, n0);
@@ -1097,10 +1095,10 @@ typedef struct op_ctx {
     nsc_waves **out;
 } op_ctx;
 
-static nsc_status op_fit_pass(void *ctx, int pass, nsc_report *notes, int *again, nsc_report *r)
+static nsc_status op_fit_pass(void *ctx, nsc_report *notes, int *again, nsc_report *r)
 {
     op_ctx *o = ctx;
-    nsc_status s = op_pass(o->c, o->gmin, o->solver, o->probes, o->nprobe, pass, notes, o->out, r);
+    nsc_status s = op_pass(o->c, o->gmin, o->solver, o->probes, o->nprobe, notes, o->out, r);
     *again = !*o->out;
     return s;
 }

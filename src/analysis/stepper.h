@@ -149,12 +149,13 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
  * NSC_REFITS - 1 more after remaking the fits it left (run.c, nsc_op_fits). */
 #define NSC_REFITS 3
 
-/* An analysis made again while its fits follow the run: pass(ctx, k, notes,
- * &again, r) for k = 0, 1, ... until it does not ask again (again set: it
- * remade fits, a note each into *notes, and dropped its results); each
- * repeated pass's warnings are replaced by its notes. Returns the last pass's
- * status. */
-typedef nsc_status (*nsc_fit_pass)(void *ctx, int pass, nsc_report *notes, int *again, nsc_report *r);
+/* An analysis made again while its fits follow the run: pass(ctx, notes,
+ * &again, r) until it does not ask again (again set: it remade fits, a note
+ * each into *notes, and dropped its results); notes is NULL on the last of
+ * the NSC_REFITS passes (no refit then: the devices' warnings instead, as
+ * nsc_op_fits does with it). Each repeated pass's warnings are replaced by its
+ * notes. Returns the last pass's status. */
+typedef nsc_status (*nsc_fit_pass)(void *ctx, nsc_report *notes, int *again, nsc_report *r);
 nsc_status nsc_fitted(nsc_fit_pass pass, void *ctx, nsc_report *r);
 
 /* Operating point: a one-row table of the probes (nprobe > 0: "v(a)", "i(d1)", ...;

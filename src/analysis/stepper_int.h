@@ -174,16 +174,16 @@ nsc_status nsc_tran_exact(nsc_tran *T);
  * set to it) when tstart is reached: into *Ws and *T->o->steps (stepper.c). */
 nsc_status nsc_steps_table(const nsc_tran *T, double t0, double eps, double *v0, nsc_waves **Ws);
 
-/* The fits after operating points (.op, each point of .dc, .ac's) whose
- * pairs' multipliers peaked at lpk[m] of L, as after a transient
- * (run.c): on a pass before the last (pass < NSC_REFITS) the fits that follow
- * the run and were left are remade (device.h nsc_dev_refit, a note each into
- * *notes) and the number remade returned: the caller drops its results and
- * makes them again; else each device's validity warning (nsc_dev_check) into r
- * and 0. Without this an .op of a diode fitted on 100 uA..100 A carrying 5 kA
- * read 4.2 V off its last chord where the SPICE curve has 1.03 V. */
-int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, int pass, nsc_report *notes,
-                nsc_report *r);
+/* The fits after a run of L whose pairs' multipliers peaked at lpk[m] (a
+ * transient, .op, a .dc sweep's points, .ac's operating point): with notes
+ * (a pass before the last, nsc_fitted) the fits that follow the run and were
+ * left are remade (device.h nsc_dev_refit, a note each into *notes) and the
+ * number remade returned: the caller drops its results and makes them again;
+ * else (notes NULL, or nothing remade) each device's validity warning
+ * (nsc_dev_check) into r and 0. Without it an .op of a diode fitted on
+ * 100 uA..100 A carrying 5 kA read 4.2 V off its last chord where the SPICE
+ * curve has 1.054 V. */
+int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *notes, nsc_report *r);
 
 /* The operating point of C->L (an NSC_ASM_OP LCS of c) with sources s[n], e[m]
  * from the source values w (issue 29: .ac, .dc; .op), checked as a step is
