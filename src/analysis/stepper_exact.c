@@ -58,8 +58,9 @@
 #define NSC_EX_LOC 1e-3     /* events located to this fraction of the step that found them */
 #define NSC_EX_NMAX 64      /* largest dynamic augmented state (a flow costs ~2 K N NA^2 to build) */
 #define NSC_EX_NBIG 1024    /* largest augmented state (a flow's build holds three N x N matrices) */
-#define NSC_EX_FLOWS_MIN 16 /* after this many flows built, ... */
+#define NSC_EX_FLOWS_MIN 16 /* after this many flows built (NSC_EX_FLOWS when N <= NSC_EX_NCHEAP), ... */
 #define NSC_EX_STEPS_FLOW 8 /* ... fewer steps than this per flow: the theta-scheme takes over */
+#define NSC_EX_NCHEAP 64    /* augmented states up to this size: flows cheap, judged once the cache is full */
 #define NSC_EX_EVRUN 1000   /* event steps in a row, each shorter than 1e-6 href: chattering ... */
 #define NSC_EX_SLIVERS 64   /* ... or breakpoints closer than h0 in a row: the adaptive stepper takes over */
 #define NSC_EX_KMAX 40
@@ -501,7 +502,8 @@ static int flow_get(ex *a)
         }
         if (a->cache[q].last < a->cache[lru].last) lru = q;
     }
-    if (T->st->flows >= NSC_EX_FLOWS_MIN && T->st->flows * NSC_EX_STEPS_FLOW > T->st->steps) return 2;
+    long fmin = a->N <= NSC_EX_NCHEAP ? NSC_EX_FLOWS : NSC_EX_FLOWS_MIN;
+    if (T->st->flows >= fmin && T->st->flows * NSC_EX_STEPS_FLOW > T->st->steps) return 2;
     nsc_onestep *P[2];
     const double hs[2] = { a->h0, a->h0 / 2 };
     for (int q = 0; q < 2; q++) {

@@ -438,8 +438,10 @@ static void chain_net(char *buf, size_t size, int nstage, const char *tran)
  * the start of the step that meets the first one (the input's NMOS turning on
  * as v(n0) passes VTO = 1 V at 1.2 ns), after the one flow of the quiet start
  * (before: 16 flows built, one per kink located, handed over at 1.684 ns by
- * the flows' count). One inverter (m = 42) keeps the flows until that count
- * (16, at 1.70 ns). */
+ * the flows' count). One inverter (m = 42, a small augmented state: its flows
+ * are judged once the 64-entry cache is full) keeps the flows to the end, and
+ * agrees with 1 ps fixed steps (before: handed over at 1.70 ns by the count of
+ * 16 flows, 0.13 % of range RMS against them; 1.2e-4 exact). */
 Test(exact, many_continuous_kinks_hand_over_at_the_first)
 {
     char net[4096], *err;
@@ -457,11 +459,15 @@ Test(exact, many_continuous_kinks_hand_over_at_the_first)
     tu_table_free(&t);
     chain_net(net, sizeof net, 1, ".tran 1n 80n");
     run("ch1", net, "", &t, &err);
-    p = strstr(err, "exact steps to ");
-    cr_assert(p && sscanf(p, "exact steps to %lf s (%ld flows built)", &until, &nf) == 2, "%s", err);
     cr_expect(strstr(err, "complementarity pairs m = 42"), "%s", err);
-    cr_expect(nf == 16 && until > 1.2e-9, "%ld flows built, handed over at %.9g s", nf, until);
+    cr_expect(!strstr(err, "then adaptive"), "%s", err);
     free(err);
+    tu_table ref;
+    run("ch1_ref", net, "--step 1p", &ref, NULL);
+    double e = tu_rms_rel(&t, &ref, "v(n1)");   /* (the exact rows interpolated at the grid's) */
+    cr_log_info("one inverter, exact: v(n1) %.3g of range RMS against 1 ps fixed steps", e);
+    cr_expect(e < 5e-4, "v(n1) %.3g of range", e);
+    tu_table_free(&ref);
     tu_table_free(&t);
 }
 
@@ -602,4 +608,30 @@ Test(exact, an_event_step_ends_on_tstop)
     cr_expect(fabs(TU_AT(&t, t.nrow - 1, 0) - 1.0000003e-3) < 1e-15, "last row at %.12g s", TU_AT(&t, t.nrow - 1, 0));
     cr_expect(TU_AT(&t, t.nrow - 2, 0) <= 1e-3 + 1e-15, "a row at %.12g s", TU_AT(&t, t.nrow - 2, 0));
     tu_table_free(&t);
+}
+
+/* A buck whose comparator is a +-0.15 V E TABLE ramp: each period takes the
+ * PWL MOS pair through ~70 modes, the same ones every period (the flow cache
+ * holds them). The start-up builds 16 flows in its first steps; judged there
+ * (before the cache was full) the run was handed over at 0.84 us. It stays
+ * exact, and agrees with 50 ps fixed steps. */
+Test(exact, repeating_modes_keep_the_flows)
+{
+    const char *net = "buck with a comparator band\nVin vdd 0 3\nMP sw g vdd vdd PMOD W=100u L=100u\n"
+                      "MN sw g 0 0 NMOD W=100u L=100u\nDP sw vdd DB\nDN 0 sw DB\nL1 sw out 10u\nC1 out 0 22u\n"
+                      "RL out 0 10\nVc ea 0 1.2\nVramp ramp 0 PULSE(0 2.25 0 1.655u 10n 1n 1.6667u)\n"
+                      "Ecmp g 0 TABLE {V(ramp,ea)} = (-0.15,0) (0.15,3)\n.model NMOD NMOS(LEVEL=1 VTO=2 KP=10)\n"
+                      ".model PMOD PMOS(LEVEL=1 VTO=-2 KP=10)\n.model DB D(VF=0.8)\n.tran 10n 20u UIC\n"
+                      ".save v(out) i(l1)\n.end\n";
+    tu_table t, ref;
+    char *err;
+    run("band", net, "", &t, &err);
+    cr_expect(!strstr(err, "then adaptive"), "%s", err);
+    free(err);
+    run("band_ref", net, "--step 50p", &ref, NULL);
+    double ev = tu_rms_rel(&t, &ref, "v(out)"), ei = tu_rms_rel(&t, &ref, "i(l1)");
+    cr_log_info("band buck, exact: v(out) %.3g, i(l1) %.3g RMS of range against 50 ps fixed steps", ev, ei);
+    cr_expect(ev < 1e-3 && ei < 1e-3, "v(out) %.3g, i(l1) %.3g", ev, ei);
+    tu_table_free(&t);
+    tu_table_free(&ref);
 }
