@@ -26,7 +26,8 @@
  *      [ C_Na                                         D_NaNa ] [l_Na] = [ -e_Na                  ]
  *    It is sparse (KLU) and keeps gmin out of any dense matrix: the solution is
  *    exact to round-off even where M = D + C W^-1 B holds entries of order 1/gmin.
- * Factorisations live in a least-recently-used cache of NSC_MODE_CACHE modes; a
+ * Factorisations live in a least-recently-used cache of NSC_MODE_CACHE modes (NSC_MODE_CACHE_BIG
+ * for a large pattern); a
  * new mode with the same N-active set as the evicted one reuses its pattern, its
  * symbolic analysis and its numeric storage (klu_refactor, no allocation), with a
  * pivoting refactorisation when the old pivot order has become poor.

@@ -10,7 +10,9 @@
 
 #include "onestep.h"
 
-#define NSC_MODE_CACHE 16
+#define NSC_MODE_CACHE 128    /* mode systems cached for a small problem (npos <= NSC_MODE_SMALL) */
+#define NSC_MODE_CACHE_BIG 16  /* ... for the others (their factors and maps are large) */
+#define NSC_MODE_SMALL 1024
 #define NSC_AS_MAXIT 16      /* modes tried by the active-set iteration before pivoting (a PWL MOS
                                 turning on through its segments, its junction and a body diode
                                 beside it takes 9-10 on the buck) */

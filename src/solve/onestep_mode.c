@@ -649,7 +649,8 @@ nsc_mode *nsc_mode_get_key(nsc_onestep *P, const char *mask, uint64_t key)
 {
     int m = P->m;
     P->mc.clock++;
-    for (int k = 0; k < NSC_MODE_CACHE; k++) {
+    int cap = P->pat.npos <= NSC_MODE_SMALL ? NSC_MODE_CACHE : NSC_MODE_CACHE_BIG;   /* slots in use */
+    for (int k = 0; k < cap; k++) {
         nsc_mode *M = &P->mc.modes[k];
         if (M->mask && M->key == key && memcmp(M->mask, mask, (size_t)m) == 0) {
             M->last_use = P->mc.clock;
@@ -667,11 +668,11 @@ nsc_mode *nsc_mode_get_key(nsc_onestep *P, const char *mask, uint64_t key)
         }
     }
     int slot = -1;
-    for (int k = 0; k < NSC_MODE_CACHE && slot < 0; k++)
+    for (int k = 0; k < cap && slot < 0; k++)
         if (!P->mc.modes[k].mask) slot = k;
     if (slot < 0) {
         slot = 0;
-        for (int k = 1; k < NSC_MODE_CACHE; k++)
+        for (int k = 1; k < cap; k++)
             if (P->mc.modes[k].last_use < P->mc.modes[slot].last_use) slot = k;
     }
     nsc_mode *M = &P->mc.modes[slot];
