@@ -718,12 +718,16 @@ static nsc_status tran_adaptive(tran_run *R)
 {
     nsc_tran T = { R->c, R->o, R->L, &R->cache, R->f, R->nprobe, R->W, R->sw, &R->bp, R->z0, R->l, R->w0, R->v0,
                    R->jout, R->st, R->r, R->io, R->acc, R->lpk, R->pklist, R->npk,
-                   0.0, R->z0, R->l, R->w0, R->v0, 0, 0 };
+                   0.0, R->z0, R->l, R->w0, R->v0, 0, 0, NULL };
     nsc_tran_opts ok = *R->o;
     if (R->o->exact && nsc_tran_exact_ok(&T)) {
+        if (!(T.hmode = nsc_calloc((size_t)R->m + 1, 1))) return nsc_oom(R->r);
+        char *hm = T.hmode;
         nsc_status s = nsc_tran_exact(&T);
-        if (s || !T.handover) return s;
-        if (T.handover_kinks) T.o = kink_opts(R, &ok);
+        if (!s && T.handover && T.handover_kinks) T.o = kink_opts(R, &ok);
+        if (!s && T.handover) s = nsc_tran_adaptive(&T);
+        free(hm);
+        return s;
     }
     return nsc_tran_adaptive(&T);
 }

@@ -1210,6 +1210,10 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
     else if (o->steps && o->interp && (s = nsc_steps_table(T, c->t, a->eps, a->v0, &a->Ws))) goto fail;
     hist_reset(a, c->t, a->z0, a->w0);
     a->have_mode = a->m == 0;                                /* no pairs: the (empty) mode is known */
+    if (T->handover && T->hmode) {                           /* the exact transient's, up to t0: a mode */
+        memcpy(a->mode0, T->hmode, (size_t)a->m);            /* change at t0 (a source's corner) is the */
+        a->have_mode = 1;                                    /* first step's event, not its local error */
+    }
     st->hmin_used = INFINITY;
     while (c->t < o->tstop - c->eps) {
         if (o->stop && *o->stop) {

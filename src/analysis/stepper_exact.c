@@ -745,6 +745,8 @@ static nsc_status hand_over(ex *a)
     }
     memcpy(T->hz, a->z, sizeof(double) * (size_t)a->n);
     memcpy(T->hl, a->l, sizeof(double) * (size_t)a->m);
+    if (T->hmode && a->have_mask) memcpy(T->hmode, a->mask, (size_t)a->m);
+    else T->hmode = NULL;
     for (int j = 0; j < a->nsrc; j++) T->hw[j] = nsc_wave_eval(a->L->src[j].wave, a->t);
     memcpy(T->hv, a->v1, sizeof(double) * (size_t)a->nc);
     T->hv[0] = a->t;

@@ -158,6 +158,8 @@ typedef struct nsc_tran {
                                     (z0, l0, w0, v0 point to the same arrays) and handover set */
     int handover;
     int handover_kinks;      /* 1: handed over at continuous kinks alone (stepper_exact.c kinks_only) */
+    char *hmode;             /* [m] or NULL: the hand-over's mode at t0 (the active set up to t0; the
+                                adaptive stepper's first step compares its mode with it) */
 } nsc_tran;
 
 /* The adaptive transient (stepper_adapt.c): NSC_OK, or NSC_ESIM/NSC_ENOMEM with
