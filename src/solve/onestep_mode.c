@@ -417,7 +417,14 @@ int nsc_mode_setup_like(nsc_onestep *P, const nsc_onestep *S)
 uint64_t nsc_mode_key(const nsc_onestep *P, const char *mask)
 {
     uint64_t key = 0;                                            /* (without a branch per pair) */
-    for (int j = 0; j < P->m; j++) key ^= P->pat.pkey[j] & (0 - (uint64_t)(mask[j] != 0));
+    int j = 0, m = P->m;
+    for (; j + 8 <= m; j += 8) {                                 /* eight flags at a time: a word of */
+        uint64_t u;                                              /* inactive pairs adds nothing (xor: */
+        memcpy(&u, mask + j, 8);                                 /* the same key in any order) */
+        if (!u) continue;
+        for (int b = j; b < j + 8; b++) key ^= P->pat.pkey[b] & (0 - (uint64_t)(mask[b] != 0));
+    }
+    for (; j < m; j++) key ^= P->pat.pkey[j] & (0 - (uint64_t)(mask[j] != 0));
     return key;
 }
 
@@ -640,8 +647,14 @@ static void mode_refill(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t 
     mode_factor(P, M, 1);
 }
 
+/* (a cached mode's key without the O(m) hash: the step's guess, the mode at t,
+ * is usually cached; memcmp stops at the first differing word) */
 nsc_mode *nsc_mode_get(nsc_onestep *P, const char *mask)
 {
+    for (int k = 0; k < NSC_MODE_CACHE; k++) {
+        const nsc_mode *M = &P->mc.modes[k];
+        if (M->mask && memcmp(M->mask, mask, (size_t)P->m) == 0) return nsc_mode_get_key(P, mask, M->key);
+    }
     return nsc_mode_get_key(P, mask, nsc_mode_key(P, mask));
 }
 
