@@ -1171,8 +1171,9 @@ static nsc_status trial(ad *a, ctl *c)
     int last = c->t_hi < INFINITY && hq <= c->tol_t * (1 + 1e-9);
     double err = event || chatter || last ? 0 : lte_ratio(a, tn, a->z1, a->w1, theta, &worst);
     /* a segment's first step; not a step after the kinks' history reset (kreset:
-     * it keeps the kinks' size, whose error kink_ratio measured; once damped,
-     * every such step was doubled: the cascade at chgtol=1e-14 took 13 091 steps) */
+     * it keeps the kinks' size, whose error kink_ratio measured; taken as a
+     * first step at theta = 1, in restart steps and in every step once damped,
+     * the cascade at chgtol=1e-14 took 13 091 steps) */
     if (!event && !chatter && !last && a->nh < 2 && theta == 1.0 && !T->io && !c->kreset)
         err = first_ratio(a, c, hq, mode1, &worst);
     /* continuous kinks alone: taken at the step's end, their error measured
