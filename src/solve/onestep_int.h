@@ -182,6 +182,7 @@ typedef struct nsc_os_inc {
     int track;         /* 1: keep the reference (m >= NSC_INC_MMIN and no maps) */
     int ok;            /* 1: zref, mref and the caller's l are that reference */
     double *zref;      /* [n] z of the last accepted check */
+    int *zlist, nz;    /* [n] work: the k with z_k != zref_k (changed_z) */
     char *mref;        /* [m] its active set */
     int mref_slot;     /* the cache slot whose mask mref is (its last accepted check), -1:
                           none; reset when that slot's mask is rewritten */
