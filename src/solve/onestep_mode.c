@@ -649,11 +649,20 @@ static void mode_refill(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t 
     mode_factor(P, M, 1);
 }
 
+/* The cache slots in use: NSC_MODE_CACHE for a small pattern, else NSC_MODE_CACHE_BIG. */
+static int mode_cap(const nsc_onestep *P)
+{
+    return P->pat.npos <= NSC_MODE_SMALL ? NSC_MODE_CACHE : NSC_MODE_CACHE_BIG;
+}
+
 /* (a cached mode's key without the O(m) hash: the step's guess, the mode at t,
- * is usually cached; memcmp stops at the first differing word) */
+ * is usually cached; memcmp stops at the first differing word; a cache of
+ * NSC_MODE_CACHE slots is a small problem's, whose hash is cheaper than as many
+ * comparisons) */
 nsc_mode *nsc_mode_get(nsc_onestep *P, const char *mask)
 {
-    for (int k = 0; k < NSC_MODE_CACHE; k++) {
+    int cap = mode_cap(P);
+    for (int k = 0; cap <= NSC_MODE_CACHE_BIG && k < cap; k++) {
         const nsc_mode *M = &P->mc.modes[k];
         if (M->mask && memcmp(M->mask, mask, (size_t)P->m) == 0) return nsc_mode_get_key(P, mask, M->key);
     }
@@ -664,7 +673,7 @@ nsc_mode *nsc_mode_get_key(nsc_onestep *P, const char *mask, uint64_t key)
 {
     int m = P->m;
     P->mc.clock++;
-    int cap = P->pat.npos <= NSC_MODE_SMALL ? NSC_MODE_CACHE : NSC_MODE_CACHE_BIG;   /* slots in use */
+    int cap = mode_cap(P);
     for (int k = 0; k < cap; k++) {
         nsc_mode *M = &P->mc.modes[k];
         if (M->mask && M->key == key && memcmp(M->mask, mask, (size_t)m) == 0) {
