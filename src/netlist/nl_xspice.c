@@ -1,6 +1,8 @@
 /* nl_xspice.c -- the A card (XSPICE code models) read into elements of the A
  * device (devices/dev_a.c: the gates d_and d_nand d_or d_nor d_xor d_xnor
- * d_inverter d_buffer and the bridges adc_bridge dac_bridge):
+ * d_inverter d_buffer and the bridges adc_bridge dac_bridge) and of the AFF
+ * device (devices/dev_aff.c: d_dff d_jkff d_tff d_srff d_dlatch d_srlatch, A
+ * and its ports as plain nodes, a_ff):
  *   A port port model    a port a node or a vector [ n1 n2 ... ]
  * The lexer keeps '[' and ']' inside words ("[a", "b", "]" or "[a]"): the
  * ports are read from the words' text. A gate of more than two inputs becomes
@@ -109,11 +111,12 @@ static nsc_status a_gate(elab *E, scope *sc, const nl_card *cd, const char *full
     return a_part(E, sc, cd, full, out, two, 2, 0);
 }
 
-/* The warning, once per run (at the first A card): what the ideal form leaves out. */
+/* The warning, once per run (at the first A card of a gate, bridge, flip-flop
+ * or latch): what the ideal form leaves out. */
 static void a_warn(elab *E, scope *sc, const nl_card *cd, int m, int el0)
 {
     for (int i = 0; i < el0; i++)
-        if (E->c->el[i].kind == NSC_EL_A) return;
+        if (E->c->el[i].kind == NSC_EL_A || E->c->el[i].kind == NSC_EL_AFF) return;
     const nsc_model *mo = &E->c->model[m];
     static const char *const dl[] = { "rise_delay", "fall_delay", "t_rise", "t_fall" };
     double mx = 0, v;
@@ -122,8 +125,58 @@ static void a_warn(elab *E, scope *sc, const nl_card *cd, int m, int el0)
         nsc_model_get(mo, dl[q], &v);
         if (v > mx) mx = v;
     }
-    nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE gates and bridges switch without delay: the delays and rise "
-             "times of their models (%g s in '%s') and input_load are not modelled", mx, cd->f[cd->nf - 1].u.s);
+    if (el0 < E->c->nel && E->c->el[el0].kind == NSC_EL_AFF)
+        nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE flip-flops, latches, gates and bridges switch without delay: "
+                 "the delays of their models (%g s in '%s') and their loads are not modelled", mx, cd->f[cd->nf - 1].u.s);
+    else
+        nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE gates and bridges switch without delay: the delays and rise "
+                 "times of their models (%g s in '%s') and input_load are not modelled", mx, cd->f[cd->nf - 1].u.s);
+}
+
+/* ---- XSPICE flip-flops and latches (dev_aff.c) ---- */
+
+/* The ports of flip-flop or latch type t, as XSPICE names them; *nd: its data inputs. */
+static const char *ff_ports(nsc_modeltype t, int *nd)
+{
+    *nd = t == NSC_MOD_DJKFF || t == NSC_MOD_DSRFF || t == NSC_MOD_DSRLATCH ? 2 : 1;
+    switch (t) {
+    case NSC_MOD_DDFF: return "d clk set reset out nout";
+    case NSC_MOD_DJKFF: return "j k clk set reset out nout";
+    case NSC_MOD_DTFF: return "t clk set reset out nout";
+    case NSC_MOD_DSRFF: return "s r clk set reset out nout";
+    case NSC_MOD_DDLATCH: return "d enable set reset out nout";
+    default: return "s r enable set reset out nout";
+    }
+}
+
+/* A flip-flop or latch card: its nd + 5 ports plain nodes, set reset out nout
+ * may be NULL (an input NULL reads low: node 0), into element AFF (circuit.h). */
+static nsc_status a_ff(elab *E, scope *sc, const nl_card *cd, int m, const char *full)
+{
+    int nd, el, nodes[7], null = 0, el0 = E->c->nel;
+    const char *names = ff_ports(E->c->model[m].type, &nd);
+    int np = nd + 5;
+    if (cd->nf != np + 2)
+        return nle_err(E, sc, cd, NULL, "XSPICE flip-flop or latch %s: expected %d nodes (%s) and the model",
+                       cd->f[0].u.s, np, names);
+    for (int q = 0; q < np; q++) {
+        const nl_field *f = &cd->f[1 + q];
+        if (f->kind != NL_F_WORD || strpbrk(f->u.s, "[]~%"))
+            return nle_err(E, sc, cd, f, "XSPICE element %s: '%s': expected a node (ports: %s)", cd->f[0].u.s,
+                           nle_ftext(f), names);
+        nodes[q] = 0;
+        if (q > nd && nsc_strieq(f->u.s, "null")) null |= q >= nd + 3 ? 1 << (q - nd - 3) : 0;
+        else if (nle_node(E, sc, cd, f, &nodes[q])) return E->r->status;
+    }
+    if (nle_element_named(E, sc, cd, NSC_EL_AFF, full, &el)) return E->r->status;
+    nsc_element *e = &E->c->el[el];
+    e->nnode = 3 + nd + 3;
+    e->node[0] = nodes[np - 2], e->node[1] = 0, e->node[2] = nodes[np - 1];
+    for (int q = 0; q < nd + 3; q++) e->node[3 + q] = nodes[q];
+    e->ipar[0] = null;
+    if (nle_model_ref(E, sc, cd, &cd->f[cd->nf - 1], el)) return E->r->status;
+    a_warn(E, sc, cd, m, el0);
+    return NSC_OK;
 }
 
 /* the elements of a card of n bridges (ports of n nodes each) or one gate */
@@ -134,6 +187,11 @@ static nsc_status a_elements(elab *E, scope *sc, const nl_card *cd, const a_port
         if (P->cnt[0] != P->cnt[1])
             return nle_err(E, sc, cd, NULL, "XSPICE bridge %s: %d inputs and %d outputs (one output per input)", cd->f[0].u.s, P->cnt[0], P->cnt[1]);
         for (int k = 0; k < P->cnt[0]; k++) {
+            if (t == NSC_MOD_DAC && nd[P->first[1] + k] == 0) {   /* ground: nothing to drive (ngspice runs it) */
+                nle_warn(E, sc, cd, &P->n[P->first[1] + k], "XSPICE dac_bridge %s: output %d is ground; "
+                         "it drives nothing and is left out", cd->f[0].u.s, k + 1);
+                continue;
+            }
             snprintf(nm, sizeof nm, k ? "%s#%d" : "%s", full, k);
             if (a_part(E, sc, cd, nm, nd[P->first[1] + k], &nd[P->first[0] + k], 1, 0)) return E->r->status;
         }
@@ -247,6 +305,7 @@ nsc_status nle_card_a(elab *E, scope *sc, const nl_card *cd)
     int m = cd->nf < 3 ? -1 : nle_model_named(E, sc, mf), el0 = E->c->nel, nd[A_MAXN];
     if (m >= 0 && E->c->model[m].type == NSC_MOD_SW && is_codemodel(E, m, "aswitch")) return a_switch(E, sc, cd, m, full);
     if (m >= 0 && E->c->model[m].type == NSC_MOD_D && is_codemodel(E, m, "zener")) return a_zener(E, sc, cd, full);
+    if (m >= 0 && nsc_dev_takes(nsc_device_of(NSC_EL_AFF), E->c->model[m].type)) return a_ff(E, sc, cd, m, full);
     if (cd->nf < 4) return nle_err(E, sc, cd, NULL, "XSPICE element %s: expected an input, an output and a model", cd->f[0].u.s);
     if (m < 0 || !nsc_dev_takes(nsc_device_of(NSC_EL_A), E->c->model[m].type)) {
         int el;                                               /* the model's own message (nl_model.c) */
