@@ -79,7 +79,7 @@ typedef enum nsc_modeltype { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW, 
                                NSC_MOD_DAND, NSC_MOD_DNAND, NSC_MOD_DOR, NSC_MOD_DNOR, NSC_MOD_DXOR,
                                NSC_MOD_DXNOR, NSC_MOD_DINV, NSC_MOD_DBUF, NSC_MOD_ADC, NSC_MOD_DAC,
                                NSC_MOD_DDFF, NSC_MOD_DJKFF, NSC_MOD_DTFF, NSC_MOD_DSRFF, NSC_MOD_DDLATCH,
-                               NSC_MOD_DSRLATCH } nsc_modeltype;
+                               NSC_MOD_DSRLATCH, NSC_MOD_LIMIT } nsc_modeltype;
 
 /* A .model card: parameter names lower case, values evaluated. Lookups by
  * nsc_model_get(); "given" tells whether the card set the parameter. */

@@ -14,7 +14,9 @@
 #include "nl_elab.h"
 #include "devices/device.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define A_MAXN 32
@@ -207,21 +209,23 @@ static nsc_status a_elements(elab *E, scope *sc, const nl_card *cd, const a_port
 
 /* The nodes of an aswitch port: a node (to ground) or (n+ n-), after an
  * optional %v %vd %gd; nd[0], nd[1]. *i: the port's first field, then past it. */
-static nsc_status asw_port(elab *E, scope *sc, const nl_card *cd, int *i, int group_only, int *nd)
+static nsc_status asw_port(elab *E, scope *sc, const nl_card *cd, int *i, int group_only, int *nd, const char *what)
 {
     const nl_field *f = &cd->f[*i];
     if (f->kind == NL_F_WORD && f->u.s[0] == '%') {
         if (!nsc_strieq(f->u.s, "%v") && !nsc_strieq(f->u.s, "%vd") && !nsc_strieq(f->u.s, "%gd"))
-            return nle_err(E, sc, cd, f, "XSPICE aswitch %s: port type '%s' is not supported (%%v %%vd %%gd)",
-                           cd->f[0].u.s, f->u.s);
+            return nle_err(E, sc, cd, f, "XSPICE %s %s: port type '%s' is not supported (%%v %%vd %%gd)",
+                           what, cd->f[0].u.s, f->u.s);
         f = &cd->f[++*i];
     }
-    if (*i >= cd->nf - 1) return nle_err(E, sc, cd, NULL, "XSPICE aswitch %s: expected a control and (out+ out-)", cd->f[0].u.s);
+    if (*i >= cd->nf - 1)
+        return nle_err(E, sc, cd, NULL, "XSPICE %s %s: expected %s", what, cd->f[0].u.s,
+                       strcmp(what, "aswitch") ? "an input and an output" : "a control and (out+ out-)");
     ++*i;
     if (f->kind == NL_F_GROUP && f->nsub == 2 && f->sub[0].kind == NL_F_WORD && f->sub[1].kind == NL_F_WORD)
         return nle_node(E, sc, cd, &f->sub[0], &nd[0]) || nle_node(E, sc, cd, &f->sub[1], &nd[1]) ? E->r->status : NSC_OK;
     if (group_only || f->kind != NL_F_WORD)
-        return nle_err(E, sc, cd, f, "XSPICE aswitch %s: expected %s, found '%s'", cd->f[0].u.s,
+        return nle_err(E, sc, cd, f, "XSPICE %s %s: expected %s, found '%s'", what, cd->f[0].u.s,
                        group_only ? "(out+ out-)" : "a node or (n+ n-)", nle_ftext(f));
     nd[1] = 0;
     return nle_node(E, sc, cd, f, &nd[0]);
@@ -247,7 +251,7 @@ static nsc_status asw_defaults(elab *E, nsc_model *m)
 static nsc_status a_switch(elab *E, scope *sc, const nl_card *cd, int m, const char *full)
 {
     int el, c[2], o[2], i = 1;
-    if (asw_port(E, sc, cd, &i, 0, c) || asw_port(E, sc, cd, &i, 1, o)) return E->r->status;
+    if (asw_port(E, sc, cd, &i, 0, c, "aswitch") || asw_port(E, sc, cd, &i, 1, o, "aswitch")) return E->r->status;
     if (i != cd->nf - 1) return nle_err(E, sc, cd, &cd->f[i], "XSPICE aswitch %s: unexpected '%s'", cd->f[0].u.s, nle_ftext(&cd->f[i]));
     if (nle_element_named(E, sc, cd, NSC_EL_S, full, &el)) return E->r->status;
     nsc_element *e = &E->c->el[el];
@@ -263,6 +267,51 @@ static nsc_status a_switch(elab *E, scope *sc, const nl_card *cd, int m, const c
     if (first)                                               /* one warning per model */
         nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE aswitch '%s' switches ideally at %g, the mean of cntl_off "
                  "and cntl_on: its resistance between them is not modelled", cd->f[cd->nf - 1].u.s, 0.5 * (lo + hi));
+    return NSC_OK;
+}
+
+/* ---- XSPICE limit: A in out model, as an E TABLE (dev_etable.c) ---- */
+
+/* A limit card: out = gain (in + in_offset) held within out_lower_limit ..
+ * out_upper_limit (gain 1 and in_offset 0 by default; the limits have none), the table of its two corners
+ * (y = lo at x = lo/gain - in_offset, y = hi at x = hi/gain - in_offset; gain < 0
+ * swaps them), constant beyond; in and out a node or (n+ n-) (%v %vd). The
+ * rounding of the corners over limit_range is not modelled (a warning per model). */
+static nsc_status a_limit(elab *E, scope *sc, const nl_card *cd, int m, const char *full)
+{
+    int el, c[2], o[2], i = 1;
+    if (asw_port(E, sc, cd, &i, 0, c, "limit") || asw_port(E, sc, cd, &i, 0, o, "limit")) return E->r->status;
+    if (i != cd->nf - 1) return nle_err(E, sc, cd, &cd->f[i], "XSPICE limit %s: unexpected '%s'", cd->f[0].u.s, nle_ftext(&cd->f[i]));
+    const nsc_model *mo = &E->c->model[m];
+    double g = 1, off = 0, lo = 0, hi = 0, rng = 1e-6;
+    nsc_model_get(mo, "gain", &g);
+    nsc_model_get(mo, "in_offset", &off);
+    int given = nsc_model_get(mo, "out_lower_limit", &lo) && nsc_model_get(mo, "out_upper_limit", &hi);
+    nsc_model_get(mo, "limit_range", &rng);
+    if (!given)                                              /* (ngspice: "Parameter on model has no default") */
+        return nle_err(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE limit %s: model '%s' must give out_lower_limit and "
+                       "out_upper_limit (they have no default)", cd->f[0].u.s, mo->name);
+    if (!(g != 0 && isfinite(g)) || !(lo < hi))
+        return nle_err(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE limit %s: gain = %g must be finite and nonzero and "
+                       "out_lower_limit = %g below out_upper_limit = %g", cd->f[0].u.s, g, lo, hi);
+    int first = 1;
+    for (int q = 0; q < E->c->nel && first; q++)
+        first = !(E->c->el[q].kind == NSC_EL_ETABLE && E->c->el[q].model == mo);
+    if (nle_element_named(E, sc, cd, NSC_EL_ETABLE, full, &el)) return E->r->status;
+    nsc_element *e = &E->c->el[el];
+    e->nnode = 4;
+    e->node[0] = o[0], e->node[1] = o[1], e->node[2] = c[0], e->node[3] = c[1];
+    e->model = mo;                                           /* (read here; marks the model's elements) */
+    nsc_etab *t = malloc(sizeof *t + 4 * sizeof(double));
+    if (!t) return nle_oom(E);
+    double x0 = lo / g - off, x1 = hi / g - off;
+    t->n = 2;
+    t->xy[0] = g > 0 ? x0 : x1, t->xy[1] = g > 0 ? lo : hi;
+    t->xy[2] = g > 0 ? x1 : x0, t->xy[3] = g > 0 ? hi : lo;
+    e->priv = t;
+    if (first)
+        nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE limit '%s' clips with sharp corners: its rounding over "
+                 "limit_range (%g) is not modelled", mo->name, rng);
     return NSC_OK;
 }
 
@@ -306,6 +355,7 @@ nsc_status nle_card_a(elab *E, scope *sc, const nl_card *cd)
     if (m >= 0 && E->c->model[m].type == NSC_MOD_SW && is_codemodel(E, m, "aswitch")) return a_switch(E, sc, cd, m, full);
     if (m >= 0 && E->c->model[m].type == NSC_MOD_D && is_codemodel(E, m, "zener")) return a_zener(E, sc, cd, full);
     if (m >= 0 && nsc_dev_takes(nsc_device_of(NSC_EL_AFF), E->c->model[m].type)) return a_ff(E, sc, cd, m, full);
+    if (m >= 0 && E->c->model[m].type == NSC_MOD_LIMIT) return a_limit(E, sc, cd, m, full);
     if (cd->nf < 4) return nle_err(E, sc, cd, NULL, "XSPICE element %s: expected an input, an output and a model", cd->f[0].u.s);
     if (m < 0 || !nsc_dev_takes(nsc_device_of(NSC_EL_A), E->c->model[m].type)) {
         int el;                                               /* the model's own message (nl_model.c) */
