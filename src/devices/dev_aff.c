@@ -8,15 +8,18 @@
  *   A s r enable set reset out nout model   .model model d_srlatch
  * (set reset out nout may be NULL). The edge-triggered ones store on the
  * rising clock edge (XSPICE): a master latch open while clk = 0 takes the next
- * state (D; T xor q; J !q + !K q; S + !R q), a slave open while clk = 1 takes
- * the master's: at the edge both decide from the same solution, the slave the
- * master's old bit. A latch is the slave alone, open while enable = 1 (d_srlatch
- * takes S !R -> 1, R !S -> 0, else holds). set (reset) forces the bit(s) to 1
- * (0) at once, asynchronously; both high, or S = R = 1, hold the bit (XSPICE
- * makes it unknown). Inputs are digital nodes (0, 0.5, 1 V: dev_a.c) read
- * against 0.5 (the unknown level reads low); out = q, nout = 1 - q as ideal
- * voltage sources to ground; the model's ic (0 or 1) is the bit at the
- * operating point. Delays and loads are not modelled (nl_xspice.c warns).
+ * state (D; T xor q; J !q + !K q; S !R + q !S !R + q S R: S = R holds), a
+ * slave open while clk = 1 takes the master's: at the edge both decide from
+ * the same solution, the slave the master's old bit. A latch is the slave
+ * alone, open while enable = 1 (d_srlatch takes S !R -> 1, R !S -> 0, else
+ * holds). set (reset) forces the bit(s) to 1 (0) at once, asynchronously.
+ * Inputs are digital nodes (0, 0.5, 1 V: dev_a.c) read against 0.5 (the
+ * unknown level reads low); out = q, nout = 1 - q as ideal voltage sources to
+ * ground, both unknown (0.5) while set and reset are high, and for d_srlatch
+ * while S = R = 1 and enabled, as XSPICE; the bit itself holds then (XSPICE
+ * stores the unknown state: it differs afterwards, and where an SR flip-flop
+ * samples S = R = 1). The model's ic (0 or 1) is the bit at the operating
+ * point. Delays and loads are not modelled (nl_xspice.c warns).
  *
  * Element (nl_xspice.c): node[0] out, node[1] = 0, node[2] nout, node[3..]
  * the inputs in the card's order: data (one or two), clk or enable, set,
@@ -39,8 +42,8 @@
 #include "device.h"
 
 #define F_EPS 1e-12
-#define F_MAXREL 16
-#define F_MAXREF 5
+#define F_MAXREL 20
+#define F_MAXREF 6
 
 /* One relay u = H(z), z = cz x_br (br >= 0, a branch of the element) + v(node)
  * (node > 0) + sum c[q] u_ref[q] - th. */
@@ -50,10 +53,11 @@ typedef struct f_rel {
 } f_rel;
 
 /* An element's relays r[0 .. n) (a relay reads earlier ones); the requests
- * a[k], b[k] of latch k (0 slave, 1 master); q = qa + qb x. */
+ * a[k], b[k] of latch k (0 slave, 1 master); q = qa + qb x; the outputs'
+ * relays u[0 .. nu) (unknown) and o[0], o[1] (f_outputs). */
 typedef struct f_prog {
     f_rel r[F_MAXREL];
-    int n, nl, a[2], b[2];
+    int n, nl, a[2], b[2], nu, u[2], o[2];
     double qa, qb, sg;
 } f_prog;
 
@@ -100,30 +104,47 @@ static void f_latch(f_prog *p, int k, int s, int r, int e, double ce, double e0,
 }
 
 /* the relays of the next state offered to the master from data relays i0 (i1)
- * and the bit qs: d[0..*nd) with weights dc, offset *d0 */
+ * and the bit qs: d[0..*nd) with weights dc, offset *d0 (dl = 2 d - 1, d the
+ * sum of exclusive relays) */
 static void f_next(f_prog *p, nsc_modeltype t, int i0, int i1, int qs, int *d, double *dc, int *nd, double *d0)
 {
+    *d0 = -1;
     if (t == NSC_MOD_DDFF) {                                 /* D */
-        *nd = 1, d[0] = i0, dc[0] = 2, *d0 = -1;
+        *nd = 1, d[0] = i0, dc[0] = 2;
         return;
     }
-    int r1[3], r2[3];
-    double c1[3], c2[3], th2 = 0.5;
-    int n2 = 2;
+    *nd = 2;
     if (t == NSC_MOD_DTFF) {                                 /* T !q + !T q */
-        r1[0] = i0, c1[0] = 1, r1[1] = qs, c1[1] = -1;
-        r2[0] = qs, c2[0] = 1, r2[1] = i0, c2[1] = -1;
+        d[0] = f_rel_of(p, 2, (int[]){ i0, qs }, (double[]){ 1, -1 }, 0.5);
+        d[1] = f_rel_of(p, 2, (int[]){ qs, i0 }, (double[]){ 1, -1 }, 0.5);
     } else if (t == NSC_MOD_DJKFF) {                         /* J !q + !K q */
-        r1[0] = i0, c1[0] = 1, r1[1] = qs, c1[1] = -1;
-        r2[0] = qs, c2[0] = 1, r2[1] = i1, c2[1] = -1;
-    } else {                                                 /* SR: S !R + q !S !R */
-        r1[0] = i0, c1[0] = 1, r1[1] = i1, c1[1] = -1;
-        r2[0] = qs, c2[0] = 1, r2[1] = i0, c2[1] = -1, r2[2] = i1, c2[2] = -1, n2 = 3;
+        d[0] = f_rel_of(p, 2, (int[]){ i0, qs }, (double[]){ 1, -1 }, 0.5);
+        d[1] = f_rel_of(p, 2, (int[]){ qs, i1 }, (double[]){ 1, -1 }, 0.5);
+    } else {                                                 /* SR: S !R + q !S !R + q S R (S = R holds) */
+        d[0] = f_rel_of(p, 2, (int[]){ i0, i1 }, (double[]){ 1, -1 }, 0.5);
+        d[1] = f_rel_of(p, 3, (int[]){ qs, i0, i1 }, (double[]){ 1, -1, -1 }, 0.5);
+        d[2] = f_rel_of(p, 3, (int[]){ qs, i0, i1 }, (double[]){ 1, 1, 1 }, 2.5);
+        *nd = 3;
     }
-    d[0] = f_rel_of(p, 2, r1, c1, 0.5);
-    d[1] = f_rel_of(p, n2, r2, c2, th2);
-    dc[0] = dc[1] = 2;
-    *nd = 2, *d0 = -1;
+    for (int q = 0; q < *nd; q++) dc[q] = 2;
+}
+
+/* The outputs' relays after the rest (q: the slave's bit relay): unknown U
+ * (set and reset both high; for d_srlatch also S = R = 1 while enabled, the
+ * inputs at i0 i0+1, enable e), then o[0] = q !U, o[1] = !q !U:
+ *   out = U/2 + o[0], nout = U/2 + o[1]. */
+static void f_outputs(f_prog *p, nsc_modeltype t, int q, int i0, int e, int s, int r)
+{
+    p->nu = 0;
+    p->u[p->nu++] = f_rel_of(p, 2, (int[]){ s, r }, (double[]){ 1, 1 }, 1.5);
+    if (t == NSC_MOD_DSRLATCH)                               /* e S R !s !r */
+        p->u[p->nu++] = f_rel_of(p, 5, (int[]){ e, i0, i0 + 1, s, r }, (double[]){ 1, 1, 1, -3, -3 }, 2.5);
+    for (int k = 0; k < 2; k++) {
+        int o = f_rel_add(p, 0, -1, 0, k ? -0.5 : 0.5);     /* H(q - U - 1/2), H(-q - U + 1/2) */
+        f_ref(p, o, q, k ? -1 : 1);
+        for (int j = 0; j < p->nu; j++) f_ref(p, o, p->u[j], -1);
+        p->o[k] = o;
+    }
 }
 
 static void f_prog_of(const nsc_element *e, f_prog *p)
@@ -136,19 +157,21 @@ static void f_prog_of(const nsc_element *e, f_prog *p)
     p->qa = ic ? -1 : 2, p->qb = ic ? 2 : -2, p->sg = ic ? -1 : 1;
     p->n = 0, p->nl = edge ? 2 : 1;
     for (int k = 0; k < nin; k++) f_rel_add(p, e->node[3 + k], -1, 0, 0.5);
-    int i0 = 0, i1 = two ? 1 : 0, c = two + 1, s = c + 1, r = c + 2, d[2], nd;
-    double dc[2], d0;
+    int i0 = 0, i1 = two ? 1 : 0, c = two + 1, s = c + 1, r = c + 2, d[3], nd;
+    int qs = f_rel_add(p, 0, 2, p->qb, 0.5 - p->qa);        /* the bit: q - 1/2 */
+    double dc[3], d0;
     if (!edge) {
         if (t == NSC_MOD_DDLATCH) nd = 1, d[0] = i0, dc[0] = 2, d0 = -1;
         else nd = 2, d[0] = f_rel_of(p, 2, (int[]){ i0, i1 }, (double[]){ 1, -1 }, 0.5),   /* P - N */
              d[1] = f_rel_of(p, 2, (int[]){ i1, i0 }, (double[]){ 1, -1 }, 0.5), dc[0] = 1, dc[1] = -1, d0 = 0;
         f_latch(p, 0, s, r, c, 1, 0, d, dc, nd, d0);
-        return;
+    } else {
+        int qm = f_rel_add(p, 0, 4, p->qb, 0.5 - p->qa);
+        f_next(p, t, i0, i1, qs, d, dc, &nd, &d0);
+        f_latch(p, 1, s, r, c, -1, 1, d, dc, nd, d0);         /* master: open at clk = 0 */
+        f_latch(p, 0, s, r, c, 1, 0, &qm, (double[]){ 2 }, 1, -1);   /* slave: open at clk = 1 */
     }
-    int qs = f_rel_add(p, 0, 2, p->qb, 0.5 - p->qa), qm = f_rel_add(p, 0, 4, p->qb, 0.5 - p->qa);
-    f_next(p, t, i0, i1, qs, d, dc, &nd, &d0);
-    f_latch(p, 1, s, r, c, -1, 1, d, dc, nd, d0);             /* master: open at clk = 0 */
-    f_latch(p, 0, s, r, c, 1, 0, &qm, (double[]){ 2 }, 1, -1);   /* slave: open at clk = 1 */
+    f_outputs(p, t, qs, i0, c, s, r);
 }
 
 static nsc_status f_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
@@ -179,19 +202,18 @@ static void f_relay(nsc_builder *b, const f_rel *r, int br0, int p0, int j)
     nsc_st_e0(b, j + 1, 1.0);
 }
 
-/* output k (0 out: q, 1 nout: 1 - q) at row: 0 = v - q or v - 1 + q, q = qa + qb x_S */
-static void f_output(nsc_builder *b, const nsc_element *e, const f_prog *p, int k, int row, int xs)
+/* output k (0 out, 1 nout) at row: 0 = v - U/2 - o[k] (f_outputs) */
+static void f_output(nsc_builder *b, const nsc_element *e, const f_prog *p, int k, int row, int p0)
 {
     nsc_st_exact(b, row);
     if ((int)e->ipar[0] >> k & 1) {                          /* NULL: i = 0 */
         nsc_st(b, NSC_ST_A, row, row, 1.0);
         return;
     }
-    double sgn = k ? 1 : -1;
     nsc_st_inc(b, e->node[2 * k], 0, row);
     nsc_st_vrow(b, row, e->node[2 * k], 0, 1.0);
-    nsc_st(b, NSC_ST_A, row, xs, sgn * p->qb);
-    nsc_st_s0(b, row, sgn * p->qa - (double)k);
+    for (int j = 0; j < p->nu; j++) nsc_st(b, NSC_ST_B, row, p0 + 2 * p->u[j], -0.5);
+    nsc_st(b, NSC_ST_B, row, p0 + 2 * p->o[k], -1.0);
 }
 
 static nsc_status f_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
@@ -200,7 +222,7 @@ static nsc_status f_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     f_prog p;
     f_prog_of(e, &p);
     int br = s->branch;
-    for (int k = 0; k < 2; k++) f_output(b, e, &p, k, br + k, br + 2);
+    for (int k = 0; k < 2; k++) f_output(b, e, &p, k, br + k, s->pair);
     for (int k = 0; k < p.nl; k++) {                         /* latch k: x at br + 2 + 2k, u after it */
         int x = br + 2 + 2 * k, u = x + 1;
         nsc_st_exact(b, x);

@@ -176,8 +176,14 @@ static nsc_status a_ff(elab *E, scope *sc, const nl_card *cd, int m, const char 
     e->node[0] = nodes[np - 2], e->node[1] = 0, e->node[2] = nodes[np - 1];
     for (int q = 0; q < nd + 3; q++) e->node[3 + q] = nodes[q];
     e->ipar[0] = null;
+    int first = 1;
+    for (int q = 0; q < el && first; q++) first = E->elmodel[q] != m;
     if (nle_model_ref(E, sc, cd, &cd->f[cd->nf - 1], el)) return E->r->status;
     a_warn(E, sc, cd, m, el0);
+    if (first && E->c->model[m].type == NSC_MOD_DSRLATCH)    /* one per model */
+        nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE d_srlatch '%s': an input between its adc_bridge's in_low and "
+                 "in_high reads 0 here and the bit holds; XSPICE stores the unknown state then (S falling slowly with "
+                 "R low leaves it unknown)", E->c->model[m].name);
     return NSC_OK;
 }
 
