@@ -14,6 +14,7 @@
 #include "nl_elab.h"
 #include "devices/device.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -321,6 +322,134 @@ static nsc_status a_limit(elab *E, scope *sc, const nl_card *cd, int m, const ch
     return NSC_OK;
 }
 
+/* ---- XSPICE lcouple and core: a winding (dev_lcouple.c) and its core ---- */
+
+/* A lcouple card: A (a b) (m+ m-) model, each port a node (to ground) or a pair. */
+static nsc_status a_lcouple(elab *E, scope *sc, const nl_card *cd, int m, const char *full)
+{
+    int el, l[2], mm[2], i = 1;
+    if (asw_port(E, sc, cd, &i, 0, l, "lcouple") || asw_port(E, sc, cd, &i, 0, mm, "lcouple")) return E->r->status;
+    if (i != cd->nf - 1) return nle_err(E, sc, cd, &cd->f[i], "XSPICE lcouple %s: unexpected '%s'", cd->f[0].u.s, nle_ftext(&cd->f[i]));
+    if (nle_element_named(E, sc, cd, NSC_EL_LCPL, full, &el)) return E->r->status;
+    nsc_element *e = &E->c->el[el];
+    e->nnode = 4;
+    e->node[0] = l[0], e->node[1] = l[1], e->node[2] = mm[0], e->node[3] = mm[1];
+    e->value = 1;
+    nsc_model_get(&E->c->model[m], "num_turns", &e->value);
+    return nle_model_ref(E, sc, cd, &cd->f[cd->nf - 1], el);
+}
+
+/* The core's .model card (pwl mode) does not parse (its [ ] vectors): read
+ * from its text here, words split at space , ( ) [ ] =. */
+#define CORE_MAXPT 64
+typedef struct core_card {
+    double h[CORE_MAXPT], b[CORE_MAXPT], area, len;
+    int nh, nb;
+} core_card;
+
+/* the next word of t from *p into w (size bytes): 1, or 0 at the end */
+static int core_word(const char *t, size_t *p, char *w, size_t size)
+{
+    size_t i = *p, n = 0;
+    while (t[i] && (isspace((unsigned char)t[i]) || t[i] == ',' || (t[i] == '+' && (!t[i + 1] || isspace((unsigned char)t[i + 1])))))
+        i++;
+    if (!t[i]) return 0;
+    if (strchr("()[]=", t[i])) w[n++] = t[i++];
+    else
+        while (t[i] && !isspace((unsigned char)t[i]) && !strchr("()[]=,", t[i])) {
+            if (n + 1 < size) w[n++] = t[i];
+            i++;
+        }
+    w[n] = 0;
+    *p = i;
+    return 1;
+}
+
+/* the values after "name =" : one number or [ numbers ] into v (at most CORE_MAXPT); their count, -1: bad */
+static int core_values(const char *t, size_t *p, double *v)
+{
+    char w[64];
+    int n = 0;
+    if (!core_word(t, p, w, sizeof w) || strcmp(w, "=") || !core_word(t, p, w, sizeof w)) return -1;
+    if (strcmp(w, "[")) return nsc_parse_number(w, v) ? 1 : -1;
+    while (core_word(t, p, w, sizeof w) && strcmp(w, "]"))
+        if (n == CORE_MAXPT || !nsc_parse_number(w, &v[n++])) return -1;
+    return n;
+}
+
+/* core card text t read into k (XSPICE's area 1, length 1); NULL, or what is wrong */
+static const char *core_read(const char *t, core_card *k)
+{
+    char w[64];
+    size_t p = 0;
+    double one[CORE_MAXPT];
+    k->nh = k->nb = 0, k->area = k->len = 1;
+    for (int q = 0; q < 3; q++) core_word(t, &p, w, sizeof w);          /* .model NAME core */
+    while (core_word(t, &p, w, sizeof w)) {
+        if (!strcmp(w, "(") || !strcmp(w, ")")) continue;
+        int h = nsc_strieq(w, "h_array"), b = nsc_strieq(w, "b_array");
+        int n = core_values(t, &p, h ? k->h : b ? k->b : one);
+        if (n < 0) return "expected name = value or name = [ values ]";
+        if (h) k->nh = n;
+        else if (b) k->nb = n;
+        else if (n == 1 && nsc_strieq(w, "area")) k->area = one[0];
+        else if (n == 1 && nsc_strieq(w, "length")) k->len = one[0];
+        else if (nsc_strieq(w, "mode") && !(n == 1 && one[0] == 1)) return "mode other than 1 (pwl: hysteresis) is not supported";
+    }
+    if (k->nh < 2 || k->nh != k->nb) return "H_array and B_array must give the same number (at least two) of values";
+    for (int q = 1; q < k->nh; q++)
+        if (!(k->h[q] > k->h[q - 1]) || !(k->b[q] > k->b[q - 1])) return "H_array and B_array must increase";
+    if (!(k->area > 0) || !(k->len > 0)) return "area and length must be positive";
+    return NULL;
+}
+
+/* A core card (pwl mode): A (m+ m-) model (or A m model), the flux m+ -> m-
+ * through it phi = area B(mmf / length), B the line through H_array B_array,
+ * extended by its end segments: an E TABLE <name>#b of B against the mmf and a
+ * G of area from it. input_domain's rounding and fraction are not modelled. */
+static nsc_status a_core(elab *E, scope *sc, const nl_card *cd, const nl_card *mc, const char *full)
+{
+    int el, nd[2], i = 1, bn;
+    core_card k;
+    const char *bad = core_read(mc->f[3].u.s, &k);
+    if (bad) return nle_err(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE core %s: model '%s': %s", cd->f[0].u.s, mc->f[1].u.s, bad);
+    if (asw_port(E, sc, cd, &i, 0, nd, "core")) return E->r->status;
+    if (i != cd->nf - 1) return nle_err(E, sc, cd, &cd->f[i], "XSPICE core %s: unexpected '%s'", cd->f[0].u.s, nle_ftext(&cd->f[i]));
+    char nm[A_NAMELEN + 4];
+    snprintf(nm, sizeof nm, "%s#b", full);
+    if (nle_node_new(E, nm, cd, &cd->f[0], &bn) || nle_element_named(E, sc, cd, NSC_EL_ETABLE, nm, &el)) return E->r->status;
+    nsc_element *e = &E->c->el[el];
+    e->nnode = 4;
+    e->node[0] = bn, e->node[1] = 0, e->node[2] = nd[0], e->node[3] = nd[1];
+    nsc_etab *t = malloc(sizeof *t + sizeof(double) * 2 * ((size_t)k.nh + 2));
+    if (!t) return nle_oom(E);
+    int n = k.nh;
+    double span = k.h[n - 1] - k.h[0];                       /* the end slopes, 1000 spans on */
+    t->n = n + 2;
+    t->xy[0] = (k.h[0] - 1e3 * span) * k.len;
+    t->xy[1] = k.b[0] - 1e3 * span * (k.b[1] - k.b[0]) / (k.h[1] - k.h[0]);
+    for (int q = 0; q < n; q++) t->xy[2 + 2 * q] = k.h[q] * k.len, t->xy[3 + 2 * q] = k.b[q];
+    t->xy[2 * n + 2] = (k.h[n - 1] + 1e3 * span) * k.len;
+    t->xy[2 * n + 3] = k.b[n - 1] + 1e3 * span * (k.b[n - 1] - k.b[n - 2]) / (k.h[n - 1] - k.h[n - 2]);
+    e->priv = t;
+    if (nle_element_named(E, sc, cd, NSC_EL_G, full, &el)) return E->r->status;
+    e = &E->c->el[el];
+    e->nnode = 4;
+    e->node[0] = nd[0], e->node[1] = nd[1], e->node[2] = bn, e->node[3] = 0;
+    e->value = k.area;
+    return NSC_OK;
+}
+
+/* 1 when .model text t is of type core */
+static int is_core_text(const char *t)
+{
+    char w[64];
+    size_t p = 0;
+    for (int q = 0; q < 3; q++)
+        if (!core_word(t, &p, w, sizeof w)) return 0;
+    return nsc_strieq(w, "core");
+}
+
 /* 1 when model m was written as XSPICE's code model `type` (an alias of another device's type). */
 static int is_codemodel(const elab *E, int m, const char *type)
 {
@@ -362,6 +491,12 @@ nsc_status nle_card_a(elab *E, scope *sc, const nl_card *cd)
     if (m >= 0 && E->c->model[m].type == NSC_MOD_D && is_codemodel(E, m, "zener")) return a_zener(E, sc, cd, full);
     if (m >= 0 && nsc_dev_takes(nsc_device_of(NSC_EL_AFF), E->c->model[m].type)) return a_ff(E, sc, cd, m, full);
     if (m >= 0 && E->c->model[m].type == NSC_MOD_LIMIT) return a_limit(E, sc, cd, m, full);
+    if (m >= 0 && E->c->model[m].type == NSC_MOD_LCOUPLE) return a_lcouple(E, sc, cd, m, full);
+    if (m >= 0 && E->c->model[m].type == NSC_MOD_CORE)
+        return nle_err(E, sc, cd, mf, "XSPICE core %s: model '%s' gives no H_array and B_array (the pwl mode's "
+                       "B-H curve)", cd->f[0].u.s, E->c->model[m].name);
+    const nl_card *um = m < 0 && cd->nf >= 3 ? nle_model_unparsed(E, sc, mf) : NULL;
+    if (um && um->f[3].u.s && is_core_text(um->f[3].u.s)) return a_core(E, sc, cd, um, full);
     if (cd->nf < 4) return nle_err(E, sc, cd, NULL, "XSPICE element %s: expected an input, an output and a model", cd->f[0].u.s);
     if (m < 0 || !nsc_dev_takes(nsc_device_of(NSC_EL_A), E->c->model[m].type)) {
         int el;                                               /* the model's own message (nl_model.c) */
