@@ -13,8 +13,8 @@
  * the same solution, the slave the master's old bit. A latch is the slave
  * alone, open while enable = 1 (d_srlatch takes S !R -> 1, R !S -> 0, else
  * holds). set (reset) forces the bit(s) to 1 (0) at once, asynchronously.
- * Inputs are digital nodes (0, 0.5, 1 V: dev_a.c) read against 0.5 (the
- * unknown level reads low); out = q, nout = 1 - q as ideal voltage sources to
+ * Inputs are digital nodes (0, 0.5, 1 V: dev_a.c) read against 0.75 (the
+ * unknown level reads low, a quarter volt from the threshold); out = q, nout = 1 - q as ideal voltage sources to
  * ground, both unknown (0.5) while set and reset are high, and for d_srlatch
  * while S = R = 1 and enabled, as XSPICE; the bit itself holds then (XSPICE
  * stores the unknown state: it differs afterwards, and where an SR flip-flop
@@ -156,7 +156,7 @@ static void f_prog_of(const nsc_element *e, f_prog *p)
     int edge = t != NSC_MOD_DDLATCH && t != NSC_MOD_DSRLATCH, nin = e->nnode - 3;
     p->qa = ic ? -1 : 2, p->qb = ic ? 2 : -2, p->sg = ic ? -1 : 1;
     p->n = 0, p->nl = edge ? 2 : 1;
-    for (int k = 0; k < nin; k++) f_rel_add(p, e->node[3 + k], -1, 0, 0.5);
+    for (int k = 0; k < nin; k++) f_rel_add(p, e->node[3 + k], -1, 0, 0.75);   /* 1 only: U (0.5) reads 0 */
     int i0 = 0, i1 = two ? 1 : 0, c = two + 1, s = c + 1, r = c + 2, d[3], nd;
     int qs = f_rel_add(p, 0, 2, p->qb, 0.5 - p->qa);        /* the bit: q - 1/2 */
     double dc[3], d0;
@@ -253,9 +253,6 @@ const nsc_device nsc_dev_aff = {
     .current = f_current,
     .pclass = NSC_PC_CONTROLLED,
     .ndc = 2, .dc = {{0, 1}, {2, 1}},                        /* out and nout to ground */
-    .topo = NSC_TOPO_VDEF,
+    .topo = NSC_TOPO_OTHER,                                  /* (two sources: VDEF has one pair) */
     .pin = {1, -1, 2, 0},                                     /* nout: not I(x) */
-    .models = {{"d_dff", NSC_MOD_DDFF, 1}, {"d_jkff", NSC_MOD_DJKFF, 1}, {"d_tff", NSC_MOD_DTFF, 1},
-               {"d_srff", NSC_MOD_DSRFF, 1}, {"d_dlatch", NSC_MOD_DDLATCH, 1}, {"d_srlatch", NSC_MOD_DSRLATCH, 1}},
-    .model_what = "an XSPICE flip-flop or latch (d_dff d_jkff d_tff d_srff d_dlatch d_srlatch)",
 };

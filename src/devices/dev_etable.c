@@ -142,5 +142,4 @@ const nsc_device nsc_dev_etable = {
     .ndc = 1, .dc = {{0, 1}},
     .topo = NSC_TOPO_VDEF,
     .priv_unit = et_priv_unit,
-    .models = {{"limit", NSC_MOD_LIMIT, 1}, {"core", NSC_MOD_CORE, 1}},   /* XSPICE's limiter, core: A cards read as tables (nl_xspice.c) */
 };

@@ -59,8 +59,6 @@ const nsc_device nsc_dev_lcouple = {
     .current = lc_current,
     .pclass = NSC_PC_CONTROLLED,
     .ndc = 2, .dc = {{0, 1}, {2, 3}},
-    .topo = NSC_TOPO_IND,
+    .topo = NSC_TOPO_OTHER,                                  /* (an inductor's class has one pair) */
     .pin = {1, -1, 2, 2},
-    .models = {{"lcouple", NSC_MOD_LCOUPLE, 1}},
-    .model_what = "an XSPICE winding (lcouple)",
 };

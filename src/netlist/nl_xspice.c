@@ -179,7 +179,7 @@ static nsc_status a_ff(elab *E, scope *sc, const nl_card *cd, int m, const char 
     e->ipar[0] = null;
     int first = 1;
     for (int q = 0; q < el && first; q++) first = E->elmodel[q] != m;
-    if (nle_model_ref(E, sc, cd, &cd->f[cd->nf - 1], el)) return E->r->status;
+    E->elmodel[el] = m;                                      /* (its type checked by the caller) */
     a_warn(E, sc, cd, m, el0);
     if (first && E->c->model[m].type == NSC_MOD_DSRLATCH)    /* one per model */
         nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE d_srlatch '%s': an input between its adc_bridge's in_low and "
@@ -302,13 +302,12 @@ static nsc_status a_limit(elab *E, scope *sc, const nl_card *cd, int m, const ch
         return nle_err(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE limit %s: gain = %g must be finite and nonzero and "
                        "out_lower_limit = %g below out_upper_limit = %g", cd->f[0].u.s, g, lo, hi);
     int first = 1;
-    for (int q = 0; q < E->c->nel && first; q++)
-        first = !(E->c->el[q].kind == NSC_EL_ETABLE && E->c->el[q].model == mo);
+    for (int q = 0; q < E->c->nel && first; q++) first = E->elmodel[q] != m;
     if (nle_element_named(E, sc, cd, NSC_EL_ETABLE, full, &el)) return E->r->status;
     nsc_element *e = &E->c->el[el];
     e->nnode = 4;
     e->node[0] = o[0], e->node[1] = o[1], e->node[2] = c[0], e->node[3] = c[1];
-    e->model = mo;                                           /* (read here; marks the model's elements) */
+    E->elmodel[el] = m;                                      /* (read here; marks the model's elements) */
     nsc_etab *t = malloc(sizeof *t + 4 * sizeof(double));
     if (!t) return nle_oom(E);
     double x0 = lo / g - off, x1 = hi / g - off;
@@ -336,7 +335,8 @@ static nsc_status a_lcouple(elab *E, scope *sc, const nl_card *cd, int m, const 
     e->node[0] = l[0], e->node[1] = l[1], e->node[2] = mm[0], e->node[3] = mm[1];
     e->value = 1;
     nsc_model_get(&E->c->model[m], "num_turns", &e->value);
-    return nle_model_ref(E, sc, cd, &cd->f[cd->nf - 1], el);
+    E->elmodel[el] = m;                                      /* (its type checked by the caller) */
+    return NSC_OK;
 }
 
 /* The core's .model card (pwl mode) does not parse (its [ ] vectors): read
@@ -489,7 +489,8 @@ nsc_status nle_card_a(elab *E, scope *sc, const nl_card *cd)
     int m = cd->nf < 3 ? -1 : nle_model_named(E, sc, mf), el0 = E->c->nel, nd[A_MAXN];
     if (m >= 0 && E->c->model[m].type == NSC_MOD_SW && is_codemodel(E, m, "aswitch")) return a_switch(E, sc, cd, m, full);
     if (m >= 0 && E->c->model[m].type == NSC_MOD_D && is_codemodel(E, m, "zener")) return a_zener(E, sc, cd, full);
-    if (m >= 0 && nsc_dev_takes(nsc_device_of(NSC_EL_AFF), E->c->model[m].type)) return a_ff(E, sc, cd, m, full);
+    if (m >= 0 && E->c->model[m].type >= NSC_MOD_DDFF && E->c->model[m].type <= NSC_MOD_DSRLATCH)
+        return a_ff(E, sc, cd, m, full);
     if (m >= 0 && E->c->model[m].type == NSC_MOD_LIMIT) return a_limit(E, sc, cd, m, full);
     if (m >= 0 && E->c->model[m].type == NSC_MOD_LCOUPLE) return a_lcouple(E, sc, cd, m, full);
     if (m >= 0 && E->c->model[m].type == NSC_MOD_CORE)
