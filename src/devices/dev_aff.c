@@ -14,12 +14,14 @@
  * alone, open while enable = 1 (d_srlatch takes S !R -> 1, R !S -> 0, else
  * holds). set (reset) forces the bit(s) to 1 (0) at once, asynchronously.
  * Inputs are digital nodes (0, 0.5, 1 V: dev_a.c) read against 0.75 (the
- * unknown level reads low, a quarter volt from the threshold); out = q, nout = 1 - q as ideal voltage sources to
- * ground, both unknown (0.5) while set and reset are high, and for d_srlatch
- * while S = R = 1 and enabled, as XSPICE; the bit itself holds then (XSPICE
- * stores the unknown state: it differs afterwards, and where an SR flip-flop
- * samples S = R = 1). The model's ic (0 or 1) is the bit at the operating
- * point. Delays and loads are not modelled (nl_xspice.c warns).
+ * unknown level reads low, a quarter volt from the threshold); out = q,
+ * nout = 1 - q as ideal voltage sources to ground, both unknown (0.5) while
+ * set and reset are high, and for d_srlatch while S = R = 1 and enabled, as
+ * XSPICE (at once: a path through relays from those inputs to the outputs);
+ * the bit itself holds then (XSPICE stores the unknown state: it differs
+ * afterwards, and where an SR flip-flop samples S = R = 1). The model's ic
+ * (0 or 1) is the bit at the operating point. Delays and loads are not
+ * modelled (nl_xspice.c warns).
  *
  * Element (nl_xspice.c): node[0] out, node[1] = 0, node[2] nout, node[3..]
  * the inputs in the card's order: data (one or two), clk or enable, set,
