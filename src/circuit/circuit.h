@@ -33,6 +33,8 @@ typedef enum nsc_elkind {
     NSC_EL_CQ,     /* charge-based capacitor C n+ n- C='f(V)' | Q='q(V)' (no card letter of its own) */
     NSC_EL_J,      /* JFET J d g s model (NJF, PJF level 1) */
     NSC_EL_A,      /* XSPICE gate or bridge A [in..] out model (d_and ..., adc_bridge, dac_bridge) */
+    NSC_EL_AFF,    /* XSPICE flip-flop or latch (d_dff ..., an A card: no card letter of its own) */
+    NSC_EL_LCPL,   /* XSPICE winding lcouple (an A card: no card letter of its own) */
     NSC_EL_NKINDS  /* the number of kinds (size of the device table) */
 } nsc_elkind;
 
@@ -76,7 +78,10 @@ void nsc_wave_defaults(nsc_wave *w, double tstep, double tstop, int has_tran);
 typedef enum nsc_modeltype { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW, NSC_MOD_CSW,
                                NSC_MOD_NPN, NSC_MOD_PNP, NSC_MOD_NJF, NSC_MOD_PJF,
                                NSC_MOD_DAND, NSC_MOD_DNAND, NSC_MOD_DOR, NSC_MOD_DNOR, NSC_MOD_DXOR,
-                               NSC_MOD_DXNOR, NSC_MOD_DINV, NSC_MOD_DBUF, NSC_MOD_ADC, NSC_MOD_DAC } nsc_modeltype;
+                               NSC_MOD_DXNOR, NSC_MOD_DINV, NSC_MOD_DBUF, NSC_MOD_ADC, NSC_MOD_DAC,
+                               NSC_MOD_DDFF, NSC_MOD_DJKFF, NSC_MOD_DTFF, NSC_MOD_DSRFF, NSC_MOD_DDLATCH,
+                               NSC_MOD_DSRLATCH, NSC_MOD_LIMIT, NSC_MOD_CORE,
+                               NSC_MOD_LCOUPLE } nsc_modeltype;
 
 /* A .model card: parameter names lower case, values evaluated. Lookups by
  * nsc_model_get(); "given" tells whether the card set the parameter. */
@@ -113,13 +118,17 @@ typedef struct nsc_model {
  *             ipar = AREA, m
  *   A         node[0] output, node[1] = 0, node[2..nnode) one or two inputs; model (an XSPICE
  *             gate or bridge); ipar[0] = 1: an inner stage of a gate of more inputs (dev_a.c)
+ *   AFF       node[0] out, node[1] = 0, node[2] nout, node[3..nnode) the inputs in XSPICE's
+ *             order (data.., clk or enable, set, reset; 0 for NULL); model (an XSPICE
+ *             flip-flop or latch); ipar[0] bit 0 / bit 1: out / nout is NULL (dev_aff.c)
+ *   LCPL      node[0..1] electrical port, node[2..3] magnetic port; value = num_turns (dev_lcouple.c)
  */
 #define NSC_MAXIPAR 5
 typedef struct nsc_element {
     nsc_elkind kind;
     char *name;
     int nnode;
-    int node[4];
+    int node[8];     /* nnode of them (at most 8: an XSPICE flip-flop) */
     double value;
     int has_ic;
     double ic;

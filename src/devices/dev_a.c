@@ -179,6 +179,10 @@ const nsc_device nsc_dev_a = {
     .models = {{"d_and", NSC_MOD_DAND, 1}, {"d_nand", NSC_MOD_DNAND, 1}, {"d_or", NSC_MOD_DOR, 1},
                {"d_nor", NSC_MOD_DNOR, 1}, {"d_xor", NSC_MOD_DXOR, 1}, {"d_xnor", NSC_MOD_DXNOR, 1},
                {"d_inverter", NSC_MOD_DINV, 1}, {"d_buffer", NSC_MOD_DBUF, 1}, {"adc_bridge", NSC_MOD_ADC, 1},
-               {"dac_bridge", NSC_MOD_DAC, 1}},
+               {"dac_bridge", NSC_MOD_DAC, 1},
+               /* the other code models an A card names: read by nl_xspice.c into other devices' elements */
+               {"d_dff", NSC_MOD_DDFF, 1}, {"d_jkff", NSC_MOD_DJKFF, 1}, {"d_tff", NSC_MOD_DTFF, 1},
+               {"d_srff", NSC_MOD_DSRFF, 1}, {"d_dlatch", NSC_MOD_DDLATCH, 1}, {"d_srlatch", NSC_MOD_DSRLATCH, 1},
+               {"limit", NSC_MOD_LIMIT, 1}, {"core", NSC_MOD_CORE, 1}, {"lcouple", NSC_MOD_LCOUPLE, 1}},
     .model_what = "an XSPICE gate or bridge (d_and d_nand d_or d_nor d_xor d_xnor d_inverter d_buffer adc_bridge dac_bridge)",
 };

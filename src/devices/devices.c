@@ -6,7 +6,7 @@
 
 extern const nsc_device nsc_dev_r, nsc_dev_c, nsc_dev_l, nsc_dev_k, nsc_dev_v, nsc_dev_i,
     nsc_dev_e, nsc_dev_etable, nsc_dev_g, nsc_dev_f, nsc_dev_h, nsc_dev_d, nsc_dev_m, nsc_dev_s, nsc_dev_bv, nsc_dev_bi, nsc_dev_w,
-    nsc_dev_q, nsc_dev_cq, nsc_dev_j, nsc_dev_a;
+    nsc_dev_q, nsc_dev_cq, nsc_dev_j, nsc_dev_a, nsc_dev_aff, nsc_dev_lcouple;
 
 static const nsc_device *const table[NSC_EL_NKINDS] = {
     [NSC_EL_R] = &nsc_dev_r, [NSC_EL_C] = &nsc_dev_c, [NSC_EL_L] = &nsc_dev_l,
@@ -15,7 +15,7 @@ static const nsc_device *const table[NSC_EL_NKINDS] = {
     [NSC_EL_F] = &nsc_dev_f, [NSC_EL_H] = &nsc_dev_h, [NSC_EL_D] = &nsc_dev_d,
     [NSC_EL_M] = &nsc_dev_m, [NSC_EL_S] = &nsc_dev_s, [NSC_EL_BV] = &nsc_dev_bv, [NSC_EL_BI] = &nsc_dev_bi,
     [NSC_EL_W] = &nsc_dev_w, [NSC_EL_Q] = &nsc_dev_q, [NSC_EL_CQ] = &nsc_dev_cq, [NSC_EL_J] = &nsc_dev_j,
-    [NSC_EL_A] = &nsc_dev_a,
+    [NSC_EL_A] = &nsc_dev_a, [NSC_EL_AFF] = &nsc_dev_aff, [NSC_EL_LCPL] = &nsc_dev_lcouple,
 };
 
 const nsc_device *nsc_device_of(nsc_elkind kind)

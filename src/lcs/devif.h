@@ -123,7 +123,7 @@ typedef struct nsc_modname {
     nsc_modeltype type;
     int alias;
 } nsc_modname;
-#define NSC_MAXMODNAME 10
+#define NSC_MAXMODNAME 20
 
 typedef struct nsc_device {
     nsc_elkind kind;

@@ -394,9 +394,10 @@ static nsc_status parse_soft(reader *rd, const nl_line *ln, nl_card *c, const ch
 }
 
 /* A card read softly (soft_card) that does not parse, kept for later: a
- * `.model NAME ...` as the card ".model NAME MESSAGE" (MESSAGE a STRING at the
- * error: nl_model.c makes it an error only for an element that uses the
- * model); inside a .subckt any other card as ".(unparsed) MESSAGE" (an error
+ * `.model NAME ...` as the card ".model NAME MESSAGE TEXT" (MESSAGE a STRING at
+ * the error: nl_model.c makes it an error only for an element that uses the
+ * model; TEXT the whole line, read by nl_xspice.c for XSPICE's core with its
+ * [ ] vectors); inside a .subckt any other card as ".(unparsed) MESSAGE" (an error
  * once an instance is elaborated, nl_dot.c). 0, or -1 out of memory. */
 static int deferred_card(reader *rd, const nl_line *ln, nl_card *c, int model, const char *msg, int line, int col)
 {
@@ -408,9 +409,10 @@ static int deferred_card(reader *rd, const nl_line *ln, nl_card *c, int model, c
     while (i < ln->len && isspace((unsigned char)ln->text[i])) i++;
     for (b = e = i; e < ln->len && !isspace((unsigned char)ln->text[e]) && !strchr("(),={}'\";", ln->text[e]); e++) {}
     model = model && e > b;                            /* a .model without its name: as any other card */
-    nl_field *f = nl_alloc(&d->arena, 3 * sizeof *f);
+    nl_field *f = nl_alloc(&d->arena, 4 * sizeof *f);
     char *name = model ? nl_strndup(&d->arena, ln->text + b, e - b, 1) : NULL;
-    if (!f || (model && !name)) return -1;
+    char *text = model ? nl_strndup(&d->arena, ln->text, ln->len, 0) : NULL;
+    if (!f || (model && (!name || !text))) return -1;
     int l0, c0;
     nl_line_pos(ln, h, &l0, &c0);
     f[0] = (nl_field){ NL_F_WORD, l0, c0, 0, { model ? ".model" : ".(unparsed)" }, NULL };
@@ -419,7 +421,8 @@ static int deferred_card(reader *rd, const nl_line *ln, nl_card *c, int model, c
         nl_line_pos(ln, b, &f[1].line, &f[1].col);
     }
     f[1 + model] = (nl_field){ NL_F_STRING, line, col, 0, { msg }, NULL };
-    *c = (nl_card){ f, 2 + model, ln->file };
+    if (model) f[3] = (nl_field){ NL_F_STRING, l0, c0, 0, { text }, NULL };   /* its text (nl_xspice.c: core) */
+    *c = (nl_card){ f, 2 + 2 * model, ln->file };
     d->ncard++;
     return 0;
 }

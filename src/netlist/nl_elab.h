@@ -313,6 +313,9 @@ nsc_status nle_model_ref_lw(elab *E, scope *sc, const nl_card *cd, const nl_fiel
 
 /* Index of the model named by field f in scope sc or an enclosing one, -1 if none. */
 int nle_model_named(elab *E, const scope *sc, const nl_field *f);
+/* The .model card named by f that did not parse (nl_deck.c deferred_card:
+ * ".model NAME MESSAGE TEXT"), NULL when none (or the name is a model). */
+const nl_card *nle_model_unparsed(elab *E, const scope *sc, const nl_field *f);
 /* The bin (.model NAME.K, LMIN LMAX WMIN WMAX) of the model named by f for
  * L = l, W = w (metres, scaled): *m, -1 when no NAME.K is defined (nl_model.c). */
 nsc_status nle_model_bin(elab *E, scope *sc, const nl_card *cd, const nl_field *f, double l, double w, int *m);

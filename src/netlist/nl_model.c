@@ -181,6 +181,16 @@ int nle_model_named(elab *E, const scope *sc, const nl_field *f)
     return m;
 }
 
+const nl_card *nle_model_unparsed(elab *E, const scope *sc, const nl_field *f)
+{
+    const char *k = f->kind == NL_F_WORD ? nle_cat(E, "", f->u.s) : NULL;
+    int m = -1, other = -1;
+    for (const scope *s = sc; k && s && m < 0 && other < 0; s = s->up)
+        if (!nl_hash_get(&s->models, k, &m) && !nl_hash_get(&s->othermodels, k, &other)) m = other = -1;
+    const nl_card *mc = other >= 0 ? &E->d->card[other] : NULL;
+    return mc && mc->nf == 4 && mc->f[2].kind == NL_F_STRING ? mc : NULL;   /* (nl_deck.c deferred_card) */
+}
+
 /* A new, zeroed model of card cd at c->model[c->nmodel] (not yet counted:
  * the caller increments nmodel); NULL out of memory. */
 nsc_model *nle_model_new(elab *E, const nl_card *cd)

@@ -1,6 +1,8 @@
 /* nl_xspice.c -- the A card (XSPICE code models) read into elements of the A
  * device (devices/dev_a.c: the gates d_and d_nand d_or d_nor d_xor d_xnor
- * d_inverter d_buffer and the bridges adc_bridge dac_bridge):
+ * d_inverter d_buffer and the bridges adc_bridge dac_bridge) and of the AFF
+ * device (devices/dev_aff.c: d_dff d_jkff d_tff d_srff d_dlatch d_srlatch, A
+ * and its ports as plain nodes, a_ff):
  *   A port port model    a port a node or a vector [ n1 n2 ... ]
  * The lexer keeps '[' and ']' inside words ("[a", "b", "]" or "[a]"): the
  * ports are read from the words' text. A gate of more than two inputs becomes
@@ -12,7 +14,10 @@
 #include "nl_elab.h"
 #include "devices/device.h"
 
+#include <ctype.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define A_MAXN 32
@@ -109,11 +114,12 @@ static nsc_status a_gate(elab *E, scope *sc, const nl_card *cd, const char *full
     return a_part(E, sc, cd, full, out, two, 2, 0);
 }
 
-/* The warning, once per run (at the first A card): what the ideal form leaves out. */
+/* The warning, once per run (at the first A card of a gate, bridge, flip-flop
+ * or latch): what the ideal form leaves out. */
 static void a_warn(elab *E, scope *sc, const nl_card *cd, int m, int el0)
 {
     for (int i = 0; i < el0; i++)
-        if (E->c->el[i].kind == NSC_EL_A) return;
+        if (E->c->el[i].kind == NSC_EL_A || E->c->el[i].kind == NSC_EL_AFF) return;
     const nsc_model *mo = &E->c->model[m];
     static const char *const dl[] = { "rise_delay", "fall_delay", "t_rise", "t_fall" };
     double mx = 0, v;
@@ -122,8 +128,64 @@ static void a_warn(elab *E, scope *sc, const nl_card *cd, int m, int el0)
         nsc_model_get(mo, dl[q], &v);
         if (v > mx) mx = v;
     }
-    nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE gates and bridges switch without delay: the delays and rise "
-             "times of their models (%g s in '%s') and input_load are not modelled", mx, cd->f[cd->nf - 1].u.s);
+    if (el0 < E->c->nel && E->c->el[el0].kind == NSC_EL_AFF)
+        nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE flip-flops, latches, gates and bridges switch without delay: "
+                 "the delays of their models (%g s in '%s') and their loads are not modelled", mx, cd->f[cd->nf - 1].u.s);
+    else
+        nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE gates and bridges switch without delay: the delays and rise "
+                 "times of their models (%g s in '%s') and input_load are not modelled", mx, cd->f[cd->nf - 1].u.s);
+}
+
+/* ---- XSPICE flip-flops and latches (dev_aff.c) ---- */
+
+/* The ports of flip-flop or latch type t, as XSPICE names them; *nd: its data inputs. */
+static const char *ff_ports(nsc_modeltype t, int *nd)
+{
+    *nd = t == NSC_MOD_DJKFF || t == NSC_MOD_DSRFF || t == NSC_MOD_DSRLATCH ? 2 : 1;
+    switch (t) {
+    case NSC_MOD_DDFF: return "d clk set reset out nout";
+    case NSC_MOD_DJKFF: return "j k clk set reset out nout";
+    case NSC_MOD_DTFF: return "t clk set reset out nout";
+    case NSC_MOD_DSRFF: return "s r clk set reset out nout";
+    case NSC_MOD_DDLATCH: return "d enable set reset out nout";
+    default: return "s r enable set reset out nout";
+    }
+}
+
+/* A flip-flop or latch card: its nd + 5 ports plain nodes, set reset out nout
+ * may be NULL (an input NULL reads low: node 0), into element AFF (circuit.h). */
+static nsc_status a_ff(elab *E, scope *sc, const nl_card *cd, int m, const char *full)
+{
+    int nd, el, nodes[7], null = 0, el0 = E->c->nel;
+    const char *names = ff_ports(E->c->model[m].type, &nd);
+    int np = nd + 5;
+    if (cd->nf != np + 2)
+        return nle_err(E, sc, cd, NULL, "XSPICE flip-flop or latch %s: expected %d nodes (%s) and the model",
+                       cd->f[0].u.s, np, names);
+    for (int q = 0; q < np; q++) {
+        const nl_field *f = &cd->f[1 + q];
+        if (f->kind != NL_F_WORD || strpbrk(f->u.s, "[]~%"))
+            return nle_err(E, sc, cd, f, "XSPICE element %s: '%s': expected a node (ports: %s)", cd->f[0].u.s,
+                           nle_ftext(f), names);
+        nodes[q] = 0;
+        if (q > nd && nsc_strieq(f->u.s, "null")) null |= q >= nd + 3 ? 1 << (q - nd - 3) : 0;
+        else if (nle_node(E, sc, cd, f, &nodes[q])) return E->r->status;
+    }
+    if (nle_element_named(E, sc, cd, NSC_EL_AFF, full, &el)) return E->r->status;
+    nsc_element *e = &E->c->el[el];
+    e->nnode = 3 + nd + 3;
+    e->node[0] = nodes[np - 2], e->node[1] = 0, e->node[2] = nodes[np - 1];
+    for (int q = 0; q < nd + 3; q++) e->node[3 + q] = nodes[q];
+    e->ipar[0] = null;
+    int first = 1;
+    for (int q = 0; q < el && first; q++) first = E->elmodel[q] != m;
+    E->elmodel[el] = m;                                      /* (its type checked by the caller) */
+    a_warn(E, sc, cd, m, el0);
+    if (first && E->c->model[m].type == NSC_MOD_DSRLATCH)    /* one per model */
+        nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE d_srlatch '%s': an input between its adc_bridge's in_low and "
+                 "in_high reads 0 here and the bit holds; XSPICE stores the unknown state then (S falling slowly with "
+                 "R low leaves it unknown)", E->c->model[m].name);
+    return NSC_OK;
 }
 
 /* the elements of a card of n bridges (ports of n nodes each) or one gate */
@@ -134,6 +196,11 @@ static nsc_status a_elements(elab *E, scope *sc, const nl_card *cd, const a_port
         if (P->cnt[0] != P->cnt[1])
             return nle_err(E, sc, cd, NULL, "XSPICE bridge %s: %d inputs and %d outputs (one output per input)", cd->f[0].u.s, P->cnt[0], P->cnt[1]);
         for (int k = 0; k < P->cnt[0]; k++) {
+            if (t == NSC_MOD_DAC && nd[P->first[1] + k] == 0) {   /* ground: nothing to drive (ngspice runs it) */
+                nle_warn(E, sc, cd, &P->n[P->first[1] + k], "XSPICE dac_bridge %s: output %d is ground; "
+                         "it drives nothing and is left out", cd->f[0].u.s, k + 1);
+                continue;
+            }
             snprintf(nm, sizeof nm, k ? "%s#%d" : "%s", full, k);
             if (a_part(E, sc, cd, nm, nd[P->first[1] + k], &nd[P->first[0] + k], 1, 0)) return E->r->status;
         }
@@ -149,21 +216,23 @@ static nsc_status a_elements(elab *E, scope *sc, const nl_card *cd, const a_port
 
 /* The nodes of an aswitch port: a node (to ground) or (n+ n-), after an
  * optional %v %vd %gd; nd[0], nd[1]. *i: the port's first field, then past it. */
-static nsc_status asw_port(elab *E, scope *sc, const nl_card *cd, int *i, int group_only, int *nd)
+static nsc_status asw_port(elab *E, scope *sc, const nl_card *cd, int *i, int group_only, int *nd, const char *what)
 {
     const nl_field *f = &cd->f[*i];
     if (f->kind == NL_F_WORD && f->u.s[0] == '%') {
         if (!nsc_strieq(f->u.s, "%v") && !nsc_strieq(f->u.s, "%vd") && !nsc_strieq(f->u.s, "%gd"))
-            return nle_err(E, sc, cd, f, "XSPICE aswitch %s: port type '%s' is not supported (%%v %%vd %%gd)",
-                           cd->f[0].u.s, f->u.s);
+            return nle_err(E, sc, cd, f, "XSPICE %s %s: port type '%s' is not supported (%%v %%vd %%gd)",
+                           what, cd->f[0].u.s, f->u.s);
         f = &cd->f[++*i];
     }
-    if (*i >= cd->nf - 1) return nle_err(E, sc, cd, NULL, "XSPICE aswitch %s: expected a control and (out+ out-)", cd->f[0].u.s);
+    if (*i >= cd->nf - 1)
+        return nle_err(E, sc, cd, NULL, "XSPICE %s %s: expected %s", what, cd->f[0].u.s,
+                       strcmp(what, "aswitch") ? "an input and an output" : "a control and (out+ out-)");
     ++*i;
     if (f->kind == NL_F_GROUP && f->nsub == 2 && f->sub[0].kind == NL_F_WORD && f->sub[1].kind == NL_F_WORD)
         return nle_node(E, sc, cd, &f->sub[0], &nd[0]) || nle_node(E, sc, cd, &f->sub[1], &nd[1]) ? E->r->status : NSC_OK;
     if (group_only || f->kind != NL_F_WORD)
-        return nle_err(E, sc, cd, f, "XSPICE aswitch %s: expected %s, found '%s'", cd->f[0].u.s,
+        return nle_err(E, sc, cd, f, "XSPICE %s %s: expected %s, found '%s'", what, cd->f[0].u.s,
                        group_only ? "(out+ out-)" : "a node or (n+ n-)", nle_ftext(f));
     nd[1] = 0;
     return nle_node(E, sc, cd, f, &nd[0]);
@@ -189,7 +258,7 @@ static nsc_status asw_defaults(elab *E, nsc_model *m)
 static nsc_status a_switch(elab *E, scope *sc, const nl_card *cd, int m, const char *full)
 {
     int el, c[2], o[2], i = 1;
-    if (asw_port(E, sc, cd, &i, 0, c) || asw_port(E, sc, cd, &i, 1, o)) return E->r->status;
+    if (asw_port(E, sc, cd, &i, 0, c, "aswitch") || asw_port(E, sc, cd, &i, 1, o, "aswitch")) return E->r->status;
     if (i != cd->nf - 1) return nle_err(E, sc, cd, &cd->f[i], "XSPICE aswitch %s: unexpected '%s'", cd->f[0].u.s, nle_ftext(&cd->f[i]));
     if (nle_element_named(E, sc, cd, NSC_EL_S, full, &el)) return E->r->status;
     nsc_element *e = &E->c->el[el];
@@ -206,6 +275,179 @@ static nsc_status a_switch(elab *E, scope *sc, const nl_card *cd, int m, const c
         nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE aswitch '%s' switches ideally at %g, the mean of cntl_off "
                  "and cntl_on: its resistance between them is not modelled", cd->f[cd->nf - 1].u.s, 0.5 * (lo + hi));
     return NSC_OK;
+}
+
+/* ---- XSPICE limit: A in out model, as an E TABLE (dev_etable.c) ---- */
+
+/* A limit card: out = gain (in + in_offset) held within out_lower_limit ..
+ * out_upper_limit (gain 1 and in_offset 0 by default; the limits have none), the table of its two corners
+ * (y = lo at x = lo/gain - in_offset, y = hi at x = hi/gain - in_offset; gain < 0
+ * swaps them), constant beyond; in and out a node or (n+ n-) (%v %vd). The
+ * rounding of the corners over limit_range is not modelled (a warning per model). */
+static nsc_status a_limit(elab *E, scope *sc, const nl_card *cd, int m, const char *full)
+{
+    int el, c[2], o[2], i = 1;
+    if (asw_port(E, sc, cd, &i, 0, c, "limit") || asw_port(E, sc, cd, &i, 0, o, "limit")) return E->r->status;
+    if (i != cd->nf - 1) return nle_err(E, sc, cd, &cd->f[i], "XSPICE limit %s: unexpected '%s'", cd->f[0].u.s, nle_ftext(&cd->f[i]));
+    const nsc_model *mo = &E->c->model[m];
+    double g = 1, off = 0, lo = 0, hi = 0, rng = 1e-6;
+    nsc_model_get(mo, "gain", &g);
+    nsc_model_get(mo, "in_offset", &off);
+    int given = nsc_model_get(mo, "out_lower_limit", &lo) && nsc_model_get(mo, "out_upper_limit", &hi);
+    nsc_model_get(mo, "limit_range", &rng);
+    if (!given)                                              /* (ngspice: "Parameter on model has no default") */
+        return nle_err(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE limit %s: model '%s' must give out_lower_limit and "
+                       "out_upper_limit (they have no default)", cd->f[0].u.s, mo->name);
+    if (!(g != 0 && isfinite(g)) || !(lo < hi))
+        return nle_err(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE limit %s: gain = %g must be finite and nonzero and "
+                       "out_lower_limit = %g below out_upper_limit = %g", cd->f[0].u.s, g, lo, hi);
+    int first = 1;
+    for (int q = 0; q < E->c->nel && first; q++) first = E->elmodel[q] != m;
+    if (nle_element_named(E, sc, cd, NSC_EL_ETABLE, full, &el)) return E->r->status;
+    nsc_element *e = &E->c->el[el];
+    e->nnode = 4;
+    e->node[0] = o[0], e->node[1] = o[1], e->node[2] = c[0], e->node[3] = c[1];
+    E->elmodel[el] = m;                                      /* (read here; marks the model's elements) */
+    nsc_etab *t = malloc(sizeof *t + 4 * sizeof(double));
+    if (!t) return nle_oom(E);
+    double x0 = lo / g - off, x1 = hi / g - off;
+    t->n = 2;
+    t->xy[0] = g > 0 ? x0 : x1, t->xy[1] = g > 0 ? lo : hi;
+    t->xy[2] = g > 0 ? x1 : x0, t->xy[3] = g > 0 ? hi : lo;
+    e->priv = t;
+    if (first)
+        nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE limit '%s' clips with sharp corners: its rounding over "
+                 "limit_range (%g) is not modelled", mo->name, rng);
+    return NSC_OK;
+}
+
+/* ---- XSPICE lcouple and core: a winding (dev_lcouple.c) and its core ---- */
+
+/* A lcouple card: A (a b) (m+ m-) model, each port a node (to ground) or a pair. */
+static nsc_status a_lcouple(elab *E, scope *sc, const nl_card *cd, int m, const char *full)
+{
+    int el, l[2], mm[2], i = 1;
+    if (asw_port(E, sc, cd, &i, 0, l, "lcouple") || asw_port(E, sc, cd, &i, 0, mm, "lcouple")) return E->r->status;
+    if (i != cd->nf - 1) return nle_err(E, sc, cd, &cd->f[i], "XSPICE lcouple %s: unexpected '%s'", cd->f[0].u.s, nle_ftext(&cd->f[i]));
+    if (nle_element_named(E, sc, cd, NSC_EL_LCPL, full, &el)) return E->r->status;
+    nsc_element *e = &E->c->el[el];
+    e->nnode = 4;
+    e->node[0] = l[0], e->node[1] = l[1], e->node[2] = mm[0], e->node[3] = mm[1];
+    e->value = 1;
+    nsc_model_get(&E->c->model[m], "num_turns", &e->value);
+    E->elmodel[el] = m;                                      /* (its type checked by the caller) */
+    return NSC_OK;
+}
+
+/* The core's .model card (pwl mode) does not parse (its [ ] vectors): read
+ * from its text here, words split at space , ( ) [ ] =. */
+#define CORE_MAXPT 64
+typedef struct core_card {
+    double h[CORE_MAXPT], b[CORE_MAXPT], area, len;
+    int nh, nb;
+} core_card;
+
+/* the next word of t from *p into w (size bytes): 1, or 0 at the end */
+static int core_word(const char *t, size_t *p, char *w, size_t size)
+{
+    size_t i = *p, n = 0;
+    while (t[i] && (isspace((unsigned char)t[i]) || t[i] == ',' || (t[i] == '+' && (!t[i + 1] || isspace((unsigned char)t[i + 1])))))
+        i++;
+    if (!t[i]) return 0;
+    if (strchr("()[]=", t[i])) w[n++] = t[i++];
+    else
+        while (t[i] && !isspace((unsigned char)t[i]) && !strchr("()[]=,", t[i])) {
+            if (n + 1 < size) w[n++] = t[i];
+            i++;
+        }
+    w[n] = 0;
+    *p = i;
+    return 1;
+}
+
+/* the values after "name =" : one number or [ numbers ] into v (at most CORE_MAXPT); their count, -1: bad */
+static int core_values(const char *t, size_t *p, double *v)
+{
+    char w[64];
+    int n = 0;
+    if (!core_word(t, p, w, sizeof w) || strcmp(w, "=") || !core_word(t, p, w, sizeof w)) return -1;
+    if (strcmp(w, "[")) return nsc_parse_number(w, v) ? 1 : -1;
+    while (core_word(t, p, w, sizeof w) && strcmp(w, "]"))
+        if (n == CORE_MAXPT || !nsc_parse_number(w, &v[n++])) return -1;
+    return n;
+}
+
+/* core card text t read into k (XSPICE's area 1, length 1); NULL, or what is wrong */
+static const char *core_read(const char *t, core_card *k)
+{
+    char w[64];
+    size_t p = 0;
+    double one[CORE_MAXPT];
+    k->nh = k->nb = 0, k->area = k->len = 1;
+    for (int q = 0; q < 3; q++) core_word(t, &p, w, sizeof w);          /* .model NAME core */
+    while (core_word(t, &p, w, sizeof w)) {
+        if (!strcmp(w, "(") || !strcmp(w, ")")) continue;
+        int h = nsc_strieq(w, "h_array"), b = nsc_strieq(w, "b_array");
+        int n = core_values(t, &p, h ? k->h : b ? k->b : one);
+        if (n < 0) return "expected name = value or name = [ values ]";
+        if (h) k->nh = n;
+        else if (b) k->nb = n;
+        else if (n == 1 && nsc_strieq(w, "area")) k->area = one[0];
+        else if (n == 1 && nsc_strieq(w, "length")) k->len = one[0];
+        else if (nsc_strieq(w, "mode") && !(n == 1 && one[0] == 1)) return "mode other than 1 (pwl: hysteresis) is not supported";
+    }
+    if (k->nh < 2 || k->nh != k->nb) return "H_array and B_array must give the same number (at least two) of values";
+    for (int q = 1; q < k->nh; q++)
+        if (!(k->h[q] > k->h[q - 1]) || !(k->b[q] > k->b[q - 1])) return "H_array and B_array must increase";
+    if (!(k->area > 0) || !(k->len > 0)) return "area and length must be positive";
+    return NULL;
+}
+
+/* A core card (pwl mode): A (m+ m-) model (or A m model), the flux m+ -> m-
+ * through it phi = area B(mmf / length), B the line through H_array B_array,
+ * extended by its end segments: an E TABLE <name>#b of B against the mmf and a
+ * G of area from it. input_domain's rounding and fraction are not modelled. */
+static nsc_status a_core(elab *E, scope *sc, const nl_card *cd, const nl_card *mc, const char *full)
+{
+    int el, nd[2], i = 1, bn;
+    core_card k;
+    const char *bad = core_read(mc->f[3].u.s, &k);
+    if (bad) return nle_err(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE core %s: model '%s': %s", cd->f[0].u.s, mc->f[1].u.s, bad);
+    if (asw_port(E, sc, cd, &i, 0, nd, "core")) return E->r->status;
+    if (i != cd->nf - 1) return nle_err(E, sc, cd, &cd->f[i], "XSPICE core %s: unexpected '%s'", cd->f[0].u.s, nle_ftext(&cd->f[i]));
+    char nm[A_NAMELEN + 4];
+    snprintf(nm, sizeof nm, "%s#b", full);
+    if (nle_node_new(E, nm, cd, &cd->f[0], &bn) || nle_element_named(E, sc, cd, NSC_EL_ETABLE, nm, &el)) return E->r->status;
+    nsc_element *e = &E->c->el[el];
+    e->nnode = 4;
+    e->node[0] = bn, e->node[1] = 0, e->node[2] = nd[0], e->node[3] = nd[1];
+    nsc_etab *t = malloc(sizeof *t + sizeof(double) * 2 * ((size_t)k.nh + 2));
+    if (!t) return nle_oom(E);
+    int n = k.nh;
+    double span = k.h[n - 1] - k.h[0];                       /* the end slopes, 1000 spans on */
+    t->n = n + 2;
+    t->xy[0] = (k.h[0] - 1e3 * span) * k.len;
+    t->xy[1] = k.b[0] - 1e3 * span * (k.b[1] - k.b[0]) / (k.h[1] - k.h[0]);
+    for (int q = 0; q < n; q++) t->xy[2 + 2 * q] = k.h[q] * k.len, t->xy[3 + 2 * q] = k.b[q];
+    t->xy[2 * n + 2] = (k.h[n - 1] + 1e3 * span) * k.len;
+    t->xy[2 * n + 3] = k.b[n - 1] + 1e3 * span * (k.b[n - 1] - k.b[n - 2]) / (k.h[n - 1] - k.h[n - 2]);
+    e->priv = t;
+    if (nle_element_named(E, sc, cd, NSC_EL_G, full, &el)) return E->r->status;
+    e = &E->c->el[el];
+    e->nnode = 4;
+    e->node[0] = nd[0], e->node[1] = nd[1], e->node[2] = bn, e->node[3] = 0;
+    e->value = k.area;
+    return NSC_OK;
+}
+
+/* 1 when .model text t is of type core */
+static int is_core_text(const char *t)
+{
+    char w[64];
+    size_t p = 0;
+    for (int q = 0; q < 3; q++)
+        if (!core_word(t, &p, w, sizeof w)) return 0;
+    return nsc_strieq(w, "core");
 }
 
 /* 1 when model m was written as XSPICE's code model `type` (an alias of another device's type). */
@@ -247,6 +489,15 @@ nsc_status nle_card_a(elab *E, scope *sc, const nl_card *cd)
     int m = cd->nf < 3 ? -1 : nle_model_named(E, sc, mf), el0 = E->c->nel, nd[A_MAXN];
     if (m >= 0 && E->c->model[m].type == NSC_MOD_SW && is_codemodel(E, m, "aswitch")) return a_switch(E, sc, cd, m, full);
     if (m >= 0 && E->c->model[m].type == NSC_MOD_D && is_codemodel(E, m, "zener")) return a_zener(E, sc, cd, full);
+    if (m >= 0 && E->c->model[m].type >= NSC_MOD_DDFF && E->c->model[m].type <= NSC_MOD_DSRLATCH)
+        return a_ff(E, sc, cd, m, full);
+    if (m >= 0 && E->c->model[m].type == NSC_MOD_LIMIT) return a_limit(E, sc, cd, m, full);
+    if (m >= 0 && E->c->model[m].type == NSC_MOD_LCOUPLE) return a_lcouple(E, sc, cd, m, full);
+    if (m >= 0 && E->c->model[m].type == NSC_MOD_CORE)
+        return nle_err(E, sc, cd, mf, "XSPICE core %s: model '%s' gives no H_array and B_array (the pwl mode's "
+                       "B-H curve)", cd->f[0].u.s, E->c->model[m].name);
+    const nl_card *um = m < 0 && cd->nf >= 3 ? nle_model_unparsed(E, sc, mf) : NULL;
+    if (um && um->f[3].u.s && is_core_text(um->f[3].u.s)) return a_core(E, sc, cd, um, full);
     if (cd->nf < 4) return nle_err(E, sc, cd, NULL, "XSPICE element %s: expected an input, an output and a model", cd->f[0].u.s);
     if (m < 0 || !nsc_dev_takes(nsc_device_of(NSC_EL_A), E->c->model[m].type)) {
         int el;                                               /* the model's own message (nl_model.c) */

@@ -237,7 +237,8 @@ static int find_z(const nsc_lcs *L, const char *name)
 /* The device table (device.h) is what every stage asks: each kind has its
  * entry, and the topology fields agree with the class (a capacitor or current
  * source conducts nowhere at DC; a voltage-defining branch or an inductor
- * conducts n+ n-), with terminals inside the smallest card (2, a MOS 4). */
+ * conducts n+ n-), with terminals inside the first four (a MOS's d-s 0-2, an
+ * XSPICE winding's magnetic port 2-3). */
 Test(devices, table_is_complete_and_consistent)
 {
     for (int k = 0; k < NSC_EL_NKINDS; k++) {
@@ -245,8 +246,8 @@ Test(devices, table_is_complete_and_consistent)
         cr_assert(d && (int)d->kind == k && d->what && d->count, "kind %d", k);
         cr_assert(d->ndc >= 0 && d->ndc <= 2, "%s", d->what);
         for (int q = 0; q < d->ndc; q++)
-            cr_assert(d->dc[q].a != d->dc[q].b && d->dc[q].a >= 0 && d->dc[q].b >= 0 && d->dc[q].a < 3
-                      && d->dc[q].b < 3, "%s", d->what);
+            cr_assert(d->dc[q].a != d->dc[q].b && d->dc[q].a >= 0 && d->dc[q].b >= 0 && d->dc[q].a < 4
+                      && d->dc[q].b < 4, "%s", d->what);
         if (d->topo == NSC_TOPO_CAP || d->topo == NSC_TOPO_ISRC) cr_assert_eq(d->ndc, 0, "%s", d->what);
         if (d->topo == NSC_TOPO_VDEF || d->topo == NSC_TOPO_IND)
             cr_assert(d->ndc == 1 && d->dc[0].a == 0 && d->dc[0].b == 1, "%s", d->what);

@@ -277,14 +277,17 @@ Test(parser, model_that_does_not_parse_waits_for_its_use)
     cr_assert_eq(rd("t\n.model d1 d(is=1\n.model adc1 adc_bridge(in_low=[0.1 0.2])\nR1 a 0 1\n"), NSC_OK, "%s", R.error);
     cr_assert_eq(D.ncard, 3);
     const nl_card *c = &D.card[0];
-    cr_assert_eq(c->nf, 3);
+    cr_assert_eq(c->nf, 4);
     cr_assert_str_eq(c->f[0].u.s, ".model");
     cr_assert_str_eq(c->f[1].u.s, "d1");
     cr_assert(c->f[1].line == 2 && c->f[1].col == 8);
     cr_assert_eq(c->f[2].kind, NL_F_STRING);
     cr_assert_str_eq(c->f[2].u.s, "unterminated parenthesis: missing ')'");
     cr_assert(c->f[2].line == 2 && c->f[2].col == 12);
+    cr_assert_eq(c->f[3].kind, NL_F_STRING);                 /* its text, kept (nl_xspice.c reads a core's) */
+    cr_assert_str_eq(c->f[3].u.s, ".model d1 d(is=1");
     cr_assert_str_eq(D.card[1].f[1].u.s, "adc1");
+    cr_assert_str_eq(D.card[1].f[3].u.s, ".model adc1 adc_bridge(in_low=[0.1 0.2])");
     done();
     bad("t\nR1 a 0 {(1+2}\n", "t.cir:2:9: error: unterminated parenthesis: missing ')'");   /* other cards: at once */
 }
