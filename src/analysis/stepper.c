@@ -353,8 +353,71 @@ static int op_continuation(nsc_pcache *C, nsc_solver solver, const double *s, co
     return a == 1.0 ? 0 : -1;
 }
 
-static nsc_status static_solve(nsc_pcache *C, nsc_solver solver, int relax, const double *s, const double *e,
-                               double *z, double *l, char *sw, nsc_sim_stats *st, nsc_report *r)
+/* gmin stepping (SPICE's), when pivoting and source stepping both fail: the
+ * static problem with a conductance G from every node to ground besides its own
+ * (nsc_lcs_assemble_gall), solved first at G = NSC_GSTEP_G0 (raised by decades
+ * up to 1 S until it solves: with G large every node's row is dominated by G,
+ * the LCP near a P-matrix one that pivoting solves), then G lowered by a factor
+ * (10, taken down to its root when a step fails, back up after a success) until
+ * it passes gmin, each solve starting from the mode of the one before; last the
+ * problem itself (C's, without G) from the mode at the smallest G. The pairs and
+ * unknowns are the same at every G, so a mode carries over. 0 and (z, l) the
+ * problem's solution, or -1 (z, l overwritten). */
+#define NSC_GSTEP_G0 1e-3
+static int gstep_solve(const nsc_circuit *c, double gmin, double G, nsc_pcache *C, nsc_solver solver,
+                       const double *s, const double *e, double *z, double *l, const char *sw, char *mode,
+                       int have)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_lcs *Lg = NULL;
+    nsc_onestep *P = NULL;
+    int bad = -1, own = G > 0;
+    if (own ? nsc_lcs_assemble_gall(c, C->L->mode, gmin, G, &Lg, &r) == NSC_OK
+                  && nsc_onestep_new(Lg, &(nsc_onestep_opts){ .theta = 1.0, .sw = sw }, &P, &r) == NSC_OK
+            : nsc_pcache_get(C, 0.0, 1.0, sw, 0, &P, NULL, &r) == NSC_OK) {
+        nsc_step_info info;
+        if (have) nsc_onestep_set_mode(P, mode);
+        bad = nsc_onestep_solve(P, solver, NULL, NULL, s, e, z, l, &info);
+        const char *pm = bad ? NULL : nsc_onestep_mode(P);
+        if (pm) memcpy(mode, pm, (size_t)C->L->m);
+    }
+    if (own) {
+        nsc_onestep_free(P);
+        nsc_lcs_free(Lg);
+    }
+    nsc_report_free(&r);
+    return bad ? -1 : 0;
+}
+
+static int op_gmin_stepping(const nsc_circuit *c, double gmin, nsc_pcache *C, nsc_solver solver,
+                            const double *s, const double *e, double *z, double *l, const char *sw)
+{
+    char *mode = calloc((size_t)C->L->m + 1, 1);
+    double floor = gmin > 0 ? gmin : 1e-12, G = NSC_GSTEP_G0, last = 0, f = 10;
+    int have = 0, ok = -1;
+    while (mode && ok) {
+        double g = G > floor ? G : 0;                              /* 0: the problem itself */
+        if (gstep_solve(c, gmin, g, C, solver, s, e, z, l, sw, mode, have) == 0) {
+            if (g == 0) ok = 0;
+            have = 1;
+            last = G;
+            f = fmin(f * f, 10);
+            G = last / f;
+        } else if (!have) {
+            if ((G *= 10) > 1) break;                              /* no start */
+        } else {
+            if ((f = sqrt(f)) < 1.01) break;                       /* the path folds */
+            G = last / f;
+        }
+    }
+    free(mode);
+    return ok;
+}
+
+static nsc_status static_solve(const nsc_circuit *c, double gmin, nsc_pcache *C, nsc_solver solver, int relax,
+                               const double *s, const double *e, double *z, double *l, char *sw,
+                               nsc_sim_stats *st, nsc_report *r)
 {
     const nsc_lcs *L = C->L;
     for (int it = 0;; it++) {
@@ -368,6 +431,7 @@ static nsc_status static_solve(nsc_pcache *C, nsc_solver solver, int relax, cons
             st->pivots += info.iter;
         }
         if (bad && !relax && op_continuation(C, solver, s, e, z, l, sw, st, r) == 0) bad = 0;
+        if (bad && !relax && op_gmin_stepping(c, gmin, C, solver, s, e, z, l, sw) == 0) bad = 0;
         if (bad && relax && nsc_onestep_open(P, NULL, NULL, s, z) == 0) {
             memset(l, 0, sizeof(double) * (size_t)L->m);
             nsc_warn(r, NULL, "the initial conditions admit no consistent solution of the complementarity "
@@ -625,7 +689,7 @@ static nsc_status tran_initial(tran_run *R)
         double *e0s = nsc_calloc((size_t)L0->m + 1, sizeof(double));
         if (!s0s || !e0s) { free(s0s); free(e0s); return nsc_oom(r); }
         nsc_lcs_sources(L0, 0.0, R->ws0, s0s, e0s);
-        nsc_status s = static_solve(&R->cache0, o->solver, o->uic, s0s, e0s, R->zs, R->ls, R->sw, R->st, r);
+        nsc_status s = static_solve(R->c, o->gmin, &R->cache0, o->solver, o->uic, s0s, e0s, R->zs, R->ls, R->sw, R->st, r);
         if (!s && !o->uic) polish_op(R->c, o->gmin, &R->cache0, R->sw, s0s, e0s, R->zs, R->ls, R->st);
         if (!s) s = gmin_check(L0, R->c, o->gmin, R->zs, r);
         free(s0s);
@@ -1110,13 +1174,35 @@ nsc_status nsc_stepper_op(const nsc_circuit *c, double gmin, nsc_solver solver,
     return nsc_fitted(op_fit_pass, &o, r);
 }
 
+/* gmin_check of the static solution (z, l); where only gmin holds a node (a
+ * solution of the piecewise-linear problem with every transistor around the node
+ * off, which pivoting can end on: the LCP has several), the solution gmin stepping
+ * reaches from a large G instead, when it passes the check; else the first error. */
+static nsc_status op_gmin_checked(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, double gmin,
+                                  const double *s, const double *e, double *z, double *l, const char *sw,
+                                  nsc_report *r)
+{
+    nsc_report q;
+    nsc_report_init(&q);
+    nsc_status st = gmin_check(C->L, c, gmin, z, &q);
+    if (st && op_gmin_stepping(c, gmin, C, solver, s, e, z, l, sw) == 0 && !gmin_check(C->L, c, gmin, z, r))
+        st = NSC_OK;
+    if (st && !r->error) {
+        r->status = q.status;
+        r->error = q.error;
+        q.error = NULL;
+    }
+    nsc_report_free(&q);
+    return st;
+}
+
 nsc_status nsc_op_point(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, double gmin, int init,
                         const double *w, const double *s, const double *e, double *z, double *l, char *sw,
                         char *mode, nsc_report *r)
 {
     if (init) switch_init(c, C->L, sw);
-    nsc_status st = static_solve(C, solver, 0, s, e, z, l, sw, NULL, r);
-    if (!st) st = gmin_check(C->L, c, gmin, z, r);
+    nsc_status st = static_solve(c, gmin, C, solver, 0, s, e, z, l, sw, NULL, r);
+    if (!st) st = op_gmin_checked(c, C, solver, gmin, s, e, z, l, sw, r);
     if (!st) st = nsc_lcs_check_step(C->L, c, w, z, l, 0, r);     /* finite, consistent */
     nsc_onestep *P;
     if (!st) st = nsc_pcache_get(C, 0.0, 1.0, sw, 0, &P, NULL, r);
