@@ -412,6 +412,7 @@ static int op_gmin_stepping(const nsc_circuit *c, double gmin, nsc_pcache *C, ns
         }
     }
     free(mode);
+    if (ok == 0) C->gstepped = 1;
     return ok;
 }
 
@@ -1092,7 +1093,7 @@ int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_r
 /* One pass of nsc_stepper_op: NSC_OK with *out NULL when it remade fits
  * (notes in *notes: the caller makes it again). */
 static nsc_status op_pass(const nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *probes,
-                          int nprobe, nsc_report *notes, nsc_waves **out, nsc_report *r)
+                          int nprobe, int *npass, nsc_report *notes, nsc_waves **out, nsc_report *r)
 {
     *out = NULL;
     nsc_lcs *L = NULL;
@@ -1115,6 +1116,7 @@ static nsc_status op_pass(const nsc_circuit *c, double gmin, nsc_solver solver, 
     char *mode = nsc_calloc((size_t)m + 1, 1);
     s = mode ? nsc_op_point(c, &cache, solver, gmin, 1, w, sv, e, z, l, sw, mode, r) : nsc_oom(r);
     free(mode);
+    if (cache.gstepped) *npass = NSC_REFITS_GSTEP;             /* the passes after this one */
     if (s || nsc_op_fits(L, c, l, notes, r)) goto done;
     if ((s = op_row(L, c, probes, nprobe, sw, z, l, w, rv + 1, r))) goto done;
     nsc_waves *W = nsc_waves_new(names, nc, c->title);
@@ -1135,11 +1137,17 @@ done:
 
 nsc_status nsc_fitted(nsc_fit_pass pass, void *ctx, nsc_report *r)
 {
+    const int npass = NSC_REFITS;
+    return nsc_fitted_n(pass, ctx, &npass, r);
+}
+
+nsc_status nsc_fitted_n(nsc_fit_pass pass, void *ctx, const int *npass, nsc_report *r)
+{
     for (int k = 0;; k++) {
         nsc_report notes;
         nsc_report_init(&notes);
         int n0 = r->nwarn, again = 0;
-        nsc_status s = pass(ctx, k < NSC_REFITS - 1 ? &notes : NULL, &again, r);
+        nsc_status s = pass(ctx, k < *npass - 1 ? &notes : NULL, &again, r);
         again = again && !s;
         if (again) {                                 /* the pass's warnings replaced by the notes */
             nsc_report_trim(r, n0);
@@ -1157,12 +1165,13 @@ typedef struct op_ctx {
     const nsc_probe *probes;
     int nprobe;
     nsc_waves **out;
+    int npass;                 /* NSC_REFITS; NSC_REFITS_GSTEP once a pass took gmin stepping */
 } op_ctx;
 
 static nsc_status op_fit_pass(void *ctx, nsc_report *notes, int *again, nsc_report *r)
 {
     op_ctx *o = ctx;
-    nsc_status s = op_pass(o->c, o->gmin, o->solver, o->probes, o->nprobe, notes, o->out, r);
+    nsc_status s = op_pass(o->c, o->gmin, o->solver, o->probes, o->nprobe, &o->npass, notes, o->out, r);
     *again = !*o->out;
     return s;
 }
@@ -1170,8 +1179,8 @@ static nsc_status op_fit_pass(void *ctx, nsc_report *notes, int *again, nsc_repo
 nsc_status nsc_stepper_op(const nsc_circuit *c, double gmin, nsc_solver solver,
                           const nsc_probe *probes, int nprobe, nsc_waves **out, nsc_report *r)
 {
-    op_ctx o = { c, gmin, solver, probes, nprobe, out };
-    return nsc_fitted(op_fit_pass, &o, r);
+    op_ctx o = { c, gmin, solver, probes, nprobe, out, NSC_REFITS };
+    return nsc_fitted_n(op_fit_pass, &o, &o.npass, r);
 }
 
 /* gmin_check of the static solution (z, l); where only gmin holds a node (a
