@@ -394,10 +394,10 @@ static int op_gmin_stepping(const nsc_circuit *c, double gmin, nsc_pcache *C, ns
                             const double *s, const double *e, double *z, double *l, const char *sw)
 {
     char *mode = calloc((size_t)C->L->m + 1, 1);
-    double floor = gmin > 0 ? gmin : 1e-12, G = NSC_GSTEP_G0, last = 0, f = 10;
+    double gend = gmin > 0 ? gmin : 1e-12, G = NSC_GSTEP_G0, last = 0, f = 10;
     int have = 0, ok = -1;
     while (mode && ok) {
-        double g = G > floor ? G : 0;                              /* 0: the problem itself */
+        double g = G > gend ? G : 0;                              /* 0: the problem itself */
         if (gstep_solve(c, gmin, g, C, solver, s, e, z, l, sw, mode, have) == 0) {
             if (g == 0) ok = 0;
             have = 1;
