@@ -1116,7 +1116,10 @@ static nsc_status op_pass(const nsc_circuit *c, double gmin, nsc_solver solver, 
     char *mode = nsc_calloc((size_t)m + 1, 1);
     s = mode ? nsc_op_point(c, &cache, solver, gmin, 1, w, sv, e, z, l, sw, mode, r) : nsc_oom(r);
     free(mode);
-    if (cache.gstepped) *npass = NSC_REFITS_GSTEP;             /* the passes after this one */
+    if (!s && cache.gstepped && *npass < NSC_REFITS_GSTEP) {   /* more passes from this one on */
+        *npass = NSC_REFITS_GSTEP;
+        if (!notes) goto done;                                 /* the last: nsc_fitted_n makes it again */
+    }
     if (s || nsc_op_fits(L, c, l, notes, r)) goto done;
     if ((s = op_row(L, c, probes, nprobe, sw, z, l, w, rv + 1, r))) goto done;
     nsc_waves *W = nsc_waves_new(names, nc, c->title);
@@ -1137,23 +1140,27 @@ done:
 
 nsc_status nsc_fitted(nsc_fit_pass pass, void *ctx, nsc_report *r)
 {
-    const int npass = NSC_REFITS;
+    int npass = NSC_REFITS;
     return nsc_fitted_n(pass, ctx, &npass, r);
 }
 
-nsc_status nsc_fitted_n(nsc_fit_pass pass, void *ctx, const int *npass, nsc_report *r)
+nsc_status nsc_fitted_n(nsc_fit_pass pass, void *ctx, int *npass, nsc_report *r)
 {
     for (int k = 0;; k++) {
         nsc_report notes;
         nsc_report_init(&notes);
-        int n0 = r->nwarn, again = 0;
-        nsc_status s = pass(ctx, k < *npass - 1 ? &notes : NULL, &again, r);
+        int n0 = r->nwarn, again = 0, np = *npass, last = k >= np - 1;
+        nsc_status s = pass(ctx, last ? NULL : &notes, &again, r);
         again = again && !s;
         if (again) {                                 /* the pass's warnings replaced by the notes */
             nsc_report_trim(r, n0);
             nsc_report_take(r, &notes);
         }
         nsc_report_free(&notes);
+        if (again && last) {                         /* only when it raised *npass: made again, with notes */
+            if (*npass <= np) return s;
+            k--;
+        }
         if (!again) return s;
     }
 }
