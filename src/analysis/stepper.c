@@ -567,6 +567,39 @@ static nsc_status gmin_check(const nsc_lcs *L, const nsc_circuit *c, double gmin
     return NSC_OK;
 }
 
+/* The checks of a static solution (z, l), pair offsets e: gmin_check, then
+ * nsc_op_solution_check (opcheck.c: its pairs' conditions, no node beyond the
+ * sources' range). */
+static nsc_status op_checks(const nsc_lcs *L, const nsc_circuit *c, double gmin, const double *z, const double *l,
+                            const double *e, nsc_report *r)
+{
+    nsc_status st = gmin_check(L, c, gmin, z, r);
+    return st ? st : nsc_op_solution_check(L, c, z, l, e, r);
+}
+
+/* op_checks of the static solution (z, l); where it fails (a solution of the
+ * piecewise-linear problem with every transistor around a node off, held by gmin
+ * alone, or beyond the sources' range: the LCP has several, and pivoting or a
+ * continuation can end on such a one), the solution gmin stepping reaches from
+ * a large G instead, when it passes them; else the first error. */
+static nsc_status op_gmin_checked(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, double gmin,
+                                  const double *s, const double *e, double *z, double *l, const char *sw,
+                                  nsc_report *r)
+{
+    nsc_report q;
+    nsc_report_init(&q);
+    nsc_status st = op_checks(C->L, c, gmin, z, l, e, &q);
+    if (st && op_gmin_stepping(c, gmin, C, solver, s, e, z, l, sw) == 0 && !op_checks(C->L, c, gmin, z, l, e, r))
+        st = NSC_OK;
+    if (st && !r->error) {
+        r->status = q.status;
+        r->error = q.error;
+        q.error = NULL;
+    }
+    nsc_report_free(&q);
+    return st;
+}
+
 char *nsc_end_msg(const nsc_report *r, const char *dflt)
 {
     const char *msg = r->error ? r->error : dflt, *pre = "nscircuit: error: ";
@@ -692,7 +725,9 @@ static nsc_status tran_initial(tran_run *R)
         nsc_lcs_sources(L0, 0.0, R->ws0, s0s, e0s);
         nsc_status s = static_solve(R->c, o->gmin, &R->cache0, o->solver, o->uic, s0s, e0s, R->zs, R->ls, R->sw, R->st, r);
         if (!s && !o->uic) polish_op(R->c, o->gmin, &R->cache0, R->sw, s0s, e0s, R->zs, R->ls, R->st);
-        if (!s) s = gmin_check(L0, R->c, o->gmin, R->zs, r);
+        if (!s && o->uic) s = gmin_check(L0, R->c, o->gmin, R->zs, r);
+        if (!s && !o->uic)                           /* an OP start: as nsc_op_point's */
+            s = op_gmin_checked(R->c, &R->cache0, o->solver, o->gmin, s0s, e0s, R->zs, R->ls, R->sw, r);
         free(s0s);
         free(e0s);
         if (s) {
@@ -1188,28 +1223,6 @@ nsc_status nsc_stepper_op(const nsc_circuit *c, double gmin, nsc_solver solver,
 {
     op_ctx o = { c, gmin, solver, probes, nprobe, out, NSC_REFITS };
     return nsc_fitted_n(op_fit_pass, &o, &o.npass, r);
-}
-
-/* gmin_check of the static solution (z, l); where only gmin holds a node (a
- * solution of the piecewise-linear problem with every transistor around the node
- * off, which pivoting can end on: the LCP has several), the solution gmin stepping
- * reaches from a large G instead, when it passes the check; else the first error. */
-static nsc_status op_gmin_checked(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, double gmin,
-                                  const double *s, const double *e, double *z, double *l, const char *sw,
-                                  nsc_report *r)
-{
-    nsc_report q;
-    nsc_report_init(&q);
-    nsc_status st = gmin_check(C->L, c, gmin, z, &q);
-    if (st && op_gmin_stepping(c, gmin, C, solver, s, e, z, l, sw) == 0 && !gmin_check(C->L, c, gmin, z, r))
-        st = NSC_OK;
-    if (st && !r->error) {
-        r->status = q.status;
-        r->error = q.error;
-        q.error = NULL;
-    }
-    nsc_report_free(&q);
-    return st;
 }
 
 nsc_status nsc_op_point(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, double gmin, int init,
