@@ -353,8 +353,72 @@ static int op_continuation(nsc_pcache *C, nsc_solver solver, const double *s, co
     return a == 1.0 ? 0 : -1;
 }
 
-static nsc_status static_solve(nsc_pcache *C, nsc_solver solver, int relax, const double *s, const double *e,
-                               double *z, double *l, char *sw, nsc_sim_stats *st, nsc_report *r)
+/* gmin stepping (SPICE's), when pivoting and source stepping both fail: the
+ * static problem with a conductance G from every node to ground besides its own
+ * (nsc_lcs_assemble_gall), solved first at G = NSC_GSTEP_G0 (raised by decades
+ * up to 1 S until it solves: with G large every node's row is dominated by G,
+ * the LCP near a P-matrix one that pivoting solves), then G lowered by a factor
+ * (10, taken down to its root when a step fails, back up after a success) until
+ * it passes gmin, each solve starting from the mode of the one before; last the
+ * problem itself (C's, without G) from the mode at the smallest G. The pairs and
+ * unknowns are the same at every G, so a mode carries over. 0 and (z, l) the
+ * problem's solution, or -1 (z, l overwritten). */
+#define NSC_GSTEP_G0 1e-3
+static int gstep_solve(const nsc_circuit *c, double gmin, double G, nsc_pcache *C, nsc_solver solver,
+                       const double *s, const double *e, double *z, double *l, const char *sw, char *mode,
+                       int have)
+{
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_lcs *Lg = NULL;
+    nsc_onestep *P = NULL;
+    int bad = -1, own = G > 0;
+    if (own ? nsc_lcs_assemble_gall(c, C->L->mode, gmin, G, &Lg, &r) == NSC_OK
+                  && nsc_onestep_new(Lg, &(nsc_onestep_opts){ .theta = 1.0, .sw = sw }, &P, &r) == NSC_OK
+            : nsc_pcache_get(C, 0.0, 1.0, sw, 0, &P, NULL, &r) == NSC_OK) {
+        nsc_step_info info;
+        if (have) nsc_onestep_set_mode(P, mode);
+        bad = nsc_onestep_solve(P, solver, NULL, NULL, s, e, z, l, &info);
+        const char *pm = bad ? NULL : nsc_onestep_mode(P);
+        if (pm) memcpy(mode, pm, (size_t)C->L->m);
+    }
+    if (own) {
+        nsc_onestep_free(P);
+        nsc_lcs_free(Lg);
+    }
+    nsc_report_free(&r);
+    return bad ? -1 : 0;
+}
+
+static int op_gmin_stepping(const nsc_circuit *c, double gmin, nsc_pcache *C, nsc_solver solver,
+                            const double *s, const double *e, double *z, double *l, const char *sw)
+{
+    char *mode = calloc((size_t)C->L->m + 1, 1);
+    double gend = gmin > 0 ? gmin : 1e-12, G = NSC_GSTEP_G0, last = 0, f = 10;
+    int have = 0, ok = -1;
+    while (mode && ok) {
+        double g = G > gend ? G : 0;                              /* 0: the problem itself */
+        if (gstep_solve(c, gmin, g, C, solver, s, e, z, l, sw, mode, have) == 0) {
+            if (g == 0) ok = 0;
+            have = 1;
+            last = G;
+            f = fmin(f * f, 10);
+            G = last / f;
+        } else if (!have) {
+            if ((G *= 10) > 1) break;                              /* no start */
+        } else {
+            if ((f = sqrt(f)) < 1.01) break;                       /* the path folds */
+            G = last / f;
+        }
+    }
+    free(mode);
+    if (ok == 0) C->gstepped = 1;
+    return ok;
+}
+
+static nsc_status static_solve(const nsc_circuit *c, double gmin, nsc_pcache *C, nsc_solver solver, int relax,
+                               const double *s, const double *e, double *z, double *l, char *sw,
+                               nsc_sim_stats *st, nsc_report *r)
 {
     const nsc_lcs *L = C->L;
     for (int it = 0;; it++) {
@@ -368,6 +432,7 @@ static nsc_status static_solve(nsc_pcache *C, nsc_solver solver, int relax, cons
             st->pivots += info.iter;
         }
         if (bad && !relax && op_continuation(C, solver, s, e, z, l, sw, st, r) == 0) bad = 0;
+        if (bad && !relax && op_gmin_stepping(c, gmin, C, solver, s, e, z, l, sw) == 0) bad = 0;
         if (bad && relax && nsc_onestep_open(P, NULL, NULL, s, z) == 0) {
             memset(l, 0, sizeof(double) * (size_t)L->m);
             nsc_warn(r, NULL, "the initial conditions admit no consistent solution of the complementarity "
@@ -502,6 +567,39 @@ static nsc_status gmin_check(const nsc_lcs *L, const nsc_circuit *c, double gmin
     return NSC_OK;
 }
 
+/* The checks of a static solution (z, l), pair offsets e: gmin_check, then
+ * nsc_op_solution_check (opcheck.c: its pairs' conditions, no node beyond the
+ * sources' range). */
+static nsc_status op_checks(const nsc_lcs *L, const nsc_circuit *c, double gmin, const double *z, const double *l,
+                            const double *e, nsc_report *r)
+{
+    nsc_status st = gmin_check(L, c, gmin, z, r);
+    return st ? st : nsc_op_solution_check(L, c, z, l, e, r);
+}
+
+/* op_checks of the static solution (z, l); where it fails (a solution of the
+ * piecewise-linear problem with every transistor around a node off, held by gmin
+ * alone, or beyond the sources' range: the LCP has several, and pivoting or a
+ * continuation can end on such a one), the solution gmin stepping reaches from
+ * a large G instead, when it passes them; else the first error. */
+static nsc_status op_gmin_checked(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, double gmin,
+                                  const double *s, const double *e, double *z, double *l, const char *sw,
+                                  nsc_report *r)
+{
+    nsc_report q;
+    nsc_report_init(&q);
+    nsc_status st = op_checks(C->L, c, gmin, z, l, e, &q);
+    if (st && op_gmin_stepping(c, gmin, C, solver, s, e, z, l, sw) == 0 && !op_checks(C->L, c, gmin, z, l, e, r))
+        st = NSC_OK;
+    if (st && !r->error) {
+        r->status = q.status;
+        r->error = q.error;
+        q.error = NULL;
+    }
+    nsc_report_free(&q);
+    return st;
+}
+
 char *nsc_end_msg(const nsc_report *r, const char *dflt)
 {
     const char *msg = r->error ? r->error : dflt, *pre = "nscircuit: error: ";
@@ -625,9 +723,11 @@ static nsc_status tran_initial(tran_run *R)
         double *e0s = nsc_calloc((size_t)L0->m + 1, sizeof(double));
         if (!s0s || !e0s) { free(s0s); free(e0s); return nsc_oom(r); }
         nsc_lcs_sources(L0, 0.0, R->ws0, s0s, e0s);
-        nsc_status s = static_solve(&R->cache0, o->solver, o->uic, s0s, e0s, R->zs, R->ls, R->sw, R->st, r);
+        nsc_status s = static_solve(R->c, o->gmin, &R->cache0, o->solver, o->uic, s0s, e0s, R->zs, R->ls, R->sw, R->st, r);
         if (!s && !o->uic) polish_op(R->c, o->gmin, &R->cache0, R->sw, s0s, e0s, R->zs, R->ls, R->st);
-        if (!s) s = gmin_check(L0, R->c, o->gmin, R->zs, r);
+        if (!s && o->uic) s = gmin_check(L0, R->c, o->gmin, R->zs, r);
+        if (!s && !o->uic)                           /* an OP start: as nsc_op_point's */
+            s = op_gmin_checked(R->c, &R->cache0, o->solver, o->gmin, s0s, e0s, R->zs, R->ls, R->sw, r);
         free(s0s);
         free(e0s);
         if (s) {
@@ -1032,7 +1132,7 @@ int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_r
 /* One pass of nsc_stepper_op: NSC_OK with *out NULL when it remade fits
  * (notes in *notes: the caller makes it again). */
 static nsc_status op_pass(const nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *probes,
-                          int nprobe, nsc_report *notes, nsc_waves **out, nsc_report *r)
+                          int nprobe, int *npass, nsc_report *notes, nsc_waves **out, nsc_report *r)
 {
     *out = NULL;
     nsc_lcs *L = NULL;
@@ -1055,6 +1155,10 @@ static nsc_status op_pass(const nsc_circuit *c, double gmin, nsc_solver solver, 
     char *mode = nsc_calloc((size_t)m + 1, 1);
     s = mode ? nsc_op_point(c, &cache, solver, gmin, 1, w, sv, e, z, l, sw, mode, r) : nsc_oom(r);
     free(mode);
+    if (!s && cache.gstepped && *npass < NSC_REFITS_GSTEP) {   /* more passes from this one on */
+        *npass = NSC_REFITS_GSTEP;
+        if (!notes) goto done;                                 /* the last: nsc_fitted_n makes it again */
+    }
     if (s || nsc_op_fits(L, c, l, notes, r)) goto done;
     if ((s = op_row(L, c, probes, nprobe, sw, z, l, w, rv + 1, r))) goto done;
     nsc_waves *W = nsc_waves_new(names, nc, c->title);
@@ -1075,17 +1179,27 @@ done:
 
 nsc_status nsc_fitted(nsc_fit_pass pass, void *ctx, nsc_report *r)
 {
+    int npass = NSC_REFITS;
+    return nsc_fitted_n(pass, ctx, &npass, r);
+}
+
+nsc_status nsc_fitted_n(nsc_fit_pass pass, void *ctx, int *npass, nsc_report *r)
+{
     for (int k = 0;; k++) {
         nsc_report notes;
         nsc_report_init(&notes);
-        int n0 = r->nwarn, again = 0;
-        nsc_status s = pass(ctx, k < NSC_REFITS - 1 ? &notes : NULL, &again, r);
+        int n0 = r->nwarn, again = 0, np = *npass, last = k >= np - 1;
+        nsc_status s = pass(ctx, last ? NULL : &notes, &again, r);
         again = again && !s;
         if (again) {                                 /* the pass's warnings replaced by the notes */
             nsc_report_trim(r, n0);
             nsc_report_take(r, &notes);
         }
         nsc_report_free(&notes);
+        if (again && last) {                         /* only when it raised *npass: made again, with notes */
+            if (*npass <= np) return s;
+            k--;
+        }
         if (!again) return s;
     }
 }
@@ -1097,12 +1211,13 @@ typedef struct op_ctx {
     const nsc_probe *probes;
     int nprobe;
     nsc_waves **out;
+    int npass;                 /* NSC_REFITS; NSC_REFITS_GSTEP once a pass took gmin stepping */
 } op_ctx;
 
 static nsc_status op_fit_pass(void *ctx, nsc_report *notes, int *again, nsc_report *r)
 {
     op_ctx *o = ctx;
-    nsc_status s = op_pass(o->c, o->gmin, o->solver, o->probes, o->nprobe, notes, o->out, r);
+    nsc_status s = op_pass(o->c, o->gmin, o->solver, o->probes, o->nprobe, &o->npass, notes, o->out, r);
     *again = !*o->out;
     return s;
 }
@@ -1110,8 +1225,8 @@ static nsc_status op_fit_pass(void *ctx, nsc_report *notes, int *again, nsc_repo
 nsc_status nsc_stepper_op(const nsc_circuit *c, double gmin, nsc_solver solver,
                           const nsc_probe *probes, int nprobe, nsc_waves **out, nsc_report *r)
 {
-    op_ctx o = { c, gmin, solver, probes, nprobe, out };
-    return nsc_fitted(op_fit_pass, &o, r);
+    op_ctx o = { c, gmin, solver, probes, nprobe, out, NSC_REFITS };
+    return nsc_fitted_n(op_fit_pass, &o, &o.npass, r);
 }
 
 nsc_status nsc_op_point(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, double gmin, int init,
@@ -1119,8 +1234,8 @@ nsc_status nsc_op_point(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, 
                         char *mode, nsc_report *r)
 {
     if (init) switch_init(c, C->L, sw);
-    nsc_status st = static_solve(C, solver, 0, s, e, z, l, sw, NULL, r);
-    if (!st) st = gmin_check(C->L, c, gmin, z, r);
+    nsc_status st = static_solve(c, gmin, C, solver, 0, s, e, z, l, sw, NULL, r);
+    if (!st) st = op_gmin_checked(c, C, solver, gmin, s, e, z, l, sw, r);
     if (!st) st = nsc_lcs_check_step(C->L, c, w, z, l, 0, r);     /* finite, consistent */
     nsc_onestep *P;
     if (!st) st = nsc_pcache_get(C, 0.0, 1.0, sw, 0, &P, NULL, r);

@@ -148,6 +148,11 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
 /* Passes of an analysis whose fits follow the run: the first, then at most
  * NSC_REFITS - 1 more after remaking the fits it left (run.c, nsc_op_fits). */
 #define NSC_REFITS 3
+/* The passes of an .op once a pass's operating point took gmin stepping (stepper.c
+ * op_gmin_stepping; where pivoting fails, the first fits are those of a wrong
+ * solution, several µA junctions fitted on nA: an LM741-like op-amp's default fits
+ * settle, within 0.016 V of ngspice, in 8). No other run takes more than NSC_REFITS. */
+#define NSC_REFITS_GSTEP 8
 
 /* An analysis made again while its fits follow the run: pass(ctx, notes,
  * &again, r) until it does not ask again (again set: it remade fits, a note
@@ -157,6 +162,11 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
  * notes. Returns the last pass's status. */
 typedef nsc_status (*nsc_fit_pass)(void *ctx, nsc_report *notes, int *again, nsc_report *r);
 nsc_status nsc_fitted(nsc_fit_pass pass, void *ctx, nsc_report *r);
+/* nsc_fitted with *npass passes in place of NSC_REFITS, read before each pass.
+ * A pass may raise it through its ctx (nsc_stepper_op, NSC_REFITS_GSTEP); one
+ * that raises it on what was its last pass (notes NULL) asks again, keeping
+ * nothing, and is made again with notes. */
+nsc_status nsc_fitted_n(nsc_fit_pass pass, void *ctx, int *npass, nsc_report *r);
 
 /* Operating point: a one-row table of the probes (nprobe > 0: "v(a)", "i(d1)", ...;
  * a capacitor carries no current), else of every unknown ("v(a)", "i(v1)", ...) and

@@ -42,6 +42,7 @@ typedef struct nsc_pcache {
                                                  (set with P[k]: nsc_pcache_get is the one
                                                  place a slot's problem is built or renewed) */
     int mru;                 /* the slot returned last (looked at first) */
+    int gstepped;            /* 1: its static problem was solved by gmin stepping (stepper.c) */
     int n, cap;              /* cap: 0 until the first call sets it from the LCS's size */
     long clock;
     nsc_onestep *scratch;
@@ -186,6 +187,18 @@ nsc_status nsc_steps_table(const nsc_tran *T, double t0, double eps, double *v0,
  * 100 uA..100 A carrying 5 kA read 4.2 V off its last chord where the SPICE
  * curve has 1.054 V. */
 int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *notes, nsc_report *r);
+
+/* The checks of a static solution (z, l) of L, pair offsets e[m] (opcheck.c):
+ * in a circuit of voltage sources, resistors, switches, capacitors, inductors,
+ * diodes and bipolar transistors, every node within NSC_NOGAIN_MARGIN (plus
+ * NSC_OPCHECK_TOL of the span) of the range of the sources' terminals (and
+ * ground, and the .ic nodes); in any circuit, every pair's y = C z + D l + e >= 0
+ * and complementary to l within NSC_OPCHECK_TOL of its terms. NSC_ESIM naming
+ * the node or the pair, else NSC_OK. */
+#define NSC_OPCHECK_TOL 1e-6
+#define NSC_NOGAIN_MARGIN 1.0
+nsc_status nsc_op_solution_check(const nsc_lcs *L, const nsc_circuit *c, const double *z, const double *l,
+                                 const double *e, nsc_report *r);
 
 /* The operating point of C->L (an NSC_ASM_OP LCS of c) with sources s[n], e[m]
  * from the source values w (issue 29: .ac, .dc; .op), checked as a step is

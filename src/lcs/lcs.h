@@ -148,6 +148,11 @@ typedef struct nsc_lcs {
  * is an error naming it. Returns NSC_OK and *out, or an error in r. */
 nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin,
                             nsc_lcs **out, nsc_report *r);
+/* The same with, besides, a conductance gall (S, > 0; 0: none) from every node to
+ * ground (gmin stepping of the operating point, stepper.c): the same unknowns and
+ * pairs as without it, A's node diagonal lowered by gall. */
+nsc_status nsc_lcs_assemble_gall(const nsc_circuit *c, nsc_asm_mode mode, double gmin, double gall,
+                                 nsc_lcs **out, nsc_report *r);
 void nsc_lcs_free(nsc_lcs *L);
 
 /* Topology checks (lcs_topo.c), made by nsc_lcs_assemble before anything else:

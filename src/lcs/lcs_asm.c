@@ -204,6 +204,7 @@ typedef struct asm_work {
     int nicb;                  /* OP: number of .ic branches */
     int *el_extra;             /* [nel] */
     int *el_src;               /* [nel] */
+    double gall;               /* gmin stepping: a conductance from every node to ground (0: none) */
 } asm_work;
 
 static void work_free(asm_work *w)
@@ -422,6 +423,8 @@ static nsc_status stamp_all(asm_work *w, nsc_lcs *L, double gmin)
         int i = nsc_zn(L->gmin_node[q]);
         if (nsc_sp_entry(b->T[NSC_ST_A], i, i, -gmin)) return nomem(w->r);  /* A[i][i] -= gmin */
     }
+    for (int nd = 1; w->gall > 0 && nd < c->nnode; nd++)       /* A[i][i] -= gall at every node */
+        if (nsc_sp_entry(b->T[NSC_ST_A], nsc_zn(nd), nsc_zn(nd), -w->gall)) return nomem(w->r);
     if (b->nomem) return nomem(w->r);
     L->sw = b->sw;
     L->nsw = b->nsw;
@@ -520,6 +523,12 @@ static int charge_rows(const nsc_lcs *L)
 nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin,
                             nsc_lcs **out, nsc_report *r)
 {
+    return nsc_lcs_assemble_gall(c, mode, gmin, 0.0, out, r);
+}
+
+nsc_status nsc_lcs_assemble_gall(const nsc_circuit *c, nsc_asm_mode mode, double gmin, double gall,
+                                 nsc_lcs **out, nsc_report *r)
+{
     *out = NULL;
     if (c->nnode < 1) return nsc_err(r, NSC_ENETLIST, NULL, "circuit has no ground node");
     if (nsc_topology_check(c, r)) return r->status;
@@ -528,6 +537,7 @@ nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin
     w.c = c;
     w.mode = mode;
     w.r = r;
+    w.gall = gall;
     nsc_lcs *L = nsc_calloc(1, sizeof *L);
     if (!L) return nomem(r);
     L->mode = mode;

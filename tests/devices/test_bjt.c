@@ -330,3 +330,111 @@ Test(bjt, ttl_adder_operating_point_matches_ngspice)
     free(ref);
     free(out);
 }
+
+/* ngspice's printed "NAME = value" lines in REF (bjt/) against ours in out: each
+ * within tol (V); the count of compared nodes. */
+static int op_vs_ref(const char *out, const char *ref, double tol)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/bjt/%s", NSC_REFDIR, ref);
+    char *txt = tu_read_file(path);
+    cr_assert_not_null(txt);
+    int n = 0;
+    for (char *line = strtok(txt, "\n"); line; line = strtok(NULL, "\n")) {
+        char name[64], key[80];
+        double want;
+        if (sscanf(line, "%63s = %lf", name, &want) != 2) continue;
+        snprintf(key, sizeof key, "  %s ", name);
+        const char *p = strstr(out, key), *eq = p ? strchr(p, '=') : NULL;
+        cr_assert_not_null(eq, "%s not in\n%s", name, out);
+        near(strtod(eq + 1, NULL), want, tol, name);
+        n++;
+    }
+    free(txt);
+    return n;
+}
+
+/* A 741-style op-amp (19 BJTs: differential input of npn followers and lateral
+ * pnp, mirror load, Widlar bias, pnp mirrors, gain stage, class-AB output) as a
+ * follower at 0 V (tests/data/bjt/opamp741), its junctions fitted by 6 segments
+ * on 1 nA..10 mA (error 0.0107 V): eleven nodes within 0.02 V of ngspice 39's
+ * operating point (largest 0.015 V, at the Widlar emitter n11's neighbours). */
+Test(bjt, opamp741_operating_point_matches_ngspice)
+{
+    char cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s/bjt/opamp741.cir 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert_eq(op_vs_ref(out, "opamp741_ng.txt", 0.02), 11);
+    free(out);
+}
+
+/* Run tests/data/bjt/opamp741.cir with its model cards made by sed script SED
+ * (the default junction fits, 10 mA..1 A): ngspice's REF (n nodes) within tol. */
+static void opamp_default(const char *sed, const char *ref, double tol, int n)
+{
+    char cir[1024], cmd[2048], *out = NULL;
+    snprintf(cir, sizeof cir, "%s/opamp741_default.cir", tmp);
+    snprintf(cmd, sizeof cmd, "sed '%s' %s/bjt/opamp741.cir > %s", sed, NSC_REFDIR, cir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s 2>&1", tmp, NSC_PROGRAM, cir);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert_eq(op_vs_ref(out, ref, tol), n);
+    free(out);
+}
+
+/* The same op-amp with the default junction fits. Lemke's solution holds node n1
+ * only through gmin (q1 q2 q8 q9 off: -1.04e3 V): exit 3 before gmin stepping
+ * (stepper.c op_gmin_stepping, from 1e-3 S at every node), which finds the
+ * operating point; its fits, remade over NSC_REFITS_GSTEP passes, settle on the
+ * uA currents: eleven nodes within 0.02 V of ngspice (largest 0.014 V). */
+Test(bjt, opamp741_default_fits_by_gmin_stepping)
+{
+    opamp_default("s/ imin=1n imax=10m segments=6//", "opamp741_ng.txt", 0.02, 11);
+}
+
+/* Other cards (IS 5e-15/2e-15, BF 100/30; opamp741_b_ng.cir), the default fits:
+ * Lemke ends on a secondary ray and source stepping stalls (exit 3 before gmin
+ * stepping); within 0.025 V of ngspice (largest 0.016 V, n13). */
+Test(bjt, opamp741_secondary_ray_by_gmin_stepping)
+{
+    opamp_default("s/is=1e-14 bf=200 imin=1n imax=10m segments=6/is=5e-15 bf=100/;"
+                  "s/is=1e-14 bf=50 imin=1n imax=10m segments=6/is=2e-15 bf=30/", "opamp741_b_ng.txt", 0.025, 11);
+}
+
+/* The op-amp of opamp741.cir (default fits) rewired by sed as an inverting
+ * amplifier: q2's base at inn, 1 V through rin into inn, rf from out to inn. */
+#define OPAMP_INV(rin, rf) "s/^q2 n1 out n4 qn/q2 n1 inn n4 qn/;s/ imin=1n imax=10m segments=6//;" \
+    "s/^vin inp 0 0/vin inp 0 0\\nvs vs 0 1\\nrin vs inn " rin "\\nrf out inn " rf "/"
+
+/* Gain -2.2 (10k, 22k; opamp741_inv_ng.cir): main exits 3 (no solution passes
+ * gmin_check); gmin stepping ended on a point that solves its last mode's
+ * equations but not the complementarity problem (q2's BE pair y = -21 V: a
+ * junction taken as off while forward), exit 0 with n2 at -16.51 V, below the
+ * -15 V rail (ngspice -1.07 V), out at +14.7 V (ngspice -2.2 V). The checks of
+ * opcheck.c reject it and gmin stepping from the failed point finds the
+ * operating point: twelve nodes within 0.025 V of ngspice 39 (largest 0.017 V). */
+Test(bjt, opamp741_inverting_amplifier_no_node_beyond_the_rails)
+{
+    opamp_default(OPAMP_INV("10k", "22k"), "opamp741_inv_ng.txt", 0.025, 12);
+}
+
+/* Gain -47 (1k, 47k; opamp741_inv47_ng.cir: the output saturates near the
+ * -15 V rail, ngspice -13.65 V): main's answer was exit 0 with out at -670 V
+ * (qd1's pair y = -692 V); gmin stepping's too. Now either the operating point,
+ * twelve nodes within 0.1 V of ngspice (largest 0.058 V, n5, by the default
+ * fits of the saturated stage), or exit 3 naming what is inconsistent. */
+Test(bjt, opamp741_saturated_inverting_amplifier_not_a_wrong_answer)
+{
+    char cir[1024], cmd[2048], *out = NULL;
+    snprintf(cir, sizeof cir, "%s/opamp741_inv47.cir", tmp);
+    snprintf(cmd, sizeof cmd, "sed '%s' %s/bjt/opamp741.cir > %s", OPAMP_INV("1k", "47k"), NSC_REFDIR, cir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s 2>&1", tmp, NSC_PROGRAM, cir);
+    int rc = tu_run(cmd, &out);
+    if (rc == 0) cr_assert_eq(op_vs_ref(out, "opamp741_inv47_ng.txt", 0.1), 12);
+    else {
+        cr_assert_eq(rc, 3, "%s", out);
+        cr_assert_not_null(strstr(out, "error: no consistent operating point: the solution found "), "%s", out);
+    }
+    free(out);
+}
