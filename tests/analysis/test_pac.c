@@ -422,3 +422,35 @@ Test(pac, open_loop_buck_is_the_transient_fra)
     cr_assert_eq(nref, 7);
     free(text);
 }
+
+/* Output impedance by an AC 1 current source into the output (issue 29 item
+ * 4): the open-loop buck of open_loop_buck_is_the_averaged_transfer with
+ * the control's AC moved to "Iinj 0 out DC 0 AC 1". The switching instants
+ * follow the control and the sawtooth alone, and with switch and diode of
+ * equal R0 the switch node is Vin q(t) - R0 i(L1) in both states, so a
+ * perturbation of the output current sees the linear network exactly:
+ * v(out) / Iinj = (s L + R0) || RL || (1/(sC) + ESR), from fs/1000 to
+ * 0.45 fs: measured within 2.7e-4 dB and 2.0e-4 degrees; bound 2e-3 of each. */
+static double complex zout_h(double f)
+{
+    double complex s = I * 2 * M_PI * f, y = 1 / (s * 22e-6 + 0.05) + 1 / 2.0 + 1 / buck_zc(f);
+    return 1 / y;
+}
+
+Test(pac, output_impedance_by_an_ac_current_source)
+{
+    char *text = tu_read_file(NSC_TOP_SRCDIR "/tests/data/pac/buck_open.cir");
+    cr_assert(text);
+    char *net = with_param(text, "Vc ctl 0 DC 0.4 AC 1", "Vc ctl 0 DC 0.4\nIinj 0 out DC 0 AC 1");
+    free(text);
+    nsc_circuit *c = tu_parse(net);
+    free(net);
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_ac_result *R = pac_of(c, "v(out)", &r);
+    cr_assert_eq(R->nf, 27);
+    assert_bode(R, 0, zout_h, 2e-3, 2e-3);
+    nsc_ac_result_free(R);
+    nsc_report_free(&r);
+    nsc_circuit_free(c);
+}
