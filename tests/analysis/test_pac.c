@@ -493,3 +493,32 @@ Test(pac, buck_loop_gain_is_the_transient_fra, .timeout = 120)
     cr_assert_eq(nref, 7);
     free(text);
 }
+
+/* The periodic AC's outputs say where they hold (issue 29 item 3): the
+ * table's header and the raw file's title "valid up to fs/2 = 50000 Hz"
+ * (fs of the 10 us period), the run warns about nothing below it. */
+Test(pac, outputs_say_valid_up_to_half_the_switching_frequency)
+{
+    char *dir = tu_tmpdir(), cmd[4096], *out = NULL;
+    cr_assert(dir);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o b.dat %s/tests/data/pac/buck_open.cir 2>&1 && %s --quiet "
+             "--format raw --save 'v(out)' -o b.raw %s/tests/data/pac/buck_open.cir 2>&1", dir, NSC_PROGRAM,
+             NSC_TOP_SRCDIR, NSC_PROGRAM, NSC_TOP_SRCDIR);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(!strstr(out, "fs/2"), "%s", out);
+    free(out);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/b.ac.dat", dir);
+    char *dat = tu_read_file(path);
+    cr_assert(dat);
+    cr_assert(strstr(dat, "\n# periodic small-signal AC around the steady state, valid up to fs/2 = 50000 Hz: "), "%.300s", dat);
+    free(dat);
+    snprintf(path, sizeof path, "%s/b.raw", dir);
+    char *raw = tu_read_file(path);
+    cr_assert(raw);
+    cr_assert(strstr(raw, "(periodic AC around the steady state of period 1e-05 s, valid up to fs/2 = 50000 Hz)\n"
+                          "Date: "), "%.600s", raw);
+    free(raw);
+    tu_rmdir(dir);
+    free(dir);
+}
