@@ -13,18 +13,35 @@ int nsc_dc_count(const nsc_dcsweep *s)
     return q > 0 ? (int)floor(q + 1e-9) + 1 : 1;
 }
 
-/* The swept quantity of element e: a source's DC value, a resistance. */
-static double *dc_target(nsc_circuit *c, int el)
+/* The swept quantity of sweep k: a source's DC value, a resistance; NULL for
+ * a .param (held at its value by the elaboration: nsc_run_dc_params). */
+static double *dc_target(nsc_circuit *c, int k)
 {
-    nsc_element *e = &c->el[el];
+    if (k >= c->job.ndc || c->job.dc[k].el < 0) return NULL;
+    nsc_element *e = &c->el[c->job.dc[k].el];
     return e->kind == NSC_EL_R ? &e->value : &e->wave.dc;
 }
 
-/* ngspice's name of the sweep variable */
-static const char *dc_scale_name(const nsc_circuit *c, int el)
+/* Set sweep k's element to x (a .param's sweep: nothing to set). */
+static void dc_set(nsc_circuit *c, int k, double x)
 {
-    nsc_elkind k = c->el[el].kind;
-    return k == NSC_EL_V ? "v-sweep" : k == NSC_EL_I ? "i-sweep" : "res-sweep";
+    double *t = dc_target(c, k);
+    if (t) *t = x;
+}
+
+/* What sweep k sweeps: the element's or the .param's name. */
+static const char *dc_name(const nsc_circuit *c, int k)
+{
+    return c->job.dc[k].el >= 0 ? c->el[c->job.dc[k].el].name : c->job.dc[k].param;
+}
+
+/* ngspice's name of the sweep variable (a .param: "sweep(name)", ngspice's
+ * .dc has none) */
+static char *dc_scale_name(const nsc_circuit *c)
+{
+    if (c->job.dc[0].el < 0) return nsc_asprintf("sweep(%s)", c->job.dc[0].param);
+    nsc_elkind k = c->el[c->job.dc[0].el].kind;
+    return nsc_strdup(k == NSC_EL_V ? "v-sweep" : k == NSC_EL_I ? "i-sweep" : "res-sweep");
 }
 
 /* The table: the sweep column(s) then the probes. */
@@ -33,13 +50,13 @@ static nsc_status dc_table(const nsc_circuit *c, const nsc_probe *p, int np, nsc
     int outer = c->job.ndc > 1;
     char **names = nsc_calloc((size_t)np + 2, sizeof *names);
     if (!names) return nsc_oom(r);
-    char *oname = outer ? nsc_asprintf("sweep(%s)", c->el[c->job.dc[1].el].name) : NULL;
+    char *oname = outer ? nsc_asprintf("sweep(%s)", dc_name(c, 1)) : NULL;
     if (outer) names[0] = oname;
     for (int k = 0; k < np; k++) names[outer + k] = p[k].name;
     nsc_waves *W = (!outer || oname) ? nsc_waves_new(names, np + outer, c->title) : NULL;
     free(oname);
     free(names);
-    char *scale = nsc_strdup(dc_scale_name(c, c->job.dc[0].el));
+    char *scale = dc_scale_name(c);
     if (!W || !scale) {
         nsc_waves_free(W);
         free(scale);
@@ -127,22 +144,22 @@ static nsc_status dc_points(dc_run *D, nsc_waves *W, nsc_report *r)
 {
     nsc_circuit *c = D->c;
     int n0 = nsc_dc_count(&c->job.dc[0]), n1 = c->job.ndc > 1 ? nsc_dc_count(&c->job.dc[1]) : 1;
-    int resist = c->el[c->job.dc[0].el].kind == NSC_EL_R || (c->job.ndc > 1 && c->el[c->job.dc[1].el].kind == NSC_EL_R);
+    int resist = 0;
+    for (int k = 0; k < c->job.ndc; k++) resist |= c->job.dc[k].el >= 0 && c->el[c->job.dc[k].el].kind == NSC_EL_R;
     double *row = nsc_calloc((size_t)W->ncol + 1, sizeof *row);
     if (!row) return nsc_oom(r);
     nsc_status s = NSC_OK;
     for (int o = 0; !s && o < n1; o++)
         for (int i = 0; !s && i < n0; i++) {
             double x[2] = { c->job.dc[0].start + i * c->job.dc[0].step, c->job.ndc > 1 ? c->job.dc[1].start + o * c->job.dc[1].step : 0 };
-            *dc_target(c, c->job.dc[0].el) = x[0];
-            if (c->job.ndc > 1) *dc_target(c, c->job.dc[1].el) = x[1];
+            dc_set(c, 0, x[0]);
+            dc_set(c, 1, x[1]);
             if (resist || !D->L) s = dc_build(D, r);         /* a resistance is in A: assemble again */
             if (!s) s = dc_point(D, o == 0 && i == 0, x, c->job.ndc, W, row, r);
             if (s == NSC_ESIM && c->job.ndc > 1)
-                nsc_warn(r, &c->job.dc[0].loc, ".dc stopped at %s = %g, %s = %g", c->el[c->job.dc[0].el].name, x[0],
-                         c->el[c->job.dc[1].el].name, x[1]);
+                nsc_warn(r, &c->job.dc[0].loc, ".dc stopped at %s = %g, %s = %g", dc_name(c, 0), x[0], dc_name(c, 1), x[1]);
             else if (s == NSC_ESIM)
-                nsc_warn(r, &c->job.dc[0].loc, ".dc stopped at %s = %g", c->el[c->job.dc[0].el].name, x[0]);
+                nsc_warn(r, &c->job.dc[0].loc, ".dc stopped at %s = %g", dc_name(c, 0), x[0]);
         }
     free(row);
     return s;
@@ -194,10 +211,14 @@ nsc_status nsc_run_dc(nsc_circuit *c, double gmin, nsc_solver solver, const nsc_
                       nsc_waves **out, nsc_report *r)
 {
     *out = NULL;
-    double keep[2] = { *dc_target(c, c->job.dc[0].el), c->job.ndc > 1 ? *dc_target(c, c->job.dc[1].el) : 0 };
+    for (int k = 0; k < c->job.ndc; k++)
+        if (c->job.dc[k].el < 0 && nsc_dc_count(&c->job.dc[k]) > 1)
+            return nsc_err(r, NSC_EUSAGE, &c->job.dc[k].loc, ".dc over the .param %s: nsc_run_dc_params runs it",
+                           c->job.dc[k].param);
+    double keep[2] = { dc_target(c, 0) ? *dc_target(c, 0) : 0, dc_target(c, 1) ? *dc_target(c, 1) : 0 };
     dc_ctx x = { c, gmin, solver, p, np, out };
     nsc_status s = nsc_fitted(dc_pass, &x, r);
-    if (c->job.ndc > 1) *dc_target(c, c->job.dc[1].el) = keep[1];
-    *dc_target(c, c->job.dc[0].el) = keep[0];
+    dc_set(c, 1, keep[1]);
+    dc_set(c, 0, keep[0]);
     return s;
 }

@@ -198,6 +198,9 @@ void nsc_run_free(nsc_run *R)
 
 nsc_status nsc_run_circuit(nsc_run *R, const nsc_deck *d, const nsc_param_set *ov, int nov, nsc_report *r)
 {
+    R->deck = d;
+    R->ov = ov;
+    R->nov = nov;
     return nsc_deck_elab(d, ov, nov, &R->c, r);
 }
 
@@ -408,11 +411,23 @@ static nsc_status dc_probes(const nsc_circuit *c, const char *save, int all, nsc
     return s;
 }
 
+/* The outputs of a point's circuit of a .dc over a .param (ctx: the run). */
+static nsc_status dc_probes_of(const nsc_circuit *c, void *ctx, nsc_probe **p, int *np, nsc_report *r)
+{
+    const nsc_run *R = ctx;
+    return dc_probes(c, R->cfg.save, R->cfg.raw, p, np, r);
+}
+
 /* .dc: the sweep's rows in R->dc, also those made before it failed. */
 static nsc_status run_dc(nsc_run *R, nsc_report *r)
 {
-    nsc_status s = dc_probes(R->c, R->cfg.save, R->cfg.raw, &R->dcp, &R->ndcp, r);
-    return s ? s : nsc_run_dc(R->c, R->o.gmin, R->o.solver, R->dcp, R->ndcp, &R->dc, r);
+    const nsc_circuit *c = R->c;
+    nsc_status s = dc_probes(c, R->cfg.save, R->cfg.raw, &R->dcp, &R->ndcp, r);
+    int param = c->job.dc[0].el < 0 || (c->job.ndc > 1 && c->job.dc[1].el < 0);
+    if (s || !param) return s ? s : nsc_run_dc(R->c, R->o.gmin, R->o.solver, R->dcp, R->ndcp, &R->dc, r);
+    if (!R->deck)
+        return nsc_err(r, NSC_EUSAGE, &c->job.dc[0].loc, ".dc over a .param needs the netlist's deck (nsc_run_circuit)");
+    return nsc_run_dc_params(R->deck, R->ov, R->nov, c, R->o.gmin, R->o.solver, dc_probes_of, R, &R->dc, r);
 }
 
 static int asks_op(const nsc_run *R) { return R->c->job.has_op; }

@@ -90,6 +90,9 @@ typedef struct nsc_run {
     nsc_probe *dcp;           /* .dc (nsc_analyses[NSC_AN_DC]): its probes [ndcp], */
     int ndcp;
     nsc_waves *dc;            /*   its rows (also those made before a sweep failed), else NULL */
+    const nsc_deck *deck;     /* nsc_run_circuit's deck and overrides (a .dc over a .param elaborates */
+    const nsc_param_set *ov;  /*   them again per value; they outlive the run), else NULL */
+    int nov;
 } nsc_run;
 
 /* The analyses a run may hold, one line each in nsc_analyses (run.c), in the

@@ -17,6 +17,7 @@
 #include "circuit/circuit.h"
 #include "output/waves.h"
 #include "output/out_ac.h"
+#include "netlist/netlist.h"
 #include "solve/onestep.h"
 #include "analysis/meas.h"
 #include "analysis/stepper.h"
@@ -76,6 +77,23 @@ nsc_status nsc_acmeas_run(const nsc_circuit *c, const nsc_tran_opts *o, const ns
  * NSC_ESIM naming the point that failed (the table then holds the points before). */
 nsc_status nsc_run_dc(nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *p, int np,
                       nsc_waves **out, nsc_report *r);
+
+/* The outputs of circuit c for its DC sweep: p[0..np) new (nsc_waves_probes_free). */
+typedef nsc_status (*nsc_dc_probes_fn)(const nsc_circuit *c, void *ctx, nsc_probe **p, int *np, nsc_report *r);
+
+/* nsc_run_dc of c when a sweep is over a top-level .param (dc[k].el = -1,
+ * which nsc_run_dc refuses): each value of the .param's sweep elaborates the
+ * deck d again with ov[0..nov) and that value (later overrides win), and the
+ * operating points of that circuit are nsc_run_dc's with the .param held; an
+ * element's sweep inside a .param's (.dc V1 ... rv ...) runs whole in each
+ * circuit (warm-started), one outside it (.dc rv ... V1 ...) is held at each
+ * of its values in turn. The rows come in nsc_run_dc's order (dc[0]
+ * fastest), the table as nsc_run_dc's, column 0 of a .param "sweep(name)".
+ * probes gives each circuit's outputs (the same in each). A value the
+ * netlist refuses is its elaboration's error (a warning names the value);
+ * NSC_ESIM as nsc_run_dc; the table holds the rows before either. */
+nsc_status nsc_run_dc_params(const nsc_deck *d, const nsc_param_set *ov, int nov, const nsc_circuit *c, double gmin,
+                             nsc_solver solver, nsc_dc_probes_fn probes, void *ctx, nsc_waves **out, nsc_report *r);
 
 /* .four (four.c): harmonics 0 .. nh-1 of column col of W over its last 1/f
  * seconds (the rows' piecewise-linear interpolant, exactly): mag[k] (mag[0] the

@@ -41,6 +41,7 @@ void nsc_circuit_free(nsc_circuit *c)
         free(m->sig.den.name); free(m->when.den.name);
     }
     free(c->job.acmeas);
+    for (int k = 0; k < 2; k++) free(c->job.dc[k].param);
     for (int k = 0; k < c->job.ndcout; k++) free(c->job.dcout[k].name);
     free(c->job.dcout);
     for (int k = 0; k < c->job.nfour; k++) {

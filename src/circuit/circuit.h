@@ -249,10 +249,13 @@ typedef struct nsc_acmeas {
 } nsc_acmeas;
 
 /* One sweep of `.dc SRC start stop step`: a V or I source's DC value, a
- * resistor's resistance; the values start, start + step, ... up to stop (within
- * 1e-9 step), as ngspice (step of the sign of stop - start). */
+ * resistor's resistance, or a top-level .param (el = -1: each value
+ * elaborates the netlist again, nsc_run_dc_params); the values start, start +
+ * step, ... up to stop (within 1e-9 step), as ngspice (step of the sign of
+ * stop - start). */
 typedef struct nsc_dcsweep {
-    int el;                 /* the element swept */
+    int el;                 /* the element swept; -1: the .param named param */
+    char *param;            /* lower case (owned), or NULL */
     double start, stop, step;
     nsc_loc loc;
 } nsc_dcsweep;

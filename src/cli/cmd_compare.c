@@ -24,7 +24,8 @@ const char nsc_compare_usage[] =
     "switching instants. Files: nscircuit .dat/.csv, ngspice raw (ASCII or binary),\n"
     "ngspice wrdata columns. Names match case-insensitively; v(a,b) is also found as\n"
     "v(a) - v(b). AC tables (frequency; vdb in dB, vp in degrees) compare on log\n"
-    "frequency, phases modulo 360; DC sweeps on the swept value.\n"
+    "frequency, phases modulo 360; DC sweeps on the swept value, a nested sweep's\n"
+    "inner sweeps each as its own curve keyed by the outer value.\n"
     "\n"
     "options:\n"
     "  --signals LIST      signals to compare, e.g. v(out),i(l1) (default: all common)\n"
@@ -148,6 +149,14 @@ static const char *shift_text(double x, char *buf, size_t n)
     return buf;
 }
 
+/* x on the abscissa of c: "1.2 ms", "10 kHz", a swept value as it is */
+static const char *scale_val(const nsc_cmp *c, double x, char *buf, size_t n)
+{
+    if (c->scale == NSC_SCALE_SWEEP) snprintf(buf, n, "%g", x);
+    else nsc_eng(x, c->scale == NSC_SCALE_TIME ? "s" : "Hz", buf, n);
+    return buf;
+}
+
 static void print_table(const nsc_cmp *c, double tol)
 {
     int w = 6;
@@ -161,6 +170,7 @@ static void print_table(const nsc_cmp *c, double tol)
         val(s->range, s->name, rg, sizeof rg);
         snprintf(col1, sizeof col1, "%s  %.3g %%", val(s->max_err, s->name, me, sizeof me), 100 * s->max_err / s->scale);
         snprintf(col2, sizeof col2, "%s  %.3g %%", val(s->rms_err, s->name, re, sizeof re), 100 * s->rms_err / s->scale);
+        if (s->nan_side) snprintf(col1, sizeof col1, "NaN"), snprintf(col2, sizeof col2, "NaN");
         if (c->scale != NSC_SCALE_TIME)
             snprintf(sw, sizeof sw, "-");
         else if (s->n_ref == 0 && s->n_ours == 0)
@@ -180,35 +190,67 @@ static void print_table(const nsc_cmp *c, double tol)
         if (strcmp(s->ours_src, s->name) || strcmp(s->ref_src, s->name))
             printf("  %s: ours %s, reference %s\n", s->name, s->ours_src, s->ref_src);
         if (s->range <= 0) printf("  %s: the reference is constant; relative errors are of its magnitude\n", s->name);
+        if (s->nan_side) {
+            char x[32];
+            printf("  %s: NaN in %s at row %d (%s): its errors are NaN\n", s->name,
+                   s->nan_side == 2 ? "the reference" : "ours", s->nan_row, scale_val(c, s->t_nan, x, sizeof x));
+        }
     }
 }
 
-/* Data on the grid: time, then ours, reference, difference per signal. */
-static nsc_status write_grid(const nsc_cmp *c, const char *path, nsc_report *r)
+/* Data on the grid: time, then ours, reference, difference per signal; the
+ * inner sweeps of a nested DC sweep one after the other, a blank line
+ * between two (gnuplot draws each as its own line). */
+static nsc_status write_grid(const nsc_cmp_set *S, const char *path, nsc_report *r)
 {
     nsc_afile a;
     nsc_status s = nsc_afile_open(&a, path, r);
     if (s) return s;
-    fprintf(a.f, "# %s", c->scale == NSC_SCALE_TIME ? "time" : c->scale == NSC_SCALE_FREQ ? "frequency" : "sweep");
-    for (int q = 0; q < c->nsig; q++) fprintf(a.f, " ours:%s ref:%s diff:%s", c->sig[q].name, c->sig[q].name, c->sig[q].name);
+    const nsc_cmp *c0 = S->c[0];
+    fprintf(a.f, "# %s", c0->scale == NSC_SCALE_TIME ? "time" : c0->scale == NSC_SCALE_FREQ ? "frequency" : "sweep");
+    for (int q = 0; q < c0->nsig; q++) fprintf(a.f, " ours:%s ref:%s diff:%s", c0->sig[q].name, c0->sig[q].name, c0->sig[q].name);
     fputc('\n', a.f);
-    size_t ng = (size_t)c->ngrid;
-    for (size_t i = 0; i < ng; i++) {
-        fprintf(a.f, "%.12e", c->t[i]);
-        for (int q = 0; q < c->nsig; q++) {
-            double o = c->ours[q * ng + i], f = c->ref[q * ng + i];
-            fprintf(a.f, " %.12e %.12e %.12e", o + 0.0, f + 0.0, nsc_cmp_diff(c, q, o, f) + 0.0);
+    for (int k = 0; k < S->n; k++) {
+        const nsc_cmp *c = S->c[k];
+        size_t ng = (size_t)c->ngrid;
+        if (k) fputc('\n', a.f);
+        for (size_t i = 0; i < ng; i++) {
+            fprintf(a.f, "%.12e", c->t[i]);
+            for (int q = 0; q < c->nsig; q++) {
+                double o = c->ours[q * ng + i], f = c->ref[q * ng + i];
+                fprintf(a.f, " %.12e %.12e %.12e", o + 0.0, f + 0.0, nsc_cmp_diff(c, q, o, f) + 0.0);
+            }
+            fputc('\n', a.f);
         }
-        fputc('\n', a.f);
     }
     return nsc_afile_close(&a, 1, r);
 }
 
+/* Over every inner sweep of S: the abscissa's ends, the largest |value| and
+ * |difference| of signal q, its worst RMS error relative to the range. */
+static void set_extent(const nsc_cmp_set *S, int q, double *t0, double *t1, double *m, double *d, double *rel)
+{
+    *t0 = INFINITY, *t1 = -INFINITY, *m = *d = *rel = 0;
+    for (int k = 0; k < S->n; k++) {
+        const nsc_cmp *c = S->c[k];
+        size_t ng = (size_t)c->ngrid;
+        *t0 = fmin(*t0, c->t0);
+        *t1 = fmax(*t1, c->t1);
+        double e = c->sig[q].rms_err / c->sig[q].scale;
+        *rel = isnan(e) || isnan(*rel) ? NAN : fmax(*rel, e);
+        for (size_t i = 0; i < ng; i++) {
+            *m = fmax(*m, fmax(fabs(c->ours[q * ng + i]), fabs(c->ref[q * ng + i])));
+            *d = fmax(*d, fabs(nsc_cmp_diff(c, q, c->ours[q * ng + i], c->ref[q * ng + i])));
+        }
+    }
+}
+
 /* The abscissa of the plots: time in a prefixed unit; AC frequency in Hz on a
  * log axis; a sweep's value as it is. *lx: the gnuplot line setting the log axis. */
-static void x_axis(const nsc_cmp *c, double *ts, const char **tu, const char **xl, const char **lx)
+static void x_axis(const nsc_cmp *c, double t0, double t1, double *ts, const char **tu, const char **xl,
+                   const char **lx)
 {
-    nsc_time_unit(fmax(fabs(c->t0), fabs(c->t1)), ts, tu);
+    nsc_time_unit(fmax(fabs(t0), fabs(t1)), ts, tu);
     *xl = "time", *lx = "";
     if (c->scale == NSC_SCALE_TIME) return;
     *ts = 1, *tu = c->scale == NSC_SCALE_FREQ ? "Hz" : "swept value";
@@ -217,9 +259,10 @@ static void x_axis(const nsc_cmp *c, double *ts, const char **tu, const char **x
 }
 
 /* One script per signal: overlay (top) and ours - reference (bottom). */
-static nsc_status write_script(const nsc_cmp *c, int q, const char *datpath, const char *gppath,
+static nsc_status write_script(const nsc_cmp_set *S, int q, const char *datpath, const char *gppath,
                                const char *pngpath, const char *ours, const char *ref, nsc_report *r)
 {
+    const nsc_cmp *c = S->c[0];
     const nsc_cmp_sig *s = &c->sig[q];
     const char *names[] = { datpath, gppath, pngpath };
     nsc_status ns = nsc_gp_names_check(names, 3, r);
@@ -228,16 +271,12 @@ static nsc_status write_script(const nsc_cmp *c, int q, const char *datpath, con
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) return nsc_oom(r);
-    double ts, ys, ds, m = 0, d = 0;
+    double ts, ys, ds, m, d, t0, t1, rel;
     const char *tu, *yp, *dp, *u = unit_of(s->name);
     const char *qty = s->name[0] == 'v' ? "voltage" : s->name[0] == 'i' ? "current" : "value";
-    size_t ng = (size_t)c->ngrid;
-    for (size_t i = 0; i < ng; i++) {
-        m = fmax(m, fmax(fabs(c->ours[q * ng + i]), fabs(c->ref[q * ng + i])));
-        d = fmax(d, fabs(nsc_cmp_diff(c, q, c->ours[q * ng + i], c->ref[q * ng + i])));
-    }
+    set_extent(S, q, &t0, &t1, &m, &d, &rel);
     const char *xl, *lx;
-    x_axis(c, &ts, &tu, &xl, &lx);
+    x_axis(c, t0, t1, &ts, &tu, &xl, &lx);
     ys = nsc_unit_scale(m, &yp);
     ds = nsc_unit_scale(d, &dp);
     if (plain_unit(s->name)) {                              /* dB, degrees: as they are */
@@ -246,12 +285,12 @@ static nsc_status write_script(const nsc_cmp *c, int q, const char *datpath, con
     }
     int col = 2 + 3 * q;
     char title[512];
-    snprintf(title, sizeof title, "%s: ours (%s) vs reference (%s); rms error %.3g %% of the reference range",
-             s->name, nsc_base_name(ours), nsc_base_name(ref), 100 * s->rms_err / s->scale);
+    snprintf(title, sizeof title, "%s: ours (%s) vs reference (%s); rms error %.3g %% of the reference range%s",
+             s->name, nsc_base_name(ours), nsc_base_name(ref), 100 * rel, S->n > 1 ? " (the worst inner sweep)" : "");
     fprintf(f, "# gnuplot script written by nscircuit compare: gnuplot %s (in this directory)\n",
             nsc_base_name(gppath));
     nsc_gp_preamble(f, pngpath, datpath, 700);
-    fprintf(f, "%sset xrange [%.10g:%.10g]\nset format y '%%g'\nset multiplot title ", lx, c->t0 * ts, c->t1 * ts);
+    fprintf(f, "%sset xrange [%.10g:%.10g]\nset format y '%%g'\nset multiplot title ", lx, t0 * ts, t1 * ts);
     nsc_gp_quote(f, title);
     fprintf(f,
             "\nset tmargin at screen 0.93\nset bmargin at screen 0.40\n"
@@ -284,23 +323,27 @@ static nsc_status sig_files(const nsc_cmp *c, int q, const char *prefix, char **
 
 /* Has signal q a finite value to draw in both files? (-inf dB everywhere:
  * a node without AC signal, has not) */
-static int drawable(const nsc_cmp *c, int q)
+static int drawable(const nsc_cmp_set *S, int q)
 {
-    size_t ng = (size_t)c->ngrid;
     int fo = 0, fr = 0;
-    for (size_t i = 0; i < ng; i++) {
-        fo |= isfinite(c->ours[q * ng + i]);
-        fr |= isfinite(c->ref[q * ng + i]);
+    for (int k = 0; k < S->n; k++) {
+        const nsc_cmp *c = S->c[k];
+        size_t ng = (size_t)c->ngrid;
+        for (size_t i = 0; i < ng; i++) {
+            fo |= isfinite(c->ours[q * ng + i]);
+            fr |= isfinite(c->ref[q * ng + i]);
+        }
     }
     return fo && fr;
 }
 
-static nsc_status plots(const nsc_cmp *c, const char *prefix, const char *ours, const char *ref, int quiet,
+static nsc_status plots(const nsc_cmp_set *S, const char *prefix, const char *ours, const char *ref, int quiet,
                         nsc_report *r)
 {
     char *dat = nsc_asprintf("%s.dat", prefix);
     if (!dat) return nsc_oom(r);
     char *in[] = { (char *)ours, (char *)ref };
+    const nsc_cmp *c = S->c[0];
     nsc_status s = NSC_OK;
     for (int q = -1; !s && q < c->nsig; q++) {              /* no output may be an input: checked first */
         char *o[2] = { dat, NULL };
@@ -310,16 +353,16 @@ static nsc_status plots(const nsc_cmp *c, const char *prefix, const char *ours, 
                                "prefix with -o", clash);
         if (q >= 0) { free(o[0]); free(o[1]); }
     }
-    if (!s) s = write_grid(c, dat, r);
+    if (!s) s = write_grid(S, dat, r);
     if (!s && !quiet) printf("\nwrote %s", dat);
     for (int q = 0; !s && q < c->nsig; q++) {
         char *gp = NULL, *png = NULL;
-        if (!drawable(c, q)) {                              /* (gnuplot: "all points y value undefined") */
+        if (!drawable(S, q)) {                              /* (gnuplot: "all points y value undefined") */
             if (!quiet) printf(" (%s: no finite value, not plotted)", c->sig[q].name);
             continue;
         }
         s = sig_files(c, q, prefix, &gp, &png, r);
-        if (!s) s = write_script(c, q, dat, gp, png, ours, ref, r);
+        if (!s) s = write_script(S, q, dat, gp, png, ours, ref, r);
         if (!s) s = nsc_render_gp(gp, r);
         if (!s && !quiet) printf(", %s", png);
         free(gp);
@@ -423,45 +466,105 @@ static nsc_status name_columns(nsc_waves *W, const char *path, char **names, int
     return NSC_OK;
 }
 
+/* How method grids were built, for the "compared" line. */
+static const char *grid_text(const nsc_cmp *c)
+{
+    return c->samples ? "ours' uniform rows; the reference interpolated"
+           : c->logx  ? "both tables' frequencies, each linear in log frequency between its own; phase errors "
+                        "modulo 360 degrees"
+           : c->scale == NSC_SCALE_SWEEP ? "both tables' sweep points, each linear between its own"
+                                         : "both tables' time points, each linear between its own";
+}
+
+/* Inner sweep k of S: "sweep(i1) = 0.0005" (its outer value), "inner sweep 2
+ * of 3" (a reference without outer values compared with one), "" (not nested). */
+static const char *inner_label(const nsc_cmp_set *S, int k, char *buf, size_t n)
+{
+    if (S->n == 1) snprintf(buf, n, "%s", "");
+    else if (S->outer && isfinite(S->key[k])) snprintf(buf, n, "%s = %g", S->outer, S->key[k]);
+    else snprintf(buf, n, "inner sweep %d of %d", k + 1, S->n);
+    return buf;
+}
+
+/* The "compared" line and the table of each inner sweep. */
+static void print_set(const nsc_cmp_set *S, const nsc_waves *A, double tol)
+{
+    char a[32], b[32], lb[96];
+    const char *u = scale_unit(A);
+    const nsc_cmp *c = S->c[0];
+    if (S->n == 1) {
+        printf("%-10s %s .. %s, %d points (%s)\n", "compared", nsc_eng(c->t0, u, a, sizeof a),
+               nsc_eng(c->t1, u, b, sizeof b), c->ngrid, grid_text(c));
+        print_table(c, tol);
+        return;
+    }
+    printf("%-10s a nested DC sweep: %d inner sweeps%s%s, each its own curve (%s)\n", "compared", S->n,
+           S->outer ? " of " : "", S->outer ? S->outer : "", grid_text(c));
+    for (int k = 0; k < S->n; k++) {
+        c = S->c[k];
+        printf("\n%s: %s .. %s, %d points\n", inner_label(S, k, lb, sizeof lb), nsc_eng(c->t0, u, a, sizeof a),
+               nsc_eng(c->t1, u, b, sizeof b), c->ngrid);
+        print_table(c, tol);
+    }
+}
+
+/* How far signal s is from --tol: its RMS error relative to its scale; a
+ * NaN the farthest. */
+static double badness(const nsc_cmp_sig *s)
+{
+    return s->nan_side || isnan(s->rms_err) ? INFINITY : s->rms_err / s->scale;
+}
+
+/* "v(q): 1.2e-07 %", "v(q) at sweep(i1) = 0.001: ...", "v(in): NaN (row 2 of the reference)" */
+static const char *worst_text(const nsc_cmp_set *S, int kw, const nsc_cmp_sig *w, char *buf, size_t n)
+{
+    char lb[96];
+    int k = snprintf(buf, n, "%s%s%s: ", w->name, S->n > 1 ? " at " : "", inner_label(S, kw, lb, sizeof lb));
+    if (w->nan_side)
+        snprintf(buf + k, n - (size_t)k, "NaN (row %d of %s)", w->nan_row, w->nan_side == 2 ? "the reference" : "ours");
+    else
+        snprintf(buf + k, n - (size_t)k, "%.3g %%", 100 * w->rms_err / w->scale);
+    return buf;
+}
+
 /* The comparison on stdout (the table unless --quiet) and its verdict: 0 every
- * signal within --tol, 1 not, or an input that does not cover the range. */
-static int verdict(const compare_cli *L, const nsc_cmp *cmp, const nsc_waves *A, const nsc_waves *B,
+ * signal within --tol (in every inner sweep of a nested DC sweep), 1 not, or
+ * an input that does not cover the range. */
+static int verdict(const compare_cli *L, const nsc_cmp_set *S, const nsc_waves *A, const nsc_waves *B,
                    const nsc_wfinfo *ia, const nsc_wfinfo *ib)
 {
     if (!L->quiet) {
         describe("ours", L->fo, A, ia);
         describe("reference", L->fr, B, ib);
-        char a[32], b[32];
-        const char *u = scale_unit(A);
-        printf("%-10s %s .. %s, %d points (%s)\n", "compared", nsc_eng(cmp->t0, u, a, sizeof a),
-               nsc_eng(cmp->t1, u, b, sizeof b), cmp->ngrid,
-               cmp->samples ? "ours' uniform rows; the reference interpolated"
-               : cmp->logx  ? "both tables' frequencies, each linear in log frequency between its own; phase errors "
-                              "modulo 360 degrees"
-               : cmp->scale == NSC_SCALE_SWEEP ? "both tables' sweep points, each linear between its own"
-                                               : "both tables' time points, each linear between its own");
-        print_table(cmp, L->tol);
+        print_set(S, A, L->tol);
     }
-    int nbad = 0;
-    const nsc_cmp_sig *worst = &cmp->sig[0];
-    for (int q = 0; q < cmp->nsig; q++) {
-        const nsc_cmp_sig *s = &cmp->sig[q];
-        nbad += !(s->rms_err <= L->tol * s->scale);
-        if (s->rms_err / s->scale > worst->rms_err / worst->scale) worst = s;
+    int nbad = 0, nsig = S->c[0]->nsig, kw = 0;
+    const nsc_cmp_sig *worst = &S->c[0]->sig[0];
+    for (int q = 0; q < nsig; q++) {
+        int bad = 0;
+        for (int k = 0; k < S->n; k++) {
+            const nsc_cmp_sig *s = &S->c[k]->sig[q];
+            bad |= !(s->rms_err <= L->tol * s->scale);
+            if (badness(s) > badness(worst)) worst = s, kw = k;
+        }
+        nbad += bad;
     }
-    int partial = incomplete_input(cmp, A, B, ia, ib, L->fo, L->fr, isinf(L->from) && isinf(L->to), L->quiet);
+    char ws[256], each[64] = "";
+    worst_text(S, kw, worst, ws, sizeof ws);
+    if (S->n > 1) snprintf(each, sizeof each, " in each of the %d inner sweeps", S->n);
+    int partial = incomplete_input(S->c[0], A, B, ia, ib, L->fo, L->fr, isinf(L->from) && isinf(L->to), L->quiet);
     if (nbad)
-        printf("%sFAIL: %d of %d signals above --tol %g %% (rms error of the reference range); worst %s: %.3g %%\n",
-               L->quiet ? "" : "\n", nbad, cmp->nsig, 100 * L->tol, worst->name, 100 * worst->rms_err / worst->scale);
+        printf("%sFAIL: %d of %d signals above --tol %g %% (rms error of the reference range)%s; worst %s\n",
+               L->quiet ? "" : "\n", nbad, nsig, 100 * L->tol, S->n > 1 ? " in some inner sweep" : "", ws);
     else if (!partial)
-        printf("%sPASS: all %d signals within --tol %g %% (rms error of the reference range); worst %s: %.3g %%\n",
-               L->quiet ? "" : "\n", cmp->nsig, 100 * L->tol, worst->name, 100 * worst->rms_err / worst->scale);
+        printf("%sPASS: all %d signals within --tol %g %% (rms error of the reference range)%s; worst %s\n",
+               L->quiet ? "" : "\n", nsig, 100 * L->tol, each, ws);
     return nbad || partial ? 1 : 0;
 }
 
 /* --plot: PREFIX (default OURS-vs-REFERENCE) .gp/.png; status, or the exit
  * status of a failure (4 output, 3 out of memory or gnuplot, 2 other). */
-static int compare_plot(const compare_cli *L, const nsc_cmp *cmp, int status, nsc_report *rep)
+static int compare_plot(const compare_cli *L, const nsc_cmp_set *cmp, int status, nsc_report *rep)
 {
     char *pre = NULL;
     const char *prefix = L->prefix;
@@ -487,7 +590,7 @@ int nsc_cmd_compare(int argc, char **argv)
     nsc_report rep;
     nsc_report_init(&rep);
     nsc_waves *A = NULL, *B = NULL;
-    nsc_cmp *cmp = NULL;
+    nsc_cmp_set *cmp = NULL;
     char **names = NULL;
     int nnames = 0;
     nsc_wfinfo ia, ib;
@@ -501,7 +604,7 @@ int nsc_cmd_compare(int argc, char **argv)
         goto done;
     if (ia.radians) nsc_waves_ac_degrees(A);           /* (named now: its vp columns known) */
     if (ib.radians) nsc_waves_ac_degrees(B);
-    if (nsc_compare(A, B, names, nnames, L.from, L.to, &cmp, &rep)) goto done;
+    if (nsc_compare_set(A, B, names, nnames, L.from, L.to, &cmp, &rep)) goto done;
     status = verdict(&L, cmp, A, B, &ia, &ib);
     if (L.plot) status = compare_plot(&L, cmp, status, &rep);
 done:
@@ -509,7 +612,7 @@ done:
     nsc_report_free(&rep);
     nsc_waves_free(A);
     nsc_waves_free(B);
-    nsc_cmp_free(cmp);
+    nsc_cmp_set_free(cmp);
     free(names);
     return status;
 }

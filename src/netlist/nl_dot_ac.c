@@ -74,20 +74,35 @@ static nsc_status card_ac(elab *E, scope *sc, const nl_card *cd)
     return NSC_OK;
 }
 
+/* The swept quantity named by field f of a .dc card: an element (d->el), else
+ * a top-level .param (d->el = -1, d->param; an element of that name wins, as
+ * in ngspice, whose .dc knows no .param). */
+static nsc_status dc_target_of(elab *E, const nl_card *cd, const nl_field *f, nsc_dcsweep *d)
+{
+    if (f->kind != NL_F_WORD) return nle_err(E, NULL, cd, f, "expected a source, resistor or .param name, found '%s'", nle_ftext(f));
+    if (nle_is_word(f, "param") || nle_is_word(f, "temp"))
+        return nle_err(E, NULL, cd, f, ".dc %s is not supported: sweep a V or I source, a resistor or a top-level "
+                       ".param by its name (.dc rload 1k 10k 1k)", f->u.s);
+    const char *k = nle_cat(E, "", f->u.s);
+    if (!k) return nle_oom(E);
+    if (nl_hash_get(&E->els, k, &d->el)) {
+        nsc_elkind kind = E->c->el[d->el].kind;
+        if (kind != NSC_EL_V && kind != NSC_EL_I && kind != NSC_EL_R)
+            return nle_err(E, NULL, cd, f, ".dc sweeps a V or I source, a resistor or a .param, not '%s'", f->u.s);
+        return NSC_OK;
+    }
+    d->el = -1;
+    for (int j = 0; j < E->c->job.nparam; j++)
+        if (nsc_strieq(E->c->job.param[j], f->u.s)) return (d->param = nsc_strdup(k)) ? NSC_OK : nle_oom(E);
+    return nle_err(E, NULL, cd, f, "unknown element or top-level .param '%s' in .dc", f->u.s);
+}
+
 /* One sweep SRC start stop step at field i of a .dc card. */
 static nsc_status dc_sweep(elab *E, scope *sc, const nl_card *cd, int i, nsc_dcsweep *d)
 {
     const nl_field *f = cd->f;
-    if (f[i].kind != NL_F_WORD) return nle_err(E, NULL, cd, &f[i], "expected a source or resistor name, found '%s'", nle_ftext(&f[i]));
-    if (nle_is_word(&f[i], "param") || nle_is_word(&f[i], "temp"))
-        return nle_err(E, NULL, cd, &f[i], ".dc %s is not supported: sweep a V or I source or a resistor (a .param: "
-                       "nscircuit sweep --param, or .step)", f[i].u.s);
-    const char *k = nle_cat(E, "", f[i].u.s);
-    if (!k) return nle_oom(E);
-    if (!nl_hash_get(&E->els, k, &d->el)) return nle_err(E, NULL, cd, &f[i], "unknown element '%s' in .dc", f[i].u.s);
-    nsc_elkind kind = E->c->el[d->el].kind;
-    if (kind != NSC_EL_V && kind != NSC_EL_I && kind != NSC_EL_R)
-        return nle_err(E, NULL, cd, &f[i], ".dc sweeps a V or I source or a resistor, not '%s'", f[i].u.s);
+    if (dc_target_of(E, cd, &f[i], d)) return E->r->status;
+    nsc_elkind kind = d->el >= 0 ? E->c->el[d->el].kind : NSC_EL_V;
     if (nle_value(E, sc, cd, &f[i + 1], &d->start) || nle_value(E, sc, cd, &f[i + 2], &d->stop)
         || nle_value(E, sc, cd, &f[i + 3], &d->step))
         return E->r->status;
@@ -113,7 +128,9 @@ static nsc_status card_dc(elab *E, scope *sc, const nl_card *cd)
     if (nf != 4 && nf != 8) return nle_err(E, NULL, cd, NULL, "expected .dc source start stop step [source2 start2 stop2 step2]");
     for (int k = 0; k < nf / 4; k++)
         if (dc_sweep(E, sc, cd, i + 4 * k, &c->job.dc[k])) return E->r->status;
-    if (nf == 8 && c->job.dc[0].el == c->job.dc[1].el) return nle_err(E, NULL, cd, &cd->f[i + 4], "the same element swept twice");
+    if (nf == 8 && (c->job.dc[0].param ? c->job.dc[1].param && !strcmp(c->job.dc[0].param, c->job.dc[1].param)
+                                       : c->job.dc[0].el == c->job.dc[1].el))
+        return nle_err(E, NULL, cd, &cd->f[i + 4], "the same %s swept twice", c->job.dc[0].param ? ".param" : "element");
     c->job.ndc = nf / 4;
     return NSC_OK;
 }

@@ -93,6 +93,7 @@ double nsc_cmp_diff(const nsc_cmp *c, int q, double ours, double ref)
 
 typedef struct table {
     const nsc_waves *W;
+    const int *row;      /* [nrow] the file's row (1-based) of each of W's rows; NULL: i + 1 */
     char **canon;        /* [ncol] */
     int *k;              /* [ngrid] segment of each grid point */
     double *a;           /* [ngrid] weight: value = (1-a) y[k] + a y[k+1] */
@@ -165,19 +166,25 @@ static void table_free(table *T)
     free(T->a);
 }
 
-static nsc_status table_init(table *T, const nsc_waves *W, const char *which, nsc_report *r)
+/* The file's row (1-based) of T's row i. */
+static int file_row(const table *T, int i)
+{
+    return T->row ? T->row[i] : i + 1;
+}
+
+static nsc_status table_init(table *T, const nsc_waves *W, const int *row, const char *which, nsc_report *r)
 {
     T->W = W;
+    T->row = row;
     if (W->nrow < 1) return nsc_err(r, NSC_EUSAGE, NULL, "%s has no rows", which);
     int sc = nsc_waves_scale(W);
     const char *x = sc == NSC_SCALE_TIME ? "time" : sc == NSC_SCALE_FREQ ? "frequency" : "the swept value";
     for (int i = 0; i < W->nrow; i++) {
         double t = W->v[(size_t)i * W->ncol];
-        if (!isfinite(t)) return nsc_err(r, NSC_EUSAGE, NULL, "%s: %s is not finite at row %d", which, x, i + 1);
+        if (!isfinite(t)) return nsc_err(r, NSC_EUSAGE, NULL, "%s: %s is not finite at row %d", which, x, file_row(T, i));
         if (i && t < W->v[(size_t)(i - 1) * W->ncol])
-            return nsc_err(r, NSC_EUSAGE, NULL, "%s: %s decreases at row %d (%g after %g)%s", which, x, i + 1, t,
-                           W->v[(size_t)(i - 1) * W->ncol],
-                           sc == NSC_SCALE_SWEEP ? " (a nested sweep? compare the rows of one inner sweep)" : "");
+            return nsc_err(r, NSC_EUSAGE, NULL, "%s: %s decreases at row %d (%g after %g)", which, x, file_row(T, i), t,
+                           W->v[(size_t)(i - 1) * W->ncol]);
     }
     if (!(T->canon = nsc_calloc((size_t)W->ncol, sizeof(char *)))) return nsc_oom(r);
     for (int c = 1; c < W->ncol; c++)
@@ -416,6 +423,30 @@ static nsc_status instants(nsc_cmp *c, int q, const table *A, source sa, const t
     return st;
 }
 
+/* The first row of T in [t0, t1] where signal src is NaN: its file row
+ * (1-based), its abscissa in *x; 0 when there is none. */
+static int nan_row(const table *T, source src, double t0, double t1, double *x)
+{
+    const nsc_waves *W = T->W;
+    for (int i = 0; i < W->nrow; i++) {
+        const double *row = W->v + (size_t)i * W->ncol;
+        if (row[0] < t0 || row[0] > t1) continue;
+        if (isnan(row[src.plus]) || (src.minus > 0 && isnan(row[src.minus]))) {
+            *x = row[0];
+            return file_row(T, i);
+        }
+    }
+    return 0;
+}
+
+/* A NaN of signal s in [t0, t1], the reference's first, else ours': no error
+ * figure holds around it (a NaN compares false: its max error came out 0). */
+static void nan_check(nsc_cmp_sig *s, const table *A, source sa, const table *B, source sb, double t0, double t1)
+{
+    if ((s->nan_row = nan_row(B, sb, t0, t1, &s->t_nan))) s->nan_side = 2;
+    else if ((s->nan_row = nan_row(A, sa, t0, t1, &s->t_nan))) s->nan_side = 1;
+}
+
 /* Errors on the grid (ours' points); the reference's range from its own rows in
  * the window and its values on the grid, finite ones (-inf dB, a zero AC
  * magnitude, is no level; equal values are no error). A range that is round-off (below 1e-9 of
@@ -451,12 +482,14 @@ static nsc_status metrics(nsc_cmp *c, int q, const table *A, source sa, const ta
         hi = fmax(hi, y);
         mag = fmax(mag, fabs(y));
     }
+    nan_check(s, A, sa, B, sb, c->t0, c->t1);
     s->range = hi >= lo ? hi - lo : 0;                     /* (no finite value: 0) */
     int roundoff = !(s->range > 1e-9 * mag);
     s->scale = !roundoff ? s->range : mag > 0 ? mag : 1;
     s->max_err = emax;
     s->rms_err = sqrt(ie2 / (xof(c->logx, c->t1) - xof(c->logx, c->t0)));
     s->level = 0.5 * (lo + hi);
+    if (s->nan_side) s->max_err = s->rms_err = NAN, s->t_max_err = s->t_nan;
     if (roundoff || c->scale != NSC_SCALE_TIME) return NSC_OK;
     return instants(c, q, A, sa, B, sb, r);
 }
@@ -478,50 +511,187 @@ void nsc_cmp_free(nsc_cmp *c)
     free(c);
 }
 
-/* A DC sweep run downwards (.dc V1 2 -1 -0.5: the swept value decreasing at
- * every row, as nscircuit and ngspice write it) as a copy in ascending order,
- * so that it compares as the same sweep upwards; NULL when W is not one (or,
- * with *oom set, out of memory). */
-static nsc_waves *ascending_copy(const nsc_waves *W, int *oom)
+/* ---- nested DC sweeps ---- */
+
+/* A table as compared: W (the file's, or own: a copy of some of its rows and
+ * columns), row[i] the file's row (1-based) of W's row i (NULL: i + 1). */
+typedef struct view {
+    const nsc_waves *W;
+    nsc_waves *own;
+    int *row;
+} view;
+
+static void view_free(view *v)
 {
-    if (nsc_waves_scale(W) != NSC_SCALE_SWEEP || W->nrow < 2) return NULL;
-    for (int i = 1; i < W->nrow; i++)
-        if (!(W->v[(size_t)i * W->ncol] < W->v[(size_t)(i - 1) * W->ncol])) return NULL;
-    nsc_waves *C = nsc_waves_new(W->name + 1, W->ncol - 1, W->title ? W->title : "");
-    char *s0 = C ? nsc_strdup(W->name[0]) : NULL;
-    if (s0) { free(C->name[0]); C->name[0] = s0; }
-    for (int i = W->nrow - 1; s0 && i >= 0; i--)
-        if (nsc_waves_add(C, W->v + (size_t)i * W->ncol)) s0 = NULL;
-    if (!s0) { nsc_waves_free(C); *oom = 1; return NULL; }
-    return C;
+    nsc_waves_free(v->own);
+    free(v->row);
 }
 
-static nsc_status compare_ascending(const nsc_waves *ours, const nsc_waves *ref, char *const *signals, int nsig,
-                                    double from, double to, nsc_cmp **out, nsc_report *r);
+/* The column of nscircuit's outer sweep value ("sweep(i1)") in a DC sweep, or -1. */
+static int outer_col(const nsc_waves *W)
+{
+    if (nsc_waves_scale(W) != NSC_SCALE_SWEEP) return -1;
+    for (int c = 1; c < W->ncol; c++)
+        if (!strncasecmp(W->name[c], "sweep(", 6)) return c;
+    return -1;
+}
+
+/* The first rows of W's inner sweeps into at[0..n), at[n] = nrow (at: room
+ * for nrow + 1); returns n. In a DC sweep a new inner sweep starts where the
+ * outer column oc (>= 0) changes, else where the swept value repeats or
+ * turns against the direction of the inner sweep's first two rows; any
+ * other table is one. */
+static int inner_starts(const nsc_waves *W, int oc, int *at)
+{
+    int n = 0, dir = 0;
+    at[n++] = 0;
+    for (int i = 1; nsc_waves_scale(W) == NSC_SCALE_SWEEP && i < W->nrow; i++) {
+        const double *p = W->v + (size_t)(i - 1) * W->ncol, *x = p + W->ncol;
+        double d = x[0] - p[0];
+        int start = oc >= 0 ? x[oc] != p[oc] : d == 0 || (dir > 0 && d < 0) || (dir < 0 && d > 0);
+        if (start) at[n++] = i, dir = 0;
+        else if (!dir) dir = d > 0 ? 1 : d < 0 ? -1 : 0;
+    }
+    at[n] = W->nrow;
+    return n;
+}
+
+/* Rows [a, b) of W without column oc (-1: none) as view v, in ascending
+ * order of column 0 (a downward sweep reversed, so that it compares as the
+ * same sweep upwards); W itself when that is all of it unchanged. */
+static nsc_status block_view(const nsc_waves *W, int a, int b, int oc, view *v, nsc_report *r)
+{
+    int nc = W->ncol, down = b - a > 1 && W->v[(size_t)(a + 1) * nc] < W->v[(size_t)a * nc];
+    memset(v, 0, sizeof *v);
+    v->W = W;
+    if (a == 0 && b == W->nrow && oc < 0 && !down) return NSC_OK;
+    char **names = nsc_calloc((size_t)nc, sizeof *names);
+    double *buf = nsc_calloc((size_t)nc, sizeof *buf);
+    int m = 0;
+    for (int c = 1; names && c < nc; c++)
+        if (c != oc) names[m++] = W->name[c];
+    v->W = v->own = names && buf ? nsc_waves_new(names, m, W->title ? W->title : "") : NULL;
+    v->row = nsc_calloc((size_t)(b - a), sizeof(int));
+    char *s0 = v->own && v->row ? nsc_strdup(W->name[0]) : NULL;     /* the scale's name, "v-sweep" */
+    if (s0) { free(v->own->name[0]); v->own->name[0] = s0; }
+    for (int k = 0; s0 && k < b - a; k++) {
+        int i = down ? b - 1 - k : a + k, j = 0;
+        for (int c = 0; c < nc; c++)
+            if (c != oc) buf[j++] = W->v[(size_t)i * nc + c];
+        v->row[k] = i + 1;
+        if (nsc_waves_add(v->own, buf)) s0 = NULL;
+    }
+    free(names);
+    free(buf);
+    return s0 ? NSC_OK : nsc_oom(r);
+}
+
+/* Why inner sweep 2 of W starts at row i (0-based): its outer column
+ * changes, else the swept value repeats or turns back. */
+static nsc_status not_nested_alike(const char *which, const nsc_waves *W, int oc, int i, int na, int nb,
+                                   nsc_report *r)
+{
+    char why[160];
+    double d = W->v[(size_t)i * W->ncol] - W->v[(size_t)(i - 1) * W->ncol];
+    if (oc >= 0) snprintf(why, sizeof why, "%s changes at row %d", W->name[oc], i + 1);
+    else snprintf(why, sizeof why, "the swept value %s at row %d", d == 0 ? "repeats" : d < 0 ? "decreases" : "increases",
+                  i + 1);
+    if (nb == 1)
+        return nsc_err(r, NSC_EUSAGE, NULL, "%s is a nested DC sweep of %d inner sweeps (%s), the %s one sweep: "
+                       "nothing to compare", which, na, why, which[0] == 'o' ? "reference" : "ours");
+    return nsc_err(r, NSC_EUSAGE, NULL, "ours holds %d inner sweeps, the reference %d (in %s, %s)",
+                   which[0] == 'o' ? na : nb, which[0] == 'o' ? nb : na, which, why);
+}
+
+static nsc_status compare_views(const view *va, const view *vb, char *const *signals, int nsig, double from,
+                                double to, nsc_cmp **out, nsc_report *r);
+
+void nsc_cmp_set_free(nsc_cmp_set *S)
+{
+    if (!S) return;
+    for (int k = 0; S->c && k < S->n; k++) nsc_cmp_free(S->c[k]);
+    free(S->c);
+    free(S->key);
+    free(S->outer);
+    free(S);
+}
+
+/* Inner sweep k of both tables (rows [ia[k], ia[k+1]) of ours, [ib[k],
+ * ib[k+1]) of the reference; outer columns oa, ob or -1) into S. */
+static nsc_status compare_block(nsc_cmp_set *S, int k, const nsc_waves *ours, const int *ia, int oa,
+                                const nsc_waves *ref, const int *ib, int ob, char *const *signals, int nsig,
+                                double from, double to, nsc_report *r)
+{
+    double ka = oa >= 0 ? ours->v[(size_t)ia[k] * ours->ncol + oa] : NAN;
+    double kb = ob >= 0 ? ref->v[(size_t)ib[k] * ref->ncol + ob] : NAN;
+    if (oa >= 0 && ob >= 0 && !(fabs(ka - kb) <= 1e-9 * fmax(fabs(ka), fabs(kb))))
+        return nsc_err(r, NSC_EUSAGE, NULL, "inner sweep %d: ours' %s is %g, the reference's %g", k + 1,
+                       ours->name[oa], ka, kb);
+    S->key[k] = oa >= 0 ? ka : kb;
+    view A, B;
+    nsc_status st = block_view(ours, ia[k], ia[k + 1], oa, &A, r);
+    if (!st) st = block_view(ref, ib[k], ib[k + 1], ob, &B, r);
+    else memset(&B, 0, sizeof B);
+    if (!st) st = compare_views(&A, &B, signals, nsig, from, to, &S->c[k], r);
+    view_free(&A);
+    view_free(&B);
+    return st;
+}
+
+nsc_status nsc_compare_set(const nsc_waves *ours, const nsc_waves *ref, char *const *signals, int nsig,
+                           double from, double to, nsc_cmp_set **out, nsc_report *r)
+{
+    *out = NULL;
+    int oa = outer_col(ours), ob = outer_col(ref);
+    int *ia = nsc_calloc((size_t)ours->nrow + 2, sizeof(int)), *ib = nsc_calloc((size_t)ref->nrow + 2, sizeof(int));
+    nsc_cmp_set *S = calloc(1, sizeof *S);
+    nsc_status st = NSC_OK;
+    if (!ia || !ib || !S) st = nsc_oom(r);
+    int na = st ? 0 : inner_starts(ours, oa, ia), nb = st ? 0 : inner_starts(ref, ob, ib);
+    if (!st && na != nb)
+        st = na > nb ? not_nested_alike("ours", ours, oa, ia[1], na, nb, r)
+                     : not_nested_alike("the reference", ref, ob, ib[1], nb, na, r);
+    if (!st && (!(S->c = nsc_calloc((size_t)na, sizeof *S->c)) || !(S->key = nsc_calloc((size_t)na, sizeof(double))) ||
+                (na > 1 && (oa >= 0 || ob >= 0) && !(S->outer = nsc_strdup(oa >= 0 ? ours->name[oa] : ref->name[ob])))))
+        st = nsc_oom(r);
+    for (int k = 0; !st && k < na; k++, S->n = k)
+        st = compare_block(S, k, ours, ia, oa, ref, ib, ob, signals, nsig, from, to, r);
+    free(ia);
+    free(ib);
+    if (st) nsc_cmp_set_free(S);
+    else *out = S;
+    return st;
+}
 
 nsc_status nsc_compare(const nsc_waves *ours, const nsc_waves *ref, char *const *signals, int nsig,
                        double from, double to, nsc_cmp **out, nsc_report *r)
 {
-    int oom = 0;
-    nsc_waves *ra = ascending_copy(ours, &oom), *rb = oom ? NULL : ascending_copy(ref, &oom);
+    nsc_cmp_set *S = NULL;
     *out = NULL;
-    nsc_status st = oom ? nsc_oom(r) : compare_ascending(ra ? ra : ours, rb ? rb : ref, signals, nsig, from, to, out, r);
-    nsc_waves_free(ra);
-    nsc_waves_free(rb);
+    nsc_status st = nsc_compare_set(ours, ref, signals, nsig, from, to, &S, r);
+    if (st) return st;
+    if (S->n == 1) {
+        *out = S->c[0];
+        S->c[0] = NULL;
+    } else
+        st = nsc_err(r, NSC_EUSAGE, NULL, "a nested DC sweep of %d inner sweeps (nsc_compare_set compares them)", S->n);
+    nsc_cmp_set_free(S);
     return st;
 }
 
-/* nsc_compare of tables whose column 0 does not decrease */
-static nsc_status compare_ascending(const nsc_waves *ours, const nsc_waves *ref, char *const *signals, int nsig,
-                                    double from, double to, nsc_cmp **out, nsc_report *r)
+/* nsc_compare of two views whose column 0 does not decrease */
+static nsc_status compare_views(const view *va, const view *vb, char *const *signals, int nsig, double from,
+                                double to, nsc_cmp **out, nsc_report *r)
 {
+    const nsc_waves *ours = va->W, *ref = vb->W;
     *out = NULL;
     table A = { 0 }, B = { 0 };
     source *sa = NULL, *sb = NULL;
     nsc_cmp *c = calloc(1, sizeof *c);
     nsc_status st = NSC_OK;
     if (!c) return nsc_oom(r);
-    if ((st = table_init(&A, ours, "ours", r)) || (st = table_init(&B, ref, "the reference", r))) goto done;
+    if ((st = table_init(&A, ours, va->row, "ours", r)) || (st = table_init(&B, ref, vb->row, "the reference", r)))
+        goto done;
     c->scale = nsc_waves_scale(ours);
     if (nsc_waves_scale(ref) != c->scale) {
         st = nsc_err(r, NSC_EUSAGE, NULL, "ours is %s, the reference %s: nothing to compare",

@@ -9,7 +9,17 @@
  * (vp(x), ip(x), ph(x), degrees) is interpolated the short way round between
  * two rows and its error taken modulo 360 into [-180, 180]; no switching
  * instants. A DC sweep run downwards (its swept value decreasing at every
- * row) compares as the same sweep upwards.
+ * row) compares as the same sweep upwards. A nested DC sweep (.dc V1 ... I1
+ * ...) compares each inner sweep as its own curve (nsc_compare_set): the k-th
+ * inner sweep of ours with the k-th of the reference, keyed by the outer
+ * value. An inner sweep starts where nscircuit's outer column "sweep(x)"
+ * changes, or, in a table without it (ngspice's raw and wrdata hold only the
+ * inner "v-sweep"), where the swept value repeats or turns against the
+ * inner sweep's direction (that of its first two rows).
+ *
+ * A NaN among a signal's values in [t0, t1] (a reference file holding "nan")
+ * makes its errors NaN, with the file and row named (nan_side, nan_row): no
+ * figure is computed around it.
  *
  * Definitions (t0..t1 is the time interval both tables cover, within the
  * window asked for):
@@ -55,6 +65,9 @@ typedef struct nsc_cmp_sig {
     double shift_max;    /* matched shift of largest magnitude (signed), s */
     double shift_mean;   /* mean matched shift, s */
     int phase;           /* 1: a phase in degrees (errors modulo 360) */
+    int nan_side;        /* 0 no NaN; 1 ours, 2 the reference holds a NaN of it in [t0, t1] (errors NaN) */
+    int nan_row;         /* the first such row of that file, 1-based */
+    double t_nan;        /* its abscissa (time, frequency, swept value) */
 } nsc_cmp_sig;
 
 typedef struct nsc_cmp {
@@ -69,16 +82,34 @@ typedef struct nsc_cmp {
     double *ours, *ref;  /* [nsig * ngrid] signal s at grid point i: [s * ngrid + i] */
 } nsc_cmp;
 
-/* Compare tables ours and ref (column 0 time, non-decreasing) on the part of
+/* Compare tables ours and ref (column 0 time, non-decreasing; a DC sweep may
+ * also decrease at every row) on the part of
  * [from, to] both cover (-INFINITY, INFINITY: all of it). signals[0..nsig)
  * names the signals to compare (nsig == 0: every signal of ours also found in
  * ref). A name is found in a table by its canonical form (nsc_signame_canon),
  * else "v(a,b)" as the difference of columns v(a) and v(b), else "v(a)" as a
  * bare column "a". Errors (NSC_EUSAGE): a named signal missing in either table,
- * no common signal, no common time interval, time decreasing. */
+ * no common signal, no common time interval, time decreasing, a nested DC
+ * sweep (nsc_compare_set compares those). */
 nsc_status nsc_compare(const nsc_waves *ours, const nsc_waves *ref, char *const *signals, int nsig,
                        double from, double to, nsc_cmp **out, nsc_report *r);
 void nsc_cmp_free(nsc_cmp *c);
+
+/* The comparison of two tables, one nsc_cmp per inner sweep of a nested DC
+ * sweep (n = 1 for every other table). */
+typedef struct nsc_cmp_set {
+    int n;               /* inner sweeps compared (1: not nested) */
+    nsc_cmp **c;         /* [n] in the files' order; all with the same signals */
+    char *outer;         /* nested: the outer sweep's name ("sweep(i1)"), NULL when neither table holds it */
+    double *key;         /* [n] the outer value of each inner sweep; NaN when neither table holds it */
+} nsc_cmp_set;
+
+/* nsc_compare, also of nested DC sweeps. Errors as nsc_compare's, and: one
+ * table nested and not the other, different numbers of inner sweeps, or
+ * outer values that differ (1e-9 relative) when both tables hold them. */
+nsc_status nsc_compare_set(const nsc_waves *ours, const nsc_waves *ref, char *const *signals, int nsig,
+                           double from, double to, nsc_cmp_set **out, nsc_report *r);
+void nsc_cmp_set_free(nsc_cmp_set *s);
 
 /* ours - reference of signal q, modulo 360 into [-180, 180] for a phase */
 double nsc_cmp_diff(const nsc_cmp *c, int q, double ours, double ref);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 typedef struct cursor {
     const char *p, *end;
@@ -92,10 +93,13 @@ static int token(const char **b, const char *e, const char **tb, const char **te
     return 1;
 }
 
-/* ngspice names: "l1#branch" (current) -> "i(l1)", a bare node "out" (voltage) -> "v(out)" */
+/* ngspice names: "l1#branch" (current) -> "i(l1)", a bare node "out" (voltage) -> "v(out)";
+ * "v(sweep(i1))" -> "sweep(i1)" (a nested .dc's outer column as ngspice writes
+ * back the file it loaded: a voltage's name not v(...) gets v( )). */
 static char *var_name(const char *b, const char *e, const char *type)
 {
     size_t n = (size_t)(e - b);
+    if (n > 10 && !strncasecmp(b, "v(sweep(", 8) && e[-1] == ')' && e[-2] == ')') return nsc_strndup(b + 2, n - 3);
     if (memchr(b, '(', n)) return nsc_strndup(b, n);
     if (n > 7 && !strncmp(e - 7, "#branch", 7)) return nsc_asprintf("i(%.*s)", (int)(n - 7), b);
     if (!strcmp(type, "voltage")) return nsc_asprintf("v(%.*s)", (int)n, b);

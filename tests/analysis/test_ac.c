@@ -868,3 +868,74 @@ Test(ac, operating_point_beyond_the_default_fit_is_refitted)
     nsc_ac_result_free(R);
     nsc_circuit_free(c);
 }
+
+/* .dc over a top-level .param (issue 29 item 2; ngspice 39's .dc refuses one:
+ * "Voltage source, current source, or resistor named "rv" is not in the
+ * circuit"): rv sets R1 and, through {rv/1k}, E1's gain, so v(a) = V1 1k /
+ * (1k + rv) and v(o) = v(a) rv / 1k. Nested both ways: the .param outside V1
+ * (each value elaborates the netlist, V1's sweep inside it) and inside it;
+ * each row is the closed form within 1e-12, in nsc_run_dc's order (dc[0]
+ * fastest), the column of a .param named sweep(rv). Before: "unknown element
+ * 'rv' in .dc". */
+static void param_rows(const char *dc, const char *c0, const char *c1, int nrow)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    snprintf(path, sizeof path, "%s/p.cir", tmp);
+    char *text = nsc_asprintf("p\n.param rv=1k\nV1 in 0 DC 1\nR1 in a {rv}\nR2 a 0 1k\nE1 o 0 a 0 {rv/1k}\nRL o 0 1k\n"
+                              "%s\n.end\n", dc);
+    cr_assert(text && tu_write_file(path, text) == 0);
+    free(text);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o p.dat p.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s: %s", dc, out);
+    free(out);
+    snprintf(path, sizeof path, "%s/p.dat", tmp);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    cr_assert_eq(t.nrow, nrow, "%s: %d rows", dc, t.nrow);
+    cr_assert(!strcmp(t.name[0], c0) && !strcmp(t.name[1], c1), "%s: columns %s %s", dc, t.name[0], t.name[1]);
+    int ca = tu_table_col(&t, "v(a)"), co = tu_table_col(&t, "v(o)"), rvc = strcmp(c0, "sweep(rv)") ? 1 : 0;
+    cr_assert(ca > 0 && co > 0);
+    for (int i = 0; i < t.nrow; i++) {
+        double rv = TU_AT(&t, i, rvc), v1 = TU_AT(&t, i, 1 - rvc), a = v1 * 1e3 / (1e3 + rv);
+        cr_assert(fabs(TU_AT(&t, i, ca) - a) <= 1e-12 && fabs(TU_AT(&t, i, co) - a * rv / 1e3) <= 1e-12,
+                  "%s row %d: rv %g V1 %g: v(a) %.15g v(o) %.15g", dc, i, rv, v1, TU_AT(&t, i, ca), TU_AT(&t, i, co));
+    }
+    double x0 = TU_AT(&t, 0, 0), x1 = TU_AT(&t, 1, 0);                /* the inner sweep first */
+    cr_assert(x1 > x0 && TU_AT(&t, 0, 1) == TU_AT(&t, 1, 1), "%s: not inner-first", dc);
+    tu_table_free(&t);
+}
+
+Test(dc, param_sweep_is_the_closed_form)
+{
+    param_rows(".dc rv 500 2k 500", "sweep(rv)", "v(in)", 4);
+    param_rows(".dc V1 -1 1 0.5 rv 500 2k 500", "v-sweep", "sweep(rv)", 20);
+    param_rows(".dc rv 500 2k 500 V1 -1 1 1", "sweep(rv)", "sweep(v1)", 12);
+}
+
+/* A .param value the netlist refuses (R1 = rv = 0) is the netlist's error at
+ * its card, a warning names the value, and the table keeps the rows before;
+ * a name that is neither an element nor a top-level .param is an error at the
+ * .dc card. */
+Test(dc, param_value_the_netlist_refuses_is_its_error)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    snprintf(path, sizeof path, "%s/z.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "z\n.param rv=1k\nV1 in 0 1\nR1 in out {rv}\nR2 out 0 1k\n.dc rv 2k -1k -1k\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o z.dat z.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
+    cr_assert(strstr(out, "z.cir:4:1: error: resistor r1 has zero resistance") &&
+              strstr(out, "z.cir:6:1: warning: .dc stopped: the netlist with rv = 0"), "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/z.dat", tmp);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    cr_assert_eq(t.nrow, 2);
+    cr_assert(TU_AT(&t, 1, 0) == 1e3 && fabs(TU_AT(&t, 1, tu_table_col(&t, "v(out)")) - 0.5) <= 1e-12);
+    tu_table_free(&t);
+    snprintf(path, sizeof path, "%s/x.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "x\n.param rv=1k\nV1 in 0 1\nR1 in out {rv}\nR2 out 0 1k\n.dc rx 1k 2k 1k\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o x.dat x.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
+    cr_assert(strstr(out, "x.cir:6:5: error: unknown element or top-level .param 'rx' in .dc"), "%s", out);
+    free(out);
+}

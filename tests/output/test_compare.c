@@ -642,3 +642,105 @@ Test(compare, unnamed_wrdata_ac_named_by_signals)
     cr_assert(strstr(out, "PASS: all 2 signals") && strstr(out, "log frequency"), "%s", out);
     free(out);
 }
+
+/* A nested DC sweep (.dc V1 -2 2 0.5 I1 0 1m 0.5m) compares each inner sweep
+ * as its own curve, keyed by the outer value: ours' .dat and raw (the outer
+ * column sweep(i1)) against ngspice 39's wrdata and raw of the same netlist
+ * (tests/data/dc/README.md: only v-sweep, the inner sweeps one after the
+ * other), within 1e-9 of the range as dc/linear_nested_vs_ngspice finds the
+ * numbers. Before: "the swept value decreases at row 10 (a nested sweep?
+ * compare the rows of one inner sweep)", exit 2. */
+Test(compare, nested_dc_sweep_against_ngspice)
+{
+    char cmd[4096], *out = NULL;
+    const char *d = NSC_TOP_SRCDIR "/tests/data/dc";
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o n.dat %s/linear_nested.cir >/dev/null 2>&1 && %s --format raw -o n.raw "
+             "%s/linear_nested.cir >/dev/null 2>&1 && %s compare n.dat %s/linear_nested_ngspice39.dat --tol 1e-9 && "
+             "%s compare n.raw %s/linear_nested_ngspice39.raw --tol 1e-9", tmp, NSC_PROGRAM, d, NSC_PROGRAM, d,
+             NSC_PROGRAM, d, NSC_PROGRAM, d);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "a nested DC sweep: 3 inner sweeps of sweep(i1)"), "%s", out);
+    cr_assert(strstr(out, "\nsweep(i1) = 0: -2 V .. 2 V, 9 points\n") && strstr(out, "\nsweep(i1) = 0.0005: -2 V .. "
+              "2 V, 9 points\n") && strstr(out, "\nsweep(i1) = 0.001: -2 V .. 2 V, 9 points\n"), "%s", out);
+    cr_assert(strstr(out, "PASS: all 6 signals within --tol 1e-07 % (rms error of the reference range) in each of "
+                          "the 3 inner sweeps") && strstr(out, "PASS: all 3 signals"), "%s", out);
+    free(out);
+}
+
+/* One table of a nested sweep: for each outer k in 0..nk, the inner values
+ * x0, x0 + dx, ... (n of them), y = x + 10 k (+ bump at x == xb in inner
+ * sweep kb); with outer != 0 the column sweep(i1) = k 0.5m after v-sweep. */
+static nsc_waves *nested(int nk, double x0, double dx, int n, int outer, int kb, double xb, double bump)
+{
+    char *names[] = { "sweep(i1)", "v(out)" };
+    nsc_waves *W = nsc_waves_new(outer ? names : names + 1, outer ? 2 : 1, "");
+    cr_assert(W);
+    free(W->name[0]);
+    W->name[0] = strdup("v-sweep");
+    for (int k = 0; k < nk; k++)
+        for (int i = 0; i < n; i++) {
+            double x = x0 + dx * i, y = x + 10 * k + (k == kb && fabs(x - xb) < 1e-12 ? bump : 0);
+            double row[3] = { x, outer ? k * 0.5e-3 : y, y };
+            cr_assert_eq(nsc_waves_add(W, row), 0);
+        }
+    return W;
+}
+
+/* The inner sweeps pair in order, a downward inner sweep of the reference
+ * with an upward one of ours; the outer column is the key, not a signal. A
+ * 10 mV error at x = 0.5 in the second inner sweep is that sweep's alone:
+ * max 10 mV there, and (v(out) linear in x, ours' 4 points on the
+ * reference's 7) round-off in the others. 3 inner sweeps against 2 is an
+ * error. */
+Test(compare, nested_dc_sweep_pairs_the_inner_sweeps)
+{
+    nsc_waves *ours = nested(3, -1, 1, 4, 1, -1, 0, 0), *ref = nested(3, 2, -0.5, 7, 0, 1, 0.5, 0.01);
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_cmp_set *S = NULL;
+    cr_assert_eq(nsc_compare_set(ours, ref, NULL, 0, -INFINITY, INFINITY, &S, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(S->n, 3);
+    cr_assert_str_eq(S->outer, "sweep(i1)");
+    for (int k = 0; k < 3; k++) {
+        const nsc_cmp *c = S->c[k];
+        cr_assert_float_eq(S->key[k], k * 0.5e-3, 1e-18);
+        cr_assert(c->nsig == 1 && !strcmp(c->sig[0].name, "v(out)") && c->t0 == -1 && c->t1 == 2 && c->ngrid == 7);
+        cr_assert_float_eq(c->sig[0].max_err, k == 1 ? 0.01 : 0, 1e-12, "inner sweep %d: %g", k, c->sig[0].max_err);
+        if (k == 1) cr_assert_float_eq(c->sig[0].t_max_err, 0.5, 1e-12);
+    }
+    nsc_cmp_set_free(S);
+    nsc_cmp *one = NULL;
+    cr_assert_eq(nsc_compare(ours, ref, NULL, 0, -INFINITY, INFINITY, &one, &r), NSC_EUSAGE);
+    nsc_waves_free(ref);
+    ref = nested(2, 2, -0.5, 7, 0, -1, 0, 0);
+    nsc_report_free(&r);
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_compare_set(ours, ref, NULL, 0, -INFINITY, INFINITY, &S, &r), NSC_EUSAGE);
+    cr_assert(strstr(r.error, "ours holds 3 inner sweeps, the reference 2 (in ours, sweep(i1) changes at row 5)"),
+              "%s", r.error);
+    nsc_report_free(&r);
+    nsc_waves_free(ours);
+    nsc_waves_free(ref);
+}
+
+/* A NaN in the reference (ngspice writes "nan" in a raw file when a run
+ * diverged): the signal's errors are NaN, the row named, the verdict FAIL.
+ * Before: "max error 0 V 0 %" beside an rms of inf (a NaN compares false). */
+Test(compare, nan_in_the_reference_is_named)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    snprintf(path, sizeof path, "%s/o.dat", tmp);
+    cr_assert_eq(tu_write_file(path, "# v-sweep v(in) v(out)\n0 0 0\n0.5 0.5 0.25\n1 1 0.5\n"), 0);
+    snprintf(path, sizeof path, "%s/nan.raw", tmp);
+    cr_assert_eq(tu_write_file(path, "Title: r\nDate: x\nPlotname: DC transfer characteristic\nFlags: real\n"
+                                     "No. Variables: 3\nNo. Points: 3\nVariables:\n\t0\tv-sweep\tvoltage\n"
+                                     "\t1\tv(in)\tvoltage\n\t2\tv(out)\tvoltage\nValues:\n 0\t0\n\t0\n\t0\n\n"
+                                     " 1\t0.5\n\tnan\n\t0.25\n\n 2\t1\n\t1\n\t0.5\n\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare o.dat nan.raw 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
+    cr_assert(strstr(out, "\nv(in)   1 V          NaN                    NaN                    FAIL"), "%s", out);
+    cr_assert(strstr(out, "v(in): NaN in the reference at row 2 (0.5): its errors are NaN"), "%s", out);
+    cr_assert(strstr(out, "FAIL: 1 of 2 signals above --tol 1 % (rms error of the reference range); worst v(in): "
+                          "NaN (row 2 of the reference)"), "%s", out);
+    free(out);
+}
