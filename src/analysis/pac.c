@@ -11,6 +11,9 @@
 #define M_PI 3.14159265358979323846
 #endif
 #define PAC_BATCH 32          /* frequencies per period run: 2 columns each beside the nd of Phi */
+#define PAC_JUMP_H 1e-3       /* an event step shorter than this fraction of the period ... */
+#define PAC_JUMP_REL 1e-3     /* ... across which a probe moves by more than this of its size ... */
+#define PAC_JUMP_ABS 1e-9     /* ... plus this: the probe jumps at the event (nsc_pac_step) */
 
 struct nsc_pac {
     const nsc_circuit *c;
@@ -24,6 +27,8 @@ struct nsc_pac {
     nsc_lin *f;               /* [np] the probes' functionals (nlin built) */
     int nlin;
     char *onl;                /* [np] 1: the probe reads a pair's multiplier (no sensitivity here) */
+    char *jump;               /* [np] 1: the probe jumps at an event (its impulse is not computed) */
+    double *wz;               /* [nsrc] zeros (the jump test leaves the sources out: they jump at breakpoints) */
     double *W;                /* [2 nsrc] the sources' phasors (re, im) */
     int k0, nb, ns;           /* the batch: frequencies k0 .. k0+nb-1, ns columns */
     int first;                /* 1 until the batch's first step */
@@ -40,7 +45,7 @@ void nsc_pac_free(nsc_pac *A)
 {
     if (!A) return;
     for (int k = 0; k < A->nlin; k++) nsc_lin_free(&A->f[k]);
-    free(A->f); free(A->onl); free(A->W); free(A->S); free(A->Sprev); free(A->DW[0]); free(A->DW[1]);
+    free(A->f); free(A->onl); free(A->jump); free(A->wz); free(A->W); free(A->S); free(A->Sprev); free(A->DW[0]); free(A->DW[1]);
     free(A->lz); free(A->Yprev); free(A->Ycur); free(A->Ist); free(A->Iin); free(A->w0f);
     free(A);
 }
@@ -67,6 +72,8 @@ nsc_status nsc_pac_setup(nsc_pac *A, const nsc_lcs *L, int nd, const int *di, do
     size_t ns = (size_t)nd + 2 * PAC_BATCH, n = (size_t)L->n, np = (size_t)A->np;
     A->f = nsc_calloc(np + 1, sizeof *A->f);
     A->onl = nsc_calloc(np + 1, 1);
+    A->jump = nsc_calloc(np + 1, 1);
+    A->wz = nsc_calloc((size_t)L->nsrc + 1, sizeof(double));
     A->W = nsc_calloc(2 * (size_t)L->nsrc + 1, sizeof(double));
     A->S = nsc_calloc(n * ns + 1, sizeof(double));
     A->Sprev = nsc_calloc(n * ns + 1, sizeof(double));
@@ -78,7 +85,7 @@ nsc_status nsc_pac_setup(nsc_pac *A, const nsc_lcs *L, int nd, const int *di, do
     A->Ist = nsc_calloc(PAC_BATCH * np * (size_t)nd + 1, sizeof(double complex));
     A->Iin = nsc_calloc(PAC_BATCH * np + 1, sizeof(double complex));
     A->w0f = nsc_calloc(PAC_BATCH, sizeof(double complex));
-    if (!A->f || !A->onl || !A->W || !A->S || !A->Sprev || !A->DW[0] || !A->DW[1] || !A->lz || !A->Yprev
+    if (!A->f || !A->onl || !A->jump || !A->wz || !A->W || !A->S || !A->Sprev || !A->DW[0] || !A->DW[1] || !A->lz || !A->Yprev
         || !A->Ycur || !A->Ist || !A->Iin || !A->w0f)
         return nsc_oom(r);
     for (int j = 0; j < L->nsrc; j++) {                       /* W_j = mag e^{j phase} (V and I sources) */
@@ -162,9 +169,25 @@ static void probe_cols(nsc_pac *A, const double *S, const char *sw, double h, do
     }
 }
 
-void nsc_pac_step(nsc_pac *A, double t0, double t1, const double *S, const char *sw)
+/* Mark the probes that jump across an event step z0 -> z1 of size h (a switch
+ * node's voltage): the step is a located event's, far shorter than the period,
+ * so a continuous probe barely moves across it. */
+static void mark_jumps(nsc_pac *A, const double *z0, const double *z1, double h, const char *sw)
+{
+    if (!(h < PAC_JUMP_H * A->T)) return;
+    for (int k = 0; k < A->np; k++) {
+        if (A->onl[k] || A->jump[k]) continue;
+        double y0 = nsc_lin_eval_sw(&A->f[k], A->L, sw, z0, A->lz, NULL, 0, A->wz);
+        double y1 = nsc_lin_eval_sw(&A->f[k], A->L, sw, z1, A->lz, NULL, 0, A->wz);
+        A->jump[k] = fabs(y1 - y0) > PAC_JUMP_REL * fmax(fabs(y0), fabs(y1)) + PAC_JUMP_ABS;
+    }
+}
+
+void nsc_pac_step(nsc_pac *A, double t0, double t1, const double *S, const char *sw, const double *z0,
+                  const double *z1, int event)
 {
     double h = t1 - t0, tau0 = t0 - A->ts;
+    if (event) mark_jumps(A, z0, z1, h, sw);
     size_t np = (size_t)A->np, nd = (size_t)A->nd;
     if (A->first) {                                           /* the columns at tau = 0 (DZ of the first step) */
         nsc_pac_dw(A, t1, 1);
@@ -242,8 +265,8 @@ nsc_status nsc_pac_close(nsc_pac *A, int failed, nsc_report *r)
             }
             double complex Y = (acc + A->w0f[f] * cexp(-I * om * A->T) * yT) / A->T;
             size_t o = (size_t)k * np + q;
-            A->R->re[o] = A->onl[q] ? NAN : creal(Y);
-            A->R->im[o] = A->onl[q] ? NAN : cimag(Y);
+            A->R->re[o] = A->onl[q] || A->jump[q] ? NAN : creal(Y);
+            A->R->im[o] = A->onl[q] || A->jump[q] ? NAN : cimag(Y);
         }
     }
     free(M);
@@ -268,9 +291,11 @@ nsc_status nsc_run_pac(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
     if (!s) s = nsc_run_pss(c, o, &q, NULL, 0, &W, &st, info, r);
     nsc_waves_free(W);
     double fh = s ? 0 : 0.5 / info->period;                   /* fs / 2 */
-    int above = 0, onl = 0;
+    int above = 0, onl = 0, nj = 0, j1 = -1;
     for (int k = 0; !s && k < R->nf; k++) above += R->f[k] > fh * (1 + 1e-12);
     for (int k = 0; !s && k < np; k++) onl += A->onl[k];
+    for (int k = 0; !s && k < np; k++)
+        if (A->jump[k] && !A->onl[k] && nj++ == 0) j1 = k;
     if (!s && above)
         nsc_warn(r, &c->job.ac.loc, "periodic AC: %d frequenc%s above fs/2 = %g Hz: there the response at f is computed, "
                  "but the switching's sideband at fs - f lies below it and a measurement mixes them (valid up to fs/2)",
@@ -278,6 +303,10 @@ nsc_status nsc_run_pac(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
     if (!s && onl)
         nsc_warn(r, &c->job.ac.loc, "periodic AC: %d output%s read%s a device's complementarity multiplier (a diode's "
                  "current), which has no small-signal sensitivity here: NaN", onl, onl > 1 ? "s" : "", onl > 1 ? "" : "s");
+    if (!s && nj)
+        nsc_warn(r, &c->job.ac.loc, "periodic AC: %d output%s jump%s at the switching events (%s%s): the AC of such an "
+                 "output carries an impulse at each edge (the jump times the edge's shift) that is not computed: NaN",
+                 nj, nj > 1 ? "s" : "", nj > 1 ? "" : "s", R->name[j1], nj > 1 ? ", ..." : "");
     char *title = s ? NULL : nsc_asprintf("%s (periodic AC around the steady state of period %g s, valid up to fs/2 = %g Hz)",
                                           R->title, info->period, fh);
     if (!s && !title) s = nsc_oom(r);

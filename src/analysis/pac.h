@@ -26,10 +26,12 @@
  * omega, but a sideband of the switching at fs - omega is then lower, and a
  * network analyser's reading mixes them: valid up to fs/2 (the caller warns).
  * Outputs that jump at an event (a switch node's voltage) carry an impulse
- * (jump x time shift) that dy's interpolant leaves out: NOT flagged yet (the
- * open-loop buck's v(sw) comes out 32 dB under Vin k (sL + Z2)/(sL + R0 + Z2)
- * at 100 Hz; session 17's audit). Probes on pair multipliers (a diode's
- * current) have no sensitivity here: NaN, with a warning (nsc_run_pac). */
+ * (jump x time shift) that dy's interpolant leaves out (the open-loop buck's
+ * v(sw) came out 32 dB under Vin k (sL + Z2)/(sL + R0 + Z2) at 100 Hz): such an
+ * output is found at the events (its value across a located event's step moves
+ * by more than 1e-3 of itself) and is NaN, with a warning; so are probes on pair
+ * multipliers (a diode's current: no sensitivity here). Not found: a capacitor
+ * current (its dz/dt term) that jumps. */
 #ifndef NSC_PAC_H
 #define NSC_PAC_H
 
@@ -58,8 +60,11 @@ int nsc_pac_batch(nsc_pac *A, int b, double ts, double **S);
 const double *nsc_pac_dw(nsc_pac *A, double t, int end);
 
 /* After the sensitivity of the accepted step (t0, t1] in switch states sw: S
- * holds dz(t1) of every column; the Fourier integrals advance. */
-void nsc_pac_step(nsc_pac *A, double t0, double t1, const double *S, const char *sw);
+ * holds dz(t1) of every column; the Fourier integrals advance. z0, z1: the
+ * step's states; event: the step took a mode change or a switch's flip (the
+ * probes that jump across it are marked). */
+void nsc_pac_step(nsc_pac *A, double t0, double t1, const double *S, const char *sw, const double *z0,
+                  const double *z1, int event);
 
 /* The batch's period done (S at t_s + T): the periodicity solved and the
  * batch's rows of R filled. NSC_ESIM when e^{j omega T} is a Floquet

@@ -1072,7 +1072,7 @@ static void step_sens(ad *a, nsc_onestep *P, const char *mode1, int nflip, doubl
     if (s == 1 && moves) io->ev_frozen++;
     if (s == 1) s = nsc_onestep_sens(P, io->S, io->ns, dw0, dw1);
     if (s) io->sens_failed = 1;
-    if (io->pac) nsc_pac_step(io->pac, t0, t1, io->S, a->T->sw);
+    if (io->pac) nsc_pac_step(io->pac, t0, t1, io->S, a->T->sw, a->z0, a->z1, changed || nflip);
 }
 
 /* The local error of a segment's first step (one point of history: lte_ratio
