@@ -15,7 +15,7 @@ typedef struct acc_el {
     int np;                            /* ports */
     nsc_lin v[NSC_MAXPORT], i[NSC_MAXPORT];
     int swk, pair;                     /* switching energies: its switch, else its first pair; -1 */
-    double eon, eoff, vref, iref;      /* vref, iref 0: no scaling */
+    nsc_swloss sw;                     /* its model's EON EOFF VREF IREF (device.h; 0: none) */
     int on;                            /* state of the last step, -1 before the first */
     double vend, imean;                /* |v| of port 0 at the last step's end, |i| over it */
     int hard;                          /* a controlled switch (lcs/devif.h swcap): its turn-ons and
@@ -107,17 +107,7 @@ static nsc_status el_swloss(const nsc_lcs *L, const nsc_element *e, int ei, acc_
     if (!nsc_device_of(e->kind)->swloss) return NSC_OK;
     x->swk = nsc_lcs_sw_of(L, ei);
     if (x->swk < 0) x->pair = L->el_pair[ei];
-    const nsc_model *m = e->model;
-    if (!m) return NSC_OK;
-    int any = nsc_model_get(m, "eon", &x->eon) | nsc_model_get(m, "eoff", &x->eoff);
-    int hv = nsc_model_get(m, "vref", &x->vref), hi = nsc_model_get(m, "iref", &x->iref);
-    if (!any) return NSC_OK;
-    if (!(x->eon >= 0 && isfinite(x->eon)) || !(x->eoff >= 0 && isfinite(x->eoff)))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "model '%s': EON = %g and EOFF = %g must be finite and >= 0 (joules)",
-                       m->name, x->eon, x->eoff);
-    if ((hv && !(x->vref > 0 && isfinite(x->vref))) || (hi && !(x->iref > 0 && isfinite(x->iref))))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "model '%s': VREF and IREF must be finite and > 0", m->name);
-    return NSC_OK;
+    return nsc_swloss_read(e->model, &x->sw, r);           /* (devices/params.c: their table) */
 }
 
 nsc_status nsc_loss_acc_new(const nsc_lcs *L, const nsc_circuit *c, double gmin, double from, double to,
@@ -166,8 +156,8 @@ static double scaled(double E0, double vref, double iref, double v, double i)
 static void charge(acc_el *x, nsc_loss_row *row, int on, double vend, double imean, int inside)
 {
     if (inside && x->on >= 0 && on != x->on) {
-        if (on) { row->esw += scaled(x->eon, x->vref, x->iref, x->vend, imean); row->non++; }
-        else { row->esw += scaled(x->eoff, x->vref, x->iref, vend, x->imean); row->noff++; }
+        if (on) { row->esw += scaled(x->sw.eon, x->sw.vref, x->sw.iref, x->vend, imean); row->non++; }
+        else { row->esw += scaled(x->sw.eoff, x->sw.vref, x->sw.iref, vend, x->imean); row->noff++; }
     }
     x->on = on;
     x->vend = vend;

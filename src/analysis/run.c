@@ -437,11 +437,11 @@ static int asks_pss(const nsc_run *R) { return R->steady && R->o.tstop > 0; }
 static int asks_tran(const nsc_run *R) { return !R->steady && R->o.tstop > 0; }
 
 const nsc_analysis nsc_analyses[NSC_AN_N] = {
-    [NSC_AN_OP] = { "op", asks_op, nsc_run_op },
-    [NSC_AN_AC] = { "ac", asks_ac, run_ac },
-    [NSC_AN_DC] = { "dc", asks_dc, run_dc },
-    [NSC_AN_PSS] = { "pss", asks_pss, run_pss },
-    [NSC_AN_TRAN] = { "tran", asks_tran, run_tran },
+    [NSC_AN_OP] = { "op", asks_op, nsc_run_op, nsc_run_op_print },
+    [NSC_AN_AC] = { "ac", asks_ac, run_ac, NULL },
+    [NSC_AN_DC] = { "dc", asks_dc, run_dc, NULL },
+    [NSC_AN_PSS] = { "pss", asks_pss, run_pss, NULL },
+    [NSC_AN_TRAN] = { "tran", asks_tran, run_tran, NULL },
 };
 
 nsc_status nsc_run_analysis(nsc_run *R, nsc_report *r)

@@ -12,8 +12,10 @@
  *     nsc_run_analysis  the transient or the steady state -> R->W
  *     nsc_run_measure   the .meas cards on R->W -> R->mres
  *     nsc_run_control   the .control blocks' outputs (the program's runs)
- * Nothing here prints on its own: errors and warnings go to the report, what a
- * .control print shows to the stream its caller gives. */
+ *     nsc_run_meas_print, an analysis' print (nsc_analyses): what a run shows
+ * Nothing here prints on its own: errors and warnings go to the report; what a
+ * run shows (the operating point, the .meas results, a .control print) to the
+ * stream its caller gives (run_report.c, run_control.c). */
 #ifndef NSC_RUN_H
 #define NSC_RUN_H
 
@@ -97,14 +99,17 @@ typedef struct nsc_run {
 
 /* The analyses a run may hold, one line each in nsc_analyses (run.c), in the
  * order the program runs them: its name, whether the run asks for it (once
- * nsc_run_setup has set R up) and its handler, which leaves its results in R.
- * A new analysis is its file, its card (nl_dot.c's table), its enum value and
- * a line there. */
+ * nsc_run_setup has set R up), its handler, which leaves its results in R,
+ * and, for one whose result is shown as text (.op), its print onto d->out
+ * (else NULL: its files are the caller's). A new analysis is its file, its
+ * card (nl_dot.c's table), its enum value and a line there. */
+struct nsc_ctl_dest;
 typedef enum nsc_analysis_id { NSC_AN_OP, NSC_AN_AC, NSC_AN_DC, NSC_AN_PSS, NSC_AN_TRAN, NSC_AN_N } nsc_analysis_id;
 typedef struct nsc_analysis {
     const char *name;                              /* "op", "ac", "dc", "pss", "tran" */
     int (*asked)(const nsc_run *R);
     nsc_status (*run)(nsc_run *R, nsc_report *r);
+    nsc_status (*print)(const nsc_run *R, const struct nsc_ctl_dest *d, nsc_report *r);
 } nsc_analysis;
 extern const nsc_analysis nsc_analyses[NSC_AN_N];
 
@@ -156,5 +161,22 @@ typedef struct nsc_ctl_dest {
  * bounds when d->safe), is a warning in r, as in ngspice, not a failed run; a
  * print that cannot reach d->out is NSC_EOUT in r (nsc_stream_status). */
 nsc_status nsc_run_control(const nsc_run *R, const nsc_ctl_dest *d, nsc_report *r);
+
+/* ---- what a run shows (run_report.c): on d->out (d->out_name in a message:
+ * NSC_EOUT when it cannot be written), naming d->netlist ---- */
+
+/* R->op: "operating point of NETLIST", then "  NAME = VALUE" a line (the .op
+ * line's print in nsc_analyses). */
+nsc_status nsc_run_op_print(const nsc_run *R, const nsc_ctl_dest *d, nsc_report *r);
+
+/* The .meas results R->mres: "NAME = VALUE" (%.9e; "NAME = failed") on d->out,
+ * and the same lines (%.12e) under a header written to path (atomically). */
+nsc_status nsc_run_meas_print(const nsc_run *R, const nsc_ctl_dest *d, const char *path, nsc_report *r);
+
+/* The .meas ac cards of c on the AC result A (R->ac, or the periodic AC
+ * around a steady state; nsc_acmeas_eval), shown as nsc_run_meas_print shows
+ * .meas tran (phases in degrees); a failed one also a warning in r. */
+nsc_status nsc_acmeas_print(const nsc_circuit *c, const nsc_ac_result *A, const nsc_ctl_dest *d, const char *path,
+                            nsc_report *r);
 
 #endif

@@ -1,7 +1,8 @@
 /* cmd_small.c -- the program's .ac and .dc outputs (issue 29): the analyses
  * are the run module's (run.h nsc_analyses: probes and results in nsc_run),
  * their files here (cli.md: STEM.dat alone, STEM.ac.dat / STEM.dc.dat beside
- * other analyses) and the .meas ac results on stdout and in a file. */
+ * other analyses; each table through its format's line, out.h nsc_formats)
+ * and the .meas ac results (run.h nsc_acmeas_print) on stdout and in a file. */
 #include "config.h"
 #include "cmd.h"
 #include "analysis/smallsig.h"
@@ -84,36 +85,6 @@ static nsc_accol *ac_columns(const nsc_circuit *c, const nsc_ac_result *R, int n
     return col;
 }
 
-/* .meas ac: "name = value" on stdout and in path. */
-static nsc_status ac_meas_report(const nsc_circuit *c, const nsc_ac_result *R, const char *netlist, const char *path,
-                                 nsc_report *r)
-{
-    nsc_meas_result *res = nsc_calloc((size_t)c->job.nacmeas + 1, sizeof *res);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = res ? open_memstream(&text, &len) : NULL;
-    if (!f) { free(res); return nsc_oom(r); }
-    nsc_acmeas_eval(c, R, res);
-    fprintf(f, "# .meas ac results of %s (nscircuit %s; phases in degrees)\n", netlist, PACKAGE_VERSION);
-    for (int k = 0; k < c->job.nacmeas; k++) {
-        if (res[k].ok) {
-            printf("%s = %.9e\n", c->job.acmeas[k].name, res[k].value + 0.0);
-            fprintf(f, "%s = %.12e\n", c->job.acmeas[k].name, res[k].value + 0.0);
-        } else {
-            printf("%s = failed\n", c->job.acmeas[k].name);
-            fprintf(f, "%s = failed\n", c->job.acmeas[k].name);
-            nsc_warn(r, &c->job.acmeas[k].loc, ".meas %s failed: %s", c->job.acmeas[k].name, res[k].why ? res[k].why : "");
-        }
-    }
-    nsc_meas_results_free(res, c->job.nacmeas);
-    free(res);
-    if (fclose(f)) { free(text); return nsc_oom(r); }
-    nsc_status s = nsc_stdout_status(r);                 /* a full standard output: exit 4, as .meas tran */
-    if (!s) s = nsc_write_atomic(path, text, len, r);
-    free(text);
-    return s;
-}
-
 static nsc_status ac_write(const nsc_small_args *a, const nsc_circuit *c, const nsc_ac_result *R, int nout,
                            const small_files *F, nsc_report *r)
 {
@@ -121,14 +92,13 @@ static nsc_status ac_write(const nsc_small_args *a, const nsc_circuit *c, const 
     char **own = NULL;
     nsc_accol *col = ac_columns(c, R, nout, &ncol, &own);
     nsc_status s = col ? NSC_OK : nsc_oom(r);
-    int raw = nsc_formats[a->fmt].raw;
-    if (!s && raw) s = nsc_write_ac_raw(R, F->out, nsc_formats[a->fmt].binary, r);
     int dat = nsc_formats[a->fmt].gnuplot;
-    if (!s && a->fmt == NSC_FMT_CSV) s = nsc_write_ac_csv(R, col, ncol, F->out, r);
-    if (!s && (dat || a->plot)) s = nsc_write_ac_dat(R, col, ncol, dat ? F->out : F->dat, r);
+    if (!s) s = nsc_formats[a->fmt].write_ac(R, col, ncol, F->out, r);            /* the run's format */
+    if (!s && a->plot && !dat) s = nsc_write_ac_dat(R, col, ncol, F->dat, r);   /* the table the script plots */
     if (!s && (dat || a->plot)) s = nsc_write_ac_gp(col, ncol, dat ? F->out : F->dat, F->gp, F->png, r);
     if (!s && a->plot) s = nsc_render_gp(F->gp, r);
-    if (!s && c->job.nacmeas) s = ac_meas_report(c, R, a->netlist, F->meas, r);
+    nsc_ctl_dest d = { stdout, "standard output", NULL, 0, a->netlist, 0 };
+    if (!s && c->job.nacmeas) s = nsc_acmeas_print(c, R, &d, F->meas, r);   /* stdout and STEM.meas */
     for (int k = 0; own && k < ncol; k++) free(own[k]);
     free(own);
     free(col);
@@ -163,9 +133,8 @@ static nsc_status run_dc(const nsc_small_args *a, nsc_run *R, nsc_report *r)
     const nsc_waves *W = R->dc;
     if (W && W->nrow > 0) {
         int dat = nsc_formats[a->fmt].gnuplot;
-        if (!s && raw) s = nsc_write_dc_raw(W, F.out, nsc_formats[a->fmt].binary, r);
-        else if (!s && !dat) s = nsc_formats[a->fmt].write(W, F.out, 1, r);   /* csv */
-        if (!s && (dat || a->plot)) s = nsc_write_dat(W, dat ? F.out : F.dat, 1, r);
+        if (!s) s = nsc_formats[a->fmt].write_dc(W, F.out, r);                     /* the run's format */
+        if (!s && a->plot && !dat) s = nsc_write_dat(W, F.dat, 1, r);            /* the table the script plots */
         if (!s && (dat || a->plot))                      /* the script reads the table just written */
             s = nsc_write_dc_gp(W, c->job.ndc, dat ? F.out : F.dat, F.gp, F.png, r);
         if (!s && a->plot && !rs) s = nsc_render_gp(F.gp, r);

@@ -145,33 +145,7 @@ static void progress_end(progress *p)
     p->shown = 0;
 }
 
-/* ---- measures ---- */
-
-/* Print "name = value" (stdout) and write the same lines to path (a failed
- * measure: "failed", its warning is nsc_run_measure's). */
-static nsc_status report_meas(const nsc_circuit *c, const nsc_meas_result *res, const char *netlist, const char *path,
-                              nsc_report *r)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) return nsc_oom(r);
-    fprintf(f, "# .meas results of %s (nscircuit %s)\n", netlist, PACKAGE_VERSION);
-    for (int k = 0; k < c->job.nmeas; k++) {
-        if (res[k].ok) {
-            printf("%s = %.9e\n", c->job.meas[k].name, res[k].value + 0.0);
-            fprintf(f, "%s = %.12e\n", c->job.meas[k].name, res[k].value + 0.0);
-        } else {
-            printf("%s = failed\n", c->job.meas[k].name);
-            fprintf(f, "%s = failed\n", c->job.meas[k].name);
-        }
-    }
-    if (fclose(f)) { free(text); return nsc_oom(r); }
-    nsc_status s = nsc_stdout_status(r);
-    if (!s) s = nsc_write_atomic(path, text, len, r);
-    free(text);
-    return s;
-}
+/* ---- losses ---- */
 
 /* --losses: the table on stdout and in path, with the loads named
  * load[0..nload) (0: the default ones); a warning in r when the window is not
@@ -354,7 +328,7 @@ static int run_study(const cli *C, const nsc_search_path *inc, const nsc_deck *d
     sa.cfg = run_cfg(C, inc);
     sa.fixed = C->ov;
     sa.nfixed = C->nov;
-    sa.csv = C->fmt == NSC_FMT_CSV;
+    sa.csv = nsc_formats[C->fmt].sep == ',';                /* a CSV run: the study's table in CSV too */
     sa.stats = C->stats;
     sa.quiet = C->quiet;
     sa.progress = C->progress;
@@ -363,15 +337,13 @@ static int run_study(const cli *C, const nsc_search_path *inc, const nsc_deck *d
     return st;
 }
 
-/* .op: the operating point (run.c's line) printed on stdout. */
+/* .op: the operating point (run.c's line), printed on stdout by the line. */
 static nsc_status run_op(job *J, const cli *C)
 {
-    nsc_status s = nsc_analyses[NSC_AN_OP].run(&J->R, &J->rep);
-    if (s) return s;
-    const nsc_waves *O = J->R.op;
-    printf("operating point of %s\n", C->netlist);
-    for (int k = 1; k < O->ncol; k++) printf("  %-20s = % .10e\n", O->name[k], O->v[k]);
-    return nsc_stdout_status(&J->rep);
+    const nsc_analysis *an = &nsc_analyses[NSC_AN_OP];
+    nsc_ctl_dest d = { stdout, "standard output", NULL, 0, C->netlist, C->safe_control };
+    nsc_status s = an->run(&J->R, &J->rep);
+    return s ? s : an->print(&J->R, &d, &J->rep);
 }
 
 /* The files the run writes into outs[7] (the .control blocks' must not be
@@ -500,15 +472,15 @@ static nsc_status write_results(job *J, const cli *C, nsc_status s, nsc_report *
     int done = J->R.W->end == NSC_RUN_COMPLETE;
     nsc_status ws = ckt->job.nxcol ? nsc_meas_derive(ckt, &J->R.W, &J->R.nout, wr) : NSC_OK;   /* .print {expr}, P() */
     W = J->R.W;
-    if (!ws && ckt->job.nmeas > 0 && done) {
-        ws = nsc_run_measure(&J->R, wr);
-        if (!ws) ws = report_meas(ckt, J->R.mres, C->netlist, J->meas, wr);
-        J->wrote_meas = !ws;
-    } else if (ckt->job.nmeas > 0)
-        nsc_warn(wr, &ckt->job.meas_loc, ".meas not evaluated: the run did not complete");
     char *outs[7];
     int nouts = run_outputs(J, C, outs);
     nsc_ctl_dest cd = { stdout, "standard output", outs, nouts, C->netlist, C->safe_control };
+    if (!ws && ckt->job.nmeas > 0 && done) {
+        ws = nsc_run_measure(&J->R, wr);
+        if (!ws) ws = nsc_run_meas_print(&J->R, &cd, J->meas, wr);   /* stdout and STEM.meas */
+        J->wrote_meas = !ws;
+    } else if (ckt->job.nmeas > 0)
+        nsc_warn(wr, &ckt->job.meas_loc, ".meas not evaluated: the run did not complete");
     if (!ws && done) ws = nsc_run_control(&J->R, &cd, wr);      /* .control: wrdata, write, print */
     if (!ws && done && ckt->job.nfour) ws = nsc_cli_four(ckt, W, J->out, wr);  /* .four (cmd_small.c) */
     nsc_waves_keep(W, J->R.nout + 1);                       /* drop the columns only .meas reads */

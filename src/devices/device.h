@@ -42,8 +42,19 @@ typedef struct nsc_etab {
     double xy[];    /* [2 n] */
 } nsc_etab;
 
-/* 1 when name (any case) is a switching-energy parameter of a model: EON EOFF VREF IREF. */
+/* ---- switching energies (--losses; analysis/losses.c) ----
+ * A model's EON EOFF (joules per turn-on, turn-off) at VREF IREF: the energy of
+ * a transition at v, i is EON (v / VREF) (i / IREF), a factor dropped when its
+ * reference is 0 (not given). Any device of the table with .swloss may carry them. */
+typedef struct nsc_swloss {
+    double eon, eoff, vref, iref;  /* 0 unless given */
+} nsc_swloss;
+/* 1 when name (any case) is one of them (a device's check of its card's names). */
 int nsc_swloss_param(const char *name);
+/* The switching energies of m (NULL: none) through their parameter table into p,
+ * checked when EON or EOFF is given (EON, EOFF finite and >= 0; VREF, IREF, if
+ * given, finite and > 0): NSC_ENETLIST at the model otherwise. */
+nsc_status nsc_swloss_read(const nsc_model *m, nsc_swloss *p, nsc_report *r);
 
 /* ---- threshold switches (dev_s.c; S and W) ----
  * On above T + H, off below T - H (H >= 0); a model giving ON and OFF (Xyce's

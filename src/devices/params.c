@@ -4,12 +4,34 @@
  * names every device, so that no device depends on the table. */
 #include "device.h"
 
+#include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
+
+enum { SWL_EON, SWL_EOFF, SWL_VREF, SWL_IREF, SWL_N };
+static const nsc_par swloss_par[SWL_N] = {
+    [SWL_EON] = { "eon", offsetof(nsc_swloss, eon), 0, 0 },
+    [SWL_EOFF] = { "eoff", offsetof(nsc_swloss, eoff), 0, 0 },
+    [SWL_VREF] = { "vref", offsetof(nsc_swloss, vref), 0, 0 },
+    [SWL_IREF] = { "iref", offsetof(nsc_swloss, iref), 0, 0 },
+};
 
 int nsc_swloss_param(const char *name)
 {
-    return nsc_strieq(name, "eon") || nsc_strieq(name, "eoff") || nsc_strieq(name, "vref")
-           || nsc_strieq(name, "iref");
+    return nsc_par_known(swloss_par, SWL_N, 0, name);
+}
+
+nsc_status nsc_swloss_read(const nsc_model *m, nsc_swloss *p, nsc_report *r)
+{
+    unsigned given = nsc_par_read(m, swloss_par, SWL_N, p);
+    if (!(given & (1u << SWL_EON | 1u << SWL_EOFF))) return NSC_OK;   /* no energies: nothing to check */
+    if (!(p->eon >= 0 && isfinite(p->eon)) || !(p->eoff >= 0 && isfinite(p->eoff)))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "model '%s': EON = %g and EOFF = %g must be finite and >= 0 (joules)",
+                       m->name, p->eon, p->eoff);
+    int hv = (given >> SWL_VREF) & 1, hi = (given >> SWL_IREF) & 1;
+    if ((hv && !(p->vref > 0 && isfinite(p->vref))) || (hi && !(p->iref > 0 && isfinite(p->iref))))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "model '%s': VREF and IREF must be finite and > 0", m->name);
+    return NSC_OK;
 }
 
 unsigned nsc_par_read(const nsc_model *m, const nsc_par *t, int n, void *dst)

@@ -18,7 +18,9 @@ typedef enum nsc_format {
 
 /* The output formats, one line each (out_formats.c, indexed by nsc_format): what
  * the program, the streamed table (out_stream.c) and the .ac/.dc writers ask of a
- * format. A new format is its writer, its enum value and one line there. */
+ * format. A new format is its writers, its enum value and one line there. */
+struct nsc_ac_result;   /* out_ac.h */
+struct nsc_accol;
 typedef struct nsc_format_desc {
     const char *name;    /* as --format takes it ("dat") */
     const char *suffix;  /* the output's default suffix (".dat"); -o NAME.SUFFIX picks the first
@@ -29,6 +31,11 @@ typedef struct nsc_format_desc {
     char sep;            /* a table (raw 0): its column separator */
     /* the transient's table (nsc_write_dat's arguments) */
     nsc_status (*write)(const nsc_waves *W, const char *path, int threads, nsc_report *r);
+    /* the .ac sweep's table: the columns col[0..ncol) of R (a raw file: every probe of R) */
+    nsc_status (*write_ac)(const struct nsc_ac_result *R, const struct nsc_accol *col, int ncol, const char *path,
+                           nsc_report *r);
+    /* the .dc sweep's table W (out_ac.h) */
+    nsc_status (*write_dc)(const nsc_waves *W, const char *path, nsc_report *r);
 } nsc_format_desc;
 extern const nsc_format_desc nsc_formats[NSC_FMT_N];
 /* The format named name (case-insensitive; NULL: none), else -1. */

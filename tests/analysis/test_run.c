@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/run.h"
+#include "output/out.h"
 #include "testutil.h"
 
 static char *tmp;
@@ -266,6 +267,124 @@ Test(run, control_prints_to_the_given_stream_and_keeps_off_inputs_and_outputs, .
     cr_assert_float_eq(vt, 1 - exp(-5), 1e-4);
     cr_assert_eq(tu_read_file(own), NULL);
     free(got);
+    nsc_run_free(&R);
+    nsc_report_free(&r);
+    nsc_deck_free(d);
+}
+
+/* What a run shows goes to the stream its caller gives (run_report.c, issue
+ * 26 item 3), never to stdout: the .op line's print (a divider, v(mid) =
+ * 10 V * 3k / 4k = 7.5 V, i(v1) = -10 V / 4k), the .meas results and their
+ * file (vend = 1 - exp(-1) with tau = 1 ms, never failed); a stream that
+ * cannot be written (/dev/full) is NSC_EOUT naming it, and no .meas file. */
+Test(run, op_and_meas_print_to_the_given_stream, .init = setup, .fini = teardown)
+{
+    char path[1024], mpath[1100], *text = NULL;
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/div.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "d\nV1 in 0 10\nR1 in mid 1k\nR2 mid 0 3k\n.op\n.end\n"), 0);
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_deck *d = NULL;
+    cr_assert_eq(nsc_deck_read(path, NULL, &d, &r), NSC_OK, "%s", r.error);
+    nsc_run_cfg cfg = { 0 };
+    nsc_run R;
+    nsc_run_init(&R);
+    cr_assert_eq(nsc_run_circuit(&R, d, NULL, 0, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(nsc_run_setup(&R, &cfg, &r), NSC_OK, "%s", r.error);
+    const nsc_analysis *op = &nsc_analyses[NSC_AN_OP];
+    cr_assert(op->print && !nsc_analyses[NSC_AN_TRAN].print);
+    cr_assert_eq(op->run(&R, &r), NSC_OK, "%s", r.error);
+    FILE *f = open_memstream(&text, &len);
+    nsc_ctl_dest dest = { f, "the test's stream", NULL, 0, "div.cir", 0 };
+    cr_assert_eq(op->print(&R, &dest, &r), NSC_OK);
+    fclose(f);
+    double vmid = 0, iv1 = 0;
+    cr_assert(!strncmp(text, "operating point of div.cir\n", 27), "%s", text);
+    cr_assert(strstr(text, "  v(mid)               = ") && strstr(text, "  i(v1)                = "), "%s", text);
+    cr_assert_eq(sscanf(strstr(text, "v(mid)") + 6, " = %lf", &vmid), 1);
+    cr_assert_eq(sscanf(strstr(text, "i(v1)") + 5, " = %lf", &iv1), 1);
+    cr_assert_float_eq(vmid, 7.5, 1e-9);
+    cr_assert_float_eq(iv1, -10 / 4e3, 1e-12);
+    free(text);
+    nsc_run_free(&R);
+    nsc_deck_free(d);
+
+    d = deck_of(".tran 10u 5m 0 1u\n");
+    nsc_run_init(&R);
+    cr_assert_eq(nsc_run_circuit(&R, d, NULL, 0, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(nsc_run_setup(&R, &cfg, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(nsc_run_columns(&R, 1, &r), NSC_OK);
+    cr_assert_eq(nsc_run_analysis(&R, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(nsc_run_measure(&R, &r), NSC_OK);
+    snprintf(mpath, sizeof mpath, "%s/rc.meas", tmp);
+    f = open_memstream(&text, &len);
+    dest.out = f;
+    dest.netlist = "rc.cir";
+    cr_assert_eq(nsc_run_meas_print(&R, &dest, mpath, &r), NSC_OK, "%s", r.error);
+    fclose(f);
+    double v9 = 0, v12 = 0;
+    cr_assert_eq(sscanf(text, "vend = %lf\nnever = failed\n", &v9), 1, "%s", text);
+    cr_assert(strstr(text, "never = failed\n"), "%s", text);
+    cr_assert_float_eq(v9, 1 - exp(-1.0), 1e-6);
+    free(text);
+    text = tu_read_file(mpath);
+    cr_assert(text && !strncmp(text, "# .meas results of rc.cir (nscircuit ", 37), "%s", text);
+    cr_assert(strstr(text, "\nnever = failed\n"), "%s", text);
+    cr_assert_eq(sscanf(strstr(text, "\nvend = ") + 1, "vend = %lf", &v12), 1);
+    cr_assert_float_eq(v12, R.mres[0].value, 1e-12);         /* %.12e in the file: 13 digits */
+    cr_assert(fabs(v12 - R.mres[0].value) <= fabs(v9 - R.mres[0].value) || v9 == R.mres[0].value); /* finer than %.9e */
+    free(text);
+    remove(mpath);
+    FILE *full = fopen("/dev/full", "w");
+    if (full) {                                              /* (Linux): a full device */
+        dest.out = full;
+        dest.out_name = "the full device";
+        nsc_report_free(&r);
+        nsc_report_init(&r);
+        cr_assert_eq(nsc_run_meas_print(&R, &dest, mpath, &r), NSC_EOUT);
+        cr_assert(r.error && strstr(r.error, "the full device"), "%s", r.error);
+        cr_assert_null(tu_read_file(mpath));
+        fclose(full);
+    }
+    nsc_run_free(&R);
+    nsc_report_free(&r);
+    nsc_deck_free(d);
+}
+
+/* The format table's .dc writers (out.h nsc_formats): the divider's sweep in
+ * CSV through its line, read back: v(mid) = 0.75 V1 on each row. */
+Test(run, dc_sweep_written_through_the_format_table, .init = setup, .fini = teardown)
+{
+    char path[1024], out[1100];
+    snprintf(path, sizeof path, "%s/dc.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "s\nV1 in 0 0\nR2 in mid 1k\nR3 mid 0 3k\n.dc V1 0 10 2.5\n.save v(mid)\n.end\n"), 0);
+    nsc_report r;
+    nsc_report_init(&r);
+    nsc_deck *d = NULL;
+    cr_assert_eq(nsc_deck_read(path, NULL, &d, &r), NSC_OK, "%s", r.error);
+    nsc_run_cfg cfg = { 0 };
+    nsc_run R;
+    nsc_run_init(&R);
+    cr_assert_eq(nsc_run_circuit(&R, d, NULL, 0, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(nsc_run_setup(&R, &cfg, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(nsc_analyses[NSC_AN_DC].run(&R, &r), NSC_OK, "%s", r.error);
+    for (int k = 0; k < NSC_FMT_N; k++)
+        cr_assert(nsc_formats[k].write && nsc_formats[k].write_ac && nsc_formats[k].write_dc, "%s", nsc_formats[k].name);
+    snprintf(out, sizeof out, "%s/dc.csv", tmp);
+    cr_assert_eq(nsc_formats[nsc_format_named("csv")].write_dc(R.dc, out, &r), NSC_OK, "%s", r.error);
+    char *text = tu_read_file(out), *line, *save = NULL;
+    cr_assert(text);
+    int row = -1;
+    for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save), row++) {
+        if (row < 0) { cr_assert(strstr(line, "v(mid)") && strchr(line, ','), "%s", line); continue; }
+        double v1, vmid;
+        cr_assert_eq(sscanf(line, "%lf,%lf", &v1, &vmid), 2, "%s", line);
+        cr_assert_float_eq(v1, 2.5 * row, 1e-12);
+        cr_assert_float_eq(vmid, 0.75 * v1, 1e-9);
+    }
+    cr_assert_eq(row, 5);
+    free(text);
     nsc_run_free(&R);
     nsc_report_free(&r);
     nsc_deck_free(d);

@@ -637,3 +637,39 @@ Test(devsw, multiplier_m_is_devices_in_parallel)
     nsc_waves_free(B);
     nsc_report_free(&r);
 }
+
+/* The switching energies of a model through their parameter table
+ * (device.h nsc_swloss_read): the values as given (SPICE suffixes), 0 for
+ * those not given, the checks only when EON or EOFF is given, errors at the
+ * model's card. */
+Test(devsw, switching_energies_read_through_their_table)
+{
+    nsc_circuit *c = tu_parse("t\nV1 a 0 1\nS1 a 0 a 0 SA\nS2 a 0 a 0 SB\nS3 a 0 a 0 SC\nS4 a 0 a 0 SD\n"
+                              ".model SA SW(VT=0.5 EON=1.5u EOFF=2u VREF=400 IREF=10)\n"
+                              ".model SB SW(VT=0.5 EOFF=3n)\n"
+                              ".model SC SW(VT=0.5 EON=1u VREF=0)\n"
+                              ".model SD SW(VT=0.5 VREF=-1)\n.op\n.end\n");
+    const nsc_model *m[4] = { 0 };
+    for (int k = 0; k < c->nmodel; k++)
+        if (c->model[k].name[1] >= 'a' && c->model[k].name[1] <= 'd') m[c->model[k].name[1] - 'a'] = &c->model[k];
+    cr_assert(m[0] && m[1] && m[2] && m[3]);
+    nsc_swloss p;
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_swloss_read(m[0], &p, &r), NSC_OK);
+    cr_assert_float_eq(p.eon, 1.5e-6, 1e-20);
+    cr_assert_float_eq(p.eoff, 2e-6, 1e-20);
+    cr_assert_eq(p.vref, 400);
+    cr_assert_eq(p.iref, 10);
+    cr_assert_eq(nsc_swloss_read(m[1], &p, &r), NSC_OK);
+    cr_assert(p.eon == 0 && p.vref == 0 && p.iref == 0);
+    cr_assert_float_eq(p.eoff, 3e-9, 1e-22);
+    cr_assert_eq(nsc_swloss_read(m[3], &p, &r), NSC_OK);   /* no energies: VREF unchecked, as before */
+    cr_assert_eq(nsc_swloss_read(NULL, &p, &r), NSC_OK);
+    cr_assert(p.eon == 0 && p.eoff == 0 && p.vref == 0 && p.iref == 0);
+    cr_assert_eq(nsc_swloss_read(m[2], &p, &r), NSC_ENETLIST);
+    cr_assert(r.error && strstr(r.error, ":9:1: error: model 'sc': VREF and IREF must be finite and > 0"), "%s", r.error);
+    cr_assert(nsc_swloss_param("EOFF") && nsc_swloss_param("iref") && !nsc_swloss_param("vt"));
+    nsc_report_free(&r);
+    nsc_circuit_free(c);
+}
