@@ -185,8 +185,11 @@ typedef struct nsc_os_inc {
                           none; reset when that slot's mask is rewritten */
     int nepair;        /* pairs whose e depends on w (evaluated every time) */
     int *epair;        /* [nepair] */
-    char *dmark;       /* [m] work: 0 between calls */
-    int *dlist, nd;    /* [m] work: the pairs to evaluate */
+    int *cup, *cui;    /* C's columns restricted to the pairs that head a row (not samerow):
+                          cui[cup[k] .. cup[k+1]-1] the heads of the runs reading z_k */
+    char *dmark;       /* [m] work: 0 between calls (set at marked heads) */
+    int *ulist, nu;    /* [m] work: the marked heads (a run of separable pairs, or one pair) */
+    int *dlist, nd;    /* [m] work: the pairs evaluated (the marked heads' runs) */
     double *dval;      /* [m] work: their l */
     int lch;           /* the pairs whose l the last step may have changed: dlist[0..lch-1]
                           (an incremental check accepted it), or -1: any of the m */
