@@ -158,6 +158,12 @@ typedef struct nsc_os_modes {
     int mask_prev;     /* 1: mask holds prev (a step's active-set iteration that started from
                           prev and was accepted; any other write of mask or prev clears it) */
     uint64_t nkey;      /* the key of the update (next) the last rejecting nsc_mode_try wrote */
+    int nflip;          /* the pairs that update flipped, flip[0..nflip-1], from the mask of slot
+                           flipslot (an incremental check lists them), or -1: not listed */
+    int *flip;          /* [m] */
+    int flipslot;
+    const char *flipfor; /* nsc_active_set: the update about to be looked up (mode_refill may use
+                            flip[] for it), NULL otherwise */
     double *lt;        /* [m] work: N-active lambda (zero elsewhere between calls) */
     long nfactor;      /* mode systems factored (new pattern, refactor or pivoting refactor) */
     long ncached;      /* mode systems found in the cache */

@@ -41,7 +41,7 @@ static void pos_set(const nsc_onestep *P, nsc_mode *M, const char *mask, int k);
 static void pos_set_all(const nsc_onestep *P, nsc_mode *M, const char *mask);
 static void mode_factor(nsc_onestep *P, nsc_mode *M, int refactor);
 static const nsc_mode *nearest(const nsc_onestep *P, const nsc_mode *M, const char *mask, int lim);
-static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc_mode *src);
+static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc_mode *src, int flips);
 
 static void mode_clear(nsc_mode *M)
 {
@@ -63,9 +63,11 @@ int nsc_mode_init(nsc_onestep *P)
     c->mask2 = nsc_calloc(m, 1);
     c->mask0 = nsc_calloc(m + 1, 1);
     c->lt = nsc_calloc(m, sizeof(double));
+    c->flip = nsc_calloc(m + 1, sizeof(int));
     c->cur = -1;
+    c->nflip = -1;
     P->inc.lch = -1;
-    return c->prev && c->mask && c->mask2 && c->mask0 && c->lt ? 0 : -1;
+    return c->prev && c->mask && c->mask2 && c->mask0 && c->lt && c->flip ? 0 : -1;
 }
 
 void nsc_mode_teardown(nsc_onestep *P)
@@ -80,7 +82,7 @@ void nsc_mode_teardown(nsc_onestep *P)
     free(P->inc.zref); free(P->inc.mref); free(P->inc.epair); free(P->inc.dmark); free(P->inc.dlist); free(P->inc.dval);
     free(P->inc.ulist); free(P->inc.cup); free(P->inc.cui);
     free(P->pat.samerow); free(P->pat.runend); free(P->pat.rt); free(P->pat.wpos); free(P->pat.hw);
-    free(P->mc.prev); free(P->mc.mask); free(P->mc.mask2); free(P->mc.mask0); free(P->mc.lt);
+    free(P->mc.prev); free(P->mc.mask); free(P->mc.mask2); free(P->mc.mask0); free(P->mc.lt); free(P->mc.flip);
 }
 
 /* After nsc_onestep_renew gave W its values for a new h (or Newton its tangent,
@@ -538,7 +540,7 @@ static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t ke
     Kp[N] = t;
     for (int a = 0; a < M->nan; a++) P->pat.posn[M->actn[a]] = -1;
     const nsc_mode *src = nearest(P, M, mask, m);
-    if (src) mode_values(P, M, mask, src);                       /* K's pattern is src's */
+    if (src) mode_values(P, M, mask, src, 0);                       /* K's pattern is src's */
     else pos_set_all(P, M, mask);
     mode_factor(P, M, 0);
     return 0;
@@ -619,7 +621,18 @@ static const nsc_mode *nearest(const nsc_onestep *P, const nsc_mode *M, const ch
  * and base differ are recomputed (and of W's refreshed entries when M is stale
  * and base is its own). A position's value is a function of Wb and the mask
  * (pos_set), so this gives a fresh build's values bit for bit. */
-static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc_mode *src)
+static int pair_positions(nsc_onestep *P, int j, int nt)
+{
+    for (int q = P->pat.pp[j]; q < P->pat.pp[j + 1]; q++) {
+        int k = P->pat.ppos[q];
+        if (!P->pat.touched[k]) { P->pat.touched[k] = 1; P->pat.tlist[nt++] = k; }
+    }
+    return nt;
+}
+
+/* (flips: src's mask and mask differ exactly in the pairs P->mc.flip lists,
+ * mode_refill's test; no scan of the m flags) */
+static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc_mode *src, int flips)
 {
     int m = P->m, nt = 0;
     const char *base = M->mask;
@@ -630,11 +643,11 @@ static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc
     } else if (M->stale) {
         nt = stale_positions(P, 0);
     }
-    for (int j = nsc_flags_next_diff(mask, base, 0, m); j < m; j = nsc_flags_next_diff(mask, base, j + 1, m))
-        for (int q = P->pat.pp[j]; q < P->pat.pp[j + 1]; q++) {
-            int k = P->pat.ppos[q];
-            if (!P->pat.touched[k]) { P->pat.touched[k] = 1; P->pat.tlist[nt++] = k; }
-        }
+    if (src && flips)
+        for (int f = 0; f < P->mc.nflip; f++) nt = pair_positions(P, P->mc.flip[f], nt);
+    else
+        for (int j = nsc_flags_next_diff(mask, base, 0, m); j < m; j = nsc_flags_next_diff(mask, base, j + 1, m))
+            nt = pair_positions(P, j, nt);
     for (int q = 0; q < nt; q++) {
         pos_set(P, M, mask, P->pat.tlist[q]);
         P->pat.touched[P->pat.tlist[q]] = 0;
@@ -652,9 +665,10 @@ static void mode_refill(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t 
      * M's counted only up to it */
     int m = P->m;
     const nsc_mode *S = near_cand(P, M, mask);
-    int ds = S ? ndiff(mask, S->mask, m, m) : m;
+    int flips = S && mask == P->mc.flipfor && P->mc.nflip >= 0 && S == &P->mc.modes[P->mc.flipslot];
+    int ds = flips ? P->mc.nflip : S ? ndiff(mask, S->mask, m, m) : m;   /* (flips: ndiff's count) */
     if (ds >= m || (!M->stale && ndiff(mask, M->mask, m, ds + 1) <= ds)) S = NULL;
-    mode_values(P, M, mask, S);
+    mode_values(P, M, mask, S, flips);
     if (P->inc.mref_slot == (int)(M - P->mc.modes)) P->inc.mref_slot = -1;
     memcpy(M->mask, mask, (size_t)m);
     M->key = key;
@@ -1038,11 +1052,16 @@ static int check_inc(nsc_onestep *P, const nsc_mode *M, const double *x, double 
     if (!ok) {
         if (next) {
             memcpy(next, mask, (size_t)m);
+            P->mc.nflip = 0;                                     /* (each pair listed once) */
+            P->mc.flipslot = slot;
             for (int d = 0; d < P->inc.nd; d++)
                 if (P->inc.dval[d] < 0) {
-                    next[P->inc.dlist[d]] = (char)!mask[P->inc.dlist[d]];
-                    P->mc.nkey ^= P->pat.pkey[P->inc.dlist[d]];
+                    int i = P->inc.dlist[d];
+                    next[i] = (char)!mask[i];
+                    P->mc.nkey ^= P->pat.pkey[i];
+                    P->mc.flip[P->mc.nflip++] = i;
                 }
+            if (slot < 0) P->mc.nflip = -1;
         }
         return 0;
     }
@@ -1059,6 +1078,7 @@ static int check_inc(nsc_onestep *P, const nsc_mode *M, const double *x, double 
 
 int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res, char *next)
 {
+    P->mc.nflip = -1;
     if (M->singular) return -1;
     int n = P->n, m = P->m;
     double *x = P->st.x, *lt = P->mc.lt;
@@ -1140,8 +1160,10 @@ int nsc_active_set(nsc_onestep *P, const char *start, nsc_mode *first, int maxit
     for (int it = 1; it <= maxit; it++) {
         if (it > 1) masks_rotate(P);                             /* prev = mask, mask = next */
         char *mask = P->mc.mask, *next = P->mc.mask2, *prev = P->mc.mask0;
+        P->mc.flipfor = it > 1 ? mask : NULL;                   /* (mode_refill: next's flips listed) */
         nsc_mode *M = it > 1 ? nsc_mode_get_key(P, mask, P->mc.nkey)   /* next's key, formed by the check */
                       : first ? first : nsc_mode_get(P, mask);
+        P->mc.flipfor = NULL;
         if (!M) return 0;
         int st = nsc_mode_try(P, M, z1, l, res, next);
         if (st < 0 && it > 1 && flip_partners(P, prev, mask, next)) {   /* the group's other pairs too */
