@@ -70,11 +70,38 @@ static void stat_seq(const double *a, size_t m, double *b, nsc_trace_stat *s)
 
 int nsc_trace_stat_of(const double *v, size_t n, size_t stride, nsc_trace_stat *s)
 {
-    return nsc_trace_stat_cols(v, n, stride, 1, s);
+    memset(s, 0, sizeof *s);
+    double *a = malloc((n ? n : 1) * sizeof *a);
+    if (!a) return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i * stride])) a[m++] = v[i * stride];
+    s->nfinite = m;
+    if (m == 0) { free(a); return 0; }
+    s->min = s->max = a[0];
+    for (size_t i = 1; i < m; i++) {
+        s->min = fmin(s->min, a[i]);
+        s->max = fmax(s->max, a[i]);
+    }
+    s->qlo = select_kth(a, m, nsc_quantile_index(m, NSC_PLOT_QLO));
+    s->qhi = select_kth(a, m, nsc_quantile_index(m, NSC_PLOT_QHI));
+    free(a);
+    /* jumps: consecutive finite rows differing by more than half the trimmed range */
+    double half = nsc_trace_half(s), prev = NAN;
+    for (size_t i = 0; i < n; i++) {
+        double x = v[i * stride];
+        if (!isfinite(x)) continue;
+        if (half > 0 && isfinite(prev) && fabs(x - prev) > half) s->jumps++;
+        if (!isfinite(prev)) s->first = x;
+        prev = s->last = x;
+    }
+    return 0;
 }
 
 int nsc_trace_stat_cols(const double *v, size_t n, size_t stride, int nk, nsc_trace_stat *s)
 {
+    if (nk > 1 && (size_t)(nk + 1) * n > NSC_STAT_WORDS) nk = (int)(NSC_STAT_WORDS / (n ? n : 1)) - 1;
+    if (nk <= 1) return nsc_trace_stat_of(v, n, stride, s);   /* one column's copy, no more */
     double *a = malloc(((size_t)nk + 1) * (n ? n : 1) * sizeof *a);
     if (!a) return -1;
     double *b = a + (size_t)nk * (n ? n : 1);
