@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh -- benchmarks of nscircuit against its anchors, same machine, same run
 # (issue 4). Run by `make bench` from a build directory, or directly:
-#     bash bench/run.sh [BUILD_DIR] [bridge|buck|chain|adaptive|exact|cascade|steady|devices|small|pac|paired ...]
+#     bash bench/run.sh [BUILD_DIR] [bridge|buck|chain|adaptive|stepcost|exact|cascade|steady|devices|small|pac|paired ...]
 # Each benchmark prints both timings and the ratio; waveforms are compared too.
 # Anchors missing from the machine are installed from Debian packages when root.
 # Timings are wall-clock seconds, best of BENCH_RUNS (default 3) for the fast
@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=$(cd "${1:-$PWD}" && pwd)    # absolute: some benchmarks run from their work folder (small)
 shift || true
-what=${*:-bridge buck chain adaptive exact cascade steady devices small pac paired}
+what=${*:-bridge buck chain adaptive stepcost exact cascade steady devices small pac paired}
 runs=${BENCH_RUNS:-3}
 nsc="$build/nscircuit"
 [ -x "$nsc" ] || { echo "bench: $nsc not built (run make first)" >&2; exit 2; }
@@ -206,6 +206,63 @@ adaptive() {
     awk -v al="$ad_l" -v an="$ad_n" -v fl="$fx_l" 'BEGIN { a = al / an * 1e6; f = fl / 2e6 * 1e6;
         printf "adaptive:   a step: adaptive %.3f us (%d steps in %.3f s), fixed %.3f us (2e6 steps in %.3f s): %.1fx (goal <= 2x)\n",
                a, an, al, f, fl, a / f }'
+}
+
+# The cost of a step (issue 24 item 1: an adaptive step <= 2x a fixed step of
+# the same circuit), in instructions (callgrind, --threads 1: deterministic and
+# robust under load, unlike this shared machine's timings): of the buck
+# (netlists/buck.cir) and the seed bridge (netlists/rectifier.cir), fixed,
+# adaptive and exact stepping, each the difference of two runs of different
+# lengths over the difference of their accepted steps (the parse, the set-up,
+# the start-up and the files' headers cancel; rejected steps and located
+# events are part of the variable steppers' cost). The variable steps have the
+# same ceiling in both runs (TMAX 200 ns on the buck, 100 us on the bridge:
+# span/50 would change with the length); one signal saved.
+ir_steps() { # ir_steps args... -> "instructions accepted-steps"
+    local out
+    out=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$nsc" --threads 1 --stats "$@" 2>&1)
+    echo "$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' <<<"$out") $(sed -n 's/.* simulated in \([0-9]*\) steps.*/\1/p' <<<"$out")"
+}
+# per_step label run1-args -- run2-args: instructions per step between the two runs
+per_step() {
+    local a=() b=() x=0
+    for w in "${@:2}"; do
+        if [ "$w" = -- ]; then x=1; elif [ $x = 0 ]; then a+=("$w"); else b+=("$w"); fi
+    done
+    local i1 s1 i2 s2
+    read -r i1 s1 <<<"$(ir_steps "${a[@]}")"
+    read -r i2 s2 <<<"$(ir_steps "${b[@]}")"
+    awk -v l="$1" -v i1="$i1" -v s1="$s1" -v i2="$i2" -v s2="$s2" 'BEGIN {
+        if (s2 > s1 && i2 > i1) printf "%s %.0f %d\n", l, (i2 - i1) / (s2 - s1), s2 - s1; else printf "%s 0 0\n", l }'
+}
+stepcost() {
+    need_pkg "command -v valgrind" valgrind || return 0
+    local d="$work/sc" c k
+    mkdir -p "$d"
+    for k in adaptive exact; do
+        for c in 20u 40u; do
+            sed -e "s/^\.tran 10n 200u 0 50p UIC/.options stepping=$k\n.tran 10n $c 0 200n UIC/" "$top/netlists/buck.cir" > "$d/buck_${k}_$c.cir"
+        done
+        for c in 5m 10m; do
+            sed -e "s/stepping=fixed/stepping=$k/" -e "s/^\.tran .*/.tran 1u $c 0 100u UIC/" "$top/netlists/rectifier.cir" > "$d/bridge_${k}_$c.cir"
+        done
+    done
+    {
+        per_step buck_fixed --step 50p --tstop 2u --save 'v(out)' -o "$d/o.dat" "$top/netlists/buck.cir" \
+            -- --step 50p --tstop 4u --save 'v(out)' -o "$d/o.dat" "$top/netlists/buck.cir"
+        per_step bridge_fixed --tstop 5m --save 'v(a,b)' -o "$d/o.dat" "$top/netlists/rectifier.cir" \
+            -- --tstop 10m --save 'v(a,b)' -o "$d/o.dat" "$top/netlists/rectifier.cir"
+        for k in adaptive exact; do
+            per_step "buck_$k" --save 'v(out)' -o "$d/o.dat" "$d/buck_${k}_20u.cir" -- --save 'v(out)' -o "$d/o.dat" "$d/buck_${k}_40u.cir"
+            per_step "bridge_$k" --save 'v(a,b)' -o "$d/o.dat" "$d/bridge_${k}_5m.cir" -- --save 'v(a,b)' -o "$d/o.dat" "$d/bridge_${k}_10m.cir"
+        done
+    } > "$d/cost"
+    echo "stepcost: instructions per accepted step (callgrind, --threads 1; two lengths, their difference)"
+    for c in buck bridge; do
+        awk -v c="$c" '$1 == c "_fixed" { f = $2; fs = $3 } $1 == c "_adaptive" { a = $2; as = $3 } $1 == c "_exact" { e = $2; es = $3 }
+            END { printf "stepcost:   %-6s fixed %.0f (%d steps), adaptive %.0f (%d steps): %.1fx, exact %.0f (%d steps): %.1fx (goal: adaptive <= 2x)\n",
+                  c, f, fs, a, as, (f > 0 ? a / f : 0), e, es, (f > 0 ? e / f : 0) }' "$d/cost"
+    done
 }
 
 # The exact transient (.options stepping=exact, stepper_exact.c): the same 1 ms
@@ -418,7 +475,7 @@ lu() {
 
 for b in $what; do
     case $b in
-    bridge|buck|chain|adaptive|exact|cascade|steady|devices|small|pac|paired|lu) "$b" ;;
-    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive, exact, cascade, steady, devices, small, pac, paired, lu)" >&2; exit 2 ;;
+    bridge|buck|chain|adaptive|stepcost|exact|cascade|steady|devices|small|pac|paired|lu) "$b" ;;
+    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive, stepcost, exact, cascade, steady, devices, small, pac, paired, lu)" >&2; exit 2 ;;
     esac
 done

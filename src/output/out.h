@@ -130,6 +130,15 @@ double nsc_trace_half(const nsc_trace_stat *s);
 size_t nsc_quantile_index(size_t n, double q);
 /* Of v[0], v[stride], ... v[(n-1) stride]; -1 out of memory, else 0. */
 int nsc_trace_stat_of(const double *v, size_t n, size_t stride, nsc_trace_stat *s);
+/* The same of nk <= NSC_STAT_COLS neighbouring columns v + k (k < nk) into
+ * s[k], gathered in one pass over the rows (a row-major table: each row's
+ * values of the nk columns share a cache line, where one column at a time
+ * reads a line per value), with at most NSC_STAT_WORDS doubles of copies
+ * (fewer columns at once for long tables; one: nsc_trace_stat_of's single
+ * copy, as many bytes as before). -1 out of memory, else 0. */
+#define NSC_STAT_COLS 8
+#define NSC_STAT_WORDS ((size_t)1 << 20)
+int nsc_trace_stat_cols(const double *v, size_t n, size_t stride, int nk, nsc_trace_stat *s);
 /* st[k] of every column k >= 1 of W (st[0] unused), the same numbers as
  * nsc_trace_stat_of; a spilled table in passes over its rows with memory
  * bounded whatever their number (out_stats.c). -1 out of memory, -2 a spilled

@@ -47,6 +47,27 @@ size_t nsc_quantile_index(size_t n, double q)
     return q < 0.5 ? (size_t)floor(x) : (size_t)ceil(x);
 }
 
+/* s of the finite values a[0..m) (m > 0) in row order; b[m] work (the
+ * quantiles reorder a copy): min and max, qlo and qhi, then the jumps,
+ * consecutive values differing by more than half the trimmed range. */
+static void stat_seq(const double *a, size_t m, double *b, nsc_trace_stat *s)
+{
+    s->nfinite = m;
+    s->min = s->max = a[0];
+    for (size_t i = 1; i < m; i++) {
+        s->min = fmin(s->min, a[i]);
+        s->max = fmax(s->max, a[i]);
+    }
+    memcpy(b, a, m * sizeof *b);
+    s->qlo = select_kth(b, m, nsc_quantile_index(m, NSC_PLOT_QLO));
+    s->qhi = select_kth(b, m, nsc_quantile_index(m, NSC_PLOT_QHI));
+    double half = nsc_trace_half(s);
+    s->first = a[0];
+    s->last = a[m - 1];
+    for (size_t i = 1; half > 0 && i < m; i++)
+        if (fabs(a[i] - a[i - 1]) > half) s->jumps++;
+}
+
 int nsc_trace_stat_of(const double *v, size_t n, size_t stride, nsc_trace_stat *s)
 {
     memset(s, 0, sizeof *s);
@@ -74,6 +95,26 @@ int nsc_trace_stat_of(const double *v, size_t n, size_t stride, nsc_trace_stat *
         if (!isfinite(prev)) s->first = x;
         prev = s->last = x;
     }
+    return 0;
+}
+
+int nsc_trace_stat_cols(const double *v, size_t n, size_t stride, int nk, nsc_trace_stat *s)
+{
+    if (nk > 1 && (size_t)(nk + 1) * n > NSC_STAT_WORDS) nk = (int)(NSC_STAT_WORDS / (n ? n : 1)) - 1;
+    if (nk <= 1) return nsc_trace_stat_of(v, n, stride, s);   /* one column's copy, no more */
+    double *a = malloc(((size_t)nk + 1) * (n ? n : 1) * sizeof *a);
+    if (!a) return -1;
+    double *b = a + (size_t)nk * (n ? n : 1);
+    size_t m[NSC_STAT_COLS] = { 0 };
+    if (nk > NSC_STAT_COLS) nk = NSC_STAT_COLS;
+    for (size_t i = 0; i < n; i++)                               /* one pass over the rows: */
+        for (int k = 0; k < nk; k++)                             /* neighbouring values, one cache line */
+            if (isfinite(v[i * stride + (size_t)k])) a[(size_t)k * n + m[k]++] = v[i * stride + (size_t)k];
+    for (int k = 0; k < nk; k++) {
+        memset(&s[k], 0, sizeof s[k]);
+        if (m[k]) stat_seq(a + (size_t)k * n, m[k], b, &s[k]);
+    }
+    free(a);
     return 0;
 }
 

@@ -158,8 +158,10 @@ static void pass_jumps(nsc_wcur *c, nsc_trace_stat *st, double *prev)
 int nsc_trace_stats(const nsc_waves *W, nsc_trace_stat *st)
 {
     if (!W->sp || W->row0 == 0) {                    /* every row in memory */
-        for (int k = 1; k < W->ncol; k++)
-            if (nsc_trace_stat_of(W->v + k, (size_t)W->nrow, (size_t)W->ncol, &st[k])) return -1;
+        for (int k = 1; k < W->ncol; k += NSC_STAT_COLS) {
+            int nk = W->ncol - k < NSC_STAT_COLS ? W->ncol - k : NSC_STAT_COLS;
+            if (nsc_trace_stat_cols(W->v + k, (size_t)W->nrow, (size_t)W->ncol, nk, &st[k])) return -1;
+        }
         return 0;
     }
     memset(st, 0, (size_t)W->ncol * sizeof *st);

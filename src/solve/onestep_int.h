@@ -160,6 +160,12 @@ typedef struct nsc_os_modes {
     int mask_prev;     /* 1: mask holds prev (a step's active-set iteration that started from
                           prev and was accepted; any other write of mask or prev clears it) */
     uint64_t nkey;      /* the key of the update (next) the last rejecting nsc_mode_try wrote */
+    int nflip;          /* the pairs that update flipped, flip[0..nflip-1], from the mask of slot
+                           flipslot (an incremental check lists them), or -1: not listed */
+    int *flip;          /* [m] */
+    int flipslot;
+    const char *flipfor; /* nsc_active_set: the update about to be looked up (mode_refill may use
+                            flip[] for it), NULL otherwise */
     double *lt;        /* [m] work: N-active lambda (zero elsewhere between calls) */
     long nfactor;      /* mode systems factored (new pattern, refactor or pivoting refactor) */
     long ncached;      /* mode systems found in the cache */
@@ -188,8 +194,11 @@ typedef struct nsc_os_inc {
                           none; reset when that slot's mask is rewritten */
     int nepair;        /* pairs whose e depends on w (evaluated every time) */
     int *epair;        /* [nepair] */
-    char *dmark;       /* [m] work: 0 between calls */
-    int *dlist, nd;    /* [m] work: the pairs to evaluate */
+    int *cup, *cui;    /* C's columns restricted to the pairs that head a row (not samerow):
+                          cui[cup[k] .. cup[k+1]-1] the heads of the runs reading z_k */
+    char *dmark;       /* [m] work: 0 between calls (set at marked heads) */
+    int *ulist, nu;    /* [m] work: the marked heads (a run of separable pairs, or one pair) */
+    int *dlist, nd;    /* [m] work: the pairs evaluated (the marked heads' runs) */
     double *dval;      /* [m] work: their l */
     int lch;           /* the pairs whose l the last step may have changed: dlist[0..lch-1]
                           (an incremental check accepted it), or -1: any of the m */

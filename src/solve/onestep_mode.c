@@ -41,7 +41,7 @@ static void pos_set(const nsc_onestep *P, nsc_mode *M, const char *mask, int k);
 static void pos_set_all(const nsc_onestep *P, nsc_mode *M, const char *mask);
 static void mode_factor(nsc_onestep *P, nsc_mode *M, int refactor);
 static const nsc_mode *nearest(const nsc_onestep *P, const nsc_mode *M, const char *mask, int lim);
-static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc_mode *src);
+static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc_mode *src, int flips);
 
 static void mode_clear(nsc_mode *M)
 {
@@ -63,9 +63,11 @@ int nsc_mode_init(nsc_onestep *P)
     c->mask2 = nsc_calloc(m, 1);
     c->mask0 = nsc_calloc(m + 1, 1);
     c->lt = nsc_calloc(m, sizeof(double));
+    c->flip = nsc_calloc(m + 1, sizeof(int));
     c->cur = -1;
+    c->nflip = -1;
     P->inc.lch = -1;
-    return c->prev && c->mask && c->mask2 && c->mask0 && c->lt ? 0 : -1;
+    return c->prev && c->mask && c->mask2 && c->mask0 && c->lt && c->flip ? 0 : -1;
 }
 
 void nsc_mode_teardown(nsc_onestep *P)
@@ -78,8 +80,9 @@ void nsc_mode_teardown(nsc_onestep *P)
     free(P->pat.poscol); free(P->pat.pc); free(P->pat.cpair); free(P->pat.ccoef);
     free(P->pat.pp); free(P->pat.ppos); free(P->pat.pkey); free(P->pat.posn); free(P->pat.touched); free(P->pat.tlist);
     free(P->inc.zref); free(P->inc.zlist); free(P->inc.mref); free(P->inc.epair); free(P->inc.dmark); free(P->inc.dlist); free(P->inc.dval);
+    free(P->inc.ulist); free(P->inc.cup); free(P->inc.cui);
     free(P->pat.samerow); free(P->pat.runend); free(P->pat.rt); free(P->pat.wpos); free(P->pat.hw);
-    free(P->mc.prev); free(P->mc.mask); free(P->mc.mask2); free(P->mc.mask0); free(P->mc.lt);
+    free(P->mc.prev); free(P->mc.mask); free(P->mc.mask2); free(P->mc.mask0); free(P->mc.lt); free(P->mc.flip);
 }
 
 /* After nsc_onestep_renew gave W its values for a new h (or Newton its tangent,
@@ -131,10 +134,12 @@ static int setup_alloc(nsc_onestep *P)
     d->mref = nsc_calloc((size_t)m + 1, 1);
     d->epair = nsc_calloc((size_t)m + 1, sizeof(int));
     d->dmark = nsc_calloc((size_t)m + 1, 1);
+    d->ulist = nsc_calloc((size_t)m + 1, sizeof(int));
     d->dlist = nsc_calloc((size_t)m + 1, sizeof(int));
     d->dval = nsc_calloc((size_t)m + 1, sizeof(double));
     if (!t->sep || !t->dinv || !t->sep_e || !t->nlist || !t->pkey || !t->posn || !t->pp || !t->Ct
-        || !t->Dt || !t->SeT || !d->zref || !d->zlist || !d->mref || !d->epair || !d->dmark || !d->dlist || !d->dval)
+        || !t->Dt || !t->SeT || !d->zref || !d->zlist || !d->mref || !d->epair || !d->dmark || !d->ulist || !d->dlist
+        || !d->dval)
         return -1;
     for (int j = 0; j < m; j++)
         if (t->SeT->p[j + 1] > t->SeT->p[j]) d->epair[d->nepair++] = j;
@@ -292,6 +297,26 @@ static int row_runs(nsc_onestep *P)
     return 0;
 }
 
+/* The incremental check's columns of C by heads (cup, cui): the entries of
+ * C whose pair is not samerow. A samerow pair's row of C is its
+ * predecessor's, so the pairs reading z_k are the runs of the heads listed
+ * for column k, whole. 0, or -1 on ENOMEM. */
+static int head_cols(nsc_onestep *P)
+{
+    const nsc_sparse *C = P->L->C;
+    int n = P->n, t = 0;
+    P->inc.cup = nsc_calloc((size_t)n + 1, sizeof(int));
+    P->inc.cui = nsc_calloc((size_t)C->p[n] + 1, sizeof(int));
+    if (!P->inc.cup || !P->inc.cui) return -1;
+    for (int k = 0; k < n; k++) {
+        P->inc.cup[k] = t;
+        for (int q = C->p[k]; q < C->p[k + 1]; q++)
+            if (!P->pat.samerow[C->i[q]]) P->inc.cui[t++] = C->i[q];
+    }
+    P->inc.cup[n] = t;
+    return 0;
+}
+
 /* wpos (each entry of W in Wb) and hw (the entries of W that nsc_mode_renew
  * refreshes: on E's pattern, which a new h changes, and on the rows of smooth
  * functions, whose tangent Newton writes, onestep_nl.c). 0, or -1 on ENOMEM. */
@@ -317,7 +342,9 @@ static int h_entries(nsc_onestep *P)
 int nsc_mode_setup(nsc_onestep *P)
 {
     P->mc.cur = P->mc.lastget = P->inc.mref_slot = -1;
-    if (setup_alloc(P) || classify_pairs(P) || row_runs(P) || build_wb(P) || h_entries(P) || contributors(P)) return -1;
+    if (setup_alloc(P) || classify_pairs(P) || row_runs(P) || head_cols(P) || build_wb(P) || h_entries(P)
+        || contributors(P))
+        return -1;
     return 0;
 }
 
@@ -384,6 +411,7 @@ static int setup_copy(nsc_onestep *P, const nsc_onestep *S)
     d->zlist = nsc_calloc(n + 1, sizeof(int));
     d->mref = nsc_calloc(m + 1, 1);
     d->dmark = nsc_calloc(m + 1, 1);
+    d->ulist = nsc_calloc(m + 1, sizeof(int));
     d->dlist = nsc_calloc(m + 1, sizeof(int));
     d->dval = nsc_calloc(m + 1, sizeof(double));
     t->rt = nsc_calloc(2 * (size_t)S->pat.rmax + 1, sizeof(double));
@@ -391,7 +419,8 @@ static int setup_copy(nsc_onestep *P, const nsc_onestep *S)
     t->tlist = nsc_calloc(npos + 1, sizeof(int));
     if (!t->sep || !t->dinv || !t->sep_e || !t->nlist || !t->pkey || !t->pp || !d->epair || !t->samerow
         || !t->runend || !t->poscol || !t->pc || !t->wpos || !t->hw || !t->cpair || !t->ccoef || !t->ppos
-        || !t->Ct || !t->Dt || !t->SeT || !t->Wb || !t->posn || !d->zref || !d->zlist || !d->mref || !d->dmark || !d->dlist
+        || !t->Ct || !t->Dt || !t->SeT || !t->Wb || !t->posn || !d->zref || !d->zlist || !d->mref || !d->dmark
+        || !d->ulist || !d->dlist
         || !d->dval || !t->rt || !t->touched || !t->tlist)
         return -1;
     for (size_t j = 0; j <= m; j++) t->posn[j] = -1;
@@ -407,7 +436,7 @@ static int setup_copy(nsc_onestep *P, const nsc_onestep *S)
 int nsc_mode_setup_like(nsc_onestep *P, const nsc_onestep *S)
 {
     P->mc.cur = P->mc.lastget = P->inc.mref_slot = -1;
-    if (setup_copy(P, S)) return -1;
+    if (setup_copy(P, S) || head_cols(P)) return -1;
     const double *wx = P->st.W->x;                                  /* Wb's values as build_wb sums them: */
     for (int k = 0; k < P->st.W->p[P->n]; k++) {                    /* W's entry, + 0.0 where stamped */
         int pos = P->pat.wpos[k];
@@ -522,7 +551,7 @@ static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t ke
     Kp[N] = t;
     for (int a = 0; a < M->nan; a++) P->pat.posn[M->actn[a]] = -1;
     const nsc_mode *src = nearest(P, M, mask, m);
-    if (src) mode_values(P, M, mask, src);                       /* K's pattern is src's */
+    if (src) mode_values(P, M, mask, src, 0);                       /* K's pattern is src's */
     else pos_set_all(P, M, mask);
     mode_factor(P, M, 0);
     return 0;
@@ -603,7 +632,18 @@ static const nsc_mode *nearest(const nsc_onestep *P, const nsc_mode *M, const ch
  * and base differ are recomputed (and of W's refreshed entries when M is stale
  * and base is its own). A position's value is a function of Wb and the mask
  * (pos_set), so this gives a fresh build's values bit for bit. */
-static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc_mode *src)
+static int pair_positions(nsc_onestep *P, int j, int nt)
+{
+    for (int q = P->pat.pp[j]; q < P->pat.pp[j + 1]; q++) {
+        int k = P->pat.ppos[q];
+        if (!P->pat.touched[k]) { P->pat.touched[k] = 1; P->pat.tlist[nt++] = k; }
+    }
+    return nt;
+}
+
+/* (flips: src's mask and mask differ exactly in the pairs P->mc.flip lists,
+ * mode_refill's test; no scan of the m flags) */
+static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc_mode *src, int flips)
 {
     int m = P->m, nt = 0;
     const char *base = M->mask;
@@ -614,11 +654,11 @@ static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc
     } else if (M->stale) {
         nt = stale_positions(P, 0);
     }
-    for (int j = nsc_flags_next_diff(mask, base, 0, m); j < m; j = nsc_flags_next_diff(mask, base, j + 1, m))
-        for (int q = P->pat.pp[j]; q < P->pat.pp[j + 1]; q++) {
-            int k = P->pat.ppos[q];
-            if (!P->pat.touched[k]) { P->pat.touched[k] = 1; P->pat.tlist[nt++] = k; }
-        }
+    if (src && flips)
+        for (int f = 0; f < P->mc.nflip; f++) nt = pair_positions(P, P->mc.flip[f], nt);
+    else
+        for (int j = nsc_flags_next_diff(mask, base, 0, m); j < m; j = nsc_flags_next_diff(mask, base, j + 1, m))
+            nt = pair_positions(P, j, nt);
     for (int q = 0; q < nt; q++) {
         pos_set(P, M, mask, P->pat.tlist[q]);
         P->pat.touched[P->pat.tlist[q]] = 0;
@@ -636,9 +676,10 @@ static void mode_refill(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t 
      * M's counted only up to it */
     int m = P->m;
     const nsc_mode *S = near_cand(P, M, mask);
-    int ds = S ? ndiff(mask, S->mask, m, m) : m;
+    int flips = S && mask == P->mc.flipfor && P->mc.nflip >= 0 && S == &P->mc.modes[P->mc.flipslot];
+    int ds = flips ? P->mc.nflip : S ? ndiff(mask, S->mask, m, m) : m;   /* (flips: ndiff's count) */
     if (ds >= m || (!M->stale && ndiff(mask, M->mask, m, ds + 1) <= ds)) S = NULL;
-    mode_values(P, M, mask, S);
+    mode_values(P, M, mask, S, flips);
     if (P->inc.mref_slot == (int)(M - P->mc.modes)) P->inc.mref_slot = -1;
     memcpy(M->mask, mask, (size_t)m);
     M->key = key;
@@ -925,26 +966,67 @@ static int check_all(nsc_onestep *P, const char *mask, const double *x, double l
     return ok;
 }
 
-/* The incremental check's marked pairs dlist[0..nd-1] evaluated in their
- * order as pair_check, a separable pair that follows the previous one in its
- * run (the pairs reading a changed z_k are marked in pair order) reusing its
- * row's terms: dval[d] = l_i, or -1 when pair dlist[d] is violated; *viol the
- * largest violation. 1 when none is violated. */
+/* One evaluated pair of the incremental check into dlist/dval: l_i, or -1
+ * when violated (then *ok = 0). */
+static inline void inc_put(nsc_onestep *P, int i, int bad, double li, int *ok)
+{
+    P->inc.dlist[P->inc.nd] = i;
+    P->inc.dval[P->inc.nd++] = bad ? -1 : li;
+    if (bad) *ok = 0;
+}
+
+/* The incremental check of the run of separable pairs headed by i0 (one row
+ * of C, its terms r = row_terms): each pair as check_list evaluates it
+ * (sep_check at e_i = nsc_pair_e), in check_run_r's tight loop when e_i = e0_i
+ * (+ ez_i) (its sums and verdicts bit for bit sep_check's). */
+static void inc_run(nsc_onestep *P, const char *mask, int i0, int r, double *viol, int *ok)
+{
+    const double *e0 = P->L->e0, *dinv = P->pat.dinv, *ez = P->st.kap ? P->st.ez : NULL;
+    int end = P->pat.runend[i0], i = i0;
+    if (P->st.e1 || end <= 0 || (r != 1 && r != 2)) {
+        do {
+            double li, vi = 0;
+            int bad = sep_check(P, mask[i], i, nsc_pair_e(P, i), r, &li, &vi);
+            if (vi > *viol) *viol = vi;
+            inc_put(P, i, bad, li, ok);
+        } while (++i < P->m && P->pat.samerow[i]);
+        return;
+    }
+    const double t0 = P->pat.rt[0], t1 = r == 2 ? P->pat.rt[1] : 0.0;
+    for (; i < end; i++) {
+        double e = ez ? e0[i] + ez[i] : e0[i], li = 0;
+        double g = r == 2 ? e + t0 + t1 : e + t0;                /* g = e_i + C_i z, left to right */
+        int bad = 0;
+        if (mask[i]) {                                           /* l_i = -g / D_ii >= 0 */
+            double v = -g * dinv[i];
+            li = v > 0 ? v : 0.0;
+            bad = g > 0 && sep_violated(P, 1, e, g, r);
+        } else if (g < 0) {                                      /* y_i = g >= 0 */
+            if (-g > *viol) *viol = -g;
+            bad = sep_violated(P, 0, e, g, r);
+        }
+        inc_put(P, i, bad, li, ok);
+    }
+}
+
+/* The incremental check's marked heads ulist[0..nu-1] evaluated, each a
+ * whole run of separable pairs (inc_run, its row's terms formed once) or one
+ * pair (pair_check), into dlist[0..nd-1] (the pairs) and dval[] (l_i, or -1
+ * when violated); *viol the largest violation. 1 when none is violated. */
 static int check_list(nsc_onestep *P, const char *mask, const double *x, double ltol, double *viol)
 {
-    int ok = 1, r = 0, last = -2;
-    for (int d = 0; d < P->inc.nd; d++) {
-        int i = P->inc.dlist[d], bad;
-        double vi = 0;
-        if (!P->pat.sep[i]) {
-            bad = pair_check(P, mask, i, x, P->mc.lt, ltol, &P->inc.dval[d], &vi);
-        } else {
-            if (!(P->pat.samerow[i] && last == i - 1)) r = row_terms(P, i, x);
-            last = i;
-            bad = sep_check(P, mask[i], i, nsc_pair_e(P, i), r, &P->inc.dval[d], &vi);
+    int ok = 1;
+    P->inc.nd = 0;
+    for (int u = 0; u < P->inc.nu; u++) {
+        int i = P->inc.ulist[u];
+        if (P->pat.sep[i]) {
+            inc_run(P, mask, i, row_terms(P, i, x), viol, &ok);
+            continue;
         }
-        if (bad) { ok = 0; P->inc.dval[d] = -1; }
+        double li, vi = 0;
+        int bad = pair_check(P, mask, i, x, P->mc.lt, ltol, &li, &vi);
         if (vi > *viol) *viol = vi;
+        inc_put(P, i, bad, li, &ok);
     }
     return ok;
 }
@@ -957,15 +1039,21 @@ static int mode_slot(const nsc_onestep *P, const nsc_mode *M)
     return -1;
 }
 
-/* Mark pair i for the incremental check. */
+/* Mark the head of pair i (i itself, or the first pair of its run of
+ * separable pairs sharing a row) for the incremental check. */
 static inline void dirty(nsc_onestep *P, int i)
 {
-    if (!P->inc.dmark[i]) { P->inc.dmark[i] = 1; P->inc.dlist[P->inc.nd++] = i; }
+    while (P->pat.samerow[i]) i--;
+    if (!P->inc.dmark[i]) { P->inc.dmark[i] = 1; P->inc.ulist[P->inc.nu++] = i; }
 }
+
 /* The incremental check (P->inc.ok): a pair whose status, e and entries of z
  * (the columns of its row of C) are bitwise those of the last accepted check
  * has the same verdict and l_i, so only the others are evaluated; l holds the
  * last accepted l. N pairs and pairs with source-dependent e are always evaluated.
+ * The unit marked is a run of separable pairs sharing a row (a PWL device's
+ * segments: they read the same z), evaluated whole (evaluating a pair whose
+ * inputs did not change gives its last verdict and l_i again).
  * mref is the mask of the mode last accepted (its pairs that changed status
  * were marked, and take mask's): when M is that slot, unchanged since
  * (mref_slot), no pair changed status and the O(m) comparison is skipped (a
@@ -975,33 +1063,41 @@ static int check_inc(nsc_onestep *P, const nsc_mode *M, const double *x, double 
 {
     int n = P->n, m = P->m, slot = mode_slot(P, M);
     const char *mask = M->mask;
-    const nsc_sparse *C = P->L->C;
-    P->inc.nd = 0;
+    const int *cup = P->inc.cup, *cui = P->inc.cui;
+    P->inc.nu = 0;
     for (int i = slot >= 0 && slot == P->inc.mref_slot ? m : nsc_flags_next_diff(mask, P->inc.mref, 0, m); i < m;
          i = nsc_flags_next_diff(mask, P->inc.mref, i + 1, m))
         dirty(P, i);                                             /* the pairs whose status changed */
-    for (int c = 0; c < P->inc.nz; c++) {                           /* z_k changed: the pairs reading it */
+    for (int c = 0; c < P->inc.nz; c++) {                           /* z_k changed: the runs reading it */
         int k = P->inc.zlist[c];
-        for (int q = C->p[k]; q < C->p[k + 1]; q++) dirty(P, C->i[q]);
+        for (int q = cup[k]; q < cup[k + 1]; q++) dirty(P, cui[q]);
     }
     for (int q = 0; q < P->pat.nn; q++) dirty(P, P->pat.nlist[q]);
     for (int q = 0; q < P->inc.nepair; q++) dirty(P, P->inc.epair[q]);
     double viol = 0;
     int ok = check_list(P, mask, x, ltol, &viol);
-    if (!ok && next) {
-        memcpy(next, mask, (size_t)m);
-        for (int d = 0; d < P->inc.nd; d++)
-            if (P->inc.dval[d] < 0) {
-                next[P->inc.dlist[d]] = (char)!mask[P->inc.dlist[d]];
-                P->mc.nkey ^= P->pat.pkey[P->inc.dlist[d]];
-            }
+    for (int u = 0; u < P->inc.nu; u++) P->inc.dmark[P->inc.ulist[u]] = 0;
+    if (!ok) {
+        if (next) {
+            memcpy(next, mask, (size_t)m);
+            P->mc.nflip = 0;                                     /* (each pair listed once) */
+            P->mc.flipslot = slot;
+            for (int d = 0; d < P->inc.nd; d++)
+                if (P->inc.dval[d] < 0) {
+                    int i = P->inc.dlist[d];
+                    next[i] = (char)!mask[i];
+                    P->mc.nkey ^= P->pat.pkey[i];
+                    P->mc.flip[P->mc.nflip++] = i;
+                }
+            if (slot < 0) P->mc.nflip = -1;
+        }
+        return 0;
     }
     for (int d = 0; d < P->inc.nd; d++) {
         int i = P->inc.dlist[d];
-        P->inc.dmark[i] = 0;
-        if (ok) { l[i] = P->inc.dval[d]; P->inc.mref[i] = mask[i]; }
+        l[i] = P->inc.dval[d];
+        P->inc.mref[i] = mask[i];
     }
-    if (!ok) return 0;
     P->inc.mref_slot = slot;
     memcpy(P->inc.zref, x, (size_t)n * sizeof(double));
     *res = viol;
@@ -1032,6 +1128,7 @@ static int changed_z(nsc_onestep *P, const double *x)
 
 int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res, char *next)
 {
+    P->mc.nflip = -1;
     if (M->singular) return -1;
     int n = P->n, m = P->m;
     double *x = P->st.x, *lt = P->mc.lt;
@@ -1113,8 +1210,10 @@ int nsc_active_set(nsc_onestep *P, const char *start, nsc_mode *first, int maxit
     for (int it = 1; it <= maxit; it++) {
         if (it > 1) masks_rotate(P);                             /* prev = mask, mask = next */
         char *mask = P->mc.mask, *next = P->mc.mask2, *prev = P->mc.mask0;
+        P->mc.flipfor = it > 1 ? mask : NULL;                   /* (mode_refill: next's flips listed) */
         nsc_mode *M = it > 1 ? nsc_mode_get_key(P, mask, P->mc.nkey)   /* next's key, formed by the check */
                       : first ? first : nsc_mode_get(P, mask);
+        P->mc.flipfor = NULL;
         if (!M) return 0;
         int st = nsc_mode_try(P, M, z1, l, res, next);
         if (st < 0 && it > 1 && flip_partners(P, prev, mask, next)) {   /* the group's other pairs too */
