@@ -378,8 +378,9 @@ static int d_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
     char a[64], b[64];
     nsc_jfit_range(&old, a, sizeof a);
     nsc_jfit_range(&p->fw, b, sizeof b);
-    nsc_note(r, &e->loc, "diode %s: its peak current %.3g A left the range %s its model '%s' was fitted on: "
-             "refitted by %d segment%s on %s (max error %.3g V), the run repeated", e->name, ip, a, e->model->name,
+    nsc_note(r, &e->loc, "diode %s: its peak current %.3g A %s %s its model '%s' was fitted on: "
+             "refitted by %d segment%s on %s (max error %.3g V), the run repeated", e->name, ip,
+             nsc_jfit_where(&old, ip), a, e->model->name,
              p->fw.nseg, p->fw.nseg > 1 ? "s" : "", b, p->fw.err);
     return 1;
 }

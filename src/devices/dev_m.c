@@ -516,9 +516,9 @@ static int m_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
         char a[64], b[64];
         nsc_jfit_range(&old, a, sizeof a);
         nsc_jfit_range(f, b, sizeof b);
-        nsc_note(r, &e->loc, "MOS transistor %s: its peak bulk-%s junction current %.3g A left the range %s it was "
+        nsc_note(r, &e->loc, "MOS transistor %s: its peak bulk-%s junction current %.3g A %s %s it was "
                  "fitted on: refitted by %d segment%s on %s (max error %.3g V), the run repeated", e->name,
-                 t ? "source" : "drain", lpk[j], a, f->nseg, f->nseg > 1 ? "s" : "", b, f->err);
+                 t ? "source" : "drain", lpk[j], nsc_jfit_where(&old, lpk[j]), a, f->nseg, f->nseg > 1 ? "s" : "", b, f->err);
         n = 1;
     }
     p->jrefit += n;

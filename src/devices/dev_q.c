@@ -12,7 +12,8 @@
  * IMAX = 1 A) by SEGMENTS = 1 line unless given, nf (nr) pairs in the concave-sum
  * form of nsc_st_jfit (AREA scales the currents: Q AREA=k is k transistors in
  * parallel, RB RC RE included). The fits follow the run (issue 27): a junction
- * whose peak current left the default range is refitted on the currents seen
+ * whose peak current left the default range, or lies where that fit is more than
+ * 10 mV off its curve, is refitted on the currents seen
  * (nsc_jfit_refit, by the fewest chords within 10 mV unless SEGMENTS is given)
  * and the run repeated (run.c), as the diode's (dev_d.c); IMIN/IMAX on the card
  * fix the range:
@@ -286,9 +287,9 @@ static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
         char a[64], b[64];
         nsc_jfit_range(&old, a, sizeof a);
         nsc_jfit_range(f, b, sizeof b);
-        nsc_note(r, &e->loc, "transistor %s: its peak %s junction current %.3g A left the range %s its model '%s' "
+        nsc_note(r, &e->loc, "transistor %s: its peak %s junction current %.3g A %s %s its model '%s' "
                  "was fitted on: refitted by %d segment%s on %s (max error %.3g V), the run repeated", e->name,
-                 k ? "BC" : "BE", ip, a, e->model->name, f->nseg, f->nseg > 1 ? "s" : "", b, f->err);
+                 k ? "BC" : "BE", ip, nsc_jfit_where(&old, ip), a, e->model->name, f->nseg, f->nseg > 1 ? "s" : "", b, f->err);
         n = p->refitted = 1;
     }
     return n;

@@ -130,16 +130,22 @@ int nsc_jfit_outside(const nsc_jfit *f, double ip, double *off)
     return fabs(*off) > 2 * f->err && fabs(*off) > 0.01;
 }
 
+const char *nsc_jfit_where(const nsc_jfit *f, double ip)
+{
+    return ip >= f->i1 && ip <= f->i2 ? "lies where it is more than 10 mV off, in the range" : "left the range";
+}
+
 int nsc_jfit_refit(nsc_jfit *f, double ip, int nseg, int nmax, double tol)
 {
-    if (!(f->a > 0 && ip > 1e-9) || (ip >= f->i1 && ip <= f->i2)) return 0;
+    if (!(f->a > 0 && ip > 1e-9)) return 0;
+    int in = ip >= f->i1 && ip <= f->i2;
     double off = nsc_jfit_v(f, ip) - curve(f->c, f->a, f->i0, f->rs, ip);
-    if (!(fabs(off) > f->err && fabs(off) > 0.01)) return 0;  /* worse there than inside, and felt */
-    double lo = ip > f->i2 ? f->i1 : ip / NSC_JFIT_BELOW, hi = NSC_JFIT_ABOVE * ip;  /* the range seen, */
-    nsc_jfit g;                                               /* with room for the re-run's peak */
+    if (!(fabs(off) > 0.01 && (in || fabs(off) > f->err))) return 0;   /* felt, and worse than inside (left), */
+    double lo = ip > f->i2 ? f->i1 : ip / NSC_JFIT_BELOW, hi = NSC_JFIT_ABOVE * ip;   /* or inside a coarse fit: */
+    nsc_jfit g;                                               /* the range seen, room for the re-run's peak */
     int st = nseg > 0 ? nsc_jfit_make(f->c, f->a, f->i0, f->rs, lo, hi, nseg, &g)
                       : nsc_jfit_auto(f->c, f->a, f->i0, f->rs, lo, hi, nmax, tol, &g);
-    if (st) return 0;
+    if (st || (in && !(fabs(nsc_jfit_v(&g, ip) - curve(f->c, f->a, f->i0, f->rs, ip)) < fabs(off)))) return 0;
     *f = g;
     return 1;
 }

@@ -46,12 +46,19 @@ void nsc_st_jfit(nsc_builder *b, const nsc_jfit *f, int j);
 int nsc_jfit_outside(const nsc_jfit *f, double ip, double *off);
 /* A fit that follows the run: when the run's peak ip (> 1 nA) left f's range and
  * the fit is off its curve there by more than its error inside and 10 mV (a
- * one-line BJT junction fitted on 10 mA..1 A: from ~ 5 mA down), f is remade on the currents seen, [i1, NSC_JFIT_ABOVE ip] above its range, else
- * [ip / NSC_JFIT_BELOW, NSC_JFIT_ABOVE ip] (a junction's currents far below its
- * peak matter little: it is nearly off there), by nseg chords (0: the fewest
- * within tol, at most nmax; nsc_jfit_auto), and 1 is returned; else 0 (f kept). */
+ * one-line BJT junction fitted on 10 mA..1 A: from ~ 5 mA down), or lies inside
+ * it where the fit is more than 10 mV off (that line at 12 mA: 27 mV, which put
+ * an ECL Schmitt trigger's threshold 80 mV off), f is remade on the currents
+ * seen, [i1, NSC_JFIT_ABOVE ip] above its range, else [ip / NSC_JFIT_BELOW,
+ * NSC_JFIT_ABOVE ip] (a junction's currents far below its peak matter little: it
+ * is nearly off there), by nseg chords (0: the fewest within tol, at most nmax;
+ * nsc_jfit_auto), and 1 is returned (inside: only when the new fit is closer at
+ * ip); else 0 (f kept). */
 #define NSC_JFIT_ABOVE 2.0
 #define NSC_JFIT_BELOW 1000.0
 int nsc_jfit_refit(nsc_jfit *f, double ip, int nseg, int nmax, double tol);
+/* How a refit's note says where ip was against the old fit f: "left the range"
+ * or "lies where it is more than 10 mV off, in the range" (nsc_jfit_refit). */
+const char *nsc_jfit_where(const nsc_jfit *f, double ip);
 
 #endif

@@ -79,6 +79,23 @@ Test(bjt, forward_active_operating_point)
     free(out);
 }
 
+/* The default fit (one line on 10 mA..1 A) at 12 mA, inside its range but 23 mV
+ * off the junction there (an ECL Schmitt trigger's threshold came out 80 mV off
+ * ngspice's, 36 % of range): the fit follows the run inside its range too. A
+ * diode-connected NPN fed 12 mA: i_F (1 + 1/BF) = 12 mA, v_BE = Vt ln(1 + i_F/IS)
+ * = 0.83799 V; within the refit's 10 mV (0.8613 V before). */
+Test(bjt, a_coarse_fit_where_the_run_peaked_is_remade)
+{
+    tu_table t;
+    char *out = run("qd", "diode-connected NPN\nI1 0 b 12m\nQ1 b b 0 QN\n.model QN NPN(IS=1e-16 BF=50)\n"
+                          ".tran 1u 5u\n.save v(b)\n.end\n", "", &t);
+    double iF = 12e-3 / (1 + 1.0 / 50), vbe = VT * log1p(iF / 1e-16);
+    near(last(&t, "v(b)"), vbe, 0.01, "V_BE");
+    cr_assert(strstr(out, "lies where it is more than 10 mV off, in the range 10 mA..1 A"), "%s", out);
+    tu_table_free(&t);
+    free(out);
+}
+
 /* Saturation: RB = 10k (BF I_B = 41 mA > VCC/RC = 10 mA), NR = 1.2 so the BC
  * fit differs (VFR, RONR). Both junctions on: with I_B = iF/BF + iR/BR,
  * I_C = iF - iR (1 + 1/BR), v_b = VF + RON iF, v_c = v_b - VFR - RONR iR,
