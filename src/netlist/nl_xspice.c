@@ -444,6 +444,8 @@ static nsc_status a_core(elab *E, scope *sc, const nl_card *cd, const nl_card *m
     e->nnode = 4;
     e->node[0] = nd[0], e->node[1] = nd[1], e->node[2] = bn, e->node[3] = 0;
     e->value = k.area;
+    nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE core %s: the B-H curve's corners are sharp here; XSPICE rounds "
+             "them over input_domain (default 0.01 of the segment), not modelled", cd->f[0].u.s);
     return NSC_OK;
 }
 
