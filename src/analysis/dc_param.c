@@ -48,10 +48,16 @@ static nsc_status dc_param_point(const dc_params *P, const double *x, int whole0
     const nsc_circuit *c = P->c;
     nsc_param_set *ov = nsc_calloc((size_t)P->nov + 2, sizeof *ov);
     if (!ov) return nsc_oom(r);
-    int n = P->nov;
+    int n = P->nov, k1 = -1;
     if (P->nov) memcpy(ov, P->ov, sizeof *ov * (size_t)P->nov);
-    for (int k = whole0 ? 1 : 0; k < c->job.ndc; k++)
-        if (c->job.dc[k].el < 0) ov[n++] = (nsc_param_set){ c->job.dc[k].param, x[k] };
+    for (int k = whole0 ? 1 : 0; k < c->job.ndc; k++) {       /* the sweep's value wins over a --param of it */
+        if (c->job.dc[k].el >= 0) continue;
+        int j = 0;
+        while (j < n && !nsc_strieq(ov[j].name, c->job.dc[k].param)) j++;
+        if (j == n) n++;
+        ov[j] = (nsc_param_set){ c->job.dc[k].param, x[k] };
+        if (k1 < 0) k1 = k;
+    }
     nsc_circuit *ck = NULL;
     nsc_probe *p = NULL;
     int np = 0;
@@ -67,8 +73,8 @@ static nsc_status dc_param_point(const dc_params *P, const double *x, int whole0
         nsc_status sa = dc_append(*W, Wk, r);
         s = s ? s : sa;
     }
-    if (s == NSC_ENETLIST)
-        nsc_warn(r, &c->job.dc[0].loc, ".dc stopped: the netlist with %s = %g", ov[P->nov].name, ov[P->nov].value);
+    if (s == NSC_ENETLIST && k1 >= 0)
+        nsc_warn(r, &c->job.dc[0].loc, ".dc stopped: the netlist with %s = %g", c->job.dc[k1].param, x[k1]);
     nsc_waves_free(Wk);
     nsc_waves_probes_free(p, np);
     nsc_circuit_free(ck);

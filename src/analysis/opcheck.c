@@ -28,7 +28,8 @@
  * (NPN) by up to about a junction's forward drop: NSC_NOGAIN_MARGIN. The .ic
  * nodes the operating point holds (lcs_asm.c hold_ic_nodes) count as source
  * terminals. A circuit with any other element (controlled sources, MOS, JFET,
- * gates, B sources, a current source that drives) is not checked. */
+ * gates, B sources, a current source that drives, a capacitor or inductor whose
+ * IC= the operating point holds: a source) is not checked. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,8 +40,10 @@
 static int nogain_element(const nsc_element *e)
 {
     switch (e->kind) {
-    case NSC_EL_R: case NSC_EL_C: case NSC_EL_L: case NSC_EL_K: case NSC_EL_V:
-    case NSC_EL_D: case NSC_EL_Q: case NSC_EL_S: case NSC_EL_W: case NSC_EL_CQ:
+    case NSC_EL_C: case NSC_EL_L: case NSC_EL_CQ:
+        return !e->has_ic;                           /* IC= held at the operating point: a source */
+    case NSC_EL_R: case NSC_EL_K: case NSC_EL_V:
+    case NSC_EL_D: case NSC_EL_Q: case NSC_EL_S: case NSC_EL_W:
         return 1;
     case NSC_EL_I:
         return e->wave.kind == NSC_WAVE_DC && e->wave.dc == 0.0;

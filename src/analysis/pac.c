@@ -12,8 +12,8 @@
 #endif
 #define PAC_BATCH 32          /* frequencies per period run: 2 columns each beside the nd of Phi */
 #define PAC_JUMP_H 1e-3       /* an event step shorter than this fraction of the period ... */
-#define PAC_JUMP_REL 1e-3     /* ... across which a probe moves by more than this of its size ... */
-#define PAC_JUMP_ABS 1e-9     /* ... plus this: the probe jumps at the event (nsc_pac_step) */
+#define PAC_JUMP_REL 1e-3     /* ... across which a probe moves by more than this of its range ... */
+#define PAC_JUMP_ABS 1e-9     /* ... plus this: the probe jumps at the event (nsc_pac_step, pac_jumps) */
 
 struct nsc_pac {
     const nsc_circuit *c;
@@ -28,6 +28,8 @@ struct nsc_pac {
     int nlin;
     char *onl;                /* [np] 1: the probe reads a pair's multiplier (no sensitivity here) */
     char *jump;               /* [np] 1: the probe jumps at an event (its impulse is not computed) */
+    double *ylo, *yhi, *dyev; /* [np] the probe's range over the batch's steps, its largest move across
+                                 an event's step (mark_jumps); jump decided at the batch's end */
     double *wz;               /* [nsrc] zeros (the jump test leaves the sources out: they jump at breakpoints) */
     double *W;                /* [2 nsrc] the sources' phasors (re, im) */
     int k0, nb, ns;           /* the batch: frequencies k0 .. k0+nb-1, ns columns */
@@ -45,7 +47,7 @@ void nsc_pac_free(nsc_pac *A)
 {
     if (!A) return;
     for (int k = 0; k < A->nlin; k++) nsc_lin_free(&A->f[k]);
-    free(A->f); free(A->onl); free(A->jump); free(A->wz); free(A->W); free(A->S); free(A->Sprev); free(A->DW[0]); free(A->DW[1]);
+    free(A->f); free(A->onl); free(A->jump); free(A->wz); free(A->ylo); free(A->yhi); free(A->dyev); free(A->W); free(A->S); free(A->Sprev); free(A->DW[0]); free(A->DW[1]);
     free(A->lz); free(A->Yprev); free(A->Ycur); free(A->Ist); free(A->Iin); free(A->w0f);
     free(A);
 }
@@ -73,6 +75,9 @@ nsc_status nsc_pac_setup(nsc_pac *A, const nsc_lcs *L, int nd, const int *di, do
     A->f = nsc_calloc(np + 1, sizeof *A->f);
     A->onl = nsc_calloc(np + 1, 1);
     A->jump = nsc_calloc(np + 1, 1);
+    A->ylo = nsc_calloc(np + 1, sizeof(double));
+    A->yhi = nsc_calloc(np + 1, sizeof(double));
+    A->dyev = nsc_calloc(np + 1, sizeof(double));
     A->wz = nsc_calloc((size_t)L->nsrc + 1, sizeof(double));
     A->W = nsc_calloc(2 * (size_t)L->nsrc + 1, sizeof(double));
     A->S = nsc_calloc(n * ns + 1, sizeof(double));
@@ -85,7 +90,7 @@ nsc_status nsc_pac_setup(nsc_pac *A, const nsc_lcs *L, int nd, const int *di, do
     A->Ist = nsc_calloc(PAC_BATCH * np * (size_t)nd + 1, sizeof(double complex));
     A->Iin = nsc_calloc(PAC_BATCH * np + 1, sizeof(double complex));
     A->w0f = nsc_calloc(PAC_BATCH, sizeof(double complex));
-    if (!A->f || !A->onl || !A->jump || !A->wz || !A->W || !A->S || !A->Sprev || !A->DW[0] || !A->DW[1] || !A->lz || !A->Yprev
+    if (!A->f || !A->onl || !A->jump || !A->wz || !A->ylo || !A->yhi || !A->dyev || !A->W || !A->S || !A->Sprev || !A->DW[0] || !A->DW[1] || !A->lz || !A->Yprev
         || !A->Ycur || !A->Ist || !A->Iin || !A->w0f)
         return nsc_oom(r);
     for (int j = 0; j < L->nsrc; j++) {                       /* W_j = mag e^{j phase} (V and I sources) */
@@ -169,25 +174,37 @@ static void probe_cols(nsc_pac *A, const double *S, const char *sw, double h, do
     }
 }
 
-/* Mark the probes that jump across an event step z0 -> z1 of size h (a switch
- * node's voltage): the step is a located event's, far shorter than the period,
- * so a continuous probe barely moves across it. */
-static void mark_jumps(nsc_pac *A, const double *z0, const double *z1, double h, const char *sw)
+/* The probes' range over the steps (their values at z1, sources left out: they
+ * jump at breakpoints, not at events), and their largest move across an event
+ * step z0 -> z1 of size h, far shorter than the period (a located event's): a
+ * continuous probe barely moves across it; pac_jumps decides against the range
+ * (a state near 0 at the event, a DCM inductor current, is no jump). */
+static void mark_jumps(nsc_pac *A, const double *z0, const double *z1, double h, const char *sw, int event)
 {
-    if (!(h < PAC_JUMP_H * A->T)) return;
     for (int k = 0; k < A->np; k++) {
-        if (A->onl[k] || A->jump[k]) continue;
-        double y0 = nsc_lin_eval_sw(&A->f[k], A->L, sw, z0, A->lz, NULL, 0, A->wz);
+        if (A->onl[k]) continue;
         double y1 = nsc_lin_eval_sw(&A->f[k], A->L, sw, z1, A->lz, NULL, 0, A->wz);
-        A->jump[k] = fabs(y1 - y0) > PAC_JUMP_REL * fmax(fabs(y0), fabs(y1)) + PAC_JUMP_ABS;
+        if (A->first) A->ylo[k] = A->yhi[k] = y1;
+        A->ylo[k] = fmin(A->ylo[k], y1);
+        A->yhi[k] = fmax(A->yhi[k], y1);
+        if (!event || !(h < PAC_JUMP_H * A->T)) continue;
+        double y0 = nsc_lin_eval_sw(&A->f[k], A->L, sw, z0, A->lz, NULL, 0, A->wz);
+        A->dyev[k] = fmax(A->dyev[k], fabs(y1 - y0));
     }
+}
+
+/* The probes that jumped at an event of the batch's period (mark_jumps). */
+static void pac_jumps(nsc_pac *A)
+{
+    for (int k = 0; k < A->np; k++)
+        A->jump[k] |= A->dyev[k] > PAC_JUMP_REL * (A->yhi[k] - A->ylo[k]) + PAC_JUMP_ABS;
 }
 
 void nsc_pac_step(nsc_pac *A, double t0, double t1, const double *S, const char *sw, const double *z0,
                   const double *z1, int event)
 {
     double h = t1 - t0, tau0 = t0 - A->ts;
-    if (event) mark_jumps(A, z0, z1, h, sw);
+    mark_jumps(A, z0, z1, h, sw, event);
     size_t np = (size_t)A->np, nd = (size_t)A->nd;
     if (A->first) {                                           /* the columns at tau = 0 (DZ of the first step) */
         nsc_pac_dw(A, t1, 1);
@@ -241,6 +258,7 @@ nsc_status nsc_pac_close(nsc_pac *A, int failed, nsc_report *r)
 {
     if (failed)
         return nsc_err(r, NSC_ESIM, NULL, "periodic AC: a step's sensitivity could not be computed");
+    pac_jumps(A);
     int nd = A->nd;
     size_t np = (size_t)A->np;
     double *M = nsc_calloc(4 * (size_t)nd * (size_t)nd + 1, sizeof(double)), *b = nsc_calloc(2 * (size_t)nd + 1, sizeof(double));

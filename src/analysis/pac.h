@@ -29,7 +29,8 @@
  * (jump x time shift) that dy's interpolant leaves out (the open-loop buck's
  * v(sw) came out 32 dB under Vin k (sL + Z2)/(sL + R0 + Z2) at 100 Hz): such an
  * output is found at the events (its value across a located event's step moves
- * by more than 1e-3 of itself) and is NaN, with a warning; so are probes on pair
+ * by more than 1e-3 of its range over the period) and is NaN, with a warning;
+ * so are probes on pair
  * multipliers (a diode's current: no sensitivity here). Not found: a capacitor
  * current (its dz/dt term) that jumps. */
 #ifndef NSC_PAC_H

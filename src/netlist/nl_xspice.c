@@ -181,6 +181,13 @@ static nsc_status a_ff(elab *E, scope *sc, const nl_card *cd, int m, const char 
     for (int q = 0; q < el && first; q++) first = E->elmodel[q] != m;
     E->elmodel[el] = m;                                      /* (its type checked by the caller) */
     a_warn(E, sc, cd, m, el0);
+    double ic = 0;
+    if (nsc_model_get(&E->c->model[m], "ic", &ic) && ic != 0 && ic != 1)   /* XSPICE: 2 the unknown state */
+        return nle_err(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE flip-flop or latch %s: model '%s' has ic = %g: 0 or 1 "
+                       "here (the unknown state is not modelled)", cd->f[0].u.s, E->c->model[m].name, ic);
+    if (first && E->c->model[m].type == NSC_MOD_DSRFF)       /* one per model */
+        nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE d_srff '%s': S = R = 1 at a clock edge holds the bit here; "
+                 "XSPICE gives the unknown state", E->c->model[m].name);
     if (first && E->c->model[m].type == NSC_MOD_DSRLATCH)    /* one per model */
         nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE d_srlatch '%s': an input between its adc_bridge's in_low and "
                  "in_high reads 0 here and the bit holds; XSPICE stores the unknown state then (S falling slowly with "
@@ -437,6 +444,8 @@ static nsc_status a_core(elab *E, scope *sc, const nl_card *cd, const nl_card *m
     e->nnode = 4;
     e->node[0] = nd[0], e->node[1] = nd[1], e->node[2] = bn, e->node[3] = 0;
     e->value = k.area;
+    nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE core %s: the B-H curve's corners are sharp here; XSPICE rounds "
+             "them over input_domain (default 0.01 of the segment), not modelled", cd->f[0].u.s);
     return NSC_OK;
 }
 

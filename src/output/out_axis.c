@@ -98,15 +98,14 @@ int nsc_trace_stat_of(const double *v, size_t n, size_t stride, nsc_trace_stat *
     return 0;
 }
 
-int nsc_trace_stat_cols(const double *v, size_t n, size_t stride, int nk, nsc_trace_stat *s)
+/* The statistics of nk <= NSC_STAT_COLS neighbouring columns in one pass
+ * over the rows ((nk + 1) n doubles of copies). -1 out of memory, else 0. */
+static int stat_block(const double *v, size_t n, size_t stride, int nk, nsc_trace_stat *s)
 {
-    if (nk > 1 && (size_t)(nk + 1) * n > NSC_STAT_WORDS) nk = (int)(NSC_STAT_WORDS / (n ? n : 1)) - 1;
-    if (nk <= 1) return nsc_trace_stat_of(v, n, stride, s);   /* one column's copy, no more */
     double *a = malloc(((size_t)nk + 1) * (n ? n : 1) * sizeof *a);
     if (!a) return -1;
     double *b = a + (size_t)nk * (n ? n : 1);
     size_t m[NSC_STAT_COLS] = { 0 };
-    if (nk > NSC_STAT_COLS) nk = NSC_STAT_COLS;
     for (size_t i = 0; i < n; i++)                               /* one pass over the rows: */
         for (int k = 0; k < nk; k++)                             /* neighbouring values, one cache line */
             if (isfinite(v[i * stride + (size_t)k])) a[(size_t)k * n + m[k]++] = v[i * stride + (size_t)k];
@@ -115,6 +114,18 @@ int nsc_trace_stat_cols(const double *v, size_t n, size_t stride, int nk, nsc_tr
         if (m[k]) stat_seq(a + (size_t)k * n, m[k], b, &s[k]);
     }
     free(a);
+    return 0;
+}
+
+int nsc_trace_stat_cols(const double *v, size_t n, size_t stride, int nk, nsc_trace_stat *s)
+{
+    int per = nk > NSC_STAT_COLS ? NSC_STAT_COLS : nk;           /* columns a pass, within the words */
+    if (per > 1 && (size_t)(per + 1) * n > NSC_STAT_WORDS) per = (int)(NSC_STAT_WORDS / (n ? n : 1)) - 1;
+    for (int k = 0; k < nk; k += per > 1 ? per : 1) {            /* every one of the nk columns */
+        int nb = nk - k < per ? nk - k : per;
+        int bad = nb <= 1 ? nsc_trace_stat_of(v + k, n, stride, &s[k]) : stat_block(v + k, n, stride, nb, s + k);
+        if (bad) return -1;
+    }
     return 0;
 }
 

@@ -182,7 +182,9 @@ static int minus_inf_ok(const tread *R, int k, double x)
 }
 
 /* Line `line`'s n fields, numbers: a row (every row as many as the first,
- * finite but for minus_inf_ok). */
+ * finite but for minus_inf_ok and a signal's NaN: a value the run could not
+ * give, e.g. a ratio by a zero current; cmp.c names it; the scale, column 1,
+ * always finite). */
 static nsc_status number_line(tread *R, int line, int n)
 {
     if (!R->T.nc) {
@@ -193,7 +195,8 @@ static nsc_status number_line(tread *R, int line, int n)
     if (n != R->T.nc)
         return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: %d columns, the first row has %d", R->path, line, n, R->T.nc);
     for (int k = 0; k < n; k++)
-        if (!is_number(R->fb[k], R->fe[k], &R->row[k]) || !(isfinite(R->row[k]) || minus_inf_ok(R, k, R->row[k])))
+        if (!is_number(R->fb[k], R->fe[k], &R->row[k])
+            || !(isfinite(R->row[k]) || (k > 0 && isnan(R->row[k])) || minus_inf_ok(R, k, R->row[k])))
             return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: column %d: not a finite number: '%.*s'", R->path, line, k + 1,
                            (int)(R->fe[k] - R->fb[k]), R->fb[k]);
     return grid_add(&R->T, R->row) ? nsc_oom(R->r) : NSC_OK;

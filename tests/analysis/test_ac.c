@@ -877,7 +877,7 @@ Test(ac, operating_point_beyond_the_default_fit_is_refitted)
  * each row is the closed form within 1e-12, in nsc_run_dc's order (dc[0]
  * fastest), the column of a .param named sweep(rv). Before: "unknown element
  * 'rv' in .dc". */
-static void param_rows(const char *dc, const char *c0, const char *c1, int nrow)
+static void param_rows_x(const char *dc, const char *extra, const char *c0, const char *c1, int nrow)
 {
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/p.cir", tmp);
@@ -885,7 +885,7 @@ static void param_rows(const char *dc, const char *c0, const char *c1, int nrow)
                               "%s\n.end\n", dc);
     cr_assert(text && tu_write_file(path, text) == 0);
     free(text);
-    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o p.dat p.cir 2>&1", tmp, NSC_PROGRAM);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet %s -o p.dat p.cir 2>&1", tmp, NSC_PROGRAM, extra);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s: %s", dc, out);
     free(out);
     snprintf(path, sizeof path, "%s/p.dat", tmp);
@@ -905,11 +905,25 @@ static void param_rows(const char *dc, const char *c0, const char *c1, int nrow)
     tu_table_free(&t);
 }
 
+static void param_rows(const char *dc, const char *c0, const char *c1, int nrow)
+{
+    param_rows_x(dc, "", c0, c1, nrow);
+}
+
 Test(dc, param_sweep_is_the_closed_form)
 {
     param_rows(".dc rv 500 2k 500", "sweep(rv)", "v(in)", 4);
     param_rows(".dc V1 -1 1 0.5 rv 500 2k 500", "v-sweep", "sweep(rv)", 20);
     param_rows(".dc rv 500 2k 500 V1 -1 1 1", "sweep(rv)", "sweep(v1)", 12);
+}
+
+/* A swept .param that --param also sets: the sweep's values win (before:
+ * "no .param named rv", no location: the override list held rv twice;
+ * hostile review, session 17); another --param still applies. */
+Test(dc, param_swept_and_given_by_param_takes_the_sweep)
+{
+    param_rows_x(".dc rv 500 2k 500", "--param rv=5k", "sweep(rv)", "v(in)", 4);
+    param_rows_x(".dc V1 -1 1 0.5 rv 500 2k 500", "--param rv=7k", "v-sweep", "sweep(rv)", 20);
 }
 
 /* A .param value the netlist refuses (R1 = rv = 0) is the netlist's error at

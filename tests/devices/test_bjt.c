@@ -22,6 +22,7 @@ static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
 static void teardown(void) { tu_rmdir(tmp); free(tmp); }
 TestSuite(bjt, .init = setup, .fini = teardown);
 TestSuite(fits, .init = setup, .fini = teardown);
+TestSuite(opcheck, .init = setup, .fini = teardown);
 
 /* The one-segment fit of N Vt ln(1 + i/IS) on [i1, i2]: *vf, *ron. */
 static void fit1(double n, double is, double i1, double i2, double *vf, double *ron)
@@ -453,5 +454,26 @@ Test(bjt, opamp741_saturated_inverting_amplifier_not_a_wrong_answer)
         cr_assert_eq(rc, 3, "%s", out);
         cr_assert_not_null(strstr(out, "error: no consistent operating point: the solution found "), "%s", out);
     }
+    free(out);
+}
+
+/* The operating point's no-gain check (opcheck.c) counted .ic nodes as sources
+ * but not a capacitor's IC=, which the operating point holds without UIC (as
+ * netlist.md says): V1 = 1 V, R0 = R1 = 1k in series with C1 IC=-8 was refused
+ * ("node 'b' at -3.5 V, outside the 0..1 V"), exit 3 (hostile review, session
+ * 17). At t = 0 the loop 1 V + 8 V over 2k: v(b) = 1 - 4.5 = -3.5 V, v(c) =
+ * 4.5 V; then v_C = -8 + 9 (1 - e^(-t/2ms)). */
+Test(opcheck, a_held_capacitor_ic_is_a_source)
+{
+    tu_table t;
+    char *out = run("cic", "held IC\nV1 a 0 1\nR0 a b 1k\nC1 b c 1u IC=-8\nR1 c 0 1k\n.tran 1u 20u\n"
+                           ".save v(b) v(c)\n.end\n", "", &t);
+    int cb = tu_table_col(&t, "v(b)"), cc = tu_table_col(&t, "v(c)");
+    cr_assert(cb > 0 && cc > 0);
+    near(TU_AT(&t, 0, cb), -3.5, 1e-9, "v(b) at 0");
+    near(TU_AT(&t, 0, cc), 4.5, 1e-9, "v(c) at 0");
+    double vc = -8 + 9 * (1 - exp(-20e-6 / 2e-3)), i = (1 - vc) / 2e3;
+    near(last(&t, "v(c)"), 1e3 * i, 1e-6, "v(c) at 20 us");
+    tu_table_free(&t);
     free(out);
 }

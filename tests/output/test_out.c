@@ -777,3 +777,26 @@ Test(out, plot_styles_titles_and_scales)
     tu_rmdir(d);
     free(d);
 }
+
+/* The statistics of neighbouring columns (nsc_trace_stat_cols) equal each
+ * column's own (nsc_trace_stat_of), also for a table so long that fewer columns
+ * fit the copies' NSC_STAT_WORDS at once: 300 000 rows x 8 columns (3 a pass).
+ * Before, the columns past the first pass kept zero statistics: a 0..16 V
+ * switch node was plotted on [0:1] (hostile review, session 17). */
+Test(out, column_block_statistics_are_each_columns)
+{
+    const int n = 300000, nk = 8;
+    double *v = malloc((size_t)n * nk * sizeof *v);
+    cr_assert(v);
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < nk; k++) v[(size_t)i * nk + k] = (k + 1) * ((i / 1000) % 2 ? 2.0 : -1.0) + 1e-6 * i;
+    nsc_trace_stat s[8], o;
+    cr_assert_eq(nsc_trace_stat_cols(v, (size_t)n, (size_t)nk, nk, s), 0);
+    for (int k = 0; k < nk; k++) {
+        cr_assert_eq(nsc_trace_stat_of(v + k, (size_t)n, (size_t)nk, &o), 0);
+        cr_expect(s[k].min == o.min && s[k].max == o.max && s[k].qlo == o.qlo && s[k].qhi == o.qhi
+                  && s[k].jumps == o.jumps && s[k].nfinite == o.nfinite, "column %d: min %g/%g max %g/%g jumps %ld/%ld",
+                  k, s[k].min, o.min, s[k].max, o.max, s[k].jumps, o.jumps);
+    }
+    free(v);
+}

@@ -646,3 +646,22 @@ Test(raw, ngspice_loads_our_ac_and_dc_files)
     }
     free(out); free(cmd); free(script);
 }
+
+/* A signal's NaN is a value a run could not give (a ratio by a zero current:
+ * Xyce's diode.cir prints V(3)/I(VMON) while the diode is off): read as NaN,
+ * and compare names it (before: the table was refused, "not a finite
+ * number", also with --signals naming its other columns only); the scale
+ * stays finite. */
+Test(raw, a_signals_nan_is_read_the_scales_is_refused)
+{
+    nsc_waves *W = NULL;
+    nsc_wfinfo in;
+    nsc_report r;
+    nsc_report_init(&r);
+    cr_assert_eq(read_text("# time v(a) v(b)\n0 0 nan\n1 1 1\n", &W, &in, &r), NSC_OK, "%s", r.error);
+    cr_assert(W->nrow == 2 && isnan(W->v[2]) && W->v[4] == 1 && W->v[5] == 1);
+    nsc_waves_free(W);
+    cr_assert_eq(read_text("# time v(a)\nnan 0\n1 1\n", &W, &in, &r), NSC_EIO);
+    cr_assert(strstr(r.error, "t.txt:2: column 1: not a finite number: 'nan'"), "%s", r.error);
+    nsc_report_free(&r);
+}
