@@ -47,7 +47,8 @@ void nsc_pac_free(nsc_pac *A)
 {
     if (!A) return;
     for (int k = 0; k < A->nlin; k++) nsc_lin_free(&A->f[k]);
-    free(A->f); free(A->onl); free(A->jump); free(A->wz); free(A->ylo); free(A->yhi); free(A->dyev); free(A->W); free(A->S); free(A->Sprev); free(A->DW[0]); free(A->DW[1]);
+    free(A->f); free(A->onl); free(A->jump); free(A->wz); free(A->ylo); free(A->yhi); free(A->dyev);
+    free(A->W); free(A->S); free(A->Sprev); free(A->DW[0]); free(A->DW[1]);
     free(A->lz); free(A->Yprev); free(A->Ycur); free(A->Ist); free(A->Iin); free(A->w0f);
     free(A);
 }
@@ -90,8 +91,8 @@ nsc_status nsc_pac_setup(nsc_pac *A, const nsc_lcs *L, int nd, const int *di, do
     A->Ist = nsc_calloc(PAC_BATCH * np * (size_t)nd + 1, sizeof(double complex));
     A->Iin = nsc_calloc(PAC_BATCH * np + 1, sizeof(double complex));
     A->w0f = nsc_calloc(PAC_BATCH, sizeof(double complex));
-    if (!A->f || !A->onl || !A->jump || !A->wz || !A->ylo || !A->yhi || !A->dyev || !A->W || !A->S || !A->Sprev || !A->DW[0] || !A->DW[1] || !A->lz || !A->Yprev
-        || !A->Ycur || !A->Ist || !A->Iin || !A->w0f)
+    if (!A->f || !A->onl || !A->jump || !A->wz || !A->ylo || !A->yhi || !A->dyev || !A->W || !A->S || !A->Sprev
+        || !A->DW[0] || !A->DW[1] || !A->lz || !A->Yprev || !A->Ycur || !A->Ist || !A->Iin || !A->w0f)
         return nsc_oom(r);
     for (int j = 0; j < L->nsrc; j++) {                       /* W_j = mag e^{j phase} (V and I sources) */
         const nsc_element *e = &A->c->el[L->src[j].el];

@@ -581,7 +581,9 @@ static nsc_status op_checks(const nsc_lcs *L, const nsc_circuit *c, double gmin,
  * piecewise-linear problem with every transistor around a node off, held by gmin
  * alone, or beyond the sources' range: the LCP has several, and pivoting or a
  * continuation can end on such a one), the solution gmin stepping reaches from
- * a large G instead, when it passes them; else the first error. */
+ * a large G instead, when it passes them; else the first check's error when gmin
+ * stepping finds none, the second's when its solution fails too. (When static_solve
+ * already ended on gmin stepping, the second run repeats it: a failing path, left.) */
 static nsc_status op_gmin_checked(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, double gmin,
                                   const double *s, const double *e, double *z, double *l, const char *sw,
                                   nsc_report *r)
