@@ -76,7 +76,7 @@ static nsc_status card_ac(elab *E, scope *sc, const nl_card *cd)
 
 /* The swept quantity named by field f of a .dc card: an element (d->el), else
  * a top-level .param (d->el = -1, d->param; an element of that name wins, as
- * in ngspice, whose .dc knows no .param). */
+ * in ngspice, whose .dc knows no .param, with a warning that says so). */
 static nsc_status dc_target_of(elab *E, const nl_card *cd, const nl_field *f, nsc_dcsweep *d)
 {
     if (f->kind != NL_F_WORD) return nle_err(E, NULL, cd, f, "expected a source, resistor or .param name, found '%s'", nle_ftext(f));
@@ -89,6 +89,10 @@ static nsc_status dc_target_of(elab *E, const nl_card *cd, const nl_field *f, ns
         nsc_elkind kind = E->c->el[d->el].kind;
         if (kind != NSC_EL_V && kind != NSC_EL_I && kind != NSC_EL_R)
             return nle_err(E, NULL, cd, f, ".dc sweeps a V or I source, a resistor or a .param, not '%s'", f->u.s);
+        for (int j = 0; j < E->c->job.nparam; j++)
+            if (nsc_strieq(E->c->job.param[j], f->u.s))
+                nle_warn(E, NULL, cd, f, ".dc %s sweeps the element %s; the top-level .param %s of the same name "
+                         "keeps its value", f->u.s, E->c->el[d->el].name, f->u.s);
         return NSC_OK;
     }
     d->el = -1;

@@ -221,8 +221,24 @@ static nsc_status a_elements(elab *E, scope *sc, const nl_card *cd, const a_port
 
 /* ---- XSPICE aswitch: A cntl (out+ out-) model, as an S element (dev_s.c) ---- */
 
+/* A differential port written without parentheses, "%vd n+ n-" (ngspice reads
+ * the two fields after %vd or %gd as the pair): *i at the type, then past n-.
+ * Two nodes and a field after them are required ("%vd a y lim": y is the
+ * pair's n-, the output is missing, as ngspice says). */
+static nsc_status diff_port(elab *E, scope *sc, const nl_card *cd, int *i, int *nd, const char *what)
+{
+    const nl_field *t = &cd->f[*i];
+    if (*i + 3 >= cd->nf || cd->f[*i + 2].kind != NL_F_WORD)
+        return nle_err(E, sc, cd, t, "XSPICE %s %s: port type '%s' takes two nodes, n+ n- or (n+ n-), and the "
+                       "card ends before its other port and model", what, cd->f[0].u.s, t->u.s);
+    *i += 3;
+    return nle_node(E, sc, cd, &cd->f[*i - 2], &nd[0]) || nle_node(E, sc, cd, &cd->f[*i - 1], &nd[1]) ? E->r->status
+                                                                                                       : NSC_OK;
+}
+
 /* The nodes of an aswitch port: a node (to ground) or (n+ n-), after an
- * optional %v %vd %gd; nd[0], nd[1]. *i: the port's first field, then past it. */
+ * optional %v %vd %gd; nd[0], nd[1]. *i: the port's first field, then past it.
+ * After %vd or %gd the pair may also be two bare nodes, as in ngspice. */
 static nsc_status asw_port(elab *E, scope *sc, const nl_card *cd, int *i, int group_only, int *nd, const char *what)
 {
     const nl_field *f = &cd->f[*i];
@@ -230,6 +246,8 @@ static nsc_status asw_port(elab *E, scope *sc, const nl_card *cd, int *i, int gr
         if (!nsc_strieq(f->u.s, "%v") && !nsc_strieq(f->u.s, "%vd") && !nsc_strieq(f->u.s, "%gd"))
             return nle_err(E, sc, cd, f, "XSPICE %s %s: port type '%s' is not supported (%%v %%vd %%gd)",
                            what, cd->f[0].u.s, f->u.s);
+        if (!nsc_strieq(f->u.s, "%v") && *i + 1 < cd->nf && cd->f[*i + 1].kind == NL_F_WORD)
+            return diff_port(E, sc, cd, i, nd, what);
         f = &cd->f[++*i];
     }
     if (*i >= cd->nf - 1)

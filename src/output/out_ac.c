@@ -47,6 +47,23 @@ void nsc_ac_result_free(nsc_ac_result *R)
     free(R);
 }
 
+/* The header's words for the table's non-phase columns into buf: each part
+ * present, "magnitudes in dB" alone where every one is a dB magnitude (vdb,
+ * idb; the default table), so that a vm column is never said to be in dB. */
+static const char *ac_units(const nsc_accol *col, int ncol, char *buf, size_t len)
+{
+    static const char *const word[] = { "magnitudes in dB", "", "real parts", "imaginary parts", "linear magnitudes" };
+    static const char *const sfx[] = { " (vdb, idb)", "", " (vr, ir)", " (vi, ii)", " (vm, im)" };
+    int has[NSC_ACP_MAG + 1] = { 0 }, n = 0;
+    for (int k = 0; k < ncol; k++) n += !has[col[k].part]++ && col[k].part != NSC_ACP_PH;
+    if (n == 0 || (n == 1 && has[NSC_ACP_DB])) return "magnitudes in dB";
+    buf[0] = 0;
+    for (int p = 0, w = 0; p <= NSC_ACP_MAG; p++)
+        if (has[p] && p != NSC_ACP_PH)
+            w += snprintf(buf + w, len - (size_t)w, "%s%s%s", w ? ", " : "", word[p], sfx[p]);
+    return buf;
+}
+
 /* The AC table with separator sep: ' ' (.dat: names in a comment line, then
  * the units line) or ',' (CSV: the names as the header). */
 static nsc_status ac_table(const nsc_ac_result *R, const nsc_accol *col, int ncol, const char *path, char sep,
@@ -57,12 +74,14 @@ static nsc_status ac_table(const nsc_ac_result *R, const nsc_accol *col, int nco
     if (s) return s;
     fputs(sep == ' ' ? "# frequency" : "frequency", a.f);
     for (int k = 0; k < ncol; k++) fprintf(a.f, "%c%s", sep, col[k].name);
+    char ubuf[160];
+    const char *units = ac_units(col, ncol, ubuf, sizeof ubuf);
     if (sep == ' ' && R->fhalf > 0)
-        fprintf(a.f, "\n# periodic small-signal AC around the steady state, valid up to fs/2 = %g Hz: magnitudes in dB, "
-                "phases in degrees (ngspice's vp is in radians)", R->fhalf);
+        fprintf(a.f, "\n# periodic small-signal AC around the steady state, valid up to fs/2 = %g Hz: %s, "
+                "phases in degrees (ngspice's vp is in radians)", R->fhalf, units);
     else if (sep == ' ')
-        fputs("\n# AC small-signal analysis at the operating point: magnitudes in dB, phases in degrees "
-              "(ngspice's vp is in radians)", a.f);
+        fprintf(a.f, "\n# AC small-signal analysis at the operating point: %s, phases in degrees "
+                "(ngspice's vp is in radians)", units);
     fputc('\n', a.f);
     char buf[40];
     for (int i = 0; i < R->nf; i++) {

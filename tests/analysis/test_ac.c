@@ -241,6 +241,35 @@ Test(ac, program_writes_raw_dat_and_meas)
     tu_table_free(&t);
 }
 
+/* The .dat header names the units of the columns it holds (rev4's finding: a
+ * table of vm and vr columns said "magnitudes in dB"); vm(out) of the RC at
+ * its corner is the linear 1/sqrt(2), not -3 dB. */
+Test(ac, header_says_the_units_of_its_columns)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    snprintf(path, sizeof path, "%s/rcm.cir", tmp);
+    double fc = 1 / (2 * M_PI * 1e3 * 100e-9);
+    char net[512];
+    snprintf(net, sizeof net, "rc\nV1 in 0 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac lin 1 %.17g %.17g\n"
+                              ".print ac vm(out) vp(out) vr(out)\n.end\n", fc, fc);
+    cr_assert_eq(tu_write_file(path, net), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o m.dat rcm.cir", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/m.dat", tmp);
+    char *dat = tu_read_file(path);
+    cr_assert(dat);
+    cr_assert(!strstr(dat, "in dB"), "%.300s", dat);
+    cr_assert(strstr(dat, ": real parts (vr, ir), linear magnitudes (vm, im), phases in degrees"), "%.300s", dat);
+    free(dat);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int cm = tu_table_col(&t, "vm(out)");
+    cr_assert(cm > 0);
+    cr_assert(fabs(tu_interp(&t, cm, fc) - sqrt(0.5)) <= 1e-9, "vm(out) at fc %.12g", tu_interp(&t, cm, fc));
+    tu_table_free(&t);
+}
+
 /* A ratio of two outputs, `vdb(out)/v(in)` (a loop gain by injection, issue 29
  * item 4), in .print ac and .meas ac: the source's AC 2 scales v(out) and v(in)
  * alike, so the ratio is the RC's 1 / (1 + j w R C) while vdb(out) is 6.02 dB
@@ -924,6 +953,31 @@ Test(dc, param_swept_and_given_by_param_takes_the_sweep)
 {
     param_rows_x(".dc rv 500 2k 500", "--param rv=5k", "sweep(rv)", "v(in)", 4);
     param_rows_x(".dc V1 -1 1 0.5 rv 500 2k 500", "--param rv=7k", "v-sweep", "sweep(rv)", 20);
+}
+
+/* `.dc r1` where both an element R1 and a top-level `.param r1` exist sweeps
+ * the element (as ngspice, whose .dc knows no .param) and says so (before:
+ * silently; hostile review, session 17): v(out) = 10 · 1k / (R1 + 1k) with
+ * R1 the swept value, not the .param's 2k. */
+Test(dc, element_and_param_of_one_name_sweeps_the_element_with_a_warning)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    snprintf(path, sizeof path, "%s/amb.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "amb\n.param r1=2k\nV1 in 0 10\nR1 in out {r1}\nR2 out 0 1k\n"
+                                     ".dc r1 1k 3k 1k\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o amb.dat amb.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "amb.cir:6:5: warning: .dc r1 sweeps the element r1; the top-level .param r1 of the same "
+                          "name keeps its value"), "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/amb.dat", tmp);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    cr_assert_eq(t.nrow, 3);
+    int co = tu_table_col(&t, "v(out)");
+    for (int i = 0; i < 3; i++)
+        cr_assert(fabs(TU_AT(&t, i, co) - 10e3 / (TU_AT(&t, i, 0) + 1e3)) <= 1e-12, "row %d", i);
+    tu_table_free(&t);
 }
 
 /* A .param value the netlist refuses (R1 = rv = 0) is the netlist's error at
