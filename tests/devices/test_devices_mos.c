@@ -550,9 +550,10 @@ Test(devmos, rd_rs_ld_as_ngspice)
 
 /* A 15-inverter level-1 CMOS chain with TOX, CBD, CBS and overlaps
  * (tests/data/mos_chain): its delay against ngspice 39's (Meyer's gate
- * capacitances, the junctions' C(v)) on the same netlist within 10 % (measured
- * -7.5 %, the gate-drain Miller share Meyer gives in the triode left out; 0.44 ns
- * against 1.79 ns when TOX, CBD and CBS were ignored). */
+ * capacitances, the junctions' C(v)) on the same netlist within 3 % (measured
+ * +1.9 %, +1.7 % with Meyer's charges, meyer.c; -7.5 % with a constant Cox W
+ * Leff gate-source capacitor; 0.44 ns against 1.79 ns when TOX, CBD and CBS
+ * were ignored). */
 Test(devmos, inverter_chain_delay_from_the_charge)
 {
     char cmd[1024], path[512], *out = NULL, *ref = NULL, *tmp = tu_tmpdir();
@@ -566,7 +567,7 @@ Test(devmos, inverter_chain_delay_from_the_charge)
         cr_assert(a && b, "no %s in\n%s", key[k], out);
         double v = strtod(a + strlen(key[k]), NULL), ng = strtod(b + strlen(key[k]), NULL);
         cr_log_info("%s%.4g s, ngspice %.4g s (%+.1f %%)", key[k], v, ng, 100 * (v / ng - 1));
-        cr_assert(fabs(v / ng - 1) < 0.10, "%s%g s, ngspice %g s", key[k], v, ng);
+        cr_assert(fabs(v / ng - 1) < 0.03, "%s%g s, ngspice %g s", key[k], v, ng);
     }
     free(out);
     free(ref);
