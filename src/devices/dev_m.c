@@ -1,6 +1,6 @@
 /* dev_m.c -- MOS transistor M d g s b model [W=w] [L=l], the PWL Sah model
  * (netlist.md, formulation.md §1),
- *     .model name NMOS|PMOS(LEVEL=1|3 VTO KP [TOX CGSO CGDO CGBO CBD CBS PB MJ] [LD RD RS] [SEGMENTS]):
+ *     .model name NMOS|PMOS(LEVEL=1|3 VTO KP [TOX PHI CGSO CGDO CGBO CBD CBS PB MJ] [LD RD RS] [SEGMENTS]):
  *
  *   I_DS = p K/2 (f(x_s) - f(x_d)),  x_s = p (v_g - v_s - VTO),  x_d = p (v_g - v_d - VTO),
  *
@@ -16,8 +16,13 @@
  *   I_DS = sum_j c_j (mu_j - nu_j), c_j = p K/2 a_j, flows d -> s through the
  *   channel: B[d][mu_j] = -c_j, B[s][mu_j] = +c_j, B[d][nu_j] = +c_j, B[s][nu_j] = -c_j.
  * Drain and source are interchangeable (I_DS is odd in them). Constant capacitors
- * (open in OP/UIC; m_caps): CGSO W + Cox W Leff (TOX given) g-s, CGDO W g-d, CGBO
- * Leff g-b, CBD b-d and CBS b-s (their charge over the circuit's swing).
+ * (open in OP/UIC; m_caps): CGSO W g-s, CGDO W g-d, CGBO Leff g-b, CBD b-d and
+ * CBS b-s (their charge over the circuit's swing). The gate's own charge, Cox W
+ * Leff (TOX given): on level 1-3 cards Meyer's capacitances as charges of the
+ * terminal voltages (meyer.c, PHI default 0.6): branch unknowns x_k after the
+ * channel's, rows 0 = -x_k + q_k(v) on the Newton iteration, x_k' from g to s,
+ * d (and b when the bulk is on neither); other cards (LEVEL=6, the mapped
+ * levels) a constant Cox W Leff g-s as before.
  * RD and RS are resistors to internal nodes NAME#d, NAME#s made by the elaborator
  * (nl_expand.c nle_mos_expand); LD shortens the channel: K = KP W/(L - 2 LD).
  * KP defaults to UO EPSOX/TOX when TOX is given (SPICE; UO default 600 cm^2/Vs),
@@ -137,11 +142,11 @@ static int is_known(const nsc_model *m, const char *name, int six)
 }
 
 /* The capacitances of card k (model m) for width w, effective length l, Cox
- * (F/m^2, 0 without TOX) into p, checked. The gate's intrinsic charge as one
- * constant: Cox W Leff from gate to source (Meyer's total in cut-off and at V_DS
- * = 0; 2/3 of it in saturation), without Meyer's gate-drain share (1/2 in the
- * triode only); measured on a 15-inverter level-1 chain against ngspice's Meyer
- * model: -7 % of its delay (2/3 CoxWL: -22 %; a 1/2-1/2 split: +44 %). Overlaps
+ * (F/m^2, 0 without TOX or with Meyer's charges) into p, checked. The gate's
+ * intrinsic charge as one constant where Meyer's charges are not used (m_isMeyer):
+ * Cox W Leff from gate to source (Meyer's total in cut-off and at V_DS = 0; 2/3
+ * of it in saturation; on a 15-inverter level-1 chain -7 % of ngspice's delay,
+ * Meyer's charges +1.9 %). Overlaps
  * CGSO W, CGDO W, CGBO Leff. CBD, CBS: zero-bias junction capacitances, made
  * constants in m_fit. */
 static nsc_status m_caps(const nsc_model *m, const m_card *k, double cox, double w, double l, nsc_report *r,

@@ -44,6 +44,8 @@
 
 #include <stddef.h>
 
+#include "base/xfn.h"
+
 typedef struct mq {
     nsc_xinstr *c;
     int n;
@@ -65,12 +67,20 @@ static void vt(mq *B, int t)
     else if (B->n < NSC_MEYER_MAXCODE) B->c[B->n++] = (nsc_xinstr){ NSC_XOP_PROBE, B->probe[t], 0, 0 };
 }
 
-/* a_t = p (v_g - v_t) - p VTO */
+/* a_t = p (v_g - v_t) - p VTO (a ground terminal's v: no instruction) */
 static void ov(mq *B, int t)
 {
-    vt(B, 1); vt(B, t); op(B, NSC_XOP_SUB);
-    if (B->p < 0) op(B, NSC_XOP_NEG);
+    int x = B->p > 0 ? 1 : t, y = B->p > 0 ? t : 1;         /* p (v_g - v_t) = v_x - v_y */
+    if (B->probe[y] < 0) vt(B, x);
+    else { vt(B, x); vt(B, y); op(B, NSC_XOP_SUB); }
     num(B, B->vto); op(B, NSC_XOP_SUB);
+}
+
+/* a_t^n (base/xfn.h pow: its derivative's ln term is skipped for a constant n) */
+static void pown(mq *B, int t, double n)
+{
+    ov(B, t); num(B, n);
+    if (B->n < NSC_MEYER_MAXCODE) B->c[B->n++] = (nsc_xinstr){ NSC_XOP_CALL, nsc_xfn_find("pow"), 2, 0 };
 }
 
 /* max(a_t, 0) */
@@ -79,44 +89,39 @@ static void pos(mq *B, int t)
     ov(B, t); num(B, 0); op(B, NSC_XOP_GT); ov(B, t); num(B, 0); op(B, NSC_XOP_COND);
 }
 
-/* u = max(a_s, a_d) */
-static void umax(mq *B)
-{
-    ov(B, 2); ov(B, 0); op(B, NSC_XOP_GT); ov(B, 2); ov(B, 0); op(B, NSC_XOP_COND);
-}
-
-/* X^4 (X = a_t) */
-static void pow4(mq *B, int t)
-{
-    ov(B, t); ov(B, t); op(B, NSC_XOP_MUL); ov(B, t); op(B, NSC_XOP_MUL); ov(B, t); op(B, NSC_XOP_MUL);
-}
-
 /* Side t's channel charge over k (X = a_t, Y the other side's, t 2: A, t 0: B):
  *   X, Y > 0:  (X^2 + X Y X^4/(X^4 + Y^4))/(X + Y),  else max(X, 0) */
 static void channel(mq *B, int t, double k)
 {
     int o = t == 2 ? 0 : 2;
     ov(B, o); num(B, 0); op(B, NSC_XOP_GT); ov(B, t); num(B, 0); op(B, NSC_XOP_GT); op(B, NSC_XOP_AND);
-    ov(B, t); ov(B, t); op(B, NSC_XOP_MUL);                                      /* X^2 */
-    ov(B, t); ov(B, o); op(B, NSC_XOP_MUL); pow4(B, t); op(B, NSC_XOP_MUL);      /* X Y X^4 */
-    pow4(B, t); pow4(B, o); op(B, NSC_XOP_ADD); op(B, NSC_XOP_DIV); op(B, NSC_XOP_ADD);
+    pown(B, t, 2);                                                              /* X^2 */
+    ov(B, t); ov(B, o); op(B, NSC_XOP_MUL); pown(B, t, 4); op(B, NSC_XOP_MUL);  /* X Y X^4 */
+    pown(B, t, 4); pown(B, o, 4); op(B, NSC_XOP_ADD); op(B, NSC_XOP_DIV); op(B, NSC_XOP_ADD);
     ov(B, t); ov(B, o); op(B, NSC_XOP_ADD); op(B, NSC_XOP_DIV);
     pos(B, t);
     op(B, NSC_XOP_COND);
     num(B, k); op(B, NSC_XOP_MUL);
 }
 
-/* k q_b(u): u > 0 ? 0 : u > -PHI/2 ? 2u/3 + u^2/(6 PHI) : u > -PHI ? -u^2/(2 PHI) - PHI/6 : u + PHI/3 */
+/* q_b(a_t): u > 0 ? 0 : u > -PHI/2 ? 2u/3 + u^2/(6 PHI) : u > -PHI ? -u^2/(2 PHI) - PHI/6 : u + PHI/3, u = a_t */
+static void qb(mq *B, int t, double phi)
+{
+    ov(B, t); num(B, 0); op(B, NSC_XOP_GT);
+    num(B, 0);
+    ov(B, t); num(B, -phi / 2); op(B, NSC_XOP_GT);
+    pown(B, t, 2); num(B, 1 / (6 * phi)); op(B, NSC_XOP_MUL); ov(B, t); num(B, 2.0 / 3); op(B, NSC_XOP_MUL);
+    op(B, NSC_XOP_ADD);
+    ov(B, t); num(B, -phi); op(B, NSC_XOP_GT);
+    pown(B, t, 2); num(B, -1 / (2 * phi)); op(B, NSC_XOP_MUL); num(B, -phi / 6); op(B, NSC_XOP_ADD);
+    ov(B, t); num(B, phi / 3); op(B, NSC_XOP_ADD);
+    op(B, NSC_XOP_COND); op(B, NSC_XOP_COND); op(B, NSC_XOP_COND);
+}
+
+/* k q_b(u), u = max(a_s, a_d): a_s > a_d ? q_b(a_s) : q_b(a_d) */
 static void bulk(mq *B, double phi, double k)
 {
-    umax(B); num(B, 0); op(B, NSC_XOP_GT);
-    num(B, 0);
-    umax(B); num(B, -phi / 2); op(B, NSC_XOP_GT);
-    umax(B); umax(B); num(B, 1 / (6 * phi)); op(B, NSC_XOP_MUL); num(B, 2.0 / 3); op(B, NSC_XOP_ADD); op(B, NSC_XOP_MUL);
-    umax(B); num(B, -phi); op(B, NSC_XOP_GT);
-    umax(B); umax(B); op(B, NSC_XOP_MUL); num(B, -1 / (2 * phi)); op(B, NSC_XOP_MUL); num(B, -phi / 6); op(B, NSC_XOP_ADD);
-    umax(B); num(B, phi / 3); op(B, NSC_XOP_ADD);
-    op(B, NSC_XOP_COND); op(B, NSC_XOP_COND); op(B, NSC_XOP_COND);
+    ov(B, 2); ov(B, 0); op(B, NSC_XOP_GT); qb(B, 2, phi); qb(B, 0, phi); op(B, NSC_XOP_COND);
     num(B, k); op(B, NSC_XOP_MUL);
 }
 

@@ -9,7 +9,7 @@
 #include "base/xcode.h"
 
 /* The most instructions one charge's code has. */
-#define NSC_MEYER_MAXCODE 480
+#define NSC_MEYER_MAXCODE 256
 /* The most charges of one transistor. */
 #define NSC_MEYER_NQ 3
 
