@@ -133,8 +133,10 @@ static int cmp_desc(const void *x, const void *y)
     return (u < v) - (u > v);
 }
 
-static int is_known(const nsc_model *m, const char *name, int six)
+/* (PHI is read for Meyer's charges only: ignored on the cards without them) */
+static int is_known(const nsc_model *m, const char *name, int six, int meyer)
 {
+    if (nsc_strieq(name, "phi") && !meyer && !six) return 0;
     if (nsc_par_known(M_PAR, M_NPAR, 0, name) || nsc_swloss_param(name) || (six && nsc_m6_known(name))) return 1;
     for (const char *const *k = m->vdmos ? known_vdmos : known_mos; *k; k++)
         if (nsc_strieq(name, *k)) return 1;
@@ -349,7 +351,7 @@ static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     char ign[256] = "";
     size_t len = 0;
     for (int q = 0; q < m->npar; q++)
-        if (!is_known(m, m->pname[q], p->six) && len + strlen(m->pname[q]) + 2 < sizeof ign)
+        if (!is_known(m, m->pname[q], p->six, p->meyer) && len + strlen(m->pname[q]) + 2 < sizeof ign)
             len += (size_t)snprintf(ign + len, sizeof ign - len, "%s%s", len ? " " : "", m->pname[q]);
     double level = p->level;
     if (m->vdmos) {

@@ -72,3 +72,23 @@ Test(meyer, inverter_chain_delay_vs_ngspice)
     cr_assert(nw.nfail == 0 && nw.per <= 2, "%s", strstr(out, "Newton"));
     free(out);
 }
+
+/* PHI <= 0 on a card with Meyer's charges: refused at the card (its depletion
+ * region's width); the same PHI on a card without TOX is ignored with the
+ * warning that names it (no charges read it). */
+Test(meyer, bad_phi)
+{
+    char cmd[2048], path[1024], *out = NULL;
+    snprintf(path, sizeof path, "%s/m.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "bad phi\n.model n1 NMOS(LEVEL=1 VTO=1 KP=50u TOX=20n PHI=0)\nV1 d 0 5\n"
+                                     "M1 d d 0 0 n1\n.tran 1n 10n\n.end\n"), 0);
+    snprintf(cmd, sizeof cmd, "%s -o %s/m.dat %s 2>&1", NSC_PROGRAM, tmp, path);
+    cr_assert_neq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "m.cir:2:1: error: MOS model 'n1': PHI = 0 must be > 0"), "%s", out);
+    free(out);
+    cr_assert_eq(tu_write_file(path, "phi unread\n.model n1 NMOS(LEVEL=1 VTO=1 KP=50u PHI=0)\nV1 d 0 5\n"
+                                     "M1 d d 0 0 n1\n.tran 1n 10n\n.end\n"), 0);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "m.cir:2:1: warning: MOS model 'n1': parameters phi ignored"), "%s", out);
+    free(out);
+}
