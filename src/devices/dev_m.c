@@ -97,7 +97,10 @@ static size_t m_size(const nsc_element *e)
     return sizeof(mos_par) + (m_is6(e) ? sizeof(nsc_mos6) : 0) + (m_isMeyer(e) ? sizeof(nsc_meyer) : 0);
 }
 static const nsc_mos6 *m_six(const mos_par *p) { return p && p->six ? (const nsc_mos6 *)(const void *)(p + 1) : NULL; }
-static const nsc_meyer *m_mey(const mos_par *p) { return p && p->meyer ? (const nsc_meyer *)(const void *)(p + 1) : NULL; }
+static const nsc_meyer *m_mey(const mos_par *p)
+{
+    return p && p->meyer ? (const nsc_meyer *)(const void *)(p + 1) : NULL;
+}
 
 /* The card's parameters (netlist.md), bits of the table's rows. */
 typedef struct m_card {

@@ -60,8 +60,8 @@ Test(meyer, inverter_chain_delay_vs_ngspice)
              "--signals 'v(n15)' --tol 0.06 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM,
              NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "PASS: all 1 signals within --tol 1.5 %") && strstr(out, "PASS: all 1 signals within --tol 6 %"),
-              "%s", out);
+    cr_assert(strstr(out, "PASS: all 1 signals within --tol 1.5 %"), "%s", out);
+    cr_assert(strstr(out, "PASS: all 1 signals within --tol 6 %"), "%s", out);
     for (int k = 0; k < 2; k++) {
         double d = after(out, key[k]);
         cr_log_info("%s%.4g s, ngspice %.4g s (%+.2f %%)", key[k], d, ng[k], 100 * (d / ng[k] - 1));
@@ -91,4 +91,33 @@ Test(meyer, bad_phi)
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "m.cir:2:1: warning: MOS model 'n1': parameters phi ignored"), "%s", out);
     free(out);
+}
+
+/* A common-source stage fed through 100k (ac.cir, CGDO): .ac linearises Meyer's
+ * charges at the operating point (saturation: Cgs = 2/3 Cox W L, Cgd = CGDO W,
+ * the Miller pole), against ngspice 39 (ac_ng.txt): |v(d)| at the 21
+ * frequencies within 1e-6 (measured 1e-8; the constant Cox W Leff gate-source
+ * capacitor before: 22 % low at 158 MHz, 29 % at 1 GHz). */
+Test(meyer, ac_pole_of_the_gate_charge_vs_ngspice)
+{
+    char cmd[2048], path[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o a.dat %s/meyer/ac.cir 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/a.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    snprintf(path, sizeof path, "%s/meyer/ac_ng.txt", NSC_REFDIR);
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "%s", path);
+    cr_assert_eq(fscanf(f, "%*[^\n]"), 0);
+    cr_assert_eq(t.nrow, 21);
+    for (int i = 0; i < t.nrow; i++) {
+        double fr, m;
+        cr_assert_eq(fscanf(f, "%lf %lf", &fr, &m), 2);
+        cr_assert(fabs(t.v[i * t.ncol] / fr - 1) < 1e-7, "row %d: %g Hz, ngspice %g Hz", i, t.v[i * t.ncol], fr);
+        cr_assert(fabs(t.v[i * t.ncol + 1] / m - 1) < 1e-6, "%g Hz: |v(d)| %.9g, ngspice %.9g", fr, t.v[i * t.ncol + 1], m);
+    }
+    fclose(f);
+    tu_table_free(&t);
 }
