@@ -1,6 +1,6 @@
 /* dev_m.c -- MOS transistor M d g s b model [W=w] [L=l], the PWL Sah model
  * (netlist.md, formulation.md §1),
- *     .model name NMOS|PMOS(LEVEL=1|3 VTO KP [TOX CGSO CGDO CGBO CBD CBS PB MJ] [LD RD RS] [SEGMENTS]):
+ *     .model name NMOS|PMOS(LEVEL=1|3 VTO KP [TOX PHI CGSO CGDO CGBO CBD CBS PB MJ] [LD RD RS] [SEGMENTS]):
  *
  *   I_DS = p K/2 (f(x_s) - f(x_d)),  x_s = p (v_g - v_s - VTO),  x_d = p (v_g - v_d - VTO),
  *
@@ -16,8 +16,13 @@
  *   I_DS = sum_j c_j (mu_j - nu_j), c_j = p K/2 a_j, flows d -> s through the
  *   channel: B[d][mu_j] = -c_j, B[s][mu_j] = +c_j, B[d][nu_j] = +c_j, B[s][nu_j] = -c_j.
  * Drain and source are interchangeable (I_DS is odd in them). Constant capacitors
- * (open in OP/UIC; m_caps): CGSO W + Cox W Leff (TOX given) g-s, CGDO W g-d, CGBO
- * Leff g-b, CBD b-d and CBS b-s (their charge over the circuit's swing).
+ * (open in OP/UIC; m_caps): CGSO W g-s, CGDO W g-d, CGBO Leff g-b, CBD b-d and
+ * CBS b-s (their charge over the circuit's swing). The gate's own charge, Cox W
+ * Leff (TOX given): on level 1-3 cards Meyer's capacitances as charges of the
+ * terminal voltages (meyer.c, PHI default 0.6): branch unknowns x_k after the
+ * channel's, rows 0 = -x_k + q_k(v) on the Newton iteration, x_k' from g to s,
+ * d (and b when the bulk is on neither); other cards (LEVEL=6, the mapped
+ * levels) a constant Cox W Leff g-s as before.
  * RD and RS are resistors to internal nodes NAME#d, NAME#s made by the elaborator
  * (nl_expand.c nle_mos_expand); LD shortens the channel: K = KP W/(L - 2 LD).
  * KP defaults to UO EPSOX/TOX when TOX is given (SPICE; UO default 600 cm^2/Vs),
@@ -45,6 +50,7 @@
 #include "pwl_exp.h"
 #include "pwl_sq.h"
 #include "mos6.h"
+#include "meyer.h"
 
 #define EPSOX (3.9 * 8.854214871e-12)                        /* F/m */
 #define M_MAXANCH 8     /* gate drives anchored per transistor */
@@ -68,6 +74,7 @@ typedef struct mos_par {
     int jrefit;          /* the junction fits remade so far (m_refit) */
     nsc_jfit jd, js;     /* the b-d and b-s junctions (m_junctions) */
     int six;             /* 1: a LEVEL=6 card: its nsc_mos6 follows in the block (m_six), no pairs */
+    int meyer;           /* 1: a level 1-3 card with TOX: its nsc_meyer follows in the block (m_mey) */
 } mos_par;
 
 /* A LEVEL=6 card (not VDMOS): the power law of mos6.c, whose functions follow
@@ -77,12 +84,27 @@ static int m_is6(const nsc_element *e)
     double lv = 1;
     return e->model && !e->model->vdmos && nsc_model_get(e->model, "level", &lv) && lv == 6;
 }
-static size_t m_size(const nsc_element *e) { return sizeof(mos_par) + (m_is6(e) ? sizeof(nsc_mos6) : 0); }
+/* A level 1-3 card (not VDMOS) with TOX: Meyer's gate charges (meyer.h) instead
+ * of the constant Cox W Leff (LEVEL 2 and 3 with the level-1 saturation voltage). */
+static int m_isMeyer(const nsc_element *e)
+{
+    double lv = 1, tox = 0;
+    return e->model && !e->model->vdmos && nsc_model_get(e->model, "tox", &tox) &&
+           (!nsc_model_get(e->model, "level", &lv) || (lv >= 1 && lv <= 3));
+}
+static size_t m_size(const nsc_element *e)
+{
+    return sizeof(mos_par) + (m_is6(e) ? sizeof(nsc_mos6) : 0) + (m_isMeyer(e) ? sizeof(nsc_meyer) : 0);
+}
 static const nsc_mos6 *m_six(const mos_par *p) { return p && p->six ? (const nsc_mos6 *)(const void *)(p + 1) : NULL; }
+static const nsc_meyer *m_mey(const mos_par *p)
+{
+    return p && p->meyer ? (const nsc_meyer *)(const void *)(p + 1) : NULL;
+}
 
 /* The card's parameters (netlist.md), bits of the table's rows. */
 typedef struct m_card {
-    double level, vto, vt0, vth0, kp, cgso, cgdo, seg, tox, uo, u0, ld, cgbo, cbd, cbs, pb, mj, is, js;
+    double level, vto, vt0, vth0, kp, cgso, cgdo, seg, tox, uo, u0, ld, cgbo, cbd, cbs, pb, mj, is, js, phi;
 } m_card;
 enum { G_VTO = 1 << 1, G_VT0 = 1 << 2, G_VTH0 = 1 << 3, G_KP = 1 << 4, G_TOX = 1 << 8, G_UO = 1 << 9,
        G_U0 = 1 << 10 };
@@ -91,6 +113,7 @@ static const nsc_par M_PAR[] = {
     M_P(level, 1), M_P(vto, 0), M_P(vt0, 0), M_P(vth0, 0), M_P(kp, 2e-5), M_P(cgso, 0), M_P(cgdo, 0),
     { "segments", offsetof(m_card, seg), 0, 0 }, M_P(tox, 0), M_P(uo, 600), M_P(u0, 600), M_P(ld, 0),
     M_P(cgbo, 0), M_P(cbd, 0), M_P(cbs, 0), M_P(pb, 0.8), M_P(mj, 0.5), M_P(is, 1e-14), M_P(js, 0),
+    M_P(phi, 0.6),
 };
 #define M_NPAR ((int)(sizeof M_PAR / sizeof M_PAR[0]))
 
@@ -113,8 +136,10 @@ static int cmp_desc(const void *x, const void *y)
     return (u < v) - (u > v);
 }
 
-static int is_known(const nsc_model *m, const char *name, int six)
+/* (PHI is read for Meyer's charges only: ignored on the cards without them) */
+static int is_known(const nsc_model *m, const char *name, int six, int meyer)
 {
+    if (nsc_strieq(name, "phi") && !meyer && !six) return 0;
     if (nsc_par_known(M_PAR, M_NPAR, 0, name) || nsc_swloss_param(name) || (six && nsc_m6_known(name))) return 1;
     for (const char *const *k = m->vdmos ? known_vdmos : known_mos; *k; k++)
         if (nsc_strieq(name, *k)) return 1;
@@ -122,11 +147,11 @@ static int is_known(const nsc_model *m, const char *name, int six)
 }
 
 /* The capacitances of card k (model m) for width w, effective length l, Cox
- * (F/m^2, 0 without TOX) into p, checked. The gate's intrinsic charge as one
- * constant: Cox W Leff from gate to source (Meyer's total in cut-off and at V_DS
- * = 0; 2/3 of it in saturation), without Meyer's gate-drain share (1/2 in the
- * triode only); measured on a 15-inverter level-1 chain against ngspice's Meyer
- * model: -7 % of its delay (2/3 CoxWL: -22 %; a 1/2-1/2 split: +44 %). Overlaps
+ * (F/m^2, 0 without TOX or with Meyer's charges) into p, checked. The gate's
+ * intrinsic charge as one constant where Meyer's charges are not used (m_isMeyer):
+ * Cox W Leff from gate to source (Meyer's total in cut-off and at V_DS = 0; 2/3
+ * of it in saturation; on a 15-inverter level-1 chain -7 % of ngspice's delay,
+ * Meyer's charges +1.9 %). Overlaps
  * CGSO W, CGDO W, CGBO Leff. CBD, CBS: zero-bias junction capacitances, made
  * constants in m_fit. */
 static nsc_status m_caps(const nsc_model *m, const m_card *k, double cox, double w, double l, nsc_report *r,
@@ -199,7 +224,13 @@ static nsc_status m_params(const nsc_element *e, nsc_report *r, void *out)
     double mult = e->ipar[M_M] > 0 ? e->ipar[M_M] : 1.0;     /* 0: an element made without its card (1) */
     p->nseg = (int)seg;
     p->K = p->kp * w / l * mult;                              /* K = m KP W/Leff (m in parallel) */
-    nsc_status s = m_caps(m, &k, given & G_TOX ? EPSOX / k.tox : 0, w, l, r, p);
+    double cox = given & G_TOX ? EPSOX / k.tox : 0;
+    p->meyer = m_isMeyer(e);                                  /* Cox W Leff as Meyer's charges, not in cgs */
+    if (p->meyer && !(k.phi > 0))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': PHI = %g must be > 0", m->name, k.phi);
+    if (p->meyer && nsc_meyer_make(e->node, p->p, p->vto, cox * w * l * mult, k.phi, (nsc_meyer *)(void *)(p + 1)))
+        return nsc_err(r, NSC_ENETLIST, &e->loc, "MOS transistor %s: gate charge code too long", e->name);
+    nsc_status s = m_caps(m, &k, p->meyer ? 0 : cox, w, l, r, p);
     p->cgs *= mult;                                           /* and m times each capacitor */
     p->cgd *= mult;
     p->cgb *= mult;
@@ -323,7 +354,7 @@ static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     char ign[256] = "";
     size_t len = 0;
     for (int q = 0; q < m->npar; q++)
-        if (!is_known(m, m->pname[q], p->six) && len + strlen(m->pname[q]) + 2 < sizeof ign)
+        if (!is_known(m, m->pname[q], p->six, p->meyer) && len + strlen(m->pname[q]) + 2 < sizeof ign)
             len += (size_t)snprintf(ign + len, sizeof ign - len, "%s%s", len ? " " : "", m->pname[q]);
     double level = p->level;
     if (m->vdmos) {
@@ -344,14 +375,33 @@ static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     int d = e->node[0], s = e->node[2], b = e->node[3];
     int capmode = ctx->mode == NSC_ASM_TRAN ? NSC_LINK_NS : NSC_LINK_DC;
     need->npair = 2 * p->nb + m_jn(e, p, 0) + m_jn(e, p, 2);
-    need->nbranch = p->six ? nsc_m6_nbranch(m_six(p)) : 0;
+    need->nbranch = p->six ? nsc_m6_nbranch(m_six(p)) : p->meyer ? m_mey(p)->nq : 0;
     nsc_dev_link(ctx, d, s, NSC_LINK_DC);                    /* the channel */
     nsc_dev_link(ctx, b, s, NSC_LINK_DC);                    /* body: unmodelled, not floating */
     double cv[M_NCAP];
     m_capvals(e, p, cv);
     for (int k = 0; k < M_NCAP; k++)
         if (cv[k] > 0) nsc_dev_link(ctx, e->node[M_CT[k][0]], e->node[M_CT[k][1]], capmode);
+    for (int k = 0; p->meyer && k < m_mey(p)->nq; k++)       /* the gate's charges */
+        nsc_dev_link(ctx, e->node[1], e->node[m_mey(p)->to[k]], capmode);
     return NSC_OK;
+}
+
+/* Meyer's charges x_k = branch + k (meyer.h), rows 0 = -x_k + q_k(v) (the
+ * Newton iteration's); TRAN: x_k' leaves g, enters terminal to[k]:
+ * E[g][x_k] += 1, E[to_k][x_k] -= 1 (dropped in the static modes: open). */
+static void m_meyer_stamp(nsc_builder *bld, const nsc_element *e, int ei, int branch, const nsc_meyer *q)
+{
+    int in[3];
+    for (int j = 0; j < q->nin; j++) in[j] = nsc_zn(e->node[q->term[j]]);
+    for (int k = 0; k < q->nq; k++) {
+        int x = branch + k;
+        if (bld->mode == NSC_ASM_TRAN) {
+            nsc_st(bld, NSC_ST_E, nsc_zn(e->node[1]), x, 1.0);
+            nsc_st(bld, NSC_ST_E, nsc_zn(e->node[q->to[k]]), x, -1.0);
+        }
+        nsc_st_smooth_at0(bld, ei, x, in, q->nin, q->code[k], q->ncode[k]);
+    }
 }
 
 static nsc_status m_stamp(nsc_builder *bld, int ei, const nsc_dev_slots *sl)
@@ -380,6 +430,7 @@ static nsc_status m_stamp(nsc_builder *bld, int ei, const nsc_dev_slots *sl)
     for (int k = 0; k < M_NCAP; k++)
         if (cv[k] > 0) nsc_st_cap(bld, e->node[M_CT[k][0]], e->node[M_CT[k][1]], cv[k]);
     if (p->six) nsc_m6_stamp(bld, ei, sl->branch, m_six(p));
+    if (p->meyer) m_meyer_stamp(bld, e, ei, sl->branch, m_mey(p));
     int j = sl->pair + 2 * p->nb, b = e->node[3];
     for (int t = 0; t <= 2; t += 2) {                         /* the bulk junctions b -> t (NMOS) */
         if (!m_jn(e, p, t)) continue;
@@ -399,10 +450,15 @@ static nsc_status junction_current(const nsc_lcs *L, const nsc_element *e, int e
     return m_jn(e, p, t) ? nsc_lin_add(f, NSC_T_L, j, -w * p->p) : NSC_OK;
 }
 
-/* The current into terminal t (0 d, 1 g, 3 b) of e through the capacitors of p
- * into f: the sum over those at t of C (v_t - v_other)'. */
-static nsc_status cap_current(const nsc_element *e, const mos_par *p, int t, nsc_lin *f)
+/* The current into terminal t (0 d, 1 g, 3 b) of e (element ei of L) through
+ * the capacitors of p into f: the sum over those at t of C (v_t - v_other)',
+ * and Meyer's charges' x_k' (the gate's), -x_k' (terminal to[k]'s). */
+static nsc_status cap_current(const nsc_lcs *L, const nsc_element *e, int ei, const mos_par *p, int t, nsc_lin *f)
 {
+    const nsc_meyer *q = m_mey(p);
+    for (int k = 0; q && k < q->nq; k++)
+        if ((t == 1 || t == q->to[k]) && nsc_lin_add(f, NSC_T_DZ, L->el_branch[ei] + k, t == 1 ? 1.0 : -1.0))
+            return NSC_ENOMEM;
     double cv[M_NCAP];
     m_capvals(e, p, cv);
     for (int k = 0; k < M_NCAP; k++) {
@@ -429,7 +485,7 @@ static nsc_status m_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
     if (junction_current(L, e, ei, p, 0, 1.0, f)) return NSC_ENOMEM;
     if (p->six && nsc_m6_current(m_six(p), L->el_branch[ei], 0, 1.0, f)) return NSC_ENOMEM;
     if (L->mode != NSC_ASM_TRAN) return NSC_OK;
-    return cap_current(e, p, 0, f);                        /* + CGDO W (v_d - v_g)' + CBD (v_d - v_b)' */
+    return cap_current(L, e, ei, p, 0, f);                        /* + CGDO W (v_d - v_g)' + CBD (v_d - v_b)' */
 }
 
 /* Power, with the source as reference: v_ds i_d + v_gs i_g + v_bs i_b; i_d =
@@ -446,7 +502,7 @@ static nsc_status m_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_li
     *np = 1;
     if (!p) return NSC_OK;
     for (int t = 1; t <= 3; t += 2) {                         /* the gate, the body */
-        if (L->mode == NSC_ASM_TRAN && cap_current(e, p, t, &i[*np])) return NSC_ENOMEM;
+        if (L->mode == NSC_ASM_TRAN && cap_current(L, e, ei, p, t, &i[*np])) return NSC_ENOMEM;
         if (t == 3 && (junction_current(L, e, ei, p, 0, -1.0, &i[*np]) || junction_current(L, e, ei, p, 2, -1.0, &i[*np])))
             return NSC_ENOMEM;                                /* + p (i_BD + i_BS) into b */
         if (t == 3 && p->six && nsc_m6_current(m_six(p), L->el_branch[ei], 3, 1.0, &i[*np])) return NSC_ENOMEM;
