@@ -16,8 +16,11 @@
  * whose peak current left the default range, or lies where that fit is more than
  * 10 mV off its curve, is refitted on the currents seen
  * (nsc_jfit_refit, by the fewest chords within 10 mV unless SEGMENTS is given)
- * and the run repeated (run.c), as the diode's (dev_d.c); IMIN/IMAX on the card
- * fix the range:
+ * and the run repeated (run.c), as the diode's (dev_d.c); a junction that
+ * stayed on over a transient (its least current, q_step, within NSC_JFIT_BELOW
+ * of its peak: a linear stage) is refitted on that band within a fraction of
+ * its swing (nsc_jfit_band: the chords' slopes are the stage's gain); IMIN/IMAX
+ * on the card fix the range:
  *   pair jf (forward): 0 <= lambda_F _|_ y = p (v_e - v_b) + v_F(lambda_F) (the fit),
  *     pairs jf+1..jf+nf-1 its knots' excess currents;
  *   pair jr = jf + nf (reverse): the same with v_c for v_e and the BC fit,
@@ -59,6 +62,7 @@ typedef struct bjt_par {
     int refitted;          /* 1: f or r remade (q_refit): its own fits, named by the element */
     double ise, nevt, isc, ncvt;     /* the leakages ISE (e^(v_BE/NE Vt) - 1), ISC on v_BC (A, V) */
     double hle[NSC_JFIT_MAX], hlc[NSC_JFIT_MAX];   /* their base currents on f's, r's pairs (q_leak) */
+    double lmin[2];        /* i_F's, i_R's least value over the steps since the fits were made (q_step) */
 } bjt_par;
 
 /* The card's parameters (netlist.md); RB RC RE are the elaborator's (nl_expand.c). */
@@ -163,6 +167,7 @@ static nsc_status q_params(const nsc_element *e, nsc_report *r, void *out)
     if (!m || (m->type != NSC_MOD_NPN && m->type != NSC_MOD_PNP))
         return nsc_err(r, NSC_ENETLIST, &e->loc, "bipolar transistor %s has no bipolar model (NPN or PNP)", e->name);
     memset(p, 0, sizeof *p);
+    p->lmin[0] = p->lmin[1] = HUGE_VAL;
     return q_model(m, e->value > 0 ? e->value : 1.0, r, p);
 }
 
@@ -330,8 +335,40 @@ static void q_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
     }
 }
 
+/* Each step's junction currents: their least values since the fits were made
+ * (q_band reads them). Never an error. */
+static nsc_status q_step(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *l, double t, nsc_report *r)
+{
+    (void)t;
+    (void)r;
+    bjt_par *p = c->el[ei].priv;                            /* (the element's own block) */
+    if (!p) return NSC_OK;
+    int jf = L->el_pair[ei], jr = jf + p->f.nseg;
+    p->lmin[0] = l[jf] < p->lmin[0] ? l[jf] : p->lmin[0];
+    p->lmin[1] = l[jr] < p->lmin[1] ? l[jr] : p->lmin[1];
+    return NSC_OK;
+}
+
+/* Junction k of a transient that stayed on over the run (its least current
+ * lmin[k] within NSC_JFIT_BELOW of its peak ip: a linear stage) refitted on
+ * that band (nsc_jfit_band: its slope is the stage's gain), with a note; 1 if so. */
+static int q_band(const nsc_lcs *L, const nsc_element *e, bjt_par *p, int k, double ip, nsc_report *r)
+{
+    nsc_jfit *f = k ? &p->r : &p->f, old = *f;
+    if (L->mode != NSC_ASM_TRAN || !nsc_jfit_band(f, p->lmin[k], ip, p->seg)) return 0;
+    char a[64], b[64];
+    nsc_jfit_range(&old, a, sizeof a);
+    nsc_jfit_range(f, b, sizeof b);
+    nsc_note(r, &e->loc, "transistor %s: its %s junction current stayed within %.3g..%.3g A (on over the run), on "
+             "%d segment%s on %s of model '%s': refitted by %d segment%s on %s (max error %.3g V), the run repeated",
+             e->name, k ? "BC" : "BE", p->lmin[k], ip, old.nseg, old.nseg > 1 ? "s" : "", a, e->model->name, f->nseg,
+             f->nseg > 1 ? "s" : "", b, f->err);
+    return 1;
+}
+
 /* Each junction whose peak current left its default range refitted on the
- * run's currents (device.h refit); its leakage follows (q_leak). */
+ * run's currents (device.h refit), else, when it stayed on, on its band
+ * (q_band); the leakages follow (q_leak) and the least currents start again. */
 static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r)
 {
     const nsc_element *e = &c->el[ei];
@@ -341,17 +378,21 @@ static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
     for (int k = 0; k < 2; k++) {
         nsc_jfit *f = k ? &p->r : &p->f, old = *f;
         double ip = lpk[k ? jr : jf];
-        if (!nsc_jfit_refit(f, ip, p->seg, Q_REFIT_MAX, Q_REFIT_TOL)) continue;
-        char a[64], b[64];
-        nsc_jfit_range(&old, a, sizeof a);
-        nsc_jfit_range(f, b, sizeof b);
-        nsc_note(r, &e->loc, "transistor %s: its peak %s junction current %.3g A %s %s its model '%s' "
-                 "was fitted on: refitted by %d segment%s on %s (max error %.3g V), the run repeated", e->name,
-                 k ? "BC" : "BE", ip, nsc_jfit_where(&old, ip), a, e->model->name, f->nseg, f->nseg > 1 ? "s" : "", b, f->err);
+        if (nsc_jfit_refit(f, ip, p->seg, Q_REFIT_MAX, Q_REFIT_TOL)) {
+            char a[64], b[64];
+            nsc_jfit_range(&old, a, sizeof a);
+            nsc_jfit_range(f, b, sizeof b);
+            nsc_note(r, &e->loc, "transistor %s: its peak %s junction current %.3g A %s %s its model '%s' "
+                     "was fitted on: refitted by %d segment%s on %s (max error %.3g V), the run repeated", e->name,
+                     k ? "BC" : "BE", ip, nsc_jfit_where(&old, ip), a, e->model->name, f->nseg, f->nseg > 1 ? "s" : "",
+                     b, f->err);
+        } else if (!q_band(L, e, p, k, ip, r))
+            continue;
         n = p->refitted = 1;
         if (k) q_leak(f, p->isc, p->ncvt, p->hlc);         /* the leakage on the new knots */
         else q_leak(f, p->ise, p->nevt, p->hle);
     }
+    if (n) p->lmin[0] = p->lmin[1] = HUGE_VAL;
     return n;
 }
 
@@ -370,6 +411,7 @@ const nsc_device nsc_dev_q = {
     .no_power = "a bipolar transistor (its power is in --losses)",   /* two ports, no one v i */
     .check = q_check,
     .refit = q_refit,
+    .step_check = q_step,
     .ndc = 2, .dc = {{1, 2}, {1, 0}}, /* junctions b-e, b-c */
     .models = {{"npn", NSC_MOD_NPN}, {"pnp", NSC_MOD_PNP}}, .model_what = "a bipolar (NPN/PNP)",
     .current_param = "ic",
