@@ -282,7 +282,8 @@ static nsc_status q_terminal(const nsc_lcs *L, const nsc_element *e, int ei, con
     for (int q = 0; q < p->f.nseg && t == 1; q++)           /* the leakages: I_B += p (h_E + h_C), I_C -= p h_C */
         if (p->hle[q] != 0 && nsc_lin_add(f, NSC_T_L, jf + q, p->p * p->hle[q])) return NSC_ENOMEM;
     for (int q = 0; q < p->r.nseg; q++)
-        if (p->hlc[q] != 0 && nsc_lin_add(f, NSC_T_L, jr + q, (t == 0 ? -1.0 : 1.0) * p->p * p->hlc[q])) return NSC_ENOMEM;
+        if (p->hlc[q] != 0 && nsc_lin_add(f, NSC_T_L, jr + q, (t == 0 ? -1.0 : 1.0) * p->p * p->hlc[q]))
+            return NSC_ENOMEM;
     if (!tran) return NSC_OK;
     if (p->cjc > 0 && (t == 0 ? q_cap_current(f, e, 0, 1, p->cjc) : q_cap_current(f, e, 1, 0, p->cjc))) return NSC_ENOMEM;
     if (t == 1 && p->cje > 0 && q_cap_current(f, e, 1, 2, p->cje)) return NSC_ENOMEM;
