@@ -77,6 +77,11 @@ static const nsc_par Q_PAR[] = {
 };
 #define Q_NPAR ((int)(sizeof Q_PAR / sizeof Q_PAR[0]))
 enum { Q_G_SEG = 1 << 12, Q_G_IMIN = 1 << 13, Q_G_IMAX = 1 << 14 };   /* bits of Q_PAR's rows */
+/* A band refit (q_band) only in a circuit of at most Q_BAND_MAXPAIRS pairs: it
+ * multiplies a junction's pairs ~2-3x, and Lemke's pivots grow with them (a
+ * 4-bit TTL adder, ~1000 pairs, whose idle gates' junctions stay on: 1986
+ * after its band refits, not solved at t = 0). */
+#define Q_BAND_MAXPAIRS 500
 /* A refit (q_refit) without SEGMENTS: the fewest chords within 10 mV, at most 8 (the diode's). */
 #define Q_REFIT_TOL 0.01
 #define Q_REFIT_MAX 8
@@ -352,11 +357,12 @@ static nsc_status q_step(const nsc_lcs *L, const nsc_circuit *c, int ei, const d
 
 /* Junction k of a transient that stayed on over the run (its least current
  * lmin[k] within NSC_JFIT_BELOW of its peak ip: a linear stage) refitted on
- * that band (nsc_jfit_band: its slope is the stage's gain), with a note; 1 if so. */
+ * that band (nsc_jfit_band: its slope is the stage's gain), with a note; 1 if
+ * so. Not in a circuit of more than Q_BAND_MAXPAIRS pairs. */
 static int q_band(const nsc_lcs *L, const nsc_element *e, bjt_par *p, int k, double ip, nsc_report *r)
 {
     nsc_jfit *f = k ? &p->r : &p->f, old = *f;
-    if (L->mode != NSC_ASM_TRAN || !nsc_jfit_band(f, p->lmin[k], ip, p->seg)) return 0;
+    if (L->mode != NSC_ASM_TRAN || L->m > Q_BAND_MAXPAIRS || !nsc_jfit_band(f, p->lmin[k], ip, p->seg)) return 0;
     char a[64], b[64];
     nsc_jfit_range(&old, a, sizeof a);
     nsc_jfit_range(f, b, sizeof b);
