@@ -1,10 +1,11 @@
 /* dev_q.c -- bipolar transistor Q c b e [s] model [area] (netlist.md), the
  * transport form of the Ebers-Moll model (SPICE's Gummel-Poon at level 1,
  * without the Early effect and high injection), piecewise linear:
- *     .model name NPN|PNP(IS BF BR NF NR [RB RC RE] [CJE CJC] [TF TR] [SEGMENTS IMIN IMAX])
+ *     .model name NPN|PNP(IS BF BR NF NR [ISE NE ISC NC] [RB RC RE] [CJE CJC] [TF TR] [SEGMENTS IMIN IMAX])
  *
  *   i_F = IS (e^(v_BE/(NF Vt)) - 1),  i_R = IS (e^(v_BC/(NR Vt)) - 1),
- *   I_C = i_F - i_R (1 + 1/BR),  I_B = i_F/BF + i_R/BR,  I_E = -(I_C + I_B)
+ *   I_C = i_F - i_R (1 + 1/BR) - h_C,  I_B = i_F/BF + i_R/BR + h_E + h_C,  I_E = -(I_C + I_B),
+ *   h_E = ISE (e^(v_BE/(NE Vt)) - 1),  h_C = ISC (e^(v_BC/(NC Vt)) - 1)
  *
  * (currents into the terminals; PNP: every junction voltage and current
  * reversed, p = -1). Each junction's curve is fitted by nsc_jfit (pwl_exp.c) as
@@ -15,8 +16,11 @@
  * whose peak current left the default range, or lies where that fit is more than
  * 10 mV off its curve, is refitted on the currents seen
  * (nsc_jfit_refit, by the fewest chords within 10 mV unless SEGMENTS is given)
- * and the run repeated (run.c), as the diode's (dev_d.c); IMIN/IMAX on the card
- * fix the range:
+ * and the run repeated (run.c), as the diode's (dev_d.c); a junction that
+ * stayed on over a transient (its least current, q_step, within NSC_JFIT_BELOW
+ * of its peak: a linear stage) is refitted on that band within a fraction of
+ * its swing (nsc_jfit_band: the chords' slopes are the stage's gain); IMIN/IMAX
+ * on the card fix the range:
  *   pair jf (forward): 0 <= lambda_F _|_ y = p (v_e - v_b) + v_F(lambda_F) (the fit),
  *     pairs jf+1..jf+nf-1 its knots' excess currents;
  *   pair jr = jf + nf (reverse): the same with v_c for v_e and the BC fit,
@@ -32,8 +36,11 @@
  * TF x_F, whose derivative flows b -> e (NPN): E[b][x_F] += p TF,
  * E[e][x_F] -= p TF; TR likewise with x_R = i_R, b -> c (dev_d.c's TT).
  * RB, RC, RE (divided by AREA) are resistors to internal nodes, added by the
- * elaborator (nl_expand.c nle_bjt_expand): node[] are the internal terminals. Other
- * parameters (VAF, IKF, ISE, ...) are ignored with one warning per model. */
+ * elaborator (nl_expand.c nle_bjt_expand): node[] are the internal terminals.
+ * ISE/NE and ISC/NC, Gummel-Poon's base leakages (b-e and b-c recombination
+ * currents, not carried to the collector), are base currents on the junctions'
+ * own pairs (q_leak: no pair of their own). Other parameters (VAF, IKF, ...)
+ * are ignored with one warning per model. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -53,23 +60,71 @@ typedef struct bjt_par {
     int follow;            /* IMIN, IMAX not on the card: the fits follow the run (q_refit) */
     int seg;               /* SEGMENTS on the card, else 0: a refit takes the fewest within Q_REFIT_TOL */
     int refitted;          /* 1: f or r remade (q_refit): its own fits, named by the element */
+    double ise, nevt, isc, ncvt;     /* the leakages ISE (e^(v_BE/NE Vt) - 1), ISC on v_BC (A, V) */
+    double hle[NSC_JFIT_MAX], hlc[NSC_JFIT_MAX];   /* their base currents on f's, r's pairs (q_leak) */
+    double lmin[2];        /* i_F's, i_R's least value over the steps since the fits were made (q_step) */
 } bjt_par;
 
 /* The card's parameters (netlist.md); RB RC RE are the elaborator's (nl_expand.c). */
 typedef struct q_card {
-    double is, bf, br, nf, nr, rb, rc, re, cje, cjc, tf, tr, seg, imin, imax;
+    double is, bf, br, nf, nr, rb, rc, re, cje, cjc, tf, tr, seg, imin, imax, ise, ne, isc, nc;
 } q_card;
 #define Q_P(f, def) { #f, offsetof(q_card, f), def, 0 }
 static const nsc_par Q_PAR[] = {
     Q_P(is, 1e-16), Q_P(bf, 100), Q_P(br, 1), Q_P(nf, 1), Q_P(nr, 1), Q_P(rb, 0), Q_P(rc, 0), Q_P(re, 0),
     Q_P(cje, 0), Q_P(cjc, 0), Q_P(tf, 0), Q_P(tr, 0), { "segments", offsetof(q_card, seg), 1, 0 },
-    Q_P(imin, 10e-3), Q_P(imax, 1.0),
+    Q_P(imin, 10e-3), Q_P(imax, 1.0), Q_P(ise, 0), Q_P(ne, 1.5), Q_P(isc, 0), Q_P(nc, 2),
 };
 #define Q_NPAR ((int)(sizeof Q_PAR / sizeof Q_PAR[0]))
 enum { Q_G_SEG = 1 << 12, Q_G_IMIN = 1 << 13, Q_G_IMAX = 1 << 14 };   /* bits of Q_PAR's rows */
+/* A band refit (q_band) only in a circuit of at most Q_BAND_MAXPAIRS pairs: it
+ * multiplies a junction's pairs ~2-3x, and Lemke's pivots grow with them (a
+ * 4-bit TTL adder, ~1000 pairs, whose idle gates' junctions stay on: 1986
+ * after its band refits, not solved at t = 0). */
+#define Q_BAND_MAXPAIRS 500
 /* A refit (q_refit) without SEGMENTS: the fewest chords within 10 mV, at most 8 (the diode's). */
 #define Q_REFIT_TOL 0.01
 #define Q_REFIT_MAX 8
+
+/* A leakage junction of Gummel-Poon (ISE/NE on v_BE, ISC/NC on v_BC: base
+ * current not carried to the collector) as a function of its main junction's
+ * current i (fit f: v = a ln(1 + i/i0), a = NF Vt): h(i) = isl (e^(v/nvt) - 1)
+ * = isl ((1 + i/i0)^(a/nvt) - 1) (concave in i when NE >= NF), interpolated on f's
+ * knots 0 = K_0 < K_1 < .. < K_n-1 (the pairs' knots) and K_n = f.i2: chords of
+ * slope g_k on [K_k, K_k+1], the last one continued beyond, so that
+ *   h(lambda_0) = w[0] lambda_0 + sum_{q >= 1} w[q] mu_q,  w[0] = g_0, w[q] = g_q - g_q-1
+ * on the junction's own multipliers (mu_q = max(0, lambda_0 - K_q), nsc_st_jfit):
+ * no pair of its own, and it follows every refit of f. isl = 0: w = 0. */
+static void q_leak(const nsc_jfit *f, double isl, double nvt, double *w)
+{
+    double K[NSC_JFIT_MAX + 1], h[NSC_JFIT_MAX + 1], g0 = 0;
+    for (int k = 0; k < NSC_JFIT_MAX; k++) w[k] = 0;
+    if (!(isl > 0)) return;
+    for (int k = 0; k <= f->nseg; k++) {
+        K[k] = k == f->nseg ? f->i2 : f->knot[k];
+        h[k] = isl * expm1(f->a * log1p(K[k] / f->i0) / nvt);
+    }
+    for (int k = 0; k < f->nseg; k++) {
+        double g = (h[k + 1] - h[k]) / (K[k + 1] - K[k]);
+        w[k] = k == 0 ? g : g - g0;
+        g0 = g;
+    }
+}
+
+/* The card's leakages (ISE NE ISC NC, SPICE's defaults 0 1.5 0 2) into p (checked). */
+static nsc_status q_leak_model(const nsc_model *m, const q_card *k, double area, nsc_report *r, bjt_par *p)
+{
+    if (!(k->ise >= 0 && k->isc >= 0 && k->ne > 0 && k->nc > 0 && isfinite(k->ise) && isfinite(k->isc)))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': ISE = %g and ISC = %g must be >= 0, NE = %g "
+                       "and NC = %g > 0", m->name, k->ise, k->isc, k->ne, k->nc);
+    p->ise = k->ise * area;
+    p->isc = k->isc * area;
+    p->nevt = k->ne * VT_300;
+    p->ncvt = k->nc * VT_300;
+    q_leak(&p->f, p->ise, p->nevt, p->hle);
+    q_leak(&p->r, p->isc, p->ncvt, p->hlc);
+    return NSC_OK;
+}
 
 /* What the model card sets for an element of area `area` into p (checked). */
 static nsc_status q_model(const nsc_model *m, double area, nsc_report *r, bjt_par *p)
@@ -106,7 +161,7 @@ static nsc_status q_model(const nsc_model *m, double area, nsc_report *r, bjt_pa
     p->cjc *= area;
     nsc_jfit_make(0.0, nf * VT_300, is * area, 0.0, imin * area, imax * area, (int)seg, &p->f);
     nsc_jfit_make(0.0, nr * VT_300, is * area, 0.0, imin * area, imax * area, (int)seg, &p->r);
-    return NSC_OK;
+    return q_leak_model(m, &k, area, r, p);
 }
 
 /* The parameters of element e (value = AREA, set by the elaborator): an nsc_dev_parse. */
@@ -117,6 +172,7 @@ static nsc_status q_params(const nsc_element *e, nsc_report *r, void *out)
     if (!m || (m->type != NSC_MOD_NPN && m->type != NSC_MOD_PNP))
         return nsc_err(r, NSC_ENETLIST, &e->loc, "bipolar transistor %s has no bipolar model (NPN or PNP)", e->name);
     memset(p, 0, sizeof *p);
+    p->lmin[0] = p->lmin[1] = HUGE_VAL;
     return q_model(m, e->value > 0 ? e->value : 1.0, r, p);
 }
 
@@ -133,8 +189,8 @@ static void q_warn(nsc_dev_ctx *ctx, const nsc_element *e, const bjt_par *p)
     const nsc_model *m = e->model;
     for (int q = 0; q < m->npar; q++)
         if (!nsc_par_known(Q_PAR, Q_NPAR, 0, m->pname[q])) {
-            nsc_warn(ctx->r, &m->loc, "bipolar model '%s': parameters other than IS BF BR NF NR RB RC RE CJE CJC "
-                     "TF TR SEGMENTS IMIN IMAX are ignored (%s first)", m->name, m->pname[q]);
+            nsc_warn(ctx->r, &m->loc, "bipolar model '%s': parameters other than IS BF BR NF NR ISE NE ISC NC RB RC "
+                     "RE CJE CJC TF TR SEGMENTS IMIN IMAX are ignored (%s first)", m->name, m->pname[q]);
             break;
         }
     char rg[64], rr[64];
@@ -198,6 +254,14 @@ static nsc_status q_stamp(nsc_builder *bl, int ei, const nsc_dev_slots *s)
     const double wr[3] = {P * (1.0 + 1.0 / p->br), -P / p->br, -P};  /* of i_R */
     q_junction(bl, e, P, em, &p->f, jf, wf);
     q_junction(bl, e, P, c, &p->r, jr, wr);
+    for (int q = 0; q < p->f.nseg; q++) {                    /* the leakages' base currents (q_leak) */
+        nsc_st(bl, NSC_ST_B, nsc_zn(b), jf + q, -P * p->hle[q]);
+        nsc_st(bl, NSC_ST_B, nsc_zn(em), jf + q, P * p->hle[q]);
+    }
+    for (int q = 0; q < p->r.nseg; q++) {
+        nsc_st(bl, NSC_ST_B, nsc_zn(b), jr + q, -P * p->hlc[q]);
+        nsc_st(bl, NSC_ST_B, nsc_zn(c), jr + q, P * p->hlc[q]);
+    }
     if (p->cje > 0) nsc_st_cap(bl, b, em, p->cje);             /* (E: dropped in the static modes) */
     if (p->cjc > 0) nsc_st_cap(bl, b, c, p->cjc);
     if (p->tf > 0) q_charge(bl, e, P, em, p->tf, s->branch, jf);
@@ -220,6 +284,11 @@ static nsc_status q_terminal(const nsc_lcs *L, const nsc_element *e, int ei, con
     int jf = L->el_pair[ei], jr = jf + p->f.nseg, tran = L->mode == NSC_ASM_TRAN, x = L->el_branch[ei];
     double wf = t == 0 ? p->p : p->p / p->bf, wr = t == 0 ? -p->p * (1.0 + 1.0 / p->br) : p->p / p->br;
     if (nsc_lin_add(f, NSC_T_L, jf, wf) || nsc_lin_add(f, NSC_T_L, jr, wr)) return NSC_ENOMEM;
+    for (int q = 0; q < p->f.nseg && t == 1; q++)           /* the leakages: I_B += p (h_E + h_C), I_C -= p h_C */
+        if (p->hle[q] != 0 && nsc_lin_add(f, NSC_T_L, jf + q, p->p * p->hle[q])) return NSC_ENOMEM;
+    for (int q = 0; q < p->r.nseg; q++)
+        if (p->hlc[q] != 0 && nsc_lin_add(f, NSC_T_L, jr + q, (t == 0 ? -1.0 : 1.0) * p->p * p->hlc[q]))
+            return NSC_ENOMEM;
     if (!tran) return NSC_OK;
     if (p->cjc > 0 && (t == 0 ? q_cap_current(f, e, 0, 1, p->cjc) : q_cap_current(f, e, 1, 0, p->cjc))) return NSC_ENOMEM;
     if (t == 1 && p->cje > 0 && q_cap_current(f, e, 1, 2, p->cje)) return NSC_ENOMEM;
@@ -272,8 +341,41 @@ static void q_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
     }
 }
 
+/* Each step's junction currents: their least values since the fits were made
+ * (q_band reads them). Never an error. */
+static nsc_status q_step(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *l, double t, nsc_report *r)
+{
+    (void)t;
+    (void)r;
+    bjt_par *p = c->el[ei].priv;                            /* (the element's own block) */
+    if (!p) return NSC_OK;
+    int jf = L->el_pair[ei], jr = jf + p->f.nseg;
+    p->lmin[0] = l[jf] < p->lmin[0] ? l[jf] : p->lmin[0];
+    p->lmin[1] = l[jr] < p->lmin[1] ? l[jr] : p->lmin[1];
+    return NSC_OK;
+}
+
+/* Junction k of a transient that stayed on over the run (its least current
+ * lmin[k] within NSC_JFIT_BELOW of its peak ip: a linear stage) refitted on
+ * that band (nsc_jfit_band: its slope is the stage's gain), with a note; 1 if
+ * so. Not in a circuit of more than Q_BAND_MAXPAIRS pairs. */
+static int q_band(const nsc_lcs *L, const nsc_element *e, bjt_par *p, int k, double ip, nsc_report *r)
+{
+    nsc_jfit *f = k ? &p->r : &p->f, old = *f;
+    if (L->mode != NSC_ASM_TRAN || L->m > Q_BAND_MAXPAIRS || !nsc_jfit_band(f, p->lmin[k], ip, p->seg)) return 0;
+    char a[64], b[64];
+    nsc_jfit_range(&old, a, sizeof a);
+    nsc_jfit_range(f, b, sizeof b);
+    nsc_note(r, &e->loc, "transistor %s: its %s junction current stayed within %.3g..%.3g A (on over the run), on "
+             "%d segment%s on %s of model '%s': refitted by %d segment%s on %s (max error %.3g V), the run repeated",
+             e->name, k ? "BC" : "BE", p->lmin[k], ip, old.nseg, old.nseg > 1 ? "s" : "", a, e->model->name, f->nseg,
+             f->nseg > 1 ? "s" : "", b, f->err);
+    return 1;
+}
+
 /* Each junction whose peak current left its default range refitted on the
- * run's currents (device.h refit). */
+ * run's currents (device.h refit), else, when it stayed on, on its band
+ * (q_band); the leakages follow (q_leak) and the least currents start again. */
 static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r)
 {
     const nsc_element *e = &c->el[ei];
@@ -283,15 +385,21 @@ static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
     for (int k = 0; k < 2; k++) {
         nsc_jfit *f = k ? &p->r : &p->f, old = *f;
         double ip = lpk[k ? jr : jf];
-        if (!nsc_jfit_refit(f, ip, p->seg, Q_REFIT_MAX, Q_REFIT_TOL)) continue;
-        char a[64], b[64];
-        nsc_jfit_range(&old, a, sizeof a);
-        nsc_jfit_range(f, b, sizeof b);
-        nsc_note(r, &e->loc, "transistor %s: its peak %s junction current %.3g A %s %s its model '%s' "
-                 "was fitted on: refitted by %d segment%s on %s (max error %.3g V), the run repeated", e->name,
-                 k ? "BC" : "BE", ip, nsc_jfit_where(&old, ip), a, e->model->name, f->nseg, f->nseg > 1 ? "s" : "", b, f->err);
+        if (nsc_jfit_refit(f, ip, p->seg, Q_REFIT_MAX, Q_REFIT_TOL)) {
+            char a[64], b[64];
+            nsc_jfit_range(&old, a, sizeof a);
+            nsc_jfit_range(f, b, sizeof b);
+            nsc_note(r, &e->loc, "transistor %s: its peak %s junction current %.3g A %s %s its model '%s' "
+                     "was fitted on: refitted by %d segment%s on %s (max error %.3g V), the run repeated", e->name,
+                     k ? "BC" : "BE", ip, nsc_jfit_where(&old, ip), a, e->model->name, f->nseg, f->nseg > 1 ? "s" : "",
+                     b, f->err);
+        } else if (!q_band(L, e, p, k, ip, r))
+            continue;
         n = p->refitted = 1;
+        if (k) q_leak(f, p->isc, p->ncvt, p->hlc);         /* the leakage on the new knots */
+        else q_leak(f, p->ise, p->nevt, p->hle);
     }
+    if (n) p->lmin[0] = p->lmin[1] = HUGE_VAL;
     return n;
 }
 
@@ -310,6 +418,7 @@ const nsc_device nsc_dev_q = {
     .no_power = "a bipolar transistor (its power is in --losses)",   /* two ports, no one v i */
     .check = q_check,
     .refit = q_refit,
+    .step_check = q_step,
     .ndc = 2, .dc = {{1, 2}, {1, 0}}, /* junctions b-e, b-c */
     .models = {{"npn", NSC_MOD_NPN}, {"pnp", NSC_MOD_PNP}}, .model_what = "a bipolar (NPN/PNP)",
     .current_param = "ic",

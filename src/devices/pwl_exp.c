@@ -130,6 +130,24 @@ int nsc_jfit_outside(const nsc_jfit *f, double ip, double *off)
     return fabs(*off) > 2 * f->err && fabs(*off) > 0.01;
 }
 
+int nsc_jfit_band(nsc_jfit *f, double imin, double ip, int nseg)
+{
+    if (!(f->a > 0 && isfinite(ip) && imin > 0 && ip >= NSC_JFIT_BAND_SWING * imin && imin >= ip / NSC_JFIT_BELOW))
+        return 0;
+    double tol = fmin(0.01, fmax(NSC_JFIT_BAND_MIN, NSC_JFIT_BAND_FRAC * f->a * log(ip / imin)));
+    if (f->i1 <= imin && f->i2 >= ip && f->err <= 1.5 * tol) return 0;   /* fine enough there already */
+    nsc_jfit g;
+    double lo = imin / NSC_JFIT_ABOVE, hi = NSC_JFIT_ABOVE * ip;        /* centred on sqrt(imin ip) */
+    int st = -1;
+    if (nseg > 0) st = nsc_jfit_make(f->c, f->a, f->i0, f->rs, lo, hi, nseg, &g);
+    else                                        /* odd counts: the centre mid-chord, never on a knot */
+        for (int n = 1; n <= NSC_JFIT_MAX; n += 2)
+            if ((st = nsc_jfit_make(f->c, f->a, f->i0, f->rs, lo, hi, n, &g)) || g.err <= tol) break;
+    if (st) return 0;
+    *f = g;
+    return 1;
+}
+
 const char *nsc_jfit_where(const nsc_jfit *f, double ip)
 {
     return ip >= f->i1 && ip <= f->i2 ? "lies where it is more than 10 mV off, in the range" : "left the range";

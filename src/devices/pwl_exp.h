@@ -57,6 +57,24 @@ int nsc_jfit_outside(const nsc_jfit *f, double ip, double *off);
 #define NSC_JFIT_ABOVE 2.0
 #define NSC_JFIT_BELOW 1000.0
 int nsc_jfit_refit(nsc_jfit *f, double ip, int nseg, int nmax, double tol);
+/* A fit that follows a junction that stayed on (a linear stage: an amplifier's
+ * bias): when its current over the run stayed within [imin, ip], imin >= ip /
+ * NSC_JFIT_BELOW, and swung (ip >= NSC_JFIT_BAND_SWING imin: a constant one has
+ * no small signal), the fit's slopes there are its small-signal conductance, and
+ * a chord of the 10 mV refit spans a current ratio of ~6 (its slope ~2x off the
+ * tangent's at its ends: an emitter-bypassed stage's gain 2x off; each knot
+ * inside the swing also rectifies to first order in the swing, where the
+ * exponential does to second: the stage's bias drifts). f is remade on
+ * [imin / NSC_JFIT_ABOVE, NSC_JFIT_ABOVE ip] within tol = NSC_JFIT_BAND_FRAC of
+ * the junction's swing a ln(ip / imin), at least NSC_JFIT_BAND_MIN, at most
+ * 10 mV, by the fewest odd count of chords (at most NSC_JFIT_MAX - 1: the
+ * band's centre sqrt(imin ip) mid-chord; an operating point on a knot flips
+ * that knot's pair at every step; nseg > 0: by nseg), unless f already covers
+ * [imin, ip] within 1.5 tol; 1 when remade, else 0 (f kept). */
+#define NSC_JFIT_BAND_FRAC 0.005
+#define NSC_JFIT_BAND_MIN 0.0001
+#define NSC_JFIT_BAND_SWING 1.01
+int nsc_jfit_band(nsc_jfit *f, double imin, double ip, int nseg);
 /* How a refit's note says where ip was against the old fit f: "left the range"
  * or "lies where it is more than 10 mV off, in the range" (nsc_jfit_refit). */
 const char *nsc_jfit_where(const nsc_jfit *f, double ip);
