@@ -211,35 +211,23 @@ typedef struct ac_opx {
 static nsc_status ac_op_pass(void *ctx, nsc_report *notes, int *again, nsc_report *r)
 {
     ac_opx *x = ctx;
-    nsc_lcs *L = NULL;
-    nsc_pcache cache;
-    memset(&cache, 0, sizeof cache);
-    double *buf = NULL;
-    nsc_status s = nsc_lcs_assemble(x->c, NSC_ASM_OP, x->gmin, &L, r);
-    if (s) return s;
-    cache.L = L;
-    *x->m = L->m;
-    *x->nsw = L->nsw;
-    buf = nsc_calloc((size_t)(2 * L->n + 2 * L->m + L->nsrc) + 1, sizeof *buf);
-    *x->mode = nsc_calloc((size_t)L->m + 1, 1);
-    *x->sw = nsc_calloc((size_t)L->nsw + 1, 1);
-    if (!buf || !*x->mode || !*x->sw) s = nsc_oom(r);
-    else {
-        double *z = buf, *sv = z + L->n, *l = sv + L->n, *e = l + L->m, *w = e + L->m;
-        nsc_lcs_sources_dc(L, w, sv, e);
-        s = nsc_op_point(x->c, &cache, x->solver, x->gmin, 1, w, sv, e, z, l, *x->sw, *x->mode, r);
-        *again = !s && nsc_op_fits(L, x->c, l, notes, r);
+    nsc_opws O = { 0 };
+    nsc_status s = nsc_opws_build(&O, x->c, x->gmin, r);
+    if (!s) {
+        const nsc_lcs *L = O.L;
+        *x->m = L->m;
+        *x->nsw = L->nsw;
+        s = nsc_opws_point(&O, x->c, x->solver, x->gmin, 1, r);
+        *again = !s && nsc_op_fits(L, x->c, O.l, notes, r);
         if (!s && !*again && x->zop && !(*x->zop = nsc_calloc((size_t)L->n + 1, sizeof **x->zop))) s = nsc_oom(r);
-        if (!s && !*again && x->zop) memcpy(*x->zop, z, sizeof **x->zop * (size_t)L->n);
+        if (!s && !*again && x->zop) memcpy(*x->zop, O.z, sizeof **x->zop * (size_t)L->n);
     }
-    if (*again) {
-        free(*x->mode);
-        free(*x->sw);
-        *x->mode = *x->sw = NULL;
+    if (!s && !*again) {                                   /* the caller's: the point's modes and states */
+        *x->mode = O.mode;
+        *x->sw = O.sw;
+        O.mode = O.sw = NULL;
     }
-    free(buf);
-    nsc_pcache_free(&cache, NULL);
-    nsc_lcs_free(L);
+    nsc_opws_free(&O);
     return s;
 }
 

@@ -68,56 +68,42 @@ static nsc_status dc_table(const nsc_circuit *c, const nsc_probe *p, int np, nsc
     return NSC_OK;
 }
 
-/* The state of a sweep: the OP LCS (rebuilt per point when a resistance is
- * swept), its problem cache, the probes' functionals, the solution. */
+/* The state of a sweep: the operating point's workspace (its LCS rebuilt per
+ * point when a resistance is swept; the switch states kept), the probes'
+ * functionals. */
 typedef struct dc_run {
     nsc_circuit *c;
     double gmin;
     nsc_solver solver;
     const nsc_probe *p;
     int np;
-    nsc_lcs *L;
-    nsc_pcache cache;
+    nsc_opws op;
     nsc_lin *f;
-    double *buf;            /* z[n] s[n] l[m] e[m] w[nsrc] */
-    char *sw, *mode;
     char *last;             /* [m] the previous point's mode, across rebuilds (NULL before one) */
     double *lpk;            /* [m] each pair's peak multiplier over the points (nsc_op_fits) */
-    int nsw;
 } dc_run;
 
 static void dc_release(dc_run *D)
 {
     for (int k = 0; D->f && k < D->np; k++) nsc_lin_free(&D->f[k]);
     free(D->f);
-    free(D->buf);
-    free(D->mode);
-    nsc_pcache_free(&D->cache, NULL);
-    nsc_lcs_free(D->L);
     D->f = NULL;
-    D->buf = NULL;
-    D->mode = NULL;
-    D->L = NULL;
+    nsc_opws_release(&D->op);
 }
 
 /* (Re)build the LCS of the present element values, keeping the switch states. */
 static nsc_status dc_build(dc_run *D, nsc_report *r)
 {
     dc_release(D);
-    nsc_status s = nsc_lcs_assemble(D->c, NSC_ASM_OP, D->gmin, &D->L, r);
+    nsc_status s = nsc_opws_build(&D->op, D->c, D->gmin, r);
     if (s) return s;
-    nsc_lcs *L = D->L;
-    memset(&D->cache, 0, sizeof D->cache);
-    D->cache.L = L;
-    D->buf = nsc_calloc((size_t)(2 * L->n + 2 * L->m + L->nsrc) + 1, sizeof *D->buf);
-    D->mode = nsc_calloc((size_t)L->m + 1, 1);
-    D->f = nsc_calloc((size_t)D->np + 1, sizeof *D->f);
-    if (!D->sw) D->sw = nsc_calloc((size_t)L->nsw + 1, 1);
-    if (!D->buf || !D->mode || !D->f || !D->sw) return nsc_oom(r);
+    const nsc_lcs *L = D->op.L;
+    if (!(D->f = nsc_calloc((size_t)D->np + 1, sizeof *D->f))) return nsc_oom(r);
     for (int k = 0; k < D->np; k++)
         if ((s = nsc_lcs_probe(L, D->c, &D->p[k], &D->f[k], r))) return s;
     nsc_onestep *P;                                          /* a rebuilt LCS starts from the last mode */
-    if (D->last && !(s = nsc_pcache_get(&D->cache, 0.0, 1.0, D->sw, 0, &P, NULL, r))) nsc_onestep_set_mode(P, D->last);
+    if (D->last && !(s = nsc_pcache_get(&D->op.cache, 0.0, 1.0, D->op.sw, 0, &P, NULL, r)))
+        nsc_onestep_set_mode(P, D->last);
     return s;
 }
 
@@ -125,17 +111,16 @@ static nsc_status dc_build(dc_run *D, nsc_report *r)
 static nsc_status dc_point(dc_run *D, int first, const double *x, int nx, nsc_waves *W, double *row,
                            nsc_report *r)
 {
-    const nsc_lcs *L = D->L;
-    double *z = D->buf, *sv = z + L->n, *l = sv + L->n, *e = l + L->m, *w = e + L->m;
-    nsc_lcs_sources_dc(L, w, sv, e);
-    nsc_status s = nsc_op_point(D->c, &D->cache, D->solver, D->gmin, first, w, sv, e, z, l, D->sw, D->mode, r);
+    nsc_opws *O = &D->op;
+    const nsc_lcs *L = O->L;
+    nsc_status s = nsc_opws_point(O, D->c, D->solver, D->gmin, first, r);
     if (s) return s;
     if (!D->last && !(D->last = nsc_calloc((size_t)L->m + 1, 1))) return nsc_oom(r);
     if (!D->lpk && !(D->lpk = nsc_calloc((size_t)L->m + 1, sizeof *D->lpk))) return nsc_oom(r);
-    memcpy(D->last, D->mode, (size_t)L->m);
-    for (int j = 0; j < L->m; j++) D->lpk[j] = first || l[j] > D->lpk[j] ? l[j] : D->lpk[j];
+    memcpy(D->last, O->mode, (size_t)L->m);
+    for (int j = 0; j < L->m; j++) D->lpk[j] = first || O->l[j] > D->lpk[j] ? O->l[j] : D->lpk[j];
     memcpy(row, x, sizeof(double) * (size_t)nx);
-    for (int k = 0; k < D->np; k++) row[nx + k] = nsc_lin_eval_sw(&D->f[k], L, D->sw, z, l, NULL, 0, w);
+    for (int k = 0; k < D->np; k++) row[nx + k] = nsc_lin_eval_sw(&D->f[k], L, O->sw, O->z, O->l, NULL, 0, O->w);
     return nsc_waves_add(W, row) ? nsc_waves_add_error(W, r) : NSC_OK;
 }
 
@@ -154,7 +139,7 @@ static nsc_status dc_points(dc_run *D, nsc_waves *W, nsc_report *r)
             double x[2] = { c->job.dc[0].start + i * c->job.dc[0].step, c->job.ndc > 1 ? c->job.dc[1].start + o * c->job.dc[1].step : 0 };
             dc_set(c, 0, x[0]);
             dc_set(c, 1, x[1]);
-            if (resist || !D->L) s = dc_build(D, r);         /* a resistance is in A: assemble again */
+            if (resist || !D->op.L) s = dc_build(D, r);         /* a resistance is in A: assemble again */
             if (!s) s = dc_point(D, o == 0 && i == 0, x, c->job.ndc, W, row, r);
             if (s == NSC_ESIM && c->job.ndc > 1)
                 nsc_warn(r, &c->job.dc[0].loc, ".dc stopped at %s = %g, %s = %g", dc_name(c, 0), x[0], dc_name(c, 1), x[1]);
@@ -190,9 +175,9 @@ static nsc_status dc_pass(void *ctx, nsc_report *notes, int *again, nsc_report *
     D.p = x->p;
     D.np = x->np;
     if (!s) s = dc_points(&D, W, r);
-    *again = !s && D.L && D.lpk && nsc_op_fits(D.L, c, D.lpk, notes, r);
+    *again = !s && D.op.L && D.lpk && nsc_op_fits(D.op.L, c, D.lpk, notes, r);
     dc_release(&D);
-    free(D.sw);
+    nsc_opws_free(&D.op);
     free(D.last);
     free(D.lpk);
     if (*again) {

@@ -1137,45 +1137,32 @@ static nsc_status op_pass(const nsc_circuit *c, double gmin, nsc_solver solver, 
                           int nprobe, int *npass, nsc_report *notes, nsc_waves **out, nsc_report *r)
 {
     *out = NULL;
-    nsc_lcs *L = NULL;
-    char **names = NULL, *sw = NULL;
-    double *buf = NULL, *rv = NULL;
+    nsc_opws O = { 0 };
+    char **names = NULL;
+    double *rv = NULL;
     int nc = 0;
     nsc_status s;
-    nsc_pcache cache;
-    memset(&cache, 0, sizeof cache);
-    if ((s = nsc_lcs_assemble(c, NSC_ASM_OP, gmin, &L, r))) goto done;
-    int n = L->n, m = L->m;
-    cache.L = L;
+    if ((s = nsc_opws_build(&O, c, gmin, r))) goto done;
+    const nsc_lcs *L = O.L;
     if ((s = op_names(L, probes, nprobe, &names, &nc, r))) goto done;
-    buf = nsc_calloc((size_t)(2 * n + 3 * m + L->nsrc + 1), sizeof(double));
-    sw = nsc_calloc((size_t)L->nsw + 1, 1);
-    rv = nsc_calloc((size_t)(1 + nc), sizeof(double));
-    if (!buf || !sw || !rv) { s = nsc_oom(r); goto done; }
-    double *z = buf, *sv = z + n, *l = sv + n, *e = l + m, *w = e + m;
-    nsc_lcs_sources_dc(L, w, sv, e);
-    char *mode = nsc_calloc((size_t)m + 1, 1);
-    s = mode ? nsc_op_point(c, &cache, solver, gmin, 1, w, sv, e, z, l, sw, mode, r) : nsc_oom(r);
-    free(mode);
-    if (!s && cache.gstepped && *npass < NSC_REFITS_GSTEP) {   /* more passes from this one on */
+    if (!(rv = nsc_calloc((size_t)(1 + nc), sizeof(double)))) { s = nsc_oom(r); goto done; }
+    s = nsc_opws_point(&O, c, solver, gmin, 1, r);
+    if (!s && O.cache.gstepped && *npass < NSC_REFITS_GSTEP) {   /* more passes from this one on */
         *npass = NSC_REFITS_GSTEP;
         if (!notes) goto done;                                 /* the last: nsc_fitted_n makes it again */
     }
-    if (s || nsc_op_fits(L, c, l, notes, r)) goto done;
-    if ((s = op_row(L, c, probes, nprobe, sw, z, l, w, rv + 1, r))) goto done;
+    if (s || nsc_op_fits(L, c, O.l, notes, r)) goto done;
+    if ((s = op_row(L, c, probes, nprobe, O.sw, O.z, O.l, O.w, rv + 1, r))) goto done;
     nsc_waves *W = nsc_waves_new(names, nc, c->title);
     if (!W) { s = nsc_oom(r); goto done; }
     if (nsc_waves_add(W, rv)) { nsc_waves_free(W); s = nsc_oom(r); goto done; }
     *out = W;
 done:
-    if (names && L && nprobe == 0)
-        for (int j = 0; j < L->m; j++) free(names[L->n + j]);
+    if (names && O.L && nprobe == 0)
+        for (int j = 0; j < O.L->m; j++) free(names[O.L->n + j]);
     free(names);
-    free(buf);
     free(rv);
-    free(sw);
-    nsc_pcache_free(&cache, NULL);
-    nsc_lcs_free(L);
+    nsc_opws_free(&O);
     return s;
 }
 

@@ -210,4 +210,30 @@ nsc_status nsc_op_point(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, 
                         const double *w, const double *s, const double *e, double *z, double *l, char *sw,
                         char *mode, nsc_report *r);
 
+/* The workspace of an operating point (opws.c; .op, .ac's point, .dc's points):
+ * c's OP LCS L, its problem cache, and over L the unknowns z[n], pairs l[m],
+ * source values w[nsrc] and s[n] e[m] from them, switch states sw[nsw], modes
+ * mode[m] (1 = active pair). Zeroed ({0}) before the first build; owns all. */
+typedef struct nsc_opws {
+    nsc_lcs *L;
+    nsc_pcache cache;
+    double *buf;                /* the block of z s l e w */
+    double *z, *s, *l, *e, *w;
+    char *sw, *mode;
+} nsc_opws;
+/* (Re)build W for c as it is now: L assembled with gmin, the cache empty, the
+ * vectors zeroed but sw, which a rebuild keeps (a sweep's next point starts
+ * from the switch states of the last). NSC_OK, or the assembly's error, or
+ * NSC_ENOMEM (W then holds what was made: free it). */
+nsc_status nsc_opws_build(nsc_opws *W, const nsc_circuit *c, double gmin, nsc_report *r);
+/* The operating point of W's LCS (nsc_op_point): its sources at their DC
+ * values into w s e, the solution into z l sw mode; init: switch states from
+ * the card, else from sw. */
+nsc_status nsc_opws_point(nsc_opws *W, const nsc_circuit *c, nsc_solver solver, double gmin, int init,
+                          nsc_report *r);
+/* All but sw freed (NULL), ready for a rebuild. */
+void nsc_opws_release(nsc_opws *W);
+/* All freed. */
+void nsc_opws_free(nsc_opws *W);
+
 #endif

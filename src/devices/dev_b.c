@@ -182,12 +182,14 @@ static const nsc_wave *b_wave(const nsc_circuit *c, int ei, int q)
     return &((const nsc_bprog *)c->el[ei].priv)->tw[q];
 }
 
+extern const nsc_device nsc_dev_bi;
 const nsc_device nsc_dev_bv = {
     .kind = NSC_EL_BV,
     .what = "behavioural voltage source",
     .name = "behavioural source",
     .letter = 'b',
     .card = NSC_CARD_BEHAV,
+    .card_expr = &nsc_dev_bi,      /* B n+ n- I=expr */
     .count = b_count,
     .stamp = b_stamp,
     .current = b_current,

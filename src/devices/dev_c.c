@@ -43,6 +43,7 @@ const nsc_device nsc_dev_c = {
     .name = "capacitor",
     .letter = 'c',
     .card = NSC_CARD_VALUE,
+    .card_opt = NSC_CARDOPT_CHARGE | NSC_CARDOPT_MTIMES,   /* Q=expr; m= multiplies C */
     .card_parasitic = 1,
     .late = 2,
     .count = c_count,

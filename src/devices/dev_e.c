@@ -25,12 +25,14 @@ static nsc_status e_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
     return nsc_lin_add(f, NSC_T_Z, L->el_branch[ei], 1.0);
 }
 
+extern const nsc_device nsc_dev_etable, nsc_dev_bv;   /* the devices of its other forms */
 const nsc_device nsc_dev_e = {
     .kind = NSC_EL_E,
     .what = "VCVS",
     .name = "VCVS",
     .letter = 'e',
     .card = NSC_CARD_VCTRL,
+    .card_table = &nsc_dev_etable, .card_expr = &nsc_dev_bv,   /* TABLE; VALUE= POLY() */
     .count = e_count,
     .stamp = e_stamp,
     .current = e_current,

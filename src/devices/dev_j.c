@@ -52,7 +52,7 @@ static const nsc_par J_PAR[] = {
 #define J_NPAR ((int)(sizeof J_PAR / sizeof J_PAR[0]))
 
 /* instance parameters: AREA, m (ipar[0], ipar[1]; nl_elab_el.c divides RD RS by them) */
-static const nsc_par J_INST[] = { { "area", 0, 1.0, 0 }, { "m", 0, 1.0, 0 } };
+static const nsc_par J_INST[] = { { "area", 0, 1.0, NSC_INST_PARALLEL }, { "m", 0, 1.0, NSC_INST_PARALLEL } };
 
 /* The element's functions: code[k][0 .. ncode[k]) (0: none), PROBE q = v of
  * terminal term[q] (d g s), nin of them (distinct, not ground). */
@@ -274,6 +274,7 @@ const nsc_device nsc_dev_j = {
     .letter = 'j',
     .card = NSC_CARD_MODEL,
     .card_nodes = 3,
+    .card_opt = NSC_CARDOPT_SERIESR,   /* RD RS */
     .bind = j_bind,
     .inst = J_INST,
     .ninst = 2,

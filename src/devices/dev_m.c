@@ -121,8 +121,9 @@ static const nsc_par M_PAR[] = {
  * (transistors in parallel, 1 unless given: K, the capacitors and the junctions'
  * currents times m), AD= AS= (m^2, the junctions' areas for JS; 0 unless given). */
 enum { M_W, M_L, M_M, M_AD, M_AS };
-static const nsc_par M_INST[] = { { "w", 0, 100e-6, 0 }, { "l", 0, 100e-6, 0 }, { "m", 0, 1.0, 0 },
-                                  { "ad", 0, 0, 0 }, { "as", 0, 0, 0 } };
+static const nsc_par M_INST[] = { { "w", 0, 100e-6, NSC_INST_LENGTH }, { "l", 0, 100e-6, NSC_INST_LENGTH },
+                                  { "m", 0, 1.0, NSC_INST_PARALLEL },
+                                  { "ad", 0, 0, NSC_INST_AREA }, { "as", 0, 0, NSC_INST_AREA } };
 
 /* what the elaborator takes from a VDMOS card (nl_expand.c nle_vdmos_model), from
  * a level 1-3 card (nle_mos_expand) */
@@ -588,6 +589,7 @@ const nsc_device nsc_dev_m = {
     .letter = 'm',
     .card = NSC_CARD_MODEL,
     .card_nodes = 4,
+    .card_opt = NSC_CARDOPT_VDMOS | NSC_CARDOPT_BINS | NSC_CARDOPT_SERIESR,
     .bind = m_bind,
     .inst = M_INST, .ninst = 5, .inst_unit = "m",
     .count = m_count,

@@ -30,6 +30,7 @@ const nsc_device nsc_dev_r = {
     .name = "resistor",
     .letter = 'r',
     .card = NSC_CARD_VALUE,
+    .card_opt = NSC_CARDOPT_TIMESW | NSC_CARDOPT_RMODEL,   /* R=cond ? R1 : R2; R n+ n- [MODEL] value */
     .count = r_count,
     .stamp = r_stamp,
     .current = r_current,

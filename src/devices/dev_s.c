@@ -142,6 +142,7 @@ const nsc_device nsc_dev_s = {
     .letter = 's',
     .card = NSC_CARD_MODEL,
     .card_nodes = 4, .card_state = 1,
+    .card_opt = NSC_CARDOPT_CONTROL,   /* S n+ n- model CONTROL={expr} */
     .bind = s_bind,
     .count = s_count,
     .stamp = s_stamp,

@@ -52,8 +52,9 @@
  *   c. the kind NSC_EL_W in circuit.h's nsc_elkind, dev_w.c in Makefile.am.
  * Nothing else: no parser, solver, checker or writer changes. The netlist
  * stage reads a card by its form (nsc_cardform; nl_elab_el.c has one parser
- * per form, not per device): a device whose card has a new form also adds
- * that form and its parser. */
+ * per form, not per device), the variants of the form the device takes from
+ * its card_opt, card_table, card_expr and the flags of its inst table: a
+ * device whose card has a new form also adds that form and its parser. */
 #ifndef NSC_DEVIF_H
 #define NSC_DEVIF_H
 
@@ -114,6 +115,30 @@ typedef enum nsc_cardform {
     NSC_CARD_XSPICE     /* A port.. model, a port a node or [ nodes ] (A: XSPICE gates, bridges) */
 } nsc_cardform;
 
+/* The variants of a card form a device takes (nsc_device.card_opt), read by the
+ * netlist stage (nl_elab_el.c), which makes of them the elements they stand for. */
+enum {
+    NSC_CARDOPT_TIMESW = 1 << 0,  /* VALUE: a value {cond ? R1 : R2} that reads time is a switch
+                                     driven by cond (R: a load step) */
+    NSC_CARDOPT_CHARGE = 1 << 1,  /* VALUE: Q=expr, a capacitor of that charge (C; nl_qcap.c) */
+    NSC_CARDOPT_RMODEL = 1 << 2,  /* VALUE: a resistor model may stand before or after the value (R) */
+    NSC_CARDOPT_MTIMES = 1 << 3,  /* VALUE: m= (in parallel) multiplies the value (C); else divides
+                                     it (R, L) */
+    NSC_CARDOPT_CONTROL = 1 << 4, /* MODEL: CONTROL={expr}, Xyce's generic switch (S) */
+    NSC_CARDOPT_VDMOS = 1 << 5,   /* MODEL: a VDMOS model's card d g s [x] model, its body its
+                                     source, expanded into RD RS RG, body diode and Cgd (M) */
+    NSC_CARDOPT_BINS = 1 << 6,    /* MODEL: a model name that names no model names bins, chosen by
+                                     the instance's L= W= (M; nl_model.c) */
+    NSC_CARDOPT_SERIESR = 1 << 7  /* MODEL: the model's RD RS are resistors of their own (M, J;
+                                     nl_expand.c) */
+};
+
+/* Flags of an instance parameter (nsc_device.inst[k].flags), read by the netlist stage. */
+#define NSC_INST_LENGTH 1u   /* a length: times `.option scale` (MOS W= L=) */
+#define NSC_INST_AREA 2u     /* an area: times scale squared (MOS AD= AS=) */
+#define NSC_INST_PARALLEL 4u /* a count of devices in parallel (AREA, m): their product divides
+                                the resistors the card expanded into, multiplies their charge */
+
 #define NSC_DEV_LATE_LEVELS 3   /* the values of nsc_device.late */
 
 /* A type name of .model cards (lower case) and the type it reads as; alias: left
@@ -146,7 +171,7 @@ typedef struct nsc_device {
     /* The instance parameters of its card, name=value (> 0), read by the card's
      * parser into nsc_element.ipar[k] in this order (t[k].def when not given; the
      * offsets unused). NULL: none (any name=value is ignored with a warning). */
-    const nsc_par *inst;
+    const nsc_par *inst;   /* flags: NSC_INST_* */
     int ninst;          /* at most NSC_MAXIPAR */
     const char *inst_unit; /* their unit ("m"; sweeps); NULL: none */
     /* The shape of a card of form NSC_CARD_MODEL (nl_elab_el.c card_model):
@@ -161,6 +186,11 @@ typedef struct nsc_device {
     const char *model_what; /* those types in a message: "a diode (D)" */
     int card_parasitic; /* 1: LTspice's parasitics: Rser= Rpar= Cpar= (NSC_CARD_VALUE: L, C),
                            Rser= (NSC_CARD_SOURCE: V; Cpar= ignored with a warning) */
+    unsigned card_opt;  /* the variants of its card's form it takes: NSC_CARDOPT_* bits */
+    /* NSC_CARD_VCTRL: the devices its TABLE form (E: E TABLE) and its VALUE= and
+     * POLY forms (E: B V=, G: B I=) make; NSC_CARD_BEHAV: the device of I=expr
+     * (V=expr makes its own). NULL: that form is refused. */
+    const struct nsc_device *card_table, *card_expr;
     /* Needs and topology of element ei in ctx->mode; errors (with the card's
      * location) in ctx->r. */
     nsc_status (*count)(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need);

@@ -173,16 +173,16 @@ static nsc_status card_r_time(elab *E, scope *sc, const nl_card *cd, const nl_fi
 /* R C L: n+ n- value [IC=v] [m=x] [name=value ...]; L C also Rser= Rpar= Cpar=
  * (m in parallel: the value and the parasitics scaled; IC= is the total current
  * or the voltage) */
-static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
+static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, const nsc_device *dev)
 {
-    const nl_field *tv = k == NSC_EL_R ? time_value(cd) : NULL;
+    const nl_field *tv = dev->card_opt & NSC_CARDOPT_TIMESW ? time_value(cd) : NULL;
     if (tv) return card_r_time(E, sc, cd, tv);
     int isq;
-    const nl_field *qv = k == NSC_EL_C ? nle_cq_field(cd, &isq) : NULL;
+    const nl_field *qv = dev->card_opt & NSC_CARDOPT_CHARGE ? nle_cq_field(cd, &isq) : NULL;
     if (qv) return nle_card_cq(E, sc, cd, qv, isq);
+    nsc_elkind k = dev->kind;
     int el;
     if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
-    const nsc_device *dev = nsc_device_of(k);
     const char vname[2] = { dev->letter, 0 };          /* R=, C=, L= */
     int have = 0, rm = 0;
     double v, par[3] = { 0, 0, 0 }, scale = 1, mult = 1; /* rser rpar cpar; a resistor model's factor; m= */
@@ -191,7 +191,7 @@ static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
     for (int i = 3; i < cd->nf; i++) {
         const nl_field *f = &cd->f[i];
         const char *kk = nle_pair_key(f, key, sizeof key);
-        if (k == NSC_EL_R && !rm && i <= 4 && (rm = nle_res_model(E, sc, cd, f, &scale))) {   /* R n+ n- [MODEL] value [MODEL] */
+        if (dev->card_opt & NSC_CARDOPT_RMODEL && !rm && i <= 4 && (rm = nle_res_model(E, sc, cd, f, &scale))) {   /* R n+ n- [MODEL] value [MODEL] */
             if (rm < 0) return E->r->status;
             continue;
         }
@@ -221,28 +221,28 @@ static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
             return nle_err(E, sc, cd, f, "unexpected '%s' in %s %s", nle_ftext(f), nle_kind_name(k), cd->f[0].u.s);
     }
     if (!have) return nle_err(E, sc, cd, NULL, "missing value for %s %s", nle_kind_name(k), cd->f[0].u.s);
-    E->c->el[el].value *= k == NSC_EL_C ? scale * mult : scale / mult;   /* m in parallel: R/m, C m, L/m */
+    E->c->el[el].value *= dev->card_opt & NSC_CARDOPT_MTIMES ? scale * mult : scale / mult;   /* m in parallel: R/m, C m, L/m */
     return parasitics(E, sc, cd, el, fser, par[0] / mult, par[1] / mult, par[2] * mult);
 }
 
 /* K: L1 L2 k */
-static nsc_status card_k(elab *E, scope *sc, const nl_card *cd)
+static nsc_status card_k(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
 {
     int el;
-    if (nle_element_new(E, sc, cd, NSC_EL_K, &el)) return E->r->status;
+    if (nle_element_new(E, sc, cd, k, &el)) return E->r->status;
     if (cd->nf < 4) return nle_err(E, sc, cd, NULL, "coupling %s needs two inductors and a coefficient", cd->f[0].u.s);
     if (cd->nf > 4) {
         if (cd->f[3].kind == NL_F_WORD && tolower((unsigned char)cd->f[3].u.s[0]) == 'l')
             return nle_err(E, sc, cd, &cd->f[3], "coupling %s: more than two inductors are not supported", cd->f[0].u.s);
         return nle_err(E, sc, cd, &cd->f[4], "unexpected '%s' in coupling %s", nle_ftext(&cd->f[4]), cd->f[0].u.s);
     }
-    double k;
+    double kc;
     if (nle_fixup_add(E, sc, cd, &cd->f[1], el, 0) || nle_fixup_add(E, sc, cd, &cd->f[2], el, 1) ||
-        nle_value(E, sc, cd, &cd->f[3], &k))
+        nle_value(E, sc, cd, &cd->f[3], &kc))
         return E->r->status;
-    if (!(k > 0 && k <= 1))
-        return nle_err(E, sc, cd, &cd->f[3], "coupling coefficient %g of %s is not in (0, 1]", k, cd->f[0].u.s);
-    E->c->el[el].value = k;
+    if (!(kc > 0 && kc <= 1))
+        return nle_err(E, sc, cd, &cd->f[3], "coupling coefficient %g of %s is not in (0, 1]", kc, cd->f[0].u.s);
+    E->c->el[el].value = kc;
     return NSC_OK;
 }
 
@@ -430,11 +430,11 @@ static nsc_status card_vi(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
 }
 
 /* TABLE {V(a[,b])} = (x1,y1) (x2,y2) ... starting at f[i] (the TABLE word) */
-static nsc_status card_etable(elab *E, scope *sc, const nl_card *cd, int el, int i)
+static nsc_status card_etable(elab *E, scope *sc, const nl_card *cd, int el, int i, nsc_elkind kind)
 {
     const nl_field *f = cd->f;
     nsc_element *e = &E->c->el[el];
-    e->kind = NSC_EL_ETABLE;
+    e->kind = kind;
     if (i + 1 >= cd->nf) return nle_err(E, sc, cd, &f[i], "missing {V(node)} after TABLE in %s", f[0].u.s);
     const nl_field *ctl = &f[i + 1], *first = NULL;
     if (ctl->kind == NL_F_PAIR) {
@@ -576,14 +576,15 @@ static nsc_status card_poly(elab *E, scope *sc, const nl_card *cd, int el, int i
     }
     nl_field xf = { NL_F_EXPR, g->line, g->col, 0, { NULL }, NULL };
     xf.u.x = x;
-    E->c->el[el].kind = E->c->el[el].kind == NSC_EL_E ? NSC_EL_BV : NSC_EL_BI;
+    E->c->el[el].kind = nsc_device_of(E->c->el[el].kind)->card_expr->kind;   /* B V= (E), B I= (G) */
     return b_compile(E, sc, cd, el, &xf, cd->nf);
 }
 
 /* E G: n+ n- nc+ nc- gain | E: n+ n- TABLE ... */
-static nsc_status card_eg(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
+static nsc_status card_eg(elab *E, scope *sc, const nl_card *cd, const nsc_device *dev)
 {
     const nl_field *f = cd->f;
+    nsc_elkind k = dev->kind;
     int el;
     if (nle_element_new(E, sc, cd, k, &el)) return E->r->status;
     if (cd->nf > 3) {
@@ -591,18 +592,19 @@ static nsc_status card_eg(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
         const char *w = g->kind == NL_F_WORD || g->kind == NL_F_CALL ? g->u.s
                       : g->kind == NL_F_PAIR && g->sub[0].kind == NL_F_WORD ? g->sub[0].u.s : "";
         if (nsc_strieq(w, "table")) {
-            if (k != NSC_EL_E) return nle_err(E, sc, cd, g, "TABLE form is supported for E only, not for %s", f[0].u.s);
+            if (!dev->card_table)
+                return nle_err(E, sc, cd, g, "TABLE form is supported for E only, not for %s", f[0].u.s);
             if (nle_nodes(E, sc, cd, el, 2)) return E->r->status;
-            return card_etable(E, sc, cd, el, 3);
+            return card_etable(E, sc, cd, el, 3, dev->card_table->kind);
         }
         /* PSpice E/G VALUE={expr}, ngspice vol='expr' / cur='expr': a B source */
         int isval = nsc_strieq(w, "value") || nsc_strieq(w, "vol") || nsc_strieq(w, "cur");
-        if (isval && (g->kind == NL_F_PAIR || (cd->nf > 4 && f[4].kind == NL_F_EXPR))) {
+        if (dev->card_expr && isval && (g->kind == NL_F_PAIR || (cd->nf > 4 && f[4].kind == NL_F_EXPR))) {
             if (nle_nodes(E, sc, cd, el, 2)) return E->r->status;
-            E->c->el[el].kind = k == NSC_EL_E ? NSC_EL_BV : NSC_EL_BI;
+            E->c->el[el].kind = dev->card_expr->kind;
             return b_compile(E, sc, cd, el, g->kind == NL_F_PAIR ? &g->sub[1] : &f[4], g->kind == NL_F_PAIR ? 4 : 5);
         }
-        if (nsc_strieq(w, "poly") && g->kind == NL_F_CALL)
+        if (dev->card_expr && nsc_strieq(w, "poly") && g->kind == NL_F_CALL)
             return nle_nodes(E, sc, cd, el, 2) ? E->r->status : card_poly(E, sc, cd, el, 3);
         if (isval || nsc_strieq(w, "poly") || nsc_strieq(w, "laplace") || nsc_strieq(w, "freq"))
             return nle_err(E, sc, cd, g, "%s form of %s is not supported", w, f[0].u.s);
@@ -678,44 +680,41 @@ static const nl_field *control_field(const nl_card *cd)
     return NULL;
 }
 
-/* m= of a MOS el (ipar[q]) carried to the elements its card expanded into
- * (el+1 .. : RD RS RG, a VDMOS's body diode and its CJO): m in parallel divide
- * the resistors, give the diode the same m and multiply the charge. */
-static nsc_status vdmos_mult(elab *E, int el, int q)
+/* The devices in parallel of el (the product P of its instance parameters
+ * flagged NSC_INST_PARALLEL: m; a JFET's AREA m) carried to the elements its
+ * card expanded into (el+1 ..: RD RS RG, a VDMOS's body diode and its CJO): P
+ * divides the resistors and multiplies the charge; an element with an instance
+ * parameter m takes el's (the body diode). */
+static nsc_status parallel_expanded(elab *E, const nsc_device *dev, int el)
 {
-    double m = E->c->el[el].ipar[q];
+    double m = 1;
+    for (int q = 0; q < dev->ninst; q++)
+        if (dev->inst[q].flags & NSC_INST_PARALLEL) m *= E->c->el[el].ipar[q];
+    int qe = inst_par(dev, "m");
     for (int p = el + 1; m != 1 && p < E->c->nel; p++) {
         nsc_element *x = &E->c->el[p];
         const nsc_device *d = nsc_device_of(x->kind);
         int qm = inst_par(d, "m");
-        if (x->kind == NSC_EL_R) x->value /= m;
+        if (d->pclass == NSC_PC_RESISTOR) x->value /= m;
         else if (x->kind == NSC_EL_CQ && nle_cq_scale(E, p, m)) return E->r->status;   /* the body's CJO */
-        else if (qm >= 0) x->ipar[qm] = m;
+        else if (qm >= 0 && qe >= 0) x->ipar[qm] = E->c->el[el].ipar[qe];
     }
     return NSC_OK;
 }
 
-/* A JFET el's RD RS (the resistors its card expanded into, el+1 ..) divided
- * by AREA m (ipar[0], ipar[1]: dev_j.c's instance table). */
-static void jfet_area(elab *E, int el)
+/* ngspice's `.option scale`: an instance parameter that is a length (flag
+ * NSC_INST_LENGTH: MOS W= L=) times E->scale, an area (AD= AS=) times its square. */
+static double inst_scale(const elab *E, const nsc_par *t)
 {
-    for (int p = el + 1; p < E->c->nel; p++)
-        if (E->c->el[p].kind == NSC_EL_R) E->c->el[p].value /= E->c->el[el].ipar[0] * E->c->el[el].ipar[1];
+    return t->flags & NSC_INST_LENGTH ? E->scale : t->flags & NSC_INST_AREA ? E->scale * E->scale : 1;
 }
 
-/* ngspice's `.option scale`: a MOS instance's W= L= times E->scale, AD= AS= times its square. */
-static double inst_scale(const elab *E, nsc_elkind k, const char *kk)
-{
-    if (k != NSC_EL_M) return 1;
-    return !strcmp(kk, "w") || !strcmp(kk, "l") ? E->scale : !strcmp(kk, "ad") || !strcmp(kk, "as") ? E->scale * E->scale : 1;
-}
-
-/* The model of MOS el named by f[mi]: a name that is not a model names a bin
- * (nle_model_bin) chosen by the instance's L, W (given and scaled, else the defaults). */
-static nsc_status mos_model(elab *E, scope *sc, const nl_card *cd, int mi, int el)
+/* The model of el named by f[mi]: a name that is not a model names a bin
+ * (nle_model_bin) chosen by the instance's L, W (given and scaled, else the
+ * defaults; dev's instance parameters "l" "w"). */
+static nsc_status binned_model(elab *E, scope *sc, const nl_card *cd, const nsc_device *dev, int mi, int el)
 {
     const nl_field *f = cd->f;
-    const nsc_device *dev = nsc_device_of(NSC_EL_M);
     if (nle_model_named(E, sc, &f[mi]) >= 0) return nle_model_ref(E, sc, cd, &f[mi], el);
     double lw[2] = { dev->inst[inst_par(dev, "l")].def, dev->inst[inst_par(dev, "w")].def };
     char key[64];
@@ -729,16 +728,18 @@ static nsc_status mos_model(elab *E, scope *sc, const nl_card *cd, int mi, int e
 }
 
 /* D: a k model [area] [off] [m=] [...]; M: d g s b model [W= L= m= ...]; S: n+ n- nc+ nc- model [on|off] */
-static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
+static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, const nsc_device *dev)
 {
     const nl_field *f = cd->f;
-    const nsc_device *dev = nsc_device_of(k);
-    const nl_field *xf = k == NSC_EL_S ? control_field(cd) : NULL;
+    nsc_elkind k = dev->kind;
+    unsigned opt = dev->card_opt;
+    const nl_field *xf = opt & NSC_CARDOPT_CONTROL ? control_field(cd) : NULL;
     if (xf) return card_s_control(E, sc, cd, xf);
     int n = dev->card_nodes + dev->card_sense, el;             /* W: n+ n- vsense */
-    int vm = k == NSC_EL_M && cd->nf >= 5 ? nle_model_named(E, sc, &f[4]) : -1, skip = 0;
+    int vm = opt & NSC_CARDOPT_VDMOS && cd->nf >= 5 ? nle_model_named(E, sc, &f[4]) : -1, skip = 0;
     if (vm >= 0 && E->c->model[vm].vdmos) n = 3;                 /* M d g s VDMOSMODEL */
-    else if (k == NSC_EL_M && cd->nf >= 6 && (vm = nle_model_named(E, sc, &f[5])) >= 0 && E->c->model[vm].vdmos) {
+    else if (opt & NSC_CARDOPT_VDMOS && cd->nf >= 6 && (vm = nle_model_named(E, sc, &f[5])) >= 0
+             && E->c->model[vm].vdmos) {
         n = 3;                                                    /* M d g s x VDMOSMODEL: ngspice's */
         skip = 1;                                                 /* 4th and 5th are thermal nodes */
         nle_warn(E, sc, cd, &f[4], "the fourth node of VDMOS %s is not used (its body is its source)", f[0].u.s);
@@ -754,10 +755,11 @@ static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
         return nle_err(E, sc, cd, NULL, "missing sense voltage source for switch %s", f[0].u.s);
     if (dev->card_sense && nle_fixup_add(E, sc, cd, &f[n], el, 0)) return E->r->status;
     if (cd->nf < n + 2) return nle_err(E, sc, cd, NULL, "missing model name for %s %s", nle_kind_name(k), f[0].u.s);
-    if (k == NSC_EL_M ? mos_model(E, sc, cd, n + 1 + skip, el) : nle_model_ref(E, sc, cd, &f[n + 1 + skip], el))
+    if (opt & NSC_CARDOPT_BINS ? binned_model(E, sc, cd, dev, n + 1 + skip, el)
+                               : nle_model_ref(E, sc, cd, &f[n + 1 + skip], el))
         return E->r->status;
     for (int q = 0; q < dev->ninst; q++) E->c->el[el].ipar[q] = dev->inst[q].def;
-    if (vm >= 0 ? nle_vdmos_expand(E, sc, cd, el, vm) : (k == NSC_EL_M || k == NSC_EL_J) && nle_mos_expand(E, sc, cd, el))
+    if (vm >= 0 ? nle_vdmos_expand(E, sc, cd, el, vm) : opt & NSC_CARDOPT_SERIESR && nle_mos_expand(E, sc, cd, el))
         return E->r->status;
     char key[64];
     for (int i = n + 2 + skip; i < cd->nf; i++) {
@@ -767,7 +769,7 @@ static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
             double v;
             if (nle_value(E, sc, cd, &f[i].sub[1], &v)) return E->r->status;
             if (!(v > 0)) return nle_err(E, sc, cd, &f[i], "%s of %s must be positive", kk, f[0].u.s);
-            E->c->el[el].ipar[q] = v * inst_scale(E, k, kk);
+            E->c->el[el].ipar[q] = v * inst_scale(E, &dev->inst[q]);
         } else if (kk)
             nle_warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored", kk, nle_kind_name(k), f[0].u.s);
         else if (dev->card_state && f[i].kind == NL_F_WORD &&
@@ -779,22 +781,20 @@ static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
         else
             return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]), nle_kind_name(k), f[0].u.s);
     }
-    if (k == NSC_EL_M && vdmos_mult(E, el, inst_par(dev, "m"))) return E->r->status;   /* (a level 1-3 card's RD RS too) */
-    if (k == NSC_EL_J) jfet_area(E, el);                             /* RD RS / (AREA m) */
-    return NSC_OK;
+    return parallel_expanded(E, dev, el);                        /* RD RS / (AREA m) ... */
 }
 
 /* Q: c b e [s] model [area] [AREA=a] [off] [...] (ngspice). The fourth node is
  * the substrate when f[4] names no model and f[5] is a name: read, not
  * connected (no substrate junction), with a warning. */
-static nsc_status card_q(elab *E, scope *sc, const nl_card *cd)
+static nsc_status card_q(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
 {
     const nl_field *f = cd->f;
     double v;
     int el, n = cd->nf >= 6 && nle_model_named(E, sc, &f[4]) < 0 && f[5].kind == NL_F_WORD
                 && !nsc_parse_number(f[5].u.s, &v) && !nle_is_word(&f[5], "off") ? 4 : 3;
-    if (nle_element_new(E, sc, cd, NSC_EL_Q, &el) || nle_nodes(E, sc, cd, el, 3)) return E->r->status;
-    if (cd->nf < n + 2) return nle_err(E, sc, cd, NULL, "missing model name for %s %s", nle_kind_name(NSC_EL_Q), f[0].u.s);
+    if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, 3)) return E->r->status;
+    if (cd->nf < n + 2) return nle_err(E, sc, cd, NULL, "missing model name for %s %s", nle_kind_name(k), f[0].u.s);
     if (n == 4) nle_warn(E, sc, cd, &f[4], "the substrate node of %s is not connected (no substrate junction)", f[0].u.s);
     if (nle_model_ref(E, sc, cd, &f[n + 1], el)) return E->r->status;
     E->c->el[el].value = 1.0;                                 /* AREA */
@@ -810,11 +810,11 @@ static nsc_status card_q(elab *E, scope *sc, const nl_card *cd)
         } else if (kk && !strcmp(kk, "m")) {
             if (mult_value(E, sc, cd, &f[i], &mult)) return E->r->status;
         } else if (kk)
-            nle_warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored", kk, nle_kind_name(NSC_EL_Q), f[0].u.s);
+            nle_warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored", kk, nle_kind_name(k), f[0].u.s);
         else if (f[i].kind == NL_F_WORD || f[i].kind == NL_F_EXPR)
-            nle_warn(E, sc, cd, &f[i], "'%s' of %s %s ignored", nle_ftext(&f[i]), nle_kind_name(NSC_EL_Q), f[0].u.s);
+            nle_warn(E, sc, cd, &f[i], "'%s' of %s %s ignored", nle_ftext(&f[i]), nle_kind_name(k), f[0].u.s);
         else
-            return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]), nle_kind_name(NSC_EL_Q), f[0].u.s);
+            return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]), nle_kind_name(k), f[0].u.s);
     }
     E->c->el[el].value *= mult;
     return nle_bjt_expand(E, sc, cd, el);
@@ -862,7 +862,7 @@ static nsc_status b_branch(void *ctx, const char *name, const nl_expr *at, int k
  * singular matrix) */
 static int b_self_cancels(const nsc_element *e, const nsc_bprog *p)
 {
-    if (e->kind != NSC_EL_BV || e->node[0] == e->node[1]) return 0;
+    if (nsc_device_of(e->kind)->topo != NSC_TOPO_VDEF || e->node[0] == e->node[1]) return 0;   /* B V= */
     double g[2] = { 0, 0 };
     for (int k = p->out.t0; k < p->out.t0 + p->out.nt; k++)
         for (int q = 0; q < 2; q++)
@@ -902,7 +902,7 @@ static nsc_status b_compile(elab *E, scope *sc, const nl_card *cd, int el, const
     return st;
 }
 
-static nsc_status card_b(elab *E, scope *sc, const nl_card *cd)
+static nsc_status card_b(elab *E, scope *sc, const nl_card *cd, const nsc_device *d)
 {
     char k[8];
     const nl_field *f = cd->nf >= 4 ? &cd->f[3] : NULL;
@@ -910,7 +910,7 @@ static nsc_status card_b(elab *E, scope *sc, const nl_card *cd)
     if (!key || (strcmp(key, "v") && strcmp(key, "i")))
         return nle_err(E, sc, cd, f, "behavioural source %s: expected V=expr or I=expr after the two nodes", cd->f[0].u.s);
     int el;
-    nsc_status st = nle_element_new(E, sc, cd, key[0] == 'v' ? NSC_EL_BV : NSC_EL_BI, &el);
+    nsc_status st = nle_element_new(E, sc, cd, key[0] == 'v' ? d->kind : d->card_expr->kind, &el);
     if (st || (st = nle_nodes(E, sc, cd, el, 2))) return st;
     return b_compile(E, sc, cd, el, &f->sub[1], 4);
 }
@@ -941,14 +941,14 @@ nsc_status nle_card_element(elab *E, scope *sc, const nl_card *cd)
     int ch = tolower((unsigned char)cd->f[0].u.s[0]);
     const nsc_device *d = nsc_device_of_letter(ch);
     switch (d ? d->card : NSC_CARD_NONE) {
-    case NSC_CARD_VALUE: return card_rcl(E, sc, cd, d->kind);
-    case NSC_CARD_COUPLING: return card_k(E, sc, cd);
+    case NSC_CARD_VALUE: return card_rcl(E, sc, cd, d);
+    case NSC_CARD_COUPLING: return card_k(E, sc, cd, d->kind);
     case NSC_CARD_SOURCE: return card_vi(E, sc, cd, d->kind);
-    case NSC_CARD_VCTRL: return card_eg(E, sc, cd, d->kind);
+    case NSC_CARD_VCTRL: return card_eg(E, sc, cd, d);
     case NSC_CARD_ICTRL: return card_fh(E, sc, cd, d->kind);
-    case NSC_CARD_MODEL: return card_dms(E, sc, cd, d->kind);
-    case NSC_CARD_BJT: return card_q(E, sc, cd);
-    case NSC_CARD_BEHAV: return card_b(E, sc, cd);
+    case NSC_CARD_MODEL: return card_dms(E, sc, cd, d);
+    case NSC_CARD_BJT: return card_q(E, sc, cd, d->kind);
+    case NSC_CARD_BEHAV: return card_b(E, sc, cd, d);
     case NSC_CARD_XSPICE: return nle_card_a(E, sc, cd);
     case NSC_CARD_NONE: break;
     }

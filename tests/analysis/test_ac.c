@@ -1007,3 +1007,46 @@ Test(dc, param_value_the_netlist_refuses_is_its_error)
     cr_assert(strstr(out, "x.cir:6:5: error: unknown element or top-level .param 'rx' in .dc"), "%s", out);
     free(out);
 }
+
+/* .op, .dc's points and .ac's point solve one operating point (opws.c): the
+ * clipper V1 -> 1k -> a, a -> PWL diode (VF 0.7, RON 10) and R2 to ground has
+ * v(a) = V1 R2 / (1k + R2) while that is <= 0.7, else the KCL with the diode
+ * on, v (1/1k + 1/R2 + 1/10) = V1/1k + 0.07; .ac at that point is the divider
+ * of 1k and R2 (off) or of 1k and R2 || RON (on). Each at V1 = 1, 3 (off, on)
+ * and R2 = 1k, 2k (the .dc over R2 rebuilds its LCS per point). */
+static double clip_v(double v1, double r2)
+{
+    double off = v1 * r2 / (1e3 + r2);
+    return off <= 0.7 ? off : (v1 / 1e3 + 0.07) / (1 / 1e3 + 1 / r2 + 1 / 10.0);
+}
+
+Test(dc, op_dc_and_ac_share_the_operating_point)
+{
+    static const double V1[2] = { 1, 3 }, R2[2] = { 1e3, 2e3 };
+    char text[400];
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            double want = clip_v(V1[i], R2[j]);
+            snprintf(text, sizeof text, "clip\nV1 in 0 %g AC 1\nR1 in a 1k\nD1 a 0 DX\n.model DX D(VF=0.7 RON=10)\n"
+                     "R2 a 0 %g\n.dc R2 %g %g 1k\n.ac lin 1 1 1\n.end\n", V1[i], R2[j], R2[j], R2[j]);
+            nsc_report r;
+            nsc_report_init(&r);
+            nsc_waves *W = op_or_dc(text, 0, &r);
+            cr_assert(fabs(nsc_waves_at(W, 0, 1) - want) <= 1e-12, ".op V1 %g R2 %g: %.15g, want %.15g", V1[i],
+                      R2[j], nsc_waves_at(W, 0, 1), want);
+            nsc_waves_free(W);
+            W = op_or_dc(text, 1, &r);
+            cr_assert_eq(W->nrow, 1);
+            cr_assert(fabs(nsc_waves_at(W, 0, 1) - want) <= 1e-12, ".dc V1 %g R2 %g: %.15g, want %.15g", V1[i],
+                      R2[j], nsc_waves_at(W, 0, 1), want);
+            nsc_waves_free(W);
+            nsc_report_free(&r);
+            nsc_circuit *c = tu_parse(text);
+            nsc_ac_result *R = ac_of(c, "v(a)");
+            double rl = want > 0.7 ? R2[j] * 10 / (R2[j] + 10) : R2[j], g = rl / (1e3 + rl);
+            cr_assert(cabs(at(R, 0, 0) - g) <= 1e-12, ".ac V1 %g R2 %g: %.15g, want %.15g", V1[i], R2[j],
+                      creal(at(R, 0, 0)), g);
+            nsc_ac_result_free(R);
+            nsc_circuit_free(c);
+        }
+}

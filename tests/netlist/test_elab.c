@@ -1286,3 +1286,44 @@ Test(elab, braces_in_expressions_and_time_resistor)
     bad("t\nR1 a 0 {time<1m ? 1k : 0}\n.tran 1u 1m\n.end\n", "t.cir:2:8: error: resistor r1: its values must be "
         "finite and > 0 (0)");
 }
+
+/* The variants of a card that a device's descriptor declares (lcs/devif.h:
+ * card_opt, card_table, card_expr, the flags of its instance table) are read
+ * by the one parser of its card's form: each made element checked against the
+ * closed form of what its card says. */
+Test(elab, card_variants_come_from_the_device_table)
+{
+    nsc_circuit *c = rd("variants\n"
+                        ".option scale=1e-6\n"
+                        "J1 d g 0 JN area=2 m=3\n"
+                        "M1 d g 0 0 NM W=10 L=2 AD=4 m=4\n"
+                        "E1 a 0 VALUE={V(g)*2}\n"
+                        "G1 a 0 VALUE={V(g)*2}\n"
+                        "E2 b 0 TABLE {V(g)} = (0,0) (1,2)\n"
+                        "B1 a 0 I=V(g)\n"
+                        "C1 a 0 2n m=3\n"
+                        "L1 a b 6u m=3\n"
+                        ".model JN NJF(VTO=-2 BETA=1m RD=60 RS=30)\n"
+                        ".model NM NMOS(LEVEL=1 VTO=1 KP=20u RD=8 RS=2)\n");
+    near(el(c, "j1#rd")->value, 60.0 / 6);              /* RD / (AREA m) */
+    near(el(c, "j1#rs")->value, 30.0 / 6);
+    const nsc_element *m = el(c, "m1");
+    near(m->ipar[0], 10e-6);                             /* W L: lengths, times scale */
+    near(m->ipar[1], 2e-6);
+    near(m->ipar[3], 4e-12);                             /* AD: an area, times scale^2 */
+    near(el(c, "m1#rd")->value, 8.0 / 4);                /* RD / m */
+    near(el(c, "m1#rs")->value, 2.0 / 4);
+    cr_assert_eq(el(c, "e1")->kind, NSC_EL_BV);
+    cr_assert_eq(el(c, "g1")->kind, NSC_EL_BI);
+    cr_assert_eq(el(c, "e2")->kind, NSC_EL_ETABLE);
+    cr_assert_eq(el(c, "b1")->kind, NSC_EL_BI);
+    near(el(c, "c1")->value, 6e-9);                      /* m in parallel: C m, L / m */
+    near(el(c, "l1")->value, 2e-6);
+    done(c);
+    /* a bad instance parameter or form: the card's file:line:col */
+    bad("t\nJ1 d g 0 JN area=-2\n.model JN NJF(VTO=-2 BETA=1m)\n", "t.cir:2:13: error: area of j1 must be positive");
+    bad("t\nM1 d g 0 0 NM W=0 L=1u\n.model NM NMOS(LEVEL=1)\n", "t.cir:2:15: error: w of m1 must be positive");
+    bad("t\nG1 a 0 TABLE {V(g)} = (0,0) (1,2)\n", "t.cir:2:8: error: TABLE form is supported for E only, not for g1");
+    bad("t\nR1 a 0 R={1 + time}\n",
+        "t.cir:2:10: error: resistor r1: a value that reads time must be cond ? R1 : R2 (constants R1, R2: a piecewise-constant load)");
+}
