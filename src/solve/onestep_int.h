@@ -136,8 +136,10 @@ typedef struct nsc_os_pat {
                           also separable (the segments of one PWL device share a row) */
     int *runend;       /* [m] at the first pair i of a run of separable pairs (samerow[i] = 0):
                           the run's end; -1 when a pair of the run has a source term in e */
+    char *rsort;       /* [m] 1 at the head of a run (runend > 0) whose e0 is nondecreasing along
+                          it: its g_i = e0_i + C_i z is then too (onestep_mode.c run_sorted) */
     int rmax;          /* most entries in a row of C */
-    double *rt;        /* [2 rmax] work: a row's terms C_ik z_k, then their |.| */
+    double *rt;        /* [rmax] work: a row's terms C_ik z_k */
     char *touched;     /* [npos] work: 0 between calls */
     int *tlist;        /* [npos] work */
 } nsc_os_pat;

@@ -81,7 +81,7 @@ void nsc_mode_teardown(nsc_onestep *P)
     free(P->pat.pp); free(P->pat.ppos); free(P->pat.pkey); free(P->pat.posn); free(P->pat.touched); free(P->pat.tlist);
     free(P->inc.zref); free(P->inc.zlist); free(P->inc.mref); free(P->inc.epair); free(P->inc.dmark); free(P->inc.dlist); free(P->inc.dval);
     free(P->inc.ulist); free(P->inc.cup); free(P->inc.cui);
-    free(P->pat.samerow); free(P->pat.runend); free(P->pat.rt); free(P->pat.wpos); free(P->pat.hw);
+    free(P->pat.samerow); free(P->pat.runend); free(P->pat.rsort); free(P->pat.rt); free(P->pat.wpos); free(P->pat.hw);
     free(P->mc.prev); free(P->mc.mask); free(P->mc.mask2); free(P->mc.mask0); free(P->mc.lt); free(P->mc.flip);
 }
 
@@ -285,7 +285,7 @@ static int row_runs(nsc_onestep *P)
         P->pat.samerow[i] = memcmp(Ct->i + a, Ct->i + b, k * sizeof(int)) == 0
                         && memcmp(Ct->x + a, Ct->x + b, k * sizeof(double)) == 0;
     }
-    P->pat.rt = nsc_calloc(2 * (size_t)P->pat.rmax + 1, sizeof(double));
+    P->pat.rt = nsc_calloc((size_t)P->pat.rmax + 1, sizeof(double));
     P->pat.runend = nsc_calloc((size_t)P->m + 1, sizeof(int));
     if (!P->pat.rt || !P->pat.runend) return -1;
     const int *sp = P->pat.SeT->p;
@@ -293,6 +293,14 @@ static int row_runs(nsc_onestep *P)
         pure = (i + 1 < P->m && P->pat.samerow[i + 1] ? pure : 1) && sp[i + 1] == sp[i];
         if (i + 1 < P->m && !P->pat.samerow[i + 1]) end = i + 1;
         P->pat.runend[i] = P->pat.samerow[i] || !P->pat.sep[i] ? 0 : pure ? end : -1;
+    }
+    P->pat.rsort = nsc_calloc((size_t)P->m + 1, 1);
+    if (!P->pat.rsort) return -1;
+    const double *e0 = P->L->e0;
+    for (int i = 0; i < P->m; i++) {                              /* e0 nondecreasing along the run */
+        int end = P->pat.runend[i], up = end > 0;
+        for (int j = i + 1; up && j < end; j++) up = e0[j - 1] <= e0[j];
+        P->pat.rsort[i] = (char)up;
     }
     return 0;
 }
@@ -395,6 +403,7 @@ static int setup_copy(nsc_onestep *P, const nsc_onestep *S)
     d->epair = dup_mem(S->inc.epair, (m + 1) * sizeof(int));
     t->samerow = dup_mem(S->pat.samerow, m + 1);
     t->runend = dup_mem(S->pat.runend, (m + 1) * sizeof(int));
+    t->rsort = dup_mem(S->pat.rsort, m + 1);
     t->poscol = dup_mem(S->pat.poscol, (nnzb + 1) * sizeof(int));
     t->pc = dup_mem(S->pat.pc, (npos + 2) * sizeof(int));
     t->wpos = dup_mem(S->pat.wpos, (nw + 1) * sizeof(int));
@@ -414,11 +423,11 @@ static int setup_copy(nsc_onestep *P, const nsc_onestep *S)
     d->ulist = nsc_calloc(m + 1, sizeof(int));
     d->dlist = nsc_calloc(m + 1, sizeof(int));
     d->dval = nsc_calloc(m + 1, sizeof(double));
-    t->rt = nsc_calloc(2 * (size_t)S->pat.rmax + 1, sizeof(double));
+    t->rt = nsc_calloc((size_t)S->pat.rmax + 1, sizeof(double));
     t->touched = nsc_calloc(npos + 1, 1);
     t->tlist = nsc_calloc(npos + 1, sizeof(int));
     if (!t->sep || !t->dinv || !t->sep_e || !t->nlist || !t->pkey || !t->pp || !d->epair || !t->samerow
-        || !t->runend || !t->poscol || !t->pc || !t->wpos || !t->hw || !t->cpair || !t->ccoef || !t->ppos
+        || !t->runend || !t->rsort || !t->poscol || !t->pc || !t->wpos || !t->hw || !t->cpair || !t->ccoef || !t->ppos
         || !t->Ct || !t->Dt || !t->SeT || !t->Wb || !t->posn || !d->zref || !d->zlist || !d->mref || !d->dmark
         || !d->ulist || !d->dlist
         || !d->dval || !t->rt || !t->touched || !t->tlist)
@@ -813,17 +822,17 @@ static inline int pair_check(const nsc_onestep *P, const char *mask, int i, cons
 }
 
 /* The tolerance test of a separable pair whose g = e + sum t_k has a
- * violation's sign: |e| + sum |t_k| (rt[rmax..]) as pair_check sums gs. */
+ * violation's sign: |e| + sum |t_k| (t_k = rt[k]) as pair_check sums gs. */
 static int sep_violated(const nsc_onestep *P, int active, double e, double g, int r)
 {
-    const double *at = P->pat.rt + P->pat.rmax;
+    const double *t = P->pat.rt;
     double gs = fabs(e);
-    for (int k = 0; k < r; k++) gs += at[k];
+    for (int k = 0; k < r; k++) gs += fabs(t[k]);
     return active ? g > NSC_MODE_TOL * gs : g < -NSC_MODE_TOL * gs;
 }
 
 /* pair_check for a separable pair i (e = e_i) whose row's terms t_k = C_ik z_k are
- * rt[0..r-1] and |t_k| rt[rmax..]: the same sums in the same order (bit for
+ * rt[0..r-1]: the same sums in the same order (bit for
  * bit pair_check's g, gs, verdict and l_i), |terms| summed only when g has a
  * violation's sign (no violation is possible otherwise: gs >= 0). *vi is
  * set when positive only (the caller's 0 otherwise). */
@@ -846,6 +855,40 @@ __attribute__((always_inline)) static inline int sep_check(const nsc_onestep *P,
     return sep_violated(P, 0, e, g, r);
 }
 
+/* A sorted run (rsort: e0 nondecreasing along it, so g_i = (e0_i + t0) + t1 is
+ * too: each rounding is monotone) from i0 to end with r = 1 or 2 terms, e_i =
+ * e0_i, checked at its boundary: when its active pairs are a prefix i0..k-1
+ * with g_{k-1} <= 0 <= g_k, every active g is <= 0 and every inactive g >= 0,
+ * so no pair has a violation's sign: l_i = max(0, -g_i / D_ii) on the prefix,
+ * 0 after it, next = mask, no violation (*viol, the key and ok unchanged) --
+ * what check_run_r's pair-by-pair loop writes, bit for bit, at ~10
+ * instructions an active pair and ~4 an inactive one instead of ~17. Returns
+ * 1 when so; 0 otherwise (l and next written in part: the loop rewrites them). */
+__attribute__((always_inline)) static inline int run_sorted(const nsc_onestep *P, const char *mask, int i0, int end,
+                                                            int r, double *l, char *next)
+{
+    const double *e0 = P->L->e0, *dinv = P->pat.dinv;
+    const double t0 = P->pat.rt[0], t1 = r == 2 ? P->pat.rt[1] : 0.0;
+    double g = 0;
+    int i = i0;
+    for (; i < end && mask[i]; i++) {                            /* the active prefix */
+        g = r == 2 ? e0[i] + t0 + t1 : e0[i] + t0;
+        double v = -g * dinv[i];                                 /* l_i = -g / D_ii >= 0 */
+        l[i] = v > 0 ? v : 0.0;
+        next[i] = 1;
+    }
+    if (g > 0) return 0;                                         /* the prefix's largest g */
+    if (i == end) return 1;
+    double gk = r == 2 ? e0[i] + t0 + t1 : e0[i] + t0;           /* the suffix's smallest g */
+    if (gk < 0) return 0;
+    for (; i < end; i++) {
+        if (mask[i]) return 0;                                   /* (not a prefix) */
+        l[i] = 0;
+        next[i] = 0;
+    }
+    return 1;
+}
+
 /* check_run for the common run (a PWL MOS's segments): r = 1 or 2 terms in its
  * row (rt[0], rt[1]), e_i = e0_i (no source term; + ez_i when ez, pairs held
  * at the theta point, as nsc_pair_e sums it), next wanted; sep_check's sums,
@@ -857,6 +900,7 @@ __attribute__((always_inline)) static inline int check_run_r(const nsc_onestep *
     const double *e0 = P->L->e0, *dinv = P->pat.dinv;
     const double t0 = P->pat.rt[0], t1 = r == 2 ? P->pat.rt[1] : 0.0;
     int end = P->pat.runend[i0];
+    if (!ez && P->pat.rsort[i0] && run_sorted(P, mask, i0, end, r, l, next)) return end;
     for (int i = i0; i < end; i++) {
         double e = ez ? e0[i] + ez[i] : e0[i];
         double g = r == 2 ? e + t0 + t1 : e + t0;                /* g = e_i + C_i z, left to right */
@@ -928,16 +972,13 @@ static int check_run(const nsc_onestep *P, const char *mask, int i0, int r, doub
     return i;
 }
 
-/* Row i's terms t_k = C_ik z_k and |t_k| into rt; returns their number. */
+/* Row i's terms t_k = C_ik z_k into rt; returns their number. */
 static int row_terms(nsc_onestep *P, int i, const double *x)
 {
     const nsc_sparse *Ct = P->pat.Ct;
-    double *t = P->pat.rt, *at = P->pat.rt + P->pat.rmax;
+    double *t = P->pat.rt;
     int r = 0;
-    for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++, r++) {
-        t[r] = Ct->x[k] * x[Ct->i[k]];
-        at[r] = fabs(t[r]);
-    }
+    for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++, r++) t[r] = Ct->x[k] * x[Ct->i[k]];
     return r;
 }
 

@@ -339,6 +339,35 @@ Test(smlcp, full_check_where_most_nodes_move_is_exact)
     free(t);
 }
 
+static void no_sorted_runs(nsc_onestep *Q) { memset(Q->pat.rsort, 0, (size_t)Q->m); }
+
+/* The full check's sorted runs (onestep_mode.c run_sorted: a PWL MOS side's
+ * segments, e0 nondecreasing, checked at the boundary of their active prefix)
+ * against the pair-by-pair loop (rsort cleared): a 30-stage chain at 20 ps
+ * steps from rest (every node moves: full checks), its edges flipping
+ * segments (boundaries that fail and fall back). z, l and the modes bitwise
+ * equal at each of 1000 steps. */
+Test(smlcp, sorted_run_check_is_exact)
+{
+    char *t = chain(30);
+    double dz, dl;
+    int same;
+    nsc_onestep *P;
+    twin_rest = 1;
+    twin_steps(t, 2e-11, 1000, no_sorted_runs, &dz, &dl, &same, &P);
+    twin_rest = 0;
+    int heads = 0;
+    for (int i = 0; i < P->m; i++) heads += P->pat.rsort[i];
+    cr_assert_eq(heads, 120, "%d sorted runs (4 a stage: each transistor's two sides)", heads);
+    cr_assert_eq(dz, 0.0, "z differs by %g", dz);
+    cr_assert_eq(dl, 0.0, "l differs by %g", dl);
+    cr_assert_eq(same, 1000);
+    const nsc_lcs *L = P->L;
+    nsc_onestep_free(P);
+    nsc_lcs_free((nsc_lcs *)L);
+    free(t);
+}
+
 /* nsc_onestep_changed (the stepper's peak multipliers use it): a 30-stage
  * chain (600 pairs, incremental check) stepped 3000 times at 1 ps from rest
  * (the input's edges run down it); every pair
