@@ -277,12 +277,11 @@ int nsc_onestep_renew(nsc_onestep *P, double h)
     memset(P->mc.prev, 0, (size_t)m);
     memset(P->mc.mask, 0, (size_t)m);
     memset(P->mc.mask2, 0, (size_t)m);
-    memset(P->st.q, 0, sizeof(double) * (size_t)m);
-    memset(P->st.w, 0, sizeof(double) * (size_t)m);
-    memset(P->dn.ll, 0, sizeof(double) * (size_t)m);
-    memset(P->st.x, 0, sizeof(double) * (size_t)(n + m));
-    memset(P->dn.zl, 0, sizeof(double) * (size_t)n);
+    memset(P->st.q, 0, sizeof(double) * (size_t)m);                /* (nsc_onestep_violated reads it) */
     memset(P->st.r, 0, sizeof(double) * (size_t)n);
+    /* not cleared: work that every reader writes first -- st.w (the pivoting's
+     * w, its output), dn.ll and dn.zl (dense_solve and the block path fill them),
+     * st.x (a mode's solve or map column writes x[0..n+nan) before reading it) */
     P->st.wstale = 0;
     return n > 0 && nsc_klu_refresh(P->st.F, P->st.W, 1, &P->st.wrc) < 0 ? -1 : 0;   /* old pivots while good */
 }
