@@ -524,7 +524,7 @@ static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t ke
         if (mask[j]) { P->pat.posn[j] = M->nan; M->actn[M->nan++] = j; }
     }
     int N = n + M->nan, nnz = Wb->p[n];
-    for (int j = 0; j < n; j++)
+    for (int j = 0; j < n && M->nan > 0; j++)                    /* (no N-active pair: C_Na is empty) */
         for (int k = C->p[j]; k < C->p[j + 1]; k++) nnz += P->pat.posn[C->i[k]] >= 0;
     for (int a = 0; a < M->nan; a++) {
         int j = M->actn[a];
@@ -538,7 +538,7 @@ static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t ke
     for (int j = 0; j < n; j++) {                                /* [Wb; C_Na] */
         Kp[j] = t;
         for (int k = Wb->p[j]; k < Wb->p[j + 1]; k++) { Ki[t] = Wb->i[k]; Kx[t++] = 0; }
-        for (int k = C->p[j]; k < C->p[j + 1]; k++)
+        for (int k = C->p[j]; k < C->p[j + 1] && M->nan > 0; k++)
             if (P->pat.posn[C->i[k]] >= 0) { Ki[t] = n + P->pat.posn[C->i[k]]; Kx[t++] = C->x[k]; }
     }
     for (int a = 0; a < M->nan; a++) {                           /* [-B_Na; D_NaNa] */
