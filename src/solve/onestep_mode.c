@@ -367,11 +367,16 @@ static void *dup_mem(const void *p, size_t n)
 /* A copy of the CSC matrix A, or NULL (ENOMEM). */
 static nsc_sparse *sp_dup(const nsc_sparse *A)
 {
-    nsc_sparse *C = nsc_sp_new(A->m, A->n, A->nzmax, 0);
+    nsc_sparse *C = malloc(sizeof *C);                           /* (copies, not zeroed then copied) */
     if (!C) return NULL;
-    memcpy(C->p, A->p, sizeof(int) * ((size_t)A->n + 1));
-    memcpy(C->i, A->i, sizeof(int) * (size_t)A->nzmax);
-    memcpy(C->x, A->x, sizeof(double) * (size_t)A->nzmax);
+    *C = *A;
+    C->p = dup_mem(A->p, sizeof(int) * ((size_t)A->n + 1));
+    C->i = dup_mem(A->i, sizeof(int) * (size_t)A->nzmax);
+    C->x = dup_mem(A->x, sizeof(double) * (size_t)A->nzmax);
+    if (!C->p || !C->i || !C->x) {
+        nsc_sp_free(C);
+        return NULL;
+    }
     return C;
 }
 
