@@ -277,7 +277,7 @@ int nsc_onestep_renew(nsc_onestep *P, double h)
     memset(P->mc.prev, 0, (size_t)m);
     memset(P->mc.mask, 0, (size_t)m);
     memset(P->mc.mask2, 0, (size_t)m);
-    memset(P->st.q, 0, sizeof(double) * (size_t)m);                /* (nsc_onestep_violated reads it) */
+    P->st.qset = 0;                                              /* q: no pair marked */
     memset(P->st.r, 0, sizeof(double) * (size_t)n);
     /* not cleared: work that every reader writes first -- st.w (the pivoting's
      * w, its output), dn.ll and dn.zl (dense_solve and the block path fill them),
@@ -522,6 +522,7 @@ static nsc_lcp_status lcp_pivot(nsc_onestep *P, nsc_solver solver, int k, double
 static void mark_violated(nsc_onestep *P)
 {
     for (int i = 0; i < P->m; i++) P->st.q[i] = P->mc.mask[i] != P->mc.mask2[i] ? -1.0 : 1.0;
+    P->st.qset = 1;
 }
 
 /* The dense path: LCP(M, C W^-1 r + e1) by pivoting, then its mode re-solved
@@ -536,6 +537,7 @@ static int dense_solve(nsc_onestep *P, nsc_solver solver, double *z1, double *l,
         return -1;
     }
     for (int i = 0; i < m; i++) { q[i] = nsc_pair_e(P, i); ll[i] = 0; }
+    P->st.qset = 1;
     nsc_sp_gaxpy(P->L->C, zf, q);                                /* q = C z_free + e1 */
     int need = 0;
     for (int i = 0; i < m; i++) need |= q[i] < 0;
@@ -1213,7 +1215,7 @@ double nsc_onestep_h(const nsc_onestep *P) { return P->st.h; }
 double nsc_onestep_theta(const nsc_onestep *P) { return P->st.theta; }
 const double *nsc_onestep_kappa(const nsc_onestep *P) { return P->st.kap; }
 const char *nsc_onestep_sw(const nsc_onestep *P) { return P->st.sw; }
-const double *nsc_onestep_violated(const nsc_onestep *P) { return P->st.q; }
+const double *nsc_onestep_violated(const nsc_onestep *P) { return P->st.qset ? P->st.q : NULL; }
 long nsc_onestep_nfactor(const nsc_onestep *P) { return P->mc.nfactor; }
 long nsc_onestep_ncached(const nsc_onestep *P) { return P->mc.ncached; }
 int nsc_onestep_changed(const nsc_onestep *P, const int **list)

@@ -64,7 +64,8 @@ typedef struct nsc_onestep nsc_onestep;   /* opaque: its fields are onestep_int.
 
 /* What the steppers read of a problem: its step, theta, switch states, the
  * pairs a failed solve marks (q[j] < 0: pair j wanted to switch; m entries,
- * valid after a failure), the mode systems factored and found in its cache. */
+ * valid after a failure; NULL: none marked), the mode systems factored and
+ * found in its cache. */
 double nsc_onestep_h(const nsc_onestep *P);
 double nsc_onestep_theta(const nsc_onestep *P);
 const char *nsc_onestep_sw(const nsc_onestep *P);   /* [L->nsw] the switch states it was built for */

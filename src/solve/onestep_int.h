@@ -94,6 +94,8 @@ typedef struct nsc_os_step {
     double *ebuf;      /* [m] e1 when the dense path needs it */
     double *r, *q, *w; /* work [n], [m], [m]; after a failure q < 0 marks the violated pairs
                           (onestep_nl.c clears q) */
+    int qset;          /* 1: q was written since the problem was made or renewed; 0: it reads
+                          as zeros (nsc_onestep_violated returns NULL; renewals do not clear it) */
     double *x;         /* [n + m] work: mode solution (onestep_mode.c, onestep_map.c write it) */
 } nsc_os_step;
 
