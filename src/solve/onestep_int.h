@@ -20,10 +20,14 @@
 #define NSC_DENSE_MMAX 400   /* largest m for the dense LCP (M is m-by-m, W^-1 B n-by-m) */
 #define NSC_BLOCK_MAX 400    /* largest block of the sparse pivoting fallback */
 #define NSC_INC_MMIN 256     /* incremental mode check from this many pairs */
+#define NSC_PRE_NONE 255     /* nsc_mode.pre: the run's active pairs are not a prefix (or it is longer) */
 
 /* One cached mode (see above). */
 typedef struct nsc_mode {
     char *mask;        /* [m] 1 = active; NULL: empty slot */
+    unsigned char *pre; /* [m] at the head of each sorted run (pat.rsort): the number of its
+                          leading active pairs when they are its only active ones, else
+                          NSC_PRE_NONE (onestep_mode.c mode_prefixes, run_sorted) */
     uint64_t key;      /* hash of mask (xor of per-pair keys) */
     int nan;           /* active N pairs (unknowns of the system) */
     int *actn;         /* [nan] their indices, ascending */
@@ -138,8 +142,9 @@ typedef struct nsc_os_pat {
                           also separable (the segments of one PWL device share a row) */
     int *runend;       /* [m] at the first pair i of a run of separable pairs (samerow[i] = 0):
                           the run's end; -1 when a pair of the run has a source term in e */
-    char *rsort;       /* [m] 1 at the head of a run (runend > 0) whose e0 is nondecreasing along
-                          it: its g_i = e0_i + C_i z is then too (onestep_mode.c run_sorted) */
+    char *rsort;       /* [m] 1 at the head of a run (runend > 0) of one or two terms in its row
+                          whose e0 is nondecreasing along it: its g_i = e0_i + C_i z is then too
+                          (onestep_mode.c run_sorted) */
     int rmax;          /* most entries in a row of C */
     double *rt;        /* [rmax] work: a row's terms C_ik z_k */
     char *touched;     /* [npos] work: 0 between calls */

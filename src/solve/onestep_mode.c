@@ -46,6 +46,7 @@ static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc
 static void mode_clear(nsc_mode *M)
 {
     free(M->mask);
+    free(M->pre);
     free(M->actn);
     nsc_sp_free(M->K);
     free(M->c);
@@ -297,8 +298,8 @@ static int row_runs(nsc_onestep *P)
     P->pat.rsort = nsc_calloc((size_t)P->m + 1, 1);
     if (!P->pat.rsort) return -1;
     const double *e0 = P->L->e0;
-    for (int i = 0; i < P->m; i++) {                              /* e0 nondecreasing along the run */
-        int end = P->pat.runend[i], up = end > 0;
+    for (int i = 0; i < P->m; i++) {                 /* e0 nondecreasing along the run; one or two terms */
+        int end = P->pat.runend[i], r = Ct->p[i + 1] - Ct->p[i], up = end > 0 && (r == 1 || r == 2);
         for (int j = i + 1; up && j < end; j++) up = e0[j - 1] <= e0[j];
         P->pat.rsort[i] = (char)up;
     }
@@ -510,6 +511,22 @@ static void mode_factor(nsc_onestep *P, nsc_mode *M, int refactor)
     M->singular = !M->F || (!(M->rc >= RCOND_MIN) && !(nsc_klu_rcondest(M->F, M->K) >= RCOND_MIN));
 }
 
+/* M->pre from M->mask: at each sorted run's head, the length k of its active
+ * prefix when its pairs k.. are all inactive, else NSC_PRE_NONE. */
+static void mode_prefixes(const nsc_onestep *P, nsc_mode *M)
+{
+    const char *mask = M->mask;
+    for (int i = 0; i < P->m; i++) {
+        if (!P->pat.rsort[i]) continue;
+        int end = P->pat.runend[i], j = i, k;
+        while (j < end && mask[j]) j++;
+        k = j - i;
+        while (j < end && !mask[j]) j++;
+        M->pre[i] = (unsigned char)(j == end && k < NSC_PRE_NONE ? k : NSC_PRE_NONE);
+        i = end - 1;
+    }
+}
+
 /* Build slot M for mask from scratch. 0 ok, -1 ENOMEM (M cleared). */
 static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t key)
 {
@@ -519,10 +536,12 @@ static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t ke
     if (P->inc.mref_slot == (int)(M - P->mc.modes)) P->inc.mref_slot = -1;   /* (its mask is rewritten) */
     mode_clear(M);
     M->mask = malloc((size_t)m + 1);
+    M->pre = malloc((size_t)m + 1);
     M->actn = nsc_calloc((size_t)P->pat.nn + 1, sizeof(int));
     M->c = nsc_calloc((size_t)n + 1, sizeof(double));
-    if (!M->mask || !M->actn || !M->c) goto fail;
+    if (!M->mask || !M->pre || !M->actn || !M->c) goto fail;
     memcpy(M->mask, mask, (size_t)m);
+    mode_prefixes(P, M);
     M->key = key;
     for (int q = 0; q < P->pat.nn; q++) {
         int j = P->pat.nlist[q];
@@ -696,6 +715,7 @@ static void mode_refill(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t 
     mode_values(P, M, mask, S, flips);
     if (P->inc.mref_slot == (int)(M - P->mc.modes)) P->inc.mref_slot = -1;
     memcpy(M->mask, mask, (size_t)m);
+    mode_prefixes(P, M);
     M->key = key;
     free(M->G);
     M->G = NULL;
@@ -862,35 +882,25 @@ __attribute__((always_inline)) static inline int sep_check(const nsc_onestep *P,
 
 /* A sorted run (rsort: e0 nondecreasing along it, so g_i = (e0_i + t0) + t1 is
  * too: each rounding is monotone) from i0 to end with r = 1 or 2 terms, e_i =
- * e0_i, checked at its boundary: when its active pairs are a prefix i0..k-1
- * with g_{k-1} <= 0 <= g_k, every active g is <= 0 and every inactive g >= 0,
+ * e0_i, whose active pairs are its first k (M->pre), checked at its boundary:
+ * when g_{k-1} <= 0 <= g_k every active g is <= 0 and every inactive g >= 0,
  * so no pair has a violation's sign: l_i = max(0, -g_i / D_ii) on the prefix,
- * 0 after it, next = mask, no violation (*viol, the key and ok unchanged) --
- * what check_run_r's pair-by-pair loop writes, bit for bit, at ~10
- * instructions an active pair and ~4 an inactive one instead of ~17. Returns
- * 1 when so; 0 otherwise (l and next written in part: the loop rewrites them). */
-__attribute__((always_inline)) static inline int run_sorted(const nsc_onestep *P, const char *mask, int i0, int end,
-                                                            int r, double *l, char *next)
+ * 0 after it, next = mask (check_all copied it), no violation (*viol, the key
+ * and ok unchanged) -- what check_run_r's pair-by-pair loop writes, bit for
+ * bit, without its per-pair tests. 1 when so; 0 (nothing written) otherwise. */
+__attribute__((always_inline)) static inline int run_sorted(const nsc_onestep *P, int i0, int end, int k, int r,
+                                                            double t0, double t1, double *l)
 {
     const double *e0 = P->L->e0, *dinv = P->pat.dinv;
-    const double t0 = P->pat.rt[0], t1 = r == 2 ? P->pat.rt[1] : 0.0;
-    double g = 0;
-    int i = i0;
-    for (; i < end && mask[i]; i++) {                            /* the active prefix */
-        g = r == 2 ? e0[i] + t0 + t1 : e0[i] + t0;
+    int ik = i0 + k;
+    if (k > 0 && (r == 2 ? e0[ik - 1] + t0 + t1 : e0[ik - 1] + t0) > 0) return 0;   /* the prefix's largest g */
+    if (ik < end && (r == 2 ? e0[ik] + t0 + t1 : e0[ik] + t0) < 0) return 0;       /* the suffix's smallest g */
+    for (int i = i0; i < ik; i++) {
+        double g = r == 2 ? e0[i] + t0 + t1 : e0[i] + t0;
         double v = -g * dinv[i];                                 /* l_i = -g / D_ii >= 0 */
         l[i] = v > 0 ? v : 0.0;
-        next[i] = 1;
     }
-    if (g > 0) return 0;                                         /* the prefix's largest g */
-    if (i == end) return 1;
-    double gk = r == 2 ? e0[i] + t0 + t1 : e0[i] + t0;           /* the suffix's smallest g */
-    if (gk < 0) return 0;
-    for (; i < end; i++) {
-        if (mask[i]) return 0;                                   /* (not a prefix) */
-        l[i] = 0;
-        next[i] = 0;
-    }
+    for (int i = ik; i < end; i++) l[i] = 0;
     return 1;
 }
 
@@ -905,7 +915,6 @@ __attribute__((always_inline)) static inline int check_run_r(const nsc_onestep *
     const double *e0 = P->L->e0, *dinv = P->pat.dinv;
     const double t0 = P->pat.rt[0], t1 = r == 2 ? P->pat.rt[1] : 0.0;
     int end = P->pat.runend[i0];
-    if (!ez && P->pat.rsort[i0] && run_sorted(P, mask, i0, end, r, l, next)) return end;
     for (int i = i0; i < end; i++) {
         double e = ez ? e0[i] + ez[i] : e0[i];
         double g = r == 2 ? e + t0 + t1 : e + t0;                /* g = e_i + C_i z, left to right */
@@ -987,17 +996,39 @@ static int row_terms(nsc_onestep *P, int i, const double *x)
     return r;
 }
 
+/* run_sorted for the sorted run headed by i0 (rsort: one or two terms in its
+ * row; pk its active prefix, M->pre) with its terms t_k = C_ik z_k formed here
+ * (row_terms' products), e_i = e0_i: the run's end when it decided the run,
+ * else 0. */
+static int sorted_at(const nsc_onestep *P, int i0, int pk, const double *x, double *l)
+{
+    const nsc_sparse *Ct = P->pat.Ct;
+    int k = Ct->p[i0], end = P->pat.runend[i0];
+    double t0 = Ct->x[k] * x[Ct->i[k]];
+    if (Ct->p[i0 + 1] - k == 1) return run_sorted(P, i0, end, pk, 1, t0, 0.0, l) ? end : 0;
+    double t1 = Ct->x[k + 1] * x[Ct->i[k + 1]];
+    return run_sorted(P, i0, end, pk, 2, t0, t1, l) ? end : 0;
+}
+
 /* The full check of mode mask at x, pair by pair as pair_check, a run of
  * separable pairs sharing a row of C (samerow: a PWL device's segments)
- * forming that row's terms once: l[m], next[m] (if not NULL), P->mc.nkey made
- * next's key, *viol the largest violation. 1 when none is violated. */
-static int check_all(nsc_onestep *P, const char *mask, const double *x, double ltol, double *l, char *next,
+ * forming that row's terms once (a sorted run first at its boundary,
+ * sorted_at, when e = e0 and its active pairs a prefix): l[m], next[m] (if
+ * not NULL), P->mc.nkey made next's key, *viol the largest violation. 1 when
+ * none is violated. */
+static int check_all(nsc_onestep *P, const nsc_mode *M, const double *x, double ltol, double *l, char *next,
                      double *viol)
 {
-    int ok = 1;
+    const char *mask = M->mask;
+    int ok = 1, fast = !P->st.e1 && !P->st.kap && next, end;
     uint64_t kx = 0;                                             /* next's key = mask's ^ the flipped pairs' */
+    if (fast) memcpy(next, mask, (size_t)P->m);                  /* (every other path writes its pairs') */
     for (int i = 0; i < P->m; i++) {
         if (P->pat.sep[i]) {                                         /* the whole run at once */
+            if (fast && P->pat.rsort[i] && M->pre[i] != NSC_PRE_NONE && (end = sorted_at(P, i, M->pre[i], x, l)) > 0) {
+                i = end - 1;
+                continue;
+            }
             i = check_run(P, mask, i, row_terms(P, i, x), l, next, viol, &kx, &ok) - 1;
             continue;
         }
@@ -1195,7 +1226,7 @@ int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res
         if (ok) P->inc.lch = P->inc.nd;                                  /* l changed in dlist only */
     } else {
         *res = 0;
-        ok = check_all(P, mask, x, ltol, l, next, res);
+        ok = check_all(P, M, x, ltol, l, next, res);
         P->inc.lch = -1;                                             /* every l written */
         if (ok && P->inc.track) {                                /* the reference of the incremental check */
             memcpy(P->inc.zref, x, (size_t)n * sizeof(double));
