@@ -511,19 +511,38 @@ static void mode_factor(nsc_onestep *P, nsc_mode *M, int refactor)
     M->singular = !M->F || (!(M->rc >= RCOND_MIN) && !(nsc_klu_rcondest(M->F, M->K) >= RCOND_MIN));
 }
 
-/* M->pre from M->mask: at each sorted run's head, the length k of its active
- * prefix when its pairs k.. are all inactive, else NSC_PRE_NONE. */
-static void mode_prefixes(const nsc_onestep *P, nsc_mode *M)
+/* The sorted run headed by i in mask: the length k of its active prefix when
+ * its pairs k.. are all inactive, else NSC_PRE_NONE. */
+static unsigned char run_prefix(const nsc_onestep *P, const char *mask, int i)
 {
-    const char *mask = M->mask;
-    for (int i = 0; i < P->m; i++) {
-        if (!P->pat.rsort[i]) continue;
-        int end = P->pat.runend[i], j = i, k;
-        while (j < end && mask[j]) j++;
-        k = j - i;
-        while (j < end && !mask[j]) j++;
-        M->pre[i] = (unsigned char)(j == end && k < NSC_PRE_NONE ? k : NSC_PRE_NONE);
-        i = end - 1;
+    int end = P->pat.runend[i], j = i, k;
+    while (j < end && mask[j]) j++;
+    k = j - i;
+    while (j < end && !mask[j]) j++;
+    return (unsigned char)(j == end && k < NSC_PRE_NONE ? k : NSC_PRE_NONE);
+}
+
+/* M->pre for mask (nsc_mode.pre): from base's (a mode whose pre is its mask's,
+ * M itself before its mask is rewritten), the runs holding a pair where mask
+ * and base's mask differ recomputed; from scratch when base is NULL. */
+static void mode_prefixes(const nsc_onestep *P, nsc_mode *M, const char *mask, const nsc_mode *base)
+{
+    int m = P->m;
+    if (!base) {
+        for (int i = 0; i < m; i++)
+            if (P->pat.rsort[i]) {
+                M->pre[i] = run_prefix(P, mask, i);
+                i = P->pat.runend[i] - 1;
+            }
+        return;
+    }
+    if (base != M) memcpy(M->pre, base->pre, (size_t)m);
+    for (int j = nsc_flags_next_diff(mask, base->mask, 0, m); j < m; j = nsc_flags_next_diff(mask, base->mask, j + 1, m)) {
+        int h = j;
+        while (P->pat.samerow[h]) h--;                           /* the run's head */
+        if (!P->pat.rsort[h]) continue;
+        M->pre[h] = run_prefix(P, mask, h);
+        j = P->pat.runend[h] - 1;                                /* (the run done) */
     }
 }
 
@@ -541,7 +560,6 @@ static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t ke
     M->c = nsc_calloc((size_t)n + 1, sizeof(double));
     if (!M->mask || !M->pre || !M->actn || !M->c) goto fail;
     memcpy(M->mask, mask, (size_t)m);
-    mode_prefixes(P, M);
     M->key = key;
     for (int q = 0; q < P->pat.nn; q++) {
         int j = P->pat.nlist[q];
@@ -586,6 +604,7 @@ static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t ke
     const nsc_mode *src = nearest(P, M, mask, m);
     if (src) mode_values(P, M, mask, src, 0);                       /* K's pattern is src's */
     else pos_set_all(P, M, mask);
+    mode_prefixes(P, M, mask, src);
     mode_factor(P, M, 0);
     return 0;
 fail:
@@ -714,8 +733,8 @@ static void mode_refill(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t 
     if (ds >= m || (!M->stale && ndiff(mask, M->mask, m, ds + 1) <= ds)) S = NULL;
     mode_values(P, M, mask, S, flips);
     if (P->inc.mref_slot == (int)(M - P->mc.modes)) P->inc.mref_slot = -1;
+    mode_prefixes(P, M, mask, S ? S : M);                        /* (before M's mask is rewritten) */
     memcpy(M->mask, mask, (size_t)m);
-    mode_prefixes(P, M);
     M->key = key;
     free(M->G);
     M->G = NULL;

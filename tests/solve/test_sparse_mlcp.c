@@ -356,9 +356,24 @@ Test(smlcp, sorted_run_check_is_exact)
     twin_rest = 1;
     twin_steps(t, 2e-11, 1000, no_sorted_runs, &dz, &dl, &same, &P);
     twin_rest = 0;
-    int heads = 0;
+    int heads = 0, modes = 0;
     for (int i = 0; i < P->m; i++) heads += P->pat.rsort[i];
     cr_assert_eq(heads, 120, "%d sorted runs (4 a stage: each transistor's two sides)", heads);
+    for (int s = 0; s < NSC_MODE_CACHE; s++) {                  /* each cached mode's prefixes: its mask's */
+        const nsc_mode *M = &P->mc.modes[s];
+        if (!M->mask) continue;
+        modes++;
+        for (int i = 0; i < P->m; i++) {
+            if (!P->pat.rsort[i]) continue;
+            int end = P->pat.runend[i], k = 0, pre = 0;
+            while (i + k < end && M->mask[i + k]) k++;
+            pre = k;
+            for (int j = i + k; j < end; j++)
+                if (M->mask[j]) pre = NSC_PRE_NONE;
+            cr_assert_eq(M->pre[i], pre, "mode %d, run %d: prefix %d, its mask's %d", s, i, M->pre[i], pre);
+        }
+    }
+    cr_assert(modes > 10, "%d modes cached", modes);
     cr_assert_eq(dz, 0.0, "z differs by %g", dz);
     cr_assert_eq(dl, 0.0, "l differs by %g", dl);
     cr_assert_eq(same, 1000);
