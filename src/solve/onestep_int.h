@@ -22,6 +22,13 @@
 #define NSC_INC_MMIN 256     /* incremental mode check from this many pairs */
 #define NSC_PRE_NONE 255     /* nsc_mode.pre: the run's active pairs are not a prefix (or it is longer) */
 
+/* A sorted run of separable pairs (nsc_os_pat.srun): pairs i0..end-1, its row
+ * of C r = 1 or 2 terms c0 z_k0 (+ c1 z_k1). */
+typedef struct nsc_srun {
+    int i0, end, r, k0, k1;
+    double c0, c1;
+} nsc_srun;
+
 /* One cached mode (see above). */
 typedef struct nsc_mode {
     char *mask;        /* [m] 1 = active; NULL: empty slot */
@@ -145,6 +152,9 @@ typedef struct nsc_os_pat {
     char *rsort;       /* [m] 1 at the head of a run (runend > 0) of one or two terms in its row
                           whose e0 is nondecreasing along it: its g_i = e0_i + C_i z is then too
                           (onestep_mode.c run_sorted) */
+    nsc_srun *srun;    /* [nsrun] the sorted runs (rsort), ascending, and the other heads (not */
+    int nsrun, nother; /*   samerow: pairs not separable, runs not sorted), other[nother]: */
+    int *other;        /*   the full check's units (check_all) */
     int rmax;          /* most entries in a row of C */
     double *rt;        /* [rmax] work: a row's terms C_ik z_k */
     char *touched;     /* [npos] work: 0 between calls */

@@ -82,7 +82,7 @@ void nsc_mode_teardown(nsc_onestep *P)
     free(P->pat.pp); free(P->pat.ppos); free(P->pat.pkey); free(P->pat.posn); free(P->pat.touched); free(P->pat.tlist);
     free(P->inc.zref); free(P->inc.zlist); free(P->inc.mref); free(P->inc.epair); free(P->inc.dmark); free(P->inc.dlist); free(P->inc.dval);
     free(P->inc.ulist); free(P->inc.cup); free(P->inc.cui);
-    free(P->pat.samerow); free(P->pat.runend); free(P->pat.rsort); free(P->pat.rt); free(P->pat.wpos); free(P->pat.hw);
+    free(P->pat.samerow); free(P->pat.runend); free(P->pat.rsort); free(P->pat.srun); free(P->pat.other); free(P->pat.rt); free(P->pat.wpos); free(P->pat.hw);
     free(P->mc.prev); free(P->mc.mask); free(P->mc.mask2); free(P->mc.mask0); free(P->mc.lt); free(P->mc.flip);
 }
 
@@ -271,6 +271,25 @@ static int contributors(nsc_onestep *P)
     return 0;
 }
 
+/* The full check's units: the sorted runs' table (srun, their rows' terms
+ * from Ct) and the other heads (other). 0, or -1 on ENOMEM. */
+static int unit_lists(nsc_onestep *P)
+{
+    nsc_os_pat *t = &P->pat;
+    const nsc_sparse *Ct = t->Ct;
+    t->srun = nsc_calloc((size_t)P->m + 1, sizeof(nsc_srun));
+    t->other = nsc_calloc((size_t)P->m + 1, sizeof(int));
+    if (!t->srun || !t->other) return -1;
+    for (int i = 0; i < P->m; i++) {
+        if (t->samerow[i]) continue;
+        if (!t->rsort[i]) { t->other[t->nother++] = i; continue; }
+        int k = Ct->p[i], r = Ct->p[i + 1] - k;
+        t->srun[t->nsrun++] = (nsc_srun){ .i0 = i, .end = t->runend[i], .r = r, .k0 = Ct->i[k], .c0 = Ct->x[k],
+                                          .k1 = r == 2 ? Ct->i[k + 1] : Ct->i[k], .c1 = r == 2 ? Ct->x[k + 1] : 0.0 };
+    }
+    return 0;
+}
+
 /* The runs of separable pairs sharing a row of C (samerow) and the work for
  * one row's terms (rt). 0, or -1 on ENOMEM. */
 static int row_runs(nsc_onestep *P)
@@ -303,7 +322,7 @@ static int row_runs(nsc_onestep *P)
         for (int j = i + 1; up && j < end; j++) up = e0[j - 1] <= e0[j];
         P->pat.rsort[i] = (char)up;
     }
-    return 0;
+    return unit_lists(P);
 }
 
 /* The incremental check's columns of C by heads (cup, cui): the entries of
@@ -410,6 +429,8 @@ static int setup_copy(nsc_onestep *P, const nsc_onestep *S)
     t->samerow = dup_mem(S->pat.samerow, m + 1);
     t->runend = dup_mem(S->pat.runend, (m + 1) * sizeof(int));
     t->rsort = dup_mem(S->pat.rsort, m + 1);
+    t->srun = dup_mem(S->pat.srun, (m + 1) * sizeof(nsc_srun));
+    t->other = dup_mem(S->pat.other, (m + 1) * sizeof(int));
     t->poscol = dup_mem(S->pat.poscol, (nnzb + 1) * sizeof(int));
     t->pc = dup_mem(S->pat.pc, (npos + 2) * sizeof(int));
     t->wpos = dup_mem(S->pat.wpos, (nw + 1) * sizeof(int));
@@ -433,7 +454,7 @@ static int setup_copy(nsc_onestep *P, const nsc_onestep *S)
     t->touched = nsc_calloc(npos + 1, 1);
     t->tlist = nsc_calloc(npos + 1, sizeof(int));
     if (!t->sep || !t->dinv || !t->sep_e || !t->nlist || !t->pkey || !t->pp || !d->epair || !t->samerow
-        || !t->runend || !t->rsort || !t->poscol || !t->pc || !t->wpos || !t->hw || !t->cpair || !t->ccoef || !t->ppos
+        || !t->runend || !t->rsort || !t->srun || !t->other || !t->poscol || !t->pc || !t->wpos || !t->hw || !t->cpair || !t->ccoef || !t->ppos
         || !t->Ct || !t->Dt || !t->SeT || !t->Wb || !t->posn || !d->zref || !d->zlist || !d->mref || !d->dmark
         || !d->ulist || !d->dlist
         || !d->dval || !t->rt || !t->touched || !t->tlist)
@@ -443,6 +464,8 @@ static int setup_copy(nsc_onestep *P, const nsc_onestep *S)
     t->nn = S->pat.nn;
     d->nepair = S->inc.nepair;
     t->rmax = S->pat.rmax;
+    t->nsrun = S->pat.nsrun;
+    t->nother = S->pat.nother;
     t->npos = S->pat.npos;
     t->nhw = S->pat.nhw;
     return 0;
@@ -1015,49 +1038,54 @@ static int row_terms(nsc_onestep *P, int i, const double *x)
     return r;
 }
 
-/* run_sorted for the sorted run headed by i0 (rsort: one or two terms in its
- * row; pk its active prefix, M->pre) with its terms t_k = C_ik z_k formed here
- * (row_terms' products), e_i = e0_i: the run's end when it decided the run,
- * else 0. */
-static int sorted_at(const nsc_onestep *P, int i0, int pk, const double *x, double *l)
+/* The unit of the full check headed by i (a run of separable pairs, or one
+ * pair): its pairs' l, next (if not NULL), violation and key flips. Returns
+ * the unit's end. */
+static int check_unit(nsc_onestep *P, const char *mask, int i, const double *x, double ltol, double *l, char *next,
+                      double *viol, uint64_t *kx, int *ok)
 {
-    const nsc_sparse *Ct = P->pat.Ct;
-    int k = Ct->p[i0], end = P->pat.runend[i0];
-    double t0 = Ct->x[k] * x[Ct->i[k]];
-    if (Ct->p[i0 + 1] - k == 1) return run_sorted(P, i0, end, pk, 1, t0, 0.0, l) ? end : 0;
-    double t1 = Ct->x[k + 1] * x[Ct->i[k + 1]];
-    return run_sorted(P, i0, end, pk, 2, t0, t1, l) ? end : 0;
+    if (P->pat.sep[i]) return check_run(P, mask, i, row_terms(P, i, x), l, next, viol, kx, ok);   /* the whole run */
+    double vi;
+    int bad = pair_check(P, mask, i, x, P->mc.lt, ltol, &l[i], &vi);
+    if (vi > *viol) *viol = vi;
+    *ok &= !bad;
+    if (next) next[i] = (char)((mask[i] != 0) ^ bad);
+    if (bad) *kx ^= P->pat.pkey[i];
+    return i + 1;
 }
 
 /* The full check of mode mask at x, pair by pair as pair_check, a run of
  * separable pairs sharing a row of C (samerow: a PWL device's segments)
- * forming that row's terms once (a sorted run first at its boundary,
- * sorted_at, when e = e0 and its active pairs a prefix): l[m], next[m] (if
- * not NULL), P->mc.nkey made next's key, *viol the largest violation. 1 when
- * none is violated. */
+ * forming that row's terms once: l[m], next[m] (if not NULL), P->mc.nkey made
+ * next's key, *viol the largest violation. 1 when none is violated. With e =
+ * e0 (no e1, no pairs held at the theta point) the units are taken from the
+ * lists (each pair's results are its own, the violation a maximum, the key a
+ * xor: any order gives the same): a sorted run first at the boundary of its
+ * active prefix (run_sorted, when M->pre has one), its terms from srun. */
 static int check_all(nsc_onestep *P, const nsc_mode *M, const double *x, double ltol, double *l, char *next,
                      double *viol)
 {
     const char *mask = M->mask;
-    int ok = 1, fast = !P->st.e1 && !P->st.kap && next, end;
+    int ok = 1;
     uint64_t kx = 0;                                             /* next's key = mask's ^ the flipped pairs' */
-    if (fast) memcpy(next, mask, (size_t)P->m);                  /* (every other path writes its pairs') */
-    for (int i = 0; i < P->m; i++) {
-        if (P->pat.sep[i]) {                                         /* the whole run at once */
-            if (fast && P->pat.rsort[i] && M->pre[i] != NSC_PRE_NONE && (end = sorted_at(P, i, M->pre[i], x, l)) > 0) {
-                i = end - 1;
-                continue;
-            }
-            i = check_run(P, mask, i, row_terms(P, i, x), l, next, viol, &kx, &ok) - 1;
-            continue;
-        }
-        double vi;
-        int bad = pair_check(P, mask, i, x, P->mc.lt, ltol, &l[i], &vi);
-        if (vi > *viol) *viol = vi;
-        ok &= !bad;
-        if (next) next[i] = (char)((mask[i] != 0) ^ bad);
-        if (bad) kx ^= P->pat.pkey[i];
+    if (P->st.e1 || P->st.kap || !next) {
+        for (int i = 0; i < P->m;) i = check_unit(P, mask, i, x, ltol, l, next, viol, &kx, &ok);
+        P->mc.nkey ^= kx;
+        return ok;
     }
+    memcpy(next, mask, (size_t)P->m);                            /* (every other path writes its pairs') */
+    for (int u = 0; u < P->pat.nsrun; u++) {
+        const nsc_srun *s = &P->pat.srun[u];
+        int pk = M->pre[s->i0];
+        if (pk != NSC_PRE_NONE && P->pat.rsort[s->i0]) {
+            double t0 = s->c0 * x[s->k0];                        /* row_terms' products */
+            if (s->r == 1 ? run_sorted(P, s->i0, s->end, pk, 1, t0, 0.0, l)
+                          : run_sorted(P, s->i0, s->end, pk, 2, t0, s->c1 * x[s->k1], l))
+                continue;
+        }
+        check_unit(P, mask, s->i0, x, ltol, l, next, viol, &kx, &ok);
+    }
+    for (int u = 0; u < P->pat.nother; u++) check_unit(P, mask, P->pat.other[u], x, ltol, l, next, viol, &kx, &ok);
     P->mc.nkey ^= kx;
     return ok;
 }
