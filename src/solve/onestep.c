@@ -106,6 +106,8 @@ void nsc_onestep_take_mode(nsc_onestep *P, const nsc_onestep *from)
 {
     if (P == from || !from->mc.have_prev || P->m != from->m) return;
     memcpy(P->mc.prev, from->mc.prev, (size_t)P->m);
+    P->mc.prevkey = from->mc.prevkey;                            /* (a mask's key is P's too: pkey_j */
+    P->mc.prevkey_ok = from->mc.prevkey_ok;                      /* depends on j only) */
     P->mc.have_prev = 1;
     P->mc.mask_prev = 0;
     P->mc.cur = -1;
@@ -123,9 +125,28 @@ void nsc_onestep_set_mode(nsc_onestep *P, const char *mode)
     }
     if (P->mc.have_prev && memcmp(P->mc.prev, mode, (size_t)P->m) == 0) return;   /* cur stays valid */
     memcpy(P->mc.prev, mode, (size_t)P->m);
+    P->mc.prevkey_ok = 0;
     P->mc.have_prev = 1;
     P->mc.mask_prev = 0;
     P->mc.cur = -1;
+}
+
+void nsc_onestep_set_mode_key(nsc_onestep *P, const char *mode, uint64_t key)
+{
+    nsc_onestep_set_mode(P, mode);
+    if (!mode || P->m == 0) return;
+    P->mc.prevkey = key;                                         /* prev holds mode (copied, or equal) */
+    P->mc.prevkey_ok = 1;
+}
+
+uint64_t nsc_onestep_mode_key(nsc_onestep *P)
+{
+    if (P->m == 0 || !P->mc.have_prev) return 0;
+    if (!P->mc.prevkey_ok) {
+        P->mc.prevkey = nsc_mode_key(P, P->mc.prev);
+        P->mc.prevkey_ok = 1;
+    }
+    return P->mc.prevkey;
 }
 
 void nsc_onestep_set_alt(nsc_onestep *P, const char *mode)
@@ -275,6 +296,7 @@ int nsc_onestep_renew(nsc_onestep *P, double h)
     P->inc.lch = -1;
     P->mc.nfactor = P->mc.ncached = 0;
     memset(P->mc.prev, 0, (size_t)m);
+    P->mc.prevkey_ok = 0;
     memset(P->mc.mask, 0, (size_t)m);
     memset(P->mc.mask2, 0, (size_t)m);
     P->st.qset = 0;                                              /* q: no pair marked */
@@ -560,6 +582,7 @@ static int dense_solve(nsc_onestep *P, nsc_solver solver, double *z1, double *l,
     int it = nsc_active_set(P, P->mc.mask2, NULL, NSC_AS_MAXIT, z1, l, &res);
     if (it > 0) {
         memcpy(P->mc.prev, P->mc.mask, (size_t)m);
+        P->mc.prevkey_ok = 0;
         P->mc.have_prev = 1;
         info->polished = 1;
         info->active_set = it - 1;
@@ -567,6 +590,7 @@ static int dense_solve(nsc_onestep *P, nsc_solver solver, double *z1, double *l,
         return 0;
     }
     for (int i = 0; i < m; i++) P->mc.prev[i] = ll[i] > 0;
+    P->mc.prevkey_ok = 0;
     P->mc.have_prev = 1;
     P->mc.mask_prev = 0;
     P->mc.cur = -1;
@@ -752,6 +776,7 @@ static int block_solve(nsc_onestep *P, nsc_solver solver, const char *start, dou
     }
     if (ret == 0) {
         memcpy(P->mc.prev, P->mc.mask, (size_t)P->m);
+        P->mc.prevkey_ok = 0;
         P->mc.have_prev = 1;
     }
     blk_free(&W);
@@ -781,6 +806,8 @@ static int solve_step(nsc_onestep *P, nsc_solver solver, double *z1, double *l, 
             info->active_set = it - 1;
             info->residual = res;
             if (it > 1) memcpy(P->mc.prev, P->mc.mask, (size_t)m);
+            P->mc.prevkey = P->mc.modes[P->mc.cur].key;             /* (the mode accepted: prev's) */
+            P->mc.prevkey_ok = 1;
             P->mc.mask_prev = 1;                                    /* (the next step's start, not copied) */
             return 0;
         }
@@ -788,6 +815,7 @@ static int solve_step(nsc_onestep *P, nsc_solver solver, double *z1, double *l, 
             info->active_set = it;                               /* the second guess */
             info->residual = res;
             memcpy(P->mc.prev, P->mc.mask, (size_t)m);
+            P->mc.prevkey_ok = 0;
             P->mc.mask_prev = 1;
             return 0;
         }
@@ -806,6 +834,7 @@ static int solve_step(nsc_onestep *P, nsc_solver solver, double *z1, double *l, 
             info->active_set = it - 1;
             info->residual = res;
             memcpy(P->mc.prev, P->mc.mask, (size_t)m);
+            P->mc.prevkey_ok = 0;
             P->mc.have_prev = 1;
             return 0;
         }
@@ -818,6 +847,7 @@ static int solve_step(nsc_onestep *P, nsc_solver solver, double *z1, double *l, 
         if (it > 0) {
             info->residual = res;
             memcpy(P->mc.prev, P->mc.mask, (size_t)m);
+            P->mc.prevkey_ok = 0;
             P->mc.have_prev = 1;
             return 0;
         }

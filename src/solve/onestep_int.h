@@ -170,6 +170,8 @@ typedef struct nsc_os_modes {
     int lastget;       /* cache slot nsc_mode_get returned last, -1 (onestep_mode.c nearest) */
     long clock;        /* use counter for least-recently-used eviction */
     char *prev;        /* [m] active set of the last solved step */
+    uint64_t prevkey;  /* prev's key (nsc_mode_key) when prevkey_ok; each write of prev clears */
+    int prevkey_ok;    /*   prevkey_ok where it does not set the key (onestep.c) */
     const char *alt;   /* [m] the caller's second guess (nsc_onestep_set_alt), or NULL */
     int nopivot;       /* 1: no pivoting after the active-set iteration (nsc_onestep_set_nopivot) */
     int have_prev;

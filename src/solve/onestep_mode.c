@@ -1336,7 +1336,9 @@ int nsc_active_set(nsc_onestep *P, const char *start, nsc_mode *first, int maxit
         char *mask = P->mc.mask, *next = P->mc.mask2, *prev = P->mc.mask0;
         P->mc.flipfor = it > 1 ? mask : NULL;                   /* (mode_refill: next's flips listed) */
         nsc_mode *M = it > 1 ? nsc_mode_get_key(P, mask, P->mc.nkey)   /* next's key, formed by the check */
-                      : first ? first : nsc_mode_get(P, mask);
+                      : first ? first
+                      : start == P->mc.prev && P->mc.prevkey_ok ? nsc_mode_get_key(P, mask, P->mc.prevkey)
+                      : nsc_mode_get(P, mask);
         P->mc.flipfor = NULL;
         if (!M) return 0;
         int st = nsc_mode_try(P, M, z1, l, res, next);
