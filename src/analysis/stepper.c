@@ -256,8 +256,9 @@ void nsc_step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, dou
     char dev[512] = "";
     size_t len = 0;
     int shown = 0;
-    for (int j = 0; j < L->m && shown < 12; j++) {
-        if (nsc_onestep_violated(P)[j] >= 0) continue;               /* pairs that want to switch */
+    const double *q = nsc_onestep_violated(P);                      /* (NULL: none marked) */
+    for (int j = 0; j < L->m && q && shown < 12; j++) {
+        if (q[j] >= 0) continue;                                     /* pairs that want to switch */
         const char *name = L->pair_name[j];
         if (strstr(dev, name)) continue;
         int w = snprintf(dev + len, sizeof dev - len, "%s%s", shown ? " " : "", name);

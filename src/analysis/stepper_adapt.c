@@ -116,6 +116,8 @@ typedef struct ad {
     double tp, *zp, *lp, *wp, *vp;   /* the accepted point before t (z, l, w, probes) */
     double *zh, *lh, *wh;            /* a segment's first step in halves: zh[2n] (first_ratio) */
     char *mode0, *sw1;       /* accepted active set at t (NULL until the first step), trial switch states */
+    uint64_t key0, key1;     /* mode0's key when have_key0 (nsc_onestep_mode_key), the trial's mode's */
+    int have_key0;
     char *modehi;            /* the mode at the end of the trial that last shrank the bracket */
     int have_mode;
     double eps;              /* times this close are one (1e-9 href) */
@@ -952,7 +954,7 @@ static nsc_status advance(ad *a, ctl *c, double tn, double theta, const nsc_step
             if (a->z0[i] < T->io->zmin[i]) T->io->zmin[i] = a->z0[i];
             if (a->z0[i] > T->io->zmax[i]) T->io->zmax[i] = a->z0[i];
         }
-    if (mode1) { memcpy(a->mode0, mode1, (size_t)m); a->have_mode = 1; }
+    if (mode1) { memcpy(a->mode0, mode1, (size_t)m); a->have_mode = 1; a->key0 = a->key1; a->have_key0 = 1; }
     if (nflip) {
         memcpy(T->sw, a->sw1, (size_t)a->nsw);
         st->switch_events += nflip;
@@ -1096,7 +1098,7 @@ static double first_ratio(ad *a, ctl *c, double hq, const char *mode1, int *wors
     *worst = -1;
     if (nsc_pcache_get(T->cache, hq / 2, 1.0, T->sw, 1, &Ph, T->st, T->r)) return 0;
     c->dirty = 1;                                            /* (a one-off may be a renewed spare) */
-    nsc_onestep_set_mode(Ph, mode1);
+    nsc_onestep_set_mode_key(Ph, mode1, a->key1);              /* (a->key1: mode1's) */
     for (int j = 0; j < a->L->nsrc; j++) a->wh[j] = nsc_wave_eval(a->L->src[j].wave, c->t + hq / 2);
     nsc_step_info info;
     double *zh = a->zh, *z2 = a->zh + a->n;
@@ -1130,7 +1132,8 @@ static nsc_status trial(ad *a, ctl *c)
     nsc_status s = nsc_pcache_get(T->cache, hl > 0 ? hl : hq, theta, T->sw, hl == 0, &P, T->st, T->r);
     if (s) return s;                                         /* size (t + hl - t != hl in floating point) */
     if (P != c->Plast || c->dirty) {                         /* the guess: the mode at t */
-        nsc_onestep_set_mode(P, a->have_mode ? a->mode0 : NULL);
+        if (a->have_mode && a->have_key0) nsc_onestep_set_mode_key(P, a->mode0, a->key0);
+        else nsc_onestep_set_mode(P, a->have_mode ? a->mode0 : NULL);
         c->Plast = P;
     }
     nsc_onestep_set_alt(P, c->t_hi < INFINITY ? a->modehi : NULL);   /* inside a bracket: its far end's mode */
@@ -1152,6 +1155,7 @@ static nsc_status trial(ad *a, ctl *c)
         bad = 1;                                             /* pivoting result not exact: not taken */
     if (bad) return on_no_solution(a, c, P, tn, &info);
     const char *mode1 = nsc_onestep_mode(P);
+    if (mode1) a->key1 = nsc_onestep_mode_key(P);                /* (mode1 is P's mode: its key) */
     int nflip = 0;
     if (a->nsw) {
         memcpy(a->sw1, T->sw, (size_t)a->nsw);
@@ -1214,9 +1218,11 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
     else if (o->steps && o->interp && (s = nsc_steps_table(T, c->t, a->eps, a->v0, &a->Ws))) goto fail;
     hist_reset(a, c->t, a->z0, a->w0);
     a->have_mode = a->m == 0;                                /* no pairs: the (empty) mode is known */
+    a->have_key0 = 0;
     if (T->handover && T->hmode) {                           /* the exact transient's, up to t0: a mode */
         memcpy(a->mode0, T->hmode, (size_t)a->m);            /* change at t0 (a source's corner) is the */
         a->have_mode = 1;                                    /* first step's event, not its local error */
+        a->have_key0 = 0;
     }
     st->hmin_used = INFINITY;
     while (c->t < o->tstop - c->eps) {

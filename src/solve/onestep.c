@@ -106,6 +106,8 @@ void nsc_onestep_take_mode(nsc_onestep *P, const nsc_onestep *from)
 {
     if (P == from || !from->mc.have_prev || P->m != from->m) return;
     memcpy(P->mc.prev, from->mc.prev, (size_t)P->m);
+    P->mc.prevkey = from->mc.prevkey;                            /* (a mask's key is P's too: pkey_j */
+    P->mc.prevkey_ok = from->mc.prevkey_ok;                      /* depends on j only) */
     P->mc.have_prev = 1;
     P->mc.mask_prev = 0;
     P->mc.cur = -1;
@@ -123,9 +125,28 @@ void nsc_onestep_set_mode(nsc_onestep *P, const char *mode)
     }
     if (P->mc.have_prev && memcmp(P->mc.prev, mode, (size_t)P->m) == 0) return;   /* cur stays valid */
     memcpy(P->mc.prev, mode, (size_t)P->m);
+    P->mc.prevkey_ok = 0;
     P->mc.have_prev = 1;
     P->mc.mask_prev = 0;
     P->mc.cur = -1;
+}
+
+void nsc_onestep_set_mode_key(nsc_onestep *P, const char *mode, uint64_t key)
+{
+    nsc_onestep_set_mode(P, mode);
+    if (!mode || P->m == 0) return;
+    P->mc.prevkey = key;                                         /* prev holds mode (copied, or equal) */
+    P->mc.prevkey_ok = 1;
+}
+
+uint64_t nsc_onestep_mode_key(nsc_onestep *P)
+{
+    if (P->m == 0 || !P->mc.have_prev) return 0;
+    if (!P->mc.prevkey_ok) {
+        P->mc.prevkey = nsc_mode_key(P, P->mc.prev);
+        P->mc.prevkey_ok = 1;
+    }
+    return P->mc.prevkey;
 }
 
 void nsc_onestep_set_alt(nsc_onestep *P, const char *mode)
@@ -275,14 +296,14 @@ int nsc_onestep_renew(nsc_onestep *P, double h)
     P->inc.lch = -1;
     P->mc.nfactor = P->mc.ncached = 0;
     memset(P->mc.prev, 0, (size_t)m);
+    P->mc.prevkey_ok = 0;
     memset(P->mc.mask, 0, (size_t)m);
     memset(P->mc.mask2, 0, (size_t)m);
-    memset(P->st.q, 0, sizeof(double) * (size_t)m);
-    memset(P->st.w, 0, sizeof(double) * (size_t)m);
-    memset(P->dn.ll, 0, sizeof(double) * (size_t)m);
-    memset(P->st.x, 0, sizeof(double) * (size_t)(n + m));
-    memset(P->dn.zl, 0, sizeof(double) * (size_t)n);
+    P->st.qset = 0;                                              /* q: no pair marked */
     memset(P->st.r, 0, sizeof(double) * (size_t)n);
+    /* not cleared: work that every reader writes first -- st.w (the pivoting's
+     * w, its output), dn.ll and dn.zl (dense_solve and the block path fill them),
+     * st.x (a mode's solve or map column writes x[0..n+nan) before reading it) */
     P->st.wstale = 0;
     return n > 0 && nsc_klu_refresh(P->st.F, P->st.W, 1, &P->st.wrc) < 0 ? -1 : 0;   /* old pivots while good */
 }
@@ -523,6 +544,7 @@ static nsc_lcp_status lcp_pivot(nsc_onestep *P, nsc_solver solver, int k, double
 static void mark_violated(nsc_onestep *P)
 {
     for (int i = 0; i < P->m; i++) P->st.q[i] = P->mc.mask[i] != P->mc.mask2[i] ? -1.0 : 1.0;
+    P->st.qset = 1;
 }
 
 /* The dense path: LCP(M, C W^-1 r + e1) by pivoting, then its mode re-solved
@@ -537,6 +559,7 @@ static int dense_solve(nsc_onestep *P, nsc_solver solver, double *z1, double *l,
         return -1;
     }
     for (int i = 0; i < m; i++) { q[i] = nsc_pair_e(P, i); ll[i] = 0; }
+    P->st.qset = 1;
     nsc_sp_gaxpy(P->L->C, zf, q);                                /* q = C z_free + e1 */
     int need = 0;
     for (int i = 0; i < m; i++) need |= q[i] < 0;
@@ -559,6 +582,7 @@ static int dense_solve(nsc_onestep *P, nsc_solver solver, double *z1, double *l,
     int it = nsc_active_set(P, P->mc.mask2, NULL, NSC_AS_MAXIT, z1, l, &res);
     if (it > 0) {
         memcpy(P->mc.prev, P->mc.mask, (size_t)m);
+        P->mc.prevkey_ok = 0;
         P->mc.have_prev = 1;
         info->polished = 1;
         info->active_set = it - 1;
@@ -566,6 +590,7 @@ static int dense_solve(nsc_onestep *P, nsc_solver solver, double *z1, double *l,
         return 0;
     }
     for (int i = 0; i < m; i++) P->mc.prev[i] = ll[i] > 0;
+    P->mc.prevkey_ok = 0;
     P->mc.have_prev = 1;
     P->mc.mask_prev = 0;
     P->mc.cur = -1;
@@ -751,6 +776,7 @@ static int block_solve(nsc_onestep *P, nsc_solver solver, const char *start, dou
     }
     if (ret == 0) {
         memcpy(P->mc.prev, P->mc.mask, (size_t)P->m);
+        P->mc.prevkey_ok = 0;
         P->mc.have_prev = 1;
     }
     blk_free(&W);
@@ -780,6 +806,8 @@ static int solve_step(nsc_onestep *P, nsc_solver solver, double *z1, double *l, 
             info->active_set = it - 1;
             info->residual = res;
             if (it > 1) memcpy(P->mc.prev, P->mc.mask, (size_t)m);
+            P->mc.prevkey = P->mc.modes[P->mc.cur].key;             /* (the mode accepted: prev's) */
+            P->mc.prevkey_ok = 1;
             P->mc.mask_prev = 1;                                    /* (the next step's start, not copied) */
             return 0;
         }
@@ -787,6 +815,7 @@ static int solve_step(nsc_onestep *P, nsc_solver solver, double *z1, double *l, 
             info->active_set = it;                               /* the second guess */
             info->residual = res;
             memcpy(P->mc.prev, P->mc.mask, (size_t)m);
+            P->mc.prevkey_ok = 0;
             P->mc.mask_prev = 1;
             return 0;
         }
@@ -805,6 +834,7 @@ static int solve_step(nsc_onestep *P, nsc_solver solver, double *z1, double *l, 
             info->active_set = it - 1;
             info->residual = res;
             memcpy(P->mc.prev, P->mc.mask, (size_t)m);
+            P->mc.prevkey_ok = 0;
             P->mc.have_prev = 1;
             return 0;
         }
@@ -817,6 +847,7 @@ static int solve_step(nsc_onestep *P, nsc_solver solver, double *z1, double *l, 
         if (it > 0) {
             info->residual = res;
             memcpy(P->mc.prev, P->mc.mask, (size_t)m);
+            P->mc.prevkey_ok = 0;
             P->mc.have_prev = 1;
             return 0;
         }
@@ -1214,7 +1245,7 @@ double nsc_onestep_h(const nsc_onestep *P) { return P->st.h; }
 double nsc_onestep_theta(const nsc_onestep *P) { return P->st.theta; }
 const double *nsc_onestep_kappa(const nsc_onestep *P) { return P->st.kap; }
 const char *nsc_onestep_sw(const nsc_onestep *P) { return P->st.sw; }
-const double *nsc_onestep_violated(const nsc_onestep *P) { return P->st.q; }
+const double *nsc_onestep_violated(const nsc_onestep *P) { return P->st.qset ? P->st.q : NULL; }
 long nsc_onestep_nfactor(const nsc_onestep *P) { return P->mc.nfactor; }
 long nsc_onestep_ncached(const nsc_onestep *P) { return P->mc.ncached; }
 int nsc_onestep_changed(const nsc_onestep *P, const int **list)

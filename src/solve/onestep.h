@@ -52,6 +52,8 @@
 #ifndef NSC_ONESTEP_H
 #define NSC_ONESTEP_H
 
+#include <stdint.h>
+
 #include "lcp.h"
 #include "lcs/lcs.h"
 #include "base/la_klu.h"
@@ -64,7 +66,8 @@ typedef struct nsc_onestep nsc_onestep;   /* opaque: its fields are onestep_int.
 
 /* What the steppers read of a problem: its step, theta, switch states, the
  * pairs a failed solve marks (q[j] < 0: pair j wanted to switch; m entries,
- * valid after a failure), the mode systems factored and found in its cache. */
+ * valid after a failure; NULL: none marked), the mode systems factored and
+ * found in its cache. */
 double nsc_onestep_h(const nsc_onestep *P);
 double nsc_onestep_theta(const nsc_onestep *P);
 const char *nsc_onestep_sw(const nsc_onestep *P);   /* [L->nsw] the switch states it was built for */
@@ -164,6 +167,12 @@ void nsc_onestep_free(nsc_onestep *P);
 int nsc_onestep_renew(nsc_onestep *P, double h);
 /* The active set (m flags, 1 = active) of the last step P accepted; NULL before any. */
 const char *nsc_onestep_mode(const nsc_onestep *P);
+/* Its key (the mode cache's hash of the flags, the same in every problem of P's
+ * LCS), kept where known (hashed, O(m), where not); 0 before any step. */
+uint64_t nsc_onestep_mode_key(nsc_onestep *P);
+/* nsc_onestep_set_mode with the key of mode (nsc_onestep_mode_key of the
+ * problem whose mode it is): the next step looks that mode up without hashing. */
+void nsc_onestep_set_mode_key(nsc_onestep *P, const char *mode, uint64_t key);
 /* The static solution (h = 0) of P in the given mode (m flags, e.g. from
  * nsc_onestep_mode of a problem of an LCS of the same layout), without pivoting:
  * 0 when that mode's system is nonsingular and its solution complementary (z[n],

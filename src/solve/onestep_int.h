@@ -20,10 +20,21 @@
 #define NSC_DENSE_MMAX 400   /* largest m for the dense LCP (M is m-by-m, W^-1 B n-by-m) */
 #define NSC_BLOCK_MAX 400    /* largest block of the sparse pivoting fallback */
 #define NSC_INC_MMIN 256     /* incremental mode check from this many pairs */
+#define NSC_PRE_NONE 255     /* nsc_mode.pre: the run's active pairs are not a prefix (or it is longer) */
+
+/* A sorted run of separable pairs (nsc_os_pat.srun): pairs i0..end-1, its row
+ * of C r = 1 or 2 terms c0 z_k0 (+ c1 z_k1). */
+typedef struct nsc_srun {
+    int i0, end, r, k0, k1;
+    double c0, c1;
+} nsc_srun;
 
 /* One cached mode (see above). */
 typedef struct nsc_mode {
     char *mask;        /* [m] 1 = active; NULL: empty slot */
+    unsigned char *pre; /* [m] at the head of each sorted run (pat.rsort): the number of its
+                          leading active pairs when they are its only active ones, else
+                          NSC_PRE_NONE (onestep_mode.c mode_prefixes, run_sorted) */
     uint64_t key;      /* hash of mask (xor of per-pair keys) */
     int nan;           /* active N pairs (unknowns of the system) */
     int *actn;         /* [nan] their indices, ascending */
@@ -94,6 +105,8 @@ typedef struct nsc_os_step {
     double *ebuf;      /* [m] e1 when the dense path needs it */
     double *r, *q, *w; /* work [n], [m], [m]; after a failure q < 0 marks the violated pairs
                           (onestep_nl.c clears q) */
+    int qset;          /* 1: q was written since the problem was made or renewed; 0: it reads
+                          as zeros (nsc_onestep_violated returns NULL; renewals do not clear it) */
     double *x;         /* [n + m] work: mode solution (onestep_mode.c, onestep_map.c write it) */
 } nsc_os_step;
 
@@ -136,8 +149,14 @@ typedef struct nsc_os_pat {
                           also separable (the segments of one PWL device share a row) */
     int *runend;       /* [m] at the first pair i of a run of separable pairs (samerow[i] = 0):
                           the run's end; -1 when a pair of the run has a source term in e */
+    char *rsort;       /* [m] 1 at the head of a run (runend > 0) of one or two terms in its row
+                          whose e0 is nondecreasing along it: its g_i = e0_i + C_i z is then too
+                          (onestep_mode.c run_sorted) */
+    nsc_srun *srun;    /* [nsrun] the sorted runs (rsort), ascending, and the other heads (not */
+    int nsrun, nother; /*   samerow: pairs not separable, runs not sorted), other[nother]: */
+    int *other;        /*   the full check's units (check_all) */
     int rmax;          /* most entries in a row of C */
-    double *rt;        /* [2 rmax] work: a row's terms C_ik z_k, then their |.| */
+    double *rt;        /* [rmax] work: a row's terms C_ik z_k */
     char *touched;     /* [npos] work: 0 between calls */
     int *tlist;        /* [npos] work */
 } nsc_os_pat;
@@ -151,6 +170,8 @@ typedef struct nsc_os_modes {
     int lastget;       /* cache slot nsc_mode_get returned last, -1 (onestep_mode.c nearest) */
     long clock;        /* use counter for least-recently-used eviction */
     char *prev;        /* [m] active set of the last solved step */
+    uint64_t prevkey;  /* prev's key (nsc_mode_key) when prevkey_ok; each write of prev clears */
+    int prevkey_ok;    /*   prevkey_ok where it does not set the key (onestep.c) */
     const char *alt;   /* [m] the caller's second guess (nsc_onestep_set_alt), or NULL */
     int nopivot;       /* 1: no pivoting after the active-set iteration (nsc_onestep_set_nopivot) */
     int have_prev;

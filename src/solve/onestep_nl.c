@@ -198,6 +198,7 @@ static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, const do
     if (bad) return -1;
     ns->fails++;
     memset(P->st.q, 0, sizeof(double) * (size_t)P->m);              /* no pair marked: the functions failed */
+    P->st.qset = 1;
     return -1;
 }
 

@@ -339,6 +339,116 @@ Test(smlcp, full_check_where_most_nodes_move_is_exact)
     free(t);
 }
 
+static void no_sorted_runs(nsc_onestep *Q) { memset(Q->pat.rsort, 0, (size_t)Q->m); }
+
+/* The full check's sorted runs (onestep_mode.c run_sorted: a PWL MOS side's
+ * segments, e0 nondecreasing, checked at the boundary of their active prefix)
+ * against the pair-by-pair loop (rsort cleared): a 30-stage chain at 20 ps
+ * steps from rest (every node moves: full checks), its edges flipping
+ * segments (boundaries that fail and fall back). z, l and the modes bitwise
+ * equal at each of 1000 steps. */
+Test(smlcp, sorted_run_check_is_exact)
+{
+    char *t = chain(30);
+    double dz, dl;
+    int same;
+    nsc_onestep *P;
+    twin_rest = 1;
+    twin_steps(t, 2e-11, 1000, no_sorted_runs, &dz, &dl, &same, &P);
+    twin_rest = 0;
+    int heads = 0, modes = 0;
+    for (int i = 0; i < P->m; i++) heads += P->pat.rsort[i];
+    cr_assert_eq(heads, 120, "%d sorted runs (4 a stage: each transistor's two sides)", heads);
+    for (int s = 0; s < NSC_MODE_CACHE; s++) {                  /* each cached mode's prefixes: its mask's */
+        const nsc_mode *M = &P->mc.modes[s];
+        if (!M->mask) continue;
+        modes++;
+        for (int i = 0; i < P->m; i++) {
+            if (!P->pat.rsort[i]) continue;
+            int end = P->pat.runend[i], k = 0, pre = 0;
+            while (i + k < end && M->mask[i + k]) k++;
+            pre = k;
+            for (int j = i + k; j < end; j++)
+                if (M->mask[j]) pre = NSC_PRE_NONE;
+            cr_assert_eq(M->pre[i], pre, "mode %d, run %d: prefix %d, its mask's %d", s, i, M->pre[i], pre);
+        }
+    }
+    cr_assert(modes > 10, "%d modes cached", modes);
+    cr_assert_eq(dz, 0.0, "z differs by %g", dz);
+    cr_assert_eq(dl, 0.0, "l differs by %g", dl);
+    cr_assert_eq(same, 1000);
+    const nsc_lcs *L = P->L;
+    nsc_onestep_free(P);
+    nsc_lcs_free((nsc_lcs *)L);
+    free(t);
+}
+
+/* A mode's key carried across problems (nsc_onestep_mode_key, set_mode_key:
+ * the adaptive stepper's guess for a problem of another step size): a
+ * 30-stage chain stepped 600 times at 20 ps from rest by P; at each step Q and
+ * R (10 ps, one problem each) take P's mode, Q with its key and R without,
+ * and step from P's start. The key each keeps is its mode's hash wherever it
+ * is kept, and Q's z, l, mode and cache counts are bitwise R's (the key only
+ * spares the hash; the cache's lookups and evictions are the same). */
+Test(smlcp, carried_mode_key_steps_as_the_hash)
+{
+    char *t = chain(30);
+    nsc_circuit *c = tu_parse(t);
+    nsc_lcs *L = assemble(c);
+    int n = L->n, m = L->m, ns = L->nsrc;
+    nsc_onestep *P = problem(L, 2e-11), *Q = problem(L, 1e-11), *R = problem(L, 1e-11);
+    double *z0 = calloc((size_t)n, sizeof(double)), *z1 = calloc((size_t)n, sizeof(double));
+    double *zq = calloc((size_t)n, sizeof(double)), *zr = calloc((size_t)n, sizeof(double));
+    double *l = calloc((size_t)m, sizeof(double)), *lq = calloc((size_t)m, sizeof(double));
+    double *lr = calloc((size_t)m, sizeof(double));
+    double *w0 = calloc((size_t)ns + 1, sizeof(double)), *w1 = calloc((size_t)ns + 1, sizeof(double));
+    double *wq = calloc((size_t)ns + 1, sizeof(double));
+    chain_rest(L, z0);
+    int kept = 0, changed = 0;
+    for (int k = 0; k < 600; k++) {
+        for (int j = 0; j < ns; j++) {
+            w0[j] = nsc_wave_eval(L->src[j].wave, k * 2e-11);
+            w1[j] = nsc_wave_eval(L->src[j].wave, (k + 1) * 2e-11);
+            wq[j] = nsc_wave_eval(L->src[j].wave, k * 2e-11 + 1e-11);
+        }
+        nsc_step_info info;
+        if (k > 0) {                                                 /* P's mode at t_k */
+            const char *mode = nsc_onestep_mode(P);
+            uint64_t key = nsc_onestep_mode_key(P);
+            cr_assert_eq(key, nsc_mode_key(P, mode), "step %d: the key kept is not the mode's", k);
+            nsc_onestep_set_mode_key(Q, mode, key);
+            nsc_onestep_set_mode(R, mode);
+            cr_assert(Q->mc.prevkey_ok && Q->mc.prevkey == nsc_mode_key(Q, Q->mc.prev), "step %d: Q's key", k);
+            memcpy(lq, l, sizeof(double) * (size_t)m);
+            memcpy(lr, l, sizeof(double) * (size_t)m);
+            cr_assert_eq(nsc_onestep_step(Q, NSC_SOLVER_AUTO, z0, w0, wq, zq, lq, &info), 0, "step %d", k);
+            cr_assert_eq(nsc_onestep_step(R, NSC_SOLVER_AUTO, z0, w0, wq, zr, lr, &info), 0, "step %d", k);
+            cr_assert(memcmp(zq, zr, sizeof(double) * (size_t)n) == 0, "step %d: z differs", k);
+            cr_assert(memcmp(lq, lr, sizeof(double) * (size_t)m) == 0, "step %d: l differs", k);
+            cr_assert(memcmp(nsc_onestep_mode(Q), nsc_onestep_mode(R), (size_t)m) == 0, "step %d: modes differ", k);
+            cr_assert_eq(nsc_onestep_nfactor(Q), nsc_onestep_nfactor(R), "step %d", k);
+            cr_assert_eq(nsc_onestep_ncached(Q), nsc_onestep_ncached(R), "step %d", k);
+            kept += P->mc.prevkey_ok;
+            for (int q = 0; q < 2; q++) {                            /* a key kept is its mode's */
+                const nsc_onestep *S = q ? R : Q;
+                cr_assert(!S->mc.prevkey_ok || S->mc.prevkey == nsc_mode_key(S, S->mc.prev), "step %d", k);
+            }
+        }
+        cr_assert_eq(nsc_onestep_step(P, NSC_SOLVER_AUTO, z0, w0, w1, z1, l, &info), 0, "step %d", k);
+        if (k > 0 && memcmp(nsc_onestep_mode(P), nsc_onestep_mode(Q), (size_t)m)) changed++;
+        memcpy(z0, z1, sizeof(double) * (size_t)n);
+    }
+    cr_assert(changed > 10, "only %d steps changed mode: the test saw few lookups", changed);
+    cr_assert(kept > 500, "P kept its mode's key at %d of 599 steps", kept);
+    free(z0); free(z1); free(zq); free(zr); free(l); free(lq); free(lr); free(w0); free(w1); free(wq);
+    nsc_onestep_free(P);
+    nsc_onestep_free(Q);
+    nsc_onestep_free(R);
+    nsc_lcs_free(L);
+    nsc_circuit_free(c);
+    free(t);
+}
+
 /* nsc_onestep_changed (the stepper's peak multipliers use it): a 30-stage
  * chain (600 pairs, incremental check) stepped 3000 times at 1 ps from rest
  * (the input's edges run down it); every pair
