@@ -1102,6 +1102,31 @@ static nsc_status kink(ex *a, const double *xs, long klo, long khi, const double
     return locate(a, a->xm, klo, khi, ktol);
 }
 
+/* After a kink's mode change at a->t (mask the new mode): the state's
+ * algebraic part (the z_i outside E's columns) made the new mode's, the new
+ * flow's first two substeps extrapolated back to t (O(h0^2)): the old mode's
+ * differs by the field's change of slope times the overshoot, a jump the
+ * next step's chord test would see at its start (and the row at t would
+ * keep). The probes there into v when v (a->l the new mode's multipliers).
+ * 0, or flow_get's status (then nothing changed; the next step meets it). */
+static int kink_settle(ex *a, double *v)
+{
+    a->F = NULL;
+    int s = flow_get(a);
+    if (s) {
+        a->F = NULL;
+        return s;
+    }
+    seed(a, a->t);
+    nsc_flow_advance(a->F, 1, a->x, a->kxa, a->wk);
+    nsc_flow_advance(a->F, 1, a->kxa, a->kxb, a->wk);
+    for (int i = 0; i < a->n; i++)
+        if (!a->zdyn[i]) a->z[i] = a->x[i] = 2 * a->kxa[i] - a->kxb[i];
+    if (v) x_probes(a, a->x, NULL, v);
+    a->F = NULL;                                            /* (step: flow_get, guard_tol) */
+    return 0;
+}
+
 /* The mode's continuous kinks failed at its start (the mode an event step or
  * a kink left fails there on pairs coupled to those that changed, or a fast
  * edge crosses several within h0): their pairs changed at once, no step
@@ -1114,8 +1139,8 @@ static nsc_status kink_flip(ex *a)
     if (a->o->events && log_changes(a, a->t, a->alt)) return nsc_oom(a->T->r);
     memcpy(a->mask, a->alt, (size_t)a->m);
     a->have_alt = 0;
-    a->F = NULL;
     a->v0_ok = 0;
+    kink_settle(a, NULL);
     return NSC_OK;
 }
 
@@ -1137,16 +1162,16 @@ static nsc_status kink_take(ex *a, long khi)
     if (s) return s;
     a->t = t1;
     count(a, (double)khi * a->h0, 0);
-    if ((s = add_row(a, t1, a->v1, a->l))) return s;
     memcpy(a->z, a->xm, sizeof(double) * (size_t)a->n);
     memcpy(a->sw1, a->T->sw, (size_t)a->nsw);              /* (no switch flips: log_changes reads sw1) */
     if (a->o->events && log_changes(a, t1, a->althi)) return nsc_oom(a->T->r);
     memcpy(a->mask, a->althi, (size_t)a->m);
+    kink_settle(a, a->v1);                                  /* (the row at t1: the new mode's, t1 past the kink) */
+    if ((s = add_row(a, t1, a->v1, a->l))) return s;
     a->T->st->kinks++;
     long kn = pow2_below(NSC_EX_KNEXT * khi);
     if (kn < a->kcur) a->kcur = kn;
     a->have_alt = 0;
-    a->F = NULL;                                            /* (step: flow_get finds Fn, guard_tol) */
     a->v0_ok = 0;
     a->evrun = 0;
     return NSC_OK;
