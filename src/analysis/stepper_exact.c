@@ -26,6 +26,16 @@
  * the impulsive transfers of Moreau's scheme. The next mode's flow is built
  * when first met and cached.
  *
+ * Continuous kinks (lcs.h pair_cont: PWL MOS channel segments, fitted
+ * junctions; at most NSC_EX_KINK_M pairs, no losses) need no event step: the
+ * state and the vector field are continuous across them, the field's slope
+ * alone changes, so switching modes late by delta misplaces the state by
+ * (the slope's change) delta^2 / 2. The bracket is bisected only until that
+ * bound is within NSC_EX_KERR of the tolerance (kink_err), and the new mode
+ * goes on from the bracket's end (kink, kink_take); a change of another kind
+ * found on the way, or one the kink brings about (the new mode's own guards
+ * failing at once), is located as above.
+ *
  * Rows on the tstep grid (.options interp): each grid time is a breakpoint
  * (target), so its row is a step's end, a point of the flow like any other;
  * the other rows go to the steps' table only (nsc_tran_opts.steps, what .meas
