@@ -78,7 +78,6 @@
 #define NSC_EX_SLIVERS 64   /* ... or breakpoints closer than h0 in a row: the adaptive stepper takes over */
 #define NSC_EX_KMAX 40
 #define NSC_EX_KINK_M 64    /* above this many pairs, a mode change on continuous kinks alone hands over (kinks_only) */
-#define NSC_EX_KFLIPS 8     /* kink_flip's at one time, then the event step */
 #define NSC_EX_KNEXT 4      /* after a kink crossed k units into a step, the next step is at most this many k */
 #define NSC_EX_KERR 0.05    /* a continuous kink is taken at its bracket's end when its state error (kink_err) is
                                within this fraction of the tolerance */
@@ -151,7 +150,6 @@ typedef struct ex {
     double *kg, *kw;                 /* [m], [m + 1]: the new mode's pair rows (kink_holds) */
     int kinks;                       /* some pairs are continuous kinks (lcs.h pair_cont), at most
                                         NSC_EX_KINK_M pairs, no --losses: kink() takes them */
-    int kflips;                      /* kink_flip's at the current time */
     int lookup_only;                 /* flow_get: no build (kink_err) */
 } ex;
 
@@ -619,7 +617,6 @@ static void count(ex *a, double h, int event)
 {
     nsc_sim_stats *st = a->T->st;
     st->steps++;
-    a->kflips = 0;
     st->events += event;
     if (h < st->hmin_used) st->hmin_used = h;
     if (h > st->hmax_used) st->hmax_used = h;
@@ -1087,7 +1084,7 @@ static nsc_status kink(ex *a, const double *xs, long klo, long khi, const double
                 break;
             }
             if (e == -2 || bad) {                           /* a mode not met before, or failing at once: */
-                if (khi - klo <= ktol) return kink_take(a, khi);   /* narrowed to ktol (as an event) or */
+                if (khi - klo <= ktol) break;               /* an event (located to ktol), or */
                 wt = -1;                                    /* until the crossing's own mode holds */
             } else {
                 if (e <= NSC_EX_KERR) return kink_take(a, khi);
@@ -1107,17 +1104,18 @@ static nsc_status kink(ex *a, const double *xs, long klo, long khi, const double
         if (c != cont) wt = -1;
         cont = c;
     }
-    if (cont) return kink_take(a, khi);                     /* (bisected down to h0, or ktol) */
-    memcpy(a->alt, a->althi, (size_t)a->m);
+    memcpy(a->alt, a->althi, (size_t)a->m);                 /* (a kink not within the tolerance at h0: an event) */
     return locate(a, a->xm, klo, khi, ktol);
 }
 
 /* After a kink's mode change at a->t (mask the new mode): the state's
- * algebraic part (the z_i outside E's columns) made the new mode's, the new
- * flow's first two substeps extrapolated back to t (O(h0^2)): the old mode's
- * differs by the field's change of slope times the overshoot, a jump the
- * next step's chord test would see at its start (and the row at t would
- * keep). The probes there into v when v (a->l the new mode's multipliers).
+ * algebraic part (the z_i outside E's columns) made the new mode's, from the
+ * new flow's first substep (O(h0) off; an extrapolation from two substeps is
+ * O(h0^2) but not L-stable: a boost's diode turning off into its switch's
+ * ROFF, L / ROFF = 0.1 ps against h0 = 10 ps, gave v(sw) -7.5 V for +5 V):
+ * the old mode's differs by the field's change of slope times the overshoot,
+ * a jump the next step's chord test would see at its start (and the row at t
+ * would keep). The probes there into v when v (a->l the new mode's multipliers).
  * 0, or flow_get's status (then nothing changed; the next step meets it). */
 static int kink_settle(ex *a, double *v)
 {
@@ -1129,29 +1127,11 @@ static int kink_settle(ex *a, double *v)
     }
     seed(a, a->t);
     nsc_flow_advance(a->F, 1, a->x, a->kxa, a->wk);
-    nsc_flow_advance(a->F, 1, a->kxa, a->kxb, a->wk);
     for (int i = 0; i < a->n; i++)
-        if (!a->zdyn[i]) a->z[i] = a->x[i] = 2 * a->kxa[i] - a->kxb[i];
+        if (!a->zdyn[i]) a->z[i] = a->x[i] = a->kxa[i];
     if (v) x_probes(a, a->x, NULL, v);
     a->F = NULL;                                            /* (step: flow_get, guard_tol) */
     return 0;
-}
-
-/* The mode's continuous kinks failed at its start (the mode an event step or
- * a kink left fails there on pairs coupled to those that changed, or a fast
- * edge crosses several within h0): their pairs changed at once, no step
- * (kink). At most NSC_EX_KFLIPS times at one time, then the event step. */
-static nsc_status kink_flip(ex *a)
-{
-    a->T->st->kinks++;
-    a->kflips++;
-    memcpy(a->sw1, a->T->sw, (size_t)a->nsw);
-    if (a->o->events && log_changes(a, a->t, a->alt)) return nsc_oom(a->T->r);
-    memcpy(a->mask, a->alt, (size_t)a->m);
-    a->have_alt = 0;
-    a->v0_ok = 0;
-    kink_settle(a, NULL);
-    return NSC_OK;
 }
 
 /* kink's end: the exact step to t + khi h0 (state kxh), then the mode althi
@@ -1259,7 +1239,6 @@ static nsc_status step(ex *a)
     if (fresh) guard_tol(a, a->x);
     if (violated(a, a->x, a->wv)) {                         /* the mode ends at t (a source's corner) */
         if (kinks_only(a)) return hand_over_kinks(a);
-        if (a->kinks && cont_kink(a) && a->kflips < NSC_EX_KFLIPS) return kink_flip(a);
         keep_alt(a);
         return ev_step(a, a->h0);
     }
