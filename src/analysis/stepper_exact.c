@@ -30,11 +30,14 @@
  * junctions; at most NSC_EX_KINK_M pairs, no losses) need no event step: the
  * state and the vector field are continuous across them, the field's slope
  * alone changes, so switching modes late by delta misplaces the state by
- * (the slope's change) delta^2 / 2. The bracket is bisected only until that
- * bound is within NSC_EX_KERR of the tolerance (kink_err), and the new mode
- * goes on from the bracket's end (kink, kink_take); a change of another kind
- * found on the way, or one the kink brings about (the new mode's own guards
- * failing at once), is located as above.
+ * (the slope's change) delta^2 / 2, and a row (an output's change of slope)
+ * delta. The bracket is bisected only until those bounds are within
+ * NSC_EX_KERR and NSC_EX_KROW of the tolerance (kink_err, kink_rows), and the
+ * new mode goes on from the bracket's end (kink, kink_take); a change of
+ * another kind found on the way, one the kink brings about (the new mode's
+ * own guards failing at once), a new mode not met before, or a kink still
+ * too sharp at h0 (a diode turning off into a switch's ROFF) is located as
+ * above.
  *
  * Rows on the tstep grid (.options interp): each grid time is a breakpoint
  * (target), so its row is a step's end, a point of the flow like any other;
@@ -1089,13 +1092,13 @@ static double kink_err(ex *a, long w, nsc_flow **Fn, int *bad)
  * xh at khi, a->alt the guards failed there) bisected on the flow (one
  * product a trial, as locate). While the guards failed at the bracket's end
  * are continuous kinks alone (cont_kink), the bisection stops once kink_err
- * says that switching at the bracket's end is within NSC_EX_KERR of the
- * tolerance: an exact step goes there (its row the old mode's, the limit
- * from the left) and the mode with the crossed pairs changed (their guards
- * failed there, so the new mode's hold) goes on from the same state: the
- * state is continuous across a kink, no implicit-Euler step is needed. Any
- * other change (a switch, an ideal diode, a comparator's step), or a new
- * mode without a flow, is located to ktol units as before (locate). */
+ * says that switching at the bracket's end is within the tolerance: an exact
+ * step goes there and the mode with the crossed pairs changed (their guards
+ * failed there, so the new mode's hold) goes on from the same state (the
+ * state is continuous across a kink, no implicit-Euler step is needed;
+ * kink_take). Any other change (a switch, an ideal diode, a comparator's
+ * step), a new mode not cached or failing at once, or a kink not within the
+ * tolerance at h0, is located to ktol units as before (locate). */
 static nsc_status kink(ex *a, const double *xs, long klo, long khi, const double *xh, long ktol)
 {
     size_t nb = sizeof(double) * (size_t)a->N;
