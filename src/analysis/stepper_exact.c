@@ -186,7 +186,8 @@ static void ex_free(ex *a)
     free(a->z); free(a->zf); free(a->l); free(a->g); free(a->w); free(a->z1); free(a->w1); free(a->gtol); free(a->lm); free(a->pw); free(a->gsgn); free(a->wv); free(a->ulo); free(a->uhi); free(a->wm); free(a->w1v); free(a->lneed);
     free(a->lp0); free(a->lpm); free(a->lp1); free(a->lS);
     free(a->ly); free(a->ll); free(a->lw0); free(a->lw1); free(a->lx); free(a->lcz); free(a->lxm);
-    free(a->kxh); free(a->kxa); free(a->kxb); free(a->zdyn); free(a->kmask); free(a->kg); free(a->kw); free(a->kv0); free(a->kv1);
+    free(a->kxh); free(a->kxa); free(a->kxb); free(a->zdyn); free(a->kmask);
+    free(a->kg); free(a->kw); free(a->kv0); free(a->kv1);
     free(a->v0); free(a->vm); free(a->v1); free(a->rtol); free(a->mask); free(a->sw1); free(a->key); free(a->alt); free(a->althi);
 }
 
@@ -568,7 +569,8 @@ static int flow_get(ex *a)
     }
     if (a->lookup_only) return 3;
     long fmin = a->N <= NSC_EX_NCHEAP ? NSC_EX_FLOWS : NSC_EX_FLOWS_MIN;
-    if (T->st->flows >= fmin && T->st->flows * NSC_EX_STEPS_FLOW > T->st->steps + NSC_EX_KINK_STEPS * T->st->kinks) return 2;
+    long worth = T->st->steps + NSC_EX_KINK_STEPS * T->st->kinks;
+    if (T->st->flows >= fmin && T->st->flows * NSC_EX_STEPS_FLOW > worth) return 2;
     nsc_onestep *P[2];
     const double hs[2] = { a->h0, a->h0 / 2 };
     for (int q = 0; q < 2; q++) {
@@ -1290,7 +1292,8 @@ static nsc_status step(ex *a)
     if (land && rem > 0) rest(a, rem);
     long ktol = pow2_below((long)fmax(1.0, NSC_EX_LOC * (double)k));
     if (km > 0 && violated(a, a->xm, a->wm))
-        return kinks_only(a) ? hand_over_kinks(a) : a->kinks ? kink(a, a->x, 0, km, a->xm, ktol) : locate(a, a->x, 0, km, ktol);
+        return kinks_only(a) ? hand_over_kinks(a)
+               : a->kinks ? kink(a, a->x, 0, km, a->xm, ktol) : locate(a, a->x, 0, km, ktol);
     if (violated(a, a->x1, a->w1v)) {
         if (kinks_only(a)) return hand_over_kinks(a);
         if (k - km > 0 && !(land && rem > 0) && a->kinks) return kink(a, a->xm, km, k, a->x1, ktol);
