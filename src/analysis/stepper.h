@@ -77,6 +77,7 @@ typedef struct nsc_sim_stats {
                             adaptive one at exact_until */
     double exact_until;
     long flows;          /* exact: the modes' flows built */
+    long kinks;          /* exact: continuous kinks crossed without an event step (stepper_exact.c kink) */
 } nsc_sim_stats;
 
 /* Transient: probes (n > 0) define the columns. Returns NSC_OK with a complete

@@ -26,6 +26,19 @@
  * the impulsive transfers of Moreau's scheme. The next mode's flow is built
  * when first met and cached.
  *
+ * Continuous kinks (lcs.h pair_cont: PWL MOS channel segments, fitted
+ * junctions; at most NSC_EX_KINK_M pairs, no losses) need no event step: the
+ * state and the vector field are continuous across them, the field's slope
+ * alone changes, so switching modes late by delta misplaces the state by
+ * (the slope's change) delta^2 / 2, and a row (an output's change of slope)
+ * delta. The bracket is bisected only until those bounds are within
+ * NSC_EX_KERR and NSC_EX_KROW of the tolerance (kink_err, kink_rows), and the
+ * new mode goes on from the bracket's end (kink, kink_take); a change of
+ * another kind found on the way, one the kink brings about (the new mode's
+ * own guards failing at once), a new mode not met before, or a kink still
+ * too sharp at h0 (a diode turning off into a switch's ROFF) is located as
+ * above.
+ *
  * Rows on the tstep grid (.options interp): each grid time is a breakpoint
  * (target), so its row is a step's end, a point of the flow like any other;
  * the other rows go to the steps' table only (nsc_tran_opts.steps, what .meas
@@ -60,11 +73,18 @@
 #define NSC_EX_NBIG 1024    /* largest augmented state (a flow's build holds three N x N matrices) */
 #define NSC_EX_FLOWS_MIN 16 /* after this many flows built (NSC_EX_FLOWS when N <= NSC_EX_NCHEAP), ... */
 #define NSC_EX_STEPS_FLOW 8 /* ... fewer steps than this per flow: the theta-scheme takes over */
+#define NSC_EX_KINK_STEPS 4 /* (a continuous kink crossed counts as this many steps there: it saves an event
+                               step and its bisection, ~2 steps' work; the band buck's first 64 flows come in
+                               188 steps and 113 kinks) */
 #define NSC_EX_NCHEAP 64    /* augmented states up to this size: flows cheap, judged once the cache is full */
 #define NSC_EX_EVRUN 1000   /* event steps in a row, each shorter than 1e-6 href: chattering ... */
 #define NSC_EX_SLIVERS 64   /* ... or breakpoints closer than h0 in a row: the adaptive stepper takes over */
 #define NSC_EX_KMAX 40
 #define NSC_EX_KINK_M 64    /* above this many pairs, a mode change on continuous kinks alone hands over (kinks_only) */
+#define NSC_EX_KNEXT 4      /* after a kink crossed k units into a step, the next step is at most this many k */
+#define NSC_EX_KERR 0.05    /* a continuous kink is taken at its bracket's end when its state error (kink_err) is
+                               within this fraction of the tolerance */
+#define NSC_EX_KROW 0.5     /* ... and the rows' error at the kink (kink_rows) within this fraction */
 #define NSC_PI 3.14159265358979323846
 
 typedef struct exf {
@@ -72,6 +92,7 @@ typedef struct exf {
     nsc_flow *F;
     nsc_loss_map *lm;        /* its losses' map (T->acc), else NULL */
     long last;
+    unsigned long hash;      /* key_hash(key): compared before the key (kink_err looks flows up often) */
 } exf;
 
 /* A mode change met before: from (mode, switch states) with the guards
@@ -126,6 +147,15 @@ typedef struct ex {
     double *lS;                      /* [2 nsrc 4] the sources' flows over h0 and h0 / 2 */
     double *ly, *ll, *lw0, *lw1, *lx;  /* [n + m], [m], [nsrc], [nsrc], [N]: loss_chain_step's */
     double *lxm;                     /* [N] a segment's midpoint when it starts at the chain's end */
+    /* continuous kinks (kink): */
+    double *kxh, *kxa, *kxb;         /* [N] the state at the bracket's end; the two modes' substeps from it */
+    unsigned char *zdyn;             /* [n] 1: z_i is a dynamic state (a column of E) */
+    char *kmask;                     /* [m] the mode, kept while kink_err looks up the new one */
+    double *kg, *kw;                 /* [m], [m + 1]: the new mode's pair rows (kink_holds) */
+    double *kv0, *kv1;               /* [nc] the two modes' probes (kink_rows) */
+    int kinks;                       /* some pairs are continuous kinks (lcs.h pair_cont), at most
+                                        NSC_EX_KINK_M pairs, no --losses: kink() takes them */
+    int lookup_only;                 /* flow_get: no build (kink_err) */
 } ex;
 
 /* ---- scope ---- */
@@ -156,6 +186,8 @@ static void ex_free(ex *a)
     free(a->z); free(a->zf); free(a->l); free(a->g); free(a->w); free(a->z1); free(a->w1); free(a->gtol); free(a->lm); free(a->pw); free(a->gsgn); free(a->wv); free(a->ulo); free(a->uhi); free(a->wm); free(a->w1v); free(a->lneed);
     free(a->lp0); free(a->lpm); free(a->lp1); free(a->lS);
     free(a->ly); free(a->ll); free(a->lw0); free(a->lw1); free(a->lx); free(a->lcz); free(a->lxm);
+    free(a->kxh); free(a->kxa); free(a->kxb); free(a->zdyn); free(a->kmask);
+    free(a->kg); free(a->kw); free(a->kv0); free(a->kv1);
     free(a->v0); free(a->vm); free(a->v1); free(a->rtol); free(a->mask); free(a->sw1); free(a->key); free(a->alt); free(a->althi);
 }
 
@@ -238,6 +270,13 @@ static int ex_init(ex *a, nsc_tran *T)
     a->mask = calloc((size_t)m + 1, 1), a->sw1 = calloc((size_t)a->nsw + 1, 1);
     a->key = calloc((size_t)(m + a->nsw) + 1, 1);
     a->alt = calloc((size_t)m + 1, 1), a->althi = calloc((size_t)m + 1, 1);
+    a->kxh = vec(N), a->kxa = vec(N), a->kxb = vec(N), a->zdyn = calloc((size_t)n + 1, 1);
+    a->kmask = calloc((size_t)m + 1, 1), a->kg = vec(m), a->kw = vec(m + 1);
+    a->kv0 = vec(a->nc), a->kv1 = vec(a->nc);
+    if (!a->kxh || !a->kxa || !a->kxb || !a->zdyn || !a->kmask || !a->kg || !a->kw || !a->kv0 || !a->kv1) return -1;
+    for (int k = 0; k < n; k++) a->zdyn[k] = L->E->p[k + 1] > L->E->p[k];
+    for (int j = 0; L->pair_cont && j < m; j++) a->kinks |= L->pair_cont[j];
+    a->kinks &= !T->acc && m <= NSC_EX_KINK_M;              /* (more pairs: kinks_only hands over) */
     if (!a->sa || !a->sb || !a->x || !a->xm || !a->x1 || !a->xt || !a->xm2 || !a->wk || !a->z || !a->zf || !a->l || !a->g
         || !a->w || !a->z1 || !a->w1 || !a->gtol || !a->lm || !a->pw || !a->gsgn || !a->wv || !a->ulo || !a->uhi || !a->wm || !a->w1v || !a->lneed || !a->v0 || !a->vm || !a->v1 || !a->rtol || !a->mask || !a->sw1 || !a->key || !a->alt || !a->althi)
         return -1;
@@ -463,6 +502,22 @@ static int kinks_only(const ex *a)
     return any;
 }
 
+/* 1 when the last failed check (violated) changes continuous kinks alone
+ * (lcs.h pair_cont), no switch: the state and the vector field are
+ * continuous across them, only the field's slope changes, and the step may
+ * cross them without an event step (kink). Not with --losses (the loss
+ * accumulator's chain starts at event steps). */
+static int cont_kink(const ex *a)
+{
+    if (a->swbad || !a->kinks) return 0;
+    int any = 0, m = a->m;
+    for (int i = nsc_flags_next_diff(a->alt, a->mask, 0, m); i < m; i = nsc_flags_next_diff(a->alt, a->mask, i + 1, m)) {
+        if (!a->L->pair_cont[i]) return 0;
+        any = 1;
+    }
+    return any;
+}
+
 /* The guards that failed at the last check (alt) as the next event step's
  * second guess (althi, have_alt). */
 static void keep_alt(ex *a)
@@ -482,10 +537,19 @@ static nsc_loss_map *loss_map(const ex *a, const nsc_flow *F)
     return nsc_loss_map_new(a->T->acc, &B, a->T->sw);
 }
 
+/* FNV-1a of the n bytes of key. */
+static unsigned long key_hash(const char *key, int n)
+{
+    unsigned long h = 14695981039346656037UL;
+    for (int i = 0; i < n; i++) h = (h ^ (unsigned char)key[i]) * 1099511628211UL;
+    return h;
+}
+
 /* a->F: the flow of (mask, switch states), from the cache or built (its two
  * implicit-Euler problems from the problem cache). 0, 1 when the mode's system
  * is singular, 2 when the flows built would not repay themselves (a new mode
- * every few steps: the 15-inverter cascade's 600 pairs), else a failure status. */
+ * every few steps: the 15-inverter cascade's 600 pairs), 3 when not cached
+ * and a->lookup_only, else a failure status. */
 static int flow_get(ex *a)
 {
     nsc_tran *T = a->T;
@@ -493,8 +557,9 @@ static int flow_get(ex *a)
     memcpy(a->key, a->mask, (size_t)m);
     memcpy(a->key + m, T->sw, (size_t)a->nsw);
     int lru = 0;
+    unsigned long h = key_hash(a->key, nk);
     for (int q = 0; q < a->nf; q++) {
-        if (!memcmp(a->cache[q].key, a->key, (size_t)nk)) {
+        if (a->cache[q].hash == h && !memcmp(a->cache[q].key, a->key, (size_t)nk)) {
             a->cache[q].last = ++a->clock;
             a->F = a->cache[q].F;
             a->lmap = a->cache[q].lm;
@@ -502,8 +567,10 @@ static int flow_get(ex *a)
         }
         if (a->cache[q].last < a->cache[lru].last) lru = q;
     }
+    if (a->lookup_only) return 3;
     long fmin = a->N <= NSC_EX_NCHEAP ? NSC_EX_FLOWS : NSC_EX_FLOWS_MIN;
-    if (T->st->flows >= fmin && T->st->flows * NSC_EX_STEPS_FLOW > T->st->steps) return 2;
+    long worth = T->st->steps + NSC_EX_KINK_STEPS * T->st->kinks;
+    if (T->st->flows >= fmin && T->st->flows * NSC_EX_STEPS_FLOW > worth) return 2;
     nsc_onestep *P[2];
     const double hs[2] = { a->h0, a->h0 / 2 };
     for (int q = 0; q < 2; q++) {
@@ -521,6 +588,7 @@ static int flow_get(ex *a)
     nsc_flow_free(e->F);
     nsc_loss_map_free(e->lm);
     memcpy(e->key, a->key, (size_t)nk);
+    e->hash = h;
     e->F = F;
     e->lm = lm;
     e->last = ++a->clock;
@@ -869,6 +937,7 @@ static nsc_status ev_step(ex *a, double dt)
 /* ---- steps ---- */
 
 static double chord_err(const ex *a);
+static nsc_status kink_take(ex *a, long khi);
 
 /* The probes of the exact step (t, t + klo h0] that precedes a located event
  * (its end a->xm): v0 at t, vm (lm) at its midpoint, v1 (a->l) at its end; the
@@ -931,6 +1000,207 @@ static nsc_status locate(ex *a, const double *xs, long klo, long khi, long ktol)
     }
     a->v0_ok = 0;
     return ev_step(a, (double)ktol * a->h0);                /* (>= khi - klo: across the change) */
+}
+
+/* 1 when the mode althi (flow Fn) holds at the bracket's end: every pair's
+ * guard (violated's phi_i = gsgn_i g_i >= -gtol_i, the signs of the new
+ * mode, the tolerances of the old) from the pair rows at kxh, and the
+ * switches unchanged at the new mode's state a substep later (kxb: its
+ * algebraic part the new mode's). */
+static int kink_holds(ex *a, const nsc_flow *Fn)
+{
+    nsc_flow_pairs(Fn, a->kxh, a->kg, a->kw);
+    for (int i = 0; i < a->m; i++) {
+        double sg = a->althi[i] && Fn->dinv[i] > 0 ? -1.0 : 1.0;
+        if (sg * a->kg[i] < -a->gtol[i]) return 0;
+    }
+    if (!a->nsw) return 1;
+    memcpy(a->sw1, a->T->sw, (size_t)a->nsw);
+    return nsc_lcs_switch_update(a->L, a->kxb, a->sw1) == 0;
+}
+
+/* The rows' error, in units of RELTOL |v| + ATOL, of taking the kinks at the
+ * bracket's end: the probes of the two modes a substep after xh (kxa the
+ * old's, kxb the new's, Fn) differ by the probes' change of slope times the
+ * overshoot (and the substep), and the straight line from the last row to
+ * the kink's row (the new mode's, kink_settle) misses the corner by at most
+ * that. First order in the overshoot for an algebraic output (a diode
+ * clipper's v(out), all algebraic, has its corner there: 3.8 % of range
+ * between rows when this was not checked), second order for a state. */
+static double kink_rows(ex *a, nsc_flow *Fn)
+{
+    nsc_flow *Fo = a->F;
+    x_probes(a, a->kxa, NULL, a->kv0);
+    memcpy(a->kmask, a->mask, (size_t)a->m);
+    memcpy(a->mask, a->althi, (size_t)a->m);                /* (pair_l reads the mode) */
+    a->F = Fn;
+    x_probes(a, a->kxb, NULL, a->kv1);
+    memcpy(a->mask, a->kmask, (size_t)a->m);
+    a->F = Fo;
+    double e = 0;
+    for (int q = 1; q < a->nc; q++) {
+        double tol = a->o->reltol * fmax(fabs(a->kv0[q]), fabs(a->kv1[q])) + a->rtol[q];
+        double r = fabs(a->kv1[q] - a->kv0[q]) / tol;
+        e = r > e ? r : e;
+    }
+    return e;
+}
+
+/* The state error, in units of the tolerance, of taking the continuous kinks
+ * found at the end of a bracket of w units of h0 as if they happened there (kink):
+ * the pairs crossed (althi) change the vector field by a difference that is
+ * zero at the crossing tc and grows linearly, c (s - tc), so that switching
+ * late by delta <= w h0 misplaces the state by c delta^2 / 2. The two modes'
+ * flows over one substep from the bracket's end xh (kxh) differ by
+ * d = c h0 (delta + h0 / 2), hence the error is at most |d| w / 2, taken
+ * over the dynamic states (zdyn; the algebraic ones follow the mode) against
+ * RELTOL |x_i| + ATOL (VNTOL for a node's voltage). The new mode's flow is
+ * looked up in the cache, never built (the modes of brackets not yet
+ * narrowed to one crossing would be built for nothing), into *Fn; a->F and
+ * a->mask are restored. -2: the flow not cached, -1: no flow (singular).
+ * *bad (and INFINITY): the new mode's own guards fail at xh (kink_holds): a
+ * change the kinks bring about (a body diode's current taken over by the
+ * channel, which the old mode never sees) lies inside the bracket. */
+static double kink_err(ex *a, long w, nsc_flow **Fn, int *bad)
+{
+    nsc_flow *Fo = a->F;
+    nsc_loss_map *lmo = a->lmap;
+    memcpy(a->kmask, a->mask, (size_t)a->m);
+    memcpy(a->mask, a->althi, (size_t)a->m);
+    a->F = NULL;
+    a->lookup_only = 1;
+    int s = flow_get(a);
+    a->lookup_only = 0;
+    *Fn = a->F;
+    memcpy(a->mask, a->kmask, (size_t)a->m);
+    a->F = Fo, a->lmap = lmo;
+    if (s) return s == 3 ? -2 : -1;
+    nsc_flow_advance(*Fn, 1, a->kxh, a->kxb, a->wk);
+    if ((*bad = !kink_holds(a, *Fn))) return INFINITY;
+    nsc_flow_advance(Fo, 1, a->kxh, a->kxa, a->wk);
+    double e = 0;
+    for (int i = 0; i < a->n; i++) {
+        if (!a->zdyn[i]) continue;
+        double tol = a->o->reltol * fmax(fabs(a->kxh[i]), fabs(a->kxb[i]))
+                     + (i < a->L->nnode_z ? a->o->vntol : a->o->abstol);
+        double r = fabs(a->kxb[i] - a->kxa[i]) * 0.5 * (double)w / tol;
+        e = r > e ? r : e;
+    }
+    double er = kink_rows(a, *Fn) / NSC_EX_KROW;             /* (first order in w: squared, as e) */
+    return fmax(e, NSC_EX_KERR * er * er);
+}
+
+/* The change found in (t + klo h0, t + khi h0] (xs the flow's state at klo,
+ * xh at khi, a->alt the guards failed there) bisected on the flow (one
+ * product a trial, as locate). While the guards failed at the bracket's end
+ * are continuous kinks alone (cont_kink), the bisection stops once kink_err
+ * says that switching at the bracket's end is within the tolerance: an exact
+ * step goes there and the mode with the crossed pairs changed (their guards
+ * failed there, so the new mode's hold) goes on from the same state (the
+ * state is continuous across a kink, no implicit-Euler step is needed;
+ * kink_take). Any other change (a switch, an ideal diode, a comparator's
+ * step), a new mode not cached or failing at once, or a kink not within the
+ * tolerance at h0, is located to ktol units as before (locate). */
+static nsc_status kink(ex *a, const double *xs, long klo, long khi, const double *xh, long ktol)
+{
+    size_t nb = sizeof(double) * (size_t)a->N;
+    memcpy(a->kxh, xh, nb);                                 /* (xh may be a->xm: first) */
+    if (xs != a->xm) memcpy(a->xm, xs, nb);
+    memcpy(a->althi, a->alt, (size_t)a->m);
+    nsc_flow *Fn = NULL;
+    int cont = cont_kink(a);
+    long half = 1, wt = -1;                                 /* wt: the width kink_err asked for (-1: unknown) */
+    while (2 * half < khi - klo) half *= 2;
+    for (;;) {
+        if (cont && (wt < 0 || khi - klo <= wt)) {
+            int bad = 0;
+            double e = kink_err(a, khi - klo, &Fn, &bad);
+            if (e == -1) {                                  /* a singular mode: the event step */
+                cont = 0;
+                break;
+            }
+            if (e == -2 || bad) {                           /* a mode not met before, or failing at once: */
+                if (khi - klo <= ktol) break;               /* an event (located to ktol), or */
+                wt = -1;                                    /* until the crossing's own mode holds */
+            } else {
+                if (e <= NSC_EX_KERR) return kink_take(a, khi);
+                wt = (long)((double)(khi - klo) * sqrt(NSC_EX_KERR / e));   /* (e ~ w^2) */
+            }
+        }
+        while (half > 0 && klo + half >= khi) half /= 2;
+        if ((!cont && khi - klo <= ktol) || half == 0) break;
+        long kmid = klo + half;
+        half /= 2;
+        nsc_flow_advance(a->F, kmid - klo, a->xm, a->x1, a->wk);
+        if (!violated(a, a->x1, a->wv)) { klo = kmid; memcpy(a->xm, a->x1, nb); continue; }
+        khi = kmid;
+        memcpy(a->althi, a->alt, (size_t)a->m);
+        memcpy(a->kxh, a->x1, nb);
+        int c = cont_kink(a);
+        if (c != cont) wt = -1;
+        cont = c;
+    }
+    memcpy(a->alt, a->althi, (size_t)a->m);                 /* (a kink not within the tolerance at h0: an event) */
+    return locate(a, a->xm, klo, khi, ktol);
+}
+
+/* After a kink's mode change at a->t (mask the new mode): the state's
+ * algebraic part (the z_i outside E's columns) made the new mode's, from the
+ * new flow's first substep (O(h0) off; an extrapolation from two substeps is
+ * O(h0^2) but not L-stable: a boost's diode turning off into its switch's
+ * ROFF, L / ROFF = 0.1 ps against h0 = 10 ps, gave v(sw) -7.5 V for +5 V):
+ * the old mode's differs by the field's change of slope times the overshoot,
+ * a jump the next step's chord test would see at its start (and the row at t
+ * would keep). The probes there into v when v (a->l the new mode's multipliers).
+ * 0, or flow_get's status (then nothing changed; the next step meets it). */
+static int kink_settle(ex *a, double *v)
+{
+    a->F = NULL;
+    int s = flow_get(a);
+    if (s) {
+        a->F = NULL;
+        return s;
+    }
+    seed(a, a->t);
+    nsc_flow_advance(a->F, 1, a->x, a->kxa, a->wk);
+    for (int i = 0; i < a->n; i++)
+        if (!a->zdyn[i]) a->z[i] = a->x[i] = a->kxa[i];
+    if (v) x_probes(a, a->x, NULL, v);
+    a->F = NULL;                                            /* (step: flow_get, guard_tol) */
+    return 0;
+}
+
+/* kink's end: the exact step to t + khi h0 (state kxh), then the mode althi
+ * from there; the next step at most NSC_EX_KNEXT times as long (the kinks of
+ * a gate's ramp follow one another: a step across several is bisected back
+ * to the first). */
+static nsc_status kink_take(ex *a, long khi)
+{
+    size_t nb = sizeof(double) * (size_t)a->N;
+    memcpy(a->xm, a->kxh, nb);                              /* an exact step to the bracket's end */
+    double t1 = a->t + (double)khi * a->h0, e = lead_in(a, khi);
+    if (e > 4) {                                            /* its chord fails: a shorter step first */
+        a->kcur = pow2_below(khi / 2 > 0 ? khi / 2 : 1);
+        a->T->st->rejected++;
+        return NSC_OK;
+    }
+    nsc_status s = e > 1 ? add_row(a, a->t + (double)(khi / 2) * a->h0, a->vm, a->lm) : NSC_OK;
+    if (s) return s;
+    a->t = t1;
+    count(a, (double)khi * a->h0, 0);
+    memcpy(a->z, a->xm, sizeof(double) * (size_t)a->n);
+    memcpy(a->sw1, a->T->sw, (size_t)a->nsw);              /* (no switch flips: log_changes reads sw1) */
+    if (a->o->events && log_changes(a, t1, a->althi)) return nsc_oom(a->T->r);
+    memcpy(a->mask, a->althi, (size_t)a->m);
+    kink_settle(a, a->v1);                                  /* (the row at t1: the new mode's, t1 past the kink) */
+    if ((s = add_row(a, t1, a->v1, a->l))) return s;
+    a->T->st->kinks++;
+    long kn = pow2_below(NSC_EX_KNEXT * khi);
+    if (kn < a->kcur) a->kcur = kn;
+    a->have_alt = 0;
+    a->v0_ok = 0;
+    a->evrun = 0;
+    return NSC_OK;
 }
 
 /* max over the probes of |vm - (v0 + v1) / 2| / (RELTOL max |v| + ATOL): the chord's error at the midpoint. */
@@ -1021,9 +1291,12 @@ static nsc_status step(ex *a)
     nsc_flow_advance(a->F, k - km, a->xm, a->x1, a->wk);
     if (land && rem > 0) rest(a, rem);
     long ktol = pow2_below((long)fmax(1.0, NSC_EX_LOC * (double)k));
-    if (km > 0 && violated(a, a->xm, a->wm)) return kinks_only(a) ? hand_over_kinks(a) : locate(a, a->x, 0, km, ktol);
+    if (km > 0 && violated(a, a->xm, a->wm))
+        return kinks_only(a) ? hand_over_kinks(a)
+               : a->kinks ? kink(a, a->x, 0, km, a->xm, ktol) : locate(a, a->x, 0, km, ktol);
     if (violated(a, a->x1, a->w1v)) {
         if (kinks_only(a)) return hand_over_kinks(a);
+        if (k - km > 0 && !(land && rem > 0) && a->kinks) return kink(a, a->xm, km, k, a->x1, ktol);
         if (k - km > 0) return locate(a, a->xm, km, k, ktol);
         keep_alt(a);
         return ev_step(a, t1 - a->t);                       /* (a sliver before the target) */

@@ -173,6 +173,7 @@ static void stats_add(nsc_sim_stats *a, const nsc_sim_stats *b)
     a->events += b->events;
     a->locate_trials += b->locate_trials;
     a->captured += b->captured;
+    a->kinks += b->kinks;
     a->short_steps += b->short_steps;
     a->mode_hits += b->mode_hits;
     a->active_set += b->active_set;

@@ -507,8 +507,12 @@ static void print_stats(const nsc_sim_stats *st, const nsc_tran_opts *o)
                         "adaptive\n", st->exact_until, st->flows);
     if (st->exact == 1)
         fprintf(stderr, "nscircuit: exact steps (the flow of each mode; %ld flows built) from %.3g to %.3g s "
-                        "(at most %g), %ld events located on the flow\n", st->flows, st->hmin_used, st->hmax_used,
+                        "(at most %g), %ld events located on the flow", st->flows, st->hmin_used, st->hmax_used,
                 o->h, st->locate_trials);
+    if (st->exact == 1 && st->kinks)                        /* (stepper_exact.c kink) */
+        fprintf(stderr, ", %ld continuous kinks crossed without an event step\n", st->kinks);
+    else if (st->exact == 1)
+        fprintf(stderr, "\n");
     else if (o->adaptive)
         fprintf(stderr, "nscircuit: adaptive steps from %.3g to %.3g s (at most %g), %ld trials locating "
                         "events, %ld mode changes captured inside steps (chattering)\n",
