@@ -78,6 +78,7 @@ typedef double (*nsc_smooth_fn)(const void *par, const double *x, double *g);
 typedef struct nsc_smooth {
     int el, row, nin;
     int *in;                   /* [nin] z indices, distinct (malloc'd) */
+    int *apos;                 /* [nin] where A(row, in[q]) is in A->x (in's block: freed with it) */
     const nsc_xinstr *code;    /* points into the circuit's B program (NULL with fn) */
     int ncode, depth;          /* depth: nsc_xdepth of code */
     nsc_smooth_fn fn;          /* NULL: f is code */

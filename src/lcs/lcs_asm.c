@@ -112,11 +112,12 @@ int nsc_st_switch_z(nsc_builder *b, int el, int a, int k, double g_off, double g
     return b->nsw++;
 }
 
-/* Register S with the inputs in[S.nin] (copied into S.in): A[row][row] = -1,
- * the pattern (row, in[q]) of zeros, the row exact. 0, or -1 (b->nomem set). */
+/* Register S with the inputs in[S.nin] (copied into S.in; S.apos after them,
+ * filled when A is compressed): A[row][row] = -1, the pattern (row, in[q]) of
+ * zeros, the row exact. 0, or -1 (b->nomem set). */
 static int smooth_add(nsc_builder *b, nsc_smooth S, const int *in)
 {
-    int *cp = nsc_calloc((size_t)S.nin + 1, sizeof *cp);
+    int *cp = nsc_calloc(2 * (size_t)S.nin + 1, sizeof *cp);
     if (!cp || nsc_grow((void **)&b->sm, &b->capsm, b->nsm + 1, sizeof *b->sm)) {
         free(cp);
         b->nomem = 1;
@@ -129,13 +130,14 @@ static int smooth_add(nsc_builder *b, nsc_smooth S, const int *in)
     }
     nsc_st_exact(b, S.row);
     S.in = cp;
+    S.apos = cp + S.nin;
     b->sm[b->nsm++] = S;
     return 0;
 }
 
 void nsc_st_smooth(nsc_builder *b, int el, int row, const int *in, int nin, const nsc_xinstr *code, int ncode)
 {
-    smooth_add(b, (nsc_smooth){ el, row, nin, NULL, code, ncode, nsc_xdepth(code, ncode), NULL, NULL }, in);
+    smooth_add(b, (nsc_smooth){ el, row, nin, NULL, NULL, code, ncode, nsc_xdepth(code, ncode), NULL, NULL }, in);
 }
 
 /* S registered (smooth_add), A and s0 holding its linearisation at z = 0 */
@@ -155,13 +157,13 @@ static void smooth_at0(nsc_builder *b, nsc_smooth S, const int *in)
 
 void nsc_st_smooth_at0(nsc_builder *b, int el, int row, const int *in, int nin, const nsc_xinstr *code, int ncode)
 {
-    smooth_at0(b, (nsc_smooth){ el, row, nin, NULL, code, ncode, nsc_xdepth(code, ncode), NULL, NULL }, in);
+    smooth_at0(b, (nsc_smooth){ el, row, nin, NULL, NULL, code, ncode, nsc_xdepth(code, ncode), NULL, NULL }, in);
 }
 
 void nsc_st_smooth_fn_at0(nsc_builder *b, int el, int row, const int *in, int nin, nsc_smooth_fn fn,
                           const void *par)
 {
-    smooth_at0(b, (nsc_smooth){ el, row, nin, NULL, NULL, 0, 0, fn, par }, in);
+    smooth_at0(b, (nsc_smooth){ el, row, nin, NULL, NULL, NULL, 0, 0, fn, par }, in);
 }
 
 int nsc_lcs_switch_update_at(const nsc_lcs *L, const double *z, char *sw, int op)
@@ -460,6 +462,8 @@ static nsc_status stamp_all(asm_work *w, nsc_lcs *L, double gmin)
     nsc_sparse **dst[7] = {&L->E, &L->A, &L->B, &L->C, &L->D, &L->Ss, &L->Se};
     for (int q = 0; q < 7; q++)
         if (!(*dst[q] = nsc_sp_compress(b->T[q]))) return nomem(w->r);
+    for (int k = 0; k < L->nsm; k++)                          /* J's places in A (the pattern holds them) */
+        for (int q = 0; q < L->sm[k].nin; q++) L->sm[k].apos[q] = nsc_sp_pos(L->A, L->sm[k].row, L->sm[k].in[q]);
     return NSC_OK;
 }
 
