@@ -46,8 +46,8 @@
  * N = A^2 + A^5 B/S (Q_s = 2/3 C N/D),
  *   dN/dA = 2A + A^4 B (A^4 + 5 B^4)/S^2,  dN/dB = A^5 (A^4 - 3 B^4)/S^2,
  *   d(N/D)/dX = (dN/dX - N/D)/D;
- * Q_d the same with A and B exchanged; q_b' above. Where the regions meet the
- * one on the side the old expression code took (a strict > decides). */
+ * Q_d the same with A and B exchanged; q_b' above. At a region's edge the
+ * form below it holds (each test a strict >), as ngspice's regions. */
 #include "meyer.h"
 
 /* a_t = p (v_g - v_t) - p VTO of terminal t (0 d, 2 s) at the inputs x */
