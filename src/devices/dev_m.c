@@ -229,8 +229,7 @@ static nsc_status m_params(const nsc_element *e, nsc_report *r, void *out)
     p->meyer = m_isMeyer(e);                                  /* Cox W Leff as Meyer's charges, not in cgs */
     if (p->meyer && !(k.phi > 0))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': PHI = %g must be > 0", m->name, k.phi);
-    if (p->meyer && nsc_meyer_make(e->node, p->p, p->vto, cox * w * l * mult, k.phi, (nsc_meyer *)(void *)(p + 1)))
-        return nsc_err(r, NSC_ENETLIST, &e->loc, "MOS transistor %s: gate charge code too long", e->name);
+    if (p->meyer) nsc_meyer_make(e->node, p->p, p->vto, cox * w * l * mult, k.phi, (nsc_meyer *)(void *)(p + 1));
     nsc_status s = m_caps(m, &k, p->meyer ? 0 : cox, w, l, r, p);
     p->cgs *= mult;                                           /* and m times each capacitor */
     p->cgd *= mult;
@@ -401,7 +400,7 @@ static void m_meyer_stamp(nsc_builder *bld, const nsc_element *e, int ei, int br
             nsc_st(bld, NSC_ST_E, nsc_zn(e->node[1]), x, 1.0);
             nsc_st(bld, NSC_ST_E, nsc_zn(e->node[q->to[k]]), x, -1.0);
         }
-        nsc_st_smooth_at0(bld, ei, x, in, q->nin, q->code[k], q->ncode[k]);
+        nsc_st_smooth_fn_at0(bld, ei, x, in, q->nin, nsc_meyer_charge, &q->q[k]);   /* C code: meyer.c */
     }
 }
 

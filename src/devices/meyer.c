@@ -39,113 +39,98 @@
  * w = 1/2: +3.0 %). The sub-threshold ramp and the depletion charge return
  * through the bulk (ngspice's ramp: through the source; the same where bulk
  * and source share a node, the usual), as functions of u (ngspice's regions),
- * not of v_gb. The charges are p times these (a PMOS's gate charge is negative). */
+ * not of v_gb. The charges are p times these (a PMOS's gate charge is negative).
+ *
+ * Derivatives (nsc_meyer_charge's gradient, by hand; a_s, a_d have d/dv_g = p,
+ * d/dv_s resp. d/dv_d = -p): in the triode, with S = A^4 + B^4, D = A + B,
+ * N = A^2 + A^5 B/S (Q_s = 2/3 C N/D),
+ *   dN/dA = 2A + A^4 B (A^4 + 5 B^4)/S^2,  dN/dB = A^5 (A^4 - 3 B^4)/S^2,
+ *   d(N/D)/dX = (dN/dX - N/D)/D;
+ * Q_d the same with A and B exchanged; q_b' above. At a region's edge the
+ * form below it holds (each test a strict >), as ngspice's regions. */
 #include "meyer.h"
 
-#include <stddef.h>
-
-#include "base/xfn.h"
-
-typedef struct mq {
-    nsc_xinstr *c;
-    int n;
-    int probe[4];            /* PROBE index of terminal t's voltage, -1: ground */
-    double p, vto;           /* the sign, p VTO */
-} mq;
-
-static void put(mq *B, nsc_xop op, double x)
+/* a_t = p (v_g - v_t) - p VTO of terminal t (0 d, 2 s) at the inputs x */
+static double ov(const nsc_meyer_q *Q, const double *x, int t)
 {
-    if (B->n < NSC_MEYER_MAXCODE) B->c[B->n++] = (nsc_xinstr){ op, 0, 0, x };
-}
-static void num(mq *B, double x) { put(B, NSC_XOP_NUM, x); }
-static void op(mq *B, nsc_xop o) { put(B, o, 0); }
-
-/* v of terminal t */
-static void vt(mq *B, int t)
-{
-    if (B->probe[t] < 0) num(B, 0);
-    else if (B->n < NSC_MEYER_MAXCODE) B->c[B->n++] = (nsc_xinstr){ NSC_XOP_PROBE, B->probe[t], 0, 0 };
+    double vg = Q->in[1] >= 0 ? x[Q->in[1]] : 0, vt = Q->in[t] >= 0 ? x[Q->in[t]] : 0;
+    return (Q->p > 0 ? vg - vt : vt - vg) - Q->pvto;
 }
 
-/* a_t = p (v_g - v_t) - p VTO (a ground terminal's v: no instruction) */
-static void ov(mq *B, int t)
+/* Side X's channel charge over 2/3 C (X its overdrive, Y the other side's):
+ *   X, Y > 0:  N/D = (X^2 + X Y X^4/(X^4 + Y^4))/(X + Y),  else max(X, 0);
+ * its partial derivatives in X, Y into *dx, *dy (the header's). */
+static double channel(double X, double Y, double *dx, double *dy)
 {
-    int x = B->p > 0 ? 1 : t, y = B->p > 0 ? t : 1;         /* p (v_g - v_t) = v_x - v_y */
-    if (B->probe[y] < 0) vt(B, x);
-    else { vt(B, x); vt(B, y); op(B, NSC_XOP_SUB); }
-    num(B, B->vto); op(B, NSC_XOP_SUB);
+    if (X > 0 && Y > 0) {
+        double X2 = X * X, X4 = X2 * X2, Y2 = Y * Y, Y4 = Y2 * Y2, S = X4 + Y4, D = X + Y;
+        double q = (X2 + X * Y * X4 / S) / D, S2 = S * S;
+        *dx = (2 * X + X4 * Y * (X4 + 5 * Y4) / S2 - q) / D;
+        *dy = (X * X4 * (X4 - 3 * Y4) / S2 - q) / D;
+        return q;
+    }
+    *dx = X > 0 ? 1 : 0;
+    *dy = 0;
+    return X > 0 ? X : 0;
 }
 
-/* a_t^n (base/xfn.h pow: its derivative's ln term is skipped for a constant n) */
-static void pown(mq *B, int t, double n)
+/* q_b(u) (the header's four regions) and q_b'(u) into *du */
+static double qb(double u, double phi, double *du)
 {
-    ov(B, t); num(B, n);
-    if (B->n < NSC_MEYER_MAXCODE) B->c[B->n++] = (nsc_xinstr){ NSC_XOP_CALL, nsc_xfn_find("pow"), 2, 0 };
+    if (u > 0) {
+        *du = 0;
+        return 0;
+    }
+    if (u > -phi / 2) {
+        *du = u / (3 * phi) + 2.0 / 3;
+        return u * u * (1 / (6 * phi)) + u * (2.0 / 3);
+    }
+    if (u > -phi) {
+        *du = -u / phi;
+        return u * u * (-1 / (2 * phi)) + -phi / 6;
+    }
+    *du = 1;
+    return u + phi / 3;
 }
 
-/* max(a_t, 0) */
-static void pos(mq *B, int t)
+double nsc_meyer_charge(const void *par, const double *x, double *g)
 {
-    ov(B, t); num(B, 0); op(B, NSC_XOP_GT); ov(B, t); num(B, 0); op(B, NSC_XOP_COND);
+    const nsc_meyer_q *Q = par;
+    double as = ov(Q, x, 2), ad = ov(Q, x, 0), das = 0, dad = 0, q = 0;
+    if (Q->side >= 0) {                                      /* k channel(X, Y), X = a_side */
+        double dx, dy;
+        q = Q->kc * (Q->side == 2 ? channel(as, ad, &dx, &dy) : channel(ad, as, &dx, &dy));
+        das = Q->kc * (Q->side == 2 ? dx : dy);
+        dad = Q->kc * (Q->side == 2 ? dy : dx);
+    }
+    if (Q->bulk) {                                           /* + C p q_b(u), u = max(a_s, a_d) */
+        double du, b = qb(as > ad ? as : ad, Q->phi, &du);
+        q += Q->kb * b;
+        if (as > ad) das += Q->kb * du;
+        else dad += Q->kb * du;
+    }
+    for (int i = 0; i < Q->nin; i++) g[i] = 0;
+    if (Q->in[1] >= 0) g[Q->in[1]] += Q->p * (das + dad);   /* d a_s/dv_g = d a_d/dv_g = p */
+    if (Q->in[2] >= 0) g[Q->in[2]] -= Q->p * das;
+    if (Q->in[0] >= 0) g[Q->in[0]] -= Q->p * dad;
+    return q;
 }
 
-/* Side t's channel charge over k (X = a_t, Y the other side's, t 2: A, t 0: B):
- *   X, Y > 0:  (X^2 + X Y X^4/(X^4 + Y^4))/(X + Y),  else max(X, 0) */
-static void channel(mq *B, int t, double k)
+void nsc_meyer_make(const int node[4], double p, double vto, double cox, double phi, nsc_meyer *m)
 {
-    int o = t == 2 ? 0 : 2;
-    ov(B, o); num(B, 0); op(B, NSC_XOP_GT); ov(B, t); num(B, 0); op(B, NSC_XOP_GT); op(B, NSC_XOP_AND);
-    pown(B, t, 2);                                                              /* X^2 */
-    ov(B, t); ov(B, o); op(B, NSC_XOP_MUL); pown(B, t, 4); op(B, NSC_XOP_MUL);  /* X Y X^4 */
-    pown(B, t, 4); pown(B, o, 4); op(B, NSC_XOP_ADD); op(B, NSC_XOP_DIV); op(B, NSC_XOP_ADD);
-    ov(B, t); ov(B, o); op(B, NSC_XOP_ADD); op(B, NSC_XOP_DIV);
-    pos(B, t);
-    op(B, NSC_XOP_COND);
-    num(B, k); op(B, NSC_XOP_MUL);
-}
-
-/* q_b(a_t): u > 0 ? 0 : u > -PHI/2 ? 2u/3 + u^2/(6 PHI) : u > -PHI ? -u^2/(2 PHI) - PHI/6 : u + PHI/3, u = a_t */
-static void qb(mq *B, int t, double phi)
-{
-    ov(B, t); num(B, 0); op(B, NSC_XOP_GT);
-    num(B, 0);
-    ov(B, t); num(B, -phi / 2); op(B, NSC_XOP_GT);
-    pown(B, t, 2); num(B, 1 / (6 * phi)); op(B, NSC_XOP_MUL); ov(B, t); num(B, 2.0 / 3); op(B, NSC_XOP_MUL);
-    op(B, NSC_XOP_ADD);
-    ov(B, t); num(B, -phi); op(B, NSC_XOP_GT);
-    pown(B, t, 2); num(B, -1 / (2 * phi)); op(B, NSC_XOP_MUL); num(B, -phi / 6); op(B, NSC_XOP_ADD);
-    ov(B, t); num(B, phi / 3); op(B, NSC_XOP_ADD);
-    op(B, NSC_XOP_COND); op(B, NSC_XOP_COND); op(B, NSC_XOP_COND);
-}
-
-/* k q_b(u), u = max(a_s, a_d): a_s > a_d ? q_b(a_s) : q_b(a_d) */
-static void bulk(mq *B, double phi, double k)
-{
-    ov(B, 2); ov(B, 0); op(B, NSC_XOP_GT); qb(B, 2, phi); qb(B, 0, phi); op(B, NSC_XOP_COND);
-    num(B, k); op(B, NSC_XOP_MUL);
-}
-
-int nsc_meyer_make(const int node[4], double p, double vto, double cox, double phi, nsc_meyer *m)
-{
-    mq B = { NULL, 0, { -1, -1, -1, -1 }, p, p * vto };
+    int in[3];
     m->nin = 0;
     for (int t = 0; t < 3; t++) {                            /* the inputs d g s: distinct, not ground */
         int q = 0;
         while (q < m->nin && node[m->term[q]] != node[t]) q++;
         if (node[t] && q == m->nin) m->term[m->nin++] = t;
-        B.probe[t] = node[t] ? q : -1;
+        in[t] = node[t] ? q : -1;
     }
     int tb = node[3] == node[2] ? 2 : node[3] == node[0] ? 0 : 3;   /* Q_b joins Q_s or Q_d on a shared node */
     m->nq = tb == 3 ? 3 : 2;
     for (int k = 0; k < m->nq; k++) {
         m->to[k] = k == 0 ? 2 : k == 1 ? 0 : 3;
-        B.c = m->code[k];
-        B.n = 0;
-        if (k < 2) channel(&B, m->to[k], 2.0 / 3 * cox * p);
-        if (tb == m->to[k]) bulk(&B, phi, cox * p);
-        if (k < 2 && tb == m->to[k]) op(&B, NSC_XOP_ADD);
-        if (B.n >= NSC_MEYER_MAXCODE) return -1;
-        m->ncode[k] = B.n;
+        m->q[k] = (nsc_meyer_q){ m->nin, { in[0], in[1], in[2] }, k < 2 ? m->to[k] : -1, tb == m->to[k],
+                                 p, p * vto, 2.0 / 3 * cox * p, cox * p, phi };
     }
-    return 0;
 }

@@ -70,12 +70,19 @@ typedef struct nsc_switch {
  * (row, row) and the pattern (row, in[q]); the Newton iteration of the one-step
  * problem (solve/onestep_nl.c) writes there J_q = df/dz_in[q] at its iterate zk,
  * and s0[row] = f(zk) - J zk: A and s0 hold the linearisation at the last
- * iterate (at a converged operating point, the small-signal model). */
+ * iterate (at a converged operating point, the small-signal model).
+ * f is expression code (a B source's, base/xcode.h) or, when fn is set, C
+ * code: a device's closed form handed through this interface (the lcs stage
+ * includes no device), fn(par, x, g) = f(x) with its gradient into g[nin]. */
+typedef double (*nsc_smooth_fn)(const void *par, const double *x, double *g);
 typedef struct nsc_smooth {
     int el, row, nin;
     int *in;                   /* [nin] z indices, distinct (malloc'd) */
-    const nsc_xinstr *code;    /* points into the circuit's B program */
+    int *apos;                 /* [nin] where A(row, in[q]) is in A->x (in's block: freed with it) */
+    const nsc_xinstr *code;    /* points into the circuit's B program (NULL with fn) */
     int ncode, depth;          /* depth: nsc_xdepth of code */
+    nsc_smooth_fn fn;          /* NULL: f is code */
+    const void *par;           /* fn's parameters (the device's, living as long as the circuit) */
 } nsc_smooth;
 
 /* The Newton iterations of the one-step problems of an LCS (onestep_nl.c):

@@ -112,35 +112,58 @@ int nsc_st_switch_z(nsc_builder *b, int el, int a, int k, double g_off, double g
     return b->nsw++;
 }
 
-void nsc_st_smooth(nsc_builder *b, int el, int row, const int *in, int nin, const nsc_xinstr *code, int ncode)
+/* Register S with the inputs in[S.nin] (copied into S.in; S.apos after them,
+ * filled when A is compressed): A[row][row] = -1, the pattern (row, in[q]) of
+ * zeros, the row exact. 0, or -1 (b->nomem set). */
+static int smooth_add(nsc_builder *b, nsc_smooth S, const int *in)
 {
-    int *cp = nsc_calloc((size_t)nin + 1, sizeof *cp);
+    int *cp = nsc_calloc(2 * (size_t)S.nin + 1, sizeof *cp);
     if (!cp || nsc_grow((void **)&b->sm, &b->capsm, b->nsm + 1, sizeof *b->sm)) {
         free(cp);
         b->nomem = 1;
-        return;
+        return -1;
     }
-    nsc_st(b, NSC_ST_A, row, row, -1.0);                     /* 0 = -u + f(z) */
-    for (int q = 0; q < nin; q++) {
+    nsc_st(b, NSC_ST_A, S.row, S.row, -1.0);                 /* 0 = -u + f(z) */
+    for (int q = 0; q < S.nin; q++) {
         cp[q] = in[q];
-        if (nsc_sp_entry(b->T[NSC_ST_A], row, in[q], 0.0)) b->nomem = 1;   /* the pattern of J */
+        if (nsc_sp_entry(b->T[NSC_ST_A], S.row, in[q], 0.0)) b->nomem = 1;   /* the pattern of J */
     }
-    nsc_st_exact(b, row);
-    b->sm[b->nsm++] = (nsc_smooth){ el, row, nin, cp, code, ncode, nsc_xdepth(code, ncode) };
+    nsc_st_exact(b, S.row);
+    S.in = cp;
+    S.apos = cp + S.nin;
+    b->sm[b->nsm++] = S;
+    return 0;
+}
+
+void nsc_st_smooth(nsc_builder *b, int el, int row, const int *in, int nin, const nsc_xinstr *code, int ncode)
+{
+    smooth_add(b, (nsc_smooth){ el, row, nin, NULL, NULL, code, ncode, nsc_xdepth(code, ncode), NULL, NULL }, in);
+}
+
+/* S registered (smooth_add), A and s0 holding its linearisation at z = 0 */
+static void smooth_at0(nsc_builder *b, nsc_smooth S, const int *in)
+{
+    if (smooth_add(b, S, in)) return;
+    int nin = S.nin, d = S.depth;
+    double *w = nsc_calloc(2 * (size_t)nin + (size_t)(d + 1) * (size_t)(nin + 1) + 1, sizeof *w), f;
+    if (!w) { b->nomem = 1; return; }
+    double *x = w, *g = x + nin, *st = g + nin, *dst = st + d + 1;        /* x = 0: the probes at zero */
+    f = S.fn ? S.fn(S.par, x, g) : nsc_xrun_grad(S.code, S.ncode, x, nin, st, dst, g);
+    for (int q = 0; q < nin && isfinite(f); q++)
+        if (isfinite(g[q])) nsc_st(b, NSC_ST_A, S.row, in[q], g[q]);   /* J(0) (the pattern's entry + J) */
+    if (isfinite(f)) nsc_st_s0(b, S.row, f);                             /* s0 = f(0) - J 0 */
+    free(w);
 }
 
 void nsc_st_smooth_at0(nsc_builder *b, int el, int row, const int *in, int nin, const nsc_xinstr *code, int ncode)
 {
-    nsc_st_smooth(b, el, row, in, nin, code, ncode);
-    int d = nsc_xdepth(code, ncode);
-    double *w = nsc_calloc(2 * (size_t)nin + (size_t)(d + 1) * (size_t)(nin + 1) + 1, sizeof *w), f;
-    if (!w) { b->nomem = 1; return; }
-    double *x = w, *g = x + nin, *st = g + nin, *dst = st + d + 1;        /* x = 0: the probes at zero */
-    f = nsc_xrun_grad(code, ncode, x, nin, st, dst, g);
-    for (int q = 0; q < nin && isfinite(f); q++)
-        if (isfinite(g[q])) nsc_st(b, NSC_ST_A, row, in[q], g[q]);     /* J(0) (the pattern's entry + J) */
-    if (isfinite(f)) nsc_st_s0(b, row, f);                               /* s0 = f(0) - J 0 */
-    free(w);
+    smooth_at0(b, (nsc_smooth){ el, row, nin, NULL, NULL, code, ncode, nsc_xdepth(code, ncode), NULL, NULL }, in);
+}
+
+void nsc_st_smooth_fn_at0(nsc_builder *b, int el, int row, const int *in, int nin, nsc_smooth_fn fn,
+                          const void *par)
+{
+    smooth_at0(b, (nsc_smooth){ el, row, nin, NULL, NULL, NULL, 0, 0, fn, par }, in);
 }
 
 int nsc_lcs_switch_update_at(const nsc_lcs *L, const double *z, char *sw, int op)
@@ -439,6 +462,8 @@ static nsc_status stamp_all(asm_work *w, nsc_lcs *L, double gmin)
     nsc_sparse **dst[7] = {&L->E, &L->A, &L->B, &L->C, &L->D, &L->Ss, &L->Se};
     for (int q = 0; q < 7; q++)
         if (!(*dst[q] = nsc_sp_compress(b->T[q]))) return nomem(w->r);
+    for (int k = 0; k < L->nsm; k++)                          /* J's places in A (the pattern holds them) */
+        for (int q = 0; q < L->sm[k].nin; q++) L->sm[k].apos[q] = nsc_sp_pos(L->A, L->sm[k].row, L->sm[k].in[q]);
     return NSC_OK;
 }
 

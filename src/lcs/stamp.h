@@ -130,6 +130,10 @@ void nsc_st_smooth(nsc_builder *b, int el, int row, const int *in, int nin, cons
  * (a node that only the function holds, as a charge-based capacitor's, is not
  * singular before the first Newton iterate: the problem is factored first). */
 void nsc_st_smooth_at0(nsc_builder *b, int el, int row, const int *in, int nin, const nsc_xinstr *code, int ncode);
+/* nsc_st_smooth_at0 of a function given as C code (lcs.h nsc_smooth_fn): f(x)
+ * = fn(par, x, g), par living as long as the circuit. */
+void nsc_st_smooth_fn_at0(nsc_builder *b, int el, int row, const int *in, int nin, nsc_smooth_fn fn,
+                          const void *par);
 
 /* ---- 4. probes ---- */
 

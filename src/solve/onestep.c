@@ -35,6 +35,7 @@ static void step_free(nsc_os_step *s)
     nsc_sp_free(s->UA);
     nsc_klu_free(s->F);
     free(s->sc);
+    free(s->smpos);
     nsc_sp_free(s->Sw1);
     nsc_sp_free(s->Sw0);
     free(s->ebuf);

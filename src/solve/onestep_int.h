@@ -87,6 +87,8 @@ typedef struct nsc_os_step {
     double wrc;        /* rcond of W's last factorisation with pivoting (renewals refactor on its pivots) */
     int wstale;        /* 1: F does not factor W yet (a Newton relinearisation of a problem
                           with charges, onestep_nl.c relin; nsc_onestep_wfactor) */
+    int *smpos;        /* [2 sum nin] where W, TA hold (row, in[q]) of L's smooth functions,
+                          in their order (-1: absent); onestep_nl.c's, made at its first relin */
     /* sources (nsc_onestep_step): r = R z0 + sc + Sw1 w1 + Sw0 w0 */
     double *sc;        /* [n] T s0 (constant part of s) */
     nsc_sparse *Sw1;   /* n x nsrc: Theta T Ss (h = 0: Ss) */

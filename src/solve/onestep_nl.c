@@ -47,14 +47,21 @@
 
 #include "onestep_mode.h"
 
-/* A(i, j) = x where stored (W, TA: NULL skipped); 0, -1 when A lacks the entry */
-static int sp_set(nsc_sparse *A, int i, int j, double x)
+/* P->st.smpos (onestep_int.h), made when missing (W's and TA's patterns are
+ * P's for its life: nsc_onestep_renew refills them in place). NULL: no memory. */
+static const int *sm_pos(nsc_onestep *P)
 {
-    if (!A) return 0;
-    int k = nsc_sp_pos(A, i, j);
-    if (k < 0) return -1;
-    A->x[k] = x;
-    return 0;
+    const nsc_lcs *L = P->L;
+    size_t cnt = 0;
+    if (P->st.smpos) return P->st.smpos;
+    for (int k = 0; k < L->nsm; k++) cnt += (size_t)L->sm[k].nin;
+    int *pos = malloc(sizeof(int) * (2 * cnt + 1)), i = 0;
+    for (int k = 0; pos && k < L->nsm; k++)
+        for (int q = 0; q < L->sm[k].nin; q++, i += 2) {
+            pos[i] = P->st.W ? nsc_sp_pos(P->st.W, L->sm[k].row, L->sm[k].in[q]) : -1;
+            pos[i + 1] = P->st.TA ? nsc_sp_pos(P->st.TA, L->sm[k].row, L->sm[k].in[q]) : -1;
+        }
+    return P->st.smpos = pos;
 }
 
 /* W, Theta A and T s0 (rows of theta 1 that T leaves alone) from L's smooth
@@ -67,11 +74,15 @@ static int sp_set(nsc_sparse *A, int i, int j, double x)
 static int relin(nsc_onestep *P)
 {
     const nsc_lcs *L = P->L;
+    const int *pos = sm_pos(P);
+    if (!pos) return -1;
     for (int k = 0; k < L->nsm; k++) {
         const nsc_smooth *S = &L->sm[k];
-        for (int q = 0; q < S->nin; q++) {
-            double g = L->A->x[nsc_sp_pos(L->A, S->row, S->in[q])];
-            if (sp_set(P->st.W, S->row, S->in[q], -g) || sp_set(P->st.TA, S->row, S->in[q], g)) return -1;
+        for (int q = 0; q < S->nin; q++, pos += 2) {              /* W[row][in[q]] = -J_q, TA's = J_q */
+            double g = L->A->x[S->apos[q]];
+            if ((P->st.W && pos[0] < 0) || (P->st.TA && pos[1] < 0)) return -1;
+            if (P->st.W) P->st.W->x[pos[0]] = -g;
+            if (P->st.TA) P->st.TA->x[pos[1]] = g;
         }
         P->st.sc[S->row] = L->s0[S->row];
     }
@@ -97,7 +108,7 @@ static double tol_of(const nsc_lcs *L, int i, double a)
 static double tangent(const nsc_lcs *L, const nsc_smooth *S, const double *z)
 {
     double f = L->s0[S->row];
-    for (int q = 0; q < S->nin; q++) f += L->A->x[nsc_sp_pos(L->A, S->row, S->in[q])] * z[S->in[q]];
+    for (int q = 0; q < S->nin; q++) f += L->A->x[S->apos[q]] * z[S->in[q]];
     return f;
 }
 
@@ -111,7 +122,7 @@ static int at_solution(const nsc_lcs *L, const double *z, const double *t)
         const nsc_smooth *S = &L->sm[k];
         double f = tangent(L, S, z), tol = NSC_NL_RTOL * fmax(fabs(f), fabs(t[k]));
         for (int q = 0; q < S->nin; q++)
-            tol += fabs(L->A->x[nsc_sp_pos(L->A, S->row, S->in[q])]) * tol_of(L, S->in[q], z[S->in[q]]);
+            tol += fabs(L->A->x[S->apos[q]]) * tol_of(L, S->in[q], z[S->in[q]]);
         if (!(fabs(f - t[k]) <= NSC_NL_KAPPA * tol)) return 0;
     }
     return 1;

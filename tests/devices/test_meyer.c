@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devices/meyer.h"
 #include "testutil.h"
 
 static char *tmp;
@@ -120,4 +121,75 @@ Test(meyer, ac_pole_of_the_gate_charge_vs_ngspice)
     }
     fclose(f);
     tu_table_free(&t);
+}
+
+/* Meyer's capacitances (meyer.c's header; C = 1, PHI = phi) at the larger
+ * overdrive u and the other w: cap[0] Cgs, cap[1] Cgd, cap[2] Cgb. */
+static void meyer_caps(double u, double w, double phi, double cap[3])
+{
+    cap[0] = cap[1] = cap[2] = 0;
+    if (u <= -phi) cap[2] = 1;
+    else if (u <= -phi / 2) cap[2] = -u / phi;
+    else if (u <= 0) cap[2] = -u / phi, cap[0] = 2.0 / 3 + 4 * u / (3 * phi);
+    else if (w <= 0) cap[0] = 2.0 / 3;
+    else cap[0] = 2.0 / 3 * (1 - w * w / ((u + w) * (u + w))), cap[1] = 2.0 / 3 * (1 - u * u / ((u + w) * (u + w)));
+}
+
+/* The sum of the charges of m at x (v_d v_g v_s: d g s b on nodes 1 2 3 4) and its gradient */
+static double gate_charge(const nsc_meyer *m, const double x[3], double g[3])
+{
+    double q = 0, gk[3];
+    g[0] = g[1] = g[2] = 0;
+    for (int k = 0; k < m->nq; k++) {
+        q += nsc_meyer_charge(&m->q[k], x, gk);
+        for (int j = 0; j < 3; j++) g[j] += gk[j];
+    }
+    return q;
+}
+
+/* The C closed forms of Meyer's charges (nsc_meyer_charge, meyer.c) on a grid
+ * of an NMOS's v_g and v_d (v_s = 0.2 V; VTO 0.7, PHI 0.6, C = 1 F) in all five
+ * regions and both modes: the gate charge's derivatives are Meyer's
+ * capacitances (dQ_g/dv_g = Cgs + Cgd + Cgb, and -dQ_g/dv_s = Cgs, -dQ_g/dv_d =
+ * Cgd above threshold; the source the side of the larger overdrive) within
+ * 1e-12; each charge's gradient within 1e-7 of central differences (h = 1e-6 V;
+ * points within 1e-4 V of a region's edge skipped); in the triode Q_s + Q_d =
+ * 2/3 (A^2 + A B + B^2)/(A + B) within 1e-14; a PMOS's charges (VTO -0.7) at v
+ * are minus the NMOS's at -v, its gradient the NMOS's. */
+Test(meyer, charges_are_meyers_capacitances)
+{
+    static const int node[4] = { 1, 2, 3, 4 };
+    const double phi = 0.6, vs = 0.2;
+    nsc_meyer n, p;
+    nsc_meyer_make(node, 1, 0.7, 1.0, phi, &n);
+    nsc_meyer_make(node, -1, -0.7, 1.0, phi, &p);
+    cr_assert(n.nq == 3 && n.nin == 3 && n.term[0] == 0 && n.term[1] == 1 && n.term[2] == 2);
+    int checked[5] = { 0 };
+    for (double vg = -1.5; vg < 3.5; vg += 0.01371)
+        for (double vd = -1; vd < 3.5; vd += 0.0973) {
+            double x[3] = { vd, vg, vs }, as = vg - vs - 0.7, ad = vg - vd - 0.7;
+            double u = fmax(as, ad), w = fmin(as, ad), e = 1e-4, cap[3], g[3], gp[3];
+            if (fabs(u) < e || fabs(w) < e || fabs(u + phi / 2) < e || fabs(u + phi) < e || fabs(u - w) < e) continue;
+            meyer_caps(u, w, phi, cap);
+            double q = gate_charge(&n, x, g), mx[3] = { -vd, -vg, -vs };
+            double cs = as > ad ? cap[0] : cap[1], cd = as > ad ? cap[1] : cap[0];
+            checked[u <= -phi ? 0 : u <= -phi / 2 ? 1 : u <= 0 ? 2 : w <= 0 ? 3 : 4]++;
+            cr_assert(fabs(g[1] - (cap[0] + cap[1] + cap[2])) < 1e-12, "vg %g vd %g: dQg/dvg %.15g", vg, vd, g[1]);
+            if (u > 0) cr_assert(fabs(-g[2] - cs) < 1e-12 && fabs(-g[0] - cd) < 1e-12, "vg %g vd %g", vg, vd);
+            if (w > 0) cr_assert(fabs(q - 2.0 / 3 * (u * u + u * w + w * w) / (u + w)) < 1e-14, "vg %g vd %g", vg, vd);
+            cr_assert(fabs(gate_charge(&p, mx, gp) + q) < 1e-14, "PMOS at vg %g vd %g", -vg, -vd);
+            for (int j = 0; j < 3; j++) cr_assert(fabs(gp[j] - g[j]) < 1e-14, "PMOS at vg %g vd %g", -vg, -vd);
+            for (int k = 0; k < 3; k++) {                    /* each charge's gradient: central differences */
+                double gk[3], t[3];
+                nsc_meyer_charge(&n.q[k], x, gk);
+                for (int j = 0; j < 3; j++) {
+                    double xp[3] = { x[0], x[1], x[2] }, xm[3] = { x[0], x[1], x[2] }, h = 1e-6;
+                    xp[j] += h, xm[j] -= h;
+                    double fd = (nsc_meyer_charge(&n.q[k], xp, t) - nsc_meyer_charge(&n.q[k], xm, t)) / (2 * h);
+                    cr_assert(fabs(gk[j] - fd) < 1e-7, "q_%d at vg %g vd %g: d/dx_%d %.12g, differences %.12g", k,
+                              vg, vd, j, gk[j], fd);
+                }
+            }
+        }
+    for (int r = 0; r < 5; r++) cr_assert(checked[r] > 50, "region %d: %d points", r, checked[r]);
 }
