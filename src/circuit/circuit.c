@@ -3,6 +3,66 @@
 
 #include <stdlib.h>
 
+/* Frees what a job owns (nsc_circuit_free's second half). */
+static void job_free(nsc_job *j)
+{
+    for (int k = 0; k < j->nctlout; k++) {
+        free(j->ctlout[k].path);
+        for (int q = 0; q < j->ctlout[k].nvec; q++) free(j->ctlout[k].vec[q]);
+        free(j->ctlout[k].vec);
+    }
+    free(j->ctlout);
+    for (int k = 0; k < j->nacout; k++) {
+        free(j->acout[k].name);
+        free(j->acout[k].p.name);
+        free(j->acout[k].den.name);
+    }
+    free(j->acout);
+    for (int k = 0; k < j->nacmeas; k++) {
+        nsc_acmeas *m = &j->acmeas[k];
+        char *own[] = { m->name, m->sig.name, m->sig.p.name, m->when.name, m->when.p.name, m->sig.den.name,
+                        m->when.den.name };
+        for (int q = 0; q < 7; q++) free(own[q]);
+    }
+    free(j->acmeas);
+    for (int k = 0; k < 2; k++) free(j->dc[k].param);
+    for (int k = 0; k < j->ndcout; k++) free(j->dcout[k].name);
+    free(j->dcout);
+    for (int k = 0; k < j->nfour; k++) {
+        for (int q = 0; q < j->four[k].nsig; q++) free(j->four[k].sig[q]);
+        free(j->four[k].sig);
+    }
+    free(j->four);
+    for (int k = 0; k < j->nxcol; k++) {
+        free(j->xcol[k].name);
+        free(j->xcol[k].sig.code);
+        free(j->xcol[k].sig.text);
+    }
+    free(j->xcol);
+    for (int k = 0; k < j->nsave; k++) free(j->save[k].name);
+    free(j->save);
+    for (int k = 0; j->meas && k < j->nmeas; k++) {
+        nsc_meas *m = &j->meas[k];
+        nsc_msig *sg[3] = { &m->sig, &m->trig.sig, &m->targ.sig };
+        free(m->name);
+        for (int q = 0; q < 3; q++) {
+            free(sg[q]->code);
+            free(sg[q]->text);
+        }
+    }
+    free(j->meas);
+    for (int k = 0; k < j->nmeas_probe; k++) free(j->meas_probe[k].name);
+    free(j->meas_probe);
+    for (int k = 0; j->step && k < j->nstep; k++) {
+        free(j->step[k].param);
+        free(j->step[k].val);
+    }
+    free(j->step);
+    for (int k = 0; k < j->nparam; k++) free(j->param[k]);
+    free(j->param);
+    free(j->param_val);
+}
+
 void nsc_circuit_free(nsc_circuit *c)
 {
     if (!c) return;
@@ -27,53 +87,10 @@ void nsc_circuit_free(nsc_circuit *c)
         free(m->pval);
     }
     free(c->model);
-    for (int k = 0; k < c->job.nctlout; k++) {
-        free(c->job.ctlout[k].path);
-        for (int j = 0; j < c->job.ctlout[k].nvec; j++) free(c->job.ctlout[k].vec[j]);
-        free(c->job.ctlout[k].vec);
-    }
-    free(c->job.ctlout);
-    for (int k = 0; k < c->job.nacout; k++) { free(c->job.acout[k].name); free(c->job.acout[k].p.name); free(c->job.acout[k].den.name); }
-    free(c->job.acout);
-    for (int k = 0; k < c->job.nacmeas; k++) {
-        nsc_acmeas *m = &c->job.acmeas[k];
-        free(m->name); free(m->sig.name); free(m->sig.p.name); free(m->when.name); free(m->when.p.name);
-        free(m->sig.den.name); free(m->when.den.name);
-    }
-    free(c->job.acmeas);
-    for (int k = 0; k < 2; k++) free(c->job.dc[k].param);
-    for (int k = 0; k < c->job.ndcout; k++) free(c->job.dcout[k].name);
-    free(c->job.dcout);
-    for (int k = 0; k < c->job.nfour; k++) {
-        for (int j = 0; j < c->job.four[k].nsig; j++) free(c->job.four[k].sig[j]);
-        free(c->job.four[k].sig);
-    }
-    free(c->job.four);
-    for (int k = 0; k < c->job.nxcol; k++) {
-        free(c->job.xcol[k].name);
-        free(c->job.xcol[k].sig.code);
-        free(c->job.xcol[k].sig.text);
-    }
-    free(c->job.xcol);
     free(c->ic_node);
     free(c->ic_val);
     free(c->ic_loc);
-    for (int k = 0; k < c->job.nsave; k++) free(c->job.save[k].name);
-    free(c->job.save);
-    for (int k = 0; c->job.meas && k < c->job.nmeas; k++) {
-        nsc_meas *m = &c->job.meas[k];
-        nsc_msig *sg[3] = { &m->sig, &m->trig.sig, &m->targ.sig };
-        free(m->name);
-        for (int j = 0; j < 3; j++) { free(sg[j]->code); free(sg[j]->text); }
-    }
-    free(c->job.meas);
-    for (int k = 0; k < c->job.nmeas_probe; k++) free(c->job.meas_probe[k].name);
-    free(c->job.meas_probe);
-    for (int k = 0; c->job.step && k < c->job.nstep; k++) { free(c->job.step[k].param); free(c->job.step[k].val); }
-    free(c->job.step);
-    for (int k = 0; k < c->job.nparam; k++) free(c->job.param[k]);
-    free(c->job.param);
-    free(c->job.param_val);
+    job_free(&c->job);
     free(c);
 }
 

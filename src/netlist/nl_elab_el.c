@@ -354,6 +354,52 @@ static int is_bad_wave(const char *s)
     return 0;
 }
 
+/* AC mag [phase] at field *i of source el's card: the values that follow (AC
+ * alone: magnitude 1, phase 0, as ngspice); *i then at the last one read. */
+static nsc_status vi_ac(elab *E, scope *sc, const nl_card *cd, int el, int *i)
+{
+    const nl_field *f = cd->f;
+    double x;
+    int j = *i + 1;
+    while (j < cd->nf && j <= *i + 2
+           && (f[j].kind == NL_F_EXPR || (f[j].kind == NL_F_WORD && nsc_parse_number(f[j].u.s, &x))))
+        j++;
+    double ac[2] = { 1, 0 };
+    for (int q = *i + 1; q < j; q++)
+        if (nle_value(E, sc, cd, &f[q], &ac[q - *i - 1])) return E->r->status;
+    E->c->el[el].ac_mag = ac[0];
+    E->c->el[el].ac_phase = ac[1];
+    *i = j - 1;
+    return NSC_OK;
+}
+
+/* The waveform at field *i of source el's card, PULSE(...) or PULSE v1 v2 ...
+ * without parentheses, then PWL's r= td=; *i then at its last field. */
+static nsc_status vi_wave(elab *E, scope *sc, const nl_card *cd, int el, int *i)
+{
+    const nl_field *f = cd->f, *args, *extra[4];
+    int na, nextra = 0, j;
+    char key[64];
+    const char *kk;
+    if (f[*i].kind == NL_F_CALL) {
+        args = f[*i].sub;
+        na = f[*i].nsub;
+        j = *i + 1;
+    } else {
+        args = &f[*i + 1];
+        for (j = *i + 1; j < cd->nf && f[j].kind != NL_F_PAIR && !nle_is_word(&f[j], "dc") && !nle_is_word(&f[j], "ac");
+             j++)
+            ;
+        na = j - *i - 1;
+    }
+    while (j < cd->nf && nextra < 4 && (kk = nle_pair_key(&f[j], key, sizeof key))
+           && (!strcmp(kk, "r") || !strcmp(kk, "td")))
+        extra[nextra++] = &f[j++];
+    if (wave(E, sc, cd, &f[*i], el, f[*i].u.s, args, na, extra, nextra)) return E->r->status;
+    *i = j - 1;
+    return NSC_OK;
+}
+
 /* V I: n+ n- [DC] [v] [AC mag [phase]] [PULSE|SIN|EXP|PWL(...)] */
 static nsc_status card_vi(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
 {
@@ -363,7 +409,6 @@ static nsc_status card_vi(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
     int have_dc = 0, have_wave = 0;
     double dc = 0;
     const nl_field *f = cd->f, *fser = NULL;
-    const nl_field *extra[4];
     double rser = 0;
     char key[64];
     for (int i = 3; i < cd->nf; i++) {
@@ -382,37 +427,12 @@ static nsc_status card_vi(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
             if (nle_value(E, sc, cd, &f[++i], &dc)) return E->r->status;
             have_dc = 1;
         } else if (nle_is_word(&f[i], "ac")) {
-            double x;                                  /* AC mag [phase]: the values that follow */
-            int j = i + 1;
-            while (j < cd->nf && j <= i + 2 &&
-                   (f[j].kind == NL_F_EXPR || (f[j].kind == NL_F_WORD && nsc_parse_number(f[j].u.s, &x))))
-                j++;
-            double ac[2] = { 1, 0 };                   /* AC alone: magnitude 1, phase 0 (ngspice) */
-            for (int q = i + 1; q < j; q++)
-                if (nle_value(E, sc, cd, &f[q], &ac[q - i - 1])) return E->r->status;
-            E->c->el[el].ac_mag = ac[0];
-            E->c->el[el].ac_phase = ac[1];
-            i = j - 1;
+            if (vi_ac(E, sc, cd, el, &i)) return E->r->status;
         } else if ((f[i].kind == NL_F_CALL || f[i].kind == NL_F_WORD) && (is_wave_name(f[i].u.s) || is_bad_wave(f[i].u.s))) {
             if (is_bad_wave(f[i].u.s)) return nle_err(E, sc, cd, &f[i], "waveform '%s' is not supported", f[i].u.s);
             if (have_wave) return nle_err(E, sc, cd, &f[i], "second waveform in %s", f[0].u.s);
-            const nl_field *args;
-            int na, nextra = 0, j;
-            if (f[i].kind == NL_F_CALL) {
-                args = f[i].sub;
-                na = f[i].nsub;
-                j = i + 1;
-            } else {                                   /* PULSE v1 v2 ... without parentheses */
-                args = &f[i + 1];
-                for (j = i + 1; j < cd->nf && f[j].kind != NL_F_PAIR && !nle_is_word(&f[j], "dc") && !nle_is_word(&f[j], "ac"); j++)
-                    ;
-                na = j - i - 1;
-            }
-            while (j < cd->nf && nextra < 4 && (kk = nle_pair_key(&f[j], key, sizeof key)) && (!strcmp(kk, "r") || !strcmp(kk, "td")))
-                extra[nextra++] = &f[j++];                     /* PWL's r= td= */
-            if (wave(E, sc, cd, &f[i], el, f[i].u.s, args, na, extra, nextra)) return E->r->status;
+            if (vi_wave(E, sc, cd, el, &i)) return E->r->status;
             have_wave = 1;
-            i = j - 1;
         } else if (f[i].kind == NL_F_PAIR) {
             return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]), nle_kind_name(k), f[0].u.s);
         } else if (!have_dc && !have_wave) {

@@ -679,6 +679,44 @@ nsc_status nsc_compare(const nsc_waves *ours, const nsc_waves *ref, char *const 
     return st;
 }
 
+/* The signals to compare into c->sig (the named ones, else every column of
+ * ours that the reference also has, each once), their columns in sa, sb. */
+static nsc_status pick_signals(nsc_cmp *c, table *A, table *B, source *sa, source *sb, char *const *signals, int nsig,
+                               nsc_report *r)
+{
+    const nsc_waves *ours = A->W;
+    for (int q = 0; q < (nsig > 0 ? nsig : ours->ncol - 1); q++) {
+        char *name = nsc_signame_canon(nsig > 0 ? signals[q] : ours->name[q + 1]);
+        if (!name) return nsc_oom(r);
+        int dup = 0;
+        for (int p = 0; p < c->nsig; p++) dup |= !strcmp(c->sig[p].name, name);
+        int fa = find(A, name, &sa[c->nsig]), fb = find(B, name, &sb[c->nsig]);
+        if (nsig > 0 && (!fa || !fb)) {
+            free(name);
+            return nsc_err(r, NSC_EUSAGE, NULL, "signal '%s' is not in %s", signals[q], !fa ? "ours" : "the reference");
+        }
+        if (dup || !fa || !fb) { free(name); continue; }
+        c->sig[c->nsig].name = name;
+        c->sig[c->nsig].phase = c->scale == NSC_SCALE_FREQ && nsc_signame_ac(name) == NSC_AC_PHASE;
+        c->sig[c->nsig].ours_src = source_text(A, sa[c->nsig]);
+        c->sig[c->nsig].ref_src = source_text(B, sb[c->nsig]);
+        c->nsig++;
+        if (!c->sig[c->nsig - 1].ours_src || !c->sig[c->nsig - 1].ref_src) return nsc_oom(r);
+    }
+    return NSC_OK;
+}
+
+/* The error when two tables share no signal: each one's column names. */
+static nsc_status no_common(const nsc_waves *ours, const nsc_waves *ref, nsc_report *r)
+{
+    char la[200] = "", lb[200] = "";
+    for (int k = 1; k < ours->ncol && strlen(la) < 150; k++)
+        snprintf(la + strlen(la), sizeof la - strlen(la), "%s%s", k > 1 ? " " : "", ours->name[k]);
+    for (int k = 1; k < ref->ncol && strlen(lb) < 150; k++)
+        snprintf(lb + strlen(lb), sizeof lb - strlen(lb), "%s%s", k > 1 ? " " : "", ref->name[k]);
+    return nsc_err(r, NSC_EUSAGE, NULL, "no common signal: ours has %s; the reference has %s", la, lb);
+}
+
 /* nsc_compare of two views whose column 0 does not decrease */
 static nsc_status compare_views(const view *va, const view *vb, char *const *signals, int nsig, double from,
                                 double to, nsc_cmp **out, nsc_report *r)
@@ -703,30 +741,9 @@ static nsc_status compare_views(const view *va, const view *vb, char *const *sig
     sa = nsc_calloc((size_t)cap, sizeof *sa);
     sb = nsc_calloc((size_t)cap, sizeof *sb);
     if (!c->sig || !sa || !sb) { st = nsc_oom(r); goto done; }
-    for (int q = 0; q < (nsig > 0 ? nsig : ours->ncol - 1); q++) {
-        char *name = nsc_signame_canon(nsig > 0 ? signals[q] : ours->name[q + 1]);
-        if (!name) { st = nsc_oom(r); goto done; }
-        int dup = 0;
-        for (int p = 0; p < c->nsig; p++) dup |= !strcmp(c->sig[p].name, name);
-        int fa = find(&A, name, &sa[c->nsig]), fb = find(&B, name, &sb[c->nsig]);
-        if (nsig > 0 && (!fa || !fb)) {
-            st = nsc_err(r, NSC_EUSAGE, NULL, "signal '%s' is not in %s", signals[q], !fa ? "ours" : "the reference");
-            free(name);
-            goto done;
-        }
-        if (dup || !fa || !fb) { free(name); continue; }
-        c->sig[c->nsig].name = name;
-        c->sig[c->nsig].phase = c->scale == NSC_SCALE_FREQ && nsc_signame_ac(name) == NSC_AC_PHASE;
-        c->sig[c->nsig].ours_src = source_text(&A, sa[c->nsig]);
-        c->sig[c->nsig].ref_src = source_text(&B, sb[c->nsig]);
-        if (!c->sig[c->nsig].ours_src || !c->sig[c->nsig].ref_src) { c->nsig++; st = nsc_oom(r); goto done; }
-        c->nsig++;
-    }
+    if ((st = pick_signals(c, &A, &B, sa, sb, signals, nsig, r))) goto done;
     if (c->nsig == 0) {
-        char la[200] = "", lb[200] = "";
-        for (int k = 1; k < ours->ncol && strlen(la) < 150; k++) snprintf(la + strlen(la), sizeof la - strlen(la), "%s%s", k > 1 ? " " : "", ours->name[k]);
-        for (int k = 1; k < ref->ncol && strlen(lb) < 150; k++) snprintf(lb + strlen(lb), sizeof lb - strlen(lb), "%s%s", k > 1 ? " " : "", ref->name[k]);
-        st = nsc_err(r, NSC_EUSAGE, NULL, "no common signal: ours has %s; the reference has %s", la, lb);
+        st = no_common(ours, ref, r);
         goto done;
     }
     if ((st = make_grid(ours, ref, from, to, c, r)) || (st = table_locate(&A, c->t, c->ngrid, c->logx, r)) ||

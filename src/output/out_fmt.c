@@ -152,6 +152,39 @@ static int slow(char *buf, double x, int prec)
     return len;
 }
 
+/* The D digits of |x| = ax, d0.d1.. 10^*e, by long double scaling when
+ * digits_exact could not (*e the estimate, corrected by at most 3 retries);
+ * 0 when the scaled value lies within its rounding error of a tie, or the
+ * scale is out of the tables' range (then the caller formats it slowly). */
+static uint64_t digits_scaled(double ax, int D, int *e)
+{
+    for (int tries = 0; tries < 3; tries++) {
+        int k = D - 1 - *e, r = 0;
+        long double y = ax;                                      /* y = |x| 10^k, r roundings */
+        if (k > PMAX || k < -PMAX) {                             /* 10^(27 j) correctly rounded: */
+            int j = (k > 0 ? k : -k) / PMAX;                     /* one rounding, one product */
+            if (j >= NBIG) return 0;
+            y = k > 0 ? y * big[j] : y / big[j];
+            k += k > 0 ? -j * PMAX : j * PMAX;
+            r += 2;
+        }
+        if (k >= 0) y *= p10[k];
+        else y /= p10[-k];
+        r++;
+        if (y >= p10[D]) { ++*e; continue; }                       /* estimate one too low */
+        if (y < p10[D - 1]) { --*e; continue; }
+        long double margin = r * p10[D] * LDBL_EPSILON;          /* 2 r 10^D 2^-LDBL_MANT_DIG */
+        /* t = 2^63 + round(y): the addition rounds y to an integer (to nearest
+         * even: the rounding wanted, unless y is within margin of a tie) */
+        long double t = y + 0x1p63L, fr = y - (t - 0x1p63L);
+        if (fabsl(fabsl(fr) - 0.5L) <= margin) return 0;   /* near a tie */
+        uint64_t N = integer_part(t) - (1ULL << 63);
+        if (N == u10[D]) { N = u10[D - 1]; ++*e; }                /* 9.99..95 -> 1.00..0 e+1 */
+        return N;
+    }
+    return 0;
+}
+
 int nsc_fmt_e(char *buf, double x, int prec)
 {
     int D = prec + 1;
@@ -175,30 +208,7 @@ int nsc_fmt_e(char *buf, double x, int prec)
     if (le < e) e--;                                             /* floor: e or e - 1 */
     if (e + 1 >= -POW10_NEG && e + 1 <= 22 && ax >= pow10d[e + 1 + POW10_NEG]) e++;   /* e, or a retry */
     uint64_t N = digits_exact(bits, D, &e);
-    for (int tries = 0; N == 0 && tries < 3; tries++) {
-        int k = D - 1 - e, r = 0;
-        long double y = ax;                                      /* y = |x| 10^k, r roundings */
-        if (k > PMAX || k < -PMAX) {                             /* 10^(27 j) correctly rounded: */
-            int j = (k > 0 ? k : -k) / PMAX;                     /* one rounding, one product */
-            if (j >= NBIG) return slow(buf, x, prec);
-            y = k > 0 ? y * big[j] : y / big[j];
-            k += k > 0 ? -j * PMAX : j * PMAX;
-            r += 2;
-        }
-        if (k >= 0) y *= p10[k];
-        else y /= p10[-k];
-        r++;
-        if (y >= p10[D]) { e++; continue; }                       /* estimate one too low */
-        if (y < p10[D - 1]) { e--; continue; }
-        long double margin = r * p10[D] * LDBL_EPSILON;          /* 2 r 10^D 2^-LDBL_MANT_DIG */
-        /* t = 2^63 + round(y): the addition rounds y to an integer (to nearest
-         * even: the rounding wanted, unless y is within margin of a tie) */
-        long double t = y + 0x1p63L, fr = y - (t - 0x1p63L);
-        if (fabsl(fabsl(fr) - 0.5L) <= margin) return slow(buf, x, prec);   /* near a tie */
-        N = integer_part(t) - (1ULL << 63);
-        if (N == u10[D]) { N = u10[D - 1]; e++; }                 /* 9.99..95 -> 1.00..0 e+1 */
-        break;
-    }
+    if (N == 0) N = digits_scaled(ax, D, &e);
     if (N == 0) return slow(buf, x, prec);
     put_digits(p + 1, N, D);                                     /* d0 d1 .. at p[1..D] */
     p[0] = p[1];

@@ -339,6 +339,61 @@ nsc_status nsc_write_gp_thin(const nsc_waves *W, const char *datpath, const char
     return s;
 }
 
+/* Runs gnuplot -e expr gpbase in dir, its standard error read into msg (len
+ * bytes, *got of them kept); the exit status, or -1 when it could not start. */
+static int run_gnuplot(const char *dir, const char *expr, const char *gpbase, char *msg, size_t len, size_t *got)
+{
+    int pfd[2];
+    if (pipe(pfd)) return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(pfd[0]);
+        close(pfd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        if (null >= 0) { dup2(null, 0); dup2(null, 1); }
+        dup2(pfd[1], 2);
+        close(pfd[0]);
+        if (chdir(dir) == 0) execlp(NSC_GNUPLOT, NSC_GNUPLOT, "-e", expr, gpbase, (char *)NULL);
+        fprintf(stderr, "cannot execute %s: %s", NSC_GNUPLOT, strerror(errno));
+        _exit(127);
+    }
+    close(pfd[1]);
+    ssize_t k;
+    *got = 0;
+    while ((k = read(pfd[0], msg + *got, len - 1 - *got)) > 0) *got += (size_t)k;
+    char drain[256];
+    while (read(pfd[0], drain, sizeof drain) > 0) {}
+    msg[*got] = 0;
+    close(pfd[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* The temporary PNG tmpp (gnuplot's outfile) into place as dir/png when gnuplot
+ * (exit status st, its message msg) wrote it; removed otherwise. */
+static nsc_status keep_png(const char *gppath, const char *dir, const char *png, const char *tmpp, int st, char *msg,
+                           nsc_report *r)
+{
+    nsc_status s = NSC_OK;
+    int e = errno;                                   /* run_gnuplot's, before the allocation */
+    char *pngpath = nsc_asprintf("%s/%s", dir, png);
+    struct stat sb;
+    if (!pngpath) s = nsc_oom(r);
+    else if (st < 0) s = nsc_err(r, NSC_EOUT, NULL, "cannot run gnuplot: %s", strerror(e));
+    else if (st != 0 || stat(tmpp, &sb) != 0 || sb.st_size == 0) {
+        for (char *p = msg; *p; p++) if (*p == '\n') *p = ' ';
+        s = nsc_err(r, NSC_EOUT, NULL, "gnuplot failed on '%s'%s%s (install gnuplot-nox for --plot)", gppath,
+                    *msg ? ": " : "", msg);
+    } else if (rename(tmpp, pngpath)) s = nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", pngpath, strerror(errno));
+    if (s) unlink(tmpp);
+    free(pngpath);
+    return s;
+}
+
 /* gnuplot -e "outfile='tmp'" script, run in the script's directory; tmp is
  * created exclusively (mkstemp) beside the PNG before gnuplot opens it, and
  * renamed into place only when gnuplot succeeded. */
@@ -354,65 +409,27 @@ nsc_status nsc_render_gp(const char *gppath, nsc_report *r)
     char *tmpp = png ? nsc_asprintf("%s/.%s.XXXXXX", dir, png) : NULL, *tmp = NULL, *expr = NULL;
     size_t elen = 0;
     FILE *ef = tmpp ? open_memstream(&expr, &elen) : NULL;
-    if (!png || !tmpp || !ef) {
-        if (ef) fclose(ef);
-        free(dir); free(png); free(tmpp); free(expr);
-        return nsc_oom(r);
-    }
     nsc_status s = NSC_OK;
-    int tfd = nsc_mkstemp(tmpp);
-    if (tfd < 0) {
-        fclose(ef);
-        s = nsc_err(r, NSC_EOUT, NULL, "cannot write '%s/%s': %s", dir, png, strerror(errno));
-        free(dir); free(png); free(tmpp); free(expr);
-        return s;
+    int tfd = ef ? nsc_mkstemp(tmpp) : -1;
+    if (!png || !tmpp || !ef) s = nsc_oom(r);
+    else if (tfd < 0) s = nsc_err(r, NSC_EOUT, NULL, "cannot write '%s/%s': %s", dir, png, strerror(errno));
+    if (s) {
+        if (ef) fclose(ef);
+        goto out;
     }
     close(tfd);
     tmp = (char *)nsc_base_name(tmpp);
     fputs("outfile=", ef);
     nsc_gp_path(ef, tmp);
-    if (fclose(ef) || !nsc_gp_name_ok(tmp)) { unlink(tmpp); s = nsc_err(r, NSC_EOUT, NULL, "cannot write '%s'", png); goto out; }
-    int pfd[2];
-    if (pipe(pfd)) { unlink(tmpp); s = nsc_err(r, NSC_EOUT, NULL, "cannot run gnuplot: %s", strerror(errno)); goto out; }
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(pfd[0]); close(pfd[1]); unlink(tmpp);
-        s = nsc_err(r, NSC_EOUT, NULL, "cannot run gnuplot: %s", strerror(errno));
+    if (fclose(ef) || !nsc_gp_name_ok(tmp)) {
+        unlink(tmpp);
+        s = nsc_err(r, NSC_EOUT, NULL, "cannot write '%s'", png);
         goto out;
     }
-    if (pid == 0) {
-        int null = open("/dev/null", O_RDWR);
-        if (null >= 0) { dup2(null, 0); dup2(null, 1); }
-        dup2(pfd[1], 2);
-        close(pfd[0]);
-        if (chdir(dir) == 0) execlp(NSC_GNUPLOT, NSC_GNUPLOT, "-e", expr, gpbase, (char *)NULL);
-        fprintf(stderr, "cannot execute %s: %s", NSC_GNUPLOT, strerror(errno));
-        _exit(127);
-    }
-    close(pfd[1]);
-    char msg[1024];
+    char msg[1024] = "";
     size_t got = 0;
-    ssize_t k;
-    while ((k = read(pfd[0], msg + got, sizeof msg - 1 - got)) > 0) got += (size_t)k;
-    char drain[256];
-    while (read(pfd[0], drain, sizeof drain) > 0) {}
-    msg[got] = 0;
-    close(pfd[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    char *pngpath = nsc_asprintf("%s/%s", dir, png);
-    struct stat sb;
-    if (!pngpath) { s = nsc_oom(r); unlink(tmpp); }
-    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || stat(tmpp, &sb) != 0 || sb.st_size == 0) {
-        for (char *p = msg; *p; p++) if (*p == '\n') *p = ' ';
-        s = nsc_err(r, NSC_EOUT, NULL, "gnuplot failed on '%s'%s%s (install gnuplot-nox for --plot)",
-                    gppath, got ? ": " : "", msg);
-        unlink(tmpp);
-    } else if (rename(tmpp, pngpath)) {
-        s = nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", pngpath, strerror(errno));
-        unlink(tmpp);
-    }
-    free(pngpath);
+    int st = run_gnuplot(dir, expr, gpbase, msg, sizeof msg, &got);
+    s = keep_png(gppath, dir, png, tmpp, st, msg, r);
 out:
     free(dir);
     free(png);

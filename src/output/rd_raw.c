@@ -322,6 +322,74 @@ static nsc_status no_plot(const char *path, int scale, const char *seen, nsc_rep
                    seen ? seen : "none");
 }
 
+/* What scan has read so far: the title, the names of the plots passed over,
+ * the table of the plot it keeps (W) and its scale (got), the row buffer. */
+typedef struct scanned {
+    char *title, *seen;
+    double *row;
+    nsc_waves *W;
+    int binary, nplot, got;
+} scanned;
+
+/* A Values: or Binary: section of plot pl (line b): read into a new table when
+ * its scale is `scale`, else read past with its name added to S->seen. */
+static nsc_status values(cursor *c, plot *pl, const char *b, int scale, scanned *S, nsc_wfinfo *info, nsc_report *r)
+{
+    S->binary = tolower((unsigned char)*b) == 'b';
+    if (!pl->var) return bad(c, r, "values before the Variables list");
+    S->nplot++;
+    int ps = plot_scale(pl);
+    if (ps >= 0 && ps == scale) {
+        S->got = ps;
+        S->W = plot_table(pl, S->title ? S->title : "");
+        S->row = nsc_calloc(4 * (size_t)pl->nvar, sizeof(double));   /* (re, im) pairs; the AC row */
+        if (!S->W || !S->row) return nsc_oom(r);
+    } else {
+        char *ns = nsc_asprintf("%s%s'%s'", S->seen ? S->seen : "", S->seen ? ", " : "", pl->name ? pl->name : "?");
+        free(S->seen);
+        if (!(S->seen = ns)) return nsc_oom(r);
+    }
+    if (!S->row) S->row = nsc_calloc(4 * (size_t)pl->nvar, sizeof(double));
+    if (!S->row) return nsc_oom(r);
+    nsc_status s = S->binary ? read_binary(c, pl, S->W, S->row, r) : read_ascii(c, pl, S->W, S->row, r);
+    if (S->W && pl->truncated && info) info->incomplete = 1;
+    if (!S->W) { free(S->row); S->row = NULL; }
+    return s;
+}
+
+/* One header line b..e of the file: the plot's title, name, flags, counts,
+ * variables, or a values section (values()); lines it ignores; an error for
+ * anything else. */
+static nsc_status header_line(cursor *c, plot *pl, const char *b, const char *e, int scale, scanned *S,
+                              nsc_wfinfo *info, nsc_report *r)
+{
+    const char *v, *tb, *te;
+    if (keyed(b, e, "title:", &v)) {
+        free(S->title);
+        return (S->title = nsc_strndup(v, (size_t)(e - v))) ? NSC_OK : nsc_oom(r);
+    }
+    if (keyed(b, e, "plotname:", &v)) {
+        plot_clear(pl);
+        return (pl->name = nsc_strndup(v, (size_t)(e - v))) ? NSC_OK : nsc_oom(r);
+    }
+    if (keyed(b, e, "flags:", &v)) {
+        while (token(&v, e, &tb, &te))
+            if (te - tb == 7 && !strncmp(tb, "complex", 7)) pl->complex_ = 1;
+        return NSC_OK;
+    }
+    if (keyed(b, e, "no. variables:", &v))
+        return pl->var ? bad(c, r, "No. Variables: after the Variables list") : count(c, v, e, 1, &pl->nvar, r);
+    if (keyed(b, e, "no. points:", &v)) return count(c, v, e, 0, &pl->npoint, r);
+    if (keyed(b, e, "variables:", &v))
+        return pl->var ? bad(c, r, "a second Variables list in one plot") : read_vars(c, v, e, pl, r);
+    if (keyed(b, e, "values:", &v) || keyed(b, e, "binary:", &v)) return values(c, pl, b, scale, S, info, r);
+    if (keyed(b, e, "date:", &v) || keyed(b, e, "dimensions:", &v) || keyed(b, e, "command:", &v)
+        || keyed(b, e, "option:", &v))
+        return NSC_OK;
+    const char *q = b;
+    return token(&q, e, &tb, &te) ? bad(c, r, "unexpected line") : NSC_OK;
+}
+
 /* The first plot of scale `scale` (NSC_SCALE_*; -1 none: the error listing
  * the plots) into *out; with none_ok, a file without such a plot is NSC_OK and
  * *out NULL. */
@@ -331,73 +399,27 @@ static nsc_status scan(const char *path, const char *data, size_t len, int scale
     *out = NULL;
     cursor c = { data, data + len, 0, path };
     plot pl = { 0 };
-    char *title = NULL, *seen = NULL;
-    double *row = NULL;
-    nsc_waves *W = NULL;
+    scanned S = { NULL, NULL, NULL, NULL, 0, 0, -1 };
     nsc_status s = NSC_OK;
-    int binary = 0, nplot = 0, got = -1;
-    const char *b, *e, *v;
-    while (!s && !W && next_line(&c, &b, &e)) {
-        if (keyed(b, e, "title:", &v)) {
-            free(title);
-            if (!(title = nsc_strndup(v, (size_t)(e - v)))) s = nsc_oom(r);
-        } else if (keyed(b, e, "plotname:", &v)) {
-            plot_clear(&pl);
-            if (!(pl.name = nsc_strndup(v, (size_t)(e - v)))) s = nsc_oom(r);
-        } else if (keyed(b, e, "flags:", &v)) {
-            const char *tb, *te;
-            while (token(&v, e, &tb, &te))
-                if (te - tb == 7 && !strncmp(tb, "complex", 7)) pl.complex_ = 1;
-        } else if (keyed(b, e, "no. variables:", &v)) {
-            if (pl.var) { s = bad(&c, r, "No. Variables: after the Variables list"); break; }
-            s = count(&c, v, e, 1, &pl.nvar, r);
-        } else if (keyed(b, e, "no. points:", &v)) {
-            s = count(&c, v, e, 0, &pl.npoint, r);
-        } else if (keyed(b, e, "variables:", &v)) {
-            s = pl.var ? bad(&c, r, "a second Variables list in one plot") : read_vars(&c, v, e, &pl, r);
-        } else if (keyed(b, e, "values:", &v) || keyed(b, e, "binary:", &v)) {
-            binary = tolower((unsigned char)*b) == 'b';
-            if (!pl.var) { s = bad(&c, r, "values before the Variables list"); break; }
-            nplot++;
-            int ps = plot_scale(&pl);
-            if (ps >= 0 && ps == scale) {
-                got = ps;
-                W = plot_table(&pl, title ? title : "");
-                row = nsc_calloc(4 * (size_t)pl.nvar, sizeof(double));   /* (re, im) pairs; the AC row */
-                if (!W || !row) { s = nsc_oom(r); break; }
-            } else {
-                char *ns = nsc_asprintf("%s%s'%s'", seen ? seen : "", seen ? ", " : "", pl.name ? pl.name : "?");
-                free(seen);
-                if (!(seen = ns)) { s = nsc_oom(r); break; }
-            }
-            if (!row) row = nsc_calloc(4 * (size_t)pl.nvar, sizeof(double));
-            if (!row) { s = nsc_oom(r); break; }
-            s = binary ? read_binary(&c, &pl, W, row, r) : read_ascii(&c, &pl, W, row, r);
-            if (W && pl.truncated && info) info->incomplete = 1;
-            if (!W) { free(row); row = NULL; }
-        } else if (keyed(b, e, "date:", &v) || keyed(b, e, "dimensions:", &v) || keyed(b, e, "command:", &v) ||
-                   keyed(b, e, "option:", &v)) {
-            continue;
-        } else {
-            const char *tb, *te, *q = b;
-            if (token(&q, e, &tb, &te)) s = bad(&c, r, "unexpected line");
-        }
+    const char *b, *e;
+    while (!s && !S.W && next_line(&c, &b, &e)) s = header_line(&c, &pl, b, e, scale, &S, info, r);
+    if (!s && !S.W && !(none_ok && S.nplot > 0)) {
+        if (S.nplot == 0) s = nsc_err(r, NSC_EIO, NULL, "%s: no data (no Values: or Binary: section)", path);
+        else s = no_plot(path, scale, S.seen, r);
     }
-    if (!s && !W && !(none_ok && nplot > 0)) {
-        if (nplot == 0) s = nsc_err(r, NSC_EIO, NULL, "%s: no data (no Values: or Binary: section)", path);
-        else s = no_plot(path, scale, seen, r);
-    }
-    if (s) { nsc_waves_free(W); W = NULL; }
-    else if (info && W) {
-        info->kind = binary ? NSC_WF_RAWBIN : NSC_WF_RAW;
+    if (s) {
+        nsc_waves_free(S.W);
+        S.W = NULL;
+    } else if (info && S.W) {
+        info->kind = S.binary ? NSC_WF_RAWBIN : NSC_WF_RAW;
         info->named = 1;
-        info->scale = got;
+        info->scale = S.got;
     }
-    *out = W;
+    *out = S.W;
     plot_clear(&pl);
-    free(title);
-    free(seen);
-    free(row);
+    free(S.title);
+    free(S.seen);
+    free(S.row);
     return s;
 }
 

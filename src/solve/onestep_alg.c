@@ -180,7 +180,8 @@ static int algebraic_rows(const nsc_sparse *E, int n, int nnode, alg_t *T)
     }
     ret = 0;
 done:
-    free(uf); free(cnt); free(idx); free(pos); free(cs); free(ca); free(bad); free(off); free(rowE); free(A); free(ones);
+    void *own[] = { uf, cnt, idx, pos, cs, ca, bad, off, rowE, A, ones };
+    for (size_t q = 0; q < sizeof own / sizeof own[0]; q++) free(own[q]);
     if (ret) alg_free(T);
     return ret;
 }

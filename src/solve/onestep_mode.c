@@ -569,25 +569,13 @@ static void mode_prefixes(const nsc_onestep *P, nsc_mode *M, const char *mask, c
     }
 }
 
-/* Build slot M for mask from scratch. 0 ok, -1 ENOMEM (M cleared). */
-static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t key)
+/* M->K, the pattern of M's system [Wb -B_Na; C_Na D_NaNa] (K's values of Wb's
+ * positions 0, to be set), for M's N-active pairs M->actn, whose positions
+ * P->pat.posn holds. 0 ok, -1 ENOMEM. */
+static int mode_pattern(nsc_onestep *P, nsc_mode *M)
 {
-    const nsc_lcs *L = P->L;
-    int n = P->n, m = P->m;
-    const nsc_sparse *Wb = P->pat.Wb, *B = P->st.B, *C = L->C, *D = P->st.D;
-    if (P->inc.mref_slot == (int)(M - P->mc.modes)) P->inc.mref_slot = -1;   /* (its mask is rewritten) */
-    mode_clear(M);
-    M->mask = malloc((size_t)m + 1);
-    M->pre = malloc((size_t)m + 1);
-    M->actn = nsc_calloc((size_t)P->pat.nn + 1, sizeof(int));
-    M->c = nsc_calloc((size_t)n + 1, sizeof(double));
-    if (!M->mask || !M->pre || !M->actn || !M->c) goto fail;
-    memcpy(M->mask, mask, (size_t)m);
-    M->key = key;
-    for (int q = 0; q < P->pat.nn; q++) {
-        int j = P->pat.nlist[q];
-        if (mask[j]) { P->pat.posn[j] = M->nan; M->actn[M->nan++] = j; }
-    }
+    int n = P->n;
+    const nsc_sparse *Wb = P->pat.Wb, *B = P->st.B, *C = P->L->C, *D = P->st.D;
     int N = n + M->nan, nnz = Wb->p[n];
     for (int j = 0; j < n && M->nan > 0; j++)                    /* (no N-active pair: C_Na is empty) */
         for (int k = C->p[j]; k < C->p[j + 1]; k++) nnz += P->pat.posn[C->i[k]] >= 0;
@@ -597,7 +585,7 @@ static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t ke
         for (int k = D->p[j]; k < D->p[j + 1]; k++) nnz += P->pat.posn[D->i[k]] >= 0;
     }
     M->K = nsc_sp_new(N, N, nnz, 0);
-    if (!M->K) goto fail;
+    if (!M->K) return -1;
     int *Kp = M->K->p, *Ki = M->K->i, t = 0;
     double *Kx = M->K->x;
     for (int j = 0; j < n; j++) {                                /* [Wb; C_Na] */
@@ -623,6 +611,27 @@ static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t ke
         if (!diag) { Ki[t] = n + a; Kx[t++] = 0; }
     }
     Kp[N] = t;
+    return 0;
+}
+
+/* Build slot M for mask from scratch. 0 ok, -1 ENOMEM (M cleared). */
+static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t key)
+{
+    int n = P->n, m = P->m;
+    if (P->inc.mref_slot == (int)(M - P->mc.modes)) P->inc.mref_slot = -1;   /* (its mask is rewritten) */
+    mode_clear(M);
+    M->mask = malloc((size_t)m + 1);
+    M->pre = malloc((size_t)m + 1);
+    M->actn = nsc_calloc((size_t)P->pat.nn + 1, sizeof(int));
+    M->c = nsc_calloc((size_t)n + 1, sizeof(double));
+    if (!M->mask || !M->pre || !M->actn || !M->c) goto fail;
+    memcpy(M->mask, mask, (size_t)m);
+    M->key = key;
+    for (int q = 0; q < P->pat.nn; q++) {
+        int j = P->pat.nlist[q];
+        if (mask[j]) { P->pat.posn[j] = M->nan; M->actn[M->nan++] = j; }
+    }
+    if (mode_pattern(P, M)) goto fail;
     for (int a = 0; a < M->nan; a++) P->pat.posn[M->actn[a]] = -1;
     const nsc_mode *src = nearest(P, M, mask, m);
     if (src) mode_values(P, M, mask, src, 0);                       /* K's pattern is src's */
