@@ -249,6 +249,13 @@ int nsc_tran_states(const nsc_lcs *L, double vntol, double abstol, int *di, doub
     return nd;
 }
 
+nsc_status nsc_step_pairs(const nsc_lcs *L, const nsc_circuit *c, const nsc_onestep *P, const nsc_step_info *info,
+                          int first, const double *z, const double *l, const double *w, double t, nsc_report *r)
+{
+    if (!(first || info->lcp_solved) || nsc_onestep_kappa(P)) return NSC_OK;
+    return nsc_lcs_check_pairs(L, c, z, l, w, t, r);
+}
+
 /* "time 1.2e-3 s: ..., devices d1 d3, residual ..." for a failed step. */
 void nsc_step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, double t,
                          const nsc_step_info *info, nsc_solver solver)
@@ -931,7 +938,8 @@ static int fixed_solve(tran_run *R, double *tn, double *hh, nsc_status *s)
     if (nsc_lcs_check_step(L, R->c, R->w1, NULL, NULL, *tn, R->r)
         || (nsc_onestep_step(R->P, o->solver, R->z0, R->w0, R->w1, R->z1, R->l, &info)
             && (nsc_step_failure(R->r, L, R->P, *tn, &info, o->solver), 1))
-        || nsc_lcs_check_step(L, R->c, NULL, R->z1, R->l, *tn, R->r)) {
+        || nsc_lcs_check_step(L, R->c, NULL, R->z1, R->l, *tn, R->r)
+        || nsc_step_pairs(L, R->c, R->P, &info, st->steps == 0, R->z1, R->l, R->w1, *tn, R->r)) {
         *s = NSC_ESIM;
         R->W->end = NSC_RUN_FAILED;
         R->W->end_msg = nsc_end_msg(R->r, "solver failure");
