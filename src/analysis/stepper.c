@@ -660,6 +660,7 @@ typedef struct tran_run {
     double t, bprev, h, tstop, eps;  /* fixed steps: t = t_k or a breakpoint reached */
     long k;                        /* t_k = k h is the last grid point reached */
     int swchanged, index2;
+    int started;                   /* 1: the state at t0 was found (lpk holds its pairs, then the run's peaks) */
     int swstep;                    /* 1: switch states changed at t (the next step is implicit Euler) */
     nsc_onestep *P;
 } tran_run;
@@ -749,6 +750,7 @@ static nsc_status tran_initial(tran_run *R)
     }
     nsc_pcache_free(&R->cache0, R->st);
     memcpy(R->lpk, R->l, (size_t)m * sizeof(double));
+    R->started = 1;
     nsc_lcs_sources(L, t0, R->w0, R->s0, R->e1);
     nsc_eval_probes(R->f, R->nprobe, L, R->sw, R->z0, R->l, NULL, 0.0, R->w0, R->v0 + 1);
     R->v0[0] = t0;
@@ -1053,7 +1055,8 @@ static void tran_free(tran_run *R, nsc_status s)
         int done = R->W && R->W->end == NSC_RUN_COMPLETE;
         if (R->io && R->io->lpk) memcpy(R->io->lpk, R->lpk, (size_t)L->m * sizeof(double));
         else if (!R->io) nsc_op_fits(L, R->c, R->lpk, done ? R->o->refit : NULL, R->r);
-    }
+    } else if (s == NSC_ESIM && R->started && L && R->lpk && !R->io && R->o->refit)
+        nsc_dev_refit(L, R->c, R->lpk, R->o->refit); /* a run that failed outside its fits: run.c repeats it */
     free(R->lpk);
     free(R->pkmark);
     free(R->pklist);
