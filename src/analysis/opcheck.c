@@ -86,38 +86,6 @@ static nsc_status nogain_check(const nsc_circuit *c, const double *z, nsc_report
                    "ended on a spurious one)", c->node_name[bad], z[bad - 1], lo, hi, NSC_NOGAIN_MARGIN);
 }
 
-/* y += |A| |x| (CSC): the size of the terms of A x, row by row. */
-static void abs_gaxpy(const nsc_sparse *A, const double *x, double *y)
-{
-    for (int k = 0; k < A->n; k++)
-        for (int p = A->p[k]; p < A->p[k + 1]; p++) y[A->i[p]] += fabs(A->x[p] * x[k]);
-}
-
-/* The worst pair of (z, l) against its conditions (1 above): -1 when none. */
-static int worst_pair(const nsc_lcs *L, const double *z, const double *l, const double *e, double *y, double *sc)
-{
-    int m = L->m, bad = -1;
-    double lmax = 0.0, worst = 1.0;
-    for (int j = 0; j < m; j++) {
-        y[j] = e[j];
-        sc[j] = fabs(e[j]);
-        lmax = fmax(lmax, l[j]);
-    }
-    nsc_sp_gaxpy(L->C, z, y);
-    nsc_sp_gaxpy(L->D, l, y);
-    abs_gaxpy(L->C, z, sc);
-    abs_gaxpy(L->D, l, sc);
-    for (int j = 0; j < m; j++) {
-        double tol = NSC_OPCHECK_TOL * sc[j] + 1e-12, ltol = NSC_OPCHECK_TOL * lmax + 1e-30;
-        double v = fmax(-y[j], fmin(y[j], l[j] > ltol ? y[j] : 0.0)) / tol;   /* y < 0, or y > 0 with l > 0 */
-        if (!(v <= worst)) {
-            worst = v;
-            bad = j;
-        }
-    }
-    return bad;
-}
-
 nsc_status nsc_op_solution_check(const nsc_lcs *L, const nsc_circuit *c, const double *z, const double *l,
                                  const double *e, nsc_report *r)
 {
@@ -125,7 +93,7 @@ nsc_status nsc_op_solution_check(const nsc_lcs *L, const nsc_circuit *c, const d
     if (st || L->m == 0) return st;
     double *y = malloc(2 * (size_t)L->m * sizeof(double));
     if (!y) return nsc_oom(r);
-    int j = worst_pair(L, z, l, e, y, y + L->m);
+    int j = nsc_lcs_worst_pair(L, z, l, NULL, e, NSC_OPCHECK_TOL, 1e-12, y, y + L->m);   /* (1 above) */
     if (j >= 0) {
         const nsc_element *el = &c->el[L->pair_el[j]];
         st = nsc_err(r, NSC_ESIM, &el->loc, "no consistent operating point: the solution found breaks the "

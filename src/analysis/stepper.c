@@ -249,6 +249,13 @@ int nsc_tran_states(const nsc_lcs *L, double vntol, double abstol, int *di, doub
     return nd;
 }
 
+nsc_status nsc_step_pairs(const nsc_lcs *L, const nsc_circuit *c, const nsc_onestep *P, const nsc_step_info *info,
+                          int first, const double *z, const double *l, const double *w, double t, nsc_report *r)
+{
+    if (!(first || info->lcp_solved) || nsc_onestep_kappa(P)) return NSC_OK;
+    return nsc_lcs_check_pairs(L, c, z, l, w, t, r);
+}
+
 /* "time 1.2e-3 s: ..., devices d1 d3, residual ..." for a failed step. */
 void nsc_step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, double t,
                          const nsc_step_info *info, nsc_solver solver)
@@ -654,6 +661,7 @@ typedef struct tran_run {
     double t, bprev, h, tstop, eps;  /* fixed steps: t = t_k or a breakpoint reached */
     long k;                        /* t_k = k h is the last grid point reached */
     int swchanged, index2;
+    int started;                   /* 1: the state at t0 was found (lpk holds its pairs, then the run's peaks) */
     int swstep;                    /* 1: switch states changed at t (the next step is implicit Euler) */
     nsc_onestep *P;
 } tran_run;
@@ -743,6 +751,7 @@ static nsc_status tran_initial(tran_run *R)
     }
     nsc_pcache_free(&R->cache0, R->st);
     memcpy(R->lpk, R->l, (size_t)m * sizeof(double));
+    R->started = 1;
     nsc_lcs_sources(L, t0, R->w0, R->s0, R->e1);
     nsc_eval_probes(R->f, R->nprobe, L, R->sw, R->z0, R->l, NULL, 0.0, R->w0, R->v0 + 1);
     R->v0[0] = t0;
@@ -932,7 +941,8 @@ static int fixed_solve(tran_run *R, double *tn, double *hh, nsc_status *s)
     if (nsc_lcs_check_step(L, R->c, R->w1, NULL, NULL, *tn, R->r)
         || (nsc_onestep_step(R->P, o->solver, R->z0, R->w0, R->w1, R->z1, R->l, &info)
             && (nsc_step_failure(R->r, L, R->P, *tn, &info, o->solver), 1))
-        || nsc_lcs_check_step(L, R->c, NULL, R->z1, R->l, *tn, R->r)) {
+        || nsc_lcs_check_step(L, R->c, NULL, R->z1, R->l, *tn, R->r)
+        || nsc_step_pairs(L, R->c, R->P, &info, st->steps == 0, R->z1, R->l, R->w1, *tn, R->r)) {
         *s = NSC_ESIM;
         R->W->end = NSC_RUN_FAILED;
         R->W->end_msg = nsc_end_msg(R->r, "solver failure");
@@ -1046,7 +1056,8 @@ static void tran_free(tran_run *R, nsc_status s)
         int done = R->W && R->W->end == NSC_RUN_COMPLETE;
         if (R->io && R->io->lpk) memcpy(R->io->lpk, R->lpk, (size_t)L->m * sizeof(double));
         else if (!R->io) nsc_op_fits(L, R->c, R->lpk, done ? R->o->refit : NULL, R->r);
-    }
+    } else if (s == NSC_ESIM && R->started && L && R->lpk && !R->io && R->o->refit)
+        nsc_dev_refit(L, R->c, R->lpk, R->o->refit); /* a run that failed outside its fits: run.c repeats it */
     free(R->lpk);
     free(R->pkmark);
     free(R->pklist);

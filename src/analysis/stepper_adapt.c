@@ -357,17 +357,13 @@ static double pair_y(const ad *a, int j, const double *z, const double *l, const
     return y;
 }
 
-/* pair_y of every pair into y[m], as sparse products by columns: each pair's
- * terms are added in pair_y's order (e0_j, C_jk z_k, D_jk l_k, Se_jk w_k,
- * each by ascending k), so y_j is pair_y's bit for bit, in O(nnz) for all m
- * pairs instead of a loop over each pair's rows. */
+/* pair_y of every pair into y[m] (lcs.h nsc_lcs_pairs_y: each pair's terms
+ * added in pair_y's order, e0_j, C_jk z_k, D_jk l_k, Se_jk w_k, each by
+ * ascending k), so y_j is pair_y's bit for bit, in O(nnz) for all m pairs
+ * instead of a loop over each pair's rows. */
 static void pairs_y(const ad *a, const double *z, const double *l, const double *w, double *y)
 {
-    const nsc_lcs *L = a->L;
-    memcpy(y, L->e0, sizeof(double) * (size_t)a->m);
-    nsc_sp_gaxpy(L->C, z, y);
-    nsc_sp_gaxpy(L->D, l, y);
-    nsc_sp_gaxpy(L->Se, w, y);
+    nsc_lcs_pairs_y(a->L, z, l, w, NULL, y);
 }
 
 /* phi of item id (pair id, or switch id - m) for the mode of t_k: >= 0 while it
@@ -1153,6 +1149,7 @@ static nsc_status trial(ad *a, ctl *c)
     c->dirty = 0;
     if (!bad && info.lcp_solved && !info.polished && info.residual > 1e-9 * (1 + vmax(a->z1, a->n)))
         bad = 1;                                             /* pivoting result not exact: not taken */
+    if (!bad && (s = nsc_step_pairs(a->L, T->c, P, &info, T->st->steps == 0, a->z1, a->l, a->w1, tn, T->r))) return s;
     if (bad) return on_no_solution(a, c, P, tn, &info);
     const char *mode1 = nsc_onestep_mode(P);
     if (mode1) a->key1 = nsc_onestep_mode_key(P);                /* (mode1 is P's mode: its key) */

@@ -833,6 +833,14 @@ static nsc_status hand_over_kinks(ex *a)
     return hand_over(a);
 }
 
+/* max |x_i| over x[n]. */
+static double vmax(const double *x, int n)
+{
+    double v = 0;
+    for (int i = 0; i < n; i++) v = fabs(x[i]) > v ? fabs(x[i]) : v;
+    return v;
+}
+
 /* The event step's problem over (t, t + dt] solved from z (guesses: the
  * remembered outcome, the current mode, the mode with the failing guards
  * changed) into z1, l. 0, 1 when it has no solution (info, *P say why), or
@@ -859,6 +867,9 @@ static int ev_solve(ex *a, double dt, nsc_onestep **P, nsc_step_info *info, exme
     nsc_onestep_set_alt(*P, NULL);
     nsc_count_solve(T->st, info);
     if (!bad && (s = nsc_lcs_check_step(L, T->c, NULL, a->z1, a->l, tn, T->r))) return -(int)s;
+    if (!bad && info->lcp_solved && !info->polished && !(info->residual <= 1e-9 * (1 + vmax(a->z1, a->n))))
+        bad = 1;                                            /* pivoting result not exact: as no solution */
+    if (!bad && (s = nsc_step_pairs(L, T->c, *P, info, T->st->steps == 0, a->z1, a->l, a->w1, tn, T->r))) return -(int)s;
     return bad ? 1 : 0;
 }
 

@@ -90,6 +90,21 @@ char *nsc_end_msg(const nsc_report *r, const char *dflt);
 void nsc_step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, double t,
                       const nsc_step_info *info, nsc_solver solver);
 
+/* The pair check of a transient's step (lcs.h nsc_lcs_check_pairs: every
+ * pair's y = C z + D l + e(w) >= 0 complementary to l, within
+ * NSC_PAIRCHECK_TOL of its terms) at the steps where a solution may not be
+ * one: the run's first step (first = 1: from the operating point, whose mode
+ * the step's problem does not share) and a step solved by pivoting
+ * (info->lcp_solved). A step solved in a mode was checked pair by pair
+ * (onestep_mode.c, NSC_MODE_TOL) and is not again: checking every restart of
+ * the adaptive steps too cost the 15-inverter cascade (630 pairs, hundreds of
+ * restarts) 24 % of its run. A step whose pairs are held at the theta point
+ * (nsc_onestep_kappa: .options chgtol) has no such conditions at its end and
+ * is not checked. NSC_OK, or NSC_ESIM naming the pair (a run that failed
+ * outside its fits remakes them and runs again: run.c tran_fit_pass). */
+nsc_status nsc_step_pairs(const nsc_lcs *L, const nsc_circuit *c, const nsc_onestep *P, const nsc_step_info *info,
+                          int first, const double *z, const double *l, const double *w, double t, nsc_report *r);
+
 /* A solved one-step problem's statistics into st (how it was solved, pivots,
  * its residual): the adaptive and the exact transients. */
 void nsc_count_solve(nsc_sim_stats *st, const nsc_step_info *info);

@@ -213,6 +213,31 @@ void nsc_lcs_sources_dc(const nsc_lcs *L, double *w, double *s, double *e);
 nsc_status nsc_lcs_check_step(const nsc_lcs *L, const nsc_circuit *c, const double *w, const double *z,
                               const double *l, double t, nsc_report *r);
 
+/* The pairs at a solution (lcs_pairs.c). y[m] = e + C z + D l, where e is
+ * the pairs' offsets e[m] when given, else e0 + Se w (w[nsrc], NULL: no
+ * source term); summed in the order e, C z, D l, Se w, by columns. */
+void nsc_lcs_pairs_y(const nsc_lcs *L, const double *z, const double *l, const double *w, const double *e,
+                     double *y);
+/* The pair that breaks y >= 0, y l = 0 (l >= 0 given) the most, -1 when none:
+ * y_j < 0, or y_j > 0 while l_j > tol max(l), beyond tol (|e_j| + |C_j| |z| +
+ * |D_j| |l| (+ |Se_j| |w|)) + atol (the size of y_j's terms); a NaN y breaks it.
+ * y and sc are work [m] (y keeps y on return). */
+int nsc_lcs_worst_pair(const nsc_lcs *L, const double *z, const double *l, const double *w, const double *e,
+                       double tol, double atol, double *y, double *sc);
+/* The transient's check of the pairs of a step's solution (z, l) at time t,
+ * sources w: NSC_OK, or NSC_ESIM naming the worst pair (nsc_lcs_worst_pair,
+ * tol NSC_PAIRCHECK_TOL, atol NSC_PAIRCHECK_TOL max |z| + 1e-12) and the
+ * largest unknown. A solver that returns a point of the mode's equations
+ * that is not the problem's solution (a pivoting run ending on rounding: a
+ * node at 7e8 V) is stopped here, not taken. The tolerance is looser than the
+ * operating point's (1e-6, 1e-12): a pivoting run on the dense M of a node
+ * tied by gmin (netlists/prc.cir) leaves y 1.1e-6 V off on a 1 V circuit, a
+ * B source's pair 1e-12 (tests/data/bsrc/pwl_functions.cir); a solution that
+ * is not one is off by the order of its terms. */
+#define NSC_PAIRCHECK_TOL 1e-4
+nsc_status nsc_lcs_check_pairs(const nsc_lcs *L, const nsc_circuit *c, const double *z, const double *l,
+                               const double *w, double t, nsc_report *r);
+
 /* The smooth functions of L (nsc_smooth) linearised at z[n]: A[row][in[q]] =
  * df/dz_in[q], s0[row] = f(z) - J z for each (written through the const L:
  * the values, never the pattern). 0, or -1 when a value or derivative is not

@@ -1079,3 +1079,50 @@ Test(devices, table_names_every_kind_and_its_models)
     cr_assert(nsc_dev_takes(w, NSC_MOD_CSW) && !nsc_dev_takes(w, NSC_MOD_SW));
     cr_assert(nsc_dev_takes(m, NSC_MOD_NMOS) && nsc_dev_takes(m, NSC_MOD_PMOS) && !nsc_dev_takes(m, NSC_MOD_D));
 }
+
+/* The pairs' check (lcs_pairs.c) on forged solutions of d1 (VF = 0.7, RON =
+ * 0.1) between r1 and r2: y = VF + RON i - (v(a) - v(k)) against l = i. A
+ * conducting point (v(a) - v(k) = 0.8 V at 1 A: y = 0) passes, as does one
+ * whose y is off by 1e-9 of its terms; one off by 3e-6 breaks the operating
+ * point's 1e-6 but passes the step's check (NSC_PAIRCHECK_TOL 1e-4 of the
+ * terms and of the largest unknown: a pivoting run's rounding); a step that put node a at 7e8 V with
+ * d1 off (y = -7e8: the first step of a 741-style op-amp's transient on
+ * default fits, taken silently from an inexact pivoting run), or d1 carrying
+ * 1 A with y = 0.8 V, is an error naming the pair, its y and the largest
+ * unknown, at d1's card. */
+Test(assemble, step_pairs_check_names_the_broken_pair)
+{
+    nsc_circuit *c = tc_new();
+    tc_el(c, NSC_EL_D, "d1", "a", "k", NULL, NULL, 0)->model = tc_model(c, "dm", "vf=0.7 ron=0.1");
+    tc_el(c, NSC_EL_R, "r1", "a", "0", NULL, NULL, 1.0);
+    tc_el(c, NSC_EL_R, "r2", "k", "0", NULL, NULL, 1.0);
+    nsc_lcs *L = assemble_ok(c, NSC_ASM_TRAN, 1e-12);
+    int ia = find_z(L, "v(a)"), ik = find_z(L, "v(k)");
+    double z[2], l[1], y[1], sc[1];
+    nsc_report r;
+    z[ia] = 1.0, z[ik] = 0.2, l[0] = 1.0;                   /* on: y = 0.7 + 0.1 - 0.8 = 0 */
+    cr_assert_eq(nsc_lcs_worst_pair(L, z, l, NULL, NULL, 1e-6, 1e-12, y, sc), -1);
+    cr_assert_float_eq(y[0], 0.0, 1e-15);
+    cr_assert_float_eq(sc[0], 0.7 + 0.1 + 1.0 + 0.2, 1e-15);   /* |e| + |C| |z| + |D| |l| */
+    z[ia] = 1.0 + 1e-9;                                      /* y = -1e-9: within 1e-6 of 2 V of terms */
+    cr_assert_eq(nsc_lcs_worst_pair(L, z, l, NULL, NULL, 1e-6, 1e-12, y, sc), -1);
+    z[ia] = 1.0 + 3e-6;                                      /* y = -3e-6: beyond it, within the step's 1e-4 */
+    cr_assert_eq(nsc_lcs_worst_pair(L, z, l, NULL, NULL, 1e-6, 1e-12, y, sc), 0);
+    cr_assert_eq(nsc_lcs_worst_pair(L, z, l, NULL, NULL, NSC_PAIRCHECK_TOL, 1e-12, y, sc), -1);
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_lcs_check_pairs(L, c, z, l, NULL, 1e-6, &r), NSC_OK);
+    nsc_report_free(&r);
+    z[ia] = 7e8, z[ik] = 0.0, l[0] = 0.0;                   /* off at 7e8 V forward: y = -7e8 */
+    cr_assert_eq(nsc_lcs_worst_pair(L, z, l, NULL, NULL, 1e-6, 1e-12, y, sc), 0);
+    cr_assert_float_eq(y[0], 0.7 - 7e8, 1e-6);
+    nsc_report_init(&r);
+    cr_assert_eq(nsc_lcs_check_pairs(L, c, z, l, NULL, 9.765625e-09, &r), NSC_ESIM);
+    cr_assert(strstr(r.error, "t.cir:") && strstr(r.error, "time 9.765625e-09 s") && strstr(r.error, "pair d1")
+              && strstr(r.error, "y = -7e+08") && strstr(r.error, "v(a) = 7e+08"), "%s", r.error);
+    nsc_report_free(&r);
+    z[ia] = 0.0, l[0] = 1.0;                                 /* 1 A with y = 0.8 V: not complementary */
+    cr_assert_eq(nsc_lcs_worst_pair(L, z, l, NULL, NULL, 1e-6, 1e-12, y, sc), 0);
+    cr_assert_float_eq(y[0], 0.8, 1e-15);
+    nsc_lcs_free(L);
+    tc_free(c);
+}
