@@ -1057,7 +1057,7 @@ static void tran_free(tran_run *R, nsc_status s)
         if (R->io && R->io->lpk) memcpy(R->io->lpk, R->lpk, (size_t)L->m * sizeof(double));
         else if (!R->io) nsc_op_fits(L, R->c, R->lpk, done ? R->o->refit : NULL, R->r);
     } else if (s == NSC_ESIM && R->started && L && R->lpk && !R->io && R->o->refit)
-        nsc_dev_refit(L, R->c, R->lpk, R->o->refit); /* a run that failed outside its fits: run.c repeats it */
+        nsc_dev_refit(L, R->c, R->lpk, 0, R->o->refit); /* a run that failed outside its fits: run.c repeats it */
     free(R->lpk);
     free(R->pkmark);
     free(R->pklist);
@@ -1136,7 +1136,7 @@ static nsc_status op_row(const nsc_lcs *L, const nsc_circuit *c, const nsc_probe
 int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *notes, nsc_report *r)
 {
     if (notes) {
-        int n = nsc_dev_refit(L, c, lpk, notes);
+        int n = nsc_dev_refit(L, c, lpk, 1, notes);
         if (n > 0) return n;
     }
     nsc_dev_check(L, c, lpk, r);

@@ -1307,7 +1307,11 @@ static nsc_status step(ex *a)
                : a->kinks ? kink(a, a->x, 0, km, a->xm, ktol) : locate(a, a->x, 0, km, ktol);
     if (violated(a, a->x1, a->w1v)) {
         if (kinks_only(a)) return hand_over_kinks(a);
-        if (k - km > 0 && !(land && rem > 0) && a->kinks) return kink(a, a->xm, km, k, a->x1, ktol);
+        /* (not at a landing: a kink taken at a breakpoint or tstop settles the
+         * algebraic state a substep into the sources' next segment, kink_settle:
+         * a BJT stage fed a triangle read v(e2) 12.24 V beside a 12 V supply at
+         * tstop, a corner of the triangle) */
+        if (k - km > 0 && !land && a->kinks) return kink(a, a->xm, km, k, a->x1, ktol);
         if (k - km > 0) return locate(a, a->xm, km, k, ktol);
         keep_alt(a);
         return ev_step(a, t1 - a->t);                       /* (a sliver before the target) */

@@ -366,8 +366,9 @@ static void d_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
 
 /* The fit of a diode whose peak current left its default range remade on the
  * run's currents (device.h refit). */
-static int d_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r)
+static int d_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, int complete, nsc_report *r)
 {
+    (void)complete;                                          /* (a peak is a peak, complete or not) */
     const nsc_element *e = &c->el[ei];
     diode_par *p = e->priv;                                  /* (the element's own block) */
     double ip = lpk[L->el_pair[ei]];

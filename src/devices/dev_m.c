@@ -560,8 +560,9 @@ static void m_check_pairs(const nsc_lcs *L, const nsc_circuit *c, int ei, char *
 
 /* The bulk junctions' fits a run left remade on its currents (device.h refit),
  * by the fewest chords within 10 mV (at most 8), as the BJT's (dev_q.c). */
-static int m_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r)
+static int m_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, int complete, nsc_report *r)
 {
+    (void)complete;                                          /* (a peak is a peak, complete or not) */
     const nsc_element *e = &c->el[ei];
     mos_par *p = e->priv;                                    /* (the element's own block) */
     if (!p || !p->junc) return 0;

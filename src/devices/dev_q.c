@@ -376,7 +376,7 @@ static int q_band(const nsc_lcs *L, const nsc_element *e, bjt_par *p, int k, dou
 /* Each junction whose peak current left its default range refitted on the
  * run's currents (device.h refit), else, when it stayed on, on its band
  * (q_band); the leakages follow (q_leak) and the least currents start again. */
-static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r)
+static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, int complete, nsc_report *r)
 {
     const nsc_element *e = &c->el[ei];
     bjt_par *p = e->priv;                                   /* (the element's own block) */
@@ -393,7 +393,7 @@ static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
                      "was fitted on: refitted by %d segment%s on %s (max error %.3g V), the run repeated", e->name,
                      k ? "BC" : "BE", ip, nsc_jfit_where(&old, ip), a, e->model->name, f->nseg, f->nseg > 1 ? "s" : "",
                      b, f->err);
-        } else if (!q_band(L, e, p, k, ip, r))
+        } else if (!complete || !q_band(L, e, p, k, ip, r))   /* (a failed run's least currents mean nothing) */
             continue;
         n = p->refitted = 1;
         if (k) q_leak(f, p->isc, p->ncvt, p->hlc);         /* the leakage on the new knots */

@@ -91,9 +91,10 @@ const nsc_device *nsc_device_of_letter(int c);
 /* After a run of L: each device's check of its elements (devices.c) from lpk[m],
  * every pair's largest multiplier over the run; warnings into r. */
 void nsc_dev_check(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *r);
-/* After a run of L: the fits it left remade (each device's refit, devices.c),
- * notes into r; the number of elements refitted (0: nothing changed). */
-int nsc_dev_refit(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *r);
+/* After a run of L (complete 0: one that failed part way): the fits it left
+ * remade (each device's refit, devices.c), notes into r; the number of
+ * elements refitted (0: nothing changed). */
+int nsc_dev_refit(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, int complete, nsc_report *r);
 /* mark[j] = 1 (j < m) for the pairs nsc_dev_check and nsc_dev_refit may read
  * (each device's check_pairs, else every pair of an element whose device has a
  * check), 0 for the others; returns their number.

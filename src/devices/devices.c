@@ -39,12 +39,12 @@ void nsc_dev_check(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, ns
     }
 }
 
-int nsc_dev_refit(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *r)
+int nsc_dev_refit(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, int complete, nsc_report *r)
 {
     int n = 0;
     for (int ei = 0; ei < c->nel; ei++) {
         const nsc_device *d = nsc_device_of(c->el[ei].kind);
-        if (d && d->refit && L->el_pair[ei] >= 0) n += d->refit(L, c, ei, lpk, r);
+        if (d && d->refit && L->el_pair[ei] >= 0) n += d->refit(L, c, ei, lpk, complete, r);
     }
     return n;
 }

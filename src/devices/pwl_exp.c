@@ -132,7 +132,10 @@ int nsc_jfit_outside(const nsc_jfit *f, double ip, double *off)
 
 int nsc_jfit_band(nsc_jfit *f, double imin, double ip, int nseg)
 {
-    if (!(f->a > 0 && isfinite(ip) && imin > 0 && ip >= NSC_JFIT_BAND_SWING * imin && imin >= ip / NSC_JFIT_BELOW))
+    /* (imin above 1 nA, the floor nsc_jfit_refit and nsc_jfit_outside read a
+     * junction as conducting from: a 741's bias diode at 10..30 pA was band
+     * refitted on 9 segments, and the next pass failed at t = 0.6 us) */
+    if (!(f->a > 0 && isfinite(ip) && imin > 1e-9 && ip >= NSC_JFIT_BAND_SWING * imin && imin >= ip / NSC_JFIT_BELOW))
         return 0;
     double tol = fmin(0.01, fmax(NSC_JFIT_BAND_MIN, NSC_JFIT_BAND_FRAC * f->a * log(ip / imin)));
     if (f->i1 <= imin && f->i2 >= ip && f->err <= 1.5 * tol) return 0;   /* fine enough there already */

@@ -223,8 +223,9 @@ typedef struct nsc_device {
      * private data, each named in a note in r (the next assembly uses them; the
      * run is to be repeated): 1 when any was, else 0 and nothing changed (the
      * fits the card's IMIN/IMAX fix are never remade: check warns about them).
-     * NULL: no fit follows the run. */
-    int (*refit)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r);
+     * NULL: no fit follows the run. complete 0: the run failed part way (its
+     * peaks count, but not its least currents: no band refit, dev_q.c). */
+    int (*refit)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, int complete, nsc_report *r);
     /* mark[j] = 1 for the pairs j of element ei whose lpk check and refit read
      * (the others' peaks need not be tracked by a run). NULL: all its pairs. */
     void (*check_pairs)(const nsc_lcs *L, const nsc_circuit *c, int ei, char *mark);
