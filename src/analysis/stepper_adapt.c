@@ -1111,22 +1111,21 @@ static double first_ratio(ad *a, ctl *c, double hq, const char *mode1, int *wors
     return err;
 }
 
-/* One trial from c->t. NSC_OK (advanced or not), or a failure. */
-static nsc_status trial(ad *a, ctl *c)
+/* The trial from c->t to tn (hl: a ladder step's size, else 0; tb: the
+ * breakpoint it may land on) at theta: its one-step problem (*Pp), guessed
+ * from the mode at t, solved into a->z1, a->l; *bad 1 when no solution is
+ * taken (none, or a pivoting result not exact). NSC_OK, or a failure (the
+ * step's values refused, or its pairs failing their check). */
+static nsc_status trial_solve(ad *a, ctl *c, double tn, double hl, double tb, double theta, nsc_onestep **Pp, int *bad,
+                              nsc_step_info *info)
 {
     nsc_tran *T = a->T;
     const nsc_tran_opts *o = a->o;
-    int chatter = c->t < c->chat_until;
-    double hl, tb, tn = trial_end(a, c, chatter, &hl, &tb), hq = tn - c->t;
-    if (c->t_hi == INFINITY) c->tol_t = loc_tol(c);    /* kept while the event found is bracketed */
-    /* theta = 1 on restarts, in chatter, and on the last trial of a bracket
-     * (<= tol_t: the step that takes the mode change, where a quantity that
-     * jumps, a comparator's output on an algebraic row, would overshoot at
-     * theta = 1/2: the MOS of the buck saw a second event 8 ps later) */
-    double theta = c->restart || chatter || c->damped || (c->t_hi < INFINITY && hq <= c->tol_t * (1 + 1e-9)) ? 1.0 : o->theta;
+    double hq = tn - c->t;
     nsc_onestep *P;                                          /* a ladder step's problem is keyed by its */
     nsc_status s = nsc_pcache_get(T->cache, hl > 0 ? hl : hq, theta, T->sw, hl == 0, &P, T->st, T->r);
     if (s) return s;                                         /* size (t + hl - t != hl in floating point) */
+    *Pp = P;
     if (P != c->Plast || c->dirty) {                         /* the guess: the mode at t */
         if (a->have_mode && a->have_key0) nsc_onestep_set_mode_key(P, a->mode0, a->key0);
         else nsc_onestep_set_mode(P, a->have_mode ? a->mode0 : NULL);
@@ -1141,15 +1140,35 @@ static nsc_status trial(ad *a, ctl *c)
     double tw = tn == tb && tn > 0 ? tn * (1 - 4 * DBL_EPSILON) : tn;
     for (int j = 0; j < a->L->nsrc; j++) a->w1[j] = nsc_wave_eval(a->L->src[j].wave, tw);
     if ((s = nsc_lcs_check_step(a->L, T->c, a->w1, NULL, NULL, tn, T->r))) return s;
-    nsc_step_info info;
-    int bad = nsc_onestep_step(P, o->solver, a->z0, a->w0, a->w1, a->z1, a->l, &info);
+    *bad = nsc_onestep_step(P, o->solver, a->z0, a->w0, a->w1, a->z1, a->l, info);
     nsc_onestep_set_alt(P, NULL);
     nsc_onestep_set_nopivot(P, 0);
-    if (!bad && (s = nsc_lcs_check_step(a->L, T->c, NULL, a->z1, a->l, tn, T->r))) return s;
+    if (!*bad && (s = nsc_lcs_check_step(a->L, T->c, NULL, a->z1, a->l, tn, T->r))) return s;
     c->dirty = 0;
-    if (!bad && info.lcp_solved && !info.polished && info.residual > 1e-9 * (1 + vmax(a->z1, a->n)))
-        bad = 1;                                             /* pivoting result not exact: not taken */
-    if (!bad && (s = nsc_step_pairs(a->L, T->c, P, &info, T->st->steps == 0, a->z1, a->l, a->w1, tn, T->r))) return s;
+    if (!*bad && info->lcp_solved && !info->polished && info->residual > 1e-9 * (1 + vmax(a->z1, a->n)))
+        *bad = 1;                                            /* pivoting result not exact: not taken */
+    if (!*bad) s = nsc_step_pairs(a->L, T->c, P, info, T->st->steps == 0, a->z1, a->l, a->w1, tn, T->r);
+    return s;
+}
+
+/* One trial from c->t. NSC_OK (advanced or not), or a failure. */
+static nsc_status trial(ad *a, ctl *c)
+{
+    nsc_tran *T = a->T;
+    const nsc_tran_opts *o = a->o;
+    int chatter = c->t < c->chat_until;
+    double hl, tb, tn = trial_end(a, c, chatter, &hl, &tb), hq = tn - c->t;
+    if (c->t_hi == INFINITY) c->tol_t = loc_tol(c);    /* kept while the event found is bracketed */
+    /* theta = 1 on restarts, in chatter, and on the last trial of a bracket
+     * (<= tol_t: the step that takes the mode change, where a quantity that
+     * jumps, a comparator's output on an algebraic row, would overshoot at
+     * theta = 1/2: the MOS of the buck saw a second event 8 ps later) */
+    double theta = c->restart || chatter || c->damped || (c->t_hi < INFINITY && hq <= c->tol_t * (1 + 1e-9)) ? 1.0 : o->theta;
+    nsc_onestep *P = NULL;
+    nsc_step_info info;
+    int bad = 0;
+    nsc_status s = trial_solve(a, c, tn, hl, tb, theta, &P, &bad, &info);
+    if (s) return s;
     if (bad) return on_no_solution(a, c, P, tn, &info);
     const char *mode1 = nsc_onestep_mode(P);
     if (mode1) a->key1 = nsc_onestep_mode_key(P);                /* (mode1 is P's mode: its key) */
