@@ -349,6 +349,25 @@ Test(fits, ce_bypass_gain_matches_ngspice)
     free(out);
 }
 
+/* An emitter follower swung from 0.10 to 4.2 mA (tests/data/fits/ef_swing, the
+ * exact stepper): its BE junction stays on, and the band it is refitted on must
+ * be the run's: the least current the note gives within 5 % of ngspice 39's
+ * (its least v(e) 0.2042 V over RE = 2k: 102 uA). The exact stepper gave the
+ * devices' step checks (dev_q.c q_step) only its event points, not the points
+ * of its flows: 663 uA, a band refit on 331 uA..8.4 mA, v(e) 0.050 % RMS of
+ * range (15 mV at worst; 0.077 % by the 10 mV refit alone); now 0.021 %. */
+Test(fits, band_of_a_follower_is_its_whole_swing)
+{
+    char *out = NULL;
+    vs_ngspice_in("fits", "ef_swing", "0.00035", 1, &out);
+    const char *note = "transistor q1: its BE junction current stayed within ";
+    const char *p = strstr(out, note);
+    cr_assert(p, "no band note in\n%s", out);
+    double lo = strtod(p + strlen(note), NULL), want = 0.2042 / 2e3;
+    cr_assert(fabs(lo - want) <= 0.05 * want, "least BE current %g A, ngspice's %g A", lo, want);
+    free(out);
+}
+
 /* The operating point of a two-bit ripple-carry adder of 18 TTL NAND gates (36
  * NPN, inputs low; tests/data/bjt/ttl_adder) against ngspice 39's (`print` of
  * its .op into ttl_adder_ng.txt): the output levels within 0.1 V (high 3.446 V
