@@ -357,14 +357,17 @@ static void q_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
     }
 }
 
-/* Each step's junction currents: their least values since the fits were made
- * (q_band reads them). Never an error. */
+/* Each step's junction currents: their least values over the transient run
+ * (q_band reads them; q_refit starts them again after every run). Only a
+ * transient's points: an operating point's or a .dc sweep's before it are not
+ * the run's (a .dc point with the junction off left 0, and no band). Never an
+ * error. */
 static nsc_status q_step(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *l, double t, nsc_report *r)
 {
     (void)t;
     (void)r;
     bjt_par *p = c->el[ei].priv;                            /* (the element's own block) */
-    if (!p) return NSC_OK;
+    if (!p || L->mode != NSC_ASM_TRAN) return NSC_OK;
     int jf = L->el_pair[ei], jr = jf + p->f.nseg;
     p->lmin[0] = l[jf] < p->lmin[0] ? l[jf] : p->lmin[0];
     p->lmin[1] = l[jr] < p->lmin[1] ? l[jr] : p->lmin[1];
@@ -395,7 +398,8 @@ static int q_band(const nsc_lcs *L, const nsc_element *e, bjt_par *p, int k, dou
 
 /* Each junction whose peak current left its default range refitted on the
  * run's currents (device.h refit), else, when it stayed on, on its band
- * (q_band); the leakages follow (q_leak) and the least currents start again. */
+ * (q_band); the leakages follow (q_leak); the least currents start again
+ * (whether or not this element was refitted). */
 static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r)
 {
     const nsc_element *e = &c->el[ei];
@@ -424,8 +428,8 @@ static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
         if (k) q_leak(f, p->isc, p->ncvt, p->hlc);         /* the leakage on the new knots */
         else q_leak(f, p->ise, p->nevt, p->hle);
     }
-    if (n) p->lmin[0] = p->lmin[1] = HUGE_VAL;
-    return n;
+    p->lmin[0] = p->lmin[1] = HUGE_VAL;                     /* (every run's own: another element's refit */
+    return n;                                               /*  repeats it with other currents) */
 }
 
 const nsc_device nsc_dev_q = {
