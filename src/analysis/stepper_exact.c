@@ -600,11 +600,16 @@ static int flow_get(ex *a)
 /* ---- rows ---- */
 
 /* The row v (probes in v[1..]) at t, when inside the window; the peaks of the
- * checked pairs (l). With interp the row is written only at the grid's next
- * time (every other point goes to the steps' table). */
+ * checked pairs (l) and the devices' step checks of l at every row, a point of
+ * a flow as an event's (ev_solve checks only the latter; a BJT's least junction
+ * current over the run, dev_q.c q_step, is read at every point, as the
+ * adaptive stepper's steps give it). With interp the row is written only at
+ * the grid's next time (every other point goes to the steps' table). */
 static nsc_status add_row(ex *a, double t, double *v, const double *l)
 {
     nsc_tran *T = a->T;
+    nsc_status s = nsc_lcs_check_step(a->L, T->c, NULL, NULL, l, t, T->r);
+    if (s) return s;
     for (int k = 0; k < T->npk; k++) {
         int j = T->pklist[k];
         T->lpk[j] = l[j] > T->lpk[j] ? l[j] : T->lpk[j];

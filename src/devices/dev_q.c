@@ -94,12 +94,14 @@ enum { Q_G_SEG = 1 << 12, Q_G_IMIN = 1 << 13, Q_G_IMAX = 1 << 14 };   /* bits of
  * slope g_k on [K_k, K_k+1], the last one continued beyond, so that
  *   h(lambda_0) = w[0] lambda_0 + sum_{q >= 1} w[q] mu_q,  w[0] = g_0, w[q] = g_q - g_q-1
  * on the junction's own multipliers (mu_q = max(0, lambda_0 - K_q), nsc_st_jfit):
- * no pair of its own, and it follows every refit of f. isl = 0: w = 0. */
-static void q_leak(const nsc_jfit *f, double isl, double nvt, double *w)
+ * no pair of its own, and it follows every refit of f. isl = 0: w = 0. 0, or
+ * -1 when a w[q] is not finite (h overflows: a huge ISL, or NE far below NF). */
+static int q_leak(const nsc_jfit *f, double isl, double nvt, double *w)
 {
     double K[NSC_JFIT_MAX + 1], h[NSC_JFIT_MAX + 1], g0 = 0;
+    int fin = 1;
     for (int k = 0; k < NSC_JFIT_MAX; k++) w[k] = 0;
-    if (!(isl > 0)) return;
+    if (!(isl > 0)) return 0;
     for (int k = 0; k <= f->nseg; k++) {
         K[k] = k == f->nseg ? f->i2 : f->knot[k];
         h[k] = isl * expm1(f->a * log1p(K[k] / f->i0) / nvt);
@@ -108,7 +110,16 @@ static void q_leak(const nsc_jfit *f, double isl, double nvt, double *w)
         double g = (h[k + 1] - h[k]) / (K[k + 1] - K[k]);
         w[k] = k == 0 ? g : g - g0;
         g0 = g;
+        fin &= isfinite(w[k]);
     }
+    return fin ? 0 : -1;
+}
+
+/* 1 when junction k's leakage on fit f (a refit's candidate) is finite (q_leak). */
+static int q_leak_fits(const bjt_par *p, int k, const nsc_jfit *f)
+{
+    double w[NSC_JFIT_MAX];
+    return q_leak(f, k ? p->isc : p->ise, k ? p->ncvt : p->nevt, w) == 0;
 }
 
 /* The card's leakages (ISE NE ISC NC, SPICE's defaults 0 1.5 0 2) into p (checked). */
@@ -121,8 +132,13 @@ static nsc_status q_leak_model(const nsc_model *m, const q_card *k, double area,
     p->isc = k->isc * area;
     p->nevt = k->ne * VT_300;
     p->ncvt = k->nc * VT_300;
-    q_leak(&p->f, p->ise, p->nevt, p->hle);
-    q_leak(&p->r, p->isc, p->ncvt, p->hlc);
+    for (int j = 0; j < 2; j++) {                                /* (the B entries must be finite) */
+        const nsc_jfit *f = j ? &p->r : &p->f;
+        if (q_leak(f, j ? p->isc : p->ise, j ? p->ncvt : p->nevt, j ? p->hlc : p->hle))
+            return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': %s = %g with %s = %g: its %s leakage is "
+                           "not finite on the junction's fit (up to %g A)", m->name, j ? "ISC" : "ISE",
+                           j ? k->isc : k->ise, j ? "NC" : "NE", j ? k->nc : k->ne, j ? "b-c" : "b-e", f->i2);
+    }
     return NSC_OK;
 }
 
@@ -341,14 +357,17 @@ static void q_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
     }
 }
 
-/* Each step's junction currents: their least values since the fits were made
- * (q_band reads them). Never an error. */
+/* Each step's junction currents: their least values over the transient run
+ * (q_band reads them; q_refit starts them again after every run). Only a
+ * transient's points: an operating point's or a .dc sweep's before it are not
+ * the run's (a .dc point with the junction off left 0, and no band). Never an
+ * error. */
 static nsc_status q_step(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *l, double t, nsc_report *r)
 {
     (void)t;
     (void)r;
     bjt_par *p = c->el[ei].priv;                            /* (the element's own block) */
-    if (!p) return NSC_OK;
+    if (!p || L->mode != NSC_ASM_TRAN) return NSC_OK;
     int jf = L->el_pair[ei], jr = jf + p->f.nseg;
     p->lmin[0] = l[jf] < p->lmin[0] ? l[jf] : p->lmin[0];
     p->lmin[1] = l[jr] < p->lmin[1] ? l[jr] : p->lmin[1];
@@ -363,6 +382,10 @@ static int q_band(const nsc_lcs *L, const nsc_element *e, bjt_par *p, int k, dou
 {
     nsc_jfit *f = k ? &p->r : &p->f, old = *f;
     if (L->mode != NSC_ASM_TRAN || L->m > Q_BAND_MAXPAIRS || !nsc_jfit_band(f, p->lmin[k], ip, p->seg)) return 0;
+    if (!q_leak_fits(p, k, f)) {                                 /* (its leakage would overflow: kept) */
+        *f = old;
+        return 0;
+    }
     char a[64], b[64];
     nsc_jfit_range(&old, a, sizeof a);
     nsc_jfit_range(f, b, sizeof b);
@@ -375,7 +398,9 @@ static int q_band(const nsc_lcs *L, const nsc_element *e, bjt_par *p, int k, dou
 
 /* Each junction whose peak current left its default range refitted on the
  * run's currents (device.h refit), else, when it stayed on, on its band
- * (q_band); the leakages follow (q_leak) and the least currents start again. */
+ * (q_band, after a complete run: complete 0 for one that failed part way);
+ * the leakages follow (q_leak); the least currents start again (whether or
+ * not this element was refitted). */
 static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, int complete, nsc_report *r)
 {
     const nsc_element *e = &c->el[ei];
@@ -385,7 +410,12 @@ static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
     for (int k = 0; k < 2; k++) {
         nsc_jfit *f = k ? &p->r : &p->f, old = *f;
         double ip = lpk[k ? jr : jf];
-        if (nsc_jfit_refit(f, ip, p->seg, Q_REFIT_MAX, Q_REFIT_TOL)) {
+        int rf = nsc_jfit_refit(f, ip, p->seg, Q_REFIT_MAX, Q_REFIT_TOL);
+        if (rf && !q_leak_fits(p, k, f)) {                       /* (its leakage would overflow: kept) */
+            *f = old;
+            continue;
+        }
+        if (rf) {
             char a[64], b[64];
             nsc_jfit_range(&old, a, sizeof a);
             nsc_jfit_range(f, b, sizeof b);
@@ -399,8 +429,8 @@ static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
         if (k) q_leak(f, p->isc, p->ncvt, p->hlc);         /* the leakage on the new knots */
         else q_leak(f, p->ise, p->nevt, p->hle);
     }
-    if (n) p->lmin[0] = p->lmin[1] = HUGE_VAL;
-    return n;
+    p->lmin[0] = p->lmin[1] = HUGE_VAL;                     /* (every run's own: another element's refit */
+    return n;                                               /*  repeats it with other currents) */
 }
 
 const nsc_device nsc_dev_q = {
