@@ -44,7 +44,8 @@ int tu_table_read(const char *path, tu_table *t)
         if (*p == '#') {
             if (t->ncol == 0 && t->name == NULL) {
                 char *save = NULL;
-                for (char *w = strtok_r(p + 1, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save)) {
+                for (char *w = strtok_r(p + 1, " \t\r\n", &save); w;
+                     w = strtok_r(NULL, " \t\r\n", &save)) {
                     t->name = realloc(t->name, sizeof(char *) * (size_t)(t->ncol + 1));
                     t->name[t->ncol++] = strdup(w);
                 }
@@ -66,7 +67,11 @@ int tu_table_read(const char *path, tu_table *t)
             p = end;
         }
         if (t->ncol == 0) t->ncol = k;
-        if (k != t->ncol) { free(line); fclose(f); return -2; }
+        if (k != t->ncol) {
+            free(line);
+            fclose(f);
+            return -2;
+        }
         t->nrow++;
     }
     free(line);
@@ -117,11 +122,16 @@ int tu_run(const char *cmd, char **out)
     int fd[2];
     if (pipe(fd) != 0) return -1;
     pid_t pid = fork();
-    if (pid < 0) { close(fd[0]); close(fd[1]); return -1; }
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return -1;
+    }
     if (pid == 0) {
         setpgid(0, 0);
         dup2(fd[1], STDOUT_FILENO);
-        close(fd[0]); close(fd[1]);
+        close(fd[0]);
+        close(fd[1]);
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
@@ -135,10 +145,16 @@ int tu_run(const char *cmd, char **out)
     for (;;) {
         struct pollfd pf = { fd[0], POLLIN, 0 };
         int left = (int)(end - time(NULL));
-        if (left <= 0) { timed_out = 1; break; }
+        if (left <= 0) {
+            timed_out = 1;
+            break;
+        }
         int r = poll(&pf, 1, left * 1000);
         if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) { timed_out = 1; break; }
+        if (r <= 0) {
+            timed_out = 1;
+            break;
+        }
         ssize_t got = read(fd[0], b, sizeof b);
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) break;
@@ -152,7 +168,8 @@ int tu_run(const char *cmd, char **out)
         const char *m = "\n[tu_run: timed out; process group killed]\n";
         append(&buf, &n, &cap, m, strlen(m));
     }
-    if (out) *out = buf; else free(buf);
+    if (out) *out = buf;
+    else free(buf);
     if (timed_out) return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -177,7 +194,8 @@ void tu_rmdir(const char *dir)
     if (!dir || strncmp(dir, "/tmp/nsc_test_", 14) != 0) return;
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd)) { /* best effort */ }
+    if (system(cmd)) { /* best effort */
+    }
 }
 
 char *tu_read_file(const char *path)
@@ -212,7 +230,8 @@ double tu_interp(const tu_table *t, int col, double x)
     if (x >= TU_AT(t, hi, 0)) return TU_AT(t, hi, col);
     while (hi - lo > 1) {
         int mid = (lo + hi) / 2;
-        if (TU_AT(t, mid, 0) <= x) lo = mid; else hi = mid;
+        if (TU_AT(t, mid, 0) <= x) lo = mid;
+        else hi = mid;
     }
     double a = (x - TU_AT(t, lo, 0)) / (TU_AT(t, hi, 0) - TU_AT(t, lo, 0));
     return (1 - a) * TU_AT(t, lo, col) + a * TU_AT(t, hi, col);
@@ -235,6 +254,11 @@ double tu_rms_rel(const tu_table *a, const tu_table *b, const char *sig)
 int tu_newton_stats(const char *out, tu_newton *n)
 {
     const char *s = out ? strstr(out, "Newton (smooth functions): ") : NULL;
-    return s && sscanf(s, "Newton (smooth functions): %ld problems solved in %ld iterations (%lf per problem, at "
-                          "most %d), %ld not converged", &n->np, &n->nit, &n->per, &n->maxit, &n->nfail) == 5;
+    return s
+           && sscanf(
+                  s,
+                  "Newton (smooth functions): %ld problems solved in %ld iterations (%lf per problem, at "
+                  "most %d), %ld not converged",
+                  &n->np, &n->nit, &n->per, &n->maxit, &n->nfail)
+                  == 5;
 }

@@ -19,8 +19,8 @@
  * lines start with '#'; the first '#' line's words are the column names. */
 typedef struct tu_table {
     int ncol, nrow;
-    char **name;   /* [ncol] */
-    double *v;     /* row-major [nrow*ncol] */
+    char **name; /* [ncol] */
+    double *v;   /* row-major [nrow*ncol] */
 } tu_table;
 int tu_table_read(const char *path, tu_table *t); /* 0 ok */
 void tu_table_free(tu_table *t);

@@ -21,20 +21,23 @@ nsc_status nsc_ac_freqs(const nsc_acsweep *s, double **f, int *nf, nsc_report *r
     if (s->kind == NSC_AC_LIN) steps = s->n - 1;
     else {
         per = s->kind == NSC_AC_DEC ? log10(ratio) : log2(ratio);
-        double k = floor(per * s->n * (1 + 1e-12));        /* ngspice: whole steps that fit */
-        if (!(k < AC_MAXPOINTS)) return nsc_err(r, NSC_ENETLIST, &s->loc, ".ac: more than %d points", AC_MAXPOINTS);
+        double k = floor(per * s->n * (1 + 1e-12)); /* ngspice: whole steps that fit */
+        if (!(k < AC_MAXPOINTS))
+            return nsc_err(r, NSC_ENETLIST, &s->loc, ".ac: more than %d points", AC_MAXPOINTS);
         steps = (long)k;
     }
-    if (steps + 1 > AC_MAXPOINTS) return nsc_err(r, NSC_ENETLIST, &s->loc, ".ac: more than %d points", AC_MAXPOINTS);
+    if (steps + 1 > AC_MAXPOINTS)
+        return nsc_err(r, NSC_ENETLIST, &s->loc, ".ac: more than %d points", AC_MAXPOINTS);
     double *v = nsc_calloc((size_t)steps + 1, sizeof *v);
     if (!v) return nsc_oom(r);
     double lin = steps > 0 ? (s->fstop - s->fstart) / (double)steps : 0;
-    double fac = s->kind == NSC_AC_OCT ? exp2(1.0 / s->n)                 /* octaves: 2^(1/n), last <= fstop */
-                 : steps > 0 ? exp(log(ratio) / (double)steps) : 1;       /* decades: the last is fstop */
+    double fac = s->kind == NSC_AC_OCT ? exp2(1.0 / s->n) /* octaves: 2^(1/n), last <= fstop */
+                 : steps > 0           ? exp(log(ratio) / (double)steps)
+                                       : 1; /* decades: the last is fstop */
     v[0] = s->fstart;
-    for (long k = 1; k <= steps; k++)                        /* f_k = f_k-1 * fac (ngspice's product) */
+    for (long k = 1; k <= steps; k++) /* f_k = f_k-1 * fac (ngspice's product) */
         v[k] = s->kind == NSC_AC_LIN ? s->fstart + (double)k * lin : v[k - 1] * fac;
-    if (steps > 0 && s->kind != NSC_AC_OCT) v[steps] = s->fstop;   /* exactly fstop */
+    if (steps > 0 && s->kind != NSC_AC_OCT) v[steps] = s->fstop; /* exactly fstop */
     *f = v;
     *nf = (int)steps + 1;
     return NSC_OK;
@@ -48,9 +51,9 @@ typedef struct ac_sys {
     int n, N;
     int *pos;
     nsc_sparse *Kr, *Ki;
-    double *Ax;            /* [2 nnz] interleaved values at one frequency */
-    double *w;             /* [2 nsrc] the source phasors */
-    double *rhs;           /* [2 N] */
+    double *Ax;  /* [2 nnz] interleaved values at one frequency */
+    double *w;   /* [2 nsrc] the source phasors */
+    double *rhs; /* [2 N] */
     nsc_kluz *F;
 } ac_sys;
 
@@ -78,24 +81,29 @@ static int ac_stamp(const ac_sys *S, const char *sw, nsc_sparse *Tr, nsc_sparse 
     const nsc_lcs *L = S->L;
     int bad = 0;
     for (int j = 0; j < L->n; j++) {
-        for (int k = L->A->p[j]; k < L->A->p[j + 1]; k++) bad |= put(Tr, Ti, L->A->i[k], j, -L->A->x[k], 0);
-        for (int k = L->E->p[j]; k < L->E->p[j + 1]; k++) bad |= put(Tr, Ti, L->E->i[k], j, 0, L->E->x[k]);
+        for (int k = L->A->p[j]; k < L->A->p[j + 1]; k++)
+            bad |= put(Tr, Ti, L->A->i[k], j, -L->A->x[k], 0);
+        for (int k = L->E->p[j]; k < L->E->p[j + 1]; k++)
+            bad |= put(Tr, Ti, L->E->i[k], j, 0, L->E->x[k]);
         for (int k = L->C->p[j]; k < L->C->p[j + 1]; k++)
             if (S->pos[L->C->i[k]] >= 0) bad |= put(Tr, Ti, S->pos[L->C->i[k]], j, L->C->x[k], 0);
     }
     for (int j = 0; j < L->m; j++) {
         if (S->pos[j] < 0) continue;
-        for (int k = L->B->p[j]; k < L->B->p[j + 1]; k++) bad |= put(Tr, Ti, L->B->i[k], S->pos[j], -L->B->x[k], 0);
+        for (int k = L->B->p[j]; k < L->B->p[j + 1]; k++)
+            bad |= put(Tr, Ti, L->B->i[k], S->pos[j], -L->B->x[k], 0);
         for (int k = L->D->p[j]; k < L->D->p[j + 1]; k++)
-            if (S->pos[L->D->i[k]] >= 0) bad |= put(Tr, Ti, S->pos[L->D->i[k]], S->pos[j], L->D->x[k], 0);
-        bad |= put(Tr, Ti, S->pos[j], S->pos[j], 0, 0);      /* the diagonal, even when D_jj = 0 */
+            if (S->pos[L->D->i[k]] >= 0)
+                bad |= put(Tr, Ti, S->pos[L->D->i[k]], S->pos[j], L->D->x[k], 0);
+        bad |= put(Tr, Ti, S->pos[j], S->pos[j], 0, 0); /* the diagonal, even when D_jj = 0 */
     }
     for (int j = 0; j < L->nsw; j++) {
         if (!sw[j]) continue;
         const nsc_switch *W = &L->sw[j];
-        double dg = W->g_on - W->g_off;                      /* -A: +dg (v_a - v_k) at a */
+        double dg = W->g_on - W->g_off; /* -A: +dg (v_a - v_k) at a */
         if (W->a >= 0) bad |= put(Tr, Ti, W->a, W->a, dg, 0);
-        if (W->a >= 0 && W->k >= 0) bad |= put(Tr, Ti, W->a, W->k, -dg, 0) | put(Tr, Ti, W->k, W->a, -dg, 0);
+        if (W->a >= 0 && W->k >= 0)
+            bad |= put(Tr, Ti, W->a, W->k, -dg, 0) | put(Tr, Ti, W->k, W->a, -dg, 0);
         if (W->k >= 0) bad |= put(Tr, Ti, W->k, W->k, dg, 0);
     }
     return bad;
@@ -103,8 +111,8 @@ static int ac_stamp(const ac_sys *S, const char *sw, nsc_sparse *Tr, nsc_sparse 
 
 /* The system of L in mode mode[m] and switch states sw: pattern, values, the
  * phasors of the AC sources, the symbolic analysis. */
-static nsc_status ac_sys_new(ac_sys *S, const nsc_circuit *c, const nsc_lcs *L, const char *mode, const char *sw,
-                             nsc_report *r)
+static nsc_status ac_sys_new(ac_sys *S, const nsc_circuit *c, const nsc_lcs *L, const char *mode,
+                             const char *sw, nsc_report *r)
 {
     memset(S, 0, sizeof *S);
     S->L = L;
@@ -125,7 +133,7 @@ static nsc_status ac_sys_new(ac_sys *S, const nsc_circuit *c, const nsc_lcs *L, 
     S->w = nsc_calloc(2 * (size_t)L->nsrc + 1, sizeof *S->w);
     S->rhs = nsc_calloc(2 * (size_t)S->N + 1, sizeof *S->rhs);
     if (!S->Ax || !S->w || !S->rhs) return nsc_oom(r);
-    for (int j = 0; j < L->nsrc; j++) {                      /* W_j = mag e^{j phase} */
+    for (int j = 0; j < L->nsrc; j++) { /* W_j = mag e^{j phase} */
         const nsc_element *e = &c->el[L->src[j].el];
         if (e->kind != NSC_EL_V && e->kind != NSC_EL_I) continue;
         S->w[2 * j] = e->ac_mag * cos(e->ac_phase * M_PI / 180);
@@ -161,7 +169,7 @@ static int ac_solve(ac_sys *S, double omega)
 {
     int nnz = S->Kr->p[S->N];
     for (int k = 0; k < nnz; k++) {
-        S->Ax[2 * k] = S->Kr->x[k];                          /* K = Kr + j omega Ki */
+        S->Ax[2 * k] = S->Kr->x[k]; /* K = Kr + j omega Ki */
         S->Ax[2 * k + 1] = omega * S->Ki->x[k];
     }
     ac_rhs(S);
@@ -171,7 +179,8 @@ static int ac_solve(ac_sys *S, double omega)
 
 /* A probe's phasor from the solution X (interleaved [Z; L_a]): NSC_T_DZ is
  * j omega Z, NSC_T_W the source's phasor, NSC_T_SW g (Z_a - Z_k) in sw's state. */
-static void ac_probe(const ac_sys *S, const nsc_lin *f, const char *sw, double omega, double *re, double *im)
+static void ac_probe(const ac_sys *S, const nsc_lin *f, const char *sw, double omega, double *re,
+                     double *im)
 {
     const double *X = S->rhs;
     const nsc_lcs *L = S->L;
@@ -180,15 +189,30 @@ static void ac_probe(const ac_sys *S, const nsc_lin *f, const char *sw, double o
         const nsc_term *t = &f->t[k];
         int q = t->kind == NSC_T_L ? S->pos[t->idx] : t->idx;
         switch (t->kind) {
-        case NSC_T_Z: vr += t->coef * X[2 * q]; vi += t->coef * X[2 * q + 1]; break;
-        case NSC_T_L: if (q >= 0) { vr += t->coef * X[2 * q]; vi += t->coef * X[2 * q + 1]; } break;
-        case NSC_T_DZ: vr -= t->coef * omega * X[2 * q + 1]; vi += t->coef * omega * X[2 * q]; break;
-        case NSC_T_W: vr += t->coef * S->w[2 * q]; vi += t->coef * S->w[2 * q + 1]; break;
+        case NSC_T_Z:
+            vr += t->coef * X[2 * q];
+            vi += t->coef * X[2 * q + 1];
+            break;
+        case NSC_T_L:
+            if (q >= 0) {
+                vr += t->coef * X[2 * q];
+                vi += t->coef * X[2 * q + 1];
+            }
+            break;
+        case NSC_T_DZ:
+            vr -= t->coef * omega * X[2 * q + 1];
+            vi += t->coef * omega * X[2 * q];
+            break;
+        case NSC_T_W:
+            vr += t->coef * S->w[2 * q];
+            vi += t->coef * S->w[2 * q + 1];
+            break;
         case NSC_T_SW: {
             const nsc_switch *W = &L->sw[q];
             double g = sw[q] ? W->g_on : W->g_off;
             vr += t->coef * g * ((W->a >= 0 ? X[2 * W->a] : 0) - (W->k >= 0 ? X[2 * W->k] : 0));
-            vi += t->coef * g * ((W->a >= 0 ? X[2 * W->a + 1] : 0) - (W->k >= 0 ? X[2 * W->k + 1] : 0));
+            vi += t->coef * g
+                  * ((W->a >= 0 ? X[2 * W->a + 1] : 0) - (W->k >= 0 ? X[2 * W->k + 1] : 0));
             break;
         }
         }
@@ -219,10 +243,11 @@ static nsc_status ac_op_pass(void *ctx, nsc_report *notes, int *again, nsc_repor
         *x->nsw = L->nsw;
         s = nsc_opws_point(&O, x->c, x->solver, x->gmin, 1, r);
         *again = !s && nsc_op_fits(L, x->c, O.l, notes, r);
-        if (!s && !*again && x->zop && !(*x->zop = nsc_calloc((size_t)L->n + 1, sizeof **x->zop))) s = nsc_oom(r);
+        if (!s && !*again && x->zop && !(*x->zop = nsc_calloc((size_t)L->n + 1, sizeof **x->zop)))
+            s = nsc_oom(r);
         if (!s && !*again && x->zop) memcpy(*x->zop, O.z, sizeof **x->zop * (size_t)L->n);
     }
-    if (!s && !*again) {                                   /* the caller's: the point's modes and states */
+    if (!s && !*again) { /* the caller's: the point's modes and states */
         *x->mode = O.mode;
         *x->sw = O.sw;
         O.mode = O.sw = NULL;
@@ -235,15 +260,15 @@ static nsc_status ac_op_pass(void *ctx, nsc_report *notes, int *again, nsc_repor
  * LCS, whose pairs and switches are the transient's), and when zop is given
  * its unknowns *zop[nop] (the transient's layout first: lcs.h); junction fits
  * it leaves remade first (nsc_op_fits). */
-static nsc_status ac_op(const nsc_circuit *c, double gmin, nsc_solver solver, char **mode, char **sw, int *m,
-                        int *nsw, double **zop, nsc_report *r)
+static nsc_status ac_op(const nsc_circuit *c, double gmin, nsc_solver solver, char **mode,
+                        char **sw, int *m, int *nsw, double **zop, nsc_report *r)
 {
     ac_opx x = { c, gmin, solver, mode, sw, m, nsw, zop };
     return nsc_fitted(ac_op_pass, &x, r);
 }
 
 nsc_status nsc_ac_result_new(const nsc_circuit *c, const nsc_probe *p, int np, nsc_ac_result **out,
-                                nsc_report *r)
+                             nsc_report *r)
 {
     nsc_ac_result *R = nsc_calloc(1, sizeof *R);
     if (!R) return nsc_oom(r);
@@ -261,21 +286,25 @@ nsc_status nsc_ac_result_new(const nsc_circuit *c, const nsc_probe *p, int np, n
 }
 
 /* Every frequency of R: solve, evaluate the probes f[0..np). */
-static nsc_status ac_sweep(ac_sys *S, const nsc_lin *f, const char *sw, nsc_ac_result *R, nsc_report *r)
+static nsc_status ac_sweep(ac_sys *S, const nsc_lin *f, const char *sw, nsc_ac_result *R,
+                           nsc_report *r)
 {
     for (int k = 0; k < R->nf; k++) {
         double omega = 2 * M_PI * R->f[k];
         if (ac_solve(S, omega))
-            return nsc_err(r, NSC_ESIM, NULL, ".ac: the small-signal system at %g Hz is singular (a node or "
-                           "loop the operating point's mode leaves undetermined)", R->f[k]);
+            return nsc_err(r, NSC_ESIM, NULL,
+                           ".ac: the small-signal system at %g Hz is singular (a node or "
+                           "loop the operating point's mode leaves undetermined)",
+                           R->f[k]);
         for (int q = 0; q < R->np; q++)
-            ac_probe(S, &f[q], sw, omega, &R->re[(size_t)k * R->np + q], &R->im[(size_t)k * R->np + q]);
+            ac_probe(S, &f[q], sw, omega, &R->re[(size_t)k * R->np + q],
+                     &R->im[(size_t)k * R->np + q]);
     }
     return NSC_OK;
 }
 
-nsc_status nsc_run_ac(const nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *p, int np,
-                      nsc_ac_result **out, nsc_report *r)
+nsc_status nsc_run_ac(const nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *p,
+                      int np, nsc_ac_result **out, nsc_report *r)
 {
     *out = NULL;
     char *mode = NULL, *sw = NULL;
@@ -288,9 +317,11 @@ nsc_status nsc_run_ac(const nsc_circuit *c, double gmin, nsc_solver solver, cons
     double *zop = NULL;
     nsc_status s = ac_op(c, gmin, solver, &mode, &sw, &m, &nsw, &zop, r);
     if (!s) s = nsc_lcs_assemble(c, NSC_ASM_TRAN, gmin, &L, r);
-    if (!s && (L->m != m || L->nsw != nsw)) s = nsc_err(r, NSC_ESIM, NULL, ".ac: pairs differ between OP and transient");
-    if (!s && L->nsm && nsc_lcs_smooth_at(L, zop))                 /* smooth functions: their tangent at the OP */
-        s = nsc_err(r, NSC_ESIM, NULL, ".ac: a smooth function of a behavioural source is not finite at the "
+    if (!s && (L->m != m || L->nsw != nsw))
+        s = nsc_err(r, NSC_ESIM, NULL, ".ac: pairs differ between OP and transient");
+    if (!s && L->nsm && nsc_lcs_smooth_at(L, zop)) /* smooth functions: their tangent at the OP */
+        s = nsc_err(r, NSC_ESIM, NULL,
+                    ".ac: a smooth function of a behavioural source is not finite at the "
                     "operating point");
     free(zop);
     if (!s) s = ac_sys_new(&S, c, L, mode, sw, r);

@@ -43,7 +43,8 @@ static double lerp(const nsc_acout *o, double a, double b, double t)
  * none. A phase is unwrapped across each interval (b taken within 180 degrees
  * of a) and crosses val at any of val, val -+ 360: -180 is crossed where the
  * wrapped phase jumps from -179 to +179 (a gain margin's point). */
-static int crossing(const nsc_ac_result *R, const nsc_acout *o, double val, int *k, double *t, int *ok)
+static int crossing(const nsc_ac_result *R, const nsc_acout *o, double val, int *k, double *t,
+                    int *ok)
 {
     for (int i = 0; i + 1 < R->nf && *ok; i++) {
         double a = sig_at(R, o, i, ok), b = sig_at(R, o, i + 1, ok);
@@ -58,7 +59,7 @@ static int crossing(const nsc_ac_result *R, const nsc_acout *o, double val, int 
             }
         }
     }
-    if (*ok && R->nf > 0 && sig_at(R, o, R->nf - 1, ok) == val) {   /* on the last point */
+    if (*ok && R->nf > 0 && sig_at(R, o, R->nf - 1, ok) == val) { /* on the last point */
         *k = R->nf - 1;
         *t = 0;
         return 0;
@@ -86,12 +87,14 @@ static void acmeas_one(const nsc_ac_result *R, const nsc_acmeas *m, nsc_meas_res
         res->value = best;
     } else if (m->type == NSC_ACM_FIND_AT) {
         if (!(m->at >= R->f[0] && m->at <= R->f[R->nf - 1])) {
-            res->why = nsc_asprintf("AT=%g is outside the sweep [%g, %g]", m->at, R->f[0], R->f[R->nf - 1]);
+            res->why = nsc_asprintf("AT=%g is outside the sweep [%g, %g]", m->at, R->f[0],
+                                    R->f[R->nf - 1]);
             return;
         }
         while (k + 2 < R->nf && R->f[k + 1] < m->at) k++;
         t = R->nf > 1 ? (m->at - R->f[k]) / (R->f[k + 1] - R->f[k]) : 0;
-        res->value = R->nf > 1 ? lerp(&m->sig, sig_at(R, &m->sig, k, &ok), sig_at(R, &m->sig, k + 1, &ok), t)
+        res->value = R->nf > 1 ? lerp(&m->sig, sig_at(R, &m->sig, k, &ok),
+                                      sig_at(R, &m->sig, k + 1, &ok), t)
                                : sig_at(R, &m->sig, 0, &ok);
     } else {
         if (crossing(R, &m->when, m->val, &k, &t, &ok)) {
@@ -99,8 +102,10 @@ static void acmeas_one(const nsc_ac_result *R, const nsc_acmeas *m, nsc_meas_res
             if (ok) return;
         }
         if (m->type == NSC_ACM_WHEN) res->value = freq_at(R, k, t);
-        else res->value = k + 1 < R->nf ? lerp(&m->sig, sig_at(R, &m->sig, k, &ok), sig_at(R, &m->sig, k + 1, &ok), t)
-                                        : sig_at(R, &m->sig, k, &ok);
+        else
+            res->value = k + 1 < R->nf ? lerp(&m->sig, sig_at(R, &m->sig, k, &ok),
+                                              sig_at(R, &m->sig, k + 1, &ok), t)
+                                       : sig_at(R, &m->sig, k, &ok);
     }
     if (!ok) res->why = nsc_asprintf("a signal of .meas %s was not computed", m->name);
     res->ok = ok;
@@ -123,7 +128,7 @@ static nsc_status acmeas_probes(const nsc_circuit *c, nsc_probe **p, int *np, ns
     for (int k = 0; k < 4 * c->job.nacmeas; k++) {
         const nsc_acout *o = k / 2 % 2 ? &c->job.acmeas[k / 4].when : &c->job.acmeas[k / 4].sig;
         const nsc_probe *q = k % 2 ? &o->den : &o->p;
-        int dup = !q->name;                                     /* a measure without a WHEN or a FIND */
+        int dup = !q->name; /* a measure without a WHEN or a FIND */
         for (int j = 0; !dup && j < *np; j++) dup = !strcmp((*p)[j].name, q->name);
         if (dup) continue;
         (*p)[*np] = *q;
@@ -133,8 +138,8 @@ static nsc_status acmeas_probes(const nsc_circuit *c, nsc_probe **p, int *np, ns
     return NSC_OK;
 }
 
-nsc_status nsc_acmeas_run(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_pss_opts *po, double *val,
-                          nsc_report *r)
+nsc_status nsc_acmeas_run(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_pss_opts *po,
+                          double *val, nsc_report *r)
 {
     for (int k = 0; k < c->job.nacmeas; k++) val[k] = NAN;
     if (!c->job.has_ac || c->job.nacmeas == 0) return NSC_OK;
@@ -144,13 +149,17 @@ nsc_status nsc_acmeas_run(const nsc_circuit *c, const nsc_tran_opts *o, const ns
     nsc_pss_info info;
     nsc_meas_result *res = NULL;
     nsc_status s = acmeas_probes(c, &p, &np, r);
-    if (!s) s = po ? nsc_run_pac(c, o, po, p, np, &R, &info, r) : nsc_run_ac(c, o->gmin, o->solver, p, np, &R, r);
+    if (!s)
+        s = po ? nsc_run_pac(c, o, po, p, np, &R, &info, r)
+               : nsc_run_ac(c, o->gmin, o->solver, p, np, &R, r);
     if (!s && !(res = nsc_calloc((size_t)c->job.nacmeas + 1, sizeof *res))) s = nsc_oom(r);
     if (!s) {
         nsc_acmeas_eval(c, R, res);
         for (int k = 0; k < c->job.nacmeas; k++)
             if (res[k].ok) val[k] = res[k].value + 0.0;
-            else nsc_warn(r, &c->job.acmeas[k].loc, ".meas %s failed: %s", c->job.acmeas[k].name, res[k].why ? res[k].why : "");
+            else
+                nsc_warn(r, &c->job.acmeas[k].loc, ".meas %s failed: %s", c->job.acmeas[k].name,
+                         res[k].why ? res[k].why : "");
         nsc_meas_results_free(res, c->job.nacmeas);
     }
     free(res);

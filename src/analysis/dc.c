@@ -9,7 +9,7 @@
 
 int nsc_dc_count(const nsc_dcsweep *s)
 {
-    double q = (s->stop - s->start) / s->step;               /* step has the sign of stop - start */
+    double q = (s->stop - s->start) / s->step; /* step has the sign of stop - start */
     return q > 0 ? (int)floor(q + 1e-9) + 1 : 1;
 }
 
@@ -45,7 +45,8 @@ static char *dc_scale_name(const nsc_circuit *c)
 }
 
 /* The table: the sweep column(s) then the probes. */
-static nsc_status dc_table(const nsc_circuit *c, const nsc_probe *p, int np, nsc_waves **out, nsc_report *r)
+static nsc_status dc_table(const nsc_circuit *c, const nsc_probe *p, int np, nsc_waves **out,
+                           nsc_report *r)
 {
     int outer = c->job.ndc > 1;
     char **names = nsc_calloc((size_t)np + 2, sizeof *names);
@@ -79,8 +80,8 @@ typedef struct dc_run {
     int np;
     nsc_opws op;
     nsc_lin *f;
-    char *last;             /* [m] the previous point's mode, across rebuilds (NULL before one) */
-    double *lpk;            /* [m] each pair's peak multiplier over the points (nsc_op_fits) */
+    char *last;  /* [m] the previous point's mode, across rebuilds (NULL before one) */
+    double *lpk; /* [m] each pair's peak multiplier over the points (nsc_op_fits) */
 } dc_run;
 
 static void dc_release(dc_run *D)
@@ -101,7 +102,7 @@ static nsc_status dc_build(dc_run *D, nsc_report *r)
     if (!(D->f = nsc_calloc((size_t)D->np + 1, sizeof *D->f))) return nsc_oom(r);
     for (int k = 0; k < D->np; k++)
         if ((s = nsc_lcs_probe(L, D->c, &D->p[k], &D->f[k], r))) return s;
-    nsc_onestep *P;                                          /* a rebuilt LCS starts from the last mode */
+    nsc_onestep *P; /* a rebuilt LCS starts from the last mode */
     if (D->last && !(s = nsc_pcache_get(&D->op.cache, 0.0, 1.0, D->op.sw, 0, &P, NULL, r)))
         nsc_onestep_set_mode(P, D->last);
     return s;
@@ -120,7 +121,8 @@ static nsc_status dc_point(dc_run *D, int first, const double *x, int nx, nsc_wa
     memcpy(D->last, O->mode, (size_t)L->m);
     for (int j = 0; j < L->m; j++) D->lpk[j] = first || O->l[j] > D->lpk[j] ? O->l[j] : D->lpk[j];
     memcpy(row, x, sizeof(double) * (size_t)nx);
-    for (int k = 0; k < D->np; k++) row[nx + k] = nsc_lin_eval_sw(&D->f[k], L, O->sw, O->z, O->l, NULL, 0, O->w);
+    for (int k = 0; k < D->np; k++)
+        row[nx + k] = nsc_lin_eval_sw(&D->f[k], L, O->sw, O->z, O->l, NULL, 0, O->w);
     return nsc_waves_add(W, row) ? nsc_waves_add_error(W, r) : NSC_OK;
 }
 
@@ -130,19 +132,22 @@ static nsc_status dc_points(dc_run *D, nsc_waves *W, nsc_report *r)
     nsc_circuit *c = D->c;
     int n0 = nsc_dc_count(&c->job.dc[0]), n1 = c->job.ndc > 1 ? nsc_dc_count(&c->job.dc[1]) : 1;
     int resist = 0;
-    for (int k = 0; k < c->job.ndc; k++) resist |= c->job.dc[k].el >= 0 && c->el[c->job.dc[k].el].kind == NSC_EL_R;
+    for (int k = 0; k < c->job.ndc; k++)
+        resist |= c->job.dc[k].el >= 0 && c->el[c->job.dc[k].el].kind == NSC_EL_R;
     double *row = nsc_calloc((size_t)W->ncol + 1, sizeof *row);
     if (!row) return nsc_oom(r);
     nsc_status s = NSC_OK;
     for (int o = 0; !s && o < n1; o++)
         for (int i = 0; !s && i < n0; i++) {
-            double x[2] = { c->job.dc[0].start + i * c->job.dc[0].step, c->job.ndc > 1 ? c->job.dc[1].start + o * c->job.dc[1].step : 0 };
+            double x[2] = { c->job.dc[0].start + i * c->job.dc[0].step,
+                            c->job.ndc > 1 ? c->job.dc[1].start + o * c->job.dc[1].step : 0 };
             dc_set(c, 0, x[0]);
             dc_set(c, 1, x[1]);
-            if (resist || !D->op.L) s = dc_build(D, r);         /* a resistance is in A: assemble again */
+            if (resist || !D->op.L) s = dc_build(D, r); /* a resistance is in A: assemble again */
             if (!s) s = dc_point(D, o == 0 && i == 0, x, c->job.ndc, W, row, r);
             if (s == NSC_ESIM && c->job.ndc > 1)
-                nsc_warn(r, &c->job.dc[0].loc, ".dc stopped at %s = %g, %s = %g", dc_name(c, 0), x[0], dc_name(c, 1), x[1]);
+                nsc_warn(r, &c->job.dc[0].loc, ".dc stopped at %s = %g, %s = %g", dc_name(c, 0),
+                         x[0], dc_name(c, 1), x[1]);
             else if (s == NSC_ESIM)
                 nsc_warn(r, &c->job.dc[0].loc, ".dc stopped at %s = %g", dc_name(c, 0), x[0]);
         }
@@ -198,9 +203,10 @@ nsc_status nsc_run_dc(nsc_circuit *c, double gmin, nsc_solver solver, const nsc_
     *out = NULL;
     for (int k = 0; k < c->job.ndc; k++)
         if (c->job.dc[k].el < 0 && nsc_dc_count(&c->job.dc[k]) > 1)
-            return nsc_err(r, NSC_EUSAGE, &c->job.dc[k].loc, ".dc over the .param %s: nsc_run_dc_params runs it",
-                           c->job.dc[k].param);
-    double keep[2] = { dc_target(c, 0) ? *dc_target(c, 0) : 0, dc_target(c, 1) ? *dc_target(c, 1) : 0 };
+            return nsc_err(r, NSC_EUSAGE, &c->job.dc[k].loc,
+                           ".dc over the .param %s: nsc_run_dc_params runs it", c->job.dc[k].param);
+    double keep[2] = { dc_target(c, 0) ? *dc_target(c, 0) : 0,
+                       dc_target(c, 1) ? *dc_target(c, 1) : 0 };
     dc_ctx x = { c, gmin, solver, p, np, out };
     nsc_status s = nsc_fitted(dc_pass, &x, r);
     dc_set(c, 1, keep[1]);

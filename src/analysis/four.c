@@ -30,16 +30,17 @@ static double complex e1(double y)
 static double complex e2(double y)
 {
     if (fabs(y) >= 0.1) return (cexp(-I * y) * (1 + I * y) - 1) / (y * y);
-    double complex term = 1, sum = 0.5;                /* n = 0: 1 / 2 */
+    double complex term = 1, sum = 0.5; /* n = 0: 1 / 2 */
     for (int n = 1; n < 12; n++) {
-        term *= -I * y / n;                            /* (-j y)^n / n! */
+        term *= -I * y / n; /* (-j y)^n / n! */
         sum += term / (n + 2);
     }
     return sum;
 }
 
 /* Add segment [t0, t1] (values x0, x1) of the window starting at a into c[0..nh). */
-static void segment(double a, double w, double t0, double t1, double x0, double x1, int nh, double complex *c)
+static void segment(double a, double w, double t0, double t1, double x0, double x1, int nh,
+                    double complex *c)
 {
     double h = t1 - t0;
     if (!(h > 0)) return;
@@ -51,15 +52,18 @@ static void segment(double a, double w, double t0, double t1, double x0, double 
     }
 }
 
-nsc_status nsc_four_eval(const nsc_waves *W, int col, double f, int nh, double *mag, double *phase, double *thd,
-                         nsc_report *r)
+nsc_status nsc_four_eval(const nsc_waves *W, int col, double f, int nh, double *mag, double *phase,
+                         double *thd, nsc_report *r)
 {
     nsc_wcur cur;
     if (nsc_wcur_init(&cur, W)) return nsc_oom(r);
     double T = 1 / f, w = 2 * M_PI * f;
     double b = W->nrow > 0 ? nsc_wcur_row(&cur, W->nrow - 1)[0] : 0, a = b - T;
     double complex *c = nsc_calloc((size_t)nh + 1, sizeof *c);
-    if (!c) { nsc_wcur_free(&cur); return nsc_oom(r); }
+    if (!c) {
+        nsc_wcur_free(&cur);
+        return nsc_oom(r);
+    }
     int first = W->nrow > 0 && nsc_wcur_row(&cur, 0)[0] <= a * (1 + 1e-12) + 1e-300;
     for (long i = 0; first && i + 1 < W->nrow; i++) {
         const double *p = nsc_wcur_row(&cur, i);
@@ -67,7 +71,7 @@ nsc_status nsc_four_eval(const nsc_waves *W, int col, double f, int nh, double *
         const double *q = nsc_wcur_row(&cur, i + 1);
         double t1 = q[0], x1 = q[col];
         if (t1 <= a) continue;
-        if (t0 < a) {                                      /* the window starts inside the segment */
+        if (t0 < a) { /* the window starts inside the segment */
             x0 += (x1 - x0) * (a - t0) / (t1 - t0);
             t0 = a;
         }
@@ -75,10 +79,14 @@ nsc_status nsc_four_eval(const nsc_waves *W, int col, double f, int nh, double *
     }
     int err = cur.err;
     nsc_wcur_free(&cur);
-    if (err) { free(c); return nsc_waves_read_error(W, err, r); }
+    if (err) {
+        free(c);
+        return nsc_waves_read_error(W, err, r);
+    }
     if (!first) {
         free(c);
-        return nsc_err(r, NSC_ESIM, NULL, ".four: the run is shorter than one period 1/f = %g s", T);
+        return nsc_err(r, NSC_ESIM, NULL, ".four: the run is shorter than one period 1/f = %g s",
+                       T);
     }
     double sum2 = 0;
     for (int k = 0; k < nh; k++) {

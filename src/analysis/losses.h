@@ -48,22 +48,22 @@
 #include "base/util.h"
 
 typedef struct nsc_loss_row {
-    const char *name;      /* the element's (into the circuit), "gmin" */
-    int el;                /* element index, -1 for gmin */
+    const char *name; /* the element's (into the circuit), "gmin" */
+    int el;           /* element index, -1 for gmin */
     nsc_pclass cls;
-    double energy;         /* J absorbed over the window by the circuit's equations */
-    double esw;            /* J of EON/EOFF charged */
-    double ecap;           /* J of capacitive turn-on loss moved into it (in energy; losses.c capture) */
-    long non, noff;        /* turn-ons and turn-offs in the window */
+    double energy;  /* J absorbed over the window by the circuit's equations */
+    double esw;     /* J of EON/EOFF charged */
+    double ecap;    /* J of capacitive turn-on loss moved into it (in energy; losses.c capture) */
+    long non, noff; /* turn-ons and turn-offs in the window */
 } nsc_loss_row;
 
 typedef struct nsc_loss_acc nsc_loss_acc;
 
 /* The result: filled by the transient when nsc_tran_opts.losses points to it. */
 typedef struct nsc_losses {
-    double from, to;       /* the window (from the run: tstart .. the time reached) */
+    double from, to; /* the window (from the run: tstart .. the time reached) */
     int nrow;
-    nsc_loss_row *row;     /* [nrow] malloc'd */
+    nsc_loss_row *row; /* [nrow] malloc'd */
 } nsc_losses;
 
 void nsc_losses_free(nsc_losses *Ls);
@@ -71,13 +71,14 @@ void nsc_losses_free(nsc_losses *Ls);
 /* The accumulator of the circuit c assembled as L, over [from, to]: the
  * elements' ports (device.h ports), their EON/EOFF data (errors at the model
  * card: a negative energy, VREF or IREF <= 0), gmin on L's gmin nodes. */
-nsc_status nsc_loss_acc_new(const nsc_lcs *L, const nsc_circuit *c, double gmin, double from, double to,
-                            nsc_loss_acc **out, nsc_report *r);
+nsc_status nsc_loss_acc_new(const nsc_lcs *L, const nsc_circuit *c, double gmin, double from,
+                            double to, nsc_loss_acc **out, nsc_report *r);
 /* One accepted step t0 -> t1 of the scheme at theta: z0, z1 [n], the step's
  * multipliers l [m], source values w0, w1 as the step used them, the switch
  * states sw of the step and the active set mode1 at t1 (NULL: none). */
-void nsc_loss_acc_step(nsc_loss_acc *a, double theta, double t0, double t1, const double *z0, const double *z1,
-                       const double *l, const double *w0, const double *w1, const char *sw, const char *mode1);
+void nsc_loss_acc_step(nsc_loss_acc *a, double theta, double t0, double t1, const double *z0,
+                       const double *z1, const double *l, const double *w0, const double *w1,
+                       const char *sw, const char *mode1);
 /* The exact transient (stepper_exact.c) integrates each flow segment
  * t0 -> t1 by the quadrature of the quadratic through the elements' powers
  * at three points of the flow: t0, tm, t1 (Simpson's rule at tm = (t0 + t1) / 2;
@@ -96,7 +97,7 @@ void nsc_loss_acc_step(nsc_loss_acc *a, double theta, double t0, double t1, cons
  * energy H v i); O(H^4 p''') when tm is off the middle by a substep (odd
  * unit counts, a landing remainder). */
 int nsc_loss_acc_ptlen(const nsc_loss_acc *a);
-int nsc_loss_acc_nrow(const nsc_loss_acc *a);      /* the rows' powers at a point's start */
+int nsc_loss_acc_nrow(const nsc_loss_acc *a); /* the rows' powers at a point's start */
 /* The implicit-Euler steps of one mode as linear maps of the augmented state
  * x = [z; p; u; v; 1] (solve/flow.h, N = n + 3 nsrc + 1): step b (0, 1) over
  * h[b] has z1 and the pair rows = ie[b] (x gathered at act[0..na)), (n + m) x
@@ -129,8 +130,8 @@ void nsc_loss_map_point(const nsc_loss_acc *a, const nsc_loss_map *M, const doub
 /* The segment t0 -> t1 of one mode from its points p0, pm (at tm; NULL: none,
  * or tm outside the middle 60 %: the trapezoid) and p1. A segment has no damping: a turn-on's capture (above) ends; the
  * switching elements' v and i at t1 are the ones EON/EOFF of the next event read. */
-void nsc_loss_acc_segment(nsc_loss_acc *a, double t0, double tm, double t1, const double *p0, const double *pm,
-                          const double *p1);
+void nsc_loss_acc_segment(nsc_loss_acc *a, double t0, double tm, double t1, const double *p0,
+                          const double *pm, const double *p1);
 /* Hand the energies over [from, t_end] to out (replacing its rows) and free a.
  * NSC_OK or NSC_ENOMEM. */
 nsc_status nsc_loss_acc_finish(nsc_loss_acc *a, double t_end, nsc_losses *out, nsc_report *r);
@@ -151,9 +152,9 @@ void nsc_loss_acc_free(nsc_loss_acc *a);
 typedef struct nsc_loss_sum {
     double input, resistors, semis, switching, stored, controlled, gmin, sinks;
     double residual, rel;
-    int *load;             /* [nload] row indices of the loads (malloc'd: nsc_loss_sum_free) */
+    int *load; /* [nload] row indices of the loads (malloc'd: nsc_loss_sum_free) */
     int nload;
-    double loads;          /* J absorbed by the loads */
+    double loads; /* J absorbed by the loads */
     double efficiency;
     int unsteady;
 } nsc_loss_sum;

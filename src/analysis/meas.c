@@ -26,9 +26,9 @@ typedef struct evalctx {
     const nsc_circuit *c;
     const nsc_waves *W;
     nsc_wcur cur;
-    int *col;               /* [nmeas_probe] column of each probe in W */
+    int *col; /* [nmeas_probe] column of each probe in W */
     double *pv, *stack;
-    double *mv;             /* [nmeas] the results so far, NaN for a failed or pending one */
+    double *mv; /* [nmeas] the results so far, NaN for a failed or pending one */
 } evalctx;
 
 /* time of row i */
@@ -53,7 +53,8 @@ static double at_time(evalctx *E, const nsc_msig *s, double x)
     if (x >= T(E, hi)) return Y(E, s, hi);
     while (hi - lo > 1) {
         int mid = (lo + hi) / 2;
-        if (T(E, mid) <= x) lo = mid; else hi = mid;
+        if (T(E, mid) <= x) lo = mid;
+        else hi = mid;
     }
     double h = T(E, hi) - T(E, lo);
     return h > 0 ? Y(E, s, lo) + (Y(E, s, hi) - Y(E, s, lo)) * ((x - T(E, lo)) / h) : Y(E, s, hi);
@@ -80,11 +81,12 @@ static int window(const nsc_meas *m, evalctx *E, double *a, double *b)
 }
 
 /* AVG .. MAX_AT over [a, b] */
-static void statistic(const nsc_meas *m, evalctx *E, const nsc_msig *y, double a, double b, nsc_meas_result *out)
+static void statistic(const nsc_meas *m, evalctx *E, const nsc_msig *y, double a, double b,
+                      nsc_meas_result *out)
 {
     double iy = 0, iy2 = 0, lo = INFINITY, hi = -INFINITY, tlo = a, thi = a;
     double ya = at_time(E, y, a), yb = at_time(E, y, b);
-    double tp = a, yp = ya;                              /* last point of the piecewise-linear path */
+    double tp = a, yp = ya; /* last point of the piecewise-linear path */
     lo = hi = ya;
     for (int i = 0; i < E->W->nrow; i++) {
         double t = T(E, i);
@@ -92,10 +94,16 @@ static void statistic(const nsc_meas *m, evalctx *E, const nsc_msig *y, double a
         double yy = t < b ? Y(E, y, i) : yb;
         if (t >= b) t = b;
         double h = t - tp;
-        iy += 0.5 * h * (yp + yy);                       /* integral of y: trapezoid */
-        iy2 += h * (yp * yp + yp * yy + yy * yy) / 3;   /* integral of y^2, y linear */
-        if (yy < lo) { lo = yy; tlo = t; }
-        if (yy > hi) { hi = yy; thi = t; }
+        iy += 0.5 * h * (yp + yy);                    /* integral of y: trapezoid */
+        iy2 += h * (yp * yp + yp * yy + yy * yy) / 3; /* integral of y^2, y linear */
+        if (yy < lo) {
+            lo = yy;
+            tlo = t;
+        }
+        if (yy > hi) {
+            hi = yy;
+            thi = t;
+        }
         tp = t;
         yp = yy;
         if (t >= b) break;
@@ -135,7 +143,7 @@ static double instant(const nsc_mtime *tm, evalctx *E, double a, double b, char 
         return NAN;
     }
     double tp = start, yp = at_time(E, y, start);
-    int above = yp > v, n = 0;                       /* a start exactly at val counts as below */
+    int above = yp > v, n = 0; /* a start exactly at val counts as below */
     for (long i = 0; i < nrow && tp < b; i++) {
         double ti = T(E, i);
         if (ti <= tp) continue;
@@ -155,9 +163,11 @@ static double instant(const nsc_mtime *tm, evalctx *E, double a, double b, char 
     }
     if (!isnan(found)) return found;
     const char *kind = tm->edge == 1 ? "RISE" : tm->edge == -1 ? "FALL" : "CROSS";
-    if (tm->count < 0) *msg = why("%s never crosses %g (%s=LAST) in [%g, %g] s", tm->sig.text, v, kind, start, b);
-    else *msg = why("%s crosses %g only %d time%s (%s=%d wanted) in [%g, %g] s", tm->sig.text, v, n, n == 1 ? "" : "s",
-                    kind, tm->count, start, b);
+    if (tm->count < 0)
+        *msg = why("%s never crosses %g (%s=LAST) in [%g, %g] s", tm->sig.text, v, kind, start, b);
+    else
+        *msg = why("%s crosses %g only %d time%s (%s=%d wanted) in [%g, %g] s", tm->sig.text, v, n,
+                   n == 1 ? "" : "s", kind, tm->count, start, b);
     return NAN;
 }
 
@@ -166,18 +176,19 @@ static nsc_status one(evalctx *E, const nsc_meas *m, nsc_meas_result *out)
     double a, b;
     memset(out, 0, sizeof *out);
     if (m->type == NSC_MEAS_PARAM) {
-        out->value = run(&m->sig, 0, E->pv, E->mv, E->stack);   /* (no TIME: nl_meas.c) */
+        out->value = run(&m->sig, 0, E->pv, E->mv, E->stack); /* (no TIME: nl_meas.c) */
         out->ok = isfinite(out->value);
         if (!out->ok) out->why = why("%s is not finite (or uses a failed measure)", m->sig.text);
         return NSC_OK;
     }
     if (!window(m, E, &a, &b)) {
-        out->why = why("window FROM=%g TO=%g is outside the run [%g, %g] s", m->from, m->to, T(E, 0),
-                       T(E, E->W->nrow - 1));
+        out->why = why("window FROM=%g TO=%g is outside the run [%g, %g] s", m->from, m->to,
+                       T(E, 0), T(E, E->W->nrow - 1));
         return NSC_OK;
     }
     switch (m->type) {
-    case NSC_MEAS_WHEN: case NSC_MEAS_FIND: {
+    case NSC_MEAS_WHEN:
+    case NSC_MEAS_FIND: {
         double t = instant(&m->trig, E, a, b, &out->why);
         if (isnan(t)) break;
         out->value = m->type == NSC_MEAS_WHEN ? t : at_time(E, &m->sig, t);
@@ -254,12 +265,17 @@ static void steady_check(const nsc_meas *m, evalctx *E, double b, double T, nsc_
     statistic(&q, E, y, b - 2 * T, b - T, &r0);
     q.type = NSC_MEAS_PP;
     statistic(&q, E, y, b - T, b, &pp);
-    free(r1.why); free(r0.why); free(pp.why);
+    free(r1.why);
+    free(r0.why);
+    free(pp.why);
     double scale = fmax(pp.value, fabs(r1.value)), d = fabs(r1.value - r0.value);
     if (!(scale > 0) || !isfinite(d) || d <= 1e-3 * scale) return;
-    nsc_warn(r, &m->loc, ".meas %s: %s is not in periodic steady state at the window's end: its mean over the "
-             "last period (T = %g s) changed by %.3g %% of its scale from the period before; run longer or "
-             "move the window", m->name, m->sig.text, T, 100 * d / scale);
+    nsc_warn(
+        r, &m->loc,
+        ".meas %s: %s is not in periodic steady state at the window's end: its mean over the "
+        "last period (T = %g s) changed by %.3g %% of its scale from the period before; run longer or "
+        "move the window",
+        m->name, m->sig.text, T, 100 * d / scale);
 }
 
 void nsc_meas_results_free(nsc_meas_result *res, int n)
@@ -267,7 +283,8 @@ void nsc_meas_results_free(nsc_meas_result *res, int n)
     for (int k = 0; res && k < n; k++) free(res[k].why);
 }
 
-nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_result *res, nsc_report *r)
+nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_result *res,
+                         nsc_report *r)
 {
     evalctx E = { c, W, { 0 }, NULL, NULL, NULL, NULL };
     int maxcode = 1;
@@ -275,7 +292,7 @@ nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_resu
         memset(&res[k], 0, sizeof res[k]);
         const nsc_meas *m = &c->job.meas[k];
         const nsc_msig *sg[] = { &m->sig, &m->trig.sig, &m->targ.sig };
-        for (int j = 0; j < 3; j++) {                  /* the stack: the deepest program's */
+        for (int j = 0; j < 3; j++) { /* the stack: the deepest program's */
             int d = nsc_xdepth(sg[j]->code, sg[j]->ncode);
             maxcode = d > maxcode ? d : maxcode;
         }
@@ -286,25 +303,37 @@ nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_resu
     E.stack = nsc_calloc((size_t)maxcode, sizeof(double));
     E.mv = nsc_calloc((size_t)c->job.nmeas + 1, sizeof(double));
     nsc_status s = NSC_OK;
-    if (nsc_wcur_init(&E.cur, W) || !E.col || !E.pv || !E.stack || !E.mv) { s = nsc_oom(r); goto done; }
+    if (nsc_wcur_init(&E.cur, W) || !E.col || !E.pv || !E.stack || !E.mv) {
+        s = nsc_oom(r);
+        goto done;
+    }
     for (int k = 0; k < c->job.nmeas; k++) E.mv[k] = NAN;
     for (int k = 0; k < c->job.nmeas_probe; k++)
         if ((E.col[k] = nsc_waves_col(W, c->job.meas_probe[k].name)) < 1) {
-            s = nsc_err(r, NSC_EUSAGE, NULL, ".meas: no column %s in the waveform table", c->job.meas_probe[k].name);
+            s = nsc_err(r, NSC_EUSAGE, NULL, ".meas: no column %s in the waveform table",
+                        c->job.meas_probe[k].name);
             goto done;
         }
     double T = source_period(c), a, b;
     for (int k = 0; k < c->job.nmeas; k++) {
         const nsc_meas *m = &c->job.meas[k];
-        if ((s = one(&E, m, &res[k]))) { s = nsc_oom(r); goto done; }
+        if ((s = one(&E, m, &res[k]))) {
+            s = nsc_oom(r);
+            goto done;
+        }
         E.mv[k] = res[k].ok ? res[k].value : NAN;
-        if (res[k].ok && m->type >= NSC_MEAS_AVG && m->type <= NSC_MEAS_MAX_AT && window(m, &E, &a, &b))
+        if (res[k].ok && m->type >= NSC_MEAS_AVG && m->type <= NSC_MEAS_MAX_AT
+            && window(m, &E, &a, &b))
             steady_check(m, &E, b, T, r);
     }
-    for (int k = 0; k < c->job.nmeas; k++)                 /* PARAM=: again, with every measure known (a */
-        if (c->job.meas[k].type == NSC_MEAS_PARAM) {       /* name measured twice is its last value, as ngspice) */
+    for (int k = 0; k < c->job.nmeas; k++) /* PARAM=: again, with every measure known (a */
+        if (c->job.meas[k].type
+            == NSC_MEAS_PARAM) { /* name measured twice is its last value, as ngspice) */
             free(res[k].why);
-            if ((s = one(&E, &c->job.meas[k], &res[k]))) { s = nsc_oom(r); goto done; }
+            if ((s = one(&E, &c->job.meas[k], &res[k]))) {
+                s = nsc_oom(r);
+                goto done;
+            }
             E.mv[k] = res[k].ok ? res[k].value : NAN;
         }
     if (E.cur.err) s = nsc_waves_read_error(W, E.cur.err, r);
@@ -327,7 +356,8 @@ void nsc_meas_steady_windows(nsc_circuit *c, nsc_report *r)
         m->to = INFINITY;
     }
     if (first >= 0)
-        nsc_note(r, &c->job.meas[first].loc, ".meas windows (FROM=, TO=) are replaced by the steady periods written");
+        nsc_note(r, &c->job.meas[first].loc,
+                 ".meas windows (FROM=, TO=) are replaced by the steady periods written");
 }
 
 /* The columns of the derived table: map[d] (d = 1 .. nc-1) is the column of W
@@ -340,7 +370,8 @@ static void derive_map(const nsc_circuit *c, const nsc_waves *W, int no, int *ma
     int d = 1;
     for (int j = 0; j <= no; j++) {
         for (int k = 0; k < c->job.nxcol; k++)
-            if (c->job.xcol[k].pos >= 0 && (c->job.xcol[k].pos < no ? c->job.xcol[k].pos : no) == j) {
+            if (c->job.xcol[k].pos >= 0
+                && (c->job.xcol[k].pos < no ? c->job.xcol[k].pos : no) == j) {
                 names[d - 1] = c->job.xcol[k].name;
                 map[d++] = -(k + 1);
             }
@@ -353,7 +384,7 @@ static void derive_map(const nsc_circuit *c, const nsc_waves *W, int no, int *ma
         names[d - 1] = W->name[k];
         map[d++] = k;
     }
-    for (int k = 0; k < c->job.nxcol; k++)              /* pos < 0: a .control let, not an output */
+    for (int k = 0; k < c->job.nxcol; k++) /* pos < 0: a .control let, not an output */
         if (c->job.xcol[k].pos < 0) {
             names[d - 1] = c->job.xcol[k].name;
             map[d++] = -(k + 1);
@@ -361,7 +392,10 @@ static void derive_map(const nsc_circuit *c, const nsc_waves *W, int no, int *ma
 }
 
 /* the rows of a derived column that are not finite: how many, the first's time */
-typedef struct nonfinite { long n; double t; } nonfinite;
+typedef struct nonfinite {
+    long n;
+    double t;
+} nonfinite;
 
 nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_report *r)
 {
@@ -372,14 +406,17 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_
         maxc = d > maxc ? d : maxc;
     }
     char **names = nsc_calloc((size_t)nc, sizeof *names);
-    int *col = nsc_calloc((size_t)c->job.nmeas_probe + 1, sizeof *col), *map = nsc_calloc((size_t)nc, sizeof *map);
-    double *pv = nsc_calloc((size_t)c->job.nmeas_probe + 1, sizeof *pv), *stack = nsc_calloc((size_t)maxc + 1, sizeof *stack);
+    int *col = nsc_calloc((size_t)c->job.nmeas_probe + 1, sizeof *col),
+        *map = nsc_calloc((size_t)nc, sizeof *map);
+    double *pv = nsc_calloc((size_t)c->job.nmeas_probe + 1, sizeof *pv),
+           *stack = nsc_calloc((size_t)maxc + 1, sizeof *stack);
     double *row = nsc_calloc((size_t)nc, sizeof *row);
     nonfinite *bad = nsc_calloc((size_t)nx + 1, sizeof *bad);
     nsc_status st = names && col && map && pv && stack && row && bad ? NSC_OK : nsc_oom(r);
     for (int k = 0; !st && k < c->job.nmeas_probe; k++)
         if ((col[k] = nsc_waves_col(W, c->job.meas_probe[k].name)) < 0)
-            st = nsc_err(r, NSC_EUSAGE, NULL, "derived column: %s is not recorded", c->job.meas_probe[k].name);
+            st = nsc_err(r, NSC_EUSAGE, NULL, "derived column: %s is not recorded",
+                         c->job.meas_probe[k].name);
     nsc_waves *D = NULL;
     if (!st) {
         derive_map(c, W, no, map, names);
@@ -393,7 +430,10 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_
         for (int k = 0; k < c->job.nmeas_probe; k++) pv[k] = src[col[k]];
         row[0] = src[0];
         for (int d = 1; d < nc; d++) {
-            if (map[d] > 0) { row[d] = src[map[d]]; continue; }
+            if (map[d] > 0) {
+                row[d] = src[map[d]];
+                continue;
+            }
             nonfinite *b = &bad[-map[d] - 1];
             row[d] = run(&c->job.xcol[-map[d] - 1].sig, src[0], pv, NULL, stack);
             if (!isfinite(row[d]) && b->n++ == 0) b->t = row[0];
@@ -406,7 +446,7 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_
         D->end = W->end;
         D->t_end = W->t_end;
         D->end_msg = W->end_msg ? nsc_strdup(W->end_msg) : NULL;
-        D->ev = (*Wp)->ev;                             /* the events move over */
+        D->ev = (*Wp)->ev; /* the events move over */
         D->nev = (*Wp)->nev;
         D->capev = (*Wp)->capev;
         (*Wp)->ev = NULL;
@@ -417,10 +457,17 @@ nsc_status nsc_meas_derive(const nsc_circuit *c, nsc_waves **Wp, int *nout, nsc_
         *nout = no;
         for (int k = 0; k < nx; k++)
             if (bad[k].n)
-                nsc_warn(r, NULL, "column %s is not finite (NaN or infinite) in %ld of %d rows, the first at t=%.9g s",
-                         c->job.xcol[k].name, bad[k].n, D->nrow, bad[k].t);   /* (W is freed: D's rows) */
-    } else
-        nsc_waves_free(D);
-    free(names); free(col); free(map); free(pv); free(stack); free(row); free(bad);
+                nsc_warn(
+                    r, NULL,
+                    "column %s is not finite (NaN or infinite) in %ld of %d rows, the first at t=%.9g s",
+                    c->job.xcol[k].name, bad[k].n, D->nrow, bad[k].t); /* (W is freed: D's rows) */
+    } else nsc_waves_free(D);
+    free(names);
+    free(col);
+    free(map);
+    free(pv);
+    free(stack);
+    free(row);
+    free(bad);
     return st;
 }

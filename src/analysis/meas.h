@@ -24,16 +24,17 @@
 #include "output/waves.h"
 
 typedef struct nsc_meas_result {
-    int ok;          /* 1: value is the result; 0: the measure failed, why says why */
+    int ok; /* 1: value is the result; 0: the measure failed, why says why */
     double value;
-    char *why;       /* malloc'd or NULL */
+    char *why; /* malloc'd or NULL */
 } nsc_meas_result;
 
 /* Evaluate c->meas[0 .. c->nmeas) on W, whose columns include every probe of
  * c->meas_probe (found by name). res[nmeas] is filled (free with
  * nsc_meas_results_free). A failing measure is not an error (res[k].ok = 0);
  * errors are a probe missing from W (NSC_EUSAGE) and NSC_ENOMEM. */
-nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_result *res, nsc_report *r);
+nsc_status nsc_meas_eval(const nsc_circuit *c, const nsc_waves *W, nsc_meas_result *res,
+                         nsc_report *r);
 void nsc_meas_results_free(nsc_meas_result *res, int n);
 
 /* The derived columns of c (c->xcol) computed on *W, inserted among its first

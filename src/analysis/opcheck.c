@@ -40,15 +40,18 @@
 static int nogain_element(const nsc_element *e)
 {
     switch (e->kind) {
-    case NSC_EL_C: case NSC_EL_L: case NSC_EL_CQ:
-        return !e->has_ic;                           /* IC= held at the operating point: a source */
-    case NSC_EL_R: case NSC_EL_K: case NSC_EL_V:
-    case NSC_EL_D: case NSC_EL_Q: case NSC_EL_S: case NSC_EL_W:
-        return 1;
-    case NSC_EL_I:
-        return e->wave.kind == NSC_WAVE_DC && e->wave.dc == 0.0;
-    default:
-        return 0;
+    case NSC_EL_C:
+    case NSC_EL_L:
+    case NSC_EL_CQ: return !e->has_ic; /* IC= held at the operating point: a source */
+    case NSC_EL_R:
+    case NSC_EL_K:
+    case NSC_EL_V:
+    case NSC_EL_D:
+    case NSC_EL_Q:
+    case NSC_EL_S:
+    case NSC_EL_W: return 1;
+    case NSC_EL_I: return e->wave.kind == NSC_WAVE_DC && e->wave.dc == 0.0;
+    default: return 0;
     }
 }
 
@@ -64,41 +67,49 @@ static nsc_status nogain_check(const nsc_circuit *c, const double *z, nsc_report
 {
     for (int e = 0; e < c->nel; e++)
         if (!nogain_element(&c->el[e])) return NSC_OK;
-    double lo = 0.0, hi = 0.0;                       /* ground: 0 V */
+    double lo = 0.0, hi = 0.0; /* ground: 0 V */
     for (int e = 0; e < c->nel; e++)
-        for (int j = 0; c->el[e].kind == NSC_EL_V && j < 2; j++) widen(z, c->el[e].node[j], &lo, &hi);
+        for (int j = 0; c->el[e].kind == NSC_EL_V && j < 2; j++)
+            widen(z, c->el[e].node[j], &lo, &hi);
     for (int k = 0; k < c->nic; k++) widen(z, c->ic_node[k], &lo, &hi);
     double worst = NSC_NOGAIN_MARGIN + NSC_OPCHECK_TOL * (hi - lo);
     int bad = 0;
     for (int nd = 1; nd < c->nnode; nd++) {
         double v = z[nd - 1], out = fmax(v - hi, lo - v);
-        if (!(out <= worst)) {                       /* NaN: bad too */
+        if (!(out <= worst)) { /* NaN: bad too */
             worst = out;
             bad = nd;
         }
     }
     if (!bad) return NSC_OK;
     const nsc_loc *at = c->node_loc && c->node_loc[bad].line > 0 ? &c->node_loc[bad] : NULL;
-    return nsc_err(r, NSC_ESIM, at, "no consistent operating point: the solution found puts node '%s' at %.6g V, "
-                   "outside the %.6g..%.6g V of the voltage sources' terminals (by more than a junction's %g V), "
-                   "where no DC solution of a circuit of sources, resistors, switches, junctions and bipolar "
-                   "transistors can lie (the piecewise-linear problem has several solutions and the search "
-                   "ended on a spurious one)", c->node_name[bad], z[bad - 1], lo, hi, NSC_NOGAIN_MARGIN);
+    return nsc_err(
+        r, NSC_ESIM, at,
+        "no consistent operating point: the solution found puts node '%s' at %.6g V, "
+        "outside the %.6g..%.6g V of the voltage sources' terminals (by more than a junction's %g V), "
+        "where no DC solution of a circuit of sources, resistors, switches, junctions and bipolar "
+        "transistors can lie (the piecewise-linear problem has several solutions and the search "
+        "ended on a spurious one)",
+        c->node_name[bad], z[bad - 1], lo, hi, NSC_NOGAIN_MARGIN);
 }
 
-nsc_status nsc_op_solution_check(const nsc_lcs *L, const nsc_circuit *c, const double *z, const double *l,
-                                 const double *e, nsc_report *r)
+nsc_status nsc_op_solution_check(const nsc_lcs *L, const nsc_circuit *c, const double *z,
+                                 const double *l, const double *e, nsc_report *r)
 {
     nsc_status st = nogain_check(c, z, r);
     if (st || L->m == 0) return st;
     double *y = malloc(2 * (size_t)L->m * sizeof(double));
     if (!y) return nsc_oom(r);
-    int j = nsc_lcs_worst_pair(L, z, l, NULL, e, NSC_OPCHECK_TOL, 1e-12, y, y + L->m);   /* (1 above) */
+    int j = nsc_lcs_worst_pair(L, z, l, NULL, e, NSC_OPCHECK_TOL, 1e-12, y,
+                               y + L->m); /* (1 above) */
     if (j >= 0) {
         const nsc_element *el = &c->el[L->pair_el[j]];
-        st = nsc_err(r, NSC_ESIM, &el->loc, "no consistent operating point: the solution found breaks the "
-                     "complementarity condition of %s's pair %s (y = %.6g with lambda = %.6g; y >= 0, lambda >= 0, "
-                     "one of them 0)", el->name, L->pair_name[j], y[j], l[j]);
+        st = nsc_err(
+            r, NSC_ESIM, &el->loc,
+            "no consistent operating point: the solution found breaks the "
+            "complementarity condition of %s's pair %s (y = %.6g with lambda = %.6g; y >= 0, lambda >= 0, "
+            "one of them 0)",
+            el->name, L->pair_name[j], y[j], l[j]);
     }
     free(y);
     return st;

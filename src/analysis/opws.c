@@ -35,9 +35,9 @@ nsc_status nsc_opws_build(nsc_opws *W, const nsc_circuit *c, double gmin, nsc_re
     W->cache.L = L;
     W->buf = nsc_calloc((size_t)(2 * L->n + 2 * L->m + L->nsrc) + 1, sizeof *W->buf);
     W->mode = nsc_calloc((size_t)L->m + 1, 1);
-    if (!W->sw) W->sw = nsc_calloc((size_t)L->nsw + 1, 1);     /* kept across rebuilds */
+    if (!W->sw) W->sw = nsc_calloc((size_t)L->nsw + 1, 1); /* kept across rebuilds */
     if (!W->buf || !W->mode || !W->sw) return nsc_oom(r);
-    W->z = W->buf;                                            /* z[n] s[n] l[m] e[m] w[nsrc] */
+    W->z = W->buf; /* z[n] s[n] l[m] e[m] w[nsrc] */
     W->s = W->z + L->n;
     W->l = W->s + L->n;
     W->e = W->l + L->m;
@@ -45,9 +45,10 @@ nsc_status nsc_opws_build(nsc_opws *W, const nsc_circuit *c, double gmin, nsc_re
     return NSC_OK;
 }
 
-nsc_status nsc_opws_point(nsc_opws *W, const nsc_circuit *c, nsc_solver solver, double gmin, int init,
-                          nsc_report *r)
+nsc_status nsc_opws_point(nsc_opws *W, const nsc_circuit *c, nsc_solver solver, double gmin,
+                          int init, nsc_report *r)
 {
-    nsc_lcs_sources_dc(W->L, W->w, W->s, W->e);               /* the sources at t = 0 */
-    return nsc_op_point(c, &W->cache, solver, gmin, init, W->w, W->s, W->e, W->z, W->l, W->sw, W->mode, r);
+    nsc_lcs_sources_dc(W->L, W->w, W->s, W->e); /* the sources at t = 0 */
+    return nsc_op_point(c, &W->cache, solver, gmin, init, W->w, W->s, W->e, W->z, W->l, W->sw,
+                        W->mode, r);
 }

@@ -10,10 +10,11 @@
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
-#define PAC_BATCH 32          /* frequencies per period run: 2 columns each beside the nd of Phi */
-#define PAC_JUMP_H 1e-3       /* an event step shorter than this fraction of the period ... */
-#define PAC_JUMP_REL 1e-3     /* ... across which a probe moves by more than this of its range ... */
-#define PAC_JUMP_ABS 1e-9     /* ... plus this: the probe jumps at the event (nsc_pac_step, pac_jumps) */
+#define PAC_BATCH 32      /* frequencies per period run: 2 columns each beside the nd of Phi */
+#define PAC_JUMP_H 1e-3   /* an event step shorter than this fraction of the period ... */
+#define PAC_JUMP_REL 1e-3 /* ... across which a probe moves by more than this of its range ... */
+#define PAC_JUMP_ABS \
+    1e-9 /* ... plus this: the probe jumps at the event (nsc_pac_step, pac_jumps) */
 
 struct nsc_pac {
     const nsc_circuit *c;
@@ -24,32 +25,49 @@ struct nsc_pac {
     int n, nd, nsrc;
     const int *di;
     double T, ts;
-    nsc_lin *f;               /* [np] the probes' functionals (nlin built) */
+    nsc_lin *f; /* [np] the probes' functionals (nlin built) */
     int nlin;
-    char *onl;                /* [np] 1: the probe reads a pair's multiplier (no sensitivity here) */
-    char *jump;               /* [np] 1: the probe jumps at an event (its impulse is not computed) */
-    double *ylo, *yhi, *dyev; /* [np] the probe's range over the batch's steps, its largest move across
+    char *onl;  /* [np] 1: the probe reads a pair's multiplier (no sensitivity here) */
+    char *jump; /* [np] 1: the probe jumps at an event (its impulse is not computed) */
+    double *ylo, *yhi,
+        *dyev;  /* [np] the probe's range over the batch's steps, its largest move across
                                  an event's step (mark_jumps); jump decided at the batch's end */
-    double *wz;               /* [nsrc] zeros (the jump test leaves the sources out: they jump at breakpoints) */
-    double *W;                /* [2 nsrc] the sources' phasors (re, im) */
-    int k0, nb, ns;           /* the batch: frequencies k0 .. k0+nb-1, ns columns */
-    int first;                /* 1 until the batch's first step */
-    double *S, *Sprev;        /* [n ns] the columns now, at the previous point */
-    double *DW[2];            /* [nsrc ns] the sources' perturbation at a step's start, end */
-    double *lz;               /* [m] zeros: no multiplier sensitivity */
-    double *Yprev, *Ycur;     /* [np ns] the probes of each column at the previous point, now */
-    double complex *Ist;      /* [nb np nd] int_0^T y_i(tau) e^{-j omega tau} of state column i */
-    double complex *Iin;      /* [nb np] the same of the input's columns (re + j im) */
-    double complex *w0f;      /* [nb] the weight of tau = 0 (first step), applied to e^{-j omega T} y(T) */
+    double *wz; /* [nsrc] zeros (the jump test leaves the sources out: they jump at breakpoints) */
+    double *W;  /* [2 nsrc] the sources' phasors (re, im) */
+    int k0, nb, ns;       /* the batch: frequencies k0 .. k0+nb-1, ns columns */
+    int first;            /* 1 until the batch's first step */
+    double *S, *Sprev;    /* [n ns] the columns now, at the previous point */
+    double *DW[2];        /* [nsrc ns] the sources' perturbation at a step's start, end */
+    double *lz;           /* [m] zeros: no multiplier sensitivity */
+    double *Yprev, *Ycur; /* [np ns] the probes of each column at the previous point, now */
+    double complex *Ist;  /* [nb np nd] int_0^T y_i(tau) e^{-j omega tau} of state column i */
+    double complex *Iin;  /* [nb np] the same of the input's columns (re + j im) */
+    double complex
+        *w0f; /* [nb] the weight of tau = 0 (first step), applied to e^{-j omega T} y(T) */
 };
 
 void nsc_pac_free(nsc_pac *A)
 {
     if (!A) return;
     for (int k = 0; k < A->nlin; k++) nsc_lin_free(&A->f[k]);
-    free(A->f); free(A->onl); free(A->jump); free(A->wz); free(A->ylo); free(A->yhi); free(A->dyev);
-    free(A->W); free(A->S); free(A->Sprev); free(A->DW[0]); free(A->DW[1]);
-    free(A->lz); free(A->Yprev); free(A->Ycur); free(A->Ist); free(A->Iin); free(A->w0f);
+    free(A->f);
+    free(A->onl);
+    free(A->jump);
+    free(A->wz);
+    free(A->ylo);
+    free(A->yhi);
+    free(A->dyev);
+    free(A->W);
+    free(A->S);
+    free(A->Sprev);
+    free(A->DW[0]);
+    free(A->DW[1]);
+    free(A->lz);
+    free(A->Yprev);
+    free(A->Ycur);
+    free(A->Ist);
+    free(A->Iin);
+    free(A->w0f);
     free(A);
 }
 
@@ -64,7 +82,8 @@ nsc_pac *nsc_pac_new(const nsc_circuit *c, const nsc_probe *p, int np, nsc_ac_re
     return A;
 }
 
-nsc_status nsc_pac_setup(nsc_pac *A, const nsc_lcs *L, int nd, const int *di, double T, nsc_report *r)
+nsc_status nsc_pac_setup(nsc_pac *A, const nsc_lcs *L, int nd, const int *di, double T,
+                         nsc_report *r)
 {
     A->L = L;
     A->n = L->n;
@@ -91,10 +110,11 @@ nsc_status nsc_pac_setup(nsc_pac *A, const nsc_lcs *L, int nd, const int *di, do
     A->Ist = nsc_calloc(PAC_BATCH * np * (size_t)nd + 1, sizeof(double complex));
     A->Iin = nsc_calloc(PAC_BATCH * np + 1, sizeof(double complex));
     A->w0f = nsc_calloc(PAC_BATCH, sizeof(double complex));
-    if (!A->f || !A->onl || !A->jump || !A->wz || !A->ylo || !A->yhi || !A->dyev || !A->W || !A->S || !A->Sprev
-        || !A->DW[0] || !A->DW[1] || !A->lz || !A->Yprev || !A->Ycur || !A->Ist || !A->Iin || !A->w0f)
+    if (!A->f || !A->onl || !A->jump || !A->wz || !A->ylo || !A->yhi || !A->dyev || !A->W || !A->S
+        || !A->Sprev || !A->DW[0] || !A->DW[1] || !A->lz || !A->Yprev || !A->Ycur || !A->Ist
+        || !A->Iin || !A->w0f)
         return nsc_oom(r);
-    for (int j = 0; j < L->nsrc; j++) {                       /* W_j = mag e^{j phase} (V and I sources) */
+    for (int j = 0; j < L->nsrc; j++) { /* W_j = mag e^{j phase} (V and I sources) */
         const nsc_element *e = &A->c->el[L->src[j].el];
         if (e->kind != NSC_EL_V && e->kind != NSC_EL_I) continue;
         A->W[2 * j] = e->ac_mag * cos(e->ac_phase * M_PI / 180);
@@ -103,7 +123,8 @@ nsc_status nsc_pac_setup(nsc_pac *A, const nsc_lcs *L, int nd, const int *di, do
     for (; A->nlin < A->np; A->nlin++) {
         nsc_status s = nsc_lcs_probe(L, A->c, &A->p[A->nlin], &A->f[A->nlin], r);
         if (s) return s;
-        for (int k = 0; k < A->f[A->nlin].nterm; k++) A->onl[A->nlin] |= A->f[A->nlin].t[k].kind == NSC_T_L;
+        for (int k = 0; k < A->f[A->nlin].nterm; k++)
+            A->onl[A->nlin] |= A->f[A->nlin].t[k].kind == NSC_T_L;
     }
     return NSC_OK;
 }
@@ -118,7 +139,8 @@ int nsc_pac_batch(nsc_pac *A, int b, double ts, double **S)
     A->first = 1;
     size_t n = (size_t)A->n;
     memset(A->S, 0, n * (size_t)A->ns * sizeof(double));
-    for (int k = 0; k < A->nd; k++) A->S[(size_t)k * n + (size_t)A->di[k]] = 1;   /* d x(0) / d x(0) = I */
+    for (int k = 0; k < A->nd; k++)
+        A->S[(size_t)k * n + (size_t)A->di[k]] = 1; /* d x(0) / d x(0) = I */
     memcpy(A->Sprev, A->S, n * (size_t)A->ns * sizeof(double));
     memset(A->Ist, 0, (size_t)A->nb * (size_t)A->np * (size_t)A->nd * sizeof(double complex));
     memset(A->Iin, 0, (size_t)A->nb * (size_t)A->np * sizeof(double complex));
@@ -132,7 +154,7 @@ const double *nsc_pac_dw(nsc_pac *A, double t, int end)
     for (int f = 0; f < A->nb; f++) {
         double om = 2 * M_PI * A->R->f[A->k0 + f], cs = cos(om * tau), sn = sin(om * tau);
         double *re = D + (size_t)(A->nd + 2 * f) * (size_t)A->nsrc, *im = re + A->nsrc;
-        for (int j = 0; j < A->nsrc; j++) {                   /* W e^{j omega tau}: real, imaginary part */
+        for (int j = 0; j < A->nsrc; j++) { /* W e^{j omega tau}: real, imaginary part */
             re[j] = A->W[2 * j] * cs - A->W[2 * j + 1] * sn;
             im[j] = A->W[2 * j] * sn + A->W[2 * j + 1] * cs;
         }
@@ -151,12 +173,12 @@ static void phis(double complex x, double complex *p0, double complex *p1)
         *p1 = (x * ex - ex + 1) / (x * x);
         return;
     }
-    double complex s0 = 0, s1 = 0, xk = 1;                    /* xk = x^(m-1) */
-    double fact = 1;                                          /* m! */
+    double complex s0 = 0, s1 = 0, xk = 1; /* xk = x^(m-1) */
+    double fact = 1;                       /* m! */
     for (int m = 1; m <= 24; m++) {
         fact *= m;
-        s0 += xk / fact;                                      /* phi0 = sum_{m>=1} x^{m-1} / m! */
-        s1 += xk * m / (fact * (m + 1));                      /* phi1 = sum_{m>=1} x^{m-1} m / (m+1)! */
+        s0 += xk / fact;                 /* phi0 = sum_{m>=1} x^{m-1} / m! */
+        s1 += xk * m / (fact * (m + 1)); /* phi1 = sum_{m>=1} x^{m-1} m / (m+1)! */
         xk *= x;
     }
     *p0 = s0;
@@ -171,7 +193,8 @@ static void probe_cols(nsc_pac *A, const double *S, const char *sw, double h, do
         const double *z = S + (size_t)q * n, *zp = A->Sprev + (size_t)q * n;
         const double *w = A->DW[1] + (size_t)q * (size_t)A->nsrc;
         for (int k = 0; k < A->np; k++)
-            Y[(size_t)q * (size_t)A->np + (size_t)k] = nsc_lin_eval_sw(&A->f[k], A->L, sw, z, A->lz, zp, h, w);
+            Y[(size_t)q * (size_t)A->np + (size_t)k] = nsc_lin_eval_sw(&A->f[k], A->L, sw, z, A->lz,
+                                                                       zp, h, w);
     }
 }
 
@@ -180,7 +203,8 @@ static void probe_cols(nsc_pac *A, const double *S, const char *sw, double h, do
  * step z0 -> z1 of size h, far shorter than the period (a located event's): a
  * continuous probe barely moves across it; pac_jumps decides against the range
  * (a state near 0 at the event, a DCM inductor current, is no jump). */
-static void mark_jumps(nsc_pac *A, const double *z0, const double *z1, double h, const char *sw, int event)
+static void mark_jumps(nsc_pac *A, const double *z0, const double *z1, double h, const char *sw,
+                       int event)
 {
     for (int k = 0; k < A->np; k++) {
         if (A->onl[k]) continue;
@@ -201,13 +225,13 @@ static void pac_jumps(nsc_pac *A)
         A->jump[k] |= A->dyev[k] > PAC_JUMP_REL * (A->yhi[k] - A->ylo[k]) + PAC_JUMP_ABS;
 }
 
-void nsc_pac_step(nsc_pac *A, double t0, double t1, const double *S, const char *sw, const double *z0,
-                  const double *z1, int event)
+void nsc_pac_step(nsc_pac *A, double t0, double t1, const double *S, const char *sw,
+                  const double *z0, const double *z1, int event)
 {
     double h = t1 - t0, tau0 = t0 - A->ts;
     mark_jumps(A, z0, z1, h, sw, event);
     size_t np = (size_t)A->np, nd = (size_t)A->nd;
-    if (A->first) {                                           /* the columns at tau = 0 (DZ of the first step) */
+    if (A->first) { /* the columns at tau = 0 (DZ of the first step) */
         nsc_pac_dw(A, t1, 1);
         probe_cols(A, A->Sprev, sw, 0, A->Yprev);
     }
@@ -217,13 +241,15 @@ void nsc_pac_step(nsc_pac *A, double t0, double t1, const double *S, const char 
         double complex p0, p1;
         phis(-I * om * h, &p0, &p1);
         double complex e0 = h * cexp(-I * om * tau0), w1 = e0 * p1, w0 = e0 * (p0 - p1);
-        if (A->first) A->w0f[f] = w0;                         /* y(0) = e^{-j omega T} y(T), at the close */
+        if (A->first) A->w0f[f] = w0; /* y(0) = e^{-j omega T} y(T), at the close */
         double complex w0u = A->first ? 0 : w0;
         for (size_t k = 0; k < np; k++) {
             double complex *Is = A->Ist + ((size_t)f * np + k) * nd;
-            for (size_t i = 0; i < nd; i++) Is[i] += w0u * A->Yprev[i * np + k] + w1 * A->Ycur[i * np + k];
+            for (size_t i = 0; i < nd; i++)
+                Is[i] += w0u * A->Yprev[i * np + k] + w1 * A->Ycur[i * np + k];
             size_t cr = (nd + 2 * (size_t)f) * np + k, ci = cr + np;
-            A->Iin[(size_t)f * np + k] += w0u * (A->Yprev[cr] + I * A->Yprev[ci]) + w1 * (A->Ycur[cr] + I * A->Ycur[ci]);
+            A->Iin[(size_t)f * np + k] += w0u * (A->Yprev[cr] + I * A->Yprev[ci])
+                                          + w1 * (A->Ycur[cr] + I * A->Ycur[ci]);
         }
     }
     A->first = 0;
@@ -242,7 +268,7 @@ static int periodic(const nsc_pac *A, int f, double *M, int *ipiv, double *b)
     for (int j = 0; j < nd; j++) {
         for (int i = 0; i < nd; i++) {
             double phi = A->S[(size_t)j * n + (size_t)A->di[i]];
-            M[(size_t)j * N + i] = -phi;                       /* column j, row i */
+            M[(size_t)j * N + i] = -phi; /* column j, row i */
             M[(size_t)(j + nd) * N + i + nd] = -phi;
         }
         M[(size_t)j * N + j] += c;
@@ -258,28 +284,33 @@ static int periodic(const nsc_pac *A, int f, double *M, int *ipiv, double *b)
 nsc_status nsc_pac_close(nsc_pac *A, int failed, nsc_report *r)
 {
     if (failed)
-        return nsc_err(r, NSC_ESIM, NULL, "periodic AC: a step's sensitivity could not be computed");
+        return nsc_err(r, NSC_ESIM, NULL,
+                       "periodic AC: a step's sensitivity could not be computed");
     pac_jumps(A);
     int nd = A->nd;
     size_t np = (size_t)A->np;
-    double *M = nsc_calloc(4 * (size_t)nd * (size_t)nd + 1, sizeof(double)), *b = nsc_calloc(2 * (size_t)nd + 1, sizeof(double));
+    double *M = nsc_calloc(4 * (size_t)nd * (size_t)nd + 1, sizeof(double)),
+           *b = nsc_calloc(2 * (size_t)nd + 1, sizeof(double));
     int *ipiv = nsc_calloc(2 * (size_t)nd + 1, sizeof(int));
     nsc_status s = !M || !b || !ipiv ? nsc_oom(r) : NSC_OK;
     for (int f = 0; !s && f < A->nb; f++) {
         int k = A->k0 + f;
         double om = 2 * M_PI * A->R->f[k];
         if (periodic(A, f, M, ipiv, b)) {
-            s = nsc_err(r, NSC_ESIM, NULL, "periodic AC at %g Hz: e^{j omega T} is a Floquet multiplier "
-                        "(the orbit is not asymptotically stable there)", A->R->f[k]);
+            s = nsc_err(r, NSC_ESIM, NULL,
+                        "periodic AC at %g Hz: e^{j omega T} is a Floquet multiplier "
+                        "(the orbit is not asymptotically stable there)",
+                        A->R->f[k]);
             break;
         }
         for (size_t q = 0; q < np; q++) {
-            double complex yT = A->Ycur[(size_t)(nd + 2 * f) * np + q] + I * A->Ycur[(size_t)(nd + 2 * f + 1) * np + q];
+            double complex yT = A->Ycur[(size_t)(nd + 2 * f) * np + q]
+                                + I * A->Ycur[(size_t)(nd + 2 * f + 1) * np + q];
             double complex acc = A->Iin[(size_t)f * np + q];
             const double complex *Is = A->Ist + ((size_t)f * np + q) * (size_t)nd;
             for (int i = 0; i < nd; i++) {
                 double complex p = b[i] + I * b[i + nd];
-                yT += A->Ycur[(size_t)i * np + q] * p;         /* y(T) = Y(T) dx(0) + y_in(T) */
+                yT += A->Ycur[(size_t)i * np + q] * p; /* y(T) = Y(T) dx(0) + y_in(T) */
                 acc += Is[i] * p;
             }
             double complex Y = (acc + A->w0f[f] * cexp(-I * om * A->T) * yT) / A->T;
@@ -294,8 +325,9 @@ nsc_status nsc_pac_close(nsc_pac *A, int failed, nsc_report *r)
     return s;
 }
 
-nsc_status nsc_run_pac(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_pss_opts *po, const nsc_probe *p,
-                       int np, nsc_ac_result **out, nsc_pss_info *info, nsc_report *r)
+nsc_status nsc_run_pac(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_pss_opts *po,
+                       const nsc_probe *p, int np, nsc_ac_result **out, nsc_pss_info *info,
+                       nsc_report *r)
 {
     *out = NULL;
     nsc_ac_result *R = NULL;
@@ -309,25 +341,34 @@ nsc_status nsc_run_pac(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
     nsc_sim_stats st;
     if (!s) s = nsc_run_pss(c, o, &q, NULL, 0, &W, &st, info, r);
     nsc_waves_free(W);
-    double fh = s ? 0 : 0.5 / info->period;                   /* fs / 2 */
+    double fh = s ? 0 : 0.5 / info->period; /* fs / 2 */
     int above = 0, onl = 0, nj = 0, j1 = -1;
     for (int k = 0; !s && k < R->nf; k++) above += R->f[k] > fh * (1 + 1e-12);
     for (int k = 0; !s && k < np; k++) onl += A->onl[k];
     for (int k = 0; !s && k < np; k++)
         if (A->jump[k] && !A->onl[k] && nj++ == 0) j1 = k;
     if (!s && above)
-        nsc_warn(r, &c->job.ac.loc, "periodic AC: %d frequenc%s above fs/2 = %g Hz: there the response at f is computed, "
-                 "but the switching's sideband at fs - f lies below it and a measurement mixes them (valid up to fs/2)",
-                 above, above > 1 ? "ies" : "y", fh);
+        nsc_warn(
+            r, &c->job.ac.loc,
+            "periodic AC: %d frequenc%s above fs/2 = %g Hz: there the response at f is computed, "
+            "but the switching's sideband at fs - f lies below it and a measurement mixes them (valid up to fs/2)",
+            above, above > 1 ? "ies" : "y", fh);
     if (!s && onl)
-        nsc_warn(r, &c->job.ac.loc, "periodic AC: %d output%s read%s a device's complementarity multiplier (a diode's "
-                 "current), which has no small-signal sensitivity here: NaN", onl, onl > 1 ? "s" : "", onl > 1 ? "" : "s");
+        nsc_warn(r, &c->job.ac.loc,
+                 "periodic AC: %d output%s read%s a device's complementarity multiplier (a diode's "
+                 "current), which has no small-signal sensitivity here: NaN",
+                 onl, onl > 1 ? "s" : "", onl > 1 ? "" : "s");
     if (!s && nj)
-        nsc_warn(r, &c->job.ac.loc, "periodic AC: %d output%s jump%s at the switching events (%s%s): the AC of such an "
-                 "output carries an impulse at each edge (the jump times the edge's shift) that is not computed: NaN",
-                 nj, nj > 1 ? "s" : "", nj > 1 ? "" : "s", R->name[j1], nj > 1 ? ", ..." : "");
-    char *title = s ? NULL : nsc_asprintf("%s (periodic AC around the steady state of period %g s, valid up to fs/2 = %g Hz)",
-                                          R->title, info->period, fh);
+        nsc_warn(
+            r, &c->job.ac.loc,
+            "periodic AC: %d output%s jump%s at the switching events (%s%s): the AC of such an "
+            "output carries an impulse at each edge (the jump times the edge's shift) that is not computed: NaN",
+            nj, nj > 1 ? "s" : "", nj > 1 ? "" : "s", R->name[j1], nj > 1 ? ", ..." : "");
+    char *title =
+        s ? NULL
+          : nsc_asprintf(
+              "%s (periodic AC around the steady state of period %g s, valid up to fs/2 = %g Hz)",
+              R->title, info->period, fh);
     if (!s && !title) s = nsc_oom(r);
     if (!s) {
         free(R->title);

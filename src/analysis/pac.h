@@ -48,7 +48,8 @@ void nsc_pac_free(nsc_pac *A);
 
 /* The layout of the steady state's LCS L: nd differential unknowns di[nd], the
  * period T; the probes' functionals built (r: a probe L cannot read). */
-nsc_status nsc_pac_setup(nsc_pac *A, const nsc_lcs *L, int nd, const int *di, double T, nsc_report *r);
+nsc_status nsc_pac_setup(nsc_pac *A, const nsc_lcs *L, int nd, const int *di, double T,
+                         nsc_report *r);
 
 /* Batch b (0, 1, ... while it returns > 0): *S (n x ns, column-major) the
  * sensitivity columns to propagate over one period from t_s (identity on the
@@ -64,8 +65,8 @@ const double *nsc_pac_dw(nsc_pac *A, double t, int end);
  * holds dz(t1) of every column; the Fourier integrals advance. z0, z1: the
  * step's states; event: the step took a mode change or a switch's flip (the
  * probes that jump across it are marked). */
-void nsc_pac_step(nsc_pac *A, double t0, double t1, const double *S, const char *sw, const double *z0,
-                  const double *z1, int event);
+void nsc_pac_step(nsc_pac *A, double t0, double t1, const double *S, const char *sw,
+                  const double *z0, const double *z1, int event);
 
 /* The batch's period done (S at t_s + T): the periodicity solved and the
  * batch's rows of R filled. NSC_ESIM when e^{j omega T} is a Floquet

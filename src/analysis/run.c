@@ -15,33 +15,41 @@ static nsc_loc top_loc(const nsc_circuit *c)
 }
 
 
-nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_opts *o, nsc_report *r)
+nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_opts *o,
+                        nsc_report *r)
 {
     memset(o, 0, sizeof *o);
     nsc_loc top = top_loc(c);
     double theta = cfg->theta > 0 ? cfg->theta : c->job.theta > 0 ? c->job.theta : 0.5;
-    if (!(theta >= 0.5 && theta <= 1)) return nsc_err(r, NSC_ENETLIST, &top, "theta = %g outside [0.5, 1]", theta);
+    if (!(theta >= 0.5 && theta <= 1))
+        return nsc_err(r, NSC_ENETLIST, &top, "theta = %g outside [0.5, 1]", theta);
     int solver = nsc_solver_parse(cfg->solver ? cfg->solver : c->job.solver);
-    if (solver < 0 && cfg->solver) return nsc_err(r, NSC_EUSAGE, NULL, "unknown solver '%s' (auto, lemke, enum)", cfg->solver);
-    if (solver < 0) return nsc_err(r, NSC_ENETLIST, &top, "unknown solver '%s' in .options (auto, lemke, enum)", c->job.solver);
+    if (solver < 0 && cfg->solver)
+        return nsc_err(r, NSC_EUSAGE, NULL, "unknown solver '%s' (auto, lemke, enum)", cfg->solver);
+    if (solver < 0)
+        return nsc_err(r, NSC_ENETLIST, &top, "unknown solver '%s' in .options (auto, lemke, enum)",
+                       c->job.solver);
     o->theta = theta;
     o->solver = (nsc_solver)solver;
     o->gmin = c->job.gmin > 0 ? c->job.gmin : 1e-12;
     o->uic = c->job.uic;
     int steady = nsc_run_steady(c, cfg);
     if (!c->job.has_tran && !(cfg->tstop > 0) && !steady) return NSC_OK;
-    o->tstop = cfg->tstop > 0 ? cfg->tstop : c->job.has_tran ? c->job.tstop : 1;   /* (the steady state sets its own) */
+    o->tstop = cfg->tstop > 0    ? cfg->tstop
+               : c->job.has_tran ? c->job.tstop
+                                 : 1; /* (the steady state sets its own) */
     o->tstep = c->job.has_tran ? c->job.tstep : 0;
     o->tstart = c->job.has_tran ? c->job.tstart : 0;
     o->adaptive = steady || (!(cfg->step > 0) && !c->job.stepping_fixed);
     /* the exact flow has no theta: by default a theta asked for (--theta,
      * .options theta=) selects the theta-scheme's adaptive steps */
     int theta_asked = cfg->theta > 0 || c->job.theta_given;
-    o->exact = o->adaptive && !steady && (c->job.stepping_exact == 2 || (c->job.stepping_exact == 1 && !theta_asked));
+    o->exact = o->adaptive && !steady
+               && (c->job.stepping_exact == 2 || (c->job.stepping_exact == 1 && !theta_asked));
     /* the steady state is always adaptive: --step is its largest step, and a
      * stepping=fixed netlist's TMAX is its fixed step, not a ceiling */
     double tmax = cfg->step > 0 ? cfg->step : steady && c->job.stepping_fixed ? 0 : c->job.tmax;
-    o->reltol = c->job.reltol > 0 ? c->job.reltol : 1e-3;        /* SPICE's defaults */
+    o->reltol = c->job.reltol > 0 ? c->job.reltol : 1e-3; /* SPICE's defaults */
     o->abstol = c->job.abstol > 0 ? c->job.abstol : 1e-12;
     o->vntol = c->job.vntol > 0 ? c->job.vntol : 1e-6;
     /* CHGTOL given: the charge error a step may make at a continuous kink,
@@ -62,23 +70,28 @@ nsc_status nsc_run_opts(const nsc_circuit *c, const nsc_run_cfg *cfg, nsc_tran_o
     if (o->adaptive && !(tmax > 0)) {
         double span = o->tstop - o->tstart;
         o->h = o->tstep > 0 && o->tstep < span / 50 && c->job.stepsizelimit ? o->tstep : span / 50;
-    } else
-        o->h = tmax > 0 ? tmax : o->tstep;
+    } else o->h = tmax > 0 ? tmax : o->tstep;
     if (o->h <= 0) o->h = o->tstop / 1000;
     if (o->tstep <= 0) o->tstep = o->h;
-    o->href = o->adaptive && o->tstep < o->h ? o->tstep : o->h;   /* the first step's scale (stepper_adapt.c) */
+    o->href = o->adaptive && o->tstep < o->h ? o->tstep
+                                             : o->h; /* the first step's scale (stepper_adapt.c) */
     o->interp = c->job.interp;
     o->last_row = !steady;
     if (o->tstart >= o->tstop)
-        return nsc_err(r, NSC_ENETLIST, &c->job.tran_loc, "tstart %g is not before tstop %g", o->tstart, o->tstop);
-    if (o->tstop / o->h > 2e9) return nsc_err(r, NSC_ENETLIST, &c->job.tran_loc, "too many steps: tstop/h = %g", o->tstop / o->h);
-    if (o->tstop - o->tstart < NSC_PERIOD_MIN)            /* products of its steps would underflow: NaN rows */
-        return nsc_err(r, NSC_ENETLIST, &c->job.tran_loc, "the run's span %g s is shorter than nscircuit's steps resolve "
-                       "(%g s)", o->tstop - o->tstart, NSC_PERIOD_MIN);
-    if (steady) {           /* the steady state's ceiling: T/200 (stepper_pss.c), or an explicit TMAX or --step
+        return nsc_err(r, NSC_ENETLIST, &c->job.tran_loc, "tstart %g is not before tstop %g",
+                       o->tstart, o->tstop);
+    if (o->tstop / o->h > 2e9)
+        return nsc_err(r, NSC_ENETLIST, &c->job.tran_loc, "too many steps: tstop/h = %g",
+                       o->tstop / o->h);
+    if (o->tstop - o->tstart < NSC_PERIOD_MIN) /* products of its steps would underflow: NaN rows */
+        return nsc_err(r, NSC_ENETLIST, &c->job.tran_loc,
+                       "the run's span %g s is shorter than nscircuit's steps resolve "
+                       "(%g s)",
+                       o->tstop - o->tstart, NSC_PERIOD_MIN);
+    if (steady) { /* the steady state's ceiling: T/200 (stepper_pss.c), or an explicit TMAX or --step
                                below it; TSTEP sets its rows only, span/50 has no meaning for it */
         o->h = tmax > 0 ? tmax : 0;
-        if (!c->job.has_tran) o->tstep = 0;                    /* rows: T/200 */
+        if (!c->job.has_tran) o->tstep = 0; /* rows: T/200 */
     }
     return NSC_OK;
 }
@@ -90,9 +103,14 @@ int nsc_run_steady(const nsc_circuit *c, const nsc_run_cfg *cfg)
 
 nsc_pss_opts nsc_run_pss_opts(const nsc_circuit *c, const nsc_run_cfg *cfg)
 {
-    nsc_pss_opts po = { cfg->period > 0 ? cfg->period : c->job.pss_period, c->job.pss_periods > 0 ? c->job.pss_periods : 1,
-                        c->job.pss_warmup > 0 ? c->job.pss_warmup : 3, c->job.pss_maxit > 0 ? c->job.pss_maxit : 50,
-                        c->job.pss_tol > 0 ? c->job.pss_tol : 1e-9, NULL, NULL, NULL };
+    nsc_pss_opts po = { cfg->period > 0 ? cfg->period : c->job.pss_period,
+                        c->job.pss_periods > 0 ? c->job.pss_periods : 1,
+                        c->job.pss_warmup > 0 ? c->job.pss_warmup : 3,
+                        c->job.pss_maxit > 0 ? c->job.pss_maxit : 50,
+                        c->job.pss_tol > 0 ? c->job.pss_tol : 1e-9,
+                        NULL,
+                        NULL,
+                        NULL };
     return po;
 }
 
@@ -111,24 +129,23 @@ static nsc_status probes_dup(const nsc_probe *src, int n, nsc_probe **out, int *
     return NSC_OK;
 }
 
-nsc_status nsc_run_probes(const nsc_circuit *c, const char *save, nsc_probe **probes, int *n, int *nout,
-                          nsc_report *r)
+nsc_status nsc_run_probes(const nsc_circuit *c, const char *save, nsc_probe **probes, int *n,
+                          int *nout, nsc_report *r)
 {
     nsc_probe *p = NULL;
     int np = 0;
     nsc_status s;
     *probes = NULL;
     *n = *nout = 0;
-    int nxout = 0;                                     /* derived output columns (not .control lets) */
+    int nxout = 0; /* derived output columns (not .control lets) */
     for (int k = 0; k < c->job.nxcol; k++) nxout += c->job.xcol[k].pos >= 0;
-    if (save && !*save) s = NSC_OK;                    /* --save of P() columns only */
+    if (save && !*save) s = NSC_OK; /* --save of P() columns only */
     else if (save) s = nsc_waves_probes_parse(c, save, &p, &np, r);
-    else if (c->job.nsave > 0 || nxout > 0)               /* .print {expr} alone: its columns only */
+    else if (c->job.nsave > 0 || nxout > 0) /* .print {expr} alone: its columns only */
         s = probes_dup(c->job.save, c->job.nsave, &p, &np, r);
-    else
-        s = nsc_waves_probes_default(c, &p, &np, r);
+    else s = nsc_waves_probes_default(c, &p, &np, r);
     int no = np;
-    if (!s) {                                          /* then the .meas probes that are not outputs */
+    if (!s) { /* then the .meas probes that are not outputs */
         nsc_probe *q = nsc_realloc_array(p, (size_t)(np + c->job.nmeas_probe) + 1, sizeof *q);
         if (!q) s = nsc_oom(r);
         else p = q;
@@ -155,21 +172,26 @@ int nsc_exit_status(nsc_status s)
 {
     switch (s) {
     case NSC_OK: return 0;
-    case NSC_ENETLIST: case NSC_EIO: return 1;
+    case NSC_ENETLIST:
+    case NSC_EIO: return 1;
     case NSC_EUSAGE: return 2;
     case NSC_EOUT: return 4;
     default: return 3;
     }
 }
 
-nsc_status nsc_run_check(const nsc_circuit *c, const nsc_run_cfg *cfg, const nsc_tran_opts *o, int with_op,
-                         nsc_report *r)
+nsc_status nsc_run_check(const nsc_circuit *c, const nsc_run_cfg *cfg, const nsc_tran_opts *o,
+                         int with_op, nsc_report *r)
 {
     nsc_loc top = top_loc(c);
-    if (with_op && !c->job.has_tran && !c->job.has_op && !nsc_run_steady(c, cfg) && cfg->tstop <= 0 && !c->job.has_ac && !c->job.ndc)
-        return nsc_err(r, NSC_ENETLIST, &top, "no analysis: add a .tran, .op, .pss, .ac or .dc card, or give --tstop");
-    if (!with_op && o->tstop <= 0 && !(c->job.has_ac && c->job.nacmeas > 0))   /* (a study's .meas ac: sweep.c) */
-        return nsc_err(r, NSC_ENETLIST, &top, "no transient analysis: add a .tran card or give --tstop");
+    if (with_op && !c->job.has_tran && !c->job.has_op && !nsc_run_steady(c, cfg) && cfg->tstop <= 0
+        && !c->job.has_ac && !c->job.ndc)
+        return nsc_err(r, NSC_ENETLIST, &top,
+                       "no analysis: add a .tran, .op, .pss, .ac or .dc card, or give --tstop");
+    if (!with_op && o->tstop <= 0
+        && !(c->job.has_ac && c->job.nacmeas > 0)) /* (a study's .meas ac: sweep.c) */
+        return nsc_err(r, NSC_ENETLIST, &top,
+                       "no transient analysis: add a .tran card or give --tstop");
     return NSC_OK;
 }
 
@@ -196,7 +218,8 @@ void nsc_run_free(nsc_run *R)
     nsc_run_init(R);
 }
 
-nsc_status nsc_run_circuit(nsc_run *R, const nsc_deck *d, const nsc_param_set *ov, int nov, nsc_report *r)
+nsc_status nsc_run_circuit(nsc_run *R, const nsc_deck *d, const nsc_param_set *ov, int nov,
+                           nsc_report *r)
 {
     R->deck = d;
     R->ov = ov;
@@ -258,7 +281,7 @@ static nsc_status save_powers(nsc_run *R, const char *save, char **rest, nsc_rep
     nsc_status st = NSC_OK;
     const char *a, *b;
     for (const char *p = save; !st && nsc_list_item(&p, &a, &b);) {
-        while (a < b && (*a == ' ' || *a == '\t')) a++;   /* the item [a, b), blanks trimmed */
+        while (a < b && (*a == ' ' || *a == '\t')) a++; /* the item [a, b), blanks trimmed */
         while (b > a && (b[-1] == ' ' || b[-1] == '\t')) b--;
         if (b - a > 3 && (*a == 'p' || *a == 'P') && a[1] == '(' && b[-1] == ')') {
             char *name = nsc_strndup(a + 2, (size_t)(b - a - 3));
@@ -307,7 +330,7 @@ static nsc_status tran_fit_pass(void *ctx, nsc_report *notes, int *again, nsc_re
     R->o.refit = notes;
     nsc_status s = nsc_stepper_tran(R->c, &R->o, R->probes, R->nprobe, &R->W, &R->st, r);
     R->o.refit = NULL;
-    if (s == NSC_ESIM && notes && notes->nwarn > 0) {   /* failed outside fits it remade */
+    if (s == NSC_ESIM && notes && notes->nwarn > 0) { /* failed outside fits it remade */
         free(r->error);
         r->error = NULL;
         r->status = s = NSC_OK;
@@ -333,7 +356,7 @@ nsc_status nsc_run_op(nsc_run *R, nsc_report *r)
 {
     nsc_probe *dp = NULL;
     int ndp = 0;
-    nsc_status s = nsc_waves_probes_default(R->c, &dp, &ndp, r);    /* nodes, then i(v) i(l) i(d) */
+    nsc_status s = nsc_waves_probes_default(R->c, &dp, &ndp, r); /* nodes, then i(v) i(l) i(d) */
     if (!s) s = nsc_stepper_op(R->c, R->o.gmin, R->o.solver, dp, ndp, &R->op, r);
     nsc_waves_probes_free(dp, ndp);
     return s;
@@ -346,7 +369,7 @@ static nsc_status run_pss(nsc_run *R, nsc_report *r)
 
 static nsc_status run_tran(nsc_run *R, nsc_report *r)
 {
-    nsc_waves **steps = R->o.steps;                    /* rows on the tstep grid: .meas on the steps */
+    nsc_waves **steps = R->o.steps; /* rows on the tstep grid: .meas on the steps */
     if (R->c->job.nmeas > 0 && (!R->o.adaptive || R->o.interp)) R->o.steps = &R->Wm;
     nsc_status s = run_tran_fitted(R, r);
     R->o.steps = steps;
@@ -356,24 +379,27 @@ static nsc_status run_tran(nsc_run *R, nsc_report *r)
 /* The probes of the AC run: the outputs (--save's, else the defaults unless
  * .print ac names columns and all is 0; *nout of them, first), then the
  * .print ac ones and those the .meas ac cards read; distinct. */
-static nsc_status ac_probes(const nsc_circuit *c, const char *save, int all, nsc_probe **p, int *np, int *nout,
-                            nsc_report *r)
+static nsc_status ac_probes(const nsc_circuit *c, const char *save, int all, nsc_probe **p, int *np,
+                            int *nout, nsc_report *r)
 {
     nsc_probe *d = NULL;
     int nd = 0;
-    nsc_status s = save ? nsc_waves_probes_parse(c, save, &d, &nd, r)
-                 : c->job.nacout && !all ? NSC_OK : nsc_waves_probes_default(c, &d, &nd, r);
-    int nq = nd + 2 * c->job.nacout + 4 * c->job.nacmeas;          /* each signal's probe and denominator */
+    nsc_status s = save                    ? nsc_waves_probes_parse(c, save, &d, &nd, r)
+                   : c->job.nacout && !all ? NSC_OK
+                                           : nsc_waves_probes_default(c, &d, &nd, r);
+    int nq = nd + 2 * c->job.nacout + 4 * c->job.nacmeas; /* each signal's probe and denominator */
     *p = s ? NULL : nsc_calloc((size_t)nq + 1, sizeof **p);
     *np = *nout = 0;
     if (!s && !*p) s = nsc_oom(r);
     for (int k = 0; !s && k < nq; k++) {
         int j = k - nd;
-        const nsc_acout *o = k < nd ? NULL : j < 2 * c->job.nacout ? &c->job.acout[j / 2]
-                           : (j - 2 * c->job.nacout) / 2 % 2 ? &c->job.acmeas[(j - 2 * c->job.nacout) / 4].when
-                                                         : &c->job.acmeas[(j - 2 * c->job.nacout) / 4].sig;
+        const nsc_acout *o = k < nd                  ? NULL
+                             : j < 2 * c->job.nacout ? &c->job.acout[j / 2]
+                             : (j - 2 * c->job.nacout) / 2 % 2
+                                 ? &c->job.acmeas[(j - 2 * c->job.nacout) / 4].when
+                                 : &c->job.acmeas[(j - 2 * c->job.nacout) / 4].sig;
         const nsc_probe *q = k < nd ? &d[k] : j % 2 ? &o->den : &o->p;
-        if (!q->name) continue;                             /* a measure without a WHEN or without a FIND */
+        if (!q->name) continue; /* a measure without a WHEN or without a FIND */
         int dup = 0;
         for (int j = 0; j < *np; j++) dup |= !strcmp((*p)[j].name, q->name);
         if (dup) continue;
@@ -391,18 +417,22 @@ static nsc_status run_ac(nsc_run *R, nsc_report *r)
 {
     nsc_status s = ac_probes(R->c, R->cfg.save, R->cfg.raw, &R->acp, &R->nacp, &R->nacout, r);
     nsc_pss_info pi;
-    if (!s) s = R->steady ? nsc_run_pac(R->c, &R->o, &R->po, R->acp, R->nacp, &R->ac, &pi, r)
-                          : nsc_run_ac(R->c, R->o.gmin, R->o.solver, R->acp, R->nacp, &R->ac, r);
+    if (!s)
+        s = R->steady ? nsc_run_pac(R->c, &R->o, &R->po, R->acp, R->nacp, &R->ac, &pi, r)
+                      : nsc_run_ac(R->c, R->o.gmin, R->o.solver, R->acp, R->nacp, &R->ac, r);
     return s;
 }
 
 /* The outputs of the DC sweep: --save's, else .print dc's, else .save/.print's,
  * else the defaults; a raw file (all) holds the defaults first, as ngspice's. */
-static nsc_status dc_probes(const nsc_circuit *c, const char *save, int all, nsc_probe **p, int *np, nsc_report *r)
+static nsc_status dc_probes(const nsc_circuit *c, const char *save, int all, nsc_probe **p, int *np,
+                            nsc_report *r)
 {
     nsc_probe *d = NULL, *q = NULL;
     int nd = 0, nq = 0, own = save != NULL;
-    nsc_status s = all || (!save && !c->job.ndcout && !c->job.nsave) ? nsc_waves_probes_default(c, &d, &nd, r) : NSC_OK;
+    nsc_status s = all || (!save && !c->job.ndcout && !c->job.nsave)
+                       ? nsc_waves_probes_default(c, &d, &nd, r)
+                       : NSC_OK;
     if (!s && save) s = nsc_waves_probes_parse(c, save, &q, &nq, r);
     else if (!s) {
         q = c->job.ndcout ? c->job.dcout : c->job.save;
@@ -426,7 +456,8 @@ static nsc_status dc_probes(const nsc_circuit *c, const char *save, int all, nsc
 }
 
 /* The outputs of a point's circuit of a .dc over a .param (ctx: the run). */
-static nsc_status dc_probes_of(const nsc_circuit *c, void *ctx, nsc_probe **p, int *np, nsc_report *r)
+static nsc_status dc_probes_of(const nsc_circuit *c, void *ctx, nsc_probe **p, int *np,
+                               nsc_report *r)
 {
     const nsc_run *R = ctx;
     return dc_probes(c, R->cfg.save, R->cfg.raw, p, np, r);
@@ -438,17 +469,35 @@ static nsc_status run_dc(nsc_run *R, nsc_report *r)
     const nsc_circuit *c = R->c;
     nsc_status s = dc_probes(c, R->cfg.save, R->cfg.raw, &R->dcp, &R->ndcp, r);
     int param = c->job.dc[0].el < 0 || (c->job.ndc > 1 && c->job.dc[1].el < 0);
-    if (s || !param) return s ? s : nsc_run_dc(R->c, R->o.gmin, R->o.solver, R->dcp, R->ndcp, &R->dc, r);
+    if (s || !param)
+        return s ? s : nsc_run_dc(R->c, R->o.gmin, R->o.solver, R->dcp, R->ndcp, &R->dc, r);
     if (!R->deck)
-        return nsc_err(r, NSC_EUSAGE, &c->job.dc[0].loc, ".dc over a .param needs the netlist's deck (nsc_run_circuit)");
-    return nsc_run_dc_params(R->deck, R->ov, R->nov, c, R->o.gmin, R->o.solver, dc_probes_of, R, &R->dc, r);
+        return nsc_err(r, NSC_EUSAGE, &c->job.dc[0].loc,
+                       ".dc over a .param needs the netlist's deck (nsc_run_circuit)");
+    return nsc_run_dc_params(R->deck, R->ov, R->nov, c, R->o.gmin, R->o.solver, dc_probes_of, R,
+                             &R->dc, r);
 }
 
-static int asks_op(const nsc_run *R) { return R->c->job.has_op; }
-static int asks_ac(const nsc_run *R) { return R->c->job.has_ac; }
-static int asks_dc(const nsc_run *R) { return R->c->job.ndc > 0; }
-static int asks_pss(const nsc_run *R) { return R->steady && R->o.tstop > 0; }
-static int asks_tran(const nsc_run *R) { return !R->steady && R->o.tstop > 0; }
+static int asks_op(const nsc_run *R)
+{
+    return R->c->job.has_op;
+}
+static int asks_ac(const nsc_run *R)
+{
+    return R->c->job.has_ac;
+}
+static int asks_dc(const nsc_run *R)
+{
+    return R->c->job.ndc > 0;
+}
+static int asks_pss(const nsc_run *R)
+{
+    return R->steady && R->o.tstop > 0;
+}
+static int asks_tran(const nsc_run *R)
+{
+    return !R->steady && R->o.tstop > 0;
+}
 
 const nsc_analysis nsc_analyses[NSC_AN_N] = {
     [NSC_AN_OP] = { "op", asks_op, nsc_run_op, nsc_run_op_print },
@@ -471,6 +520,7 @@ nsc_status nsc_run_measure(nsc_run *R, nsc_report *r)
     nsc_status s = nsc_meas_eval(c, R->Wm ? R->Wm : R->W, R->mres, r);
     for (int k = 0; !s && k < c->job.nmeas; k++)
         if (!R->mres[k].ok)
-            nsc_warn(r, &c->job.meas[k].loc, ".meas %s failed: %s", c->job.meas[k].name, R->mres[k].why ? R->mres[k].why : "");
+            nsc_warn(r, &c->job.meas[k].loc, ".meas %s failed: %s", c->job.meas[k].name,
+                     R->mres[k].why ? R->mres[k].why : "");
     return s;
 }

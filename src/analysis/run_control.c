@@ -22,7 +22,7 @@ static int *control_columns(const nsc_waves *W, const nsc_ctlout *o, int nout, i
         int col = nsc_waves_col(W, o->vec[j]);
         if (col > 0) cols[(*n)++] = col;
     }
-    if (o->nvec == 0)                                  /* the run's outputs */
+    if (o->nvec == 0) /* the run's outputs */
         for (; *n < nout; (*n)++) cols[*n] = *n + 1;
     return cols;
 }
@@ -30,8 +30,9 @@ static int *control_columns(const nsc_waves *W, const nsc_ctlout *o, int nout, i
 /* print VEC...: the .meas results it names as ngspice prints them ("vmax =
  * 9.933108e-01"), then S, its other vectors (NULL: none), as an indexed table,
  * on out. */
-static nsc_status control_print(const nsc_circuit *c, const nsc_waves *S, const nsc_meas_result *res,
-                                const nsc_ctlout *o, FILE *out, nsc_report *r)
+static nsc_status control_print(const nsc_circuit *c, const nsc_waves *S,
+                                const nsc_meas_result *res, const nsc_ctlout *o, FILE *out,
+                                nsc_report *r)
 {
     for (int j = 0, k; res && j < o->nvec; j++)
         if ((k = nsc_circuit_meas(c, o->vec[j])) >= 0) {
@@ -45,8 +46,8 @@ static nsc_status control_print(const nsc_circuit *c, const nsc_waves *S, const 
  * the run, one of its own outputs d->outs, or (d->safe) a file outside the
  * netlist's directory and the current directory; such a file otherwise gets a
  * note in r naming it. why[cap]: the reason's buffer. */
-static const char *control_refusal(const nsc_circuit *c, const nsc_ctlout *o, const nsc_ctl_dest *d, char *why,
-                                   size_t cap, nsc_report *r)
+static const char *control_refusal(const nsc_circuit *c, const nsc_ctlout *o, const nsc_ctl_dest *d,
+                                   char *why, size_t cap, nsc_report *r)
 {
     char *path[] = { o->path };
     if (nsc_output_is_input(path, 1, c->files, c->nfiles)) return "it is an input of this run";
@@ -54,15 +55,20 @@ static const char *control_refusal(const nsc_circuit *c, const nsc_ctlout *o, co
         if (nsc_same_path(o->path, d->outs[k])) return "it is an output of this run";
     char *nd = nsc_strdup(d->netlist), *slash = nd ? strrchr(nd, '/') : NULL;
     if (slash) slash[1] = 0;
-    char *full = nsc_canon_path(o->path), *cwd = nsc_canon_path("."), *dir = nd ? nsc_canon_path(slash ? nd : ".") : NULL;
+    char *full = nsc_canon_path(o->path), *cwd = nsc_canon_path("."),
+         *dir = nd ? nsc_canon_path(slash ? nd : ".") : NULL;
     int outside = full && cwd && dir && !nsc_path_under(full, cwd) && !nsc_path_under(full, dir);
     const char *res = NULL;
     if (outside && d->safe) {
-        snprintf(why, cap, "%s is outside the netlist's directory and the current directory (--safe-control)", full);
+        snprintf(why, cap,
+                 "%s is outside the netlist's directory and the current directory (--safe-control)",
+                 full);
         res = why;
     } else if (outside)
-        nsc_note(r, &o->loc, "%s %s writes %s, outside the netlist's directory and the current directory "
-                 "(--safe-control refuses it)", o->raw ? "write" : "wrdata", o->path, full);
+        nsc_note(r, &o->loc,
+                 "%s %s writes %s, outside the netlist's directory and the current directory "
+                 "(--safe-control refuses it)",
+                 o->raw ? "write" : "wrdata", o->path, full);
     free(nd);
     free(full);
     free(cwd);
@@ -72,12 +78,14 @@ static const char *control_refusal(const nsc_circuit *c, const nsc_ctlout *o, co
 
 /* print o: S (NULL: out of memory) and the .meas results on d->out. A print
  * that failed is a warning in r; d->out that cannot be written, the error. */
-static nsc_status control_print_out(const nsc_run *R, const nsc_ctlout *o, const nsc_waves *S, int n,
-                                    const nsc_ctl_dest *d, nsc_report *r)
+static nsc_status control_print_out(const nsc_run *R, const nsc_ctlout *o, const nsc_waves *S,
+                                    int n, const nsc_ctl_dest *d, nsc_report *r)
 {
     nsc_report wr;
-    nsc_report_init(&wr);                              /* (n = 0 with vectors: only .meas names) */
-    nsc_status s = !S ? nsc_oom(&wr) : control_print(R->c, n == 0 && o->nvec > 0 ? NULL : S, R->mres, o, d->out, &wr);
+    nsc_report_init(&wr); /* (n = 0 with vectors: only .meas names) */
+    nsc_status s = !S ? nsc_oom(&wr)
+                      : control_print(R->c, n == 0 && o->nvec > 0 ? NULL : S, R->mres, o, d->out,
+                                      &wr);
     nsc_status so = nsc_stream_status(d->out, d->out_name, r);
     if (s && !so) nsc_warn(r, &o->loc, "print: %s", wr.error ? wr.error : "error");
     nsc_report_free(&wr);
@@ -86,14 +94,15 @@ static nsc_status control_print_out(const nsc_run *R, const nsc_ctlout *o, const
 
 /* wrdata or write o: S (NULL: out of memory) into o->path; a failure is a
  * warning in r ("... not written: why"). */
-static void control_file_out(const nsc_circuit *c, const nsc_ctlout *o, const nsc_waves *S, const char *cmd,
-                             nsc_report *r)
+static void control_file_out(const nsc_circuit *c, const nsc_ctlout *o, const nsc_waves *S,
+                             const char *cmd, nsc_report *r)
 {
     nsc_report wr;
     nsc_report_init(&wr);
-    nsc_status s = !S ? nsc_oom(&wr)
-                 : o->raw ? nsc_write_raw(S, o->path, 0, 1, &wr)
-                          : nsc_write_wrdata(S, c->job.ctl_singlescale, c->job.ctl_vecnames, o->path, &wr);
+    nsc_status s = !S       ? nsc_oom(&wr)
+                   : o->raw ? nsc_write_raw(S, o->path, 0, 1, &wr)
+                            : nsc_write_wrdata(S, c->job.ctl_singlescale, c->job.ctl_vecnames,
+                                               o->path, &wr);
     const char *why = wr.error ? wr.error : "error", *pre = "nscircuit: error: ";
     if (!strncmp(why, pre, strlen(pre))) why += strlen(pre);
     if (s) nsc_warn(r, &o->loc, "%s %s not written: %s", cmd, o->path, why);

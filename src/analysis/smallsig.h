@@ -35,8 +35,8 @@ nsc_status nsc_ac_freqs(const nsc_acsweep *s, double **f, int *nf, nsc_report *r
 /* The AC sweep c->ac of c (c->has_ac) at its operating point (gmin, solver as
  * the .op's). NSC_ESIM when the operating point fails or the linearised system
  * is singular at a frequency (the message names it). */
-nsc_status nsc_run_ac(const nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *p, int np,
-                      nsc_ac_result **out, nsc_report *r);
+nsc_status nsc_run_ac(const nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *p,
+                      int np, nsc_ac_result **out, nsc_report *r);
 
 /* The result's arrays for the probes p[np] at the frequencies of c->ac (ac.c). */
 nsc_status nsc_ac_result_new(const nsc_circuit *c, const nsc_probe *p, int np, nsc_ac_result **out,
@@ -51,8 +51,9 @@ nsc_status nsc_ac_result_new(const nsc_circuit *c, const nsc_probe *p, int np, n
  * to where it is valid. Probes on pair multipliers (a diode's current) come
  * out NaN with a warning. NSC_ESIM as nsc_run_pss, or when a frequency hits a
  * Floquet multiplier. */
-nsc_status nsc_run_pac(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_pss_opts *po, const nsc_probe *p,
-                       int np, nsc_ac_result **out, nsc_pss_info *info, nsc_report *r);
+nsc_status nsc_run_pac(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_pss_opts *po,
+                       const nsc_probe *p, int np, nsc_ac_result **out, nsc_pss_info *info,
+                       nsc_report *r);
 
 /* The .meas ac cards of c on R (ac_meas.c): res[c->nacmeas] filled (free with
  * nsc_meas_results_free); R must hold every probe the cards read. A measure
@@ -65,8 +66,8 @@ void nsc_acmeas_eval(const nsc_circuit *c, const nsc_ac_result *R, nsc_meas_resu
  * then val[k] = the k-th card's value, NAN when it failed (a warning in r
  * says why); every val NAN when the run fails (its status returned) or c has
  * no .ac card. */
-nsc_status nsc_acmeas_run(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_pss_opts *po, double *val,
-                          nsc_report *r);
+nsc_status nsc_acmeas_run(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_pss_opts *po,
+                          double *val, nsc_report *r);
 
 /* The DC sweep c->dc (c->ndc of them, dc[0] inner) of c: at each point the
  * operating point (warm-started from the previous point's mode and switch
@@ -79,7 +80,8 @@ nsc_status nsc_run_dc(nsc_circuit *c, double gmin, nsc_solver solver, const nsc_
                       nsc_waves **out, nsc_report *r);
 
 /* The outputs of circuit c for its DC sweep: p[0..np) new (nsc_waves_probes_free). */
-typedef nsc_status (*nsc_dc_probes_fn)(const nsc_circuit *c, void *ctx, nsc_probe **p, int *np, nsc_report *r);
+typedef nsc_status (*nsc_dc_probes_fn)(const nsc_circuit *c, void *ctx, nsc_probe **p, int *np,
+                                       nsc_report *r);
 
 /* nsc_run_dc of c when a sweep is over a top-level .param (dc[k].el = -1,
  * which nsc_run_dc refuses): each value of the .param's sweep elaborates the
@@ -92,16 +94,17 @@ typedef nsc_status (*nsc_dc_probes_fn)(const nsc_circuit *c, void *ctx, nsc_prob
  * probes gives each circuit's outputs (the same in each). A value the
  * netlist refuses is its elaboration's error (a warning names the value);
  * NSC_ESIM as nsc_run_dc; the table holds the rows before either. */
-nsc_status nsc_run_dc_params(const nsc_deck *d, const nsc_param_set *ov, int nov, const nsc_circuit *c, double gmin,
-                             nsc_solver solver, nsc_dc_probes_fn probes, void *ctx, nsc_waves **out, nsc_report *r);
+nsc_status nsc_run_dc_params(const nsc_deck *d, const nsc_param_set *ov, int nov,
+                             const nsc_circuit *c, double gmin, nsc_solver solver,
+                             nsc_dc_probes_fn probes, void *ctx, nsc_waves **out, nsc_report *r);
 
 /* .four (four.c): harmonics 0 .. nh-1 of column col of W over its last 1/f
  * seconds (the rows' piecewise-linear interpolant, exactly): mag[k] (mag[0] the
  * mean), phase[k] in degrees (of sin(k w (t - a) + phase), a the window's start;
  * phase[0] = 0), thd = 100 sqrt(sum_{k >= 2} mag_k^2) / mag_1 (percent).
  * NSC_ESIM when the rows span less than 1/f. */
-nsc_status nsc_four_eval(const nsc_waves *W, int col, double f, int nh, double *mag, double *phase, double *thd,
-                         nsc_report *r);
+nsc_status nsc_four_eval(const nsc_waves *W, int col, double f, int nh, double *mag, double *phase,
+                         double *thd, nsc_report *r);
 
 /* The values of one sweep: start, start + step, ... to stop (1e-9 step of slack). */
 int nsc_dc_count(const nsc_dcsweep *s);

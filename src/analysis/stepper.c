@@ -49,7 +49,8 @@ static int renewable(const nsc_pcache *C, const nsc_onestep *P, double theta, co
  * problem of step h (nsc_onestep_renew: no rebuild of its structures, no new
  * analysis): 1 done; 0 not, *V then freed and NULL when it was tried. Its
  * counters go to st first (they restart at 0, as a new problem's). */
-static int renew(nsc_pcache *C, nsc_onestep **V, double h, double theta, const char *sw, nsc_sim_stats *st)
+static int renew(nsc_pcache *C, nsc_onestep **V, double h, double theta, const char *sw,
+                 nsc_sim_stats *st)
 {
     if (!renewable(C, *V, theta, sw)) return 0;
     pcache_count(*V, st);
@@ -76,11 +77,15 @@ static const nsc_onestep *pcache_sibling(const nsc_pcache *C, int skip)
 
 /* A new problem of the cache's kind (alg_theta, pair_mean), its pattern
  * structures copied from a sibling where it can (not slot skip). */
-static nsc_status pcache_new(const nsc_pcache *C, double h, double theta, const char *sw, int skip, nsc_onestep **P,
-                             nsc_report *r)
+static nsc_status pcache_new(const nsc_pcache *C, double h, double theta, const char *sw, int skip,
+                             nsc_onestep **P, nsc_report *r)
 {
-    nsc_onestep_opts o = { .h = h, .theta = theta, .theta_alg = C->alg_theta ? theta : 1.0, .sw = sw,
-                           .mean = C->pair_mean, .like = pcache_sibling(C, skip) };
+    nsc_onestep_opts o = { .h = h,
+                           .theta = theta,
+                           .theta_alg = C->alg_theta ? theta : 1.0,
+                           .sw = sw,
+                           .mean = C->pair_mean,
+                           .like = pcache_sibling(C, skip) };
     return nsc_onestep_new(C->L, &o, P, r);
 }
 
@@ -88,16 +93,18 @@ static nsc_status pcache_new(const nsc_pcache *C, double h, double theta, const 
  * these switch states renewed, else built (into an empty spare slot's place,
  * or the least recently used spare's, freed); the current scratch becomes a
  * spare in the slot given up. */
-static nsc_status pcache_oneoff(nsc_pcache *C, double h, double theta, const char *sw, nsc_onestep **out,
-                                nsc_sim_stats *st, nsc_report *r)
+static nsc_status pcache_oneoff(nsc_pcache *C, double h, double theta, const char *sw,
+                                nsc_onestep **out, nsc_sim_stats *st, nsc_report *r)
 {
     int pick = -1, lru = 0;
     for (int k = 0; k < NSC_SPARES; k++) {
-        if (renewable(C, C->spare[k], theta, sw) && (pick < 0 || C->sparelast[k] < C->sparelast[pick])) pick = k;
+        if (renewable(C, C->spare[k], theta, sw)
+            && (pick < 0 || C->sparelast[k] < C->sparelast[pick]))
+            pick = k;
         if (!C->spare[k] || (C->spare[lru] && C->sparelast[k] < C->sparelast[lru])) lru = k;
     }
     nsc_onestep *P = pick >= 0 ? C->spare[pick] : NULL;
-    if (pick >= 0 && !renew(C, &P, h, theta, sw, st)) C->spare[pick] = NULL;    /* tried and freed */
+    if (pick >= 0 && !renew(C, &P, h, theta, sw, st)) C->spare[pick] = NULL; /* tried and freed */
     if (!P) {
         if (pick < 0) pick = lru;
         if (C->spare[pick]) {
@@ -125,7 +132,7 @@ static int pcache_slot(nsc_pcache *C, double h, double theta, const char *sw, ns
     int slot = 0, same = -1;
     for (int k = 0; k < C->n; k++) {
         if (C->last[k] < C->last[slot]) slot = k;
-        if (renewable(C, C->P[k], theta, sw) && C->last[k] < C->clock - 1       /* not the current one */
+        if (renewable(C, C->P[k], theta, sw) && C->last[k] < C->clock - 1 /* not the current one */
             && (same < 0 || C->last[k] < C->last[same]))
             same = k;
     }
@@ -133,7 +140,7 @@ static int pcache_slot(nsc_pcache *C, double h, double theta, const char *sw, ns
         *out = C->P[same];
         return same;
     }
-    if (same >= 0) slot = same;                                  /* tried and freed */
+    if (same >= 0) slot = same; /* tried and freed */
     else {
         pcache_count(C->P[slot], st);
         nsc_onestep_free(C->P[slot]);
@@ -148,10 +155,11 @@ nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw,
     size_t nsw = (size_t)C->L->nsw;
     if (!C->cap) C->cap = C->L->n + C->L->m <= NSC_PCACHE_SMALL ? NSC_PCACHE : NSC_PCACHE_BIG;
     C->clock++;
-    for (int q = -1; q < C->n; q++) {                            /* the last one first, then the others */
+    for (int q = -1; q < C->n; q++) { /* the last one first, then the others */
         int k = q < 0 ? C->mru : q;
         if (k >= C->n || (q >= 0 && k == C->mru)) continue;
-        if (C->thk[k] == theta && nsc_same_h(C->hk[k], h) && same_sw(C->P[k], sw, nsw)) {   /* hk, thk: P[k]'s */
+        if (C->thk[k] == theta && nsc_same_h(C->hk[k], h)
+            && same_sw(C->P[k], sw, nsw)) { /* hk, thk: P[k]'s */
             C->last[k] = C->clock;
             C->mru = k;
             *out = C->P[k];
@@ -168,7 +176,7 @@ nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw,
     int slot = pcache_slot(C, h, theta, sw, &P, st);
     if (!P) {
         nsc_status s = pcache_new(C, h, theta, sw, slot, &P, r);
-        if (s) {                                                 /* the slot stays, empty: closed */
+        if (s) { /* the slot stays, empty: closed */
             C->P[slot] = C->P[--C->n];
             C->last[slot] = C->last[C->n];
             C->hk[slot] = C->hk[C->n];
@@ -189,7 +197,7 @@ nsc_status nsc_pcache_get(nsc_pcache *C, double h, double theta, const char *sw,
 void nsc_pcache_free(nsc_pcache *C, nsc_sim_stats *st)
 {
     nsc_nlstat *ns = C->L ? C->L->nls : NULL;
-    if (st && ns) {                                            /* Newton's counts, taken once */
+    if (st && ns) { /* Newton's counts, taken once */
         st->nl_solves += ns->solves;
         st->nl_iters += ns->iters;
         st->nl_fails += ns->fails;
@@ -218,7 +226,7 @@ int nsc_bpq_init(nsc_bpq *q, const nsc_lcs *L, double tstop)
     q->tstop = tstop;
     q->next = nsc_calloc((size_t)L->nsrc + 1, sizeof(double));
     if (!q->next) return -1;
-    for (int j = 0; j < L->nsrc; j++) q->next[j] = -INFINITY;    /* computed at the first call */
+    for (int j = 0; j < L->nsrc; j++) q->next[j] = -INFINITY; /* computed at the first call */
     return 0;
 }
 
@@ -249,8 +257,9 @@ int nsc_tran_states(const nsc_lcs *L, double vntol, double abstol, int *di, doub
     return nd;
 }
 
-nsc_status nsc_step_pairs(const nsc_lcs *L, const nsc_circuit *c, const nsc_onestep *P, const nsc_step_info *info,
-                          int first, const double *z, const double *l, const double *w, double t, nsc_report *r)
+nsc_status nsc_step_pairs(const nsc_lcs *L, const nsc_circuit *c, const nsc_onestep *P,
+                          const nsc_step_info *info, int first, const double *z, const double *l,
+                          const double *w, double t, nsc_report *r)
 {
     if (!(first || info->lcp_solved) || nsc_onestep_kappa(P)) return NSC_OK;
     return nsc_lcs_check_pairs(L, c, z, l, w, t, r);
@@ -258,14 +267,14 @@ nsc_status nsc_step_pairs(const nsc_lcs *L, const nsc_circuit *c, const nsc_ones
 
 /* "time 1.2e-3 s: ..., devices d1 d3, residual ..." for a failed step. */
 void nsc_step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, double t,
-                         const nsc_step_info *info, nsc_solver solver)
+                      const nsc_step_info *info, nsc_solver solver)
 {
     char dev[512] = "";
     size_t len = 0;
     int shown = 0;
-    const double *q = nsc_onestep_violated(P);                      /* (NULL: none marked) */
+    const double *q = nsc_onestep_violated(P); /* (NULL: none marked) */
     for (int j = 0; j < L->m && q && shown < 12; j++) {
-        if (q[j] >= 0) continue;                                     /* pairs that want to switch */
+        if (q[j] >= 0) continue; /* pairs that want to switch */
         const char *name = L->pair_name[j];
         if (strstr(dev, name)) continue;
         int w = snprintf(dev + len, sizeof dev - len, "%s%s", shown ? " " : "", name);
@@ -273,17 +282,20 @@ void nsc_step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, dou
         len += (size_t)w;
         shown++;
     }
-    for (int k = 0; info->st == NSC_LCP_NEWTON && k < L->nsm && shown < 12; k++) {   /* the smooth functions' unknowns */
-        int w = snprintf(dev + len, sizeof dev - len, "%s%s", shown ? " " : "", L->zname[L->sm[k].row]);
+    for (int k = 0; info->st == NSC_LCP_NEWTON && k < L->nsm && shown < 12;
+         k++) { /* the smooth functions' unknowns */
+        int w = snprintf(dev + len, sizeof dev - len, "%s%s", shown ? " " : "",
+                         L->zname[L->sm[k].row]);
         if (w < 0 || (size_t)w >= sizeof dev - len) break;
         len += (size_t)w;
         shown++;
     }
-    nsc_err(r, NSC_ESIM, NULL,
-            "time %.9g s: the one-step problem (%d complementarity pairs) was not solved by %s (%s); "
-            "devices: %s; residual %.3g",
-            t, L->m, solver == NSC_SOLVER_ENUM ? "enumeration" : "Lemke's method",
-            nsc_lcp_strstatus(info->st), shown ? dev : "(none)", info->residual);
+    nsc_err(
+        r, NSC_ESIM, NULL,
+        "time %.9g s: the one-step problem (%d complementarity pairs) was not solved by %s (%s); "
+        "devices: %s; residual %.3g",
+        t, L->m, solver == NSC_SOLVER_ENUM ? "enumeration" : "Lemke's method",
+        nsc_lcp_strstatus(info->st), shown ? dev : "(none)", info->residual);
 }
 
 /* --events with fixed steps: the pairs whose mode (1 = active) differs from the
@@ -309,7 +321,7 @@ void nsc_count_solve(nsc_sim_stats *st, const nsc_step_info *info)
 }
 
 void nsc_eval_probes(const nsc_lin *f, int np, const nsc_lcs *L, const char *sw, const double *z,
-                        const double *l, const double *zp, double h, const double *w, double *out)
+                     const double *l, const double *zp, double h, const double *w, double *out)
 {
     for (int k = 0; k < np; k++) out[k] = nsc_lin_eval_sw(&f[k], L, sw, z, l, zp, h, w);
 }
@@ -338,13 +350,13 @@ static void switch_init(const nsc_circuit *c, const nsc_lcs *L, char *sw)
  * change that the mode iteration settles; a failed step is halved, down to
  * 1/4096 of the range. The pairs' terms e are not scaled. 0 and (z, l) the
  * problem's solution at a = 1, or -1 (z, l overwritten). */
-static int op_continuation(nsc_pcache *C, nsc_solver solver, const double *s, const double *e, double *z,
-                           double *l, const char *sw, nsc_sim_stats *st, nsc_report *r)
+static int op_continuation(nsc_pcache *C, nsc_solver solver, const double *s, const double *e,
+                           double *z, double *l, const char *sw, nsc_sim_stats *st, nsc_report *r)
 {
     int n = C->L->n;
     double *sa = malloc(sizeof *sa * ((size_t)n + 1)), a = 0, da = 1.0 / 16;
     for (int i = 0; i < C->L->m; i++)
-        if (!(e[i] >= 0)) da = 0;                                  /* a = 0 is not "all open" */
+        if (!(e[i] >= 0)) da = 0; /* a = 0 is not "all open" */
     while (sa && da > 0 && a < 1) {
         double an = fmin(1.0, a + da);
         for (int i = 0; i < n; i++) sa[i] = an * s[i];
@@ -354,8 +366,7 @@ static int op_continuation(nsc_pcache *C, nsc_solver solver, const double *s, co
         if (nsc_onestep_solve(P, solver, NULL, NULL, sa, e, z, l, &info) == 0) {
             a = an;
             da = fmin(2 * da, 0.25);
-        } else if ((da /= 2) < 1.0 / 4096)
-            da = 0;
+        } else if ((da /= 2) < 1.0 / 4096) da = 0;
     }
     free(sa);
     return a == 1.0 ? 0 : -1;
@@ -372,9 +383,9 @@ static int op_continuation(nsc_pcache *C, nsc_solver solver, const double *s, co
  * unknowns are the same at every G, so a mode carries over. 0 and (z, l) the
  * problem's solution, or -1 (z, l overwritten). */
 #define NSC_GSTEP_G0 1e-3
-static int gstep_solve(const nsc_circuit *c, double gmin, double G, nsc_pcache *C, nsc_solver solver,
-                       const double *s, const double *e, double *z, double *l, const char *sw, char *mode,
-                       int have)
+static int gstep_solve(const nsc_circuit *c, double gmin, double G, nsc_pcache *C,
+                       nsc_solver solver, const double *s, const double *e, double *z, double *l,
+                       const char *sw, char *mode, int have)
 {
     nsc_report r;
     nsc_report_init(&r);
@@ -382,7 +393,8 @@ static int gstep_solve(const nsc_circuit *c, double gmin, double G, nsc_pcache *
     nsc_onestep *P = NULL;
     int bad = -1, own = G > 0;
     if (own ? nsc_lcs_assemble_gall(c, C->L->mode, gmin, G, &Lg, &r) == NSC_OK
-                  && nsc_onestep_new(Lg, &(nsc_onestep_opts){ .theta = 1.0, .sw = sw }, &P, &r) == NSC_OK
+                  && nsc_onestep_new(Lg, &(nsc_onestep_opts){ .theta = 1.0, .sw = sw }, &P, &r)
+                         == NSC_OK
             : nsc_pcache_get(C, 0.0, 1.0, sw, 0, &P, NULL, &r) == NSC_OK) {
         nsc_step_info info;
         if (have) nsc_onestep_set_mode(P, mode);
@@ -405,7 +417,7 @@ static int op_gmin_stepping(const nsc_circuit *c, double gmin, nsc_pcache *C, ns
     double gend = gmin > 0 ? gmin : 1e-12, G = NSC_GSTEP_G0, last = 0, f = 10;
     int have = 0, ok = -1;
     while (mode && ok) {
-        double g = G > gend ? G : 0;                              /* 0: the problem itself */
+        double g = G > gend ? G : 0; /* 0: the problem itself */
         if (gstep_solve(c, gmin, g, C, solver, s, e, z, l, sw, mode, have) == 0) {
             if (g == 0) ok = 0;
             have = 1;
@@ -413,9 +425,9 @@ static int op_gmin_stepping(const nsc_circuit *c, double gmin, nsc_pcache *C, ns
             f = fmin(f * f, 10);
             G = last / f;
         } else if (!have) {
-            if ((G *= 10) > 1) break;                              /* no start */
+            if ((G *= 10) > 1) break; /* no start */
         } else {
-            if ((f = sqrt(f)) < 1.01) break;                       /* the path folds */
+            if ((f = sqrt(f)) < 1.01) break; /* the path folds */
             G = last / f;
         }
     }
@@ -424,9 +436,9 @@ static int op_gmin_stepping(const nsc_circuit *c, double gmin, nsc_pcache *C, ns
     return ok;
 }
 
-static nsc_status static_solve(const nsc_circuit *c, double gmin, nsc_pcache *C, nsc_solver solver, int relax,
-                               const double *s, const double *e, double *z, double *l, char *sw,
-                               nsc_sim_stats *st, nsc_report *r)
+static nsc_status static_solve(const nsc_circuit *c, double gmin, nsc_pcache *C, nsc_solver solver,
+                               int relax, const double *s, const double *e, double *z, double *l,
+                               char *sw, nsc_sim_stats *st, nsc_report *r)
 {
     const nsc_lcs *L = C->L;
     for (int it = 0;; it++) {
@@ -443,8 +455,10 @@ static nsc_status static_solve(const nsc_circuit *c, double gmin, nsc_pcache *C,
         if (bad && !relax && op_gmin_stepping(c, gmin, C, solver, s, e, z, l, sw) == 0) bad = 0;
         if (bad && relax && nsc_onestep_open(P, NULL, NULL, s, z) == 0) {
             memset(l, 0, sizeof(double) * (size_t)L->m);
-            nsc_warn(r, NULL, "the initial conditions admit no consistent solution of the complementarity "
-                     "devices at t = 0 (an impulsive current); the run starts with every pair open");
+            nsc_warn(
+                r, NULL,
+                "the initial conditions admit no consistent solution of the complementarity "
+                "devices at t = 0 (an impulsive current); the run starts with every pair open");
             bad = 0;
         }
         if (bad) {
@@ -454,8 +468,10 @@ static nsc_status static_solve(const nsc_circuit *c, double gmin, nsc_pcache *C,
         if (!nsc_lcs_switch_update_at(L, z, sw, 1)) return NSC_OK;
         if (st) st->switch_events++;
         if (it == 2 * L->nsw + 2) {
-            nsc_warn(r, NULL, "the switch states of the initial solution did not settle after %d solves; "
-                     "the last decision is kept", it + 1);
+            nsc_warn(r, NULL,
+                     "the switch states of the initial solution did not settle after %d solves; "
+                     "the last decision is kept",
+                     it + 1);
             return NSC_OK;
         }
     }
@@ -469,8 +485,8 @@ static nsc_status static_solve(const nsc_circuit *c, double gmin, nsc_pcache *C,
  * gmin 1e-12 times smaller (the same layout, no pivoting) is kept when it is
  * complementary and within 1e-6 of the first solution (a node that only gmin
  * held would move far: the first solution stays). */
-static void polish_op(const nsc_circuit *c, double gmin, nsc_pcache *C0, const char *sw, const double *s,
-                      const double *e, double *z, double *l, nsc_sim_stats *st)
+static void polish_op(const nsc_circuit *c, double gmin, nsc_pcache *C0, const char *sw,
+                      const double *s, const double *e, double *z, double *l, nsc_sim_stats *st)
 {
     const nsc_lcs *L0 = C0->L;
     int n = L0->n, m = L0->m;
@@ -480,14 +496,17 @@ static void polish_op(const nsc_circuit *c, double gmin, nsc_pcache *C0, const c
     nsc_lcs *Lb = NULL;
     char *mode = NULL;
     double *zb = NULL;
-    if (L0->ngmin == 0 || m == 0 || !(gmin > 0) || nsc_pcache_get(C0, 0.0, 1.0, sw, 0, &P1, NULL, &r)) goto out;
+    if (L0->ngmin == 0 || m == 0 || !(gmin > 0)
+        || nsc_pcache_get(C0, 0.0, 1.0, sw, 0, &P1, NULL, &r))
+        goto out;
     const char *pm = nsc_onestep_mode(P1);
     if (!pm || !(mode = malloc((size_t)m))) goto out;
     memcpy(mode, pm, (size_t)m);
-    nsc_pcache_free(C0, st);                             /* the first problem's memory, before the second */
+    nsc_pcache_free(C0, st); /* the first problem's memory, before the second */
     zb = malloc(sizeof(double) * (size_t)(n + m));
     if (zb && !nsc_lcs_assemble(c, NSC_ASM_OP, gmin * 1e-12, &Lb, &r) && Lb->n == n && Lb->m == m
-        && !nsc_onestep_new(Lb, &(nsc_onestep_opts){ .theta = 1.0, .sw = sw }, &P2, &r) && nsc_onestep_solve_mode(P2, mode, s, e, zb, zb + n) == 0) {
+        && !nsc_onestep_new(Lb, &(nsc_onestep_opts){ .theta = 1.0, .sw = sw }, &P2, &r)
+        && nsc_onestep_solve_mode(P2, mode, s, e, zb, zb + n) == 0) {
         double zmax = 0, d = 0;
         for (int i = 0; i < n; i++) {
             zmax = fabs(z[i]) > zmax ? fabs(z[i]) : zmax;
@@ -521,18 +540,18 @@ out:
 #define NSC_RING_REL 1e-3
 typedef struct ring_watch {
     int n, warned;
-    int left;        /* steps still watched */
-    double *d;       /* [n] last step of each unknown */
-    double *mag;     /* [n] largest |z_i| seen while watching */
-    int *run;        /* [n] alternating steps in a row */
+    int left;    /* steps still watched */
+    double *d;   /* [n] last step of each unknown */
+    double *mag; /* [n] largest |z_i| seen while watching */
+    int *run;    /* [n] alternating steps in a row */
 } ring_watch;
 
-static void ring_step(ring_watch *R, const nsc_lcs *L, const double *z0, const double *z1, double t, double theta,
-                      double h, nsc_report *r)
+static void ring_step(ring_watch *R, const nsc_lcs *L, const double *z0, const double *z1, double t,
+                      double theta, double h, nsc_report *r)
 {
     for (int i = 0; !R->warned && i < R->n; i++) {
-        double a0 = fabs(z0[i]), a1 = fabs(z1[i]), mg = R->mag[i];   /* max(mag, |z0|, |z1|), */
-        if (a0 > mg) mg = a0;                                          /* inline: no libm call */
+        double a0 = fabs(z0[i]), a1 = fabs(z1[i]), mg = R->mag[i]; /* max(mag, |z0|, |z1|), */
+        if (a0 > mg) mg = a0;                                      /* inline: no libm call */
         if (a1 > mg) mg = a1;
         R->mag[i] = mg;
         double d = z1[i] - z0[i], big = NSC_RING_REL * mg;
@@ -541,9 +560,12 @@ static void ring_step(ring_watch *R, const nsc_lcs *L, const double *z0, const d
         R->d[i] = d;
         if (R->run[i] < NSC_RING_STEPS) continue;
         R->warned = 1;
-        nsc_warn(r, NULL, "%s flips by about %.3g every step up to t=%g s: theta = %g rings on a time constant far "
-                 "below the step h = %g s (a capacitor shorted by a switch, an ideal edge into a capacitor?); "
-                 "use .options theta=1, or adaptive stepping (the default)", L->zname[i], fabs(d), t, theta, h);
+        nsc_warn(
+            r, NULL,
+            "%s flips by about %.3g every step up to t=%g s: theta = %g rings on a time constant far "
+            "below the step h = %g s (a capacitor shorted by a switch, an ideal edge into a capacitor?); "
+            "use .options theta=1, or adaptive stepping (the default)",
+            L->zname[i], fabs(d), t, theta, h);
     }
 }
 
@@ -554,23 +576,27 @@ static void ring_step(ring_watch *R, const nsc_lcs *L, const double *z0, const d
  * diodes, open switches) and its voltages are ~I/gmin: an error naming the node
  * and what is connected there, not a result. */
 #define NSC_GMIN_CURRENT 1e-9
-static nsc_status gmin_check(const nsc_lcs *L, const nsc_circuit *c, double gmin, const double *z, nsc_report *r)
+static nsc_status gmin_check(const nsc_lcs *L, const nsc_circuit *c, double gmin, const double *z,
+                             nsc_report *r)
 {
     for (int q = 0; q < L->ngmin; q++) {
         int nd = L->gmin_node[q];
-        double v = z[nd - 1], i = gmin * fabs(v);      /* z holds v(node k) at k - 1 (lcs_asm.c) */
+        double v = z[nd - 1], i = gmin * fabs(v); /* z holds v(node k) at k - 1 (lcs_asm.c) */
         if (!(i > NSC_GMIN_CURRENT)) continue;
         char at[200] = "";
         for (int e = 0, k = 0; e < c->nel && strlen(at) < 150; e++)
             for (int j = 0; j < c->el[e].nnode && j < 4; j++)
                 if (c->el[e].node[j] == nd) {
-                    snprintf(at + strlen(at), sizeof at - strlen(at), "%s%s", k++ ? ", " : "", c->el[e].name);
+                    snprintf(at + strlen(at), sizeof at - strlen(at), "%s%s", k++ ? ", " : "",
+                             c->el[e].name);
                     break;
                 }
-        return nsc_err(r, NSC_ESIM, NULL, "no solution at t=0: node '%s' has no path for the current driven into it "
-                       "(only gmin = %g S carries it: %.3g A, so v = %.3g V); a current source or an inductor's "
-                       "initial current is blocked (diodes off, switches open?); elements at the node: %s",
-                       c->node_name[nd], gmin, i, v, at);
+        return nsc_err(
+            r, NSC_ESIM, NULL,
+            "no solution at t=0: node '%s' has no path for the current driven into it "
+            "(only gmin = %g S carries it: %.3g A, so v = %.3g V); a current source or an inductor's "
+            "initial current is blocked (diodes off, switches open?); elements at the node: %s",
+            c->node_name[nd], gmin, i, v, at);
     }
     return NSC_OK;
 }
@@ -578,8 +604,8 @@ static nsc_status gmin_check(const nsc_lcs *L, const nsc_circuit *c, double gmin
 /* The checks of a static solution (z, l), pair offsets e: gmin_check, then
  * nsc_op_solution_check (opcheck.c: its pairs' conditions, no node beyond the
  * sources' range). */
-static nsc_status op_checks(const nsc_lcs *L, const nsc_circuit *c, double gmin, const double *z, const double *l,
-                            const double *e, nsc_report *r)
+static nsc_status op_checks(const nsc_lcs *L, const nsc_circuit *c, double gmin, const double *z,
+                            const double *l, const double *e, nsc_report *r)
 {
     nsc_status st = gmin_check(L, c, gmin, z, r);
     return st ? st : nsc_op_solution_check(L, c, z, l, e, r);
@@ -592,14 +618,15 @@ static nsc_status op_checks(const nsc_lcs *L, const nsc_circuit *c, double gmin,
  * a large G instead, when it passes them; else the first check's error when gmin
  * stepping finds none, the second's when its solution fails too. (When static_solve
  * already ended on gmin stepping, the second run repeats it: a failing path, left.) */
-static nsc_status op_gmin_checked(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, double gmin,
-                                  const double *s, const double *e, double *z, double *l, const char *sw,
-                                  nsc_report *r)
+static nsc_status op_gmin_checked(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver,
+                                  double gmin, const double *s, const double *e, double *z,
+                                  double *l, const char *sw, nsc_report *r)
 {
     nsc_report q;
     nsc_report_init(&q);
     nsc_status st = op_checks(C->L, c, gmin, z, l, e, &q);
-    if (st && op_gmin_stepping(c, gmin, C, solver, s, e, z, l, sw) == 0 && !op_checks(C->L, c, gmin, z, l, e, r))
+    if (st && op_gmin_stepping(c, gmin, C, solver, s, e, z, l, sw) == 0
+        && !op_checks(C->L, c, gmin, z, l, e, r))
         st = NSC_OK;
     if (st && !r->error) {
         r->status = q.status;
@@ -642,27 +669,27 @@ typedef struct tran_run {
     nsc_tran_io *io;
     nsc_sim_stats *st;
     nsc_report *r;
-    nsc_lcs *L, *L0;               /* the transient's LCS, the static one (OP or UIC) */
-    nsc_lin *f;                    /* [nprobe] the probes as functionals */
-    char **names, *sw, *evlog;     /* column names, switch states, --events' last modes */
-    double *buf, *lpk;             /* the work vectors; each pair's peak multiplier */
-    char *pkmark;                  /* [m] 1: a pair nsc_dev_check reads (its peak is tracked) */
-    int *pklist, npk;              /* [npk] those pairs */
+    nsc_lcs *L, *L0;           /* the transient's LCS, the static one (OP or UIC) */
+    nsc_lin *f;                /* [nprobe] the probes as functionals */
+    char **names, *sw, *evlog; /* column names, switch states, --events' last modes */
+    double *buf, *lpk;         /* the work vectors; each pair's peak multiplier */
+    char *pkmark;              /* [m] 1: a pair nsc_dev_check reads (its peak is tracked) */
+    int *pklist, npk;          /* [npk] those pairs */
     nsc_bpq bp;
     nsc_loss_acc *acc;
     ring_watch ring;
     nsc_pcache cache, cache0;
     nsc_waves *W;
-    nsc_waves *Ws;                 /* fixed steps with o->steps: the steps' table (.meas), else NULL */
-    int nprobe, n, m, nsrc, nc;    /* nc = nprobe + 1 columns */
+    nsc_waves *Ws;              /* fixed steps with o->steps: the steps' table (.meas), else NULL */
+    int nprobe, n, m, nsrc, nc; /* nc = nprobe + 1 columns */
     double *z0, *z1, *zs, *l, *ls, *e1, *w0, *w1, *ws0, *v0, *v1, *row, *s0;
-    long jout;                     /* next output row: t = tstart + jout tstep */
+    long jout; /* next output row: t = tstart + jout tstep */
     double tout;
-    double t, bprev, h, tstop, eps;  /* fixed steps: t = t_k or a breakpoint reached */
-    long k;                        /* t_k = k h is the last grid point reached */
+    double t, bprev, h, tstop, eps; /* fixed steps: t = t_k or a breakpoint reached */
+    long k;                         /* t_k = k h is the last grid point reached */
     int swchanged, index2;
-    int started;                   /* 1: the state at t0 was found (lpk holds its pairs, then the run's peaks) */
-    int swstep;                    /* 1: switch states changed at t (the next step is implicit Euler) */
+    int started; /* 1: the state at t0 was found (lpk holds its pairs, then the run's peaks) */
+    int swstep;  /* 1: switch states changed at t (the next step is implicit Euler) */
     nsc_onestep *P;
 } tran_run;
 
@@ -673,19 +700,21 @@ static nsc_status tran_setup(tran_run *R, const nsc_probe *probes)
     nsc_report *r = R->r;
     nsc_status s;
     if ((s = nsc_lcs_assemble(R->c, NSC_ASM_TRAN, o->gmin, &R->L, r))) return s;
-    if ((s = nsc_lcs_assemble(R->c, o->uic ? NSC_ASM_UIC : NSC_ASM_OP, o->gmin, &R->L0, r))) return s;
-    if (o->losses && (s = nsc_loss_acc_new(R->L, R->c, o->gmin, o->tstart, o->tstop, &R->acc, r))) return s;
+    if ((s = nsc_lcs_assemble(R->c, o->uic ? NSC_ASM_UIC : NSC_ASM_OP, o->gmin, &R->L0, r)))
+        return s;
+    if (o->losses && (s = nsc_loss_acc_new(R->L, R->c, o->gmin, o->tstart, o->tstop, &R->acc, r)))
+        return s;
     const nsc_lcs *L = R->L, *L0 = R->L0;
     int n = R->n = L->n, m = R->m = L->m;
     R->st->n = n;
     R->st->m = m;
     R->cache.L = L;
-    R->cache.alg_theta = o->adaptive;                /* nsc_onestep_opts.theta_alg */
+    R->cache.alg_theta = o->adaptive; /* nsc_onestep_opts.theta_alg */
     R->cache.pair_mean = o->adaptive && o->pair_mean;
     R->cache0.L = L0;
     R->f = nsc_calloc((size_t)R->nprobe, sizeof *R->f);
     R->names = nsc_calloc((size_t)R->nprobe, sizeof *R->names);
-    R->sw = nsc_calloc((size_t)L->nsw + 1, 1);       /* switch states */
+    R->sw = nsc_calloc((size_t)L->nsw + 1, 1); /* switch states */
     if (!R->f || !R->names || !R->sw) return nsc_oom(r);
     switch_init(R->c, L, R->sw);
     for (int k = 0; k < R->nprobe; k++) {
@@ -700,7 +729,7 @@ static nsc_status tran_setup(tran_run *R, const nsc_probe *probes)
     size_t tot = (size_t)2 * n + (size_t)n0 * 3 + (size_t)m * 3 + (size_t)2 * nsrc + (size_t)nsrc0
                  + (size_t)3 * nc + (size_t)L0->m;
     R->buf = nsc_calloc(tot, sizeof(double));
-    R->lpk = nsc_calloc((size_t)m + 1, sizeof(double));   /* the peak of each pair */
+    R->lpk = nsc_calloc((size_t)m + 1, sizeof(double)); /* the peak of each pair */
     R->pkmark = nsc_calloc((size_t)m + 1, 1);
     R->pklist = nsc_calloc((size_t)m + 1, sizeof(int));
     if (!R->buf || !R->lpk || !R->pkmark || !R->pklist) return nsc_oom(r);
@@ -711,7 +740,7 @@ static nsc_status tran_setup(tran_run *R, const nsc_probe *probes)
     double *ss = R->zs + n0, *es = ss + n0;
     R->l = es + n0, R->ls = R->l + m, R->e1 = R->ls + m, R->w0 = R->e1 + m, R->w1 = R->w0 + nsrc;
     R->ws0 = R->w1 + nsrc, R->v0 = R->ws0 + nsrc0, R->v1 = R->v0 + nc, R->row = R->v1 + nc;
-    R->s0 = R->zs;                                   /* reused after the initial solve: n <= n0 */
+    R->s0 = R->zs; /* reused after the initial solve: n <= n0 */
     return NSC_OK;
 }
 
@@ -725,20 +754,27 @@ static nsc_status tran_initial(tran_run *R)
     nsc_report *r = R->r;
     int n = R->n, m = R->m;
     double t0 = R->io ? R->io->t0 : 0.0;
-    if (R->io && R->io->z) {                         /* the given state at t0 */
+    if (R->io && R->io->z) { /* the given state at t0 */
         memcpy(R->z0, R->io->z, (size_t)n * sizeof(double));
         memcpy(R->l, R->io->l, (size_t)m * sizeof(double));
         memcpy(R->sw, R->io->sw, (size_t)L->nsw);
     } else {
         double *s0s = nsc_calloc((size_t)L0->n, sizeof(double));
         double *e0s = nsc_calloc((size_t)L0->m + 1, sizeof(double));
-        if (!s0s || !e0s) { free(s0s); free(e0s); return nsc_oom(r); }
+        if (!s0s || !e0s) {
+            free(s0s);
+            free(e0s);
+            return nsc_oom(r);
+        }
         nsc_lcs_sources(L0, 0.0, R->ws0, s0s, e0s);
-        nsc_status s = static_solve(R->c, o->gmin, &R->cache0, o->solver, o->uic, s0s, e0s, R->zs, R->ls, R->sw, R->st, r);
-        if (!s && !o->uic) polish_op(R->c, o->gmin, &R->cache0, R->sw, s0s, e0s, R->zs, R->ls, R->st);
+        nsc_status s = static_solve(R->c, o->gmin, &R->cache0, o->solver, o->uic, s0s, e0s, R->zs,
+                                    R->ls, R->sw, R->st, r);
+        if (!s && !o->uic)
+            polish_op(R->c, o->gmin, &R->cache0, R->sw, s0s, e0s, R->zs, R->ls, R->st);
         if (!s && o->uic) s = gmin_check(L0, R->c, o->gmin, R->zs, r);
-        if (!s && !o->uic)                           /* an OP start: as nsc_op_point's */
-            s = op_gmin_checked(R->c, &R->cache0, o->solver, o->gmin, s0s, e0s, R->zs, R->ls, R->sw, r);
+        if (!s && !o->uic) /* an OP start: as nsc_op_point's */
+            s = op_gmin_checked(R->c, &R->cache0, o->solver, o->gmin, s0s, e0s, R->zs, R->ls, R->sw,
+                                r);
         free(s0s);
         free(e0s);
         if (s) {
@@ -765,8 +801,10 @@ static nsc_status tran_first_row(tran_run *R)
     double t0 = R->v0[0];
     R->h = o->h, R->tstop = o->tstop, R->eps = 1e-9 * R->h;
     if (nsc_bpq_init(&R->bp, R->L, R->tstop)) return nsc_oom(R->r);
-    if (o->tstep > 0 && (R->tstop - o->tstart) / o->tstep * R->nc < 1e7)   /* the rows (up to 80 MB), reserved: */
-        nsc_waves_reserve(R->W, (long)((R->tstop - o->tstart) / o->tstep) + 2);  /* no growth in the loop */
+    if (o->tstep > 0
+        && (R->tstop - o->tstart) / o->tstep * R->nc < 1e7) /* the rows (up to 80 MB), reserved: */
+        nsc_waves_reserve(R->W, (long)((R->tstop - o->tstart) / o->tstep)
+                                    + 2); /* no growth in the loop */
     R->jout = 0;
     R->tout = o->tstart;
     if (R->tout <= t0 + R->eps) {
@@ -776,10 +814,10 @@ static nsc_status tran_first_row(tran_run *R)
         R->jout = 1;
         R->tout = nsc_grid_time(o, 1, R->eps);
     }
-    if (!o->adaptive && o->steps) {                  /* the steps' table of .meas, from its row at t0 */
+    if (!o->adaptive && o->steps) { /* the steps' table of .meas, from its row at t0 */
         *o->steps = R->Ws = nsc_waves_new(R->names, R->nprobe, R->c->title);
         if (!R->Ws || nsc_waves_spill_like(R->Ws, R->W)) return nsc_oom(R->r);
-        if (o->tstart <= t0 + R->eps && nsc_waves_add(R->Ws, R->row))   /* (row: the one at t0) */
+        if (o->tstart <= t0 + R->eps && nsc_waves_add(R->Ws, R->row)) /* (row: the one at t0) */
             return nsc_waves_add_error(R->Ws, R->r);
     }
     return NSC_OK;
@@ -828,9 +866,10 @@ static const nsc_tran_opts *kink_opts(tran_run *R, nsc_tran_opts *ok)
  * the adaptive one (its state written into R's arrays). */
 static nsc_status tran_adaptive(tran_run *R)
 {
-    nsc_tran T = { R->c, R->o, R->L, &R->cache, R->f, R->nprobe, R->W, R->sw, &R->bp, R->z0, R->l, R->w0, R->v0,
-                   R->jout, R->st, R->r, R->io, R->acc, R->lpk, R->pklist, R->npk,
-                   0.0, R->z0, R->l, R->w0, R->v0, 0, 0, NULL };
+    nsc_tran T = { R->c,   R->o,   R->L,   &R->cache, R->f,   R->nprobe, R->W,  R->sw,
+                   &R->bp, R->z0,  R->l,   R->w0,     R->v0,  R->jout,   R->st, R->r,
+                   R->io,  R->acc, R->lpk, R->pklist, R->npk, 0.0,       R->z0, R->l,
+                   R->w0,  R->v0,  0,      0,         NULL };
     nsc_tran_opts ok = *R->o;
     if (R->o->exact && nsc_tran_exact_ok(&T)) {
         if (!(T.hmode = nsc_calloc((size_t)R->m + 1, 1))) return nsc_oom(R->r);
@@ -860,16 +899,20 @@ static nsc_status fixed_start(tran_run *R)
     R->index2 = 0;
     if (o->theta < 1 && nsc_topology_index2(R->c, &R->index2, R->r)) return R->r->status;
     R->t = 0.0;
-    R->bprev = INFINITY;                             /* the breakpoint found for the last step */
+    R->bprev = INFINITY; /* the breakpoint found for the last step */
     R->k = 0;
-    R->swchanged = 1;                                /* switch states changed since P was chosen */
+    R->swchanged = 1; /* switch states changed since P was chosen */
     R->swstep = 0;
     R->P = NULL;
     if (o->events && !(R->evlog = calloc((size_t)R->m + (size_t)R->L->nsw + 2, 1)))
         return nsc_oom(R->r);
-    R->ring = (ring_watch){ n, o->theta >= 1, 2 * NSC_RING_STEPS + 2, nsc_calloc((size_t)n + 1, sizeof(double)),
-                            nsc_calloc((size_t)n + 1, sizeof(double)), nsc_calloc((size_t)n + 1, sizeof(int)) };
-    if (!R->ring.d || !R->ring.mag || !R->ring.run) R->ring.warned = 1;   /* no watch, no harm */
+    R->ring = (ring_watch){ n,
+                            o->theta >= 1,
+                            2 * NSC_RING_STEPS + 2,
+                            nsc_calloc((size_t)n + 1, sizeof(double)),
+                            nsc_calloc((size_t)n + 1, sizeof(double)),
+                            nsc_calloc((size_t)n + 1, sizeof(int)) };
+    if (!R->ring.d || !R->ring.mag || !R->ring.run) R->ring.warned = 1; /* no watch, no harm */
     return NSC_OK;
 }
 
@@ -888,7 +931,7 @@ static void peak_update(tran_run *R)
     const double *l = R->l;
     if (R->npk == 0) return;
     int nch = nsc_onestep_changed(R->P, &ch);
-    if (nch < 0 || nch > R->npk)  /* (not libm's fmax, a call per pair: l and lpk are never NaN) */
+    if (nch < 0 || nch > R->npk) /* (not libm's fmax, a call per pair: l and lpk are never NaN) */
         for (int k = 0; k < R->npk; k++) {
             int j = R->pklist[k];
             lpk[j] = l[j] > lpk[j] ? l[j] : lpk[j];
@@ -900,7 +943,7 @@ static void peak_update(tran_run *R)
         }
 }
 
-enum { STEP_ON, STEP_END, STEP_ERR };                /* go on; the run ended (table marked); an error */
+enum { STEP_ON, STEP_END, STEP_ERR }; /* go on; the run ended (table marked); an error */
 
 /* One step from t to *tn (the next grid point, or a breakpoint before it) with
  * its step *hh: the one-step problem of (h, theta, switch states), solved, the
@@ -913,30 +956,34 @@ static int fixed_solve(tran_run *R, double *tn, double *hh, nsc_status *s)
     double t = R->t, h = R->h, eps = R->eps;
     if (o->stop && *o->stop) {
         R->W->end = NSC_RUN_INTERRUPTED;
-        R->W->end_msg = nsc_strdup("by a signal");   /* the note says "interrupted at t=..." */
+        R->W->end_msg = nsc_strdup("by a signal"); /* the note says "interrupted at t=..." */
         return STEP_END;
     }
-    double tg = (double)(R->k + 1) * h;              /* next grid point */
+    double tg = (double)(R->k + 1) * h; /* next grid point */
     if (tg > R->tstop - eps) tg = R->tstop;
-    int at_bp = R->bprev <= t + eps;                 /* steps never cross a breakpoint: t is on it */
-    double b = nsc_bpq_after(&R->bp, t + eps);       /* the next breakpoint */
+    int at_bp = R->bprev <= t + eps;           /* steps never cross a breakpoint: t is on it */
+    double b = nsc_bpq_after(&R->bp, t + eps); /* the next breakpoint */
     R->bprev = b;
     *tn = tg;
-    if (b < tg - eps) { *tn = b; st->short_steps++; }
+    if (b < tg - eps) {
+        *tn = b;
+        st->short_steps++;
+    }
     *hh = *tn - t;
     double hkey = fabs(*hh - h) <= eps ? h : *hh;
     /* index 2: the step from t = 0 or a breakpoint is implicit Euler (fixed_start);
      * so is the step after a switch change (fixed_advance) */
     double th = (R->index2 && (t == 0.0 || at_bp)) || R->swstep ? 1.0 : o->theta;
     R->swstep = 0;
-    if (!R->P || R->swchanged || !nsc_same_h(nsc_onestep_h(R->P), hkey) || nsc_onestep_theta(R->P) != th) {  /* (h, theta, switch states) */
+    if (!R->P || R->swchanged || !nsc_same_h(nsc_onestep_h(R->P), hkey)
+        || nsc_onestep_theta(R->P) != th) { /* (h, theta, switch states) */
         nsc_onestep *Pn;
         if ((*s = nsc_pcache_get(&R->cache, hkey, th, R->sw, 0, &Pn, st, R->r))) return STEP_ERR;
         if (R->P && Pn != R->P) nsc_onestep_take_mode(Pn, R->P);
         R->P = Pn;
         R->swchanged = 0;
     }
-    for (int j = 0; j < R->nsrc; j++) R->w1[j] = nsc_wave_eval(L->src[j].wave, *tn);   /* w(t_k+1) */
+    for (int j = 0; j < R->nsrc; j++) R->w1[j] = nsc_wave_eval(L->src[j].wave, *tn); /* w(t_k+1) */
     nsc_step_info info;
     if (nsc_lcs_check_step(L, R->c, R->w1, NULL, NULL, *tn, R->r)
         || (nsc_onestep_step(R->P, o->solver, R->z0, R->w0, R->w1, R->z1, R->l, &info)
@@ -949,7 +996,9 @@ static int fixed_solve(tran_run *R, double *tn, double *hh, nsc_status *s)
         return STEP_END;
     }
     st->steps++;
-    if (R->acc) nsc_loss_acc_step(R->acc, th, t, *tn, R->z0, R->z1, R->l, R->w0, R->w1, R->sw, nsc_onestep_mode(R->P));
+    if (R->acc)
+        nsc_loss_acc_step(R->acc, th, t, *tn, R->z0, R->z1, R->l, R->w0, R->w1, R->sw,
+                          nsc_onestep_mode(R->P));
     peak_update(R);
     if (o->progress && st->steps % 1000 == 0) o->progress(*tn, o->progress_ctx);
     st->mode_hits += info.mode_hit;
@@ -959,12 +1008,14 @@ static int fixed_solve(tran_run *R, double *tn, double *hh, nsc_status *s)
     if (info.residual > st->max_residual) st->max_residual = info.residual;
     if (*tn == tg) R->k++;
     ring_watch *rw = &R->ring;
-    if (!rw->warned && (*tn != tg || !info.mode_hit) && rw->left <= 0) {   /* excited: a fresh window */
+    if (!rw->warned && (*tn != tg || !info.mode_hit)
+        && rw->left <= 0) { /* excited: a fresh window */
         rw->left = 2 * NSC_RING_STEPS + 2;
         memset(rw->run, 0, (size_t)R->n * sizeof(int));
         memset(rw->d, 0, (size_t)R->n * sizeof(double));
     }
-    if (!rw->warned && rw->left > 0 && rw->left--) ring_step(rw, L, R->z0, R->z1, *tn, o->theta, h, R->r);
+    if (!rw->warned && rw->left > 0 && rw->left--)
+        ring_step(rw, L, R->z0, R->z1, *tn, o->theta, h, R->r);
     if (R->evlog && log_modes(R->W, L, *tn, nsc_onestep_mode(R->P), R->evlog)) {
         *s = nsc_oom(R->r);
         return STEP_ERR;
@@ -980,9 +1031,12 @@ static nsc_status fixed_rows(tran_run *R, double tn, double hh, int *need)
     const nsc_tran_opts *o = R->o;
     double eps = R->eps, tnext = (double)(R->k + 1) * R->h;
     if (tnext > R->tstop) tnext = R->tstop;
-    *need = R->Ws || (R->tout <= tnext + eps && R->tout <= R->tstop + eps);   /* (the steps' table: each step) */
+    *need = R->Ws
+            || (R->tout <= tnext + eps
+                && R->tout <= R->tstop + eps); /* (the steps' table: each step) */
     if (*need) {
-        nsc_eval_probes(R->f, R->nprobe, R->L, R->sw, R->z1, R->l, R->z0, hh, R->w1, R->v1 + 1);   /* I(S) in the step's state */
+        nsc_eval_probes(R->f, R->nprobe, R->L, R->sw, R->z1, R->l, R->z0, hh, R->w1,
+                        R->v1 + 1); /* I(S) in the step's state */
         R->v1[0] = tn;
     }
     double *row = R->row;
@@ -1015,16 +1069,25 @@ static nsc_status fixed_advance(tran_run *R, double tn, int need)
 {
     const nsc_lcs *L = R->L;
     R->t = tn;
-    double *tz = R->z0; R->z0 = R->z1; R->z1 = tz;   /* z0 = z(t_k+1) */
-    double *tw = R->w0; R->w0 = R->w1; R->w1 = tw;
-    if (need) { double *tv = R->v0; R->v0 = R->v1; R->v1 = tv; }
+    double *tz = R->z0;
+    R->z0 = R->z1;
+    R->z1 = tz; /* z0 = z(t_k+1) */
+    double *tw = R->w0;
+    R->w0 = R->w1;
+    R->w1 = tw;
+    if (need) {
+        double *tv = R->v0;
+        R->v0 = R->v1;
+        R->v1 = tv;
+    }
     if (R->evlog) memcpy(R->evlog + R->m + 1, R->sw, (size_t)L->nsw);
     int ch = L->nsw > 0 ? nsc_lcs_switch_update(L, R->z0, R->sw) : 0;
     R->st->switch_events += ch;
     R->swchanged |= ch > 0;
     R->swstep = ch > 0;
     for (int j = 0; R->evlog && ch && j < L->nsw; j++)
-        if (R->sw[j] != R->evlog[R->m + 1 + j] && nsc_waves_event(R->W, R->t, R->c->el[L->sw[j].el].name, R->sw[j]))
+        if (R->sw[j] != R->evlog[R->m + 1 + j]
+            && nsc_waves_event(R->W, R->t, R->c->el[L->sw[j].el].name, R->sw[j]))
             return nsc_oom(R->r);
     return NSC_OK;
 }
@@ -1052,12 +1115,13 @@ static void tran_free(tran_run *R, nsc_status s)
     if (s && R->W) mark_failed(R->W, R->r);
     if (R->acc && !s && R->W) nsc_loss_acc_finish(R->acc, R->W->t_end, R->o->losses, R->r);
     else nsc_loss_acc_free(R->acc);
-    if (!s && L && R->lpk) {                         /* the devices' validity over the run */
+    if (!s && L && R->lpk) { /* the devices' validity over the run */
         int done = R->W && R->W->end == NSC_RUN_COMPLETE;
         if (R->io && R->io->lpk) memcpy(R->io->lpk, R->lpk, (size_t)L->m * sizeof(double));
         else if (!R->io) nsc_op_fits(L, R->c, R->lpk, done ? R->o->refit : NULL, R->r);
     } else if (s == NSC_ESIM && R->started && L && R->lpk && !R->io && R->o->refit)
-        nsc_dev_refit(L, R->c, R->lpk, 0, R->o->refit); /* a run that failed outside its fits: run.c repeats it */
+        nsc_dev_refit(L, R->c, R->lpk, 0,
+                      R->o->refit); /* a run that failed outside its fits: run.c repeats it */
     free(R->lpk);
     free(R->pkmark);
     free(R->pklist);
@@ -1077,8 +1141,9 @@ static void tran_free(tran_run *R, nsc_status s)
     nsc_lcs_free(R->L0);
 }
 
-nsc_status nsc_stepper_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes, int nprobe,
-                              nsc_tran_io *io, nsc_waves **out, nsc_sim_stats *st, nsc_report *r)
+nsc_status nsc_stepper_tran_io(const nsc_circuit *c, const nsc_tran_opts *o,
+                               const nsc_probe *probes, int nprobe, nsc_tran_io *io,
+                               nsc_waves **out, nsc_sim_stats *st, nsc_report *r)
 {
     memset(st, 0, sizeof *st);
     tran_run R;
@@ -1088,7 +1153,8 @@ nsc_status nsc_stepper_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, con
     *out = R.W;
     if (!s) s = tran_initial(&R);
     if (!s) s = tran_first_row(&R);
-    if (!s && io && !o->adaptive) s = nsc_err(r, NSC_EUSAGE, NULL, "a transient from a given state needs adaptive steps");
+    if (!s && io && !o->adaptive)
+        s = nsc_err(r, NSC_EUSAGE, NULL, "a transient from a given state needs adaptive steps");
     if (!s) s = o->adaptive ? tran_adaptive(&R) : tran_fixed(&R);
     tran_free(&R, s);
     return s;
@@ -1096,8 +1162,8 @@ nsc_status nsc_stepper_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, con
 
 /* Columns of the operating-point table: the probes' names, else every unknown
  * and "l(pair)"; *names[k] for k >= n are new strings when owned. */
-static nsc_status op_names(const nsc_lcs *L, const nsc_probe *probes, int np, char ***names, int *nc,
-                           nsc_report *r)
+static nsc_status op_names(const nsc_lcs *L, const nsc_probe *probes, int np, char ***names,
+                           int *nc, nsc_report *r)
 {
     int n = L->n, m = L->m;
     *nc = np > 0 ? np : n + m;
@@ -1107,8 +1173,7 @@ static nsc_status op_names(const nsc_lcs *L, const nsc_probe *probes, int np, ch
     if (np > 0) return NSC_OK;
     for (int i = 0; i < n; i++) (*names)[i] = L->zname[i];
     for (int j = 0; j < m; j++)
-        if (!((*names)[n + j] = nsc_asprintf("l(%s)", L->pair_name[j])))
-            return nsc_oom(r);
+        if (!((*names)[n + j] = nsc_asprintf("l(%s)", L->pair_name[j]))) return nsc_oom(r);
     return NSC_OK;
 }
 
@@ -1133,7 +1198,8 @@ static nsc_status op_row(const nsc_lcs *L, const nsc_circuit *c, const nsc_probe
     return NSC_OK;
 }
 
-int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *notes, nsc_report *r)
+int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *notes,
+                nsc_report *r)
 {
     if (notes) {
         int n = nsc_dev_refit(L, c, lpk, 1, notes);
@@ -1145,8 +1211,9 @@ int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_r
 
 /* One pass of nsc_stepper_op: NSC_OK with *out NULL when it remade fits
  * (notes in *notes: the caller makes it again). */
-static nsc_status op_pass(const nsc_circuit *c, double gmin, nsc_solver solver, const nsc_probe *probes,
-                          int nprobe, int *npass, nsc_report *notes, nsc_waves **out, nsc_report *r)
+static nsc_status op_pass(const nsc_circuit *c, double gmin, nsc_solver solver,
+                          const nsc_probe *probes, int nprobe, int *npass, nsc_report *notes,
+                          nsc_waves **out, nsc_report *r)
 {
     *out = NULL;
     nsc_opws O = { 0 };
@@ -1157,17 +1224,27 @@ static nsc_status op_pass(const nsc_circuit *c, double gmin, nsc_solver solver, 
     if ((s = nsc_opws_build(&O, c, gmin, r))) goto done;
     const nsc_lcs *L = O.L;
     if ((s = op_names(L, probes, nprobe, &names, &nc, r))) goto done;
-    if (!(rv = nsc_calloc((size_t)(1 + nc), sizeof(double)))) { s = nsc_oom(r); goto done; }
+    if (!(rv = nsc_calloc((size_t)(1 + nc), sizeof(double)))) {
+        s = nsc_oom(r);
+        goto done;
+    }
     s = nsc_opws_point(&O, c, solver, gmin, 1, r);
-    if (!s && O.cache.gstepped && *npass < NSC_REFITS_GSTEP) {   /* more passes from this one on */
+    if (!s && O.cache.gstepped && *npass < NSC_REFITS_GSTEP) { /* more passes from this one on */
         *npass = NSC_REFITS_GSTEP;
-        if (!notes) goto done;                                 /* the last: nsc_fitted_n makes it again */
+        if (!notes) goto done; /* the last: nsc_fitted_n makes it again */
     }
     if (s || nsc_op_fits(L, c, O.l, notes, r)) goto done;
     if ((s = op_row(L, c, probes, nprobe, O.sw, O.z, O.l, O.w, rv + 1, r))) goto done;
     nsc_waves *W = nsc_waves_new(names, nc, c->title);
-    if (!W) { s = nsc_oom(r); goto done; }
-    if (nsc_waves_add(W, rv)) { nsc_waves_free(W); s = nsc_oom(r); goto done; }
+    if (!W) {
+        s = nsc_oom(r);
+        goto done;
+    }
+    if (nsc_waves_add(W, rv)) {
+        nsc_waves_free(W);
+        s = nsc_oom(r);
+        goto done;
+    }
     *out = W;
 done:
     if (names && O.L && nprobe == 0)
@@ -1192,12 +1269,12 @@ nsc_status nsc_fitted_n(nsc_fit_pass pass, void *ctx, int *npass, nsc_report *r)
         int n0 = r->nwarn, again = 0, np = *npass, last = k >= np - 1;
         nsc_status s = pass(ctx, last ? NULL : &notes, &again, r);
         again = again && !s;
-        if (again) {                                 /* the pass's warnings replaced by the notes */
+        if (again) { /* the pass's warnings replaced by the notes */
             nsc_report_trim(r, n0);
             nsc_report_take(r, &notes);
         }
         nsc_report_free(&notes);
-        if (again && last) {                         /* only when it raised *npass: made again, with notes */
+        if (again && last) { /* only when it raised *npass: made again, with notes */
             if (*npass <= np) return s;
             k--;
         }
@@ -1212,13 +1289,14 @@ typedef struct op_ctx {
     const nsc_probe *probes;
     int nprobe;
     nsc_waves **out;
-    int npass;                 /* NSC_REFITS; NSC_REFITS_GSTEP once a pass took gmin stepping */
+    int npass; /* NSC_REFITS; NSC_REFITS_GSTEP once a pass took gmin stepping */
 } op_ctx;
 
 static nsc_status op_fit_pass(void *ctx, nsc_report *notes, int *again, nsc_report *r)
 {
     op_ctx *o = ctx;
-    nsc_status s = op_pass(o->c, o->gmin, o->solver, o->probes, o->nprobe, &o->npass, notes, o->out, r);
+    nsc_status s = op_pass(o->c, o->gmin, o->solver, o->probes, o->nprobe, &o->npass, notes, o->out,
+                           r);
     *again = !*o->out;
     return s;
 }
@@ -1230,19 +1308,19 @@ nsc_status nsc_stepper_op(const nsc_circuit *c, double gmin, nsc_solver solver,
     return nsc_fitted_n(op_fit_pass, &o, &o.npass, r);
 }
 
-nsc_status nsc_op_point(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, double gmin, int init,
-                        const double *w, const double *s, const double *e, double *z, double *l, char *sw,
-                        char *mode, nsc_report *r)
+nsc_status nsc_op_point(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, double gmin,
+                        int init, const double *w, const double *s, const double *e, double *z,
+                        double *l, char *sw, char *mode, nsc_report *r)
 {
     if (init) switch_init(c, C->L, sw);
     nsc_status st = static_solve(c, gmin, C, solver, 0, s, e, z, l, sw, NULL, r);
     if (!st) st = op_gmin_checked(c, C, solver, gmin, s, e, z, l, sw, r);
-    if (!st) st = nsc_lcs_check_step(C->L, c, w, z, l, 0, r);     /* finite, consistent */
+    if (!st) st = nsc_lcs_check_step(C->L, c, w, z, l, 0, r); /* finite, consistent */
     nsc_onestep *P;
     if (!st) st = nsc_pcache_get(C, 0.0, 1.0, sw, 0, &P, NULL, r);
     const char *pm = st ? NULL : nsc_onestep_mode(P);
     if (pm) memcpy(mode, pm, (size_t)C->L->m);
-    else if (!st) memset(mode, 0, (size_t)C->L->m);                /* m = 0, or no pair */
+    else if (!st) memset(mode, 0, (size_t)C->L->m); /* m = 0, or no pair */
     return st;
 }
 

@@ -12,72 +12,76 @@
 #include "output/waves.h"
 
 typedef struct nsc_tran_opts {
-    double tstep, tstop, tstart;  /* output grid */
-    double h;                     /* fixed steps: the scheme step (> 0); adaptive: the largest step */
-    double href;                  /* adaptive: the step scale, min(tstep, h) (0: h): the first step is
+    double tstep, tstop, tstart; /* output grid */
+    double h;          /* fixed steps: the scheme step (> 0); adaptive: the largest step */
+    double href;       /* adaptive: the step scale, min(tstep, h) (0: h): the first step is
                                      1e-3 of it, and so are the floors of the restarts (stepper_adapt.c) */
-    int interp;                   /* adaptive: 1 rows on the tstep grid (interpolated), 0 at the accepted
+    int interp;        /* adaptive: 1 rows on the tstep grid (interpolated), 0 at the accepted
                                      steps and located events, with rows added inside long steps */
-    int last_row;                 /* 1: the tstep grid (fixed steps, interp) ends with a row at tstop
+    int last_row;      /* 1: the tstep grid (fixed steps, interp) ends with a row at tstop
                                      when its last point falls short of it, as ngspice writes its final
                                      point (nsc_grid_time; the steady state's grid has none) */
-    nsc_waves **steps;            /* if set (fixed steps, or adaptive with interp): a new table of the
+    nsc_waves **steps; /* if set (fixed steps, or adaptive with interp): a new table of the
                                      accepted steps (all columns, from tstart), what .meas reads */
-    double theta;                 /* 0.5 .. 1 */
-    int adaptive;                 /* 1: error-controlled steps with located events (stepper_adapt.c) */
-    int exact;                    /* with adaptive: the flow of each mode where it applies (stepper_exact.c) */
-    int pair_mean;                /* with adaptive: the pairs whose multipliers enter theta rows held at
+    double theta;      /* 0.5 .. 1 */
+    int adaptive;      /* 1: error-controlled steps with located events (stepper_adapt.c) */
+    int exact;         /* with adaptive: the flow of each mode where it applies (stepper_exact.c) */
+    int pair_mean;     /* with adaptive: the pairs whose multipliers enter theta rows held at
                                      the theta point (nsc_onestep_opts.mean; the steady state's runs) */
-    double reltol, abstol, vntol, trtol;   /* adaptive: SPICE tolerances (all > 0) */
-    double chgtol;                         /* adaptive: the charge error allowed a continuous kink (C) */
-    int events;                   /* adaptive: log every state change in W->ev (--events) */
+    double reltol, abstol, vntol, trtol; /* adaptive: SPICE tolerances (all > 0) */
+    double chgtol; /* adaptive: the charge error allowed a continuous kink (C) */
+    int events;    /* adaptive: log every state change in W->ev (--events) */
     double gmin;
     int uic;
     nsc_solver solver;
-    volatile sig_atomic_t *stop;  /* set non-zero asynchronously to stop (may be NULL) */
-    void (*progress)(double t, void *ctx); /* if set: called with the time reached every 1000 steps */
+    volatile sig_atomic_t *stop; /* set non-zero asynchronously to stop (may be NULL) */
+    void (*progress)(double t,
+                     void *ctx); /* if set: called with the time reached every 1000 steps */
     void *progress_ctx;
-    void (*rows)(const nsc_waves *W, void *ctx); /* if set: called after each step that added rows */
+    void (*rows)(const nsc_waves *W,
+                 void *ctx); /* if set: called after each step that added rows */
     void *rows_ctx;
-    nsc_losses *losses;           /* if set: every element's energy over [tstart, the time reached] (losses.h) */
-    long mem_rows;                /* > 0: rows of the table kept in memory at most, the earlier ones
+    nsc_losses
+        *losses;   /* if set: every element's energy over [tstart, the time reached] (losses.h) */
+    long mem_rows; /* > 0: rows of the table kept in memory at most, the earlier ones
                                      in a temporary file beside spill_near (nsc_waves_spill) */
     const char *spill_near;
-    nsc_report *refit;            /* if set: a complete run's fits that follow the run and were left
+    nsc_report *refit;        /* if set: a complete run's fits that follow the run and were left
                                      are remade (nsc_dev_refit, notes into *refit: none, nothing
                                      changed) instead of warned about (nsc_dev_check) */
-    void (*rerun)(void *ctx);     /* if set: called before nsc_run_analysis repeats the run with
+    void (*rerun)(void *ctx); /* if set: called before nsc_run_analysis repeats the run with
                                      remade fits; the rows handed to rows before are void */
     void *rerun_ctx;
 } nsc_tran_opts;
 
 typedef struct nsc_sim_stats {
-    long steps;          /* time steps taken (accepted: each advanced time) */
-    long rejected;       /* adaptive: trial steps rejected (local error, solver failure) */
-    long events;         /* adaptive: switching events located (a step ended on each) */
-    long locate_trials;  /* adaptive: trial steps spent locating events */
-    long captured;       /* adaptive: mode changes captured inside a step (chattering, not located) */
+    long steps;         /* time steps taken (accepted: each advanced time) */
+    long rejected;      /* adaptive: trial steps rejected (local error, solver failure) */
+    long events;        /* adaptive: switching events located (a step ended on each) */
+    long locate_trials; /* adaptive: trial steps spent locating events */
+    long captured; /* adaptive: mode changes captured inside a step (chattering, not located) */
     double hmin_used, hmax_used; /* adaptive: smallest and largest accepted step */
-    long short_steps;    /* steps shortened to end on a breakpoint */
-    long mode_hits;      /* steps solved by the previous step's mode (no pivoting) */
-    long active_set;     /* steps solved by the active-set iteration from the previous mode */
-    long lcps;           /* one-step LCPs solved by pivoting */
-    long pivots;         /* solver iterations */
-    int factorizations;  /* W factored (one per distinct h and switch state met) */
-    long switch_events;  /* switch state changes (S elements) */
-    long mode_factor;    /* mode systems factored (built, or refactored in a recycled slot) */
-    long mode_cached;    /* mode systems found factored in the mode cache */
-    int n, m;            /* unknowns, complementarity pairs */
+    long short_steps;            /* steps shortened to end on a breakpoint */
+    long mode_hits;              /* steps solved by the previous step's mode (no pivoting) */
+    long active_set;    /* steps solved by the active-set iteration from the previous mode */
+    long lcps;          /* one-step LCPs solved by pivoting */
+    long pivots;        /* solver iterations */
+    int factorizations; /* W factored (one per distinct h and switch state met) */
+    long switch_events; /* switch state changes (S elements) */
+    long mode_factor;   /* mode systems factored (built, or refactored in a recycled slot) */
+    long mode_cached;   /* mode systems found factored in the mode cache */
+    int n, m;           /* unknowns, complementarity pairs */
     double max_residual;
-    long nl_solves;      /* one-step problems solved by Newton (smooth B-source functions, onestep_nl.c) */
-    long nl_iters;       /* their Newton iterations in all (each a linear complementarity solve) */
-    long nl_fails;       /* of them, not converged (the step retried shorter, or the run's error) */
-    int nl_maxit;        /* the most iterations one problem took */
-    int exact;           /* 1: the exact transient ran (stepper_exact.c); 2: it handed over to the
+    long
+        nl_solves; /* one-step problems solved by Newton (smooth B-source functions, onestep_nl.c) */
+    long nl_iters; /* their Newton iterations in all (each a linear complementarity solve) */
+    long nl_fails; /* of them, not converged (the step retried shorter, or the run's error) */
+    int nl_maxit;  /* the most iterations one problem took */
+    int exact;     /* 1: the exact transient ran (stepper_exact.c); 2: it handed over to the
                             adaptive one at exact_until */
     double exact_until;
-    long flows;          /* exact: the modes' flows built */
-    long kinks;          /* exact: continuous kinks crossed without an event step (stepper_exact.c kink) */
+    long flows; /* exact: the modes' flows built */
+    long kinks; /* exact: continuous kinks crossed without an event step (stepper_exact.c kink) */
 } nsc_sim_stats;
 
 /* Transient: probes (n > 0) define the columns. Returns NSC_OK with a complete
@@ -97,10 +101,10 @@ nsc_status nsc_stepper_tran(const nsc_circuit *c, const nsc_tran_opts *o, const 
 typedef struct nsc_pss_state {
     int n, m, nsw;
     double period;
-    double *z, *l;     /* [n], [m] */
-    char *sw;          /* [nsw] */
-    int nd;            /* differential unknowns */
-    double *B;         /* [nd * nd] the shooting's secant correction (the saltation terms
+    double *z, *l; /* [n], [m] */
+    char *sw;      /* [nsw] */
+    int nd;        /* differential unknowns */
+    double *B;     /* [nd * nd] the shooting's secant correction (the saltation terms
                           that J lacks, nsc_tran_io.ev_frozen; stepper_pss.c) */
 } nsc_pss_state;
 void nsc_pss_state_free(nsc_pss_state *x);
@@ -111,11 +115,11 @@ void nsc_pss_state_free(nsc_pss_state *x);
 #define NSC_PERIOD_MIN 1e-90
 
 typedef struct nsc_pss_opts {
-    double period;     /* > 0: the period (>= NSC_PERIOD_MIN); 0: the sources' common period */
-    int periods;       /* periods written (>= 1) */
-    int warmup;        /* periods of transient before the shooting (>= 1) */
-    int maxit;         /* shooting periods at most */
-    double tol;        /* cycle-to-cycle change, relative to each state's peak-to-peak */
+    double period; /* > 0: the period (>= NSC_PERIOD_MIN); 0: the sources' common period */
+    int periods;   /* periods written (>= 1) */
+    int warmup;    /* periods of transient before the shooting (>= 1) */
+    int maxit;     /* shooting periods at most */
+    double tol;    /* cycle-to-cycle change, relative to each state's peak-to-peak */
     const nsc_pss_state *start; /* if set, of this circuit's layout and period: the warm-up is
                                    one period from it (where the sources repeat), not
                                    `warmup` periods from the operating point */
@@ -126,19 +130,19 @@ typedef struct nsc_pss_opts {
 } nsc_pss_opts;
 
 typedef struct nsc_pss_info {
-    double period, t0;     /* the period, the start of the written periods */
-    int iterations;        /* shooting periods run */
-    int warm;              /* 1: started from nsc_pss_opts.start */
-    long periods_run;      /* periods simulated in all (warm-up, shooting, written) */
-    double residual;       /* the written periods' cycle-to-cycle change (relative, worst state) */
-    int worst;             /* that state's unknown */
+    double period, t0; /* the period, the start of the written periods */
+    int iterations;    /* shooting periods run */
+    int warm;          /* 1: started from nsc_pss_opts.start */
+    long periods_run;  /* periods simulated in all (warm-up, shooting, written) */
+    double residual;   /* the written periods' cycle-to-cycle change (relative, worst state) */
+    int worst;         /* that state's unknown */
     char worst_name[64];
-    int floquet;           /* 1: the Floquet multipliers below were computed (0: a step's
+    int floquet;         /* 1: the Floquet multipliers below were computed (0: a step's
                               sensitivity failed in the last shooting period) */
-    double mu_re, mu_im;   /* the multiplier of largest modulus: an eigenvalue of the monodromy
+    double mu_re, mu_im; /* the multiplier of largest modulus: an eigenvalue of the monodromy
                               matrix dPhi/dx at the solution (stepper_pss.c) */
-    double mu_abs;         /* its modulus: the orbit is stable when < 1 */
-    int nmu_out;           /* multipliers outside the unit circle (|mu| > 1 + NSC_PSS_MU_TOL,
+    double mu_abs;       /* its modulus: the orbit is stable when < 1 */
+    int nmu_out;         /* multipliers outside the unit circle (|mu| > 1 + NSC_PSS_MU_TOL,
                               stepper_pss.c): the run then fails with NSC_ESIM */
 } nsc_pss_info;
 

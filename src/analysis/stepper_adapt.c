@@ -81,58 +81,65 @@
 #include <string.h>
 
 #define NSC_RESTART_STEPS 2 /* implicit-Euler steps that start a segment (see the header) */
-#define NSC_BP_MERGE 1e-6 /* a breakpoint this close (times href) after t is taken as reached */
+#define NSC_BP_MERGE 1e-6   /* a breakpoint this close (times href) after t is taken as reached */
 #define NSC_STALL 100000 /* trial steps in a row without an accepted one: a failure, not a hang */
-#define NSC_GROW 2.0      /* largest growth of the step after an accepted one */
-#define NSC_SHRINK 0.2    /* smallest factor after a rejected one */
+#define NSC_GROW 2.0     /* largest growth of the step after an accepted one */
+#define NSC_SHRINK 0.2   /* smallest factor after a rejected one */
 #define NSC_SAFETY 0.9
-#define NSC_RESTART 0.02  /* first step after an event or breakpoint: this times the last one */
-#define NSC_RESTART_MIN 1e-3 /* ... and at least this times href; the first step of the run: this times href */
-#define NSC_LADDER 4.0    /* step sizes hmax 2^(-j / NSC_LADDER) */
-#define NSC_LOC_TOL 1e-3  /* events located to NSC_LOC_TOL href, or of the step that found them (bracket) */
-#define NSC_LOC_PAST 1e-3  /* a steady state's switch flips this times the tolerance past its predicted crossing */
-#define NSC_LOC_FLOOR 1e-4 /* ... but not below NSC_LOC_FLOOR href (sliver steps of 2.5e-14 s on the buck) */
-#define NSC_HMIN 1e-9     /* smallest step, times href: below it the run fails (exit 3) */
-#define NSC_LOC_MAXIT 40  /* trials to locate one event before it is taken where bracketed */
-#define NSC_CHATTER 8     /* consecutive event steps ... */
-#define NSC_CHAT_H 1e-2   /* ... each shorter than this times href: chattering */
-#define NSC_PIVOT_M 64    /* above this many pairs, a step whose active set fails is retried shorter ... */
-#define NSC_PIVOT_H 1e-3  /* ... while longer than this times href, before any pivoting */
-#define NSC_ROWS_STEP 64  /* rows at most inside one step (rows at the steps) */
-#define NSC_REJ_JUMP 4    /* local-error rejections in a row from one t: a jump there (reject_lte) */
+#define NSC_RESTART 0.02 /* first step after an event or breakpoint: this times the last one */
+#define NSC_RESTART_MIN \
+    1e-3 /* ... and at least this times href; the first step of the run: this times href */
+#define NSC_LADDER 4.0 /* step sizes hmax 2^(-j / NSC_LADDER) */
+#define NSC_LOC_TOL \
+    1e-3 /* events located to NSC_LOC_TOL href, or of the step that found them (bracket) */
+#define NSC_LOC_PAST \
+    1e-3 /* a steady state's switch flips this times the tolerance past its predicted crossing */
+#define NSC_LOC_FLOOR \
+    1e-4 /* ... but not below NSC_LOC_FLOOR href (sliver steps of 2.5e-14 s on the buck) */
+#define NSC_HMIN 1e-9    /* smallest step, times href: below it the run fails (exit 3) */
+#define NSC_LOC_MAXIT 40 /* trials to locate one event before it is taken where bracketed */
+#define NSC_CHATTER 8    /* consecutive event steps ... */
+#define NSC_CHAT_H 1e-2  /* ... each shorter than this times href: chattering */
+#define NSC_PIVOT_M \
+    64 /* above this many pairs, a step whose active set fails is retried shorter ... */
+#define NSC_PIVOT_H 1e-3 /* ... while longer than this times href, before any pivoting */
+#define NSC_ROWS_STEP 64 /* rows at most inside one step (rows at the steps) */
+#define NSC_REJ_JUMP 4   /* local-error rejections in a row from one t: a jump there (reject_lte) */
 
 typedef struct ad {
     nsc_tran *T;
     const nsc_lcs *L;
     const nsc_tran_opts *o;
     int n, m, nsw, nd;
-    int *di;                 /* [nd] differential unknowns: columns of E */
-    double *atol;            /* [nd] VNTOL or ABSTOL */
-    double ht[4];            /* history of the smooth segment, newest first */
-    double *hx[4];           /* [nd] each */
+    int *di;       /* [nd] differential unknowns: columns of E */
+    double *atol;  /* [nd] VNTOL or ABSTOL */
+    double ht[4];  /* history of the smooth segment, newest first */
+    double *hx[4]; /* [nd] each */
     int nh;
-    nsc_sparse *Ct, *Dt, *Set;   /* rows of C, D, Se as columns */
+    nsc_sparse *Ct, *Dt, *Set; /* rows of C, D, Se as columns */
     double *z0, *z1, *l, *lsave, *lpt, *w0, *w1, *v0, *v1, *row;
-    double tp, *zp, *lp, *wp, *vp;   /* the accepted point before t (z, l, w, probes) */
-    double *zh, *lh, *wh;            /* a segment's first step in halves: zh[2n] (first_ratio) */
-    char *mode0, *sw1;       /* accepted active set at t (NULL until the first step), trial switch states */
-    uint64_t key0, key1;     /* mode0's key when have_key0 (nsc_onestep_mode_key), the trial's mode's */
+    double tp, *zp, *lp, *wp, *vp; /* the accepted point before t (z, l, w, probes) */
+    double *zh, *lh, *wh;          /* a segment's first step in halves: zh[2n] (first_ratio) */
+    char *mode0,
+        *sw1; /* accepted active set at t (NULL until the first step), trial switch states */
+    uint64_t key0, key1; /* mode0's key when have_key0 (nsc_onestep_mode_key), the trial's mode's */
     int have_key0;
-    char *modehi;            /* the mode at the end of the trial that last shrank the bracket */
+    char *modehi; /* the mode at the end of the trial that last shrank the bracket */
     int have_mode;
-    double eps;              /* times this close are one (1e-9 href) */
-    int kink;                /* the step being accepted changes a mode or switch state */
-    double *rtol;            /* [nprobe + 1] each column's absolute tolerance (step_pieces) */
-    nsc_waves *Ws;           /* NULL, or the steps' table (nsc_tran_opts.steps) */
-    int *evid;               /* [m + nsw] items of the bracketed event (pair j, or m + switch k) */
-    double *evphi;           /* [m + nsw] their phi at t_hi */
+    double eps;    /* times this close are one (1e-9 href) */
+    int kink;      /* the step being accepted changes a mode or switch state */
+    double *rtol;  /* [nprobe + 1] each column's absolute tolerance (step_pieces) */
+    nsc_waves *Ws; /* NULL, or the steps' table (nsc_tran_opts.steps) */
+    int *evid;     /* [m + nsw] items of the bracketed event (pair j, or m + switch k) */
+    double *evphi; /* [m + nsw] their phi at t_hi */
     int nev;
-    int *lread, nlread;      /* the pairs whose multiplier a probe reads (point_lambda) */
-    int kinks;               /* continuous kinks are not located (kink_ratio): not in a steady state */
-    double *rcap, *ratol;    /* [n] E_ii of each row and its ATOL (kink_ratio; rcap 0: no charge) */
-    double *ddiag, *kq;      /* [m] D_jj; [n] the charge errors of a step's kinks by row */
-    int *pkrun, npkrun;      /* T->pklist (ascending) as runs [pkrun[2r], pkrun[2r+1]) of consecutive pairs */
-    double *yend;            /* [m] work: every pair's y at the trial's end (pairs_y) */
+    int *lread, nlread;   /* the pairs whose multiplier a probe reads (point_lambda) */
+    int kinks;            /* continuous kinks are not located (kink_ratio): not in a steady state */
+    double *rcap, *ratol; /* [n] E_ii of each row and its ATOL (kink_ratio; rcap 0: no charge) */
+    double *ddiag, *kq;   /* [m] D_jj; [n] the charge errors of a step's kinks by row */
+    int *pkrun,
+        npkrun;   /* T->pklist (ascending) as runs [pkrun[2r], pkrun[2r+1]) of consecutive pairs */
+    double *yend; /* [m] work: every pair's y at the trial's end (pairs_y) */
 } ad;
 
 static void ad_free(ad *a)
@@ -143,10 +150,36 @@ static void ad_free(ad *a)
     nsc_sp_free(a->Ct);
     nsc_sp_free(a->Dt);
     nsc_sp_free(a->Set);
-    free(a->z0); free(a->z1); free(a->l); free(a->lsave); free(a->lpt); free(a->w0); free(a->w1);
-    free(a->v0); free(a->v1); free(a->row); free(a->mode0); free(a->sw1); free(a->modehi);
-    free(a->evid); free(a->evphi); free(a->lread); free(a->pkrun); free(a->zp); free(a->lp); free(a->wp); free(a->vp); free(a->zh); free(a->lh); free(a->wh); free(a->rtol); free(a->yend);
-    free(a->rcap); free(a->ratol); free(a->ddiag); free(a->kq);
+    free(a->z0);
+    free(a->z1);
+    free(a->l);
+    free(a->lsave);
+    free(a->lpt);
+    free(a->w0);
+    free(a->w1);
+    free(a->v0);
+    free(a->v1);
+    free(a->row);
+    free(a->mode0);
+    free(a->sw1);
+    free(a->modehi);
+    free(a->evid);
+    free(a->evphi);
+    free(a->lread);
+    free(a->pkrun);
+    free(a->zp);
+    free(a->lp);
+    free(a->wp);
+    free(a->vp);
+    free(a->zh);
+    free(a->lh);
+    free(a->wh);
+    free(a->rtol);
+    free(a->yend);
+    free(a->rcap);
+    free(a->ratol);
+    free(a->ddiag);
+    free(a->kq);
 }
 
 static double *dup_or_zero(const double *x, int n)
@@ -162,7 +195,10 @@ static int probe_pairs(ad *a, const nsc_tran *T)
 {
     char *mark = calloc((size_t)a->m + 1, 1);
     a->lread = malloc(sizeof(int) * ((size_t)a->m + 1));
-    if (!mark || !a->lread) { free(mark); return -1; }
+    if (!mark || !a->lread) {
+        free(mark);
+        return -1;
+    }
     for (int k = 0; k < T->nprobe; k++)
         for (int q = 0; q < T->f[k].nterm; q++)
             if (T->f[k].t[q].kind == NSC_T_L) mark[T->f[k].t[q].idx] = 1;
@@ -174,7 +210,11 @@ static int probe_pairs(ad *a, const nsc_tran *T)
     for (int k = 0; k < T->npk; k++) {
         int j = T->pklist[k];
         if (a->npkrun && a->pkrun[2 * a->npkrun - 1] == j) a->pkrun[2 * a->npkrun - 1] = j + 1;
-        else { a->pkrun[2 * a->npkrun] = j; a->pkrun[2 * a->npkrun + 1] = j + 1; a->npkrun++; }
+        else {
+            a->pkrun[2 * a->npkrun] = j;
+            a->pkrun[2 * a->npkrun + 1] = j + 1;
+            a->npkrun++;
+        }
     }
     return 0;
 }
@@ -232,7 +272,7 @@ static int ad_init(ad *a, nsc_tran *T)
     a->atol = malloc(sizeof(double) * (size_t)(n + L->nsrc + 1));
     if (!a->di || !a->atol) return -1;
     a->nd = nsc_tran_states(L, a->o->vntol, a->o->abstol, a->di, a->atol);
-    for (int j = 0; j < L->nsrc; j++) a->atol[a->nd + j] = a->o->vntol;   /* source values: after z */
+    for (int j = 0; j < L->nsrc; j++) a->atol[a->nd + j] = a->o->vntol; /* source values: after z */
     for (int k = 0; k < 4; k++)
         if (!(a->hx[k] = malloc(sizeof(double) * (size_t)(a->nd + L->nsrc + 1)))) return -1;
     a->Ct = nsc_sp_transpose(L->C);
@@ -264,10 +304,12 @@ static int ad_init(ad *a, nsc_tran *T)
     a->yend = dup_or_zero(NULL, m);
     a->rtol = dup_or_zero(NULL, nc);
     if (probe_pairs(a, T) || kink_setup(a, T)) return -1;
-    for (int q = 1; a->rtol && q < nc; q++)                 /* a current's ABSTOL, else VNTOL */
+    for (int q = 1; a->rtol && q < nc; q++) /* a current's ABSTOL, else VNTOL */
         a->rtol[q] = T->W->name[q][0] == 'i' ? a->o->abstol : a->o->vntol;
-    if (!a->rtol || !a->Ct || !a->Dt || !a->Set || !a->z0 || !a->z1 || !a->l || !a->lsave || !a->lpt || !a->w0 || !a->w1 || !a->v0
-        || !a->v1 || !a->row || !a->zp || !a->lp || !a->wp || !a->vp || !a->zh || !a->lh || !a->wh || !a->mode0 || !a->modehi || !a->sw1 || !a->evid || !a->evphi || !a->yend)
+    if (!a->rtol || !a->Ct || !a->Dt || !a->Set || !a->z0 || !a->z1 || !a->l || !a->lsave || !a->lpt
+        || !a->w0 || !a->w1 || !a->v0 || !a->v1 || !a->row || !a->zp || !a->lp || !a->wp || !a->vp
+        || !a->zh || !a->lh || !a->wh || !a->mode0 || !a->modehi || !a->sw1 || !a->evid || !a->evphi
+        || !a->yend)
         return -1;
     return 0;
 }
@@ -303,7 +345,8 @@ static void hist_push(ad *a, double t, const double *z, const double *w)
 /* err = max_i |LTE_i| / (TRTOL tol_i) of the trial point (t1, z1) reached with
  * theta from the history; 0 when the history is too short (one point). *worst:
  * the watched quantity (xval's i) with the largest ratio, -1 if none. */
-static double lte_ratio(const ad *a, double t1, const double *z1, const double *w1, double theta, int *worst)
+static double lte_ratio(const ad *a, double t1, const double *z1, const double *w1, double theta,
+                        int *worst)
 {
     const nsc_tran_opts *o = a->o;
     *worst = -1;
@@ -314,18 +357,21 @@ static double lte_ratio(const ad *a, double t1, const double *z1, const double *
     for (int i = 0; i < a->nd + a->L->nsrc; i++) {
         double x1 = xval(a, i, z1, w1), x0 = a->hx[0][i], xm = a->hx[1][i];
         double f10 = (x1 - x0) / h, f0m = (x0 - xm) / (t0 - tm);
-        double d2 = (f10 - f0m) / (t1 - tm);                     /* x'' / 2 */
+        double d2 = (f10 - f0m) / (t1 - tm); /* x'' / 2 */
         double lte;
         if (a->nh >= 3) {
             double tmm = a->ht[2], xmm = a->hx[2][i];
             double d2p = (f0m - (xm - xmm) / (tm - tmm)) / (t0 - tmm);
-            double d3 = (d2 - d2p) / (t1 - tmm);                 /* x''' / 6 */
+            double d3 = (d2 - d2p) / (t1 - tmm); /* x''' / 6 */
             lte = fabs(c2 * h * h * 2 * d2) + fabs(c3 * h * h * h * 6 * d3);
-        } else                                                   /* x''' ~ x'' / (t1 - tm) */
+        } else /* x''' ~ x'' / (t1 - tm) */
             lte = fabs(c2 * h * h * 2 * d2) + fabs(c3) * h * h * h * fabs(2 * d2) / (t1 - tm);
         double ax = fabs(x1) > fabs(x0) ? fabs(x1) : fabs(x0);
         double r = lte / (o->trtol * (o->reltol * ax + a->atol[i]));
-        if (r > err) { err = r; *worst = i; }
+        if (r > err) {
+            err = r;
+            *worst = i;
+        }
     }
     return err;
 }
@@ -394,10 +440,14 @@ static int changed_items(ad *a, const char *mode1, int nflip, const double *kap)
     int ne = 0;
     /* held at the theta point: every pair, an unchanged one may have crossed (kap); else the changed ones */
     int all = mode1 && kap;
-    if (all) pairs_y(a, a->z1, a->l, a->w1, a->yend);       /* phi(j, end) = yend_j - l_j for an inactive j */
-    for (int j = all ? 0 : mode1 ? nsc_flags_next_diff(mode1, a->mode0, 0, a->m) : a->m; j < a->m;
-         j = all ? j + 1 : nsc_flags_next_diff(mode1, a->mode0, j + 1, a->m))
-        if ((mode1[j] != a->mode0[j] || (all && kap[j] > 0 && !a->mode0[j] && a->yend[j] - a->l[j] < 0))
+    if (all)
+        pairs_y(a, a->z1, a->l, a->w1, a->yend); /* phi(j, end) = yend_j - l_j for an inactive j */
+    for (int j = all     ? 0
+                 : mode1 ? nsc_flags_next_diff(mode1, a->mode0, 0, a->m)
+                         : a->m;
+         j < a->m; j = all ? j + 1 : nsc_flags_next_diff(mode1, a->mode0, j + 1, a->m))
+        if ((mode1[j] != a->mode0[j]
+             || (all && kap[j] > 0 && !a->mode0[j] && a->yend[j] - a->l[j] < 0))
             && phi(a, j, a->z0, a->lsave, a->w0) > 0) {
             a->evid[ne] = j;
             a->evphi[ne++] = phi(a, j, a->z1, a->l, a->w1);
@@ -420,8 +470,11 @@ static int kinks_apart(ad *a, int ne)
     for (int q = 0; q < ne; q++) {
         int id = a->evid[q];
         if (id < a->m && a->L->pair_cont[id]) continue;
-        double ph = a->evphi[q];                             /* (stable: events in their order) */
-        for (int r = q; r > nd; r--) { a->evid[r] = a->evid[r - 1]; a->evphi[r] = a->evphi[r - 1]; }
+        double ph = a->evphi[q]; /* (stable: events in their order) */
+        for (int r = q; r > nd; r--) {
+            a->evid[r] = a->evid[r - 1];
+            a->evphi[r] = a->evphi[r - 1];
+        }
         a->evid[nd] = id;
         a->evphi[nd++] = ph;
     }
@@ -476,14 +529,15 @@ static double kink_ratio(ad *a, int k0, int nk, double h, const nsc_onestep *P)
     for (int q = k0; q < k0 + nk; q++) {
         int j = a->evid[q];
         double p0 = phi(a, j, a->z0, a->lsave, a->w0), p1 = a->evphi[q];
-        if (!(p0 > 0 && p1 < 0)) continue;                   /* (changed_items: p0 > 0) */
-        double tau = h * -p1 / (p0 - p1), dl = a->mode0[j] && a->ddiag[j] > 0 ? -p1 / a->ddiag[j] : -p1;
+        if (!(p0 > 0 && p1 < 0)) continue; /* (changed_items: p0 > 0) */
+        double tau = h * -p1 / (p0 - p1),
+               dl = a->mode0[j] && a->ddiag[j] > 0 ? -p1 / a->ddiag[j] : -p1;
         double w = dl * (h / (1 + (kap ? kap[j] : 0)) - tau / 2);
         for (int k = B->p[j]; k < B->p[j + 1]; k++) a->kq[B->i[k]] += B->x[k] * w;
-        for (int k = D->p[j]; k < D->p[j + 1]; k++) {        /* the pairs j's change acts through */
+        for (int k = D->p[j]; k < D->p[j + 1]; k++) { /* the pairs j's change acts through */
             int i = D->i[k];
             if (i == j || !(a->ddiag[i] > 0)) continue;
-            double f = -D->x[k] / a->ddiag[i] * w;           /* y_i = 0: dl_i = -D_ij dl_j / D_ii */
+            double f = -D->x[k] / a->ddiag[i] * w; /* y_i = 0: dl_i = -D_ij dl_j / D_ii */
             for (int r = B->p[i]; r < B->p[i + 1]; r++) a->kq[B->i[r]] += B->x[r] * f;
         }
     }
@@ -508,7 +562,7 @@ static const double *point_lambda(ad *a, double t, double h, double theta)
     double f = h / (h + (t - a->tp));
     for (int k = 0; k < a->nlread; k++) {
         int j = a->lread[k];
-        a->lpt[j] = fmax(0.0, a->l[j] + (a->l[j] - a->lsave[j]) * f);   /* l >= 0 */
+        a->lpt[j] = fmax(0.0, a->l[j] + (a->l[j] - a->lsave[j]) * f); /* l >= 0 */
     }
     return a->lpt;
 }
@@ -545,9 +599,9 @@ static double predict_release(const ad *a, double t, double tn, double tol)
     if (a->nh < 3 || !a->have_mode || a->ht[1] != a->tp) return tn;
     double mb = (a->ht[1] + a->ht[0]) / 2, ma = (a->ht[2] + a->ht[1]) / 2, best = tn;
     for (int j = 0; j < a->m; j++) {
-        if (!a->mode0[j] || (a->kinks && a->L->pair_cont[j])) continue;   /* (a kink: not located) */
+        if (!a->mode0[j] || (a->kinks && a->L->pair_cont[j])) continue; /* (a kink: not located) */
         double lb = a->lsave[j], la = a->lp[j], slope = (lb - la) / (mb - ma);
-        if (!(slope < 0) || lb + slope * (t - mb) <= 0) continue;   /* not falling, or already at 0 */
+        if (!(slope < 0) || lb + slope * (t - mb) <= 0) continue; /* not falling, or already at 0 */
         double tc = mb - lb / slope;
         if (tc > t + tol && tc < best) best = tc;
     }
@@ -579,7 +633,7 @@ static double next_trial(const ad *a, double t, double t_hi, double tol, int nup
 {
     if (t_hi - t <= tol) return t_hi;
     double ts = INFINITY, f = 2;
-    int tsw = 0;                                             /* 1: ts is a switch's crossing */
+    int tsw = 0; /* 1: ts is a switch's crossing */
     for (int q = 0; q < a->nev; q++) {
         double p0 = phi(a, a->evid[q], a->z0, a->lsave, a->w0);
         if (!(p0 > 0)) continue;
@@ -653,10 +707,11 @@ static int grid_rows(ad *a, double t, double t1)
     const nsc_tran_opts *o = a->o;
     double eps = a->eps;
     for (;;) {
-        double tout = nsc_grid_time(o, T->jout, eps);              /* (INFINITY past the grid) */
+        double tout = nsc_grid_time(o, T->jout, eps); /* (INFINITY past the grid) */
         if (!(tout <= t1 + eps && tout <= o->tstop + eps)) return 0;
         a->row[0] = tout;
-        if (fabs(tout - t1) <= eps) memcpy(a->row + 1, a->v1 + 1, (size_t)T->nprobe * sizeof(double));
+        if (fabs(tout - t1) <= eps)
+            memcpy(a->row + 1, a->v1 + 1, (size_t)T->nprobe * sizeof(double));
         else interp_row(a, t, t1, tout, a->row);
         if (nsc_waves_add(T->W, a->row)) return -1;
         T->jout++;
@@ -678,7 +733,7 @@ static int step_pieces(const ad *a, double t, double t1)
         double f1 = (a->v1[q] - a->v0[q]) / h, f0 = (a->v0[q] - a->vp[q]) / (t - tp);
         double d2 = fabs(f1 - f0) / (t1 - tp);
         double tol = a->o->reltol * fmax(fabs(a->v0[q]), fabs(a->v1[q])) + a->rtol[q];
-        double k = 0.5 * h * sqrt(d2 / tol);                  /* |d2| (h / k)^2 / 4 = tol */
+        double k = 0.5 * h * sqrt(d2 / tol); /* |d2| (h / k)^2 / 4 = tol */
         if (k > kmax) kmax = k;
     }
     return kmax >= NSC_ROWS_STEP ? NSC_ROWS_STEP : (int)ceil(kmax);
@@ -692,7 +747,7 @@ static int step_rows(ad *a, nsc_waves *D, double t, double t1, int notify)
     const nsc_tran_opts *o = a->o;
     double eps = a->eps, from = t;
     if (t1 < o->tstart - eps) return 0;
-    if (t < o->tstart - eps && t1 > o->tstart + eps) {          /* the window starts inside */
+    if (t < o->tstart - eps && t1 > o->tstart + eps) { /* the window starts inside */
         a->row[0] = from = o->tstart;
         interp_row(a, t, t1, o->tstart, a->row);
         if (nsc_waves_add(D, a->row)) return -1;
@@ -725,9 +780,9 @@ static int write_rows(ad *a, double t, double t1)
 static nsc_status too_small(ad *a, double t, double h, int worst, const char *why)
 {
     nsc_tran *T = a->T;
-    return nsc_err(T->r, NSC_ESIM, NULL,
-                   "time %.9g s: the time step fell below %.3g s (%s)%s%s", t, h, why,
-                   worst >= 0 ? "; largest local error in " : "", worst >= 0 ? a->L->zname[worst] : "");
+    return nsc_err(T->r, NSC_ESIM, NULL, "time %.9g s: the time step fell below %.3g s (%s)%s%s", t,
+                   h, why, worst >= 0 ? "; largest local error in " : "",
+                   worst >= 0 ? a->L->zname[worst] : "");
 }
 
 /* ---- the driver ----
@@ -736,19 +791,20 @@ static nsc_status too_small(ad *a, double t, double h, int worst, const char *wh
  * accepted (advance, maybe start a new segment). The state between trials: */
 typedef struct ctl {
     double t, hmax, hmin, tol_t, eps;
-    double href;             /* the step scale min(tstep, hmax) (nsc_tran_opts.href) */
-    double hnext;            /* the error control's next step */
-    double t_hi, t_est;      /* bracket (t, t_hi] of an event and the next trial's end; t_hi = inf: none */
-    double h_pre;            /* the step that found the bracketed event */
-    double t_rej;            /* where the last local-error rejections were, and how many in a row */
+    double href;  /* the step scale min(tstep, hmax) (nsc_tran_opts.href) */
+    double hnext; /* the error control's next step */
+    double t_hi,
+        t_est;    /* bracket (t, t_hi] of an event and the next trial's end; t_hi = inf: none */
+    double h_pre; /* the step that found the bracketed event */
+    double t_rej; /* where the last local-error rejections were, and how many in a row */
     int nrej;
     double t_lastev, chat_until, t_cap;
-    int restart;             /* implicit-Euler steps still to take in this segment */
-    int ring_reset;          /* 1: the history restarts at the next accepted point (reject_lte) */
-    int damped;              /* 1: theta = 1 from now on (reject_lte) */
+    int restart;    /* implicit-Euler steps still to take in this segment */
+    int ring_reset; /* 1: the history restarts at the next accepted point (reject_lte) */
+    int damped;     /* 1: theta = 1 from now on (reject_lte) */
     int nup, loc_it, dirty, ev_run, rejected, stall, take;
-    int kinked;              /* the step accepted crossed continuous kinks (kink_ratio) */
-    int kreset;              /* the history restarted after kinks: no estimate yet (next_step) */
+    int kinked; /* the step accepted crossed continuous kinks (kink_ratio) */
+    int kreset; /* the history restarted after kinks: no estimate yet (next_step) */
     nsc_onestep *Plast;
 } ctl;
 
@@ -771,12 +827,13 @@ static double trial_end(ad *a, ctl *c, int chatter, double *hl, double *tb)
 {
     nsc_tran *T = a->T;
     double t = c->t, hmax = c->hmax, tstop = a->o->tstop;
-    int pss = T->io != NULL;                                 /* a steady state's period: one-off trials (below) */
-    *tb = nsc_bpq_after(T->bp, t + NSC_BP_MERGE * c->href);  /* closer ones are reached: no sliver steps */
+    int pss = T->io != NULL; /* a steady state's period: one-off trials (below) */
+    *tb = nsc_bpq_after(T->bp,
+                        t + NSC_BP_MERGE * c->href); /* closer ones are reached: no sliver steps */
     double h = chatter ? NSC_CHAT_H * c->href : c->hnext < hmax ? c->hnext : hmax;
     double tn, tg = *tb < tstop ? *tb : tstop, stretch = c->rejected ? 1.0 : 1.25;
     *hl = 0;
-    if (c->t_hi < INFINITY) {                                /* locating an event */
+    if (c->t_hi < INFINITY) { /* locating an event */
         tn = c->t_hi - t <= c->tol_t ? c->t_hi : c->t_est;
         /* A trial that stops short of t_hi (an ordinary step before the event
          * aimed at) is cut to the ladder: its problem is cached, not renewed
@@ -789,28 +846,42 @@ static double trial_end(ad *a, ctl *c, int chatter, double *hl, double *tb)
             *hl = hq;
             tn = t + hq;
         }
+    } else if (tg - t <= stretch * h && tg - t <= hmax) tn = tg; /* land on the breakpoint */
+    else if (tg - t <= 2 * h) tn = t + (tg - t) / 2;             /* (no sliver before it) */
+    else {
+        *hl = ladder(h, hmax);
+        tn = t + *hl;
     }
-    else if (tg - t <= stretch * h && tg - t <= hmax) tn = tg;   /* land on the breakpoint */
-    else if (tg - t <= 2 * h) tn = t + (tg - t) / 2;         /* (no sliver before it) */
-    else { *hl = ladder(h, hmax); tn = t + *hl; }
     if (c->t_hi == INFINITY && !chatter && !c->restart && !c->take) {
         double tc = predict_release(a, t, INFINITY, loc_tol(c));
-        if (tc - t < 2 * (tn - t) && tn - t > c->href) {     /* approached in steps of half the distance */
-            double hc = ladder(fmax((tc - t) / 2, c->href), hmax);   /* down to href: the prediction's */
-            if (hc < tn - t) { *hl = hc; tn = t + hc; }      /* error is O(h^2) (the halfwave's turn-off */
-        }                                                    /* 66 us late with 0.8 ms steps) */
-        if (tc < tn) { tn = tc; *hl = 0; }
+        if (tc - t < 2 * (tn - t)
+            && tn - t > c->href) { /* approached in steps of half the distance */
+            double hc = ladder(fmax((tc - t) / 2, c->href),
+                               hmax); /* down to href: the prediction's */
+            if (hc < tn - t) {
+                *hl = hc;
+                tn = t + hc;
+            } /* error is O(h^2) (the halfwave's turn-off */
+        }     /* 66 us late with 0.8 ms steps) */
+        if (tc < tn) {
+            tn = tc;
+            *hl = 0;
+        }
     }
-    double cap = *tb < c->t_cap ? *tb : c->t_cap;            /* t_cap: after a failed solve */
+    double cap = *tb < c->t_cap ? *tb : c->t_cap; /* t_cap: after a failed solve */
     if (tstop < cap) cap = tstop;
-    if (tn > cap) { tn = cap; *hl = 0; }
+    if (tn > cap) {
+        tn = cap;
+        *hl = 0;
+    }
     return tn;
 }
 
 /* No solution (or an inexact one) for the trial of size hq: retry 8 times
  * shorter. At the end of a bracket (a degenerate crossing) the change is taken
  * in a step of 2 tol_t past it instead. NSC_OK, or the failure below hmin. */
-static nsc_status on_no_solution(ad *a, ctl *c, nsc_onestep *P, double tn, const nsc_step_info *info)
+static nsc_status on_no_solution(ad *a, ctl *c, nsc_onestep *P, double tn,
+                                 const nsc_step_info *info)
 {
     double hq = tn - c->t;
     memcpy(a->l, a->lsave, sizeof(double) * (size_t)a->m);
@@ -821,7 +892,7 @@ static nsc_status on_no_solution(ad *a, ctl *c, nsc_onestep *P, double tn, const
         return NSC_ESIM;
     }
     c->hnext = hq / 8;
-    c->t_cap = c->t + hq / 8;                                /* also when tn was a breakpoint */
+    c->t_cap = c->t + hq / 8; /* also when tn was a breakpoint */
     c->restart = 1;
     c->rejected = 1;
     if (c->t_hi < INFINITY && hq <= c->tol_t * (1 + 1e-9)) {
@@ -841,13 +912,14 @@ static nsc_status on_no_solution(ad *a, ctl *c, nsc_onestep *P, double tn, const
 static void bracket(ad *a, ctl *c, int ne, double tn, double tb, const char *mode1)
 {
     double hq = tn - c->t;
-    if (mode1) memcpy(a->modehi, mode1, (size_t)a->m);     /* the next trials' second guess */
-    if (c->t_hi == INFINITY) {                                /* a new event: its tolerance (loc_tol) */
+    if (mode1) memcpy(a->modehi, mode1, (size_t)a->m); /* the next trials' second guess */
+    if (c->t_hi == INFINITY) {                         /* a new event: its tolerance (loc_tol) */
         c->h_pre = hq;
         c->nup = 0;
-        double tl = fmax(NSC_LOC_TOL * hq, fmax(NSC_LOC_FLOOR * c->href, 64 * DBL_EPSILON * fabs(c->t)));
-        if (tl < c->tol_t && !a->T->io) c->tol_t = tl;      /* not in a steady state (its saltation */
-                                                             /* multiplier -2 came out -2.003) */
+        double tl = fmax(NSC_LOC_TOL * hq,
+                         fmax(NSC_LOC_FLOOR * c->href, 64 * DBL_EPSILON * fabs(c->t)));
+        if (tl < c->tol_t && !a->T->io) c->tol_t = tl; /* not in a steady state (its saltation */
+                                                       /* multiplier -2 came out -2.003) */
     }
     c->nup++;
     a->nev = ne;
@@ -855,7 +927,8 @@ static void bracket(ad *a, ctl *c, int ne, double tn, double tb, const char *mod
     c->loc_it++;
     a->T->st->locate_trials++;
     c->t_est = next_trial(a, c->t, c->t_hi, c->tol_t, c->nup);
-    if (tn == tb && c->nup == 1 && hq > 2 * c->tol_t) c->t_est = tb - c->tol_t / 2;   /* at the edge itself? */
+    if (tn == tb && c->nup == 1 && hq > 2 * c->tol_t)
+        c->t_est = tb - c->tol_t / 2; /* at the edge itself? */
     memcpy(a->l, a->lsave, sizeof(double) * (size_t)a->m);
     c->dirty = 1;
 }
@@ -875,8 +948,11 @@ static nsc_status reject_lte(ad *a, ctl *c, double hq, double err, double theta,
     a->T->st->rejected++;
     if (theta < 1 && rings(a, worst, a->z1)) {
         if (!a->T->io)
-            nsc_note(a->T->r, NULL, "time %.9g s: theta = %g rings on %s (a device current taken at the step's end "
-                     "into a capacitor's row); implicit-Euler steps from there on", c->t, theta, a->L->zname[a->di[worst]]);
+            nsc_note(
+                a->T->r, NULL,
+                "time %.9g s: theta = %g rings on %s (a device current taken at the step's end "
+                "into a capacitor's row); implicit-Euler steps from there on",
+                c->t, theta, a->L->zname[a->di[worst]]);
         hist_reset(a, c->t, a->z0, a->w0);
         c->damped = c->ring_reset = 1;
         c->hnext = hq;
@@ -894,7 +970,7 @@ static nsc_status reject_lte(ad *a, ctl *c, double hq, double err, double theta,
      * (stepper_pss/a_stalled_shooting_says_the_map_jumps). */
     c->nrej = c->t == c->t_rej ? c->nrej + 1 : 1;
     c->t_rej = c->t;
-    if (c->nrej == NSC_REJ_JUMP && a->nh > 1 && !a->T->io) {   /* not in a steady state's periods */
+    if (c->nrej == NSC_REJ_JUMP && a->nh > 1 && !a->T->io) { /* not in a steady state's periods */
         hist_reset(a, c->t, a->z0, a->w0);
         c->restart = NSC_RESTART_STEPS;
     }
@@ -925,32 +1001,51 @@ static nsc_status advance(ad *a, ctl *c, double tn, double theta, const nsc_step
     if (hq < st->hmin_used) st->hmin_used = hq;
     if (hq > st->hmax_used) st->hmax_used = hq;
     if (o->progress && st->steps % 1000 == 0) o->progress(tn, o->progress_ctx);
-    nsc_eval_probes(T->f, T->nprobe, a->L, T->sw, a->z1, point_lambda(a, t, hq, theta), a->z0, hq, a->w1,
-                    a->v1 + 1);
+    nsc_eval_probes(T->f, T->nprobe, a->L, T->sw, a->z1, point_lambda(a, t, hq, theta), a->z0, hq,
+                    a->w1, a->v1 + 1);
     a->v1[0] = tn;
     int wr = write_rows(a, t, tn);
-    if (wr) return nsc_waves_add_error(wr == -2 ? a->Ws : T->W, T->r);   /* memory, or the spill file */
-    if (chatter && (nflip || (mode1 && a->have_mode && memcmp(mode1, a->mode0, (size_t)m)))) st->captured++;
-    double *x;                                               /* (zp, z0, z1) <- (z0, z1, zp) */
-    x = a->zp; a->zp = a->z0; a->z0 = a->z1; a->z1 = x;
-    x = a->wp; a->wp = a->w0; a->w0 = a->w1; a->w1 = x;
-    x = a->vp; a->vp = a->v0; a->v0 = a->v1; a->v1 = x;
-    x = a->lp; a->lp = a->lsave; a->lsave = x;
+    if (wr)
+        return nsc_waves_add_error(wr == -2 ? a->Ws : T->W, T->r); /* memory, or the spill file */
+    if (chatter && (nflip || (mode1 && a->have_mode && memcmp(mode1, a->mode0, (size_t)m))))
+        st->captured++;
+    double *x; /* (zp, z0, z1) <- (z0, z1, zp) */
+    x = a->zp;
+    a->zp = a->z0;
+    a->z0 = a->z1;
+    a->z1 = x;
+    x = a->wp;
+    a->wp = a->w0;
+    a->w0 = a->w1;
+    a->w1 = x;
+    x = a->vp;
+    a->vp = a->v0;
+    a->v0 = a->v1;
+    a->v1 = x;
+    x = a->lp;
+    a->lp = a->lsave;
+    a->lsave = x;
     memcpy(a->lsave, a->l, sizeof(double) * (size_t)m);
     a->tp = t;
     c->t = tn;
     if (o->events && log_changes(a, tn, mode1, nflip)) return nsc_oom(T->r);
-    for (int r = 0; r < a->npkrun; r++) {               /* the checked pairs only (no libm call) */
+    for (int r = 0; r < a->npkrun; r++) { /* the checked pairs only (no libm call) */
         double *lpk = T->lpk;
         const double *l = a->l;
-        for (int j = a->pkrun[2 * r]; j < a->pkrun[2 * r + 1]; j++) lpk[j] = l[j] > lpk[j] ? l[j] : lpk[j];
+        for (int j = a->pkrun[2 * r]; j < a->pkrun[2 * r + 1]; j++)
+            lpk[j] = l[j] > lpk[j] ? l[j] : lpk[j];
     }
     if (T->io && T->io->zmin)
         for (int i = 0; i < a->n; i++) {
             if (a->z0[i] < T->io->zmin[i]) T->io->zmin[i] = a->z0[i];
             if (a->z0[i] > T->io->zmax[i]) T->io->zmax[i] = a->z0[i];
         }
-    if (mode1) { memcpy(a->mode0, mode1, (size_t)m); a->have_mode = 1; a->key0 = a->key1; a->have_key0 = 1; }
+    if (mode1) {
+        memcpy(a->mode0, mode1, (size_t)m);
+        a->have_mode = 1;
+        a->key0 = a->key1;
+        a->have_key0 = 1;
+    }
     if (nflip) {
         memcpy(T->sw, a->sw1, (size_t)a->nsw);
         st->switch_events += nflip;
@@ -962,24 +1057,28 @@ static nsc_status advance(ad *a, ctl *c, double tn, double theta, const nsc_step
  * bookkeeping (chattering), the bracket, and the next step: a new segment
  * after an event, a breakpoint, a switch flip or in chatter, else grown or
  * shrunk by the error control. */
-static void next_step(ad *a, ctl *c, double hq, double err, double theta, int event, int at_bp, int newseg)
+static void next_step(ad *a, ctl *c, double hq, double err, double theta, int event, int at_bp,
+                      int newseg)
 {
     double t = c->t;
     if (event) {
         a->T->st->events++;
         c->ev_run = t - c->t_lastev < NSC_CHAT_H * c->href ? c->ev_run + 1 : 1;
         c->t_lastev = t;
-        if (c->ev_run >= NSC_CHATTER) { c->chat_until = t + c->href; c->ev_run = 0; }
+        if (c->ev_run >= NSC_CHATTER) {
+            c->chat_until = t + c->href;
+            c->ev_run = 0;
+        }
     }
-    if (c->t_hi < INFINITY && !event) c->nup = 0;             /* an ordinary step inside the bracket */
+    if (c->t_hi < INFINITY && !event) c->nup = 0; /* an ordinary step inside the bracket */
     if (c->t_hi < INFINITY && !event && t < c->t_hi - c->eps) {
         c->t_est = next_trial(a, t, c->t_hi, c->tol_t, c->nup);
     } else {
         c->t_hi = INFINITY;
         c->loc_it = 0;
     }
-    if (event || at_bp || newseg) {                          /* a new smooth segment */
-        for (int j = 0; at_bp && j < a->L->nsrc; j++)        /* from the sources' right limit */
+    if (event || at_bp || newseg) {                   /* a new smooth segment */
+        for (int j = 0; at_bp && j < a->L->nsrc; j++) /* from the sources' right limit */
             a->w0[j] = nsc_wave_eval(a->L->src[j].wave, t);
         hist_reset(a, t, a->z0, a->w0);
         double hlast = event ? c->h_pre : hq > c->hnext ? hq : c->hnext;
@@ -988,16 +1087,18 @@ static void next_step(ad *a, ctl *c, double hq, double err, double theta, int ev
         c->restart = NSC_RESTART_STEPS;
         return;
     }
-    int noest = c->kreset && a->nh < 2;                      /* no local error measured since the kinks */
+    int noest = c->kreset && a->nh < 2; /* no local error measured since the kinks */
     c->kreset = c->kinked || (c->kreset && a->nh < 2);
-    if (c->ring_reset || c->kinked) {                        /* the first damped point, or the kinks' end: */
-        hist_reset(a, t, a->z0, a->w0);                      /* the history's start (divided differences */
-        c->ring_reset = 0;                                   /* across a kink see its slope change as */
-    } else                                                   /* x''': they would reject the next steps) */
+    if (c->ring_reset || c->kinked) {   /* the first damped point, or the kinks' end: */
+        hist_reset(a, t, a->z0, a->w0); /* the history's start (divided differences */
+        c->ring_reset = 0;              /* across a kink see its slope change as */
+    } else                              /* x''': they would reject the next steps) */
         hist_push(a, t, a->z0, a->w0);
     /* (a step after kinks without a measured error keeps the kinks' size:
      * doubled, the next kink's error, O(h^2), was rejected one trial in three) */
-    double fac = err > 0 ? NSC_SAFETY * pow(err, theta == 0.5 ? -1.0 / 3 : -0.5) : noest ? 1.0 : NSC_GROW;
+    double fac = err > 0 ? NSC_SAFETY * pow(err, theta == 0.5 ? -1.0 / 3 : -0.5)
+                 : noest ? 1.0
+                         : NSC_GROW;
     fac = fac > NSC_GROW ? NSC_GROW : fac < NSC_SHRINK ? NSC_SHRINK : fac;
     c->hnext = hq * fac;
     if (c->restart > 0) c->restart--;
@@ -1039,8 +1140,10 @@ static int flip_sens(ad *a, nsc_onestep *P, const char *from, const double *dw0,
     nsc_report_init(&r);
     nsc_onestep_opts o = { .h = nsc_onestep_h(P), .theta = 1.0, .theta_alg = 1.0, .sw = a->sw1 };
     int s = nsc_onestep_new(a->L, &o, &Pn, &r) ? 1
-          : from ? nsc_onestep_sens_event_flip(P, Pn, from, a->z0, a->w0, a->w1, io->S, io->ns, dw0, dw1)
-          : nsc_onestep_sens_flip(P, Pn, a->L->sw[k].c, a->L->sw[k].d, a->z0, a->w0, a->w1, io->S, io->ns, dw0, dw1);
+            : from ? nsc_onestep_sens_event_flip(P, Pn, from, a->z0, a->w0, a->w1, io->S, io->ns,
+                                                 dw0, dw1)
+                   : nsc_onestep_sens_flip(P, Pn, a->L->sw[k].c, a->L->sw[k].d, a->z0, a->w0, a->w1,
+                                           io->S, io->ns, dw0, dw1);
     nsc_onestep_free(Pn);
     nsc_report_free(&r);
     return s;
@@ -1061,12 +1164,15 @@ static int flip_sens(ad *a, nsc_onestep *P, const char *from, const double *dw0,
 static void step_sens(ad *a, nsc_onestep *P, const char *mode1, int nflip, double t0, double t1)
 {
     nsc_tran_io *io = a->T->io;
-    const double *dw0 = io->pac ? nsc_pac_dw(io->pac, t0, 0) : NULL, *dw1 = io->pac ? nsc_pac_dw(io->pac, t1, 1) : NULL;
+    const double *dw0 = io->pac ? nsc_pac_dw(io->pac, t0, 0) : NULL,
+                 *dw1 = io->pac ? nsc_pac_dw(io->pac, t1, 1) : NULL;
     int changed = mode1 && a->have_mode && memcmp(mode1, a->mode0, (size_t)a->m) != 0;
-    int s = 1, moves = nflip && flip_moves(a, io->S, io->ns);            /* (S at the step's start) */
-    if (changed && !nflip) s = nsc_onestep_sens_event(P, a->mode0, a->z0, a->w0, a->w1, io->S, io->ns, dw0, dw1);
+    int s = 1, moves = nflip && flip_moves(a, io->S, io->ns); /* (S at the step's start) */
+    if (changed && !nflip)
+        s = nsc_onestep_sens_event(P, a->mode0, a->z0, a->w0, a->w1, io->S, io->ns, dw0, dw1);
     else if (moves && nflip == 1 && !changed) s = flip_sens(a, P, NULL, dw0, dw1);
-    else if (changed && nflip == 1 && !moves) s = flip_sens(a, P, a->mode0, dw0, dw1);   /* a comparator's switch */
+    else if (changed && nflip == 1 && !moves)
+        s = flip_sens(a, P, a->mode0, dw0, dw1); /* a comparator's switch */
     if (s == 1 && moves) io->ev_frozen++;
     if (s == 1) s = nsc_onestep_sens(P, io->S, io->ns, dw0, dw1);
     if (s) io->sens_failed = 1;
@@ -1093,8 +1199,8 @@ static double first_ratio(ad *a, ctl *c, double hq, const char *mode1, int *wors
     nsc_onestep *Ph;
     *worst = -1;
     if (nsc_pcache_get(T->cache, hq / 2, 1.0, T->sw, 1, &Ph, T->st, T->r)) return 0;
-    c->dirty = 1;                                            /* (a one-off may be a renewed spare) */
-    nsc_onestep_set_mode_key(Ph, mode1, a->key1);              /* (a->key1: mode1's) */
+    c->dirty = 1;                                 /* (a one-off may be a renewed spare) */
+    nsc_onestep_set_mode_key(Ph, mode1, a->key1); /* (a->key1: mode1's) */
     for (int j = 0; j < a->L->nsrc; j++) a->wh[j] = nsc_wave_eval(a->L->src[j].wave, c->t + hq / 2);
     nsc_step_info info;
     double *zh = a->zh, *z2 = a->zh + a->n;
@@ -1106,7 +1212,10 @@ static double first_ratio(ad *a, ctl *c, double hq, const char *mode1, int *wors
         double x0 = a->z0[a->di[i]], x1 = a->z1[a->di[i]];
         double ax = fabs(x1) > fabs(x0) ? fabs(x1) : fabs(x0);
         double r = 2 * fabs(x1 - z2[a->di[i]]) / (o->trtol * (o->reltol * ax + a->atol[i]));
-        if (r > err) { err = r; *worst = i; }
+        if (r > err) {
+            err = r;
+            *worst = i;
+        }
     }
     return err;
 }
@@ -1116,23 +1225,27 @@ static double first_ratio(ad *a, ctl *c, double hq, const char *mode1, int *wors
  * from the mode at t, solved into a->z1, a->l; *bad 1 when no solution is
  * taken (none, or a pivoting result not exact). NSC_OK, or a failure (the
  * step's values refused, or its pairs failing their check). */
-static nsc_status trial_solve(ad *a, ctl *c, double tn, double hl, double tb, double theta, nsc_onestep **Pp, int *bad,
-                              nsc_step_info *info)
+static nsc_status trial_solve(ad *a, ctl *c, double tn, double hl, double tb, double theta,
+                              nsc_onestep **Pp, int *bad, nsc_step_info *info)
 {
     nsc_tran *T = a->T;
     const nsc_tran_opts *o = a->o;
     double hq = tn - c->t;
-    nsc_onestep *P;                                          /* a ladder step's problem is keyed by its */
-    nsc_status s = nsc_pcache_get(T->cache, hl > 0 ? hl : hq, theta, T->sw, hl == 0, &P, T->st, T->r);
-    if (s) return s;                                         /* size (t + hl - t != hl in floating point) */
+    nsc_onestep *P; /* a ladder step's problem is keyed by its */
+    nsc_status s = nsc_pcache_get(T->cache, hl > 0 ? hl : hq, theta, T->sw, hl == 0, &P, T->st,
+                                  T->r);
+    if (s) return s; /* size (t + hl - t != hl in floating point) */
     *Pp = P;
-    if (P != c->Plast || c->dirty) {                         /* the guess: the mode at t */
+    if (P != c->Plast || c->dirty) { /* the guess: the mode at t */
         if (a->have_mode && a->have_key0) nsc_onestep_set_mode_key(P, a->mode0, a->key0);
         else nsc_onestep_set_mode(P, a->have_mode ? a->mode0 : NULL);
         c->Plast = P;
     }
-    nsc_onestep_set_alt(P, c->t_hi < INFINITY ? a->modehi : NULL);   /* inside a bracket: its far end's mode */
-    nsc_onestep_set_nopivot(P, a->m > NSC_PIVOT_M && hq > NSC_PIVOT_H * c->href);  /* large m: shorter, not pivoting */
+    nsc_onestep_set_alt(P, c->t_hi < INFINITY ? a->modehi
+                                              : NULL); /* inside a bracket: its far end's mode */
+    nsc_onestep_set_nopivot(P,
+                            a->m > NSC_PIVOT_M
+                                && hq > NSC_PIVOT_H * c->href); /* large m: shorter, not pivoting */
     /* w(t_k+1); a step that lands on a breakpoint takes the sources' left limit
      * there (a PWL or PULSE jump belongs to the next segment, which starts from
      * the right limit: next_step), else the jump fell inside this step and the
@@ -1145,9 +1258,11 @@ static nsc_status trial_solve(ad *a, ctl *c, double tn, double hl, double tb, do
     nsc_onestep_set_nopivot(P, 0);
     if (!*bad && (s = nsc_lcs_check_step(a->L, T->c, NULL, a->z1, a->l, tn, T->r))) return s;
     c->dirty = 0;
-    if (!*bad && info->lcp_solved && !info->polished && info->residual > 1e-9 * (1 + vmax(a->z1, a->n)))
-        *bad = 1;                                            /* pivoting result not exact: not taken */
-    if (!*bad) s = nsc_step_pairs(a->L, T->c, P, info, T->st->steps == 0, a->z1, a->l, a->w1, tn, T->r);
+    if (!*bad && info->lcp_solved && !info->polished
+        && info->residual > 1e-9 * (1 + vmax(a->z1, a->n)))
+        *bad = 1; /* pivoting result not exact: not taken */
+    if (!*bad)
+        s = nsc_step_pairs(a->L, T->c, P, info, T->st->steps == 0, a->z1, a->l, a->w1, tn, T->r);
     return s;
 }
 
@@ -1158,12 +1273,15 @@ static nsc_status trial(ad *a, ctl *c)
     const nsc_tran_opts *o = a->o;
     int chatter = c->t < c->chat_until;
     double hl, tb, tn = trial_end(a, c, chatter, &hl, &tb), hq = tn - c->t;
-    if (c->t_hi == INFINITY) c->tol_t = loc_tol(c);    /* kept while the event found is bracketed */
+    if (c->t_hi == INFINITY) c->tol_t = loc_tol(c); /* kept while the event found is bracketed */
     /* theta = 1 on restarts, in chatter, and on the last trial of a bracket
      * (<= tol_t: the step that takes the mode change, where a quantity that
      * jumps, a comparator's output on an algebraic row, would overshoot at
      * theta = 1/2: the MOS of the buck saw a second event 8 ps later) */
-    double theta = c->restart || chatter || c->damped || (c->t_hi < INFINITY && hq <= c->tol_t * (1 + 1e-9)) ? 1.0 : o->theta;
+    double theta = c->restart || chatter || c->damped
+                           || (c->t_hi < INFINITY && hq <= c->tol_t * (1 + 1e-9))
+                       ? 1.0
+                       : o->theta;
     nsc_onestep *P = NULL;
     nsc_step_info info;
     int bad = 0;
@@ -1171,20 +1289,23 @@ static nsc_status trial(ad *a, ctl *c)
     if (s) return s;
     if (bad) return on_no_solution(a, c, P, tn, &info);
     const char *mode1 = nsc_onestep_mode(P);
-    if (mode1) a->key1 = nsc_onestep_mode_key(P);                /* (mode1 is P's mode: its key) */
+    if (mode1) a->key1 = nsc_onestep_mode_key(P); /* (mode1 is P's mode: its key) */
     int nflip = 0;
     if (a->nsw) {
         memcpy(a->sw1, T->sw, (size_t)a->nsw);
         nflip = nsc_lcs_switch_update(a->L, a->z1, a->sw1);
     }
     int nc = chatter || !a->have_mode ? 0 : changed_items(a, mode1, nflip, nsc_onestep_kappa(P));
-    int ne = kinks_apart(a, nc);                                 /* events first, then continuous kinks */
+    int ne = kinks_apart(a, nc); /* events first, then continuous kinks */
     if (ne > 0 && hq > c->tol_t && c->loc_it < NSC_LOC_MAXIT && !c->take) {
-        bracket(a, c, ne, tn, tb, mode1);                           /* an event inside */
+        bracket(a, c, ne, tn, tb, mode1); /* an event inside */
         return NSC_OK;
     }
     int event = ne > 0, worst = -1;
-    a->kink = event || nflip || (mode1 && a->have_mode && memcmp(mode1, a->mode0, (size_t)a->m));                          /* bracketed to tol_t: the event is at tn */
+    a->kink = event || nflip
+              || (mode1 && a->have_mode
+                  && memcmp(mode1, a->mode0,
+                            (size_t)a->m)); /* bracketed to tol_t: the event is at tn */
     /* the last trial of a bracket (at most tol_t long) is taken whatever its
      * error: rejecting it retried the same step forever (the bracket's end
      * does not move), a stall of 100000 trials on a VDMOS buck's turn-on */
@@ -1198,11 +1319,17 @@ static nsc_status trial(ad *a, ctl *c)
         err = first_ratio(a, c, hq, mode1, &worst);
     /* continuous kinks alone: taken at the step's end, their error measured
      * (kink_ratio, O(h^2): the step's size follows it as implicit Euler's, theta 1) */
-    double kerr = !event && !chatter && !last && nc > ne ? kink_ratio(a, ne, nc - ne, hq, P) : 0, th_c = theta;
-    if (kerr > err) { err = kerr; th_c = 1.0; worst = -1; }
+    double kerr = !event && !chatter && !last && nc > ne ? kink_ratio(a, ne, nc - ne, hq, P) : 0,
+           th_c = theta;
+    if (kerr > err) {
+        err = kerr;
+        th_c = 1.0;
+        worst = -1;
+    }
     if (err > 1) return reject_lte(a, c, hq, err, th_c, worst);
     if (T->io && T->io->S) step_sens(a, P, mode1, nflip, c->t, tn);
-    if (T->acc) nsc_loss_acc_step(T->acc, theta, c->t, tn, a->z0, a->z1, a->l, a->w0, a->w1, T->sw, mode1);
+    if (T->acc)
+        nsc_loss_acc_step(T->acc, theta, c->t, tn, a->z0, a->z1, a->l, a->w0, a->w1, T->sw, mode1);
     if ((s = advance(a, c, tn, theta, &info, mode1, nflip, chatter))) return s;
     c->kinked = nc > ne;
     next_step(a, c, hq, err, th_c, event, c->t == tb, nflip || chatter);
@@ -1217,7 +1344,10 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
     ad A, *a = &A;
     ctl C = { 0 }, *c = &C;
     nsc_status s = NSC_OK;
-    if (ad_init(a, T)) { s = nsc_oom(T->r); goto fail; }
+    if (ad_init(a, T)) {
+        s = nsc_oom(T->r);
+        goto fail;
+    }
     c->hmax = o->h;
     c->href = o->href > 0 && o->href < o->h ? o->href : o->h;
     c->hmin = NSC_HMIN * c->href;
@@ -1230,32 +1360,35 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
     c->t_cap = INFINITY;
     c->restart = c->dirty = 1;
     c->t = T->io ? T->io->t0 : T->t0;
-    if (o->steps && o->interp && T->handover) a->Ws = *o->steps;   /* the exact stepper's table, continued */
-    else if (o->steps && o->interp && (s = nsc_steps_table(T, c->t, a->eps, a->v0, &a->Ws))) goto fail;
+    if (o->steps && o->interp && T->handover)
+        a->Ws = *o->steps; /* the exact stepper's table, continued */
+    else if (o->steps && o->interp && (s = nsc_steps_table(T, c->t, a->eps, a->v0, &a->Ws)))
+        goto fail;
     hist_reset(a, c->t, a->z0, a->w0);
-    a->have_mode = a->m == 0;                                /* no pairs: the (empty) mode is known */
+    a->have_mode = a->m == 0; /* no pairs: the (empty) mode is known */
     a->have_key0 = 0;
-    if (T->handover && T->hmode) {                           /* the exact transient's, up to t0: a mode */
-        memcpy(a->mode0, T->hmode, (size_t)a->m);            /* change at t0 (a source's corner) is the */
-        a->have_mode = 1;                                    /* first step's event, not its local error */
+    if (T->handover && T->hmode) {                /* the exact transient's, up to t0: a mode */
+        memcpy(a->mode0, T->hmode, (size_t)a->m); /* change at t0 (a source's corner) is the */
+        a->have_mode = 1;                         /* first step's event, not its local error */
         a->have_key0 = 0;
     }
     st->hmin_used = INFINITY;
     while (c->t < o->tstop - c->eps) {
         if (o->stop && *o->stop) {
             W->end = NSC_RUN_INTERRUPTED;
-            W->end_msg = nsc_strdup("by a signal");              /* the note says "interrupted at t=..." */
+            W->end_msg = nsc_strdup("by a signal"); /* the note says "interrupted at t=..." */
             break;
         }
-        if (++c->stall > NSC_STALL) {                        /* never a hang: trials without progress */
-            s = nsc_err(T->r, NSC_ESIM, NULL, "no progress at t=%.9g s after %d trial steps", c->t, NSC_STALL);
+        if (++c->stall > NSC_STALL) { /* never a hang: trials without progress */
+            s = nsc_err(T->r, NSC_ESIM, NULL, "no progress at t=%.9g s after %d trial steps", c->t,
+                        NSC_STALL);
             goto fail;
         }
         if ((s = trial(a, c))) goto fail;
     }
     W->t_end = c->t;
     if (st->hmin_used == INFINITY) st->hmin_used = 0;
-    if (T->io && T->io->zend) {                              /* the state reached, for the next run */
+    if (T->io && T->io->zend) { /* the state reached, for the next run */
         memcpy(T->io->zend, a->z0, sizeof(double) * (size_t)a->n);
         memcpy(T->io->lend, a->l, sizeof(double) * (size_t)a->m);
         memcpy(T->io->swend, T->sw, (size_t)a->nsw);

@@ -66,33 +66,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NSC_EX_FLOWS 64     /* flows cached (mode and switch states) */
-#define NSC_EX_H0 1e-3      /* h0 <= this times href, H / 2^K for H = the largest step */
-#define NSC_EX_LOC 1e-3     /* events located to this fraction of the step that found them */
-#define NSC_EX_NMAX 64      /* largest dynamic augmented state (a flow costs ~2 K N NA^2 to build) */
-#define NSC_EX_NBIG 1024    /* largest augmented state (a flow's build holds three N x N matrices) */
-#define NSC_EX_FLOWS_MIN 16 /* after this many flows built (NSC_EX_FLOWS when N <= NSC_EX_NCHEAP), ... */
+#define NSC_EX_FLOWS 64  /* flows cached (mode and switch states) */
+#define NSC_EX_H0 1e-3   /* h0 <= this times href, H / 2^K for H = the largest step */
+#define NSC_EX_LOC 1e-3  /* events located to this fraction of the step that found them */
+#define NSC_EX_NMAX 64   /* largest dynamic augmented state (a flow costs ~2 K N NA^2 to build) */
+#define NSC_EX_NBIG 1024 /* largest augmented state (a flow's build holds three N x N matrices) */
+#define NSC_EX_FLOWS_MIN \
+    16 /* after this many flows built (NSC_EX_FLOWS when N <= NSC_EX_NCHEAP), ... */
 #define NSC_EX_STEPS_FLOW 8 /* ... fewer steps than this per flow: the theta-scheme takes over */
-#define NSC_EX_KINK_STEPS 4 /* (a continuous kink crossed counts as this many steps there: it saves an event
+#define NSC_EX_KINK_STEPS \
+    4 /* (a continuous kink crossed counts as this many steps there: it saves an event
                                step and its bisection, ~2 steps' work; the band buck's first 64 flows come in
                                188 steps and 113 kinks) */
-#define NSC_EX_NCHEAP 64    /* augmented states up to this size: flows cheap, judged once the cache is full */
-#define NSC_EX_EVRUN 1000   /* event steps in a row, each shorter than 1e-6 href: chattering ... */
-#define NSC_EX_SLIVERS 64   /* ... or breakpoints closer than h0 in a row: the adaptive stepper takes over */
+#define NSC_EX_NCHEAP \
+    64 /* augmented states up to this size: flows cheap, judged once the cache is full */
+#define NSC_EX_EVRUN 1000 /* event steps in a row, each shorter than 1e-6 href: chattering ... */
+#define NSC_EX_SLIVERS \
+    64 /* ... or breakpoints closer than h0 in a row: the adaptive stepper takes over */
 #define NSC_EX_KMAX 40
-#define NSC_EX_KINK_M 64    /* above this many pairs, a mode change on continuous kinks alone hands over (kinks_only) */
-#define NSC_EX_KNEXT 4      /* after a kink crossed k units into a step, the next step is at most this many k */
-#define NSC_EX_KERR 0.05    /* a continuous kink is taken at its bracket's end when its state error (kink_err) is
+#define NSC_EX_KINK_M \
+    64 /* above this many pairs, a mode change on continuous kinks alone hands over (kinks_only) */
+#define NSC_EX_KNEXT \
+    4 /* after a kink crossed k units into a step, the next step is at most this many k */
+#define NSC_EX_KERR \
+    0.05 /* a continuous kink is taken at its bracket's end when its state error (kink_err) is
                                within this fraction of the tolerance */
-#define NSC_EX_KROW 0.5     /* ... and the rows' error at the kink (kink_rows) within this fraction */
+#define NSC_EX_KROW 0.5 /* ... and the rows' error at the kink (kink_rows) within this fraction */
 #define NSC_PI 3.14159265358979323846
 
 typedef struct exf {
-    char *key;               /* [m + nsw] active set, then switch states */
+    char *key; /* [m + nsw] active set, then switch states */
     nsc_flow *F;
-    nsc_loss_map *lm;        /* its losses' map (T->acc), else NULL */
+    nsc_loss_map *lm; /* its losses' map (T->acc), else NULL */
     long last;
-    unsigned long hash;      /* key_hash(key): compared before the key (kink_err looks flows up often) */
+    unsigned long hash; /* key_hash(key): compared before the key (kink_err looks flows up often) */
 } exf;
 
 /* A mode change met before: from (mode, switch states) with the guards
@@ -100,62 +107,64 @@ typedef struct exf {
  * tries `to` first (the active-set iteration from the old mode, or pivoting,
  * is what an event step costs; a converter repeats its changes every period). */
 typedef struct exmemo {
-    char *from;              /* [m + nsw] */
-    char *hit, *to;          /* [m] */
+    char *from;     /* [m + nsw] */
+    char *hit, *to; /* [m] */
 } exmemo;
 #define NSC_EX_MEMO 64
 
 typedef struct ex {
     nsc_tran *T;
     const nsc_lcs *L;
-    nsc_waves *Ws;           /* NULL, or the steps' table (interp with .meas: nsc_tran_opts.steps) */
+    nsc_waves *Ws; /* NULL, or the steps' table (interp with .meas: nsc_tran_opts.steps) */
     const nsc_tran_opts *o;
     int n, m, nsw, nsrc, N, K, nc;
     double h0, href, hmax, t, eps;
-    long kcur, kmax;         /* the error control's step and the largest, in units of h0 */
-    double *sa, *sb;         /* [nsrc] the sources' u'' = -a u - b u' */
-    double *x, *xm, *x1, *xt, *xm2, *wk;   /* [N] states */
-    double *z, *zf, *l, *g, *w;      /* [n], [n], [m], [m], [nsrc] */
-    double *z1, *w1;                 /* [n], [nsrc]: the event step's */
-    double *gtol, *lm;               /* [m] the guards' tolerances (guard_tol), l at the midpoint */
-    double *pw, *gsgn;               /* [m] work; the guards' signs */
-    double *wv, *ulo, *uhi;          /* [m + 1] distinct pair rows, their bounds (guard_bounds) */
-    double *wm, *w1v;                /* [m + 1] the distinct rows at a step's midpoint and end */
+    long kcur, kmax; /* the error control's step and the largest, in units of h0 */
+    double *sa, *sb; /* [nsrc] the sources' u'' = -a u - b u' */
+    double *x, *xm, *x1, *xt, *xm2, *wk; /* [N] states */
+    double *z, *zf, *l, *g, *w;          /* [n], [n], [m], [m], [nsrc] */
+    double *z1, *w1;                     /* [n], [nsrc]: the event step's */
+    double *gtol, *lm;      /* [m] the guards' tolerances (guard_tol), l at the midpoint */
+    double *pw, *gsgn;      /* [m] work; the guards' signs */
+    double *wv, *ulo, *uhi; /* [m + 1] distinct pair rows, their bounds (guard_bounds) */
+    double *wm, *w1v;       /* [m + 1] the distinct rows at a step's midpoint and end */
     int cbad;
-    double *v0, *vm, *v1, *rtol;     /* [nc] probe rows and each column's ATOL */
-    char *mask, *sw1, *key;  /* [m], [nsw], [m + nsw] */
-    char *alt, *althi;       /* [m] the mode with the pairs violated at the last check changed; at a bracket's end */
+    double *v0, *vm, *v1, *rtol; /* [nc] probe rows and each column's ATOL */
+    char *mask, *sw1, *key;      /* [m], [nsw], [m + nsw] */
+    char *alt,
+        *althi; /* [m] the mode with the pairs violated at the last check changed; at a bracket's end */
     int have_alt;
-    int swbad;               /* the last failed check was a switch's (violated) */
+    int swbad; /* the last failed check was a switch's (violated) */
     int have_mask, evrun, nsliver;
-    int *lneed, nlneed;      /* the pairs whose multiplier the probes or the peaks read */
-    int need_dz;             /* the probes read derivatives */
-    int v0_ok;               /* v0 holds the probes at (t, x) (the last step's end, same flow) */
+    int *lneed, nlneed; /* the pairs whose multiplier the probes or the peaks read */
+    int need_dz;        /* the probes read derivatives */
+    int v0_ok;          /* v0 holds the probes at (t, x) (the last step's end, same flow) */
     exf cache[NSC_EX_FLOWS];
     exmemo memo[NSC_EX_MEMO];
     int nmemo, memo_next;
     int nf;
     long clock;
-    nsc_flow *F;             /* the flow of (mask, sw), NULL: not looked up */
-    nsc_loss_map *lmap;      /* and its losses' map */
+    nsc_flow *F;        /* the flow of (mask, sw), NULL: not looked up */
+    nsc_loss_map *lmap; /* and its losses' map */
     /* losses (T->acc; header): */
-    double *lp0, *lpm, *lp1;         /* [ptlen] the segment's points (nsc_loss_map_point) */
-    int lp0_ok;                      /* lp0 holds the point at (t, x) (the last segment's end, same flow) */
-    int lpts;                        /* lpm, lp1 hold the trial's points (loss_check) */
-    int lch, lcpend;                 /* loss_chain: its substeps left; its end not yet a segment's start */
-    double lct, *lcz;                /* the chain's time and state z [n] */
-    double *lS;                      /* [2 nsrc 4] the sources' flows over h0 and h0 / 2 */
-    double *ly, *ll, *lw0, *lw1, *lx;  /* [n + m], [m], [nsrc], [nsrc], [N]: loss_chain_step's */
-    double *lxm;                     /* [N] a segment's midpoint when it starts at the chain's end */
+    double *lp0, *lpm, *lp1; /* [ptlen] the segment's points (nsc_loss_map_point) */
+    int lp0_ok;              /* lp0 holds the point at (t, x) (the last segment's end, same flow) */
+    int lpts;                /* lpm, lp1 hold the trial's points (loss_check) */
+    int lch, lcpend;         /* loss_chain: its substeps left; its end not yet a segment's start */
+    double lct, *lcz;        /* the chain's time and state z [n] */
+    double *lS;              /* [2 nsrc 4] the sources' flows over h0 and h0 / 2 */
+    double *ly, *ll, *lw0, *lw1, *lx; /* [n + m], [m], [nsrc], [nsrc], [N]: loss_chain_step's */
+    double *lxm; /* [N] a segment's midpoint when it starts at the chain's end */
     /* continuous kinks (kink): */
-    double *kxh, *kxa, *kxb;         /* [N] the state at the bracket's end; the two modes' substeps from it */
-    unsigned char *zdyn;             /* [n] 1: z_i is a dynamic state (a column of E) */
-    char *kmask;                     /* [m] the mode, kept while kink_err looks up the new one */
-    double *kg, *kw;                 /* [m], [m + 1]: the new mode's pair rows (kink_holds) */
-    double *kv0, *kv1;               /* [nc] the two modes' probes (kink_rows) */
-    int kinks;                       /* some pairs are continuous kinks (lcs.h pair_cont), at most
+    double *kxh, *kxa,
+        *kxb;            /* [N] the state at the bracket's end; the two modes' substeps from it */
+    unsigned char *zdyn; /* [n] 1: z_i is a dynamic state (a column of E) */
+    char *kmask;         /* [m] the mode, kept while kink_err looks up the new one */
+    double *kg, *kw;     /* [m], [m + 1]: the new mode's pair rows (kink_holds) */
+    double *kv0, *kv1;   /* [nc] the two modes' probes (kink_rows) */
+    int kinks;           /* some pairs are continuous kinks (lcs.h pair_cont), at most
                                         NSC_EX_KINK_M pairs, no --losses: kink() takes them */
-    int lookup_only;                 /* flow_get: no build (kink_err) */
+    int lookup_only;     /* flow_get: no build (kink_err) */
 } ex;
 
 /* ---- scope ---- */
@@ -164,7 +173,7 @@ int nsc_tran_exact_ok(const nsc_tran *T)
 {
     const nsc_lcs *L = T->L;
     if (T->io || L->nsm > 0) return 0;
-    int ndyn = 0;                                          /* z components E reads (flow.h) */
+    int ndyn = 0; /* z components E reads (flow.h) */
     for (int k = 0; k < L->n; k++) ndyn += L->E->p[k + 1] > L->E->p[k];
     if (ndyn + 3 * L->nsrc + 1 > NSC_EX_NMAX || L->n + 3 * L->nsrc + 1 > NSC_EX_NBIG) return 0;
     for (int j = 0; j < L->nsrc; j++) {
@@ -182,13 +191,60 @@ static void ex_free(ex *a)
         nsc_flow_free(a->cache[q].F);
         nsc_loss_map_free(a->cache[q].lm);
     }
-    free(a->sa); free(a->sb); free(a->x); free(a->xm); free(a->x1); free(a->xt); free(a->xm2); free(a->wk);
-    free(a->z); free(a->zf); free(a->l); free(a->g); free(a->w); free(a->z1); free(a->w1); free(a->gtol); free(a->lm); free(a->pw); free(a->gsgn); free(a->wv); free(a->ulo); free(a->uhi); free(a->wm); free(a->w1v); free(a->lneed);
-    free(a->lp0); free(a->lpm); free(a->lp1); free(a->lS);
-    free(a->ly); free(a->ll); free(a->lw0); free(a->lw1); free(a->lx); free(a->lcz); free(a->lxm);
-    free(a->kxh); free(a->kxa); free(a->kxb); free(a->zdyn); free(a->kmask);
-    free(a->kg); free(a->kw); free(a->kv0); free(a->kv1);
-    free(a->v0); free(a->vm); free(a->v1); free(a->rtol); free(a->mask); free(a->sw1); free(a->key); free(a->alt); free(a->althi);
+    free(a->sa);
+    free(a->sb);
+    free(a->x);
+    free(a->xm);
+    free(a->x1);
+    free(a->xt);
+    free(a->xm2);
+    free(a->wk);
+    free(a->z);
+    free(a->zf);
+    free(a->l);
+    free(a->g);
+    free(a->w);
+    free(a->z1);
+    free(a->w1);
+    free(a->gtol);
+    free(a->lm);
+    free(a->pw);
+    free(a->gsgn);
+    free(a->wv);
+    free(a->ulo);
+    free(a->uhi);
+    free(a->wm);
+    free(a->w1v);
+    free(a->lneed);
+    free(a->lp0);
+    free(a->lpm);
+    free(a->lp1);
+    free(a->lS);
+    free(a->ly);
+    free(a->ll);
+    free(a->lw0);
+    free(a->lw1);
+    free(a->lx);
+    free(a->lcz);
+    free(a->lxm);
+    free(a->kxh);
+    free(a->kxa);
+    free(a->kxb);
+    free(a->zdyn);
+    free(a->kmask);
+    free(a->kg);
+    free(a->kw);
+    free(a->kv0);
+    free(a->kv1);
+    free(a->v0);
+    free(a->vm);
+    free(a->v1);
+    free(a->rtol);
+    free(a->mask);
+    free(a->sw1);
+    free(a->key);
+    free(a->alt);
+    free(a->althi);
 }
 
 static double *vec(int n)
@@ -232,12 +288,15 @@ static int loss_init(ex *a)
 {
     int len = nsc_loss_acc_ptlen(a->T->acc);
     a->lp0 = vec(len), a->lpm = vec(len), a->lp1 = vec(len), a->lS = vec(8 * a->nsrc);
-    a->ly = vec(a->n + a->m), a->ll = vec(a->m), a->lw0 = vec(a->nsrc), a->lw1 = vec(a->nsrc), a->lx = vec(a->N);
+    a->ly = vec(a->n + a->m), a->ll = vec(a->m), a->lw0 = vec(a->nsrc), a->lw1 = vec(a->nsrc),
+    a->lx = vec(a->N);
     a->lcz = vec(a->n), a->lxm = vec(a->N);
-    if (!a->lp0 || !a->lpm || !a->lp1 || !a->lS || !a->ly || !a->ll || !a->lw0 || !a->lw1 || !a->lx || !a->lcz || !a->lxm)
+    if (!a->lp0 || !a->lpm || !a->lp1 || !a->lS || !a->ly || !a->ll || !a->lw0 || !a->lw1 || !a->lx
+        || !a->lcz || !a->lxm)
         return -1;
     for (int b = 0; b < 2; b++)
-        for (int j = 0; j < a->nsrc; j++) nsc_flow_src(a->sa[j], a->sb[j], ldexp(a->h0, -b), a->lS + 4 * (b * a->nsrc + j));
+        for (int j = 0; j < a->nsrc; j++)
+            nsc_flow_src(a->sa[j], a->sb[j], ldexp(a->h0, -b), a->lS + 4 * (b * a->nsrc + j));
     return 0;
 }
 
@@ -262,7 +321,8 @@ static int ex_init(ex *a, nsc_tran *T)
     a->sa = vec(a->nsrc), a->sb = vec(a->nsrc);
     a->x = vec(N), a->xm = vec(N), a->x1 = vec(N), a->xt = vec(N), a->xm2 = vec(N), a->wk = vec(N);
     a->z = vec(n), a->zf = vec(n), a->l = vec(m), a->g = vec(m), a->w = vec(a->nsrc);
-    a->z1 = vec(n), a->w1 = vec(a->nsrc), a->gtol = vec(m), a->lm = vec(m), a->pw = vec(m), a->gsgn = vec(m);
+    a->z1 = vec(n), a->w1 = vec(a->nsrc), a->gtol = vec(m), a->lm = vec(m), a->pw = vec(m),
+    a->gsgn = vec(m);
     a->wv = vec(m + 1), a->ulo = vec(m + 1), a->uhi = vec(m + 1);
     a->wm = vec(m + 1), a->w1v = vec(m + 1);
     a->lneed = calloc((size_t)m + 1, sizeof(int));
@@ -273,18 +333,22 @@ static int ex_init(ex *a, nsc_tran *T)
     a->kxh = vec(N), a->kxa = vec(N), a->kxb = vec(N), a->zdyn = calloc((size_t)n + 1, 1);
     a->kmask = calloc((size_t)m + 1, 1), a->kg = vec(m), a->kw = vec(m + 1);
     a->kv0 = vec(a->nc), a->kv1 = vec(a->nc);
-    if (!a->kxh || !a->kxa || !a->kxb || !a->zdyn || !a->kmask || !a->kg || !a->kw || !a->kv0 || !a->kv1) return -1;
+    if (!a->kxh || !a->kxa || !a->kxb || !a->zdyn || !a->kmask || !a->kg || !a->kw || !a->kv0
+        || !a->kv1)
+        return -1;
     for (int k = 0; k < n; k++) a->zdyn[k] = L->E->p[k + 1] > L->E->p[k];
     for (int j = 0; L->pair_cont && j < m; j++) a->kinks |= L->pair_cont[j];
-    a->kinks &= !T->acc && m <= NSC_EX_KINK_M;              /* (more pairs: kinks_only hands over) */
-    if (!a->sa || !a->sb || !a->x || !a->xm || !a->x1 || !a->xt || !a->xm2 || !a->wk || !a->z || !a->zf || !a->l || !a->g
-        || !a->w || !a->z1 || !a->w1 || !a->gtol || !a->lm || !a->pw || !a->gsgn || !a->wv || !a->ulo || !a->uhi || !a->wm || !a->w1v || !a->lneed || !a->v0 || !a->vm || !a->v1 || !a->rtol || !a->mask || !a->sw1 || !a->key || !a->alt || !a->althi)
+    a->kinks &= !T->acc && m <= NSC_EX_KINK_M; /* (more pairs: kinks_only hands over) */
+    if (!a->sa || !a->sb || !a->x || !a->xm || !a->x1 || !a->xt || !a->xm2 || !a->wk || !a->z
+        || !a->zf || !a->l || !a->g || !a->w || !a->z1 || !a->w1 || !a->gtol || !a->lm || !a->pw
+        || !a->gsgn || !a->wv || !a->ulo || !a->uhi || !a->wm || !a->w1v || !a->lneed || !a->v0
+        || !a->vm || !a->v1 || !a->rtol || !a->mask || !a->sw1 || !a->key || !a->alt || !a->althi)
         return -1;
-    for (int q = 1; q < a->nc; q++)                         /* a current's ABSTOL, else VNTOL */
+    for (int q = 1; q < a->nc; q++) /* a current's ABSTOL, else VNTOL */
         a->rtol[q] = T->W->name[q][0] == 'i' ? a->o->abstol : a->o->vntol;
     src_coef(a);
     if (T->acc && loss_init(a)) return -1;
-    char *mark = calloc((size_t)m + 1, 1);                   /* the pairs whose l is read: probes, peaks */
+    char *mark = calloc((size_t)m + 1, 1); /* the pairs whose l is read: probes, peaks */
     if (!mark) return -1;
     for (int k = 0; k < T->npk; k++) mark[T->pklist[k]] = 1;
     for (int q = 0; q < T->nprobe; q++)
@@ -337,12 +401,22 @@ static void src_state(const nsc_wave *W, double t, double eps, double *p, double
 {
     double y = nsc_wave_eval(W, t);
     *p = 0, *u = y, *v = 0;
-    if (W->kind == NSC_WAVE_DC) { *p = y, *u = 0; return; }
-    if (W->kind == NSC_WAVE_EXP) { exp_state(W->p, t, eps, p, u, v); return; }
+    if (W->kind == NSC_WAVE_DC) {
+        *p = y, *u = 0;
+        return;
+    }
+    if (W->kind == NSC_WAVE_EXP) {
+        exp_state(W->p, t, eps, p, u, v);
+        return;
+    }
     if (W->kind == NSC_WAVE_SIN) {
         const double *q = W->p;
-        if (t + eps < q[3]) { *p = y, *u = 0; return; }     /* constant before TD (a corner) */
-        double om = 2 * NSC_PI * q[2], ph = q[5] * NSC_PI / 180, x = t - q[3], e = q[1] * exp(-x * q[4]);
+        if (t + eps < q[3]) {
+            *p = y, *u = 0;
+            return;
+        } /* constant before TD (a corner) */
+        double om = 2 * NSC_PI * q[2], ph = q[5] * NSC_PI / 180, x = t - q[3],
+               e = q[1] * exp(-x * q[4]);
         *p = q[0], *u = y - q[0];
         *v = e * (om * cos(om * x + ph) - q[4] * sin(om * x + ph));
         return;
@@ -361,7 +435,8 @@ static void seed_from(const ex *a, double t, const double *z, double *x)
 {
     int n = a->n, ns = a->nsrc;
     memcpy(x, z, sizeof(double) * (size_t)n);
-    for (int j = 0; j < ns; j++) src_state(a->L->src[j].wave, t, a->eps, &x[n + j], &x[n + ns + j], &x[n + 2 * ns + j]);
+    for (int j = 0; j < ns; j++)
+        src_state(a->L->src[j].wave, t, a->eps, &x[n + j], &x[n + ns + j], &x[n + 2 * ns + j]);
     x[a->N - 1] = 1;
 }
 
@@ -410,7 +485,8 @@ static void x_probes(ex *a, const double *x, const double *w, double *v)
     x_sources(a, x, a->w);
     if (a->need_dz) {
         nsc_flow_advance(a->F, 1, x, a->xt, a->wk);
-        for (int i = 0; i < n; i++) a->zf[i] = 2 * x[i] - a->xt[i];  /* (x - zf) / h0 = (x(t+h0) - x) / h0 */
+        for (int i = 0; i < n; i++)
+            a->zf[i] = 2 * x[i] - a->xt[i]; /* (x - zf) / h0 = (x(t+h0) - x) / h0 */
     }
     nsc_eval_probes(a->T->f, a->T->nprobe, a->L, a->T->sw, x, a->l, a->zf, a->h0, a->w, v + 1);
 }
@@ -445,7 +521,7 @@ static void guard_tol(ex *a, const double *x)
 {
     const nsc_flow *F = a->F;
     int m = a->m, nu = F->nu;
-    for (int u = 0; u < nu; u++) {                          /* the size of each distinct row's terms */
+    for (int u = 0; u < nu; u++) { /* the size of each distinct row's terms */
         double s = 0;
         for (int j = 0; j < F->nau; j++) s += fabs(F->U[u + (size_t)j * nu] * x[F->act[j]]);
         a->wv[u] = s;
@@ -453,7 +529,7 @@ static void guard_tol(ex *a, const double *x)
     a->wv[nu] = 0;
     for (int i = 0; i < m; i++) {
         a->gtol[i] = 1e-15 + 1e-10 * (a->wv[F->umap[i]] + fabs(F->cst[i]));
-        a->gsgn[i] = a->mask[i] && F->dinv[i] > 0 ? -1.0 : 1.0;   /* phi_i = gsgn_i g_i */
+        a->gsgn[i] = a->mask[i] && F->dinv[i] > 0 ? -1.0 : 1.0; /* phi_i = gsgn_i g_i */
     }
     guard_bounds(a);
 }
@@ -477,7 +553,7 @@ static int violated(ex *a, const double *x, double *w)
         return 1;
     }
     if (!a->nsw) return 0;
-    memcpy(a->sw1, a->T->sw, (size_t)a->nsw);               /* the transient's decision (lcs.h) */
+    memcpy(a->sw1, a->T->sw, (size_t)a->nsw); /* the transient's decision (lcs.h) */
     return nsc_lcs_switch_update(a->L, x, a->sw1) > 0;
 }
 
@@ -495,7 +571,8 @@ static int kinks_only(const ex *a)
 {
     if (a->m <= NSC_EX_KINK_M || a->swbad || !a->L->pair_cont) return 0;
     int any = 0, m = a->m;
-    for (int i = nsc_flags_next_diff(a->alt, a->mask, 0, m); i < m; i = nsc_flags_next_diff(a->alt, a->mask, i + 1, m)) {
+    for (int i = nsc_flags_next_diff(a->alt, a->mask, 0, m); i < m;
+         i = nsc_flags_next_diff(a->alt, a->mask, i + 1, m)) {
         if (!a->L->pair_cont[i]) return 0;
         any = 1;
     }
@@ -511,7 +588,8 @@ static int cont_kink(const ex *a)
 {
     if (a->swbad || !a->kinks) return 0;
     int any = 0, m = a->m;
-    for (int i = nsc_flags_next_diff(a->alt, a->mask, 0, m); i < m; i = nsc_flags_next_diff(a->alt, a->mask, i + 1, m)) {
+    for (int i = nsc_flags_next_diff(a->alt, a->mask, 0, m); i < m;
+         i = nsc_flags_next_diff(a->alt, a->mask, i + 1, m)) {
         if (!a->L->pair_cont[i]) return 0;
         any = 1;
     }
@@ -532,8 +610,17 @@ static void keep_alt(ex *a)
 static nsc_loss_map *loss_map(const ex *a, const nsc_flow *F)
 {
     size_t blk = (size_t)(a->n + a->m) * (size_t)F->na;
-    nsc_loss_basis B = { a->n, a->m, a->nsrc, a->N, F->na, F->act, { F->ie, F->ie + blk }, a->mask, F->dinv,
-                         { a->h0, a->h0 / 2 }, { a->lS, a->lS + 4 * a->nsrc } };
+    nsc_loss_basis B = { a->n,
+                         a->m,
+                         a->nsrc,
+                         a->N,
+                         F->na,
+                         F->act,
+                         { F->ie, F->ie + blk },
+                         a->mask,
+                         F->dinv,
+                         { a->h0, a->h0 / 2 },
+                         { a->lS, a->lS + 4 * a->nsrc } };
     return nsc_loss_map_new(a->T->acc, &B, a->T->sw);
 }
 
@@ -580,11 +667,21 @@ static int flow_get(ex *a)
     nsc_flow *F;
     nsc_loss_map *lm = NULL;
     int s = nsc_flow_build(P[0], P[1], a->mask, a->sa, a->sb, a->K, T->acc != NULL, &F);
-    if (s) return s > 0 ? 1 : nsc_err(T->r, NSC_ESIM, NULL, "time %.9g s: the flow of a mode could not be built", a->t);
+    if (s)
+        return s > 0 ? 1
+                     : nsc_err(T->r, NSC_ESIM, NULL,
+                               "time %.9g s: the flow of a mode could not be built", a->t);
     T->st->flows++;
-    if (T->acc && !(lm = loss_map(a, F))) { nsc_flow_free(F); return nsc_oom(T->r); }
+    if (T->acc && !(lm = loss_map(a, F))) {
+        nsc_flow_free(F);
+        return nsc_oom(T->r);
+    }
     exf *e = &a->cache[a->nf < NSC_EX_FLOWS ? a->nf++ : lru];
-    if (!e->key && !(e->key = malloc((size_t)nk + 1))) { nsc_flow_free(F); nsc_loss_map_free(lm); return nsc_oom(T->r); }
+    if (!e->key && !(e->key = malloc((size_t)nk + 1))) {
+        nsc_flow_free(F);
+        nsc_loss_map_free(lm);
+        return nsc_oom(T->r);
+    }
     nsc_flow_free(e->F);
     nsc_loss_map_free(e->lm);
     memcpy(e->key, a->key, (size_t)nk);
@@ -668,16 +765,17 @@ static void loss_chain_step(ex *a)
     const nsc_flow *F = a->F;
     seed_from(a, a->lct, a->lcz, a->lx);
     nsc_flow_ie(F, 0, a->lx, a->ly);
-    for (int i = 0; i < m; i++) {                           /* (pair_l without its clip at 0: KCL exact) */
+    for (int i = 0; i < m; i++) { /* (pair_l without its clip at 0: KCL exact) */
         double g = a->ly[n + i];
         a->ll[i] = !a->mask[i] ? 0 : F->dinv[i] > 0 ? -g * F->dinv[i] : g;
     }
     x_sources(a, a->lx, a->lw0);
-    for (int j = 0; j < ns; j++) {                          /* w = p + u at t + h0, u = (S (u, v))_0 */
+    for (int j = 0; j < ns; j++) { /* w = p + u at t + h0, u = (S (u, v))_0 */
         const double *S = a->lS + 4 * j, *x = a->lx;
         a->lw1[j] = x[n + j] + S[0] * x[n + ns + j] + S[2] * x[n + 2 * ns + j];
     }
-    nsc_loss_acc_step(a->T->acc, 1.0, a->lct, a->lct + a->h0, a->lcz, a->ly, a->ll, a->lw0, a->lw1, a->T->sw, a->mask);
+    nsc_loss_acc_step(a->T->acc, 1.0, a->lct, a->lct + a->h0, a->lcz, a->ly, a->ll, a->lw0, a->lw1,
+                      a->T->sw, a->mask);
     memcpy(a->lcz, a->ly, sizeof(double) * (size_t)n);
     a->lct += a->h0;
     a->lch--;
@@ -701,7 +799,8 @@ static double loss_check(ex *a, double tm, double t1, const double *xm, const do
     a->lpts = 1;
     double s = (tm - a->t) / (t1 - a->t), P = 0, e = 0;
     int nrow = nsc_loss_acc_nrow(a->T->acc);
-    for (int k = 0; k < nrow; k++) P += fmax(fabs(a->lp0[k]), fmax(fabs(a->lpm[k]), fabs(a->lp1[k])));
+    for (int k = 0; k < nrow; k++)
+        P += fmax(fabs(a->lp0[k]), fmax(fabs(a->lpm[k]), fabs(a->lp1[k])));
     double tol = a->o->reltol * P / 2 + 1e-300;
     for (int k = 0; k < nrow; k++) {
         double r = fabs(a->lpm[k] - (a->lp0[k] + s * (a->lp1[k] - a->lp0[k]))) / tol;
@@ -741,7 +840,7 @@ static void loss_seg(ex *a, double tm, double t1, const double *xm, const double
         a->lp0_ok = 0, a->lpts = 0;
         return;
     }
-    if (a->lcpend) {                                        /* from the chain's end */
+    if (a->lcpend) { /* from the chain's end */
         t0 = a->lct > t0 ? a->lct : t0;
         seed_from(a, t0, a->lcz, a->lx);
         x0 = a->lx, a->lp0_ok = 0, a->lcpend = 0, a->lpts = 0;
@@ -763,9 +862,11 @@ static void loss_seg(ex *a, double tm, double t1, const double *xm, const double
 static int log_changes(ex *a, double t, const char *mode1)
 {
     for (int j = 0; a->have_mask && j < a->m; j++)
-        if (mode1[j] != a->mask[j] && nsc_waves_event(a->T->W, t, a->L->pair_name[j], mode1[j])) return -1;
+        if (mode1[j] != a->mask[j] && nsc_waves_event(a->T->W, t, a->L->pair_name[j], mode1[j]))
+            return -1;
     for (int k = 0; k < a->nsw; k++)
-        if (a->sw1[k] != a->T->sw[k] && nsc_waves_event(a->T->W, t, a->T->c->el[a->L->sw[k].el].name, a->sw1[k]))
+        if (a->sw1[k] != a->T->sw[k]
+            && nsc_waves_event(a->T->W, t, a->T->c->el[a->L->sw[k].el].name, a->sw1[k]))
             return -1;
     return 0;
 }
@@ -780,7 +881,10 @@ static exmemo *memo_find(ex *a, int *exact)
     memcpy(a->key + m, a->T->sw, (size_t)a->nsw);
     for (int q = 0; q < a->nmemo; q++) {
         if (memcmp(a->memo[q].from, a->key, (size_t)nk)) continue;
-        if (!memcmp(a->memo[q].hit, a->althi, (size_t)m)) { *exact = 1; return &a->memo[q]; }
+        if (!memcmp(a->memo[q].hit, a->althi, (size_t)m)) {
+            *exact = 1;
+            return &a->memo[q];
+        }
         near = &a->memo[q];
     }
     *exact = 0;
@@ -792,7 +896,10 @@ static exmemo *memo_find(ex *a, int *exact)
 static void memo_add(ex *a, exmemo *e, const char *mode1)
 {
     int m = a->m, nk = m + a->nsw;
-    if (e) { memcpy(e->to, mode1, (size_t)m); return; }
+    if (e) {
+        memcpy(e->to, mode1, (size_t)m);
+        return;
+    }
     e = &a->memo[a->nmemo < NSC_EX_MEMO ? a->nmemo : a->memo_next];
     if (a->nmemo < NSC_EX_MEMO) {
         if (!(e->from = malloc((size_t)(nk + 2 * m) + 1))) return;
@@ -812,8 +919,8 @@ static void memo_add(ex *a, exmemo *e, const char *mode1)
 static nsc_status hand_over(ex *a)
 {
     nsc_tran *T = a->T;
-    if (a->F) {                                             /* inside a mode (seeded at t): every pair's */
-        nsc_flow_pairs(a->F, a->x, a->g, a->pw);            /* multiplier, not only those the probes read */
+    if (a->F) {                                  /* inside a mode (seeded at t): every pair's */
+        nsc_flow_pairs(a->F, a->x, a->g, a->pw); /* multiplier, not only those the probes read */
         for (int i = 0; i < a->m; i++) a->l[i] = pair_l(a, i, a->g[i]);
     }
     memcpy(T->hz, a->z, sizeof(double) * (size_t)a->n);
@@ -855,7 +962,7 @@ static int ev_solve(ex *a, double dt, nsc_onestep **P, nsc_step_info *info, exme
     nsc_tran *T = a->T;
     const nsc_lcs *L = a->L;
     double t = a->t, tn = t + dt, k = dt / a->h0;
-    int oneoff = !(k == ldexp(1.0, ilogb(k)));               /* 2^j h0: a regular slot of the cache */
+    int oneoff = !(k == ldexp(1.0, ilogb(k))); /* 2^j h0: a regular slot of the cache */
     nsc_status s = nsc_pcache_get(T->cache, dt, 1.0, T->sw, oneoff, P, T->st, T->r);
     if (s) return -(int)s;
     int exact = 0;
@@ -872,9 +979,12 @@ static int ev_solve(ex *a, double dt, nsc_onestep **P, nsc_step_info *info, exme
     nsc_onestep_set_alt(*P, NULL);
     nsc_count_solve(T->st, info);
     if (!bad && (s = nsc_lcs_check_step(L, T->c, NULL, a->z1, a->l, tn, T->r))) return -(int)s;
-    if (!bad && info->lcp_solved && !info->polished && !(info->residual <= 1e-9 * (1 + vmax(a->z1, a->n))))
-        bad = 1;                                            /* pivoting result not exact: as no solution */
-    if (!bad && (s = nsc_step_pairs(L, T->c, *P, info, T->st->steps == 0, a->z1, a->l, a->w1, tn, T->r))) return -(int)s;
+    if (!bad && info->lcp_solved && !info->polished
+        && !(info->residual <= 1e-9 * (1 + vmax(a->z1, a->n))))
+        bad = 1; /* pivoting result not exact: as no solution */
+    if (!bad
+        && (s = nsc_step_pairs(L, T->c, *P, info, T->st->steps == 0, a->z1, a->l, a->w1, tn, T->r)))
+        return -(int)s;
     return bad ? 1 : 0;
 }
 
@@ -907,7 +1017,7 @@ static nsc_status ev_step(ex *a, double dt)
     nsc_status s;
     exmemo *memo = NULL;
     int had_alt = a->have_alt, r = 1;
-    double tcap = target(a);                                /* (never across it: a corner, tstart, tstop) */
+    double tcap = target(a); /* (never across it: a corner, tstart, tstop) */
     if (a->t + dt > tcap) dt = tcap - a->t;
     for (int q = 0; q < 3 && r == 1; q++) {
         if (q > 0 && (dt * 8 > a->href || a->t + dt * 8 > tcap)) break;
@@ -922,15 +1032,15 @@ static nsc_status ev_step(ex *a, double dt)
         return NSC_ESIM;
     }
     const char *mode1 = nsc_onestep_mode(P);
-    if (!mode1) mode1 = a->mask;                            /* no pairs (m = 0): the empty mode */
+    if (!mode1) mode1 = a->mask; /* no pairs (m = 0): the empty mode */
     int moved = a->have_mask && memcmp(mode1, a->mask, (size_t)a->m);
     if (had_alt && moved && (!memo || info.lcp_solved || info.active_set)) memo_add(a, memo, mode1);
     memcpy(a->sw1, T->sw, (size_t)a->nsw);
     int nflip = a->nsw ? nsc_lcs_switch_update(L, a->z1, a->sw1) : 0;
     int changed = nflip || !a->have_mask || moved;
-    if (T->acc)                                             /* (the step's switch states: before the update) */
+    if (T->acc) /* (the step's switch states: before the update) */
         nsc_loss_acc_step(T->acc, 1.0, a->t, tn, a->z, a->z1, a->l, a->w, a->w1, T->sw, mode1);
-    if (T->acc) {                                           /* the chain from the step's end (loss_seg) */
+    if (T->acc) { /* the chain from the step's end (loss_seg) */
         memcpy(a->lcz, a->z1, sizeof(double) * (size_t)a->n);
         a->lct = tn, a->lch = NSC_EX_LCHAIN, a->lcpend = 1, a->lp0_ok = 0;
     }
@@ -946,7 +1056,8 @@ static nsc_status ev_step(ex *a, double dt)
     a->have_mask = 1;
     a->F = NULL;
     a->v0_ok = 0;
-    if (dt < 1e-6 * a->href && ++a->evrun > NSC_EX_EVRUN) return hand_over(a);   /* chattering: captured there */
+    if (dt < 1e-6 * a->href && ++a->evrun > NSC_EX_EVRUN)
+        return hand_over(a); /* chattering: captured there */
     return NSC_OK;
 }
 
@@ -971,7 +1082,8 @@ static double lead_in(ex *a, long klo)
     x_probes(a, a->xm, NULL, a->v1);
     if (klo >= 2) e = chord_err(a);
     if (klo >= 2 && a->T->acc)
-        e = fmax(e, loss_check(a, a->t + (double)(klo / 2) * a->h0, a->t + (double)klo * a->h0, a->xm2, a->xm));
+        e = fmax(e, loss_check(a, a->t + (double)(klo / 2) * a->h0, a->t + (double)klo * a->h0,
+                               a->xm2, a->xm));
     return e;
 }
 
@@ -985,21 +1097,26 @@ static nsc_status locate(ex *a, const double *xs, long klo, long khi, long ktol)
     const nsc_flow *F = a->F;
     size_t nb = sizeof(double) * (size_t)a->N;
     memcpy(a->xm, xs, nb);
-    memcpy(a->althi, a->alt, (size_t)a->m);                 /* (the check that found the event) */
-    long half = 1;                                          /* bisection on a power-of-2 grid from klo: */
-    while (2 * half < khi - klo) half *= 2;                 /* each trial one level of the flow */
+    memcpy(a->althi, a->alt, (size_t)a->m); /* (the check that found the event) */
+    long half = 1;                          /* bisection on a power-of-2 grid from klo: */
+    while (2 * half < khi - klo) half *= 2; /* each trial one level of the flow */
     for (; khi - klo > ktol && half > 0; half /= 2) {
         long kmid = klo + half;
-        if (kmid >= khi) continue;                          /* (beyond the bracket: known to fail) */
+        if (kmid >= khi) continue; /* (beyond the bracket: known to fail) */
         nsc_flow_advance(F, half, a->xm, a->x1, a->wk);
-        if (violated(a, a->x1, a->wv)) { khi = kmid; memcpy(a->althi, a->alt, (size_t)a->m); }
-        else { klo = kmid; memcpy(a->xm, a->x1, nb); }
+        if (violated(a, a->x1, a->wv)) {
+            khi = kmid;
+            memcpy(a->althi, a->alt, (size_t)a->m);
+        } else {
+            klo = kmid;
+            memcpy(a->xm, a->x1, nb);
+        }
     }
     a->have_alt = 1;
     a->T->st->locate_trials++;
-    if (klo > 0) {                                          /* an exact step to the interval's start */
+    if (klo > 0) { /* an exact step to the interval's start */
         double t1 = a->t + (double)klo * a->h0, e = lead_in(a, klo);
-        if (e > 4) {                                        /* its chord fails: a shorter step first */
+        if (e > 4) { /* its chord fails: a shorter step first */
             a->kcur = pow2_below(klo / 2);
             a->have_alt = 0;
             a->lpts = 0;
@@ -1015,7 +1132,7 @@ static nsc_status locate(ex *a, const double *xs, long klo, long khi, long ktol)
         memcpy(a->z, a->xm, sizeof(double) * (size_t)a->n);
     }
     a->v0_ok = 0;
-    return ev_step(a, (double)ktol * a->h0);                /* (>= khi - klo: across the change) */
+    return ev_step(a, (double)ktol * a->h0); /* (>= khi - klo: across the change) */
 }
 
 /* 1 when the mode althi (flow Fn) holds at the bracket's end: every pair's
@@ -1048,7 +1165,7 @@ static double kink_rows(ex *a, nsc_flow *Fn)
     nsc_flow *Fo = a->F;
     x_probes(a, a->kxa, NULL, a->kv0);
     memcpy(a->kmask, a->mask, (size_t)a->m);
-    memcpy(a->mask, a->althi, (size_t)a->m);                /* (pair_l reads the mode) */
+    memcpy(a->mask, a->althi, (size_t)a->m); /* (pair_l reads the mode) */
     a->F = Fn;
     x_probes(a, a->kxb, NULL, a->kv1);
     memcpy(a->mask, a->kmask, (size_t)a->m);
@@ -1102,7 +1219,7 @@ static double kink_err(ex *a, long w, nsc_flow **Fn, int *bad)
         double r = fabs(a->kxb[i] - a->kxa[i]) * 0.5 * (double)w / tol;
         e = r > e ? r : e;
     }
-    double er = kink_rows(a, *Fn) / NSC_EX_KROW;             /* (first order in w: squared, as e) */
+    double er = kink_rows(a, *Fn) / NSC_EX_KROW; /* (first order in w: squared, as e) */
     return fmax(e, NSC_EX_KERR * er * er);
 }
 
@@ -1120,27 +1237,27 @@ static double kink_err(ex *a, long w, nsc_flow **Fn, int *bad)
 static nsc_status kink(ex *a, const double *xs, long klo, long khi, const double *xh, long ktol)
 {
     size_t nb = sizeof(double) * (size_t)a->N;
-    memcpy(a->kxh, xh, nb);                                 /* (xh may be a->xm: first) */
+    memcpy(a->kxh, xh, nb); /* (xh may be a->xm: first) */
     if (xs != a->xm) memcpy(a->xm, xs, nb);
     memcpy(a->althi, a->alt, (size_t)a->m);
     nsc_flow *Fn = NULL;
     int cont = cont_kink(a);
-    long half = 1, wt = -1;                                 /* wt: the width kink_err asked for (-1: unknown) */
+    long half = 1, wt = -1; /* wt: the width kink_err asked for (-1: unknown) */
     while (2 * half < khi - klo) half *= 2;
     for (;;) {
         if (cont && (wt < 0 || khi - klo <= wt)) {
             int bad = 0;
             double e = kink_err(a, khi - klo, &Fn, &bad);
-            if (e == -1) {                                  /* a singular mode: the event step */
+            if (e == -1) { /* a singular mode: the event step */
                 cont = 0;
                 break;
             }
-            if (e == -2 || bad) {                           /* a mode not met before, or failing at once: */
-                if (khi - klo <= ktol) break;               /* an event (located to ktol), or */
-                wt = -1;                                    /* until the crossing's own mode holds */
+            if (e == -2 || bad) {             /* a mode not met before, or failing at once: */
+                if (khi - klo <= ktol) break; /* an event (located to ktol), or */
+                wt = -1;                      /* until the crossing's own mode holds */
             } else {
                 if (e <= NSC_EX_KERR) return kink_take(a, khi);
-                wt = (long)((double)(khi - klo) * sqrt(NSC_EX_KERR / e));   /* (e ~ w^2) */
+                wt = (long)((double)(khi - klo) * sqrt(NSC_EX_KERR / e)); /* (e ~ w^2) */
             }
         }
         while (half > 0 && klo + half >= khi) half /= 2;
@@ -1148,7 +1265,11 @@ static nsc_status kink(ex *a, const double *xs, long klo, long khi, const double
         long kmid = klo + half;
         half /= 2;
         nsc_flow_advance(a->F, kmid - klo, a->xm, a->x1, a->wk);
-        if (!violated(a, a->x1, a->wv)) { klo = kmid; memcpy(a->xm, a->x1, nb); continue; }
+        if (!violated(a, a->x1, a->wv)) {
+            klo = kmid;
+            memcpy(a->xm, a->x1, nb);
+            continue;
+        }
         khi = kmid;
         memcpy(a->althi, a->alt, (size_t)a->m);
         memcpy(a->kxh, a->x1, nb);
@@ -1156,7 +1277,7 @@ static nsc_status kink(ex *a, const double *xs, long klo, long khi, const double
         if (c != cont) wt = -1;
         cont = c;
     }
-    memcpy(a->alt, a->althi, (size_t)a->m);                 /* (a kink not within the tolerance at h0: an event) */
+    memcpy(a->alt, a->althi, (size_t)a->m); /* (a kink not within the tolerance at h0: an event) */
     return locate(a, a->xm, klo, khi, ktol);
 }
 
@@ -1182,7 +1303,7 @@ static int kink_settle(ex *a, double *v)
     for (int i = 0; i < a->n; i++)
         if (!a->zdyn[i]) a->z[i] = a->x[i] = a->kxa[i];
     if (v) x_probes(a, a->x, NULL, v);
-    a->F = NULL;                                            /* (step: flow_get, guard_tol) */
+    a->F = NULL; /* (step: flow_get, guard_tol) */
     return 0;
 }
 
@@ -1193,9 +1314,9 @@ static int kink_settle(ex *a, double *v)
 static nsc_status kink_take(ex *a, long khi)
 {
     size_t nb = sizeof(double) * (size_t)a->N;
-    memcpy(a->xm, a->kxh, nb);                              /* an exact step to the bracket's end */
+    memcpy(a->xm, a->kxh, nb); /* an exact step to the bracket's end */
     double t1 = a->t + (double)khi * a->h0, e = lead_in(a, khi);
-    if (e > 4) {                                            /* its chord fails: a shorter step first */
+    if (e > 4) { /* its chord fails: a shorter step first */
         a->kcur = pow2_below(khi / 2 > 0 ? khi / 2 : 1);
         a->T->st->rejected++;
         return NSC_OK;
@@ -1205,10 +1326,10 @@ static nsc_status kink_take(ex *a, long khi)
     a->t = t1;
     count(a, (double)khi * a->h0, 0);
     memcpy(a->z, a->xm, sizeof(double) * (size_t)a->n);
-    memcpy(a->sw1, a->T->sw, (size_t)a->nsw);              /* (no switch flips: log_changes reads sw1) */
+    memcpy(a->sw1, a->T->sw, (size_t)a->nsw); /* (no switch flips: log_changes reads sw1) */
     if (a->o->events && log_changes(a, t1, a->althi)) return nsc_oom(a->T->r);
     memcpy(a->mask, a->althi, (size_t)a->m);
-    kink_settle(a, a->v1);                                  /* (the row at t1: the new mode's, t1 past the kink) */
+    kink_settle(a, a->v1); /* (the row at t1: the new mode's, t1 past the kink) */
     if ((s = add_row(a, t1, a->v1, a->l))) return s;
     a->T->st->kinks++;
     long kn = pow2_below(NSC_EX_KNEXT * khi);
@@ -1239,7 +1360,10 @@ static long step_units(const ex *a, long kt, int *land)
 {
     long k = a->kcur;
     *land = 0;
-    if (kt <= k + k / 4 && kt <= a->kmax) { *land = 1; return kt; }
+    if (kt <= k + k / 4 && kt <= a->kmax) {
+        *land = 1;
+        return kt;
+    }
     if (kt < 2 * k) return kt / 2;
     return k;
 }
@@ -1254,7 +1378,7 @@ static nsc_status accept(ex *a, double tm, double t1, long k, int land, double e
     if ((s = add_row(a, t1, a->v1, a->l))) return s;
     memcpy(a->z, a->x1, sizeof(double) * (size_t)a->n);
     memcpy(a->v0, a->v1, sizeof(double) * (size_t)a->nc);
-    a->v0_ok = !land;                                       /* (a breakpoint reseeds the sources) */
+    a->v0_ok = !land; /* (a breakpoint reseeds the sources) */
     a->evrun = 0;
     if (!land || k >= a->kcur) {
         k = pow2_below(k);
@@ -1271,8 +1395,8 @@ static nsc_status accept(ex *a, double tm, double t1, long k, int land, double e
 static void rest(ex *a, double r)
 {
     double s = r / a->h0, c1 = s * (2 - s), c2 = s * (s - 1) / 2, c0 = 1 - c1 - c2;
-    nsc_flow_advance(a->F, 1, a->x1, a->xt, a->wk);              /* x(h0) */
-    nsc_flow_advance(a->F, 1, a->xt, a->xm2, a->wk);             /* x(2 h0) */
+    nsc_flow_advance(a->F, 1, a->x1, a->xt, a->wk);  /* x(h0) */
+    nsc_flow_advance(a->F, 1, a->xt, a->xm2, a->wk); /* x(2 h0) */
     for (int i = 0; i < a->N; i++) a->x1[i] = c0 * a->x1[i] + c1 * a->xt[i] + c2 * a->xm2[i];
 }
 
@@ -1283,23 +1407,25 @@ static nsc_status step(ex *a)
     int fresh = !a->F;
     if (!a->F) {
         int s = flow_get(a);
-        if (s == 1) return ev_step(a, a->h0);               /* a singular mode: the scheme's step */
+        if (s == 1) return ev_step(a, a->h0); /* a singular mode: the scheme's step */
         if (s == 2) return hand_over(a);
         if (s) return (nsc_status)s;
     }
     seed(a, a->t);
     if (fresh) guard_tol(a, a->x);
-    if (violated(a, a->x, a->wv)) {                         /* the mode ends at t (a source's corner) */
+    if (violated(a, a->x, a->wv)) { /* the mode ends at t (a source's corner) */
         if (kinks_only(a)) return hand_over_kinks(a);
         keep_alt(a);
         return ev_step(a, a->h0);
     }
     double tg = target(a);
-    double kd = floor((tg - a->t) / a->h0 + 1e-6);         /* (up to tstop / h0: 2e9 2^40 overflows a long) */
-    long kt = kd < 4.0 * (double)a->kmax ? (long)kd : 4 * a->kmax;   /* (beyond 2 kmax only k is read) */
+    double kd = floor((tg - a->t) / a->h0
+                      + 1e-6); /* (up to tstop / h0: 2e9 2^40 overflows a long) */
+    long kt = kd < 4.0 * (double)a->kmax ? (long)kd
+                                         : 4 * a->kmax; /* (beyond 2 kmax only k is read) */
     double rem = (tg - a->t) - (double)kt * a->h0;
-    a->nsliver = kt ? 0 : a->nsliver + 1;                   /* breakpoints closer than h0, in a row: */
-    if (a->nsliver > NSC_EX_SLIVERS) return hand_over(a);   /* the theta-scheme merges them */
+    a->nsliver = kt ? 0 : a->nsliver + 1; /* breakpoints closer than h0, in a row: */
+    if (a->nsliver > NSC_EX_SLIVERS) return hand_over(a); /* the theta-scheme merges them */
     int land;
     long k = step_units(a, kt, &land), km = k / 2;
     double tm = a->t + (double)km * a->h0, t1 = land ? tg : a->t + (double)k * a->h0;
@@ -1309,7 +1435,8 @@ static nsc_status step(ex *a)
     long ktol = pow2_below((long)fmax(1.0, NSC_EX_LOC * (double)k));
     if (km > 0 && violated(a, a->xm, a->wm))
         return kinks_only(a) ? hand_over_kinks(a)
-               : a->kinks ? kink(a, a->x, 0, km, a->xm, ktol) : locate(a, a->x, 0, km, ktol);
+               : a->kinks    ? kink(a, a->x, 0, km, a->xm, ktol)
+                             : locate(a, a->x, 0, km, ktol);
     if (violated(a, a->x1, a->w1v)) {
         if (kinks_only(a)) return hand_over_kinks(a);
         /* (not at a landing: a kink taken at a breakpoint or tstop settles the
@@ -1319,15 +1446,15 @@ static nsc_status step(ex *a)
         if (k - km > 0 && !land && a->kinks) return kink(a, a->xm, km, k, a->x1, ktol);
         if (k - km > 0) return locate(a, a->xm, km, k, ktol);
         keep_alt(a);
-        return ev_step(a, t1 - a->t);                       /* (a sliver before the target) */
+        return ev_step(a, t1 - a->t); /* (a sliver before the target) */
     }
     if (!a->v0_ok) x_probes(a, a->x, NULL, a->v0);
     x_probes(a, a->xm, a->wm, a->vm);
     memcpy(a->lm, a->l, sizeof(double) * (size_t)a->m);
-    x_probes(a, a->x1, a->w1v, a->v1);                      /* (a->l: x1's, for its row and the next) */
-    double e = km > 0 ? chord_err(a) : 0;                   /* (one substep: no midpoint) */
+    x_probes(a, a->x1, a->w1v, a->v1);    /* (a->l: x1's, for its row and the next) */
+    double e = km > 0 ? chord_err(a) : 0; /* (one substep: no midpoint) */
     if (km > 0 && T->acc) e = fmax(e, loss_check(a, tm, t1, a->xm, a->x1));
-    if (e > 4 && k >= 2) {                                  /* the waveform bends: half the step */
+    if (e > 4 && k >= 2) { /* the waveform bends: half the step */
         a->lpts = 0;
         a->kcur = k / 2;
         T->st->rejected++;
@@ -1345,10 +1472,13 @@ nsc_status nsc_tran_exact(nsc_tran *T)
     nsc_status s = NSC_OK;
     T->st->hmin_used = INFINITY;
     T->st->exact = 1;
-    if (ex_init(a, T)) { s = nsc_oom(T->r); goto done; }
+    if (ex_init(a, T)) {
+        s = nsc_oom(T->r);
+        goto done;
+    }
     a->t = T->t0;
     if (o->steps && o->interp && (s = nsc_steps_table(T, a->t, a->eps, a->v0, &a->Ws))) goto done;
-    s = ev_step(a, a->h0);                                  /* the first mode, from the initial state */
+    s = ev_step(a, a->h0); /* the first mode, from the initial state */
     while (!s && !T->handover && a->t < o->tstop - a->eps) {
         if (o->stop && *o->stop) {
             W->end = NSC_RUN_INTERRUPTED;

@@ -9,7 +9,7 @@
 #include "stepper.h"
 #include "devices/device.h"
 
-#define NSC_PCACHE 128      /* regular problems at most (small LCSs; large ones: NSC_PCACHE_BIG) */
+#define NSC_PCACHE 128 /* regular problems at most (small LCSs; large ones: NSC_PCACHE_BIG) */
 #define NSC_PCACHE_BIG 32
 #define NSC_PCACHE_SMALL 2000 /* n + m up to which an LCS is small */
 #define NSC_SPARES 4
@@ -22,7 +22,9 @@ static inline double nsc_grid_time(const nsc_tran_opts *o, long j, double eps)
 {
     double t = o->tstart + (double)j * o->tstep;
     if (t <= o->tstop + eps) return t;
-    return o->last_row && j > 0 && o->tstart + (double)(j - 1) * o->tstep < o->tstop - eps ? o->tstop : INFINITY;
+    return o->last_row && j > 0 && o->tstart + (double)(j - 1) * o->tstep < o->tstop - eps
+               ? o->tstop
+               : INFINITY;
 }
 
 /* One-step problems of one LCS keyed by (h, theta, switch states), least
@@ -38,20 +40,20 @@ typedef struct nsc_pcache {
     const nsc_lcs *L;
     nsc_onestep *P[NSC_PCACHE];
     long last[NSC_PCACHE];
-    double hk[NSC_PCACHE], thk[NSC_PCACHE];   /* P[k]'s step and theta, read without a call
+    double hk[NSC_PCACHE], thk[NSC_PCACHE]; /* P[k]'s step and theta, read without a call
                                                  (set with P[k]: nsc_pcache_get is the one
                                                  place a slot's problem is built or renewed) */
-    int mru;                 /* the slot returned last (looked at first) */
-    int gstepped;            /* 1: its static problem was solved by gmin stepping (stepper.c) */
-    int n, cap;              /* cap: 0 until the first call sets it from the LCS's size */
+    int mru;                                /* the slot returned last (looked at first) */
+    int gstepped; /* 1: its static problem was solved by gmin stepping (stepper.c) */
+    int n, cap;   /* cap: 0 until the first call sets it from the LCS's size */
     long clock;
     nsc_onestep *scratch;
-    nsc_onestep *spare[NSC_SPARES];   /* one-off problems before scratch, renewed for the next
+    nsc_onestep *spare[NSC_SPARES]; /* one-off problems before scratch, renewed for the next
                                          one-off steps (never scratch itself, which the caller
                                          may hold as its current problem) */
     long sparelast[NSC_SPARES];
-    int alg_theta;           /* 1: algebraic rows take the step's theta (adaptive), 0: 1 (fixed steps) */
-    int pair_mean;           /* 1: pairs held at the theta point (nsc_onestep_opts.mean; with alg_theta) */
+    int alg_theta; /* 1: algebraic rows take the step's theta (adaptive), 0: 1 (fixed steps) */
+    int pair_mean; /* 1: pairs held at the theta point (nsc_onestep_opts.mean; with alg_theta) */
 } nsc_pcache;
 
 /* 1 when a and b are the same step size (relative 1e-12). */
@@ -74,9 +76,9 @@ void nsc_pcache_free(nsc_pcache *C, nsc_sim_stats *st);
 typedef struct nsc_bpq {
     const nsc_lcs *L;
     double tstop;
-    double *next;            /* [nsrc] */
+    double *next; /* [nsrc] */
 } nsc_bpq;
-int nsc_bpq_init(nsc_bpq *q, const nsc_lcs *L, double tstop);     /* 0, or -1 out of memory */
+int nsc_bpq_init(nsc_bpq *q, const nsc_lcs *L, double tstop); /* 0, or -1 out of memory */
 /* The first breakpoint > x (x never decreasing between calls), INFINITY if none
  * up to tstop. */
 double nsc_bpq_after(nsc_bpq *q, double x);
@@ -102,8 +104,9 @@ void nsc_step_failure(nsc_report *r, const nsc_lcs *L, const nsc_onestep *P, dou
  * (nsc_onestep_kappa: .options chgtol) has no such conditions at its end and
  * is not checked. NSC_OK, or NSC_ESIM naming the pair (a run that failed
  * outside its fits remakes them and runs again: run.c tran_fit_pass). */
-nsc_status nsc_step_pairs(const nsc_lcs *L, const nsc_circuit *c, const nsc_onestep *P, const nsc_step_info *info,
-                          int first, const double *z, const double *l, const double *w, double t, nsc_report *r);
+nsc_status nsc_step_pairs(const nsc_lcs *L, const nsc_circuit *c, const nsc_onestep *P,
+                          const nsc_step_info *info, int first, const double *z, const double *l,
+                          const double *w, double t, nsc_report *r);
 
 /* A solved one-step problem's statistics into st (how it was solved, pivots,
  * its residual): the adaptive and the exact transients. */
@@ -122,29 +125,30 @@ int nsc_tran_states(const nsc_lcs *L, double vntol, double abstol, int *di, doub
 /* Where a transient starts and what it hands back (the periodic steady state,
  * stepper_pss.c); nsc_stepper_tran passes none. Adaptive stepping only. */
 typedef struct nsc_tran_io {
-    double t0;                 /* start time; rows from o->tstart >= t0 */
-    const double *z, *l;       /* the state at t0 ([n], [m]); z NULL: the OP/UIC at t0 = 0 */
-    const char *sw;            /* the switch states at t0 ([nsw]) */
-    double *zend, *lend;       /* if set: the state reached ([n], [m]) ... */
-    char *swend;               /* ... and the switch states ([nsw]) */
-    double *zmin, *zmax;       /* if set: the range of each unknown over the accepted points */
-    double *S;                 /* if set: n x ns (column-major), d z / d start, propagated */
-    int ns;                    /*   through every accepted step with its mode frozen, and
+    double t0;           /* start time; rows from o->tstart >= t0 */
+    const double *z, *l; /* the state at t0 ([n], [m]); z NULL: the OP/UIC at t0 = 0 */
+    const char *sw;      /* the switch states at t0 ([nsw]) */
+    double *zend, *lend; /* if set: the state reached ([n], [m]) ... */
+    char *swend;         /* ... and the switch states ([nsw]) */
+    double *zmin, *zmax; /* if set: the range of each unknown over the accepted points */
+    double *S;           /* if set: n x ns (column-major), d z / d start, propagated */
+    int ns;              /*   through every accepted step with its mode frozen, and
                                     across each located event by its saltation (stepper_adapt.c) */
-    int sens_failed;           /* out: 1 when a step's sensitivity could not be computed */
-    double *lpk;               /* if set: each pair's largest multiplier over the accepted
+    int sens_failed;     /* out: 1 when a step's sensitivity could not be computed */
+    double *lpk;         /* if set: each pair's largest multiplier over the accepted
                                   points ([m]), handed back instead of checked (nsc_dev_check) */
-    long ev_frozen;            /* out, with S: events whose saltation S leaves out (switches
+    long ev_frozen;      /* out, with S: events whose saltation S leaves out (switches
                                   on controls that move with the state flipping together, or
                                   with a pair's change) */
-    struct nsc_pac *pac;       /* if set, with S: S's columns also carry the sources'
+    struct nsc_pac *pac; /* if set, with S: S's columns also carry the sources'
                                   perturbation of the periodic AC (nsc_pac_dw at each step's
                                   ends), and each accepted step is handed to nsc_pac_step */
 } nsc_tran_io;
 
 /* nsc_stepper_tran from io's start (io NULL: nsc_stepper_tran). */
-nsc_status nsc_stepper_tran_io(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_probe *probes, int nprobe,
-                              nsc_tran_io *io, nsc_waves **out, nsc_sim_stats *st, nsc_report *r);
+nsc_status nsc_stepper_tran_io(const nsc_circuit *c, const nsc_tran_opts *o,
+                               const nsc_probe *probes, int nprobe, nsc_tran_io *io,
+                               nsc_waves **out, nsc_sim_stats *st, nsc_report *r);
 
 /* The transient after t = 0, as the adaptive stepper takes it over from
  * nsc_stepper_tran: the consistent solution at t = 0 is computed and its row (if
@@ -154,27 +158,27 @@ typedef struct nsc_tran {
     const nsc_tran_opts *o;
     const nsc_lcs *L;
     nsc_pcache *cache;
-    const nsc_lin *f;        /* [nprobe] */
+    const nsc_lin *f; /* [nprobe] */
     int nprobe;
     nsc_waves *W;
-    char *sw;                /* [L->nsw] switch states */
-    nsc_bpq *bp;             /* the breakpoints */
-    const double *z0, *l0, *w0, *v0;  /* t = 0: z[n], l[m], w[nsrc], probes v0[1..nprobe] */
-    long jout;               /* next output row: t = tstart + jout tstep */
+    char *sw;                        /* [L->nsw] switch states */
+    nsc_bpq *bp;                     /* the breakpoints */
+    const double *z0, *l0, *w0, *v0; /* t = 0: z[n], l[m], w[nsrc], probes v0[1..nprobe] */
+    long jout;                       /* next output row: t = tstart + jout tstep */
     nsc_sim_stats *st;
     nsc_report *r;
-    nsc_tran_io *io;         /* NULL, or the start and hand-back of the run */
-    nsc_loss_acc *acc;       /* NULL, or the energies being integrated (o->losses) */
-    double *lpk;             /* [m] each pair's largest multiplier so far (updated at each accepted point
+    nsc_tran_io *io;   /* NULL, or the start and hand-back of the run */
+    nsc_loss_acc *acc; /* NULL, or the energies being integrated (o->losses) */
+    double *lpk;       /* [m] each pair's largest multiplier so far (updated at each accepted point
                               * for the pairs pklist[0..npk) a device checks; the others keep l0) */
     const int *pklist;
     int npk;
-    double t0;               /* the start without io: 0, or where the exact transient handed over */
-    double *hz, *hl, *hw, *hv;   /* the exact transient's hand-over: the state at t0 written here
+    double t0; /* the start without io: 0, or where the exact transient handed over */
+    double *hz, *hl, *hw, *hv; /* the exact transient's hand-over: the state at t0 written here
                                     (z0, l0, w0, v0 point to the same arrays) and handover set */
     int handover;
-    int handover_kinks;      /* 1: handed over at continuous kinks alone (stepper_exact.c kinks_only) */
-    char *hmode;             /* [m] or NULL: the hand-over's mode at t0 (the active set up to t0; the
+    int handover_kinks; /* 1: handed over at continuous kinks alone (stepper_exact.c kinks_only) */
+    char *hmode;        /* [m] or NULL: the hand-over's mode at t0 (the active set up to t0; the
                                 adaptive stepper's first step compares its mode with it) */
 } nsc_tran;
 
@@ -201,7 +205,8 @@ nsc_status nsc_steps_table(const nsc_tran *T, double t0, double eps, double *v0,
  * (nsc_dev_check) into r and 0. Without it an .op of a diode fitted on
  * 100 uA..100 A carrying 5 kA read 4.2 V off its last chord where the SPICE
  * curve has 1.054 V. */
-int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *notes, nsc_report *r);
+int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *notes,
+                nsc_report *r);
 
 /* The checks of a static solution (z, l) of L, pair offsets e[m] (opcheck.c):
  * in a circuit of voltage sources, resistors, switches, capacitors, inductors,
@@ -212,8 +217,8 @@ int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_r
  * the node or the pair, else NSC_OK. */
 #define NSC_OPCHECK_TOL 1e-6
 #define NSC_NOGAIN_MARGIN 1.0
-nsc_status nsc_op_solution_check(const nsc_lcs *L, const nsc_circuit *c, const double *z, const double *l,
-                                 const double *e, nsc_report *r);
+nsc_status nsc_op_solution_check(const nsc_lcs *L, const nsc_circuit *c, const double *z,
+                                 const double *l, const double *e, nsc_report *r);
 
 /* The operating point of C->L (an NSC_ASM_OP LCS of c) with sources s[n], e[m]
  * from the source values w (issue 29: .ac, .dc; .op), checked as a step is
@@ -221,9 +226,9 @@ nsc_status nsc_op_solution_check(const nsc_lcs *L, const nsc_circuit *c, const d
  * (a previous point's, so the search starts from its decisions); the solution
  * z, l, the switch states sw and mode[m] (1 = active pair) of the accepted
  * solve. The one-step problems stay in C: the next call starts from this mode. */
-nsc_status nsc_op_point(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, double gmin, int init,
-                        const double *w, const double *s, const double *e, double *z, double *l, char *sw,
-                        char *mode, nsc_report *r);
+nsc_status nsc_op_point(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, double gmin,
+                        int init, const double *w, const double *s, const double *e, double *z,
+                        double *l, char *sw, char *mode, nsc_report *r);
 
 /* The workspace of an operating point (opws.c; .op, .ac's point, .dc's points):
  * c's OP LCS L, its problem cache, and over L the unknowns z[n], pairs l[m],
@@ -232,7 +237,7 @@ nsc_status nsc_op_point(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, 
 typedef struct nsc_opws {
     nsc_lcs *L;
     nsc_pcache cache;
-    double *buf;                /* the block of z s l e w */
+    double *buf; /* the block of z s l e w */
     double *z, *s, *l, *e, *w;
     char *sw, *mode;
 } nsc_opws;
@@ -244,8 +249,8 @@ nsc_status nsc_opws_build(nsc_opws *W, const nsc_circuit *c, double gmin, nsc_re
 /* The operating point of W's LCS (nsc_op_point): its sources at their DC
  * values into w s e, the solution into z l sw mode; init: switch states from
  * the card, else from sw. */
-nsc_status nsc_opws_point(nsc_opws *W, const nsc_circuit *c, nsc_solver solver, double gmin, int init,
-                          nsc_report *r);
+nsc_status nsc_opws_point(nsc_opws *W, const nsc_circuit *c, nsc_solver solver, double gmin,
+                          int init, nsc_report *r);
 /* All but sw freed (NULL), ready for a rebuild. */
 void nsc_opws_release(nsc_opws *W);
 /* All freed. */

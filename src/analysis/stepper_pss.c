@@ -82,35 +82,38 @@
 #include "lcs/lcs.h"
 #include "pac.h"
 
-#define NSC_PSS_MAXPER 1000   /* the common period is at most this many of the longest */
+#define NSC_PSS_MAXPER 1000    /* the common period is at most this many of the longest */
 #define NSC_PSS_MAXWARM 100000 /* periods before the sources repeat, at most */
-#define NSC_PSS_HALVE 3       /* step halvings before a plain transient period */
-#define NSC_PSS_STEP 100      /* largest Newton step, in merit scales (the warm-up's range) */
-#define NSC_PSS_HWARM 50      /* warm-up steps at most T / this (ngspice's span / 50: a start only) */
-#define NSC_PSS_HMAX 200      /* shooting and written steps at most T / this (the header) */
-#define NSC_PSS_MU_TOL 1e-3   /* a multiplier is outside the unit circle when |mu| > 1 + this (above) */
-#define NSC_PSS_LEAPS 2       /* full Newton steps taken although the merit rose (shoot()) */
+#define NSC_PSS_HALVE 3        /* step halvings before a plain transient period */
+#define NSC_PSS_STEP 100       /* largest Newton step, in merit scales (the warm-up's range) */
+#define NSC_PSS_HWARM 50 /* warm-up steps at most T / this (ngspice's span / 50: a start only) */
+#define NSC_PSS_HMAX 200 /* shooting and written steps at most T / this (the header) */
+#define NSC_PSS_MU_TOL \
+    1e-3                /* a multiplier is outside the unit circle when |mu| > 1 + this (above) */
+#define NSC_PSS_LEAPS 2 /* full Newton steps taken although the merit rose (shoot()) */
 
 typedef struct pss {
     const nsc_circuit *c;
-    nsc_tran_opts o;          /* the internal runs: no rows, no progress */
+    nsc_tran_opts o; /* the internal runs: no rows, no progress */
     int n, m, nsw, nd;
-    long frozen;              /* events of the last run with sensitivities whose saltation J lacks */
-    int nojac;                /* 1: a step's sensitivity failed in the last run with sensitivities */
-    int *di;                  /* [nd] differential unknowns */
-    char **zname;             /* [n] (the assembled LCS's) */
-    double *atol;             /* [nd] */
+    long frozen;  /* events of the last run with sensitivities whose saltation J lacks */
+    int nojac;    /* 1: a step's sensitivity failed in the last run with sensitivities */
+    int *di;      /* [nd] differential unknowns */
+    char **zname; /* [n] (the assembled LCS's) */
+    double *atol; /* [nd] */
     double *z, *l, *z1, *l1, *S, *zmin, *zmax, *J, *F, *x, *dx;
-    double *lpk;               /* [m] each pair's peak over the written periods (nsc_dev_check) */
-    double *A, *B, *Facc, *ms, *Phiacc, dxn;   /* [nd*nd] model and secant correction, [nd] F at the accepted point, merit scales */
-    double *wr, *wi;          /* [nd] the Floquet multipliers */
-    double *xs;               /* [nd] the solution's differential unknowns (confirm()) */
-    double *Jb, *zb, *lb;     /* the best iterate (lowest merit): its monodromy (J + B where frozen), start */
+    double *lpk; /* [m] each pair's peak over the written periods (nsc_dev_check) */
+    double *A, *B, *Facc, *ms, *Phiacc,
+        dxn; /* [nd*nd] model and secant correction, [nd] F at the accepted point, merit scales */
+    double *wr, *wi; /* [nd] the Floquet multipliers */
+    double *xs;      /* [nd] the solution's differential unknowns (confirm()) */
+    double *Jb, *zb,
+        *lb; /* the best iterate (lowest merit): its monodromy (J + B where frozen), start */
     char *swb;
     double mbest, rbest;      /* its merit and residual */
     int itbest, worstb, jbok; /* its shooting period, worst state; 1: its J exists */
-    double stall;             /* the smallest step (merit scales) tried from it without a lower merit */
-    int usebest;              /* 1: monodromy() and multipliers() read the best iterate's */
+    double stall; /* the smallest step (merit scales) tried from it without a lower merit */
+    int usebest;  /* 1: monodromy() and multipliers() read the best iterate's */
     char *sw, *sw1;
     int *ipiv;
     nsc_sim_stats *st;
@@ -128,42 +131,58 @@ static nsc_status common_period(const nsc_circuit *c, const nsc_lcs *L, double *
         double s, p = nsc_wave_period(L->src[j].wave, &s);
         const nsc_element *e = &c->el[L->src[j].el];
         if (p < 0 && !(*T > 0))
-            return nsc_err(r, NSC_ENETLIST, &e->loc, "source %s is not periodic (EXP, a damped SIN, a B source's function of time): give the "
-                           "steady state's period with --period or .pss period=", e->name);
+            return nsc_err(
+                r, NSC_ENETLIST, &e->loc,
+                "source %s is not periodic (EXP, a damped SIN, a B source's function of time): give the "
+                "steady state's period with --period or .pss period=",
+                e->name);
         if (s > *since) *since = s;
         if (p > pmax) pmax = p;
     }
     if (*T > 0 && *T < NSC_PERIOD_MIN)
-        return nsc_err(r, NSC_EUSAGE, NULL, "the period %g s is shorter than %g s, the shortest nscircuit's steps "
-                       "resolve", *T, NSC_PERIOD_MIN);
-    if (*T > 0) {                                             /* given: warn where it is not a period */
+        return nsc_err(r, NSC_EUSAGE, NULL,
+                       "the period %g s is shorter than %g s, the shortest nscircuit's steps "
+                       "resolve",
+                       *T, NSC_PERIOD_MIN);
+    if (*T > 0) { /* given: warn where it is not a period */
         int warned = -1;
         for (int j = 0; j < L->nsrc; j++) {
             double s, p = nsc_wave_period(L->src[j].wave, &s), q = p > 0 ? *T / p : 0;
             if (p > 0 && !(fabs(q - nearbyint(q)) <= 1e-9 * q && q >= 0.5))
-                nsc_warn(r, &c->el[L->src[j].el].loc, "the period %g s is not a multiple of source %s's period %g s: "
-                         "the result is not a periodic steady state", *T, c->el[L->src[j].el].name, p);
-            else if (p < 0 && L->src[j].el != warned && !nsc_wave_repeats(L->src[j].wave, *T, fmax(s, *since))) {
-                warned = L->src[j].el;                        /* once per element (a B source's several) */
-                nsc_warn(r, &c->el[warned].loc, "the period %g s is not a period of source %s's waveform (its values "
-                         "at t and t + %g s differ): the result is not a periodic steady state", *T, c->el[warned].name, *T);
+                nsc_warn(r, &c->el[L->src[j].el].loc,
+                         "the period %g s is not a multiple of source %s's period %g s: "
+                         "the result is not a periodic steady state",
+                         *T, c->el[L->src[j].el].name, p);
+            else if (p < 0 && L->src[j].el != warned
+                     && !nsc_wave_repeats(L->src[j].wave, *T, fmax(s, *since))) {
+                warned = L->src[j].el; /* once per element (a B source's several) */
+                nsc_warn(r, &c->el[warned].loc,
+                         "the period %g s is not a period of source %s's waveform (its values "
+                         "at t and t + %g s differ): the result is not a periodic steady state",
+                         *T, c->el[warned].name, *T);
             }
         }
         return NSC_OK;
     }
     if (pmax == 0)
-        return nsc_err(r, NSC_EUSAGE, NULL, "no periodic source: give the steady state's period with --period");
-    for (int k = 1; k <= NSC_PSS_MAXPER; k++) {              /* the smallest multiple of pmax that ... */
+        return nsc_err(r, NSC_EUSAGE, NULL,
+                       "no periodic source: give the steady state's period with --period");
+    for (int k = 1; k <= NSC_PSS_MAXPER; k++) { /* the smallest multiple of pmax that ... */
         double cand = k * pmax;
         int ok = 1;
-        for (int j = 0; j < L->nsrc && ok; j++) {            /* ... each period divides */
+        for (int j = 0; j < L->nsrc && ok; j++) { /* ... each period divides */
             double s, p = nsc_wave_period(L->src[j].wave, &s), q = p > 0 ? cand / p : 0;
             ok = p <= 0 || fabs(q - nearbyint(q)) <= 1e-9 * q;
         }
-        if (ok) { *T = cand; return NSC_OK; }
+        if (ok) {
+            *T = cand;
+            return NSC_OK;
+        }
     }
-    return nsc_err(r, NSC_EUSAGE, NULL, "the sources' periods have no common multiple within %d periods of "
-                   "the longest (%g s): give the period with --period", NSC_PSS_MAXPER, pmax);
+    return nsc_err(r, NSC_EUSAGE, NULL,
+                   "the sources' periods have no common multiple within %d periods of "
+                   "the longest (%g s): give the period with --period",
+                   NSC_PSS_MAXPER, pmax);
 }
 
 static void stats_add(nsc_sim_stats *a, const nsc_sim_stats *b)
@@ -187,7 +206,8 @@ static void stats_add(nsc_sim_stats *a, const nsc_sim_stats *b)
     a->switch_events += b->switch_events;
     a->mode_factor += b->mode_factor;
     a->mode_cached += b->mode_cached;
-    if (b->hmin_used > 0 && (a->hmin_used == 0 || b->hmin_used < a->hmin_used)) a->hmin_used = b->hmin_used;
+    if (b->hmin_used > 0 && (a->hmin_used == 0 || b->hmin_used < a->hmin_used))
+        a->hmin_used = b->hmin_used;
     if (b->hmax_used > a->hmax_used) a->hmax_used = b->hmax_used;
     if (b->max_residual > a->max_residual) a->max_residual = b->max_residual;
     a->n = b->n;
@@ -199,11 +219,24 @@ static void stats_add(nsc_sim_stats *a, const nsc_sim_stats *b)
  * zmin/zmax; with the sensitivities when sens (*nojac = 1 when a step's could
  * not be computed). With out, the table of the probes is handed back; without,
  * an interrupted run is an error. */
-static nsc_status run(pss *p, const nsc_tran_opts *o, const nsc_probe *probes, int nprobe, nsc_waves **out,
-                      int fresh, int sens, int *nojac)
+static nsc_status run(pss *p, const nsc_tran_opts *o, const nsc_probe *probes, int nprobe,
+                      nsc_waves **out, int fresh, int sens, int *nojac)
 {
-    nsc_tran_io io = { o->tstart, fresh ? NULL : p->z, p->l, p->sw, p->z1, p->l1, p->sw1, p->zmin, p->zmax,
-                       sens ? p->S : NULL, p->nd, 0, out ? p->lpk : NULL, 0, NULL };
+    nsc_tran_io io = { o->tstart,
+                       fresh ? NULL : p->z,
+                       p->l,
+                       p->sw,
+                       p->z1,
+                       p->l1,
+                       p->sw1,
+                       p->zmin,
+                       p->zmax,
+                       sens ? p->S : NULL,
+                       p->nd,
+                       0,
+                       out ? p->lpk : NULL,
+                       0,
+                       NULL };
     for (int i = 0; i < p->n; i++) p->zmin[i] = p->zmax[i] = fresh ? 0 : p->z[i];
     if (sens) {
         memset(p->S, 0, sizeof(double) * (size_t)p->n * (size_t)p->nd);
@@ -250,7 +283,10 @@ static double residual(pss *p, int *worst)
         double scale = fmax(fmax(p->zmax[i] - p->zmin[i], 1e-3 * big), p->atol[k]);
         p->F[k] = p->z1[i] - p->z[i];
         double q = fabs(p->F[k]) / scale;
-        if (!(q <= res)) { res = q; *worst = i; }
+        if (!(q <= res)) {
+            res = q;
+            *worst = i;
+        }
     }
     return res;
 }
@@ -288,8 +324,9 @@ static void model(pss *p)
     int nd = p->nd;
     for (int k = 0; k < nd; k++)
         for (int q = 0; q < nd; q++) {
-            size_t kq = (size_t)k * (size_t)nd + (size_t)q;       /* column k, row q */
-            p->A[kq] = p->S[(size_t)k * (size_t)p->n + (size_t)p->di[q]] - (q == k) + (p->frozen ? p->B[kq] : 0);
+            size_t kq = (size_t)k * (size_t)nd + (size_t)q; /* column k, row q */
+            p->A[kq] = p->S[(size_t)k * (size_t)p->n + (size_t)p->di[q]] - (q == k)
+                       + (p->frozen ? p->B[kq] : 0);
         }
 }
 
@@ -384,7 +421,8 @@ static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
     p->mbest = INFINITY;
     for (int k = 0; k < p->nd; k++) {
         int i = p->di[k];
-        p->ms[k] = fmax(fmax(p->zmax[i] - p->zmin[i], fmax(fabs(p->zmin[i]), fabs(p->zmax[i]))), p->atol[k]);
+        p->ms[k] = fmax(fmax(p->zmax[i] - p->zmin[i], fmax(fabs(p->zmin[i]), fabs(p->zmax[i]))),
+                        p->atol[k]);
         p->x[k] = p->z1[i];
         p->dx[k] = 0;
     }
@@ -403,12 +441,13 @@ static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
         }
         if (mn < p->mbest) keep_best(p, it, rn, mn, worst, nojac);
         else if (trial) p->stall = fmin(p->stall, p->dxn);
-        if (it == 1) cap = p->frozen ? 1 : NSC_PSS_STEP;     /* J exact: a full Newton step is trusted */
-        if (trial && p->frozen) secant(p);                    /* what the model missed */
+        if (it == 1)
+            cap = p->frozen ? 1 : NSC_PSS_STEP; /* J exact: a full Newton step is trusted */
+        if (trial && p->frozen) secant(p);      /* what the model missed */
         int bad = 0;
         int leap = trial && !p->frozen && p->dxn < cap && leaps < NSC_PSS_LEAPS && mn >= macc;
-        leaps += leap;                                        /* a full Newton step with an exact J, worse: */
-        if (mn < macc || leap) {                              /* accept the point just run (its J is the new region's) */
+        leaps += leap;           /* a full Newton step with an exact J, worse: */
+        if (mn < macc || leap) { /* accept the point just run (its J is the new region's) */
             if (trial && p->dxn >= cap * 0.999) cap = fmin(4 * cap, NSC_PSS_STEP);
             for (int k = 0; k < p->nd; k++) {
                 p->x[k] = p->z[p->di[k]];
@@ -419,14 +458,16 @@ static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
             fails = 0;
             model(p);
             bad = nojac || newton_step(p, cap);
-        } else if (++fails <= NSC_PSS_HALVE) {                /* a smaller step, from the corrected model */
+        } else if (++fails <= NSC_PSS_HALVE) { /* a smaller step, from the corrected model */
             cap = p->dxn / 4;
             bad = newton_step(p, cap);
-        } else
-            bad = 1;
+        } else bad = 1;
         trial = !bad;
-        if (bad) {                                            /* a transient period from x_acc */
-            for (int k = 0; k < p->nd; k++) { p->x[k] = p->Phiacc[k]; p->dx[k] = 0; }
+        if (bad) { /* a transient period from x_acc */
+            for (int k = 0; k < p->nd; k++) {
+                p->x[k] = p->Phiacc[k];
+                p->dx[k] = 0;
+            }
             macc = INFINITY;
             fails = 0;
         }
@@ -441,7 +482,7 @@ static nsc_status shoot(pss *p, double ts, double T, const nsc_pss_opts *po)
 static void monodromy(const pss *p, double *M)
 {
     int nd = p->nd;
-    if (p->usebest) {                                         /* the best iterate's, kept */
+    if (p->usebest) { /* the best iterate's, kept */
         memcpy(M, p->Jb, sizeof(double) * (size_t)nd * (size_t)nd);
         return;
     }
@@ -473,7 +514,11 @@ static nsc_status multipliers(pss *p)
     for (int k = 0; k < nd; k++) {
         double a = hypot(p->wr[k], p->wi[k]);
         I->nmu_out += a > 1 + NSC_PSS_MU_TOL;
-        if (a > I->mu_abs) { I->mu_abs = a; I->mu_re = p->wr[k]; I->mu_im = fabs(p->wi[k]); }
+        if (a > I->mu_abs) {
+            I->mu_abs = a;
+            I->mu_re = p->wr[k];
+            I->mu_im = fabs(p->wi[k]);
+        }
     }
     return NSC_OK;
 }
@@ -490,7 +535,8 @@ static int mode_state(pss *p, double mu)
     if (nd == 0 || nsc_dense_lu(nd, p->A, nd, p->ipiv)) return -1;
     for (int k = 0; k < nd; k++) p->dx[k] = 1;
     for (int it = 0; it < 2; it++) {
-        if (nsc_dense_lusolve(0, nd, 1, p->A, nd, p->ipiv, p->dx, nd)) return -1;   /* v = (M - mu')^-1 v */
+        if (nsc_dense_lusolve(0, nd, 1, p->A, nd, p->ipiv, p->dx, nd))
+            return -1; /* v = (M - mu')^-1 v */
         double big = 0;
         for (int k = 0; k < nd; k++) big = fmax(big, fabs(p->dx[k]));
         if (!(big > 0) || !isfinite(big)) return -1;
@@ -498,7 +544,10 @@ static int mode_state(pss *p, double mu)
     }
     double w = -1;
     for (int k = 0; k < nd; k++)
-        if (fabs(p->dx[k]) / p->ms[k] > w) { w = fabs(p->dx[k]) / p->ms[k]; best = p->di[k]; }
+        if (fabs(p->dx[k]) / p->ms[k] > w) {
+            w = fabs(p->dx[k]) / p->ms[k];
+            best = p->di[k];
+        }
     return best;
 }
 
@@ -519,7 +568,7 @@ static nsc_status confirm(pss *p, double ts, double T, double *mu)
     double big = 0, num = 0, den = 0;
     double *phi0 = nsc_calloc((size_t)nd + 1, sizeof(double));
     if (!phi0) return nsc_oom(p->r);
-    nsc_status s = run_span(p, ts, ts + T, 0, 0, NULL);                   /* Phi(x*) */
+    nsc_status s = run_span(p, ts, ts + T, 0, 0, NULL); /* Phi(x*) */
     for (int k = 0; k < nd; k++) phi0[k] = p->z1[p->di[k]];
     for (int k = 0; k < nd; k++) big = fmax(big, fabs(p->dx[k]) / p->ms[k]);
     double eps = 1e-3 / big;
@@ -530,7 +579,7 @@ static nsc_status confirm(pss *p, double ts, double T, double *mu)
     if (!s) s = run_span(p, ts, ts + T, 0, 0, NULL);
     for (int k = 0; k < nd; k++) {
         double v = p->dx[k] / p->ms[k], d = (p->z1[p->di[k]] - phi0[k]) / p->ms[k];
-        num += d * v;                                 /* <Phi(x* + eps v) - Phi(x*), v> */
+        num += d * v; /* <Phi(x* + eps v) - Phi(x*), v> */
         den += eps * v * v;
         p->z[p->di[k]] = p->xs[k];
     }
@@ -556,36 +605,47 @@ static nsc_status unstable(pss *p, double ts, double T)
     nsc_status s = w >= 0 ? confirm(p, ts, T, &mu) : NSC_OK;
     if (s) return s;
     if (w >= 0 && I->nmu_out == 1 && fabs(mu) <= 1 + NSC_PSS_MU_TOL) {
-        nsc_warn(p->r, NULL, "the monodromy matrix's Floquet multiplier %.4g is outside the unit circle, but one "
-                 "period of the circuit along its eigenvector gives %.4g: taken as stable (the matrix lacks part "
-                 "of an event's saltation)", I->mu_re, mu);
+        nsc_warn(
+            p->r, NULL,
+            "the monodromy matrix's Floquet multiplier %.4g is outside the unit circle, but one "
+            "period of the circuit along its eigenvector gives %.4g: taken as stable (the matrix lacks part "
+            "of an event's saltation)",
+            I->mu_re, mu);
         I->mu_re = mu;
         I->mu_abs = fabs(mu);
         I->nmu_out = 0;
         return NSC_OK;
     }
-    for (int k = 0; k < p->nd; k++)
-        neg |= p->wi[k] == 0 && p->wr[k] < -(1 + NSC_PSS_MU_TOL);
+    for (int k = 0; k < p->nd; k++) neg |= p->wi[k] == 0 && p->wr[k] < -(1 + NSC_PSS_MU_TOL);
     char m[80], where[160] = "", what[200];
-    if (I->mu_im > 0) snprintf(m, sizeof m, "%.4g%+.4gi (modulus %.4g)", I->mu_re, I->mu_im, I->mu_abs);
+    if (I->mu_im > 0)
+        snprintf(m, sizeof m, "%.4g%+.4gi (modulus %.4g)", I->mu_re, I->mu_im, I->mu_abs);
     else snprintf(m, sizeof m, "%.4g", I->mu_re);
-    if (w >= 0) snprintf(where, sizeof where, " (one period of the circuit along its eigenvector: %.4g), mostly in %s",
-                         mu, p->zname[w]);
+    if (w >= 0)
+        snprintf(where, sizeof where,
+                 " (one period of the circuit along its eigenvector: %.4g), mostly in %s", mu,
+                 p->zname[w]);
     if (neg)
-        snprintf(what, sizeof what, "a multiplier below -1 is a period doubling: the orbit of twice the period "
-                 "may be stable; try --period %g (.pss period=%g)", 2 * T, 2 * T);
+        snprintf(what, sizeof what,
+                 "a multiplier below -1 is a period doubling: the orbit of twice the period "
+                 "may be stable; try --period %g (.pss period=%g)",
+                 2 * T, 2 * T);
     else if (I->mu_im > 0)
-        snprintf(what, sizeof what, "a complex pair is an oscillation of the circuit's own that the sources do "
+        snprintf(what, sizeof what,
+                 "a complex pair is an oscillation of the circuit's own that the sources do "
                  "not lock: no steady state of this period; run a transient");
     else
-        snprintf(what, sizeof what, "the circuit moves away from it (a net negative resistance diverges) or "
+        snprintf(what, sizeof what,
+                 "the circuit moves away from it (a net negative resistance diverges) or "
                  "settles on another orbit; run a transient");
-    return nsc_err(p->r, NSC_ESIM, NULL, "the periodic orbit found is unstable: %d Floquet multiplier%s outside "
-                   "the unit circle, the largest %s%s; %s", I->nmu_out, I->nmu_out > 1 ? "s" : "", m, where, what);
+    return nsc_err(p->r, NSC_ESIM, NULL,
+                   "the periodic orbit found is unstable: %d Floquet multiplier%s outside "
+                   "the unit circle, the largest %s%s; %s",
+                   I->nmu_out, I->nmu_out > 1 ? "s" : "", m, where, what);
 }
 
-#define NSC_PSS_PROBE 8        /* transient periods run from the best iterate when the shooting fails */
-#define NSC_PSS_KMAX 4         /* the longest period (in T) looked for in them */
+#define NSC_PSS_PROBE 8 /* transient periods run from the best iterate when the shooting fails */
+#define NSC_PSS_KMAX 4  /* the longest period (in T) looked for in them */
 
 /* The transient of NSC_PSS_PROBE periods from the best iterate (no_orbit()):
  * c[j] = max_i |x_j - x_{j-1}|_i / ms_i, the change of period j = 1..PROBE;
@@ -604,7 +664,7 @@ static nsc_status probe_tail(pss *p, double ts, double T, double *c, int *k, dou
     for (int j = 0; j <= np && !s; j++) {
         for (int q = 0; q < nd; q++) X[(size_t)j * nd + q] = p->z[p->di[q]];
         if (j == np) break;
-        s = run_span(p, ts, ts + T, 0, 0, NULL);              /* the sources repeat: every period from ts */
+        s = run_span(p, ts, ts + T, 0, 0, NULL); /* the sources repeat: every period from ts */
         memcpy(p->z, p->z1, sizeof(double) * (size_t)p->n);
         memcpy(p->l, p->l1, sizeof(double) * (size_t)p->m);
         memcpy(p->sw, p->sw1, (size_t)p->nsw);
@@ -612,17 +672,23 @@ static nsc_status probe_tail(pss *p, double ts, double T, double *c, int *k, dou
     double dd[NSC_PSS_KMAX + 1] = { 0 };
     for (int j = 1; j <= np; j++) {
         c[j - 1] = 0;
-        for (int q = 0; q < nd; q++) c[j - 1] = fmax(c[j - 1], fabs(X[(size_t)j * nd + q] - X[(size_t)(j - 1) * nd + q]) / p->ms[q]);
+        for (int q = 0; q < nd; q++)
+            c[j - 1] = fmax(c[j - 1],
+                            fabs(X[(size_t)j * nd + q] - X[(size_t)(j - 1) * nd + q]) / p->ms[q]);
     }
     for (int kk = 1; kk <= NSC_PSS_KMAX; kk++)
         for (int j = np - NSC_PSS_KMAX + 1; j <= np; j++)
             for (int q = 0; q < nd; q++)
-                dd[kk] = fmax(dd[kk], fabs(X[(size_t)j * nd + q] - X[(size_t)(j - kk) * nd + q]) / p->ms[q]);
+                dd[kk] = fmax(dd[kk], fabs(X[(size_t)j * nd + q] - X[(size_t)(j - kk) * nd + q])
+                                          / p->ms[q]);
     *k = 0;
     *d1 = dd[1];
     *dk = 0;
     for (int kk = 2; kk <= NSC_PSS_KMAX && !*k; kk++)
-        if (dd[kk] < 0.1 * dd[1]) { *k = kk; *dk = dd[kk]; }
+        if (dd[kk] < 0.1 * dd[1]) {
+            *k = kk;
+            *dk = dd[kk];
+        }
     free(X);
     return s;
 }
@@ -636,12 +702,15 @@ static void mu_list(const pss *p, char *buf, size_t len)
     for (int r = 0; r < 3 && r < p->nd; r++) {
         int b = -1;
         for (int k = 0; k < p->nd; k++) {
-            if (k == used[0] || k == used[1] || p->wi[k] < 0) continue;   /* a pair once, by its + member */
+            if (k == used[0] || k == used[1] || p->wi[k] < 0)
+                continue; /* a pair once, by its + member */
             if (b < 0 || hypot(p->wr[k], p->wi[k]) > hypot(p->wr[b], p->wi[b])) b = k;
         }
         if (b < 0) break;
         used[r] = b;
-        if (p->wi[b] != 0) o += snprintf(buf + o, len - (size_t)o, "%s%.4g%+.3gi", r ? ", " : "", p->wr[b], p->wi[b]);
+        if (p->wi[b] != 0)
+            o += snprintf(buf + o, len - (size_t)o, "%s%.4g%+.3gi", r ? ", " : "", p->wr[b],
+                          p->wi[b]);
         else o += snprintf(buf + o, len - (size_t)o, "%s%.4g", r ? ", " : "", p->wr[b]);
         if ((size_t)o >= len) break;
     }
@@ -691,25 +760,34 @@ static nsc_status no_orbit(pss *p, int it, double ts, double T, const nsc_pss_op
         if (st >= 0) snprintf(mode, sizeof mode, ", the largest's mode moving %s", p->zname[st]);
     }
     if (p->stall < 1e-3)
-        snprintf(stall, sizeof stall, "; Newton steps from it down to %.2g of the states' scales did not lower "
-                 "its change", p->stall);
+        snprintf(stall, sizeof stall,
+                 "; Newton steps from it down to %.2g of the states' scales did not lower "
+                 "its change",
+                 p->stall);
     double c[NSC_PSS_PROBE] = { 0 }, dk = 0, d1 = 0;
     int k = 0;
     if ((s = probe_tail(p, ts, T, c, &k, &dk, &d1))) return s;
     if (k) {
-        snprintf(tail, sizeof tail, "it repeats every %d periods (change over %d periods %.2g, over one %.2g)", k, k,
+        snprintf(tail, sizeof tail,
+                 "it repeats every %d periods (change over %d periods %.2g, over one %.2g)", k, k,
                  dk, d1);
-        snprintf(per, sizeof per, "a stable orbit of %d periods is near it: try --period %g (.pss period=%g)", k,
+        snprintf(per, sizeof per,
+                 "a stable orbit of %d periods is near it: try --period %g (.pss period=%g)", k,
                  k * T, k * T);
     } else
-        snprintf(tail, sizeof tail, "its cycle-to-cycle change goes %.3g, %.3g, ... %.3g and does not repeat within "
-                 "%d periods", c[0], c[1], c[NSC_PSS_PROBE - 1], NSC_PSS_KMAX);
-    return nsc_err(p->r, NSC_ESIM, NULL, "periodic steady state not found: after %d shooting periods of %g s the "
-                   "cycle-to-cycle change of %s is %.3g of its peak-to-peak (tolerance %.3g); the best iterate "
-                   "(period %d: %.3g in %s) has the Floquet multipliers %s%s%s; %d transient periods from it: %s; "
-                   "%s", it, T, p->zname[I->worst], I->residual, po->tol, p->itbest, p->rbest,
-                   p->zname[p->worstb], I->floquet ? mus : "(not computed)", mode, stall, NSC_PSS_PROBE, tail,
-                   k ? per : no_orbit_hint(p, c));
+        snprintf(tail, sizeof tail,
+                 "its cycle-to-cycle change goes %.3g, %.3g, ... %.3g and does not repeat within "
+                 "%d periods",
+                 c[0], c[1], c[NSC_PSS_PROBE - 1], NSC_PSS_KMAX);
+    return nsc_err(
+        p->r, NSC_ESIM, NULL,
+        "periodic steady state not found: after %d shooting periods of %g s the "
+        "cycle-to-cycle change of %s is %.3g of its peak-to-peak (tolerance %.3g); the best iterate "
+        "(period %d: %.3g in %s) has the Floquet multipliers %s%s%s; %d transient periods from it: %s; "
+        "%s",
+        it, T, p->zname[I->worst], I->residual, po->tol, p->itbest, p->rbest, p->zname[p->worstb],
+        I->floquet ? mus : "(not computed)", mode, stall, NSC_PSS_PROBE, tail,
+        k ? per : no_orbit_hint(p, c));
 }
 
 /* The periodic AC (pac.h) around the solution p->z at ts: one period per
@@ -724,13 +802,15 @@ static nsc_status pac_runs(pss *p, const nsc_lcs *L, double ts, double T, struct
         o.tstart = ts;
         o.tstop = ts + T;
         o.tstep = T;
-        nsc_tran_io io = { ts, p->z, p->l, p->sw, p->z1, p->l1, p->sw1, p->zmin, p->zmax, S, ns, 0, NULL, 0, A };
+        nsc_tran_io io = { ts,      p->z, p->l, p->sw, p->z1, p->l1, p->sw1, p->zmin,
+                           p->zmax, S,    ns,   0,     NULL,  0,     A };
         nsc_waves *W = NULL;
         nsc_sim_stats st;
         s = nsc_stepper_tran_io(p->c, &o, NULL, 0, &io, &W, &st, p->r);
         stats_add(p->st, &st);
         p->info->periods_run++;
-        if (!s && W && W->end == NSC_RUN_INTERRUPTED) s = nsc_err(p->r, NSC_ESIM, NULL, "interrupted by a signal");
+        if (!s && W && W->end == NSC_RUN_INTERRUPTED)
+            s = nsc_err(p->r, NSC_ESIM, NULL, "interrupted by a signal");
         nsc_waves_free(W);
         if (!s) s = nsc_pac_close(A, io.sens_failed, p->r);
     }
@@ -739,11 +819,35 @@ static nsc_status pac_runs(pss *p, const nsc_lcs *L, double ts, double T, struct
 
 static void pss_free(pss *p)
 {
-    free(p->di); free(p->atol); free(p->z); free(p->l); free(p->z1); free(p->l1); free(p->S);
-    free(p->zmin); free(p->zmax); free(p->lpk); free(p->J); free(p->F); free(p->x); free(p->dx);
-    free(p->A); free(p->B); free(p->Facc); free(p->ms); free(p->Phiacc);
-    free(p->sw); free(p->sw1); free(p->ipiv); free(p->wr); free(p->wi); free(p->xs);
-    free(p->Jb); free(p->zb); free(p->lb); free(p->swb);
+    free(p->di);
+    free(p->atol);
+    free(p->z);
+    free(p->l);
+    free(p->z1);
+    free(p->l1);
+    free(p->S);
+    free(p->zmin);
+    free(p->zmax);
+    free(p->lpk);
+    free(p->J);
+    free(p->F);
+    free(p->x);
+    free(p->dx);
+    free(p->A);
+    free(p->B);
+    free(p->Facc);
+    free(p->ms);
+    free(p->Phiacc);
+    free(p->sw);
+    free(p->sw1);
+    free(p->ipiv);
+    free(p->wr);
+    free(p->wi);
+    free(p->xs);
+    free(p->Jb);
+    free(p->zb);
+    free(p->lb);
+    free(p->swb);
 }
 
 /* The layout (unknowns, pairs, switches, differential unknowns) and work arrays. */
@@ -759,8 +863,11 @@ static nsc_status pss_init(pss *p, const nsc_lcs *L)
     if (!p->di || !p->atol) return nsc_oom(p->r);
     p->nd = nsc_tran_states(L, p->o.vntol, p->o.abstol, p->di, p->atol);
     size_t nd = (size_t)p->nd + 1;
-    if (nd > 4096) return nsc_err(p->r, NSC_EUSAGE, NULL, "periodic steady state: %d state variables, at most "
-                                  "4095 (its Jacobian is dense)", p->nd);
+    if (nd > 4096)
+        return nsc_err(p->r, NSC_EUSAGE, NULL,
+                       "periodic steady state: %d state variables, at most "
+                       "4095 (its Jacobian is dense)",
+                       p->nd);
     p->z = nsc_calloc((size_t)n + 1, sizeof(double));
     p->z1 = nsc_calloc((size_t)n + 1, sizeof(double));
     p->zmin = nsc_calloc((size_t)n + 1, sizeof(double));
@@ -788,9 +895,10 @@ static nsc_status pss_init(pss *p, const nsc_lcs *L)
     p->swb = nsc_calloc((size_t)p->nsw + 1, 1);
     p->sw = nsc_calloc((size_t)p->nsw + 1, 1);
     p->sw1 = nsc_calloc((size_t)p->nsw + 1, 1);
-    if (!p->z || !p->z1 || !p->lpk || !p->zmin || !p->zmax || !p->l || !p->l1 || !p->S || !p->J || !p->F || !p->x || !p->dx
-        || !p->A || !p->B || !p->Facc || !p->ms || !p->Phiacc || !p->ipiv || !p->sw || !p->sw1
-        || !p->wr || !p->wi || !p->xs || !p->Jb || !p->zb || !p->lb || !p->swb)
+    if (!p->z || !p->z1 || !p->lpk || !p->zmin || !p->zmax || !p->l || !p->l1 || !p->S || !p->J
+        || !p->F || !p->x || !p->dx || !p->A || !p->B || !p->Facc || !p->ms || !p->Phiacc
+        || !p->ipiv || !p->sw || !p->sw1 || !p->wr || !p->wi || !p->xs || !p->Jb || !p->zb || !p->lb
+        || !p->swb)
         return nsc_oom(p->r);
     return NSC_OK;
 }
@@ -808,12 +916,13 @@ void nsc_pss_state_free(nsc_pss_state *x)
 /* p's start from x when it has p's layout and period T: 1, else 0. */
 static int warm_start(pss *p, const nsc_pss_state *x, double T)
 {
-    if (!x || !x->z || x->n != p->n || x->m != p->m || x->nsw != p->nsw || !(fabs(x->period - T) <= 1e-12 * T))
+    if (!x || !x->z || x->n != p->n || x->m != p->m || x->nsw != p->nsw
+        || !(fabs(x->period - T) <= 1e-12 * T))
         return 0;
     memcpy(p->z, x->z, sizeof(double) * (size_t)p->n);
     memcpy(p->l, x->l, sizeof(double) * (size_t)p->m);
     memcpy(p->sw, x->sw, (size_t)p->nsw);
-    if (x->B && x->nd == p->nd)                       /* the neighbour's saltation, learned */
+    if (x->B && x->nd == p->nd) /* the neighbour's saltation, learned */
         memcpy(p->B, x->B, sizeof(double) * (size_t)p->nd * (size_t)p->nd);
     return 1;
 }
@@ -826,7 +935,10 @@ static int keep_state(const pss *p, nsc_pss_state *x, double T)
     x->l = nsc_calloc((size_t)p->m + 1, sizeof(double));
     x->sw = nsc_calloc((size_t)p->nsw + 1, 1);
     x->B = nsc_calloc((size_t)p->nd * (size_t)p->nd + 1, sizeof(double));
-    if (!x->z || !x->l || !x->sw || !x->B) { nsc_pss_state_free(x); return -1; }
+    if (!x->z || !x->l || !x->sw || !x->B) {
+        nsc_pss_state_free(x);
+        return -1;
+    }
     memcpy(x->B, p->B, sizeof(double) * (size_t)p->nd * (size_t)p->nd);
     x->nd = p->nd;
     memcpy(x->z, p->z, sizeof(double) * (size_t)p->n);
@@ -850,11 +962,13 @@ static int keep_state(const pss *p, nsc_pss_state *x, double T)
  * state's pairs were held at the theta point) although the same point
  * converges from its own warm-up. The first attempt's error is dropped
  * (warnings stay); info->warm says 0 then. */
-static nsc_status warm_then_shoot(pss *p, double t0, double ts, double T, double hcap, const nsc_pss_opts *po)
+static nsc_status warm_then_shoot(pss *p, double t0, double ts, double T, double hcap,
+                                  const nsc_pss_opts *po)
 {
     nsc_pss_info *info = p->info;
-    nsc_status s = info->warm ? run_span(p, t0, ts, 0, 0, NULL)     /* one period from the given state */
-                              : run_span(p, 0, ts, 1, 0, NULL);     /* warm-up from the operating point */
+    nsc_status s = info->warm
+                       ? run_span(p, t0, ts, 0, 0, NULL) /* one period from the given state */
+                       : run_span(p, 0, ts, 1, 0, NULL); /* warm-up from the operating point */
     double hw = p->o.h;
     p->o.h = fmin(hcap, T / NSC_PSS_HMAX);
     if (!s) s = shoot(p, ts, T, po);
@@ -891,10 +1005,10 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
     p->o.progress = NULL;
     p->o.events = 0;
     p->o.adaptive = 1;
-    p->o.pair_mean = 1;                                       /* the header: steps' error */
-    p->o.losses = NULL;                                       /* the written periods' only */
-    p->o.href = 0;                                            /* every scale from the ceiling T / 50 */
-    p->o.interp = 1;                                          /* rows on the grid (phases), no step table */
+    p->o.pair_mean = 1; /* the header: steps' error */
+    p->o.losses = NULL; /* the written periods' only */
+    p->o.href = 0;      /* every scale from the ceiling T / 50 */
+    p->o.interp = 1;    /* rows on the grid (phases), no step table */
     p->o.steps = NULL;
     nsc_lcs *L = NULL;
     nsc_status s = nsc_lcs_assemble(c, NSC_ASM_TRAN, o->gmin, &L, r);
@@ -902,29 +1016,33 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
     if (!s) s = common_period(c, L, &T, &since, r);
     if (!s) s = pss_init(p, L);
     if (s) goto done;
-    double hcap = p->o.h > 0 ? p->o.h : INFINITY;              /* TMAX or --step, when given */
+    double hcap = p->o.h > 0 ? p->o.h : INFINITY; /* TMAX or --step, when given */
     p->o.h = fmin(hcap, T / NSC_PSS_HWARM);
     if (since / T > NSC_PSS_MAXWARM) {
-        s = nsc_err(r, NSC_EUSAGE, NULL, "the sources become periodic only after %.3g periods of %g s (at most %d)",
+        s = nsc_err(r, NSC_EUSAGE, NULL,
+                    "the sources become periodic only after %.3g periods of %g s (at most %d)",
                     since / T, T, NSC_PSS_MAXWARM);
         goto done;
     }
-    double t0 = ceil(since / T * (1 - 1e-12)) * T;            /* the sources repeat from t0, a multiple of T */
+    double t0 = ceil(since / T * (1 - 1e-12)) * T; /* the sources repeat from t0, a multiple of T */
     int warm = po->warmup > 0 ? po->warmup : 1;
     double ts = t0 + warm * T;
-    info->period = T;                                         /* (run() counts periods by it) */
+    info->period = T; /* (run() counts periods by it) */
     info->warm = warm_start(p, po->start, T);
     if (info->warm) ts = t0 + T;
     info->t0 = ts;
     if ((s = warm_then_shoot(p, t0, ts, T, hcap, po)) || (s = multipliers(p))) goto done;
     ts = info->t0;
     if (info->nmu_out > 0 && (s = unstable(p, ts, T))) goto done;
-    if (po->end && keep_state(p, po->end, T)) { s = nsc_oom(r); goto done; }
-    if (po->pac) {                                            /* the periodic AC instead of rows */
+    if (po->end && keep_state(p, po->end, T)) {
+        s = nsc_oom(r);
+        goto done;
+    }
+    if (po->pac) { /* the periodic AC instead of rows */
         s = pac_runs(p, L, ts, T, po->pac);
         goto done;
     }
-    nsc_tran_opts fo = *o;                                    /* the written periods, from the solution */
+    nsc_tran_opts fo = *o; /* the written periods, from the solution */
     fo.adaptive = 1;
     fo.pair_mean = 1;
     fo.h = p->o.h;
@@ -936,9 +1054,9 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
     fo.tstep = o->tstep > 0 && o->tstep <= T / 20 ? o->tstep : T / 200;
     s = run(p, &fo, probes, nprobe, out, 0, 0, NULL);
     if (!s) nsc_dev_check(L, c, p->lpk, r);
-    if (!s && po->periods == 1) {                             /* the written period's own change (later */
-        int worst;                                            /* periods continue as a transient, whose */
-        info->residual = residual(p, &worst);                 /* steps differ: ~1e-7 of the swing) */
+    if (!s && po->periods == 1) {             /* the written period's own change (later */
+        int worst;                            /* periods continue as a transient, whose */
+        info->residual = residual(p, &worst); /* steps differ: ~1e-7 of the swing) */
         info->worst = worst;
     }
 done:

@@ -37,7 +37,8 @@ void nsc_study_free(nsc_study *S)
 
 /* ---- the study's plan, columns, points and identity ---- */
 
-nsc_status nsc_study_plan(nsc_study *S, const nsc_circuit *c, char *const *range, int nrange, nsc_report *r)
+nsc_status nsc_study_plan(nsc_study *S, const nsc_circuit *c, char *const *range, int nrange,
+                          nsc_report *r)
 {
     nsc_status s = nsc_plan_steps(&S->plan, c, r);
     for (int k = 0; !s && k < nrange; k++) {
@@ -51,22 +52,24 @@ nsc_status nsc_study_plan(nsc_study *S, const nsc_circuit *c, char *const *range
         free(name);
         free(val);
     }
-    for (int k = 0; !s && k < S->nfixed; k++)           /* a fixed value of a swept parameter */
+    for (int k = 0; !s && k < S->nfixed; k++) /* a fixed value of a swept parameter */
         for (int j = 0; !s && j < S->plan.naxis; j++)
             if (nsc_strieq(S->plan.axis[j].name, S->fixed[k].name))
                 s = nsc_plan_set(&S->plan, S->plan.axis[j].name, &S->fixed[k].value, 1, 0, r);
     if (!s && S->plan.naxis == 0)
-        s = nsc_err(r, NSC_EUSAGE, NULL, "nothing to sweep: give --param NAME=START:STOP:N or add a .step card");
+        s = nsc_err(r, NSC_EUSAGE, NULL,
+                    "nothing to sweep: give --param NAME=START:STOP:N or add a .step card");
     return s;
 }
 
 /* The columns a steady study adds after the measures. */
 static const char *const steady_cols[] = { "efficiency", "losses" };
 
-nsc_status nsc_study_columns(nsc_study *S, const nsc_circuit *c, int shard_k, int shard_n, nsc_report *r)
+nsc_status nsc_study_columns(nsc_study *S, const nsc_circuit *c, int shard_k, int shard_n,
+                             nsc_report *r)
 {
     S->steady = nsc_run_steady(c, S->cfg);
-    int nm = c->job.nmeas + c->job.nacmeas;                     /* .meas tran, then .meas ac */
+    int nm = c->job.nmeas + c->job.nacmeas; /* .meas tran, then .meas ac */
     S->nmeas = nm + (S->steady ? 2 : 0);
     if (!(S->meas = nsc_calloc((size_t)S->nmeas + 1, sizeof *S->meas))) return nsc_oom(r);
     for (int k = 0; k < nm; k++)
@@ -76,7 +79,8 @@ nsc_status nsc_study_columns(nsc_study *S, const nsc_circuit *c, int shard_k, in
     if (!(S->sel = nsc_calloc((size_t)(npoint / shard_n + 1), sizeof *S->sel))) return nsc_oom(r);
     for (long i = 0; i < npoint; i++)
         if (nsc_shard_has(i, shard_k, shard_n)) S->sel[S->nsel++] = i;
-    if (S->steady && !(S->warm = nsc_calloc((size_t)S->nsel + 1, sizeof *S->warm))) return nsc_oom(r);
+    if (S->steady && !(S->warm = nsc_calloc((size_t)S->nsel + 1, sizeof *S->warm)))
+        return nsc_oom(r);
     return NSC_OK;
 }
 
@@ -99,10 +103,14 @@ char *nsc_study_point_label(const nsc_study *S, long i)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = v ? open_memstream(&buf, &len) : NULL;
-    if (!f) { free(v); return NULL; }
+    if (!f) {
+        free(v);
+        return NULL;
+    }
     nsc_plan_point(&S->plan, i, v);
     fprintf(f, "point %ld (", i);
-    for (int k = 0; k < S->plan.naxis; k++) fprintf(f, "%s%s=%g", k ? ", " : "", S->plan.axis[k].name, v[k]);
+    for (int k = 0; k < S->plan.naxis; k++)
+        fprintf(f, "%s%s=%g", k ? ", " : "", S->plan.axis[k].name, v[k]);
     fputc(')', f);
     fclose(f);
     free(v);
@@ -118,7 +126,8 @@ static char *axis_word(const nsc_axis *x)
     char *w = malloc(cap);
     if (!w) return NULL;
     len = (size_t)snprintf(w, cap, "axis %s %d", x->name, x->logscale);
-    for (int i = 0; i < x->n && len < cap; i++) len += (size_t)snprintf(w + len, cap - len, " %.15g", x->val[i]);
+    for (int i = 0; i < x->n && len < cap; i++)
+        len += (size_t)snprintf(w + len, cap - len, " %.15g", x->val[i]);
     return w;
 }
 
@@ -128,9 +137,10 @@ char *nsc_study_identity(const nsc_study *S)
     int n = 0, cap = 2 * S->nfixed + S->plan.naxis + 8;
     char **w = nsc_calloc((size_t)cap, sizeof *w);
     if (!w) return NULL;
-    for (int k = 0; k < S->nfixed; k++) w[n++] = nsc_asprintf("fixed %s=%.15g", S->fixed[k].name, S->fixed[k].value);
+    for (int k = 0; k < S->nfixed; k++)
+        w[n++] = nsc_asprintf("fixed %s=%.15g", S->fixed[k].name, S->fixed[k].value);
     for (int k = 0; k < S->plan.naxis; k++) w[n++] = axis_word(&S->plan.axis[k]);
-    w[n++] = nsc_asprintf("log %d", S->logscale);      /* not the shard: shards share their study */
+    w[n++] = nsc_asprintf("log %d", S->logscale); /* not the shard: shards share their study */
     w[n++] = nsc_asprintf("run %.17g %.17g %.17g %s %s", cfg->step, cfg->tstop, cfg->theta,
                           cfg->solver ? cfg->solver : "", cfg->save ? cfg->save : "");
     if (cfg->steady || cfg->period > 0) w[n++] = nsc_asprintf("steady %.17g", cfg->period);
@@ -153,20 +163,21 @@ const char **nsc_study_units(const nsc_study *S, const nsc_circuit *c)
         u[k] = nsc_param_unit(S->deck, S->fixed, S->nfixed, c, S->plan.axis[k].name);
     int nm = c->job.nmeas + c->job.nacmeas;
     for (int k = 0; k < c->job.nmeas; k++) u[np + k] = nsc_meas_unit(c, k);
-    for (int k = c->job.nmeas; k < nm; k++) u[np + k] = nsc_acmeas_unit(&c->job.acmeas[k - c->job.nmeas]);
+    for (int k = c->job.nmeas; k < nm; k++)
+        u[np + k] = nsc_acmeas_unit(&c->job.acmeas[k - c->job.nmeas]);
     for (int k = nm; k < S->nmeas; k++) u[np + k] = k == nm ? "1" : "W";
     return u;
 }
 
-nsc_status nsc_study_tally_init(const nsc_study *S, nsc_study_tally *C, const char *netlist, int shard_k,
-                                int shard_n, nsc_report *r)
+nsc_status nsc_study_tally_init(const nsc_study *S, nsc_study_tally *C, const char *netlist,
+                                int shard_k, int shard_n, nsc_report *r)
 {
     memset(C, 0, sizeof *C);
     char **pn = nsc_calloc((size_t)S->plan.naxis + 1, sizeof *pn);
     if (!pn) return nsc_oom(r);
     for (int k = 0; k < S->plan.naxis; k++) pn[k] = S->plan.axis[k].name;
-    nsc_status s = nsc_sweep_table_init(&C->T, pn, S->plan.naxis, S->meas, S->nmeas, netlist, S->plan.npoint,
-                                        shard_k, shard_n, r);
+    nsc_status s = nsc_sweep_table_init(&C->T, pn, S->plan.naxis, S->meas, S->nmeas, netlist,
+                                        S->plan.npoint, shard_k, shard_n, r);
     free(pn);
     if (s) return s;
     char *id = nsc_study_identity(S);
@@ -232,11 +243,12 @@ static void put_state(FILE *f, const nsc_pss_state *x)
 
 /* The result of a point (status s, measures meas[S->nmeas], ps when steady,
  * the messages of r) in the protocol into f. */
-static void put_result(FILE *f, const nsc_study *S, nsc_status s, const nsc_point_info *info, const double *meas,
-                       const nsc_point_steady *ps, const nsc_report *r)
+static void put_result(FILE *f, const nsc_study *S, nsc_status s, const nsc_point_info *info,
+                       const double *meas, const nsc_point_steady *ps, const nsc_report *r)
 {
-    fprintf(f, "nscircuit-point %d\ninfo %a %a %a %a %ld %ld %d\n", nsc_exit_status(s), info->t_parse, info->t_run,
-            info->t_meas, info->t_setup, info->st.steps, info->st.lcps, info->st.factorizations);
+    fprintf(f, "nscircuit-point %d\ninfo %a %a %a %a %ld %ld %d\n", nsc_exit_status(s),
+            info->t_parse, info->t_run, info->t_meas, info->t_setup, info->st.steps, info->st.lcps,
+            info->st.factorizations);
     for (int k = 0; k < S->nmeas; k++) fprintf(f, "m %a\n", meas[k]);
     if (!s && S->steady) fprintf(f, "p %d %d %a\n", ps->iterations, ps->warm, ps->mu_abs);
     if (!s) put_state(f, &ps->end);
@@ -253,12 +265,13 @@ static void point_child(const nsc_study *S, long pos, int fd)
     long i = S->sel[pos];
     int np = S->plan.naxis, nov = S->nfixed + np;
     nsc_param_set *ov = nsc_calloc((size_t)nov + 1, sizeof *ov);
-    double *pv = nsc_calloc((size_t)np + 1, sizeof *pv), *meas = nsc_calloc((size_t)S->nmeas + 3, sizeof *meas);
+    double *pv = nsc_calloc((size_t)np + 1, sizeof *pv),
+           *meas = nsc_calloc((size_t)S->nmeas + 3, sizeof *meas);
     char *wave = nsc_study_wave_path(S, i);
     if (!ov || !pv || !meas || (S->wavedir && !wave)) _exit(4);
     for (int k = 0; k < S->nfixed; k++) ov[k] = S->fixed[k];
     nsc_plan_point(&S->plan, i, pv);
-    for (int k = 0; k < np; k++) {                     /* the point's values win over fixed ones */
+    for (int k = 0; k < np; k++) { /* the point's values win over fixed ones */
         ov[S->nfixed + k].name = S->plan.axis[k].name;
         ov[S->nfixed + k].value = pv[k];
     }
@@ -268,10 +281,13 @@ static void point_child(const nsc_study *S, long pos, int fd)
     nsc_point_steady ps;
     memset(&ps, 0, sizeof ps);
     ps.start = warm_for(S, pos);
-    int nm = S->nmeas - (S->steady ? 2 : 0);           /* the .meas cards' */
+    int nm = S->nmeas - (S->steady ? 2 : 0); /* the .meas cards' */
     nsc_status s = nsc_point_run(S->deck, ov, nov, S->cfg, nm, meas, wave, S->profile, NULL,
                                  S->steady ? &ps : NULL, &info, &r);
-    if (S->steady) { meas[nm] = ps.efficiency; meas[nm + 1] = ps.losses; }
+    if (S->steady) {
+        meas[nm] = ps.efficiency;
+        meas[nm + 1] = ps.losses;
+    }
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -281,7 +297,10 @@ static void point_child(const nsc_study *S, long pos, int fd)
     close(fd);
     free(text);
     nsc_report_free(&r);
-    free(ov); free(pv); free(meas); free(wave);
+    free(ov);
+    free(pv);
+    free(meas);
+    free(wave);
     nsc_pss_state_free(&ps.end);
     _exit(bad ? 4 : 0);
 }
@@ -291,13 +310,13 @@ static void point_child(const nsc_study *S, long pos, int fd)
 /* A point's process and what it wrote so far. */
 typedef struct job {
     long point;
-    long pos;               /* its position in the run's points */
+    long pos; /* its position in the run's points */
     pid_t pid;
     int fd;
     char *buf;
     size_t len, cap;
-    double start;           /* nsc_now() when started */
-    int timed_out;          /* killed for point_timeout */
+    double start;  /* nsc_now() when started */
+    int timed_out; /* killed for point_timeout */
 } job;
 
 /* One line of put_state into x: counts checked before allocating (at most
@@ -309,14 +328,19 @@ static void take_state_head(nsc_pss_state *x, const char *p)
 {
     nsc_pss_state_free(x);
     nsc_pss_state y = { 0 };
-    if (sscanf(p, "%d %d %d %la", &y.n, &y.m, &y.nsw, &y.period) != 4 || y.n < 0 || y.m < 0 || y.nsw < 0
-        || y.n > NSC_STATE_MAX || y.m > NSC_STATE_MAX || y.nsw > NSC_STATE_MAX || !(y.period > 0))
+    if (sscanf(p, "%d %d %d %la", &y.n, &y.m, &y.nsw, &y.period) != 4 || y.n < 0 || y.m < 0
+        || y.nsw < 0 || y.n > NSC_STATE_MAX || y.m > NSC_STATE_MAX || y.nsw > NSC_STATE_MAX
+        || !(y.period > 0))
         return;
     y.z = calloc((size_t)y.n + 1, sizeof(double));
     y.l = calloc((size_t)y.m + 1, sizeof(double));
     y.sw = calloc((size_t)y.nsw + 1, 1);
-    if (y.z && y.l && y.sw) { *x = y; x->z[y.n] = 1; }  /* z[n] = 1: values still missing */
-    else nsc_pss_state_free(&y);
+    if (y.z && y.l && y.sw) {
+        *x = y;
+        x->z[y.n] = 1;
+    } /* z[n] = 1: values still missing */
+    else
+        nsc_pss_state_free(&y);
 }
 
 /* "sb ND" and ND*ND values (the third line after the head). */
@@ -324,7 +348,8 @@ static void take_state_b(nsc_pss_state *x, char *p)
 {
     char *e;
     long nb = strtol(p, &e, 10), k = 0;
-    if (e == p || nb < 0 || nb > 1000 || x->B || !(x->B = calloc((size_t)(nb * nb) + 1, sizeof(double)))) {
+    if (e == p || nb < 0 || nb > 1000 || x->B
+        || !(x->B = calloc((size_t)(nb * nb) + 1, sizeof(double)))) {
         nsc_pss_state_free(x);
         return;
     }
@@ -340,16 +365,22 @@ static void take_state_b(nsc_pss_state *x, char *p)
 static void take_state(nsc_pss_state *x, char *line)
 {
     char *p = line + 2, *e;
-    if (!strncmp(line, "s ", 2)) { take_state_head(x, p); return; }
+    if (!strncmp(line, "s ", 2)) {
+        take_state_head(x, p);
+        return;
+    }
     /* x->z[x->n] counts the lines taken: 1 after "s", 2 after "sz", 3 after "sl", 4 after "sb" */
     if (!x->z) return;
     double got = x->z[x->n];
-    if (!strncmp(line, "sb ", 3) && got == 3) { take_state_b(x, p); return; }
+    if (!strncmp(line, "sb ", 3) && got == 3) {
+        take_state_b(x, p);
+        return;
+    }
     if (!strncmp(line, "ss ", 3) && got == 4) {
         int k = 0;
         for (; k < x->nsw && (p[1] == '0' || p[1] == '1'); k++, p++) x->sw[k] = p[1] == '1';
         if (k != x->nsw || p[1]) nsc_pss_state_free(x);
-        else x->z[x->n] = 0;                           /* complete */
+        else x->z[x->n] = 0; /* complete */
         return;
     }
     int isz = !strncmp(line, "sz", 2) && got == 1, isl = !strncmp(line, "sl", 2) && got == 2, k = 0;
@@ -366,8 +397,8 @@ static void take_state(nsc_pss_state *x, char *line)
 /* The lines of a finished job J into C and the row's values v[np + nmeas]:
  * *status (-1 when none came), *mk measures taken, *err the error line or
  * NULL; 1 when the result ended ("end"). */
-static int take_lines(nsc_study *S, nsc_study_tally *C, const job *J, double *v, int *status, int *mk,
-                      char **err)
+static int take_lines(nsc_study *S, nsc_study_tally *C, const job *J, double *v, int *status,
+                      int *mk, char **err)
 {
     int np = S->plan.naxis, nm = S->nmeas, ended = 0;
     char *save = NULL;
@@ -376,8 +407,14 @@ static int take_lines(nsc_study *S, nsc_study_tally *C, const job *J, double *v,
         long lcps;
         int fz, it, warm;
         if (!strncmp(line, "nscircuit-point ", 16)) *status = atoi(line + 16);
-        else if (sscanf(line, "info %la %la %la %la %lf %ld %d", &tp, &tr, &tm, &ts, &steps, &lcps, &fz) == 7) {
-            C->t_parse += tp; C->t_run += tr; C->t_meas += tm; C->t_setup += ts; C->steps += steps;
+        else if (sscanf(line, "info %la %la %la %la %lf %ld %d", &tp, &tr, &tm, &ts, &steps, &lcps,
+                        &fz)
+                 == 7) {
+            C->t_parse += tp;
+            C->t_run += tr;
+            C->t_meas += tm;
+            C->t_setup += ts;
+            C->steps += steps;
             C->nres++;
         } else if (!strncmp(line, "m ", 2) && *mk < nm) v[np + (*mk)++] = strtod(line + 2, NULL);
         else if (line[0] == 's' && S->warm) take_state(&S->warm[J->pos], line);
@@ -385,9 +422,9 @@ static int take_lines(nsc_study *S, nsc_study_tally *C, const job *J, double *v,
             C->shoot += it;
             C->nwarm += warm != 0;
             C->nsteady++;
-            if (mu > C->mu_max) C->mu_max = mu;                /* (NAN: not computed) */
-        }
-        else if (!strncmp(line, "w ", 2) && S->hooks.warning) S->hooks.warning(S->hooks.ctx, J->point, line + 2);
+            if (mu > C->mu_max) C->mu_max = mu; /* (NAN: not computed) */
+        } else if (!strncmp(line, "w ", 2) && S->hooks.warning)
+            S->hooks.warning(S->hooks.ctx, J->point, line + 2);
         else if (!strncmp(line, "e ", 2)) *err = line + 2;
         else if (!strcmp(line, "end")) ended = 1;
     }
@@ -406,12 +443,15 @@ static nsc_status take_result(nsc_study *S, nsc_study_tally *C, const job *J, in
     char *err = NULL;
     int ended = take_lines(S, C, J, v, &status, &mk, &err);
     char why[160] = "";
-    if (!ended || status < 0 || mk != nm) {           /* crashed, killed, or out of memory */
-        if (J->timed_out) snprintf(why, sizeof why, "stopped after --point-timeout %g s", S->point_timeout);
-        else if (WIFSIGNALED(wst)) snprintf(why, sizeof why, "the point's process was killed by signal %d (%s)",
-                                       WTERMSIG(wst), strsignal(WTERMSIG(wst)));
-        else snprintf(why, sizeof why, "the point's process ended without a result (exit status %d)",
-                      WIFEXITED(wst) ? WEXITSTATUS(wst) : -1);
+    if (!ended || status < 0 || mk != nm) { /* crashed, killed, or out of memory */
+        if (J->timed_out)
+            snprintf(why, sizeof why, "stopped after --point-timeout %g s", S->point_timeout);
+        else if (WIFSIGNALED(wst))
+            snprintf(why, sizeof why, "the point's process was killed by signal %d (%s)",
+                     WTERMSIG(wst), strsignal(WTERMSIG(wst)));
+        else
+            snprintf(why, sizeof why, "the point's process ended without a result (exit status %d)",
+                     WIFEXITED(wst) ? WEXITSTATUS(wst) : -1);
         err = why;
         status = 3;
         for (int k = 0; k < nm; k++) v[np + k] = NAN;
@@ -449,7 +489,7 @@ static int start_point(pool *P, long pos)
     sigaddset(&block, SIGTERM);
     sigaddset(&block, SIGHUP);
     pid_t parent = getpid();
-    fflush(NULL);                                      /* nothing buffered is written twice */
+    fflush(NULL); /* nothing buffered is written twice */
     sigprocmask(SIG_BLOCK, &block, &old);
     pid_t pid = fork();
     if (pid == 0) {
@@ -457,19 +497,25 @@ static int start_point(pool *P, long pos)
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
 #ifdef __linux__
-        prctl(PR_SET_PDEATHSIG, SIGKILL);              /* the study's process died: so do its points */
-        if (getppid() != parent) _exit(4);             /* it died before prctl */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);  /* the study's process died: so do its points */
+        if (getppid() != parent) _exit(4); /* it died before prctl */
 #endif
         sigprocmask(SIG_SETMASK, &old, NULL);
         close(p[0]);
-        for (int k = 0; k < P->active; k++) { close(P->J[k].fd); free(P->J[k].buf); }
+        for (int k = 0; k < P->active; k++) {
+            close(P->J[k].fd);
+            free(P->J[k].buf);
+        }
         free(P->J);
         free(P->pf);
         point_child(P->S, pos, p[1]);
     }
     sigprocmask(SIG_SETMASK, &old, NULL);
     close(p[1]);
-    if (pid < 0) { close(p[0]); return -1; }
+    if (pid < 0) {
+        close(p[0]);
+        return -1;
+    }
     job *j = &P->J[P->active++];
     memset(j, 0, sizeof *j);
     j->pos = pos;
@@ -526,8 +572,11 @@ static long read_points(pool *P, int nr)
         }
         ssize_t got = read(j->fd, j->buf + j->len, j->cap - j->len - 1);
         if (got < 0 && errno == EINTR) continue;
-        if (got > 0) { j->len += (size_t)got; continue; }
-        collect_point(P, k);                           /* end of the point's output */
+        if (got > 0) {
+            j->len += (size_t)got;
+            continue;
+        }
+        collect_point(P, k); /* end of the point's output */
         k--;
         done++;
     }
@@ -558,19 +607,31 @@ static void stop_points(pool *P)
     P->active = 0;
 }
 
-nsc_status nsc_study_run(nsc_study *S, nsc_study_tally *C, int jobs, volatile sig_atomic_t *stop, nsc_report *r)
+nsc_status nsc_study_run(nsc_study *S, nsc_study_tally *C, int jobs, volatile sig_atomic_t *stop,
+                         nsc_report *r)
 {
-    pool P = { S, C, nsc_calloc((size_t)jobs, sizeof *P.J), nsc_calloc((size_t)jobs, sizeof *P.pf), 0, jobs };
-    if (!P.J || !P.pf) { free(P.J); free(P.pf); return nsc_oom(r); }
+    pool P = {
+        S, C, nsc_calloc((size_t)jobs, sizeof *P.J), nsc_calloc((size_t)jobs, sizeof *P.pf), 0, jobs
+    };
+    if (!P.J || !P.pf) {
+        free(P.J);
+        free(P.pf);
+        return nsc_oom(r);
+    }
     nsc_status s = NSC_OK;
     long next = 0, done = 0, nsel = S->nsel;
     while (!(stop && *stop) && (next < nsel || P.active > 0)) {
         while (P.active < jobs && next < nsel && !(stop && *stop) && !start_point(&P, next)) next++;
-        if (P.active <= 0) {                           /* cannot start any process */
-            s = nsc_err(r, NSC_ESIM, NULL, "cannot start a process for a point: %s", strerror(errno));
+        if (P.active <= 0) { /* cannot start any process */
+            s = nsc_err(r, NSC_ESIM, NULL, "cannot start a process for a point: %s",
+                        strerror(errno));
             break;
         }
-        for (int k = 0; k < P.active; k++) { P.pf[k].fd = P.J[k].fd; P.pf[k].events = POLLIN; P.pf[k].revents = 0; }
+        for (int k = 0; k < P.active; k++) {
+            P.pf[k].fd = P.J[k].fd;
+            P.pf[k].events = POLLIN;
+            P.pf[k].revents = 0;
+        }
         int nr = poll(P.pf, (nfds_t)P.active, 250);
         if (nr < 0 && errno != EINTR) break;
         time_out(&P);

@@ -36,41 +36,42 @@
  * back). Called in the calling process, in the order the results arrive. */
 typedef struct nsc_study_hooks {
     void *ctx;
-    void (*warning)(void *ctx, long point, const char *text);    /* a warning of a point */
-    void (*failed)(void *ctx, long point, const char *why);      /* a point failed: why */
-    void (*progress)(void *ctx, long done, long total, long failed);   /* after each wait */
+    void (*warning)(void *ctx, long point, const char *text);        /* a warning of a point */
+    void (*failed)(void *ctx, long point, const char *why);          /* a point failed: why */
+    void (*progress)(void *ctx, long done, long total, long failed); /* after each wait */
 } nsc_study_hooks;
 
 /* A study: the caller sets deck, cfg, fixed, the hooks and the options, then
  * nsc_study_plan, nsc_study_columns (which fill the rest). */
 typedef struct nsc_study {
-    const nsc_deck *deck;         /* the netlist, read once: every point elaborates it */
-    const nsc_run_cfg *cfg;       /* the run options of every point */
-    const nsc_param_set *fixed;   /* [nfixed] overrides of every point (the point's values win) */
+    const nsc_deck *deck;       /* the netlist, read once: every point elaborates it */
+    const nsc_run_cfg *cfg;     /* the run options of every point */
+    const nsc_param_set *fixed; /* [nfixed] overrides of every point (the point's values win) */
     int nfixed;
-    int logscale;                 /* --log: geometric ranges */
-    int cold;                     /* steady points each from its own operating point */
-    int profile;                  /* time the parts of each point (nsc_point_info.t_setup) */
-    double point_timeout;         /* a point running longer (seconds) is killed; 0: never */
+    int logscale;         /* --log: geometric ranges */
+    int cold;             /* steady points each from its own operating point */
+    int profile;          /* time the parts of each point (nsc_point_info.t_setup) */
+    double point_timeout; /* a point running longer (seconds) is killed; 0: never */
     nsc_study_hooks hooks;
-    nsc_plan plan;                /* the points (nsc_study_plan) */
-    int nmeas;                    /* the columns after the parameters (nsc_study_columns): */
-    char **meas;                  /* [nmeas] .meas tran, .meas ac, then efficiency, losses when steady */
-    int steady;                   /* points run as periodic steady states */
-    long *sel, nsel;              /* [nsel] the points of this run (its shard's), increasing */
-    nsc_pss_state *warm;          /* [nsel] steady: the state each finished point found, by position in sel */
-    char *wavedir;                /* NULL, or the directory of the points' waveforms (nsc_study_waves) */
-    int wavewidth;                /* digits of NNNN in wavedir/pNNNN.dat */
+    nsc_plan plan;   /* the points (nsc_study_plan) */
+    int nmeas;       /* the columns after the parameters (nsc_study_columns): */
+    char **meas;     /* [nmeas] .meas tran, .meas ac, then efficiency, losses when steady */
+    int steady;      /* points run as periodic steady states */
+    long *sel, nsel; /* [nsel] the points of this run (its shard's), increasing */
+    nsc_pss_state
+        *warm;     /* [nsel] steady: the state each finished point found, by position in sel */
+    char *wavedir; /* NULL, or the directory of the points' waveforms (nsc_study_waves) */
+    int wavewidth; /* digits of NNNN in wavedir/pNNNN.dat */
 } nsc_study;
 
 /* What the points of a run gave: the table and the sums over the points. */
 typedef struct nsc_study_tally {
-    nsc_sweep_table T;            /* a row per finished point, in the order they finished */
-    long failed;                  /* rows of status != 0 */
-    long nres;                    /* points that reported their times: */
-    double t_parse, t_run, t_meas, t_setup, steps;   /* their sums (nsc_point_info) */
-    long shoot, nwarm, nsteady;   /* steady points: shooting periods, warm starts, points */
-    double mu_max;                /* the largest Floquet multiplier's modulus over them */
+    nsc_sweep_table T; /* a row per finished point, in the order they finished */
+    long failed;       /* rows of status != 0 */
+    long nres;         /* points that reported their times: */
+    double t_parse, t_run, t_meas, t_setup, steps; /* their sums (nsc_point_info) */
+    long shoot, nwarm, nsteady; /* steady points: shooting periods, warm starts, points */
+    double mu_max;              /* the largest Floquet multiplier's modulus over them */
 } nsc_study_tally;
 
 /* Zero S (nsc_plan_init); free what the study functions allocated (not deck,
@@ -81,12 +82,14 @@ void nsc_study_free(nsc_study *S);
 /* S->plan from the .step cards of c, the ranges range[0..nrange) (nsc_param_spec,
  * each naming a top-level .param of c), then the fixed values of swept
  * parameters (one-value axes). NSC_EUSAGE when nothing is swept. */
-nsc_status nsc_study_plan(nsc_study *S, const nsc_circuit *c, char *const *range, int nrange, nsc_report *r);
+nsc_status nsc_study_plan(nsc_study *S, const nsc_circuit *c, char *const *range, int nrange,
+                          nsc_report *r);
 
 /* The columns after the parameters (c's .meas cards; efficiency and losses when
  * the points are steady states, nsc_run_steady) and the points of shard k of n
  * (1 of 1: the whole study). NSC_ENOMEM or NSC_OK. */
-nsc_status nsc_study_columns(nsc_study *S, const nsc_circuit *c, int shard_k, int shard_n, nsc_report *r);
+nsc_status nsc_study_columns(nsc_study *S, const nsc_circuit *c, int shard_k, int shard_n,
+                             nsc_report *r);
 
 /* The points' waveforms to be written to dir/pNNNN.dat (dir copied; the
  * directory must exist). NSC_ENOMEM or NSC_OK. */
@@ -109,14 +112,15 @@ const char **nsc_study_units(const nsc_study *S, const nsc_circuit *c);
 
 /* The empty table of the run in C (its columns, the study's identity when
  * known), for shard k of n of a study of S->plan.npoint points. */
-nsc_status nsc_study_tally_init(const nsc_study *S, nsc_study_tally *C, const char *netlist, int shard_k,
-                                int shard_n, nsc_report *r);
+nsc_status nsc_study_tally_init(const nsc_study *S, nsc_study_tally *C, const char *netlist,
+                                int shard_k, int shard_n, nsc_report *r);
 void nsc_study_tally_free(nsc_study_tally *C);
 
 /* Run the points S->sel[0..nsel), at most jobs processes at once, each row into
  * C->T (a failed point's row too). Stops, killing the running points, when
  * *stop becomes nonzero (stop may be NULL): C then holds the finished points.
  * NSC_ESIM when no process can be started, NSC_ENOMEM; else NSC_OK. */
-nsc_status nsc_study_run(nsc_study *S, nsc_study_tally *C, int jobs, volatile sig_atomic_t *stop, nsc_report *r);
+nsc_status nsc_study_run(nsc_study *S, nsc_study_tally *C, int jobs, volatile sig_atomic_t *stop,
+                         nsc_report *r);
 
 #endif

@@ -36,23 +36,30 @@ void nsc_plan_free(nsc_plan *p)
     nsc_plan_init(p);
 }
 
-nsc_status nsc_plan_set(nsc_plan *p, const char *name, const double *val, int n, int logscale, nsc_report *r)
+nsc_status nsc_plan_set(nsc_plan *p, const char *name, const double *val, int n, int logscale,
+                        nsc_report *r)
 {
     if (n < 1) return nsc_err(r, NSC_EUSAGE, NULL, "no values for parameter %s", name);
     int a = 0;
     while (a < p->naxis && !nsc_strieq(p->axis[a].name, name)) a++;
-    double np = (double)n;                             /* points with the new axis */
+    double np = (double)n; /* points with the new axis */
     for (int k = 0; k < p->naxis; k++)
         if (k != a) np *= p->axis[k].n;
     if (np > (double)NSC_SWEEP_MAXPOINTS)
-        return nsc_err(r, NSC_EUSAGE, NULL, "%.3g points in the study (at most %ld)", np, NSC_SWEEP_MAXPOINTS);
+        return nsc_err(r, NSC_EUSAGE, NULL, "%.3g points in the study (at most %ld)", np,
+                       NSC_SWEEP_MAXPOINTS);
     double *v = nsc_calloc((size_t)n, sizeof *v);
     if (!v) return nsc_oom(r);
     memcpy(v, val, (size_t)n * sizeof *v);
     if (a == p->naxis) {
         nsc_axis *ax = nsc_realloc_array(p->axis, (size_t)p->naxis + 1, sizeof *ax);
         char *nm = nsc_strdup(name);
-        if (!ax || !nm) { if (ax) p->axis = ax; free(nm); free(v); return nsc_oom(r); }
+        if (!ax || !nm) {
+            if (ax) p->axis = ax;
+            free(nm);
+            free(v);
+            return nsc_oom(r);
+        }
         p->axis = ax;
         memset(&ax[a], 0, sizeof *ax);
         ax[a].name = nsc_strlower(nm);
@@ -78,9 +85,11 @@ nsc_status nsc_plan_steps(nsc_plan *p, const nsc_circuit *c, nsc_report *r)
     for (int k = 0; k < c->job.nstep; k++) {
         const nsc_step *st = &c->job.step[k];
         if (!nsc_circuit_has_param(c, st->param))
-            return nsc_err(r, NSC_ENETLIST, &st->loc, ".step param %s: no .param named %s (add .param %s=...)",
-                           st->param, st->param, st->param);
-        nsc_status s = nsc_plan_set(p, st->param, st->val, st->nval, nsc_geometric(st->val, st->nval), r);
+            return nsc_err(r, NSC_ENETLIST, &st->loc,
+                           ".step param %s: no .param named %s (add .param %s=...)", st->param,
+                           st->param, st->param);
+        nsc_status s = nsc_plan_set(p, st->param, st->val, st->nval,
+                                    nsc_geometric(st->val, st->nval), r);
         if (s) return s;
     }
     return NSC_OK;
@@ -96,7 +105,8 @@ static int number_n(const char *s, size_t n, double *v)
     return nsc_parse_number(buf, v) && isfinite(*v);
 }
 
-nsc_status nsc_param_spec(const char *text, int logscale, char **name, double **val, int *n, nsc_report *r)
+nsc_status nsc_param_spec(const char *text, int logscale, char **name, double **val, int *n,
+                          nsc_report *r)
 {
     *name = NULL;
     *val = NULL;
@@ -108,48 +118,61 @@ nsc_status nsc_param_spec(const char *text, int logscale, char **name, double **
     const char *spec = eq + 1, *c1 = strchr(spec, ':');
     double *v = NULL;
     int nv = 0;
-    if (c1) {                                          /* START:STOP:N */
+    if (c1) { /* START:STOP:N */
         const char *c2 = strchr(c1 + 1, ':');
         double a, b, cnt;
-        if (!c2 || !number_n(spec, (size_t)(c1 - spec), &a) || !number_n(c1 + 1, (size_t)(c2 - c1 - 1), &b) ||
-            !number_n(c2 + 1, strlen(c2 + 1), &cnt) || !(cnt >= 1 && cnt <= 1e7 && cnt == floor(cnt)))
+        if (!c2 || !number_n(spec, (size_t)(c1 - spec), &a)
+            || !number_n(c1 + 1, (size_t)(c2 - c1 - 1), &b)
+            || !number_n(c2 + 1, strlen(c2 + 1), &cnt)
+            || !(cnt >= 1 && cnt <= 1e7 && cnt == floor(cnt)))
             goto bad;
         if (logscale && !(a * b > 0))
-            return nsc_err(r, NSC_EUSAGE, NULL, "--log needs START and STOP of one sign, not 0: '%s'", text);
+            return nsc_err(r, NSC_EUSAGE, NULL,
+                           "--log needs START and STOP of one sign, not 0: '%s'", text);
         nv = (int)cnt;
         if (!(v = nsc_calloc((size_t)nv, sizeof *v))) return nsc_oom(r);
         for (int k = 0; k < nv; k++) {
             double f = nv > 1 ? (double)k / (nv - 1) : 0;
-            v[k] = logscale ? a * pow(b / a, f) : a + (b - a) * f;   /* never accumulated */
+            v[k] = logscale ? a * pow(b / a, f) : a + (b - a) * f; /* never accumulated */
         }
         if (nv > 1) v[nv - 1] = b;
-    } else {                                           /* V1,V2,... */
+    } else { /* V1,V2,... */
         for (const char *q = spec;; q++) {
             const char *e = strchr(q, ',');
             size_t len = e ? (size_t)(e - q) : strlen(q);
             double x;
-            if (!number_n(q, len, &x)) { free(v); goto bad; }
+            if (!number_n(q, len, &x)) {
+                free(v);
+                goto bad;
+            }
             double *nvv = nsc_realloc_array(v, (size_t)nv + 1, sizeof *v);
-            if (!nvv) { free(v); return nsc_oom(r); }
+            if (!nvv) {
+                free(v);
+                return nsc_oom(r);
+            }
             v = nvv;
             v[nv++] = x;
             if (!e) break;
             q = e;
         }
     }
-    if (!(*name = nsc_strndup(text, (size_t)(eq - text)))) { free(v); return nsc_oom(r); }
+    if (!(*name = nsc_strndup(text, (size_t)(eq - text)))) {
+        free(v);
+        return nsc_oom(r);
+    }
     nsc_strlower(*name);
     *val = v;
     *n = nv;
     return NSC_OK;
 bad:
-    return nsc_err(r, NSC_EUSAGE, NULL, "--param needs NAME=START:STOP:N, NAME=V1,V2,... or NAME=VALUE, not '%s'", text);
+    return nsc_err(r, NSC_EUSAGE, NULL,
+                   "--param needs NAME=START:STOP:N, NAME=V1,V2,... or NAME=VALUE, not '%s'", text);
 }
 
 void nsc_plan_point(const nsc_plan *p, long i, double *v)
 {
     for (int k = 0; k < p->naxis; k++) {
-        v[k] = p->axis[k].val[i % p->axis[k].n];     /* i = i_k + n_k (rest) */
+        v[k] = p->axis[k].val[i % p->axis[k].n]; /* i = i_k + n_k (rest) */
         i /= p->axis[k].n;
     }
 }
@@ -185,9 +208,9 @@ static double setup_time(const nsc_circuit *c, const nsc_tran_opts *o)
     double t0 = nsc_now();
     nsc_lcs *L = NULL, *L0 = NULL;
     nsc_onestep *P = NULL, *P0 = NULL;
-    if (!nsc_lcs_assemble(c, NSC_ASM_TRAN, o->gmin, &L, &q) &&
-        !nsc_lcs_assemble(c, o->uic ? NSC_ASM_UIC : NSC_ASM_OP, o->gmin, &L0, &q) &&
-        !nsc_onestep_new(L0, &(nsc_onestep_opts){ .theta = 1.0 }, &P0, &q))
+    if (!nsc_lcs_assemble(c, NSC_ASM_TRAN, o->gmin, &L, &q)
+        && !nsc_lcs_assemble(c, o->uic ? NSC_ASM_UIC : NSC_ASM_OP, o->gmin, &L0, &q)
+        && !nsc_onestep_new(L0, &(nsc_onestep_opts){ .theta = 1.0 }, &P0, &q))
         nsc_onestep_new(L, &(nsc_onestep_opts){ .h = o->h, .theta = o->theta }, &P, &q);
     double t = nsc_now() - t0;
     if (P) nsc_onestep_free(P);
@@ -231,7 +254,8 @@ static nsc_status point_steady(nsc_run *R, nsc_point_steady *ps, nsc_report *r)
 /* R->c = deck with the overrides ov[0..nov), the last of each name, and its
  * settings; the circuit must have nmeas .meas cards. */
 static nsc_status point_setup(nsc_run *R, const nsc_deck *deck, const nsc_param_set *ov, int nov,
-                              const nsc_run_cfg *cfg, int nmeas, nsc_point_info *info, nsc_report *r)
+                              const nsc_run_cfg *cfg, int nmeas, nsc_point_info *info,
+                              nsc_report *r)
 {
     int nu = 0;
     nsc_param_set *u = nsc_calloc((size_t)nov + 1, sizeof *u);
@@ -255,15 +279,17 @@ static nsc_status point_setup(nsc_run *R, const nsc_deck *deck, const nsc_param_
 }
 
 /* The measures of a point's run into meas[], its outputs into wavepath. */
-static nsc_status point_results(nsc_run *R, nsc_status s, double *meas, const char *wavepath, nsc_report *r)
+static nsc_status point_results(nsc_run *R, nsc_status s, double *meas, const char *wavepath,
+                                nsc_report *r)
 {
     nsc_status ms = nsc_run_measure(R, r);
     for (int k = 0; !ms && R->mres && k < R->c->job.nmeas; k++)
         if (R->mres[k].ok) meas[k] = R->mres[k].value + 0.0;
     if (ms && !s) s = ms;
     if (wavepath && R->W && R->W->nrow > 0) {
-        nsc_waves_keep(R->W, R->nout + 1);             /* the outputs only */
-        nsc_status ws = nsc_write_dat(R->W, wavepath, 1, r);   /* points run side by side: one thread each */
+        nsc_waves_keep(R->W, R->nout + 1); /* the outputs only */
+        nsc_status ws = nsc_write_dat(R->W, wavepath, 1,
+                                      r); /* points run side by side: one thread each */
         if (ws && !s) s = ws;
     }
     return s;
@@ -281,17 +307,19 @@ static nsc_status point_ac(nsc_run *R, nsc_point_steady *ps, double *val, nsc_re
     return nsc_acmeas_run(R->c, &R->o, &po, val, r);
 }
 
-nsc_status nsc_point_run(const nsc_deck *deck, const nsc_param_set *ov, int nov, const nsc_run_cfg *cfg,
-                         int nmeas, double *meas, const char *wavepath, int profile,
-                         volatile sig_atomic_t *stop, nsc_point_steady *ps, nsc_point_info *info, nsc_report *r)
+nsc_status nsc_point_run(const nsc_deck *deck, const nsc_param_set *ov, int nov,
+                         const nsc_run_cfg *cfg, int nmeas, double *meas, const char *wavepath,
+                         int profile, volatile sig_atomic_t *stop, nsc_point_steady *ps,
+                         nsc_point_info *info, nsc_report *r)
 {
     memset(info, 0, sizeof *info);
     for (int k = 0; k < nmeas; k++) meas[k] = NAN;
     nsc_run R;
     nsc_run_init(&R);
     nsc_status s = point_setup(&R, deck, ov, nov, cfg, nmeas, info, r);
-    int tran = !s && (R.steady || R.o.tstop > 0);       /* else only .ac with .meas ac (nsc_run_check) */
-    if (tran) s = nsc_run_columns(&R, !wavepath, r);   /* no waveform file: record what .meas reads only */
+    int tran = !s && (R.steady || R.o.tstop > 0); /* else only .ac with .meas ac (nsc_run_check) */
+    if (tran)
+        s = nsc_run_columns(&R, !wavepath, r); /* no waveform file: record what .meas reads only */
     if (!s) {
         R.o.stop = stop;
         if (profile && tran) info->t_setup = setup_time(R.c, &R.o);
@@ -315,8 +343,9 @@ static int ncols(const nsc_sweep_table *T)
     return T->npar + T->nmeas;
 }
 
-nsc_status nsc_sweep_table_init(nsc_sweep_table *T, char *const *par, int npar, char *const *meas, int nmeas,
-                                const char *netlist, long npoint, int shard_k, int shard_n, nsc_report *r)
+nsc_status nsc_sweep_table_init(nsc_sweep_table *T, char *const *par, int npar, char *const *meas,
+                                int nmeas, const char *netlist, long npoint, int shard_k,
+                                int shard_n, nsc_report *r)
 {
     memset(T, 0, sizeof *T);
     const char *b = strrchr(netlist, '/');
@@ -325,7 +354,8 @@ nsc_status nsc_sweep_table_init(nsc_sweep_table *T, char *const *par, int npar, 
     T->npoint = npoint;
     T->shard_k = shard_k;
     T->shard_n = shard_n;
-    if (!(T->netlist = nsc_strdup(b ? b + 1 : netlist)) || !(T->name = nsc_calloc((size_t)(npar + nmeas) + 1, sizeof *T->name))) {
+    if (!(T->netlist = nsc_strdup(b ? b + 1 : netlist))
+        || !(T->name = nsc_calloc((size_t)(npar + nmeas) + 1, sizeof *T->name))) {
         nsc_sweep_table_free(T);
         return nsc_oom(r);
     }
@@ -337,7 +367,8 @@ nsc_status nsc_sweep_table_init(nsc_sweep_table *T, char *const *par, int npar, 
     return NSC_OK;
 }
 
-nsc_status nsc_sweep_table_add(nsc_sweep_table *T, const double *v, int status, long point, nsc_report *r)
+nsc_status nsc_sweep_table_add(nsc_sweep_table *T, const double *v, int status, long point,
+                               nsc_report *r)
 {
     int nc = ncols(T);
     if (T->nrow == T->caprow) {
@@ -372,13 +403,21 @@ void nsc_sweep_table_free(nsc_sweep_table *T)
 void nsc_sweep_table_sort(nsc_sweep_table *T)
 {
     int nc = ncols(T);
-    for (long i = 1; i < T->nrow; i++) {              /* insertion sort: rows arrive nearly ordered */
+    for (long i = 1; i < T->nrow; i++) { /* insertion sort: rows arrive nearly ordered */
         long j = i;
         while (j > 0 && T->point[j - 1] > T->point[j]) {
-            long tp = T->point[j]; T->point[j] = T->point[j - 1]; T->point[j - 1] = tp;
-            int ts = T->status[j]; T->status[j] = T->status[j - 1]; T->status[j - 1] = ts;
+            long tp = T->point[j];
+            T->point[j] = T->point[j - 1];
+            T->point[j - 1] = tp;
+            int ts = T->status[j];
+            T->status[j] = T->status[j - 1];
+            T->status[j - 1] = ts;
             double *a = T->v + (size_t)j * nc, *b = a - nc;
-            for (int q = 0; q < nc; q++) { double t = a[q]; a[q] = b[q]; b[q] = t; }
+            for (int q = 0; q < nc; q++) {
+                double t = a[q];
+                a[q] = b[q];
+                b[q] = t;
+            }
             j--;
         }
     }
@@ -387,7 +426,7 @@ void nsc_sweep_table_sort(nsc_sweep_table *T)
 static void put_value(FILE *f, double x)
 {
     if (isnan(x)) fputs("nan", f);
-    else fprintf(f, "%.12e", x + 0.0);                 /* + 0.0: no "-0" */
+    else fprintf(f, "%.12e", x + 0.0); /* + 0.0: no "-0" */
 }
 
 static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
@@ -421,7 +460,8 @@ char *nsc_study_id(char *const *files, int nfiles, char *const *words, int nword
     uint64_t h = 0xcbf29ce484222325ULL;
     for (int k = 0; k < nfiles; k++)
         if (!hash_file(&h, files[k])) return NULL;
-    for (int k = 0; k < nwords; k++) h = fnv1a(h, words[k] ? words[k] : "", strlen(words[k] ? words[k] : "") + 1);
+    for (int k = 0; k < nwords; k++)
+        h = fnv1a(h, words[k] ? words[k] : "", strlen(words[k] ? words[k] : "") + 1);
     return nsc_asprintf("%016llx", (unsigned long long)h);
 }
 
@@ -437,11 +477,14 @@ nsc_status nsc_sweep_write(const nsc_sweep_table *T, const char *path, int csv, 
     for (int k = 0; k < nc; k++) fprintf(f, "%s%s", T->name[k], sep);
     fprintf(f, "status%spoint\n", sep);
     if (!csv) {
-        fprintf(f, "# nscircuit sweep: points=%ld parameters=%d measures=%d", T->npoint, T->npar, T->nmeas);
+        fprintf(f, "# nscircuit sweep: points=%ld parameters=%d measures=%d", T->npoint, T->npar,
+                T->nmeas);
         if (T->shard_n > 1) fprintf(f, " shard=%d/%d", T->shard_k, T->shard_n);
         if (T->study[0]) fprintf(f, " study=%s", T->study);
         fprintf(f, " netlist=%s\n", T->netlist);
-        if (T->partial > 0) fprintf(f, "# interrupted: %ld of the %ld points of this run finished\n", T->nrow, T->partial);
+        if (T->partial > 0)
+            fprintf(f, "# interrupted: %ld of the %ld points of this run finished\n", T->nrow,
+                    T->partial);
     }
     for (long i = 0; i < T->nrow; i++) {
         const double *v = T->v + (size_t)i * (size_t)nc;
@@ -466,29 +509,36 @@ static int next_line(FILE *f, char **line, size_t *cap)
 /* Line 2 of a table: "# nscircuit sweep: points=N parameters=P measures=M
  * [shard=K/N] [study=HEX] netlist=NAME" with P + M = nn - 2 columns: T
  * initialised with the names[0..nn-2); NSC_EUSAGE (no message) if it is not. */
-static nsc_status read_header(const char *line, char **names, int nn, nsc_sweep_table *T, nsc_report *r)
+static nsc_status read_header(const char *line, char **names, int nn, nsc_sweep_table *T,
+                              nsc_report *r)
 {
     long npoint;
     int npar, nmeas, k = 1, n = 1, used = 0;
-    if (sscanf(line, "# nscircuit sweep: points=%ld parameters=%d measures=%d %n", &npoint, &npar, &nmeas, &used) != 3 ||
-        npar < 0 || nmeas < 0 || npar + nmeas != nn - 2 || npoint < 1)
+    if (sscanf(line, "# nscircuit sweep: points=%ld parameters=%d measures=%d %n", &npoint, &npar,
+               &nmeas, &used)
+            != 3
+        || npar < 0 || nmeas < 0 || npar + nmeas != nn - 2 || npoint < 1)
         return NSC_EUSAGE;
     const char *rest = line + used;
     if (!strncmp(rest, "shard=", 6)) {
         int u2 = 0;
-        if (sscanf(rest, "shard=%d/%d %n", &k, &n, &u2) != 2 || !(k >= 1 && k <= n)) return NSC_EUSAGE;
+        if (sscanf(rest, "shard=%d/%d %n", &k, &n, &u2) != 2 || !(k >= 1 && k <= n))
+            return NSC_EUSAGE;
         rest += u2;
     }
     char study[17] = "";
     if (!strncmp(rest, "study=", 6)) {
         int u3 = 0;
-        if (sscanf(rest, "study=%16[0-9a-f] %n", study, &u3) != 1 || strlen(study) != 16 || !u3) return NSC_EUSAGE;
+        if (sscanf(rest, "study=%16[0-9a-f] %n", study, &u3) != 1 || strlen(study) != 16 || !u3)
+            return NSC_EUSAGE;
         rest += u3;
     }
     if (strncmp(rest, "netlist=", 8)) return NSC_EUSAGE;
-    for (const char *q = rest + 8; *q; q++)              /* a base name, as written: it names the merge's */
-        if (*q == '/' || (unsigned char)*q < 32) return NSC_EUSAGE;   /* outputs, never a path elsewhere */
-    nsc_status s = nsc_sweep_table_init(T, names, npar, names + npar, nmeas, rest + 8, npoint, k, n, r);
+    for (const char *q = rest + 8; *q; q++) /* a base name, as written: it names the merge's */
+        if (*q == '/' || (unsigned char)*q < 32)
+            return NSC_EUSAGE; /* outputs, never a path elsewhere */
+    nsc_status s = nsc_sweep_table_init(T, names, npar, names + npar, nmeas, rest + 8, npoint, k, n,
+                                        r);
     if (!s) memcpy(T->study, study, sizeof study);
     return s;
 }
@@ -530,17 +580,29 @@ nsc_status nsc_sweep_read(const char *path, nsc_sweep_table *T, nsc_report *r)
     char *save = NULL;
     for (char *tok = strtok_r(line + 2, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
         char **nm = nsc_realloc_array(names, (size_t)nn + 1, sizeof *nm);
-        if (!nm) { s = nsc_oom(r); goto out; }
+        if (!nm) {
+            s = nsc_oom(r);
+            goto out;
+        }
         names = nm;
-        if (!(names[nn] = nsc_strdup(tok))) { s = nsc_oom(r); goto out; }
+        if (!(names[nn] = nsc_strdup(tok))) {
+            s = nsc_oom(r);
+            goto out;
+        }
         nn++;
     }
     if (nn < 3 || strcmp(names[nn - 2], "status") || strcmp(names[nn - 1], "point")) goto bad;
     lineno = 2;
     if (!next_line(f, &line, &cap)) goto bad;
-    if ((s = read_header(line, names, nn, T, r))) { if (s == NSC_EUSAGE) goto bad; goto out; }
+    if ((s = read_header(line, names, nn, T, r))) {
+        if (s == NSC_EUSAGE) goto bad;
+        goto out;
+    }
     int nc = T->npar + T->nmeas;
-    if (!(v = nsc_calloc((size_t)nc + 1, sizeof *v))) { s = nsc_oom(r); goto out; }
+    if (!(v = nsc_calloc((size_t)nc + 1, sizeof *v))) {
+        s = nsc_oom(r);
+        goto out;
+    }
     while (!s && next_line(f, &line, &cap)) {
         lineno++;
         char *p = line;
@@ -564,8 +626,8 @@ out:
     return s;
 }
 
-nsc_status nsc_sweep_merge(const nsc_sweep_table *part, char *const *path, int npart, nsc_sweep_table *out,
-                           nsc_report *r)
+nsc_status nsc_sweep_merge(const nsc_sweep_table *part, char *const *path, int npart,
+                           nsc_sweep_table *out, nsc_report *r)
 {
     memset(out, 0, sizeof *out);
     if (npart < 1) return nsc_err(r, NSC_EUSAGE, NULL, "no tables to merge");
@@ -576,24 +638,33 @@ nsc_status nsc_sweep_merge(const nsc_sweep_table *part, char *const *path, int n
         int same = B->npar == A->npar && B->nmeas == A->nmeas && B->npoint == A->npoint;
         for (int k = 0; same && k < nc; k++) same = !strcmp(A->name[k], B->name[k]);
         if (!same)
-            return nsc_err(r, NSC_EUSAGE, NULL, "'%s' is not a shard of the study of '%s' (other columns or point count)",
-                           path[j], path[0]);
+            return nsc_err(
+                r, NSC_EUSAGE, NULL,
+                "'%s' is not a shard of the study of '%s' (other columns or point count)", path[j],
+                path[0]);
     }
     for (int j = 0; j < npart; j++) {
         if (part[j].partial > 0)
-            return nsc_err(r, NSC_EUSAGE, NULL, "'%s' was interrupted (%ld of its %ld points finished): run that shard "
-                           "again", path[j], part[j].nrow, part[j].partial);
+            return nsc_err(r, NSC_EUSAGE, NULL,
+                           "'%s' was interrupted (%ld of its %ld points finished): run that shard "
+                           "again",
+                           path[j], part[j].nrow, part[j].partial);
         if (strcmp(part[j].study, A->study))
-            return nsc_err(r, NSC_EUSAGE, NULL, "'%s' is a shard of another study than '%s' (study %s, not %s: another "
-                           "netlist, parameters or options)", path[j], path[0], part[j].study[0] ? part[j].study : "unknown",
+            return nsc_err(r, NSC_EUSAGE, NULL,
+                           "'%s' is a shard of another study than '%s' (study %s, not %s: another "
+                           "netlist, parameters or options)",
+                           path[j], path[0], part[j].study[0] ? part[j].study : "unknown",
                            A->study[0] ? A->study : "unknown");
     }
     long np = A->npoint, rows = 0;
     for (int j = 0; j < npart; j++) rows += part[j].nrow;
-    if (rows < np)                                      /* before allocating by the header's count */
-        return nsc_err(r, NSC_EUSAGE, NULL, "%ld of the %ld points are in none of the tables; a shard is missing "
-                       "or incomplete", np - rows, np);
-    long *from = nsc_calloc((size_t)np, sizeof *from);   /* 1 + part index + npart * row, 0: missing */
+    if (rows < np) /* before allocating by the header's count */
+        return nsc_err(r, NSC_EUSAGE, NULL,
+                       "%ld of the %ld points are in none of the tables; a shard is missing "
+                       "or incomplete",
+                       np - rows, np);
+    long *from = nsc_calloc((size_t)np,
+                            sizeof *from); /* 1 + part index + npart * row, 0: missing */
     if (!from) return nsc_oom(r);
     nsc_status s = NSC_OK;
     for (int j = 0; !s && j < npart; j++)
@@ -601,17 +672,21 @@ nsc_status nsc_sweep_merge(const nsc_sweep_table *part, char *const *path, int n
             long pt = part[j].point[i];
             if (from[pt]) {
                 int j0 = (int)((from[pt] - 1) % npart);
-                s = nsc_err(r, NSC_EUSAGE, NULL, "point %ld is in '%s' and in '%s'", pt, path[j0], path[j]);
-            } else
-                from[pt] = 1 + j + (long)npart * i;
+                s = nsc_err(r, NSC_EUSAGE, NULL, "point %ld is in '%s' and in '%s'", pt, path[j0],
+                            path[j]);
+            } else from[pt] = 1 + j + (long)npart * i;
         }
     long missing = 0, first = -1;
     for (long i = 0; !s && i < np; i++)
         if (!from[i] && !missing++) first = i;
     if (!s && missing)
-        s = nsc_err(r, NSC_EUSAGE, NULL, "%ld of the %ld points are in none of the tables (the first: point %ld); "
-                    "a shard is missing or incomplete", missing, np, first);
-    if (!s) s = nsc_sweep_table_init(out, A->name, A->npar, A->name + A->npar, A->nmeas, A->netlist, np, 1, 1, r);
+        s = nsc_err(r, NSC_EUSAGE, NULL,
+                    "%ld of the %ld points are in none of the tables (the first: point %ld); "
+                    "a shard is missing or incomplete",
+                    missing, np, first);
+    if (!s)
+        s = nsc_sweep_table_init(out, A->name, A->npar, A->name + A->npar, A->nmeas, A->netlist, np,
+                                 1, 1, r);
     if (!s) memcpy(out->study, A->study, sizeof out->study);
     for (long i = 0; !s && i < np; i++) {
         const nsc_sweep_table *P = &part[(from[i] - 1) % npart];

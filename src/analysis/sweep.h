@@ -29,16 +29,16 @@
 #define NSC_SWEEP_MAXPOINTS 1000000000L
 
 typedef struct nsc_axis {
-    char *name;        /* the .param, lower case */
-    double *val;       /* [n] its values, in sweep order */
+    char *name;  /* the .param, lower case */
+    double *val; /* [n] its values, in sweep order */
     int n;
-    int logscale;      /* 1: geometric values (plots use a log axis) */
+    int logscale; /* 1: geometric values (plots use a log axis) */
 } nsc_axis;
 
 typedef struct nsc_plan {
-    nsc_axis *axis;    /* [naxis], axis 0 varies fastest */
+    nsc_axis *axis; /* [naxis], axis 0 varies fastest */
     int naxis;
-    long npoint;       /* prod of axis[k].n (1 when naxis = 0) */
+    long npoint; /* prod of axis[k].n (1 when naxis = 0) */
 } nsc_plan;
 
 /* Zero a plan before use; free its contents. */
@@ -48,7 +48,8 @@ void nsc_plan_free(nsc_plan *p);
 /* Axis name = val[0..n) (copied, n >= 1): replaces the values of the axis of that
  * name, keeping its place, else appends an axis. NSC_EUSAGE when the study would
  * exceed NSC_SWEEP_MAXPOINTS points. */
-nsc_status nsc_plan_set(nsc_plan *p, const char *name, const double *val, int n, int logscale, nsc_report *r);
+nsc_status nsc_plan_set(nsc_plan *p, const char *name, const double *val, int n, int logscale,
+                        nsc_report *r);
 
 /* One axis per .step card of c, in card order. Each must name a top-level
  * .param of c (NSC_ENETLIST at the card otherwise). */
@@ -62,7 +63,8 @@ int nsc_circuit_has_param(const nsc_circuit *c, const char *name);
  * of one sign, not 0), "NAME=V1,V2,..." (a list) or "NAME=V" (one value).
  * Numbers take SPICE suffixes. *name (lower case) and *val are new (free them);
  * *n values. NSC_EUSAGE naming text when it is none of these. */
-nsc_status nsc_param_spec(const char *text, int logscale, char **name, double **val, int *n, nsc_report *r);
+nsc_status nsc_param_spec(const char *text, int logscale, char **name, double **val, int *n,
+                          nsc_report *r);
 
 /* v[k] = value of axis k at point i (0 <= i < p->npoint). */
 void nsc_plan_point(const nsc_plan *p, long i, double *v);
@@ -75,11 +77,11 @@ int nsc_shard_has(long i, int k, int n);
 /* ---- one point ---- */
 
 typedef struct nsc_point_info {
-    nsc_sim_stats st;  /* the transient's statistics */
-    double t_parse;    /* seconds: elaborate the deck */
-    double t_run;      /* seconds: the transient, its assembly and factorisations included */
-    double t_meas;     /* seconds: .meas evaluation (and the waveform file) */
-    double t_setup;    /* with profile: seconds of the assembly of the LCS and of the
+    nsc_sim_stats st; /* the transient's statistics */
+    double t_parse;   /* seconds: elaborate the deck */
+    double t_run;     /* seconds: the transient, its assembly and factorisations included */
+    double t_meas;    /* seconds: .meas evaluation (and the waveform file) */
+    double t_setup;   /* with profile: seconds of the assembly of the LCS and of the
                           first one-step problems (static and regular step: W analysed
                           and factored by KLU), timed apart: the part of t_run a reuse
                           across points could save */
@@ -88,12 +90,12 @@ typedef struct nsc_point_info {
 /* A point run as a periodic steady state (nsc_run_steady): its warm start and
  * what it hands back besides the measures. */
 typedef struct nsc_point_steady {
-    const nsc_pss_state *start;   /* NULL, or the neighbouring point's steady state */
-    nsc_pss_state end;            /* out: the steady state found (arrays malloc'd) */
-    double efficiency, losses;    /* out: load / (input + switching), and input + switching - load
+    const nsc_pss_state *start; /* NULL, or the neighbouring point's steady state */
+    nsc_pss_state end;          /* out: the steady state found (arrays malloc'd) */
+    double efficiency, losses;  /* out: load / (input + switching), and input + switching - load
                                      (W) over the steady period (losses.h; NAN if not found) */
-    int iterations, warm;         /* out: shooting periods, 1 when started from start */
-    double mu_abs;                /* out: the largest Floquet multiplier's modulus (nsc_pss_info;
+    int iterations, warm;       /* out: shooting periods, 1 when started from start */
+    double mu_abs;              /* out: the largest Floquet multiplier's modulus (nsc_pss_info;
                                      NAN when not computed) */
 } nsc_point_steady;
 
@@ -110,19 +112,22 @@ typedef struct nsc_point_steady {
  * (solver failure), NSC_ENOMEM; the message is in r. A steady point (a .pss card
  * or cfg->steady) runs nsc_run_pss instead of the transient, its .meas over the
  * steady period (nsc_meas_steady_windows), and fills ps when given. */
-nsc_status nsc_point_run(const nsc_deck *deck, const nsc_param_set *ov, int nov, const nsc_run_cfg *cfg,
-                         int nmeas, double *meas, const char *wavepath, int profile,
-                         volatile sig_atomic_t *stop, nsc_point_steady *ps, nsc_point_info *info, nsc_report *r);
+nsc_status nsc_point_run(const nsc_deck *deck, const nsc_param_set *ov, int nov,
+                         const nsc_run_cfg *cfg, int nmeas, double *meas, const char *wavepath,
+                         int profile, volatile sig_atomic_t *stop, nsc_point_steady *ps,
+                         nsc_point_info *info, nsc_report *r);
 
 /* ---- the table ---- */
 
 /* nsc_sweep_table: output/out_sweep.h (the writers take it as plain data). */
 
 /* An empty table: columns par[0..npar) then meas[0..nmeas) (copied). */
-nsc_status nsc_sweep_table_init(nsc_sweep_table *T, char *const *par, int npar, char *const *meas, int nmeas,
-                                const char *netlist, long npoint, int shard_k, int shard_n, nsc_report *r);
+nsc_status nsc_sweep_table_init(nsc_sweep_table *T, char *const *par, int npar, char *const *meas,
+                                int nmeas, const char *netlist, long npoint, int shard_k,
+                                int shard_n, nsc_report *r);
 /* Append a row: values [npar + nmeas], status, point. */
-nsc_status nsc_sweep_table_add(nsc_sweep_table *T, const double *v, int status, long point, nsc_report *r);
+nsc_status nsc_sweep_table_add(nsc_sweep_table *T, const double *v, int status, long point,
+                               nsc_report *r);
 void nsc_sweep_table_free(nsc_sweep_table *T);
 /* Sort the rows by point index. */
 void nsc_sweep_table_sort(nsc_sweep_table *T);
@@ -147,8 +152,8 @@ nsc_status nsc_sweep_read(const char *path, nsc_sweep_table *T, nsc_report *r);
  * when the tables have one, none interrupted, every point 0..npoint-1 exactly
  * once; rows sorted by point. NSC_EUSAGE naming the file and the point
  * otherwise. out is new. */
-nsc_status nsc_sweep_merge(const nsc_sweep_table *part, char *const *path, int npart, nsc_sweep_table *out,
-                           nsc_report *r);
+nsc_status nsc_sweep_merge(const nsc_sweep_table *part, char *const *path, int npart,
+                           nsc_sweep_table *out, nsc_report *r);
 
 /* ---- units of the columns (sweep_units.c), for the picture ----
  * A unit is a string: "V", "A", "W", "Ω", "F", "H", "s", "Hz", "S", "m", "J",
@@ -162,8 +167,8 @@ nsc_status nsc_sweep_merge(const nsc_sweep_table *part, char *const *path, int n
  * RON ROFF RS RD RG RB RDS Ω, VT VH VF VTO VON VOFF BV VREF V, IT IH IS ION IOFF
  * IREF IMIN IMAX A, EON EOFF J, TT s. Fields of several units, another model
  * parameter, or a netlist that does not read: "". */
-const char *nsc_param_unit(const nsc_deck *deck, const nsc_param_set *ov, int nov, const nsc_circuit *c,
-                           const char *name);
+const char *nsc_param_unit(const nsc_deck *deck, const nsc_param_set *ov, int nov,
+                           const nsc_circuit *c, const char *name);
 /* The unit of .meas card k of c from its quantity: v() V, i() A, and through
  * + - (same units; a bare number takes the other's) * / (products: V*A is W,
  * V/A Ω, V/V "1") abs min max floor ceil; AVG RMS MIN MAX PP FIND PARAM: that

@@ -58,16 +58,15 @@ static inline void nsc_blas_one_thread(int argc, char **argv, char **envp)
     for (int j = 0; j < nset; j++) env[k++] = set[j];
     env[k] = NULL;
     execve("/proc/self/exe", argv, env);
-    free(env);                                   /* not re-executed: go on as we are */
+    free(env); /* not re-executed: go on as we are */
 }
 
-#define NSC_BLAS_ONE_THREAD                                                                          \
-    static void nsc_blas_preinit(int argc, char **argv, char **envp)                                 \
-    {                                                                                                \
-        nsc_blas_one_thread(argc, argv, envp);                                                       \
-    }                                                                                                \
-    __attribute__((section(".preinit_array"), used)) static void (*nsc_blas_preinit_ptr)(int, char **, \
-                                                                                      char **) =     \
-        nsc_blas_preinit;
+#define NSC_BLAS_ONE_THREAD \
+    static void nsc_blas_preinit(int argc, char **argv, char **envp) \
+    { \
+        nsc_blas_one_thread(argc, argv, envp); \
+    } \
+    __attribute__((section(".preinit_array"), used)) static void ( \
+        *nsc_blas_preinit_ptr)(int, char **, char **) = nsc_blas_preinit;
 
 #endif

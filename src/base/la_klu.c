@@ -19,8 +19,8 @@ struct nsc_klu {
     klu_common common;
     sym_ref *sym;
     klu_numeric *num;
-    int cols;                  /* 1: rcond with A's columns equilibrated (nsc_klu_syms_cols) */
-    const nsc_sparse *A;       /* the matrix last factored (cols: its column scales) */
+    int cols;            /* 1: rcond with A's columns equilibrated (nsc_klu_syms_cols) */
+    const nsc_sparse *A; /* the matrix last factored (cols: its column scales) */
 };
 
 /* One cached pattern: a copy of (n, p, i), its hash, its analysis. */
@@ -33,9 +33,9 @@ typedef struct sym_entry {
 
 struct nsc_klu_syms {
     sym_entry e[NSC_KLU_SYMS];
-    int len, next;             /* entries used; the slot replaced next when full */
+    int len, next; /* entries used; the slot replaced next when full */
     long made, found;
-    int cols;                  /* nsc_klu_syms_cols */
+    int cols; /* nsc_klu_syms_cols */
 };
 
 static void sym_release(sym_ref *R)
@@ -53,14 +53,17 @@ static sym_ref *sym_analyze(const nsc_sparse *A, klu_common *c)
     sym_ref *R = malloc(sizeof *R);
     if (!R) return NULL;
     R->refs = 1;
-    R->sym = klu_analyze(A->n, A->p, A->i, c);                   /* BTF + AMD ordering */
-    if (!R->sym) { free(R); return NULL; }
+    R->sym = klu_analyze(A->n, A->p, A->i, c); /* BTF + AMD ordering */
+    if (!R->sym) {
+        free(R);
+        return NULL;
+    }
     return R;
 }
 
 static uint64_t pattern_key(const nsc_sparse *A)
 {
-    uint64_t h = 1469598103934665603ull ^ (uint64_t)A->n;        /* FNV-1a over p and i */
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)A->n; /* FNV-1a over p and i */
     for (int j = 0; j <= A->n; j++) h = (h ^ (uint64_t)(unsigned)A->p[j]) * 1099511628211ull;
     for (int k = 0; k < A->p[A->n]; k++) h = (h ^ (uint64_t)(unsigned)A->i[k]) * 1099511628211ull;
     return h;
@@ -74,7 +77,8 @@ static sym_ref *sym_get(nsc_klu_syms *S, const nsc_sparse *A, klu_common *c)
     int nnz = A->p[A->n];
     for (int k = 0; k < S->len; k++) {
         sym_entry *e = &S->e[k];
-        if (e->key == key && e->n == A->n && e->nnz == nnz && !memcmp(e->p, A->p, sizeof(int) * ((size_t)A->n + 1))
+        if (e->key == key && e->n == A->n && e->nnz == nnz
+            && !memcmp(e->p, A->p, sizeof(int) * ((size_t)A->n + 1))
             && !memcmp(e->i, A->i, sizeof(int) * (size_t)nnz)) {
             S->found++;
             e->ref->refs++;
@@ -85,19 +89,25 @@ static sym_ref *sym_get(nsc_klu_syms *S, const nsc_sparse *A, klu_common *c)
     if (!R) return NULL;
     S->made++;
     int *p = malloc(sizeof(int) * ((size_t)A->n + 1)), *i = malloc(sizeof(int) * ((size_t)nnz + 1));
-    if (!p || !i) { free(p); free(i); return R; }                 /* not cached: still usable */
+    if (!p || !i) {
+        free(p);
+        free(i);
+        return R;
+    } /* not cached: still usable */
     sym_entry *e;
     if (S->len < NSC_KLU_SYMS) {
         e = &S->e[S->len++];
-    } else {                                                     /* full: the oldest goes */
+    } else { /* full: the oldest goes */
         e = &S->e[S->next];
         S->next = (S->next + 1) % NSC_KLU_SYMS;
-        free(e->p); free(e->i); sym_release(e->ref);
+        free(e->p);
+        free(e->i);
+        sym_release(e->ref);
     }
     memcpy(p, A->p, sizeof(int) * ((size_t)A->n + 1));
     memcpy(i, A->i, sizeof(int) * (size_t)nnz);
     *e = (sym_entry){ key, A->n, nnz, p, i, R };
-    R->refs++;                                                   /* the cache's reference */
+    R->refs++; /* the cache's reference */
     return R;
 }
 
@@ -110,7 +120,9 @@ void nsc_klu_syms_free(nsc_klu_syms *S)
 {
     if (!S) return;
     for (int k = 0; k < S->len; k++) {
-        free(S->e[k].p); free(S->e[k].i); sym_release(S->e[k].ref);
+        free(S->e[k].p);
+        free(S->e[k].i);
+        sym_release(S->e[k].ref);
     }
     free(S);
 }
@@ -165,7 +177,7 @@ int nsc_klu_factor_num(nsc_klu *F, const nsc_sparse *A)
     if (!F || !A || A->n != F->n) return -1;
     if (F->num) klu_free_numeric(&F->num, &F->common);
     F->A = A;
-    F->num = klu_factor(A->p, A->i, A->x, F->sym->sym, &F->common);   /* P A Q = L U, new pivots */
+    F->num = klu_factor(A->p, A->i, A->x, F->sym->sym, &F->common); /* P A Q = L U, new pivots */
     return F->num ? 0 : -1;
 }
 
@@ -214,10 +226,10 @@ static double rcond_cols(nsc_klu *F)
         int j = Q[k];
         double cmax = 0;
         for (int p = A->p[j]; p < A->p[j + 1]; p++) {
-            double a = fabs(A->x[p]) / (N->Rs ? N->Rs[N->Pinv[A->i[p]]] : 1.0);   /* |(R^-1 A)_ij| */
+            double a = fabs(A->x[p]) / (N->Rs ? N->Rs[N->Pinv[A->i[p]]] : 1.0); /* |(R^-1 A)_ij| */
             if (a > cmax) cmax = a;
         }
-        double u = cmax > 0 ? fabs(U[k]) / cmax : 0;                              /* |U_kk d_j| */
+        double u = cmax > 0 ? fabs(U[k]) / cmax : 0; /* |U_kk d_j| */
         if (u < rmin) rmin = u;
         if (u > rmax) rmax = u;
     }
@@ -264,8 +276,11 @@ nsc_kluz *nsc_kluz_analyze(int n, const int *p, const int *i)
     F->i = i;
     klu_defaults(&F->common);
     F->common.halt_if_singular = 1;
-    F->sym = klu_analyze(n, (int *)p, (int *)i, &F->common);     /* BTF + AMD ordering of the pattern */
-    if (!F->sym) { free(F); return NULL; }
+    F->sym = klu_analyze(n, (int *)p, (int *)i, &F->common); /* BTF + AMD ordering of the pattern */
+    if (!F->sym) {
+        free(F);
+        return NULL;
+    }
     return F;
 }
 
@@ -273,14 +288,15 @@ int nsc_kluz_factor(nsc_kluz *F, const double *Ax)
 {
     if (!F) return -1;
     if (F->num) klu_z_free_numeric(&F->num, &F->common);
-    F->num = klu_z_factor((int *)F->p, (int *)F->i, (double *)Ax, F->sym, &F->common);   /* P A Q = L U */
+    F->num = klu_z_factor((int *)F->p, (int *)F->i, (double *)Ax, F->sym,
+                          &F->common); /* P A Q = L U */
     return F->num ? 0 : -1;
 }
 
 int nsc_kluz_solve(nsc_kluz *F, double *B)
 {
     if (!F || !F->num) return -1;
-    return klu_z_solve(F->sym, F->num, F->n, 1, B, &F->common) ? 0 : -1;   /* B = A\B */
+    return klu_z_solve(F->sym, F->num, F->n, 1, B, &F->common) ? 0 : -1; /* B = A\B */
 }
 
 void nsc_kluz_free(nsc_kluz *F)

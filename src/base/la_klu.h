@@ -61,7 +61,7 @@ void nsc_kluz_free(nsc_kluz *F);
  * thread-safe: one cache per thread of work. */
 #define NSC_KLU_SYMS 64
 typedef struct nsc_klu_syms nsc_klu_syms;
-nsc_klu_syms *nsc_klu_syms_new(void);          /* NULL out of memory */
+nsc_klu_syms *nsc_klu_syms_new(void); /* NULL out of memory */
 void nsc_klu_syms_free(nsc_klu_syms *S);
 /* nsc_klu_factor with the analysis of A's pattern taken from S (or made and
  * stored there); S NULL: nsc_klu_factor. */

@@ -1,5 +1,5 @@
 /* path.c -- file names as the file system sees them (path.h). */
-#define _DEFAULT_SOURCE                       /* realpath */
+#define _DEFAULT_SOURCE /* realpath */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -13,7 +13,8 @@
 int nsc_same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
-    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev
+           && sa.st_ino == sb.st_ino;
 }
 
 const char *nsc_output_is_input(char *const *out, int nout, char *const *in, int nin)
@@ -26,7 +27,7 @@ const char *nsc_output_is_input(char *const *out, int nout, char *const *in, int
 
 char *nsc_canon_path(const char *p)
 {
-    char *full = realpath(p, NULL);                    /* an existing file */
+    char *full = realpath(p, NULL); /* an existing file */
     if (full) return full;
     const char *slash = strrchr(p, '/');
     char *dir = slash ? nsc_strndup(p, slash == p ? 1 : (size_t)(slash - p)) : nsc_strdup(".");
@@ -54,7 +55,7 @@ int nsc_same_path(const char *a, const char *b)
 int nsc_path_under(const char *path, const char *dir)
 {
     size_t n = strlen(dir);
-    if (n > 0 && dir[n - 1] == '/') return !strncmp(path, dir, n);   /* dir "/" */
+    if (n > 0 && dir[n - 1] == '/') return !strncmp(path, dir, n); /* dir "/" */
     return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == 0);
 }
 

@@ -70,33 +70,36 @@ nsc_sparse *nsc_sp_compress(const nsc_sparse *T)
     if (!T || T->nz < 0) return NULL;
     int m = T->m, n = T->n, nz = T->nz;
     int *rp = nsc_calloc((size_t)m + 1, sizeof(int));  /* row pointers */
-    int *rj = nsc_calloc((size_t)nz + 1, sizeof(int));  /* column of each entry, by row */
+    int *rj = nsc_calloc((size_t)nz + 1, sizeof(int)); /* column of each entry, by row */
     double *rx = nsc_calloc((size_t)nz + 1, sizeof(double));
     int *w = nsc_calloc((size_t)(m > n ? m : n) + 1, sizeof(int));
     nsc_sparse *C = nsc_sp_new(m, n, nz, 0);
     if (!rp || !rj || !rx || !w || !C) {
-        free(rp); free(rj); free(rx); free(w);
+        free(rp);
+        free(rj);
+        free(rx);
+        free(w);
         nsc_sp_free(C);
         return NULL;
     }
     for (int k = 0; k < nz; k++) rp[T->i[k] + 1]++;
-    for (int r = 0; r < m; r++) rp[r + 1] += rp[r];          /* rp = cumsum(row counts) */
+    for (int r = 0; r < m; r++) rp[r + 1] += rp[r]; /* rp = cumsum(row counts) */
     memcpy(w, rp, sizeof(int) * (size_t)m);
-    for (int k = 0; k < nz; k++) {                            /* bucket by row */
+    for (int k = 0; k < nz; k++) { /* bucket by row */
         int q = w[T->i[k]]++;
         rj[q] = T->p[k];
         rx[q] = T->x[k];
     }
     for (int k = 0; k < nz; k++) C->p[T->p[k] + 1]++;
-    for (int j = 0; j < n; j++) C->p[j + 1] += C->p[j];      /* column pointers */
+    for (int j = 0; j < n; j++) C->p[j + 1] += C->p[j]; /* column pointers */
     memcpy(w, C->p, sizeof(int) * (size_t)n);
-    for (int r = 0; r < m; r++)                               /* rows visited in order: sorted columns */
+    for (int r = 0; r < m; r++) /* rows visited in order: sorted columns */
         for (int q = rp[r]; q < rp[r + 1]; q++) {
             int dst = w[rj[q]]++;
             C->i[dst] = r;
             C->x[dst] = rx[q];
         }
-    int cnt = 0;                                              /* sum adjacent duplicates */
+    int cnt = 0; /* sum adjacent duplicates */
     for (int j = 0; j < n; j++) {
         int start = cnt;
         for (int q = C->p[j]; q < C->p[j + 1]; q++) {
@@ -111,7 +114,10 @@ nsc_sparse *nsc_sp_compress(const nsc_sparse *T)
         C->p[j] = start;
     }
     C->p[n] = cnt;
-    free(rp); free(rj); free(rx); free(w);
+    free(rp);
+    free(rj);
+    free(rx);
+    free(w);
     return C;
 }
 
@@ -122,17 +128,20 @@ nsc_sparse *nsc_sp_add(const nsc_sparse *A, const nsc_sparse *B, double alpha, d
     nsc_sparse *C = nsc_sp_new(A->m, n, A->p[n] + B->p[n], 0);
     if (!C) return NULL;
     int cnt = 0;
-    for (int j = 0; j < n; j++) {                             /* merge two sorted columns */
+    for (int j = 0; j < n; j++) { /* merge two sorted columns */
         C->p[j] = cnt;
         int pa = A->p[j], pb = B->p[j], ea = A->p[j + 1], eb = B->p[j + 1];
         while (pa < ea || pb < eb) {
             int ia = pa < ea ? A->i[pa] : A->m, ib = pb < eb ? B->i[pb] : B->m;
             if (ia < ib) {
-                C->i[cnt] = ia; C->x[cnt++] = alpha * A->x[pa++];
+                C->i[cnt] = ia;
+                C->x[cnt++] = alpha * A->x[pa++];
             } else if (ib < ia) {
-                C->i[cnt] = ib; C->x[cnt++] = beta * B->x[pb++];
+                C->i[cnt] = ib;
+                C->x[cnt++] = beta * B->x[pb++];
             } else {
-                C->i[cnt] = ia; C->x[cnt++] = alpha * A->x[pa++] + beta * B->x[pb++];
+                C->i[cnt] = ia;
+                C->x[cnt++] = alpha * A->x[pa++] + beta * B->x[pb++];
             }
         }
     }
@@ -140,17 +149,20 @@ nsc_sparse *nsc_sp_add(const nsc_sparse *A, const nsc_sparse *B, double alpha, d
     return C;
 }
 
-int nsc_sp_add_into(const nsc_sparse *A, const nsc_sparse *B, double alpha, double beta, nsc_sparse *C, int drop0)
+int nsc_sp_add_into(const nsc_sparse *A, const nsc_sparse *B, double alpha, double beta,
+                    nsc_sparse *C, int drop0)
 {
     if (!A || !B || !C || A->m != B->m || A->n != B->n || C->n != A->n || C->m != A->m) return -1;
     int t = 0;
-    for (int j = 0; j < A->n; j++) {                          /* merge two sorted columns, as nsc_sp_add */
+    for (int j = 0; j < A->n; j++) { /* merge two sorted columns, as nsc_sp_add */
         if (C->p[j] != t) return -1;
         int pa = A->p[j], pb = B->p[j], ea = A->p[j + 1], eb = B->p[j + 1];
         while (pa < ea || pb < eb) {
-            int ia = pa < ea ? A->i[pa] : A->m, ib = pb < eb ? B->i[pb] : B->m, i = ia < ib ? ia : ib;
-            double v = ia < ib ? alpha * A->x[pa++] : ib < ia ? beta * B->x[pb++]
-                                                              : alpha * A->x[pa++] + beta * B->x[pb++];
+            int ia = pa < ea ? A->i[pa] : A->m, ib = pb < eb ? B->i[pb] : B->m,
+                i = ia < ib ? ia : ib;
+            double v = ia < ib   ? alpha * A->x[pa++]
+                       : ib < ia ? beta * B->x[pb++]
+                                 : alpha * A->x[pa++] + beta * B->x[pb++];
             if (drop0 && v == 0) continue;
             if (t >= C->p[j + 1] || C->i[t] != i) return -1;
             C->x[t++] = v;
@@ -173,7 +185,7 @@ nsc_sparse *nsc_sp_transpose(const nsc_sparse *A)
     for (int k = 0; k < nnz; k++) C->p[A->i[k] + 1]++;
     for (int r = 0; r < m; r++) C->p[r + 1] += C->p[r];
     memcpy(w, C->p, sizeof(int) * (size_t)m);
-    for (int j = 0; j < n; j++)                               /* columns in order: rows of C sorted */
+    for (int j = 0; j < n; j++) /* columns in order: rows of C sorted */
         for (int q = A->p[j]; q < A->p[j + 1]; q++) {
             int dst = w[A->i[q]]++;
             C->i[dst] = j;
@@ -187,7 +199,7 @@ void nsc_sp_gaxpy(const nsc_sparse *A, const double *x, double *y)
 {
     for (int j = 0; j < A->n; j++)
         for (int q = A->p[j]; q < A->p[j + 1]; q++)
-            y[A->i[q]] += A->x[q] * x[j];                     /* y += A(:,j)*x(j) */
+            y[A->i[q]] += A->x[q] * x[j]; /* y += A(:,j)*x(j) */
 }
 
 void nsc_sp_gatxpy(const nsc_sparse *A, const double *x, double *y)
@@ -195,7 +207,7 @@ void nsc_sp_gatxpy(const nsc_sparse *A, const double *x, double *y)
     for (int j = 0; j < A->n; j++) {
         double s = 0;
         for (int q = A->p[j]; q < A->p[j + 1]; q++) s += A->x[q] * x[A->i[q]];
-        y[j] += s;                                            /* y(j) += A(:,j)'*x */
+        y[j] += s; /* y(j) += A(:,j)'*x */
     }
 }
 
@@ -203,7 +215,7 @@ double nsc_sp_get(const nsc_sparse *A, int i, int j)
 {
     if (!A || A->nz != -1 || j < 0 || j >= A->n) return 0;
     int lo = A->p[j], hi = A->p[j + 1] - 1;
-    while (lo <= hi) {                                        /* rows sorted: bisection */
+    while (lo <= hi) { /* rows sorted: bisection */
         int mid = lo + (hi - lo) / 2;
         if (A->i[mid] == i) return A->x[mid];
         if (A->i[mid] < i) lo = mid + 1;
@@ -214,7 +226,7 @@ double nsc_sp_get(const nsc_sparse *A, int i, int j)
 
 void nsc_sp_scale_rows(nsc_sparse *A, const double *s)
 {
-    for (int q = 0; q < A->p[A->n]; q++) A->x[q] *= s[A->i[q]];  /* A = diag(s)*A */
+    for (int q = 0; q < A->p[A->n]; q++) A->x[q] *= s[A->i[q]]; /* A = diag(s)*A */
 }
 
 double *nsc_sp_dense(const nsc_sparse *A)
@@ -223,8 +235,7 @@ double *nsc_sp_dense(const nsc_sparse *A)
     double *d = nsc_calloc((size_t)A->m * (size_t)A->n + 1, sizeof(double));
     if (!d) return NULL;
     for (int j = 0; j < A->n; j++)
-        for (int q = A->p[j]; q < A->p[j + 1]; q++)
-            d[(size_t)j * A->m + A->i[q]] += A->x[q];
+        for (int q = A->p[j]; q < A->p[j + 1]; q++) d[(size_t)j * A->m + A->i[q]] += A->x[q];
     return d;
 }
 
@@ -232,7 +243,7 @@ int nsc_sp_write_mm(const nsc_sparse *A, FILE *f, const char *comment)
 {
     if (!A || A->nz != -1 || !f) return -1;
     if (fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n") < 0) return -1;
-    if (comment) {                                            /* one '%' line per comment line */
+    if (comment) { /* one '%' line per comment line */
         const char *s = comment;
         while (*s) {
             const char *e = strchr(s, '\n');

@@ -10,12 +10,12 @@
 #include <stdio.h>
 
 typedef struct nsc_sparse {
-    int m, n;     /* rows, columns */
-    int nzmax;    /* allocated entries */
-    int nz;       /* triplet: entries used; CSC: -1 */
-    int *p;       /* CSC: column pointers [n+1]; triplet: column indices [nzmax] */
-    int *i;       /* row indices [nzmax] */
-    double *x;    /* values [nzmax] */
+    int m, n;  /* rows, columns */
+    int nzmax; /* allocated entries */
+    int nz;    /* triplet: entries used; CSC: -1 */
+    int *p;    /* CSC: column pointers [n+1]; triplet: column indices [nzmax] */
+    int *i;    /* row indices [nzmax] */
+    double *x; /* values [nzmax] */
 } nsc_sparse;
 
 /* New m-by-n matrix: triplet (triplet != 0) or empty CSC with room for nzmax. NULL on ENOMEM. */
@@ -31,7 +31,8 @@ nsc_sparse *nsc_sp_add(const nsc_sparse *A, const nsc_sparse *B, double alpha, d
 /* The values of alpha A + beta B into C, whose pattern must be nsc_sp_add's
  * (drop0: without the entries that are exactly zero): 0, or -1 when C's
  * pattern is not that (C's values then partly written). No allocation. */
-int nsc_sp_add_into(const nsc_sparse *A, const nsc_sparse *B, double alpha, double beta, nsc_sparse *C, int drop0);
+int nsc_sp_add_into(const nsc_sparse *A, const nsc_sparse *B, double alpha, double beta,
+                    nsc_sparse *C, int drop0);
 /* CSC transpose. NULL on ENOMEM. */
 nsc_sparse *nsc_sp_transpose(const nsc_sparse *A);
 /* y += A*x (CSC). */

@@ -87,7 +87,8 @@ nsc_status nsc_err(nsc_report *r, nsc_status st, const nsc_loc *loc, const char 
     return st;
 }
 
-static void add_line(nsc_report *r, const nsc_loc *loc, const char *kind, const char *fmt, va_list ap)
+static void add_line(nsc_report *r, const nsc_loc *loc, const char *kind, const char *fmt,
+                     va_list ap)
 {
     char *body = vformat(fmt, ap);
     if (!body) return;
@@ -95,8 +96,14 @@ static void add_line(nsc_report *r, const nsc_loc *loc, const char *kind, const 
     free(body);
     if (!line) return;
     for (int k = 0; k < r->nwarn; k++)
-        if (strcmp(r->warn[k], line) == 0) { free(line); return; }
-    if (nsc_grow((void **)&r->warn, &r->capwarn, r->nwarn + 1, sizeof *r->warn)) { free(line); return; }
+        if (strcmp(r->warn[k], line) == 0) {
+            free(line);
+            return;
+        }
+    if (nsc_grow((void **)&r->warn, &r->capwarn, r->nwarn + 1, sizeof *r->warn)) {
+        free(line);
+        return;
+    }
     r->warn[r->nwarn++] = line;
 }
 
@@ -175,7 +182,7 @@ int nsc_grow(void **arr, int *cap, int need, size_t sz)
 int nsc_uf_find(int *uf, int x)
 {
     while (uf[x] >= 0) {
-        if (uf[uf[x]] >= 0) uf[x] = uf[uf[x]];               /* path halving */
+        if (uf[uf[x]] >= 0) uf[x] = uf[uf[x]]; /* path halving */
         x = uf[x];
     }
     return x;
@@ -186,7 +193,11 @@ void nsc_uf_union(int *uf, int a, int b)
     a = nsc_uf_find(uf, a);
     b = nsc_uf_find(uf, b);
     if (a == b) return;
-    if (uf[a] > uf[b]) { int t = a; a = b; b = t; }          /* a: the larger tree */
+    if (uf[a] > uf[b]) {
+        int t = a;
+        a = b;
+        b = t;
+    } /* a: the larger tree */
     uf[a] += uf[b];
     uf[b] = a;
 }
@@ -194,7 +205,7 @@ void nsc_uf_union(int *uf, int a, int b)
 int nsc_mkstemp(char *tmpl)
 {
     int fd = mkstemp(tmpl);
-    if (fd >= 0) {                        /* mkstemp's 0600 -> what open(2) would give: 0666 & ~umask */
+    if (fd >= 0) { /* mkstemp's 0600 -> what open(2) would give: 0666 & ~umask */
         mode_t um = umask(0);
         umask(um);
         (void)fchmod(fd, 0666 & ~um);
@@ -242,8 +253,10 @@ void nsc_reap_stale(const char *path)
     for (struct dirent *de; d && (de = readdir(d));) {
         long pid = stale_pid(de->d_name, prefix);
         struct stat sb;
-        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
-        if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid())
+        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) || !S_ISREG(sb.st_mode)
+            || sb.st_uid != geteuid())
             continue;
         unlinkat(dirfd(d), de->d_name, 0);
     }

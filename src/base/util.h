@@ -65,7 +65,7 @@ void *nsc_calloc(size_t n, size_t size);
 void *nsc_realloc_array(void *p, size_t n, size_t size); /* overflow-checked realloc */
 char *nsc_strdup(const char *s);
 char *nsc_strndup(const char *s, size_t n);
-char *nsc_strlower(char *s);           /* in place; returns s */
+char *nsc_strlower(char *s);                  /* in place; returns s */
 int nsc_strieq(const char *a, const char *b); /* case-insensitive equality */
 char *nsc_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -11,23 +11,33 @@
 #define NSC_XCODE_H
 
 typedef enum nsc_xop {
-    NSC_XOP_NUM,     /* push num */
-    NSC_XOP_TIME,    /* push the time */
-    NSC_XOP_PROBE,   /* push probe[arg] */
-    NSC_XOP_MEAS,    /* push meas[arg] (a failed measure: NaN) */
-    NSC_XOP_NEG,     /* a -> -a */
-    NSC_XOP_ADD, NSC_XOP_SUB, NSC_XOP_MUL, NSC_XOP_DIV, NSC_XOP_POW, /* a b -> a op b */
-    NSC_XOP_CALL,    /* nargs operands -> built-in function arg (base/xfn.h) */
-    NSC_XOP_LT, NSC_XOP_GT, NSC_XOP_LE, NSC_XOP_GE, NSC_XOP_EQ, NSC_XOP_NE, /* a b -> 1 or 0 (strict < >) */
-    NSC_XOP_AND, NSC_XOP_OR,                                             /* a b -> 1 or 0 (nonzero is true) */
-    NSC_XOP_NOT,     /* a -> 1 if a == 0 else 0 */
-    NSC_XOP_COND     /* c a b -> a if c != 0 else b (both evaluated) */
+    NSC_XOP_NUM,   /* push num */
+    NSC_XOP_TIME,  /* push the time */
+    NSC_XOP_PROBE, /* push probe[arg] */
+    NSC_XOP_MEAS,  /* push meas[arg] (a failed measure: NaN) */
+    NSC_XOP_NEG,   /* a -> -a */
+    NSC_XOP_ADD,
+    NSC_XOP_SUB,
+    NSC_XOP_MUL,
+    NSC_XOP_DIV,
+    NSC_XOP_POW,  /* a b -> a op b */
+    NSC_XOP_CALL, /* nargs operands -> built-in function arg (base/xfn.h) */
+    NSC_XOP_LT,
+    NSC_XOP_GT,
+    NSC_XOP_LE,
+    NSC_XOP_GE,
+    NSC_XOP_EQ,
+    NSC_XOP_NE, /* a b -> 1 or 0 (strict < >) */
+    NSC_XOP_AND,
+    NSC_XOP_OR,  /* a b -> 1 or 0 (nonzero is true) */
+    NSC_XOP_NOT, /* a -> 1 if a == 0 else 0 */
+    NSC_XOP_COND /* c a b -> a if c != 0 else b (both evaluated) */
 } nsc_xop;
 
 typedef struct nsc_xinstr {
     nsc_xop op;
-    int arg, nargs;  /* PROBE, MEAS: the index; CALL: the function's id and its nargs */
-    double num;      /* NUM */
+    int arg, nargs; /* PROBE, MEAS: the index; CALL: the function's id and its nargs */
+    double num;     /* NUM */
 } nsc_xinstr;
 
 /* What the loads read: TIME t, PROBE probe[arg], MEAS meas[arg] (NULL when
@@ -50,9 +60,9 @@ double nsc_xrun(const nsc_xinstr *code, int n, const nsc_xload *ld, double *stac
  * operands left to right, then the instruction itself; of c ? a : b only c and
  * the branch c chooses count (the other is evaluated but its failures are not
  * looked at). tag has the slots of stack (nsc_xdepth). */
-enum { NSC_XBAD_DIV0 = 1, NSC_XBAD_NAN = 2, NSC_XBAD_INF = 3 };  /* a division by zero, NaN, inf */
-int nsc_xrun_check(const nsc_xinstr *code, int n, const nsc_xload *ld, double *stack, int *tag, double *v,
-                   int *kind);
+enum { NSC_XBAD_DIV0 = 1, NSC_XBAD_NAN = 2, NSC_XBAD_INF = 3 }; /* a division by zero, NaN, inf */
+int nsc_xrun_check(const nsc_xinstr *code, int n, const nsc_xload *ld, double *stack, int *tag,
+                   double *v, int *kind);
 
 /* The value of code[0 .. n) at probe[0 .. np) (loads NUM and PROBE only) and
  * its gradient g[k] = d value / d probe[k], k < np, in forward mode: each
@@ -64,7 +74,8 @@ int nsc_xrun_check(const nsc_xinstr *code, int n, const nsc_xload *ld, double *s
  * device's regions: C^1 where its pieces meet smoothly). NaN
  * (value and g) for code with other loads, operators or functions without
  * a derivative. st has nsc_xdepth slots, dst nsc_xdepth * np. */
-double nsc_xrun_grad(const nsc_xinstr *code, int n, const double *probe, int np, double *st, double *dst, double *g);
+double nsc_xrun_grad(const nsc_xinstr *code, int n, const double *probe, int np, double *st,
+                     double *dst, double *g);
 
 /* a op b for the binary operators ADD .. POW, LT .. OR (comparisons 1 or 0):
  * the one definition of their values. */

@@ -17,20 +17,20 @@ typedef enum nsc_xfn_class {
 } nsc_xfn_class;
 
 typedef enum nsc_xfn_unit {
-    NSC_XFN_SAME,   /* the common dimension of its operands (abs, min, limit ...) */
-    NSC_XFN_ONE,    /* dimensionless operands, a dimensionless value (sqrt, sin, pow ...) */
-    NSC_XFN_SIGN,   /* any operand, a dimensionless value (u, sgn) */
-    NSC_XFN_SELECT  /* if(c, a, b): the common dimension of a and b */
+    NSC_XFN_SAME,  /* the common dimension of its operands (abs, min, limit ...) */
+    NSC_XFN_ONE,   /* dimensionless operands, a dimensionless value (sqrt, sin, pow ...) */
+    NSC_XFN_SIGN,  /* any operand, a dimensionless value (u, sgn) */
+    NSC_XFN_SELECT /* if(c, a, b): the common dimension of a and b */
 } nsc_xfn_unit;
 
 #define NSC_XFN_MAXARGS 3
 
 typedef struct nsc_xfn {
-    const char *name;       /* lower case */
-    int nargs;              /* 1 .. NSC_XFN_MAXARGS */
+    const char *name; /* lower case */
+    int nargs;        /* 1 .. NSC_XFN_MAXARGS */
     nsc_xfn_class cls;
     nsc_xfn_unit unit;
-    double (*f)(const double *x);   /* value at x[0 .. nargs) (no check: NaN, inf pass) */
+    double (*f)(const double *x); /* value at x[0 .. nargs) (no check: NaN, inf pass) */
     /* the smooth ones (NULL for the others): the partial derivatives
      * d[i] = df/dx_i at x[0 .. nargs) (the Newton iteration of a B source's
      * smooth function of unknowns, xcode.c nsc_xrun_grad) */

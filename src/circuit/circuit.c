@@ -20,8 +20,8 @@ static void job_free(nsc_job *j)
     free(j->acout);
     for (int k = 0; k < j->nacmeas; k++) {
         nsc_acmeas *m = &j->acmeas[k];
-        char *own[] = { m->name, m->sig.name, m->sig.p.name, m->when.name, m->when.p.name, m->sig.den.name,
-                        m->when.den.name };
+        char *own[] = { m->name,        m->sig.name,     m->sig.p.name,   m->when.name,
+                        m->when.p.name, m->sig.den.name, m->when.den.name };
         for (int q = 0; q < 7; q++) free(own[q]);
     }
     free(j->acmeas);
@@ -96,7 +96,7 @@ void nsc_circuit_free(nsc_circuit *c)
 
 int nsc_model_get(const nsc_model *m, const char *name, double *v)
 {
-    for (int k = m->npar - 1; k >= 0; k--)            /* the last setting wins */
+    for (int k = m->npar - 1; k >= 0; k--) /* the last setting wins */
         if (nsc_strieq(m->pname[k], name)) {
             if (v) *v = m->pval[k];
             return 1;

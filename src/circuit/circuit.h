@@ -18,24 +18,30 @@
  * all a stage needs to know of a kind; outside src/devices only the card parsers
  * (nl_elab_el.c, nl_expand.c) name a kind. */
 typedef enum nsc_elkind {
-    NSC_EL_R, NSC_EL_C, NSC_EL_L, NSC_EL_K, /* resistor, capacitor, inductor, coupling */
-    NSC_EL_V, NSC_EL_I,                     /* independent sources */
+    NSC_EL_R,
+    NSC_EL_C,
+    NSC_EL_L,
+    NSC_EL_K, /* resistor, capacitor, inductor, coupling */
+    NSC_EL_V,
+    NSC_EL_I,      /* independent sources */
     NSC_EL_E,      /* VCVS (gain) */
     NSC_EL_ETABLE, /* PWL VCVS: E n+ n- TABLE {V(a[,b])} = (x,y)... */
     NSC_EL_G,      /* VCCS */
     NSC_EL_F,      /* CCCS */
     NSC_EL_H,      /* CCVS */
-    NSC_EL_D, NSC_EL_M, NSC_EL_S,           /* diode, MOS, voltage-controlled switch */
-    NSC_EL_BV,     /* behavioural voltage source B n+ n- V=expr (PWL, exact) */
-    NSC_EL_BI,     /* behavioural current source B n+ n- I=expr */
-    NSC_EL_W,      /* current-controlled switch W n+ n- vsense model */
-    NSC_EL_Q,      /* bipolar transistor Q c b e [s] model [area] */
-    NSC_EL_CQ,     /* charge-based capacitor C n+ n- C='f(V)' | Q='q(V)' (no card letter of its own) */
-    NSC_EL_J,      /* JFET J d g s model (NJF, PJF level 1) */
-    NSC_EL_A,      /* XSPICE gate or bridge A [in..] out model (d_and ..., adc_bridge, dac_bridge) */
-    NSC_EL_AFF,    /* XSPICE flip-flop or latch (d_dff ..., an A card: no card letter of its own) */
-    NSC_EL_LCPL,   /* XSPICE winding lcouple (an A card: no card letter of its own) */
-    NSC_EL_NKINDS  /* the number of kinds (size of the device table) */
+    NSC_EL_D,
+    NSC_EL_M,
+    NSC_EL_S,   /* diode, MOS, voltage-controlled switch */
+    NSC_EL_BV,  /* behavioural voltage source B n+ n- V=expr (PWL, exact) */
+    NSC_EL_BI,  /* behavioural current source B n+ n- I=expr */
+    NSC_EL_W,   /* current-controlled switch W n+ n- vsense model */
+    NSC_EL_Q,   /* bipolar transistor Q c b e [s] model [area] */
+    NSC_EL_CQ,  /* charge-based capacitor C n+ n- C='f(V)' | Q='q(V)' (no card letter of its own) */
+    NSC_EL_J,   /* JFET J d g s model (NJF, PJF level 1) */
+    NSC_EL_A,   /* XSPICE gate or bridge A [in..] out model (d_and ..., adc_bridge, dac_bridge) */
+    NSC_EL_AFF, /* XSPICE flip-flop or latch (d_dff ..., an A card: no card letter of its own) */
+    NSC_EL_LCPL,  /* XSPICE winding lcouple (an A card: no card letter of its own) */
+    NSC_EL_NKINDS /* the number of kinds (size of the device table) */
 } nsc_elkind;
 
 /* Independent-source waveform. p[] holds the fields with SPICE defaults filled
@@ -50,8 +56,14 @@ typedef enum nsc_elkind {
  *           ngspice r=value (repeat from time `repeat` to the last point), -1: none
  * dc is the DC value (the `DC v` field, or the waveform's value at t = 0 when absent,
  * as SPICE uses for the operating point). */
-typedef enum nsc_wavekind { NSC_WAVE_DC, NSC_WAVE_PULSE, NSC_WAVE_SIN, NSC_WAVE_EXP, NSC_WAVE_PWL,
-                            NSC_WAVE_EXPR } nsc_wavekind;
+typedef enum nsc_wavekind {
+    NSC_WAVE_DC,
+    NSC_WAVE_PULSE,
+    NSC_WAVE_SIN,
+    NSC_WAVE_EXP,
+    NSC_WAVE_PWL,
+    NSC_WAVE_EXPR
+} nsc_wavekind;
 /* EXPR: a smooth expression of time (a B source's time-only part, nl_pwl.c) as
  * compiled code (base/xcode.h) whose only load is TIME. No corners (its
  * smoothness is the step control's), no period. */
@@ -61,11 +73,11 @@ typedef struct nsc_wave {
     double *p;
     int np;
     double repeat;
-    nsc_xinstr *code;       /* EXPR: [ncode], owned by the B source's program */
+    nsc_xinstr *code; /* EXPR: [ncode], owned by the B source's program */
     int ncode;
-    int ngiven;             /* fields the card gave; p[ngiven..] are defaults (nsc_wave_defaults) */
-    int pw_tstop;           /* PULSE's PW given as 0: it means TSTOP */
-    int dc_from_wave;       /* no DC value on the card: dc = the waveform at t = 0 */
+    int ngiven;       /* fields the card gave; p[ngiven..] are defaults (nsc_wave_defaults) */
+    int pw_tstop;     /* PULSE's PW given as 0: it means TSTOP */
+    int dc_from_wave; /* no DC value on the card: dc = the waveform at t = 0 */
 } nsc_wave;
 
 /* Fills the omitted fields of a PULSE, SIN or EXP with SPICE's defaults for
@@ -75,24 +87,47 @@ typedef struct nsc_wave {
  * calls it again, as ngspice takes the defaults from the run's TSTOP. */
 void nsc_wave_defaults(nsc_wave *w, double tstep, double tstop, int has_tran);
 
-typedef enum nsc_modeltype { NSC_MOD_D, NSC_MOD_NMOS, NSC_MOD_PMOS, NSC_MOD_SW, NSC_MOD_CSW,
-                               NSC_MOD_NPN, NSC_MOD_PNP, NSC_MOD_NJF, NSC_MOD_PJF,
-                               NSC_MOD_DAND, NSC_MOD_DNAND, NSC_MOD_DOR, NSC_MOD_DNOR, NSC_MOD_DXOR,
-                               NSC_MOD_DXNOR, NSC_MOD_DINV, NSC_MOD_DBUF, NSC_MOD_ADC, NSC_MOD_DAC,
-                               NSC_MOD_DDFF, NSC_MOD_DJKFF, NSC_MOD_DTFF, NSC_MOD_DSRFF, NSC_MOD_DDLATCH,
-                               NSC_MOD_DSRLATCH, NSC_MOD_LIMIT, NSC_MOD_CORE,
-                               NSC_MOD_LCOUPLE } nsc_modeltype;
+typedef enum nsc_modeltype {
+    NSC_MOD_D,
+    NSC_MOD_NMOS,
+    NSC_MOD_PMOS,
+    NSC_MOD_SW,
+    NSC_MOD_CSW,
+    NSC_MOD_NPN,
+    NSC_MOD_PNP,
+    NSC_MOD_NJF,
+    NSC_MOD_PJF,
+    NSC_MOD_DAND,
+    NSC_MOD_DNAND,
+    NSC_MOD_DOR,
+    NSC_MOD_DNOR,
+    NSC_MOD_DXOR,
+    NSC_MOD_DXNOR,
+    NSC_MOD_DINV,
+    NSC_MOD_DBUF,
+    NSC_MOD_ADC,
+    NSC_MOD_DAC,
+    NSC_MOD_DDFF,
+    NSC_MOD_DJKFF,
+    NSC_MOD_DTFF,
+    NSC_MOD_DSRFF,
+    NSC_MOD_DDLATCH,
+    NSC_MOD_DSRLATCH,
+    NSC_MOD_LIMIT,
+    NSC_MOD_CORE,
+    NSC_MOD_LCOUPLE
+} nsc_modeltype;
 
 /* A .model card: parameter names lower case, values evaluated. Lookups by
  * nsc_model_get(); "given" tells whether the card set the parameter. */
 typedef struct nsc_model {
-    char *name;          /* lower case, hierarchical if defined inside a subckt */
+    char *name; /* lower case, hierarchical if defined inside a subckt */
     nsc_modeltype type;
     int npar;
     char **pname;
     double *pval;
     nsc_loc loc;
-    int vdmos;           /* an LTspice/ngspice VDMOS card, run as NMOS/PMOS (nl_expand.c nle_vdmos_*) */
+    int vdmos; /* an LTspice/ngspice VDMOS card, run as NMOS/PMOS (nl_expand.c nle_vdmos_*) */
 } nsc_model;
 
 /* The elements. Field use by kind:
@@ -128,7 +163,7 @@ typedef struct nsc_element {
     nsc_elkind kind;
     char *name;
     int nnode;
-    int node[8];     /* nnode of them (at most 8: an XSPICE flip-flop) */
+    int node[8]; /* nnode of them (at most 8: an XSPICE flip-flop) */
     double value;
     int has_ic;
     double ic;
@@ -136,7 +171,8 @@ typedef struct nsc_element {
     double ac_mag, ac_phase; /* V I: `AC mag [phase]` (phase in degrees); 0 when not given */
     int ref[2];
     const nsc_model *model;
-    double ipar[NSC_MAXIPAR]; /* instance parameters, named by its device's table (lcs/devif.h inst) */
+    double
+        ipar[NSC_MAXIPAR]; /* instance parameters, named by its device's table (lcs/devif.h inst) */
     /* Its device's data: read from the card at elaboration by the device's bind()
      * (lcs/devif.h; one flat block), or, for a device without bind(), made by the
      * card's parser in the netlist stage (E TABLE's points, a B source's program);
@@ -150,9 +186,9 @@ typedef struct nsc_element {
 typedef enum nsc_probekind { NSC_PROBE_V, NSC_PROBE_I } nsc_probekind;
 typedef struct nsc_probe {
     nsc_probekind kind;
-    int node[2];     /* V: nodes (node[1] = 0 for V(a)) */
-    int el;          /* I: element index */
-    char *name;      /* column name, lower case: "v(a)", "v(a,b)", "i(l1)" */
+    int node[2]; /* V: nodes (node[1] = 0 for V(a)) */
+    int el;      /* I: element index */
+    char *name;  /* column name, lower case: "v(a)", "v(a,b)", "i(l1)" */
     nsc_loc loc;
 } nsc_probe;
 
@@ -163,7 +199,7 @@ typedef struct nsc_probe {
 typedef struct nsc_msig {
     nsc_xinstr *code;
     int ncode;
-    char *text;      /* as written, lower case ("v(out)", "v(in)*i(vin)"), for messages */
+    char *text; /* as written, lower case ("v(out)", "v(in)*i(vin)"), for messages */
 } nsc_msig;
 
 /* The instant of a measure: the count-th crossing of sig = val (edge: +1 RISE,
@@ -177,21 +213,27 @@ typedef struct nsc_mtime {
 } nsc_mtime;
 
 typedef enum nsc_meastype {
-    NSC_MEAS_AVG, NSC_MEAS_RMS, NSC_MEAS_MIN, NSC_MEAS_MAX, NSC_MEAS_PP, NSC_MEAS_INTEG,
-    NSC_MEAS_MIN_AT, NSC_MEAS_MAX_AT, /* time of the min / max */
-    NSC_MEAS_WHEN,    /* time of trig */
-    NSC_MEAS_FIND,    /* sig at the instant trig */
-    NSC_MEAS_TRIGTARG,/* time of targ - time of trig */
-    NSC_MEAS_PARAM    /* sig on other results (a name measured twice: its last card's) */
+    NSC_MEAS_AVG,
+    NSC_MEAS_RMS,
+    NSC_MEAS_MIN,
+    NSC_MEAS_MAX,
+    NSC_MEAS_PP,
+    NSC_MEAS_INTEG,
+    NSC_MEAS_MIN_AT,
+    NSC_MEAS_MAX_AT,   /* time of the min / max */
+    NSC_MEAS_WHEN,     /* time of trig */
+    NSC_MEAS_FIND,     /* sig at the instant trig */
+    NSC_MEAS_TRIGTARG, /* time of targ - time of trig */
+    NSC_MEAS_PARAM     /* sig on other results (a name measured twice: its last card's) */
 } nsc_meastype;
 
 typedef struct nsc_meas {
-    char *name;       /* lower case */
+    char *name; /* lower case */
     nsc_meastype type;
-    nsc_msig sig;     /* AVG .. MAX_AT, FIND: measured quantity; PARAM: the expression */
-    double from, to;  /* window; from = -inf / to = +inf when not given */
+    nsc_msig sig;         /* AVG .. MAX_AT, FIND: measured quantity; PARAM: the expression */
+    double from, to;      /* window; from = -inf / to = +inf when not given */
     nsc_mtime trig, targ; /* WHEN, FIND: trig; TRIG/TARG: both */
-    nsc_loc loc;      /* the card */
+    nsc_loc loc;          /* the card */
 } nsc_meas;
 
 /* A .step card: `.step param NAME start stop incr` (linear, stop included when
@@ -199,21 +241,21 @@ typedef struct nsc_meas {
  * per decade / octave), `.step param NAME list v1 v2 ...`: the values in order.
  * NAME need not be a .param here; a parameter study checks that it is one. */
 typedef struct nsc_step {
-    char *param;      /* lower case */
-    double *val;      /* [nval] */
+    char *param; /* lower case */
+    double *val; /* [nval] */
     int nval;
-    nsc_loc loc;      /* the card */
+    nsc_loc loc; /* the card */
 } nsc_step;
 
 /* An output command of a .control block (wrdata, write, print), run after the
  * transient by the program (main.c): a failure is a warning, as in ngspice. */
 typedef struct nsc_ctlout {
-    int raw;          /* 1: write (an ngspice raw file), 0: wrdata (columns) */
-    int print;        /* 1: print (to standard output; path NULL): the vectors as an
+    int raw;   /* 1: write (an ngspice raw file), 0: wrdata (columns) */
+    int print; /* 1: print (to standard output; path NULL): the vectors as an
                          indexed table, a .meas result as "name = value" */
     char *path;
-    char **vec;       /* [nvec] column names ("v(a)", "i(v1)"), also in meas_probe, */
-    int nvec;         /*   or (print) .meas names; 0: the run's outputs */
+    char **vec; /* [nvec] column names ("v(a)", "i(v1)"), also in meas_probe, */
+    int nvec;   /*   or (print) .meas names; 0: the run's outputs */
     nsc_loc loc;
 } nsc_ctlout;
 
@@ -221,8 +263,8 @@ typedef struct nsc_ctlout {
 typedef enum nsc_ackind { NSC_AC_DEC, NSC_AC_OCT, NSC_AC_LIN } nsc_ackind;
 typedef struct nsc_acsweep {
     nsc_ackind kind;
-    int n;                  /* points per decade / octave, or in all (lin) */
-    double fstart, fstop;   /* 0 < fstart <= fstop */
+    int n;                /* points per decade / octave, or in all (lin) */
+    double fstart, fstop; /* 0 < fstart <= fstop */
     nsc_loc loc;
 } nsc_acsweep;
 
@@ -231,7 +273,7 @@ typedef struct nsc_acsweep {
 typedef enum nsc_acpart { NSC_ACP_DB, NSC_ACP_PH, NSC_ACP_RE, NSC_ACP_IM, NSC_ACP_MAG } nsc_acpart;
 typedef struct nsc_acout {
     nsc_probe p;
-    nsc_probe den;      /* den.name set: the signal is the part of p / den, written
+    nsc_probe den; /* den.name set: the signal is the part of p / den, written
                            `vdb(out)/v(fb)` (a loop gain by Middlebrook's injection) */
     nsc_acpart part;
     char *name;
@@ -239,11 +281,17 @@ typedef struct nsc_acout {
 
 /* .meas ac name FIND sig AT=f | WHEN sig=val | FIND sig WHEN sig2=val | MAX sig | MIN sig
  * (the first crossing, in increasing frequency; linear in f between points, as ngspice) */
-typedef enum nsc_acmtype { NSC_ACM_FIND_AT, NSC_ACM_WHEN, NSC_ACM_FIND_WHEN, NSC_ACM_MAX, NSC_ACM_MIN } nsc_acmtype;
+typedef enum nsc_acmtype {
+    NSC_ACM_FIND_AT,
+    NSC_ACM_WHEN,
+    NSC_ACM_FIND_WHEN,
+    NSC_ACM_MAX,
+    NSC_ACM_MIN
+} nsc_acmtype;
 typedef struct nsc_acmeas {
-    char *name;             /* lower case */
+    char *name; /* lower case */
     nsc_acmtype type;
-    nsc_acout sig, when;    /* when: WHEN's signal */
+    nsc_acout sig, when; /* when: WHEN's signal */
     double at, val;
     nsc_loc loc;
 } nsc_acmeas;
@@ -254,8 +302,8 @@ typedef struct nsc_acmeas {
  * step, ... up to stop (within 1e-9 step), as ngspice (step of the sign of
  * stop - start). */
 typedef struct nsc_dcsweep {
-    int el;                 /* the element swept; -1: the .param named param */
-    char *param;            /* lower case (owned), or NULL */
+    int el;      /* the element swept; -1: the .param named param */
+    char *param; /* lower case (owned), or NULL */
     double start, stop, step;
     nsc_loc loc;
 } nsc_dcsweep;
@@ -264,7 +312,7 @@ typedef struct nsc_dcsweep {
  * the transient (or of the steady state's rows) (four.c). */
 typedef struct nsc_four {
     double f;
-    char **sig;             /* [nsig] column names ("v(a)", "i(l1)"), also in meas_probe */
+    char **sig; /* [nsig] column names ("v(a)", "i(l1)"), also in meas_probe */
     int nsig;
     nsc_loc loc;
 } nsc_four;
@@ -285,24 +333,24 @@ typedef struct nsc_job {
     nsc_loc tran_loc;
     int has_op;
     nsc_loc op_loc;
-    int has_pss;            /* .pss: the periodic steady state instead of the transient */
+    int has_pss; /* .pss: the periodic steady state instead of the transient */
     nsc_loc pss_loc;
-    double pss_period;      /* period= (0: the sources') */
-    int pss_periods, pss_warmup, pss_maxit;   /* 0: defaults */
-    double pss_tol;         /* 0: default */
+    double pss_period;                      /* period= (0: the sources') */
+    int pss_periods, pss_warmup, pss_maxit; /* 0: defaults */
+    double pss_tol;                         /* 0: default */
 
     /* .options */
-    double theta;           /* default 0.5 */
-    double gmin;            /* default 1e-12 */
-    char solver[32];        /* default "auto" */
-    int stepping_fixed;     /* .options stepping=fixed (default 0: adaptive or exact) */
-    int theta_given;        /* .options theta= given: the theta-scheme, not the exact flow */
-    int stepping_exact;     /* the flow of each mode where it applies (stepper_exact.c): 1 by default
+    double theta;       /* default 0.5 */
+    double gmin;        /* default 1e-12 */
+    char solver[32];    /* default "auto" */
+    int stepping_fixed; /* .options stepping=fixed (default 0: adaptive or exact) */
+    int theta_given;    /* .options theta= given: the theta-scheme, not the exact flow */
+    int stepping_exact; /* the flow of each mode where it applies (stepper_exact.c): 1 by default
                                (unless a theta is given), 2 asked for (stepping=exact); 0
                                (stepping=adaptive or fixed): the theta-scheme's steps */
-    int stepsizelimit;      /* 1 (.options stepsizelimit): adaptive cap min(tstep, (tstop - tstart) / 50) as in
+    int stepsizelimit; /* 1 (.options stepsizelimit): adaptive cap min(tstep, (tstop - tstart) / 50) as in
                                ngspice; 0 (default, .options nostepsizelimit): (tstop - tstart) / 50 (run.c) */
-    int interp;             /* .options interp: adaptive rows on the tstep grid, not at the steps */
+    int interp;        /* .options interp: adaptive rows on the tstep grid, not at the steps */
     /* SPICE tolerances of the adaptive step control (stepper_adapt.c); 0 = default */
     double reltol, abstol, vntol, chgtol, trtol;
 
@@ -329,7 +377,11 @@ typedef struct nsc_job {
 
     /* derived output columns (Xyce .print {expr}, P(x), W(x)): programs over
      * meas_probe, computed after the run, after the other outputs */
-    struct nsc_xcol { char *name; nsc_msig sig; int pos; } *xcol;  /* pos: the outputs before it in
+    struct nsc_xcol {
+        char *name;
+        nsc_msig sig;
+        int pos;
+    } * xcol; /* pos: the outputs before it in
                                                                   its .print (Xyce's column order);
                                                                   -1: not an output (a .control let) */
     int nxcol;
@@ -342,26 +394,26 @@ typedef struct nsc_job {
     /* .ac, .dc, .print ac, .meas ac (issue 29; nl_dot_ac.c) */
     int has_ac;
     nsc_acsweep ac;
-    nsc_acout *acout;       /* .print ac columns (none: the defaults, dB and phase) */
+    nsc_acout *acout; /* .print ac columns (none: the defaults, dB and phase) */
     int nacout;
-    nsc_acmeas *acmeas;     /* .meas ac */
+    nsc_acmeas *acmeas; /* .meas ac */
     int nacmeas;
-    int ndc;                /* .dc: 0, 1 or 2 nested sweeps (dc[0] the inner one) */
+    int ndc; /* .dc: 0, 1 or 2 nested sweeps (dc[0] the inner one) */
     nsc_dcsweep dc[2];
-    nsc_probe *dcout;       /* .print dc outputs (none: .save/.print, else the defaults) */
+    nsc_probe *dcout; /* .print dc outputs (none: .save/.print, else the defaults) */
     int ndcout;
-    nsc_four *four;         /* .four cards (issue 29 item 6) */
+    nsc_four *four; /* .four cards (issue 29 item 6) */
     int nfour;
 } nsc_job;
 
 typedef struct nsc_circuit {
     char *title;
-    char **files;           /* interned file names (nsc_loc.file points here) */
+    char **files; /* interned file names (nsc_loc.file points here) */
     int nfiles;
 
-    int nnode;              /* number of nodes including ground (index 0) */
-    char **node_name;       /* [nnode], node_name[0] = "0" */
-    nsc_loc *node_loc;      /* [nnode], first card that mentions the node */
+    int nnode;         /* number of nodes including ground (index 0) */
+    char **node_name;  /* [nnode], node_name[0] = "0" */
+    nsc_loc *node_loc; /* [nnode], first card that mentions the node */
 
     nsc_element *el;
     int nel;
@@ -378,7 +430,7 @@ typedef struct nsc_circuit {
     double *ic_val;
     nsc_loc *ic_loc;
 
-    nsc_job job;            /* the run's analyses, options, outputs and measures */
+    nsc_job job; /* the run's analyses, options, outputs and measures */
 } nsc_circuit;
 
 void nsc_circuit_free(nsc_circuit *c);

@@ -16,12 +16,12 @@ static double pulse(const double *p, double n, double t)
     if (t < td) return v1;
     double x = t - td;
     if (n > 0 && per > 0 && x >= n * per) return v1;
-    if (per > 0 && x >= per) x = fmod(x, per);                /* x = time within the period */
-    if (x < tr) return v1 + (v2 - v1) * x / tr;               /* rising edge */
+    if (per > 0 && x >= per) x = fmod(x, per);  /* x = time within the period */
+    if (x < tr) return v1 + (v2 - v1) * x / tr; /* rising edge */
     x -= tr;
     if (x < pw) return v2;
     x -= pw;
-    if (x < tf) return v2 + (v1 - v2) * x / tf;               /* falling edge */
+    if (x < tf) return v2 + (v1 - v2) * x / tf; /* falling edge */
     return v1;
 }
 
@@ -30,7 +30,8 @@ static double sine(const double *p, double t)
     double vo = p[0], va = p[1], f = p[2], td = p[3], th = p[4], ph = p[5] * NSC_PI / 180;
     if (t <= td) return vo + va * sin(ph);
     double x = t - td;
-    return vo + va * exp(-x * th) * sin(2 * NSC_PI * f * x + ph); /* vo + va e^{-θx} sin(2πfx + φ) */
+    return vo
+           + va * exp(-x * th) * sin(2 * NSC_PI * f * x + ph); /* vo + va e^{-θx} sin(2πfx + φ) */
 }
 
 /* 1 - e^{-x/tau}, tau <= 0 an ideal step */
@@ -54,11 +55,11 @@ static double pwl(const nsc_wave *w, double t)
     int n = w->np / 2;
     if (n == 0) return w->dc;
     double t0 = p[0], tn = p[2 * (n - 1)];
-    if (w->repeat >= 0 && t > tn && tn > w->repeat)           /* t = repeat + ((t - tn) mod (tn - repeat)) */
+    if (w->repeat >= 0 && t > tn && tn > w->repeat) /* t = repeat + ((t - tn) mod (tn - repeat)) */
         t = w->repeat + fmod(t - tn, tn - w->repeat);
     if (t < t0) return p[1];
     if (t >= tn) return p[2 * n - 1];
-    int lo = 0, hi = n - 1;                                   /* p[2lo] <= t < p[2hi] */
+    int lo = 0, hi = n - 1; /* p[2lo] <= t < p[2hi] */
     while (hi - lo > 1) {
         int mid = (lo + hi) / 2;
         if (p[2 * mid] <= t) lo = mid;
@@ -70,7 +71,7 @@ static double pwl(const nsc_wave *w, double t)
 
 /* ---- EXPR: smooth functions of time ---- */
 
-#define NSC_WSTACK 64   /* the compiler (nl_pwl.c) refuses deeper code */
+#define NSC_WSTACK 64 /* the compiler (nl_pwl.c) refuses deeper code */
 
 static double expr_eval(const nsc_wave *w, double t)
 {
@@ -87,8 +88,8 @@ void nsc_wave_defaults(nsc_wave *w, double tstep, double tstop, int has_tran)
     case NSC_WAVE_PULSE: {
         const double d[7] = { 0, 0, 0, ts, ts, te, 0 };
         for (int i = g; i < 7; i++) p[i] = d[i];
-        if (w->pw_tstop) p[5] = te;                          /* ngspice: PW = 0 is TSTOP */
-        w->np = g >= 8 && p[7] > 0 ? 8 : 7;                 /* NP pulses, then V1 */
+        if (w->pw_tstop) p[5] = te;         /* ngspice: PW = 0 is TSTOP */
+        w->np = g >= 8 && p[7] > 0 ? 8 : 7; /* NP pulses, then V1 */
         break;
     }
     case NSC_WAVE_SIN: {
@@ -104,8 +105,7 @@ void nsc_wave_defaults(nsc_wave *w, double tstep, double tstop, int has_tran)
         if (g < 6) p[5] = ts;
         w->np = 6;
         break;
-    default:
-        break;
+    default: break;
     }
     if (w->dc_from_wave) w->dc = nsc_wave_eval(w, 0);
 }
@@ -139,11 +139,11 @@ static double first_after(const double *c, int n, double t)
 static double pulse_next(const double *p, double n, double t)
 {
     double td = p[2], tr = p[3], tf = p[4], pw = p[5], per = p[6];
-    if (n > 0 && per > 0 && t >= td + n * per) return INFINITY;  /* after the NP pulses */
+    if (n > 0 && per > 0 && t >= td + n * per) return INFINITY; /* after the NP pulses */
     long k0 = 0;
     if (per > 0 && t > td) {
         double q = floor((t - td) / per);
-        if (q > 9e15) return INFINITY;                        /* beyond what a double counts */
+        if (q > 9e15) return INFINITY; /* beyond what a double counts */
         k0 = (long)q;
     }
     double best = INFINITY;
@@ -164,7 +164,7 @@ static double pwl_next(const nsc_wave *w, double t)
     const double *p = w->p;
     int n = w->np / 2;
     if (n == 0) return INFINITY;
-    int lo = 0, hi = n;                                       /* first time > t: binary search */
+    int lo = 0, hi = n; /* first time > t: binary search */
     while (lo < hi) {
         int mid = (lo + hi) / 2;
         if (p[2 * mid] > t) hi = mid;
@@ -176,10 +176,13 @@ static double pwl_next(const nsc_wave *w, double t)
     double q = floor((t - r) / per);
     if (q > 9e15) return INFINITY;
     long k0 = q < 1 ? 1 : (long)q;
-    for (long k = k0 - (k0 > 1); k <= k0 + 1; k++) {         /* the first corner of repetition k > t */
+    for (long k = k0 - (k0 > 1); k <= k0 + 1; k++) { /* the first corner of repetition k > t */
         double shift = (double)k * per, best = INFINITY;
         for (int i = 0; i < n; i++)
-            if (p[2 * i] > r && p[2 * i] + shift > t) { best = p[2 * i] + shift; break; }
+            if (p[2 * i] > r && p[2 * i] + shift > t) {
+                best = p[2 * i] + shift;
+                break;
+            }
         if (best < INFINITY) return best;
     }
     return INFINITY;
@@ -191,7 +194,10 @@ double nsc_wave_next_corner(const nsc_wave *w, double t)
     switch (w->kind) {
     case NSC_WAVE_PULSE: return pulse_next(p, w->np > 7 ? p[7] : 0, t);
     case NSC_WAVE_SIN: return p[3] > t ? p[3] : INFINITY;
-    case NSC_WAVE_EXP: { double c[2] = { p[2], p[4] }; return first_after(c, 2, t); }
+    case NSC_WAVE_EXP: {
+        double c[2] = { p[2], p[4] };
+        return first_after(c, 2, t);
+    }
     case NSC_WAVE_PWL: return pwl_next(w, t);
     default: return INFINITY;
     }
@@ -204,26 +210,29 @@ double nsc_wave_period(const nsc_wave *w, double *since)
     const double *p = w->p;
     *since = 0;
     switch (w->kind) {
-    case NSC_WAVE_PULSE:                                      /* repeats from TD; once: constant after it */
+    case NSC_WAVE_PULSE: /* repeats from TD; once: constant after it */
         *since = p[2];
-        if (p[6] > 0 && w->np > 7 && p[7] > 0) {           /* NP pulses: constant after them */
+        if (p[6] > 0 && w->np > 7 && p[7] > 0) { /* NP pulses: constant after them */
             *since = p[2] + p[7] * p[6];
             return 0;
         }
         if (p[6] > 0) return p[6];
         *since = p[2] + p[3] + p[5] + p[4];
         return 0;
-    case NSC_WAVE_SIN:                                        /* undamped: 1/FREQ from TD */
+    case NSC_WAVE_SIN: /* undamped: 1/FREQ from TD */
         *since = p[3];
         if (p[1] == 0 || p[2] == 0) return 0;
         return p[4] == 0 && p[2] > 0 ? 1 / p[2] : -1;
     case NSC_WAVE_EXP: return p[0] == p[1] ? 0 : -1;
-    case NSC_WAVE_EXPR: return -1;                            /* a function of time: not known periodic */
-    case NSC_WAVE_PWL: {                                      /* r=: tn - r from r; else constant after tn */
+    case NSC_WAVE_EXPR: return -1; /* a function of time: not known periodic */
+    case NSC_WAVE_PWL: {           /* r=: tn - r from r; else constant after tn */
         int n = w->np / 2;
         if (n == 0) return 0;
         double tn = p[2 * (n - 1)];
-        if (w->repeat >= 0 && tn > w->repeat) { *since = w->repeat; return tn - w->repeat; }
+        if (w->repeat >= 0 && tn > w->repeat) {
+            *since = w->repeat;
+            return tn - w->repeat;
+        }
         *since = tn;
         return 0;
     }
@@ -237,7 +246,7 @@ int nsc_wave_repeats(const nsc_wave *w, double T, double t0)
 {
     double a[NSC_WAVE_NSAMPLE], b[NSC_WAVE_NSAMPLE], lo = INFINITY, hi = -INFINITY;
     for (int k = 0; k < NSC_WAVE_NSAMPLE; k++) {
-        double t = t0 + T * (k + 0.381966) / NSC_WAVE_NSAMPLE;  /* off any simple fraction of T */
+        double t = t0 + T * (k + 0.381966) / NSC_WAVE_NSAMPLE; /* off any simple fraction of T */
         a[k] = nsc_wave_eval(w, t);
         b[k] = nsc_wave_eval(w, t + T);
         lo = fmin(lo, fmin(a[k], b[k]));

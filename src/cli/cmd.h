@@ -16,14 +16,27 @@ int nsc_opt_number(const char *s, double *v);
  * --period, into an nsc_run_cfg. NSC_RUN_LONGOPTS are their getopt_long
  * entries (a command lists them among its own, whose codes stay below
  * NSC_RUNOPT_FIRST); nsc_run_option reads the one of code c. */
-enum { NSC_RUNOPT_FIRST = 1024, NSC_RUNOPT_STEP = NSC_RUNOPT_FIRST, NSC_RUNOPT_TSTOP, NSC_RUNOPT_THETA,
-       NSC_RUNOPT_SOLVER, NSC_RUNOPT_SAVE, NSC_RUNOPT_STEADY, NSC_RUNOPT_PERIOD, NSC_RUNOPT_END };
-#define NSC_RUN_LONGOPTS                                                                                  \
-    { "step", required_argument, 0, NSC_RUNOPT_STEP }, { "tstop", required_argument, 0, NSC_RUNOPT_TSTOP }, \
-    { "theta", required_argument, 0, NSC_RUNOPT_THETA },                                                  \
-    { "solver", required_argument, 0, NSC_RUNOPT_SOLVER },                                                \
-    { "save", required_argument, 0, NSC_RUNOPT_SAVE }, { "steady", no_argument, 0, NSC_RUNOPT_STEADY },    \
-    { "period", required_argument, 0, NSC_RUNOPT_PERIOD }
+enum {
+    NSC_RUNOPT_FIRST = 1024,
+    NSC_RUNOPT_STEP = NSC_RUNOPT_FIRST,
+    NSC_RUNOPT_TSTOP,
+    NSC_RUNOPT_THETA,
+    NSC_RUNOPT_SOLVER,
+    NSC_RUNOPT_SAVE,
+    NSC_RUNOPT_STEADY,
+    NSC_RUNOPT_PERIOD,
+    NSC_RUNOPT_END
+};
+#define NSC_RUN_LONGOPTS \
+    { "step", required_argument, 0, NSC_RUNOPT_STEP }, \
+        { "tstop", required_argument, 0, NSC_RUNOPT_TSTOP }, \
+        { "theta", required_argument, 0, NSC_RUNOPT_THETA }, \
+        { "solver", required_argument, 0, NSC_RUNOPT_SOLVER }, \
+        { "save", required_argument, 0, NSC_RUNOPT_SAVE }, \
+        { "steady", no_argument, 0, NSC_RUNOPT_STEADY }, \
+    { \
+        "period", required_argument, 0, NSC_RUNOPT_PERIOD \
+    }
 /* Run option c (NSC_RUNOPT_FIRST <= c < NSC_RUNOPT_END) with its argument arg
  * (pointed to by cfg, not copied) into cfg: -1 to go on, else the exit status
  * of a usage error, printed as cmd's (nsc_usage_error). */
@@ -44,10 +57,10 @@ nsc_status nsc_stdout_status(nsc_report *r);
  * nsc_search_add in order, then $NSCIRCUIT_PATH (colon-separated), then the
  * installed models directory (NSC_MODELDIR). */
 typedef struct nsc_search_buf {
-    nsc_search_path path;    /* dir points into cli[] / env */
+    nsc_search_path path; /* dir points into cli[] / env */
     const char **dirs;
     int ncli;
-    char *env;               /* copy of $NSCIRCUIT_PATH, split in place */
+    char *env; /* copy of $NSCIRCUIT_PATH, split in place */
 } nsc_search_buf;
 /* Add a -I directory; 0 or -1 out of memory. */
 int nsc_search_add(nsc_search_buf *b, const char *dir);
@@ -83,15 +96,15 @@ typedef struct nsc_sweep_args {
     nsc_run_cfg cfg;            /* --step --tstop --theta --solver --save */
     const nsc_param_set *fixed; /* --param NAME=VALUE, [nfixed] */
     int nfixed;
-    char *const *range;         /* --param NAME=START:STOP:N or NAME=V1,V2,..., [nrange] */
+    char *const *range; /* --param NAME=START:STOP:N or NAME=V1,V2,..., [nrange] */
     int nrange;
-    int logscale;               /* --log */
-    int jobs;                   /* -j; 0: the number of processors */
-    int shard_k, shard_n;       /* --shard K/N; shard_n = 0: the whole study */
+    int logscale;         /* --log */
+    int jobs;             /* -j; 0: the number of processors */
+    int shard_k, shard_n; /* --shard K/N; shard_n = 0: the whole study */
     int csv, keep_waves, noplot, stats, quiet, progress;
-    int yes;                    /* --yes: run more than NSC_SWEEP_CONFIRM points */
-    int cold;                   /* --cold: steady points not warm-started from a neighbour */
-    double point_timeout;       /* --point-timeout S; 0: none */
+    int yes;              /* --yes: run more than NSC_SWEEP_CONFIRM points */
+    int cold;             /* --cold: steady points not warm-started from a neighbour */
+    double point_timeout; /* --point-timeout S; 0: none */
 } nsc_sweep_args;
 
 /* A study (or shard) of more points than this needs --yes. */
@@ -105,8 +118,8 @@ typedef struct nsc_small_args {
     const char *netlist, *outpath, *save;
     nsc_format fmt;
     int plot, quiet;
-    int several;        /* other analyses write files too: STEM.ac.*, STEM.dc.* */
-    int tran;           /* a transient or steady state runs after them */
+    int several; /* other analyses write files too: STEM.ac.*, STEM.dc.* */
+    int tran;    /* a transient or steady state runs after them */
 } nsc_small_args;
 /* The analyses of R (set up: nsc_run_setup) nsc_analyses[NSC_AN_AC] and
  * [NSC_AN_DC] that it asks for, each run then written (around the steady
@@ -116,8 +129,8 @@ nsc_status nsc_cli_small(const nsc_small_args *a, nsc_run *R, nsc_report *r);
  * card at tran_line, when not NULL; STEM.ac.raw, STEM.dc.raw) one after the
  * other in the netlist's order into the output file (cli.md), the AC and DC
  * files then removed. */
-nsc_status nsc_cli_raw_merge(const nsc_small_args *a, const nsc_circuit *c, const char *tran, int tran_line,
-                             nsc_report *r);
+nsc_status nsc_cli_raw_merge(const nsc_small_args *a, const nsc_circuit *c, const char *tran,
+                             int tran_line, nsc_report *r);
 /* The .four cards on the rows W of the transient or steady state: ngspice's
  * tables on stdout and in STEM.four (out: the run's output file). */
 nsc_status nsc_cli_four(const nsc_circuit *c, const nsc_waves *W, const char *out, nsc_report *r);

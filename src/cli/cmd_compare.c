@@ -104,38 +104,53 @@ static void describe(const char *label, const char *path, const nsc_waves *W, co
     char a[32], b[32];
     const char *u = scale_unit(W);
     printf("%-10s %s: %s, %d points, %s .. %s\n", label, path, kind_text(in->kind), W->nrow,
-           nsc_eng(W->v[0], u, a, sizeof a), nsc_eng(W->v[(size_t)(W->nrow - 1) * W->ncol], u, b, sizeof b));
+           nsc_eng(W->v[0], u, a, sizeof a),
+           nsc_eng(W->v[(size_t)(W->nrow - 1) * W->ncol], u, b, sizeof b));
 }
 
 /* "+1.2 us" / "0 s" */
 /* Without --from/--to, an input that did not complete (its run interrupted or
  * stopped, a truncated raw file) or covers less of the time than the other is a
  * failure: the errors printed hold for the common part only. 1 if so (printed). */
-static int incomplete_input(const nsc_cmp *c, const nsc_waves *A, const nsc_waves *B, const nsc_wfinfo *ia,
-                            const nsc_wfinfo *ib, const char *fo, const char *fr, int whole, int quiet)
+static int incomplete_input(const nsc_cmp *c, const nsc_waves *A, const nsc_waves *B,
+                            const nsc_wfinfo *ia, const nsc_wfinfo *ib, const char *fo,
+                            const char *fr, int whole, int quiet)
 {
     if (!whole) return 0;
     const char *what = ia->incomplete ? fo : ib->incomplete ? fr : NULL;
     if (what) {
         printf("%sFAIL: %s is incomplete (its run did not complete or the file is truncated); "
-               "compare a window with --from/--to\n", quiet ? "" : "\n", what);
+               "compare a window with --from/--to\n",
+               quiet ? "" : "\n", what);
         return 1;
     }
-    double a0 = A->v[0], a1 = A->v[(size_t)(A->nrow - 1) * A->ncol];   /* (a downward DC sweep: a1 < a0) */
+    double a0 = A->v[0],
+           a1 = A->v[(size_t)(A->nrow - 1) * A->ncol]; /* (a downward DC sweep: a1 < a0) */
     double b0 = B->v[0], b1 = B->v[(size_t)(B->nrow - 1) * B->ncol];
-    if (a1 < a0) { double x = a0; a0 = a1; a1 = x; }
-    if (b1 < b0) { double x = b0; b0 = b1; b1 = x; }
-    int lg = c->logx && fmin(a0, b0) > 0;          /* AC: the share of decades covered */
+    if (a1 < a0) {
+        double x = a0;
+        a0 = a1;
+        a1 = x;
+    }
+    if (b1 < b0) {
+        double x = b0;
+        b0 = b1;
+        b1 = x;
+    }
+    int lg = c->logx && fmin(a0, b0) > 0; /* AC: the share of decades covered */
     double span = lg ? log10(fmax(a1, b1) / fmin(a0, b0)) : fmax(a1, b1) - fmin(a0, b0);
     double common = lg ? log10(c->t1 / c->t0) : c->t1 - c->t0;
-    double slack = 0.01 * span;                     /* a reference may start at 10 ps, ours at 0 */
+    double slack = 0.01 * span; /* a reference may start at 10 ps, ours at 0 */
     if (!(common >= span - slack)) {
         const char *u = scale_unit(A);
-        printf("%sFAIL: the files cover different %s (%s: %g .. %g %s, %s: %g .. %g %s); the errors hold for "
-               "%.3g %% of it; compare a window with --from/--to\n", quiet ? "" : "\n",
-               nsc_waves_scale(A) == NSC_SCALE_TIME ? "times" : nsc_waves_scale(A) == NSC_SCALE_FREQ ? "frequencies"
-                                                                                               : "sweep ranges",
-               fo, a0, a1, u, fr, b0, b1, u, 100 * common / span);
+        printf(
+            "%sFAIL: the files cover different %s (%s: %g .. %g %s, %s: %g .. %g %s); the errors hold for "
+            "%.3g %% of it; compare a window with --from/--to\n",
+            quiet ? "" : "\n",
+            nsc_waves_scale(A) == NSC_SCALE_TIME   ? "times"
+            : nsc_waves_scale(A) == NSC_SCALE_FREQ ? "frequencies"
+                                                   : "sweep ranges",
+            fo, a0, a1, u, fr, b0, b1, u, 100 * common / span);
         return 1;
     }
     return 0;
@@ -161,26 +176,32 @@ static void print_table(const nsc_cmp *c, double tol)
 {
     int w = 6;
     for (int q = 0; q < c->nsig; q++) w = (int)fmax(w, (double)strlen(c->sig[q].name));
-    printf("\n%-*s  %-11s  %-21s  %-21s  %-7s  %s\n", w, "signal", "ref range", "max error (of range)",
-           "rms error (of range)", "verdict", "switching instants: matched, shift max / mean");
+    printf("\n%-*s  %-11s  %-21s  %-21s  %-7s  %s\n", w, "signal", "ref range",
+           "max error (of range)", "rms error (of range)", "verdict",
+           "switching instants: matched, shift max / mean");
     for (int q = 0; q < c->nsig; q++) {
         const nsc_cmp_sig *s = &c->sig[q];
         const char *u = unit_of(s->name);
         char rg[32], me[32], re[32], col1[80], col2[80], sw[200], s1[32], s2[32], lv[32];
         val(s->range, s->name, rg, sizeof rg);
-        snprintf(col1, sizeof col1, "%s  %.3g %%", val(s->max_err, s->name, me, sizeof me), 100 * s->max_err / s->scale);
-        snprintf(col2, sizeof col2, "%s  %.3g %%", val(s->rms_err, s->name, re, sizeof re), 100 * s->rms_err / s->scale);
+        snprintf(col1, sizeof col1, "%s  %.3g %%", val(s->max_err, s->name, me, sizeof me),
+                 100 * s->max_err / s->scale);
+        snprintf(col2, sizeof col2, "%s  %.3g %%", val(s->rms_err, s->name, re, sizeof re),
+                 100 * s->rms_err / s->scale);
         if (s->nan_side) snprintf(col1, sizeof col1, "NaN"), snprintf(col2, sizeof col2, "NaN");
-        if (c->scale != NSC_SCALE_TIME)
-            snprintf(sw, sizeof sw, "-");
+        if (c->scale != NSC_SCALE_TIME) snprintf(sw, sizeof sw, "-");
         else if (s->n_ref == 0 && s->n_ours == 0)
-            snprintf(sw, sizeof sw, "none (no crossing of %s)", nsc_eng(s->level, u, lv, sizeof lv));
+            snprintf(sw, sizeof sw, "none (no crossing of %s)",
+                     nsc_eng(s->level, u, lv, sizeof lv));
         else {
             int k = snprintf(sw, sizeof sw, "%d/%d", s->n_matched, s->n_ref);
-            if (s->n_ours != s->n_ref) k += snprintf(sw + k, sizeof sw - (size_t)k, " (ours has %d)", s->n_ours);
+            if (s->n_ours != s->n_ref)
+                k += snprintf(sw + k, sizeof sw - (size_t)k, " (ours has %d)", s->n_ours);
             if (s->n_matched)
-                snprintf(sw + k, sizeof sw - (size_t)k, " at %s: %s / %s", nsc_eng(s->level, u, lv, sizeof lv),
-                         shift_text(s->shift_max, s1, sizeof s1), shift_text(s->shift_mean, s2, sizeof s2));
+                snprintf(sw + k, sizeof sw - (size_t)k, " at %s: %s / %s",
+                         nsc_eng(s->level, u, lv, sizeof lv),
+                         shift_text(s->shift_max, s1, sizeof s1),
+                         shift_text(s->shift_mean, s2, sizeof s2));
         }
         printf("%-*s  %-11s  %-21s  %-21s  %-7s  %s\n", w, s->name, rg, col1, col2,
                s->rms_err <= tol * s->scale ? "ok" : "FAIL", sw);
@@ -189,11 +210,14 @@ static void print_table(const nsc_cmp *c, double tol)
         const nsc_cmp_sig *s = &c->sig[q];
         if (strcmp(s->ours_src, s->name) || strcmp(s->ref_src, s->name))
             printf("  %s: ours %s, reference %s\n", s->name, s->ours_src, s->ref_src);
-        if (s->range <= 0) printf("  %s: the reference is constant; relative errors are of its magnitude\n", s->name);
+        if (s->range <= 0)
+            printf("  %s: the reference is constant; relative errors are of its magnitude\n",
+                   s->name);
         if (s->nan_side) {
             char x[32];
             printf("  %s: NaN in %s at row %d (%s): its errors are NaN\n", s->name,
-                   s->nan_side == 2 ? "the reference" : "ours", s->nan_row, scale_val(c, s->t_nan, x, sizeof x));
+                   s->nan_side == 2 ? "the reference" : "ours", s->nan_row,
+                   scale_val(c, s->t_nan, x, sizeof x));
         }
     }
 }
@@ -207,8 +231,12 @@ static nsc_status write_grid(const nsc_cmp_set *S, const char *path, nsc_report 
     nsc_status s = nsc_afile_open(&a, path, r);
     if (s) return s;
     const nsc_cmp *c0 = S->c[0];
-    fprintf(a.f, "# %s", c0->scale == NSC_SCALE_TIME ? "time" : c0->scale == NSC_SCALE_FREQ ? "frequency" : "sweep");
-    for (int q = 0; q < c0->nsig; q++) fprintf(a.f, " ours:%s ref:%s diff:%s", c0->sig[q].name, c0->sig[q].name, c0->sig[q].name);
+    fprintf(a.f, "# %s",
+            c0->scale == NSC_SCALE_TIME   ? "time"
+            : c0->scale == NSC_SCALE_FREQ ? "frequency"
+                                          : "sweep");
+    for (int q = 0; q < c0->nsig; q++)
+        fprintf(a.f, " ours:%s ref:%s diff:%s", c0->sig[q].name, c0->sig[q].name, c0->sig[q].name);
     fputc('\n', a.f);
     for (int k = 0; k < S->n; k++) {
         const nsc_cmp *c = S->c[k];
@@ -218,7 +246,8 @@ static nsc_status write_grid(const nsc_cmp_set *S, const char *path, nsc_report 
             fprintf(a.f, "%.12e", c->t[i]);
             for (int q = 0; q < c->nsig; q++) {
                 double o = c->ours[q * ng + i], f = c->ref[q * ng + i];
-                fprintf(a.f, " %.12e %.12e %.12e", o + 0.0, f + 0.0, nsc_cmp_diff(c, q, o, f) + 0.0);
+                fprintf(a.f, " %.12e %.12e %.12e", o + 0.0, f + 0.0,
+                        nsc_cmp_diff(c, q, o, f) + 0.0);
             }
             fputc('\n', a.f);
         }
@@ -228,7 +257,8 @@ static nsc_status write_grid(const nsc_cmp_set *S, const char *path, nsc_report 
 
 /* Over every inner sweep of S: the abscissa's ends, the largest |value| and
  * |difference| of signal q, its worst RMS error relative to the range. */
-static void set_extent(const nsc_cmp_set *S, int q, double *t0, double *t1, double *m, double *d, double *rel)
+static void set_extent(const nsc_cmp_set *S, int q, double *t0, double *t1, double *m, double *d,
+                       double *rel)
 {
     *t0 = INFINITY, *t1 = -INFINITY, *m = *d = *rel = 0;
     for (int k = 0; k < S->n; k++) {
@@ -247,8 +277,8 @@ static void set_extent(const nsc_cmp_set *S, int q, double *t0, double *t1, doub
 
 /* The abscissa of the plots: time in a prefixed unit; AC frequency in Hz on a
  * log axis; a sweep's value as it is. *lx: the gnuplot line setting the log axis. */
-static void x_axis(const nsc_cmp *c, double t0, double t1, double *ts, const char **tu, const char **xl,
-                   const char **lx)
+static void x_axis(const nsc_cmp *c, double t0, double t1, double *ts, const char **tu,
+                   const char **xl, const char **lx)
 {
     nsc_time_unit(fmax(fabs(t0), fabs(t1)), ts, tu);
     *xl = "time", *lx = "";
@@ -260,7 +290,8 @@ static void x_axis(const nsc_cmp *c, double t0, double t1, double *ts, const cha
 
 /* One script per signal: overlay (top) and ours - reference (bottom). */
 static nsc_status write_script(const nsc_cmp_set *S, int q, const char *datpath, const char *gppath,
-                               const char *pngpath, const char *ours, const char *ref, nsc_report *r)
+                               const char *pngpath, const char *ours, const char *ref,
+                               nsc_report *r)
 {
     const nsc_cmp *c = S->c[0];
     const nsc_cmp_sig *s = &c->sig[q];
@@ -279,18 +310,21 @@ static nsc_status write_script(const nsc_cmp_set *S, int q, const char *datpath,
     x_axis(c, t0, t1, &ts, &tu, &xl, &lx);
     ys = nsc_unit_scale(m, &yp);
     ds = nsc_unit_scale(d, &dp);
-    if (plain_unit(s->name)) {                              /* dB, degrees: as they are */
+    if (plain_unit(s->name)) { /* dB, degrees: as they are */
         ys = ds = 1, yp = dp = "";
         qty = !strcmp(u, "dB") ? "magnitude" : "phase";
     }
     int col = 2 + 3 * q;
     char title[512];
-    snprintf(title, sizeof title, "%s: ours (%s) vs reference (%s); rms error %.3g %% of the reference range%s",
-             s->name, nsc_base_name(ours), nsc_base_name(ref), 100 * rel, S->n > 1 ? " (the worst inner sweep)" : "");
+    snprintf(title, sizeof title,
+             "%s: ours (%s) vs reference (%s); rms error %.3g %% of the reference range%s", s->name,
+             nsc_base_name(ours), nsc_base_name(ref), 100 * rel,
+             S->n > 1 ? " (the worst inner sweep)" : "");
     fprintf(f, "# gnuplot script written by nscircuit compare: gnuplot %s (in this directory)\n",
             nsc_base_name(gppath));
     nsc_gp_preamble(f, pngpath, datpath, 700);
-    fprintf(f, "%sset xrange [%.10g:%.10g]\nset format y '%%g'\nset multiplot title ", lx, t0 * ts, t1 * ts);
+    fprintf(f, "%sset xrange [%.10g:%.10g]\nset format y '%%g'\nset multiplot title ", lx, t0 * ts,
+            t1 * ts);
     nsc_gp_quote(f, title);
     fprintf(f,
             "\nset tmargin at screen 0.93\nset bmargin at screen 0.40\n"
@@ -298,13 +332,17 @@ static nsc_status write_script(const nsc_cmp_set *S, int q, const char *datpath,
             "plot datafile using ($1*%.0e):($%d*%.0e) with lines lw 1.5 title 'ours', \\\n"
             "     datafile using ($1*%.0e):($%d*%.0e) with lines lw 1.5 dt 2 title 'reference'\n",
             qty, yp, u, ts, col, ys, ts, col + 1, ys);
-    fprintf(f,
-            "set tmargin at screen 0.36\nset bmargin at screen 0.08\n"
-            "set format x '%%g'\nset xlabel '%s (%s)'\nset ylabel 'difference (%s%s)'\n"
-            "plot datafile using ($1*%.0e):($%d*%.0e) with lines lw 1 lc rgb '#c00000' title 'ours - reference'\n"
-            "unset multiplot\nset output\n",
-            xl, tu, dp, u, ts, col + 2, ds);
-    if (fclose(f)) { free(text); return nsc_oom(r); }
+    fprintf(
+        f,
+        "set tmargin at screen 0.36\nset bmargin at screen 0.08\n"
+        "set format x '%%g'\nset xlabel '%s (%s)'\nset ylabel 'difference (%s%s)'\n"
+        "plot datafile using ($1*%.0e):($%d*%.0e) with lines lw 1 lc rgb '#c00000' title 'ours - reference'\n"
+        "unset multiplot\nset output\n",
+        xl, tu, dp, u, ts, col + 2, ds);
+    if (fclose(f)) {
+        free(text);
+        return nsc_oom(r);
+    }
     nsc_status st = nsc_write_atomic(gppath, text, len, r);
     free(text);
     return st;
@@ -312,7 +350,8 @@ static nsc_status write_script(const nsc_cmp_set *S, int q, const char *datpath,
 
 /* The script and picture of signal q: PREFIX.PART.gp, PREFIX.PART.png (new), or
  * NSC_ENOMEM. */
-static nsc_status sig_files(const nsc_cmp *c, int q, const char *prefix, char **gp, char **png, nsc_report *r)
+static nsc_status sig_files(const nsc_cmp *c, int q, const char *prefix, char **gp, char **png,
+                            nsc_report *r)
 {
     char *part = file_part(c->sig[q].name);
     *gp = part ? nsc_asprintf("%s.%s.gp", prefix, part) : NULL;
@@ -337,27 +376,33 @@ static int drawable(const nsc_cmp_set *S, int q)
     return fo && fr;
 }
 
-static nsc_status plots(const nsc_cmp_set *S, const char *prefix, const char *ours, const char *ref, int quiet,
-                        nsc_report *r)
+static nsc_status plots(const nsc_cmp_set *S, const char *prefix, const char *ours, const char *ref,
+                        int quiet, nsc_report *r)
 {
     char *dat = nsc_asprintf("%s.dat", prefix);
     if (!dat) return nsc_oom(r);
     char *in[] = { (char *)ours, (char *)ref };
     const nsc_cmp *c = S->c[0];
     nsc_status s = NSC_OK;
-    for (int q = -1; !s && q < c->nsig; q++) {              /* no output may be an input: checked first */
+    for (int q = -1; !s && q < c->nsig; q++) { /* no output may be an input: checked first */
         char *o[2] = { dat, NULL };
         if (q >= 0) s = sig_files(c, q, prefix, &o[0], &o[1], r);
         const char *clash = s ? NULL : nsc_output_is_input(o, q < 0 ? 1 : 2, in, 2);
-        if (clash) s = nsc_err(r, NSC_EUSAGE, NULL, "the output '%s' is one of the files compared: choose another "
-                               "prefix with -o", clash);
-        if (q >= 0) { free(o[0]); free(o[1]); }
+        if (clash)
+            s = nsc_err(r, NSC_EUSAGE, NULL,
+                        "the output '%s' is one of the files compared: choose another "
+                        "prefix with -o",
+                        clash);
+        if (q >= 0) {
+            free(o[0]);
+            free(o[1]);
+        }
     }
     if (!s) s = write_grid(S, dat, r);
     if (!s && !quiet) printf("\nwrote %s", dat);
     for (int q = 0; !s && q < c->nsig; q++) {
         char *gp = NULL, *png = NULL;
-        if (!drawable(S, q)) {                              /* (gnuplot: "all points y value undefined") */
+        if (!drawable(S, q)) { /* (gnuplot: "all points y value undefined") */
             if (!quiet) printf(" (%s: no finite value, not plotted)", c->sig[q].name);
             continue;
         }
@@ -388,7 +433,10 @@ static int split_list(char *list, char ***out)
             while (isspace((unsigned char)*start)) start++;
             if (*start) {
                 char **nv = realloc(v, sizeof *v * (size_t)(n + 1));
-                if (!nv) { free(v); return -1; }
+                if (!nv) {
+                    free(v);
+                    return -1;
+                }
                 v = nv;
                 v[n++] = start;
             }
@@ -408,18 +456,20 @@ typedef struct compare_cli {
     const char *prefix;
     double tol, from, to;
     int plot, quiet;
-    const char *fo, *fr;    /* OURS, REFERENCE */
+    const char *fo, *fr; /* OURS, REFERENCE */
 } compare_cli;
 
 /* The options into L: -1 to go on, else the exit status. */
 static int compare_options(int argc, char **argv, compare_cli *L)
 {
-    static const struct option longopts[] = {
-        { "signals", required_argument, 0, C_SIGNALS }, { "tol", required_argument, 0, C_TOL },
-        { "from", required_argument, 0, C_FROM },       { "to", required_argument, 0, C_TO },
-        { "plot", no_argument, 0, C_PLOT },             { "quiet", no_argument, 0, C_QUIET },
-        { "help", no_argument, 0, C_HELP },             { 0, 0, 0, 0 }
-    };
+    static const struct option longopts[] = { { "signals", required_argument, 0, C_SIGNALS },
+                                              { "tol", required_argument, 0, C_TOL },
+                                              { "from", required_argument, 0, C_FROM },
+                                              { "to", required_argument, 0, C_TO },
+                                              { "plot", no_argument, 0, C_PLOT },
+                                              { "quiet", no_argument, 0, C_QUIET },
+                                              { "help", no_argument, 0, C_HELP },
+                                              { 0, 0, 0, 0 } };
     int c;
     opterr = 0;
     optind = 1;
@@ -430,12 +480,18 @@ static int compare_options(int argc, char **argv, compare_cli *L)
         case C_TOL: {
             char *q;
             L->tol = strtod(optarg, &q);
-            if (q != optarg && *q == '%' && q[1] == 0) { L->tol /= 100; q++; }
-            if (q == optarg || *q || !(L->tol >= 0) || !isfinite(L->tol)) return fail("--tol needs a non-negative number, not '%s'", optarg);
+            if (q != optarg && *q == '%' && q[1] == 0) {
+                L->tol /= 100;
+                q++;
+            }
+            if (q == optarg || *q || !(L->tol >= 0) || !isfinite(L->tol))
+                return fail("--tol needs a non-negative number, not '%s'", optarg);
             break;
         }
-        case C_FROM: case C_TO:
-            if (!nsc_parse_number(optarg, c == C_FROM ? &L->from : &L->to) || !isfinite(c == C_FROM ? L->from : L->to))
+        case C_FROM:
+        case C_TO:
+            if (!nsc_parse_number(optarg, c == C_FROM ? &L->from : &L->to)
+                || !isfinite(c == C_FROM ? L->from : L->to))
                 return fail("--from / --to need a time, not '%s'", optarg);
             break;
         case C_PLOT: L->plot = 1; break;
@@ -444,7 +500,9 @@ static int compare_options(int argc, char **argv, compare_cli *L)
         default: return fail("unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
-    if (argc - optind != 2) return fail("%s", argc - optind < 2 ? "need two files: OURS REFERENCE" : "more than two files given");
+    if (argc - optind != 2)
+        return fail("%s", argc - optind < 2 ? "need two files: OURS REFERENCE"
+                                            : "more than two files given");
     L->fo = argv[optind];
     L->fr = argv[optind + 1];
     return -1;
@@ -452,11 +510,14 @@ static int compare_options(int argc, char **argv, compare_cli *L)
 
 /* A file without names (W, read from path) takes names[0..nnames), in order:
  * NSC_EUSAGE unless there is one per column. */
-static nsc_status name_columns(nsc_waves *W, const char *path, char **names, int nnames, nsc_report *rep)
+static nsc_status name_columns(nsc_waves *W, const char *path, char **names, int nnames,
+                               nsc_report *rep)
 {
     if (nnames != W->ncol - 1)
-        return nsc_err(rep, NSC_EUSAGE, NULL, "%s has no signal names: give its %d column names in order with "
-                       "--signals (or write it with 'set wr_vecnames' in ngspice)", path, W->ncol - 1);
+        return nsc_err(rep, NSC_EUSAGE, NULL,
+                       "%s has no signal names: give its %d column names in order with "
+                       "--signals (or write it with 'set wr_vecnames' in ngspice)",
+                       path, W->ncol - 1);
     for (int j = 0; j < nnames; j++) {
         char *nm = nsc_strdup(names[j]);
         if (!nm) return nsc_oom(rep);
@@ -470,8 +531,9 @@ static nsc_status name_columns(nsc_waves *W, const char *path, char **names, int
 static const char *grid_text(const nsc_cmp *c)
 {
     return c->samples ? "ours' uniform rows; the reference interpolated"
-           : c->logx  ? "both tables' frequencies, each linear in log frequency between its own; phase errors "
-                        "modulo 360 degrees"
+           : c->logx
+               ? "both tables' frequencies, each linear in log frequency between its own; phase errors "
+                 "modulo 360 degrees"
            : c->scale == NSC_SCALE_SWEEP ? "both tables' sweep points, each linear between its own"
                                          : "both tables' time points, each linear between its own";
 }
@@ -498,12 +560,12 @@ static void print_set(const nsc_cmp_set *S, const nsc_waves *A, double tol)
         print_table(c, tol);
         return;
     }
-    printf("%-10s a nested DC sweep: %d inner sweeps%s%s, each its own curve (%s)\n", "compared", S->n,
-           S->outer ? " of " : "", S->outer ? S->outer : "", grid_text(c));
+    printf("%-10s a nested DC sweep: %d inner sweeps%s%s, each its own curve (%s)\n", "compared",
+           S->n, S->outer ? " of " : "", S->outer ? S->outer : "", grid_text(c));
     for (int k = 0; k < S->n; k++) {
         c = S->c[k];
-        printf("\n%s: %s .. %s, %d points\n", inner_label(S, k, lb, sizeof lb), nsc_eng(c->t0, u, a, sizeof a),
-               nsc_eng(c->t1, u, b, sizeof b), c->ngrid);
+        printf("\n%s: %s .. %s, %d points\n", inner_label(S, k, lb, sizeof lb),
+               nsc_eng(c->t0, u, a, sizeof a), nsc_eng(c->t1, u, b, sizeof b), c->ngrid);
         print_table(c, tol);
     }
 }
@@ -516,22 +578,24 @@ static double badness(const nsc_cmp_sig *s)
 }
 
 /* "v(q): 1.2e-07 %", "v(q) at sweep(i1) = 0.001: ...", "v(in): NaN (row 2 of the reference)" */
-static const char *worst_text(const nsc_cmp_set *S, int kw, const nsc_cmp_sig *w, char *buf, size_t n)
+static const char *worst_text(const nsc_cmp_set *S, int kw, const nsc_cmp_sig *w, char *buf,
+                              size_t n)
 {
     char lb[96];
-    int k = snprintf(buf, n, "%s%s%s: ", w->name, S->n > 1 ? " at " : "", inner_label(S, kw, lb, sizeof lb));
+    int k = snprintf(buf, n, "%s%s%s: ", w->name, S->n > 1 ? " at " : "",
+                     inner_label(S, kw, lb, sizeof lb));
     if (w->nan_side)
-        snprintf(buf + k, n - (size_t)k, "NaN (row %d of %s)", w->nan_row, w->nan_side == 2 ? "the reference" : "ours");
-    else
-        snprintf(buf + k, n - (size_t)k, "%.3g %%", 100 * w->rms_err / w->scale);
+        snprintf(buf + k, n - (size_t)k, "NaN (row %d of %s)", w->nan_row,
+                 w->nan_side == 2 ? "the reference" : "ours");
+    else snprintf(buf + k, n - (size_t)k, "%.3g %%", 100 * w->rms_err / w->scale);
     return buf;
 }
 
 /* The comparison on stdout (the table unless --quiet) and its verdict: 0 every
  * signal within --tol (in every inner sweep of a nested DC sweep), 1 not, or
  * an input that does not cover the range. */
-static int verdict(const compare_cli *L, const nsc_cmp_set *S, const nsc_waves *A, const nsc_waves *B,
-                   const nsc_wfinfo *ia, const nsc_wfinfo *ib)
+static int verdict(const compare_cli *L, const nsc_cmp_set *S, const nsc_waves *A,
+                   const nsc_waves *B, const nsc_wfinfo *ia, const nsc_wfinfo *ib)
 {
     if (!L->quiet) {
         describe("ours", L->fo, A, ia);
@@ -552,13 +616,17 @@ static int verdict(const compare_cli *L, const nsc_cmp_set *S, const nsc_waves *
     char ws[256], each[64] = "";
     worst_text(S, kw, worst, ws, sizeof ws);
     if (S->n > 1) snprintf(each, sizeof each, " in each of the %d inner sweeps", S->n);
-    int partial = incomplete_input(S->c[0], A, B, ia, ib, L->fo, L->fr, isinf(L->from) && isinf(L->to), L->quiet);
+    int partial = incomplete_input(S->c[0], A, B, ia, ib, L->fo, L->fr,
+                                   isinf(L->from) && isinf(L->to), L->quiet);
     if (nbad)
-        printf("%sFAIL: %d of %d signals above --tol %g %% (rms error of the reference range)%s; worst %s\n",
-               L->quiet ? "" : "\n", nbad, nsig, 100 * L->tol, S->n > 1 ? " in some inner sweep" : "", ws);
+        printf(
+            "%sFAIL: %d of %d signals above --tol %g %% (rms error of the reference range)%s; worst %s\n",
+            L->quiet ? "" : "\n", nbad, nsig, 100 * L->tol, S->n > 1 ? " in some inner sweep" : "",
+            ws);
     else if (!partial)
-        printf("%sPASS: all %d signals within --tol %g %% (rms error of the reference range)%s; worst %s\n",
-               L->quiet ? "" : "\n", nsig, 100 * L->tol, each, ws);
+        printf(
+            "%sPASS: all %d signals within --tol %g %% (rms error of the reference range)%s; worst %s\n",
+            L->quiet ? "" : "\n", nsig, 100 * L->tol, each, ws);
     return nbad || partial ? 1 : 0;
 }
 
@@ -573,7 +641,10 @@ static int compare_plot(const compare_cli *L, const nsc_cmp_set *cmp, int status
         pre = so && sr ? nsc_asprintf("%s-vs-%s", so, sr) : NULL;
         free(so);
         free(sr);
-        if (!pre) { nsc_oom(rep); return 3; }
+        if (!pre) {
+            nsc_oom(rep);
+            return 3;
+        }
         prefix = pre;
     }
     nsc_status ps = plots(cmp, prefix, L->fo, L->fr, L->quiet, rep);
@@ -595,14 +666,16 @@ int nsc_cmd_compare(int argc, char **argv)
     int nnames = 0;
     nsc_wfinfo ia, ib;
     status = 2;
-    if (nsc_read_waves(L.fo, &A, &ia, &rep) || nsc_read_waves_scale(L.fr, ia.scale, &B, &ib, &rep)) goto done;
+    if (nsc_read_waves(L.fo, &A, &ia, &rep) || nsc_read_waves_scale(L.fr, ia.scale, &B, &ib, &rep))
+        goto done;
     if (L.signals && (nnames = split_list(L.signals, &names)) <= 0) {
         status = nnames < 0 ? 3 : fail("empty --signals list%s", "");
         goto done;
     }
-    if ((!ia.named && name_columns(A, L.fo, names, nnames, &rep)) || (!ib.named && name_columns(B, L.fr, names, nnames, &rep)))
+    if ((!ia.named && name_columns(A, L.fo, names, nnames, &rep))
+        || (!ib.named && name_columns(B, L.fr, names, nnames, &rep)))
         goto done;
-    if (ia.radians) nsc_waves_ac_degrees(A);           /* (named now: its vp columns known) */
+    if (ia.radians) nsc_waves_ac_degrees(A); /* (named now: its vp columns known) */
     if (ib.radians) nsc_waves_ac_degrees(B);
     if (nsc_compare_set(A, B, names, nnames, L.from, L.to, &cmp, &rep)) goto done;
     status = verdict(&L, cmp, A, B, &ia, &ib);

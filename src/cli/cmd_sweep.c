@@ -65,7 +65,10 @@ const char nsc_sweep_usage[] =
     "that do not merge, 3 some point failed (its row says which)\n";
 
 static volatile sig_atomic_t stop_flag;
-static void on_signal(int sig) { stop_flag = sig; }
+static void on_signal(int sig)
+{
+    stop_flag = sig;
+}
 
 static int fail(const char *fmt, const char *arg)
 {
@@ -82,8 +85,8 @@ static int ncpu(void)
 
 /* PREFIX.sweep.dat (+ .csv, .gp, .png; unit: of T's columns for the picture, or
  * NULL); 0 or the exit status of a write error */
-static int write_outputs(const nsc_sweep_table *T, const char *const *unit, const char *prefix, int csv, int gp,
-                         int png, int quiet)
+static int write_outputs(const nsc_sweep_table *T, const char *const *unit, const char *prefix,
+                         int csv, int gp, int png, int quiet)
 {
     nsc_report r;
     nsc_report_init(&r);
@@ -95,9 +98,11 @@ static int write_outputs(const nsc_sweep_table *T, const char *const *unit, cons
     if (!s && gp) s = nsc_sweep_write_gp(T, unit, dat, gpp, pngp, &r);
     int rendered = 0;
     if (!s && gp && png) {
-        nsc_report g;                                  /* no gnuplot: the table still stands */
+        nsc_report g; /* no gnuplot: the table still stands */
         nsc_report_init(&g);
-        if (nsc_render_gp(gpp, &g)) fprintf(stderr, "nscircuit: warning: no plot: %s\n", g.error ? g.error : "gnuplot failed");
+        if (nsc_render_gp(gpp, &g))
+            fprintf(stderr, "nscircuit: warning: no plot: %s\n",
+                    g.error ? g.error : "gnuplot failed");
         else rendered = 1;
         nsc_report_free(&g);
     }
@@ -110,7 +115,10 @@ static int write_outputs(const nsc_sweep_table *T, const char *const *unit, cons
         fputc('\n', stderr);
     }
     nsc_report_free(&r);
-    free(dat); free(cs); free(gpp); free(pngp);
+    free(dat);
+    free(cs);
+    free(gpp);
+    free(pngp);
     return s ? nsc_exit_status(s) : 0;
 }
 
@@ -123,8 +131,11 @@ static int outputs_clash(const char *prefix, char *const *in, int nin)
         char *o = nsc_asprintf("%s%s", prefix, suf[k]);
         if (!o) return 3;
         int clash = nsc_output_is_input(&o, 1, in, nin) != NULL;
-        if (clash) fprintf(stderr, "nscircuit: error: the output '%s' is an input of this study: choose another "
-                                   "prefix with -o\n", o);
+        if (clash)
+            fprintf(stderr,
+                    "nscircuit: error: the output '%s' is an input of this study: choose another "
+                    "prefix with -o\n",
+                    o);
         free(o);
         if (clash) return 2;
     }
@@ -139,15 +150,15 @@ typedef struct study {
     nsc_study st;
     nsc_study_tally C;
     const nsc_sweep_args *a;
-    nsc_deck *deck_own;     /* the deck when the study read it (else a->deck) */
-    nsc_circuit *c;         /* the netlist with the fixed overrides */
-    char *prefix;           /* of the outputs */
-    int shard_k, shard_n;   /* 1/1: the whole study */
-    char **seen;            /* warnings shown (text without the point) */
+    nsc_deck *deck_own;   /* the deck when the study read it (else a->deck) */
+    nsc_circuit *c;       /* the netlist with the fixed overrides */
+    char *prefix;         /* of the outputs */
+    int shard_k, shard_n; /* 1/1: the whole study */
+    char **seen;          /* warnings shown (text without the point) */
     int nseen, capseen;
-    long repeated;          /* warnings not shown again */
-    int progress, tty, shown;   /* the progress line: drawn, on a terminal, shown */
-    double t0, tdraw;       /* when the points started, when the progress line was drawn */
+    long repeated;            /* warnings not shown again */
+    int progress, tty, shown; /* the progress line: drawn, on a terminal, shown */
+    double t0, tdraw;         /* when the points started, when the progress line was drawn */
 } study;
 
 /* 1 if w was seen before, else 0 (and w is remembered, up to 1000 texts) */
@@ -155,8 +166,8 @@ static int remember(study *S, const char *w)
 {
     for (int k = 0; k < S->nseen; k++)
         if (!strcmp(S->seen[k], w)) return 1;
-    if (S->nseen < 1000 && !nsc_grow((void **)&S->seen, &S->capseen, S->nseen + 1, sizeof *S->seen) &&
-        (S->seen[S->nseen] = nsc_strdup(w)))
+    if (S->nseen < 1000 && !nsc_grow((void **)&S->seen, &S->capseen, S->nseen + 1, sizeof *S->seen)
+        && (S->seen[S->nseen] = nsc_strdup(w)))
         S->nseen++;
     return 0;
 }
@@ -165,7 +176,10 @@ static int remember(study *S, const char *w)
 static void show_warning(void *ctx, long i, const char *w)
 {
     study *S = ctx;
-    if (remember(S, w)) { S->repeated++; return; }
+    if (remember(S, w)) {
+        S->repeated++;
+        return;
+    }
     char *lab = nsc_study_point_label(&S->st, i);
     fprintf(stderr, "nscircuit: %s: %s\n", lab ? lab : "point", w);
     free(lab);
@@ -195,7 +209,8 @@ static void show_progress(void *ctx, long done, long total, long failed)
     for (int k = 0; k < 30; k++) bar[k] = k < n ? '#' : '.';
     bar[30] = 0;
     double left = done ? el * (double)(total - done) / (double)done : 0;
-    fprintf(stderr, "\rnscircuit: sweep [%s] %ld/%ld points, %ld failed, %.0f s left  ", bar, done, total, failed, left);
+    fprintf(stderr, "\rnscircuit: sweep [%s] %ld/%ld points, %ld failed, %.0f s left  ", bar, done,
+            total, failed, left);
     if (!S->tty) fputc('\n', stderr);
     S->shown = 1;
 }
@@ -211,15 +226,18 @@ static int study_read(study *S)
     nsc_report_init(&rep);
     nsc_status s = NSC_OK;
     S->st.deck = a->deck;
-    if (!S->st.deck && !(s = nsc_deck_read(a->netlist, a->cfg.inc, &S->deck_own, &rep))) S->st.deck = S->deck_own;
+    if (!S->st.deck && !(s = nsc_deck_read(a->netlist, a->cfg.inc, &S->deck_own, &rep)))
+        S->st.deck = S->deck_own;
     if (!s) s = nsc_deck_elab(S->st.deck, a->fixed, a->nfixed, &S->c, &rep);
     if (!s) s = nsc_study_plan(&S->st, S->c, a->range, a->nrange, &rep);
     nsc_tran_opts o;
     if (!s) s = nsc_run_opts(S->c, &a->cfg, &o, &rep);
     if (!s) s = nsc_run_check(S->c, &a->cfg, &o, 0, &rep);
     if (!s && S->c->job.nmeas + S->c->job.nacmeas == 0)
-        nsc_warn(&rep, NULL, "no .meas cards: the table holds the parameters and the status of each point");
-    if (!s && S->c->job.has_op) nsc_note(&rep, &S->c->job.op_loc, "%s", ".op is not run at the points of a sweep");
+        nsc_warn(&rep, NULL,
+                 "no .meas cards: the table holds the parameters and the status of each point");
+    if (!s && S->c->job.has_op)
+        nsc_note(&rep, &S->c->job.op_loc, "%s", ".op is not run at the points of a sweep");
     nsc_print_report(&rep);
     for (int k = 0; !s && k < rep.nwarn; k++) remember(S, rep.warn[k]);
     nsc_report_free(&rep);
@@ -239,9 +257,10 @@ static int study_points(study *S)
     nsc_report_free(&rep);
     if (s) return 3;
     if (S->st.nsel > NSC_SWEEP_CONFIRM && !a->yes) {
-        fprintf(stderr, "nscircuit: error: %s: %ld points to run (more than %d): run them with 'nscircuit "
-                        "sweep %s --yes', or split the study with --shard K/N\n", a->netlist, S->st.nsel,
-                NSC_SWEEP_CONFIRM, a->netlist);
+        fprintf(stderr,
+                "nscircuit: error: %s: %ld points to run (more than %d): run them with 'nscircuit "
+                "sweep %s --yes', or split the study with --shard K/N\n",
+                a->netlist, S->st.nsel, NSC_SWEEP_CONFIRM, a->netlist);
         return 2;
     }
     return 0;
@@ -253,8 +272,10 @@ static int study_files(study *S)
 {
     const nsc_sweep_args *a = S->a;
     char *st = nsc_stem(a->netlist);
-    S->prefix = a->prefix ? nsc_strdup(a->prefix) : S->shard_n > 1 && st
-              ? nsc_asprintf("%s.shard%dof%d", st, S->shard_k, S->shard_n) : st ? nsc_strdup(st) : NULL;
+    S->prefix = a->prefix              ? nsc_strdup(a->prefix)
+                : S->shard_n > 1 && st ? nsc_asprintf("%s.shard%dof%d", st, S->shard_k, S->shard_n)
+                : st                   ? nsc_strdup(st)
+                                       : NULL;
     free(st);
     if (!S->prefix) return 3;
     char *in1[] = { (char *)a->netlist };
@@ -263,7 +284,8 @@ static int study_files(study *S)
     char *dir = nsc_asprintf("%s.waves", S->prefix);
     if (!dir) return 3;
     if (mkdir(dir, 0777) && errno != EEXIST) {
-        fprintf(stderr, "nscircuit: error: cannot create directory '%s': %s\n", dir, strerror(errno));
+        fprintf(stderr, "nscircuit: error: cannot create directory '%s': %s\n", dir,
+                strerror(errno));
         status = 1;
     }
     nsc_report rep;
@@ -291,8 +313,8 @@ static int study_run(study *S, int jobs)
 {
     const nsc_sweep_args *a = S->a;
     if (!a->quiet && S->shard_n > 1)
-        fprintf(stderr, "nscircuit: %s: %ld points (shard %d/%d of %ld), %d at a time\n", a->netlist, S->st.nsel,
-                S->shard_k, S->shard_n, S->st.plan.npoint, jobs);
+        fprintf(stderr, "nscircuit: %s: %ld points (shard %d/%d of %ld), %d at a time\n",
+                a->netlist, S->st.nsel, S->shard_k, S->shard_n, S->st.plan.npoint, jobs);
     else if (!a->quiet)
         fprintf(stderr, "nscircuit: %s: %ld points, %d at a time\n", a->netlist, S->st.nsel, jobs);
     struct sigaction sa, oint, oterm, ohup;
@@ -314,9 +336,9 @@ static int study_run(study *S, int jobs)
     sigaction(SIGTERM, &oterm, NULL);
     sigaction(SIGHUP, &ohup, NULL);
     int rs = s ? 3 : stop_flag ? 128 + (int)stop_flag : 0;
-    if (rs > 128) {                                    /* the finished points, marked, then 128+signal */
-        fprintf(stderr, "nscircuit: interrupted: %ld of %ld points done; the table holds them\n", S->C.T.nrow,
-                S->st.nsel);
+    if (rs > 128) { /* the finished points, marked, then 128+signal */
+        fprintf(stderr, "nscircuit: interrupted: %ld of %ld points done; the table holds them\n",
+                S->C.T.nrow, S->st.nsel);
         S->C.T.partial = S->st.nsel;
         nsc_sweep_table_sort(&S->C.T);
         int ws = write_outputs(&S->C.T, NULL, S->prefix, a->csv, 0, 0, a->quiet);
@@ -330,26 +352,39 @@ static void study_summary(const study *S, int jobs, double wall)
 {
     const nsc_sweep_args *a = S->a;
     const nsc_study_tally *C = &S->C;
-    if (S->repeated && !a->quiet) fprintf(stderr, "nscircuit: %ld repeated warnings of other points not shown\n", S->repeated);
+    if (S->repeated && !a->quiet)
+        fprintf(stderr, "nscircuit: %ld repeated warnings of other points not shown\n",
+                S->repeated);
     if (a->quiet) return;
-    struct rusage ru;                                  /* the points' processes, all waited for */
-    double cpu = getrusage(RUSAGE_CHILDREN, &ru) ? 0 : (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
-                 1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-    fprintf(stderr, "nscircuit: %s: %ld points, %ld failed, -j %d, %.3f s (processor time of the points %.3f s)\n",
-            a->netlist, S->st.nsel, C->failed, jobs, wall, cpu);
+    struct rusage ru; /* the points' processes, all waited for */
+    double cpu = getrusage(RUSAGE_CHILDREN, &ru)
+                     ? 0
+                     : (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec
+                           + 1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+    fprintf(
+        stderr,
+        "nscircuit: %s: %ld points, %ld failed, -j %d, %.3f s (processor time of the points %.3f s)\n",
+        a->netlist, S->st.nsel, C->failed, jobs, wall, cpu);
     if (a->stats && C->nres > 0) {
         double tot = C->t_parse + C->t_run + C->t_meas, n = (double)C->nres;
-        fprintf(stderr, "nscircuit: per point (mean of %ld): read+elaborate %.3g ms, transient %.4g s (%.0f steps; "
-                        "of which assembly + first factorisations %.3g ms), .meas %.3g ms\n",
-                C->nres, 1e3 * C->t_parse / n, C->t_run / n, C->steps / n, 1e3 * C->t_setup / n, 1e3 * C->t_meas / n);
-        fprintf(stderr, "nscircuit: what reuse across points could save at most: read+elaborate+assembly+first "
-                        "factorisations = %.3g %% of the points' time (%.3f s of %.3f s)\n",
-                tot > 0 ? 100 * (C->t_parse + C->t_setup) / tot : 0.0, C->t_parse + C->t_setup, tot);
+        fprintf(
+            stderr,
+            "nscircuit: per point (mean of %ld): read+elaborate %.3g ms, transient %.4g s (%.0f steps; "
+            "of which assembly + first factorisations %.3g ms), .meas %.3g ms\n",
+            C->nres, 1e3 * C->t_parse / n, C->t_run / n, C->steps / n, 1e3 * C->t_setup / n,
+            1e3 * C->t_meas / n);
+        fprintf(
+            stderr,
+            "nscircuit: what reuse across points could save at most: read+elaborate+assembly+first "
+            "factorisations = %.3g %% of the points' time (%.3f s of %.3f s)\n",
+            tot > 0 ? 100 * (C->t_parse + C->t_setup) / tot : 0.0, C->t_parse + C->t_setup, tot);
     }
     if (a->stats && C->nsteady > 0)
-        fprintf(stderr, "nscircuit: steady states: %ld of %ld points started from a neighbour's, %.3g shooting "
-                        "periods per point; largest Floquet multiplier modulus %.3g\n", C->nwarm, C->nsteady,
-                (double)C->shoot / (double)C->nsteady, C->mu_max);
+        fprintf(
+            stderr,
+            "nscircuit: steady states: %ld of %ld points started from a neighbour's, %.3g shooting "
+            "periods per point; largest Floquet multiplier modulus %.3g\n",
+            C->nwarm, C->nsteady, (double)C->shoot / (double)C->nsteady, C->mu_max);
 }
 
 static void study_free(study *S)
@@ -389,7 +424,8 @@ int nsc_sweep(const nsc_sweep_args *a)
         nsc_sweep_table_sort(&S.C.T);
         study_summary(&S, jobs, nsc_now() - t0);
         const char **unit = S.shard_n == 1 ? nsc_study_units(&S.st, S.c) : NULL;
-        status = write_outputs(&S.C.T, unit, S.prefix, a->csv, S.shard_n == 1, S.shard_n == 1 && !a->noplot, a->quiet);
+        status = write_outputs(&S.C.T, unit, S.prefix, a->csv, S.shard_n == 1,
+                               S.shard_n == 1 && !a->noplot, a->quiet);
         free(unit);
         if (!status && S.C.failed) status = 3;
     }
@@ -413,13 +449,21 @@ static int merge(char *const *paths, int n, const char *oprefix, int csv, int no
         if ((s = nsc_sweep_read(paths[nread], &part[nread], &r))) break;
     if (!s) s = nsc_sweep_merge(part, paths, n, &T, &r);
     nsc_print_report(&r);
-    if (s) { status = s == NSC_ENOMEM ? 3 : 2; goto done; }
+    if (s) {
+        status = s == NSC_ENOMEM ? 3 : 2;
+        goto done;
+    }
     prefix = oprefix ? nsc_strdup(oprefix) : nsc_stem(T.netlist);
-    if (!prefix) { status = 3; goto done; }
+    if (!prefix) {
+        status = 3;
+        goto done;
+    }
     if ((status = outputs_clash(prefix, paths, n))) goto done;
     long failed = 0;
     for (long i = 0; i < T.nrow; i++) failed += T.status[i] != 0;
-    if (!quiet) fprintf(stderr, "nscircuit: merged %d tables: %ld points of %s, %ld failed\n", n, T.nrow, T.netlist, failed);
+    if (!quiet)
+        fprintf(stderr, "nscircuit: merged %d tables: %ld points of %s, %ld failed\n", n, T.nrow,
+                T.netlist, failed);
     status = write_outputs(&T, NULL, prefix, csv, 1, !noplot, quiet);
     if (!status && failed) status = 3;
 done:
@@ -433,16 +477,30 @@ done:
 
 /* ---- options ---- */
 
-enum { S_PARAM = 256, S_LOG, S_SHARD, S_MERGE, S_CSV, S_KEEP, S_NOPLOT,   /* the run's: NSC_RUN_LONGOPTS (cmd.h) */
-       S_STATS, S_PROGRESS, S_QUIET, S_HELP, S_YES, S_PTIMEOUT, S_COLD };
+enum {
+    S_PARAM = 256,
+    S_LOG,
+    S_SHARD,
+    S_MERGE,
+    S_CSV,
+    S_KEEP,
+    S_NOPLOT, /* the run's: NSC_RUN_LONGOPTS (cmd.h) */
+    S_STATS,
+    S_PROGRESS,
+    S_QUIET,
+    S_HELP,
+    S_YES,
+    S_PTIMEOUT,
+    S_COLD
+};
 
 /* The command line of `nscircuit sweep`. */
 typedef struct sweep_cli {
     nsc_sweep_args a;
-    nsc_param_set *fixed;   /* --param NAME=VALUE, [a.nfixed] */
-    char **range;           /* the other --param, [a.nrange] */
-    int merge_mode;         /* --merge */
-    nsc_search_buf sb;      /* -I */
+    nsc_param_set *fixed; /* --param NAME=VALUE, [a.nfixed] */
+    char **range;         /* the other --param, [a.nrange] */
+    int merge_mode;       /* --merge */
+    nsc_search_buf sb;    /* -I */
 } sweep_cli;
 
 /* --param arg: a fixed value (NAME=VALUE) or a range; -1, or 3 out of memory. */
@@ -450,7 +508,7 @@ static int take_param(sweep_cli *L, char *arg)
 {
     char *eq = strchr(arg, '=');
     double v;
-    if (eq && eq != arg && nsc_opt_number(eq + 1, &v) && !strchr(eq + 1, ',')) {   /* NAME=VALUE */
+    if (eq && eq != arg && nsc_opt_number(eq + 1, &v) && !strchr(eq + 1, ',')) { /* NAME=VALUE */
         nsc_param_set *nf = nsc_realloc_array(L->fixed, (size_t)L->a.nfixed + 1, sizeof *nf);
         if (!nf) return 3;
         L->fixed = nf;
@@ -472,18 +530,22 @@ static int take_option(sweep_cli *L, int c, char *arg, const char *word)
     nsc_sweep_args *a = &L->a;
     switch (c) {
     case 'o': a->prefix = arg; break;
-    case 'I': if (nsc_search_add(&L->sb, arg)) return 3; break;
+    case 'I':
+        if (nsc_search_add(&L->sb, arg)) return 3;
+        break;
     case 'j': {
         char *e;
         long j = strtol(arg, &e, 10);
-        if (e == arg || *e || j < 1 || j > 4096) return fail("-j needs a number of processes (1..4096), not '%s'", arg);
+        if (e == arg || *e || j < 1 || j > 4096)
+            return fail("-j needs a number of processes (1..4096), not '%s'", arg);
         a->jobs = (int)j;
         break;
     }
     case S_PARAM: return take_param(L, arg);
     case S_LOG: a->logscale = 1; break;
     case S_SHARD:
-        if (!nsc_shard_parse(arg, &a->shard_k, &a->shard_n)) return fail("--shard needs K/N with 1 <= K <= N, not '%s'", arg);
+        if (!nsc_shard_parse(arg, &a->shard_k, &a->shard_n))
+            return fail("--shard needs K/N with 1 <= K <= N, not '%s'", arg);
         break;
     case S_MERGE: L->merge_mode = 1; break;
     case S_CSV: a->csv = 1; break;
@@ -493,14 +555,18 @@ static int take_option(sweep_cli *L, int c, char *arg, const char *word)
         if (!nsc_opt_number(arg, &a->point_timeout) || a->point_timeout <= 0)
             return fail("--point-timeout needs a positive number of seconds, not '%s'", arg);
         break;
-    case S_COLD: a->cold = 1; a->cfg.steady = 1; break;
+    case S_COLD:
+        a->cold = 1;
+        a->cfg.steady = 1;
+        break;
     case S_STATS: a->stats = 1; break;
     case S_YES: a->yes = 1; break;
     case S_PROGRESS: a->progress = 1; break;
     case S_QUIET: a->quiet = 1; break;
     case S_HELP: fputs(nsc_sweep_usage, stdout); return 0;
     default:
-        if (c >= NSC_RUNOPT_FIRST && c < NSC_RUNOPT_END) return nsc_run_option(&a->cfg, c, arg, "nscircuit sweep");
+        if (c >= NSC_RUNOPT_FIRST && c < NSC_RUNOPT_END)
+            return nsc_run_option(&a->cfg, c, arg, "nscircuit sweep");
         return fail("unknown or incomplete option '%s'", word);
     }
     return -1;
@@ -508,17 +574,22 @@ static int take_option(sweep_cli *L, int c, char *arg, const char *word)
 
 int nsc_cmd_sweep(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "param", required_argument, 0, S_PARAM },   { "log", no_argument, 0, S_LOG },
-        { "shard", required_argument, 0, S_SHARD },   { "merge", no_argument, 0, S_MERGE },
-        { "csv", no_argument, 0, S_CSV },             { "keep-waves", no_argument, 0, S_KEEP },
-        { "no-plot", no_argument, 0, S_NOPLOT },      NSC_RUN_LONGOPTS,
-        { "stats", no_argument, 0, S_STATS },         { "progress", no_argument, 0, S_PROGRESS },
-        { "quiet", no_argument, 0, S_QUIET },         { "help", no_argument, 0, S_HELP },
-        { "yes", no_argument, 0, S_YES },             { "point-timeout", required_argument, 0, S_PTIMEOUT },
-        { "cold", no_argument, 0, S_COLD },
-        { 0, 0, 0, 0 }
-    };
+    static const struct option longopts[] = { { "param", required_argument, 0, S_PARAM },
+                                              { "log", no_argument, 0, S_LOG },
+                                              { "shard", required_argument, 0, S_SHARD },
+                                              { "merge", no_argument, 0, S_MERGE },
+                                              { "csv", no_argument, 0, S_CSV },
+                                              { "keep-waves", no_argument, 0, S_KEEP },
+                                              { "no-plot", no_argument, 0, S_NOPLOT },
+                                              NSC_RUN_LONGOPTS,
+                                              { "stats", no_argument, 0, S_STATS },
+                                              { "progress", no_argument, 0, S_PROGRESS },
+                                              { "quiet", no_argument, 0, S_QUIET },
+                                              { "help", no_argument, 0, S_HELP },
+                                              { "yes", no_argument, 0, S_YES },
+                                              { "point-timeout", required_argument, 0, S_PTIMEOUT },
+                                              { "cold", no_argument, 0, S_COLD },
+                                              { 0, 0, 0, 0 } };
     sweep_cli L;
     memset(&L, 0, sizeof L);
     nsc_sweep_args *a = &L.a;
@@ -535,11 +606,17 @@ int nsc_cmd_sweep(int argc, char **argv)
         else status = merge(argv + optind, argc - optind, a->prefix, a->csv, a->noplot, a->quiet);
         goto out;
     }
-    if (optind != argc - 1) { status = fail("%s", optind >= argc ? "no netlist given" : "more than one netlist given"); goto out; }
+    if (optind != argc - 1) {
+        status = fail("%s", optind >= argc ? "no netlist given" : "more than one netlist given");
+        goto out;
+    }
     a->netlist = argv[optind];
     a->fixed = L.fixed;
     a->range = L.range;
-    if (!(a->cfg.inc = nsc_search_finish(&L.sb))) { status = 3; goto out; }
+    if (!(a->cfg.inc = nsc_search_finish(&L.sb))) {
+        status = 3;
+        goto out;
+    }
     status = nsc_sweep(a);
 out:
     nsc_search_free(&L.sb);

@@ -1,6 +1,6 @@
 /* cmd_util.c -- what the program's commands (main.c, cmd_*.c) share: option
  * values and the printing of a library report. */
-#define _DEFAULT_SOURCE                       /* realpath */
+#define _DEFAULT_SOURCE /* realpath */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +30,8 @@ int nsc_run_option(nsc_run_cfg *cfg, int c, const char *arg, const char *cmd)
             return nsc_usage_error(cmd, "--theta must be in [0.5, 1], not '%s'", arg);
         break;
     case NSC_RUNOPT_SOLVER:
-        if (nsc_solver_parse(arg) < 0) return nsc_usage_error(cmd, "unknown solver '%s' (auto, lemke, enum)", arg);
+        if (nsc_solver_parse(arg) < 0)
+            return nsc_usage_error(cmd, "unknown solver '%s' (auto, lemke, enum)", arg);
         cfg->solver = arg;
         break;
     case NSC_RUNOPT_SAVE: cfg->save = arg; break;
@@ -39,8 +40,11 @@ int nsc_run_option(nsc_run_cfg *cfg, int c, const char *arg, const char *cmd)
         if (!nsc_opt_number(arg, &cfg->period) || !(cfg->period > 0) || !isfinite(cfg->period))
             return nsc_usage_error(cmd, "--period needs a positive time, not '%s'", arg);
         if (cfg->period < NSC_PERIOD_MIN)
-            return nsc_usage_error(cmd, "--period %s is shorter than the shortest period nscircuit's steps resolve "
-                                        "(1e-90 s)", arg);
+            return nsc_usage_error(
+                cmd,
+                "--period %s is shorter than the shortest period nscircuit's steps resolve "
+                "(1e-90 s)",
+                arg);
         cfg->steady = 1;
         break;
     }
@@ -110,16 +114,16 @@ const nsc_search_path *nsc_search_finish(nsc_search_buf *b)
     const char *env = getenv("NSCIRCUIT_PATH");
     int n = b->ncli;
     if (env && !(b->env = strdup(env))) return NULL;
-    size_t extra = 3;                                  /* the models dirs, slack */
+    size_t extra = 3; /* the models dirs, slack */
     for (const char *s = env; s && *s; s++) extra += *s == ':';
     const char **d = realloc(b->dirs, sizeof *d * ((size_t)n + extra + 1));
     if (!d) return NULL;
     b->dirs = d;
     char *save = NULL;
-    if (b->env)                                        /* empty entries are skipped */
+    if (b->env) /* empty entries are skipped */
         for (char *t = strtok_r(b->env, ":", &save); t; t = strtok_r(NULL, ":", &save)) d[n++] = t;
     const char *src = source_models();
-    if (src[0]) d[n++] = src;                          /* before the installed ones */
+    if (src[0]) d[n++] = src; /* before the installed ones */
     if (NSC_MODELDIR[0]) d[n++] = NSC_MODELDIR;
     b->path.dir = d;
     b->path.ndir = n;

@@ -32,7 +32,10 @@
 NSC_BLAS_ONE_THREAD
 
 static volatile sig_atomic_t stop_flag;
-static void on_signal(int sig) { stop_flag = sig; }
+static void on_signal(int sig)
+{
+    stop_flag = sig;
+}
 
 static const char usage_text[] =
     "usage: nscircuit [options] circuit.cir\n"
@@ -150,27 +153,37 @@ static void progress_end(progress *p)
 /* --losses: the table on stdout and in path, with the loads named
  * load[0..nload) (0: the default ones); a warning in r when the window is not
  * a steady one (the stored energy changes). */
-static nsc_status report_losses(const nsc_losses *Ls, char *const *load, int nload, const char *netlist,
-                                const char *path, nsc_report *r)
+static nsc_status report_losses(const nsc_losses *Ls, char *const *load, int nload,
+                                const char *netlist, const char *path, nsc_report *r)
 {
     nsc_loss_sum sum;
     int bad = nsc_losses_sum(Ls, load, nload, &sum);
     if (bad) {
         nsc_loss_sum_free(&sum);
-        return bad < 0 ? nsc_oom(r) : nsc_err(r, NSC_EUSAGE, NULL, "--load %s: %s has no power (a coupling?)",
-                                              load[bad - 1], load[bad - 1]);
+        return bad < 0 ? nsc_oom(r)
+                       : nsc_err(r, NSC_EUSAGE, NULL, "--load %s: %s has no power (a coupling?)",
+                                 load[bad - 1], load[bad - 1]);
     }
     if (sum.unsteady)
-        nsc_warn(r, NULL, "--losses: the stored energy changes by %.3g J over the window, %.3g of the input: the "
-                 "window is not a steady state and the efficiency counts what the capacitors and inductors gave or "
-                 "took (use --steady, or a later tstart)", sum.stored, sum.stored / (sum.input + sum.switching));
+        nsc_warn(
+            r, NULL,
+            "--losses: the stored energy changes by %.3g J over the window, %.3g of the input: the "
+            "window is not a steady state and the efficiency counts what the capacitors and inductors gave or "
+            "took (use --steady, or a later tstart)",
+            sum.stored, sum.stored / (sum.input + sum.switching));
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    if (!f) { nsc_loss_sum_free(&sum); return nsc_oom(r); }
+    if (!f) {
+        nsc_loss_sum_free(&sum);
+        return nsc_oom(r);
+    }
     nsc_losses_print(f, Ls, &sum, netlist);
     nsc_loss_sum_free(&sum);
-    if (fclose(f)) { free(text); return nsc_oom(r); }
+    if (fclose(f)) {
+        free(text);
+        return nsc_oom(r);
+    }
     fwrite(text, 1, len, stdout);
     nsc_status s = nsc_stdout_status(r);
     if (!s) s = nsc_write_atomic(path, text, len, r);
@@ -181,34 +194,48 @@ static nsc_status report_losses(const nsc_losses *Ls, char *const *load, int nlo
 /* ---- writing ---- */
 
 
-enum { OPT_FORMAT = 256, OPT_PLOT, OPT_PARAM,                  /* the run's options: NSC_RUN_LONGOPTS (cmd.h) */
-       OPT_DUMP, OPT_STATS, OPT_EVENTS, OPT_LOSSES, OPT_LOAD, OPT_PROGRESS, OPT_SAFE_CONTROL, OPT_QUIET, OPT_THREADS, OPT_VERSION, OPT_HELP };
+enum {
+    OPT_FORMAT = 256,
+    OPT_PLOT,
+    OPT_PARAM, /* the run's options: NSC_RUN_LONGOPTS (cmd.h) */
+    OPT_DUMP,
+    OPT_STATS,
+    OPT_EVENTS,
+    OPT_LOSSES,
+    OPT_LOAD,
+    OPT_PROGRESS,
+    OPT_SAFE_CONTROL,
+    OPT_QUIET,
+    OPT_THREADS,
+    OPT_VERSION,
+    OPT_HELP
+};
 
 /* ---- the program's run: options -> netlist -> analysis -> outputs ---- */
 
 /* The command line. */
 typedef struct cli {
     const char *netlist, *outpath, *format, *dumpdir;
-    nsc_run_cfg cfg;            /* --step --tstop --theta --solver --save --steady --period (inc: run_cfg) */
-    char **load;                /* --load NAME[,NAME...] (repeatable): [nload] */
+    nsc_run_cfg cfg; /* --step --tstop --theta --solver --save --steady --period (inc: run_cfg) */
+    char **load;     /* --load NAME[,NAME...] (repeatable): [nload] */
     int nload;
     int losses, plot, stats, events, quiet, progress, threads;
-    int plot_preview;   /* the PNG is a .control block's plot (not --plot): drawn thinned */
-    int safe_control;           /* --safe-control: .control writes only below the netlist's or the current directory */
-    nsc_param_set *ov;          /* --param overrides */
+    int plot_preview; /* the PNG is a .control block's plot (not --plot): drawn thinned */
+    int safe_control; /* --safe-control: .control writes only below the netlist's or the current directory */
+    nsc_param_set *ov; /* --param overrides */
     int nov;
     nsc_format fmt;
-    nsc_search_buf sb;          /* -I, $NSCIRCUIT_PATH, the models dir */
+    nsc_search_buf sb; /* -I, $NSCIRCUIT_PATH, the models dir */
 } cli;
 
 /* One run: what it holds (freed by job_free). */
 typedef struct job {
     nsc_report rep;
-    nsc_deck *deck;             /* the netlist read */
-    nsc_run R;                  /* the run (run.h): circuit, settings, columns, rows, measures */
+    nsc_deck *deck; /* the netlist read */
+    nsc_run R;      /* the run (run.h): circuit, settings, columns, rows, measures */
     nsc_stream *stream;
-    const cli *C;               /* the options (stream_restart) */
-    char *out, *dat, *gp, *png, *meas, *ev, *loss;   /* the output files */
+    const cli *C;                                  /* the options (stream_restart) */
+    char *out, *dat, *gp, *png, *meas, *ev, *loss; /* the output files */
     nsc_losses lossres;
     double secs;
     int wrote_meas;
@@ -234,12 +261,15 @@ static int take_option(cli *C, int c, char *arg, const char *word)
     double v;
     switch (c) {
     case 'o': C->outpath = arg; break;
-    case 'I': if (nsc_search_add(&C->sb, arg)) return 3; break;
+    case 'I':
+        if (nsc_search_add(&C->sb, arg)) return 3;
+        break;
     case OPT_FORMAT: C->format = arg; break;
     case OPT_PLOT: C->plot = 1; break;
     case OPT_PARAM: {
         char *eq = strchr(arg, '=');
-        if (!eq || eq == arg || !nsc_opt_number(eq + 1, &v)) return usage_error("--param needs NAME=VALUE, not '%s'", arg);
+        if (!eq || eq == arg || !nsc_opt_number(eq + 1, &v))
+            return usage_error("--param needs NAME=VALUE, not '%s'", arg);
         nsc_param_set *nv = realloc(C->ov, sizeof *C->ov * (size_t)(C->nov + 1));
         if (!nv) return 3;
         C->ov = nv;
@@ -266,7 +296,8 @@ static int take_option(cli *C, int c, char *arg, const char *word)
     case OPT_VERSION: printf("nscircuit %s\n", PACKAGE_VERSION); return 0;
     case OPT_HELP: printf("%s\n%s", usage_text, nsc_sweep_usage); return 0;
     default:
-        if (c >= NSC_RUNOPT_FIRST && c < NSC_RUNOPT_END) return nsc_run_option(&C->cfg, c, arg, "nscircuit");
+        if (c >= NSC_RUNOPT_FIRST && c < NSC_RUNOPT_END)
+            return nsc_run_option(&C->cfg, c, arg, "nscircuit");
         return usage_error("unknown or incomplete option '%s'", word);
     }
     return -1;
@@ -275,31 +306,38 @@ static int take_option(cli *C, int c, char *arg, const char *word)
 /* The command line into C: -1 to go on, else the exit status. */
 static int parse_options(int argc, char **argv, cli *C)
 {
-    static const struct option longopts[] = {
-        { "format", required_argument, 0, OPT_FORMAT }, { "plot", no_argument, 0, OPT_PLOT },
-        NSC_RUN_LONGOPTS,
-        { "param", required_argument, 0, OPT_PARAM },
-        { "dump-lcs", required_argument, 0, OPT_DUMP }, { "stats", no_argument, 0, OPT_STATS },
-        { "events", no_argument, 0, OPT_EVENTS },
-        { "losses", no_argument, 0, OPT_LOSSES },       { "load", required_argument, 0, OPT_LOAD },
-        { "progress", no_argument, 0, OPT_PROGRESS },   { "quiet", no_argument, 0, OPT_QUIET },
-        { "safe-control", no_argument, 0, OPT_SAFE_CONTROL },
-        { "threads", required_argument, 0, OPT_THREADS },
-        { "version", no_argument, 0, OPT_VERSION },     { "help", no_argument, 0, OPT_HELP },
-        { 0, 0, 0, 0 }
-    };
+    static const struct option longopts[] = { { "format", required_argument, 0, OPT_FORMAT },
+                                              { "plot", no_argument, 0, OPT_PLOT },
+                                              NSC_RUN_LONGOPTS,
+                                              { "param", required_argument, 0, OPT_PARAM },
+                                              { "dump-lcs", required_argument, 0, OPT_DUMP },
+                                              { "stats", no_argument, 0, OPT_STATS },
+                                              { "events", no_argument, 0, OPT_EVENTS },
+                                              { "losses", no_argument, 0, OPT_LOSSES },
+                                              { "load", required_argument, 0, OPT_LOAD },
+                                              { "progress", no_argument, 0, OPT_PROGRESS },
+                                              { "quiet", no_argument, 0, OPT_QUIET },
+                                              { "safe-control", no_argument, 0, OPT_SAFE_CONTROL },
+                                              { "threads", required_argument, 0, OPT_THREADS },
+                                              { "version", no_argument, 0, OPT_VERSION },
+                                              { "help", no_argument, 0, OPT_HELP },
+                                              { 0, 0, 0, 0 } };
     int c, st;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:I:", longopts, NULL)) != -1)
         if ((st = take_option(C, c, optarg, argv[optind - 1])) >= 0) return st;
-    if (optind != argc - 1) return usage_error("%s", optind >= argc ? "no netlist given" : "more than one netlist given");
+    if (optind != argc - 1)
+        return usage_error("%s",
+                           optind >= argc ? "no netlist given" : "more than one netlist given");
     C->netlist = argv[optind];
-    int f = C->format ? nsc_format_named(C->format)                       /* -o NAME.csv: csv (out.h) */
-                      : C->outpath ? nsc_format_of_suffix(strrchr(C->outpath, '.')) : NSC_FMT_DAT;
+    int f = C->format    ? nsc_format_named(C->format) /* -o NAME.csv: csv (out.h) */
+            : C->outpath ? nsc_format_of_suffix(strrchr(C->outpath, '.'))
+                         : NSC_FMT_DAT;
     if (f < 0 && C->format) {
         char names[256] = "";
         for (int k = 0; k < NSC_FMT_N; k++)
-            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "", nsc_formats[k].name);
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
+                     nsc_formats[k].name);
         char msg[320];
         snprintf(msg, sizeof msg, "unknown format '%%s' (%s)", names);
         return usage_error(msg, C->format);
@@ -312,7 +350,7 @@ static nsc_run_cfg run_cfg(const cli *C, const nsc_search_path *inc)
 {
     nsc_run_cfg cfg = C->cfg;
     cfg.inc = inc;
-    cfg.raw = nsc_formats[C->fmt].raw;                /* .ac and .dc record every vector into a raw file */
+    cfg.raw = nsc_formats[C->fmt].raw; /* .ac and .dc record every vector into a raw file */
     return cfg;
 }
 
@@ -328,7 +366,7 @@ static int run_study(const cli *C, const nsc_search_path *inc, const nsc_deck *d
     sa.cfg = run_cfg(C, inc);
     sa.fixed = C->ov;
     sa.nfixed = C->nov;
-    sa.csv = nsc_formats[C->fmt].sep == ',';                /* a CSV run: the study's table in CSV too */
+    sa.csv = nsc_formats[C->fmt].sep == ','; /* a CSV run: the study's table in CSV too */
     sa.stats = C->stats;
     sa.quiet = C->quiet;
     sa.progress = C->progress;
@@ -365,8 +403,14 @@ static int run_outputs(const job *J, const cli *C, char **outs)
 static nsc_status run_small(job *J, const cli *C)
 {
     const nsc_circuit *c = J->R.c;
-    nsc_small_args a = { C->netlist, C->outpath, C->cfg.save, C->fmt, C->plot, C->quiet,
-                         J->R.o.tstop > 0 || (c->job.has_ac && c->job.ndc > 0), J->R.o.tstop > 0 };
+    nsc_small_args a = { C->netlist,
+                         C->outpath,
+                         C->cfg.save,
+                         C->fmt,
+                         C->plot,
+                         C->quiet,
+                         J->R.o.tstop > 0 || (c->job.has_ac && c->job.ndc > 0),
+                         J->R.o.tstop > 0 };
     nsc_status s = nsc_cli_small(&a, &J->R, &J->rep);
     nsc_flush_warnings(&J->rep, C->quiet);
     return s;
@@ -376,8 +420,11 @@ static nsc_status run_small(job *J, const cli *C)
  * an element. */
 static nsc_status output_names(job *J, const cli *C)
 {
-    J->out = C->outpath ? nsc_strdup(C->outpath) : default_output(C->netlist, nsc_formats[C->fmt].suffix);
-    J->dat = nsc_formats[C->fmt].gnuplot ? nsc_strdup(J->out) : with_suffix(J->out, ".dat");   /* the data the script plots */
+    J->out = C->outpath ? nsc_strdup(C->outpath)
+                        : default_output(C->netlist, nsc_formats[C->fmt].suffix);
+    J->dat = nsc_formats[C->fmt].gnuplot
+                 ? nsc_strdup(J->out)
+                 : with_suffix(J->out, ".dat"); /* the data the script plots */
     J->gp = with_suffix(J->out, ".gp");
     J->png = with_suffix(J->out, ".png");
     J->meas = with_suffix(J->out, ".meas");
@@ -387,18 +434,24 @@ static nsc_status output_names(job *J, const cli *C)
         return nsc_oom(&J->rep);
     for (int k = 0; k < C->nload; k++)
         if (nsc_circuit_element(J->R.c, C->load[k]) < 0)
-            return nsc_err(&J->rep, NSC_EUSAGE, NULL, "--load %s: no such element in %s", C->load[k], C->netlist);
+            return nsc_err(&J->rep, NSC_EUSAGE, NULL, "--load %s: no such element in %s",
+                           C->load[k], C->netlist);
     char *outs[] = { J->out, J->dat, J->gp, J->png, J->meas, J->ev, J->loss };
     const char *clash = nsc_output_is_input(outs, 7, J->R.c->files, J->R.c->nfiles);
     if (clash)
-        return nsc_err(&J->rep, NSC_EUSAGE, NULL, "the output '%s' is an input of this run (the netlist or a "
-                       "file it includes): choose another name with -o", clash);
+        return nsc_err(&J->rep, NSC_EUSAGE, NULL,
+                       "the output '%s' is an input of this run (the netlist or a "
+                       "file it includes): choose another name with -o",
+                       clash);
     int n = run_outputs(J, C, outs);
-    for (int i = 0; i < n; i++)                            /* -o x.gp: the table would be the script */
+    for (int i = 0; i < n; i++) /* -o x.gp: the table would be the script */
         for (int j = i + 1; j < n; j++)
             if (nsc_same_path(outs[i], outs[j]))
-                return nsc_err(&J->rep, NSC_EUSAGE, NULL, "two outputs of this run would be the same file '%s' "
-                               "(the table, script, .meas, .losses ...): choose another name with -o", outs[j]);
+                return nsc_err(
+                    &J->rep, NSC_EUSAGE, NULL,
+                    "two outputs of this run would be the same file '%s' "
+                    "(the table, script, .meas, .losses ...): choose another name with -o",
+                    outs[j]);
     return NSC_OK;
 }
 
@@ -410,7 +463,8 @@ static nsc_status memory_bound(job *J)
     char *end = NULL;
     long rows = env ? strtol(env, &end, 10) : ((long)4 << 20) / (J->R.nprobe + 1);
     if (env && (end == env || *end || rows < 1))
-        return nsc_err(&J->rep, NSC_EUSAGE, NULL, "NSCIRCUIT_MEM_ROWS must be a whole number of rows from 1, not '%s'", env);
+        return nsc_err(&J->rep, NSC_EUSAGE, NULL,
+                       "NSCIRCUIT_MEM_ROWS must be a whole number of rows from 1, not '%s'", env);
     J->R.o.mem_rows = rows > 0 ? rows : 1;
     J->R.o.spill_near = J->out;
     return NSC_OK;
@@ -438,7 +492,7 @@ static nsc_status run_analysis(job *J, const cli *C, int steady)
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);                           /* a closed terminal: keep the rows too */
+    sigaction(SIGHUP, &sa, NULL); /* a closed terminal: keep the rows too */
     progress prog;
     memset(&prog, 0, sizeof prog);
     prog.tstop = J->R.o.tstop;
@@ -447,8 +501,9 @@ static nsc_status run_analysis(job *J, const cli *C, int steady)
         J->R.o.progress = progress_draw;
         J->R.o.progress_ctx = &prog;
     }
-    if (!J->R.c->job.nxcol && (J->stream = nsc_stream_new(J->out, C->fmt, J->R.nout + 1, C->threads))) {
-        J->R.o.rows = nsc_stream_rows;                       /* rows written while computed */
+    if (!J->R.c->job.nxcol
+        && (J->stream = nsc_stream_new(J->out, C->fmt, J->R.nout + 1, C->threads))) {
+        J->R.o.rows = nsc_stream_rows; /* rows written while computed */
         J->R.o.rows_ctx = J->stream;
         J->C = C;
         J->R.o.rerun = stream_restart;
@@ -470,32 +525,36 @@ static nsc_status write_results(job *J, const cli *C, nsc_status s, nsc_report *
     nsc_circuit *ckt = J->R.c;
     nsc_waves *W;
     int done = J->R.W->end == NSC_RUN_COMPLETE;
-    nsc_status ws = ckt->job.nxcol ? nsc_meas_derive(ckt, &J->R.W, &J->R.nout, wr) : NSC_OK;   /* .print {expr}, P() */
+    nsc_status ws = ckt->job.nxcol ? nsc_meas_derive(ckt, &J->R.W, &J->R.nout, wr)
+                                   : NSC_OK; /* .print {expr}, P() */
     W = J->R.W;
     char *outs[7];
     int nouts = run_outputs(J, C, outs);
     nsc_ctl_dest cd = { stdout, "standard output", outs, nouts, C->netlist, C->safe_control };
     if (!ws && ckt->job.nmeas > 0 && done) {
         ws = nsc_run_measure(&J->R, wr);
-        if (!ws) ws = nsc_run_meas_print(&J->R, &cd, J->meas, wr);   /* stdout and STEM.meas */
+        if (!ws) ws = nsc_run_meas_print(&J->R, &cd, J->meas, wr); /* stdout and STEM.meas */
         J->wrote_meas = !ws;
     } else if (ckt->job.nmeas > 0)
         nsc_warn(wr, &ckt->job.meas_loc, ".meas not evaluated: the run did not complete");
-    if (!ws && done) ws = nsc_run_control(&J->R, &cd, wr);      /* .control: wrdata, write, print */
-    if (!ws && done && ckt->job.nfour) ws = nsc_cli_four(ckt, W, J->out, wr);  /* .four (cmd_small.c) */
-    nsc_waves_keep(W, J->R.nout + 1);                       /* drop the columns only .meas reads */
+    if (!ws && done) ws = nsc_run_control(&J->R, &cd, wr); /* .control: wrdata, write, print */
+    if (!ws && done && ckt->job.nfour)
+        ws = nsc_cli_four(ckt, W, J->out, wr); /* .four (cmd_small.c) */
+    nsc_waves_keep(W, J->R.nout + 1);          /* drop the columns only .meas reads */
     int streamed = 0;
     if (!ws && J->stream) ws = nsc_stream_finish(J->stream, W, &streamed, wr);
     nsc_stream_free(J->stream);
     J->stream = NULL;
     if (!ws && !streamed) ws = nsc_formats[C->fmt].write(W, J->out, C->threads, wr);
-    int need_dat = C->plot && !nsc_formats[C->fmt].gnuplot;  /* the script plots a .dat */
+    int need_dat = C->plot && !nsc_formats[C->fmt].gnuplot; /* the script plots a .dat */
     if (!ws && need_dat) ws = nsc_write_dat(W, J->dat, C->threads, wr);
     if (!ws && (nsc_formats[C->fmt].gnuplot || C->plot))
-        ws = nsc_write_gp_thin(W, J->dat, J->gp, J->png, C->plot_preview ? NSC_GP_PREVIEW_ROWS : 0, wr);
+        ws = nsc_write_gp_thin(W, J->dat, J->gp, J->png, C->plot_preview ? NSC_GP_PREVIEW_ROWS : 0,
+                               wr);
     if (!ws && C->plot && done) ws = nsc_render_gp(J->gp, wr);
     if (!ws && C->events) ws = nsc_write_events(W, J->ev, wr);
-    if (!ws && C->losses && done && !s) ws = report_losses(&J->lossres, C->load, C->nload, C->netlist, J->loss, wr);
+    if (!ws && C->losses && done && !s)
+        ws = report_losses(&J->lossres, C->load, C->nload, C->netlist, J->loss, wr);
     return ws;
 }
 
@@ -503,32 +562,44 @@ static nsc_status write_results(job *J, const cli *C, nsc_status s, nsc_report *
 static void print_stats(const nsc_sim_stats *st, const nsc_tran_opts *o)
 {
     if (st->exact == 2)
-        fprintf(stderr, "nscircuit: exact steps to %.9g s (%ld flows built), then "
-                        "adaptive\n", st->exact_until, st->flows);
+        fprintf(stderr,
+                "nscircuit: exact steps to %.9g s (%ld flows built), then "
+                "adaptive\n",
+                st->exact_until, st->flows);
     if (st->exact == 1)
-        fprintf(stderr, "nscircuit: exact steps (the flow of each mode; %ld flows built) from %.3g to %.3g s "
-                        "(at most %g), %ld events located on the flow", st->flows, st->hmin_used, st->hmax_used,
-                o->h, st->locate_trials);
-    if (st->exact == 1 && st->kinks)                        /* (stepper_exact.c kink) */
+        fprintf(
+            stderr,
+            "nscircuit: exact steps (the flow of each mode; %ld flows built) from %.3g to %.3g s "
+            "(at most %g), %ld events located on the flow",
+            st->flows, st->hmin_used, st->hmax_used, o->h, st->locate_trials);
+    if (st->exact == 1 && st->kinks) /* (stepper_exact.c kink) */
         fprintf(stderr, ", %ld continuous kinks crossed without an event step\n", st->kinks);
-    else if (st->exact == 1)
-        fprintf(stderr, "\n");
+    else if (st->exact == 1) fprintf(stderr, "\n");
     else if (o->adaptive)
-        fprintf(stderr, "nscircuit: adaptive steps from %.3g to %.3g s (at most %g), %ld trials locating "
-                        "events, %ld mode changes captured inside steps (chattering)\n",
+        fprintf(stderr,
+                "nscircuit: adaptive steps from %.3g to %.3g s (at most %g), %ld trials locating "
+                "events, %ld mode changes captured inside steps (chattering)\n",
                 st->hmin_used, st->hmax_used, o->h, st->locate_trials, st->captured);
-    fprintf(stderr, "nscircuit: %ld steps shortened at breakpoints, %ld solved in the previous mode, "
-                    "%ld LCPs pivoted (%ld pivots)\n", st->short_steps, st->mode_hits, st->lcps, st->pivots);
-    fprintf(stderr, "nscircuit: unknowns n = %d, complementarity pairs m = %d, h = %g s, theta = %g, "
-                    "W factorisations = %d, max LCP residual = %.3g\n",
+    fprintf(stderr,
+            "nscircuit: %ld steps shortened at breakpoints, %ld solved in the previous mode, "
+            "%ld LCPs pivoted (%ld pivots)\n",
+            st->short_steps, st->mode_hits, st->lcps, st->pivots);
+    fprintf(stderr,
+            "nscircuit: unknowns n = %d, complementarity pairs m = %d, h = %g s, theta = %g, "
+            "W factorisations = %d, max LCP residual = %.3g\n",
             st->n, st->m, o->h, o->theta, st->factorizations, st->max_residual);
-    fprintf(stderr, "nscircuit: mode hits %ld, misses %ld (%ld settled by the active set, %ld pivoted); "
-                    "mode systems factored %ld, found in the mode cache %ld\n",
-            st->mode_hits, st->steps - st->mode_hits, st->active_set, st->lcps, st->mode_factor, st->mode_cached);
+    fprintf(stderr,
+            "nscircuit: mode hits %ld, misses %ld (%ld settled by the active set, %ld pivoted); "
+            "mode systems factored %ld, found in the mode cache %ld\n",
+            st->mode_hits, st->steps - st->mode_hits, st->active_set, st->lcps, st->mode_factor,
+            st->mode_cached);
     if (st->nl_solves)
-        fprintf(stderr, "nscircuit: Newton (smooth functions): %ld problems solved in %ld iterations (%.2f per "
-                        "problem, at most %d), %ld not converged\n", st->nl_solves, st->nl_iters,
-                (double)st->nl_iters / (double)st->nl_solves, st->nl_maxit, st->nl_fails);
+        fprintf(
+            stderr,
+            "nscircuit: Newton (smooth functions): %ld problems solved in %ld iterations (%.2f per "
+            "problem, at most %d), %ld not converged\n",
+            st->nl_solves, st->nl_iters, (double)st->nl_iters / (double)st->nl_solves, st->nl_maxit,
+            st->nl_fails);
 }
 
 /* The summary on stderr (cli.md: the --stats first line is fixed). */
@@ -537,18 +608,22 @@ static void print_summary(const job *J, const cli *C, int steady, nsc_status s)
     const nsc_sim_stats *st = &J->R.st;
     const nsc_waves *W = J->R.W;
     const char *nl = C->netlist;
-    if (C->stats) fprintf(stderr, "nscircuit: %s: steps: %ld accepted, %ld rejected; events: %ld located\n", nl,
-                          st->steps, st->rejected, st->events);
+    if (C->stats)
+        fprintf(stderr, "nscircuit: %s: steps: %ld accepted, %ld rejected; events: %ld located\n",
+                nl, st->steps, st->rejected, st->events);
     if (C->quiet) return;
     if (steady) {
         const nsc_pss_info *I = &J->R.pinfo;
         char mu[96] = "not computed (a step's sensitivity failed)";
-        if (I->floquet && I->mu_im > 0) snprintf(mu, sizeof mu, "%.3g%+.3gi (modulus %.3g)", I->mu_re, I->mu_im, I->mu_abs);
+        if (I->floquet && I->mu_im > 0)
+            snprintf(mu, sizeof mu, "%.3g%+.3gi (modulus %.3g)", I->mu_re, I->mu_im, I->mu_abs);
         else if (I->floquet) snprintf(mu, sizeof mu, "%.3g", I->mu_re);
-        fprintf(stderr, "nscircuit: %s: periodic steady state, period %g s, from t = %g s: %d shooting periods "
-                        "(%ld periods simulated in all); cycle-to-cycle change %.3g of peak-to-peak (worst: %s); "
-                        "largest Floquet multiplier %s\n",
-                nl, I->period, I->t0, I->iterations, I->periods_run, I->residual, I->worst_name, mu);
+        fprintf(
+            stderr,
+            "nscircuit: %s: periodic steady state, period %g s, from t = %g s: %d shooting periods "
+            "(%ld periods simulated in all); cycle-to-cycle change %.3g of peak-to-peak (worst: %s); "
+            "largest Floquet multiplier %s\n",
+            nl, I->period, I->t0, I->iterations, I->periods_run, I->residual, I->worst_name, mu);
     }
     if (steady) fprintf(stderr, "nscircuit: %s: %ld steps in all", nl, st->steps);
     else fprintf(stderr, "nscircuit: %s: %g s simulated in %ld steps", nl, W->t_end, st->steps);
@@ -576,23 +651,28 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
     nsc_status s = nsc_run_setup(&J->R, &cfg, &J->rep);
     if (s) return s;
     int steady = J->R.steady;
-    C->plot_preview = !C->plot && ckt->job.ctl_plot;              /* a batch run's plot: a cheap preview */
-    C->plot |= ckt->job.ctl_plot;                                 /* a .control block's plot: the PNG */
+    C->plot_preview = !C->plot && ckt->job.ctl_plot; /* a batch run's plot: a cheap preview */
+    C->plot |= ckt->job.ctl_plot;                    /* a .control block's plot: the PNG */
     if (C->dumpdir) {
         nsc_lcs *L = NULL;
-        if (!(s = nsc_lcs_assemble(ckt, NSC_ASM_TRAN, J->R.o.gmin, &L, &J->rep))) s = nsc_lcs_dump(L, C->dumpdir, &J->rep);
+        if (!(s = nsc_lcs_assemble(ckt, NSC_ASM_TRAN, J->R.o.gmin, &L, &J->rep)))
+            s = nsc_lcs_dump(L, C->dumpdir, &J->rep);
         nsc_lcs_free(L);
-        if (!s && !C->quiet) fprintf(stderr, "nscircuit: wrote the LCS of %s to %s/\n", C->netlist, C->dumpdir);
+        if (!s && !C->quiet)
+            fprintf(stderr, "nscircuit: wrote the LCS of %s to %s/\n", C->netlist, C->dumpdir);
         return s;
     }
     if ((s = nsc_run_check(ckt, &cfg, &J->R.o, 1, &J->rep))) return s;
     /* the analyses in nsc_analyses' order (run.h): .op, .ac/.dc, then the steady state or the transient */
     if (nsc_analyses[NSC_AN_OP].asked(&J->R) && (s = run_op(J, C))) return s;
-    if ((nsc_analyses[NSC_AN_AC].asked(&J->R) || nsc_analyses[NSC_AN_DC].asked(&J->R)) && (s = run_small(J, C)))
-        return s;                                                                     /* (cmd_small.c) */
+    if ((nsc_analyses[NSC_AN_AC].asked(&J->R) || nsc_analyses[NSC_AN_DC].asked(&J->R))
+        && (s = run_small(J, C)))
+        return s; /* (cmd_small.c) */
     if (!nsc_analyses[NSC_AN_PSS].asked(&J->R) && !nsc_analyses[NSC_AN_TRAN].asked(&J->R)) {
-        if (ckt->job.nmeas > 0) nsc_warn(&J->rep, &ckt->job.meas_loc, ".meas tran ignored: no transient analysis");
-        if (ckt->job.nfour > 0) nsc_warn(&J->rep, &ckt->job.four[0].loc, ".four ignored: no transient analysis");
+        if (ckt->job.nmeas > 0)
+            nsc_warn(&J->rep, &ckt->job.meas_loc, ".meas tran ignored: no transient analysis");
+        if (ckt->job.nfour > 0)
+            nsc_warn(&J->rep, &ckt->job.four[0].loc, ".four ignored: no transient analysis");
         return NSC_OK;
     }
     J->R.o.stop = &stop_flag;
@@ -600,26 +680,27 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
     if ((s = nsc_run_columns(&J->R, 0, &J->rep)) || (s = output_names(J, C))) return s;
     if (C->losses) J->R.o.losses = &J->lossres;
     s = run_analysis(J, C, steady);
-    nsc_flush_warnings(&J->rep, C->quiet);                  /* diagnostics before the summary */
+    nsc_flush_warnings(&J->rep, C->quiet); /* diagnostics before the summary */
     if (J->R.W && J->R.W->nrow > 0) {
         nsc_report wr;
         nsc_report_init(&wr);
         nsc_status ws = write_results(J, C, s, &wr);
         for (int k = 0; k < wr.nwarn; k++) fprintf(stderr, "%s\n", wr.warn[k]);
-        if (ws && !s) {                                     /* the first error of the run is the write error */
+        if (ws && !s) { /* the first error of the run is the write error */
             nsc_print_report(&J->rep);
             nsc_report_free(&J->rep);
             J->rep.status = s = ws;
             J->rep.error = wr.error;
             wr.error = NULL;
-        } else if (ws)
-            fprintf(stderr, "%s\n", wr.error ? wr.error : "write failed");
+        } else if (ws) fprintf(stderr, "%s\n", wr.error ? wr.error : "write failed");
         nsc_report_free(&wr);
     }
     if (!s && J->R.W && J->R.W->end == NSC_RUN_COMPLETE && (ckt->job.has_ac || ckt->job.ndc)
-        && nsc_formats[C->fmt].raw) {         /* one raw file, every plot */
+        && nsc_formats[C->fmt].raw) { /* one raw file, every plot */
         nsc_small_args a = { C->netlist, C->outpath, C->cfg.save, C->fmt, C->plot, C->quiet, 1, 1 };
-        s = nsc_cli_raw_merge(&a, ckt, J->out, ckt->job.has_tran ? ckt->job.tran_loc.line : ckt->job.pss_loc.line, &J->rep);
+        s = nsc_cli_raw_merge(&a, ckt, J->out,
+                              ckt->job.has_tran ? ckt->job.tran_loc.line : ckt->job.pss_loc.line,
+                              &J->rep);
     }
     if (J->R.W) print_summary(J, C, steady, s);
     return s;
@@ -631,7 +712,13 @@ static void job_free(job *J)
     nsc_report_free(&J->rep);
     nsc_run_free(&J->R);
     nsc_deck_free(J->deck);
-    free(J->out); free(J->dat); free(J->gp); free(J->png); free(J->meas); free(J->ev); free(J->loss);
+    free(J->out);
+    free(J->dat);
+    free(J->gp);
+    free(J->png);
+    free(J->meas);
+    free(J->ev);
+    free(J->loss);
     nsc_losses_free(&J->lossres);
 }
 
@@ -641,18 +728,22 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "sweep") == 0) return nsc_cmd_sweep(argc - 1, argv + 1);
     static cli C;
     int st = parse_options(argc, argv, &C);
-    if (st >= 0) { free(C.ov); free(C.load); nsc_search_free(&C.sb); return st; }
+    if (st >= 0) {
+        free(C.ov);
+        free(C.load);
+        nsc_search_free(&C.sb);
+        return st;
+    }
     job J;
     memset(&J, 0, sizeof J);
     nsc_report_init(&J.rep);
     const nsc_search_path *inc = nsc_search_finish(&C.sb);
-    nsc_status s = inc ? nsc_deck_read(C.netlist, inc, &J.deck, &J.rep)
-                       : nsc_oom(&J.rep);
+    nsc_status s = inc ? nsc_deck_read(C.netlist, inc, &J.deck, &J.rep) : nsc_oom(&J.rep);
     if (!s) s = nsc_run_circuit(&J.R, J.deck, C.ov, C.nov, &J.rep);
-    if (!s && J.R.c->job.nstep > 0 && !C.dumpdir) {               /* a parameter study, of the deck read */
+    if (!s && J.R.c->job.nstep > 0 && !C.dumpdir) { /* a parameter study, of the deck read */
         nsc_deck *deck = J.deck;
         J.deck = NULL;
-        job_free(&J);                                         /* (its warnings come again from the study) */
+        job_free(&J); /* (its warnings come again from the study) */
         st = run_study(&C, inc, deck);
         nsc_deck_free(deck);
     } else {
@@ -660,8 +751,8 @@ int main(int argc, char **argv)
         const nsc_waves *W = J.R.W;
         int interrupted = W && W->end == NSC_RUN_INTERRUPTED;
         if (interrupted && !C.quiet)
-            fprintf(stderr, "nscircuit: interrupted at t=%g s; %s holds the %d rows computed\n", W->t_end, J.out,
-                    W->nrow);
+            fprintf(stderr, "nscircuit: interrupted at t=%g s; %s holds the %d rows computed\n",
+                    W->t_end, J.out, W->nrow);
         nsc_flush_warnings(&J.rep, C.quiet);
         nsc_print_report(&J.rep);
         st = interrupted ? 128 + (stop_flag ? (int)stop_flag : SIGINT) : nsc_exit_status(s);

@@ -19,7 +19,7 @@
 typedef enum nsc_btkind { NSC_BT_V, NSC_BT_I, NSC_BT_AUX, NSC_BT_W, NSC_BT_S } nsc_btkind;
 typedef struct nsc_bterm {
     nsc_btkind kind;
-    int idx;        /* V: node; I: index into elref; AUX: k; W: index into tw (a function of time);
+    int idx; /* V: node; I: index into elref; AUX: k; W: index into tw (a function of time);
                        S: index into sm (a smooth function of unknowns) */
     double coef;
 } nsc_bterm;
@@ -35,11 +35,11 @@ typedef struct nsc_baff {
 typedef struct nsc_bsmooth {
     nsc_xinstr *code;
     int ncode;
-    nsc_bterm *in;  /* [nin] coef unused (1) */
+    nsc_bterm *in; /* [nin] coef unused (1) */
     int nin;
 } nsc_bsmooth;
 typedef struct nsc_bop {
-    int step;       /* 0 ramp, 1 step */
+    int step; /* 0 ramp, 1 step */
     nsc_baff arg;
 } nsc_bop;
 typedef struct nsc_bprog {
@@ -48,9 +48,9 @@ typedef struct nsc_bprog {
     nsc_bop *op;
     int nop;
     nsc_baff out;
-    int *elref;     /* element indices of the I(...) references (voltage sources) */
+    int *elref; /* element indices of the I(...) references (voltage sources) */
     int nelref;
-    nsc_wave *tw;   /* [ntw] the smooth functions of time the expression holds (EXPR waveforms):
+    nsc_wave *tw; /* [ntw] the smooth functions of time the expression holds (EXPR waveforms):
                        the B source's own independent sources */
     int ntw;
     nsc_bsmooth *sm; /* [nsm] its smooth nonlinear functions of unknowns (each its own unknown) */

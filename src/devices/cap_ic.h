@@ -23,13 +23,15 @@ static inline void nsc_cap_ic_count(nsc_dev_ctx *ctx, const nsc_element *e, nsc_
     if (ctx->mode == NSC_ASM_TRAN) {
         nsc_dev_link(ctx, a, k, NSC_LINK_NS);
     } else if (!impose) {
-        nsc_dev_link(ctx, a, k, NSC_LINK_DC);              /* open */
+        nsc_dev_link(ctx, a, k, NSC_LINK_DC); /* open */
     } else if (nsc_dev_link(ctx, a, k, NSC_LINK_VD)) {
         nsc_dev_link(ctx, a, k, NSC_LINK_DC);
         if (e->has_ic)
-            nsc_warn(ctx->r, &e->loc, "IC= of capacitor %s ignored: the operating point ties its terminals to "
-                     "voltage sources (directly, or through inductors, shorts at DC, or other capacitors with IC=)",
-                     e->name);
+            nsc_warn(
+                ctx->r, &e->loc,
+                "IC= of capacitor %s ignored: the operating point ties its terminals to "
+                "voltage sources (directly, or through inductors, shorts at DC, or other capacitors with IC=)",
+                e->name);
     } else {
         need->nextra = 1;
     }
@@ -41,8 +43,8 @@ static inline void nsc_cap_ic_stamp(nsc_builder *b, const nsc_element *e, int ex
 {
     int a = e->node[0], k = e->node[1];
     double v0 = e->has_ic ? e->ic : b->icv[a] - b->icv[k];
-    nsc_st_inc(b, a, k, extra);                              /* i(c) leaves a, enters k */
-    nsc_st_vrow(b, extra, a, k, 1.0);                        /* 0 = v_a - v_k - v0 */
+    nsc_st_inc(b, a, k, extra);       /* i(c) leaves a, enters k */
+    nsc_st_vrow(b, extra, a, k, 1.0); /* 0 = v_a - v_k - v0 */
     nsc_st_s0(b, extra, -v0);
 }
 

@@ -38,10 +38,13 @@ typedef struct a_par {
     double in_low, in_high, out_low, out_high, out_undef;
 } a_par;
 
-#define A_P(name, f, def) { name, offsetof(a_par, f), def, 0 }
+#define A_P(name, f, def) \
+    { \
+        name, offsetof(a_par, f), def, 0 \
+    }
 static const nsc_par a_tab[] = {
-    A_P("in_low", in_low, 0.1), A_P("in_high", in_high, 0.9), A_P("out_low", out_low, 0), A_P("out_high", out_high, 1),
-    A_P("out_undef", out_undef, 0.5),
+    A_P("in_low", in_low, 0.1),   A_P("in_high", in_high, 0.9),     A_P("out_low", out_low, 0),
+    A_P("out_high", out_high, 1), A_P("out_undef", out_undef, 0.5),
 };
 
 /* One relay u = H(z), z = v(node[in]) (in >= 0) + sum c[q] u_ref[q] - th. */
@@ -56,7 +59,7 @@ typedef struct a_rel {
 typedef struct a_prog {
     a_rel r[A_MAXREL];
     int n, lo, hi, inv;
-    double L, U, H;     /* the output levels of 0, unknown, 1 */
+    double L, U, H; /* the output levels of 0, unknown, 1 */
 } a_prog;
 
 static int a_rel_in(a_prog *p, int in, double th)
@@ -74,15 +77,17 @@ static int a_rel_of(a_prog *p, int r1, double c1, int r2, double c2, double th)
 /* the relays of a two-input gate after its inputs' (lo_k = r[2k], hi_k = r[2k+1]) */
 static void a_gate2(a_prog *p, a_fn fn)
 {
-    if (fn != A_XOR) {                                        /* AND: min, OR: max (0 < U < 1) */
+    if (fn != A_XOR) { /* AND: min, OR: max (0 < U < 1) */
         double th = fn == A_AND ? 1.5 : 0.5;
         p->lo = a_rel_of(p, 0, 1, 2, 1, th);
         p->hi = a_rel_of(p, 1, 1, 3, 1, th);
         return;
     }
-    int t1lo = a_rel_of(p, 0, 1, 3, -1, 0.5), t1hi = a_rel_of(p, 1, 1, 2, -1, 0.5);   /* a AND NOT b */
-    int t2lo = a_rel_of(p, 2, 1, 1, -1, 0.5), t2hi = a_rel_of(p, 3, 1, 0, -1, 0.5);   /* b AND NOT a */
-    p->lo = a_rel_of(p, t1lo, 1, t2lo, 1, 0.5);                                       /* OR of the two */
+    int t1lo = a_rel_of(p, 0, 1, 3, -1, 0.5),
+        t1hi = a_rel_of(p, 1, 1, 2, -1, 0.5); /* a AND NOT b */
+    int t2lo = a_rel_of(p, 2, 1, 1, -1, 0.5),
+        t2hi = a_rel_of(p, 3, 1, 0, -1, 0.5);   /* b AND NOT a */
+    p->lo = a_rel_of(p, t1lo, 1, t2lo, 1, 0.5); /* OR of the two */
     p->hi = a_rel_of(p, t1hi, 1, t2hi, 1, 0.5);
 }
 
@@ -91,18 +96,22 @@ static void a_prog_of(const nsc_element *e, a_prog *p)
     a_par q;
     nsc_modeltype t = e->model ? e->model->type : NSC_MOD_DBUF;
     unsigned given = nsc_par_read(e->model, a_tab, (int)(sizeof a_tab / sizeof a_tab[0]), &q);
-    a_fn fn = t == NSC_MOD_DAND || t == NSC_MOD_DNAND ? A_AND : t == NSC_MOD_DOR || t == NSC_MOD_DNOR ? A_OR
-            : t == NSC_MOD_DXOR || t == NSC_MOD_DXNOR ? A_XOR : A_BUF;
+    a_fn fn = t == NSC_MOD_DAND || t == NSC_MOD_DNAND   ? A_AND
+              : t == NSC_MOD_DOR || t == NSC_MOD_DNOR   ? A_OR
+              : t == NSC_MOD_DXOR || t == NSC_MOD_DXNOR ? A_XOR
+                                                        : A_BUF;
     int nin = e->nnode - 2;
-    double tlo = 0.25, thi = 0.75;                            /* a digital node: 0, 0.5 (U), 1 */
+    double tlo = 0.25, thi = 0.75; /* a digital node: 0, 0.5 (U), 1 */
     if (t == NSC_MOD_ADC) {
         tlo = q.in_low;
         thi = q.in_high;
     }
     p->n = 0;
-    p->inv = !e->ipar[0] && (t == NSC_MOD_DNAND || t == NSC_MOD_DNOR || t == NSC_MOD_DXNOR || t == NSC_MOD_DINV);
+    p->inv = !e->ipar[0]
+             && (t == NSC_MOD_DNAND || t == NSC_MOD_DNOR || t == NSC_MOD_DXNOR
+                 || t == NSC_MOD_DINV);
     p->L = 0, p->U = 0.5, p->H = 1;
-    if (t == NSC_MOD_DAC) {                                   /* out_undef: their mean unless given */
+    if (t == NSC_MOD_DAC) { /* out_undef: their mean unless given */
         p->L = q.out_low, p->H = q.out_high;
         p->U = given & 16 || !(given & 12) ? q.out_undef : 0.5 * (q.out_low + q.out_high);
     }
@@ -122,8 +131,10 @@ static nsc_status a_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     need->nbranch = 1;
     need->npair = 2 * p.n;
     if (nsc_dev_link(ctx, e->node[0], 0, NSC_LINK_VD))
-        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "XSPICE output of %s closes a loop of voltage sources "
-                       "(two outputs drive node %s?)", e->name, ctx->c->node_name[e->node[0]]);
+        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc,
+                       "XSPICE output of %s closes a loop of voltage sources "
+                       "(two outputs drive node %s?)",
+                       e->name, ctx->c->node_name[e->node[0]]);
     return NSC_OK;
 }
 
@@ -173,16 +184,30 @@ const nsc_device nsc_dev_a = {
     .stamp = a_stamp,
     .current = a_current,
     .pclass = NSC_PC_CONTROLLED,
-    .ndc = 1, .dc = {{0, 1}},
+    .ndc = 1,
+    .dc = { { 0, 1 } },
     .topo = NSC_TOPO_VDEF,
-    .pin = {1, -1, 0, 0},
-    .models = {{"d_and", NSC_MOD_DAND, 1}, {"d_nand", NSC_MOD_DNAND, 1}, {"d_or", NSC_MOD_DOR, 1},
-               {"d_nor", NSC_MOD_DNOR, 1}, {"d_xor", NSC_MOD_DXOR, 1}, {"d_xnor", NSC_MOD_DXNOR, 1},
-               {"d_inverter", NSC_MOD_DINV, 1}, {"d_buffer", NSC_MOD_DBUF, 1}, {"adc_bridge", NSC_MOD_ADC, 1},
-               {"dac_bridge", NSC_MOD_DAC, 1},
-               /* the other code models an A card names: read by nl_xspice.c into other devices' elements */
-               {"d_dff", NSC_MOD_DDFF, 1}, {"d_jkff", NSC_MOD_DJKFF, 1}, {"d_tff", NSC_MOD_DTFF, 1},
-               {"d_srff", NSC_MOD_DSRFF, 1}, {"d_dlatch", NSC_MOD_DDLATCH, 1}, {"d_srlatch", NSC_MOD_DSRLATCH, 1},
-               {"limit", NSC_MOD_LIMIT, 1}, {"core", NSC_MOD_CORE, 1}, {"lcouple", NSC_MOD_LCOUPLE, 1}},
-    .model_what = "an XSPICE gate or bridge (d_and d_nand d_or d_nor d_xor d_xnor d_inverter d_buffer adc_bridge dac_bridge)",
+    .pin = { 1, -1, 0, 0 },
+    .models = { { "d_and", NSC_MOD_DAND, 1 },
+                { "d_nand", NSC_MOD_DNAND, 1 },
+                { "d_or", NSC_MOD_DOR, 1 },
+                { "d_nor", NSC_MOD_DNOR, 1 },
+                { "d_xor", NSC_MOD_DXOR, 1 },
+                { "d_xnor", NSC_MOD_DXNOR, 1 },
+                { "d_inverter", NSC_MOD_DINV, 1 },
+                { "d_buffer", NSC_MOD_DBUF, 1 },
+                { "adc_bridge", NSC_MOD_ADC, 1 },
+                { "dac_bridge", NSC_MOD_DAC, 1 },
+                /* the other code models an A card names: read by nl_xspice.c into other devices' elements */
+                { "d_dff", NSC_MOD_DDFF, 1 },
+                { "d_jkff", NSC_MOD_DJKFF, 1 },
+                { "d_tff", NSC_MOD_DTFF, 1 },
+                { "d_srff", NSC_MOD_DSRFF, 1 },
+                { "d_dlatch", NSC_MOD_DDLATCH, 1 },
+                { "d_srlatch", NSC_MOD_DSRLATCH, 1 },
+                { "limit", NSC_MOD_LIMIT, 1 },
+                { "core", NSC_MOD_CORE, 1 },
+                { "lcouple", NSC_MOD_LCOUPLE, 1 } },
+    .model_what =
+        "an XSPICE gate or bridge (d_and d_nand d_or d_nor d_xor d_xnor d_inverter d_buffer adc_bridge dac_bridge)",
 };

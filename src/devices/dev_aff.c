@@ -91,9 +91,10 @@ static int f_rel_of(f_prog *p, int nref, const int *ref, const double *c, double
 
 /* The requests of latch k: A, B over s r, the enable e (ce u_e + e0) and the
  * bit offered dl = sum dc[q] u_d[q] + d0 (nd relays). */
-static void f_latch(f_prog *p, int k, int s, int r, int e, double ce, double e0, const int *d, const double *dc, int nd, double d0)
+static void f_latch(f_prog *p, int k, int s, int r, int e, double ce, double e0, const int *d,
+                    const double *dc, int nd, double d0)
 {
-    for (int side = 0; side < 2; side++) {                   /* A: +dl, set; B: -dl, reset */
+    for (int side = 0; side < 2; side++) { /* A: +dl, set; B: -dl, reset */
         double sd = side ? -1 : 1;
         int a = f_rel_add(p, 0, -1, 0, 1.5 - e0 - sd * d0);
         f_ref(p, a, side ? r : s, 3);
@@ -108,21 +109,22 @@ static void f_latch(f_prog *p, int k, int s, int r, int e, double ce, double e0,
 /* the relays of the next state offered to the master from data relays i0 (i1)
  * and the bit qs: d[0..*nd) with weights dc, offset *d0 (dl = 2 d - 1, d the
  * sum of exclusive relays) */
-static void f_next(f_prog *p, nsc_modeltype t, int i0, int i1, int qs, int *d, double *dc, int *nd, double *d0)
+static void f_next(f_prog *p, nsc_modeltype t, int i0, int i1, int qs, int *d, double *dc, int *nd,
+                   double *d0)
 {
     *d0 = -1;
-    if (t == NSC_MOD_DDFF) {                                 /* D */
+    if (t == NSC_MOD_DDFF) { /* D */
         *nd = 1, d[0] = i0, dc[0] = 2;
         return;
     }
     *nd = 2;
-    if (t == NSC_MOD_DTFF) {                                 /* T !q + !T q */
+    if (t == NSC_MOD_DTFF) { /* T !q + !T q */
         d[0] = f_rel_of(p, 2, (int[]){ i0, qs }, (double[]){ 1, -1 }, 0.5);
         d[1] = f_rel_of(p, 2, (int[]){ qs, i0 }, (double[]){ 1, -1 }, 0.5);
-    } else if (t == NSC_MOD_DJKFF) {                         /* J !q + !K q */
+    } else if (t == NSC_MOD_DJKFF) { /* J !q + !K q */
         d[0] = f_rel_of(p, 2, (int[]){ i0, qs }, (double[]){ 1, -1 }, 0.5);
         d[1] = f_rel_of(p, 2, (int[]){ qs, i1 }, (double[]){ 1, -1 }, 0.5);
-    } else {                                                 /* SR: S !R + q !S !R + q S R (S = R holds) */
+    } else { /* SR: S !R + q !S !R + q S R (S = R holds) */
         d[0] = f_rel_of(p, 2, (int[]){ i0, i1 }, (double[]){ 1, -1 }, 0.5);
         d[1] = f_rel_of(p, 3, (int[]){ qs, i0, i1 }, (double[]){ 1, -1, -1 }, 0.5);
         d[2] = f_rel_of(p, 3, (int[]){ qs, i0, i1 }, (double[]){ 1, 1, 1 }, 2.5);
@@ -139,10 +141,11 @@ static void f_outputs(f_prog *p, nsc_modeltype t, int q, int i0, int e, int s, i
 {
     p->nu = 0;
     p->u[p->nu++] = f_rel_of(p, 2, (int[]){ s, r }, (double[]){ 1, 1 }, 1.5);
-    if (t == NSC_MOD_DSRLATCH)                               /* e S R !s !r */
-        p->u[p->nu++] = f_rel_of(p, 5, (int[]){ e, i0, i0 + 1, s, r }, (double[]){ 1, 1, 1, -3, -3 }, 2.5);
+    if (t == NSC_MOD_DSRLATCH) /* e S R !s !r */
+        p->u[p->nu++] = f_rel_of(p, 5, (int[]){ e, i0, i0 + 1, s, r },
+                                 (double[]){ 1, 1, 1, -3, -3 }, 2.5);
     for (int k = 0; k < 2; k++) {
-        int o = f_rel_add(p, 0, -1, 0, k ? -0.5 : 0.5);     /* H(q - U - 1/2), H(-q - U + 1/2) */
+        int o = f_rel_add(p, 0, -1, 0, k ? -0.5 : 0.5); /* H(q - U - 1/2), H(-q - U + 1/2) */
         f_ref(p, o, q, k ? -1 : 1);
         for (int j = 0; j < p->nu; j++) f_ref(p, o, p->u[j], -1);
         p->o[k] = o;
@@ -158,20 +161,23 @@ static void f_prog_of(const nsc_element *e, f_prog *p)
     int edge = t != NSC_MOD_DDLATCH && t != NSC_MOD_DSRLATCH, nin = e->nnode - 3;
     p->qa = ic ? -1 : 2, p->qb = ic ? 2 : -2, p->sg = ic ? -1 : 1;
     p->n = 0, p->nl = edge ? 2 : 1;
-    for (int k = 0; k < nin; k++) f_rel_add(p, e->node[3 + k], -1, 0, 0.75);   /* 1 only: U (0.5) reads 0 */
+    for (int k = 0; k < nin; k++)
+        f_rel_add(p, e->node[3 + k], -1, 0, 0.75); /* 1 only: U (0.5) reads 0 */
     int i0 = 0, i1 = two ? 1 : 0, c = two + 1, s = c + 1, r = c + 2, d[3], nd;
-    int qs = f_rel_add(p, 0, 2, p->qb, 0.5 - p->qa);        /* the bit: q - 1/2 */
+    int qs = f_rel_add(p, 0, 2, p->qb, 0.5 - p->qa); /* the bit: q - 1/2 */
     double dc[3], d0;
     if (!edge) {
         if (t == NSC_MOD_DDLATCH) nd = 1, d[0] = i0, dc[0] = 2, d0 = -1;
-        else nd = 2, d[0] = f_rel_of(p, 2, (int[]){ i0, i1 }, (double[]){ 1, -1 }, 0.5),   /* P - N */
-             d[1] = f_rel_of(p, 2, (int[]){ i1, i0 }, (double[]){ 1, -1 }, 0.5), dc[0] = 1, dc[1] = -1, d0 = 0;
+        else
+            nd = 2, d[0] = f_rel_of(p, 2, (int[]){ i0, i1 }, (double[]){ 1, -1 }, 0.5), /* P - N */
+                d[1] = f_rel_of(p, 2, (int[]){ i1, i0 }, (double[]){ 1, -1 }, 0.5), dc[0] = 1,
+            dc[1] = -1, d0 = 0;
         f_latch(p, 0, s, r, c, 1, 0, d, dc, nd, d0);
     } else {
         int qm = f_rel_add(p, 0, 4, p->qb, 0.5 - p->qa);
         f_next(p, t, i0, i1, qs, d, dc, &nd, &d0);
-        f_latch(p, 1, s, r, c, -1, 1, d, dc, nd, d0);         /* master: open at clk = 0 */
-        f_latch(p, 0, s, r, c, 1, 0, &qm, (double[]){ 2 }, 1, -1);   /* slave: open at clk = 1 */
+        f_latch(p, 1, s, r, c, -1, 1, d, dc, nd, d0);              /* master: open at clk = 0 */
+        f_latch(p, 0, s, r, c, 1, 0, &qm, (double[]){ 2 }, 1, -1); /* slave: open at clk = 1 */
     }
     f_outputs(p, t, qs, i0, c, s, r);
 }
@@ -186,8 +192,10 @@ static nsc_status f_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     int null = (int)e->ipar[0];
     for (int k = 0; k < 2; k++)
         if (!(null >> k & 1) && nsc_dev_link(ctx, e->node[2 * k], 0, NSC_LINK_VD))
-            return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "XSPICE output of %s closes a loop of voltage sources "
-                           "(two outputs drive node %s?)", e->name, ctx->c->node_name[e->node[2 * k]]);
+            return nsc_err(ctx->r, NSC_ENETLIST, &e->loc,
+                           "XSPICE output of %s closes a loop of voltage sources "
+                           "(two outputs drive node %s?)",
+                           e->name, ctx->c->node_name[e->node[2 * k]]);
     return NSC_OK;
 }
 
@@ -208,7 +216,7 @@ static void f_relay(nsc_builder *b, const f_rel *r, int br0, int p0, int j)
 static void f_output(nsc_builder *b, const nsc_element *e, const f_prog *p, int k, int row, int p0)
 {
     nsc_st_exact(b, row);
-    if ((int)e->ipar[0] >> k & 1) {                          /* NULL: i = 0 */
+    if ((int)e->ipar[0] >> k & 1) { /* NULL: i = 0 */
         nsc_st(b, NSC_ST_A, row, row, 1.0);
         return;
     }
@@ -225,12 +233,13 @@ static nsc_status f_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     f_prog_of(e, &p);
     int br = s->branch;
     for (int k = 0; k < 2; k++) f_output(b, e, &p, k, br + k, s->pair);
-    for (int k = 0; k < p.nl; k++) {                         /* latch k: x at br + 2 + 2k, u after it */
+    for (int k = 0; k < p.nl; k++) { /* latch k: x at br + 2 + 2k, u after it */
         int x = br + 2 + 2 * k, u = x + 1;
         nsc_st_exact(b, x);
         nsc_st_exact(b, u);
-        nsc_st_s0(b, x, 1.0);                                /* 0 = 1 - g x (the switch adds -g) */
-        nsc_st_switch_z(b, ei, x + 1, 0, 1.0, 2.0, u, -1, 0.75, 0.25);   /* (circuit node x + 1 is z[x]) */
+        nsc_st_s0(b, x, 1.0); /* 0 = 1 - g x (the switch adds -g) */
+        nsc_st_switch_z(b, ei, x + 1, 0, 1.0, 2.0, u, -1, 0.75,
+                        0.25); /* (circuit node x + 1 is z[x]) */
         nsc_st(b, NSC_ST_A, u, u, -1.0);
         nsc_st_s0(b, u, 0.5);
         nsc_st(b, NSC_ST_B, u, s->pair + 2 * p.a[k], 0.5 * p.sg);
@@ -254,7 +263,8 @@ const nsc_device nsc_dev_aff = {
     .stamp = f_stamp,
     .current = f_current,
     .pclass = NSC_PC_CONTROLLED,
-    .ndc = 2, .dc = {{0, 1}, {2, 1}},                        /* out and nout to ground */
-    .topo = NSC_TOPO_OTHER,                                  /* (two sources: VDEF has one pair) */
-    .pin = {1, -1, 2, 0},                                     /* nout: not I(x) */
+    .ndc = 2,
+    .dc = { { 0, 1 }, { 2, 1 } }, /* out and nout to ground */
+    .topo = NSC_TOPO_OTHER,       /* (two sources: VDEF has one pair) */
+    .pin = { 1, -1, 2, 0 },       /* nout: not I(x) */
 };

@@ -62,28 +62,29 @@ static int *pairs_of(const nsc_bprog *p, int first, int *npair)
 static nsc_status b_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
     const nsc_element *e = &ctx->c->el[ei];
-    const nsc_bprog *p = e->priv;                             /* (the card's parser compiled it) */
+    const nsc_bprog *p = e->priv; /* (the card's parser compiled it) */
     int np = 0;
     int *po = pairs_of(p, 0, &np);
     if (!po) return nsc_oom(ctx->r);
     free(po);
-    need->nbranch = 1 + p->nsm;                               /* i, then u_k */
+    need->nbranch = 1 + p->nsm; /* i, then u_k */
     need->npair = np;
-    need->nsrc = p->ntw;                                      /* its functions of time */
+    need->nsrc = p->ntw; /* its functions of time */
     if (e->kind == NSC_EL_BI) {
         nsc_dev_link(ctx, e->node[0], e->node[1], NSC_LINK_DC);
         return NSC_OK;
     }
     if (nsc_dev_link(ctx, e->node[0], e->node[1], NSC_LINK_VD))
-        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "behavioural source %s closes a loop of voltage sources", e->name);
+        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc,
+                       "behavioural source %s closes a loop of voltage sources", e->name);
     return NSC_OK;
 }
 
 /* s * (terms of f) into row `row`: z terms into Mz (the smooth functions'
  * unknowns u_k at z index sm0 + k), auxiliaries into Ml, the functions of time
  * (sources src0 + k) into Mw */
-static void st_terms(nsc_builder *b, const nsc_bprog *p, const int *po, nsc_stmat Mz, nsc_stmat Ml, nsc_stmat Mw,
-                     int src0, int sm0, int row, const nsc_baff *f, double s)
+static void st_terms(nsc_builder *b, const nsc_bprog *p, const int *po, nsc_stmat Mz, nsc_stmat Ml,
+                     nsc_stmat Mw, int src0, int sm0, int row, const nsc_baff *f, double s)
 {
     for (int k = f->t0; k < f->t0 + f->nt; k++) {
         const nsc_bterm *t = &p->term[k];
@@ -103,9 +104,13 @@ static nsc_status b_stamp_smooth(nsc_builder *b, int ei, const nsc_dev_slots *s)
     for (int k = 0; k < p->nsm; k++) {
         const nsc_bsmooth *f = &p->sm[k];
         int *in = malloc(sizeof *in * ((size_t)f->nin + 1));
-        if (!in) { b->nomem = 1; return NSC_OK; }
+        if (!in) {
+            b->nomem = 1;
+            return NSC_OK;
+        }
         for (int q = 0; q < f->nin; q++)
-            in[q] = f->in[q].kind == NSC_BT_V ? nsc_zn(f->in[q].idx) : b->el_branch[p->elref[f->in[q].idx]];
+            in[q] = f->in[q].kind == NSC_BT_V ? nsc_zn(f->in[q].idx)
+                                              : b->el_branch[p->elref[f->in[q].idx]];
         nsc_st_smooth(b, ei, s->branch + 1 + k, in, f->nin, f->code, f->ncode);
         free(in);
     }
@@ -118,28 +123,33 @@ static nsc_status b_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     const nsc_bprog *p = e->priv;
     int row = s->branch, np;
     int *po = pairs_of(p, s->pair, &np);
-    if (!po) { b->nomem = 1; return NSC_OK; }
+    if (!po) {
+        b->nomem = 1;
+        return NSC_OK;
+    }
     nsc_st_inc(b, e->node[0], e->node[1], row);
     nsc_st_exact(b, row);
     if (e->kind == NSC_EL_BV) {
-        nsc_st_vrow(b, row, e->node[0], e->node[1], 1.0);      /* 0 = v_a - v_b - out */
-        st_terms(b, p, po, NSC_ST_A, NSC_ST_B, NSC_ST_SS, s->src, s->branch + 1, row, &p->out, -1.0);
+        nsc_st_vrow(b, row, e->node[0], e->node[1], 1.0); /* 0 = v_a - v_b - out */
+        st_terms(b, p, po, NSC_ST_A, NSC_ST_B, NSC_ST_SS, s->src, s->branch + 1, row, &p->out,
+                 -1.0);
         nsc_st_s0(b, row, -p->out.c);
     } else {
-        nsc_st(b, NSC_ST_A, row, row, -1.0);                   /* 0 = -i + out */
+        nsc_st(b, NSC_ST_A, row, row, -1.0); /* 0 = -i + out */
         st_terms(b, p, po, NSC_ST_A, NSC_ST_B, NSC_ST_SS, s->src, s->branch + 1, row, &p->out, 1.0);
         nsc_st_s0(b, row, p->out.c);
     }
     for (int k = 0; k < p->nop; k++) {
         int j = po[k];
-        st_terms(b, p, po, NSC_ST_C, NSC_ST_D, NSC_ST_SE, s->src, s->branch + 1, j, &p->op[k].arg, -1.0);   /* y_j = ... - z */
+        st_terms(b, p, po, NSC_ST_C, NSC_ST_D, NSC_ST_SE, s->src, s->branch + 1, j, &p->op[k].arg,
+                 -1.0); /* y_j = ... - z */
         nsc_st_e0(b, j, -p->op[k].arg.c);
         if (!p->op[k].step) {
-            nsc_st(b, NSC_ST_D, j, j, 1.0);                    /* y = mu - z */
+            nsc_st(b, NSC_ST_D, j, j, 1.0); /* y = mu - z */
         } else {
-            nsc_st(b, NSC_ST_D, j, j + 1, 1.0);                /* y_u = l - z + eps u */
+            nsc_st(b, NSC_ST_D, j, j + 1, 1.0); /* y_u = l - z + eps u */
             nsc_st(b, NSC_ST_D, j, j, NSC_STEP_EPS);
-            nsc_st(b, NSC_ST_D, j + 1, j, -1.0);               /* y_l = 1 - u */
+            nsc_st(b, NSC_ST_D, j + 1, j, -1.0); /* y_l = 1 - u */
             nsc_st_e0(b, j + 1, 1.0);
         }
     }
@@ -153,7 +163,8 @@ static nsc_status b_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
  * it 0 and 0 makes it 1), and the eps-regularised relay holds it at its
  * threshold (q at 0.4999999999995). A sliding mode through dynamics does not
  * read the output directly; a relay of hysteresis holds 0 or 1. */
-static nsc_status b_step_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *l, double t, nsc_report *r)
+static nsc_status b_step_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *l,
+                               double t, nsc_report *r)
 {
     const nsc_element *e = &c->el[ei];
     const nsc_bprog *p = e->priv;
@@ -163,11 +174,15 @@ static nsc_status b_step_check(const nsc_lcs *L, const nsc_circuit *c, int ei, c
         const nsc_baff *f = &p->op[k].arg;
         int self = 0;
         for (int q = f->t0; q < f->t0 + f->nt; q++)
-            self |= p->term[q].kind == NSC_BT_V && p->term[q].idx && (p->term[q].idx == e->node[0] || p->term[q].idx == e->node[1]);
+            self |= p->term[q].kind == NSC_BT_V && p->term[q].idx
+                    && (p->term[q].idx == e->node[0] || p->term[q].idx == e->node[1]);
         if (self)
-            return nsc_err(r, NSC_ESIM, &e->loc, "time %.9g s: behavioural source %s has no consistent value: its output "
-                           "V(%s) enters a comparison that flips whenever the output follows it (a relay in negative "
-                           "feedback without delay: give it hysteresis, or a delay through an RC)", t, e->name, c->node_name[e->node[0]]);
+            return nsc_err(
+                r, NSC_ESIM, &e->loc,
+                "time %.9g s: behavioural source %s has no consistent value: its output "
+                "V(%s) enters a comparison that flips whenever the output follows it (a relay in negative "
+                "feedback without delay: give it hysteresis, or a delay through an RC)",
+                t, e->name, c->node_name[e->node[0]]);
     }
     return NSC_OK;
 }
@@ -189,14 +204,15 @@ const nsc_device nsc_dev_bv = {
     .name = "behavioural source",
     .letter = 'b',
     .card = NSC_CARD_BEHAV,
-    .card_expr = &nsc_dev_bi,      /* B n+ n- I=expr */
+    .card_expr = &nsc_dev_bi, /* B n+ n- I=expr */
     .count = b_count,
     .stamp = b_stamp,
     .current = b_current,
     .pclass = NSC_PC_CONTROLLED,
     .wave = b_wave,
     .step_check = b_step_check,
-    .ndc = 1, .dc = {{0, 1}},
+    .ndc = 1,
+    .dc = { { 0, 1 } },
     .topo = NSC_TOPO_VDEF,
 };
 const nsc_device nsc_dev_bi = {

@@ -8,9 +8,10 @@
 static nsc_status c_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
     const nsc_element *e = &ctx->c->el[ei];
-    if (e->value < 0)                                        /* an unstable mode: it ran to -inf rows */
-        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "capacitor %s: negative capacitance %g F is not supported",
-                       e->name, e->value);
+    if (e->value < 0) /* an unstable mode: it ran to -inf rows */
+        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc,
+                       "capacitor %s: negative capacitance %g F is not supported", e->name,
+                       e->value);
     nsc_cap_ic_count(ctx, e, need);
     return NSC_OK;
 }
@@ -43,7 +44,7 @@ const nsc_device nsc_dev_c = {
     .name = "capacitor",
     .letter = 'c',
     .card = NSC_CARD_VALUE,
-    .card_opt = NSC_CARDOPT_CHARGE | NSC_CARDOPT_MTIMES,   /* Q=expr; m= multiplies C */
+    .card_opt = NSC_CARDOPT_CHARGE | NSC_CARDOPT_MTIMES, /* Q=expr; m= multiplies C */
     .card_parasitic = 1,
     .late = 2,
     .count = c_count,

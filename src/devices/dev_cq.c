@@ -21,7 +21,7 @@
 static nsc_status cq_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
     const nsc_element *e = &ctx->c->el[ei];
-    need->nbranch = 1;                                       /* the charge */
+    need->nbranch = 1; /* the charge */
     nsc_cap_ic_count(ctx, e, need);
     return NSC_OK;
 }
@@ -29,16 +29,16 @@ static nsc_status cq_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 static nsc_status cq_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
 {
     const nsc_element *e = &b->c->el[ei];
-    const nsc_bsmooth *f = &((const nsc_bprog *)e->priv)->sm[0];   /* (its priv: nl_qcap.c) */
+    const nsc_bsmooth *f = &((const nsc_bprog *)e->priv)->sm[0]; /* (its priv: nl_qcap.c) */
     int a = e->node[0], k = e->node[1], x = s->branch, in[2];
     if (b->mode == NSC_ASM_TRAN) {
-        nsc_st(b, NSC_ST_E, nsc_zn(a), x, 1.0);              /* x' leaves a */
+        nsc_st(b, NSC_ST_E, nsc_zn(a), x, 1.0); /* x' leaves a */
         nsc_st(b, NSC_ST_E, nsc_zn(k), x, -1.0);
     } else if (s->extra >= 0) {
         nsc_cap_ic_stamp(b, e, s->extra);
     }
     for (int q = 0; q < f->nin; q++) in[q] = nsc_zn(f->in[q].idx);
-    nsc_st_smooth_at0(b, ei, x, in, f->nin, f->code, f->ncode);   /* 0 = -x + q(v) */
+    nsc_st_smooth_at0(b, ei, x, in, f->nin, f->code, f->ncode); /* 0 = -x + q(v) */
     return NSC_OK;
 }
 
@@ -48,7 +48,7 @@ static nsc_status cq_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc
     int x = L->el_branch[ei];
     (void)c;
     if (L->mode == NSC_ASM_TRAN) return nsc_lin_add(f, NSC_T_DZ, x, 1.0);
-    for (int k = 0; k < L->n; k++)                            /* the extra branch, when imposed */
+    for (int k = 0; k < L->n; k++) /* the extra branch, when imposed */
         if (L->z_el[k] == ei && k != x) return nsc_lin_add(f, NSC_T_Z, k, 1.0);
     return NSC_OK;
 }

@@ -57,21 +57,21 @@
 #include "pwl_exp.h"
 #include "depl.h"
 
-#define VT_300 (1.380649e-23 * 300.15 / 1.602176634e-19)    /* kT/q, V */
+#define VT_300 (1.380649e-23 * 300.15 / 1.602176634e-19) /* kT/q, V */
 
 typedef struct diode_par {
-    nsc_jfit fw;           /* the forward curve (pairs 0..fw.nseg-1) */
-    double roff;           /* INFINITY when not given */
+    nsc_jfit fw; /* the forward curve (pairs 0..fw.nseg-1) */
+    double roff; /* INFINITY when not given */
     int zener;
-    double vz, rz;         /* the reverse branch (pair fw.nseg) */
-    int fitted;            /* fw from IS N RS */
-    int follow;            /* fitted on the default range: remade to the run's currents (d_refit) */
-    int seg;               /* the card's SEGMENTS, 0: the fewest within D_AUTO_TOL */
-    int refitted;          /* 1: fw remade (d_refit): its own fit, named by the element */
-    double cj;             /* CJO (F, times m), 0: none */
-    double tt;             /* TT: the diffusion charge TT i_F (s), 0: none */
-    double vj, mj, fc;     /* the depletion charge's VJ M FC */
-    int nq;                /* instructions of its charge q(v) (0: none), PROBEs the nodes a, k not ground */
+    double vz, rz;     /* the reverse branch (pair fw.nseg) */
+    int fitted;        /* fw from IS N RS */
+    int follow;        /* fitted on the default range: remade to the run's currents (d_refit) */
+    int seg;           /* the card's SEGMENTS, 0: the fewest within D_AUTO_TOL */
+    int refitted;      /* 1: fw remade (d_refit): its own fit, named by the element */
+    double cj;         /* CJO (F, times m), 0: none */
+    double tt;         /* TT: the diffusion charge TT i_F (s), 0: none */
+    double vj, mj, fc; /* the depletion charge's VJ M FC */
+    int nq; /* instructions of its charge q(v) (0: none), PROBEs the nodes a, k not ground */
     nsc_xinstr qcode[NSC_DEPL_MAXCODE];
 } diode_par;
 
@@ -89,18 +89,51 @@ typedef struct diode_par {
 /* The card's parameters (netlist.md defaults); D_SPICE: SPICE's diode only,
  * ignored on a VF/RON card. */
 typedef struct d_card {
-    double cjo, cj0, tt, vf, ron, roff, is, n, rs, bv, ibv, nbv, seg, imin, imax, vfwd, vrev, rrev, vj, m, fc;
+    double cjo, cj0, tt, vf, ron, roff, is, n, rs, bv, ibv, nbv, seg, imin, imax, vfwd, vrev, rrev,
+        vj, m, fc;
 } d_card;
 enum { D_SPICE = 1 };
-enum { G_CJO = 1 << 0, G_VF = 1 << 3, G_VJ = 1 << 18, G_M = 1 << 19, G_RON = 1 << 4, G_BV = 1 << 9, G_NBV = 1 << 11, G_SEG = 1 << 12,
-       G_IMIN = 1 << 13, G_IMAX = 1 << 14, G_VFWD = 1 << 15, G_VREV = 1 << 16, G_RREV = 1 << 17 };
-                                                            /* bits of the table's rows */
-#define D_P(f, def, fl) { #f, offsetof(d_card, f), def, fl }
+enum {
+    G_CJO = 1 << 0,
+    G_VF = 1 << 3,
+    G_VJ = 1 << 18,
+    G_M = 1 << 19,
+    G_RON = 1 << 4,
+    G_BV = 1 << 9,
+    G_NBV = 1 << 11,
+    G_SEG = 1 << 12,
+    G_IMIN = 1 << 13,
+    G_IMAX = 1 << 14,
+    G_VFWD = 1 << 15,
+    G_VREV = 1 << 16,
+    G_RREV = 1 << 17
+};
+/* bits of the table's rows */
+#define D_P(f, def, fl) \
+    { \
+#f, offsetof(d_card, f), def, fl \
+    }
 static const nsc_par D_PAR[] = {
-    D_P(cjo, 0, 0), D_P(cj0, 0, 0), D_P(tt, 0, 0), D_P(vf, 0, 0), D_P(ron, 0, 0), D_P(roff, INFINITY, 0),
-    D_P(is, 1e-14, D_SPICE), D_P(n, 1, D_SPICE), D_P(rs, 0, D_SPICE), D_P(bv, 0, 0), D_P(ibv, 1e-3, D_SPICE),
-    D_P(nbv, 0, D_SPICE), { "segments", offsetof(d_card, seg), 0, D_SPICE }, D_P(imin, D_IMIN, D_SPICE),
-    D_P(imax, D_IMAX, D_SPICE), D_P(vfwd, 0, 0), D_P(vrev, 0, 0), D_P(rrev, 0, 0), D_P(vj, 1, 0), D_P(m, 0.5, 0),
+    D_P(cjo, 0, 0),
+    D_P(cj0, 0, 0),
+    D_P(tt, 0, 0),
+    D_P(vf, 0, 0),
+    D_P(ron, 0, 0),
+    D_P(roff, INFINITY, 0),
+    D_P(is, 1e-14, D_SPICE),
+    D_P(n, 1, D_SPICE),
+    D_P(rs, 0, D_SPICE),
+    D_P(bv, 0, 0),
+    D_P(ibv, 1e-3, D_SPICE),
+    D_P(nbv, 0, D_SPICE),
+    { "segments", offsetof(d_card, seg), 0, D_SPICE },
+    D_P(imin, D_IMIN, D_SPICE),
+    D_P(imax, D_IMAX, D_SPICE),
+    D_P(vfwd, 0, 0),
+    D_P(vrev, 0, 0),
+    D_P(rrev, 0, 0),
+    D_P(vj, 1, 0),
+    D_P(m, 0.5, 0),
     D_P(fc, 0.5, 0),
 };
 #define D_NPAR ((int)(sizeof D_PAR / sizeof D_PAR[0]))
@@ -110,31 +143,36 @@ enum { D_M };
 static const nsc_par D_INST[] = { { "m", 0, 1.0, 0 } };
 
 /* The SPICE parameters of card k (given: its mask) fitted into p. */
-static nsc_status d_fit(const nsc_model *m, const d_card *k, unsigned given, nsc_report *r, diode_par *p)
+static nsc_status d_fit(const nsc_model *m, const d_card *k, unsigned given, nsc_report *r,
+                        diode_par *p)
 {
     double nbv = given & G_NBV ? k->nbv : k->n, seg = k->seg, imin = k->imin, imax = k->imax;
     int range = (given & (G_IMIN | G_IMAX)) != 0;
     if (!(k->is > 0 && k->n > 0 && k->rs >= 0 && k->ibv > 0 && nbv > 0))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': IS, N, IBV, NBV must be > 0 and RS >= 0",
-                       m->name);
+        return nsc_err(r, NSC_ENETLIST, &m->loc,
+                       "diode model '%s': IS, N, IBV, NBV must be > 0 and RS >= 0", m->name);
     if ((given & G_SEG) && !(seg >= 1 && seg <= NSC_JFIT_MAX && seg == floor(seg)))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': SEGMENTS = %g must be an integer in 1..%d",
-                       m->name, seg, NSC_JFIT_MAX);
+        return nsc_err(r, NSC_ENETLIST, &m->loc,
+                       "diode model '%s': SEGMENTS = %g must be an integer in 1..%d", m->name, seg,
+                       NSC_JFIT_MAX);
     if (!(imin > 0 && imax > imin && isfinite(imax)))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': IMIN = %g, IMAX = %g: need 0 < IMIN < IMAX",
-                       m->name, imin, imax);
+        return nsc_err(r, NSC_ENETLIST, &m->loc,
+                       "diode model '%s': IMIN = %g, IMAX = %g: need 0 < IMIN < IMAX", m->name,
+                       imin, imax);
     p->fitted = 1;
     p->follow = !range;
     p->seg = given & G_SEG ? (int)seg : 0;
-    if (given & G_SEG) nsc_jfit_make(0.0, k->n * VT_300, k->is, k->rs, imin, imax, (int)seg, &p->fw);
-    else nsc_jfit_auto(0.0, k->n * VT_300, k->is, k->rs, imin, imax, D_AUTO_MAX, D_AUTO_TOL, &p->fw);
+    if (given & G_SEG)
+        nsc_jfit_make(0.0, k->n * VT_300, k->is, k->rs, imin, imax, (int)seg, &p->fw);
+    else
+        nsc_jfit_auto(0.0, k->n * VT_300, k->is, k->rs, imin, imax, D_AUTO_MAX, D_AUTO_TOL, &p->fw);
     if (p->zener) {
         /* v = BV + NBV Vt ln(i/IBV) + RS i = (BV - 40 a) + a ln(1 + i/i0) + RS i to
          * rounding, a = NBV Vt, i0 = IBV e^-40 << IMIN; one segment */
         double a = nbv * VT_300;
         nsc_jfit z;
-        nsc_jfit_make(k->bv - 40.0 * a, a, k->ibv * exp(-40.0), k->rs, range ? imin : 10e-3, range ? imax : 1.0, 1,
-                      &z);
+        nsc_jfit_make(k->bv - 40.0 * a, a, k->ibv * exp(-40.0), k->rs, range ? imin : 10e-3,
+                      range ? imax : 1.0, 1, &z);
         p->vz = z.vf[0];
         p->rz = z.r[0];
     }
@@ -143,20 +181,23 @@ static nsc_status d_fit(const nsc_model *m, const d_card *k, unsigned given, nsc
 
 /* The explicit PWL card (VF/RON, or LTspice's ideal diode: VFWD RON ROFF VREV
  * RREV, whose defaults are LTspice's: RON = 1, ROFF = 1e12, RREV = RON) into p. */
-static nsc_status d_explicit(const nsc_model *m, const d_card *k, unsigned given, nsc_report *r, diode_par *p)
+static nsc_status d_explicit(const nsc_model *m, const d_card *k, unsigned given, nsc_report *r,
+                             diode_par *p)
 {
     int lt = (given & (G_VFWD | G_VREV | G_RREV)) != 0;
     double ron = !(given & G_RON) && lt ? 1.0 : k->ron;
     if (lt && !isfinite(p->roff)) p->roff = 1e12;
     if (!(ron >= 0))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': RON = %g must be >= 0", m->name, ron);
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': RON = %g must be >= 0", m->name,
+                       ron);
     p->fw.nseg = 1;
     p->fw.vf[0] = given & G_VFWD ? k->vfwd : k->vf;
     p->fw.r[0] = p->fw.s[0] = ron;
     p->vz = given & G_VREV ? k->vrev : k->bv;
     p->rz = given & G_RREV ? k->rrev : ron;
     if (p->zener && !(p->rz >= 0))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': RREV = %g must be >= 0", m->name, p->rz);
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': RREV = %g must be >= 0",
+                       m->name, p->rz);
     return NSC_OK;
 }
 
@@ -210,27 +251,36 @@ static nsc_status d_params(const nsc_element *e, nsc_report *r, void *out)
     p->cj = given & G_CJO ? k.cjo : k.cj0;
     p->tt = k.tt;
     if (!(p->cj >= 0 && isfinite(p->cj)))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': CJO = %g must be finite and >= 0", m->name, p->cj);
+        return nsc_err(r, NSC_ENETLIST, &m->loc,
+                       "diode model '%s': CJO = %g must be finite and >= 0", m->name, p->cj);
     if (!(k.vj > 0 && k.m >= 0 && k.m < 1 && k.fc >= 0 && k.fc < 1))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': need VJ > 0, 0 <= M < 1, 0 <= FC < 1 (VJ = %g, "
-                       "M = %g, FC = %g)", m->name, k.vj, k.m, k.fc);
+        return nsc_err(r, NSC_ENETLIST, &m->loc,
+                       "diode model '%s': need VJ > 0, 0 <= M < 1, 0 <= FC < 1 (VJ = %g, "
+                       "M = %g, FC = %g)",
+                       m->name, k.vj, k.m, k.fc);
     p->vj = k.vj, p->mj = k.m, p->fc = k.fc;
     if (!(p->tt >= 0 && p->tt < 1.0))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': TT = %g must be >= 0 and < 1 s", m->name, p->tt);
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': TT = %g must be >= 0 and < 1 s",
+                       m->name, p->tt);
     p->zener = (given & (G_BV | G_VREV)) != 0;
     if (!(p->roff > 0))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': ROFF = %g must be > 0", m->name, p->roff);
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': ROFF = %g must be > 0", m->name,
+                       p->roff);
     double bv = given & G_VREV ? k.vrev : k.bv;
     if (p->zener && !(bv > 0))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "diode model '%s': %s = %g must be > 0", m->name,
                        given & G_VREV ? "VREV" : "BV", bv);
-    nsc_status st = given & (G_VF | G_RON | G_VFWD | G_VREV | G_RREV) ? d_explicit(m, &k, given, r, p)
-                  : d_fit(m, &k, given, r, p);         /* SPICE's diode, defaults included */
-    double mult = e->ipar[D_M] > 0 ? e->ipar[D_M] : 1.0;   /* 0: an element made without its card (1) */
+    nsc_status st = given & (G_VF | G_RON | G_VFWD | G_VREV | G_RREV)
+                        ? d_explicit(m, &k, given, r, p)
+                        : d_fit(m, &k, given, r, p); /* SPICE's diode, defaults included */
+    double mult = e->ipar[D_M] > 0 ? e->ipar[D_M]
+                                   : 1.0; /* 0: an element made without its card (1) */
     if (!st && mult != 1) d_mult(p, mult);
     int a = e->node[0], c = e->node[1];
-    if (!st && p->cj > 0 && a != c && p->mj > 0 && (given & (G_VJ | G_M)))   /* else the constant CJO (linear) */
-        p->nq = nsc_depl_code(p->qcode, a ? 0 : -1, c ? (a ? 1 : 0) : -1, p->cj, p->vj, p->mj, p->fc);
+    if (!st && p->cj > 0 && a != c && p->mj > 0
+        && (given & (G_VJ | G_M))) /* else the constant CJO (linear) */
+        p->nq = nsc_depl_code(p->qcode, a ? 0 : -1, c ? (a ? 1 : 0) : -1, p->cj, p->vj, p->mj,
+                              p->fc);
     return st;
 }
 
@@ -249,29 +299,41 @@ static void d_warn(nsc_dev_ctx *ctx, const nsc_element *e, const diode_par *p)
         const char *pn = m->pname[q];
         int xz = 0;
         for (int j = 0; j < 4; j++) xz |= nsc_strieq(pn, xz_name[j]);
-        if (nsc_par_known(D_PAR, D_NPAR, p->fitted ? 0 : D_SPICE, pn) || nsc_swloss_param(pn) || xz) continue;
+        if (nsc_par_known(D_PAR, D_NPAR, p->fitted ? 0 : D_SPICE, pn) || nsc_swloss_param(pn) || xz)
+            continue;
         if (!p->fitted)
-            nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than VF RON ROFF BV CJO VJ M FC TT (VFWD VREV RREV) are ignored "
-                     "(%s first): piecewise-linear diode VF=%g RON=%g", m->name, pn, p->fw.vf[0], p->fw.r[0]);
-        else                                                /* the fit's own warning gives VF and RON */
-            nsc_warn(ctx->r, &m->loc, "diode model '%s': parameters other than IS N RS ROFF BV IBV NBV CJO VJ M FC "
-                     "TT SEGMENTS IMIN IMAX are ignored (%s first)", m->name, pn);
+            nsc_warn(
+                ctx->r, &m->loc,
+                "diode model '%s': parameters other than VF RON ROFF BV CJO VJ M FC TT (VFWD VREV RREV) are ignored "
+                "(%s first): piecewise-linear diode VF=%g RON=%g",
+                m->name, pn, p->fw.vf[0], p->fw.r[0]);
+        else /* the fit's own warning gives VF and RON */
+            nsc_warn(ctx->r, &m->loc,
+                     "diode model '%s': parameters other than IS N RS ROFF BV IBV NBV CJO VJ M FC "
+                     "TT SEGMENTS IMIN IMAX are ignored (%s first)",
+                     m->name, pn);
         break;
     }
     if (!p->fitted) return;
     char rg[64], z[96] = "";
     nsc_jfit_range(&p->fw, rg, sizeof rg);
     if (p->zener) snprintf(z, sizeof z, ", Zener VZ=%.4g RZ=%.4g", p->vz, p->rz);
-    if (p->refitted)                                        /* d_refit */
-        nsc_warn(ctx->r, &e->loc, "diode model '%s' of %s: SPICE parameters fitted by %d segment%s on %s: VF=%.4g "
-                 "(max error %.3g V)%s", m->name, e->name, p->fw.nseg, p->fw.nseg > 1 ? "s" : "", rg, p->fw.vf[0],
+    if (p->refitted) /* d_refit */
+        nsc_warn(ctx->r, &e->loc,
+                 "diode model '%s' of %s: SPICE parameters fitted by %d segment%s on %s: VF=%.4g "
+                 "(max error %.3g V)%s",
+                 m->name, e->name, p->fw.nseg, p->fw.nseg > 1 ? "s" : "", rg, p->fw.vf[0],
                  p->fw.err, z);
     else if (p->fw.nseg == 1)
-        nsc_warn(ctx->r, &m->loc, "diode model '%s': SPICE parameters fitted on %s: VF=%.4g RON=%.4g "
-                 "(max error %.3g V)%s", m->name, rg, p->fw.vf[0], p->fw.r[0], p->fw.err, z);
+        nsc_warn(ctx->r, &m->loc,
+                 "diode model '%s': SPICE parameters fitted on %s: VF=%.4g RON=%.4g "
+                 "(max error %.3g V)%s",
+                 m->name, rg, p->fw.vf[0], p->fw.r[0], p->fw.err, z);
     else
-        nsc_warn(ctx->r, &m->loc, "diode model '%s': SPICE parameters fitted by %d segments on %s: VF=%.4g "
-                 "(max error %.3g V)%s", m->name, p->fw.nseg, rg, p->fw.vf[0], p->fw.err, z);
+        nsc_warn(ctx->r, &m->loc,
+                 "diode model '%s': SPICE parameters fitted by %d segments on %s: VF=%.4g "
+                 "(max error %.3g V)%s",
+                 m->name, p->fw.nseg, rg, p->fw.vf[0], p->fw.err, z);
 }
 
 static nsc_status d_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
@@ -281,8 +343,8 @@ static nsc_status d_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     if (!p) return nsc_bind_failed(e, sizeof *p, d_params, ctx->r);
     d_warn(ctx, e, p);
     need->npair = p->fw.nseg + (p->zener ? 1 : 0);
-    need->nbranch = (p->tt > 0) + (p->nq > 0);               /* the diffusion current, the depletion charge */
-    int cap = p->cj > 0 && ctx->mode == NSC_ASM_TRAN;         /* CJO: a capacitor in the transient */
+    need->nbranch = (p->tt > 0) + (p->nq > 0); /* the diffusion current, the depletion charge */
+    int cap = p->cj > 0 && ctx->mode == NSC_ASM_TRAN; /* CJO: a capacitor in the transient */
     nsc_dev_link(ctx, e->node[0], e->node[1], isfinite(p->roff) || cap ? NSC_LINK_NS : NSC_LINK_DC);
     return NSC_OK;
 }
@@ -296,19 +358,19 @@ static nsc_status d_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     const diode_par *p = e->priv;
     if (!p) return nsc_bind_failed(e, sizeof *p, d_params, b->r);
     int a = e->node[0], k = e->node[1], j = s->pair, nf = p->fw.nseg;
-    nsc_st_pair(b, a, k, j);                                 /* lambda_0 leaves a, enters k */
+    nsc_st_pair(b, a, k, j); /* lambda_0 leaves a, enters k */
     nsc_st_jfit(b, &p->fw, j);
     if (p->zener) {
-        nsc_st_pair(b, k, a, j + nf);                        /* lambda_z leaves k, enters a */
+        nsc_st_pair(b, k, a, j + nf); /* lambda_z leaves k, enters a */
         nsc_st(b, NSC_ST_D, j + nf, j + nf, p->rz);
         nsc_st_e0(b, j + nf, p->vz);
     }
     if (isfinite(p->roff)) nsc_st_g(b, a, k, 1.0 / p->roff);
-    if (p->cj > 0 && !p->nq) nsc_st_cap(b, a, k, p->cj);     /* constant (E: dropped when static) */
-    if (p->nq > 0) {                                         /* the depletion charge x = q(v) */
+    if (p->cj > 0 && !p->nq) nsc_st_cap(b, a, k, p->cj); /* constant (E: dropped when static) */
+    if (p->nq > 0) {                                     /* the depletion charge x = q(v) */
         int x = s->branch + (p->tt > 0), in[2], nin = 0;
         if (b->mode == NSC_ASM_TRAN) {
-            nsc_st(b, NSC_ST_E, nsc_zn(a), x, 1.0);          /* x' leaves a, enters k */
+            nsc_st(b, NSC_ST_E, nsc_zn(a), x, 1.0); /* x' leaves a, enters k */
             nsc_st(b, NSC_ST_E, nsc_zn(k), x, -1.0);
         }
         if (a) in[nin++] = nsc_zn(a);
@@ -339,18 +401,20 @@ static nsc_status d_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
         if (nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[0]), 1.0 / p->roff)) return NSC_ENOMEM;
         if (nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[1]), -1.0 / p->roff)) return NSC_ENOMEM;
     }
-    if (p->cj > 0 && !p->nq && tran) {                       /* constant: CJO (v_a - v_k)' */
+    if (p->cj > 0 && !p->nq && tran) { /* constant: CJO (v_a - v_k)' */
         if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[0]), p->cj)) return NSC_ENOMEM;
         if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[1]), -p->cj)) return NSC_ENOMEM;
     }
-    if (p->nq > 0 && tran && nsc_lin_add(f, NSC_T_DZ, L->el_branch[ei] + (p->tt > 0), 1.0)) return NSC_ENOMEM;
+    if (p->nq > 0 && tran && nsc_lin_add(f, NSC_T_DZ, L->el_branch[ei] + (p->tt > 0), 1.0))
+        return NSC_ENOMEM;
     if (p->tt > 0 && tran && nsc_lin_add(f, NSC_T_DZ, L->el_branch[ei], p->tt)) return NSC_ENOMEM;
     return NSC_OK;
 }
 
 /* A fitted diode whose peak forward current left the fit's range far enough to
  * matter (nsc_jfit_outside): the waveform is not the SPICE diode's. */
-static void d_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r)
+static void d_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk,
+                    nsc_report *r)
 {
     const nsc_element *e = &c->el[ei];
     const diode_par *p = e->priv;
@@ -358,19 +422,23 @@ static void d_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
     if (!p || !p->fitted || !nsc_jfit_outside(&p->fw, ip, &off)) return;
     char rg[64];
     nsc_jfit_range(&p->fw, rg, sizeof rg);
-    nsc_warn(r, &e->loc, "diode %s: its peak current %.3g A is %s the range %s its model '%s' was fitted on; "
-             "there the fit is %.3g V off the SPICE diode (%.3g V inside): set IMIN/IMAX (and SEGMENTS) "
-             "to cover the currents of the run%s", e->name, ip, ip > p->fw.i2 ? "above" : "below", rg,
-             e->model->name, off, p->fw.err, p->refitted ? " (it left the refitted ones too)" : "");
+    nsc_warn(
+        r, &e->loc,
+        "diode %s: its peak current %.3g A is %s the range %s its model '%s' was fitted on; "
+        "there the fit is %.3g V off the SPICE diode (%.3g V inside): set IMIN/IMAX (and SEGMENTS) "
+        "to cover the currents of the run%s",
+        e->name, ip, ip > p->fw.i2 ? "above" : "below", rg, e->model->name, off, p->fw.err,
+        p->refitted ? " (it left the refitted ones too)" : "");
 }
 
 /* The fit of a diode whose peak current left its default range remade on the
  * run's currents (device.h refit). */
-static int d_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, int complete, nsc_report *r)
+static int d_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, int complete,
+                   nsc_report *r)
 {
-    (void)complete;                                          /* (a peak is a peak, complete or not) */
+    (void)complete; /* (a peak is a peak, complete or not) */
     const nsc_element *e = &c->el[ei];
-    diode_par *p = e->priv;                                  /* (the element's own block) */
+    diode_par *p = e->priv; /* (the element's own block) */
     double ip = lpk[L->el_pair[ei]];
     if (!p || !p->follow) return 0;
     nsc_jfit old = p->fw;
@@ -379,10 +447,11 @@ static int d_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
     char a[64], b[64];
     nsc_jfit_range(&old, a, sizeof a);
     nsc_jfit_range(&p->fw, b, sizeof b);
-    nsc_note(r, &e->loc, "diode %s: its peak current %.3g A %s %s its model '%s' was fitted on: "
-             "refitted by %d segment%s on %s (max error %.3g V), the run repeated", e->name, ip,
-             nsc_jfit_where(&old, ip), a, e->model->name,
-             p->fw.nseg, p->fw.nseg > 1 ? "s" : "", b, p->fw.err);
+    nsc_note(r, &e->loc,
+             "diode %s: its peak current %.3g A %s %s its model '%s' was fitted on: "
+             "refitted by %d segment%s on %s (max error %.3g V), the run repeated",
+             e->name, ip, nsc_jfit_where(&old, ip), a, e->model->name, p->fw.nseg,
+             p->fw.nseg > 1 ? "s" : "", b, p->fw.err);
     return 1;
 }
 
@@ -394,7 +463,8 @@ const nsc_device nsc_dev_d = {
     .card = NSC_CARD_MODEL,
     .card_nodes = 2,
     .bind = d_bind,
-    .inst = D_INST, .ninst = 1,
+    .inst = D_INST,
+    .ninst = 1,
     .count = d_count,
     .stamp = d_stamp,
     .current = d_current,
@@ -402,8 +472,10 @@ const nsc_device nsc_dev_d = {
     .swloss = 1,
     .check = d_check,
     .refit = d_refit,
-    .ndc = 1, .dc = {{0, 1}},
+    .ndc = 1,
+    .dc = { { 0, 1 } },
     .out_current = 1,
-    .models = {{"d", NSC_MOD_D}, {"zener", NSC_MOD_D, 1}},   /* XSPICE's zener: an A card (nl_xspice.c) */ .model_what = "a diode (D)",
+    .models = { { "d", NSC_MOD_D }, { "zener", NSC_MOD_D, 1 } },
+    /* XSPICE's zener: an A card (nl_xspice.c) */ .model_what = "a diode (D)",
     .current_param = "id",
 };

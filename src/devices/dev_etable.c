@@ -27,13 +27,13 @@ static int tab_walk(const nsc_etab *tab, tab_fn fn, void *ctx)
 {
     const double *t = tab->xy;
     int n = tab->n, np = 0;
-    double sl = 0;                                            /* slope left of the current x */
+    double sl = 0; /* slope left of the current x */
     for (int i = 0; i < n;) {
         double X = t[2 * i];
-        int last = i;                                         /* last point at this x */
+        int last = i; /* last point at this x */
         if (i + 1 < n && t[2 * (i + 1)] == X) last = i + 1;
         double dy = t[2 * last + 1] - t[2 * i + 1];
-        double sr = 0;                                        /* slope right of X */
+        double sr = 0; /* slope right of X */
         if (last + 1 < n) sr = (t[2 * (last + 1) + 1] - t[2 * last + 1]) / (t[2 * (last + 1)] - X);
         if (sr != sl) {
             if (fn) fn(ctx, 0, X, sr - sl);
@@ -56,7 +56,8 @@ static nsc_status et_check(const nsc_element *e, nsc_report *r)
         return nsc_err(r, NSC_ENETLIST, &e->loc, "TABLE of %s needs at least two points", e->name);
     for (int i = 1; i < t->n; i++)
         if (!(t->xy[2 * i] >= t->xy[2 * i - 2]) || (i >= 2 && t->xy[2 * i] == t->xy[2 * i - 4]))
-            return nsc_err(r, NSC_ENETLIST, &e->loc, "TABLE of %s: x must be non-decreasing, at most twice the same",
+            return nsc_err(r, NSC_ENETLIST, &e->loc,
+                           "TABLE of %s: x must be non-decreasing, at most twice the same",
                            e->name);
     return NSC_OK;
 }
@@ -69,14 +70,15 @@ static nsc_status et_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     need->nbranch = 1;
     need->npair = tab_walk(e->priv, NULL, NULL);
     if (nsc_dev_link(ctx, e->node[0], e->node[1], NSC_LINK_VD))
-        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "controlled source %s closes a loop of voltage sources", e->name);
+        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc,
+                       "controlled source %s closes a loop of voltage sources", e->name);
     return NSC_OK;
 }
 
 typedef struct et_ctx {
     nsc_builder *b;
     const nsc_element *e;
-    int row, q;                                               /* branch row, next pair */
+    int row, q; /* branch row, next pair */
 } et_ctx;
 
 static void et_pair(void *vctx, int step, double X, double d)
@@ -84,18 +86,18 @@ static void et_pair(void *vctx, int step, double X, double d)
     et_ctx *k = vctx;
     nsc_builder *b = k->b;
     int c = nsc_zn(k->e->node[2]), dd = nsc_zn(k->e->node[3]), j = k->q;
-    nsc_st(b, NSC_ST_C, j, c, -1.0);                          /* y = ... - x + X */
+    nsc_st(b, NSC_ST_C, j, c, -1.0); /* y = ... - x + X */
     nsc_st(b, NSC_ST_C, j, dd, 1.0);
     nsc_st_e0(b, j, X);
     if (!step) {
-        nsc_st(b, NSC_ST_D, j, j, 1.0);                       /* y = mu - x + X */
-        nsc_st(b, NSC_ST_B, k->row, j, -d);                   /* g += ds mu */
+        nsc_st(b, NSC_ST_D, j, j, 1.0);     /* y = mu - x + X */
+        nsc_st(b, NSC_ST_B, k->row, j, -d); /* g += ds mu */
         k->q += 1;
     } else {
-        nsc_st(b, NSC_ST_D, j, j + 1, 1.0);                   /* y_u = X - x + l */
-        nsc_st(b, NSC_ST_D, j + 1, j, -1.0);                  /* y_l = |dy| - u */
+        nsc_st(b, NSC_ST_D, j, j + 1, 1.0);  /* y_u = X - x + l */
+        nsc_st(b, NSC_ST_D, j + 1, j, -1.0); /* y_l = |dy| - u */
         nsc_st_e0(b, j + 1, fabs(d));
-        nsc_st(b, NSC_ST_B, k->row, j, d > 0 ? -1.0 : 1.0);   /* g += sign(dy) u */
+        nsc_st(b, NSC_ST_B, k->row, j, d > 0 ? -1.0 : 1.0); /* g += sign(dy) u */
         k->q += 2;
     }
 }
@@ -105,11 +107,11 @@ static nsc_status et_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     const nsc_element *e = &b->c->el[ei];
     int row = s->branch;
     nsc_st_inc(b, e->node[0], e->node[1], row);
-    nsc_st_vrow(b, row, e->node[0], e->node[1], 1.0);         /* 0 = v_a - v_b - g(x) */
-    const nsc_etab *t = e->priv;                              /* (the card's parser made it) */
-    nsc_st_s0(b, row, -t->xy[1]);                             /* - y0 */
+    nsc_st_vrow(b, row, e->node[0], e->node[1], 1.0); /* 0 = v_a - v_b - g(x) */
+    const nsc_etab *t = e->priv;                      /* (the card's parser made it) */
+    nsc_st_s0(b, row, -t->xy[1]);                     /* - y0 */
     nsc_st_exact(b, row);
-    et_ctx k = {b, e, row, s->pair};
+    et_ctx k = { b, e, row, s->pair };
     tab_walk(t, et_pair, &k);
     return NSC_OK;
 }
@@ -139,7 +141,8 @@ const nsc_device nsc_dev_etable = {
     .stamp = et_stamp,
     .current = et_current,
     .pclass = NSC_PC_CONTROLLED,
-    .ndc = 1, .dc = {{0, 1}},
+    .ndc = 1,
+    .dc = { { 0, 1 } },
     .topo = NSC_TOPO_VDEF,
     .priv_unit = et_priv_unit,
 };

@@ -7,7 +7,8 @@ static nsc_status f_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
     const nsc_element *e = &ctx->c->el[ei];
     if (e->ref[0] < 0 || e->ref[0] >= ctx->c->nel)
-        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "controlled source %s has no sense voltage source", e->name);
+        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc,
+                       "controlled source %s has no sense voltage source", e->name);
     nsc_dev_link(ctx, e->node[0], e->node[1], NSC_LINK_DC);
     return NSC_OK;
 }
@@ -17,8 +18,9 @@ static nsc_status f_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     const nsc_element *e = &b->c->el[ei];
     int is = b->el_branch[e->ref[0]];
     if (is < 0)
-        return nsc_err(b->r, NSC_ENETLIST, &e->loc, "controlled source %s: sense element %s has no branch current",
-                       e->name, b->c->el[e->ref[0]].name);
+        return nsc_err(b->r, NSC_ENETLIST, &e->loc,
+                       "controlled source %s: sense element %s has no branch current", e->name,
+                       b->c->el[e->ref[0]].name);
     nsc_st(b, NSC_ST_A, nsc_zn(e->node[0]), is, -e->value);
     nsc_st(b, NSC_ST_A, nsc_zn(e->node[1]), is, e->value);
     return NSC_OK;

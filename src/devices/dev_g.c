@@ -25,14 +25,14 @@ static nsc_status g_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
     return nsc_lin_add(f, NSC_T_Z, nsc_zn(e->node[3]), -e->value);
 }
 
-extern const nsc_device nsc_dev_bi;   /* the device of its VALUE= form */
+extern const nsc_device nsc_dev_bi; /* the device of its VALUE= form */
 const nsc_device nsc_dev_g = {
     .kind = NSC_EL_G,
     .what = "VCCS",
     .name = "VCCS",
     .letter = 'g',
     .card = NSC_CARD_VCTRL,
-    .card_expr = &nsc_dev_bi,      /* VALUE= POLY() */
+    .card_expr = &nsc_dev_bi, /* VALUE= POLY() */
     .count = g_count,
     .stamp = g_stamp,
     .current = g_current,

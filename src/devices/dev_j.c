@@ -35,24 +35,28 @@
 #include "device.h"
 #include "base/xfn.h"
 
-#define VT_300 (1.380649e-23 * 300.15 / 1.602176634e-19)    /* kT/q, V */
-#define J_GMIN 1e-12                                         /* S across each gate junction, as SPICE */
-#define J_XMAX 40.0                                          /* the junctions' exponent, linear above */
-#define J_NF 5                                               /* functions: channel, gs, gd, qgs, qgd */
-#define J_MAXCODE 160                                        /* instructions of one function */
+#define VT_300 (1.380649e-23 * 300.15 / 1.602176634e-19) /* kT/q, V */
+#define J_GMIN 1e-12                                     /* S across each gate junction, as SPICE */
+#define J_XMAX 40.0                                      /* the junctions' exponent, linear above */
+#define J_NF 5                                           /* functions: channel, gs, gd, qgs, qgd */
+#define J_MAXCODE 160                                    /* instructions of one function */
 
 typedef struct j_card {
     double vto, beta, lambda, is, n, rd, rs, cgs, cgd, pb, fc, b;
 } j_card;
-#define J_P(f, def) { #f, offsetof(j_card, f), def, 0 }
+#define J_P(f, def) \
+    { \
+#f, offsetof(j_card, f), def, 0 \
+    }
 static const nsc_par J_PAR[] = {
-    J_P(vto, -2), J_P(beta, 1e-4), J_P(lambda, 0), J_P(is, 1e-14), J_P(n, 1), J_P(rd, 0), J_P(rs, 0),
-    J_P(cgs, 0), J_P(cgd, 0), J_P(pb, 1), J_P(fc, 0.5), J_P(b, 1),
+    J_P(vto, -2), J_P(beta, 1e-4), J_P(lambda, 0), J_P(is, 1e-14), J_P(n, 1),    J_P(rd, 0),
+    J_P(rs, 0),   J_P(cgs, 0),     J_P(cgd, 0),    J_P(pb, 1),     J_P(fc, 0.5), J_P(b, 1),
 };
 #define J_NPAR ((int)(sizeof J_PAR / sizeof J_PAR[0]))
 
 /* instance parameters: AREA, m (ipar[0], ipar[1]; nl_elab_el.c divides RD RS by them) */
-static const nsc_par J_INST[] = { { "area", 0, 1.0, NSC_INST_PARALLEL }, { "m", 0, 1.0, NSC_INST_PARALLEL } };
+static const nsc_par J_INST[] = { { "area", 0, 1.0, NSC_INST_PARALLEL },
+                                  { "m", 0, 1.0, NSC_INST_PARALLEL } };
 
 /* The element's functions: code[k][0 .. ncode[k]) (0: none), PROBE q = v of
  * terminal term[q] (d g s), nin of them (distinct, not ground). */
@@ -66,43 +70,79 @@ typedef struct jfet_par {
 typedef struct jb {
     nsc_xinstr *c;
     int n;
-    int probe[3];      /* PROBE index of terminal d g s, -1: ground (0 V) */
-    double p;          /* polarity */
+    int probe[3]; /* PROBE index of terminal d g s, -1: ground (0 V) */
+    double p;     /* polarity */
 } jb;
 
-static void op(jb *B, nsc_xop o) { if (B->n < J_MAXCODE) B->c[B->n++] = (nsc_xinstr){ o, 0, 0, 0 }; }
-static void num(jb *B, double x) { if (B->n < J_MAXCODE) B->c[B->n++] = (nsc_xinstr){ NSC_XOP_NUM, 0, 0, x }; }
-static void call(jb *B, const char *f) { if (B->n < J_MAXCODE) B->c[B->n++] = (nsc_xinstr){ NSC_XOP_CALL, nsc_xfn_find(f), 1, 0 }; }
+static void op(jb *B, nsc_xop o)
+{
+    if (B->n < J_MAXCODE) B->c[B->n++] = (nsc_xinstr){ o, 0, 0, 0 };
+}
+static void num(jb *B, double x)
+{
+    if (B->n < J_MAXCODE) B->c[B->n++] = (nsc_xinstr){ NSC_XOP_NUM, 0, 0, x };
+}
+static void call(jb *B, const char *f)
+{
+    if (B->n < J_MAXCODE) B->c[B->n++] = (nsc_xinstr){ NSC_XOP_CALL, nsc_xfn_find(f), 1, 0 };
+}
 
 /* p (v_a - v_b), terminals a, b */
 static void vab(jb *B, int a, int b)
 {
-    if (B->probe[a] >= 0 && B->n < J_MAXCODE) B->c[B->n++] = (nsc_xinstr){ NSC_XOP_PROBE, B->probe[a], 0, 0 };
+    if (B->probe[a] >= 0 && B->n < J_MAXCODE)
+        B->c[B->n++] = (nsc_xinstr){ NSC_XOP_PROBE, B->probe[a], 0, 0 };
     else num(B, 0);
-    if (B->probe[b] >= 0 && B->n < J_MAXCODE) B->c[B->n++] = (nsc_xinstr){ NSC_XOP_PROBE, B->probe[b], 0, 0 };
+    if (B->probe[b] >= 0 && B->n < J_MAXCODE)
+        B->c[B->n++] = (nsc_xinstr){ NSC_XOP_PROBE, B->probe[b], 0, 0 };
     else num(B, 0);
     op(B, NSC_XOP_SUB);
     if (B->p < 0) op(B, NSC_XOP_NEG);
 }
 
 /* g = p(v_g - v_c) - VTO (c: the source s, or d in reverse); x = s * vds (s = +-1) */
-static void gst(jb *B, int c, double vto) { vab(B, 1, c); num(B, vto); op(B, NSC_XOP_SUB); }
-static void xds(jb *B, double s) { vab(B, 0, 2); if (s < 0) op(B, NSC_XOP_NEG); }
+static void gst(jb *B, int c, double vto)
+{
+    vab(B, 1, c);
+    num(B, vto);
+    op(B, NSC_XOP_SUB);
+}
+static void xds(jb *B, double s)
+{
+    vab(B, 0, 2);
+    if (s < 0) op(B, NSC_XOP_NEG);
+}
 
 /* F(g, x) of the header (rev: the reverse region's g, x) */
 static void chan_f(jb *B, const j_card *k, int rev)
 {
     int c = rev ? 0 : 2;
     double s = rev ? -1 : 1;
-    gst(B, c, k->vto); num(B, 0); op(B, NSC_XOP_GT);                         /* g > 0 */
-    xds(B, s); gst(B, c, k->vto); op(B, NSC_XOP_LT);                         /* x < g */
-    xds(B, s); gst(B, c, k->vto); num(B, 2); op(B, NSC_XOP_MUL); xds(B, s); op(B, NSC_XOP_SUB);
-    op(B, NSC_XOP_MUL);                                                      /* x (2g - x) */
-    gst(B, c, k->vto); gst(B, c, k->vto); op(B, NSC_XOP_MUL);               /* g^2 */
+    gst(B, c, k->vto);
+    num(B, 0);
+    op(B, NSC_XOP_GT); /* g > 0 */
+    xds(B, s);
+    gst(B, c, k->vto);
+    op(B, NSC_XOP_LT); /* x < g */
+    xds(B, s);
+    gst(B, c, k->vto);
+    num(B, 2);
+    op(B, NSC_XOP_MUL);
+    xds(B, s);
+    op(B, NSC_XOP_SUB);
+    op(B, NSC_XOP_MUL); /* x (2g - x) */
+    gst(B, c, k->vto);
+    gst(B, c, k->vto);
+    op(B, NSC_XOP_MUL); /* g^2 */
     op(B, NSC_XOP_COND);
-    num(B, k->beta); op(B, NSC_XOP_MUL);
-    xds(B, s); num(B, k->lambda); op(B, NSC_XOP_MUL); num(B, 1); op(B, NSC_XOP_ADD);
-    op(B, NSC_XOP_MUL);                                                      /* (1 + LAMBDA x) */
+    num(B, k->beta);
+    op(B, NSC_XOP_MUL);
+    xds(B, s);
+    num(B, k->lambda);
+    op(B, NSC_XOP_MUL);
+    num(B, 1);
+    op(B, NSC_XOP_ADD);
+    op(B, NSC_XOP_MUL); /* (1 + LAMBDA x) */
     num(B, 0);
     op(B, NSC_XOP_COND);
 }
@@ -110,9 +150,12 @@ static void chan_f(jb *B, const j_card *k, int rev)
 /* u0 = p id */
 static void channel(jb *B, const j_card *k)
 {
-    xds(B, 1); num(B, 0); op(B, NSC_XOP_GE);
+    xds(B, 1);
+    num(B, 0);
+    op(B, NSC_XOP_GE);
     chan_f(B, k, 0);
-    chan_f(B, k, 1); op(B, NSC_XOP_NEG);
+    chan_f(B, k, 1);
+    op(B, NSC_XOP_NEG);
     op(B, NSC_XOP_COND);
     if (B->p < 0) op(B, NSC_XOP_NEG);
 }
@@ -121,29 +164,71 @@ static void channel(jb *B, const j_card *k)
 static void junction(jb *B, const j_card *k, int c)
 {
     double nvt = k->n * VT_300, e40 = exp(J_XMAX);
-    vab(B, 1, c); num(B, nvt); op(B, NSC_XOP_DIV); num(B, J_XMAX); op(B, NSC_XOP_LT);
-    vab(B, 1, c); num(B, nvt); op(B, NSC_XOP_DIV); call(B, "exp");
-    vab(B, 1, c); num(B, nvt); op(B, NSC_XOP_DIV); num(B, 1 - J_XMAX); op(B, NSC_XOP_ADD); num(B, e40);
+    vab(B, 1, c);
+    num(B, nvt);
+    op(B, NSC_XOP_DIV);
+    num(B, J_XMAX);
+    op(B, NSC_XOP_LT);
+    vab(B, 1, c);
+    num(B, nvt);
+    op(B, NSC_XOP_DIV);
+    call(B, "exp");
+    vab(B, 1, c);
+    num(B, nvt);
+    op(B, NSC_XOP_DIV);
+    num(B, 1 - J_XMAX);
+    op(B, NSC_XOP_ADD);
+    num(B, e40);
     op(B, NSC_XOP_MUL);
     op(B, NSC_XOP_COND);
-    num(B, 1); op(B, NSC_XOP_SUB); num(B, k->is); op(B, NSC_XOP_MUL);
-    vab(B, 1, c); num(B, J_GMIN); op(B, NSC_XOP_MUL); op(B, NSC_XOP_ADD);
+    num(B, 1);
+    op(B, NSC_XOP_SUB);
+    num(B, k->is);
+    op(B, NSC_XOP_MUL);
+    vab(B, 1, c);
+    num(B, J_GMIN);
+    op(B, NSC_XOP_MUL);
+    op(B, NSC_XOP_ADD);
     if (B->p < 0) op(B, NSC_XOP_NEG);
 }
 
 /* the charge of the junction g - c of zero-bias capacitance c0 (header) */
 static void charge(jb *B, const j_card *k, int c, double c0)
 {
-    double pb = k->pb, fcpb = k->fc * pb, f1 = 2 * pb * (1 - sqrt(1 - k->fc)), f2 = pow(1 - k->fc, 1.5),
-           f3 = 1 - 1.5 * k->fc;
-    vab(B, 1, c); num(B, fcpb); op(B, NSC_XOP_LT);
+    double pb = k->pb, fcpb = k->fc * pb, f1 = 2 * pb * (1 - sqrt(1 - k->fc)),
+           f2 = pow(1 - k->fc, 1.5), f3 = 1 - 1.5 * k->fc;
+    vab(B, 1, c);
+    num(B, fcpb);
+    op(B, NSC_XOP_LT);
     num(B, 1);
-    num(B, 1); vab(B, 1, c); num(B, pb); op(B, NSC_XOP_DIV); op(B, NSC_XOP_SUB); call(B, "sqrt");
-    op(B, NSC_XOP_SUB); num(B, 2 * pb * c0); op(B, NSC_XOP_MUL);         /* 2 PB C0 (1 - sqrt(1 - v/PB)) */
-    vab(B, 1, c); num(B, fcpb); op(B, NSC_XOP_SUB); num(B, f3); op(B, NSC_XOP_MUL);
-    vab(B, 1, c); vab(B, 1, c); op(B, NSC_XOP_MUL); num(B, fcpb * fcpb); op(B, NSC_XOP_SUB);
-    num(B, 4 * pb); op(B, NSC_XOP_DIV); op(B, NSC_XOP_ADD);
-    num(B, f2); op(B, NSC_XOP_DIV); num(B, f1); op(B, NSC_XOP_ADD); num(B, c0); op(B, NSC_XOP_MUL);
+    num(B, 1);
+    vab(B, 1, c);
+    num(B, pb);
+    op(B, NSC_XOP_DIV);
+    op(B, NSC_XOP_SUB);
+    call(B, "sqrt");
+    op(B, NSC_XOP_SUB);
+    num(B, 2 * pb * c0);
+    op(B, NSC_XOP_MUL); /* 2 PB C0 (1 - sqrt(1 - v/PB)) */
+    vab(B, 1, c);
+    num(B, fcpb);
+    op(B, NSC_XOP_SUB);
+    num(B, f3);
+    op(B, NSC_XOP_MUL);
+    vab(B, 1, c);
+    vab(B, 1, c);
+    op(B, NSC_XOP_MUL);
+    num(B, fcpb * fcpb);
+    op(B, NSC_XOP_SUB);
+    num(B, 4 * pb);
+    op(B, NSC_XOP_DIV);
+    op(B, NSC_XOP_ADD);
+    num(B, f2);
+    op(B, NSC_XOP_DIV);
+    num(B, f1);
+    op(B, NSC_XOP_ADD);
+    num(B, c0);
+    op(B, NSC_XOP_MUL);
     op(B, NSC_XOP_COND);
     if (B->p < 0) op(B, NSC_XOP_NEG);
 }
@@ -160,15 +245,17 @@ static nsc_status j_params(const nsc_element *e, nsc_report *r, void *out)
     j_card k;
     nsc_par_read(m, J_PAR, J_NPAR, &k);
     double am = e->ipar[0] * e->ipar[1];
-    if (!(k.beta > 0 && k.is >= 0 && k.n > 0 && k.lambda >= 0 && k.cgs >= 0 && k.cgd >= 0 && k.pb > 0
-          && k.fc >= 0 && k.fc < 1 && isfinite(k.vto)))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "JFET model '%s': need BETA > 0, N > 0, PB > 0, IS LAMBDA CGS CGD "
-                       ">= 0, 0 <= FC < 1", m->name);
+    if (!(k.beta > 0 && k.is >= 0 && k.n > 0 && k.lambda >= 0 && k.cgs >= 0 && k.cgd >= 0
+          && k.pb > 0 && k.fc >= 0 && k.fc < 1 && isfinite(k.vto)))
+        return nsc_err(r, NSC_ENETLIST, &m->loc,
+                       "JFET model '%s': need BETA > 0, N > 0, PB > 0, IS LAMBDA CGS CGD "
+                       ">= 0, 0 <= FC < 1",
+                       m->name);
     k.beta *= am;
     k.is *= am;
     memset(P, 0, sizeof *P);
     jb B = { NULL, 0, { -1, -1, -1 }, m->type == NSC_MOD_NJF ? 1.0 : -1.0 };
-    for (int t = 0; t < 3; t++) {                            /* the inputs: distinct, not ground */
+    for (int t = 0; t < 3; t++) { /* the inputs: distinct, not ground */
         int q = 0;
         while (q < P->nin && e->node[P->term[q]] != e->node[t]) q++;
         if (e->node[t] && q == P->nin) P->term[P->nin++] = t;
@@ -181,7 +268,8 @@ static nsc_status j_params(const nsc_element *e, nsc_report *r, void *out)
         if (f == 0) channel(&B, &k);
         else if (f < 3) junction(&B, &k, f == 1 ? 2 : 0);
         else if (c0[f - 3] > 0) charge(&B, &k, f == 3 ? 2 : 0, c0[f - 3]);
-        if (B.n >= J_MAXCODE) return nsc_err(r, NSC_ENETLIST, &e->loc, "JFET %s: code too long", e->name);
+        if (B.n >= J_MAXCODE)
+            return nsc_err(r, NSC_ENETLIST, &e->loc, "JFET %s: code too long", e->name);
         P->ncode[f] = B.n;
     }
     return NSC_OK;
@@ -201,9 +289,12 @@ static nsc_status j_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     if (!P) return nsc_bind_failed(e, sizeof *P, j_params, ctx->r);
     const nsc_model *m = e->model;
     for (int q = 0; q < m->npar; q++)
-        if (!nsc_par_known(J_PAR, J_NPAR, 0, m->pname[q]) || (!strcmp(m->pname[q], "b") && m->pval[q] != 1)) {
-            nsc_warn(ctx->r, &m->loc, "JFET model '%s': parameters other than VTO BETA LAMBDA IS N RD RS CGS CGD PB "
-                     "FC (and B = 1) are ignored (%s first)", m->name, m->pname[q]);
+        if (!nsc_par_known(J_PAR, J_NPAR, 0, m->pname[q])
+            || (!strcmp(m->pname[q], "b") && m->pval[q] != 1)) {
+            nsc_warn(ctx->r, &m->loc,
+                     "JFET model '%s': parameters other than VTO BETA LAMBDA IS N RD RS CGS CGD PB "
+                     "FC (and B = 1) are ignored (%s first)",
+                     m->name, m->pname[q]);
             break;
         }
     need->nbranch = 3 + (P->ncode[3] > 0) + (P->ncode[4] > 0);
@@ -222,9 +313,9 @@ static nsc_status j_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     for (int f = 0; f < J_NF; f++) {
         if (!P->ncode[f]) continue;
         int to = f == 0 || f == 1 || f == 3 ? so : d, from = f == 0 ? d : g;
-        if (f < 3) nsc_st_inc(b, from, to, u);               /* the current u leaves `from`, enters `to` */
+        if (f < 3) nsc_st_inc(b, from, to, u); /* the current u leaves `from`, enters `to` */
         else if (b->mode == NSC_ASM_TRAN) {
-            nsc_st(b, NSC_ST_E, nsc_zn(from), u, 1.0);       /* u' leaves g */
+            nsc_st(b, NSC_ST_E, nsc_zn(from), u, 1.0); /* u' leaves g */
             nsc_st(b, NSC_ST_E, nsc_zn(to), u, -1.0);
         }
         nsc_st_smooth_at0(b, ei, u, in, P->nin, P->code[f], P->ncode[f]);
@@ -238,7 +329,8 @@ static nsc_status j_drain(const nsc_lcs *L, const jfet_par *P, int ei, nsc_lin *
 {
     int u = L->el_branch[ei];
     if (nsc_lin_add(f, NSC_T_Z, u, 1.0) || nsc_lin_add(f, NSC_T_Z, u + 2, -1.0)) return NSC_ENOMEM;
-    if (P->ncode[4] && L->mode == NSC_ASM_TRAN) return nsc_lin_add(f, NSC_T_DZ, u + 3 + (P->ncode[3] > 0), -1.0);
+    if (P->ncode[4] && L->mode == NSC_ASM_TRAN)
+        return nsc_lin_add(f, NSC_T_DZ, u + 3 + (P->ncode[3] > 0), -1.0);
     return NSC_OK;
 }
 
@@ -249,19 +341,22 @@ static nsc_status j_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
 }
 
 /* two ports against the source: (V(d, s), the drain's current), (V(g, s), the gate's: u1 + u2 + qgs' + qgd') */
-static nsc_status j_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i, int *np)
+static nsc_status j_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i,
+                          int *np)
 {
     const nsc_element *e = &c->el[ei];
     const jfet_par *P = e->priv;
     int u = L->el_branch[ei], tran = L->mode == NSC_ASM_TRAN, sz = nsc_zn(e->node[2]);
     *np = 0;
     if (!P) return NSC_OK;
-    if (j_drain(L, P, ei, &i[0]) || nsc_lin_add(&i[1], NSC_T_Z, u + 1, 1.0) || nsc_lin_add(&i[1], NSC_T_Z, u + 2, 1.0))
+    if (j_drain(L, P, ei, &i[0]) || nsc_lin_add(&i[1], NSC_T_Z, u + 1, 1.0)
+        || nsc_lin_add(&i[1], NSC_T_Z, u + 2, 1.0))
         return NSC_ENOMEM;
     for (int q = 0, x = u + 3; q < 2; q++)
         if (P->ncode[3 + q] && tran && nsc_lin_add(&i[1], NSC_T_DZ, x++, 1.0)) return NSC_ENOMEM;
     for (int t = 0; t < 2; t++)
-        if (nsc_lin_add(&v[t], NSC_T_Z, nsc_zn(e->node[t == 0 ? 0 : 1]), 1.0) || nsc_lin_add(&v[t], NSC_T_Z, sz, -1.0))
+        if (nsc_lin_add(&v[t], NSC_T_Z, nsc_zn(e->node[t == 0 ? 0 : 1]), 1.0)
+            || nsc_lin_add(&v[t], NSC_T_Z, sz, -1.0))
             return NSC_ENOMEM;
     *np = 2;
     return NSC_OK;
@@ -274,7 +369,7 @@ const nsc_device nsc_dev_j = {
     .letter = 'j',
     .card = NSC_CARD_MODEL,
     .card_nodes = 3,
-    .card_opt = NSC_CARDOPT_SERIESR,   /* RD RS */
+    .card_opt = NSC_CARDOPT_SERIESR, /* RD RS */
     .bind = j_bind,
     .inst = J_INST,
     .ninst = 2,
@@ -284,8 +379,9 @@ const nsc_device nsc_dev_j = {
     .pclass = NSC_PC_SEMI,
     .ports = j_ports,
     .no_power = "a JFET (its power is in --losses)",
-    .ndc = 2, .dc = {{0, 2}, {1, 2}},
-    .models = {{"njf", NSC_MOD_NJF}, {"pjf", NSC_MOD_PJF}},
+    .ndc = 2,
+    .dc = { { 0, 2 }, { 1, 2 } },
+    .models = { { "njf", NSC_MOD_NJF }, { "pjf", NSC_MOD_PJF } },
     .model_what = "a JFET (NJF/PJF)",
-    .pin = {1, 2, -1},              /* I(x) drain -> source; the gate carries others */
+    .pin = { 1, 2, -1 }, /* I(x) drain -> source; the gate carries others */
 };

@@ -11,9 +11,11 @@ static nsc_status k_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     const nsc_element *e = &c->el[ei];
     for (int q = 0; q < 2; q++)
         if (e->ref[q] < 0 || e->ref[q] >= c->nel || c->el[e->ref[q]].kind != NSC_EL_L)
-            return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "coupling %s must name two inductors", e->name);
+            return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "coupling %s must name two inductors",
+                           e->name);
     if (!(e->value > 0 && e->value <= 1))
-        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "coupling %s: k = %g is not in (0, 1]", e->name, e->value);
+        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "coupling %s: k = %g is not in (0, 1]",
+                       e->name, e->value);
     if (e->ref[0] == e->ref[1])
         return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "coupling %s couples inductor %s with itself",
                        e->name, c->el[e->ref[0]].name);
@@ -24,7 +26,7 @@ static nsc_status k_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
 {
     const nsc_element *e = &b->c->el[ei];
     const nsc_element *l1 = &b->c->el[e->ref[0]], *l2 = &b->c->el[e->ref[1]];
-    double M = e->value * sqrt(l1->value * l2->value);      /* M = k sqrt(L1 L2) */
+    double M = e->value * sqrt(l1->value * l2->value); /* M = k sqrt(L1 L2) */
     int i1 = b->el_branch[e->ref[0]], i2 = b->el_branch[e->ref[1]];
     nsc_st(b, NSC_ST_E, i1, i2, M);
     nsc_st(b, NSC_ST_E, i2, i1, M);

@@ -60,7 +60,7 @@ static int in_current_cutset(const nsc_dev_ctx *ctx, int ei)
         const nsc_element *x = &c->el[e];
         if (x->kind != NSC_EL_L || !is_source(ctx->mode, x)) continue;
         cut = nsc_uf_find(uf, x->node[0]) != nsc_uf_find(uf, x->node[1]);
-        if (cut) nsc_uf_union(uf, x->node[0], x->node[1]);    /* made a short */
+        if (cut) nsc_uf_union(uf, x->node[0], x->node[1]); /* made a short */
     }
     free(uf);
     return cut;
@@ -70,9 +70,9 @@ static nsc_status l_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
     const nsc_element *e = &ctx->c->el[ei];
     int a = e->node[0], k = e->node[1];
-    if (!(e->value > 0))                                     /* L i' = v: L = 0 is singular, L < 0 unstable */
-        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "inductor %s: inductance %g H must be positive", e->name,
-                       e->value);
+    if (!(e->value > 0)) /* L i' = v: L = 0 is singular, L < 0 unstable */
+        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc,
+                       "inductor %s: inductance %g H must be positive", e->name, e->value);
     need->nbranch = 1;
     if (ctx->mode == NSC_ASM_TRAN) {
         nsc_dev_link(ctx, a, k, NSC_LINK_NS);
@@ -81,25 +81,35 @@ static nsc_status l_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     } else if (need->flag < 0) {
         return nsc_oom(ctx->r);
     } else if (need->flag == 1) {
-        need->flag = 2;                                      /* a short: the sources fix i_L */
+        need->flag = 2; /* a short: the sources fix i_L */
         nsc_dev_link(ctx, a, k, NSC_LINK_VD);
         if (e->has_ic)
-            nsc_warn(ctx->r, &e->loc, "IC= of inductor %s ignored: a cut-set of current sources and inductors "
-                     "fixes its current", e->name);
+            nsc_warn(ctx->r, &e->loc,
+                     "IC= of inductor %s ignored: a cut-set of current sources and inductors "
+                     "fixes its current",
+                     e->name);
         else
-            nsc_note(ctx->r, &e->loc, "inductor %s is in a cut-set of current sources and inductors: its "
-                     "initial current is theirs, not 0 A", e->name);
+            nsc_note(ctx->r, &e->loc,
+                     "inductor %s is in a cut-set of current sources and inductors: its "
+                     "initial current is theirs, not 0 A",
+                     e->name);
     } else if (nsc_dev_link(ctx, a, k, NSC_LINK_VD)) {
-        need->flag = 1;                                      /* a current source of IC= (0) */
-        int held = ctx->mode == NSC_ASM_OP && (ctx->has_icv[a] || ctx->has_icv[k]) ? (ctx->has_icv[a] ? a : k) : -1;
+        need->flag = 1; /* a current source of IC= (0) */
+        int held = ctx->mode == NSC_ASM_OP && (ctx->has_icv[a] || ctx->has_icv[k])
+                       ? (ctx->has_icv[a] ? a : k)
+                       : -1;
         if (held >= 0)
-            nsc_warn(ctx->r, &e->loc, "inductor %s ties the node of .ic V(%s) to voltage sources at the operating "
-                     "point: the node is held at its .ic value and the inductor starts at %g A (IC=), as with "
-                     "UIC (ngspice's answer there is not finite: 1e10 S times the difference)", e->name,
-                     ctx->c->node_name[held], e->has_ic ? e->ic : 0.0);
+            nsc_warn(
+                ctx->r, &e->loc,
+                "inductor %s ties the node of .ic V(%s) to voltage sources at the operating "
+                "point: the node is held at its .ic value and the inductor starts at %g A (IC=), as with "
+                "UIC (ngspice's answer there is not finite: 1e10 S times the difference)",
+                e->name, ctx->c->node_name[held], e->has_ic ? e->ic : 0.0);
         else
-            nsc_note(ctx->r, &e->loc, "inductor %s closes a loop of voltage sources and inductors: the operating "
-                     "point takes its current as %g A (IC=), not as a short", e->name, e->has_ic ? e->ic : 0.0);
+            nsc_note(ctx->r, &e->loc,
+                     "inductor %s closes a loop of voltage sources and inductors: the operating "
+                     "point takes its current as %g A (IC=), not as a short",
+                     e->name, e->has_ic ? e->ic : 0.0);
     }
     return NSC_OK;
 }
@@ -110,10 +120,10 @@ static nsc_status l_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     int a = e->node[0], k = e->node[1], br = s->branch;
     nsc_st_inc(b, a, k, br);
     if ((is_source(b->mode, e) && s->flag != 2) || s->flag == 1) {
-        nsc_st(b, NSC_ST_A, br, br, 1.0);                    /* 0 = i_L - i0 */
+        nsc_st(b, NSC_ST_A, br, br, 1.0); /* 0 = i_L - i0 */
         nsc_st_s0(b, br, e->has_ic ? -e->ic : 0.0);
     } else {
-        nsc_st(b, NSC_ST_E, br, br, e->value);               /* L i_L' = v_a - v_b */
+        nsc_st(b, NSC_ST_E, br, br, e->value); /* L i_L' = v_a - v_b */
         nsc_st_vrow(b, br, a, k, 1.0);
     }
     return NSC_OK;
@@ -131,12 +141,14 @@ const nsc_device nsc_dev_l = {
     .letter = 'l',
     .card = NSC_CARD_VALUE,
     .card_parasitic = 1,
-    .late = 1,                 /* after V/E/H/B: a loop of sources closed by an inductor is the inductor's (a note) */
+    .late =
+        1, /* after V/E/H/B: a loop of sources closed by an inductor is the inductor's (a note) */
     .count = l_count,
     .stamp = l_stamp,
     .current = l_current,
     .pclass = NSC_PC_STORE,
-    .ndc = 1, .dc = {{0, 1}},
+    .ndc = 1,
+    .dc = { { 0, 1 } },
     .topo = NSC_TOPO_IND,
     .out_current = 1,
     .value_unit = "H",

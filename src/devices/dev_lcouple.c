@@ -17,16 +17,20 @@ static nsc_status lc_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     const nsc_element *e = &ctx->c->el[ei];
     need->nbranch = 2;
     if (!(e->value > 0))
-        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "XSPICE lcouple %s: num_turns = %g must be positive", e->name,
-                       e->value);
+        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc,
+                       "XSPICE lcouple %s: num_turns = %g must be positive", e->name, e->value);
     if (ctx->mode == NSC_ASM_TRAN)
-        nsc_dev_link(ctx, e->node[0], e->node[1], NSC_LINK_NS);   /* i from phi and the circuit */
-    else if (nsc_dev_link(ctx, e->node[0], e->node[1], NSC_LINK_VD))   /* static: v_a = v_b */
-        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "XSPICE lcouple %s closes a loop of voltage sources "
-                       "(a short at DC)", e->name);
+        nsc_dev_link(ctx, e->node[0], e->node[1], NSC_LINK_NS); /* i from phi and the circuit */
+    else if (nsc_dev_link(ctx, e->node[0], e->node[1], NSC_LINK_VD)) /* static: v_a = v_b */
+        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc,
+                       "XSPICE lcouple %s closes a loop of voltage sources "
+                       "(a short at DC)",
+                       e->name);
     if (nsc_dev_link(ctx, e->node[2], e->node[3], NSC_LINK_VD))
-        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "XSPICE lcouple %s: its mmf closes a loop of voltage "
-                       "sources in the magnetic circuit", e->name);
+        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc,
+                       "XSPICE lcouple %s: its mmf closes a loop of voltage "
+                       "sources in the magnetic circuit",
+                       e->name);
     return NSC_OK;
 }
 
@@ -35,10 +39,10 @@ static nsc_status lc_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     const nsc_element *e = &b->c->el[ei];
     int i = s->branch, phi = i + 1;
     nsc_st_inc(b, e->node[0], e->node[1], i);
-    nsc_st(b, NSC_ST_E, i, phi, e->value);                  /* N phi' = v_a - v_b */
+    nsc_st(b, NSC_ST_E, i, phi, e->value); /* N phi' = v_a - v_b */
     nsc_st_vrow(b, i, e->node[0], e->node[1], 1.0);
-    nsc_st_inc(b, e->node[3], e->node[2], phi);              /* phi: m- -> m+ through it */
-    nsc_st_vrow(b, phi, e->node[2], e->node[3], 1.0);       /* 0 = v_m+ - v_m- - N i */
+    nsc_st_inc(b, e->node[3], e->node[2], phi);       /* phi: m- -> m+ through it */
+    nsc_st_vrow(b, phi, e->node[2], e->node[3], 1.0); /* 0 = v_m+ - v_m- - N i */
     nsc_st(b, NSC_ST_A, phi, i, -e->value);
     nsc_st_exact(b, phi);
     return NSC_OK;
@@ -58,7 +62,8 @@ const nsc_device nsc_dev_lcouple = {
     .stamp = lc_stamp,
     .current = lc_current,
     .pclass = NSC_PC_CONTROLLED,
-    .ndc = 2, .dc = {{0, 1}, {2, 3}},
-    .topo = NSC_TOPO_OTHER,                                  /* (an inductor's class has one pair) */
-    .pin = {1, -1, 2, 2},
+    .ndc = 2,
+    .dc = { { 0, 1 }, { 2, 3 } },
+    .topo = NSC_TOPO_OTHER, /* (an inductor's class has one pair) */
+    .pin = { 1, -1, 2, 2 },
 };

@@ -52,29 +52,29 @@
 #include "mos6.h"
 #include "meyer.h"
 
-#define EPSOX (3.9 * 8.854214871e-12)                        /* F/m */
-#define M_MAXANCH 8     /* gate drives anchored per transistor */
-#define M_XDEF 3.8241   /* the fit's range without larger drives: the design table's (pwl_sq.c) */
-#define M_XANCH 0.5     /* the least overdrive anchored (V): below, K/2 x^2 is no on-state */
+#define EPSOX (3.9 * 8.854214871e-12) /* F/m */
+#define M_MAXANCH 8                   /* gate drives anchored per transistor */
+#define M_XDEF 3.8241 /* the fit's range without larger drives: the design table's (pwl_sq.c) */
+#define M_XANCH 0.5   /* the least overdrive anchored (V): below, K/2 x^2 is no on-state */
 
 typedef struct mos_par {
-    double p;            /* +1 NMOS, -1 PMOS */
-    double vto, kp, K;   /* K = KP W/L */
-    double cgs, cgd;     /* F: CGSO W (+ Cox W Leff, TOX given), CGDO W */
-    double cgb;          /* F: CGBO Leff */
-    double cbd, cbs;     /* F: CBD, CBS as constants (m_fit: their charge over the circuit's swing) */
-    double pb, mj;       /* the junctions' grading */
-    double level;        /* the card's LEVEL (1 unless given) */
-    int nseg;            /* the card's SEGMENTS (0: the default fit) */
-    int nb;              /* pairs per side */
-    int nanch;           /* overdrives the fit is anchored at (m_fit) */
+    double p;          /* +1 NMOS, -1 PMOS */
+    double vto, kp, K; /* K = KP W/L */
+    double cgs, cgd;   /* F: CGSO W (+ Cox W Leff, TOX given), CGDO W */
+    double cgb;        /* F: CGBO Leff */
+    double cbd, cbs;   /* F: CBD, CBS as constants (m_fit: their charge over the circuit's swing) */
+    double pb, mj;     /* the junctions' grading */
+    double level;      /* the card's LEVEL (1 unless given) */
+    int nseg;          /* the card's SEGMENTS (0: the default fit) */
+    int nb;            /* pairs per side */
+    int nanch;         /* overdrives the fit is anchored at (m_fit) */
     double anch[M_MAXANCH], top;
     double b[NSC_PWL_MAXSEG], a[NSC_PWL_MAXSEG];
-    int junc;            /* 1: the bulk junction diodes (level 1-3) */
-    int jrefit;          /* the junction fits remade so far (m_refit) */
-    nsc_jfit jd, js;     /* the b-d and b-s junctions (m_junctions) */
-    int six;             /* 1: a LEVEL=6 card: its nsc_mos6 follows in the block (m_six), no pairs */
-    int meyer;           /* 1: a level 1-3 card with TOX: its nsc_meyer follows in the block (m_mey) */
+    int junc;        /* 1: the bulk junction diodes (level 1-3) */
+    int jrefit;      /* the junction fits remade so far (m_refit) */
+    nsc_jfit jd, js; /* the b-d and b-s junctions (m_junctions) */
+    int six;         /* 1: a LEVEL=6 card: its nsc_mos6 follows in the block (m_six), no pairs */
+    int meyer;       /* 1: a level 1-3 card with TOX: its nsc_meyer follows in the block (m_mey) */
 } mos_par;
 
 /* A LEVEL=6 card (not VDMOS): the power law of mos6.c, whose functions follow
@@ -89,14 +89,18 @@ static int m_is6(const nsc_element *e)
 static int m_isMeyer(const nsc_element *e)
 {
     double lv = 1, tox = 0;
-    return e->model && !e->model->vdmos && nsc_model_get(e->model, "tox", &tox) &&
-           (!nsc_model_get(e->model, "level", &lv) || (lv >= 1 && lv <= 3));
+    return e->model && !e->model->vdmos && nsc_model_get(e->model, "tox", &tox)
+           && (!nsc_model_get(e->model, "level", &lv) || (lv >= 1 && lv <= 3));
 }
 static size_t m_size(const nsc_element *e)
 {
-    return sizeof(mos_par) + (m_is6(e) ? sizeof(nsc_mos6) : 0) + (m_isMeyer(e) ? sizeof(nsc_meyer) : 0);
+    return sizeof(mos_par) + (m_is6(e) ? sizeof(nsc_mos6) : 0)
+           + (m_isMeyer(e) ? sizeof(nsc_meyer) : 0);
 }
-static const nsc_mos6 *m_six(const mos_par *p) { return p && p->six ? (const nsc_mos6 *)(const void *)(p + 1) : NULL; }
+static const nsc_mos6 *m_six(const mos_par *p)
+{
+    return p && p->six ? (const nsc_mos6 *)(const void *)(p + 1) : NULL;
+}
 static const nsc_meyer *m_mey(const mos_par *p)
 {
     return p && p->meyer ? (const nsc_meyer *)(const void *)(p + 1) : NULL;
@@ -104,16 +108,28 @@ static const nsc_meyer *m_mey(const mos_par *p)
 
 /* The card's parameters (netlist.md), bits of the table's rows. */
 typedef struct m_card {
-    double level, vto, vt0, vth0, kp, cgso, cgdo, seg, tox, uo, u0, ld, cgbo, cbd, cbs, pb, mj, is, js, phi;
+    double level, vto, vt0, vth0, kp, cgso, cgdo, seg, tox, uo, u0, ld, cgbo, cbd, cbs, pb, mj, is,
+        js, phi;
 } m_card;
-enum { G_VTO = 1 << 1, G_VT0 = 1 << 2, G_VTH0 = 1 << 3, G_KP = 1 << 4, G_TOX = 1 << 8, G_UO = 1 << 9,
-       G_U0 = 1 << 10 };
-#define M_P(f, def) { #f, offsetof(m_card, f), def, 0 }
+enum {
+    G_VTO = 1 << 1,
+    G_VT0 = 1 << 2,
+    G_VTH0 = 1 << 3,
+    G_KP = 1 << 4,
+    G_TOX = 1 << 8,
+    G_UO = 1 << 9,
+    G_U0 = 1 << 10
+};
+#define M_P(f, def) \
+    { \
+#f, offsetof(m_card, f), def, 0 \
+    }
 static const nsc_par M_PAR[] = {
-    M_P(level, 1), M_P(vto, 0), M_P(vt0, 0), M_P(vth0, 0), M_P(kp, 2e-5), M_P(cgso, 0), M_P(cgdo, 0),
-    { "segments", offsetof(m_card, seg), 0, 0 }, M_P(tox, 0), M_P(uo, 600), M_P(u0, 600), M_P(ld, 0),
-    M_P(cgbo, 0), M_P(cbd, 0), M_P(cbs, 0), M_P(pb, 0.8), M_P(mj, 0.5), M_P(is, 1e-14), M_P(js, 0),
-    M_P(phi, 0.6),
+    M_P(level, 1), M_P(vto, 0),    M_P(vt0, 0),  M_P(vth0, 0),
+    M_P(kp, 2e-5), M_P(cgso, 0),   M_P(cgdo, 0), { "segments", offsetof(m_card, seg), 0, 0 },
+    M_P(tox, 0),   M_P(uo, 600),   M_P(u0, 600), M_P(ld, 0),
+    M_P(cgbo, 0),  M_P(cbd, 0),    M_P(cbs, 0),  M_P(pb, 0.8),
+    M_P(mj, 0.5),  M_P(is, 1e-14), M_P(js, 0),   M_P(phi, 0.6),
 };
 #define M_NPAR ((int)(sizeof M_PAR / sizeof M_PAR[0]))
 
@@ -121,15 +137,21 @@ static const nsc_par M_PAR[] = {
  * (transistors in parallel, 1 unless given: K, the capacitors and the junctions'
  * currents times m), AD= AS= (m^2, the junctions' areas for JS; 0 unless given). */
 enum { M_W, M_L, M_M, M_AD, M_AS };
-static const nsc_par M_INST[] = { { "w", 0, 100e-6, NSC_INST_LENGTH }, { "l", 0, 100e-6, NSC_INST_LENGTH },
+static const nsc_par M_INST[] = { { "w", 0, 100e-6, NSC_INST_LENGTH },
+                                  { "l", 0, 100e-6, NSC_INST_LENGTH },
                                   { "m", 0, 1.0, NSC_INST_PARALLEL },
-                                  { "ad", 0, 0, NSC_INST_AREA }, { "as", 0, 0, NSC_INST_AREA } };
+                                  { "ad", 0, 0, NSC_INST_AREA },
+                                  { "as", 0, 0, NSC_INST_AREA } };
 
 /* what the elaborator takes from a VDMOS card (nl_expand.c nle_vdmos_model), from
  * a level 1-3 card (nle_mos_expand) */
-static const char *const known_vdmos[] = {"rd", "rs", "rg", "rb", "is", "n", "bv", "cgs", "cgdmin", "cgdmax", "a", "cjo",
-                                          "vj", "m", "fc", NULL};   /* cgdmin cgdmax a: NAME#cgd; cjo vj m fc: the body's CJO (nl_expand.c) */
-static const char *const known_mos[] = {"rd", "rs", "lmin", "lmax", "wmin", "wmax", NULL};   /* LMIN ...: bins (nl_model.c) */
+static const char *const known_vdmos[] = {
+    "rd",     "rs",     "rg", "rb",  "is", "n", "bv", "cgs",
+    "cgdmin", "cgdmax", "a",  "cjo", "vj", "m", "fc", NULL
+}; /* cgdmin cgdmax a: NAME#cgd; cjo vj m fc: the body's CJO (nl_expand.c) */
+static const char *const known_mos[] = {
+    "rd", "rs", "lmin", "lmax", "wmin", "wmax", NULL
+}; /* LMIN ...: bins (nl_model.c) */
 
 static int cmp_desc(const void *x, const void *y)
 {
@@ -141,7 +163,9 @@ static int cmp_desc(const void *x, const void *y)
 static int is_known(const nsc_model *m, const char *name, int six, int meyer)
 {
     if (nsc_strieq(name, "phi") && !meyer && !six) return 0;
-    if (nsc_par_known(M_PAR, M_NPAR, 0, name) || nsc_swloss_param(name) || (six && nsc_m6_known(name))) return 1;
+    if (nsc_par_known(M_PAR, M_NPAR, 0, name) || nsc_swloss_param(name)
+        || (six && nsc_m6_known(name)))
+        return 1;
     for (const char *const *k = m->vdmos ? known_vdmos : known_mos; *k; k++)
         if (nsc_strieq(name, *k)) return 1;
     return 0;
@@ -155,14 +179,16 @@ static int is_known(const nsc_model *m, const char *name, int six, int meyer)
  * Meyer's charges +1.9 %). Overlaps
  * CGSO W, CGDO W, CGBO Leff. CBD, CBS: zero-bias junction capacitances, made
  * constants in m_fit. */
-static nsc_status m_caps(const nsc_model *m, const m_card *k, double cox, double w, double l, nsc_report *r,
-                         mos_par *p)
+static nsc_status m_caps(const nsc_model *m, const m_card *k, double cox, double w, double l,
+                         nsc_report *r, mos_par *p)
 {
     if (!(k->cgso >= 0 && k->cgdo >= 0 && k->cgbo >= 0 && k->cbd >= 0 && k->cbs >= 0))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': CGSO, CGDO, CGBO, CBD and CBS must be >= 0", m->name);
+        return nsc_err(r, NSC_ENETLIST, &m->loc,
+                       "MOS model '%s': CGSO, CGDO, CGBO, CBD and CBS must be >= 0", m->name);
     if (!(k->pb > 0 && k->mj >= 0 && k->mj < 1))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': PB = %g must be > 0 and MJ = %g in [0, 1)", m->name,
-                       k->pb, k->mj);
+        return nsc_err(r, NSC_ENETLIST, &m->loc,
+                       "MOS model '%s': PB = %g must be > 0 and MJ = %g in [0, 1)", m->name, k->pb,
+                       k->mj);
     p->cgs = k->cgso * w + cox * w * l;
     p->cgd = k->cgdo * w;
     p->cgb = k->cgbo * l;
@@ -177,18 +203,20 @@ static nsc_status m_caps(const nsc_model *m, const m_card *k, double cox, double
  * in parallel, into p (checked): I_sat = JS AD, JS AS with JS, AD, AS all > 0,
  * else IS (ngspice's MOS1-3), fitted by one line on m [10 mA, 1 A] (dev_q.c's
  * default; the fit follows the run, m_refit). */
-#define M_VT (1.380649e-23 * 300.15 / 1.602176634e-19)       /* kT/q, V (dev_d.c's) */
-static nsc_status m_junctions(const nsc_element *e, const m_card *k, double mult, nsc_report *r, mos_par *p)
+#define M_VT (1.380649e-23 * 300.15 / 1.602176634e-19) /* kT/q, V (dev_d.c's) */
+static nsc_status m_junctions(const nsc_element *e, const m_card *k, double mult, nsc_report *r,
+                              mos_par *p)
 {
     const nsc_model *m = e->model;
     double ad = e->ipar[M_AD], as = e->ipar[M_AS];
     p->junc = !m->vdmos && k->level >= 1 && k->level <= 3;
     if (!p->junc) return NSC_OK;
     if (!(k->is >= 0 && k->js >= 0 && ad >= 0 && as >= 0))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': IS = %g, JS = %g (AD, AS of %s) must be >= 0",
-                       m->name, k->is, k->js, e->name);
+        return nsc_err(r, NSC_ENETLIST, &m->loc,
+                       "MOS model '%s': IS = %g, JS = %g (AD, AS of %s) must be >= 0", m->name,
+                       k->is, k->js, e->name);
     int area = k->js > 0 && ad > 0 && as > 0;
-    if (!area && k->is == 0) p->junc = 0;                    /* no saturation current: no junction current */
+    if (!area && k->is == 0) p->junc = 0; /* no saturation current: no junction current */
     if (!p->junc) return NSC_OK;
     double isd = mult * (area ? k->js * ad : k->is), iss = mult * (area ? k->js * as : k->is);
     nsc_jfit_make(0.0, M_VT, isd, 0.0, mult * 10e-3, mult * 1.0, 1, &p->jd);
@@ -203,35 +231,46 @@ static nsc_status m_params(const nsc_element *e, nsc_report *r, void *out)
     mos_par *p = out;
     const nsc_model *m = e->model;
     if (!m || (m->type != NSC_MOD_NMOS && m->type != NSC_MOD_PMOS))
-        return nsc_err(r, NSC_ENETLIST, &e->loc, "MOS transistor %s has no MOS model (NMOS or PMOS)", e->name);
+        return nsc_err(r, NSC_ENETLIST, &e->loc,
+                       "MOS transistor %s has no MOS model (NMOS or PMOS)", e->name);
     m_card k;
     unsigned given = nsc_par_read(m, M_PAR, M_NPAR, &k);
     double uo = given & G_UO ? k.uo : k.u0, seg = k.seg;
     p->p = m->type == NSC_MOD_NMOS ? 1.0 : -1.0;
     p->level = k.level;
-    p->vto = given & G_VTO ? k.vto : given & G_VT0 ? k.vt0 : k.vth0;   /* vth0: BSIM cards */
+    p->vto = given & G_VTO ? k.vto : given & G_VT0 ? k.vt0 : k.vth0; /* vth0: BSIM cards */
     p->kp = k.kp;
     if ((given & G_TOX) && !(k.tox > 0))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': TOX = %g must be > 0", m->name, k.tox);
-    if (!(given & G_KP) && (given & G_TOX)) p->kp = uo * 1e-4 * EPSOX / k.tox;   /* KP = mu Cox, UO in cm^2/Vs */
-    if (!(p->kp > 0)) return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': KP = %g must be > 0", m->name, p->kp);
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': TOX = %g must be > 0", m->name,
+                       k.tox);
+    if (!(given & G_KP) && (given & G_TOX))
+        p->kp = uo * 1e-4 * EPSOX / k.tox; /* KP = mu Cox, UO in cm^2/Vs */
+    if (!(p->kp > 0))
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': KP = %g must be > 0", m->name,
+                       p->kp);
     if (seg != floor(seg) || (seg != 0 && (seg < 3 || seg > NSC_PWL_MAXSEG)))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': SEGMENTS = %g must be an integer in 3..%d",
-                       m->name, seg, NSC_PWL_MAXSEG);
-    double w = e->ipar[M_W], l = e->ipar[M_L] - 2 * k.ld;     /* SPICE's Leff = L - 2 LD */
+        return nsc_err(r, NSC_ENETLIST, &m->loc,
+                       "MOS model '%s': SEGMENTS = %g must be an integer in 3..%d", m->name, seg,
+                       NSC_PWL_MAXSEG);
+    double w = e->ipar[M_W], l = e->ipar[M_L] - 2 * k.ld; /* SPICE's Leff = L - 2 LD */
     if (!(w > 0 && l > 0))
-        return nsc_err(r, NSC_ENETLIST, &e->loc, "MOS transistor %s: W and L - 2 LD must be > 0 (L = %g, LD = %g)",
-                       e->name, e->ipar[M_L], k.ld);
-    double mult = e->ipar[M_M] > 0 ? e->ipar[M_M] : 1.0;     /* 0: an element made without its card (1) */
+        return nsc_err(r, NSC_ENETLIST, &e->loc,
+                       "MOS transistor %s: W and L - 2 LD must be > 0 (L = %g, LD = %g)", e->name,
+                       e->ipar[M_L], k.ld);
+    double mult = e->ipar[M_M] > 0 ? e->ipar[M_M]
+                                   : 1.0; /* 0: an element made without its card (1) */
     p->nseg = (int)seg;
-    p->K = p->kp * w / l * mult;                              /* K = m KP W/Leff (m in parallel) */
+    p->K = p->kp * w / l * mult; /* K = m KP W/Leff (m in parallel) */
     double cox = given & G_TOX ? EPSOX / k.tox : 0;
-    p->meyer = m_isMeyer(e);                                  /* Cox W Leff as Meyer's charges, not in cgs */
+    p->meyer = m_isMeyer(e); /* Cox W Leff as Meyer's charges, not in cgs */
     if (p->meyer && !(k.phi > 0))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': PHI = %g must be > 0", m->name, k.phi);
-    if (p->meyer) nsc_meyer_make(e->node, p->p, p->vto, cox * w * l * mult, k.phi, (nsc_meyer *)(void *)(p + 1));
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': PHI = %g must be > 0", m->name,
+                       k.phi);
+    if (p->meyer)
+        nsc_meyer_make(e->node, p->p, p->vto, cox * w * l * mult, k.phi,
+                       (nsc_meyer *)(void *)(p + 1));
     nsc_status s = m_caps(m, &k, p->meyer ? 0 : cox, w, l, r, p);
-    p->cgs *= mult;                                           /* and m times each capacitor */
+    p->cgs *= mult; /* and m times each capacitor */
     p->cgd *= mult;
     p->cgb *= mult;
     p->cbd *= mult;
@@ -239,7 +278,8 @@ static nsc_status m_params(const nsc_element *e, nsc_report *r, void *out)
     if (!s) s = m_junctions(e, &k, mult, r, p);
     p->six = !s && k.level == 6 && !m->vdmos;
     if (p->six)
-        s = nsc_m6_params(e, p->p, p->vto, given & G_TOX ? EPSOX / k.tox : 0, uo, w, l, mult, r, (nsc_mos6 *)(void *)(p + 1));
+        s = nsc_m6_params(e, p->p, p->vto, given & G_TOX ? EPSOX / k.tox : 0, uo, w, l, mult, r,
+                          (nsc_mos6 *)(void *)(p + 1));
     return s;
 }
 
@@ -292,15 +332,16 @@ static void m_fit(const nsc_circuit *c, mos_par *p)
         if (c->el[k].kind == NSC_EL_V) wave_levels(&c->el[k].wave, lv, &nl, 4 * M_MAXANCH);
     qsort(lv, (size_t)nl, sizeof *lv, cmp_desc);
     p->top = M_XDEF;
-    for (int k = 0; k < nl && na < M_MAXANCH && !p->nseg; k++) {   /* SEGMENTS=n: n segments, no anchors */
-        double x = lv[k] - p->p * p->vto;                    /* overdrive p (v_gs - VTO) at v_gs = p L */
+    for (int k = 0; k < nl && na < M_MAXANCH && !p->nseg;
+         k++) {                           /* SEGMENTS=n: n segments, no anchors */
+        double x = lv[k] - p->p * p->vto; /* overdrive p (v_gs - VTO) at v_gs = p L */
         if (x >= M_XANCH) p->anch[na++] = x;
     }
-    double sw = lv[0];                                        /* the largest level: the junctions' swing */
+    double sw = lv[0]; /* the largest level: the junctions' swing */
     p->cbd *= junction_keq(sw, p->pb, p->mj);
     p->cbs *= junction_keq(sw, p->pb, p->mj);
-    if (p->six) {                                             /* LEVEL=6: no pairs (mos6.c) */
-        p->nb = 0;                                            /* (read by m_count: the priv block is malloc'd) */
+    if (p->six) {  /* LEVEL=6: no pairs (mos6.c) */
+        p->nb = 0; /* (read by m_count: the priv block is malloc'd) */
         return;
     }
     while ((p->nb = nsc_pwl_sq_fit(p->nseg, M_XDEF, p->anch, na, p->b, p->a, NULL)) == -2) na--;
@@ -354,35 +395,47 @@ static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     char ign[256] = "";
     size_t len = 0;
     for (int q = 0; q < m->npar; q++)
-        if (!is_known(m, m->pname[q], p->six, p->meyer) && len + strlen(m->pname[q]) + 2 < sizeof ign)
-            len += (size_t)snprintf(ign + len, sizeof ign - len, "%s%s", len ? " " : "", m->pname[q]);
+        if (!is_known(m, m->pname[q], p->six, p->meyer)
+            && len + strlen(m->pname[q]) + 2 < sizeof ign)
+            len += (size_t)snprintf(ign + len, sizeof ign - len, "%s%s", len ? " " : "",
+                                    m->pname[q]);
     double level = p->level;
     if (m->vdmos) {
         if (len)
-            nsc_warn(ctx->r, &m->loc, "VDMOS model '%s': parameters %s ignored (PWL Sah model: VTO=%g KP=%g, %d "
-                     "segments; RD RS RG resistors, body diode IS N RB, CJO VJ M FC, CGDMIN CGDMAX A)", m->name, ign, p->vto, p->kp, p->nb + 1);
+            nsc_warn(
+                ctx->r, &m->loc,
+                "VDMOS model '%s': parameters %s ignored (PWL Sah model: VTO=%g KP=%g, %d "
+                "segments; RD RS RG resistors, body diode IS N RB, CJO VJ M FC, CGDMIN CGDMAX A)",
+                m->name, ign, p->vto, p->kp, p->nb + 1);
     } else if (p->six) {
         if (len)
-            nsc_warn(ctx->r, &m->loc, "MOS model '%s': parameters %s ignored (LEVEL=6 power law: VTO=%g KC=%g NC=%g "
-                     "KV=%g NV=%g)", m->name, ign, m_six(p)->vto, m_six(p)->kc, m_six(p)->nc, m_six(p)->kv, m_six(p)->nv);
-    } else if (level != 1 && level != 3)                      /* LEVEL=2, BSIM's 8/49/54 ...: mapped */
-        nsc_warn(ctx->r, &m->loc, "MOS model '%s': a LEVEL=%g card, simulated as the PWL Sah model (VTO=%g "
-                 "KP=%g, %d segments)%s%s%s", m->name, level, p->vto, p->kp, p->nb + 1, len ? "; parameters " : "",
-                 ign, len ? " ignored" : "");
+            nsc_warn(ctx->r, &m->loc,
+                     "MOS model '%s': parameters %s ignored (LEVEL=6 power law: VTO=%g KC=%g NC=%g "
+                     "KV=%g NV=%g)",
+                     m->name, ign, m_six(p)->vto, m_six(p)->kc, m_six(p)->nc, m_six(p)->kv,
+                     m_six(p)->nv);
+    } else if (level != 1 && level != 3) /* LEVEL=2, BSIM's 8/49/54 ...: mapped */
+        nsc_warn(ctx->r, &m->loc,
+                 "MOS model '%s': a LEVEL=%g card, simulated as the PWL Sah model (VTO=%g "
+                 "KP=%g, %d segments)%s%s%s",
+                 m->name, level, p->vto, p->kp, p->nb + 1, len ? "; parameters " : "", ign,
+                 len ? " ignored" : "");
     else if (len)
-        nsc_warn(ctx->r, &m->loc, "MOS model '%s': parameters %s ignored (PWL Sah model: VTO=%g KP=%g, "
-                 "%d segments)", m->name, ign, p->vto, p->kp, p->nb + 1);
+        nsc_warn(ctx->r, &m->loc,
+                 "MOS model '%s': parameters %s ignored (PWL Sah model: VTO=%g KP=%g, "
+                 "%d segments)",
+                 m->name, ign, p->vto, p->kp, p->nb + 1);
     int d = e->node[0], s = e->node[2], b = e->node[3];
     int capmode = ctx->mode == NSC_ASM_TRAN ? NSC_LINK_NS : NSC_LINK_DC;
     need->npair = 2 * p->nb + m_jn(e, p, 0) + m_jn(e, p, 2);
     need->nbranch = p->six ? nsc_m6_nbranch(m_six(p)) : p->meyer ? m_mey(p)->nq : 0;
-    nsc_dev_link(ctx, d, s, NSC_LINK_DC);                    /* the channel */
-    nsc_dev_link(ctx, b, s, NSC_LINK_DC);                    /* body: unmodelled, not floating */
+    nsc_dev_link(ctx, d, s, NSC_LINK_DC); /* the channel */
+    nsc_dev_link(ctx, b, s, NSC_LINK_DC); /* body: unmodelled, not floating */
     double cv[M_NCAP];
     m_capvals(e, p, cv);
     for (int k = 0; k < M_NCAP; k++)
         if (cv[k] > 0) nsc_dev_link(ctx, e->node[M_CT[k][0]], e->node[M_CT[k][1]], capmode);
-    for (int k = 0; p->meyer && k < m_mey(p)->nq; k++)       /* the gate's charges */
+    for (int k = 0; p->meyer && k < m_mey(p)->nq; k++) /* the gate's charges */
         nsc_dev_link(ctx, e->node[1], e->node[m_mey(p)->to[k]], capmode);
     return NSC_OK;
 }
@@ -390,7 +443,8 @@ static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 /* Meyer's charges x_k = branch + k (meyer.h), rows 0 = -x_k + q_k(v) (the
  * Newton iteration's); TRAN: x_k' leaves g, enters terminal to[k]:
  * E[g][x_k] += 1, E[to_k][x_k] -= 1 (dropped in the static modes: open). */
-static void m_meyer_stamp(nsc_builder *bld, const nsc_element *e, int ei, int branch, const nsc_meyer *q)
+static void m_meyer_stamp(nsc_builder *bld, const nsc_element *e, int ei, int branch,
+                          const nsc_meyer *q)
 {
     int in[3];
     for (int j = 0; j < q->nin; j++) in[j] = nsc_zn(e->node[q->term[j]]);
@@ -400,7 +454,8 @@ static void m_meyer_stamp(nsc_builder *bld, const nsc_element *e, int ei, int br
             nsc_st(bld, NSC_ST_E, nsc_zn(e->node[1]), x, 1.0);
             nsc_st(bld, NSC_ST_E, nsc_zn(e->node[q->to[k]]), x, -1.0);
         }
-        nsc_st_smooth_fn_at0(bld, ei, x, in, q->nin, nsc_meyer_charge, &q->q[k]);   /* C code: meyer.c */
+        nsc_st_smooth_fn_at0(bld, ei, x, in, q->nin, nsc_meyer_charge,
+                             &q->q[k]); /* C code: meyer.c */
     }
 }
 
@@ -411,17 +466,17 @@ static nsc_status m_stamp(nsc_builder *bld, int ei, const nsc_dev_slots *sl)
     if (!p) return nsc_bind_failed(e, m_size(e), m_params, bld->r);
     int d = e->node[0], g = e->node[1], s = e->node[2];
     for (int side = 0; side < 2; side++) {
-        int x = side == 0 ? s : d;                           /* x_side = p (v_g - v_x - VTO) */
-        double dir = side == 0 ? 1.0 : -1.0;                 /* I_DS = sum c_j (mu_j - nu_j) */
+        int x = side == 0 ? s : d;           /* x_side = p (v_g - v_x - VTO) */
+        double dir = side == 0 ? 1.0 : -1.0; /* I_DS = sum c_j (mu_j - nu_j) */
         for (int j = 0; j < p->nb; j++) {
             int q = sl->pair + side * p->nb + j;
             double c = dir * p->p * 0.5 * p->K * p->a[j];
-            nsc_st(bld, NSC_ST_C, q, nsc_zn(g), -p->p);       /* y = mu - x + b_j */
+            nsc_st(bld, NSC_ST_C, q, nsc_zn(g), -p->p); /* y = mu - x + b_j */
             nsc_st(bld, NSC_ST_C, q, nsc_zn(x), p->p);
             nsc_st(bld, NSC_ST_D, q, q, 1.0);
-            nsc_st_cont(bld, q);                              /* mu = max(0, x - b_j): a continuous kink */
+            nsc_st_cont(bld, q); /* mu = max(0, x - b_j): a continuous kink */
             nsc_st_e0(bld, q, p->p * p->vto + p->b[j]);
-            nsc_st(bld, NSC_ST_B, nsc_zn(d), q, -c);         /* c mu leaves d, enters s */
+            nsc_st(bld, NSC_ST_B, nsc_zn(d), q, -c); /* c mu leaves d, enters s */
             nsc_st(bld, NSC_ST_B, nsc_zn(s), q, c);
         }
     }
@@ -432,7 +487,7 @@ static nsc_status m_stamp(nsc_builder *bld, int ei, const nsc_dev_slots *sl)
     if (p->six) nsc_m6_stamp(bld, ei, sl->branch, m_six(p));
     if (p->meyer) m_meyer_stamp(bld, e, ei, sl->branch, m_mey(p));
     int j = sl->pair + 2 * p->nb, b = e->node[3];
-    for (int t = 0; t <= 2; t += 2) {                         /* the bulk junctions b -> t (NMOS) */
+    for (int t = 0; t <= 2; t += 2) { /* the bulk junctions b -> t (NMOS) */
         if (!m_jn(e, p, t)) continue;
         nsc_st_pair(bld, p->p > 0 ? b : e->node[t], p->p > 0 ? e->node[t] : b, j);
         nsc_st_jfit(bld, t ? &p->js : &p->jd, j);
@@ -443,8 +498,8 @@ static nsc_status m_stamp(nsc_builder *bld, int ei, const nsc_dev_slots *sl)
 
 /* f += w times the current of the bulk junction b -> t (NMOS; t -> b PMOS) into t,
  * -p lambda_j (j its first pair): none without it. */
-static nsc_status junction_current(const nsc_lcs *L, const nsc_element *e, int ei, const mos_par *p, int t, double w,
-                                   nsc_lin *f)
+static nsc_status junction_current(const nsc_lcs *L, const nsc_element *e, int ei, const mos_par *p,
+                                   int t, double w, nsc_lin *f)
 {
     int j = L->el_pair[ei] + 2 * p->nb + (t ? m_jn(e, p, 0) : 0);
     return m_jn(e, p, t) ? nsc_lin_add(f, NSC_T_L, j, -w * p->p) : NSC_OK;
@@ -453,18 +508,21 @@ static nsc_status junction_current(const nsc_lcs *L, const nsc_element *e, int e
 /* The current into terminal t (0 d, 1 g, 3 b) of e (element ei of L) through
  * the capacitors of p into f: the sum over those at t of C (v_t - v_other)',
  * and Meyer's charges' x_k' (the gate's), -x_k' (terminal to[k]'s). */
-static nsc_status cap_current(const nsc_lcs *L, const nsc_element *e, int ei, const mos_par *p, int t, nsc_lin *f)
+static nsc_status cap_current(const nsc_lcs *L, const nsc_element *e, int ei, const mos_par *p,
+                              int t, nsc_lin *f)
 {
     const nsc_meyer *q = m_mey(p);
     for (int k = 0; q && k < q->nq; k++)
-        if ((t == 1 || t == q->to[k]) && nsc_lin_add(f, NSC_T_DZ, L->el_branch[ei] + k, t == 1 ? 1.0 : -1.0))
+        if ((t == 1 || t == q->to[k])
+            && nsc_lin_add(f, NSC_T_DZ, L->el_branch[ei] + k, t == 1 ? 1.0 : -1.0))
             return NSC_ENOMEM;
     double cv[M_NCAP];
     m_capvals(e, p, cv);
     for (int k = 0; k < M_NCAP; k++) {
         if (!(cv[k] > 0) || (M_CT[k][0] != t && M_CT[k][1] != t)) continue;
         int o = M_CT[k][0] == t ? M_CT[k][1] : M_CT[k][0];
-        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[t]), cv[k]) || nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[o]), -cv[k]))
+        if (nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[t]), cv[k])
+            || nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[o]), -cv[k]))
             return NSC_ENOMEM;
     }
     return NSC_OK;
@@ -485,29 +543,36 @@ static nsc_status m_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
     if (junction_current(L, e, ei, p, 0, 1.0, f)) return NSC_ENOMEM;
     if (p->six && nsc_m6_current(m_six(p), L->el_branch[ei], 0, 1.0, f)) return NSC_ENOMEM;
     if (L->mode != NSC_ASM_TRAN) return NSC_OK;
-    return cap_current(L, e, ei, p, 0, f);                        /* + CGDO W (v_d - v_g)' + CBD (v_d - v_b)' */
+    return cap_current(L, e, ei, p, 0, f); /* + CGDO W (v_d - v_g)' + CBD (v_d - v_b)' */
 }
 
 /* Power, with the source as reference: v_ds i_d + v_gs i_g + v_bs i_b; i_d =
  * I_DS + its capacitors' currents (m_current), i_g, i_b those of the gate's and
  * the body's (cap_current). A port whose current has no term is left out. */
-static nsc_status m_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i, int *np)
+static nsc_status m_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i,
+                          int *np)
 {
     const nsc_element *e = &c->el[ei];
     *np = 0;
     if (m_current(L, c, ei, &i[0])) return NSC_ENOMEM;
     int s = nsc_zn(e->node[2]);
-    if (nsc_lin_add(&v[0], NSC_T_Z, nsc_zn(e->node[0]), 1.0) || nsc_lin_add(&v[0], NSC_T_Z, s, -1.0)) return NSC_ENOMEM;
+    if (nsc_lin_add(&v[0], NSC_T_Z, nsc_zn(e->node[0]), 1.0)
+        || nsc_lin_add(&v[0], NSC_T_Z, s, -1.0))
+        return NSC_ENOMEM;
     const mos_par *p = e->priv;
     *np = 1;
     if (!p) return NSC_OK;
-    for (int t = 1; t <= 3; t += 2) {                         /* the gate, the body */
+    for (int t = 1; t <= 3; t += 2) { /* the gate, the body */
         if (L->mode == NSC_ASM_TRAN && cap_current(L, e, ei, p, t, &i[*np])) return NSC_ENOMEM;
-        if (t == 3 && (junction_current(L, e, ei, p, 0, -1.0, &i[*np]) || junction_current(L, e, ei, p, 2, -1.0, &i[*np])))
-            return NSC_ENOMEM;                                /* + p (i_BD + i_BS) into b */
-        if (t == 3 && p->six && nsc_m6_current(m_six(p), L->el_branch[ei], 3, 1.0, &i[*np])) return NSC_ENOMEM;
+        if (t == 3
+            && (junction_current(L, e, ei, p, 0, -1.0, &i[*np])
+                || junction_current(L, e, ei, p, 2, -1.0, &i[*np])))
+            return NSC_ENOMEM; /* + p (i_BD + i_BS) into b */
+        if (t == 3 && p->six && nsc_m6_current(m_six(p), L->el_branch[ei], 3, 1.0, &i[*np]))
+            return NSC_ENOMEM;
         if (i[*np].nterm == 0) continue;
-        if (nsc_lin_add(&v[*np], NSC_T_Z, nsc_zn(e->node[t]), 1.0) || nsc_lin_add(&v[*np], NSC_T_Z, s, -1.0))
+        if (nsc_lin_add(&v[*np], NSC_T_Z, nsc_zn(e->node[t]), 1.0)
+            || nsc_lin_add(&v[*np], NSC_T_Z, s, -1.0))
             return NSC_ENOMEM;
         (*np)++;
     }
@@ -517,7 +582,8 @@ static nsc_status m_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_li
 /* The run's largest overdrive on each side: x = b_last + mu_last (the last pair's
  * multiplier is max(0, x - b_last)); beyond the fit's top the last chord goes on
  * and the square law drifts: warned with f(x)/x^2 - 1 there, when over 1 %. */
-static void m_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r)
+static void m_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk,
+                    nsc_report *r)
 {
     const nsc_element *e = &c->el[ei];
     const mos_par *p = e->priv;
@@ -527,19 +593,23 @@ static void m_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
         xp = fmax(xp, p->b[p->nb - 1] + lpk[L->el_pair[ei] + side * p->nb + p->nb - 1]);
     double dev = xp > 0 ? nsc_pwl_eval(p->nb, p->b, p->a, xp) / (xp * xp) - 1 : 0;
     if (xp > p->top * (1 + 1e-9) && fabs(dev) > 0.01)
-        nsc_warn(r, &e->loc, "MOS transistor %s: its gate overdrive reached %.3g V, beyond the %.3g V its model "
-                 "'%s' was fitted to (the sources' levels); there the channel current is %+.1f %% off the square law",
-                 e->name, xp, p->top, e->model->name, 100 * dev);
+        nsc_warn(
+            r, &e->loc,
+            "MOS transistor %s: its gate overdrive reached %.3g V, beyond the %.3g V its model "
+            "'%s' was fitted to (the sources' levels); there the channel current is %+.1f %% off the square law",
+            e->name, xp, p->top, e->model->name, 100 * dev);
     for (int t = 0, j = L->el_pair[ei] + 2 * p->nb; t <= 2; j += m_jn(e, p, t), t += 2) {
         double off, ip = lpk[j];
         const nsc_jfit *f = t ? &p->js : &p->jd;
         if (!m_jn(e, p, t) || !nsc_jfit_outside(f, ip, &off)) continue;
         char rg[64];
         nsc_jfit_range(f, rg, sizeof rg);
-        nsc_warn(r, &e->loc, "MOS transistor %s: its peak bulk-%s junction current %.3g A is %s the range %s it "
-                 "was fitted on; there the fit is %.3g V off the SPICE junction (%.3g V inside)%s", e->name,
-                 t ? "source" : "drain", ip, ip > f->i2 ? "above" : "below", rg, off, f->err,
-                 p->jrefit ? " (it left the refitted ones too)" : "");
+        nsc_warn(
+            r, &e->loc,
+            "MOS transistor %s: its peak bulk-%s junction current %.3g A is %s the range %s it "
+            "was fitted on; there the fit is %.3g V off the SPICE junction (%.3g V inside)%s",
+            e->name, t ? "source" : "drain", ip, ip > f->i2 ? "above" : "below", rg, off, f->err,
+            p->jrefit ? " (it left the refitted ones too)" : "");
     }
 }
 
@@ -560,11 +630,12 @@ static void m_check_pairs(const nsc_lcs *L, const nsc_circuit *c, int ei, char *
 
 /* The bulk junctions' fits a run left remade on its currents (device.h refit),
  * by the fewest chords within 10 mV (at most 8), as the BJT's (dev_q.c). */
-static int m_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, int complete, nsc_report *r)
+static int m_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, int complete,
+                   nsc_report *r)
 {
-    (void)complete;                                          /* (a peak is a peak, complete or not) */
+    (void)complete; /* (a peak is a peak, complete or not) */
     const nsc_element *e = &c->el[ei];
-    mos_par *p = e->priv;                                    /* (the element's own block) */
+    mos_par *p = e->priv; /* (the element's own block) */
     if (!p || !p->junc) return 0;
     int n = 0;
     for (int t = 0, j = L->el_pair[ei] + 2 * p->nb; t <= 2; j += m_jn(e, p, t), t += 2) {
@@ -573,9 +644,11 @@ static int m_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
         char a[64], b[64];
         nsc_jfit_range(&old, a, sizeof a);
         nsc_jfit_range(f, b, sizeof b);
-        nsc_note(r, &e->loc, "MOS transistor %s: its peak bulk-%s junction current %.3g A %s %s it was "
-                 "fitted on: refitted by %d segment%s on %s (max error %.3g V), the run repeated", e->name,
-                 t ? "source" : "drain", lpk[j], nsc_jfit_where(&old, lpk[j]), a, f->nseg, f->nseg > 1 ? "s" : "", b, f->err);
+        nsc_note(r, &e->loc,
+                 "MOS transistor %s: its peak bulk-%s junction current %.3g A %s %s it was "
+                 "fitted on: refitted by %d segment%s on %s (max error %.3g V), the run repeated",
+                 e->name, t ? "source" : "drain", lpk[j], nsc_jfit_where(&old, lpk[j]), a, f->nseg,
+                 f->nseg > 1 ? "s" : "", b, f->err);
         n = 1;
     }
     p->jrefit += n;
@@ -591,7 +664,9 @@ const nsc_device nsc_dev_m = {
     .card_nodes = 4,
     .card_opt = NSC_CARDOPT_VDMOS | NSC_CARDOPT_BINS | NSC_CARDOPT_SERIESR,
     .bind = m_bind,
-    .inst = M_INST, .ninst = 5, .inst_unit = "m",
+    .inst = M_INST,
+    .ninst = 5,
+    .inst_unit = "m",
     .count = m_count,
     .stamp = m_stamp,
     .current = m_current,
@@ -599,13 +674,16 @@ const nsc_device nsc_dev_m = {
     .refit = m_refit,
     .check_pairs = m_check_pairs,
     .pclass = NSC_PC_SEMI,
-    .swloss = 1,              /* on while its first channel pair is active */
+    .swloss = 1, /* on while its first channel pair is active */
     .swcap = 1,
     .ports = m_ports,
-    .ndc = 1, .dc = {{0, 2}}, /* drain - source */
-    .port = {0, 2},
-    .models = {{"nmos", NSC_MOD_NMOS}, {"pmos", NSC_MOD_PMOS}, {"vdmos", NSC_MOD_NMOS}},   /* VDMOS: PCHAN a PMOS */
+    .ndc = 1,
+    .dc = { { 0, 2 } }, /* drain - source */
+    .port = { 0, 2 },
+    .models = { { "nmos", NSC_MOD_NMOS },
+                { "pmos", NSC_MOD_PMOS },
+                { "vdmos", NSC_MOD_NMOS } }, /* VDMOS: PCHAN a PMOS */
     .model_what = "a MOS (NMOS/PMOS)",
     .current_param = "id",
-    .pin = {1, 2, -1, 2},           /* I(x) drain -> source; gate and body carry others */
+    .pin = { 1, 2, -1, 2 }, /* I(x) drain -> source; gate and body carry others */
 };

@@ -49,34 +49,54 @@
 #include "device.h"
 #include "pwl_exp.h"
 
-#define VT_300 (1.380649e-23 * 300.15 / 1.602176634e-19)    /* kT/q, V (dev_d.c's) */
+#define VT_300 (1.380649e-23 * 300.15 / 1.602176634e-19) /* kT/q, V (dev_d.c's) */
 
 typedef struct bjt_par {
-    double p;              /* +1 NPN, -1 PNP */
+    double p; /* +1 NPN, -1 PNP */
     double bf, br;
-    nsc_jfit f, r;         /* i_F(v_BE), i_R(v_BC): pairs 0..f.nseg-1, then r.nseg */
-    double cje, cjc;       /* F, times AREA */
-    double tf, tr;         /* s */
-    int follow;            /* IMIN, IMAX not on the card: the fits follow the run (q_refit) */
-    int seg;               /* SEGMENTS on the card, else 0: a refit takes the fewest within Q_REFIT_TOL */
-    int refitted;          /* 1: f or r remade (q_refit): its own fits, named by the element */
-    double ise, nevt, isc, ncvt;     /* the leakages ISE (e^(v_BE/NE Vt) - 1), ISC on v_BC (A, V) */
-    double hle[NSC_JFIT_MAX], hlc[NSC_JFIT_MAX];   /* their base currents on f's, r's pairs (q_leak) */
-    double lmin[2];        /* i_F's, i_R's least value over the steps since the fits were made (q_step) */
+    nsc_jfit f, r;   /* i_F(v_BE), i_R(v_BC): pairs 0..f.nseg-1, then r.nseg */
+    double cje, cjc; /* F, times AREA */
+    double tf, tr;   /* s */
+    int follow;      /* IMIN, IMAX not on the card: the fits follow the run (q_refit) */
+    int seg;         /* SEGMENTS on the card, else 0: a refit takes the fewest within Q_REFIT_TOL */
+    int refitted;    /* 1: f or r remade (q_refit): its own fits, named by the element */
+    double ise, nevt, isc, ncvt; /* the leakages ISE (e^(v_BE/NE Vt) - 1), ISC on v_BC (A, V) */
+    double hle[NSC_JFIT_MAX],
+        hlc[NSC_JFIT_MAX]; /* their base currents on f's, r's pairs (q_leak) */
+    double lmin[2]; /* i_F's, i_R's least value over the steps since the fits were made (q_step) */
 } bjt_par;
 
 /* The card's parameters (netlist.md); RB RC RE are the elaborator's (nl_expand.c). */
 typedef struct q_card {
     double is, bf, br, nf, nr, rb, rc, re, cje, cjc, tf, tr, seg, imin, imax, ise, ne, isc, nc;
 } q_card;
-#define Q_P(f, def) { #f, offsetof(q_card, f), def, 0 }
+#define Q_P(f, def) \
+    { \
+#f, offsetof(q_card, f), def, 0 \
+    }
 static const nsc_par Q_PAR[] = {
-    Q_P(is, 1e-16), Q_P(bf, 100), Q_P(br, 1), Q_P(nf, 1), Q_P(nr, 1), Q_P(rb, 0), Q_P(rc, 0), Q_P(re, 0),
-    Q_P(cje, 0), Q_P(cjc, 0), Q_P(tf, 0), Q_P(tr, 0), { "segments", offsetof(q_card, seg), 1, 0 },
-    Q_P(imin, 10e-3), Q_P(imax, 1.0), Q_P(ise, 0), Q_P(ne, 1.5), Q_P(isc, 0), Q_P(nc, 2),
+    Q_P(is, 1e-16),
+    Q_P(bf, 100),
+    Q_P(br, 1),
+    Q_P(nf, 1),
+    Q_P(nr, 1),
+    Q_P(rb, 0),
+    Q_P(rc, 0),
+    Q_P(re, 0),
+    Q_P(cje, 0),
+    Q_P(cjc, 0),
+    Q_P(tf, 0),
+    Q_P(tr, 0),
+    { "segments", offsetof(q_card, seg), 1, 0 },
+    Q_P(imin, 10e-3),
+    Q_P(imax, 1.0),
+    Q_P(ise, 0),
+    Q_P(ne, 1.5),
+    Q_P(isc, 0),
+    Q_P(nc, 2),
 };
 #define Q_NPAR ((int)(sizeof Q_PAR / sizeof Q_PAR[0]))
-enum { Q_G_SEG = 1 << 12, Q_G_IMIN = 1 << 13, Q_G_IMAX = 1 << 14 };   /* bits of Q_PAR's rows */
+enum { Q_G_SEG = 1 << 12, Q_G_IMIN = 1 << 13, Q_G_IMAX = 1 << 14 }; /* bits of Q_PAR's rows */
 /* A band refit (q_band) only in a circuit of at most Q_BAND_MAXPAIRS pairs: it
  * multiplies a junction's pairs ~2-3x, and Lemke's pivots grow with them (a
  * 4-bit TTL adder, ~1000 pairs, whose idle gates' junctions stay on: 1986
@@ -123,21 +143,27 @@ static int q_leak_fits(const bjt_par *p, int k, const nsc_jfit *f)
 }
 
 /* The card's leakages (ISE NE ISC NC, SPICE's defaults 0 1.5 0 2) into p (checked). */
-static nsc_status q_leak_model(const nsc_model *m, const q_card *k, double area, nsc_report *r, bjt_par *p)
+static nsc_status q_leak_model(const nsc_model *m, const q_card *k, double area, nsc_report *r,
+                               bjt_par *p)
 {
-    if (!(k->ise >= 0 && k->isc >= 0 && k->ne > 0 && k->nc > 0 && isfinite(k->ise) && isfinite(k->isc)))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': ISE = %g and ISC = %g must be >= 0, NE = %g "
-                       "and NC = %g > 0", m->name, k->ise, k->isc, k->ne, k->nc);
+    if (!(k->ise >= 0 && k->isc >= 0 && k->ne > 0 && k->nc > 0 && isfinite(k->ise)
+          && isfinite(k->isc)))
+        return nsc_err(r, NSC_ENETLIST, &m->loc,
+                       "bipolar model '%s': ISE = %g and ISC = %g must be >= 0, NE = %g "
+                       "and NC = %g > 0",
+                       m->name, k->ise, k->isc, k->ne, k->nc);
     p->ise = k->ise * area;
     p->isc = k->isc * area;
     p->nevt = k->ne * VT_300;
     p->ncvt = k->nc * VT_300;
-    for (int j = 0; j < 2; j++) {                                /* (the B entries must be finite) */
+    for (int j = 0; j < 2; j++) { /* (the B entries must be finite) */
         const nsc_jfit *f = j ? &p->r : &p->f;
         if (q_leak(f, j ? p->isc : p->ise, j ? p->ncvt : p->nevt, j ? p->hlc : p->hle))
-            return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': %s = %g with %s = %g: its %s leakage is "
-                           "not finite on the junction's fit (up to %g A)", m->name, j ? "ISC" : "ISE",
-                           j ? k->isc : k->ise, j ? "NC" : "NE", j ? k->nc : k->ne, j ? "b-c" : "b-e", f->i2);
+            return nsc_err(r, NSC_ENETLIST, &m->loc,
+                           "bipolar model '%s': %s = %g with %s = %g: its %s leakage is "
+                           "not finite on the junction's fit (up to %g A)",
+                           m->name, j ? "ISC" : "ISE", j ? k->isc : k->ise, j ? "NC" : "NE",
+                           j ? k->nc : k->ne, j ? "b-c" : "b-e", f->i2);
     }
     return NSC_OK;
 }
@@ -154,22 +180,26 @@ static nsc_status q_model(const nsc_model *m, double area, nsc_report *r, bjt_pa
     p->cjc = k.cjc;
     p->tf = k.tf;
     p->tr = k.tr;
-    const double pos[] = {is, p->bf, p->br, nf, nr}, nneg[] = {p->cje, p->cjc, p->tf, p->tr};
-    static const char *const npos[] = {"IS", "BF", "BR", "NF", "NR"}, *const nnneg[] = {"CJE", "CJC", "TF", "TR"};
+    const double pos[] = { is, p->bf, p->br, nf, nr }, nneg[] = { p->cje, p->cjc, p->tf, p->tr };
+    static const char *const npos[] = { "IS", "BF", "BR", "NF", "NR" }, *const nnneg[] = {
+        "CJE", "CJC", "TF", "TR"
+    };
     for (int q = 0; q < 5; q++)
         if (!(pos[q] > 0))
-            return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': %s = %g must be > 0", m->name, npos[q],
-                           pos[q]);
+            return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': %s = %g must be > 0",
+                           m->name, npos[q], pos[q]);
     for (int q = 0; q < 4; q++)
         if (!(nneg[q] >= 0 && (q < 2 || nneg[q] < 1)))
-            return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': %s = %g must be >= 0%s", m->name, nnneg[q],
-                           nneg[q], q < 2 ? "" : " and < 1 s");
+            return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': %s = %g must be >= 0%s",
+                           m->name, nnneg[q], nneg[q], q < 2 ? "" : " and < 1 s");
     if (!(seg >= 1 && seg <= NSC_JFIT_MAX && seg == floor(seg)))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': SEGMENTS = %g must be an integer in 1..%d",
-                       m->name, seg, NSC_JFIT_MAX);
+        return nsc_err(r, NSC_ENETLIST, &m->loc,
+                       "bipolar model '%s': SEGMENTS = %g must be an integer in 1..%d", m->name,
+                       seg, NSC_JFIT_MAX);
     if (!(imin > 0 && imax > imin && isfinite(imax)))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "bipolar model '%s': IMIN = %g, IMAX = %g: need 0 < IMIN < IMAX",
-                       m->name, imin, imax);
+        return nsc_err(r, NSC_ENETLIST, &m->loc,
+                       "bipolar model '%s': IMIN = %g, IMAX = %g: need 0 < IMIN < IMAX", m->name,
+                       imin, imax);
     p->p = m->type == NSC_MOD_NPN ? 1.0 : -1.0;
     p->follow = !(given & (Q_G_IMIN | Q_G_IMAX));
     p->seg = given & Q_G_SEG ? (int)seg : 0;
@@ -186,7 +216,8 @@ static nsc_status q_params(const nsc_element *e, nsc_report *r, void *out)
     bjt_par *p = out;
     const nsc_model *m = e->model;
     if (!m || (m->type != NSC_MOD_NPN && m->type != NSC_MOD_PNP))
-        return nsc_err(r, NSC_ENETLIST, &e->loc, "bipolar transistor %s has no bipolar model (NPN or PNP)", e->name);
+        return nsc_err(r, NSC_ENETLIST, &e->loc,
+                       "bipolar transistor %s has no bipolar model (NPN or PNP)", e->name);
     memset(p, 0, sizeof *p);
     p->lmin[0] = p->lmin[1] = HUGE_VAL;
     return q_model(m, e->value > 0 ? e->value : 1.0, r, p);
@@ -205,21 +236,27 @@ static void q_warn(nsc_dev_ctx *ctx, const nsc_element *e, const bjt_par *p)
     const nsc_model *m = e->model;
     for (int q = 0; q < m->npar; q++)
         if (!nsc_par_known(Q_PAR, Q_NPAR, 0, m->pname[q])) {
-            nsc_warn(ctx->r, &m->loc, "bipolar model '%s': parameters other than IS BF BR NF NR ISE NE ISC NC RB RC "
-                     "RE CJE CJC TF TR SEGMENTS IMIN IMAX are ignored (%s first)", m->name, m->pname[q]);
+            nsc_warn(ctx->r, &m->loc,
+                     "bipolar model '%s': parameters other than IS BF BR NF NR ISE NE ISC NC RB RC "
+                     "RE CJE CJC TF TR SEGMENTS IMIN IMAX are ignored (%s first)",
+                     m->name, m->pname[q]);
             break;
         }
     char rg[64], rr[64];
     nsc_jfit_range(&p->f, rg, sizeof rg);
     nsc_jfit_range(&p->r, rr, sizeof rr);
     if (!p->refitted)
-        nsc_warn(ctx->r, &m->loc, "bipolar model '%s': junctions fitted by %d segment%s on %s: BE VF=%.4g RON=%.4g, "
-                 "BC VF=%.4g RON=%.4g (max error %.3g V)", m->name, p->f.nseg, p->f.nseg > 1 ? "s" : "", rg,
-                 p->f.vf[0], p->f.r[0], p->r.vf[0], p->r.r[0], fmax(p->f.err, p->r.err));
-    else                                                     /* refitted (q_refit) */
-        nsc_warn(ctx->r, &e->loc, "bipolar model '%s' of %s: junctions fitted, BE by %d segment%s on %s (VF=%.4g), "
-                 "BC by %d on %s (VF=%.4g) (max error %.3g V)", m->name, e->name, p->f.nseg, p->f.nseg > 1 ? "s" : "",
-                 rg, p->f.vf[0], p->r.nseg, rr, p->r.vf[0], fmax(p->f.err, p->r.err));
+        nsc_warn(ctx->r, &m->loc,
+                 "bipolar model '%s': junctions fitted by %d segment%s on %s: BE VF=%.4g RON=%.4g, "
+                 "BC VF=%.4g RON=%.4g (max error %.3g V)",
+                 m->name, p->f.nseg, p->f.nseg > 1 ? "s" : "", rg, p->f.vf[0], p->f.r[0],
+                 p->r.vf[0], p->r.r[0], fmax(p->f.err, p->r.err));
+    else /* refitted (q_refit) */
+        nsc_warn(ctx->r, &e->loc,
+                 "bipolar model '%s' of %s: junctions fitted, BE by %d segment%s on %s (VF=%.4g), "
+                 "BC by %d on %s (VF=%.4g) (max error %.3g V)",
+                 m->name, e->name, p->f.nseg, p->f.nseg > 1 ? "s" : "", rg, p->f.vf[0], p->r.nseg,
+                 rr, p->r.vf[0], fmax(p->f.err, p->r.err));
 }
 
 static nsc_status q_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
@@ -230,7 +267,7 @@ static nsc_status q_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     q_warn(ctx, e, p);
     int c = e->node[0], b = e->node[1], em = e->node[2], tran = ctx->mode == NSC_ASM_TRAN;
     need->npair = p->f.nseg + p->r.nseg;
-    need->nbranch = (p->tf > 0) + (p->tr > 0);                 /* the diffusion currents */
+    need->nbranch = (p->tf > 0) + (p->tr > 0); /* the diffusion currents */
     nsc_dev_link(ctx, b, em, p->cje > 0 && tran ? NSC_LINK_NS : NSC_LINK_DC);
     nsc_dev_link(ctx, b, c, p->cjc > 0 && tran ? NSC_LINK_NS : NSC_LINK_DC);
     return NSC_OK;
@@ -239,10 +276,10 @@ static nsc_status q_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 /* The pairs of one junction (f->nseg of them from j, fit f): pair j senses
  * y = p (v_x - v_b) + v(lambda) and its lambda, the junction current, is
  * injected with weights w[0..2] into the KCL rows of c, b, e. */
-static void q_junction(nsc_builder *bl, const nsc_element *e, double p, int x, const nsc_jfit *f, int j,
-                       const double w[3])
+static void q_junction(nsc_builder *bl, const nsc_element *e, double p, int x, const nsc_jfit *f,
+                       int j, const double w[3])
 {
-    nsc_st(bl, NSC_ST_C, j, nsc_zn(x), p);                   /* y = p (v_x - v_b) + ... */
+    nsc_st(bl, NSC_ST_C, j, nsc_zn(x), p); /* y = p (v_x - v_b) + ... */
     nsc_st(bl, NSC_ST_C, j, nsc_zn(e->node[1]), -p);
     nsc_st_jfit(bl, f, j);
     for (int t = 0; t < 3; t++) nsc_st(bl, NSC_ST_B, nsc_zn(e->node[t]), j, w[t]);
@@ -250,7 +287,8 @@ static void q_junction(nsc_builder *bl, const nsc_element *e, double p, int x, c
 
 /* The diffusion charge tau x (x = lambda_j, exact row) between b and node k:
  * its derivative flows b -> k (NPN), E[b][x] += p tau, E[k][x] -= p tau. */
-static void q_charge(nsc_builder *bl, const nsc_element *e, double p, int k, double tau, int x, int j)
+static void q_charge(nsc_builder *bl, const nsc_element *e, double p, int k, double tau, int x,
+                     int j)
 {
     nsc_st(bl, NSC_ST_A, x, x, -1.0);
     nsc_st(bl, NSC_ST_B, x, j, 1.0);
@@ -266,11 +304,12 @@ static nsc_status q_stamp(nsc_builder *bl, int ei, const nsc_dev_slots *s)
     if (!p) return nsc_bind_failed(e, sizeof *p, q_params, bl->r);
     int c = e->node[0], b = e->node[1], em = e->node[2], jf = s->pair, jr = s->pair + p->f.nseg;
     double P = p->p;
-    const double wf[3] = {-P, -P / p->bf, P * (1.0 + 1.0 / p->bf)};   /* I_C, I_B, I_E of i_F, into the device */
-    const double wr[3] = {P * (1.0 + 1.0 / p->br), -P / p->br, -P};  /* of i_R */
+    const double wf[3] = { -P, -P / p->bf,
+                           P * (1.0 + 1.0 / p->bf) }; /* I_C, I_B, I_E of i_F, into the device */
+    const double wr[3] = { P * (1.0 + 1.0 / p->br), -P / p->br, -P }; /* of i_R */
     q_junction(bl, e, P, em, &p->f, jf, wf);
     q_junction(bl, e, P, c, &p->r, jr, wr);
-    for (int q = 0; q < p->f.nseg; q++) {                    /* the leakages' base currents (q_leak) */
+    for (int q = 0; q < p->f.nseg; q++) { /* the leakages' base currents (q_leak) */
         nsc_st(bl, NSC_ST_B, nsc_zn(b), jf + q, -P * p->hle[q]);
         nsc_st(bl, NSC_ST_B, nsc_zn(em), jf + q, P * p->hle[q]);
     }
@@ -278,7 +317,7 @@ static nsc_status q_stamp(nsc_builder *bl, int ei, const nsc_dev_slots *s)
         nsc_st(bl, NSC_ST_B, nsc_zn(b), jr + q, -P * p->hlc[q]);
         nsc_st(bl, NSC_ST_B, nsc_zn(c), jr + q, P * p->hlc[q]);
     }
-    if (p->cje > 0) nsc_st_cap(bl, b, em, p->cje);             /* (E: dropped in the static modes) */
+    if (p->cje > 0) nsc_st_cap(bl, b, em, p->cje); /* (E: dropped in the static modes) */
     if (p->cjc > 0) nsc_st_cap(bl, b, c, p->cjc);
     if (p->tf > 0) q_charge(bl, e, P, em, p->tf, s->branch, jf);
     if (p->tr > 0) q_charge(bl, e, P, c, p->tr, s->branch + (p->tf > 0), jr);
@@ -295,21 +334,30 @@ static nsc_status q_cap_current(nsc_lin *f, const nsc_element *e, int a, int k, 
 /* The current into terminal t (0 c, 1 b) of the device in f:
  *   I_C = p (i_F - (1 + 1/BR) i_R) + CJC (v_c - v_b)' - p TR x_R',
  *   I_B = p (i_F/BF + i_R/BR) + CJE (v_b - v_e)' + CJC (v_b - v_c)' + p (TF x_F' + TR x_R'). */
-static nsc_status q_terminal(const nsc_lcs *L, const nsc_element *e, int ei, const bjt_par *p, int t, nsc_lin *f)
+static nsc_status q_terminal(const nsc_lcs *L, const nsc_element *e, int ei, const bjt_par *p,
+                             int t, nsc_lin *f)
 {
-    int jf = L->el_pair[ei], jr = jf + p->f.nseg, tran = L->mode == NSC_ASM_TRAN, x = L->el_branch[ei];
-    double wf = t == 0 ? p->p : p->p / p->bf, wr = t == 0 ? -p->p * (1.0 + 1.0 / p->br) : p->p / p->br;
+    int jf = L->el_pair[ei], jr = jf + p->f.nseg, tran = L->mode == NSC_ASM_TRAN,
+        x = L->el_branch[ei];
+    double wf = t == 0 ? p->p : p->p / p->bf,
+           wr = t == 0 ? -p->p * (1.0 + 1.0 / p->br) : p->p / p->br;
     if (nsc_lin_add(f, NSC_T_L, jf, wf) || nsc_lin_add(f, NSC_T_L, jr, wr)) return NSC_ENOMEM;
-    for (int q = 0; q < p->f.nseg && t == 1; q++)           /* the leakages: I_B += p (h_E + h_C), I_C -= p h_C */
+    for (int q = 0; q < p->f.nseg && t == 1;
+         q++) /* the leakages: I_B += p (h_E + h_C), I_C -= p h_C */
         if (p->hle[q] != 0 && nsc_lin_add(f, NSC_T_L, jf + q, p->p * p->hle[q])) return NSC_ENOMEM;
     for (int q = 0; q < p->r.nseg; q++)
-        if (p->hlc[q] != 0 && nsc_lin_add(f, NSC_T_L, jr + q, (t == 0 ? -1.0 : 1.0) * p->p * p->hlc[q]))
+        if (p->hlc[q] != 0
+            && nsc_lin_add(f, NSC_T_L, jr + q, (t == 0 ? -1.0 : 1.0) * p->p * p->hlc[q]))
             return NSC_ENOMEM;
     if (!tran) return NSC_OK;
-    if (p->cjc > 0 && (t == 0 ? q_cap_current(f, e, 0, 1, p->cjc) : q_cap_current(f, e, 1, 0, p->cjc))) return NSC_ENOMEM;
+    if (p->cjc > 0
+        && (t == 0 ? q_cap_current(f, e, 0, 1, p->cjc) : q_cap_current(f, e, 1, 0, p->cjc)))
+        return NSC_ENOMEM;
     if (t == 1 && p->cje > 0 && q_cap_current(f, e, 1, 2, p->cje)) return NSC_ENOMEM;
     if (t == 1 && p->tf > 0 && nsc_lin_add(f, NSC_T_DZ, x, p->p * p->tf)) return NSC_ENOMEM;
-    if (p->tr > 0 && nsc_lin_add(f, NSC_T_DZ, x + (p->tf > 0), (t == 0 ? -1.0 : 1.0) * p->p * p->tr)) return NSC_ENOMEM;
+    if (p->tr > 0
+        && nsc_lin_add(f, NSC_T_DZ, x + (p->tf > 0), (t == 0 ? -1.0 : 1.0) * p->p * p->tr))
+        return NSC_ENOMEM;
     return NSC_OK;
 }
 
@@ -321,7 +369,8 @@ static nsc_status q_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
 }
 
 /* Power with the emitter as reference: v_ce I_C + v_be I_B (I_E = -(I_C + I_B)). */
-static nsc_status q_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i, int *np)
+static nsc_status q_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i,
+                          int *np)
 {
     const nsc_element *e = &c->el[ei];
     const bjt_par *p = e->priv;
@@ -329,7 +378,8 @@ static nsc_status q_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_li
     if (!p) return NSC_OK;
     int em = nsc_zn(e->node[2]);
     for (int t = 0; t < 2; t++)
-        if (q_terminal(L, e, ei, p, t, &i[t]) || nsc_lin_add(&v[t], NSC_T_Z, nsc_zn(e->node[t]), 1.0)
+        if (q_terminal(L, e, ei, p, t, &i[t])
+            || nsc_lin_add(&v[t], NSC_T_Z, nsc_zn(e->node[t]), 1.0)
             || nsc_lin_add(&v[t], NSC_T_Z, em, -1.0))
             return NSC_ENOMEM;
     *np = 2;
@@ -338,7 +388,8 @@ static nsc_status q_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_li
 
 /* A junction whose peak current left its fit's range far enough to matter
  * (nsc_jfit_outside, as the diode's). */
-static void q_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, nsc_report *r)
+static void q_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk,
+                    nsc_report *r)
 {
     const nsc_element *e = &c->el[ei];
     const bjt_par *p = e->priv;
@@ -350,10 +401,13 @@ static void q_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
         if (!nsc_jfit_outside(f, ip, &off)) continue;
         char rg[64];
         nsc_jfit_range(f, rg, sizeof rg);
-        nsc_warn(r, &e->loc, "transistor %s: its peak %s junction current %.3g A is %s the range %s its model '%s' "
-                 "was fitted on; there the fit is %.3g V off the SPICE junction (%.3g V inside): set IMIN/IMAX (and "
-                 "SEGMENTS) to cover the currents of the run%s", e->name, k ? "BC" : "BE", ip,
-                 ip > f->i2 ? "above" : "below", rg, e->model->name, off, f->err, p->refitted ? " (it left the refitted ones too)" : "");
+        nsc_warn(
+            r, &e->loc,
+            "transistor %s: its peak %s junction current %.3g A is %s the range %s its model '%s' "
+            "was fitted on; there the fit is %.3g V off the SPICE junction (%.3g V inside): set IMIN/IMAX (and "
+            "SEGMENTS) to cover the currents of the run%s",
+            e->name, k ? "BC" : "BE", ip, ip > f->i2 ? "above" : "below", rg, e->model->name, off,
+            f->err, p->refitted ? " (it left the refitted ones too)" : "");
     }
 }
 
@@ -362,11 +416,12 @@ static void q_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
  * transient's points: an operating point's or a .dc sweep's before it are not
  * the run's (a .dc point with the junction off left 0, and no band). Never an
  * error. */
-static nsc_status q_step(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *l, double t, nsc_report *r)
+static nsc_status q_step(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *l, double t,
+                         nsc_report *r)
 {
     (void)t;
     (void)r;
-    bjt_par *p = c->el[ei].priv;                            /* (the element's own block) */
+    bjt_par *p = c->el[ei].priv; /* (the element's own block) */
     if (!p || L->mode != NSC_ASM_TRAN) return NSC_OK;
     int jf = L->el_pair[ei], jr = jf + p->f.nseg;
     p->lmin[0] = l[jf] < p->lmin[0] ? l[jf] : p->lmin[0];
@@ -378,21 +433,26 @@ static nsc_status q_step(const nsc_lcs *L, const nsc_circuit *c, int ei, const d
  * lmin[k] within NSC_JFIT_BELOW of its peak ip: a linear stage) refitted on
  * that band (nsc_jfit_band: its slope is the stage's gain), with a note; 1 if
  * so. Not in a circuit of more than Q_BAND_MAXPAIRS pairs. */
-static int q_band(const nsc_lcs *L, const nsc_element *e, bjt_par *p, int k, double ip, nsc_report *r)
+static int q_band(const nsc_lcs *L, const nsc_element *e, bjt_par *p, int k, double ip,
+                  nsc_report *r)
 {
     nsc_jfit *f = k ? &p->r : &p->f, old = *f;
-    if (L->mode != NSC_ASM_TRAN || L->m > Q_BAND_MAXPAIRS || !nsc_jfit_band(f, p->lmin[k], ip, p->seg)) return 0;
-    if (!q_leak_fits(p, k, f)) {                                 /* (its leakage would overflow: kept) */
+    if (L->mode != NSC_ASM_TRAN || L->m > Q_BAND_MAXPAIRS
+        || !nsc_jfit_band(f, p->lmin[k], ip, p->seg))
+        return 0;
+    if (!q_leak_fits(p, k, f)) { /* (its leakage would overflow: kept) */
         *f = old;
         return 0;
     }
     char a[64], b[64];
     nsc_jfit_range(&old, a, sizeof a);
     nsc_jfit_range(f, b, sizeof b);
-    nsc_note(r, &e->loc, "transistor %s: its %s junction current stayed within %.3g..%.3g A (on over the run), on "
-             "%d segment%s on %s of model '%s': refitted by %d segment%s on %s (max error %.3g V), the run repeated",
-             e->name, k ? "BC" : "BE", p->lmin[k], ip, old.nseg, old.nseg > 1 ? "s" : "", a, e->model->name, f->nseg,
-             f->nseg > 1 ? "s" : "", b, f->err);
+    nsc_note(
+        r, &e->loc,
+        "transistor %s: its %s junction current stayed within %.3g..%.3g A (on over the run), on "
+        "%d segment%s on %s of model '%s': refitted by %d segment%s on %s (max error %.3g V), the run repeated",
+        e->name, k ? "BC" : "BE", p->lmin[k], ip, old.nseg, old.nseg > 1 ? "s" : "", a,
+        e->model->name, f->nseg, f->nseg > 1 ? "s" : "", b, f->err);
     return 1;
 }
 
@@ -401,17 +461,18 @@ static int q_band(const nsc_lcs *L, const nsc_element *e, bjt_par *p, int k, dou
  * (q_band, after a complete run: complete 0 for one that failed part way);
  * the leakages follow (q_leak); the least currents start again (whether or
  * not this element was refitted). */
-static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, int complete, nsc_report *r)
+static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, int complete,
+                   nsc_report *r)
 {
     const nsc_element *e = &c->el[ei];
-    bjt_par *p = e->priv;                                   /* (the element's own block) */
+    bjt_par *p = e->priv; /* (the element's own block) */
     if (!p || !p->follow) return 0;
     int jf = L->el_pair[ei], jr = jf + p->f.nseg, n = 0;
     for (int k = 0; k < 2; k++) {
         nsc_jfit *f = k ? &p->r : &p->f, old = *f;
         double ip = lpk[k ? jr : jf];
         int rf = nsc_jfit_refit(f, ip, p->seg, Q_REFIT_MAX, Q_REFIT_TOL);
-        if (rf && !q_leak_fits(p, k, f)) {                       /* (its leakage would overflow: kept) */
+        if (rf && !q_leak_fits(p, k, f)) { /* (its leakage would overflow: kept) */
             *f = old;
             continue;
         }
@@ -419,18 +480,21 @@ static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
             char a[64], b[64];
             nsc_jfit_range(&old, a, sizeof a);
             nsc_jfit_range(f, b, sizeof b);
-            nsc_note(r, &e->loc, "transistor %s: its peak %s junction current %.3g A %s %s its model '%s' "
-                     "was fitted on: refitted by %d segment%s on %s (max error %.3g V), the run repeated", e->name,
-                     k ? "BC" : "BE", ip, nsc_jfit_where(&old, ip), a, e->model->name, f->nseg, f->nseg > 1 ? "s" : "",
-                     b, f->err);
-        } else if (!complete || !q_band(L, e, p, k, ip, r))   /* (a failed run's least currents mean nothing) */
+            nsc_note(
+                r, &e->loc,
+                "transistor %s: its peak %s junction current %.3g A %s %s its model '%s' "
+                "was fitted on: refitted by %d segment%s on %s (max error %.3g V), the run repeated",
+                e->name, k ? "BC" : "BE", ip, nsc_jfit_where(&old, ip), a, e->model->name, f->nseg,
+                f->nseg > 1 ? "s" : "", b, f->err);
+        } else if (!complete
+                   || !q_band(L, e, p, k, ip, r)) /* (a failed run's least currents mean nothing) */
             continue;
         n = p->refitted = 1;
-        if (k) q_leak(f, p->isc, p->ncvt, p->hlc);         /* the leakage on the new knots */
+        if (k) q_leak(f, p->isc, p->ncvt, p->hlc); /* the leakage on the new knots */
         else q_leak(f, p->ise, p->nevt, p->hle);
     }
-    p->lmin[0] = p->lmin[1] = HUGE_VAL;                     /* (every run's own: another element's refit */
-    return n;                                               /*  repeats it with other currents) */
+    p->lmin[0] = p->lmin[1] = HUGE_VAL; /* (every run's own: another element's refit */
+    return n;                           /*  repeats it with other currents) */
 }
 
 const nsc_device nsc_dev_q = {
@@ -445,12 +509,14 @@ const nsc_device nsc_dev_q = {
     .current = q_current,
     .pclass = NSC_PC_SEMI,
     .ports = q_ports,
-    .no_power = "a bipolar transistor (its power is in --losses)",   /* two ports, no one v i */
+    .no_power = "a bipolar transistor (its power is in --losses)", /* two ports, no one v i */
     .check = q_check,
     .refit = q_refit,
     .step_check = q_step,
-    .ndc = 2, .dc = {{1, 2}, {1, 0}}, /* junctions b-e, b-c */
-    .models = {{"npn", NSC_MOD_NPN}, {"pnp", NSC_MOD_PNP}}, .model_what = "a bipolar (NPN/PNP)",
+    .ndc = 2,
+    .dc = { { 1, 2 }, { 1, 0 } }, /* junctions b-e, b-c */
+    .models = { { "npn", NSC_MOD_NPN }, { "pnp", NSC_MOD_PNP } },
+    .model_what = "a bipolar (NPN/PNP)",
     .current_param = "ic",
-    .pin = {2, 2, 2},               /* I(x) = ic: no terminal carries just it */
+    .pin = { 2, 2, 2 }, /* I(x) = ic: no terminal carries just it */
 };

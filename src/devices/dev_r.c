@@ -13,7 +13,7 @@ static nsc_status r_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 static nsc_status r_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
 {
     const nsc_element *e = &b->c->el[ei];
-    nsc_st_g(b, e->node[0], e->node[1], 1.0 / e->value);   /* i(a->b) = (v_a - v_b)/R */
+    nsc_st_g(b, e->node[0], e->node[1], 1.0 / e->value); /* i(a->b) = (v_a - v_b)/R */
     return NSC_OK;
 }
 
@@ -30,11 +30,13 @@ const nsc_device nsc_dev_r = {
     .name = "resistor",
     .letter = 'r',
     .card = NSC_CARD_VALUE,
-    .card_opt = NSC_CARDOPT_TIMESW | NSC_CARDOPT_RMODEL,   /* R=cond ? R1 : R2; R n+ n- [MODEL] value */
+    .card_opt = NSC_CARDOPT_TIMESW
+                | NSC_CARDOPT_RMODEL, /* R=cond ? R1 : R2; R n+ n- [MODEL] value */
     .count = r_count,
     .stamp = r_stamp,
     .current = r_current,
     .pclass = NSC_PC_RESISTOR,
-    .ndc = 1, .dc = {{0, 1}},
+    .ndc = 1,
+    .dc = { { 0, 1 } },
     .value_unit = "Ω",
 };

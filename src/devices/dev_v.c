@@ -10,7 +10,8 @@ static nsc_status v_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     need->nbranch = 1;
     need->nsrc = 1;
     if (nsc_dev_link(ctx, e->node[0], e->node[1], NSC_LINK_VD))
-        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc, "voltage source %s closes a loop of voltage sources", e->name);
+        return nsc_err(ctx->r, NSC_ENETLIST, &e->loc,
+                       "voltage source %s closes a loop of voltage sources", e->name);
     return NSC_OK;
 }
 
@@ -19,7 +20,7 @@ static nsc_status v_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     const nsc_element *e = &b->c->el[ei];
     nsc_st_inc(b, e->node[0], e->node[1], s->branch);
     nsc_st_vrow(b, s->branch, e->node[0], e->node[1], 1.0);
-    nsc_st(b, NSC_ST_SS, s->branch, s->src, -1.0);          /* s[iV] = -V(t) */
+    nsc_st(b, NSC_ST_SS, s->branch, s->src, -1.0); /* s[iV] = -V(t) */
     return NSC_OK;
 }
 
@@ -39,7 +40,8 @@ const nsc_device nsc_dev_v = {
     .stamp = v_stamp,
     .current = v_current,
     .pclass = NSC_PC_SOURCE,
-    .ndc = 1, .dc = {{0, 1}},
+    .ndc = 1,
+    .dc = { { 0, 1 } },
     .topo = NSC_TOPO_VDEF,
     .out_current = 1,
     .wave_unit = "V",

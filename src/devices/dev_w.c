@@ -9,15 +9,23 @@
 
 #include "device.h"
 
-#define W_P(name, f, def) { name, offsetof(nsc_sw_par, f), def, 0 }
-static const nsc_par w_par[NSC_SW_NPAR] = {             /* T H RON ROFF ON OFF (nsc_sw_kind) */
-    W_P("it", t, 0), W_P("ih", h, 0), W_P("ron", ron, 1), W_P("roff", roff, 1e12), W_P("ion", on, 0),
-    W_P("ioff", off, 0),
+#define W_P(name, f, def) \
+    { \
+        name, offsetof(nsc_sw_par, f), def, 0 \
+    }
+static const nsc_par w_par[NSC_SW_NPAR] = {
+    /* T H RON ROFF ON OFF (nsc_sw_kind) */
+    W_P("it", t, 0),         W_P("ih", h, 0),   W_P("ron", ron, 1),
+    W_P("roff", roff, 1e12), W_P("ion", on, 0), W_P("ioff", off, 0),
 };
 
 static nsc_status w_params(const nsc_element *e, nsc_report *r, void *out);
-static const nsc_sw_kind w_kind = { NSC_MOD_CSW, "current-switch (CSW)", w_par, "IH",
-                                    "IT IH RON ROFF (ION IOFF; EON EOFF VREF IREF)", w_params };
+static const nsc_sw_kind w_kind = { NSC_MOD_CSW,
+                                    "current-switch (CSW)",
+                                    w_par,
+                                    "IH",
+                                    "IT IH RON ROFF (ION IOFF; EON EOFF VREF IREF)",
+                                    w_params };
 
 static nsc_status w_params(const nsc_element *e, nsc_report *r, void *out)
 {
@@ -40,8 +48,8 @@ static nsc_status w_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
     const nsc_element *e = &b->c->el[ei];
     const nsc_sw_par *p = e->priv;
     if (!p) return nsc_bind_failed(e, sizeof *p, w_params, b->r);
-    nsc_st_switch_z(b, ei, e->node[0], e->node[1], 1.0 / p->roff, 1.0 / p->ron, b->el_branch[e->ref[0]], -1,
-                    p->t + p->h, p->t - p->h);
+    nsc_st_switch_z(b, ei, e->node[0], e->node[1], 1.0 / p->roff, 1.0 / p->ron,
+                    b->el_branch[e->ref[0]], -1, p->t + p->h, p->t - p->h);
     return NSC_OK;
 }
 
@@ -57,7 +65,9 @@ const nsc_device nsc_dev_w = {
     .name = "switch",
     .letter = 'w',
     .card = NSC_CARD_MODEL,
-    .card_nodes = 2, .card_sense = 1, .card_state = 1,
+    .card_nodes = 2,
+    .card_sense = 1,
+    .card_state = 1,
     .bind = w_bind,
     .count = w_count,
     .stamp = w_stamp,
@@ -65,7 +75,8 @@ const nsc_device nsc_dev_w = {
     .pclass = NSC_PC_SEMI,
     .swloss = 1,
     .swcap = 1,
-    .ndc = 1, .dc = {{0, 1}},
-    .models = {{"csw", NSC_MOD_CSW}, {"iswitch", NSC_MOD_CSW, 1}},   /* Xyce's ISWITCH */
+    .ndc = 1,
+    .dc = { { 0, 1 } },
+    .models = { { "csw", NSC_MOD_CSW }, { "iswitch", NSC_MOD_CSW, 1 } }, /* Xyce's ISWITCH */
     .model_what = "a current switch (CSW)",
 };

@@ -39,7 +39,7 @@ void nsc_devices_bind(nsc_circuit *c);
  * block: the element's priv. (A B source's program: bprog.h.) */
 typedef struct nsc_etab {
     int n;
-    double xy[];    /* [2 n] */
+    double xy[]; /* [2 n] */
 } nsc_etab;
 
 /* ---- switching energies (--losses; analysis/losses.c) ----
@@ -47,7 +47,7 @@ typedef struct nsc_etab {
  * a transition at v, i is EON (v / VREF) (i / IREF), a factor dropped when its
  * reference is 0 (not given). Any device of the table with .swloss may carry them. */
 typedef struct nsc_swloss {
-    double eon, eoff, vref, iref;  /* 0 unless given */
+    double eon, eoff, vref, iref; /* 0 unless given */
 } nsc_swloss;
 /* 1 when name (any case) is one of them (a device's check of its card's names). */
 int nsc_swloss_param(const char *name);
@@ -60,19 +60,20 @@ nsc_status nsc_swloss_read(const nsc_model *m, nsc_swloss *p, nsc_report *r);
  * On above T + H, off below T - H (H >= 0); a model giving ON and OFF (Xyce's
  * VSWITCH/ISWITCH, smooth between them there) has T at their mean. */
 typedef struct nsc_sw_par {
-    double t, h, ron, roff;       /* defaults 0, 0, 1, 1e12 */
-    double on, off;               /* ON and OFF as the card gives them (0 unless given) */
+    double t, h, ron, roff; /* defaults 0, 0, 1, 1e12 */
+    double on, off;         /* ON and OFF as the card gives them (0 unless given) */
 } nsc_sw_par;
 typedef struct nsc_sw_kind {
     nsc_modeltype type;
-    const char *model;            /* in "switch s1 has no <model> model" */
-    const nsc_par *par;           /* [6]: T H RON ROFF ON OFF ("vt" "vh" "ron" "roff" "von" "voff") into nsc_sw_par */
-    const char *hname;            /* H in messages: "VH" */
-    const char *known;            /* the parameters read, for the warning about others */
-    nsc_dev_parse parse;          /* the kind's nsc_sw_params */
+    const char *model; /* in "switch s1 has no <model> model" */
+    const nsc_par
+        *par; /* [6]: T H RON ROFF ON OFF ("vt" "vh" "ron" "roff" "von" "voff") into nsc_sw_par */
+    const char *hname;   /* H in messages: "VH" */
+    const char *known;   /* the parameters read, for the warning about others */
+    nsc_dev_parse parse; /* the kind's nsc_sw_params */
 } nsc_sw_kind;
 #define NSC_SW_NPAR 6
-extern const nsc_sw_kind nsc_sw_voltage;   /* S: SW(VT VH RON ROFF), VSWITCH(VON VOFF) */
+extern const nsc_sw_kind nsc_sw_voltage; /* S: SW(VT VH RON ROFF), VSWITCH(VON VOFF) */
 /* The parameters of e's model (of kind k), checked: RON, ROFF finite and > 0, H >= 0. */
 nsc_status nsc_sw_params(const nsc_element *e, const nsc_sw_kind *k, nsc_report *r, nsc_sw_par *p);
 /* count() of a switch of kind k (S, W): its bound parameters (or the error), one
@@ -94,7 +95,8 @@ void nsc_dev_check(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, ns
 /* After a run of L (complete 0: one that failed part way): the fits it left
  * remade (each device's refit, devices.c), notes into r; the number of
  * elements refitted (0: nothing changed). */
-int nsc_dev_refit(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, int complete, nsc_report *r);
+int nsc_dev_refit(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, int complete,
+                  nsc_report *r);
 /* mark[j] = 1 (j < m) for the pairs nsc_dev_check and nsc_dev_refit may read
  * (each device's check_pairs, else every pair of an element whose device has a
  * check), 0 for the others; returns their number.

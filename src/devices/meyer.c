@@ -97,20 +97,20 @@ double nsc_meyer_charge(const void *par, const double *x, double *g)
 {
     const nsc_meyer_q *Q = par;
     double as = ov(Q, x, 2), ad = ov(Q, x, 0), das = 0, dad = 0, q = 0;
-    if (Q->side >= 0) {                                      /* k channel(X, Y), X = a_side */
+    if (Q->side >= 0) { /* k channel(X, Y), X = a_side */
         double dx, dy;
         q = Q->kc * (Q->side == 2 ? channel(as, ad, &dx, &dy) : channel(ad, as, &dx, &dy));
         das = Q->kc * (Q->side == 2 ? dx : dy);
         dad = Q->kc * (Q->side == 2 ? dy : dx);
     }
-    if (Q->bulk) {                                           /* + C p q_b(u), u = max(a_s, a_d) */
+    if (Q->bulk) { /* + C p q_b(u), u = max(a_s, a_d) */
         double du, b = qb(as > ad ? as : ad, Q->phi, &du);
         q += Q->kb * b;
         if (as > ad) das += Q->kb * du;
         else dad += Q->kb * du;
     }
     for (int i = 0; i < Q->nin; i++) g[i] = 0;
-    if (Q->in[1] >= 0) g[Q->in[1]] += Q->p * (das + dad);   /* d a_s/dv_g = d a_d/dv_g = p */
+    if (Q->in[1] >= 0) g[Q->in[1]] += Q->p * (das + dad); /* d a_s/dv_g = d a_d/dv_g = p */
     if (Q->in[2] >= 0) g[Q->in[2]] -= Q->p * das;
     if (Q->in[0] >= 0) g[Q->in[0]] -= Q->p * dad;
     return q;
@@ -120,17 +120,26 @@ void nsc_meyer_make(const int node[4], double p, double vto, double cox, double 
 {
     int in[3];
     m->nin = 0;
-    for (int t = 0; t < 3; t++) {                            /* the inputs d g s: distinct, not ground */
+    for (int t = 0; t < 3; t++) { /* the inputs d g s: distinct, not ground */
         int q = 0;
         while (q < m->nin && node[m->term[q]] != node[t]) q++;
         if (node[t] && q == m->nin) m->term[m->nin++] = t;
         in[t] = node[t] ? q : -1;
     }
-    int tb = node[3] == node[2] ? 2 : node[3] == node[0] ? 0 : 3;   /* Q_b joins Q_s or Q_d on a shared node */
+    int tb = node[3] == node[2]   ? 2
+             : node[3] == node[0] ? 0
+                                  : 3; /* Q_b joins Q_s or Q_d on a shared node */
     m->nq = tb == 3 ? 3 : 2;
     for (int k = 0; k < m->nq; k++) {
         m->to[k] = k == 0 ? 2 : k == 1 ? 0 : 3;
-        m->q[k] = (nsc_meyer_q){ m->nin, { in[0], in[1], in[2] }, k < 2 ? m->to[k] : -1, tb == m->to[k],
-                                 p, p * vto, 2.0 / 3 * cox * p, cox * p, phi };
+        m->q[k] = (nsc_meyer_q){ m->nin,
+                                 { in[0], in[1], in[2] },
+                                 k < 2 ? m->to[k] : -1,
+                                 tb == m->to[k],
+                                 p,
+                                 p * vto,
+                                 2.0 / 3 * cox * p,
+                                 cox * p,
+                                 phi };
     }
 }

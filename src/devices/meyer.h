@@ -13,20 +13,20 @@
 
 /* One charge's parameter block (nsc_meyer_charge's par). */
 typedef struct nsc_meyer_q {
-    int nin;                 /* the function's inputs: the distinct, non-ground nodes of d g s */
-    int in[3];               /* input index of terminal t's voltage (0 d, 1 g, 2 s), -1: ground */
-    int side;                /* the channel charge's side: 2 (Q_s) or 0 (Q_d), -1: none */
-    int bulk;                /* 1: C q_b(u) added (Q_b, alone or on a shared node) */
-    double p, pvto;          /* the sign (+1 NMOS, -1 PMOS), p VTO */
-    double kc, kb;           /* 2/3 C p, C p (C = Cox W Leff m) */
-    double phi;              /* PHI */
+    int nin;        /* the function's inputs: the distinct, non-ground nodes of d g s */
+    int in[3];      /* input index of terminal t's voltage (0 d, 1 g, 2 s), -1: ground */
+    int side;       /* the channel charge's side: 2 (Q_s) or 0 (Q_d), -1: none */
+    int bulk;       /* 1: C q_b(u) added (Q_b, alone or on a shared node) */
+    double p, pvto; /* the sign (+1 NMOS, -1 PMOS), p VTO */
+    double kc, kb;  /* 2/3 C p, C p (C = Cox W Leff m) */
+    double phi;     /* PHI */
 } nsc_meyer_q;
 
 typedef struct nsc_meyer {
-    int nq;                                   /* charges: 2 (bulk on the source or drain) or 3 */
-    int to[NSC_MEYER_NQ];                     /* charge k's x' leaves g, enters terminal to[k] (0 d, 2 s, 3 b) */
-    int nin, term[3];                         /* input q is v of terminal term[q] (distinct, not ground) */
-    nsc_meyer_q q[NSC_MEYER_NQ];              /* charge k's parameters */
+    int nq;                      /* charges: 2 (bulk on the source or drain) or 3 */
+    int to[NSC_MEYER_NQ];        /* charge k's x' leaves g, enters terminal to[k] (0 d, 2 s, 3 b) */
+    int nin, term[3];            /* input q is v of terminal term[q] (distinct, not ground) */
+    nsc_meyer_q q[NSC_MEYER_NQ]; /* charge k's parameters */
 } nsc_meyer;
 
 /* The charges of a transistor whose terminals d g s b are on nodes node[0..4)

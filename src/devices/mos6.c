@@ -36,42 +36,56 @@
 #include "mos6.h"
 #include "base/xfn.h"
 
-#define VT_300 (1.380649e-23 * 300.15 / 1.602176634e-19)    /* kT/q, V */
-#define M6_GMIN 1e-12                                        /* S across each junction, as SPICE */
-#define M6_XMAX 40.0                                         /* the junctions' exponent, linear above */
+#define VT_300 (1.380649e-23 * 300.15 / 1.602176634e-19) /* kT/q, V */
+#define M6_GMIN 1e-12                                    /* S across each junction, as SPICE */
+#define M6_XMAX 40.0                                     /* the junctions' exponent, linear above */
 
 typedef struct m6_card {
     double kv, nv, kc, nc, lambda, lambda0, lambda1, gamma, gamma1, sigma, phi, is, js;
 } m6_card;
 enum { G6_KC = 1 << 2, G6_LAMBDA0 = 1 << 5 };
-#define M6_P(f, def) { #f, offsetof(m6_card, f), def, 0 }
+#define M6_P(f, def) \
+    { \
+#f, offsetof(m6_card, f), def, 0 \
+    }
 static const nsc_par M6_PAR[] = {
-    M6_P(kv, 2), M6_P(nv, 0.5), M6_P(kc, 5e-5), M6_P(nc, 1), M6_P(lambda, 0), M6_P(lambda0, 0), M6_P(lambda1, 0),
-    M6_P(gamma, 0), M6_P(gamma1, 0), M6_P(sigma, 0), M6_P(phi, 0.6), M6_P(is, 1e-14), M6_P(js, 0),
+    M6_P(kv, 2),      M6_P(nv, 0.5),    M6_P(kc, 5e-5), M6_P(nc, 1),     M6_P(lambda, 0),
+    M6_P(lambda0, 0), M6_P(lambda1, 0), M6_P(gamma, 0), M6_P(gamma1, 0), M6_P(sigma, 0),
+    M6_P(phi, 0.6),   M6_P(is, 1e-14),  M6_P(js, 0),
 };
 #define M6_NPAR ((int)(sizeof M6_PAR / sizeof M6_PAR[0]))
 
-int nsc_m6_known(const char *name) { return nsc_par_known(M6_PAR, M6_NPAR, 0, name); }
+int nsc_m6_known(const char *name)
+{
+    return nsc_par_known(M6_PAR, M6_NPAR, 0, name);
+}
 
 /* ---- code building ---- */
 typedef struct mb {
     nsc_xinstr *c;
-    int n, max;        /* instructions in c, room */
-    int probe[4];      /* PROBE index of terminal d g s b, -1: ground (0 V) */
-    double p;          /* polarity */
+    int n, max;   /* instructions in c, room */
+    int probe[4]; /* PROBE index of terminal d g s b, -1: ground (0 V) */
+    double p;     /* polarity */
     const m6_card *k;
-    double vto, beta;  /* p VTO - GAMMA sqrt(PHI); KC W/Leff m */
+    double vto, beta; /* p VTO - GAMMA sqrt(PHI); KC W/Leff m */
 } mb;
 
-static void op(mb *B, nsc_xop o) { if (B->n < B->max) B->c[B->n++] = (nsc_xinstr){ o, 0, 0, 0 }; }
-static void num(mb *B, double x) { if (B->n < B->max) B->c[B->n++] = (nsc_xinstr){ NSC_XOP_NUM, 0, 0, x }; }
+static void op(mb *B, nsc_xop o)
+{
+    if (B->n < B->max) B->c[B->n++] = (nsc_xinstr){ o, 0, 0, 0 };
+}
+static void num(mb *B, double x)
+{
+    if (B->n < B->max) B->c[B->n++] = (nsc_xinstr){ NSC_XOP_NUM, 0, 0, x };
+}
 static void call(mb *B, const char *f)
 {
     if (B->n < B->max) B->c[B->n++] = (nsc_xinstr){ NSC_XOP_CALL, nsc_xfn_find(f), 1, 0 };
 }
 static void term(mb *B, int t)
 {
-    if (B->probe[t] >= 0 && B->n < B->max) B->c[B->n++] = (nsc_xinstr){ NSC_XOP_PROBE, B->probe[t], 0, 0 };
+    if (B->probe[t] >= 0 && B->n < B->max)
+        B->c[B->n++] = (nsc_xinstr){ NSC_XOP_PROBE, B->probe[t], 0, 0 };
     else num(B, 0);
 }
 
@@ -85,20 +99,40 @@ static void vab(mb *B, int a, int b)
 }
 
 /* the conducting side c (2: the source, v_ds >= 0; 0: the drain): x = v_dc >= 0, b = v_bc */
-static void xds(mb *B, int c) { vab(B, c == 2 ? 0 : 2, c); }
-static void vb(mb *B, int c) { vab(B, 3, c); }
+static void xds(mb *B, int c)
+{
+    vab(B, c == 2 ? 0 : 2, c);
+}
+static void vb(mb *B, int c)
+{
+    vab(B, 3, c);
+}
 
 /* sarg of the header (emitted only when GAMMA != 0) */
 static void sarg(mb *B, int c)
 {
     double sp = sqrt(B->k->phi);
-    vb(B, c); num(B, 0); op(B, NSC_XOP_LE);
-    num(B, B->k->phi); vb(B, c); op(B, NSC_XOP_SUB); call(B, "sqrt");
-    num(B, sp); vb(B, c); num(B, 0.5 / sp); op(B, NSC_XOP_MUL); op(B, NSC_XOP_SUB);     /* t = sqrt(PHI) - b/(2 sqrt(PHI)) */
-    num(B, 0); op(B, NSC_XOP_GT);
-    num(B, sp); vb(B, c); num(B, 0.5 / sp); op(B, NSC_XOP_MUL); op(B, NSC_XOP_SUB);
+    vb(B, c);
     num(B, 0);
-    op(B, NSC_XOP_COND);                                                              /* max(0, t) */
+    op(B, NSC_XOP_LE);
+    num(B, B->k->phi);
+    vb(B, c);
+    op(B, NSC_XOP_SUB);
+    call(B, "sqrt");
+    num(B, sp);
+    vb(B, c);
+    num(B, 0.5 / sp);
+    op(B, NSC_XOP_MUL);
+    op(B, NSC_XOP_SUB); /* t = sqrt(PHI) - b/(2 sqrt(PHI)) */
+    num(B, 0);
+    op(B, NSC_XOP_GT);
+    num(B, sp);
+    vb(B, c);
+    num(B, 0.5 / sp);
+    op(B, NSC_XOP_MUL);
+    op(B, NSC_XOP_SUB);
+    num(B, 0);
+    op(B, NSC_XOP_COND); /* max(0, t) */
     op(B, NSC_XOP_COND);
 }
 
@@ -107,33 +141,84 @@ static void gov(mb *B, int c)
 {
     const m6_card *k = B->k;
     vab(B, 1, c);
-    num(B, B->vto); op(B, NSC_XOP_SUB);
-    if (k->gamma != 0) { sarg(B, c); num(B, k->gamma); op(B, NSC_XOP_MUL); op(B, NSC_XOP_SUB); }
-    if (k->gamma1 != 0) { vb(B, c); num(B, k->gamma1); op(B, NSC_XOP_MUL); op(B, NSC_XOP_ADD); }
-    if (k->sigma != 0) { xds(B, c); num(B, k->sigma); op(B, NSC_XOP_MUL); op(B, NSC_XOP_ADD); }
+    num(B, B->vto);
+    op(B, NSC_XOP_SUB);
+    if (k->gamma != 0) {
+        sarg(B, c);
+        num(B, k->gamma);
+        op(B, NSC_XOP_MUL);
+        op(B, NSC_XOP_SUB);
+    }
+    if (k->gamma1 != 0) {
+        vb(B, c);
+        num(B, k->gamma1);
+        op(B, NSC_XOP_MUL);
+        op(B, NSC_XOP_ADD);
+    }
+    if (k->sigma != 0) {
+        xds(B, c);
+        num(B, k->sigma);
+        op(B, NSC_XOP_MUL);
+        op(B, NSC_XOP_ADD);
+    }
 }
 
 /* g^e */
-static void gpow(mb *B, int c, double e) { gov(B, c); if (e != 1) { num(B, e); op(B, NSC_XOP_POW); } }
+static void gpow(mb *B, int c, double e)
+{
+    gov(B, c);
+    if (e != 1) {
+        num(B, e);
+        op(B, NSC_XOP_POW);
+    }
+}
 /* V_sat = KV g^NV */
-static void vsat(mb *B, int c) { gpow(B, c, B->k->nv); num(B, B->k->kv); op(B, NSC_XOP_MUL); }
+static void vsat(mb *B, int c)
+{
+    gpow(B, c, B->k->nv);
+    num(B, B->k->kv);
+    op(B, NSC_XOP_MUL);
+}
 
 /* F of the header for the conducting side c */
 static void chan_f(mb *B, int c)
 {
     const m6_card *k = B->k;
-    gov(B, c); num(B, 0); op(B, NSC_XOP_GT);                                 /* g > 0 */
-    gpow(B, c, k->nc); num(B, B->beta); op(B, NSC_XOP_MUL);                  /* I_sat */
-    if (k->lambda0 != 0 || k->lambda1 != 0) {                                /* (1 + (L0 - L1 b) x) */
+    gov(B, c);
+    num(B, 0);
+    op(B, NSC_XOP_GT); /* g > 0 */
+    gpow(B, c, k->nc);
+    num(B, B->beta);
+    op(B, NSC_XOP_MUL);                       /* I_sat */
+    if (k->lambda0 != 0 || k->lambda1 != 0) { /* (1 + (L0 - L1 b) x) */
         num(B, k->lambda0);
-        if (k->lambda1 != 0) { vb(B, c); num(B, k->lambda1); op(B, NSC_XOP_MUL); op(B, NSC_XOP_SUB); }
-        xds(B, c); op(B, NSC_XOP_MUL); num(B, 1); op(B, NSC_XOP_ADD); op(B, NSC_XOP_MUL);
+        if (k->lambda1 != 0) {
+            vb(B, c);
+            num(B, k->lambda1);
+            op(B, NSC_XOP_MUL);
+            op(B, NSC_XOP_SUB);
+        }
+        xds(B, c);
+        op(B, NSC_XOP_MUL);
+        num(B, 1);
+        op(B, NSC_XOP_ADD);
+        op(B, NSC_XOP_MUL);
     }
-    xds(B, c); vsat(B, c); op(B, NSC_XOP_LT);                                /* x < V_sat: the triode */
-    num(B, 2); xds(B, c); vsat(B, c); op(B, NSC_XOP_DIV); op(B, NSC_XOP_SUB);
-    xds(B, c); op(B, NSC_XOP_MUL); vsat(B, c); op(B, NSC_XOP_DIV);           /* (2 - x/V_sat) x/V_sat */
+    xds(B, c);
+    vsat(B, c);
+    op(B, NSC_XOP_LT); /* x < V_sat: the triode */
+    num(B, 2);
+    xds(B, c);
+    vsat(B, c);
+    op(B, NSC_XOP_DIV);
+    op(B, NSC_XOP_SUB);
+    xds(B, c);
+    op(B, NSC_XOP_MUL);
+    vsat(B, c);
+    op(B, NSC_XOP_DIV); /* (2 - x/V_sat) x/V_sat */
     num(B, 1);
-    op(B, NSC_XOP_COND); op(B, NSC_XOP_MUL);
+    op(B, NSC_XOP_COND);
+    op(B, NSC_XOP_MUL);
     num(B, 0);
     op(B, NSC_XOP_COND);
 }
@@ -141,9 +226,12 @@ static void chan_f(mb *B, int c)
 /* u0 = p id */
 static void channel(mb *B)
 {
-    xds(B, 2); num(B, 0); op(B, NSC_XOP_GE);
+    xds(B, 2);
+    num(B, 0);
+    op(B, NSC_XOP_GE);
     chan_f(B, 2);
-    chan_f(B, 0); op(B, NSC_XOP_NEG);
+    chan_f(B, 0);
+    op(B, NSC_XOP_NEG);
     op(B, NSC_XOP_COND);
     if (B->p < 0) op(B, NSC_XOP_NEG);
 }
@@ -152,50 +240,78 @@ static void channel(mb *B)
 static void junction(mb *B, int c, double is)
 {
     double e40 = exp(M6_XMAX);
-    vb(B, c); num(B, VT_300); op(B, NSC_XOP_DIV); num(B, M6_XMAX); op(B, NSC_XOP_LT);
-    vb(B, c); num(B, VT_300); op(B, NSC_XOP_DIV);
+    vb(B, c);
+    num(B, VT_300);
+    op(B, NSC_XOP_DIV);
+    num(B, M6_XMAX);
+    op(B, NSC_XOP_LT);
+    vb(B, c);
+    num(B, VT_300);
+    op(B, NSC_XOP_DIV);
     call(B, "exp");
-    vb(B, c); num(B, VT_300); op(B, NSC_XOP_DIV); num(B, 1 - M6_XMAX); op(B, NSC_XOP_ADD); num(B, e40);
+    vb(B, c);
+    num(B, VT_300);
+    op(B, NSC_XOP_DIV);
+    num(B, 1 - M6_XMAX);
+    op(B, NSC_XOP_ADD);
+    num(B, e40);
     op(B, NSC_XOP_MUL);
     op(B, NSC_XOP_COND);
-    num(B, 1); op(B, NSC_XOP_SUB); num(B, is); op(B, NSC_XOP_MUL);
-    vb(B, c); num(B, M6_GMIN); op(B, NSC_XOP_MUL); op(B, NSC_XOP_ADD);
+    num(B, 1);
+    op(B, NSC_XOP_SUB);
+    num(B, is);
+    op(B, NSC_XOP_MUL);
+    vb(B, c);
+    num(B, M6_GMIN);
+    op(B, NSC_XOP_MUL);
+    op(B, NSC_XOP_ADD);
     if (B->p < 0) op(B, NSC_XOP_NEG);
 }
 
 /* ---- binding ---- */
 
-nsc_status nsc_m6_params(const nsc_element *e, double p, double vto, double cox, double uo, double w, double leff,
-                         double mult, nsc_report *r, nsc_mos6 *six)
+nsc_status nsc_m6_params(const nsc_element *e, double p, double vto, double cox, double uo,
+                         double w, double leff, double mult, nsc_report *r, nsc_mos6 *six)
 {
     const nsc_model *m = e->model;
     m6_card k;
     unsigned given = nsc_par_read(m, M6_PAR, M6_NPAR, &k);
     if (!(given & G6_LAMBDA0)) k.lambda0 = k.lambda;
-    if (!(given & G6_KC) && cox > 0) k.kc = 0.5 * uo * 1e-4 * cox;   /* UO in cm^2/Vs */
-    if (!(k.kv > 0 && k.nv > 0 && k.kc > 0 && k.nc > 0 && k.phi > 0 && k.is >= 0 && k.js >= 0 && k.gamma >= 0))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s' (LEVEL=6): need KV, NV, KC, NC, PHI > 0 and IS, JS, "
-                       "GAMMA >= 0", m->name);
+    if (!(given & G6_KC) && cox > 0) k.kc = 0.5 * uo * 1e-4 * cox; /* UO in cm^2/Vs */
+    if (!(k.kv > 0 && k.nv > 0 && k.kc > 0 && k.nc > 0 && k.phi > 0 && k.is >= 0 && k.js >= 0
+          && k.gamma >= 0))
+        return nsc_err(r, NSC_ENETLIST, &m->loc,
+                       "MOS model '%s' (LEVEL=6): need KV, NV, KC, NC, PHI > 0 and IS, JS, "
+                       "GAMMA >= 0",
+                       m->name);
     memset(six, 0, sizeof *six);
     six->vto = vto, six->kc = k.kc, six->kv = k.kv, six->nv = k.nv, six->nc = k.nc;
-    mb B = { NULL, 0, 0, { -1, -1, -1, -1 }, p, &k, p * vto - k.gamma * sqrt(k.phi), k.kc * w / leff * mult };
-    for (int t = 0; t < 4; t++) {                            /* the inputs: distinct, not ground */
+    mb B = { NULL,
+             0,
+             0,
+             { -1, -1, -1, -1 },
+             p,
+             &k,
+             p * vto - k.gamma * sqrt(k.phi),
+             k.kc * w / leff * mult };
+    for (int t = 0; t < 4; t++) { /* the inputs: distinct, not ground */
         int q = 0;
         while (q < six->nin && e->node[six->term[q]] != e->node[t]) q++;
         if (e->node[t] && q == six->nin) six->term[six->nin++] = t;
         B.probe[t] = e->node[t] ? q : -1;
     }
-    double ad = e->ipar[3], as = e->ipar[4];                 /* dev_m.c's AD= AS= */
+    double ad = e->ipar[3], as = e->ipar[4]; /* dev_m.c's AD= AS= */
     int area = k.js > 0 && ad > 0 && as > 0;
     double isat[2] = { mult * (area ? k.js * ad : k.is), mult * (area ? k.js * as : k.is) };
     for (int f = 0; f < NSC_M6_NF; f++) {
         B.c = f ? six->junc[f - 1] : six->chan;
         B.max = f ? NSC_M6_JCODE : NSC_M6_MAXCODE;
         B.n = 0;
-        int t = f == 1 ? 0 : 2;                               /* the junction's other terminal */
+        int t = f == 1 ? 0 : 2; /* the junction's other terminal */
         if (f == 0) channel(&B);
         else if (isat[f - 1] > 0 && e->node[3] != e->node[t]) junction(&B, t, isat[f - 1]);
-        if (B.n >= B.max) return nsc_err(r, NSC_ENETLIST, &e->loc, "MOS transistor %s: code too long", e->name);
+        if (B.n >= B.max)
+            return nsc_err(r, NSC_ENETLIST, &e->loc, "MOS transistor %s: code too long", e->name);
         six->ncode[f] = B.n;
     }
     return NSC_OK;
@@ -203,7 +319,10 @@ nsc_status nsc_m6_params(const nsc_element *e, double p, double vto, double cox,
 
 /* ---- the rows ---- */
 
-int nsc_m6_nbranch(const nsc_mos6 *six) { return 1 + (six->ncode[1] > 0) + (six->ncode[2] > 0); }
+int nsc_m6_nbranch(const nsc_mos6 *six)
+{
+    return 1 + (six->ncode[1] > 0) + (six->ncode[2] > 0);
+}
 
 /* the unknowns in order: u0 d -> s, then b -> d, b -> s when present */
 void nsc_m6_stamp(nsc_builder *b, int ei, int u, const nsc_mos6 *six)
@@ -214,7 +333,7 @@ void nsc_m6_stamp(nsc_builder *b, int ei, int u, const nsc_mos6 *six)
     for (int f = 0; f < NSC_M6_NF; f++) {
         if (!six->ncode[f]) continue;
         int from = f == 0 ? e->node[0] : e->node[3], to = f == 1 ? e->node[0] : e->node[2];
-        nsc_st_inc(b, from, to, u);                          /* the current u leaves `from`, enters `to` */
+        nsc_st_inc(b, from, to, u); /* the current u leaves `from`, enters `to` */
         nsc_st_smooth_at0(b, ei, u, in, six->nin, f ? six->junc[f - 1] : six->chan, six->ncode[f]);
         u++;
     }
@@ -223,10 +342,11 @@ void nsc_m6_stamp(nsc_builder *b, int ei, int u, const nsc_mos6 *six)
 nsc_status nsc_m6_current(const nsc_mos6 *six, int u, int t, double w, nsc_lin *f)
 {
     int ubd = u + 1, ubs = u + 1 + (six->ncode[1] > 0);
-    if (t == 0) {                                            /* into d: u0 - i_bd */
+    if (t == 0) { /* into d: u0 - i_bd */
         if (nsc_lin_add(f, NSC_T_Z, u, w)) return NSC_ENOMEM;
         return six->ncode[1] ? nsc_lin_add(f, NSC_T_Z, ubd, -w) : NSC_OK;
     }
-    if (six->ncode[1] && nsc_lin_add(f, NSC_T_Z, ubd, w)) return NSC_ENOMEM;   /* into b: i_bd + i_bs */
+    if (six->ncode[1] && nsc_lin_add(f, NSC_T_Z, ubd, w))
+        return NSC_ENOMEM; /* into b: i_bd + i_bs */
     return six->ncode[2] ? nsc_lin_add(f, NSC_T_Z, ubs, w) : NSC_OK;
 }

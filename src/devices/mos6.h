@@ -5,9 +5,9 @@
 
 #include "device.h"
 
-#define NSC_M6_NF 3          /* functions: the channel, the b-d and b-s junctions */
-#define NSC_M6_MAXCODE 800   /* instructions of the channel (611 with every parameter) */
-#define NSC_M6_JCODE 48      /* of a junction (38) */
+#define NSC_M6_NF 3        /* functions: the channel, the b-d and b-s junctions */
+#define NSC_M6_MAXCODE 800 /* instructions of the channel (611 with every parameter) */
+#define NSC_M6_JCODE 48    /* of a junction (38) */
 
 /* The element's functions: f = 0 chan[0 .. ncode[0]), f = 1, 2 junc[f - 1][0 ..
  * ncode[f]) (0: none), PROBE q = v of terminal term[q] (d g s b), nin of them
@@ -15,7 +15,7 @@
 typedef struct nsc_mos6 {
     int nin, term[4];
     int ncode[NSC_M6_NF];
-    double vto, kc, kv, nv, nc;   /* as read (the warning's summary) */
+    double vto, kc, kv, nv, nc; /* as read (the warning's summary) */
     nsc_xinstr chan[NSC_M6_MAXCODE];
     nsc_xinstr junc[2][NSC_M6_JCODE];
 } nsc_mos6;
@@ -25,8 +25,8 @@ int nsc_m6_known(const char *name);
 /* Element e's LEVEL=6 card into six, checked, for width w, effective length
  * leff, mult in parallel (p: +1 NMOS, -1 PMOS; vto: the card's VTO; cox: Cox,
  * F/m^2, 0 without TOX; uo: cm^2/Vs). Errors in r. */
-nsc_status nsc_m6_params(const nsc_element *e, double p, double vto, double cox, double uo, double w, double leff,
-                         double mult, nsc_report *r, nsc_mos6 *six);
+nsc_status nsc_m6_params(const nsc_element *e, double p, double vto, double cox, double uo,
+                         double w, double leff, double mult, nsc_report *r, nsc_mos6 *six);
 /* Its branch unknowns (the channel's and each junction's current). */
 int nsc_m6_nbranch(const nsc_mos6 *six);
 /* Its rows from branch unknown u on (the currents' KCL entries and the functions). */

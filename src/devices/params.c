@@ -24,13 +24,16 @@ int nsc_swloss_param(const char *name)
 nsc_status nsc_swloss_read(const nsc_model *m, nsc_swloss *p, nsc_report *r)
 {
     unsigned given = nsc_par_read(m, swloss_par, SWL_N, p);
-    if (!(given & (1u << SWL_EON | 1u << SWL_EOFF))) return NSC_OK;   /* no energies: nothing to check */
+    if (!(given & (1u << SWL_EON | 1u << SWL_EOFF)))
+        return NSC_OK; /* no energies: nothing to check */
     if (!(p->eon >= 0 && isfinite(p->eon)) || !(p->eoff >= 0 && isfinite(p->eoff)))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "model '%s': EON = %g and EOFF = %g must be finite and >= 0 (joules)",
+        return nsc_err(r, NSC_ENETLIST, &m->loc,
+                       "model '%s': EON = %g and EOFF = %g must be finite and >= 0 (joules)",
                        m->name, p->eon, p->eoff);
     int hv = (given >> SWL_VREF) & 1, hi = (given >> SWL_IREF) & 1;
     if ((hv && !(p->vref > 0 && isfinite(p->vref))) || (hi && !(p->iref > 0 && isfinite(p->iref))))
-        return nsc_err(r, NSC_ENETLIST, &m->loc, "model '%s': VREF and IREF must be finite and > 0", m->name);
+        return nsc_err(r, NSC_ENETLIST, &m->loc, "model '%s': VREF and IREF must be finite and > 0",
+                       m->name);
     return NSC_OK;
 }
 

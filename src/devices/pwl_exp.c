@@ -32,12 +32,13 @@ static double curve(double c, double a, double i0, double rs, double i)
 /* The chord's largest distance below the curve on [x, y], slope s. */
 static double chord_gap(double c, double a, double i0, double rs, double x, double y, double s)
 {
-    double t = s > rs ? a / (s - rs) - i0 : x;                /* v'(t) = s */
+    double t = s > rs ? a / (s - rs) - i0 : x; /* v'(t) = s */
     t = fmin(fmax(t, x), y);
     return curve(c, a, i0, rs, t) - (curve(c, a, i0, rs, x) + s * (t - x));
 }
 
-int nsc_jfit_make(double c, double a, double i0, double rs, double i1, double i2, int nseg, nsc_jfit *f)
+int nsc_jfit_make(double c, double a, double i0, double rs, double i1, double i2, int nseg,
+                  nsc_jfit *f)
 {
     if (!(nseg >= 1 && nseg <= NSC_JFIT_MAX && i1 > 0 && i2 > i1 && a > 0 && i0 > 0 && rs >= 0
           && isfinite(c) && isfinite(i2)))
@@ -66,10 +67,11 @@ int nsc_jfit_make(double c, double a, double i0, double rs, double i1, double i2
     return 0;
 }
 
-int nsc_jfit_auto(double c, double a, double i0, double rs, double i1, double i2, int nmax, double tol, nsc_jfit *f)
+int nsc_jfit_auto(double c, double a, double i0, double rs, double i1, double i2, int nmax,
+                  double tol, nsc_jfit *f)
 {
     int st = -1;
-    for (int n = 1; n <= nmax; n++)                /* err falls as n grows: the first n within tol */
+    for (int n = 1; n <= nmax; n++) /* err falls as n grows: the first n within tol */
         if ((st = nsc_jfit_make(c, a, i0, rs, i1, i2, n, f)) || f->err <= tol) break;
     return st;
 }
@@ -78,23 +80,29 @@ double nsc_jfit_v(const nsc_jfit *f, double i)
 {
     /* on the segment holding i: v = vf_k + (i - sum_{j<k} (v - vf_j)/r_j) ... solved
      * as the branch currents at v; search the segment whose voltage range holds i */
-    double g = 0, gv = 0;                                     /* sum 1/r_j, sum vf_j/r_j */
+    double g = 0, gv = 0; /* sum 1/r_j, sum vf_j/r_j */
     for (int k = 0; k < f->nseg; k++) {
         g += 1.0 / f->r[k];
         gv += f->vf[k] / f->r[k];
-        double v = (i + gv) / g;                              /* i = sum (v - vf_j)/r_j, j <= k */
+        double v = (i + gv) / g; /* i = sum (v - vf_j)/r_j, j <= k */
         if (k + 1 == f->nseg || v <= f->vf[k + 1]) return v;
     }
-    return f->vf[0];                                          /* not reached */
+    return f->vf[0]; /* not reached */
 }
 
 /* "10 mA" for 0.01 (the prefixes f..k, 4 significant digits). */
 static void amps(double i, char *buf, size_t n)
 {
-    static const char *const pre[] = {"f", "p", "n", "u", "m", "", "k"};
+    static const char *const pre[] = { "f", "p", "n", "u", "m", "", "k" };
     int e = 5;
-    while (e > 0 && fabs(i) < 1.0 - 1e-12) { i *= 1e3; e--; }
-    while (e < 6 && fabs(i) >= 1e3) { i /= 1e3; e++; }
+    while (e > 0 && fabs(i) < 1.0 - 1e-12) {
+        i *= 1e3;
+        e--;
+    }
+    while (e < 6 && fabs(i) >= 1e3) {
+        i /= 1e3;
+        e++;
+    }
     snprintf(buf, n, "%.4g %sA", i, pre[e]);
 }
 
@@ -113,11 +121,11 @@ void nsc_st_jfit(nsc_builder *b, const nsc_jfit *f, int j)
      * VF/RON lines stay events (RON = 0: the ideal diode's current jumps) */
     int cont = f->a > 0 && f->s[f->nseg - 1] > 0;
     for (int q = 0; cont && q < f->nseg; q++) nsc_st_cont(b, j + q);
-    nsc_st(b, NSC_ST_D, j, j, f->s[0]);                       /* y_0 += vf_0 + s_0 lambda_0 */
+    nsc_st(b, NSC_ST_D, j, j, f->s[0]); /* y_0 += vf_0 + s_0 lambda_0 */
     nsc_st_e0(b, j, f->vf[0]);
     for (int q = 1; q < f->nseg; q++) {
-        nsc_st(b, NSC_ST_D, j, j + q, -(f->s[q - 1] - f->s[q]));  /* y_0 -= c_q mu_q */
-        nsc_st(b, NSC_ST_D, j + q, j + q, 1.0);               /* y_q = mu_q - lambda_0 + knot_q */
+        nsc_st(b, NSC_ST_D, j, j + q, -(f->s[q - 1] - f->s[q])); /* y_0 -= c_q mu_q */
+        nsc_st(b, NSC_ST_D, j + q, j + q, 1.0); /* y_q = mu_q - lambda_0 + knot_q */
         nsc_st(b, NSC_ST_D, j + q, j, -1.0);
         nsc_st_e0(b, j + q, f->knot[q]);
     }
@@ -135,17 +143,20 @@ int nsc_jfit_band(nsc_jfit *f, double imin, double ip, int nseg)
     /* (imin above 1 nA, the floor nsc_jfit_refit and nsc_jfit_outside read a
      * junction as conducting from: a 741's bias diode at 10..30 pA was band
      * refitted on 9 segments, and the next pass failed at t = 0.6 us) */
-    if (!(f->a > 0 && isfinite(ip) && imin > 1e-9 && ip >= NSC_JFIT_BAND_SWING * imin && imin >= ip / NSC_JFIT_BELOW))
+    if (!(f->a > 0 && isfinite(ip) && imin > 1e-9 && ip >= NSC_JFIT_BAND_SWING * imin
+          && imin >= ip / NSC_JFIT_BELOW))
         return 0;
     double tol = fmin(0.01, fmax(NSC_JFIT_BAND_MIN, NSC_JFIT_BAND_FRAC * f->a * log(ip / imin)));
-    if (f->i1 <= imin && f->i2 >= ip && f->err <= 1.5 * tol) return 0;   /* fine enough there already */
+    if (f->i1 <= imin && f->i2 >= ip && f->err <= 1.5 * tol)
+        return 0; /* fine enough there already */
     nsc_jfit g;
-    double lo = imin / NSC_JFIT_ABOVE, hi = NSC_JFIT_ABOVE * ip;        /* centred on sqrt(imin ip) */
+    double lo = imin / NSC_JFIT_ABOVE, hi = NSC_JFIT_ABOVE * ip; /* centred on sqrt(imin ip) */
     int st = -1;
     if (nseg > 0) st = nsc_jfit_make(f->c, f->a, f->i0, f->rs, lo, hi, nseg, &g);
-    else                                        /* odd counts: the centre mid-chord, never on a knot */
+    else /* odd counts: the centre mid-chord, never on a knot */
         for (int n = 1; n <= NSC_JFIT_MAX; n += 2)
-            if ((st = nsc_jfit_make(f->c, f->a, f->i0, f->rs, lo, hi, n, &g)) || g.err <= tol) break;
+            if ((st = nsc_jfit_make(f->c, f->a, f->i0, f->rs, lo, hi, n, &g)) || g.err <= tol)
+                break;
     if (st) return 0;
     *f = g;
     return 1;
@@ -153,7 +164,8 @@ int nsc_jfit_band(nsc_jfit *f, double imin, double ip, int nseg)
 
 const char *nsc_jfit_where(const nsc_jfit *f, double ip)
 {
-    return ip >= f->i1 && ip <= f->i2 ? "lies where it is more than 10 mV off, in the range" : "left the range";
+    return ip >= f->i1 && ip <= f->i2 ? "lies where it is more than 10 mV off, in the range"
+                                      : "left the range";
 }
 
 int nsc_jfit_refit(nsc_jfit *f, double ip, int nseg, int nmax, double tol)
@@ -161,12 +173,15 @@ int nsc_jfit_refit(nsc_jfit *f, double ip, int nseg, int nmax, double tol)
     if (!(f->a > 0 && ip > 1e-9)) return 0;
     int in = ip >= f->i1 && ip <= f->i2;
     double off = nsc_jfit_v(f, ip) - curve(f->c, f->a, f->i0, f->rs, ip);
-    if (!(fabs(off) > 0.01 && (in || fabs(off) > f->err))) return 0;   /* felt, and worse than inside (left), */
-    double lo = ip > f->i2 ? f->i1 : ip / NSC_JFIT_BELOW, hi = NSC_JFIT_ABOVE * ip;   /* or inside a coarse fit: */
-    nsc_jfit g;                                               /* the range seen, room for the re-run's peak */
+    if (!(fabs(off) > 0.01 && (in || fabs(off) > f->err)))
+        return 0; /* felt, and worse than inside (left), */
+    double lo = ip > f->i2 ? f->i1 : ip / NSC_JFIT_BELOW,
+           hi = NSC_JFIT_ABOVE * ip; /* or inside a coarse fit: */
+    nsc_jfit g;                      /* the range seen, room for the re-run's peak */
     int st = nseg > 0 ? nsc_jfit_make(f->c, f->a, f->i0, f->rs, lo, hi, nseg, &g)
                       : nsc_jfit_auto(f->c, f->a, f->i0, f->rs, lo, hi, nmax, tol, &g);
-    if (st || (in && !(fabs(nsc_jfit_v(&g, ip) - curve(f->c, f->a, f->i0, f->rs, ip)) < fabs(off)))) return 0;
+    if (st || (in && !(fabs(nsc_jfit_v(&g, ip) - curve(f->c, f->a, f->i0, f->rs, ip)) < fabs(off))))
+        return 0;
     *f = g;
     return 1;
 }

@@ -18,14 +18,16 @@ typedef struct nsc_jfit {
     double s[NSC_JFIT_MAX], knot[NSC_JFIT_MAX]; /* the same as a concave sum: v(i) = vf[0] + s[0] i
                                                    - sum_{k >= 1} (s[k-1] - s[k]) max(0, i - knot[k]) */
     double i1, i2, err;
-    double c, a, i0, rs;                        /* the curve fitted (a = 0: none, a card's own lines) */
+    double c, a, i0, rs; /* the curve fitted (a = 0: none, a card's own lines) */
 } nsc_jfit;
 /* 0, or -1 when the arguments are out of range (nseg in 1..NSC_JFIT_MAX, 0 < i1 < i2,
  * a, i0 > 0, rs >= 0). */
-int nsc_jfit_make(double c, double a, double i0, double rs, double i1, double i2, int nseg, nsc_jfit *f);
+int nsc_jfit_make(double c, double a, double i0, double rs, double i1, double i2, int nseg,
+                  nsc_jfit *f);
 /* The fit of nsc_jfit_make with the fewest chords (1..nmax) whose error on
  * [i1, i2] is at most tol (V), else nmax chords; the same return value. */
-int nsc_jfit_auto(double c, double a, double i0, double rs, double i1, double i2, int nmax, double tol, nsc_jfit *f);
+int nsc_jfit_auto(double c, double a, double i0, double rs, double i1, double i2, int nmax,
+                  double tol, nsc_jfit *f);
 /* The fit's voltage at current i >= 0. */
 double nsc_jfit_v(const nsc_jfit *f, double i);
 /* "10 mA..1 A": the fitted range into buf. */

@@ -15,32 +15,32 @@
 #include "pwl_sq.h"
 
 /* Breakpoints and slopes of the six segments (formulation.md §1). */
-static const double def_b[5] = {0, 0.1, 0.2487, 0.6185, 1.5383};
-static const double def_s[6] = {0, 0.09, 0.314055, 0.780422, 1.94107, 4.82766};
+static const double def_b[5] = { 0, 0.1, 0.2487, 0.6185, 1.5383 };
+static const double def_s[6] = { 0, 0.09, 0.314055, 0.780422, 1.94107, 4.82766 };
 
 int nsc_pwl_sq(int nseg, double *b, double *a, double *eps)
 {
     if (nseg == 0) {
         for (int j = 0; j < 5; j++) {
             b[j] = def_b[j];
-            a[j] = def_s[j + 1] - def_s[j];                   /* slope increase at b_j */
+            a[j] = def_s[j + 1] - def_s[j]; /* slope increase at b_j */
         }
         if (eps) *eps = 0.1;
         return 5;
     }
     if (nseg < 3 || nseg > NSC_PWL_MAXSEG) return -1;
-    double rho6 = (13.0 + sqrt(88.0)) / 9.0;                 /* 9 rho^2 - 26 rho + 9 = 0 */
-    double X = NSC_PWL_X0 * pow(rho6, 4);                    /* top of the default's range */
+    double rho6 = (13.0 + sqrt(88.0)) / 9.0; /* 9 rho^2 - 26 rho + 9 = 0 */
+    double X = NSC_PWL_X0 * pow(rho6, 4);    /* top of the default's range */
     double rho = pow(X / NSC_PWL_X0, 1.0 / (nseg - 2));
-    double g = (1 + rho) * (1 + rho) / (4 * rho);            /* (1 + eps)/(1 - eps) */
+    double g = (1 + rho) * (1 + rho) / (4 * rho); /* (1 + eps)/(1 - eps) */
     double e = (g - 1) / (g + 1);
     int nb = nseg - 1;
-    double prev = 0;                                          /* slope left of b_j */
+    double prev = 0; /* slope left of b_j */
     b[0] = 0;
     for (int j = 1; j < nb; j++) b[j] = NSC_PWL_X0 * pow(rho, j - 1);
     for (int j = 0; j < nb; j++) {
-        double s = j == 0 ? (1 - e) * NSC_PWL_X0             /* chord of (1-eps) x^2 on [0, b1] */
-                          : (1 - e) * (1 + rho) * b[j];      /* chord on [b_j, rho b_j] */
+        double s = j == 0 ? (1 - e) * NSC_PWL_X0        /* chord of (1-eps) x^2 on [0, b1] */
+                          : (1 - e) * (1 + rho) * b[j]; /* chord on [b_j, rho b_j] */
         a[j] = s - prev;
         prev = s;
     }
@@ -52,7 +52,7 @@ double nsc_pwl_eval(int nb, const double *b, const double *a, double x)
 {
     double f = 0;
     for (int j = 0; j < nb; j++)
-        if (x > b[j]) f += a[j] * (x - b[j]);                /* f = sum a_j max(0, x - b_j) */
+        if (x > b[j]) f += a[j] * (x - b[j]); /* f = sum a_j max(0, x - b_j) */
     return f;
 }
 
@@ -74,7 +74,7 @@ double nsc_pwl_eval(int nb, const double *b, const double *a, double x)
  * given) the background is replaced by the design table's equioscillating points
  * (low_fill): |f - x^2| <= eps_v x^2 there with ratio 2.49 instead of 1.86 between
  * points, 2 pairs fewer per side for a 4 V anchor (a CMOS chain at 5 V: 12 -> 10). */
-#define EPS_V 0.1                  /* the default background's bound, as the design table's */
+#define EPS_V 0.1 /* the default background's bound, as the design table's */
 
 static int cmp_dbl(const void *x, const void *y)
 {
@@ -87,10 +87,11 @@ static int cmp_dbl(const void *x, const void *y)
  * returns their number n + 1, *rho the ratio. */
 static int background(int nseg, double X, double *p, double *rho)
 {
-    double rv = 1 + 2 * EPS_V + 2 * sqrt(EPS_V * (1 + EPS_V));   /* (rho-1)^2 = 4 eps rho */
-    int n = nseg ? nseg - 2 : (int)ceil(log(X / NSC_PWL_X0) / log(rv));   /* nseg: nseg - 1 breakpoints */
+    double rv = 1 + 2 * EPS_V + 2 * sqrt(EPS_V * (1 + EPS_V)); /* (rho-1)^2 = 4 eps rho */
+    int n = nseg ? nseg - 2
+                 : (int)ceil(log(X / NSC_PWL_X0) / log(rv)); /* nseg: nseg - 1 breakpoints */
     if (n < 1) n = 1;
-    *rho = pow(X / NSC_PWL_X0, 1.0 / n);                   /* 0.1 rho^n = X */
+    *rho = pow(X / NSC_PWL_X0, 1.0 / n); /* 0.1 rho^n = X */
     p[0] = 0;
     for (int k = 0; k < n; k++) p[k + 1] = NSC_PWL_X0 * pow(*rho, k);
     return n + 1;
@@ -102,7 +103,7 @@ static int background(int nseg, double X, double *p, double *rho)
  * eps_v of x^2), and the transition chord [p, L] from (1 - eps_v) p^2 to L^2 within
  * eps_v too while L/p <= 2.04 (+9.2 % at 2.0; its minimum -eps_v at p). b[0..m)
  * sorted with b[0] = 0; returns the new count, -2 past NSC_PWL_MAXSEG - 1. */
-#define RHO_EQ 2.48683                  /* 9 rho^2 - 26 rho + 9 = 0 */
+#define RHO_EQ 2.48683 /* 9 rho^2 - 26 rho + 9 = 0 */
 #define RHO_T 2.0
 static int low_fill(double *b, int m, double L)
 {
@@ -116,41 +117,43 @@ static int low_fill(double *b, int m, double L)
         double R = pow(p / NSC_PWL_X0, 1.0 / n);
         for (int k = 0; k < n; k++) b[out++] = NSC_PWL_X0 * pow(R, k);
         b[out++] = p;
-    } else if (L > NSC_PWL_X0 * (1 + 1e-9))
-        b[out++] = NSC_PWL_X0;
+    } else if (L > NSC_PWL_X0 * (1 + 1e-9)) b[out++] = NSC_PWL_X0;
     if (out + nk > NSC_PWL_MAXSEG - 1) return -2;
     for (int j = 0; j < nk; j++) b[out++] = keep[j];
     return out;
 }
 
-int nsc_pwl_sq_fit(int nseg, double X, const double *anch, int nanch, double *b, double *a, double *eps)
+int nsc_pwl_sq_fit(int nseg, double X, const double *anch, int nanch, double *b, double *a,
+                   double *eps)
 {
     if (nseg && (nseg < 3 || nseg > NSC_PWL_MAXSEG)) return -1;
     double top = X, rho, pt[2 * NSC_PWL_MAXSEG + 8];
     for (int i = 0; i < nanch; i++) top = fmax(top, anch[i] * (1 + 2 * NSC_PWL_ANCH));
     int n = background(nseg, top, pt, &rho), nbg = n;
-    double lmin = nanch > 0 ? top : 0;               /* the lowest ladder point */
+    double lmin = nanch > 0 ? top : 0; /* the lowest ladder point */
     for (int i = 0; i < nanch && n < 2 * NSC_PWL_MAXSEG; i++) {
         double an = anch[i], d = NSC_PWL_ANCH * an, lo = an + d;
         pt[n++] = an + d;
-        for (int k = 1; an - (ldexp(1, k) - 1) * d > fmax(an / rho, NSC_PWL_X0) && n < 2 * NSC_PWL_MAXSEG; k++)
+        for (int k = 1;
+             an - (ldexp(1, k) - 1) * d > fmax(an / rho, NSC_PWL_X0) && n < 2 * NSC_PWL_MAXSEG; k++)
             pt[n++] = lo = an - (ldexp(1, k) - 1) * d;
-        for (int k = 1; k < nbg; k++)                       /* the background inside the ladder dropped: */
-            if (pt[k] > lo && pt[k] <= an + d) pt[k] = -1;  /* every gap stays a ratio < rho */
+        for (int k = 1; k < nbg; k++) /* the background inside the ladder dropped: */
+            if (pt[k] > lo && pt[k] <= an + d) pt[k] = -1; /* every gap stays a ratio < rho */
         lmin = fmin(lmin, lo);
     }
     qsort(pt, (size_t)n, sizeof *pt, cmp_dbl);
     int m = 0;
-    for (int k = 0; k < n; k++)                             /* sorted, distinct, >= 0 */
+    for (int k = 0; k < n; k++) /* sorted, distinct, >= 0 */
         if (pt[k] >= 0 && (m == 0 || pt[k] > b[m - 1] * (1 + 1e-9)) && pt[k] < top) {
             if (m == NSC_PWL_MAXSEG - 1) return -2;
             b[m++] = pt[k];
         }
     if (nanch > 0 && (m = low_fill(b, m, lmin)) < 0) return m;
-    double y[NSC_PWL_MAXSEG], prev = 0;                     /* f(b_j): x^2, (1 - eps_v) x^2 below lmin */
+    double y[NSC_PWL_MAXSEG], prev = 0; /* f(b_j): x^2, (1 - eps_v) x^2 below lmin */
     for (int j = 0; j < m; j++) y[j] = b[j] * b[j] * (b[j] < lmin * (1 - 1e-12) ? 1 - EPS_V : 1);
-    for (int j = 0; j < m; j++) {                           /* a_j = s_j - s_{j-1}, s_j the chord's slope */
-        double s = j + 1 < m ? (y[j + 1] - y[j]) / (b[j + 1] - b[j]) : (top * top - y[j]) / (top - b[j]);
+    for (int j = 0; j < m; j++) { /* a_j = s_j - s_{j-1}, s_j the chord's slope */
+        double s = j + 1 < m ? (y[j + 1] - y[j]) / (b[j + 1] - b[j])
+                             : (top * top - y[j]) / (top - b[j]);
         a[j] = s - prev;
         prev = s;
     }

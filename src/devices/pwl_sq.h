@@ -17,7 +17,7 @@
  * default); f = 0 for x <= 0; beyond X the error grows (12.4 % at 4 V by default).
  * nseg = 6 gives the default table (eps = 0.1) within 0.05 % (b) and 0.2 % (slopes). */
 #define NSC_PWL_MAXSEG 64
-#define NSC_PWL_X0 0.1      /* first positive breakpoint (V) */
+#define NSC_PWL_X0 0.1 /* first positive breakpoint (V) */
 /* Fill b[nseg-1], a[nseg-1] (arrays of NSC_PWL_MAXSEG); *eps (may be NULL) the
  * relative error bound on [0.1, X] (0.1 for the default). Returns nb, -1 if nseg invalid. */
 int nsc_pwl_sq(int nseg, double *b, double *a, double *eps);
@@ -33,7 +33,8 @@ int nsc_pwl_sq(int nseg, double *b, double *a, double *eps);
  * below the lowest anchor's ladder f equioscillates, |f - x^2| <= 0.1 x^2 on
  * [0.1, L] (f interpolates (1 - 0.1) x^2 there, as the design table; pwl_sq.c low_fill). */
 #define NSC_PWL_ANCH 0.02
-int nsc_pwl_sq_fit(int nseg, double X, const double *anch, int nanch, double *b, double *a, double *eps);
+int nsc_pwl_sq_fit(int nseg, double X, const double *anch, int nanch, double *b, double *a,
+                   double *eps);
 /* Element ei's (an M) fit, bound to c: b, a (NSC_PWL_MAXSEG each), its anchors
  * (M_MAXANCH = 8; may be NULL) and their number; returns nb, -1 when ei is no
  * bound MOS transistor. Gate drives: the levels of the independent voltage

@@ -68,8 +68,8 @@
  * device's card struct, default when the card does not set it, and the device's
  * own flag bits (e.g. "SPICE's diode only"). */
 typedef struct nsc_par {
-    const char *name;   /* lower case */
-    size_t off;         /* offsetof(card struct, field), a double */
+    const char *name; /* lower case */
+    size_t off;       /* offsetof(card struct, field), a double */
     double def;
     unsigned flags;
 } nsc_par;
@@ -79,15 +79,17 @@ typedef enum nsc_pclass {
     NSC_PC_CONTROLLED = 0, /* E F G H B, E TABLE: behavioural, may deliver or absorb */
     NSC_PC_SOURCE,         /* independent V, I */
     NSC_PC_RESISTOR,
-    NSC_PC_SEMI,           /* diodes, MOS, switches: conduction losses */
-    NSC_PC_STORE,          /* capacitors, inductors */
-    NSC_PC_GMIN            /* the gmin conductances of nodes with no DC path but through pairs */
+    NSC_PC_SEMI,  /* diodes, MOS, switches: conduction losses */
+    NSC_PC_STORE, /* capacitors, inductors */
+    NSC_PC_GMIN   /* the gmin conductances of nodes with no DC path but through pairs */
 } nsc_pclass;
 
 /* ---- the interface ---- */
 
 /* Two terminals of an element: indices into nsc_element.node. */
-typedef struct nsc_tpair { signed char a, b; } nsc_tpair;
+typedef struct nsc_tpair {
+    signed char a, b;
+} nsc_tpair;
 
 /* The class of an element in the topology checks (lcs_topo.c); each holds between n+ n-. */
 typedef enum nsc_topo {
@@ -102,26 +104,27 @@ typedef enum nsc_topo {
  * knows card forms, not devices: the device table says which form each card
  * letter has. */
 typedef enum nsc_cardform {
-    NSC_CARD_NONE,      /* no card of its own (E TABLE: an E card; B ... I=: a B card) */
-    NSC_CARD_VALUE,     /* X n+ n- value [IC= when ic_unit] (R, C, L; LTspice's Rser= ...): value or
+    NSC_CARD_NONE,     /* no card of its own (E TABLE: an E card; B ... I=: a B card) */
+    NSC_CARD_VALUE,    /* X n+ n- value [IC= when ic_unit] (R, C, L; LTspice's Rser= ...): value or
                            <letter>=value */
-    NSC_CARD_COUPLING,  /* K L1 L2 k */
-    NSC_CARD_SOURCE,    /* X n+ n- waveform (V, I) */
-    NSC_CARD_VCTRL,     /* X n+ n- nc+ nc- gain | VALUE= | TABLE (E, G) */
-    NSC_CARD_ICTRL,     /* X n+ n- vsense gain (F, H) */
-    NSC_CARD_MODEL,     /* X nodes... model [params] (D, M, S, W) */
-    NSC_CARD_BJT,       /* Q c b e [s] model [area] */
-    NSC_CARD_BEHAV,     /* B n+ n- V=expr | I=expr */
-    NSC_CARD_XSPICE     /* A port.. model, a port a node or [ nodes ] (A: XSPICE gates, bridges) */
+    NSC_CARD_COUPLING, /* K L1 L2 k */
+    NSC_CARD_SOURCE,   /* X n+ n- waveform (V, I) */
+    NSC_CARD_VCTRL,    /* X n+ n- nc+ nc- gain | VALUE= | TABLE (E, G) */
+    NSC_CARD_ICTRL,    /* X n+ n- vsense gain (F, H) */
+    NSC_CARD_MODEL,    /* X nodes... model [params] (D, M, S, W) */
+    NSC_CARD_BJT,      /* Q c b e [s] model [area] */
+    NSC_CARD_BEHAV,    /* B n+ n- V=expr | I=expr */
+    NSC_CARD_XSPICE    /* A port.. model, a port a node or [ nodes ] (A: XSPICE gates, bridges) */
 } nsc_cardform;
 
 /* The variants of a card form a device takes (nsc_device.card_opt), read by the
  * netlist stage (nl_elab_el.c), which makes of them the elements they stand for. */
 enum {
-    NSC_CARDOPT_TIMESW = 1 << 0,  /* VALUE: a value {cond ? R1 : R2} that reads time is a switch
+    NSC_CARDOPT_TIMESW = 1 << 0, /* VALUE: a value {cond ? R1 : R2} that reads time is a switch
                                      driven by cond (R: a load step) */
-    NSC_CARDOPT_CHARGE = 1 << 1,  /* VALUE: Q=expr, a capacitor of that charge (C; nl_qcap.c) */
-    NSC_CARDOPT_RMODEL = 1 << 2,  /* VALUE: a resistor model may stand before or after the value (R) */
+    NSC_CARDOPT_CHARGE = 1 << 1, /* VALUE: Q=expr, a capacitor of that charge (C; nl_qcap.c) */
+    NSC_CARDOPT_RMODEL =
+        1 << 2, /* VALUE: a resistor model may stand before or after the value (R) */
     NSC_CARDOPT_MTIMES = 1 << 3,  /* VALUE: m= (in parallel) multiplies the value (C); else divides
                                      it (R, L) */
     NSC_CARDOPT_CONTROL = 1 << 4, /* MODEL: CONTROL={expr}, Xyce's generic switch (S) */
@@ -134,12 +137,13 @@ enum {
 };
 
 /* Flags of an instance parameter (nsc_device.inst[k].flags), read by the netlist stage. */
-#define NSC_INST_LENGTH 1u   /* a length: times `.option scale` (MOS W= L=) */
-#define NSC_INST_AREA 2u     /* an area: times scale squared (MOS AD= AS=) */
-#define NSC_INST_PARALLEL 4u /* a count of devices in parallel (AREA, m): their product divides
+#define NSC_INST_LENGTH 1u /* a length: times `.option scale` (MOS W= L=) */
+#define NSC_INST_AREA 2u   /* an area: times scale squared (MOS AD= AS=) */
+#define NSC_INST_PARALLEL \
+    4u /* a count of devices in parallel (AREA, m): their product divides
                                 the resistors the card expanded into, multiplies their charge */
 
-#define NSC_DEV_LATE_LEVELS 3   /* the values of nsc_device.late */
+#define NSC_DEV_LATE_LEVELS 3 /* the values of nsc_device.late */
 
 /* A type name of .model cards (lower case) and the type it reads as; alias: left
  * out of the list of supported types in messages (Xyce's VSWITCH: an SW). */
@@ -152,11 +156,11 @@ typedef struct nsc_modname {
 
 typedef struct nsc_device {
     nsc_elkind kind;
-    const char *what;   /* "resistors", ... (messages about all of them) */
-    const char *name;   /* "resistor", ... (messages about one: "missing model name for diode d1") */
-    char letter;        /* its card's first letter, lower case (0: none, card NSC_CARD_NONE) */
-    nsc_cardform card;  /* the form of that card */
-    int late;           /* count() order: 0 first, then 1 (inductors), then 2 (capacitors): a device
+    const char *what;  /* "resistors", ... (messages about all of them) */
+    const char *name;  /* "resistor", ... (messages about one: "missing model name for diode d1") */
+    char letter;       /* its card's first letter, lower case (0: none, card NSC_CARD_NONE) */
+    nsc_cardform card; /* the form of that card */
+    int late;          /* count() order: 0 first, then 1 (inductors), then 2 (capacitors): a device
                          * needs the topology of the earlier levels (< NSC_DEV_LATE_LEVELS) */
     /* Element ei's card read into its private data (c->el[ei].priv, one block of
      * malloc'd memory owned by the circuit, flat: freed with free()), called once
@@ -172,21 +176,21 @@ typedef struct nsc_device {
      * parser into nsc_element.ipar[k] in this order (t[k].def when not given; the
      * offsets unused). NULL: none (any name=value is ignored with a warning). */
     const nsc_par *inst;   /* flags: NSC_INST_* */
-    int ninst;          /* at most NSC_MAXIPAR */
+    int ninst;             /* at most NSC_MAXIPAR */
     const char *inst_unit; /* their unit ("m"; sweeps); NULL: none */
     /* The shape of a card of form NSC_CARD_MODEL (nl_elab_el.c card_model):
      * X n1 .. n<card_nodes> [vsense when card_sense] model [name=value | words]. */
-    int card_nodes;     /* D, W 2; M, S 4 */
-    int card_sense;     /* 1: a sense voltage source follows the nodes (W), into ref[0] */
-    int card_state;     /* 1: the words ON / OFF set the initial state (has_ic, ic = 1 or 0: S, W) */
+    int card_nodes; /* D, W 2; M, S 4 */
+    int card_sense; /* 1: a sense voltage source follows the nodes (W), into ref[0] */
+    int card_state; /* 1: the words ON / OFF set the initial state (has_ic, ic = 1 or 0: S, W) */
     /* The .model types its card may name (NSC_CARD_MODEL, NSC_CARD_BJT), name NULL
      * after the last: the elaborator reads a .model card's type here (nl_model.c;
      * the first name of a type, upper case, names it in messages: "NMOS"). */
     nsc_modname models[NSC_MAXMODNAME];
     const char *model_what; /* those types in a message: "a diode (D)" */
-    int card_parasitic; /* 1: LTspice's parasitics: Rser= Rpar= Cpar= (NSC_CARD_VALUE: L, C),
+    int card_parasitic;     /* 1: LTspice's parasitics: Rser= Rpar= Cpar= (NSC_CARD_VALUE: L, C),
                            Rser= (NSC_CARD_SOURCE: V; Cpar= ignored with a warning) */
-    unsigned card_opt;  /* the variants of its card's form it takes: NSC_CARDOPT_* bits */
+    unsigned card_opt;      /* the variants of its card's form it takes: NSC_CARDOPT_* bits */
     /* NSC_CARD_VCTRL: the devices its TABLE form (E: E TABLE) and its VALUE= and
      * POLY forms (E: B V=, G: B I=) make; NSC_CARD_BEHAV: the device of I=expr
      * (V=expr makes its own). NULL: that form is refused. */
@@ -200,16 +204,17 @@ typedef struct nsc_device {
      * (f empty on entry). NSC_OK or NSC_ENOMEM. NULL: the element has no current. */
     nsc_status (*current)(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *f);
     /* ---- 5. power (losses.c) ---- */
-    nsc_pclass pclass;  /* the element's class in the losses table (0: controlled source) */
-    int swloss;         /* 1: EON/EOFF of its model are charged at its switch's state
+    nsc_pclass pclass; /* the element's class in the losses table (0: controlled source) */
+    int swloss;        /* 1: EON/EOFF of its model are charged at its switch's state
                            changes, or its first pair's (on while active) */
-    int swcap;          /* 1: a controlled switch (MOS, S, W): the capacitors' energy lost in
+    int swcap;         /* 1: a controlled switch (MOS, S, W): the capacitors' energy lost in
                            the restart after its turn-on is its switching loss (losses.h) */
     /* The ports of element ei: v[k] the voltage across port k, i[k] the current
      * through it, v i the power it absorbs there; at most NSC_MAXPORT, each empty
      * on entry; their number into *np. NSC_OK or NSC_ENOMEM. NULL: one port,
      * V(n+, n-) and current() (none when current is NULL). */
-    nsc_status (*ports)(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i, int *np);
+    nsc_status (*ports)(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_lin *v, nsc_lin *i,
+                        int *np);
     /* ---- 6. sources ---- */
     /* The waveform of element ei's q-th source (need.nsrc of them). NULL: every
      * source of the element is its wave (V, I). */
@@ -225,21 +230,23 @@ typedef struct nsc_device {
      * fits the card's IMIN/IMAX fix are never remade: check warns about them).
      * NULL: no fit follows the run. complete 0: the run failed part way (its
      * peaks count, but not its least currents: no band refit, dev_q.c). */
-    int (*refit)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, int complete, nsc_report *r);
+    int (*refit)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, int complete,
+                 nsc_report *r);
     /* mark[j] = 1 for the pairs j of element ei whose lpk check and refit read
      * (the others' peaks need not be tracked by a run). NULL: all its pairs. */
     void (*check_pairs)(const nsc_lcs *L, const nsc_circuit *c, int ei, char *mark);
     /* At each step's end t (nsc_lcs_check_step): NSC_OK, or NSC_ESIM when element
      * ei's pairs l (indexed as L's) hold a value its equations cannot have. NULL:
      * nothing to check. */
-    nsc_status (*step_check)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *l, double t, nsc_report *r);
+    nsc_status (*step_check)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *l,
+                             double t, nsc_report *r);
     /* ---- 8. topology (lcs_topo.c, before any assembly) ---- */
-    int ndc;            /* terminal pairs dc[0..ndc-1] through which it conducts at DC
+    int ndc; /* terminal pairs dc[0..ndc-1] through which it conducts at DC
                            (0: none, as a capacitor or a current source; at most 2) */
     nsc_tpair dc[2];
-    nsc_topo topo;      /* its class in the loop and cut-set checks */
+    nsc_topo topo; /* its class in the loop and cut-set checks */
     /* ---- 9. outputs and units ---- */
-    nsc_tpair port;     /* V(@x), P(x) of .meas: the voltage node[port.a] - node[port.b];
+    nsc_tpair port;            /* V(@x), P(x) of .meas: the voltage node[port.a] - node[port.b];
                            {0, 0} (unset): n+ n-, {0, 1} */
     const char *current_param; /* ngspice's @x[param] of I(x) (.save): "id"; NULL: "i" */
     /* The sign of I(x) in the current leaving the node of terminal t into the
@@ -247,9 +254,9 @@ typedef struct nsc_device {
      * terminal carries none: a control input), 2: not +-I(x) (a MOS gate, a
      * bipolar transistor). All 0 (unset): +1 at n+, -1 at n-, 0 elsewhere. */
     signed char pin[4];
-    const char *no_power; /* non-NULL: P(x) of .print/.meas is refused, this says why
+    const char *no_power;   /* non-NULL: P(x) of .print/.meas is refused, this says why
                              ("a bipolar transistor (its power is in --losses)") */
-    int out_current;    /* 1: I(x) is a default output (no .print given; waves.c) */
+    int out_current;        /* 1: I(x) is a default output (no .print given; waves.c) */
     const char *value_unit; /* unit of nsc_element.value ("Ω"); NULL: value unused */
     const char *ic_unit;    /* unit of its IC= ("V"); NULL: none */
     const char *wave_unit;  /* unit of nsc_element.wave's amplitude ("V"); NULL: the

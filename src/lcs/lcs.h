@@ -44,7 +44,7 @@ typedef struct nsc_term {
 } nsc_term;
 typedef struct nsc_lin {
     int nterm;
-    nsc_term *t;     /* malloc'd */
+    nsc_term *t; /* malloc'd */
 } nsc_lin;
 
 typedef struct nsc_src {
@@ -58,9 +58,9 @@ typedef struct nsc_src {
  * t_k -> t_k+1 is decided from u = z[c] - z[d] at t_k (netlist.md): on when
  * u > on_above, off when u < off_below, else unchanged (hysteresis); initially off. */
 typedef struct nsc_switch {
-    int el;                  /* owning element */
-    int a, k, c, d;          /* z indices, -1 for ground */
-    double g_off, g_on;      /* S */
+    int el;             /* owning element */
+    int a, k, c, d;     /* z indices, -1 for ground */
+    double g_off, g_on; /* S */
     double on_above, off_below;
 } nsc_switch;
 
@@ -77,12 +77,12 @@ typedef struct nsc_switch {
 typedef double (*nsc_smooth_fn)(const void *par, const double *x, double *g);
 typedef struct nsc_smooth {
     int el, row, nin;
-    int *in;                   /* [nin] z indices, distinct (malloc'd) */
-    int *apos;                 /* [nin] where A(row, in[q]) is in A->x (in's block: freed with it) */
-    const nsc_xinstr *code;    /* points into the circuit's B program (NULL with fn) */
-    int ncode, depth;          /* depth: nsc_xdepth of code */
-    nsc_smooth_fn fn;          /* NULL: f is code */
-    const void *par;           /* fn's parameters (the device's, living as long as the circuit) */
+    int *in;                /* [nin] z indices, distinct (malloc'd) */
+    int *apos;              /* [nin] where A(row, in[q]) is in A->x (in's block: freed with it) */
+    const nsc_xinstr *code; /* points into the circuit's B program (NULL with fn) */
+    int ncode, depth;       /* depth: nsc_xdepth of code */
+    nsc_smooth_fn fn;       /* NULL: f is code */
+    const void *par;        /* fn's parameters (the device's, living as long as the circuit) */
 } nsc_smooth;
 
 /* The Newton iterations of the one-step problems of an LCS (onestep_nl.c):
@@ -91,36 +91,36 @@ typedef struct nsc_smooth {
 typedef struct nsc_nlstat {
     long solves, iters, fails;
     int maxit;
-    double *z;     /* [n] the last converged iterate (zeros at first): where a static solve starts */
-    double *zs;    /* [n] the start of the transient step z solved (onestep_nl.c's predictor) */
-    double hs;     /* that step's size (0: z was a static solve's, or none yet) */
+    double *z;  /* [n] the last converged iterate (zeros at first): where a static solve starts */
+    double *zs; /* [n] the start of the transient step z solved (onestep_nl.c's predictor) */
+    double hs;  /* that step's size (0: z was a static solve's, or none yet) */
 } nsc_nlstat;
 
 typedef struct nsc_lcs {
     nsc_asm_mode mode;
-    int n;          /* unknowns z */
-    int m;          /* complementarity pairs */
-    int nnode_z;    /* node-voltage unknowns (circuit nnode - 1) */
-    nsc_sparse *E, *A;    /* n x n */
-    nsc_sparse *B;        /* n x m */
-    nsc_sparse *C;        /* m x n */
-    nsc_sparse *D;        /* m x m */
-    double *s0;           /* [n] */
-    double *e0;           /* [m] */
+    int n;             /* unknowns z */
+    int m;             /* complementarity pairs */
+    int nnode_z;       /* node-voltage unknowns (circuit nnode - 1) */
+    nsc_sparse *E, *A; /* n x n */
+    nsc_sparse *B;     /* n x m */
+    nsc_sparse *C;     /* m x n */
+    nsc_sparse *D;     /* m x m */
+    double *s0;        /* [n] */
+    double *e0;        /* [m] */
     int nsrc;
-    nsc_src *src;         /* [nsrc] */
-    nsc_sparse *Ss;       /* n x nsrc */
-    nsc_sparse *Se;       /* m x nsrc */
+    nsc_src *src;   /* [nsrc] */
+    nsc_sparse *Ss; /* n x nsrc */
+    nsc_sparse *Se; /* m x nsrc */
 
-    char **zname;         /* [n] "v(a)", "i(l1)", ... */
-    int *z_el;            /* [n] owning element of a branch unknown, -1 for nodes */
-    int *pair_el;         /* [m] element of each pair */
-    char **pair_name;     /* [m] "d1", or "m1#3" for the 4th pair of m1 */
-    int *el_branch;       /* [nel] first branch unknown of each element, -1 if none */
-    int *el_pair;         /* [nel] first pair of each element, -1 if none */
-    int nstepchk;         /* elements with pairs whose device has a step_check ... */
-    int *stepchk;         /* [nstepchk] ... ascending (nsc_lcs_check_step) */
-    unsigned char *z_exact; /* [n] 1: a row that holds at t_k+1 under every theta: the
+    char **zname;             /* [n] "v(a)", "i(l1)", ... */
+    int *z_el;                /* [n] owning element of a branch unknown, -1 for nodes */
+    int *pair_el;             /* [m] element of each pair */
+    char **pair_name;         /* [m] "d1", or "m1#3" for the 4th pair of m1 */
+    int *el_branch;           /* [nel] first branch unknown of each element, -1 if none */
+    int *el_pair;             /* [nel] first pair of each element, -1 if none */
+    int nstepchk;             /* elements with pairs whose device has a step_check ... */
+    int *stepchk;             /* [nstepchk] ... ascending (nsc_lcs_check_step) */
+    unsigned char *z_exact;   /* [n] 1: a row that holds at t_k+1 under every theta: the
                                output row of a static PWL map (E TABLE, B), whose pairs'
                                conditions hold at t_k+1 (onestep.c row_theta) */
     unsigned char *pair_cont; /* [m] 1: the pair's mode change is a continuous kink (a PWL
@@ -131,19 +131,19 @@ typedef struct nsc_lcs {
                                kink_ratio). 0: a switch-like change (an ideal diode, a
                                comparator's step) whose current or voltage jumps */
 
-    int ngmin;            /* nodes that received gmin to ground (circuit node indices) */
+    int ngmin; /* nodes that received gmin to ground (circuit node indices) */
     int *gmin_node;
 
-    int nsw;              /* switched conductances (A holds their off state) */
-    nsc_switch *sw;       /* [nsw] */
+    int nsw;        /* switched conductances (A holds their off state) */
+    nsc_switch *sw; /* [nsw] */
 
-    int nsm;              /* smooth functions (0: a linear complementarity system, no Newton) */
-    nsc_smooth *sm;       /* [nsm] */
-    int ncharge;          /* of them, those that define a differential unknown (a charge: a
+    int nsm;         /* smooth functions (0: a linear complementarity system, no Newton) */
+    nsc_smooth *sm;  /* [nsm] */
+    int ncharge;     /* of them, those that define a differential unknown (a charge: a
                              column of E; dev_cq.c, depl.c) */
-    nsc_nlstat *nls;      /* their Newton counters (NULL when nsm = 0); written through const L */
+    nsc_nlstat *nls; /* their Newton counters (NULL when nsm = 0); written through const L */
 
-    struct nsc_klu_syms *syms;  /* the KLU analyses of the one-step problems of L, by
+    struct nsc_klu_syms *syms; /* the KLU analyses of the one-step problems of L, by
                                    pattern (solve/la_klu.h), shared by every problem and
                                    mode built from L; owned by L (NULL: none) */
 } nsc_lcs;
@@ -153,8 +153,8 @@ typedef struct nsc_lcs {
  * matrix (OP/UIC) nonsingular, i.e. a node reached only through complementarity
  * devices (diodes, MOS channels, switches). A node with no path to ground at all
  * is an error naming it. Returns NSC_OK and *out, or an error in r. */
-nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin,
-                            nsc_lcs **out, nsc_report *r);
+nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin, nsc_lcs **out,
+                            nsc_report *r);
 /* The same with, besides, a conductance gall (S, > 0; 0: none) from every node to
  * ground (gmin stepping of the operating point, stepper.c): the same unknowns and
  * pairs as without it, A's node diagonal lowered by gall. */
@@ -180,13 +180,13 @@ nsc_status nsc_topology_index2(const nsc_circuit *c, int *found, nsc_report *r);
  * netlist.md: I flows n+ -> n- through the element, anode -> cathode for a diode,
  * drain current for a MOS). Error (with the probe's location) if the element has
  * no current in this LCS. */
-nsc_status nsc_lcs_probe(const nsc_lcs *L, const nsc_circuit *c, const nsc_probe *p,
-                         nsc_lin *out, nsc_report *r);
+nsc_status nsc_lcs_probe(const nsc_lcs *L, const nsc_circuit *c, const nsc_probe *p, nsc_lin *out,
+                         nsc_report *r);
 void nsc_lin_free(nsc_lin *f);
 /* Evaluate a functional: z, lambda at this step, zprev at the previous one
  * (NULL at t = 0), h the step, w the source values at t. NSC_T_SW terms count 0. */
-double nsc_lin_eval(const nsc_lin *f, const double *z, const double *lambda,
-                    const double *zprev, double h, const double *w);
+double nsc_lin_eval(const nsc_lin *f, const double *z, const double *lambda, const double *zprev,
+                    double h, const double *w);
 /* The same with the switches of L in states sw[nsw] (1 = on; sw NULL: all off). */
 double nsc_lin_eval_sw(const nsc_lin *f, const nsc_lcs *L, const char *sw, const double *z,
                        const double *lambda, const double *zprev, double h, const double *w);
@@ -210,20 +210,20 @@ void nsc_lcs_sources_dc(const nsc_lcs *L, double *w, double *s, double *e);
  * step_check of the pairs l. NSC_OK, or NSC_ESIM naming the element whose
  * waveform, or the unknown, is not finite (a B source's sqrt(1m - time) past
  * 1 ms) or whose pairs are inconsistent (issue 25 items 11, 13). */
-nsc_status nsc_lcs_check_step(const nsc_lcs *L, const nsc_circuit *c, const double *w, const double *z,
-                              const double *l, double t, nsc_report *r);
+nsc_status nsc_lcs_check_step(const nsc_lcs *L, const nsc_circuit *c, const double *w,
+                              const double *z, const double *l, double t, nsc_report *r);
 
 /* The pairs at a solution (lcs_pairs.c). y[m] = e + C z + D l, where e is
  * the pairs' offsets e[m] when given, else e0 + Se w (w[nsrc], NULL: no
  * source term); summed in the order e, C z, D l, Se w, by columns. */
-void nsc_lcs_pairs_y(const nsc_lcs *L, const double *z, const double *l, const double *w, const double *e,
-                     double *y);
+void nsc_lcs_pairs_y(const nsc_lcs *L, const double *z, const double *l, const double *w,
+                     const double *e, double *y);
 /* The pair that breaks y >= 0, y l = 0 (l >= 0 given) the most, -1 when none:
  * y_j < 0, or y_j > 0 while l_j > tol max(l), beyond tol (|e_j| + |C_j| |z| +
  * |D_j| |l| (+ |Se_j| |w|)) + atol (the size of y_j's terms); a NaN y breaks it.
  * y and sc are work [m] (y keeps y on return). */
-int nsc_lcs_worst_pair(const nsc_lcs *L, const double *z, const double *l, const double *w, const double *e,
-                       double tol, double atol, double *y, double *sc);
+int nsc_lcs_worst_pair(const nsc_lcs *L, const double *z, const double *l, const double *w,
+                       const double *e, double tol, double atol, double *y, double *sc);
 /* The transient's check of the pairs of a step's solution (z, l) at time t,
  * sources w: NSC_OK, or NSC_ESIM naming the worst pair (nsc_lcs_worst_pair,
  * tol NSC_PAIRCHECK_TOL, atol NSC_PAIRCHECK_TOL max |z| + 1e-12) and the
@@ -235,8 +235,8 @@ int nsc_lcs_worst_pair(const nsc_lcs *L, const double *z, const double *l, const
  * B source's pair 1e-12 (tests/data/bsrc/pwl_functions.cir); a solution that
  * is not one is off by the order of its terms. */
 #define NSC_PAIRCHECK_TOL 1e-4
-nsc_status nsc_lcs_check_pairs(const nsc_lcs *L, const nsc_circuit *c, const double *z, const double *l,
-                               const double *w, double t, nsc_report *r);
+nsc_status nsc_lcs_check_pairs(const nsc_lcs *L, const nsc_circuit *c, const double *z,
+                               const double *l, const double *w, double t, nsc_report *r);
 
 /* The smooth functions of L (nsc_smooth) linearised at z[n]: A[row][in[q]] =
  * df/dz_in[q], s0[row] = f(z) - J z for each (written through the const L:

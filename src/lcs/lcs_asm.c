@@ -34,7 +34,7 @@ int nsc_dev_link(nsc_dev_ctx *ctx, int a, int b, int how)
 void nsc_st(nsc_builder *b, nsc_stmat M, int i, int j, double x)
 {
     if (i < 0 || j < 0 || x == 0) return;
-    if (M == NSC_ST_E && b->mode != NSC_ASM_TRAN) return;   /* static: 0 = A z + B l + s */
+    if (M == NSC_ST_E && b->mode != NSC_ASM_TRAN) return; /* static: 0 = A z + B l + s */
     if (nsc_sp_entry(b->T[M], i, j, x)) b->nomem = 1;
 }
 
@@ -103,12 +103,14 @@ int nsc_st_switch(nsc_builder *b, int el, int a, int k, double g_off, double g_o
 int nsc_st_switch_z(nsc_builder *b, int el, int a, int k, double g_off, double g_on, int zc, int zd,
                     double on_above, double off_below)
 {
-    nsc_st_g(b, a, k, g_off);                                /* A holds the off state */
+    nsc_st_g(b, a, k, g_off); /* A holds the off state */
     if (nsc_grow((void **)&b->sw, &b->capsw, b->nsw + 1, sizeof *b->sw)) {
         b->nomem = 1;
         return -1;
     }
-    b->sw[b->nsw] = (nsc_switch){el, nsc_zn(a), nsc_zn(k), zc, zd, g_off, g_on, on_above, off_below};
+    b->sw[b->nsw] = (nsc_switch){
+        el, nsc_zn(a), nsc_zn(k), zc, zd, g_off, g_on, on_above, off_below
+    };
     return b->nsw++;
 }
 
@@ -123,10 +125,10 @@ static int smooth_add(nsc_builder *b, nsc_smooth S, const int *in)
         b->nomem = 1;
         return -1;
     }
-    nsc_st(b, NSC_ST_A, S.row, S.row, -1.0);                 /* 0 = -u + f(z) */
+    nsc_st(b, NSC_ST_A, S.row, S.row, -1.0); /* 0 = -u + f(z) */
     for (int q = 0; q < S.nin; q++) {
         cp[q] = in[q];
-        if (nsc_sp_entry(b->T[NSC_ST_A], S.row, in[q], 0.0)) b->nomem = 1;   /* the pattern of J */
+        if (nsc_sp_entry(b->T[NSC_ST_A], S.row, in[q], 0.0)) b->nomem = 1; /* the pattern of J */
     }
     nsc_st_exact(b, S.row);
     S.in = cp;
@@ -135,9 +137,13 @@ static int smooth_add(nsc_builder *b, nsc_smooth S, const int *in)
     return 0;
 }
 
-void nsc_st_smooth(nsc_builder *b, int el, int row, const int *in, int nin, const nsc_xinstr *code, int ncode)
+void nsc_st_smooth(nsc_builder *b, int el, int row, const int *in, int nin, const nsc_xinstr *code,
+                   int ncode)
 {
-    smooth_add(b, (nsc_smooth){ el, row, nin, NULL, NULL, code, ncode, nsc_xdepth(code, ncode), NULL, NULL }, in);
+    smooth_add(b,
+               (nsc_smooth){ el, row, nin, NULL, NULL, code, ncode, nsc_xdepth(code, ncode), NULL,
+                             NULL },
+               in);
 }
 
 /* S registered (smooth_add), A and s0 holding its linearisation at z = 0 */
@@ -146,18 +152,26 @@ static void smooth_at0(nsc_builder *b, nsc_smooth S, const int *in)
     if (smooth_add(b, S, in)) return;
     int nin = S.nin, d = S.depth;
     double *w = nsc_calloc(2 * (size_t)nin + (size_t)(d + 1) * (size_t)(nin + 1) + 1, sizeof *w), f;
-    if (!w) { b->nomem = 1; return; }
-    double *x = w, *g = x + nin, *st = g + nin, *dst = st + d + 1;        /* x = 0: the probes at zero */
+    if (!w) {
+        b->nomem = 1;
+        return;
+    }
+    double *x = w, *g = x + nin, *st = g + nin, *dst = st + d + 1; /* x = 0: the probes at zero */
     f = S.fn ? S.fn(S.par, x, g) : nsc_xrun_grad(S.code, S.ncode, x, nin, st, dst, g);
     for (int q = 0; q < nin && isfinite(f); q++)
-        if (isfinite(g[q])) nsc_st(b, NSC_ST_A, S.row, in[q], g[q]);   /* J(0) (the pattern's entry + J) */
-    if (isfinite(f)) nsc_st_s0(b, S.row, f);                             /* s0 = f(0) - J 0 */
+        if (isfinite(g[q]))
+            nsc_st(b, NSC_ST_A, S.row, in[q], g[q]); /* J(0) (the pattern's entry + J) */
+    if (isfinite(f)) nsc_st_s0(b, S.row, f);         /* s0 = f(0) - J 0 */
     free(w);
 }
 
-void nsc_st_smooth_at0(nsc_builder *b, int el, int row, const int *in, int nin, const nsc_xinstr *code, int ncode)
+void nsc_st_smooth_at0(nsc_builder *b, int el, int row, const int *in, int nin,
+                       const nsc_xinstr *code, int ncode)
 {
-    smooth_at0(b, (nsc_smooth){ el, row, nin, NULL, NULL, code, ncode, nsc_xdepth(code, ncode), NULL, NULL }, in);
+    smooth_at0(b,
+               (nsc_smooth){ el, row, nin, NULL, NULL, code, ncode, nsc_xdepth(code, ncode), NULL,
+                             NULL },
+               in);
 }
 
 void nsc_st_smooth_fn_at0(nsc_builder *b, int el, int row, const int *in, int nin, nsc_smooth_fn fn,
@@ -171,9 +185,10 @@ int nsc_lcs_switch_update_at(const nsc_lcs *L, const double *z, char *sw, int op
     int changed = 0;
     for (int j = 0; j < L->nsw; j++) {
         const nsc_switch *S = &L->sw[j];
-        double u = (S->c >= 0 ? z[S->c] : 0.0) - (S->d >= 0 ? z[S->d] : 0.0);   /* u = v_c - v_d */
+        double u = (S->c >= 0 ? z[S->c] : 0.0) - (S->d >= 0 ? z[S->d] : 0.0); /* u = v_c - v_d */
         char st = u > S->on_above ? 1 : u < S->off_below ? 0 : sw[j];
-        if (S->on_above == S->off_below && u == S->on_above) st = (char)op;     /* VH = 0, u = VT exactly */
+        if (S->on_above == S->off_below && u == S->on_above)
+            st = (char)op; /* VH = 0, u = VT exactly */
         changed += st != sw[j];
         sw[j] = st;
     }
@@ -190,23 +205,38 @@ int nsc_lcs_switch_update(const nsc_lcs *L, const double *z, char *sw)
 void nsc_lcs_free(nsc_lcs *L)
 {
     if (!L) return;
-    nsc_sp_free(L->E); nsc_sp_free(L->A); nsc_sp_free(L->B);
-    nsc_sp_free(L->C); nsc_sp_free(L->D);
-    nsc_sp_free(L->Ss); nsc_sp_free(L->Se);
-    free(L->s0); free(L->e0); free(L->src);
+    nsc_sp_free(L->E);
+    nsc_sp_free(L->A);
+    nsc_sp_free(L->B);
+    nsc_sp_free(L->C);
+    nsc_sp_free(L->D);
+    nsc_sp_free(L->Ss);
+    nsc_sp_free(L->Se);
+    free(L->s0);
+    free(L->e0);
+    free(L->src);
     if (L->zname)
         for (int k = 0; k < L->n; k++) free(L->zname[k]);
     if (L->pair_name)
         for (int k = 0; k < L->m; k++) free(L->pair_name[k]);
-    free(L->zname); free(L->pair_name);
-    free(L->z_el); free(L->pair_el); free(L->el_branch); free(L->el_pair); free(L->z_exact); free(L->pair_cont);
+    free(L->zname);
+    free(L->pair_name);
+    free(L->z_el);
+    free(L->pair_el);
+    free(L->el_branch);
+    free(L->el_pair);
+    free(L->z_exact);
+    free(L->pair_cont);
     free(L->stepchk);
     nsc_klu_syms_free(L->syms);
     free(L->gmin_node);
     free(L->sw);
     for (int k = 0; k < L->nsm; k++) free(L->sm[k].in);
     free(L->sm);
-    if (L->nls) { free(L->nls->z); free(L->nls->zs); }
+    if (L->nls) {
+        free(L->nls->z);
+        free(L->nls->zs);
+    }
     free(L->nls);
     free(L);
 }
@@ -217,17 +247,17 @@ typedef struct asm_work {
     nsc_asm_mode mode;
     nsc_report *r;
     nsc_dev_ctx ctx;
-    nsc_builder b;             /* step 3 */
-    nsc_dev_need *need;        /* [nel] */
-    int *uf;                   /* 2*nnode: ns, vd */
-    unsigned char *has_icv;    /* [nnode] */
-    double *icv;               /* [nnode] */
-    int *icloc;                /* [nnode] index of the .ic entry of the node, -1 */
-    int *ic_branch;            /* [nnode] OP: z index of the .ic branch, -1 */
-    int nicb;                  /* OP: number of .ic branches */
-    int *el_extra;             /* [nel] */
-    int *el_src;               /* [nel] */
-    double gall;               /* gmin stepping: a conductance from every node to ground (0: none) */
+    nsc_builder b;          /* step 3 */
+    nsc_dev_need *need;     /* [nel] */
+    int *uf;                /* 2*nnode: ns, vd */
+    unsigned char *has_icv; /* [nnode] */
+    double *icv;            /* [nnode] */
+    int *icloc;             /* [nnode] index of the .ic entry of the node, -1 */
+    int *ic_branch;         /* [nnode] OP: z index of the .ic branch, -1 */
+    int nicb;               /* OP: number of .ic branches */
+    int *el_extra;          /* [nel] */
+    int *el_src;            /* [nel] */
+    double gall;            /* gmin stepping: a conductance from every node to ground (0: none) */
 } asm_work;
 
 static void work_free(asm_work *w)
@@ -236,8 +266,14 @@ static void work_free(asm_work *w)
     free(w->b.sw);
     for (int k = 0; k < w->b.nsm; k++) free(w->b.sm[k].in);
     free(w->b.sm);
-    free(w->need); free(w->uf); free(w->has_icv); free(w->icv);
-    free(w->icloc); free(w->ic_branch); free(w->el_extra); free(w->el_src);
+    free(w->need);
+    free(w->uf);
+    free(w->has_icv);
+    free(w->icv);
+    free(w->icloc);
+    free(w->ic_branch);
+    free(w->el_extra);
+    free(w->el_src);
 }
 
 static nsc_status nomem(nsc_report *r)
@@ -265,7 +301,8 @@ static nsc_status work_init(asm_work *w)
     w->ic_branch = malloc(sizeof(int) * (size_t)nnode);
     w->el_extra = malloc(sizeof(int) * ((size_t)nel + 1));
     w->el_src = malloc(sizeof(int) * ((size_t)nel + 1));
-    if (!w->need || !w->uf || !w->has_icv || !w->icv || !w->icloc || !w->ic_branch || !w->el_extra || !w->el_src)
+    if (!w->need || !w->uf || !w->has_icv || !w->icv || !w->icloc || !w->ic_branch || !w->el_extra
+        || !w->el_src)
         return nomem(w->r);
     for (int k = 0; k < 2 * nnode; k++) w->uf[k] = -1;
     for (int k = 0; k < nnode; k++) w->icloc[k] = w->ic_branch[k] = -1;
@@ -276,7 +313,7 @@ static nsc_status work_init(asm_work *w)
         w->icv[nd] = c->ic_val[q];
         w->icloc[nd] = q;
     }
-    w->ctx = (nsc_dev_ctx){c, w->mode, w->r, w->has_icv, w->icv, w->uf, w->uf + nnode};
+    w->ctx = (nsc_dev_ctx){ c, w->mode, w->r, w->has_icv, w->icv, w->uf, w->uf + nnode };
     return NSC_OK;
 }
 
@@ -288,7 +325,8 @@ static int touches_cap_ic(const nsc_circuit *c, int nd)
     for (int ei = 0; ei < c->nel; ei++) {
         const nsc_element *e = &c->el[ei];
         const nsc_device *d = nsc_devif_of(c, e->kind);
-        if (d && d->topo == NSC_TOPO_CAP && e->has_ic && (e->node[0] == nd || e->node[1] == nd)) return 1;
+        if (d && d->topo == NSC_TOPO_CAP && e->has_ic && (e->node[0] == nd || e->node[1] == nd))
+            return 1;
     }
     return 0;
 }
@@ -306,10 +344,11 @@ static void hold_ic_nodes(asm_work *w, int pass)
     for (int nd = 1; nd < c->nnode; nd++) {
         if (!w->has_icv[nd] || touches_cap_ic(c, nd) != pass) continue;
         if (nsc_dev_link(&w->ctx, nd, 0, NSC_LINK_VD))
-            nsc_warn(w->r, &c->ic_loc[w->icloc[nd]], ".ic V(%s) ignored: the operating point ties the node to "
-                     "voltage sources (directly, or through capacitors with IC=)", c->node_name[nd]);
-        else
-            w->ic_branch[nd] = w->nicb++;                    /* offset, made absolute by layout() */
+            nsc_warn(w->r, &c->ic_loc[w->icloc[nd]],
+                     ".ic V(%s) ignored: the operating point ties the node to "
+                     "voltage sources (directly, or through capacitors with IC=)",
+                     c->node_name[nd]);
+        else w->ic_branch[nd] = w->nicb++; /* offset, made absolute by layout() */
     }
 }
 
@@ -323,7 +362,9 @@ static nsc_status count_all(asm_work *w)
         if (late == 1 && w->mode == NSC_ASM_OP) hold_ic_nodes(w, 0);
         for (int ei = 0; ei < c->nel; ei++) {
             const nsc_device *dev = nsc_devif_of(c, c->el[ei].kind);
-            if (!dev) return nsc_err(w->r, NSC_ENETLIST, &c->el[ei].loc, "unknown element kind of %s", c->el[ei].name);
+            if (!dev)
+                return nsc_err(w->r, NSC_ENETLIST, &c->el[ei].loc, "unknown element kind of %s",
+                               c->el[ei].name);
             if (dev->late != late) continue;
             memset(&w->need[ei], 0, sizeof w->need[ei]);
             nsc_status st = dev->count(&w->ctx, ei, &w->need[ei]);
@@ -350,7 +391,10 @@ static nsc_status place_gmin(asm_work *w, nsc_lcs *L)
         if (nsc_uf_find(w->ctx.uf_ns, nd) != root_ns) ngmin++;
     L->gmin_node = malloc(sizeof(int) * ((size_t)ngmin + 1));
     char *seen = calloc((size_t)nnode + 1, 1);
-    if (!L->gmin_node || !seen) { free(seen); return nomem(w->r); }
+    if (!L->gmin_node || !seen) {
+        free(seen);
+        return nomem(w->r);
+    }
     for (int nd = 1; nd < nnode; nd++) {
         int root = nsc_uf_find(w->ctx.uf_ns, nd);
         if (root == root_ns || seen[root]) continue;
@@ -378,7 +422,8 @@ static nsc_status layout(asm_work *w, nsc_lcs *L)
         n += w->need[ei].nbranch;
         L->el_pair[ei] = w->need[ei].npair ? m : -1;
         m += w->need[ei].npair;
-        if (w->need[ei].npair && nsc_devif_of(w->c, w->c->el[ei].kind)->step_check) L->stepchk[L->nstepchk++] = ei;
+        if (w->need[ei].npair && nsc_devif_of(w->c, w->c->el[ei].kind)->step_check)
+            L->stepchk[L->nstepchk++] = ei;
         w->el_src[ei] = w->need[ei].nsrc ? nsrc : -1;
         nsrc += w->need[ei].nsrc;
     }
@@ -403,7 +448,7 @@ static nsc_status builder_init(asm_work *w, nsc_lcs *L)
     b->c = w->c;
     b->mode = w->mode;
     b->r = w->r;
-    int dims[7][2] = {{n, n}, {n, n}, {n, m}, {m, n}, {m, m}, {n, nsrc}, {m, nsrc}};
+    int dims[7][2] = { { n, n }, { n, n }, { n, m }, { m, n }, { m, m }, { n, nsrc }, { m, nsrc } };
     for (int q = 0; q < 7; q++)
         if (!(b->T[q] = nsc_sp_new(dims[q][0], dims[q][1], 4 * (n + m) + 8, 1))) return nomem(w->r);
     b->s0 = L->s0 = nsc_calloc((size_t)n + 1, sizeof(double));
@@ -429,9 +474,10 @@ static nsc_status stamp_all(asm_work *w, nsc_lcs *L, double gmin)
     nsc_builder *b = &w->b;
     for (int ei = 0; ei < c->nel; ei++) {
         const nsc_device *dev = nsc_devif_of(c, c->el[ei].kind);
-        nsc_dev_slots s = {L->el_branch[ei], w->el_extra[ei], L->el_pair[ei], w->el_src[ei], w->need[ei].flag};
+        nsc_dev_slots s = { L->el_branch[ei], w->el_extra[ei], L->el_pair[ei], w->el_src[ei],
+                            w->need[ei].flag };
         for (int q = 0; q < w->need[ei].nsrc; q++)
-            L->src[s.src + q] = (nsc_src){dev->wave ? dev->wave(c, ei, q) : &c->el[ei].wave, ei};
+            L->src[s.src + q] = (nsc_src){ dev->wave ? dev->wave(c, ei, q) : &c->el[ei].wave, ei };
         nsc_status st = dev->stamp ? dev->stamp(b, ei, &s) : NSC_OK;
         if (st) return st;
     }
@@ -439,31 +485,34 @@ static nsc_status stamp_all(asm_work *w, nsc_lcs *L, double gmin)
         int br = w->ic_branch[nd];
         if (br < 0) continue;
         nsc_st_inc(b, nd, 0, br);
-        nsc_st_vrow(b, br, nd, 0, 1.0);                      /* 0 = v_nd - ic */
+        nsc_st_vrow(b, br, nd, 0, 1.0); /* 0 = v_nd - ic */
         nsc_st_s0(b, br, -w->icv[nd]);
     }
     for (int q = 0; q < L->ngmin; q++) {
         int i = nsc_zn(L->gmin_node[q]);
-        if (nsc_sp_entry(b->T[NSC_ST_A], i, i, -gmin)) return nomem(w->r);  /* A[i][i] -= gmin */
+        if (nsc_sp_entry(b->T[NSC_ST_A], i, i, -gmin)) return nomem(w->r); /* A[i][i] -= gmin */
     }
-    for (int nd = 1; w->gall > 0 && nd < c->nnode; nd++)       /* A[i][i] -= gall at every node */
+    for (int nd = 1; w->gall > 0 && nd < c->nnode; nd++) /* A[i][i] -= gall at every node */
         if (nsc_sp_entry(b->T[NSC_ST_A], nsc_zn(nd), nsc_zn(nd), -w->gall)) return nomem(w->r);
     if (b->nomem) return nomem(w->r);
     L->sw = b->sw;
     L->nsw = b->nsw;
     b->sw = NULL;
-    if (b->nsm > 0 && (!(L->nls = nsc_calloc(1, sizeof *L->nls)) || !(L->nls->z = nsc_calloc((size_t)L->n, sizeof(double)))
-                       || !(L->nls->zs = nsc_calloc((size_t)L->n, sizeof(double)))))
+    if (b->nsm > 0
+        && (!(L->nls = nsc_calloc(1, sizeof *L->nls))
+            || !(L->nls->z = nsc_calloc((size_t)L->n, sizeof(double)))
+            || !(L->nls->zs = nsc_calloc((size_t)L->n, sizeof(double)))))
         return nomem(w->r);
     L->sm = b->sm;
     L->nsm = b->nsm;
     b->sm = NULL;
     b->nsm = 0;
-    nsc_sparse **dst[7] = {&L->E, &L->A, &L->B, &L->C, &L->D, &L->Ss, &L->Se};
+    nsc_sparse **dst[7] = { &L->E, &L->A, &L->B, &L->C, &L->D, &L->Ss, &L->Se };
     for (int q = 0; q < 7; q++)
         if (!(*dst[q] = nsc_sp_compress(b->T[q]))) return nomem(w->r);
-    for (int k = 0; k < L->nsm; k++)                          /* J's places in A (the pattern holds them) */
-        for (int q = 0; q < L->sm[k].nin; q++) L->sm[k].apos[q] = nsc_sp_pos(L->A, L->sm[k].row, L->sm[k].in[q]);
+    for (int k = 0; k < L->nsm; k++) /* J's places in A (the pattern holds them) */
+        for (int q = 0; q < L->sm[k].nin; q++)
+            L->sm[k].apos[q] = nsc_sp_pos(L->A, L->sm[k].row, L->sm[k].in[q]);
     return NSC_OK;
 }
 
@@ -474,7 +523,8 @@ static char *numbered_name(const char *name, int q)
 {
     char num[12];
     int k = (int)sizeof num;
-    do num[--k] = (char)('0' + q % 10); while ((q /= 10) > 0);
+    do num[--k] = (char)('0' + q % 10);
+    while ((q /= 10) > 0);
     size_t len = strlen(name), nd = sizeof num - (size_t)k;
     char *s = malloc(len + nd + 2);
     if (!s) return NULL;
@@ -539,14 +589,14 @@ static int charge_rows(const nsc_lcs *L)
 {
     int nc = 0;
     for (int k = 0; L->E && k < L->nsm; k++) {
-        int u = L->sm[k].row;                                  /* the function's own unknown */
+        int u = L->sm[k].row; /* the function's own unknown */
         nc += L->E->p[u + 1] > L->E->p[u];
     }
     return nc;
 }
 
-nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin,
-                            nsc_lcs **out, nsc_report *r)
+nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin, nsc_lcs **out,
+                            nsc_report *r)
 {
     return nsc_lcs_assemble_gall(c, mode, gmin, 0.0, out, r);
 }
@@ -568,11 +618,11 @@ nsc_status nsc_lcs_assemble_gall(const nsc_circuit *c, nsc_asm_mode mode, double
     L->mode = mode;
     L->nnode_z = c->nnode - 1;
     nsc_status st = work_init(&w);
-    if (!st) st = count_all(&w);                             /* 1. count, topology */
+    if (!st) st = count_all(&w); /* 1. count, topology */
     if (!st) st = place_gmin(&w, L);
-    if (!st) st = layout(&w, L);                             /* 2. layout */
+    if (!st) st = layout(&w, L); /* 2. layout */
     if (!st) st = builder_init(&w, L);
-    if (!st) st = stamp_all(&w, L, gmin);                    /* 3. stamp */
+    if (!st) st = stamp_all(&w, L, gmin); /* 3. stamp */
     if (!st) st = name_all(&w, L);
     if (!st && !(L->syms = nsc_klu_syms_new())) st = nomem(r);
     if (!st && (L->ncharge = charge_rows(L)) > 0) nsc_klu_syms_cols(L->syms);
@@ -591,10 +641,12 @@ static void sources_at(const nsc_lcs *L, double t, int dc, double *w, double *s,
     memcpy(s, L->s0, sizeof(double) * (size_t)L->n);
     memcpy(e, L->e0, sizeof(double) * (size_t)L->m);
     for (int j = 0; j < L->nsrc; j++) {
-        double wj = dc ? L->src[j].wave->dc : nsc_wave_eval(L->src[j].wave, t);   /* w_j */
+        double wj = dc ? L->src[j].wave->dc : nsc_wave_eval(L->src[j].wave, t); /* w_j */
         if (w) w[j] = wj;
-        for (int q = L->Ss->p[j]; q < L->Ss->p[j + 1]; q++) s[L->Ss->i[q]] += L->Ss->x[q] * wj;  /* s += Ss(:,j) w_j */
-        for (int q = L->Se->p[j]; q < L->Se->p[j + 1]; q++) e[L->Se->i[q]] += L->Se->x[q] * wj;  /* e += Se(:,j) w_j */
+        for (int q = L->Ss->p[j]; q < L->Ss->p[j + 1]; q++)
+            s[L->Ss->i[q]] += L->Ss->x[q] * wj; /* s += Ss(:,j) w_j */
+        for (int q = L->Se->p[j]; q < L->Se->p[j + 1]; q++)
+            e[L->Se->i[q]] += L->Se->x[q] * wj; /* e += Se(:,j) w_j */
     }
 }
 
@@ -624,13 +676,14 @@ static int all_finite(const double *x, int n)
     return a0 + a1 + a2 + a3 == 0;
 }
 
-nsc_status nsc_lcs_check_step(const nsc_lcs *L, const nsc_circuit *c, const double *w, const double *z,
-                              const double *l, double t, nsc_report *r)
+nsc_status nsc_lcs_check_step(const nsc_lcs *L, const nsc_circuit *c, const double *w,
+                              const double *z, const double *l, double t, nsc_report *r)
 {
     if (w && !all_finite(w, L->nsrc))
         for (int j = 0; j < L->nsrc; j++)
             if (!isfinite(w[j]))
-                return nsc_err(r, NSC_ESIM, NULL, "time %.9g s: the value of %s is %s", t, c->el[L->src[j].el].name,
+                return nsc_err(r, NSC_ESIM, NULL, "time %.9g s: the value of %s is %s", t,
+                               c->el[L->src[j].el].name,
                                isnan(w[j]) ? "not a number (NaN)" : "infinite");
     if (z && !all_finite(z, L->n))
         for (int i = 0; i < L->n; i++)

@@ -6,11 +6,11 @@
 
 nsc_status nsc_lin_add(nsc_lin *f, nsc_termkind kind, int idx, double coef)
 {
-    if (idx < 0) return NSC_OK;                              /* ground */
+    if (idx < 0) return NSC_OK; /* ground */
     nsc_term *t = nsc_realloc_array(f->t, (size_t)f->nterm + 1, sizeof *t);
     if (!t) return NSC_ENOMEM;
     f->t = t;
-    f->t[f->nterm++] = (nsc_term){kind, idx, coef};
+    f->t[f->nterm++] = (nsc_term){ kind, idx, coef };
     return NSC_OK;
 }
 
@@ -36,8 +36,8 @@ void nsc_lin_free(nsc_lin *f)
     f->nterm = 0;
 }
 
-nsc_status nsc_lcs_probe(const nsc_lcs *L, const nsc_circuit *c, const nsc_probe *p,
-                         nsc_lin *out, nsc_report *r)
+nsc_status nsc_lcs_probe(const nsc_lcs *L, const nsc_circuit *c, const nsc_probe *p, nsc_lin *out,
+                         nsc_report *r)
 {
     out->nterm = 0;
     out->t = NULL;
@@ -47,7 +47,7 @@ nsc_status nsc_lcs_probe(const nsc_lcs *L, const nsc_circuit *c, const nsc_probe
             if (p->node[q] < 0 || p->node[q] >= c->nnode)
                 return nsc_err(r, NSC_ENETLIST, &p->loc, "%s: no such node", p->name);
         ok = nsc_lin_add(out, NSC_T_Z, nsc_zn(p->node[0]), 1.0) == 0
-             && nsc_lin_add(out, NSC_T_Z, nsc_zn(p->node[1]), -1.0) == 0;   /* v_a - v_b */
+             && nsc_lin_add(out, NSC_T_Z, nsc_zn(p->node[1]), -1.0) == 0; /* v_a - v_b */
     } else {
         if (p->el < 0 || p->el >= c->nel)
             return nsc_err(r, NSC_ENETLIST, &p->loc, "%s: no such element", p->name);
@@ -65,8 +65,8 @@ nsc_status nsc_lcs_probe(const nsc_lcs *L, const nsc_circuit *c, const nsc_probe
     return NSC_OK;
 }
 
-double nsc_lin_eval(const nsc_lin *f, const double *z, const double *lambda,
-                    const double *zprev, double h, const double *w)
+double nsc_lin_eval(const nsc_lin *f, const double *z, const double *lambda, const double *zprev,
+                    double h, const double *w)
 {
     return nsc_lin_eval_sw(f, NULL, NULL, z, lambda, zprev, h, w);
 }
@@ -80,10 +80,12 @@ double nsc_lin_eval_sw(const nsc_lin *f, const nsc_lcs *L, const char *sw, const
         switch (t->kind) {
         case NSC_T_Z: v += t->coef * z[t->idx]; break;
         case NSC_T_L: v += t->coef * lambda[t->idx]; break;
-        case NSC_T_DZ: if (zprev && h > 0) v += t->coef * (z[t->idx] - zprev[t->idx]) / h; break;  /* dz/dt */
+        case NSC_T_DZ:
+            if (zprev && h > 0) v += t->coef * (z[t->idx] - zprev[t->idx]) / h;
+            break; /* dz/dt */
         case NSC_T_W: v += t->coef * w[t->idx]; break;
         case NSC_T_SW:
-            if (L && t->idx < L->nsw) {                      /* g (v_a - v_k) in the present state */
+            if (L && t->idx < L->nsw) { /* g (v_a - v_k) in the present state */
                 const nsc_switch *S = &L->sw[t->idx];
                 double g = sw && sw[t->idx] ? S->g_on : S->g_off;
                 v += t->coef * g * ((S->a >= 0 ? z[S->a] : 0.0) - (S->k >= 0 ? z[S->k] : 0.0));

@@ -10,12 +10,14 @@ static int smooth_at(const nsc_lcs *L, const nsc_smooth *S, const double *z, dou
 {
     double *x = work, *g = x + S->nin, *st = g + S->nin, *dst = st + S->depth + 1;
     for (int q = 0; q < S->nin; q++) x[q] = z[S->in[q]];
-    double f = S->fn ? S->fn(S->par, x, g) : nsc_xrun_grad(S->code, S->ncode, x, S->nin, st, dst, g), c = f;
+    double f = S->fn ? S->fn(S->par, x, g)
+                     : nsc_xrun_grad(S->code, S->ncode, x, S->nin, st, dst, g),
+           c = f;
     if (!isfinite(f)) return -1;
     for (int q = 0; q < S->nin; q++) {
         int k = S->apos[q];
         if (!isfinite(g[q]) || k < 0) return -1;
-        c -= g[q] * x[q];                                       /* c = f(z) - J z */
+        c -= g[q] * x[q]; /* c = f(z) - J z */
         L->A->x[k] = g[q];
     }
     L->s0[S->row] = c;

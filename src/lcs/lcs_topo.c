@@ -25,7 +25,7 @@
 static int conducting(const nsc_circuit *c, const nsc_element *e, int a[2], int b[2])
 {
     const nsc_device *d = nsc_devif_of(c, e->kind);
-    if (!d) return 0;                                          /* the assembler reports the kind */
+    if (!d) return 0; /* the assembler reports the kind */
     for (int k = 0; k < d->ndc; k++) {
         a[k] = e->node[d->dc[k].a];
         b[k] = e->node[d->dc[k].b];
@@ -65,9 +65,15 @@ done:
     return st;
 }
 
-static int voltage_defining(const nsc_circuit *c, nsc_elkind k) { return topo_of(c, k) == NSC_TOPO_VDEF; }
+static int voltage_defining(const nsc_circuit *c, nsc_elkind k)
+{
+    return topo_of(c, k) == NSC_TOPO_VDEF;
+}
 
-static int current_source(const nsc_circuit *c, nsc_elkind k) { return topo_of(c, k) == NSC_TOPO_ISRC; }
+static int current_source(const nsc_circuit *c, nsc_elkind k)
+{
+    return topo_of(c, k) == NSC_TOPO_ISRC;
+}
 
 /* Union-find as in the check. A voltage-defining branch whose terminals the
  * capacitors and the earlier such branches join, but not those branches alone
@@ -84,27 +90,31 @@ nsc_status nsc_topology_index2(const nsc_circuit *c, int *out, nsc_report *r)
     int *vonly = uf, *vc = uf + nn;
     for (int k = 0; k < 2 * nn; k++) uf[k] = -1;
     for (int e = 0; e < ne; e++)
-        if (topo_of(c, c->el[e].kind) == NSC_TOPO_CAP) nsc_uf_union(vc, c->el[e].node[0], c->el[e].node[1]);
+        if (topo_of(c, c->el[e].kind) == NSC_TOPO_CAP)
+            nsc_uf_union(vc, c->el[e].node[0], c->el[e].node[1]);
     for (int e = 0; e < ne && !found; e++) {
         const nsc_element *x = &c->el[e];
         if (!voltage_defining(c, x->kind)) continue;
         int a = x->node[0], b = x->node[1];
-        found = nsc_uf_find(vonly, a) != nsc_uf_find(vonly, b) && nsc_uf_find(vc, a) == nsc_uf_find(vc, b);
+        found = nsc_uf_find(vonly, a) != nsc_uf_find(vonly, b)
+                && nsc_uf_find(vc, a) == nsc_uf_find(vc, b);
         nsc_uf_union(vonly, a, b);
         nsc_uf_union(vc, a, b);
     }
-    int *other = vonly;                                        /* reused */
+    int *other = vonly; /* reused */
     for (int k = 0; k < nn; k++) other[k] = -1;
     for (int e = 0; e < ne && !found; e++) {
         const nsc_element *x = &c->el[e];
         int a[2], b[2];
         if (topo_of(c, x->kind) == NSC_TOPO_IND || current_source(c, x->kind)) continue;
         if (topo_of(c, x->kind) == NSC_TOPO_CAP) nsc_uf_union(other, x->node[0], x->node[1]);
-        else for (int k = conducting(c, x, a, b) - 1; k >= 0; k--) nsc_uf_union(other, a[k], b[k]);
+        else
+            for (int k = conducting(c, x, a, b) - 1; k >= 0; k--) nsc_uf_union(other, a[k], b[k]);
     }
     for (int e = 0; e < ne && !found; e++) {
         const nsc_element *x = &c->el[e];
-        found = current_source(c, x->kind) && nsc_uf_find(other, x->node[0]) != nsc_uf_find(other, x->node[1]);
+        found = current_source(c, x->kind)
+                && nsc_uf_find(other, x->node[0]) != nsc_uf_find(other, x->node[1]);
     }
     free(uf);
     *out = found;

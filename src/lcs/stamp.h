@@ -22,8 +22,8 @@ typedef struct nsc_dev_ctx {
     nsc_report *r;
     const unsigned char *has_icv; /* [nnode] 1 if .ic V(node) given */
     const double *icv;            /* [nnode] .ic value (0 where not given; icv[0] = 0) */
-    int *uf_ns;    /* paths through elements that make the mode's matrix nonsingular */
-    int *uf_vd;    /* voltage-defining branches (V, E, H, imposed C, shorted L) */
+    int *uf_ns; /* paths through elements that make the mode's matrix nonsingular */
+    int *uf_vd; /* voltage-defining branches (V, E, H, imposed C, shorted L) */
 } nsc_dev_ctx;
 
 /* Strength of a terminal pair of a device (each implies the weaker ones). */
@@ -60,30 +60,41 @@ typedef struct nsc_dev_slots {
     int flag;   /* nsc_dev_need.flag of the element */
 } nsc_dev_slots;
 
-typedef enum nsc_stmat { NSC_ST_E, NSC_ST_A, NSC_ST_B, NSC_ST_C, NSC_ST_D, NSC_ST_SS, NSC_ST_SE } nsc_stmat;
+typedef enum nsc_stmat {
+    NSC_ST_E,
+    NSC_ST_A,
+    NSC_ST_B,
+    NSC_ST_C,
+    NSC_ST_D,
+    NSC_ST_SS,
+    NSC_ST_SE
+} nsc_stmat;
 
 /* Triplet builder of the LCS being assembled (owned by the assembler). */
 typedef struct nsc_builder {
     const nsc_circuit *c;
     nsc_asm_mode mode;
     nsc_report *r;
-    nsc_sparse *T[7];           /* triplets, indexed by nsc_stmat */
-    double *s0, *e0;            /* [n], [m] */
-    unsigned char *exact;       /* [n] nsc_lcs z_exact */
-    unsigned char *cont;        /* [m] nsc_lcs pair_cont */
-    const int *el_branch;       /* [nel] first transient branch (z index) or -1 */
-    const int *el_extra;        /* [nel] first static extra branch or -1 */
+    nsc_sparse *T[7];     /* triplets, indexed by nsc_stmat */
+    double *s0, *e0;      /* [n], [m] */
+    unsigned char *exact; /* [n] nsc_lcs z_exact */
+    unsigned char *cont;  /* [m] nsc_lcs pair_cont */
+    const int *el_branch; /* [nel] first transient branch (z index) or -1 */
+    const int *el_extra;  /* [nel] first static extra branch or -1 */
     const unsigned char *has_icv;
     const double *icv;
-    int nomem;                  /* set by a helper that could not allocate */
-    nsc_switch *sw;             /* switched conductances registered so far (nsc_st_switch) */
+    int nomem;      /* set by a helper that could not allocate */
+    nsc_switch *sw; /* switched conductances registered so far (nsc_st_switch) */
     int nsw, capsw;
-    nsc_smooth *sm;             /* smooth functions registered so far (nsc_st_smooth) */
+    nsc_smooth *sm; /* smooth functions registered so far (nsc_st_smooth) */
     int nsm, capsm;
 } nsc_builder;
 
 /* z index of the voltage of circuit node k (-1 for ground, whose stamps are dropped). */
-static inline int nsc_zn(int k) { return k - 1; }
+static inline int nsc_zn(int k)
+{
+    return k - 1;
+}
 
 /* Raw entry M(i,j) += x; dropped when i < 0 or j < 0 (ground) or x == 0; E dropped
  * in the static modes. i, j are z / lambda / w indices as M requires. */
@@ -106,11 +117,17 @@ void nsc_st_pair(nsc_builder *b, int a, int k, int j);
 void nsc_st_s0(nsc_builder *b, int i, double x);
 /* Row i holds at t_k+1 under every theta (lcs.h z_exact): the output row of a
  * static PWL map, y = f(x) with f's pairs, which would ring at theta = 1/2. */
-static inline void nsc_st_exact(nsc_builder *b, int i) { if (i >= 0) b->exact[i] = 1; }
+static inline void nsc_st_exact(nsc_builder *b, int i)
+{
+    if (i >= 0) b->exact[i] = 1;
+}
 void nsc_st_e0(nsc_builder *b, int j, double x);
 /* Pair j's mode change is a continuous kink (lcs.h pair_cont): its l and y are
  * Lipschitz in z and w across it (a PWL segment with D_jj > 0 of its own). */
-static inline void nsc_st_cont(nsc_builder *b, int j) { if (j >= 0) b->cont[j] = 1; }
+static inline void nsc_st_cont(nsc_builder *b, int j)
+{
+    if (j >= 0) b->cont[j] = 1;
+}
 /* Switched conductance of element el between nodes a, k (circuit indices): stamps
  * g_off into A (nsc_st_g) and registers the switch (lcs.h nsc_switch) with its
  * control v(c) - v(d), thresholds on_above >= off_below and initial state 0 (off).
@@ -125,11 +142,13 @@ int nsc_st_switch_z(nsc_builder *b, int el, int a, int k, double g_off, double g
  * by code[0..ncode) whose PROBE q loads z[in[q]]: stamps A[row][row] = -1 and
  * the pattern (row, in[q]) (zero values, kept: the Newton iteration writes
  * them), marks the row exact, registers the function (in copied). */
-void nsc_st_smooth(nsc_builder *b, int el, int row, const int *in, int nin, const nsc_xinstr *code, int ncode);
+void nsc_st_smooth(nsc_builder *b, int el, int row, const int *in, int nin, const nsc_xinstr *code,
+                   int ncode);
 /* The same with A and s0 holding the linearisation at z = 0 instead of zeros
  * (a node that only the function holds, as a charge-based capacitor's, is not
  * singular before the first Newton iterate: the problem is factored first). */
-void nsc_st_smooth_at0(nsc_builder *b, int el, int row, const int *in, int nin, const nsc_xinstr *code, int ncode);
+void nsc_st_smooth_at0(nsc_builder *b, int el, int row, const int *in, int nin,
+                       const nsc_xinstr *code, int ncode);
 /* nsc_st_smooth_at0 of a function given as C code (lcs.h nsc_smooth_fn): f(x)
  * = fn(par, x, g), par living as long as the circuit. */
 void nsc_st_smooth_fn_at0(nsc_builder *b, int el, int row, const int *in, int nin, nsc_smooth_fn fn,

@@ -30,13 +30,17 @@ typedef struct reader {
     nsc_report *r;
     const nsc_search_path *inc; /* include search path after the including file's directory */
     nl_parser p;
-    struct { dev_t dev; ino_t ino; const char *section; } open[NL_MAXINCLUDE]; /* files being read */
+    struct {
+        dev_t dev;
+        ino_t ino;
+        const char *section;
+    } open[NL_MAXINCLUDE]; /* files being read */
     int nopen;
-    int ended;          /* .end seen in the main file */
-    int subdepth;       /* .subckt definitions open (a card inside one may wait unparsed) */
-    size_t bytes;       /* text read so far, every file (<= NL_MAXBYTES) */
-    int nread;          /* files read so far (<= NL_MAXREADS) */
-    char *buf;          /* current logical line */
+    int ended;    /* .end seen in the main file */
+    int subdepth; /* .subckt definitions open (a card inside one may wait unparsed) */
+    size_t bytes; /* text read so far, every file (<= NL_MAXBYTES) */
+    int nread;    /* files read so far (<= NL_MAXREADS) */
+    char *buf;    /* current logical line */
     size_t len, cap;
     nl_seg *seg;
     int nseg, capseg;
@@ -44,17 +48,17 @@ typedef struct reader {
 
 /* Per-file reading state. */
 typedef struct source {
-    int file;           /* index in d->files */
-    const char *dir;    /* directory of the file ("" = current) */
-    const char *section;/* .lib section to extract, or NULL for the whole file */
-    int insec;          /* inside the wanted section */
-    int found;          /* the wanted section was seen */
-    int control;        /* inside .control ... .endc */
-    int skipsec;        /* inside a .lib section definition not asked for */
-    nsc_loc secloc;     /* its `.lib NAME` card: a file not found when no .endl follows */
+    int file;            /* index in d->files */
+    const char *dir;     /* directory of the file ("" = current) */
+    const char *section; /* .lib section to extract, or NULL for the whole file */
+    int insec;           /* inside the wanted section */
+    int found;           /* the wanted section was seen */
+    int control;         /* inside .control ... .endc */
+    int skipsec;         /* inside a .lib section definition not asked for */
+    nsc_loc secloc;      /* its `.lib NAME` card: a file not found when no .endl follows */
     char secname[256];
     int main;
-    int stop;           /* .end / end of the wanted section */
+    int stop; /* .end / end of the wanted section */
 } source;
 
 static nsc_status read_path(reader *rd, const char *path, const nsc_loc *from, const char *section);
@@ -62,7 +66,7 @@ static void unit_pitfalls(reader *rd, const nl_line *ln, const nl_card *c);
 
 void nl_line_pos(const nl_line *ln, size_t off, int *line, int *col)
 {
-    int lo = 0, hi = ln->nseg - 1;                     /* last seg with seg.off <= off */
+    int lo = 0, hi = ln->nseg - 1; /* last seg with seg.off <= off */
     while (lo < hi) {
         int mid = (lo + hi + 1) / 2;
         if (ln->seg[mid].off <= off) lo = mid;
@@ -133,7 +137,10 @@ static size_t next_arg(const char *s, size_t n, size_t *k, const char **a, size_
     size_t start = i;
     *an = 0;
     *a = s + i;
-    if (i >= n || s[i] == ';') { *k = i; return start; }
+    if (i >= n || s[i] == ';') {
+        *k = i;
+        return start;
+    }
     if (s[i] == '"' || s[i] == '\'') {
         char q = s[i++];
         size_t b = i;
@@ -191,7 +198,8 @@ static char *resolve(const reader *rd, const char *dir, const char *a, size_t an
 }
 
 /* Error for an include found nowhere: the name and every directory searched. */
-static nsc_status not_found(reader *rd, const nsc_loc *loc, const char *dir, const char *a, size_t an)
+static nsc_status not_found(reader *rd, const nsc_loc *loc, const char *dir, const char *a,
+                            size_t an)
 {
     size_t n = strlen(dir[0] ? dir : ".") + 1;
     for (int k = 0; rd->inc && k < rd->inc->ndir; k++)
@@ -204,12 +212,14 @@ static nsc_status not_found(reader *rd, const nsc_loc *loc, const char *dir, con
             strcat(list, ", ");
             strcat(list, rd->inc->dir[k]);
         }
-    nsc_status st = nsc_err(rd->r, NSC_ENETLIST, loc, "cannot open include file '%.*s': not found in %s", (int)an, a, list);
+    nsc_status st = nsc_err(rd->r, NSC_ENETLIST, loc,
+                            "cannot open include file '%.*s': not found in %s", (int)an, a, list);
     free(list);
     return st;
 }
 
-static nsc_status include(reader *rd, source *src, const nl_line *ln, const char *head, size_t k, int lib)
+static nsc_status include(reader *rd, source *src, const nl_line *ln, const char *head, size_t k,
+                          int lib)
 {
     const char *a, *sec;
     size_t an, secn;
@@ -230,7 +240,8 @@ static nsc_status include(reader *rd, source *src, const nl_line *ln, const char
         int quoted = ln->text[at] == '"' || ln->text[at] == '\'';
         if (found) st = read_path(rd, path, &loc, NULL);
         else if (quoted || memchr(a, '.', an) || memchr(a, '/', an) || an >= sizeof src->secname)
-            st = missing(path) ? not_found(rd, &loc, src->dir, a, an) : read_path(rd, path, &loc, NULL);
+            st = missing(path) ? not_found(rd, &loc, src->dir, a, an)
+                               : read_path(rd, path, &loc, NULL);
         else {
             src->skipsec = 1;
             src->secloc = loc;
@@ -238,14 +249,12 @@ static nsc_status include(reader *rd, source *src, const nl_line *ln, const char
             src->secname[an] = 0;
             st = NSC_OK;
         }
-    } else if (!found && missing(path))
-        st = not_found(rd, &loc, src->dir, a, an);
+    } else if (!found && missing(path)) st = not_found(rd, &loc, src->dir, a, an);
     else if (lib) {
         char *s = nsc_strndup(sec, secn);
         st = s ? read_path(rd, path, &loc, nsc_strlower(s)) : nsc_oom(rd->r);
         free(s);
-    } else
-        st = read_path(rd, path, &loc, NULL);
+    } else st = read_path(rd, path, &loc, NULL);
     free(path);
     return st;
 }
@@ -272,9 +281,11 @@ static nsc_status control_line(reader *rd, source *src, const nl_line *ln, size_
 {
     size_t k0 = 0;
     while (k0 < ln->len && (ln->text[k0] == ' ' || ln->text[k0] == '\t')) k0++;
-    if (k0 >= ln->len || ln->text[k0] == '*' || ln->text[k0] == '#') return NSC_OK;   /* blank, comment */
+    if (k0 >= ln->len || ln->text[k0] == '*' || ln->text[k0] == '#')
+        return NSC_OK; /* blank, comment */
     nl_deck *d = rd->d;
-    if (d->ncard >= NL_MAXCARDS || nsc_grow((void **)&d->card, &d->capcard, d->ncard + 1, sizeof *d->card))
+    if (d->ncard >= NL_MAXCARDS
+        || nsc_grow((void **)&d->card, &d->capcard, d->ncard + 1, sizeof *d->card))
         return nsc_oom(rd->r);
     static const char pre[] = ".ctl ";
     size_t n = sizeof pre - 1 + ln->len - k0;
@@ -290,8 +301,9 @@ static nsc_status control_line(reader *rd, source *src, const nl_line *ln, size_
     nsc_report scratch, *keep = rd->p.r;
     nsc_report_init(&scratch);
     rd->p.r = &scratch;
-    int bad = ln->nseg != 1 || nl_parse_line(&rd->p, &cl, c) != NSC_OK || c->nf < 2 || c->f[0].kind != NL_F_WORD
-              || c->f[1].kind != NL_F_WORD;                   /* "=k|": the pair .ctl=k, then "|" */
+    int bad = ln->nseg != 1 || nl_parse_line(&rd->p, &cl, c) != NSC_OK || c->nf < 2
+              || c->f[0].kind != NL_F_WORD
+              || c->f[1].kind != NL_F_WORD; /* "=k|": the pair .ctl=k, then "|" */
     rd->p.r = keep;
     int oom = scratch.status == NSC_ENOMEM;
     nsc_report_free(&scratch);
@@ -300,7 +312,7 @@ static nsc_status control_line(reader *rd, source *src, const nl_line *ln, size_
         && (nsc_strieq(c->f[1].u.s, "wrdata") || nsc_strieq(c->f[1].u.s, "write"))
         && ctl_keep_case(d, &c->f[2], t, n, sg.col))
         return nsc_oom(rd->r);
-    if (bad) {                                         /* ".ctl ? word": named as not run */
+    if (bad) { /* ".ctl ? word": named as not run */
         size_t wl = k > k0 ? k - k0 : 0;
         nl_field *f = nl_alloc(&d->arena, 3 * sizeof *f);
         char *q = nl_alloc(&d->arena, 2), *wd = nl_alloc(&d->arena, wl + 1);
@@ -330,7 +342,7 @@ static nsc_status title_card(reader *rd, const nl_line *ln, size_t k)
     char *t = nsc_strndup(ln->text + b, e - b);
     if (!t) return nsc_oom(rd->r);
     for (char *q = t; *q; q++)
-        if (*q == '\n') *q = ' ';                      /* continuation lines joined by blanks */
+        if (*q == '\n') *q = ' '; /* continuation lines joined by blanks */
     free(rd->d->title);
     rd->d->title = t;
     return NSC_OK;
@@ -341,7 +353,9 @@ static nsc_status title_card(reader *rd, const nl_line *ln, size_t k)
  * `.sens param=mod1:is`). */
 static int skipped_analysis(const char *w)
 {
-    static const char *const an[] = { ".tf", ".noise", ".disto", ".pz", ".sens", ".sp", ".hb", ".backanno" };   /* (.ac .dc .four run) */
+    static const char *const an[] = {
+        ".tf", ".noise", ".disto", ".pz", ".sens", ".sp", ".hb", ".backanno"
+    }; /* (.ac .dc .four run) */
     for (size_t k = 0; k < sizeof an / sizeof an[0]; k++)
         if (!strcmp(w, an[k])) return 1;
     return 0;
@@ -366,7 +380,8 @@ static int head_card(reader *rd, const nl_line *ln, nl_card *c, const char *w)
 /* Card c parsed from ln with the errors kept aside: NSC_OK; NSC_ENOMEM
  * (reported); else NSC_ENETLIST with *msg (the message without its
  * "FILE:LINE:COL: error: ", in the deck's arena) at *line, *col. */
-static nsc_status parse_soft(reader *rd, const nl_line *ln, nl_card *c, const char **msg, int *line, int *col)
+static nsc_status parse_soft(reader *rd, const nl_line *ln, nl_card *c, const char **msg, int *line,
+                             int *col)
 {
     nl_deck *d = rd->d;
     nsc_report scratch, *keep = rd->p.r;
@@ -376,19 +391,19 @@ static nsc_status parse_soft(reader *rd, const nl_line *ln, nl_card *c, const ch
     rd->p.r = keep;
     if (!st && c->nf > 0 && c->f[0].kind != NL_F_WORD) {
         nsc_loc loc = nl_field_loc(d, c, &c->f[0]);
-        st = nsc_err(&scratch, NSC_ENETLIST, &loc, "expected an element or dot card name at the start of the line");
+        st = nsc_err(&scratch, NSC_ENETLIST, &loc,
+                     "expected an element or dot card name at the start of the line");
     }
-    if (st && st != NSC_ENOMEM && scratch.error) {    /* "FILE:LINE:COL: error: MESSAGE" */
+    if (st && st != NSC_ENOMEM && scratch.error) { /* "FILE:LINE:COL: error: MESSAGE" */
         const char *m = strstr(scratch.error, ": error: "), *q = m;
         int n = 0;
         *line = ln->seg[0].line;
         *col = 1;
-        while (q && q > scratch.error && n < 2)       /* back over ":COL" and ":LINE" */
+        while (q && q > scratch.error && n < 2) /* back over ":COL" and ":LINE" */
             if (*--q == ':') n++;
         if (m && n == 2) sscanf(q, ":%d:%d", line, col);
         if (!m || !(*msg = nl_strndup(&d->arena, m + 9, strlen(m + 9), 0))) st = NSC_ENOMEM;
-    } else if (st)
-        st = NSC_ENOMEM;
+    } else if (st) st = NSC_ENOMEM;
     nsc_report_free(&scratch);
     return st == NSC_ENOMEM ? nsc_oom(rd->r) : st;
 }
@@ -399,7 +414,8 @@ static nsc_status parse_soft(reader *rd, const nl_line *ln, nl_card *c, const ch
  * model; TEXT the whole line, read by nl_xspice.c for XSPICE's core with its
  * [ ] vectors); inside a .subckt any other card as ".(unparsed) MESSAGE" (an error
  * once an instance is elaborated, nl_dot.c). 0, or -1 out of memory. */
-static int deferred_card(reader *rd, const nl_line *ln, nl_card *c, int model, const char *msg, int line, int col)
+static int deferred_card(reader *rd, const nl_line *ln, nl_card *c, int model, const char *msg,
+                         int line, int col)
 {
     nl_deck *d = rd->d;
     size_t i = 0, b, e;
@@ -407,8 +423,10 @@ static int deferred_card(reader *rd, const nl_line *ln, nl_card *c, int model, c
     size_t h = i;
     while (i < ln->len && !isspace((unsigned char)ln->text[i])) i++;
     while (i < ln->len && isspace((unsigned char)ln->text[i])) i++;
-    for (b = e = i; e < ln->len && !isspace((unsigned char)ln->text[e]) && !strchr("(),={}'\";", ln->text[e]); e++) {}
-    model = model && e > b;                            /* a .model without its name: as any other card */
+    for (b = e = i;
+         e < ln->len && !isspace((unsigned char)ln->text[e]) && !strchr("(),={}'\";", ln->text[e]);
+         e++) {}
+    model = model && e > b; /* a .model without its name: as any other card */
     nl_field *f = nl_alloc(&d->arena, 4 * sizeof *f);
     char *name = model ? nl_strndup(&d->arena, ln->text + b, e - b, 1) : NULL;
     char *text = model ? nl_strndup(&d->arena, ln->text, ln->len, 0) : NULL;
@@ -421,7 +439,10 @@ static int deferred_card(reader *rd, const nl_line *ln, nl_card *c, int model, c
         nl_line_pos(ln, b, &f[1].line, &f[1].col);
     }
     f[1 + model] = (nl_field){ NL_F_STRING, line, col, 0, { msg }, NULL };
-    if (model) f[3] = (nl_field){ NL_F_STRING, l0, c0, 0, { text }, NULL };   /* its text (nl_xspice.c: core) */
+    if (model)
+        f[3] = (nl_field){
+            NL_F_STRING, l0, c0, 0, { text }, NULL
+        }; /* its text (nl_xspice.c: core) */
     *c = (nl_card){ f, 2 + 2 * model, ln->file };
     d->ncard++;
     return 0;
@@ -437,13 +458,19 @@ static const char *without_lone_plus(nl_deck *d, const nl_line *ln, int *oom, si
     int depth = 0, quote = 0;
     for (size_t i = 0; i < ln->len; i++) {
         char ch = ln->text[i];
-        if (quote) { quote = ch == quote ? 0 : quote; continue; }
+        if (quote) {
+            quote = ch == quote ? 0 : quote;
+            continue;
+        }
         if (ch == '\'' || ch == '"') quote = ch;
         else if (ch == '(' || ch == '{') depth += ch == '(' ? 1 : 2;
         else if (ch == ')' || ch == '}') depth -= ch == ')' ? 1 : 2;
-        else if (ch == '+' && depth <= 1 && (i == 0 || isspace((unsigned char)ln->text[i - 1])) &&
-                 (i + 1 == ln->len || isspace((unsigned char)ln->text[i + 1]))) {
-            if (!t && !(t = nl_strndup(&d->arena, ln->text, ln->len, 0))) { *oom = 1; return NULL; }
+        else if (ch == '+' && depth <= 1 && (i == 0 || isspace((unsigned char)ln->text[i - 1]))
+                 && (i + 1 == ln->len || isspace((unsigned char)ln->text[i + 1]))) {
+            if (!t && !(t = nl_strndup(&d->arena, ln->text, ln->len, 0))) {
+                *oom = 1;
+                return NULL;
+            }
             if (t[i] == '+' && *first == 0) *first = i;
             t[i] = ' ';
         }
@@ -517,13 +544,17 @@ static void double_scale(reader *rd, const nl_line *ln, const char *s, int line,
     double v;
     if (!s || !nsc_parse_number(s, &v)) return;
     const char *p = s + strspn(s, "+-0123456789.");
-    if ((*p == 'e' || *p == 'E') && (isdigit((unsigned char)p[1]) || ((p[1] == '-' || p[1] == '+') && isdigit((unsigned char)p[2]))))
+    if ((*p == 'e' || *p == 'E')
+        && (isdigit((unsigned char)p[1])
+            || ((p[1] == '-' || p[1] == '+') && isdigit((unsigned char)p[2]))))
         for (p += 2; isdigit((unsigned char)*p); p++) {}
     size_t k = scale_len(p);
     if (k == 0 || !p[k] || !strchr("tgkmunpTGKMUNP", p[k])) return;
     nsc_loc loc = { rd->d->files[ln->file], line, col };
-    nsc_warn(rd->r, &loc, "'%s' is %g: SPICE ignores the letters after the scale factor '%.*s' (a doubled scale factor?)",
-             s, v, (int)k, p);
+    nsc_warn(
+        rd->r, &loc,
+        "'%s' is %g: SPICE ignores the letters after the scale factor '%.*s' (a doubled scale factor?)",
+        s, v, (int)k, p);
 }
 
 static void expr_scales(reader *rd, const nl_line *ln, const nl_expr *x)
@@ -565,8 +596,8 @@ static void milli_for_mega(reader *rd, const nl_line *ln, const nl_card *c, cons
                 static const char *const unit[] = { "Ohm", "H", "F" };
                 int w = c->f[0].u.s[0] == 'r' ? 0 : c->f[0].u.s[0] == 'l' ? 1 : 2;
                 nsc_loc loc = { rd->d->files[ln->file], f->line, f->col };
-                nsc_warn(rd->r, &loc, "%s %s = %.*s is %g %s: M is milli in SPICE (1Meg is 1e6)", what[w], c->f[0].u.s,
-                         (int)n, ln->text + off + 1 - n, v, unit[w]);
+                nsc_warn(rd->r, &loc, "%s %s = %.*s is %g %s: M is milli in SPICE (1Meg is 1e6)",
+                         what[w], c->f[0].u.s, (int)n, ln->text + off + 1 - n, v, unit[w]);
             }
             return;
         }
@@ -587,7 +618,8 @@ static void unit_pitfalls(reader *rd, const nl_line *ln, const nl_card *c)
 static void meas_param_eq(char *s, size_t n)
 {
     for (size_t i = 1; i + 6 < n; i++) {
-        if (!isspace((unsigned char)s[i - 1]) || strncasecmp(s + i, "param", 5) || !isspace((unsigned char)s[i + 5]))
+        if (!isspace((unsigned char)s[i - 1]) || strncasecmp(s + i, "param", 5)
+            || !isspace((unsigned char)s[i + 5]))
             continue;
         size_t j = i + 5;
         while (j < n && isspace((unsigned char)s[j])) j++;
@@ -612,7 +644,7 @@ static nsc_status logical_line(reader *rd, source *src)
         if (!strcmp(w, ".endl")) src->skipsec = 0;
         return NSC_OK;
     }
-    if (src->section && !src->insec) {                 /* looking for `.lib section` */
+    if (src->section && !src->insec) { /* looking for `.lib section` */
         if (!strcmp(w, ".lib")) {
             const char *a;
             size_t an;
@@ -630,7 +662,10 @@ static nsc_status logical_line(reader *rd, source *src)
         if (src->insec) src->stop = 1;
         return NSC_OK;
     }
-    if (!strcmp(w, ".control")) { src->control = 1; return NSC_OK; }
+    if (!strcmp(w, ".control")) {
+        src->control = 1;
+        return NSC_OK;
+    }
     if (!strcmp(w, ".endc")) return NSC_OK;
     if (!strcmp(w, ".end")) {
         src->stop = 1;
@@ -644,20 +679,24 @@ static nsc_status logical_line(reader *rd, source *src)
     nl_deck *d = rd->d;
     if (d->ncard >= NL_MAXCARDS) {
         nsc_loc loc = { d->files[src->file], ln.seg[0].line, 1 };
-        return nsc_err(rd->r, NSC_ENETLIST, &loc, "netlist too large: more than %d cards", NL_MAXCARDS);
+        return nsc_err(rd->r, NSC_ENETLIST, &loc, "netlist too large: more than %d cards",
+                       NL_MAXCARDS);
     }
     if (nsc_grow((void **)&d->card, &d->capcard, d->ncard + 1, sizeof *d->card))
         return nsc_oom(rd->r);
     nl_card *c = &d->card[d->ncard];
-    if (skipped_analysis(w)) return head_card(rd, &ln, c, w) ? nsc_oom(rd->r) : (d->ncard++, NSC_OK);
+    if (skipped_analysis(w))
+        return head_card(rd, &ln, c, w) ? nsc_oom(rd->r) : (d->ncard++, NSC_OK);
     if (!strcmp(w, ".meas") || !strcmp(w, ".measure")) meas_param_eq(rd->buf, rd->len);
     int sub = !strcmp(w, ".subckt"), ends = !strcmp(w, ".ends");
-    if ((rd->subdepth > 0 && !sub && !ends) || !strcmp(w, ".model")) return soft_card(rd, &ln, c, !strcmp(w, ".model"));
+    if ((rd->subdepth > 0 && !sub && !ends) || !strcmp(w, ".model"))
+        return soft_card(rd, &ln, c, !strcmp(w, ".model"));
     if (nl_parse_line(&rd->p, &ln, c)) return rd->r->status;
     if (c->nf == 0) return NSC_OK;
     if (c->f[0].kind != NL_F_WORD) {
         nsc_loc loc = nl_field_loc(d, c, &c->f[0]);
-        return nsc_err(rd->r, NSC_ENETLIST, &loc, "expected an element or dot card name at the start of the line");
+        return nsc_err(rd->r, NSC_ENETLIST, &loc,
+                       "expected an element or dot card name at the start of the line");
     }
     rd->subdepth += sub - (ends && rd->subdepth > 0);
     unit_pitfalls(rd, &ln, c);
@@ -698,30 +737,30 @@ static nsc_status read_text(reader *rd, source *src, const char *text, size_t n)
         size_t b = i;
         while (i < n && text[i] != '\n') i++;
         size_t e = i;
-        if (i < n) i++;                                /* past '\n' */
+        if (i < n) i++; /* past '\n' */
         if (e > b && text[e - 1] == '\r') e--;
         lineno++;
-        if (lineno == 1 && src->main) {                /* the title */
-            if (!(rd->d->title = nsc_strndup(text + b, e - b)))
-                return nsc_oom(rd->r);
+        if (lineno == 1 && src->main) { /* the title */
+            if (!(rd->d->title = nsc_strndup(text + b, e - b))) return nsc_oom(rd->r);
             continue;
         }
         size_t f = b;
         while (f < e && (text[f] == ' ' || text[f] == '\t')) f++;
-        if (f == e || text[f] == '*') continue;        /* blank or comment line */
+        if (f == e || text[f] == '*') continue; /* blank or comment line */
         int paren = rd->nseg > 0 && closing_paren(text + f, e - f);
         if (paren) {
             nsc_loc loc = { rd->d->files[src->file], lineno, (int)(f - b) + 1 };
-            nsc_warn(rd->r, &loc, "a line holding only ')' continues the card before it (PSpice); write '+ )'");
+            nsc_warn(rd->r, &loc,
+                     "a line holding only ')' continues the card before it (PSpice); write '+ )'");
         }
         if (paren || text[f] == '+') {
-            size_t t = f + !paren;                     /* the text continued: past the '+' */
+            size_t t = f + !paren; /* the text continued: past the '+' */
             if (rd->nseg == 0) {
                 nsc_loc loc = { rd->d->files[src->file], lineno, (int)(f - b) + 1 };
-                return nsc_err(rd->r, NSC_ENETLIST, &loc, "continuation line '+' without a card before it");
+                return nsc_err(rd->r, NSC_ENETLIST, &loc,
+                               "continuation line '+' without a card before it");
             }
-            if (line_append(rd, text + t, e - t, lineno, (int)(t - b) + 1))
-                return nsc_oom(rd->r);
+            if (line_append(rd, text + t, e - t, lineno, (int)(t - b) + 1)) return nsc_oom(rd->r);
             continue;
         }
         if (rd->nseg > 0) {
@@ -735,7 +774,7 @@ static nsc_status read_text(reader *rd, source *src, const char *text, size_t n)
     if (rd->nseg > 0 && !src->stop && !rd->ended && logical_line(rd, src)) return rd->r->status;
     rd->len = 0;
     rd->nseg = 0;
-    if (src->skipsec)                                  /* `.lib NAME` without .endl: NAME was a file */
+    if (src->skipsec) /* `.lib NAME` without .endl: NAME was a file */
         return not_found(rd, &src->secloc, src->dir, src->secname, strlen(src->secname));
     return NSC_OK;
 }
@@ -756,9 +795,16 @@ static int slurp(const char *path, size_t max, char **buf, size_t *n)
     size_t cap = 65536, len = 0;
     char *b = malloc(cap);
     for (;;) {
-        if (!b) { fclose(fp); return ENOMEM; }
+        if (!b) {
+            fclose(fp);
+            return ENOMEM;
+        }
         len += fread(b + len, 1, cap - len, fp);
-        if (len > max) { fclose(fp); free(b); return EFBIG; }
+        if (len > max) {
+            fclose(fp);
+            free(b);
+            return EFBIG;
+        }
         if (len < cap) break;
         char *nb = cap > ((size_t)-1) / 2 ? NULL : realloc(b, cap * 2);
         if (!nb) free(b);
@@ -767,7 +813,10 @@ static int slurp(const char *path, size_t max, char **buf, size_t *n)
     }
     int err = ferror(fp) ? EIO : 0;
     fclose(fp);
-    if (err) { free(b); return err; }
+    if (err) {
+        free(b);
+        return err;
+    }
     *buf = b;
     *n = len;
     return 0;
@@ -782,28 +831,39 @@ static nsc_status read_path(reader *rd, const char *path, const nsc_loc *from, c
     int err = stat(path, &sb) ? errno : 0;
     if (!err && S_ISDIR(sb.st_mode)) err = EISDIR;
     if (err) {
-        if (!from) return nsc_err(rd->r, NSC_EIO, NULL, "cannot read '%s': %s", path, strerror(err));
-        return nsc_err(rd->r, NSC_ENETLIST, from, "cannot open include file '%s': %s", path, strerror(err));
+        if (!from)
+            return nsc_err(rd->r, NSC_EIO, NULL, "cannot read '%s': %s", path, strerror(err));
+        return nsc_err(rd->r, NSC_ENETLIST, from, "cannot open include file '%s': %s", path,
+                       strerror(err));
     }
-    if (from && !S_ISREG(sb.st_mode))                  /* not /dev/zero, a FIFO, ... */
-        return nsc_err(rd->r, NSC_ENETLIST, from, "cannot open include file '%s': not a regular file", path);
-    for (int k = 0; k < rd->nopen; k++)                /* same file and section already open */
-        if (rd->open[k].dev == sb.st_dev && rd->open[k].ino == sb.st_ino &&
-            (rd->open[k].section == section || (rd->open[k].section && section && !strcmp(rd->open[k].section, section))))
+    if (from && !S_ISREG(sb.st_mode)) /* not /dev/zero, a FIFO, ... */
+        return nsc_err(rd->r, NSC_ENETLIST, from,
+                       "cannot open include file '%s': not a regular file", path);
+    for (int k = 0; k < rd->nopen; k++) /* same file and section already open */
+        if (rd->open[k].dev == sb.st_dev && rd->open[k].ino == sb.st_ino
+            && (rd->open[k].section == section
+                || (rd->open[k].section && section && !strcmp(rd->open[k].section, section))))
             return nsc_err(rd->r, NSC_ENETLIST, from, "recursive include of '%s'", path);
     if (rd->nopen == NL_MAXINCLUDE)
-        return nsc_err(rd->r, NSC_ENETLIST, from, "includes nested deeper than %d files", NL_MAXINCLUDE);
+        return nsc_err(rd->r, NSC_ENETLIST, from, "includes nested deeper than %d files",
+                       NL_MAXINCLUDE);
     if (++rd->nread > NL_MAXREADS)
-        return nsc_err(rd->r, NSC_ENETLIST, from, "netlist too large: more than %d file reads (each .include/.lib counted every time it is read)", NL_MAXREADS);
+        return nsc_err(
+            rd->r, NSC_ENETLIST, from,
+            "netlist too large: more than %d file reads (each .include/.lib counted every time it is read)",
+            NL_MAXREADS);
     char *text = NULL;
     size_t n = 0;
     if ((err = slurp(path, NL_MAXBYTES - rd->bytes, &text, &n))) {
         if (err == ENOMEM) return nsc_oom(rd->r);
         if (err == EFBIG)
-            return nsc_err(rd->r, NSC_ENETLIST, from, "netlist too large: more than %zu MiB of text%s",
-                           NL_MAXBYTES >> 20, from ? " (with every include, counted each time it is read)" : "");
-        if (!from) return nsc_err(rd->r, NSC_EIO, NULL, "cannot read '%s': %s", path, strerror(err));
-        return nsc_err(rd->r, NSC_ENETLIST, from, "cannot open include file '%s': %s", path, strerror(err));
+            return nsc_err(rd->r, NSC_ENETLIST, from,
+                           "netlist too large: more than %zu MiB of text%s", NL_MAXBYTES >> 20,
+                           from ? " (with every include, counted each time it is read)" : "");
+        if (!from)
+            return nsc_err(rd->r, NSC_EIO, NULL, "cannot read '%s': %s", path, strerror(err));
+        return nsc_err(rd->r, NSC_ENETLIST, from, "cannot open include file '%s': %s", path,
+                       strerror(err));
     }
     rd->bytes += n;
     source src = { 0 };
@@ -850,7 +910,8 @@ static void reader_free(reader *rd)
     free(rd->seg);
 }
 
-nsc_status nl_deck_read_file(nl_deck *d, const char *path, const nsc_search_path *inc, nsc_report *r)
+nsc_status nl_deck_read_file(nl_deck *d, const char *path, const nsc_search_path *inc,
+                             nsc_report *r)
 {
     reader rd;
     nsc_status st = reader_init(&rd, d, inc, r);
@@ -859,19 +920,19 @@ nsc_status nl_deck_read_file(nl_deck *d, const char *path, const nsc_search_path
     return st;
 }
 
-nsc_status nl_deck_read_string(nl_deck *d, const char *text, const char *name, const nsc_search_path *inc,
-                               nsc_report *r)
+nsc_status nl_deck_read_string(nl_deck *d, const char *text, const char *name,
+                               const nsc_search_path *inc, nsc_report *r)
 {
     reader rd;
     nsc_status st = reader_init(&rd, d, inc, r);
     source src = { 0 };
     src.dir = "";
     src.main = 1;
-    if (!st && (src.file = add_file(d, name ? name : "<string>")) < 0)
-        st = nsc_oom(r);
+    if (!st && (src.file = add_file(d, name ? name : "<string>")) < 0) st = nsc_oom(r);
     size_t n = strlen(text);
     if (!st && n > NL_MAXBYTES)
-        st = nsc_err(r, NSC_ENETLIST, NULL, "netlist too large: more than %zu MiB of text", NL_MAXBYTES >> 20);
+        st = nsc_err(r, NSC_ENETLIST, NULL, "netlist too large: more than %zu MiB of text",
+                     NL_MAXBYTES >> 20);
     if (!st) st = read_text(&rd, &src, text, n);
     reader_free(&rd);
     return st;

@@ -24,7 +24,14 @@
  *                             even without braces (EXPR), e.g. w=2*l
  * Commas are separators only. line/col: 1-based position of the field's first
  * character (of the key for a PAIR). */
-typedef enum nl_fkind { NL_F_WORD, NL_F_STRING, NL_F_EXPR, NL_F_CALL, NL_F_GROUP, NL_F_PAIR } nl_fkind;
+typedef enum nl_fkind {
+    NL_F_WORD,
+    NL_F_STRING,
+    NL_F_EXPR,
+    NL_F_CALL,
+    NL_F_GROUP,
+    NL_F_PAIR
+} nl_fkind;
 typedef struct nl_field {
     int kind;
     int line, col;
@@ -48,9 +55,9 @@ typedef struct nl_card {
 } nl_card;
 
 typedef struct nl_deck {
-    nl_arena arena;   /* fields, strings, expressions */
-    char *title;      /* first line of the main file (malloc'd) */
-    char **files;     /* file names as opened (malloc'd) */
+    nl_arena arena; /* fields, strings, expressions */
+    char *title;    /* first line of the main file (malloc'd) */
+    char **files;   /* file names as opened (malloc'd) */
     int nfiles, capfiles;
     nl_card *card;
     int ncard, capcard;
@@ -60,11 +67,12 @@ typedef struct nl_deck {
  * and .lib; an include not found relative to the including file is looked
  * for in inc->dir[0..ndir) in order (inc may be NULL). NSC_EIO if path cannot be read, NSC_ENETLIST on a syntax error,
  * a missing / recursive include, NSC_ENOMEM. d must be zeroed before. */
-nsc_status nl_deck_read_file(nl_deck *d, const char *path, const nsc_search_path *inc, nsc_report *r);
+nsc_status nl_deck_read_file(nl_deck *d, const char *path, const nsc_search_path *inc,
+                             nsc_report *r);
 /* Same from text; name appears in messages; includes resolve against the
  * current directory. */
-nsc_status nl_deck_read_string(nl_deck *d, const char *text, const char *name, const nsc_search_path *inc,
-                               nsc_report *r);
+nsc_status nl_deck_read_string(nl_deck *d, const char *text, const char *name,
+                               const nsc_search_path *inc, nsc_report *r);
 void nl_deck_free(nl_deck *d);
 
 /* Position of field f of card c. */
@@ -110,21 +118,21 @@ typedef struct nl_parser {
     nl_deck *deck;
     nsc_report *r;
     const nl_line *ln;
-    void *scanner;          /* yyscan_t */
+    void *scanner; /* yyscan_t */
     /* scanner */
-    size_t off, tokoff;     /* offset after / of the current token */
-    int last;               /* last token returned (for key=value) */
-    int lastfile;           /* it was the word FILE (.print FILE=name) */
-    int expect;             /* bare expression: an operand is expected next */
-    int bdepth;             /* bare expression: open parentheses */
-    int brace;              /* braces open inside an expression ({x} as (x): 'V(a) > {vth}') */
-    char close;             /* '}' or '\'': the end of the current {expr} */
-    size_t xopen;           /* offset of the '{' or quote */
+    size_t off, tokoff;        /* offset after / of the current token */
+    int last;                  /* last token returned (for key=value) */
+    int lastfile;              /* it was the word FILE (.print FILE=name) */
+    int expect;                /* bare expression: an operand is expected next */
+    int bdepth;                /* bare expression: open parentheses */
+    int brace;                 /* braces open inside an expression ({x} as (x): 'V(a) > {vth}') */
+    char close;                /* '}' or '\'': the end of the current {expr} */
+    size_t xopen;              /* offset of the '{' or quote */
     size_t paren[NL_MAXPAREN]; /* offsets of the innermost open parentheses */
     int npar;
-    int lexerr;             /* 1 when the scanner already reported an error */
-    jmp_buf fatal;          /* flex's YY_FATAL_ERROR (out of memory) jumps here, */
-    const char *fatalmsg;   /* set by nl_parse_line, with flex's message */
+    int lexerr;           /* 1 when the scanner already reported an error */
+    jmp_buf fatal;        /* flex's YY_FATAL_ERROR (out of memory) jumps here, */
+    const char *fatalmsg; /* set by nl_parse_line, with flex's message */
     /* parser: fields of the lists being built */
     nl_field *stk;
     int top, cap;
@@ -137,9 +145,9 @@ nsc_status nl_parse_line(nl_parser *p, const nl_line *ln, nl_card *out);
 void nl_line_pos(const nl_line *ln, size_t off, int *line, int *col);
 
 /* scanner entry points (nl_lex.l) */
-int nl_lex_init(nl_parser *p);           /* 0 ok */
+int nl_lex_init(nl_parser *p); /* 0 ok */
 void nl_lex_destroy(nl_parser *p);
-void nl_lex_begin(nl_parser *p);         /* start scanning p->ln */
+void nl_lex_begin(nl_parser *p); /* start scanning p->ln */
 void nl_lex_end(nl_parser *p);
 
 #endif

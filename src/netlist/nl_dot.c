@@ -25,26 +25,26 @@ nsc_status nle_card_param(elab *E, scope *sc, const nl_card *cd)
         const nl_field *f = &cd->f[i];
         const char *k = nle_pair_key(f, kb, sizeof kb);
         if (!k) {
-            if (f->kind == NL_F_PAIR && f->sub[0].kind == NL_F_CALL) continue;   /* a function (funcs_collect) */
+            if (f->kind == NL_F_PAIR && f->sub[0].kind == NL_F_CALL)
+                continue; /* a function (funcs_collect) */
             return nle_err(E, sc, cd, f, "expected name=value in .param, found '%s'", nle_ftext(f));
         }
         double v;
         int o = -1;
-        if (!sc->up)                                   /* --param overrides a top-level .param */
+        if (!sc->up) /* --param overrides a top-level .param */
             for (int j = 0; j < E->nov; j++)
                 if (nsc_strieq(E->ov[j].name, k)) o = j;
         if (o >= 0) {
             v = E->ov[o].value;
             E->ovused[o] = 1;
-        } else if (nle_value(E, sc, cd, &f->sub[1], &v))
-            return E->r->status;
+        } else if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
         if (nle_param_set(E, sc, k, v)) return E->r->status;
     }
     return NSC_OK;
 }
 
 /* .tran tstep tstop [tstart [tmax]] [UIC] */
-#define NL_TRAN_ROWS 1000   /* output rows of a .tran without a print step */
+#define NL_TRAN_ROWS 1000 /* output rows of a .tran without a print step */
 
 static nsc_status card_tran(elab *E, scope *sc, const nl_card *cd)
 {
@@ -53,9 +53,12 @@ static nsc_status card_tran(elab *E, scope *sc, const nl_card *cd)
     int n = 0, uic = 0;
     for (int i = 1; i < cd->nf; i++) {
         if (nle_is_word(&cd->f[i], "uic")) uic = 1;
-        else if (nle_is_word(&cd->f[i], "startup") || nle_is_word(&cd->f[i], "steady") || nle_is_word(&cd->f[i], "nodiscard"))
-            nle_note(E, cd, &cd->f[i], "LTspice's .tran keyword '%s' ignored", nle_ftext(&cd->f[i]));
-        else if (n == 4) return nle_err(E, sc, cd, &cd->f[i], "unexpected '%s' in .tran", nle_ftext(&cd->f[i]));
+        else if (nle_is_word(&cd->f[i], "startup") || nle_is_word(&cd->f[i], "steady")
+                 || nle_is_word(&cd->f[i], "nodiscard"))
+            nle_note(E, cd, &cd->f[i], "LTspice's .tran keyword '%s' ignored",
+                     nle_ftext(&cd->f[i]));
+        else if (n == 4)
+            return nle_err(E, sc, cd, &cd->f[i], "unexpected '%s' in .tran", nle_ftext(&cd->f[i]));
         else if (nle_value(E, sc, cd, &cd->f[i], &v[n++])) return E->r->status;
     }
     if (n < 1) return nle_err(E, sc, cd, NULL, ".tran needs tstep and tstop (or tstop alone)");
@@ -64,13 +67,18 @@ static nsc_status card_tran(elab *E, scope *sc, const nl_card *cd)
     int auto_step = n == 1 || v[0] == 0;
     if (n == 1) v[1] = v[0], v[0] = 0;
     if (!(v[0] >= 0)) return nle_err(E, sc, cd, &cd->f[1], "tstep of .tran must be positive");
-    if (!(v[1] > 0)) return nle_err(E, sc, cd, &cd->f[n == 1 ? 1 : 2], "tstop of .tran must be positive");
-    if (n > 2 && !(v[2] >= 0 && v[2] < v[1])) return nle_err(E, sc, cd, &cd->f[3], "tstart of .tran must be in [0, tstop)");
-    if (n > 3 && !(v[3] >= 0)) return nle_err(E, sc, cd, &cd->f[4], "tmax of .tran must not be negative");
+    if (!(v[1] > 0))
+        return nle_err(E, sc, cd, &cd->f[n == 1 ? 1 : 2], "tstop of .tran must be positive");
+    if (n > 2 && !(v[2] >= 0 && v[2] < v[1]))
+        return nle_err(E, sc, cd, &cd->f[3], "tstart of .tran must be in [0, tstop)");
+    if (n > 3 && !(v[3] >= 0))
+        return nle_err(E, sc, cd, &cd->f[4], "tmax of .tran must not be negative");
     if (auto_step) {
         v[0] = (v[1] - v[2]) / NL_TRAN_ROWS;
         char msg[120];
-        snprintf(msg, sizeof msg, ".tran without a print step: rows every (tstop - tstart) / %d = %g s", NL_TRAN_ROWS, v[0]);
+        snprintf(msg, sizeof msg,
+                 ".tran without a print step: rows every (tstop - tstart) / %d = %g s",
+                 NL_TRAN_ROWS, v[0]);
         nle_note(E, cd, NULL, "%s", msg);
     }
     if (c->job.has_tran) nle_warn(E, sc, cd, NULL, "second .tran replaces the first");
@@ -90,12 +98,14 @@ static nsc_status card_ic(elab *E, scope *sc, const nl_card *cd)
     for (int i = 1; i < cd->nf; i++) {
         const nl_field *f = &cd->f[i];
         const nl_field *k = f->kind == NL_F_PAIR ? &f->sub[0] : NULL;
-        if (!k || k->kind != NL_F_CALL || !nsc_strieq(k->u.s, "v") || k->nsub != 1 || k->sub[0].kind != NL_F_WORD)
+        if (!k || k->kind != NL_F_CALL || !nsc_strieq(k->u.s, "v") || k->nsub != 1
+            || k->sub[0].kind != NL_F_WORD)
             return nle_err(E, sc, cd, f, "expected V(node)=value in .ic, found '%s'", nle_ftext(f));
         double v;
         if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
         const char *full = nle_node_fullname(E, sc, k->sub[0].u.s);
-        if (!full || nsc_grow((void **)&E->ic, &E->capic2, E->nic + 1, sizeof *E->ic)) return nle_oom(E);
+        if (!full || nsc_grow((void **)&E->ic, &E->capic2, E->nic + 1, sizeof *E->ic))
+            return nle_oom(E);
         icfix *x = &E->ic[E->nic];
         if (!(x->node = nsc_strdup(full))) return nle_oom(E);
         x->v = v;
@@ -110,8 +120,12 @@ static nsc_status card_ic(elab *E, scope *sc, const nl_card *cd)
 /* The field of a SPICE tolerance option (reltol abstol vntol chgtol trtol), NULL otherwise. */
 static double *tolerance_option(nsc_circuit *c, const char *k)
 {
-    return !strcmp(k, "reltol") ? &c->job.reltol : !strcmp(k, "abstol") ? &c->job.abstol : !strcmp(k, "vntol") ? &c->job.vntol
-         : !strcmp(k, "chgtol") ? &c->job.chgtol : !strcmp(k, "trtol") ? &c->job.trtol : NULL;
+    return !strcmp(k, "reltol")   ? &c->job.reltol
+           : !strcmp(k, "abstol") ? &c->job.abstol
+           : !strcmp(k, "vntol")  ? &c->job.vntol
+           : !strcmp(k, "chgtol") ? &c->job.chgtol
+           : !strcmp(k, "trtol")  ? &c->job.trtol
+                                  : NULL;
 }
 
 /* E->scale from the top level's `.option scale=` cards (the last one given; 1
@@ -122,13 +136,15 @@ nsc_status nle_option_scale(elab *E, scope *top)
     char kb[64];
     for (int k = 0; k < top->df->nbody; k++) {
         const nl_card *cd = &E->d->card[top->df->body[k]];
-        if (!nle_head_is(cd, ".options") && !nle_head_is(cd, ".option") && !nle_head_is(cd, ".opt")) continue;
+        if (!nle_head_is(cd, ".options") && !nle_head_is(cd, ".option") && !nle_head_is(cd, ".opt"))
+            continue;
         for (int i = 1; i < cd->nf; i++) {
             const char *key = nle_pair_key(&cd->f[i], kb, sizeof kb);
             double v;
             if (!key || strcmp(key, "scale")) continue;
             if (nle_value(E, top, cd, &cd->f[i].sub[1], &v)) return E->r->status;
-            if (!(v > 0) || !isfinite(v)) return nle_err(E, top, cd, &cd->f[i], "scale must be positive");
+            if (!(v > 0) || !isfinite(v))
+                return nle_err(E, top, cd, &cd->f[i], "scale must be positive");
             E->scale = v;
         }
     }
@@ -146,44 +162,50 @@ static nsc_status card_options(elab *E, scope *sc, const nl_card *cd)
         double v;
         if (k && !strcmp(k, "theta")) {
             if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
-            if (!(v >= 0.5 && v <= 1)) return nle_err(E, sc, cd, f, "theta = %g is not in [0.5, 1]", v);
+            if (!(v >= 0.5 && v <= 1))
+                return nle_err(E, sc, cd, f, "theta = %g is not in [0.5, 1]", v);
             c->job.theta = v;
-            c->job.theta_given = 1;                          /* asks for the theta-scheme (run.c) */
+            c->job.theta_given = 1; /* asks for the theta-scheme (run.c) */
         } else if (k && !strcmp(k, "gmin")) {
             if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
             if (!(v >= 0)) return nle_err(E, sc, cd, f, "gmin must not be negative");
             c->job.gmin = v;
         } else if (k && !strcmp(k, "solver")) {
             const nl_field *vf = &f->sub[1];
-            const char *s = vf->kind == NL_F_WORD || vf->kind == NL_F_STRING ? vf->u.s
-                          : vf->kind == NL_F_EXPR && vf->u.x->op == NL_X_PARAM ? vf->u.x->name : NULL;
-            if (!s || !*s || strlen(s) >= sizeof c->job.solver) return nle_err(E, sc, cd, vf, "bad solver name in .options");
+            const char *s = vf->kind == NL_F_WORD || vf->kind == NL_F_STRING     ? vf->u.s
+                            : vf->kind == NL_F_EXPR && vf->u.x->op == NL_X_PARAM ? vf->u.x->name
+                                                                                 : NULL;
+            if (!s || !*s || strlen(s) >= sizeof c->job.solver)
+                return nle_err(E, sc, cd, vf, "bad solver name in .options");
             snprintf(c->job.solver, sizeof c->job.solver, "%s", s);
             nsc_strlower(c->job.solver);
         } else if (k && !strcmp(k, "stepping")) {
             const nl_field *vf = &f->sub[1];
-            const char *s = vf->kind == NL_F_WORD || vf->kind == NL_F_STRING ? vf->u.s
-                          : vf->kind == NL_F_EXPR && vf->u.x->op == NL_X_PARAM ? vf->u.x->name : NULL;
+            const char *s = vf->kind == NL_F_WORD || vf->kind == NL_F_STRING     ? vf->u.s
+                            : vf->kind == NL_F_EXPR && vf->u.x->op == NL_X_PARAM ? vf->u.x->name
+                                                                                 : NULL;
             if (s && !strcmp(s, "fixed")) c->job.stepping_fixed = 1, c->job.stepping_exact = 0;
-            else if (s && !strcmp(s, "adaptive")) c->job.stepping_fixed = 0, c->job.stepping_exact = 0;
+            else if (s && !strcmp(s, "adaptive"))
+                c->job.stepping_fixed = 0, c->job.stepping_exact = 0;
             else if (s && !strcmp(s, "exact")) c->job.stepping_fixed = 0, c->job.stepping_exact = 2;
             else return nle_err(E, sc, cd, vf, "stepping must be 'adaptive', 'exact' or 'fixed'");
         } else if (!k && f->kind == NL_F_WORD && nsc_strieq(f->u.s, "nostepsizelimit")) {
-            c->job.stepsizelimit = 0;                        /* ngspice's 'set nostepsizelimit': the default */
+            c->job.stepsizelimit = 0; /* ngspice's 'set nostepsizelimit': the default */
         } else if (!k && f->kind == NL_F_WORD && nsc_strieq(f->u.s, "stepsizelimit")) {
-            c->job.stepsizelimit = 1;                        /* ngspice's cap min(tstep, span / 50) */
+            c->job.stepsizelimit = 1; /* ngspice's cap min(tstep, span / 50) */
         } else if (!k && f->kind == NL_F_WORD && nsc_strieq(f->u.s, "interp")) {
-            c->job.interp = 1;                               /* rows on the tstep grid (ngspice's interp) */
+            c->job.interp = 1; /* rows on the tstep grid (ngspice's interp) */
         } else if (k && !strcmp(k, "scale")) {
             /* read before the elements (nle_option_scale) */
         } else if (k && tolerance_option(c, k)) {
             if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
             if (!(v > 0) || !isfinite(v)) return nle_err(E, sc, cd, f, "%s must be positive", k);
-            if (!strcmp(k, "trtol") && v < 1) return nle_err(E, sc, cd, f, "trtol = %g must be at least 1", v);
-            if (!strcmp(k, "reltol") && v >= 1) return nle_err(E, sc, cd, f, "reltol = %g must be below 1", v);
+            if (!strcmp(k, "trtol") && v < 1)
+                return nle_err(E, sc, cd, f, "trtol = %g must be at least 1", v);
+            if (!strcmp(k, "reltol") && v >= 1)
+                return nle_err(E, sc, cd, f, "reltol = %g must be below 1", v);
             *tolerance_option(c, k) = v;
-        } else
-            nle_note(E, cd, f, "option '%s' ignored", k ? k : nle_ftext(f));
+        } else nle_note(E, cd, f, "option '%s' ignored", k ? k : nle_ftext(f));
     }
     return NSC_OK;
 }
@@ -202,23 +224,30 @@ static nsc_status card_pss(elab *E, scope *sc, const nl_card *cd)
         const char *k = nle_pair_key(f, kb, sizeof kb);
         double v;
         if (!k) {
-            nle_warn(E, sc, cd, f, "positional .pss arguments (ngspice's oscillator analysis) ignored: the steady state "
-                 "is the driven one, over the sources' period");
+            nle_warn(
+                E, sc, cd, f,
+                "positional .pss arguments (ngspice's oscillator analysis) ignored: the steady state "
+                "is the driven one, over the sources' period");
             break;
         }
         if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
         int whole = v >= 1 && v <= 10000 && v == floor(v);
         if (!strcmp(k, "period")) {
-            if (!(v > 0) || !isfinite(v)) return nle_err(E, sc, cd, f, ".pss period must be a positive time");
+            if (!(v > 0) || !isfinite(v))
+                return nle_err(E, sc, cd, f, ".pss period must be a positive time");
             c->job.pss_period = v;
         } else if (!strcmp(k, "periods") || !strcmp(k, "warmup") || !strcmp(k, "maxit")) {
-            if (!whole) return nle_err(E, sc, cd, f, ".pss %s must be a whole number from 1 to 10000", k);
-            *(!strcmp(k, "periods") ? &c->job.pss_periods : !strcmp(k, "warmup") ? &c->job.pss_warmup : &c->job.pss_maxit) = (int)v;
+            if (!whole)
+                return nle_err(E, sc, cd, f, ".pss %s must be a whole number from 1 to 10000", k);
+            *(!strcmp(k, "periods")  ? &c->job.pss_periods
+              : !strcmp(k, "warmup") ? &c->job.pss_warmup
+                                     : &c->job.pss_maxit) = (int)v;
         } else if (!strcmp(k, "tol")) {
             if (!(v > 0 && v < 1)) return nle_err(E, sc, cd, f, ".pss tol must be in (0, 1)");
             c->job.pss_tol = v;
         } else
-            return nle_err(E, sc, cd, f, "unknown .pss parameter '%s' (period, periods, warmup, maxit, tol)", k);
+            return nle_err(E, sc, cd, f,
+                           "unknown .pss parameter '%s' (period, periods, warmup, maxit, tol)", k);
     }
     return NSC_OK;
 }
@@ -231,53 +260,68 @@ static nsc_status card_step(elab *E, scope *sc, const nl_card *cd)
 {
     nsc_circuit *c = E->c;
     const nl_field *f = cd->f;
-    int i = 1, scale = 0;                              /* 0 lin, 10 dec, 2 oct */
-    if (i < cd->nf && (nle_is_word(&f[i], "lin") || nle_is_word(&f[i], "dec") || nle_is_word(&f[i], "oct")))
+    int i = 1, scale = 0; /* 0 lin, 10 dec, 2 oct */
+    if (i < cd->nf
+        && (nle_is_word(&f[i], "lin") || nle_is_word(&f[i], "dec") || nle_is_word(&f[i], "oct")))
         scale = nle_is_word(&f[i], "lin") ? 0 : nle_is_word(&f[i], "dec") ? 10 : 2, i++;
     if (i >= cd->nf || !nle_is_word(&f[i], "param"))
-        return nle_err(E, sc, cd, i < cd->nf ? &f[i] : NULL, "only '.step [lin|dec|oct] param NAME ...' is supported");
+        return nle_err(E, sc, cd, i < cd->nf ? &f[i] : NULL,
+                       "only '.step [lin|dec|oct] param NAME ...' is supported");
     if (++i >= cd->nf || f[i].kind != NL_F_WORD || !nle_is_ident(f[i].u.s))
         return nle_err(E, sc, cd, i < cd->nf ? &f[i] : NULL, ".step param needs a parameter name");
     const nl_field *nf = &f[i++];
     for (int k = 0; k < c->job.nstep; k++)
         if (nsc_strieq(c->job.step[k].param, nf->u.s))
-            return nle_err(E, sc, cd, nf, "second .step for parameter '%s' (first at line %d)", nf->u.s, c->job.step[k].loc.line);
+            return nle_err(E, sc, cd, nf, "second .step for parameter '%s' (first at line %d)",
+                           nf->u.s, c->job.step[k].loc.line);
     int list = i < cd->nf && nle_is_word(&f[i], "list");
-    if (list && scale) return nle_err(E, sc, cd, &f[i], ".step %s cannot take a list", scale == 10 ? "dec" : "oct");
+    if (list && scale)
+        return nle_err(E, sc, cd, &f[i], ".step %s cannot take a list",
+                       scale == 10 ? "dec" : "oct");
     int nv = cd->nf - i - list;
     if (list ? nv < 1 : nv != 3)
-        return nle_err(E, sc, cd, NULL, list ? ".step param %s list needs values" : ".step param %s needs start, stop and %s",
-                   nf->u.s, scale ? "points per interval" : "increment");
-    if (list && nv > NL_MAXSTEP) return nle_err(E, sc, cd, NULL, "more than %d values in .step", NL_MAXSTEP);
+        return nle_err(E, sc, cd, NULL,
+                       list ? ".step param %s list needs values"
+                            : ".step param %s needs start, stop and %s",
+                       nf->u.s, scale ? "points per interval" : "increment");
+    if (list && nv > NL_MAXSTEP)
+        return nle_err(E, sc, cd, NULL, "more than %d values in .step", NL_MAXSTEP);
     double a[3];
     if (!list)
         for (int k = 0; k < 3; k++)
             if (nle_value(E, sc, cd, &f[i + k], &a[k])) return E->r->status;
-    double n = 0;                                      /* number of values */
+    double n = 0; /* number of values */
     if (list) n = nv;
     else if (!scale) {
         if (!(a[2] != 0) || (a[1] - a[0]) / a[2] < 0)
-            return nle_err(E, sc, cd, &f[i + 2], "increment %g of .step does not lead from %g to %g", a[2], a[0], a[1]);
+            return nle_err(E, sc, cd, &f[i + 2],
+                           "increment %g of .step does not lead from %g to %g", a[2], a[0], a[1]);
         n = floor((a[1] - a[0]) / a[2] + 1e-9) + 1;
     } else {
         if (!(a[0] > 0 && a[1] >= a[0]))
-            return nle_err(E, sc, cd, &f[i], ".step %s needs 0 < start <= stop", scale == 10 ? "dec" : "oct");
-        if (!(a[2] >= 1 && a[2] == floor(a[2]))) return nle_err(E, sc, cd, &f[i + 2], "points per interval must be a positive integer");
+            return nle_err(E, sc, cd, &f[i], ".step %s needs 0 < start <= stop",
+                           scale == 10 ? "dec" : "oct");
+        if (!(a[2] >= 1 && a[2] == floor(a[2])))
+            return nle_err(E, sc, cd, &f[i + 2], "points per interval must be a positive integer");
         n = floor(a[2] * log(a[1] / a[0]) / log(scale) + 1e-9) + 1;
     }
-    if (!(n <= NL_MAXSTEP)) return nle_err(E, sc, cd, NULL, "more than %d values in .step", NL_MAXSTEP);
-    if (nsc_grow((void **)&c->job.step, &E->capstep, c->job.nstep + 1, sizeof *c->job.step)) return nle_oom(E);
+    if (!(n <= NL_MAXSTEP))
+        return nle_err(E, sc, cd, NULL, "more than %d values in .step", NL_MAXSTEP);
+    if (nsc_grow((void **)&c->job.step, &E->capstep, c->job.nstep + 1, sizeof *c->job.step))
+        return nle_oom(E);
     nsc_step *s = &c->job.step[c->job.nstep];
     memset(s, 0, sizeof *s);
     if (!c->job.nstep++) c->job.step_loc = nl_field_loc(E->d, cd, &f[0]);
     s->loc = nl_field_loc(E->d, cd, &f[0]);
-    if (!(s->param = nsc_strdup(nf->u.s)) || !(s->val = nsc_calloc((size_t)n, sizeof *s->val))) return nle_oom(E);
+    if (!(s->param = nsc_strdup(nf->u.s)) || !(s->val = nsc_calloc((size_t)n, sizeof *s->val)))
+        return nle_oom(E);
     nsc_strlower(s->param);
     for (int k = 0; k < (int)n; k++) {
         if (list) {
             if (nle_value(E, sc, cd, &f[i + 1 + k], &s->val[k])) return E->r->status;
         } else
-            s->val[k] = !scale ? a[0] + k * a[2] : a[0] * pow(scale, k / a[2]);   /* never accumulated */
+            s->val[k] = !scale ? a[0] + k * a[2]
+                               : a[0] * pow(scale, k / a[2]); /* never accumulated */
         s->nval++;
     }
     return NSC_OK;
@@ -302,8 +346,8 @@ static const nl_field *let_find(elab *E, int kc, const char *name, int *at)
 {
     for (int j = kc - 1; j >= 0; j--) {
         const nl_card *lc = &E->d->card[E->ctlcards[j]];
-        if (nsc_strieq(lc->f[1].u.s, "let") && lc->nf == 3 && lc->f[2].kind == NL_F_PAIR &&
-            lc->f[2].sub[0].kind == NL_F_WORD && nsc_strieq(lc->f[2].sub[0].u.s, name)) {
+        if (nsc_strieq(lc->f[1].u.s, "let") && lc->nf == 3 && lc->f[2].kind == NL_F_PAIR
+            && lc->f[2].sub[0].kind == NL_F_WORD && nsc_strieq(lc->f[2].sub[0].u.s, name)) {
             if (at) *at = j;
             return &lc->f[2].sub[1];
         }
@@ -311,9 +355,12 @@ static const nl_field *let_find(elab *E, int kc, const char *name, int *at)
     return NULL;
 }
 
-static const nl_field *let_field(elab *E, int kc, const char *name) { return let_find(E, kc, name, NULL); }
+static const nl_field *let_field(elab *E, int kc, const char *name)
+{
+    return let_find(E, kc, name, NULL);
+}
 
-#define LET_DEPTH 32    /* lets reading lets, at most this deep (a longer chain is not expanded) */
+#define LET_DEPTH 32 /* lets reading lets, at most this deep (a longer chain is not expanded) */
 static nl_expr *let_expr(elab *E, int kc, const nl_field *lv, int depth);
 
 /* A copy of x (arena) whose names that are `let` vectors of the block before
@@ -323,16 +370,20 @@ static nl_expr *let_subst(elab *E, int kc, const nl_expr *x, int depth)
 {
     if (!x) return NULL;
     int at;
-    const nl_field *lv = x->op == NL_X_PARAM && depth < LET_DEPTH ? let_find(E, kc, x->name, &at) : NULL;
+    const nl_field *lv = x->op == NL_X_PARAM && depth < LET_DEPTH ? let_find(E, kc, x->name, &at)
+                                                                  : NULL;
     nl_expr *y = lv ? let_expr(E, at, lv, depth + 1) : NULL;
     if (y) return y;
     if (!(y = nl_alloc(&E->ar, sizeof *y))) return NULL;
     *y = *x;
-    if ((x->a && !(y->a = let_subst(E, kc, x->a, depth))) || (x->b && !(y->b = let_subst(E, kc, x->b, depth)))
-        || (x->c && !(y->c = let_subst(E, kc, x->c, depth))) || (x->next && !(y->next = let_subst(E, kc, x->next, depth))))
+    if ((x->a && !(y->a = let_subst(E, kc, x->a, depth)))
+        || (x->b && !(y->b = let_subst(E, kc, x->b, depth)))
+        || (x->c && !(y->c = let_subst(E, kc, x->c, depth)))
+        || (x->next && !(y->next = let_subst(E, kc, x->next, depth))))
         return NULL;
-    y->depth = 1;                                        /* the height of the expanded tree */
-    for (const nl_expr *s = y->op == NL_X_CALL ? y->a : NULL; s; s = s->next) y->depth = s->depth + 1 > y->depth ? s->depth + 1 : y->depth;
+    y->depth = 1; /* the height of the expanded tree */
+    for (const nl_expr *s = y->op == NL_X_CALL ? y->a : NULL; s; s = s->next)
+        y->depth = s->depth + 1 > y->depth ? s->depth + 1 : y->depth;
     if (y->op != NL_X_CALL) {
         const nl_expr *ch[3] = { y->a, y->b, y->c };
         for (int k = 0; k < 3; k++)
@@ -352,17 +403,29 @@ static nl_expr *let_expr(elab *E, int kc, const nl_field *lv, int depth)
         leaf.name = lv->u.s;
         return let_subst(E, kc, &leaf, depth);
     }
-    if (lv->kind != NL_F_CALL || !(nsc_strieq(lv->u.s, "v") || nsc_strieq(lv->u.s, "i")) || lv->nsub < 1 || lv->nsub > 2)
+    if (lv->kind != NL_F_CALL || !(nsc_strieq(lv->u.s, "v") || nsc_strieq(lv->u.s, "i"))
+        || lv->nsub < 1 || lv->nsub > 2)
         return NULL;
-    nl_expr *call = nl_alloc(&E->ar, sizeof *call), *arg[2] = {NULL, NULL};
+    nl_expr *call = nl_alloc(&E->ar, sizeof *call), *arg[2] = { NULL, NULL };
     for (int k = 0; k < lv->nsub; k++)
-        if (lv->sub[k].kind != NL_F_WORD || !(arg[k] = nl_alloc(&E->ar, sizeof *arg[k]))) return NULL;
-        else *arg[k] = (nl_expr){ .op = NL_X_PARAM, .line = lv->sub[k].line, .col = lv->sub[k].col, .depth = 1,
-                                  .name = lv->sub[k].u.s, .next = NULL };
+        if (lv->sub[k].kind != NL_F_WORD || !(arg[k] = nl_alloc(&E->ar, sizeof *arg[k])))
+            return NULL;
+        else
+            *arg[k] = (nl_expr){ .op = NL_X_PARAM,
+                                 .line = lv->sub[k].line,
+                                 .col = lv->sub[k].col,
+                                 .depth = 1,
+                                 .name = lv->sub[k].u.s,
+                                 .next = NULL };
     if (!call) return NULL;
     if (arg[1]) arg[0]->next = arg[1];
-    *call = (nl_expr){ .op = NL_X_CALL, .line = lv->line, .col = lv->col, .depth = 2, .nargs = lv->nsub,
-                       .name = nsc_strieq(lv->u.s, "v") ? "v" : "i", .a = arg[0] };
+    *call = (nl_expr){ .op = NL_X_CALL,
+                       .line = lv->line,
+                       .col = lv->col,
+                       .depth = 2,
+                       .nargs = lv->nsub,
+                       .name = nsc_strieq(lv->u.s, "v") ? "v" : "i",
+                       .a = arg[0] };
     return call;
 }
 
@@ -374,8 +437,8 @@ static int top_lookup(void *ctx, const char *name, double *v);
  * xcol pos = -1), named as the let; its name into *out. A let that cannot be
  * computed (a vector of nothing, a function of the .control language) is a
  * warning and is dropped (*out = NULL), as ngspice carries on. */
-static nsc_status ctl_let(elab *E, const nl_card *cd, const nl_field *v, const nl_field *lv, const char *cmd,
-                          char **out)
+static nsc_status ctl_let(elab *E, const nl_card *cd, const nl_field *v, const nl_field *lv,
+                          const char *cmd, char **out)
 {
     nsc_circuit *c = E->c;
     *out = NULL;
@@ -384,7 +447,7 @@ static nsc_status ctl_let(elab *E, const nl_card *cd, const nl_field *v, const n
     nsc_strlower(name);
     for (int k = 0; k < c->job.nxcol; k++)
         if (c->job.xcol[k].pos < 0 && !strcmp(c->job.xcol[k].name, name)) {
-            *out = name;                                 /* computed already */
+            *out = name; /* computed already */
             return NSC_OK;
         }
     nl_env env = { top_lookup, c, E->d->files[cd->file], "", E->funcs, E->nfunc };
@@ -394,12 +457,17 @@ static nsc_status ctl_let(elab *E, const nl_card *cd, const nl_field *v, const n
     nsc_msig sig;
     memset(&sig, 0, sizeof sig);
     nsc_status st = lv->kind == NL_F_EXPR || lv->kind == NL_F_CALL
-                  ? nl_meas_signal(c, E->d, cd, &env, lv, &sig, &scratch)
-                  : nsc_err(&scratch, NSC_ENETLIST, NULL, "not an expression of vectors");
+                        ? nl_meas_signal(c, E->d, cd, &env, lv, &sig, &scratch)
+                        : nsc_err(&scratch, NSC_ENETLIST, NULL, "not an expression of vectors");
     for (int q = mark; !st && q < c->job.nmeas_probe; q++)
         if (!probe_exists(E, &c->job.meas_probe[q]))
-            st = nsc_err(&scratch, NSC_ENETLIST, &c->job.meas_probe[q].loc, "no such vector %s", c->job.meas_probe[q].name);
-    if (st == NSC_ENOMEM) { nsc_report_free(&scratch); free(name); return nle_oom(E); }
+            st = nsc_err(&scratch, NSC_ENETLIST, &c->job.meas_probe[q].loc, "no such vector %s",
+                         c->job.meas_probe[q].name);
+    if (st == NSC_ENOMEM) {
+        nsc_report_free(&scratch);
+        free(name);
+        return nle_oom(E);
+    }
     if (st) {
         const char *m = scratch.error ? strstr(scratch.error, ": error: ") : NULL;
         nle_warn(E, NULL, cd, v, "%s: let vector %s dropped: %s", cmd, name, m ? m + 9 : "error");
@@ -413,7 +481,13 @@ static nsc_status ctl_let(elab *E, const nl_card *cd, const nl_field *v, const n
     nsc_report_free(&scratch);
     struct nsc_xcol *x = nsc_realloc_array(c->job.xcol, (size_t)c->job.nxcol + 1, sizeof *x);
     char *copy = nsc_strdup(name);
-    if (!x || !copy) { free(copy); free(name); free(sig.code); free(sig.text); return nle_oom(E); }
+    if (!x || !copy) {
+        free(copy);
+        free(name);
+        free(sig.code);
+        free(sig.text);
+        return nle_oom(E);
+    }
     c->job.xcol = x;
     c->job.xcol[c->job.nxcol++] = (struct nsc_xcol){ copy, sig, -1 };
     *out = name;
@@ -426,12 +500,13 @@ static nsc_status ctl_let(elab *E, const nl_card *cd, const nl_field *v, const n
  * *out. A vector that names nothing of the circuit is a warning, as ngspice's
  * "no such vector", and *out = NULL (dropped); so is `time`, the scale, which
  * every output writes anyway (issue 28 item 2). */
-static nsc_status ctl_vector(elab *E, int kc, const nl_card *cd, const nl_field *v, const char *cmd, char **out)
+static nsc_status ctl_vector(elab *E, int kc, const nl_card *cd, const nl_field *v, const char *cmd,
+                             char **out)
 {
     nsc_circuit *c = E->c;
     int at;
     const nl_field *lv = v->kind == NL_F_WORD ? let_find(E, kc, v->u.s, &at) : NULL;
-    if (lv && (lv->kind == NL_F_EXPR || lv->kind == NL_F_WORD)) {   /* the lets it reads, expanded */
+    if (lv && (lv->kind == NL_F_EXPR || lv->kind == NL_F_WORD)) { /* the lets it reads, expanded */
         nl_field *x = nl_alloc(&E->ar, sizeof *x);
         if (!x) return nle_oom(E);
         *x = *lv;
@@ -444,15 +519,16 @@ static nsc_status ctl_vector(elab *E, int kc, const nl_card *cd, const nl_field 
     nsc_probekind kind = NSC_PROBE_V;
     *out = NULL;
     if (v->kind == NL_F_WORD) a = v->u.s;
-    else if (v->kind == NL_F_CALL && (nsc_strieq(v->u.s, "v") || nsc_strieq(v->u.s, "i")) && v->nsub >= 1
-             && v->nsub <= 2 && v->sub[0].kind == NL_F_WORD && (v->nsub == 1 || v->sub[1].kind == NL_F_WORD)) {
+    else if (v->kind == NL_F_CALL && (nsc_strieq(v->u.s, "v") || nsc_strieq(v->u.s, "i"))
+             && v->nsub >= 1 && v->nsub <= 2 && v->sub[0].kind == NL_F_WORD
+             && (v->nsub == 1 || v->sub[1].kind == NL_F_WORD)) {
         kind = nsc_strieq(v->u.s, "i") ? NSC_PROBE_I : NSC_PROBE_V;
         a = v->sub[0].u.s;
         b = v->nsub == 2 ? v->sub[1].u.s : NULL;
     }
     if (!a) {
-        nle_warn(E, NULL, cd, v, "%s: '%s' dropped: expected V(node), I(source) or a node name%s", cmd, nle_ftext(v),
-                 strcmp(cmd, "print") ? "" : " or a .meas name");
+        nle_warn(E, NULL, cd, v, "%s: '%s' dropped: expected V(node), I(source) or a node name%s",
+                 cmd, nle_ftext(v), strcmp(cmd, "print") ? "" : " or a .meas name");
         return NSC_OK;
     }
     if (v->kind == NL_F_WORD && !strcmp(a, "time")) return NSC_OK;
@@ -463,9 +539,10 @@ static nsc_status ctl_vector(elab *E, int kc, const nl_card *cd, const nl_field 
     if (!in) return nle_oom(E);
     nl_probe_fail why = nle_probe(E, kind, in, NL_PROBE_FLAT, &p, NULL);
     free(in);
-    if (why == NL_PROBE_NODE || why == NL_PROBE_ELEMENT) {       /* (a coupling's I(): nl_meas_resolve's error) */
-        nle_warn(E, NULL, cd, v, "%s: no such vector %s(%s%s%s) (dropped)", cmd, kind == NSC_PROBE_I ? "i" : "v", a,
-                 b ? "," : "", b ? b : "");
+    if (why == NL_PROBE_NODE
+        || why == NL_PROBE_ELEMENT) { /* (a coupling's I(): nl_meas_resolve's error) */
+        nle_warn(E, NULL, cd, v, "%s: no such vector %s(%s%s%s) (dropped)", cmd,
+                 kind == NSC_PROBE_I ? "i" : "v", a, b ? "," : "", b ? b : "");
         return NSC_OK;
     }
     int k;
@@ -480,7 +557,8 @@ static nsc_status ctl_output(elab *E, int kc, const nl_card *cd, const char *cmd
 {
     const nl_field *f = cd->f;
     int print = !strcmp(cmd, "print"), first = print ? 2 : 3;
-    if (!print && (cd->nf < 3 || (f[2].kind != NL_F_WORD && f[2].kind != NL_F_STRING))) return ctl_unrun(E, cd, cmd);
+    if (!print && (cd->nf < 3 || (f[2].kind != NL_F_WORD && f[2].kind != NL_F_STRING)))
+        return ctl_unrun(E, cd, cmd);
     nsc_circuit *c = E->c;
     nsc_ctlout *o = nsc_realloc_array(c->job.ctlout, (size_t)c->job.nctlout + 1, sizeof *o);
     if (!o) return nle_oom(E);
@@ -490,12 +568,14 @@ static nsc_status ctl_output(elab *E, int kc, const nl_card *cd, const char *cmd
     o->raw = !strcmp(cmd, "write");
     o->print = print;
     o->loc = nl_field_loc(E->d, cd, &f[1]);
-    if ((!print && !(o->path = nsc_strdup(f[2].u.s))) || !(o->vec = calloc((size_t)cd->nf + 1, sizeof *o->vec)))
+    if ((!print && !(o->path = nsc_strdup(f[2].u.s)))
+        || !(o->vec = calloc((size_t)cd->nf + 1, sizeof *o->vec)))
         return nle_oom(E);
-    int all = 0;                                         /* all, allv, alli: every output (no vector listed) */
+    int all = 0; /* all, allv, alli: every output (no vector listed) */
     for (int i = first; i < cd->nf && !all; i++) {
-        all = f[i].kind == NL_F_WORD && (nsc_strieq(f[i].u.s, "all") || nsc_strieq(f[i].u.s, "allv") ||
-                                          nsc_strieq(f[i].u.s, "alli"));
+        all = f[i].kind == NL_F_WORD
+              && (nsc_strieq(f[i].u.s, "all") || nsc_strieq(f[i].u.s, "allv")
+                  || nsc_strieq(f[i].u.s, "alli"));
         if (all) {
             for (; o->nvec > 0; o->nvec--) free(o->vec[o->nvec - 1]);
             break;
@@ -504,8 +584,8 @@ static nsc_status ctl_output(elab *E, int kc, const nl_card *cd, const char *cmd
         if (st) return st;
         if (o->vec[o->nvec]) o->nvec++;
     }
-    if (o->nvec == 0 && cd->nf > first && !all) {                             /* every vector dropped: */
-        free(o->path);                                                        /* nothing to write */
+    if (o->nvec == 0 && cd->nf > first && !all) { /* every vector dropped: */
+        free(o->path);                            /* nothing to write */
         free(o->vec);
         c->job.nctlout--;
     }
@@ -521,7 +601,7 @@ static nsc_status card_ctl(elab *E, scope *sc, const nl_card *cd)
     if (cd->nf < 2 || cd->f[1].kind != NL_F_WORD) return NSC_OK;
     const char *cmd = cd->f[1].u.s;
     if (!strcmp(cmd, "?")) return ctl_unrun(E, cd, cd->nf > 2 ? cd->f[2].u.s : "?");
-    nl_card sub = { cd->f + 1, cd->nf - 1, cd->file };      /* COMMAND ARGS as a card */
+    nl_card sub = { cd->f + 1, cd->nf - 1, cd->file }; /* COMMAND ARGS as a card */
     nsc_circuit *c = E->c;
     if (nsc_strieq(cmd, "tran")) return card_tran(E, sc, &sub);
     if (nsc_strieq(cmd, "op")) {
@@ -529,12 +609,17 @@ static nsc_status card_ctl(elab *E, scope *sc, const nl_card *cd)
         c->job.op_loc = nl_field_loc(E->d, cd, &cd->f[1]);
         return NSC_OK;
     }
-    if (nsc_strieq(cmd, "let") && ctl_unrun(E, cd, "let")) return E->r->status;   /* (its vector serves meas: ctl_meas) */
-    for (int i = 2; nsc_strieq(cmd, "print") && i < cd->nf; i++)   /* eSim's `print allv > FILE`: not run */
-        if (cd->f[i].kind == NL_F_WORD && cd->f[i].u.s[0] == '>') return ctl_unrun(E, cd, "print > FILE");
-    if (nsc_strieq(cmd, "meas") || nsc_strieq(cmd, "measure") || nsc_strieq(cmd, "wrdata") || nsc_strieq(cmd, "write")
-        || nsc_strieq(cmd, "print") || nsc_strieq(cmd, "let")) {   /* nle_resolve_ctl, once everything exists */
-        if (nsc_grow((void **)&E->ctlcards, &E->capctl, E->nctl + 1, sizeof *E->ctlcards)) return nle_oom(E);
+    if (nsc_strieq(cmd, "let") && ctl_unrun(E, cd, "let"))
+        return E->r->status; /* (its vector serves meas: ctl_meas) */
+    for (int i = 2; nsc_strieq(cmd, "print") && i < cd->nf;
+         i++) /* eSim's `print allv > FILE`: not run */
+        if (cd->f[i].kind == NL_F_WORD && cd->f[i].u.s[0] == '>')
+            return ctl_unrun(E, cd, "print > FILE");
+    if (nsc_strieq(cmd, "meas") || nsc_strieq(cmd, "measure") || nsc_strieq(cmd, "wrdata")
+        || nsc_strieq(cmd, "write") || nsc_strieq(cmd, "print")
+        || nsc_strieq(cmd, "let")) { /* nle_resolve_ctl, once everything exists */
+        if (nsc_grow((void **)&E->ctlcards, &E->capctl, E->nctl + 1, sizeof *E->ctlcards))
+            return nle_oom(E);
         E->ctlcards[E->nctl++] = (int)(cd - E->d->card);
         return NSC_OK;
     }
@@ -546,7 +631,10 @@ static nsc_status card_ctl(elab *E, scope *sc, const nl_card *cd)
         }
         return NSC_OK;
     }
-    if (nsc_strieq(cmd, "plot")) { c->job.ctl_plot = 1; return NSC_OK; }
+    if (nsc_strieq(cmd, "plot")) {
+        c->job.ctl_plot = 1;
+        return NSC_OK;
+    }
     if (nsc_strieq(cmd, "run") || nsc_strieq(cmd, "quit") || nsc_strieq(cmd, "exit")) return NSC_OK;
     return ctl_unrun(E, cd, cmd);
 }
@@ -557,15 +645,18 @@ static nsc_status card_ctl(elab *E, scope *sc, const nl_card *cd)
  * is dropped without a word; V() I() P() IX() and all/allv/alli are quiet. */
 static void probe_warn(elab *E, scope *sc, const nl_card *cd)
 {
-    static const char *const fn[] = { "v", "i", "p", "ix", "w" }, *const words[] = { "all", "allv", "alli" };
+    static const char *const fn[] = { "v", "i", "p", "ix", "w" }, *const words[] = { "all", "allv",
+                                                                                     "alli" };
     for (int i = 1; i < cd->nf; i++) {
         const nl_field *f = &cd->f[i];
         int ok = 0;
-        for (size_t k = 0; f->kind == NL_F_CALL && k < sizeof fn / sizeof fn[0]; k++) ok |= nsc_strieq(f->u.s, fn[k]);
+        for (size_t k = 0; f->kind == NL_F_CALL && k < sizeof fn / sizeof fn[0]; k++)
+            ok |= nsc_strieq(f->u.s, fn[k]);
         for (size_t k = 0; f->kind == NL_F_WORD && k < sizeof words / sizeof words[0]; k++)
             ok |= nsc_strieq(f->u.s, words[k]);
         if (!ok)
-            nle_warn(E, sc, cd, f, ".probe %s: not an output nscircuit can give (V(), I(), P(), all), ignored",
+            nle_warn(E, sc, cd, f,
+                     ".probe %s: not an output nscircuit can give (V(), I(), P(), all), ignored",
                      nle_ftext(f));
     }
 }
@@ -584,7 +675,8 @@ static nsc_status card_op(elab *E, scope *sc, const nl_card *cd)
 static nsc_status card_save(elab *E, scope *sc, const nl_card *cd)
 {
     (void)sc;
-    if (nsc_grow((void **)&E->save, &E->capsavecard, E->nsavecard + 1, sizeof *E->save)) return nle_oom(E);
+    if (nsc_grow((void **)&E->save, &E->capsavecard, E->nsavecard + 1, sizeof *E->save))
+        return nle_oom(E);
     E->save[E->nsavecard++] = (int)(cd - E->d->card);
     return NSC_OK;
 }
@@ -602,11 +694,11 @@ static nsc_status card_unparsed(elab *E, scope *sc, const nl_card *cd)
 
 /* How a dot card is taken (dot_cards[].how). */
 typedef enum dot_how {
-    DOT_ANY,      /* its handler, at any level; no handler: read by another pass (.param .model .subckt) */
-    DOT_TOP,      /* a card of the run: its handler at the top level, a warning inside a .subckt */
-    DOT_NOTED,    /* no effect on the transient: a note (and its handler, when it has one) */
-    DOT_SKIPPED,  /* another analysis or dialect: a warning saying why (the entry's why) */
-    DOT_UNSUP     /* refused: an error */
+    DOT_ANY, /* its handler, at any level; no handler: read by another pass (.param .model .subckt) */
+    DOT_TOP,     /* a card of the run: its handler at the top level, a warning inside a .subckt */
+    DOT_NOTED,   /* no effect on the transient: a note (and its handler, when it has one) */
+    DOT_SKIPPED, /* another analysis or dialect: a warning saying why (the entry's why) */
+    DOT_UNSUP    /* refused: an error */
 } dot_how;
 
 typedef nsc_status (*dot_fn)(elab *E, scope *sc, const nl_card *cd);
@@ -625,30 +717,50 @@ static const struct dot_card {
     const char *name;
     dot_how how;
     dot_fn fn;
-    const char *why;   /* DOT_SKIPPED: the warning's reason */
+    const char *why; /* DOT_SKIPPED: the warning's reason */
 } dot_cards[] = {
-    { ".ctl", DOT_ANY, card_ctl, NULL },               /* a .control command (nl_deck.c) */
+    { ".ctl", DOT_ANY, card_ctl, NULL }, /* a .control command (nl_deck.c) */
     { ".(unparsed)", DOT_ANY, card_unparsed, NULL },
-    { ".param", DOT_ANY, NULL, NULL }, { ".model", DOT_ANY, NULL, NULL }, { ".subckt", DOT_ANY, NULL, NULL },
-    { ".ends", DOT_ANY, NULL, NULL }, { ".global", DOT_ANY, NULL, NULL }, { ".func", DOT_ANY, NULL, NULL },
+    { ".param", DOT_ANY, NULL, NULL },
+    { ".model", DOT_ANY, NULL, NULL },
+    { ".subckt", DOT_ANY, NULL, NULL },
+    { ".ends", DOT_ANY, NULL, NULL },
+    { ".global", DOT_ANY, NULL, NULL },
+    { ".func", DOT_ANY, NULL, NULL },
     { ".ic", DOT_ANY, card_ic, NULL },
-    { ".tran", DOT_TOP, card_tran, NULL }, { ".op", DOT_TOP, card_op, NULL },
-    { ".options", DOT_TOP, card_options, NULL }, { ".option", DOT_TOP, card_options, NULL },
+    { ".tran", DOT_TOP, card_tran, NULL },
+    { ".op", DOT_TOP, card_op, NULL },
+    { ".options", DOT_TOP, card_options, NULL },
+    { ".option", DOT_TOP, card_options, NULL },
     { ".opt", DOT_TOP, card_options, NULL },
-    { ".save", DOT_TOP, card_save, NULL }, { ".print", DOT_TOP, card_save, NULL },
+    { ".save", DOT_TOP, card_save, NULL },
+    { ".print", DOT_TOP, card_save, NULL },
     { ".step", DOT_TOP, card_step, NULL },
-    { ".meas", DOT_TOP, card_meas, NULL }, { ".measure", DOT_TOP, card_meas, NULL },
+    { ".meas", DOT_TOP, card_meas, NULL },
+    { ".measure", DOT_TOP, card_meas, NULL },
     { ".pss", DOT_TOP, card_pss, NULL },
-    { ".nodeset", DOT_NOTED, NULL, NULL }, { ".temp", DOT_NOTED, NULL, NULL }, { ".width", DOT_NOTED, NULL, NULL },
-    { ".plot", DOT_NOTED, NULL, NULL }, { ".probe", DOT_NOTED, card_probe, NULL },
-    { ".tf", DOT_SKIPPED, NULL, NOT_RUN }, { ".noise", DOT_SKIPPED, NULL, NOT_RUN },
-    { ".disto", DOT_SKIPPED, NULL, NOT_RUN }, { ".pz", DOT_SKIPPED, NULL, NOT_RUN },
-    { ".sens", DOT_SKIPPED, NULL, NOT_RUN }, { ".sp", DOT_SKIPPED, NULL, NOT_RUN },
+    { ".nodeset", DOT_NOTED, NULL, NULL },
+    { ".temp", DOT_NOTED, NULL, NULL },
+    { ".width", DOT_NOTED, NULL, NULL },
+    { ".plot", DOT_NOTED, NULL, NULL },
+    { ".probe", DOT_NOTED, card_probe, NULL },
+    { ".tf", DOT_SKIPPED, NULL, NOT_RUN },
+    { ".noise", DOT_SKIPPED, NULL, NOT_RUN },
+    { ".disto", DOT_SKIPPED, NULL, NOT_RUN },
+    { ".pz", DOT_SKIPPED, NULL, NOT_RUN },
+    { ".sens", DOT_SKIPPED, NULL, NOT_RUN },
+    { ".sp", DOT_SKIPPED, NULL, NOT_RUN },
     { ".hb", DOT_SKIPPED, NULL, NOT_RUN },
     { ".backanno", DOT_SKIPPED, NULL, "LTspice's annotation has no effect here" },
-    { ".if", DOT_UNSUP, NULL, NULL }, { ".elseif", DOT_UNSUP, NULL, NULL }, { ".else", DOT_UNSUP, NULL, NULL },
-    { ".endif", DOT_UNSUP, NULL, NULL }, { ".csparam", DOT_UNSUP, NULL, NULL }, { ".data", DOT_UNSUP, NULL, NULL },
-    { ".endd", DOT_UNSUP, NULL, NULL }, { ".connect", DOT_UNSUP, NULL, NULL }, { ".alter", DOT_UNSUP, NULL, NULL },
+    { ".if", DOT_UNSUP, NULL, NULL },
+    { ".elseif", DOT_UNSUP, NULL, NULL },
+    { ".else", DOT_UNSUP, NULL, NULL },
+    { ".endif", DOT_UNSUP, NULL, NULL },
+    { ".csparam", DOT_UNSUP, NULL, NULL },
+    { ".data", DOT_UNSUP, NULL, NULL },
+    { ".endd", DOT_UNSUP, NULL, NULL },
+    { ".connect", DOT_UNSUP, NULL, NULL },
+    { ".alter", DOT_UNSUP, NULL, NULL },
     { ".spiceinit", DOT_UNSUP, NULL, NULL },
 };
 #undef NOT_RUN
@@ -659,7 +771,7 @@ static const struct dot_card {
  * .tran/.op the run fails). */
 nsc_status nle_card_dot(elab *E, scope *sc, const nl_card *cd)
 {
-    int small;                                         /* .ac .dc .print ac|dc .meas ac .four: nl_dot_ac.c */
+    int small; /* .ac .dc .print ac|dc .meas ac .four: nl_dot_ac.c */
     if (nle_small_card(E, sc, cd, &small) || small) return E->r->status;
     const struct dot_card *t = NULL;
     for (size_t k = 0; !t && k < sizeof dot_cards / sizeof dot_cards[0]; k++)
@@ -682,11 +794,13 @@ nsc_status nle_card_dot(elab *E, scope *sc, const nl_card *cd)
     return nle_err(E, sc, cd, NULL, "unsupported card '%s'", cd->f[0].u.s);
 }
 
-static nsc_status probe_add(elab *E, nsc_probekind kind, int n0, int n1, int el, const char *name, nsc_loc loc)
+static nsc_status probe_add(elab *E, nsc_probekind kind, int n0, int n1, int el, const char *name,
+                            nsc_loc loc)
 {
     nsc_circuit *c = E->c;
-    if (nl_hash_get(&E->probes, name, NULL)) return NSC_OK;    /* already saved */
-    if (nsc_grow((void **)&c->job.save, &E->capsave, c->job.nsave + 1, sizeof *c->job.save)) return nle_oom(E);
+    if (nl_hash_get(&E->probes, name, NULL)) return NSC_OK; /* already saved */
+    if (nsc_grow((void **)&c->job.save, &E->capsave, c->job.nsave + 1, sizeof *c->job.save))
+        return nle_oom(E);
     nsc_probe *p = &c->job.save[c->job.nsave];
     memset(p, 0, sizeof *p);
     p->kind = kind;
@@ -702,7 +816,8 @@ static nsc_status probe_add(elab *E, nsc_probekind kind, int n0, int n1, int el,
 
 static nsc_status save_node(elab *E, const nl_card *cd, const nl_field *f, int *n)
 {
-    if (f->kind != NL_F_WORD) return nle_err(E, NULL, cd, f, "expected a node name, found '%s'", nle_ftext(f));
+    if (f->kind != NL_F_WORD)
+        return nle_err(E, NULL, cd, f, "expected a node name, found '%s'", nle_ftext(f));
     char *in = nsc_strdup(f->u.s);
     nsc_probe p;
     if (!in) return nle_oom(E);
@@ -718,7 +833,10 @@ static int top_lookup(void *ctx, const char *name, double *v)
 {
     const nsc_circuit *c = ctx;
     for (int k = 0; k < c->job.nparam; k++)
-        if (!strcmp(c->job.param[k], name)) { *v = c->job.param_val[k]; return 1; }
+        if (!strcmp(c->job.param[k], name)) {
+            *v = c->job.param_val[k];
+            return 1;
+        }
     return 0;
 }
 
@@ -727,10 +845,15 @@ static nsc_status xcol_add(elab *E, char *name, nsc_msig *sig)
 {
     nsc_circuit *c = E->c;
     struct nsc_xcol *x = nsc_realloc_array(c->job.xcol, (size_t)c->job.nxcol + 1, sizeof *x);
-    if (!x || !name) { free(name); free(sig->code); free(sig->text); return nle_oom(E); }
+    if (!x || !name) {
+        free(name);
+        free(sig->code);
+        free(sig->text);
+        return nle_oom(E);
+    }
     c->job.xcol = x;
     c->job.xcol[c->job.nxcol].name = name;
-    c->job.xcol[c->job.nxcol].pos = c->job.nsave;                 /* after the outputs listed before it */
+    c->job.xcol[c->job.nxcol].pos = c->job.nsave; /* after the outputs listed before it */
     c->job.xcol[c->job.nxcol++].sig = *sig;
     return NSC_OK;
 }
@@ -741,8 +864,8 @@ static nsc_status xcol_add(elab *E, char *name, nsc_msig *sig)
  * when not, -1 on error. */
 static int xyce_print(elab *E, const nl_card *cd, const nl_field *f)
 {
-    static const char *const opts[] = { "format", "precision", "width", "file", "delimiter", "timewidth",
-                                        "timescalefactor", "filter" };
+    static const char *const opts[] = { "format",    "precision", "width",           "file",
+                                        "delimiter", "timewidth", "timescalefactor", "filter" };
     char kb[64];
     const char *k = nle_pair_key(f, kb, sizeof kb);
     for (size_t q = 0; k && q < sizeof opts / sizeof opts[0]; q++)
@@ -757,20 +880,25 @@ static int xyce_print(elab *E, const nl_card *cd, const nl_field *f)
         if (nl_meas_signal(c, E->d, cd, &env, f, &sig, E->r)) return -1;
         return xcol_add(E, nsc_asprintf("{%s}", sig.text), &sig) ? -1 : 1;
     }
-    if (f->kind != NL_F_CALL || !(nsc_strieq(f->u.s, "p") || nsc_strieq(f->u.s, "w")) || f->nsub != 1
-        || f->sub[0].kind != NL_F_WORD)
+    if (f->kind != NL_F_CALL || !(nsc_strieq(f->u.s, "p") || nsc_strieq(f->u.s, "w"))
+        || f->nsub != 1 || f->sub[0].kind != NL_F_WORD)
         return 0;
     const char *en = nle_cat(E, "", f->sub[0].u.s);
     int el;
-    if (!en) { nle_oom(E); return -1; }
+    if (!en) {
+        nle_oom(E);
+        return -1;
+    }
     const nsc_device *d = nl_hash_get(&E->els, en, &el) ? nsc_device_of(c->el[el].kind) : NULL;
-    if (!d || c->el[el].nnode < 2 || !d->current) {      /* a coupling K: the one device without */
-        nle_err(E, NULL, cd, &f->sub[0], "%s(%s): no element with two terminals named %s", f->u.s, f->sub[0].u.s, f->sub[0].u.s);
+    if (!d || c->el[el].nnode < 2 || !d->current) { /* a coupling K: the one device without */
+        nle_err(E, NULL, cd, &f->sub[0], "%s(%s): no element with two terminals named %s", f->u.s,
+                f->sub[0].u.s, f->sub[0].u.s);
         return -1;
     }
     const nsc_element *e = &c->el[el];
     if (d->no_power) {
-        nle_err(E, NULL, cd, &f->sub[0], "%s(%s): not available for %s", f->u.s, f->sub[0].u.s, d->no_power);
+        nle_err(E, NULL, cd, &f->sub[0], "%s(%s): not available for %s", f->u.s, f->sub[0].u.s,
+                d->no_power);
         return -1;
     }
     nsc_status st = nl_power_sig(c, el, nl_field_loc(E->d, cd, f), &sig, E->r);
@@ -789,7 +917,8 @@ static nsc_status save_internal(elab *E, const nl_card *cd, const nl_field *f, n
     nsc_circuit *c = E->c;
     const char *s = f->u.s + 1, *lb = strchr(s, '['), *rb = lb ? strchr(lb, ']') : NULL;
     if (!lb || !rb || rb[1] || lb == s || rb == lb + 1)
-        return nle_err(E, NULL, cd, f, "unsupported output '%s' in %s (ngspice's form: @device[parameter])", f->u.s,
+        return nle_err(E, NULL, cd, f,
+                       "unsupported output '%s' in %s (ngspice's form: @device[parameter])", f->u.s,
                        cd->f[0].u.s);
     char dev[256], par[32];
     snprintf(dev, sizeof dev, "%.*s", (int)(lb - s), s);
@@ -803,9 +932,10 @@ static nsc_status save_internal(elab *E, const nl_card *cd, const nl_field *f, n
     const nsc_device *d = nsc_device_of(c->el[el].kind);
     const char *want = d->current_param ? d->current_param : "i";
     if (!d->current || strcmp(par, want)) {
-        nle_warn(E, NULL, cd, f, "'%s' in %s skipped: %s has no parameter '%s' here (%s%s%s%s%s)", f->u.s,
-                 cd->f[0].u.s, c->el[el].name, par, d->current ? "its current is @" : "no current",
-                 d->current ? dev : "", d->current ? "[" : "", d->current ? want : "", d->current ? "]" : "");
+        nle_warn(E, NULL, cd, f, "'%s' in %s skipped: %s has no parameter '%s' here (%s%s%s%s%s)",
+                 f->u.s, cd->f[0].u.s, c->el[el].name, par,
+                 d->current ? "its current is @" : "no current", d->current ? dev : "",
+                 d->current ? "[" : "", d->current ? want : "", d->current ? "]" : "");
         return NSC_OK;
     }
     char *name = nsc_asprintf("@%s[%s]", c->el[el].name, par);
@@ -821,7 +951,7 @@ static nsc_status save_internal(elab *E, const nl_card *cd, const nl_field *f, n
 static int pin_sign(const nsc_element *e, int nd)
 {
     const nsc_device *d = nsc_device_of(e->kind);
-    int s = 0, set = d->pin[0] || d->pin[1] || d->pin[2] || d->pin[3];   /* (devif.h pin) */
+    int s = 0, set = d->pin[0] || d->pin[1] || d->pin[2] || d->pin[3]; /* (devif.h pin) */
     for (int t = 0; t < e->nnode && t < 4; t++) {
         if (e->node[t] != nd) continue;
         int p = set ? d->pin[t] : t == 0 ? 1 : t == 1 ? -1 : 0;
@@ -842,7 +972,8 @@ static nsc_status save_pin(elab *E, const nl_card *cd, const nl_field *f)
     int nd;
     if (!k) return nle_oom(E);
     if (!nl_hash_get(&E->pins, k, &nd))
-        return nle_err(E, NULL, cd, &f->sub[0], "%s(%s): no subcircuit instance with that pin", f->u.s, pin);
+        return nle_err(E, NULL, cd, &f->sub[0], "%s(%s): no subcircuit instance with that pin",
+                       f->u.s, pin);
     const char *colon = strchr(k, ':');
     size_t np = (size_t)(colon - k);
     nsc_msig sig;
@@ -855,17 +986,23 @@ static nsc_status save_pin(elab *E, const nl_card *cd, const nl_field *f)
         int sg = strncmp(e->name, k, np) || e->name[np] != '.' ? 0 : pin_sign(e, nd), ki;
         if (sg == 2) {
             free(sig.code);
-            return nle_err(E, NULL, cd, &f->sub[0], "%s(%s): the current of %s at that pin is not available",
-                           f->u.s, pin, e->name);
+            return nle_err(E, NULL, cd, &f->sub[0],
+                           "%s(%s): the current of %s at that pin is not available", f->u.s, pin,
+                           e->name);
         }
         if (!sg || !nsc_device_of(e->kind)->current) continue;
-        if (nl_meas_column(c, NSC_PROBE_I, e->name, NULL, loc, &ki, E->r)) { free(sig.code); return E->r->status; }
+        if (nl_meas_column(c, NSC_PROBE_I, e->name, NULL, loc, &ki, E->r)) {
+            free(sig.code);
+            return E->r->status;
+        }
         int first = sig.ncode == 0;
         sig.code[sig.ncode++] = (nsc_xinstr){ .op = NSC_XOP_PROBE, .arg = ki };
-        if (sg < 0) sig.code[sig.ncode++] = (nsc_xinstr){ .op = NSC_XOP_NEG };      /* -I(e) */
-        if (!first) sig.code[sig.ncode++] = (nsc_xinstr){ .op = NSC_XOP_ADD };      /* (sum so far) + it */
+        if (sg < 0) sig.code[sig.ncode++] = (nsc_xinstr){ .op = NSC_XOP_NEG }; /* -I(e) */
+        if (!first)
+            sig.code[sig.ncode++] = (nsc_xinstr){ .op = NSC_XOP_ADD }; /* (sum so far) + it */
     }
-    if (!sig.ncode) sig.code[sig.ncode++] = (nsc_xinstr){ .op = NSC_XOP_NUM };   /* nothing inside there */
+    if (!sig.ncode)
+        sig.code[sig.ncode++] = (nsc_xinstr){ .op = NSC_XOP_NUM }; /* nothing inside there */
     char *name = nsc_asprintf("%s(%s)", f->u.s, k);
     if (name) nsc_strlower(name);
     sig.text = name ? nsc_strdup(name) : NULL;
@@ -881,7 +1018,8 @@ nsc_status nle_resolve_save(elab *E)
         int i = 1;
         if (nle_head_is(cd, ".print") && cd->nf > 1 && cd->f[1].kind == NL_F_WORD) {
             if (nsc_strieq(cd->f[1].u.s, "tran")) i = 2;
-            else if (nsc_strieq(cd->f[1].u.s, "op") || nsc_strieq(cd->f[1].u.s, "noise")) {   /* (ac, dc: nl_dot_ac.c) */
+            else if (nsc_strieq(cd->f[1].u.s, "op")
+                     || nsc_strieq(cd->f[1].u.s, "noise")) { /* (ac, dc: nl_dot_ac.c) */
                 nle_note(E, cd, &cd->f[1], ".print %s ignored", cd->f[1].u.s);
                 continue;
             }
@@ -892,43 +1030,54 @@ nsc_status nle_resolve_save(elab *E)
             int n0, n1 = 0;
             char *name = NULL;
             nsc_status st;
-            int xk = xyce_print(E, cd, f);                  /* Xyce's options and derived columns */
+            int xk = xyce_print(E, cd, f); /* Xyce's options and derived columns */
             if (xk < 0) return E->r->status;
             if (xk > 0) continue;
-            if (f->kind == NL_F_WORD && (nsc_strieq(f->u.s, "all") || nsc_strieq(f->u.s, "allv") || nsc_strieq(f->u.s, "alli"))) {
+            if (f->kind == NL_F_WORD
+                && (nsc_strieq(f->u.s, "all") || nsc_strieq(f->u.s, "allv")
+                    || nsc_strieq(f->u.s, "alli"))) {
                 nle_note(E, cd, f, "'%s' in .save ignored (default outputs)", f->u.s);
                 continue;
             }
-            if (f->kind == NL_F_WORD && f->u.s[0] != '@') {       /* a bare node name */
+            if (f->kind == NL_F_WORD && f->u.s[0] != '@') { /* a bare node name */
                 if (save_node(E, cd, f, &n0)) return E->r->status;
                 name = nsc_asprintf("v(%s)", c->node_name[n0]);
                 st = name ? probe_add(E, NSC_PROBE_V, n0, 0, -1, name, loc) : nle_oom(E);
-            } else if (f->kind == NL_F_CALL && nsc_strieq(f->u.s, "v") && (f->nsub == 1 || f->nsub == 2)) {
-                if (save_node(E, cd, &f->sub[0], &n0) || (f->nsub == 2 && save_node(E, cd, &f->sub[1], &n1)))
+            } else if (f->kind == NL_F_CALL && nsc_strieq(f->u.s, "v")
+                       && (f->nsub == 1 || f->nsub == 2)) {
+                if (save_node(E, cd, &f->sub[0], &n0)
+                    || (f->nsub == 2 && save_node(E, cd, &f->sub[1], &n1)))
                     return E->r->status;
                 name = f->nsub == 1 ? nsc_asprintf("v(%s)", c->node_name[n0])
                                     : nsc_asprintf("v(%s,%s)", c->node_name[n0], c->node_name[n1]);
                 st = name ? probe_add(E, NSC_PROBE_V, n0, n1, -1, name, loc) : nle_oom(E);
-            } else if (f->kind == NL_F_CALL && (nsc_strieq(f->u.s, "i") || nsc_strieq(f->u.s, "ix")) && f->nsub == 1
-                       && f->sub[0].kind == NL_F_WORD && strchr(f->sub[0].u.s, ':')) {
+            } else if (f->kind == NL_F_CALL && (nsc_strieq(f->u.s, "i") || nsc_strieq(f->u.s, "ix"))
+                       && f->nsub == 1 && f->sub[0].kind == NL_F_WORD
+                       && strchr(f->sub[0].u.s, ':')) {
                 st = save_pin(E, cd, f);
             } else if (f->kind == NL_F_WORD && f->u.s[0] == '@') {
                 st = save_internal(E, cd, f, loc);
-            } else if (f->kind == NL_F_CALL && nsc_strieq(f->u.s, "i") && f->nsub == 1 && f->sub[0].kind == NL_F_WORD) {
+            } else if (f->kind == NL_F_CALL && nsc_strieq(f->u.s, "i") && f->nsub == 1
+                       && f->sub[0].kind == NL_F_WORD) {
                 char *in = nsc_strdup(f->sub[0].u.s);
                 nsc_probe p;
                 if (!in) return nle_oom(E);
                 nl_probe_fail why = nle_probe(E, NSC_PROBE_I, in, NL_PROBE_FLAT, &p, NULL);
                 free(in);
                 if (why == NL_PROBE_ELEMENT)
-                    return nle_err(E, NULL, cd, &f->sub[0], "unknown element '%s' in %s", f->sub[0].u.s, cd->f[0].u.s);
-                if (why)                                      /* a coupling K: the one device without */
-                    return nle_err(E, NULL, cd, &f->sub[0], "I(%s): a coupling has no current", f->sub[0].u.s);
-                int direct = nl_hash_get(&E->els, f->sub[0].u.s, NULL);    /* else ngspice's name as written */
+                    return nle_err(E, NULL, cd, &f->sub[0], "unknown element '%s' in %s",
+                                   f->sub[0].u.s, cd->f[0].u.s);
+                if (why) /* a coupling K: the one device without */
+                    return nle_err(E, NULL, cd, &f->sub[0], "I(%s): a coupling has no current",
+                                   f->sub[0].u.s);
+                int direct = nl_hash_get(&E->els, f->sub[0].u.s,
+                                         NULL); /* else ngspice's name as written */
                 name = nsc_asprintf("i(%s)", direct ? c->el[p.el].name : f->sub[0].u.s);
                 st = name ? probe_add(E, NSC_PROBE_I, 0, 0, p.el, name, loc) : nle_oom(E);
             } else
-                return nle_err(E, NULL, cd, f, "unsupported output '%s' in %s (use V(n), V(a,b), I(element))", nle_ftext(f), cd->f[0].u.s);
+                return nle_err(E, NULL, cd, f,
+                               "unsupported output '%s' in %s (use V(n), V(a,b), I(element))",
+                               nle_ftext(f), cd->f[0].u.s);
             free(name);
             if (st) return st;
         }
@@ -941,33 +1090,47 @@ static nsc_status func_add(elab *E, const nl_card *cd, const nl_field *head, con
 {
     const nl_expr *bx = body && body->kind == NL_F_EXPR ? body->u.x : NULL;
     double num;
-    if (body && body->kind == NL_F_WORD && (nle_is_ident(body->u.s) || nsc_parse_number(body->u.s, &num))) {
-        nl_expr *x = nl_expr_new(&E->ar, nle_is_ident(body->u.s) ? NL_X_PARAM : NL_X_NUM, body->line, body->col, NULL, NULL);
-        if (!x || !(x->name = nl_strndup(&E->ar, body->u.s, strlen(body->u.s), x->op == NL_X_PARAM))) return nle_oom(E);
+    if (body && body->kind == NL_F_WORD
+        && (nle_is_ident(body->u.s) || nsc_parse_number(body->u.s, &num))) {
+        nl_expr *x = nl_expr_new(&E->ar, nle_is_ident(body->u.s) ? NL_X_PARAM : NL_X_NUM,
+                                 body->line, body->col, NULL, NULL);
+        if (!x
+            || !(x->name = nl_strndup(&E->ar, body->u.s, strlen(body->u.s), x->op == NL_X_PARAM)))
+            return nle_oom(E);
         x->num = num;
-        bx = x;                                         /* a bare name or number: f(x)=x */
+        bx = x; /* a bare name or number: f(x)=x */
     }
     if (!bx)
-        return nle_err(E, NULL, cd, body ? body : head, "the body of function '%s' must be an expression in braces: "
-                   "%s(...) {expr}", head->u.s, head->u.s);
+        return nle_err(E, NULL, cd, body ? body : head,
+                       "the body of function '%s' must be an expression in braces: "
+                       "%s(...) {expr}",
+                       head->u.s, head->u.s);
     char *name = nl_strndup(&E->ar, head->u.s, strlen(head->u.s), 1);
     if (!name) return nle_oom(E);
     for (int k = 0; k < E->nfunc; k++)
-        if (!strcmp(E->funcs[k].name, name)) return nle_err(E, NULL, cd, head, "function '%s' defined twice", head->u.s);
-    if (!strcmp(name, "v") || !strcmp(name, "i"))     /* ngspice replaces the probe everywhere, without a word */
-        return nle_err(E, NULL, cd, head, "function '%s' would hide the probe %s(): choose another name", head->u.s,
+        if (!strcmp(E->funcs[k].name, name))
+            return nle_err(E, NULL, cd, head, "function '%s' defined twice", head->u.s);
+    if (!strcmp(name, "v")
+        || !strcmp(name, "i")) /* ngspice replaces the probe everywhere, without a word */
+        return nle_err(E, NULL, cd, head,
+                       "function '%s' would hide the probe %s(): choose another name", head->u.s,
                        name[0] == 'v' ? "V" : "I");
     if (nsc_xfn_find(name) >= 0)
-        nle_warn(E, NULL, cd, head, "function '%s' replaces the built-in %s() in every expression", head->u.s, name);
-    if (nsc_grow((void **)&E->funcs, &E->capfunc, E->nfunc + 1, sizeof *E->funcs)) return nle_oom(E);
+        nle_warn(E, NULL, cd, head, "function '%s' replaces the built-in %s() in every expression",
+                 head->u.s, name);
+    if (nsc_grow((void **)&E->funcs, &E->capfunc, E->nfunc + 1, sizeof *E->funcs))
+        return nle_oom(E);
     nl_func *fn = &E->funcs[E->nfunc];
     *fn = (nl_func){ name, 0, calloc((size_t)head->nsub + 1, sizeof(char *)), bx };
     if (!fn->formal) return nle_oom(E);
     E->nfunc++;
     for (int k = 0; k < head->nsub; k++) {
         const nl_field *a = &head->sub[k];
-        const char *an = a->kind == NL_F_WORD ? a->u.s : a->kind == NL_F_EXPR && a->u.x->op == NL_X_PARAM ? a->u.x->name : NULL;
-        if (!an || !nle_is_ident(an)) return nle_err(E, NULL, cd, a, "expected an argument name in function '%s'", head->u.s);
+        const char *an = a->kind == NL_F_WORD                               ? a->u.s
+                         : a->kind == NL_F_EXPR && a->u.x->op == NL_X_PARAM ? a->u.x->name
+                                                                            : NULL;
+        if (!an || !nle_is_ident(an))
+            return nle_err(E, NULL, cd, a, "expected an argument name in function '%s'", head->u.s);
         if (!(fn->formal[fn->nformal++] = nl_strndup(&E->ar, an, strlen(an), 1))) return nle_oom(E);
     }
     return NSC_OK;
@@ -981,9 +1144,11 @@ nsc_status nle_funcs_collect(elab *E)
         const nl_card *cd = &E->d->card[c];
         if (nle_head_is(cd, ".func")) {
             const nl_field *f = cd->nf > 1 ? &cd->f[1] : NULL;
-            if (f && f->kind == NL_F_PAIR && f->sub[0].kind == NL_F_CALL) { if (func_add(E, cd, &f->sub[0], &f->sub[1])) return E->r->status; }
-            else if (f && f->kind == NL_F_CALL) { if (func_add(E, cd, f, cd->nf > 2 ? &cd->f[2] : NULL)) return E->r->status; }
-            else return nle_err(E, NULL, cd, f, "expected .func name(arguments) {expression}");
+            if (f && f->kind == NL_F_PAIR && f->sub[0].kind == NL_F_CALL) {
+                if (func_add(E, cd, &f->sub[0], &f->sub[1])) return E->r->status;
+            } else if (f && f->kind == NL_F_CALL) {
+                if (func_add(E, cd, f, cd->nf > 2 ? &cd->f[2] : NULL)) return E->r->status;
+            } else return nle_err(E, NULL, cd, f, "expected .func name(arguments) {expression}");
         } else if (nle_head_is(cd, ".param")) {
             for (int i = 1; i < cd->nf; i++)
                 if (cd->f[i].kind == NL_F_PAIR && cd->f[i].sub[0].kind == NL_F_CALL
@@ -1000,7 +1165,8 @@ nsc_status nle_funcs_collect(elab *E)
 void nle_lonely_nodes(elab *E)
 {
     nsc_circuit *c = E->c;
-    int *cnt = calloc((size_t)c->nnode + 1, sizeof *cnt), *who = calloc((size_t)c->nnode + 1, sizeof *who);
+    int *cnt = calloc((size_t)c->nnode + 1, sizeof *cnt),
+        *who = calloc((size_t)c->nnode + 1, sizeof *who);
     for (int k = 0; cnt && who && k < c->nel; k++) {
         const nsc_element *e = &c->el[k];
         for (int j = 0; j < e->nnode; j++) {
@@ -1009,7 +1175,7 @@ void nle_lonely_nodes(elab *E)
         }
         const nsc_bprog *p = nsc_bprog_of(e);
         for (int t = 0; p && t < p->nterm; t++)
-            if (p->term[t].kind == NSC_BT_V) cnt[p->term[t].idx] += 2;   /* read: not lonely */
+            if (p->term[t].kind == NSC_BT_V) cnt[p->term[t].idx] += 2; /* read: not lonely */
         for (int q = 0; p && q < p->nsm; q++)
             for (int t = 0; t < p->sm[q].nin; t++)
                 if (p->sm[q].in[t].kind == NSC_BT_V) cnt[p->sm[q].in[t].idx] += 2;
@@ -1017,9 +1183,10 @@ void nle_lonely_nodes(elab *E)
     for (int n = 1; cnt && who && n < c->nnode; n++)
         if (cnt[n] == 1) {
             const nsc_element *e = &c->el[who[n]];
-            nsc_warn(E->r, c->node_loc[n].line > 0 ? &c->node_loc[n] : &e->loc,
-                     "node '%s' connects to %s only (no other element uses it): a misspelt node name?", c->node_name[n],
-                     e->name);
+            nsc_warn(
+                E->r, c->node_loc[n].line > 0 ? &c->node_loc[n] : &e->loc,
+                "node '%s' connects to %s only (no other element uses it): a misspelt node name?",
+                c->node_name[n], e->name);
         }
     free(cnt);
     free(who);
@@ -1051,7 +1218,8 @@ static int probe_exists(elab *E, const nsc_probe *p)
     in[n - 3] = 0;
     if (p->kind == NSC_PROBE_V && in[0] == '@') return 1;
     nl_probe_fail why = nle_probe(E, p->kind, in, NL_PROBE_FLAT, &q, NULL);
-    return why != NL_PROBE_NODE && why != NL_PROBE_ELEMENT;     /* (a coupling's I(): nl_meas_resolve's error) */
+    return why != NL_PROBE_NODE
+           && why != NL_PROBE_ELEMENT; /* (a coupling's I(): nl_meas_resolve's error) */
 }
 
 /* `meas ...` of a .control block: as a .meas card, its WORD fields naming a
@@ -1077,7 +1245,8 @@ static nsc_status ctl_meas(elab *E, int k)
     nsc_status st = nl_meas_card(c, E->d, &sub, &env, &scratch);
     for (int q = mark; !st && q < c->job.nmeas_probe; q++)
         if (!probe_exists(E, &c->job.meas_probe[q]))
-            st = nsc_err(&scratch, NSC_ENETLIST, &c->job.meas_probe[q].loc, "no such vector %s", c->job.meas_probe[q].name);
+            st = nsc_err(&scratch, NSC_ENETLIST, &c->job.meas_probe[q].loc, "no such vector %s",
+                         c->job.meas_probe[q].name);
     if (st == NSC_ENOMEM) {
         nsc_report_free(&scratch);
         return nle_oom(E);
@@ -1101,7 +1270,11 @@ nsc_status nle_resolve_ctl(elab *E)
         nsc_status st = NSC_OK;
         if (nsc_strieq(cmd, "let")) continue;
         if (nsc_strieq(cmd, "meas") || nsc_strieq(cmd, "measure")) st = ctl_meas(E, k);
-        else st = ctl_output(E, k, cd, nsc_strieq(cmd, "wrdata") ? "wrdata" : nsc_strieq(cmd, "write") ? "write" : "print");
+        else
+            st = ctl_output(E, k, cd,
+                            nsc_strieq(cmd, "wrdata")  ? "wrdata"
+                            : nsc_strieq(cmd, "write") ? "write"
+                                                       : "print");
         if (st) return st;
     }
     return NSC_OK;

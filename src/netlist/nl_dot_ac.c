@@ -19,8 +19,10 @@ static int is_meas(const nl_card *cd)
 static int small_card(const nl_card *cd)
 {
     int second_ac = cd->nf > 1 && (nle_is_word(&cd->f[1], "ac"));
-    return nle_head_is(cd, ".ac") || nle_head_is(cd, ".dc") || (is_meas(cd) && second_ac) || nle_head_is(cd, ".four")
-           || (nle_head_is(cd, ".print") && (second_ac || (cd->nf > 1 && nle_is_word(&cd->f[1], "dc"))));
+    return nle_head_is(cd, ".ac") || nle_head_is(cd, ".dc") || (is_meas(cd) && second_ac)
+           || nle_head_is(cd, ".four")
+           || (nle_head_is(cd, ".print")
+               && (second_ac || (cd->nf > 1 && nle_is_word(&cd->f[1], "dc"))));
 }
 
 nsc_status nle_small_card(elab *E, scope *sc, const nl_card *cd, int *taken)
@@ -31,7 +33,8 @@ nsc_status nle_small_card(elab *E, scope *sc, const nl_card *cd, int *taken)
         nle_warn(E, sc, cd, NULL, "%s inside .subckt ignored", cd->f[0].u.s);
         return NSC_OK;
     }
-    if (nsc_grow((void **)&E->small, &E->capsmall, E->nsmall + 1, sizeof *E->small)) return nle_oom(E);
+    if (nsc_grow((void **)&E->small, &E->capsmall, E->nsmall + 1, sizeof *E->small))
+        return nle_oom(E);
     E->small[E->nsmall++] = (int)(cd - E->d->card);
     return NSC_OK;
 }
@@ -42,7 +45,9 @@ static nsc_status count_field(elab *E, scope *sc, const nl_card *cd, const nl_fi
     double v;
     if (nle_value(E, sc, cd, f, &v)) return E->r->status;
     if (!(v >= 1 && v <= 1e7) || v != floor(v))
-        return nle_err(E, NULL, cd, f, "the number of points must be a whole number from 1, not '%s'", nle_ftext(f));
+        return nle_err(E, NULL, cd, f,
+                       "the number of points must be a whole number from 1, not '%s'",
+                       nle_ftext(f));
     *n = (int)v;
     return NSC_OK;
 }
@@ -52,18 +57,24 @@ static nsc_status card_ac(elab *E, scope *sc, const nl_card *cd)
 {
     nsc_circuit *c = E->c;
     const nl_field *f = cd->f;
-    if (cd->nf != 5) return nle_err(E, NULL, cd, NULL, "expected .ac dec|oct|lin points fstart fstop");
+    if (cd->nf != 5)
+        return nle_err(E, NULL, cd, NULL, "expected .ac dec|oct|lin points fstart fstop");
     nsc_acsweep sweep, *a = &sweep;
     if (nle_is_word(&f[1], "dec")) a->kind = NSC_AC_DEC;
     else if (nle_is_word(&f[1], "oct")) a->kind = NSC_AC_OCT;
     else if (nle_is_word(&f[1], "lin")) a->kind = NSC_AC_LIN;
-    else return nle_err(E, NULL, cd, &f[1], "expected dec, oct or lin after .ac, found '%s'", nle_ftext(&f[1]));
+    else
+        return nle_err(E, NULL, cd, &f[1], "expected dec, oct or lin after .ac, found '%s'",
+                       nle_ftext(&f[1]));
     if (count_field(E, sc, cd, &f[2], &a->n) || nle_value(E, sc, cd, &f[3], &a->fstart)
         || nle_value(E, sc, cd, &f[4], &a->fstop))
         return E->r->status;
-    if (!(a->fstart > 0)) return nle_err(E, NULL, cd, &f[3], "the start frequency must be positive, not %g", a->fstart);
+    if (!(a->fstart > 0))
+        return nle_err(E, NULL, cd, &f[3], "the start frequency must be positive, not %g",
+                       a->fstart);
     if (!(a->fstop >= a->fstart))
-        return nle_err(E, NULL, cd, &f[4], "the stop frequency %g is below the start frequency %g", a->fstop, a->fstart);
+        return nle_err(E, NULL, cd, &f[4], "the stop frequency %g is below the start frequency %g",
+                       a->fstop, a->fstart);
     a->loc = nl_field_loc(E->d, cd, &f[0]);
     if (c->job.has_ac) {
         nle_warn(E, NULL, cd, NULL, "second .ac card ignored (the first one runs)");
@@ -79,25 +90,33 @@ static nsc_status card_ac(elab *E, scope *sc, const nl_card *cd)
  * in ngspice, whose .dc knows no .param, with a warning that says so). */
 static nsc_status dc_target_of(elab *E, const nl_card *cd, const nl_field *f, nsc_dcsweep *d)
 {
-    if (f->kind != NL_F_WORD) return nle_err(E, NULL, cd, f, "expected a source, resistor or .param name, found '%s'", nle_ftext(f));
+    if (f->kind != NL_F_WORD)
+        return nle_err(E, NULL, cd, f, "expected a source, resistor or .param name, found '%s'",
+                       nle_ftext(f));
     if (nle_is_word(f, "param") || nle_is_word(f, "temp"))
-        return nle_err(E, NULL, cd, f, ".dc %s is not supported: sweep a V or I source, a resistor or a top-level "
-                       ".param by its name (.dc rload 1k 10k 1k)", f->u.s);
+        return nle_err(E, NULL, cd, f,
+                       ".dc %s is not supported: sweep a V or I source, a resistor or a top-level "
+                       ".param by its name (.dc rload 1k 10k 1k)",
+                       f->u.s);
     const char *k = nle_cat(E, "", f->u.s);
     if (!k) return nle_oom(E);
     if (nl_hash_get(&E->els, k, &d->el)) {
         nsc_elkind kind = E->c->el[d->el].kind;
         if (kind != NSC_EL_V && kind != NSC_EL_I && kind != NSC_EL_R)
-            return nle_err(E, NULL, cd, f, ".dc sweeps a V or I source, a resistor or a .param, not '%s'", f->u.s);
+            return nle_err(E, NULL, cd, f,
+                           ".dc sweeps a V or I source, a resistor or a .param, not '%s'", f->u.s);
         for (int j = 0; j < E->c->job.nparam; j++)
             if (nsc_strieq(E->c->job.param[j], f->u.s))
-                nle_warn(E, NULL, cd, f, ".dc %s sweeps the element %s; the top-level .param %s of the same name "
-                         "keeps its value", f->u.s, E->c->el[d->el].name, f->u.s);
+                nle_warn(E, NULL, cd, f,
+                         ".dc %s sweeps the element %s; the top-level .param %s of the same name "
+                         "keeps its value",
+                         f->u.s, E->c->el[d->el].name, f->u.s);
         return NSC_OK;
     }
     d->el = -1;
     for (int j = 0; j < E->c->job.nparam; j++)
-        if (nsc_strieq(E->c->job.param[j], f->u.s)) return (d->param = nsc_strdup(k)) ? NSC_OK : nle_oom(E);
+        if (nsc_strieq(E->c->job.param[j], f->u.s))
+            return (d->param = nsc_strdup(k)) ? NSC_OK : nle_oom(E);
     return nle_err(E, NULL, cd, f, "unknown element or top-level .param '%s' in .dc", f->u.s);
 }
 
@@ -111,8 +130,10 @@ static nsc_status dc_sweep(elab *E, scope *sc, const nl_card *cd, int i, nsc_dcs
         || nle_value(E, sc, cd, &f[i + 3], &d->step))
         return E->r->status;
     if (d->step == 0 || (d->stop - d->start) * d->step < 0)
-        return nle_err(E, NULL, cd, &f[i + 3], "the step %g does not go from %g to %g", d->step, d->start, d->stop);
-    if ((d->stop - d->start) / d->step > 1e7) return nle_err(E, NULL, cd, &f[i + 3], "more than 10^7 .dc points");
+        return nle_err(E, NULL, cd, &f[i + 3], "the step %g does not go from %g to %g", d->step,
+                       d->start, d->stop);
+    if ((d->stop - d->start) / d->step > 1e7)
+        return nle_err(E, NULL, cd, &f[i + 3], "more than 10^7 .dc points");
     if (kind == NSC_EL_R && (d->start <= 0 || d->stop <= 0))
         return nle_err(E, NULL, cd, &f[i + 1], "a swept resistance must stay positive");
     d->loc = nl_field_loc(E->d, cd, &f[0]);
@@ -127,14 +148,19 @@ static nsc_status card_dc(elab *E, scope *sc, const nl_card *cd)
         nle_warn(E, NULL, cd, NULL, "second .dc card ignored (the first one runs)");
         return NSC_OK;
     }
-    int i = cd->nf > 1 && nle_is_word(&cd->f[1], "lin") ? 2 : 1;   /* LTspice's optional LIN */
+    int i = cd->nf > 1 && nle_is_word(&cd->f[1], "lin") ? 2 : 1; /* LTspice's optional LIN */
     int nf = cd->nf - i;
-    if (nf != 4 && nf != 8) return nle_err(E, NULL, cd, NULL, "expected .dc source start stop step [source2 start2 stop2 step2]");
+    if (nf != 4 && nf != 8)
+        return nle_err(E, NULL, cd, NULL,
+                       "expected .dc source start stop step [source2 start2 stop2 step2]");
     for (int k = 0; k < nf / 4; k++)
         if (dc_sweep(E, sc, cd, i + 4 * k, &c->job.dc[k])) return E->r->status;
-    if (nf == 8 && (c->job.dc[0].param ? c->job.dc[1].param && !strcmp(c->job.dc[0].param, c->job.dc[1].param)
-                                       : c->job.dc[0].el == c->job.dc[1].el))
-        return nle_err(E, NULL, cd, &cd->f[i + 4], "the same %s swept twice", c->job.dc[0].param ? ".param" : "element");
+    if (nf == 8
+        && (c->job.dc[0].param
+                ? c->job.dc[1].param && !strcmp(c->job.dc[0].param, c->job.dc[1].param)
+                : c->job.dc[0].el == c->job.dc[1].el))
+        return nle_err(E, NULL, cd, &cd->f[i + 4], "the same %s swept twice",
+                       c->job.dc[0].param ? ".param" : "element");
     c->job.ndc = nf / 4;
     return NSC_OK;
 }
@@ -142,7 +168,8 @@ static nsc_status card_dc(elab *E, scope *sc, const nl_card *cd)
 /* node name field -> node index */
 static nsc_status node_of(elab *E, const nl_card *cd, const nl_field *f, int *n)
 {
-    if (f->kind != NL_F_WORD) return nle_err(E, NULL, cd, f, "expected a node name, found '%s'", nle_ftext(f));
+    if (f->kind != NL_F_WORD)
+        return nle_err(E, NULL, cd, f, "expected a node name, found '%s'", nle_ftext(f));
     char *in = nsc_strdup(f->u.s);
     nsc_probe p;
     if (!in) return nle_oom(E);
@@ -159,7 +186,7 @@ static int part_of(const char *suffix)
     static const char *const sfx[] = { "db", "p", "r", "i", "m" };
     if (!*suffix) return -1;
     for (int k = 0; k < 5; k++)
-        if (nsc_strieq(suffix, sfx[k])) return k;                  /* = nsc_acpart */
+        if (nsc_strieq(suffix, sfx[k])) return k; /* = nsc_acpart */
     return -2;
 }
 
@@ -181,11 +208,15 @@ static nsc_status out_field(elab *E, const nl_card *cd, const nl_field *f, nsc_a
     }
     char head = f->kind == NL_F_CALL ? (char)(f->u.s[0] | 0x20) : 0;
     *part = head ? part_of(f->u.s + 1) : -2;
-    if (*part == -2 || (head != 'v' && head != 'i') || f->nsub < 1 || f->nsub > (head == 'v' ? 2 : 1))
-        return nle_err(E, NULL, cd, f, "unsupported output '%s' in %s (V(n), V(a,b), I(x), VDB VP VR VI VM, IDB IP ...)",
-                       nle_ftext(f), cd->f[0].u.s);
+    if (*part == -2 || (head != 'v' && head != 'i') || f->nsub < 1
+        || f->nsub > (head == 'v' ? 2 : 1))
+        return nle_err(
+            E, NULL, cd, f,
+            "unsupported output '%s' in %s (V(n), V(a,b), I(x), VDB VP VR VI VM, IDB IP ...)",
+            nle_ftext(f), cd->f[0].u.s);
     if (head == 'v') {
-        if (node_of(E, cd, &f->sub[0], &n0) || (f->nsub == 2 && node_of(E, cd, &f->sub[1], &n1))) return E->r->status;
+        if (node_of(E, cd, &f->sub[0], &n0) || (f->nsub == 2 && node_of(E, cd, &f->sub[1], &n1)))
+            return E->r->status;
         o->p.kind = NSC_PROBE_V;
         o->p.node[0] = n0;
         o->p.node[1] = n1;
@@ -196,7 +227,8 @@ static nsc_status out_field(elab *E, const nl_card *cd, const nl_field *f, nsc_a
         nsc_probe p;
         if (!k) return nle_oom(E);
         nl_probe_fail why = nle_probe(E, NSC_PROBE_I, k, 0, &p, NULL);
-        if (why == NL_PROBE_ELEMENT) nle_err(E, NULL, cd, &f->sub[0], "unknown element '%s'", nle_ftext(&f->sub[0]));
+        if (why == NL_PROBE_ELEMENT)
+            nle_err(E, NULL, cd, &f->sub[0], "unknown element '%s'", nle_ftext(&f->sub[0]));
         else if (why) nle_err(E, NULL, cd, &f->sub[0], "%s has no current", k);
         free(k);
         if (why) return E->r->status;
@@ -213,22 +245,23 @@ static nsc_status out_name(elab *E, nsc_acout *o, int part)
 {
     static const char *const sfx[] = { "db", "p", "r", "i", "m" };
     o->part = (nsc_acpart)part;
-    o->name = nsc_asprintf("%c%s%s%s%s", o->p.name[0], sfx[part], o->p.name + 1, o->den.name ? "/" : "",
-                           o->den.name ? o->den.name : "");
+    o->name = nsc_asprintf("%c%s%s%s%s", o->p.name[0], sfx[part], o->p.name + 1,
+                           o->den.name ? "/" : "", o->den.name ? o->den.name : "");
     return o->name ? NSC_OK : nle_oom(E);
 }
 
 /* 1 when f is a denominator `/v(x)` or `/i(x)` (the lexer's call "/v"). */
 static int is_den(const nl_field *f)
 {
-    return f->kind == NL_F_CALL && f->u.s[0] == '/' && (nsc_strieq(f->u.s + 1, "v") || nsc_strieq(f->u.s + 1, "i"));
+    return f->kind == NL_F_CALL && f->u.s[0] == '/'
+           && (nsc_strieq(f->u.s + 1, "v") || nsc_strieq(f->u.s + 1, "i"));
 }
 
 /* The denominator at f (is_den) into o->den (its name new). */
 static nsc_status den_field(elab *E, const nl_card *cd, const nl_field *f, nsc_acout *o)
 {
     nl_field g = *f;
-    g.u.s = f->u.s + 1;                                   /* "/v" -> "v" */
+    g.u.s = f->u.s + 1; /* "/v" -> "v" */
     nsc_acout d;
     int part;
     if (out_field(E, cd, &g, &d, &part)) return E->r->status;
@@ -247,7 +280,8 @@ static nsc_status acout_add(elab *E, const nsc_acout *o)
     c->job.acout[c->job.nacout].den.name = NULL;
     if (!(c->job.acout[c->job.nacout].p.name = nsc_strdup(o->p.name))) return nle_oom(E);
     c->job.nacout++;
-    if (o->den.name && !(c->job.acout[c->job.nacout - 1].den.name = nsc_strdup(o->den.name))) return nle_oom(E);
+    if (o->den.name && !(c->job.acout[c->job.nacout - 1].den.name = nsc_strdup(o->den.name)))
+        return nle_oom(E);
     if (!(c->job.acout[c->job.nacout - 1].name = nsc_strdup(o->name))) return nle_oom(E);
     return NSC_OK;
 }
@@ -262,10 +296,15 @@ static nsc_status card_print(elab *E, const nl_card *cd)
         int part;
         nsc_status s = out_field(E, cd, &cd->f[i], &o, &part);
         if (!s && ac && i + 1 < cd->nf && is_den(&cd->f[i + 1])) {
-            if (part < 0) s = nle_err(E, NULL, cd, &cd->f[i], "'%s': name the part of the ratio (vdb, vp, ...)", nle_ftext(&cd->f[i]));
+            if (part < 0)
+                s = nle_err(E, NULL, cd, &cd->f[i],
+                            "'%s': name the part of the ratio (vdb, vp, ...)",
+                            nle_ftext(&cd->f[i]));
             if (!s) s = den_field(E, cd, &cd->f[++i], &o);
         }
-        if (!s && !ac && part >= 0) s = nle_err(E, NULL, cd, &cd->f[i], "'%s' is an AC output, not a .print dc one", nle_ftext(&cd->f[i]));
+        if (!s && !ac && part >= 0)
+            s = nle_err(E, NULL, cd, &cd->f[i], "'%s' is an AC output, not a .print dc one",
+                        nle_ftext(&cd->f[i]));
         if (!s && !ac) {
             nsc_probe *p = nsc_realloc_array(c->job.dcout, (size_t)c->job.ndcout + 1, sizeof *p);
             if (!p) s = nle_oom(E);
@@ -290,11 +329,14 @@ static nsc_status card_print(elab *E, const nl_card *cd)
 
 /* An AC signal with its part (required) at field f, for .meas ac; with den
  * (NULL: none) its denominator `/v(x)`. */
-static nsc_status meas_signal(elab *E, const nl_card *cd, const nl_field *f, const nl_field *den, nsc_acout *o)
+static nsc_status meas_signal(elab *E, const nl_card *cd, const nl_field *f, const nl_field *den,
+                              nsc_acout *o)
 {
     int part;
     if (out_field(E, cd, f, o, &part)) return E->r->status;
-    if (part < 0) return nle_err(E, NULL, cd, f, "'%s': name the part measured (vdb, vp, vm, vr, vi)", nle_ftext(f));
+    if (part < 0)
+        return nle_err(E, NULL, cd, f, "'%s': name the part measured (vdb, vp, vm, vr, vi)",
+                       nle_ftext(f));
     if (den && den_field(E, cd, den, o)) return E->r->status;
     return out_name(E, o, part);
 }
@@ -302,7 +344,8 @@ static nsc_status meas_signal(elab *E, const nl_card *cd, const nl_field *f, con
 /* The signal at f[*i] with its denominator if f[*i + 1] is one; *i past them. */
 static nsc_status meas_sig_at(elab *E, const nl_card *cd, int *i, nsc_acout *o)
 {
-    const nl_field *f = &cd->f[*i], *den = *i + 1 < cd->nf && is_den(&cd->f[*i + 1]) ? &cd->f[*i + 1] : NULL;
+    const nl_field *f = &cd->f[*i],
+                   *den = *i + 1 < cd->nf && is_den(&cd->f[*i + 1]) ? &cd->f[*i + 1] : NULL;
     *i += den ? 2 : 1;
     return meas_signal(E, cd, f, den, o);
 }
@@ -312,16 +355,21 @@ static nsc_status meas_sig_at(elab *E, const nl_card *cd, int *i, nsc_acout *o)
 static int when_at(const nl_card *cd, int i)
 {
     if (i < cd->nf && cd->f[i].kind == NL_F_PAIR) return 1;
-    return i + 1 < cd->nf && cd->f[i].kind == NL_F_CALL && cd->f[i + 1].kind == NL_F_PAIR && is_den(&cd->f[i + 1].sub[0]) ? 2 : 0;
+    return i + 1 < cd->nf && cd->f[i].kind == NL_F_CALL && cd->f[i + 1].kind == NL_F_PAIR
+                   && is_den(&cd->f[i + 1].sub[0])
+               ? 2
+               : 0;
 }
 
 /* WHEN's signal and value at f[*i] (when_at); *i past them. */
-static nsc_status meas_when(elab *E, scope *sc, const nl_card *cd, int *i, nsc_acout *o, double *val)
+static nsc_status meas_when(elab *E, scope *sc, const nl_card *cd, int *i, nsc_acout *o,
+                            double *val)
 {
     int k = when_at(cd, *i);
     const nl_field *f = &cd->f[*i], *pair = &cd->f[*i + k - 1];
     *i += k;
-    if (meas_signal(E, cd, k == 1 ? &f->sub[0] : f, k == 1 ? NULL : &pair->sub[0], o)) return E->r->status;
+    if (meas_signal(E, cd, k == 1 ? &f->sub[0] : f, k == 1 ? NULL : &pair->sub[0], o))
+        return E->r->status;
     return nle_value(E, sc, cd, &pair->sub[1], val);
 }
 
@@ -330,7 +378,8 @@ static nsc_status card_meas(elab *E, scope *sc, const nl_card *cd)
 {
     nsc_circuit *c = E->c;
     const nl_field *f = cd->f;
-    if (cd->nf < 5 || f[2].kind != NL_F_WORD) return nle_err(E, NULL, cd, NULL, "expected .meas ac name FIND|WHEN|MAX|MIN ...");
+    if (cd->nf < 5 || f[2].kind != NL_F_WORD)
+        return nle_err(E, NULL, cd, NULL, "expected .meas ac name FIND|WHEN|MAX|MIN ...");
     nsc_acmeas *a = nsc_realloc_array(c->job.acmeas, (size_t)c->job.nacmeas + 1, sizeof *a);
     if (!a) return nle_oom(E);
     c->job.acmeas = a;
@@ -354,20 +403,26 @@ static nsc_status card_meas(elab *E, scope *sc, const nl_card *cd)
             i++;
             if (meas_when(E, sc, cd, &i, &m->when, &m->val)) return E->r->status;
         } else
-            return nle_err(E, NULL, cd, &f[i < n ? i : n - 1], "FIND needs AT=frequency or WHEN signal=value");
+            return nle_err(E, NULL, cd, &f[i < n ? i : n - 1],
+                           "FIND needs AT=frequency or WHEN signal=value");
     } else if (nle_is_word(&f[3], "when") && when_at(cd, 4)) {
         m->type = NSC_ACM_WHEN;
         if (meas_when(E, sc, cd, &i, &m->when, &m->val)) return E->r->status;
     } else
-        return nle_err(E, NULL, cd, &f[3], "unsupported .meas ac form (FIND sig AT=f, WHEN sig=val, FIND sig WHEN sig=val, MAX sig, MIN sig)");
-    for (; i < n; i++) {                                  /* the first crossing: CROSS=1 RISE=1 FALL=1 accepted */
+        return nle_err(
+            E, NULL, cd, &f[3],
+            "unsupported .meas ac form (FIND sig AT=f, WHEN sig=val, FIND sig WHEN sig=val, MAX sig, MIN sig)");
+    for (; i < n; i++) { /* the first crossing: CROSS=1 RISE=1 FALL=1 accepted */
         char key[16];
         const char *k = nle_pair_key(&f[i], key, sizeof key);
         double v = 0;
-        if (k && (!strcmp(k, "cross") || !strcmp(k, "rise") || !strcmp(k, "fall")) && m->type != NSC_ACM_FIND_AT
-            && f[i].sub[1].kind == NL_F_WORD && nsc_parse_number(f[i].sub[1].u.s, &v) && v == 1)
+        if (k && (!strcmp(k, "cross") || !strcmp(k, "rise") || !strcmp(k, "fall"))
+            && m->type != NSC_ACM_FIND_AT && f[i].sub[1].kind == NL_F_WORD
+            && nsc_parse_number(f[i].sub[1].u.s, &v) && v == 1)
             continue;
-        return nle_err(E, NULL, cd, &f[i], "unsupported '%s' in .meas ac (the first crossing is measured)", nle_ftext(&f[i]));
+        return nle_err(E, NULL, cd, &f[i],
+                       "unsupported '%s' in .meas ac (the first crossing is measured)",
+                       nle_ftext(&f[i]));
     }
     return NSC_OK;
 }
@@ -384,16 +439,23 @@ static nsc_status card_four(elab *E, scope *sc, const nl_card *cd)
     memset(F, 0, sizeof *F);
     F->loc = nl_field_loc(E->d, cd, &cd->f[0]);
     if (nle_value(E, sc, cd, &cd->f[1], &F->f)) return E->r->status;
-    if (!(F->f > 0)) return nle_err(E, NULL, cd, &cd->f[1], "the .four frequency must be positive, not %g", F->f);
+    if (!(F->f > 0))
+        return nle_err(E, NULL, cd, &cd->f[1], "the .four frequency must be positive, not %g",
+                       F->f);
     if (!(F->sig = nsc_calloc((size_t)cd->nf, sizeof *F->sig))) return nle_oom(E);
     for (int i = 2; i < cd->nf; i++) {
         nsc_acout o;
         int part, idx;
         if (out_field(E, cd, &cd->f[i], &o, &part)) return E->r->status;
-        nsc_status s = part >= 0 ? nle_err(E, NULL, cd, &cd->f[i], "'%s' in .four: V(n), V(a,b) or I(x)", nle_ftext(&cd->f[i]))
-                       : o.p.kind == NSC_PROBE_V ? nl_meas_column(c, NSC_PROBE_V, c->node_name[o.p.node[0]],
-                                                                  o.p.node[1] ? c->node_name[o.p.node[1]] : NULL, o.p.loc, &idx, E->r)
-                                                 : nl_meas_column(c, NSC_PROBE_I, c->el[o.p.el].name, NULL, o.p.loc, &idx, E->r);
+        nsc_status s = part >= 0
+                           ? nle_err(E, NULL, cd, &cd->f[i], "'%s' in .four: V(n), V(a,b) or I(x)",
+                                     nle_ftext(&cd->f[i]))
+                       : o.p.kind == NSC_PROBE_V
+                           ? nl_meas_column(c, NSC_PROBE_V, c->node_name[o.p.node[0]],
+                                            o.p.node[1] ? c->node_name[o.p.node[1]] : NULL, o.p.loc,
+                                            &idx, E->r)
+                           : nl_meas_column(c, NSC_PROBE_I, c->el[o.p.el].name, NULL, o.p.loc, &idx,
+                                            E->r);
         if (!s) F->sig[F->nsig++] = o.p.name;
         else free(o.p.name);
         if (s) return s;
@@ -405,11 +467,11 @@ nsc_status nle_resolve_small(elab *E, scope *top)
 {
     for (int k = 0; k < E->nsmall; k++) {
         const nl_card *cd = &E->d->card[E->small[k]];
-        nsc_status s = nle_head_is(cd, ".ac")   ? card_ac(E, top, cd)
-                       : nle_head_is(cd, ".dc") ? card_dc(E, top, cd)
-                       : is_meas(cd)            ? card_meas(E, top, cd)
+        nsc_status s = nle_head_is(cd, ".ac")     ? card_ac(E, top, cd)
+                       : nle_head_is(cd, ".dc")   ? card_dc(E, top, cd)
+                       : is_meas(cd)              ? card_meas(E, top, cd)
                        : nle_head_is(cd, ".four") ? card_four(E, top, cd)
-                                                : card_print(E, cd);
+                                                  : card_print(E, cd);
         if (s) return s;
     }
     return NSC_OK;

@@ -55,20 +55,24 @@ static nsc_status build_defs(elab *E)
         } else if (nle_head_is(cd, ".ends")) {
             if (cur == top) return nle_err(E, NULL, cd, NULL, ".ends without .subckt");
             if (cd->nf > 1 && cd->f[1].kind == NL_F_WORD && !nsc_strieq(cd->f[1].u.s, cur->name))
-                nle_warn(E, NULL, cd, &cd->f[1], ".ends %s closes .subckt %s", cd->f[1].u.s, cur->name);
+                nle_warn(E, NULL, cd, &cd->f[1], ".ends %s closes .subckt %s", cd->f[1].u.s,
+                         cur->name);
             cur = cur->parent;
         } else {
             if (nle_head_is(cd, ".global"))
                 for (int k = 1; k < cd->nf; k++) {
-                    if (cd->f[k].kind != NL_F_WORD) return nle_err(E, NULL, cd, &cd->f[k], "expected a node name in .global");
+                    if (cd->f[k].kind != NL_F_WORD)
+                        return nle_err(E, NULL, cd, &cd->f[k], "expected a node name in .global");
                     const char *g = nl_strndup(&E->ar, cd->f[k].u.s, strlen(cd->f[k].u.s), 1);
                     if (!g || nl_hash_put(&E->globals, g, 1)) return nle_oom(E);
                 }
-            if (nsc_grow((void **)&cur->body, &cur->capbody, cur->nbody + 1, sizeof *cur->body)) return nle_oom(E);
+            if (nsc_grow((void **)&cur->body, &cur->capbody, cur->nbody + 1, sizeof *cur->body))
+                return nle_oom(E);
             cur->body[cur->nbody++] = i;
         }
     }
-    if (cur != top) return nle_err(E, NULL, cur->hdr, NULL, "missing .ends for .subckt %s", cur->hdr->f[1].u.s);
+    if (cur != top)
+        return nle_err(E, NULL, cur->hdr, NULL, "missing .ends for .subckt %s", cur->hdr->f[1].u.s);
     return NSC_OK;
 }
 
@@ -92,18 +96,22 @@ static nsc_status resolve_refs(elab *E)
         s.where = x->where;
         int t;
         if (!nl_hash_get(&E->els, x->name, &t))
-            return nle_err(E, &s, x->cd, x->f, "unknown element '%s' in %s %s", x->f->u.s, nle_kind_name(e->kind), nm);
+            return nle_err(E, &s, x->cd, x->f, "unknown element '%s' in %s %s", x->f->u.s,
+                           nle_kind_name(e->kind), nm);
         if (e->kind == NSC_EL_K && c->el[t].kind != NSC_EL_L)
-            return nle_err(E, &s, x->cd, x->f, "coupling %s: '%s' is not an inductor", nm, x->f->u.s);
+            return nle_err(E, &s, x->cd, x->f, "coupling %s: '%s' is not an inductor", nm,
+                           x->f->u.s);
         if (e->kind != NSC_EL_K && !branch_current(c->el[t].kind))
-            return nle_err(E, &s, x->cd, x->f, "%s %s: '%s' is not a voltage source", nle_kind_name(e->kind), nm, x->f->u.s);
+            return nle_err(E, &s, x->cd, x->f, "%s %s: '%s' is not a voltage source",
+                           nle_kind_name(e->kind), nm, x->f->u.s);
         if (x->term >= 0) {
             nsc_bprog_of(e)->elref[x->term] = t;
             continue;
         }
         e->ref[x->slot] = t;
         if (e->kind == NSC_EL_K && x->slot == 1 && e->ref[0] == t)
-            return nle_err(E, &s, x->cd, x->f, "coupling %s couples '%s' with itself", nm, x->f->u.s);
+            return nle_err(E, &s, x->cd, x->f, "coupling %s couples '%s' with itself", nm,
+                           x->f->u.s);
     }
     for (int k = 0; k < c->nel; k++)
         if (E->elmodel[k] >= 0) c->el[k].model = &c->model[E->elmodel[k]];
@@ -131,12 +139,15 @@ static nsc_status wave_defaults(elab *E)
             const char *field[] = { "TR", "TF", "PW", "PER" };
             for (int i = 3; i < 7 && i < w->ngiven; i++)
                 if (p[i] < 0)
-                    return nsc_err(E->r, NSC_ENETLIST, &c->el[k].loc, "PULSE of %s: negative %s = %g", c->el[k].name,
-                                   field[i - 3], p[i]);
+                    return nsc_err(E->r, NSC_ENETLIST, &c->el[k].loc,
+                                   "PULSE of %s: negative %s = %g", c->el[k].name, field[i - 3],
+                                   p[i]);
             w->pw_tstop = w->ngiven > 5 && p[5] == 0;
             if (w->ngiven >= 8 && !(p[7] >= 0 && p[7] == floor(p[7]) && p[7] < 1e15))
-                return nsc_err(E->r, NSC_ENETLIST, &c->el[k].loc,
-                               "PULSE of %s: NP = %g must be a whole number of pulses (0: unlimited)", c->el[k].name, p[7]);
+                return nsc_err(
+                    E->r, NSC_ENETLIST, &c->el[k].loc,
+                    "PULSE of %s: NP = %g must be a whole number of pulses (0: unlimited)",
+                    c->el[k].name, p[7]);
         }
         nsc_wave_defaults(w, c->job.tstep, c->job.tstop, c->job.has_tran);
     }
@@ -204,8 +215,8 @@ static nsc_status top_params(elab *E, const scope *top)
 {
     nsc_circuit *c = E->c;
     if (top->npar == 0) return NSC_OK;
-    if (!(c->job.param = nsc_calloc((size_t)top->npar, sizeof *c->job.param)) ||
-        !(c->job.param_val = nsc_calloc((size_t)top->npar, sizeof *c->job.param_val)))
+    if (!(c->job.param = nsc_calloc((size_t)top->npar, sizeof *c->job.param))
+        || !(c->job.param_val = nsc_calloc((size_t)top->npar, sizeof *c->job.param_val)))
         return nle_oom(E);
     c->job.nparam = top->npar;
     for (size_t k = 0; k < top->params.cap; k++) {
@@ -220,8 +231,8 @@ static nsc_status elaborate(elab *E)
 {
     nsc_circuit *c = E->c;
     c->job.theta = 0.5;
-    c->job.stepsizelimit = 0;                              /* no TSTEP cap by default (see run.c) */
-    c->job.stepping_exact = 1;                             /* the exact transient where it applies */
+    c->job.stepsizelimit = 0;  /* no TSTEP cap by default (see run.c) */
+    c->job.stepping_exact = 1; /* the exact transient where it applies */
     c->job.gmin = 1e-12;
     strcpy(c->job.solver, "auto");
     int g;
@@ -231,8 +242,11 @@ static nsc_status elaborate(elab *E)
     const nl_card *over = NULL;
     nle_def_size(E, E->defs[0], 0, &over);
     if (over)
-        return nle_err(E, NULL, over, NULL, "circuit too large: %.3g elements and %.3g subcircuit instances after expansion "
-                   "(limit %d each)", E->defs[0]->nel, E->defs[0]->ninst, NL_MAXELEMENTS);
+        return nle_err(
+            E, NULL, over, NULL,
+            "circuit too large: %.3g elements and %.3g subcircuit instances after expansion "
+            "(limit %d each)",
+            E->defs[0]->nel, E->defs[0]->ninst, NL_MAXELEMENTS);
     scope top = { 0 };
     top.df = E->defs[0];
     top.prefix = "";
@@ -244,7 +258,8 @@ static nsc_status elaborate(elab *E)
         if (nle_head_is(cd, ".param")) st = nle_card_param(E, &top, cd);
     }
     for (int j = 0; !st && j < E->nov; j++)
-        if (!E->ovused[j]) st = nsc_err(E->r, NSC_ENETLIST, NULL, "no .param named %s", E->ov[j].name);
+        if (!E->ovused[j])
+            st = nsc_err(E->r, NSC_ENETLIST, NULL, "no .param named %s", E->ov[j].name);
     if (!st) st = nle_option_scale(E, &top);
     /* then .model and the rest (re-running .param passes is harmless but skipped) */
     for (int pass = 1; !st && pass < 3; pass++)
@@ -253,7 +268,8 @@ static nsc_status elaborate(elab *E)
             int isparam = nle_head_is(cd, ".param"), ismodel = nle_head_is(cd, ".model");
             if (pass == 1 && ismodel) st = nle_card_model(E, &top, cd);
             else if (pass == 2 && !isparam && !ismodel)
-                st = cd->f[0].u.s[0] == '.' ? nle_card_dot(E, &top, cd) : nle_card_element(E, &top, cd);
+                st = cd->f[0].u.s[0] == '.' ? nle_card_dot(E, &top, cd)
+                                            : nle_card_element(E, &top, cd);
         }
     if (!st) st = nle_drop_loose_nodes(E);
     if (!st) st = top_params(E, &top);
@@ -266,10 +282,12 @@ static nsc_status elaborate(elab *E)
         nsc_loc loc = { E->d->nfiles ? E->d->files[0] : NULL, 1, 1 };
         return nsc_err(E->r, NSC_ENETLIST, &loc, "netlist has no elements");
     }
-    if (resolve_refs(E) || resolve_ic(E) || nle_resolve_save(E) || nle_resolve_ctl(E) || nl_meas_resolve(c, E->r)) return E->r->status;
+    if (resolve_refs(E) || resolve_ic(E) || nle_resolve_save(E) || nle_resolve_ctl(E)
+        || nl_meas_resolve(c, E->r))
+        return E->r->status;
     nle_lonely_nodes(E);
     if (wave_defaults(E)) return E->r->status;
-    nsc_devices_bind(c);                                /* the devices read their cards once */
+    nsc_devices_bind(c); /* the devices read their cards once */
     return NSC_OK;
 }
 
@@ -277,7 +295,8 @@ static nsc_status elaborate(elab *E)
  * elaborated from a view of the deck holding them, so that its locations
  * (nsc_loc.file) point into c->files; the deck is not changed (elaboration only
  * reads it) and may be elaborated again. */
-static nsc_status from_deck(const nl_deck *d, const nsc_param_set *ov, int nov, nsc_circuit **out, nsc_report *r)
+static nsc_status from_deck(const nl_deck *d, const nsc_param_set *ov, int nov, nsc_circuit **out,
+                            nsc_report *r)
 {
     nsc_circuit *c = calloc(1, sizeof *c);
     if (!c || !(c->title = nsc_strdup(d->title ? d->title : ""))
@@ -302,20 +321,21 @@ static nsc_status from_deck(const nl_deck *d, const nsc_param_set *ov, int nov, 
     nsc_status st = elaborate(&E);
     elab_free(&E);
     if (st) {
-        nsc_circuit_free(c);                           /* messages are already formatted */
+        nsc_circuit_free(c); /* messages are already formatted */
         return st;
     }
     *out = c;
     return NSC_OK;
 }
 
-nsc_status nsc_netlist_read(const char *path, const nsc_param_set *ov, int nov, nsc_circuit **out, nsc_report *r)
+nsc_status nsc_netlist_read(const char *path, const nsc_param_set *ov, int nov, nsc_circuit **out,
+                            nsc_report *r)
 {
     return nsc_netlist_read_in(path, NULL, ov, nov, out, r);
 }
 
-nsc_status nsc_netlist_read_in(const char *path, const nsc_search_path *inc, const nsc_param_set *ov, int nov,
-                               nsc_circuit **out, nsc_report *r)
+nsc_status nsc_netlist_read_in(const char *path, const nsc_search_path *inc,
+                               const nsc_param_set *ov, int nov, nsc_circuit **out, nsc_report *r)
 {
     nl_deck d = { 0 };
     *out = NULL;
@@ -325,7 +345,8 @@ nsc_status nsc_netlist_read_in(const char *path, const nsc_search_path *inc, con
     return st;
 }
 
-nsc_status nsc_deck_read(const char *path, const nsc_search_path *inc, nsc_deck **out, nsc_report *r)
+nsc_status nsc_deck_read(const char *path, const nsc_search_path *inc, nsc_deck **out,
+                         nsc_report *r)
 {
     nl_deck *d = calloc(1, sizeof *d);
     *out = NULL;
@@ -336,7 +357,8 @@ nsc_status nsc_deck_read(const char *path, const nsc_search_path *inc, nsc_deck 
     return st;
 }
 
-nsc_status nsc_deck_elab(const nsc_deck *d, const nsc_param_set *ov, int nov, nsc_circuit **out, nsc_report *r)
+nsc_status nsc_deck_elab(const nsc_deck *d, const nsc_param_set *ov, int nov, nsc_circuit **out,
+                         nsc_report *r)
 {
     *out = NULL;
     return from_deck(d, ov, nov, out, r);
@@ -354,8 +376,8 @@ void nsc_deck_free(nsc_deck *d)
     free(d);
 }
 
-nsc_status nsc_netlist_read_string(const char *text, const char *name, const nsc_param_set *ov, int nov,
-                                   nsc_circuit **out, nsc_report *r)
+nsc_status nsc_netlist_read_string(const char *text, const char *name, const nsc_param_set *ov,
+                                   int nov, nsc_circuit **out, nsc_report *r)
 {
     nl_deck d = { 0 };
     *out = NULL;

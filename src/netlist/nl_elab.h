@@ -26,39 +26,40 @@
 
 /* A definition: the top level (hdr == NULL) or a .subckt. */
 typedef struct def {
-    const char *name;       /* lower case */
-    const nl_card *hdr;     /* the .subckt card */
+    const char *name;   /* lower case */
+    const nl_card *hdr; /* the .subckt card */
     struct def *parent;
-    int *body;              /* its own cards (not those of nested definitions) */
+    int *body; /* its own cards (not those of nested definitions) */
     int nbody, capbody;
-    nl_hash subs;           /* nested definitions: name -> index in elab.defs */
-    nl_hash pars;           /* parameter name -> index of its field in hdr->f */
-    int nport;              /* ports are hdr->f[2 .. 2+nport) */
-    int active;             /* being expanded (recursion check) */
-    int sized;              /* def_size: 0 not yet, 1 in progress, 2 done */
-    double nel, ninst;      /* elements and instances one instance expands to */
+    nl_hash subs;      /* nested definitions: name -> index in elab.defs */
+    nl_hash pars;      /* parameter name -> index of its field in hdr->f */
+    int nport;         /* ports are hdr->f[2 .. 2+nport) */
+    int active;        /* being expanded (recursion check) */
+    int sized;         /* def_size: 0 not yet, 1 in progress, 2 done */
+    double nel, ninst; /* elements and instances one instance expands to */
 } def;
 
 /* An instance of a definition. */
 typedef struct scope {
     const def *df;
-    struct scope *up;       /* instance of df->parent */
-    const char *prefix;     /* "x1.x2." or "" */
-    const char *where;      /* " (in instance x1.x2)" or "" */
+    struct scope *up;   /* instance of df->parent */
+    const char *prefix; /* "x1.x2." or "" */
+    const char *where;  /* " (in instance x1.x2)" or "" */
     int depth;
-    nl_hash params;         /* name -> index in pval */
+    nl_hash params; /* name -> index in pval */
     double *pval;
     int npar, cappar;
-    nl_hash models;         /* local name -> index in circuit->model */
-    nl_hash othermodels;    /* local name -> card of a .model of a type not supported (an error once used) */
-    nl_hash ports;          /* port name -> index in portnode */
+    nl_hash models; /* local name -> index in circuit->model */
+    nl_hash
+        othermodels; /* local name -> card of a .model of a type not supported (an error once used) */
+    nl_hash ports;   /* port name -> index in portnode */
     int *portnode;
 } scope;
 
 /* A reference resolved at the end: element el's ref[slot] = element named name. */
 typedef struct fixup {
     int el, slot;
-    int term;               /* >= 0: B source's I() reference nsc_bprog_of(el)->elref[term] instead */
+    int term; /* >= 0: B source's I() reference nsc_bprog_of(el)->elref[term] instead */
     char *name;
     const nl_card *cd;
     const nl_field *f;
@@ -81,38 +82,39 @@ typedef struct elab {
     nl_deck *d;
     nsc_report *r;
     nsc_circuit *c;
-    nl_arena ar;            /* scope names, parameter names */
+    nl_arena ar; /* scope names, parameter names */
     def **defs;
     int ndef, capdef;
     nl_hash nodes, els, globals, probes;
-    nl_hash inodes;         /* internal node of an Rser= ("l1#rser") -> its element */
-    nl_hash pins;           /* "x1:d" and "x1:1" (instance, port name or number) -> the port's node */
+    nl_hash inodes; /* internal node of an Rser= ("l1#rser") -> its element */
+    nl_hash pins;   /* "x1:d" and "x1:1" (instance, port name or number) -> the port's node */
     int capnode, capel, capmodel, capsave, capic;
-    int *elmodel;           /* [nel] model index of D/M/S, else -1 */
-    int *model_card;        /* [capmodel] the card of each model (duplicates are compared with it) */
-    nl_func *funcs;         /* .func and .param f(x)= definitions, every scope's (one namespace) */
+    int *elmodel;    /* [nel] model index of D/M/S, else -1 */
+    int *model_card; /* [capmodel] the card of each model (duplicates are compared with it) */
+    nl_func *funcs;  /* .func and .param f(x)= definitions, every scope's (one namespace) */
     int nfunc, capfunc;
-    char *ctl_unrun;        /* .control commands not run, "plot, print, let" (one note at the end) */
-    int ctl_first;          /* the card of the first of them */
-    int *wgiven;            /* [nel] waveform fields given (V/I), to fill defaults */
+    char *ctl_unrun; /* .control commands not run, "plot, print, let" (one note at the end) */
+    int ctl_first;   /* the card of the first of them */
+    int *wgiven;     /* [nel] waveform fields given (V/I), to fill defaults */
     fixup *fix;
     int nfix, capfix;
     icfix *ic;
     int nic, capic2;
-    int *ctlcards;          /* .control wrdata/write/print cards (nle_resolve_ctl) */
+    int *ctlcards; /* .control wrdata/write/print cards (nle_resolve_ctl) */
     int nctl, capctl;
-    int *save;              /* top-level .save/.print cards */
+    int *save; /* top-level .save/.print cards */
     int nsavecard, capsavecard;
-    int *small;             /* top-level .ac .dc .print ac|dc .meas ac cards (nl_dot_ac.c) */
+    int *small; /* top-level .ac .dc .print ac|dc .meas ac cards (nl_dot_ac.c) */
     int nsmall, capsmall;
     const nsc_param_set *ov;
     int nov;
     char *ovused;
-    char *buf;              /* name buffer */
+    char *buf; /* name buffer */
     size_t capbuf;
-    long ninst;             /* subcircuit instances expanded (<= NL_MAXELEMENTS) */
-    int capstep;            /* capacity of circuit->step */
-    double scale;           /* .option scale (ngspice): MOS W L times it, AD AS times its square; 1 unless given */
+    long ninst;  /* subcircuit instances expanded (<= NL_MAXELEMENTS) */
+    int capstep; /* capacity of circuit->step */
+    double
+        scale; /* .option scale (ngspice): MOS W L times it, AD AS times its square; 1 unless given */
 } elab;
 
 /* ---- nl_scope.c: messages ---- */
@@ -122,8 +124,8 @@ nsc_status nle_oom(elab *E);
 
 /* Error NSC_ENETLIST at field f of card cd (its first field when f is NULL),
  * followed by sc->where (" (in instance x1)") when sc is not NULL; returns it. */
-nsc_status nle_err(elab *E, const scope *sc, const nl_card *cd, const nl_field *f, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+nsc_status nle_err(elab *E, const scope *sc, const nl_card *cd, const nl_field *f, const char *fmt,
+                   ...) __attribute__((format(printf, 5, 6)));
 
 /* Warning at field f of card cd (first field when NULL), decorated as nle_err. */
 void nle_warn(elab *E, const scope *sc, const nl_card *cd, const nl_field *f, const char *fmt, ...)
@@ -187,7 +189,8 @@ nsc_status nle_node(elab *E, scope *sc, const nl_card *cd, const nl_field *f, in
 /* What probe kind in names (nl_probe_resolve_in by E->nodes and E->els: in
  * lower case, "a", "a,b" or "x", cut at its comma; opts NL_PROBE_*) into p
  * (zeroed first); once every node and element exists. */
-nl_probe_fail nle_probe(elab *E, nsc_probekind kind, char *in, int opts, nsc_probe *p, const char **bad);
+nl_probe_fail nle_probe(elab *E, nsc_probekind kind, char *in, int opts, nsc_probe *p,
+                        const char **bad);
 
 /* Name of element kind k for messages ("resistor", ...). */
 const char *nle_kind_name(nsc_elkind k);
@@ -195,7 +198,8 @@ const char *nle_kind_name(nsc_elkind k);
 /* New element of kind k named full (prefix included, copied) for card cd; *idx
  * its index. Errors on a duplicate name and past NL_MAXELEMENTS elements;
  * grows E->elmodel and E->wgiven with E->c->el. */
-nsc_status nle_element_named(elab *E, scope *sc, const nl_card *cd, nsc_elkind k, const char *full, int *idx);
+nsc_status nle_element_named(elab *E, scope *sc, const nl_card *cd, nsc_elkind k, const char *full,
+                             int *idx);
 
 /* nle_element_named with the card's head in scope sc: prefix + f[0]. */
 nsc_status nle_element_new(elab *E, scope *sc, const nl_card *cd, nsc_elkind k, int *idx);
@@ -205,7 +209,8 @@ nsc_status nle_nodes(elab *E, scope *sc, const nl_card *cd, int el, int n);
 
 /* Element el's ref[slot] = the element named by word field f (prefix + name),
  * resolved by nl_elab.c after every card (E->fix). */
-nsc_status nle_fixup_add(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el, int slot);
+nsc_status nle_fixup_add(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el,
+                         int slot);
 
 /* ---- nl_elab.c ---- */
 
@@ -243,8 +248,8 @@ nsc_status nle_cq_scale(elab *E, int el, double m);
 
 /* Element "<name of el>#<what>" of kind k and value v from node n0 to n1
  * (LTspice's parasitics, the expansions of nl_expand.c). */
-nsc_status nle_parasitic(elab *E, scope *sc, const nl_card *cd, int el, const char *what, nsc_elkind k, double v,
-                         int n0, int n1);
+nsc_status nle_parasitic(elab *E, scope *sc, const nl_card *cd, int el, const char *what,
+                         nsc_elkind k, double v, int n0, int n1);
 
 /* ---- nl_subckt.c: definitions and instances ---- */
 
@@ -309,7 +314,8 @@ nsc_status nle_option_scale(elab *E, scope *top);
 nsc_status nle_model_ref(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el);
 /* The same for a MOS instance of length l, width w (metres, scaled): a name that
  * is not a model names the bin NAME.K holding them (nle_model_bin). */
-nsc_status nle_model_ref_lw(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el, double l, double w);
+nsc_status nle_model_ref_lw(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el,
+                            double l, double w);
 
 /* Index of the model named by field f in scope sc or an enclosing one, -1 if none. */
 int nle_model_named(elab *E, const scope *sc, const nl_field *f);
@@ -318,7 +324,8 @@ int nle_model_named(elab *E, const scope *sc, const nl_field *f);
 const nl_card *nle_model_unparsed(elab *E, const scope *sc, const nl_field *f);
 /* The bin (.model NAME.K, LMIN LMAX WMIN WMAX) of the model named by f for
  * L = l, W = w (metres, scaled): *m, -1 when no NAME.K is defined (nl_model.c). */
-nsc_status nle_model_bin(elab *E, scope *sc, const nl_card *cd, const nl_field *f, double l, double w, int *m);
+nsc_status nle_model_bin(elab *E, scope *sc, const nl_card *cd, const nl_field *f, double l,
+                         double w, int *m);
 
 /* A new, zeroed model at c->model[c->nmodel] for card cd (the caller counts
  * it: nmodel++); NULL out of memory (nothing reported). */
@@ -335,7 +342,8 @@ nsc_status nle_model_set(elab *E, nsc_model *m, int *cap, const char *name, doub
 
 /* The VDMOS model mi (local name local in sc): CGSO/CGDO of CGS/CGDMIN/CGDMAX
  * and the body diode's model "<name>#body"; *cap: model mi's capacity. */
-nsc_status nle_vdmos_model(elab *E, scope *sc, const nl_card *cd, int mi, const char *local, int *cap);
+nsc_status nle_vdmos_model(elab *E, scope *sc, const nl_card *cd, int mi, const char *local,
+                           int *cap);
 
 /* VDMOS element el of model mi: RD RG RS resistors to internal nodes, and the
  * body diode across the external terminals. */

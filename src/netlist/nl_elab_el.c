@@ -16,15 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static nsc_status b_compile(elab *E, scope *sc, const nl_card *cd, int el, const nl_field *x, int from);
+static nsc_status b_compile(elab *E, scope *sc, const nl_card *cd, int el, const nl_field *x,
+                            int from);
 
 /* LTspice's parasitics Rser= (V L C), Rpar= Cpar= (L C) are elements of their
  * own, named after their element ("l1#rser", "x1.c2#cpar"): '#' cannot start a
  * node or element name of another card kind, and a clash with a user's name is
  * an error (element_named, node). */
 /* element "<el>#<what>" of kind k and value v from node n0 to n1 */
-nsc_status nle_parasitic(elab *E, scope *sc, const nl_card *cd, int el, const char *what, nsc_elkind k, double v,
-                            int n0, int n1)
+nsc_status nle_parasitic(elab *E, scope *sc, const nl_card *cd, int el, const char *what,
+                         nsc_elkind k, double v, int n0, int n1)
 {
     char *name = nsc_asprintf("%s#%s", E->c->el[el].name, what);
     if (!name) return nle_oom(E);
@@ -42,17 +43,19 @@ nsc_status nle_parasitic(elab *E, scope *sc, const nl_card *cd, int el, const ch
 
 /* *n = a new internal node "<el>#<what>" of element el (an error when the
  * netlist has a node of that name) */
-static nsc_status internal_node(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el, const char *what,
-                                const char *of, int *n)
+static nsc_status internal_node(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el,
+                                const char *what, const char *of, int *n)
 {
     char *name = nsc_asprintf("%s#%s", E->c->el[el].name, what);
     if (!name) return nle_oom(E);
     int old;
     nsc_status st = NSC_OK;
     if (nl_hash_get(&E->nodes, name, &old))
-        st = nle_err(E, sc, cd, f, "node '%s' of the netlist clashes with the internal node of %s%s", name, of,
-                 cd->f[0].u.s);
-    else if (!(st = nle_node_new(E, name, cd, f, n)) && nl_hash_put(&E->inodes, E->c->node_name[*n], el))
+        st = nle_err(E, sc, cd, f,
+                     "node '%s' of the netlist clashes with the internal node of %s%s", name, of,
+                     cd->f[0].u.s);
+    else if (!(st = nle_node_new(E, name, cd, f, n))
+             && nl_hash_put(&E->inodes, E->c->node_name[*n], el))
         st = nle_oom(E);
     free(name);
     return st;
@@ -60,7 +63,8 @@ static nsc_status internal_node(elab *E, scope *sc, const nl_card *cd, const nl_
 
 /* Rser = r in series with element el (field f): el's n- moves to a new node
  * "<el>#rser", the resistor joins it to n-; the current through el is the resistor's */
-static nsc_status series_r(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el, double r)
+static nsc_status series_r(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el,
+                           double r)
 {
     int n;
     nsc_status st = internal_node(E, sc, cd, f, el, "rser", "Rser= of ", &n);
@@ -71,23 +75,26 @@ static nsc_status series_r(elab *E, scope *sc, const nl_card *cd, const nl_field
 }
 
 /* *v = value of the parasitic pair f (key kk) of element el; Rser >= 0, Rpar > 0, Cpar >= 0 */
-static nsc_status parasitic_value(elab *E, scope *sc, const nl_card *cd, const nl_field *f, const char *kk, double *v)
+static nsc_status parasitic_value(elab *E, scope *sc, const nl_card *cd, const nl_field *f,
+                                  const char *kk, double *v)
 {
     if (nle_value(E, sc, cd, &f->sub[1], v)) return E->r->status;
     if (!strcmp(kk, "rpar") ? !(*v > 0) : !(*v >= 0))
         return nle_err(E, sc, cd, f, "%s= of %s must be %s (%g)", f->sub[0].u.s, cd->f[0].u.s,
-                   !strcmp(kk, "rpar") ? "positive" : "zero or positive", *v);
+                       !strcmp(kk, "rpar") ? "positive" : "zero or positive", *v);
     return NSC_OK;
 }
 
 /* the parasitics given (0 = none) of element el */
-static nsc_status parasitics(elab *E, scope *sc, const nl_card *cd, int el, const nl_field *fser, double rser,
-                             double rpar, double cpar)
+static nsc_status parasitics(elab *E, scope *sc, const nl_card *cd, int el, const nl_field *fser,
+                             double rser, double rpar, double cpar)
 {
     int n0 = E->c->el[el].node[0], n1 = E->c->el[el].node[1];
     if (rser > 0 && series_r(E, sc, cd, fser, el, rser)) return E->r->status;
-    if (rpar > 0 && nle_parasitic(E, sc, cd, el, "rpar", NSC_EL_R, rpar, n0, n1)) return E->r->status;
-    if (cpar > 0 && nle_parasitic(E, sc, cd, el, "cpar", NSC_EL_C, cpar, n0, n1)) return E->r->status;
+    if (rpar > 0 && nle_parasitic(E, sc, cd, el, "rpar", NSC_EL_R, rpar, n0, n1))
+        return E->r->status;
+    if (cpar > 0 && nle_parasitic(E, sc, cd, el, "cpar", NSC_EL_C, cpar, n0, n1))
+        return E->r->status;
     return NSC_OK;
 }
 
@@ -135,8 +142,10 @@ static nsc_status card_r_time(elab *E, scope *sc, const nl_card *cd, const nl_fi
     int el, n;
     double r[2];
     if (x->op != NL_X_COND)
-        return nle_err(E, sc, cd, vf, "resistor %s: a value that reads time must be cond ? R1 : R2 (constants "
-                       "R1, R2: a piecewise-constant load)", cd->f[0].u.s);
+        return nle_err(E, sc, cd, vf,
+                       "resistor %s: a value that reads time must be cond ? R1 : R2 (constants "
+                       "R1, R2: a piecewise-constant load)",
+                       cd->f[0].u.s);
     nl_field xf[3] = { { NL_F_EXPR, vf->line, vf->col, 0, { NULL }, NULL } };
     xf[2] = xf[1] = xf[0];
     xf[0].u.x = x->b;
@@ -145,12 +154,15 @@ static nsc_status card_r_time(elab *E, scope *sc, const nl_card *cd, const nl_fi
     for (int q = 0; q < 2; q++) {
         if (nle_value(E, sc, cd, &xf[q], &r[q])) return E->r->status;
         if (!(r[q] > 0 && isfinite(r[q])))
-            return nle_err(E, sc, cd, vf, "resistor %s: its values must be finite and > 0 (%g)", cd->f[0].u.s, r[q]);
+            return nle_err(E, sc, cd, vf, "resistor %s: its values must be finite and > 0 (%g)",
+                           cd->f[0].u.s, r[q]);
     }
-    if (nle_element_new(E, sc, cd, NSC_EL_S, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
+    if (nle_element_new(E, sc, cd, NSC_EL_S, &el) || nle_nodes(E, sc, cd, el, 2))
+        return E->r->status;
     for (int i = 3; i < cd->nf; i++)
         if (&cd->f[i] != vf && !(cd->f[i].kind == NL_F_PAIR && &cd->f[i].sub[1] == vf))
-            nle_warn(E, sc, cd, &cd->f[i], "'%s' of resistor %s ignored", nle_ftext(&cd->f[i]), cd->f[0].u.s);
+            nle_warn(E, sc, cd, &cd->f[i], "'%s' of resistor %s ignored", nle_ftext(&cd->f[i]),
+                     cd->f[0].u.s);
     if (internal_node(E, sc, cd, vf, el, "ctl", "the value of ", &n)) return E->r->status;
     nsc_element *e = &E->c->el[el];
     e->nnode = 4;
@@ -183,21 +195,28 @@ static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, const nsc_devi
     nsc_elkind k = dev->kind;
     int el;
     if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
-    const char vname[2] = { dev->letter, 0 };          /* R=, C=, L= */
+    const char vname[2] = { dev->letter, 0 }; /* R=, C=, L= */
     int have = 0, rm = 0;
-    double v, par[3] = { 0, 0, 0 }, scale = 1, mult = 1; /* rser rpar cpar; a resistor model's factor; m= */
+    double v, par[3] = { 0, 0, 0 }, scale = 1,
+              mult = 1; /* rser rpar cpar; a resistor model's factor; m= */
     const nl_field *fser = NULL;
     char key[64];
     for (int i = 3; i < cd->nf; i++) {
         const nl_field *f = &cd->f[i];
         const char *kk = nle_pair_key(f, key, sizeof key);
-        if (dev->card_opt & NSC_CARDOPT_RMODEL && !rm && i <= 4 && (rm = nle_res_model(E, sc, cd, f, &scale))) {   /* R n+ n- [MODEL] value [MODEL] */
+        if (dev->card_opt & NSC_CARDOPT_RMODEL && !rm && i <= 4
+            && (rm = nle_res_model(E, sc, cd, f, &scale))) { /* R n+ n- [MODEL] value [MODEL] */
             if (rm < 0) return E->r->status;
             continue;
         }
-        if (f->kind == NL_F_PAIR && !kk) return nle_err(E, sc, cd, f, "unexpected '%s' in %s %s", nle_ftext(f), nle_kind_name(k), cd->f[0].u.s);
-        int pk = !kk || !dev->card_parasitic ? -1 : !strcmp(kk, "rser") ? 0 : !strcmp(kk, "rpar") ? 1
-               : !strcmp(kk, "cpar") ? 2 : -1;
+        if (f->kind == NL_F_PAIR && !kk)
+            return nle_err(E, sc, cd, f, "unexpected '%s' in %s %s", nle_ftext(f), nle_kind_name(k),
+                           cd->f[0].u.s);
+        int pk = !kk || !dev->card_parasitic ? -1
+                 : !strcmp(kk, "rser")       ? 0
+                 : !strcmp(kk, "rpar")       ? 1
+                 : !strcmp(kk, "cpar")       ? 2
+                                             : -1;
         if (pk >= 0) {
             if (parasitic_value(E, sc, cd, f, kk, &par[pk])) return E->r->status;
             if (pk == 0) fser = f;
@@ -212,16 +231,21 @@ static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, const nsc_devi
         } else if (kk && !strcmp(kk, "m")) {
             if (mult_value(E, sc, cd, f, &mult)) return E->r->status;
         } else if (kk) {
-            nle_warn(E, sc, cd, f, "parameter '%s' of %s %s ignored", kk, nle_kind_name(k), cd->f[0].u.s);
+            nle_warn(E, sc, cd, f, "parameter '%s' of %s %s ignored", kk, nle_kind_name(k),
+                     cd->f[0].u.s);
         } else if (!have) {
             if (nle_value(E, sc, cd, f, &v)) return E->r->status;
             E->c->el[el].value = v;
             have = 1;
         } else
-            return nle_err(E, sc, cd, f, "unexpected '%s' in %s %s", nle_ftext(f), nle_kind_name(k), cd->f[0].u.s);
+            return nle_err(E, sc, cd, f, "unexpected '%s' in %s %s", nle_ftext(f), nle_kind_name(k),
+                           cd->f[0].u.s);
     }
-    if (!have) return nle_err(E, sc, cd, NULL, "missing value for %s %s", nle_kind_name(k), cd->f[0].u.s);
-    E->c->el[el].value *= dev->card_opt & NSC_CARDOPT_MTIMES ? scale * mult : scale / mult;   /* m in parallel: R/m, C m, L/m */
+    if (!have)
+        return nle_err(E, sc, cd, NULL, "missing value for %s %s", nle_kind_name(k), cd->f[0].u.s);
+    E->c->el[el].value *= dev->card_opt & NSC_CARDOPT_MTIMES
+                              ? scale * mult
+                              : scale / mult; /* m in parallel: R/m, C m, L/m */
     return parasitics(E, sc, cd, el, fser, par[0] / mult, par[1] / mult, par[2] * mult);
 }
 
@@ -230,29 +254,36 @@ static nsc_status card_k(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
 {
     int el;
     if (nle_element_new(E, sc, cd, k, &el)) return E->r->status;
-    if (cd->nf < 4) return nle_err(E, sc, cd, NULL, "coupling %s needs two inductors and a coefficient", cd->f[0].u.s);
+    if (cd->nf < 4)
+        return nle_err(E, sc, cd, NULL, "coupling %s needs two inductors and a coefficient",
+                       cd->f[0].u.s);
     if (cd->nf > 4) {
         if (cd->f[3].kind == NL_F_WORD && tolower((unsigned char)cd->f[3].u.s[0]) == 'l')
-            return nle_err(E, sc, cd, &cd->f[3], "coupling %s: more than two inductors are not supported", cd->f[0].u.s);
-        return nle_err(E, sc, cd, &cd->f[4], "unexpected '%s' in coupling %s", nle_ftext(&cd->f[4]), cd->f[0].u.s);
+            return nle_err(E, sc, cd, &cd->f[3],
+                           "coupling %s: more than two inductors are not supported", cd->f[0].u.s);
+        return nle_err(E, sc, cd, &cd->f[4], "unexpected '%s' in coupling %s", nle_ftext(&cd->f[4]),
+                       cd->f[0].u.s);
     }
     double kc;
-    if (nle_fixup_add(E, sc, cd, &cd->f[1], el, 0) || nle_fixup_add(E, sc, cd, &cd->f[2], el, 1) ||
-        nle_value(E, sc, cd, &cd->f[3], &kc))
+    if (nle_fixup_add(E, sc, cd, &cd->f[1], el, 0) || nle_fixup_add(E, sc, cd, &cd->f[2], el, 1)
+        || nle_value(E, sc, cd, &cd->f[3], &kc))
         return E->r->status;
     if (!(kc > 0 && kc <= 1))
-        return nle_err(E, sc, cd, &cd->f[3], "coupling coefficient %g of %s is not in (0, 1]", kc, cd->f[0].u.s);
+        return nle_err(E, sc, cd, &cd->f[3], "coupling coefficient %g of %s is not in (0, 1]", kc,
+                       cd->f[0].u.s);
     E->c->el[el].value = kc;
     return NSC_OK;
 }
 
 /* append the numeric values of fields (groups flattened) to *v; PAIR fields to *pairs */
-static nsc_status flatten(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int n, double **v, int *nv,
-                          int *cap, const nl_field ***pairs, int *npair, int *cappair)
+static nsc_status flatten(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int n,
+                          double **v, int *nv, int *cap, const nl_field ***pairs, int *npair,
+                          int *cappair)
 {
     for (int i = 0; i < n; i++) {
         if (f[i].kind == NL_F_GROUP) {
-            if (flatten(E, sc, cd, f[i].sub, f[i].nsub, v, nv, cap, pairs, npair, cappair)) return E->r->status;
+            if (flatten(E, sc, cd, f[i].sub, f[i].nsub, v, nv, cap, pairs, npair, cappair))
+                return E->r->status;
         } else if (f[i].kind == NL_F_PAIR && pairs) {
             if (nsc_grow((void **)pairs, cappair, *npair + 1, sizeof **pairs)) return nle_oom(E);
             (*pairs)[(*npair)++] = &f[i];
@@ -266,8 +297,9 @@ static nsc_status flatten(elab *E, scope *sc, const nl_card *cd, const nl_field 
 }
 
 /* waveform `name` with argument fields a[0..na) (+ trailing r=/td= pairs) */
-static nsc_status wave(elab *E, scope *sc, const nl_card *cd, const nl_field *at, int el, const char *name,
-                       const nl_field *a, int na, const nl_field *const *extra, int nextra)
+static nsc_status wave(elab *E, scope *sc, const nl_card *cd, const nl_field *at, int el,
+                       const char *name, const nl_field *a, int na, const nl_field *const *extra,
+                       int nextra)
 {
     double *v = NULL;
     int nv = 0, cap = 0, npair = 0, cappair = 0;
@@ -278,7 +310,7 @@ static nsc_status wave(elab *E, scope *sc, const nl_card *cd, const nl_field *at
         else pairs[npair++] = extra[i];
     }
     nsc_wave *w = &E->c->el[el].wave;
-    char lname[16], uname[16];                         /* lower case to match, upper for messages */
+    char lname[16], uname[16]; /* lower case to match, upper for messages */
     snprintf(lname, sizeof lname, "%s", name);
     nsc_strlower(lname);
     size_t k = 0;
@@ -287,14 +319,17 @@ static nsc_status wave(elab *E, scope *sc, const nl_card *cd, const nl_field *at
     name = uname;
     int maxn = 0;
     if (!st) {
-        if (!strcmp(lname, "pulse")) w->kind = NSC_WAVE_PULSE, maxn = 8;  /* ngspice: NP 8th */
+        if (!strcmp(lname, "pulse")) w->kind = NSC_WAVE_PULSE, maxn = 8; /* ngspice: NP 8th */
         else if (!strcmp(lname, "sin") || !strcmp(lname, "sine")) w->kind = NSC_WAVE_SIN, maxn = 6;
         else if (!strcmp(lname, "exp")) w->kind = NSC_WAVE_EXP, maxn = 6;
         else w->kind = NSC_WAVE_PWL, maxn = 1 << 30;
-        if (nv < 2) st = nle_err(E, sc, cd, at, "%s of %s needs at least 2 values", name, cd->f[0].u.s);
-        else if (nv > maxn) st = nle_err(E, sc, cd, at, "too many values in %s of %s", name, cd->f[0].u.s);
+        if (nv < 2)
+            st = nle_err(E, sc, cd, at, "%s of %s needs at least 2 values", name, cd->f[0].u.s);
+        else if (nv > maxn)
+            st = nle_err(E, sc, cd, at, "too many values in %s of %s", name, cd->f[0].u.s);
         else if (w->kind == NSC_WAVE_PWL && nv % 2)
-            st = nle_err(E, sc, cd, at, "PWL of %s needs time-value pairs (odd number of values)", cd->f[0].u.s);
+            st = nle_err(E, sc, cd, at, "PWL of %s needs time-value pairs (odd number of values)",
+                         cd->f[0].u.s);
     }
     double td = 0;
     char key[32];
@@ -307,18 +342,20 @@ static nsc_status wave(elab *E, scope *sc, const nl_card *cd, const nl_field *at
                 else td = x;
             }
         } else
-            st = nle_err(E, sc, cd, pairs[i], "unexpected '%s' in %s of %s", nle_ftext(pairs[i]), name, cd->f[0].u.s);
+            st = nle_err(E, sc, cd, pairs[i], "unexpected '%s' in %s of %s", nle_ftext(pairs[i]),
+                         name, cd->f[0].u.s);
     }
     if (!st && w->kind == NSC_WAVE_PWL) {
         for (int i = 0; i < nv; i += 2) v[i] += td;
         for (int i = 2; i < nv && !st; i += 2)
             if (v[i] < v[i - 2])
-                st = nle_err(E, sc, cd, at, "PWL times of %s must be non-decreasing (%g after %g)", cd->f[0].u.s, v[i], v[i - 2]);
+                st = nle_err(E, sc, cd, at, "PWL times of %s must be non-decreasing (%g after %g)",
+                             cd->f[0].u.s, v[i], v[i - 2]);
         if (!st && w->repeat != -1) {
             if (!(w->repeat >= 0 && w->repeat < v[nv - 2]))
-                st = nle_err(E, sc, cd, at, "PWL repeat time r=%g of %s must be in [0, last time)", w->repeat, cd->f[0].u.s);
-            else
-                w->repeat += td;
+                st = nle_err(E, sc, cd, at, "PWL repeat time r=%g of %s must be in [0, last time)",
+                             w->repeat, cd->f[0].u.s);
+            else w->repeat += td;
         }
     }
     free(pairs);
@@ -327,7 +364,7 @@ static nsc_status wave(elab *E, scope *sc, const nl_card *cd, const nl_field *at
         return st;
     }
     w->np = nv;
-    if (w->kind != NSC_WAVE_PWL) {                     /* room for the defaults */
+    if (w->kind != NSC_WAVE_PWL) { /* room for the defaults */
         double *p = nsc_realloc_array(v, (size_t)maxn, sizeof *p);
         if (!p) {
             free(v);
@@ -342,8 +379,8 @@ static nsc_status wave(elab *E, scope *sc, const nl_card *cd, const nl_field *at
 
 static int is_wave_name(const char *s)
 {
-    return nsc_strieq(s, "pulse") || nsc_strieq(s, "sin") || nsc_strieq(s, "sine") || nsc_strieq(s, "exp")
-           || nsc_strieq(s, "pwl");
+    return nsc_strieq(s, "pulse") || nsc_strieq(s, "sin") || nsc_strieq(s, "sine")
+           || nsc_strieq(s, "exp") || nsc_strieq(s, "pwl");
 }
 
 static int is_bad_wave(const char *s)
@@ -361,8 +398,9 @@ static nsc_status vi_ac(elab *E, scope *sc, const nl_card *cd, int el, int *i)
     const nl_field *f = cd->f;
     double x;
     int j = *i + 1;
-    while (j < cd->nf && j <= *i + 2
-           && (f[j].kind == NL_F_EXPR || (f[j].kind == NL_F_WORD && nsc_parse_number(f[j].u.s, &x))))
+    while (
+        j < cd->nf && j <= *i + 2
+        && (f[j].kind == NL_F_EXPR || (f[j].kind == NL_F_WORD && nsc_parse_number(f[j].u.s, &x))))
         j++;
     double ac[2] = { 1, 0 };
     for (int q = *i + 1; q < j; q++)
@@ -387,7 +425,8 @@ static nsc_status vi_wave(elab *E, scope *sc, const nl_card *cd, int el, int *i)
         j = *i + 1;
     } else {
         args = &f[*i + 1];
-        for (j = *i + 1; j < cd->nf && f[j].kind != NL_F_PAIR && !nle_is_word(&f[j], "dc") && !nle_is_word(&f[j], "ac");
+        for (j = *i + 1; j < cd->nf && f[j].kind != NL_F_PAIR && !nle_is_word(&f[j], "dc")
+                         && !nle_is_word(&f[j], "ac");
              j++)
             ;
         na = j - *i - 1;
@@ -413,39 +452,47 @@ static nsc_status card_vi(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
     char key[64];
     for (int i = 3; i < cd->nf; i++) {
         const char *kk = nle_pair_key(&f[i], key, sizeof key);
-        if (kk && dev->card_parasitic && !strcmp(kk, "rser")) {     /* LTspice */
+        if (kk && dev->card_parasitic && !strcmp(kk, "rser")) { /* LTspice */
             if (parasitic_value(E, sc, cd, &f[i], kk, &rser)) return E->r->status;
             fser = &f[i];
             continue;
         }
         if (kk && dev->card_parasitic && !strcmp(kk, "cpar")) {
-            nle_warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored (not supported)", kk, nle_kind_name(k), f[0].u.s);
+            nle_warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored (not supported)", kk,
+                     nle_kind_name(k), f[0].u.s);
             continue;
         }
         if (nle_is_word(&f[i], "dc")) {
-            if (i + 1 >= cd->nf) return nle_err(E, sc, cd, &f[i], "missing value after DC in %s", f[0].u.s);
+            if (i + 1 >= cd->nf)
+                return nle_err(E, sc, cd, &f[i], "missing value after DC in %s", f[0].u.s);
             if (nle_value(E, sc, cd, &f[++i], &dc)) return E->r->status;
             have_dc = 1;
         } else if (nle_is_word(&f[i], "ac")) {
             if (vi_ac(E, sc, cd, el, &i)) return E->r->status;
-        } else if ((f[i].kind == NL_F_CALL || f[i].kind == NL_F_WORD) && (is_wave_name(f[i].u.s) || is_bad_wave(f[i].u.s))) {
-            if (is_bad_wave(f[i].u.s)) return nle_err(E, sc, cd, &f[i], "waveform '%s' is not supported", f[i].u.s);
+        } else if ((f[i].kind == NL_F_CALL || f[i].kind == NL_F_WORD)
+                   && (is_wave_name(f[i].u.s) || is_bad_wave(f[i].u.s))) {
+            if (is_bad_wave(f[i].u.s))
+                return nle_err(E, sc, cd, &f[i], "waveform '%s' is not supported", f[i].u.s);
             if (have_wave) return nle_err(E, sc, cd, &f[i], "second waveform in %s", f[0].u.s);
             if (vi_wave(E, sc, cd, el, &i)) return E->r->status;
             have_wave = 1;
         } else if (f[i].kind == NL_F_PAIR) {
-            return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]), nle_kind_name(k), f[0].u.s);
+            return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]),
+                           nle_kind_name(k), f[0].u.s);
         } else if (!have_dc && !have_wave) {
             if (nle_value(E, sc, cd, &f[i], &dc)) return E->r->status;
             have_dc = 1;
         } else
-            return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]), nle_kind_name(k), f[0].u.s);
+            return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]),
+                           nle_kind_name(k), f[0].u.s);
     }
     nsc_element *e = &E->c->el[el];
     if (!have_wave) e->wave.kind = NSC_WAVE_DC;
-    if (!have_dc && !have_wave) nle_warn(E, sc, cd, NULL, "%s %s has no value, 0 assumed", nle_kind_name(k), f[0].u.s);
+    if (!have_dc && !have_wave)
+        nle_warn(E, sc, cd, NULL, "%s %s has no value, 0 assumed", nle_kind_name(k), f[0].u.s);
     e->wave.dc = dc;
-    if (have_wave && !have_dc) E->wgiven[el] = -E->wgiven[el] - 1; /* dc = wave(0), set with the defaults */
+    if (have_wave && !have_dc)
+        E->wgiven[el] = -E->wgiven[el] - 1; /* dc = wave(0), set with the defaults */
     return rser > 0 ? series_r(E, sc, cd, fser, el, rser) : NSC_OK;
 }
 
@@ -455,7 +502,8 @@ static nsc_status card_etable(elab *E, scope *sc, const nl_card *cd, int el, int
     const nl_field *f = cd->f;
     nsc_element *e = &E->c->el[el];
     e->kind = kind;
-    if (i + 1 >= cd->nf) return nle_err(E, sc, cd, &f[i], "missing {V(node)} after TABLE in %s", f[0].u.s);
+    if (i + 1 >= cd->nf)
+        return nle_err(E, sc, cd, &f[i], "missing {V(node)} after TABLE in %s", f[0].u.s);
     const nl_field *ctl = &f[i + 1], *first = NULL;
     if (ctl->kind == NL_F_PAIR) {
         first = &ctl->sub[1];
@@ -465,13 +513,16 @@ static nsc_status card_etable(elab *E, scope *sc, const nl_card *cd, int el, int
     int okctl = x && x->op == NL_X_CALL && !strcmp(x->name, "v") && x->nargs >= 1 && x->nargs <= 2;
     for (const nl_expr *a = okctl ? x->a : NULL; a; a = a->next)
         if (a->op != NL_X_PARAM && a->op != NL_X_NUM) okctl = 0;
-    if (!okctl) return nle_err(E, sc, cd, ctl, "TABLE of %s: the control must be {V(node)} or {V(node,node)}", f[0].u.s);
+    if (!okctl)
+        return nle_err(E, sc, cd, ctl,
+                       "TABLE of %s: the control must be {V(node)} or {V(node,node)}", f[0].u.s);
     int k = 2;
     for (const nl_expr *a = x->a; a; a = a->next, k++) {
         const char *full = nle_node_fullname(E, sc, a->name);
         int idx;
         if (!full) return nle_oom(E);
-        if (!nl_hash_get(&E->nodes, full, &idx) && nle_node_new(E, full, cd, ctl, &idx)) return E->r->status;
+        if (!nl_hash_get(&E->nodes, full, &idx) && nle_node_new(E, full, cd, ctl, &idx))
+            return E->r->status;
         e = &E->c->el[el];
         e->node[k] = idx;
     }
@@ -485,9 +536,12 @@ static nsc_status card_etable(elab *E, scope *sc, const nl_card *cd, int el, int
         st = nle_err(E, sc, cd, &f[i], "TABLE of %s needs at least two (x,y) points", f[0].u.s);
     for (int j = 2; !st && j < nv; j += 2) {
         if (v[j] < v[j - 2])
-            st = nle_err(E, sc, cd, &f[i], "TABLE x values of %s must be non-decreasing (%g after %g)", f[0].u.s, v[j], v[j - 2]);
+            st = nle_err(E, sc, cd, &f[i],
+                         "TABLE x values of %s must be non-decreasing (%g after %g)", f[0].u.s,
+                         v[j], v[j - 2]);
         else if (j >= 4 && v[j] == v[j - 2] && v[j] == v[j - 4])
-            st = nle_err(E, sc, cd, &f[i], "TABLE of %s has more than two points at x = %g", f[0].u.s, v[j]);
+            st = nle_err(E, sc, cd, &f[i], "TABLE of %s has more than two points at x = %g",
+                         f[0].u.s, v[j]);
     }
     nsc_etab *t = st ? NULL : malloc(sizeof *t + sizeof(double) * (size_t)nv);
     if (t) {
@@ -496,7 +550,7 @@ static nsc_status card_etable(elab *E, scope *sc, const nl_card *cd, int el, int
     }
     free(v);
     if (st || !t) return st ? st : nle_oom(E);
-    E->c->el[el].priv = t;                              /* the device's data (device.h nsc_etab) */
+    E->c->el[el].priv = t; /* the device's data (device.h nsc_etab) */
     return NSC_OK;
 }
 
@@ -525,7 +579,8 @@ static nl_expr *poly_term(elab *E, double c, const char *p, const char *m, int l
 }
 
 /* c x_t[0] x_t[1] ... x_t[d-1], x_k = V(node[2k], node[2k+1]) (a monomial of a POLY) */
-static nl_expr *poly_mono(elab *E, double c, const int *t, int d, const char *const *node, int line, int col)
+static nl_expr *poly_mono(elab *E, double c, const int *t, int d, const char *const *node, int line,
+                          int col)
 {
     nl_expr *x = poly_term(E, c, node[2 * t[0]], node[2 * t[0] + 1], line, col);
     for (int q = 1; q < d && x; q++) {
@@ -561,42 +616,53 @@ static nsc_status card_poly(elab *E, scope *sc, const nl_card *cd, int el, int i
 {
     const nl_field *f = cd->f, *g = &f[i];
     double nd;
-    if (g->kind != NL_F_CALL || g->nsub != 1 || nle_value(E, sc, cd, &g->sub[0], &nd)) 
-        return E->r->status ? E->r->status : nle_err(E, sc, cd, g, "expected POLY(n) in %s", f[0].u.s);
-    if (!(nd >= 1 && nd <= 64 && nd == floor(nd))) return nle_err(E, sc, cd, g, "POLY(%g) of %s: n must be 1 to 64", nd, f[0].u.s);
+    if (g->kind != NL_F_CALL || g->nsub != 1 || nle_value(E, sc, cd, &g->sub[0], &nd))
+        return E->r->status ? E->r->status
+                            : nle_err(E, sc, cd, g, "expected POLY(n) in %s", f[0].u.s);
+    if (!(nd >= 1 && nd <= 64 && nd == floor(nd)))
+        return nle_err(E, sc, cd, g, "POLY(%g) of %s: n must be 1 to 64", nd, f[0].u.s);
     int n = (int)nd, k = 0;
     const char *node[128];
-    for (i++; i < cd->nf && k < 2 * n; i++) {          /* the control node pairs */
+    for (i++; i < cd->nf && k < 2 * n; i++) { /* the control node pairs */
         const nl_field *q = &f[i];
-        if (q->kind == NL_F_GROUP && q->nsub == 2 && q->sub[0].kind == NL_F_WORD && q->sub[1].kind == NL_F_WORD) {
+        if (q->kind == NL_F_GROUP && q->nsub == 2 && q->sub[0].kind == NL_F_WORD
+            && q->sub[1].kind == NL_F_WORD) {
             node[k++] = q->sub[0].u.s;
             node[k++] = q->sub[1].u.s;
         } else if (q->kind == NL_F_WORD) node[k++] = q->u.s;
         else break;
     }
-    if (k < 2 * n) return nle_err(E, sc, cd, i < cd->nf ? &f[i] : g, "POLY(%d) of %s needs %d control nodes", n, f[0].u.s, 2 * n);
+    if (k < 2 * n)
+        return nle_err(E, sc, cd, i < cd->nf ? &f[i] : g, "POLY(%d) of %s needs %d control nodes",
+                       n, f[0].u.s, 2 * n);
     int nc = cd->nf - i;
     if (nc < 1) return nle_err(E, sc, cd, g, "POLY(%d) of %s: no coefficients", n, f[0].u.s);
     nl_expr *x = nl_expr_new(&E->ar, NL_X_NUM, g->line, g->col, NULL, NULL);
     if (!x) return nle_oom(E);
-    int t[NL_POLY_MAXDEG] = { 0 }, d = 1;              /* the monomial of coefficient j >= 1: x_t[0] .. x_t[d-1] */
+    int t[NL_POLY_MAXDEG] = { 0 },
+        d = 1; /* the monomial of coefficient j >= 1: x_t[0] .. x_t[d-1] */
     for (int j = 0; j < nc; j++) {
         double v;
         if (nle_value(E, sc, cd, &f[i + j], &v)) return E->r->status;
-        if (j == 0) { x->num = v; continue; }
-        if (j <= n) t[0] = j - 1;                      /* degree 1: x_j */
-        else if (j == n + 1 || !poly_next(t, d, n)) {  /* the first monomial of the next degree */
+        if (j == 0) {
+            x->num = v;
+            continue;
+        }
+        if (j <= n) t[0] = j - 1;                     /* degree 1: x_j */
+        else if (j == n + 1 || !poly_next(t, d, n)) { /* the first monomial of the next degree */
             if (++d > NL_POLY_MAXDEG)
-                return nle_err(E, sc, cd, &f[i + j], "POLY(%d) of %s: coefficient %d is of degree above %d", n,
-                               f[0].u.s, j, NL_POLY_MAXDEG);
+                return nle_err(E, sc, cd, &f[i + j],
+                               "POLY(%d) of %s: coefficient %d is of degree above %d", n, f[0].u.s,
+                               j, NL_POLY_MAXDEG);
             memset(t, 0, sizeof t);
         }
-        if (v != 0 && !(x = poly_add(E, x, poly_mono(E, v, t, d, node, g->line, g->col), g->line, g->col)))
+        if (v != 0
+            && !(x = poly_add(E, x, poly_mono(E, v, t, d, node, g->line, g->col), g->line, g->col)))
             return nle_oom(E);
     }
     nl_field xf = { NL_F_EXPR, g->line, g->col, 0, { NULL }, NULL };
     xf.u.x = x;
-    E->c->el[el].kind = nsc_device_of(E->c->el[el].kind)->card_expr->kind;   /* B V= (E), B I= (G) */
+    E->c->el[el].kind = nsc_device_of(E->c->el[el].kind)->card_expr->kind; /* B V= (E), B I= (G) */
     return b_compile(E, sc, cd, el, &xf, cd->nf);
 }
 
@@ -609,20 +675,24 @@ static nsc_status card_eg(elab *E, scope *sc, const nl_card *cd, const nsc_devic
     if (nle_element_new(E, sc, cd, k, &el)) return E->r->status;
     if (cd->nf > 3) {
         const nl_field *g = &f[3];
-        const char *w = g->kind == NL_F_WORD || g->kind == NL_F_CALL ? g->u.s
-                      : g->kind == NL_F_PAIR && g->sub[0].kind == NL_F_WORD ? g->sub[0].u.s : "";
+        const char *w = g->kind == NL_F_WORD || g->kind == NL_F_CALL          ? g->u.s
+                        : g->kind == NL_F_PAIR && g->sub[0].kind == NL_F_WORD ? g->sub[0].u.s
+                                                                              : "";
         if (nsc_strieq(w, "table")) {
             if (!dev->card_table)
-                return nle_err(E, sc, cd, g, "TABLE form is supported for E only, not for %s", f[0].u.s);
+                return nle_err(E, sc, cd, g, "TABLE form is supported for E only, not for %s",
+                               f[0].u.s);
             if (nle_nodes(E, sc, cd, el, 2)) return E->r->status;
             return card_etable(E, sc, cd, el, 3, dev->card_table->kind);
         }
         /* PSpice E/G VALUE={expr}, ngspice vol='expr' / cur='expr': a B source */
         int isval = nsc_strieq(w, "value") || nsc_strieq(w, "vol") || nsc_strieq(w, "cur");
-        if (dev->card_expr && isval && (g->kind == NL_F_PAIR || (cd->nf > 4 && f[4].kind == NL_F_EXPR))) {
+        if (dev->card_expr && isval
+            && (g->kind == NL_F_PAIR || (cd->nf > 4 && f[4].kind == NL_F_EXPR))) {
             if (nle_nodes(E, sc, cd, el, 2)) return E->r->status;
             E->c->el[el].kind = dev->card_expr->kind;
-            return b_compile(E, sc, cd, el, g->kind == NL_F_PAIR ? &g->sub[1] : &f[4], g->kind == NL_F_PAIR ? 4 : 5);
+            return b_compile(E, sc, cd, el, g->kind == NL_F_PAIR ? &g->sub[1] : &f[4],
+                             g->kind == NL_F_PAIR ? 4 : 5);
         }
         if (dev->card_expr && nsc_strieq(w, "poly") && g->kind == NL_F_CALL)
             return nle_nodes(E, sc, cd, el, 2) ? E->r->status : card_poly(E, sc, cd, el, 3);
@@ -630,8 +700,11 @@ static nsc_status card_eg(elab *E, scope *sc, const nl_card *cd, const nsc_devic
             return nle_err(E, sc, cd, g, "%s form of %s is not supported", w, f[0].u.s);
     }
     if (nle_nodes(E, sc, cd, el, 4)) return E->r->status;
-    if (cd->nf < 6) return nle_err(E, sc, cd, NULL, "missing gain for %s %s", nle_kind_name(k), f[0].u.s);
-    if (cd->nf > 6) return nle_err(E, sc, cd, &f[6], "unexpected '%s' in %s %s", nle_ftext(&f[6]), nle_kind_name(k), f[0].u.s);
+    if (cd->nf < 6)
+        return nle_err(E, sc, cd, NULL, "missing gain for %s %s", nle_kind_name(k), f[0].u.s);
+    if (cd->nf > 6)
+        return nle_err(E, sc, cd, &f[6], "unexpected '%s' in %s %s", nle_ftext(&f[6]),
+                       nle_kind_name(k), f[0].u.s);
     double v;
     if (nle_value(E, sc, cd, &f[5], &v)) return E->r->status;
     E->c->el[el].value = v;
@@ -644,13 +717,19 @@ static nsc_status card_fh(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
     const nl_field *f = cd->f;
     int el;
     if (nle_element_new(E, sc, cd, k, &el)) return E->r->status;
-    if (cd->nf > 3 && (f[3].kind == NL_F_WORD || f[3].kind == NL_F_CALL) && nsc_strieq(f[3].u.s, "poly"))
+    if (cd->nf > 3 && (f[3].kind == NL_F_WORD || f[3].kind == NL_F_CALL)
+        && nsc_strieq(f[3].u.s, "poly"))
         return nle_err(E, sc, cd, &f[3], "POLY form of %s is not supported", f[0].u.s);
     if (nle_nodes(E, sc, cd, el, 2)) return E->r->status;
-    if (cd->nf < 5) return nle_err(E, sc, cd, NULL, "%s %s needs a sense voltage source and a gain", nle_kind_name(k), f[0].u.s);
-    if (cd->nf > 5) return nle_err(E, sc, cd, &f[5], "unexpected '%s' in %s %s", nle_ftext(&f[5]), nle_kind_name(k), f[0].u.s);
+    if (cd->nf < 5)
+        return nle_err(E, sc, cd, NULL, "%s %s needs a sense voltage source and a gain",
+                       nle_kind_name(k), f[0].u.s);
+    if (cd->nf > 5)
+        return nle_err(E, sc, cd, &f[5], "unexpected '%s' in %s %s", nle_ftext(&f[5]),
+                       nle_kind_name(k), f[0].u.s);
     double v;
-    if (nle_fixup_add(E, sc, cd, &f[3], el, 0) || nle_value(E, sc, cd, &f[4], &v)) return E->r->status;
+    if (nle_fixup_add(E, sc, cd, &f[3], el, 0) || nle_value(E, sc, cd, &f[4], &v))
+        return E->r->status;
     E->c->el[el].value = v;
     return NSC_OK;
 }
@@ -670,16 +749,17 @@ static nsc_status card_s_control(elab *E, scope *sc, const nl_card *cd, const nl
 {
     const nl_field *f = cd->f;
     int el, n;
-    if (nle_element_new(E, sc, cd, NSC_EL_S, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
-    if (cd->nf < 4 || &f[3] == xf) return nle_err(E, sc, cd, NULL, "missing model name for switch %s", f[0].u.s);
+    if (nle_element_new(E, sc, cd, NSC_EL_S, &el) || nle_nodes(E, sc, cd, el, 2))
+        return E->r->status;
+    if (cd->nf < 4 || &f[3] == xf)
+        return nle_err(E, sc, cd, NULL, "missing model name for switch %s", f[0].u.s);
     if (nle_model_ref(E, sc, cd, &f[3], el)) return E->r->status;
     for (int i = 4; i < cd->nf; i++) {
         if (&f[i] == xf) continue;
         if (nle_is_word(&f[i], "on") || nle_is_word(&f[i], "off")) {
-            E->c->el[el].has_ic = 1;                         /* the state the static problem starts from */
+            E->c->el[el].has_ic = 1; /* the state the static problem starts from */
             E->c->el[el].ic = nle_is_word(&f[i], "on");
-        } else
-            nle_warn(E, sc, cd, &f[i], "'%s' of switch %s ignored", nle_ftext(&f[i]), f[0].u.s);
+        } else nle_warn(E, sc, cd, &f[i], "'%s' of switch %s ignored", nle_ftext(&f[i]), f[0].u.s);
     }
     if (internal_node(E, sc, cd, xf, el, "ctl", "CONTROL= of ", &n)) return E->r->status;
     E->c->el[el].nnode = 4;
@@ -716,7 +796,8 @@ static nsc_status parallel_expanded(elab *E, const nsc_device *dev, int el)
         const nsc_device *d = nsc_device_of(x->kind);
         int qm = inst_par(d, "m");
         if (d->pclass == NSC_PC_RESISTOR) x->value /= m;
-        else if (x->kind == NSC_EL_CQ && nle_cq_scale(E, p, m)) return E->r->status;   /* the body's CJO */
+        else if (x->kind == NSC_EL_CQ && nle_cq_scale(E, p, m))
+            return E->r->status; /* the body's CJO */
         else if (qm >= 0 && qe >= 0) x->ipar[qm] = E->c->el[el].ipar[qe];
     }
     return NSC_OK;
@@ -726,13 +807,16 @@ static nsc_status parallel_expanded(elab *E, const nsc_device *dev, int el)
  * NSC_INST_LENGTH: MOS W= L=) times E->scale, an area (AD= AS=) times its square. */
 static double inst_scale(const elab *E, const nsc_par *t)
 {
-    return t->flags & NSC_INST_LENGTH ? E->scale : t->flags & NSC_INST_AREA ? E->scale * E->scale : 1;
+    return t->flags & NSC_INST_LENGTH ? E->scale
+           : t->flags & NSC_INST_AREA ? E->scale * E->scale
+                                      : 1;
 }
 
 /* The model of el named by f[mi]: a name that is not a model names a bin
  * (nle_model_bin) chosen by the instance's L, W (given and scaled, else the
  * defaults; dev's instance parameters "l" "w"). */
-static nsc_status binned_model(elab *E, scope *sc, const nl_card *cd, const nsc_device *dev, int mi, int el)
+static nsc_status binned_model(elab *E, scope *sc, const nl_card *cd, const nsc_device *dev, int mi,
+                               int el)
 {
     const nl_field *f = cd->f;
     if (nle_model_named(E, sc, &f[mi]) >= 0) return nle_model_ref(E, sc, cd, &f[mi], el);
@@ -755,17 +839,18 @@ static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, const nsc_devi
     unsigned opt = dev->card_opt;
     const nl_field *xf = opt & NSC_CARDOPT_CONTROL ? control_field(cd) : NULL;
     if (xf) return card_s_control(E, sc, cd, xf);
-    int n = dev->card_nodes + dev->card_sense, el;             /* W: n+ n- vsense */
+    int n = dev->card_nodes + dev->card_sense, el; /* W: n+ n- vsense */
     int vm = opt & NSC_CARDOPT_VDMOS && cd->nf >= 5 ? nle_model_named(E, sc, &f[4]) : -1, skip = 0;
-    if (vm >= 0 && E->c->model[vm].vdmos) n = 3;                 /* M d g s VDMOSMODEL */
+    if (vm >= 0 && E->c->model[vm].vdmos) n = 3; /* M d g s VDMOSMODEL */
     else if (opt & NSC_CARDOPT_VDMOS && cd->nf >= 6 && (vm = nle_model_named(E, sc, &f[5])) >= 0
              && E->c->model[vm].vdmos) {
-        n = 3;                                                    /* M d g s x VDMOSMODEL: ngspice's */
-        skip = 1;                                                 /* 4th and 5th are thermal nodes */
-        nle_warn(E, sc, cd, &f[4], "the fourth node of VDMOS %s is not used (its body is its source)", f[0].u.s);
-    } else
-        vm = -1;
-    if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, dev->card_sense ? dev->card_nodes : n))
+        n = 3;    /* M d g s x VDMOSMODEL: ngspice's */
+        skip = 1; /* 4th and 5th are thermal nodes */
+        nle_warn(E, sc, cd, &f[4],
+                 "the fourth node of VDMOS %s is not used (its body is its source)", f[0].u.s);
+    } else vm = -1;
+    if (nle_element_new(E, sc, cd, k, &el)
+        || nle_nodes(E, sc, cd, el, dev->card_sense ? dev->card_nodes : n))
         return E->r->status;
     if (vm >= 0) {
         E->c->el[el].nnode = 4;
@@ -774,12 +859,14 @@ static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, const nsc_devi
     if (dev->card_sense && cd->nf < n + 1)
         return nle_err(E, sc, cd, NULL, "missing sense voltage source for switch %s", f[0].u.s);
     if (dev->card_sense && nle_fixup_add(E, sc, cd, &f[n], el, 0)) return E->r->status;
-    if (cd->nf < n + 2) return nle_err(E, sc, cd, NULL, "missing model name for %s %s", nle_kind_name(k), f[0].u.s);
+    if (cd->nf < n + 2)
+        return nle_err(E, sc, cd, NULL, "missing model name for %s %s", nle_kind_name(k), f[0].u.s);
     if (opt & NSC_CARDOPT_BINS ? binned_model(E, sc, cd, dev, n + 1 + skip, el)
                                : nle_model_ref(E, sc, cd, &f[n + 1 + skip], el))
         return E->r->status;
     for (int q = 0; q < dev->ninst; q++) E->c->el[el].ipar[q] = dev->inst[q].def;
-    if (vm >= 0 ? nle_vdmos_expand(E, sc, cd, el, vm) : opt & NSC_CARDOPT_SERIESR && nle_mos_expand(E, sc, cd, el))
+    if (vm >= 0 ? nle_vdmos_expand(E, sc, cd, el, vm)
+                : opt & NSC_CARDOPT_SERIESR && nle_mos_expand(E, sc, cd, el))
         return E->r->status;
     char key[64];
     for (int i = n + 2 + skip; i < cd->nf; i++) {
@@ -788,20 +875,24 @@ static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, const nsc_devi
         if (q >= 0) {
             double v;
             if (nle_value(E, sc, cd, &f[i].sub[1], &v)) return E->r->status;
-            if (!(v > 0)) return nle_err(E, sc, cd, &f[i], "%s of %s must be positive", kk, f[0].u.s);
+            if (!(v > 0))
+                return nle_err(E, sc, cd, &f[i], "%s of %s must be positive", kk, f[0].u.s);
             E->c->el[el].ipar[q] = v * inst_scale(E, &dev->inst[q]);
         } else if (kk)
-            nle_warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored", kk, nle_kind_name(k), f[0].u.s);
-        else if (dev->card_state && f[i].kind == NL_F_WORD &&
-                 (nsc_strieq(f[i].u.s, "on") || nsc_strieq(f[i].u.s, "off"))) {
-            E->c->el[el].has_ic = 1;                         /* the state the static problem starts from */
+            nle_warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored", kk, nle_kind_name(k),
+                     f[0].u.s);
+        else if (dev->card_state && f[i].kind == NL_F_WORD
+                 && (nsc_strieq(f[i].u.s, "on") || nsc_strieq(f[i].u.s, "off"))) {
+            E->c->el[el].has_ic = 1; /* the state the static problem starts from */
             E->c->el[el].ic = nsc_strieq(f[i].u.s, "on");
         } else if (f[i].kind == NL_F_WORD || f[i].kind == NL_F_EXPR)
-            nle_warn(E, sc, cd, &f[i], "'%s' of %s %s ignored", nle_ftext(&f[i]), nle_kind_name(k), f[0].u.s);
+            nle_warn(E, sc, cd, &f[i], "'%s' of %s %s ignored", nle_ftext(&f[i]), nle_kind_name(k),
+                     f[0].u.s);
         else
-            return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]), nle_kind_name(k), f[0].u.s);
+            return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]),
+                           nle_kind_name(k), f[0].u.s);
     }
-    return parallel_expanded(E, dev, el);                        /* RD RS / (AREA m) ... */
+    return parallel_expanded(E, dev, el); /* RD RS / (AREA m) ... */
 }
 
 /* Q: c b e [s] model [area] [AREA=a] [off] [...] (ngspice). The fourth node is
@@ -812,29 +903,39 @@ static nsc_status card_q(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
     const nl_field *f = cd->f;
     double v;
     int el, n = cd->nf >= 6 && nle_model_named(E, sc, &f[4]) < 0 && f[5].kind == NL_F_WORD
-                && !nsc_parse_number(f[5].u.s, &v) && !nle_is_word(&f[5], "off") ? 4 : 3;
+                        && !nsc_parse_number(f[5].u.s, &v) && !nle_is_word(&f[5], "off")
+                    ? 4
+                    : 3;
     if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, 3)) return E->r->status;
-    if (cd->nf < n + 2) return nle_err(E, sc, cd, NULL, "missing model name for %s %s", nle_kind_name(k), f[0].u.s);
-    if (n == 4) nle_warn(E, sc, cd, &f[4], "the substrate node of %s is not connected (no substrate junction)", f[0].u.s);
+    if (cd->nf < n + 2)
+        return nle_err(E, sc, cd, NULL, "missing model name for %s %s", nle_kind_name(k), f[0].u.s);
+    if (n == 4)
+        nle_warn(E, sc, cd, &f[4],
+                 "the substrate node of %s is not connected (no substrate junction)", f[0].u.s);
     if (nle_model_ref(E, sc, cd, &f[n + 1], el)) return E->r->status;
-    E->c->el[el].value = 1.0;                                 /* AREA */
-    double mult = 1;                                          /* m=: AREA times m, as SPICE */
+    E->c->el[el].value = 1.0; /* AREA */
+    double mult = 1;          /* m=: AREA times m, as SPICE */
     char key[64];
     for (int i = n + 2; i < cd->nf; i++) {
         const char *kk = nle_pair_key(&f[i], key, sizeof key);
-        int area = kk ? !strcmp(kk, "area") : i == n + 2 && f[i].kind != NL_F_PAIR && !nle_is_word(&f[i], "off");
+        int area = kk ? !strcmp(kk, "area")
+                      : i == n + 2 && f[i].kind != NL_F_PAIR && !nle_is_word(&f[i], "off");
         if (area) {
             if (nle_value(E, sc, cd, kk ? &f[i].sub[1] : &f[i], &v)) return E->r->status;
-            if (!(v > 0)) return nle_err(E, sc, cd, &f[i], "area of %s must be positive (%g)", f[0].u.s, v);
+            if (!(v > 0))
+                return nle_err(E, sc, cd, &f[i], "area of %s must be positive (%g)", f[0].u.s, v);
             E->c->el[el].value = v;
         } else if (kk && !strcmp(kk, "m")) {
             if (mult_value(E, sc, cd, &f[i], &mult)) return E->r->status;
         } else if (kk)
-            nle_warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored", kk, nle_kind_name(k), f[0].u.s);
+            nle_warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored", kk, nle_kind_name(k),
+                     f[0].u.s);
         else if (f[i].kind == NL_F_WORD || f[i].kind == NL_F_EXPR)
-            nle_warn(E, sc, cd, &f[i], "'%s' of %s %s ignored", nle_ftext(&f[i]), nle_kind_name(k), f[0].u.s);
+            nle_warn(E, sc, cd, &f[i], "'%s' of %s %s ignored", nle_ftext(&f[i]), nle_kind_name(k),
+                     f[0].u.s);
         else
-            return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]), nle_kind_name(k), f[0].u.s);
+            return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]),
+                           nle_kind_name(k), f[0].u.s);
     }
     E->c->el[el].value *= mult;
     return nle_bjt_expand(E, sc, cd, el);
@@ -882,41 +983,48 @@ static nsc_status b_branch(void *ctx, const char *name, const nl_expr *at, int k
  * singular matrix) */
 static int b_self_cancels(const nsc_element *e, const nsc_bprog *p)
 {
-    if (nsc_device_of(e->kind)->topo != NSC_TOPO_VDEF || e->node[0] == e->node[1]) return 0;   /* B V= */
+    if (nsc_device_of(e->kind)->topo != NSC_TOPO_VDEF || e->node[0] == e->node[1])
+        return 0; /* B V= */
     double g[2] = { 0, 0 };
     for (int k = p->out.t0; k < p->out.t0 + p->out.nt; k++)
         for (int q = 0; q < 2; q++)
-            if (p->term[k].kind == NSC_BT_V && p->term[k].idx == e->node[q] && e->node[q]) g[q] = p->term[k].coef;
+            if (p->term[k].kind == NSC_BT_V && p->term[k].idx == e->node[q] && e->node[q])
+                g[q] = p->term[k].coef;
     return (!e->node[0] || fabs(1 - g[0]) <= 1e-12) && (!e->node[1] || fabs(1 + g[1]) <= 1e-12);
 }
 
 /* element el's expression x compiled (fields from `from` on are ignored with a warning) */
-static nsc_status b_compile(elab *E, scope *sc, const nl_card *cd, int el, const nl_field *x, int from)
+static nsc_status b_compile(elab *E, scope *sc, const nl_card *cd, int el, const nl_field *x,
+                            int from)
 {
     if (x->kind != NL_F_EXPR)
-        return nle_err(E, sc, cd, x, "%s %s: expected an expression, found '%s'", nle_kind_name(E->c->el[el].kind),
-                   cd->f[0].u.s, nle_ftext(x));
+        return nle_err(E, sc, cd, x, "%s %s: expected an expression, found '%s'",
+                       nle_kind_name(E->c->el[el].kind), cd->f[0].u.s, nle_ftext(x));
     for (int q = from; q < cd->nf; q++)
-        nle_warn(E, sc, cd, &cd->f[q], "%s %s: '%s' is ignored", nle_kind_name(E->c->el[el].kind), cd->f[0].u.s,
-             nle_ftext(&cd->f[q]));
+        nle_warn(E, sc, cd, &cd->f[q], "%s %s: '%s' is ignored", nle_kind_name(E->c->el[el].kind),
+                 cd->f[0].u.s, nle_ftext(&cd->f[q]));
     nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc };
     bctx B = { E, sc, cd, el };
     nl_pwl_env pe = { &env, b_node, b_branch, &B, 0 };
     nsc_bprog *p;
     nsc_status st = nl_pwl_compile(x->u.x, &pe, &p, E->r);
-    if (!st && b_self_cancels(&E->c->el[el], p)) {        /* the mirrored forms may keep it */
+    if (!st && b_self_cancels(&E->c->el[el], p)) { /* the mirrored forms may keep it */
         nsc_bprog_free(p);
         pe.mirror = 1;
         if (!(st = nl_pwl_compile(x->u.x, &pe, &p, E->r)) && b_self_cancels(&E->c->el[el], p)) {
             nsc_bprog_free(p);
-            return nle_err(E, sc, cd, x, "behavioural source %s reads its own output V(%s%s%s) with gain 1 outside "
-                           "its nonsmooth functions: it cancels from the source's equation, which then does not "
-                           "determine it", cd->f[0].u.s, E->c->node_name[E->c->el[el].node[0]],
-                           E->c->el[el].node[1] ? "," : "", E->c->el[el].node[1] ? E->c->node_name[E->c->el[el].node[1]] : "");
+            return nle_err(
+                E, sc, cd, x,
+                "behavioural source %s reads its own output V(%s%s%s) with gain 1 outside "
+                "its nonsmooth functions: it cancels from the source's equation, which then does not "
+                "determine it",
+                cd->f[0].u.s, E->c->node_name[E->c->el[el].node[0]],
+                E->c->el[el].node[1] ? "," : "",
+                E->c->el[el].node[1] ? E->c->node_name[E->c->el[el].node[1]] : "");
         }
     }
     if (!st) {
-        E->c->el[el].priv = p;                          /* the device's data (devices/bprog.h) */
+        E->c->el[el].priv = p; /* the device's data (devices/bprog.h) */
         E->c->el[el].priv_free = nsc_bprog_free;
     }
     return st;
@@ -928,7 +1036,9 @@ static nsc_status card_b(elab *E, scope *sc, const nl_card *cd, const nsc_device
     const nl_field *f = cd->nf >= 4 ? &cd->f[3] : NULL;
     const char *key = f ? nle_pair_key(f, k, sizeof k) : NULL;
     if (!key || (strcmp(key, "v") && strcmp(key, "i")))
-        return nle_err(E, sc, cd, f, "behavioural source %s: expected V=expr or I=expr after the two nodes", cd->f[0].u.s);
+        return nle_err(E, sc, cd, f,
+                       "behavioural source %s: expected V=expr or I=expr after the two nodes",
+                       cd->f[0].u.s);
     int el;
     nsc_status st = nle_element_new(E, sc, cd, key[0] == 'v' ? d->kind : d->card_expr->kind, &el);
     if (st || (st = nle_nodes(E, sc, cd, el, 2))) return st;
@@ -936,9 +1046,11 @@ static nsc_status card_b(elab *E, scope *sc, const nl_card *cd, const nsc_device
 }
 
 static const char *const UNSUPPORTED_EL[26] = {
-    ['n' - 'a'] = "numerical devices (N)", ['o' - 'a'] = "lossy transmission lines (O)",
+    ['n' - 'a'] = "numerical devices (N)",
+    ['o' - 'a'] = "lossy transmission lines (O)",
     ['p' - 'a'] = "coupled transmission lines (P)",
-    ['t' - 'a'] = "transmission lines (T)", ['u' - 'a'] = "uniform RC lines (U)",
+    ['t' - 'a'] = "transmission lines (T)",
+    ['u' - 'a'] = "uniform RC lines (U)",
     ['y' - 'a'] = "transmission lines (Y)",
     ['z' - 'a'] = "MESFETs (Z)",
 };
@@ -974,7 +1086,8 @@ nsc_status nle_card_element(elab *E, scope *sc, const nl_card *cd)
     }
     if (ch == 'x') return nle_card_x(E, sc, cd);
     if (ch >= 'a' && ch <= 'z' && UNSUPPORTED_EL[ch - 'a'])
-        return nle_err(E, sc, cd, NULL, "unsupported element %s: %s are not supported; use %s", cd->f[0].u.s,
-                       UNSUPPORTED_EL[ch - 'a'], UNSUPPORTED_USE[ch - 'a']);
-    return nle_err(E, sc, cd, NULL, "unknown element type '%c' (card '%s')", cd->f[0].u.s[0], cd->f[0].u.s);
+        return nle_err(E, sc, cd, NULL, "unsupported element %s: %s are not supported; use %s",
+                       cd->f[0].u.s, UNSUPPORTED_EL[ch - 'a'], UNSUPPORTED_USE[ch - 'a']);
+    return nle_err(E, sc, cd, NULL, "unknown element type '%c' (card '%s')", cd->f[0].u.s[0],
+                   cd->f[0].u.s);
 }

@@ -15,8 +15,8 @@
  * terminals t < nt: d g s) as resistors NAME#rd ... from the terminals to internal
  * nodes NAME#d ..., which become the element's; the body follows the source when
  * it is the source (VDMOS). what: "VDMOS", "MOS" (messages). */
-static nsc_status mos_series(elab *E, scope *sc, const nl_card *cd, int el, int mi, const char *const *rn, int nt,
-                             const char *what)
+static nsc_status mos_series(elab *E, scope *sc, const nl_card *cd, int el, int mi,
+                             const char *const *rn, int nt, const char *what)
 {
     static const char *const in[] = { "d", "g", "s" };
     int ext[3];
@@ -25,16 +25,22 @@ static nsc_status mos_series(elab *E, scope *sc, const nl_card *cd, int el, int 
         double r = 0;
         if (!rn[t] || !nsc_model_get(&E->c->model[mi], rn[t], &r) || r == 0) continue;
         if (!(r > 0))
-            return nle_err(E, sc, cd, NULL, "%s model '%s': %s = %g must be >= 0", what, E->c->model[mi].name, rn[t], r);
+            return nle_err(E, sc, cd, NULL, "%s model '%s': %s = %g must be >= 0", what,
+                           E->c->model[mi].name, rn[t], r);
         char *name = nsc_asprintf("%s#%s", E->c->el[el].name, in[t]);
         int nd, old;
-        nsc_status st = !name ? nle_oom(E) : nl_hash_get(&E->nodes, name, &old)
-                        ? nle_err(E, sc, cd, NULL, "node '%s' of the netlist clashes with an internal node of %s %s", name,
-                              what, cd->f[0].u.s) : nle_node_new(E, name, cd, &cd->f[0], &nd);
+        nsc_status st =
+            !name ? nle_oom(E)
+            : nl_hash_get(&E->nodes, name, &old)
+                ? nle_err(E, sc, cd, NULL,
+                          "node '%s' of the netlist clashes with an internal node of %s %s", name,
+                          what, cd->f[0].u.s)
+                : nle_node_new(E, name, cd, &cd->f[0], &nd);
         free(name);
         if (st) return st;
         E->c->el[el].node[t] = nd;
-        if (t == 2 && E->c->el[el].node[3] == ext[2]) E->c->el[el].node[3] = nd;   /* the body is the source */
+        if (t == 2 && E->c->el[el].node[3] == ext[2])
+            E->c->el[el].node[3] = nd; /* the body is the source */
         if ((st = nle_parasitic(E, sc, cd, el, rn[t], NSC_EL_R, r, ext[t], nd))) return st;
     }
     return NSC_OK;
@@ -63,7 +69,8 @@ static nsc_status vdmos_cjo(elab *E, scope *sc, const nl_card *cd, int el, int m
     nsc_model_get(m, "fc", &fc);
     if (cjo == 0) return NSC_OK;
     if (!(cjo > 0 && vj > 0 && mj > 0 && mj < 1 && fc >= 0 && fc < 1))
-        return nle_err(E, sc, cd, NULL, "VDMOS model '%s': need CJO >= 0, VJ > 0, 0 < M < 1, 0 <= FC < 1", m->name);
+        return nle_err(E, sc, cd, NULL,
+                       "VDMOS model '%s': need CJO >= 0, VJ > 0, 0 < M < 1, 0 <= FC < 1", m->name);
     nsc_status st = nle_parasitic(E, sc, cd, el, "cjo", NSC_EL_CQ, 0, a, k);
     return st ? st : nle_cq_depletion(E, E->c->nel - 1, cjo, vj, mj, fc);
 }
@@ -80,7 +87,8 @@ static nsc_status vdmos_cgd(elab *E, scope *sc, const nl_card *cd, int el, int m
     nsc_model_get(m, "a", &a);
     if (!given || nsc_model_get(m, "cgdo", &v)) return NSC_OK;
     if (!(cmin >= 0 && cmax >= 0 && a > 0 && isfinite(cmin + cmax + a)))
-        return nle_err(E, sc, cd, NULL, "VDMOS model '%s': need CGDMIN, CGDMAX >= 0 and A > 0", m->name);
+        return nle_err(E, sc, cd, NULL, "VDMOS model '%s': need CGDMIN, CGDMAX >= 0 and A > 0",
+                       m->name);
     int d = E->c->el[el].node[0], g = E->c->el[el].node[1], pchan = m->type == NSC_MOD_PMOS;
     nsc_status st = nle_parasitic(E, sc, cd, el, "cgd", NSC_EL_CQ, 0, pchan ? d : g, pchan ? g : d);
     return st ? st : nle_cq_vdmos_cgd(E, E->c->nel - 1, cmin, cmax, a);
@@ -105,7 +113,8 @@ nsc_status nle_vdmos_expand(elab *E, scope *sc, const nl_card *cd, int el, int m
     free(bm);
     if (dm < 0) return nle_oom(E);
     int pchan = E->c->model[mi].type == NSC_MOD_PMOS;
-    nsc_status st = nle_parasitic(E, sc, cd, el, "body", NSC_EL_D, 0, pchan ? ext[0] : ext[2], pchan ? ext[2] : ext[0]);
+    nsc_status st = nle_parasitic(E, sc, cd, el, "body", NSC_EL_D, 0, pchan ? ext[0] : ext[2],
+                                  pchan ? ext[2] : ext[0]);
     if (st) return st;
     b = E->c->nel - 1;
     E->elmodel[b] = dm;
@@ -118,21 +127,29 @@ nsc_status nle_vdmos_expand(elab *E, scope *sc, const nl_card *cd, int el, int m
  * the element's (dev_q.c's intrinsic transistor). */
 nsc_status nle_bjt_expand(elab *E, scope *sc, const nl_card *cd, int el)
 {
-    static const char *const rn[] = { "rc", "rb", "re" }, *const in[] = { "c", "b", "e" }, *const un[] = { "RC", "RB", "RE" };
+    static const char *const rn[] = { "rc", "rb", "re" }, *const in[] = { "c", "b", "e" },
+                             *const un[] = { "RC", "RB", "RE" };
     const nsc_model *m = &E->c->model[E->elmodel[el]];
     for (int t = 0; t < 3; t++) {
         double r = 0;
         if (!nsc_model_get(m, rn[t], &r) || r == 0) continue;
-        if (!(r > 0)) return nle_err(E, sc, cd, NULL, "bipolar model '%s' of %s: %s = %g must be >= 0", m->name, cd->f[0].u.s, un[t], r);
+        if (!(r > 0))
+            return nle_err(E, sc, cd, NULL, "bipolar model '%s' of %s: %s = %g must be >= 0",
+                           m->name, cd->f[0].u.s, un[t], r);
         char *name = nsc_asprintf("%s#%s", E->c->el[el].name, in[t]);
         int nd, old, ext = E->c->el[el].node[t];
-        nsc_status st = !name ? nle_oom(E) : nl_hash_get(&E->nodes, name, &old)
-                        ? nle_err(E, sc, cd, NULL, "node '%s' of the netlist clashes with an internal node of %s", name,
-                              cd->f[0].u.s) : nle_node_new(E, name, cd, &cd->f[0], &nd);
+        nsc_status st =
+            !name ? nle_oom(E)
+            : nl_hash_get(&E->nodes, name, &old)
+                ? nle_err(E, sc, cd, NULL,
+                          "node '%s' of the netlist clashes with an internal node of %s", name,
+                          cd->f[0].u.s)
+                : nle_node_new(E, name, cd, &cd->f[0], &nd);
         free(name);
         if (st) return st;
         E->c->el[el].node[t] = nd;
-        if ((st = nle_parasitic(E, sc, cd, el, rn[t], NSC_EL_R, r / E->c->el[el].value, ext, nd))) return st;
+        if ((st = nle_parasitic(E, sc, cd, el, rn[t], NSC_EL_R, r / E->c->el[el].value, ext, nd)))
+            return st;
     }
     return NSC_OK;
 }
@@ -143,12 +160,14 @@ nsc_status nle_bjt_expand(elab *E, scope *sc, const nl_card *cd, int el)
  * the body diode is a diode model NAME#body of IS (1e-14), N (1), RS = RB and
  * BV (its avalanche, the diode's Zener branch), source to drain (drain to
  * source with PCHAN). */
-nsc_status nle_vdmos_model(elab *E, scope *sc, const nl_card *cd, int mi, const char *local, int *cap)
+nsc_status nle_vdmos_model(elab *E, scope *sc, const nl_card *cd, int mi, const char *local,
+                           int *cap)
 {
     nsc_circuit *c = E->c;
     double cgs = 0, is = 1e-14, n = 1, rb = 0, w = 100e-6, v;
     nsc_model *m = &c->model[mi];
-    if (nsc_model_get(m, "cgs", &cgs) && !nsc_model_get(m, "cgso", &v) && nle_model_set(E, m, cap, "cgso", cgs / w))
+    if (nsc_model_get(m, "cgs", &cgs) && !nsc_model_get(m, "cgso", &v)
+        && nle_model_set(E, m, cap, "cgso", cgs / w))
         return E->r->status;
     nsc_model_get(m, "is", &is);
     nsc_model_get(m, "n", &n);
@@ -165,7 +184,7 @@ nsc_status nle_vdmos_model(elab *E, scope *sc, const nl_card *cd, int mi, const 
     if (!st) st = nle_model_set(E, d, &dcap, "is", is);
     if (!st) st = nle_model_set(E, d, &dcap, "n", n);
     if (!st && rb > 0) st = nle_model_set(E, d, &dcap, "rs", rb);
-    double bv;                                          /* the body diode's avalanche: its Zener branch */
+    double bv; /* the body diode's avalanche: its Zener branch */
     if (!st && nsc_model_get(&c->model[mi], "bv", &bv)) st = nle_model_set(E, d, &dcap, "bv", bv);
     char *lk = key ? nl_strndup(&E->ar, key, strlen(key), 0) : NULL;
     if (!st && (!lk || nl_hash_put(&sc->models, lk, c->nmodel - 1))) st = nle_oom(E);

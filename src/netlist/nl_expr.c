@@ -10,10 +10,12 @@
 
 /* the compiled form's operator (base/xcode.h) of each operator node */
 static const nsc_xop XOP[] = {
-    [NL_X_NEG] = NSC_XOP_NEG, [NL_X_ADD] = NSC_XOP_ADD, [NL_X_SUB] = NSC_XOP_SUB, [NL_X_MUL] = NSC_XOP_MUL,
-    [NL_X_DIV] = NSC_XOP_DIV, [NL_X_POW] = NSC_XOP_POW, [NL_X_LT] = NSC_XOP_LT, [NL_X_GT] = NSC_XOP_GT,
-    [NL_X_LE] = NSC_XOP_LE, [NL_X_GE] = NSC_XOP_GE, [NL_X_EQ] = NSC_XOP_EQ, [NL_X_NE] = NSC_XOP_NE,
-    [NL_X_AND] = NSC_XOP_AND, [NL_X_OR] = NSC_XOP_OR, [NL_X_NOT] = NSC_XOP_NOT, [NL_X_COND] = NSC_XOP_COND,
+    [NL_X_NEG] = NSC_XOP_NEG,   [NL_X_ADD] = NSC_XOP_ADD, [NL_X_SUB] = NSC_XOP_SUB,
+    [NL_X_MUL] = NSC_XOP_MUL,   [NL_X_DIV] = NSC_XOP_DIV, [NL_X_POW] = NSC_XOP_POW,
+    [NL_X_LT] = NSC_XOP_LT,     [NL_X_GT] = NSC_XOP_GT,   [NL_X_LE] = NSC_XOP_LE,
+    [NL_X_GE] = NSC_XOP_GE,     [NL_X_EQ] = NSC_XOP_EQ,   [NL_X_NE] = NSC_XOP_NE,
+    [NL_X_AND] = NSC_XOP_AND,   [NL_X_OR] = NSC_XOP_OR,   [NL_X_NOT] = NSC_XOP_NOT,
+    [NL_X_COND] = NSC_XOP_COND,
 };
 
 nl_expr *nl_expr_new(nl_arena *ar, nl_xop op, int line, int col, nl_expr *a, nl_expr *b)
@@ -30,7 +32,8 @@ nl_expr *nl_expr_new(nl_arena *ar, nl_xop op, int line, int col, nl_expr *a, nl_
     return e;
 }
 
-static nsc_status fail(const nl_expr *e, const nl_env *env, nsc_report *r, const char *msg, const char *arg)
+static nsc_status fail(const nl_expr *e, const nl_env *env, nsc_report *r, const char *msg,
+                       const char *arg)
 {
     nsc_loc loc = { env->file, e->line, e->col };
     const char *w = env->where ? env->where : "";
@@ -48,8 +51,9 @@ const nl_func *nl_func_find(const nl_env *env, const char *name)
 static nsc_status nargs_fail(const nl_expr *e, const nl_func *fn, const nl_env *env, nsc_report *r)
 {
     nsc_loc loc = { env->file, e->line, e->col };
-    return nsc_err(r, NSC_ENETLIST, &loc, "function '%s' takes %d argument%s, not %d%s", e->name, fn->nformal,
-                   fn->nformal == 1 ? "" : "s", e->nargs, env->where ? env->where : "");
+    return nsc_err(r, NSC_ENETLIST, &loc, "function '%s' takes %d argument%s, not %d%s", e->name,
+                   fn->nformal, fn->nformal == 1 ? "" : "s", e->nargs,
+                   env->where ? env->where : "");
 }
 
 /* the bound of the inlining exceeded: an error at site, the outermost user call */
@@ -58,14 +62,21 @@ static nsc_status inline_fail(const nl_expr *site, const nl_env *env, nsc_report
     nsc_loc loc = { env->file, site->line, site->col };
     const char *w = env->where ? env->where : "";
     if (site->op != NL_X_CALL && size)
-        return nsc_err(r, NSC_ENETLIST, &loc, "expression too large once its functions are inlined (more than %d "
-                       "operations)%s", NL_EXPR_MAXINLINE, w);
-    if (site->op != NL_X_CALL) return nsc_err(r, NSC_ENETLIST, &loc, "expression too deeply nested%s", w);
+        return nsc_err(r, NSC_ENETLIST, &loc,
+                       "expression too large once its functions are inlined (more than %d "
+                       "operations)%s",
+                       NL_EXPR_MAXINLINE, w);
+    if (site->op != NL_X_CALL)
+        return nsc_err(r, NSC_ENETLIST, &loc, "expression too deeply nested%s", w);
     if (size)
-        return nsc_err(r, NSC_ENETLIST, &loc, "calls of '%s' expand to more than %d operations once inlined (functions "
-                       "calling functions several times?)%s", site->name, NL_EXPR_MAXINLINE, w);
-    return nsc_err(r, NSC_ENETLIST, &loc, "calls of '%s' nest deeper than %d levels once inlined (the limit of an "
-                   "expression's depth)%s", site->name, NL_EXPR_MAXDEPTH, w);
+        return nsc_err(r, NSC_ENETLIST, &loc,
+                       "calls of '%s' expand to more than %d operations once inlined (functions "
+                       "calling functions several times?)%s",
+                       site->name, NL_EXPR_MAXINLINE, w);
+    return nsc_err(r, NSC_ENETLIST, &loc,
+                   "calls of '%s' nest deeper than %d levels once inlined (the limit of an "
+                   "expression's depth)%s",
+                   site->name, NL_EXPR_MAXDEPTH, w);
 }
 
 int nl_builtin(const nl_expr *e, char *msg, size_t size)
@@ -73,7 +84,8 @@ int nl_builtin(const nl_expr *e, char *msg, size_t size)
     int id = nsc_xfn_find(e->name), n = id >= 0 ? nsc_xfn_at(id)->nargs : 0;
     if (id < 0) return NL_BUILTIN_UNKNOWN;
     if (e->nargs == n) return id;
-    snprintf(msg, size, "function '%s' takes %d argument%s", e->name, n, n == 1 ? "" : "s");   /* (a registry name) */
+    snprintf(msg, size, "function '%s' takes %d argument%s", e->name, n,
+             n == 1 ? "" : "s"); /* (a registry name) */
     return NL_BUILTIN_NARGS;
 }
 
@@ -89,7 +101,7 @@ static int minmax_of_one(const nl_expr *e)
 typedef struct xcomp {
     const nl_xcomp *C;
     nsc_report *r;
-    int sp, peak;           /* stack depth after the code so far, its largest */
+    int sp, peak; /* stack depth after the code so far, its largest */
 } xcomp;
 
 /* the stack after node e's code, which popped pop values and pushed one */
@@ -118,7 +130,8 @@ static nsc_status xcall(xcomp *X, const nl_expr *e)
     if (minmax_of_one(e)) return xcompile(X, e->a);
     char msg[64];
     int id = nl_builtin(e, msg, sizeof msg), n = e->nargs;
-    if (id == NL_BUILTIN_UNKNOWN) return nsc_err(X->r, NSC_ENETLIST, &loc, "unknown function '%s'%s", e->name, in);
+    if (id == NL_BUILTIN_UNKNOWN)
+        return nsc_err(X->r, NSC_ENETLIST, &loc, "unknown function '%s'%s", e->name, in);
     if (id < 0) return nsc_err(X->r, NSC_ENETLIST, &loc, "%s%s", msg, in);
     for (const nl_expr *a = e->a; a; a = a->next) {
         nsc_status st = xcompile(X, a);
@@ -142,7 +155,7 @@ static nsc_status xcompile(xcomp *X, const nl_expr *e)
     default: break;
     }
     const nl_expr *arg[3] = { e->a, e->b, e->op == NL_X_COND ? e->c : NULL };
-    for (int k = 0; k < 3 && arg[k]; k++, pop++)      /* operands left to right */
+    for (int k = 0; k < 3 && arg[k]; k++, pop++) /* operands left to right */
         if ((st = xcompile(X, arg[k]))) return st;
     return xemit(X, e, (nsc_xinstr){ XOP[e->op], 0, 0, 0 }, pop);
 }
@@ -164,13 +177,16 @@ nsc_status nl_expr_compile(const nl_expr *e, const nl_xcomp *C, nsc_report *r)
 typedef struct pcode {
     const nl_env *env;
     nsc_xinstr *code;
-    const nl_expr **node;   /* [n] the node of each instruction (messages) */
-    char *bad;              /* [n] 1: the node cannot be compiled (its message at the run) */
+    const nl_expr **node; /* [n] the node of each instruction (messages) */
+    char *bad;            /* [n] 1: the node cannot be compiled (its message at the run) */
     int n, cap;
-    const nl_expr *cur;     /* the node of the next instruction */
+    const nl_expr *cur; /* the node of the next instruction */
 } pcode;
 
-static void p_at(void *ctx, const nl_expr *e) { ((pcode *)ctx)->cur = e; }
+static void p_at(void *ctx, const nl_expr *e)
+{
+    ((pcode *)ctx)->cur = e;
+}
 
 static nsc_status p_put(pcode *P, nsc_xinstr in, int bad, nsc_report *r)
 {
@@ -191,7 +207,10 @@ static nsc_status p_put(pcode *P, nsc_xinstr in, int bad, nsc_report *r)
     return NSC_OK;
 }
 
-static nsc_status p_emit(void *ctx, nsc_xinstr in, nsc_report *r) { return p_put(ctx, in, 0, r); }
+static nsc_status p_emit(void *ctx, nsc_xinstr in, nsc_report *r)
+{
+    return p_put(ctx, in, 0, r);
+}
 
 /* names are the env's parameters (or pi); what cannot compile is a failing number */
 static nsc_status p_leaf(void *ctx, const nl_expr *e, int *done, nsc_report *r)
@@ -201,12 +220,16 @@ static nsc_status p_leaf(void *ctx, const nl_expr *e, int *done, nsc_report *r)
     double v = NAN;
     if (e->op == NL_X_PARAM) {
         int ok = P->env->lookup && P->env->lookup(P->env->ctx, e->name, &v);
-        if (!ok && !strcmp(e->name, "pi")) { v = 3.14159265358979323846; ok = 1; }
+        if (!ok && !strcmp(e->name, "pi")) {
+            v = 3.14159265358979323846;
+            ok = 1;
+        }
         *done = 1;
         P->cur = e;
         return p_put(P, (nsc_xinstr){ NSC_XOP_NUM, 0, 0, v }, !ok, r);
     }
-    if (e->op != NL_X_CALL || minmax_of_one(e) || nl_builtin(e, msg, sizeof msg) >= 0) return NSC_OK;
+    if (e->op != NL_X_CALL || minmax_of_one(e) || nl_builtin(e, msg, sizeof msg) >= 0)
+        return NSC_OK;
     *done = 1;
     P->cur = e;
     return p_put(P, (nsc_xinstr){ NSC_XOP_NUM, 0, 0, NAN }, 1, r);
@@ -217,7 +240,8 @@ static nsc_status p_fail(const pcode *P, int k, int kind, nsc_report *r)
 {
     const nl_expr *e = P->node[k];
     char msg[64];
-    if (P->bad[k] && e->op == NL_X_PARAM) return fail(e, P->env, r, "undefined parameter '%s'%s", e->name);
+    if (P->bad[k] && e->op == NL_X_PARAM)
+        return fail(e, P->env, r, "undefined parameter '%s'%s", e->name);
     if (P->bad[k] && nl_builtin(e, msg, sizeof msg) == NL_BUILTIN_UNKNOWN)
         return fail(e, P->env, r, "unknown function '%s'%s", e->name);
     if (P->bad[k]) return fail(e, P->env, r, "%s%s", msg);
@@ -231,7 +255,11 @@ static nsc_status p_run(const pcode *P, double *v, nsc_report *r)
     int depth = nsc_xdepth(P->code, P->n), kind = 0;
     double *st = malloc(sizeof(double) * (size_t)(depth + 1));
     int *tag = malloc(sizeof(int) * (size_t)(depth + 1));
-    if (!st || !tag) { free(st); free(tag); return nsc_oom(r); }
+    if (!st || !tag) {
+        free(st);
+        free(tag);
+        return nsc_oom(r);
+    }
     nsc_xload ld = { 0, NULL, NULL };
     int k = nsc_xrun_check(P->code, P->n, &ld, st, tag, v, &kind);
     free(st);
@@ -263,11 +291,18 @@ static int prec(const nl_expr *e)
     case NL_X_COND: return -4;
     case NL_X_OR: return -3;
     case NL_X_AND: return -2;
-    case NL_X_EQ: case NL_X_NE: return -1;
-    case NL_X_LT: case NL_X_GT: case NL_X_LE: case NL_X_GE: return 0;
-    case NL_X_ADD: case NL_X_SUB: return 1;
-    case NL_X_MUL: case NL_X_DIV: return 2;
-    case NL_X_NEG: case NL_X_NOT: return 3;
+    case NL_X_EQ:
+    case NL_X_NE: return -1;
+    case NL_X_LT:
+    case NL_X_GT:
+    case NL_X_LE:
+    case NL_X_GE: return 0;
+    case NL_X_ADD:
+    case NL_X_SUB: return 1;
+    case NL_X_MUL:
+    case NL_X_DIV: return 2;
+    case NL_X_NEG:
+    case NL_X_NOT: return 3;
     case NL_X_POW: return 4;
     default: return 5;
     }
@@ -275,10 +310,11 @@ static int prec(const nl_expr *e)
 
 static const char *op_text(nl_xop op)
 {
-    static const char *const t[] = { [NL_X_ADD] = "+", [NL_X_SUB] = "-", [NL_X_MUL] = "*", [NL_X_DIV] = "/",
-                                     [NL_X_POW] = "^", [NL_X_LT] = "<", [NL_X_GT] = ">", [NL_X_LE] = "<=",
-                                     [NL_X_GE] = ">=", [NL_X_EQ] = "==", [NL_X_NE] = "!=", [NL_X_AND] = "&&",
-                                     [NL_X_OR] = "||" };
+    static const char *const t[] = {
+        [NL_X_ADD] = "+", [NL_X_SUB] = "-",  [NL_X_MUL] = "*", [NL_X_DIV] = "/", [NL_X_POW] = "^",
+        [NL_X_LT] = "<",  [NL_X_GT] = ">",   [NL_X_LE] = "<=", [NL_X_GE] = ">=", [NL_X_EQ] = "==",
+        [NL_X_NE] = "!=", [NL_X_AND] = "&&", [NL_X_OR] = "||"
+    };
     return (size_t)op < sizeof t / sizeof t[0] && t[op] ? t[op] : "?";
 }
 
@@ -295,9 +331,13 @@ static void print_sub(FILE *f, const nl_expr *e, int paren)
 static void print_expr(FILE *f, const nl_expr *e)
 {
     switch (e->op) {
-    case NL_X_NUM: if (e->name) fputs(e->name, f); else fprintf(f, "%g", e->num); break;
+    case NL_X_NUM:
+        if (e->name) fputs(e->name, f);
+        else fprintf(f, "%g", e->num);
+        break;
     case NL_X_PARAM: fputs(e->name, f); break;
-    case NL_X_NEG: case NL_X_NOT:
+    case NL_X_NEG:
+    case NL_X_NOT:
         fputc(e->op == NL_X_NEG ? '-' : '!', f);
         print_sub(f, e->a, prec(e->a) < 3);
         break;
@@ -310,11 +350,15 @@ static void print_expr(FILE *f, const nl_expr *e)
         break;
     case NL_X_CALL:
         fprintf(f, "%s(", e->name);
-        for (const nl_expr *a = e->a; a; a = a->next) { print_expr(f, a); if (a->next) fputc(',', f); }
+        for (const nl_expr *a = e->a; a; a = a->next) {
+            print_expr(f, a);
+            if (a->next) fputc(',', f);
+        }
         fputc(')', f);
         break;
     default: {
-        int p = prec(e), lp = prec(e->a) < p, rp = prec(e->b) < p || (prec(e->b) == p && e->op != NL_X_ADD && e->op != NL_X_MUL);
+        int p = prec(e), lp = prec(e->a) < p,
+            rp = prec(e->b) < p || (prec(e->b) == p && e->op != NL_X_ADD && e->op != NL_X_MUL);
         print_sub(f, e->a, lp);
         fputs(op_text(e->op), f);
         print_sub(f, e->b, rp);
@@ -329,7 +373,10 @@ char *nl_expr_text(const nl_expr *e)
     FILE *f = open_memstream(&t, &n);
     if (!f) return NULL;
     print_expr(f, e);
-    if (fclose(f)) { free(t); return NULL; }
+    if (fclose(f)) {
+        free(t);
+        return NULL;
+    }
     return t;
 }
 
@@ -357,7 +404,7 @@ static double scale(const char *u)
     case 'p': return 1e-12;
     case 'f': return 1e-15;
     case 'a': return 1e-18;
-    default: return 1;                                /* units only ("V", "ohm", "s") */
+    default: return 1; /* units only ("V", "ohm", "s") */
     }
 }
 
@@ -383,7 +430,8 @@ int nsc_parse_number(const char *text, double *v)
     int mu = (p[0] == '\xC2' && p[1] == '\xB5') || (p[0] == '\xCE' && p[1] == '\xBC');
     for (const char *q = p + (mu ? 2 : 0); *q; q++)
         if (!isalpha((unsigned char)*q)) return 0;
-    char *num = nsc_strndup(text, (size_t)(p - text));  /* strtod sees digits only (no inf, nan, hex) */
+    char *num = nsc_strndup(text,
+                            (size_t)(p - text)); /* strtod sees digits only (no inf, nan, hex) */
     if (!num) return 0;
     double x = strtod(num, NULL);
     free(num);
@@ -399,20 +447,21 @@ int nsc_parse_number(const char *text, double *v)
 typedef struct xpand {
     const nl_env *env;
     nl_arena *ar;
-    int level;              /* expand() calls nested */
-    long nalloc;            /* nodes allocated */
-    const nl_expr *site;    /* the outermost user call being expanded, or NULL */
+    int level;           /* expand() calls nested */
+    long nalloc;         /* nodes allocated */
+    const nl_expr *site; /* the outermost user call being expanded, or NULL */
 } xpand;
 
 /* the formal names of fn (NULL at the top) bound to expanded arguments */
 typedef struct bind {
     const nl_func *fn;
-    const nl_expr *const *arg;  /* [fn->nformal] */
-    const long *size;           /* [fn->nformal] their sizes */
-    int depth;                  /* user calls nested */
+    const nl_expr *const *arg; /* [fn->nformal] */
+    const long *size;          /* [fn->nformal] their sizes */
+    int depth;                 /* user calls nested */
 } bind;
 
-static nsc_status expand(xpand *X, const nl_expr *e, const bind *B, const nl_expr **out, long *size, nsc_report *r);
+static nsc_status expand(xpand *X, const nl_expr *e, const bind *B, const nl_expr **out, long *size,
+                         nsc_report *r);
 
 /* a copy of e whose depth is set from its operands by the caller */
 static nl_expr *copy_node(xpand *X, const nl_expr *e)
@@ -425,11 +474,13 @@ static nl_expr *copy_node(xpand *X, const nl_expr *e)
 
 static nsc_status copy_fail(xpand *X, const nl_expr *e, nsc_report *r)
 {
-    return X->nalloc > NL_EXPR_MAXINLINE ? inline_fail(X->site ? X->site : e, X->env, r, 1) : nsc_oom(r);
+    return X->nalloc > NL_EXPR_MAXINLINE ? inline_fail(X->site ? X->site : e, X->env, r, 1)
+                                         : nsc_oom(r);
 }
 
 /* the arguments of call e expanded into x's list; x->depth, *size grown */
-static nsc_status expand_args(xpand *X, const nl_expr *e, const bind *B, nl_expr *x, long *size, nsc_report *r)
+static nsc_status expand_args(xpand *X, const nl_expr *e, const bind *B, nl_expr *x, long *size,
+                              nsc_report *r)
 {
     nl_expr **tail = &x->a;
     for (const nl_expr *p = e->a; p; p = p->next) {
@@ -448,16 +499,18 @@ static nsc_status expand_args(xpand *X, const nl_expr *e, const bind *B, nl_expr
 }
 
 /* e's operands expanded into a copy of e */
-static nsc_status expand_ops(xpand *X, const nl_expr *e, const bind *B, const nl_expr **out, long *size, nsc_report *r)
+static nsc_status expand_ops(xpand *X, const nl_expr *e, const bind *B, const nl_expr **out,
+                             long *size, nsc_report *r)
 {
-    const nl_expr *o[3] = { NULL, NULL, NULL }, *in[3] = { e->op != NL_X_CALL ? e->a : NULL, e->b, e->c };
+    const nl_expr *o[3] = { NULL, NULL, NULL },
+                  *in[3] = { e->op != NL_X_CALL ? e->a : NULL, e->b, e->c };
     long n[3] = { 0, 0, 0 };
     for (int k = 0; k < 3; k++)
         if (in[k] && expand(X, in[k], B, &o[k], &n[k], r)) return r->status;
     nl_expr *x = copy_node(X, e);
     if (!x) return copy_fail(X, e, r);
-    *size = 1 + n[0] + n[1] + n[2];                    /* size = 1 + the operands' */
-    x->depth = 1;                                      /* depth = 1 + the deepest operand's */
+    *size = 1 + n[0] + n[1] + n[2]; /* size = 1 + the operands' */
+    x->depth = 1;                   /* depth = 1 + the deepest operand's */
     for (int k = 0; k < 3; k++)
         if (o[k] && o[k]->depth + 1 > x->depth) x->depth = o[k]->depth + 1;
     if (e->op == NL_X_CALL) {
@@ -473,14 +526,15 @@ static nsc_status expand_ops(xpand *X, const nl_expr *e, const bind *B, const nl
 
 /* call e of user function g inlined: g's body with its formals bound to the
  * arguments expanded in the caller's names */
-static nsc_status expand_call(xpand *X, const nl_expr *e, const nl_func *g, const bind *B, const nl_expr **out,
-                              long *size, nsc_report *r)
+static nsc_status expand_call(xpand *X, const nl_expr *e, const nl_func *g, const bind *B,
+                              const nl_expr **out, long *size, nsc_report *r)
 {
     if (e->nargs != g->nformal) return nargs_fail(e, g, X->env, r);
     if (B->depth >= NL_FUNC_MAXDEPTH || g->nformal > 64)
-        return fail(e, X->env, r, "calls of '%s' nested too deeply (a recursive function?)%s", e->name);
+        return fail(e, X->env, r, "calls of '%s' nested too deeply (a recursive function?)%s",
+                    e->name);
     const nl_expr *outer = X->site, *ga[64];
-    if (!outer) X->site = e;                           /* the outermost call: where an error points */
+    if (!outer) X->site = e; /* the outermost call: where an error points */
     long gs[64];
     int n = 0;
     for (const nl_expr *p = e->a; p; p = p->next, n++)
@@ -493,7 +547,8 @@ static nsc_status expand_call(xpand *X, const nl_expr *e, const nl_func *g, cons
 
 /* e with the formal names of B->fn replaced by B's arguments, and calls of
  * user functions inlined; *size its size */
-static nsc_status expand1(xpand *X, const nl_expr *e, const bind *B, const nl_expr **out, long *size, nsc_report *r)
+static nsc_status expand1(xpand *X, const nl_expr *e, const bind *B, const nl_expr **out,
+                          long *size, nsc_report *r)
 {
     if (e->op == NL_X_PARAM && B->fn)
         for (int k = 0; k < B->fn->nformal; k++)
@@ -507,7 +562,8 @@ static nsc_status expand1(xpand *X, const nl_expr *e, const bind *B, const nl_ex
     return expand_ops(X, e, B, out, size, r);
 }
 
-static nsc_status expand(xpand *X, const nl_expr *e, const bind *B, const nl_expr **out, long *size, nsc_report *r)
+static nsc_status expand(xpand *X, const nl_expr *e, const bind *B, const nl_expr **out, long *size,
+                         nsc_report *r)
 {
     if (X->level >= NL_EXPR_MAXDEPTH) return inline_fail(X->site ? X->site : e, X->env, r, 0);
     X->level++;
@@ -519,7 +575,8 @@ static nsc_status expand(xpand *X, const nl_expr *e, const bind *B, const nl_exp
     return NSC_OK;
 }
 
-nsc_status nl_expr_expand(const nl_expr *e, const nl_env *env, nl_arena *ar, const nl_expr **out, nsc_report *r)
+nsc_status nl_expr_expand(const nl_expr *e, const nl_env *env, nl_arena *ar, const nl_expr **out,
+                          nsc_report *r)
 {
     *out = e;
     if (!env || env->nfunc == 0) return NSC_OK;

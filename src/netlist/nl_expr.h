@@ -11,24 +11,34 @@ typedef enum nl_xop {
     NL_X_NUM,   /* num (text: the source token) */
     NL_X_PARAM, /* name (lower case) */
     NL_X_NEG,   /* -a */
-    NL_X_ADD, NL_X_SUB, NL_X_MUL, NL_X_DIV, NL_X_POW, /* a op b */
-    NL_X_CALL,  /* name(a, a->next, ...), nargs arguments */
-    NL_X_LT, NL_X_GT, NL_X_LE, NL_X_GE, NL_X_EQ, NL_X_NE, /* a op b: 1 or 0 */
-    NL_X_AND, NL_X_OR,  /* a && b, a || b: 1 or 0 (nonzero is true) */
-    NL_X_NOT,   /* !a */
-    NL_X_COND   /* a ? b : c */
+    NL_X_ADD,
+    NL_X_SUB,
+    NL_X_MUL,
+    NL_X_DIV,
+    NL_X_POW,  /* a op b */
+    NL_X_CALL, /* name(a, a->next, ...), nargs arguments */
+    NL_X_LT,
+    NL_X_GT,
+    NL_X_LE,
+    NL_X_GE,
+    NL_X_EQ,
+    NL_X_NE, /* a op b: 1 or 0 */
+    NL_X_AND,
+    NL_X_OR,  /* a && b, a || b: 1 or 0 (nonzero is true) */
+    NL_X_NOT, /* !a */
+    NL_X_COND /* a ? b : c */
 } nl_xop;
 
 typedef struct nl_expr {
     nl_xop op;
-    int line, col;          /* position of the token (operator, name or number) */
-    int depth;              /* height of the tree (bounded by NL_EXPR_MAXDEPTH) */
-    int nargs;              /* CALL */
-    double num;             /* NUM */
-    const char *name;       /* PARAM, CALL: lower-case name; NUM: source text */
-    struct nl_expr *a, *b;  /* operands; CALL: a = first argument */
-    struct nl_expr *c;      /* COND: the value when a is false */
-    struct nl_expr *next;   /* next argument of a CALL */
+    int line, col;         /* position of the token (operator, name or number) */
+    int depth;             /* height of the tree (bounded by NL_EXPR_MAXDEPTH) */
+    int nargs;             /* CALL */
+    double num;            /* NUM */
+    const char *name;      /* PARAM, CALL: lower-case name; NUM: source text */
+    struct nl_expr *a, *b; /* operands; CALL: a = first argument */
+    struct nl_expr *c;     /* COND: the value when a is false */
+    struct nl_expr *next;  /* next argument of a CALL */
 } nl_expr;
 
 /* Deeper trees are rejected by the parser (keeps evaluation recursion bounded),
@@ -43,9 +53,9 @@ typedef struct nl_expr {
 
 /* A user function: `.func name(a, b) {body}` or `.param name(a, b) = {body}`. */
 typedef struct nl_func {
-    const char *name;       /* lower case */
+    const char *name; /* lower case */
     int nformal;
-    const char **formal;    /* [nformal] lower case */
+    const char **formal; /* [nformal] lower case */
     const nl_expr *body;
 } nl_func;
 
@@ -55,9 +65,9 @@ typedef struct nl_func {
 typedef struct nl_env {
     int (*lookup)(void *ctx, const char *name, double *v); /* lower-case name; 1 if defined */
     void *ctx;
-    const char *file;   /* file of the card (for messages) */
-    const char *where;  /* appended to messages, e.g. " (in instance x1)"; may be NULL */
-    const nl_func *funcs;   /* [nfunc] the netlist's user functions (may be NULL) */
+    const char *file;     /* file of the card (for messages) */
+    const char *where;    /* appended to messages, e.g. " (in instance x1)"; may be NULL */
+    const nl_func *funcs; /* [nfunc] the netlist's user functions (may be NULL) */
     int nfunc;
 } nl_env;
 
@@ -67,7 +77,8 @@ const nl_func *nl_func_find(const nl_env *env, const char *name);
 /* *out = e with every call of a user function replaced by its body, its
  * formal names bound to the argument trees (new nodes in ar; e itself when it
  * calls none). Errors: wrong argument count, nesting beyond NL_FUNC_MAXDEPTH. */
-nsc_status nl_expr_expand(const nl_expr *e, const nl_env *env, nl_arena *ar, const nl_expr **out, nsc_report *r);
+nsc_status nl_expr_expand(const nl_expr *e, const nl_env *env, nl_arena *ar, const nl_expr **out,
+                          nsc_report *r);
 
 /* New node in arena a (NULL on allocation failure); depth computed from a, b. */
 nl_expr *nl_expr_new(nl_arena *ar, nl_xop op, int line, int col, nl_expr *a, nl_expr *b);
@@ -101,15 +112,15 @@ char *nl_expr_text(const nl_expr *e);
  * emits the code of what only its user knows (names, probes, time, constant
  * subtrees it folds), setting *done. Its code leaves one value on the stack. */
 typedef struct nl_xcomp {
-    nsc_status (*emit)(void *ctx, nsc_xinstr in, nsc_report *r);   /* append one instruction */
+    nsc_status (*emit)(void *ctx, nsc_xinstr in, nsc_report *r); /* append one instruction */
     nsc_status (*leaf)(void *ctx, const nl_expr *e, int *done, nsc_report *r); /* may be NULL */
     /* maxdepth > 0: the stack depth allowed; deep reports the node that exceeds it */
     int maxdepth;
     nsc_status (*deep)(void *ctx, const nl_expr *e, nsc_report *r);
     void *ctx;
-    const char *file;   /* of messages */
-    const char *in;     /* appended to "unknown function 'f'", e.g. " in .meas x" (may be NULL) */
-    void (*at)(void *ctx, const nl_expr *e);   /* may be NULL: told the node of each instruction the
+    const char *file; /* of messages */
+    const char *in;   /* appended to "unknown function 'f'", e.g. " in .meas x" (may be NULL) */
+    void (*at)(void *ctx, const nl_expr *e); /* may be NULL: told the node of each instruction the
                                                   generic rules emit, before it is emitted */
 } nl_xcomp;
 

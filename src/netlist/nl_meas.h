@@ -22,13 +22,14 @@
  * TO= too (one window for both). A name may be measured twice (each a measure
  * of its own; a PARAM reads the last of the name, nl_meas_resolve). Errors
  * point at the field. */
-nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env, nsc_report *r);
+nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env,
+                        nsc_report *r);
 
 /* The quantity V(a), V(a,b) (b may be NULL) or I(a) as a column the run
  * records (c->meas_probe, added if new, resolved by nl_meas_resolve); its
  * index there in *idx. */
-nsc_status nl_meas_column(nsc_circuit *c, nsc_probekind kind, const char *a, const char *b, nsc_loc loc,
-                          int *idx, nsc_report *r);
+nsc_status nl_meas_column(nsc_circuit *c, nsc_probekind kind, const char *a, const char *b,
+                          nsc_loc loc, int *idx, nsc_report *r);
 
 /* The power of element el, v(port) i(el) (its device's port: n+ n-, a MOS's
  * d s), as a program over c->meas_probe (the two columns added there, at loc). */
@@ -36,8 +37,8 @@ nsc_status nl_power_sig(nsc_circuit *c, int el, nsc_loc loc, nsc_msig *sig, nsc_
 
 /* A signal of a .print card (V(), I(), {expr}, par('expr')) as a program over
  * c->meas_probe (the quantities it reads added there), its text in out->text. */
-nsc_status nl_meas_signal(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env, const nl_field *f,
-                          nsc_msig *out, nsc_report *r);
+nsc_status nl_meas_signal(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env,
+                          const nl_field *f, nsc_msig *out, nsc_report *r);
 
 /* Resolve c->meas_probe (nodes, elements) after elaboration; an unknown name is
  * an error at the field that used it. */

@@ -37,7 +37,8 @@ static int type_of_name(const char *s)
 /* name upper case at buf + at (buf: size bytes in all); the new length. */
 static size_t put_upper(char *buf, size_t size, size_t at, const char *name)
 {
-    for (const char *p = name; *p && at + 1 < size; p++) buf[at++] = (char)toupper((unsigned char)*p);
+    for (const char *p = name; *p && at + 1 < size; p++)
+        buf[at++] = (char)toupper((unsigned char)*p);
     buf[at] = 0;
     return at;
 }
@@ -46,7 +47,7 @@ static size_t put_upper(char *buf, size_t size, size_t at, const char *name)
 static const char *type_name(nsc_modeltype t, char *buf, size_t size)
 {
     const nsc_modname *n;
-    for (int alias = 0; alias < 2; alias++)                 /* a type of aliases only: the first */
+    for (int alias = 0; alias < 2; alias++) /* a type of aliases only: the first */
         for (int k = 0; k < NSC_EL_NKINDS; k++)
             for (int q = 0; (n = model_name(k, q)) != NULL; q++)
                 if (n->type == t && n->alias == alias) {
@@ -65,39 +66,49 @@ static const char *supported(char *buf, size_t size)
     buf[0] = 0;
     for (int k = 0; k < NSC_EL_NKINDS; k++)
         for (int q = 0; (n = model_name(k, q)) != NULL; q++)
-            if (!n->alias) at = put_upper(buf, size, at ? put_upper(buf, size, at, " ") : 0, n->name);
+            if (!n->alias)
+                at = put_upper(buf, size, at ? put_upper(buf, size, at, " ") : 0, n->name);
     return buf;
 }
 
 /* model named by field f for element el (resolved now: models of a scope come
  * first); lw: the MOS instance's L, W (metres, scaled) for a binned model, else NULL. */
-static nsc_status model_ref(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el, const double *lw)
+static nsc_status model_ref(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el,
+                            const double *lw)
 {
-    if (f->kind != NL_F_WORD) return nle_err(E, sc, cd, f, "expected a model name, found '%s'", nle_ftext(f));
+    if (f->kind != NL_F_WORD)
+        return nle_err(E, sc, cd, f, "expected a model name, found '%s'", nle_ftext(f));
     const char *k = nle_cat(E, "", f->u.s);
     if (!k) return nle_oom(E);
     int m = -1, other = -1;
     for (const scope *s = sc; s && m < 0 && other < 0; s = s->up)
-        if (!nl_hash_get(&s->models, k, &m) && !nl_hash_get(&s->othermodels, k, &other)) m = other = -1;
+        if (!nl_hash_get(&s->models, k, &m) && !nl_hash_get(&s->othermodels, k, &other))
+            m = other = -1;
     nsc_element *e = &E->c->el[el];
     if (other >= 0) {
         const nl_card *mc = &E->d->card[other];
         nsc_loc l = nl_field_loc(E->d, mc, &mc->f[2]);
-        if (mc->f[2].kind == NL_F_STRING)              /* a card that did not parse (nl_deck.c deferred_card) */
+        if (mc->f[2].kind == NL_F_STRING) /* a card that did not parse (nl_deck.c deferred_card) */
             return nle_err(E, sc, cd, f, "model '%s' of %s %s cannot be read: %s:%d:%d: %s", f->u.s,
-                           nle_kind_name(e->kind), cd->f[0].u.s, l.file, l.line, l.col, mc->f[2].u.s);
+                           nle_kind_name(e->kind), cd->f[0].u.s, l.file, l.line, l.col,
+                           mc->f[2].u.s);
         char ts[128];
-        return nle_err(E, sc, cd, f, "model '%s' of %s %s has unsupported type '%s' (%s:%d; supported: %s)", f->u.s,
-                       nle_kind_name(e->kind), cd->f[0].u.s, mc->f[2].u.s, l.file, l.line, supported(ts, sizeof ts));
+        return nle_err(E, sc, cd, f,
+                       "model '%s' of %s %s has unsupported type '%s' (%s:%d; supported: %s)",
+                       f->u.s, nle_kind_name(e->kind), cd->f[0].u.s, mc->f[2].u.s, l.file, l.line,
+                       supported(ts, sizeof ts));
     }
     if (m < 0 && lw && nle_model_bin(E, sc, cd, f, lw[0], lw[1], &m)) return E->r->status;
-    if (m < 0) return nle_err(E, sc, cd, f, "unknown model '%s' for %s %s", f->u.s, nle_kind_name(e->kind), cd->f[0].u.s);
+    if (m < 0)
+        return nle_err(E, sc, cd, f, "unknown model '%s' for %s %s", f->u.s, nle_kind_name(e->kind),
+                       cd->f[0].u.s);
     nsc_modeltype t = E->c->model[m].type;
     const nsc_device *d = nsc_device_of(e->kind);
-    if (!nsc_dev_takes(d, t)) {                         /* (devif.h models) */
+    if (!nsc_dev_takes(d, t)) { /* (devif.h models) */
         char tn[16];
-        return nle_err(E, sc, cd, f, "model '%s' of %s %s is %s model, not %s model", f->u.s, nle_kind_name(e->kind),
-                   cd->f[0].u.s, type_name(t, tn, sizeof tn), d->model_what);
+        return nle_err(E, sc, cd, f, "model '%s' of %s %s is %s model, not %s model", f->u.s,
+                       nle_kind_name(e->kind), cd->f[0].u.s, type_name(t, tn, sizeof tn),
+                       d->model_what);
     }
     E->elmodel[el] = m;
     return NSC_OK;
@@ -108,7 +119,8 @@ nsc_status nle_model_ref(elab *E, scope *sc, const nl_card *cd, const nl_field *
     return model_ref(E, sc, cd, f, el, NULL);
 }
 
-nsc_status nle_model_ref_lw(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el, double l, double w)
+nsc_status nle_model_ref_lw(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el,
+                            double l, double w)
 {
     const double lw[2] = { l, w };
     return model_ref(E, sc, cd, f, el, lw);
@@ -147,7 +159,8 @@ static int in_bin(double v, double lo, double hi)
  * with LMIN <= l <= LMAX and WMIN <= w <= WMAX (metres, in_bin; a bound not
  * given is open). *m = -1 when
  * no scope defines a bin; an error when some do and none holds l, w. */
-nsc_status nle_model_bin(elab *E, scope *sc, const nl_card *cd, const nl_field *f, double l, double w, int *m)
+nsc_status nle_model_bin(elab *E, scope *sc, const nl_card *cd, const nl_field *f, double l,
+                         double w, int *m)
 {
     *m = -1;
     if (f->kind != NL_F_WORD) return NSC_OK;
@@ -163,11 +176,13 @@ nsc_status nle_model_bin(elab *E, scope *sc, const nl_card *cd, const nl_field *
             if (in_bin(l, model_value(md, "lmin", 0), model_value(md, "lmax", INFINITY))
                 && in_bin(w, model_value(md, "wmin", 0), model_value(md, "wmax", INFINITY))
                 && (*m < 0 || sl->val < *m))
-                *m = sl->val;                                /* two bins holding l, w: the first defined */
+                *m = sl->val; /* two bins holding l, w: the first defined */
         }
     if (nbin && *m < 0)
-        return nle_err(E, sc, cd, f, "no bin of model '%s' (%d %s.N cards) holds L = %g m, W = %g m "
-                       "(LMIN <= L <= LMAX, WMIN <= W <= WMAX)", f->u.s, nbin, f->u.s, l, w);
+        return nle_err(E, sc, cd, f,
+                       "no bin of model '%s' (%d %s.N cards) holds L = %g m, W = %g m "
+                       "(LMIN <= L <= LMAX, WMIN <= W <= WMAX)",
+                       f->u.s, nbin, f->u.s, l, w);
     return NSC_OK;
 }
 
@@ -186,9 +201,11 @@ const nl_card *nle_model_unparsed(elab *E, const scope *sc, const nl_field *f)
     const char *k = f->kind == NL_F_WORD ? nle_cat(E, "", f->u.s) : NULL;
     int m = -1, other = -1;
     for (const scope *s = sc; k && s && m < 0 && other < 0; s = s->up)
-        if (!nl_hash_get(&s->models, k, &m) && !nl_hash_get(&s->othermodels, k, &other)) m = other = -1;
+        if (!nl_hash_get(&s->models, k, &m) && !nl_hash_get(&s->othermodels, k, &other))
+            m = other = -1;
     const nl_card *mc = other >= 0 ? &E->d->card[other] : NULL;
-    return mc && mc->nf == 4 && mc->f[2].kind == NL_F_STRING ? mc : NULL;   /* (nl_deck.c deferred_card) */
+    return mc && mc->nf == 4 && mc->f[2].kind == NL_F_STRING ? mc
+                                                             : NULL; /* (nl_deck.c deferred_card) */
 }
 
 /* A new, zeroed model of card cd at c->model[c->nmodel] (not yet counted:
@@ -218,8 +235,8 @@ nsc_status nle_model_set(elab *E, nsc_model *m, int *cap, const char *name, doub
 }
 
 /* model parameters (PAIR fields, possibly inside parentheses) */
-static nsc_status model_params(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int n, nsc_model *m,
-                               int *cap)
+static nsc_status model_params(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int n,
+                               nsc_model *m, int *cap)
 {
     char kb[256];
     for (int i = 0; i < n; i++) {
@@ -227,21 +244,27 @@ static nsc_status model_params(elab *E, scope *sc, const nl_card *cd, const nl_f
             if (model_params(E, sc, cd, f[i].sub, f[i].nsub, m, cap)) return E->r->status;
             continue;
         }
-        if (m->vdmos && f[i].kind == NL_F_WORD && (nsc_strieq(f[i].u.s, "pchan") || nsc_strieq(f[i].u.s, "nchan")))
-            continue;                                  /* VDMOS's polarity flags (card_model) */
+        if (m->vdmos && f[i].kind == NL_F_WORD
+            && (nsc_strieq(f[i].u.s, "pchan") || nsc_strieq(f[i].u.s, "nchan")))
+            continue; /* VDMOS's polarity flags (card_model) */
         const char *k = nle_pair_key(&f[i], kb, sizeof kb);
         const nl_field *vf = k ? &f[i].sub[1] : NULL;
-        double nv;                                     /* vendors' "IS 1e-14 N 1.05": name, then value */
+        double nv; /* vendors' "IS 1e-14 N 1.05": name, then value */
         if (!k && f[i].kind == NL_F_WORD && nle_is_ident(f[i].u.s) && i + 1 < n
-            && ((f[i + 1].kind == NL_F_WORD && nsc_parse_number(f[i + 1].u.s, &nv)) || f[i + 1].kind == NL_F_EXPR)) {
+            && ((f[i + 1].kind == NL_F_WORD && nsc_parse_number(f[i + 1].u.s, &nv))
+                || f[i + 1].kind == NL_F_EXPR)) {
             snprintf(kb, sizeof kb, "%s", f[i].u.s);
             k = nsc_strlower(kb);
             vf = &f[++i];
         }
-        if (!k) return nle_err(E, sc, cd, &f[i], "expected name=value in .model %s, found '%s'", cd->f[1].u.s, nle_ftext(&f[i]));
+        if (!k)
+            return nle_err(E, sc, cd, &f[i], "expected name=value in .model %s, found '%s'",
+                           cd->f[1].u.s, nle_ftext(&f[i]));
         double v;
-        if (vf->kind == NL_F_EXPR && vf->u.x->op == NL_X_PARAM && !nle_scope_lookup(sc, vf->u.x->name, &v)) {
-            nle_warn(E, sc, cd, &f[i], "non-numeric parameter '%s' of model %s ignored", k, cd->f[1].u.s);
+        if (vf->kind == NL_F_EXPR && vf->u.x->op == NL_X_PARAM
+            && !nle_scope_lookup(sc, vf->u.x->name, &v)) {
+            nle_warn(E, sc, cd, &f[i], "non-numeric parameter '%s' of model %s ignored", k,
+                     cd->f[1].u.s);
             continue;
         }
         if (nle_value(E, sc, cd, vf, &v) || nle_model_set(E, m, cap, k, v)) return E->r->status;
@@ -264,27 +287,33 @@ static double expr_value(elab *E, scope *sc, const nl_card *cd, const nl_field *
 /* 1 when the fields of cards ca, cb from index 1 on are the same words, values
  * and groups (case aside; expressions by value): a library included twice
  * defines its models twice, identically. */
-static int same_fields(elab *E, scope *sc, const nl_card *ca, const nl_field *a, int na, const nl_card *cb,
-                       const nl_field *b, int nb)
+static int same_fields(elab *E, scope *sc, const nl_card *ca, const nl_field *a, int na,
+                       const nl_card *cb, const nl_field *b, int nb)
 {
     if (na != nb) return 0;
     for (int i = 0; i < na; i++) {
         double x, y;
-        if ((a[i].kind == NL_F_EXPR || b[i].kind == NL_F_EXPR)) {     /* values: {0.1*2} is 0.2 */
-            x = a[i].kind == NL_F_EXPR ? expr_value(E, sc, ca, &a[i]) : a[i].kind == NL_F_WORD && nsc_parse_number(a[i].u.s, &x) ? x : NAN;
-            y = b[i].kind == NL_F_EXPR ? expr_value(E, sc, cb, &b[i]) : b[i].kind == NL_F_WORD && nsc_parse_number(b[i].u.s, &y) ? y : NAN;
+        if ((a[i].kind == NL_F_EXPR || b[i].kind == NL_F_EXPR)) { /* values: {0.1*2} is 0.2 */
+            x = a[i].kind == NL_F_EXPR ? expr_value(E, sc, ca, &a[i])
+                : a[i].kind == NL_F_WORD && nsc_parse_number(a[i].u.s, &x) ? x
+                                                                           : NAN;
+            y = b[i].kind == NL_F_EXPR ? expr_value(E, sc, cb, &b[i])
+                : b[i].kind == NL_F_WORD && nsc_parse_number(b[i].u.s, &y) ? y
+                                                                           : NAN;
             if (!(x == y)) return 0;
             continue;
         }
         if (a[i].kind != b[i].kind) return 0;
-        if (a[i].kind == NL_F_WORD && nsc_parse_number(a[i].u.s, &x) && nsc_parse_number(b[i].u.s, &y)) {
+        if (a[i].kind == NL_F_WORD && nsc_parse_number(a[i].u.s, &x)
+            && nsc_parse_number(b[i].u.s, &y)) {
             if (!(x == y)) return 0;
             continue;
         }
         if ((a[i].kind == NL_F_WORD || a[i].kind == NL_F_STRING || a[i].kind == NL_F_CALL)
             && !nsc_strieq(a[i].u.s, b[i].u.s))
             return 0;
-        if (a[i].nsub && !same_fields(E, sc, ca, a[i].sub, a[i].nsub, cb, b[i].sub, b[i].nsub)) return 0;
+        if (a[i].nsub && !same_fields(E, sc, ca, a[i].sub, a[i].nsub, cb, b[i].sub, b[i].nsub))
+            return 0;
     }
     return 1;
 }
@@ -293,7 +322,8 @@ static int same_fields(elab *E, scope *sc, const nl_card *ca, const nl_field *a,
 static int has_word(const nl_field *f, int n, const char *w)
 {
     for (int i = 0; i < n; i++)
-        if ((f[i].kind == NL_F_WORD && nsc_strieq(f[i].u.s, w)) || (f[i].nsub && f[i].kind != NL_F_PAIR && has_word(f[i].sub, f[i].nsub, w)))
+        if ((f[i].kind == NL_F_WORD && nsc_strieq(f[i].u.s, w))
+            || (f[i].nsub && f[i].kind != NL_F_PAIR && has_word(f[i].sub, f[i].nsub, w)))
             return 1;
     return 0;
 }
@@ -313,25 +343,71 @@ static int model_type(const nl_card *cd, int *vdmos)
  * diode, MOS, Gummel-Poon and switch defaults); 0 when not known. */
 static int model_default(int t, const char *k, double *v)
 {
-    static const struct { int t; const char *k; double v; } dv[] = {
-        { -1, "level", 1 }, { -1, "tnom", 27 },
-        { NSC_MOD_D, "is", 1e-14 }, { NSC_MOD_D, "n", 1 }, { NSC_MOD_D, "rs", 0 }, { NSC_MOD_D, "tt", 0 },
-        { NSC_MOD_D, "cjo", 0 }, { NSC_MOD_D, "cj0", 0 }, { NSC_MOD_D, "vj", 1 }, { NSC_MOD_D, "m", 0.5 },
-        { NSC_MOD_D, "eg", 1.11 }, { NSC_MOD_D, "xti", 3 }, { NSC_MOD_D, "fc", 0.5 }, { NSC_MOD_D, "ibv", 1e-3 },
-        { NSC_MOD_D, "kf", 0 }, { NSC_MOD_D, "af", 1 },
-        { NSC_MOD_NMOS, "vto", 0 }, { NSC_MOD_NMOS, "kp", 2e-5 }, { NSC_MOD_NMOS, "gamma", 0 },
-        { NSC_MOD_NMOS, "phi", 0.6 }, { NSC_MOD_NMOS, "lambda", 0 }, { NSC_MOD_NMOS, "rd", 0 }, { NSC_MOD_NMOS, "rs", 0 },
-        { NSC_MOD_SW, "vt", 0 }, { NSC_MOD_SW, "vh", 0 }, { NSC_MOD_SW, "ron", 1 }, { NSC_MOD_SW, "roff", 1e12 },
-        { NSC_MOD_CSW, "it", 0 }, { NSC_MOD_CSW, "ih", 0 }, { NSC_MOD_CSW, "ron", 1 }, { NSC_MOD_CSW, "roff", 1e12 },
-        { NSC_MOD_NPN, "is", 1e-16 }, { NSC_MOD_NPN, "bf", 100 }, { NSC_MOD_NPN, "br", 1 }, { NSC_MOD_NPN, "nf", 1 },
-        { NSC_MOD_NPN, "nr", 1 }, { NSC_MOD_NPN, "rb", 0 }, { NSC_MOD_NPN, "rc", 0 }, { NSC_MOD_NPN, "re", 0 },
-        { NSC_MOD_NJF, "vto", -2 }, { NSC_MOD_NJF, "beta", 1e-4 }, { NSC_MOD_NJF, "lambda", 0 },
-        { NSC_MOD_NJF, "is", 1e-14 }, { NSC_MOD_NJF, "n", 1 }, { NSC_MOD_NJF, "rd", 0 }, { NSC_MOD_NJF, "rs", 0 },
-        { NSC_MOD_NJF, "cgs", 0 }, { NSC_MOD_NJF, "cgd", 0 }, { NSC_MOD_NJF, "pb", 1 }, { NSC_MOD_NJF, "fc", 0.5 },
+    static const struct {
+        int t;
+        const char *k;
+        double v;
+    } dv[] = {
+        { -1, "level", 1 },
+        { -1, "tnom", 27 },
+        { NSC_MOD_D, "is", 1e-14 },
+        { NSC_MOD_D, "n", 1 },
+        { NSC_MOD_D, "rs", 0 },
+        { NSC_MOD_D, "tt", 0 },
+        { NSC_MOD_D, "cjo", 0 },
+        { NSC_MOD_D, "cj0", 0 },
+        { NSC_MOD_D, "vj", 1 },
+        { NSC_MOD_D, "m", 0.5 },
+        { NSC_MOD_D, "eg", 1.11 },
+        { NSC_MOD_D, "xti", 3 },
+        { NSC_MOD_D, "fc", 0.5 },
+        { NSC_MOD_D, "ibv", 1e-3 },
+        { NSC_MOD_D, "kf", 0 },
+        { NSC_MOD_D, "af", 1 },
+        { NSC_MOD_NMOS, "vto", 0 },
+        { NSC_MOD_NMOS, "kp", 2e-5 },
+        { NSC_MOD_NMOS, "gamma", 0 },
+        { NSC_MOD_NMOS, "phi", 0.6 },
+        { NSC_MOD_NMOS, "lambda", 0 },
+        { NSC_MOD_NMOS, "rd", 0 },
+        { NSC_MOD_NMOS, "rs", 0 },
+        { NSC_MOD_SW, "vt", 0 },
+        { NSC_MOD_SW, "vh", 0 },
+        { NSC_MOD_SW, "ron", 1 },
+        { NSC_MOD_SW, "roff", 1e12 },
+        { NSC_MOD_CSW, "it", 0 },
+        { NSC_MOD_CSW, "ih", 0 },
+        { NSC_MOD_CSW, "ron", 1 },
+        { NSC_MOD_CSW, "roff", 1e12 },
+        { NSC_MOD_NPN, "is", 1e-16 },
+        { NSC_MOD_NPN, "bf", 100 },
+        { NSC_MOD_NPN, "br", 1 },
+        { NSC_MOD_NPN, "nf", 1 },
+        { NSC_MOD_NPN, "nr", 1 },
+        { NSC_MOD_NPN, "rb", 0 },
+        { NSC_MOD_NPN, "rc", 0 },
+        { NSC_MOD_NPN, "re", 0 },
+        { NSC_MOD_NJF, "vto", -2 },
+        { NSC_MOD_NJF, "beta", 1e-4 },
+        { NSC_MOD_NJF, "lambda", 0 },
+        { NSC_MOD_NJF, "is", 1e-14 },
+        { NSC_MOD_NJF, "n", 1 },
+        { NSC_MOD_NJF, "rd", 0 },
+        { NSC_MOD_NJF, "rs", 0 },
+        { NSC_MOD_NJF, "cgs", 0 },
+        { NSC_MOD_NJF, "cgd", 0 },
+        { NSC_MOD_NJF, "pb", 1 },
+        { NSC_MOD_NJF, "fc", 0.5 },
     };
-    int tk = t == NSC_MOD_PMOS ? NSC_MOD_NMOS : t == NSC_MOD_PNP ? NSC_MOD_NPN : t == NSC_MOD_PJF ? NSC_MOD_NJF : t;
+    int tk = t == NSC_MOD_PMOS  ? NSC_MOD_NMOS
+             : t == NSC_MOD_PNP ? NSC_MOD_NPN
+             : t == NSC_MOD_PJF ? NSC_MOD_NJF
+                                : t;
     for (size_t i = 0; i < sizeof dv / sizeof dv[0]; i++)
-        if ((dv[i].t == -1 || dv[i].t == tk) && !strcmp(dv[i].k, k)) { *v = dv[i].v; return 1; }
+        if ((dv[i].t == -1 || dv[i].t == tk) && !strcmp(dv[i].k, k)) {
+            *v = dv[i].v;
+            return 1;
+        }
     return 0;
 }
 
@@ -339,7 +415,10 @@ static int model_default(int t, const char *k, double *v)
 static int param_or_default(const nsc_model *m, int t, const char *k, double *v)
 {
     for (int i = m->npar - 1; i >= 0; i--)
-        if (!strcmp(m->pname[i], k)) { *v = m->pval[i]; return 1; }
+        if (!strcmp(m->pname[i], k)) {
+            *v = m->pval[i];
+            return 1;
+        }
     return model_default(t, k, v);
 }
 
@@ -351,7 +430,8 @@ static int same_values(const nsc_model *a, const nsc_model *b, int t)
         const nsc_model *x = pass ? b : a, *y = pass ? a : b;
         for (int i = 0; i < x->npar; i++) {
             double u, w;
-            if (!param_or_default(x, t, x->pname[i], &u) || !param_or_default(y, t, x->pname[i], &w) || !(u == w))
+            if (!param_or_default(x, t, x->pname[i], &u) || !param_or_default(y, t, x->pname[i], &w)
+                || !(u == w))
                 return 0;
         }
     }
@@ -366,7 +446,8 @@ static nsc_status card_values(elab *E, scope *sc, const nl_card *cd, nsc_model *
     model_type(cd, &vdmos);
     m->vdmos = vdmos;
     const nl_field *f = cd->f;
-    if (f[2].kind == NL_F_CALL && model_params(E, sc, cd, f[2].sub, f[2].nsub, m, &cap)) return E->r->status;
+    if (f[2].kind == NL_F_CALL && model_params(E, sc, cd, f[2].sub, f[2].nsub, m, &cap))
+        return E->r->status;
     return model_params(E, sc, cd, f + 3, cd->nf - 3, m, &cap);
 }
 
@@ -382,7 +463,8 @@ static void values_free(nsc_model *m)
  * their defaults are filled in (issue 28 item 6). */
 static nsc_status model_again(elab *E, scope *sc, const nl_card *oc, const nl_card *cd)
 {
-    if (same_fields(E, sc, oc, oc->f + 1, oc->nf - 1, cd, cd->f + 1, cd->nf - 1)) return NSC_OK;   /* the same card twice */
+    if (same_fields(E, sc, oc, oc->f + 1, oc->nf - 1, cd, cd->f + 1, cd->nf - 1))
+        return NSC_OK; /* the same card twice */
     int va, vb, t = model_type(oc, &va), same = t >= 0 && t == model_type(cd, &vb) && va == vb;
     if (same) {
         nsc_model a, b;
@@ -396,8 +478,10 @@ static nsc_status model_again(elab *E, scope *sc, const nl_card *oc, const nl_ca
     }
     if (!same) {
         nsc_loc l = nl_field_loc(E->d, oc, &oc->f[0]);
-        nle_warn(E, sc, cd, &cd->f[1], "model '%s' defined again with other parameters: the first one (%s:%d) is kept, "
-                 "as ngspice does", cd->f[1].u.s, l.file, l.line);
+        nle_warn(E, sc, cd, &cd->f[1],
+                 "model '%s' defined again with other parameters: the first one (%s:%d) is kept, "
+                 "as ngspice does",
+                 cd->f[1].u.s, l.file, l.line);
     }
     return NSC_OK;
 }
@@ -406,8 +490,10 @@ static nsc_status model_again(elab *E, scope *sc, const nl_card *oc, const nl_ca
 nsc_status nle_card_model(elab *E, scope *sc, const nl_card *cd)
 {
     const nl_field *f = cd->f;
-    if (cd->nf < 3 || f[1].kind != NL_F_WORD || (f[2].kind != NL_F_WORD && f[2].kind != NL_F_CALL && f[2].kind != NL_F_STRING))
-        return nle_err(E, sc, cd, cd->nf < 2 ? NULL : &f[cd->nf < 3 ? 1 : 2], ".model needs a name and a type");
+    if (cd->nf < 3 || f[1].kind != NL_F_WORD
+        || (f[2].kind != NL_F_WORD && f[2].kind != NL_F_CALL && f[2].kind != NL_F_STRING))
+        return nle_err(E, sc, cd, cd->nf < 2 ? NULL : &f[cd->nf < 3 ? 1 : 2],
+                       ".model needs a name and a type");
     int vdmos, t = model_type(cd, &vdmos);
     const char *lk = nle_cat(E, "", f[1].u.s);
     char *local = lk ? nl_strndup(&E->ar, lk, strlen(lk), 0) : NULL;
@@ -418,7 +504,8 @@ nsc_status nle_card_model(elab *E, scope *sc, const nl_card *cd)
     if (ocard >= 0) return model_again(E, sc, &E->d->card[ocard], cd);
     /* a type not supported (NJF, PJF, a code model, ...) is an error only for
      * an element that uses it: a library's unused models need not be supported */
-    if (t < 0) return nl_hash_put(&sc->othermodels, local, (int)(cd - E->d->card)) ? nle_oom(E) : NSC_OK;
+    if (t < 0)
+        return nl_hash_put(&sc->othermodels, local, (int)(cd - E->d->card)) ? nle_oom(E) : NSC_OK;
     nsc_circuit *c = E->c;
     nsc_model *m = nle_model_new(E, cd);
     if (!m) return nle_oom(E);
@@ -429,7 +516,8 @@ nsc_status nle_card_model(elab *E, scope *sc, const nl_card *cd)
     m->vdmos = vdmos;
     c->nmodel++;
     int cap = 0;
-    if (f[2].kind == NL_F_CALL && model_params(E, sc, cd, f[2].sub, f[2].nsub, m, &cap)) return E->r->status;
+    if (f[2].kind == NL_F_CALL && model_params(E, sc, cd, f[2].sub, f[2].nsub, m, &cap))
+        return E->r->status;
     if (model_params(E, sc, cd, f + 3, cd->nf - 3, m, &cap)) return E->r->status;
     if (nl_hash_put(&sc->models, local, c->nmodel - 1)) return nle_oom(E);
     return vdmos ? nle_vdmos_model(E, sc, cd, c->nmodel - 1, local, &cap) : NSC_OK;
@@ -450,7 +538,10 @@ int nle_res_model(elab *E, scope *sc, const nl_card *cd, const nl_field *f, doub
     const nl_card *mc = &E->d->card[card];
     if (!nsc_strieq(mc->f[2].u.s, "res") && !nsc_strieq(mc->f[2].u.s, "r")) return 0;
     nsc_model m;
-    if (card_values(E, sc, mc, &m)) { values_free(&m); return -1; }
+    if (card_values(E, sc, mc, &m)) {
+        values_free(&m);
+        return -1;
+    }
     double r = 1, tc1 = 0, tc2 = 0, tnom = 27;
     for (int i = 0; i < m.npar; i++) {
         double v = m.pval[i];
@@ -458,16 +549,21 @@ int nle_res_model(elab *E, scope *sc, const nl_card *cd, const nl_field *f, doub
         else if (!strcmp(m.pname[i], "tc1")) tc1 = v;
         else if (!strcmp(m.pname[i], "tc2")) tc2 = v;
         else if (!strcmp(m.pname[i], "tnom")) tnom = v;
-        else nle_warn(E, sc, mc, &mc->f[1], "parameter '%s' of resistor model %s ignored", m.pname[i], mc->f[1].u.s);
+        else
+            nle_warn(E, sc, mc, &mc->f[1], "parameter '%s' of resistor model %s ignored",
+                     m.pname[i], mc->f[1].u.s);
     }
     values_free(&m);
     if (r != 1)
-        nle_warn(E, sc, cd, f, "R=%g of resistor model %s multiplies the value of %s (PSpice); ngspice ignores it", r,
-                 mc->f[1].u.s, cd->f[0].u.s);
+        nle_warn(
+            E, sc, cd, f,
+            "R=%g of resistor model %s multiplies the value of %s (PSpice); ngspice ignores it", r,
+            mc->f[1].u.s, cd->f[0].u.s);
     double dt = 27 - tnom;
     *scale = r * (1 + tc1 * dt + tc2 * dt * dt);
     if (!(*scale > 0) || !isfinite(*scale)) {
-        nle_err(E, sc, cd, f, "resistor model %s scales %s by %g", mc->f[1].u.s, cd->f[0].u.s, *scale);
+        nle_err(E, sc, cd, f, "resistor model %s scales %s by %g", mc->f[1].u.s, cd->f[0].u.s,
+                *scale);
         return -1;
     }
     return 1;

@@ -9,7 +9,8 @@
 const char *nl_flat_name(const char *s)
 {
     const char *last = strrchr(s, '.');
-    if (s[0] && s[1] == '.' && last && last > s + 1 && tolower((unsigned char)last[1]) == tolower((unsigned char)s[0]))
+    if (s[0] && s[1] == '.' && last && last > s + 1
+        && tolower((unsigned char)last[1]) == tolower((unsigned char)s[0]))
         return s + 2;
     return s;
 }
@@ -24,7 +25,8 @@ static int element_named(const nsc_circuit *c, const nl_names *nm, const char *n
 {
     int el = nm ? nm->element(nm->ctx, name) : nsc_circuit_element(c, name);
     if (el >= 0 || !flat || nl_flat_name(name) == name) return el;
-    return nm ? nm->element(nm->ctx, nl_flat_name(name)) : nsc_circuit_element(c, nl_flat_name(name));
+    return nm ? nm->element(nm->ctx, nl_flat_name(name))
+              : nsc_circuit_element(c, nl_flat_name(name));
 }
 
 int nl_probe_element(const nsc_circuit *c, const nl_names *nm, const char *name)
@@ -45,14 +47,14 @@ static nl_probe_fail port(const nsc_circuit *c, const nl_names *nm, const char *
     return NL_PROBE_OK;
 }
 
-nl_probe_fail nl_probe_resolve(const nsc_circuit *c, nsc_probekind kind, char *in, int opts, nsc_probe *p,
-                               const char **bad)
+nl_probe_fail nl_probe_resolve(const nsc_circuit *c, nsc_probekind kind, char *in, int opts,
+                               nsc_probe *p, const char **bad)
 {
     return nl_probe_resolve_in(c, NULL, kind, in, opts, p, bad);
 }
 
-nl_probe_fail nl_probe_resolve_in(const nsc_circuit *c, const nl_names *nm, nsc_probekind kind, char *in, int opts,
-                                  nsc_probe *p, const char **bad)
+nl_probe_fail nl_probe_resolve_in(const nsc_circuit *c, const nl_names *nm, nsc_probekind kind,
+                                  char *in, int opts, nsc_probe *p, const char **bad)
 {
     const char *dummy;
     if (!bad) bad = &dummy;

@@ -22,8 +22,8 @@ typedef enum nl_probe_fail {
 
 /* Options of nl_probe_resolve. */
 enum {
-    NL_PROBE_FLAT = 1,  /* an element also by ngspice's flattened name, "v.x1.v5" for x1.v5 */
-    NL_PROBE_PORT = 2   /* V(@x): the voltage across element x's port (P(x) of .meas; devif.h port) */
+    NL_PROBE_FLAT = 1, /* an element also by ngspice's flattened name, "v.x1.v5" for x1.v5 */
+    NL_PROBE_PORT = 2 /* V(@x): the voltage across element x's port (P(x) of .meas; devif.h port) */
 };
 
 /* The probe of kind named in (the text inside the parentheses: "a", "a,b",
@@ -31,8 +31,8 @@ enum {
  * p->el (I); in is cut at its comma. Names match as nsc_circuit_node and
  * nsc_circuit_element do (any case, "gnd" is node 0). *bad (may be NULL): the
  * name that failed, a pointer into in. */
-nl_probe_fail nl_probe_resolve(const nsc_circuit *c, nsc_probekind kind, char *in, int opts, nsc_probe *p,
-                               const char **bad);
+nl_probe_fail nl_probe_resolve(const nsc_circuit *c, nsc_probekind kind, char *in, int opts,
+                               nsc_probe *p, const char **bad);
 
 /* Where names are looked up: node(ctx, name) and element(ctx, name) give the
  * index of a lower-case name, -1 when none ("gnd" is node 0). */
@@ -45,8 +45,8 @@ typedef struct nl_names {
 /* nl_probe_resolve with the names of nm (NULL: the circuit's own search,
  * nsc_circuit_node and nsc_circuit_element, of any case); in lower case when
  * nm is not NULL. The elaboration passes its hash tables. */
-nl_probe_fail nl_probe_resolve_in(const nsc_circuit *c, const nl_names *nm, nsc_probekind kind, char *in, int opts,
-                                  nsc_probe *p, const char **bad);
+nl_probe_fail nl_probe_resolve_in(const nsc_circuit *c, const nl_names *nm, nsc_probekind kind,
+                                  char *in, int opts, nsc_probe *p, const char **bad);
 
 /* The element named name by nm (NULL: in c, any case), else by ngspice's
  * flattened form of it (nl_flat_name); -1 if none. */

@@ -23,7 +23,7 @@
 #include "nl_expr.h"
 
 typedef struct nl_pwl_env {
-    const nl_env *ev;   /* parameter lookup; file and where for messages */
+    const nl_env *ev; /* parameter lookup; file and where for messages */
     /* circuit index of the node named name (lower case), creating it if new */
     nsc_status (*node)(void *ctx, const char *name, const nl_expr *at, int *idx, nsc_report *r);
     /* I(name) is reference k of the program (prog->elref[k]): resolve it later */

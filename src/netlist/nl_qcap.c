@@ -25,13 +25,18 @@
 #include "devices/depl.h"
 
 #define QCAP_NGL 8
-static const double GL_T[QCAP_NGL / 2] = { 0.1834346424956498, 0.5255324099163290, 0.7966664774136267,
-                                           0.9602898564975363 };   /* nodes on [-1, 1], +- */
-static const double GL_W[QCAP_NGL / 2] = { 0.3626837833783620, 0.3137066458778873, 0.2223810344533745,
-                                           0.1012285362903763 };   /* their weights */
+static const double GL_T[QCAP_NGL / 2] = { 0.1834346424956498, 0.5255324099163290,
+                                           0.7966664774136267,
+                                           0.9602898564975363 }; /* nodes on [-1, 1], +- */
+static const double GL_W[QCAP_NGL / 2] = { 0.3626837833783620, 0.3137066458778873,
+                                           0.2223810344533745,
+                                           0.1012285362903763 }; /* their weights */
 
 /* does e read an unknown or the time (V(), I(), time)? */
-static int reads_unknown(const nl_expr *e) { return nl_probe_reads(e, 1); }
+static int reads_unknown(const nl_expr *e)
+{
+    return nl_probe_reads(e, 1);
+}
 
 const nl_field *nle_cq_field(const nl_card *cd, int *isq)
 {
@@ -41,7 +46,8 @@ const nl_field *nle_cq_field(const nl_card *cd, int *isq)
         const char *kk = nle_pair_key(f, key, sizeof key);
         const nl_field *v = !kk ? f : &f->sub[1];
         *isq = kk && !strcmp(kk, "q");
-        if (*isq || ((!kk || !strcmp(kk, "c")) && v->kind == NL_F_EXPR && reads_unknown(v->u.x))) return v;
+        if (*isq || ((!kk || !strcmp(kk, "c")) && v->kind == NL_F_EXPR && reads_unknown(v->u.x)))
+            return v;
     }
     return NULL;
 }
@@ -52,7 +58,7 @@ typedef struct qsink {
     scope *sc;
     const nl_card *cd;
     const nl_env *env;
-    int n[2];            /* the capacitor's nodes */
+    int n[2]; /* the capacitor's nodes */
     nsc_xinstr *code;
     int ncode, cap;
 } qsink;
@@ -78,7 +84,9 @@ static int own_voltage(qsink *S, const nl_expr *e, int *sign)
         if (k == 1 && e->nargs == 1) idx[1] = 0;
         else if (nle_node(S->E, S->sc, S->cd, &f, &idx[k])) return S->E->r->status;
     }
-    *sign = idx[0] == S->n[0] && idx[1] == S->n[1] ? 1 : idx[0] == S->n[1] && idx[1] == S->n[0] ? -1 : 0;
+    *sign = idx[0] == S->n[0] && idx[1] == S->n[1]   ? 1
+            : idx[0] == S->n[1] && idx[1] == S->n[0] ? -1
+                                                     : 0;
     return NSC_OK;
 }
 
@@ -98,9 +106,12 @@ static nsc_status q_leaf(void *ctx, const nl_expr *e, int *done, nsc_report *r)
     if (e->op == NL_X_PARAM || kind == NSC_PROBE_I || (kind == NSC_PROBE_V && !sign)) {
         char *t = nl_expr_text(e);
         nsc_loc loc = { S->env->file, e->line, e->col };
-        st = nsc_err(r, NSC_ENETLIST, &loc, "capacitor %s: its value may read only its own voltage V(%s%s%s), "
-                     "not '%s'%s", S->cd->f[0].u.s, S->E->c->node_name[S->n[0]], S->n[1] ? "," : "",
-                     S->n[1] ? S->E->c->node_name[S->n[1]] : "", t ? t : "?", S->env->where ? S->env->where : "");
+        st = nsc_err(r, NSC_ENETLIST, &loc,
+                     "capacitor %s: its value may read only its own voltage V(%s%s%s), "
+                     "not '%s'%s",
+                     S->cd->f[0].u.s, S->E->c->node_name[S->n[0]], S->n[1] ? "," : "",
+                     S->n[1] ? S->E->c->node_name[S->n[1]] : "", t ? t : "?",
+                     S->env->where ? S->env->where : "");
         free(t);
         return st;
     }
@@ -127,7 +138,10 @@ static nsc_status emit_v(qsink *S, nsc_xinstr *out, int *k)
 static void emit_at(qsink *S, const nsc_xinstr *f, int nf, double x, nsc_xinstr *out, int *k)
 {
     for (int i = 0; i < nf; i++) {
-        if (f[i].op != NSC_XOP_PROBE) { out[(*k)++] = f[i]; continue; }
+        if (f[i].op != NSC_XOP_PROBE) {
+            out[(*k)++] = f[i];
+            continue;
+        }
         emit_v(S, out, k);
         if (x != 1) {
             out[(*k)++] = (nsc_xinstr){ NSC_XOP_NUM, 0, 0, x };
@@ -139,13 +153,13 @@ static void emit_at(qsink *S, const nsc_xinstr *f, int nf, double x, nsc_xinstr 
 /* the charge's code from f's (see the header): Q= q = m f(v); C= q = m v sum w_i f(x_i v) */
 static nsc_xinstr *charge_code(qsink *S, int isq, double m, int *n)
 {
-    int nf = S->ncode, per = nf * 5 + 2, k = 0;           /* a PROBE grows to at most 5 */
+    int nf = S->ncode, per = nf * 5 + 2, k = 0; /* a PROBE grows to at most 5 */
     nsc_xinstr *out = malloc(sizeof *out * ((size_t)per * QCAP_NGL + 8));
     if (!out) return NULL;
     if (isq) emit_at(S, S->code, nf, 1.0, out, &k);
     for (int i = 0; !isq && i < QCAP_NGL; i++) {
         double t = GL_T[i / 2] * (i % 2 ? -1 : 1);
-        emit_at(S, S->code, nf, 0.5 * (1 + t), out, &k);   /* f(x_i v), x_i = (1 + t_i)/2 */
+        emit_at(S, S->code, nf, 0.5 * (1 + t), out, &k); /* f(x_i v), x_i = (1 + t_i)/2 */
         out[k++] = (nsc_xinstr){ NSC_XOP_NUM, 0, 0, 0.5 * GL_W[i / 2] };
         out[k++] = (nsc_xinstr){ NSC_XOP_MUL, 0, 0, 0 };
         if (i) out[k++] = (nsc_xinstr){ NSC_XOP_ADD, 0, 0, 0 };
@@ -169,7 +183,9 @@ static nsc_status store(elab *E, qsink *S, int el, nsc_xinstr *code, int ncode)
     nsc_bsmooth *s = p ? calloc(1, sizeof *s) : NULL;
     nsc_bterm *in = s ? calloc(2, sizeof *in) : NULL;
     if (!in) {
-        free(p); free(s); free(code);
+        free(p);
+        free(s);
+        free(code);
         return nle_oom(E);
     }
     for (int k = 0; k < 2; k++)
@@ -179,13 +195,14 @@ static nsc_status store(elab *E, qsink *S, int el, nsc_xinstr *code, int ncode)
     s->ncode = ncode;
     p->sm = s;
     p->nsm = 1;
-    E->c->el[el].priv = p;                              /* the device's data (dev_cq.c) */
+    E->c->el[el].priv = p; /* the device's data (dev_cq.c) */
     E->c->el[el].priv_free = nsc_bprog_free;
     return NSC_OK;
 }
 
 /* the fields other than the value: IC= and m= read, others warned about */
-static nsc_status other_fields(elab *E, scope *sc, const nl_card *cd, const nl_field *vf, int el, double *m)
+static nsc_status other_fields(elab *E, scope *sc, const nl_card *cd, const nl_field *vf, int el,
+                               double *m)
 {
     char key[16];
     for (int i = 3; i < cd->nf; i++) {
@@ -195,14 +212,14 @@ static nsc_status other_fields(elab *E, scope *sc, const nl_card *cd, const nl_f
         if (kk && (!strcmp(kk, "ic") || !strcmp(kk, "m"))) {
             double v;
             if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
-            if (kk[0] == 'm' && !(v > 0)) return nle_err(E, sc, cd, f, "m of %s must be positive", cd->f[0].u.s);
+            if (kk[0] == 'm' && !(v > 0))
+                return nle_err(E, sc, cd, f, "m of %s must be positive", cd->f[0].u.s);
             if (kk[0] == 'm') *m = v;
             else {
                 E->c->el[el].has_ic = 1;
                 E->c->el[el].ic = v;
             }
-        } else
-            nle_warn(E, sc, cd, f, "'%s' of capacitor %s ignored", nle_ftext(f), cd->f[0].u.s);
+        } else nle_warn(E, sc, cd, f, "'%s' of capacitor %s ignored", nle_ftext(f), cd->f[0].u.s);
     }
     return NSC_OK;
 }
@@ -211,9 +228,11 @@ nsc_status nle_card_cq(elab *E, scope *sc, const nl_card *cd, const nl_field *vf
 {
     int el;
     double m = 1;
-    if (nle_element_new(E, sc, cd, NSC_EL_CQ, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
+    if (nle_element_new(E, sc, cd, NSC_EL_CQ, &el) || nle_nodes(E, sc, cd, el, 2))
+        return E->r->status;
     if (vf->kind != NL_F_EXPR)
-        return nle_err(E, sc, cd, vf, "capacitor %s: Q= needs an expression of V(n+,n-)", cd->f[0].u.s);
+        return nle_err(E, sc, cd, vf, "capacitor %s: Q= needs an expression of V(n+,n-)",
+                       cd->f[0].u.s);
     if (other_fields(E, sc, cd, vf, el, &m)) return E->r->status;
     nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc };
     qsink S = { E, sc, cd, &env, { E->c->el[el].node[0], E->c->el[el].node[1] }, NULL, 0, 0 };
@@ -234,8 +253,10 @@ nsc_status nle_card_cq(elab *E, scope *sc, const nl_card *cd, const nl_field *vf
     free(w);
     if (!isfinite(q0) || !isfinite(g[0]) || !isfinite(g[1])) {
         free(code);
-        return nle_err(E, sc, cd, vf, "capacitor %s: %s= must be a function of V(n+,n-) with a derivative, "
-                       "finite at 0 V (no nonsmooth functions)", cd->f[0].u.s, isq ? "Q" : "C");
+        return nle_err(E, sc, cd, vf,
+                       "capacitor %s: %s= must be a function of V(n+,n-) with a derivative, "
+                       "finite at 0 V (no nonsmooth functions)",
+                       cd->f[0].u.s, isq ? "Q" : "C");
     }
     return store(E, &S, el, code, n);
 }
@@ -246,7 +267,8 @@ nsc_status nle_cq_depletion(elab *E, int el, double cjo, double vj, double m, do
 {
     const nsc_element *e = &E->c->el[el];
     nsc_xinstr code[NSC_DEPL_MAXCODE];
-    int n = nsc_depl_code(code, e->node[0] ? 0 : -1, e->node[1] ? (e->node[0] ? 1 : 0) : -1, cjo, vj, m, fc);
+    int n = nsc_depl_code(code, e->node[0] ? 0 : -1, e->node[1] ? (e->node[0] ? 1 : 0) : -1, cjo,
+                          vj, m, fc);
     return nle_cq_code(E, el, code, n);
 }
 
@@ -254,7 +276,8 @@ nsc_status nle_cq_vdmos_cgd(elab *E, int el, double cmin, double cmax, double a)
 {
     const nsc_element *e = &E->c->el[el];
     nsc_xinstr code[NSC_DEPL_MAXCODE];
-    int n = nsc_cgd_code(code, e->node[0] ? 0 : -1, e->node[1] ? (e->node[0] ? 1 : 0) : -1, cmin, cmax, a);
+    int n = nsc_cgd_code(code, e->node[0] ? 0 : -1, e->node[1] ? (e->node[0] ? 1 : 0) : -1, cmin,
+                         cmax, a);
     return nle_cq_code(E, el, code, n);
 }
 

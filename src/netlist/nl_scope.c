@@ -22,14 +22,15 @@ nsc_status nle_oom(elab *E)
 }
 
 /* the message of fmt and the location of field f of card cd (its first field if f is NULL) */
-static nsc_loc vmsg(const elab *E, const nl_card *cd, const nl_field *f, char *msg, size_t n, const char *fmt,
-                    va_list ap)
+static nsc_loc vmsg(const elab *E, const nl_card *cd, const nl_field *f, char *msg, size_t n,
+                    const char *fmt, va_list ap)
 {
     vsnprintf(msg, n, fmt, ap);
     return nl_field_loc(E->d, cd, f ? f : &cd->f[0]);
 }
 
-nsc_status nle_err(elab *E, const scope *sc, const nl_card *cd, const nl_field *f, const char *fmt, ...)
+nsc_status nle_err(elab *E, const scope *sc, const nl_card *cd, const nl_field *f, const char *fmt,
+                   ...)
 {
     char msg[512];
     va_list ap;
@@ -117,8 +118,8 @@ nsc_status nle_param_set(elab *E, scope *sc, const char *name, double v)
         return NSC_OK;
     }
     const char *key = nl_strndup(&E->ar, name, strlen(name), 1);
-    if (!key || nsc_grow((void **)&sc->pval, &sc->cappar, sc->npar + 1, sizeof *sc->pval) ||
-        nl_hash_put(&sc->params, key, sc->npar))
+    if (!key || nsc_grow((void **)&sc->pval, &sc->cappar, sc->npar + 1, sizeof *sc->pval)
+        || nl_hash_put(&sc->params, key, sc->npar))
         return nle_oom(E);
     sc->pval[sc->npar++] = v;
     return NSC_OK;
@@ -140,9 +141,11 @@ nsc_status nle_value(elab *E, scope *sc, const nl_card *cd, const nl_field *f, d
         return nl_expr_eval(f->u.x, &env, v, E->r);
     }
     if (f->kind == NL_F_GROUP && f->nsub == 1) return nle_value(E, sc, cd, &f->sub[0], v);
-    if (f->kind != NL_F_WORD) return nle_err(E, sc, cd, f, "expected a value, found '%s'", nle_ftext(f));
+    if (f->kind != NL_F_WORD)
+        return nle_err(E, sc, cd, f, "expected a value, found '%s'", nle_ftext(f));
     if (nsc_parse_number(f->u.s, v)) {
-        if (!isfinite(*v)) return nle_err(E, sc, cd, f, "value is not finite (overflow): '%s'", f->u.s);
+        if (!isfinite(*v))
+            return nle_err(E, sc, cd, f, "value is not finite (overflow): '%s'", f->u.s);
         return NSC_OK;
     }
     if (nle_is_ident(f->u.s)) {
@@ -159,9 +162,12 @@ nsc_status nle_node_new(elab *E, const char *name, const nl_card *cd, const nl_f
     nsc_circuit *c = E->c;
     int cap = E->capnode;
     if (c->nnode >= NL_MAXELEMENTS)
-        return nle_err(E, NULL, cd, f, "circuit too large: more than %d nodes after subcircuit expansion", NL_MAXELEMENTS);
-    if (nsc_grow((void **)&c->node_name, &cap, c->nnode + 1, sizeof *c->node_name)) return nle_oom(E);
-    if (cap != E->capnode) {                           /* node_loc has the same capacity */
+        return nle_err(E, NULL, cd, f,
+                       "circuit too large: more than %d nodes after subcircuit expansion",
+                       NL_MAXELEMENTS);
+    if (nsc_grow((void **)&c->node_name, &cap, c->nnode + 1, sizeof *c->node_name))
+        return nle_oom(E);
+    if (cap != E->capnode) { /* node_loc has the same capacity */
         nsc_loc *nl = nsc_realloc_array(c->node_loc, (size_t)cap, sizeof *nl);
         if (!nl) return nle_oom(E);
         c->node_loc = nl;
@@ -202,7 +208,8 @@ static int names_element(void *ctx, const char *name)
     return nl_hash_get(&((elab *)ctx)->els, name, &el) ? el : -1;
 }
 
-nl_probe_fail nle_probe(elab *E, nsc_probekind kind, char *in, int opts, nsc_probe *p, const char **bad)
+nl_probe_fail nle_probe(elab *E, nsc_probekind kind, char *in, int opts, nsc_probe *p,
+                        const char **bad)
 {
     nl_names nm = { names_node, names_element, E };
     memset(p, 0, sizeof *p);
@@ -212,12 +219,14 @@ nl_probe_fail nle_probe(elab *E, nsc_probekind kind, char *in, int opts, nsc_pro
 /* *idx = node of field f (a word) in scope sc, created when new */
 nsc_status nle_node(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int *idx)
 {
-    if (f->kind != NL_F_WORD) return nle_err(E, sc, cd, f, "expected a node name, found '%s'", nle_ftext(f));
+    if (f->kind != NL_F_WORD)
+        return nle_err(E, sc, cd, f, "expected a node name, found '%s'", nle_ftext(f));
     const char *full = nle_node_fullname(E, sc, f->u.s);
     if (!full) return nle_oom(E);
     int owner;
     if (E->inodes.n && nl_hash_get(&E->inodes, full, &owner))
-        return nle_err(E, sc, cd, f, "node '%s' is the internal node of Rser= of %s", f->u.s, E->c->el[owner].name);
+        return nle_err(E, sc, cd, f, "node '%s' is the internal node of Rser= of %s", f->u.s,
+                       E->c->el[owner].name);
     if (nl_hash_get(&E->nodes, full, idx)) return NSC_OK;
     return nle_node_new(E, full, cd, f, idx);
 }
@@ -228,14 +237,17 @@ const char *nle_kind_name(nsc_elkind k)
 }
 
 /* New element of kind k named full (prefix included) for card cd; *idx its index. */
-nsc_status nle_element_named(elab *E, scope *sc, const nl_card *cd, nsc_elkind k, const char *full, int *idx)
+nsc_status nle_element_named(elab *E, scope *sc, const nl_card *cd, nsc_elkind k, const char *full,
+                             int *idx)
 {
     nsc_circuit *c = E->c;
     int cap = E->capel;
     if (c->nel >= NL_MAXELEMENTS)
-        return nle_err(E, sc, cd, NULL, "circuit too large: more than %d elements after subcircuit expansion", NL_MAXELEMENTS);
+        return nle_err(E, sc, cd, NULL,
+                       "circuit too large: more than %d elements after subcircuit expansion",
+                       NL_MAXELEMENTS);
     if (nsc_grow((void **)&c->el, &cap, c->nel + 1, sizeof *c->el)) return nle_oom(E);
-    if (cap != E->capel) {                             /* elmodel, wgiven: same capacity as el */
+    if (cap != E->capel) { /* elmodel, wgiven: same capacity as el */
         int *em = nsc_realloc_array(E->elmodel, (size_t)cap, sizeof *em);
         if (em) E->elmodel = em;
         int *wg = em ? nsc_realloc_array(E->wgiven, (size_t)cap, sizeof *wg) : NULL;
@@ -246,7 +258,8 @@ nsc_status nle_element_named(elab *E, scope *sc, const nl_card *cd, nsc_elkind k
     int old;
     if (nl_hash_get(&E->els, full, &old)) {
         const nsc_loc *l = &c->el[old].loc;
-        return nle_err(E, sc, cd, NULL, "duplicate element name '%s' (first defined at %s:%d)", full, l->file, l->line);
+        return nle_err(E, sc, cd, NULL, "duplicate element name '%s' (first defined at %s:%d)",
+                       full, l->file, l->line);
     }
     nsc_element *e = &c->el[c->nel];
     memset(e, 0, sizeof *e);
@@ -273,7 +286,9 @@ nsc_status nle_element_new(elab *E, scope *sc, const nl_card *cd, nsc_elkind k, 
 nsc_status nle_nodes(elab *E, scope *sc, const nl_card *cd, int el, int n)
 {
     nsc_element *e = &E->c->el[el];
-    if (cd->nf < n + 1) return nle_err(E, sc, cd, NULL, "missing nodes for %s %s", nle_kind_name(e->kind), cd->f[0].u.s);
+    if (cd->nf < n + 1)
+        return nle_err(E, sc, cd, NULL, "missing nodes for %s %s", nle_kind_name(e->kind),
+                       cd->f[0].u.s);
     e->nnode = n;
     for (int k = 0; k < n; k++) {
         int i;
@@ -286,9 +301,11 @@ nsc_status nle_nodes(elab *E, scope *sc, const nl_card *cd, int el, int n)
 /* reference to element name (field f) resolved at the end */
 nsc_status nle_fixup_add(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int el, int slot)
 {
-    if (f->kind != NL_F_WORD) return nle_err(E, sc, cd, f, "expected an element name, found '%s'", nle_ftext(f));
+    if (f->kind != NL_F_WORD)
+        return nle_err(E, sc, cd, f, "expected an element name, found '%s'", nle_ftext(f));
     const char *full = nle_cat(E, sc->prefix, f->u.s);
-    if (!full || nsc_grow((void **)&E->fix, &E->capfix, E->nfix + 1, sizeof *E->fix)) return nle_oom(E);
+    if (!full || nsc_grow((void **)&E->fix, &E->capfix, E->nfix + 1, sizeof *E->fix))
+        return nle_oom(E);
     fixup *x = &E->fix[E->nfix];
     if (!(x->name = nsc_strdup(full))) return nle_oom(E);
     x->el = el;
@@ -344,7 +361,8 @@ static nsc_status rehash_nodes(elab *E, nl_hash *h, const int *map)
 {
     nl_hash nh = { 0 };
     for (size_t i = 0; i < h->cap; i++)
-        if (h->s[i].key && map[h->s[i].val] >= 0 && nl_hash_put(&nh, h->s[i].key, map[h->s[i].val])) {
+        if (h->s[i].key && map[h->s[i].val] >= 0
+            && nl_hash_put(&nh, h->s[i].key, map[h->s[i].val])) {
             nl_hash_free(&nh);
             return nle_oom(E);
         }
@@ -390,9 +408,10 @@ nsc_status nle_drop_loose_nodes(elab *E)
     for (int k = 0; k < c->nnode; k++) {
         map[k] = used[k] ? n++ : -1;
         if (!used[k])
-            nsc_warn(E->r, c->node_loc[k].line > 0 ? &c->node_loc[k] : NULL,
-                     "node '%s' connects to no element (a subcircuit port left unconnected inside): left out",
-                     c->node_name[k]);
+            nsc_warn(
+                E->r, c->node_loc[k].line > 0 ? &c->node_loc[k] : NULL,
+                "node '%s' connects to no element (a subcircuit port left unconnected inside): left out",
+                c->node_name[k]);
     }
     nsc_status st = NSC_OK;
     if (n < c->nnode) {

@@ -29,7 +29,7 @@ static nsc_status x_names(elab *E, const scope *sc, const char *inst, scope *ch)
     char *prefix = pre ? nl_alloc(&E->ar, strlen(pre) + 2) : NULL;
     if (!prefix) return nle_oom(E);
     sprintf(prefix, "%s.", pre);
-    int np = (int)strlen(prefix) - 1;                  /* messages show at most 64 + 64 characters of it */
+    int np = (int)strlen(prefix) - 1; /* messages show at most 64 + 64 characters of it */
     char *where = nl_alloc(&E->ar, (size_t)np + 24);
     if (!where) return nle_oom(E);
     if (np <= 131) sprintf(where, " (in instance %.*s)", np, prefix);
@@ -49,20 +49,24 @@ static nsc_status x_pin(elab *E, const char *prefix, const char *port, int p, in
     if (!k1 || !k2) return nle_oom(E);
     sprintf(k1, "%.*s:%s", (int)np, prefix, port);
     sprintf(k2, "%.*s:%d", (int)np, prefix, p + 1);
-    int first = !nl_hash_get(&E->pins, k1, NULL);      /* a repeated port name: its first port */
-    return (first && nl_hash_put(&E->pins, k1, node)) || nl_hash_put(&E->pins, k2, node) ? nle_oom(E) : NSC_OK;
+    int first = !nl_hash_get(&E->pins, k1, NULL); /* a repeated port name: its first port */
+    return (first && nl_hash_put(&E->pins, k1, node)) || nl_hash_put(&E->pins, k2, node)
+               ? nle_oom(E)
+               : NSC_OK;
 }
 
 static nsc_status x_ports(elab *E, scope *sc, const nl_card *cd, const def *d, scope *ch)
 {
     nsc_status st = NSC_OK;
-    if (d->nport && !(ch->portnode = malloc((size_t)d->nport * sizeof *ch->portnode))) st = nle_oom(E);
+    if (d->nport && !(ch->portnode = malloc((size_t)d->nport * sizeof *ch->portnode)))
+        st = nle_oom(E);
     for (int p = 0; !st && p < d->nport; p++) {
         const nl_field *pf = &d->hdr->f[2 + p];
         const char *pk = nl_strndup(&E->ar, pf->u.s, strlen(pf->u.s), 1);
         if (!pk) st = nle_oom(E);
-        else if (!(st = nle_node(E, sc, cd, &cd->f[1 + p], &ch->portnode[p])) && !nl_hash_get(&ch->ports, pk, NULL)
-                 && nl_hash_put(&ch->ports, pk, p))    /* a repeated port name: its first port */
+        else if (!(st = nle_node(E, sc, cd, &cd->f[1 + p], &ch->portnode[p]))
+                 && !nl_hash_get(&ch->ports, pk, NULL)
+                 && nl_hash_put(&ch->ports, pk, p)) /* a repeated port name: its first port */
             st = nle_oom(E);
         if (!st) st = x_pin(E, ch->prefix, pk, p, ch->portnode[p]);
     }
@@ -72,25 +76,28 @@ static nsc_status x_ports(elab *E, scope *sc, const nl_card *cd, const def *d, s
 /* The parameters of instance ch of d: fields f[i..] of X card cd (name=value,
  * evaluated in the caller's scope sc) or the header's defaults (evaluated in
  * ch), set in header order; sf names the subckt in messages. */
-static nsc_status x_params(elab *E, scope *sc, const nl_card *cd, int i, const def *d, const nl_field *sf,
-                           scope *ch)
+static nsc_status x_params(elab *E, scope *sc, const nl_card *cd, int i, const def *d,
+                           const nl_field *sf, scope *ch)
 {
     const nl_field *f = cd->f;
     int nh = d->hdr->nf;
-    double *ovv = NULL;                                /* ovv[h]: instance value of header field h */
+    double *ovv = NULL; /* ovv[h]: instance value of header field h */
     char *given = NULL;
     nsc_status st = NSC_OK;
-    if (cd->nf > i && (!(ovv = malloc((size_t)nh * sizeof *ovv)) || !(given = calloc((size_t)nh, 1))))
+    if (cd->nf > i
+        && (!(ovv = malloc((size_t)nh * sizeof *ovv)) || !(given = calloc((size_t)nh, 1))))
         st = nle_oom(E);
     for (int j = i; !st && j < cd->nf; j++) {
         if (nle_is_word(&f[j], "params:")) continue;
         int h;
         if (f[j].kind != NL_F_PAIR || f[j].sub[0].kind != NL_F_WORD) {
-            st = nle_err(E, sc, cd, &f[j], "unexpected '%s' in instance %s (expected name=value)", nle_ftext(&f[j]), f[0].u.s);
+            st = nle_err(E, sc, cd, &f[j], "unexpected '%s' in instance %s (expected name=value)",
+                         nle_ftext(&f[j]), f[0].u.s);
             break;
         }
         if (!nl_hash_get(&d->pars, f[j].sub[0].u.s, &h)) {
-            st = nle_err(E, sc, cd, &f[j], "subckt '%s' has no parameter '%s' (instance %s)", sf->u.s, f[j].sub[0].u.s, f[0].u.s);
+            st = nle_err(E, sc, cd, &f[j], "subckt '%s' has no parameter '%s' (instance %s)",
+                         sf->u.s, f[j].sub[0].u.s, f[0].u.s);
             break;
         }
         if ((st = nle_value(E, sc, cd, &f[j].sub[1], &ovv[h]))) break;
@@ -117,7 +124,8 @@ nsc_status nle_card_x(elab *E, scope *sc, const nl_card *cd)
 {
     const nl_field *f = cd->f;
     int npos = 0, i;
-    for (i = 1; i < cd->nf && f[i].kind == NL_F_WORD && !nsc_strieq(f[i].u.s, "params:"); i++) npos++;
+    for (i = 1; i < cd->nf && f[i].kind == NL_F_WORD && !nsc_strieq(f[i].u.s, "params:"); i++)
+        npos++;
     if (npos < 1) return nle_err(E, sc, cd, NULL, "missing subckt name for instance %s", f[0].u.s);
     const nl_field *sf = &f[npos];
     const char *key = nle_cat(E, "", sf->u.s);
@@ -125,12 +133,16 @@ nsc_status nle_card_x(elab *E, scope *sc, const nl_card *cd)
     def *d = (def *)def_find(E, sc->df, key);
     if (!d) return nle_err(E, sc, cd, sf, "unknown subckt '%s' for instance %s", sf->u.s, f[0].u.s);
     if (d->active) return nle_err(E, sc, cd, sf, "recursive subckt '%s'", sf->u.s);
-    if (sc->depth >= NL_MAXNEST) return nle_err(E, sc, cd, sf, "subcircuits nested deeper than %d", NL_MAXNEST);
+    if (sc->depth >= NL_MAXNEST)
+        return nle_err(E, sc, cd, sf, "subcircuits nested deeper than %d", NL_MAXNEST);
     if (++E->ninst > NL_MAXELEMENTS)
-        return nle_err(E, sc, cd, NULL, "circuit too large: more than %d subcircuit instances after expansion", NL_MAXELEMENTS);
+        return nle_err(E, sc, cd, NULL,
+                       "circuit too large: more than %d subcircuit instances after expansion",
+                       NL_MAXELEMENTS);
     if (npos - 1 != d->nport)
-        return nle_err(E, sc, cd, NULL, "instance %s has %d node%s but subckt '%s' has %d port%s", f[0].u.s, npos - 1,
-                   npos - 1 == 1 ? "" : "s", sf->u.s, d->nport, d->nport == 1 ? "" : "s");
+        return nle_err(E, sc, cd, NULL, "instance %s has %d node%s but subckt '%s' has %d port%s",
+                       f[0].u.s, npos - 1, npos - 1 == 1 ? "" : "s", sf->u.s, d->nport,
+                       d->nport == 1 ? "" : "s");
     scope ch = { 0 };
     ch.df = d;
     ch.depth = sc->depth + 1;
@@ -167,22 +179,26 @@ def *nle_def_new(elab *E, def *parent, const nl_card *hdr)
 nsc_status nle_subckt_open(elab *E, def *cur, const nl_card *cd, def **out)
 {
     const nl_field *f = cd->f;
-    if (cd->nf < 2 || f[1].kind != NL_F_WORD) return nle_err(E, NULL, cd, NULL, "missing subckt name after .subckt");
+    if (cd->nf < 2 || f[1].kind != NL_F_WORD)
+        return nle_err(E, NULL, cd, NULL, "missing subckt name after .subckt");
     def *d = nle_def_new(E, cur, cd);
     const char *name = d ? nl_strndup(&E->ar, f[1].u.s, strlen(f[1].u.s), 1) : NULL;
     if (!name) return nle_oom(E);
     d->name = name;
     int old;
     if (nl_hash_get(&cur->subs, name, &old))
-        return nle_err(E, NULL, cd, &f[1], "duplicate subckt '%s' (first defined at %s:%d)", f[1].u.s,
-                       E->d->files[E->defs[old]->hdr->file], E->defs[old]->hdr->f[0].line);
+        return nle_err(E, NULL, cd, &f[1], "duplicate subckt '%s' (first defined at %s:%d)",
+                       f[1].u.s, E->d->files[E->defs[old]->hdr->file],
+                       E->defs[old]->hdr->f[0].line);
     if (nl_hash_put(&cur->subs, name, E->ndef - 1)) return nle_oom(E);
     int k = 2, params = 0;
-    nl_hash ports = { 0 };                     /* words are lower case */
+    nl_hash ports = { 0 }; /* words are lower case */
     for (; k < cd->nf && f[k].kind == NL_F_WORD && !nsc_strieq(f[k].u.s, "params:"); k++) {
-        if (nl_hash_get(&ports, f[k].u.s, NULL))       /* eSim's `?` no-connect pins */
-            nle_warn(E, NULL, cd, &f[k], "port '%s' repeated in .subckt %s: the name is its first port, this one "
-                     "connects to nothing inside (as ngspice)", f[k].u.s, f[1].u.s);
+        if (nl_hash_get(&ports, f[k].u.s, NULL)) /* eSim's `?` no-connect pins */
+            nle_warn(E, NULL, cd, &f[k],
+                     "port '%s' repeated in .subckt %s: the name is its first port, this one "
+                     "connects to nothing inside (as ngspice)",
+                     f[k].u.s, f[1].u.s);
         else if (nl_hash_put(&ports, f[k].u.s, k)) {
             nl_hash_free(&ports);
             return nle_oom(E);
@@ -191,10 +207,14 @@ nsc_status nle_subckt_open(elab *E, def *cur, const nl_card *cd, def **out)
     }
     nl_hash_free(&ports);
     for (; k < cd->nf; k++) {
-        if (nle_is_word(&f[k], "params:") && !params) { params = 1; continue; }
+        if (nle_is_word(&f[k], "params:") && !params) {
+            params = 1;
+            continue;
+        }
         if (f[k].kind != NL_F_PAIR || f[k].sub[0].kind != NL_F_WORD)
-            return nle_err(E, NULL, cd, &f[k], "unexpected '%s' in .subckt %s (expected name=value)",
-                           nle_ftext(&f[k]), f[1].u.s);
+            return nle_err(E, NULL, cd, &f[k],
+                           "unexpected '%s' in .subckt %s (expected name=value)", nle_ftext(&f[k]),
+                           f[1].u.s);
         if (nl_hash_put(&d->pars, f[k].sub[0].u.s, k)) return nle_oom(E);
     }
     *out = d;
@@ -205,7 +225,9 @@ nsc_status nle_subckt_open(elab *E, def *cur, const nl_card *cd, def **out)
 static def *x_def(const elab *E, const def *d, const nl_card *cd)
 {
     int npos = 0;
-    for (int i = 1; i < cd->nf && cd->f[i].kind == NL_F_WORD && !nsc_strieq(cd->f[i].u.s, "params:"); i++) npos++;
+    for (int i = 1;
+         i < cd->nf && cd->f[i].kind == NL_F_WORD && !nsc_strieq(cd->f[i].u.s, "params:"); i++)
+        npos++;
     return npos < 1 ? NULL : (def *)def_find(E, d, cd->f[npos].u.s);
 }
 

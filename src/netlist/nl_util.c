@@ -15,15 +15,15 @@ struct nl_chunk {
 
 void *nl_alloc(nl_arena *a, size_t n)
 {
-    n = (n + 7) & ~(size_t)7;                          /* keep 8-byte alignment */
+    n = (n + 7) & ~(size_t)7; /* keep 8-byte alignment */
     nl_chunk *c = a->head;
     if (!c || c->cap - c->used < n) {
-        size_t cap = n > NL_CHUNK / 4 ? n : NL_CHUNK;  /* big blocks get their own chunk */
+        size_t cap = n > NL_CHUNK / 4 ? n : NL_CHUNK; /* big blocks get their own chunk */
         nl_chunk *nc = malloc(sizeof *nc + cap);
         if (!nc) return NULL;
         nc->used = 0;
         nc->cap = cap;
-        if (c && cap != NL_CHUNK) {                    /* keep filling the current chunk */
+        if (c && cap != NL_CHUNK) { /* keep filling the current chunk */
             nc->next = c->next;
             c->next = nc;
         } else {
@@ -58,7 +58,7 @@ void nl_arena_free(nl_arena *a)
 
 static unsigned hash_str(const char *s)
 {
-    unsigned h = 2166136261u;                          /* FNV-1a */
+    unsigned h = 2166136261u; /* FNV-1a */
     for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
     return h;
 }

@@ -20,13 +20,13 @@ void nl_arena_free(nl_arena *a);
 /* Open-addressing hash table: key (a 0-terminated string NOT owned by the table,
  * it must outlive it) -> int. Zero-initialise with {0}. */
 typedef struct nl_slot {
-    const char *key;  /* NULL = empty slot */
-    unsigned hash;    /* hash of key (compared before the strings) */
+    const char *key; /* NULL = empty slot */
+    unsigned hash;   /* hash of key (compared before the strings) */
     int val;
 } nl_slot;
 typedef struct nl_hash {
-    nl_slot *s;       /* [cap] */
-    size_t n, cap;    /* used slots, capacity (power of 2 or 0) */
+    nl_slot *s;    /* [cap] */
+    size_t n, cap; /* used slots, capacity (power of 2 or 0) */
 } nl_hash;
 
 /* 1 and *val set when key is present, else 0. */

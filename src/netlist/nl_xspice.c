@@ -32,10 +32,12 @@ typedef struct a_ports {
 } a_ports;
 
 /* a new port p (vector or not) at the end of P; error past two */
-static nsc_status a_port(elab *E, scope *sc, const nl_card *cd, const nl_field *f, a_ports *P, int vec)
+static nsc_status a_port(elab *E, scope *sc, const nl_card *cd, const nl_field *f, a_ports *P,
+                         int vec)
 {
     if (P->np == 2)
-        return nle_err(E, sc, cd, f, "XSPICE element %s: more than an input and an output port", cd->f[0].u.s);
+        return nle_err(E, sc, cd, f, "XSPICE element %s: more than an input and an output port",
+                       cd->f[0].u.s);
     P->first[P->np] = P->nn;
     P->cnt[P->np] = 0;
     P->vec[P->np++] = vec;
@@ -43,13 +45,17 @@ static nsc_status a_port(elab *E, scope *sc, const nl_card *cd, const nl_field *
 }
 
 /* one node name t[b..e) of word f into P (in the last port) */
-static nsc_status a_node(elab *E, scope *sc, const nl_card *cd, const nl_field *f, a_ports *P, const char *t, size_t b, size_t e)
+static nsc_status a_node(elab *E, scope *sc, const nl_card *cd, const nl_field *f, a_ports *P,
+                         const char *t, size_t b, size_t e)
 {
     if (P->nn == A_MAXN || e - b >= A_NAMELEN)
-        return nle_err(E, sc, cd, f, "XSPICE element %s: more than %d nodes or too long a name", cd->f[0].u.s, A_MAXN);
+        return nle_err(E, sc, cd, f, "XSPICE element %s: more than %d nodes or too long a name",
+                       cd->f[0].u.s, A_MAXN);
     if (t[b] == '~' || t[b] == '%')
-        return nle_err(E, sc, cd, f, "XSPICE element %s: '%s': inverted inputs (~) and port types (%%) are not "
-                       "supported (use d_inverter, or a node)", cd->f[0].u.s, t);
+        return nle_err(E, sc, cd, f,
+                       "XSPICE element %s: '%s': inverted inputs (~) and port types (%%) are not "
+                       "supported (use d_inverter, or a node)",
+                       cd->f[0].u.s, t);
     memcpy(P->buf[P->nn], t + b, e - b);
     P->buf[P->nn][e - b] = 0;
     P->n[P->nn] = *f;
@@ -69,15 +75,19 @@ static nsc_status a_split(elab *E, scope *sc, const nl_card *cd, a_ports *P)
     for (int i = 1; i < cd->nf - 1; i++) {
         const nl_field *f = &cd->f[i];
         if (f->kind != NL_F_WORD)
-            return nle_err(E, sc, cd, f, "XSPICE element %s: unexpected '%s' (a node or [ nodes ])", cd->f[0].u.s, nle_ftext(f));
+            return nle_err(E, sc, cd, f, "XSPICE element %s: unexpected '%s' (a node or [ nodes ])",
+                           cd->f[0].u.s, nle_ftext(f));
         const char *t = f->u.s;
         size_t len = strlen(t), lb = t[0] == '[', rb = len > lb && t[len - 1] == ']';
-        if (lb && open) return nle_err(E, sc, cd, f, "XSPICE element %s: unexpected '['", cd->f[0].u.s);
+        if (lb && open)
+            return nle_err(E, sc, cd, f, "XSPICE element %s: unexpected '['", cd->f[0].u.s);
         if (lb && a_port(E, sc, cd, f, P, 1)) return E->r->status;
         open |= (int)lb;
-        if (len - rb > lb && ((!open && a_port(E, sc, cd, f, P, 0)) || a_node(E, sc, cd, f, P, t, lb, len - rb)))
+        if (len - rb > lb
+            && ((!open && a_port(E, sc, cd, f, P, 0)) || a_node(E, sc, cd, f, P, t, lb, len - rb)))
             return E->r->status;
-        if (rb && !open) return nle_err(E, sc, cd, f, "XSPICE element %s: unexpected ']'", cd->f[0].u.s);
+        if (rb && !open)
+            return nle_err(E, sc, cd, f, "XSPICE element %s: unexpected ']'", cd->f[0].u.s);
         if (rb) open = 0;
     }
     if (open) return nle_err(E, sc, cd, NULL, "XSPICE element %s: missing ']'", cd->f[0].u.s);
@@ -85,7 +95,8 @@ static nsc_status a_split(elab *E, scope *sc, const nl_card *cd, a_ports *P)
 }
 
 /* one element named full: output out, inputs in[0..nin) (1 or 2), an inner stage when inner */
-static nsc_status a_part(elab *E, scope *sc, const nl_card *cd, const char *full, int out, const int *in, int nin, int inner)
+static nsc_status a_part(elab *E, scope *sc, const nl_card *cd, const char *full, int out,
+                         const int *in, int nin, int inner)
 {
     int el;
     if (nle_element_named(E, sc, cd, NSC_EL_A, full, &el)) return E->r->status;
@@ -99,15 +110,17 @@ static nsc_status a_part(elab *E, scope *sc, const nl_card *cd, const char *full
 }
 
 /* a gate of inputs in[0..nin) into out: a chain of two-input stages */
-static nsc_status a_gate(elab *E, scope *sc, const nl_card *cd, const char *full, const int *in, int nin, int out)
+static nsc_status a_gate(elab *E, scope *sc, const nl_card *cd, const char *full, const int *in,
+                         int nin, int out)
 {
     char nm[A_NAMELEN + 16];
     int prev = in[0];
     if (nin == 1) return a_part(E, sc, cd, full, out, in, 1, 0);
-    for (int k = 1; k < nin - 1; k++) {                       /* prev op in[k] -> node <name>#k */
+    for (int k = 1; k < nin - 1; k++) { /* prev op in[k] -> node <name>#k */
         int two[2] = { prev, in[k] }, node;
         snprintf(nm, sizeof nm, "%s#%d", full, k);
-        if (nle_node_new(E, nm, cd, &cd->f[0], &node) || a_part(E, sc, cd, nm, node, two, 2, 1)) return E->r->status;
+        if (nle_node_new(E, nm, cd, &cd->f[0], &node) || a_part(E, sc, cd, nm, node, two, 2, 1))
+            return E->r->status;
         prev = node;
     }
     int two[2] = { prev, in[nin - 1] };
@@ -124,16 +137,20 @@ static void a_warn(elab *E, scope *sc, const nl_card *cd, int m, int el0)
     static const char *const dl[] = { "rise_delay", "fall_delay", "t_rise", "t_fall" };
     double mx = 0, v;
     for (int q = mo->type == NSC_MOD_DAC ? 2 : 0, q1 = q + 2; q < q1; q++) {
-        v = 1e-9;                                             /* XSPICE's default delays: 1 ns */
+        v = 1e-9; /* XSPICE's default delays: 1 ns */
         nsc_model_get(mo, dl[q], &v);
         if (v > mx) mx = v;
     }
     if (el0 < E->c->nel && E->c->el[el0].kind == NSC_EL_AFF)
-        nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE flip-flops, latches, gates and bridges switch without delay: "
-                 "the delays of their models (%g s in '%s') and their loads are not modelled", mx, cd->f[cd->nf - 1].u.s);
+        nle_warn(E, sc, cd, &cd->f[cd->nf - 1],
+                 "XSPICE flip-flops, latches, gates and bridges switch without delay: "
+                 "the delays of their models (%g s in '%s') and their loads are not modelled",
+                 mx, cd->f[cd->nf - 1].u.s);
     else
-        nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE gates and bridges switch without delay: the delays and rise "
-                 "times of their models (%g s in '%s') and input_load are not modelled", mx, cd->f[cd->nf - 1].u.s);
+        nle_warn(E, sc, cd, &cd->f[cd->nf - 1],
+                 "XSPICE gates and bridges switch without delay: the delays and rise "
+                 "times of their models (%g s in '%s') and input_load are not modelled",
+                 mx, cd->f[cd->nf - 1].u.s);
 }
 
 /* ---- XSPICE flip-flops and latches (dev_aff.c) ---- */
@@ -160,13 +177,14 @@ static nsc_status a_ff(elab *E, scope *sc, const nl_card *cd, int m, const char 
     const char *names = ff_ports(E->c->model[m].type, &nd);
     int np = nd + 5;
     if (cd->nf != np + 2)
-        return nle_err(E, sc, cd, NULL, "XSPICE flip-flop or latch %s: expected %d nodes (%s) and the model",
+        return nle_err(E, sc, cd, NULL,
+                       "XSPICE flip-flop or latch %s: expected %d nodes (%s) and the model",
                        cd->f[0].u.s, np, names);
     for (int q = 0; q < np; q++) {
         const nl_field *f = &cd->f[1 + q];
         if (f->kind != NL_F_WORD || strpbrk(f->u.s, "[]~%"))
-            return nle_err(E, sc, cd, f, "XSPICE element %s: '%s': expected a node (ports: %s)", cd->f[0].u.s,
-                           nle_ftext(f), names);
+            return nle_err(E, sc, cd, f, "XSPICE element %s: '%s': expected a node (ports: %s)",
+                           cd->f[0].u.s, nle_ftext(f), names);
         nodes[q] = 0;
         if (q > nd && nsc_strieq(f->u.s, "null")) null |= q >= nd + 3 ? 1 << (q - nd - 3) : 0;
         else if (nle_node(E, sc, cd, f, &nodes[q])) return E->r->status;
@@ -179,43 +197,60 @@ static nsc_status a_ff(elab *E, scope *sc, const nl_card *cd, int m, const char 
     e->ipar[0] = null;
     int first = 1;
     for (int q = 0; q < el && first; q++) first = E->elmodel[q] != m;
-    E->elmodel[el] = m;                                      /* (its type checked by the caller) */
+    E->elmodel[el] = m; /* (its type checked by the caller) */
     a_warn(E, sc, cd, m, el0);
     double ic = 0;
-    if (nsc_model_get(&E->c->model[m], "ic", &ic) && ic != 0 && ic != 1)   /* XSPICE: 2 the unknown state */
-        return nle_err(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE flip-flop or latch %s: model '%s' has ic = %g: 0 or 1 "
-                       "here (the unknown state is not modelled)", cd->f[0].u.s, E->c->model[m].name, ic);
-    if (first && E->c->model[m].type == NSC_MOD_DSRFF)       /* one per model */
-        nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE d_srff '%s': S = R = 1 at a clock edge holds the bit here; "
-                 "XSPICE gives the unknown state", E->c->model[m].name);
-    if (first && E->c->model[m].type == NSC_MOD_DSRLATCH)    /* one per model */
-        nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE d_srlatch '%s': an input between its adc_bridge's in_low and "
-                 "in_high reads 0 here and the bit holds; XSPICE stores the unknown state then (S falling slowly with "
-                 "R low leaves it unknown)", E->c->model[m].name);
+    if (nsc_model_get(&E->c->model[m], "ic", &ic) && ic != 0
+        && ic != 1) /* XSPICE: 2 the unknown state */
+        return nle_err(E, sc, cd, &cd->f[cd->nf - 1],
+                       "XSPICE flip-flop or latch %s: model '%s' has ic = %g: 0 or 1 "
+                       "here (the unknown state is not modelled)",
+                       cd->f[0].u.s, E->c->model[m].name, ic);
+    if (first && E->c->model[m].type == NSC_MOD_DSRFF) /* one per model */
+        nle_warn(E, sc, cd, &cd->f[cd->nf - 1],
+                 "XSPICE d_srff '%s': S = R = 1 at a clock edge holds the bit here; "
+                 "XSPICE gives the unknown state",
+                 E->c->model[m].name);
+    if (first && E->c->model[m].type == NSC_MOD_DSRLATCH) /* one per model */
+        nle_warn(
+            E, sc, cd, &cd->f[cd->nf - 1],
+            "XSPICE d_srlatch '%s': an input between its adc_bridge's in_low and "
+            "in_high reads 0 here and the bit holds; XSPICE stores the unknown state then (S falling slowly with "
+            "R low leaves it unknown)",
+            E->c->model[m].name);
     return NSC_OK;
 }
 
 /* the elements of a card of n bridges (ports of n nodes each) or one gate */
-static nsc_status a_elements(elab *E, scope *sc, const nl_card *cd, const a_ports *P, const int *nd, nsc_modeltype t, const char *full)
+static nsc_status a_elements(elab *E, scope *sc, const nl_card *cd, const a_ports *P, const int *nd,
+                             nsc_modeltype t, const char *full)
 {
     char nm[A_NAMELEN + 16];
     if (t == NSC_MOD_ADC || t == NSC_MOD_DAC) {
         if (P->cnt[0] != P->cnt[1])
-            return nle_err(E, sc, cd, NULL, "XSPICE bridge %s: %d inputs and %d outputs (one output per input)", cd->f[0].u.s, P->cnt[0], P->cnt[1]);
+            return nle_err(E, sc, cd, NULL,
+                           "XSPICE bridge %s: %d inputs and %d outputs (one output per input)",
+                           cd->f[0].u.s, P->cnt[0], P->cnt[1]);
         for (int k = 0; k < P->cnt[0]; k++) {
-            if (t == NSC_MOD_DAC && nd[P->first[1] + k] == 0) {   /* ground: nothing to drive (ngspice runs it) */
-                nle_warn(E, sc, cd, &P->n[P->first[1] + k], "XSPICE dac_bridge %s: output %d is ground; "
-                         "it drives nothing and is left out", cd->f[0].u.s, k + 1);
+            if (t == NSC_MOD_DAC
+                && nd[P->first[1] + k] == 0) { /* ground: nothing to drive (ngspice runs it) */
+                nle_warn(E, sc, cd, &P->n[P->first[1] + k],
+                         "XSPICE dac_bridge %s: output %d is ground; "
+                         "it drives nothing and is left out",
+                         cd->f[0].u.s, k + 1);
                 continue;
             }
             snprintf(nm, sizeof nm, k ? "%s#%d" : "%s", full, k);
-            if (a_part(E, sc, cd, nm, nd[P->first[1] + k], &nd[P->first[0] + k], 1, 0)) return E->r->status;
+            if (a_part(E, sc, cd, nm, nd[P->first[1] + k], &nd[P->first[0] + k], 1, 0))
+                return E->r->status;
         }
         return NSC_OK;
     }
-    if (P->cnt[1] != 1) return nle_err(E, sc, cd, NULL, "XSPICE gate %s: expected one output node", cd->f[0].u.s);
+    if (P->cnt[1] != 1)
+        return nle_err(E, sc, cd, NULL, "XSPICE gate %s: expected one output node", cd->f[0].u.s);
     if ((t == NSC_MOD_DINV || t == NSC_MOD_DBUF) && P->cnt[0] != 1)
-        return nle_err(E, sc, cd, NULL, "XSPICE %s %s: expected one input node", t == NSC_MOD_DINV ? "inverter" : "buffer", cd->f[0].u.s);
+        return nle_err(E, sc, cd, NULL, "XSPICE %s %s: expected one input node",
+                       t == NSC_MOD_DINV ? "inverter" : "buffer", cd->f[0].u.s);
     return a_gate(E, sc, cd, full, &nd[P->first[0]], P->cnt[0], nd[P->first[1]]);
 }
 
@@ -225,37 +260,48 @@ static nsc_status a_elements(elab *E, scope *sc, const nl_card *cd, const a_port
  * the two fields after %vd or %gd as the pair): *i at the type, then past n-.
  * Two nodes and a field after them are required ("%vd a y lim": y is the
  * pair's n-, the output is missing, as ngspice says). */
-static nsc_status diff_port(elab *E, scope *sc, const nl_card *cd, int *i, int *nd, const char *what)
+static nsc_status diff_port(elab *E, scope *sc, const nl_card *cd, int *i, int *nd,
+                            const char *what)
 {
     const nl_field *t = &cd->f[*i];
     if (*i + 3 >= cd->nf || cd->f[*i + 2].kind != NL_F_WORD)
-        return nle_err(E, sc, cd, t, "XSPICE %s %s: port type '%s' takes two nodes, n+ n- or (n+ n-), and the "
-                       "card ends before its other port and model", what, cd->f[0].u.s, t->u.s);
+        return nle_err(E, sc, cd, t,
+                       "XSPICE %s %s: port type '%s' takes two nodes, n+ n- or (n+ n-), and the "
+                       "card ends before its other port and model",
+                       what, cd->f[0].u.s, t->u.s);
     *i += 3;
-    return nle_node(E, sc, cd, &cd->f[*i - 2], &nd[0]) || nle_node(E, sc, cd, &cd->f[*i - 1], &nd[1]) ? E->r->status
-                                                                                                       : NSC_OK;
+    return nle_node(E, sc, cd, &cd->f[*i - 2], &nd[0])
+                   || nle_node(E, sc, cd, &cd->f[*i - 1], &nd[1])
+               ? E->r->status
+               : NSC_OK;
 }
 
 /* The nodes of an aswitch port: a node (to ground) or (n+ n-), after an
  * optional %v %vd %gd; nd[0], nd[1]. *i: the port's first field, then past it.
  * After %vd or %gd the pair may also be two bare nodes, as in ngspice. */
-static nsc_status asw_port(elab *E, scope *sc, const nl_card *cd, int *i, int group_only, int *nd, const char *what)
+static nsc_status asw_port(elab *E, scope *sc, const nl_card *cd, int *i, int group_only, int *nd,
+                           const char *what)
 {
     const nl_field *f = &cd->f[*i];
     if (f->kind == NL_F_WORD && f->u.s[0] == '%') {
         if (!nsc_strieq(f->u.s, "%v") && !nsc_strieq(f->u.s, "%vd") && !nsc_strieq(f->u.s, "%gd"))
-            return nle_err(E, sc, cd, f, "XSPICE %s %s: port type '%s' is not supported (%%v %%vd %%gd)",
-                           what, cd->f[0].u.s, f->u.s);
+            return nle_err(E, sc, cd, f,
+                           "XSPICE %s %s: port type '%s' is not supported (%%v %%vd %%gd)", what,
+                           cd->f[0].u.s, f->u.s);
         if (!nsc_strieq(f->u.s, "%v") && *i + 1 < cd->nf && cd->f[*i + 1].kind == NL_F_WORD)
             return diff_port(E, sc, cd, i, nd, what);
         f = &cd->f[++*i];
     }
     if (*i >= cd->nf - 1)
         return nle_err(E, sc, cd, NULL, "XSPICE %s %s: expected %s", what, cd->f[0].u.s,
-                       strcmp(what, "aswitch") ? "an input and an output" : "a control and (out+ out-)");
+                       strcmp(what, "aswitch") ? "an input and an output"
+                                               : "a control and (out+ out-)");
     ++*i;
-    if (f->kind == NL_F_GROUP && f->nsub == 2 && f->sub[0].kind == NL_F_WORD && f->sub[1].kind == NL_F_WORD)
-        return nle_node(E, sc, cd, &f->sub[0], &nd[0]) || nle_node(E, sc, cd, &f->sub[1], &nd[1]) ? E->r->status : NSC_OK;
+    if (f->kind == NL_F_GROUP && f->nsub == 2 && f->sub[0].kind == NL_F_WORD
+        && f->sub[1].kind == NL_F_WORD)
+        return nle_node(E, sc, cd, &f->sub[0], &nd[0]) || nle_node(E, sc, cd, &f->sub[1], &nd[1])
+                   ? E->r->status
+                   : NSC_OK;
     if (group_only || f->kind != NL_F_WORD)
         return nle_err(E, sc, cd, f, "XSPICE %s %s: expected %s, found '%s'", what, cd->f[0].u.s,
                        group_only ? "(out+ out-)" : "a node or (n+ n-)", nle_ftext(f));
@@ -272,7 +318,8 @@ static nsc_status asw_defaults(elab *E, nsc_model *m)
     for (int q = 0; q < 4; q++) {
         double v;
         int cap = m->npar;
-        if (!nsc_model_get(m, nm[q], &v) && nle_model_set(E, m, &cap, nm[q], dv[q])) return E->r->status;
+        if (!nsc_model_get(m, nm[q], &v) && nle_model_set(E, m, &cap, nm[q], dv[q]))
+            return E->r->status;
     }
     return NSC_OK;
 }
@@ -283,8 +330,11 @@ static nsc_status asw_defaults(elab *E, nsc_model *m)
 static nsc_status a_switch(elab *E, scope *sc, const nl_card *cd, int m, const char *full)
 {
     int el, c[2], o[2], i = 1;
-    if (asw_port(E, sc, cd, &i, 0, c, "aswitch") || asw_port(E, sc, cd, &i, 1, o, "aswitch")) return E->r->status;
-    if (i != cd->nf - 1) return nle_err(E, sc, cd, &cd->f[i], "XSPICE aswitch %s: unexpected '%s'", cd->f[0].u.s, nle_ftext(&cd->f[i]));
+    if (asw_port(E, sc, cd, &i, 0, c, "aswitch") || asw_port(E, sc, cd, &i, 1, o, "aswitch"))
+        return E->r->status;
+    if (i != cd->nf - 1)
+        return nle_err(E, sc, cd, &cd->f[i], "XSPICE aswitch %s: unexpected '%s'", cd->f[0].u.s,
+                       nle_ftext(&cd->f[i]));
     if (nle_element_named(E, sc, cd, NSC_EL_S, full, &el)) return E->r->status;
     nsc_element *e = &E->c->el[el];
     e->nnode = 4;
@@ -293,12 +343,15 @@ static nsc_status a_switch(elab *E, scope *sc, const nl_card *cd, int m, const c
     double lo = 0, hi = 1;
     int first = 1;
     for (int q = 0; q < el && first; q++) first = E->elmodel[q] != m;
-    if (asw_defaults(E, mo) || nle_model_ref(E, sc, cd, &cd->f[cd->nf - 1], el)) return E->r->status;
+    if (asw_defaults(E, mo) || nle_model_ref(E, sc, cd, &cd->f[cd->nf - 1], el))
+        return E->r->status;
     nsc_model_get(mo, "cntl_off", &lo);
     nsc_model_get(mo, "cntl_on", &hi);
-    if (first)                                               /* one warning per model */
-        nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE aswitch '%s' switches ideally at %g, the mean of cntl_off "
-                 "and cntl_on: its resistance between them is not modelled", cd->f[cd->nf - 1].u.s, 0.5 * (lo + hi));
+    if (first) /* one warning per model */
+        nle_warn(E, sc, cd, &cd->f[cd->nf - 1],
+                 "XSPICE aswitch '%s' switches ideally at %g, the mean of cntl_off "
+                 "and cntl_on: its resistance between them is not modelled",
+                 cd->f[cd->nf - 1].u.s, 0.5 * (lo + hi));
     return NSC_OK;
 }
 
@@ -312,27 +365,35 @@ static nsc_status a_switch(elab *E, scope *sc, const nl_card *cd, int m, const c
 static nsc_status a_limit(elab *E, scope *sc, const nl_card *cd, int m, const char *full)
 {
     int el, c[2], o[2], i = 1;
-    if (asw_port(E, sc, cd, &i, 0, c, "limit") || asw_port(E, sc, cd, &i, 0, o, "limit")) return E->r->status;
-    if (i != cd->nf - 1) return nle_err(E, sc, cd, &cd->f[i], "XSPICE limit %s: unexpected '%s'", cd->f[0].u.s, nle_ftext(&cd->f[i]));
+    if (asw_port(E, sc, cd, &i, 0, c, "limit") || asw_port(E, sc, cd, &i, 0, o, "limit"))
+        return E->r->status;
+    if (i != cd->nf - 1)
+        return nle_err(E, sc, cd, &cd->f[i], "XSPICE limit %s: unexpected '%s'", cd->f[0].u.s,
+                       nle_ftext(&cd->f[i]));
     const nsc_model *mo = &E->c->model[m];
     double g = 1, off = 0, lo = 0, hi = 0, rng = 1e-6;
     nsc_model_get(mo, "gain", &g);
     nsc_model_get(mo, "in_offset", &off);
-    int given = nsc_model_get(mo, "out_lower_limit", &lo) && nsc_model_get(mo, "out_upper_limit", &hi);
+    int given = nsc_model_get(mo, "out_lower_limit", &lo)
+                && nsc_model_get(mo, "out_upper_limit", &hi);
     nsc_model_get(mo, "limit_range", &rng);
-    if (!given)                                              /* (ngspice: "Parameter on model has no default") */
-        return nle_err(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE limit %s: model '%s' must give out_lower_limit and "
-                       "out_upper_limit (they have no default)", cd->f[0].u.s, mo->name);
+    if (!given) /* (ngspice: "Parameter on model has no default") */
+        return nle_err(E, sc, cd, &cd->f[cd->nf - 1],
+                       "XSPICE limit %s: model '%s' must give out_lower_limit and "
+                       "out_upper_limit (they have no default)",
+                       cd->f[0].u.s, mo->name);
     if (!(g != 0 && isfinite(g)) || !(lo < hi))
-        return nle_err(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE limit %s: gain = %g must be finite and nonzero and "
-                       "out_lower_limit = %g below out_upper_limit = %g", cd->f[0].u.s, g, lo, hi);
+        return nle_err(E, sc, cd, &cd->f[cd->nf - 1],
+                       "XSPICE limit %s: gain = %g must be finite and nonzero and "
+                       "out_lower_limit = %g below out_upper_limit = %g",
+                       cd->f[0].u.s, g, lo, hi);
     int first = 1;
     for (int q = 0; q < E->c->nel && first; q++) first = E->elmodel[q] != m;
     if (nle_element_named(E, sc, cd, NSC_EL_ETABLE, full, &el)) return E->r->status;
     nsc_element *e = &E->c->el[el];
     e->nnode = 4;
     e->node[0] = o[0], e->node[1] = o[1], e->node[2] = c[0], e->node[3] = c[1];
-    E->elmodel[el] = m;                                      /* (read here; marks the model's elements) */
+    E->elmodel[el] = m; /* (read here; marks the model's elements) */
     nsc_etab *t = malloc(sizeof *t + 4 * sizeof(double));
     if (!t) return nle_oom(E);
     double x0 = lo / g - off, x1 = hi / g - off;
@@ -341,8 +402,10 @@ static nsc_status a_limit(elab *E, scope *sc, const nl_card *cd, int m, const ch
     t->xy[2] = g > 0 ? x1 : x0, t->xy[3] = g > 0 ? hi : lo;
     e->priv = t;
     if (first)
-        nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE limit '%s' clips with sharp corners: its rounding over "
-                 "limit_range (%g) is not modelled", mo->name, rng);
+        nle_warn(E, sc, cd, &cd->f[cd->nf - 1],
+                 "XSPICE limit '%s' clips with sharp corners: its rounding over "
+                 "limit_range (%g) is not modelled",
+                 mo->name, rng);
     return NSC_OK;
 }
 
@@ -352,15 +415,18 @@ static nsc_status a_limit(elab *E, scope *sc, const nl_card *cd, int m, const ch
 static nsc_status a_lcouple(elab *E, scope *sc, const nl_card *cd, int m, const char *full)
 {
     int el, l[2], mm[2], i = 1;
-    if (asw_port(E, sc, cd, &i, 0, l, "lcouple") || asw_port(E, sc, cd, &i, 0, mm, "lcouple")) return E->r->status;
-    if (i != cd->nf - 1) return nle_err(E, sc, cd, &cd->f[i], "XSPICE lcouple %s: unexpected '%s'", cd->f[0].u.s, nle_ftext(&cd->f[i]));
+    if (asw_port(E, sc, cd, &i, 0, l, "lcouple") || asw_port(E, sc, cd, &i, 0, mm, "lcouple"))
+        return E->r->status;
+    if (i != cd->nf - 1)
+        return nle_err(E, sc, cd, &cd->f[i], "XSPICE lcouple %s: unexpected '%s'", cd->f[0].u.s,
+                       nle_ftext(&cd->f[i]));
     if (nle_element_named(E, sc, cd, NSC_EL_LCPL, full, &el)) return E->r->status;
     nsc_element *e = &E->c->el[el];
     e->nnode = 4;
     e->node[0] = l[0], e->node[1] = l[1], e->node[2] = mm[0], e->node[3] = mm[1];
     e->value = 1;
     nsc_model_get(&E->c->model[m], "num_turns", &e->value);
-    E->elmodel[el] = m;                                      /* (its type checked by the caller) */
+    E->elmodel[el] = m; /* (its type checked by the caller) */
     return NSC_OK;
 }
 
@@ -376,7 +442,9 @@ typedef struct core_card {
 static int core_word(const char *t, size_t *p, char *w, size_t size)
 {
     size_t i = *p, n = 0;
-    while (t[i] && (isspace((unsigned char)t[i]) || t[i] == ',' || (t[i] == '+' && (!t[i + 1] || isspace((unsigned char)t[i + 1])))))
+    while (t[i]
+           && (isspace((unsigned char)t[i]) || t[i] == ','
+               || (t[i] == '+' && (!t[i + 1] || isspace((unsigned char)t[i + 1])))))
         i++;
     if (!t[i]) return 0;
     if (strchr("()[]=", t[i])) w[n++] = t[i++];
@@ -409,7 +477,7 @@ static const char *core_read(const char *t, core_card *k)
     size_t p = 0;
     double one[CORE_MAXPT];
     k->nh = k->nb = 0, k->area = k->len = 1;
-    for (int q = 0; q < 3; q++) core_word(t, &p, w, sizeof w);          /* .model NAME core */
+    for (int q = 0; q < 3; q++) core_word(t, &p, w, sizeof w); /* .model NAME core */
     while (core_word(t, &p, w, sizeof w)) {
         if (!strcmp(w, "(") || !strcmp(w, ")")) continue;
         int h = nsc_strieq(w, "h_array"), b = nsc_strieq(w, "b_array");
@@ -419,11 +487,14 @@ static const char *core_read(const char *t, core_card *k)
         else if (b) k->nb = n;
         else if (n == 1 && nsc_strieq(w, "area")) k->area = one[0];
         else if (n == 1 && nsc_strieq(w, "length")) k->len = one[0];
-        else if (nsc_strieq(w, "mode") && !(n == 1 && one[0] == 1)) return "mode other than 1 (pwl: hysteresis) is not supported";
+        else if (nsc_strieq(w, "mode") && !(n == 1 && one[0] == 1))
+            return "mode other than 1 (pwl: hysteresis) is not supported";
     }
-    if (k->nh < 2 || k->nh != k->nb) return "H_array and B_array must give the same number (at least two) of values";
+    if (k->nh < 2 || k->nh != k->nb)
+        return "H_array and B_array must give the same number (at least two) of values";
     for (int q = 1; q < k->nh; q++)
-        if (!(k->h[q] > k->h[q - 1]) || !(k->b[q] > k->b[q - 1])) return "H_array and B_array must increase";
+        if (!(k->h[q] > k->h[q - 1]) || !(k->b[q] > k->b[q - 1]))
+            return "H_array and B_array must increase";
     if (!(k->area > 0) || !(k->len > 0)) return "area and length must be positive";
     return NULL;
 }
@@ -437,33 +508,42 @@ static nsc_status a_core(elab *E, scope *sc, const nl_card *cd, const nl_card *m
     int el, nd[2], i = 1, bn;
     core_card k;
     const char *bad = core_read(mc->f[3].u.s, &k);
-    if (bad) return nle_err(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE core %s: model '%s': %s", cd->f[0].u.s, mc->f[1].u.s, bad);
+    if (bad)
+        return nle_err(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE core %s: model '%s': %s",
+                       cd->f[0].u.s, mc->f[1].u.s, bad);
     if (asw_port(E, sc, cd, &i, 0, nd, "core")) return E->r->status;
-    if (i != cd->nf - 1) return nle_err(E, sc, cd, &cd->f[i], "XSPICE core %s: unexpected '%s'", cd->f[0].u.s, nle_ftext(&cd->f[i]));
+    if (i != cd->nf - 1)
+        return nle_err(E, sc, cd, &cd->f[i], "XSPICE core %s: unexpected '%s'", cd->f[0].u.s,
+                       nle_ftext(&cd->f[i]));
     char nm[A_NAMELEN + 4];
     snprintf(nm, sizeof nm, "%s#b", full);
-    if (nle_node_new(E, nm, cd, &cd->f[0], &bn) || nle_element_named(E, sc, cd, NSC_EL_ETABLE, nm, &el)) return E->r->status;
+    if (nle_node_new(E, nm, cd, &cd->f[0], &bn)
+        || nle_element_named(E, sc, cd, NSC_EL_ETABLE, nm, &el))
+        return E->r->status;
     nsc_element *e = &E->c->el[el];
     e->nnode = 4;
     e->node[0] = bn, e->node[1] = 0, e->node[2] = nd[0], e->node[3] = nd[1];
     nsc_etab *t = malloc(sizeof *t + sizeof(double) * 2 * ((size_t)k.nh + 2));
     if (!t) return nle_oom(E);
     int n = k.nh;
-    double span = k.h[n - 1] - k.h[0];                       /* the end slopes, 1000 spans on */
+    double span = k.h[n - 1] - k.h[0]; /* the end slopes, 1000 spans on */
     t->n = n + 2;
     t->xy[0] = (k.h[0] - 1e3 * span) * k.len;
     t->xy[1] = k.b[0] - 1e3 * span * (k.b[1] - k.b[0]) / (k.h[1] - k.h[0]);
     for (int q = 0; q < n; q++) t->xy[2 + 2 * q] = k.h[q] * k.len, t->xy[3 + 2 * q] = k.b[q];
     t->xy[2 * n + 2] = (k.h[n - 1] + 1e3 * span) * k.len;
-    t->xy[2 * n + 3] = k.b[n - 1] + 1e3 * span * (k.b[n - 1] - k.b[n - 2]) / (k.h[n - 1] - k.h[n - 2]);
+    t->xy[2 * n + 3] = k.b[n - 1]
+                       + 1e3 * span * (k.b[n - 1] - k.b[n - 2]) / (k.h[n - 1] - k.h[n - 2]);
     e->priv = t;
     if (nle_element_named(E, sc, cd, NSC_EL_G, full, &el)) return E->r->status;
     e = &E->c->el[el];
     e->nnode = 4;
     e->node[0] = nd[0], e->node[1] = nd[1], e->node[2] = bn, e->node[3] = 0;
     e->value = k.area;
-    nle_warn(E, sc, cd, &cd->f[cd->nf - 1], "XSPICE core %s: the B-H curve's corners are sharp here; XSPICE rounds "
-             "them over input_domain (default 0.01 of the segment), not modelled", cd->f[0].u.s);
+    nle_warn(E, sc, cd, &cd->f[cd->nf - 1],
+             "XSPICE core %s: the B-H curve's corners are sharp here; XSPICE rounds "
+             "them over input_domain (default 0.01 of the segment), not modelled",
+             cd->f[0].u.s);
     return NSC_OK;
 }
 
@@ -481,7 +561,8 @@ static int is_core_text(const char *t)
 static int is_codemodel(const elab *E, int m, const char *type)
 {
     const nl_card *mc = &E->d->card[E->model_card[m]];
-    return mc->nf > 2 && (mc->f[2].kind == NL_F_WORD || mc->f[2].kind == NL_F_CALL) && nsc_strieq(mc->f[2].u.s, type);
+    return mc->nf > 2 && (mc->f[2].kind == NL_F_WORD || mc->f[2].kind == NL_F_CALL)
+           && nsc_strieq(mc->f[2].u.s, type);
 }
 
 /* A zener card: A (a k) model or A a k model, the diode D of model m (dev_d.c
@@ -490,10 +571,12 @@ static nsc_status a_zener(elab *E, scope *sc, const nl_card *cd, const char *ful
 {
     int el, nd[2];
     const nl_field *f = &cd->f[1];
-    if (cd->nf == 3 && f->kind == NL_F_GROUP && f->nsub == 2 && f->sub[0].kind == NL_F_WORD && f->sub[1].kind == NL_F_WORD)
+    if (cd->nf == 3 && f->kind == NL_F_GROUP && f->nsub == 2 && f->sub[0].kind == NL_F_WORD
+        && f->sub[1].kind == NL_F_WORD)
         f = f->sub;
     else if (cd->nf != 4 || f[0].kind != NL_F_WORD || f[1].kind != NL_F_WORD || f[0].u.s[0] == '%')
-        return nle_err(E, sc, cd, NULL, "XSPICE zener %s: expected (a k) or a k, then the model", cd->f[0].u.s);
+        return nle_err(E, sc, cd, NULL, "XSPICE zener %s: expected (a k) or a k, then the model",
+                       cd->f[0].u.s);
     if (nle_node(E, sc, cd, &f[0], &nd[0]) || nle_node(E, sc, cd, &f[1], &nd[1])
         || nle_element_named(E, sc, cd, NSC_EL_D, full, &el))
         return E->r->status;
@@ -514,26 +597,35 @@ nsc_status nle_card_a(elab *E, scope *sc, const nl_card *cd)
     if (cd->nf >= 3 && !nm) return nle_oom(E);
     snprintf(full, sizeof full, "%s", nm ? nm : "");
     int m = cd->nf < 3 ? -1 : nle_model_named(E, sc, mf), el0 = E->c->nel, nd[A_MAXN];
-    if (m >= 0 && E->c->model[m].type == NSC_MOD_SW && is_codemodel(E, m, "aswitch")) return a_switch(E, sc, cd, m, full);
-    if (m >= 0 && E->c->model[m].type == NSC_MOD_D && is_codemodel(E, m, "zener")) return a_zener(E, sc, cd, full);
+    if (m >= 0 && E->c->model[m].type == NSC_MOD_SW && is_codemodel(E, m, "aswitch"))
+        return a_switch(E, sc, cd, m, full);
+    if (m >= 0 && E->c->model[m].type == NSC_MOD_D && is_codemodel(E, m, "zener"))
+        return a_zener(E, sc, cd, full);
     if (m >= 0 && E->c->model[m].type >= NSC_MOD_DDFF && E->c->model[m].type <= NSC_MOD_DSRLATCH)
         return a_ff(E, sc, cd, m, full);
     if (m >= 0 && E->c->model[m].type == NSC_MOD_LIMIT) return a_limit(E, sc, cd, m, full);
     if (m >= 0 && E->c->model[m].type == NSC_MOD_LCOUPLE) return a_lcouple(E, sc, cd, m, full);
     if (m >= 0 && E->c->model[m].type == NSC_MOD_CORE)
-        return nle_err(E, sc, cd, mf, "XSPICE core %s: model '%s' gives no H_array and B_array (the pwl mode's "
-                       "B-H curve)", cd->f[0].u.s, E->c->model[m].name);
+        return nle_err(E, sc, cd, mf,
+                       "XSPICE core %s: model '%s' gives no H_array and B_array (the pwl mode's "
+                       "B-H curve)",
+                       cd->f[0].u.s, E->c->model[m].name);
     const nl_card *um = m < 0 && cd->nf >= 3 ? nle_model_unparsed(E, sc, mf) : NULL;
     if (um && um->f[3].u.s && is_core_text(um->f[3].u.s)) return a_core(E, sc, cd, um, full);
-    if (cd->nf < 4) return nle_err(E, sc, cd, NULL, "XSPICE element %s: expected an input, an output and a model", cd->f[0].u.s);
+    if (cd->nf < 4)
+        return nle_err(E, sc, cd, NULL,
+                       "XSPICE element %s: expected an input, an output and a model", cd->f[0].u.s);
     if (m < 0 || !nsc_dev_takes(nsc_device_of(NSC_EL_A), E->c->model[m].type)) {
-        int el;                                               /* the model's own message (nl_model.c) */
+        int el; /* the model's own message (nl_model.c) */
         if (!nle_element_named(E, sc, cd, NSC_EL_A, full, &el)) nle_model_ref(E, sc, cd, mf, el);
-        return E->r->status ? E->r->status : nle_err(E, sc, cd, mf, "XSPICE element %s: bad model", cd->f[0].u.s);
+        return E->r->status ? E->r->status
+                            : nle_err(E, sc, cd, mf, "XSPICE element %s: bad model", cd->f[0].u.s);
     }
     if (a_split(E, sc, cd, &P)) return E->r->status;
     if (P.np != 2 || !P.cnt[0] || !P.cnt[1])
-        return nle_err(E, sc, cd, NULL, "XSPICE element %s: expected an input port and an output port", cd->f[0].u.s);
+        return nle_err(E, sc, cd, NULL,
+                       "XSPICE element %s: expected an input port and an output port",
+                       cd->f[0].u.s);
     for (int q = 0; q < P.nn; q++)
         if (nle_node(E, sc, cd, &P.n[q], &nd[q])) return E->r->status;
     if (a_elements(E, sc, cd, &P, nd, E->c->model[m].type, full)) return E->r->status;

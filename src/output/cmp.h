@@ -52,34 +52,34 @@
 #include "waves.h"
 
 typedef struct nsc_cmp_sig {
-    char *name;          /* canonical name, e.g. "v(a,b)" */
+    char *name;               /* canonical name, e.g. "v(a,b)" */
     char *ours_src, *ref_src; /* where each side's values come from: "v(a,b)" or "v(a) - v(b)" */
-    double range;        /* reference max - min on [t0, t1] */
-    double scale;        /* divisor of relative errors (range, see above) */
-    double max_err;      /* max |e| */
-    double t_max_err;    /* a time where it is reached */
+    double range;             /* reference max - min on [t0, t1] */
+    double scale;             /* divisor of relative errors (range, see above) */
+    double max_err;           /* max |e| */
+    double t_max_err;         /* a time where it is reached */
     double rms_err;
-    double level;        /* switching threshold (mid level) */
-    int n_ref, n_ours;   /* switching instants found */
-    int n_matched;       /* reference instants matched (0 when either has none) */
-    double shift_max;    /* matched shift of largest magnitude (signed), s */
-    double shift_mean;   /* mean matched shift, s */
-    int phase;           /* 1: a phase in degrees (errors modulo 360) */
-    int nan_side;        /* 0 no NaN; 1 ours, 2 the reference holds a NaN of it in [t0, t1] (errors NaN) */
-    int nan_row;         /* the first such row of that file, 1-based */
-    double t_nan;        /* its abscissa (time, frequency, swept value) */
+    double level;      /* switching threshold (mid level) */
+    int n_ref, n_ours; /* switching instants found */
+    int n_matched;     /* reference instants matched (0 when either has none) */
+    double shift_max;  /* matched shift of largest magnitude (signed), s */
+    double shift_mean; /* mean matched shift, s */
+    int phase;         /* 1: a phase in degrees (errors modulo 360) */
+    int nan_side; /* 0 no NaN; 1 ours, 2 the reference holds a NaN of it in [t0, t1] (errors NaN) */
+    int nan_row;  /* the first such row of that file, 1-based */
+    double t_nan; /* its abscissa (time, frequency, swept value) */
 } nsc_cmp_sig;
 
 typedef struct nsc_cmp {
-    int scale;           /* NSC_SCALE_* of both tables' column 0 */
-    int logx;            /* 1: AC, interpolated and integrated in log10(f) */
-    double t0, t1;       /* common interval */
-    int samples;         /* 1: ours' rows are uniform samples, the grid is theirs; 0: both tables' points */
+    int scale;     /* NSC_SCALE_* of both tables' column 0 */
+    int logx;      /* 1: AC, interpolated and integrated in log10(f) */
+    double t0, t1; /* common interval */
+    int samples; /* 1: ours' rows are uniform samples, the grid is theirs; 0: both tables' points */
     int ngrid;
-    double *t;           /* [ngrid] */
+    double *t; /* [ngrid] */
     int nsig;
-    nsc_cmp_sig *sig;    /* [nsig] */
-    double *ours, *ref;  /* [nsig * ngrid] signal s at grid point i: [s * ngrid + i] */
+    nsc_cmp_sig *sig;   /* [nsig] */
+    double *ours, *ref; /* [nsig * ngrid] signal s at grid point i: [s * ngrid + i] */
 } nsc_cmp;
 
 /* Compare tables ours and ref (column 0 time, non-decreasing; a DC sweep may
@@ -98,17 +98,18 @@ void nsc_cmp_free(nsc_cmp *c);
 /* The comparison of two tables, one nsc_cmp per inner sweep of a nested DC
  * sweep (n = 1 for every other table). */
 typedef struct nsc_cmp_set {
-    int n;               /* inner sweeps compared (1: not nested) */
-    nsc_cmp **c;         /* [n] in the files' order; all with the same signals */
-    char *outer;         /* nested: the outer sweep's name ("sweep(i1)"), NULL when neither table holds it */
-    double *key;         /* [n] the outer value of each inner sweep; NaN when neither table holds it */
+    int n;       /* inner sweeps compared (1: not nested) */
+    nsc_cmp **c; /* [n] in the files' order; all with the same signals */
+    char
+        *outer; /* nested: the outer sweep's name ("sweep(i1)"), NULL when neither table holds it */
+    double *key; /* [n] the outer value of each inner sweep; NaN when neither table holds it */
 } nsc_cmp_set;
 
 /* nsc_compare, also of nested DC sweeps. Errors as nsc_compare's, and: one
  * table nested and not the other, different numbers of inner sweeps, or
  * outer values that differ (1e-9 relative) when both tables hold them. */
-nsc_status nsc_compare_set(const nsc_waves *ours, const nsc_waves *ref, char *const *signals, int nsig,
-                           double from, double to, nsc_cmp_set **out, nsc_report *r);
+nsc_status nsc_compare_set(const nsc_waves *ours, const nsc_waves *ref, char *const *signals,
+                           int nsig, double from, double to, nsc_cmp_set **out, nsc_report *r);
 void nsc_cmp_set_free(nsc_cmp_set *s);
 
 /* ours - reference of signal q, modulo 360 into [-180, 180] for a phase */
@@ -130,7 +131,7 @@ char *nsc_signame_canon(const char *name);
 /* Switching instants of y[0..n) at times t: crossings of level with hysteresis
  * band +-hyst (see above). Writes at most cap instants to at[] (time) and dir[]
  * (+1 rising, -1 falling); returns how many there are. */
-int nsc_cmp_edges(const double *t, const double *y, int n, double level, double hyst, double *at, int *dir,
-                  int cap);
+int nsc_cmp_edges(const double *t, const double *y, int n, double level, double hyst, double *at,
+                  int *dir, int cap);
 
 #endif

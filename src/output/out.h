@@ -9,7 +9,7 @@
 #include "waves.h"
 
 typedef enum nsc_format {
-    NSC_FMT_DAT,    /* gnuplot columns */
+    NSC_FMT_DAT, /* gnuplot columns */
     NSC_FMT_CSV,
     NSC_FMT_RAW,    /* ngspice raw file, ASCII values */
     NSC_FMT_RAWBIN, /* ngspice raw file, binary values (little-endian doubles) */
@@ -19,21 +19,21 @@ typedef enum nsc_format {
 /* The output formats, one line each (out_formats.c, indexed by nsc_format): what
  * the program, the streamed table (out_stream.c) and the .ac/.dc writers ask of a
  * format. A new format is its writers, its enum value and one line there. */
-struct nsc_ac_result;   /* out_ac.h */
+struct nsc_ac_result; /* out_ac.h */
 struct nsc_accol;
 typedef struct nsc_format_desc {
-    const char *name;    /* as --format takes it ("dat") */
-    const char *suffix;  /* the output's default suffix (".dat"); -o NAME.SUFFIX picks the first
+    const char *name;   /* as --format takes it ("dat") */
+    const char *suffix; /* the output's default suffix (".dat"); -o NAME.SUFFIX picks the first
                             format of that suffix */
-    int gnuplot;         /* 1: the plotting script reads this table itself (else --plot writes a .dat) */
-    int raw;             /* an ngspice raw file (nsc_raw_rowfmt rows; every analysis in one file) */
-    int binary;          /* raw: binary values */
-    char sep;            /* a table (raw 0): its column separator */
+    int gnuplot; /* 1: the plotting script reads this table itself (else --plot writes a .dat) */
+    int raw;     /* an ngspice raw file (nsc_raw_rowfmt rows; every analysis in one file) */
+    int binary;  /* raw: binary values */
+    char sep;    /* a table (raw 0): its column separator */
     /* the transient's table (nsc_write_dat's arguments) */
     nsc_status (*write)(const nsc_waves *W, const char *path, int threads, nsc_report *r);
     /* the .ac sweep's table: the columns col[0..ncol) of R (a raw file: every probe of R) */
-    nsc_status (*write_ac)(const struct nsc_ac_result *R, const struct nsc_accol *col, int ncol, const char *path,
-                           nsc_report *r);
+    nsc_status (*write_ac)(const struct nsc_ac_result *R, const struct nsc_accol *col, int ncol,
+                           const char *path, nsc_report *r);
     /* the .dc sweep's table W (out_ac.h) */
     nsc_status (*write_dc)(const nsc_waves *W, const char *path, nsc_report *r);
 } nsc_format_desc;
@@ -50,7 +50,8 @@ int nsc_format_of_suffix(const char *sfx);
 nsc_status nsc_write_dat(const nsc_waves *W, const char *path, int threads, nsc_report *r);
 /* ngspice's wrdata: per column "time value" pairs (singlescale: time once,
  * then the values), a first line of the names when vecnames; %.12e. */
-nsc_status nsc_write_wrdata(const nsc_waves *W, int singlescale, int vecnames, const char *path, nsc_report *r);
+nsc_status nsc_write_wrdata(const nsc_waves *W, int singlescale, int vecnames, const char *path,
+                            nsc_report *r);
 /* ngspice's `print` of vectors (a .control block), as ngspice 39 prints it
  * without its title and date lines: a rule, "Index   time            v(a) ..."
  * (names in 16 columns), a rule, then one line per row: its index and the values
@@ -72,7 +73,8 @@ nsc_status nsc_write_csv(const nsc_waves *W, const char *path, int threads, nsc_
  * then "Values:" with, per point, "<index>\t" and one "\t%.15e\n" per variable
  * (binary == 0), or "Binary:" and nrow * ncol little-endian IEEE doubles, row by
  * row (binary != 0). ngspice's `load` reads both. */
-nsc_status nsc_write_raw(const nsc_waves *W, const char *path, int binary, int threads, nsc_report *r);
+nsc_status nsc_write_raw(const nsc_waves *W, const char *path, int binary, int threads,
+                         nsc_report *r);
 /* gnuplot script plotting datpath (a .dat written by nsc_write_dat): one panel per
  * quantity kind (voltages, currents) sharing the time axis, scaled to a readable
  * unit (ns, us, ms, s); the `set terminal`/`set output` lines name pngpath so
@@ -115,9 +117,9 @@ void nsc_gp_preamble(FILE *f, const char *pngpath, const char *datpath, int heig
  * 1e-16, has none); first and last: its first and last finite values. */
 #define NSC_PLOT_QLO 0.005
 #define NSC_PLOT_QHI 0.995
-#define NSC_PLOT_MARGIN 0.05       /* of the trimmed span, each side of a clipped range */
-#define NSC_PLOT_SWITCH_JUMPS 10   /* a trace with this many jumps is switching */
-#define NSC_PLOT_NOISE 1e-9        /* of max(|qlo|, |qhi|): a smaller trimmed range has no jumps */
+#define NSC_PLOT_MARGIN 0.05     /* of the trimmed span, each side of a clipped range */
+#define NSC_PLOT_SWITCH_JUMPS 10 /* a trace with this many jumps is switching */
+#define NSC_PLOT_NOISE 1e-9      /* of max(|qlo|, |qhi|): a smaller trimmed range has no jumps */
 typedef struct nsc_trace_stat {
     double min, max, qlo, qhi;
     long jumps;

@@ -32,7 +32,8 @@ double nsc_ac_part_ratio(const nsc_ac_result *R, int k, int q, int d, nsc_acpart
     double re = R->re[o + (size_t)q], im = R->im[o + (size_t)q];
     if (d < 0) return nsc_ac_part(part, re, im);
     double dr = R->re[o + (size_t)d], di = R->im[o + (size_t)d], den = dr * dr + di * di;
-    return nsc_ac_part(part, (re * dr + im * di) / den, (im * dr - re * di) / den);   /* (re + j im) / (dr + j di) */
+    return nsc_ac_part(part, (re * dr + im * di) / den,
+                       (im * dr - re * di) / den); /* (re + j im) / (dr + j di) */
 }
 
 void nsc_ac_result_free(nsc_ac_result *R)
@@ -52,7 +53,8 @@ void nsc_ac_result_free(nsc_ac_result *R)
  * idb; the default table), so that a vm column is never said to be in dB. */
 static const char *ac_units(const nsc_accol *col, int ncol, char *buf, size_t len)
 {
-    static const char *const word[] = { "magnitudes in dB", "", "real parts", "imaginary parts", "linear magnitudes" };
+    static const char *const word[] = { "magnitudes in dB", "", "real parts", "imaginary parts",
+                                        "linear magnitudes" };
     static const char *const sfx[] = { " (vdb, idb)", "", " (vr, ir)", " (vi, ii)", " (vm, im)" };
     int has[NSC_ACP_MAG + 1] = { 0 }, n = 0;
     for (int k = 0; k < ncol; k++) n += !has[col[k].part]++ && col[k].part != NSC_ACP_PH;
@@ -66,8 +68,8 @@ static const char *ac_units(const nsc_accol *col, int ncol, char *buf, size_t le
 
 /* The AC table with separator sep: ' ' (.dat: names in a comment line, then
  * the units line) or ',' (CSV: the names as the header). */
-static nsc_status ac_table(const nsc_ac_result *R, const nsc_accol *col, int ncol, const char *path, char sep,
-                           nsc_report *r)
+static nsc_status ac_table(const nsc_ac_result *R, const nsc_accol *col, int ncol, const char *path,
+                           char sep, nsc_report *r)
 {
     nsc_afile a;
     nsc_status s = nsc_afile_open(&a, path, r);
@@ -77,11 +79,16 @@ static nsc_status ac_table(const nsc_ac_result *R, const nsc_accol *col, int nco
     char ubuf[160];
     const char *units = ac_units(col, ncol, ubuf, sizeof ubuf);
     if (sep == ' ' && R->fhalf > 0)
-        fprintf(a.f, "\n# periodic small-signal AC around the steady state, valid up to fs/2 = %g Hz: %s, "
-                "phases in degrees (ngspice's vp is in radians)", R->fhalf, units);
+        fprintf(
+            a.f,
+            "\n# periodic small-signal AC around the steady state, valid up to fs/2 = %g Hz: %s, "
+            "phases in degrees (ngspice's vp is in radians)",
+            R->fhalf, units);
     else if (sep == ' ')
-        fprintf(a.f, "\n# AC small-signal analysis at the operating point: %s, phases in degrees "
-                "(ngspice's vp is in radians)", units);
+        fprintf(a.f,
+                "\n# AC small-signal analysis at the operating point: %s, phases in degrees "
+                "(ngspice's vp is in radians)",
+                units);
     fputc('\n', a.f);
     char buf[40];
     for (int i = 0; i < R->nf; i++) {
@@ -96,12 +103,14 @@ static nsc_status ac_table(const nsc_ac_result *R, const nsc_accol *col, int nco
     return nsc_afile_close(&a, 1, r);
 }
 
-nsc_status nsc_write_ac_dat(const nsc_ac_result *R, const nsc_accol *col, int ncol, const char *path, nsc_report *r)
+nsc_status nsc_write_ac_dat(const nsc_ac_result *R, const nsc_accol *col, int ncol,
+                            const char *path, nsc_report *r)
 {
     return ac_table(R, col, ncol, path, ' ', r);
 }
 
-nsc_status nsc_write_ac_csv(const nsc_ac_result *R, const nsc_accol *col, int ncol, const char *path, nsc_report *r)
+nsc_status nsc_write_ac_csv(const nsc_ac_result *R, const nsc_accol *col, int ncol,
+                            const char *path, nsc_report *r)
 {
     return ac_table(R, col, ncol, path, ',', r);
 }
@@ -130,14 +139,16 @@ static void put_value(FILE *f, int binary, double x)
 }
 
 /* The header lines ngspice 39 writes, up to "Values:" / "Binary:". */
-static void raw_head(FILE *f, const char *title, const char *plot, const char *flags, int nvar, int npt, int binary)
+static void raw_head(FILE *f, const char *title, const char *plot, const char *flags, int nvar,
+                     int npt, int binary)
 {
     char date[64];
     nsc_raw_date(date, sizeof date);
     fputs("Title: ", f);
     for (const char *p = title ? title : ""; *p; p++) fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
-    fprintf(f, "\nDate: %s\nPlotname: %s\nFlags: %s\nNo. Variables: %d\nNo. Points: %d\nVariables:\n", date, plot,
-            flags, nvar, npt);
+    fprintf(f,
+            "\nDate: %s\nPlotname: %s\nFlags: %s\nNo. Variables: %d\nNo. Points: %d\nVariables:\n",
+            date, plot, flags, nvar, npt);
 }
 
 nsc_status nsc_write_ac_raw(const nsc_ac_result *R, const char *path, int binary, nsc_report *r)
@@ -147,9 +158,10 @@ nsc_status nsc_write_ac_raw(const nsc_ac_result *R, const char *path, int binary
     if (s) return s;
     raw_head(a.f, R->title, "AC Analysis", "complex", R->np + 1, R->nf, binary);
     fputs("\t0\tfrequency\tfrequency\tgrid=3\n", a.f);
-    for (int k = 0; k < R->np; k++) fprintf(a.f, "\t%d\t%s\t%s\n", k + 1, R->name[k], var_type(R->name[k]));
+    for (int k = 0; k < R->np; k++)
+        fprintf(a.f, "\t%d\t%s\t%s\n", k + 1, R->name[k], var_type(R->name[k]));
     fputs(binary ? "Binary:\n" : "Values:\n", a.f);
-    for (int i = 0; i < R->nf; i++) {                 /* per point: frequency, 0 then re, im of each */
+    for (int i = 0; i < R->nf; i++) { /* per point: frequency, 0 then re, im of each */
         if (!binary) fprintf(a.f, " %d\t", i);
         put_value(a.f, binary, R->f[i]);
         if (!binary) fputc(',', a.f);
@@ -174,7 +186,9 @@ nsc_status nsc_write_dc_raw(const nsc_waves *W, const char *path, int binary, ns
     nsc_status s = nsc_afile_open(&a, path, r);
     if (s) return s;
     raw_head(a.f, W->title, "DC transfer characteristic", "real", W->ncol, W->nrow, binary);
-    for (int k = 0; k < W->ncol; k++) fprintf(a.f, "\t%d\t%s\t%s\n", k, W->name[k], k == 0 ? (W->name[0][0] == 'i' ? "current" : "voltage") : var_type(W->name[k]));
+    for (int k = 0; k < W->ncol; k++)
+        fprintf(a.f, "\t%d\t%s\t%s\n", k, W->name[k],
+                k == 0 ? (W->name[0][0] == 'i' ? "current" : "voltage") : var_type(W->name[k]));
     fputs(binary ? "Binary:\n" : "Values:\n", a.f);
     for (int i = 0; i < W->nrow; i++) {
         if (!binary) fprintf(a.f, " %d", i);
@@ -212,7 +226,8 @@ typedef struct script {
     size_t len;
 } script;
 
-static nsc_status script_begin(script *S, const char *datpath, const char *gppath, const char *pngpath, nsc_report *r)
+static nsc_status script_begin(script *S, const char *datpath, const char *gppath,
+                               const char *pngpath, nsc_report *r)
 {
     const char *names[] = { datpath, gppath, pngpath };
     memset(S, 0, sizeof *S);
@@ -237,9 +252,11 @@ nsc_status nsc_write_ac_gp(const nsc_accol *col, int ncol, const char *datpath, 
     if (st) return st;
     FILE *f = S.f;
     nsc_gp_preamble(f, pngpath, datpath, 800);
-    fputs("# Bode plot: magnitude (dB, or the other non-phase parts) and phase (degrees) over a log frequency axis\n"
-          "set multiplot layout 2,1\nset logscale x\nset format x '%g'\nset xlabel 'frequency (Hz)'\n"
-          "set ylabel 'magnitude (dB)'\n", f);
+    fputs(
+        "# Bode plot: magnitude (dB, or the other non-phase parts) and phase (degrees) over a log frequency axis\n"
+        "set multiplot layout 2,1\nset logscale x\nset format x '%g'\nset xlabel 'frequency (Hz)'\n"
+        "set ylabel 'magnitude (dB)'\n",
+        f);
     bode_panel(f, col, ncol, 0);
     fputs("set ylabel 'phase (degrees)'\nset ytics 45\n", f);
     bode_panel(f, col, ncol, 1);
@@ -254,21 +271,25 @@ nsc_status nsc_write_dc_gp(const nsc_waves *W, int nsweep, const char *datpath, 
     nsc_status st = script_begin(&S, datpath, gppath, pngpath, r);
     if (st) return st;
     FILE *f = S.f;
-    int n0 = 1;                                         /* a nested sweep: one line per outer value */
+    int n0 = 1; /* a nested sweep: one line per outer value */
     while (nsweep > 1 && n0 < W->nrow && nsc_waves_at(W, n0, 1) == nsc_waves_at(W, 0, 1)) n0++;
     if (nsweep < 2) n0 = W->nrow > 0 ? W->nrow : 1;
     int nblock = (W->nrow + n0 - 1) / n0 > 0 ? (W->nrow + n0 - 1) / n0 : 1;
     nsc_gp_preamble(f, pngpath, datpath, 700);
-    fputs("# DC sweep: each output over the swept value (column 1)\nset multiplot layout 2,1\nset xlabel ", f);
+    fputs(
+        "# DC sweep: each output over the swept value (column 1)\nset multiplot layout 2,1\nset xlabel ",
+        f);
     nsc_gp_quote(f, W->name[0]);
-    for (int pass = 0; pass < 2; pass++) {              /* voltages, then currents */
+    for (int pass = 0; pass < 2; pass++) { /* voltages, then currents */
         fprintf(f, "\nset ylabel '%s'\n", pass ? "current (A)" : "voltage (V)");
         int n = 0;
         for (int k = nsweep; k < W->ncol; k++) {
             if ((W->name[k][0] == 'i') != pass) continue;
             fputs(n++ ? ", \\\n     " : "plot ", f);
-            fprintf(f, "for [b=0:%d] datafile every ::b*%d::b*%d+%d using 1:%d with lines lw 1.5 lc %d title (b ? '' : ",
-                    nblock - 1, n0, n0, n0 - 1, k + 1, k);
+            fprintf(
+                f,
+                "for [b=0:%d] datafile every ::b*%d::b*%d+%d using 1:%d with lines lw 1.5 lc %d title (b ? '' : ",
+                nblock - 1, n0, n0, n0 - 1, k + 1, k);
             nsc_gp_quote(f, W->name[k]);
             fputc(')', f);
         }

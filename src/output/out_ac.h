@@ -10,11 +10,11 @@
 /* The complex response of probes p[0..np) at each frequency. */
 typedef struct nsc_ac_result {
     int nf, np;
-    double *f;          /* [nf] Hz */
-    double *re, *im;    /* [nf * np], row k = frequency k */
-    char **name;        /* [np] the probes' names ("v(out)", "i(v1)") */
+    double *f;       /* [nf] Hz */
+    double *re, *im; /* [nf * np], row k = frequency k */
+    char **name;     /* [np] the probes' names ("v(out)", "i(v1)") */
     char *title;
-    double fhalf;       /* 0: at the operating point; > 0: the periodic AC, valid up to fhalf = fs/2 */
+    double fhalf; /* 0: at the operating point; > 0: the periodic AC, valid up to fhalf = fs/2 */
 } nsc_ac_result;
 void nsc_ac_result_free(nsc_ac_result *R);
 
@@ -29,16 +29,18 @@ double nsc_ac_part_ratio(const nsc_ac_result *R, int k, int q, int d, nsc_acpart
 /* A column of the AC table: part of probe R->re/im[., probe], named name. */
 typedef struct nsc_accol {
     int probe;
-    int den;           /* >= 0: the column is the part of probe / den (`vdb(out)/v(fb)`), -1 none */
+    int den; /* >= 0: the column is the part of probe / den (`vdb(out)/v(fb)`), -1 none */
     nsc_acpart part;
     const char *name;
 } nsc_accol;
 
 /* "# frequency vdb(out) vp(out) ...", a comment line saying the units (dB,
  * degrees), then one row per frequency (%.12e). */
-nsc_status nsc_write_ac_dat(const nsc_ac_result *R, const nsc_accol *col, int ncol, const char *path, nsc_report *r);
+nsc_status nsc_write_ac_dat(const nsc_ac_result *R, const nsc_accol *col, int ncol,
+                            const char *path, nsc_report *r);
 /* The same columns as CSV: header "frequency,vdb(out),...", rows comma separated. */
-nsc_status nsc_write_ac_csv(const nsc_ac_result *R, const nsc_accol *col, int ncol, const char *path, nsc_report *r);
+nsc_status nsc_write_ac_csv(const nsc_ac_result *R, const nsc_accol *col, int ncol,
+                            const char *path, nsc_report *r);
 /* ngspice's AC raw file: Plotname "AC Analysis", Flags "complex", variable 0
  * "frequency" (grid=3), then every probe; ASCII values "re,im" (%.15e), or
  * binary (16 little-endian bytes per value). */

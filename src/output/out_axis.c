@@ -21,7 +21,9 @@ static double select_kth(double *a, size_t n, size_t k)
             while (a[i] < p) i++;
             while (a[j] > p) j--;
             if (i <= j) {
-                double t = a[i]; a[i] = a[j]; a[j] = t;
+                double t = a[i];
+                a[i] = a[j];
+                a[j] = t;
                 i++;
                 if (j == 0) break;
                 j--;
@@ -77,7 +79,10 @@ int nsc_trace_stat_of(const double *v, size_t n, size_t stride, nsc_trace_stat *
     for (size_t i = 0; i < n; i++)
         if (isfinite(v[i * stride])) a[m++] = v[i * stride];
     s->nfinite = m;
-    if (m == 0) { free(a); return 0; }
+    if (m == 0) {
+        free(a);
+        return 0;
+    }
     s->min = s->max = a[0];
     for (size_t i = 1; i < m; i++) {
         s->min = fmin(s->min, a[i]);
@@ -106,9 +111,10 @@ static int stat_block(const double *v, size_t n, size_t stride, int nk, nsc_trac
     if (!a) return -1;
     double *b = a + (size_t)nk * (n ? n : 1);
     size_t m[NSC_STAT_COLS] = { 0 };
-    for (size_t i = 0; i < n; i++)                               /* one pass over the rows: */
-        for (int k = 0; k < nk; k++)                             /* neighbouring values, one cache line */
-            if (isfinite(v[i * stride + (size_t)k])) a[(size_t)k * n + m[k]++] = v[i * stride + (size_t)k];
+    for (size_t i = 0; i < n; i++)   /* one pass over the rows: */
+        for (int k = 0; k < nk; k++) /* neighbouring values, one cache line */
+            if (isfinite(v[i * stride + (size_t)k]))
+                a[(size_t)k * n + m[k]++] = v[i * stride + (size_t)k];
     for (int k = 0; k < nk; k++) {
         memset(&s[k], 0, sizeof s[k]);
         if (m[k]) stat_seq(a + (size_t)k * n, m[k], b, &s[k]);
@@ -119,11 +125,13 @@ static int stat_block(const double *v, size_t n, size_t stride, int nk, nsc_trac
 
 int nsc_trace_stat_cols(const double *v, size_t n, size_t stride, int nk, nsc_trace_stat *s)
 {
-    int per = nk > NSC_STAT_COLS ? NSC_STAT_COLS : nk;           /* columns a pass, within the words */
-    if (per > 1 && (size_t)(per + 1) * n > NSC_STAT_WORDS) per = (int)(NSC_STAT_WORDS / (n ? n : 1)) - 1;
-    for (int k = 0; k < nk; k += per > 1 ? per : 1) {            /* every one of the nk columns */
+    int per = nk > NSC_STAT_COLS ? NSC_STAT_COLS : nk; /* columns a pass, within the words */
+    if (per > 1 && (size_t)(per + 1) * n > NSC_STAT_WORDS)
+        per = (int)(NSC_STAT_WORDS / (n ? n : 1)) - 1;
+    for (int k = 0; k<nk; k += per> 1 ? per : 1) { /* every one of the nk columns */
         int nb = nk - k < per ? nk - k : per;
-        int bad = nb <= 1 ? nsc_trace_stat_of(v + k, n, stride, &s[k]) : stat_block(v + k, n, stride, nb, s + k);
+        int bad = nb <= 1 ? nsc_trace_stat_of(v + k, n, stride, &s[k])
+                          : stat_block(v + k, n, stride, nb, s + k);
         if (bad) return -1;
     }
     return 0;
@@ -137,7 +145,7 @@ double nsc_trace_half(const nsc_trace_stat *s)
 
 int nsc_trace_switching(const nsc_trace_stat *s)
 {
-    int back = fabs(s->last - s->first) <= 0.5 * (s->qhi - s->qlo);   /* a pulse, a period */
+    int back = fabs(s->last - s->first) <= 0.5 * (s->qhi - s->qlo); /* a pulse, a period */
     return s->jumps >= NSC_PLOT_SWITCH_JUMPS || (s->jumps >= 2 && back);
 }
 
@@ -157,7 +165,11 @@ void nsc_robust_range(const nsc_trace_stat *s, int n, double *lo, double *hi, in
         th = fmax(th, s[k].qhi);
     }
     *clipped = 0;
-    if (!(fl <= fh)) { *lo = 0; *hi = 1; return; }       /* no finite value */
+    if (!(fl <= fh)) {
+        *lo = 0;
+        *hi = 1;
+        return;
+    } /* no finite value */
     double full = fh - fl, trim = th - tl;
     if (trim > 0 && trim * 3 < full && trim * 1000 >= full) {
         *lo = fmax(fl, tl - NSC_PLOT_MARGIN * trim);
@@ -181,18 +193,23 @@ nsc_ticks nsc_ticks_of(double lo, double hi, int nticks)
 {
     nsc_ticks t;
     if (!isfinite(lo) || !isfinite(hi)) lo = 0, hi = 1;
-    if (hi < lo) { double x = lo; lo = hi; hi = x; }
-    if (hi - lo <= 1e-12 * fmax(fabs(lo), fabs(hi))) {   /* a constant: a band around it */
+    if (hi < lo) {
+        double x = lo;
+        lo = hi;
+        hi = x;
+    }
+    if (hi - lo <= 1e-12 * fmax(fabs(lo), fabs(hi))) { /* a constant: a band around it */
         double d = lo != 0 ? 0.1 * fabs(lo) : 1;
         lo -= d;
         hi += d;
     }
     t.step = nice_step((hi - lo) / (nticks > 1 ? nticks : 1));
-    t.lo = floor(lo / t.step + 1e-9) * t.step + 0.0;         /* + 0.0: no "-0" */
+    t.lo = floor(lo / t.step + 1e-9) * t.step + 0.0; /* + 0.0: no "-0" */
     t.hi = ceil(hi / t.step - 1e-9) * t.step + 0.0;
     /* significant digits: down to the step's decade, and all of the integer part */
     double big = fmax(fabs(t.lo), fabs(t.hi));
-    int e_big = (int)floor(log10(big > 0 ? big : t.step)), e_step = (int)floor(log10(t.step) + 1e-9);
+    int e_big = (int)floor(log10(big > 0 ? big : t.step)),
+        e_step = (int)floor(log10(t.step) + 1e-9);
     t.digits = e_big - (e_step < 0 ? e_step : 0) + 1;
     if (t.digits < e_big + 1) t.digits = e_big + 1;
     if (t.digits < 1) t.digits = 1;

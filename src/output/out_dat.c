@@ -17,18 +17,23 @@ nsc_status nsc_afile_open(nsc_afile *a, const char *path, nsc_report *r)
     a->f = NULL;
     a->tmp = NULL;
     struct stat sb;
-    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {        /* a device, a FIFO: write to it */
-        if (S_ISDIR(sb.st_mode)) return nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': Is a directory", path);
-        if (!(a->f = fopen(path, "w"))) return nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", path, strerror(errno));
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) { /* a device, a FIFO: write to it */
+        if (S_ISDIR(sb.st_mode))
+            return nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': Is a directory", path);
+        if (!(a->f = fopen(path, "w")))
+            return nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", path, strerror(errno));
         return NSC_OK;
     }
-    nsc_reap_stale(path);                                      /* a killed run's temporaries */
+    nsc_reap_stale(path); /* a killed run's temporaries */
     a->tmp = nsc_tmp_template(path);
     if (!a->tmp) return nsc_oom(r);
     int fd = nsc_mkstemp(a->tmp);
     if (fd < 0 || !(a->f = fdopen(fd, "w"))) {
         int e = errno;
-        if (fd >= 0) { close(fd); unlink(a->tmp); }
+        if (fd >= 0) {
+            close(fd);
+            unlink(a->tmp);
+        }
         free(a->tmp);
         a->tmp = NULL;
         return nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", path, strerror(e));
@@ -40,13 +45,23 @@ nsc_status nsc_afile_close(nsc_afile *a, int ok, nsc_report *r)
 {
     int bad = !ok || ferror(a->f);
     int e = errno;
-    if (fflush(a->f)) { bad = 1; e = errno; }                /* the error of the write that failed */
-    if (fclose(a->f)) { if (!bad) e = errno; bad = 1; }
-    if (!bad && a->tmp && rename(a->tmp, a->path)) { bad = 1; e = errno; }
+    if (fflush(a->f)) {
+        bad = 1;
+        e = errno;
+    } /* the error of the write that failed */
+    if (fclose(a->f)) {
+        if (!bad) e = errno;
+        bad = 1;
+    }
+    if (!bad && a->tmp && rename(a->tmp, a->path)) {
+        bad = 1;
+        e = errno;
+    }
     if (bad && a->tmp) unlink(a->tmp);
     free(a->tmp);
     a->tmp = NULL;
-    if (bad) return nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", a->path, strerror(e ? e : EIO));
+    if (bad)
+        return nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", a->path, strerror(e ? e : EIO));
     return NSC_OK;
 }
 
@@ -81,8 +96,8 @@ static void end_note(const nsc_waves *W, FILE *f)
 {
     if (W->end == NSC_RUN_COMPLETE) return;
     fprintf(f, "# %s at t=%.10e s: %s\n",
-            W->end == NSC_RUN_INTERRUPTED ? "interrupted" : "stopped (simulation failure)", W->t_end,
-            W->end_msg ? W->end_msg : "");
+            W->end == NSC_RUN_INTERRUPTED ? "interrupted" : "stopped (simulation failure)",
+            W->t_end, W->end_msg ? W->end_msg : "");
 }
 
 /* one row, "%.12e" values (nsc_fmt_e: the same bytes) separated by *sep */
@@ -92,7 +107,7 @@ static size_t table_row(const nsc_waves *W, int i, long index, char *buf, const 
     size_t len = 0;
     for (int k = 0; k < W->ncol; k++) {
         if (k) buf[len++] = *(const char *)sep;
-        len += (size_t)nsc_fmt_e(buf + len, row[k] + 0.0, 12);   /* -0 prints as 0 */
+        len += (size_t)nsc_fmt_e(buf + len, row[k] + 0.0, 12); /* -0 prints as 0 */
     }
     buf[len++] = '\n';
     return len;
@@ -108,7 +123,10 @@ nsc_rowfmt nsc_table_rowfmt(int ncol, char sep)
  * comma, a quote or a line break (v(p,n)), else as it is. */
 static void csv_field(FILE *f, const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) { fputs(s, f); return; }
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
     fputc('"', f);
     for (; *s; s++) {
         if (*s == '"') fputc('"', f);
@@ -134,7 +152,8 @@ void nsc_table_header(const nsc_waves *W, FILE *f, char sep)
     }
 }
 
-static nsc_status write_table(const nsc_waves *W, const char *path, char sep, int threads, nsc_report *r)
+static nsc_status write_table(const nsc_waves *W, const char *path, char sep, int threads,
+                              nsc_report *r)
 {
     nsc_afile a;
     nsc_status s = nsc_afile_open(&a, path, r);
@@ -149,13 +168,16 @@ nsc_status nsc_write_dat(const nsc_waves *W, const char *path, int threads, nsc_
     return write_table(W, path, ' ', threads, r);
 }
 
-nsc_status nsc_write_wrdata(const nsc_waves *W, int singlescale, int vecnames, const char *path, nsc_report *r)
+nsc_status nsc_write_wrdata(const nsc_waves *W, int singlescale, int vecnames, const char *path,
+                            nsc_report *r)
 {
     nsc_afile a;
     nsc_status st = nsc_afile_open(&a, path, r);
     if (st) return st;
     if (vecnames) {
-        for (int k = 1; k < W->ncol; k++) fprintf(a.f, "%s%s%s", k > 1 ? " " : "", singlescale && k > 1 ? "" : "time ", W->name[k]);
+        for (int k = 1; k < W->ncol; k++)
+            fprintf(a.f, "%s%s%s", k > 1 ? " " : "", singlescale && k > 1 ? "" : "time ",
+                    W->name[k]);
         fputc('\n', a.f);
     }
     nsc_wcur cur;
@@ -168,7 +190,7 @@ nsc_status nsc_write_wrdata(const nsc_waves *W, int singlescale, int vecnames, c
         }
         fputc('\n', a.f);
     }
-    if (cur.err) errno = cur.err;                    /* (the message names the file written) */
+    if (cur.err) errno = cur.err; /* (the message names the file written) */
     ok = ok && !cur.err;
     nsc_wcur_free(&cur);
     return nsc_afile_close(&a, ok, r);
@@ -176,7 +198,8 @@ nsc_status nsc_write_wrdata(const nsc_waves *W, int singlescale, int vecnames, c
 
 nsc_status nsc_write_print(const nsc_waves *W, FILE *f, nsc_report *r)
 {
-    static const char rule[] = "--------------------------------------------------------------------------------\n";
+    static const char rule[] =
+        "--------------------------------------------------------------------------------\n";
     fprintf(f, "%sIndex   ", rule);
     for (int k = 0; k < W->ncol; k++) fprintf(f, "%-16s", W->name[k]);
     fprintf(f, "\n%s", rule);
@@ -185,7 +208,8 @@ nsc_status nsc_write_print(const nsc_waves *W, FILE *f, nsc_report *r)
     for (int i = 0; ok && i < W->nrow; i++) {
         const double *v = nsc_wcur_row(&cur, i);
         fprintf(f, "%d\t", i);
-        for (int k = 0; k < W->ncol; k++) fprintf(f, v[k] < 0 ? "%.5e\t" : "%.6e\t", v[k]);  /* 12 characters */
+        for (int k = 0; k < W->ncol; k++)
+            fprintf(f, v[k] < 0 ? "%.5e\t" : "%.6e\t", v[k]); /* 12 characters */
         fputc('\n', f);
     }
     int err = cur.err;
@@ -208,7 +232,7 @@ const char *nsc_eng(double x, const char *unit, char *buf, size_t n)
         e = (int)floor(log10(fabs(x)) / 3);
         if (e < -5) e = -5;
         if (e > 4) e = 4;
-        if (fabs(x) / pow(10, 3 * e) >= 999.95 && e < 4) e++;   /* 999.96 m -> 1 */
+        if (fabs(x) / pow(10, 3 * e) >= 999.95 && e < 4) e++; /* 999.96 m -> 1 */
     }
     const char *p = prefix[e + 5];
     snprintf(buf, n, "%.4g%s%s%s", x / pow(10, 3 * e) + 0.0, *p || *unit ? " " : "", p, unit);

@@ -12,21 +12,21 @@ static nsc_status write_raw_binary(const nsc_waves *W, const char *path, int thr
     return nsc_write_raw(W, path, 1, threads, r);
 }
 
-static nsc_status write_ac_raw_ascii(const nsc_ac_result *R, const nsc_accol *col, int ncol, const char *path,
-                                     nsc_report *r)
+static nsc_status write_ac_raw_ascii(const nsc_ac_result *R, const nsc_accol *col, int ncol,
+                                     const char *path, nsc_report *r)
 {
-    return nsc_write_ac_raw(R, path, 0, r);                 /* every probe: ngspice's raw holds every vector */
+    return nsc_write_ac_raw(R, path, 0, r); /* every probe: ngspice's raw holds every vector */
 }
 
-static nsc_status write_ac_raw_binary(const nsc_ac_result *R, const nsc_accol *col, int ncol, const char *path,
-                                      nsc_report *r)
+static nsc_status write_ac_raw_binary(const nsc_ac_result *R, const nsc_accol *col, int ncol,
+                                      const char *path, nsc_report *r)
 {
     return nsc_write_ac_raw(R, path, 1, r);
 }
 
 static nsc_status write_dc_dat(const nsc_waves *W, const char *path, nsc_report *r)
 {
-    return nsc_write_dat(W, path, 1, r);                    /* a sweep's few rows: one thread */
+    return nsc_write_dat(W, path, 1, r); /* a sweep's few rows: one thread */
 }
 
 static nsc_status write_dc_csv(const nsc_waves *W, const char *path, nsc_report *r)
@@ -48,8 +48,10 @@ static nsc_status write_dc_raw_binary(const nsc_waves *W, const char *path, nsc_
 const nsc_format_desc nsc_formats[NSC_FMT_N] = {
     [NSC_FMT_DAT] = { "dat", ".dat", 1, 0, 0, ' ', nsc_write_dat, nsc_write_ac_dat, write_dc_dat },
     [NSC_FMT_CSV] = { "csv", ".csv", 0, 0, 0, ',', nsc_write_csv, nsc_write_ac_csv, write_dc_csv },
-    [NSC_FMT_RAW] = { "raw", ".raw", 0, 1, 0, 0, write_raw_ascii, write_ac_raw_ascii, write_dc_raw_ascii },
-    [NSC_FMT_RAWBIN] = { "rawbin", ".raw", 0, 1, 1, 0, write_raw_binary, write_ac_raw_binary, write_dc_raw_binary },
+    [NSC_FMT_RAW] = { "raw", ".raw", 0, 1, 0, 0, write_raw_ascii, write_ac_raw_ascii,
+                      write_dc_raw_ascii },
+    [NSC_FMT_RAWBIN] = { "rawbin", ".raw", 0, 1, 1, 0, write_raw_binary, write_ac_raw_binary,
+                         write_dc_raw_binary },
 };
 
 int nsc_format_named(const char *name)

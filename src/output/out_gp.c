@@ -37,8 +37,10 @@ nsc_status nsc_gp_names_check(const char *const *names, int n, nsc_report *r)
 {
     for (int k = 0; k < n; k++)
         if (names[k] && !nsc_gp_name_ok(names[k]))
-            return nsc_err(r, NSC_EOUT, NULL, "cannot write a gnuplot script naming '%s': the name holds a control "
-                           "character", names[k]);
+            return nsc_err(r, NSC_EOUT, NULL,
+                           "cannot write a gnuplot script naming '%s': the name holds a control "
+                           "character",
+                           names[k]);
     return NSC_OK;
 }
 
@@ -46,12 +48,16 @@ void nsc_gp_preamble(FILE *f, const char *pngpath, const char *datpath, int heig
 {
     fputs("if (!exists(\"outfile\")) outfile = ", f);
     nsc_gp_path(f, nsc_base_name(pngpath));
-    fprintf(f, "\nset terminal pngcairo noenhanced size 1000,%d font 'sans,10'\nset output outfile\ndatafile = ", height);
+    fprintf(
+        f,
+        "\nset terminal pngcairo noenhanced size 1000,%d font 'sans,10'\nset output outfile\ndatafile = ",
+        height);
     nsc_gp_path(f, nsc_base_name(datpath));
     fputs("\nset grid\n"
           "set key outside right top reverse Left\n"
           "set lmargin at screen 0.09\n"
-          "set rmargin at screen 0.84\n", f);
+          "set rmargin at screen 0.84\n",
+          f);
 }
 
 /* Panel of a column: 'v' voltages, 'i' currents, 'o' other. */
@@ -75,7 +81,7 @@ void nsc_time_unit(double tmax, double *scale, const char **unit)
 double nsc_unit_scale(double maxabs, const char **prefix)
 {
     static const char *const name[] = { "G", "M", "k", "", "m", "µ", "n", "p", "f" };
-    int k = 3;                                             /* 10^(3(3-k)) */
+    int k = 3; /* 10^(3(3-k)) */
     if (maxabs > 0 && isfinite(maxabs)) {
         while (k > 0 && maxabs * pow(10, 3 * (k - 3)) >= 1000) k--;
         while (k < 8 && maxabs * pow(10, 3 * (k - 3)) < 1) k++;
@@ -89,7 +95,7 @@ void nsc_gp_quote(FILE *f, const char *s)
     fputc('\'', f);
     for (int n = 0; s && *s && n < 200; s++, n++) {
         unsigned char ch = (unsigned char)*s;
-        if (ch == '\'') fputc('\'', f);                    /* a quote inside '...' is written twice */
+        if (ch == '\'') fputc('\'', f); /* a quote inside '...' is written twice */
         fputc(ch < 32 ? ' ' : ch, f);
     }
     fputc('\'', f);
@@ -103,9 +109,9 @@ typedef struct panel {
     int *col;
 } panel;
 
-#define MAXGROUPS 3            /* panels of one kind, by scale */
+#define MAXGROUPS 3 /* panels of one kind, by scale */
 #define MAXPANELS (6 * MAXGROUPS)
-#define SCALE_GAP 15.0         /* traces whose sizes differ more share no panel */
+#define SCALE_GAP 15.0 /* traces whose sizes differ more share no panel */
 
 /* The size of a trace: its larger trimmed extreme, |qlo| or |qhi| (0: none). */
 static double size_of(const nsc_trace_stat *s)
@@ -123,19 +129,20 @@ static int scale_groups(const int *col, int n, const nsc_trace_stat *st, int *g)
 {
     int ng = 0;
     for (int done = 0; done < n && ng < MAXGROUPS;) {
-        double top = 0;                                    /* the largest not grouped yet */
+        double top = 0; /* the largest not grouped yet */
         for (int j = 0; j < n; j++)
             if (g[j] < 0) top = fmax(top, size_of(&st[col[j]]));
         for (int j = 0; j < n; j++)
-            if (g[j] < 0 && (size_of(&st[col[j]]) * SCALE_GAP >= top || ng == MAXGROUPS - 1 || top == 0)) {
+            if (g[j] < 0
+                && (size_of(&st[col[j]]) * SCALE_GAP >= top || ng == MAXGROUPS - 1 || top == 0)) {
                 g[j] = ng;
                 done++;
             }
         ng++;
     }
     for (int j = 0; j < n; j++)
-        if (g[j] < 0) g[j] = ng - 1;                       /* (zero traces left) */
-    int map[MAXGROUPS], next = 0;                          /* numbered as their first columns come */
+        if (g[j] < 0) g[j] = ng - 1; /* (zero traces left) */
+    int map[MAXGROUPS], next = 0;    /* numbered as their first columns come */
     for (int q = 0; q < ng; q++) map[q] = -1;
     for (int j = 0; j < n; j++)
         if (map[g[j]] < 0) map[g[j]] = next++;
@@ -155,16 +162,20 @@ static int make_panels(const nsc_waves *W, const nsc_trace_stat *st, int *cols, 
         for (int j = 0; j < 3; j++) {
             int n = 0, *c = cols + used;
             for (int k = 1; k < W->ncol; k++)
-                if (kind_of(W->name[k]) == kinds[j] && nsc_trace_switching(&st[k]) == sw) c[n++] = k;
+                if (kind_of(W->name[k]) == kinds[j] && nsc_trace_switching(&st[k]) == sw)
+                    c[n++] = k;
             for (int q = 0; q < n; q++) g[q] = -1;
             int ng = n ? scale_groups(c, n, st, g) : 0;
-            int *sorted = c;                               /* c reordered group by group, in place */
+            int *sorted = c; /* c reordered group by group, in place */
             for (int q = 0, m = 0; q < ng; q++) {
                 panel p = { kinds[j], sw, 0, sorted + m };
-                for (int a = m; a < n; a++)                /* stable: bring group q's columns to the front */
+                for (int a = m; a < n; a++) /* stable: bring group q's columns to the front */
                     if (g[a] == q) {
                         int ca = c[a];
-                        for (int b = a; b > m + p.n; b--) { c[b] = c[b - 1]; g[b] = g[b - 1]; }
+                        for (int b = a; b > m + p.n; b--) {
+                            c[b] = c[b - 1];
+                            g[b] = g[b - 1];
+                        }
                         c[m + p.n] = ca;
                         g[m + p.n] = q;
                         p.n++;
@@ -200,8 +211,9 @@ static void clipped_label(FILE *f, const panel *P, const nsc_trace_stat *st)
     nsc_trace_stat all = panel_stat(P, st);
     double fl = all.min, fh = all.max;
     const char *u = P->kind == 'v' ? "V" : P->kind == 'i' ? "A" : "";
-    char a[64], b[64], *text = nsc_asprintf("clipped to the 0.5-99.5 %% range; the data span %s to %s",
-                                            nsc_eng(fl, u, a, sizeof a), nsc_eng(fh, u, b, sizeof b));
+    char a[64], b[64],
+        *text = nsc_asprintf("clipped to the 0.5-99.5 %% range; the data span %s to %s",
+                             nsc_eng(fl, u, a, sizeof a), nsc_eng(fh, u, b, sizeof b));
     fprintf(f, "set label 1 ");
     nsc_gp_quote(f, text ? text : "clipped");
     fprintf(f, " at graph 0.01, graph 0.94 left front\n");
@@ -225,8 +237,8 @@ static void line_style(FILE *f, int j)
  * traces drawn last column first, so the first (the netlist's first saved
  * quantity, usually the output) is drawn on top; `set key invert` lists them in
  * column order. Switching traces are drawn thinner. */
-static void plot_panel(FILE *f, const nsc_waves *W, const panel *P, const nsc_trace_stat *st, double tscale,
-                       int last, const char *tunit, int xdigits, long every)
+static void plot_panel(FILE *f, const nsc_waves *W, const panel *P, const nsc_trace_stat *st,
+                       double tscale, int last, const char *tunit, int xdigits, long every)
 {
     nsc_trace_stat u = panel_stat(P, st);
     int clipped;
@@ -246,7 +258,7 @@ static void plot_panel(FILE *f, const nsc_waves *W, const panel *P, const nsc_tr
     for (int j = P->n - 1; j >= 0; j--) {
         int k = P->col[j];
         fprintf(f, "%sdatafile ", j == P->n - 1 ? "" : ", \\\n     ");
-        if (every > 1) fprintf(f, "every %ld ", every);          /* a preview: every k-th row */
+        if (every > 1) fprintf(f, "every %ld ", every); /* a preview: every k-th row */
         fprintf(f, "using ($1*%.0e):($%d*%.0e) with lines ", tscale, k + 1, ys);
         line_style(f, j);
         fprintf(f, " lw %s title ", P->sw ? "1" : "1.5");
@@ -263,15 +275,18 @@ static void plot_panel(FILE *f, const nsc_waves *W, const panel *P, const nsc_tr
 static size_t utf8_chars(const char *s, size_t n)
 {
     size_t c = 0;
-    for (size_t k = 0; k < n; k++) c += ((unsigned char)s[k] & 0xc0) != 0x80;   /* lead bytes */
+    for (size_t k = 0; k < n; k++) c += ((unsigned char)s[k] & 0xc0) != 0x80; /* lead bytes */
     return c;
 }
 
 static void gp_title(FILE *f, const char *title)
 {
     size_t len = strlen(title), n = 0;
-    if (utf8_chars(title, len) <= MAXTITLE) { nsc_gp_quote(f, title); return; }
-    for (size_t c = 0; n < len; n++)                     /* n: the start of character MAXTITLE - 3 */
+    if (utf8_chars(title, len) <= MAXTITLE) {
+        nsc_gp_quote(f, title);
+        return;
+    }
+    for (size_t c = 0; n < len; n++) /* n: the start of character MAXTITLE - 3 */
         if (((unsigned char)title[n] & 0xc0) != 0x80 && c++ == MAXTITLE - 3) break;
     char *t = nsc_asprintf("%.*s...", (int)n, title);
     nsc_gp_quote(f, t ? t : "");
@@ -279,33 +294,42 @@ static void gp_title(FILE *f, const char *title)
 }
 
 /* The script's text: preamble, time axis, the panels (make_panels, plot_panel). */
-static void write_script(FILE *f, const nsc_waves *W, const nsc_trace_stat *st, int *cols, const char *datpath,
-                         const char *gppath, const char *pngpath, long every)
+static void write_script(FILE *f, const nsc_waves *W, const nsc_trace_stat *st, int *cols,
+                         const char *datpath, const char *gppath, const char *pngpath, long every)
 {
     panel P[MAXPANELS];
     int panels = make_panels(W, st, cols, cols + W->ncol, P);
-    double t0 = W->nrow ? nsc_waves_at(W, 0, 0) : 0, t1 = W->nrow ? nsc_waves_at(W, W->nrow - 1, 0) : 1, ts;
+    double t0 = W->nrow ? nsc_waves_at(W, 0, 0) : 0,
+           t1 = W->nrow ? nsc_waves_at(W, W->nrow - 1, 0) : 1, ts;
     const char *tu;
     nsc_time_unit(fmax(fabs(t0), fabs(t1)), &ts, &tu);
-    fprintf(f,
-            "# gnuplot script written by nscircuit: gnuplot %s (in this directory)\n"
-            "# change the terminal line for another format, e.g. set terminal svg\n"
-            "# panels: voltages, currents, then the switching traces (%d or more jumps of half their\n"
-            "# 0.5-99.5 %% range between rows, or 2 or more and back to the start); traces of one kind\n"
-            "# %g times apart in size have panels of their own; a y range is the 0.5-99.5 %% range of its\n"
-            "# data when that is under a third of the full range (a start-up spike is clipped and named),\n"
-            "# else the full range\n",
-            nsc_base_name(gppath), NSC_PLOT_SWITCH_JUMPS, SCALE_GAP);
+    fprintf(
+        f,
+        "# gnuplot script written by nscircuit: gnuplot %s (in this directory)\n"
+        "# change the terminal line for another format, e.g. set terminal svg\n"
+        "# panels: voltages, currents, then the switching traces (%d or more jumps of half their\n"
+        "# 0.5-99.5 %% range between rows, or 2 or more and back to the start); traces of one kind\n"
+        "# %g times apart in size have panels of their own; a y range is the 0.5-99.5 %% range of its\n"
+        "# data when that is under a third of the full range (a start-up spike is clipped and named),\n"
+        "# else the full range\n",
+        nsc_base_name(gppath), NSC_PLOT_SWITCH_JUMPS, SCALE_GAP);
     nsc_gp_preamble(f, pngpath, datpath, 80 + 260 * (panels ? panels : 1));
     fprintf(f, "set key invert\n");
     nsc_ticks tx = nsc_ticks_of(t0 * ts, t1 * ts, 8);
-    if (t1 > t0) fprintf(f, "set xrange [%.10g:%.10g]\nset xtics %.10g\n", t0 * ts, t1 * ts, tx.step);
+    if (t1 > t0)
+        fprintf(f, "set xrange [%.10g:%.10g]\nset xtics %.10g\n", t0 * ts, t1 * ts, tx.step);
     fprintf(f, "set multiplot layout %d,1 title ", panels ? panels : 1);
     gp_title(f, W->title ? W->title : "");
     fputc('\n', f);
-    if (every > 1) fprintf(f, "# a preview: every %ld-th of the %ld rows is drawn\n", every, (long)W->nrow);
-    for (int p = 0; p < panels; p++) plot_panel(f, W, &P[p], st, ts, p == panels - 1, tu, tx.digits, every);
-    if (!panels) fprintf(f, "set xlabel 'time (%s)'\nplot datafile using ($1*%.0e):($1*%.0e) with lines title 'time'\n", tu, ts, ts);
+    if (every > 1)
+        fprintf(f, "# a preview: every %ld-th of the %ld rows is drawn\n", every, (long)W->nrow);
+    for (int p = 0; p < panels; p++)
+        plot_panel(f, W, &P[p], st, ts, p == panels - 1, tu, tx.digits, every);
+    if (!panels)
+        fprintf(
+            f,
+            "set xlabel 'time (%s)'\nplot datafile using ($1*%.0e):($1*%.0e) with lines title 'time'\n",
+            tu, ts, ts);
     fprintf(f, "unset multiplot\nset output\n");
 }
 
@@ -323,17 +347,20 @@ nsc_status nsc_write_gp_thin(const nsc_waves *W, const char *datpath, const char
     nsc_status st = nsc_gp_names_check(names, 3, r);
     if (st) return st;
     nsc_trace_stat *stat = nsc_calloc((size_t)W->ncol + 1, sizeof *stat);
-    int *cols = nsc_calloc(2 * (size_t)W->ncol + 1, sizeof *cols);   /* columns, their groups */
+    int *cols = nsc_calloc(2 * (size_t)W->ncol + 1, sizeof *cols); /* columns, their groups */
     char *text = NULL;
     size_t len = 0;
-    int got = stat && cols ? nsc_trace_stats(W, stat) : -1;   /* -2: a spilled row unread */
+    int got = stat && cols ? nsc_trace_stats(W, stat) : -1; /* -2: a spilled row unread */
     int e = errno;
     FILE *f = !got ? open_memstream(&text, &len) : NULL;
     if (f) write_script(f, W, stat, cols, datpath, gppath, pngpath, every);
     free(stat);
     free(cols);
     if (got == -2) return nsc_waves_read_error(W, e, r);
-    if (!f || fclose(f)) { free(text); return nsc_oom(r); }
+    if (!f || fclose(f)) {
+        free(text);
+        return nsc_oom(r);
+    }
     nsc_status s = nsc_write_atomic(gppath, text, len, r);
     free(text);
     return s;
@@ -341,7 +368,8 @@ nsc_status nsc_write_gp_thin(const nsc_waves *W, const char *datpath, const char
 
 /* Runs gnuplot -e expr gpbase in dir, its standard error read into msg (len
  * bytes, *got of them kept); the exit status, or -1 when it could not start. */
-static int run_gnuplot(const char *dir, const char *expr, const char *gpbase, char *msg, size_t len, size_t *got)
+static int run_gnuplot(const char *dir, const char *expr, const char *gpbase, char *msg, size_t len,
+                       size_t *got)
 {
     int pfd[2];
     if (pipe(pfd)) return -1;
@@ -353,7 +381,10 @@ static int run_gnuplot(const char *dir, const char *expr, const char *gpbase, ch
     }
     if (pid == 0) {
         int null = open("/dev/null", O_RDWR);
-        if (null >= 0) { dup2(null, 0); dup2(null, 1); }
+        if (null >= 0) {
+            dup2(null, 0);
+            dup2(null, 1);
+        }
         dup2(pfd[1], 2);
         close(pfd[0]);
         if (chdir(dir) == 0) execlp(NSC_GNUPLOT, NSC_GNUPLOT, "-e", expr, gpbase, (char *)NULL);
@@ -375,20 +406,23 @@ static int run_gnuplot(const char *dir, const char *expr, const char *gpbase, ch
 
 /* The temporary PNG tmpp (gnuplot's outfile) into place as dir/png when gnuplot
  * (exit status st, its message msg) wrote it; removed otherwise. */
-static nsc_status keep_png(const char *gppath, const char *dir, const char *png, const char *tmpp, int st, char *msg,
-                           nsc_report *r)
+static nsc_status keep_png(const char *gppath, const char *dir, const char *png, const char *tmpp,
+                           int st, char *msg, nsc_report *r)
 {
     nsc_status s = NSC_OK;
-    int e = errno;                                   /* run_gnuplot's, before the allocation */
+    int e = errno; /* run_gnuplot's, before the allocation */
     char *pngpath = nsc_asprintf("%s/%s", dir, png);
     struct stat sb;
     if (!pngpath) s = nsc_oom(r);
     else if (st < 0) s = nsc_err(r, NSC_EOUT, NULL, "cannot run gnuplot: %s", strerror(e));
     else if (st != 0 || stat(tmpp, &sb) != 0 || sb.st_size == 0) {
-        for (char *p = msg; *p; p++) if (*p == '\n') *p = ' ';
-        s = nsc_err(r, NSC_EOUT, NULL, "gnuplot failed on '%s'%s%s (install gnuplot-nox for --plot)", gppath,
+        for (char *p = msg; *p; p++)
+            if (*p == '\n') *p = ' ';
+        s = nsc_err(r, NSC_EOUT, NULL,
+                    "gnuplot failed on '%s'%s%s (install gnuplot-nox for --plot)", gppath,
                     *msg ? ": " : "", msg);
-    } else if (rename(tmpp, pngpath)) s = nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", pngpath, strerror(errno));
+    } else if (rename(tmpp, pngpath))
+        s = nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", pngpath, strerror(errno));
     if (s) unlink(tmpp);
     free(pngpath);
     return s;
@@ -403,16 +437,21 @@ nsc_status nsc_render_gp(const char *gppath, nsc_report *r)
     if (!dir) return nsc_oom(r);
     char *slash = strrchr(dir, '/');
     const char *gpbase = nsc_base_name(gppath);
-    if (slash) *slash = 0; else strcpy(dir, ".");
+    if (slash) *slash = 0;
+    else strcpy(dir, ".");
     /* final PNG name: script name with .png */
-    char *png = nsc_asprintf("%.*s.png", (int)(strrchr(gpbase, '.') ? strrchr(gpbase, '.') - gpbase : (long)strlen(gpbase)), gpbase);
+    char *png = nsc_asprintf("%.*s.png",
+                             (int)(strrchr(gpbase, '.') ? strrchr(gpbase, '.') - gpbase
+                                                        : (long)strlen(gpbase)),
+                             gpbase);
     char *tmpp = png ? nsc_asprintf("%s/.%s.XXXXXX", dir, png) : NULL, *tmp = NULL, *expr = NULL;
     size_t elen = 0;
     FILE *ef = tmpp ? open_memstream(&expr, &elen) : NULL;
     nsc_status s = NSC_OK;
     int tfd = ef ? nsc_mkstemp(tmpp) : -1;
     if (!png || !tmpp || !ef) s = nsc_oom(r);
-    else if (tfd < 0) s = nsc_err(r, NSC_EOUT, NULL, "cannot write '%s/%s': %s", dir, png, strerror(errno));
+    else if (tfd < 0)
+        s = nsc_err(r, NSC_EOUT, NULL, "cannot write '%s/%s': %s", dir, png, strerror(errno));
     if (s) {
         if (ef) fclose(ef);
         goto out;

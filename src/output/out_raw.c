@@ -24,8 +24,7 @@ void nsc_raw_date(char *buf, size_t n)
     if (e && *e && end && !*end && sde >= 0 && sde <= 253402300799LL) {
         now = (time_t)sde;
         ok = gmtime_r(&now, &tm);
-    } else
-        ok = localtime_r(&now, &tm);
+    } else ok = localtime_r(&now, &tm);
     if (!ok || !strftime(buf, n, "%a %b %e %H:%M:%S  %Y", &tm)) snprintf(buf, n, "unknown");
 }
 
@@ -41,7 +40,7 @@ static const char *raw_type(const char *name, int col)
 static void put_le(unsigned char *p, double x)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &x, 8);                                  /* already little-endian */
+    memcpy(p, &x, 8); /* already little-endian */
 #else
     uint64_t u;
     memcpy(&u, &x, 8);
@@ -54,20 +53,24 @@ void nsc_raw_header(const nsc_waves *W, FILE *f, int binary, int npoints, long *
     char date[64];
     nsc_raw_date(date, sizeof date);
     fputs("Title: ", f);
-    for (const char *p = W->title ? W->title : ""; *p; p++)          /* one line */
+    for (const char *p = W->title ? W->title : ""; *p; p++) /* one line */
         fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
     if (W->end != NSC_RUN_COMPLETE) {
-        fprintf(f, " [%s at t=%.10e s", W->end == NSC_RUN_INTERRUPTED ? "interrupted" : "stopped (simulation failure)",
+        fprintf(f, " [%s at t=%.10e s",
+                W->end == NSC_RUN_INTERRUPTED ? "interrupted" : "stopped (simulation failure)",
                 W->t_end);
         if (W->end_msg) fputs(": ", f);
         if (W->end_msg)
             for (const char *p = W->end_msg; *p; p++) fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
         fputc(']', f);
     }
-    fprintf(f, "\nDate: %s\nPlotname: Transient Analysis\nFlags: real\nNo. Variables: %d\nNo. Points: ", date, W->ncol);
+    fprintf(
+        f, "\nDate: %s\nPlotname: Transient Analysis\nFlags: real\nNo. Variables: %d\nNo. Points: ",
+        date, W->ncol);
     if (npos) *npos = ftell(f);
     fprintf(f, "%-8d\nVariables:\n", npoints);
-    for (int k = 0; k < W->ncol; k++) fprintf(f, "\t%d\t%s\t%s\n", k, W->name[k], raw_type(W->name[k], k));
+    for (int k = 0; k < W->ncol; k++)
+        fprintf(f, "\t%d\t%s\t%s\n", k, W->name[k], raw_type(W->name[k], k));
     fputs(binary ? "Binary:\n" : "Values:\n", f);
 }
 
@@ -86,12 +89,13 @@ static size_t ascii_row(const nsc_waves *W, int i, long index, char *buf, const 
     char idx[16];
     size_t len = 0, n = 0;
     unsigned long u = (unsigned long)index;
-    do idx[n++] = (char)('0' + u % 10); while (u /= 10);       /* "%ld" of index >= 0 */
+    do idx[n++] = (char)('0' + u % 10);
+    while (u /= 10); /* "%ld" of index >= 0 */
     while (n > 0) buf[len++] = idx[--n];
     buf[len++] = '\t';
     for (int k = 0; k < W->ncol; k++) {
         buf[len++] = '\t';
-        len += (size_t)nsc_fmt_e(buf + len, row[k] + 0.0, 15);  /* -0 prints as 0 */
+        len += (size_t)nsc_fmt_e(buf + len, row[k] + 0.0, 15); /* -0 prints as 0 */
         buf[len++] = '\n';
     }
     return len;
@@ -99,10 +103,12 @@ static size_t ascii_row(const nsc_waves *W, int i, long index, char *buf, const 
 
 nsc_rowfmt nsc_raw_rowfmt(int ncol, int binary)
 {
-    return binary ? (nsc_rowfmt){ bin_row, (size_t)ncol * 8, NULL } : (nsc_rowfmt){ ascii_row, (size_t)ncol * 32 + 24, NULL };
+    return binary ? (nsc_rowfmt){ bin_row, (size_t)ncol * 8, NULL }
+                  : (nsc_rowfmt){ ascii_row, (size_t)ncol * 32 + 24, NULL };
 }
 
-nsc_status nsc_write_raw(const nsc_waves *W, const char *path, int binary, int threads, nsc_report *r)
+nsc_status nsc_write_raw(const nsc_waves *W, const char *path, int binary, int threads,
+                         nsc_report *r)
 {
     nsc_afile a;
     nsc_status s = nsc_afile_open(&a, path, r);

@@ -19,13 +19,13 @@
 #include <unistd.h>
 
 typedef struct qblock {
-    double *v;        /* rows, view.ncol doubles each */
-    int own;          /* v came from nsc_rowq_buffer (back to the pool once formatted) */
-    long first;       /* table row of v's first row */
+    double *v;  /* rows, view.ncol doubles each */
+    int own;    /* v came from nsc_rowq_buffer (back to the pool once formatted) */
+    long first; /* table row of v's first row */
     int nrow;
     char *text;
     size_t len;
-    int state;        /* 0 waiting, 1 formatting, 2 formatted */
+    int state; /* 0 waiting, 1 formatting, 2 formatted */
 } qblock;
 
 /* buffers of one size kept for reuse (no malloc/free, hence no mmap/munmap of
@@ -48,7 +48,10 @@ static void pool_put(pool *p, void *x)
     if (p->n == p->cap) {
         int cap = p->cap ? 2 * p->cap : 16;
         void **ni = realloc(p->item, (size_t)cap * sizeof *ni);
-        if (!ni) { free(x); return; }
+        if (!ni) {
+            free(x);
+            return;
+        }
         p->item = ni;
         p->cap = cap;
     }
@@ -63,9 +66,9 @@ static void pool_free(pool *p)
 
 struct nsc_rowq {
     FILE *f;
-    nsc_waves view;   /* the table's shape: ncol (v, nrow set per block) */
+    nsc_waves view; /* the table's shape: ncol (v, nrow set per block) */
     nsc_rowfmt rf;
-    int B, R;         /* rows per block, window in blocks */
+    int B, R; /* rows per block, window in blocks */
     pthread_t tid[NSC_OUT_MAX_THREADS];
     int nthread;
     pthread_mutex_t lock;
@@ -73,10 +76,10 @@ struct nsc_rowq {
     qblock *blk;
     int nblk, capblk, claimed, written, writing;
     int closing, failed;
-    int err;          /* errno of the first failure (a worker's errno is its own) */
-    size_t pending;   /* bytes of own rows not yet formatted */
-    pool texts;       /* B * rowmax bytes each */
-    pool copies;      /* B * ncol doubles each */
+    int err;        /* errno of the first failure (a worker's errno is its own) */
+    size_t pending; /* bytes of own rows not yet formatted */
+    pool texts;     /* B * rowmax bytes each */
+    pool copies;    /* B * ncol doubles each */
 };
 
 /* format one block into k->text, or a new buffer when NULL (no lock held) */
@@ -88,7 +91,8 @@ static int format_block(const nsc_rowq *q, qblock *k)
     if (!k->text) k->text = malloc((size_t)q->B * q->rf.rowmax);
     if (!k->text) return 0;
     size_t len = 0;
-    for (int i = 0; i < k->nrow; i++) len += q->rf.fn(&v, i, k->first + i, k->text + len, q->rf.ctx);
+    for (int i = 0; i < k->nrow; i++)
+        len += q->rf.fn(&v, i, k->first + i, k->text + len, q->rf.ctx);
     k->len = len;
     return 1;
 }
@@ -136,8 +140,7 @@ static void work(nsc_rowq *q, int idle)
             pthread_cond_broadcast(&q->cond);
         } else if (q->failed || (q->closing && q->written == q->nblk) || idle) {
             break;
-        } else
-            pthread_cond_wait(&q->cond, &q->lock);
+        } else pthread_cond_wait(&q->cond, &q->lock);
     }
     pthread_cond_broadcast(&q->cond);
     pthread_mutex_unlock(&q->lock);
@@ -163,13 +166,14 @@ int nsc_rowq_block_rows(nsc_rowfmt rf)
     return rows < 1 ? 1 : rows > 1 << 20 ? 1 << 20 : (int)rows;
 }
 
-nsc_rowq *nsc_rowq_new(FILE *f, const nsc_waves *shape, nsc_rowfmt rf, int rows_per_block, int nworkers)
+nsc_rowq *nsc_rowq_new(FILE *f, const nsc_waves *shape, nsc_rowfmt rf, int rows_per_block,
+                       int nworkers)
 {
     nsc_rowq *q = calloc(1, sizeof *q);
     if (!q) return NULL;
     q->f = f;
     q->view = *shape;
-    q->view.name = NULL;                             /* the rows need the shape only */
+    q->view.name = NULL; /* the rows need the shape only */
     q->view.title = NULL;
     q->view.end_msg = NULL;
     q->rf = rf;
@@ -178,7 +182,8 @@ nsc_rowq *nsc_rowq_new(FILE *f, const nsc_waves *shape, nsc_rowfmt rf, int rows_
     q->R = 4 * (nworkers + 1);
     pthread_mutex_init(&q->lock, NULL);
     pthread_cond_init(&q->cond, NULL);
-    while (q->nthread < nworkers && pthread_create(&q->tid[q->nthread], NULL, worker, q) == 0) q->nthread++;
+    while (q->nthread < nworkers && pthread_create(&q->tid[q->nthread], NULL, worker, q) == 0)
+        q->nthread++;
     return q;
 }
 
@@ -217,8 +222,7 @@ int nsc_rowq_push(nsc_rowq *q, double *v, int own, long first, int nrow)
         q->blk[q->nblk++] = (qblock){ v, own, first, nrow, NULL, 0, 0 };
         if (own) q->pending += (size_t)nrow * (size_t)q->view.ncol * sizeof(double);
         pthread_cond_broadcast(&q->cond);
-    } else
-        q->failed = 1;
+    } else q->failed = 1;
     pthread_mutex_unlock(&q->lock);
     return ok;
 }
@@ -240,9 +244,9 @@ int nsc_rowq_finish(nsc_rowq *q)
     q->closing = 1;
     pthread_cond_broadcast(&q->cond);
     pthread_mutex_unlock(&q->lock);
-    work(q, 0);                                      /* this thread formats and writes too */
+    work(q, 0); /* this thread formats and writes too */
     join_all(q);
-    if (q->failed && q->err) errno = q->err;         /* for the caller's message (nsc_afile_close) */
+    if (q->failed && q->err) errno = q->err; /* for the caller's message (nsc_afile_close) */
     return !q->failed;
 }
 
@@ -250,7 +254,7 @@ void nsc_rowq_free(nsc_rowq *q)
 {
     if (!q) return;
     pthread_mutex_lock(&q->lock);
-    q->failed = 1;                                   /* abandoned: the threads stop at once */
+    q->failed = 1; /* abandoned: the threads stop at once */
     pthread_mutex_unlock(&q->lock);
     join_all(q);
     for (int b = 0; b < q->nblk; b++) {
@@ -267,7 +271,7 @@ void nsc_rowq_free(nsc_rowq *q)
 
 void nsc_rowq_wait(nsc_rowq *q, size_t bytes)
 {
-    if (q->nthread == 0) {                           /* no worker: this thread formats and writes */
+    if (q->nthread == 0) { /* no worker: this thread formats and writes */
         work(q, 1);
         return;
     }
@@ -281,11 +285,11 @@ int nsc_rowq_push_table(nsc_rowq *q, const nsc_waves *W, long first, size_t budg
     int ok = 1;
     for (; ok && first < W->nrow; first += q->B) {
         int n = W->nrow - first < q->B ? (int)(W->nrow - first) : q->B;
-        if (first >= W->row0) {                      /* in memory: the rows in place */
+        if (first >= W->row0) { /* in memory: the rows in place */
             ok = nsc_rowq_push(q, W->v + (size_t)(first - W->row0) * W->ncol, 0, first, n);
             continue;
         }
-        double *v = nsc_rowq_buffer(q);              /* spilled: a copy read back */
+        double *v = nsc_rowq_buffer(q); /* spilled: a copy read back */
         if (!v || nsc_waves_read(W, first, n, v)) {
             int e = v ? errno : ENOMEM;
             free(v);
@@ -310,7 +314,8 @@ int nsc_write_rows(FILE *f, const nsc_waves *W, nsc_rowfmt rf, int threads)
     int nblock = (int)(((long)W->nrow + B - 1) / B), T = nsc_out_threads(threads);
     nsc_rowq *q = nsc_rowq_new(f, W, rf, B, (T < nblock ? T : nblock) - 1);
     if (!q) return 0;
-    int ok = nsc_rowq_push_table(q, W, 0, NSC_OUT_PENDING);   /* the table's rows, in place when in memory */
+    int ok = nsc_rowq_push_table(q, W, 0,
+                                 NSC_OUT_PENDING); /* the table's rows, in place when in memory */
     ok = nsc_rowq_finish(q) && ok;
     nsc_rowq_free(q);
     return ok;

@@ -44,14 +44,15 @@ int nsc_write_rows(FILE *f, const nsc_waves *W, nsc_rowfmt rf, int threads);
 /* The queue under nsc_write_rows and the stream (out_stream.c): blocks of rows
  * formatted by background workers, and by the thread that finishes the queue,
  * written to f in the order they were pushed. */
-#define NSC_OUT_BLOCK (1 << 18)   /* bytes of text per block, at most */
+#define NSC_OUT_BLOCK (1 << 18) /* bytes of text per block, at most */
 typedef struct nsc_rowq nsc_rowq;
 /* Rows per block for a format (NSC_OUT_BLOCK / rowmax, at least 1). */
 int nsc_rowq_block_rows(nsc_rowfmt rf);
 /* A queue writing to f rows of shape->ncol columns, blocks of at most
  * rows_per_block rows, with up to nworkers background threads (fewer when a
  * thread cannot be started: nsc_rowq_workers). NULL when out of memory. */
-nsc_rowq *nsc_rowq_new(FILE *f, const nsc_waves *shape, nsc_rowfmt rf, int rows_per_block, int nworkers);
+nsc_rowq *nsc_rowq_new(FILE *f, const nsc_waves *shape, nsc_rowfmt rf, int rows_per_block,
+                       int nworkers);
 int nsc_rowq_workers(const nsc_rowq *q);
 /* A buffer for one block's rows (rows_per_block * ncol doubles), to be pushed
  * with own = 1; NULL when out of memory. */
@@ -67,7 +68,7 @@ int nsc_rowq_push(nsc_rowq *q, double *v, int own, long first, int nrow);
  * bytes of copies wait, this thread waits (or, without workers, formats and
  * writes them itself). 0 when a row could not be read or memory ran out (the
  * queue then fails, errno of the cause kept for nsc_rowq_finish). */
-#define NSC_OUT_PENDING ((size_t)64 << 20)   /* bytes of copied rows waiting, at most (default) */
+#define NSC_OUT_PENDING ((size_t)64 << 20) /* bytes of copied rows waiting, at most (default) */
 int nsc_rowq_push_table(nsc_rowq *q, const nsc_waves *W, long first, size_t budget);
 /* Until at most bytes of own rows wait to be formatted (or the queue failed). */
 void nsc_rowq_wait(nsc_rowq *q, size_t bytes);

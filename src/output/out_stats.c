@@ -41,8 +41,8 @@ typedef struct qsel {
     size_t k, below, in;
     int done;
     double x;
-    size_t *hist;              /* [NB] counting passes */
-    double *buf;               /* [in] the collecting pass */
+    size_t *hist; /* [NB] counting passes */
+    double *buf;  /* [in] the collecting pass */
     size_t nbuf;
 } qsel;
 
@@ -58,8 +58,7 @@ static void take(qsel *q, double x)
     if (q->done || k < q->lo || k > q->hi) return;
     if (q->buf) {
         if (q->nbuf < q->in) q->buf[q->nbuf++] = x;
-    } else
-        q->hist[(k - q->lo) / width_of(q)]++;
+    } else q->hist[(k - q->lo) / width_of(q)]++;
 }
 
 /* after a pass: the quantile found, or its range narrowed to one bucket */
@@ -113,8 +112,16 @@ static int pass_quantiles(nsc_wcur *c, nsc_trace_stat *st, qsel *q)
     int nq = 2 * (W->ncol - 1), left = 0;
     for (int j = 0; j < nq; j++) {
         const nsc_trace_stat *s = &st[j / 2 + 1];
-        q[j] = (qsel){ key_of(s->min == 0 ? -0.0 : s->min), key_of(s->max == 0 ? 0.0 : s->max), 0, 0, s->nfinite,
-                       s->nfinite == 0, 0, NULL, NULL, 0 };   /* (fmin may return +0 with a -0 present) */
+        q[j] = (qsel){ key_of(s->min == 0 ? -0.0 : s->min),
+                       key_of(s->max == 0 ? 0.0 : s->max),
+                       0,
+                       0,
+                       s->nfinite,
+                       s->nfinite == 0,
+                       0,
+                       NULL,
+                       NULL,
+                       0 }; /* (fmin may return +0 with a -0 present) */
         q[j].k = nsc_quantile_index(s->nfinite, j % 2 ? NSC_PLOT_QHI : NSC_PLOT_QLO);
         if (!q[j].done && !(q[j].hist = calloc(NB, sizeof *q[j].hist))) return -1;
         if (q[j].lo == q[j].hi && !q[j].done) q[j].x = s->min, q[j].done = 1;
@@ -157,10 +164,11 @@ static void pass_jumps(nsc_wcur *c, nsc_trace_stat *st, double *prev)
 
 int nsc_trace_stats(const nsc_waves *W, nsc_trace_stat *st)
 {
-    if (!W->sp || W->row0 == 0) {                    /* every row in memory */
+    if (!W->sp || W->row0 == 0) { /* every row in memory */
         for (int k = 1; k < W->ncol; k += NSC_STAT_COLS) {
             int nk = W->ncol - k < NSC_STAT_COLS ? W->ncol - k : NSC_STAT_COLS;
-            if (nsc_trace_stat_cols(W->v + k, (size_t)W->nrow, (size_t)W->ncol, nk, &st[k])) return -1;
+            if (nsc_trace_stat_cols(W->v + k, (size_t)W->nrow, (size_t)W->ncol, nk, &st[k]))
+                return -1;
         }
         return 0;
     }

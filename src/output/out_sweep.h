@@ -16,16 +16,17 @@
  * values %.12e, a failed measure "nan". CSV: header "l1,ripple,...,point", rows. */
 typedef struct nsc_sweep_table {
     int npar, nmeas;
-    char **name;       /* [npar + nmeas] */
-    char *netlist;     /* base name of the netlist */
-    long npoint;       /* points of the whole study */
+    char **name;          /* [npar + nmeas] */
+    char *netlist;        /* base name of the netlist */
+    long npoint;          /* points of the whole study */
     int shard_k, shard_n; /* 1/1: the whole study */
-    char study[17];    /* the study's identity (nsc_study_id), 16 hex digits; "" unknown */
-    long partial;      /* > 0: the run was interrupted; the points it was to run (rows: those finished) */
+    char study[17];       /* the study's identity (nsc_study_id), 16 hex digits; "" unknown */
+    long
+        partial; /* > 0: the run was interrupted; the points it was to run (rows: those finished) */
     long nrow, caprow;
-    double *v;         /* [nrow * (npar + nmeas)] row-major */
-    int *status;       /* [nrow] */
-    long *point;       /* [nrow] */
+    double *v;   /* [nrow * (npar + nmeas)] row-major */
+    int *status; /* [nrow] */
+    long *point; /* [nrow] */
 } nsc_sweep_table;
 
 /* gnuplot script of a table (datpath written by nsc_sweep_write): one panel per
@@ -37,7 +38,8 @@ typedef struct nsc_sweep_table {
  * scaled to an SI prefix ("lval (µH)"), a dimensionless one named eff... or eta
  * is drawn in %, one of unknown unit far from 1 is scaled by 10^3k ("(×1e-6)").
  * Tick steps are 1, 2, 5 x 10^k with labels precise enough to differ. */
-nsc_status nsc_sweep_write_gp(const nsc_sweep_table *T, const char *const *unit, const char *datpath,
-                              const char *gppath, const char *pngpath, nsc_report *r);
+nsc_status nsc_sweep_write_gp(const nsc_sweep_table *T, const char *const *unit,
+                              const char *datpath, const char *gppath, const char *pngpath,
+                              nsc_report *r);
 
 #endif

@@ -10,10 +10,10 @@
 #include "waves.h"
 
 typedef enum nsc_wfkind {
-    NSC_WF_TABLE,   /* columns: nscircuit .dat / .csv, or a table with a header line */
-    NSC_WF_WRDATA,  /* ngspice wrdata: (time, value) column pairs */
-    NSC_WF_RAW,     /* ngspice raw, ASCII values */
-    NSC_WF_RAWBIN   /* ngspice raw, binary values */
+    NSC_WF_TABLE,  /* columns: nscircuit .dat / .csv, or a table with a header line */
+    NSC_WF_WRDATA, /* ngspice wrdata: (time, value) column pairs */
+    NSC_WF_RAW,    /* ngspice raw, ASCII values */
+    NSC_WF_RAWBIN  /* ngspice raw, binary values */
 } nsc_wfkind;
 
 typedef struct nsc_wfinfo {
@@ -35,7 +35,8 @@ nsc_status nsc_read_waves(const char *path, nsc_waves **out, nsc_wfinfo *info, n
  * (NSC_SCALE_*, -1 any: nsc_read_raw_scale); a text table keeps the scale its
  * column 0's name says, but a name neither time, frequency nor a sweep's
  * ("t") is a transient when scale is NSC_SCALE_TIME. */
-nsc_status nsc_read_waves_scale(const char *path, int scale, nsc_waves **out, nsc_wfinfo *info, nsc_report *r);
+nsc_status nsc_read_waves_scale(const char *path, int scale, nsc_waves **out, nsc_wfinfo *info,
+                                nsc_report *r);
 
 /* The phase columns (vp(x), ip(x), ph(x)) of AC table W from radians to
  * degrees, unless a phase lies beyond pi (degrees already). */
@@ -47,8 +48,8 @@ void nsc_waves_ac_degrees(nsc_waves *W);
  * frequency: each variable X as two columns, vdb(X) in dB and vp(X) in degrees,
  * ip/idb for currents), a DC sweep (real, against another scale). A truncated
  * file (run interrupted) yields the complete points it holds. */
-nsc_status nsc_read_raw_scale(const char *path, const char *data, size_t len, int scale, nsc_waves **out,
-                              nsc_wfinfo *info, nsc_report *r);
+nsc_status nsc_read_raw_scale(const char *path, const char *data, size_t len, int scale,
+                              nsc_waves **out, nsc_wfinfo *info, nsc_report *r);
 /* nsc_read_raw_scale of any scale (a transient first) */
 nsc_status nsc_read_raw(const char *path, const char *data, size_t len, nsc_waves **out,
                         nsc_wfinfo *info, nsc_report *r);

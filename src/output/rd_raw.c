@@ -24,7 +24,7 @@
 
 typedef struct cursor {
     const char *p, *end;
-    int line;              /* lines consumed so far */
+    int line; /* lines consumed so far */
     const char *path;
 } cursor;
 
@@ -32,13 +32,16 @@ typedef struct plot {
     char *title, *name;
     int complex_;
     int nvar, npoint;
-    char **var, **type;    /* [nvar] */
-    int truncated;         /* fewer points than No. Points */
+    char **var, **type; /* [nvar] */
+    int truncated;      /* fewer points than No. Points */
 } plot;
 
 static void plot_clear(plot *pl)
 {
-    for (int k = 0; pl->var && pl->type && k < pl->nvar; k++) { free(pl->var[k]); free(pl->type[k]); }
+    for (int k = 0; pl->var && pl->type && k < pl->nvar; k++) {
+        free(pl->var[k]);
+        free(pl->type[k]);
+    }
     free(pl->var);
     free(pl->type);
     free(pl->name);
@@ -77,7 +80,8 @@ static int keyed(const char *b, const char *e, const char *key, const char **v)
 
 static nsc_status bad(const cursor *c, nsc_report *r, const char *what)
 {
-    return nsc_err(r, NSC_EIO, NULL, "%s:%d: %s (not an ngspice raw file?)", c->path, c->line, what);
+    return nsc_err(r, NSC_EIO, NULL, "%s:%d: %s (not an ngspice raw file?)", c->path, c->line,
+                   what);
 }
 
 /* next blank-separated token of [*b, e) into [*tb, *te); 0 if none */
@@ -99,7 +103,8 @@ static int token(const char **b, const char *e, const char **tb, const char **te
 static char *var_name(const char *b, const char *e, const char *type)
 {
     size_t n = (size_t)(e - b);
-    if (n > 10 && !strncasecmp(b, "v(sweep(", 8) && e[-1] == ')' && e[-2] == ')') return nsc_strndup(b + 2, n - 3);
+    if (n > 10 && !strncasecmp(b, "v(sweep(", 8) && e[-1] == ')' && e[-2] == ')')
+        return nsc_strndup(b + 2, n - 3);
     if (memchr(b, '(', n)) return nsc_strndup(b, n);
     if (n > 7 && !strncmp(e - 7, "#branch", 7)) return nsc_asprintf("i(%.*s)", (int)(n - 7), b);
     if (!strcmp(type, "voltage")) return nsc_asprintf("v(%.*s)", (int)n, b);
@@ -122,7 +127,8 @@ static nsc_status count(cursor *c, const char *v, const char *e, int lo, int *ou
     errno = 0;
     long x = strtol(buf, &q, 10);
     if (*q || errno || x < lo || x > INT32_MAX) return bad(c, r, "a count out of range");
-    if (lo > 0 && (size_t)x > (size_t)(c->end - c->p) / 6) return bad(c, r, "No. Variables: more than the file holds");
+    if (lo > 0 && (size_t)x > (size_t)(c->end - c->p) / 6)
+        return bad(c, r, "No. Variables: more than the file holds");
     *out = (int)x;
     return NSC_OK;
 }
@@ -139,13 +145,14 @@ static nsc_status read_vars(cursor *c, const char *rest, const char *e, plot *pl
         const char *tb, *te, *nb, *ne, *yb, *ye;
         while (!token(&b, e, &tb, &te))
             if (!next_line(c, &b, &e)) return bad(c, r, "end of file in the Variables list");
-        if (!token(&b, e, &nb, &ne) || !token(&b, e, &yb, &ye)) return bad(c, r, "variable line without name and type");
+        if (!token(&b, e, &nb, &ne) || !token(&b, e, &yb, &ye))
+            return bad(c, r, "variable line without name and type");
         pl->type[k] = nsc_strndup(yb, (size_t)(ye - yb));
         if (!pl->type[k]) return nsc_oom(r);
         nsc_strlower(pl->type[k]);
         pl->var[k] = var_name(nb, ne, pl->type[k]);
         if (!pl->var[k]) return nsc_oom(r);
-        b = e;                                        /* options after the type are ignored */
+        b = e; /* options after the type are ignored */
     }
     return NSC_OK;
 }
@@ -165,8 +172,11 @@ static int plot_scale(const plot *pl)
 {
     if (pl->nvar < 1 || (pl->name && nsc_strieq(pl->name, "operating point"))) return -1;
     if (pl->complex_)
-        return !strcmp(pl->type[0], "frequency") || nsc_strieq(pl->var[0], "frequency") ? NSC_SCALE_FREQ : -1;
-    return !strcmp(pl->type[0], "time") || nsc_strieq(pl->var[0], "time") ? NSC_SCALE_TIME : NSC_SCALE_SWEEP;
+        return !strcmp(pl->type[0], "frequency") || nsc_strieq(pl->var[0], "frequency")
+                   ? NSC_SCALE_FREQ
+                   : -1;
+    return !strcmp(pl->type[0], "time") || nsc_strieq(pl->var[0], "time") ? NSC_SCALE_TIME
+                                                                          : NSC_SCALE_SWEEP;
 }
 
 /* An AC variable's two column names: "v(x)" -> vdb(x), vp(x); "i(x)" -> idb(x),
@@ -199,11 +209,16 @@ static int ac_real(const plot *pl, int k)
  * (ac_real). NULL when out of memory. */
 static nsc_waves *plot_table(const plot *pl, const char *title)
 {
-    if (!pl->complex_) {                                    /* (a sweep's scale keeps its name) */
+    if (!pl->complex_) { /* (a sweep's scale keeps its name) */
         nsc_waves *T = nsc_waves_new(pl->var + 1, pl->nvar - 1, title);
         char *s0 = T && plot_scale(pl) == NSC_SCALE_SWEEP ? nsc_strdup(pl->var[0]) : NULL;
-        if (s0) { free(T->name[0]); T->name[0] = nsc_strlower(s0); }
-        else if (T && plot_scale(pl) == NSC_SCALE_SWEEP) { nsc_waves_free(T); T = NULL; }
+        if (s0) {
+            free(T->name[0]);
+            T->name[0] = nsc_strlower(s0);
+        } else if (T && plot_scale(pl) == NSC_SCALE_SWEEP) {
+            nsc_waves_free(T);
+            T = NULL;
+        }
         return T;
     }
     int n = 0;
@@ -221,7 +236,10 @@ static nsc_waves *plot_table(const plot *pl, const char *title)
     }
     if (ok && (W = nsc_waves_new(names, n, title))) {
         free(W->name[0]);
-        if (!(W->name[0] = nsc_strdup("frequency"))) { nsc_waves_free(W); W = NULL; }
+        if (!(W->name[0] = nsc_strdup("frequency"))) {
+            nsc_waves_free(W);
+            W = NULL;
+        }
     }
     for (int k = 0; names && k < n; k++) free(names[k]);
     free(names);
@@ -254,7 +272,7 @@ static nsc_status read_binary(cursor *c, plot *pl, nsc_waves *W, double *row, ns
     size_t width = pl->complex_ ? 16 : 8, rowbytes = width * (size_t)pl->nvar;
     size_t avail = (size_t)(c->end - c->p) / rowbytes, n = (size_t)pl->npoint;
     if (pl->npoint > 0 && n > avail) pl->truncated = 1;
-    if (pl->npoint <= 0 || n > avail) n = avail;          /* count not updated: a killed run */
+    if (pl->npoint <= 0 || n > avail) n = avail; /* count not updated: a killed run */
     const unsigned char *p = (const unsigned char *)c->p;
     double *out = row + 2 * (size_t)pl->nvar;
     for (size_t i = 0; W && i < n; i++) {
@@ -273,7 +291,7 @@ static nsc_status read_binary(cursor *c, plot *pl, nsc_waves *W, double *row, ns
  * Stops early, without error, at a non-number where a point should begin. */
 static nsc_status read_ascii(cursor *c, plot *pl, nsc_waves *W, double *row, nsc_report *r)
 {
-    for (int i = 0; pl->npoint <= 0 || i < pl->npoint; i++) {      /* count 0: until the data ends */
+    for (int i = 0; pl->npoint <= 0 || i < pl->npoint; i++) { /* count 0: until the data ends */
         for (int k = -1; k < pl->nvar; k++) {
             const char *p = c->p;
             while (p < c->end && isspace((unsigned char)*p)) {
@@ -282,7 +300,10 @@ static nsc_status read_ascii(cursor *c, plot *pl, nsc_waves *W, double *row, nsc
             }
             if (p == c->end) {
                 if (pl->npoint > 0 && i < pl->npoint) pl->truncated = 1;
-                if (k == -1) { c->p = p; return NSC_OK; }            /* truncated: complete points kept */
+                if (k == -1) {
+                    c->p = p;
+                    return NSC_OK;
+                } /* truncated: complete points kept */
                 return bad(c, r, "end of file inside a point");
             }
             char buf[128];
@@ -294,14 +315,16 @@ static nsc_status read_ascii(cursor *c, plot *pl, nsc_waves *W, double *row, nsc
             errno = 0;
             double x = strtod(buf, &q);
             if (k == -1) {
-                if (q == buf || *q) return NSC_OK;                     /* next plot's header */
-            } else if (pl->complex_) {                                 /* "re,im" */
+                if (q == buf || *q) return NSC_OK; /* next plot's header */
+            } else if (pl->complex_) {             /* "re,im" */
                 char *q2;
                 row[2 * k] = x;
                 row[2 * k + 1] = *q == ',' ? strtod(q + 1, &q2) : 0;
-                if (q == buf || *q != ',' || q2 == q + 1 || *q2) return bad(c, r, "bad complex number in the Values section");
+                if (q == buf || *q != ',' || q2 == q + 1 || *q2)
+                    return bad(c, r, "bad complex number in the Values section");
             } else {
-                if (q == buf || (*q && *q != ',')) return bad(c, r, "bad number in the Values section");
+                if (q == buf || (*q && *q != ','))
+                    return bad(c, r, "bad number in the Values section");
                 row[k] = x;
             }
             c->p = p + n;
@@ -314,8 +337,8 @@ static nsc_status read_ascii(cursor *c, plot *pl, nsc_waves *W, double *row, nsc
 static nsc_status no_plot(const char *path, int scale, const char *seen, nsc_report *r)
 {
     return nsc_err(r, NSC_EIO, NULL, "%s: no %s plot; plots: %s", path,
-                   scale < 0                 ? "transient, AC or DC sweep (real values against time, complex "
-                                               "against frequency, real against a swept value)"
+                   scale < 0 ? "transient, AC or DC sweep (real values against time, complex "
+                               "against frequency, real against a swept value)"
                    : scale == NSC_SCALE_TIME ? "transient (real values against time)"
                    : scale == NSC_SCALE_FREQ ? "AC (complex values against frequency)"
                                              : "DC sweep (real values against a swept value)",
@@ -333,7 +356,8 @@ typedef struct scanned {
 
 /* A Values: or Binary: section of plot pl (line b): read into a new table when
  * its scale is `scale`, else read past with its name added to S->seen. */
-static nsc_status values(cursor *c, plot *pl, const char *b, int scale, scanned *S, nsc_wfinfo *info, nsc_report *r)
+static nsc_status values(cursor *c, plot *pl, const char *b, int scale, scanned *S,
+                         nsc_wfinfo *info, nsc_report *r)
 {
     S->binary = tolower((unsigned char)*b) == 'b';
     if (!pl->var) return bad(c, r, "values before the Variables list");
@@ -342,26 +366,31 @@ static nsc_status values(cursor *c, plot *pl, const char *b, int scale, scanned 
     if (ps >= 0 && ps == scale) {
         S->got = ps;
         S->W = plot_table(pl, S->title ? S->title : "");
-        S->row = nsc_calloc(4 * (size_t)pl->nvar, sizeof(double));   /* (re, im) pairs; the AC row */
+        S->row = nsc_calloc(4 * (size_t)pl->nvar, sizeof(double)); /* (re, im) pairs; the AC row */
         if (!S->W || !S->row) return nsc_oom(r);
     } else {
-        char *ns = nsc_asprintf("%s%s'%s'", S->seen ? S->seen : "", S->seen ? ", " : "", pl->name ? pl->name : "?");
+        char *ns = nsc_asprintf("%s%s'%s'", S->seen ? S->seen : "", S->seen ? ", " : "",
+                                pl->name ? pl->name : "?");
         free(S->seen);
         if (!(S->seen = ns)) return nsc_oom(r);
     }
     if (!S->row) S->row = nsc_calloc(4 * (size_t)pl->nvar, sizeof(double));
     if (!S->row) return nsc_oom(r);
-    nsc_status s = S->binary ? read_binary(c, pl, S->W, S->row, r) : read_ascii(c, pl, S->W, S->row, r);
+    nsc_status s = S->binary ? read_binary(c, pl, S->W, S->row, r)
+                             : read_ascii(c, pl, S->W, S->row, r);
     if (S->W && pl->truncated && info) info->incomplete = 1;
-    if (!S->W) { free(S->row); S->row = NULL; }
+    if (!S->W) {
+        free(S->row);
+        S->row = NULL;
+    }
     return s;
 }
 
 /* One header line b..e of the file: the plot's title, name, flags, counts,
  * variables, or a values section (values()); lines it ignores; an error for
  * anything else. */
-static nsc_status header_line(cursor *c, plot *pl, const char *b, const char *e, int scale, scanned *S,
-                              nsc_wfinfo *info, nsc_report *r)
+static nsc_status header_line(cursor *c, plot *pl, const char *b, const char *e, int scale,
+                              scanned *S, nsc_wfinfo *info, nsc_report *r)
 {
     const char *v, *tb, *te;
     if (keyed(b, e, "title:", &v)) {
@@ -378,11 +407,14 @@ static nsc_status header_line(cursor *c, plot *pl, const char *b, const char *e,
         return NSC_OK;
     }
     if (keyed(b, e, "no. variables:", &v))
-        return pl->var ? bad(c, r, "No. Variables: after the Variables list") : count(c, v, e, 1, &pl->nvar, r);
+        return pl->var ? bad(c, r, "No. Variables: after the Variables list")
+                       : count(c, v, e, 1, &pl->nvar, r);
     if (keyed(b, e, "no. points:", &v)) return count(c, v, e, 0, &pl->npoint, r);
     if (keyed(b, e, "variables:", &v))
-        return pl->var ? bad(c, r, "a second Variables list in one plot") : read_vars(c, v, e, pl, r);
-    if (keyed(b, e, "values:", &v) || keyed(b, e, "binary:", &v)) return values(c, pl, b, scale, S, info, r);
+        return pl->var ? bad(c, r, "a second Variables list in one plot")
+                       : read_vars(c, v, e, pl, r);
+    if (keyed(b, e, "values:", &v) || keyed(b, e, "binary:", &v))
+        return values(c, pl, b, scale, S, info, r);
     if (keyed(b, e, "date:", &v) || keyed(b, e, "dimensions:", &v) || keyed(b, e, "command:", &v)
         || keyed(b, e, "option:", &v))
         return NSC_OK;
@@ -393,8 +425,8 @@ static nsc_status header_line(cursor *c, plot *pl, const char *b, const char *e,
 /* The first plot of scale `scale` (NSC_SCALE_*; -1 none: the error listing
  * the plots) into *out; with none_ok, a file without such a plot is NSC_OK and
  * *out NULL. */
-static nsc_status scan(const char *path, const char *data, size_t len, int scale, int none_ok, nsc_waves **out,
-                       nsc_wfinfo *info, nsc_report *r)
+static nsc_status scan(const char *path, const char *data, size_t len, int scale, int none_ok,
+                       nsc_waves **out, nsc_wfinfo *info, nsc_report *r)
 {
     *out = NULL;
     cursor c = { data, data + len, 0, path };
@@ -404,7 +436,8 @@ static nsc_status scan(const char *path, const char *data, size_t len, int scale
     const char *b, *e;
     while (!s && !S.W && next_line(&c, &b, &e)) s = header_line(&c, &pl, b, e, scale, &S, info, r);
     if (!s && !S.W && !(none_ok && S.nplot > 0)) {
-        if (S.nplot == 0) s = nsc_err(r, NSC_EIO, NULL, "%s: no data (no Values: or Binary: section)", path);
+        if (S.nplot == 0)
+            s = nsc_err(r, NSC_EIO, NULL, "%s: no data (no Values: or Binary: section)", path);
         else s = no_plot(path, scale, S.seen, r);
     }
     if (s) {
@@ -423,19 +456,19 @@ static nsc_status scan(const char *path, const char *data, size_t len, int scale
     return s;
 }
 
-nsc_status nsc_read_raw_scale(const char *path, const char *data, size_t len, int scale, nsc_waves **out,
-                              nsc_wfinfo *info, nsc_report *r)
+nsc_status nsc_read_raw_scale(const char *path, const char *data, size_t len, int scale,
+                              nsc_waves **out, nsc_wfinfo *info, nsc_report *r)
 {
     if (scale >= 0) return scan(path, data, len, scale, 0, out, info, r);
-    for (int want = NSC_SCALE_TIME; want <= NSC_SCALE_SWEEP; want++) {    /* a transient first */
+    for (int want = NSC_SCALE_TIME; want <= NSC_SCALE_SWEEP; want++) { /* a transient first */
         nsc_status s = scan(path, data, len, want, 1, out, info, r);
         if (s || *out) return s;
     }
     return scan(path, data, len, -1, 0, out, info, r);
 }
 
-nsc_status nsc_read_raw(const char *path, const char *data, size_t len, nsc_waves **out, nsc_wfinfo *info,
-                        nsc_report *r)
+nsc_status nsc_read_raw(const char *path, const char *data, size_t len, nsc_waves **out,
+                        nsc_wfinfo *info, nsc_report *r)
 {
     return nsc_read_raw_scale(path, data, len, -1, out, info, r);
 }

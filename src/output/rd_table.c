@@ -23,7 +23,11 @@ nsc_status nsc_read_file(const char *path, char **data, size_t *len, nsc_report 
         n += k;
         if (n == cap) {
             char *nb = cap < ((size_t)1 << 40) ? realloc(buf, 2 * cap + 1) : NULL;
-            if (!nb) { free(buf); buf = NULL; break; }
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
             buf = nb;
             cap *= 2;
         }
@@ -31,7 +35,10 @@ nsc_status nsc_read_file(const char *path, char **data, size_t *len, nsc_report 
     int err = ferror(f), e = errno;
     fclose(f);
     if (!buf) return nsc_err(r, NSC_ENOMEM, NULL, "out of memory reading '%s'", path);
-    if (err) { free(buf); return nsc_err(r, NSC_EIO, NULL, "cannot read '%s': %s", path, strerror(e)); }
+    if (err) {
+        free(buf);
+        return nsc_err(r, NSC_EIO, NULL, "cannot read '%s': %s", path, strerror(e));
+    }
     buf[n] = 0;
     *data = buf;
     *len = n;
@@ -50,17 +57,23 @@ static int split(const char *p, const char *end, const char **b, const char **e,
         if (p == end) break;
         const char *s = p;
         int depth = 0;
-        if (*p == '"') {                               /* quoted: to the closing quote */
+        if (*p == '"') { /* quoted: to the closing quote */
             for (p++; p < end; p++)
-                if (*p == '"' && p + 1 < end && p[1] == '"') p++;   /* "" */
-                else if (*p == '"') { p++; break; }
+                if (*p == '"' && p + 1 < end && p[1] == '"') p++; /* "" */
+                else if (*p == '"') {
+                    p++;
+                    break;
+                }
         } else
             for (; p < end && !isspace((unsigned char)*p); p++) {
                 if (*p == '(') depth++;
                 else if (*p == ')') depth--;
                 else if ((*p == ',' || *p == ';') && depth <= 0) break;
             }
-        if (n < cap) { b[n] = s; e[n] = p; }
+        if (n < cap) {
+            b[n] = s;
+            e[n] = p;
+        }
         n++;
     }
     return n;
@@ -112,7 +125,8 @@ static int grid_add(grid *g, const double *row)
 {
     if (g->nrow == g->cap) {
         int nc = g->cap ? 2 * g->cap : 1024;
-        double *v = nc > 0 ? nsc_realloc_array(g->v, (size_t)nc * (size_t)g->nc, sizeof(double)) : NULL;
+        double *v = nc > 0 ? nsc_realloc_array(g->v, (size_t)nc * (size_t)g->nc, sizeof(double))
+                           : NULL;
         if (!v) return -1;
         g->v = v;
         g->cap = nc;
@@ -147,11 +161,11 @@ typedef struct tread {
     const char **fb, **fe;
     char **hdr;
     int nh, hdr_comment;
-    int degrees;       /* a comment says "phases in degrees" (nscircuit's AC .dat) */
-    int want;          /* NSC_SCALE_* asked for (the other file's), -1 none */
-    int commas;        /* a line has a comma (a CSV: not ngspice's wrdata) */
-    grid T;            /* the columns as in the file */
-    double *row;       /* [T.nc] */
+    int degrees; /* a comment says "phases in degrees" (nscircuit's AC .dat) */
+    int want;    /* NSC_SCALE_* asked for (the other file's), -1 none */
+    int commas;  /* a line has a comma (a CSV: not ngspice's wrdata) */
+    grid T;      /* the columns as in the file */
+    double *row; /* [T.nc] */
     nsc_report *r;
 } tread;
 
@@ -177,7 +191,9 @@ static nsc_status header_line(tread *R, int line, int n, int comment, int numeri
  * a node without AC signal (a DC supply). */
 static int minus_inf_ok(const tread *R, int k, double x)
 {
-    if (!(isinf(x) && x < 0) || k == 0 || R->nh != R->T.nc || nsc_scale_of_name(R->hdr[0]) != NSC_SCALE_FREQ) return 0;
+    if (!(isinf(x) && x < 0) || k == 0 || R->nh != R->T.nc
+        || nsc_scale_of_name(R->hdr[0]) != NSC_SCALE_FREQ)
+        return 0;
     return nsc_signame_ac(R->hdr[k]) == NSC_AC_DB;
 }
 
@@ -188,17 +204,21 @@ static int minus_inf_ok(const tread *R, int k, double x)
 static nsc_status number_line(tread *R, int line, int n)
 {
     if (!R->T.nc) {
-        if (n < 2) return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: need a time column and at least one signal", R->path, line);
+        if (n < 2)
+            return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: need a time column and at least one signal",
+                           R->path, line);
         R->T.nc = n;
         if (!(R->row = nsc_calloc((size_t)n, sizeof *R->row))) return nsc_oom(R->r);
     }
     if (n != R->T.nc)
-        return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: %d columns, the first row has %d", R->path, line, n, R->T.nc);
+        return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: %d columns, the first row has %d", R->path,
+                       line, n, R->T.nc);
     for (int k = 0; k < n; k++)
         if (!is_number(R->fb[k], R->fe[k], &R->row[k])
-            || !(isfinite(R->row[k]) || (k > 0 && isnan(R->row[k])) || minus_inf_ok(R, k, R->row[k])))
-            return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: column %d: not a finite number: '%.*s'", R->path, line, k + 1,
-                           (int)(R->fe[k] - R->fb[k]), R->fb[k]);
+            || !(isfinite(R->row[k]) || (k > 0 && isnan(R->row[k]))
+                 || minus_inf_ok(R, k, R->row[k])))
+            return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: column %d: not a finite number: '%.*s'",
+                           R->path, line, k + 1, (int)(R->fe[k] - R->fb[k]), R->fb[k]);
     return grid_add(&R->T, R->row) ? nsc_oom(R->r) : NSC_OK;
 }
 
@@ -217,12 +237,15 @@ static nsc_status read_lines(tread *R, const char *data, size_t len)
         if (comment && has(b, (size_t)(e - b), "phases in degrees")) R->degrees = 1;
         if (!comment && memchr(b, ',', (size_t)(e - b))) R->commas = 1;
         int n = split(b, e, R->fb, R->fe, MAXF);
-        if (n > MAXF) return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: more than %d columns", R->path, line, MAXF);
+        if (n > MAXF)
+            return nsc_err(R->r, NSC_EIO, NULL, "%s:%d: more than %d columns", R->path, line, MAXF);
         double x;
         int numeric = n > 0 && is_number(R->fb[0], R->fe[0], &x);
-        s = comment || !numeric ? header_line(R, line, n, comment, numeric) : number_line(R, line, n);
+        s = comment || !numeric ? header_line(R, line, n, comment, numeric)
+                                : number_line(R, line, n);
     }
-    if (!s && R->T.nrow == 0) s = nsc_err(R->r, NSC_EIO, NULL, "%s: no rows of numbers (not a waveform table?)", R->path);
+    if (!s && R->T.nrow == 0)
+        s = nsc_err(R->r, NSC_EIO, NULL, "%s: no rows of numbers (not a waveform table?)", R->path);
     return s;
 }
 
@@ -234,7 +257,8 @@ static nsc_status read_lines(tread *R, const char *data, size_t len)
 static int scale_wanted(const char *first, int want)
 {
     int sc = nsc_scale_of_name(first);
-    if (sc == NSC_SCALE_SWEEP && want == NSC_SCALE_TIME && !strstr(first, "sweep")) return NSC_SCALE_TIME;
+    if (sc == NSC_SCALE_SWEEP && want == NSC_SCALE_TIME && !strstr(first, "sweep"))
+        return NSC_SCALE_TIME;
     return sc;
 }
 
@@ -243,16 +267,18 @@ static int phases_within_pi(const nsc_waves *W)
 {
     for (int c = 1; c < W->ncol; c++)
         for (int i = 0; nsc_signame_ac(W->name[c]) == NSC_AC_PHASE && i < W->nrow; i++)
-            if (!(fabs(W->v[(size_t)i * W->ncol + c]) <= 3.14159265358979323846 * (1 + 1e-9))) return 0;
+            if (!(fabs(W->v[(size_t)i * W->ncol + c]) <= 3.14159265358979323846 * (1 + 1e-9)))
+                return 0;
     return 1;
 }
 
 void nsc_waves_ac_degrees(nsc_waves *W)
 {
-    if (!phases_within_pi(W)) return;                 /* (a phase beyond pi: degrees already) */
+    if (!phases_within_pi(W)) return; /* (a phase beyond pi: degrees already) */
     for (int c = 1; c < W->ncol; c++)
         if (nsc_signame_ac(W->name[c]) == NSC_AC_PHASE)
-            for (int i = 0; i < W->nrow; i++) W->v[(size_t)i * W->ncol + c] *= 180 / 3.14159265358979323846;
+            for (int i = 0; i < W->nrow; i++)
+                W->v[(size_t)i * W->ncol + c] *= 180 / 3.14159265358979323846;
 }
 
 /* Column 0's name and scale: from its name (scale_wanted), or for a table
@@ -265,14 +291,16 @@ void nsc_waves_ac_degrees(nsc_waves *W)
 static nsc_status set_scale(tread *R, nsc_waves *W, int named, nsc_wfinfo *info)
 {
     int scale = named ? scale_wanted(R->hdr[0], R->want)
-                : R->want == NSC_SCALE_FREQ || R->want == NSC_SCALE_SWEEP ? R->want : NSC_SCALE_TIME;
+                : R->want == NSC_SCALE_FREQ || R->want == NSC_SCALE_SWEEP ? R->want
+                                                                          : NSC_SCALE_TIME;
     int may_radians = scale == NSC_SCALE_FREQ && !R->degrees && !R->commas;
     if (info) {
         info->scale = scale;
         info->radians = may_radians && !named;
     }
     if (scale != NSC_SCALE_TIME) {
-        char *nm = named ? nsc_strdup(R->hdr[0]) : nsc_strdup(scale == NSC_SCALE_FREQ ? "frequency" : "sweep");
+        char *nm = named ? nsc_strdup(R->hdr[0])
+                         : nsc_strdup(scale == NSC_SCALE_FREQ ? "frequency" : "sweep");
         if (!nm) return nsc_oom(R->r);
         nsc_strlower(nm);
         free(W->name[0]);
@@ -312,14 +340,17 @@ static nsc_status to_waves(tread *R, nsc_waves **out, nsc_wfinfo *info)
     if (!s) s = set_scale(R, W, named, info);
     for (int j = 0; names && j < nsig; j++) free(names[j]);
     free(names);
-    if (s) { nsc_waves_free(W); W = NULL; }
+    if (s) {
+        nsc_waves_free(W);
+        W = NULL;
+    }
     *out = W;
     return s;
 }
 
 /* nsc_read_table with the scale asked for (want, NSC_SCALE_* or -1: scale_wanted) */
-static nsc_status read_table_scale(const char *path, const char *data, size_t len, int want, nsc_waves **out,
-                                   nsc_wfinfo *info, nsc_report *r)
+static nsc_status read_table_scale(const char *path, const char *data, size_t len, int want,
+                                   nsc_waves **out, nsc_wfinfo *info, nsc_report *r)
 {
     *out = NULL;
     tread R = { path, NULL, NULL, NULL, 0, 0, 0, want, 0, { 0, 0, 0, NULL }, NULL, r };
@@ -348,11 +379,15 @@ static int end_marked(const char *data, size_t len)
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end;
         size_t n = (size_t)(e - p);
-        if ((n >= 13 && !strncmp(p, "# interrupted", 13)) || (n >= 9 && !strncmp(p, "# stopped", 9))) return 1;
-        if (n >= 6 && !strncasecmp(p, "title:", 6) && (has(p, n, "[interrupted at") || has(p, n, "[stopped")))
+        if ((n >= 13 && !strncmp(p, "# interrupted", 13))
+            || (n >= 9 && !strncmp(p, "# stopped", 9)))
             return 1;
-        if (n && (isdigit((unsigned char)*p) || strchr("+-.", *p))) break;      /* the rows begin */
-        if ((n >= 7 && !strncasecmp(p, "values:", 7)) || (n >= 7 && !strncasecmp(p, "binary:", 7))) break;
+        if (n >= 6 && !strncasecmp(p, "title:", 6)
+            && (has(p, n, "[interrupted at") || has(p, n, "[stopped")))
+            return 1;
+        if (n && (isdigit((unsigned char)*p) || strchr("+-.", *p))) break; /* the rows begin */
+        if ((n >= 7 && !strncasecmp(p, "values:", 7)) || (n >= 7 && !strncasecmp(p, "binary:", 7)))
+            break;
         if (!nl) break;
         p = nl + 1;
     }
@@ -364,7 +399,8 @@ nsc_status nsc_read_waves(const char *path, nsc_waves **out, nsc_wfinfo *info, n
     return nsc_read_waves_scale(path, -1, out, info, r);
 }
 
-nsc_status nsc_read_waves_scale(const char *path, int scale, nsc_waves **out, nsc_wfinfo *info, nsc_report *r)
+nsc_status nsc_read_waves_scale(const char *path, int scale, nsc_waves **out, nsc_wfinfo *info,
+                                nsc_report *r)
 {
     char *data;
     size_t len;
@@ -378,8 +414,7 @@ nsc_status nsc_read_waves_scale(const char *path, int scale, nsc_waves **out, ns
     while (p < data + len && isspace((unsigned char)*p)) p++;
     if (!strncasecmp(p, "title:", 6) || !strncasecmp(p, "plotname:", 9))
         s = nsc_read_raw_scale(path, data, len, scale, out, info, r);
-    else
-        s = read_table_scale(path, data, len, scale, out, info, r);
+    else s = read_table_scale(path, data, len, scale, out, info, r);
     if (!s && end_marked(data, len)) info->incomplete = 1;
     free(data);
     return s;

@@ -13,8 +13,8 @@
 
 typedef enum nsc_run_end {
     NSC_RUN_COMPLETE = 0,
-    NSC_RUN_FAILED,       /* solver failure: rows up to the last computed output point */
-    NSC_RUN_INTERRUPTED   /* stop flag raised (SIGINT/SIGTERM) */
+    NSC_RUN_FAILED,     /* solver failure: rows up to the last computed output point */
+    NSC_RUN_INTERRUPTED /* stop flag raised (SIGINT/SIGTERM) */
 } nsc_run_end;
 
 /* What a table's column 0 is, by its name (name[0]): "time" (a transient),
@@ -23,18 +23,22 @@ typedef enum nsc_run_end {
 enum { NSC_SCALE_TIME, NSC_SCALE_FREQ, NSC_SCALE_SWEEP };
 
 typedef struct nsc_waves {
-    int ncol;          /* columns including time (column 0) */
-    char **name;       /* [ncol] "time", "v(a)", ... (lower case) */
-    int nrow, caprow;  /* rows in all; room in v, rows */
-    double *v;         /* row-major [(nrow - row0) * ncol]: rows row0 .. nrow-1 */
-    long row0;         /* rows before row0 are in the spill file (0 without one) */
-    struct nsc_spill *sp;  /* NULL: every row stays in memory */
+    int ncol;             /* columns including time (column 0) */
+    char **name;          /* [ncol] "time", "v(a)", ... (lower case) */
+    int nrow, caprow;     /* rows in all; room in v, rows */
+    double *v;            /* row-major [(nrow - row0) * ncol]: rows row0 .. nrow-1 */
+    long row0;            /* rows before row0 are in the spill file (0 without one) */
+    struct nsc_spill *sp; /* NULL: every row stays in memory */
     nsc_run_end end;
-    double t_end;      /* last time reached by the stepper */
-    char *end_msg;     /* why the run ended early, or NULL */
-    char *title;       /* circuit title */
-    int nev, capev;    /* the state changes of the run (nsc_tran_opts.events), in time order */
-    struct nsc_event { double t; char *dev; int on; } *ev;   /* dev: "d1", "m1#3", "s1" (owned) */
+    double t_end;   /* last time reached by the stepper */
+    char *end_msg;  /* why the run ended early, or NULL */
+    char *title;    /* circuit title */
+    int nev, capev; /* the state changes of the run (nsc_tran_opts.events), in time order */
+    struct nsc_event {
+        double t;
+        char *dev;
+        int on;
+    } * ev; /* dev: "d1", "m1#3", "s1" (owned) */
 } nsc_waves;
 
 /* New empty table with columns "time" + names[0..n-1] (copied). NULL on ENOMEM. */
@@ -67,7 +71,7 @@ nsc_status nsc_waves_read_error(const nsc_waves *W, int e, nsc_report *r);
  * read is NaNs and err keeps the first errno. */
 typedef struct nsc_wcur {
     const nsc_waves *W;
-    double *buf;       /* rows [first, first + n) of the file, when spilled */
+    double *buf; /* rows [first, first + n) of the file, when spilled */
     long first, n, cap;
     int err;
 } nsc_wcur;
@@ -94,7 +98,7 @@ int nsc_waves_col(const nsc_waves *W, const char *name);
 /* waves.c's use of waves_spill.c: free the spill state; write the rows in
  * memory to the file (0, or -1 with the error kept for nsc_waves_add_error). */
 void nsc_spill_free(struct nsc_spill *sp);
-long nsc_spill_cap(const struct nsc_spill *sp);   /* rows held in memory at most */
+long nsc_spill_cap(const struct nsc_spill *sp); /* rows held in memory at most */
 int nsc_spill_batch(nsc_waves *W);
 
 /* Parse an output list such as "v(out),v(a,b),i(l1)" (commas inside parentheses

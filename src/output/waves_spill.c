@@ -5,7 +5,7 @@
  * [row0, nrow) are in W->v; nrow - row0 <= cap. A batch is the cap rows in
  * memory, written when the next row comes; so the file grows by whole batches
  * and the memory held is cap rows, whatever the run's length. */
-#define _DEFAULT_SOURCE                       /* pread, pwrite */
+#define _DEFAULT_SOURCE /* pread, pwrite */
 #include "waves.h"
 
 #include <errno.h>
@@ -15,18 +15,21 @@
 #include <unistd.h>
 
 struct nsc_spill {
-    char *near;        /* the file is made beside this path (NULL: in $TMPDIR) */
-    char *name;        /* its name when created (unlinked at once), for messages */
-    int fd;            /* -1 until the first batch */
-    long cap;          /* rows held in memory at most */
-    int fcol;          /* values per row in the file (W->ncol at the first batch) */
-    int err;           /* errno of the last failed write or creation; 0 none */
+    char *near; /* the file is made beside this path (NULL: in $TMPDIR) */
+    char *name; /* its name when created (unlinked at once), for messages */
+    int fd;     /* -1 until the first batch */
+    long cap;   /* rows held in memory at most */
+    int fcol;   /* values per row in the file (W->ncol at the first batch) */
+    int err;    /* errno of the last failed write or creation; 0 none */
 };
 
 int nsc_waves_spill(nsc_waves *W, long max_rows, const char *path)
 {
     struct nsc_spill *sp = calloc(1, sizeof *sp);
-    if (!sp || (path && !(sp->near = nsc_strdup(path)))) { free(sp); return -1; }
+    if (!sp || (path && !(sp->near = nsc_strdup(path)))) {
+        free(sp);
+        return -1;
+    }
     sp->fd = -1;
     sp->cap = max_rows > 0 ? max_rows : 1;
     if (sp->cap > 0x7fffffffL) sp->cap = 0x7fffffffL;
@@ -62,12 +65,12 @@ static int spill_create(struct nsc_spill *sp)
                       nsc_asprintf("%s/nscircuit-spill.XXXXXX", dir && *dir ? dir : "/tmp") };
     for (int k = 0; k < 2 && sp->fd < 0; k++) {
         if (!tmpl[k]) continue;
-        sp->fd = mkstemp(tmpl[k]);                /* O_CREAT | O_EXCL, mode 0600 */
+        sp->fd = mkstemp(tmpl[k]); /* O_CREAT | O_EXCL, mode 0600 */
         sp->err = sp->fd < 0 ? errno : 0;
         free(sp->name);
         sp->name = tmpl[k];
         tmpl[k] = NULL;
-        if (sp->fd >= 0) unlink(sp->name);        /* gone when the run ends, however it ends */
+        if (sp->fd >= 0) unlink(sp->name); /* gone when the run ends, however it ends */
     }
     free(tmpl[0]);
     free(tmpl[1]);
@@ -112,9 +115,13 @@ int nsc_spill_batch(nsc_waves *W)
         if (spill_create(sp)) return -1;
         sp->fcol = W->ncol;
     }
-    if (W->ncol != sp->fcol) { sp->err = EINVAL; return -1; }   /* rows added after nsc_waves_keep */
+    if (W->ncol != sp->fcol) {
+        sp->err = EINVAL;
+        return -1;
+    } /* rows added after nsc_waves_keep */
     size_t rowb = (size_t)sp->fcol * sizeof(double);
-    if (write_all(sp->fd, (const char *)W->v, (size_t)(W->nrow - W->row0) * rowb, (off_t)(W->row0 * (long)rowb))) {
+    if (write_all(sp->fd, (const char *)W->v, (size_t)(W->nrow - W->row0) * rowb,
+                  (off_t)(W->row0 * (long)rowb))) {
         sp->err = errno;
         return -1;
     }
@@ -127,16 +134,19 @@ nsc_status nsc_waves_add_error(const nsc_waves *W, nsc_report *r)
     const struct nsc_spill *sp = W->sp;
     if (!sp || !sp->err || sp->err == ENOMEM) return nsc_oom(r);
     if (sp->fd < 0)
-        return nsc_err(r, NSC_EOUT, NULL, "cannot create a temporary file for the rows beyond memory ('%s'): %s",
+        return nsc_err(r, NSC_EOUT, NULL,
+                       "cannot create a temporary file for the rows beyond memory ('%s'): %s",
                        sp->name ? sp->name : "", strerror(sp->err));
-    return nsc_err(r, NSC_EOUT, NULL, "cannot write the rows beyond memory to the temporary '%s' (unlinked): %s",
+    return nsc_err(r, NSC_EOUT, NULL,
+                   "cannot write the rows beyond memory to the temporary '%s' (unlinked): %s",
                    sp->name, strerror(sp->err));
 }
 
 nsc_status nsc_waves_read_error(const nsc_waves *W, int e, nsc_report *r)
 {
     const char *name = W->sp && W->sp->name ? W->sp->name : "";
-    return nsc_err(r, NSC_EOUT, NULL, "cannot read the rows spilled to the temporary '%s' (unlinked): %s", name,
+    return nsc_err(r, NSC_EOUT, NULL,
+                   "cannot read the rows spilled to the temporary '%s' (unlinked): %s", name,
                    strerror(e ? e : EIO));
 }
 
@@ -149,11 +159,13 @@ static int read_file_rows(const nsc_waves *W, long first, long n, double *dst)
     const struct nsc_spill *sp = W->sp;
     size_t nc = (size_t)W->ncol, fc = (size_t)sp->fcol;
     while (n > 0) {
-        long q = (long)((size_t)n * nc / fc);    /* whole file rows that fit in dst */
+        long q = (long)((size_t)n * nc / fc); /* whole file rows that fit in dst */
         if (q < 1) q = 1;
         size_t bytes = q == 1 ? nc * sizeof(double) : (size_t)q * fc * sizeof(double);
-        if (read_all(sp->fd, (char *)dst, bytes, (off_t)((size_t)first * fc * sizeof(double)))) return -1;
-        for (long j = 1; q > 1 && nc < fc && j < q; j++) memmove(dst + (size_t)j * nc, dst + (size_t)j * fc, nc * sizeof(double));
+        if (read_all(sp->fd, (char *)dst, bytes, (off_t)((size_t)first * fc * sizeof(double))))
+            return -1;
+        for (long j = 1; q > 1 && nc < fc && j < q; j++)
+            memmove(dst + (size_t)j * nc, dst + (size_t)j * fc, nc * sizeof(double));
         first += q, n -= q, dst += (size_t)q * nc;
     }
     return 0;
@@ -184,7 +196,7 @@ int nsc_wcur_init(nsc_wcur *c, const nsc_waves *W)
     memset(c, 0, sizeof *c);
     c->W = W;
     if (!W->sp) return 0;
-    c->cap = 65536 / W->ncol > 0 ? 65536 / W->ncol : 1;   /* about 512 KiB of rows */
+    c->cap = 65536 / W->ncol > 0 ? 65536 / W->ncol : 1; /* about 512 KiB of rows */
     c->buf = nsc_calloc((size_t)c->cap * (size_t)W->ncol, sizeof(double));
     return c->buf ? 0 : -1;
 }

@@ -12,9 +12,9 @@ void nsc_flow_src(double a, double b, double h, double S[4])
     /* e^{h J}, J = [0 1; -a -b]: scaled to norm <= 1/2, Taylor to 16 terms, squared back */
     double nrm = fabs(h) * (1 + fabs(a) + fabs(b));
     int s = nrm > 0.5 ? (int)ceil(log2(nrm / 0.5)) : 0;
-    double f = h / ldexp(1.0, s), J[4] = { 0, -a * f, f, -b * f };   /* column-major */
+    double f = h / ldexp(1.0, s), J[4] = { 0, -a * f, f, -b * f }; /* column-major */
     double T[4] = { 1, 0, 0, 1 }, E[4] = { 1, 0, 0, 1 }, X[4];
-    for (int k = 1; k <= 16; k++) {                         /* T <- T J / k, E += T */
+    for (int k = 1; k <= 16; k++) { /* T <- T J / k, E += T */
         X[0] = (T[0] * J[0] + T[2] * J[1]) / k;
         X[1] = (T[1] * J[0] + T[3] * J[1]) / k;
         X[2] = (T[0] * J[2] + T[2] * J[3]) / k;
@@ -37,14 +37,15 @@ void nsc_flow_src(double a, double b, double h, double S[4])
  * rows z: z1 = Gz z0 + Gw0 (p + u0) + Gw1 (p + u1) + g, (u1, v1) = S_j (u0, v0);
  * rows p, 1: identity; rows (u_j, v_j): S_j. rows selects z (0) or the pairs (1:
  * the m pair rows instead of z, an m x N matrix into A). */
-static void augment(const nsc_flow *F, const double *G, double h, const double *sa, const double *sb, int rows,
-                    double *A)
+static void augment(const nsc_flow *F, const double *G, double h, const double *sa,
+                    const double *sb, int rows, double *A)
 {
-    int n = F->n, m = F->m, ns = F->nsrc, N = F->N, nout = n + m, r0 = rows ? n : 0, nr = rows ? m : n;
+    int n = F->n, m = F->m, ns = F->nsrc, N = F->N, nout = n + m, r0 = rows ? n : 0,
+        nr = rows ? m : n;
     int lda = rows ? m : N;
     memset(A, 0, sizeof(double) * (size_t)lda * (size_t)N);
-#define GC(c) (G + (size_t)(c) * nout + r0)
-#define AC(c) (A + (size_t)(c) * lda)
+#define GC(c) (G + (size_t)(c)*nout + r0)
+#define AC(c) (A + (size_t)(c)*lda)
     for (int k = 0; k < n; k++) memcpy(AC(k), GC(k), sizeof(double) * (size_t)nr);
     for (int j = 0; j < ns; j++) {
         double S[4];
@@ -57,8 +58,8 @@ static void augment(const nsc_flow *F, const double *G, double h, const double *
             cv[i] = g1[i] * S[2];
         }
         if (rows) continue;
-        cp[n + j] = 1;                                          /* p' = 0 */
-        cu[n + ns + j] = S[0], cu[n + 2 * ns + j] = S[1];       /* (u, v) <- S (u, v) */
+        cp[n + j] = 1;                                    /* p' = 0 */
+        cu[n + ns + j] = S[0], cu[n + 2 * ns + j] = S[1]; /* (u, v) <- S (u, v) */
         cv[n + ns + j] = S[2], cv[n + 2 * ns + j] = S[3];
     }
     memcpy(AC(N - 1), GC(n + 2 * ns), sizeof(double) * (size_t)nr);
@@ -69,8 +70,8 @@ static void augment(const nsc_flow *F, const double *G, double h, const double *
 
 /* The affine map of P in mode mask into G, augmented into A (N x N) and, when
  * out, its pair rows into out (m x N): one set of the mode's solves for both. */
-static int step_map(nsc_flow *F, nsc_onestep *P, const char *mask, const double *sa, const double *sb, double *G,
-                    double *A, double *out)
+static int step_map(nsc_flow *F, nsc_onestep *P, const char *mask, const double *sa,
+                    const double *sb, double *G, double *A, double *out)
 {
     int s = nsc_onestep_affine(P, mask, G, F->dinv);
     if (s) return s;
@@ -90,14 +91,15 @@ static int active(nsc_flow *F, double *A0, double *A1, const double *pr, const d
     if (!F->act || !F->xa) return -1;
     for (int c = 0; c < N; c++) {
         int nz = 0;
-        for (int r = 0; r < N && !nz; r++) nz = A0[(size_t)c * N + r] != 0 || A1[(size_t)c * N + r] != 0;
+        for (int r = 0; r < N && !nz; r++)
+            nz = A0[(size_t)c * N + r] != 0 || A1[(size_t)c * N + r] != 0;
         for (int r = 0; r < m && c < N - 1 && !nz; r++) nz = pr[(size_t)c * m + r] != 0;
         for (int r = 0; r < m && c < N - 1 && pr1 && !nz; r++) nz = pr1[(size_t)c * m + r] != 0;
         if (nz) F->act[na++] = c;
     }
     F->na = na;
     F->nau = na && F->act[na - 1] == N - 1 ? na - 1 : na;
-    for (int j = 0; j < na; j++) {                           /* in place: act[j] >= j */
+    for (int j = 0; j < na; j++) { /* in place: act[j] >= j */
         memmove(A0 + (size_t)j * N, A0 + (size_t)F->act[j] * N, sizeof(double) * (size_t)N);
         memmove(A1 + (size_t)j * N, A1 + (size_t)F->act[j] * N, sizeof(double) * (size_t)N);
     }
@@ -122,7 +124,7 @@ static void square(const nsc_flow *F, const double *X, double *T)
 static void chain(nsc_flow *F, double *A0, double *A1, double *T)
 {
     size_t NA = (size_t)F->N * (size_t)F->na;
-    square(F, A1, T);                       /* A1 <- A1^2: also over h0 */
+    square(F, A1, T); /* A1 <- A1^2: also over h0 */
     memcpy(A1, T, NA * sizeof(double));
     for (int i = 0; i <= F->K; i++) {
         double *P = F->phi + (size_t)i * NA;
@@ -164,8 +166,8 @@ static int dedup(nsc_flow *F, const double *out)
         F->umap[i] = zero ? -1 : u;
     }
     F->nu = nu;
-    for (int i = 0; i < m; i++)                              /* U's rows: nu, column-major */
-        if (F->umap[i] < 0) F->umap[i] = nu;                 /* (nsc_flow_pairs: the zero slot) */
+    for (int i = 0; i < m; i++)              /* U's rows: nu, column-major */
+        if (F->umap[i] < 0) F->umap[i] = nu; /* (nsc_flow_pairs: the zero slot) */
         else
             for (int q = 0; q < na; q++) F->U[F->umap[i] + (size_t)q * nu] = OUT(i, q);
 #undef OUT
@@ -174,7 +176,8 @@ static int dedup(nsc_flow *F, const double *out)
 
 /* F->ie (flow.h): block b the z rows of the compacted step map A (N x na) and
  * the pair rows pr (m x N) at the columns act. 0, or -1 on ENOMEM. */
-static int keep_steps(nsc_flow *F, const double *A0, const double *A1, const double *pr0, const double *pr1)
+static int keep_steps(nsc_flow *F, const double *A0, const double *A1, const double *pr0,
+                      const double *pr1)
 {
     int n = F->n, m = F->m, N = F->N, na = F->na, nr = n + m;
     if (!(F->ie = malloc(sizeof(double) * (2 * (size_t)nr * (size_t)na + 1)))) return -1;
@@ -196,8 +199,8 @@ void nsc_flow_ie(const nsc_flow *F, int half, const double *x, double *y)
     nsc_dense_gemv_small(nr, F->na, F->ie + (size_t)(half != 0) * nr * F->na, F->xa, y);
 }
 
-int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, const char *mask, const double *sa, const double *sb, int K,
-                   int keep_ie, nsc_flow **out)
+int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, const char *mask, const double *sa,
+                   const double *sb, int K, int keep_ie, nsc_flow **out)
 {
     *out = NULL;
     nsc_flow *F = calloc(1, sizeof *F);
@@ -211,21 +214,34 @@ int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, const char *mask, const dou
     int n = F->n, m = F->m, N = F->N, ncol = n + 2 * F->nsrc + 1;
     size_t NN = (size_t)N * (size_t)N;
     double *G = malloc(sizeof(double) * (size_t)(n + m) * (size_t)ncol);
-    double *A0 = malloc(sizeof(double) * NN), *A1 = malloc(sizeof(double) * NN), *T = malloc(sizeof(double) * NN);
-    double *pr = malloc(sizeof(double) * ((size_t)m * (size_t)N + 1));   /* the pair rows at h0 */
-    double *pr1 = keep_ie ? malloc(sizeof(double) * ((size_t)m * (size_t)N + 1)) : NULL;   /* and h0 / 2 */
+    double *A0 = malloc(sizeof(double) * NN), *A1 = malloc(sizeof(double) * NN),
+           *T = malloc(sizeof(double) * NN);
+    double *pr = malloc(sizeof(double) * ((size_t)m * (size_t)N + 1)); /* the pair rows at h0 */
+    double *pr1 = keep_ie ? malloc(sizeof(double) * ((size_t)m * (size_t)N + 1))
+                          : NULL; /* and h0 / 2 */
     F->dinv = malloc(sizeof(double) * ((size_t)m + 1));
     int s = -1;
     if (G && A0 && A1 && T && pr && F->dinv && (pr1 || !keep_ie)) {
         s = step_map(F, P0, mask, sa, sb, G, A0, pr);
         if (!s) s = step_map(F, P1, mask, sa, sb, G, A1, pr1);
-        if (!s && (active(F, A0, A1, pr, pr1) || dedup(F, pr) || (keep_ie && keep_steps(F, A0, A1, pr, pr1)) ||
-                   !(F->phi = malloc(sizeof(double) * (size_t)N * (size_t)F->na * (size_t)(K + 1) + 1))))
+        if (!s
+            && (active(F, A0, A1, pr, pr1) || dedup(F, pr)
+                || (keep_ie && keep_steps(F, A0, A1, pr, pr1))
+                || !(F->phi = malloc(sizeof(double) * (size_t)N * (size_t)F->na * (size_t)(K + 1)
+                                     + 1))))
             s = -1;
         if (!s) chain(F, A0, A1, T);
     }
-    free(G); free(A0); free(A1); free(T); free(pr); free(pr1);
-    if (s) { nsc_flow_free(F); return s; }
+    free(G);
+    free(A0);
+    free(A1);
+    free(T);
+    free(pr);
+    free(pr1);
+    if (s) {
+        nsc_flow_free(F);
+        return s;
+    }
     *out = F;
     return 0;
 }
@@ -233,7 +249,14 @@ int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, const char *mask, const dou
 void nsc_flow_free(nsc_flow *F)
 {
     if (!F) return;
-    free(F->phi); free(F->dinv); free(F->umap); free(F->cst); free(F->U); free(F->act); free(F->xa); free(F->ie);
+    free(F->phi);
+    free(F->dinv);
+    free(F->umap);
+    free(F->cst);
+    free(F->U);
+    free(F->act);
+    free(F->xa);
+    free(F->ie);
     free(F);
 }
 
@@ -244,7 +267,7 @@ void nsc_flow_advance(const nsc_flow *F, long k, const double *x, double *y, dou
     if (y != x) memcpy(y, x, sizeof(double) * (size_t)N);
     for (int i = F->K; i >= 0 && k > 0; i--) {
         long bit = 1L << i;
-        while (k >= bit) {                                  /* (more than once only at level K) */
+        while (k >= bit) { /* (more than once only at level K) */
             k -= bit;
             for (int j = 0; j < na; j++) work[j] = y[F->act[j]];
             nsc_dense_gemv_small(N, na, F->phi + (size_t)i * NA, work, y);
@@ -256,7 +279,7 @@ void nsc_flow_rows(const nsc_flow *F, const double *x, double *w)
 {
     for (int j = 0; j < F->nau; j++) F->xa[j] = x[F->act[j]];
     nsc_dense_gemv_small(F->nu, F->nau, F->U, F->xa, w);
-    w[F->nu] = 0;                                           /* (umap = nu: a constant row) */
+    w[F->nu] = 0; /* (umap = nu: a constant row) */
 }
 
 void nsc_flow_expand(const nsc_flow *F, const double *w, double one, double *g)

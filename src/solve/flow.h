@@ -30,21 +30,21 @@
 typedef struct nsc_flow {
     int n, m, nsrc, N, K;
     double h0;
-    double *phi;     /* [(K + 1) N na], column-major: level i the flow over 2^i h0 (columns act) */
-    double *dinv;    /* [m] 1 / D_ii of the separable pairs, else 0 */
+    double *phi;  /* [(K + 1) N na], column-major: level i the flow over 2^i h0 (columns act) */
+    double *dinv; /* [m] 1 / D_ii of the separable pairs, else 0 */
     /* the pair rows (onestep.h nsc_onestep_affine) after h0 from x, m x N, kept as */
-    int nu;          /* their distinct rows (without the constant column): */
-    double *U;       /*   [nu nau] those rows (columns act[0..nau)), */
-    int *umap;       /*   [m] pair i's row of U (nu: constant), */
-    double *cst;     /*   [m] and its constant (column N - 1) */
+    int nu;      /* their distinct rows (without the constant column): */
+    double *U;   /*   [nu nau] those rows (columns act[0..nau)), */
+    int *umap;   /*   [m] pair i's row of U (nu: constant), */
+    double *cst; /*   [m] and its constant (column N - 1) */
     /* Implicit Euler reads z0 only through E z0: the columns of phi and U of the
      * z components outside E's columns (node voltages, source and switch
      * currents: the algebraic part) are zero at every level (a column of A^2 is
      * A times that column of A), so both keep only the others, and the
      * squarings run on them (N na^2 each, not N^3): */
-    int na, nau;     /* columns kept: of phi (na), of U (nau; the same but N - 1) */
-    int *act;        /* [na] the state components they multiply, ascending */
-    double *xa;      /* [N] scratch: x gathered at act */
+    int na, nau; /* columns kept: of phi (na), of U (nau; the same but N - 1) */
+    int *act;    /* [na] the state components they multiply, ascending */
+    double *xa;  /* [N] scratch: x gathered at act */
     /* Kept when asked (nsc_flow_build's keep_ie: the losses of the exact
      * transient, analysis/losses.h nsc_loss_basis): the implicit-Euler step
      * itself from x, over h0 (block 0) and h0 / 2 (block 1), each (n + m) x na
@@ -52,7 +52,7 @@ typedef struct nsc_flow {
      * l_i of an active pair, g_i of the others; an active separable pair's
      * l_i = -g_i dinv_i). They satisfy the step's KCL rows exactly, which the
      * flow's points do only to O(h0^2). */
-    double *ie;      /* NULL, or [2 (n + m) na] */
+    double *ie; /* NULL, or [2 (n + m) na] */
 } nsc_flow;
 
 /* The 2 x 2 flow S (column-major) over h of u' = v, v' = -a u - b v. */
@@ -62,8 +62,8 @@ void nsc_flow_src(double a, double b, double h, double S[4]);
  * implicit Euler (theta 1 on every row) in the same switch states;
  * sa, sb [nsrc] the sources' coefficients (above), K the levels. *out: the flow.
  * 0, 1 when the mode's system is singular, -1 on failure (memory, a solve). */
-int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, const char *mask, const double *sa, const double *sb, int K,
-                   int keep_ie, nsc_flow **out);
+int nsc_flow_build(nsc_onestep *P0, nsc_onestep *P1, const char *mask, const double *sa,
+                   const double *sb, int K, int keep_ie, nsc_flow **out);
 void nsc_flow_free(nsc_flow *F);
 
 /* y[n + m] = the implicit-Euler step from x over h0 (half 0) or h0 / 2 (half

@@ -17,9 +17,9 @@ void dgemm_(const char *ta, const char *tb, int *m, int *n, int *k, double *alph
             size_t ltb);
 void dger_(int *m, int *n, double *alpha, double *x, int *incx, double *y, int *incy, double *a,
            int *lda);
-void dgeev_(const char *jobvl, const char *jobvr, int *n, double *a, int *lda, double *wr, double *wi,
-            double *vl, int *ldvl, double *vr, int *ldvr, double *work, int *lwork, int *info,
-            size_t ljobvl, size_t ljobvr);
+void dgeev_(const char *jobvl, const char *jobvr, int *n, double *a, int *lda, double *wr,
+            double *wi, double *vl, int *ldvl, double *vr, int *ldvr, double *work, int *lwork,
+            int *info, size_t ljobvl, size_t ljobvr);
 
 int nsc_dense_lu(int n, double *A, int lda, int *ipiv)
 {
@@ -52,12 +52,12 @@ int nsc_dense_eig(int n, double *A, int lda, double *wr, double *wi)
     double q = 0, dummy = 0;
     if (n <= 0) return n < 0 ? -1 : 0;
     dgeev_("N", "N", &n, A, &lda, wr, wi, &dummy, &one, &dummy, &one, &q, &lwork, &info, 1, 1);
-    if (info) return info;                                         /* (the workspace query) */
+    if (info) return info; /* (the workspace query) */
     lwork = q >= 3.0 * n ? (int)q : 3 * n;
     double *work = malloc(sizeof(double) * (size_t)lwork);
     if (!work) return -1000;
     dgeev_("N", "N", &n, A, &lda, wr, wi, &dummy, &one, &dummy, &one, work, &lwork, &info, 1, 1);
-    free(work);                                                    /* balance, Hessenberg, QR */
+    free(work); /* balance, Hessenberg, QR */
     return info;
 }
 
@@ -69,26 +69,25 @@ void nsc_dense_gemv(int trans, int m, int n, double alpha, const double *A, int 
         for (int i = 0; i < ylen; i++) y[i] = beta == 0 ? 0 : beta * y[i];
         return;
     }
-    dgemv_(trans ? "T" : "N", &m, &n, &alpha, (double *)A, &lda, (double *)x, &one, &beta, y,
-           &one, 1); /* y = alpha*op(A)*x + beta*y */
+    dgemv_(trans ? "T" : "N", &m, &n, &alpha, (double *)A, &lda, (double *)x, &one, &beta, y, &one,
+           1); /* y = alpha*op(A)*x + beta*y */
 }
 
-void nsc_dense_gemm(int transa, int transb, int m, int n, int k, double alpha,
-                    const double *A, int lda, const double *B, int ldb, double beta,
-                    double *C, int ldc)
+void nsc_dense_gemm(int transa, int transb, int m, int n, int k, double alpha, const double *A,
+                    int lda, const double *B, int ldb, double beta, double *C, int ldc)
 {
     if (m <= 0 || n <= 0) return;
     if (k <= 0) { /* C = beta*C */
         for (int j = 0; j < n; j++)
-            for (int i = 0; i < m; i++) C[i + (size_t)j * ldc] = beta == 0 ? 0 : beta * C[i + (size_t)j * ldc];
+            for (int i = 0; i < m; i++)
+                C[i + (size_t)j * ldc] = beta == 0 ? 0 : beta * C[i + (size_t)j * ldc];
         return;
     }
     dgemm_(transa ? "T" : "N", transb ? "T" : "N", &m, &n, &k, &alpha, (double *)A, &lda,
            (double *)B, &ldb, &beta, C, &ldc, 1, 1); /* C = alpha*op(A)*op(B) + beta*C */
 }
 
-void nsc_dense_ger(int m, int n, double alpha, const double *x, const double *y, double *A,
-                   int lda)
+void nsc_dense_ger(int m, int n, double alpha, const double *x, const double *y, double *A, int lda)
 {
     int one = 1;
     if (m <= 0 || n <= 0) return;
@@ -137,7 +136,8 @@ void nsc_dense_gemv_small(int nout, int ncol, const double *restrict G, const do
     for (; c + 3 < ncol; c += 4) {
         const double *g0 = G + (size_t)c * nout, *g1 = g0 + nout, *g2 = g1 + nout, *g3 = g2 + nout;
         double u0 = u[c], u1 = u[c + 1], u2 = u[c + 2], u3 = u[c + 3];
-        for (int i = 0; i < nout; i++) out[i] += (g0[i] * u0 + g1[i] * u1) + (g2[i] * u2 + g3[i] * u3);
+        for (int i = 0; i < nout; i++)
+            out[i] += (g0[i] * u0 + g1[i] * u1) + (g2[i] * u2 + g3[i] * u3);
     }
     for (; c + 1 < ncol; c += 2) {
         const double *g0 = G + (size_t)c * nout, *g1 = g0 + nout;
@@ -145,4 +145,3 @@ void nsc_dense_gemv_small(int nout, int ncol, const double *restrict G, const do
         for (int i = 0; i < nout; i++) out[i] += g0[i] * u0 + g1[i] * u1;
     }
 }
-

@@ -51,9 +51,8 @@ void nsc_dense_gemv_small(int nout, int ncol, const double *restrict G, const do
                           double *restrict out);
 
 /* C = alpha*op(A)*op(B) + beta*C (dgemm); C is m-by-n, op(A) m-by-k, op(B) k-by-n. */
-void nsc_dense_gemm(int transa, int transb, int m, int n, int k, double alpha,
-                    const double *A, int lda, const double *B, int ldb, double beta,
-                    double *C, int ldc);
+void nsc_dense_gemm(int transa, int transb, int m, int n, int k, double alpha, const double *A,
+                    int lda, const double *B, int ldb, double beta, double *C, int ldc);
 
 /* A = A + alpha*x*y^T (dger); A is m-by-n, x (m), y (n). */
 void nsc_dense_ger(int m, int n, double alpha, const double *x, const double *y, double *A,

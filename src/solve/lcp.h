@@ -21,18 +21,18 @@ typedef struct nsc_lcp {
 
 typedef enum nsc_lcp_status {
     NSC_LCP_OK = 0,
-    NSC_LCP_RAY,      /* Lemke: secondary ray, no solution found (infeasible or not copositive-plus) */
-    NSC_LCP_MAXITER,  /* iteration limit */
-    NSC_LCP_NOSOL,    /* enum: no complementary basis gives a solution */
+    NSC_LCP_RAY, /* Lemke: secondary ray, no solution found (infeasible or not copositive-plus) */
+    NSC_LCP_MAXITER, /* iteration limit */
+    NSC_LCP_NOSOL,   /* enum: no complementary basis gives a solution */
     NSC_LCP_ENOMEM,
-    NSC_LCP_EINVAL,   /* m < 0, m too large for enum, non-finite data */
-    NSC_LCP_NEWTON    /* the one-step problem's Newton iteration (smooth functions, onestep_nl.c)
+    NSC_LCP_EINVAL, /* m < 0, m too large for enum, non-finite data */
+    NSC_LCP_NEWTON  /* the one-step problem's Newton iteration (smooth functions, onestep_nl.c)
                          did not converge, or a function or derivative was not finite */
 } nsc_lcp_status;
 
 typedef struct nsc_lcp_info {
-    int iter;          /* pivots (Lemke) or bases tried (enum) */
-    double residual;   /* nsc_lcp_residual of the returned z */
+    int iter;        /* pivots (Lemke) or bases tried (enum) */
+    double residual; /* nsc_lcp_residual of the returned z */
 } nsc_lcp_info;
 
 /* Reusable workspace for problems of size <= mmax (no allocation per call). */

@@ -80,7 +80,7 @@ nsc_lcp_status nsc_lcp_enum(const nsc_lcp *p, double *z, double *w, nsc_lcp_info
     for (int j = 0; j < m; j++) /* S = R M C, s = R q (exact) */
         for (int i = 0; i < m; i++) S[i + (size_t)j * m] = r[i] * p->M[i + (size_t)j * m] * c[j];
     for (int i = 0; i < m; i++) s[i] = r[i] * p->q[i];
-    nsc_lcp ps = {m, S, s};
+    nsc_lcp ps = { m, S, s };
     uint32_t full = (UINT32_C(1) << m) - 1; /* m <= 20 */
     for (int card = 0; card <= m && st == NSC_LCP_NOSOL; card++) {
         uint32_t mask = (UINT32_C(1) << card) - 1, last = full & ~((UINT32_C(1) << (m - card)) - 1);
@@ -108,6 +108,10 @@ nsc_lcp_status nsc_lcp_enum(const nsc_lcp *p, double *z, double *w, nsc_lcp_info
         for (int i = 0; i < m; i++) z[i] = 0;
     }
 done:
-    free(F); free(S); free(buf); free(ipiv); free(al);
+    free(F);
+    free(S);
+    free(buf);
+    free(ipiv);
+    free(al);
     return st;
 }

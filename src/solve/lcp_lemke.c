@@ -53,18 +53,18 @@
 
 struct nsc_lcp_ws {
     int mmax;
-    double *Binv;   /* mmax*mmax: B^{-1}, leading dimension m of the current problem */
-    double *F;      /* mmax*mmax: LU factors (refactorisation, final basis) */
-    double *x;      /* mmax: basic values B^{-1} q */
-    double *d;      /* mmax: entering column B^{-1} a; scratch at the end */
-    double *u;      /* mmax: pivot row; scratch at the end */
-    double *rn;     /* mmax: row norms ||B^{-1}(i,:)||_inf */
-    double *wt;     /* mmax: w of a candidate solution */
-    int *basis;     /* mmax: basic variable of each row */
-    int *ipiv;      /* mmax: LAPACK interchanges */
-    int *alpha;     /* mmax: indices with z basic */
-    double *S;      /* mmax*mmax: R M C */
-    double *qs;     /* mmax: R q */
+    double *Binv;    /* mmax*mmax: B^{-1}, leading dimension m of the current problem */
+    double *F;       /* mmax*mmax: LU factors (refactorisation, final basis) */
+    double *x;       /* mmax: basic values B^{-1} q */
+    double *d;       /* mmax: entering column B^{-1} a; scratch at the end */
+    double *u;       /* mmax: pivot row; scratch at the end */
+    double *rn;      /* mmax: row norms ||B^{-1}(i,:)||_inf */
+    double *wt;      /* mmax: w of a candidate solution */
+    int *basis;      /* mmax: basic variable of each row */
+    int *ipiv;       /* mmax: LAPACK interchanges */
+    int *alpha;      /* mmax: indices with z basic */
+    double *S;       /* mmax*mmax: R M C */
+    double *qs;      /* mmax: R q */
     double *rs, *cs; /* mmax: R, C */
 };
 
@@ -89,8 +89,8 @@ nsc_lcp_ws *nsc_lcp_ws_new(int mmax)
     ws->qs = malloc(n * sizeof(double));
     ws->rs = malloc(n * sizeof(double));
     ws->cs = malloc(n * sizeof(double));
-    if (!ws->S || !ws->qs || !ws->rs || !ws->cs || !ws->Binv || !ws->F || !ws->x || !ws->d || !ws->u || !ws->rn || !ws->wt || !ws->basis
-        || !ws->ipiv || !ws->alpha) {
+    if (!ws->S || !ws->qs || !ws->rs || !ws->cs || !ws->Binv || !ws->F || !ws->x || !ws->d || !ws->u
+        || !ws->rn || !ws->wt || !ws->basis || !ws->ipiv || !ws->alpha) {
         nsc_lcp_ws_free(ws);
         return NULL;
     }
@@ -100,9 +100,20 @@ nsc_lcp_ws *nsc_lcp_ws_new(int mmax)
 void nsc_lcp_ws_free(nsc_lcp_ws *ws)
 {
     if (!ws) return;
-    free(ws->Binv); free(ws->F); free(ws->x); free(ws->d); free(ws->u);
-    free(ws->rn); free(ws->wt); free(ws->basis); free(ws->ipiv); free(ws->alpha);
-    free(ws->S); free(ws->qs); free(ws->rs); free(ws->cs);
+    free(ws->Binv);
+    free(ws->F);
+    free(ws->x);
+    free(ws->d);
+    free(ws->u);
+    free(ws->rn);
+    free(ws->wt);
+    free(ws->basis);
+    free(ws->ipiv);
+    free(ws->alpha);
+    free(ws->S);
+    free(ws->qs);
+    free(ws->rs);
+    free(ws->cs);
     free(ws);
 }
 
@@ -131,9 +142,9 @@ static double lemke_column(const nsc_lcp *p, const double *Binv, int v, double *
 static void lemke_rownorms(int m, const double *Binv, double *rn)
 {
     for (int i = 0; i < m; i++) rn[i] = 0;
-    for (int k = 0; k < m; k++) {                                   /* rn_i = max_k |B^{-1}_ik| */
+    for (int k = 0; k < m; k++) { /* rn_i = max_k |B^{-1}_ik| */
         const double *c = Binv + (size_t)k * m;
-        for (int i = 0; i < m; i++) {                               /* no libm call: vectorizes */
+        for (int i = 0; i < m; i++) { /* no libm call: vectorizes */
             double v = fabs(c[i]);
             rn[i] = v > rn[i] ? v : rn[i];
         }
@@ -148,7 +159,7 @@ static void lemke_pivot(int m, double *Binv, double *x, double *d, double *u, do
     double xr = x[r] / piv;
     for (int i = 0; i < m; i++) x[i] -= d[i] * xr; /* x -= d x_r/d_r */
     x[r] = xr;
-    nsc_dense_ger(m, m, -1, d, u, Binv, m); /* B^{-1} -= d u' */
+    nsc_dense_ger(m, m, -1, d, u, Binv, m);                     /* B^{-1} -= d u' */
     for (int k = 0; k < m; k++) Binv[r + (size_t)k * m] = u[k]; /* row r = u */
     lemke_rownorms(m, Binv, rn);
 }
@@ -193,7 +204,8 @@ static int lemke_ratio(const nsc_lcp *p, const nsc_lcp_ws *ws, double amax)
     for (int i = 0; i < m; i++) {
         if (!(d[i] > PIV_EPS * rn[i] * amax)) continue;
         double xs = 0;
-        for (int k = 0; k < m; k++) xs += fabs(Binv[i + (size_t)k * m] * p->q[k]); /* |B^{-1}(i,:)||q| */
+        for (int k = 0; k < m; k++)
+            xs += fabs(Binv[i + (size_t)k * m] * p->q[k]); /* |B^{-1}(i,:)||q| */
         if (fmax(x[i], 0) / d[i] > thmin + TIE_EPS * xs / d[i]) continue;
         if (ws->basis[i] == 2 * m) return i; /* z0 leaves: solution */
         if (best < 0) {
@@ -248,20 +260,21 @@ static void lemke_finish(const nsc_lcp *p, nsc_lcp_ws *ws, double *z, int final)
         for (int a = 0; a < k; a++) F[a + (size_t)b * k] = p->M[al[a] + (size_t)al[b] * m];
     for (int a = 0; a < k; a++) za[a] = -p->q[al[a]];
     if (nsc_dense_solve(k, F, k, ws->ipiv, za) != 0) return; /* z_a = -M_aa \ q_a */
-    for (int a = 0; a < k; a++) { /* ra = -q_a - M_aa z_a */
+    for (int a = 0; a < k; a++) {                            /* ra = -q_a - M_aa z_a */
         ra[a] = -p->q[al[a]];
         for (int b = 0; b < k; b++) ra[a] -= p->M[al[a] + (size_t)al[b] * m] * za[b];
     }
     nsc_dense_lusolve(0, k, 1, F, k, ws->ipiv, ra, k > 0 ? k : 1);
     for (int i = 0; i < m; i++) zr[i] = 0;
     for (int a = 0; a < k; a++) zr[al[a]] = za[a] + ra[a]; /* one refinement step */
-    double *zc = ws->rn; /* candidate z (ra consumed) */
+    double *zc = ws->rn;                                   /* candidate z (ra consumed) */
     if (lemke_candidate(p, zr, zc, wr) <= res) memcpy(z, zc, (size_t)m * sizeof(double));
 }
 
 /* The problem checked: NSC_LCP_EINVAL for a missing or non-finite M, q, z or a
  * workspace too small, else OK with *qmin = min(q). */
-static nsc_lcp_status lemke_inputs(const nsc_lcp *p, const double *z, const nsc_lcp_ws *ws, double *qmin)
+static nsc_lcp_status lemke_inputs(const nsc_lcp *p, const double *z, const nsc_lcp_ws *ws,
+                                   double *qmin)
 {
     int m = p->m;
     if (!p->M || !p->q || !z || (ws && ws->mmax < m)) return NSC_LCP_EINVAL;
@@ -285,7 +298,7 @@ static void lemke_scale(const nsc_lcp *p, nsc_lcp_ws *ws, nsc_lcp *ps)
         for (int i = 0; i < m; i++)
             ws->S[i + (size_t)j * m] = ws->rs[i] * p->M[i + (size_t)j * m] * ws->cs[j];
     for (int i = 0; i < m; i++) ws->qs[i] = ws->rs[i] * p->q[i];
-    *ps = (nsc_lcp){m, ws->S, ws->qs};
+    *ps = (nsc_lcp){ m, ws->S, ws->qs };
 }
 
 /* Basis = w (B = I, x = qs), then z0 enters at the row r of min qs (the last
@@ -327,8 +340,8 @@ static nsc_lcp_status lemke_run(const nsc_lcp *ps, nsc_lcp_ws *ws, int enter, in
         lemke_pivot(m, ws->Binv, ws->x, ws->d, ws->u, ws->rn, r);
         ws->basis[r] = enter;
         (*iter)++;
-        if (leave == 2 * m) return NSC_LCP_OK;       /* z0 left: complementary basis */
-        enter = leave < m ? leave + m : leave - m;   /* complement of the leaving variable */
+        if (leave == 2 * m) return NSC_LCP_OK;     /* z0 left: complementary basis */
+        enter = leave < m ? leave + m : leave - m; /* complement of the leaving variable */
     }
 }
 

@@ -26,8 +26,9 @@ const char *nsc_lcp_strstatus(nsc_lcp_status s)
     case NSC_LCP_NOSOL: return "no complementary basis gives a solution";
     case NSC_LCP_ENOMEM: return "out of memory";
     case NSC_LCP_EINVAL: return "invalid problem (size, workspace or non-finite data)";
-    case NSC_LCP_NEWTON: return "the Newton iteration of its smooth B-source functions did not converge, "
-                                "or a function or its derivative was not finite";
+    case NSC_LCP_NEWTON:
+        return "the Newton iteration of its smooth B-source functions did not converge, "
+               "or a function or its derivative was not finite";
     }
     return "unknown LCP status";
 }

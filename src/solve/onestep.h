@@ -62,7 +62,7 @@ typedef enum nsc_solver { NSC_SOLVER_AUTO, NSC_SOLVER_LEMKE, NSC_SOLVER_ENUM } n
 /* "auto", "lemke", "enum" -> solver; -1 if unknown. */
 int nsc_solver_parse(const char *name);
 
-typedef struct nsc_onestep nsc_onestep;   /* opaque: its fields are onestep_int.h's */
+typedef struct nsc_onestep nsc_onestep; /* opaque: its fields are onestep_int.h's */
 
 /* What the steppers read of a problem: its step, theta, switch states, the
  * pairs a failed solve marks (q[j] < 0: pair j wanted to switch; m entries,
@@ -70,7 +70,7 @@ typedef struct nsc_onestep nsc_onestep;   /* opaque: its fields are onestep_int.
  * found in its cache. */
 double nsc_onestep_h(const nsc_onestep *P);
 double nsc_onestep_theta(const nsc_onestep *P);
-const char *nsc_onestep_sw(const nsc_onestep *P);   /* [L->nsw] the switch states it was built for */
+const char *nsc_onestep_sw(const nsc_onestep *P); /* [L->nsw] the switch states it was built for */
 const double *nsc_onestep_violated(const nsc_onestep *P);
 long nsc_onestep_nfactor(const nsc_onestep *P);
 long nsc_onestep_ncached(const nsc_onestep *P);
@@ -82,13 +82,13 @@ long nsc_onestep_ncached(const nsc_onestep *P);
 int nsc_onestep_changed(const nsc_onestep *P, const int **list);
 
 typedef struct nsc_step_info {
-    int mode_hit;      /* 1 when the previous step's mode solved this one (no pivoting) */
-    int active_set;    /* modes changed by the active-set iteration (from the previous mode or
+    int mode_hit;    /* 1 when the previous step's mode solved this one (no pivoting) */
+    int active_set;  /* modes changed by the active-set iteration (from the previous mode or
                           from the pivoting result) before one was accepted */
-    int lcp_solved;    /* 1 when an LCP was solved by pivoting (dense or block) */
-    int polished;      /* 1 when the pivoting result was refined by its mode's sparse system */
-    int iter;          /* pivots */
-    double residual;   /* ||min(l, y)||_inf of the accepted solution */
+    int lcp_solved;  /* 1 when an LCP was solved by pivoting (dense or block) */
+    int polished;    /* 1 when the pivoting result was refined by its mode's sparse system */
+    int iter;        /* pivots */
+    double residual; /* ||min(l, y)||_inf of the accepted solution */
     nsc_lcp_status st;
 } nsc_step_info;
 
@@ -121,23 +121,25 @@ typedef struct nsc_step_info {
  *   start's part of such a pair; nsc_onestep_solve's given e1 is the condition's
  *   whole e. No affine maps, no incremental check. */
 typedef struct nsc_onestep_opts {
-    double h;                  /* the step (0: the static problem) */
-    double theta;              /* theta of the differential rows */
-    double theta_alg;          /* theta of the algebraic rows (0: 1) */
-    const char *sw;            /* [L->nsw] switch states, or NULL: all off */
-    const nsc_onestep *like;   /* a problem to copy the pattern structures from, or NULL */
-    int mean;                  /* 1: pairs held at the theta point */
+    double h;                /* the step (0: the static problem) */
+    double theta;            /* theta of the differential rows */
+    double theta_alg;        /* theta of the algebraic rows (0: 1) */
+    const char *sw;          /* [L->nsw] switch states, or NULL: all off */
+    const nsc_onestep *like; /* a problem to copy the pattern structures from, or NULL */
+    int mean;                /* 1: pairs held at the theta point */
 } nsc_onestep_opts;
 
 /* Build the problem of L with the options o into *out. Errors (singular W,
  * ENOMEM) in r. */
-nsc_status nsc_onestep_new(const nsc_lcs *L, const nsc_onestep_opts *o, nsc_onestep **out, nsc_report *r);
+nsc_status nsc_onestep_new(const nsc_lcs *L, const nsc_onestep_opts *o, nsc_onestep **out,
+                           nsc_report *r);
 /* kap_j = (1 - theta_j) / theta_j of each pair (> 0: held at the theta point,
  * nsc_onestep_opts.mean), or NULL when every pair holds at t_k+1. */
 const double *nsc_onestep_kappa(const nsc_onestep *P);
 /* The solution with every pair open (l = 0): z1 = W^-1 r, same arguments as
  * nsc_onestep_solve. 0 ok, -1 on failure. */
-int nsc_onestep_open(nsc_onestep *P, const double *z0, const double *s0, const double *s1, double *z1);
+int nsc_onestep_open(nsc_onestep *P, const double *z0, const double *s0, const double *s1,
+                     double *z1);
 /* Take the mode guess (active set of the last solved step) of another problem of
  * the same LCS (a different h or switch state), so that switching problems does
  * not cost a pivoting solve. */
@@ -177,8 +179,8 @@ void nsc_onestep_set_mode_key(nsc_onestep *P, const char *mode, uint64_t key);
  * nsc_onestep_mode of a problem of an LCS of the same layout), without pivoting:
  * 0 when that mode's system is nonsingular and its solution complementary (z[n],
  * l[m] set), -1 otherwise (z, l overwritten). */
-int nsc_onestep_solve_mode(nsc_onestep *P, const char *mode, const double *s, const double *e, double *z,
-                           double *l);
+int nsc_onestep_solve_mode(nsc_onestep *P, const char *mode, const double *s, const double *e,
+                           double *z, double *l);
 /* One step: z0 (NULL when h = 0), s0/s1 = s(t_k)/s(t_k+1), e1 = e(t_k+1) ->
  * z1[n], l[m]. Returns 0, or -1 when the LCP solver failed (info says why);
  * l is overwritten in both cases. */
@@ -230,7 +232,8 @@ int nsc_onestep_sens(nsc_onestep *P, double *S, int ncol, const double *DW0, con
  * 0 (S updated), 1 when it does not apply (theta != 1, no guard falls, same
  * mode: S untouched, use nsc_onestep_sens), -1 on failure (S undefined). */
 int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0, const double *w0,
-                           const double *w1, double *S, int ncol, const double *DW0, const double *DW1);
+                           const double *w1, double *S, int ncol, const double *DW0,
+                           const double *DW1);
 /* The same for a step of P at whose end a switch flips, its control u = z_c -
  * z_d (c, d: -1 for ground) crossing its threshold inside it: the step is in
  * the old switch states (P), the next ones in the new (Pn: the same LCS and
@@ -243,8 +246,9 @@ int nsc_onestep_sens_event(nsc_onestep *P, const char *from, const double *z0, c
  * states), f_n that of Pn's (implicit Euler: f(z1) in the new states).
  * 0 (S updated), 1 when u does not move over the step (S untouched), -1 on
  * failure. */
-int nsc_onestep_sens_flip(nsc_onestep *P, nsc_onestep *Pn, int c, int d, const double *z0, const double *w0,
-                          const double *w1, double *S, int ncol, const double *DW0, const double *DW1);
+int nsc_onestep_sens_flip(nsc_onestep *P, nsc_onestep *Pn, int c, int d, const double *z0,
+                          const double *w0, const double *w1, double *S, int ncol,
+                          const double *DW0, const double *DW1);
 /* The same for a step of P that took an event (its pairs' mode changed from
  * `from` to the accepted one, a guard pair falling through zero inside it, as
  * for nsc_onestep_sens_event) at whose end a switch flips because of it (a
@@ -257,7 +261,7 @@ int nsc_onestep_sens_flip(nsc_onestep *P, nsc_onestep *Pn, int c, int d, const d
  * 0 (S updated), 1 when it does not apply (theta != 1, the same mode, no
  * guard falls: S untouched), -1 on failure. */
 int nsc_onestep_sens_event_flip(nsc_onestep *P, nsc_onestep *Pn, const char *from, const double *z0,
-                                const double *w0, const double *w1, double *S, int ncol, const double *DW0,
-                                const double *DW1);
+                                const double *w0, const double *w1, double *S, int ncol,
+                                const double *DW0, const double *DW1);
 
 #endif

@@ -11,16 +11,18 @@
 #include "onestep.h"
 
 #define NSC_MODE_CACHE 128    /* mode systems cached for a small problem (npos <= NSC_MODE_SMALL) */
-#define NSC_MODE_CACHE_BIG 16  /* ... for the others (their factors and maps are large) */
+#define NSC_MODE_CACHE_BIG 16 /* ... for the others (their factors and maps are large) */
 #define NSC_MODE_SMALL 1024
-#define NSC_AS_MAXIT 16      /* modes tried by the active-set iteration before pivoting (a PWL MOS
+#define NSC_AS_MAXIT \
+    16                     /* modes tried by the active-set iteration before pivoting (a PWL MOS
                                 turning on through its segments, its junction and a body diode
                                 beside it takes 9-10 on the buck) */
-#define NSC_AS_SEEN 8        /* the iteration stops at a mode among the last NSC_AS_SEEN tried */
-#define NSC_DENSE_MMAX 400   /* largest m for the dense LCP (M is m-by-m, W^-1 B n-by-m) */
-#define NSC_BLOCK_MAX 400    /* largest block of the sparse pivoting fallback */
-#define NSC_INC_MMIN 256     /* incremental mode check from this many pairs */
-#define NSC_PRE_NONE 255     /* nsc_mode.pre: the run's active pairs are not a prefix (or it is longer) */
+#define NSC_AS_SEEN 8      /* the iteration stops at a mode among the last NSC_AS_SEEN tried */
+#define NSC_DENSE_MMAX 400 /* largest m for the dense LCP (M is m-by-m, W^-1 B n-by-m) */
+#define NSC_BLOCK_MAX 400  /* largest block of the sparse pivoting fallback */
+#define NSC_INC_MMIN 256   /* incremental mode check from this many pairs */
+#define NSC_PRE_NONE \
+    255 /* nsc_mode.pre: the run's active pairs are not a prefix (or it is longer) */
 
 /* A sorted run of separable pairs (nsc_os_pat.srun): pairs i0..end-1, its row
  * of C r = 1 or 2 terms c0 z_k0 (+ c1 z_k1). */
@@ -31,24 +33,24 @@ typedef struct nsc_srun {
 
 /* One cached mode (see above). */
 typedef struct nsc_mode {
-    char *mask;        /* [m] 1 = active; NULL: empty slot */
+    char *mask;         /* [m] 1 = active; NULL: empty slot */
     unsigned char *pre; /* [m] at the head of each sorted run (pat.rsort): the number of its
                           leading active pairs when they are its only active ones, else
                           NSC_PRE_NONE (onestep_mode.c mode_prefixes, run_sorted) */
-    uint64_t key;      /* hash of mask (xor of per-pair keys) */
-    int nan;           /* active N pairs (unknowns of the system) */
-    int *actn;         /* [nan] their indices, ascending */
-    nsc_sparse *K;     /* the (n + nan) system; column j < n begins with column j of Wb */
-    double *c;         /* [n] sum over active S pairs of B_j e0_j / D_jj */
-    nsc_klu *F;        /* LU of K */
-    int singular;      /* 1: K singular (or rcond < 1e-14): the mode cannot be used */
-    double rc;         /* rcond of the last pivoting factorisation */
+    uint64_t key;       /* hash of mask (xor of per-pair keys) */
+    int nan;            /* active N pairs (unknowns of the system) */
+    int *actn;          /* [nan] their indices, ascending */
+    nsc_sparse *K;      /* the (n + nan) system; column j < n begins with column j of Wb */
+    double *c;          /* [n] sum over active S pairs of B_j e0_j / D_jj */
+    nsc_klu *F;         /* LU of K */
+    int singular;       /* 1: K singular (or rcond < 1e-14): the mode cannot be used */
+    double rc;          /* rcond of the last pivoting factorisation */
     long last_use;
-    int hits;          /* steps this mode solved as the previous mode (builds its affine map) */
-    int nomap;         /* 1: the map would lose accuracy (cancellation, onestep_map.c) */
-    int stale;         /* 1: K holds the values of a renewed step size, F the factors of the old
+    int hits;  /* steps this mode solved as the previous mode (builds its affine map) */
+    int nomap; /* 1: the map would lose accuracy (cancellation, onestep_map.c) */
+    int stale; /* 1: K holds the values of a renewed step size, F the factors of the old
                           one: refactored (old pivots, rcond checked) when next used */
-    double *G;         /* the mode's affine map (onestep_map.c), NULL until built */
+    double *G; /* the mode's affine map (onestep_map.c), NULL until built */
 } nsc_mode;
 
 /* Small problems (onestep_map.c): a mode that keeps solving the steps gets its
@@ -64,7 +66,8 @@ typedef struct nsc_mode {
  * modes stay on the sparse path. */
 #define NSC_MAP_CANCEL 1e6
 #define NSC_MAP_MAX 8192
-#define NSC_MAP_HITS 4      /* solves of a mode before its map is built: max(NSC_MAP_HITS, ncol), so
+#define NSC_MAP_HITS \
+    4 /* solves of a mode before its map is built: max(NSC_MAP_HITS, ncol), so
                                that a map is built for modes that repay its ncol solves */
 typedef struct nsc_map nsc_map;
 
@@ -75,33 +78,34 @@ typedef struct nsc_map nsc_map;
 /* onestep.c: the step's matrices and sources. */
 typedef struct nsc_os_step {
     double h, theta;
-    char *sw;          /* [L->nsw] switch states this problem is built for (1 = on) */
-    const nsc_sparse *B; /* T B (alg.Bt) or L->B */
-    double *ts;        /* [n] work: T s */
-    double *th;        /* [n] Theta_ii */
-    nsc_sparse *W;     /* E/h - Theta A */
-    nsc_sparse *R;     /* E/h + (I - Theta) A (NULL when h = 0) */
-    nsc_sparse *Et, *TA, *UA;  /* h > 0: T E (NULL: L->E), Theta T A, (I - Theta) T A, kept
+    char *sw;                 /* [L->nsw] switch states this problem is built for (1 = on) */
+    const nsc_sparse *B;      /* T B (alg.Bt) or L->B */
+    double *ts;               /* [n] work: T s */
+    double *th;               /* [n] Theta_ii */
+    nsc_sparse *W;            /* E/h - Theta A */
+    nsc_sparse *R;            /* E/h + (I - Theta) A (NULL when h = 0) */
+    nsc_sparse *Et, *TA, *UA; /* h > 0: T E (NULL: L->E), Theta T A, (I - Theta) T A, kept
                                   to make W and R of another h (nsc_onestep_renew) */
-    nsc_klu *F;        /* LU of W */
-    double wrc;        /* rcond of W's last factorisation with pivoting (renewals refactor on its pivots) */
-    int wstale;        /* 1: F does not factor W yet (a Newton relinearisation of a problem
+    nsc_klu *F;               /* LU of W */
+    double
+        wrc; /* rcond of W's last factorisation with pivoting (renewals refactor on its pivots) */
+    int wstale; /* 1: F does not factor W yet (a Newton relinearisation of a problem
                           with charges, onestep_nl.c relin; nsc_onestep_wfactor) */
-    int *smpos;        /* [2 sum nin] where W, TA hold (row, in[q]) of L's smooth functions,
+    int *smpos; /* [2 sum nin] where W, TA hold (row, in[q]) of L's smooth functions,
                           in their order (-1: absent); onestep_nl.c's, made at its first relin */
     /* sources (nsc_onestep_step): r = R z0 + sc + Sw1 w1 + Sw0 w0 */
-    double *sc;        /* [n] T s0 (constant part of s) */
-    nsc_sparse *Sw1;   /* n x nsrc: Theta T Ss (h = 0: Ss) */
-    nsc_sparse *Sw0;   /* n x nsrc: (I - Theta) T Ss (NULL when h = 0) */
+    double *sc;      /* [n] T s0 (constant part of s) */
+    nsc_sparse *Sw1; /* n x nsrc: Theta T Ss (h = 0: Ss) */
+    nsc_sparse *Sw0; /* n x nsrc: (I - Theta) T Ss (NULL when h = 0) */
     /* pairs held at the theta point (nsc_onestep_new with mean): a pair whose
      * multiplier enters theta rows only (its l the step's mean) holds
      * theta y(t_k+1) + (1 - theta) y(t_k) >= 0, y with the same l, i.e. after
      * division by theta_j: C_j z1 + D_j l / theta_j + e_j(t_k+1) + kap_j
      * (C_j z0 + e_j(t_k)) >= 0, kap_j = (1 - theta_j) / theta_j */
-    double *kap;       /* [m] kap_j (0: the pair holds at t_k+1), or NULL: every pair does */
-    nsc_sparse *Dk;    /* D with row j divided by theta_j (NULL without kap) */
+    double *kap;         /* [m] kap_j (0: the pair holds at t_k+1), or NULL: every pair does */
+    nsc_sparse *Dk;      /* D with row j divided by theta_j (NULL without kap) */
     const nsc_sparse *D; /* Dk or L->D: the D of the step's conditions */
-    double *ez;        /* [m] kap_j (C_j z0 + e_j(t_k)) of the step (rhs_w), added to e on the w1 path */
+    double *ez; /* [m] kap_j (C_j z0 + e_j(t_k)) of the step (rhs_w), added to e on the w1 path */
     const double *e1;  /* e(t_k+1) of the step being solved, or NULL: e0 + Se w1 (+ ez) */
     const double *w1;  /* w(t_k+1) when e1 is NULL */
     double *ebuf;      /* [m] e1 when the dense path needs it */
@@ -118,29 +122,29 @@ typedef struct nsc_os_alg {
     int nalg;
     int *rep, *cp, *row;
     double *v;
-    nsc_sparse *Bt;    /* T B (NULL without combinations); also written to step.B */
+    nsc_sparse *Bt; /* T B (NULL without combinations); also written to step.B */
 } nsc_os_alg;
 
 /* onestep_mode.c: pair kinds and the fixed pattern. */
 typedef struct nsc_os_pat {
-    nsc_sparse *Ct;    /* C^T: column i = row i of C */
-    nsc_sparse *Dt;    /* D^T */
-    nsc_sparse *SeT;   /* Se^T */
-    char *sep;         /* [m] 1: separable pair */
-    double *dinv;      /* [m] 1 / D_jj of separable pairs, else 0 */
-    int nsep_e;        /* separable pairs whose e depends on w (row of Se not empty) */
-    int *sep_e;        /* [nsep_e] */
-    nsc_sparse *Wb;    /* W plus the pattern of every separable stamp (values: W) */
-    int npos;          /* value positions: nnz(Wb) entries of Wb, then n entries of c */
-    int *wpos;         /* [nnz(W)] the position of each entry of W in Wb */
-    int nhw;           /* entries of W where E (T E) has one (the only values a new h changes:
+    nsc_sparse *Ct;  /* C^T: column i = row i of C */
+    nsc_sparse *Dt;  /* D^T */
+    nsc_sparse *SeT; /* Se^T */
+    char *sep;       /* [m] 1: separable pair */
+    double *dinv;    /* [m] 1 / D_jj of separable pairs, else 0 */
+    int nsep_e;      /* separable pairs whose e depends on w (row of Se not empty) */
+    int *sep_e;      /* [nsep_e] */
+    nsc_sparse *Wb;  /* W plus the pattern of every separable stamp (values: W) */
+    int npos;        /* value positions: nnz(Wb) entries of Wb, then n entries of c */
+    int *wpos;       /* [nnz(W)] the position of each entry of W in Wb */
+    int nhw;         /* entries of W where E (T E) has one (the only values a new h changes:
                           W = E/h - Theta A) or on a smooth function's row (Newton's tangent), */
-    int *hw;           /*   their indices in W, ascending: what nsc_mode_renew refreshes */
-    int *poscol;       /* [nnz(Wb)] column of each entry */
-    int *pc;           /* [npos + 1] contributors of position k: pc[k] .. pc[k+1]-1 */
-    int *cpair;        /*   the pair, */
-    double *ccoef;     /*   the value it adds when active */
-    int *pp;           /* [m + 1] positions of pair j: ppos[pp[j] .. pp[j+1]-1] */
+    int *hw;         /*   their indices in W, ascending: what nsc_mode_renew refreshes */
+    int *poscol;     /* [nnz(Wb)] column of each entry */
+    int *pc;         /* [npos + 1] contributors of position k: pc[k] .. pc[k+1]-1 */
+    int *cpair;      /*   the pair, */
+    double *ccoef;   /*   the value it adds when active */
+    int *pp;         /* [m + 1] positions of pair j: ppos[pp[j] .. pp[j+1]-1] */
     int *ppos;
     uint64_t *pkey;    /* [m] hash key of each pair */
     int nn;            /* pairs of kind N */
@@ -168,19 +172,19 @@ typedef struct nsc_os_pat {
 typedef struct nsc_os_modes {
     nsc_mode modes[NSC_MODE_CACHE];
     int nmodes;
-    int cur;           /* cache slot of the last accepted mode, -1 */
-    int lastget;       /* cache slot nsc_mode_get returned last, -1 (onestep_mode.c nearest) */
-    long clock;        /* use counter for least-recently-used eviction */
-    char *prev;        /* [m] active set of the last solved step */
-    uint64_t prevkey;  /* prev's key (nsc_mode_key) when prevkey_ok; each write of prev clears */
-    int prevkey_ok;    /*   prevkey_ok where it does not set the key (onestep.c) */
-    const char *alt;   /* [m] the caller's second guess (nsc_onestep_set_alt), or NULL */
-    int nopivot;       /* 1: no pivoting after the active-set iteration (nsc_onestep_set_nopivot) */
+    int cur;          /* cache slot of the last accepted mode, -1 */
+    int lastget;      /* cache slot nsc_mode_get returned last, -1 (onestep_mode.c nearest) */
+    long clock;       /* use counter for least-recently-used eviction */
+    char *prev;       /* [m] active set of the last solved step */
+    uint64_t prevkey; /* prev's key (nsc_mode_key) when prevkey_ok; each write of prev clears */
+    int prevkey_ok;   /*   prevkey_ok where it does not set the key (onestep.c) */
+    const char *alt;  /* [m] the caller's second guess (nsc_onestep_set_alt), or NULL */
+    int nopivot;      /* 1: no pivoting after the active-set iteration (nsc_onestep_set_nopivot) */
     int have_prev;
     char *mask, *mask2; /* [m] work (nsc_active_set rotates mask0, mask, mask2: read them
                            through P after a call) */
     char *mask0;        /* [m] work: the active-set iteration's last mode tried */
-    int mask_prev;     /* 1: mask holds prev (a step's active-set iteration that started from
+    int mask_prev;      /* 1: mask holds prev (a step's active-set iteration that started from
                           prev and was accepted; any other write of mask or prev clears it) */
     uint64_t nkey;      /* the key of the update (next) the last rejecting nsc_mode_try wrote */
     int nflip;          /* the pairs that update flipped, flip[0..nflip-1], from the mask of slot
@@ -189,54 +193,54 @@ typedef struct nsc_os_modes {
     int flipslot;
     const char *flipfor; /* nsc_active_set: the update about to be looked up (mode_refill may use
                             flip[] for it), NULL otherwise */
-    double *lt;        /* [m] work: N-active lambda (zero elsewhere between calls) */
-    long nfactor;      /* mode systems factored (new pattern, refactor or pivoting refactor) */
-    long ncached;      /* mode systems found in the cache */
+    double *lt;          /* [m] work: N-active lambda (zero elsewhere between calls) */
+    long nfactor;        /* mode systems factored (new pattern, refactor or pivoting refactor) */
+    long ncached;        /* mode systems found in the cache */
 } nsc_os_modes;
 
 /* onestep.c: the dense path (m <= dense_mmax), formed when pivoting first needs it, and Lemke's
  * work. */
 typedef struct nsc_os_dense {
-    double *WiB;       /* [n*m] W^-1 B, column-major */
-    double *M;         /* [m*m] D + C W^-1 B */
-    nsc_lcp_ws *ws;    /* Lemke's workspace (dense path or block), allocated when needed */
-    int wsmax;         /* its size */
-    int dense_mmax;    /* the dense path for m <= dense_mmax (NSC_DENSE_MMAX; tests lower it) */
-    double *zl;        /* [n] work: Lemke's z */
-    double *ll;        /* [m] work: Lemke's lambda */
+    double *WiB;    /* [n*m] W^-1 B, column-major */
+    double *M;      /* [m*m] D + C W^-1 B */
+    nsc_lcp_ws *ws; /* Lemke's workspace (dense path or block), allocated when needed */
+    int wsmax;      /* its size */
+    int dense_mmax; /* the dense path for m <= dense_mmax (NSC_DENSE_MMAX; tests lower it) */
+    double *zl;     /* [n] work: Lemke's z */
+    double *ll;     /* [m] work: Lemke's lambda */
 } nsc_os_dense;
 
 /* onestep_mode.c: the incremental check (large problems): the last accepted check. */
 typedef struct nsc_os_inc {
-    int track;         /* 1: keep the reference (m >= NSC_INC_MMIN and no maps) */
-    int ok;            /* 1: zref, mref and the caller's l are that reference */
-    double *zref;      /* [n] z of the last accepted check */
-    int *zlist, nz;    /* [n] work: the k with z_k != zref_k (changed_z) */
-    char *mref;        /* [m] its active set */
-    int mref_slot;     /* the cache slot whose mask mref is (its last accepted check), -1:
+    int track;      /* 1: keep the reference (m >= NSC_INC_MMIN and no maps) */
+    int ok;         /* 1: zref, mref and the caller's l are that reference */
+    double *zref;   /* [n] z of the last accepted check */
+    int *zlist, nz; /* [n] work: the k with z_k != zref_k (changed_z) */
+    char *mref;     /* [m] its active set */
+    int mref_slot;  /* the cache slot whose mask mref is (its last accepted check), -1:
                           none; reset when that slot's mask is rewritten */
-    int nepair;        /* pairs whose e depends on w (evaluated every time) */
-    int *epair;        /* [nepair] */
-    int *cup, *cui;    /* C's columns restricted to the pairs that head a row (not samerow):
+    int nepair;     /* pairs whose e depends on w (evaluated every time) */
+    int *epair;     /* [nepair] */
+    int *cup, *cui; /* C's columns restricted to the pairs that head a row (not samerow):
                           cui[cup[k] .. cup[k+1]-1] the heads of the runs reading z_k */
-    char *dmark;       /* [m] work: 0 between calls (set at marked heads) */
-    int *ulist, nu;    /* [m] work: the marked heads (a run of separable pairs, or one pair) */
-    int *dlist, nd;    /* [m] work: the pairs evaluated (the marked heads' runs) */
-    double *dval;      /* [m] work: their l */
-    int lch;           /* the pairs whose l the last step may have changed: dlist[0..lch-1]
+    char *dmark;    /* [m] work: 0 between calls (set at marked heads) */
+    int *ulist, nu; /* [m] work: the marked heads (a run of separable pairs, or one pair) */
+    int *dlist, nd; /* [m] work: the pairs evaluated (the marked heads' runs) */
+    double *dval;   /* [m] work: their l */
+    int lch;        /* the pairs whose l the last step may have changed: dlist[0..lch-1]
                           (an incremental check accepted it), or -1: any of the m */
 } nsc_os_inc;
 
 struct nsc_onestep {
-    const nsc_lcs *L;  /* identity */
+    const nsc_lcs *L; /* identity */
     int n, m;
-    nsc_os_step st;    /* onestep.c */
-    nsc_os_alg alg;    /* onestep_alg.c */
-    nsc_os_pat pat;    /* onestep_mode.c */
-    nsc_os_modes mc;   /* onestep_mode.c */
-    nsc_os_dense dn;   /* onestep.c */
-    nsc_os_inc inc;    /* onestep_mode.c */
-    nsc_map *map;      /* onestep_map.c: affine maps of small problems (NULL: none) */
+    nsc_os_step st;  /* onestep.c */
+    nsc_os_alg alg;  /* onestep_alg.c */
+    nsc_os_pat pat;  /* onestep_mode.c */
+    nsc_os_modes mc; /* onestep_mode.c */
+    nsc_os_dense dn; /* onestep.c */
+    nsc_os_inc inc;  /* onestep_mode.c */
+    nsc_map *map;    /* onestep_map.c: affine maps of small problems (NULL: none) */
 };
 
 /* F made the factors of W where a relinearisation left them stale (the solves

@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RCOND_MIN NSC_KLU_RCOND_MIN   /* below: the mode is singular (a refactorisation: nsc_klu_refresh) */
+#define RCOND_MIN \
+    NSC_KLU_RCOND_MIN /* below: the mode is singular (a refactorisation: nsc_klu_refresh) */
 
 static uint64_t splitmix64(uint64_t x)
 {
@@ -41,7 +42,8 @@ static void pos_set(const nsc_onestep *P, nsc_mode *M, const char *mask, int k);
 static void pos_set_all(const nsc_onestep *P, nsc_mode *M, const char *mask);
 static void mode_factor(nsc_onestep *P, nsc_mode *M, int refactor);
 static const nsc_mode *nearest(const nsc_onestep *P, const nsc_mode *M, const char *mask, int lim);
-static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc_mode *src, int flips);
+static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc_mode *src,
+                        int flips);
 
 static void mode_clear(nsc_mode *M)
 {
@@ -76,14 +78,48 @@ void nsc_mode_teardown(nsc_onestep *P)
     for (int k = 0; k < NSC_MODE_CACHE; k++) mode_clear(&P->mc.modes[k]);
     P->mc.nmodes = 0;
     P->mc.cur = P->inc.mref_slot = -1;
-    free(P->pat.sep); free(P->pat.dinv); free(P->pat.sep_e); free(P->pat.nlist);
-    nsc_sp_free(P->pat.Wb); nsc_sp_free(P->pat.Ct); nsc_sp_free(P->pat.Dt); nsc_sp_free(P->pat.SeT);
-    free(P->pat.poscol); free(P->pat.pc); free(P->pat.cpair); free(P->pat.ccoef);
-    free(P->pat.pp); free(P->pat.ppos); free(P->pat.pkey); free(P->pat.posn); free(P->pat.touched); free(P->pat.tlist);
-    free(P->inc.zref); free(P->inc.zlist); free(P->inc.mref); free(P->inc.epair); free(P->inc.dmark); free(P->inc.dlist); free(P->inc.dval);
-    free(P->inc.ulist); free(P->inc.cup); free(P->inc.cui);
-    free(P->pat.samerow); free(P->pat.runend); free(P->pat.rsort); free(P->pat.srun); free(P->pat.other); free(P->pat.rt); free(P->pat.wpos); free(P->pat.hw);
-    free(P->mc.prev); free(P->mc.mask); free(P->mc.mask2); free(P->mc.mask0); free(P->mc.lt); free(P->mc.flip);
+    free(P->pat.sep);
+    free(P->pat.dinv);
+    free(P->pat.sep_e);
+    free(P->pat.nlist);
+    nsc_sp_free(P->pat.Wb);
+    nsc_sp_free(P->pat.Ct);
+    nsc_sp_free(P->pat.Dt);
+    nsc_sp_free(P->pat.SeT);
+    free(P->pat.poscol);
+    free(P->pat.pc);
+    free(P->pat.cpair);
+    free(P->pat.ccoef);
+    free(P->pat.pp);
+    free(P->pat.ppos);
+    free(P->pat.pkey);
+    free(P->pat.posn);
+    free(P->pat.touched);
+    free(P->pat.tlist);
+    free(P->inc.zref);
+    free(P->inc.zlist);
+    free(P->inc.mref);
+    free(P->inc.epair);
+    free(P->inc.dmark);
+    free(P->inc.dlist);
+    free(P->inc.dval);
+    free(P->inc.ulist);
+    free(P->inc.cup);
+    free(P->inc.cui);
+    free(P->pat.samerow);
+    free(P->pat.runend);
+    free(P->pat.rsort);
+    free(P->pat.srun);
+    free(P->pat.other);
+    free(P->pat.rt);
+    free(P->pat.wpos);
+    free(P->pat.hw);
+    free(P->mc.prev);
+    free(P->mc.mask);
+    free(P->mc.mask2);
+    free(P->mc.mask0);
+    free(P->mc.lt);
+    free(P->mc.flip);
 }
 
 /* After nsc_onestep_renew gave W its values for a new h (or Newton its tangent,
@@ -96,9 +132,10 @@ void nsc_mode_teardown(nsc_onestep *P)
 void nsc_mode_renew(nsc_onestep *P)
 {
     const double *wx = P->st.W->x;
-    for (int q = 0; q < P->pat.nhw; q++) {                           /* the others kept their values */
+    for (int q = 0; q < P->pat.nhw; q++) { /* the others kept their values */
         int k = P->pat.hw[q], pos = P->pat.wpos[k];
-        P->pat.Wb->x[pos] = P->pat.pc[pos + 1] > P->pat.pc[pos] ? wx[k] + 0.0 : wx[k];   /* stamped: W + 0.0 */
+        P->pat.Wb->x[pos] = P->pat.pc[pos + 1] > P->pat.pc[pos] ? wx[k] + 0.0
+                                                                : wx[k]; /* stamped: W + 0.0 */
     }
     P->mc.cur = -1;
     for (int k = 0; k < NSC_MODE_CACHE; k++) {
@@ -139,8 +176,8 @@ static int setup_alloc(nsc_onestep *P)
     d->dlist = nsc_calloc((size_t)m + 1, sizeof(int));
     d->dval = nsc_calloc((size_t)m + 1, sizeof(double));
     if (!t->sep || !t->dinv || !t->sep_e || !t->nlist || !t->pkey || !t->posn || !t->pp || !t->Ct
-        || !t->Dt || !t->SeT || !d->zref || !d->zlist || !d->mref || !d->epair || !d->dmark || !d->ulist || !d->dlist
-        || !d->dval)
+        || !t->Dt || !t->SeT || !d->zref || !d->zlist || !d->mref || !d->epair || !d->dmark
+        || !d->ulist || !d->dlist || !d->dval)
         return -1;
     for (int j = 0; j < m; j++)
         if (t->SeT->p[j + 1] > t->SeT->p[j]) d->epair[d->nepair++] = j;
@@ -172,7 +209,8 @@ static int classify_pairs(nsc_onestep *P)
         if (cnt == 1 && rowcnt[j] == 1 && d > 0) {
             P->pat.sep[j] = 1;
             P->pat.dinv[j] = 1.0 / d;
-            if (P->pat.SeT->p[j + 1] > P->pat.SeT->p[j] || (P->st.kap && P->st.kap[j] != 0)) P->pat.sep_e[P->pat.nsep_e++] = j;
+            if (P->pat.SeT->p[j + 1] > P->pat.SeT->p[j] || (P->st.kap && P->st.kap[j] != 0))
+                P->pat.sep_e[P->pat.nsep_e++] = j;
         } else {
             P->pat.nlist[P->pat.nn++] = j;
         }
@@ -202,7 +240,7 @@ static int build_wb(nsc_onestep *P)
             for (int kc = P->pat.Ct->p[j]; kc < P->pat.Ct->p[j + 1]; kc++)
                 if (nsc_sp_entry(T, B->i[kb], P->pat.Ct->i[kc], 0.0)) goto done;
     }
-    P->pat.Wb = nsc_sp_compress(T);                                  /* duplicates: W + 0 = W exactly */
+    P->pat.Wb = nsc_sp_compress(T); /* duplicates: W + 0 = W exactly */
     if (!P->pat.Wb) goto done;
     int nnzb = P->pat.Wb->p[n];
     P->pat.npos = nnzb + n;
@@ -234,15 +272,24 @@ static void contrib_walk(nsc_onestep *P, int *fill)
             int a = B->i[kb];
             for (int kc = P->pat.Ct->p[j]; kc < P->pat.Ct->p[j + 1]; kc++) {
                 int pos = sp_find(P->pat.Wb, a, P->pat.Ct->i[kc]);
-                if (!fill) { P->pat.pc[pos + 1]++; P->pat.pp[j + 1]++; continue; }
+                if (!fill) {
+                    P->pat.pc[pos + 1]++;
+                    P->pat.pp[j + 1]++;
+                    continue;
+                }
                 int q = fill[pos]++;
                 P->pat.cpair[q] = j;
-                P->pat.ccoef[q] = B->x[kb] * P->pat.Ct->x[kc] * P->pat.dinv[j];   /* B_aj C_jc / D_jj */
+                P->pat.ccoef[q] = B->x[kb] * P->pat.Ct->x[kc]
+                                  * P->pat.dinv[j]; /* B_aj C_jc / D_jj */
                 P->pat.ppos[np++] = pos;
             }
             if (e0[j] == 0) continue;
-            int pos = nnzb + a;                                  /* c_a += B_aj e0_j / D_jj */
-            if (!fill) { P->pat.pc[pos + 1]++; P->pat.pp[j + 1]++; continue; }
+            int pos = nnzb + a; /* c_a += B_aj e0_j / D_jj */
+            if (!fill) {
+                P->pat.pc[pos + 1]++;
+                P->pat.pp[j + 1]++;
+                continue;
+            }
             int q = fill[pos]++;
             P->pat.cpair[q] = j;
             P->pat.ccoef[q] = B->x[kb] * e0[j] * P->pat.dinv[j];
@@ -264,7 +311,10 @@ static int contributors(nsc_onestep *P)
     P->pat.ccoef = nsc_calloc((size_t)nc + 1, sizeof(double));
     P->pat.ppos = nsc_calloc((size_t)np + 1, sizeof(int));
     int *fill = nsc_calloc((size_t)P->pat.npos + 1, sizeof(int));
-    if (!P->pat.cpair || !P->pat.ccoef || !P->pat.ppos || !fill) { free(fill); return -1; }
+    if (!P->pat.cpair || !P->pat.ccoef || !P->pat.ppos || !fill) {
+        free(fill);
+        return -1;
+    }
     memcpy(fill, P->pat.pc, sizeof(int) * (size_t)P->pat.npos);
     contrib_walk(P, fill);
     free(fill);
@@ -282,10 +332,18 @@ static int unit_lists(nsc_onestep *P)
     if (!t->srun || !t->other) return -1;
     for (int i = 0; i < P->m; i++) {
         if (t->samerow[i]) continue;
-        if (!t->rsort[i]) { t->other[t->nother++] = i; continue; }
+        if (!t->rsort[i]) {
+            t->other[t->nother++] = i;
+            continue;
+        }
         int k = Ct->p[i], r = Ct->p[i + 1] - k;
-        t->srun[t->nsrun++] = (nsc_srun){ .i0 = i, .end = t->runend[i], .r = r, .k0 = Ct->i[k], .c0 = Ct->x[k],
-                                          .k1 = r == 2 ? Ct->i[k + 1] : Ct->i[k], .c1 = r == 2 ? Ct->x[k + 1] : 0.0 };
+        t->srun[t->nsrun++] = (nsc_srun){ .i0 = i,
+                                          .end = t->runend[i],
+                                          .r = r,
+                                          .k0 = Ct->i[k],
+                                          .c0 = Ct->x[k],
+                                          .k1 = r == 2 ? Ct->i[k + 1] : Ct->i[k],
+                                          .c1 = r == 2 ? Ct->x[k + 1] : 0.0 };
     }
     return 0;
 }
@@ -300,16 +358,18 @@ static int row_runs(nsc_onestep *P)
     for (int i = 0; i < P->m; i++) {
         int len = Ct->p[i + 1] - Ct->p[i];
         if (len > P->pat.rmax) P->pat.rmax = len;
-        if (i == 0 || !P->pat.sep[i] || !P->pat.sep[i - 1] || len != Ct->p[i] - Ct->p[i - 1]) continue;
+        if (i == 0 || !P->pat.sep[i] || !P->pat.sep[i - 1] || len != Ct->p[i] - Ct->p[i - 1])
+            continue;
         size_t a = (size_t)Ct->p[i - 1], b = (size_t)Ct->p[i], k = (size_t)len;
         P->pat.samerow[i] = memcmp(Ct->i + a, Ct->i + b, k * sizeof(int)) == 0
-                        && memcmp(Ct->x + a, Ct->x + b, k * sizeof(double)) == 0;
+                            && memcmp(Ct->x + a, Ct->x + b, k * sizeof(double)) == 0;
     }
     P->pat.rt = nsc_calloc((size_t)P->pat.rmax + 1, sizeof(double));
     P->pat.runend = nsc_calloc((size_t)P->m + 1, sizeof(int));
     if (!P->pat.rt || !P->pat.runend) return -1;
     const int *sp = P->pat.SeT->p;
-    for (int i = P->m - 1, end = P->m, pure = 1; i >= 0; i--) {   /* backwards: each run's end known */
+    for (int i = P->m - 1, end = P->m, pure = 1; i >= 0;
+         i--) { /* backwards: each run's end known */
         pure = (i + 1 < P->m && P->pat.samerow[i + 1] ? pure : 1) && sp[i + 1] == sp[i];
         if (i + 1 < P->m && !P->pat.samerow[i + 1]) end = i + 1;
         P->pat.runend[i] = P->pat.samerow[i] || !P->pat.sep[i] ? 0 : pure ? end : -1;
@@ -317,7 +377,7 @@ static int row_runs(nsc_onestep *P)
     P->pat.rsort = nsc_calloc((size_t)P->m + 1, 1);
     if (!P->pat.rsort) return -1;
     const double *e0 = P->L->e0;
-    for (int i = 0; i < P->m; i++) {                 /* e0 nondecreasing along the run; one or two terms */
+    for (int i = 0; i < P->m; i++) { /* e0 nondecreasing along the run; one or two terms */
         int end = P->pat.runend[i], r = Ct->p[i + 1] - Ct->p[i], up = end > 0 && (r == 1 || r == 2);
         for (int j = i + 1; up && j < end; j++) up = e0[j - 1] <= e0[j];
         P->pat.rsort[i] = (char)up;
@@ -356,12 +416,16 @@ static int h_entries(nsc_onestep *P)
     char *smrow = nsc_calloc((size_t)P->n + 1, 1);
     P->pat.wpos = nsc_calloc((size_t)nnz + 1, sizeof(int));
     P->pat.hw = nsc_calloc((size_t)nnz + 1, sizeof(int));
-    if (!smrow || !P->pat.wpos || !P->pat.hw) { free(smrow); return -1; }
+    if (!smrow || !P->pat.wpos || !P->pat.hw) {
+        free(smrow);
+        return -1;
+    }
     for (int k = 0; k < L->nsm; k++) smrow[L->sm[k].row] = 1;
     for (int j = 0; j < P->n; j++)
         for (int k = W->p[j]; k < W->p[j + 1]; k++) {
             P->pat.wpos[k] = sp_find(P->pat.Wb, W->i[k], j);
-            if (smrow[W->i[k]] || (P->st.h > 0 && sp_find(E, W->i[k], j) >= 0)) P->pat.hw[P->pat.nhw++] = k;
+            if (smrow[W->i[k]] || (P->st.h > 0 && sp_find(E, W->i[k], j) >= 0))
+                P->pat.hw[P->pat.nhw++] = k;
         }
     free(smrow);
     return 0;
@@ -370,8 +434,8 @@ static int h_entries(nsc_onestep *P)
 int nsc_mode_setup(nsc_onestep *P)
 {
     P->mc.cur = P->mc.lastget = P->inc.mref_slot = -1;
-    if (setup_alloc(P) || classify_pairs(P) || row_runs(P) || head_cols(P) || build_wb(P) || h_entries(P)
-        || contributors(P))
+    if (setup_alloc(P) || classify_pairs(P) || row_runs(P) || head_cols(P) || build_wb(P)
+        || h_entries(P) || contributors(P))
         return -1;
     return 0;
 }
@@ -387,7 +451,7 @@ static void *dup_mem(const void *p, size_t n)
 /* A copy of the CSC matrix A, or NULL (ENOMEM). */
 static nsc_sparse *sp_dup(const nsc_sparse *A)
 {
-    nsc_sparse *C = malloc(sizeof *C);                           /* (copies, not zeroed then copied) */
+    nsc_sparse *C = malloc(sizeof *C); /* (copies, not zeroed then copied) */
     if (!C) return NULL;
     *C = *A;
     C->p = dup_mem(A->p, sizeof(int) * ((size_t)A->n + 1));
@@ -403,11 +467,12 @@ static nsc_sparse *sp_dup(const nsc_sparse *A)
 int nsc_mode_like(const nsc_onestep *P, const nsc_onestep *S)
 {
     const nsc_sparse *W = P->st.W, *V = S ? S->st.W : NULL;
-    if (!S || !S->pat.Wb || S->L != P->L || S->n != P->n || S->st.Et || P->st.Et || S->st.B != S->L->B || P->st.B != P->L->B
-        || (S->st.h > 0) != (P->st.h > 0) || !W || !V || W->p[P->n] != V->p[P->n])
+    if (!S || !S->pat.Wb || S->L != P->L || S->n != P->n || S->st.Et || P->st.Et
+        || S->st.B != S->L->B || P->st.B != P->L->B || (S->st.h > 0) != (P->st.h > 0) || !W || !V
+        || W->p[P->n] != V->p[P->n])
         return 0;
     return !memcmp(W->p, V->p, sizeof(int) * ((size_t)P->n + 1))
-        && !memcmp(W->i, V->i, sizeof(int) * (size_t)W->p[P->n]);
+           && !memcmp(W->i, V->i, sizeof(int) * (size_t)W->p[P->n]);
 }
 
 /* setup_alloc, classify_pairs, row_runs, build_wb's pattern, h_entries and
@@ -417,8 +482,10 @@ static int setup_copy(nsc_onestep *P, const nsc_onestep *S)
 {
     nsc_os_pat *t = &P->pat;
     nsc_os_inc *d = &P->inc;
-    size_t n = (size_t)P->n, m = (size_t)P->m, nnzb = (size_t)S->pat.Wb->p[P->n], nw = (size_t)S->st.W->p[P->n];
-    size_t npos = (size_t)S->pat.npos, nc = (size_t)S->pat.pc[S->pat.npos], np = (size_t)S->pat.pp[S->m];
+    size_t n = (size_t)P->n, m = (size_t)P->m, nnzb = (size_t)S->pat.Wb->p[P->n],
+           nw = (size_t)S->st.W->p[P->n];
+    size_t npos = (size_t)S->pat.npos, nc = (size_t)S->pat.pc[S->pat.npos],
+           np = (size_t)S->pat.pp[S->m];
     t->sep = dup_mem(S->pat.sep, m + 1);
     t->dinv = dup_mem(S->pat.dinv, (m + 1) * sizeof(double));
     t->sep_e = dup_mem(S->pat.sep_e, (m + 1) * sizeof(int));
@@ -453,11 +520,11 @@ static int setup_copy(nsc_onestep *P, const nsc_onestep *S)
     t->rt = nsc_calloc((size_t)S->pat.rmax + 1, sizeof(double));
     t->touched = nsc_calloc(npos + 1, 1);
     t->tlist = nsc_calloc(npos + 1, sizeof(int));
-    if (!t->sep || !t->dinv || !t->sep_e || !t->nlist || !t->pkey || !t->pp || !d->epair || !t->samerow
-        || !t->runend || !t->rsort || !t->srun || !t->other || !t->poscol || !t->pc || !t->wpos || !t->hw || !t->cpair || !t->ccoef || !t->ppos
-        || !t->Ct || !t->Dt || !t->SeT || !t->Wb || !t->posn || !d->zref || !d->zlist || !d->mref || !d->dmark
-        || !d->ulist || !d->dlist
-        || !d->dval || !t->rt || !t->touched || !t->tlist)
+    if (!t->sep || !t->dinv || !t->sep_e || !t->nlist || !t->pkey || !t->pp || !d->epair
+        || !t->samerow || !t->runend || !t->rsort || !t->srun || !t->other || !t->poscol || !t->pc
+        || !t->wpos || !t->hw || !t->cpair || !t->ccoef || !t->ppos || !t->Ct || !t->Dt || !t->SeT
+        || !t->Wb || !t->posn || !d->zref || !d->zlist || !d->mref || !d->dmark || !d->ulist
+        || !d->dlist || !d->dval || !t->rt || !t->touched || !t->tlist)
         return -1;
     for (size_t j = 0; j <= m; j++) t->posn[j] = -1;
     t->nsep_e = S->pat.nsep_e;
@@ -475,8 +542,8 @@ int nsc_mode_setup_like(nsc_onestep *P, const nsc_onestep *S)
 {
     P->mc.cur = P->mc.lastget = P->inc.mref_slot = -1;
     if (setup_copy(P, S) || head_cols(P)) return -1;
-    const double *wx = P->st.W->x;                                  /* Wb's values as build_wb sums them: */
-    for (int k = 0; k < P->st.W->p[P->n]; k++) {                    /* W's entry, + 0.0 where stamped */
+    const double *wx = P->st.W->x;               /* Wb's values as build_wb sums them: */
+    for (int k = 0; k < P->st.W->p[P->n]; k++) { /* W's entry, + 0.0 where stamped */
         int pos = P->pat.wpos[k];
         P->pat.Wb->x[pos] = P->pat.pc[pos + 1] > P->pat.pc[pos] ? wx[k] + 0.0 : wx[k];
     }
@@ -485,11 +552,11 @@ int nsc_mode_setup_like(nsc_onestep *P, const nsc_onestep *S)
 
 uint64_t nsc_mode_key(const nsc_onestep *P, const char *mask)
 {
-    uint64_t key = 0;                                            /* (without a branch per pair) */
+    uint64_t key = 0; /* (without a branch per pair) */
     int j = 0, m = P->m;
-    for (; j + 8 <= m; j += 8) {                                 /* eight flags at a time: a word of */
-        uint64_t u;                                              /* inactive pairs adds nothing (xor: */
-        memcpy(&u, mask + j, 8);                                 /* the same key in any order) */
+    for (; j + 8 <= m; j += 8) { /* eight flags at a time: a word of */
+        uint64_t u;              /* inactive pairs adds nothing (xor: */
+        memcpy(&u, mask + j, 8); /* the same key in any order) */
         if (!u) continue;
         for (int b = j; b < j + 8; b++) key ^= P->pat.pkey[b] & (0 - (uint64_t)(mask[b] != 0));
     }
@@ -524,8 +591,8 @@ static void mode_factor(nsc_onestep *P, nsc_mode *M, int refactor)
     P->mc.nfactor++;
     M->singular = 0;
     M->stale = 0;
-    if (M->F) {                                                  /* same symbolic analysis */
-        if (nsc_klu_refresh(M->F, M->K, refactor, &M->rc) == 1) return;   /* the old pivots hold */
+    if (M->F) {                                                         /* same symbolic analysis */
+        if (nsc_klu_refresh(M->F, M->K, refactor, &M->rc) == 1) return; /* the old pivots hold */
     } else {
         int singular;
         M->F = nsc_klu_factor_in(P->L->syms, M->K, &singular);
@@ -560,12 +627,13 @@ static void mode_prefixes(const nsc_onestep *P, nsc_mode *M, const char *mask, c
         return;
     }
     if (base != M) memcpy(M->pre, base->pre, (size_t)m);
-    for (int j = nsc_flags_next_diff(mask, base->mask, 0, m); j < m; j = nsc_flags_next_diff(mask, base->mask, j + 1, m)) {
+    for (int j = nsc_flags_next_diff(mask, base->mask, 0, m); j < m;
+         j = nsc_flags_next_diff(mask, base->mask, j + 1, m)) {
         int h = j;
-        while (P->pat.samerow[h]) h--;                           /* the run's head */
+        while (P->pat.samerow[h]) h--; /* the run's head */
         if (!P->pat.rsort[h]) continue;
         M->pre[h] = run_prefix(P, mask, h);
-        j = P->pat.runend[h] - 1;                                /* (the run done) */
+        j = P->pat.runend[h] - 1; /* (the run done) */
     }
 }
 
@@ -577,7 +645,7 @@ static int mode_pattern(nsc_onestep *P, nsc_mode *M)
     int n = P->n;
     const nsc_sparse *Wb = P->pat.Wb, *B = P->st.B, *C = P->L->C, *D = P->st.D;
     int N = n + M->nan, nnz = Wb->p[n];
-    for (int j = 0; j < n && M->nan > 0; j++)                    /* (no N-active pair: C_Na is empty) */
+    for (int j = 0; j < n && M->nan > 0; j++) /* (no N-active pair: C_Na is empty) */
         for (int k = C->p[j]; k < C->p[j + 1]; k++) nnz += P->pat.posn[C->i[k]] >= 0;
     for (int a = 0; a < M->nan; a++) {
         int j = M->actn[a];
@@ -588,27 +656,42 @@ static int mode_pattern(nsc_onestep *P, nsc_mode *M)
     if (!M->K) return -1;
     int *Kp = M->K->p, *Ki = M->K->i, t = 0;
     double *Kx = M->K->x;
-    for (int j = 0; j < n; j++) {                                /* [Wb; C_Na] */
+    for (int j = 0; j < n; j++) { /* [Wb; C_Na] */
         Kp[j] = t;
-        for (int k = Wb->p[j]; k < Wb->p[j + 1]; k++) { Ki[t] = Wb->i[k]; Kx[t++] = 0; }
+        for (int k = Wb->p[j]; k < Wb->p[j + 1]; k++) {
+            Ki[t] = Wb->i[k];
+            Kx[t++] = 0;
+        }
         for (int k = C->p[j]; k < C->p[j + 1] && M->nan > 0; k++)
-            if (P->pat.posn[C->i[k]] >= 0) { Ki[t] = n + P->pat.posn[C->i[k]]; Kx[t++] = C->x[k]; }
+            if (P->pat.posn[C->i[k]] >= 0) {
+                Ki[t] = n + P->pat.posn[C->i[k]];
+                Kx[t++] = C->x[k];
+            }
     }
-    for (int a = 0; a < M->nan; a++) {                           /* [-B_Na; D_NaNa] */
+    for (int a = 0; a < M->nan; a++) { /* [-B_Na; D_NaNa] */
         int j = M->actn[a], diag = 0;
         Kp[n + a] = t;
-        for (int k = B->p[j]; k < B->p[j + 1]; k++) { Ki[t] = B->i[k]; Kx[t++] = -B->x[k]; }
+        for (int k = B->p[j]; k < B->p[j + 1]; k++) {
+            Ki[t] = B->i[k];
+            Kx[t++] = -B->x[k];
+        }
         for (int k = D->p[j]; k < D->p[j + 1]; k++) {
             int r = P->pat.posn[D->i[k]];
             if (r < 0) continue;
             if (!diag && r >= a) {
                 diag = 1;
-                if (r > a) { Ki[t] = n + a; Kx[t++] = 0; }      /* keep the diagonal in the pattern */
+                if (r > a) {
+                    Ki[t] = n + a;
+                    Kx[t++] = 0;
+                } /* keep the diagonal in the pattern */
             }
             Ki[t] = n + r;
             Kx[t++] = D->x[k];
         }
-        if (!diag) { Ki[t] = n + a; Kx[t++] = 0; }
+        if (!diag) {
+            Ki[t] = n + a;
+            Kx[t++] = 0;
+        }
     }
     Kp[N] = t;
     return 0;
@@ -618,7 +701,8 @@ static int mode_pattern(nsc_onestep *P, nsc_mode *M)
 static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t key)
 {
     int n = P->n, m = P->m;
-    if (P->inc.mref_slot == (int)(M - P->mc.modes)) P->inc.mref_slot = -1;   /* (its mask is rewritten) */
+    if (P->inc.mref_slot == (int)(M - P->mc.modes))
+        P->inc.mref_slot = -1; /* (its mask is rewritten) */
     mode_clear(M);
     M->mask = malloc((size_t)m + 1);
     M->pre = malloc((size_t)m + 1);
@@ -629,12 +713,15 @@ static int mode_build(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t ke
     M->key = key;
     for (int q = 0; q < P->pat.nn; q++) {
         int j = P->pat.nlist[q];
-        if (mask[j]) { P->pat.posn[j] = M->nan; M->actn[M->nan++] = j; }
+        if (mask[j]) {
+            P->pat.posn[j] = M->nan;
+            M->actn[M->nan++] = j;
+        }
     }
     if (mode_pattern(P, M)) goto fail;
     for (int a = 0; a < M->nan; a++) P->pat.posn[M->actn[a]] = -1;
     const nsc_mode *src = nearest(P, M, mask, m);
-    if (src) mode_values(P, M, mask, src, 0);                       /* K's pattern is src's */
+    if (src) mode_values(P, M, mask, src, 0); /* K's pattern is src's */
     else pos_set_all(P, M, mask);
     mode_prefixes(P, M, mask, src);
     mode_factor(P, M, 0);
@@ -665,7 +752,10 @@ static int stale_positions(nsc_onestep *P, int nt)
 {
     for (int q = 0; q < P->pat.nhw; q++) {
         int k = P->pat.wpos[P->pat.hw[q]];
-        if (!P->pat.touched[k]) { P->pat.touched[k] = 1; P->pat.tlist[nt++] = k; }
+        if (!P->pat.touched[k]) {
+            P->pat.touched[k] = 1;
+            P->pat.tlist[nt++] = k;
+        }
     }
     return nt;
 }
@@ -688,7 +778,7 @@ static int ndiff(const char *a, const char *b, int m, int lim)
         uint64_t u, v;
         memcpy(&u, a + j, 8);
         memcpy(&v, b + j, 8);
-        if (u != v) d += popcount64(u ^ v);                      /* (most words are equal) */
+        if (u != v) d += popcount64(u ^ v); /* (most words are equal) */
     }
     for (; j < m && d < lim; j++) d += a[j] != b[j];
     return d;
@@ -720,14 +810,18 @@ static int pair_positions(nsc_onestep *P, int j, int nt)
 {
     for (int q = P->pat.pp[j]; q < P->pat.pp[j + 1]; q++) {
         int k = P->pat.ppos[q];
-        if (!P->pat.touched[k]) { P->pat.touched[k] = 1; P->pat.tlist[nt++] = k; }
+        if (!P->pat.touched[k]) {
+            P->pat.touched[k] = 1;
+            P->pat.tlist[nt++] = k;
+        }
     }
     return nt;
 }
 
 /* (flips: src's mask and mask differ exactly in the pairs P->mc.flip lists,
  * mode_refill's test; no scan of the m flags) */
-static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc_mode *src, int flips)
+static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc_mode *src,
+                        int flips)
 {
     int m = P->m, nt = 0;
     const char *base = M->mask;
@@ -741,7 +835,8 @@ static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc
     if (src && flips)
         for (int f = 0; f < P->mc.nflip; f++) nt = pair_positions(P, P->mc.flip[f], nt);
     else
-        for (int j = nsc_flags_next_diff(mask, base, 0, m); j < m; j = nsc_flags_next_diff(mask, base, j + 1, m))
+        for (int j = nsc_flags_next_diff(mask, base, 0, m); j < m;
+             j = nsc_flags_next_diff(mask, base, j + 1, m))
             nt = pair_positions(P, j, nt);
     for (int q = 0; q < nt; q++) {
         pos_set(P, M, mask, P->pat.tlist[q]);
@@ -761,11 +856,11 @@ static void mode_refill(nsc_onestep *P, nsc_mode *M, const char *mask, uint64_t 
     int m = P->m;
     const nsc_mode *S = near_cand(P, M, mask);
     int flips = S && mask == P->mc.flipfor && P->mc.nflip >= 0 && S == &P->mc.modes[P->mc.flipslot];
-    int ds = flips ? P->mc.nflip : S ? ndiff(mask, S->mask, m, m) : m;   /* (flips: ndiff's count) */
+    int ds = flips ? P->mc.nflip : S ? ndiff(mask, S->mask, m, m) : m; /* (flips: ndiff's count) */
     if (ds >= m || (!M->stale && ndiff(mask, M->mask, m, ds + 1) <= ds)) S = NULL;
     mode_values(P, M, mask, S, flips);
     if (P->inc.mref_slot == (int)(M - P->mc.modes)) P->inc.mref_slot = -1;
-    mode_prefixes(P, M, mask, S ? S : M);                        /* (before M's mask is rewritten) */
+    mode_prefixes(P, M, mask, S ? S : M); /* (before M's mask is rewritten) */
     memcpy(M->mask, mask, (size_t)m);
     M->key = key;
     free(M->G);
@@ -790,7 +885,8 @@ nsc_mode *nsc_mode_get(nsc_onestep *P, const char *mask)
     int cap = mode_cap(P);
     for (int k = 0; cap <= NSC_MODE_CACHE_BIG && k < cap; k++) {
         const nsc_mode *M = &P->mc.modes[k];
-        if (M->mask && memcmp(M->mask, mask, (size_t)P->m) == 0) return nsc_mode_get_key(P, mask, M->key);
+        if (M->mask && memcmp(M->mask, mask, (size_t)P->m) == 0)
+            return nsc_mode_get_key(P, mask, M->key);
     }
     return nsc_mode_get_key(P, mask, nsc_mode_key(P, mask));
 }
@@ -805,15 +901,14 @@ nsc_mode *nsc_mode_get_key(nsc_onestep *P, const char *mask, uint64_t key)
         if (M->mask && M->key == key && memcmp(M->mask, mask, (size_t)m) == 0) {
             M->last_use = P->mc.clock;
             P->mc.lastget = k;
-            if (M->stale) {                                      /* renewed: the new h's values */
+            if (M->stale) { /* renewed: the new h's values */
                 int nt = stale_positions(P, 0);
                 for (int q = 0; q < nt; q++) {
                     pos_set(P, M, mask, P->pat.tlist[q]);
                     P->pat.touched[P->pat.tlist[q]] = 0;
                 }
                 mode_factor(P, M, 1);
-            } else
-                P->mc.ncached++;
+            } else P->mc.ncached++;
             return M;
         }
     }
@@ -831,7 +926,11 @@ nsc_mode *nsc_mode_get_key(nsc_onestep *P, const char *mask, uint64_t key)
         mode_refill(P, M, mask, key);
     } else {
         if (!M->mask) P->mc.nmodes++;
-        if (mode_build(P, M, mask, key)) { P->mc.nmodes--; P->mc.lastget = -1; return NULL; }
+        if (mode_build(P, M, mask, key)) {
+            P->mc.nmodes--;
+            P->mc.lastget = -1;
+            return NULL;
+        }
     }
     M->last_use = P->mc.clock;
     P->mc.lastget = slot;
@@ -843,15 +942,16 @@ void nsc_mode_rhs(const nsc_onestep *P, const nsc_mode *M, double *x)
     int n = P->n;
     const nsc_sparse *B = P->st.B;
     memcpy(x, P->st.r, (size_t)n * sizeof(double));
-    if (P->st.e1) {                                                 /* e given: sum over the active S pairs */
+    if (P->st.e1) { /* e given: sum over the active S pairs */
         for (int j = 0; j < P->m; j++) {
             if (!M->mask[j] || !P->pat.sep[j]) continue;
             double t = P->st.e1[j] * P->pat.dinv[j];
-            for (int k = B->p[j]; k < B->p[j + 1]; k++) x[B->i[k]] -= B->x[k] * t;   /* x -= B_j e_j / D_jj */
+            for (int k = B->p[j]; k < B->p[j + 1]; k++)
+                x[B->i[k]] -= B->x[k] * t; /* x -= B_j e_j / D_jj */
         }
     } else {
-        for (int i = 0; i < n; i++) x[i] -= M->c[i];            /* x = r - sum B_j e0_j / D_jj */
-        for (int q = 0; q < P->pat.nsep_e; q++) {                    /* the source part of e_j (and ez_j) */
+        for (int i = 0; i < n; i++) x[i] -= M->c[i]; /* x = r - sum B_j e0_j / D_jj */
+        for (int q = 0; q < P->pat.nsep_e; q++) {    /* the source part of e_j (and ez_j) */
             int j = P->pat.sep_e[q];
             if (!M->mask[j]) continue;
             double t = (nsc_pair_e(P, j) - P->L->e0[j]) * P->pat.dinv[j];
@@ -868,12 +968,12 @@ static inline int pair_check(const nsc_onestep *P, const char *mask, int i, cons
                              const double *lt, double ltol, double *li, double *vi)
 {
     *vi = 0;
-    if (mask[i] && !P->pat.sep[i]) {                                 /* N active: l_i >= 0 */
+    if (mask[i] && !P->pat.sep[i]) { /* N active: l_i >= 0 */
         *li = lt[i] > 0 ? lt[i] : 0.0;
         return lt[i] < -ltol;
     }
     const nsc_sparse *Ct = P->pat.Ct;
-    double g = nsc_pair_e(P, i), gs = fabs(g);                   /* g = C_i z + e_i (+ D_i l_Na) */
+    double g = nsc_pair_e(P, i), gs = fabs(g); /* g = C_i z + e_i (+ D_i l_Na) */
     for (int k = Ct->p[i]; k < Ct->p[i + 1]; k++) {
         double t = Ct->x[k] * x[Ct->i[k]];
         g += t;
@@ -887,12 +987,12 @@ static inline int pair_check(const nsc_onestep *P, const char *mask, int i, cons
             gs += fabs(t);
         }
     }
-    if (mask[i]) {                                               /* S active: l_i = -g / D_ii >= 0 */
+    if (mask[i]) { /* S active: l_i = -g / D_ii >= 0 */
         double v = -g * P->pat.dinv[i];
         *li = v > 0 ? v : 0.0;
         return g > NSC_MODE_TOL * gs;
     }
-    *li = 0;                                                     /* inactive: y_i = g >= 0 */
+    *li = 0; /* inactive: y_i = g >= 0 */
     if (g < 0) *vi = -g;
     return g < -NSC_MODE_TOL * gs;
 }
@@ -912,20 +1012,20 @@ static int sep_violated(const nsc_onestep *P, int active, double e, double g, in
  * bit pair_check's g, gs, verdict and l_i), |terms| summed only when g has a
  * violation's sign (no violation is possible otherwise: gs >= 0). *vi is
  * set when positive only (the caller's 0 otherwise). */
-__attribute__((always_inline)) static inline int sep_check(const nsc_onestep *P, int active, int i, double e, int r,
-                                                           double *li, double *vi)
+__attribute__((always_inline)) static inline int sep_check(const nsc_onestep *P, int active, int i,
+                                                           double e, int r, double *li, double *vi)
 {
     const double *t = P->pat.rt;
     double g = e;
-    if (r == 2) g = e + t[0] + t[1];                             /* g = e_i + C_i z, left to right */
+    if (r == 2) g = e + t[0] + t[1]; /* g = e_i + C_i z, left to right */
     else
         for (int k = 0; k < r; k++) g += t[k];
-    if (active) {                                                /* l_i = -g / D_ii >= 0 */
+    if (active) { /* l_i = -g / D_ii >= 0 */
         double v = -g * P->pat.dinv[i];
         *li = v > 0 ? v : 0.0;
         return g > 0 && sep_violated(P, 1, e, g, r);
     }
-    *li = 0;                                                     /* y_i = g >= 0 */
+    *li = 0; /* y_i = g >= 0 */
     if (!(g < 0)) return 0;
     *vi = -g;
     return sep_violated(P, 0, e, g, r);
@@ -939,16 +1039,18 @@ __attribute__((always_inline)) static inline int sep_check(const nsc_onestep *P,
  * 0 after it, next = mask (check_all copied it), no violation (*viol, the key
  * and ok unchanged) -- what check_run_r's pair-by-pair loop writes, bit for
  * bit, without its per-pair tests. 1 when so; 0 (nothing written) otherwise. */
-__attribute__((always_inline)) static inline int run_sorted(const nsc_onestep *P, int i0, int end, int k, int r,
-                                                            double t0, double t1, double *l)
+__attribute__((always_inline)) static inline int
+run_sorted(const nsc_onestep *P, int i0, int end, int k, int r, double t0, double t1, double *l)
 {
     const double *e0 = P->L->e0, *dinv = P->pat.dinv;
     int ik = i0 + k;
-    if (k > 0 && (r == 2 ? e0[ik - 1] + t0 + t1 : e0[ik - 1] + t0) > 0) return 0;   /* the prefix's largest g */
-    if (ik < end && (r == 2 ? e0[ik] + t0 + t1 : e0[ik] + t0) < 0) return 0;       /* the suffix's smallest g */
+    if (k > 0 && (r == 2 ? e0[ik - 1] + t0 + t1 : e0[ik - 1] + t0) > 0)
+        return 0; /* the prefix's largest g */
+    if (ik < end && (r == 2 ? e0[ik] + t0 + t1 : e0[ik] + t0) < 0)
+        return 0; /* the suffix's smallest g */
     for (int i = i0; i < ik; i++) {
         double g = r == 2 ? e0[i] + t0 + t1 : e0[i] + t0;
-        double v = -g * dinv[i];                                 /* l_i = -g / D_ii >= 0 */
+        double v = -g * dinv[i]; /* l_i = -g / D_ii >= 0 */
         l[i] = v > 0 ? v : 0.0;
     }
     for (int i = ik; i < end; i++) l[i] = 0;
@@ -959,8 +1061,9 @@ __attribute__((always_inline)) static inline int run_sorted(const nsc_onestep *P
  * row (rt[0], rt[1]), e_i = e0_i (no source term; + ez_i when ez, pairs held
  * at the theta point, as nsc_pair_e sums it), next wanted; sep_check's sums,
  * verdicts and l_i bit for bit, without its per-pair tests of the case. */
-__attribute__((always_inline)) static inline int check_run_r(const nsc_onestep *P, const char *mask, int i0, int r,
-                                                             const double *ez, double *l, char *next, double *viol,
+__attribute__((always_inline)) static inline int check_run_r(const nsc_onestep *P, const char *mask,
+                                                             int i0, int r, const double *ez,
+                                                             double *l, char *next, double *viol,
                                                              uint64_t *kx, int *ok)
 {
     const double *e0 = P->L->e0, *dinv = P->pat.dinv;
@@ -968,13 +1071,13 @@ __attribute__((always_inline)) static inline int check_run_r(const nsc_onestep *
     int end = P->pat.runend[i0];
     for (int i = i0; i < end; i++) {
         double e = ez ? e0[i] + ez[i] : e0[i];
-        double g = r == 2 ? e + t0 + t1 : e + t0;                /* g = e_i + C_i z, left to right */
+        double g = r == 2 ? e + t0 + t1 : e + t0; /* g = e_i + C_i z, left to right */
         int act = mask[i] != 0, bad;
-        if (act) {                                               /* l_i = -g / D_ii >= 0 */
+        if (act) { /* l_i = -g / D_ii >= 0 */
             double v = -g * dinv[i];
             l[i] = v > 0 ? v : 0.0;
             bad = g > 0 && sep_violated(P, 1, e, g, r);
-        } else {                                                 /* y_i = g >= 0 */
+        } else { /* y_i = g >= 0 */
             l[i] = 0;
             bad = 0;
             if (g < 0) {
@@ -991,21 +1094,21 @@ __attribute__((always_inline)) static inline int check_run_r(const nsc_onestep *
     return end;
 }
 
-static int check_run2(const nsc_onestep *P, const char *mask, int i0, double *l, char *next, double *viol,
-                      uint64_t *kx, int *ok)
+static int check_run2(const nsc_onestep *P, const char *mask, int i0, double *l, char *next,
+                      double *viol, uint64_t *kx, int *ok)
 {
     return check_run_r(P, mask, i0, 2, NULL, l, next, viol, kx, ok);
 }
 
-static int check_run1(const nsc_onestep *P, const char *mask, int i0, double *l, char *next, double *viol,
-                      uint64_t *kx, int *ok)
+static int check_run1(const nsc_onestep *P, const char *mask, int i0, double *l, char *next,
+                      double *viol, uint64_t *kx, int *ok)
 {
     return check_run_r(P, mask, i0, 1, NULL, l, next, viol, kx, ok);
 }
 
 /* The same with the pairs held at the theta point (e_i = e0_i + ez_i). */
-static int check_run_k(const nsc_onestep *P, const char *mask, int i0, int r, double *l, char *next, double *viol,
-                       uint64_t *kx, int *ok)
+static int check_run_k(const nsc_onestep *P, const char *mask, int i0, int r, double *l, char *next,
+                       double *viol, uint64_t *kx, int *ok)
 {
     return r == 2 ? check_run_r(P, mask, i0, 2, P->st.ez, l, next, viol, kx, ok)
                   : check_run_r(P, mask, i0, 1, P->st.ez, l, next, viol, kx, ok);
@@ -1015,14 +1118,16 @@ static int check_run_k(const nsc_onestep *P, const char *mask, int i0, int r, do
  * terms in rt, r of them) to its end: sep_check pair by pair in a tight loop,
  * l, next, *viol and the key flips *kx as check_all writes them; *ok = 0
  * when a pair is violated. Returns the run's end. */
-static int check_run(const nsc_onestep *P, const char *mask, int i0, int r, double *l, char *next, double *viol,
-                     uint64_t *kx, int *ok)
+static int check_run(const nsc_onestep *P, const char *mask, int i0, int r, double *l, char *next,
+                     double *viol, uint64_t *kx, int *ok)
 {
     const double *e1 = P->st.e1, *e0 = P->L->e0;
     const int *sp = P->pat.SeT->p;
-    if (!e1 && next && (r == 1 || r == 2) && P->pat.runend[i0] > 0)   /* (kap: e_i has a z0 term, ez_i) */
+    if (!e1 && next && (r == 1 || r == 2)
+        && P->pat.runend[i0] > 0) /* (kap: e_i has a z0 term, ez_i) */
         return P->st.kap ? check_run_k(P, mask, i0, r, l, next, viol, kx, ok)
-               : r == 2 ? check_run2(P, mask, i0, l, next, viol, kx, ok) : check_run1(P, mask, i0, l, next, viol, kx, ok);
+               : r == 2  ? check_run2(P, mask, i0, l, next, viol, kx, ok)
+                         : check_run1(P, mask, i0, l, next, viol, kx, ok);
     int i = i0;
     do {
         double vi = 0, e = e1 ? e1[i] : sp[i + 1] == sp[i] && !P->st.kap ? e0[i] : nsc_pair_e(P, i);
@@ -1050,10 +1155,11 @@ static int row_terms(nsc_onestep *P, int i, const double *x)
 /* The unit of the full check headed by i (a run of separable pairs, or one
  * pair): its pairs' l, next (if not NULL), violation and key flips. Returns
  * the unit's end. */
-static int check_unit(nsc_onestep *P, const char *mask, int i, const double *x, double ltol, double *l, char *next,
-                      double *viol, uint64_t *kx, int *ok)
+static int check_unit(nsc_onestep *P, const char *mask, int i, const double *x, double ltol,
+                      double *l, char *next, double *viol, uint64_t *kx, int *ok)
 {
-    if (P->pat.sep[i]) return check_run(P, mask, i, row_terms(P, i, x), l, next, viol, kx, ok);   /* the whole run */
+    if (P->pat.sep[i])
+        return check_run(P, mask, i, row_terms(P, i, x), l, next, viol, kx, ok); /* the whole run */
     double vi;
     int bad = pair_check(P, mask, i, x, P->mc.lt, ltol, &l[i], &vi);
     if (vi > *viol) *viol = vi;
@@ -1071,30 +1177,31 @@ static int check_unit(nsc_onestep *P, const char *mask, int i, const double *x, 
  * lists (each pair's results are its own, the violation a maximum, the key a
  * xor: any order gives the same): a sorted run first at the boundary of its
  * active prefix (run_sorted, when M->pre has one), its terms from srun. */
-static int check_all(nsc_onestep *P, const nsc_mode *M, const double *x, double ltol, double *l, char *next,
-                     double *viol)
+static int check_all(nsc_onestep *P, const nsc_mode *M, const double *x, double ltol, double *l,
+                     char *next, double *viol)
 {
     const char *mask = M->mask;
     int ok = 1;
-    uint64_t kx = 0;                                             /* next's key = mask's ^ the flipped pairs' */
+    uint64_t kx = 0; /* next's key = mask's ^ the flipped pairs' */
     if (P->st.e1 || P->st.kap || !next) {
         for (int i = 0; i < P->m;) i = check_unit(P, mask, i, x, ltol, l, next, viol, &kx, &ok);
         P->mc.nkey ^= kx;
         return ok;
     }
-    memcpy(next, mask, (size_t)P->m);                            /* (every other path writes its pairs') */
+    memcpy(next, mask, (size_t)P->m); /* (every other path writes its pairs') */
     for (int u = 0; u < P->pat.nsrun; u++) {
         const nsc_srun *s = &P->pat.srun[u];
         int pk = M->pre[s->i0];
         if (pk != NSC_PRE_NONE && P->pat.rsort[s->i0]) {
-            double t0 = s->c0 * x[s->k0];                        /* row_terms' products */
+            double t0 = s->c0 * x[s->k0]; /* row_terms' products */
             if (s->r == 1 ? run_sorted(P, s->i0, s->end, pk, 1, t0, 0.0, l)
                           : run_sorted(P, s->i0, s->end, pk, 2, t0, s->c1 * x[s->k1], l))
                 continue;
         }
         check_unit(P, mask, s->i0, x, ltol, l, next, viol, &kx, &ok);
     }
-    for (int u = 0; u < P->pat.nother; u++) check_unit(P, mask, P->pat.other[u], x, ltol, l, next, viol, &kx, &ok);
+    for (int u = 0; u < P->pat.nother; u++)
+        check_unit(P, mask, P->pat.other[u], x, ltol, l, next, viol, &kx, &ok);
     P->mc.nkey ^= kx;
     return ok;
 }
@@ -1128,13 +1235,13 @@ static void inc_run(nsc_onestep *P, const char *mask, int i0, int r, double *vio
     const double t0 = P->pat.rt[0], t1 = r == 2 ? P->pat.rt[1] : 0.0;
     for (; i < end; i++) {
         double e = ez ? e0[i] + ez[i] : e0[i], li = 0;
-        double g = r == 2 ? e + t0 + t1 : e + t0;                /* g = e_i + C_i z, left to right */
+        double g = r == 2 ? e + t0 + t1 : e + t0; /* g = e_i + C_i z, left to right */
         int bad = 0;
-        if (mask[i]) {                                           /* l_i = -g / D_ii >= 0 */
+        if (mask[i]) { /* l_i = -g / D_ii >= 0 */
             double v = -g * dinv[i];
             li = v > 0 ? v : 0.0;
             bad = g > 0 && sep_violated(P, 1, e, g, r);
-        } else if (g < 0) {                                      /* y_i = g >= 0 */
+        } else if (g < 0) { /* y_i = g >= 0 */
             if (-g > *viol) *viol = -g;
             bad = sep_violated(P, 0, e, g, r);
         }
@@ -1177,7 +1284,10 @@ static int mode_slot(const nsc_onestep *P, const nsc_mode *M)
 static inline void dirty(nsc_onestep *P, int i)
 {
     while (P->pat.samerow[i]) i--;
-    if (!P->inc.dmark[i]) { P->inc.dmark[i] = 1; P->inc.ulist[P->inc.nu++] = i; }
+    if (!P->inc.dmark[i]) {
+        P->inc.dmark[i] = 1;
+        P->inc.ulist[P->inc.nu++] = i;
+    }
 }
 
 /* The incremental check (P->inc.ok): a pair whose status, e and entries of z
@@ -1198,10 +1308,12 @@ static int check_inc(nsc_onestep *P, const nsc_mode *M, const double *x, double 
     const char *mask = M->mask;
     const int *cup = P->inc.cup, *cui = P->inc.cui;
     P->inc.nu = 0;
-    for (int i = slot >= 0 && slot == P->inc.mref_slot ? m : nsc_flags_next_diff(mask, P->inc.mref, 0, m); i < m;
-         i = nsc_flags_next_diff(mask, P->inc.mref, i + 1, m))
-        dirty(P, i);                                             /* the pairs whose status changed */
-    for (int c = 0; c < P->inc.nz; c++) {                           /* z_k changed: the runs reading it */
+    for (int i = slot >= 0 && slot == P->inc.mref_slot
+                     ? m
+                     : nsc_flags_next_diff(mask, P->inc.mref, 0, m);
+         i < m; i = nsc_flags_next_diff(mask, P->inc.mref, i + 1, m))
+        dirty(P, i);                      /* the pairs whose status changed */
+    for (int c = 0; c < P->inc.nz; c++) { /* z_k changed: the runs reading it */
         int k = P->inc.zlist[c];
         for (int q = cup[k]; q < cup[k + 1]; q++) dirty(P, cui[q]);
     }
@@ -1213,7 +1325,7 @@ static int check_inc(nsc_onestep *P, const nsc_mode *M, const double *x, double 
     if (!ok) {
         if (next) {
             memcpy(next, mask, (size_t)m);
-            P->mc.nflip = 0;                                     /* (each pair listed once) */
+            P->mc.nflip = 0; /* (each pair listed once) */
             P->mc.flipslot = slot;
             for (int d = 0; d < P->inc.nd; d++)
                 if (P->inc.dval[d] < 0) {
@@ -1268,7 +1380,7 @@ int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res
     int n = P->n, m = P->m;
     double *x = P->st.x, *lt = P->mc.lt;
     nsc_mode_rhs(P, M, x);
-    if (nsc_klu_solve(M->F, x, 1)) return -1;                   /* [z; l_Na] = K \ rhs */
+    if (nsc_klu_solve(M->F, x, 1)) return -1; /* [z; l_Na] = K \ rhs */
     double lmax = 0;
     for (int a = 0; a < M->nan; a++) {
         lt[M->actn[a]] = x[n + a];
@@ -1278,15 +1390,15 @@ int nsc_mode_try(nsc_onestep *P, nsc_mode *M, double *z1, double *l, double *res
     const char *mask = M->mask;
     double ltol = NSC_MODE_TOL * lmax;
     int ok;
-    P->mc.nkey = M->key;                                            /* (the checks flip it into next's) */
+    P->mc.nkey = M->key; /* (the checks flip it into next's) */
     if (P->inc.ok && changed_z(P, x)) {
         ok = check_inc(P, M, x, ltol, l, res, next);
-        if (ok) P->inc.lch = P->inc.nd;                                  /* l changed in dlist only */
+        if (ok) P->inc.lch = P->inc.nd; /* l changed in dlist only */
     } else {
         *res = 0;
         ok = check_all(P, M, x, ltol, l, next, res);
-        P->inc.lch = -1;                                             /* every l written */
-        if (ok && P->inc.track) {                                /* the reference of the incremental check */
+        P->inc.lch = -1;          /* every l written */
+        if (ok && P->inc.track) { /* the reference of the incremental check */
             memcpy(P->inc.zref, x, (size_t)n * sizeof(double));
             memcpy(P->inc.mref, mask, (size_t)m);
             P->inc.mref_slot = mode_slot(P, M);
@@ -1310,7 +1422,10 @@ static int flip_coupled(const nsc_sparse *S, int i, const char *prev, const char
     int more = 0;
     for (int k = S->p[i]; k < S->p[i + 1]; k++) {
         int j = S->i[k];
-        if (j != i && S->x[k] != 0 && mask[j] == prev[j] && next[j] == mask[j]) { next[j] = !mask[j]; more = 1; }
+        if (j != i && S->x[k] != 0 && mask[j] == prev[j] && next[j] == mask[j]) {
+            next[j] = !mask[j];
+            more = 1;
+        }
     }
     return more;
 }
@@ -1320,7 +1435,9 @@ static int flip_partners(const nsc_onestep *P, const char *prev, const char *mas
     int m = P->m, more = 0;
     memcpy(next, mask, (size_t)m);
     for (int i = 0; i < m; i++)
-        if (mask[i] != prev[i]) more |= flip_coupled(P->st.D, i, prev, mask, next) | flip_coupled(P->pat.Dt, i, prev, mask, next);
+        if (mask[i] != prev[i])
+            more |= flip_coupled(P->st.D, i, prev, mask, next)
+                    | flip_coupled(P->pat.Dt, i, prev, mask, next);
     return more;
 }
 
@@ -1338,22 +1455,26 @@ static void masks_rotate(nsc_onestep *P)
 int nsc_active_set(nsc_onestep *P, const char *start, nsc_mode *first, int maxit, double *z1,
                    double *l, double *res)
 {
-    uint64_t seen[NSC_AS_SEEN];                                  /* keys of the last nseen modes tried */
+    uint64_t seen[NSC_AS_SEEN]; /* keys of the last nseen modes tried */
     int nseen = 0;
-    if (P->mc.mask != start && !(start == P->mc.prev && P->mc.mask_prev)) memcpy(P->mc.mask, start, (size_t)P->m);
-    P->mc.mask_prev = 0;                                            /* (the caller sets it again) */
+    if (P->mc.mask != start && !(start == P->mc.prev && P->mc.mask_prev))
+        memcpy(P->mc.mask, start, (size_t)P->m);
+    P->mc.mask_prev = 0; /* (the caller sets it again) */
     for (int it = 1; it <= maxit; it++) {
-        if (it > 1) masks_rotate(P);                             /* prev = mask, mask = next */
+        if (it > 1) masks_rotate(P); /* prev = mask, mask = next */
         char *mask = P->mc.mask, *next = P->mc.mask2, *prev = P->mc.mask0;
-        P->mc.flipfor = it > 1 ? mask : NULL;                   /* (mode_refill: next's flips listed) */
-        nsc_mode *M = it > 1 ? nsc_mode_get_key(P, mask, P->mc.nkey)   /* next's key, formed by the check */
+        P->mc.flipfor = it > 1 ? mask : NULL; /* (mode_refill: next's flips listed) */
+        nsc_mode *M = it > 1  ? nsc_mode_get_key(P, mask,
+                                                 P->mc.nkey) /* next's key, formed by the check */
                       : first ? first
-                      : start == P->mc.prev && P->mc.prevkey_ok ? nsc_mode_get_key(P, mask, P->mc.prevkey)
-                      : nsc_mode_get(P, mask);
+                      : start == P->mc.prev && P->mc.prevkey_ok
+                          ? nsc_mode_get_key(P, mask, P->mc.prevkey)
+                          : nsc_mode_get(P, mask);
         P->mc.flipfor = NULL;
         if (!M) return 0;
         int st = nsc_mode_try(P, M, z1, l, res, next);
-        if (st < 0 && it > 1 && flip_partners(P, prev, mask, next)) {   /* the group's other pairs too */
+        if (st < 0 && it > 1
+            && flip_partners(P, prev, mask, next)) { /* the group's other pairs too */
             P->mc.nkey = nsc_mode_key(P, next);
             continue;
         }
@@ -1365,7 +1486,7 @@ int nsc_active_set(nsc_onestep *P, const char *start, nsc_mode *first, int maxit
         if (st < 0 || (P->mc.nkey == M->key && memcmp(mask, next, (size_t)P->m) == 0)) return 0;
         seen[nseen++ % NSC_AS_SEEN] = M->key;
         for (int q = 0; q < nseen && q < NSC_AS_SEEN; q++)
-            if (seen[q] == P->mc.nkey) return 0;                    /* a cycle: pivoting settles it */
+            if (seen[q] == P->mc.nkey) return 0; /* a cycle: pivoting settles it */
     }
     return 0;
 }

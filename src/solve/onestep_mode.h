@@ -50,7 +50,8 @@ static inline double nsc_pair_e(const nsc_onestep *P, int i)
     if (P->st.e1) return P->st.e1[i];
     double e = P->L->e0[i];
     const nsc_sparse *S = P->pat.SeT;
-    for (int k = S->p[i]; k < S->p[i + 1]; k++) e += S->x[k] * P->st.w1[S->i[k]];   /* e += Se(i,:) w1 */
+    for (int k = S->p[i]; k < S->p[i + 1]; k++)
+        e += S->x[k] * P->st.w1[S->i[k]]; /* e += Se(i,:) w1 */
     return P->st.kap ? e + P->st.ez[i] : e;
 }
 

@@ -78,7 +78,7 @@ static int relin(nsc_onestep *P)
     if (!pos) return -1;
     for (int k = 0; k < L->nsm; k++) {
         const nsc_smooth *S = &L->sm[k];
-        for (int q = 0; q < S->nin; q++, pos += 2) {              /* W[row][in[q]] = -J_q, TA's = J_q */
+        for (int q = 0; q < S->nin; q++, pos += 2) { /* W[row][in[q]] = -J_q, TA's = J_q */
             double g = L->A->x[S->apos[q]];
             if ((P->st.W && pos[0] < 0) || (P->st.TA && pos[1] < 0)) return -1;
             if (P->st.W) P->st.W->x[pos[0]] = -g;
@@ -86,13 +86,15 @@ static int relin(nsc_onestep *P)
         }
         P->st.sc[S->row] = L->s0[S->row];
     }
-    free(P->dn.WiB); P->dn.WiB = NULL;                                 /* the dense path, formed when needed */
-    free(P->dn.M); P->dn.M = NULL;
+    free(P->dn.WiB);
+    P->dn.WiB = NULL; /* the dense path, formed when needed */
+    free(P->dn.M);
+    P->dn.M = NULL;
     nsc_mode_renew(P);
     P->inc.ok = 0;
     P->inc.lch = -1;
     P->st.wstale = P->n > 0;
-    return L->ncharge ? 0 : nsc_onestep_wfactor(P);               /* (charges: when a solve with W needs it) */
+    return L->ncharge ? 0 : nsc_onestep_wfactor(P); /* (charges: when a solve with W needs it) */
 }
 
 /* the tolerance of unknown i at the value a (onestep_nl.h) */
@@ -166,26 +168,28 @@ static double step_limit(const nsc_lcs *L, const double *zp, const double *zq, c
  * DEVfetlim) for the same reason. Convergence is still tested at z1; the
  * transient's problems start from the last step's solution and are not
  * limited. */
-static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, const double *zalt, double *z1, double *l,
-                  nsc_step_info *info)
+static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, const double *zalt,
+                  double *z1, double *l, nsc_step_info *info)
 {
     const nsc_lcs *L = P->L;
     size_t nb = sizeof(double) * (size_t)P->n;
     nsc_nlstat *ns = L->nls;
-    double *t = malloc(sizeof(double) * ((size_t)L->nsm + 1));  /* the last tangents' values at zk */
-    double *zp = P->st.h == 0 ? malloc(2 * nb + sizeof(double)) : NULL, a = 1;   /* the last linearisation point, */
-    double *zq = NULL;                                           /* the last solve's z1 (zp + n) */
+    double *t = malloc(sizeof(double) * ((size_t)L->nsm + 1)); /* the last tangents' values at zk */
+    double *zp = P->st.h == 0 ? malloc(2 * nb + sizeof(double)) : NULL,
+           a = 1;      /* the last linearisation point, */
+    double *zq = NULL; /* the last solve's z1 (zp + n) */
     int st = 0, done = 0, bad = !t || (P->st.h == 0 && !zp);
     ns->solves++;
-    for (int it = 0; !bad && !st && !done && it <= NSC_NL_MAXIT; it++) {   /* zk: the start, then solve it's */
+    for (int it = 0; !bad && !st && !done && it <= NSC_NL_MAXIT;
+         it++) { /* zk: the start, then solve it's */
         for (int k = 0; it > 0 && k < L->nsm; k++) t[k] = tangent(L, &L->sm[k], zk);
-        int nf = nsc_lcs_smooth_at(L, zk);                       /* f, J at zk (not finite: failed) */
-        if (nf && it == 0 && zalt) {                             /* (a predicted start: from zalt instead) */
+        int nf = nsc_lcs_smooth_at(L, zk); /* f, J at zk (not finite: failed) */
+        if (nf && it == 0 && zalt) {       /* (a predicted start: from zalt instead) */
             memcpy(zk, zalt, nb);
             nf = nsc_lcs_smooth_at(L, zk);
         }
         if (nf) break;
-        if (it > 0 && at_solution(L, zk, t)) {                   /* z1 = zk, l and info its solve's */
+        if (it > 0 && at_solution(L, zk, t)) { /* z1 = zk, l and info its solve's */
             if (it > ns->maxit) ns->maxit = it;
             memcpy(ns->z, z1, nb);
             done = 1;
@@ -196,7 +200,7 @@ static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, const do
         if ((a < 1 && nsc_lcs_smooth_at(L, zk)) || relin(P)) break;
         if (zp) memcpy(zp, zk, nb);
         ns->iters++;
-        st = lin(P, ctx, z1, l, info);                           /* an LCP failure: the caller's */
+        st = lin(P, ctx, z1, l, info); /* an LCP failure: the caller's */
         a = zp ? step_limit(L, zp, zq, z1) : 1;
         if (zp) memcpy(zq = zp + P->n, z1, nb);
         memcpy(zk, z1, nb);
@@ -208,7 +212,7 @@ static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, const do
     info->st = bad ? NSC_LCP_ENOMEM : NSC_LCP_NEWTON;
     if (bad) return -1;
     ns->fails++;
-    memset(P->st.q, 0, sizeof(double) * (size_t)P->m);              /* no pair marked: the functions failed */
+    memset(P->st.q, 0, sizeof(double) * (size_t)P->m); /* no pair marked: the functions failed */
     P->st.qset = 1;
     return -1;
 }
@@ -216,9 +220,9 @@ static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, const do
 typedef struct solve_ctx {
     nsc_solver solver;
     const double *z0, *s0, *e1;
-    double *s1;      /* alpha times the caller's s1, the smooth rows' current s0 */
+    double *s1; /* alpha times the caller's s1, the smooth rows' current s0 */
     const double *s1in;
-    double alpha;    /* the sources' scale (1 but in source stepping) */
+    double alpha; /* the sources' scale (1 but in source stepping) */
 } solve_ctx;
 
 static int lin_solve_s(nsc_onestep *P, void *ctx, double *z1, double *l, nsc_step_info *info)
@@ -237,11 +241,15 @@ static int lin_solve_s(nsc_onestep *P, void *ctx, double *z1, double *l, nsc_ste
  * quarter after a failure, down to NSC_NL_DALPHA_MIN. As Newton's
  * result: 0, or -1 with info. */
 #define NSC_NL_DALPHA_MIN 1e-6
-static int source_stepping(nsc_onestep *P, solve_ctx *C, double *zk, double *z1, double *l, nsc_step_info *info)
+static int source_stepping(nsc_onestep *P, solve_ctx *C, double *zk, double *z1, double *l,
+                           nsc_step_info *info)
 {
     size_t nb = sizeof(double) * (size_t)P->n;
-    double *zs = calloc(1, nb + sizeof(double)), a = 0, d = 0.1;   /* zs: the last stage's solution */
-    if (!zs) { info->st = NSC_LCP_ENOMEM; return -1; }
+    double *zs = calloc(1, nb + sizeof(double)), a = 0, d = 0.1; /* zs: the last stage's solution */
+    if (!zs) {
+        info->st = NSC_LCP_ENOMEM;
+        return -1;
+    }
     int st = 0;
     for (double an = 0; !st && a < 1; an = fmin(1, a + d)) {
         C->alpha = an;
@@ -252,15 +260,15 @@ static int source_stepping(nsc_onestep *P, solve_ctx *C, double *zk, double *z1,
             a = an;
             d *= 2;
         } else if (info->st == NSC_LCP_NEWTON && an > 0 && (d /= 4) >= NSC_NL_DALPHA_MIN)
-            st = 0;                                              /* retry a shorter stage */
+            st = 0; /* retry a shorter stage */
     }
     free(zs);
     C->alpha = 1;
     return st;
 }
 
-int nsc_nl_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const double *s0, const double *s1,
-                 const double *e1, double *z1, double *l, nsc_step_info *info)
+int nsc_nl_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const double *s0,
+                 const double *s1, const double *e1, double *z1, double *l, nsc_step_info *info)
 {
     int n = P->n;
     double *zk = malloc(sizeof(double) * (2 * (size_t)n + 1));
@@ -272,8 +280,9 @@ int nsc_nl_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const doub
     memcpy(zk, z0 ? z0 : P->L->nls->z, sizeof(double) * (size_t)n);
     solve_ctx C = { solver, z0, s0, e1, zk + n, s1, 1.0 };
     int st = newton(P, lin_solve_s, &C, zk, NULL, z1, l, info);
-    if (st && info->st == NSC_LCP_NEWTON && !z0) st = source_stepping(P, &C, zk, z1, l, info);   /* .op, DC */
-    P->L->nls->hs = 0;                                           /* (no transient step: predict() from none) */
+    if (st && info->st == NSC_LCP_NEWTON && !z0)
+        st = source_stepping(P, &C, zk, z1, l, info); /* .op, DC */
+    P->L->nls->hs = 0;                                /* (no transient step: predict() from none) */
     free(zk);
     return st;
 }
@@ -310,8 +319,8 @@ static void predict(const nsc_onestep *P, const double *z0, double *zk)
     for (int i = 0; i < P->n; i++) zk[i] = z0[i] + r * (ns->z[i] - ns->zs[i]);
 }
 
-int nsc_nl_step(nsc_onestep *P, nsc_solver solver, const double *z0, const double *w0, const double *w1,
-                double *z1, double *l, nsc_step_info *info)
+int nsc_nl_step(nsc_onestep *P, nsc_solver solver, const double *z0, const double *w0,
+                const double *w1, double *z1, double *l, nsc_step_info *info)
 {
     int n = P->n;
     nsc_nlstat *ns = P->L->nls;
@@ -324,7 +333,7 @@ int nsc_nl_step(nsc_onestep *P, nsc_solver solver, const double *z0, const doubl
     predict(P, z0, zk);
     step_ctx C = { solver, z0, w0, w1 };
     int st = newton(P, lin_step, &C, zk, z0, z1, l, info);
-    if (!st) {                                                   /* (newton copied z1 into ns->z) */
+    if (!st) { /* (newton copied z1 into ns->z) */
         memcpy(ns->zs, z0, sizeof(double) * (size_t)n);
         ns->hs = P->st.h;
     }

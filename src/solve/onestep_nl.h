@@ -27,7 +27,8 @@
  * nsc_onestep_step, without the Newton iteration): the LCS as it stands, its
  * smooth rows holding the last linearisation. */
 int nsc_onestep_solve_lin(nsc_onestep *P, nsc_solver solver, const double *z0, const double *s0,
-                          const double *s1, const double *e1, double *z1, double *l, nsc_step_info *info);
+                          const double *s1, const double *e1, double *z1, double *l,
+                          nsc_step_info *info);
 int nsc_onestep_step_lin(nsc_onestep *P, nsc_solver solver, const double *z0, const double *w0,
                          const double *w1, double *z1, double *l, nsc_step_info *info);
 
@@ -37,9 +38,9 @@ int nsc_onestep_step_lin(nsc_onestep *P, nsc_solver solver, const double *z0, co
  * the smooth rows' residual is within the tolerances. Returns as the linear
  * solves do; a solve that does not converge in NSC_NL_MAXIT iterations (or meets a NaN or
  * inf) fails with info->st = NSC_LCP_NEWTON. Counts into L->nls. */
-int nsc_nl_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const double *s0, const double *s1,
-                 const double *e1, double *z1, double *l, nsc_step_info *info);
-int nsc_nl_step(nsc_onestep *P, nsc_solver solver, const double *z0, const double *w0, const double *w1,
-                double *z1, double *l, nsc_step_info *info);
+int nsc_nl_solve(nsc_onestep *P, nsc_solver solver, const double *z0, const double *s0,
+                 const double *s1, const double *e1, double *z1, double *l, nsc_step_info *info);
+int nsc_nl_step(nsc_onestep *P, nsc_solver solver, const double *z0, const double *w0,
+                const double *w1, double *z1, double *l, nsc_step_info *info);
 
 #endif

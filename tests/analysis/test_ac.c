@@ -16,8 +16,16 @@
 #endif
 
 static char *tmp;
-static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
-static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+static void setup(void)
+{
+    tmp = tu_tmpdir();
+    cr_assert(tmp);
+}
+static void teardown(void)
+{
+    tu_rmdir(tmp);
+    free(tmp);
+}
 TestSuite(ac, .init = setup, .fini = teardown);
 TestSuite(dc, .init = setup, .fini = teardown);
 
@@ -53,19 +61,24 @@ static void assert_bode(const nsc_ac_result *R, int q, double complex (*h)(doubl
     }
 }
 
-static double complex rc_h(double f) { return 1 / (1 + I * 2 * M_PI * f * 1e3 * 100e-9); }
+static double complex rc_h(double f)
+{
+    return 1 / (1 + I * 2 * M_PI * f * 1e3 * 100e-9);
+}
 
 /* RC low-pass 1k / 100n: v(out)/v(in) = 1 / (1 + j w R C); i(v1) = -(v(in) - v(out)) / R. */
 Test(ac, rc_lowpass_is_the_closed_form)
 {
-    nsc_circuit *c = tu_parse("rc\nV1 in 0 DC 0 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac dec 10 100 45k\n.end\n");
+    nsc_circuit *c = tu_parse(
+        "rc\nV1 in 0 DC 0 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac dec 10 100 45k\n.end\n");
     nsc_ac_result *R = ac_of(c, "v(out),i(v1),i(c1)");
     cr_assert_eq(R->nf, 27);
     assert_bode(R, 0, rc_h);
     for (int k = 0; k < R->nf; k++) {
         double complex i = (1 - rc_h(R->f[k])) / 1e3, ic = at(R, k, 2);
         cr_assert(cabs(at(R, k, 1) + i) <= 1e-12 * cabs(i), "i(v1) at %g", R->f[k]);
-        cr_assert(cabs(ic - i) <= 1e-9 * cabs(i), "i(c1) at %g: %g%+gj, want %g%+gj", R->f[k], creal(ic), cimag(ic), creal(i), cimag(i));
+        cr_assert(cabs(ic - i) <= 1e-9 * cabs(i), "i(c1) at %g: %g%+gj, want %g%+gj", R->f[k],
+                  creal(ic), cimag(ic), creal(i), cimag(i));
     }
     nsc_ac_result_free(R);
     nsc_circuit_free(c);
@@ -81,7 +94,8 @@ static double complex rlc_h(double f)
 
 Test(ac, rlc_is_the_closed_form)
 {
-    nsc_circuit *c = tu_parse("rlc\nV1 in 0 DC 3 AC 2 45\nR1 in a 50\nL1 a b 10m\nC1 b 0 1u\n.ac lin 200 100 10k\n.end\n");
+    nsc_circuit *c = tu_parse(
+        "rlc\nV1 in 0 DC 3 AC 2 45\nR1 in a 50\nL1 a b 10m\nC1 b 0 1u\n.ac lin 200 100 10k\n.end\n");
     nsc_ac_result *R = ac_of(c, "v(b)");
     cr_assert_eq(R->nf, 200);
     cr_assert_eq(R->f[199], 10e3);
@@ -95,8 +109,9 @@ Test(ac, rlc_is_the_closed_form)
  * blocked at DC -5 V it is open: R2 / (R1 + R2). */
 Test(ac, diode_linearised_in_its_operating_mode)
 {
-    const char *fmt = "d\nV1 in 0 DC %s AC 1\nR1 in a 1k\nR2 a 0 1k\nD1 a 0 DX\n.model DX D(VF=0.7 RON=10)\n"
-                      ".ac dec 2 1 1k\n.end\n";
+    const char *fmt =
+        "d\nV1 in 0 DC %s AC 1\nR1 in a 1k\nR2 a 0 1k\nD1 a 0 DX\n.model DX D(VF=0.7 RON=10)\n"
+        ".ac dec 2 1 1k\n.end\n";
     char text[512];
     double par = 1e3 * 10 / (1e3 + 10), want[2] = { par / (1e3 + par), 0.5 };
     const char *dc[2] = { "5", "-5" };
@@ -105,7 +120,8 @@ Test(ac, diode_linearised_in_its_operating_mode)
         nsc_circuit *c = tu_parse(text);
         nsc_ac_result *R = ac_of(c, "v(a)");
         for (int i = 0; i < R->nf; i++)
-            cr_assert(cabs(at(R, i, 0) - want[k]) <= 1e-12, "DC %s: %g, want %g", dc[k], creal(at(R, i, 0)), want[k]);
+            cr_assert(cabs(at(R, i, 0) - want[k]) <= 1e-12, "DC %s: %g, want %g", dc[k],
+                      creal(at(R, i, 0)), want[k]);
         nsc_ac_result_free(R);
         nsc_circuit_free(c);
     }
@@ -119,7 +135,13 @@ Test(ac, diode_linearised_in_its_operating_mode)
  * (oct 3 10 1.1k: 21, the last 1015.9 Hz); lin 5 10 50 every 10 Hz. */
 Test(ac, frequencies_placed_as_ngspice)
 {
-    struct { nsc_ackind k; int n; double f1, f2; int npt; double second, last; } cs[] = {
+    struct {
+        nsc_ackind k;
+        int n;
+        double f1, f2;
+        int npt;
+        double second, last;
+    } cs[] = {
         { NSC_AC_DEC, 10, 100, 45e3, 27, 1.264872163910277e+02, 45e3 },
         { NSC_AC_DEC, 10, 100, 100e3, 31, 1.258925411794167e+02, 100e3 },
         { NSC_AC_DEC, 7, 13, 13.1e3, 22, 1.807003395591367e+01, 13.1e3 },
@@ -138,7 +160,8 @@ Test(ac, frequencies_placed_as_ngspice)
         cr_assert_eq(nf, cs[q].npt, "case %zu: %d points", q, nf);
         cr_assert(fabs(f[1] - cs[q].second) <= 1e-14 * cs[q].second, "case %zu: %.16g", q, f[1]);
         cr_assert_eq(f[0], cs[q].f1);
-        cr_assert(fabs(f[nf - 1] - cs[q].last) <= 1e-14 * cs[q].last, "case %zu: last %.16g", q, f[nf - 1]);
+        cr_assert(fabs(f[nf - 1] - cs[q].last) <= 1e-14 * cs[q].last, "case %zu: last %.16g", q,
+                  f[nf - 1]);
         free(f);
         nsc_report_free(&r);
     }
@@ -155,14 +178,19 @@ Test(ac, compare_against_ngspice_wrdata)
     char *dir = tu_tmpdir(), *out = NULL, cmd[4096];
     cr_assert(dir);
     const char *ref = NSC_TOP_SRCDIR "/tests/data/ac/sallen_key_ngspice39.dat";
-    snprintf(cmd, sizeof cmd, "cd %s && %s -o sk.dat %s/tests/data/ac/sallen_key.cir >/dev/null 2>&1 && "
-             "%s --format raw -o sk.raw %s/tests/data/ac/sallen_key.cir >/dev/null 2>&1 && %s compare sk.dat %s "
-             "--signals 'vdb(out),vp(out),vdb(a),vp(a)' --tol 1e-9 && %s compare sk.raw %s --tol 1e-9 --quiet",
-             dir, NSC_PROGRAM, NSC_TOP_SRCDIR, NSC_PROGRAM, NSC_TOP_SRCDIR, NSC_PROGRAM, ref, NSC_PROGRAM, ref);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && %s -o sk.dat %s/tests/data/ac/sallen_key.cir >/dev/null 2>&1 && "
+        "%s --format raw -o sk.raw %s/tests/data/ac/sallen_key.cir >/dev/null 2>&1 && %s compare sk.dat %s "
+        "--signals 'vdb(out),vp(out),vdb(a),vp(a)' --tol 1e-9 && %s compare sk.raw %s --tol 1e-9 --quiet",
+        dir, NSC_PROGRAM, NSC_TOP_SRCDIR, NSC_PROGRAM, NSC_TOP_SRCDIR, NSC_PROGRAM, ref,
+        NSC_PROGRAM, ref);
     int st = tu_run(cmd, &out);
     cr_assert_eq(st, 0, "%s", out);
-    cr_assert(strstr(out, "PASS: all 4 signals") && strstr(out, "10 Hz .. 100 kHz") &&
-              strstr(out, "each linear in log frequency") && strstr(out, " deg ") && strstr(out, " dB "), "%s", out);
+    cr_assert(strstr(out, "PASS: all 4 signals") && strstr(out, "10 Hz .. 100 kHz")
+                  && strstr(out, "each linear in log frequency") && strstr(out, " deg ")
+                  && strstr(out, " dB "),
+              "%s", out);
     free(out);
     tu_rmdir(dir);
     free(dir);
@@ -180,18 +208,21 @@ Test(ac, sallen_key_vs_ngspice)
     FILE *f = fopen(NSC_TOP_SRCDIR "/tests/data/ac/sallen_key_ngspice39.dat", "r");
     cr_assert(f);
     char line[1024];
-    cr_assert(fgets(line, sizeof line, f));                 /* the names */
+    cr_assert(fgets(line, sizeof line, f)); /* the names */
     int k = 0;
     double fr, v[4];
     while (fscanf(f, "%lf %lf %lf %lf %lf", &fr, &v[0], &v[1], &v[2], &v[3]) == 5) {
         cr_assert(k < R->nf);
-        cr_assert(fabs(fr - R->f[k]) <= 1e-12 * fr, "frequency %d: %.16g, ngspice %.16g", k, R->f[k], fr);
+        cr_assert(fabs(fr - R->f[k]) <= 1e-12 * fr, "frequency %d: %.16g, ngspice %.16g", k,
+                  R->f[k], fr);
         for (int q = 0; q < 2; q++) {
             double complex x = at(R, k, q);
             double ph = carg(x) * 180 / M_PI, wph = v[2 * q + 1] * 180 / M_PI;
-            cr_assert(fabs(20 * log10(cabs(x)) - v[2 * q]) <= 1e-6, "%s at %g: %.12g dB, ngspice %.12g", R->name[q], fr,
-                      20 * log10(cabs(x)), v[2 * q]);
-            cr_assert(fabs(remainder(ph - wph, 360)) <= 1e-4, "%s at %g: %.10g deg, ngspice %.10g", R->name[q], fr, ph, wph);
+            cr_assert(fabs(20 * log10(cabs(x)) - v[2 * q]) <= 1e-6,
+                      "%s at %g: %.12g dB, ngspice %.12g", R->name[q], fr, 20 * log10(cabs(x)),
+                      v[2 * q]);
+            cr_assert(fabs(remainder(ph - wph, 360)) <= 1e-4, "%s at %g: %.10g deg, ngspice %.10g",
+                      R->name[q], fr, ph, wph);
         }
         k++;
     }
@@ -209,11 +240,16 @@ Test(ac, program_writes_raw_dat_and_meas)
 {
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/rc.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "rc\nV1 in 0 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac dec 1000 10 100k\n"
-                                     ".meas ac f3 WHEN vdb(out)=-3.0102999566398\n"
-                                     ".meas ac ph FIND vp(out) WHEN vdb(out)=-3.0102999566398\n"
-                                     ".meas ac g1k FIND vdb(out) AT=1k\n.print ac vdb(out) vp(out) vr(out)\n.end\n"), 0);
-    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --format raw rc.cir && %s --quiet -o t.dat rc.cir", tmp, NSC_PROGRAM, NSC_PROGRAM);
+    cr_assert_eq(
+        tu_write_file(
+            path, "rc\nV1 in 0 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac dec 1000 10 100k\n"
+                  ".meas ac f3 WHEN vdb(out)=-3.0102999566398\n"
+                  ".meas ac ph FIND vp(out) WHEN vdb(out)=-3.0102999566398\n"
+                  ".meas ac g1k FIND vdb(out) AT=1k\n.print ac vdb(out) vp(out) vr(out)\n.end\n"),
+        0);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s --quiet --format raw rc.cir && %s --quiet -o t.dat rc.cir", tmp,
+             NSC_PROGRAM, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     double f3, ph, g1k;
     cr_assert(sscanf(strstr(out, "f3 = "), "f3 = %lf", &f3) == 1, "%s", out);
@@ -227,14 +263,22 @@ Test(ac, program_writes_raw_dat_and_meas)
     snprintf(path, sizeof path, "%s/rc.raw", tmp);
     char *raw = tu_read_file(path);
     cr_assert(raw);
-    cr_assert(strstr(raw, "\nPlotname: AC Analysis\nFlags: complex\nNo. Variables: 4\nNo. Points: 4001\n"), "%.400s", raw);
-    cr_assert(strstr(raw, "Variables:\n\t0\tfrequency\tfrequency\tgrid=3\n\t1\tv(in)\tvoltage\n\t2\tv(out)\tvoltage\n"
-                          "\t3\ti(v1)\tcurrent\n"), "%.400s", raw);   /* every vector, as ngspice, whatever .print ac says */
+    cr_assert(
+        strstr(raw,
+               "\nPlotname: AC Analysis\nFlags: complex\nNo. Variables: 4\nNo. Points: 4001\n"),
+        "%.400s", raw);
+    cr_assert(
+        strstr(
+            raw,
+            "Variables:\n\t0\tfrequency\tfrequency\tgrid=3\n\t1\tv(in)\tvoltage\n\t2\tv(out)\tvoltage\n"
+            "\t3\ti(v1)\tcurrent\n"),
+        "%.400s", raw); /* every vector, as ngspice, whatever .print ac says */
     free(raw);
     snprintf(path, sizeof path, "%s/t.dat", tmp);
     tu_table t;
     cr_assert_eq(tu_table_read(path, &t), 0);
-    int cdb = tu_table_col(&t, "vdb(out)"), cp = tu_table_col(&t, "vp(out)"), cr = tu_table_col(&t, "vr(out)");
+    int cdb = tu_table_col(&t, "vdb(out)"), cp = tu_table_col(&t, "vp(out)"),
+        cr = tu_table_col(&t, "vr(out)");
     cr_assert(cdb > 0 && cp > 0 && cr > 0);
     double x = tu_interp(&t, cp, 1e3), want = carg(rc_h(1e3)) * 180 / M_PI;
     cr_assert(fabs(x - want) <= 1e-6, "vp(out) at 1 kHz %.10g, closed form %.10g", x, want);
@@ -250,8 +294,10 @@ Test(ac, header_says_the_units_of_its_columns)
     snprintf(path, sizeof path, "%s/rcm.cir", tmp);
     double fc = 1 / (2 * M_PI * 1e3 * 100e-9);
     char net[512];
-    snprintf(net, sizeof net, "rc\nV1 in 0 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac lin 1 %.17g %.17g\n"
-                              ".print ac vm(out) vp(out) vr(out)\n.end\n", fc, fc);
+    snprintf(net, sizeof net,
+             "rc\nV1 in 0 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac lin 1 %.17g %.17g\n"
+             ".print ac vm(out) vp(out) vr(out)\n.end\n",
+             fc, fc);
     cr_assert_eq(tu_write_file(path, net), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o m.dat rcm.cir", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
@@ -260,13 +306,15 @@ Test(ac, header_says_the_units_of_its_columns)
     char *dat = tu_read_file(path);
     cr_assert(dat);
     cr_assert(!strstr(dat, "in dB"), "%.300s", dat);
-    cr_assert(strstr(dat, ": real parts (vr, ir), linear magnitudes (vm, im), phases in degrees"), "%.300s", dat);
+    cr_assert(strstr(dat, ": real parts (vr, ir), linear magnitudes (vm, im), phases in degrees"),
+              "%.300s", dat);
     free(dat);
     tu_table t;
     cr_assert_eq(tu_table_read(path, &t), 0);
     int cm = tu_table_col(&t, "vm(out)");
     cr_assert(cm > 0);
-    cr_assert(fabs(tu_interp(&t, cm, fc) - sqrt(0.5)) <= 1e-9, "vm(out) at fc %.12g", tu_interp(&t, cm, fc));
+    cr_assert(fabs(tu_interp(&t, cm, fc) - sqrt(0.5)) <= 1e-9, "vm(out) at fc %.12g",
+              tu_interp(&t, cm, fc));
     tu_table_free(&t);
 }
 
@@ -278,11 +326,13 @@ Test(ac, ratio_of_two_outputs)
 {
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/rc.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "rc\nV1 in 0 AC 2\nR1 in out 1k\nC1 out 0 100n\n.ac dec 1000 10 100k\n"
-                                     ".meas ac f3 WHEN vdb(out)/v(in)=-3.0102999566398\n"
-                                     ".meas ac ph FIND vp(out)/v(in) WHEN vdb(out)/v(in)=-3.0102999566398\n"
-                                     ".meas ac g1k FIND vdb(out)/v(in) AT=1k\n"
-                                     ".print ac vdb(out)/v(in) vp(out)/v(in) vdb(out)\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(path, "rc\nV1 in 0 AC 2\nR1 in out 1k\nC1 out 0 100n\n.ac dec 1000 10 100k\n"
+                            ".meas ac f3 WHEN vdb(out)/v(in)=-3.0102999566398\n"
+                            ".meas ac ph FIND vp(out)/v(in) WHEN vdb(out)/v(in)=-3.0102999566398\n"
+                            ".meas ac g1k FIND vdb(out)/v(in) AT=1k\n"
+                            ".print ac vdb(out)/v(in) vp(out)/v(in) vdb(out)\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o t.dat rc.cir", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     double f3, ph, g1k;
@@ -297,15 +347,18 @@ Test(ac, ratio_of_two_outputs)
     snprintf(path, sizeof path, "%s/t.dat", tmp);
     tu_table t;
     cr_assert_eq(tu_table_read(path, &t), 0);
-    int cr = tu_table_col(&t, "vdb(out)/v(in)"), cp = tu_table_col(&t, "vp(out)/v(in)"), cd = tu_table_col(&t, "vdb(out)");
+    int cr = tu_table_col(&t, "vdb(out)/v(in)"), cp = tu_table_col(&t, "vp(out)/v(in)"),
+        cd = tu_table_col(&t, "vdb(out)");
     cr_assert(cr > 0 && cp > 0 && cd > 0);
     double x = tu_interp(&t, cp, 1e3), want = carg(rc_h(1e3)) * 180 / M_PI;
     cr_assert(fabs(x - want) <= 1e-6, "vp(out)/v(in) at 1 kHz %.10g, closed form %.10g", x, want);
     cr_assert(fabs(tu_interp(&t, cd, 1e3) - tu_interp(&t, cr, 1e3) - 20 * log10(2)) <= 1e-9);
     tu_table_free(&t);
-    snprintf(path, sizeof path, "%s/bad.cir", tmp);                /* a denominator that names no node */
-    cr_assert_eq(tu_write_file(path, "rc\nV1 in 0 AC 2\nR1 in out 1k\nC1 out 0 100n\n.ac dec 10 10 100k\n"
-                                     ".print ac vdb(out)/v(nowhere)\n.end\n"), 0);
+    snprintf(path, sizeof path, "%s/bad.cir", tmp); /* a denominator that names no node */
+    cr_assert_eq(tu_write_file(path,
+                               "rc\nV1 in 0 AC 2\nR1 in out 1k\nC1 out 0 100n\n.ac dec 10 10 100k\n"
+                               ".print ac vdb(out)/v(nowhere)\n.end\n"),
+                 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o b.dat bad.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
     cr_assert(strstr(out, "bad.cir:6:"), "%s", out);
@@ -317,7 +370,8 @@ Test(ac, ratio_of_two_outputs)
  * at the bottom: v(out) = V2 + 0.75 (V1 - V2). */
 Test(dc, divider_nested_is_the_closed_form)
 {
-    nsc_circuit *c = tu_parse("div\nV1 in 0 0\nV2 b 0 0\nR1 in out 1k\nR2 out b 3k\n.dc V1 -1 2 0.25 V2 0 3 1\n.end\n");
+    nsc_circuit *c = tu_parse(
+        "div\nV1 in 0 0\nV2 b 0 0\nR1 in out 1k\nR2 out b 3k\n.dc V1 -1 2 0.25 V2 0 3 1\n.end\n");
     nsc_probe *p = NULL;
     int np = 0;
     nsc_report r;
@@ -333,7 +387,7 @@ Test(dc, divider_nested_is_the_closed_form)
         cr_assert(fabs(nsc_waves_at(W, i, 2) - (v2 + 0.75 * (v1 - v2))) <= 1e-12);
         cr_assert(fabs(nsc_waves_at(W, i, 3) + (v1 - v2) / 4e3) <= 1e-15);
     }
-    cr_assert_eq(c->el[0].wave.dc, 0);                      /* restored */
+    cr_assert_eq(c->el[0].wave.dc, 0); /* restored */
     nsc_waves_free(W);
     nsc_waves_probes_free(p, np);
     nsc_report_free(&r);
@@ -345,8 +399,9 @@ Test(dc, divider_nested_is_the_closed_form)
  * diode on); the sweep crosses the knee both ways over a resistor sweep too. */
 Test(dc, clipper_is_the_pwl_transfer)
 {
-    nsc_circuit *c = tu_parse("clip\nV1 in 0 0\nR1 in out 1k\nD1 out 0 DX\n.model DX D(VF=0.7 RON=10)\nR2 out 0 1k\n"
-                              ".dc V1 3 -3 -0.01\n.end\n");
+    nsc_circuit *c = tu_parse(
+        "clip\nV1 in 0 0\nR1 in out 1k\nD1 out 0 DX\n.model DX D(VF=0.7 RON=10)\nR2 out 0 1k\n"
+        ".dc V1 3 -3 -0.01\n.end\n");
     nsc_probe *p = NULL;
     int np = 0;
     nsc_report r;
@@ -358,8 +413,10 @@ Test(dc, clipper_is_the_pwl_transfer)
     for (int i = 0; i < W->nrow; i++) {
         double v1 = nsc_waves_at(W, i, 0), v = v1 / 2 <= 0.7 ? v1 / 2 : (v1 + 70) / 102;
         double id = v > 0.7 ? (v - 0.7) / 10 : 0;
-        cr_assert(fabs(nsc_waves_at(W, i, 1) - v) <= 1e-12, "V1 %g: %.15g, want %.15g", v1, nsc_waves_at(W, i, 1), v);
-        cr_assert(fabs(nsc_waves_at(W, i, 2) - id) <= 1e-12, "V1 %g: i(d1) %.15g, want %.15g", v1, nsc_waves_at(W, i, 2), id);
+        cr_assert(fabs(nsc_waves_at(W, i, 1) - v) <= 1e-12, "V1 %g: %.15g, want %.15g", v1,
+                  nsc_waves_at(W, i, 1), v);
+        cr_assert(fabs(nsc_waves_at(W, i, 2) - id) <= 1e-12, "V1 %g: i(d1) %.15g, want %.15g", v1,
+                  nsc_waves_at(W, i, 2), id);
     }
     nsc_waves_free(W);
     nsc_waves_probes_free(p, np);
@@ -373,16 +430,24 @@ Test(dc, program_resistor_sweep_raw)
 {
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/r.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "rs\nV1 in 0 5\nR1 in out 1k\nR2 out 0 1k\n.dc R2 500 2k 500\n.print dc v(out)\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path,
+            "rs\nV1 in 0 5\nR1 in out 1k\nR2 out 0 1k\n.dc R2 500 2k 500\n.print dc v(out)\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --format raw r.cir", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
     snprintf(path, sizeof path, "%s/r.raw", tmp);
     char *raw = tu_read_file(path);
     cr_assert(raw);
-    cr_assert(strstr(raw, "\nPlotname: DC transfer characteristic\nFlags: real\nNo. Variables: 4\nNo. Points: 4\n"
-                          "Variables:\n\t0\tres-sweep\tvoltage\n\t1\tv(in)\tvoltage\n\t2\tv(out)\tvoltage\n"
-                          "\t3\ti(v1)\tcurrent\n"), "%.500s", raw);      /* every vector, as ngspice */
+    cr_assert(
+        strstr(
+            raw,
+            "\nPlotname: DC transfer characteristic\nFlags: real\nNo. Variables: 4\nNo. Points: 4\n"
+            "Variables:\n\t0\tres-sweep\tvoltage\n\t1\tv(in)\tvoltage\n\t2\tv(out)\tvoltage\n"
+            "\t3\ti(v1)\tcurrent\n"),
+        "%.500s", raw); /* every vector, as ngspice */
     const char *v = strstr(raw, "Values:\n");
     cr_assert(v);
     v += 8;
@@ -390,8 +455,10 @@ Test(dc, program_resistor_sweep_raw)
         int idx;
         double rr, vi, vo, iv;
         int nread = 0;
-        cr_assert(sscanf(v, " %d %lf %lf %lf %lf%n", &idx, &rr, &vi, &vo, &iv, &nread) == 5, "%s", v);
-        cr_assert(vi == 5 && fabs(iv + 5 / (1e3 + rr)) <= 1e-15, "R2 %g: v(in) %g, i(v1) %g", rr, vi, iv);
+        cr_assert(sscanf(v, " %d %lf %lf %lf %lf%n", &idx, &rr, &vi, &vo, &iv, &nread) == 5, "%s",
+                  v);
+        cr_assert(vi == 5 && fabs(iv + 5 / (1e3 + rr)) <= 1e-15, "R2 %g: v(in) %g, i(v1) %g", rr,
+                  vi, iv);
         cr_assert_eq(idx, k);
         cr_assert_eq(rr, 500.0 * (k + 1));
         cr_assert(fabs(vo - 5 * rr / (1e3 + rr)) <= 1e-12, "R2 %g: %.15g", rr, vo);
@@ -403,13 +470,15 @@ Test(dc, program_resistor_sweep_raw)
 /* Bad cards are errors at their place. */
 Test(ac, bad_cards_are_errors)
 {
-    const char *bad[] = { ".ac dec 0 10 1k", ".ac dec 10 0 1k", ".ac log 10 1 1k", ".ac dec 10 1k 10",
-                          ".dc R9 0 1 0.1", ".dc V1 0 1 -0.1", ".dc C1 0 1 0.1", ".dc V1 0 1", ".meas ac x FIND v(out) AT=1k",
+    const char *bad[] = { ".ac dec 0 10 1k",  ".ac dec 10 0 1k", ".ac log 10 1 1k",
+                          ".ac dec 10 1k 10", ".dc R9 0 1 0.1",  ".dc V1 0 1 -0.1",
+                          ".dc C1 0 1 0.1",   ".dc V1 0 1",      ".meas ac x FIND v(out) AT=1k",
                           ".print ac vq(out)" };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         char path[1024], text[512], cmd[2048], *out = NULL;
         snprintf(path, sizeof path, "%s/b.cir", tmp);
-        snprintf(text, sizeof text, "b\nV1 in 0 AC 1\nR1 in out 1k\nC1 out 0 1n\n.ac dec 10 1 1k\n%s\n.end\n", bad[k]);
+        snprintf(text, sizeof text,
+                 "b\nV1 in 0 AC 1\nR1 in out 1k\nC1 out 0 1n\n.ac dec 10 1 1k\n%s\n.end\n", bad[k]);
         cr_assert_eq(tu_write_file(path, text), 0);
         snprintf(cmd, sizeof cmd, "cd %s && %s --quiet b.cir 2>&1", tmp, NSC_PROGRAM);
         int st = tu_run(cmd, &out);
@@ -427,9 +496,12 @@ Test(ac, meas_as_ngspice)
 {
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/m.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "rc\nV1 in 0 DC 0 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac dec 10 100 45k\n"
-                                     ".meas ac g1k FIND vdb(out) AT=1k\n.meas ac f3 WHEN vdb(out)=-3\n"
-                                     ".meas ac ph3 FIND vp(out) WHEN vdb(out)=-3\n.meas ac mx MAX vdb(out)\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path, "rc\nV1 in 0 DC 0 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac dec 10 100 45k\n"
+                  ".meas ac g1k FIND vdb(out) AT=1k\n.meas ac f3 WHEN vdb(out)=-3\n"
+                  ".meas ac ph3 FIND vp(out) WHEN vdb(out)=-3\n.meas ac mx MAX vdb(out)\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet m.cir", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     const char *name[] = { "g1k = ", "f3 = ", "ph3 = ", "mx = " };
@@ -438,7 +510,8 @@ Test(ac, meas_as_ngspice)
         const char *s = strstr(out, name[k]);
         double v;
         cr_assert(s && sscanf(s + strlen(name[k]), "%lf", &v) == 1, "%s", out);
-        cr_assert(fabs(v - want[k]) <= 6e-7 * fabs(want[k]), "%s%.10g, ngspice %.7g", name[k], v, want[k]);
+        cr_assert(fabs(v - want[k]) <= 6e-7 * fabs(want[k]), "%s%.10g, ngspice %.7g", name[k], v,
+                  want[k]);
     }
     snprintf(path, sizeof path, "%s/m.meas", tmp);
     char *text = tu_read_file(path);
@@ -476,7 +549,11 @@ Test(four, trapezoid_is_the_fourier_series)
 {
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/sq.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "sq\nV1 a 0 PULSE(0 1 0 10u 10u 490u 1m)\nR1 a 0 1k\n.tran 10u 3m\n.four 1k v(a)\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path,
+            "sq\nV1 a 0 PULSE(0 1 0 10u 10u 490u 1m)\nR1 a 0 1k\n.tran 10u 3m\n.four 1k v(a)\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet sq.cir", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     double mag, ph, thd, want[10] = { 0.5 }, sum2 = 0, x = M_PI * 1e-2;
@@ -486,10 +563,12 @@ Test(four, trapezoid_is_the_fourier_series)
     }
     four_row(out, "v(a)", 0, &mag, &ph, &thd);
     cr_assert(fabs(mag - 0.5) <= 1e-6, "mean %.12g", mag);
-    cr_assert(fabs(thd / (100 * sqrt(sum2) / want[1]) - 1) <= 5e-6, "THD %.10g, want %.10g", thd, 100 * sqrt(sum2) / want[1]);
+    cr_assert(fabs(thd / (100 * sqrt(sum2) / want[1]) - 1) <= 5e-6, "THD %.10g, want %.10g", thd,
+              100 * sqrt(sum2) / want[1]);
     for (int k = 1; k < 10; k++) {
         four_row(out, "v(a)", k, &mag, &ph, &thd);
-        cr_assert(fabs(mag - want[k]) <= (k % 2 ? 5e-6 * want[k] : 1e-12), "harmonic %d: %.10g, want %.10g", k, mag, want[k]);
+        cr_assert(fabs(mag - want[k]) <= (k % 2 ? 5e-6 * want[k] : 1e-12),
+                  "harmonic %d: %.10g, want %.10g", k, mag, want[k]);
         if (k % 2) cr_assert(fabs(ph + 1.8 * k) <= 1e-4, "harmonic %d phase %.10g", k, ph);
     }
     snprintf(path, sizeof path, "%s/sq.four", tmp);
@@ -509,8 +588,11 @@ Test(four, rc_sine_is_the_closed_form)
 {
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/rc.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "four\nV1 a 0 SIN(0.5 1 1k 0 0 0)\nR1 a b 1k\nC1 b 0 100n\n.tran 1u 5m 0 1u\n"
-                                     ".four 1k v(a) v(b)\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(path,
+                      "four\nV1 a 0 SIN(0.5 1 1k 0 0 0)\nR1 a b 1k\nC1 b 0 100n\n.tran 1u 5m 0 1u\n"
+                      ".four 1k v(a) v(b)\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet rc.cir", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     double mag, ph, thd, wrc = 2 * M_PI * 1e3 * 1e-4;
@@ -518,11 +600,13 @@ Test(four, rc_sine_is_the_closed_form)
     cr_assert(fabs(mag - 1 / sqrt(1 + wrc * wrc)) <= 1e-5, "|v(b)| %.10g", mag);
     cr_assert(fabs(ph + atan(wrc) * 180 / M_PI) <= 1e-3, "phase %.10g", ph);
     /* ngspice's own magnitude is 4e-6 below the closed form 0.8467330: agree to that */
-    cr_assert(fabs(mag - 0.846729) <= 5e-6 && fabs(ph + 32.142) <= 1e-3, "vs ngspice: %.10g %.10g", mag, ph);
+    cr_assert(fabs(mag - 0.846729) <= 5e-6 && fabs(ph + 32.142) <= 1e-3, "vs ngspice: %.10g %.10g",
+              mag, ph);
     four_row(out, "v(b)", 0, &mag, &ph, &thd);
     cr_assert(fabs(mag - 0.5) <= 1e-6, "mean %.10g", mag);
     four_row(out, "v(a)", 1, &mag, &ph, &thd);
-    cr_assert(fabs(mag - 1) <= 1e-5 && fabs(ph) <= 1e-3 && thd < 1e-3, "v(a): %.10g %.10g %.3g", mag, ph, thd);
+    cr_assert(fabs(mag - 1) <= 1e-5 && fabs(ph) <= 1e-3 && thd < 1e-3, "v(a): %.10g %.10g %.3g",
+              mag, ph, thd);
     free(out);
 }
 
@@ -547,13 +631,17 @@ Test(dc, linear_nested_vs_ngspice)
     cr_assert(fgets(line, sizeof line, f));
     double v[7];
     int k = 0;
-    while (fscanf(f, "%lf %lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) == 7) {
+    while (fscanf(f, "%lf %lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6])
+           == 7) {
         cr_assert(k < W->nrow);
-        cr_assert(fabs(nsc_waves_at(W, k, 0) - v[0]) <= 1e-15, "row %d: sweep %g, ngspice %g", k, nsc_waves_at(W, k, 0), v[0]);
-        cr_assert(fabs(nsc_waves_at(W, k, 1) - 0.5e-3 * (k / 9)) <= 1e-18, "row %d: outer %g", k, nsc_waves_at(W, k, 1));
+        cr_assert(fabs(nsc_waves_at(W, k, 0) - v[0]) <= 1e-15, "row %d: sweep %g, ngspice %g", k,
+                  nsc_waves_at(W, k, 0), v[0]);
+        cr_assert(fabs(nsc_waves_at(W, k, 1) - 0.5e-3 * (k / 9)) <= 1e-18, "row %d: outer %g", k,
+                  nsc_waves_at(W, k, 1));
         for (int q = 1; q < 7; q++)
-            cr_assert(fabs(nsc_waves_at(W, k, q + 1) - v[q]) <= (q < 6 ? 1e-12 : 1e-15), "row %d %s: %.15g, ngspice %.15g",
-                      k, W->name[q + 1], nsc_waves_at(W, k, q + 1), v[q]);
+            cr_assert(fabs(nsc_waves_at(W, k, q + 1) - v[q]) <= (q < 6 ? 1e-12 : 1e-15),
+                      "row %d %s: %.15g, ngspice %.15g", k, W->name[q + 1],
+                      nsc_waves_at(W, k, q + 1), v[q]);
         k++;
     }
     fclose(f);
@@ -569,14 +657,15 @@ Test(dc, linear_nested_vs_ngspice)
  * into it: v(out) = (1/R + 1m j) / (1/R + j w C). */
 Test(ac, sources_superpose)
 {
-    nsc_circuit *c = tu_parse("two\nV1 in 0 DC 1 AC 1\nR1 in out 1k\nC1 out 0 100n\nI1 0 out DC 0 AC 1m 90\n"
-                              ".ac dec 5 10 100k\n.end\n");
+    nsc_circuit *c = tu_parse(
+        "two\nV1 in 0 DC 1 AC 1\nR1 in out 1k\nC1 out 0 100n\nI1 0 out DC 0 AC 1m 90\n"
+        ".ac dec 5 10 100k\n.end\n");
     nsc_ac_result *R = ac_of(c, "v(out)");
     for (int k = 0; k < R->nf; k++) {
         double w = 2 * M_PI * R->f[k];
         double complex want = (1e-3 + 1e-3 * I) / (1e-3 + I * w * 100e-9), x = at(R, k, 0);
-        cr_assert(cabs(x - want) <= 1e-12 * cabs(want), "f %g: %g%+gj, want %g%+gj", R->f[k], creal(x), cimag(x),
-                  creal(want), cimag(want));
+        cr_assert(cabs(x - want) <= 1e-12 * cabs(want), "f %g: %g%+gj, want %g%+gj", R->f[k],
+                  creal(x), cimag(x), creal(want), cimag(want));
     }
     nsc_ac_result_free(R);
     nsc_circuit_free(c);
@@ -588,11 +677,13 @@ Test(ac, sources_superpose)
  * divider's 1/2, as SPICE's zero-bias diode (conductance IS/VT) gives. */
 Test(ac, diode_at_zero_bias_is_open)
 {
-    nsc_circuit *c = tu_parse("z\nV1 in 0 DC 0 AC 1\nR1 in a 1k\nR2 a 0 1k\nD1 a 0 DI\n.model DI D(VF=0)\n"
-                              ".ac dec 1 10 100\n.end\n");
+    nsc_circuit *c = tu_parse(
+        "z\nV1 in 0 DC 0 AC 1\nR1 in a 1k\nR2 a 0 1k\nD1 a 0 DI\n.model DI D(VF=0)\n"
+        ".ac dec 1 10 100\n.end\n");
     nsc_ac_result *R = ac_of(c, "v(a),i(d1)");
     for (int k = 0; k < R->nf; k++) {
-        cr_assert(cabs(at(R, k, 0) - 0.5) <= 1e-12, "v(a) %g%+gj", creal(at(R, k, 0)), cimag(at(R, k, 0)));
+        cr_assert(cabs(at(R, k, 0) - 0.5) <= 1e-12, "v(a) %g%+gj", creal(at(R, k, 0)),
+                  cimag(at(R, k, 0)));
         cr_assert(cabs(at(R, k, 1)) == 0);
     }
     nsc_ac_result_free(R);
@@ -652,10 +743,15 @@ Test(four, steady_rectifier_equals_converged_transient)
 {
     char path[1024], cmd[4096], *tr = NULL, *st = NULL;
     snprintf(path, sizeof path, "%s/rect.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "rect\nV1 ac 0 SIN(0 10 50)\nRs ac a 1\nD1 a p DI\nD2 0 p DI\nD3 n a DI\nD4 n 0 DI\n"
-                                     ".model DI D(VF=0.7 RON=0.05)\nC1 p n 100u\nRL p n 100\n.tran 10u 400m 0 5u\n"
-                                     ".four 50 i(v1)\n.end\n"), 0);
-    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --save 'i(v1)' -o tr.dat rect.cir", tmp, NSC_PROGRAM);
+    cr_assert_eq(
+        tu_write_file(
+            path,
+            "rect\nV1 ac 0 SIN(0 10 50)\nRs ac a 1\nD1 a p DI\nD2 0 p DI\nD3 n a DI\nD4 n 0 DI\n"
+            ".model DI D(VF=0.7 RON=0.05)\nC1 p n 100u\nRL p n 100\n.tran 10u 400m 0 5u\n"
+            ".four 50 i(v1)\n.end\n"),
+        0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --save 'i(v1)' -o tr.dat rect.cir", tmp,
+             NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &tr), 0, "%s", tr);
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --steady -o st.dat rect.cir", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &st), 0, "%s", st);
@@ -668,7 +764,9 @@ Test(four, steady_rectifier_equals_converged_transient)
         four_row(tr, "i(v1)", k, &m1, &p1, &thd);
         four_row(st, "i(v1)", k, &m2, &p2, &thd2);
         cr_assert(fabs(m1 - m2) <= 1e-4 * fund, "harmonic %d: %g, steady %g", k, m1, m2);
-        if (k % 2) cr_assert(fabs(remainder(p1 - p2, 360)) <= 1e-2, "harmonic %d phase %g, steady %g", k, p1, p2);
+        if (k % 2)
+            cr_assert(fabs(remainder(p1 - p2, 360)) <= 1e-2, "harmonic %d phase %g, steady %g", k,
+                      p1, p2);
     }
     /* An FFT of the converged transient (issue 29's goal), independent of
      * four.c's integrals: its rows over the last period, 50 Hz, sampled at
@@ -680,8 +778,9 @@ Test(four, steady_rectifier_equals_converged_transient)
     for (int k = 0; k < 10; k++) {
         four_row(st, "i(v1)", k, &m2, &p2, &thd2);
         double complex cs = k ? m2 * cexp(I * (p2 - 90) * M_PI / 180) : m2;
-        cr_assert(cabs(cs - c[k]) <= 1e-3 * cabs(c[1]), "harmonic %d: steady %g at %g deg, FFT %g at %g deg", k, m2,
-                  p2, cabs(c[k]), remainder(carg(c[k]) * 180 / M_PI + 90, 360));
+        cr_assert(cabs(cs - c[k]) <= 1e-3 * cabs(c[1]),
+                  "harmonic %d: steady %g at %g deg, FFT %g at %g deg", k, m2, p2, cabs(c[k]),
+                  remainder(carg(c[k]) * 180 / M_PI + 90, 360));
     }
     free(tr);
     free(st);
@@ -694,17 +793,29 @@ Test(ac, several_analyses_share_one_raw_file)
 {
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/m.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "m\nV1 in 0 DC 1 AC 1 SIN(1 1 1k)\nR1 in out 1k\nC1 out 0 100n\n.dc V1 0 1 0.5\n"
-                                     ".tran 10u 1m\n.ac dec 2 100 10k\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path, "m\nV1 in 0 DC 1 AC 1 SIN(1 1 1k)\nR1 in out 1k\nC1 out 0 100n\n.dc V1 0 1 0.5\n"
+                  ".tran 10u 1m\n.ac dec 2 100 10k\n.end\n"),
+        0);
     snprintf(path, sizeof path, "%s/n.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "n\nV1 in 0 DC 1 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac dec 2 100 10k\n.dc V1 0 1 0.5\n.end\n"), 0);
-    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --format raw -o x.raw m.cir && %s --quiet --format raw n.cir && ls", tmp,
-             NSC_PROGRAM, NSC_PROGRAM);
+    cr_assert_eq(
+        tu_write_file(
+            path,
+            "n\nV1 in 0 DC 1 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac dec 2 100 10k\n.dc V1 0 1 0.5\n.end\n"),
+        0);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && %s --quiet --format raw -o x.raw m.cir && %s --quiet --format raw n.cir && ls",
+        tmp, NSC_PROGRAM, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(!strstr(out, "x.ac.raw") && !strstr(out, "x.dc.raw") && !strstr(out, "n.ac.raw") && !strstr(out, "n.dc.raw"), "%s", out);
+    cr_assert(!strstr(out, "x.ac.raw") && !strstr(out, "x.dc.raw") && !strstr(out, "n.ac.raw")
+                  && !strstr(out, "n.dc.raw"),
+              "%s", out);
     free(out);
     const char *file[] = { "x.raw", "n.raw" };
-    const char *order[][3] = { { "DC transfer characteristic", "Transient Analysis", "AC Analysis" },
+    const char *order[][3] = { { "DC transfer characteristic", "Transient Analysis",
+                                 "AC Analysis" },
                                { "AC Analysis", "DC transfer characteristic", NULL } };
     for (int k = 0; k < 2; k++) {
         snprintf(path, sizeof path, "%s/%s", tmp, file[k]);
@@ -728,17 +839,21 @@ Test(ac, csv_table)
 {
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/rc.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "rc\nV1 in 0 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac dec 10 100 45k\n"
-                                     ".print ac vdb(out) vp(out)\n.end\n"), 0);
+    cr_assert_eq(tu_write_file(path,
+                               "rc\nV1 in 0 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac dec 10 100 45k\n"
+                               ".print ac vdb(out) vp(out)\n.end\n"),
+                 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o t.csv rc.cir", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
     snprintf(path, sizeof path, "%s/t.csv", tmp);
     char *text = tu_read_file(path);
-    cr_assert(text && !strncmp(text, "frequency,vdb(out),vp(out)\n", 27), "%.200s", text ? text : "no t.csv");
+    cr_assert(text && !strncmp(text, "frequency,vdb(out),vp(out)\n", 27), "%.200s",
+              text ? text : "no t.csv");
     double f, db, ph;
     cr_assert(sscanf(text + 27, "%lf,%lf,%lf", &f, &db, &ph) == 3);
-    cr_assert(f == 100 && fabs(db - 20 * log10(cabs(rc_h(100)))) <= 1e-9 && fabs(ph - carg(rc_h(100)) * 180 / M_PI) <= 1e-9,
+    cr_assert(f == 100 && fabs(db - 20 * log10(cabs(rc_h(100)))) <= 1e-9
+                  && fabs(ph - carg(rc_h(100)) * 180 / M_PI) <= 1e-9,
               "%g %.12g %.12g", f, db, ph);
     free(text);
 }
@@ -748,13 +863,17 @@ Test(ac, save_option_chooses_columns)
 {
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/rc.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "rc\nV1 in 0 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac dec 10 100 45k\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(path,
+                      "rc\nV1 in 0 AC 1\nR1 in out 1k\nC1 out 0 100n\n.ac dec 10 100 45k\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --save 'v(out)' rc.cir", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
     snprintf(path, sizeof path, "%s/rc.dat", tmp);
     char *text = tu_read_file(path);
-    cr_assert(text && !strncmp(text, "# frequency vdb(out) vp(out)\n", 29), "%.200s", text ? text : "no rc.dat");
+    cr_assert(text && !strncmp(text, "# frequency vdb(out) vp(out)\n", 29), "%.200s",
+              text ? text : "no rc.dat");
     free(text);
 }
 
@@ -767,16 +886,22 @@ Test(ac, meas_at_the_phase_wrap)
 {
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/g.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "gm\nV1 in 0 AC 1\nR1 in a 1k\nC1 a 0 100n\nE1 b 0 a 0 1\nR2 b c 1k\nC2 c 0 100n\n"
-                                     "E2 d 0 c 0 1\nR3 d out 1k\nC3 out 0 100n\n.ac dec 1000 100 100k\n"
-                                     ".meas ac f180 WHEN vp(out)=-180\n.meas ac gm FIND vdb(out) WHEN vp(out)=-180\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path,
+            "gm\nV1 in 0 AC 1\nR1 in a 1k\nC1 a 0 100n\nE1 b 0 a 0 1\nR2 b c 1k\nC2 c 0 100n\n"
+            "E2 d 0 c 0 1\nR3 d out 1k\nC3 out 0 100n\n.ac dec 1000 100 100k\n"
+            ".meas ac f180 WHEN vp(out)=-180\n.meas ac gm FIND vdb(out) WHEN vp(out)=-180\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet g.cir", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     double f, gm, want = sqrt(3) / (2 * M_PI * 1e-4);
-    cr_assert(strstr(out, "f180 = ") && sscanf(strstr(out, "f180 = "), "f180 = %lf", &f) == 1, "%s", out);
-    cr_assert(strstr(out, "gm = ") && sscanf(strstr(out, "gm = "), "gm = %lf", &gm) == 1, "%s", out);
+    cr_assert(strstr(out, "f180 = ") && sscanf(strstr(out, "f180 = "), "f180 = %lf", &f) == 1, "%s",
+              out);
+    cr_assert(strstr(out, "gm = ") && sscanf(strstr(out, "gm = "), "gm = %lf", &gm) == 1, "%s",
+              out);
     cr_assert(fabs(f / want - 1) <= 1e-6, "f180 %.10g, closed form %.10g", f, want);
-    cr_assert(fabs(gm - 20 * log10(1.0 / 8)) <= 5e-5, "gm %.10g", gm);   /* measured 1.2e-5 */
+    cr_assert(fabs(gm - 20 * log10(1.0 / 8)) <= 5e-5, "gm %.10g", gm); /* measured 1.2e-5 */
     free(out);
 }
 
@@ -804,9 +929,13 @@ Test(dc, script_reads_the_table_written)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/dv.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "dv\nV1 a 0 1\nR1 a b 1k\nR2 b 0 1k\n.dc V1 0 2 1\n.end\n"), 0);
-    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --format dat -o res.txt dv.cir 2>&1 && grep -c \"^datafile = 'res.txt'$\" "
-             "res.gp && test ! -e dv.dat", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_write_file(path, "dv\nV1 a 0 1\nR1 a b 1k\nR2 b 0 1k\n.dc V1 0 2 1\n.end\n"),
+                 0);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && %s --quiet --format dat -o res.txt dv.cir 2>&1 && grep -c \"^datafile = 'res.txt'$\" "
+        "res.gp && test ! -e dv.dat",
+        tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
 }
@@ -818,11 +947,16 @@ Test(dc, inconsistent_relay_is_an_error)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/dr.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "r\nV1 a 0 1\nR2 a 0 1k\nB1 q 0 V = V(q) < 0.5 ? 1 : 0\nR1 q 0 1k\n.dc V1 0 1 1\n"
-                                     ".end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path, "r\nV1 a 0 1\nR2 a 0 1k\nB1 q 0 V = V(q) < 0.5 ? 1 : 0\nR1 q 0 1k\n.dc V1 0 1 1\n"
+                  ".end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet dr.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
-    cr_assert(strstr(out, "dr.cir:4:1: error: time 0 s: behavioural source b1 has no consistent value"), "%s", out);
+    cr_assert(strstr(out,
+                     "dr.cir:4:1: error: time 0 s: behavioural source b1 has no consistent value"),
+              "%s", out);
     free(out);
 }
 
@@ -833,7 +967,10 @@ Test(dc, inconsistent_relay_is_an_error)
  * remade on the point's currents and the point found again, a note saying so;
  * after it each value is within the refit's tolerance (10 mV) of the curve. */
 #define BIG_DIODE_MODEL ".model dd d(is=1e-14 n=1)\n"
-static double diode_v(double i) { return 1.0 * 0.025864186 * log1p(i / 1e-14); }   /* VT at 27 C */
+static double diode_v(double i)
+{
+    return 1.0 * 0.025864186 * log1p(i / 1e-14);
+} /* VT at 27 C */
 
 static int has_refit_note(const nsc_report *r)
 {
@@ -877,11 +1014,14 @@ Test(dc, sweep_beyond_the_default_fit_is_refitted)
 {
     nsc_report r;
     nsc_report_init(&r);
-    nsc_waves *W = op_or_dc("dc\nI1 0 a 1\nD1 a 0 dd\n" BIG_DIODE_MODEL ".dc I1 1 4001 1000\n.end\n", 1, &r);
+    nsc_waves *W = op_or_dc("dc\nI1 0 a 1\nD1 a 0 dd\n" BIG_DIODE_MODEL
+                            ".dc I1 1 4001 1000\n.end\n",
+                            1, &r);
     cr_assert_eq(W->nrow, 5);
     for (int i = 0; i < W->nrow; i++) {
         double i1 = nsc_waves_at(W, i, 0), v = nsc_waves_at(W, i, 1);
-        cr_assert(fabs(v - diode_v(i1)) <= 10e-3, "at %g A: %.6g V, SPICE curve %.6g V", i1, v, diode_v(i1));
+        cr_assert(fabs(v - diode_v(i1)) <= 10e-3, "at %g A: %.6g V, SPICE curve %.6g V", i1, v,
+                  diode_v(i1));
     }
     cr_assert(has_refit_note(&r));
     nsc_waves_free(W);
@@ -890,7 +1030,8 @@ Test(dc, sweep_beyond_the_default_fit_is_refitted)
 
 Test(ac, operating_point_beyond_the_default_fit_is_refitted)
 {
-    nsc_circuit *c = tu_parse("ac\nI1 0 a DC 1k AC 1\nD1 a 0 dd\n" BIG_DIODE_MODEL ".ac dec 1 1k 10k\n.end\n");
+    nsc_circuit *c = tu_parse("ac\nI1 0 a DC 1k AC 1\nD1 a 0 dd\n" BIG_DIODE_MODEL
+                              ".ac dec 1 1k 10k\n.end\n");
     nsc_ac_result *R = ac_of(c, "v(a)");
     double z = cabs(at(R, 0, 0)), rd = 0.025864186 / 1e3;
     cr_assert(z > rd / 2 && z < 2 * rd, "|Z| %g ohm, n VT / I %g ohm", z, rd);
@@ -906,30 +1047,38 @@ Test(ac, operating_point_beyond_the_default_fit_is_refitted)
  * each row is the closed form within 1e-12, in nsc_run_dc's order (dc[0]
  * fastest), the column of a .param named sweep(rv). Before: "unknown element
  * 'rv' in .dc". */
-static void param_rows_x(const char *dc, const char *extra, const char *c0, const char *c1, int nrow)
+static void param_rows_x(const char *dc, const char *extra, const char *c0, const char *c1,
+                         int nrow)
 {
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/p.cir", tmp);
-    char *text = nsc_asprintf("p\n.param rv=1k\nV1 in 0 DC 1\nR1 in a {rv}\nR2 a 0 1k\nE1 o 0 a 0 {rv/1k}\nRL o 0 1k\n"
-                              "%s\n.end\n", dc);
+    char *text = nsc_asprintf(
+        "p\n.param rv=1k\nV1 in 0 DC 1\nR1 in a {rv}\nR2 a 0 1k\nE1 o 0 a 0 {rv/1k}\nRL o 0 1k\n"
+        "%s\n.end\n",
+        dc);
     cr_assert(text && tu_write_file(path, text) == 0);
     free(text);
-    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet %s -o p.dat p.cir 2>&1", tmp, NSC_PROGRAM, extra);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet %s -o p.dat p.cir 2>&1", tmp, NSC_PROGRAM,
+             extra);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s: %s", dc, out);
     free(out);
     snprintf(path, sizeof path, "%s/p.dat", tmp);
     tu_table t;
     cr_assert_eq(tu_table_read(path, &t), 0);
     cr_assert_eq(t.nrow, nrow, "%s: %d rows", dc, t.nrow);
-    cr_assert(!strcmp(t.name[0], c0) && !strcmp(t.name[1], c1), "%s: columns %s %s", dc, t.name[0], t.name[1]);
-    int ca = tu_table_col(&t, "v(a)"), co = tu_table_col(&t, "v(o)"), rvc = strcmp(c0, "sweep(rv)") ? 1 : 0;
+    cr_assert(!strcmp(t.name[0], c0) && !strcmp(t.name[1], c1), "%s: columns %s %s", dc, t.name[0],
+              t.name[1]);
+    int ca = tu_table_col(&t, "v(a)"), co = tu_table_col(&t, "v(o)"),
+        rvc = strcmp(c0, "sweep(rv)") ? 1 : 0;
     cr_assert(ca > 0 && co > 0);
     for (int i = 0; i < t.nrow; i++) {
         double rv = TU_AT(&t, i, rvc), v1 = TU_AT(&t, i, 1 - rvc), a = v1 * 1e3 / (1e3 + rv);
-        cr_assert(fabs(TU_AT(&t, i, ca) - a) <= 1e-12 && fabs(TU_AT(&t, i, co) - a * rv / 1e3) <= 1e-12,
-                  "%s row %d: rv %g V1 %g: v(a) %.15g v(o) %.15g", dc, i, rv, v1, TU_AT(&t, i, ca), TU_AT(&t, i, co));
+        cr_assert(fabs(TU_AT(&t, i, ca) - a) <= 1e-12
+                      && fabs(TU_AT(&t, i, co) - a * rv / 1e3) <= 1e-12,
+                  "%s row %d: rv %g V1 %g: v(a) %.15g v(o) %.15g", dc, i, rv, v1, TU_AT(&t, i, ca),
+                  TU_AT(&t, i, co));
     }
-    double x0 = TU_AT(&t, 0, 0), x1 = TU_AT(&t, 1, 0);                /* the inner sweep first */
+    double x0 = TU_AT(&t, 0, 0), x1 = TU_AT(&t, 1, 0); /* the inner sweep first */
     cr_assert(x1 > x0 && TU_AT(&t, 0, 1) == TU_AT(&t, 1, 1), "%s: not inner-first", dc);
     tu_table_free(&t);
 }
@@ -964,11 +1113,16 @@ Test(dc, element_and_param_of_one_name_sweeps_the_element_with_a_warning)
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/amb.cir", tmp);
     cr_assert_eq(tu_write_file(path, "amb\n.param r1=2k\nV1 in 0 10\nR1 in out {r1}\nR2 out 0 1k\n"
-                                     ".dc r1 1k 3k 1k\n.end\n"), 0);
+                                     ".dc r1 1k 3k 1k\n.end\n"),
+                 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o amb.dat amb.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "amb.cir:6:5: warning: .dc r1 sweeps the element r1; the top-level .param r1 of the same "
-                          "name keeps its value"), "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "amb.cir:6:5: warning: .dc r1 sweeps the element r1; the top-level .param r1 of the same "
+            "name keeps its value"),
+        "%s", out);
     free(out);
     snprintf(path, sizeof path, "%s/amb.dat", tmp);
     tu_table t;
@@ -988,23 +1142,34 @@ Test(dc, param_value_the_netlist_refuses_is_its_error)
 {
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/z.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "z\n.param rv=1k\nV1 in 0 1\nR1 in out {rv}\nR2 out 0 1k\n.dc rv 2k -1k -1k\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path,
+            "z\n.param rv=1k\nV1 in 0 1\nR1 in out {rv}\nR2 out 0 1k\n.dc rv 2k -1k -1k\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o z.dat z.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
-    cr_assert(strstr(out, "z.cir:4:1: error: resistor r1 has zero resistance") &&
-              strstr(out, "z.cir:6:1: warning: .dc stopped: the netlist with rv = 0"), "%s", out);
+    cr_assert(strstr(out, "z.cir:4:1: error: resistor r1 has zero resistance")
+                  && strstr(out, "z.cir:6:1: warning: .dc stopped: the netlist with rv = 0"),
+              "%s", out);
     free(out);
     snprintf(path, sizeof path, "%s/z.dat", tmp);
     tu_table t;
     cr_assert_eq(tu_table_read(path, &t), 0);
     cr_assert_eq(t.nrow, 2);
-    cr_assert(TU_AT(&t, 1, 0) == 1e3 && fabs(TU_AT(&t, 1, tu_table_col(&t, "v(out)")) - 0.5) <= 1e-12);
+    cr_assert(TU_AT(&t, 1, 0) == 1e3
+              && fabs(TU_AT(&t, 1, tu_table_col(&t, "v(out)")) - 0.5) <= 1e-12);
     tu_table_free(&t);
     snprintf(path, sizeof path, "%s/x.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "x\n.param rv=1k\nV1 in 0 1\nR1 in out {rv}\nR2 out 0 1k\n.dc rx 1k 2k 1k\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path,
+            "x\n.param rv=1k\nV1 in 0 1\nR1 in out {rv}\nR2 out 0 1k\n.dc rx 1k 2k 1k\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o x.dat x.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
-    cr_assert(strstr(out, "x.cir:6:5: error: unknown element or top-level .param 'rx' in .dc"), "%s", out);
+    cr_assert(strstr(out, "x.cir:6:5: error: unknown element or top-level .param 'rx' in .dc"),
+              "%s", out);
     free(out);
 }
 
@@ -1027,25 +1192,29 @@ Test(dc, op_dc_and_ac_share_the_operating_point)
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 2; j++) {
             double want = clip_v(V1[i], R2[j]);
-            snprintf(text, sizeof text, "clip\nV1 in 0 %g AC 1\nR1 in a 1k\nD1 a 0 DX\n.model DX D(VF=0.7 RON=10)\n"
-                     "R2 a 0 %g\n.dc R2 %g %g 1k\n.ac lin 1 1 1\n.end\n", V1[i], R2[j], R2[j], R2[j]);
+            snprintf(text, sizeof text,
+                     "clip\nV1 in 0 %g AC 1\nR1 in a 1k\nD1 a 0 DX\n.model DX D(VF=0.7 RON=10)\n"
+                     "R2 a 0 %g\n.dc R2 %g %g 1k\n.ac lin 1 1 1\n.end\n",
+                     V1[i], R2[j], R2[j], R2[j]);
             nsc_report r;
             nsc_report_init(&r);
             nsc_waves *W = op_or_dc(text, 0, &r);
-            cr_assert(fabs(nsc_waves_at(W, 0, 1) - want) <= 1e-12, ".op V1 %g R2 %g: %.15g, want %.15g", V1[i],
-                      R2[j], nsc_waves_at(W, 0, 1), want);
+            cr_assert(fabs(nsc_waves_at(W, 0, 1) - want) <= 1e-12,
+                      ".op V1 %g R2 %g: %.15g, want %.15g", V1[i], R2[j], nsc_waves_at(W, 0, 1),
+                      want);
             nsc_waves_free(W);
             W = op_or_dc(text, 1, &r);
             cr_assert_eq(W->nrow, 1);
-            cr_assert(fabs(nsc_waves_at(W, 0, 1) - want) <= 1e-12, ".dc V1 %g R2 %g: %.15g, want %.15g", V1[i],
-                      R2[j], nsc_waves_at(W, 0, 1), want);
+            cr_assert(fabs(nsc_waves_at(W, 0, 1) - want) <= 1e-12,
+                      ".dc V1 %g R2 %g: %.15g, want %.15g", V1[i], R2[j], nsc_waves_at(W, 0, 1),
+                      want);
             nsc_waves_free(W);
             nsc_report_free(&r);
             nsc_circuit *c = tu_parse(text);
             nsc_ac_result *R = ac_of(c, "v(a)");
             double rl = want > 0.7 ? R2[j] * 10 / (R2[j] + 10) : R2[j], g = rl / (1e3 + rl);
-            cr_assert(cabs(at(R, 0, 0) - g) <= 1e-12, ".ac V1 %g R2 %g: %.15g, want %.15g", V1[i], R2[j],
-                      creal(at(R, 0, 0)), g);
+            cr_assert(cabs(at(R, 0, 0) - g) <= 1e-12, ".ac V1 %g R2 %g: %.15g, want %.15g", V1[i],
+                      R2[j], creal(at(R, 0, 0)), g);
             nsc_ac_result_free(R);
             nsc_circuit_free(c);
         }

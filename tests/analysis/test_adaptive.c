@@ -9,8 +9,16 @@
 #include "testutil.h"
 
 static char *tmp;
-static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
-static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+static void setup(void)
+{
+    tmp = tu_tmpdir();
+    cr_assert(tmp);
+}
+static void teardown(void)
+{
+    tu_rmdir(tmp);
+    free(tmp);
+}
 
 #define NSC_PI 3.14159265358979323846
 
@@ -23,7 +31,8 @@ static void run(const char *name, const char *text, const char *extra, tu_table 
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/%s.cir", tmp, name);
     cr_assert_eq(tu_write_file(path, text), 0);
-    snprintf(cmd, sizeof cmd, "cd %s && %s --stats %s -o %s.dat %s.cir 2>&1", tmp, NSC_PROGRAM, extra, name, name);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --stats %s -o %s.dat %s.cir 2>&1", tmp, NSC_PROGRAM,
+             extra, name, name);
     int st = tu_run(cmd, &out);
     cr_assert_eq(st, 0, "exit %d: %s", st, out);
     if (acc) {
@@ -71,7 +80,8 @@ static void bridge_case(const char *tran, const char *opts, double tol, long max
     const char *sig[] = { "v(a,b)", "i(l1)", "i(r1)" };
     for (int k = 0; k < 3; k++) {
         double e = rms_rel(&ad, &ref, sig[k]);
-        cr_log_info("bridge adaptive %s: %s RMS error %.3g of range, %ld steps", opts, sig[k], e, acc);
+        cr_log_info("bridge adaptive %s: %s RMS error %.3g of range, %ld steps", opts, sig[k], e,
+                    acc);
         cr_expect(e < tol, "%s: RMS error %.3g of range", sig[k], e);
     }
     cr_expect(acc <= maxsteps, "%ld steps", acc);
@@ -83,7 +93,10 @@ Test(adaptive, bridge_stepsizelimit_caps_at_tstep)
 {
     bridge_case(".tran 1u 5m UIC", ".options stepsizelimit\n", 1e-4, 5200);
 }
-Test(adaptive, bridge_default_tolerances) { bridge_case(".tran 1u 5m UIC", "", 0.01, 650); }
+Test(adaptive, bridge_default_tolerances)
+{
+    bridge_case(".tran 1u 5m UIC", "", 0.01, 650);
+}
 Test(adaptive, bridge_nostepsizelimit)
 {
     bridge_case(".tran 1u 5m UIC", ".options nostepsizelimit\n", 0.01, 650);
@@ -100,8 +113,10 @@ Test(adaptive, bridge_tight_tolerances)
 Test(adaptive, switch_changes_state_at_the_located_crossing)
 {
     tu_table t;
-    run("sw", "switch closing on a ramp\nV1 in 0 1\nVc c 0 PWL(0 0 1m 1)\nS1 in x c 0 SMOD\nR1 x out 1k\n"
-              "C1 out 0 100n\n.model SMOD SW(VT=0.5 VH=0 RON=1m ROFF=1e12)\n.tran 100u 1m UIC\n.end\n", "", &t, NULL);
+    run("sw",
+        "switch closing on a ramp\nV1 in 0 1\nVc c 0 PWL(0 0 1m 1)\nS1 in x c 0 SMOD\nR1 x out 1k\n"
+        "C1 out 0 100n\n.model SMOD SW(VT=0.5 VH=0 RON=1m ROFF=1e12)\n.tran 100u 1m UIC\n.end\n",
+        "", &t, NULL);
     int co = tu_table_col(&t, "v(out)");
     double tau = (1e3 + 1e-3) * 100e-9, worst = 0;
     for (int i = 0; i < t.nrow; i++) {
@@ -123,8 +138,10 @@ Test(adaptive, chattering_switch_does_not_stall)
 {
     tu_table t;
     long acc;
-    run("chat", "relay holding a capacitor at 0.5 V\nV1 in 0 1\nS1 in out 0 out SMOD\nC1 out 0 1u\nR1 out 0 1k\n"
-                ".model SMOD SW(VT=-0.5 VH=0 RON=10 ROFF=1e12)\n.tran 10u 5m\n.end\n", "", &t, &acc);
+    run("chat",
+        "relay holding a capacitor at 0.5 V\nV1 in 0 1\nS1 in out 0 out SMOD\nC1 out 0 1u\nR1 out 0 1k\n"
+        ".model SMOD SW(VT=-0.5 VH=0 RON=10 ROFF=1e12)\n.tran 10u 5m\n.end\n",
+        "", &t, &acc);
     int co = tu_table_col(&t, "v(out)");
     double vmax = 0, vmin = 1;
     for (int i = 0; i < t.nrow; i++)
@@ -172,8 +189,10 @@ Test(adaptive, halfwave_diode_instants_match_the_analytic_ones)
     tu_table t;
     double ev[8];
     int st[8];
-    run("hw", "half-wave rectifier with an RC load\nV1 in 0 SIN(0 10 50)\nD1 in out DI\nR1 out 0 1k\n"
-              "C1 out 0 10u\n.model DI D(VF=0)\n.tran 100u 40m\n.end\n", "--events", &t, NULL);
+    run("hw",
+        "half-wave rectifier with an RC load\nV1 in 0 SIN(0 10 50)\nD1 in out DI\nR1 out 0 1k\n"
+        "C1 out 0 10u\n.model DI D(VF=0)\n.tran 100u 40m\n.end\n",
+        "--events", &t, NULL);
     const double w = 2 * NSC_PI * 50, R = 1e3, C = 10e-6, tau = R * C;
     double toff = (NSC_PI - atan(w * R * C)) / w, voff = 10 * sin(w * toff);
     double a = 17.5e-3, b = 22.5e-3;
@@ -190,7 +209,8 @@ Test(adaptive, halfwave_diode_instants_match_the_analytic_ones)
     for (int k = 0; k < 3; k++) {
         cr_log_info("d1 -> %d at %.9f ms, analytic %.9f ms", st[k], ev[k] * 1e3, exact[k] * 1e3);
         cr_expect_eq(st[k], want[k]);
-        cr_expect(fabs(ev[k] - exact[k]) < 1e-6, "event %d at %.9g s, analytic %.9g s", k, ev[k], exact[k]);
+        cr_expect(fabs(ev[k] - exact[k]) < 1e-6, "event %d at %.9g s, analytic %.9g s", k, ev[k],
+                  exact[k]);
     }
     tu_table_free(&t);
 }
@@ -201,14 +221,17 @@ Test(adaptive, events_of_fixed_steps_are_step_ends)
     tu_table t;
     double ev[8];
     int st[8];
-    run("hwf", "half-wave rectifier with an RC load\nV1 in 0 SIN(0 10 50)\nD1 in out DI\nR1 out 0 1k\n"
-               "C1 out 0 10u\n.model DI D(VF=0)\n.tran 100u 10m\n.end\n", "--events --step 10u", &t, NULL);
+    run("hwf",
+        "half-wave rectifier with an RC load\nV1 in 0 SIN(0 10 50)\nD1 in out DI\nR1 out 0 1k\n"
+        "C1 out 0 10u\n.model DI D(VF=0)\n.tran 100u 10m\n.end\n",
+        "--events --step 10u", &t, NULL);
     const double w = 2 * NSC_PI * 50, toff = (NSC_PI - atan(w * 1e3 * 10e-6)) / w;
     int n = read_events("hwf", "d1", ev, st, 8);
     cr_assert_eq(n, 1, "%d state changes of d1", n);
     double k = ev[0] / 10e-6;
     cr_expect(fabs(k - round(k)) < 1e-6, "%.9g s is not a step end", ev[0]);
-    cr_expect(ev[0] >= toff && ev[0] < toff + 2e-5, "turn-off at %.9g s, analytic %.9g s", ev[0], toff);
+    cr_expect(ev[0] >= toff && ev[0] < toff + 2e-5, "turn-off at %.9g s, analytic %.9g s", ev[0],
+              toff);
     tu_table_free(&t);
 }
 
@@ -245,11 +268,13 @@ Test(adaptive, clock_into_rc_and_diode)
 {
     const char *sig[] = { "v(a)", "v(out)", "i(v1)", "i(d1)" };
     const double tol[] = { 1e-3, 1e-3, 1e-3, 2e-3 };
-    long acc = against_fixed("clk", "5 kHz clock with 1 ns edges into an RC and a diode load\n"
-                             "V1 clk 0 PULSE(0 5 0 1n 1n 99.999u 200u)\nR1 clk a 1k\nC1 a 0 47n\nD1 a out DL\n"
-                             "R2 out 0 10k\nC2 out 0 100n\n.model DL D(VF=0.7 RON=1)\n.tran 10u 2m\n"
-                             ".options stepsizelimit\n.end\n",
-                             "2n", sig, tol, 4);
+    long acc = against_fixed(
+        "clk",
+        "5 kHz clock with 1 ns edges into an RC and a diode load\n"
+        "V1 clk 0 PULSE(0 5 0 1n 1n 99.999u 200u)\nR1 clk a 1k\nC1 a 0 47n\nD1 a out DL\n"
+        "R2 out 0 10k\nC2 out 0 100n\n.model DL D(VF=0.7 RON=1)\n.tran 10u 2m\n"
+        ".options stepsizelimit\n.end\n",
+        "2n", sig, tol, 4);
     cr_expect(acc <= 10 * 200, "%ld steps for 10 periods", acc);
 }
 
@@ -262,12 +287,14 @@ Test(adaptive, clock_into_rc_and_diode)
 Test(adaptive, pulse_driven_capacitor_current_is_physical)
 {
     tu_table t;
-    run("pc", "PULSE into 1 ohm and 1 nF\nV1 in 0 PULSE(0 1 1u 10n 10n 5u 10u)\nR1 in a 1\nC1 a 0 1n\n"
-              ".tran 1u 40u\n.save i(v1)\n.end\n", "", &t, NULL);
+    run("pc",
+        "PULSE into 1 ohm and 1 nF\nV1 in 0 PULSE(0 1 1u 10n 10n 5u 10u)\nR1 in a 1\nC1 a 0 1n\n"
+        ".tran 1u 40u\n.save i(v1)\n.end\n",
+        "", &t, NULL);
     int ci = tu_table_col(&t, "i(v1)");
     double worst = 0;
     for (int i = 0; i < t.nrow; i++) {
-        double tt = fmod(TU_AT(&t, i, 0) - 1e-6 + 10e-6, 5e-6);     /* time since the last edge */
+        double tt = fmod(TU_AT(&t, i, 0) - 1e-6 + 10e-6, 5e-6); /* time since the last edge */
         if (tt > 50e-9 && tt < 5e-6 - 1e-9) worst = fmax(worst, fabs(TU_AT(&t, i, ci)));
     }
     cr_log_info("PULSE into RC: |i(v1)| <= %.3g A away from the edges", worst);
@@ -290,7 +317,7 @@ Test(adaptive, degenerate_crossing_takes_no_sliver_steps)
     char *tr = strstr(text, ".tran 10n 200u 0 50p UIC");
     cr_assert(tr, "buck.cir's .tran changed");
     memcpy(tr, ".tran 10n 100u      UIC ", strlen(".tran 10n 200u 0 50p UIC"));
-    char *end = strstr(text, "\n.end");                   /* this stepper's case: the adaptive one */
+    char *end = strstr(text, "\n.end"); /* this stepper's case: the adaptive one */
     cr_assert(end, "buck.cir has no .end");
     *end = 0;
     size_t nfull = strlen(text) + 64;
@@ -302,13 +329,15 @@ Test(adaptive, degenerate_crossing_takes_no_sliver_steps)
     snprintf(path, sizeof path, "%s/b.cir", tmp);
     cr_assert_eq(tu_write_file(path, text), 0);
     free(text);
-    snprintf(cmd, sizeof cmd, "cd %s && %s --stats --save 'v(out)' -o b.dat b.cir 2>&1", tmp, NSC_PROGRAM);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --stats --save 'v(out)' -o b.dat b.cir 2>&1", tmp,
+             NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     const char *p = strstr(out, "adaptive steps from ");
     double hmin_used = 0;
     long rej = -1;
     cr_assert(p && sscanf(p, "adaptive steps from %lf", &hmin_used) == 1, "%s", out);
-    cr_assert((p = strstr(out, "accepted, ")) && sscanf(p, "accepted, %ld rejected", &rej) == 1, "%s", out);
+    cr_assert((p = strstr(out, "accepted, ")) && sscanf(p, "accepted, %ld rejected", &rej) == 1,
+              "%s", out);
     cr_log_info("buck 100 us: smallest step %g s, %ld rejected", hmin_used, rej);
     cr_expect(hmin_used >= 1e-13, "smallest step %g s", hmin_used);
     cr_expect(rej < 50, "%ld rejected trials", rej);
@@ -322,7 +351,8 @@ static void run_out(const char *name, const char *text, const char *extra, tu_ta
     char path[1024], cmd[4096];
     snprintf(path, sizeof path, "%s/%s.cir", tmp, name);
     cr_assert_eq(tu_write_file(path, text), 0);
-    snprintf(cmd, sizeof cmd, "cd %s && %s --stats %s -o %s.dat %s.cir 2>&1", tmp, NSC_PROGRAM, extra, name, name);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --stats %s -o %s.dat %s.cir 2>&1", tmp, NSC_PROGRAM,
+             extra, name, name);
     int st = tu_run(cmd, out);
     cr_assert_eq(st, 0, "exit %d: %s", st, *out);
     snprintf(path, sizeof path, "%s/%s.dat", tmp, name);
@@ -337,7 +367,8 @@ static void run_out(const char *name, const char *text, const char *extra, tu_ta
  * s* = tau ln((V + a tau - v_b) / (a tau)), v_max = V - a s*. */
 static double rc_pulse_peak(double V, double tr, double pw, double tau)
 {
-    double a = V / tr, va = V - V * tau / tr * (1 - exp(-tr / tau)), vb = V + (va - V) * exp(-pw / tau);
+    double a = V / tr, va = V - V * tau / tr * (1 - exp(-tr / tau)),
+           vb = V + (va - V) * exp(-pw / tau);
     return V - a * tau * log((V + a * tau - vb) / (a * tau));
 }
 
@@ -362,21 +393,25 @@ Test(adaptive, pulse_peak_is_in_the_rows_and_the_measure)
     cr_assert(p && sscanf(p, "vmax = %lf", &vmax) == 1, "%s", out);
     int co = tu_table_col(&t, "v(out)");
     for (int i = 0; i < t.nrow; i++) rowmax = fmax(rowmax, TU_AT(&t, i, co));
-    double v22 = NAN, at_rows = 0, between = 0;          /* the decay after the pulse: v(22 ns) e^(-t/tau) */
-    for (int i = 0; i < t.nrow; i++)                    /* (a step ends on the breakpoint at 22 ns) */
+    double v22 = NAN, at_rows = 0, between = 0; /* the decay after the pulse: v(22 ns) e^(-t/tau) */
+    for (int i = 0; i < t.nrow; i++)            /* (a step ends on the breakpoint at 22 ns) */
         if (fabs(TU_AT(&t, i, 0) - 22e-9) < 1e-15) v22 = TU_AT(&t, i, co);
     cr_assert(isfinite(v22), "no row at 22 ns");
     for (int i = 0; i < t.nrow; i++)
         if (TU_AT(&t, i, 0) > 22e-9 && TU_AT(&t, i, 0) < 200e-9)
-            at_rows = fmax(at_rows, fabs(TU_AT(&t, i, co) - v22 * exp(-(TU_AT(&t, i, 0) - 22e-9) / 10e-9)));
+            at_rows = fmax(at_rows,
+                           fabs(TU_AT(&t, i, co) - v22 * exp(-(TU_AT(&t, i, 0) - 22e-9) / 10e-9)));
     for (double x = 23e-9; x < 200e-9; x += 0.25e-9)
         between = fmax(between, fabs(tu_interp(&t, co, x) - v22 * exp(-(x - 22e-9) / 10e-9)));
-    cr_log_info("pulse into RC: analytic peak %.6f V, .meas %.6f V, largest row %.6f V, %d rows; decay: "
-                "%.3g V off at the rows, %.3g V between them", peak, vmax, rowmax, t.nrow, at_rows, between);
-    cr_expect(fabs(peak - 8.72034) < 1e-4, "analytic peak %g", peak);   /* the 8.72 V */
+    cr_log_info(
+        "pulse into RC: analytic peak %.6f V, .meas %.6f V, largest row %.6f V, %d rows; decay: "
+        "%.3g V off at the rows, %.3g V between them",
+        peak, vmax, rowmax, t.nrow, at_rows, between);
+    cr_expect(fabs(peak - 8.72034) < 1e-4, "analytic peak %g", peak); /* the 8.72 V */
     cr_expect(fabs(vmax - peak) < 5e-3 * peak, ".meas MAX %g V, analytic %g V", vmax, peak);
     cr_expect(fabs(rowmax - peak) < 2e-2 * peak, "largest row %g V, analytic %g V", rowmax, peak);
-    cr_expect(between <= at_rows + 1e-3 * v22, "decay off by %g V between rows, %g V at them", between, at_rows);
+    cr_expect(between <= at_rows + 1e-3 * v22, "decay off by %g V between rows, %g V at them",
+              between, at_rows);
     free(out);
     tu_table_free(&t);
 }
@@ -393,8 +428,10 @@ Test(adaptive, interp_rows_on_the_grid_measures_on_the_steps)
     const char *p = strstr(out, "vmax = ");
     cr_assert(p && sscanf(p, "vmax = %lf", &vmax) == 1, "%s", out);
     cr_expect_eq(t.nrow, 6, "%d rows", t.nrow);
-    for (int i = 0; i < t.nrow; i++) cr_expect(fabs(TU_AT(&t, i, 0) - i * 1e-6) < 1e-15, "row %d at %g", i, TU_AT(&t, i, 0));
-    cr_expect(fabs(vmax - peak) < 5e-3 * peak, ".meas MAX %g V on the steps, analytic %g V", vmax, peak);
+    for (int i = 0; i < t.nrow; i++)
+        cr_expect(fabs(TU_AT(&t, i, 0) - i * 1e-6) < 1e-15, "row %d at %g", i, TU_AT(&t, i, 0));
+    cr_expect(fabs(vmax - peak) < 5e-3 * peak, ".meas MAX %g V on the steps, analytic %g V", vmax,
+              peak);
     free(out);
     tu_table_free(&t);
 }
@@ -411,7 +448,8 @@ Test(adaptive, fixed_steps_measure_on_the_steps)
     const char *p = strstr(out, "vmax = ");
     cr_assert(p && sscanf(p, "vmax = %lf", &vmax) == 1, "%s", out);
     cr_expect_eq(t.nrow, 6, "%d rows", t.nrow);
-    cr_expect(fabs(vmax - peak) < 5e-3 * peak, ".meas MAX %g V on the steps, analytic %g V", vmax, peak);
+    cr_expect(fabs(vmax - peak) < 5e-3 * peak, ".meas MAX %g V on the steps, analytic %g V", vmax,
+              peak);
     free(out);
     tu_table_free(&t);
 }
@@ -425,7 +463,8 @@ static double hmax_of(const char *tran, const char *opts)
     char text[512], *out = NULL;
     tu_table t;
     double h = NAN;
-    snprintf(text, sizeof text, "RC\nV1 in 0 SIN(0 1 10k)\nR1 in out 1k\nC1 out 0 10n\n%s\n%s.end\n", tran, opts);
+    snprintf(text, sizeof text,
+             "RC\nV1 in 0 SIN(0 1 10k)\nR1 in out 1k\nC1 out 0 10n\n%s\n%s.end\n", tran, opts);
     run_out("hm", text, "", &t, &out);
     const char *p = strstr(out, "(at most ");
     cr_assert(p && sscanf(p, "(at most %lf", &h) == 1, "%s", out);
@@ -436,12 +475,14 @@ static double hmax_of(const char *tran, const char *opts)
 
 Test(adaptive, largest_step_is_tmax_else_span_over_50)
 {
-    cr_expect_float_eq(hmax_of(".tran 1u 1m", ""), 20e-6, 1e-12);                  /* LTspice's rule */
-    cr_expect_float_eq(hmax_of(".tran 1u 1m", ".options stepsizelimit\n"), 1e-6, 1e-12);   /* ngspice's */
+    cr_expect_float_eq(hmax_of(".tran 1u 1m", ""), 20e-6, 1e-12); /* LTspice's rule */
+    cr_expect_float_eq(hmax_of(".tran 1u 1m", ".options stepsizelimit\n"), 1e-6,
+                       1e-12); /* ngspice's */
     cr_expect_float_eq(hmax_of(".tran 1u 1m", ".options nostepsizelimit\n"), 20e-6, 1e-12);
     cr_expect_float_eq(hmax_of(".tran 1u 1m 0.5m", ".options nostepsizelimit\n"), 10e-6, 1e-12);
     cr_expect_float_eq(hmax_of(".tran 1u 1m 0 5u", ".options nostepsizelimit\n"), 5e-6, 1e-12);
-    cr_expect_float_eq(hmax_of(".tran 1u 1m 0 5u", ""), 5e-6, 1e-12);     /* TMAX given: it, as in ngspice */
+    cr_expect_float_eq(hmax_of(".tran 1u 1m 0 5u", ""), 5e-6,
+                       1e-12); /* TMAX given: it, as in ngspice */
     cr_expect_float_eq(hmax_of(".tran 1u 1m", ".options stepsizelimit\n"), 1e-6, 1e-12);
     cr_expect_float_eq(hmax_of(".tran 100u 1m", ".options stepsizelimit\n"), 20e-6, 1e-12);
 }
@@ -479,13 +520,15 @@ Test(adaptive, ringing_mos_esr_capacitor_runs_and_matches_fixed_steps)
 Test(adaptive, chgtol_takes_continuous_kinks_inside_the_steps)
 {
     char net[4096], *p;
-    snprintf(net, sizeof net, "inverter chain\n.options stepping=adaptive chgtol=1e-16\n"
+    snprintf(net, sizeof net,
+             "inverter chain\n.options stepping=adaptive chgtol=1e-16\n"
              ".model NM NMOS(LEVEL=1 VTO=1 KP=2e-5)\n.model PM PMOS(LEVEL=1 VTO=-1 KP=1e-5)\n"
              "VDD vdd 0 5\nVIN n0 0 PULSE(0 5 1n 1n 1n 20n 40n)\n");
     for (int k = 1; k <= 8; k++)
-        snprintf(net + strlen(net), sizeof net - strlen(net),
-                 "MP%d n%d n%d vdd vdd PM W=2u L=1u\nMN%d n%d n%d 0 0 NM W=1u L=1u\nC%d n%d 0 20f\n", k, k, k - 1, k, k,
-                 k - 1, k, k);
+        snprintf(
+            net + strlen(net), sizeof net - strlen(net),
+            "MP%d n%d n%d vdd vdd PM W=2u L=1u\nMN%d n%d n%d 0 0 NM W=1u L=1u\nC%d n%d 0 20f\n", k,
+            k, k - 1, k, k, k - 1, k, k);
     strcat(net, ".tran 5p 80n\n.save v(n8)\n.end\n");
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/kinks.cir", tmp);
@@ -493,8 +536,10 @@ Test(adaptive, chgtol_takes_continuous_kinks_inside_the_steps)
     snprintf(cmd, sizeof cmd, "cd %s && %s --stats -o kinks.dat kinks.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     long acc = -1, ev = -1;
-    cr_assert((p = strstr(out, "steps: ")) && sscanf(p, "steps: %ld accepted", &acc) == 1, "%s", out);
-    cr_assert((p = strstr(out, "events: ")) && sscanf(p, "events: %ld located", &ev) == 1, "%s", out);
+    cr_assert((p = strstr(out, "steps: ")) && sscanf(p, "steps: %ld accepted", &acc) == 1, "%s",
+              out);
+    cr_assert((p = strstr(out, "events: ")) && sscanf(p, "events: %ld located", &ev) == 1, "%s",
+              out);
     cr_expect(strstr(out, "complementarity pairs m = 336"), "%s", out);
     free(out);
     cr_expect_eq(ev, 0, "%ld events located", ev);
@@ -503,10 +548,12 @@ Test(adaptive, chgtol_takes_continuous_kinks_inside_the_steps)
     snprintf(path, sizeof path, "%s/kinks.dat", tmp);
     cr_assert_eq(tu_table_read(path, &t), 0);
     p = strstr(net, "chgtol=1e-16");
-    memcpy(p, "reltol=1e-3 ", 12);                          /* (the reference: fixed steps, chgtol unread) */
+    memcpy(p, "reltol=1e-3 ", 12); /* (the reference: fixed steps, chgtol unread) */
     run("kinks_ref", net, "--step 1p", &ref, NULL);
     double e = rms_rel(&t, &ref, "v(n8)");
-    cr_log_info("8-inverter chain, kinks inside the steps: %ld steps, v(n8) RMS %.3g of range against 1 ps", acc, e);
+    cr_log_info(
+        "8-inverter chain, kinks inside the steps: %ld steps, v(n8) RMS %.3g of range against 1 ps",
+        acc, e);
     cr_expect(e < 0.03, "v(n8) RMS %.3g of range", e);
     tu_table_free(&t);
     tu_table_free(&ref);
@@ -526,19 +573,23 @@ Test(adaptive, first_step_after_an_event_is_error_controlled)
     const char *opt[] = { ".options stepping=adaptive\n", "" };
     for (int k = 0; k < 2; k++) {
         char text[512];
-        snprintf(text, sizeof text, "inductor into an opened switch\nV1 in 0 1\nR1 in a 10\nL1 a b 1m\nS1 b 0 c 0 SWM\n"
-                 "VC c 0 PULSE(1 0 1m 1n 1n 10 20)\n.model SWM SW(VT=0.5 VH=0 RON=1m ROFF=1k)\n%s.tran 10u 1.5m\n.end\n",
-                 opt[k]);
+        snprintf(
+            text, sizeof text,
+            "inductor into an opened switch\nV1 in 0 1\nR1 in a 10\nL1 a b 1m\nS1 b 0 c 0 SWM\n"
+            "VC c 0 PULSE(1 0 1m 1n 1n 10 20)\n.model SWM SW(VT=0.5 VH=0 RON=1m ROFF=1k)\n%s.tran 10u 1.5m\n.end\n",
+            opt[k]);
         tu_table t;
         run("lo", text, "", &t, NULL);
         int ci = tu_table_col(&t, "i(l1)");
-        double i0 = 1 / (10 + 1e-3), iinf = 1 / (10 + 1e3), tau = 1e-3 / (10 + 1e3), toff = 1e-3 + 0.5e-9, e = 0;
+        double i0 = 1 / (10 + 1e-3), iinf = 1 / (10 + 1e3), tau = 1e-3 / (10 + 1e3),
+               toff = 1e-3 + 0.5e-9, e = 0;
         for (int r = 0; r < t.nrow; r++) {
             double tt = TU_AT(&t, r, 0);
             double want = tt < toff ? i0 : iinf + (i0 - iinf) * exp(-(tt - toff) / tau);
             e = fmax(e, fabs(TU_AT(&t, r, ci) - want));
         }
-        cr_assert_lt(e, 5e-3 * i0, "%s: i(l1) off the closed form by %g A", k ? "default" : "adaptive", e);
+        cr_assert_lt(e, 5e-3 * i0, "%s: i(l1) off the closed form by %g A",
+                     k ? "default" : "adaptive", e);
         tu_table_free(&t);
     }
 }

@@ -18,8 +18,16 @@
 #include "testutil.h"
 
 static char *tmp;
-static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
-static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+static void setup(void)
+{
+    tmp = tu_tmpdir();
+    cr_assert(tmp);
+}
+static void teardown(void)
+{
+    tu_rmdir(tmp);
+    free(tmp);
+}
 
 TestSuite(circuits, .init = setup, .fini = teardown);
 
@@ -40,7 +48,8 @@ static double run_nsc(const char *netlist, const char *opts, const char *save, t
     if (netlist[0] == '/') snprintf(path, sizeof path, "%s", netlist);
     else snprintf(path, sizeof path, "%s/%s", NSC_NETLISTS, netlist);
     snprintf(out, sizeof out, "%s/nsc.dat", tmp);
-    snprintf(cmd, sizeof cmd, "%s --quiet %s --save '%s' -o %s %s 2>&1", NSC_PROGRAM, opts, save, out, path);
+    snprintf(cmd, sizeof cmd, "%s --quiet %s --save '%s' -o %s %s 2>&1", NSC_PROGRAM, opts, save,
+             out, path);
     char *msg = NULL;
     double t0 = now();
     int st = tu_run(cmd, &msg);
@@ -57,8 +66,8 @@ static int have_ngspice(void)
     return system("command -v ngspice > /dev/null 2>&1") == 0;
 }
 
-#define NEED_NGSPICE()                                                                     \
-    do {                                                                                   \
+#define NEED_NGSPICE() \
+    do { \
         if (!have_ngspice()) cr_skip_test("ngspice is not installed (.ci/run installs it)"); \
     } while (0)
 
@@ -78,10 +87,14 @@ static double run_ng(const char *netlist, const char *vecs, tu_table *t)
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         char low[16] = "";
         size_t k = 0;
-        while (line[k] && k < sizeof low - 1) { low[k] = (char)(line[k] >= 'A' && line[k] <= 'Z' ? line[k] + 32 : line[k]); k++; }
+        while (line[k] && k < sizeof low - 1) {
+            low[k] = (char)(line[k] >= 'A' && line[k] <= 'Z' ? line[k] + 32 : line[k]);
+            k++;
+        }
         low[k] = 0;
         if (!strncmp(low, ".control", 8)) skip = 1;
-        int drop = skip || !strncmp(low, ".save", 5) || !strncmp(low, ".print", 6) || !strncmp(low, ".end", 4);
+        int drop = skip || !strncmp(low, ".save", 5) || !strncmp(low, ".print", 6)
+                   || !strncmp(low, ".end", 4);
         if (!strncmp(low, ".endc", 5)) skip = 0;
         if (!strncmp(low, ".ends", 5)) drop = 0;
         if (!drop) fprintf(f, "%s\n", line);
@@ -91,7 +104,7 @@ static double run_ng(const char *netlist, const char *vecs, tu_table *t)
     free(text);
     snprintf(cmd, sizeof cmd, "cd %s && ngspice -b ng.cir > ng.log 2>&1", tmp);
     double t0 = now();
-    tu_run(cmd, NULL);                                           /* ngspice -b exits 1 even when it ran */
+    tu_run(cmd, NULL); /* ngspice -b exits 1 even when it ran */
     double dt = now() - t0;
     char logp[1024];
     snprintf(logp, sizeof logp, "%s/ng.log", tmp);
@@ -112,8 +125,11 @@ static int col(const tu_table *t, const char *name)
 
 /* Our column co against the reference column cr on our rows in [t0, t1]: max and
  * rms of the difference relative to the reference's range there. */
-typedef struct cmp { double max, rms, range; } cmp;
-static cmp compare(const char *what, const tu_table *ours, int co, const tu_table *ref, int cr, double t0, double t1)
+typedef struct cmp {
+    double max, rms, range;
+} cmp;
+static cmp compare(const char *what, const tu_table *ours, int co, const tu_table *ref, int cr,
+                   double t0, double t1)
 {
     double lo = INFINITY, hi = -INFINITY, e2 = 0, em = 0;
     int n = 0;
@@ -128,16 +144,18 @@ static cmp compare(const char *what, const tu_table *ours, int co, const tu_tabl
         n++;
     }
     cr_assert(n > 0);
-    cmp c = {em / (hi - lo), sqrt(e2 / n) / (hi - lo), hi - lo};
+    cmp c = { em / (hi - lo), sqrt(e2 / n) / (hi - lo), hi - lo };
     cr_log_info("%s: max %.2e, rms %.2e of the range %.4g", what, c.max, c.rms, c.range);
     return c;
 }
 
 /* Time average (trapezoid), min and max of column c over [t0, t1]. */
-typedef struct wstat { double avg, min, max; } wstat;
+typedef struct wstat {
+    double avg, min, max;
+} wstat;
 static wstat stats(const tu_table *t, int c, double t0, double t1)
 {
-    wstat s = {0, INFINITY, -INFINITY};
+    wstat s = { 0, INFINITY, -INFINITY };
     double area = 0, ta = NAN, va = 0, first = NAN, last = 0;
     for (int i = 0; i < t->nrow; i++) {
         double ti = AT(t, i, 0), v = AT(t, i, c);
@@ -155,7 +173,8 @@ static wstat stats(const tu_table *t, int c, double t0, double t1)
 }
 
 /* Crossings of level by column c in direction dir (+1 up, -1 down) in [t0, t1]. */
-static int crossings(const tu_table *t, int c, double level, int dir, double t0, double t1, double *x, int max)
+static int crossings(const tu_table *t, int c, double level, int dir, double t0, double t1,
+                     double *x, int max)
 {
     int n = 0;
     for (int i = 1; i < t->nrow && n < max; i++) {
@@ -180,7 +199,8 @@ Test(circuits, halfwave_vs_ngspice)
     run_ng("spice/halfwave.cir", "v(out)", &n);
     cmp c = compare("halfwave v(out)", &o, col(&o, "v(out)"), &n, 1, 0, 60e-3);
     cr_assert(c.max < 5e-3 && c.rms < 2e-3);
-    for (int i = 0; i < o.nrow; i++) cr_assert(AT(&o, i, col(&o, "i(d1)")) >= -1e-12, "diode current reversed");
+    for (int i = 0; i < o.nrow; i++)
+        cr_assert(AT(&o, i, col(&o, "i(d1)")) >= -1e-12, "diode current reversed");
     tu_table_free(&o);
     tu_table_free(&n);
 }
@@ -197,21 +217,28 @@ Test(circuits, rectifier_capfilter)
     tu_table o;
     run_nsc("rectifier_capfilter.cir", "", "v(a,b),v(p),i(l1),i(r1),i(cf)", &o);
     int cp = col(&o, "v(p)"), cr = col(&o, "i(r1)");
-    for (int i = 0; i < o.nrow; i++) cr_assert(AT(&o, i, cr) >= -1e-12, "load current reversed at row %d", i);
-    cr_assert_float_eq(AT(&o, 1, cp), 10.0 / 1.3, 1e-2);     /* less what R1 took in 1 us: 6 mV */
+    for (int i = 0; i < o.nrow; i++)
+        cr_assert(AT(&o, i, cr) >= -1e-12, "load current reversed at row %d", i);
+    cr_assert_float_eq(AT(&o, 1, cp), 10.0 / 1.3, 1e-2); /* less what R1 took in 1 us: 6 mV */
     int cab = col(&o, "v(a,b)");
-    for (int i = 1; i < o.nrow; i++) cr_assert(AT(&o, i, cp) >= fabs(AT(&o, i, cab)) - 1e-9, "row %d", i);
+    for (int i = 1; i < o.nrow; i++)
+        cr_assert(AT(&o, i, cp) >= fabs(AT(&o, i, cab)) - 1e-9, "row %d", i);
     double zc[32], zd[32];
-    int nz = crossings(&o, cab, 0.0, +1, 0, 3e-3, zc, 16), nzd = crossings(&o, cab, 0.0, -1, 0, 3e-3, zd, 16);
+    int nz = crossings(&o, cab, 0.0, +1, 0, 3e-3, zc, 16),
+        nzd = crossings(&o, cab, 0.0, -1, 0, 3e-3, zd, 16);
     memcpy(zc + nz, zd, sizeof(double) * (size_t)nzd);
     nz += nzd;
     cr_assert(nz >= 6);
     for (int k = 0; k < nz; k++) {
         double peak = 0, vp = 0;
         for (int i = 0; i < o.nrow && AT(&o, i, 0) <= zc[k]; i++)
-            if (AT(&o, i, 0) > zc[k] - 0.3e-3) peak = fmax(peak, fabs(AT(&o, i, cab)));   /* the half-wave before */
+            if (AT(&o, i, 0) > zc[k] - 0.3e-3)
+                peak = fmax(peak, fabs(AT(&o, i, cab))); /* the half-wave before */
         for (int i = 0; i < o.nrow; i++)
-            if (AT(&o, i, 0) >= zc[k]) { vp = AT(&o, i, cp); break; }
+            if (AT(&o, i, 0) >= zc[k]) {
+                vp = AT(&o, i, cp);
+                break;
+            }
         cr_assert(vp > 0.4 * peak, "at %g s the output is %g, the last peak %g", zc[k], vp, peak);
     }
     if (have_ngspice()) {
@@ -241,14 +268,15 @@ Test(circuits, prc)
     tu_table o;
     run_nsc("prc.cir", "", "v(a),i(lr),i(lf),v(out,n)", &o);
     int clf = col(&o, "i(lf)"), cv = col(&o, "v(out,n)");
-    for (int i = 0; i < o.nrow; i++) cr_assert(AT(&o, i, clf) >= -1e-9, "i(lf) reversed at row %d", i);
+    for (int i = 0; i < o.nrow; i++)
+        cr_assert(AT(&o, i, clf) >= -1e-9, "i(lf) reversed at row %d", i);
     wstat s = stats(&o, cv, 1.8e-3, 2e-3);
     cr_log_info("PRC output over the last 0.2 ms: %.4f V (ripple %.2g V)", s.avg, s.max - s.min);
     cr_assert(s.avg > 0.55 && s.avg < 0.7, "output %g", s.avg);
     if (!have_ngspice()) cr_skip_test("ngspice is not installed (.ci/run installs it)");
     tu_table n, tw;
     run_ng("spice/prc.cir", "v(a) i(lr) i(lf) v(out,n)", &n);
-    const char *names[] = {"v(a)", "i(lr)", "i(lf)", "v(out,n)"};
+    const char *names[] = { "v(a)", "i(lr)", "i(lf)", "v(out,n)" };
     for (int k = 0; k < 4; k++) {
         cmp c = compare(names[k], &o, col(&o, names[k]), &n, k + 1, 0, 2e-3);
         cr_assert(c.max < 0.03 && c.rms < 0.01, "%s: ideal vs twin", names[k]);
@@ -282,20 +310,26 @@ Test(circuits, buck)
     double T = 1.6667e-6, t0 = 150e-6 - 6 * T;
     wstat v = stats(&o, cvo, t0, 150e-6), il = stats(&o, cil, t0, 150e-6);
     double up[8], dn[8];
-    int nu = crossings(&o, csw, 1.5, +1, t0, 150e-6, up, 8), nd = crossings(&o, csw, 1.5, -1, t0, 150e-6, dn, 8);
+    int nu = crossings(&o, csw, 1.5, +1, t0, 150e-6, up, 8),
+        nd = crossings(&o, csw, 1.5, -1, t0, 150e-6, dn, 8);
     cr_assert(nu >= 3 && nd >= 3);
-    double duty = (dn[1] > up[1] ? dn[1] - up[1] : dn[2] - up[1]) / T, ripple = (3.0 - v.avg) * duty * T / 10e-6;
-    cr_log_info("buck at 150 us: v(out) = %.5f V (ripple %.3g mV), duty %.4f, i(l1) %.4f A ripple %.4f A (analytic %.4f)",
-                v.avg, 1e3 * (v.max - v.min), duty, il.avg, il.max - il.min, ripple);
+    double duty = (dn[1] > up[1] ? dn[1] - up[1] : dn[2] - up[1]) / T,
+           ripple = (3.0 - v.avg) * duty * T / 10e-6;
+    cr_log_info(
+        "buck at 150 us: v(out) = %.5f V (ripple %.3g mV), duty %.4f, i(l1) %.4f A ripple %.4f A (analytic %.4f)",
+        v.avg, 1e3 * (v.max - v.min), duty, il.avg, il.max - il.min, ripple);
     cr_assert(fabs(v.avg - 1.8) < 2e-3, "v(out) = %g", v.avg);
     cr_assert(fabs(il.avg - v.avg / 10) < 2e-3, "i(l1) = %g", il.avg);
     cr_assert(duty > 0.6 && duty < 0.62, "duty %g: 1.8/3 plus the channel drops", duty);
-    cr_assert(fabs((il.max - il.min) - ripple) < 0.05 * ripple, "ripple %g vs %g", il.max - il.min, ripple);
+    cr_assert(fabs((il.max - il.min) - ripple) < 0.05 * ripple, "ripple %g vs %g", il.max - il.min,
+              ripple);
     double e[16];
-    int ne = crossings(&o, csw, 1.5, +1, 110e-6, 150e-6, e, 16);   /* (one cycle is skipped at 101.7 us, */
-                                                                    /* as the reference ramp ends) */
+    int ne = crossings(&o, csw, 1.5, +1, 110e-6, 150e-6, e,
+                       16); /* (one cycle is skipped at 101.7 us, */
+                            /* as the reference ramp ends) */
     cr_assert(ne >= 10);
-    for (int i = 1; i < ne; i++) cr_assert(fabs(e[i] - e[i - 1] - T) < 20e-9, "period %g", e[i] - e[i - 1]);
+    for (int i = 1; i < ne; i++)
+        cr_assert(fabs(e[i] - e[i - 1] - T) < 20e-9, "period %g", e[i] - e[i - 1]);
     if (have_ngspice()) {
         tu_table n;
         char twin[1024];
@@ -326,17 +360,21 @@ Test(circuits, boost)
     int cv = col(&o, "v(out)"), ci = col(&o, "i(l1)");
     wstat v = stats(&o, cv, 2.99e-3, 3e-3), il = stats(&o, ci, 2.99e-3, 3e-3);
     double dv = v.avg / 25 * 0.5 * 10e-6 / 10e-6;
-    cr_log_info("boost: v(out) %.4f V, ripple %.4f V (analytic %.4f), i(l1) %.4f A", v.avg, v.max - v.min, dv, il.avg);
+    cr_log_info("boost: v(out) %.4f V, ripple %.4f V (analytic %.4f), i(l1) %.4f A", v.avg,
+                v.max - v.min, dv, il.avg);
     cr_assert(v.avg > 9.2 && v.avg < 9.7, "v(out) %g: vin/(1 - D) = 10 less the diode drop", v.avg);
     cr_assert(fabs((v.max - v.min) - dv) < 0.05 * dv);
-    cr_assert(fabs(il.avg * 5 * 0.97 - v.avg * v.avg / 25) < 0.05 * v.avg * v.avg / 25, "power balance");
-    for (int i = 0; i < o.nrow; i++) cr_assert(AT(&o, i, col(&o, "i(d1)")) >= -1e-9, "diode current reversed");
+    cr_assert(fabs(il.avg * 5 * 0.97 - v.avg * v.avg / 25) < 0.05 * v.avg * v.avg / 25,
+              "power balance");
+    for (int i = 0; i < o.nrow; i++)
+        cr_assert(AT(&o, i, col(&o, "i(d1)")) >= -1e-9, "diode current reversed");
     if (have_ngspice()) {
         tu_table n;
         run_ng("boost.cir", "v(out) i(l1)", &n);
         wstat vn = stats(&n, 1, 2.99e-3, 3e-3), iln = stats(&n, 2, 2.99e-3, 3e-3);
-        cr_log_info("ngspice: v(out) %.4f V, ripple %.4f V, i(l1) %.4f A", vn.avg, vn.max - vn.min, iln.avg);
-        cr_assert(fabs(v.avg - vn.avg) < 5e-4 * vn.avg);      /* 2.2e-4 (5.5e-4 with the default fit) */
+        cr_log_info("ngspice: v(out) %.4f V, ripple %.4f V, i(l1) %.4f A", vn.avg, vn.max - vn.min,
+                    iln.avg);
+        cr_assert(fabs(v.avg - vn.avg) < 5e-4 * vn.avg); /* 2.2e-4 (5.5e-4 with the default fit) */
         cr_assert(fabs((v.max - v.min) - (vn.max - vn.min)) < 0.03 * (vn.max - vn.min));
         cr_assert(fabs(il.avg - iln.avg) < 2e-3 * iln.avg);
         tu_table_free(&n);
@@ -358,7 +396,7 @@ Test(circuits, cuk)
     if (have_ngspice()) {
         tu_table n;
         run_ng("cuk.cir", "v(out) i(l1) i(l2)", &n);
-        const char *names[] = {"v(out)", "i(l1)", "i(l2)"};
+        const char *names[] = { "v(out)", "i(l1)", "i(l2)" };
         for (int k = 0; k < 3; k++) {
             cmp c = compare(names[k], &o, col(&o, names[k]), &n, k + 1, 0, 10e-3);
             cr_assert(c.max < 5e-3 && c.rms < 1e-3, "%s", names[k]);
@@ -385,7 +423,8 @@ Test(circuits, flyback)
     for (int i = 0; i < o.nrow; i++) {
         double t = fmod(AT(&o, i, 0), 10e-6);
         cr_assert(AT(&o, i, cd) >= -1e-9, "diode current reversed");
-        if (t > 0.5e-6 && t < 3.5e-6) cr_assert(fabs(AT(&o, i, cs) + 12) < 0.05, "v(s) = %g in the on time", AT(&o, i, cs));
+        if (t > 0.5e-6 && t < 3.5e-6)
+            cr_assert(fabs(AT(&o, i, cs) + 12) < 0.05, "v(s) = %g in the on time", AT(&o, i, cs));
     }
     if (have_ngspice()) {
         tu_table n;
@@ -427,7 +466,7 @@ static void delays(const tu_table *t, int nst, double *d)
         int na = crossings(t, s + 1, 2.5, (s % 2) ? -1 : 1, 0, 20e-9, a, 4);
         int nb = crossings(t, s + 2, 2.5, (s % 2) ? 1 : -1, 0, 20e-9, b, 4);
         cr_assert(na >= 1 && nb >= 1);
-        d[s] = b[0] - a[0];                                      /* first input edge -> output edge */
+        d[s] = b[0] - a[0]; /* first input edge -> output edge */
     }
 }
 
@@ -446,7 +485,8 @@ Test(circuits, inverter_chain)
     snprintf(gen, sizeof gen, "%s/inverter_chain.cir", NSC_NETLISTS);
     cr_assert_eq(tu_run(cmd, &text), 0);
     committed = tu_read_file(gen);
-    cr_assert(committed && !strcmp(text, committed), "inverter_chain.cir is not the generator's output");
+    cr_assert(committed && !strcmp(text, committed),
+              "inverter_chain.cir is not the generator's output");
     const char *save = "v(n0),v(n1),v(n2),v(n3),v(n4),v(n5),v(n6),v(n7),v(n8),v(n9),v(n10)";
     tu_table o;
     run_nsc("inverter_chain.cir", "", save, &o);
@@ -459,7 +499,8 @@ Test(circuits, inverter_chain)
     /* the fine table */
     char fine[1024];
     snprintf(fine, sizeof fine, "%s/chain20.cir", tmp);
-    char *t1 = subst(text, "KP={kpn})", "KP={kpn} SEGMENTS=20)"), *t20 = subst(t1, "KP={kpp})", "KP={kpp} SEGMENTS=20)");
+    char *t1 = subst(text, "KP={kpn})", "KP={kpn} SEGMENTS=20)"),
+         *t20 = subst(t1, "KP={kpp})", "KP={kpp} SEGMENTS=20)");
     free(t1);
     cr_assert_eq(tu_write_file(fine, t20), 0);
     free(t20);
@@ -468,19 +509,23 @@ Test(circuits, inverter_chain)
     delays(&o20, 10, d20);
     if (have_ngspice()) {
         tu_table n;
-        run_ng("inverter_chain.cir", "v(n0) v(n1) v(n2) v(n3) v(n4) v(n5) v(n6) v(n7) v(n8) v(n9) v(n10)", &n);
+        run_ng("inverter_chain.cir",
+               "v(n0) v(n1) v(n2) v(n3) v(n4) v(n5) v(n6) v(n7) v(n8) v(n9) v(n10)", &n);
         delays(&n, 10, dn);
         double tot = 0, totn = 0, tot20 = 0;
         for (int s = 0; s < 10; s++) {
-            cr_log_info("stage %d: delay %.4f ns (SEGMENTS=20: %.4f), ngspice %.4f ns: %+.1f %% (%+.2f %%)", s + 1,
-                        1e9 * d[s], 1e9 * d20[s], 1e9 * dn[s], 100 * (d[s] / dn[s] - 1), 100 * (d20[s] / dn[s] - 1));
+            cr_log_info(
+                "stage %d: delay %.4f ns (SEGMENTS=20: %.4f), ngspice %.4f ns: %+.1f %% (%+.2f %%)",
+                s + 1, 1e9 * d[s], 1e9 * d20[s], 1e9 * dn[s], 100 * (d[s] / dn[s] - 1),
+                100 * (d20[s] / dn[s] - 1));
             cr_assert(fabs(d[s] / dn[s] - 1) < 0.16, "stage %d", s + 1);
             cr_assert(fabs(d20[s] / dn[s] - 1) < 0.02, "stage %d (SEGMENTS=20)", s + 1);
             tot += d[s];
             totn += dn[s];
             tot20 += d20[s];
         }
-        cr_log_info("chain delay %.4f ns, SEGMENTS=20 %.4f ns, ngspice %.4f ns", 1e9 * tot, 1e9 * tot20, 1e9 * totn);
+        cr_log_info("chain delay %.4f ns, SEGMENTS=20 %.4f ns, ngspice %.4f ns", 1e9 * tot,
+                    1e9 * tot20, 1e9 * totn);
         cr_assert(fabs(tot / totn - 1) < 0.12);
         cr_assert(fabs(tot20 / totn - 1) < 0.015);
         tu_table_free(&n);
@@ -511,7 +556,8 @@ Test(circuits, inverter_chain_60_stages)
     double x[2];
     cr_assert_eq(crossings(&o, 4, 2.5, +1, 0, 30e-9, x, 1), 1);
     cr_log_info("stage 60 rises at %.3f ns", 1e9 * x[0]);
-    cr_assert(x[0] > 0.55e-9 + 30 * 0.8e-9 && x[0] < 0.55e-9 + 30 * 1.0e-9, "%g", x[0]);   /* 0.3-0.57 ns a stage */
+    cr_assert(x[0] > 0.55e-9 + 30 * 0.8e-9 && x[0] < 0.55e-9 + 30 * 1.0e-9, "%g",
+              x[0]); /* 0.3-0.57 ns a stage */
     tu_table_free(&o);
 }
 

@@ -9,8 +9,16 @@
 #include "testutil.h"
 
 static char *tmp;
-static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
-static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+static void setup(void)
+{
+    tmp = tu_tmpdir();
+    cr_assert(tmp);
+}
+static void teardown(void)
+{
+    tu_rmdir(tmp);
+    free(tmp);
+}
 
 #define NSC_PI 3.14159265358979323846
 
@@ -21,7 +29,7 @@ TestSuite(exact, .init = setup, .fini = teardown);
 static void run(const char *name, const char *text, const char *extra, tu_table *t, char **err)
 {
     char path[1024], cmd[4096], *out = NULL;
-    char *net = malloc(strlen(text) + 64);                  /* .options stepping=exact after the title */
+    char *net = malloc(strlen(text) + 64); /* .options stepping=exact after the title */
     cr_assert(net);
     const char *nl = strchr(text, '\n');
     cr_assert(nl);
@@ -29,7 +37,8 @@ static void run(const char *name, const char *text, const char *extra, tu_table 
     snprintf(path, sizeof path, "%s/%s.cir", tmp, name);
     cr_assert_eq(tu_write_file(path, net), 0);
     free(net);
-    snprintf(cmd, sizeof cmd, "cd %s && %s --stats %s -o %s.dat %s.cir 2>&1", tmp, NSC_PROGRAM, extra, name, name);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --stats %s -o %s.dat %s.cir 2>&1", tmp, NSC_PROGRAM,
+             extra, name, name);
     int st = tu_run(cmd, &out);
     cr_assert_eq(st, 0, "exit %d: %s", st, out);
     snprintf(path, sizeof path, "%s/%s.dat", tmp, name);
@@ -61,7 +70,7 @@ static double max_err(const tu_table *t, const char *sig, double (*f)(double))
 static double rc_step(double t)
 {
     if (t <= 1e-3) return 0;
-    if (t <= 1e-3 + 1e-9) return 10 * (t - 1e-3) / 1e-9 * 0;   /* (the edge itself is not checked) */
+    if (t <= 1e-3 + 1e-9) return 10 * (t - 1e-3) / 1e-9 * 0; /* (the edge itself is not checked) */
     double x = t - 1e-3 - 0.5e-9;
     return 10 * -expm1(-x / 1e-3);
 }
@@ -70,17 +79,20 @@ Test(exact, rc_step_is_the_closed_form)
 {
     tu_table t;
     char *err;
-    run("rc", "RC step\nV1 in 0 PULSE(0 10 1m 1n 1n 1 2)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 8m\n.end\n", "", &t,
-        &err);
+    run("rc",
+        "RC step\nV1 in 0 PULSE(0 10 1m 1n 1n 1 2)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 8m\n.end\n",
+        "", &t, &err);
     cr_assert(strstr(err, "exact steps"), "%s", err);
     int c = tu_table_col(&t, "v(out)");
     double e = 0;
     for (int i = 0; i < t.nrow; i++)
-        if (TU_AT(&t, i, 0) > 1e-3 + 1e-9 || TU_AT(&t, i, 0) <= 1e-3) e = fmax(e, fabs(TU_AT(&t, i, c) - rc_step(TU_AT(&t, i, 0))));
+        if (TU_AT(&t, i, 0) > 1e-3 + 1e-9 || TU_AT(&t, i, 0) <= 1e-3)
+            e = fmax(e, fabs(TU_AT(&t, i, c) - rc_step(TU_AT(&t, i, 0))));
     long acc = accepted(err);
     cr_log_info("RC step: %ld steps, %d rows, max error %.3g V", acc, t.nrow, e);
-    cr_expect(e < 1e-8, "max error %.3g V", e);      /* the theta-scheme's default: ~1e-3 of the range */
-    cr_expect(acc < 150, "%ld steps", acc);          /* rows for chords within RELTOL (the exponential's bend) */
+    cr_expect(e < 1e-8, "max error %.3g V", e); /* the theta-scheme's default: ~1e-3 of the range */
+    cr_expect(acc < 150, "%ld steps",
+              acc); /* rows for chords within RELTOL (the exponential's bend) */
     free(err);
     tu_table_free(&t);
 }
@@ -102,7 +114,8 @@ Test(exact, many_nodes_few_states_is_the_closed_form)
     int c = tu_table_col(&t, "v(n100)");
     double e = 0;
     for (int i = 0; i < t.nrow; i++)
-        if (TU_AT(&t, i, 0) > 1e-3 + 1e-9 || TU_AT(&t, i, 0) <= 1e-3) e = fmax(e, fabs(TU_AT(&t, i, c) - rc_step(TU_AT(&t, i, 0))));
+        if (TU_AT(&t, i, 0) > 1e-3 + 1e-9 || TU_AT(&t, i, 0) <= 1e-3)
+            e = fmax(e, fabs(TU_AT(&t, i, c) - rc_step(TU_AT(&t, i, 0))));
     cr_expect(e < 1e-8, "max error %.3g V", e);
     free(err);
     tu_table_free(&t);
@@ -120,8 +133,12 @@ Test(exact, many_pairs_flows_hand_over)
     char *net = malloc(65536), *err;
     cr_assert(net);
     int k = sprintf(net, "diode ladder\nV1 n0 0 SIN(0 30 1k)\n");
-    for (int i = 1; i <= 500; i++) k += sprintf(net + k, "R%d n%d n%d 1\nD%d n%d 0 DX\nRG%d n%d 0 10k\n", i, i - 1, i, i, i, i, i);
-    k += sprintf(net + k, "C1 n500 0 1u\n.model DX D(VF=0.7 RON=10)\n.tran 10u 0.5m\n.save v(n500) v(n23)\n");
+    for (int i = 1; i <= 500; i++)
+        k += sprintf(net + k, "R%d n%d n%d 1\nD%d n%d 0 DX\nRG%d n%d 0 10k\n", i, i - 1, i, i, i, i,
+                     i);
+    k +=
+        sprintf(net + k,
+                "C1 n500 0 1u\n.model DX D(VF=0.7 RON=10)\n.tran 10u 0.5m\n.save v(n500) v(n23)\n");
     tu_table t, ta;
     run("dl", net, "", &t, &err);
     cr_assert(strstr(err, "16 flows built"), "%s", err);
@@ -158,9 +175,13 @@ Test(exact, interp_and_meas_through_the_hand_over)
     char *net = malloc(65536), *err, *erra;
     cr_assert(net);
     int k = sprintf(net, "diode ladder\nV1 n0 0 SIN(0 30 1k)\n");
-    for (int i = 1; i <= 500; i++) k += sprintf(net + k, "R%d n%d n%d 1\nD%d n%d 0 DX\nRG%d n%d 0 10k\n", i, i - 1, i, i, i, i, i);
-    k += sprintf(net + k, "C1 n500 0 1u\n.model DX D(VF=0.7 RON=10)\n.tran 10u 0.5m\n.save v(n500) v(n23)\n.options interp\n"
-                          ".meas tran vmx MAX v(n23)\n.meas tran tz WHEN v(n23)=0.5 CROSS=2\n");
+    for (int i = 1; i <= 500; i++)
+        k += sprintf(net + k, "R%d n%d n%d 1\nD%d n%d 0 DX\nRG%d n%d 0 10k\n", i, i - 1, i, i, i, i,
+                     i);
+    k += sprintf(
+        net + k,
+        "C1 n500 0 1u\n.model DX D(VF=0.7 RON=10)\n.tran 10u 0.5m\n.save v(n500) v(n23)\n.options interp\n"
+        ".meas tran vmx MAX v(n23)\n.meas tran tz WHEN v(n23)=0.5 CROSS=2\n");
     tu_table t, ta;
     run("dli", net, "", &t, &err);
     cr_assert(strstr(err, "then adaptive"), "%s", err);
@@ -169,9 +190,11 @@ Test(exact, interp_and_meas_through_the_hand_over)
     free(net);
     cr_expect_eq(t.nrow, 51);
     cr_expect_eq(ta.nrow, 51);
-    double vx = meas_of(err, "vmx"), vxa = meas_of(erra, "vmx"), tz = meas_of(err, "tz"), tza = meas_of(erra, "tz");
+    double vx = meas_of(err, "vmx"), vxa = meas_of(erra, "vmx"), tz = meas_of(err, "tz"),
+           tza = meas_of(erra, "tz");
     cr_log_info("ladder, interp: vmx %.9g (adaptive %.9g), tz %.9g (%.9g)", vx, vxa, tz, tza);
-    cr_expect(fabs(vx - vxa) < 1e-3 * fabs(vxa) && fabs(tz - tza) < 1e-3 * 1e-5, "vmx %g/%g, tz %g/%g", vx, vxa, tz, tza);
+    cr_expect(fabs(vx - vxa) < 1e-3 * fabs(vxa) && fabs(tz - tza) < 1e-3 * 1e-5,
+              "vmx %g/%g, tz %g/%g", vx, vxa, tz, tza);
     free(err);
     free(erra);
     tu_table_free(&t);
@@ -179,7 +202,10 @@ Test(exact, interp_and_meas_through_the_hand_over)
 }
 
 /* an undamped LC tank from v(C) = 1 V: v = cos(w t), w = 1 / sqrt(LC) = 1e4 rad/s, over 160 periods */
-static double lc_cos(double t) { return cos(1e4 * t); }
+static double lc_cos(double t)
+{
+    return cos(1e4 * t);
+}
 
 Test(exact, lc_tank_keeps_its_phase)
 {
@@ -201,8 +227,10 @@ Test(exact, halfwave_turns_off_at_the_closed_form)
 {
     tu_table t;
     char *err;
-    run("hw", "halfwave\nV1 in 0 SIN(0 10 50)\nD1 in out DI\nR1 out 0 1k\nC1 out 0 100u\n.model DI D(VF=0)\n"
-              ".tran 10u 15m\n.end\n", "--events", &t, &err);
+    run("hw",
+        "halfwave\nV1 in 0 SIN(0 10 50)\nD1 in out DI\nR1 out 0 1k\nC1 out 0 100u\n.model DI D(VF=0)\n"
+        ".tran 10u 15m\n.end\n",
+        "--events", &t, &err);
     double w = 2 * NSC_PI * 50, toff = (NSC_PI - atan(w * 0.1)) / w, voff = 10 * sin(w * toff);
     FILE *f;
     char path[1024], line[256];
@@ -216,7 +244,7 @@ Test(exact, halfwave_turns_off_at_the_closed_form)
     cr_expect(fabs(tev - toff) < 1e-3 * 5e-4, "turn-off at %.9g, closed form %.9g", tev, toff);
     int c = tu_table_col(&t, "v(out)");
     double e = 0;
-    for (int i = 0; i < t.nrow; i++) {                /* the decay, up to the next turn-on (t < 20 ms) */
+    for (int i = 0; i < t.nrow; i++) { /* the decay, up to the next turn-on (t < 20 ms) */
         double x = TU_AT(&t, i, 0);
         if (x > toff + 1e-6) e = fmax(e, fabs(TU_AT(&t, i, c) - voff * exp(-(x - toff) / 0.1)));
     }
@@ -231,14 +259,16 @@ Test(exact, halfwave_turns_off_at_the_closed_form)
 Test(exact, short_pulse_peak_has_a_row)
 {
     tu_table t;
-    run("pu", "pulse into RC\nV1 in 0 PULSE(0 10 1u 1n 1n 20n 10u)\nR1 in out 1k\nC1 out 0 10p\n"
-              ".tran 1u 5u\n.meas tran vpk MAX v(out)\n.end\n", "", &t, NULL);
+    run("pu",
+        "pulse into RC\nV1 in 0 PULSE(0 10 1u 1n 1n 20n 10u)\nR1 in out 1k\nC1 out 0 10p\n"
+        ".tran 1u 5u\n.meas tran vpk MAX v(out)\n.end\n",
+        "", &t, NULL);
     int c = tu_table_col(&t, "v(out)");
     double pk = 0;
     for (int i = 0; i < t.nrow; i++) pk = fmax(pk, TU_AT(&t, i, c));
     /* closed form with the 1 ns ramps: v at the end of the top, 1u + 1n + 20n */
     double tau = 1e-8, tr = 1e-9;
-    double v1 = 10 / tr * (tr - tau * -expm1(-tr / tau));           /* after the rise */
+    double v1 = 10 / tr * (tr - tau * -expm1(-tr / tau)); /* after the rise */
     double peak = 10 + (v1 - 10) * exp(-20e-9 / tau);
     cr_log_info("short pulse: largest row %.6g V, closed form %.6g V", pk, peak);
     cr_expect(fabs(pk - peak) < 0.02 * peak, "largest row %.6g, closed form %.6g", pk, peak);
@@ -258,7 +288,7 @@ Test(exact, bridge_goal_1000_steps_at_1e_3)
     tu_table x, ref;
     char *err;
     run("br", BRIDGE, "", &x, &err);
-    run("br_ref", BRIDGE, "--step 10n", &ref, NULL);        /* (--step: fixed steps whatever the option) */
+    run("br_ref", BRIDGE, "--step 10n", &ref, NULL); /* (--step: fixed steps whatever the option) */
     long acc = accepted(err);
     const char *sig[] = { "v(a,b)", "i(l1)", "i(r1)" };
     for (int k = 0; k < 3; k++) {
@@ -285,12 +315,14 @@ static double exp_g(double x, double tau)
 }
 static double exp_in(double t)
 {
-    double r1 = t > 2e-4 ? -expm1(-(t - 2e-4) / 5e-4) : 0, r2 = t > 2e-3 ? -expm1(-(t - 2e-3) / 3e-4) : 0;
+    double r1 = t > 2e-4 ? -expm1(-(t - 2e-4) / 5e-4) : 0,
+           r2 = t > 2e-3 ? -expm1(-(t - 2e-3) / 3e-4) : 0;
     return EXP_V1 + (EXP_V2 - EXP_V1) * r1 + (EXP_V1 - EXP_V2) * r2;
 }
 static double exp_out(double t)
 {
-    return EXP_V1 + (EXP_V2 - EXP_V1) * exp_g(t - 2e-4, 5e-4) + (EXP_V1 - EXP_V2) * exp_g(t - 2e-3, 3e-4);
+    return EXP_V1 + (EXP_V2 - EXP_V1) * exp_g(t - 2e-4, 5e-4)
+           + (EXP_V1 - EXP_V2) * exp_g(t - 2e-3, 3e-4);
 }
 
 /* An EXP source is a flow's input (u'' = -u'(1/TAU1 + 1/TAU2) - u/(TAU1 TAU2)):
@@ -300,11 +332,13 @@ Test(exact, exp_source_is_the_closed_form)
 {
     tu_table t;
     char *err;
-    run("ex", "EXP into RC\nV1 in 0 EXP(-1 4 0.2m 0.5m 2m 0.3m)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 5m\n.end\n", "",
-        &t, &err);
+    run("ex",
+        "EXP into RC\nV1 in 0 EXP(-1 4 0.2m 0.5m 2m 0.3m)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 5m\n.end\n",
+        "", &t, &err);
     cr_expect(strstr(err, "exact steps") && !strstr(err, "adaptive steps"), "%s", err);
     double ei = max_err(&t, "v(in)", exp_in), eo = max_err(&t, "v(out)", exp_out);
-    cr_log_info("EXP into RC: v(in) %.3g V, v(out) %.3g V off the closed form, %ld steps", ei, eo, accepted(err));
+    cr_log_info("EXP into RC: v(in) %.3g V, v(out) %.3g V off the closed form, %ld steps", ei, eo,
+                accepted(err));
     cr_expect(ei < 1e-9 && eo < 1e-7, "v(in) %.3g, v(out) %.3g V off the closed form", ei, eo);
     free(err);
     tu_table_free(&t);
@@ -318,27 +352,34 @@ Test(exact, interp_rows_are_flow_points_on_the_grid)
 {
     tu_table t;
     char *err;
-    run("ip", "RC pulse\nV1 in 0 PULSE(0 10 1m 1n 1n 1m 10m)\nR1 in out 1k\nC1 out 0 1u\n.options interp\n"
-        ".meas tran vpk MAX v(out)\n.tran 0.3m 8m\n.end\n", "", &t, &err);
+    run("ip",
+        "RC pulse\nV1 in 0 PULSE(0 10 1m 1n 1n 1m 10m)\nR1 in out 1k\nC1 out 0 1u\n.options interp\n"
+        ".meas tran vpk MAX v(out)\n.tran 0.3m 8m\n.end\n",
+        "", &t, &err);
     cr_expect(strstr(err, "exact steps") && !strstr(err, "adaptive steps"), "%s", err);
     cr_assert_eq(t.nrow, 28, "%d rows", t.nrow);
     int c = tu_table_col(&t, "v(out)");
-    double e = 0, top = 0, peak = 10 * -expm1(-(1e-3 + 1e-9) / 1e-3);   /* the top's end, 1 ns ramps to O(1e-9) */
+    double e = 0, top = 0,
+           peak = 10 * -expm1(-(1e-3 + 1e-9) / 1e-3); /* the top's end, 1 ns ramps to O(1e-9) */
     for (int i = 0; i < t.nrow; i++) {
         double ti = TU_AT(&t, i, 0), v = TU_AT(&t, i, c);
         cr_expect(fabs(ti - (i < 27 ? i * 0.3e-3 : 8e-3)) < 1e-15, "row %d at %.15g", i, ti);
-        double x = ti - 1e-3 - 0.5e-9, ref = x <= 0 ? 0 : ti <= 2e-3 ? 10 * -expm1(-x / 1e-3)
-                                                         : peak * exp(-(ti - 2e-3 - 1.5e-9) / 1e-3);
+        double x = ti - 1e-3 - 0.5e-9, ref = x <= 0 ? 0
+                                             : ti <= 2e-3
+                                                 ? 10 * -expm1(-x / 1e-3)
+                                                 : peak * exp(-(ti - 2e-3 - 1.5e-9) / 1e-3);
         e = fmax(e, fabs(v - ref));
         top = fmax(top, v);
     }
     double vpk = NAN;
     const char *p = strstr(err, "vpk = ");
     cr_assert(p && sscanf(p, "vpk = %lf", &vpk) == 1, "%s", err);
-    cr_log_info("interp: rows %.3g V off the closed form; .meas MAX %.9g (peak %.9g, largest row %.6g)", e, vpk,
-                peak, top);
+    cr_log_info(
+        "interp: rows %.3g V off the closed form; .meas MAX %.9g (peak %.9g, largest row %.6g)", e,
+        vpk, peak, top);
     cr_expect(e < 1e-5, "rows %.3g V off the closed form", e);
-    cr_expect(fabs(vpk - peak) < 1e-4 && top < peak - 0.1, "MAX %.9g, peak %.9g, largest row %.9g", vpk, peak, top);
+    cr_expect(fabs(vpk - peak) < 1e-4 && top < peak - 0.1, "MAX %.9g, peak %.9g, largest row %.9g",
+              vpk, peak, top);
     free(err);
     tu_table_free(&t);
 }
@@ -348,13 +389,15 @@ Test(exact, out_of_scope_runs_adaptive)
 {
     tu_table t;
     char *err;
-    run("ex", "B of time into RC\nB1 in 0 V=1-exp(-time/1m)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 5m\n.end\n", "", &t,
-        &err);
+    run("ex",
+        "B of time into RC\nB1 in 0 V=1-exp(-time/1m)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 5m\n.end\n",
+        "", &t, &err);
     cr_expect(strstr(err, "adaptive steps") && !strstr(err, "exact steps"), "%s", err);
     free(err);
     tu_table_free(&t);
-    run("ad", "RC\nV1 in 0 1\nR1 in out 1k\nC1 out 0 1u\n.options stepping=adaptive\n.tran 10u 5m\n.end\n", "", &t,
-        &err);
+    run("ad",
+        "RC\nV1 in 0 1\nR1 in out 1k\nC1 out 0 1u\n.options stepping=adaptive\n.tran 10u 5m\n.end\n",
+        "", &t, &err);
     cr_expect(strstr(err, "adaptive steps") && !strstr(err, "exact steps"), "%s", err);
     free(err);
     tu_table_free(&t);
@@ -367,11 +410,14 @@ Test(exact, out_of_scope_runs_adaptive)
 static int runs_exact(const char *opts, const char *extra)
 {
     char path[1024], cmd[4096], *out = NULL, net[512];
-    snprintf(net, sizeof net, "RC\nV1 in 0 PULSE(0 1 1m 1u 1u 1m 2m)\nR1 in out 1k\nC1 out 0 1u\n%s.tran 10u 5m\n.end\n",
-             opts);
+    snprintf(
+        net, sizeof net,
+        "RC\nV1 in 0 PULSE(0 1 1m 1u 1u 1m 2m)\nR1 in out 1k\nC1 out 0 1u\n%s.tran 10u 5m\n.end\n",
+        opts);
     snprintf(path, sizeof path, "%s/sel.cir", tmp);
     cr_assert_eq(tu_write_file(path, net), 0);
-    snprintf(cmd, sizeof cmd, "cd %s && %s --stats %s -o sel.dat sel.cir 2>&1", tmp, NSC_PROGRAM, extra);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --stats %s -o sel.dat sel.cir 2>&1", tmp, NSC_PROGRAM,
+             extra);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     int ex = strstr(out, "exact steps") != NULL;
     cr_assert(ex || strstr(out, "adaptive steps") || strstr(opts, "fixed"), "%s", out);
@@ -397,24 +443,28 @@ Test(exact, hands_over_where_flows_do_not_pay)
 {
     tu_table t, ad;
     char *err;
-    run("ck", "fast clocks\nV0 c0 0 PULSE(0 1 0 0.001p 0.001p 0.001p 0.004p)\nR0 c0 0 1k\nC0 c0 0 1f\n.tran 1n 0.2n\n.end\n",
+    run("ck",
+        "fast clocks\nV0 c0 0 PULSE(0 1 0 0.001p 0.001p 0.001p 0.004p)\nR0 c0 0 1k\nC0 c0 0 1f\n.tran 1n 0.2n\n.end\n",
         "", &t, &err);
     cr_expect(strstr(err, "then adaptive"), "%s", err);
     free(err);
     tu_table_free(&t);
-    char chain[4096] = "inverter chain\n.model NM NMOS(LEVEL=1 VTO=1 KP=2e-5)\n.model PM PMOS(LEVEL=1 VTO=-1 KP=1e-5)\n"
-                       "VDD vdd 0 5\nVIN n0 0 PULSE(0 5 1n 1n 1n 20n 40n)\n";
+    char chain[4096] =
+        "inverter chain\n.model NM NMOS(LEVEL=1 VTO=1 KP=2e-5)\n.model PM PMOS(LEVEL=1 VTO=-1 KP=1e-5)\n"
+        "VDD vdd 0 5\nVIN n0 0 PULSE(0 5 1n 1n 1n 20n 40n)\n";
     for (int k = 1; k <= 8; k++)
-        snprintf(chain + strlen(chain), sizeof chain - strlen(chain),
-                 "MP%d n%d n%d vdd vdd PM W=2u L=1u\nMN%d n%d n%d 0 0 NM W=1u L=1u\nC%d n%d 0 20f\n", k, k, k - 1, k, k,
-                 k - 1, k, k);
+        snprintf(
+            chain + strlen(chain), sizeof chain - strlen(chain),
+            "MP%d n%d n%d vdd vdd PM W=2u L=1u\nMN%d n%d n%d 0 0 NM W=1u L=1u\nC%d n%d 0 20f\n", k,
+            k, k - 1, k, k, k - 1, k, k);
     strcat(chain, ".tran 1n 80n\n.save v(n8)\n.end\n");
     run("chain", chain, "", &t, &err);
     cr_expect(strstr(err, "then adaptive"), "%s", err);
     free(err);
     run("chain_ad", chain, "--step 10p", &ad, NULL);
     double e = tu_rms_rel(&t, &ad, "v(n8)");
-    cr_log_info("inverter chain after the hand-over: v(n8) RMS %.3g of range against 10 ps fixed steps", e);
+    cr_log_info(
+        "inverter chain after the hand-over: v(n8) RMS %.3g of range against 10 ps fixed steps", e);
     cr_expect(e < 0.01, "v(n8) RMS %.3g of range", e);
     tu_table_free(&t);
     tu_table_free(&ad);
@@ -424,12 +474,15 @@ Test(exact, hands_over_where_flows_do_not_pay)
  * edge at 1 ns into buf. */
 static void chain_net(char *buf, size_t size, int nstage, const char *tran)
 {
-    snprintf(buf, size, "inverter chain\n.model NM NMOS(LEVEL=1 VTO=1 KP=2e-5)\n.model PM PMOS(LEVEL=1 VTO=-1 KP=1e-5)\n"
-             "VDD vdd 0 5\nVIN n0 0 PULSE(0 5 1n 1n 1n 20n 40n)\n");
+    snprintf(
+        buf, size,
+        "inverter chain\n.model NM NMOS(LEVEL=1 VTO=1 KP=2e-5)\n.model PM PMOS(LEVEL=1 VTO=-1 KP=1e-5)\n"
+        "VDD vdd 0 5\nVIN n0 0 PULSE(0 5 1n 1n 1n 20n 40n)\n");
     for (int k = 1; k <= nstage; k++)
-        snprintf(buf + strlen(buf), size - strlen(buf),
-                 "MP%d n%d n%d vdd vdd PM W=2u L=1u\nMN%d n%d n%d 0 0 NM W=1u L=1u\nC%d n%d 0 20f\n", k, k, k - 1, k, k,
-                 k - 1, k, k);
+        snprintf(
+            buf + strlen(buf), size - strlen(buf),
+            "MP%d n%d n%d vdd vdd PM W=2u L=1u\nMN%d n%d n%d 0 0 NM W=1u L=1u\nC%d n%d 0 20f\n", k,
+            k, k - 1, k, k, k - 1, k, k);
     snprintf(buf + strlen(buf), size - strlen(buf), "%s\n.save v(n%d)\n.end\n", tran, nstage);
 }
 
@@ -451,7 +504,8 @@ Test(exact, many_continuous_kinks_hand_over_at_the_first)
     double until = -1;
     long nf = -1;
     const char *p = strstr(err, "exact steps to ");
-    cr_assert(p && sscanf(p, "exact steps to %lf s (%ld flows built)", &until, &nf) == 2, "%s", err);
+    cr_assert(p && sscanf(p, "exact steps to %lf s (%ld flows built)", &until, &nf) == 2, "%s",
+              err);
     cr_expect(strstr(err, "complementarity pairs m = 336"), "%s", err);
     cr_expect_eq(nf, 1, "%ld flows built: %s", nf, err);
     cr_expect(until >= 1e-9 && until <= 1.2e-9 + 1e-15, "handed over at %.9g s", until);
@@ -464,7 +518,7 @@ Test(exact, many_continuous_kinks_hand_over_at_the_first)
     free(err);
     tu_table ref;
     run("ch1_ref", net, "--step 1p", &ref, NULL);
-    double e = tu_rms_rel(&t, &ref, "v(n1)");   /* (the exact rows interpolated at the grid's) */
+    double e = tu_rms_rel(&t, &ref, "v(n1)"); /* (the exact rows interpolated at the grid's) */
     cr_log_info("one inverter, exact: v(n1) %.3g of range RMS against 1 ps fixed steps", e);
     cr_expect(e < 5e-4, "v(n1) %.3g of range", e);
     tu_table_free(&ref);
@@ -528,7 +582,9 @@ Test(exact, cascade_kinks_inside_steps_to_30us_stay_trapezoidal)
     snprintf(net, sizeof net, "%s.tran 0.1n 30u\n.end\n", cascade);
     run("casc30ref", net, "--step 5p", &ref, NULL);
     double e15 = tu_rms_rel(&x, &ref, "v(n15)"), e8 = tu_rms_rel(&x, &ref, "v(n8)");
-    cr_log_info("cascade to 30 us: %ld steps, v(n15) %.3g, v(n8) %.3g of range RMS against 5 ps fixed steps", n, e15, e8);
+    cr_log_info(
+        "cascade to 30 us: %ld steps, v(n15) %.3g, v(n8) %.3g of range RMS against 5 ps fixed steps",
+        n, e15, e8);
     cr_expect(e15 < 6e-3 && e8 < 4e-3, "v(n15) %.3g, v(n8) %.3g of range RMS", e15, e8);
     tu_table_free(&x);
     tu_table_free(&ref);
@@ -555,9 +611,12 @@ static void against_fixed(const char *name, const char *text, const char *h, con
 
 Test(exact, ringing_case_and_buck_match_fine_fixed_steps)
 {
-    against_fixed("ring", "ringing\nV1 vin 0 5\nL1 vin sw 220u\nM1 sw gate 0 0 NM\nC1 sw cx 33u\nRC cx 0 50m\n"
-                          "Vg gate 0 SIN(4.3 0.7 10Meg 0 0 90)\n.model NM NMOS(VTO=3.6 KP=1.3)\n.tran 1n 1u\n"
-                          ".save v(sw) v(cx) i(l1)\n.end\n", "10p", "v(cx)");
+    against_fixed(
+        "ring",
+        "ringing\nV1 vin 0 5\nL1 vin sw 220u\nM1 sw gate 0 0 NM\nC1 sw cx 33u\nRC cx 0 50m\n"
+        "Vg gate 0 SIN(4.3 0.7 10Meg 0 0 90)\n.model NM NMOS(VTO=3.6 KP=1.3)\n.tran 1n 1u\n"
+        ".save v(sw) v(cx) i(l1)\n.end\n",
+        "10p", "v(cx)");
     static const char buck[] =
         "buck slice\nVin vdd 0 3\nMP sw g vdd vdd PMOD W=100u L=100u\nMN sw g 0 0 NMOD W=100u L=100u\n"
         "DP sw vdd DB\nDN 0 sw DB\nL1 sw out 10u\nC1 out 0 22u\nRL out 0 10\nVref ref 0 PWL(0 0 100u 1.8)\n"
@@ -575,13 +634,18 @@ Test(exact, ringing_case_and_buck_match_fine_fixed_steps)
  * at each midpoint, within 2 mV of it (RELTOL |v| + VNTOL is 0.5..1 mV there).
  * Before the fix the step to the event (0.22 ms, no chord test) was one row
  * gap: 27.5 mV at its midpoint; now 0.53 mV. */
-static double rc_five(double t) { return 5 * -expm1(-(t - 1e-3) / 1e-3); }
+static double rc_five(double t)
+{
+    return 5 * -expm1(-(t - 1e-3) / 1e-3);
+}
 
 Test(exact, rows_before_a_located_event_keep_the_tolerance)
 {
     tu_table t;
-    run("leadin", "lead-in\nV1 in 0 PWL(0 0 1m 0 1m 5 3m 5)\nR1 in out 1k\nC1 out 0 1u\nD1 out x dm\n"
-                  "V2 x 0 DC 0.4\n.model dm d\n.tran 10u 2m 1m 1m\n.end\n", "", &t, NULL);
+    run("leadin",
+        "lead-in\nV1 in 0 PWL(0 0 1m 0 1m 5 3m 5)\nR1 in out 1k\nC1 out 0 1u\nD1 out x dm\n"
+        "V2 x 0 DC 0.4\n.model dm d\n.tran 10u 2m 1m 1m\n.end\n",
+        "", &t, NULL);
     int cv = tu_table_col(&t, "v(out)"), cd = tu_table_col(&t, "i(d1)");
     cr_assert(cv > 0 && cd > 0);
     cr_assert_eq(TU_AT(&t, 0, 0), 1e-3);
@@ -610,7 +674,9 @@ Test(exact, rows_before_a_located_event_keep_the_tolerance)
 Test(exact, steps_millions_of_h0_away_do_not_overflow)
 {
     tu_table t;
-    run("far", "far\nV1 in 0 DC 10\nR1 in out 1k\nC1 out 0 1u\n.tran 1e-12 1e7 9999995 1 UIC\n.end\n", "", &t, NULL);
+    run("far",
+        "far\nV1 in 0 DC 10\nR1 in out 1k\nC1 out 0 1u\n.tran 1e-12 1e7 9999995 1 UIC\n.end\n", "",
+        &t, NULL);
     int cv = tu_table_col(&t, "v(out)");
     cr_assert(cv > 0 && t.nrow >= 2);
     cr_expect_eq(TU_AT(&t, 0, 0), 9999995.0);
@@ -628,12 +694,16 @@ Test(exact, steps_millions_of_h0_away_do_not_overflow)
 Test(exact, an_event_step_ends_on_tstop)
 {
     tu_table t;
-    run("end", "end\nV1 in 0 PWL(0 0 1m 0 1m 5)\nD1 in out dm\nR1 out 0 1k\nC1 out 0 1n\n.model dm d\n"
-               ".tran 1u 1.0000003m\n.end\n", "", &t, NULL);
+    run("end",
+        "end\nV1 in 0 PWL(0 0 1m 0 1m 5)\nD1 in out dm\nR1 out 0 1k\nC1 out 0 1n\n.model dm d\n"
+        ".tran 1u 1.0000003m\n.end\n",
+        "", &t, NULL);
     cr_assert(t.nrow >= 2);
     for (int i = 1; i < t.nrow; i++) cr_assert(TU_AT(&t, i, 0) > TU_AT(&t, i - 1, 0), "row %d", i);
-    cr_expect(fabs(TU_AT(&t, t.nrow - 1, 0) - 1.0000003e-3) < 1e-15, "last row at %.12g s", TU_AT(&t, t.nrow - 1, 0));
-    cr_expect(TU_AT(&t, t.nrow - 2, 0) <= 1e-3 + 1e-15, "a row at %.12g s", TU_AT(&t, t.nrow - 2, 0));
+    cr_expect(fabs(TU_AT(&t, t.nrow - 1, 0) - 1.0000003e-3) < 1e-15, "last row at %.12g s",
+              TU_AT(&t, t.nrow - 1, 0));
+    cr_expect(TU_AT(&t, t.nrow - 2, 0) <= 1e-3 + 1e-15, "a row at %.12g s",
+              TU_AT(&t, t.nrow - 2, 0));
     tu_table_free(&t);
 }
 
@@ -644,12 +714,13 @@ Test(exact, an_event_step_ends_on_tstop)
  * exact, and agrees with 50 ps fixed steps. */
 Test(exact, repeating_modes_keep_the_flows)
 {
-    const char *net = "buck with a comparator band\nVin vdd 0 3\nMP sw g vdd vdd PMOD W=100u L=100u\n"
-                      "MN sw g 0 0 NMOD W=100u L=100u\nDP sw vdd DB\nDN 0 sw DB\nL1 sw out 10u\nC1 out 0 22u\n"
-                      "RL out 0 10\nVc ea 0 1.2\nVramp ramp 0 PULSE(0 2.25 0 1.655u 10n 1n 1.6667u)\n"
-                      "Ecmp g 0 TABLE {V(ramp,ea)} = (-0.15,0) (0.15,3)\n.model NMOD NMOS(LEVEL=1 VTO=2 KP=10)\n"
-                      ".model PMOD PMOS(LEVEL=1 VTO=-2 KP=10)\n.model DB D(VF=0.8)\n.tran 10n 20u UIC\n"
-                      ".save v(out) i(l1)\n.end\n";
+    const char *net =
+        "buck with a comparator band\nVin vdd 0 3\nMP sw g vdd vdd PMOD W=100u L=100u\n"
+        "MN sw g 0 0 NMOD W=100u L=100u\nDP sw vdd DB\nDN 0 sw DB\nL1 sw out 10u\nC1 out 0 22u\n"
+        "RL out 0 10\nVc ea 0 1.2\nVramp ramp 0 PULSE(0 2.25 0 1.655u 10n 1n 1.6667u)\n"
+        "Ecmp g 0 TABLE {V(ramp,ea)} = (-0.15,0) (0.15,3)\n.model NMOD NMOS(LEVEL=1 VTO=2 KP=10)\n"
+        ".model PMOD PMOS(LEVEL=1 VTO=-2 KP=10)\n.model DB D(VF=0.8)\n.tran 10n 20u UIC\n"
+        ".save v(out) i(l1)\n.end\n";
     tu_table t, ref;
     char *err;
     run("band", net, "", &t, &err);
@@ -657,7 +728,8 @@ Test(exact, repeating_modes_keep_the_flows)
     free(err);
     run("band_ref", net, "--step 50p", &ref, NULL);
     double ev = tu_rms_rel(&t, &ref, "v(out)"), ei = tu_rms_rel(&t, &ref, "i(l1)");
-    cr_log_info("band buck, exact: v(out) %.3g, i(l1) %.3g RMS of range against 50 ps fixed steps", ev, ei);
+    cr_log_info("band buck, exact: v(out) %.3g, i(l1) %.3g RMS of range against 50 ps fixed steps",
+                ev, ei);
     cr_expect(ev < 1e-3 && ei < 1e-3, "v(out) %.3g, i(l1) %.3g", ev, ei);
     tu_table_free(&t);
     tu_table_free(&ref);
@@ -692,7 +764,8 @@ Test(exact, hand_over_at_an_ideal_edge_starts_from_the_mode)
         cr_assert(c > 0 && cr > 0, "%s", sig);
         for (int k = 0; k < 6; k++) {
             double v = tu_interp(&t, c, ts[k]), vr = tu_interp(&ref, cr, ts[k]);
-            cr_expect(fabs(v - vr) < 5e-3, "%s at %g s: %.6g V, fixed steps %.6g V", sig, ts[k], v, vr);
+            cr_expect(fabs(v - vr) < 5e-3, "%s at %g s: %.6g V, fixed steps %.6g V", sig, ts[k], v,
+                      vr);
         }
     }
     tu_table_free(&t);
@@ -728,19 +801,21 @@ static double max_rel(const tu_table *a, const tu_table *b, const char *sig)
  * mode never sees) it was 8.0e-4 (RMS 4.2e-4). */
 Test(exact, band_buck_crosses_its_kinks_without_event_steps)
 {
-    const char *net = "buck with a comparator band\nVin vdd 0 3\nMP sw g vdd vdd PMOD W=100u L=100u\n"
-                      "MN sw g 0 0 NMOD W=100u L=100u\nDP sw vdd DB\nDN 0 sw DB\nL1 sw out 10u\nC1 out 0 22u\n"
-                      "RL out 0 10\nVc ea 0 1.2\nVramp ramp 0 PULSE(0 2.25 0 1.655u 10n 1n 1.6667u)\n"
-                      "Ecmp g 0 TABLE {V(ramp,ea)} = (-0.15,0) (0.15,3)\n.model NMOD NMOS(LEVEL=1 VTO=2 KP=10)\n"
-                      ".model PMOD PMOS(LEVEL=1 VTO=-2 KP=10)\n.model DB D(VF=0.8)\n.tran 10n 20u UIC\n"
-                      ".save v(out) i(l1)\n.end\n";
+    const char *net =
+        "buck with a comparator band\nVin vdd 0 3\nMP sw g vdd vdd PMOD W=100u L=100u\n"
+        "MN sw g 0 0 NMOD W=100u L=100u\nDP sw vdd DB\nDN 0 sw DB\nL1 sw out 10u\nC1 out 0 22u\n"
+        "RL out 0 10\nVc ea 0 1.2\nVramp ramp 0 PULSE(0 2.25 0 1.655u 10n 1n 1.6667u)\n"
+        "Ecmp g 0 TABLE {V(ramp,ea)} = (-0.15,0) (0.15,3)\n.model NMOD NMOS(LEVEL=1 VTO=2 KP=10)\n"
+        ".model PMOD PMOS(LEVEL=1 VTO=-2 KP=10)\n.model DB D(VF=0.8)\n.tran 10n 20u UIC\n"
+        ".save v(out) i(l1)\n.end\n";
     tu_table t, ref;
     char *err;
     run("bandk", net, "", &t, &err);
     long ev = -1, kinks = -1;
     const char *p = strstr(err, "events: "), *q = strstr(err, "events located on the flow, ");
     cr_assert(p && sscanf(p, "events: %ld located", &ev) == 1, "%s", err);
-    cr_assert(q && sscanf(q, "events located on the flow, %ld continuous kinks", &kinks) == 1, "%s", err);
+    cr_assert(q && sscanf(q, "events located on the flow, %ld continuous kinks", &kinks) == 1, "%s",
+              err);
     cr_log_info("band buck, 12 periods: %ld event steps, %ld kinks crossed", ev, kinks);
     cr_expect(ev < 25 * 12, "%ld event steps in 12 periods: %s", ev, err);
     cr_expect(kinks > 30 * 12, "%ld kinks crossed: %s", kinks, err);
@@ -748,8 +823,9 @@ Test(exact, band_buck_crosses_its_kinks_without_event_steps)
     run("bandk_ref", net, "--step 50p", &ref, NULL);
     double ev_rms = tu_rms_rel(&t, &ref, "v(out)"), ei_rms = tu_rms_rel(&t, &ref, "i(l1)");
     double ei_max = max_rel(&t, &ref, "i(l1)");
-    cr_log_info("band buck, kinks crossed: v(out) %.3g, i(l1) %.3g RMS, i(l1) %.3g max of range against 50 ps fixed steps",
-                ev_rms, ei_rms, ei_max);
+    cr_log_info(
+        "band buck, kinks crossed: v(out) %.3g, i(l1) %.3g RMS, i(l1) %.3g max of range against 50 ps fixed steps",
+        ev_rms, ei_rms, ei_max);
     cr_expect(ev_rms < 1e-3 && ei_rms < 1e-3, "v(out) %.3g, i(l1) %.3g RMS", ev_rms, ei_rms);
     cr_expect(ei_max < 3e-4, "i(l1) %.3g of range at worst", ei_max);
     tu_table_free(&t);
@@ -765,8 +841,9 @@ Test(exact, band_buck_crosses_its_kinks_without_event_steps)
  * at 0.03 % against 20 ns fixed steps (RMS 0.004 %). */
 Test(exact, clipper_kinks_keep_the_rows_corner)
 {
-    const char *net = "clipper\nV1 in 0 SIN(0 5 1k)\nR1 in out 1k\nD1 out 0 DK\nD2 0 out DK\nR2 out 0 10k\n"
-                      ".model DK D(IS=1e-14 N=1.05 RS=1)\n.tran 0 2m\n.save v(out) i(v1)\n.end\n";
+    const char *net =
+        "clipper\nV1 in 0 SIN(0 5 1k)\nR1 in out 1k\nD1 out 0 DK\nD2 0 out DK\nR2 out 0 10k\n"
+        ".model DK D(IS=1e-14 N=1.05 RS=1)\n.tran 0 2m\n.save v(out) i(v1)\n.end\n";
     tu_table t, ref;
     char *err;
     run("clip", net, "", &t, &err);

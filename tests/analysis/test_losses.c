@@ -10,8 +10,16 @@
 #include "testutil.h"
 
 static char *tmp;
-static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
-static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+static void setup(void)
+{
+    tmp = tu_tmpdir();
+    cr_assert(tmp);
+}
+static void teardown(void)
+{
+    tu_rmdir(tmp);
+    free(tmp);
+}
 TestSuite(losses, .init = setup, .fini = teardown);
 
 typedef struct lrow {
@@ -23,7 +31,8 @@ typedef struct lrow {
 static char *losses_run(const char *args, const char *name)
 {
     char cmd[4096], path[1024], *out = NULL;
-    snprintf(cmd, sizeof cmd, "%s --quiet --losses -o %s/%s.dat %s 2>&1 >/dev/null", NSC_PROGRAM, tmp, name, args);
+    snprintf(cmd, sizeof cmd, "%s --quiet --losses -o %s/%s.dat %s 2>&1 >/dev/null", NSC_PROGRAM,
+             tmp, name, args);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
     snprintf(path, sizeof path, "%s/%s.losses", tmp, name);
@@ -41,7 +50,10 @@ static lrow row_of(const char *text, const char *el)
     cr_assert(s, "no row %s in\n%s", el, text);
     lrow r;
     char cls[32];
-    cr_assert(sscanf(s + strlen(key), " %31s %lf %lf %lf %ld %ld", cls, &r.p, &r.psw, &r.e, &r.on, &r.off) == 6, "%s", s);
+    cr_assert(sscanf(s + strlen(key), " %31s %lf %lf %lf %ld %ld", cls, &r.p, &r.psw, &r.e, &r.on,
+                     &r.off)
+                  == 6,
+              "%s", s);
     return r;
 }
 
@@ -50,11 +62,15 @@ static double balance_rel(const char *text)
 {
     const char *s = strstr(text, "# balance: the elements' energies sum to");
     double e, rel;
-    cr_assert(s && sscanf(s, "# balance: the elements' energies sum to %lf J, %lf", &e, &rel) == 2, "%s", text);
+    cr_assert(s && sscanf(s, "# balance: the elements' energies sum to %lf J, %lf", &e, &rel) == 2,
+              "%s", text);
     return rel;
 }
 
-static int near(double x, double want, double rel) { return fabs(x - want) <= rel * fabs(want); }
+static int near(double x, double want, double rel)
+{
+    return fabs(x - want) <= rel * fabs(want);
+}
 
 /* tests/data/losses/buck_ron.cir in its periodic steady state: the switch's
  * conduction loss is RON I_rms^2 of the closed-form CCM waveform within 0.1 %
@@ -69,17 +85,22 @@ Test(losses, buck_conduction_and_switching_losses_are_the_closed_forms)
     char *text = losses_run(args, "buck");
     double D = 0.5, Vin = 12, R = 5, RON = 0.01, T = 1e-5, L = 1e-4, f = 1 / T;
     double Vo = D * Vin / (1 + D * RON / R), I = Vo / R, dI = (Vin - RON * I - Vo) * D * T / L;
-    lrow s1 = row_of(text, "s1"), d1 = row_of(text, "d1"), rl = row_of(text, "rl"), v1 = row_of(text, "v1");
+    lrow s1 = row_of(text, "s1"), d1 = row_of(text, "d1"), rl = row_of(text, "rl"),
+         v1 = row_of(text, "v1");
     cr_assert(near(s1.p, RON * D * (I * I + dI * dI / 12), 1e-3), "P(s1) = %.9g", s1.p);
     cr_assert(fabs(d1.p) <= 1e-12 * fabs(v1.p), "ideal diode dissipates %g W", d1.p);
     cr_assert(near(rl.p, Vo * Vo / R, 1e-3), "P(rl) = %.9g", rl.p);
     cr_assert(balance_rel(text) <= 1e-9, "%s", text);
-    cr_assert(s1.on == 1 && s1.off == 1 && d1.on == 1 && d1.off == 1, "events %ld %ld %ld %ld", s1.on, s1.off, d1.on, d1.off);
-    cr_assert(near(s1.psw, f * (1e-6 * (I - dI / 2) + 2e-6 * (I + dI / 2)), 1e-3), "Psw(s1) = %.9g", s1.psw);
-    cr_assert(near(d1.psw, f * 0.5e-6 * (1 - RON * (I - dI / 2) / 12) * (I - dI / 2), 1e-3), "Psw(d1) = %.9g", d1.psw);
+    cr_assert(s1.on == 1 && s1.off == 1 && d1.on == 1 && d1.off == 1, "events %ld %ld %ld %ld",
+              s1.on, s1.off, d1.on, d1.off);
+    cr_assert(near(s1.psw, f * (1e-6 * (I - dI / 2) + 2e-6 * (I + dI / 2)), 1e-3), "Psw(s1) = %.9g",
+              s1.psw);
+    cr_assert(near(d1.psw, f * 0.5e-6 * (1 - RON * (I - dI / 2) / 12) * (I - dI / 2), 1e-3),
+              "Psw(d1) = %.9g", d1.psw);
     double eff;
     const char *e = strstr(text, "efficiency ");
-    cr_assert(e && sscanf(e, "efficiency %lf", &eff) == 1 && strstr(text, "# load rl "), "%s", text);
+    cr_assert(e && sscanf(e, "efficiency %lf", &eff) == 1 && strstr(text, "# load rl "), "%s",
+              text);
     cr_assert(near(eff, rl.p / (-v1.p + s1.psw + d1.psw), 1e-9), "efficiency %.9g", eff);
     free(text);
 }
@@ -102,8 +123,11 @@ Test(losses, meas_names_the_powers)
     snprintf(path, sizeof path, "%s/bm.cir", tmp);
     FILE *f = fopen(path, "w");
     cr_assert_not_null(f);
-    fprintf(f, "%s.meas tran ps1 AVG P(S1)\n.meas tran prl AVG p(rl)\n.meas tran pin AVG par('-w(v1)')\n"
-               ".meas tran eff PARAM='prl/pin'\n.end\n", net);
+    fprintf(
+        f,
+        "%s.meas tran ps1 AVG P(S1)\n.meas tran prl AVG p(rl)\n.meas tran pin AVG par('-w(v1)')\n"
+        ".meas tran eff PARAM='prl/pin'\n.end\n",
+        net);
     fclose(f);
     free(net);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o bm.dat bm.cir 2>&1", tmp, NSC_PROGRAM);
@@ -134,7 +158,8 @@ Test(losses, transient_window_energies_of_an_rc_are_the_closed_forms)
     double C = 1e-6, a = exp(-1.0), b = exp(-5.0);
     lrow r1 = row_of(text, "r1"), c1 = row_of(text, "c1"), v1 = row_of(text, "v1");
     cr_assert(near(r1.e, C / 2 * (a * a - b * b), 1e-4), "E(r1) = %.9g", r1.e);
-    cr_assert(near(c1.e, C / 2 * ((1 - b) * (1 - b) - (1 - a) * (1 - a)), 1e-4), "E(c1) = %.9g", c1.e);
+    cr_assert(near(c1.e, C / 2 * ((1 - b) * (1 - b) - (1 - a) * (1 - a)), 1e-4), "E(c1) = %.9g",
+              c1.e);
     cr_assert(near(v1.e, -C * (a - b), 1e-4), "E(v1) = %.9g", v1.e);
     cr_assert(near(r1.p, r1.e / 4e-3, 1e-9), "power = energy / window");
     cr_assert(balance_rel(text) <= 1e-9, "%s", text);
@@ -153,9 +178,12 @@ Test(losses, converters_balance_in_steady_state)
         char *text = losses_run(args, nets[k]);
         cr_assert(balance_rel(text) <= 1e-9, "%s: %s", nets[k], text);
         double pin, ps;
-        const char *a = strstr(text, "# input (independent sources) "), *b = strstr(text, "(switching), storage ");
-        cr_assert(a && sscanf(a, "# input (independent sources) %lf", &pin) == 1 && b && sscanf(b, "(switching), storage %lf", &ps) == 1);
-        cr_assert(pin > 0 && fabs(ps) <= 1e-6 * pin, "%s: input %g W, storage %g W", nets[k], pin, ps);
+        const char *a = strstr(text, "# input (independent sources) "),
+                   *b = strstr(text, "(switching), storage ");
+        cr_assert(a && sscanf(a, "# input (independent sources) %lf", &pin) == 1 && b
+                  && sscanf(b, "(switching), storage %lf", &ps) == 1);
+        cr_assert(pin > 0 && fabs(ps) <= 1e-6 * pin, "%s: input %g W, storage %g W", nets[k], pin,
+                  ps);
         free(text);
     }
 }
@@ -167,7 +195,8 @@ Test(losses, refusals)
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/neg.cir", tmp);
     cr_assert_eq(tu_write_file(path, "neg\nV1 a 0 1\nS1 a b a 0 SWM\nR1 b 0 1\n"
-                                      ".model SWM SW(VT=0.5 EON=-1u)\n.tran 1u 10u\n.end\n"), 0);
+                                     ".model SWM SW(VT=0.5 EON=-1u)\n.tran 1u 10u\n.end\n"),
+                 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --losses neg.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
     cr_assert(strstr(out, "neg.cir:5:1: error: model 'swm': EON = -1e-06"), "%s", out);
@@ -186,7 +215,8 @@ static void buck_forms(double RON, double *pload, double *ploss)
     double Vo = D * Vin / (1 + D * RON / R), I = Vo / R, dI = (Vin - RON * I - Vo) * D * T / L;
     double Iv = I - dI / 2, Ip = I + dI / 2;
     *pload = Vo * Vo / R;
-    *ploss = RON * D * (I * I + dI * dI / 12) + f * (1e-6 * Iv + 2e-6 * Ip) + f * 0.5e-6 * (1 - RON * Iv / 12) * Iv;
+    *ploss = RON * D * (I * I + dI * dI / 12) + f * (1e-6 * Iv + 2e-6 * Ip)
+             + f * 0.5e-6 * (1 - RON * Iv / 12) * Iv;
 }
 
 /* `nscircuit sweep --steady` of tests/data/losses/buck_ron.cir over RON: one
@@ -200,11 +230,14 @@ Test(losses, steady_sweep_tabulates_efficiency_and_losses)
     const char *runs[] = { "", "--cold" };
     double eff[2][3], loss[2][3], ron[3] = { 5e-3, 10e-3, 20e-3 };
     for (int w = 0; w < 2; w++) {
-        snprintf(cmd, sizeof cmd, "%s sweep %s/losses/buck_ron.cir --param ron=5m,10m,20m -j 1 --stats --no-plot %s -o %s/bs%d 2>&1",
-                 NSC_PROGRAM, NSC_REFDIR, runs[w], tmp, w);
+        snprintf(
+            cmd, sizeof cmd,
+            "%s sweep %s/losses/buck_ron.cir --param ron=5m,10m,20m -j 1 --stats --no-plot %s -o %s/bs%d 2>&1",
+            NSC_PROGRAM, NSC_REFDIR, runs[w], tmp, w);
         cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
         cr_assert(strstr(out, w ? "steady states: 0 of 3 points started from a neighbour's"
-                                : "steady states: 2 of 3 points started from a neighbour's"), "%s", out);
+                                : "steady states: 2 of 3 points started from a neighbour's"),
+                  "%s", out);
         free(out);
         snprintf(path, sizeof path, "%s/bs%d.sweep.dat", tmp, w);
         tu_table t;
@@ -216,19 +249,24 @@ Test(losses, steady_sweep_tabulates_efficiency_and_losses)
             buck_forms(ron[k], &pl, &ps);
             eff[w][k] = TU_AT(&t, k, ce);
             loss[w][k] = TU_AT(&t, k, cl);
-            cr_assert(near(loss[w][k], ps, 1e-3), "RON %g: losses %.9g W, closed form %.9g W", ron[k], loss[w][k], ps);
-            cr_assert(near(eff[w][k], pl / (pl + ps), 1e-5), "RON %g: efficiency %.9g", ron[k], eff[w][k]);
+            cr_assert(near(loss[w][k], ps, 1e-3), "RON %g: losses %.9g W, closed form %.9g W",
+                      ron[k], loss[w][k], ps);
+            cr_assert(near(eff[w][k], pl / (pl + ps), 1e-5), "RON %g: efficiency %.9g", ron[k],
+                      eff[w][k]);
         }
         tu_table_free(&t);
         /* the picture: efficiency in % and the losses in W against RON (the model's, in Ω) */
         snprintf(path, sizeof path, "%s/bs%d.sweep.gp", tmp, w);
         char *gp = tu_read_file(path);
-        cr_assert(gp && strstr(gp, "set ylabel 'efficiency (%)'") && strstr(gp, "set ylabel 'losses (mW)'") &&
-                  strstr(gp, "set xlabel 'ron (mΩ)'"), "%s", gp ? gp : path);
+        cr_assert(gp && strstr(gp, "set ylabel 'efficiency (%)'")
+                      && strstr(gp, "set ylabel 'losses (mW)'")
+                      && strstr(gp, "set xlabel 'ron (mΩ)'"),
+                  "%s", gp ? gp : path);
         free(gp);
     }
     for (int k = 0; k < 3; k++)
-        cr_assert(near(eff[0][k], eff[1][k], 1e-6) && near(loss[0][k], loss[1][k], 1e-6), "warm and cold differ at %d", k);
+        cr_assert(near(eff[0][k], eff[1][k], 1e-6) && near(loss[0][k], loss[1][k], 1e-6),
+                  "warm and cold differ at %d", k);
 }
 
 /* A netlist with .step and .pss runs as a steady sweep (before: refused). */
@@ -245,11 +283,13 @@ Test(losses, step_with_pss_is_a_steady_sweep)
     size_t len = strlen(src) + 128;
     char *text = malloc(len);
     cr_assert(text);
-    snprintf(text, len, "%s.step param ron list 10m 20m\n.meas tran vo AVG v(out) FROM=0 TO=1u\n.end\n", src);
+    snprintf(text, len,
+             "%s.step param ron list 10m 20m\n.meas tran vo AVG v(out) FROM=0 TO=1u\n.end\n", src);
     cr_assert_eq(tu_write_file(path, text), 0);
     free(src);
     free(text);
-    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet st.cir 2>&1 && cat st.sweep.dat", tmp, NSC_PROGRAM);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet st.cir 2>&1 && cat st.sweep.dat", tmp,
+             NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "# ron vo efficiency losses status point"), "%s", out);
     double r, vo, e, l;
@@ -257,7 +297,8 @@ Test(losses, step_with_pss_is_a_steady_sweep)
     cr_assert(row && sscanf(row, "%lf %lf %lf %lf", &r, &vo, &e, &l) == 4, "%s", out);
     double pl, ps;
     buck_forms(10e-3, &pl, &ps);
-    cr_assert(near(vo * vo / 5, pl, 1e-3), "v(out) %g over the steady period (its window replaced)", vo);
+    cr_assert(near(vo * vo / 5, pl, 1e-3), "v(out) %g over the steady period (its window replaced)",
+              vo);
     free(out);
 }
 
@@ -269,7 +310,7 @@ static void load_line(const char *text, double *p, double *eff)
     s = strchr(s + 1, ' ');
     const char *w = strstr(s, " W, efficiency ");
     cr_assert(w, "%s", text);
-    while (w > s && w[-1] != ' ') w--;                       /* the power's start */
+    while (w > s && w[-1] != ' ') w--; /* the power's start */
     cr_assert(sscanf(w, "%lf W, efficiency %lf", p, eff) == 2, "%s", text);
 }
 
@@ -285,7 +326,11 @@ Test(losses, current_sink_and_several_loads_count)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/sink.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "sink\nV1 in 0 10\nR1 in out 0.1\nI1 out 0 5\nRload out 0 10\n.tran 1u 10u\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path,
+            "sink\nV1 in 0 10\nR1 in out 0.1\nI1 out 0 5\nRload out 0 10\n.tran 1u 10u\n.end\n"),
+        0);
     double v = 95 / 10.1, pin = 10 * (5 + v / 10), pl = v * (5 + v / 10);
     const char *args[] = { "", "--load rload,i1", "--load rload --load I1" };
     for (int k = 0; k < 3; k++) {
@@ -297,7 +342,8 @@ Test(losses, current_sink_and_several_loads_count)
         const char *s = strstr(text, "# input (independent sources) ");
         cr_assert(s && sscanf(s, "# input (independent sources) %lf", &in) == 1);
         cr_assert(near(in, pin, 1e-9) && near(p, pl, 1e-9) && near(eff, 95.0 / 101, 1e-8),
-                  "%s: input %.9g (%.9g), loads %.9g (%.9g), efficiency %.9g\n%s", args[k], in, pin, p, pl, eff, text);
+                  "%s: input %.9g (%.9g), loads %.9g (%.9g), efficiency %.9g\n%s", args[k], in, pin,
+                  p, pl, eff, text);
         cr_assert(strstr(text, "# loads rload, i1 "), "%s", text);
         free(text);
     }
@@ -308,7 +354,9 @@ Test(losses, current_sink_and_several_loads_count)
     load_line(text, &p, &eff);
     const char *s = strstr(text, ", sources absorbing ");
     cr_assert(s && sscanf(s, ", sources absorbing %lf", &sink) == 1, "%s", text);
-    cr_assert(near(p, v * v / 10, 1e-9) && near(eff, v * v / 10 / pin, 1e-8) && near(sink, 5 * v, 1e-9), "%s", text);
+    cr_assert(near(p, v * v / 10, 1e-9) && near(eff, v * v / 10 / pin, 1e-8)
+                  && near(sink, 5 * v, 1e-9),
+              "%s", text);
     free(text);
 }
 
@@ -320,8 +368,10 @@ Test(losses, diodes_without_eon_count_their_switchings)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/hw.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "hw\nV1 in 0 SIN(0 10 1k)\nD1 in out DI\nR1 out 0 1k\n.model DI D\n"
-                                     ".tran 1u 10.25m 0.25m\n.end\n"), 0);
+    cr_assert_eq(tu_write_file(path,
+                               "hw\nV1 in 0 SIN(0 10 1k)\nD1 in out DI\nR1 out 0 1k\n.model DI D\n"
+                               ".tran 1u 10.25m 0.25m\n.end\n"),
+                 0);
     char *text = losses_run(path, "hw");
     lrow d = row_of(text, "d1");
     cr_assert(d.on == 10 && d.off == 10 && d.psw == 0, "%s", text);
@@ -336,24 +386,32 @@ Test(losses, diodes_without_eon_count_their_switchings)
 Test(losses, storage_change_over_the_window_is_warned)
 {
     char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "%s --quiet --losses -o %s/rc.dat %s/losses/rc_charge.cir 2>&1 >/dev/null", NSC_PROGRAM, tmp,
-             NSC_REFDIR);
+    snprintf(cmd, sizeof cmd,
+             "%s --quiet --losses -o %s/rc.dat %s/losses/rc_charge.cir 2>&1 >/dev/null",
+             NSC_PROGRAM, tmp, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     double C = 1e-6, a = exp(-1.0), b = exp(-5.0);
     double stored = C / 2 * ((1 - b) * (1 - b) - (1 - a) * (1 - a)), in = C * (a - b), E, frac;
     const char *s = strstr(out, "nscircuit: warning: --losses: the stored energy changes by ");
-    cr_assert(s && sscanf(s, "nscircuit: warning: --losses: the stored energy changes by %lf J over the window, %lf",
-                          &E, &frac) == 2, "%s", out);
-    cr_assert(near(E, stored, 2e-3) && near(frac, stored / in, 2e-3), "%g J, %g (want %g J, %g)", E, frac, stored,
-              stored / in);
+    cr_assert(
+        s
+            && sscanf(
+                   s,
+                   "nscircuit: warning: --losses: the stored energy changes by %lf J over the window, %lf",
+                   &E, &frac)
+                   == 2,
+        "%s", out);
+    cr_assert(near(E, stored, 2e-3) && near(frac, stored / in, 2e-3), "%g J, %g (want %g J, %g)", E,
+              frac, stored, stored / in);
     free(out);
     char path[1024];
     snprintf(path, sizeof path, "%s/rc.losses", tmp);
     char *text = tu_read_file(path);
     cr_assert(text && strstr(text, "\n# warning: the stored energy changes by "), "%s", text);
     free(text);
-    snprintf(cmd, sizeof cmd, "%s --quiet --steady --losses -o %s/b.dat %s/boost.cir 2>&1 >/dev/null", NSC_PROGRAM, tmp,
-             NSC_NETLISTS);
+    snprintf(cmd, sizeof cmd,
+             "%s --quiet --steady --losses -o %s/b.dat %s/boost.cir 2>&1 >/dev/null", NSC_PROGRAM,
+             tmp, NSC_NETLISTS);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(!strstr(out, "stored energy"), "%s", out);
     free(out);
@@ -378,9 +436,11 @@ Test(losses, capacitive_turn_on_loss_of_a_half_bridge)
     snprintf(args, sizeof args, "--steady %s/losses/hb_coss.cir", NSC_REFDIR);
     char *text = losses_run(args, "hb");
     double V = 400 + 0.2e-3, vj = 0.8, w = 1 + V / vj, f = 1e5;
-    double eoss = 1e-9 * vj * vj * (2.0 / 3 * pow(w, 1.5) - 2 * sqrt(w) + 4.0 / 3), ech = 0.5 * 100e-12 * V * V;
+    double eoss = 1e-9 * vj * vj * (2.0 / 3 * pow(w, 1.5) - 2 * sqrt(w) + 4.0 / 3),
+           ech = 0.5 * 100e-12 * V * V;
     lrow m1 = row_of(text, "m1"), cj = row_of(text, "m1#cjo"), d1 = row_of(text, "d1");
-    cr_assert(near(m1.p, f * (eoss + ech), 1e-2), "P(m1) = %.9g W, closed form %.9g W", m1.p, f * (eoss + ech));
+    cr_assert(near(m1.p, f * (eoss + ech), 1e-2), "P(m1) = %.9g W, closed form %.9g W", m1.p,
+              f * (eoss + ech));
     cr_assert(fabs(cj.p) + fabs(d1.p) < 5e-3 * m1.p, "P(m1#cjo) = %g, P(d1) = %g", cj.p, d1.p);
     cr_assert(m1.on == 1 && m1.off == 1 && m1.psw == 0, "%ld %ld %g", m1.on, m1.off, m1.psw);
     const char *s = strstr(text, "# of which capacitive turn-on losses");
@@ -397,9 +457,11 @@ static char *losses_of(const char *name, const char *net, int *exact)
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/%s.cir", tmp, name);
     cr_assert_eq(tu_write_file(path, net), 0);
-    snprintf(cmd, sizeof cmd, "cd %s && %s --stats --losses %s.cir 2>&1 >/dev/null", tmp, NSC_PROGRAM, name);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --stats --losses %s.cir 2>&1 >/dev/null", tmp,
+             NSC_PROGRAM, name);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    *exact = strstr(out, "nscircuit: exact steps (the flow of each mode") != NULL;   /* (not "exact steps to T, then") */
+    *exact = strstr(out, "nscircuit: exact steps (the flow of each mode")
+             != NULL; /* (not "exact steps to T, then") */
     free(out);
     snprintf(path, sizeof path, "%s/%s.losses", tmp, name);
     char *text = tu_read_file(path);
@@ -418,11 +480,15 @@ static char *losses_of(const char *name, const char *net, int *exact)
 Test(losses, exact_rectifier_energy_is_the_closed_form)
 {
     int exact;
-    char *text = losses_of("hwx", "hw\nV1 in 0 SIN(0 10 1k)\nD1 in out DI\nR1 out 0 1k\n.model DI D(VF=0)\n"
-                                  ".options stepping=exact\n.tran 1u 10.25m 0.25m\n.end\n", &exact);
+    char *text =
+        losses_of("hwx",
+                  "hw\nV1 in 0 SIN(0 10 1k)\nD1 in out DI\nR1 out 0 1k\n.model DI D(VF=0)\n"
+                  ".options stepping=exact\n.tran 1u 10.25m 0.25m\n.end\n",
+                  &exact);
     cr_assert(exact, "the exact transient did not run it");
     lrow r1 = row_of(text, "r1"), v1 = row_of(text, "v1"), d1 = row_of(text, "d1");
-    cr_assert(near(r1.e, 2.5e-4, 1e-6) && near(v1.e, -2.5e-4, 1e-6), "E(r1) = %.12g, E(v1) = %.12g", r1.e, v1.e);
+    cr_assert(near(r1.e, 2.5e-4, 1e-6) && near(v1.e, -2.5e-4, 1e-6), "E(r1) = %.12g, E(v1) = %.12g",
+              r1.e, v1.e);
     cr_assert(fabs(d1.e) <= 1e-12 * r1.e && d1.on == 10 && d1.off == 10, "%s", text);
     cr_assert(balance_rel(text) <= 1e-9, "%s", text);
     free(text);
@@ -443,24 +509,30 @@ Test(losses, switch_charging_a_capacitor_dissipates_half_cv2)
     const char *ron[] = { "1", "1u" }, *st[] = { "exact", "adaptive" };
     for (int k = 0; k < 4; k++) {
         char net[1024];
-        snprintf(net, sizeof net, "swc\nV1 in 0 10\nS1 in a ctl 0 SWM\nC1 a 0 1u IC=0\nVc ctl 0 PULSE(0 1 1u 1n 1n 1 2)\n"
-                                  ".model SWM SW(VT=0.5 RON=%s ROFF=1e9 EON=1u VREF=10)\n.options stepping=%s\n"
-                                  ".tran 1u 50u UIC\n.end\n", ron[k % 2], st[k / 2]);
+        snprintf(
+            net, sizeof net,
+            "swc\nV1 in 0 10\nS1 in a ctl 0 SWM\nC1 a 0 1u IC=0\nVc ctl 0 PULSE(0 1 1u 1n 1n 1 2)\n"
+            ".model SWM SW(VT=0.5 RON=%s ROFF=1e9 EON=1u VREF=10)\n.options stepping=%s\n"
+            ".tran 1u 50u UIC\n.end\n",
+            ron[k % 2], st[k / 2]);
         int exact;
         char *text = losses_of("swc", net, &exact);
         cr_assert(exact == (k < 2), "%s: stepper", st[k / 2]);
         lrow s1 = row_of(text, "s1"), c1 = row_of(text, "c1"), v1 = row_of(text, "v1");
-        cr_assert(near(s1.e, 50e-6 + 1e-6, 1e-5) && near(s1.psw * 50e-6, 1e-6, 1e-6) && s1.on == 1 && s1.off == 0,
+        cr_assert(near(s1.e, 50e-6 + 1e-6, 1e-5) && near(s1.psw * 50e-6, 1e-6, 1e-6) && s1.on == 1
+                      && s1.off == 0,
                   "RON %s, %s: E(s1) = %.9g\n%s", ron[k % 2], st[k / 2], s1.e, text);
-        cr_assert(near(c1.e, 50e-6, 1e-5) && near(v1.e, -100e-6, 1e-5), "RON %s, %s: %.9g %.9g", ron[k % 2], st[k / 2],
-                  c1.e, v1.e);
+        cr_assert(near(c1.e, 50e-6, 1e-5) && near(v1.e, -100e-6, 1e-5), "RON %s, %s: %.9g %.9g",
+                  ron[k % 2], st[k / 2], c1.e, v1.e);
         double pc;
         const char *s = strstr(text, "# of which capacitive turn-on losses");
         /* the jump: captured by the exact transient; the adaptive one resolves
          * it since session 16 (its first step after the event is error
          * controlled: RON C = 1 ps in fs steps), so the charge is its conduction */
         if (k == 1)
-            cr_assert(s && sscanf(strstr(s, ") ") + 2, "%lf", &pc) == 1 && near(pc * 50e-6, 50e-6, 1e-2), "%s", text);
+            cr_assert(s && sscanf(strstr(s, ") ") + 2, "%lf", &pc) == 1
+                          && near(pc * 50e-6, 50e-6, 1e-2),
+                      "%s", text);
         cr_assert(balance_rel(text) <= 1e-8, "%s", text);
         free(text);
     }
@@ -480,7 +552,7 @@ Test(losses, exact_buck_table_agrees_with_extrapolated_fixed_steps)
     snprintf(path, sizeof path, "%s/buck.cir", NSC_NETLISTS);
     char *net = tu_read_file(path), *tr = net ? strstr(net, "\n.tran 10n 200u 0 50p UIC") : NULL;
     cr_assert_not_null(tr);
-    memcpy(tr, "\n.tran 10n 20u UIC       ", 25);                /* (same length: the TMAX blanked) */
+    memcpy(tr, "\n.tran 10n 20u UIC       ", 25); /* (same length: the TMAX blanked) */
     int exact;
     char *tx = losses_of("bk", net, &exact);
     cr_assert(exact, "the exact transient did not run it");
@@ -488,22 +560,27 @@ Test(losses, exact_buck_table_agrees_with_extrapolated_fixed_steps)
     const char *h[] = { "20p", "40p" };
     char *tf[2];
     for (int k = 0; k < 2; k++) {
-        snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --losses --step %s -o bk%s.dat bk.cir 2>&1 >/dev/null", tmp,
+        snprintf(cmd, sizeof cmd,
+                 "cd %s && %s --quiet --losses --step %s -o bk%s.dat bk.cir 2>&1 >/dev/null", tmp,
                  NSC_PROGRAM, h[k], h[k]);
         cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
         free(out);
         snprintf(path, sizeof path, "%s/bk%s.losses", tmp, h[k]);
         cr_assert((tf[k] = tu_read_file(path)));
     }
-    const char *el[] = { "vin", "mp", "mn", "dp", "dn", "l1", "c1", "rl", "r12", "c11", "r11", "r21", "c21", "e1", "ro", "co" };
+    const char *el[] = { "vin", "mp",  "mn",  "dp",  "dn",  "l1", "c1", "rl",
+                         "r12", "c11", "r11", "r21", "c21", "e1", "ro", "co" };
     double ein = fabs(row_of(tx, "vin").e);
     for (size_t j = 0; j < sizeof el / sizeof *el; j++) {
         double e = row_of(tx, el[j]).e, ref = 2 * row_of(tf[0], el[j]).e - row_of(tf[1], el[j]).e;
         double tol = fabs(ref) > 1e-3 * ein ? 1e-4 * fabs(ref) : 1e-6 * ein;
-        cr_assert(fabs(e - ref) <= tol, "%s: exact %.9g J, extrapolated fixed steps %.9g J", el[j], e, ref);
+        cr_assert(fabs(e - ref) <= tol, "%s: exact %.9g J, extrapolated fixed steps %.9g J", el[j],
+                  e, ref);
     }
     cr_assert(balance_rel(tx) <= 1e-9, "%s", tx);
-    free(tx); free(tf[0]); free(tf[1]);
+    free(tx);
+    free(tf[0]);
+    free(tf[1]);
 }
 
 /* A capacitor's energy over a run from rest is C v(end)^2 / 2, whatever the
@@ -520,9 +597,11 @@ Test(losses, capacitor_energy_from_rest_is_half_cv2_through_a_rectifier)
     const char *st[] = { "exact", "adaptive" };
     for (int k = 0; k < 2; k++) {
         char net[1024], path[1024];
-        snprintf(net, sizeof net, "rc\nV1 in 0 SIN(0 10 1k)\nD1 in out DN\nR1 out 0 100\nC1 out 0 10u\n"
-                                  ".model DN D(IS=1e-15 N=0.01 RS=1m SEGMENTS=2 IMIN=10m IMAX=20)\n"
-                                  ".options stepping=%s\n.tran 1u 5m\n.save v(out)\n.end\n", st[k]);
+        snprintf(net, sizeof net,
+                 "rc\nV1 in 0 SIN(0 10 1k)\nD1 in out DN\nR1 out 0 100\nC1 out 0 10u\n"
+                 ".model DN D(IS=1e-15 N=0.01 RS=1m SEGMENTS=2 IMIN=10m IMAX=20)\n"
+                 ".options stepping=%s\n.tran 1u 5m\n.save v(out)\n.end\n",
+                 st[k]);
         int exact;
         char *text = losses_of("rcd", net, &exact);
         cr_assert(exact == (k == 0), "%s: stepper", st[k]);
@@ -532,7 +611,8 @@ Test(losses, capacitor_energy_from_rest_is_half_cv2_through_a_rectifier)
         double v = TU_AT(&t, t.nrow - 1, 1), want = 0.5 * 10e-6 * v * v;
         tu_table_free(&t);
         lrow c1 = row_of(text, "c1");
-        cr_assert(v > 4 && near(c1.e, want, 5e-4), "%s: E(c1) = %.9g J, C v^2/2 = %.9g J", st[k], c1.e, want);
+        cr_assert(v > 4 && near(c1.e, want, 5e-4), "%s: E(c1) = %.9g J, C v^2/2 = %.9g J", st[k],
+                  c1.e, want);
         cr_assert(balance_rel(text) <= 1e-9, "%s", text);
         free(text);
     }
@@ -550,17 +630,23 @@ Test(losses, capacitor_energy_from_rest_is_half_cv2_through_a_rectifier)
  * L1 within 1e-3, for fixed steps of 10 us and 1 us and both steppings. */
 Test(losses, switch_cutting_an_inductor_dissipates_its_energy)
 {
-    const char *opt[] = { "--step 10u", "--step 1u", "", "" }, *st[] = { "", "", "", ".options stepping=adaptive\n" };
-    double i0 = 1 / (10 + 1e-3), iinf = 1 / (10 + 1e3), tau = 1e-3 / (10 + 1e3), toff = 1e-3 + 0.5e-9;
+    const char *opt[] = { "--step 10u", "--step 1u", "", "" },
+               *st[] = { "", "", "", ".options stepping=adaptive\n" };
+    double i0 = 1 / (10 + 1e-3), iinf = 1 / (10 + 1e3), tau = 1e-3 / (10 + 1e3),
+           toff = 1e-3 + 0.5e-9;
     double el = 0.5 * 1e-3 * (iinf * iinf - i0 * i0);
-    double d = i0 - iinf, span = 1.5e-3 - toff;                /* ROFF int (iinf + d e^(-s/tau))^2 ds */
+    double d = i0 - iinf, span = 1.5e-3 - toff; /* ROFF int (iinf + d e^(-s/tau))^2 ds */
     double es = 1e-3 * i0 * i0 * toff
-                + 1e3 * (iinf * iinf * span + 2 * iinf * d * tau * (1 - exp(-span / tau))
+                + 1e3
+                      * (iinf * iinf * span + 2 * iinf * d * tau * (1 - exp(-span / tau))
                          + d * d * tau / 2 * (1 - exp(-2 * span / tau)));
     for (int k = 0; k < 4; k++) {
         char net[1024], path[1024], args[1200];
-        snprintf(net, sizeof net, "lcut\nV1 in 0 1\nR1 in a 10\nL1 a b 1m\nS1 b 0 c 0 SWM\nVC c 0 PULSE(1 0 1m 1n 1n 10 20)\n"
-                 ".model SWM SW(VT=0.5 VH=0 RON=1m ROFF=1k)\n%s.tran 10u 1.5m\n.end\n", st[k]);
+        snprintf(
+            net, sizeof net,
+            "lcut\nV1 in 0 1\nR1 in a 10\nL1 a b 1m\nS1 b 0 c 0 SWM\nVC c 0 PULSE(1 0 1m 1n 1n 10 20)\n"
+            ".model SWM SW(VT=0.5 VH=0 RON=1m ROFF=1k)\n%s.tran 10u 1.5m\n.end\n",
+            st[k]);
         snprintf(path, sizeof path, "%s/lcut%d.cir", tmp, k);
         cr_assert_eq(tu_write_file(path, net), 0);
         snprintf(args, sizeof args, "%s %s", opt[k], path);
@@ -568,8 +654,10 @@ Test(losses, switch_cutting_an_inductor_dissipates_its_energy)
         snprintf(name, sizeof name, "lcut%d", k);
         char *text = losses_run(args, name);
         lrow s1 = row_of(text, "s1"), l1 = row_of(text, "l1");
-        cr_assert(near(s1.e, es, 1e-2), "%d: E(s1) %.6g J, closed form %.6g J\n%s", k, s1.e, es, text);
-        cr_assert(near(l1.e, el, 1e-3), "%d: E(l1) %.6g J, closed form %.6g J\n%s", k, l1.e, el, text);
+        cr_assert(near(s1.e, es, 1e-2), "%d: E(s1) %.6g J, closed form %.6g J\n%s", k, s1.e, es,
+                  text);
+        cr_assert(near(l1.e, el, 1e-3), "%d: E(l1) %.6g J, closed form %.6g J\n%s", k, l1.e, el,
+                  text);
         free(text);
     }
 }

@@ -12,12 +12,19 @@
 #include "testutil.h"
 
 static char *tmp;
-static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
-static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+static void setup(void)
+{
+    tmp = tu_tmpdir();
+    cr_assert(tmp);
+}
+static void teardown(void)
+{
+    tu_rmdir(tmp);
+    free(tmp);
+}
 TestSuite(meas, .init = setup, .fini = teardown);
 
-static const char *const HEAD =
-    "meas test\nV1 a 0 1\nR1 a b 1\nR2 b 0 1\n.param two=2\n";
+static const char *const HEAD = "meas test\nV1 a 0 1\nR1 a b 1\nR2 b 0 1\n.param two=2\n";
 
 static nsc_circuit *circuit(const char *cards)
 {
@@ -62,13 +69,14 @@ static nsc_waves *waves(void)
 
 typedef struct expect {
     const char *card;
-    double value;      /* NAN: the measure fails */
+    double value; /* NAN: the measure fails */
 } expect;
 
 static void check(const expect *x, int n)
 {
     char cards[8192] = "";
-    for (int k = 0; k < n; k++) snprintf(cards + strlen(cards), sizeof cards - strlen(cards), "%s\n", x[k].card);
+    for (int k = 0; k < n; k++)
+        snprintf(cards + strlen(cards), sizeof cards - strlen(cards), "%s\n", x[k].card);
     nsc_circuit *c = circuit(cards);
     cr_assert_eq(c->job.nmeas, n);
     nsc_waves *W = waves();
@@ -82,8 +90,8 @@ static void check(const expect *x, int n)
             cr_assert(res[k].why && *res[k].why);
         } else {
             cr_assert(res[k].ok, "%s: failed: %s", x[k].card, res[k].why ? res[k].why : "");
-            cr_assert_float_eq(res[k].value, x[k].value, 1e-12 * (1 + fabs(x[k].value)), "%s: %.17g, want %.17g",
-                               x[k].card, res[k].value, x[k].value);
+            cr_assert_float_eq(res[k].value, x[k].value, 1e-12 * (1 + fabs(x[k].value)),
+                               "%s: %.17g, want %.17g", x[k].card, res[k].value, x[k].value);
         }
     }
     nsc_meas_results_free(res, n);
@@ -170,7 +178,8 @@ Test(meas, functions_of_b_sources)
         { ".meas tran i1 AVG par('if(v(a)>=1, 1, 0)')", 0.75 },
         { ".meas tran i2 MAX par('if(v(a)>1, v(a), 0)')", 2 },
         { ".meas tran p1 PARAM='4*atan2(1, 1)'", 3.14159265358979323846 },
-        { ".meas tran p2 PARAM='tanh(0)+2*asin(1)+sinh(0)+cosh(0)-1+atan(0)+acos(1)'", 3.14159265358979323846 },
+        { ".meas tran p2 PARAM='tanh(0)+2*asin(1)+sinh(0)+cosh(0)-1+atan(0)+acos(1)'",
+          3.14159265358979323846 },
     };
     check(x, sizeof x / sizeof x[0]);
 }
@@ -181,8 +190,9 @@ Test(meas, functions_of_b_sources)
  * mean 1/2; cube(2) = 8 (a function calling one). */
 Test(meas, user_functions)
 {
-    nsc_circuit *c = circuit(".func sq(x) {x*x}\n.func cube(x) {x*sq(x)}\n.meas tran q AVG par('sq(v(a))')\n"
-                             ".meas tran q1 AVG par('sq(v(a)-1)')\n.meas tran k PARAM='cube(two)+q1'\n");
+    nsc_circuit *c = circuit(
+        ".func sq(x) {x*x}\n.func cube(x) {x*sq(x)}\n.meas tran q AVG par('sq(v(a))')\n"
+        ".meas tran q1 AVG par('sq(v(a)-1)')\n.meas tran k PARAM='cube(two)+q1'\n");
     nsc_waves *W = waves();
     nsc_meas_result res[3] = { 0 };
     nsc_report r;
@@ -191,9 +201,10 @@ Test(meas, user_functions)
     const double want[] = { 1.5, 0.5, 8.5 };
     for (int k = 0; k < 3; k++) {
         cr_assert(res[k].ok, "%s: %s", c->job.meas[k].name, res[k].why ? res[k].why : "");
-        cr_assert_float_eq(res[k].value, want[k], 1e-12, "%s: %.17g", c->job.meas[k].name, res[k].value);
+        cr_assert_float_eq(res[k].value, want[k], 1e-12, "%s: %.17g", c->job.meas[k].name,
+                           res[k].value);
     }
-    cr_assert_str_eq(c->job.meas[0].sig.text, "sq(v(a))");               /* as written */
+    cr_assert_str_eq(c->job.meas[0].sig.text, "sq(v(a))"); /* as written */
     nsc_meas_results_free(res, 3);
     nsc_report_free(&r);
     nsc_waves_free(W);
@@ -225,7 +236,8 @@ Test(meas, time_in_measures_and_columns)
     int k = nsc_waves_col(W, c->job.xcol[0].name), a = nsc_waves_col(W, "v(a)");
     cr_assert(k > 0 && a > 0 && W->nrow == 9);
     for (long i = 0; i < W->nrow; i++)
-        cr_assert_eq(nsc_waves_at(W, i, k), nsc_waves_at(W, i, a) * nsc_waves_at(W, i, 0), "row %ld", i);
+        cr_assert_eq(nsc_waves_at(W, i, k), nsc_waves_at(W, i, a) * nsc_waves_at(W, i, 0),
+                     "row %ld", i);
     nsc_report_free(&r);
     nsc_waves_free(W);
     nsc_circuit_free(c);
@@ -234,7 +246,8 @@ Test(meas, time_in_measures_and_columns)
 /* The probes of the measures: distinct, resolved, named as output columns. */
 Test(meas, probes)
 {
-    nsc_circuit *c = circuit(".meas tran x AVG v(a)\n.meas tran y WHEN V(A,gnd)=1\n.meas tran z MAX par('v(a,b)*i(R1)')\n");
+    nsc_circuit *c = circuit(
+        ".meas tran x AVG v(a)\n.meas tran y WHEN V(A,gnd)=1\n.meas tran z MAX par('v(a,b)*i(R1)')\n");
     cr_assert_eq(c->job.nmeas_probe, 3);
     cr_assert_str_eq(c->job.meas_probe[0].name, "v(a)");
     cr_assert_str_eq(c->job.meas_probe[1].name, "v(a,b)");
@@ -253,18 +266,22 @@ Test(meas, errors)
     const char *bad[][2] = {
         { ".meas tran x AVG v(zz)", "m.cir:6:20: error: unknown node 'zz' in .meas" },
         { ".meas tran x AVG i(rq)", "m.cir:6:20: error: unknown element 'rq' in .meas" },
-        { ".meas ac x AVG v(a)", "m.cir:6:12: error: unsupported .meas ac form" },   /* .meas ac: issue 29 */
+        { ".meas ac x AVG v(a)",
+          "m.cir:6:12: error: unsupported .meas ac form" }, /* .meas ac: issue 29 */
         { ".meas tran x FOO v(a)", "m.cir:6:14: error: unknown measurement 'foo'" },
         { ".meas tran x PARAM='v(a)*2'", "PARAM= of .meas x reads a waveform" },
         { ".meas tran x PARAM='time*2'", "PARAM= of .meas x reads a waveform" },
-        { ".meas tran x PARAM='nosuch*2'", "unknown name 'nosuch' in .meas x (not a .param, nor an earlier measure)" },
+        { ".meas tran x PARAM='nosuch*2'",
+          "unknown name 'nosuch' in .meas x (not a .param, nor an earlier measure)" },
         { ".meas tran x TRIG v(a) RISE=1 TARG v(a) VAL=1", "VAL= missing for v(a) in .meas x" },
         { ".meas tran x TRIG v(a) VAL=1", "TRIG without TARG in .meas x" },
-        { ".meas tran x AVG v(a) VAL=1", "m.cir:6:23: error: unexpected 'val' in .meas x (expected from=, to=, td=)" },
+        { ".meas tran x AVG v(a) VAL=1",
+          "m.cir:6:23: error: unexpected 'val' in .meas x (expected from=, to=, td=)" },
         { ".meas tran x WHEN v(a)=1 RISE=0", "expected a positive integer or LAST" },
         { ".meas tran x WHEN v(a)", "expected signal=value after WHEN" },
         { ".meas tran x AVG par('v(a)*foo(2)')", "unknown function 'foo' in .meas x" },
-        { ".meas tran x AVG par('limit(v(a), 1)')", "m.cir:6:23: error: function 'limit' takes 3 arguments in .meas x" },
+        { ".meas tran x AVG par('limit(v(a), 1)')",
+          "m.cir:6:23: error: function 'limit' takes 3 arguments in .meas x" },
         { ".meas tran x FIND v(a)", "FIND needs AT=time or WHEN signal=value" },
         { ".meas tran", "expected a measure name after .meas tran" },
     };
@@ -284,11 +301,14 @@ Test(meas, program)
 {
     char path[1024], cmd[2048];
     snprintf(path, sizeof path, "%s/rc.cir", tmp);
-    cr_assert_eq(tu_write_file(path,
-        "RC discharge\nV1 in 0 0\nR1 in out 1k\nC1 out 0 1u IC=1\n.tran 1u 5m UIC\n.options stepping=fixed\n.save v(out)\n"
-        ".meas tran thalf WHEN v(out)=0.5\n.meas tran vavg AVG v(out) FROM=0 TO=5m\n"
-        ".meas tran q INTEG i(r1)\n.meas tran vend FIND v(out) AT=5m\n.meas tran ratio PARAM='q/1u/(vend-1)'\n"
-        ".meas tran never WHEN v(out)=2\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path,
+            "RC discharge\nV1 in 0 0\nR1 in out 1k\nC1 out 0 1u IC=1\n.tran 1u 5m UIC\n.options stepping=fixed\n.save v(out)\n"
+            ".meas tran thalf WHEN v(out)=0.5\n.meas tran vavg AVG v(out) FROM=0 TO=5m\n"
+            ".meas tran q INTEG i(r1)\n.meas tran vend FIND v(out) AT=5m\n.meas tran ratio PARAM='q/1u/(vend-1)'\n"
+            ".meas tran never WHEN v(out)=2\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s rc.cir 2>&1", tmp, NSC_PROGRAM);
     char *out = NULL;
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
@@ -300,7 +320,9 @@ Test(meas, program)
     cr_assert((p = strstr(out, "vend = ")) && sscanf(p + 7, "%lf", &vend) == 1);
     cr_assert((p = strstr(out, "ratio = ")) && sscanf(p + 8, "%lf", &ratio) == 1);
     cr_assert(strstr(out, "never = failed"), "%s", out);
-    cr_assert(strstr(out, "rc.cir:13:1: warning: .meas never failed: v(out) crosses 2 only 0 times"), "%s", out);
+    cr_assert(strstr(out,
+                     "rc.cir:13:1: warning: .meas never failed: v(out) crosses 2 only 0 times"),
+              "%s", out);
     cr_assert(strstr(out, "wrote rc.dat, rc.gp, rc.meas"), "%s", out);
     free(out);
     cr_assert_float_eq(thalf, 1e-3 * log(2), 1e-9);
@@ -319,10 +341,12 @@ Test(meas, program)
     tu_table_free(&t);
     /* .meas with only .op: a warning, nothing measured */
     snprintf(path, sizeof path, "%s/op.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "op\nV1 a 0 1\nR1 a 0 1\n.op\n.meas tran x AVG v(a)\n.end\n"), 0);
+    cr_assert_eq(tu_write_file(path, "op\nV1 a 0 1\nR1 a 0 1\n.op\n.meas tran x AVG v(a)\n.end\n"),
+                 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s op.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "op.cir:5:1: warning: .meas tran ignored: no transient analysis"), "%s", out);
+    cr_assert(strstr(out, "op.cir:5:1: warning: .meas tran ignored: no transient analysis"), "%s",
+              out);
     free(out);
 }
 
@@ -334,18 +358,24 @@ Test(meas, program)
 Test(meas, window_not_in_steady_state_is_warned)
 {
     char path[1024], cmd[2048], *out = NULL;
-    const char *fmt = "RC low-pass on a square wave\nV1 in 0 PULSE(0 1 0 1n 1n 0.5m 1m)\nR1 in out 1k\n"
-                      "C1 out 0 1u\n.tran 10u %s\n.meas tran vavg AVG v(out) FROM=%s TO=%s\n"
-                      ".meas tran vmax MAX v(out)\n.end\n";
+    const char *fmt =
+        "RC low-pass on a square wave\nV1 in 0 PULSE(0 1 0 1n 1n 0.5m 1m)\nR1 in out 1k\n"
+        "C1 out 0 1u\n.tran 10u %s\n.meas tran vavg AVG v(out) FROM=%s TO=%s\n"
+        ".meas tran vmax MAX v(out)\n.end\n";
     char text[512];
     snprintf(text, sizeof text, fmt, "3m", "2m", "3m");
     snprintf(path, sizeof path, "%s/lp.cir", tmp);
     cr_assert_eq(tu_write_file(path, text), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s lp.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "lp.cir:6:1: warning: .meas vavg: v(out) is not in periodic steady state at the "
-                          "window's end: its mean over the last period (T = 0.001 s) changed by"), "%s", out);
-    cr_assert(strstr(out, "lp.cir:7:1: warning: .meas vmax: v(out) is not in periodic steady state"), "%s", out);
+    cr_assert(
+        strstr(out,
+               "lp.cir:6:1: warning: .meas vavg: v(out) is not in periodic steady state at the "
+               "window's end: its mean over the last period (T = 0.001 s) changed by"),
+        "%s", out);
+    cr_assert(strstr(out,
+                     "lp.cir:7:1: warning: .meas vmax: v(out) is not in periodic steady state"),
+              "%s", out);
     free(out);
     snprintf(text, sizeof text, fmt, "30m", "29m", "30m");
     cr_assert_eq(tu_write_file(path, text), 0);
@@ -375,9 +405,9 @@ Test(meas, param_conditions_and_names_measured_twice)
         { ".meas tran lt PARAM 'mx/4'", 0.5 },
         { ".meas tran lt2 PARAM {mx*two}", 4 },
         { ".meas tran dup AVG v(b)", 3 },
-        { ".meas tran early PARAM='dup'", 6 },             /* the last dup, measured after it */
+        { ".meas tran early PARAM='dup'", 6 }, /* the last dup, measured after it */
         { ".meas tran dup MAX v(a) from=0.25 to=0.75", 1.5 },
-        { ".meas tran dup PARAM='dup*4'", 6 },             /* its own name: the dup before it (1.5) */
+        { ".meas tran dup PARAM='dup*4'", 6 }, /* its own name: the dup before it (1.5) */
         { ".meas tran fromto TRIG v(a) VAL=1.5 RISE=1 TARG v(a) VAL=1.5 FALL=1 FROM=2", 0.5 },
     };
     check(x, sizeof x / sizeof x[0]);
@@ -395,20 +425,24 @@ Test(meas, ngspice_measures_names_twice_and_conditions)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/m.cir", tmp);
-    cr_assert_eq(tu_write_file(path,
-        "meas test\nV1 in 0 PULSE(0 1 0 1u 1u 0.5m 1m)\nR1 in out 1k\nC1 out 0 100n\n.tran 1u 3m\n"
-        ".options stepsizelimit\n"                      /* ngspice's steps (<= TSTEP): values to 1e-4 */
-        ".meas tran tr TRIG v(out) VAL=0.2 RISE=1 TARG v(out) VAL=0.8 RISE=1 FROM=1.1m TO=2.9m\n"
-        ".meas tran tr0 TRIG v(out) VAL=0.2 RISE=1 TARG v(out) VAL=0.8 RISE=1\n"
-        ".meas tran vmax MAX v(out) FROM=0 TO=1m\n.meas tran vmax MAX v(out) FROM=1m TO=3m\n"
-        ".meas tran big PARAM='vmax > 0.9 ? 1 : 0'\n.meas tran cmp param='vmax >= 0.99 && tr0 < 1m'\n"
-        ".meas tran which PARAM='vmax'\n.meas tran vmax MIN v(out) FROM=1m TO=3m\n.meas tran which2 PARAM='vmax'\n"
-        ".meas tran half PARAM vmax/2\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path,
+            "meas test\nV1 in 0 PULSE(0 1 0 1u 1u 0.5m 1m)\nR1 in out 1k\nC1 out 0 100n\n.tran 1u 3m\n"
+            ".options stepsizelimit\n" /* ngspice's steps (<= TSTEP): values to 1e-4 */
+            ".meas tran tr TRIG v(out) VAL=0.2 RISE=1 TARG v(out) VAL=0.8 RISE=1 FROM=1.1m TO=2.9m\n"
+            ".meas tran tr0 TRIG v(out) VAL=0.2 RISE=1 TARG v(out) VAL=0.8 RISE=1\n"
+            ".meas tran vmax MAX v(out) FROM=0 TO=1m\n.meas tran vmax MAX v(out) FROM=1m TO=3m\n"
+            ".meas tran big PARAM='vmax > 0.9 ? 1 : 0'\n.meas tran cmp param='vmax >= 0.99 && tr0 < 1m'\n"
+            ".meas tran which PARAM='vmax'\n.meas tran vmax MIN v(out) FROM=1m TO=3m\n.meas tran which2 PARAM='vmax'\n"
+            ".meas tran half PARAM vmax/2\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s m.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    const char *name[] = { "tr", "tr0", "vmax", "vmax", "big", "cmp", "which", "vmax", "which2", "half" };
-    const double ng[] = { -8.613708e-04, 1.386277e-04, 9.932959e-01, 9.933416e-01, 0, 0, 6.79357e-03, 6.793567e-03,
-                          6.79357e-03, 6.793567e-03 / 2 };
+    const char *name[] = { "tr",  "tr0",   "vmax", "vmax",   "big",
+                           "cmp", "which", "vmax", "which2", "half" };
+    const double ng[] = { -8.613708e-04, 1.386277e-04, 9.932959e-01, 9.933416e-01,    0, 0,
+                          6.79357e-03,   6.793567e-03, 6.79357e-03,  6.793567e-03 / 2 };
     const char *p = out;
     for (int k = 0; k < 10; k++) {
         char key[32];
@@ -417,7 +451,8 @@ Test(meas, ngspice_measures_names_twice_and_conditions)
         while (q && q > out && q[-1] != '\n') q = strstr(q + 1, key);
         cr_assert(q, "no '%s' after the measures before it in\n%s", key, out);
         double v = strtod(q + strlen(key), NULL);
-        cr_expect(fabs(v - ng[k]) <= 1e-4 * fabs(ng[k]), "%s = %.9g, ngspice %.9g", name[k], v, ng[k]);
+        cr_expect(fabs(v - ng[k]) <= 1e-4 * fabs(ng[k]), "%s = %.9g, ngspice %.9g", name[k], v,
+                  ng[k]);
         p = q + strlen(key);
     }
     free(out);

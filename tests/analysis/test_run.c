@@ -11,20 +11,27 @@
 #include "testutil.h"
 
 static char *tmp;
-static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
-static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+static void setup(void)
+{
+    tmp = tu_tmpdir();
+    cr_assert(tmp);
+}
+static void teardown(void)
+{
+    tu_rmdir(tmp);
+    free(tmp);
+}
 
 /* v(out) = 1 - exp(-t / (r c)) after a 1 V step; tau = 1 ms, the run 5 ms */
-static const char RC[] =
-    "RC step response\n"
-    ".param r=1k c=1u\n"
-    "V1 in 0 PULSE(0 1 0 1n 1n 1 2)\n"
-    "R1 in out {r}\n"
-    "C1 out 0 {c}\n"
-    "%s"
-    ".meas tran vend FIND v(out) AT=1m\n"
-    ".meas tran never WHEN v(out)=2\n"
-    ".end\n";
+static const char RC[] = "RC step response\n"
+                         ".param r=1k c=1u\n"
+                         "V1 in 0 PULSE(0 1 0 1n 1n 1 2)\n"
+                         "R1 in out {r}\n"
+                         "C1 out 0 {c}\n"
+                         "%s"
+                         ".meas tran vend FIND v(out) AT=1m\n"
+                         ".meas tran never WHEN v(out)=2\n"
+                         ".end\n";
 
 static nsc_deck *deck_of(const char *analysis)
 {
@@ -40,10 +47,11 @@ static nsc_deck *deck_of(const char *analysis)
     return d;
 }
 
-Test(run, steps_give_the_rc_response_and_warn_once_per_failed_measure, .init = setup, .fini = teardown)
+Test(run, steps_give_the_rc_response_and_warn_once_per_failed_measure, .init = setup,
+     .fini = teardown)
 {
     nsc_deck *d = deck_of(".tran 10u 5m 0 1u\n");
-    nsc_param_set ov[] = { { "c", 2e-6 } };           /* tau = 2 ms */
+    nsc_param_set ov[] = { { "c", 2e-6 } }; /* tau = 2 ms */
     nsc_run_cfg cfg = { 0 };
     nsc_run R;
     nsc_run_init(&R);
@@ -53,7 +61,7 @@ Test(run, steps_give_the_rc_response_and_warn_once_per_failed_measure, .init = s
     cr_assert_eq(nsc_run_setup(&R, &cfg, &r), NSC_OK, "%s", r.error);
     cr_assert_eq(nsc_run_check(R.c, &cfg, &R.o, 0, &r), NSC_OK);
     cr_assert_eq(nsc_run_columns(&R, 1, &r), NSC_OK);
-    cr_assert_eq(R.nprobe, 1);                         /* v(out), the only quantity the .meas read */
+    cr_assert_eq(R.nprobe, 1); /* v(out), the only quantity the .meas read */
     cr_assert_eq(nsc_run_analysis(&R, &r), NSC_OK, "%s", r.error);
     cr_assert_eq(nsc_run_measure(&R, &r), NSC_OK);
     cr_assert(R.mres[0].ok && !R.mres[1].ok);
@@ -80,7 +88,11 @@ Test(run, check_names_the_missing_analysis, .init = setup, .fini = teardown)
         cr_assert_eq(R.o.tstop, 0);
         /* the program: .op is an analysis; a sweep point: only a transient is */
         cr_assert_eq(nsc_run_check(R.c, &cfg, &R.o, 1, &r), k ? NSC_OK : NSC_ENETLIST);
-        if (!k) cr_assert(strstr(r.error, "rc.cir:1:1: error: no analysis: add a .tran, .op, .pss, .ac or .dc card"), "%s", r.error);
+        if (!k)
+            cr_assert(
+                strstr(r.error,
+                       "rc.cir:1:1: error: no analysis: add a .tran, .op, .pss, .ac or .dc card"),
+                "%s", r.error);
         nsc_report_free(&r);
         nsc_report_init(&r);
         cr_assert_eq(nsc_run_check(R.c, &cfg, &R.o, 0, &r), NSC_ENETLIST);
@@ -105,7 +117,8 @@ Test(run, check_names_the_missing_analysis, .init = setup, .fini = teardown)
  * v(out) there against the closed form 1 - exp(-t / 1 ms). */
 Test(run, the_grid_ends_with_a_row_at_tstop, .init = setup, .fini = teardown)
 {
-    const char *analysis[] = { ".options stepping=fixed\n.tran 0.3m 1m 0 10u\n", ".options interp\n.tran 0.3m 1m\n" };
+    const char *analysis[] = { ".options stepping=fixed\n.tran 0.3m 1m 0 10u\n",
+                               ".options interp\n.tran 0.3m 1m\n" };
     for (int k = 0; k < 2; k++) {
         nsc_deck *d = deck_of(analysis[k]);
         nsc_run_cfg cfg = { 0 };
@@ -123,8 +136,8 @@ Test(run, the_grid_ends_with_a_row_at_tstop, .init = setup, .fini = teardown)
         cr_assert_float_eq(nsc_waves_at(W, 4, 0), 1e-3, 1e-15);
         for (int i = 1; i < W->nrow; i++) {
             double t = nsc_waves_at(W, i, 0);
-            cr_assert(fabs(nsc_waves_at(W, i, 1) - (1 - exp(-t / 1e-3))) < 1e-4, "%s t=%g: %.9g", analysis[k], t,
-                      nsc_waves_at(W, i, 1));
+            cr_assert(fabs(nsc_waves_at(W, i, 1) - (1 - exp(-t / 1e-3))) < 1e-4, "%s t=%g: %.9g",
+                      analysis[k], t, nsc_waves_at(W, i, 1));
         }
         nsc_run_free(&R);
         nsc_report_free(&r);
@@ -154,7 +167,8 @@ Test(run, analyses_table_asks_its_lines_and_runs_the_op, .init = setup, .fini = 
         cr_assert_eq(nsc_run_setup(&R, &cfg, &r), NSC_OK, "%s", r.error);
         cr_assert_eq(nsc_analyses[NSC_AN_OP].asked(&R), k == 0);
         cr_assert_eq(nsc_analyses[NSC_AN_TRAN].asked(&R), k == 1);
-        cr_assert(!nsc_analyses[NSC_AN_PSS].asked(&R) && !nsc_analyses[NSC_AN_AC].asked(&R) && !nsc_analyses[NSC_AN_DC].asked(&R));
+        cr_assert(!nsc_analyses[NSC_AN_PSS].asked(&R) && !nsc_analyses[NSC_AN_AC].asked(&R)
+                  && !nsc_analyses[NSC_AN_DC].asked(&R));
         if (k == 0) {
             cr_assert_eq(nsc_analyses[NSC_AN_OP].run(&R, &r), NSC_OK, "%s", r.error);
             cr_assert(R.op && R.op->nrow == 1);
@@ -182,8 +196,11 @@ Test(run, ac_and_dc_lines_leave_their_results_in_the_run, .init = setup, .fini =
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/small.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "s\nV1 in 0 DC 0 AC 1\nR1 in out 1k\nC1 out 0 1u\nR2 in mid 1k\nR3 mid 0 3k\n"
-                                     ".ac dec 5 10 100k\n.dc V1 0 10 2.5\n.save v(out) v(mid)\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(path,
+                      "s\nV1 in 0 DC 0 AC 1\nR1 in out 1k\nC1 out 0 1u\nR2 in mid 1k\nR3 mid 0 3k\n"
+                      ".ac dec 5 10 100k\n.dc V1 0 10 2.5\n.save v(out) v(mid)\n.end\n"),
+        0);
     nsc_report r;
     nsc_report_init(&r);
     nsc_deck *d = NULL;
@@ -209,7 +226,8 @@ Test(run, ac_and_dc_lines_leave_their_results_in_the_run, .init = setup, .fini =
     const nsc_waves *W = R.dc;
     int cm = nsc_waves_col(W, "v(mid)");
     cr_assert(cm > 0 && W->nrow == 5, "%d rows", W->nrow);
-    for (int i = 0; i < W->nrow; i++) cr_assert_float_eq(nsc_waves_at(W, i, cm), 0.75 * nsc_waves_at(W, i, 0), 1e-9);
+    for (int i = 0; i < W->nrow; i++)
+        cr_assert_float_eq(nsc_waves_at(W, i, cm), 0.75 * nsc_waves_at(W, i, 0), 1e-9);
     nsc_run_free(&R);
     nsc_report_free(&r);
     nsc_deck_free(d);
@@ -220,14 +238,17 @@ Test(run, ac_and_dc_lines_leave_their_results_in_the_run, .init = setup, .fini =
  * ngspice's "%e" (vend = v(out) at 1 ms = 1 - exp(-1) with tau = 1 ms);
  * wrdata writes "t v" rows (the last at 5 ms: 1 - exp(-5)); a wrdata onto the
  * netlist or onto one of the run's own files is a warning, nothing written. */
-Test(run, control_prints_to_the_given_stream_and_keeps_off_inputs_and_outputs, .init = setup, .fini = teardown)
+Test(run, control_prints_to_the_given_stream_and_keeps_off_inputs_and_outputs, .init = setup,
+     .fini = teardown)
 {
     char path[1024], text[8192], ctl[4096], data[1100], own[1100];
     snprintf(path, sizeof path, "%s/rc.cir", tmp);
     snprintf(data, sizeof data, "%s/out.txt", tmp);
     snprintf(own, sizeof own, "%s/own.dat", tmp);
-    snprintf(ctl, sizeof ctl, ".tran 10u 5m 0 1u\n.control\nrun\nprint vend\nwrdata %s v(out)\nwrdata %s v(out)\n"
-             "wrdata %s v(out)\n.endc\n", data, path, own);
+    snprintf(ctl, sizeof ctl,
+             ".tran 10u 5m 0 1u\n.control\nrun\nprint vend\nwrdata %s v(out)\nwrdata %s v(out)\n"
+             "wrdata %s v(out)\n.endc\n",
+             data, path, own);
     snprintf(text, sizeof text, RC, ctl);
     cr_assert_eq(tu_write_file(path, text), 0);
     nsc_report r;
@@ -253,14 +274,14 @@ Test(run, control_prints_to_the_given_stream_and_keeps_off_inputs_and_outputs, .
     fclose(f);
     double v;
     cr_assert_eq(sscanf(buf, "vend = %lf\n", &v), 1, "%s", buf);
-    cr_assert_float_eq(v, 1 - exp(-1), 5e-6);                /* "%e": 7 digits */
+    cr_assert_float_eq(v, 1 - exp(-1), 5e-6); /* "%e": 7 digits */
     free(buf);
-    cr_assert_eq(r.nwarn, nwarn + 2);                        /* the netlist and own.dat refused */
+    cr_assert_eq(r.nwarn, nwarn + 2); /* the netlist and own.dat refused */
     cr_assert(strstr(r.warn[nwarn], "it is an input of this run"), "%s", r.warn[nwarn]);
     cr_assert(strstr(r.warn[nwarn + 1], "it is an output of this run"), "%s", r.warn[nwarn + 1]);
     char *got = tu_read_file(data), *nl = got ? strrchr(got, '\n') : NULL;
     cr_assert(nl);
-    while (nl > got && nl[-1] != '\n') nl--;                 /* the last row */
+    while (nl > got && nl[-1] != '\n') nl--; /* the last row */
     double t, vt;
     cr_assert_eq(sscanf(nl, "%lf %lf", &t, &vt), 2);
     cr_assert_float_eq(t, 5e-3, 1e-12);
@@ -301,7 +322,9 @@ Test(run, op_and_meas_print_to_the_given_stream, .init = setup, .fini = teardown
     fclose(f);
     double vmid = 0, iv1 = 0;
     cr_assert(!strncmp(text, "operating point of div.cir\n", 27), "%s", text);
-    cr_assert(strstr(text, "  v(mid)               = ") && strstr(text, "  i(v1)                = "), "%s", text);
+    cr_assert(strstr(text, "  v(mid)               = ")
+                  && strstr(text, "  i(v1)                = "),
+              "%s", text);
     cr_assert_eq(sscanf(strstr(text, "v(mid)") + 6, " = %lf", &vmid), 1);
     cr_assert_eq(sscanf(strstr(text, "i(v1)") + 5, " = %lf", &iv1), 1);
     cr_assert_float_eq(vmid, 7.5, 1e-9);
@@ -332,12 +355,13 @@ Test(run, op_and_meas_print_to_the_given_stream, .init = setup, .fini = teardown
     cr_assert(text && !strncmp(text, "# .meas results of rc.cir (nscircuit ", 37), "%s", text);
     cr_assert(strstr(text, "\nnever = failed\n"), "%s", text);
     cr_assert_eq(sscanf(strstr(text, "\nvend = ") + 1, "vend = %lf", &v12), 1);
-    cr_assert_float_eq(v12, R.mres[0].value, 1e-12);         /* %.12e in the file: 13 digits */
-    cr_assert(fabs(v12 - R.mres[0].value) <= fabs(v9 - R.mres[0].value) || v9 == R.mres[0].value); /* finer than %.9e */
+    cr_assert_float_eq(v12, R.mres[0].value, 1e-12); /* %.12e in the file: 13 digits */
+    cr_assert(fabs(v12 - R.mres[0].value) <= fabs(v9 - R.mres[0].value)
+              || v9 == R.mres[0].value); /* finer than %.9e */
     free(text);
     remove(mpath);
     FILE *full = fopen("/dev/full", "w");
-    if (full) {                                              /* (Linux): a full device */
+    if (full) { /* (Linux): a full device */
         dest.out = full;
         dest.out_name = "the full device";
         nsc_report_free(&r);
@@ -358,7 +382,10 @@ Test(run, dc_sweep_written_through_the_format_table, .init = setup, .fini = tear
 {
     char path[1024], out[1100];
     snprintf(path, sizeof path, "%s/dc.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "s\nV1 in 0 0\nR2 in mid 1k\nR3 mid 0 3k\n.dc V1 0 10 2.5\n.save v(mid)\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path, "s\nV1 in 0 0\nR2 in mid 1k\nR3 mid 0 3k\n.dc V1 0 10 2.5\n.save v(mid)\n.end\n"),
+        0);
     nsc_report r;
     nsc_report_init(&r);
     nsc_deck *d = NULL;
@@ -370,14 +397,19 @@ Test(run, dc_sweep_written_through_the_format_table, .init = setup, .fini = tear
     cr_assert_eq(nsc_run_setup(&R, &cfg, &r), NSC_OK, "%s", r.error);
     cr_assert_eq(nsc_analyses[NSC_AN_DC].run(&R, &r), NSC_OK, "%s", r.error);
     for (int k = 0; k < NSC_FMT_N; k++)
-        cr_assert(nsc_formats[k].write && nsc_formats[k].write_ac && nsc_formats[k].write_dc, "%s", nsc_formats[k].name);
+        cr_assert(nsc_formats[k].write && nsc_formats[k].write_ac && nsc_formats[k].write_dc, "%s",
+                  nsc_formats[k].name);
     snprintf(out, sizeof out, "%s/dc.csv", tmp);
-    cr_assert_eq(nsc_formats[nsc_format_named("csv")].write_dc(R.dc, out, &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(nsc_formats[nsc_format_named("csv")].write_dc(R.dc, out, &r), NSC_OK, "%s",
+                 r.error);
     char *text = tu_read_file(out), *line, *save = NULL;
     cr_assert(text);
     int row = -1;
     for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save), row++) {
-        if (row < 0) { cr_assert(strstr(line, "v(mid)") && strchr(line, ','), "%s", line); continue; }
+        if (row < 0) {
+            cr_assert(strstr(line, "v(mid)") && strchr(line, ','), "%s", line);
+            continue;
+        }
         double v1, vmid;
         cr_assert_eq(sscanf(line, "%lf,%lf", &v1, &vmid), 2, "%s", line);
         cr_assert_float_eq(v1, 2.5 * row, 1e-12);

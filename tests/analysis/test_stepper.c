@@ -21,7 +21,8 @@ static nsc_waves *run(const nsc_circuit *c, const char *save, double h, double t
     nsc_report_init(&r);
     nsc_probe *p = NULL;
     int np = 0;
-    cr_assert_eq(nsc_waves_probes_parse(c, save, &p, &np, &r), NSC_OK, "%s", r.error ? r.error : "?");
+    cr_assert_eq(nsc_waves_probes_parse(c, save, &p, &np, &r), NSC_OK, "%s",
+                 r.error ? r.error : "?");
     nsc_tran_opts o = { 0 };
     o.tstep = tstep;
     o.tstop = tstop;
@@ -114,7 +115,8 @@ Test(stepper, rlc_analytic)
 /* Ideal diode into a resistor: v(out) = max(0, v(in)) exactly at every step. */
 Test(stepper, ideal_diode_resistive_exact)
 {
-    nsc_circuit *c = tu_parse("hw\nV1 in 0 SIN(0 5 1k)\nD1 in out DI\nR1 out 0 100\n.model DI D(VF=0)\n.tran 10u 3m\n.end\n");
+    nsc_circuit *c = tu_parse(
+        "hw\nV1 in 0 SIN(0 5 1k)\nD1 in out DI\nR1 out 0 100\n.model DI D(VF=0)\n.tran 10u 3m\n.end\n");
     nsc_waves *W = run(c, "v(in),v(out),i(d1)", 10e-6, 0.5, 3e-3, 10e-6);
     cr_assert_eq(W->nrow, 301);
     for (int i = 0; i < W->nrow; i++) {
@@ -133,7 +135,8 @@ Test(stepper, ideal_diode_resistive_exact)
  * the step [0.2, 0.4] ms would be off by ~0.03 exp(-(t - td)/tau) > 5e-3. */
 Test(stepper, breakpoint_shortens_step)
 {
-    nsc_circuit *c = tu_parse("bp\nV1 in 0 PULSE(0 1 0.27m 1n 1n 1 2)\nR1 in out 1k\nC1 out 0 1u\n.tran 1m 5m 0 0.2m\n.end\n");
+    nsc_circuit *c = tu_parse(
+        "bp\nV1 in 0 PULSE(0 1 0.27m 1n 1n 1 2)\nR1 in out 1k\nC1 out 0 1u\n.tran 1m 5m 0 0.2m\n.end\n");
     nsc_waves *W = run(c, "v(out)", 0.2e-3, 0.5, 5e-3, 1e-3);
     cr_assert_eq(W->nrow, 6);
     for (int i = 1; i < W->nrow; i++) {
@@ -162,11 +165,13 @@ Test(stepper, output_grid_interpolated)
 /* Operating point: a divider and a blocking diode. */
 Test(stepper, operating_point)
 {
-    nsc_circuit *c = tu_parse("op\nV1 a 0 10\nR1 a b 3k\nR2 b 0 1k\nD1 0 b DI\nL1 b c 1m\nR3 c 0 1k\n.model DI D(VF=0)\n.op\n.end\n");
+    nsc_circuit *c = tu_parse(
+        "op\nV1 a 0 10\nR1 a b 3k\nR2 b 0 1k\nD1 0 b DI\nL1 b c 1m\nR3 c 0 1k\n.model DI D(VF=0)\n.op\n.end\n");
     nsc_report r;
     nsc_report_init(&r);
     nsc_waves *O = NULL;
-    cr_assert_eq(nsc_stepper_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK, "%s", r.error ? r.error : "");
+    cr_assert_eq(nsc_stepper_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK, "%s",
+                 r.error ? r.error : "");
     /* R2 || R3 = 500: v(b) = 10 * 500 / 3500 */
     int kb = nsc_waves_col(O, "v(b)"), kc = nsc_waves_col(O, "v(c)");
     cr_assert(kb > 0 && kc > 0);
@@ -184,15 +189,16 @@ Test(stepper, operating_point)
  * and relaxed for ~5 ns). */
 Test(stepper, cmos_chain_starts_at_equilibrium)
 {
-    nsc_circuit *c = tu_parse("chain\n"
-                              ".param cox={3.9*8.854214871e-12/20n}\n"
-                              ".subckt inv in out vdd\nMP out in vdd vdd PM W=1u L=1u\nMN out in 0 0 NM W=1u L=1u\n"
-                              "CW out 0 50f\n.ends\n"
-                              ".model NM NMOS(LEVEL=1 VTO=1 KP={750e-4*cox})\n"
-                              ".model PM PMOS(LEVEL=1 VTO=-1 KP={250e-4*cox})\n"
-                              "VDD vdd 0 5\nVIN n0 0 DC 5\n"
-                              "X1 n0 n1 vdd inv\nX2 n1 n2 vdd inv\nX3 n2 n3 vdd inv\nX4 n3 n4 vdd inv\n"
-                              ".tran 10p 2n\n.end\n");
+    nsc_circuit *c = tu_parse(
+        "chain\n"
+        ".param cox={3.9*8.854214871e-12/20n}\n"
+        ".subckt inv in out vdd\nMP out in vdd vdd PM W=1u L=1u\nMN out in 0 0 NM W=1u L=1u\n"
+        "CW out 0 50f\n.ends\n"
+        ".model NM NMOS(LEVEL=1 VTO=1 KP={750e-4*cox})\n"
+        ".model PM PMOS(LEVEL=1 VTO=-1 KP={250e-4*cox})\n"
+        "VDD vdd 0 5\nVIN n0 0 DC 5\n"
+        "X1 n0 n1 vdd inv\nX2 n1 n2 vdd inv\nX3 n2 n3 vdd inv\nX4 n3 n4 vdd inv\n"
+        ".tran 10p 2n\n.end\n");
     nsc_waves *W = run(c, "v(n1),v(n2),v(n3),v(n4)", 1e-12, 0.5, 2e-9, 1e-11);
     cr_assert_gt(W->nrow, 100);
     double drift = 0;
@@ -201,7 +207,7 @@ Test(stepper, cmos_chain_starts_at_equilibrium)
     /* round-off only: 1.4e-13 V with the default fit (13 active pairs a side on the conducting
      * NMOS, anchored at the 4 V of overdrive VDD applies), < 1e-14 with SEGMENTS=6 */
     cr_expect_lt(drift, 1e-12, "the nodes moved by %g V", drift);
-    cr_expect_lt(fabs(W->v[1]), 1e-9, "v(n1) = %g", W->v[1]);        /* low, high, low, high */
+    cr_expect_lt(fabs(W->v[1]), 1e-9, "v(n1) = %g", W->v[1]); /* low, high, low, high */
     cr_expect_lt(fabs(W->v[2] - 5), 1e-9, "v(n2) = %g", W->v[2]);
     nsc_waves_free(W);
     nsc_circuit_free(c);

@@ -33,7 +33,7 @@ static void shot_init(shot *s, const char *text, double T)
     cfg.steady = 1;
     cr_assert_eq(nsc_run_opts(s->c, &cfg, &s->o, &r), NSC_OK, "%s", r.error ? r.error : "?");
     s->o.adaptive = 1;
-    s->o.h = T / 50;                                      /* as stepper_pss.c's warm-up (the measures below) */
+    s->o.h = T / 50; /* as stepper_pss.c's warm-up (the measures below) */
     cr_assert_eq(nsc_lcs_assemble(s->c, NSC_ASM_TRAN, s->o.gmin, &s->L, &r), NSC_OK);
     s->n = s->L->n;
     s->m = s->L->m;
@@ -57,14 +57,16 @@ static void shot_free(shot *s)
  * its end into (ze, le, swe); with S (n x nd, set to the identity on the
  * differential unknowns), the sensitivities. *ev: events located, *frozen:
  * events without saltation (NULL: not asked). */
-static void span(const shot *s, double t0, double t1, const double *z, const double *l, const char *sw, double *ze,
-                 double *le, char *swe, double *S, long *ev, long *frozen)
+static void span(const shot *s, double t0, double t1, const double *z, const double *l,
+                 const char *sw, double *ze, double *le, char *swe, double *S, long *ev,
+                 long *frozen)
 {
     nsc_tran_opts o = s->o;
     o.tstart = t0;
     o.tstop = t1;
     o.tstep = t1 - t0;
-    double *zmin = calloc((size_t)s->n + 1, sizeof(double)), *zmax = calloc((size_t)s->n + 1, sizeof(double));
+    double *zmin = calloc((size_t)s->n + 1, sizeof(double)),
+           *zmax = calloc((size_t)s->n + 1, sizeof(double));
     cr_assert(zmin && zmax);
     if (S) {
         memset(S, 0, sizeof(double) * (size_t)s->n * (size_t)s->nd);
@@ -75,7 +77,8 @@ static void span(const shot *s, double t0, double t1, const double *z, const dou
     nsc_sim_stats st;
     nsc_report r;
     nsc_report_init(&r);
-    cr_assert_eq(nsc_stepper_tran_io(s->c, &o, NULL, 0, &io, &W, &st, &r), NSC_OK, "%s", r.error ? r.error : "?");
+    cr_assert_eq(nsc_stepper_tran_io(s->c, &o, NULL, 0, &io, &W, &st, &r), NSC_OK, "%s",
+                 r.error ? r.error : "?");
     cr_assert(!io.sens_failed);
     if (ev) *ev = st.events;
     if (frozen) *frozen = io.ev_frozen;
@@ -93,11 +96,12 @@ static double monodromy_error(const shot *s, double T, double tw, double rel, lo
     int n = s->n, nd = s->nd;
     double *z = calloc((size_t)n + 1, sizeof(double)), *z1 = calloc((size_t)n + 1, sizeof(double));
     double *zp = calloc((size_t)n + 1, sizeof(double)), *zq = calloc((size_t)n + 1, sizeof(double));
-    double *l = calloc((size_t)s->m + 1, sizeof(double)), *l1 = calloc((size_t)s->m + 1, sizeof(double));
+    double *l = calloc((size_t)s->m + 1, sizeof(double)),
+           *l1 = calloc((size_t)s->m + 1, sizeof(double));
     double *S = calloc((size_t)n * (size_t)nd + 1, sizeof(double));
     char *sw = calloc((size_t)s->nsw + 1, 1), *sw1 = calloc((size_t)s->nsw + 1, 1);
     cr_assert(z && z1 && zp && zq && l && l1 && S && sw && sw1);
-    span(s, 0, tw, NULL, l, sw, z, l, sw, NULL, NULL, NULL);               /* the warm-up */
+    span(s, 0, tw, NULL, l, sw, z, l, sw, NULL, NULL, NULL); /* the warm-up */
     long frozen;
     span(s, tw, tw + T, z, l, sw, z1, l1, sw1, S, ev, &frozen);
     cr_assert_eq(frozen, 0, "%ld events without their saltation", frozen);
@@ -106,10 +110,10 @@ static double monodromy_error(const shot *s, double T, double tw, double rel, lo
         double d = rel * fmax(fabs(z[s->di[k]]), 1e3 * s->atol[k]);
         memcpy(zp, z, sizeof(double) * (size_t)n);
         zp[s->di[k]] += d;
-        span(s, tw, tw + T, zp, l, sw, z1, l1, sw1, NULL, NULL, NULL);   /* Phi(x + d e_k) */
+        span(s, tw, tw + T, zp, l, sw, z1, l1, sw1, NULL, NULL, NULL); /* Phi(x + d e_k) */
         memcpy(zq, z1, sizeof(double) * (size_t)n);
         zp[s->di[k]] -= 2 * d;
-        span(s, tw, tw + T, zp, l, sw, z1, l1, sw1, NULL, NULL, NULL);   /* Phi(x - d e_k) */
+        span(s, tw, tw + T, zp, l, sw, z1, l1, sw1, NULL, NULL, NULL); /* Phi(x - d e_k) */
         for (int q = 0; q < nd; q++) {
             int i = s->di[q];
             double D = (zq[i] - z1[i]) / (2 * d), J = S[(size_t)k * (size_t)n + (size_t)i];
@@ -117,7 +121,15 @@ static double monodromy_error(const shot *s, double T, double tw, double rel, lo
             big = fmax(big, fabs(D));
         }
     }
-    free(z); free(z1); free(zp); free(zq); free(l); free(l1); free(S); free(sw); free(sw1);
+    free(z);
+    free(z1);
+    free(zp);
+    free(zq);
+    free(l);
+    free(l1);
+    free(S);
+    free(sw);
+    free(sw1);
     return worst / big;
 }
 
@@ -149,11 +161,10 @@ static void relay_case(const char *net)
  * frozen Jacobian's error. */
 Test(stepper_pss, monodromy_matrix_has_the_saltation_of_a_relay)
 {
-    static const char net[] =
-        "driven RC with a relay\n"
-        "V1 in 0 SIN(0 5 1k)\nR1 in x 1k\nC1 x 0 1u\n"
-        "Ecmp g 0 TABLE {V(x,ref)} = (0,0) (0,1)\nVref ref 0 0.5\nR2 g x 5k\n"
-        "R3 x y 1k\nC2 y 0 1u\n.end\n";
+    static const char net[] = "driven RC with a relay\n"
+                              "V1 in 0 SIN(0 5 1k)\nR1 in x 1k\nC1 x 0 1u\n"
+                              "Ecmp g 0 TABLE {V(x,ref)} = (0,0) (0,1)\nVref ref 0 0.5\nR2 g x 5k\n"
+                              "R3 x y 1k\nC2 y 0 1u\n.end\n";
     relay_case(net);
 }
 
@@ -175,8 +186,8 @@ Test(stepper_pss, monodromy_matrix_has_the_saltation_of_a_switch)
 /* The steady state of net as a plain --steady run sets it up (nsc_run_opts,
  * nsc_run_pss_opts; period > 0: --period): its status and info, the error's
  * text into msg, the written periods of v(x) into *keep (NULL: freed). */
-static nsc_status steady_run(const char *net, double period, nsc_pss_info *info, char *msg, size_t len,
-                             nsc_waves **keep)
+static nsc_status steady_run(const char *net, double period, nsc_pss_info *info, char *msg,
+                             size_t len, nsc_waves **keep)
 {
     nsc_report r;
     nsc_report_init(&r);
@@ -203,7 +214,8 @@ static nsc_status steady_run(const char *net, double period, nsc_pss_info *info,
 }
 
 /* steady_run without the written periods */
-static nsc_status steady_of(const char *net, double period, nsc_pss_info *info, char *msg, size_t len)
+static nsc_status steady_of(const char *net, double period, nsc_pss_info *info, char *msg,
+                            size_t len)
 {
     return steady_run(net, period, info, msg, len, NULL);
 }
@@ -221,8 +233,10 @@ Test(stepper_pss, floquet_multiplier_of_a_driven_rc_is_exp_minus_t_over_rc)
     char msg[1024];
     cr_assert_eq(steady_of(net, 0, &in, msg, sizeof msg), NSC_OK, "%s", msg);
     double want = exp(-1);
-    cr_assert(in.floquet && in.nmu_out == 0 && in.mu_im == 0, "floquet %d, %d outside", in.floquet, in.nmu_out);
-    cr_assert(fabs(in.mu_re - want) <= 2e-4 * want, "multiplier %.9g, analytic %.9g", in.mu_re, want);
+    cr_assert(in.floquet && in.nmu_out == 0 && in.mu_im == 0, "floquet %d, %d outside", in.floquet,
+              in.nmu_out);
+    cr_assert(fabs(in.mu_re - want) <= 2e-4 * want, "multiplier %.9g, analytic %.9g", in.mu_re,
+              want);
     cr_assert(fabs(in.mu_abs - want) <= 2e-4 * want);
 }
 
@@ -241,8 +255,10 @@ Test(stepper_pss, floquet_multiplier_with_a_charge_capacitor_is_the_linear_rcs)
     char msg[1024];
     cr_assert_eq(steady_of(net, 0, &in, msg, sizeof msg), NSC_OK, "%s", msg);
     double want = exp(-1);
-    cr_assert(in.floquet && in.nmu_out == 0 && in.mu_im == 0, "floquet %d, %d outside", in.floquet, in.nmu_out);
-    cr_assert(fabs(in.mu_re - want) <= 2e-4 * want, "multiplier %.9g, analytic %.9g", in.mu_re, want);
+    cr_assert(in.floquet && in.nmu_out == 0 && in.mu_im == 0, "floquet %d, %d outside", in.floquet,
+              in.nmu_out);
+    cr_assert(fabs(in.mu_re - want) <= 2e-4 * want, "multiplier %.9g, analytic %.9g", in.mu_re,
+              want);
 }
 
 /* A varactor RC: R1 = 20k charges D1's depletion charge (CJO 1n, VJ 0.7, M
@@ -255,24 +271,28 @@ Test(stepper_pss, floquet_multiplier_with_a_charge_capacitor_is_the_linear_rcs)
  * Before: "not computed" (see above). */
 Test(stepper_pss, floquet_multiplier_of_a_depletion_charge_rc_is_its_decay_integral)
 {
-    static const char net[] = "Varactor RC\nV1 in 0 PULSE(-1 -4 0 0.1u 0.1u 4.9u 10u)\nR1 in x 20k\nD1 x 0 dv\n"
-                              ".model dv D(IS=1e-14 CJO=1n VJ=0.7 M=0.5)\n.end\n";
+    static const char net[] =
+        "Varactor RC\nV1 in 0 PULSE(-1 -4 0 0.1u 0.1u 4.9u 10u)\nR1 in x 20k\nD1 x 0 dv\n"
+        ".model dv D(IS=1e-14 CJO=1n VJ=0.7 M=0.5)\n.end\n";
     nsc_pss_info in;
     nsc_waves *W = NULL;
     char msg[1024];
     cr_assert_eq(steady_run(net, 0, &in, msg, sizeof msg, &W), NSC_OK, "%s", msg);
-    cr_assert(in.floquet && in.nmu_out == 0 && in.mu_im == 0, "floquet %d, %d outside", in.floquet, in.nmu_out);
+    cr_assert(in.floquet && in.nmu_out == 0 && in.mu_im == 0, "floquet %d, %d outside", in.floquet,
+              in.nmu_out);
     int cx = nsc_waves_col(W, "v(x)");
-    cr_assert(cx > 0 && W->row0 == 0 && W->nrow > 100, "v(x) column %d, %d rows from %ld", cx, W->nrow, W->row0);
+    cr_assert(cx > 0 && W->row0 == 0 && W->nrow > 100, "v(x) column %d, %d rows from %ld", cx,
+              W->nrow, W->row0);
     double T = 1e-5, t1 = W->v[(size_t)(W->nrow - 1) * (size_t)W->ncol], s = 0, g0 = 0;
     for (int k = 0; k < W->nrow; k++) {
         const double *row = W->v + (size_t)k * (size_t)W->ncol;
-        double g = sqrt(1 - row[cx] / 0.7) / (20e3 * 1e-9);     /* 1 / (R C(v)) */
+        double g = sqrt(1 - row[cx] / 0.7) / (20e3 * 1e-9); /* 1 / (R C(v)) */
         if (k > 0 && row[0] > t1 - T * (1 + 1e-9)) s += 0.5 * (row[0] - row[-W->ncol]) * (g + g0);
         g0 = g;
     }
     double want = exp(-s);
-    cr_assert(fabs(in.mu_re - want) <= 1e-4 * want, "multiplier %.9g, decay integral %.9g", in.mu_re, want);
+    cr_assert(fabs(in.mu_re - want) <= 1e-4 * want, "multiplier %.9g, decay integral %.9g",
+              in.mu_re, want);
     nsc_waves_free(W);
 }
 
@@ -293,12 +313,18 @@ Test(stepper_pss, an_rc_with_negative_conductance_is_an_unstable_orbit)
     char msg[1024];
     cr_assert_eq(steady_of(net, 0, &in, msg, sizeof msg), NSC_ESIM, "%s", msg);
     double want = exp(1);
-    cr_assert(in.floquet && in.nmu_out == 1 && in.mu_im == 0, "floquet %d, %d outside", in.floquet, in.nmu_out);
-    cr_assert(fabs(in.mu_re - want) <= 2e-4 * want, "multiplier %.9g, analytic %.9g", in.mu_re, want);
-    cr_assert(strstr(msg, "the periodic orbit found is unstable: 1 Floquet multiplier outside the unit circle, "
-                          "the largest 2.718 (one period of the circuit along its eigenvector: 2.718), mostly in v(x); "
-                          "the circuit moves away from it") && !strstr(msg, "--period"),
-              "%s", msg);
+    cr_assert(in.floquet && in.nmu_out == 1 && in.mu_im == 0, "floquet %d, %d outside", in.floquet,
+              in.nmu_out);
+    cr_assert(fabs(in.mu_re - want) <= 2e-4 * want, "multiplier %.9g, analytic %.9g", in.mu_re,
+              want);
+    cr_assert(
+        strstr(
+            msg,
+            "the periodic orbit found is unstable: 1 Floquet multiplier outside the unit circle, "
+            "the largest 2.718 (one period of the circuit along its eigenvector: 2.718), mostly in v(x); "
+            "the circuit moves away from it")
+            && !strstr(msg, "--period"),
+        "%s", msg);
 }
 
 /* Peak-current-mode control at D = 2/3 without slope compensation, the
@@ -323,13 +349,19 @@ Test(stepper_pss, a_subharmonic_orbit_is_unstable_and_its_double_is_not)
     nsc_pss_info in;
     char msg[1024];
     cr_assert_eq(steady_of(pcm_net, 0, &in, msg, sizeof msg), NSC_ESIM, "%s", msg);
-    cr_assert(in.floquet && in.nmu_out == 1 && in.mu_im == 0, "floquet %d, %d outside", in.floquet, in.nmu_out);
+    cr_assert(in.floquet && in.nmu_out == 1 && in.mu_im == 0, "floquet %d, %d outside", in.floquet,
+              in.nmu_out);
     cr_assert(fabs(in.mu_re + 2) <= 1e-3, "multiplier %.9g, analytic -2", in.mu_re);
-    cr_assert(strstr(msg, "the largest -2 (one period of the circuit along its eigenvector: -2), mostly in i(l1); a "
-                          "multiplier below -1 is a period doubling: the orbit of twice the period may be stable; "
-                          "try --period 2e-05 (.pss period=2e-05)"), "%s", msg);
+    cr_assert(
+        strstr(
+            msg,
+            "the largest -2 (one period of the circuit along its eigenvector: -2), mostly in i(l1); a "
+            "multiplier below -1 is a period doubling: the orbit of twice the period may be stable; "
+            "try --period 2e-05 (.pss period=2e-05)"),
+        "%s", msg);
     cr_assert_eq(steady_of(pcm_net, 2e-5, &in, msg, sizeof msg), NSC_OK, "%s", msg);
-    cr_assert(in.floquet && in.nmu_out == 0 && in.mu_abs < 1e-2, "multiplier %g%+gi", in.mu_re, in.mu_im);
+    cr_assert(in.floquet && in.nmu_out == 0 && in.mu_abs < 1e-2, "multiplier %g%+gi", in.mu_re,
+              in.mu_im);
 }
 
 /* Issue 29 item 5: open-loop bucks whose switch compares a control with a
@@ -362,8 +394,11 @@ Test(stepper_pss, open_loop_comparator_buck_settles_in_three_periods)
 {
     for (int k = 0; k < 3; k++) {
         char net[2048];
-        snprintf(net, sizeof net, "comparator buck\nVin in 0 12\nVc ctl 0 0.4\nVramp ramp 0 PULSE(0 1 0 8u 1u 1u 10u)\n%s"
-                 "D1 0 sw DMOD\nL1 sw out 22u\nC1 out 0 47u\nRL out 0 2\n.model DMOD D(VF=0 RON=0.05)\n.end\n", cmp_nets[k]);
+        snprintf(
+            net, sizeof net,
+            "comparator buck\nVin in 0 12\nVc ctl 0 0.4\nVramp ramp 0 PULSE(0 1 0 8u 1u 1u 10u)\n%s"
+            "D1 0 sw DMOD\nL1 sw out 22u\nC1 out 0 47u\nRL out 0 2\n.model DMOD D(VF=0 RON=0.05)\n.end\n",
+            cmp_nets[k]);
         nsc_report r;
         nsc_report_init(&r);
         nsc_circuit *c = tu_parse(net);
@@ -378,15 +413,17 @@ Test(stepper_pss, open_loop_comparator_buck_settles_in_three_periods)
         nsc_waves *W = NULL;
         nsc_sim_stats st;
         nsc_pss_info in;
-        cr_assert_eq(nsc_run_pss(c, &o, &po, p, np, &W, &st, &in, &r), NSC_OK, "case %d: %s", k, r.error ? r.error : "");
+        cr_assert_eq(nsc_run_pss(c, &o, &po, p, np, &W, &st, &in, &r), NSC_OK, "case %d: %s", k,
+                     r.error ? r.error : "");
         cr_assert(in.iterations <= 3, "case %d: %d shooting periods", k, in.iterations);
         double area = 0, t0 = nsc_waves_at(W, 0, 0), t1 = nsc_waves_at(W, W->nrow - 1, 0);
-        for (long i = 0; i + 1 < W->nrow; i++)                /* the rows' trapezoids over the period */
-            area += 0.5 * (nsc_waves_at(W, i + 1, 0) - nsc_waves_at(W, i, 0)) * (nsc_waves_at(W, i, 1) + nsc_waves_at(W, i + 1, 1));
+        for (long i = 0; i + 1 < W->nrow; i++) /* the rows' trapezoids over the period */
+            area += 0.5 * (nsc_waves_at(W, i + 1, 0) - nsc_waves_at(W, i, 0))
+                    * (nsc_waves_at(W, i, 1) + nsc_waves_at(W, i + 1, 1));
         double mean = area / (t1 - t0), want = 0.36 * 12 / (1 + 0.05 / 2);
         cr_assert(fabs(t1 - t0 - 1e-5) <= 1e-15, "case %d: rows over %g s", k, t1 - t0);
-        cr_assert(fabs(mean / want - 1) <= 1e-6, "case %d: mean v(out) %.10g, D Vin / (1 + R0/R) %.10g",
-                  k, mean, want);
+        cr_assert(fabs(mean / want - 1) <= 1e-6,
+                  "case %d: mean v(out) %.10g, D Vin / (1 + R0/R) %.10g", k, mean, want);
         nsc_waves_free(W);
         nsc_waves_probes_free(p, np);
         nsc_circuit_free(c);
@@ -423,7 +460,8 @@ Test(stepper_pss, the_written_period_starts_from_a_consistent_state)
     nsc_waves *W = NULL;
     nsc_sim_stats st;
     nsc_pss_info in;
-    cr_assert_eq(nsc_run_pss(c, &o, &po, p, np, &W, &st, &in, &r), NSC_OK, "%s", r.error ? r.error : "");
+    cr_assert_eq(nsc_run_pss(c, &o, &po, p, np, &W, &st, &in, &r), NSC_OK, "%s",
+                 r.error ? r.error : "");
     long last = W->nrow - 1;
     double area = 0;
     for (int q = 1; q <= np; q++) {
@@ -433,11 +471,12 @@ Test(stepper_pss, the_written_period_starts_from_a_consistent_state)
             hi = fmax(hi, nsc_waves_at(W, i, q));
         }
         double a = nsc_waves_at(W, 0, q), b = nsc_waves_at(W, last, q);
-        cr_assert(fabs(a - b) <= 1e-6 * (hi - lo), "column %d: %.9g at the start, %.9g a period later (range %g)", q, a,
-                  b, hi - lo);
+        cr_assert(fabs(a - b) <= 1e-6 * (hi - lo),
+                  "column %d: %.9g at the start, %.9g a period later (range %g)", q, a, b, hi - lo);
     }
     for (long i = 0; i < last; i++)
-        area += 0.5 * (nsc_waves_at(W, i + 1, 0) - nsc_waves_at(W, i, 0)) * (nsc_waves_at(W, i, 2) + nsc_waves_at(W, i + 1, 2));
+        area += 0.5 * (nsc_waves_at(W, i + 1, 0) - nsc_waves_at(W, i, 0))
+                * (nsc_waves_at(W, i, 2) + nsc_waves_at(W, i + 1, 2));
     double mean = area / (nsc_waves_at(W, last, 0) - nsc_waves_at(W, 0, 0));
     cr_assert(fabs(mean / 12 - 1) <= 1e-4, "mean v(d) %.9g, Vin 12", mean);
     nsc_waves_free(W);
@@ -455,21 +494,31 @@ Test(stepper_pss, the_written_period_starts_from_a_consistent_state)
  * the last iterate's multiplier and the map-not-smooth hint. */
 Test(stepper_pss, a_shooting_that_fails_names_its_multipliers)
 {
-    static const char net[] = "RC driven by a square wave\nV1 in 0 PULSE(0 1 0.1m 0 0 0.5m 1m)\nR1 in x 1k\nC1 x 0 1u\n"
-                              ".pss maxit=1 tol=1e-30\n.end\n";
+    static const char net[] =
+        "RC driven by a square wave\nV1 in 0 PULSE(0 1 0.1m 0 0 0.5m 1m)\nR1 in x 1k\nC1 x 0 1u\n"
+        ".pss maxit=1 tol=1e-30\n.end\n";
     nsc_pss_info in;
     char msg[1024];
     cr_assert_eq(steady_of(net, 0, &in, msg, sizeof msg), NSC_ESIM, "%s", msg);
-    cr_assert(strstr(msg, "periodic steady state not found: after 1 shooting periods of 0.001 s the cycle-to-cycle "
-                          "change of v(x) is"), "%s", msg);
-    cr_assert(strstr(msg, "the best iterate (period 1: 0.0195 in v(x)) has the Floquet multipliers 0.3679, the "
-                          "largest's mode moving v(x); 8 transient periods from it: its cycle-to-cycle change goes "
-                          "0.00791, 0.00291, ... 7.21e-06 and does not repeat within 4 periods; a slowly decaying "
-                          "mode"), "%s", msg);
+    cr_assert(
+        strstr(
+            msg,
+            "periodic steady state not found: after 1 shooting periods of 0.001 s the cycle-to-cycle "
+            "change of v(x) is"),
+        "%s", msg);
+    cr_assert(
+        strstr(
+            msg,
+            "the best iterate (period 1: 0.0195 in v(x)) has the Floquet multipliers 0.3679, the "
+            "largest's mode moving v(x); 8 transient periods from it: its cycle-to-cycle change goes "
+            "0.00791, 0.00291, ... 7.21e-06 and does not repeat within 4 periods; a slowly decaying "
+            "mode"),
+        "%s", msg);
     double a, b, c;
     const char *at = strstr(msg, "change goes ");
     cr_assert(at && sscanf(at, "change goes %lf, %lf, ... %lf", &a, &b, &c) == 3);
-    cr_assert(fabs(b / a - exp(-1)) <= 1e-3 && fabs(c / a / exp(-7) - 1) <= 1e-2, "%g %g %g", a, b, c);
+    cr_assert(fabs(b / a - exp(-1)) <= 1e-3 && fabs(c / a / exp(-7) - 1) <= 1e-2, "%g %g %g", a, b,
+              c);
 }
 
 /* The peak-current-mode buck into a battery without compensation
@@ -491,8 +540,12 @@ Test(stepper_pss, a_shooting_that_fails_names_a_period_two_orbit)
     nsc_pss_info in;
     char msg[1024];
     cr_assert_eq(steady_of(net, 0, &in, msg, sizeof msg), NSC_ESIM, "%s", msg);
-    cr_assert(strstr(msg, "8 transient periods from it: it repeats every 2 periods (change over 2 periods 0, over "
-                          "one 0.94); a stable orbit of 2 periods is near it: try --period 2e-05"), "%s", msg);
+    cr_assert(
+        strstr(
+            msg,
+            "8 transient periods from it: it repeats every 2 periods (change over 2 periods 0, over "
+            "one 0.94); a stable orbit of 2 periods is near it: try --period 2e-05"),
+        "%s", msg);
     cr_assert_eq(steady_of(net, 2e-5, &in, msg, sizeof msg), NSC_OK, "%s", msg);
     cr_assert(in.floquet && in.mu_abs < 1e-6, "period-2 multiplier %g", in.mu_abs);
 }
@@ -510,11 +563,13 @@ Test(stepper_pss, a_stalled_shooting_says_the_map_jumps)
 {
     char *out = NULL;
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "cd %s/tests/data/pss && %s --steady -o /dev/null flyback_ringing.cir 2>&1",
+    snprintf(cmd, sizeof cmd,
+             "cd %s/tests/data/pss && %s --steady -o /dev/null flyback_ringing.cir 2>&1",
              NSC_TOP_SRCDIR, NSC_PROGRAM);
     cr_assert_neq(tu_run(cmd, &out), 0);
     cr_assert(out);
-    const char *e = strstr(out, "error: periodic steady state not found: after 50 shooting periods of 1e-05 s");
+    const char *e =
+        strstr(out, "error: periodic steady state not found: after 50 shooting periods of 1e-05 s");
     cr_assert(e, "%s", out);
     double mu;
     const char *at = strstr(e, "has the Floquet multipliers ");
@@ -549,8 +604,10 @@ Test(stepper_pss, a_warm_started_sweep_of_the_open_loop_buck_has_no_nan)
     cr_assert(dir);
     snprintf(path, sizeof path, "%s/bsw.cir", dir);
     cr_assert_eq(tu_write_file(path, net), 0);
-    snprintf(cmd, sizeof cmd, "cd %s && %s sweep bsw.cir --steady --param vc=0.1:0.9:30 -j 2 --quiet --no-plot -o s 2>&1",
-             dir, NSC_PROGRAM);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && %s sweep bsw.cir --steady --param vc=0.1:0.9:30 -j 2 --quiet --no-plot -o s 2>&1",
+        dir, NSC_PROGRAM);
     char *out = NULL;
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out ? out : "");
     free(out);
@@ -563,8 +620,8 @@ Test(stepper_pss, a_warm_started_sweep_of_the_open_loop_buck_has_no_nan)
         if (line[0] == '#') continue;
         cr_assert_eq(sscanf(line, "%lf %lf %lf %lf %lf", &vc, &v, &eff, &loss, &st), 5, "%s", line);
         double want = 0.9 * vc * 12 / (1 + 0.05 / 2);
-        cr_assert(st == 0 && fabs(v / want - 1) <= 1e-6, "vc %g: status %g, mean v(out) %.9g, closed form %.9g", vc, st,
-                  v, want);
+        cr_assert(st == 0 && fabs(v / want - 1) <= 1e-6,
+                  "vc %g: status %g, mean v(out) %.9g, closed form %.9g", vc, st, v, want);
         n++;
     }
     fclose(f);
@@ -600,8 +657,8 @@ Test(stepper_pss, comparator_switch_flip_has_its_saltation)
     char msg[1024];
     cr_assert_eq(steady_of(cl_buck, 0, &in, msg, sizeof msg), NSC_OK, "%s", msg);
     double k = 0.99 * 12 / (1 + 0.05 / 2), mu = exp(-1e-5 * (1 + 0.2 * k) / 1e-2);
-    cr_assert(in.floquet && in.mu_im == 0 && fabs(in.mu_re - mu) <= 2e-5, "multiplier %.9g%+.3gi, averaged %.9g",
-              in.mu_re, in.mu_im, mu);
+    cr_assert(in.floquet && in.mu_im == 0 && fabs(in.mu_re - mu) <= 2e-5,
+              "multiplier %.9g%+.3gi, averaged %.9g", in.mu_re, in.mu_im, mu);
     cr_assert(in.iterations <= 20, "%d shooting periods (39 before; 12 measured)", in.iterations);
 }
 
@@ -621,8 +678,10 @@ static void closed_loop_sweep(const char *opts, double tol)
     cr_assert(dir);
     snprintf(path, sizeof path, "%s/cl.cir", dir);
     cr_assert_eq(tu_write_file(path, cl_buck), 0);
-    snprintf(cmd, sizeof cmd, "cd %s && %s sweep cl.cir --steady %s --param vref=1:10:40 --quiet --no-plot -o s 2>&1",
-             dir, NSC_PROGRAM, opts);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && %s sweep cl.cir --steady %s --param vref=1:10:40 --quiet --no-plot -o s 2>&1",
+        dir, NSC_PROGRAM, opts);
     char *out = NULL;
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out ? out : "");
     free(out);
@@ -634,10 +693,12 @@ static void closed_loop_sweep(const char *opts, double tol)
     while (fgets(line, sizeof line, f)) {
         double vref, v, eff, loss, st;
         if (line[0] == '#') continue;
-        cr_assert_eq(sscanf(line, "%lf %lf %lf %lf %lf", &vref, &v, &eff, &loss, &st), 5, "%s", line);
+        cr_assert_eq(sscanf(line, "%lf %lf %lf %lf %lf", &vref, &v, &eff, &loss, &st), 5, "%s",
+                     line);
         double want = k * (0.4 + 0.2 * vref) / (1 + 0.2 * k);
-        cr_assert(st == 0 && fabs(v / want - 1) <= tol, "%s: vref %g: status %g, mean v(out) %.9g, closed form %.9g",
-                  opts, vref, st, v, want);
+        cr_assert(st == 0 && fabs(v / want - 1) <= tol,
+                  "%s: vref %g: status %g, mean v(out) %.9g, closed form %.9g", opts, vref, st, v,
+                  want);
         n++;
     }
     fclose(f);

@@ -14,18 +14,17 @@
 
 /* an RC low-pass driven by a 1 V step at t = 0: v(out) = 1 - exp(-t / (r c));
  * the third measure never happens (a warning of every point that runs) */
-static const char RC[] =
-    "RC step response\n"
-    ".param r=1k c=1u ts=10u hm=0\n"
-    "V1 in 0 PULSE(0 1 0 1n 1n 1 2)\n"
-    "R1 in out {r}\n"
-    "C1 out 0 {c}\n"
-    ".tran {ts} 5m 0 {hm}\n"
-    ".meas tran vend FIND v(out) AT=1m\n"
-    ".meas tran tau WHEN v(out)=0.6321205588\n"
-    ".meas tran never WHEN v(out)=5\n"
-    ".options stepping=fixed\n"
-    ".end\n";
+static const char RC[] = "RC step response\n"
+                         ".param r=1k c=1u ts=10u hm=0\n"
+                         "V1 in 0 PULSE(0 1 0 1n 1n 1 2)\n"
+                         "R1 in out {r}\n"
+                         "C1 out 0 {c}\n"
+                         ".tran {ts} 5m 0 {hm}\n"
+                         ".meas tran vend FIND v(out) AT=1m\n"
+                         ".meas tran tau WHEN v(out)=0.6321205588\n"
+                         ".meas tran never WHEN v(out)=5\n"
+                         ".options stepping=fixed\n"
+                         ".end\n";
 
 /* What the hooks saw. */
 typedef struct seen {
@@ -127,12 +126,12 @@ Test(study, rows_failures_and_warnings_through_the_hooks, .fini = teardown)
     nsc_report_free(&r);
     cr_assert_eq(C.T.nrow, 4);
     cr_assert_eq(C.failed, 2);
-    cr_assert_eq(C.nres, 4);                                /* every point reported its times */
+    cr_assert_eq(C.nres, 4); /* every point reported its times */
     for (long i = 0; i < 4; i++) {
         int st;
         const double *v = row_of(i, &st);
         double ts = i % 2 ? -1 : 10e-6, R = i < 2 ? 1e3 : 2e3, c = 1e-6;
-        cr_assert_float_eq(v[0], ts, 1e-15);             /* (10u: 10 * 1e-6, not 1e-5) */
+        cr_assert_float_eq(v[0], ts, 1e-15); /* (10u: 10 * 1e-6, not 1e-5) */
         cr_assert_eq(v[1], R);
         if (i % 2) {
             cr_assert_eq(st, 1);
@@ -140,8 +139,8 @@ Test(study, rows_failures_and_warnings_through_the_hooks, .fini = teardown)
             continue;
         }
         cr_assert_eq(st, 0);
-        cr_assert_float_eq(v[2], 1 - exp(-1e-3 / (R * c)), 1e-5);   /* v(out) at 1 ms */
-        cr_assert_float_eq(v[3], R * c, 1e-4 * R * c);              /* 63.2 % at t = RC */
+        cr_assert_float_eq(v[2], 1 - exp(-1e-3 / (R * c)), 1e-5); /* v(out) at 1 ms */
+        cr_assert_float_eq(v[3], R * c, 1e-4 * R * c);            /* 63.2 % at t = RC */
         cr_assert(isnan(v[4]));
     }
     cr_assert_eq(H.nfailed, 2);
@@ -149,7 +148,7 @@ Test(study, rows_failures_and_warnings_through_the_hooks, .fini = teardown)
         cr_assert(H.failed[k] == 1 || H.failed[k] == 3);
         cr_assert(strstr(H.why[k], "tstep of .tran must be positive"), "%s", H.why[k]);
     }
-    cr_assert_eq(H.nwarned, 2);                             /* the points that ran */
+    cr_assert_eq(H.nwarned, 2); /* the points that ran */
     cr_assert(H.warned[0] % 2 == 0 && H.warned[1] % 2 == 0);
     cr_assert(H.calls > 0);
     cr_assert_eq(H.last_done, 4);
@@ -160,7 +159,7 @@ Test(study, rows_failures_and_warnings_through_the_hooks, .fini = teardown)
  * reason; the other point runs. */
 Test(study, point_over_its_time_limit_is_killed, .fini = teardown, .timeout = 60)
 {
-    char *range[] = { "hm=5p,0" };                          /* point 0: 1e9 steps of 5 ps */
+    char *range[] = { "hm=5p,0" }; /* point 0: 1e9 steps of 5 ps */
     setup_study(range, 1);
     S.point_timeout = 0.5;
     nsc_report r;

@@ -15,7 +15,8 @@ Test(util, error_format_and_first_error_wins)
     nsc_report r;
     nsc_report_init(&r);
     nsc_loc loc = { "rect.cir", 12, 5 };
-    cr_assert_eq(nsc_err(&r, NSC_ENETLIST, &loc, "unknown model '%s' for diode %s", "dx", "d3"), NSC_ENETLIST);
+    cr_assert_eq(nsc_err(&r, NSC_ENETLIST, &loc, "unknown model '%s' for diode %s", "dx", "d3"),
+                 NSC_ENETLIST);
     cr_assert_str_eq(r.error, "rect.cir:12:5: error: unknown model 'dx' for diode d3");
     nsc_err(&r, NSC_ESIM, NULL, "second");
     cr_assert_eq(r.status, NSC_ENETLIST);
@@ -63,31 +64,35 @@ Test(util, stale_temporaries_of_dead_processes_are_removed)
     snprintf(path, sizeof path, "%s/out.dat", dir);
     char *tmpl = nsc_tmp_template(path);
     cr_assert_not_null(tmpl);
-    char *dash = strrchr(tmpl, '-');                        /* "<path>.nsc-<host>-" */
+    char *dash = strrchr(tmpl, '-'); /* "<path>.nsc-<host>-" */
     cr_assert_not_null(dash);
     dash[1] = 0;
     pid_t child = fork();
     if (child == 0) _exit(0);
     cr_assert(child > 0);
-    waitpid(child, NULL, 0);                                /* a pid that is gone */
+    waitpid(child, NULL, 0); /* a pid that is gone */
     const char *keep[3], *gone;
     char b0[700], b1[700], b2[700], b3[700], b4[700];
     snprintf(b0, sizeof b0, "%s%ld.AbC123", tmpl, (long)child);
     snprintf(b1, sizeof b1, "%s%ld.AbC123", tmpl, (long)getpid());
     snprintf(b2, sizeof b2, "%s.nsc-otherhost-%ld.AbC123", path, (long)child);
     snprintf(b3, sizeof b3, "%s%ld.AbC124", tmpl, (long)child);
-    snprintf(b4, sizeof b4, "%s%ld.AbC12", tmpl, (long)child);  /* not the form */
-    gone = b0; keep[0] = b1; keep[1] = b2; keep[2] = b4;
+    snprintf(b4, sizeof b4, "%s%ld.AbC12", tmpl, (long)child); /* not the form */
+    gone = b0;
+    keep[0] = b1;
+    keep[1] = b2;
+    keep[2] = b4;
     const char *all[] = { b0, b1, b2, b4 };
     for (int k = 0; k < 4; k++) cr_assert_eq(tu_write_file(all[k], "x"), 0, "%s", all[k]);
     snprintf(name, sizeof name, "%s/victim", dir);
     cr_assert_eq(tu_write_file(name, "v"), 0);
-    cr_assert_eq(symlink(name, b3), 0);                     /* a stale-looking symlink */
+    cr_assert_eq(symlink(name, b3), 0); /* a stale-looking symlink */
     nsc_reap_stale(path);
     struct stat sb;
     cr_assert_neq(lstat(gone, &sb), 0, "%s stayed", gone);
     for (int k = 0; k < 3; k++) cr_assert_eq(lstat(keep[k], &sb), 0, "%s removed", keep[k]);
-    cr_assert(lstat(b3, &sb) == 0 && S_ISLNK(sb.st_mode) && stat(name, &sb) == 0, "symlink or its target removed");
+    cr_assert(lstat(b3, &sb) == 0 && S_ISLNK(sb.st_mode) && stat(name, &sb) == 0,
+              "symlink or its target removed");
     free(tmpl);
     tu_rmdir(dir);
     free(dir);

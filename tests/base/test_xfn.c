@@ -19,7 +19,7 @@ Test(xfn, values)
 {
     cr_assert_eq(call("sqrt", 2, 0, 0), sqrt(2));
     cr_assert_eq(call("ln", 10, 0, 0), log(10));
-    cr_assert_eq(call("log", 10, 0, 0), log(10));          /* natural, as SPICE's log */
+    cr_assert_eq(call("log", 10, 0, 0), log(10)); /* natural, as SPICE's log */
     cr_assert_eq(call("log10", 1000, 0, 0), 3);
     cr_assert_eq(call("pow", 2, 10, 0), 1024);
     cr_assert_float_eq(4 * call("atan2", 1, 1, 0), 3.14159265358979323846, 1e-15);
@@ -53,7 +53,7 @@ Test(xfn, steps_ramps_and_ties)
 Test(xfn, registry)
 {
     cr_assert_eq(nsc_xfn_find("nosuch"), -1);
-    cr_assert_eq(nsc_xfn_find("v"), -1);                    /* probes are not functions */
+    cr_assert_eq(nsc_xfn_find("v"), -1); /* probes are not functions */
     for (int k = 0; k < nsc_xfn_count(); k++) {
         const nsc_xfn *f = nsc_xfn_at(k);
         cr_assert_eq(nsc_xfn_find(f->name), k, "%s twice", f->name);
@@ -62,9 +62,10 @@ Test(xfn, registry)
     char buf[256];
     cr_assert_str_eq(nsc_xfn_names(NSC_XFN_SMOOTH, buf, sizeof buf),
                      "sqrt exp log ln log10 sin cos tan asin acos atan sinh cosh tanh pow atan2");
-    cr_assert_str_eq(nsc_xfn_names(NSC_XFN_PWL, buf, sizeof buf), "abs u uramp sgn min max limit if");
+    cr_assert_str_eq(nsc_xfn_names(NSC_XFN_PWL, buf, sizeof buf),
+                     "abs u uramp sgn min max limit if");
     cr_assert_str_eq(nsc_xfn_names(NSC_XFN_NUM, buf, sizeof buf), "floor ceil");
-    cr_assert_str_eq(nsc_xfn_names(NSC_XFN_PWL, buf, 12), "abs u uramp");   /* whole names only */
+    cr_assert_str_eq(nsc_xfn_names(NSC_XFN_PWL, buf, 12), "abs u uramp"); /* whole names only */
     cr_assert_eq(nsc_xfn_at(nsc_xfn_find("if"))->unit, NSC_XFN_SELECT);
     cr_assert_eq(nsc_xfn_at(nsc_xfn_find("sgn"))->unit, NSC_XFN_SIGN);
     cr_assert_eq(nsc_xfn_at(nsc_xfn_find("limit"))->unit, NSC_XFN_SAME);

@@ -71,9 +71,9 @@ Test(wave, sine_damped_delayed_phase)
 {
     double p[6] = { 1, 2, 1e3, 1e-3, 100, 90 }; /* vo va f td theta phase */
     nsc_wave w = mk(NSC_WAVE_SIN, p, 6, -1);
-    near(nsc_wave_eval(&w, 0), 3);               /* vo + va sin(phase) before td */
+    near(nsc_wave_eval(&w, 0), 3); /* vo + va sin(phase) before td */
     near(nsc_wave_eval(&w, 0.5e-3), 3);
-    near(nsc_wave_eval(&w, 1.25e-3), 1);         /* sin(pi/2 + pi/2) = 0 */
+    near(nsc_wave_eval(&w, 1.25e-3), 1); /* sin(pi/2 + pi/2) = 0 */
     near(nsc_wave_eval(&w, 1.5e-3), 1 - 2 * exp(-0.05));
     double q[6] = { 0, 1, 50, 0, 0, 0 };
     nsc_wave s = mk(NSC_WAVE_SIN, q, 6, -1);
@@ -146,16 +146,18 @@ Test(wave, defaults_from_tran)
     nsc_report r;
     nsc_report_init(&r);
     nsc_circuit *c = NULL;
-    cr_assert_eq(nsc_netlist_read_string("t\nV1 a 0 PULSE(0 1)\nV2 b 0 SIN(0 1)\nV3 c 0 EXP(0 1)\n.tran 1u 10u\n",
-                                         "t.cir", NULL, 0, &c, &r), NSC_OK);
+    cr_assert_eq(nsc_netlist_read_string(
+                     "t\nV1 a 0 PULSE(0 1)\nV2 b 0 SIN(0 1)\nV3 c 0 EXP(0 1)\n.tran 1u 10u\n",
+                     "t.cir", NULL, 0, &c, &r),
+                 NSC_OK);
     const nsc_wave *p = &c->el[0].wave;
-    near(nsc_wave_eval(p, 0.5e-6), 0.5);  /* tr = tstep */
-    near(nsc_wave_eval(p, 5e-6), 1);      /* pw = tstop */
-    near(nsc_wave_eval(p, 10e-6), 1);     /* ngspice: per = tstop, wrapped only past it: */
-    near(nsc_wave_eval(p, 10.5e-6), 1);   /* no repeat (it fell to 0 at tstop) */
-    const nsc_wave *s = &c->el[1].wave;   /* freq = 1/tstop */
+    near(nsc_wave_eval(p, 0.5e-6), 0.5); /* tr = tstep */
+    near(nsc_wave_eval(p, 5e-6), 1);     /* pw = tstop */
+    near(nsc_wave_eval(p, 10e-6), 1);    /* ngspice: per = tstop, wrapped only past it: */
+    near(nsc_wave_eval(p, 10.5e-6), 1);  /* no repeat (it fell to 0 at tstop) */
+    const nsc_wave *s = &c->el[1].wave;  /* freq = 1/tstop */
     near(nsc_wave_eval(s, 2.5e-6), 1);
-    const nsc_wave *e = &c->el[2].wave;   /* tau1 = tstep, td2 = tstep */
+    const nsc_wave *e = &c->el[2].wave; /* tau1 = tstep, td2 = tstep */
     near(nsc_wave_eval(e, 0.5e-6), 1 - exp(-0.5));
     near(nsc_wave_eval(e, 2e-6), (1 - exp(-2)) - (1 - exp(-1)));
     nsc_circuit_free(c);
@@ -171,7 +173,9 @@ Test(wave, next_corner_far_out_and_overlapping)
     nsc_wave w = mk(NSC_WAVE_PULSE, p, 7, -1);
     double t = 0.7 - 1e-13, c = nsc_wave_next_corner(&w, t);
     cr_assert(c > t && c - t <= 1e-12, "%.17g after %.17g", c, t);
-    double q[7] = { 0, 1, 1e-6, 3e-6, 3e-6, 2e-6, 5e-6 };   /* corners of period k overlap period k+1 */
+    double q[7] = {
+        0, 1, 1e-6, 3e-6, 3e-6, 2e-6, 5e-6
+    }; /* corners of period k overlap period k+1 */
     nsc_wave v = mk(NSC_WAVE_PULSE, q, 7, -1);
     double prev = 0;
     for (int k = 0; k < 40; k++) {
@@ -179,10 +183,11 @@ Test(wave, next_corner_far_out_and_overlapping)
         cr_assert(x > prev && x < 1e-4, "corner %d: %g after %g", k, x, prev);
         prev = x;
     }
-    const double want[] = { 1e-6, 4e-6, 6e-6, 9e-6, 11e-6, 14e-6, 16e-6, 19e-6, 21e-6, 24e-6, 26e-6, 29e-6 };
+    const double want[] = { 1e-6,  4e-6,  6e-6,  9e-6,  11e-6, 14e-6,
+                            16e-6, 19e-6, 21e-6, 24e-6, 26e-6, 29e-6 };
     prev = 0;
-    for (int k = 0; k < 12; k++) {                          /* the same corner of two periods may */
-        prev = nsc_wave_next_corner(&v, prev + 1e-12);     /* differ by an ulp: queries step past it */
+    for (int k = 0; k < 12; k++) {                     /* the same corner of two periods may */
+        prev = nsc_wave_next_corner(&v, prev + 1e-12); /* differ by an ulp: queries step past it */
         near(prev, want[k]);
     }
 }
@@ -197,17 +202,20 @@ Test(wave, sampled_period_of_functions_of_time)
     nsc_report r;
     nsc_report_init(&r);
     nsc_circuit *c = NULL;
-    cr_assert_eq(nsc_netlist_read_string("t\nB1 a 0 V=sin(2*pi*1k*time)\nB2 b 0 V=sin(2*pi*1k*time)^2\n"
-                                         "B3 c 0 V=time*1k\nV1 d 0 SIN(0 1 1k 0 100)\n.tran 1u 10m\n",
-                                         "t.cir", NULL, 0, &c, &r), NSC_OK, "%s", r.error);
-    const nsc_wave *s = &nsc_bprog_of(&c->el[0])->tw[0], *s2 = &nsc_bprog_of(&c->el[1])->tw[0], *ramp = &nsc_bprog_of(&c->el[2])->tw[0];
+    cr_assert_eq(
+        nsc_netlist_read_string("t\nB1 a 0 V=sin(2*pi*1k*time)\nB2 b 0 V=sin(2*pi*1k*time)^2\n"
+                                "B3 c 0 V=time*1k\nV1 d 0 SIN(0 1 1k 0 100)\n.tran 1u 10m\n",
+                                "t.cir", NULL, 0, &c, &r),
+        NSC_OK, "%s", r.error);
+    const nsc_wave *s = &nsc_bprog_of(&c->el[0])->tw[0], *s2 = &nsc_bprog_of(&c->el[1])->tw[0],
+                   *ramp = &nsc_bprog_of(&c->el[2])->tw[0];
     double since;
-    cr_assert_eq(nsc_wave_period(s, &since), -1);          /* not known periodic */
+    cr_assert_eq(nsc_wave_period(s, &since), -1); /* not known periodic */
     cr_assert(nsc_wave_repeats(s, 1e-3, 0) && nsc_wave_repeats(s, 2e-3, 3e-3));
     cr_assert(!nsc_wave_repeats(s, 0.7e-3, 0) && !nsc_wave_repeats(s, 0.5e-3, 0));
     cr_assert(nsc_wave_repeats(s2, 0.5e-3, 0) && !nsc_wave_repeats(s2, 0.3e-3, 0));
     cr_assert(!nsc_wave_repeats(ramp, 1e-3, 0));
-    cr_assert(!nsc_wave_repeats(&c->el[3].wave, 1e-3, 0));  /* damped: e^{-100 t} */
+    cr_assert(!nsc_wave_repeats(&c->el[3].wave, 1e-3, 0)); /* damped: e^{-100 t} */
     nsc_circuit_free(c);
     nsc_report_free(&r);
 }

@@ -18,7 +18,8 @@ static int options_of(const char *text, char opts[][32], int cap)
         const char *q = p + (groff ? 4 : 2), *s = q;
         char name[32];
         int k = 0;
-        while (k < 31 && (isalnum((unsigned char)*q) || *q == '-' || (q[0] == '\\' && q[1] == '-'))) {
+        while (k < 31
+               && (isalnum((unsigned char)*q) || *q == '-' || (q[0] == '\\' && q[1] == '-'))) {
             if (*q == '\\') q++;
             name[k++] = *q++;
         }
@@ -49,10 +50,13 @@ Test(cli, help_matches_the_man_page)
     static char m[128][32], h[128][32], c[128][32];
     int nm = options_of(man, m, 128), nh = options_of(help, h, 128), nc = options_of(chelp, c, 128);
     cr_assert(nh >= 14 && nc >= 6, "%d %d", nh, nc);
-    for (int k = 0; k < nh; k++) cr_assert(has(m, nm, h[k]), "--%s of --help is not in nscircuit.1", h[k]);
-    for (int k = 0; k < nc; k++) cr_assert(has(m, nm, c[k]), "--%s of compare --help is not in nscircuit.1", c[k]);
+    for (int k = 0; k < nh; k++)
+        cr_assert(has(m, nm, h[k]), "--%s of --help is not in nscircuit.1", h[k]);
+    for (int k = 0; k < nc; k++)
+        cr_assert(has(m, nm, c[k]), "--%s of compare --help is not in nscircuit.1", c[k]);
     for (int k = 0; k < nm; k++)
-        cr_assert(has(h, nh, m[k]) || has(c, nc, m[k]), "--%s of nscircuit.1 is in neither --help", m[k]);
+        cr_assert(has(h, nh, m[k]) || has(c, nc, m[k]), "--%s of nscircuit.1 is in neither --help",
+                  m[k]);
     cr_assert(strstr(man, ".TH NSCIRCUIT 1") && strstr(man, ".SH EXIT STATUS"));
     free(man);
     free(help);
@@ -65,8 +69,10 @@ Test(cli, version_and_usage_errors)
     cr_assert_eq(tu_run(NSC_PROGRAM " --version", &out), 0);
     cr_assert(!strncmp(out, "nscircuit ", 10), "%s", out);
     free(out);
-    const char *bad[] = { "", "--format xyz x.cir", "--nosuch x.cir", "--theta 2 x.cir", "compare", "compare a",
-                          "compare --tol -1 a b", "compare --from x a b" };
+    const char *bad[] = {
+        "",        "--format xyz x.cir", "--nosuch x.cir",       "--theta 2 x.cir",
+        "compare", "compare a",          "compare --tol -1 a b", "compare --from x a b"
+    };
     for (int k = 0; k < 8; k++) {
         char cmd[512];
         snprintf(cmd, sizeof cmd, "%s %s 2>&1", NSC_PROGRAM, bad[k]);
@@ -87,13 +93,16 @@ Test(cli, op_prints_device_currents)
     char path[512];
     snprintf(path, sizeof path, "%s/op.cir", dir);
     cr_assert_eq(tu_write_file(path, "op currents\nV1 a 0 5\nR1 a b 1k\nD1 b c DV\nL1 c 0 1m\n"
-                                     "C1 b 0 1u\n.model DV D(VF=0.7)\n.op\n.end\n"), 0);
+                                     "C1 b 0 1u\n.model DV D(VF=0.7)\n.op\n.end\n"),
+                 0);
     cmd = malloc(strlen(path) + 64);
     sprintf(cmd, "'%s' '%s'", NSC_PROGRAM, path);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out ? out : "");
     cr_assert_null(strstr(out, "l(d1)"), "%s", out);
-    const char *want[][2] = { { "v(b)", "7.0000000000e-01" }, { "i(d1)", "4.3000000000e-03" },
-                              { "i(l1)", "4.3000000000e-03" }, { "i(v1)", "-4.3000000000e-03" } };
+    const char *want[][2] = { { "v(b)", "7.0000000000e-01" },
+                              { "i(d1)", "4.3000000000e-03" },
+                              { "i(l1)", "4.3000000000e-03" },
+                              { "i(v1)", "-4.3000000000e-03" } };
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
         const char *p = strstr(out, want[k][0]);
         cr_assert_not_null(p, "%s missing in:\n%s", want[k][0], out);
@@ -116,7 +125,8 @@ Test(cli, warnings_before_summary_and_quiet_hides_notes)
     snprintf(path, sizeof path, "%s/w.cir", dir);
     cr_assert_eq(tu_write_file(path, "w\nV1 a 0 SIN(0 5 1k)\nR1 a b 1k\nC1 b 0 1u\n.options foo=1\n"
                                      ".tran 10u 1m\n.meas tran vm avg v(b) from=0 to=1m\n"
-                                     ".meas tran never when v(b)=100\n.end\n"), 0);
+                                     ".meas tran never when v(b)=100\n.end\n"),
+                 0);
     snprintf(cmd, sizeof cmd, "cd '%s' && '%s' w.cir 2>&1 >/dev/null", dir, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out ? out : "");
     const char *note = strstr(out, "note: option 'foo' ignored"), *wrote = strstr(out, "wrote ");
@@ -138,7 +148,11 @@ Test(cli, built_program_is_the_real_binary)
 {
     char *bin = tu_read_file(NSC_PROGRAM);
     cr_assert_not_null(bin);
-    cr_assert(!memcmp(bin, "\x7f" "ELF", 4), "%s is not an ELF binary: %.40s", NSC_PROGRAM, bin);
+    cr_assert(!memcmp(bin,
+                      "\x7f"
+                      "ELF",
+                      4),
+              "%s is not an ELF binary: %.40s", NSC_PROGRAM, bin);
     free(bin);
 }
 
@@ -155,7 +169,7 @@ Test(cli, readme_rectifier_is_the_shipped_netlist)
     b++;
     size_t n = 0;
     char *shown = malloc(strlen(b) + 1);
-    for (const char *p = b; *p;) {                       /* the indented block, indent removed */
+    for (const char *p = b; *p;) { /* the indented block, indent removed */
         const char *e = strchr(p, '\n');
         size_t len = e ? (size_t)(e - p) : strlen(p);
         if (len == 0 || strncmp(p, "    ", 4)) break;

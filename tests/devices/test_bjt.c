@@ -18,8 +18,16 @@
 #define VT (1.380649e-23 * 300.15 / 1.602176634e-19)
 
 static char *tmp;
-static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
-static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+static void setup(void)
+{
+    tmp = tu_tmpdir();
+    cr_assert(tmp);
+}
+static void teardown(void)
+{
+    tu_rmdir(tmp);
+    free(tmp);
+}
 TestSuite(bjt, .init = setup, .fini = teardown);
 TestSuite(fits, .init = setup, .fini = teardown);
 TestSuite(opcheck, .init = setup, .fini = teardown);
@@ -66,8 +74,11 @@ static void near(double got, double want, double tol, const char *what)
 Test(bjt, forward_active_operating_point)
 {
     tu_table t;
-    char *out = run("fa", "fa\nVCC vcc 0 10\nVB vb 0 5\nRB vb b 100k\nRC vcc c 1k\nQ1 c b 0 QN\n"
-                          ".model QN NPN(IS=1e-16 BF=100 IMIN=10m IMAX=1)\n.tran 1u 5u\n.save v(b) v(c) i(q1) i(vb)\n.end\n", "", &t);
+    char *out = run(
+        "fa",
+        "fa\nVCC vcc 0 10\nVB vb 0 5\nRB vb b 100k\nRC vcc c 1k\nQ1 c b 0 QN\n"
+        ".model QN NPN(IS=1e-16 BF=100 IMIN=10m IMAX=1)\n.tran 1u 5u\n.save v(b) v(c) i(q1) i(vb)\n.end\n",
+        "", &t);
     double vf, ron;
     fit1(1, 1e-16, 10e-3, 1, &vf, &ron);
     double ib = (5 - vf) / (100e3 + 100 * ron), ic = 100 * ib;
@@ -75,7 +86,7 @@ Test(bjt, forward_active_operating_point)
     near(last(&t, "i(q1)"), ic, 1e-10 * ic, "I_C = BF I_B");
     near(last(&t, "v(b)"), vf + ron * ic, 1e-9, "V_BE");
     near(last(&t, "v(c)"), 10 - 1e3 * ic, 1e-8, "V_CE");
-    cr_assert(strstr(out, "BE VF=0.8599 RON=0.1203"), "%s", out);   /* the warning gives the fit */
+    cr_assert(strstr(out, "BE VF=0.8599 RON=0.1203"), "%s", out); /* the warning gives the fit */
     tu_table_free(&t);
     free(out);
 }
@@ -88,11 +99,14 @@ Test(bjt, forward_active_operating_point)
 Test(bjt, a_coarse_fit_where_the_run_peaked_is_remade)
 {
     tu_table t;
-    char *out = run("qd", "diode-connected NPN\nI1 0 b 12m\nQ1 b b 0 QN\n.model QN NPN(IS=1e-16 BF=50)\n"
-                          ".tran 1u 5u\n.save v(b)\n.end\n", "", &t);
+    char *out = run("qd",
+                    "diode-connected NPN\nI1 0 b 12m\nQ1 b b 0 QN\n.model QN NPN(IS=1e-16 BF=50)\n"
+                    ".tran 1u 5u\n.save v(b)\n.end\n",
+                    "", &t);
     double iF = 12e-3 / (1 + 1.0 / 50), vbe = VT * log1p(iF / 1e-16);
     near(last(&t, "v(b)"), vbe, 0.01, "V_BE");
-    cr_assert(strstr(out, "lies where it is more than 10 mV off, in the range 10 mA..1 A"), "%s", out);
+    cr_assert(strstr(out, "lies where it is more than 10 mV off, in the range 10 mA..1 A"), "%s",
+              out);
     tu_table_free(&t);
     free(out);
 }
@@ -108,9 +122,11 @@ Test(bjt, a_coarse_fit_where_the_run_peaked_is_remade)
 Test(bjt, saturation_operating_point)
 {
     tu_table t;
-    char *out = run("sat", "sat\nVCC vcc 0 10\nVB vb 0 5\nRB vb b 10k\nRC vcc c 1k\nQ1 c b 0 QN\n"
-                           ".model QN NPN(IS=1e-16 BF=100 BR=2 NR=1.2 IMIN=10m IMAX=1)\n.tran 1u 5u\n.save v(b) v(c) i(q1)\n.end\n",
-                    "", &t);
+    char *out = run(
+        "sat",
+        "sat\nVCC vcc 0 10\nVB vb 0 5\nRB vb b 10k\nRC vcc c 1k\nQ1 c b 0 QN\n"
+        ".model QN NPN(IS=1e-16 BF=100 BR=2 NR=1.2 IMIN=10m IMAX=1)\n.tran 1u 5u\n.save v(b) v(c) i(q1)\n.end\n",
+        "", &t);
     double vf, ron, vfr, ronr, bf = 100, br = 2, rb = 10e3, rc = 1e3;
     fit1(1, 1e-16, 10e-3, 1, &vf, &ron);
     fit1(1.2, 1e-16, 10e-3, 1, &vfr, &ronr);
@@ -118,13 +134,14 @@ Test(bjt, saturation_operating_point)
      * row 2: iF (1 + RON/RC) - iR (1 + 1/BR + RONR/RC) = (VCC - VF + VFR)/RC */
     double a11 = 1 / bf + ron / rb, a12 = 1 / br, b1 = (5 - vf) / rb;
     double a21 = 1 + ron / rc, a22 = -(1 + 1 / br + ronr / rc), b2 = (10 - vf + vfr) / rc;
-    double det = a11 * a22 - a12 * a21, iF = (b1 * a22 - a12 * b2) / det, iR = (a11 * b2 - a21 * b1) / det;
+    double det = a11 * a22 - a12 * a21, iF = (b1 * a22 - a12 * b2) / det,
+           iR = (a11 * b2 - a21 * b1) / det;
     cr_assert(iR > 0 && iF > 0, "not saturated: iF %g iR %g", iF, iR);
     double vce = vf - vfr + ron * iF - ronr * iR;
     near(last(&t, "v(c)"), vce, 1e-9, "V_CE(sat)");
     near(last(&t, "v(b)"), vf + ron * iF, 1e-9, "V_BE");
     near(last(&t, "i(q1)"), iF - iR * (1 + 1 / br), 1e-12, "I_C");
-    near(vce, -0.17074, 1e-4, "V_CE(sat) of the fits");                /* VFR > VF at NR = 1.2 */
+    near(vce, -0.17074, 1e-4, "V_CE(sat) of the fits"); /* VFR > VF at NR = 1.2 */
     tu_table_free(&t);
     free(out);
 }
@@ -134,9 +151,12 @@ Test(bjt, saturation_operating_point)
 Test(bjt, pnp_forward_active_operating_point)
 {
     tu_table t;
-    char *out = run("pnp", "pnp\nVCC vcc 0 10\nVB vb 0 5\nRB b vb 100k\nRC c 0 1k\nQ1 c b vcc QP\n"
-                           ".model QP PNP(IS=1e-16 BF=50 BR=2 VAF=100 IKF=0.1 IMIN=10m IMAX=1)\n.tran 1u 5u\n"
-                           ".save v(b) v(c) i(q1)\n.end\n", "", &t);
+    char *out =
+        run("pnp",
+            "pnp\nVCC vcc 0 10\nVB vb 0 5\nRB b vb 100k\nRC c 0 1k\nQ1 c b vcc QP\n"
+            ".model QP PNP(IS=1e-16 BF=50 BR=2 VAF=100 IKF=0.1 IMIN=10m IMAX=1)\n.tran 1u 5u\n"
+            ".save v(b) v(c) i(q1)\n.end\n",
+            "", &t);
     double vf, ron;
     fit1(1, 1e-16, 10e-3, 1, &vf, &ron);
     double ib = (5 - vf) / (100e3 + 50 * ron), ic = 50 * ib;
@@ -144,8 +164,12 @@ Test(bjt, pnp_forward_active_operating_point)
     near(last(&t, "v(b)"), 10 - vf - ron * ic, 1e-9, "V_B");
     near(last(&t, "v(c)"), 1e3 * ic, 1e-8, "V_C");
     /* one warning per model, naming the first parameter ignored */
-    cr_assert(strstr(out, "pnp.cir:7:1: warning: bipolar model 'qp': parameters other than IS BF BR NF NR ISE NE ISC "
-                          "NC RB RC RE CJE CJC TF TR SEGMENTS IMIN IMAX are ignored (vaf first)"), "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "pnp.cir:7:1: warning: bipolar model 'qp': parameters other than IS BF BR NF NR ISE NE ISC "
+            "NC RB RC RE CJE CJC TF TR SEGMENTS IMIN IMAX are ignored (vaf first)"),
+        "%s", out);
     cr_assert_null(strstr(out, "ikf"), "%s", out);
     tu_table_free(&t);
     free(out);
@@ -158,9 +182,11 @@ Test(bjt, pnp_forward_active_operating_point)
 Test(bjt, segments_follow_the_exponential)
 {
     tu_table t;
-    char *out = run("seg", "seg\nVCC vcc 0 10\nVB vb 0 5\nRB vb b 100k\nRC vcc c 1k\nQ1 c b 0 QN\n"
-                           ".model QN NPN(IS=1e-16 BF=100 SEGMENTS=6 IMIN=1u IMAX=10m)\n.tran 1u 5u\n"
-                           ".save v(b) i(q1)\n.end\n", "", &t);
+    char *out = run("seg",
+                    "seg\nVCC vcc 0 10\nVB vb 0 5\nRB vb b 100k\nRC vcc c 1k\nQ1 c b 0 QN\n"
+                    ".model QN NPN(IS=1e-16 BF=100 SEGMENTS=6 IMIN=1u IMAX=10m)\n.tran 1u 5u\n"
+                    ".save v(b) i(q1)\n.end\n",
+                    "", &t);
     const char *p = strstr(out, "max error ");
     cr_assert_not_null(p, "%s", out);
     double err = strtod(p + 10, NULL), ic = last(&t, "i(q1)");
@@ -180,9 +206,11 @@ Test(bjt, segments_follow_the_exponential)
 Test(bjt, current_fed_base_with_segments)
 {
     tu_table t;
-    char *out = run("cfb", "cfb\nVCC vcc 0 10\nIB 0 b 10u\nRC vcc c 1k\nQ1 c b 0 QN\n"
-                           ".model QN NPN(IS=1e-16 BF=100 SEGMENTS=4 IMIN=10u IMAX=100m)\n.tran 1u 5u\n"
-                           ".save v(b) i(q1)\n.end\n", "", &t);
+    char *out = run("cfb",
+                    "cfb\nVCC vcc 0 10\nIB 0 b 10u\nRC vcc c 1k\nQ1 c b 0 QN\n"
+                    ".model QN NPN(IS=1e-16 BF=100 SEGMENTS=4 IMIN=10u IMAX=100m)\n.tran 1u 5u\n"
+                    ".save v(b) i(q1)\n.end\n",
+                    "", &t);
     const char *p = strstr(out, "max error ");
     cr_assert_not_null(p, "%s", out);
     double err = strtod(p + 10, NULL);
@@ -191,10 +219,16 @@ Test(bjt, current_fed_base_with_segments)
     cr_assert_null(strstr(out, "peak"), "%s", out);
     tu_table_free(&t);
     free(out);
-    out = run("cfb1", "cfb1\nVCC vcc 0 10\nIB 0 b 10u\nRC vcc c 1k\nQ1 c b 0 QN\n"
-                      ".model QN NPN(IS=1e-16 BF=100)\n.tran 1u 5u\n.end\n", "", &t);
-    cr_assert(strstr(out, "note: transistor q1: its peak BE junction current 0.001 A left the range 10 mA..1 A its "
-                          "model 'qn' was fitted on: refitted by 3 segments on 1 uA..2 mA (max error 0.00957 V)"), "%s", out);
+    out = run("cfb1",
+              "cfb1\nVCC vcc 0 10\nIB 0 b 10u\nRC vcc c 1k\nQ1 c b 0 QN\n"
+              ".model QN NPN(IS=1e-16 BF=100)\n.tran 1u 5u\n.end\n",
+              "", &t);
+    cr_assert(
+        strstr(
+            out,
+            "note: transistor q1: its peak BE junction current 0.001 A left the range 10 mA..1 A its "
+            "model 'qn' was fitted on: refitted by 3 segments on 1 uA..2 mA (max error 0.00957 V)"),
+        "%s", out);
     near(last(&t, "v(b)"), VT * log1p(1e-3 / 1e-16), 0.00957, "V_BE of the refitted junction");
     cr_assert_null(strstr(out, "was fitted on;"), "%s", out);
     tu_table_free(&t);
@@ -207,20 +241,23 @@ Test(bjt, current_fed_base_with_segments)
  * round-off; the substrate node (fourth) is read and not connected. */
 Test(bjt, area_is_devices_in_parallel)
 {
-    const char *fmt = "area\nVCC vcc 0 12\nV1 in 0 PULSE(0 5 1u 20n 20n 2u 5u)\nRB in b 1k\nRL vcc c 100\n%s"
-                      ".model QN NPN(IS=1e-15 BF=60 BR=3 RB=30 RC=3 RE=0.3 CJE=5p CJC=2p TR=20n)\n"
-                      ".tran 5n 6u\n.save v(c) v(b) i(vcc)\n.end\n";
+    const char *fmt =
+        "area\nVCC vcc 0 12\nV1 in 0 PULSE(0 5 1u 20n 20n 2u 5u)\nRB in b 1k\nRL vcc c 100\n%s"
+        ".model QN NPN(IS=1e-15 BF=60 BR=3 RB=30 RC=3 RE=0.3 CJE=5p CJC=2p TR=20n)\n"
+        ".tran 5n 6u\n.save v(c) v(b) i(vcc)\n.end\n";
     char a[1024], b[1024];
     snprintf(a, sizeof a, fmt, "Q1 c b 0 sub QN 3\n");
     snprintf(b, sizeof b, fmt, "Q1 c b 0 QN\nQ2 c b 0 QN area=1\nQ3 c b 0 QN\n");
     tu_table ta, tb;
     char *oa = run("a3", a, "--step 5n", &ta), *ob = run("a1", b, "--step 5n", &tb);
-    cr_assert(strstr(oa, "a3.cir:6:10: warning: the substrate node of q1 is not connected"), "%s", oa);
+    cr_assert(strstr(oa, "a3.cir:6:10: warning: the substrate node of q1 is not connected"), "%s",
+              oa);
     cr_assert_eq(ta.nrow, tb.nrow);
     double vmin = 1e9;
     for (int r = 0; r < ta.nrow; r++)
         for (int c = 1; c < ta.ncol; c++) {
-            near(TU_AT(&ta, r, c), TU_AT(&tb, r, c), 1e-9 * (1 + fabs(TU_AT(&tb, r, c))), ta.name[c]);
+            near(TU_AT(&ta, r, c), TU_AT(&tb, r, c), 1e-9 * (1 + fabs(TU_AT(&tb, r, c))),
+                 ta.name[c]);
             if (c == tu_table_col(&ta, "v(c)")) vmin = fmin(vmin, TU_AT(&ta, r, c));
         }
     cr_assert(vmin < 0.5, "the switch never saturated (v(c) >= %g)", vmin);
@@ -235,9 +272,11 @@ Test(bjt, area_is_devices_in_parallel)
 Test(bjt, losses_are_both_ports)
 {
     tu_table t;
-    char *out = run("lq", "lq\nVCC vcc 0 10\nVB vb 0 5\nRB vb b 100k\nRC vcc c 1k\nQ1 c b 0 QN\n"
-                          ".model QN NPN(IS=1e-16 BF=100 IMIN=10m IMAX=1)\n.tran 1u 10u\n.save v(b) v(c) i(q1) i(vb)\n.end\n",
-                    "--losses", &t);
+    char *out = run(
+        "lq",
+        "lq\nVCC vcc 0 10\nVB vb 0 5\nRB vb b 100k\nRC vcc c 1k\nQ1 c b 0 QN\n"
+        ".model QN NPN(IS=1e-16 BF=100 IMIN=10m IMAX=1)\n.tran 1u 10u\n.save v(b) v(c) i(q1) i(vb)\n.end\n",
+        "--losses", &t);
     double p = last(&t, "v(c)") * last(&t, "i(q1)") + last(&t, "v(b)") * -last(&t, "i(vb)");
     char path[1024];
     snprintf(path, sizeof path, "%s/lq.losses", tmp);
@@ -259,30 +298,42 @@ Test(bjt, losses_are_both_ports)
 static void vs_ngspice_in(const char *dir, const char *name, const char *tol, int nsig, char **msg)
 {
     char cmd[4096], *out = NULL, want[128];
-    snprintf(cmd, sizeof cmd, "cd %s && %s -o %s.dat %s/%s/%s.cir 2>&1 && %s compare %s.dat "
-             "%s/%s/%s_ng.txt --tol %s", tmp, NSC_PROGRAM, name, NSC_REFDIR, dir, name, NSC_PROGRAM, name, NSC_REFDIR,
-             dir, name, tol);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s -o %s.dat %s/%s/%s.cir 2>&1 && %s compare %s.dat "
+             "%s/%s/%s_ng.txt --tol %s",
+             tmp, NSC_PROGRAM, name, NSC_REFDIR, dir, name, NSC_PROGRAM, name, NSC_REFDIR, dir,
+             name, tol);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    snprintf(want, sizeof want, "PASS: all %d signals within --tol %g %%", nsig, 100 * strtod(tol, NULL));
+    snprintf(want, sizeof want, "PASS: all %d signals within --tol %g %%", nsig,
+             100 * strtod(tol, NULL));
     cr_assert(strstr(out, want), "%s", out);
     if (msg) *msg = out;
     else free(out);
 }
 
-static void vs_ngspice(const char *name, const char *tol, int nsig) { vs_ngspice_in("bjt", name, tol, nsig, NULL); }
+static void vs_ngspice(const char *name, const char *tol, int nsig)
+{
+    vs_ngspice_in("bjt", name, tol, nsig, NULL);
+}
 
 /* A saturating NPN switch (tests/data/bjt/npn_switch): 5 V pulse through
  * 2.2k, RL load 470 Ohm + 100 uH from 12 V with a freewheeling diode; RB RC,
  * CJE CJC constant, TF, and TR = 40 ns for the storage time. Measured against
  * ngspice 39, RMS of range: v(c) 0.545 %, v(b) 1.57 %, i(l1) 0.261 %; the
  * switching instants within 2.1 ns (storage included). */
-Test(bjt, npn_switch_matches_ngspice) { vs_ngspice("npn_switch", "0.02", 3); }
+Test(bjt, npn_switch_matches_ngspice)
+{
+    vs_ngspice("npn_switch", "0.02", 3);
+}
 
 /* A complementary push-pull follower (NPN + PNP, 1 kHz sine, crossover) and a
  * PNP high-side switch with TR (tests/data/bjt/pnp_follower), against ngspice
  * 39: v(out) 0.193 %, i(vm) (the PNP's collector) 0.277 %, v(hs) 0.465 %,
  * v(bs) 1.0 % RMS of range. */
-Test(bjt, pnp_follower_matches_ngspice) { vs_ngspice("pnp_follower", "0.015", 4); }
+Test(bjt, pnp_follower_matches_ngspice)
+{
+    vs_ngspice("pnp_follower", "0.015", 4);
+}
 
 /* Gummel-Poon's base leakages ISE/NE, ISC/NC (tests/data/bjt_leak, written for
  * this test, against ngspice 39 on the same card): a divider-biased stage whose
@@ -317,23 +368,36 @@ static void follows(const char *name, const char *q, const char *junction, doubl
     cr_assert(e && !strncmp(e, " A left the range 10 mA..1 A", 28), "%s", p);
     /* the peak as the runs measured it (adaptive and exact stepping agree to 1 %) */
     cr_assert(fabs(got - peak) <= 0.02 * peak, "%s peak %g A, expected %g A", junction, got, peak);
-    cr_assert_null(strstr(out, " was fitted on; there the fit is"), "%s", out);   /* no run left outside */
+    cr_assert_null(strstr(out, " was fitted on; there the fit is"), "%s",
+                   out); /* no run left outside */
     free(out);
 }
 
 /* A relay driver (IB 56 uA, IC 5 mA, saturated): v(c) 0.57 %, v(b) 0.86 %, i(l1) 0.06 %. */
-Test(fits, relay_driver_matches_ngspice) { follows("relay_driver", "q1", "BC", 0.000155); }
+Test(fits, relay_driver_matches_ngspice)
+{
+    follows("relay_driver", "q1", "BC", 0.000155);
+}
 
 /* An astable multivibrator (IC 1 mA, 10 nF, 100 k): v(c1) 0.89 %, v(c2) 0.87 %, v(b1) 0.86 %. */
-Test(fits, astable_matches_ngspice) { follows("astable", "q2", "BE", 0.00441); }
+Test(fits, astable_matches_ngspice)
+{
+    follows("astable", "q2", "BE", 0.00441);
+}
 
 /* An emitter-coupled Schmitt trigger on a triangle: v(out) 1.83 %, v(e) 0.35 %, v(c1) 1.29 %. */
-Test(fits, schmitt_matches_ngspice) { follows("schmitt", "q2", "BE", 0.00163); }
+Test(fits, schmitt_matches_ngspice)
+{
+    follows("schmitt", "q2", "BE", 0.00163);
+}
 
 /* A common-emitter amplifier (IC 1.1 mA, gain -4.4): v(c) 0.04 %, v(e) 0.04 %, v(b) 0.04 %
  * (its BE junction refitted on the band it swept: 7 chords on 0.68..3.7 mA; by
  * the 10 mV refit alone 0.82 %, 0.82 %, 0.05 %). */
-Test(fits, ce_amp_matches_ngspice) { follows("ce_amp", "q1", "BE", 0.00178); }
+Test(fits, ce_amp_matches_ngspice)
+{
+    follows("ce_amp", "q1", "BE", 0.00178);
+}
 
 /* A common-emitter stage with its emitter bypassed (tests/data/fits/ce_bypass,
  * IC 0.7 mA, gain gm RC ~ -90 from a 5 mV sine): the gain is the BE junction's
@@ -376,9 +440,10 @@ Test(fits, band_of_a_follower_is_its_whole_swing)
 Test(fits, band_refit_ignores_a_dc_sweep_before_the_transient)
 {
     char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s -o ef_swing_dc.dat %s/fits/ef_swing_dc.cir 2>&1 && %s compare "
-             "ef_swing_dc.dat %s/fits/ef_swing_ng.txt --tol 0.00035", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM,
-             NSC_REFDIR);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s -o ef_swing_dc.dat %s/fits/ef_swing_dc.cir 2>&1 && %s compare "
+             "ef_swing_dc.dat %s/fits/ef_swing_ng.txt --tol 0.00035",
+             tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "transistor q1: its BE junction current stayed within "), "%s", out);
     cr_assert(strstr(out, "PASS: all 1 signals within --tol 0.035 %"), "%s", out);
@@ -395,7 +460,8 @@ Test(fits, band_refit_ignores_a_dc_sweep_before_the_transient)
 Test(bjt, ttl_adder_operating_point_matches_ngspice)
 {
     char cmd[2048], *out = NULL, path[1024];
-    snprintf(cmd, sizeof cmd, "cd %s && %s %s/bjt/ttl_adder.cir 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR);
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s/bjt/ttl_adder.cir 2>&1", tmp, NSC_PROGRAM,
+             NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     snprintf(path, sizeof path, "%s/bjt/ttl_adder_ng.txt", NSC_REFDIR);
     char *ref = tu_read_file(path);
@@ -405,7 +471,7 @@ Test(bjt, ttl_adder_operating_point_matches_ngspice)
         char name[64], key[80];
         double want;
         if (sscanf(line, "%63s = %lf", name, &want) != 2) continue;
-        snprintf(key, sizeof key, "  %s ", name);                /* ours: "  v(s0)     =  2.77e-04" */
+        snprintf(key, sizeof key, "  %s ", name); /* ours: "  v(s0)     =  2.77e-04" */
         const char *p = strstr(out, key), *eq = p ? strchr(p, '=') : NULL;
         cr_assert_not_null(eq, "%s not in\n%s", name, out);
         near(strtod(eq + 1, NULL), want, 0.1, name);
@@ -483,12 +549,14 @@ Test(bjt, opamp741_default_fits_by_gmin_stepping)
 Test(bjt, opamp741_secondary_ray_by_gmin_stepping)
 {
     opamp_default("s/is=1e-14 bf=200 imin=1n imax=10m segments=6/is=5e-15 bf=100/;"
-                  "s/is=1e-14 bf=50 imin=1n imax=10m segments=6/is=2e-15 bf=30/", "opamp741_b_ng.txt", 0.025, 11);
+                  "s/is=1e-14 bf=50 imin=1n imax=10m segments=6/is=2e-15 bf=30/",
+                  "opamp741_b_ng.txt", 0.025, 11);
 }
 
 /* The op-amp of opamp741.cir (default fits) rewired by sed as an inverting
  * amplifier: q2's base at inn, 1 V through rin into inn, rf from out to inn. */
-#define OPAMP_INV(rin, rf) "s/^q2 n1 out n4 qn/q2 n1 inn n4 qn/;s/ imin=1n imax=10m segments=6//;" \
+#define OPAMP_INV(rin, rf) \
+    "s/^q2 n1 out n4 qn/q2 n1 inn n4 qn/;s/ imin=1n imax=10m segments=6//;" \
     "s/^vin inp 0 0/vin inp 0 0\\nvs vs 0 1\\nrin vs inn " rin "\\nrf out inn " rf "/"
 
 /* Gain -2.2 (10k, 22k; opamp741_inv_ng.cir): main exits 3 (no solution passes
@@ -512,14 +580,16 @@ Test(bjt, opamp741_saturated_inverting_amplifier_not_a_wrong_answer)
 {
     char cir[1024], cmd[2048], *out = NULL;
     snprintf(cir, sizeof cir, "%s/opamp741_inv47.cir", tmp);
-    snprintf(cmd, sizeof cmd, "sed '%s' %s/bjt/opamp741.cir > %s", OPAMP_INV("1k", "47k"), NSC_REFDIR, cir);
+    snprintf(cmd, sizeof cmd, "sed '%s' %s/bjt/opamp741.cir > %s", OPAMP_INV("1k", "47k"),
+             NSC_REFDIR, cir);
     cr_assert_eq(system(cmd), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s %s 2>&1", tmp, NSC_PROGRAM, cir);
     int rc = tu_run(cmd, &out);
     if (rc == 0) cr_assert_eq(op_vs_ref(out, "opamp741_inv47_ng.txt", 0.1), 12);
     else {
         cr_assert_eq(rc, 3, "%s", out);
-        cr_assert_not_null(strstr(out, "error: no consistent operating point: the solution found "), "%s", out);
+        cr_assert_not_null(strstr(out, "error: no consistent operating point: the solution found "),
+                           "%s", out);
     }
     free(out);
 }
@@ -533,8 +603,10 @@ Test(bjt, opamp741_saturated_inverting_amplifier_not_a_wrong_answer)
 Test(opcheck, a_held_capacitor_ic_is_a_source)
 {
     tu_table t;
-    char *out = run("cic", "held IC\nV1 a 0 1\nR0 a b 1k\nC1 b c 1u IC=-8\nR1 c 0 1k\n.tran 1u 20u\n"
-                           ".save v(b) v(c)\n.end\n", "", &t);
+    char *out = run("cic",
+                    "held IC\nV1 a 0 1\nR0 a b 1k\nC1 b c 1u IC=-8\nR1 c 0 1k\n.tran 1u 20u\n"
+                    ".save v(b) v(c)\n.end\n",
+                    "", &t);
     int cb = tu_table_col(&t, "v(b)"), cc = tu_table_col(&t, "v(c)");
     cr_assert(cb > 0 && cc > 0);
     near(TU_AT(&t, 0, cb), -3.5, 1e-9, "v(b) at 0");
@@ -557,9 +629,10 @@ Test(opcheck, a_held_capacitor_ic_is_a_source)
 Test(bjt, opamp741_transient_refits_after_a_failed_pass)
 {
     char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s -o o.dat %s/bjt/opamp741_tran.cir 2>&1 && "
-             "%s compare o.dat %s/bjt/opamp741_tran_ng.txt --tol 0.01 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR,
-             NSC_PROGRAM, NSC_REFDIR);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s -o o.dat %s/bjt/opamp741_tran.cir 2>&1 && "
+             "%s compare o.dat %s/bjt/opamp741_tran_ng.txt --tol 0.01 2>&1",
+             tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "PASS: all 2 signals"), "%s", out);
     cr_assert(strstr(out, "the run repeated"), "%s", out);

@@ -34,7 +34,10 @@ static int mos_el(const nsc_circuit *c)
     return -1;
 }
 
-static double get(const nsc_sparse *S, int i, int j) { return nsc_sp_get(S, i, j); }
+static double get(const nsc_sparse *S, int i, int j)
+{
+    return nsc_sp_get(S, i, j);
+}
 
 static int zindex(const nsc_lcs *L, const char *name)
 {
@@ -58,7 +61,7 @@ static double fit_bound(double x, double eps)
     return x < 0.1 ? 0.0025 : eps * x * x;
 }
 
-#define PWL_X (0.1 * 38.24149252073782)   /* X = 0.1 rho6^4, the top of the tables' range */
+#define PWL_X (0.1 * 38.24149252073782) /* X = 0.1 rho6^4, the top of the tables' range */
 
 /* ================= the PWL table ================= */
 
@@ -70,8 +73,8 @@ Test(devmos, pwl_default_table)
     int nb = nsc_pwl_sq(0, b, a, &eps);
     cr_assert_eq(nb, 5);
     cr_assert_eq(eps, 0.1);
-    const double bref[] = {0, 0.1, 0.2487, 0.6185, 1.5383};
-    const double sref[] = {0, 0.09, 0.314055, 0.780422, 1.94107, 4.82766};
+    const double bref[] = { 0, 0.1, 0.2487, 0.6185, 1.5383 };
+    const double sref[] = { 0, 0.09, 0.314055, 0.780422, 1.94107, 4.82766 };
     double slope = 0;
     for (int j = 0; j < nb; j++) {
         cr_assert_eq(b[j], bref[j]);
@@ -88,13 +91,15 @@ Test(devmos, pwl_default_table)
      * add < 0.1 %), 2.03e-3 absolute on [0, 0.1]; exact 0 below 0 */
     double X = 0.1 * pow((13 + sqrt(88.0)) / 9, 4), emax_rel = 0, emax_abs = 0;
     for (int k = 0; k <= 20000; k++) {
-        double x = -0.5 + k * (X + 0.5) / 20000, f = nsc_pwl_eval(nb, b, a, x), e = fabs(f - fmax(x, 0) * fmax(x, 0));
+        double x = -0.5 + k * (X + 0.5) / 20000, f = nsc_pwl_eval(nb, b, a, x),
+               e = fabs(f - fmax(x, 0) * fmax(x, 0));
         if (x <= 0) cr_assert_eq(f, 0.0);
         else if (x < 0.1) emax_abs = fmax(emax_abs, e);
         else emax_rel = fmax(emax_rel, e / (x * x));
     }
-    cr_log_info("default table: max relative error %.5f on [0.1, %.4f], max absolute %.3e on [0, 0.1]",
-                emax_rel, X, emax_abs);
+    cr_log_info(
+        "default table: max relative error %.5f on [0.1, %.4f], max absolute %.3e on [0, 0.1]",
+        emax_rel, X, emax_abs);
     cr_assert(emax_rel < 0.1 * 1.01 && emax_rel > 0.099, "relative error %g", emax_rel);
     cr_assert(emax_abs <= pwl_bound(0.05, 0.1) + 1e-15, "absolute error %g", emax_abs);
 }
@@ -103,7 +108,8 @@ Test(devmos, pwl_default_table)
  * and decreasing with n; n = 6 reproduces the default table (0.05 % on b, 0.2 % on slopes). */
 Test(devmos, pwl_segments_family)
 {
-    double b[NSC_PWL_MAXSEG], a[NSC_PWL_MAXSEG], b0[NSC_PWL_MAXSEG], a0[NSC_PWL_MAXSEG], eps, prev = 1;
+    double b[NSC_PWL_MAXSEG], a[NSC_PWL_MAXSEG], b0[NSC_PWL_MAXSEG], a0[NSC_PWL_MAXSEG], eps,
+        prev = 1;
     double X = 0.1 * pow((13 + sqrt(88.0)) / 9, 4);
     for (int n = 3; n <= NSC_PWL_MAXSEG; n++) {
         int nb = nsc_pwl_sq(n, b, a, &eps);
@@ -114,7 +120,8 @@ Test(devmos, pwl_segments_family)
         double emax = 0;
         for (int k = 0; k <= 4000; k++) {
             double x = k * X / 4000, e = fabs(nsc_pwl_eval(nb, b, a, x) - x * x);
-            cr_assert(e <= pwl_bound(x, eps) * (1 + 1e-9) + 1e-15, "n = %d x = %g: error %g > bound", n, x, e);
+            cr_assert(e <= pwl_bound(x, eps) * (1 + 1e-9) + 1e-15,
+                      "n = %d x = %g: error %g > bound", n, x, e);
             if (x >= 0.1) emax = fmax(emax, e / (x * x));
         }
         cr_assert(emax > 0.97 * eps, "n = %d: error %g does not reach eps %g", n, emax, eps);
@@ -142,14 +149,16 @@ Test(devmos, pwl_segments_family)
  * before the equioscillating points below the ladder). */
 Test(devmos, fit_triode_at_the_anchors)
 {
-    double an[4] = {1, 2, 4, 9}, b[NSC_PWL_MAXSEG], a[NSC_PWL_MAXSEG], eps;
+    double an[4] = { 1, 2, 4, 9 }, b[NSC_PWL_MAXSEG], a[NSC_PWL_MAXSEG], eps;
     int nb = nsc_pwl_sq_fit(0, PWL_X, an, 4, b, a, &eps);
     cr_assert(nb > 0 && eps <= 0.1, "nb %d eps %g", nb, eps);
-    for (int j = 0; j < nb; j++) cr_assert(a[j] > 0 && (j == 0 || b[j] > b[j - 1]), "not convex at %d", j);
+    for (int j = 0; j < nb; j++)
+        cr_assert(a[j] > 0 && (j == 0 || b[j] > b[j - 1]), "not convex at %d", j);
     for (int k = 0; k <= 20000; k++) {
         double x = 0.1 + k * (9.36 - 0.1) / 20000, f = nsc_pwl_eval(nb, b, a, x);
         double lo = x >= 0.7 ? 1 : 1 - eps;
-        cr_assert(f >= lo * x * x * (1 - 1e-12) && f <= (1 + eps) * x * x * (1 + 1e-12), "x = %g: f = %g", x, f);
+        cr_assert(f >= lo * x * x * (1 - 1e-12) && f <= (1 + eps) * x * x * (1 + 1e-12),
+                  "x = %g: f = %g", x, f);
     }
     for (int i = 0; i < 4; i++)
         for (int k = 1; k <= 1000; k++) {
@@ -157,10 +166,13 @@ Test(devmos, fit_triode_at_the_anchors)
             double rel = (nsc_pwl_eval(nb, b, a, x) - nsc_pwl_eval(nb, b, a, x - v)) / exact - 1;
             cr_assert(fabs(rel) <= 0.0102, "a = %g, v = %g: triode off by %g", x, v, rel);
         }
-    double b0[NSC_PWL_MAXSEG], a0[NSC_PWL_MAXSEG];          /* the design table, for the record */
+    double b0[NSC_PWL_MAXSEG], a0[NSC_PWL_MAXSEG]; /* the design table, for the record */
     int n0 = nsc_pwl_sq(0, b0, a0, NULL);
-    double t9 = (nsc_pwl_eval(n0, b0, a0, 9) - nsc_pwl_eval(n0, b0, a0, 8.1)) / (81 - 8.1 * 8.1) - 1;
-    double t1 = (nsc_pwl_eval(n0, b0, a0, 1.3) - nsc_pwl_eval(n0, b0, a0, 1.287)) / (1.69 - 1.287 * 1.287) - 1;
+    double t9 = (nsc_pwl_eval(n0, b0, a0, 9) - nsc_pwl_eval(n0, b0, a0, 8.1)) / (81 - 8.1 * 8.1)
+                - 1;
+    double t1 = (nsc_pwl_eval(n0, b0, a0, 1.3) - nsc_pwl_eval(n0, b0, a0, 1.287))
+                    / (1.69 - 1.287 * 1.287)
+                - 1;
     cr_log_info("design table: triode %+.3f at 9 V, %+.3f at 1.3 V", t9, t1);
     cr_assert(t9 < -0.3 && t1 < -0.2);
     cr_assert_eq(nsc_pwl_sq_fit(0, PWL_X, NULL, 0, b, a, NULL), 7);
@@ -174,18 +186,20 @@ Test(devmos, fit_triode_at_the_anchors)
  * 2 I/KP) (the design table gave 5.92 mOhm at 3, 5 and 10 V). */
 Test(devmos, triode_follows_the_gate_drive)
 {
-    static const double vg[] = {2, 3, 5, 10};
+    static const double vg[] = { 2, 3, 5, 10 };
     char net[1024];
     int len = snprintf(net, sizeof net, "t\n.model NM NMOS(LEVEL=1 VTO=1 KP=20)\n");
     for (int k = 0; k < 4; k++)
-        len += snprintf(net + len, sizeof net - (size_t)len, "VG%d g%d 0 %g\nI%d 0 d%d 0.1\nM%d d%d g%d 0 0 NM\n",
-                        k, k, vg[k], k, k, k, k, k);
+        len += snprintf(net + len, sizeof net - (size_t)len,
+                        "VG%d g%d 0 %g\nI%d 0 d%d 0.1\nM%d d%d g%d 0 0 NM\n", k, k, vg[k], k, k, k,
+                        k, k);
     snprintf(net + len, sizeof net - (size_t)len, ".op\n.end\n");
     nsc_circuit *c = tu_parse(net);
     nsc_report r;
     nsc_report_init(&r);
     nsc_waves *O = NULL;
-    cr_assert_eq(nsc_stepper_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK, "%s", r.error ? r.error : "");
+    cr_assert_eq(nsc_stepper_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK, "%s",
+                 r.error ? r.error : "");
     for (int k = 0; k < 4; k++) {
         char col[16];
         snprintf(col, sizeof col, "v(d%d)", k);
@@ -207,20 +221,24 @@ Test(devmos, triode_follows_the_gate_drive)
  * 10 mA..1 A (issue 27 item 1). */
 Test(devmos, nmos_stamp)
 {
-    nsc_circuit *c = tu_parse("t\nVD d 0 1\nVG g 0 2\nVS s 0 0.1\nM1 d g s 0 NM W=2u L=1u\n"
-                           ".model NM NMOS(LEVEL=1 VTO=0.7 KP=1e-4 CGSO=1e-9 CGDO=2e-9 SEGMENTS=4)\n.tran 1n 1u\n.end\n");
+    nsc_circuit *c = tu_parse(
+        "t\nVD d 0 1\nVG g 0 2\nVS s 0 0.1\nM1 d g s 0 NM W=2u L=1u\n"
+        ".model NM NMOS(LEVEL=1 VTO=0.7 KP=1e-4 CGSO=1e-9 CGDO=2e-9 SEGMENTS=4)\n.tran 1n 1u\n.end\n");
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = assemble(c, NSC_ASM_TRAN, &r);
     cr_assert_eq(r.nwarn, 0);
     double b[NSC_PWL_MAXSEG], a[NSC_PWL_MAXSEG];
-    int nb = nsc_mos_fit(c, mos_el(c), b, a, NULL, NULL);   /* SEGMENTS=4: 3 breakpoints, no anchors */
+    int nb = nsc_mos_fit(c, mos_el(c), b, a, NULL,
+                         NULL); /* SEGMENTS=4: 3 breakpoints, no anchors */
     cr_assert_eq(nb, 3);
     cr_assert_eq(L->m, 8);
     int d = zindex(L, "v(d)"), g = zindex(L, "v(g)"), s = zindex(L, "v(s)");
     nsc_jfit jf;
-    cr_assert_eq(nsc_jfit_make(0, 1.380649e-23 * 300.15 / 1.602176634e-19, 1e-14, 0, 10e-3, 1, 1, &jf), 0);
-    for (int q = 6; q < 8; q++) {                      /* y = v_t - v_b + VF + RON lambda, lambda into t */
+    cr_assert_eq(nsc_jfit_make(0, 1.380649e-23 * 300.15 / 1.602176634e-19, 1e-14, 0, 10e-3, 1, 1,
+                               &jf),
+                 0);
+    for (int q = 6; q < 8; q++) { /* y = v_t - v_b + VF + RON lambda, lambda into t */
         int t = q == 6 ? d : s;
         cr_assert_eq(get(L->C, q, t), 1.0);
         cr_assert_eq(get(L->B, t, q), 1.0);
@@ -257,13 +275,13 @@ Test(devmos, nmos_stamp)
     cr_assert_float_eq(get(L->E, d, d), 4e-15, 1e-25);
     cr_assert_float_eq(get(L->E, s, s), 2e-15, 1e-25);
     /* I(M1): the channel current plus CGDO W d(v_d - v_g)/dt */
-    nsc_probe p = {NSC_PROBE_I, {0, 0}, 3, "i(m1)", {0}};
+    nsc_probe p = { NSC_PROBE_I, { 0, 0 }, 3, "i(m1)", { 0 } };
     nsc_lin f;
     cr_assert_eq(nsc_lcs_probe(L, c, &p, &f, &r), NSC_OK);
-    double lam[8] = {1, 2, 3, 0.5, 0.25, 0.125, 0.01, 0.02}, z[16] = {0}, zp[16] = {0};
+    double lam[8] = { 1, 2, 3, 0.5, 0.25, 0.125, 0.01, 0.02 }, z[16] = { 0 }, zp[16] = { 0 };
     z[d] = 1e-3;
-    double want = 0.5 * K * (a[0] * (1 - 0.5) + a[1] * (2 - 0.25) + a[2] * (3 - 0.125)) + 4e-15 * 1e-3 / 1e-9
-                  - 0.01;                              /* the b -> d junction's current leaves at d */
+    double want = 0.5 * K * (a[0] * (1 - 0.5) + a[1] * (2 - 0.25) + a[2] * (3 - 0.125))
+                  + 4e-15 * 1e-3 / 1e-9 - 0.01; /* the b -> d junction's current leaves at d */
     cr_assert_float_eq(nsc_lin_eval(&f, z, lam, zp, 1e-9, NULL), want, 1e-18);
     nsc_lin_free(&f);
     nsc_lcs_free(L);
@@ -286,9 +304,10 @@ Test(devmos, nmos_stamp)
  * 1)/5 = 0.541626). */
 Test(devmos, gate_and_junction_capacitors)
 {
-    nsc_circuit *c = tu_parse("t\nVD d 0 5\nVG g 0 2\nVB b 0 -1\nM1 d g 0 b NM W=2u L=1u\n"
-                              ".model NM NMOS(LEVEL=1 VTO=0.7 KP=1e-4 TOX=20n LD=0.1u CGSO=1e-9 CGBO=2e-9 CBD=3f "
-                              "CBS=4f SEGMENTS=4)\n.tran 1n 1u\n.end\n");
+    nsc_circuit *c = tu_parse(
+        "t\nVD d 0 5\nVG g 0 2\nVB b 0 -1\nM1 d g 0 b NM W=2u L=1u\n"
+        ".model NM NMOS(LEVEL=1 VTO=0.7 KP=1e-4 TOX=20n LD=0.1u CGSO=1e-9 CGBO=2e-9 CBD=3f "
+        "CBS=4f SEGMENTS=4)\n.tran 1n 1u\n.end\n");
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = assemble(c, NSC_ASM_TRAN, &r);
@@ -296,18 +315,18 @@ Test(devmos, gate_and_junction_capacitors)
     int d = zindex(L, "v(d)"), g = zindex(L, "v(g)"), b = zindex(L, "v(b)");
     double cox = 3.9 * 8.854214871e-12 / 20e-9, keq = 1.6 * (sqrt(1 + 5 / 0.8) - 1) / 5;
     cr_assert_float_eq(keq, 0.541626, 1e-6);
-    cr_assert_float_eq(get(L->E, g, g), 2e-15 + 1.6e-15, 1e-27);   /* CGSO W + CGBO Leff */
+    cr_assert_float_eq(get(L->E, g, g), 2e-15 + 1.6e-15, 1e-27); /* CGSO W + CGBO Leff */
     double C = cox * 2e-6 * 0.8e-6, z[64] = { 0 }, q[3];
     cr_assert(L->n <= 64 && L->nsm == 3, "%d smooth rows", L->nsm);
     z[d] = 5, z[g] = 2, z[b] = -1;
-    cr_assert_eq(nsc_lcs_smooth_at(L, z), 0);                /* the charges s, d, b at the operating point: */
-    for (int k = 0; k < 3; k++) {                             /* q_k = s0 + J z there */
+    cr_assert_eq(nsc_lcs_smooth_at(L, z), 0); /* the charges s, d, b at the operating point: */
+    for (int k = 0; k < 3; k++) {             /* q_k = s0 + J z there */
         const nsc_smooth *S = &L->sm[k];
         cr_assert_float_eq(get(L->E, g, S->row), 1.0, 1e-15);
         q[k] = L->s0[S->row];
         for (int j = 0; j < S->nin; j++) q[k] += get(L->A, S->row, S->in[j]) * z[S->in[j]];
     }
-    cr_assert_float_eq(get(L->A, L->sm[0].row, g), 2.0 / 3 * C, 1e-24);   /* Cgs */
+    cr_assert_float_eq(get(L->A, L->sm[0].row, g), 2.0 / 3 * C, 1e-24); /* Cgs */
     cr_assert_float_eq(q[0], 2.0 / 3 * C * 1.3, 1e-24);
     cr_assert(q[1] == 0 && q[2] == 0, "Q_d %g Q_b %g", q[1], q[2]);
     cr_assert_float_eq(get(L->E, g, b), -1.6e-15, 1e-27);
@@ -316,7 +335,7 @@ Test(devmos, gate_and_junction_capacitors)
     cr_assert_float_eq(get(L->E, d, d), 3e-15 * keq, 1e-27);
     cr_assert_float_eq(cox * 2e-6 * 0.8e-6, 2.7625e-15, 1e-19);
     /* the losses' ports: d-s (I_DS + CBD), g-s (the gate's capacitors), b-s (the body's) */
-    nsc_lin v[NSC_MAXPORT] = {{0}}, i[NSC_MAXPORT] = {{0}};
+    nsc_lin v[NSC_MAXPORT] = { { 0 } }, i[NSC_MAXPORT] = { { 0 } };
     int np = 0;
     cr_assert_eq(nsc_device_of(NSC_EL_M)->ports(L, c, 3, v, i, &np), NSC_OK);
     cr_assert_eq(np, 3);
@@ -333,7 +352,7 @@ Test(devmos, gate_and_junction_capacitors)
 Test(devmos, pmos_stamp)
 {
     nsc_circuit *c = tu_parse("t\nVD d 0 1\nVG g 0 2\nVS s 0 3\nM1 d g s s PM W=10u L=2u\n"
-                           ".model PM PMOS(LEVEL=3 VTO=-0.8 KP=3e-5)\n.tran 1n 1u\n.end\n");
+                              ".model PM PMOS(LEVEL=3 VTO=-0.8 KP=3e-5)\n.tran 1n 1u\n.end\n");
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = assemble(c, NSC_ASM_TRAN, &r);
@@ -341,9 +360,9 @@ Test(devmos, pmos_stamp)
     int na, nb = nsc_mos_fit(c, mos_el(c), b, a, an, &na);
     /* the levels 1, 2, 3 V give the overdrives 0.2 (dropped), 1.2, 2.2 V */
     cr_assert(na == 2 && fabs(an[0] - 2.2) < 1e-12 && fabs(an[1] - 1.2) < 1e-12, "%d anchors", na);
-    cr_assert_eq(L->m, 2 * nb + 1);                      /* the bulk on the source: the d -> b junction only */
+    cr_assert_eq(L->m, 2 * nb + 1); /* the bulk on the source: the d -> b junction only */
     int d = zindex(L, "v(d)"), g = zindex(L, "v(g)"), s = zindex(L, "v(s)"), j = 2 * nb;
-    cr_assert_eq(get(L->C, j, s), 1.0);                   /* y = v_b - v_d + ..., lambda d -> b */
+    cr_assert_eq(get(L->C, j, s), 1.0); /* y = v_b - v_d + ..., lambda d -> b */
     cr_assert_eq(get(L->C, j, d), -1.0);
     cr_assert_eq(get(L->B, d, j), -1.0);
     cr_assert_eq(get(L->B, s, j), 1.0);
@@ -353,12 +372,12 @@ Test(devmos, pmos_stamp)
             int q = side * nb + j, x = side ? d : s;
             cr_assert_eq(get(L->C, q, g), 1.0);
             cr_assert_eq(get(L->C, q, x), -1.0);
-            cr_assert_float_eq(L->e0[q], 0.8 + b[j], 1e-15);       /* p VTO + b_j = 0.8 + b_j */
+            cr_assert_float_eq(L->e0[q], 0.8 + b[j], 1e-15); /* p VTO + b_j = 0.8 + b_j */
             double cj = (side ? -1 : 1) * -0.5 * K * a[j];
             cr_assert_float_eq(get(L->B, d, q), -cj, 1e-20);
             cr_assert_float_eq(get(L->B, s, q), cj, 1e-20);
         }
-    cr_assert_eq(L->E->p[L->E->n], 0);                             /* no overlap capacitance */
+    cr_assert_eq(L->E->p[L->E->n], 0); /* no overlap capacitance */
     nsc_lcs_free(L);
     nsc_report_free(&r);
     nsc_circuit_free(c);
@@ -383,19 +402,22 @@ static void static_sweep(const char *type, double vto, int segments, const doubl
                        segments ? " SEGMENTS=12" : "");
     for (int i = 0; i < ng; i++)
         for (int k = 0; k < nd; k++)
-            len += snprintf(net + len, cap - (size_t)len, "VG%d_%d g%d_%d 0 %g\nVD%d_%d d%d_%d 0 %g\nM%d_%d d%d_%d g%d_%d 0 0 MM W=3u L=1u\n",
-                            i, k, i, k, p * vgs[i], i, k, i, k, p * vds[k], i, k, i, k, i, k);
+            len += snprintf(
+                net + len, cap - (size_t)len,
+                "VG%d_%d g%d_%d 0 %g\nVD%d_%d d%d_%d 0 %g\nM%d_%d d%d_%d g%d_%d 0 0 MM W=3u L=1u\n",
+                i, k, i, k, p * vgs[i], i, k, i, k, p * vds[k], i, k, i, k, i, k);
     snprintf(net + len, cap - (size_t)len, ".op\n.end\n");
     nsc_circuit *c = tu_parse(net);
     free(net);
     nsc_report r;
     nsc_report_init(&r);
     nsc_waves *O = NULL;
-    cr_assert_eq(nsc_stepper_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK, "%s", r.error ? r.error : "");
+    cr_assert_eq(nsc_stepper_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK, "%s",
+                 r.error ? r.error : "");
     double b[NSC_PWL_MAXSEG], a[NSC_PWL_MAXSEG], eps, X = PWL_X, an[8];
     int na, nb = nsc_mos_fit(c, mos_el(c), b, a, an, &na);
-    for (int k = 0; k < na; k++) X = fmax(X, an[k] * (1 + 2 * NSC_PWL_ANCH));   /* the fit's top */
-    double b2[NSC_PWL_MAXSEG], a2[NSC_PWL_MAXSEG];                             /* the same fit: its eps */
+    for (int k = 0; k < na; k++) X = fmax(X, an[k] * (1 + 2 * NSC_PWL_ANCH)); /* the fit's top */
+    double b2[NSC_PWL_MAXSEG], a2[NSC_PWL_MAXSEG]; /* the same fit: its eps */
     cr_assert_eq(nsc_pwl_sq_fit(segments ? 12 : 0, PWL_X, an, na, b2, a2, &eps), nb);
     double worst = 0;
     int tested = 0;
@@ -405,39 +427,53 @@ static void static_sweep(const char *type, double vto, int segments, const doubl
             snprintf(col, sizeof col, "i(vd%d_%d)", i, k);
             int cc = nsc_waves_col(O, col);
             cr_assert(cc > 0, "no column %s", col);
-            double id = -p * O->v[cc];                              /* NMOS-equivalent drain current */
+            double id = -p * O->v[cc]; /* NMOS-equivalent drain current */
             double xs = vgs[i] - vto * p, xd = vgs[i] - vds[k] - vto * p;
             double sq = 0.5 * K * (pow(fmax(xs, 0), 2) - pow(fmax(xd, 0), 2));
             double pwl = 0.5 * K * (nsc_pwl_eval(nb, b, a, xs) - nsc_pwl_eval(nb, b, a, xd));
-            double bound = 0.5 * K * ((xs > 0 ? fit_bound(xs, eps) : 0) + (xd > 0 ? fit_bound(xd, eps) : 0));
-            cr_assert(fabs(id - pwl) <= 1e-9 * K + 1e-15, "%s VGS=%g VDS=%g: I = %g, table %g", type, vgs[i], vds[k], id, pwl);
+            double bound = 0.5 * K
+                           * ((xs > 0 ? fit_bound(xs, eps) : 0)
+                              + (xd > 0 ? fit_bound(xd, eps) : 0));
+            cr_assert(fabs(id - pwl) <= 1e-9 * K + 1e-15, "%s VGS=%g VDS=%g: I = %g, table %g",
+                      type, vgs[i], vds[k], id, pwl);
             if (xs > X || xd > X) continue;
             tested++;
-            cr_assert(fabs(id - sq) <= bound * (1 + 1e-9) + 1e-15, "%s VGS=%g VDS=%g: I = %g, square law %g, bound %g",
-                      type, vgs[i], vds[k], id, sq, bound);
+            cr_assert(fabs(id - sq) <= bound * (1 + 1e-9) + 1e-15,
+                      "%s VGS=%g VDS=%g: I = %g, square law %g, bound %g", type, vgs[i], vds[k], id,
+                      sq, bound);
             if (fabs(sq) > 1e-6) worst = fmax(worst, fabs(id - sq) / fabs(sq));
         }
-    cr_log_info("%s%s: %d points, worst relative deviation from the square law %.3f (eps %.3f)", type,
-                segments ? " SEGMENTS=12" : "", tested, worst, eps);
+    cr_log_info("%s%s: %d points, worst relative deviation from the square law %.3f (eps %.3f)",
+                type, segments ? " SEGMENTS=12" : "", tested, worst, eps);
     cr_assert(tested >= (ng * nd) / 2);
     nsc_waves_free(O);
     nsc_report_free(&r);
     nsc_circuit_free(c);
 }
 
-static const double sw_vgs[] = {0, 0.5, 1.05, 1.3, 2, 2.6, 3.4, 4.5};
-static const double sw_vds[] = {-3, -1, -0.2, 0, 0.1, 0.5, 1, 2, 4};
-static const double fine_vgs[] = {0.5, 1.3, 2.6, 4.2};
-static const double fine_vds[] = {-1, 0.1, 1, 3};
+static const double sw_vgs[] = { 0, 0.5, 1.05, 1.3, 2, 2.6, 3.4, 4.5 };
+static const double sw_vds[] = { -3, -1, -0.2, 0, 0.1, 0.5, 1, 2, 4 };
+static const double fine_vgs[] = { 0.5, 1.3, 2.6, 4.2 };
+static const double fine_vds[] = { -1, 0.1, 1, 3 };
 
-Test(devmos, static_nmos_square_law) { static_sweep("NMOS", 1.0, 0, sw_vgs, 8, sw_vds, 9); }
-Test(devmos, static_pmos_square_law) { static_sweep("PMOS", -1.0, 0, sw_vgs, 8, sw_vds, 9); }
-Test(devmos, static_nmos_fine_table) { static_sweep("NMOS", 0.7, 1, fine_vgs, 4, fine_vds, 4); }
+Test(devmos, static_nmos_square_law)
+{
+    static_sweep("NMOS", 1.0, 0, sw_vgs, 8, sw_vds, 9);
+}
+Test(devmos, static_pmos_square_law)
+{
+    static_sweep("PMOS", -1.0, 0, sw_vgs, 8, sw_vds, 9);
+}
+Test(devmos, static_nmos_fine_table)
+{
+    static_sweep("NMOS", 0.7, 1, fine_vgs, 4, fine_vds, 4);
+}
 
 /* ================= solvers ================= */
 
 /* Runs the netlist with the given solver; returns the table. */
-static nsc_waves *tran(const char *text, const char *save, nsc_solver solver, double h, double tstop)
+static nsc_waves *tran(const char *text, const char *save, nsc_solver solver, double h,
+                       double tstop)
 {
     nsc_circuit *c = tu_parse(text);
     nsc_report r;
@@ -445,7 +481,7 @@ static nsc_waves *tran(const char *text, const char *save, nsc_solver solver, do
     nsc_probe *p = NULL;
     int np = 0;
     cr_assert_eq(nsc_waves_probes_parse(c, save, &p, &np, &r), NSC_OK);
-    nsc_tran_opts o = {0};
+    nsc_tran_opts o = { 0 };
     o.tstep = h;
     o.tstop = tstop;
     o.h = h;
@@ -456,7 +492,8 @@ static nsc_waves *tran(const char *text, const char *save, nsc_solver solver, do
     nsc_waves *W = NULL;
     nsc_sim_stats st;
     nsc_status s = nsc_stepper_tran(c, &o, p, np, &W, &st, &r);
-    cr_assert_eq(s, NSC_OK, "run failed (%s): %s", solver == NSC_SOLVER_LEMKE ? "lemke" : "enum", r.error ? r.error : "?");
+    cr_assert_eq(s, NSC_OK, "run failed (%s): %s", solver == NSC_SOLVER_LEMKE ? "lemke" : "enum",
+                 r.error ? r.error : "?");
     nsc_waves_probes_free(p, np);
     nsc_report_free(&r);
     nsc_circuit_free(c);
@@ -479,7 +516,8 @@ Test(devmos, lemke_on_mos_circuits)
     nsc_waves *B = tran(net, "v(out),v(src),i(mf)", NSC_SOLVER_ENUM, 10e-12, 20e-9);
     cr_assert_eq(A->nrow, B->nrow);
     double emax = 0;
-    for (int k = 0; k < A->nrow * A->ncol; k++) emax = fmax(emax, fabs(A->v[k] - B->v[k]) / (1 + fabs(B->v[k])));
+    for (int k = 0; k < A->nrow * A->ncol; k++)
+        emax = fmax(emax, fabs(A->v[k] - B->v[k]) / (1 + fabs(B->v[k])));
     cr_assert(emax < 1e-9, "lemke vs enum: %g", emax);
     /* at 13 ns the input is low, out = 5 V and the follower's source sits
      * VT + sqrt(2 I/K) below: v = 4 - sqrt(v) with the square law (20k K = 2),
@@ -499,16 +537,25 @@ Test(devmos, overdrive_beyond_the_fit_warned)
 {
     char *tmp = tu_tmpdir(), path[512], cmd[1024], *out = NULL;
     snprintf(path, sizeof path, "%s/o.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "t\nVD d 0 1\nB1 g 0 V=20\nM1 d g 0 0 NM\n.model NM NMOS(VTO=1 KP=1e-4)\n"
-                                     ".tran 1n 10n\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(path,
+                      "t\nVD d 0 1\nB1 g 0 V=20\nM1 d g 0 0 NM\n.model NM NMOS(VTO=1 KP=1e-4)\n"
+                      ".tran 1n 10n\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o o.dat o.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "o.cir:4:1: warning: MOS transistor m1: its gate overdrive reached 19 V, beyond the 3.82 V "
-                          "its model 'nm' was fitted to (the sources' levels); there the channel current is "
-                          "-71.1 % off"), "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "o.cir:4:1: warning: MOS transistor m1: its gate overdrive reached 19 V, beyond the 3.82 V "
+            "its model 'nm' was fitted to (the sources' levels); there the channel current is "
+            "-71.1 % off"),
+        "%s", out);
     free(out);
-    cr_assert_eq(tu_write_file(path, "t\nVD d 0 1\nVG g 0 20\nM1 d g 0 0 NM\n.model NM NMOS(VTO=1 KP=1e-4)\n"
-                                     ".tran 1n 10n\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(path, "t\nVD d 0 1\nVG g 0 20\nM1 d g 0 0 NM\n.model NM NMOS(VTO=1 KP=1e-4)\n"
+                            ".tran 1n 10n\n.end\n"),
+        0);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(!strstr(out, "warning"), "%s", out);
     free(out);
@@ -534,17 +581,22 @@ Test(devmos, rd_rs_ld_as_ngspice)
     nsc_report r;
     nsc_report_init(&r);
     nsc_waves *O = NULL;
-    cr_assert_eq(nsc_stepper_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK, "%s", r.error ? r.error : "");
+    cr_assert_eq(nsc_stepper_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK, "%s",
+                 r.error ? r.error : "");
     cr_assert_eq(r.nwarn, 0, "%s", r.nwarn ? r.warn[0] : "");
-    nsc_circuit *bad = NULL;                                        /* RD < 0: the card's error */
+    nsc_circuit *bad = NULL; /* RD < 0: the card's error */
     nsc_report rb;
     nsc_report_init(&rb);
-    cr_assert_eq(nsc_netlist_read_string("t\nVG g 0 1\nM1 d g 0 0 MM\nR1 d 0 1\n.model MM NMOS(RD=-1)\n.op\n.end\n",
-                                         "t.cir", NULL, 0, &bad, &rb), NSC_ENETLIST);
-    cr_assert(rb.error && strstr(rb.error, "t.cir:3:1: error: MOS model 'mm': rd = -1 must be >= 0"), "%s",
-              rb.error ? rb.error : "");
+    cr_assert_eq(nsc_netlist_read_string(
+                     "t\nVG g 0 1\nM1 d g 0 0 MM\nR1 d 0 1\n.model MM NMOS(RD=-1)\n.op\n.end\n",
+                     "t.cir", NULL, 0, &bad, &rb),
+                 NSC_ENETLIST);
+    cr_assert(rb.error
+                  && strstr(rb.error, "t.cir:3:1: error: MOS model 'mm': rd = -1 must be >= 0"),
+              "%s", rb.error ? rb.error : "");
     nsc_report_free(&rb);
-    cr_assert(nsc_waves_col(O, "v(m1#d)") > 0 && nsc_waves_col(O, "v(m1#s)") > 0 && nsc_waves_col(O, "v(m2#d)") < 0);
+    cr_assert(nsc_waves_col(O, "v(m1#d)") > 0 && nsc_waves_col(O, "v(m1#s)") > 0
+              && nsc_waves_col(O, "v(m2#d)") < 0);
     for (int k = 1; k <= 3; k++) {
         char col[8], key[16];
         snprintf(col, sizeof col, "v(d%d)", k);
@@ -573,7 +625,8 @@ Test(devmos, rd_rs_ld_as_ngspice)
 Test(devmos, inverter_chain_delay_from_the_charge)
 {
     char cmd[1024], path[512], *out = NULL, *ref = NULL, *tmp = tu_tmpdir();
-    snprintf(cmd, sizeof cmd, "%s -o %s/c.dat %s/mos_chain/chain15.cir 2>/dev/null", NSC_PROGRAM, tmp, NSC_REFDIR);
+    snprintf(cmd, sizeof cmd, "%s -o %s/c.dat %s/mos_chain/chain15.cir 2>/dev/null", NSC_PROGRAM,
+             tmp, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     snprintf(path, sizeof path, "%s/mos_chain/chain15_ng.txt", NSC_REFDIR);
     cr_assert((ref = tu_read_file(path)));
@@ -601,7 +654,8 @@ static void model_err(const char *model, const char *what)
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
-    cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_OP, 1e-12, &L, &r), NSC_ENETLIST, "%s accepted", model);
+    cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_OP, 1e-12, &L, &r), NSC_ENETLIST, "%s accepted",
+                 model);
     cr_assert(r.error && strstr(r.error, what), "'%s' lacks '%s'", r.error ? r.error : "", what);
     cr_assert(strstr(r.error, "t.cir:5:"), "%s", r.error);
     nsc_report_free(&r);
@@ -613,47 +667,60 @@ Test(devmos, model_errors_and_warnings)
     model_err(".model MM NMOS(SEGMENTS=2)", "SEGMENTS = 2 must be an integer");
     model_err(".model MM NMOS(SEGMENTS=4.5)", "SEGMENTS = 4.5");
     model_err(".model MM PMOS(KP=-1)", "KP = -1 must be > 0");
-    {   /* LD leaving no channel: the element's error */
-        nsc_circuit *c0 = tu_parse("t\nVD d 0 1\nVG g 0 1\nM1 d g 0 0 MM L=1u\n.model MM NMOS(LD=0.6u)\n.op\n.end\n");
+    { /* LD leaving no channel: the element's error */
+        nsc_circuit *c0 = tu_parse(
+            "t\nVD d 0 1\nVG g 0 1\nM1 d g 0 0 MM L=1u\n.model MM NMOS(LD=0.6u)\n.op\n.end\n");
         nsc_report r0;
         nsc_report_init(&r0);
         nsc_lcs *L0 = NULL;
         cr_assert_eq(nsc_lcs_assemble(c0, NSC_ASM_OP, 1e-12, &L0, &r0), NSC_ENETLIST);
-        cr_assert(r0.error && strstr(r0.error, "t.cir:4:1: error: MOS transistor m1: W and L - 2 LD must be > 0 "
-                                               "(L = 1e-06, LD = 6e-07)"), "%s", r0.error ? r0.error : "");
+        cr_assert(r0.error
+                      && strstr(r0.error,
+                                "t.cir:4:1: error: MOS transistor m1: W and L - 2 LD must be > 0 "
+                                "(L = 1e-06, LD = 6e-07)"),
+                  "%s", r0.error ? r0.error : "");
         nsc_report_free(&r0);
         nsc_circuit_free(c0);
     }
     /* unmodelled level-1 parameters: one warning per model, naming them */
-    nsc_circuit *c = tu_parse("t\nVD d 0 1\nVG g 0 2\nM1 d g 0 0 MM\nM2 d g 0 0 MM\n"
-                           ".model MM NMOS(LEVEL=1 VTO=1 KP=1e-4 LAMBDA=0.02 GAMMA=0.4)\n.op\n.end\n");
+    nsc_circuit *c = tu_parse(
+        "t\nVD d 0 1\nVG g 0 2\nM1 d g 0 0 MM\nM2 d g 0 0 MM\n"
+        ".model MM NMOS(LEVEL=1 VTO=1 KP=1e-4 LAMBDA=0.02 GAMMA=0.4)\n.op\n.end\n");
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = assemble(c, NSC_ASM_OP, &r);
     cr_assert_eq(r.nwarn, 1);
-    cr_assert(strstr(r.warn[0], "t.cir:6:1: warning: MOS model 'mm': parameters lambda gamma ignored"), "%s", r.warn[0]);
+    cr_assert(strstr(r.warn[0],
+                     "t.cir:6:1: warning: MOS model 'mm': parameters lambda gamma ignored"),
+              "%s", r.warn[0]);
     nsc_lcs_free(L);
     nsc_report_free(&r);
     nsc_circuit_free(c);
     /* cards of other levels (issue 12 item 3; refused before): mapped onto the
      * PWL Sah model with one warning naming the level; BSIM's VTH0 is VTO */
-    c = tu_parse("t\nVD d 0 1\nVG g 0 2\nM1 d g 0 0 MM\n.model MM NMOS(LEVEL=49 VTH0=0.7 KP=1e-4 K1=0.5)\n.op\n.end\n");
+    c = tu_parse(
+        "t\nVD d 0 1\nVG g 0 2\nM1 d g 0 0 MM\n.model MM NMOS(LEVEL=49 VTH0=0.7 KP=1e-4 K1=0.5)\n.op\n.end\n");
     nsc_report_init(&r);
     L = assemble(c, NSC_ASM_OP, &r);
-    cr_assert(r.nwarn == 1 && strstr(r.warn[0], "t.cir:5:1: warning: MOS model 'mm': a LEVEL=49 card, simulated as the "
-                                                "PWL Sah model (VTO=0.7 KP=0.0001, 11 segments); parameters k1 ignored"),
-              "%s", r.nwarn ? r.warn[0] : "no warning");
+    cr_assert(
+        r.nwarn == 1
+            && strstr(r.warn[0],
+                      "t.cir:5:1: warning: MOS model 'mm': a LEVEL=49 card, simulated as the "
+                      "PWL Sah model (VTO=0.7 KP=0.0001, 11 segments); parameters k1 ignored"),
+        "%s", r.nwarn ? r.warn[0] : "no warning");
     nsc_lcs_free(L);
     nsc_report_free(&r);
     nsc_circuit_free(c);
     /* KP from TOX and UO (SPICE): KP = UO 1e-4 3.9 eps0 / TOX */
-    c = tu_parse("t\nVD d 0 5\nVG g 0 3\nM1 d g 0 0 MM W=1u L=1u\n.model MM NMOS(VTO=1 TOX=20n UO=750)\n.op\n.end\n");
+    c = tu_parse(
+        "t\nVD d 0 5\nVG g 0 3\nM1 d g 0 0 MM W=1u L=1u\n.model MM NMOS(VTO=1 TOX=20n UO=750)\n.op\n.end\n");
     nsc_report_init(&r);
     nsc_waves *O = NULL;
     cr_assert_eq(nsc_stepper_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &O, &r), NSC_OK);
     double kp = 750e-4 * 3.9 * 8.854214871e-12 / 20e-9, b[NSC_PWL_MAXSEG], a[NSC_PWL_MAXSEG];
     int nb = nsc_mos_fit(c, mos_el(c), b, a, NULL, NULL);
-    cr_assert_float_eq(-O->v[nsc_waves_col(O, "i(vd)")], 0.5 * kp * nsc_pwl_eval(nb, b, a, 2.0), 1e-15);
+    cr_assert_float_eq(-O->v[nsc_waves_col(O, "i(vd)")], 0.5 * kp * nsc_pwl_eval(nb, b, a, 2.0),
+                       1e-15);
     /* VG's 3 V is an anchor: f(2) = 4 + (0.02 2)^2, the middle of the chord [1.96, 2.04] */
     cr_assert_float_eq(nsc_pwl_eval(nb, b, a, 2.0), 4.0016, 1e-12);
     nsc_waves_free(O);

@@ -49,7 +49,7 @@ static nsc_waves *tran(const char *text, const char *save, nsc_sim_stats *st, ns
     nsc_probe *p = NULL;
     int np = 0;
     cr_assert_eq(nsc_waves_probes_parse(c, save, &p, &np, r), NSC_OK);
-    nsc_tran_opts o = {0};
+    nsc_tran_opts o = { 0 };
     o.tstep = c->job.tstep;
     o.tstop = c->job.tstop;
     o.h = c->job.tmax > 0 ? c->job.tmax : c->job.tstep;
@@ -83,7 +83,8 @@ static int crossings(const nsc_waves *W, int col, double level, int dir, double 
 
 /* ================= switch ================= */
 
-#define SW_NET "sw\nV2 in 0 10\nR1 in a 1k\nS1 a 0 c 0 SM\nV1 c 0 %g\n.model SM SW(VT=1 VH=0.5 RON=10 ROFF=1e6)\n.op\n.end\n"
+#define SW_NET \
+    "sw\nV2 in 0 10\nR1 in a 1k\nS1 a 0 c 0 SM\nV1 c 0 %g\n.model SM SW(VT=1 VH=0.5 RON=10 ROFF=1e6)\n.op\n.end\n"
 
 Test(devsw, switch_stamp_and_op_states)
 {
@@ -110,8 +111,8 @@ Test(devsw, switch_stamp_and_op_states)
     cr_assert_float_eq(nsc_sp_get(L->A, a, a), -(1e-3 + 1e-6), 1e-18);
     cr_assert_float_eq(nsc_sp_get(L->A, a, in), 1e-3, 1e-18);
     /* decisions: on above 1.5, off below 0.5, kept between */
-    char st[1] = {0};
-    double z[8] = {0};
+    char st[1] = { 0 };
+    double z[8] = { 0 };
     z[cc] = 1.2;
     cr_assert_eq(nsc_lcs_switch_update(L, z, st), 0);
     cr_assert_eq(st[0], 0);
@@ -158,7 +159,8 @@ Test(devsw, switch_hysteresis_tran)
         int on = ti > t[0] + 1e-6 && ti < t[1] - 1e-6;
         if (ti > t[0] - 1e-6 && ti < t[0] + 2e-6) continue;
         if (ti > t[1] - 1e-6 && ti < t[1] + 2e-6) continue;
-        cr_assert_float_eq(is, va * (on ? 0.1 : 1e-6), 1e-12, "t = %g: i(s1) = %g, v(a) = %g", ti, is, va);
+        cr_assert_float_eq(is, va * (on ? 0.1 : 1e-6), 1e-12, "t = %g: i(s1) = %g, v(a) = %g", ti,
+                           is, va);
     }
     nsc_waves_free(W);
     nsc_report_free(&r);
@@ -174,13 +176,14 @@ Test(devsw, switch_feedback_oscillator)
     nsc_report r;
     nsc_report_init(&r);
     nsc_sim_stats st;
-    nsc_waves *W = tran("relax\nV1 in 0 10\nR1 in c 1k\nC1 c 0 1u\nS1 c 0 c 0 SM\n"
-                        ".model SM SW(VT=5 VH=2 RON=10 ROFF=1e9)\n.tran 0.05u 3m 0 0.05u UIC\n.end\n",
-                        "v(c)", &st, &r);
+    nsc_waves *W =
+        tran("relax\nV1 in 0 10\nR1 in c 1k\nC1 c 0 1u\nS1 c 0 c 0 SM\n"
+             ".model SM SW(VT=5 VH=2 RON=10 ROFF=1e9)\n.tran 0.05u 3m 0 0.05u UIC\n.end\n",
+             "v(c)", &st, &r);
     double t1 = 1e-3 * log(7.0 / 3), vth = 10.0 * 10 / 1010, tau2 = 1e3 * 10 / 1010 * 1e-6;
     double t2 = tau2 * log((7 - vth) / (3 - vth)), T = t1 + t2;
     double tf[8];
-    int k = crossings(W, 1, 5.0, -1, tf, 8);                 /* the discharges through 5 V */
+    int k = crossings(W, 1, 5.0, -1, tf, 8); /* the discharges through 5 V */
     cr_assert(k >= 3, "%d periods", k);
     for (int i = 1; i < k; i++) {
         double Tm = tf[i] - tf[i - 1];
@@ -198,7 +201,8 @@ static void net_err(const char *text, const char *what)
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
-    cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_ENETLIST, "accepted: %s", text);
+    cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_ENETLIST, "accepted: %s",
+                 text);
     cr_assert(r.error && strstr(r.error, what), "'%s' lacks '%s'", r.error ? r.error : "", what);
     nsc_report_free(&r);
     nsc_circuit_free(c);
@@ -206,8 +210,10 @@ static void net_err(const char *text, const char *what)
 
 Test(devsw, switch_model_errors)
 {
-    net_err("t\nV1 a 0 1\nS1 a 0 a 0 SM\n.model SM SW(RON=0)\n.tran 1u 1m\n.end\n", "t.cir:4:1: error: switch model 'sm': RON = 0");
-    net_err("t\nV1 a 0 1\nS1 a 0 a 0 SM\n.model SM SW(VH=-1)\n.tran 1u 1m\n.end\n", "negative hysteresis");
+    net_err("t\nV1 a 0 1\nS1 a 0 a 0 SM\n.model SM SW(RON=0)\n.tran 1u 1m\n.end\n",
+            "t.cir:4:1: error: switch model 'sm': RON = 0");
+    net_err("t\nV1 a 0 1\nS1 a 0 a 0 SM\n.model SM SW(VH=-1)\n.tran 1u 1m\n.end\n",
+            "negative hysteresis");
 }
 
 /* ================= E TABLE ================= */
@@ -216,25 +222,28 @@ Test(devsw, switch_model_errors)
  * vertical step +1 at x = 1, nothing at 2 (slope 0 on both sides). */
 Test(devsw, etable_stamp)
 {
-    nsc_circuit *c = tu_parse("t\nVC c 0 0\nVD d 0 0\nE1 o 0 TABLE {V(c,d)} = (-1,-2) (1,2) (1,3) (2,3)\nR1 o 0 1\n.tran 1u 1m\n.end\n");
+    nsc_circuit *c = tu_parse(
+        "t\nVC c 0 0\nVD d 0 0\nE1 o 0 TABLE {V(c,d)} = (-1,-2) (1,2) (1,3) (2,3)\nR1 o 0 1\n.tran 1u 1m\n.end\n");
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
     cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_OK);
     cr_assert_eq(L->m, 4);
-    int cn = zindex(L, "v(c)"), dn = zindex(L, "v(d)"), o = zindex(L, "v(o)"), row = zindex(L, "i(e1)");
+    int cn = zindex(L, "v(c)"), dn = zindex(L, "v(d)"), o = zindex(L, "v(o)"),
+        row = zindex(L, "i(e1)");
     /* branch row: 0 = v_o - g(x), g = -2 + 2 mu0 - 2 mu1 + u */
     cr_assert_eq(nsc_sp_get(L->A, row, o), 1.0);
     cr_assert_eq(L->s0[row], 2.0);
-    const double Brow[4] = {-2, 2, -1, 0}, e0[4] = {-1, 1, 1, 1};
-    const double Cc[4] = {-1, -1, -1, 0};
-    const double D[4][4] = {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 0, 1}, {0, 0, -1, 0}};
+    const double Brow[4] = { -2, 2, -1, 0 }, e0[4] = { -1, 1, 1, 1 };
+    const double Cc[4] = { -1, -1, -1, 0 };
+    const double D[4][4] = { { 1, 0, 0, 0 }, { 0, 1, 0, 0 }, { 0, 0, 0, 1 }, { 0, 0, -1, 0 } };
     for (int q = 0; q < 4; q++) {
         cr_assert_eq(nsc_sp_get(L->B, row, q), Brow[q], "B[row][%d]", q);
         cr_assert_eq(L->e0[q], e0[q], "e0[%d]", q);
         cr_assert_eq(nsc_sp_get(L->C, q, cn), Cc[q], "C[%d][c]", q);
         cr_assert_eq(nsc_sp_get(L->C, q, dn), -Cc[q], "C[%d][d]", q);
-        for (int k = 0; k < 4; k++) cr_assert_eq(nsc_sp_get(L->D, q, k), D[q][k], "D[%d][%d]", q, k);
+        for (int k = 0; k < 4; k++)
+            cr_assert_eq(nsc_sp_get(L->D, q, k), D[q][k], "D[%d][%d]", q, k);
     }
     nsc_lcs_free(L);
     nsc_report_free(&r);
@@ -244,23 +253,26 @@ Test(devsw, etable_stamp)
 /* Static values: interpolation, constant beyond the ends, both sides of the steps. */
 Test(devsw, etable_values)
 {
-    static const double x[] = {-3, -1, 0, 0.5, 0.999, 1.001, 1.5, 2, 5};
-    static const double g[] = {-2, -2, 0, 1, 1.998, 3, 3, 3, 3};
+    static const double x[] = { -3, -1, 0, 0.5, 0.999, 1.001, 1.5, 2, 5 };
+    static const double g[] = { -2, -2, 0, 1, 1.998, 3, 3, 3, 3 };
     char net[2048];
     int len = snprintf(net, sizeof net, "t\n");
     for (int k = 0; k < 9; k++)
-        len += snprintf(net + len, sizeof net - (size_t)len,
-                        "V%d c%d 0 %g\nE%d o%d 0 TABLE {V(c%d)} = (-1,-2) (1,2) (1,3) (2,3)\nR%d o%d 0 1k\n",
-                        k, k, x[k], k, k, k, k, k);
+        len += snprintf(
+            net + len, sizeof net - (size_t)len,
+            "V%d c%d 0 %g\nE%d o%d 0 TABLE {V(c%d)} = (-1,-2) (1,2) (1,3) (2,3)\nR%d o%d 0 1k\n", k,
+            k, x[k], k, k, k, k, k);
     /* a falling comparator: 3 V below 0.5, -3 V above */
-    snprintf(net + len, sizeof net - (size_t)len, "VX cx 0 0.7\nEC oc 0 TABLE {V(cx)} = (0.5,3) (0.5,-3)\nRC oc 0 1k\n.op\n.end\n");
+    snprintf(net + len, sizeof net - (size_t)len,
+             "VX cx 0 0.7\nEC oc 0 TABLE {V(cx)} = (0.5,3) (0.5,-3)\nRC oc 0 1k\n.op\n.end\n");
     nsc_report r;
     nsc_report_init(&r);
     nsc_waves *O = op(net, &r);
     for (int k = 0; k < 9; k++) {
         char col[16];
         snprintf(col, sizeof col, "v(o%d)", k);
-        cr_assert_float_eq(opval(O, col), g[k], 1e-12, "x = %g: %g, expected %g", x[k], opval(O, col), g[k]);
+        cr_assert_float_eq(opval(O, col), g[k], 1e-12, "x = %g: %g, expected %g", x[k],
+                           opval(O, col), g[k]);
     }
     cr_assert_float_eq(opval(O, "v(oc)"), -3.0, 1e-12);
     nsc_waves_free(O);
@@ -275,15 +287,19 @@ Test(devsw, etable_comparator_astable)
 {
     nsc_report r;
     nsc_report_init(&r);
-    nsc_waves *W = tran("astable\nE1 out 0 TABLE {V(p,n)} = (0,-5) (0,5)\nR1 out p 10k\nR2 p 0 10k\nR3 out n 10k\n"
-                        "C1 n 0 10n\n.tran 0.1u 1m 0 0.1u UIC\n.end\n", "v(out),v(n)", NULL, &r);
+    nsc_waves *W = tran(
+        "astable\nE1 out 0 TABLE {V(p,n)} = (0,-5) (0,5)\nR1 out p 10k\nR2 p 0 10k\nR3 out n 10k\n"
+        "C1 n 0 10n\n.tran 0.1u 1m 0 0.1u UIC\n.end\n",
+        "v(out),v(n)", NULL, &r);
     double t[16];
     int n = crossings(W, 1, 0.0, 0, t, 16);
     cr_assert(n >= 8, "%d flips", n);
     double half = 1e-4 * log(3.0);
     cr_assert(fabs(t[0] - 1e-4 * log(2.0)) < 0.3e-6, "first flip %g", t[0]);
-    for (int i = 1; i < n; i++) cr_assert(fabs(t[i] - t[i - 1] - half) < 0.3e-6, "half period %g", t[i] - t[i - 1]);
-    for (int i = 0; i < W->nrow; i++) cr_assert(fabs(fabs(AT(W, i, 1)) - 5) < 1e-9 || i == 0, "v(out) = %g", AT(W, i, 1));
+    for (int i = 1; i < n; i++)
+        cr_assert(fabs(t[i] - t[i - 1] - half) < 0.3e-6, "half period %g", t[i] - t[i - 1]);
+    for (int i = 0; i < W->nrow; i++)
+        cr_assert(fabs(fabs(AT(W, i, 1)) - 5) < 1e-9 || i == 0, "v(out) = %g", AT(W, i, 1));
     nsc_waves_free(W);
     nsc_report_free(&r);
 }
@@ -298,8 +314,9 @@ Test(devsw, etable_comparator_astable)
  * circuit), where the default single fit on 10 mA..1 A is 0.05 V off. */
 Test(devsw, diode_segments_fit)
 {
-    nsc_circuit *c = tu_parse("t\nV1 a 0 5\nR1 a k 4.4k\nD1 k 0 DS\n"
-                              ".model DS D(IS=1e-14 N=1 RS=0.1 SEGMENTS=4 IMIN=100u IMAX=1)\n.op\n.end\n");
+    nsc_circuit *c = tu_parse(
+        "t\nV1 a 0 5\nR1 a k 4.4k\nD1 k 0 DS\n"
+        ".model DS D(IS=1e-14 N=1 RS=0.1 SEGMENTS=4 IMIN=100u IMAX=1)\n.op\n.end\n");
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
@@ -318,7 +335,8 @@ Test(devsw, diode_segments_fit)
         emin = fmin(emin, e);
     }
     cr_log_info("4 segments: error in [%.4g, %.4g] V", emin, emax);
-    cr_assert(emax > 0.0079 && emax < 0.0081 && fabs(emax + emin) < 2e-3 * emax, "%g %g", emin, emax);
+    cr_assert(emax > 0.0079 && emax < 0.0081 && fabs(emax + emin) < 2e-3 * emax, "%g %g", emin,
+              emax);
     int found = 0;
     for (int k = 0; k < r.nwarn; k++)
         found += strstr(r.warn[k], "fitted by 4 segments on 100 uA..1 A: VF=0.5") != NULL;
@@ -327,7 +345,10 @@ Test(devsw, diode_segments_fit)
     nsc_waves *W = NULL;
     cr_assert_eq(nsc_stepper_op(c, 1e-12, NSC_SOLVER_AUTO, NULL, 0, &W, &r), NSC_OK);
     double v = opval(W, "v(k)"), i = 1e-3, ve = 0;
-    for (int it = 0; it < 60; it++) { ve = vt * log1p(i / 1e-14) + 0.1 * i; i = (5 - ve) / 4.4e3; }
+    for (int it = 0; it < 60; it++) {
+        ve = vt * log1p(i / 1e-14) + 0.1 * i;
+        i = (5 - ve) / 4.4e3;
+    }
     cr_log_info("v(k) = %.5f V, exact %.5f V", v, ve);
     cr_assert(fabs(v - ve) <= emax * 1.001, "v(k) %g exact %g", v, ve);
     nsc_waves_free(W);
@@ -340,8 +361,9 @@ Test(devsw, diode_segments_fit)
  * at the tangent point) and nowhere exceeds e; the warning reports the fit. */
 Test(devsw, diode_spice_fit)
 {
-    nsc_circuit *c = tu_parse("t\nV1 a 0 1\nD1 a k DS\nR1 k 0 1\n"
-                              ".model DS D(IS=2e-14 N=1.5 RS=0.05 EG=1.11 SEGMENTS=1 IMIN=10m IMAX=1)\n.tran 1u 1m\n.end\n");
+    nsc_circuit *c = tu_parse(
+        "t\nV1 a 0 1\nD1 a k DS\nR1 k 0 1\n"
+        ".model DS D(IS=2e-14 N=1.5 RS=0.05 EG=1.11 SEGMENTS=1 IMIN=10m IMAX=1)\n.tran 1u 1m\n.end\n");
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
@@ -357,7 +379,7 @@ Test(devsw, diode_spice_fit)
     }
     cr_log_info("fit: VF = %.5f V, RON = %.5f Ohm, error in [%.3g, %.3g] V", vf, ron, emin, emax);
     cr_assert(fabs(emax + emin) < 1e-4 * emax, "not equioscillating: %g %g", emax, emin);
-    cr_assert(ron > 0.05 && vf > 0.9 && vf < 1.2);             /* N Vt ln(10 mA/IS) = 1.04 V */
+    cr_assert(ron > 0.05 && vf > 0.9 && vf < 1.2); /* N Vt ln(10 mA/IS) = 1.04 V */
     int found = 0;
     for (int k = 0; k < r.nwarn; k++) {
         if (strstr(r.warn[k], "fitted")) {
@@ -366,7 +388,7 @@ Test(devsw, diode_spice_fit)
             cr_assert(strstr(r.warn[k], want), "%s lacks %s", r.warn[k], want);
             found++;
         }
-        if (strstr(r.warn[k], "ignored")) found += 10;           /* EG */
+        if (strstr(r.warn[k], "ignored")) found += 10; /* EG */
     }
     cr_assert_eq(found, 11, "warnings: %d", r.nwarn);
     nsc_lcs_free(L);
@@ -380,7 +402,9 @@ Test(devsw, diode_spice_fit)
 static double fit_error(double n, const char *more, int *m)
 {
     char net[256];
-    snprintf(net, sizeof net, "t\nV1 a 0 5\nR1 a k 1k\nD1 k 0 DS\n.model DS D(IS=1e-14 N=%g %s)\n.op\n.end\n", n, more);
+    snprintf(net, sizeof net,
+             "t\nV1 a 0 5\nR1 a k 1k\nD1 k 0 DS\n.model DS D(IS=1e-14 N=%g %s)\n.op\n.end\n", n,
+             more);
     nsc_circuit *c = tu_parse(net);
     nsc_report r;
     nsc_report_init(&r);
@@ -408,8 +432,10 @@ Test(devsw, diode_default_fit_is_the_fewest_segments_within_10_mV)
     int m, m5, m2, m3, m0;
     double e = fit_error(1, "", &m), e5 = fit_error(1, "SEGMENTS=5 IMIN=100u IMAX=100", &m5);
     double e2 = fit_error(2, "", &m2), e3 = fit_error(3, "", &m3), e0 = fit_error(0.01, "", &m0);
-    cr_log_info("N=1: %d pairs %.4g V; 5 segments %.4g V; N=2: %d pairs %.4g V; N=3: %d pairs %.4g V; "
-                "N=0.01: %d pairs %.3g V", m, e, e5, m2, e2, m3, e3, m0, e0);
+    cr_log_info(
+        "N=1: %d pairs %.4g V; 5 segments %.4g V; N=2: %d pairs %.4g V; N=3: %d pairs %.4g V; "
+        "N=0.01: %d pairs %.3g V",
+        m, e, e5, m2, e2, m3, e3, m0, e0);
     cr_assert(m == 6 && e <= 0.01 && e > 0.0079, "%d %g", m, e);
     cr_assert(m5 == 5 && e5 > 0.01, "%d %g", m5, e5);
     cr_assert(m2 == 8 && e2 <= 0.01 && e2 > 0.009, "%d %g", m2, e2);
@@ -421,7 +447,8 @@ Test(devsw, diode_default_fit_is_the_fewest_segments_within_10_mV)
  * through 1k into the cathode clamps at (5.1 + 0.01)/1.001 V, I(D) = -(10 - v)/1k. */
 Test(devsw, zener_branch)
 {
-    nsc_circuit *c = tu_parse("t\nV1 in 0 10\nR1 in k 1k\nD1 0 k DZ\n.model DZ D(VF=0.6 RON=1 BV=5.1)\n.op\n.end\n");
+    nsc_circuit *c = tu_parse(
+        "t\nV1 in 0 10\nR1 in k 1k\nD1 0 k DZ\n.model DZ D(VF=0.6 RON=1 BV=5.1)\n.op\n.end\n");
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
@@ -429,13 +456,15 @@ Test(devsw, zener_branch)
     int k = zindex(L, "v(k)");
     cr_assert_eq(L->m, 2);
     cr_assert_str_eq(L->pair_name[1], "d1#1");
-    cr_assert_eq(nsc_sp_get(L->C, 1, k), -1.0);                 /* y_z = v_a - v_k + ..., a = ground */
-    cr_assert_eq(nsc_sp_get(L->B, k, 1), -1.0);                 /* l_z leaves k */
+    cr_assert_eq(nsc_sp_get(L->C, 1, k), -1.0); /* y_z = v_a - v_k + ..., a = ground */
+    cr_assert_eq(nsc_sp_get(L->B, k, 1), -1.0); /* l_z leaves k */
     cr_assert_eq(nsc_sp_get(L->D, 1, 1), 1.0);
     cr_assert_eq(L->e0[1], 5.1);
     nsc_lcs_free(L);
     nsc_circuit_free(c);
-    nsc_waves *O = op("t\nV1 in 0 10\nR1 in k 1k\nD1 0 k DZ\n.model DZ D(VF=0.6 RON=1 BV=5.1)\n.op\n.end\n", &r);
+    nsc_waves *O =
+        op("t\nV1 in 0 10\nR1 in k 1k\nD1 0 k DZ\n.model DZ D(VF=0.6 RON=1 BV=5.1)\n.op\n.end\n",
+           &r);
     double v = (5.1 + 0.01) / 1.001;
     cr_assert_float_eq(opval(O, "v(k)"), v, 1e-12);
     cr_assert_float_eq(opval(O, "l(d1#1)"), (10 - v) / 1e3, 1e-12);
@@ -443,7 +472,8 @@ Test(devsw, zener_branch)
     nsc_waves_free(O);
     /* SPICE BV, IBV: the Zener voltage is fitted like the forward branch, between
      * BV and BV + N Vt ln(1 A / IBV) */
-    O = op("t\nV1 in 0 10\nR1 in k 10\nD1 0 k DS\n.model DS D(IS=1e-14 BV=6.2 IBV=1m)\n.op\n.end\n", &r);
+    O = op("t\nV1 in 0 10\nR1 in k 10\nD1 0 k DS\n.model DS D(IS=1e-14 BV=6.2 IBV=1m)\n.op\n.end\n",
+           &r);
     double vk = opval(O, "v(k)"), vt = 1.380649e-23 * 300.15 / 1.602176634e-19;
     cr_log_info("SPICE Zener: v = %.4f at %.3f A", vk, (10 - vk) / 10);
     cr_assert(vk > 6.2 && vk < 6.2 + vt * log(1e3) + 0.01, "v(k) = %g", vk);
@@ -461,10 +491,13 @@ Test(devsw, uic_impulsive_start)
 {
     nsc_report r;
     nsc_report_init(&r);
-    nsc_waves *W = tran("imp\nC1 a 0 1u IC=10\nD1 a b DI\nC2 b 0 300n IC=0\nR1 b 0 1Meg\n.model DI D(VF=0)\n"
-                        ".tran 1u 10u 0 1u UIC\n.end\n", "v(a),v(b)", NULL, &r);
+    nsc_waves *W =
+        tran("imp\nC1 a 0 1u IC=10\nD1 a b DI\nC2 b 0 300n IC=0\nR1 b 0 1Meg\n.model DI D(VF=0)\n"
+             ".tran 1u 10u 0 1u UIC\n.end\n",
+             "v(a),v(b)", NULL, &r);
     int warned = 0;
-    for (int k = 0; k < r.nwarn; k++) warned |= strstr(r.warn[k], "starts with every pair open") != NULL;
+    for (int k = 0; k < r.nwarn; k++)
+        warned |= strstr(r.warn[k], "starts with every pair open") != NULL;
     cr_assert(warned);
     cr_assert_eq(AT(W, 0, 1), 10.0);
     cr_assert_eq(AT(W, 0, 2), 0.0);
@@ -484,19 +517,22 @@ Test(devsw, hidden_algebraic_rows_no_chatter)
     nsc_report r;
     nsc_report_init(&r);
     nsc_sim_stats st;
-    nsc_waves *W = tran("cuk\nVin in 0 12\nVg gate 0 PULSE(0 1 0 10n 10n 7.99u 20u)\nL1 in a 100u\nS1 a 0 gate 0 SWM\n"
-                        "C1 a b 10u\nD1 b 0 DN\nL2 b out 100u\nC2 out 0 47u\nR1 out 0 10\n"
-                        ".model SWM SW(VT=0.5 RON=10m ROFF=1e9)\n.model DN D(VF=0)\n.tran 1u 2m 0 20n UIC\n.end\n",
-                        "v(out)", &st, &r);
+    nsc_waves *W = tran(
+        "cuk\nVin in 0 12\nVg gate 0 PULSE(0 1 0 10n 10n 7.99u 20u)\nL1 in a 100u\nS1 a 0 gate 0 SWM\n"
+        "C1 a b 10u\nD1 b 0 DN\nL2 b out 100u\nC2 out 0 47u\nR1 out 0 10\n"
+        ".model SWM SW(VT=0.5 RON=10m ROFF=1e9)\n.model DN D(VF=0)\n.tran 1u 2m 0 20n UIC\n.end\n",
+        "v(out)", &st, &r);
     long periods = 100, changes = st.steps - st.mode_hits;
     cr_log_info("%ld steps, %ld not in the previous mode", st.steps, changes);
     cr_assert(changes <= 6 * periods, "%ld mode changes in %ld periods", changes, periods);
     nsc_waves_free(W);
     /* perfectly coupled inductors (K = 1): the secondary voltage is -vin during
      * the on time, not alternating around it */
-    W = tran("fly\nVin in 0 12\nVg gate 0 PULSE(0 1 0 10n 10n 3.99u 10u)\nLp in d 200u\nLs 0 s 200u\nK1 Lp Ls 1\n"
-             "S1 d 0 gate 0 SWM\nD1 s out DN\nC1 out 0 47u\nR1 out 0 10\n.model SWM SW(VT=0.5 RON=10m ROFF=1e9)\n"
-             ".model DN D(VF=0)\n.tran 10n 1m 0 10n UIC\n.end\n", "v(s)", NULL, &r);
+    W = tran(
+        "fly\nVin in 0 12\nVg gate 0 PULSE(0 1 0 10n 10n 3.99u 10u)\nLp in d 200u\nLs 0 s 200u\nK1 Lp Ls 1\n"
+        "S1 d 0 gate 0 SWM\nD1 s out DN\nC1 out 0 47u\nR1 out 0 10\n.model SWM SW(VT=0.5 RON=10m ROFF=1e9)\n"
+        ".model DN D(VF=0)\n.tran 10n 1m 0 10n UIC\n.end\n",
+        "v(s)", NULL, &r);
     int checked = 0;
     for (int i = 1; i < W->nrow; i++) {
         double t = fmod(AT(W, i, 0), 10e-6);
@@ -519,8 +555,12 @@ Test(devsw, switch_on_off_keyword)
     const char *fmt = "sw state\nV1 1 0 DC 1\nR1 1 2 1k\nS1 2 0 c 0 SMOD %s\nVC c 0 DC %s\n"
                       ".model SMOD SW(VT=0.5 VH=0.2 RON=1 ROFF=1e9)\n.tran 1u 10u\n.end\n";
     const double von = 1.0 / 1001.0, voff = 1e9 / (1e9 + 1e3);
-    struct { const char *kw, *vc; double v2; } cases[] = {
-        { "ON", "0.5", von }, { "OFF", "0.5", voff }, { "", "0.5", voff }, { "off", "1", von }, { "on", "0", voff },
+    struct {
+        const char *kw, *vc;
+        double v2;
+    } cases[] = {
+        { "ON", "0.5", von }, { "OFF", "0.5", voff }, { "", "0.5", voff },
+        { "off", "1", von },  { "on", "0", voff },
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char text[512];
@@ -528,12 +568,13 @@ Test(devsw, switch_on_off_keyword)
         nsc_report r;
         nsc_report_init(&r);
         nsc_waves *O = op(text, &r);
-        cr_expect_float_eq(opval(O, "v(2)"), cases[k].v2, 1e-9, "OP, S1 %s, vc = %s: v(2) = %g", cases[k].kw,
-                           cases[k].vc, opval(O, "v(2)"));
+        cr_expect_float_eq(opval(O, "v(2)"), cases[k].v2, 1e-9, "OP, S1 %s, vc = %s: v(2) = %g",
+                           cases[k].kw, cases[k].vc, opval(O, "v(2)"));
         nsc_waves_free(O);
         nsc_waves *W = tran(text, "v(2)", NULL, &r);
         for (int i = 0; i < W->nrow; i++)
-            cr_expect_float_eq(AT(W, i, 1), cases[k].v2, 1e-9, "tran row %d, S1 %s, vc = %s", i, cases[k].kw, cases[k].vc);
+            cr_expect_float_eq(AT(W, i, 1), cases[k].v2, 1e-9, "tran row %d, S1 %s, vc = %s", i,
+                               cases[k].kw, cases[k].vc);
         cr_expect_eq(r.nwarn, 0, "S1 %s: %s", cases[k].kw, r.nwarn ? r.warn[0] : "");
         nsc_waves_free(W);
         nsc_report_free(&r);
@@ -577,7 +618,10 @@ Test(devsw, xyce_vhon_vhoff_and_control_switch)
  * Rrev; Ron defaults to 1 and Rrev to Ron (LTspice's defaults). */
 Test(devsw, ltspice_ideal_diode)
 {
-    struct { const char *model; double v, i; } cs[] = {
+    struct {
+        const char *model;
+        double v, i;
+    } cs[] = {
         { "D(Vfwd=0.7 Ron=0.1 Vrev=5 Rrev=0.5)", 2, (2 - 0.7) / 10.1 },
         { "D(Vfwd=0.7 Ron=0.1 Vrev=5 Rrev=0.5)", -8, -(8 - 5) / 10.5 },
         { "D(Vfwd=0.7)", 2, (2 - 0.7) / 11.0 },
@@ -586,13 +630,14 @@ Test(devsw, ltspice_ideal_diode)
     };
     for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
         char text[256];
-        snprintf(text, sizeof text, "lt\nV1 a 0 %g\nR1 a k 10\nD1 k 0 DI\n.model DI %s\n.end\n", cs[k].v, cs[k].model);
+        snprintf(text, sizeof text, "lt\nV1 a 0 %g\nR1 a k 10\nD1 k 0 DI\n.model DI %s\n.end\n",
+                 cs[k].v, cs[k].model);
         nsc_report r;
         nsc_report_init(&r);
         nsc_waves *O = op(text, &r);
         double i = (opval(O, "v(a)") - opval(O, "v(k)")) / 10;
-        cr_expect_float_eq(i, cs[k].i, 1e-9 + 1e-9 * fabs(cs[k].i), "%s at %g V: i = %.12g, want %.12g", cs[k].model,
-                           cs[k].v, i, cs[k].i);
+        cr_expect_float_eq(i, cs[k].i, 1e-9 + 1e-9 * fabs(cs[k].i),
+                           "%s at %g V: i = %.12g, want %.12g", cs[k].model, cs[k].v, i, cs[k].i);
         cr_expect_eq(r.nwarn, 0, "%s: %s", cs[k].model, r.nwarn ? r.warn[0] : "");
         nsc_waves_free(O);
         nsc_report_free(&r);
@@ -607,18 +652,24 @@ Test(devsw, multiplier_m_is_devices_in_parallel)
 {
     nsc_report r;
     nsc_report_init(&r);
-    nsc_waves *A = op("m\nI1 0 a 10m\nD1 a 0 DX m=4\n.model DX D(IS=1e-12 N=1.5 RS=0.2)\n.end\n", &r);
+    nsc_waves *A = op("m\nI1 0 a 10m\nD1 a 0 DX m=4\n.model DX D(IS=1e-12 N=1.5 RS=0.2)\n.end\n",
+                      &r);
     nsc_waves *B = op("m\nI1 0 a 2.5m\nD1 a 0 DX\n.model DX D(IS=1e-12 N=1.5 RS=0.2)\n.end\n", &r);
     double va = opval(A, "v(a)"), vb = opval(B, "v(a)");
-    double vt = 1.380649e-23 * 300.15 / 1.602176634e-19, exact = 1.5 * vt * log(1 + 2.5e-3 / 1e-12) + 0.2 * 2.5e-3;
+    double vt = 1.380649e-23 * 300.15 / 1.602176634e-19,
+           exact = 1.5 * vt * log(1 + 2.5e-3 / 1e-12) + 0.2 * 2.5e-3;
     cr_expect_float_eq(va, vb, 1e-9, "m=4 at 10 mA: %.9g V, one diode at 2.5 mA: %.9g V", va, vb);
     cr_expect(fabs(va - exact) < 0.01, "m=4: %g V, the curve %g V", va, exact);
     nsc_waves_free(A);
     nsc_waves_free(B);
-    A = op("m\nV1 d0 0 5\nR1 d0 d 1k\nVG g 0 5\nM1 d g 0 0 NM W=10u L=10u m=3\n.model NM NMOS(VTO=1 KP=50u)\n.end\n", &r);
-    B = op("m\nV1 d0 0 5\nR1 d0 d 1k\nVG g 0 5\nM1 d g 0 0 NM W=30u L=10u\n.model NM NMOS(VTO=1 KP=50u)\n.end\n", &r);
-    cr_expect_float_eq(opval(A, "v(d)"), opval(B, "v(d)"), 1e-12, "MOS m=3 %.9g, W x 3 %.9g", opval(A, "v(d)"),
-                       opval(B, "v(d)"));
+    A = op(
+        "m\nV1 d0 0 5\nR1 d0 d 1k\nVG g 0 5\nM1 d g 0 0 NM W=10u L=10u m=3\n.model NM NMOS(VTO=1 KP=50u)\n.end\n",
+        &r);
+    B = op(
+        "m\nV1 d0 0 5\nR1 d0 d 1k\nVG g 0 5\nM1 d g 0 0 NM W=30u L=10u\n.model NM NMOS(VTO=1 KP=50u)\n.end\n",
+        &r);
+    cr_expect_float_eq(opval(A, "v(d)"), opval(B, "v(d)"), 1e-12, "MOS m=3 %.9g, W x 3 %.9g",
+                       opval(A, "v(d)"), opval(B, "v(d)"));
     cr_expect(opval(A, "v(d)") < 4.0, "M1 conducts: v(d) = %g", opval(A, "v(d)"));
     nsc_waves_free(A);
     nsc_waves_free(B);
@@ -628,7 +679,8 @@ Test(devsw, multiplier_m_is_devices_in_parallel)
     const char *md = ".model NM NMOS(LEVEL=1 VTO=1 KP=100u RD=10 RS=10)\n.end\n";
     char na[512], nb[512];
     snprintf(na, sizeof na, "m\nV1 d 0 1\nVG g 0 5\nM1 d g 0 0 NM W=10u L=1u M=2\n%s", md);
-    snprintf(nb, sizeof nb, "m\nV1 d 0 1\nVG g 0 5\nM1 d g 0 0 NM W=10u L=1u\nM2 d g 0 0 NM W=10u L=1u\n%s", md);
+    snprintf(nb, sizeof nb,
+             "m\nV1 d 0 1\nVG g 0 5\nM1 d g 0 0 NM W=10u L=1u\nM2 d g 0 0 NM W=10u L=1u\n%s", md);
     A = op(na, &r);
     B = op(nb, &r);
     cr_expect_float_eq(opval(A, "i(v1)"), opval(B, "i(v1)"), 1e-12, "RD RS, m=2 %.9g A, two %.9g A",
@@ -644,14 +696,16 @@ Test(devsw, multiplier_m_is_devices_in_parallel)
  * model's card. */
 Test(devsw, switching_energies_read_through_their_table)
 {
-    nsc_circuit *c = tu_parse("t\nV1 a 0 1\nS1 a 0 a 0 SA\nS2 a 0 a 0 SB\nS3 a 0 a 0 SC\nS4 a 0 a 0 SD\n"
-                              ".model SA SW(VT=0.5 EON=1.5u EOFF=2u VREF=400 IREF=10)\n"
-                              ".model SB SW(VT=0.5 EOFF=3n)\n"
-                              ".model SC SW(VT=0.5 EON=1u VREF=0)\n"
-                              ".model SD SW(VT=0.5 VREF=-1)\n.op\n.end\n");
+    nsc_circuit *c = tu_parse(
+        "t\nV1 a 0 1\nS1 a 0 a 0 SA\nS2 a 0 a 0 SB\nS3 a 0 a 0 SC\nS4 a 0 a 0 SD\n"
+        ".model SA SW(VT=0.5 EON=1.5u EOFF=2u VREF=400 IREF=10)\n"
+        ".model SB SW(VT=0.5 EOFF=3n)\n"
+        ".model SC SW(VT=0.5 EON=1u VREF=0)\n"
+        ".model SD SW(VT=0.5 VREF=-1)\n.op\n.end\n");
     const nsc_model *m[4] = { 0 };
     for (int k = 0; k < c->nmodel; k++)
-        if (c->model[k].name[1] >= 'a' && c->model[k].name[1] <= 'd') m[c->model[k].name[1] - 'a'] = &c->model[k];
+        if (c->model[k].name[1] >= 'a' && c->model[k].name[1] <= 'd')
+            m[c->model[k].name[1] - 'a'] = &c->model[k];
     cr_assert(m[0] && m[1] && m[2] && m[3]);
     nsc_swloss p;
     nsc_report r;
@@ -664,11 +718,15 @@ Test(devsw, switching_energies_read_through_their_table)
     cr_assert_eq(nsc_swloss_read(m[1], &p, &r), NSC_OK);
     cr_assert(p.eon == 0 && p.vref == 0 && p.iref == 0);
     cr_assert_float_eq(p.eoff, 3e-9, 1e-22);
-    cr_assert_eq(nsc_swloss_read(m[3], &p, &r), NSC_OK);   /* no energies: VREF unchecked, as before */
+    cr_assert_eq(nsc_swloss_read(m[3], &p, &r),
+                 NSC_OK); /* no energies: VREF unchecked, as before */
     cr_assert_eq(nsc_swloss_read(NULL, &p, &r), NSC_OK);
     cr_assert(p.eon == 0 && p.eoff == 0 && p.vref == 0 && p.iref == 0);
     cr_assert_eq(nsc_swloss_read(m[2], &p, &r), NSC_ENETLIST);
-    cr_assert(r.error && strstr(r.error, ":9:1: error: model 'sc': VREF and IREF must be finite and > 0"), "%s", r.error);
+    cr_assert(r.error
+                  && strstr(r.error,
+                            ":9:1: error: model 'sc': VREF and IREF must be finite and > 0"),
+              "%s", r.error);
     cr_assert(nsc_swloss_param("EOFF") && nsc_swloss_param("iref") && !nsc_swloss_param("vt"));
     nsc_report_free(&r);
     nsc_circuit_free(c);

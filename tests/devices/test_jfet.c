@@ -10,8 +10,16 @@
 #include "testutil.h"
 
 static char *tmp;
-static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
-static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+static void setup(void)
+{
+    tmp = tu_tmpdir();
+    cr_assert(tmp);
+}
+static void teardown(void)
+{
+    tu_rmdir(tmp);
+    free(tmp);
+}
 TestSuite(jfet, .init = setup, .fini = teardown);
 
 /* The output characteristics (dc.cir: an NJF with RD RS and AREA=2, and a PJF
@@ -33,20 +41,20 @@ Test(jfet, dc_sweep_vs_ngspice)
     FILE *f = fopen(path, "r");
     cr_assert(f);
     double ng[371][5], range[4] = { 0 };
-    cr_assert_eq(fscanf(f, "%*[^\n]"), 0);                   /* the header */
+    cr_assert_eq(fscanf(f, "%*[^\n]"), 0); /* the header */
     for (int i = 0; i < 371; i++)
         for (int k = 0; k < 5; k++) {
             cr_assert_eq(fscanf(f, "%lf", &ng[i][k]), 1);
             if (k) range[k - 1] = fmax(range[k - 1], fabs(ng[i][k]));
         }
     fclose(f);
-    cr_assert(range[0] > 0.5 && range[2] > 0.1, "%g %g", range[0], range[2]);   /* both conduct */
+    cr_assert(range[0] > 0.5 && range[2] > 0.1, "%g %g", range[0], range[2]); /* both conduct */
     for (int i = 0; i < 371; i++) {
         cr_assert(fabs(TU_AT(&t, i, 0) - ng[i][0]) < 1e-9);
         for (int k = 0; k < 4; k++)
             cr_assert(fabs(TU_AT(&t, i, k + 2) - ng[i][k + 1]) <= 1e-6 * range[k] + 1e-12,
-                      "row %d (VD %g, VG %g) column %s: %.9g, ngspice %.9g", i, TU_AT(&t, i, 0), TU_AT(&t, i, 1),
-                      t.name[k + 2], TU_AT(&t, i, k + 2), ng[i][k + 1]);
+                      "row %d (VD %g, VG %g) column %s: %.9g, ngspice %.9g", i, TU_AT(&t, i, 0),
+                      TU_AT(&t, i, 1), t.name[k + 2], TU_AT(&t, i, k + 2), ng[i][k + 1]);
     }
     tu_table_free(&t);
 }
@@ -62,8 +70,10 @@ Test(jfet, transient_vs_ngspice)
     const char *opt[2] = { "--step 2n", "" }, *tol[2] = { "1e-4", "2e-3" };
     for (int k = 0; k < 2; k++) {
         char cmd[4096], *out = NULL;
-        snprintf(cmd, sizeof cmd, "cd %s && %s --stats %s -o a.dat %s/jfet/amp.cir 2>&1 && %s compare a.dat "
-                 "%s/jfet/amp_ng.txt --tol %s 2>&1", tmp, NSC_PROGRAM, opt[k], NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR, tol[k]);
+        snprintf(cmd, sizeof cmd,
+                 "cd %s && %s --stats %s -o a.dat %s/jfet/amp.cir 2>&1 && %s compare a.dat "
+                 "%s/jfet/amp_ng.txt --tol %s 2>&1",
+                 tmp, NSC_PROGRAM, opt[k], NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR, tol[k]);
         cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
         cr_assert(strstr(out, "PASS: all 4 signals"), "%s", out);
         tu_newton nw;
@@ -85,7 +95,10 @@ Test(jfet, wrong_model_type)
     fclose(f);
     snprintf(cmd, sizeof cmd, "%s %s 2>&1", NSC_PROGRAM, path);
     cr_assert_neq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "j.cir:4:10: error: model 'm1' of JFET j1 is NMOS model, not a JFET (NJF/PJF) model"),
-              "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "j.cir:4:10: error: model 'm1' of JFET j1 is NMOS model, not a JFET (NJF/PJF) model"),
+        "%s", out);
     free(out);
 }

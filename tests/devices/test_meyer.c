@@ -12,8 +12,16 @@
 #include "testutil.h"
 
 static char *tmp;
-static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
-static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+static void setup(void)
+{
+    tmp = tu_tmpdir();
+    cr_assert(tmp);
+}
+static void teardown(void)
+{
+    tu_rmdir(tmp);
+    free(tmp);
+}
 TestSuite(meyer, .init = setup, .fini = teardown);
 
 /* The value after key in text (NAN when absent). */
@@ -35,10 +43,12 @@ static double after(const char *text, const char *key)
 Test(meyer, gate_current_of_a_ramped_gate_vs_ngspice)
 {
     char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s -o r.dat %s/meyer/ramp.cir 2>&1 && %s compare r.dat %s/meyer/ramp_ng.txt "
-             "--from 0.2n --signals 'i(vgn),i(vgp)' --tol 0.005 2>&1 && %s compare r.dat %s/meyer/ramp_ng.txt "
-             "--from 0.2n --signals 'i(vd)' --tol 0.03 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR,
-             NSC_PROGRAM, NSC_REFDIR);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && %s -o r.dat %s/meyer/ramp.cir 2>&1 && %s compare r.dat %s/meyer/ramp_ng.txt "
+        "--from 0.2n --signals 'i(vgn),i(vgp)' --tol 0.005 2>&1 && %s compare r.dat %s/meyer/ramp_ng.txt "
+        "--from 0.2n --signals 'i(vd)' --tol 0.03 2>&1",
+        tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "PASS: all 2 signals") && strstr(out, "PASS: all 1 signals"), "%s", out);
     free(out);
@@ -53,13 +63,15 @@ Test(meyer, gate_current_of_a_ramped_gate_vs_ngspice)
  * at most 2 per step on average (measured 1.45). */
 Test(meyer, inverter_chain_delay_vs_ngspice)
 {
-    static const double ng[2] = { 1.641693e-09, 1.635526e-09 };   /* chain_ng.cir's tpd, tpd2 */
+    static const double ng[2] = { 1.641693e-09, 1.635526e-09 }; /* chain_ng.cir's tpd, tpd2 */
     static const char *const key[2] = { "tpd = ", "tpd2 = " };
     char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s --stats -o c.dat %s/meyer/chain.cir 2>&1 && %s compare c.dat "
-             "%s/meyer/chain_ng.txt --signals 'v(n5)' --tol 0.015 2>&1 && %s compare c.dat %s/meyer/chain_ng.txt "
-             "--signals 'v(n15)' --tol 0.06 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM,
-             NSC_REFDIR);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && %s --stats -o c.dat %s/meyer/chain.cir 2>&1 && %s compare c.dat "
+        "%s/meyer/chain_ng.txt --signals 'v(n5)' --tol 0.015 2>&1 && %s compare c.dat %s/meyer/chain_ng.txt "
+        "--signals 'v(n15)' --tol 0.06 2>&1",
+        tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "PASS: all 1 signals within --tol 1.5 %"), "%s", out);
     cr_assert(strstr(out, "PASS: all 1 signals within --tol 6 %"), "%s", out);
@@ -81,14 +93,18 @@ Test(meyer, bad_phi)
 {
     char cmd[2048], path[1024], *out = NULL;
     snprintf(path, sizeof path, "%s/m.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "bad phi\n.model n1 NMOS(LEVEL=1 VTO=1 KP=50u TOX=20n PHI=0)\nV1 d 0 5\n"
-                                     "M1 d d 0 0 n1\n.tran 1n 10n\n.end\n"), 0);
+    cr_assert_eq(tu_write_file(
+                     path, "bad phi\n.model n1 NMOS(LEVEL=1 VTO=1 KP=50u TOX=20n PHI=0)\nV1 d 0 5\n"
+                           "M1 d d 0 0 n1\n.tran 1n 10n\n.end\n"),
+                 0);
     snprintf(cmd, sizeof cmd, "%s -o %s/m.dat %s 2>&1", NSC_PROGRAM, tmp, path);
     cr_assert_neq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "m.cir:2:1: error: MOS model 'n1': PHI = 0 must be > 0"), "%s", out);
     free(out);
-    cr_assert_eq(tu_write_file(path, "phi unread\n.model n1 NMOS(LEVEL=1 VTO=1 KP=50u PHI=0)\nV1 d 0 5\n"
-                                     "M1 d d 0 0 n1\n.tran 1n 10n\n.end\n"), 0);
+    cr_assert_eq(tu_write_file(path,
+                               "phi unread\n.model n1 NMOS(LEVEL=1 VTO=1 KP=50u PHI=0)\nV1 d 0 5\n"
+                               "M1 d d 0 0 n1\n.tran 1n 10n\n.end\n"),
+                 0);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "m.cir:2:1: warning: MOS model 'n1': parameters phi ignored"), "%s", out);
     free(out);
@@ -102,7 +118,8 @@ Test(meyer, bad_phi)
 Test(meyer, ac_pole_of_the_gate_charge_vs_ngspice)
 {
     char cmd[2048], path[1024], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s -o a.dat %s/meyer/ac.cir 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o a.dat %s/meyer/ac.cir 2>&1", tmp, NSC_PROGRAM,
+             NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
     tu_table t;
@@ -116,8 +133,10 @@ Test(meyer, ac_pole_of_the_gate_charge_vs_ngspice)
     for (int i = 0; i < t.nrow; i++) {
         double fr, m;
         cr_assert_eq(fscanf(f, "%lf %lf", &fr, &m), 2);
-        cr_assert(fabs(t.v[i * t.ncol] / fr - 1) < 1e-7, "row %d: %g Hz, ngspice %g Hz", i, t.v[i * t.ncol], fr);
-        cr_assert(fabs(t.v[i * t.ncol + 1] / m - 1) < 1e-6, "%g Hz: |v(d)| %.9g, ngspice %.9g", fr, t.v[i * t.ncol + 1], m);
+        cr_assert(fabs(t.v[i * t.ncol] / fr - 1) < 1e-7, "row %d: %g Hz, ngspice %g Hz", i,
+                  t.v[i * t.ncol], fr);
+        cr_assert(fabs(t.v[i * t.ncol + 1] / m - 1) < 1e-6, "%g Hz: |v(d)| %.9g, ngspice %.9g", fr,
+                  t.v[i * t.ncol + 1], m);
     }
     fclose(f);
     tu_table_free(&t);
@@ -132,7 +151,9 @@ static void meyer_caps(double u, double w, double phi, double cap[3])
     else if (u <= -phi / 2) cap[2] = -u / phi;
     else if (u <= 0) cap[2] = -u / phi, cap[0] = 2.0 / 3 + 4 * u / (3 * phi);
     else if (w <= 0) cap[0] = 2.0 / 3;
-    else cap[0] = 2.0 / 3 * (1 - w * w / ((u + w) * (u + w))), cap[1] = 2.0 / 3 * (1 - u * u / ((u + w) * (u + w)));
+    else
+        cap[0] = 2.0 / 3 * (1 - w * w / ((u + w) * (u + w))),
+        cap[1] = 2.0 / 3 * (1 - u * u / ((u + w) * (u + w)));
 }
 
 /* The sum of the charges of m at x (v_d v_g v_s: d g s b on nodes 1 2 3 4) and its gradient */
@@ -169,25 +190,36 @@ Test(meyer, charges_are_meyers_capacitances)
         for (double vd = -1; vd < 3.5; vd += 0.0973) {
             double x[3] = { vd, vg, vs }, as = vg - vs - 0.7, ad = vg - vd - 0.7;
             double u = fmax(as, ad), w = fmin(as, ad), e = 1e-4, cap[3], g[3], gp[3];
-            if (fabs(u) < e || fabs(w) < e || fabs(u + phi / 2) < e || fabs(u + phi) < e || fabs(u - w) < e) continue;
+            if (fabs(u) < e || fabs(w) < e || fabs(u + phi / 2) < e || fabs(u + phi) < e
+                || fabs(u - w) < e)
+                continue;
             meyer_caps(u, w, phi, cap);
             double q = gate_charge(&n, x, g), mx[3] = { -vd, -vg, -vs };
             double cs = as > ad ? cap[0] : cap[1], cd = as > ad ? cap[1] : cap[0];
             checked[u <= -phi ? 0 : u <= -phi / 2 ? 1 : u <= 0 ? 2 : w <= 0 ? 3 : 4]++;
-            cr_assert(fabs(g[1] - (cap[0] + cap[1] + cap[2])) < 1e-12, "vg %g vd %g: dQg/dvg %.15g", vg, vd, g[1]);
-            if (u > 0) cr_assert(fabs(-g[2] - cs) < 1e-12 && fabs(-g[0] - cd) < 1e-12, "vg %g vd %g", vg, vd);
-            if (w > 0) cr_assert(fabs(q - 2.0 / 3 * (u * u + u * w + w * w) / (u + w)) < 1e-14, "vg %g vd %g", vg, vd);
+            cr_assert(fabs(g[1] - (cap[0] + cap[1] + cap[2])) < 1e-12, "vg %g vd %g: dQg/dvg %.15g",
+                      vg, vd, g[1]);
+            if (u > 0)
+                cr_assert(fabs(-g[2] - cs) < 1e-12 && fabs(-g[0] - cd) < 1e-12, "vg %g vd %g", vg,
+                          vd);
+            if (w > 0)
+                cr_assert(fabs(q - 2.0 / 3 * (u * u + u * w + w * w) / (u + w)) < 1e-14,
+                          "vg %g vd %g", vg, vd);
             cr_assert(fabs(gate_charge(&p, mx, gp) + q) < 1e-14, "PMOS at vg %g vd %g", -vg, -vd);
-            for (int j = 0; j < 3; j++) cr_assert(fabs(gp[j] - g[j]) < 1e-14, "PMOS at vg %g vd %g", -vg, -vd);
-            for (int k = 0; k < 3; k++) {                    /* each charge's gradient: central differences */
+            for (int j = 0; j < 3; j++)
+                cr_assert(fabs(gp[j] - g[j]) < 1e-14, "PMOS at vg %g vd %g", -vg, -vd);
+            for (int k = 0; k < 3; k++) { /* each charge's gradient: central differences */
                 double gk[3], t[3];
                 nsc_meyer_charge(&n.q[k], x, gk);
                 for (int j = 0; j < 3; j++) {
                     double xp[3] = { x[0], x[1], x[2] }, xm[3] = { x[0], x[1], x[2] }, h = 1e-6;
                     xp[j] += h, xm[j] -= h;
-                    double fd = (nsc_meyer_charge(&n.q[k], xp, t) - nsc_meyer_charge(&n.q[k], xm, t)) / (2 * h);
-                    cr_assert(fabs(gk[j] - fd) < 1e-7, "q_%d at vg %g vd %g: d/dx_%d %.12g, differences %.12g", k,
-                              vg, vd, j, gk[j], fd);
+                    double fd = (nsc_meyer_charge(&n.q[k], xp, t)
+                                 - nsc_meyer_charge(&n.q[k], xm, t))
+                                / (2 * h);
+                    cr_assert(fabs(gk[j] - fd) < 1e-7,
+                              "q_%d at vg %g vd %g: d/dx_%d %.12g, differences %.12g", k, vg, vd, j,
+                              gk[j], fd);
                 }
             }
         }

@@ -10,8 +10,16 @@
 #include "testutil.h"
 
 static char *tmp;
-static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
-static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+static void setup(void)
+{
+    tmp = tu_tmpdir();
+    cr_assert(tmp);
+}
+static void teardown(void)
+{
+    tu_rmdir(tmp);
+    free(tmp);
+}
 TestSuite(mos6, .init = setup, .fini = teardown);
 
 /* ngspice's wrdata table (a header line, then nrow rows of ncol numbers) into v[nrow][ncol] */
@@ -22,7 +30,8 @@ static void read_ng(const char *name, int nrow, int ncol, double *v)
     FILE *f = fopen(path, "r");
     cr_assert(f, "%s", path);
     cr_assert_eq(fscanf(f, "%*[^\n]"), 0);
-    for (int i = 0; i < nrow * ncol; i++) cr_assert_eq(fscanf(f, "%lf", &v[i]), 1, "%s value %d", name, i);
+    for (int i = 0; i < nrow * ncol; i++)
+        cr_assert_eq(fscanf(f, "%lf", &v[i]), 1, "%s value %d", name, i);
     fclose(f);
 }
 
@@ -47,12 +56,15 @@ Test(mos6, dc_sweep_vs_ngspice)
     read_ng("dc_ng.txt", NR, NC, &ng[0][0]);
     for (int i = 0; i < NR; i++)
         for (int k = 1; k < NC; k++) range[k] = fmax(range[k], fabs(ng[i][k]));
-    cr_assert(range[1] > 3 && range[2] > 1 && range[3] > 1, "%g %g %g", range[1], range[2], range[3]);
+    cr_assert(range[1] > 3 && range[2] > 1 && range[3] > 1, "%g %g %g", range[1], range[2],
+              range[3]);
     for (int i = 0; i < NR; i++) {
         cr_assert(fabs(TU_AT(&t, i, 0) - ng[i][0]) < 1e-9);
         for (int k = 1; k < NC; k++)
-            cr_assert(fabs(TU_AT(&t, i, k) - ng[i][k]) <= 1e-5 * range[k], "row %d (VIN %g) column %s: %.9g, "
-                      "ngspice %.9g", i, ng[i][0], t.name[k], TU_AT(&t, i, k), ng[i][k]);
+            cr_assert(fabs(TU_AT(&t, i, k) - ng[i][k]) <= 1e-5 * range[k],
+                      "row %d (VIN %g) column %s: %.9g, "
+                      "ngspice %.9g",
+                      i, ng[i][0], t.name[k], TU_AT(&t, i, k), ng[i][k]);
     }
     tu_table_free(&t);
 }
@@ -62,7 +74,8 @@ Test(mos6, dc_sweep_vs_ngspice)
 static double crossing(const double *v, int nrow, int ncol, int c, double t0, double x)
 {
     for (int i = 1; i < nrow; i++) {
-        double a = v[(i - 1) * ncol + c] - x, b = v[i * ncol + c] - x, ta = v[(i - 1) * ncol], tb = v[i * ncol];
+        double a = v[(i - 1) * ncol + c] - x, b = v[i * ncol + c] - x, ta = v[(i - 1) * ncol],
+               tb = v[i * ncol];
         if (ta >= t0 && a * b <= 0 && a != b) return ta + (tb - ta) * a / (a - b);
     }
     return NAN;
@@ -82,9 +95,11 @@ Test(mos6, inverter_chain_vs_ngspice)
     const char *mode[2] = { "exact", "adaptive" };
     for (int k = 0; k < 2; k++) {
         char cmd[4096], *out = NULL, path[1024];
-        snprintf(cmd, sizeof cmd, "cd %s && sed 's/^.tran/.options stepping=%s\\n.tran/' %s/mos6/inv.cir > i.cir && %s "
-                 "--stats -o a.dat i.cir 2>&1 && %s compare a.dat %s/mos6/inv_ng.txt --tol 0.2 2>&1", tmp, mode[k],
-                 NSC_REFDIR, NSC_PROGRAM, NSC_PROGRAM, NSC_REFDIR);
+        snprintf(
+            cmd, sizeof cmd,
+            "cd %s && sed 's/^.tran/.options stepping=%s\\n.tran/' %s/mos6/inv.cir > i.cir && %s "
+            "--stats -o a.dat i.cir 2>&1 && %s compare a.dat %s/mos6/inv_ng.txt --tol 0.2 2>&1",
+            tmp, mode[k], NSC_REFDIR, NSC_PROGRAM, NSC_PROGRAM, NSC_REFDIR);
         cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
         cr_assert(strstr(out, "PASS: all 4 signals"), "%s", out);
         tu_newton nw;
@@ -95,11 +110,12 @@ Test(mos6, inverter_chain_vs_ngspice)
         tu_table t;
         snprintf(path, sizeof path, "%s/a.dat", tmp);
         cr_assert_eq(tu_table_read(path, &t), 0);
-        for (int e = 0; e < 2; e++) {                        /* the input's edges at 2 ns and 10.3 ns */
+        for (int e = 0; e < 2; e++) { /* the input's edges at 2 ns and 10.3 ns */
             double t0 = e ? 10.3e-9 : 2e-9;
-            double dn = crossing(ng, NR, NC, 3, t0, 1.65) - t0, d = crossing(t.v, t.nrow, t.ncol, 3, t0, 1.65) - t0;
-            cr_assert(dn > 0.2e-9 && fabs(d - dn) <= 0.01 * dn, "%s, edge %d: delay %g s, ngspice %g s", mode[k], e,
-                      d, dn);
+            double dn = crossing(ng, NR, NC, 3, t0, 1.65) - t0,
+                   d = crossing(t.v, t.nrow, t.ncol, 3, t0, 1.65) - t0;
+            cr_assert(dn > 0.2e-9 && fabs(d - dn) <= 0.01 * dn,
+                      "%s, edge %d: delay %g s, ngspice %g s", mode[k], e, d, dn);
         }
         tu_table_free(&t);
     }
@@ -111,10 +127,13 @@ Test(mos6, bad_card)
     char cmd[2048], *out = NULL, path[1024];
     snprintf(path, sizeof path, "%s/m.cir", tmp);
     cr_assert_eq(tu_write_file(path, "bad level 6\n.model n6 NMOS(LEVEL=6 VTO=1 KV=0)\nV1 d 0 5\n"
-                                     "M1 d d 0 0 n6\n.op\n.end\n"), 0);
+                                     "M1 d d 0 0 n6\n.op\n.end\n"),
+                 0);
     snprintf(cmd, sizeof cmd, "%s %s 2>&1", NSC_PROGRAM, path);
     cr_assert_neq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "m.cir:2:1: error: MOS model 'n6' (LEVEL=6): need KV, NV, KC, NC, PHI > 0"), "%s", out);
+    cr_assert(strstr(out,
+                     "m.cir:2:1: error: MOS model 'n6' (LEVEL=6): need KV, NV, KC, NC, PHI > 0"),
+              "%s", out);
     free(out);
 }
 
@@ -132,9 +151,11 @@ Test(mos6, all_off_start_vs_ngspice)
     const char *mode[2] = { "exact", "adaptive" };
     for (int k = 0; k < 2; k++) {
         char cmd[4096], *out = NULL, path[1024];
-        snprintf(cmd, sizeof cmd, "cd %s && sed 's/^.tran/.options stepping=%s\\n.tran/' %s/mos6/off.cir > o.cir && %s "
-                 "--stats -o a.dat o.cir 2>&1 && %s compare a.dat %s/mos6/off_ng.txt --tol 0.5 2>&1", tmp, mode[k],
-                 NSC_REFDIR, NSC_PROGRAM, NSC_PROGRAM, NSC_REFDIR);
+        snprintf(
+            cmd, sizeof cmd,
+            "cd %s && sed 's/^.tran/.options stepping=%s\\n.tran/' %s/mos6/off.cir > o.cir && %s "
+            "--stats -o a.dat o.cir 2>&1 && %s compare a.dat %s/mos6/off_ng.txt --tol 0.5 2>&1",
+            tmp, mode[k], NSC_REFDIR, NSC_PROGRAM, NSC_PROGRAM, NSC_REFDIR);
         cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
         cr_assert(strstr(out, "PASS: all 4 signals"), "%s", out);
         tu_newton nw;
@@ -147,7 +168,8 @@ Test(mos6, all_off_start_vs_ngspice)
         cr_assert_eq(tu_table_read(path, &t), 0);
         int c = tu_table_col(&t, "v(out)");
         cr_assert(c > 0 && t.nrow > 0 && TU_AT(&t, 0, 0) == 0);
-        cr_assert(fabs(TU_AT(&t, 0, c) - 4.99999998) <= 1e-3, "%s: v(out) at t = 0 %g V", mode[k], TU_AT(&t, 0, c));
+        cr_assert(fabs(TU_AT(&t, 0, c) - 4.99999998) <= 1e-3, "%s: v(out) at t = 0 %g V", mode[k],
+                  TU_AT(&t, 0, c));
         tu_table_free(&t);
     }
 }
@@ -180,8 +202,10 @@ Test(mos6, binned_models_under_option_scale_vs_ngspice)
     for (int i = 0; i < NR; i++) {
         cr_assert(fabs(TU_AT(&t, i, 0) - ng[i][0]) < 1e-9);
         for (int k = 1; k < NC; k++)
-            cr_assert(fabs(TU_AT(&t, i, k) - ng[i][k]) <= 1e-5 * range[k], "row %d (VIN %g) column %s: %.9g, "
-                      "ngspice %.9g", i, ng[i][0], t.name[k], TU_AT(&t, i, k), ng[i][k]);
+            cr_assert(fabs(TU_AT(&t, i, k) - ng[i][k]) <= 1e-5 * range[k],
+                      "row %d (VIN %g) column %s: %.9g, "
+                      "ngspice %.9g",
+                      i, ng[i][0], t.name[k], TU_AT(&t, i, k), ng[i][k]);
     }
     tu_table_free(&t);
 }

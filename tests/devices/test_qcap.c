@@ -14,8 +14,16 @@
 #endif
 
 static char *tmp;
-static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
-static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+static void setup(void)
+{
+    tmp = tu_tmpdir();
+    cr_assert(tmp);
+}
+static void teardown(void)
+{
+    tu_rmdir(tmp);
+    free(tmp);
+}
 TestSuite(qcap, .init = setup, .fini = teardown);
 
 /* run nscircuit with opts on tests/data/qcap/name into tmp/o.dat, read into t;
@@ -24,7 +32,8 @@ static void run(const char *opts, const char *name, tu_table *t, char **out)
 {
     char cmd[2048], path[1024], *o = NULL;
     snprintf(path, sizeof path, "%s/o.dat", tmp);
-    snprintf(cmd, sizeof cmd, "cd %s && %s %s -o %s %s/qcap/%s 2>&1", tmp, NSC_PROGRAM, opts, path, NSC_REFDIR, name);
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s -o %s %s/qcap/%s 2>&1", tmp, NSC_PROGRAM, opts, path,
+             NSC_REFDIR, name);
     int st = tu_run(cmd, &o);
     cr_assert_eq(st, 0, "%s: %s", cmd, o);
     if (out) *out = o;
@@ -48,21 +57,28 @@ Test(qcap, charge_closed_form)
         tu_table t;
         char *out;
         run(fixed ? "--stats --step 10n" : "--stats", "charge.cir", &t, &out);
-        int ca = tu_table_col(&t, "v(a)"), cb = tu_table_col(&t, "v(b)"), cc = tu_table_col(&t, "v(c)"),
-            ci = tu_table_col(&t, "i(c1)");
+        int ca = tu_table_col(&t, "v(a)"), cb = tu_table_col(&t, "v(b)"),
+            cc = tu_table_col(&t, "v(c)"), ci = tu_table_col(&t, "i(c1)");
         cr_assert(ca > 0 && cb > 0 && cc > 0 && ci > 0);
         for (int i = 0; i < t.nrow; i++) {
-            double q = 1e-3 * TU_AT(&t, i, 0), va = (sqrt(1 + 0.4 * q / 1e-9) - 1) / 0.2, vb = 2 * log(1 + q / 2e-9);
+            double q = 1e-3 * TU_AT(&t, i, 0), va = (sqrt(1 + 0.4 * q / 1e-9) - 1) / 0.2,
+                   vb = 2 * log(1 + q / 2e-9);
             double tol = fixed ? 1e-9 : 1e-4;
-            cr_assert(fabs(TU_AT(&t, i, ca) - va) < tol, "fixed %d t=%g: v(a) %.12g, closed form %.12g", fixed,
-                      TU_AT(&t, i, 0), TU_AT(&t, i, ca), va);
-            cr_assert(fabs(TU_AT(&t, i, cc) - va) < tol, "v(c) %.12g, closed form %.12g", TU_AT(&t, i, cc), va);
-            cr_assert(fabs(TU_AT(&t, i, cb) - vb) < tol, "fixed %d t=%g: v(b) %.12g, closed form %.12g", fixed,
-                      TU_AT(&t, i, 0), TU_AT(&t, i, cb), vb);
-            if (i > 0) cr_assert(fabs(TU_AT(&t, i, ci) - 1e-3) < 1e-12, "i(c1) %.12g", TU_AT(&t, i, ci));
+            cr_assert(fabs(TU_AT(&t, i, ca) - va) < tol,
+                      "fixed %d t=%g: v(a) %.12g, closed form %.12g", fixed, TU_AT(&t, i, 0),
+                      TU_AT(&t, i, ca), va);
+            cr_assert(fabs(TU_AT(&t, i, cc) - va) < tol, "v(c) %.12g, closed form %.12g",
+                      TU_AT(&t, i, cc), va);
+            cr_assert(fabs(TU_AT(&t, i, cb) - vb) < tol,
+                      "fixed %d t=%g: v(b) %.12g, closed form %.12g", fixed, TU_AT(&t, i, 0),
+                      TU_AT(&t, i, cb), vb);
+            if (i > 0)
+                cr_assert(fabs(TU_AT(&t, i, ci) - 1e-3) < 1e-12, "i(c1) %.12g", TU_AT(&t, i, ci));
         }
-        cr_assert(TU_AT(&t, t.nrow - 1, ca) > 3.6, "%g", TU_AT(&t, t.nrow - 1, ca));   /* (3.66 V at 5 us) */
-        cr_assert(strstr(out, "Newton (smooth functions): ") && strstr(out, ", 0 not converged"), "%s", out);
+        cr_assert(TU_AT(&t, t.nrow - 1, ca) > 3.6, "%g",
+                  TU_AT(&t, t.nrow - 1, ca)); /* (3.66 V at 5 us) */
+        cr_assert(strstr(out, "Newton (smooth functions): ") && strstr(out, ", 0 not converged"),
+                  "%s", out);
         free(out);
         tu_table_free(&t);
     }
@@ -79,8 +95,10 @@ Test(qcap, rc_vs_ngspice)
     const char *opt[2] = { "--step 5n", "" }, *tol[2] = { "1e-4", "5e-3" };
     for (int k = 0; k < 2; k++) {
         char cmd[4096], *out = NULL;
-        snprintf(cmd, sizeof cmd, "cd %s && %s --quiet %s -o rc.dat %s/qcap/rc.cir 2>&1 && %s compare rc.dat "
-                 "%s/qcap/rc_ng.txt --tol %s 2>&1", tmp, NSC_PROGRAM, opt[k], NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR, tol[k]);
+        snprintf(cmd, sizeof cmd,
+                 "cd %s && %s --quiet %s -o rc.dat %s/qcap/rc.cir 2>&1 && %s compare rc.dat "
+                 "%s/qcap/rc_ng.txt --tol %s 2>&1",
+                 tmp, NSC_PROGRAM, opt[k], NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR, tol[k]);
         cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
         cr_assert(strstr(out, "PASS: all 3 signals"), "%s", out);
         free(out);
@@ -94,15 +112,18 @@ Test(qcap, ac_small_signal_capacitance)
 {
     tu_table t;
     run("", "ac.cir", &t, NULL);
-    int ca = tu_table_col(&t, "vm(a)"), cb = tu_table_col(&t, "vm(b)"), cp = tu_table_col(&t, "vp(a)");
+    int ca = tu_table_col(&t, "vm(a)"), cb = tu_table_col(&t, "vm(b)"),
+        cp = tu_table_col(&t, "vp(a)");
     cr_assert(ca > 0 && cb > 0 && cp > 0);
     cr_assert_eq(t.nrow, 11);
     for (int i = 0; i < t.nrow; i++) {
         double x = 2 * M_PI * TU_AT(&t, i, 0) * 1e3 * 1.4e-9, h = 1 / sqrt(1 + x * x);
-        cr_assert(fabs(TU_AT(&t, i, ca) - h) < 1e-9, "f=%g: |H| %.12g, closed form %.12g", TU_AT(&t, i, 0),
-                  TU_AT(&t, i, ca), h);
-        cr_assert(fabs(TU_AT(&t, i, cb) - h) < 1e-9, "f=%g: |H| %.12g (Q=)", TU_AT(&t, i, 0), TU_AT(&t, i, cb));
-        cr_assert(fabs(TU_AT(&t, i, cp) + atan(x) * 180 / M_PI) < 1e-7, "phase %.12g", TU_AT(&t, i, cp));
+        cr_assert(fabs(TU_AT(&t, i, ca) - h) < 1e-9, "f=%g: |H| %.12g, closed form %.12g",
+                  TU_AT(&t, i, 0), TU_AT(&t, i, ca), h);
+        cr_assert(fabs(TU_AT(&t, i, cb) - h) < 1e-9, "f=%g: |H| %.12g (Q=)", TU_AT(&t, i, 0),
+                  TU_AT(&t, i, cb));
+        cr_assert(fabs(TU_AT(&t, i, cp) + atan(x) * 180 / M_PI) < 1e-7, "phase %.12g",
+                  TU_AT(&t, i, cp));
     }
     tu_table_free(&t);
 }
@@ -112,10 +133,15 @@ Test(qcap, ac_small_signal_capacitance)
 Test(qcap, other_node_is_an_error)
 {
     char cmd[2048], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s %s/qcap/bad_node.cir 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR);
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s/qcap/bad_node.cir 2>&1", tmp, NSC_PROGRAM,
+             NSC_REFDIR);
     cr_assert_neq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "bad_node.cir:4:21: error: capacitor c1: its value may read only its own voltage V(a), "
-                     "not 'v(in)'"), "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "bad_node.cir:4:21: error: capacitor c1: its value may read only its own voltage V(a), "
+            "not 'v(in)'"),
+        "%s", out);
     free(out);
 }
 
@@ -128,8 +154,10 @@ Test(qcap, other_node_is_an_error)
 Test(qcap, vdmos_cjo_vs_ngspice)
 {
     char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s -o cj.dat %s/vdmos/cjo_charge.cir 2>&1 && %s compare cj.dat "
-             "%s/vdmos/cjo_charge_ng.txt --tol 1e-6 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s -o cj.dat %s/vdmos/cjo_charge.cir 2>&1 && %s compare cj.dat "
+             "%s/vdmos/cjo_charge_ng.txt --tol 1e-6 2>&1",
+             tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "PASS: all 1 signals"), "%s", out);
     cr_assert(!strstr(out, "ignored"), "%s", out);
@@ -144,18 +172,23 @@ Test(qcap, ic_wins_over_dot_ic_as_for_a_linear_capacitor)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/icq.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "IC= and .ic\nV1 a 0 5\nR1 a n 1k\nC1 n 0 C='1u+0*V(n)' IC=2\n.ic V(n)=1\n"
-                                     ".tran 10u 1m\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(path,
+                      "IC= and .ic\nV1 a 0 5\nR1 a n 1k\nC1 n 0 C='1u+0*V(n)' IC=2\n.ic V(n)=1\n"
+                      ".tran 10u 1m\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s icq.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_expect(strstr(out, ".ic V(n) ignored") && !strstr(out, "IC= of capacitor c1 ignored"), "%s", out);
+    cr_expect(strstr(out, ".ic V(n) ignored") && !strstr(out, "IC= of capacitor c1 ignored"), "%s",
+              out);
     free(out);
     tu_table t;
     snprintf(path, sizeof path, "%s/icq.dat", tmp);
     cr_assert_eq(tu_table_read(path, &t), 0);
     int cn = tu_table_col(&t, "v(n)");
     double e = 0;
-    for (int i = 0; i < t.nrow; i++) e = fmax(e, fabs(TU_AT(&t, i, cn) - (5 - 3 * exp(-TU_AT(&t, i, 0) / 1e-3))));
+    for (int i = 0; i < t.nrow; i++)
+        e = fmax(e, fabs(TU_AT(&t, i, cn) - (5 - 3 * exp(-TU_AT(&t, i, 0) / 1e-3))));
     cr_expect(e < 1e-3, "v(n) %.3g V off the closed form (v(0) = %g)", e, TU_AT(&t, 0, cn));
     tu_table_free(&t);
 }
@@ -174,9 +207,11 @@ Test(qcap, diode_depletion_charge_vs_ngspice)
     const char *mode[2] = { "exact", "adaptive" };
     for (int k = 0; k < 2; k++) {
         char cmd[4096], *out = NULL;
-        snprintf(cmd, sizeof cmd, "cd %s && sed 's/^.tran/.options stepping=%s\\n.tran/' %s/cjo_v/rect.cir > r.cir && "
-                 "%s --stats -o a.dat r.cir 2>&1 && %s compare a.dat %s/cjo_v/rect_ng.txt --tol 0.5 2>&1", tmp, mode[k],
-                 NSC_REFDIR, NSC_PROGRAM, NSC_PROGRAM, NSC_REFDIR);
+        snprintf(
+            cmd, sizeof cmd,
+            "cd %s && sed 's/^.tran/.options stepping=%s\\n.tran/' %s/cjo_v/rect.cir > r.cir && "
+            "%s --stats -o a.dat r.cir 2>&1 && %s compare a.dat %s/cjo_v/rect_ng.txt --tol 0.5 2>&1",
+            tmp, mode[k], NSC_REFDIR, NSC_PROGRAM, NSC_PROGRAM, NSC_REFDIR);
         cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
         cr_assert(strstr(out, "PASS: all 4 signals"), "%s", out);
         tu_newton nw;
@@ -193,10 +228,13 @@ Test(qcap, diode_bad_grading)
     char cmd[2048], *out = NULL, path[1024];
     snprintf(path, sizeof path, "%s/d.cir", tmp);
     cr_assert_eq(tu_write_file(path, "bad grading\nV1 a 0 SIN(0 1 1k)\nR1 a k 1k\nD1 k 0 dd\n"
-                                     ".model dd D(IS=1e-14 CJO=10p M=1.2)\n.tran 1u 1m\n.end\n"), 0);
+                                     ".model dd D(IS=1e-14 CJO=10p M=1.2)\n.tran 1u 1m\n.end\n"),
+                 0);
     snprintf(cmd, sizeof cmd, "%s %s 2>&1", NSC_PROGRAM, path);
     cr_assert_neq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "d.cir:5:1: error: diode model 'dd': need VJ > 0, 0 <= M < 1, 0 <= FC < 1"), "%s", out);
+    cr_assert(strstr(out,
+                     "d.cir:5:1: error: diode model 'dd': need VJ > 0, 0 <= M < 1, 0 <= FC < 1"),
+              "%s", out);
     free(out);
 }
 
@@ -218,11 +256,14 @@ Test(qcap, flyback_newton_at_switching_vs_ngspice)
     const char *mode[2] = { "exact", "adaptive" };
     for (int k = 0; k < 2; k++) {
         char cmd[4096], *out = NULL;
-        snprintf(cmd, sizeof cmd, "cd %s && sed 's/^.tran/.options stepping=%s\\n.tran/' %s/qcap/flyback.cir > f.cir && "
-                 "%s --stats -o a.dat f.cir 2>&1 && %s compare a.dat %s/qcap/flyback_ng.txt --signals 'v(out),v(cl)' "
-                 "--tol 0.5 2>&1 && %s compare a.dat %s/qcap/flyback_ng.txt --signals 'i(lp)' --tol 3 2>&1 && "
-                 "%s compare a.dat %s/qcap/flyback_ng.txt --signals 'v(d)' --tol 5 2>&1", tmp, mode[k], NSC_REFDIR,
-                 NSC_PROGRAM, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
+        snprintf(
+            cmd, sizeof cmd,
+            "cd %s && sed 's/^.tran/.options stepping=%s\\n.tran/' %s/qcap/flyback.cir > f.cir && "
+            "%s --stats -o a.dat f.cir 2>&1 && %s compare a.dat %s/qcap/flyback_ng.txt --signals 'v(out),v(cl)' "
+            "--tol 0.5 2>&1 && %s compare a.dat %s/qcap/flyback_ng.txt --signals 'i(lp)' --tol 3 2>&1 && "
+            "%s compare a.dat %s/qcap/flyback_ng.txt --signals 'v(d)' --tol 5 2>&1",
+            tmp, mode[k], NSC_REFDIR, NSC_PROGRAM, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR,
+            NSC_PROGRAM, NSC_REFDIR);
         cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
         cr_assert(strstr(out, "PASS: all 2 signals"), "%s", out);
         tu_newton nw;
@@ -258,10 +299,12 @@ static double last_vout(const char *path)
 Test(qcap, dmur160_depletion_flyback_runs)
 {
     char cmd[8192], *out = NULL, a[1024], b[1024];
-    const char *run = "cd %s && sed -e 's|^\\.include .*mosfets.lib|.include %s/models/mosfets.lib|' %s "
-                      "-e 's/^\\.pss/.tran 10n 20u/' %s/pss/flyback_ringing.cir > %s.cir && %s --stats -o %s.dat %s.cir 2>&1";
+    const char *run =
+        "cd %s && sed -e 's|^\\.include .*mosfets.lib|.include %s/models/mosfets.lib|' %s "
+        "-e 's/^\\.pss/.tran 10n 20u/' %s/pss/flyback_ringing.cir > %s.cir && %s --stats -o %s.dat %s.cir 2>&1";
     snprintf(cmd, sizeof cmd, run, tmp, NSC_TOP_SRCDIR,
-             "-e 's|^\\.model DMUR160C.*|.include " NSC_TOP_SRCDIR "/models/diodes.lib|' -e 's/DMUR160C$/DMUR160/'",
+             "-e 's|^\\.model DMUR160C.*|.include " NSC_TOP_SRCDIR
+             "/models/diodes.lib|' -e 's/DMUR160C$/DMUR160/'",
              NSC_REFDIR, "dep", NSC_PROGRAM, "dep", "dep");
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "model 'dmur160'"), "%s", out);
@@ -270,14 +313,16 @@ Test(qcap, dmur160_depletion_flyback_runs)
     const char *s = strstr(out, "Newton");
     cr_assert(nw.nfail == 0 && nw.per <= 4, "%s", s);
     free(out);
-    snprintf(cmd, sizeof cmd, run, tmp, NSC_TOP_SRCDIR, "", NSC_REFDIR, "con", NSC_PROGRAM, "con", "con");
+    snprintf(cmd, sizeof cmd, run, tmp, NSC_TOP_SRCDIR, "", NSC_REFDIR, "con", NSC_PROGRAM, "con",
+             "con");
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert_null(strstr(out, "Newton"), "%s", out);             /* M = 0: no smooth row */
+    cr_assert_null(strstr(out, "Newton"), "%s", out); /* M = 0: no smooth row */
     free(out);
     snprintf(a, sizeof a, "%s/dep.dat", tmp);
     snprintf(b, sizeof b, "%s/con.dat", tmp);
     double vd = last_vout(a), vc = last_vout(b);
-    cr_assert(vc > 0.3 && fabs(vd - vc) <= 0.01 * vc, "v(out) %g (depletion) against %g (M = 0)", vd, vc);
+    cr_assert(vc > 0.3 && fabs(vd - vc) <= 0.01 * vc, "v(out) %g (depletion) against %g (M = 0)",
+              vd, vc);
 }
 
 /* A VDMOS's CGDMIN CGDMAX A as ngspice's voltage-dependent gate-drain
@@ -290,9 +335,11 @@ Test(qcap, vdmos_cgd_vs_ngspice)
     const char *mode[2] = { "exact", "adaptive" };
     for (int k = 0; k < 2; k++) {
         char cmd[4096], *out = NULL;
-        snprintf(cmd, sizeof cmd, "cd %s && sed 's/^.tran/.options stepping=%s\\n.tran/' %s/vdmos_cgd/cgd.cir > c.cir && "
-                 "%s -o a.dat c.cir 2>&1 && %s compare a.dat %s/vdmos_cgd/cgd_ng.txt --tol 0.5 2>&1", tmp, mode[k],
-                 NSC_REFDIR, NSC_PROGRAM, NSC_PROGRAM, NSC_REFDIR);
+        snprintf(
+            cmd, sizeof cmd,
+            "cd %s && sed 's/^.tran/.options stepping=%s\\n.tran/' %s/vdmos_cgd/cgd.cir > c.cir && "
+            "%s -o a.dat c.cir 2>&1 && %s compare a.dat %s/vdmos_cgd/cgd_ng.txt --tol 0.5 2>&1",
+            tmp, mode[k], NSC_REFDIR, NSC_PROGRAM, NSC_PROGRAM, NSC_REFDIR);
         cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
         cr_assert(strstr(out, "PASS: all 4 signals"), "%s", out);
         free(out);

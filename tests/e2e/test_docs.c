@@ -17,12 +17,13 @@
 Test(docs, commands_run_as_written, .timeout = 1500)
 {
 #if defined(__SANITIZE_ADDRESS__)
-    cr_skip_test("sanitizer build: the documentation's commands run in the plain build's make check");
+    cr_skip_test(
+        "sanitizer build: the documentation's commands run in the plain build's make check");
 #else
     char cmd[4096], *out = NULL;
     setenv("NSC_TEST_DEADLINE", "1400", 1);
-    snprintf(cmd, sizeof cmd, "sh %s/tests/docs/doc_commands.sh %s %s 2>&1", NSC_TOP_SRCDIR, NSC_TOP_SRCDIR,
-             NSC_TOP_BUILDDIR);
+    snprintf(cmd, sizeof cmd, "sh %s/tests/docs/doc_commands.sh %s %s 2>&1", NSC_TOP_SRCDIR,
+             NSC_TOP_SRCDIR, NSC_TOP_BUILDDIR);
     int rc = tu_run(cmd, &out);
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, " 0 failed"), "%s", out);

@@ -18,16 +18,25 @@
 #endif
 
 static char *tmp;
-static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
-static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+static void setup(void)
+{
+    tmp = tu_tmpdir();
+    cr_assert(tmp);
+}
+static void teardown(void)
+{
+    tu_rmdir(tmp);
+    free(tmp);
+}
 
 /* Run the rectifier once and read its table. */
 static void run_rectifier(tu_table *t, const char *extra)
 {
     char cmd[2048], path[1024];
     snprintf(path, sizeof path, "%s/rect.dat", tmp);
-    snprintf(cmd, sizeof cmd, "%s --quiet %s --save 'v(a,b),i(l1),i(r1)' -o %s %s/rectifier.cir 2>&1",
-             NSC_PROGRAM, extra, path, NSC_NETLISTS);
+    snprintf(cmd, sizeof cmd,
+             "%s --quiet %s --save 'v(a,b),i(l1),i(r1)' -o %s %s/rectifier.cir 2>&1", NSC_PROGRAM,
+             extra, path, NSC_NETLISTS);
     char *out = NULL;
     int st = tu_run(cmd, &out);
     cr_assert_eq(st, 0, "nscircuit failed (%d): %s", st, out);
@@ -106,7 +115,8 @@ Test(e2e, rectifier_physics)
     tu_table t;
     run_rectifier(&t, "");
     int cv = tu_table_col(&t, "v(a,b)"), cr = tu_table_col(&t, "i(r1)");
-    for (int i = 0; i < t.nrow; i++) cr_assert(TU_AT(&t, i, cr) >= -1e-12, "i(r1) < 0 at row %d", i);
+    for (int i = 0; i < t.nrow; i++)
+        cr_assert(TU_AT(&t, i, cr) >= -1e-12, "i(r1) < 0 at row %d", i);
     double vmax_early = 0, vmax_late = 0;
     for (int i = 0; i < t.nrow; i++) {
         double v = fabs(TU_AT(&t, i, cv));
@@ -136,7 +146,8 @@ Test(e2e, rectifier_theta_one)
 Test(e2e, outputs_and_plot)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cd %s && %s --plot %s/rectifier.cir 2>&1", tmp, NSC_PROGRAM, NSC_NETLISTS);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --plot %s/rectifier.cir 2>&1", tmp, NSC_PROGRAM,
+             NSC_NETLISTS);
     char *out = NULL;
     int st = tu_run(cmd, &out);
     cr_assert_eq(st, 0, "%s", out);
@@ -146,7 +157,8 @@ Test(e2e, outputs_and_plot)
     snprintf(path, sizeof path, "%s/rectifier.dat", tmp);
     char *dat = tu_read_file(path);
     cr_assert(dat);
-    cr_assert(strncmp(dat, "# time v(a,b) v(p) i(l1) i(r1) i(d1) i(d2)\n", 42) == 0, "header: %.60s", dat);
+    cr_assert(strncmp(dat, "# time v(a,b) v(p) i(l1) i(r1) i(d1) i(d2)\n", 42) == 0,
+              "header: %.60s", dat);
     free(dat);
     snprintf(path, sizeof path, "%s/rectifier.gp", tmp);
     char *gp = tu_read_file(path);
@@ -171,19 +183,22 @@ Test(e2e, halfwave_peak_and_trough)
 {
     char cmd[2048], path[1024];
     snprintf(path, sizeof path, "%s/hw.dat", tmp);
-    snprintf(cmd, sizeof cmd, "%s --quiet -o %s %s/halfwave.cir 2>&1", NSC_PROGRAM, path, NSC_NETLISTS);
+    snprintf(cmd, sizeof cmd, "%s --quiet -o %s %s/halfwave.cir 2>&1", NSC_PROGRAM, path,
+             NSC_NETLISTS);
     char *out = NULL;
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
     tu_table t;
     cr_assert_eq(tu_table_read(path, &t), 0);
-    int co = tu_table_col(&t, "v(out)"), ci = tu_table_col(&t, "v(in)"), cd = tu_table_col(&t, "i(d1)");
+    int co = tu_table_col(&t, "v(out)"), ci = tu_table_col(&t, "v(in)"),
+        cd = tu_table_col(&t, "i(d1)");
     const double Vp = 10, w = 2 * M_PI * 50, RC = 1e3 * 100e-6;
     double toff = (M_PI - atan(w * RC)) / w, voff = Vp * sin(w * toff);
-    double lo = 20e-3, hi = 25e-3;                 /* decay meets the next rising sine */
+    double lo = 20e-3, hi = 25e-3; /* decay meets the next rising sine */
     for (int k = 0; k < 100; k++) {
         double mid = 0.5 * (lo + hi);
-        if (voff * exp(-(mid - toff) / RC) > Vp * sin(w * mid)) lo = mid; else hi = mid;
+        if (voff * exp(-(mid - toff) / RC) > Vp * sin(w * mid)) lo = mid;
+        else hi = mid;
     }
     double trough = Vp * sin(w * lo);
     double vmax = 0, vmin2 = 1e9;
@@ -225,7 +240,8 @@ Test(e2e, exit_statuses)
     tu_write_file(path, "bad\nR1 a 0 1k\nD1 a 0 DX\n.tran 1u 1m\n.end\n");
     snprintf(cmd, sizeof cmd, "cd %s && %s bad.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 1);
-    cr_assert(strstr(out, "bad.cir:3:") && strstr(out, "error:") && strstr(out, "dx"), "message: %s", out);
+    cr_assert(strstr(out, "bad.cir:3:") && strstr(out, "error:") && strstr(out, "dx"),
+              "message: %s", out);
     free(out);
     snprintf(path, sizeof path, "%s/bad.dat", tmp);
     cr_assert(access(path, F_OK) != 0, "output written after a netlist error");
@@ -245,7 +261,8 @@ Test(e2e, exit_statuses)
 Test(e2e, dump_lcs)
 {
     char cmd[2048], *out = NULL;
-    snprintf(cmd, sizeof cmd, "%s --dump-lcs %s/lcs %s/rectifier.cir 2>&1", NSC_PROGRAM, tmp, NSC_NETLISTS);
+    snprintf(cmd, sizeof cmd, "%s --dump-lcs %s/lcs %s/rectifier.cir 2>&1", NSC_PROGRAM, tmp,
+             NSC_NETLISTS);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
     const char *mats[] = { "E", "A", "B", "C", "D" };
@@ -278,18 +295,22 @@ Test(e2e, solver_failure_keeps_rows)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/neg.cir", tmp);
-    tu_write_file(path, "negative resistor behind a diode\nV1 a 0 PULSE(0 1 0.5m 1n 1n 1 2)\n"
-                        "D1 a b DI\nR1 b 0 -1k\nC1 b 0 1n\n.model DI D(VF=0)\n.tran 10u 1m\n.options stepping=fixed\n.end\n");
+    tu_write_file(
+        path,
+        "negative resistor behind a diode\nV1 a 0 PULSE(0 1 0.5m 1n 1n 1 2)\n"
+        "D1 a b DI\nR1 b 0 -1k\nC1 b 0 1n\n.model DI D(VF=0)\n.tran 10u 1m\n.options stepping=fixed\n.end\n");
     snprintf(cmd, sizeof cmd, "cd %s && %s neg.cir 2>&1", tmp, NSC_PROGRAM);
     int st = tu_run(cmd, &out);
     cr_assert_eq(st, 3, "exit %d: %s", st, out);
-    cr_assert(strstr(out, "error: time 0.00051 s:") && strstr(out, "devices: d1") && strstr(out, "residual"),
+    cr_assert(strstr(out, "error: time 0.00051 s:") && strstr(out, "devices: d1")
+                  && strstr(out, "residual"),
               "message: %s", out);
     free(out);
     snprintf(path, sizeof path, "%s/neg.dat", tmp);
     char *dat = tu_read_file(path);
     /* the 1 ns step onto the PULSE edge still has a solution (C1/h dominates -1/R1) */
-    cr_assert(dat && strstr(dat, "\n# stopped (simulation failure) at t=5.0000100000e-04 s"), "%s", dat ? dat : "no file");
+    cr_assert(dat && strstr(dat, "\n# stopped (simulation failure) at t=5.0000100000e-04 s"), "%s",
+              dat ? dat : "no file");
     free(dat);
     int nrow;
     cr_assert(complete_rows(path, 5, &nrow));
@@ -307,10 +328,13 @@ static void interrupt_with(const char *sig, int want)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/long.cir", tmp);
-    tu_write_file(path, "rc for ever\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 1m 0 1p\n"
-                        ".options interp\n.end\n");                  /* rows: the 10 us grid, not every step */
-    snprintf(cmd, sizeof cmd, "cd %s && rm -f long.dat && timeout --preserve-status -s %s 1 %s --quiet long.cir 2>&1; echo \"exit $?\"",
-             tmp, sig, NSC_PROGRAM);
+    tu_write_file(path,
+                  "rc for ever\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 1m 0 1p\n"
+                  ".options interp\n.end\n"); /* rows: the 10 us grid, not every step */
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && rm -f long.dat && timeout --preserve-status -s %s 1 %s --quiet long.cir 2>&1; echo \"exit $?\"",
+        tmp, sig, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0);
     char want_s[32];
     snprintf(want_s, sizeof want_s, "exit %d", want);
@@ -318,8 +342,9 @@ static void interrupt_with(const char *sig, int want)
     free(out);
     snprintf(path, sizeof path, "%s/long.dat", tmp);
     char *dat = tu_read_file(path);
-    cr_assert(dat && strncmp(dat, "# time v(in) v(out) i(v1)\n# interrupted at t=", 45) == 0, "%s", dat ? dat : "no file");
-    const char *nl = strchr(dat + 26, '\n');                /* said once (it repeated "interrupted at t=") */
+    cr_assert(dat && strncmp(dat, "# time v(in) v(out) i(v1)\n# interrupted at t=", 45) == 0, "%s",
+              dat ? dat : "no file");
+    const char *nl = strchr(dat + 26, '\n'); /* said once (it repeated "interrupted at t=") */
     char line2[256];
     snprintf(line2, sizeof line2, "%.*s", nl ? (int)(nl - dat - 26) : 0, dat + 26);
     cr_assert(nl && !strstr(line2 + 4, "interrupted"), "%s", line2);
@@ -328,15 +353,25 @@ static void interrupt_with(const char *sig, int want)
     int nrow;
     cr_assert(complete_rows(path, 4, &nrow));
     cr_assert_gt(nrow, 0);
-    snprintf(cmd, sizeof cmd, "ls -A %s | grep -v -x -e long.cir -e long.dat -e long.gp | wc -l", tmp);
+    snprintf(cmd, sizeof cmd, "ls -A %s | grep -v -x -e long.cir -e long.dat -e long.gp | wc -l",
+             tmp);
     tu_run(cmd, &out);
     cr_assert_eq(atoi(out), 0, "files left behind: %s", out);
     free(out);
 }
 
-Test(e2e, sigint_keeps_complete_output) { interrupt_with("INT", 130); }
-Test(e2e, sigterm_keeps_complete_output) { interrupt_with("TERM", 143); }
-Test(e2e, sighup_keeps_complete_output) { interrupt_with("HUP", 129); }   /* lost every row before */
+Test(e2e, sigint_keeps_complete_output)
+{
+    interrupt_with("INT", 130);
+}
+Test(e2e, sigterm_keeps_complete_output)
+{
+    interrupt_with("TERM", 143);
+}
+Test(e2e, sighup_keeps_complete_output)
+{
+    interrupt_with("HUP", 129);
+} /* lost every row before */
 
 /* The program's output does not depend on --threads (rows written while the run
  * goes on, or after it): the rectifier for 20 ms (20 001 rows, many blocks) with a
@@ -364,7 +399,8 @@ Test(e2e, threads_do_not_change_the_output)
             char cmd[4096], path[1024], meas[1024];
             snprintf(path, sizeof path, "%s/o%d.%s", tmp, th[j], fmts[f]);
             snprintf(meas, sizeof meas, "%s/o%d.meas", tmp, th[j]);
-            snprintf(cmd, sizeof cmd, "%s --quiet --threads %d --tstop 20m -o %s %s > /dev/null 2>&1", NSC_PROGRAM,
+            snprintf(cmd, sizeof cmd,
+                     "%s --quiet --threads %d --tstop 20m -o %s %s > /dev/null 2>&1", NSC_PROGRAM,
                      th[j], path, net);
             char *out = NULL;
             cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
@@ -372,7 +408,8 @@ Test(e2e, threads_do_not_change_the_output)
             char *got = tu_read_file(path), *gm = tu_read_file(meas);
             cr_assert(got && gm, "%s", path);
             cr_assert(strlen(got) > 20000 * 40, "%zu bytes", strlen(got));
-            cr_assert(strstr(got, "v(meas_only)") == NULL && strstr(got, "v(a)") == NULL, "only the saved columns");
+            cr_assert(strstr(got, "v(meas_only)") == NULL && strstr(got, "v(a)") == NULL,
+                      "only the saved columns");
             if (!first) {
                 first = got;
                 first_meas = gm;
@@ -395,7 +432,10 @@ static int runs_within(long kb)
     char path[1024], cmd[2048];
     snprintf(path, sizeof path, "%s/tiny.cir", tmp);
     tu_write_file(path, "tiny\nV1 a 0 1\nR1 a 0 1k\n.tran 1u 10u\n.end\n");
-    snprintf(cmd, sizeof cmd, "cd %s && ulimit -v %ld && OPENBLAS_NUM_THREADS=4 timeout -s KILL 60 %s --quiet tiny.cir >/dev/null 2>&1", tmp, kb, NSC_PROGRAM);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && ulimit -v %ld && OPENBLAS_NUM_THREADS=4 timeout -s KILL 60 %s --quiet tiny.cir >/dev/null 2>&1",
+        tmp, kb, NSC_PROGRAM);
     return tu_run(cmd, NULL) == 0;
 }
 
@@ -409,10 +449,13 @@ Test(e2e, sigterm_ends_a_run_in_a_small_address_space, .timeout = 120)
     char path[1024], cmd[2048], *out = NULL;
     if (!runs_within(60000)) cr_skip_test("a 60 MB address space is too small for this build");
     snprintf(path, sizeof path, "%s/long.cir", tmp);
-    tu_write_file(path, "rc for ever\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 1m 0 1p\n"
-                        ".options interp\n.end\n");                  /* rows: the 10 us grid, not every step */
-    snprintf(cmd, sizeof cmd, "cd %s && ulimit -v 60000 && OPENBLAS_NUM_THREADS=4 timeout -s KILL 30 timeout "
-             "--preserve-status -s TERM 1 %s --quiet long.cir 2>&1; echo \"exit $?\"", tmp, NSC_PROGRAM);
+    tu_write_file(path,
+                  "rc for ever\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.tran 10u 1m 0 1p\n"
+                  ".options interp\n.end\n"); /* rows: the 10 us grid, not every step */
+    snprintf(cmd, sizeof cmd,
+             "cd %s && ulimit -v 60000 && OPENBLAS_NUM_THREADS=4 timeout -s KILL 30 timeout "
+             "--preserve-status -s TERM 1 %s --quiet long.cir 2>&1; echo \"exit $?\"",
+             tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0);
     cr_assert(strstr(out, "exit 143"), "%s", out);
     free(out);
@@ -430,15 +473,21 @@ Test(e2e, out_of_memory_mid_run_is_marked, .timeout = 120)
 {
     char path[1024], cmd[2048], *out = NULL;
     if (!runs_within(60000)) cr_skip_test("a 60 MB address space is too small for this build");
-    const char *mode[] = { ".options interp\n", ".options stepping=fixed\n" };   /* rows: the 1 ns grid */
+    const char *mode[] = { ".options interp\n",
+                           ".options stepping=fixed\n" }; /* rows: the 1 ns grid */
     for (int k = 0; k < 2; k++) {
         snprintf(path, sizeof path, "%s/oom.cir", tmp);
         char net[512];
-        snprintf(net, sizeof net, "long\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.tran 1n 0.1\n"
-                                  ".save v(out)\n.meas tran vm avg v(out)\n%s.end\n", mode[k]);
+        snprintf(net, sizeof net,
+                 "long\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.tran 1n 0.1\n"
+                 ".save v(out)\n.meas tran vm avg v(out)\n%s.end\n",
+                 mode[k]);
         tu_write_file(path, net);
-        snprintf(cmd, sizeof cmd, "cd %s && rm -f oom.raw oom.meas && ulimit -v 60000 && OPENBLAS_NUM_THREADS=4 NSCIRCUIT_MEM_ROWS=1000000000 timeout -s KILL 60 %s --format rawbin -o oom.raw "
-                                  "oom.cir 2>&1", tmp, NSC_PROGRAM);
+        snprintf(
+            cmd, sizeof cmd,
+            "cd %s && rm -f oom.raw oom.meas && ulimit -v 60000 && OPENBLAS_NUM_THREADS=4 NSCIRCUIT_MEM_ROWS=1000000000 timeout -s KILL 60 %s --format rawbin -o oom.raw "
+            "oom.cir 2>&1",
+            tmp, NSC_PROGRAM);
         cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
         cr_assert(strstr(out, "out of memory"), "%s", out);
         free(out);
@@ -448,7 +497,9 @@ Test(e2e, out_of_memory_mid_run_is_marked, .timeout = 120)
         char head[200] = "";
         cr_assert(fgets(head, sizeof head, f));
         fclose(f);
-        cr_assert(strstr(head, "[stopped (simulation failure) at t=") && strstr(head, ": out of memory]"), "%s", head);
+        cr_assert(strstr(head, "[stopped (simulation failure) at t=")
+                      && strstr(head, ": out of memory]"),
+                  "%s", head);
         snprintf(path, sizeof path, "%s/oom.meas", tmp);
         cr_assert(access(path, F_OK) != 0, ".meas written for a truncated run");
         nsc_wfinfo in;
@@ -477,7 +528,8 @@ Test(e2e, solution_only_through_gmin_is_an_error)
         { "I1 0 a 1m\nD1 0 a DI\n.model DI D(VF=0)\n.tran 1u 10u\n", "node 'a' has no path" },
         { "I1 0 a 1m\nD1 0 a DI\n.model DI D(VF=0)\n.op\n", "node 'a' has no path" },
         { "L1 a b 1m IC=1\nD1 a 0 DI\nD2 0 b DI\nR1 a 0 1Meg\n.model DI D(VF=0)\n.options stepping=fixed\n"
-          ".tran 1u 10u UIC\n", "node 'b' has no path" },
+          ".tran 1u 10u UIC\n",
+          "node 'b' has no path" },
     };
     for (int k = 0; k < 3; k++) {
         snprintf(path, sizeof path, "%s/g%d.cir", tmp, k);
@@ -486,7 +538,8 @@ Test(e2e, solution_only_through_gmin_is_an_error)
         tu_write_file(path, text);
         snprintf(cmd, sizeof cmd, "cd %s && %s g%d.cir 2>&1", tmp, NSC_PROGRAM, k);
         cr_assert_eq(tu_run(cmd, &out), 3, "%d: %s", k, out);
-        cr_assert(strstr(out, net[k][1]) && strstr(out, "elements at the node: "), "%d: %s", k, out);
+        cr_assert(strstr(out, net[k][1]) && strstr(out, "elements at the node: "), "%d: %s", k,
+                  out);
         free(out);
     }
     snprintf(path, sizeof path, "%s/g3.cir", tmp);
@@ -510,7 +563,8 @@ Test(e2e, fixed_step_ringing_is_warned)
     for (int k = 0; k < 3; k++) {
         snprintf(path, sizeof path, "%s/cs%d.cir", tmp, k);
         char text[512];
-        snprintf(text, sizeof text, "cap shorted\nC1 a 0 1u IC=5\nR1 a 0 1n\n%s.tran 1u 50u UIC\n.end\n", opt[k]);
+        snprintf(text, sizeof text,
+                 "cap shorted\nC1 a 0 1u IC=5\nR1 a 0 1n\n%s.tran 1u 50u UIC\n.end\n", opt[k]);
         tu_write_file(path, text);
         snprintf(cmd, sizeof cmd, "cd %s && %s cs%d.cir 2>&1", tmp, NSC_PROGRAM, k);
         cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
@@ -521,13 +575,16 @@ Test(e2e, fixed_step_ringing_is_warned)
         tu_table t;
         cr_assert_eq(tu_table_read(path, &t), 0);
         double v = TU_AT(&t, t.nrow - 1, tu_table_col(&t, "v(a)"));
-        if (k == 0) cr_assert(fabs(fabs(v) - 4.9999) < 1e-3, "v(a) = %g", v);    /* the scheme's ringing */
-        else cr_assert(fabs(v) < 1e-9, "%d: v(a) = %g", k, v);                  /* discharged */
+        if (k == 0)
+            cr_assert(fabs(fabs(v) - 4.9999) < 1e-3, "v(a) = %g", v); /* the scheme's ringing */
+        else cr_assert(fabs(v) < 1e-9, "%d: v(a) = %g", k, v);        /* discharged */
         tu_table_free(&t);
     }
-    snprintf(path, sizeof path, "%s/cs3.cir", tmp);                   /* the short made by a switch */
-    tu_write_file(path, "cap shorted\nC1 a 0 1u IC=5\nS1 a 0 c 0 SW\nV1 c 0 PULSE(0 1 10u 1n 1n 1 2)\n"
-                  ".model SW SW(RON=1n ROFF=1e9 VT=0.5 VH=0)\n.options stepping=fixed\n.tran 1u 50u UIC\n.end\n");
+    snprintf(path, sizeof path, "%s/cs3.cir", tmp); /* the short made by a switch */
+    tu_write_file(
+        path,
+        "cap shorted\nC1 a 0 1u IC=5\nS1 a 0 c 0 SW\nV1 c 0 PULSE(0 1 10u 1n 1n 1 2)\n"
+        ".model SW SW(RON=1n ROFF=1e9 VT=0.5 VH=0)\n.options stepping=fixed\n.tran 1u 50u UIC\n.end\n");
     snprintf(cmd, sizeof cmd, "cd %s && %s cs3.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(!strstr(out, "flips by about"), "%s", out);
@@ -551,9 +608,11 @@ Test(e2e, capacitor_loops_match_ngspice)
     char cmd[4096], *out = NULL;
     const char *name[] = { "input_cap", "series_caps" };
     for (int k = 0; k < 2; k++) {
-        snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o %s.dat %s/cv_loops/%s.cir 2>&1 && "
-                 "%s compare %s.dat %s/cv_loops/%s_ng.txt --tol 0.005 2>&1", tmp, NSC_PROGRAM, name[k], NSC_REFDIR,
-                 name[k], NSC_PROGRAM, name[k], NSC_REFDIR, name[k]);
+        snprintf(cmd, sizeof cmd,
+                 "cd %s && %s --quiet -o %s.dat %s/cv_loops/%s.cir 2>&1 && "
+                 "%s compare %s.dat %s/cv_loops/%s_ng.txt --tol 0.005 2>&1",
+                 tmp, NSC_PROGRAM, name[k], NSC_REFDIR, name[k], NSC_PROGRAM, name[k], NSC_REFDIR,
+                 name[k]);
         cr_assert_eq(tu_run(cmd, &out), 0, "%s: %s", name[k], out);
         cr_assert(strstr(out, "PASS: all 3 signals"), "%s: %s", name[k], out);
         free(out);
@@ -563,18 +622,22 @@ Test(e2e, capacitor_loops_match_ngspice)
     tu_table t;
     cr_assert_eq(tu_table_read(path, &t), 0);
     int ci = tu_table_col(&t, "i(v1)");
-    double at = tu_interp(&t, ci, 10.5e-6);                    /* on the rising edge: -C dv/dt */
+    double at = tu_interp(&t, ci, 10.5e-6); /* on the rising edge: -C dv/dt */
     cr_assert(fabs(at + 3.75) < 1e-3, "i(v1) = %g on the edge", at);
-    for (int i = 0; i < t.nrow; i++) {                          /* flat parts: only R2's microamperes */
+    for (int i = 0; i < t.nrow; i++) { /* flat parts: only R2's microamperes */
         double x = TU_AT(&t, i, 0);
-        if ((x > 12e-6 && x < 29e-6) || (x > 32e-6 && x < 59e-6)) cr_assert(fabs(TU_AT(&t, i, ci)) < 1e-4, "t=%g: %g", x, TU_AT(&t, i, ci));
+        if ((x > 12e-6 && x < 29e-6) || (x > 32e-6 && x < 59e-6))
+            cr_assert(fabs(TU_AT(&t, i, ci)) < 1e-4, "t=%g: %g", x, TU_AT(&t, i, ci));
     }
     tu_table_free(&t);
     snprintf(path, sizeof path, "%s/lloop.cir", tmp);
-    tu_write_file(path, "inductor across a source\nV1 a 0 2\nL1 a 0 1m\nI1 0 b 1m\nL2 b c 1m\nR2 c 0 1k\n.tran 1u 1m\n.end\n");
+    tu_write_file(
+        path,
+        "inductor across a source\nV1 a 0 2\nL1 a 0 1m\nI1 0 b 1m\nL2 b c 1m\nR2 c 0 1k\n.tran 1u 1m\n.end\n");
     snprintf(cmd, sizeof cmd, "cd %s && %s lloop.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "note: inductor l1 closes a loop of voltage sources and inductors"), "%s", out);
+    cr_assert(strstr(out, "note: inductor l1 closes a loop of voltage sources and inductors"), "%s",
+              out);
     free(out);
     snprintf(path, sizeof path, "%s/lloop.dat", tmp);
     cr_assert_eq(tu_table_read(path, &t), 0);
@@ -594,9 +657,10 @@ Test(e2e, capacitor_loops_match_ngspice)
 Test(e2e, switch_with_zero_threshold_turns_off_at_zero)
 {
     char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o bsw.dat %s/switch_vt0/boost_sw.cir 2>&1 && "
-             "%s compare bsw.dat %s/switch_vt0/boost_sw_ng.txt --tol 0.01 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR,
-             NSC_PROGRAM, NSC_REFDIR);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s --quiet -o bsw.dat %s/switch_vt0/boost_sw.cir 2>&1 && "
+             "%s compare bsw.dat %s/switch_vt0/boost_sw_ng.txt --tol 0.01 2>&1",
+             tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "PASS: all 2 signals"), "%s", out);
     free(out);
@@ -623,9 +687,10 @@ Test(e2e, pulse_semantics_of_ngspice)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/pw.cir", tmp);
-    tu_write_file(path, "pulse semantics\nV1 a 0 PULSE(0 1)\nV2 b 0 PULSE(0 1 1u 1u 1u 0 5u)\n"
-                        "V3 c 0 PULSE(0 2 1u 1u 1u 1u 0)\nV4 d 0 PWL(0 0 1u 1 6u 1 6u 0 7u 1)\n"
-                        "R1 a 0 1\nR2 b 0 1\nR3 c 0 1\nR4 d 0 1\n.tran 0.5u 20u\n.options interp\n.end\n");
+    tu_write_file(
+        path, "pulse semantics\nV1 a 0 PULSE(0 1)\nV2 b 0 PULSE(0 1 1u 1u 1u 0 5u)\n"
+              "V3 c 0 PULSE(0 2 1u 1u 1u 1u 0)\nV4 d 0 PWL(0 0 1u 1 6u 1 6u 0 7u 1)\n"
+              "R1 a 0 1\nR2 b 0 1\nR3 c 0 1\nR4 d 0 1\n.tran 0.5u 20u\n.options interp\n.end\n");
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet pw.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
@@ -635,20 +700,26 @@ Test(e2e, pulse_semantics_of_ngspice)
     int ca = tu_table_col(&t, "v(a)"), cb = tu_table_col(&t, "v(b)"), cc = tu_table_col(&t, "v(c)"),
         cd = tu_table_col(&t, "v(d)");
     cr_assert_eq(t.nrow, 41);
-    const struct { int col; double t, v; } want[] = {
-        { ca, 0.5e-6, 1 }, { ca, 19.5e-6, 1 }, { ca, 20e-6, 1 },       /* TR = TSTEP; 1 at TSTOP */
-        { cb, 1.5e-6, 0.5 }, { cb, 5.5e-6, 1 }, { cb, 6.5e-6, 0.5 }, { cb, 10e-6, 1 },   /* PW = TSTOP, PER 5u */
-        { cc, 2.5e-6, 2 }, { cc, 3.5e-6, 1 }, { cc, 6.5e-6, 0 }, { cc, 19.5e-6, 0 },    /* PER = 0: once */
-        { cd, 5.5e-6, 1 }, { cd, 6.5e-6, 0.5 }, { cd, 10e-6, 1 },
+    const struct {
+        int col;
+        double t, v;
+    } want[] = {
+        { ca, 0.5e-6, 1 },   { ca, 19.5e-6, 1 },  { ca, 20e-6, 1 }, /* TR = TSTEP; 1 at TSTOP */
+        { cb, 1.5e-6, 0.5 }, { cb, 5.5e-6, 1 },   { cb, 6.5e-6, 0.5 },
+        { cb, 10e-6, 1 }, /* PW = TSTOP, PER 5u */
+        { cc, 2.5e-6, 2 },   { cc, 3.5e-6, 1 },   { cc, 6.5e-6, 0 },
+        { cc, 19.5e-6, 0 }, /* PER = 0: once */
+        { cd, 5.5e-6, 1 },   { cd, 6.5e-6, 0.5 }, { cd, 10e-6, 1 },
     };
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
         int i = (int)(want[k].t / 0.5e-6 + 0.5);
         cr_assert_float_eq(TU_AT(&t, i, 0), want[k].t, 1e-15);
-        cr_assert(fabs(TU_AT(&t, i, want[k].col) - want[k].v) < 1e-9, "%s at %g: %g, not %g", t.name[want[k].col],
-                  want[k].t, TU_AT(&t, i, want[k].col), want[k].v);
+        cr_assert(fabs(TU_AT(&t, i, want[k].col) - want[k].v) < 1e-9, "%s at %g: %g, not %g",
+                  t.name[want[k].col], want[k].t, TU_AT(&t, i, want[k].col), want[k].v);
     }
     tu_table_free(&t);
-    const char *bad[] = { "PULSE(0 1 0 1n 1n -1u 2u)", "PULSE(0 1 0 1n 1n 1u -2u)", "PULSE(0 1 0 -1n 1n 1u 2u)" };
+    const char *bad[] = { "PULSE(0 1 0 1n 1n -1u 2u)", "PULSE(0 1 0 1n 1n 1u -2u)",
+                          "PULSE(0 1 0 -1n 1n 1u 2u)" };
     for (int k = 0; k < 3; k++) {
         snprintf(path, sizeof path, "%s/neg.cir", tmp);
         char text[256];
@@ -672,13 +743,16 @@ Test(e2e, breakpoints_are_generated_lazily, .timeout = 60)
     if (!runs_within(200000)) cr_skip_test("a 200 MB address space is too small for this build");
     char net[2048] = "ten fast clocks\n";
     for (int k = 0; k < 10; k++)
-        snprintf(net + strlen(net), sizeof net - strlen(net), "V%d c%d 0 PULSE(0 1 0 0.1p 0.1p 0.4p 1p)\nR%d c%d 0 1k\n",
-                 k, k, k, k);
+        snprintf(net + strlen(net), sizeof net - strlen(net),
+                 "V%d c%d 0 PULSE(0 1 0 0.1p 0.1p 0.4p 1p)\nR%d c%d 0 1k\n", k, k, k, k);
     strcat(net, ".tran 1u 1\n.end\n");
     snprintf(path, sizeof path, "%s/clocks.cir", tmp);
     tu_write_file(path, net);
-    snprintf(cmd, sizeof cmd, "cd %s && ulimit -v 200000 && timeout --preserve-status -s INT 2 %s --quiet clocks.cir "
-             "2>&1; echo \"exit $?\"", tmp, NSC_PROGRAM);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && ulimit -v 200000 && timeout --preserve-status -s INT 2 %s --quiet clocks.cir "
+        "2>&1; echo \"exit $?\"",
+        tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0);
     cr_assert(strstr(out, "exit 130") && !strstr(out, "out of memory"), "%s", out);
     free(out);
@@ -707,23 +781,30 @@ Test(e2e, hostile_names_are_data_not_commands, .timeout = 60)
     /* sweep --merge from a table that names that netlist */
     snprintf(path, sizeof path, "%s/t.sweep.dat", tmp);
     char table[512];
-    snprintf(table, sizeof table, "# r vend status point\n# nscircuit sweep: points=2 parameters=1 measures=1 netlist=%s.cir\n"
-             "1 0.5 0 0\n2 0.25 0 1\n", evil);
+    snprintf(
+        table, sizeof table,
+        "# r vend status point\n# nscircuit sweep: points=2 parameters=1 measures=1 netlist=%s.cir\n"
+        "1 0.5 0 0\n2 0.25 0 1\n",
+        evil);
     tu_write_file(path, table);
-    snprintf(cmd, sizeof cmd, "cd %s && %s sweep --merge --quiet t.sweep.dat 2>&1", tmp, NSC_PROGRAM);
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep --merge --quiet t.sweep.dat 2>&1", tmp,
+             NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), gp ? 0 : 4, "%s", out);
     free(out);
     snprintf(path, sizeof path, "%s/P", tmp);
     cr_assert(access(path, F_OK) != 0, "sweep --merge executed a command");
     /* compare --plot on the hostile run against itself */
-    snprintf(cmd, sizeof cmd, "cd %s && %s compare --plot --quiet \"%s.dat\" \"%s.dat\" 2>&1", tmp, NSC_PROGRAM, evil, evil);
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare --plot --quiet \"%s.dat\" \"%s.dat\" 2>&1", tmp,
+             NSC_PROGRAM, evil, evil);
     tu_run(cmd, &out);
     free(out);
     cr_assert(access(path, F_OK) != 0, "compare --plot executed a command");
     /* a netlist= field with a path is not ours */
     snprintf(path, sizeof path, "%s/u.sweep.dat", tmp);
-    tu_write_file(path, "# r vend status point\n# nscircuit sweep: points=1 parameters=1 measures=1 netlist=../x.cir\n"
-                        "1 0.5 0 0\n");
+    tu_write_file(
+        path,
+        "# r vend status point\n# nscircuit sweep: points=1 parameters=1 measures=1 netlist=../x.cir\n"
+        "1 0.5 0 0\n");
     snprintf(cmd, sizeof cmd, "cd %s && %s sweep --merge u.sweep.dat 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
     cr_assert(strstr(out, "not a table of nscircuit sweep"), "%s", out);
@@ -731,7 +812,8 @@ Test(e2e, hostile_names_are_data_not_commands, .timeout = 60)
     /* a control character in an output name */
     snprintf(path, sizeof path, "%s/n\nl.cir", tmp);
     tu_write_file(path, "newline\nV1 a 0 1\nR1 a 0 1\n.tran 1u 10u\n.end\n");
-    snprintf(cmd, sizeof cmd, "cd %s && %s --plot \"$(printf 'n\\nl.cir')\" 2>&1", tmp, NSC_PROGRAM);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --plot \"$(printf 'n\\nl.cir')\" 2>&1", tmp,
+             NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 4, "%s", out);
     cr_assert(strstr(out, "the name holds a control character"), "%s", out);
     free(out);
@@ -748,7 +830,9 @@ Test(e2e, output_failures_and_special_files, .timeout = 60)
 {
     char path[1024], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/rc.cir", tmp);
-    tu_write_file(path, "rc\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nC1 b 0 1u\n.tran 1u 20m\n.options interp\n.end\n");
+    tu_write_file(
+        path,
+        "rc\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nC1 b 0 1u\n.tran 1u 20m\n.options interp\n.end\n");
     snprintf(cmd, sizeof cmd, "cd %s && %s -o nodir/x.dat rc.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 4, "%s", out);
     cr_assert(strstr(out, "cannot write 'nodir/x.dat'"), "%s", out);
@@ -761,17 +845,21 @@ Test(e2e, output_failures_and_special_files, .timeout = 60)
     if (tu_run(cmd, NULL) != 0) snprintf(full, sizeof full, "/dev/full");
     if (strcmp(full, "/dev/full") || getuid() != 0)
         for (int th = 1; th <= 3; th += 2) {
-            snprintf(cmd, sizeof cmd, "cd %s && %s --threads %d -o '%s' rc.cir 2>&1", tmp, NSC_PROGRAM, th, full);
+            snprintf(cmd, sizeof cmd, "cd %s && %s --threads %d -o '%s' rc.cir 2>&1", tmp,
+                     NSC_PROGRAM, th, full);
             cr_assert_eq(tu_run(cmd, &out), 4, "%s", out);
             char want[1200];
             snprintf(want, sizeof want, "cannot write '%s': No space left on device", full);
             cr_assert(strstr(out, want), "threads %d: %s", th, out);
             free(out);
             struct stat sb;
-            cr_assert(stat(full, &sb) == 0 && S_ISCHR(sb.st_mode), "%s is no longer a device", full);
+            cr_assert(stat(full, &sb) == 0 && S_ISCHR(sb.st_mode), "%s is no longer a device",
+                      full);
         }
-    snprintf(cmd, sizeof cmd, "cd %s && mkfifo pipe.dat && { timeout 20 cat pipe.dat > got.txt & } && "
-             "%s --quiet -o pipe.dat rc.cir 2>&1; wait; test -p pipe.dat && echo fifo", tmp, NSC_PROGRAM);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && mkfifo pipe.dat && { timeout 20 cat pipe.dat > got.txt & } && "
+             "%s --quiet -o pipe.dat rc.cir 2>&1; wait; test -p pipe.dat && echo fifo",
+             tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "fifo"), "pipe.dat is no longer a FIFO: %s", out);
     free(out);
@@ -781,8 +869,10 @@ Test(e2e, output_failures_and_special_files, .timeout = 60)
     cr_assert_eq(t.nrow, 20001);
     tu_table_free(&t);
     /* planted symlinks at the old temporary names of --dump-lcs */
-    snprintf(cmd, sizeof cmd, "cd %s && mkdir lcs && echo keep > victim && for f in E A B C D Ss Se; do "
-             "ln -s ../victim lcs/.$f.mtx.tmp; done && %s --dump-lcs lcs rc.cir 2>&1 && cat victim", tmp, NSC_PROGRAM);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && mkdir lcs && echo keep > victim && for f in E A B C D Ss Se; do "
+             "ln -s ../victim lcs/.$f.mtx.tmp; done && %s --dump-lcs lcs rc.cir 2>&1 && cat victim",
+             tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "keep\n"), "the symlink's target was overwritten: %s", out);
     free(out);
@@ -816,24 +906,29 @@ Test(e2e, outputs_never_overwrite_inputs)
             char *text = tu_read_file(path);
             cr_assert(text && !strcmp(text, net), "%s was overwritten", clash[k]);
             free(text);
-        } else
-            cr_assert_eq(st, 0, "%s: %s", run[k], out);         /* x.dat, x.gp: no clash */
+        } else cr_assert_eq(st, 0, "%s: %s", run[k], out); /* x.dat, x.gp: no clash */
         free(out);
     }
-    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet rc.cir && cp rc.dat ref.dat && %s compare --plot -o rc rc.dat ref.dat "
-             "2>&1", tmp, NSC_PROGRAM, NSC_PROGRAM);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && %s --quiet rc.cir && cp rc.dat ref.dat && %s compare --plot -o rc rc.dat ref.dat "
+        "2>&1",
+        tmp, NSC_PROGRAM, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
     cr_assert(strstr(out, "the output 'rc.dat' is one of the files compared"), "%s", out);
     free(out);
     snprintf(path, sizeof path, "%s/rc.dat", tmp);
     tu_table t;
     cr_assert_eq(tu_table_read(path, &t), 0);
-    cr_assert_eq(t.ncol, 4);                                     /* still the run's table: time v(a) v(b) i(v1) */
+    cr_assert_eq(t.ncol, 4); /* still the run's table: time v(a) v(b) i(v1) */
     tu_table_free(&t);
     snprintf(path, sizeof path, "%s/m.sweep.dat", tmp);
-    tu_write_file(path, "# r vend status point\n# nscircuit sweep: points=2 parameters=1 measures=1 netlist=m.cir\n"
-                        "1 0.5 0 0\n2 0.25 0 1\n");
-    snprintf(cmd, sizeof cmd, "cd %s && %s sweep --merge --no-plot m.sweep.dat 2>&1", tmp, NSC_PROGRAM);
+    tu_write_file(
+        path,
+        "# r vend status point\n# nscircuit sweep: points=2 parameters=1 measures=1 netlist=m.cir\n"
+        "1 0.5 0 0\n2 0.25 0 1\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep --merge --no-plot m.sweep.dat 2>&1", tmp,
+             NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
     cr_assert(strstr(out, "is an input of this study"), "%s", out);
     free(out);
@@ -852,8 +947,10 @@ Test(e2e, diode_without_parameters_is_spice_diode)
     tu_write_file(path, "diode default\nV1 a 0 5\nR1 a d 100\nD1 d 0 DD\n.model DD D\n.op\n.end\n");
     snprintf(cmd, sizeof cmd, "cd %s && %s dd.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "warning: diode model 'dd': SPICE parameters fitted by 6 segments on 100 uA..100 A"), "%s",
-              out);
+    cr_assert(
+        strstr(out,
+               "warning: diode model 'dd': SPICE parameters fitted by 6 segments on 100 uA..100 A"),
+        "%s", out);
     const char *p = strstr(out, "v(d)");
     cr_assert_not_null(p, "%s", out);
     double v = strtod(strchr(p, '=') + 1, NULL);
@@ -869,13 +966,20 @@ Test(e2e, fitted_diode_warning_names_fit_parameters)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/dcj.cir", tmp);
-    tu_write_file(path, "diode eg\nV1 a 0 5\nR1 a d 100\nD1 d 0 DJ\n.model DJ D(IS=1e-14 EG=1.11)\n.op\n.end\n");
+    tu_write_file(
+        path,
+        "diode eg\nV1 a 0 5\nR1 a d 100\nD1 d 0 DJ\n.model DJ D(IS=1e-14 EG=1.11)\n.op\n.end\n");
     snprintf(cmd, sizeof cmd, "cd %s && %s dcj.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "warning: diode model 'dj': parameters other than IS N RS ROFF BV IBV NBV CJO VJ M FC TT "
-                          "SEGMENTS IMIN IMAX are ignored (eg first)"), "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "warning: diode model 'dj': parameters other than IS N RS ROFF BV IBV NBV CJO VJ M FC TT "
+            "SEGMENTS IMIN IMAX are ignored (eg first)"),
+        "%s", out);
     cr_assert_null(strstr(out, "ideal diode"), "%s", out);
-    cr_assert(strstr(out, "SPICE parameters fitted by 6 segments on 100 uA..100 A: VF=0.597"), "%s", out);
+    cr_assert(strstr(out, "SPICE parameters fitted by 6 segments on 100 uA..100 A: VF=0.597"), "%s",
+              out);
     free(out);
 }
 
@@ -891,38 +995,44 @@ Test(e2e, behavioural_sources_are_exact_pwl)
 {
     char cmd[4096], path[1024], *out = NULL;
     for (int fixed = 0; fixed < 2; fixed++) {
-        snprintf(cmd, sizeof cmd, "cd %s && %s --quiet %s -o pwlf.dat %s/bsrc/pwl_functions.cir 2>&1", tmp,
+        snprintf(cmd, sizeof cmd,
+                 "cd %s && %s --quiet %s -o pwlf.dat %s/bsrc/pwl_functions.cir 2>&1", tmp,
                  NSC_PROGRAM, fixed ? "--step 10u" : "", NSC_REFDIR);
         cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
         free(out);
         snprintf(path, sizeof path, "%s/pwlf.dat", tmp);
         tu_table t;
         cr_assert_eq(tu_table_read(path, &t), 0);
-        int ci = tu_table_col(&t, "v(in)"), co = tu_table_col(&t, "v(o)"), ca = tu_table_col(&t, "v(a)");
-        int cc = tu_table_col(&t, "v(c)"), cs = tu_table_col(&t, "v(s)"), ce = tu_table_col(&t, "v(e)");
+        int ci = tu_table_col(&t, "v(in)"), co = tu_table_col(&t, "v(o)"),
+            ca = tu_table_col(&t, "v(a)");
+        int cc = tu_table_col(&t, "v(c)"), cs = tu_table_col(&t, "v(s)"),
+            ce = tu_table_col(&t, "v(e)");
         cr_assert(ci > 0 && co > 0 && ca > 0 && cc > 0 && cs > 0 && ce > 0);
-        if (fixed) cr_assert_eq(t.nrow, 201);           /* the TSTEP grid; adaptive: the steps */
+        if (fixed) cr_assert_eq(t.nrow, 201); /* the TSTEP grid; adaptive: the steps */
         const double th[] = { -2, -1, 0, 1, 2, 2.5 };
         int checked = 0;
         for (int i = 0; i < t.nrow; i++) {
             double x = TU_AT(&t, i, ci), at = TU_AT(&t, i, 0);
-            double xtol = fixed ? 1e-4 : 3e-3 + 1e-6;     /* rows inside a step: its quadratic, to RELTOL|x| + VNTOL */
+            double xtol =
+                fixed ? 1e-4
+                      : 3e-3 + 1e-6; /* rows inside a step: its quadratic, to RELTOL|x| + VNTOL */
             cr_assert(fabs(x - 3 * sin(2 * M_PI * 1e3 * at)) < xtol, "v(in) at %g", at);
             int near = 0;
             for (int k = 0; k < 6; k++) near |= fabs(x - th[k]) < 1e-6;
             if (near) continue;
             double clamp = fmin(fmax(x, -1), 2);
             double s = (x > 0) - (x < 0) + (x > 2) + (x > 1 && x < 2.5) + !(x > -2);
-            cr_assert(fabs(TU_AT(&t, i, co) - clamp) < 1e-9, "fixed %d t=%g: v(o) %.12g, clamp %.12g", fixed, at,
-                      TU_AT(&t, i, co), clamp);
-            cr_assert(fabs(TU_AT(&t, i, ce) - clamp) < 1e-9, "fixed %d t=%g: E TABLE %.12g, clamp %.12g", fixed, at,
-                      TU_AT(&t, i, ce), clamp);
-            cr_assert(fabs(TU_AT(&t, i, ca) - (fabs(x) - 1)) < 1e-9, "fixed %d t=%g: v(a) %.12g", fixed, at,
-                      TU_AT(&t, i, ca));
-            cr_assert(fabs(TU_AT(&t, i, cc) - (x > 0 ? 1 : -2)) < 1e-9, "fixed %d t=%g: v(c) %.12g", fixed, at,
-                      TU_AT(&t, i, cc));
-            cr_assert(fabs(TU_AT(&t, i, cs) - s) < 1e-9, "fixed %d t=%g: v(s) %.12g, want %g", fixed, at,
-                      TU_AT(&t, i, cs), s);
+            cr_assert(fabs(TU_AT(&t, i, co) - clamp) < 1e-9,
+                      "fixed %d t=%g: v(o) %.12g, clamp %.12g", fixed, at, TU_AT(&t, i, co), clamp);
+            cr_assert(fabs(TU_AT(&t, i, ce) - clamp) < 1e-9,
+                      "fixed %d t=%g: E TABLE %.12g, clamp %.12g", fixed, at, TU_AT(&t, i, ce),
+                      clamp);
+            cr_assert(fabs(TU_AT(&t, i, ca) - (fabs(x) - 1)) < 1e-9, "fixed %d t=%g: v(a) %.12g",
+                      fixed, at, TU_AT(&t, i, ca));
+            cr_assert(fabs(TU_AT(&t, i, cc) - (x > 0 ? 1 : -2)) < 1e-9, "fixed %d t=%g: v(c) %.12g",
+                      fixed, at, TU_AT(&t, i, cc));
+            cr_assert(fabs(TU_AT(&t, i, cs) - s) < 1e-9, "fixed %d t=%g: v(s) %.12g, want %g",
+                      fixed, at, TU_AT(&t, i, cs), s);
             checked++;
         }
         cr_assert(checked > 190, "%d rows checked", checked);
@@ -939,17 +1049,20 @@ Test(e2e, behavioural_sources_are_exact_pwl)
 Test(e2e, behavioural_pwm_buck_matches_ngspice)
 {
     char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o pwmb.dat %s/bsrc/pwm_buck.cir 2>&1 && %s compare pwmb.dat "
-             "%s/bsrc/pwm_buck_ng.txt --signals 'v(out),i(l1),v(ctl)' --tol 0.01 2>&1 && %s compare pwmb.dat "
-             "%s/bsrc/pwm_buck_ng.txt --signals 'v(g)' 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR,
-             NSC_PROGRAM, NSC_REFDIR);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && %s --quiet -o pwmb.dat %s/bsrc/pwm_buck.cir 2>&1 && %s compare pwmb.dat "
+        "%s/bsrc/pwm_buck_ng.txt --signals 'v(out),i(l1),v(ctl)' --tol 0.01 2>&1 && %s compare pwmb.dat "
+        "%s/bsrc/pwm_buck_ng.txt --signals 'v(g)' 2>&1",
+        tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
     tu_run(cmd, &out);
     cr_assert(strstr(out, "PASS: all 3 signals"), "%s", out);
     const char *g = strstr(out, "\nv(g)");
     cr_assert_not_null(g, "%s", out);
     int matched = 0, total = 0;
     const char *slash = strstr(g, "/");
-    while (slash && slash > g && (slash[-1] < '0' || slash[-1] > '9')) slash = strstr(slash + 1, "/");
+    while (slash && slash > g && (slash[-1] < '0' || slash[-1] > '9'))
+        slash = strstr(slash + 1, "/");
     cr_assert_not_null(slash, "%s", out);
     const char *p = slash;
     while (p > g && p[-1] >= '0' && p[-1] <= '9') p--;
@@ -967,8 +1080,11 @@ Test(e2e, behavioural_pwm_buck_matches_ngspice)
 Test(e2e, current_switch_and_value_sources)
 {
     char cmd[4096], path[1024], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --events -o wsw.dat %s/wswitch/wsw.cir 2>&1 && %s compare wsw.dat "
-             "%s/wswitch/wsw_ng.txt --tol 1e-5 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && %s --quiet --events -o wsw.dat %s/wswitch/wsw.cir 2>&1 && %s compare wsw.dat "
+        "%s/wswitch/wsw_ng.txt --tol 1e-5 2>&1",
+        tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "PASS: all 4 signals"), "%s", out);
     free(out);
@@ -983,7 +1099,8 @@ Test(e2e, current_switch_and_value_sources)
         double ph = fmod(t, 1e-3);
         if (!strcmp(dev, "w1")) {
             double want = state ? asin(0.6) / w : (M_PI - asin(0.4)) / w;
-            cr_assert(fabs(ph - want) < 1e-8, "w1 -> %d at %.9g (phase %.9g), want %.9g", state, t, ph, want);
+            cr_assert(fabs(ph - want) < 1e-8, "w1 -> %d at %.9g (phase %.9g), want %.9g", state, t,
+                      ph, want);
             nw++;
         } else if (!strcmp(dev, "e1#0")) {
             double want = state ? asin(0.5) / w : (M_PI - asin(0.5)) / w;
@@ -1008,14 +1125,17 @@ Test(e2e, index2_circuits_match_ngspice_in_both_modes)
 {
     char cmd[4096], *out = NULL;
     const char *name[] = { "series_caps", "input_cap", "buck_cin", "l_cutset" };
-    const char *step[] = { "", "", "--step 10n", "" };   /* the buck's switch: edges to 10 ns */
+    const char *step[] = { "", "", "--step 10n", "" }; /* the buck's switch: edges to 10 ns */
     for (int k = 0; k < 4; k++)
         for (int fixed = 0; fixed < 2; fixed++) {
-            snprintf(cmd, sizeof cmd, "cd %s && (sed '/^\\.end$/d' %s/cv_loops/%s.cir; printf '.options stepping=%s\\n.end\\n') "
-                     "> m.cir && %s --quiet %s -o m.dat m.cir 2>&1 && %s compare m.dat %s/cv_loops/%s_ng.txt --tol 0.005 2>&1",
-                     tmp, NSC_REFDIR, name[k], fixed ? "fixed" : "adaptive", NSC_PROGRAM, fixed ? step[k] : "",
-                     NSC_PROGRAM, NSC_REFDIR, name[k]);
-            cr_assert_eq(tu_run(cmd, &out), 0, "%s %s: %s", name[k], fixed ? "fixed" : "adaptive", out);
+            snprintf(
+                cmd, sizeof cmd,
+                "cd %s && (sed '/^\\.end$/d' %s/cv_loops/%s.cir; printf '.options stepping=%s\\n.end\\n') "
+                "> m.cir && %s --quiet %s -o m.dat m.cir 2>&1 && %s compare m.dat %s/cv_loops/%s_ng.txt --tol 0.005 2>&1",
+                tmp, NSC_REFDIR, name[k], fixed ? "fixed" : "adaptive", NSC_PROGRAM,
+                fixed ? step[k] : "", NSC_PROGRAM, NSC_REFDIR, name[k]);
+            cr_assert_eq(tu_run(cmd, &out), 0, "%s %s: %s", name[k], fixed ? "fixed" : "adaptive",
+                         out);
             cr_assert(strstr(out, "PASS: all 3 signals"), "%s: %s", name[k], out);
             free(out);
         }
@@ -1029,23 +1149,31 @@ Test(e2e, other_dialect_cards_do_not_stop_the_transient)
 {
     char cmd[2048], path[1024], *out = NULL;
     snprintf(path, sizeof path, "%s/d.cir", tmp);
-    tu_write_file(path, "dialects\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nC1 b 0 1u\n.ac dec 10 1 1meg\n.four 1k v(b)\n"
-                        ".backanno\n.meas tran m1 AVG v(b) FROM 1m TO 2m\n.meas tran m2 AVG v(b) from=1m to=2m\n.tran 2m\n.end\n");
+    tu_write_file(
+        path,
+        "dialects\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nC1 b 0 1u\n.ac dec 10 1 1meg\n.four 1k v(b)\n"
+        ".backanno\n.meas tran m1 AVG v(b) FROM 1m TO 2m\n.meas tran m2 AVG v(b) from=1m to=2m\n.tran 2m\n.end\n");
     snprintf(cmd, sizeof cmd, "cd %s && %s d.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "d.cir: AC analysis, 61 frequencies from 1 to 1e+06 Hz; wrote d.ac.dat"), "%s", out);   /* (issue 29) */
-    cr_assert(strstr(out, "Fourier analysis for v(b):"), "%s", out);    /* .four runs (issue 29 item 6) */
+    cr_assert(strstr(out, "d.cir: AC analysis, 61 frequencies from 1 to 1e+06 Hz; wrote d.ac.dat"),
+              "%s", out); /* (issue 29) */
+    cr_assert(strstr(out, "Fourier analysis for v(b):"), "%s",
+              out); /* .four runs (issue 29 item 6) */
     cr_assert(strstr(out, "d.cir:7:1: warning: .backanno card skipped"), "%s", out);
-    cr_assert(strstr(out, "note: .tran without a print step: rows every (tstop - tstart) / 1000 = 2e-06 s"), "%s", out);
+    cr_assert(
+        strstr(out,
+               "note: .tran without a print step: rows every (tstop - tstart) / 1000 = 2e-06 s"),
+        "%s", out);
     double m1, m2;
     const char *p1 = strstr(out, "m1 = "), *p2 = strstr(out, "m2 = ");
-    cr_assert(p1 && p2 && sscanf(p1, "m1 = %lf", &m1) == 1 && sscanf(p2, "m2 = %lf", &m2) == 1, "%s", out);
+    cr_assert(p1 && p2 && sscanf(p1, "m1 = %lf", &m1) == 1 && sscanf(p2, "m2 = %lf", &m2) == 1,
+              "%s", out);
     free(out);
     cr_assert_eq(m1, m2);
     snprintf(path, sizeof path, "%s/d.dat", tmp);
     tu_table t;
     cr_assert_eq(tu_table_read(path, &t), 0);
-    double sum = 0, tp = 1e-3;                       /* trapezoid of the rows (the steps) over [1m, 2m] */
+    double sum = 0, tp = 1e-3; /* trapezoid of the rows (the steps) over [1m, 2m] */
     int cb = tu_table_col(&t, "v(b)");
     double yp = tu_interp(&t, cb, 1e-3);
     for (int i = 0; i < t.nrow; i++) {
@@ -1055,7 +1183,8 @@ Test(e2e, other_dialect_cards_do_not_stop_the_transient)
         tp = x;
         yp = TU_AT(&t, i, cb);
     }
-    cr_assert(fabs(tp - 2e-3) < 1e-12 && fabs(sum / 1e-3 - m1) < 1e-4, "mean %g vs %g", sum / 1e-3, m1);
+    cr_assert(fabs(tp - 2e-3) < 1e-12 && fabs(sum / 1e-3 - m1) < 1e-4, "mean %g vs %g", sum / 1e-3,
+              m1);
     tu_table_free(&t);
 }
 
@@ -1066,14 +1195,18 @@ Test(e2e, other_dialect_cards_do_not_stop_the_transient)
  * too (with UIC after a 1 kV spike of its first 1 ns step). */
 Test(e2e, inductor_in_series_with_current_source_at_t0)
 {
-    const char *tail[] = { " IC=2m\n.tran 1u 10u UIC\n", "\n.tran 1u 10u UIC\n", " IC=2m\n.tran 1u 10u\n" };
-    const char *msg[] = { "li.cir:3:1: warning: IC= of inductor l1 ignored: a cut-set of current sources and inductors fixes its current",
-                          "li.cir:3:1: note: inductor l1 is in a cut-set of current sources and inductors: its initial current is theirs, not 0 A",
-                          "li.cir:3:1: warning: IC= of inductor l1 ignored" };
+    const char *tail[] = { " IC=2m\n.tran 1u 10u UIC\n", "\n.tran 1u 10u UIC\n",
+                           " IC=2m\n.tran 1u 10u\n" };
+    const char *msg[] = {
+        "li.cir:3:1: warning: IC= of inductor l1 ignored: a cut-set of current sources and inductors fixes its current",
+        "li.cir:3:1: note: inductor l1 is in a cut-set of current sources and inductors: its initial current is theirs, not 0 A",
+        "li.cir:3:1: warning: IC= of inductor l1 ignored"
+    };
     char path[1024], cmd[2048], text[256], *out = NULL;
     for (int k = 0; k < 3; k++) {
         snprintf(path, sizeof path, "%s/li.cir", tmp);
-        snprintf(text, sizeof text, "L in series with I\nI1 0 a 1m\nL1 a b 1m%sR1 b 0 1k\n.end\n", tail[k]);
+        snprintf(text, sizeof text, "L in series with I\nI1 0 a 1m\nL1 a b 1m%sR1 b 0 1k\n.end\n",
+                 tail[k]);
         tu_write_file(path, text);
         snprintf(cmd, sizeof cmd, "cd %s && %s li.cir 2>&1", tmp, NSC_PROGRAM);
         cr_assert_eq(tu_run(cmd, &out), 0, "%d: %s", k, out);
@@ -1084,8 +1217,10 @@ Test(e2e, inductor_in_series_with_current_source_at_t0)
         cr_assert_eq(tu_table_read(path, &t), 0);
         int cl = tu_table_col(&t, "i(l1)"), ca = tu_table_col(&t, "v(a)");
         for (int i = 0; i < t.nrow; i++) {
-            cr_assert(fabs(TU_AT(&t, i, cl) - 1e-3) < 1e-12, "%d: t=%g i=%g", k, TU_AT(&t, i, 0), TU_AT(&t, i, cl));
-            cr_assert(fabs(TU_AT(&t, i, ca) - 1.0) < 1e-9, "%d: t=%g v=%g", k, TU_AT(&t, i, 0), TU_AT(&t, i, ca));
+            cr_assert(fabs(TU_AT(&t, i, cl) - 1e-3) < 1e-12, "%d: t=%g i=%g", k, TU_AT(&t, i, 0),
+                      TU_AT(&t, i, cl));
+            cr_assert(fabs(TU_AT(&t, i, ca) - 1.0) < 1e-9, "%d: t=%g v=%g", k, TU_AT(&t, i, 0),
+                      TU_AT(&t, i, ca));
         }
         tu_table_free(&t);
     }
@@ -1102,8 +1237,10 @@ Test(e2e, inductor_in_series_with_b_source_starts_at_zero_under_uic)
     char path[1024], cmd[2048], text[256], *out = NULL;
     for (int k = 0; k < 2; k++) {
         snprintf(path, sizeof path, "%s/lb.cir", tmp);
-        snprintf(text, sizeof text, "L and B\nV1 a 0 10\nR1 a b 0.2\nL1 b x 1m\nB1 x 0 V=%s\nVy y 0 1\n"
-                 ".tran 10u 1m UIC\n.end\n", b[k]);
+        snprintf(text, sizeof text,
+                 "L and B\nV1 a 0 10\nR1 a b 0.2\nL1 b x 1m\nB1 x 0 V=%s\nVy y 0 1\n"
+                 ".tran 10u 1m UIC\n.end\n",
+                 b[k]);
         tu_write_file(path, text);
         snprintf(cmd, sizeof cmd, "cd %s && %s lb.cir 2>&1", tmp, NSC_PROGRAM);
         cr_assert_eq(tu_run(cmd, &out), 0, "%d: %s", k, out);
@@ -1114,9 +1251,10 @@ Test(e2e, inductor_in_series_with_b_source_starts_at_zero_under_uic)
         cr_assert_eq(tu_table_read(path, &t), 0);
         int cl = tu_table_col(&t, "i(l1)");
         double e = 0;
-        for (int i = 0; i < t.nrow; i++) e = fmax(e, fabs(TU_AT(&t, i, cl) - 25 * -expm1(-200 * TU_AT(&t, i, 0))));
-        cr_expect(TU_AT(&t, 0, cl) == 0 && e < 1e-2, "%d: i(l1) %g at t = 0, %g A off the closed form", k,
-                  TU_AT(&t, 0, cl), e);
+        for (int i = 0; i < t.nrow; i++)
+            e = fmax(e, fabs(TU_AT(&t, i, cl) - 25 * -expm1(-200 * TU_AT(&t, i, 0))));
+        cr_expect(TU_AT(&t, 0, cl) == 0 && e < 1e-2,
+                  "%d: i(l1) %g at t = 0, %g A off the closed form", k, TU_AT(&t, 0, cl), e);
         tu_table_free(&t);
     }
 }
@@ -1158,13 +1296,16 @@ static void within(double got, double want, double tol, const char *what)
 Test(e2e, rser_on_inductor_and_capacitor_step_response)
 {
     tu_table t;
-    char *out = run_table("rl", "RL step with Rser\nV1 a 0 PULSE(0 1 10u 0 0 1 2)\nL1 a b 1m Rser=2\nR1 b 0 8\n"
-                                ".tran 1u 1m 0 1u\n.save i(l1) v(b) v(l1#rser)\n.end\n", &t);
+    char *out =
+        run_table("rl",
+                  "RL step with Rser\nV1 a 0 PULSE(0 1 10u 0 0 1 2)\nL1 a b 1m Rser=2\nR1 b 0 8\n"
+                  ".tran 1u 1m 0 1u\n.save i(l1) v(b) v(l1#rser)\n.end\n",
+                  &t);
     cr_assert_null(strstr(out, "ignored"), "%s", out);
     free(out);
     const double tau = 1e-3 / 10;
     for (double x = 50e-6; x <= 1e-3; x += 50e-6) {
-        double i = 0.1 * (1 - exp(-x / tau));               /* the step is at t = 10 us */
+        double i = 0.1 * (1 - exp(-x / tau)); /* the step is at t = 10 us */
         within(at(&t, "i(l1)", x + 10e-6), i, 2e-4 * 0.1, "i(l1)");
         within(at(&t, "v(b)", x + 10e-6), 8 * i, 2e-4 * 0.8, "v(b)");
         within(at(&t, "v(l1#rser)", x + 10e-6), 10 * i, 2e-4, "v(l1#rser)");
@@ -1172,12 +1313,16 @@ Test(e2e, rser_on_inductor_and_capacitor_step_response)
     within(at(&t, "i(l1)", 1e-3), 0.1, 1e-5, "final i(l1)");
     tu_table_free(&t);
 
-    out = run_table("rc", "RC step with Rser\nV1 a 0 PULSE(0 1 10u 0 0 1 2)\nR1 a b 1k\nC1 b 0 1u Rser=1k\n"
-                          ".tran 10u 10m 0 10u\n.save v(b) v(c1#rser)\n.end\n", &t);
+    out =
+        run_table("rc",
+                  "RC step with Rser\nV1 a 0 PULSE(0 1 10u 0 0 1 2)\nR1 a b 1k\nC1 b 0 1u Rser=1k\n"
+                  ".tran 10u 10m 0 10u\n.save v(b) v(c1#rser)\n.end\n",
+                  &t);
     free(out);
     for (double x = 0.5e-3; x <= 10e-3; x += 0.5e-3) {
         within(at(&t, "v(b)", x + 10e-6), 1 - 0.5 * exp(-x / 2e-3), 2e-4, "v(b)");
-        within(at(&t, "v(c1#rser)", x + 10e-6), 0.5 * exp(-x / 2e-3), 2e-4, "v(c1#rser)"); /* Rser i */
+        within(at(&t, "v(c1#rser)", x + 10e-6), 0.5 * exp(-x / 2e-3), 2e-4,
+               "v(c1#rser)"); /* Rser i */
     }
     tu_table_free(&t);
 }
@@ -1191,12 +1336,14 @@ Test(e2e, rser_on_inductor_and_capacitor_step_response)
 Test(e2e, rpar_cpar_and_source_rser_against_closed_forms)
 {
     tu_table t;
-    char *out = run_table("rp", "Rpar Cpar Rser\n"
-                                "V1 a 0 1\nR1 a b 1k\nL1 b 0 1m Rser=1k Rpar=1k\n"
-                                "R2 a c 1k\nC2 c 0 1u Rpar=1k\n"
-                                "V2 p 0 2 Rser=1\nV3 p 0 1 Rser=1\nR3 p 0 1e9\n"
-                                "V4 s 0 PULSE(0 1 10u 0 0 1 2)\nR4 s d 1k\nC4 d 0 1u Cpar=1u\n"
-                                ".tran 10u 20m 0 10u\n.end\n", &t);
+    char *out = run_table("rp",
+                          "Rpar Cpar Rser\n"
+                          "V1 a 0 1\nR1 a b 1k\nL1 b 0 1m Rser=1k Rpar=1k\n"
+                          "R2 a c 1k\nC2 c 0 1u Rpar=1k\n"
+                          "V2 p 0 2 Rser=1\nV3 p 0 1 Rser=1\nR3 p 0 1e9\n"
+                          "V4 s 0 PULSE(0 1 10u 0 0 1 2)\nR4 s d 1k\nC4 d 0 1u Cpar=1u\n"
+                          ".tran 10u 20m 0 10u\n.end\n",
+                          &t);
     free(out);
     within(at(&t, "v(b)", 20e-3), 1.0 / 3, 1e-6, "v(b)");
     within(at(&t, "i(l1)", 20e-3), 1.0 / 3e3, 1e-9, "i(l1)");
@@ -1204,7 +1351,8 @@ Test(e2e, rpar_cpar_and_source_rser_against_closed_forms)
     within(at(&t, "v(p)", 1e-3), 1.5, 1e-6, "v(p)");
     within(at(&t, "i(v2)", 1e-3), -0.5, 1e-6, "i(v2)");
     within(at(&t, "i(v3)", 1e-3), 0.5, 1e-6, "i(v3)");
-    for (double x = 0.5e-3; x <= 10e-3; x += 0.5e-3) within(at(&t, "v(d)", x + 10e-6), 1 - exp(-x / 2e-3), 2e-4, "v(d)");
+    for (double x = 0.5e-3; x <= 10e-3; x += 0.5e-3)
+        within(at(&t, "v(d)", x + 10e-6), 1 - exp(-x / 2e-3), 2e-4, "v(d)");
     tu_table_free(&t);
 }
 
@@ -1216,23 +1364,28 @@ Test(e2e, capacitor_ic_with_rser)
     const char *tran[] = { ".tran 10u 4m 0 10u\n", ".tran 10u 4m 0 10u UIC\n" };
     for (int k = 0; k < 2; k++) {
         char text[256];
-        snprintf(text, sizeof text, "IC with Rser\nC1 a 0 1u IC=1 Rser=1k\nR1 a 0 1k\n%s.end\n", tran[k]);
+        snprintf(text, sizeof text, "IC with Rser\nC1 a 0 1u IC=1 Rser=1k\nR1 a 0 1k\n%s.end\n",
+                 tran[k]);
         tu_table t;
         free(run_table("ic", text, &t));
-        for (double x = 0; x <= 4e-3; x += 0.25e-3) within(at(&t, "v(a)", x), 0.5 * exp(-x / 2e-3), 2e-4, "v(a)");
+        for (double x = 0; x <= 4e-3; x += 0.25e-3)
+            within(at(&t, "v(a)", x), 0.5 * exp(-x / 2e-3), 2e-4, "v(a)");
         tu_table_free(&t);
         /* the inductor's IC= is its current, the series resistor's too: 1 mA
          * decaying through Rser + R1 = 2 ohm, tau = L/2 = 0.5 ms */
-        snprintf(text, sizeof text, "IC with Rser\nL1 a 0 1m IC=1m Rser=1\nR1 a 0 1\n%s.end\n", tran[k]);
+        snprintf(text, sizeof text, "IC with Rser\nL1 a 0 1m IC=1m Rser=1\nR1 a 0 1\n%s.end\n",
+                 tran[k]);
         free(run_table("lic", text, &t));
-        for (double x = 0; x <= 2e-3; x += 0.25e-3) within(at(&t, "i(l1)", x), 1e-3 * exp(-x / 0.5e-3), 2e-7, "i(l1)");
+        for (double x = 0; x <= 2e-3; x += 0.25e-3)
+            within(at(&t, "i(l1)", x), 1e-3 * exp(-x / 0.5e-3), 2e-7, "i(l1)");
         tu_table_free(&t);
     }
 }
 
 /* The periodic steady state (stepper_pss.c): runs `nscircuit ARGS`, reads DAT
  * and the summary's shooting periods and cycle-to-cycle change. */
-static void pss_run(const char *args, const char *dat, tu_table *t, int *iters, double *res, double *t0)
+static void pss_run(const char *args, const char *dat, tu_table *t, int *iters, double *res,
+                    double *t0)
 {
     char cmd[4096], path[1024], *out = NULL;
     snprintf(path, sizeof path, "%s/%s", tmp, dat);
@@ -1241,8 +1394,15 @@ static void pss_run(const char *args, const char *dat, tu_table *t, int *iters, 
     const char *s = strstr(out, "periodic steady state, period");
     double per;
     long all;
-    cr_assert(s && sscanf(s, "periodic steady state, period %lf s, from t = %lf s: %d shooting periods (%ld periods "
-                             "simulated in all); cycle-to-cycle change %lf", &per, t0, iters, &all, res) == 5, "%s", out);
+    cr_assert(
+        s
+            && sscanf(
+                   s,
+                   "periodic steady state, period %lf s, from t = %lf s: %d shooting periods (%ld periods "
+                   "simulated in all); cycle-to-cycle change %lf",
+                   &per, t0, iters, &all, res)
+                   == 5,
+        "%s", out);
     free(out);
     cr_assert_eq(tu_table_read(path, t), 0);
 }
@@ -1265,7 +1425,8 @@ Test(e2e, steady_state_of_a_driven_rc_is_the_closed_form)
     double T = 10e-6, tau = 10e-6, ea = exp(-0.5), vmin = ea / (1 + ea), vmax = 1 / (1 + ea);
     int c = tu_table_col(&t, "v(out)");
     cr_assert(c > 0 && t.nrow >= 400, "%d rows", t.nrow);
-    cr_assert(fabs(TU_AT(&t, 0, 0) - t0) < 1e-15 && fabs(remainder(t0, T)) < 1e-9 * T, "the written periods start at %g", t0);
+    cr_assert(fabs(TU_AT(&t, 0, 0) - t0) < 1e-15 && fabs(remainder(t0, T)) < 1e-9 * T,
+              "the written periods start at %g", t0);
     double worst = 0;
     for (int i = 0; i < t.nrow; i++) {
         double p = fmod(TU_AT(&t, i, 0) - t0 + 1e-15, T) - 1e-15;
@@ -1284,7 +1445,8 @@ Test(e2e, steady_state_of_a_driven_rc_is_the_closed_form)
  * the steady state costs 3 warm-up, at most 4 shooting and 1 written period
  * (measured 3; 6 before the saltation terms made the monodromy matrix exact).
  * The flyback: at most 4 (measured 2; 5 before). */
-static void pss_matches(const char *net, const char *name, const char *ref, int maxit, const char *const *cols)
+static void pss_matches(const char *net, const char *name, const char *ref, int maxit,
+                        const char *const *cols)
 {
     tu_table t, r;
     int it;
@@ -1299,17 +1461,26 @@ static void pss_matches(const char *net, const char *name, const char *ref, int 
     for (int k = 0; cols[k]; k++) {
         int c = tu_table_col(&t, cols[k]), cr = tu_table_col(&r, cols[k]);
         cr_assert(c > 0 && cr > 0, "%s", cols[k]);
-        double lo = INFINITY, hi = -INFINITY, rlo = INFINITY, rhi = -INFINITY, m = 0, rm = 0, e2 = 0;
-        int n = t.nrow - 1;                                  /* one period: the last row is the next's start */
+        double lo = INFINITY, hi = -INFINITY, rlo = INFINITY, rhi = -INFINITY, m = 0, rm = 0,
+               e2 = 0;
+        int n = t.nrow - 1; /* one period: the last row is the next's start */
         for (int i = 0; i < n; i++) {
             double v = TU_AT(&t, i, c), w = tu_interp(&r, cr, TU_AT(&t, i, 0) - t0);
-            lo = fmin(lo, v); hi = fmax(hi, v); rlo = fmin(rlo, w); rhi = fmax(rhi, w);
-            m += v / n; rm += w / n; e2 += (v - w) * (v - w) / n;
+            lo = fmin(lo, v);
+            hi = fmax(hi, v);
+            rlo = fmin(rlo, w);
+            rhi = fmax(rhi, w);
+            m += v / n;
+            rm += w / n;
+            e2 += (v - w) * (v - w) / n;
         }
         double pp = rhi - rlo;
-        cr_assert(fabs(m - rm) <= 1e-4 * fabs(rm), "%s %s: mean %.9g, reference %.9g", name, cols[k], m, rm);
-        cr_assert(fabs((hi - lo) - pp) <= 0.01 * pp, "%s %s: peak-to-peak %g, reference %g", name, cols[k], hi - lo, pp);
-        cr_assert(sqrt(e2) <= 1e-3 * pp, "%s %s: RMS difference %g of %g", name, cols[k], sqrt(e2), pp);
+        cr_assert(fabs(m - rm) <= 1e-4 * fabs(rm), "%s %s: mean %.9g, reference %.9g", name,
+                  cols[k], m, rm);
+        cr_assert(fabs((hi - lo) - pp) <= 0.01 * pp, "%s %s: peak-to-peak %g, reference %g", name,
+                  cols[k], hi - lo, pp);
+        cr_assert(sqrt(e2) <= 1e-3 * pp, "%s %s: RMS difference %g of %g", name, cols[k], sqrt(e2),
+                  pp);
     }
     tu_table_free(&t);
     tu_table_free(&r);
@@ -1340,11 +1511,17 @@ Test(e2e, steady_state_refusals)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/e.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "t\nV1 a 0 EXP(0 1 0 1u)\nR1 a b 1k\nC1 b 0 1n\n.tran 1u 1m\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(path, "t\nV1 a 0 EXP(0 1 0 1u)\nR1 a b 1k\nC1 b 0 1n\n.tran 1u 1m\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --steady e.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
-    cr_assert(strstr(out, "e.cir:2:1: error: source v1 is not periodic (EXP, a damped SIN, a B source's function of time): give the steady "
-                          "state's period with --period or .pss period="), "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "e.cir:2:1: error: source v1 is not periodic (EXP, a damped SIN, a B source's function of time): give the steady "
+            "state's period with --period or .pss period="),
+        "%s", out);
     free(out);
     snprintf(cmd, sizeof cmd, "cd %s && %s --period 0 e.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
@@ -1353,21 +1530,42 @@ Test(e2e, steady_state_refusals)
     cr_assert_eq(tu_write_file(path, "t\nV1 a 0 1\nR1 a b 1k\nC1 b 0 1n\n.pss\n.end\n"), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s e.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
-    cr_assert(strstr(out, "error: no periodic source: give the steady state's period with --period"), "%s", out);
-    free(out);
-    cr_assert_eq(tu_write_file(path, "t\nV1 a 0 PULSE(0 1 1 1n 1n 1u 2u)\nR1 a b 1k\nC1 b 0 1n\n.pss period=1u\n.end\n"), 0);
-    snprintf(cmd, sizeof cmd, "cd %s && %s e.cir 2>&1", tmp, NSC_PROGRAM);
-    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
-    cr_assert(strstr(out, "e.cir:2:1: warning: the period 1e-06 s is not a multiple of source v1's period 2e-06 s"), "%s", out);
-    cr_assert(strstr(out, "error: the sources become periodic only after 1e+06 periods of 1e-06 s (at most 100000)"),
+    cr_assert(strstr(out,
+                     "error: no periodic source: give the steady state's period with --period"),
               "%s", out);
     free(out);
-    cr_assert_eq(tu_write_file(path, "t\nV1 a 0 PULSE(0 1 0 1n 1n 1u 2u)\nR1 a b {r}\nC1 b 0 1n\n.param r=1k\n"
-                                     ".step param r list 1k 2k\n.pss maxit=1 tol=1e-30\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path,
+            "t\nV1 a 0 PULSE(0 1 1 1n 1n 1u 2u)\nR1 a b 1k\nC1 b 0 1n\n.pss period=1u\n.end\n"),
+        0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s e.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "e.cir:2:1: warning: the period 1e-06 s is not a multiple of source v1's period 2e-06 s"),
+        "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "error: the sources become periodic only after 1e+06 periods of 1e-06 s (at most 100000)"),
+        "%s", out);
+    free(out);
+    cr_assert_eq(
+        tu_write_file(path,
+                      "t\nV1 a 0 PULSE(0 1 0 1n 1n 1u 2u)\nR1 a b {r}\nC1 b 0 1n\n.param r=1k\n"
+                      ".step param r list 1k 2k\n.pss maxit=1 tol=1e-30\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet e.cir 2>&1; cat e.sweep.dat", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "failed: nscircuit: error: periodic steady state not found: after 1 shooting periods")
-              && strstr(out, "1.000000000000e+03 nan nan 3 0") && strstr(out, "2.000000000000e+03 nan nan 3 1"), "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "failed: nscircuit: error: periodic steady state not found: after 1 shooting periods")
+            && strstr(out, "1.000000000000e+03 nan nan 3 0")
+            && strstr(out, "2.000000000000e+03 nan nan 3 1"),
+        "%s", out);
     free(out);
 }
 
@@ -1398,17 +1596,22 @@ Test(e2e, b_source_functions_of_time)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/bt.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "functions of time\n.param f=1k\nB1 s 0 V=2*sin(2*pi*f*time)\nR1 s 0 1k\n"
-                                     "B2 c 0 V=time*1e3 > 0.5 ? 1 : 0\nR2 c 0 1k\n"
-                                     "B3 l 0 V=limit(V(s) + 0.5*sin(2*pi*f*time), -1, 1)\nR3 l 0 1k\n"
-                                     "B4 x 0 V=1 + exp(-time/1m)\nR4 x 0 1k\n.tran 10u 2m\n.options stepsizelimit interp\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path,
+            "functions of time\n.param f=1k\nB1 s 0 V=2*sin(2*pi*f*time)\nR1 s 0 1k\n"
+            "B2 c 0 V=time*1e3 > 0.5 ? 1 : 0\nR2 c 0 1k\n"
+            "B3 l 0 V=limit(V(s) + 0.5*sin(2*pi*f*time), -1, 1)\nR3 l 0 1k\n"
+            "B4 x 0 V=1 + exp(-time/1m)\nR4 x 0 1k\n.tran 10u 2m\n.options stepsizelimit interp\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --events bt.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
     tu_table t;
     snprintf(path, sizeof path, "%s/bt.dat", tmp);
     cr_assert_eq(tu_table_read(path, &t), 0);
-    int cs = tu_table_col(&t, "v(s)"), cc = tu_table_col(&t, "v(c)"), cl = tu_table_col(&t, "v(l)"), cx = tu_table_col(&t, "v(x)");
+    int cs = tu_table_col(&t, "v(s)"), cc = tu_table_col(&t, "v(c)"), cl = tu_table_col(&t, "v(l)"),
+        cx = tu_table_col(&t, "v(x)");
     cr_assert(cs > 0 && cc > 0 && cl > 0 && cx > 0 && t.nrow == 201, "%d rows", t.nrow);
     double ws = 0, wl = 0, wx = 0;
     for (int i = 0; i < t.nrow; i++) {
@@ -1416,9 +1619,11 @@ Test(e2e, b_source_functions_of_time)
         ws = fmax(ws, fabs(TU_AT(&t, i, cs) - 2 * s));
         wl = fmax(wl, fabs(TU_AT(&t, i, cl) - fmin(fmax(2.5 * s, -1), 1)));
         wx = fmax(wx, fabs(TU_AT(&t, i, cx) - 1 - exp(-tt / 1e-3)));
-        if (fabs(tt - 0.5e-3) > 1e-9) cr_assert_eq(TU_AT(&t, i, cc), tt > 0.5e-3 ? 1.0 : 0.0, "v(c) at %g", tt);
+        if (fabs(tt - 0.5e-3) > 1e-9)
+            cr_assert_eq(TU_AT(&t, i, cc), tt > 0.5e-3 ? 1.0 : 0.0, "v(c) at %g", tt);
     }
-    cr_assert(ws <= 2e-4 && wl <= 1e-4 && wx <= 1e-4, "worst: sine %g, limit %g, exp %g", ws, wl, wx);
+    cr_assert(ws <= 2e-4 && wl <= 1e-4 && wx <= 1e-4, "worst: sine %g, limit %g, exp %g", ws, wl,
+              wx);
     tu_table_free(&t);
     snprintf(path, sizeof path, "%s/bt.events", tmp);
     char *ev = tu_read_file(path);
@@ -1452,18 +1657,22 @@ Test(e2e, b_source_user_functions)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/uf.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "user functions\n.param gain=2\n.func sat(x, lo, hi) {min(max(x, lo), hi)}\n"
-                                     ".func twice(x) = {gain*x}\n.param sq(x)={x*x} r={sq(3)*100}\n"
-                                     "V1 a 0 SIN(0 3 1k)\nR1 a 0 {r}\nB1 b 0 V=sat(twice(V(a)), -1, 1)\nR2 b 0 1k\n"
-                                     "B2 c 0 V=twice(sin(2*pi*1k*time))\nR3 c 0 1k\n.save v(a) v(b) v(c) i(v1)\n"
-                                     ".tran 10u 1m\n.options stepsizelimit interp\n.end\n"), 0);
+    cr_assert_eq(tu_write_file(
+                     path,
+                     "user functions\n.param gain=2\n.func sat(x, lo, hi) {min(max(x, lo), hi)}\n"
+                     ".func twice(x) = {gain*x}\n.param sq(x)={x*x} r={sq(3)*100}\n"
+                     "V1 a 0 SIN(0 3 1k)\nR1 a 0 {r}\nB1 b 0 V=sat(twice(V(a)), -1, 1)\nR2 b 0 1k\n"
+                     "B2 c 0 V=twice(sin(2*pi*1k*time))\nR3 c 0 1k\n.save v(a) v(b) v(c) i(v1)\n"
+                     ".tran 10u 1m\n.options stepsizelimit interp\n.end\n"),
+                 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s uf.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
     tu_table t;
     snprintf(path, sizeof path, "%s/uf.dat", tmp);
     cr_assert_eq(tu_table_read(path, &t), 0);
-    int ca = tu_table_col(&t, "v(a)"), cb = tu_table_col(&t, "v(b)"), cc = tu_table_col(&t, "v(c)"), ci = tu_table_col(&t, "i(v1)");
+    int ca = tu_table_col(&t, "v(a)"), cb = tu_table_col(&t, "v(b)"), cc = tu_table_col(&t, "v(c)"),
+        ci = tu_table_col(&t, "i(v1)");
     cr_assert(ca > 0 && cb > 0 && cc > 0 && ci > 0 && t.nrow == 101);
     for (int i = 0; i < t.nrow; i++) {
         double a = TU_AT(&t, i, ca), tt = TU_AT(&t, i, 0);
@@ -1499,44 +1708,61 @@ Test(e2e, b_source_user_functions)
 Test(e2e, vdmos_runs_as_its_expansion)
 {
     char path[1024], cmd[2048], *out = NULL;
-    const char *head = "t\nV1 vdd 0 24\nVG gate 0 PULSE(0 10 1u 20n 20n 4u 10u)\nL1 vdd d 100u\nR1 vdd d 50\n";
+    const char *head =
+        "t\nV1 vdd 0 24\nVG gate 0 PULSE(0 10 1u 20n 20n 4u 10u)\nL1 vdd d 100u\nR1 vdd d 50\n";
     const char *tail = ".tran 10n 30u\n.save v(d) i(l1) i(v1)\n.end\n";
     char net[2048];
-    snprintf(net, sizeof net, "%sM1 d gate 0 MYFET\n.model MYFET VDMOS(Rg=3 Vto=4 Rd=20m Rs=10m Rb=15m Kp=20 Cgdmax=2n "
-             "Cgdmin=50p Cgs=1.5n Cjo=1n Is=1e-12 lambda=0.01)\n%s", head, tail);
+    snprintf(
+        net, sizeof net,
+        "%sM1 d gate 0 MYFET\n.model MYFET VDMOS(Rg=3 Vto=4 Rd=20m Rs=10m Rb=15m Kp=20 Cgdmax=2n "
+        "Cgdmin=50p Cgs=1.5n Cjo=1n Is=1e-12 lambda=0.01)\n%s",
+        head, tail);
     snprintf(path, sizeof path, "%s/v1.cir", tmp);
     cr_assert_eq(tu_write_file(path, net), 0);
-    snprintf(net, sizeof net, "%sM1 dd gg ss ss MYN\nRD d dd 20m\nRG gate gg 3\nRS ss 0 10m\nDB 0 d DBODY\n"
-             "CJ 0 d Q='v(0,d) < 0.4 ? (1 - (1 - v(0,d)/0.8)^0.5)*1.6n : (((v(0,d) - 0.4)*0.25 + (v(0,d)*v(0,d) - 0.16)"
-             "*0.3125)/0.35355339059327373 + 0.46862915010152396)*1n'\n"
-             "CG gg dd Q='v(gg,dd) > 0 ? 1.2414801671857317e-09*v(gg,dd) + 7.585198328142684e-10*(v(gg,dd) + "
-             "ln(1 + exp(-2*v(gg,dd))) - ln(2)) : 1.2414801671857317e-09*v(gg,dd) + 7.585198328142684e-10*"
-             "(v(gg,dd)*atan(v(gg,dd)) - ln(1 + v(gg,dd)*v(gg,dd))/2)'\n"
-             ".model MYN NMOS(VTO=4 KP=20 CGSO=1.5e-5)\n.model DBODY D(IS=1e-12 N=1 RS=15m)\n%s", head, tail);
+    snprintf(
+        net, sizeof net,
+        "%sM1 dd gg ss ss MYN\nRD d dd 20m\nRG gate gg 3\nRS ss 0 10m\nDB 0 d DBODY\n"
+        "CJ 0 d Q='v(0,d) < 0.4 ? (1 - (1 - v(0,d)/0.8)^0.5)*1.6n : (((v(0,d) - 0.4)*0.25 + (v(0,d)*v(0,d) - 0.16)"
+        "*0.3125)/0.35355339059327373 + 0.46862915010152396)*1n'\n"
+        "CG gg dd Q='v(gg,dd) > 0 ? 1.2414801671857317e-09*v(gg,dd) + 7.585198328142684e-10*(v(gg,dd) + "
+        "ln(1 + exp(-2*v(gg,dd))) - ln(2)) : 1.2414801671857317e-09*v(gg,dd) + 7.585198328142684e-10*"
+        "(v(gg,dd)*atan(v(gg,dd)) - ln(1 + v(gg,dd)*v(gg,dd))/2)'\n"
+        ".model MYN NMOS(VTO=4 KP=20 CGSO=1.5e-5)\n.model DBODY D(IS=1e-12 N=1 RS=15m)\n%s",
+        head, tail);
     snprintf(path, sizeof path, "%s/v2.cir", tmp);
     cr_assert_eq(tu_write_file(path, net), 0);
-    snprintf(cmd, sizeof cmd, "cd %s && %s v1.cir 2>&1 && %s v2.cir 2>&1", tmp, NSC_PROGRAM, NSC_PROGRAM);
+    snprintf(cmd, sizeof cmd, "cd %s && %s v1.cir 2>&1 && %s v2.cir 2>&1", tmp, NSC_PROGRAM,
+             NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "v1.cir:7:1: warning: VDMOS model 'myfet': parameters lambda ignored"), "%s", out);
+    cr_assert(strstr(out, "v1.cir:7:1: warning: VDMOS model 'myfet': parameters lambda ignored"),
+              "%s", out);
     free(out);
     tu_table a, b;
     snprintf(path, sizeof path, "%s/v1.dat", tmp);
     cr_assert_eq(tu_table_read(path, &a), 0);
     snprintf(path, sizeof path, "%s/v2.dat", tmp);
     cr_assert_eq(tu_table_read(path, &b), 0);
-    cr_assert(a.nrow == b.nrow && a.ncol == 4 && b.ncol == 4 && a.nrow > 300);   /* the same steps */
+    cr_assert(a.nrow == b.nrow && a.ncol == 4 && b.ncol == 4 && a.nrow > 300); /* the same steps */
     double vmin = INFINITY, vmax = -INFINITY;
     for (int i = 0; i < a.nrow; i++)
         for (int c = 0; c < 4; c++) {
-            cr_assert(fabs(TU_AT(&a, i, c) - TU_AT(&b, i, c)) <= 1e-12 * (1 + fabs(TU_AT(&b, i, c))), "row %d col %d", i, c);
-            if (c == 1) { vmin = fmin(vmin, TU_AT(&a, i, 1)); vmax = fmax(vmax, TU_AT(&a, i, 1)); }
+            cr_assert(fabs(TU_AT(&a, i, c) - TU_AT(&b, i, c))
+                          <= 1e-12 * (1 + fabs(TU_AT(&b, i, c))),
+                      "row %d col %d", i, c);
+            if (c == 1) {
+                vmin = fmin(vmin, TU_AT(&a, i, 1));
+                vmax = fmax(vmax, TU_AT(&a, i, 1));
+            }
         }
-    cr_assert(vmin < 0.1 && vmax > 40, "v(d) from %g to %g: it switches and the inductor kicks", vmin, vmax);
+    cr_assert(vmin < 0.1 && vmax > 40, "v(d) from %g to %g: it switches and the inductor kicks",
+              vmin, vmax);
     tu_table_free(&a);
     tu_table_free(&b);
-    const char *ops[][2] = { { "VD d 0 10\nVG g 0 5\nM1 d g 0 F\n.model F VDMOS(Vto=4 Kp=20)", "i(vd)" },
-                             { "VD d 0 -10\nVG g 0 -5\nM1 d g 0 F\n.model F VDMOS(pchan Vto=-4 Kp=20)", "i(vd)" },
-                             { "VD d 0 -1\nM1 d 0 0 F\n.model F VDMOS(Vto=4 Kp=20 Is=1e-14 Rb=0.1)", "i(vd)" } };
+    const char *ops[][2] = {
+        { "VD d 0 10\nVG g 0 5\nM1 d g 0 F\n.model F VDMOS(Vto=4 Kp=20)", "i(vd)" },
+        { "VD d 0 -10\nVG g 0 -5\nM1 d g 0 F\n.model F VDMOS(pchan Vto=-4 Kp=20)", "i(vd)" },
+        { "VD d 0 -1\nM1 d 0 0 F\n.model F VDMOS(Vto=4 Kp=20 Is=1e-14 Rb=0.1)", "i(vd)" }
+    };
     /* K/2 f(1): VG's 5 V is an anchor of the fit (1 V of overdrive), f(1) = 1 + 0.02^2, the middle of
      * the chord [0.98, 1.02] (the design table gave 1.0848) */
     const double want[] = { -10.004, 10.004, 0 };
@@ -1550,24 +1776,35 @@ Test(e2e, vdmos_runs_as_its_expansion)
         double v;
         cr_assert(s && sscanf(s, "  i(vd) = %lf", &v) == 1, "%s", out);
         if (k < 2) cr_assert(fabs(v - want[k]) <= 1e-6, "%s: i(vd) = %.10g", ops[k][0], v);
-        else {   /* -1 V across the body diode: Vt ln(1 + i/IS) + RB i = 1 (1.545 A), within the
+        else { /* -1 V across the body diode: Vt ln(1 + i/IS) + RB i = 1 (1.545 A), within the
                   * default fit's 8 mV over the slope RB + Vt/i */
             double vt = 1.380649e-23 * 300.15 / 1.602176634e-19, i = 1;
-            for (int it = 0; it < 50; it++) i -= (vt * log1p(i / 1e-14) + 0.1 * i - 1) / (vt / i + 0.1);
-            cr_assert(fabs(v - i) <= 0.008 / (0.1 + vt / i), "the body diode: i(vd) = %g, SPICE %g", v, i);
+            for (int it = 0; it < 50; it++)
+                i -= (vt * log1p(i / 1e-14) + 0.1 * i - 1) / (vt / i + 0.1);
+            cr_assert(fabs(v - i) <= 0.008 / (0.1 + vt / i), "the body diode: i(vd) = %g, SPICE %g",
+                      v, i);
         }
         free(out);
     }
     /* ngspice's 4-node form (the 4th, 5th are thermal nodes): the same, with a warning */
     snprintf(path, sizeof path, "%s/op.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "t\nVD d 0 10\nVG g 0 5\nM1 d g 0 tj F\n.model F VDMOS(Vto=4 Kp=20)\n.op\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path,
+            "t\nVD d 0 10\nVG g 0 5\nM1 d g 0 tj F\n.model F VDMOS(Vto=4 Kp=20)\n.op\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s op.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "op.cir:4:10: warning: the fourth node of VDMOS m1 is not used")
-              && strstr(out, "i(vd)                = -1.0004000000e+01"), "%s", out);
+                  && strstr(out, "i(vd)                = -1.0004000000e+01"),
+              "%s", out);
     free(out);
     /* BV: the body diode's avalanche clamps the drain (60 V through 10 Ohm, BV = 40 V) */
-    cr_assert_eq(tu_write_file(path, "t\nVD d 0 60\nR1 d dd 10\nM1 dd 0 0 F\n.model F VDMOS(Vto=4 Kp=20 BV=40)\n.op\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path,
+            "t\nVD d 0 60\nR1 d dd 10\nM1 dd 0 0 F\n.model F VDMOS(Vto=4 Kp=20 BV=40)\n.op\n.end\n"),
+        0);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     double vdd;
     const char *q = strstr(out, "  v(dd)");
@@ -1587,9 +1824,12 @@ Test(e2e, diode_cjo_is_a_capacitance)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/cj.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "cjo\nV1 a 0 PULSE(0 5 0 1p 1p 1 2)\nR1 a k 1k\nD1 0 k DC\n"
-                                     ".model DC D(VF=0.7 RON=0.1 CJO=1n)\n.tran 50n 5u\n.options stepsizelimit\n"
-                                     ".save v(k) i(d1) i(v1)\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(path,
+                      "cjo\nV1 a 0 PULSE(0 5 0 1p 1p 1 2)\nR1 a k 1k\nD1 0 k DC\n"
+                      ".model DC D(VF=0.7 RON=0.1 CJO=1n)\n.tran 50n 5u\n.options stepsizelimit\n"
+                      ".save v(k) i(d1) i(v1)\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s cj.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert_null(strstr(out, "ignored"), "%s", out);
@@ -1597,11 +1837,13 @@ Test(e2e, diode_cjo_is_a_capacitance)
     tu_table t;
     snprintf(path, sizeof path, "%s/cj.dat", tmp);
     cr_assert_eq(tu_table_read(path, &t), 0);
-    int ck = tu_table_col(&t, "v(k)"), cd = tu_table_col(&t, "i(d1)"), cv = tu_table_col(&t, "i(v1)");
-    cr_assert(ck > 0 && cd > 0 && cv > 0 && t.nrow > 10);   /* the accepted steps */
+    int ck = tu_table_col(&t, "v(k)"), cd = tu_table_col(&t, "i(d1)"),
+        cv = tu_table_col(&t, "i(v1)");
+    cr_assert(ck > 0 && cd > 0 && cv > 0 && t.nrow > 10); /* the accepted steps */
     for (int i = 1; i < t.nrow; i++) {
         double tt = TU_AT(&t, i, 0);
-        cr_assert(fabs(TU_AT(&t, i, ck) - 5 * (1 - exp(-tt / 1e-6))) <= 5e-3, "v(k) at %g: %g", tt, TU_AT(&t, i, ck));
+        cr_assert(fabs(TU_AT(&t, i, ck) - 5 * (1 - exp(-tt / 1e-6))) <= 5e-3, "v(k) at %g: %g", tt,
+                  TU_AT(&t, i, ck));
         cr_assert(fabs(TU_AT(&t, i, cd) - TU_AT(&t, i, cv)) <= 3e-2 * 5e-3, "i(d1) at %g", tt);
     }
     tu_table_free(&t);
@@ -1620,14 +1862,19 @@ Test(e2e, diode_cjo_is_a_capacitance)
 Test(e2e, control_block_runs_its_common_commands)
 {
     char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && cp %s/control/rc_ctl.cir . && %s rc_ctl.cir 2>&1", tmp, NSC_REFDIR, NSC_PROGRAM);
+    snprintf(cmd, sizeof cmd, "cd %s && cp %s/control/rc_ctl.cir . && %s rc_ctl.cir 2>&1", tmp,
+             NSC_REFDIR, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     double vmax;
     const char *m = strstr(out, "vmax = ");
-    cr_assert(m && sscanf(m, "vmax = %lf", &vmax) == 1 && fabs(vmax - 0.9933108) <= 1e-4, "%s", out);
-    cr_assert(strstr(out, "rc_ctl.cir:17:1: note: .control commands not run: let, echo"), "%s", out);
-    cr_assert(strstr(out, "rc_ctl.cir:20:1: warning: wrdata nosuchdir/x.txt not written: cannot write"), "%s", out);
-    char want[64];                                     /* print vmax: ngspice's "name = %e" */
+    cr_assert(m && sscanf(m, "vmax = %lf", &vmax) == 1 && fabs(vmax - 0.9933108) <= 1e-4, "%s",
+              out);
+    cr_assert(strstr(out, "rc_ctl.cir:17:1: note: .control commands not run: let, echo"), "%s",
+              out);
+    cr_assert(strstr(out,
+                     "rc_ctl.cir:20:1: warning: wrdata nosuchdir/x.txt not written: cannot write"),
+              "%s", out);
+    char want[64]; /* print vmax: ngspice's "name = %e" */
     snprintf(want, sizeof want, "\nvmax = %e\n", vmax);
     cr_assert(strstr(out, want), "%s lacks %s", out, want);
     const char *hdr = "\nIndex   time            v(out)          \n----", *p = strstr(out, hdr);
@@ -1635,30 +1882,39 @@ Test(e2e, control_block_runs_its_common_commands)
     p = strchr(p + strlen(hdr), '\n') + 1;
     char path[1024];
     snprintf(path, sizeof path, "%s/rc_out.txt", tmp);
-    FILE *w = fopen(path, "r");                        /* "time v(out) v(in) i(v1)", then rows */
+    FILE *w = fopen(path, "r"); /* "time v(out) v(in) i(v1)", then rows */
     cr_assert(w && fscanf(w, "%*[^\n]\n") == 0);
     int rows = 0, idx;
     double t, v, wt, wv, x;
     for (; sscanf(p, "%d\t%lf\t%lf\t\n", &idx, &t, &v) == 3; p = strchr(p, '\n') + 1, rows++) {
-        cr_assert(idx == rows && fscanf(w, "%lf %lf %lf %lf", &wt, &wv, &x, &x) == 4, "row %d: index %d", rows, idx);
-        cr_assert(fabs(t - wt) <= 1e-6 * fabs(wt) && fabs(v - wv) <= 1e-6 * fabs(wv), "row %d: %.9g %.9g, wrdata %.9g %.9g",
-                  rows, t, v, wt, wv);
+        cr_assert(idx == rows && fscanf(w, "%lf %lf %lf %lf", &wt, &wv, &x, &x) == 4,
+                  "row %d: index %d", rows, idx);
+        cr_assert(fabs(t - wt) <= 1e-6 * fabs(wt) && fabs(v - wv) <= 1e-6 * fabs(wv),
+                  "row %d: %.9g %.9g, wrdata %.9g %.9g", rows, t, v, wt, wv);
     }
     cr_assert(rows == 2001 && fscanf(w, "%lf", &x) == EOF, "%d printed rows", rows);
     fclose(w);
     free(out);
-    snprintf(cmd, sizeof cmd, "cd %s && head -1 rc_out.txt && %s compare rc_out.txt %s/control/rc_out_ng.txt --tol 5e-4 "
-             "&& %s compare rc.raw %s/control/rc_out_ng.txt --signals 'v(out)' --tol 5e-4",
-             tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && head -1 rc_out.txt && %s compare rc_out.txt %s/control/rc_out_ng.txt --tol 5e-4 "
+        "&& %s compare rc.raw %s/control/rc_out_ng.txt --signals 'v(out)' --tol 5e-4",
+        tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(!strncmp(out, "time v(out) v(in) i(v1)\n", 24), "%s", out);
     free(out);
     /* a block's file that is the netlist itself is not written over it */
-    snprintf(cmd, sizeof cmd, "cd %s && printf 't\\nV1 a 0 1\\nR1 a 0 1\\n.control\\ntran 1u 10u\\nwrdata self.cir a\\n"
-             ".endc\\n.end\\n' > self.cir && %s self.cir 2>&1 && head -1 self.cir", tmp, NSC_PROGRAM);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && printf 't\\nV1 a 0 1\\nR1 a 0 1\\n.control\\ntran 1u 10u\\nwrdata self.cir a\\n"
+        ".endc\\n.end\\n' > self.cir && %s self.cir 2>&1 && head -1 self.cir",
+        tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "self.cir:6:1: warning: wrdata self.cir not written: it is an input of this run")
-              && strstr(out, "\nt\n"), "%s", out);
+    cr_assert(
+        strstr(out,
+               "self.cir:6:1: warning: wrdata self.cir not written: it is an input of this run")
+            && strstr(out, "\nt\n"),
+        "%s", out);
     free(out);
 }
 
@@ -1671,9 +1927,12 @@ Test(e2e, xyce_print_expressions_and_power)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/xp.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "xyce print\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nR2 b 0 1k\n.tran 0 2m\n"
-                                     ".print tran FORMAT=CSV PRECISION=8 WIDTH=12 v(a) {v(a)-v(b)} i(v1) P(R1) W(R2)\n"
-                                     ".meas tran pavg AVG par('v(a,b)*i(r1)')\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path, "xyce print\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nR2 b 0 1k\n.tran 0 2m\n"
+                  ".print tran FORMAT=CSV PRECISION=8 WIDTH=12 v(a) {v(a)-v(b)} i(v1) P(R1) W(R2)\n"
+                  ".meas tran pavg AVG par('v(a,b)*i(r1)')\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s xp.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "xp.cir:6:13: note: Xyce .print option format= ignored"), "%s", out);
@@ -1685,16 +1944,22 @@ Test(e2e, xyce_print_expressions_and_power)
     snprintf(path, sizeof path, "%s/xp.dat", tmp);
     cr_assert_eq(tu_table_read(path, &t), 0);
     cr_assert(t.ncol == 6 && tu_table_col(&t, "v(a)") == 1 && tu_table_col(&t, "{v(a)-v(b)}") == 2
-              && tu_table_col(&t, "i(v1)") == 3 && tu_table_col(&t, "p(r1)") == 4 && tu_table_col(&t, "p(r2)") == 5,
+                  && tu_table_col(&t, "i(v1)") == 3 && tu_table_col(&t, "p(r1)") == 4
+                  && tu_table_col(&t, "p(r2)") == 5,
               "%d columns", t.ncol);
     double sum = 0;
     for (int i = 0; i < t.nrow; i++) {
         double va = TU_AT(&t, i, 1), h = va / 2, p = h * h / 1e3;
         cr_assert(fabs(TU_AT(&t, i, 2) - h) <= 1e-12 * (1 + fabs(h)), "row %d", i);
-        cr_assert(fabs(TU_AT(&t, i, 4) - p) <= 1e-12 * p + 1e-20 && fabs(TU_AT(&t, i, 5) - p) <= 1e-12 * p + 1e-20, "row %d", i);
-        if (i > 0) sum += 0.5 * (TU_AT(&t, i, 4) + TU_AT(&t, i - 1, 4)) * (TU_AT(&t, i, 0) - TU_AT(&t, i - 1, 0));
+        cr_assert(fabs(TU_AT(&t, i, 4) - p) <= 1e-12 * p + 1e-20
+                      && fabs(TU_AT(&t, i, 5) - p) <= 1e-12 * p + 1e-20,
+                  "row %d", i);
+        if (i > 0)
+            sum += 0.5 * (TU_AT(&t, i, 4) + TU_AT(&t, i - 1, 4))
+                   * (TU_AT(&t, i, 0) - TU_AT(&t, i - 1, 0));
     }
-    cr_assert(fabs(sum / 2e-3 - pavg) <= 1e-9 * pavg, "AVG of p(r1) %g, .meas %g", sum / 2e-3, pavg);
+    cr_assert(fabs(sum / 2e-3 - pavg) <= 1e-9 * pavg, "AVG of p(r1) %g, .meas %g", sum / 2e-3,
+              pavg);
     tu_table_free(&t);
 }
 
@@ -1709,12 +1974,14 @@ Test(e2e, xyce_print_expressions_and_power)
 Test(e2e, vdmos_buck_matches_ngspice)
 {
     char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o bv.dat %s/vdmos/buck_vdmos.cir 2>&1 && %s compare bv.dat "
-             "%s/vdmos/buck_vdmos_ng.txt --signals 'v(out),i(l1)' --tol 0.005", tmp, NSC_PROGRAM, NSC_REFDIR,
-             NSC_PROGRAM, NSC_REFDIR);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s --quiet -o bv.dat %s/vdmos/buck_vdmos.cir 2>&1 && %s compare bv.dat "
+             "%s/vdmos/buck_vdmos_ng.txt --signals 'v(out),i(l1)' --tol 0.005",
+             tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "PASS: all 2 signals within --tol 0.5 %"), "%s", out);
-    cr_assert_null(strstr(out, "peak current"), "%s", out);   /* the diode's fit covers its currents */
+    cr_assert_null(strstr(out, "peak current"), "%s",
+                   out); /* the diode's fit covers its currents */
     free(out);
 }
 
@@ -1725,8 +1992,10 @@ Test(e2e, vdmos_buck_matches_ngspice)
 Test(e2e, diode_cjo_matches_ngspice)
 {
     char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o cj.dat %s/cjo/cjo.cir 2>&1 && %s compare cj.dat "
-             "%s/cjo/cjo_ng.txt --tol 0.015", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s --quiet -o cj.dat %s/cjo/cjo.cir 2>&1 && %s compare cj.dat "
+             "%s/cjo/cjo_ng.txt --tol 0.015",
+             tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "PASS: all 2 signals within --tol 1.5 %"), "%s", out);
     free(out);
@@ -1746,9 +2015,11 @@ Test(e2e, diode_tt_storage_time_is_charge_control)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/tt.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "tt\nV1 a 0 PULSE(10 -10 1u 1p 1p 10u 20u)\nR1 a d 10\nD1 d 0 DR\n"
-                                     ".model DR D(VF=0.7 RON=0 TT=1u)\n.tran 1n 3u\n.options stepsizelimit\n"
-                                     ".meas tran ts WHEN v(d)=-1 FALL=1\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(path, "tt\nV1 a 0 PULSE(10 -10 1u 1p 1p 10u 20u)\nR1 a d 10\nD1 d 0 DR\n"
+                            ".model DR D(VF=0.7 RON=0 TT=1u)\n.tran 1n 3u\n.options stepsizelimit\n"
+                            ".meas tran ts WHEN v(d)=-1 FALL=1\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o tt.dat tt.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     const char *p = strstr(out, "ts = ");
@@ -1766,8 +2037,10 @@ Test(e2e, diode_tt_storage_time_is_charge_control)
 Test(e2e, diode_tt_matches_ngspice)
 {
     char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s -o rec.dat %s/diode_tt/recovery.cir 2>&1 && %s compare rec.dat "
-             "%s/diode_tt/recovery_ng.txt --tol 0.005", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s -o rec.dat %s/diode_tt/recovery.cir 2>&1 && %s compare rec.dat "
+             "%s/diode_tt/recovery_ng.txt --tol 0.005",
+             tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "PASS: all 2 signals within --tol 0.5 %"), "%s", out);
     const char *p = strstr(out, "ts = ");
@@ -1786,16 +2059,24 @@ Test(e2e, diode_fit_range_warning)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/dr1.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "low\nV1 a 0 5\nR1 a d 4.4k\nD1 d 0 DS\n.model DS D(IS=1e-14 SEGMENTS=1 IMIN=10m IMAX=1)\n"
-                                     ".tran 1u 10u\n"
-                                     ".end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path,
+            "low\nV1 a 0 5\nR1 a d 4.4k\nD1 d 0 DS\n.model DS D(IS=1e-14 SEGMENTS=1 IMIN=10m IMAX=1)\n"
+            ".tran 1u 10u\n"
+            ".end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o dr1.dat dr1.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     double vf, ron, ip, off;
     const char *p = strstr(out, "VF="), *q = strstr(out, "diode d1: its peak current ");
     cr_assert(p && q && sscanf(p, "VF=%lf RON=%lf", &vf, &ron) == 2, "%s", out);
-    cr_assert_eq(sscanf(q, "diode d1: its peak current %lf A is below the range 10 mA..1 A its model 'ds' was "
-                        "fitted on; there the fit is %lf V off", &ip, &off), 2, "%s", out);
+    cr_assert_eq(
+        sscanf(q,
+               "diode d1: its peak current %lf A is below the range 10 mA..1 A its model 'ds' was "
+               "fitted on; there the fit is %lf V off",
+               &ip, &off),
+        2, "%s", out);
     double vt = 1.380649e-23 * 300.15 / 1.602176634e-19, i = (5 - vf) / (4.4e3 + ron);
     cr_assert(fabs(ip - i) < 2e-3 * i, "peak %g, want %g", ip, i);
     cr_assert(fabs(off - (vf + ron * i - vt * log1p(i / 1e-14))) < 2e-3, "off %g\n%s", off, out);
@@ -1829,14 +2110,20 @@ Test(e2e, diode_fit_range_warning)
 Test(e2e, diode_fit_follows_the_run)
 {
     char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s --threads 2 -o bb.dat %s/fits/buckboost_ka.cir 2>&1 && %s compare bb.dat "
-             "%s/fits/buckboost_ka_ng.txt --tol 0.01 && %s --threads 1 -o bb1.dat %s/fits/buckboost_ka.cir 2>/dev/null "
-             "&& cmp bb.dat bb1.dat && echo SAME", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM,
-             NSC_REFDIR);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && %s --threads 2 -o bb.dat %s/fits/buckboost_ka.cir 2>&1 && %s compare bb.dat "
+        "%s/fits/buckboost_ka_ng.txt --tol 0.01 && %s --threads 1 -o bb1.dat %s/fits/buckboost_ka.cir 2>/dev/null "
+        "&& cmp bb.dat bb1.dat && echo SAME",
+        tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "PASS: all 3 signals within --tol 1 %"), "%s", out);
-    cr_assert(strstr(out, "diode d1: its peak current 1.29e+03 A left the range 100 uA..100 A its model 'dp' was "
-                          "fitted on: refitted by 7 segments on 100 uA..2.57"), "%s", out);   /* 2.574 or 2.575: the steps' peak */
+    cr_assert(
+        strstr(
+            out,
+            "diode d1: its peak current 1.29e+03 A left the range 100 uA..100 A its model 'dp' was "
+            "fitted on: refitted by 7 segments on 100 uA..2.57"),
+        "%s", out); /* 2.574 or 2.575: the steps' peak */
     cr_assert_null(strstr(out, "fitted on; there the fit is"), "%s", out);
     cr_assert(strstr(out, "SAME"), "%s", out);
     free(out);
@@ -1850,11 +2137,13 @@ Test(e2e, diode_fit_follows_the_run)
 Test(e2e, mos_body_diode_bridge_matches_ngspice)
 {
     char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s -o br.dat %s/mos_body/bridge.cir 2>&1 && %s compare br.dat "
-             "%s/mos_body/bridge_ng.txt --tol 0.03", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s -o br.dat %s/mos_body/bridge.cir 2>&1 && %s compare br.dat "
+             "%s/mos_body/bridge_ng.txt --tol 0.03",
+             tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "PASS: all 3 signals within --tol 3 %"), "%s", out);
-    cr_assert_null(strstr(out, "parameters is ignored"), "%s", out);      /* IS is the junctions' */
+    cr_assert_null(strstr(out, "parameters is ignored"), "%s", out); /* IS is the junctions' */
     free(out);
 }
 
@@ -1866,13 +2155,22 @@ Test(e2e, diode_refits_are_bounded)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/rb.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "hard\nV1 a 0 1.2\nR1 a d 1u\nD1 d 0 DX\n.model DX D(IS=1e-14)\n.tran 1u 10u\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path,
+            "hard\nV1 a 0 1.2\nR1 a d 1u\nD1 d 0 DX\n.model DX D(IS=1e-14)\n.tran 1u 10u\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o rb.dat rb.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     int notes = 0;
-    for (const char *p = out; (p = strstr(p, "diode d1: its peak current ")); p++) notes += !strncmp(strstr(p, "A left") ? strstr(p, "A left") : "", "A left", 6);
+    for (const char *p = out; (p = strstr(p, "diode d1: its peak current ")); p++)
+        notes += !strncmp(strstr(p, "A left") ? strstr(p, "A left") : "", "A left", 6);
     cr_assert_eq(notes, 2, "%s", out);
-    cr_assert(strstr(out, "A is above the range 100 uA..6.826 kA its model 'dx' was fitted on; there the fit is"), "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "A is above the range 100 uA..6.826 kA its model 'dx' was fitted on; there the fit is"),
+        "%s", out);
     cr_assert(strstr(out, "the currents of the run (it left the refitted ones too)"), "%s", out);
     free(out);
 }
@@ -1891,23 +2189,28 @@ Test(e2e, diode_fit_range_warning_fixed_steps_large)
     size_t cap = 32768, len = 0;
     char *text = malloc(cap);
     cr_assert(text);
-    len += (size_t)snprintf(text, cap, "low, large\nV1 a 0 PULSE(0 5 2u 10n 10n 4u 20u)\nR1 a d 4.4k\nD1 d 0 DS\n"
-                            ".model DS D(IS=1e-14 SEGMENTS=1 IMIN=10m IMAX=1)\n.model DF D(IS=1e-14 SEGMENTS=1 IMIN=1m IMAX=10m)\nV2 b 0 5\n");
-    for (int k = 0; k < 300; k++) len += (size_t)snprintf(text + len, cap - len, "DP%d b x%d DF\nRP%d x%d 0 1k\nCP%d x%d 0 1p\n", k, k, k,
-                                                        k, k, k);
+    len += (size_t)snprintf(
+        text, cap,
+        "low, large\nV1 a 0 PULSE(0 5 2u 10n 10n 4u 20u)\nR1 a d 4.4k\nD1 d 0 DS\n"
+        ".model DS D(IS=1e-14 SEGMENTS=1 IMIN=10m IMAX=1)\n.model DF D(IS=1e-14 SEGMENTS=1 IMIN=1m IMAX=10m)\nV2 b 0 5\n");
+    for (int k = 0; k < 300; k++)
+        len += (size_t)snprintf(text + len, cap - len,
+                                "DP%d b x%d DF\nRP%d x%d 0 1k\nCP%d x%d 0 1p\n", k, k, k, k, k, k);
     snprintf(text + len, cap - len, ".tran 10n 8u\n.end\n");
     snprintf(path, sizeof path, "%s/dr3.cir", tmp);
     cr_assert_eq(tu_write_file(path, text), 0);
     free(text);
-    snprintf(cmd, sizeof cmd, "cd %s && %s --step 10n --save 'v(d)' -o dr3.dat dr3.cir 2>&1", tmp, NSC_PROGRAM);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --step 10n --save 'v(d)' -o dr3.dat dr3.cir 2>&1", tmp,
+             NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     double vf, ron, ip;
     const char *p = strstr(out, "VF="), *q = strstr(out, "diode d1: its peak current ");
     cr_assert(p && q && sscanf(p, "VF=%lf RON=%lf", &vf, &ron) == 2, "%s", out);
-    cr_assert_eq(sscanf(q, "diode d1: its peak current %lf A is below the range", &ip), 1, "%s", out);
+    cr_assert_eq(sscanf(q, "diode d1: its peak current %lf A is below the range", &ip), 1, "%s",
+                 out);
     double i = (5 - vf) / (4.4e3 + ron);
     cr_assert(fabs(ip - i) < 2e-3 * i, "peak %g, want %g", ip, i);
-    cr_assert_null(strstr(out, "diode dp"), "%s", out);                 /* inside their fit */
+    cr_assert_null(strstr(out, "diode dp"), "%s", out); /* inside their fit */
     free(out);
 }
 
@@ -1922,13 +2225,16 @@ Test(e2e, diode_fit_range_warning_fixed_steps_large)
 Test(e2e, models_buck_runs_unchanged_in_ngspice)
 {
     char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s --stats -o mb.dat %s/models_buck/buck.cir 2>&1 && %s compare mb.dat "
-             "%s/models_buck/buck_ng.txt --tol 0.015", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s --stats -o mb.dat %s/models_buck/buck.cir 2>&1 && %s compare mb.dat "
+             "%s/models_buck/buck_ng.txt --tol 0.015",
+             tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "PASS: all 3 signals within --tol 1.5 %"), "%s", out);
     cr_assert_null(strstr(out, "peak current"), "%s", out);
     tu_newton nw;
-    cr_assert(tu_newton_stats(out, &nw) && nw.nfail == 0 && nw.per <= 2.7, "%s", strstr(out, "Newton"));
+    cr_assert(tu_newton_stats(out, &nw) && nw.nfail == 0 && nw.per <= 2.7, "%s",
+              strstr(out, "Newton"));
     free(out);
 }
 
@@ -1944,8 +2250,10 @@ Test(e2e, ic_on_inductor_nodes)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/icl.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "icl\nV1 in 0 10\nR1 in a 10\nL1 a b 1m\nC1 b 0 10u\n.ic V(a)=5\n"
-                                     ".tran 1u 1m\n.end\n"), 0);
+    cr_assert_eq(tu_write_file(path,
+                               "icl\nV1 in 0 10\nR1 in a 10\nL1 a b 1m\nC1 b 0 10u\n.ic V(a)=5\n"
+                               ".tran 1u 1m\n.end\n"),
+                 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o icl.dat icl.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert_null(strstr(out, "ignored"), "%s", out);
@@ -1953,33 +2261,52 @@ Test(e2e, ic_on_inductor_nodes)
     tu_table t;
     snprintf(path, sizeof path, "%s/icl.dat", tmp);
     cr_assert_eq(tu_table_read(path, &t), 0);
-    int ca = tu_table_col(&t, "v(a)"), cb = tu_table_col(&t, "v(b)"), cl = tu_table_col(&t, "i(l1)");
+    int ca = tu_table_col(&t, "v(a)"), cb = tu_table_col(&t, "v(b)"),
+        cl = tu_table_col(&t, "i(l1)");
     cr_assert(ca > 0 && cb > 0 && cl > 0);
-    cr_assert(fabs(TU_AT(&t, 0, ca) - 5) < 1e-9 && fabs(TU_AT(&t, 0, cb) - 5) < 1e-9 && fabs(TU_AT(&t, 0, cl)) < 1e-12);
-    cr_assert(fabs(TU_AT(&t, 1, ca) - (10 - 10 * TU_AT(&t, 1, cl))) < 1e-6, "v(a) at 1 us %g", TU_AT(&t, 1, ca));
+    cr_assert(fabs(TU_AT(&t, 0, ca) - 5) < 1e-9 && fabs(TU_AT(&t, 0, cb) - 5) < 1e-9
+              && fabs(TU_AT(&t, 0, cl)) < 1e-12);
+    cr_assert(fabs(TU_AT(&t, 1, ca) - (10 - 10 * TU_AT(&t, 1, cl))) < 1e-6, "v(a) at 1 us %g",
+              TU_AT(&t, 1, ca));
     tu_table_free(&t);
     snprintf(path, sizeof path, "%s/icl2.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "icl2\nV1 in 0 10\nL1 in a 1m\nR1 a b 10\nC1 b 0 10u\n.ic V(a)=5 V(b)=2\n"
-                                     ".tran 1u 1m\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(path,
+                      "icl2\nV1 in 0 10\nL1 in a 1m\nR1 a b 10\nC1 b 0 10u\n.ic V(a)=5 V(b)=2\n"
+                      ".tran 1u 1m\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o icl2.dat icl2.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "icl2.cir:3:1: warning: inductor l1 ties the node of .ic V(a) to voltage sources at the "
-                          "operating point: the node is held at its .ic value and the inductor starts at 0 A"), "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "icl2.cir:3:1: warning: inductor l1 ties the node of .ic V(a) to voltage sources at the "
+            "operating point: the node is held at its .ic value and the inductor starts at 0 A"),
+        "%s", out);
     cr_assert_null(strstr(out, "ignored"), "%s", out);
     free(out);
     snprintf(path, sizeof path, "%s/icl2.dat", tmp);
     cr_assert_eq(tu_table_read(path, &t), 0);
     ca = tu_table_col(&t, "v(a)"), cb = tu_table_col(&t, "v(b)"), cl = tu_table_col(&t, "i(l1)");
     cr_assert(ca > 0 && cb > 0 && cl > 0);
-    cr_assert(fabs(TU_AT(&t, 0, ca) - 5) < 1e-9 && fabs(TU_AT(&t, 0, cb) - 2) < 1e-9 && fabs(TU_AT(&t, 0, cl)) < 1e-12,
-              "t = 0: v(a) %g v(b) %g i(l1) %g", TU_AT(&t, 0, ca), TU_AT(&t, 0, cb), TU_AT(&t, 0, cl));
+    cr_assert(fabs(TU_AT(&t, 0, ca) - 5) < 1e-9 && fabs(TU_AT(&t, 0, cb) - 2) < 1e-9
+                  && fabs(TU_AT(&t, 0, cl)) < 1e-12,
+              "t = 0: v(a) %g v(b) %g i(l1) %g", TU_AT(&t, 0, ca), TU_AT(&t, 0, cb),
+              TU_AT(&t, 0, cl));
     tu_table_free(&t);
     snprintf(path, sizeof path, "%s/icl3.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "icl3\nV1 in 0 10\nV2 in a 1\nR1 a 0 10\n.ic V(a)=5\n.tran 1u 10u\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(path,
+                      "icl3\nV1 in 0 10\nV2 in a 1\nR1 a 0 10\n.ic V(a)=5\n.tran 1u 10u\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o icl3.dat icl3.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "icl3.cir:5:7: warning: .ic V(a) ignored: the operating point ties the node to voltage "
-                          "sources"), "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "icl3.cir:5:7: warning: .ic V(a) ignored: the operating point ties the node to voltage "
+            "sources"),
+        "%s", out);
     free(out);
 }
 
@@ -1993,8 +2320,10 @@ Test(e2e, ic_on_inductor_nodes)
 Test(e2e, diode_tt_with_cjo_behind_a_resistor)
 {
     char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && timeout 60 %s --quiet -o tc.dat %s/diode_tt/tt_cjo.cir 2>&1 && %s compare "
-             "tc.dat %s/diode_tt/tt_cjo_ng.txt --tol 0.01", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && timeout 60 %s --quiet -o tc.dat %s/diode_tt/tt_cjo.cir 2>&1 && %s compare "
+             "tc.dat %s/diode_tt/tt_cjo_ng.txt --tol 0.01",
+             tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "PASS: all 3 signals within --tol 1 %"), "%s", out);
     free(out);
@@ -2011,10 +2340,13 @@ Test(e2e, bsource_schmitt_trigger_by_self_reference)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/sch.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "schmitt\nV1 in 0 SIN(2.5 1.5 1k)\nB1 out 0 V = V(in) > (V(out) > 2.5 ? 2 : 3) "
-                                     "? 5 : 0\nR1 out 0 1k\n.tran 1u 2m\n.meas tran up WHEN v(out)=2.5 RISE=1\n"
-                                     ".meas tran dn WHEN v(out)=2.5 FALL=1\n.meas tran up2 WHEN v(out)=2.5 RISE=2\n"
-                                     ".end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path, "schmitt\nV1 in 0 SIN(2.5 1.5 1k)\nB1 out 0 V = V(in) > (V(out) > 2.5 ? 2 : 3) "
+                  "? 5 : 0\nR1 out 0 1k\n.tran 1u 2m\n.meas tran up WHEN v(out)=2.5 RISE=1\n"
+                  ".meas tran dn WHEN v(out)=2.5 FALL=1\n.meas tran up2 WHEN v(out)=2.5 RISE=2\n"
+                  ".end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o sch.dat sch.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     double a = asin(1.0 / 3) / (2 * M_PI * 1e3), want[3] = { a, 0.5e-3 + a, 1e-3 + a }, got;
@@ -2042,13 +2374,19 @@ Test(e2e, switch_ilimit_is_named)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/il.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "il\nV1 a 0 10\nVc c 0 1\nS1 a b c 0 SWL\nR1 b 0 1\n"
-                                     ".model SWL SW(Ron=0.1 Roff=1meg Vt=0.5 Ilimit=2)\n.tran 1u 10u\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(path,
+                      "il\nV1 a 0 10\nVc c 0 1\nS1 a b c 0 SWL\nR1 b 0 1\n"
+                      ".model SWL SW(Ron=0.1 Roff=1meg Vt=0.5 Ilimit=2)\n.tran 1u 10u\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o il.dat il.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "il.cir:6:1: warning: switch model 'swl': parameters other than VT VH RON ROFF (VON VOFF "
-                          "ON OFF VHON VHOFF; EON EOFF VREF IREF) are ignored (ilimit first: LTspice's current limit is not modelled"),
-              "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "il.cir:6:1: warning: switch model 'swl': parameters other than VT VH RON ROFF (VON VOFF "
+            "ON OFF VHON VHOFF; EON EOFF VREF IREF) are ignored (ilimit first: LTspice's current limit is not modelled"),
+        "%s", out);
     free(out);
 }
 
@@ -2061,15 +2399,20 @@ Test(e2e, bsource_comparison_ties_are_spice_s)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/tie.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "tie\nVa a 0 0\nVb b 0 0\nB1 lt 0 V = V(a) < V(b) ? 5 : 0\n"
-                                     "B2 le 0 V = V(a) <= V(b) ? 5 : 0\nB3 gt 0 V = V(a) > V(b) ? 5 : 0\n"
-                                     "B4 ge 0 V = V(a) >= V(b) ? 5 : 0\nB5 u 0 V = 5*u(V(a)-V(b))\n"
-                                     "R1 lt 0 1k\nR2 le 0 1k\nR3 gt 0 1k\nR4 ge 0 1k\nR5 u 0 1k\n.op\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(path,
+                      "tie\nVa a 0 0\nVb b 0 0\nB1 lt 0 V = V(a) < V(b) ? 5 : 0\n"
+                      "B2 le 0 V = V(a) <= V(b) ? 5 : 0\nB3 gt 0 V = V(a) > V(b) ? 5 : 0\n"
+                      "B4 ge 0 V = V(a) >= V(b) ? 5 : 0\nB5 u 0 V = 5*u(V(a)-V(b))\n"
+                      "R1 lt 0 1k\nR2 le 0 1k\nR3 gt 0 1k\nR4 ge 0 1k\nR5 u 0 1k\n.op\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s tie.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    const char *want[] = { "v(lt)                =  0.0000000000e+00", "v(le)                =  5.0000000000e+00",
-                           "v(gt)                =  0.0000000000e+00", "v(ge)                =  5.0000000000e+00",
-                           "v(u)                 =  2.5000000000e+00" };  /* ngspice 39: u(0) = 1/2 */
+    const char *want[] = {
+        "v(lt)                =  0.0000000000e+00", "v(le)                =  5.0000000000e+00",
+        "v(gt)                =  0.0000000000e+00", "v(ge)                =  5.0000000000e+00",
+        "v(u)                 =  2.5000000000e+00"
+    }; /* ngspice 39: u(0) = 1/2 */
     for (int k = 0; k < 5; k++) cr_assert(strstr(out, want[k]), "%s not in\n%s", want[k], out);
     free(out);
 }
@@ -2082,8 +2425,10 @@ Test(e2e, pulse_np_is_not_a_periodic_source_for_meas)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/np.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "np\nV1 a 0 PULSE(0 1 0 1n 1n 0.5m 1m 2)\nR1 a out 1k\nC1 out 0 1u\n"
-                                     ".tran 10u 20m\n.meas tran m AVG v(out) FROM=10m TO=20m\n.end\n"), 0);
+    cr_assert_eq(tu_write_file(path,
+                               "np\nV1 a 0 PULSE(0 1 0 1n 1n 0.5m 1m 2)\nR1 a out 1k\nC1 out 0 1u\n"
+                               ".tran 10u 20m\n.meas tran m AVG v(out) FROM=10m TO=20m\n.end\n"),
+                 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o np.dat np.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "m = ") && !strstr(out, "periodic steady state"), "%s", out);
@@ -2115,8 +2460,9 @@ Test(e2e, bounded_memory_gives_the_same_bytes)
             char *text = nsc_asprintf("%s%s", net, meas);
             cr_assert_eq(tu_write_file(path, text), 0);
             free(text);
-            snprintf(cmd, sizeof cmd, "cd %s/%d%d && %s %s %s -o r.%s r.cir > out 2>&1", tmp, v, run,
-                     run ? "NSCIRCUIT_MEM_ROWS=64" : "", NSC_PROGRAM, opts[v], v ? "raw" : "dat");
+            snprintf(cmd, sizeof cmd, "cd %s/%d%d && %s %s %s -o r.%s r.cir > out 2>&1", tmp, v,
+                     run, run ? "NSCIRCUIT_MEM_ROWS=64" : "", NSC_PROGRAM, opts[v],
+                     v ? "raw" : "dat");
             cr_assert_eq(tu_run(cmd, NULL), 0, "%s", cmd);
         }
         for (int k = 0; k < 6; k++) {
@@ -2125,12 +2471,14 @@ Test(e2e, bounded_memory_gives_the_same_bytes)
             snprintf(pb, sizeof pb, "%s/%d1/%s", tmp, v, files[k]);
             char *a = tu_read_file(pa), *b = tu_read_file(pb);
             cr_assert_eq(!a, !b, "%s", pa);
-            if (k == 3) {                                   /* the run time differs: up to it */
+            if (k == 3) { /* the run time differs: up to it */
                 cr_assert(a && b && strstr(a, "ratio = ") && strstr(a, "steps of"), "%s", a);
                 *strstr(a, "steps of") = *strstr(b, "steps of") = 0;
             }
             cr_assert(!a || !strcmp(a, b), "%s differs", pa);
-            if (k == 1) cr_assert(a && strstr(a, "dt = 6.29267"), "%s", a);   /* one full period of the tank */
+            if (k == 1)
+                cr_assert(a && strstr(a, "dt = 6.29267"), "%s",
+                          a); /* one full period of the tank */
             free(a);
             free(b);
         }
@@ -2142,7 +2490,8 @@ Test(e2e, bounded_memory_gives_the_same_bytes)
 Test(e2e, bad_memory_bound_is_a_usage_error)
 {
     char cmd[2048], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && NSCIRCUIT_MEM_ROWS=0x5 %s %s/rectifier.cir 2>&1", tmp, NSC_PROGRAM, NSC_NETLISTS);
+    snprintf(cmd, sizeof cmd, "cd %s && NSCIRCUIT_MEM_ROWS=0x5 %s %s/rectifier.cir 2>&1", tmp,
+             NSC_PROGRAM, NSC_NETLISTS);
     cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
     cr_assert(strstr(out, "NSCIRCUIT_MEM_ROWS must be a whole number"), "%s", out);
     free(out);
@@ -2158,9 +2507,11 @@ Test(e2e, tstop_option_moves_source_defaults)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/sd.cir", tmp);
-    tu_write_file(path, "tstop defaults\nV1 a 0 SIN(0 1)\nR1 a 0 1k\nV2 b 0 PULSE(0 1 0)\nR2 b 0 1k\n"
-                        ".options stepping=fixed\n.tran 10u 2m\n.end\n");
-    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --tstop 4m -o sd.dat sd.cir 2>&1", tmp, NSC_PROGRAM);
+    tu_write_file(path,
+                  "tstop defaults\nV1 a 0 SIN(0 1)\nR1 a 0 1k\nV2 b 0 PULSE(0 1 0)\nR2 b 0 1k\n"
+                  ".options stepping=fixed\n.tran 10u 2m\n.end\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --tstop 4m -o sd.dat sd.cir 2>&1", tmp,
+             NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
     tu_table t;
@@ -2181,8 +2532,10 @@ Test(e2e, tstop_option_moves_source_defaults)
  * with L1 before V2, "voltage source v2 closes a loop of voltage sources". */
 Test(e2e, inductor_between_two_sources_runs)
 {
-    const char *net[] = { "l2\nV1 a 0 5\nL1 a b 1m\nV2 b 0 3\n.options stepping=fixed\n.tran 1u 10u\n.end\n",
-                          "l2\nV1 a 0 5\nV2 b 0 3\nL1 a b 1m\n.options stepping=fixed\n.tran 1u 10u\n.end\n" };
+    const char *net[] = {
+        "l2\nV1 a 0 5\nL1 a b 1m\nV2 b 0 3\n.options stepping=fixed\n.tran 1u 10u\n.end\n",
+        "l2\nV1 a 0 5\nV2 b 0 3\nL1 a b 1m\n.options stepping=fixed\n.tran 1u 10u\n.end\n"
+    };
     for (int k = 0; k < 2; k++) {
         char path[1024], cmd[2048], *out = NULL;
         snprintf(path, sizeof path, "%s/l2.cir", tmp);
@@ -2211,19 +2564,24 @@ Test(e2e, expression_semantics_of_ngspice)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/sem.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "semantics\nV1 z 0 0\nR1 z 0 1k\nB1 a 0 V=sgn(V(z))\nR2 a 0 1k\n"
-                                     "B2 b 0 V=u(V(z))\nR3 b 0 1k\nB3 c 0 V=2^3^2\nR4 c 0 1k\nB4 d 0 V=4^0.5^2\n"
-                                     "R5 d 0 1k\nB5 e 0 V=u(0)\nR6 e 0 1k\nB6 f 0 V=-2^2\nR7 f 0 1k\n"
-                                     ".param p1={2^3^2} p2={4^0.5^2}\nB7 g 0 V=p1\nR8 g 0 1\nB8 h 0 V=p2\nR9 h 0 1\n"
-                                     "B9 k 0 V=sgn(V(z)+1) + 10*sgn(V(z)-1)\nR10 k 0 1\n.op\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path, "semantics\nV1 z 0 0\nR1 z 0 1k\nB1 a 0 V=sgn(V(z))\nR2 a 0 1k\n"
+                  "B2 b 0 V=u(V(z))\nR3 b 0 1k\nB3 c 0 V=2^3^2\nR4 c 0 1k\nB4 d 0 V=4^0.5^2\n"
+                  "R5 d 0 1k\nB5 e 0 V=u(0)\nR6 e 0 1k\nB6 f 0 V=-2^2\nR7 f 0 1k\n"
+                  ".param p1={2^3^2} p2={4^0.5^2}\nB7 g 0 V=p1\nR8 g 0 1\nB8 h 0 V=p2\nR9 h 0 1\n"
+                  "B9 k 0 V=sgn(V(z)+1) + 10*sgn(V(z)-1)\nR10 k 0 1\n.op\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s sem.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     /* ngspice 39: a = 0, b = 0.5, c = 64, d = 4, e = 0.5, f = -4, g = 64, h = 4, k = -9 */
-    const char *want[] = { "v(a)                 =  0.0000000000e+00", "v(b)                 =  5.0000000000e-01",
-                           "v(c)                 =  6.4000000000e+01", "v(d)                 =  4.0000000000e+00",
-                           "v(e)                 =  5.0000000000e-01", "v(f)                 = -4.0000000000e+00",
-                           "v(g)                 =  6.4000000000e+01", "v(h)                 =  4.0000000000e+00",
-                           "v(k)                 = -9.0000000000e+00" };
+    const char *want[] = {
+        "v(a)                 =  0.0000000000e+00", "v(b)                 =  5.0000000000e-01",
+        "v(c)                 =  6.4000000000e+01", "v(d)                 =  4.0000000000e+00",
+        "v(e)                 =  5.0000000000e-01", "v(f)                 = -4.0000000000e+00",
+        "v(g)                 =  6.4000000000e+01", "v(h)                 =  4.0000000000e+00",
+        "v(k)                 = -9.0000000000e+00"
+    };
     for (int k = 0; k < 9; k++) cr_assert(strstr(out, want[k]), "%s not in\n%s", want[k], out);
     free(out);
     const char *bad[][2] = {
@@ -2246,26 +2604,36 @@ Test(e2e, non_finite_source_value_is_a_simulation_failure)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/nf.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "non-finite\nB1 a 0 V=sqrt(1m-time)\nR1 a 0 1k\n.tran 10u 2m\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(path, "non-finite\nB1 a 0 V=sqrt(1m-time)\nR1 a 0 1k\n.tran 10u 2m\n.end\n"),
+        0);
     for (int fixed = 0; fixed < 2; fixed++) {
-        snprintf(cmd, sizeof cmd, "cd %s && %s %s nf.cir 2>&1", tmp, NSC_PROGRAM, fixed ? "--step 10u" : "");
+        snprintf(cmd, sizeof cmd, "cd %s && %s %s nf.cir 2>&1", tmp, NSC_PROGRAM,
+                 fixed ? "--step 10u" : "");
         cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
         const char *m = strstr(out, "error: time ");
         double te;
-        cr_assert(m && sscanf(m, "error: time %lf s: the value of b1 is not a number (NaN)", &te) == 1
-                  && strstr(m, "the value of b1 is not a number (NaN)"), "%s", out);
+        cr_assert(m
+                      && sscanf(m, "error: time %lf s: the value of b1 is not a number (NaN)", &te)
+                             == 1
+                      && strstr(m, "the value of b1 is not a number (NaN)"),
+                  "%s", out);
         cr_assert(te > 1e-3 && te <= 1.01e-3, "%s", out);
         free(out);
         snprintf(path, sizeof path, "%s/nf.dat", tmp);
         char *dat = tu_read_file(path);
-        cr_assert(dat && strstr(dat, "\n# stopped (simulation failure) at t=") && !strstr(dat, "nan"), "%s", dat);
+        cr_assert(dat && strstr(dat, "\n# stopped (simulation failure) at t=")
+                      && !strstr(dat, "nan"),
+                  "%s", dat);
         free(dat);
         tu_table t;
         cr_assert_eq(tu_table_read(path, &t), 0);
         cr_assert(t.nrow >= 50 && TU_AT(&t, t.nrow - 1, 0) > 0.99e-3, "%d rows", t.nrow);
         for (int i = 0; i < t.nrow; i++) {
             double tt = TU_AT(&t, i, 0);
-            cr_assert(tt <= 1e-3 + 1e-12 && fabs(TU_AT(&t, i, 1) - sqrt(fmax(1e-3 - tt, 0))) <= 5e-5, "t=%g", tt);
+            cr_assert(tt <= 1e-3 + 1e-12
+                          && fabs(TU_AT(&t, i, 1) - sqrt(fmax(1e-3 - tt, 0))) <= 5e-5,
+                      "t=%g", tt);
         }
         tu_table_free(&t);
     }
@@ -2283,11 +2651,13 @@ Test(e2e, sr_latch_b_source_holds)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/pcm.cir", tmp);
-    tu_write_file(path, "pcm buck with an SR latch as a B source\nVin in 0 12\nVclk clk 0 PULSE(0 1 0 1n 1n 100n 10u)\n"
-                        "Bq q 0 V = (V(clk) > 0.5 || (V(q) > 0.5 && I(Vs) < 5)) ? 1 : 0\nS1 in sw q 0 SWM\n"
-                        ".model SWM SW(VT=0.5 VH=0 RON=1m ROFF=1Meg)\nD1 0 sw DI\n.model DI D(VF=0)\nL1 sw x 10u\n"
-                        "Vs x out 0\nC1 out 0 100u\nR1 out 0 1\n.tran 10n 8u\n.meas tran ipk MAX i(l1)\n"
-                        ".meas tran toff WHEN v(q)=0.5 FALL=1\n.end\n");
+    tu_write_file(
+        path,
+        "pcm buck with an SR latch as a B source\nVin in 0 12\nVclk clk 0 PULSE(0 1 0 1n 1n 100n 10u)\n"
+        "Bq q 0 V = (V(clk) > 0.5 || (V(q) > 0.5 && I(Vs) < 5)) ? 1 : 0\nS1 in sw q 0 SWM\n"
+        ".model SWM SW(VT=0.5 VH=0 RON=1m ROFF=1Meg)\nD1 0 sw DI\n.model DI D(VF=0)\nL1 sw x 10u\n"
+        "Vs x out 0\nC1 out 0 100u\nR1 out 0 1\n.tran 10n 8u\n.meas tran ipk MAX i(l1)\n"
+        ".meas tran toff WHEN v(q)=0.5 FALL=1\n.end\n");
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o pcm.dat pcm.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
@@ -2308,9 +2678,12 @@ Test(e2e, sr_latch_b_source_holds)
 Test(e2e, control_file_names_keep_their_case)
 {
     char cmd[2048], path[1100], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && mkdir Results && printf 't\\nV1 b 0 2\\nR1 b a 1\\nR2 a 0 1\\n"
-             ".control\\ntran 1u 10u\\nwrdata Results/Vout.txt V(A)\\nwrite Results/All.RAW\\n.endc\\n.end\\n' > k.cir"
-             " && %s --quiet k.cir 2>&1 && ls Results", tmp, NSC_PROGRAM);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && mkdir Results && printf 't\\nV1 b 0 2\\nR1 b a 1\\nR2 a 0 1\\n"
+        ".control\\ntran 1u 10u\\nwrdata Results/Vout.txt V(A)\\nwrite Results/All.RAW\\n.endc\\n.end\\n' > k.cir"
+        " && %s --quiet k.cir 2>&1 && ls Results",
+        tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(!strcmp(out, "All.RAW\nVout.txt\n"), "%s", out);
     free(out);
@@ -2329,30 +2702,47 @@ Test(e2e, control_file_names_keep_their_case)
 Test(e2e, control_files_outside_are_noted_or_refused)
 {
     char cmd[3000], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && mkdir -p w/sub && cd w && printf 't\\nV1 a 0 1\\nR1 a 0 1\\n.control\\n"
-             "tran 1u 10u\\nwrdata ../up.txt a\\nwrdata %s/abs.txt a\\nwrdata sub/in.txt a\\n.endc\\n.end\\n' > s.cir"
-             " && %s s.cir 2>&1; ls .. sub", tmp, tmp, NSC_PROGRAM);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && mkdir -p w/sub && cd w && printf 't\\nV1 a 0 1\\nR1 a 0 1\\n.control\\n"
+        "tran 1u 10u\\nwrdata ../up.txt a\\nwrdata %s/abs.txt a\\nwrdata sub/in.txt a\\n.endc\\n.end\\n' > s.cir"
+        " && %s s.cir 2>&1; ls .. sub",
+        tmp, tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "s.cir:6:1: note: wrdata ../up.txt writes ") && strstr(out, "/up.txt, outside the "
-              "netlist's directory and the current directory"), "%s", out);
-    cr_assert(strstr(out, "s.cir:7:1: note: wrdata ") && strstr(out, "/abs.txt, outside"), "%s", out);
+    cr_assert(strstr(out, "s.cir:6:1: note: wrdata ../up.txt writes ")
+                  && strstr(out, "/up.txt, outside the "
+                                 "netlist's directory and the current directory"),
+              "%s", out);
+    cr_assert(strstr(out, "s.cir:7:1: note: wrdata ") && strstr(out, "/abs.txt, outside"), "%s",
+              out);
     cr_assert(!strstr(out, "sub/in.txt writes"), "%s", out);
-    cr_assert(strstr(out, "abs.txt\n") && strstr(out, "up.txt\n") && strstr(out, "in.txt\n"), "%s", out);
+    cr_assert(strstr(out, "abs.txt\n") && strstr(out, "up.txt\n") && strstr(out, "in.txt\n"), "%s",
+              out);
     free(out);
-    snprintf(cmd, sizeof cmd, "cd %s && rm up.txt abs.txt w/sub/in.txt && cd w && %s --safe-control s.cir 2>&1;"
-             " echo \"exit $?\"; ls .. sub", tmp, NSC_PROGRAM);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && rm up.txt abs.txt w/sub/in.txt && cd w && %s --safe-control s.cir 2>&1;"
+             " echo \"exit $?\"; ls .. sub",
+             tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "s.cir:6:1: warning: wrdata ../up.txt not written: ") && strstr(out, "/up.txt is outside "
-              "the netlist's directory and the current directory (--safe-control)"), "%s", out);
+    cr_assert(strstr(out, "s.cir:6:1: warning: wrdata ../up.txt not written: ")
+                  && strstr(out,
+                            "/up.txt is outside "
+                            "the netlist's directory and the current directory (--safe-control)"),
+              "%s", out);
     cr_assert(strstr(out, "s.cir:7:1: warning: wrdata "), "%s", out);
     cr_assert(strstr(out, "exit 0\n") && strstr(out, "wrote s.dat"), "%s", out);
-    cr_assert(!strstr(out, "abs.txt\n") && !strstr(out, "up.txt\n") && strstr(out, "in.txt\n"), "%s", out);
+    cr_assert(!strstr(out, "abs.txt\n") && !strstr(out, "up.txt\n") && strstr(out, "in.txt\n"),
+              "%s", out);
     free(out);
     /* the netlist's own directory is inside: run from elsewhere */
-    snprintf(cmd, sizeof cmd, "cd %s && printf 't\\nV1 a 0 1\\nR1 a 0 1\\n.control\\ntran 1u 10u\\nwrdata %s/w/n.txt a\\n"
-             ".endc\\n.end\\n' > w/n.cir && %s --safe-control -o r.dat w/n.cir 2>&1 && ls w", tmp, tmp, NSC_PROGRAM);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && printf 't\\nV1 a 0 1\\nR1 a 0 1\\n.control\\ntran 1u 10u\\nwrdata %s/w/n.txt a\\n"
+        ".endc\\n.end\\n' > w/n.cir && %s --safe-control -o r.dat w/n.cir 2>&1 && ls w",
+        tmp, tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(!strstr(out, "note:") && !strstr(out, "warning:") && strstr(out, "n.txt\n"), "%s", out);
+    cr_assert(!strstr(out, "note:") && !strstr(out, "warning:") && strstr(out, "n.txt\n"), "%s",
+              out);
     free(out);
 }
 
@@ -2372,7 +2762,9 @@ Test(e2e, full_standard_output_is_exit_4)
         snprintf(fmt, sizeof fmt, "cd %%s && %s > /dev/full 2> err; echo $?; cat err", cases[k]);
         snprintf(cmd, sizeof cmd, fmt, tmp, NSC_PROGRAM);
         cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-        cr_assert(!strncmp(out, "4\n", 2) && strstr(out, "nscircuit: error: cannot write to standard output: "), "case %d: %s", k, out);
+        cr_assert(!strncmp(out, "4\n", 2)
+                      && strstr(out, "nscircuit: error: cannot write to standard output: "),
+                  "case %d: %s", k, out);
         free(out);
     }
 }
@@ -2383,12 +2775,16 @@ Test(e2e, full_standard_output_is_exit_4)
 Test(e2e, xyce_print_file_takes_any_name)
 {
     char cmd[2048], path[1100], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && printf 't\\nV1 b 0 2\\nR1 b a 1\\nR2 a 0 1\\n.tran 1u 10u\\n"
-             ".print tran FILE=../rc.prn v(a)\\n.print tran file=/abs/x.prn FORMAT=csv v(a)\\n.end\\n' > p.cir"
-             " && %s p.cir 2>&1", tmp, NSC_PROGRAM);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && printf 't\\nV1 b 0 2\\nR1 b a 1\\nR2 a 0 1\\n.tran 1u 10u\\n"
+        ".print tran FILE=../rc.prn v(a)\\n.print tran file=/abs/x.prn FORMAT=csv v(a)\\n.end\\n' > p.cir"
+        " && %s p.cir 2>&1",
+        tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "p.cir:6:13: note: Xyce .print option file= ignored")
-              && strstr(out, "p.cir:7:13: note: Xyce .print option file= ignored"), "%s", out);
+                  && strstr(out, "p.cir:7:13: note: Xyce .print option file= ignored"),
+              "%s", out);
     free(out);
     tu_table t;
     snprintf(path, sizeof path, "%s/p.dat", tmp);
@@ -2403,9 +2799,12 @@ Test(e2e, xyce_print_file_takes_any_name)
 Test(e2e, csv_output_quotes_names_and_reads_back)
 {
     char cmd[2048], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --save 'v(a,b),i(l1)' -o b.csv %s/rectifier.cir && %s --quiet "
-             "--save 'v(a,b),i(l1)' -o b.dat %s/rectifier.cir && head -1 b.csv && %s compare b.csv b.dat --tol 1e-12 "
-             "--signals 'v(a,b),i(l1)' 2>&1", tmp, NSC_PROGRAM, NSC_NETLISTS, NSC_PROGRAM, NSC_NETLISTS, NSC_PROGRAM);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && %s --quiet --save 'v(a,b),i(l1)' -o b.csv %s/rectifier.cir && %s --quiet "
+        "--save 'v(a,b),i(l1)' -o b.dat %s/rectifier.cir && head -1 b.csv && %s compare b.csv b.dat --tol 1e-12 "
+        "--signals 'v(a,b),i(l1)' 2>&1",
+        tmp, NSC_PROGRAM, NSC_NETLISTS, NSC_PROGRAM, NSC_NETLISTS, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(!strncmp(out, "time,\"v(a,b)\",i(l1)\n", 20), "%s", out);
     cr_assert(strstr(out, "v(a,b)") && strstr(out, "i(l1)"), "%s", out);
@@ -2419,9 +2818,11 @@ Test(e2e, csv_output_quotes_names_and_reads_back)
 Test(e2e, include_of_the_shipped_models_from_the_build_tree)
 {
     char cmd[2048], path[1100], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && printf 'inc\\n.include diodes.lib\\nV1 a 0 SIN(0 5 1k)\\nD1 a b D1N4148\\n"
-             "R1 b 0 1k\\n.tran 1u 2m\\n.end\\n' > inc.cir && env -u NSCIRCUIT_PATH %s --quiet inc.cir 2>&1",
-             tmp, NSC_PROGRAM);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && printf 'inc\\n.include diodes.lib\\nV1 a 0 SIN(0 5 1k)\\nD1 a b D1N4148\\n"
+        "R1 b 0 1k\\n.tran 1u 2m\\n.end\\n' > inc.cir && env -u NSCIRCUIT_PATH %s --quiet inc.cir 2>&1",
+        tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
     tu_table t;
@@ -2441,13 +2842,18 @@ Test(e2e, include_of_the_shipped_models_from_the_build_tree)
 Test(e2e, run_outputs_never_share_a_name)
 {
     char cmd[2048], path[1100], *out = NULL;
-    const char *opts[] = { "-o x.gp", "-o x.meas", "--losses -o x.losses", "--format csv --plot -o x.dat" };
+    const char *opts[] = { "-o x.gp", "-o x.meas", "--losses -o x.losses",
+                           "--format csv --plot -o x.dat" };
     for (int k = 0; k < 4; k++) {
-        snprintf(cmd, sizeof cmd, "cd %s && printf 't\\nV1 b 0 2\\nR1 b a 1\\nR2 a 0 1\\n.tran 1u 10u\\n"
-                 ".meas tran vm max v(a)\\n.end\\n' > x.cir && %s %s x.cir 2>&1; ls", tmp, NSC_PROGRAM, opts[k]);
+        snprintf(cmd, sizeof cmd,
+                 "cd %s && printf 't\\nV1 b 0 2\\nR1 b a 1\\nR2 a 0 1\\n.tran 1u 10u\\n"
+                 ".meas tran vm max v(a)\\n.end\\n' > x.cir && %s %s x.cir 2>&1; ls",
+                 tmp, NSC_PROGRAM, opts[k]);
         cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-        cr_assert(strstr(out, "nscircuit: error: two outputs of this run would be the same file 'x.")
-                  && !strstr(out, "x.gp\n") && !strstr(out, "x.meas\n"), "%s: %s", opts[k], out);
+        cr_assert(strstr(out,
+                         "nscircuit: error: two outputs of this run would be the same file 'x.")
+                      && !strstr(out, "x.gp\n") && !strstr(out, "x.meas\n"),
+                  "%s: %s", opts[k], out);
         free(out);
     }
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o x.dat x.cir", tmp, NSC_PROGRAM);
@@ -2471,16 +2877,20 @@ Test(e2e, run_outputs_never_share_a_name)
 Test(e2e, default_outputs_leave_out_internal_nodes)
 {
     char cmd[2048], path[1100], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && printf 'p\\nV1 in 0 SIN(0 1 1k)\\nL1 in out 1m Rser=1\\nR1 out 0 10\\n"
-             ".tran 1u 1m\\n.end\\n' > par.cir && %s --quiet par.cir && head -1 par.dat && %s --quiet "
-             "--save 'v(l1#rser),v(out),i(l1)' -o s.dat par.cir", tmp, NSC_PROGRAM, NSC_PROGRAM);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && printf 'p\\nV1 in 0 SIN(0 1 1k)\\nL1 in out 1m Rser=1\\nR1 out 0 10\\n"
+        ".tran 1u 1m\\n.end\\n' > par.cir && %s --quiet par.cir && head -1 par.dat && %s --quiet "
+        "--save 'v(l1#rser),v(out),i(l1)' -o s.dat par.cir",
+        tmp, NSC_PROGRAM, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert_str_eq(out, "# time v(in) v(out) i(v1) i(l1)\n");
     free(out);
     tu_table t;
     snprintf(path, sizeof path, "%s/s.dat", tmp);
     cr_assert_eq(tu_table_read(path, &t), 0);
-    int cr = tu_table_col(&t, "v(l1#rser)"), co = tu_table_col(&t, "v(out)"), ci = tu_table_col(&t, "i(l1)");
+    int cr = tu_table_col(&t, "v(l1#rser)"), co = tu_table_col(&t, "v(out)"),
+        ci = tu_table_col(&t, "i(l1)");
     cr_assert(cr > 0 && co > 0 && ci > 0 && t.nrow > 100);
     for (int i = 0; i < t.nrow; i++) {
         cr_assert(fabs(TU_AT(&t, i, co) - 10 * TU_AT(&t, i, ci)) < 1e-9, "row %d", i);
@@ -2499,17 +2909,28 @@ Test(e2e, steady_state_reports_floquet_multipliers_and_refuses_an_unstable_orbit
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/rc.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "rc\nV1 in 0 PULSE(0 1 0.1m 0 0 0.5m 1m)\nR1 in x 1k\nC1 x 0 1u\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(path,
+                      "rc\nV1 in 0 PULSE(0 1 0.1m 0 0 0.5m 1m)\nR1 in x 1k\nC1 x 0 1u\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --steady rc.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "of peak-to-peak (worst: v(x)); largest Floquet multiplier 0.368\n"), "%s", out);
+    cr_assert(strstr(out, "of peak-to-peak (worst: v(x)); largest Floquet multiplier 0.368\n"),
+              "%s", out);
     free(out);
-    cr_assert_eq(tu_write_file(path, "rc\nV1 in 0 PULSE(0 1 0.1m 0 0 0.5m 1m)\nR1 in x 1k\nC1 x 0 1u\n"
-                                     "G1 0 x x 0 2m\n.end\n"), 0);
+    cr_assert_eq(tu_write_file(path,
+                               "rc\nV1 in 0 PULSE(0 1 0.1m 0 0 0.5m 1m)\nR1 in x 1k\nC1 x 0 1u\n"
+                               "G1 0 x x 0 2m\n.end\n"),
+                 0);
     cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
-    cr_assert(strstr(out, "nscircuit: error: the periodic orbit found is unstable: 1 Floquet multiplier outside the "
-                          "unit circle, the largest 2.718 (one period of the circuit along its eigenvector: 2.718), "
-                          "mostly in v(x)") && !strstr(out, "wrote"), "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "nscircuit: error: the periodic orbit found is unstable: 1 Floquet multiplier outside the "
+            "unit circle, the largest 2.718 (one period of the circuit along its eigenvector: 2.718), "
+            "mostly in v(x)")
+            && !strstr(out, "wrote"),
+        "%s", out);
     free(out);
 }
 
@@ -2535,10 +2956,14 @@ Test(e2e, steady_state_of_a_period_doubling_converter)
     cr_assert_eq(tu_write_file(path, text), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --steady pcm.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
-    cr_assert(strstr(out, "error: the periodic orbit found is unstable: 1 Floquet multiplier outside the unit circle, "
-                          "the largest -2 (one period of the circuit along its eigenvector: -2), mostly in i(l1); a "
-                          "multiplier below -1 is a period doubling: the orbit of twice the period may be stable; "
-                          "try --period 2e-05 (.pss period=2e-05)"), "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "error: the periodic orbit found is unstable: 1 Floquet multiplier outside the unit circle, "
+            "the largest -2 (one period of the circuit along its eigenvector: -2), mostly in i(l1); a "
+            "multiplier below -1 is a period doubling: the orbit of twice the period may be stable; "
+            "try --period 2e-05 (.pss period=2e-05)"),
+        "%s", out);
     free(out);
     tu_table s, t;
     int it;
@@ -2546,7 +2971,8 @@ Test(e2e, steady_state_of_a_period_doubling_converter)
     snprintf(cmd, sizeof cmd, "--steady --period 2e-05 %s/pcm.cir", tmp);
     pss_run(cmd, "pcm.dat", &s, &it, &res, &t0);
     (void)it;
-    snprintf(text, sizeof text, net, "\n.options stepsizelimit");   /* the reference: steps <= 10 ns */
+    snprintf(text, sizeof text, net,
+             "\n.options stepsizelimit"); /* the reference: steps <= 10 ns */
     cr_assert_eq(tu_write_file(path, text), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o tran.dat pcm.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
@@ -2562,11 +2988,13 @@ Test(e2e, steady_state_of_a_period_doubling_converter)
             double w = tu_interp(&t, ct, tw + fmod(ph + k * T, 2 * T));
             e2[k] += (v - w) * (v - w) / s.nrow;
         }
-        if (ph < T) flip = fmax(flip, fabs(tu_interp(&t, ct, tw + ph) - tu_interp(&t, ct, tw + ph + T)));
+        if (ph < T)
+            flip = fmax(flip, fabs(tu_interp(&t, ct, tw + ph) - tu_interp(&t, ct, tw + ph + T)));
     }
     double e = sqrt(fmin(e2[0], e2[1]));
     cr_assert(e <= 1e-3 * pp, "i(l1) RMS difference %g of %g", e, pp);
-    cr_assert(flip > pp / 3, "the transient's i(l1) one period apart differs by %g of %g", flip, pp);
+    cr_assert(flip > pp / 3, "the transient's i(l1) one period apart differs by %g of %g", flip,
+              pp);
     tu_table_free(&s);
     tu_table_free(&t);
 }
@@ -2582,7 +3010,8 @@ Test(e2e, steady_state_of_a_boost_at_default_settings_matches_a_fine_transient)
 {
     static const char *const cols[] = { "v(out)", "i(l1)", NULL };
     static const char card[] = ".tran 200n 3m 0 10n UIC";
-    char *net = tu_read_file(NSC_NETLISTS "/boost.cir"), path[1024], *tran = net ? strstr(net, card) : NULL;
+    char *net = tu_read_file(NSC_NETLISTS "/boost.cir"), path[1024],
+         *tran = net ? strstr(net, card) : NULL;
     cr_assert(tran);
     *tran = 0;
     char *text = nsc_asprintf("%s.tran 200n 3m UIC%s", net, tran + strlen(card));
@@ -2601,19 +3030,31 @@ Test(e2e, steady_sweep_reports_floquet_multipliers)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/rc.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "rc\n.param r=1k g=0\nV1 in 0 PULSE(0 1 0.1m 0 0 0.5m 1m)\nR1 in x {r}\nC1 x 0 1u\n"
-                                     "G1 0 x x 0 {g}\n.end\n"), 0);
-    snprintf(cmd, sizeof cmd, "cd %s && %s sweep rc.cir --steady --param r=1k,2k -j 1 --stats --no-plot 2>&1", tmp,
+    cr_assert_eq(
+        tu_write_file(
+            path,
+            "rc\n.param r=1k g=0\nV1 in 0 PULSE(0 1 0.1m 0 0 0.5m 1m)\nR1 in x {r}\nC1 x 0 1u\n"
+            "G1 0 x x 0 {g}\n.end\n"),
+        0);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s sweep rc.cir --steady --param r=1k,2k -j 1 --stats --no-plot 2>&1", tmp,
              NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "shooting periods per point; largest Floquet multiplier modulus 0.607\n"), "%s", out);
+    cr_assert(strstr(out, "shooting periods per point; largest Floquet multiplier modulus 0.607\n"),
+              "%s", out);
     free(out);
-    snprintf(cmd, sizeof cmd, "cd %s && %s sweep rc.cir --steady --param g=0,2m -j 1 --no-plot 2>&1; "
-                              "echo status $?; cat rc.sweep.dat", tmp, NSC_PROGRAM);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s sweep rc.cir --steady --param g=0,2m -j 1 --no-plot 2>&1; "
+             "echo status $?; cat rc.sweep.dat",
+             tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "point 1 (g=0.002) failed: nscircuit: error: the periodic orbit found is unstable: 1 "
-                          "Floquet multiplier outside the unit circle, the largest 2.718") && strstr(out, "status 3\n")
-              && strstr(out, "2.000000000000e-03 nan nan 3 1"), "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "point 1 (g=0.002) failed: nscircuit: error: the periodic orbit found is unstable: 1 "
+            "Floquet multiplier outside the unit circle, the largest 2.718")
+            && strstr(out, "status 3\n") && strstr(out, "2.000000000000e-03 nan nan 3 1"),
+        "%s", out);
     free(out);
 }
 
@@ -2628,20 +3069,25 @@ Test(e2e, flattened_names_and_failing_control_commands)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/f.cir", tmp);
-    cr_assert_eq(tu_write_file(path,
-        "flattened names\n.subckt buck in out\nV_il in mid 0\nR1 mid n2 1k\nC1 n2 0 1u\nR2 n2 out 1k\n.ends\n"
-        "V1 a 0 PULSE(0 1 0 1u 1u 1m 2m)\nX_buck a b buck\nR3 b 0 1k\n.tran 1u 2m\n"
-        ".save v(x_buck.n2) i(v.x_buck.v_il)\n.meas tran imax MAX i(v.x_buck.v_il)\n.meas tran vmax MAX v(x_buck.n2)\n"
-        ".control\nset wr_singlescale\nset wr_vecnames\nrun\nwrdata f1.txt time v(x_buck.n2) i(v.x_buck.v_il)\n"
-        "wrdata f2.txt v(nosuch)\nprint nosuch\n.endc\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path,
+            "flattened names\n.subckt buck in out\nV_il in mid 0\nR1 mid n2 1k\nC1 n2 0 1u\nR2 n2 out 1k\n.ends\n"
+            "V1 a 0 PULSE(0 1 0 1u 1u 1m 2m)\nX_buck a b buck\nR3 b 0 1k\n.tran 1u 2m\n"
+            ".save v(x_buck.n2) i(v.x_buck.v_il)\n.meas tran imax MAX i(v.x_buck.v_il)\n.meas tran vmax MAX v(x_buck.n2)\n"
+            ".control\nset wr_singlescale\nset wr_vecnames\nrun\nwrdata f1.txt time v(x_buck.n2) i(v.x_buck.v_il)\n"
+            "wrdata f2.txt v(nosuch)\nprint nosuch\n.endc\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o f.dat f.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     const char *im = strstr(out, "imax = "), *vm = strstr(out, "vmax = ");
     cr_assert(im && vm, "%s", out);
     cr_expect(fabs(strtod(im + 7, NULL) - 9.995002e-04) <= 1e-4 * 9.995002e-04, "%s", out);
     cr_expect(fabs(strtod(vm + 7, NULL) - 5.180417e-01) <= 1e-4 * 5.180417e-01, "%s", out);
-    cr_expect(strstr(out, "f.cir:20:15: warning: wrdata: no such vector v(nosuch) (dropped)"), "%s", out);
-    cr_expect(strstr(out, "f.cir:21:7: warning: print: no such vector v(nosuch) (dropped)"), "%s", out);
+    cr_expect(strstr(out, "f.cir:20:15: warning: wrdata: no such vector v(nosuch) (dropped)"), "%s",
+              out);
+    cr_expect(strstr(out, "f.cir:21:7: warning: print: no such vector v(nosuch) (dropped)"), "%s",
+              out);
     cr_expect(!strstr(out, "Index"), "print of nothing printed a table:\n%s", out);
     free(out);
     snprintf(path, sizeof path, "%s/f2.txt", tmp);
@@ -2652,7 +3098,9 @@ Test(e2e, flattened_names_and_failing_control_commands)
     cr_assert(f);
     char line[256];
     cr_assert(fgets(line, sizeof line, f));
-    cr_expect(strstr(line, "time") && strstr(line, "v(x_buck.n2)") && strstr(line, "i(v.x_buck.v_il)"), "%s", line);
+    cr_expect(strstr(line, "time") && strstr(line, "v(x_buck.n2)")
+                  && strstr(line, "i(v.x_buck.v_il)"),
+              "%s", line);
     fclose(f);
 }
 
@@ -2666,15 +3114,21 @@ Test(e2e, control_let_meas_and_failing_commands)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/e.cir", tmp);
-    cr_assert_eq(tu_write_file(path,
-        "t\nV1 a 0 1\nR1 a b 1k\nR2 b 0 1k\n.tran 1u 10u\n.control\nrun\nprint allv > plot_data_v.txt\n"
-        "let x = v(b)*2\nmeas tran xm max x\nmeas tran bad max v(nosuch)\nmeas tran bad2 foo v(b)\nprint xm\n.endc\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path,
+            "t\nV1 a 0 1\nR1 a b 1k\nR2 b 0 1k\n.tran 1u 10u\n.control\nrun\nprint allv > plot_data_v.txt\n"
+            "let x = v(b)*2\nmeas tran xm max x\nmeas tran bad max v(nosuch)\nmeas tran bad2 foo v(b)\nprint xm\n.endc\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o e.dat e.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_expect(strstr(out, "xm = 1.000000e+00"), "%s", out);
-    cr_expect(strstr(out, "e.cir:8:1: note: .control commands not run: print > FILE, let"), "%s", out);
-    cr_expect(strstr(out, "e.cir:11:1: warning: meas not run: no such vector v(nosuch)"), "%s", out);
-    cr_expect(strstr(out, "e.cir:12:1: warning: meas not run: unknown measurement 'foo'"), "%s", out);
+    cr_expect(strstr(out, "e.cir:8:1: note: .control commands not run: print > FILE, let"), "%s",
+              out);
+    cr_expect(strstr(out, "e.cir:11:1: warning: meas not run: no such vector v(nosuch)"), "%s",
+              out);
+    cr_expect(strstr(out, "e.cir:12:1: warning: meas not run: unknown measurement 'foo'"), "%s",
+              out);
     cr_expect(!strstr(out, "bad"), "a failed measure printed:\n%s", out);
     free(out);
     snprintf(path, sizeof path, "%s/plot_data_v.txt", tmp);
@@ -2691,31 +3145,38 @@ Test(e2e, print_expressions_only_and_non_finite_columns)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/xq.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "xyce print\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n"
-                                     ".print tran {V(out)/V(in)} {exp(V(in)*1000)}\n.tran 1u 2m\n.end\n"), 0);
+    cr_assert_eq(tu_write_file(path,
+                               "xyce print\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n"
+                               ".print tran {V(out)/V(in)} {exp(V(in)*1000)}\n.tran 1u 2m\n.end\n"),
+                 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s xq.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     tu_table t;
     snprintf(path, sizeof path, "%s/xq.dat", tmp);
     cr_assert_eq(tu_table_read(path, &t), 0);
-    cr_assert(t.ncol == 3 && tu_table_col(&t, "{v(out)/v(in)}") == 1 && tu_table_col(&t, "{exp(v(in)*1000)}") == 2,
+    cr_assert(t.ncol == 3 && tu_table_col(&t, "{v(out)/v(in)}") == 1
+                  && tu_table_col(&t, "{exp(v(in)*1000)}") == 2,
               "%d columns", t.ncol);
     int n = 0, nrow = t.nrow;
     double t1 = -1;
     for (int i = 0; i < t.nrow; i++) {
         double tt = TU_AT(&t, i, 0);
-        if (1000 * sin(2 * M_PI * 1e3 * tt) > log(1.7976931348623157e308)) {          /* DBL_MAX */
+        if (1000 * sin(2 * M_PI * 1e3 * tt) > log(1.7976931348623157e308)) { /* DBL_MAX */
             if (t1 < 0) t1 = tt;
             n++;
         }
     }
     tu_table_free(&t);
     char want[256];
-    snprintf(want, sizeof want, "warning: column {exp(v(in)*1000)} is not finite (NaN or infinite) in %d of %d rows, "
-             "the first at t=%.9g s", n, nrow, t1);
+    snprintf(want, sizeof want,
+             "warning: column {exp(v(in)*1000)} is not finite (NaN or infinite) in %d of %d rows, "
+             "the first at t=%.9g s",
+             n, nrow, t1);
     cr_assert(n > 0 && strstr(out, want), "%s not in\n%s", want, out);
-    snprintf(want, sizeof want, "warning: column {v(out)/v(in)} is not finite (NaN or infinite) in 1 of %d rows, the "
-             "first at t=0 s", nrow);
+    snprintf(want, sizeof want,
+             "warning: column {v(out)/v(in)} is not finite (NaN or infinite) in 1 of %d rows, the "
+             "first at t=0 s",
+             nrow);
     cr_assert(strstr(out, want), "%s not in\n%s", want, out);
     free(out);
 }
@@ -2730,32 +3191,54 @@ Test(e2e, period_against_b_source_waveforms)
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/bp.cir", tmp);
     cr_assert_eq(tu_write_file(path, "t\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n"
-                                     "B1 b 0 V=sin(2*pi*1k*time)\nR2 b 0 1k\n.tran 10u 5m\n.end\n"), 0);
+                                     "B1 b 0 V=sin(2*pi*1k*time)\nR2 b 0 1k\n.tran 10u 5m\n.end\n"),
+                 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s --period 0.7m bp.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "bp.cir:2:1: warning: the period 0.0007 s is not a multiple of source v1's period 0.001 s"), "%s", out);
-    cr_assert(strstr(out, "bp.cir:5:1: warning: the period 0.0007 s is not a period of source b1's waveform (its "
-                          "values at t and t + 0.0007 s differ): the result is not a periodic steady state"), "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "bp.cir:2:1: warning: the period 0.0007 s is not a multiple of source v1's period 0.001 s"),
+        "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "bp.cir:5:1: warning: the period 0.0007 s is not a period of source b1's waveform (its "
+            "values at t and t + 0.0007 s differ): the result is not a periodic steady state"),
+        "%s", out);
     free(out);
     snprintf(cmd, sizeof cmd, "cd %s && %s --period 1m bp.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(!strstr(out, "warning"), "%s", out);
     free(out);
-    snprintf(cmd, sizeof cmd, "cd %s && rm -f bp.dat && %s --period 1e-300 bp.cir 2>&1; echo rc=$?; test -e bp.dat "
-             "|| echo no-table", tmp, NSC_PROGRAM);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && rm -f bp.dat && %s --period 1e-300 bp.cir 2>&1; echo rc=$?; test -e bp.dat "
+             "|| echo no-table",
+             tmp, NSC_PROGRAM);
     tu_run(cmd, &out);
-    cr_assert(strstr(out, "error: --period 1e-300 is shorter than the shortest period nscircuit's steps resolve")
-              && strstr(out, "rc=2") && strstr(out, "no-table"), "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "error: --period 1e-300 is shorter than the shortest period nscircuit's steps resolve")
+            && strstr(out, "rc=2") && strstr(out, "no-table"),
+        "%s", out);
     free(out);
     /* the sweep reads its run options through the program's table (cmd.h NSC_RUN_LONGOPTS): the same
      * usage error before any point runs (it was every point failing, exit status 3) */
-    snprintf(cmd, sizeof cmd, "cd %s && %s sweep --param x=1,2 --period 1e-300 bp.cir 2>&1; echo rc=$?; test -e "
-             "bp.sweep.dat || echo no-table", tmp, NSC_PROGRAM);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s sweep --param x=1,2 --period 1e-300 bp.cir 2>&1; echo rc=$?; test -e "
+             "bp.sweep.dat || echo no-table",
+             tmp, NSC_PROGRAM);
     tu_run(cmd, &out);
-    cr_assert(strstr(out, "nscircuit sweep: error: --period 1e-300 is shorter than the shortest period")
-              && strstr(out, "rc=2") && strstr(out, "no-table"), "%s", out);
+    cr_assert(strstr(out,
+                     "nscircuit sweep: error: --period 1e-300 is shorter than the shortest period")
+                  && strstr(out, "rc=2") && strstr(out, "no-table"),
+              "%s", out);
     free(out);
-    cr_assert_eq(tu_write_file(path, "t\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.pss period=1e-200\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(
+            path, "t\nV1 in 0 SIN(0 1 1k)\nR1 in out 1k\nC1 out 0 1u\n.pss period=1e-200\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s bp.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 2, "%s", out);
     cr_assert(strstr(out, "error: the period 1e-200 s is shorter than 1e-90 s"), "%s", out);
@@ -2778,27 +3261,44 @@ Test(e2e, b_source_self_reference)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/sr.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "relay\nB1 q 0 V = V(q) < 0.5 ? 1 : 0\nR1 q 0 1k\n.tran 1u 10u\n.end\n"), 0);
+    cr_assert_eq(tu_write_file(
+                     path, "relay\nB1 q 0 V = V(q) < 0.5 ? 1 : 0\nR1 q 0 1k\n.tran 1u 10u\n.end\n"),
+                 0);
     for (int fixed = 0; fixed < 2; fixed++) {
-        snprintf(cmd, sizeof cmd, "cd %s && %s %s sr.cir 2>&1", tmp, NSC_PROGRAM, fixed ? "--step 1u" : "");
+        snprintf(cmd, sizeof cmd, "cd %s && %s %s sr.cir 2>&1", tmp, NSC_PROGRAM,
+                 fixed ? "--step 1u" : "");
         cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
-        cr_assert(strstr(out, "sr.cir:2:1: error: time ") && strstr(out, "s: behavioural source b1 has no consistent "
-                  "value: its output V(q) enters a comparison that flips whenever the output follows it"), "%s", out);
+        cr_assert(
+            strstr(out, "sr.cir:2:1: error: time ")
+                && strstr(
+                    out,
+                    "s: behavioural source b1 has no consistent "
+                    "value: its output V(q) enters a comparison that flips whenever the output follows it"),
+            "%s", out);
         free(out);
     }
-    cr_assert_eq(tu_write_file(path, "relay\nB1 q 0 V = V(q) < 0.5 ? 1 : 0\nR1 q 0 1k\n.op\n.end\n"), 0);
-    snprintf(cmd, sizeof cmd, "cd %s && %s sr.cir 2>&1", tmp, NSC_PROGRAM);  /* the operating point alone */
+    cr_assert_eq(tu_write_file(path,
+                               "relay\nB1 q 0 V = V(q) < 0.5 ? 1 : 0\nR1 q 0 1k\n.op\n.end\n"),
+                 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s sr.cir 2>&1", tmp,
+             NSC_PROGRAM); /* the operating point alone */
     cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
-    cr_assert(strstr(out, "sr.cir:2:1: error: time 0 s: behavioural source b1 has no consistent value"), "%s", out);
+    cr_assert(strstr(out,
+                     "sr.cir:2:1: error: time 0 s: behavioural source b1 has no consistent value"),
+              "%s", out);
     free(out);
     tu_table t;
-    free(run_table("sa", "self abs\nV1 b 0 PWL(0 1 10u 3)\nR1 b 0 1k\nB1 a 0 V=-abs(V(a))+V(b)\nR2 a 0 1k\n"
-                         ".tran 1u 10u\n.end\n", &t));
+    free(run_table(
+        "sa",
+        "self abs\nV1 b 0 PWL(0 1 10u 3)\nR1 b 0 1k\nB1 a 0 V=-abs(V(a))+V(b)\nR2 a 0 1k\n"
+        ".tran 1u 10u\n.end\n",
+        &t));
     int ca = tu_table_col(&t, "v(a)"), cb = tu_table_col(&t, "v(b)");
     cr_assert(ca > 0 && cb > 0 && t.nrow >= 11, "%d rows", t.nrow);
     for (int i = 0; i < t.nrow; i++)
-        cr_assert(fabs(TU_AT(&t, i, ca) - TU_AT(&t, i, cb) / 2) <= 1e-12, "t=%g: v(a) %.15g v(b) %.15g", TU_AT(&t, i, 0),
-                  TU_AT(&t, i, ca), TU_AT(&t, i, cb));
+        cr_assert(fabs(TU_AT(&t, i, ca) - TU_AT(&t, i, cb) / 2) <= 1e-12,
+                  "t=%g: v(a) %.15g v(b) %.15g", TU_AT(&t, i, 0), TU_AT(&t, i, ca),
+                  TU_AT(&t, i, cb));
     tu_table_free(&t);
     const char *bad[][2] = {
         { "x\nB1 a 0 V=V(a)+1\nR1 a 0 1\n.tran 1u 1m\n.end\n",
@@ -2816,10 +3316,14 @@ Test(e2e, tran_span_below_the_resolution_is_an_error)
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/tn.cir", tmp);
     tu_write_file(path, "tiny\nV1 a 0 SIN(0 1 1k)\nR1 a 0 1k\n.tran 1e-302 1e-300\n.end\n");
-    snprintf(cmd, sizeof cmd, "cd %s && rm -f tn.dat && %s tn.cir 2>&1; test ! -e tn.dat", tmp, NSC_PROGRAM);
+    snprintf(cmd, sizeof cmd, "cd %s && rm -f tn.dat && %s tn.cir 2>&1; test ! -e tn.dat", tmp,
+             NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "tn.cir:4:1: error: the run's span 1e-300 s is shorter than nscircuit's steps resolve"), "%s",
-              out);
+    cr_assert(
+        strstr(
+            out,
+            "tn.cir:4:1: error: the run's span 1e-300 s is shorter than nscircuit's steps resolve"),
+        "%s", out);
     free(out);
 }
 
@@ -2831,10 +3335,13 @@ Test(e2e, control_all_anywhere_and_unknown_words)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/ca.cir", tmp);
-    tu_write_file(path, "c\nV1 a 0 SIN(0 1 1k)\nR1 a 0 1k\n.tran 10u 1m\n.control\nrun\nwrdata wa.txt v(nosuch) all\n"
-                        "print allx\n.endc\n.end\n");
-    snprintf(cmd, sizeof cmd, "cd %s && rm -f wa.txt && %s --quiet ca.cir 2>/dev/null | wc -l && test -s wa.txt", tmp,
-             NSC_PROGRAM);
+    tu_write_file(
+        path,
+        "c\nV1 a 0 SIN(0 1 1k)\nR1 a 0 1k\n.tran 10u 1m\n.control\nrun\nwrdata wa.txt v(nosuch) all\n"
+        "print allx\n.endc\n.end\n");
+    snprintf(cmd, sizeof cmd,
+             "cd %s && rm -f wa.txt && %s --quiet ca.cir 2>/dev/null | wc -l && test -s wa.txt",
+             tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert_eq(atoi(out), 0, "printed: %s", out);
     free(out);
@@ -2850,38 +3357,49 @@ Test(e2e, save_internals_and_pin_currents)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/pins.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "pins\nV1 in 0 5\nR1 in d 1k\nM1 d in 0 0 NM\n.model NM NMOS(VTO=1 KP=1m)\n"
-                                     ".subckt blk a b\nR1 a b 100\n.ends\nX1 d 0 blk\n"
-                                     ".save @m1[id] @m1[gm] v(d) Ix(X1:a) I(x1:2) @r1[i] i(m1)\n"
-                                     ".probe vdb(d) i(r1) alli\n.tran 1u 10u\n.end\n"), 0);
+    cr_assert_eq(
+        tu_write_file(path,
+                      "pins\nV1 in 0 5\nR1 in d 1k\nM1 d in 0 0 NM\n.model NM NMOS(VTO=1 KP=1m)\n"
+                      ".subckt blk a b\nR1 a b 100\n.ends\nX1 d 0 blk\n"
+                      ".save @m1[id] @m1[gm] v(d) Ix(X1:a) I(x1:2) @r1[i] i(m1)\n"
+                      ".probe vdb(d) i(r1) alli\n.tran 1u 10u\n.end\n"),
+        0);
     snprintf(cmd, sizeof cmd, "cd %s && %s -o pins.dat pins.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "pins.cir:10:15: warning: '@m1[gm]' in .save skipped: m1 has no parameter 'gm' here "
-                          "(its current is @m1[id])"), "%s", out);
-    cr_assert(strstr(out, "pins.cir:11:8: warning: .probe vdb: not an output nscircuit can give"), "%s", out);
+    cr_assert(
+        strstr(out,
+               "pins.cir:10:15: warning: '@m1[gm]' in .save skipped: m1 has no parameter 'gm' here "
+               "(its current is @m1[id])"),
+        "%s", out);
+    cr_assert(strstr(out, "pins.cir:11:8: warning: .probe vdb: not an output nscircuit can give"),
+              "%s", out);
     free(out);
     tu_table t;
     snprintf(path, sizeof path, "%s/pins.dat", tmp);
     cr_assert_eq(tu_table_read(path, &t), 0);
-    int cid = tu_table_col(&t, "@m1[id]"), cim = tu_table_col(&t, "i(m1)"), cd = tu_table_col(&t, "v(d)"),
-        cxa = tu_table_col(&t, "ix(x1:a)"), cx2 = tu_table_col(&t, "i(x1:2)"), cr = tu_table_col(&t, "@r1[i]");
+    int cid = tu_table_col(&t, "@m1[id]"), cim = tu_table_col(&t, "i(m1)"),
+        cd = tu_table_col(&t, "v(d)"), cxa = tu_table_col(&t, "ix(x1:a)"),
+        cx2 = tu_table_col(&t, "i(x1:2)"), cr = tu_table_col(&t, "@r1[i]");
     cr_assert(cid > 0 && cim > 0 && cd > 0 && cxa > 0 && cx2 > 0 && cr > 0);
     for (int i = 0; i < t.nrow; i++) {
         double vd = TU_AT(&t, i, cd);
         cr_assert_float_eq(TU_AT(&t, i, cid), TU_AT(&t, i, cim), 0);
         cr_assert_float_eq(TU_AT(&t, i, cxa), vd / 100, 1e-12, "row %d", i);
         cr_assert_float_eq(TU_AT(&t, i, cx2), -vd / 100, 1e-12, "row %d", i);
-        cr_assert_float_eq(TU_AT(&t, i, cr), (5 - vd) / 1e3, 1e-12, "row %d", i);   /* KCL: R1 feeds M1 and X1 */
+        cr_assert_float_eq(TU_AT(&t, i, cr), (5 - vd) / 1e3, 1e-12, "row %d",
+                           i); /* KCL: R1 feeds M1 and X1 */
         cr_assert_float_eq(TU_AT(&t, i, cr), TU_AT(&t, i, cim) + vd / 100, 1e-9, "row %d", i);
     }
     tu_table_free(&t);
     /* --save's P(x) does what .save's does (issue 28 item 9; it was refused): the
      * column after the items before it, v(in,d) i(r1) = (5 - v(d))^2 / 1k */
-    snprintf(cmd, sizeof cmd, "cd %s && %s --save 'v(d), P(R1)' -o pins2.dat pins.cir 2>&1 && %s --save 'p(x1.r1)' "
-             "-o pins3.dat pins.cir 2>&1 && ! %s --save 'p(nope)' -o pins4.dat pins.cir 2>&1", tmp, NSC_PROGRAM,
-             NSC_PROGRAM, NSC_PROGRAM);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s --save 'v(d), P(R1)' -o pins2.dat pins.cir 2>&1 && %s --save 'p(x1.r1)' "
+             "-o pins3.dat pins.cir 2>&1 && ! %s --save 'p(nope)' -o pins4.dat pins.cir 2>&1",
+             tmp, NSC_PROGRAM, NSC_PROGRAM, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "error: output 'p(nope)': no element with two terminals named nope"), "%s", out);
+    cr_assert(strstr(out, "error: output 'p(nope)': no element with two terminals named nope"),
+              "%s", out);
     free(out);
     snprintf(path, sizeof path, "%s/pins2.dat", tmp);
     cr_assert_eq(tu_table_read(path, &t), 0);
@@ -2894,7 +3412,7 @@ Test(e2e, save_internals_and_pin_currents)
     }
     double vd = TU_AT(&t, t.nrow - 1, 1);
     tu_table_free(&t);
-    snprintf(path, sizeof path, "%s/pins3.dat", tmp);                    /* X1's resistor: v(d)^2 / 100 */
+    snprintf(path, sizeof path, "%s/pins3.dat", tmp); /* X1's resistor: v(d)^2 / 100 */
     cr_assert_eq(tu_table_read(path, &t), 0);
     cr_assert_eq(t.ncol, 2);
     cr_assert_float_eq(TU_AT(&t, t.nrow - 1, 1), vd * vd / 100, 1e-12);
@@ -2909,11 +3427,16 @@ Test(e2e, control_let_reads_earlier_lets)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/let2.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "let2\nV1 in 0 PULSE(0 5 0 1u 1u 0.5m 1m)\nR1 in out 1k\nC1 out 0 100n\n"
-                                     ".control\ntran 5u 2m\nlet vr = v(in)-v(out)\nlet twice = vr*2\nlet same = twice\n"
-                                     "let vr = vr + 1\nlet last = vr*same\nset wr_singlescale\nset wr_vecnames\n"
-                                     "wrdata let2_out.txt v(in) v(out) twice same last\n.endc\n.end\n"), 0);
-    snprintf(cmd, sizeof cmd, "cd %s && %s -o let2.dat let2.cir 2>&1 >/dev/null && sed -i '1s/^/# /' let2_out.txt",
+    cr_assert_eq(
+        tu_write_file(
+            path,
+            "let2\nV1 in 0 PULSE(0 5 0 1u 1u 0.5m 1m)\nR1 in out 1k\nC1 out 0 100n\n"
+            ".control\ntran 5u 2m\nlet vr = v(in)-v(out)\nlet twice = vr*2\nlet same = twice\n"
+            "let vr = vr + 1\nlet last = vr*same\nset wr_singlescale\nset wr_vecnames\n"
+            "wrdata let2_out.txt v(in) v(out) twice same last\n.endc\n.end\n"),
+        0);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s -o let2.dat let2.cir 2>&1 >/dev/null && sed -i '1s/^/# /' let2_out.txt",
              tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert_null(strstr(out, "dropped"), "%s", out);
@@ -2921,8 +3444,9 @@ Test(e2e, control_let_reads_earlier_lets)
     tu_table t;
     snprintf(path, sizeof path, "%s/let2_out.txt", tmp);
     cr_assert_eq(tu_table_read(path, &t), 0);
-    int ci = tu_table_col(&t, "v(in)"), co = tu_table_col(&t, "v(out)"), ct = tu_table_col(&t, "twice"),
-        cs = tu_table_col(&t, "same"), cl = tu_table_col(&t, "last");
+    int ci = tu_table_col(&t, "v(in)"), co = tu_table_col(&t, "v(out)"),
+        ct = tu_table_col(&t, "twice"), cs = tu_table_col(&t, "same"),
+        cl = tu_table_col(&t, "last");
     cr_assert(ci > 0 && co > 0 && ct > 0 && cs > 0 && cl > 0);
     double big = 0;
     for (int i = 0; i < t.nrow; i++) {
@@ -2945,15 +3469,22 @@ Test(e2e, control_let_vectors_and_plot_preview)
 {
     char path[1024], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/let.cir", tmp);
-    cr_assert_eq(tu_write_file(path, "let\nV1 in 0 PULSE(0 5 0 1u 1u 0.5m 1m)\nR1 in out 1k\nC1 out 0 100n\n"
-                                     ".options interp\n.control\ntran 0.5u 3m\nlet vr = v(in)-v(out)\n"
-                                     "let pr = (v(in)-v(out))*i(v1)\nlet bad = deriv(v(out))\nset wr_singlescale\n"
-                                     "set wr_vecnames\nwrdata let_out.txt v(out) vr pr bad\nprint vr\nplot v(out)\n"
-                                     ".endc\n.end\n"), 0);
-    snprintf(cmd, sizeof cmd, "cd %s && %s -o let.dat let.cir 2>&1 >/dev/null && sed -i '1s/^/# /' let_out.txt", tmp,
-             NSC_PROGRAM);                               /* (the names line as a table's header) */
+    cr_assert_eq(tu_write_file(
+                     path,
+                     "let\nV1 in 0 PULSE(0 5 0 1u 1u 0.5m 1m)\nR1 in out 1k\nC1 out 0 100n\n"
+                     ".options interp\n.control\ntran 0.5u 3m\nlet vr = v(in)-v(out)\n"
+                     "let pr = (v(in)-v(out))*i(v1)\nlet bad = deriv(v(out))\nset wr_singlescale\n"
+                     "set wr_vecnames\nwrdata let_out.txt v(out) vr pr bad\nprint vr\nplot v(out)\n"
+                     ".endc\n.end\n"),
+                 0);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s -o let.dat let.cir 2>&1 >/dev/null && sed -i '1s/^/# /' let_out.txt", tmp,
+             NSC_PROGRAM); /* (the names line as a table's header) */
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    cr_assert(strstr(out, "let.cir:13:33: warning: wrdata: let vector bad dropped: unknown function 'deriv'"), "%s", out);
+    cr_assert(
+        strstr(out,
+               "let.cir:13:33: warning: wrdata: let vector bad dropped: unknown function 'deriv'"),
+        "%s", out);
     free(out);
     tu_table t;
     snprintf(path, sizeof path, "%s/let_out.txt", tmp);
@@ -2962,8 +3493,10 @@ Test(e2e, control_let_vectors_and_plot_preview)
     tu_table m;
     cr_assert_eq(tu_table_read(path, &m), 0);
     int co = tu_table_col(&t, "v(out)"), cv = tu_table_col(&t, "vr"), cp = tu_table_col(&t, "pr");
-    int mi = tu_table_col(&m, "v(in)"), mo = tu_table_col(&m, "v(out)"), mv = tu_table_col(&m, "i(v1)");
-    cr_assert(co > 0 && cv > 0 && cp > 0 && mi > 0 && mo > 0 && mv > 0 && tu_table_col(&m, "vr") < 0);
+    int mi = tu_table_col(&m, "v(in)"), mo = tu_table_col(&m, "v(out)"),
+        mv = tu_table_col(&m, "i(v1)");
+    cr_assert(co > 0 && cv > 0 && cp > 0 && mi > 0 && mo > 0 && mv > 0
+              && tu_table_col(&m, "vr") < 0);
     cr_assert_eq(t.nrow, m.nrow);
     for (int i = 0; i < t.nrow; i++) {
         double vr = TU_AT(&m, i, mi) - TU_AT(&m, i, mo);
@@ -2978,7 +3511,8 @@ Test(e2e, control_let_vectors_and_plot_preview)
     cr_assert_not_null(gp);
     cr_assert(strstr(gp, "datafile every 2 using"), "%s", gp);
     free(gp);
-    snprintf(cmd, sizeof cmd, "cd %s && %s --plot -o let.dat let.cir >/dev/null 2>&1", tmp, NSC_PROGRAM);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --plot -o let.dat let.cir >/dev/null 2>&1", tmp,
+             NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
     cr_assert_not_null(gp = tu_read_file(path));

@@ -17,9 +17,10 @@
 static void copy_src(const char *dir)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd,
-             "mkdir -p '%s/src' && cd '%s/src' && find . -name '*.[chyl]' -print0 | xargs -0 cp --parents -t '%s/src'",
-             dir, NSC_TOP_SRCDIR, dir);
+    snprintf(
+        cmd, sizeof cmd,
+        "mkdir -p '%s/src' && cd '%s/src' && find . -name '*.[chyl]' -print0 | xargs -0 cp --parents -t '%s/src'",
+        dir, NSC_TOP_SRCDIR, dir);
     cr_assert_eq(tu_run(cmd, NULL), 0, "%s", cmd);
 }
 
@@ -48,15 +49,17 @@ static void prepend(const char *dir, const char *rel, const char *line)
 Test(layers, this_tree_is_a_layering)
 {
     char *out = NULL, cmd[2048];
-    snprintf(cmd, sizeof cmd, "bash '%s' --symbols '%s' '%s/src' 2>&1", SCRIPT, NSC_TOP_BUILDDIR, NSC_TOP_SRCDIR);
+    snprintf(cmd, sizeof cmd, "bash '%s' --symbols '%s' '%s/src' 2>&1", SCRIPT, NSC_TOP_BUILDDIR,
+             NSC_TOP_SRCDIR);
     int rc = tu_run(cmd, &out);
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert_str_empty(out, "%s", out);
     free(out);
     snprintf(cmd, sizeof cmd, "bash '%s' --graph '%s/src' 2>&1", SCRIPT, NSC_TOP_SRCDIR);
     cr_assert_eq(tu_run(cmd, &out), 0);
-    cr_assert_not_null(strstr(out, "  devices -> lcs: "), "%s", out);   /* the devices write through stamp.h */
-    cr_assert_null(strstr(out, "  lcs -> devices"), "%s", out);          /* and the assembler names none */
+    cr_assert_not_null(strstr(out, "  devices -> lcs: "), "%s",
+                       out); /* the devices write through stamp.h */
+    cr_assert_null(strstr(out, "  lcs -> devices"), "%s", out); /* and the assembler names none */
     cr_assert_null(strstr(out, "  netlist -> analysis"), "%s", out);
     free(out);
 }
@@ -65,12 +68,14 @@ Test(layers, an_upward_include_is_refused)
 {
     char *dir = tu_tmpdir(), *out = NULL;
     copy_src(dir);
-    cr_assert_eq(check(dir, "", &out), 0, "%s", out);                /* the copy passes as it is */
+    cr_assert_eq(check(dir, "", &out), 0, "%s", out); /* the copy passes as it is */
     free(out);
     prepend(dir, "netlist/nl_deck.c", "#include \"analysis/run.h\"");
     cr_assert_eq(check(dir, "", &out), 1);
-    cr_assert_str_eq(out, "src/netlist/nl_deck.c:1: includes \"analysis/run.h\": netlist may include only "
-                          "earlier stages (base circuit lcs devices netlist solve output analysis cli), not analysis\n");
+    cr_assert_str_eq(
+        out,
+        "src/netlist/nl_deck.c:1: includes \"analysis/run.h\": netlist may include only "
+        "earlier stages (base circuit lcs devices netlist solve output analysis cli), not analysis\n");
     free(out);
     tu_rmdir(dir);
     free(dir);
@@ -82,9 +87,10 @@ Test(layers, a_cycle_of_headers_is_refused)
 {
     char *dir = tu_tmpdir(), *out = NULL;
     copy_src(dir);
-    prepend(dir, "lcs/lcs.h", "#include \"lcs/stamp.h\"");            /* stamp.h includes lcs.h */
+    prepend(dir, "lcs/lcs.h", "#include \"lcs/stamp.h\""); /* stamp.h includes lcs.h */
     cr_assert_eq(check(dir, "", &out), 1);
-    cr_assert_str_eq(out, "headers include each other in a cycle:\n  lcs/lcs.h lcs/stamp.h\n", "%s", out);
+    cr_assert_str_eq(out, "headers include each other in a cycle:\n  lcs/lcs.h lcs/stamp.h\n", "%s",
+                     out);
     free(out);
     tu_rmdir(dir);
     free(dir);
@@ -111,19 +117,21 @@ Test(layers, a_folder_outside_the_order_is_refused)
 Test(layers, an_upward_call_is_refused)
 {
     char *dir = tu_tmpdir(), *out = NULL, cmd[4096];
-    snprintf(cmd, sizeof cmd,
-             "cd '%s' && mkdir -p src/base src/cli build/src/base/.libs build/src/cli"
-             " && printf 'int nsc_main_helper(void);\\nint nsc_base_f(void) { return nsc_main_helper(); }\\n' > src/base/f.c"
-             " && printf 'int nsc_main_helper(void) { return 1; }\\n' > src/cli/main.c"
-             " && cc -c src/base/f.c -o build/src/base/.libs/f.o && cc -c src/cli/main.c -o build/src/cli/nscircuit-main.o",
-             dir);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd '%s' && mkdir -p src/base src/cli build/src/base/.libs build/src/cli"
+        " && printf 'int nsc_main_helper(void);\\nint nsc_base_f(void) { return nsc_main_helper(); }\\n' > src/base/f.c"
+        " && printf 'int nsc_main_helper(void) { return 1; }\\n' > src/cli/main.c"
+        " && cc -c src/base/f.c -o build/src/base/.libs/f.o && cc -c src/cli/main.c -o build/src/cli/nscircuit-main.o",
+        dir);
     cr_assert_eq(tu_run(cmd, NULL), 0, "%s", cmd);
-    cr_assert_eq(check(dir, "", &out), 0, "%s", out);                /* no include: the includes pass */
+    cr_assert_eq(check(dir, "", &out), 0, "%s", out); /* no include: the includes pass */
     free(out);
     snprintf(cmd, sizeof cmd, "--symbols '%s/build'", dir);
     cr_assert_eq(check(dir, cmd, &out), 1);
-    cr_assert_str_eq(out, "src/base/f.c: uses nsc_main_helper of src/cli/main.c: base may use only earlier "
-                          "stages, not cli\n");
+    cr_assert_str_eq(
+        out, "src/base/f.c: uses nsc_main_helper of src/cli/main.c: base may use only earlier "
+             "stages, not cli\n");
     free(out);
     tu_rmdir(dir);
     free(dir);

@@ -15,8 +15,16 @@
 #endif
 
 static char *tmp;
-static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
-static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+static void setup(void)
+{
+    tmp = tu_tmpdir();
+    cr_assert(tmp);
+}
+static void teardown(void)
+{
+    tu_rmdir(tmp);
+    free(tmp);
+}
 TestSuite(smooth, .init = setup, .fini = teardown);
 
 /* run nscircuit with opts on tests/data/smooth/name into tmp/o.dat and read
@@ -25,7 +33,8 @@ static void run(const char *opts, const char *name, tu_table *t, char **out)
 {
     char cmd[2048], path[1024], *o = NULL;
     snprintf(path, sizeof path, "%s/o.dat", tmp);
-    snprintf(cmd, sizeof cmd, "cd %s && %s %s -o %s %s/smooth/%s 2>&1", tmp, NSC_PROGRAM, opts, path, NSC_REFDIR, name);
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s -o %s %s/smooth/%s 2>&1", tmp, NSC_PROGRAM, opts,
+             path, NSC_REFDIR, name);
     int st = tu_run(cmd, &o);
     cr_assert_eq(st, 0, "%s: %s", cmd, o);
     if (out) *out = o;
@@ -57,19 +66,21 @@ Test(smooth, multiplier_closed_form)
         cr_assert(cp > 0 && cw > 0);
         double tol = fixed ? 1e-11 : 2e-6, emax = 0;
         for (int i = 0; i < t.nrow; i++) {
-            double at = TU_AT(&t, i, 0), a = 2 * sin(2 * M_PI * 1e3 * at), b = 0.5 + sin(2 * M_PI * 3e3 * at);
+            double at = TU_AT(&t, i, 0), a = 2 * sin(2 * M_PI * 1e3 * at),
+                   b = 0.5 + sin(2 * M_PI * 3e3 * at);
             emax = fmax(emax, fabs(TU_AT(&t, i, cp) - a * b));
-            cr_assert(fabs(TU_AT(&t, i, cp) - a * b) < tol, "fixed %d t=%g: v(p) %.12g, a b %.12g", fixed, at,
-                      TU_AT(&t, i, cp), a * b);
-            cr_assert(fabs(TU_AT(&t, i, cw) - a * a / 500) < tol / 100, "fixed %d t=%g: v(w) %.12g", fixed, at,
-                      TU_AT(&t, i, cw));
+            cr_assert(fabs(TU_AT(&t, i, cp) - a * b) < tol, "fixed %d t=%g: v(p) %.12g, a b %.12g",
+                      fixed, at, TU_AT(&t, i, cp), a * b);
+            cr_assert(fabs(TU_AT(&t, i, cw) - a * a / 500) < tol / 100, "fixed %d t=%g: v(w) %.12g",
+                      fixed, at, TU_AT(&t, i, cw));
         }
         if (fixed) cr_assert_eq(t.nrow, 2001);
-        cr_assert(emax > 0 || fixed);                          /* (adaptive: the interpolated rows) */
+        cr_assert(emax > 0 || fixed); /* (adaptive: the interpolated rows) */
         long np, nit, nfail;
         int maxit;
         newton_stats(out, &np, &nit, &maxit, &nfail);
-        cr_assert(np >= 2000 && nfail == 0 && maxit <= 4 && nit <= 4 * np, "%s", out);   /* (2000 steps at most 1 us) */
+        cr_assert(np >= 2000 && nfail == 0 && maxit <= 4 && nit <= 4 * np, "%s",
+                  out); /* (2000 steps at most 1 us) */
         free(out);
         tu_table_free(&t);
     }
@@ -82,8 +93,10 @@ Test(smooth, multiplier_closed_form)
 Test(smooth, tanh_exp_product_vs_ngspice)
 {
     char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o sm.dat %s/smooth/smooth.cir 2>&1 && %s compare sm.dat "
-             "%s/smooth/smooth_ng.txt --tol 1e-4 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s --quiet -o sm.dat %s/smooth/smooth.cir 2>&1 && %s compare sm.dat "
+             "%s/smooth/smooth_ng.txt --tol 1e-4 2>&1",
+             tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "PASS: all 4 signals"), "%s", out);
     free(out);
@@ -96,8 +109,10 @@ Test(smooth, tanh_exp_product_vs_ngspice)
 Test(smooth, tanh_comparator_vs_ngspice)
 {
     char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o c.dat %s/smooth/comparator.cir 2>&1 && %s compare c.dat "
-             "%s/smooth/comparator_ng.txt --tol 1e-3 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s --quiet -o c.dat %s/smooth/comparator.cir 2>&1 && %s compare c.dat "
+             "%s/smooth/comparator_ng.txt --tol 1e-3 2>&1",
+             tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "PASS: all 2 signals"), "%s", out);
     cr_assert(strstr(out, "6/6 at 2.5 V") && strstr(out, "6/6 at 2.454 V"), "%s", out);
@@ -119,8 +134,10 @@ Test(smooth, tanh_comparator_vs_ngspice)
 Test(smooth, pfc_multiplier_loop_vs_ngspice)
 {
     char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s --stats -o p.dat %s/smooth/pfc.cir 2>&1 && %s compare p.dat "
-             "%s/smooth/pfc_ng.txt --tol 5e-3 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s --stats -o p.dat %s/smooth/pfc.cir 2>&1 && %s compare p.dat "
+             "%s/smooth/pfc_ng.txt --tol 5e-3 2>&1",
+             tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "PASS: all 4 signals") && strstr(out, "80/80 at 2.063 A"), "%s", out);
     long np, nit, nfail;
@@ -136,8 +153,10 @@ static double bisect(double (*f)(double, const double *), const double *p, doubl
     double fa = f(a, p);
     for (int k = 0; k < 200 && b - a > 1e-15; k++) {
         double c = 0.5 * (a + b), fc = f(c, p);
-        if ((fc < 0) == (fa < 0)) { a = c; fa = fc; }
-        else b = c;
+        if ((fc < 0) == (fa < 0)) {
+            a = c;
+            fa = fc;
+        } else b = c;
     }
     return 0.5 * (a + b);
 }
@@ -170,17 +189,20 @@ Test(smooth, ideal_diode_with_quadratic_load)
     run("--quiet --events", "rect_sq.cir", &t, NULL);
     int ci = tu_table_col(&t, "v(in)"), co = tu_table_col(&t, "v(out)");
     cr_assert(ci > 0 && co > 0);
-    double toff = bisect(i_on, NULL, 0.25 / 50, 0.5 / 50);       /* in (T/4, T/2) */
+    double toff = bisect(i_on, NULL, 0.25 / 50, 0.5 / 50); /* in (T/4, T/2) */
     int k0 = 0;
     for (int i = 1; i < t.nrow; i++)
         if (fabs(TU_AT(&t, i, 0) - toff) < fabs(TU_AT(&t, k0, 0) - toff)) k0 = i;
-    cr_assert(fabs(TU_AT(&t, k0, 0) - toff) < 5e-8, "t_off %.12g, row %.12g", toff, TU_AT(&t, k0, 0));
-    double p[2] = { TU_AT(&t, k0, 0), TU_AT(&t, k0, co) };       /* the decay from the located event */
-    double ton = bisect(gap, p, 0.8 / 50, 1.25 / 50);            /* the next rise */
+    cr_assert(fabs(TU_AT(&t, k0, 0) - toff) < 5e-8, "t_off %.12g, row %.12g", toff,
+              TU_AT(&t, k0, 0));
+    double p[2] = { TU_AT(&t, k0, 0), TU_AT(&t, k0, co) }; /* the decay from the located event */
+    double ton = bisect(gap, p, 0.8 / 50, 1.25 / 50);      /* the next rise */
     int checked = 0;
     for (int i = 0; i < t.nrow; i++) {
         double at = TU_AT(&t, i, 0), v = TU_AT(&t, i, co);
-        if (i < k0) cr_assert(fabs(v - TU_AT(&t, i, ci)) < 1e-9, "t=%g on: %g vs %g", at, v, TU_AT(&t, i, ci));
+        if (i < k0)
+            cr_assert(fabs(v - TU_AT(&t, i, ci)) < 1e-9, "t=%g on: %g vs %g", at, v,
+                      TU_AT(&t, i, ci));
         else if (i > k0 && at < ton - 1e-7) {
             double want = p[1] / (1 + 20 * p[1] * (at - p[0]));
             cr_assert(fabs(v - want) < 2e-5, "t=%g off: %.9g, closed form %.9g", at, v, want);
@@ -188,7 +210,7 @@ Test(smooth, ideal_diode_with_quadratic_load)
         }
     }
     cr_assert(checked > 500, "%d rows", checked);
-    int found = 0;                                               /* the turn-on located at t_on */
+    int found = 0; /* the turn-on located at t_on */
     for (int i = 1; i < t.nrow; i++) found |= fabs(TU_AT(&t, i, 0) - ton) < 5e-8;
     cr_assert(found, "no row at t_on = %.12g", ton);
     tu_table_free(&t);
@@ -235,18 +257,23 @@ Test(smooth, poly_higher_degree)
     int ce = tu_table_col(&t, "v(e)"), cg = tu_table_col(&t, "v(g)");
     cr_assert(ce > 0 && cg > 0);
     for (int i = 0; i < t.nrow; i++) {
-        double at = TU_AT(&t, i, 0), x1 = 0.2 + sin(2 * M_PI * 1e3 * at), x2 = -0.1 + 0.8 * sin(2 * M_PI * 1.7e3 * at);
-        double e = 0.1 + x1 + 2 * x2 + 0.5 * x1 * x1 + 0.25 * x1 * x2 - 0.3 * x2 * x2 + 0.05 * x1 * x1 * x1
-                   + 0.2 * x1 * x2 * x2 - 0.1 * x2 * x2 * x2;
+        double at = TU_AT(&t, i, 0), x1 = 0.2 + sin(2 * M_PI * 1e3 * at),
+               x2 = -0.1 + 0.8 * sin(2 * M_PI * 1.7e3 * at);
+        double e = 0.1 + x1 + 2 * x2 + 0.5 * x1 * x1 + 0.25 * x1 * x2 - 0.3 * x2 * x2
+                   + 0.05 * x1 * x1 * x1 + 0.2 * x1 * x2 * x2 - 0.1 * x2 * x2 * x2;
         double x = x1 - x2, g = 1e3 * (1e-3 + 2e-3 * x + 3e-3 * x * x - 1e-3 * x * x * x);
-        cr_assert(fabs(TU_AT(&t, i, ce) - e) < 1e-9, "t=%g: v(e) %.12g, closed form %.12g", at, TU_AT(&t, i, ce), e);
-        cr_assert(fabs(TU_AT(&t, i, cg) - g) < 1e-9, "t=%g: v(g) %.12g, closed form %.12g", at, TU_AT(&t, i, cg), g);
+        cr_assert(fabs(TU_AT(&t, i, ce) - e) < 1e-9, "t=%g: v(e) %.12g, closed form %.12g", at,
+                  TU_AT(&t, i, ce), e);
+        cr_assert(fabs(TU_AT(&t, i, cg) - g) < 1e-9, "t=%g: v(g) %.12g, closed form %.12g", at,
+                  TU_AT(&t, i, cg), g);
     }
     cr_assert_eq(t.nrow, 1001);
     tu_table_free(&t);
     char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o p.dat %s/smooth/poly.cir 2>&1 && %s compare p.dat "
-             "%s/smooth/poly_ng.txt --tol 1e-4 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s --quiet -o p.dat %s/smooth/poly.cir 2>&1 && %s compare p.dat "
+             "%s/smooth/poly_ng.txt --tol 1e-4 2>&1",
+             tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "PASS: all 2 signals"), "%s", out);
     free(out);
@@ -266,7 +293,9 @@ Test(smooth, exp_junction_dc_sweep)
     snprintf(path, sizeof path, "%s/dc.cir", tmp);
     FILE *f = fopen(path, "w");
     cr_assert_not_null(f);
-    fputs("exp junction\nV1 s 0 0\nR1 s d 1k\nB1 d 0 I=1e-14*(exp(V(d)/0.025)-1)\n.dc V1 0 5 0.25\n.end\n", f);
+    fputs(
+        "exp junction\nV1 s 0 0\nR1 s d 1k\nB1 d 0 I=1e-14*(exp(V(d)/0.025)-1)\n.dc V1 0 5 0.25\n.end\n",
+        f);
     fclose(f);
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o dc.dat dc.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
@@ -278,7 +307,8 @@ Test(smooth, exp_junction_dc_sweep)
     cr_assert(cd > 0 && t.nrow == 21);
     for (int i = 0; i < t.nrow; i++) {
         double p[1] = { TU_AT(&t, i, 0) }, want = bisect(dc_res, p, 0, 5 + 1e-9);
-        cr_assert(fabs(TU_AT(&t, i, cd) - want) < 1e-9, "V1 = %g: v(d) %.12g, root %.12g", p[0], TU_AT(&t, i, cd), want);
+        cr_assert(fabs(TU_AT(&t, i, cd) - want) < 1e-9, "V1 = %g: v(d) %.12g, root %.12g", p[0],
+                  TU_AT(&t, i, cd), want);
     }
     tu_table_free(&t);
 }
@@ -293,8 +323,10 @@ Test(smooth, ac_gain_at_operating_point)
     snprintf(path, sizeof path, "%s/ac.cir", tmp);
     FILE *f = fopen(path, "w");
     cr_assert_not_null(f);
-    fputs("gains\nV1 a 0 DC 0.5 AC 1\nV2 b 0 2\nB1 p 0 V=V(a)*V(b)\nR1 p 0 1k\nB2 q 0 V=tanh(V(a))\nR2 q 0 1k\n"
-          ".ac dec 1 1k 10k\n.end\n", f);
+    fputs(
+        "gains\nV1 a 0 DC 0.5 AC 1\nV2 b 0 2\nB1 p 0 V=V(a)*V(b)\nR1 p 0 1k\nB2 q 0 V=tanh(V(a))\nR2 q 0 1k\n"
+        ".ac dec 1 1k 10k\n.end\n",
+        f);
     fclose(f);
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet -o ac.dat ac.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
@@ -302,11 +334,13 @@ Test(smooth, ac_gain_at_operating_point)
     tu_table t;
     snprintf(path, sizeof path, "%s/ac.dat", tmp);
     cr_assert_eq(tu_table_read(path, &t), 0);
-    int cp = tu_table_col(&t, "vdb(p)"), cq = tu_table_col(&t, "vdb(q)"), pp = tu_table_col(&t, "vp(p)");
+    int cp = tu_table_col(&t, "vdb(p)"), cq = tu_table_col(&t, "vdb(q)"),
+        pp = tu_table_col(&t, "vp(p)");
     cr_assert(cp > 0 && cq > 0 && pp > 0 && t.nrow == 2);
     for (int i = 0; i < t.nrow; i++) {
         cr_assert(fabs(TU_AT(&t, i, cp) - 20 * log10(2)) < 1e-9, "%.12g", TU_AT(&t, i, cp));
-        cr_assert(fabs(TU_AT(&t, i, cq) - 20 * log10(1 - tanh(0.5) * tanh(0.5))) < 1e-9, "%.12g", TU_AT(&t, i, cq));
+        cr_assert(fabs(TU_AT(&t, i, cq) - 20 * log10(1 - tanh(0.5) * tanh(0.5))) < 1e-9, "%.12g",
+                  TU_AT(&t, i, cq));
         cr_assert(fabs(TU_AT(&t, i, pp)) < 1e-12);
     }
     tu_table_free(&t);
@@ -322,11 +356,15 @@ Test(smooth, not_finite_function_is_an_error)
     snprintf(path, sizeof path, "%s/neg.cir", tmp);
     FILE *f = fopen(path, "w");
     cr_assert_not_null(f);
-    fputs("sqrt of a negative voltage\nV1 b 0 -1\nR1 b 0 1k\nB1 a 0 V=sqrt(V(b))\nR2 a 0 1k\n.tran 1u 10u\n.end\n", f);
+    fputs(
+        "sqrt of a negative voltage\nV1 b 0 -1\nR1 b 0 1k\nB1 a 0 V=sqrt(V(b))\nR2 a 0 1k\n.tran 1u 10u\n.end\n",
+        f);
     fclose(f);
     snprintf(cmd, sizeof cmd, "cd %s && %s --quiet neg.cir 2>&1", tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 3, "%s", out);
-    cr_assert(strstr(out, "error: time 0 s: the one-step problem") && strstr(out, "the Newton iteration of its smooth")
-              && strstr(out, "devices: i(b1)#1; residual 0"), "%s", out);
+    cr_assert(strstr(out, "error: time 0 s: the one-step problem")
+                  && strstr(out, "the Newton iteration of its smooth")
+                  && strstr(out, "devices: i(b1)#1; residual 0"),
+              "%s", out);
     free(out);
 }

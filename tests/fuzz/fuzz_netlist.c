@@ -24,7 +24,8 @@
 
 static void check_report(const nsc_report *r, nsc_status st)
 {
-    if (st != NSC_OK && st != NSC_ENETLIST && st != NSC_EIO && st != NSC_ENOMEM && st != NSC_ESIM) abort();
+    if (st != NSC_OK && st != NSC_ENETLIST && st != NSC_EIO && st != NSC_ENOMEM && st != NSC_ESIM)
+        abort();
     if ((st == NSC_OK) != (r->error == NULL)) abort();
     if (r->error) {
         if (strchr(r->error, '\n')) abort();

@@ -47,15 +47,15 @@ static int tc_node(nsc_circuit *c, const char *name, nsc_loc loc)
 }
 
 /* Element on line 2 + index, nodes given as names (NULL: unused). */
-static nsc_element *tc_el(nsc_circuit *c, nsc_elkind kind, const char *name, const char *n0, const char *n1,
-                          const char *n2, const char *n3, double value)
+static nsc_element *tc_el(nsc_circuit *c, nsc_elkind kind, const char *name, const char *n0,
+                          const char *n1, const char *n2, const char *n3, double value)
 {
     nsc_element *e = &c->el[c->nel];
     e->kind = kind;
     e->name = strdup(name);
-    e->loc = (nsc_loc){tc_file, c->nel + 2, 1};
+    e->loc = (nsc_loc){ tc_file, c->nel + 2, 1 };
     e->ref[0] = e->ref[1] = -1;
-    const char *nn[4] = {n0, n1, n2, n3};
+    const char *nn[4] = { n0, n1, n2, n3 };
     for (int q = 0; q < 4 && nn[q]; q++) e->node[e->nnode++] = tc_node(c, nn[q], e->loc);
     e->value = value;
     e->wave.kind = NSC_WAVE_DC;
@@ -70,7 +70,7 @@ static const nsc_model *tc_model(nsc_circuit *c, const char *name, const char *p
     nsc_model *m = &c->model[c->nmodel++];
     m->name = strdup(name);
     m->type = NSC_MOD_D;
-    m->loc = (nsc_loc){tc_file, 100 + c->nmodel, 1};
+    m->loc = (nsc_loc){ tc_file, 100 + c->nmodel, 1 };
     m->pname = calloc(8, sizeof(char *));
     m->pval = calloc(8, sizeof(double));
     char buf[256];
@@ -86,7 +86,7 @@ static const nsc_model *tc_model(nsc_circuit *c, const char *name, const char *p
 
 static void tc_ic(nsc_circuit *c, const char *node, double v)
 {
-    nsc_loc loc = {tc_file, 200 + c->nic, 1};
+    nsc_loc loc = { tc_file, 200 + c->nic, 1 };
     c->ic_node[c->nic] = tc_node(c, node, loc);
     c->ic_val[c->nic] = v;
     c->ic_loc[c->nic++] = loc;
@@ -105,8 +105,14 @@ static void tc_free(nsc_circuit *c)
         free(c->model[k].pval);
         free(c->model[k].name);
     }
-    free(c->model); free(c->el); free(c->node_name); free(c->node_loc);
-    free(c->ic_node); free(c->ic_val); free(c->ic_loc); free(c->title);
+    free(c->model);
+    free(c->el);
+    free(c->node_name);
+    free(c->node_loc);
+    free(c->ic_node);
+    free(c->ic_val);
+    free(c->ic_loc);
+    free(c->title);
     free(c);
 }
 
@@ -115,7 +121,8 @@ static void tc_free(nsc_circuit *c)
 #define TOL 1e-12
 
 /* Dense matrix M (rows x cols, row-major ref) equals the CSC matrix S. */
-static void check_dense(const nsc_sparse *S, int rows, int cols, const double *ref, const char *what)
+static void check_dense(const nsc_sparse *S, int rows, int cols, const double *ref,
+                        const char *what)
 {
     cr_assert_eq(S->m, rows, "%s: rows %d != %d", what, S->m, rows);
     cr_assert_eq(S->n, cols, "%s: cols %d != %d", what, S->n, cols);
@@ -123,7 +130,8 @@ static void check_dense(const nsc_sparse *S, int rows, int cols, const double *r
     for (int i = 0; i < rows; i++)
         for (int j = 0; j < cols; j++) {
             double got = d[(size_t)j * rows + i], want = ref[i * cols + j];
-            cr_assert(fabs(got - want) <= TOL * (1 + fabs(want)), "%s(%d,%d) = %g, expected %g", what, i, j, got, want);
+            cr_assert(fabs(got - want) <= TOL * (1 + fabs(want)), "%s(%d,%d) = %g, expected %g",
+                      what, i, j, got, want);
         }
     free(d);
 }
@@ -138,7 +146,8 @@ static void check_zero(const nsc_sparse *S, const char *what)
 static void check_vec(const double *v, int n, const double *ref, const char *what)
 {
     for (int k = 0; k < n; k++)
-        cr_assert(fabs(v[k] - ref[k]) <= TOL * (1 + fabs(ref[k])), "%s[%d] = %g, expected %g", what, k, v[k], ref[k]);
+        cr_assert(fabs(v[k] - ref[k]) <= TOL * (1 + fabs(ref[k])), "%s[%d] = %g, expected %g", what,
+                  k, v[k], ref[k]);
 }
 
 /* Solve the n x n row-major system M x = b in place (partial pivoting); b holds nrhs
@@ -150,8 +159,16 @@ static int gauss(double *M, double *b, int n, int nrhs)
         for (int i = k + 1; i < n; i++)
             if (fabs(M[i * n + k]) > fabs(M[p * n + k])) p = i;
         if (M[p * n + k] == 0) return -1;
-        for (int j = 0; j < n; j++) { double t = M[k * n + j]; M[k * n + j] = M[p * n + j]; M[p * n + j] = t; }
-        for (int j = 0; j < nrhs; j++) { double t = b[k * nrhs + j]; b[k * nrhs + j] = b[p * nrhs + j]; b[p * nrhs + j] = t; }
+        for (int j = 0; j < n; j++) {
+            double t = M[k * n + j];
+            M[k * n + j] = M[p * n + j];
+            M[p * n + j] = t;
+        }
+        for (int j = 0; j < nrhs; j++) {
+            double t = b[k * nrhs + j];
+            b[k * nrhs + j] = b[p * nrhs + j];
+            b[p * nrhs + j] = t;
+        }
         for (int i = k + 1; i < n; i++) {
             double f = M[i * n + k] / M[k * n + k];
             for (int j = k; j < n; j++) M[i * n + j] -= f * M[k * n + j];
@@ -180,18 +197,22 @@ static double *rowmajor(const nsc_sparse *S)
 /* Linear static solve 0 = A z + s (no pairs): z. */
 static double *static_solve(const nsc_lcs *L, double t)
 {
-    double *A = rowmajor(L->A), *s = calloc((size_t)L->n, sizeof(double)), *e = calloc((size_t)L->m + 1, sizeof(double));
+    double *A = rowmajor(L->A), *s = calloc((size_t)L->n, sizeof(double)),
+           *e = calloc((size_t)L->m + 1, sizeof(double));
     double *w = calloc((size_t)L->nsrc + 1, sizeof(double));
     nsc_lcs_sources(L, t, w, s, e);
-    for (int k = 0; k < L->n; k++) s[k] = -s[k];            /* A z = -s */
+    for (int k = 0; k < L->n; k++) s[k] = -s[k]; /* A z = -s */
     cr_assert_eq(gauss(A, s, L->n, 1), 0, "static matrix singular");
-    free(A); free(e); free(w);
+    free(A);
+    free(e);
+    free(w);
     return s;
 }
 
 /* A circuit built by hand, its cards (perhaps changed since) bound as the
  * elaborator binds them, then assembled. */
-static nsc_status bind_assemble(nsc_circuit *c, nsc_asm_mode mode, double gmin, nsc_lcs **L, nsc_report *r)
+static nsc_status bind_assemble(nsc_circuit *c, nsc_asm_mode mode, double gmin, nsc_lcs **L,
+                                nsc_report *r)
 {
     nsc_devices_bind(c);
     return nsc_lcs_assemble(c, mode, gmin, L, r);
@@ -246,16 +267,19 @@ Test(devices, table_is_complete_and_consistent)
         cr_assert(d && (int)d->kind == k && d->what && d->count, "kind %d", k);
         cr_assert(d->ndc >= 0 && d->ndc <= 2, "%s", d->what);
         for (int q = 0; q < d->ndc; q++)
-            cr_assert(d->dc[q].a != d->dc[q].b && d->dc[q].a >= 0 && d->dc[q].b >= 0 && d->dc[q].a < 4
-                      && d->dc[q].b < 4, "%s", d->what);
-        if (d->topo == NSC_TOPO_CAP || d->topo == NSC_TOPO_ISRC) cr_assert_eq(d->ndc, 0, "%s", d->what);
+            cr_assert(d->dc[q].a != d->dc[q].b && d->dc[q].a >= 0 && d->dc[q].b >= 0
+                          && d->dc[q].a < 4 && d->dc[q].b < 4,
+                      "%s", d->what);
+        if (d->topo == NSC_TOPO_CAP || d->topo == NSC_TOPO_ISRC)
+            cr_assert_eq(d->ndc, 0, "%s", d->what);
         if (d->topo == NSC_TOPO_VDEF || d->topo == NSC_TOPO_IND)
             cr_assert(d->ndc == 1 && d->dc[0].a == 0 && d->dc[0].b == 1, "%s", d->what);
         nsc_tpair port = nsc_dev_port(d);
         cr_assert(port.a != port.b, "%s", d->what);
     }
     cr_assert_eq(nsc_device_of(NSC_EL_NKINDS), NULL);
-    nsc_tpair pm = nsc_dev_port(nsc_device_of(NSC_EL_M)), pr = nsc_dev_port(nsc_device_of(NSC_EL_R));
+    nsc_tpair pm = nsc_dev_port(nsc_device_of(NSC_EL_M)),
+              pr = nsc_dev_port(nsc_device_of(NSC_EL_R));
     cr_assert(pm.a == 0 && pm.b == 2, "a MOS's port is d-s");
     cr_assert(pr.a == 0 && pr.b == 1, "unset: n+ n-");
 }
@@ -265,15 +289,19 @@ Test(devices, table_is_complete_and_consistent)
  * lookup ignores case, and X (subcircuits), T, A name no device. */
 Test(devices, card_letters_name_one_device_each)
 {
-    int seen[26] = {0};
+    int seen[26] = { 0 };
     for (int k = 0; k < NSC_EL_NKINDS; k++) {
         const nsc_device *d = nsc_device_of((nsc_elkind)k);
         cr_assert((d->letter != 0) == (d->card != NSC_CARD_NONE), "%s", d->what);
         if (!d->letter) continue;
-        cr_assert(d->letter >= 'a' && d->letter <= 'z' && !seen[d->letter - 'a']++, "%s: '%c'", d->what, d->letter);
-        cr_assert(nsc_device_of_letter(d->letter) == d && nsc_device_of_letter(d->letter - 'a' + 'A') == d, "%s", d->what);
+        cr_assert(d->letter >= 'a' && d->letter <= 'z' && !seen[d->letter - 'a']++, "%s: '%c'",
+                  d->what, d->letter);
+        cr_assert(nsc_device_of_letter(d->letter) == d
+                      && nsc_device_of_letter(d->letter - 'a' + 'A') == d,
+                  "%s", d->what);
     }
-    for (const char *l = "rclkviegfhdmswqba"; *l; l++) cr_assert(seen[*l - 'a'], "'%c' has no device", *l);
+    for (const char *l = "rclkviegfhdmswqba"; *l; l++)
+        cr_assert(seen[*l - 'a'], "'%c' has no device", *l);
     cr_assert(!nsc_device_of_letter('x') && !nsc_device_of_letter('t') && !nsc_device_of_letter(0));
 }
 
@@ -285,8 +313,7 @@ Test(devices, resistor)
     nsc_lcs *L = assemble_ok(c, NSC_ASM_TRAN, 1e-12);
     cr_assert_eq(L->n, 2);
     cr_assert_eq(L->m, 0);
-    double A[] = {-0.5, 0.5,
-                  0.5, -0.75};
+    double A[] = { -0.5, 0.5, 0.5, -0.75 };
     check_dense(L->A, 2, 2, A, "A");
     check_zero(L->E, "E");
     cr_assert_eq(L->ngmin, 0);
@@ -302,12 +329,10 @@ Test(devices, capacitor)
     tc_el(c, NSC_EL_C, "c1", "a", "b", NULL, NULL, 3e-6);
     tc_el(c, NSC_EL_C, "c2", "b", "0", NULL, NULL, 1e-6);
     tc_el(c, NSC_EL_R, "r1", "a", "0", NULL, NULL, 1e3);
-    tc_el(c, NSC_EL_R, "r2", "b", "0", NULL, NULL, 1e6);      /* b needs a DC path (lcs_topo.c) */
+    tc_el(c, NSC_EL_R, "r2", "b", "0", NULL, NULL, 1e6); /* b needs a DC path (lcs_topo.c) */
     nsc_lcs *L = assemble_ok(c, NSC_ASM_TRAN, 1e-12);
-    double E[] = {3e-6, -3e-6,
-                  -3e-6, 4e-6};
-    double A[] = {-1e-3, 0,
-                  0, -1e-6};
+    double E[] = { 3e-6, -3e-6, -3e-6, 4e-6 };
+    double A[] = { -1e-3, 0, 0, -1e-6 };
     check_dense(L->E, 2, 2, E, "E");
     check_dense(L->A, 2, 2, A, "A");
     cr_assert_eq(L->ngmin, 0, "capacitors tie b to ground in TRAN");
@@ -328,12 +353,8 @@ Test(devices, inductor)
     cr_assert_eq(L->z_el[2], 0);
     cr_assert_eq(L->z_el[0], -1);
     /* z = v(a) v(b) i(l1) */
-    double A[] = {-1, 0, -1,
-                  0, -0.5, 1,
-                  1, -1, 0};
-    double E[] = {0, 0, 0,
-                  0, 0, 0,
-                  0, 0, 1e-3};
+    double A[] = { -1, 0, -1, 0, -0.5, 1, 1, -1, 0 };
+    double E[] = { 0, 0, 0, 0, 0, 0, 0, 0, 1e-3 };
     check_dense(L->A, 3, 3, A, "A");
     check_dense(L->E, 3, 3, E, "E");
     nsc_lcs_free(L);
@@ -352,10 +373,7 @@ Test(devices, mutual_inductance)
     tc_el(c, NSC_EL_R, "r2", "b", "0", NULL, NULL, 1.0);
     nsc_lcs *L = assemble_ok(c, NSC_ASM_TRAN, 1e-12);
     /* z = v(a) v(b) i(l1) i(l2); M = 0.5 sqrt(4e-3 * 9e-3) = 3e-3 */
-    double E[] = {0, 0, 0, 0,
-                  0, 0, 0, 0,
-                  0, 0, 4e-3, 3e-3,
-                  0, 0, 3e-3, 9e-3};
+    double E[] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4e-3, 3e-3, 0, 0, 3e-3, 9e-3 };
     check_dense(L->E, 4, 4, E, "E");
     nsc_lcs_free(L);
     /* static modes: no E at all */
@@ -379,21 +397,19 @@ Test(devices, voltage_source)
     cr_assert_eq(L->nsrc, 1);
     cr_assert_eq(L->src[0].el, 0);
     cr_assert_eq(L->src[0].wave, &c->el[0].wave);
-    double A[] = {-1, 0, -1,
-                  0, -0.25, 1,
-                  1, -1, 0};
-    double Ss[] = {0, 0, -1};
+    double A[] = { -1, 0, -1, 0, -0.25, 1, 1, -1, 0 };
+    double Ss[] = { 0, 0, -1 };
     check_dense(L->A, 3, 3, A, "A");
     check_dense(L->Ss, 3, 1, Ss, "Ss");
     check_zero(L->E, "E");
     double s[3], w[1], e[1];
     nsc_lcs_sources(L, 0.0, w, s, e);
     cr_assert_eq(w[0], 5.0);
-    double sref[] = {0, 0, -5};
+    double sref[] = { 0, 0, -5 };
     check_vec(s, 3, sref, "s");
     /* 5 V across 1 + 4 ohm: 1 A flows b -> a through the source, I(V1) = -1 */
     double *z = static_solve(L, 0.0);
-    double zref[] = {1.0, -4.0, -1.0};
+    double zref[] = { 1.0, -4.0, -1.0 };
     check_vec(z, 3, zref, "z");
     free(z);
     nsc_lcs_free(L);
@@ -408,11 +424,11 @@ Test(devices, current_source)
     tc_el(c, NSC_EL_R, "r2", "b", "0", NULL, NULL, 1e3);
     nsc_lcs *L = assemble_ok(c, NSC_ASM_TRAN, 1e-12);
     cr_assert_eq(L->n, 2);
-    double Ss[] = {-1, 1};
+    double Ss[] = { -1, 1 };
     check_dense(L->Ss, 2, 1, Ss, "Ss");
     /* 2 mA pulled out of a, pushed into b: v(a) = -2 V, v(b) = +2 V */
     double *z = static_solve(L, 0.0);
-    double zref[] = {-2.0, 2.0};
+    double zref[] = { -2.0, 2.0 };
     check_vec(z, 2, zref, "z");
     free(z);
     nsc_lcs_free(L);
@@ -431,23 +447,23 @@ Test(devices, diode)
     nsc_lcs *L = NULL;
     cr_assert_eq(bind_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_OK);
     cr_assert_eq(r.nwarn, 1);
-    cr_assert(strstr(r.warn[0], "t.cir:101:1: warning:") && strstr(r.warn[0], "dm"), "%s", r.warn[0]);
+    cr_assert(strstr(r.warn[0], "t.cir:101:1: warning:") && strstr(r.warn[0], "dm"), "%s",
+              r.warn[0]);
     nsc_report_free(&r);
     cr_assert_eq(L->m, 1);
     cr_assert_str_eq(L->pair_name[0], "d1");
     cr_assert_eq(L->pair_el[0], 0);
     cr_assert_eq(L->el_pair[0], 0);
-    double B[] = {-1, 1};
-    double C[] = {-1, 1};
-    double D[] = {0.1};
-    double A[] = {-1 - 1e-6, 1e-6,
-                  1e-6, -1 - 1e-6};
+    double B[] = { -1, 1 };
+    double C[] = { -1, 1 };
+    double D[] = { 0.1 };
+    double A[] = { -1 - 1e-6, 1e-6, 1e-6, -1 - 1e-6 };
     check_dense(L->B, 2, 1, B, "B");
     check_dense(L->C, 1, 2, C, "C");
     check_dense(L->D, 1, 1, D, "D");
     check_dense(L->A, 2, 2, A, "A");
     cr_assert_eq(L->e0[0], 0.7);
-    cr_assert_eq(L->pair_cont[0], 0);                     /* a card's VF/RON: an event (lcs.h pair_cont) */
+    cr_assert_eq(L->pair_cont[0], 0); /* a card's VF/RON: an event (lcs.h pair_cont) */
     nsc_lcs_free(L);
     /* no parameters: SPICE's diode (IS = 1e-14, N = 1; netlist.md), fitted with
      * a warning (it was an ideal 0 V diode); no ROFF. The default fit covers
@@ -458,7 +474,9 @@ Test(devices, diode)
     c->model[0].npar = 0;
     nsc_report_init(&r);
     cr_assert_eq(bind_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_OK);
-    cr_assert(r.nwarn == 1 && strstr(r.warn[0], "SPICE parameters fitted by 6 segments on 100 uA..100 A: VF=0.597"),
+    cr_assert(r.nwarn == 1
+                  && strstr(r.warn[0],
+                            "SPICE parameters fitted by 6 segments on 100 uA..100 A: VF=0.597"),
               "%s", r.nwarn ? r.warn[0] : "no warning");
     nsc_report_free(&r);
     cr_assert_eq(L->m, 6);
@@ -470,10 +488,12 @@ Test(devices, diode)
         emax = fmax(emax, e);
         emin = fmin(emin, e);
     }
-    cr_assert(emax > 0.0079 && emax < 0.0081 && fabs(emax + emin) < 2e-3 * emax, "%g %g", emin, emax);
-    double A2[] = {-1, 0, 0, -1};
+    cr_assert(emax > 0.0079 && emax < 0.0081 && fabs(emax + emin) < 2e-3 * emax, "%g %g", emin,
+              emax);
+    double A2[] = { -1, 0, 0, -1 };
     check_dense(L->A, 2, 2, A2, "A");
-    for (int q = 0; q < 6; q++) cr_assert_eq(L->pair_cont[q], 1, "pair %d", q);   /* fitted: continuous kinks */
+    for (int q = 0; q < 6; q++)
+        cr_assert_eq(L->pair_cont[q], 1, "pair %d", q); /* fitted: continuous kinks */
     nsc_lcs_free(L);
     c->model[0].npar = 4;
     tc_free(c);
@@ -489,10 +509,7 @@ Test(devices, vcvs)
     nsc_lcs *L = assemble_ok(c, NSC_ASM_TRAN, 1e-12);
     /* z = v(c) v(a) v(b) i(e1) */
     cr_assert_str_eq(L->zname[3], "i(e1)");
-    double A[] = {-1, 0, 0, 0,
-                  0, -0.5, 0.5, -1,
-                  0, 0.5, -1, 1,
-                  -3, 1, -1, 0};
+    double A[] = { -1, 0, 0, 0, 0, -0.5, 0.5, -1, 0, 0.5, -1, 1, -3, 1, -1, 0 };
     check_dense(L->A, 4, 4, A, "A");
     nsc_lcs_free(L);
     tc_free(c);
@@ -508,10 +525,7 @@ Test(devices, vccs)
     tc_el(c, NSC_EL_R, "r3", "b", "0", NULL, NULL, 1.0);
     nsc_lcs *L = assemble_ok(c, NSC_ASM_TRAN, 1e-12);
     /* z = v(c) v(d) v(a) v(b); 0.25 (v_c - v_d) leaves a, enters b */
-    double A[] = {-1, 1, 0, 0,
-                  1, -2, 0, 0,
-                  -0.25, 0.25, -1, 0,
-                  0.25, -0.25, 0, -1};
+    double A[] = { -1, 1, 0, 0, 1, -2, 0, 0, -0.25, 0.25, -1, 0, 0.25, -0.25, 0, -1 };
     check_dense(L->A, 4, 4, A, "A");
     nsc_lcs_free(L);
     tc_free(c);
@@ -532,15 +546,13 @@ Test(devices, cccs_ccvs)
     /* z = v(a) v(b) v(d) i(vs) i(h1) */
     cr_assert_str_eq(L->zname[3], "i(vs)");
     cr_assert_str_eq(L->zname[4], "i(h1)");
-    double A[] = {-1, 0, 0, -1, 0,
-                  0, -1, 0, -2, 0,
-                  0, 0, -1, 0, -1,
-                  1, 0, 0, 0, 0,
-                  0, 0, 1, -5, 0};
+    double A[] = {
+        -1, 0, 0, -1, 0, 0, -1, 0, -2, 0, 0, 0, -1, 0, -1, 1, 0, 0, 0, 0, 0, 0, 1, -5, 0
+    };
     check_dense(L->A, 5, 5, A, "A");
     /* i(vs) = -1 A; F: -2 A leaves b -> v(b) = +2 V ... */
     double *z = static_solve(L, 0.0);
-    double zref[] = {1.0, 2.0, -5.0, -1.0, 5.0};
+    double zref[] = { 1.0, 2.0, -5.0, -1.0, 5.0 };
     check_vec(z, 5, zref, "z");
     free(z);
     nsc_lcs_free(L);
@@ -573,31 +585,22 @@ static nsc_circuit *bridge(void)
 Test(assemble, bridge_tran_matrices_and_gmin)
 {
     nsc_circuit *c = bridge();
-    double gmin = 1e-3;                                      /* large: M's entries stay resolvable */
+    double gmin = 1e-3; /* large: M's entries stay resolvable */
     nsc_lcs *L = assemble_ok(c, NSC_ASM_TRAN, gmin);
     cr_assert_eq(L->n, 4);
     cr_assert_eq(L->m, 4);
     cr_assert_eq(L->nnode_z, 3);
     cr_assert_str_eq(L->zname[3], "i(l1)");
-    double B[] = {-1, 0, 1, 0,
-                  0, -1, 0, 1,
-                  1, 1, 0, 0,
-                  0, 0, 0, 0};
+    double B[] = { -1, 0, 1, 0, 0, -1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0 };
     check_dense(L->B, 4, 4, B, "B");
     nsc_sparse *Bt = nsc_sp_transpose(L->B);
-    nsc_sparse *diff = nsc_sp_add(L->C, Bt, 1, -1);          /* C - B^T = 0 */
+    nsc_sparse *diff = nsc_sp_add(L->C, Bt, 1, -1); /* C - B^T = 0 */
     check_zero(diff, "C - B^T");
     check_zero(L->D, "D");
     for (int j = 0; j < 4; j++) cr_assert_eq(L->e0[j], 0.0);
     double Cc = 1e-6, Ll = 10e-3;
-    double E[] = {Cc, -Cc, 0, 0,
-                  -Cc, Cc, 0, 0,
-                  0, 0, 0, 0,
-                  0, 0, 0, Ll};
-    double A[] = {-gmin, 0, 0, -1,
-                  0, 0, 0, 1,
-                  0, 0, -1e-3, 0,
-                  1, -1, 0, 0};
+    double E[] = { Cc, -Cc, 0, 0, -Cc, Cc, 0, 0, 0, 0, 0, 0, 0, 0, 0, Ll };
+    double A[] = { -gmin, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1e-3, 0, 1, -1, 0, 0 };
     check_dense(L->E, 4, 4, E, "E");
     check_dense(L->A, 4, 4, A, "A");
     /* one gmin, at a: {a, b} is tied together by L and C, to ground only through diodes */
@@ -611,10 +614,11 @@ Test(assemble, bridge_tran_matrices_and_gmin)
     for (int i = 0; i < 4; i++) {
         int dyn = 0;
         for (int j = 0; j < 4; j++) dyn |= Ed[i * 4 + j] != 0;
-        for (int j = 0; j < 4; j++) W[i * 4 + j] = Ed[i * 4 + j] / h - (dyn ? th : 1.0) * Ad[i * 4 + j];
+        for (int j = 0; j < 4; j++)
+            W[i * 4 + j] = Ed[i * 4 + j] / h - (dyn ? th : 1.0) * Ad[i * 4 + j];
     }
     memcpy(X, Bd, sizeof X);
-    cr_assert_eq(gauss(W, X, 4, 4), 0);                    /* X = W^-1 B */
+    cr_assert_eq(gauss(W, X, 4, 4), 0); /* X = W^-1 B */
     double mmax = 0;
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 4; j++) {
@@ -629,18 +633,19 @@ Test(assemble, bridge_tran_matrices_and_gmin)
     double kk = Cc / h + th * th * h / Ll;
     double m33 = 1 / (th * gmin);
     cr_assert(fabs(M[2 * 4 + 2] - m33) <= 1e-12 * m33, "M33 = %.17g, expected %.17g", M[10], m33);
-    double m34 = 1 / (th * gmin);                                 /* (S^-1)_ab */
-    double m44 = 1 / (th * gmin) + 1 / kk;                         /* (S^-1)_bb */
+    double m34 = 1 / (th * gmin);          /* (S^-1)_ab */
+    double m44 = 1 / (th * gmin) + 1 / kk; /* (S^-1)_bb */
     cr_assert(fabs(M[3 * 4 + 3] - m44) <= 1e-12 * m33, "M44 = %.17g, expected %.17g", M[15], m44);
     cr_assert(fabs(M[2 * 4 + 3] - m34) <= 1e-12 * m33, "M34 = %.17g, expected %.17g", M[11], m34);
     /* M(d1,d1) = (S^-1)_aa + (S^-1)_pp, p: 1/G = 1000 (theta 1, algebraic row) */
     cr_assert(fabs(M[0] - (m33 + 1e3)) <= 1e-12 * m33, "M11 = %.17g", M[0]);
-    for (int i = 0; i < 4; i++)                              /* symmetric */
+    for (int i = 0; i < 4; i++) /* symmetric */
         for (int j = 0; j < 4; j++)
-            cr_assert(fabs(M[i * 4 + j] - M[j * 4 + i]) <= 1e-12 * mmax, "M not symmetric at %d,%d", i, j);
+            cr_assert(fabs(M[i * 4 + j] - M[j * 4 + i]) <= 1e-12 * mmax, "M not symmetric at %d,%d",
+                      i, j);
     /* positive semidefinite: x'Mx >= 0 on a set of vectors, and M x0 = 0 for
      * x0 = (1,-1,1,-1) (B x0 = 0: the circulating bridge current) */
-    double x0[4] = {1, -1, 1, -1};
+    double x0[4] = { 1, -1, 1, -1 };
     for (int i = 0; i < 4; i++) {
         double s = 0;
         for (int j = 0; j < 4; j++) s += M[i * 4 + j] * x0[j];
@@ -657,8 +662,12 @@ Test(assemble, bridge_tran_matrices_and_gmin)
         for (int i = k + 1; i < 4; i++)
             for (int j = k + 1; j <= i; j++) Ch[i * 4 + j] -= Ch[i * 4 + k] * Ch[j * 4 + k];
     }
-    free(Ed); free(Ad); free(Bd); free(Cd);
-    nsc_sp_free(Bt); nsc_sp_free(diff);
+    free(Ed);
+    free(Ad);
+    free(Bd);
+    free(Cd);
+    nsc_sp_free(Bt);
+    nsc_sp_free(diff);
     nsc_lcs_free(L);
     tc_free(c);
 }
@@ -666,7 +675,7 @@ Test(assemble, bridge_tran_matrices_and_gmin)
 Test(assemble, bridge_uic)
 {
     nsc_circuit *c = bridge();
-    c->el[0].ic = 0.25;                                       /* L1 IC=0.25 */
+    c->el[0].ic = 0.25; /* L1 IC=0.25 */
     nsc_lcs *L = assemble_ok(c, NSC_ASM_UIC, 1e-12);
     /* z = v(a) v(b) v(p) i(l1) | i(c1) */
     cr_assert_eq(L->n, 5);
@@ -675,13 +684,10 @@ Test(assemble, bridge_uic)
     cr_assert_eq(L->el_branch[1], 4);
     cr_assert_eq(L->z_el[4], 1);
     check_zero(L->E, "E");
-    double A[] = {-1e-12, 0, 0, -1, -1,
-                  0, 0, 0, 1, 1,
-                  0, 0, -1e-3, 0, 0,
-                  0, 0, 0, 1, 0,
-                  1, -1, 0, 0, 0};
+    double A[] = { -1e-12, 0, 0, -1, -1, 0, 0, 0, 1,  1, 0, 0, -1e-3,
+                   0,      0, 0, 0,  0,  1, 0, 1, -1, 0, 0, 0 };
     check_dense(L->A, 5, 5, A, "A");
-    double s0[] = {0, 0, 0, -0.25, -10};
+    double s0[] = { 0, 0, 0, -0.25, -10 };
     check_vec(L->s0, 5, s0, "s0");
     cr_assert_eq(L->ngmin, 1);
     nsc_lcs_free(L);
@@ -707,15 +713,12 @@ Test(assemble, op_plain)
     /* z = v(in) v(out) v(x) i(v1) i(l1): capacitor open, inductor shorted */
     cr_assert_eq(L->n, 5);
     check_zero(L->E, "E");
-    double A[] = {-1e-3, 1e-3, 0, -1, 0,
-                  1e-3, -1e-3, 0, 0, -1,
-                  0, 0, -0.5e-3, 0, 1,
-                  1, 0, 0, 0, 0,
-                  0, 1, -1, 0, 0};
+    double A[] = { -1e-3, 1e-3, 0, -1, 0, 1e-3, -1e-3, 0, 0, -1, 0, 0, -0.5e-3,
+                   0,     1,    1, 0,  0, 0,    0,     0, 1, -1, 0, 0 };
     check_dense(L->A, 5, 5, A, "A");
     cr_assert_eq(L->ngmin, 0);
-    double *z = static_solve(L, 0.0);                      /* divider 1k / 2k */
-    double zref[] = {5.0, 5.0 * 2 / 3, 5.0 * 2 / 3, -5.0 / 3e3, 5.0 / 3e3};
+    double *z = static_solve(L, 0.0); /* divider 1k / 2k */
+    double zref[] = { 5.0, 5.0 * 2 / 3, 5.0 * 2 / 3, -5.0 / 3e3, 5.0 / 3e3 };
     check_vec(z, 5, zref, "z");
     free(z);
     nsc_lcs_free(L);
@@ -725,12 +728,12 @@ Test(assemble, op_plain)
 Test(assemble, op_with_ic)
 {
     nsc_circuit *c = rcl();
-    c->el[2].has_ic = 1;                                      /* C1 IC=2 */
+    c->el[2].has_ic = 1; /* C1 IC=2 */
     c->el[2].ic = 2.0;
-    c->el[3].has_ic = 1;                                      /* L1 IC=1m */
+    c->el[3].has_ic = 1; /* L1 IC=1m */
     c->el[3].ic = 1e-3;
-    tc_ic(c, "x", 7.0);                                       /* .ic V(x)=7 */
-    tc_ic(c, "out", 3.0);                                     /* conflicts with C1 IC=: ignored */
+    tc_ic(c, "x", 7.0);   /* .ic V(x)=7 */
+    tc_ic(c, "out", 3.0); /* conflicts with C1 IC=: ignored */
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
@@ -743,19 +746,15 @@ Test(assemble, op_with_ic)
     cr_assert_str_eq(L->zname[5], "i(c1)");
     cr_assert_str_eq(L->zname[6], "i(.ic:x)");
     cr_assert_eq(L->z_el[6], -1);
-    double A[] = {-1e-3, 1e-3, 0, -1, 0, 0, 0,
-                  1e-3, -1e-3, 0, 0, -1, -1, 0,
-                  0, 0, -0.5e-3, 0, 1, 0, -1,
-                  1, 0, 0, 0, 0, 0, 0,
-                  0, 0, 0, 0, 1, 0, 0,
-                  0, 1, 0, 0, 0, 0, 0,
-                  0, 0, 1, 0, 0, 0, 0};
+    double A[] = { -1e-3, 1e-3, 0, -1, 0, 0, 0, 1e-3, -1e-3, 0, 0, -1, -1, 0, 0, 0, -0.5e-3,
+                   0,     1,    0, -1, 1, 0, 0, 0,    0,     0, 0, 0,  0,  0, 0, 1, 0,
+                   0,     0,    1, 0,  0, 0, 0, 0,    0,     0, 1, 0,  0,  0, 0 };
     check_dense(L->A, 7, 7, A, "A");
-    double s0[] = {0, 0, 0, 0, -1e-3, -2, -7};
+    double s0[] = { 0, 0, 0, 0, -1e-3, -2, -7 };
     check_vec(L->s0, 7, s0, "s0");
     double *z = static_solve(L, 0.0);
     /* v(out) = 2, v(x) = 7, i(l1) = 1 mA; i(c1) = (5-2)/1k - 1m = 2 mA; i(.ic) = 1m - 7/2k */
-    double zref[] = {5, 2, 7, -3e-3, 1e-3, 2e-3, 1e-3 - 3.5e-3};
+    double zref[] = { 5, 2, 7, -3e-3, 1e-3, 2e-3, 1e-3 - 3.5e-3 };
     check_vec(z, 7, zref, "z");
     free(z);
     nsc_lcs_free(L);
@@ -765,9 +764,9 @@ Test(assemble, op_with_ic)
 Test(assemble, uic_rlc)
 {
     nsc_circuit *c = rcl();
-    tc_el(c, NSC_EL_C, "c2", "x", "y", NULL, NULL, 1e-6);    /* no IC=: from .ic */
+    tc_el(c, NSC_EL_C, "c2", "x", "y", NULL, NULL, 1e-6); /* no IC=: from .ic */
     tc_el(c, NSC_EL_R, "r3", "y", "0", NULL, NULL, 1e3);
-    tc_el(c, NSC_EL_C, "c3", "x", "y", NULL, NULL, 1e-6);    /* across C2 (a loop): not imposed */
+    tc_el(c, NSC_EL_C, "c3", "x", "y", NULL, NULL, 1e-6); /* across C2 (a loop): not imposed */
     tc_ic(c, "x", 4.0);
     tc_ic(c, "y", 1.5);
     c->el[3].has_ic = 1;
@@ -784,7 +783,7 @@ Test(assemble, uic_rlc)
     cr_assert_str_eq(L->zname[7], "i(c2)");
     cr_assert_eq(L->el_branch[7], -1);
     check_zero(L->E, "E");
-    double s0[] = {0, 0, 0, 0, 0, 2e-3, 0, -2.5};             /* c1: 0 V, c2: 4 - 1.5 */
+    double s0[] = { 0, 0, 0, 0, 0, 2e-3, 0, -2.5 }; /* c1: 0 V, c2: 4 - 1.5 */
     check_vec(L->s0, 8, s0, "s0");
     double *z = static_solve(L, 0.0);
     /* v(out) = 0 (c1), i(l1) = -2 mA, c2 imposes v(x) - v(y) = 2.5 with x-y fed by
@@ -816,34 +815,42 @@ Test(assemble, probes)
     nsc_element *k = tc_el(c, NSC_EL_K, "k1", NULL, NULL, NULL, NULL, 0.5);
     k->ref[0] = k->ref[1] = 0;
     nsc_lcs *L = NULL;
-    c->nel--;                                                 /* assemble without K */
+    c->nel--; /* assemble without K */
     L = assemble_ok(c, NSC_ASM_TRAN, 1e-12);
     c->nel++;
     /* z = v(a) v(b) i(v1); lambda = d1; w = v1, i1 */
-    double z[3] = {5, 1, -4e-3}, zp[3] = {5, 0.9, 0}, lam[1] = {2e-3}, w[2] = {5, 1e-3}, h = 1e-3;
-    struct { nsc_probekind kind; int n0, n1, el; double want; } P[] = {
-        {NSC_PROBE_V, 1, 0, -1, 5.0},
-        {NSC_PROBE_V, 1, 2, -1, 4.0},
-        {NSC_PROBE_I, 0, 0, 0, -4e-3},                       /* I(V1) = branch current a -> 0 */
-        {NSC_PROBE_I, 0, 0, 1, 4e-3},                        /* I(R1) = (5 - 1)/1k */
-        {NSC_PROBE_I, 0, 0, 2, 2e-3 + 1e-6},                 /* I(D1) = lambda + v/ROFF */
-        {NSC_PROBE_I, 0, 0, 3, 2e-6 * 0.1 / 1e-3},           /* I(C1) = C dv/dt */
-        {NSC_PROBE_I, 0, 0, 4, 1e-3},                        /* I(I1) = w */
+    double z[3] = { 5, 1, -4e-3 }, zp[3] = { 5, 0.9, 0 }, lam[1] = { 2e-3 }, w[2] = { 5, 1e-3 },
+           h = 1e-3;
+    struct {
+        nsc_probekind kind;
+        int n0, n1, el;
+        double want;
+    } P[] = {
+        { NSC_PROBE_V, 1, 0, -1, 5.0 },
+        { NSC_PROBE_V, 1, 2, -1, 4.0 },
+        { NSC_PROBE_I, 0, 0, 0, -4e-3 },             /* I(V1) = branch current a -> 0 */
+        { NSC_PROBE_I, 0, 0, 1, 4e-3 },              /* I(R1) = (5 - 1)/1k */
+        { NSC_PROBE_I, 0, 0, 2, 2e-3 + 1e-6 },       /* I(D1) = lambda + v/ROFF */
+        { NSC_PROBE_I, 0, 0, 3, 2e-6 * 0.1 / 1e-3 }, /* I(C1) = C dv/dt */
+        { NSC_PROBE_I, 0, 0, 4, 1e-3 },              /* I(I1) = w */
     };
     for (size_t q = 0; q < sizeof P / sizeof P[0]; q++) {
-        nsc_probe p = {P[q].kind, {P[q].n0, P[q].n1}, P[q].el, (char *)"p", {tc_file, 300, 1}};
+        nsc_probe p = {
+            P[q].kind, { P[q].n0, P[q].n1 }, P[q].el, (char *)"p", { tc_file, 300, 1 }
+        };
         nsc_lin f;
         nsc_report r;
         nsc_report_init(&r);
         cr_assert_eq(nsc_lcs_probe(L, c, &p, &f, &r), NSC_OK);
         double v = nsc_lin_eval(&f, z, lam, zp, h, w);
-        cr_assert(fabs(v - P[q].want) <= 1e-12 * (1 + fabs(P[q].want)), "probe %zu = %g, expected %g", q, v, P[q].want);
-        if (P[q].el == 3) cr_assert_eq(nsc_lin_eval(&f, z, lam, NULL, h, w), 0.0);  /* t = 0 */
+        cr_assert(fabs(v - P[q].want) <= 1e-12 * (1 + fabs(P[q].want)),
+                  "probe %zu = %g, expected %g", q, v, P[q].want);
+        if (P[q].el == 3) cr_assert_eq(nsc_lin_eval(&f, z, lam, NULL, h, w), 0.0); /* t = 0 */
         nsc_lin_free(&f);
         nsc_report_free(&r);
     }
     /* I(K) has no current */
-    nsc_probe pk = {NSC_PROBE_I, {0, 0}, 5, (char *)"i(k1)", {tc_file, 300, 7}};
+    nsc_probe pk = { NSC_PROBE_I, { 0, 0 }, 5, (char *)"i(k1)", { tc_file, 300, 7 } };
     nsc_lin f;
     nsc_report r;
     nsc_report_init(&r);
@@ -860,7 +867,7 @@ Test(assemble, probe_static_capacitor)
     c->el[2].has_ic = 1;
     c->el[2].ic = 1.0;
     nsc_lcs *L = assemble_ok(c, NSC_ASM_OP, 1e-12);
-    nsc_probe p = {NSC_PROBE_I, {0, 0}, 2, (char *)"i(c1)", {tc_file, 300, 1}};
+    nsc_probe p = { NSC_PROBE_I, { 0, 0 }, 2, (char *)"i(c1)", { tc_file, 300, 1 } };
     nsc_lin f;
     nsc_report r;
     nsc_report_init(&r);
@@ -894,7 +901,7 @@ Test(assemble, error_no_dc_path)
     nsc_circuit *c = tc_new();
     tc_el(c, NSC_EL_V, "v1", "a", "0", NULL, NULL, 1.0);
     tc_el(c, NSC_EL_R, "r1", "a", "b", NULL, NULL, 1.0);
-    tc_el(c, NSC_EL_R, "r2", "f", "g", NULL, NULL, 1.0);     /* f, g float */
+    tc_el(c, NSC_EL_R, "r2", "f", "g", NULL, NULL, 1.0); /* f, g float */
     assemble_err(c, NSC_ASM_TRAN, "t.cir:4:1: error: node 'f' has no DC path to ground", NULL);
     tc_free(c);
     /* a node reached only through a capacitor (or current sources) has no DC path */
@@ -946,21 +953,23 @@ Test(assemble, error_unsupported_and_loops)
     c = tc_new();
     tc_el(c, NSC_EL_V, "v1", "a", "0", NULL, NULL, 1.0);
     tc_el(c, NSC_EL_L, "l1", "a", "0", NULL, NULL, 1e-3);
-    nsc_lcs *L = assemble_ok(c, NSC_ASM_TRAN, 1e-12);     /* fine in TRAN */
+    nsc_lcs *L = assemble_ok(c, NSC_ASM_TRAN, 1e-12); /* fine in TRAN */
     nsc_lcs_free(L);
     /* in OP an inductor across a source has no DC solution as a short: it takes
      * its IC= (0) as a current source, with a note (it was an error) */
     nsc_report r;
     nsc_report_init(&r);
     cr_assert_eq(bind_assemble(c, NSC_ASM_OP, 1e-12, &L, &r), NSC_OK, "%s", r.error ? r.error : "");
-    cr_assert(r.nwarn == 1 && strstr(r.warn[0], "note: inductor l1 closes a loop of voltage sources and inductors"),
+    cr_assert(r.nwarn == 1
+                  && strstr(r.warn[0],
+                            "note: inductor l1 closes a loop of voltage sources and inductors"),
               "%s", r.nwarn ? r.warn[0] : "no note");
     int br = L->el_branch[1];
-    cr_assert_float_eq(nsc_sp_get(L->A, br, br), 1.0, 0);     /* 0 = i_L - 0 */
+    cr_assert_float_eq(nsc_sp_get(L->A, br, br), 1.0, 0); /* 0 = i_L - 0 */
     cr_assert_float_eq(L->s0[br], 0.0, 0);
     nsc_lcs_free(L);
     nsc_report_free(&r);
-    c->el[1].has_ic = 1;                                      /* IC=: a current source in OP */
+    c->el[1].has_ic = 1; /* IC=: a current source in OP */
     c->el[1].ic = 0.25;
     L = assemble_ok(c, NSC_ASM_OP, 1e-12);
     cr_assert_float_eq(L->s0[L->el_branch[1]], -0.25, 0);
@@ -978,16 +987,20 @@ Test(assemble, dump_files)
     nsc_report r;
     nsc_report_init(&r);
     cr_assert_eq(nsc_lcs_dump(L, sub, &r), NSC_OK);
-    const char *files[] = {"E.mtx", "A.mtx", "B.mtx", "C.mtx", "D.mtx", "Ss.mtx", "Se.mtx", "s0.mtx", "e0.mtx", "names.txt"};
+    const char *files[] = { "E.mtx",  "A.mtx",  "B.mtx",  "C.mtx",  "D.mtx",
+                            "Ss.mtx", "Se.mtx", "s0.mtx", "e0.mtx", "names.txt" };
     for (size_t q = 0; q < sizeof files / sizeof files[0]; q++) {
         char path[4200];
         snprintf(path, sizeof path, "%s/%s", sub, files[q]);
         char *text = tu_read_file(path);
         cr_assert_not_null(text, "%s missing", files[q]);
         if (!strcmp(files[q], "B.mtx"))
-            cr_assert(strstr(text, "\n4 4 6\n1 1 -1\n3 1 1\n2 2 -1\n3 2 1\n1 3 1\n2 4 1\n"), "%s", text);
+            cr_assert(strstr(text, "\n4 4 6\n1 1 -1\n3 1 1\n2 2 -1\n3 2 1\n1 3 1\n2 4 1\n"), "%s",
+                      text);
         if (!strcmp(files[q], "names.txt"))
-            cr_assert(strstr(text, "z 1 v(a)\n") && strstr(text, "z 4 i(l1)\n") && strstr(text, "lambda 4 d4\n"), "%s", text);
+            cr_assert(strstr(text, "z 1 v(a)\n") && strstr(text, "z 4 i(l1)\n")
+                          && strstr(text, "lambda 4 d4\n"),
+                      "%s", text);
         if (!strcmp(files[q], "s0.mtx"))
             cr_assert(strstr(text, "array real general") && strstr(text, "\n4 1\n"), "%s", text);
         free(text);
@@ -1010,18 +1023,23 @@ Test(devices, parameter_table_reads_the_card_once)
 {
     nsc_circuit *c = tc_new();
     const nsc_model *m = tc_model(c, "dm", "IS=1e-15 n=2 is=3e-15");
-    typedef struct { double is, n, rs; } card;
+    typedef struct {
+        double is, n, rs;
+    } card;
     static const nsc_par t[] = {
-        { "is", offsetof(card, is), 1e-14, 0 }, { "n", offsetof(card, n), 1, 0 }, { "rs", offsetof(card, rs), 0.5, 1 },
+        { "is", offsetof(card, is), 1e-14, 0 },
+        { "n", offsetof(card, n), 1, 0 },
+        { "rs", offsetof(card, rs), 0.5, 1 },
     };
     card k;
-    cr_assert_eq(nsc_par_read(m, t, 3, &k), 3u);          /* is, n set; rs not */
-    cr_assert_eq(k.is, 3e-15);                             /* the last setting wins, as nsc_model_get */
+    cr_assert_eq(nsc_par_read(m, t, 3, &k), 3u); /* is, n set; rs not */
+    cr_assert_eq(k.is, 3e-15);                   /* the last setting wins, as nsc_model_get */
     cr_assert_eq(k.n, 2.0);
     cr_assert_eq(k.rs, 0.5);
     cr_assert_eq(nsc_par_read(NULL, t, 3, &k), 0u);
     cr_assert(k.is == 1e-14 && k.n == 1.0 && k.rs == 0.5);
-    cr_assert(nsc_par_known(t, 3, 0, "RS") && !nsc_par_known(t, 3, 1, "rs") && nsc_par_known(t, 3, 1, "N"));
+    cr_assert(nsc_par_known(t, 3, 0, "RS") && !nsc_par_known(t, 3, 1, "rs")
+              && nsc_par_known(t, 3, 1, "N"));
     cr_assert(!nsc_par_known(t, 3, 0, "bv"));
     tc_free(c);
 }
@@ -1037,17 +1055,17 @@ Test(devices, diode_binds_its_card_once)
     tc_el(c, NSC_EL_R, "r1", "a", "0", NULL, NULL, 1.0);
     nsc_devices_bind(c);
     cr_assert_not_null(d->priv);
-    c->model[0].pval[0] = 0.5;                             /* VF = 0.5, not bound yet */
+    c->model[0].pval[0] = 0.5; /* VF = 0.5, not bound yet */
     nsc_report r;
     nsc_report_init(&r);
     nsc_lcs *L = NULL;
     cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_OK);
     cr_assert_eq(L->e0[0], 0.7);
     nsc_lcs_free(L);
-    L = assemble_ok(c, NSC_ASM_TRAN, 1e-12);               /* bound again */
+    L = assemble_ok(c, NSC_ASM_TRAN, 1e-12); /* bound again */
     cr_assert_eq(L->e0[0], 0.5);
     nsc_lcs_free(L);
-    c->model[0].pval[1] = -1;                              /* RON = -1 */
+    c->model[0].pval[1] = -1; /* RON = -1 */
     nsc_devices_bind(c);
     cr_assert_null(d->priv);
     cr_assert_eq(nsc_lcs_assemble(c, NSC_ASM_TRAN, 1e-12, &L, &r), NSC_ENETLIST);
@@ -1067,7 +1085,8 @@ Test(devices, table_names_every_kind_and_its_models)
         const nsc_device *d = nsc_device_of((nsc_elkind)k);
         cr_assert(d && d->kind == (nsc_elkind)k, "kind %d", k);
         cr_assert(d->name && d->what && d->count && d->stamp, "kind %d", k);
-        int model = d->card == NSC_CARD_MODEL || d->card == NSC_CARD_BJT || d->card == NSC_CARD_XSPICE;
+        int model = d->card == NSC_CARD_MODEL || d->card == NSC_CARD_BJT
+                    || d->card == NSC_CARD_XSPICE;
         cr_assert_eq(model, d->models[0].name != NULL, "%s", d->name);
         for (int q = 0; q < NSC_MAXMODNAME && d->models[q].name; q++)
             cr_assert(nsc_dev_takes(d, d->models[q].type), "%s", d->name);
@@ -1077,7 +1096,8 @@ Test(devices, table_names_every_kind_and_its_models)
     cr_assert_str_eq(nsc_device_of(NSC_EL_D)->name, "diode");
     const nsc_device *w = nsc_device_of(NSC_EL_W), *m = nsc_device_of(NSC_EL_M);
     cr_assert(nsc_dev_takes(w, NSC_MOD_CSW) && !nsc_dev_takes(w, NSC_MOD_SW));
-    cr_assert(nsc_dev_takes(m, NSC_MOD_NMOS) && nsc_dev_takes(m, NSC_MOD_PMOS) && !nsc_dev_takes(m, NSC_MOD_D));
+    cr_assert(nsc_dev_takes(m, NSC_MOD_NMOS) && nsc_dev_takes(m, NSC_MOD_PMOS)
+              && !nsc_dev_takes(m, NSC_MOD_D));
 }
 
 /* The pairs' check (lcs_pairs.c) on forged solutions of d1 (VF = 0.7, RON =
@@ -1100,27 +1120,29 @@ Test(assemble, step_pairs_check_names_the_broken_pair)
     int ia = find_z(L, "v(a)"), ik = find_z(L, "v(k)");
     double z[2], l[1], y[1], sc[1];
     nsc_report r;
-    z[ia] = 1.0, z[ik] = 0.2, l[0] = 1.0;                   /* on: y = 0.7 + 0.1 - 0.8 = 0 */
+    z[ia] = 1.0, z[ik] = 0.2, l[0] = 1.0; /* on: y = 0.7 + 0.1 - 0.8 = 0 */
     cr_assert_eq(nsc_lcs_worst_pair(L, z, l, NULL, NULL, 1e-6, 1e-12, y, sc), -1);
     cr_assert_float_eq(y[0], 0.0, 1e-15);
-    cr_assert_float_eq(sc[0], 0.7 + 0.1 + 1.0 + 0.2, 1e-15);   /* |e| + |C| |z| + |D| |l| */
-    z[ia] = 1.0 + 1e-9;                                      /* y = -1e-9: within 1e-6 of 2 V of terms */
+    cr_assert_float_eq(sc[0], 0.7 + 0.1 + 1.0 + 0.2, 1e-15); /* |e| + |C| |z| + |D| |l| */
+    z[ia] = 1.0 + 1e-9; /* y = -1e-9: within 1e-6 of 2 V of terms */
     cr_assert_eq(nsc_lcs_worst_pair(L, z, l, NULL, NULL, 1e-6, 1e-12, y, sc), -1);
-    z[ia] = 1.0 + 3e-6;                                      /* y = -3e-6: beyond it, within the step's 1e-4 */
+    z[ia] = 1.0 + 3e-6; /* y = -3e-6: beyond it, within the step's 1e-4 */
     cr_assert_eq(nsc_lcs_worst_pair(L, z, l, NULL, NULL, 1e-6, 1e-12, y, sc), 0);
     cr_assert_eq(nsc_lcs_worst_pair(L, z, l, NULL, NULL, NSC_PAIRCHECK_TOL, 1e-12, y, sc), -1);
     nsc_report_init(&r);
     cr_assert_eq(nsc_lcs_check_pairs(L, c, z, l, NULL, 1e-6, &r), NSC_OK);
     nsc_report_free(&r);
-    z[ia] = 7e8, z[ik] = 0.0, l[0] = 0.0;                   /* off at 7e8 V forward: y = -7e8 */
+    z[ia] = 7e8, z[ik] = 0.0, l[0] = 0.0; /* off at 7e8 V forward: y = -7e8 */
     cr_assert_eq(nsc_lcs_worst_pair(L, z, l, NULL, NULL, 1e-6, 1e-12, y, sc), 0);
     cr_assert_float_eq(y[0], 0.7 - 7e8, 1e-6);
     nsc_report_init(&r);
     cr_assert_eq(nsc_lcs_check_pairs(L, c, z, l, NULL, 9.765625e-09, &r), NSC_ESIM);
-    cr_assert(strstr(r.error, "t.cir:") && strstr(r.error, "time 9.765625e-09 s") && strstr(r.error, "pair d1")
-              && strstr(r.error, "y = -7e+08") && strstr(r.error, "v(a) = 7e+08"), "%s", r.error);
+    cr_assert(strstr(r.error, "t.cir:") && strstr(r.error, "time 9.765625e-09 s")
+                  && strstr(r.error, "pair d1") && strstr(r.error, "y = -7e+08")
+                  && strstr(r.error, "v(a) = 7e+08"),
+              "%s", r.error);
     nsc_report_free(&r);
-    z[ia] = 0.0, l[0] = 1.0;                                 /* 1 A with y = 0.8 V: not complementary */
+    z[ia] = 0.0, l[0] = 1.0; /* 1 A with y = 0.8 V: not complementary */
     cr_assert_eq(nsc_lcs_worst_pair(L, z, l, NULL, NULL, 1e-6, 1e-12, y, sc), 0);
     cr_assert_float_eq(y[0], 0.8, 1e-15);
     nsc_lcs_free(L);

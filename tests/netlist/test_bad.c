@@ -81,8 +81,8 @@ static int run_bad(const char *name, const char *tmp, char **why)
         return 0;
     }
     int want = atoi(exp);
-    char *at = strstr(exp, "@MODELDIR@");              /* the models directories searched: the */
-    if (at) {                                          /* build tree's program reads the source tree's first */
+    char *at = strstr(exp, "@MODELDIR@"); /* the models directories searched: the */
+    if (at) {                             /* build tree's program reads the source tree's first */
         const char *dirs = NSC_TOP_SRCDIR "/models, " NSC_MODELDIR;
         char *e = malloc(strlen(exp) + strlen(dirs) + 1);
         cr_assert(e);
@@ -92,7 +92,8 @@ static int run_bad(const char *name, const char *tmp, char **why)
     }
     const char *msg = strchr(exp, '\n');
     msg = msg ? msg + 1 : "";
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' -o '%s/out.dat' '%s.cir' 2>&1 >/dev/null", BADDIR, NSC_PROGRAM, tmp, name);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' -o '%s/out.dat' '%s.cir' 2>&1 >/dev/null", BADDIR,
+             NSC_PROGRAM, tmp, name);
     char *out = NULL;
     int got = tu_run(cmd, &out);
     /* compare without the final newline(s) */
@@ -132,9 +133,9 @@ Test(bad, corpus, .timeout = 120)
         int ok = run_bad(cir[k], tmp, &why);
         if (is_xfail(cir[k])) {
             nx++;
-            cr_expect(!ok, "%s.cir is now detected as expected: remove it from XFAIL in test_bad.c", cir[k]);
-        } else
-            cr_expect(ok, "%s.cir: %s", cir[k], why ? why : "");
+            cr_expect(!ok, "%s.cir is now detected as expected: remove it from XFAIL in test_bad.c",
+                      cir[k]);
+        } else cr_expect(ok, "%s.cir: %s", cir[k], why ? why : "");
         free(why);
     }
     int nxfail = 0;
@@ -158,9 +159,11 @@ static nsc_status survive(const char *text, const char *path, char **error)
     nsc_status st = text ? nsc_netlist_read_string(text, "fuzz.cir", NULL, 0, &c, &r)
                          : nsc_netlist_read(path, NULL, 0, &c, &r);
     cr_assert((st == NSC_OK) == (c != NULL), "%s: status %d, circuit %p", path, st, (void *)c);
-    cr_assert((st == NSC_OK) == (r.error == NULL), "%s: status %d, error %s", path, st, r.error ? r.error : "(none)");
+    cr_assert((st == NSC_OK) == (r.error == NULL), "%s: status %d, error %s", path, st,
+              r.error ? r.error : "(none)");
     if (r.error) {
-        cr_assert(strstr(r.error, "error: ") && !strchr(r.error, '\n'), "%s: malformed message '%s'", path, r.error);
+        cr_assert(strstr(r.error, "error: ") && !strchr(r.error, '\n'),
+                  "%s: malformed message '%s'", path, r.error);
         cr_assert(st == NSC_ENETLIST || st == NSC_EIO, "%s: status %d (%s)", path, st, r.error);
     }
     static const nsc_asm_mode modes[] = { NSC_ASM_TRAN, NSC_ASM_OP, NSC_ASM_UIC };
@@ -228,8 +231,9 @@ static void expect_gen(const char *what, char *text, const char *want, double bu
     char *err = NULL;
     nsc_status st = survive(text, what, &err);
     double t = (double)(clock() - t0) / CLOCKS_PER_SEC;
-    if (want) cr_expect(st != NSC_OK && err && strstr(err, want), "%s: got '%s', expected '...%s...'", what,
-                        err ? err : "(success)", want);
+    if (want)
+        cr_expect(st != NSC_OK && err && strstr(err, want), "%s: got '%s', expected '...%s...'",
+                  what, err ? err : "(success)", want);
     else cr_expect(st == NSC_OK, "%s: %s", what, err ? err : "");
     cr_expect(t < budget, "%s took %.2f s of CPU", what, t);
     free(err);
@@ -240,41 +244,41 @@ Test(fuzz_regress, long_lines, .timeout = 120)
 {
     char *b = NULL;
     size_t n = 0;
-    add(&b, &n, "t\nR1 a 0 ");                         /* a 100 000-digit number */
+    add(&b, &n, "t\nR1 a 0 "); /* a 100 000-digit number */
     rep(&b, &n, "9", 100000);
     add(&b, &n, "\n.op\n");
     expect_gen("long number", b, "value is not finite (overflow)", 5);
     b = NULL, n = 0;
-    add(&b, &n, "t\nR");                               /* a 100 000-character name */
+    add(&b, &n, "t\nR"); /* a 100 000-character name */
     rep(&b, &n, "q", 100000);
     add(&b, &n, " a 0 1\nV1 a 0 1\n.op\n");
     expect_gen("long name", b, NULL, 5);
     b = NULL, n = 0;
-    add(&b, &n, "t\nV1 a 0 PWL(");                     /* 50 000 PWL values */
+    add(&b, &n, "t\nV1 a 0 PWL("); /* 50 000 PWL values */
     for (int k = 0; k < 25000; k++) add(&b, &n, "%d %d ", k, k % 2);
     add(&b, &n, ")\nR1 a 0 1\n.tran 1 10\n");
     expect_gen("long PWL", b, NULL, 5);
     b = NULL, n = 0;
-    add(&b, &n, "t\n.subckt s");                       /* 20 000 ports, twice */
+    add(&b, &n, "t\n.subckt s"); /* 20 000 ports, twice */
     for (int k = 0; k < 20000; k++) add(&b, &n, " p%d", k);
     add(&b, &n, "\nR1 p0 p1 1\n.ends\nX1");
     for (int k = 0; k < 20000; k++) add(&b, &n, " n%d", k);
     add(&b, &n, " s\nR1 n0 0 1\n.op\n");
     expect_gen("20000 ports", b, NULL, 5);
     b = NULL, n = 0;
-    add(&b, &n, "t\n.subckt s a b params:");           /* 15 000 parameters, twice */
+    add(&b, &n, "t\n.subckt s a b params:"); /* 15 000 parameters, twice */
     for (int k = 0; k < 15000; k++) add(&b, &n, " q%d=1", k);
     add(&b, &n, "\nR1 a b {q1}\n.ends\nX1 a 0 s");
     for (int k = 0; k < 15000; k++) add(&b, &n, " q%d=2", k);
     add(&b, &n, "\n.op\n");
     expect_gen("15000 parameters", b, NULL, 5);
     b = NULL, n = 0;
-    add(&b, &n, "t\nR1 a 0 1\n");                      /* 100 000 continuation lines */
+    add(&b, &n, "t\nR1 a 0 1\n"); /* 100 000 continuation lines */
     rep(&b, &n, "+ \n", 100000);
     add(&b, &n, "+ x\n.op\n");
     expect_gen("continuations", b, "100003:3: error: unexpected 'x' in resistor r1", 5);
     b = NULL, n = 0;
-    add(&b, &n, "t\n.param a=1");                      /* 100 000 blanks in a bare expression */
+    add(&b, &n, "t\n.param a=1"); /* 100 000 blanks in a bare expression */
     rep(&b, &n, " ", 100000);
     add(&b, &n, "+ 2\nR1 x 0 {a}\n.op\n");
     expect_gen("blanks", b, NULL, 5);
@@ -284,13 +288,13 @@ Test(fuzz_regress, deep_nesting, .timeout = 120)
 {
     char *b = NULL;
     size_t n = 0;
-    add(&b, &n, "t\nR1 a 0 ");                         /* parentheses around a value */
+    add(&b, &n, "t\nR1 a 0 "); /* parentheses around a value */
     rep(&b, &n, "(", 100000);
     add(&b, &n, "1");
     rep(&b, &n, ")", 100000);
     expect_gen("parentheses", b, "card too deeply nested", 5);
     const char *ops[] = { "(", "-", "2^", "sqrt(" };
-    for (int k = 0; k < 4; k++) {                      /* expressions */
+    for (int k = 0; k < 4; k++) { /* expressions */
         b = NULL, n = 0;
         add(&b, &n, "t\nR1 a 0 {");
         rep(&b, &n, ops[k], 100000);
@@ -299,22 +303,23 @@ Test(fuzz_regress, deep_nesting, .timeout = 120)
         add(&b, &n, "}\n.op\n");
         expect_gen(ops[k], b, "nested", 5);
     }
-    b = NULL, n = 0;                                   /* 5000 nested definitions */
+    b = NULL, n = 0; /* 5000 nested definitions */
     add(&b, &n, "t\n");
     for (int k = 0; k < 5000; k++) add(&b, &n, ".subckt s%d a b\n", k);
     add(&b, &n, "R1 a b 1\n");
     rep(&b, &n, ".ends\n", 5000);
     add(&b, &n, "V1 a 0 1\nR1 a 0 1\n.op\n");
     expect_gen("nested definitions", b, NULL, 5);
-    b = NULL, n = 0;                                   /* a chain of 1200 instances */
+    b = NULL, n = 0; /* a chain of 1200 instances */
     add(&b, &n, "t\n");
     for (int k = 0; k < 1200; k++) add(&b, &n, ".subckt s%d a b\nX1 a b s%d\n.ends\n", k, k + 1);
     add(&b, &n, ".subckt s1200 a b\nR1 a b 1\n.ends\nX1 a 0 s0\n.op\n");
     expect_gen("instance chain", b, "subcircuits nested deeper than 1000", 5);
-    b = NULL, n = 0;                                   /* a cycle of 3 definitions */
-    add(&b, &n, "t\n.subckt a p\nX1 p b\n.ends\n.subckt b p\nX1 p c\n.ends\n.subckt c p\nX1 p a\n.ends\nX1 n a\n.op\n");
+    b = NULL, n = 0; /* a cycle of 3 definitions */
+    add(&b, &n,
+        "t\n.subckt a p\nX1 p b\n.ends\n.subckt b p\nX1 p c\n.ends\n.subckt c p\nX1 p a\n.ends\nX1 n a\n.op\n");
     expect_gen("subckt cycle", b, "recursive subckt 'a'", 5);
-    b = NULL, n = 0;                                   /* 10^15 resistors from 200 lines */
+    b = NULL, n = 0; /* 10^15 resistors from 200 lines */
     add(&b, &n, "t\n.subckt s0 a b\nR1 a b 1\n.ends\n");
     for (int k = 1; k <= 15; k++) {
         add(&b, &n, ".subckt s%d a b\n", k);
@@ -323,7 +328,7 @@ Test(fuzz_regress, deep_nesting, .timeout = 120)
     }
     add(&b, &n, "X1 a 0 s15\n.op\n");
     expect_gen("exponential subckt", b, "circuit too large: 1e+15 elements", 1);
-    b = NULL, n = 0;                                   /* 10^15 empty instances */
+    b = NULL, n = 0; /* 10^15 empty instances */
     add(&b, &n, "t\n.subckt s0 a b\n.ends\n");
     for (int k = 1; k <= 15; k++) {
         add(&b, &n, ".subckt s%d a b\n", k);
@@ -337,9 +342,11 @@ Test(fuzz_regress, deep_nesting, .timeout = 120)
 Test(fuzz_regress, includes, .timeout = 120)
 {
     char *dir = tu_tmpdir(), p[4096], t[256];
-    for (int k = 0; k < 40; k++) {                     /* each file includes the next twice: 2^40 reads */
+    for (int k = 0; k < 40; k++) { /* each file includes the next twice: 2^40 reads */
         snprintf(p, sizeof p, "%s/inc%d.cir", dir, k);
-        if (k < 39) snprintf(t, sizeof t, ".include \"inc%d.cir\"\n.include 'inc%d.cir'\nR%d a 0 1\n", k + 1, k + 1, k);
+        if (k < 39)
+            snprintf(t, sizeof t, ".include \"inc%d.cir\"\n.include 'inc%d.cir'\nR%d a 0 1\n",
+                     k + 1, k + 1, k);
         else snprintf(t, sizeof t, "Rz a 0 1\n");
         cr_assert_eq(tu_write_file(p, t), 0);
     }
@@ -348,17 +355,19 @@ Test(fuzz_regress, includes, .timeout = 120)
     char *err = NULL;
     clock_t t0 = clock();
     cr_expect_eq(survive(NULL, p, &err), NSC_ENETLIST);
-    cr_expect(err && strstr(err, "netlist too large: more than 10000 file reads"), "%s", err ? err : "(success)");
+    cr_expect(err && strstr(err, "netlist too large: more than 10000 file reads"), "%s",
+              err ? err : "(success)");
     cr_expect((double)(clock() - t0) / CLOCKS_PER_SEC < 5);
     free(err);
-    snprintf(p, sizeof p, "%s/dev.cir", dir);          /* not a regular file: no endless read */
+    snprintf(p, sizeof p, "%s/dev.cir", dir); /* not a regular file: no endless read */
     cr_assert_eq(tu_write_file(p, "t\n.include \"/dev/zero\"\nR1 a 0 1\n.op\n"), 0);
     cr_expect_eq(survive(NULL, p, &err), NSC_ENETLIST);
     char want[4200];
-    snprintf(want, sizeof want, "%s:2:10: error: cannot open include file '/dev/zero': not a regular file", p);
+    snprintf(want, sizeof want,
+             "%s:2:10: error: cannot open include file '/dev/zero': not a regular file", p);
     cr_expect_str_eq(err ? err : "", want);
     free(err);
-    snprintf(p, sizeof p, "%s/bin.cir", dir);          /* every byte value, NUL included */
+    snprintf(p, sizeof p, "%s/bin.cir", dir); /* every byte value, NUL included */
     FILE *fp = fopen(p, "wb");
     for (int r = 0; r < 64; r++)
         for (int c = 0; c < 256; c++) fputc((c * 7 + r) & 255, fp);

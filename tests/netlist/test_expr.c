@@ -20,7 +20,8 @@ static double ev(const char *params, const char *expr)
     snprintf(text, sizeof text, "t\n%s\nR1 a 0 {%s}\n", params, expr);
     nsc_circuit *c = NULL;
     nsc_report_init(&R);
-    cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_OK, "%s: %s", expr, R.error);
+    cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_OK, "%s: %s", expr,
+                 R.error);
     double v = c->el[0].value;
     nsc_circuit_free(c);
     nsc_report_free(&R);
@@ -36,11 +37,11 @@ Test(expr, arithmetic_and_precedence)
 {
     near(ev("", "1+2*3"), 7);
     near(ev("", "(1+2)*3"), 9);
-    near(ev("", "2^3^2"), 64);    /* left-associative as ngspice 39: .param p={2^3^2} gives 64 */
-    near(ev("", "4^0.5^2"), 4);   /* (4^0.5)^2; ngspice 39 .param gives 4 */
+    near(ev("", "2^3^2"), 64);  /* left-associative as ngspice 39: .param p={2^3^2} gives 64 */
+    near(ev("", "4^0.5^2"), 4); /* (4^0.5)^2; ngspice 39 .param gives 4 */
     near(ev("", "2**3"), 8);
-    near(ev("", "-2^2"), -4);     /* unary minus below ^ */
-    near(ev("", "10-4-3"), 3);    /* left-associative */
+    near(ev("", "-2^2"), -4);  /* unary minus below ^ */
+    near(ev("", "10-4-3"), 3); /* left-associative */
     near(ev("", "12/4/3"), 1);
     near(ev("", "--3"), 3);
     near(ev("", "+3"), 3);
@@ -78,10 +79,12 @@ Test(expr, min_max_of_one_argument_is_the_argument)
     near(ev(".func f(a,b) {2*a*sqrt(b)}", "min(f(1,4))"), 4);
     nsc_circuit *c = NULL;
     nsc_report_init(&R);
-    cr_assert_eq(nsc_netlist_read_string("t\nV1 a 0 1\nB1 o 0 V=min(2*V(a))\nR1 o 0 1\n", "t.cir", NULL, 0, &c, &R),
+    cr_assert_eq(nsc_netlist_read_string("t\nV1 a 0 1\nB1 o 0 V=min(2*V(a))\nR1 o 0 1\n", "t.cir",
+                                         NULL, 0, &c, &R),
                  NSC_OK, "%s", R.error);
     const nsc_bprog *p = nsc_bprog_of(&c->el[1]);
-    cr_assert(p && p->nterm == 1 && p->term[0].kind == NSC_BT_V && p->term[0].idx == nsc_circuit_node(c, "a"));
+    cr_assert(p && p->nterm == 1 && p->term[0].kind == NSC_BT_V
+              && p->term[0].idx == nsc_circuit_node(c, "a"));
     near(p->term[0].coef, 2);
     nsc_circuit_free(c);
     nsc_report_free(&R);
@@ -99,18 +102,19 @@ Test(expr, comparisons_logic_and_pwl_functions)
     near(ev("", "1 || 0"), 1);
     near(ev("", "!0"), 1);
     near(ev("", "!(2>1)"), 0);
-    near(ev("", "1+1>1 ? 10 : 20"), 10);       /* + binds tighter than >, > than ?: */
-    near(ev("", "0 ? 1 : 0 ? 2 : 3"), 3);      /* ?: is right-associative */
-    near(ev("", "1 || 0 && 0"), 1);            /* && binds tighter than || */
-    near(ev("", "1 < 2 == 1"), 1);             /* < binds tighter than == */
+    near(ev("", "1+1>1 ? 10 : 20"), 10);  /* + binds tighter than >, > than ?: */
+    near(ev("", "0 ? 1 : 0 ? 2 : 3"), 3); /* ?: is right-associative */
+    near(ev("", "1 || 0 && 0"), 1);       /* && binds tighter than || */
+    near(ev("", "1 < 2 == 1"), 1);        /* < binds tighter than == */
     near(ev("", "u(2)+u(0)+u(-1)"), 1.5);
     near(ev("", "uramp(-2)+uramp(3)"), 3);
     near(ev("", "sgn(-4)+10*sgn(0)+100*sgn(5)"), 99);
     near(ev("", "limit(7,0,5)"), 5);
     near(ev("", "limit(-7,0,5)"), 0);
-    near(ev("", "limit(3,5,0)"), 3);           /* the median of the three (LTspice) */
+    near(ev("", "limit(3,5,0)"), 3); /* the median of the three (LTspice) */
     near(ev("", "if(0, 1, 2)"), 2);
-    near(ev(".param a = 2 > 1 ? 4 : 5", "a"), 4); /* bare .param value with blanks around operators */
+    near(ev(".param a = 2 > 1 ? 4 : 5", "a"),
+         4); /* bare .param value with blanks around operators */
 }
 
 Test(expr, param_chains)
@@ -125,7 +129,8 @@ Test(expr, bare_param_name_as_value)
 {
     nsc_circuit *c = NULL;
     nsc_report_init(&R);
-    cr_assert_eq(nsc_netlist_read_string("t\n.param rl=47\nR1 a 0 rl\n", "t.cir", NULL, 0, &c, &R), NSC_OK, "%s", R.error);
+    cr_assert_eq(nsc_netlist_read_string("t\n.param rl=47\nR1 a 0 rl\n", "t.cir", NULL, 0, &c, &R),
+                 NSC_OK, "%s", R.error);
     near(c->el[0].value, 47);
     nsc_circuit_free(c);
     nsc_report_free(&R);
@@ -136,12 +141,15 @@ Test(expr, param_override)
     nsc_param_set ov[] = { { "A", 10 } };
     nsc_circuit *c = NULL;
     nsc_report_init(&R);
-    cr_assert_eq(nsc_netlist_read_string("t\n.param a=2 b={a*3}\nR1 x 0 {b}\n", "t.cir", ov, 1, &c, &R), NSC_OK);
+    cr_assert_eq(nsc_netlist_read_string("t\n.param a=2 b={a*3}\nR1 x 0 {b}\n", "t.cir", ov, 1, &c,
+                                         &R),
+                 NSC_OK);
     near(c->el[0].value, 30);
     nsc_circuit_free(c);
     nsc_report_free(&R);
     nsc_param_set bad[] = { { "zz", 1 } };
-    cr_assert_eq(nsc_netlist_read_string("t\n.param a=2\nR1 x 0 {a}\n", "t.cir", bad, 1, &c, &R), NSC_ENETLIST);
+    cr_assert_eq(nsc_netlist_read_string("t\n.param a=2\nR1 x 0 {a}\n", "t.cir", bad, 1, &c, &R),
+                 NSC_ENETLIST);
     cr_assert_null(c);
     cr_assert_str_eq(R.error, "nscircuit: error: no .param named zz");
     nsc_report_free(&R);
@@ -153,7 +161,8 @@ static void bad(const char *params, const char *expr, const char *msg)
     snprintf(text, sizeof text, "t\n%s\nR1 a 0 %s\n", params, expr);
     nsc_circuit *c = NULL;
     nsc_report_init(&R);
-    cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_ENETLIST, "accepted %s", expr);
+    cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_ENETLIST,
+                 "accepted %s", expr);
     cr_assert_null(c);
     cr_assert_str_eq(R.error, msg);
     nsc_report_free(&R);
@@ -178,7 +187,8 @@ Test(expr, errors)
     bad(".param a=1 b=c", "1", "t.cir:2:14: error: undefined parameter 'c'");
     bad(".param b=a a=1", "1", "t.cir:2:10: error: undefined parameter 'a'"); /* order matters */
     bad(".param f(x)=x", "{f(1,2)}", "t.cir:3:9: error: function 'f' takes 1 argument, not 2");
-    bad(".param f(x)=x+", "1", "t.cir:2:13: error: the body of function 'f' must be an expression in braces: f(...) {expr}");
+    bad(".param f(x)=x+", "1",
+        "t.cir:2:13: error: the body of function 'f' must be an expression in braces: f(...) {expr}");
     bad(".param 5", "1", "t.cir:2:8: error: expected name=value in .param, found '5'");
 }
 
@@ -197,8 +207,7 @@ static char *funcs_netlist(int n, int chain, int pad, const char *use)
             p += sprintf(p, ".func f%d(x) {f%d(x)", k, k - 1);
             for (int j = 0; j < pad; j++) p += sprintf(p, "+1");
             p += sprintf(p, "}\n");
-        } else
-            p += sprintf(p, ".func f%d(x) {f%d(x)+f%d(x)}\n", k, k - 1, k - 1);
+        } else p += sprintf(p, ".func f%d(x) {f%d(x)+f%d(x)}\n", k, k - 1, k - 1);
     }
     sprintf(p, use, n);
     return t;
@@ -209,7 +218,8 @@ static void funcs_bad(int n, int chain, int pad, const char *use, const char *ms
     char *text = funcs_netlist(n, chain, pad, use);
     nsc_circuit *c = NULL;
     nsc_report_init(&R);
-    cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_ENETLIST, "accepted %s", use);
+    cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_ENETLIST,
+                 "accepted %s", use);
     cr_assert_null(c);
     cr_assert_str_eq(R.error, msg);
     nsc_report_free(&R);
@@ -223,8 +233,9 @@ static void funcs_bad(int n, int chain, int pad, const char *use, const char *ms
  * same chain 1 level deep per body (f_33(x) = x + 1 + 33 * 1) still evaluates. */
 Test(expr, functions_nested_too_deep_once_inlined)
 {
-    const char *msg = "t.cir:36:%d: error: calls of 'f33' nest deeper than 2000 levels once inlined (the limit of an "
-                      "expression's depth)";
+    const char *msg =
+        "t.cir:36:%d: error: calls of 'f33' nest deeper than 2000 levels once inlined (the limit of an "
+        "expression's depth)";
     char want[256];
     snprintf(want, sizeof want, msg, 11);
     funcs_bad(33, 1, 1990, ".param p={f%d(1)}\nR1 a 0 {p}\n", want);
@@ -232,12 +243,13 @@ Test(expr, functions_nested_too_deep_once_inlined)
     funcs_bad(33, 1, 1990, "R1 a 0 {f%d(1)}\n", want);
     snprintf(want, sizeof want, msg, 11);
     funcs_bad(33, 1, 1990, "B1 a 0 V={f%d(V(b))}\nR1 a 0 1\nR2 b 0 1\n", want);
-    char *text = funcs_netlist(33, 1, 1, ".param p={f%d(1)}\nR1 a 0 {p}\nB1 b 0 V={f33(V(a))}\nR2 b 0 1\n");
+    char *text = funcs_netlist(33, 1, 1,
+                               ".param p={f%d(1)}\nR1 a 0 {p}\nB1 b 0 V={f33(V(a))}\nR2 b 0 1\n");
     nsc_circuit *c = NULL;
     nsc_report_init(&R);
     cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_OK, "%s", R.error);
     near(c->el[0].value, 1 + 1 + 33);
-    const nsc_bprog *p = nsc_bprog_of(&c->el[1]);                  /* v(a) + 34 */
+    const nsc_bprog *p = nsc_bprog_of(&c->el[1]); /* v(a) + 34 */
     cr_assert(p->out.nt == 1 && p->term[p->out.t0].coef == 1);
     near(p->out.c, 34);
     nsc_circuit_free(c);
@@ -252,13 +264,15 @@ Test(expr, functions_nested_too_deep_once_inlined)
  * 2^10 (x + 1), in .param and as the B source's program 1024 v(a) + 1024. */
 Test(expr, functions_inlined_too_large)
 {
-    const char *msg = "t.cir:63:%d: error: calls of 'f60' expand to more than 1000000 operations once inlined "
-                      "(functions calling functions several times?)";
+    const char *msg =
+        "t.cir:63:%d: error: calls of 'f60' expand to more than 1000000 operations once inlined "
+        "(functions calling functions several times?)";
     char want[256];
     snprintf(want, sizeof want, msg, 11);
     funcs_bad(60, 0, 0, ".param p={f%d(1)}\nR1 a 0 {p}\n", want);
     funcs_bad(60, 0, 0, "B1 a 0 V={f%d(V(b))}\nR1 a 0 1\nR2 b 0 1\n", want);
-    char *text = funcs_netlist(10, 0, 0, ".param p={f%d(2)}\nR1 a 0 {p}\nB1 b 0 V={f10(V(a))}\nR2 b 0 1\n");
+    char *text = funcs_netlist(10, 0, 0,
+                               ".param p={f%d(2)}\nR1 a 0 {p}\nB1 b 0 V={f10(V(a))}\nR2 b 0 1\n");
     nsc_circuit *c = NULL;
     nsc_report_init(&R);
     cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_OK, "%s", R.error);
@@ -278,11 +292,15 @@ Test(expr, function_over_a_builtin_is_warned)
 {
     nsc_circuit *c = NULL;
     nsc_report_init(&R);
-    cr_assert_eq(nsc_netlist_read_string("t\n.func abs(x) {x+10}\nR1 a 0 {abs(-3)}\nV1 a 0 1\n", "t.cir", NULL, 0, &c, &R), NSC_OK,
-                 "%s", R.error);
+    cr_assert_eq(nsc_netlist_read_string("t\n.func abs(x) {x+10}\nR1 a 0 {abs(-3)}\nV1 a 0 1\n",
+                                         "t.cir", NULL, 0, &c, &R),
+                 NSC_OK, "%s", R.error);
     near(c->el[0].value, 7);
-    cr_assert(R.nwarn == 1 && !strcmp(R.warn[0], "t.cir:2:7: warning: function 'abs' replaces the built-in abs() in "
-                                                 "every expression"), "%d: %s", R.nwarn, R.nwarn ? R.warn[0] : "");
+    cr_assert(R.nwarn == 1
+                  && !strcmp(R.warn[0],
+                             "t.cir:2:7: warning: function 'abs' replaces the built-in abs() in "
+                             "every expression"),
+              "%d: %s", R.nwarn, R.nwarn ? R.warn[0] : "");
     nsc_circuit_free(c);
     nsc_report_free(&R);
 }
@@ -294,7 +312,8 @@ static void param_bad(const char *params, const char *msg)
     snprintf(text, sizeof text, "t\n%s\nR1 a 0 {p}\n", params);
     nsc_circuit *c = NULL;
     nsc_report_init(&R);
-    cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_ENETLIST, "accepted %s", params);
+    cr_assert_eq(nsc_netlist_read_string(text, "t.cir", NULL, 0, &c, &R), NSC_ENETLIST,
+                 "accepted %s", params);
     cr_assert_null(c);
     cr_assert_str_eq(R.error, msg);
     nsc_report_free(&R);
@@ -320,7 +339,8 @@ Test(expr, param_errors_where_the_value_is_used)
     param_bad(".param p={2 * sin(1, 2)}", "t.cir:2:15: error: function 'sin' takes 1 argument");
     param_bad(".param p={1 + sqrt(-1)}", "t.cir:2:15: error: value is not finite (NaN)");
     param_bad(".param p={1 + 1e308*10}", "t.cir:2:20: error: value is not finite (overflow)");
-    param_bad(".func g(x, y) {x/y}\n.param p={2*g(1, 1) + g(3, 0)}", "t.cir:2:17: error: division by zero");
+    param_bad(".func g(x, y) {x/y}\n.param p={2*g(1, 1) + g(3, 0)}",
+              "t.cir:2:17: error: division by zero");
 }
 
 /* Issue 26 item 1: user functions in .param are inlined as in a B source
@@ -338,5 +358,6 @@ Test(expr, param_user_functions_inlined_as_in_b_sources)
     near(ev(".func f(x, y) {x*y+x}\n.param q=3\n.param p={f(q, 2)}", "p"), 9);
     param_bad(".func fact(n) {n<=1 ? 1 : n*fact(n-1)}\n.param p={fact(5)}",
               "t.cir:2:29: error: calls of 'fact' nested too deeply (a recursive function?)");
-    param_bad(".func f(x) {x}\n.param p={1/0 + f(1, 2)}", "t.cir:3:17: error: function 'f' takes 1 argument, not 2");
+    param_bad(".func f(x) {x}\n.param p={1/0 + f(1, 2)}",
+              "t.cir:3:17: error: function 'f' takes 1 argument, not 2");
 }

@@ -46,7 +46,8 @@ Test(lexer, number_suffixes)
 
 Test(lexer, not_numbers)
 {
-    const char *bad[] = { "", "abc", "1.2.3", "inf", "nan", "-inf", "1x2", "0x10", "e5", ".", "-", "1k5", "1e-3%" };
+    const char *bad[] = { "",     "abc", "1.2.3", "inf", "nan", "-inf", "1x2",
+                          "0x10", "e5",  ".",     "-",   "1k5", "1e-3%" };
     double v;
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
         cr_assert(!nsc_parse_number(bad[k], &v), "'%s' is not a number", bad[k]);
@@ -82,7 +83,8 @@ Test(lexer, comments_title_and_positions)
                     "R1 a b 10k ; inline comment\n"
                     "  C2 a 0 1u $ another comment\n"
                     "\n"
-                    "L$x n$1 0 1m\n"), NSC_OK);
+                    "L$x n$1 0 1m\n"),
+                 NSC_OK);
     cr_assert_str_eq(D.title, "My title * not a comment");
     cr_assert_eq(D.ncard, 3);
     cr_assert_eq(D.card[0].nf, 4);
@@ -102,7 +104,8 @@ Test(lexer, continuation_lines_keep_positions)
                     "* comment between\n"
                     "+ 1u 1n ; comment ends at the line end\n"
                     "+1n 10u)\n"
-                    "R1 a 0 1k\r\n"), NSC_OK);
+                    "R1 a 0 1k\r\n"),
+                 NSC_OK);
     cr_assert_eq(D.ncard, 2);
     const nl_field *p = &D.card[0].f[3];
     field(p, NL_F_CALL, "pulse", 2, 8);

@@ -31,7 +31,7 @@ Test(models, search_path_in_order)
     cr_assert_eq(read_with(first, 3, &r), NSC_OK, "%s", r.error);
     nsc_report_free(&r);
     const char *second[] = { INCDIR "/libs2", INCDIR "/libs" };
-    cr_assert_eq(read_with(second, 2, &r), NSC_ENETLIST);      /* libs2/parts.lib is read: its error */
+    cr_assert_eq(read_with(second, 2, &r), NSC_ENETLIST); /* libs2/parts.lib is read: its error */
     cr_assert(strstr(r.error, "libs2/parts.lib:3:1:"), "%s", r.error);
     nsc_report_free(&r);
 }
@@ -41,10 +41,13 @@ Test(models, missing_include_names_every_directory)
     nsc_report r;
     const char *dirs[] = { "/no/such/a", "/no/such/b" };
     cr_assert_eq(read_with(dirs, 2, &r), NSC_ENETLIST);
-    cr_assert(strstr(r.error, "main.cir:3:10: error: cannot open include file 'parts.lib': not found in "
-                              INCDIR "/netlist, /no/such/a, /no/such/b"), "%s", r.error);
+    cr_assert(
+        strstr(r.error,
+               "main.cir:3:10: error: cannot open include file 'parts.lib': not found in " INCDIR
+               "/netlist, /no/such/a, /no/such/b"),
+        "%s", r.error);
     nsc_report_free(&r);
-    nsc_circuit *c = NULL;                             /* no search path: as before, the file's directory */
+    nsc_circuit *c = NULL; /* no search path: as before, the file's directory */
     nsc_report_init(&r);
     cr_assert_eq(nsc_netlist_read(MAIN, NULL, 0, &c, &r), NSC_ENETLIST);
     cr_assert(strstr(r.error, "not found in " INCDIR "/netlist"), "%s", r.error);
@@ -55,7 +58,8 @@ Test(models, missing_include_names_every_directory)
 static void run_ok(const char *env, const char *opts)
 {
     char cmd[2048], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd /tmp && env -u NSCIRCUIT_PATH %s %s %s -o /dev/null %s 2>&1", env, NSC_PROGRAM, opts, MAIN);
+    snprintf(cmd, sizeof cmd, "cd /tmp && env -u NSCIRCUIT_PATH %s %s %s -o /dev/null %s 2>&1", env,
+             NSC_PROGRAM, opts, MAIN);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s: %s", cmd, out);
     cr_assert(strstr(out, "v(out)               =  2.5000000000e+00"), "%s: %s", cmd, out);
     free(out);
@@ -66,10 +70,12 @@ Test(models, cli_I_and_NSCIRCUIT_PATH)
     run_ok("", "-I " INCDIR "/libs");
     run_ok("", "-I /no/such -I " INCDIR "/libs -I " INCDIR "/libs2");
     run_ok("NSCIRCUIT_PATH=:/no/such::" INCDIR "/libs:" INCDIR "/libs2", "");
-    run_ok("NSCIRCUIT_PATH=" INCDIR "/libs2", "-I " INCDIR "/libs");  /* -I before the environment */
+    run_ok("NSCIRCUIT_PATH=" INCDIR "/libs2", "-I " INCDIR "/libs"); /* -I before the environment */
     char cmd[2048], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd /tmp && env -u NSCIRCUIT_PATH NSCIRCUIT_PATH=/no/env %s -I /no/opt -o /dev/null %s 2>&1",
-             NSC_PROGRAM, MAIN);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd /tmp && env -u NSCIRCUIT_PATH NSCIRCUIT_PATH=/no/env %s -I /no/opt -o /dev/null %s 2>&1",
+        NSC_PROGRAM, MAIN);
     cr_assert_eq(tu_run(cmd, &out), 1, "%s", out);
     cr_assert(strstr(out, "not found in " INCDIR "/netlist, /no/opt, /no/env"), "%s", out);
     free(out);
@@ -89,34 +95,38 @@ Test(models, libraries_run)
 {
     static const char net[] =
         "lib check\n.include ideal.lib\n.include diodes.lib\n.include mosfets.lib\n"
-        "I1 0 a 10m\nD1 a 0 D1N4148\n"                  /* Shockley: 1.75 Vt ln(10m/2.5n) + 0.57*10m */
-        "VG g 0 10\nI4 0 d 1\nX1 d g 0 IRF540N\n"        /* on: RD 33.6 m + channel */
-        "I6 0 f 1\nX3 0 0 f IRF540N\n"                   /* body diode: SPICE IS=1.57n RS=44m, 3 segments */
+        "I1 0 a 10m\nD1 a 0 D1N4148\n"            /* Shockley: 1.75 Vt ln(10m/2.5n) + 0.57*10m */
+        "VG g 0 10\nI4 0 d 1\nX1 d g 0 IRF540N\n" /* on: RD 33.6 m + channel */
+        "I6 0 f 1\nX3 0 0 f IRF540N\n" /* body diode: SPICE IS=1.57n RS=44m, 3 segments */
         "V7 p 0 1\nX7 p 0 q COMPARATOR VOH=3.3\nD7 q r DIDEAL\nR7 r 0 1k\n"
         "V8 n 0 -1\nX8 n 0 u COMPARATOR\n"
-        "V9 c 0 1\nS9 c s c 0 SWIDEAL\nR9 s 0 999\n"    /* 1 mOhm in series with 999 Ohm */
+        "V9 c 0 1\nS9 c s c 0 SWIDEAL\nR9 s 0 999\n" /* 1 mOhm in series with 999 Ohm */
         "I10 0 k 3\nD10 k 0 D1N5819\nI11 0 m 1\nD11 m 0 DMUR160\nI12 0 w 1\nD12 w 0 DMURS120\n"
         "I13 0 z 2\nD13 z 0 DC3D02060\nI14 0 y 1\nD14 y 0 D1N4007\n"
         "X20 0 g 0 IRFZ44N\nX21 0 g 0 IRF3205\nX22 0 g 0 BSC0902NS\nX23 0 g 0 SI2302\n.op\n.end\n";
     char *dir = tu_tmpdir(), path[512], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/lib.cir", dir);
     cr_assert_eq(tu_write_file(path, net), 0);
-    snprintf(cmd, sizeof cmd, "env -u NSCIRCUIT_PATH %s -I %s/models -o /dev/null %s 2>/dev/null", NSC_PROGRAM,
-             NSC_TOP_SRCDIR, path);
+    snprintf(cmd, sizeof cmd, "env -u NSCIRCUIT_PATH %s -I %s/models -o /dev/null %s 2>/dev/null",
+             NSC_PROGRAM, NSC_TOP_SRCDIR, path);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     double vt = 1.380649e-23 * 300.15 / 1.602176634e-19;
     double shockley = 1.75 * vt * log(10e-3 / 2.5e-9 + 1) + 0.57 * 10e-3;
-    cr_assert(fabs(op_value(out, "v(a)") - shockley) < 0.05, "1N4148 %g vs %g", op_value(out, "v(a)"), shockley);
-    double body = vt * log1p(1 / 1.57e-9) + 0.044;      /* 0.568 V; the fit within 10.7 mV (3 lines, 10 mA..32 A) */
-    cr_assert(fabs(op_value(out, "v(f)") - body) < 0.0108, "body diode %g vs %g", op_value(out, "v(f)"), body);
+    cr_assert(fabs(op_value(out, "v(a)") - shockley) < 0.05, "1N4148 %g vs %g",
+              op_value(out, "v(a)"), shockley);
+    double body = vt * log1p(1 / 1.57e-9)
+                  + 0.044; /* 0.568 V; the fit within 10.7 mV (3 lines, 10 mA..32 A) */
+    cr_assert(fabs(op_value(out, "v(f)") - body) < 0.0108, "body diode %g vs %g",
+              op_value(out, "v(f)"), body);
     /* RD + the square law's triode: 13.8 (7 v - v^2/2) = 1 A; 44.0 mV, the data sheet's RDS(on); the fit
      * anchored at VG's 7 V of overdrive (1.0179 V at 16 A before, 63.6 mV here) */
     double vch = 7 - sqrt(49 - 2 / 13.8), vd = op_value(out, "v(d)");
-    cr_assert(fabs(vd - (0.0336 + vch)) < 0.005 * (0.0336 + vch), "IRF540N on %g V at 1 A, square law %g", vd,
-              0.0336 + vch);
+    cr_assert(fabs(vd - (0.0336 + vch)) < 0.005 * (0.0336 + vch),
+              "IRF540N on %g V at 1 A, square law %g", vd, 0.0336 + vch);
     cr_assert(fabs(op_value(out, "v(q)") - 3.3) < 1e-9 && fabs(op_value(out, "v(u)")) < 1e-9);
     cr_assert(fabs(op_value(out, "v(r)") - 3.3) < 1e-9);
-    cr_assert(fabs(op_value(out, "v(s)") - 999 / 999.001) < 1e-9, "switch %g", op_value(out, "v(s)"));
+    cr_assert(fabs(op_value(out, "v(s)") - 999 / 999.001) < 1e-9, "switch %g",
+              op_value(out, "v(s)"));
     free(out);
     tu_rmdir(dir);
     free(dir);
@@ -128,11 +138,12 @@ Test(models, libraries_run)
  * IRF540N +44 %, IRFZ44N +124 %, IRF3205 +123 %, BSC0902NS +200 %, Si2302 +11 %. */
 Test(models, mosfets_on_state_against_ngspice)
 {
-    static const char *const part[] = {"IRF540N", "IRFZ44N", "IRF3205", "BSC0902NS", "SI2302"};
+    static const char *const part[] = { "IRF540N", "IRFZ44N", "IRF3205", "BSC0902NS", "SI2302" };
     const char *dir = NSC_TOP_SRCDIR "/tests/data/mosfets_on";
     for (int k = 0; k < 5; k++) {
         char cmd[2048], path[512], *out = NULL, *ref = NULL;
-        snprintf(cmd, sizeof cmd, "%s -o /dev/null %s/%s.cir 2>/dev/null", NSC_PROGRAM, dir, part[k]);
+        snprintf(cmd, sizeof cmd, "%s -o /dev/null %s/%s.cir 2>/dev/null", NSC_PROGRAM, dir,
+                 part[k]);
         cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
         snprintf(path, sizeof path, "%s/%s_ng.txt", dir, part[k]);
         ref = tu_read_file(path);
@@ -144,7 +155,8 @@ Test(models, mosfets_on_state_against_ngspice)
             const char *r = strstr(ref, key);
             cr_assert(r, "no %s in %s", key, path);
             double ng = strtod(r + strlen(key), NULL), v = op_value(out, name);
-            cr_log_info("%s %s: %.5g V, ngspice %.5g V (%+.2f %%)", part[k], name, v, ng, 100 * (v / ng - 1));
+            cr_log_info("%s %s: %.5g V, ngspice %.5g V (%+.2f %%)", part[k], name, v, ng,
+                        100 * (v / ng - 1));
             cr_assert(fabs(v - ng) < 0.01 * ng, "%s %s: %g V, ngspice %g V", part[k], name, v, ng);
         }
         free(out);
@@ -209,10 +221,11 @@ Test(models, lone_plus_inside_a_model_card)
     nsc_report_init(&r);
     nsc_circuit *c = NULL;
     cr_assert_eq(nsc_netlist_read_string("lp\nV1 a 0 5\nR1 a d 1k\nM1 d d 0 0 NM\n"
-                                         ".model NM NMOS (LEVEL=1 VTO=1 + KP=100u)\n.op\n.end\n", "lp.cir", NULL, 0, &c, &r),
+                                         ".model NM NMOS (LEVEL=1 VTO=1 + KP=100u)\n.op\n.end\n",
+                                         "lp.cir", NULL, 0, &c, &r),
                  NSC_OK, "%s", r.error);
-    cr_assert(warned(&r, "lp.cir:5:31: warning: a lone '+' inside a .model card is ignored"), "%d warnings",
-              r.nwarn);
+    cr_assert(warned(&r, "lp.cir:5:31: warning: a lone '+' inside a .model card is ignored"),
+              "%d warnings", r.nwarn);
     const nsc_model *m = NULL;
     for (int k = 0; k < c->nmodel; k++)
         if (!strcmp(c->model[k].name, "nm")) m = &c->model[k];
@@ -224,16 +237,20 @@ Test(models, lone_plus_inside_a_model_card)
     nsc_report_init(&r);
     c = NULL;
     cr_assert_eq(nsc_netlist_read_string("lp\nV1 a 0 5\nR1 a d 1k\nM1 d d 0 0 NM\n"
-                                         ".model NM NMOS (LEVEL=1 VTO=1 + KP=)\n.op\n.end\n", "lp.cir", NULL, 0, &c, &r),
+                                         ".model NM NMOS (LEVEL=1 VTO=1 + KP=)\n.op\n.end\n",
+                                         "lp.cir", NULL, 0, &c, &r),
                  NSC_ENETLIST);
-    cr_assert(strstr(r.error, "model 'nm' of MOS transistor m1 cannot be read: lp.cir:5:"), "%s", r.error);
+    cr_assert(strstr(r.error, "model 'nm' of MOS transistor m1 cannot be read: lp.cir:5:"), "%s",
+              r.error);
     nsc_circuit_free(c);
     nsc_report_free(&r);
     nsc_report_init(&r);
     c = NULL;
-    cr_assert_eq(nsc_netlist_read_string("lp\n.param v0=1\nV1 a 0 5\nR1 a d 1k\nM1 d d 0 0 NM\n"
-                                         ".model NM NMOS (LEVEL=1 VTO={v0 + 0.5} KP=100u)\n.op\n.end\n", "lp.cir", NULL, 0, &c,
-                                         &r), NSC_OK, "%s", r.error);
+    cr_assert_eq(
+        nsc_netlist_read_string("lp\n.param v0=1\nV1 a 0 5\nR1 a d 1k\nM1 d d 0 0 NM\n"
+                                ".model NM NMOS (LEVEL=1 VTO={v0 + 0.5} KP=100u)\n.op\n.end\n",
+                                "lp.cir", NULL, 0, &c, &r),
+        NSC_OK, "%s", r.error);
     cr_assert(!warned(&r, "lone"));
     nsc_circuit_free(c);
     nsc_report_free(&r);
@@ -252,7 +269,8 @@ static int read_wrdata(const char *path, int ncol, tu_table *t)
     size_t cap = 0;
     double x;
     while (fscanf(f, "%lf", &x) == 1) {
-        if ((size_t)t->nrow * (size_t)ncol + (size_t)(ncol) > cap) t->v = realloc(t->v, (cap = cap * 2 + 1024) * sizeof x);
+        if ((size_t)t->nrow * (size_t)ncol + (size_t)(ncol) > cap)
+            t->v = realloc(t->v, (cap = cap * 2 + 1024) * sizeof x);
         t->v[t->nrow * ncol + (c = 0)] = x;
         for (int k = 1; k < ncol; k++)
             if (fscanf(f, "%lf", &t->v[t->nrow * ncol + k]) != 1) return fclose(f), -1;
@@ -271,17 +289,23 @@ static int read_wrdata(const char *path, int ncol, tu_table *t)
  * Failed before: "model 'sw1' of XSPICE element a1 has unsupported type". */
 Test(models, xspice_aswitch_vs_ngspice)
 {
-    static const char *const sig[] = { "v(b)", "v(d)", "i(v1)" }, *const mode[] = { "exact", "adaptive" };
+    static const char *const sig[] = { "v(b)", "v(d)", "i(v1)" }, *const mode[] = { "exact",
+                                                                                    "adaptive" };
     static const double edge[] = { 1e-3, 2e-3, 3e-3, 4e-3 };
     tu_table ng, t;
     cr_assert_eq(read_wrdata(NSC_REFDIR "/aswitch/asw_ng.txt", 4, &ng), 0);
     char *dir = tu_tmpdir(), path[512], cmd[2048], *out = NULL;
     snprintf(path, sizeof path, "%s/o.dat", dir);
     for (int s = 0; s < 2; s++) {
-        snprintf(cmd, sizeof cmd, "cd %s && sed 's/^.tran/.options stepping=%s\\n.tran/' %s/aswitch/asw.cir > a.cir && "
-                 "%s -o %s a.cir 2>&1", dir, mode[s], NSC_REFDIR, NSC_PROGRAM, path);
+        snprintf(
+            cmd, sizeof cmd,
+            "cd %s && sed 's/^.tran/.options stepping=%s\\n.tran/' %s/aswitch/asw.cir > a.cir && "
+            "%s -o %s a.cir 2>&1",
+            dir, mode[s], NSC_REFDIR, NSC_PROGRAM, path);
         cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-        cr_assert(strstr(out, "aswitch 'sw1' switches ideally at 1,") && strstr(out, "'sw2' switches ideally at 0.5,"), "%s", out);
+        cr_assert(strstr(out, "aswitch 'sw1' switches ideally at 1,")
+                      && strstr(out, "'sw2' switches ideally at 0.5,"),
+                  "%s", out);
         free(out);
         cr_assert_eq(tu_table_read(path, &t), 0);
         for (int k = 0; k < 3; k++) {
@@ -293,9 +317,10 @@ Test(models, xspice_aswitch_vs_ngspice)
             for (int i = 0; i < ng.nrow; i++) {
                 double x = TU_AT(&ng, i, 0), near = 1;
                 for (int j = 0; j < 4; j++) near = fmin(near, fabs(x - edge[j]));
-                if (near < 20e-6) continue;                     /* the edges: 1 us, rows 10 us apart */
-                cr_assert(fabs(tu_interp(&t, c, x) - TU_AT(&ng, i, k + 1)) <= 1e-3 * range, "%s %s at %g: %g, ngspice %g",
-                          mode[s], sig[k], x, tu_interp(&t, c, x), TU_AT(&ng, i, k + 1));
+                if (near < 20e-6) continue; /* the edges: 1 us, rows 10 us apart */
+                cr_assert(fabs(tu_interp(&t, c, x) - TU_AT(&ng, i, k + 1)) <= 1e-3 * range,
+                          "%s %s at %g: %g, ngspice %g", mode[s], sig[k], x, tu_interp(&t, c, x),
+                          TU_AT(&ng, i, k + 1));
             }
         }
         tu_table_free(&t);
@@ -339,8 +364,9 @@ Test(models, xspice_zener_vs_ngspice)
             mx = fmax(mx, d);
             ss += d * d;
         }
-        cr_assert(mx <= maxerr[k] * range && sqrt(ss / ng.nrow) <= rmserr[k] * range, "%s: max %g, rms %g of range %g",
-                  sig[k], mx / range, sqrt(ss / ng.nrow) / range, range);
+        cr_assert(mx <= maxerr[k] * range && sqrt(ss / ng.nrow) <= rmserr[k] * range,
+                  "%s: max %g, rms %g of range %g", sig[k], mx / range, sqrt(ss / ng.nrow) / range,
+                  range);
     }
     tu_table_free(&t);
     free(ng.v);
@@ -358,30 +384,35 @@ Test(models, xspice_zener_vs_ngspice)
 Test(models, xspice_counters_count_clock_edges)
 {
     static const char *const mode[] = { "exact", "adaptive" };
-    static const char *const q[] = { "v(q0)", "v(q1)", "v(q2)", "v(q3)", "v(r0)", "v(r1)", "v(r2)" };
+    static const char *const q[] = {
+        "v(q0)", "v(q1)", "v(q2)", "v(q3)", "v(r0)", "v(r1)", "v(r2)"
+    };
     char *dir = tu_tmpdir(), path[512], cmd[4096], *out = NULL;
     snprintf(path, sizeof path, "%s/o.dat", dir);
     for (int s = 0; s < 2; s++) {
-        snprintf(cmd, sizeof cmd, "cd %s && printf '%%s\\n' '* counters' 'v1 clk 0 pulse(0 5 0.5u 10n 10n 0.5u 1u)' "
-                 "'vh hi 0 5' 'a1 [clk hi] [c one] adc1' 'a2 one one c null null q0 q0b jk' "
-                 "'a3 q0 q0 c null null q1 q1b jk' 'a4 [q0 q1] a01 and2' 'a5 a01 a01 c null null q2 q2b jk' "
-                 "'a6 [a01 q2] a012 and2' 'a7 a012 a012 c null null q3 q3b jk' 'a8 one c null null r0 r0b tff' "
-                 "'a9 one r0b null null r1 r1b tff' 'a10 one r1b null null r2 r2b tff' "
-                 "'.model adc1 adc_bridge(in_low=1 in_high=2)' '.model jk d_jkff' '.model tff d_tff' "
-                 "'.model and2 d_and' '.options stepping=%s' '.tran 10n 20u' '.end' > c.cir && %s -o %s c.cir 2>&1",
-                 dir, mode[s], NSC_PROGRAM, path);
+        snprintf(
+            cmd, sizeof cmd,
+            "cd %s && printf '%%s\\n' '* counters' 'v1 clk 0 pulse(0 5 0.5u 10n 10n 0.5u 1u)' "
+            "'vh hi 0 5' 'a1 [clk hi] [c one] adc1' 'a2 one one c null null q0 q0b jk' "
+            "'a3 q0 q0 c null null q1 q1b jk' 'a4 [q0 q1] a01 and2' 'a5 a01 a01 c null null q2 q2b jk' "
+            "'a6 [a01 q2] a012 and2' 'a7 a012 a012 c null null q3 q3b jk' 'a8 one c null null r0 r0b tff' "
+            "'a9 one r0b null null r1 r1b tff' 'a10 one r1b null null r2 r2b tff' "
+            "'.model adc1 adc_bridge(in_low=1 in_high=2)' '.model jk d_jkff' '.model tff d_tff' "
+            "'.model and2 d_and' '.options stepping=%s' '.tran 10n 20u' '.end' > c.cir && %s -o %s c.cir 2>&1",
+            dir, mode[s], NSC_PROGRAM, path);
         cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
         free(out);
         tu_table t;
         cr_assert_eq(tu_table_read(path, &t), 0);
         int col[7];
         for (int k = 0; k < 7; k++) cr_assert((col[k] = tu_table_col(&t, q[k])) > 0, "%s", q[k]);
-        for (int n = 0; n <= 19; n++) {                      /* edges at 0.5 + k us (the adc: 4 ns on) */
+        for (int n = 0; n <= 19; n++) { /* edges at 0.5 + k us (the adc: 4 ns on) */
             double x = n ? 0.75e-6 + (n - 1) * 1e-6 : 0.25e-6;
             int sync = 0, ripple = 0;
             for (int k = 0; k < 7; k++) {
                 double v = tu_interp(&t, col[k], x);
-                cr_assert(fabs(v) < 1e-9 || fabs(v - 1) < 1e-9, "%s %s at %g: %g", mode[s], q[k], x, v);
+                cr_assert(fabs(v) < 1e-9 || fabs(v - 1) < 1e-9, "%s %s at %g: %g", mode[s], q[k], x,
+                          v);
                 if (k < 4) sync += (v > 0.5) << k;
                 else ripple += (v > 0.5) << (k - 4);
             }

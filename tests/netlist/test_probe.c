@@ -26,8 +26,8 @@ static const char *const NET = "probes\n"
                                ".ends\n"
                                ".tran 1u 10u\n";
 
-static nl_probe_fail resolve(const nsc_circuit *c, nsc_probekind kind, const char *name, int opts, nsc_probe *p,
-                             char *bad)
+static nl_probe_fail resolve(const nsc_circuit *c, nsc_probekind kind, const char *name, int opts,
+                             nsc_probe *p, char *bad)
 {
     char in[64];
     const char *b = NULL;
@@ -47,16 +47,16 @@ Test(probe, voltages_by_node_name)
     cr_assert_eq(resolve(c, NSC_PROBE_V, "out", 0, &p, bad), NL_PROBE_OK);
     cr_assert_eq(p.node[0], nsc_circuit_node(c, "out"));
     cr_assert_gt(p.node[0], 0);
-    cr_assert_eq(p.node[1], 0);                                    /* V(a): against ground */
-    cr_assert_eq(p.el, -7);                                        /* untouched */
-    cr_assert_eq(resolve(c, NSC_PROBE_V, "IN,Mid", 0, &p, bad), NL_PROBE_OK);   /* any case */
+    cr_assert_eq(p.node[1], 0); /* V(a): against ground */
+    cr_assert_eq(p.el, -7);     /* untouched */
+    cr_assert_eq(resolve(c, NSC_PROBE_V, "IN,Mid", 0, &p, bad), NL_PROBE_OK); /* any case */
     cr_assert_eq(p.node[0], nsc_circuit_node(c, "in"));
     cr_assert_eq(p.node[1], nsc_circuit_node(c, "mid"));
     cr_assert_neq(p.node[0], p.node[1]);
     cr_assert_eq(resolve(c, NSC_PROBE_V, "gnd", 0, &p, bad), NL_PROBE_OK);
     cr_assert_eq(p.node[0], 0);
     cr_assert_eq(resolve(c, NSC_PROBE_V, "in,nowhere", 0, &p, bad), NL_PROBE_NODE);
-    cr_assert_str_eq(bad, "nowhere");                              /* the name that failed */
+    cr_assert_str_eq(bad, "nowhere"); /* the name that failed */
     cr_assert_eq(resolve(c, NSC_PROBE_V, "nowhere", 0, &p, bad), NL_PROBE_NODE);
     cr_assert_str_eq(bad, "nowhere");
     nsc_circuit_free(c);
@@ -70,7 +70,7 @@ Test(probe, currents_by_element_name)
     cr_assert_eq(resolve(c, NSC_PROBE_I, "r1", 0, &p, bad), NL_PROBE_OK);
     cr_assert_eq(p.el, nsc_circuit_element(c, "r1"));
     cr_assert_geq(p.el, 0);
-    cr_assert_eq(resolve(c, NSC_PROBE_I, "x1.r5", 0, &p, bad), NL_PROBE_OK);   /* nscircuit's name */
+    cr_assert_eq(resolve(c, NSC_PROBE_I, "x1.r5", 0, &p, bad), NL_PROBE_OK); /* nscircuit's name */
     cr_assert_eq(p.el, nsc_circuit_element(c, "x1.r5"));
     cr_assert_geq(p.el, 0);
     /* ngspice's flattened name r.x1.r5: only with NL_PROBE_FLAT */
@@ -99,7 +99,8 @@ Test(probe, ports_of_elements)
     cr_assert_eq(resolve(c, NSC_PROBE_V, "@m1", NL_PROBE_PORT, &p, bad), NL_PROBE_OK);
     cr_assert_eq(p.node[0], nsc_circuit_node(c, "dr"));
     cr_assert_eq(p.node[1], nsc_circuit_node(c, "sr"));
-    cr_assert_eq(resolve(c, NSC_PROBE_V, "@k1", NL_PROBE_PORT, &p, bad), NL_PROBE_NOPORT);   /* no current */
+    cr_assert_eq(resolve(c, NSC_PROBE_V, "@k1", NL_PROBE_PORT, &p, bad),
+                 NL_PROBE_NOPORT); /* no current */
     cr_assert_str_eq(bad, "k1");
     cr_assert_eq(resolve(c, NSC_PROBE_V, "@r9", NL_PROBE_PORT, &p, bad), NL_PROBE_NOPORT);
     cr_assert_str_eq(bad, "r9");
@@ -120,14 +121,17 @@ static int t_node(void *ctx, const char *name)
 {
     (void)ctx;
     names_calls++;
-    return !strcmp(name, "alias") ? nsc_circuit_node(names_c, "out") : !strcmp(name, "gnd") ? 0 : -1;
+    return !strcmp(name, "alias") ? nsc_circuit_node(names_c, "out")
+           : !strcmp(name, "gnd") ? 0
+                                  : -1;
 }
 
 static int t_element(void *ctx, const char *name)
 {
     (void)ctx;
     names_calls++;
-    return !strcmp(name, "amp") || !strcmp(name, "x9.ramp") ? nsc_circuit_element(names_c, "r2") : -1;
+    return !strcmp(name, "amp") || !strcmp(name, "x9.ramp") ? nsc_circuit_element(names_c, "r2")
+                                                            : -1;
 }
 
 Test(probe, names_through_a_table)
@@ -144,17 +148,19 @@ Test(probe, names_through_a_table)
     cr_assert_eq(p.node[0], nsc_circuit_node(c, "out"));
     cr_assert_eq(p.node[1], 0);
     cr_assert_eq(names_calls, 2);
-    strcpy(in, "out");                                  /* in the circuit, not in the table */
+    strcpy(in, "out"); /* in the circuit, not in the table */
     cr_assert_eq(nl_probe_resolve_in(c, &nm, NSC_PROBE_V, in, 0, &p, &bad), NL_PROBE_NODE);
     cr_assert_str_eq(bad, "out");
     strcpy(in, "amp");
     cr_assert_eq(nl_probe_resolve_in(c, &nm, NSC_PROBE_I, in, 0, &p, &bad), NL_PROBE_OK);
     cr_assert_eq(p.el, nsc_circuit_element(c, "r2"));
-    strcpy(in, "r.x9.ramp");                            /* flattened: the table asked for "x9.ramp" */
-    cr_assert_eq(nl_probe_resolve_in(c, &nm, NSC_PROBE_I, in, NL_PROBE_FLAT, &p, &bad), NL_PROBE_OK);
+    strcpy(in, "r.x9.ramp"); /* flattened: the table asked for "x9.ramp" */
+    cr_assert_eq(nl_probe_resolve_in(c, &nm, NSC_PROBE_I, in, NL_PROBE_FLAT, &p, &bad),
+                 NL_PROBE_OK);
     cr_assert_eq(p.el, nsc_circuit_element(c, "r2"));
     cr_assert_eq(nl_probe_element(c, &nm, "r1"), -1);
-    cr_assert_eq(nl_probe_element(c, NULL, "R1"), nsc_circuit_element(c, "r1"));   /* the circuit's, any case */
+    cr_assert_eq(nl_probe_element(c, NULL, "R1"),
+                 nsc_circuit_element(c, "r1")); /* the circuit's, any case */
     cr_assert_eq(nl_probe_element(c, NULL, "r.x1.r5"), nsc_circuit_element(c, "x1.r5"));
     nsc_circuit_free(c);
 }
@@ -203,14 +209,15 @@ Test(probe, calls_inside_expressions)
     nl_expr *v0 = call("v", NULL, NULL);
     cr_assert_eq(nl_probe_kind(v0), NSC_PROBE_V);
     cr_assert(!nl_probe_args(v0, &a, &b));
-    nl_expr *prod = node(NL_X_MUL, NULL, node(NL_X_NUM, NULL, NULL, NULL), node(NL_X_PARAM, "n2", NULL, NULL));
+    nl_expr *prod = node(NL_X_MUL, NULL, node(NL_X_NUM, NULL, NULL, NULL),
+                         node(NL_X_PARAM, "n2", NULL, NULL));
     cr_assert(!nl_probe_args(call("v", node(NL_X_PARAM, "n1", NULL, NULL), prod), &a, &b));
     nl_expr *v3 = call("v", node(NL_X_PARAM, "n1", NULL, NULL), node(NL_X_PARAM, "n2", NULL, NULL));
     v3->a->next->next = node(NL_X_PARAM, "n3", NULL, NULL);
     v3->nargs = 3;
     cr_assert(!nl_probe_args(v3, &a, &b));
     cr_assert_eq(nl_probe_kind(call("sqrt", prod, NULL)), -1);
-    cr_assert_eq(nl_probe_kind(node(NL_X_PARAM, "v", NULL, NULL)), -1);     /* a name, not a call */
+    cr_assert_eq(nl_probe_kind(node(NL_X_PARAM, "v", NULL, NULL)), -1); /* a name, not a call */
 }
 
 /* What an expression reads: V()/I() of one or more arguments anywhere inside
@@ -223,9 +230,10 @@ Test(probe, what_expressions_read)
     cr_assert(nl_probe_reads(sq, 1));
     cr_assert(!nl_probe_reads(sq, 0));
     nl_expr *v = call("v", node(NL_X_PARAM, "n1", NULL, NULL), NULL);
-    nl_expr *cond = node(NL_X_COND, NULL, node(NL_X_NUM, NULL, NULL, NULL), node(NL_X_NUM, NULL, NULL, NULL));
+    nl_expr *cond = node(NL_X_COND, NULL, node(NL_X_NUM, NULL, NULL, NULL),
+                         node(NL_X_NUM, NULL, NULL, NULL));
     cond->c = call("max", k, v);
-    cr_assert(nl_probe_reads(cond, 0));                 /* in c's branch, a function's second argument */
+    cr_assert(nl_probe_reads(cond, 0)); /* in c's branch, a function's second argument */
     cr_assert(!nl_probe_reads(call("v", NULL, NULL), 1));
     cr_assert(!nl_probe_reads(NULL, 1));
     cr_assert(!nl_probe_reads(k, 1));

@@ -38,10 +38,10 @@ Test(fmt, random_doubles_all_magnitudes)
     for (int k = 0; k < 300000; k++) {
         uint64_t u = next_u64();
         double x;
-        if (k % 2) {                                            /* any finite bit pattern */
+        if (k % 2) { /* any finite bit pattern */
             memcpy(&x, &u, 8);
             if (!isfinite(x)) continue;
-        } else {                                                /* circuit-like: 1e-18 .. 1e6 */
+        } else { /* circuit-like: 1e-18 .. 1e6 */
             x = ldexp((double)(u >> 11) / 9007199254740992.0 + 0.5, (int)(u % 84) - 60);
             if (u & 1) x = -x;
         }
@@ -53,24 +53,45 @@ Test(fmt, random_doubles_all_magnitudes)
 Test(fmt, ties_carries_and_specials)
 {
     /* exact decimal ties at 13 significant digits are binary fractions: n + 1/2 scaled */
-    const double xs[] = { 0.0, -0.0, 1.0, -1.0, 9.9999999999995, 9.99999999999949, 9.9999999999999995,
-                          1.00000000000005, 0.5, 0.25, 0.125, 1e-300, 4.9406564584124654e-324, 1.7976931348623157e308,
-                          123456789012.5, 1234567890123.5, 2.5, 0.0625, 1e22, 1e23, 5e-324, 1e100, 1e-100,
-                          999999999999.5, 3.0517578125e-05 };
+    const double xs[] = { 0.0,
+                          -0.0,
+                          1.0,
+                          -1.0,
+                          9.9999999999995,
+                          9.99999999999949,
+                          9.9999999999999995,
+                          1.00000000000005,
+                          0.5,
+                          0.25,
+                          0.125,
+                          1e-300,
+                          4.9406564584124654e-324,
+                          1.7976931348623157e308,
+                          123456789012.5,
+                          1234567890123.5,
+                          2.5,
+                          0.0625,
+                          1e22,
+                          1e23,
+                          5e-324,
+                          1e100,
+                          1e-100,
+                          999999999999.5,
+                          3.0517578125e-05 };
     for (size_t k = 0; k < sizeof xs / sizeof xs[0]; k++) {
         cr_expect(same(xs[k], 12));
         cr_expect(same(xs[k], 15));
         cr_expect(same(xs[k], 0));
         cr_expect(same(xs[k], 3));
     }
-    for (long n = 1; n < 20000; n++) {                           /* (n + 1/2) 2^-j: exact ties */
+    for (long n = 1; n < 20000; n++) { /* (n + 1/2) 2^-j: exact ties */
         double x = ldexp((double)n * 2 + 1, -(int)(n % 9) - 1);
         cr_expect(same(x, 12));
         cr_expect(same(x, 4));
     }
     long bad = 0;
-    for (int k = 0; k < 100000; k++) {              /* 14-digit odd numerators: ties at 13 digits */
-        uint64_t n = 1000000000000ULL + next_u64() % 4000000000000ULL;   /* (2n+1)/2^(j+1), j = 0.. */
+    for (int k = 0; k < 100000; k++) { /* 14-digit odd numerators: ties at 13 digits */
+        uint64_t n = 1000000000000ULL + next_u64() % 4000000000000ULL; /* (2n+1)/2^(j+1), j = 0.. */
         int j = k % 40;
         double x = ldexp((double)(2 * n + 1), -1 - j) * (k & 1 ? 1 : 1e-9);
         bad += !same(x, 12) + !same(x, 13) + !same(x, 15);

@@ -51,7 +51,8 @@ Test(out, dat_roundtrip)
     snprintf(path, sizeof path, "%s/x.csv", d);
     cr_assert_eq(nsc_write_csv(W, path, 0, &r), NSC_OK);
     char *s = tu_read_file(path);
-    cr_assert(strncmp(s, "time,v(a),i(l1)\n0.000000000000e+00,3.333333333333e-01,", 54) == 0, "%.60s", s);
+    cr_assert(strncmp(s, "time,v(a),i(l1)\n0.000000000000e+00,3.333333333333e-01,", 54) == 0,
+              "%.60s", s);
     free(s);
     nsc_waves_free(W);
     nsc_report_free(&r);
@@ -72,7 +73,8 @@ Test(out, early_end_is_said_in_header)
     snprintf(path, sizeof path, "%s/x.dat", d);
     cr_assert_eq(nsc_write_dat(W, path, 0, &r), NSC_OK);
     char *s = tu_read_file(path);
-    cr_assert(strncmp(s, "# time v(a) i(l1)\n# stopped (simulation failure) at t=2.5", 56) == 0, "%.80s", s);
+    cr_assert(strncmp(s, "# time v(a) i(l1)\n# stopped (simulation failure) at t=2.5", 56) == 0,
+              "%.80s", s);
     free(s);
     nsc_waves_free(W);
     nsc_report_free(&r);
@@ -107,12 +109,17 @@ Test(out, gnuplot_script_panels)
     /* voltages and currents in separate panels; time in ms (the run is 2.5 ms),
      * v(a) up to 2.5e3 V in kV, i(l1) down to -5 A in A; names in the legend */
     cr_assert(strstr(s, "set multiplot layout 2,1"), "%s", s);
-    cr_assert(strstr(s, "using ($1*1e+03):($2*1e-03) with lines lt 1 lw 1.5 title 'v(a)'"), "%s", s);
-    cr_assert(strstr(s, "using ($1*1e+03):($3*1e+00) with lines lt 1 lw 1.5 title 'i(l1)'"), "%s", s);
+    cr_assert(strstr(s, "using ($1*1e+03):($2*1e-03) with lines lt 1 lw 1.5 title 'v(a)'"), "%s",
+              s);
+    cr_assert(strstr(s, "using ($1*1e+03):($3*1e+00) with lines lt 1 lw 1.5 title 'i(l1)'"), "%s",
+              s);
     /* neither is switching: no third panel; tick steps 1, 2, 5 x 10^k */
     cr_assert(!strstr(s, "set ylabel 'switching"), "%s", s);
-    cr_assert(strstr(s, "set yrange [0:2.5]\nset ytics 0.5\n") && strstr(s, "set yrange [-5:0]\nset ytics 1\n"), "%s", s);
-    cr_assert(strstr(s, "set ylabel 'voltage (kV)'") && strstr(s, "set ylabel 'current (A)'"), "%s", s);
+    cr_assert(strstr(s, "set yrange [0:2.5]\nset ytics 0.5\n")
+                  && strstr(s, "set yrange [-5:0]\nset ytics 1\n"),
+              "%s", s);
+    cr_assert(strstr(s, "set ylabel 'voltage (kV)'") && strstr(s, "set ylabel 'current (A)'"), "%s",
+              s);
     cr_assert(strstr(s, "set xlabel 'time (ms)'") && strstr(s, "set xrange [0:2.499]"), "%s", s);
     /* only the bottom panel labels the time axis */
     const char *v = strstr(s, "title 'v(a)'"), *x = strstr(s, "set xlabel 'time");
@@ -154,7 +161,8 @@ Test(out, plot_rule_statistics)
     unsigned long seed = 7;
     for (int n = 1; n < 3000; n = n * 3 + 1) {
         double *v = malloc((size_t)n * sizeof *v), *w = malloc((size_t)n * sizeof *w);
-        for (int i = 0; i < n; i++) v[i] = w[i] = i % 5 == 0 ? 1.0 : lcg(&seed) * 10 - 3;   /* ties too */
+        for (int i = 0; i < n; i++)
+            v[i] = w[i] = i % 5 == 0 ? 1.0 : lcg(&seed) * 10 - 3; /* ties too */
         qsort(w, (size_t)n, sizeof *w, cmp_dbl);
         nsc_trace_stat st;
         cr_assert_eq(nsc_trace_stat_of(v, (size_t)n, 1, &st), 0);
@@ -187,20 +195,25 @@ Test(out, plot_rule_statistics)
  * precision is distinct, the range covers the data, the step is 1, 2 or 5 x 10^k. */
 Test(out, tick_labels_are_distinct)
 {
-    const double r[][2] = { { 1.79980, 1.79992 }, { 0, 0.634 }, { -0.0113, 634 }, { 179.95, 180.07 },
-                            { 323.93, 323.971 }, { 5e-9, 2e-8 }, { -3e5, 1.2e6 }, { 97.3, 99.6 },
-                            { 1.8, 1.8 }, { 0, 0 }, { 1e-12, 1.0000001e-12 } };
+    const double r[][2] = {
+        { 1.79980, 1.79992 }, { 0, 0.634 },   { -0.0113, 634 },        { 179.95, 180.07 },
+        { 323.93, 323.971 },  { 5e-9, 2e-8 }, { -3e5, 1.2e6 },         { 97.3, 99.6 },
+        { 1.8, 1.8 },         { 0, 0 },       { 1e-12, 1.0000001e-12 }
+    };
     for (size_t k = 0; k < sizeof r / sizeof r[0]; k++) {
         nsc_ticks t = nsc_ticks_of(r[k][0], r[k][1], 6);
-        cr_assert(t.lo <= r[k][0] && t.hi >= r[k][1] && t.hi > t.lo, "range %g %g: %g %g", r[k][0], r[k][1], t.lo, t.hi);
+        cr_assert(t.lo <= r[k][0] && t.hi >= r[k][1] && t.hi > t.lo, "range %g %g: %g %g", r[k][0],
+                  r[k][1], t.lo, t.hi);
         double m = t.step / pow(10, floor(log10(t.step) + 1e-9));
-        cr_assert(fabs(m - 1) < 1e-9 || fabs(m - 2) < 1e-9 || fabs(m - 5) < 1e-9, "step %g", t.step);
+        cr_assert(fabs(m - 1) < 1e-9 || fabs(m - 2) < 1e-9 || fabs(m - 5) < 1e-9, "step %g",
+                  t.step);
         long n = lround((t.hi - t.lo) / t.step);
         cr_assert(n >= 1 && n <= 14, "range %g %g: %ld ticks", r[k][0], r[k][1], n);
         char prev[64] = "", cur[64];
         for (long i = 0; i <= n; i++) {
             snprintf(cur, sizeof cur, "%.*g", t.digits, t.lo + (double)i * t.step);
-            cr_assert(strcmp(cur, prev), "range %g %g: label %s repeated (%%.%dg)", r[k][0], r[k][1], cur, t.digits);
+            cr_assert(strcmp(cur, prev), "range %g %g: label %s repeated (%%.%dg)", r[k][0],
+                      r[k][1], cur, t.digits);
             strcpy(prev, cur);
         }
     }
@@ -262,9 +275,11 @@ Test(out, switching_node_in_its_own_panel)
     cr_assert(strstr(ps, "set ylabel 'switching voltage (V)'"), "%s", ps);
     cr_assert(strstr(po, "set ylabel 'voltage (V)'") && strstr(po, "'v(ref)'"), "%s", po);
     cr_assert(strstr(s, "set multiplot layout 2,1"), "%s", s);
-    cr_assert(strstr(po, "title 'v(ref)'") < strstr(po, "title 'v(out)'"), "v(out) not drawn last: %s", po);
+    cr_assert(strstr(po, "title 'v(ref)'") < strstr(po, "title 'v(out)'"),
+              "v(out) not drawn last: %s", po);
     cr_assert(strstr(s, "set key invert"), "%s", s);
-    cr_assert(strstr(s, "title 'v(out)'") < strstr(s, "title 'v(sw)'"), "switching panel first: %s", s);
+    cr_assert(strstr(s, "title 'v(out)'") < strstr(s, "title 'v(sw)'"), "switching panel first: %s",
+              s);
     double lo, hi, step;
     yrange_of(po, &lo, &hi, &step);
     cr_assert(lo <= 0 && hi >= 1.802 && hi < 2.5, "v(out) panel [%g, %g]", lo, hi);
@@ -312,7 +327,8 @@ static double qat(const double *w, int n, double q)
 Test(out, startup_spike_does_not_set_the_scale)
 {
     char *d = tu_tmpdir(), cmd[2048], path[600], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s --quiet --step 1u -o rc.dat %s/rectifier_capfilter.cir 2>&1", d,
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s --quiet --step 1u -o rc.dat %s/rectifier_capfilter.cir 2>&1", d,
              NSC_PROGRAM, NSC_NETLISTS);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
@@ -322,7 +338,8 @@ Test(out, startup_spike_does_not_set_the_scale)
     double ql = INFINITY, qh = -INFINITY, peak = 0;
     double *w = malloc((size_t)t.nrow * sizeof *w);
     for (int c = 1; c < t.ncol; c++) {
-        if (strcmp(t.name[c], "i(d1)") && strcmp(t.name[c], "i(d2)") && strcmp(t.name[c], "i(cf)")) continue;
+        if (strcmp(t.name[c], "i(d1)") && strcmp(t.name[c], "i(d2)") && strcmp(t.name[c], "i(cf)"))
+            continue;
         for (int i = 0; i < t.nrow; i++) w[i] = TU_AT(&t, i, c), peak = fmax(peak, w[i]);
         qsort(w, (size_t)t.nrow, sizeof *w, cmp_dbl);
         ql = fmin(ql, qat(w, t.nrow, 0.005));
@@ -331,10 +348,11 @@ Test(out, startup_spike_does_not_set_the_scale)
     free(w);
     tu_table_free(&t);
     cr_assert(peak > 2 && qh - ql < 0.2, "the run changed: peak %g, range %g %g", peak, ql, qh);
-    double lo = 1e3 * (ql - 0.05 * (qh - ql)), hi = 1e3 * (qh + 0.05 * (qh - ql));   /* mA */
+    double lo = 1e3 * (ql - 0.05 * (qh - ql)), hi = 1e3 * (qh + 0.05 * (qh - ql)); /* mA */
     snprintf(path, sizeof path, "%s/rc.gp", d);
     char *s = tu_read_file(path), *p = panel_of(s, "i(cf)");
-    cr_assert(p && strstr(p, "set ylabel 'switching current (mA)'") && strstr(p, "'i(d1)'"), "%s", s);
+    cr_assert(p && strstr(p, "set ylabel 'switching current (mA)'") && strstr(p, "'i(d1)'"), "%s",
+              s);
     double a, b, step;
     yrange_of(p, &a, &b, &step);
     cr_assert(a <= lo + 1e-9 && a > lo - step && b >= hi - 1e-9 && b < hi + step,
@@ -352,18 +370,25 @@ Test(out, startup_spike_does_not_set_the_scale)
 Test(out, buck_plot_separates_the_switching_node)
 {
     char *d = tu_tmpdir(), cmd[2048], path[600], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && sed 's/^\\.end$/.options interp\\n.end/' %s/buck.cir > buck.cir && "
-             "%s --quiet --tstop 60u --plot -o buck.dat buck.cir 2>&1", d, NSC_NETLISTS, NSC_PROGRAM);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && sed 's/^\\.end$/.options interp\\n.end/' %s/buck.cir > buck.cir && "
+             "%s --quiet --tstop 60u --plot -o buck.dat buck.cir 2>&1",
+             d, NSC_NETLISTS, NSC_PROGRAM);
     int have_gp = tu_run("command -v gnuplot >/dev/null", NULL) == 0;
-    if (!have_gp) snprintf(cmd, sizeof cmd, "cd %s && sed 's/^\\.end$/.options interp\\n.end/' %s/buck.cir > buck.cir && "
-                           "%s --quiet --tstop 60u -o buck.dat buck.cir 2>&1", d, NSC_NETLISTS, NSC_PROGRAM);
+    if (!have_gp)
+        snprintf(cmd, sizeof cmd,
+                 "cd %s && sed 's/^\\.end$/.options interp\\n.end/' %s/buck.cir > buck.cir && "
+                 "%s --quiet --tstop 60u -o buck.dat buck.cir 2>&1",
+                 d, NSC_NETLISTS, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     free(out);
     snprintf(path, sizeof path, "%s/buck.gp", d);
     char *s = tu_read_file(path), *po = panel_of(s, "v(out)"), *ps = panel_of(s, "v(sw)");
     cr_assert(po && ps, "%s", s);
-    cr_assert(strstr(ps, "switching voltage") && strstr(ps, "'v(g)'") && strstr(ps, "'v(ramp)'"), "%s", ps);
-    cr_assert(!strstr(po, "'v(sw)'") && !strstr(po, "switching") && strstr(po, "'v(ea)'"), "%s", po);
+    cr_assert(strstr(ps, "switching voltage") && strstr(ps, "'v(g)'") && strstr(ps, "'v(ramp)'"),
+              "%s", ps);
+    cr_assert(!strstr(po, "'v(sw)'") && !strstr(po, "switching") && strstr(po, "'v(ea)'"), "%s",
+              po);
     cr_assert(strstr(s, "set xlabel 'time (µs)'"), "%s", s);
     free(po);
     free(ps);
@@ -416,7 +441,7 @@ Test(out, waves_keep_columns)
         cr_assert_eq(W->v[2 * i + 1], 1.0 / 3.0 + i);
     }
     double row[2] = { 1, 2 };
-    cr_assert_eq(nsc_waves_add(W, row), 0);                  /* still growable */
+    cr_assert_eq(nsc_waves_add(W, row), 0); /* still growable */
     cr_assert_eq(W->v[2 * 2500 + 1], 2);
     nsc_waves_free(W);
 }
@@ -437,7 +462,9 @@ Test(out, progress_hook_of_the_stepper)
     nsc_report r;
     nsc_report_init(&r);
     nsc_circuit *c = NULL;
-    cr_assert_eq(nsc_netlist_read_string("rc\nV1 a 0 1\nR1 a b 1k\nC1 b 0 1u\n.tran 1u 2.5m\n", "p.cir", NULL, 0, &c, &r), NSC_OK);
+    cr_assert_eq(nsc_netlist_read_string("rc\nV1 a 0 1\nR1 a b 1k\nC1 b 0 1u\n.tran 1u 2.5m\n",
+                                         "p.cir", NULL, 0, &c, &r),
+                 NSC_OK);
     nsc_probe *p = NULL;
     int np = 0, ctx = 0;
     cr_assert_eq(nsc_waves_probes_default(c, &p, &np, &r), NSC_OK);
@@ -490,36 +517,38 @@ Test(out, threads_write_the_same_bytes)
         for (int j = 0; j < 3; j++) {
             char path[512];
             snprintf(path, sizeof path, "%s/w%d_%d", d, f, th[j]);
-            nsc_status s = f == 0 ? nsc_write_dat(W, path, th[j], &r) : f == 1 ? nsc_write_csv(W, path, th[j], &r)
-                                                                           : nsc_write_raw(W, path, f == 3, th[j], &r);
+            nsc_status s = f == 0   ? nsc_write_dat(W, path, th[j], &r)
+                           : f == 1 ? nsc_write_csv(W, path, th[j], &r)
+                                    : nsc_write_raw(W, path, f == 3, th[j], &r);
             cr_assert_eq(s, NSC_OK, "%s", r.error);
             text[j] = tu_read_file(path);
             cr_assert(text[j]);
         }
-        if (f == 0) {                                           /* printf's rows, after the header line */
+        if (f == 0) { /* printf's rows, after the header line */
             const char *p = strchr(text[0], '\n') + 1;
             char line[256];
             for (int i = 0; i < W->nrow; i++) {
                 const double *v = W->v + (size_t)i * 5;
-                int n = snprintf(line, sizeof line, "%.12e %.12e %.12e %.12e %.12e\n", v[0], v[1], v[2], v[3], v[4]);
+                int n = snprintf(line, sizeof line, "%.12e %.12e %.12e %.12e %.12e\n", v[0], v[1],
+                                 v[2], v[3], v[4]);
                 cr_assert(strncmp(p, line, (size_t)n) == 0, "row %d: %.*s vs %s", i, n, p, line);
                 p += n;
             }
             cr_assert_eq(*p, 0);
         }
-        if (f == 2)                                             /* raw: the date line may differ */
+        if (f == 2) /* raw: the date line may differ */
             for (int j = 0; j < 3; j++) {
                 char *dl = strstr(text[j], "\nDate: ");
                 cr_assert(dl);
                 memset(dl + 7, 'x', 25);
             }
-        if (f < 3) {                                            /* text formats: whole files equal */
+        if (f < 3) { /* text formats: whole files equal */
             cr_expect_str_eq(text[1], text[0], "format %d, 3 threads", f);
             cr_expect_str_eq(text[2], text[0], "format %d, 8 threads", f);
         }
         for (int j = 0; j < 3; j++) free(text[j]);
     }
-    for (int j = 1; j < 3; j++) {                               /* binary raw: compare bytes */
+    for (int j = 1; j < 3; j++) { /* binary raw: compare bytes */
         char pa[512], pb[512];
         snprintf(pa, sizeof pa, "%s/w3_1", d);
         snprintf(pb, sizeof pb, "%s/w3_%d", d, th[j]);
@@ -528,7 +557,7 @@ Test(out, threads_write_the_same_bytes)
         long n = 0;
         int ca, cb, date = 0;
         while ((ca = getc(a)) != EOF && (cb = getc(b)) != EOF) {
-            if (ca == '\n') date++;                              /* line 2 is the date */
+            if (ca == '\n') date++; /* line 2 is the date */
             if (date != 1) cr_assert_eq(ca, cb, "byte %ld", n);
             n++;
         }
@@ -581,7 +610,7 @@ Test(out, stream_writes_the_same_bytes)
     nsc_report_init(&r);
     const nsc_format fmts[] = { NSC_FMT_DAT, NSC_FMT_CSV, NSC_FMT_RAW, NSC_FMT_RAWBIN };
     for (int f = 0; f < 4; f++)
-        for (int budget = 0; budget < 3; budget++) {          /* none, part-way, from the start */
+        for (int budget = 0; budget < 3; budget++) { /* none, part-way, from the start */
             char ref[512], got[512];
             snprintf(ref, sizeof ref, "%s/ref%d", d, f);
             snprintf(got, sizeof got, "%s/got%d_%d", d, f, budget);
@@ -596,17 +625,18 @@ Test(out, stream_writes_the_same_bytes)
                 cr_assert_eq(nsc_waves_add(W, row), 0);
                 nsc_stream_rows(W, S);
             }
-            nsc_waves_keep(W, 3);                                /* time, v(a), i(l1) */
+            nsc_waves_keep(W, 3); /* time, v(a), i(l1) */
             int done = 0;
             cr_assert_eq(nsc_stream_finish(S, W, &done, &r), NSC_OK, "%s", r.error);
             cr_assert_eq(done, 1);
             nsc_stream_free(S);
-            nsc_status s = f == 0 ? nsc_write_dat(W, ref, 1, &r) : f == 1 ? nsc_write_csv(W, ref, 1, &r)
-                                                                      : nsc_write_raw(W, ref, f == 3, 1, &r);
+            nsc_status s = f == 0   ? nsc_write_dat(W, ref, 1, &r)
+                           : f == 1 ? nsc_write_csv(W, ref, 1, &r)
+                                    : nsc_write_raw(W, ref, f == 3, 1, &r);
             cr_assert_eq(s, NSC_OK);
             char *a = tu_read_file(ref), *b = tu_read_file(got);
             cr_assert(a && b);
-            if (f >= 2) {                                        /* raw: the date line may differ */
+            if (f >= 2) { /* raw: the date line may differ */
                 char *da = strstr(a, "\nDate: "), *db = strstr(b, "\nDate: ");
                 cr_assert(da && db);
                 memset(da + 7, 'x', 25);
@@ -621,7 +651,8 @@ Test(out, stream_writes_the_same_bytes)
             long nb = ftell(fb);
             fclose(fb);
             cr_assert_eq(na, nb, "format %d budget %d: %ld vs %ld bytes", f, budget, na, nb);
-            cr_expect(memcmp(a, b, (size_t)na) == 0, "format %d budget %d: bytes differ", f, budget);
+            cr_expect(memcmp(a, b, (size_t)na) == 0, "format %d budget %d: bytes differ", f,
+                      budget);
             free(a);
             free(b);
             nsc_waves_free(W);
@@ -672,7 +703,7 @@ Test(out, csv_names_are_quoted_and_read_back)
     char *s = tu_read_file(path);
     const char *hdr = "time,\"v(p,n)\",i(v1),\"x\"\"y\"\n";
     cr_assert(s && !strncmp(s, hdr, strlen(hdr)), "%.60s", s);
-    for (const char *p = s; *p;) {                           /* 4 fields on every line */
+    for (const char *p = s; *p;) { /* 4 fields on every line */
         int fields = 1, quoted = 0;
         for (; *p && *p != '\n'; p++) {
             if (*p == '"') quoted = !quoted;
@@ -691,7 +722,8 @@ Test(out, csv_names_are_quoted_and_read_back)
     cr_assert_eq(R->nrow, 5);
     for (int i = 0; i < 5; i++) {
         const double *v = R->v + (size_t)i * 4;
-        cr_assert(v[0] == i * 1e-3 && v[1] == 0.5 * i && v[2] == -1.0 * i && v[3] == 2.0 + i, "row %d", i);
+        cr_assert(v[0] == i * 1e-3 && v[1] == 0.5 * i && v[2] == -1.0 * i && v[3] == 2.0 + i,
+                  "row %d", i);
     }
     nsc_waves_free(R);
     nsc_waves_free(W);
@@ -709,8 +741,8 @@ Test(out, steady_period_plot_keeps_the_switching_panel)
     char *names[] = { "v(out)", "v(g)", "v(ref)" };
     nsc_waves *W = nsc_waves_new(names, 3, "one period");
     for (int i = 0; i <= 400; i++) {
-        double row[4] = { 1e-3 + i * 2.5e-8, 1.8 + 0.001 * sin(2 * PI * i / 400), i > 20 && i < 220 ? 3 : 0,
-                          1.8 + (i % 2 ? 2.2e-16 : -2.2e-16) };
+        double row[4] = { 1e-3 + i * 2.5e-8, 1.8 + 0.001 * sin(2 * PI * i / 400),
+                          i > 20 && i < 220 ? 3 : 0, 1.8 + (i % 2 ? 2.2e-16 : -2.2e-16) };
         cr_assert_eq(nsc_waves_add(W, row), 0);
     }
     nsc_trace_stat st[4];
@@ -720,7 +752,8 @@ Test(out, steady_period_plot_keeps_the_switching_panel)
     char *d = tu_tmpdir(), *s = script_of(W, d);
     char *po = panel_of(s, "v(out)"), *pg = panel_of(s, "v(g)");
     cr_assert(po && pg && strstr(pg, "set ylabel 'switching voltage (V)'") && strstr(po, "'v(ref)'")
-              && !strstr(po, "'v(g)'"), "%s", s);
+                  && !strstr(po, "'v(g)'"),
+              "%s", s);
     free(po);
     free(pg);
     free(s);
@@ -745,7 +778,8 @@ Test(out, plot_styles_titles_and_scales)
     nsc_waves *W = nsc_waves_new(names, 20, title);
     for (int i = 0; i < 500; i++) {
         double row[21] = { i * 1e-6 };
-        for (int k = 0; k < 18; k++) row[k + 1] = (k == 17 ? 120 : 6) * (1 + 0.1 * sin(2 * PI * i / 100 + k));
+        for (int k = 0; k < 18; k++)
+            row[k + 1] = (k == 17 ? 120 : 6) * (1 + 0.1 * sin(2 * PI * i / 100 + k));
         row[19] = 0.076 * sin(2 * PI * i / 100);
         row[20] = 0.0073 * sin(2 * PI * i / 100);
         cr_assert_eq(nsc_waves_add(W, row), 0);
@@ -758,7 +792,7 @@ Test(out, plot_styles_titles_and_scales)
     char *p6 = panel_of(s, "v(n0)"), *p120 = panel_of(s, "v(n17)"), *pi = panel_of(s, "i(a)");
     cr_assert(p6 && p120 && pi && !strstr(p6, "'v(n17)'") && strstr(pi, "'i(b)'"), "%s", s);
     cr_assert(strstr(s, "'v(n0)'") < strstr(s, "'v(n17)'"), "%s", s);
-    char style[17][64];                                     /* the 17 traces of the 6 V panel */
+    char style[17][64]; /* the 17 traces of the 6 V panel */
     int n = 0;
     for (const char *p = strstr(p6, "with lines "); p; p = strstr(p + 1, "with lines ")) {
         const char *e = strstr(p, " lw ");
@@ -789,14 +823,16 @@ Test(out, column_block_statistics_are_each_columns)
     double *v = malloc((size_t)n * nk * sizeof *v);
     cr_assert(v);
     for (int i = 0; i < n; i++)
-        for (int k = 0; k < nk; k++) v[(size_t)i * nk + k] = (k + 1) * ((i / 1000) % 2 ? 2.0 : -1.0) + 1e-6 * i;
+        for (int k = 0; k < nk; k++)
+            v[(size_t)i * nk + k] = (k + 1) * ((i / 1000) % 2 ? 2.0 : -1.0) + 1e-6 * i;
     nsc_trace_stat s[8], o;
     cr_assert_eq(nsc_trace_stat_cols(v, (size_t)n, (size_t)nk, nk, s), 0);
     for (int k = 0; k < nk; k++) {
         cr_assert_eq(nsc_trace_stat_of(v + k, (size_t)n, (size_t)nk, &o), 0);
         cr_expect(s[k].min == o.min && s[k].max == o.max && s[k].qlo == o.qlo && s[k].qhi == o.qhi
-                  && s[k].jumps == o.jumps && s[k].nfinite == o.nfinite, "column %d: min %g/%g max %g/%g jumps %ld/%ld",
-                  k, s[k].min, o.min, s[k].max, o.max, s[k].jumps, o.jumps);
+                      && s[k].jumps == o.jumps && s[k].nfinite == o.nfinite,
+                  "column %d: min %g/%g max %g/%g jumps %ld/%ld", k, s[k].min, o.min, s[k].max,
+                  o.max, s[k].jumps, o.jumps);
     }
     free(v);
 }

@@ -16,8 +16,16 @@
 #include "testutil.h"
 
 static char *tmp;
-static void setup(void) { tmp = tu_tmpdir(); cr_assert(tmp); }
-static void teardown(void) { tu_rmdir(tmp); free(tmp); }
+static void setup(void)
+{
+    tmp = tu_tmpdir();
+    cr_assert(tmp);
+}
+static void teardown(void)
+{
+    tu_rmdir(tmp);
+    free(tmp);
+}
 TestSuite(spill, .init = setup, .fini = teardown);
 
 /* value k of row i: every bit pattern matters (signed zeros, subnormals,
@@ -26,10 +34,15 @@ static double value(long i, int k)
 {
     static const double odd[] = { -0.0, 0.0, 4.9e-324, -INFINITY, INFINITY, 1e308 };
     uint64_t u = (uint64_t)i * 0x9e3779b97f4a7c15ULL + (uint64_t)k * 0xbf58476d1ce4e5b9ULL;
-    if (k == 0) return 1e-6 * (double)i;                         /* time */
+    if (k == 0) return 1e-6 * (double)i; /* time */
     if (i % 97 == 3) return odd[(i / 97) % 6];
-    if (i % 89 == 5) { u = 0x7ff8000000000000ULL | (u & 0xffff); double x; memcpy(&x, &u, 8); return x; }
-    if (k == 2) return (double)(i % 7);                         /* ties */
+    if (i % 89 == 5) {
+        u = 0x7ff8000000000000ULL | (u & 0xffff);
+        double x;
+        memcpy(&x, &u, 8);
+        return x;
+    }
+    if (k == 2) return (double)(i % 7); /* ties */
     return sin(1e-3 * (double)i * k) * ldexp(1.0, (int)(u % 40) - 20);
 }
 
@@ -57,9 +70,9 @@ Test(spill, rows_read_back_bit_for_bit)
     char near[1024];
     snprintf(near, sizeof near, "%s/out.dat", tmp);
     nsc_waves *W = table(5000, 37, near);
-    cr_assert_eq(W->row0, 4995, "rows in the file: %ld", W->row0);   /* 135 batches of 37 */
+    cr_assert_eq(W->row0, 4995, "rows in the file: %ld", W->row0); /* 135 batches of 37 */
     cr_assert(W->caprow <= 37, "memory holds %d rows", W->caprow);
-    DIR *d = opendir(tmp);                                          /* the file is unlinked */
+    DIR *d = opendir(tmp); /* the file is unlinked */
     struct dirent *e;
     int files = 0;
     while ((e = readdir(d))) files += e->d_name[0] != '.';
@@ -69,7 +82,7 @@ Test(spill, rows_read_back_bit_for_bit)
     cr_assert_eq(nsc_waves_read(W, 0, 5000, all), 0);
     nsc_wcur c;
     cr_assert_eq(nsc_wcur_init(&c, W), 0);
-    for (long i = 4999; i >= 0; i -= 3) {                           /* any order */
+    for (long i = 4999; i >= 0; i -= 3) { /* any order */
         const double *row = nsc_wcur_row(&c, i);
         for (int k = 0; k < 4; k++) {
             cr_assert(same_bits(all[i * 4 + k], value(i, k)), "row %ld col %d", i, k);
@@ -80,13 +93,16 @@ Test(spill, rows_read_back_bit_for_bit)
     cr_assert_eq(c.err, 0);
     nsc_wcur_free(&c);
     int cols[] = { 3, 1 };
-    nsc_waves *S = nsc_waves_select(W, cols, 2);                   /* spills as W does */
+    nsc_waves *S = nsc_waves_select(W, cols, 2); /* spills as W does */
     cr_assert(S && S->nrow == 5000 && S->row0 > 0);
-    nsc_waves_keep(W, 2);                                          /* time and v(a) of the file's rows */
+    nsc_waves_keep(W, 2); /* time and v(a) of the file's rows */
     cr_assert_eq(nsc_waves_read(W, 1, 4998, all), 0);
     for (long i = 1; i < 4999; i++) {
-        cr_assert(same_bits(all[(i - 1) * 2], value(i, 0)) && same_bits(all[(i - 1) * 2 + 1], value(i, 1)), "kept row %ld", i);
-        cr_assert(same_bits(nsc_waves_at(S, i, 1), value(i, 3)) && same_bits(nsc_waves_at(S, i, 2), value(i, 1)));
+        cr_assert(same_bits(all[(i - 1) * 2], value(i, 0))
+                      && same_bits(all[(i - 1) * 2 + 1], value(i, 1)),
+                  "kept row %ld", i);
+        cr_assert(same_bits(nsc_waves_at(S, i, 1), value(i, 3))
+                  && same_bits(nsc_waves_at(S, i, 2), value(i, 1)));
     }
     free(all);
     nsc_waves_free(S);
@@ -105,13 +121,16 @@ Test(spill, plot_statistics_as_in_memory)
     cr_assert_eq(nsc_trace_stats(M, a), 0);
     cr_assert_eq(nsc_trace_stats(S, b), 0);
     for (int k = 1; k < 4; k++) {
-        cr_assert(a[k].nfinite > 65536 && a[k].nfinite == b[k].nfinite, "column %d: %zu finite", k, a[k].nfinite);
-        cr_assert(same_bits(a[k].min, b[k].min) && same_bits(a[k].max, b[k].max), "column %d min/max", k);
-        cr_assert(a[k].qlo == b[k].qlo && a[k].qhi == b[k].qhi, "column %d quantiles %.17g %.17g vs %.17g %.17g", k,
-                  a[k].qlo, a[k].qhi, b[k].qlo, b[k].qhi);
+        cr_assert(a[k].nfinite > 65536 && a[k].nfinite == b[k].nfinite, "column %d: %zu finite", k,
+                  a[k].nfinite);
+        cr_assert(same_bits(a[k].min, b[k].min) && same_bits(a[k].max, b[k].max),
+                  "column %d min/max", k);
+        cr_assert(a[k].qlo == b[k].qlo && a[k].qhi == b[k].qhi,
+                  "column %d quantiles %.17g %.17g vs %.17g %.17g", k, a[k].qlo, a[k].qhi, b[k].qlo,
+                  b[k].qhi);
         cr_assert_eq(a[k].jumps, b[k].jumps, "column %d jumps", k);
     }
-    cr_assert(a[2].qlo == 0 && a[2].qhi == 6);                     /* the ties column: 0..6 */
+    cr_assert(a[2].qlo == 0 && a[2].qhi == 6); /* the ties column: 0..6 */
     nsc_waves_free(M);
     nsc_waves_free(S);
 }
@@ -120,7 +139,7 @@ Test(spill, plot_statistics_as_in_memory)
  * the temporary and the system's reason, not rows silently dropped. */
 Test(spill, full_disk_is_an_error)
 {
-    signal(SIGXFSZ, SIG_IGN);                                      /* write fails with EFBIG instead */
+    signal(SIGXFSZ, SIG_IGN); /* write fails with EFBIG instead */
     struct rlimit rl = { 64 << 10, 64 << 10 };
     cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
     char near[1024];

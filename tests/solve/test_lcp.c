@@ -11,7 +11,9 @@
 #include "solve/lcp.h"
 
 /* ---- deterministic PRNG (splitmix64) ---- */
-typedef struct { uint64_t s; } rng_t;
+typedef struct {
+    uint64_t s;
+} rng_t;
 static uint64_t rng_next(rng_t *g)
 {
     uint64_t z = (g->s += 0x9E3779B97F4A7C15ull);
@@ -93,8 +95,8 @@ static void make_diagdom(rng_t *g, int m, double *M)
 Test(la_dense, lu_solve_3x3)
 {
     /* A x = b with x = (1, -2, 3) */
-    double A[9] = {2, 4, -2, 1, -6, 7, 1, 0, 2}; /* columns */
-    double x[3] = {1, -2, 3}, b[3], LU[9];
+    double A[9] = { 2, 4, -2, 1, -6, 7, 1, 0, 2 }; /* columns */
+    double x[3] = { 1, -2, 3 }, b[3], LU[9];
     int ipiv[3];
     for (int i = 0; i < 3; i++) b[i] = A[i] * x[0] + A[i + 3] * x[1] + A[i + 6] * x[2];
     cr_assert_eq(b[0], 3); /* 2 - 2 + 3 */
@@ -103,14 +105,14 @@ Test(la_dense, lu_solve_3x3)
     cr_assert_eq(nsc_dense_lusolve(0, 3, 1, LU, 3, ipiv, b, 3), 0);
     for (int i = 0; i < 3; i++) cr_assert_float_eq(b[i], x[i], 1e-14);
     /* A^T y = c with y = (1, 1, 1): c = column sums */
-    double c[3] = {4, 2, 3};
+    double c[3] = { 4, 2, 3 };
     cr_assert_eq(nsc_dense_lusolve(1, 3, 1, LU, 3, ipiv, c, 3), 0);
     for (int i = 0; i < 3; i++) cr_assert_float_eq(c[i], 1, 1e-14);
 }
 
 Test(la_dense, singular_detected)
 {
-    double A[4] = {1, 2, 2, 4}, b[2] = {1, 2};
+    double A[4] = { 1, 2, 2, 4 }, b[2] = { 1, 2 };
     int ipiv[2];
     cr_assert_gt(nsc_dense_solve(2, A, 2, ipiv, b), 0);
     cr_assert_eq(nsc_dense_solve(0, A, 1, ipiv, b), 0);
@@ -118,23 +120,23 @@ Test(la_dense, singular_detected)
 
 Test(la_dense, gemv_gemm_ger)
 {
-    double A[6] = {1, 2, 3, 4, 5, 6}; /* 2x3: [1 3 5; 2 4 6] */
-    double x[3] = {1, 0, -1}, y[2] = {10, 20};
+    double A[6] = { 1, 2, 3, 4, 5, 6 }; /* 2x3: [1 3 5; 2 4 6] */
+    double x[3] = { 1, 0, -1 }, y[2] = { 10, 20 };
     nsc_dense_gemv(0, 2, 3, 2, A, 2, x, 1, y); /* y = 2 A x + y = 2*(-4,-4) + (10,20) */
     cr_assert_float_eq(y[0], 2, 1e-15);
     cr_assert_float_eq(y[1], 12, 1e-15);
-    double v[2] = {1, 1}, t[3];
+    double v[2] = { 1, 1 }, t[3];
     nsc_dense_gemv(1, 2, 3, 1, A, 2, v, 0, t); /* t = A' v = (3, 7, 11) */
     cr_assert_float_eq(t[0], 3, 1e-15);
     cr_assert_float_eq(t[1], 7, 1e-15);
     cr_assert_float_eq(t[2], 11, 1e-15);
-    double C[4] = {0};
+    double C[4] = { 0 };
     nsc_dense_gemm(0, 1, 2, 2, 3, 1, A, 2, A, 2, 0, C, 2); /* C = A A' = [35 44; 44 56] */
     cr_assert_float_eq(C[0], 35, 1e-14);
     cr_assert_float_eq(C[1], 44, 1e-14);
     cr_assert_float_eq(C[2], 44, 1e-14);
     cr_assert_float_eq(C[3], 56, 1e-14);
-    double u[2] = {1, 2}, w[3] = {1, 0, 1};
+    double u[2] = { 1, 2 }, w[3] = { 1, 0, 1 };
     nsc_dense_ger(2, 3, -1, u, w, A, 2); /* A -= u w' = [0 3 4; 0 4 4] */
     cr_assert_float_eq(A[0], 0, 1e-15);
     cr_assert_float_eq(A[1], 0, 1e-15);
@@ -147,8 +149,8 @@ Test(la_dense, gemv_gemm_ger)
 
 Test(lcp, lemke_worked_example)
 {
-    double M[4] = {2, 1, 1, 2}, q[2] = {-5, -6}, z[2], w[2];
-    nsc_lcp p = {2, M, q};
+    double M[4] = { 2, 1, 1, 2 }, q[2] = { -5, -6 }, z[2], w[2];
+    nsc_lcp p = { 2, M, q };
     nsc_lcp_info info;
     cr_assert_eq(nsc_lcp_lemke(&p, z, w, &info, NULL), NSC_LCP_OK);
     cr_assert_float_eq(z[0], 4.0 / 3, 1e-14);
@@ -161,8 +163,8 @@ Test(lcp, lemke_worked_example)
 
 Test(lcp, enum_worked_example)
 {
-    double M[4] = {2, 1, 1, 2}, q[2] = {-5, -6}, z[2], w[2];
-    nsc_lcp p = {2, M, q};
+    double M[4] = { 2, 1, 1, 2 }, q[2] = { -5, -6 }, z[2], w[2];
+    nsc_lcp p = { 2, M, q };
     nsc_lcp_info info;
     cr_assert_eq(nsc_lcp_enum(&p, z, w, &info), NSC_LCP_OK);
     cr_assert_float_eq(z[0], 4.0 / 3, 1e-14);
@@ -175,8 +177,8 @@ Test(lcp, enum_worked_example)
 Test(lcp, one_active_pair)
 {
     /* M = [2 1; 1 2], q = (-6, 1): z = (3, 0), w = (0, 3 + 1) */
-    double M[4] = {2, 1, 1, 2}, q[2] = {-6, 1}, z[2], w[2];
-    nsc_lcp p = {2, M, q};
+    double M[4] = { 2, 1, 1, 2 }, q[2] = { -6, 1 }, z[2], w[2];
+    nsc_lcp p = { 2, M, q };
     cr_assert_eq(nsc_lcp_lemke(&p, z, w, NULL, NULL), NSC_LCP_OK);
     cr_assert_float_eq(z[0], 3, 1e-14);
     cr_assert_eq(z[1], 0);
@@ -189,9 +191,9 @@ Test(lcp, one_active_pair)
 
 Test(lcp, q_nonnegative_trivial)
 {
-    double M[9] = {1, -3, 2, 0, 1, 5, 7, 2, 1}, q[3] = {0, 2, 0.5}, z[3] = {9, 9, 9}, w[3];
-    nsc_lcp p = {3, M, q};
-    nsc_lcp_info info = {-1, -1};
+    double M[9] = { 1, -3, 2, 0, 1, 5, 7, 2, 1 }, q[3] = { 0, 2, 0.5 }, z[3] = { 9, 9, 9 }, w[3];
+    nsc_lcp p = { 3, M, q };
+    nsc_lcp_info info = { -1, -1 };
     cr_assert_eq(nsc_lcp_lemke(&p, z, w, &info, NULL), NSC_LCP_OK);
     cr_assert_eq(info.iter, 0);
     cr_assert_eq(info.residual, 0);
@@ -206,7 +208,7 @@ Test(lcp, q_nonnegative_trivial)
 
 Test(lcp, empty_problem)
 {
-    nsc_lcp p = {0, NULL, NULL};
+    nsc_lcp p = { 0, NULL, NULL };
     cr_assert_eq(nsc_lcp_lemke(&p, NULL, NULL, NULL, NULL), NSC_LCP_OK);
     cr_assert_eq(nsc_lcp_enum(&p, NULL, NULL, NULL), NSC_LCP_OK);
 }
@@ -219,14 +221,14 @@ static void compare_with_enum(rng_t *g, int m, int diagdom, double qscale)
     if (diagdom) make_diagdom(g, m, M);
     else make_spd(g, m, M);
     for (int i = 0; i < m; i++) q[i] = qscale * rng_sym(g);
-    nsc_lcp p = {m, M, q};
+    nsc_lcp p = { m, M, q };
     nsc_lcp_info i1, i2;
     cr_assert_eq(nsc_lcp_lemke(&p, z1, w1, &i1, NULL), NSC_LCP_OK);
     cr_assert_eq(nsc_lcp_enum(&p, z2, w2, &i2), NSC_LCP_OK);
     double zs = fmax(maxabs(m, z2), 1e-300);
     for (int i = 0; i < m; i++) {
-        cr_assert(fabs(z1[i] - z2[i]) <= 1e-9 * zs, "m=%d i=%d lemke %.17g enum %.17g", m, i,
-                  z1[i], z2[i]);
+        cr_assert(fabs(z1[i] - z2[i]) <= 1e-9 * zs, "m=%d i=%d lemke %.17g enum %.17g", m, i, z1[i],
+                  z2[i]);
         cr_assert(fabs(w1[i] - w2[i]) <= 1e-9 * (maxabs(m * m, M) * zs + qscale));
     }
     cr_assert_leq(i1.residual, 1e-10 * qscale, "residual %g", i1.residual);
@@ -236,14 +238,14 @@ static void compare_with_enum(rng_t *g, int m, int diagdom, double qscale)
 
 Test(lcp, random_spd_vs_enum)
 {
-    rng_t g = {12345};
+    rng_t g = { 12345 };
     for (int m = 1; m <= 12; m++)
         for (int s = 0; s < 60; s++) compare_with_enum(&g, m, 0, 1);
 }
 
 Test(lcp, random_diagdom_vs_enum)
 {
-    rng_t g = {777};
+    rng_t g = { 777 };
     for (int m = 1; m <= 12; m++)
         for (int s = 0; s < 60; s++) compare_with_enum(&g, m, 1, 1);
 }
@@ -251,7 +253,7 @@ Test(lcp, random_diagdom_vs_enum)
 Test(lcp, random_scaled_vs_enum)
 {
     /* The path must not depend on the units of the data. */
-    rng_t g = {99};
+    rng_t g = { 99 };
     for (int m = 1; m <= 8; m++)
         for (int s = 0; s < 30; s++) {
             compare_with_enum(&g, m, s & 1, 1e-9);
@@ -263,7 +265,7 @@ Test(lcp, badly_scaled_rows)
 {
     /* Row scaling D M with D = diag(1e12, 1, 1e-6, ...) keeps the P property and the
      * solution z of (DM, Dq): compare with the unscaled problem. */
-    rng_t g = {4242};
+    rng_t g = { 4242 };
     for (int s = 0; s < 100; s++) {
         int m = 1 + rng_int(&g, 10);
         double M[100], q[10], DM[100], Dq[10], D[10], z1[10], z2[10];
@@ -275,7 +277,7 @@ Test(lcp, badly_scaled_rows)
         for (int j = 0; j < m; j++)
             for (int i = 0; i < m; i++) DM[i + j * m] = D[i] * M[i + j * m];
         for (int i = 0; i < m; i++) Dq[i] = D[i] * q[i];
-        nsc_lcp p = {m, M, q}, pd = {m, DM, Dq};
+        nsc_lcp p = { m, M, q }, pd = { m, DM, Dq };
         cr_assert_eq(nsc_lcp_lemke(&p, z1, NULL, NULL, NULL), NSC_LCP_OK);
         cr_assert_eq(nsc_lcp_lemke(&pd, z2, NULL, NULL, NULL), NSC_LCP_OK);
         for (int i = 0; i < m; i++)
@@ -286,19 +288,22 @@ Test(lcp, badly_scaled_rows)
 
 Test(lcp, larger_spd)
 {
-    rng_t g = {2024};
+    rng_t g = { 2024 };
     int m = 150;
     double *M = malloc(sizeof(double) * m * m), *q = malloc(sizeof(double) * m);
     double *z = malloc(sizeof(double) * m), *w = malloc(sizeof(double) * m);
     make_spd(&g, m, M);
     for (int i = 0; i < m; i++) q[i] = 10 * rng_sym(&g);
-    nsc_lcp p = {m, M, q};
+    nsc_lcp p = { m, M, q };
     nsc_lcp_info info;
     cr_assert_eq(nsc_lcp_lemke(&p, z, w, &info, NULL), NSC_LCP_OK);
     cr_assert_leq(info.iter, 2 * m + 1);
     cr_assert_leq(info.residual, 1e-10);
     check_solution(&p, z, w, 1e-12);
-    free(M); free(q); free(z); free(w);
+    free(M);
+    free(q);
+    free(z);
+    free(w);
 }
 
 /* Murty-type lower triangular P-matrix: m_ii = 1, m_ij = 2 (j < i), q_i = -2(i+1).
@@ -317,7 +322,7 @@ Test(lcp, long_path_murty)
     int n = 16;
     double M[256], q[16], z[16], w[16], ze[16];
     make_murty(n, M, q);
-    nsc_lcp p = {n, M, q};
+    nsc_lcp p = { n, M, q };
     nsc_lcp_info info;
     cr_assert_eq(nsc_lcp_lemke(&p, z, w, &info, NULL), NSC_LCP_OK);
     cr_assert_gt(info.iter, 500); /* several refactorisations of B^{-1} on the way */
@@ -335,7 +340,7 @@ Test(lcp, maxiter_murty)
     int n = 20;
     double M[400], q[20], z[20], w[20];
     make_murty(n, M, q);
-    nsc_lcp p = {n, M, q};
+    nsc_lcp p = { n, M, q };
     nsc_lcp_info info;
     cr_assert_eq(nsc_lcp_lemke(&p, z, w, &info, NULL), NSC_LCP_MAXITER);
     cr_assert_eq(info.iter, 100 * (n + 1));
@@ -348,13 +353,13 @@ Test(lcp, backward_stable_solution)
     /* Rows with z_i > 0 must satisfy (Mz + q)_i = 0 to componentwise relative
      * round-off, as the LU solve on the final basis (with one refinement step)
      * gives; the pivoted values alone are ~10x worse here. */
-    rng_t g = {1};
+    rng_t g = { 1 };
     int m = 300;
     double *M = malloc(sizeof(double) * m * m), *q = malloc(sizeof(double) * m);
     double *z = malloc(sizeof(double) * m), *w = malloc(sizeof(double) * m);
     make_spd(&g, m, M);
     for (int i = 0; i < m; i++) q[i] = rng_sym(&g);
-    nsc_lcp p = {m, M, q};
+    nsc_lcp p = { m, M, q };
     nsc_lcp_info info;
     cr_assert_eq(nsc_lcp_lemke(&p, z, w, &info, NULL), NSC_LCP_OK);
     int nact = 0;
@@ -370,14 +375,17 @@ Test(lcp, backward_stable_solution)
         cr_assert_eq(w[i], 0);
     }
     cr_assert_gt(nact, m / 4);
-    free(M); free(q); free(z); free(w);
+    free(M);
+    free(q);
+    free(z);
+    free(w);
 }
 
 /* ---- PSD (+ skew) feasible problems built from a complementary pair ---- */
 
 Test(lcp, random_psd_skew_feasible)
 {
-    rng_t g = {31337};
+    rng_t g = { 31337 };
     for (int s = 0; s < 400; s++) {
         int m = 1 + rng_int(&g, 14), r = rng_int(&g, m + 1); /* rank r <= m */
         double M[196], A[196], S[196], q[14], zs[14], ws_[14], z[14], w[14];
@@ -398,7 +406,7 @@ Test(lcp, random_psd_skew_feasible)
             q[i] = ws_[i];
             for (int j = 0; j < m; j++) q[i] -= M[i + j * m] * zs[j]; /* q = w* - M z* */
         }
-        nsc_lcp p = {m, M, q};
+        nsc_lcp p = { m, M, q };
         nsc_lcp_info info;
         nsc_lcp_status st = nsc_lcp_lemke(&p, z, w, &info, NULL);
         cr_assert_eq(st, NSC_LCP_OK, "seed %d m=%d rank=%d: %s", s, m, r, nsc_lcp_strstatus(st));
@@ -412,9 +420,9 @@ Test(lcp, random_psd_skew_feasible)
 Test(lcp, degenerate_identity_ties)
 {
     /* M = I, q = -(1,1,1,1): every ratio ties; z = 1. */
-    double M[16] = {0}, q[4] = {-1, -1, -1, -1}, z[4], w[4];
+    double M[16] = { 0 }, q[4] = { -1, -1, -1, -1 }, z[4], w[4];
     for (int i = 0; i < 4; i++) M[i + 4 * i] = 1;
-    nsc_lcp p = {4, M, q};
+    nsc_lcp p = { 4, M, q };
     nsc_lcp_info info;
     cr_assert_eq(nsc_lcp_lemke(&p, z, w, &info, NULL), NSC_LCP_OK);
     for (int i = 0; i < 4; i++) {
@@ -429,8 +437,8 @@ Test(lcp, degenerate_cyclic_murty)
     /* M = [1 2 0; 0 1 2; 2 0 1], q = -e: all ties at every step; z = e/3.
      * Breaking the ties by the smallest row index instead of the lexicographic
      * rule cycles here (checked: MAXITER after 400 pivots). */
-    double M[9] = {1, 0, 2, 2, 1, 0, 0, 2, 1}, q[3] = {-1, -1, -1}, z[3], w[3];
-    nsc_lcp p = {3, M, q};
+    double M[9] = { 1, 0, 2, 2, 1, 0, 0, 2, 1 }, q[3] = { -1, -1, -1 }, z[3], w[3];
+    nsc_lcp p = { 3, M, q };
     nsc_lcp_info info;
     cr_assert_eq(nsc_lcp_lemke(&p, z, w, &info, NULL), NSC_LCP_OK);
     cr_assert_lt(info.iter, 10);
@@ -442,14 +450,14 @@ Test(lcp, degenerate_cyclic_murty)
 Test(lcp, degenerate_zero_q_entries)
 {
     /* q with zeros: x_i = 0 basic rows tie at theta = 0 throughout. */
-    double M[16] = {2, -1, 0, 0, -1, 2, -1, 0, 0, -1, 2, -1, 0, 0, -1, 2};
-    double q[4] = {0, -1, 0, -1}, z[4], w[4], ze[4], we[4];
-    nsc_lcp p = {4, M, q};
+    double M[16] = { 2, -1, 0, 0, -1, 2, -1, 0, 0, -1, 2, -1, 0, 0, -1, 2 };
+    double q[4] = { 0, -1, 0, -1 }, z[4], w[4], ze[4], we[4];
+    nsc_lcp p = { 4, M, q };
     cr_assert_eq(nsc_lcp_lemke(&p, z, w, NULL, NULL), NSC_LCP_OK);
     cr_assert_eq(nsc_lcp_enum(&p, ze, we, NULL), NSC_LCP_OK);
     for (int i = 0; i < 4; i++) cr_assert_float_eq(z[i], ze[i], 1e-14);
     /* exact: T^{-1} (0,1,0,1)' for T = tridiag(-1,2,-1), n = 4: (0.8, 1.6, 1.4, 1.2) */
-    double zx[4] = {0.8, 1.6, 1.4, 1.2};
+    double zx[4] = { 0.8, 1.6, 1.4, 1.2 };
     for (int i = 0; i < 4; i++) cr_assert_float_eq(z[i], zx[i], 1e-14);
     check_solution(&p, z, w, 1e-14);
 }
@@ -457,8 +465,8 @@ Test(lcp, degenerate_zero_q_entries)
 Test(lcp, degenerate_repeated_rows_psd)
 {
     /* M = [1 1; 1 1] (PSD, repeated rows), q = (-1, -1): z1 + z2 = 1. */
-    double M[4] = {1, 1, 1, 1}, q[2] = {-1, -1}, z[2], w[2];
-    nsc_lcp p = {2, M, q};
+    double M[4] = { 1, 1, 1, 1 }, q[2] = { -1, -1 }, z[2], w[2];
+    nsc_lcp p = { 2, M, q };
     cr_assert_eq(nsc_lcp_lemke(&p, z, w, NULL, NULL), NSC_LCP_OK);
     cr_assert_float_eq(z[0] + z[1], 1, 1e-15);
     check_solution(&p, z, w, 1e-14);
@@ -469,7 +477,7 @@ Test(lcp, degenerate_random_integer)
     /* Small integer data with many ties and zeros: P-matrices (diagonally dominant
      * integer) compared with enumeration, and PSD block-repeated matrices checked
      * directly. A cycling pivot rule would hit MAXITER here. */
-    rng_t g = {5};
+    rng_t g = { 5 };
     for (int s = 0; s < 1000; s++) {
         int m = 1 + rng_int(&g, 8);
         double M[64], q[8], z[8], w[8], ze[8], we[8];
@@ -484,7 +492,7 @@ Test(lcp, degenerate_random_integer)
             M[i + i * m] = sum + 1;
             q[i] = -(double)rng_int(&g, 2); /* 0 or -1: ties */
         }
-        nsc_lcp p = {m, M, q};
+        nsc_lcp p = { m, M, q };
         cr_assert_eq(nsc_lcp_lemke(&p, z, w, NULL, NULL), NSC_LCP_OK, "seed %d", s);
         cr_assert_eq(nsc_lcp_enum(&p, ze, we, NULL), NSC_LCP_OK);
         for (int i = 0; i < m; i++) cr_assert_float_eq(z[i], ze[i], 1e-12, "seed %d", s);
@@ -508,7 +516,7 @@ Test(lcp, degenerate_random_integer)
             q[i] = zs[i] ? 0 : rng_int(&g, 2);
             for (int j = 0; j < m; j++) q[i] -= M[i + j * m] * zs[j];
         }
-        nsc_lcp p = {m, M, q};
+        nsc_lcp p = { m, M, q };
         nsc_lcp_status st = nsc_lcp_lemke(&p, z, w, NULL, NULL);
         cr_assert_eq(st, NSC_LCP_OK, "psd seed %d: %s", s, nsc_lcp_strstatus(st));
         check_solution(&p, z, w, 1e-12);
@@ -520,17 +528,17 @@ Test(lcp, degenerate_random_integer)
 Test(lcp, infeasible_ray_and_nosol)
 {
     double z[2], w[2];
-    double M1[1] = {0}, q1[1] = {-1};
-    nsc_lcp p1 = {1, M1, q1};
+    double M1[1] = { 0 }, q1[1] = { -1 };
+    nsc_lcp p1 = { 1, M1, q1 };
     cr_assert_eq(nsc_lcp_lemke(&p1, z, w, NULL, NULL), NSC_LCP_RAY);
     cr_assert_eq(nsc_lcp_enum(&p1, z, w, NULL), NSC_LCP_NOSOL);
-    double M2[1] = {-1}, q2[1] = {-1};
-    nsc_lcp p2 = {1, M2, q2};
+    double M2[1] = { -1 }, q2[1] = { -1 };
+    nsc_lcp p2 = { 1, M2, q2 };
     cr_assert_eq(nsc_lcp_lemke(&p2, z, w, NULL, NULL), NSC_LCP_RAY);
     cr_assert_eq(nsc_lcp_enum(&p2, z, w, NULL), NSC_LCP_NOSOL);
     /* skew-symmetric (PSD): w1 = z2 - 1, w2 = -z1 - 1 < 0 always */
-    double M3[4] = {0, -1, 1, 0}, q3[2] = {-1, -1};
-    nsc_lcp p3 = {2, M3, q3};
+    double M3[4] = { 0, -1, 1, 0 }, q3[2] = { -1, -1 };
+    nsc_lcp p3 = { 2, M3, q3 };
     nsc_lcp_info info;
     cr_assert_eq(nsc_lcp_lemke(&p3, z, w, &info, NULL), NSC_LCP_RAY);
     cr_assert_gt(info.residual, 0.5);
@@ -542,16 +550,16 @@ Test(lcp, infeasible_ray_and_nosol)
 
 Test(lcp, workspace_reuse_across_sizes)
 {
-    rng_t g = {8};
+    rng_t g = { 8 };
     nsc_lcp_ws *ws = nsc_lcp_ws_new(12);
     cr_assert_not_null(ws);
-    int sizes[] = {12, 3, 7, 1, 12, 5, 2, 11};
+    int sizes[] = { 12, 3, 7, 1, 12, 5, 2, 11 };
     for (int t = 0; t < 8; t++) {
         int m = sizes[t];
         double M[144], q[12], z1[12], z2[12], w1[12], w2[12];
         make_diagdom(&g, m, M);
         for (int i = 0; i < m; i++) q[i] = rng_sym(&g);
-        nsc_lcp p = {m, M, q};
+        nsc_lcp p = { m, M, q };
         nsc_lcp_info i1, i2;
         cr_assert_eq(nsc_lcp_lemke(&p, z1, w1, &i1, ws), NSC_LCP_OK);
         cr_assert_eq(nsc_lcp_lemke(&p, z2, w2, &i2, NULL), NSC_LCP_OK);
@@ -561,8 +569,8 @@ Test(lcp, workspace_reuse_across_sizes)
             cr_assert_eq(w1[i], w2[i]);
         }
     }
-    double M[169] = {0}, q[13] = {-1}, z[13];
-    nsc_lcp big = {13, M, q};
+    double M[169] = { 0 }, q[13] = { -1 }, z[13];
+    nsc_lcp big = { 13, M, q };
     cr_assert_eq(nsc_lcp_lemke(&big, z, NULL, NULL, ws), NSC_LCP_EINVAL); /* m > mmax */
     nsc_lcp_ws_free(ws);
     nsc_lcp_ws_free(NULL);
@@ -570,8 +578,8 @@ Test(lcp, workspace_reuse_across_sizes)
 
 Test(lcp, invalid_input)
 {
-    double M[4] = {2, 1, 1, 2}, q[2] = {-5, -6}, z[2];
-    nsc_lcp p = {2, M, q};
+    double M[4] = { 2, 1, 1, 2 }, q[2] = { -5, -6 }, z[2];
+    nsc_lcp p = { 2, M, q };
     M[1] = NAN;
     cr_assert_eq(nsc_lcp_lemke(&p, z, NULL, NULL, NULL), NSC_LCP_EINVAL);
     cr_assert_eq(nsc_lcp_enum(&p, z, NULL, NULL), NSC_LCP_EINVAL);
@@ -580,10 +588,10 @@ Test(lcp, invalid_input)
     cr_assert_eq(nsc_lcp_lemke(&p, z, NULL, NULL, NULL), NSC_LCP_EINVAL);
     cr_assert_eq(nsc_lcp_enum(&p, z, NULL, NULL), NSC_LCP_EINVAL);
     q[0] = -5;
-    nsc_lcp neg = {-1, M, q};
+    nsc_lcp neg = { -1, M, q };
     cr_assert_eq(nsc_lcp_lemke(&neg, z, NULL, NULL, NULL), NSC_LCP_EINVAL);
     cr_assert_eq(nsc_lcp_enum(&neg, z, NULL, NULL), NSC_LCP_EINVAL);
-    nsc_lcp big = {NSC_LCP_ENUM_MAX + 1, M, q}; /* rejected before reading M */
+    nsc_lcp big = { NSC_LCP_ENUM_MAX + 1, M, q }; /* rejected before reading M */
     cr_assert_eq(nsc_lcp_enum(&big, z, NULL, NULL), NSC_LCP_EINVAL);
     cr_assert_eq(nsc_lcp_lemke(NULL, z, NULL, NULL, NULL), NSC_LCP_EINVAL);
     cr_assert_null(nsc_lcp_ws_new(-1));
@@ -591,22 +599,22 @@ Test(lcp, invalid_input)
 
 Test(lcp, residual_values)
 {
-    double M[4] = {2, 1, 1, 2}, q[2] = {-5, -6};
-    nsc_lcp p = {2, M, q};
-    double z0[2] = {0, 0};                 /* min(0, -5), min(0, -6): 6 */
+    double M[4] = { 2, 1, 1, 2 }, q[2] = { -5, -6 };
+    nsc_lcp p = { 2, M, q };
+    double z0[2] = { 0, 0 }; /* min(0, -5), min(0, -6): 6 */
     cr_assert_float_eq(nsc_lcp_residual(&p, z0), 6, 1e-15);
-    double z1[2] = {4.0 / 3, 7.0 / 3};     /* solution */
+    double z1[2] = { 4.0 / 3, 7.0 / 3 }; /* solution */
     cr_assert_leq(nsc_lcp_residual(&p, z1), 1e-14);
-    double z2[2] = {3, 0};                 /* w = (1, -3): min(3,1)=1, min(0,-3)=-3 */
+    double z2[2] = { 3, 0 }; /* w = (1, -3): min(3,1)=1, min(0,-3)=-3 */
     cr_assert_float_eq(nsc_lcp_residual(&p, z2), 3, 1e-15);
-    double z3[2] = {-0.5, 10};             /* w = (4, 13.5): min = -0.5, 10 */
+    double z3[2] = { -0.5, 10 }; /* w = (4, 13.5): min = -0.5, 10 */
     cr_assert_float_eq(nsc_lcp_residual(&p, z3), 10, 1e-15);
 }
 
 Test(lcp, strstatus_distinct)
 {
-    nsc_lcp_status all[] = {NSC_LCP_OK, NSC_LCP_RAY, NSC_LCP_MAXITER,
-                            NSC_LCP_NOSOL, NSC_LCP_ENOMEM, NSC_LCP_EINVAL};
+    nsc_lcp_status all[] = { NSC_LCP_OK,    NSC_LCP_RAY,    NSC_LCP_MAXITER,
+                             NSC_LCP_NOSOL, NSC_LCP_ENOMEM, NSC_LCP_EINVAL };
     for (int a = 0; a < 6; a++) {
         cr_assert_not_null(nsc_lcp_strstatus(all[a]));
         for (int b = 0; b < a; b++)

@@ -35,7 +35,8 @@ static nsc_onestep *problem(const nsc_lcs *L, double h)
     nsc_report r;
     nsc_report_init(&r);
     nsc_onestep *P = NULL;
-    cr_assert_eq(nsc_onestep_new(L, &(nsc_onestep_opts){ .h = h, .theta = 0.5 }, &P, &r), NSC_OK, "%s", r.error ? r.error : "?");
+    cr_assert_eq(nsc_onestep_new(L, &(nsc_onestep_opts){ .h = h, .theta = 0.5 }, &P, &r), NSC_OK,
+                 "%s", r.error ? r.error : "?");
     nsc_report_free(&r);
     return P;
 }
@@ -46,13 +47,15 @@ static char *chain(int N)
     size_t cap = 2048 + (size_t)N * 64, len = 0;
     char *t = malloc(cap);
     cr_assert(t);
-    len += (size_t)snprintf(t + len, cap - len,
+    len += (size_t)snprintf(
+        t + len, cap - len,
         "chain\n.param cox={3.9*8.854214871e-12/20n}\n"
         ".subckt inv in out vdd\nMP out in vdd vdd PM W=1u L=1u\nMN out in 0 0 NM W=1u L=1u\nCW out 0 50f\n.ends\n"
         ".model NM NMOS(LEVEL=1 VTO=1 KP={750e-4*cox} SEGMENTS=6 IS=0)\n"
         ".model PM PMOS(LEVEL=1 VTO=-1 KP={250e-4*cox} SEGMENTS=6 IS=0)\n"
         "VDD vdd 0 5\nVIN n0 0 PULSE(0 5 0.1n 0.1n 0.1n 2n 5n)\n");
-    for (int i = 1; i <= N; i++) len += (size_t)snprintf(t + len, cap - len, "X%d n%d n%d vdd inv\n", i, i - 1, i);
+    for (int i = 1; i <= N; i++)
+        len += (size_t)snprintf(t + len, cap - len, "X%d n%d n%d vdd inv\n", i, i - 1, i);
     snprintf(t + len, cap - len, ".tran 5p 1n 0 1p\n.end\n");
     return t;
 }
@@ -62,7 +65,8 @@ static char *chain(int N)
  * chain() say SEGMENTS=6 (5 pairs a side, small enough to enumerate; the default
  * fit anchored at the sources' levels has 13 a side at 5 V), IS=0 (no bulk
  * junction pairs: the channel's only). */
-#define MIXED "mixed\n" \
+#define MIXED \
+    "mixed\n" \
     "V1 a 0 SIN(0 3 1Meg)\nR1 a b 100\nC1 b 0 1n\nD1 b c DR\nR2 c 0 1k\nC2 c 0 2n\n" \
     "D2 0 b DI\nM1 d b 0 0 NM W=10u L=1u\nR3 vdd d 2k\nV2 vdd 0 5\nC3 d 0 100p\n" \
     "E1 g 0 TABLE {V(c,d)} = (0,0) (0,2)\nR4 g 0 1k\nD3 g c DI\n" \
@@ -73,10 +77,14 @@ static char *chain(int N)
 static double mlcp_error(const nsc_onestep *P, const double *z1, const double *l, const double *e1)
 {
     int n = P->n, m = P->m;
-    double *res = calloc((size_t)n + 1, sizeof(double)), *scale = calloc((size_t)n + 1, sizeof(double));
+    double *res = calloc((size_t)n + 1, sizeof(double)),
+           *scale = calloc((size_t)n + 1, sizeof(double));
     double *y = calloc((size_t)m + 1, sizeof(double)), *ys = calloc((size_t)m + 1, sizeof(double));
     cr_assert(res && scale && y && ys);
-    for (int i = 0; i < n; i++) { res[i] = -P->st.r[i]; scale[i] = fabs(P->st.r[i]); }
+    for (int i = 0; i < n; i++) {
+        res[i] = -P->st.r[i];
+        scale[i] = fabs(P->st.r[i]);
+    }
     for (int j = 0; j < n; j++)
         for (int k = P->st.W->p[j]; k < P->st.W->p[j + 1]; k++) {
             res[P->st.W->i[k]] += P->st.W->x[k] * z1[j];
@@ -90,7 +98,10 @@ static double mlcp_error(const nsc_onestep *P, const double *z1, const double *l
     double worst = 0;
     for (int i = 0; i < n; i++) worst = fmax(worst, fabs(res[i]) / (scale[i] + 1e-30));
     const nsc_lcs *L = P->L;
-    for (int i = 0; i < m; i++) { y[i] = e1[i]; ys[i] = fabs(e1[i]); }
+    for (int i = 0; i < m; i++) {
+        y[i] = e1[i];
+        ys[i] = fabs(e1[i]);
+    }
     for (int j = 0; j < n; j++)
         for (int k = L->C->p[j]; k < L->C->p[j + 1]; k++) {
             y[L->C->i[k]] += L->C->x[k] * z1[j];
@@ -104,10 +115,13 @@ static double mlcp_error(const nsc_onestep *P, const double *z1, const double *l
     for (int i = 0; i < m; i++) {
         double s = ys[i] + fabs(l[i]) + 1e-30;
         cr_assert(l[i] >= 0, "l[%d] = %g < 0", i, l[i]);
-        worst = fmax(worst, fmax(-y[i], 0.0) / s);                   /* y >= 0 */
-        worst = fmax(worst, fabs(fmin(l[i], y[i])) / s);             /* l _|_ y */
+        worst = fmax(worst, fmax(-y[i], 0.0) / s);       /* y >= 0 */
+        worst = fmax(worst, fabs(fmin(l[i], y[i])) / s); /* l _|_ y */
     }
-    free(res); free(scale); free(y); free(ys);
+    free(res);
+    free(scale);
+    free(y);
+    free(ys);
     return worst;
 }
 
@@ -134,7 +148,8 @@ static void solve_random(const char *net, int trials, int with_enum)
     double *e0 = calloc((size_t)m, sizeof(double));
     for (int t = 0; t < trials; t++) {
         nsc_onestep *P = problem(L, 1e-9), *Q = problem(L, 1e-9);
-        for (int i = 0; i < n; i++) z0[i] = i < L->nnode_z ? -1 + 7 * urand() : 1e-3 * (2 * urand() - 1);
+        for (int i = 0; i < n; i++)
+            z0[i] = i < L->nnode_z ? -1 + 7 * urand() : 1e-3 * (2 * urand() - 1);
         double tk = 1e-6 * urand();
         nsc_lcs_sources(L, tk, NULL, s0, e0);
         nsc_lcs_sources(L, tk + 1e-9, NULL, s1, e1);
@@ -145,14 +160,24 @@ static void solve_random(const char *net, int trials, int with_enum)
         if (with_enum) {
             cr_assert_eq(nsc_onestep_solve(Q, NSC_SOLVER_ENUM, z0, s0, s1, e1, z2, l2, &info), 0);
             for (int i = 0; i < n; i++)
-                cr_assert(fabs(z1[i] - z2[i]) <= 1e-9 * (1 + fabs(z2[i])), "trial %d z[%d]: %.15g vs %.15g", t, i, z1[i], z2[i]);
+                cr_assert(fabs(z1[i] - z2[i]) <= 1e-9 * (1 + fabs(z2[i])),
+                          "trial %d z[%d]: %.15g vs %.15g", t, i, z1[i], z2[i]);
             for (int i = 0; i < m; i++)
-                cr_assert(fabs(l[i] - l2[i]) <= 1e-9 * (1e-3 + fabs(l2[i])), "trial %d l[%d]: %g vs %g", t, i, l[i], l2[i]);
+                cr_assert(fabs(l[i] - l2[i]) <= 1e-9 * (1e-3 + fabs(l2[i])),
+                          "trial %d l[%d]: %g vs %g", t, i, l[i], l2[i]);
         }
         nsc_onestep_free(P);
         nsc_onestep_free(Q);
     }
-    free(z0); free(z1); free(z2); free(l); free(l2); free(s0); free(s1); free(e1); free(e0);
+    free(z0);
+    free(z1);
+    free(z2);
+    free(l);
+    free(l2);
+    free(s0);
+    free(s1);
+    free(e1);
+    free(e0);
     nsc_lcs_free(L);
     nsc_circuit_free(c);
 }
@@ -165,7 +190,7 @@ Test(smlcp, pair_kinds)
     int nsep = 0;
     for (int j = 0; j < L->m; j++) {
         const char *name = L->pair_name[j];
-        int want = name[0] == 'm' || !strcmp(name, "d1");          /* MOS segments, RON = 5 */
+        int want = name[0] == 'm' || !strcmp(name, "d1"); /* MOS segments, RON = 5 */
         cr_assert_eq(P->pat.sep[j], want, "pair %s", name);
         if (want) cr_assert_float_eq(P->pat.dinv[j], name[0] == 'm' ? 1.0 : 0.2, 1e-15);
         nsep += P->pat.sep[j];
@@ -183,7 +208,7 @@ Test(smlcp, mixed_pairs_solve_the_mlcp)
 
 Test(smlcp, chain_modes_solve_the_mlcp)
 {
-    char *t = chain(4);                                              /* 80 pairs: too many to enumerate */
+    char *t = chain(4); /* 80 pairs: too many to enumerate */
     solve_random(t, 20, 0);
     free(t);
 }
@@ -203,7 +228,8 @@ static void block_vs_dense(const char *net, int trials)
     for (int t = 0; t < trials; t++) {
         nsc_onestep *P = problem(L, 1e-9), *Q = problem(L, 1e-9);
         Q->dn.dense_mmax = 0;
-        for (int i = 0; i < n; i++) z0[i] = i < L->nnode_z ? -1 + 7 * urand() : 1e-3 * (2 * urand() - 1);
+        for (int i = 0; i < n; i++)
+            z0[i] = i < L->nnode_z ? -1 + 7 * urand() : 1e-3 * (2 * urand() - 1);
         double tk = 1e-6 * urand();
         nsc_lcs_sources(L, tk, NULL, s0, e0);
         nsc_lcs_sources(L, tk + 1e-9, NULL, s1, e1);
@@ -216,14 +242,25 @@ static void block_vs_dense(const char *net, int trials)
         pivoted += i2.lcp_solved;
         cr_assert(mlcp_error(Q, z2, l2, e1) < 1e-10);
         for (int i = 0; i < n; i++)
-            cr_assert(fabs(z1[i] - z2[i]) <= 1e-9 * (1 + fabs(z1[i])), "trial %d z[%d]: %.15g vs %.15g", t, i, z1[i], z2[i]);
+            cr_assert(fabs(z1[i] - z2[i]) <= 1e-9 * (1 + fabs(z1[i])),
+                      "trial %d z[%d]: %.15g vs %.15g", t, i, z1[i], z2[i]);
         for (int i = 0; i < m; i++)
-            cr_assert(fabs(l[i] - l2[i]) <= 1e-9 * (1e-3 + fabs(l[i])), "trial %d l[%d]: %g vs %g", t, i, l[i], l2[i]);
+            cr_assert(fabs(l[i] - l2[i]) <= 1e-9 * (1e-3 + fabs(l[i])), "trial %d l[%d]: %g vs %g",
+                      t, i, l[i], l2[i]);
         nsc_onestep_free(P);
         nsc_onestep_free(Q);
     }
-    cr_assert(pivoted > trials / 2, "the block path pivoted %d times in %d trials", pivoted, trials);
-    free(z0); free(z1); free(z2); free(l); free(l2); free(s0); free(s1); free(e1); free(e0);
+    cr_assert(pivoted > trials / 2, "the block path pivoted %d times in %d trials", pivoted,
+              trials);
+    free(z0);
+    free(z1);
+    free(z2);
+    free(l);
+    free(l2);
+    free(s0);
+    free(s1);
+    free(e1);
+    free(e0);
     nsc_lcs_free(L);
     nsc_circuit_free(c);
 }
@@ -251,8 +288,8 @@ static void chain_rest(const nsc_lcs *L, double *z)
  * (1 + |z_P|) over the steps and the same for l; *same_modes counts steps
  * with equal active sets. */
 static int twin_rest;
-static void twin_steps(const char *net, double h, int steps, void (*tweak)(nsc_onestep *), double *dz, double *dl,
-                       int *same_modes, nsc_onestep **keepP)
+static void twin_steps(const char *net, double h, int steps, void (*tweak)(nsc_onestep *),
+                       double *dz, double *dl, int *same_modes, nsc_onestep **keepP)
 {
     nsc_circuit *c = tu_parse(net);
     nsc_lcs *L = assemble(c);
@@ -262,7 +299,8 @@ static void twin_steps(const char *net, double h, int steps, void (*tweak)(nsc_o
     double *za = calloc((size_t)n, sizeof(double)), *zb = calloc((size_t)n, sizeof(double));
     double *ya = calloc((size_t)n, sizeof(double)), *yb = calloc((size_t)n, sizeof(double));
     double *la = calloc((size_t)m, sizeof(double)), *lb = calloc((size_t)m, sizeof(double));
-    double *w0 = calloc((size_t)ns + 1, sizeof(double)), *w1 = calloc((size_t)ns + 1, sizeof(double));
+    double *w0 = calloc((size_t)ns + 1, sizeof(double)),
+           *w1 = calloc((size_t)ns + 1, sizeof(double));
     if (twin_rest) {
         chain_rest(L, za);
         chain_rest(L, zb);
@@ -275,15 +313,24 @@ static void twin_steps(const char *net, double h, int steps, void (*tweak)(nsc_o
             w1[j] = nsc_wave_eval(L->src[j].wave, (k + 1) * h);
         }
         nsc_step_info ia, ib;
-        cr_assert_eq(nsc_onestep_step(P, NSC_SOLVER_AUTO, za, w0, w1, ya, la, &ia), 0, "step %d", k);
-        cr_assert_eq(nsc_onestep_step(Q, NSC_SOLVER_AUTO, zb, w0, w1, yb, lb, &ib), 0, "step %d", k);
+        cr_assert_eq(nsc_onestep_step(P, NSC_SOLVER_AUTO, za, w0, w1, ya, la, &ia), 0, "step %d",
+                     k);
+        cr_assert_eq(nsc_onestep_step(Q, NSC_SOLVER_AUTO, zb, w0, w1, yb, lb, &ib), 0, "step %d",
+                     k);
         for (int i = 0; i < n; i++) *dz = fmax(*dz, fabs(ya[i] - yb[i]) / (1 + fabs(ya[i])));
         for (int i = 0; i < m; i++) *dl = fmax(*dl, fabs(la[i] - lb[i]) / (1e-3 + fabs(la[i])));
         *same_modes += memcmp(P->mc.prev, Q->mc.prev, (size_t)m) == 0;
         memcpy(za, ya, sizeof(double) * (size_t)n);
         memcpy(zb, yb, sizeof(double) * (size_t)n);
     }
-    free(za); free(zb); free(ya); free(yb); free(la); free(lb); free(w0); free(w1);
+    free(za);
+    free(zb);
+    free(ya);
+    free(yb);
+    free(la);
+    free(lb);
+    free(w0);
+    free(w1);
     if (keepP) *keepP = P;
     else nsc_onestep_free(P);
     nsc_onestep_free(Q);
@@ -291,7 +338,10 @@ static void twin_steps(const char *net, double h, int steps, void (*tweak)(nsc_o
     nsc_circuit_free(c);
 }
 
-static void no_incremental(nsc_onestep *Q) { Q->inc.track = 0; }
+static void no_incremental(nsc_onestep *Q)
+{
+    Q->inc.track = 0;
+}
 
 /* A 30-stage chain (600 pairs, too many for affine maps): the incremental check evaluates only the pairs
  * whose inputs changed, and gives bitwise the full check's z and l. */
@@ -339,7 +389,10 @@ Test(smlcp, full_check_where_most_nodes_move_is_exact)
     free(t);
 }
 
-static void no_sorted_runs(nsc_onestep *Q) { memset(Q->pat.rsort, 0, (size_t)Q->m); }
+static void no_sorted_runs(nsc_onestep *Q)
+{
+    memset(Q->pat.rsort, 0, (size_t)Q->m);
+}
 
 /* The full check's sorted runs (onestep_mode.c run_sorted: a PWL MOS side's
  * segments, e0 nondecreasing, checked at the boundary of their active prefix)
@@ -359,7 +412,7 @@ Test(smlcp, sorted_run_check_is_exact)
     int heads = 0, modes = 0;
     for (int i = 0; i < P->m; i++) heads += P->pat.rsort[i];
     cr_assert_eq(heads, 120, "%d sorted runs (4 a stage: each transistor's two sides)", heads);
-    for (int s = 0; s < NSC_MODE_CACHE; s++) {                  /* each cached mode's prefixes: its mask's */
+    for (int s = 0; s < NSC_MODE_CACHE; s++) { /* each cached mode's prefixes: its mask's */
         const nsc_mode *M = &P->mc.modes[s];
         if (!M->mask) continue;
         modes++;
@@ -370,7 +423,8 @@ Test(smlcp, sorted_run_check_is_exact)
             pre = k;
             for (int j = i + k; j < end; j++)
                 if (M->mask[j]) pre = NSC_PRE_NONE;
-            cr_assert_eq(M->pre[i], pre, "mode %d, run %d: prefix %d, its mask's %d", s, i, M->pre[i], pre);
+            cr_assert_eq(M->pre[i], pre, "mode %d, run %d: prefix %d, its mask's %d", s, i,
+                         M->pre[i], pre);
         }
     }
     cr_assert(modes > 10, "%d modes cached", modes);
@@ -401,7 +455,8 @@ Test(smlcp, carried_mode_key_steps_as_the_hash)
     double *zq = calloc((size_t)n, sizeof(double)), *zr = calloc((size_t)n, sizeof(double));
     double *l = calloc((size_t)m, sizeof(double)), *lq = calloc((size_t)m, sizeof(double));
     double *lr = calloc((size_t)m, sizeof(double));
-    double *w0 = calloc((size_t)ns + 1, sizeof(double)), *w1 = calloc((size_t)ns + 1, sizeof(double));
+    double *w0 = calloc((size_t)ns + 1, sizeof(double)),
+           *w1 = calloc((size_t)ns + 1, sizeof(double));
     double *wq = calloc((size_t)ns + 1, sizeof(double));
     chain_rest(L, z0);
     int kept = 0, changed = 0;
@@ -412,35 +467,50 @@ Test(smlcp, carried_mode_key_steps_as_the_hash)
             wq[j] = nsc_wave_eval(L->src[j].wave, k * 2e-11 + 1e-11);
         }
         nsc_step_info info;
-        if (k > 0) {                                                 /* P's mode at t_k */
+        if (k > 0) { /* P's mode at t_k */
             const char *mode = nsc_onestep_mode(P);
             uint64_t key = nsc_onestep_mode_key(P);
             cr_assert_eq(key, nsc_mode_key(P, mode), "step %d: the key kept is not the mode's", k);
             nsc_onestep_set_mode_key(Q, mode, key);
             nsc_onestep_set_mode(R, mode);
-            cr_assert(Q->mc.prevkey_ok && Q->mc.prevkey == nsc_mode_key(Q, Q->mc.prev), "step %d: Q's key", k);
+            cr_assert(Q->mc.prevkey_ok && Q->mc.prevkey == nsc_mode_key(Q, Q->mc.prev),
+                      "step %d: Q's key", k);
             memcpy(lq, l, sizeof(double) * (size_t)m);
             memcpy(lr, l, sizeof(double) * (size_t)m);
-            cr_assert_eq(nsc_onestep_step(Q, NSC_SOLVER_AUTO, z0, w0, wq, zq, lq, &info), 0, "step %d", k);
-            cr_assert_eq(nsc_onestep_step(R, NSC_SOLVER_AUTO, z0, w0, wq, zr, lr, &info), 0, "step %d", k);
+            cr_assert_eq(nsc_onestep_step(Q, NSC_SOLVER_AUTO, z0, w0, wq, zq, lq, &info), 0,
+                         "step %d", k);
+            cr_assert_eq(nsc_onestep_step(R, NSC_SOLVER_AUTO, z0, w0, wq, zr, lr, &info), 0,
+                         "step %d", k);
             cr_assert(memcmp(zq, zr, sizeof(double) * (size_t)n) == 0, "step %d: z differs", k);
             cr_assert(memcmp(lq, lr, sizeof(double) * (size_t)m) == 0, "step %d: l differs", k);
-            cr_assert(memcmp(nsc_onestep_mode(Q), nsc_onestep_mode(R), (size_t)m) == 0, "step %d: modes differ", k);
+            cr_assert(memcmp(nsc_onestep_mode(Q), nsc_onestep_mode(R), (size_t)m) == 0,
+                      "step %d: modes differ", k);
             cr_assert_eq(nsc_onestep_nfactor(Q), nsc_onestep_nfactor(R), "step %d", k);
             cr_assert_eq(nsc_onestep_ncached(Q), nsc_onestep_ncached(R), "step %d", k);
             kept += P->mc.prevkey_ok;
-            for (int q = 0; q < 2; q++) {                            /* a key kept is its mode's */
+            for (int q = 0; q < 2; q++) { /* a key kept is its mode's */
                 const nsc_onestep *S = q ? R : Q;
-                cr_assert(!S->mc.prevkey_ok || S->mc.prevkey == nsc_mode_key(S, S->mc.prev), "step %d", k);
+                cr_assert(!S->mc.prevkey_ok || S->mc.prevkey == nsc_mode_key(S, S->mc.prev),
+                          "step %d", k);
             }
         }
-        cr_assert_eq(nsc_onestep_step(P, NSC_SOLVER_AUTO, z0, w0, w1, z1, l, &info), 0, "step %d", k);
+        cr_assert_eq(nsc_onestep_step(P, NSC_SOLVER_AUTO, z0, w0, w1, z1, l, &info), 0, "step %d",
+                     k);
         if (k > 0 && memcmp(nsc_onestep_mode(P), nsc_onestep_mode(Q), (size_t)m)) changed++;
         memcpy(z0, z1, sizeof(double) * (size_t)n);
     }
     cr_assert(changed > 10, "only %d steps changed mode: the test saw few lookups", changed);
     cr_assert(kept > 500, "P kept its mode's key at %d of 599 steps", kept);
-    free(z0); free(z1); free(zq); free(zr); free(l); free(lq); free(lr); free(w0); free(w1); free(wq);
+    free(z0);
+    free(z1);
+    free(zq);
+    free(zr);
+    free(l);
+    free(lq);
+    free(lr);
+    free(w0);
+    free(w1);
+    free(wq);
     nsc_onestep_free(P);
     nsc_onestep_free(Q);
     nsc_onestep_free(R);
@@ -464,25 +534,30 @@ Test(smlcp, changed_pairs_cover_every_change)
     nsc_onestep *P = problem(L, 1e-12);
     double *z0 = calloc((size_t)n, sizeof(double)), *z1 = calloc((size_t)n, sizeof(double));
     double *l = calloc((size_t)m, sizeof(double)), *lb = calloc((size_t)m, sizeof(double));
-    double *w0 = calloc((size_t)ns + 1, sizeof(double)), *w1 = calloc((size_t)ns + 1, sizeof(double));
+    double *w0 = calloc((size_t)ns + 1, sizeof(double)),
+           *w1 = calloc((size_t)ns + 1, sizeof(double));
     char *listed = calloc((size_t)m, 1);
     int stage;
-    for (int k = 0; k < n; k++) {                                    /* at rest: v(n_i) = 5 V for odd i */
+    for (int k = 0; k < n; k++) { /* at rest: v(n_i) = 5 V for odd i */
         if (!strcmp(L->zname[k], "v(vdd)")) z0[k] = 5;
         if (sscanf(L->zname[k], "v(n%d)", &stage) == 1) z0[k] = stage % 2 ? 5 : 0;
     }
     long listed_steps = 0, listed_pairs = 0, changed = 0;
-    for (int k = -SETTLE; k < 3000; k++) {                           /* k < 0: the sources held at t = 0 */
+    for (int k = -SETTLE; k < 3000; k++) { /* k < 0: the sources held at t = 0 */
         for (int j = 0; j < ns; j++) {
             w0[j] = nsc_wave_eval(L->src[j].wave, k < 0 ? 0.0 : k * 1e-12);
             w1[j] = nsc_wave_eval(L->src[j].wave, k < 0 ? 0.0 : (k + 1) * 1e-12);
         }
         memcpy(lb, l, sizeof(double) * (size_t)m);
         nsc_step_info info;
-        cr_assert_eq(nsc_onestep_step(P, NSC_SOLVER_AUTO, z0, w0, w1, z1, l, &info), 0, "step %d", k);
+        cr_assert_eq(nsc_onestep_step(P, NSC_SOLVER_AUTO, z0, w0, w1, z1, l, &info), 0, "step %d",
+                     k);
         const int *ch;
         int nch = nsc_onestep_changed(P, &ch);
-        if (k < 0) { memcpy(z0, z1, sizeof(double) * (size_t)n); continue; }
+        if (k < 0) {
+            memcpy(z0, z1, sizeof(double) * (size_t)n);
+            continue;
+        }
         if (nch < 0) {
             cr_assert_null(ch);
         } else {
@@ -503,9 +578,15 @@ Test(smlcp, changed_pairs_cover_every_change)
     }
     cr_assert(listed_steps > 2900, "only %ld of 3000 steps listed their pairs", listed_steps);
     cr_assert(changed > 0, "no listed step changed any l: the test saw nothing");
-    cr_assert(listed_pairs < listed_steps * (m / 4), "%ld pairs listed in %ld steps of %d pairs", listed_pairs,
-              listed_steps, m);
-    free(z0); free(z1); free(l); free(lb); free(w0); free(w1); free(listed);
+    cr_assert(listed_pairs < listed_steps * (m / 4), "%ld pairs listed in %ld steps of %d pairs",
+              listed_pairs, listed_steps, m);
+    free(z0);
+    free(z1);
+    free(l);
+    free(lb);
+    free(w0);
+    free(w1);
+    free(listed);
     nsc_onestep_free(P);
     nsc_lcs_free(L);
     nsc_circuit_free(c);
@@ -533,7 +614,8 @@ Test(smlcp, affine_map_matches_sparse_solves)
     double dz, dl;
     int same;
     nsc_onestep *P;
-    twin_steps(text, 50e-12, 40000, no_map, &dz, &dl, &same, &P);   /* 2 us: the soft start's first PWM periods */
+    twin_steps(text, 50e-12, 40000, no_map, &dz, &dl, &same,
+               &P); /* 2 us: the soft start's first PWM periods */
     int maps = 0;
     for (int k = 0; k < NSC_MODE_CACHE; k++) maps += P->mc.modes[k].G != NULL;
     cr_assert(P->map && maps > 0, "no affine map was built");
@@ -560,20 +642,21 @@ Test(smlcp, large_chain_no_dense_matrices)
     double *l = calloc((size_t)m, sizeof(double)), *w0 = calloc((size_t)ns, sizeof(double));
     double *w1 = calloc((size_t)ns, sizeof(double));
     int in = -1, out1 = -1, stage;
-    for (int k = 0; k < n; k++) {                                    /* at rest: v(n_i) = 5 V for odd i */
+    for (int k = 0; k < n; k++) { /* at rest: v(n_i) = 5 V for odd i */
         if (!strcmp(L->zname[k], "v(n0)")) in = k;
         if (!strcmp(L->zname[k], "v(n1)")) out1 = k;
         if (!strcmp(L->zname[k], "v(vdd)")) z0[k] = 5;
         if (sscanf(L->zname[k], "v(n%d)", &stage) == 1) z0[k] = stage % 2 ? 5 : 0;
     }
     double v1_before = 0;
-    for (int k = 0; k < 800; k++) {                                  /* 0.8 ns: the input rises at 0.1-0.2 ns */
+    for (int k = 0; k < 800; k++) { /* 0.8 ns: the input rises at 0.1-0.2 ns */
         for (int j = 0; j < ns; j++) {
             w0[j] = nsc_wave_eval(L->src[j].wave, k * 1e-12);
             w1[j] = nsc_wave_eval(L->src[j].wave, (k + 1) * 1e-12);
         }
         nsc_step_info info;
-        cr_assert_eq(nsc_onestep_step(P, NSC_SOLVER_AUTO, z0, w0, w1, z1, l, &info), 0, "step %d", k);
+        cr_assert_eq(nsc_onestep_step(P, NSC_SOLVER_AUTO, z0, w0, w1, z1, l, &info), 0, "step %d",
+                     k);
         memcpy(z0, z1, sizeof(double) * (size_t)n);
         if (k == 90) v1_before = z0[out1];
     }
@@ -582,8 +665,13 @@ Test(smlcp, large_chain_no_dense_matrices)
     cr_assert_null(P->dn.ws);
     cr_assert_null(P->map);
     cr_assert_float_eq(z0[in], 5.0, 1e-9);
-    cr_assert(v1_before > 4.9 && z0[out1] < 1.0, "stage 1 did not switch: %g -> %g V", v1_before, z0[out1]);
-    free(z0); free(z1); free(l); free(w0); free(w1);
+    cr_assert(v1_before > 4.9 && z0[out1] < 1.0, "stage 1 did not switch: %g -> %g V", v1_before,
+              z0[out1]);
+    free(z0);
+    free(z1);
+    free(l);
+    free(w0);
+    free(w1);
     nsc_onestep_free(P);
     nsc_lcs_free(L);
     nsc_circuit_free(c);
@@ -603,14 +691,16 @@ static void renew_vs_new(const char *net, double h1, double h2, int steps)
     double *za = calloc((size_t)n, sizeof(double)), *zb = calloc((size_t)n, sizeof(double));
     double *ya = calloc((size_t)n, sizeof(double)), *yb = calloc((size_t)n, sizeof(double));
     double *la = calloc((size_t)m + 1, sizeof(double)), *lb = calloc((size_t)m + 1, sizeof(double));
-    double *w0 = calloc((size_t)ns + 1, sizeof(double)), *w1 = calloc((size_t)ns + 1, sizeof(double));
+    double *w0 = calloc((size_t)ns + 1, sizeof(double)),
+           *w1 = calloc((size_t)ns + 1, sizeof(double));
     nsc_step_info ia, ib;
-    for (int k = 0; k < steps; k++) {                                /* P's history at h1 */
+    for (int k = 0; k < steps; k++) { /* P's history at h1 */
         for (int j = 0; j < ns; j++) {
             w0[j] = nsc_wave_eval(L->src[j].wave, k * h1);
             w1[j] = nsc_wave_eval(L->src[j].wave, (k + 1) * h1);
         }
-        cr_assert_eq(nsc_onestep_step(P, NSC_SOLVER_AUTO, za, w0, w1, ya, la, &ia), 0, "step %d", k);
+        cr_assert_eq(nsc_onestep_step(P, NSC_SOLVER_AUTO, za, w0, w1, ya, la, &ia), 0, "step %d",
+                     k);
         memcpy(za, ya, sizeof(double) * (size_t)n);
     }
     cr_assert(P->mc.nmodes > 0);
@@ -619,7 +709,7 @@ static void renew_vs_new(const char *net, double h1, double h2, int steps)
     memcpy(zb, za, sizeof(double) * (size_t)n);
     memcpy(lb, la, sizeof(double) * (size_t)m);
     double t0 = steps * h1;
-    for (int k = 0; k < steps; k++) {                                /* both at h2 from the same state */
+    for (int k = 0; k < steps; k++) { /* both at h2 from the same state */
         for (int j = 0; j < ns; j++) {
             w0[j] = nsc_wave_eval(L->src[j].wave, t0 + k * h2);
             w1[j] = nsc_wave_eval(L->src[j].wave, t0 + (k + 1) * h2);
@@ -636,7 +726,14 @@ static void renew_vs_new(const char *net, double h1, double h2, int steps)
     }
     cr_assert_eq(nsc_onestep_nfactor(P), nsc_onestep_nfactor(Q));
     cr_assert_eq(nsc_onestep_ncached(P), nsc_onestep_ncached(Q));
-    free(za); free(zb); free(ya); free(yb); free(la); free(lb); free(w0); free(w1);
+    free(za);
+    free(zb);
+    free(ya);
+    free(yb);
+    free(la);
+    free(lb);
+    free(w0);
+    free(w1);
     nsc_onestep_free(P);
     nsc_onestep_free(Q);
     nsc_onestep *S = problem(L, 0.0);
@@ -674,32 +771,45 @@ static void like_vs_new(const char *net, double h1, double h2, double h3, int st
     nsc_report r;
     nsc_report_init(&r);
     nsc_onestep *S = NULL, *Q = NULL, *R = NULL;
-    cr_assert_eq(nsc_onestep_new(L, &(nsc_onestep_opts){ .h = h1, .theta = 0.5, .theta_alg = 0.5 }, &S, &r), NSC_OK);
+    cr_assert_eq(nsc_onestep_new(L, &(nsc_onestep_opts){ .h = h1, .theta = 0.5, .theta_alg = 0.5 },
+                                 &S, &r),
+                 NSC_OK);
     double *za = calloc((size_t)n, sizeof(double)), *zb = calloc((size_t)n, sizeof(double));
     double *ya = calloc((size_t)n, sizeof(double)), *yb = calloc((size_t)n, sizeof(double));
     double *la = calloc((size_t)m + 1, sizeof(double)), *lb = calloc((size_t)m + 1, sizeof(double));
-    double *w0 = calloc((size_t)ns + 1, sizeof(double)), *w1 = calloc((size_t)ns + 1, sizeof(double));
+    double *w0 = calloc((size_t)ns + 1, sizeof(double)),
+           *w1 = calloc((size_t)ns + 1, sizeof(double));
     nsc_step_info ia, ib;
-    for (int k = 0; k < steps; k++) {                                /* S's history at h1 */
+    for (int k = 0; k < steps; k++) { /* S's history at h1 */
         for (int j = 0; j < ns; j++) {
             w0[j] = nsc_wave_eval(L->src[j].wave, k * h1);
             w1[j] = nsc_wave_eval(L->src[j].wave, (k + 1) * h1);
         }
-        cr_assert_eq(nsc_onestep_step(S, NSC_SOLVER_AUTO, za, w0, w1, ya, la, &ia), 0, "step %d", k);
+        cr_assert_eq(nsc_onestep_step(S, NSC_SOLVER_AUTO, za, w0, w1, ya, la, &ia), 0, "step %d",
+                     k);
         memcpy(za, ya, sizeof(double) * (size_t)n);
     }
     cr_assert_eq(nsc_onestep_renew(S, h3), 0);
-    cr_assert_eq(nsc_onestep_new(L, &(nsc_onestep_opts){ .h = h2, .theta = 0.5, .theta_alg = 0.5, .like = S }, &Q, &r), NSC_OK);
-    cr_assert_eq(nsc_onestep_new(L, &(nsc_onestep_opts){ .h = h2, .theta = 0.5, .theta_alg = 0.5 }, &R, &r), NSC_OK);
+    cr_assert_eq(nsc_onestep_new(L,
+                                 &(nsc_onestep_opts){
+                                     .h = h2, .theta = 0.5, .theta_alg = 0.5, .like = S },
+                                 &Q, &r),
+                 NSC_OK);
+    cr_assert_eq(nsc_onestep_new(L, &(nsc_onestep_opts){ .h = h2, .theta = 0.5, .theta_alg = 0.5 },
+                                 &R, &r),
+                 NSC_OK);
     cr_assert(nsc_mode_like(R, S), "the copy was not taken (patterns differ)");
     cr_assert_eq(Q->pat.Wb->p[n], R->pat.Wb->p[n]);
-    cr_assert_eq(memcmp(Q->pat.Wb->x, R->pat.Wb->x, sizeof(double) * (size_t)R->pat.Wb->p[n]), 0, "Wb's values differ");
+    cr_assert_eq(memcmp(Q->pat.Wb->x, R->pat.Wb->x, sizeof(double) * (size_t)R->pat.Wb->p[n]), 0,
+                 "Wb's values differ");
     cr_assert_eq(Q->pat.npos, R->pat.npos);
-    cr_assert_eq(memcmp(Q->pat.ccoef, R->pat.ccoef, sizeof(double) * (size_t)R->pat.pc[R->pat.npos]), 0, "contributions differ");
+    cr_assert_eq(memcmp(Q->pat.ccoef, R->pat.ccoef,
+                        sizeof(double) * (size_t)R->pat.pc[R->pat.npos]),
+                 0, "contributions differ");
     memcpy(zb, za, sizeof(double) * (size_t)n);
     memcpy(lb, la, sizeof(double) * (size_t)m);
     double t0 = steps * h1;
-    for (int k = 0; k < steps; k++) {                                /* both at h2 from the same state */
+    for (int k = 0; k < steps; k++) { /* both at h2 from the same state */
         for (int j = 0; j < ns; j++) {
             w0[j] = nsc_wave_eval(L->src[j].wave, t0 + k * h2);
             w1[j] = nsc_wave_eval(L->src[j].wave, t0 + (k + 1) * h2);
@@ -720,7 +830,14 @@ static void like_vs_new(const char *net, double h1, double h2, double h3, int st
     nsc_onestep_free(Q);
     nsc_onestep_free(R);
     nsc_report_free(&r);
-    free(za); free(zb); free(ya); free(yb); free(la); free(lb); free(w0); free(w1);
+    free(za);
+    free(zb);
+    free(ya);
+    free(yb);
+    free(la);
+    free(lb);
+    free(w0);
+    free(w1);
     nsc_lcs_free(L);
     nsc_circuit_free(c);
 }
@@ -769,14 +886,14 @@ Test(smlcp, klu_shared_analysis_is_exact)
     nsc_klu_syms_counts(S, &made, &found);
     cr_assert_eq(made, 2);
     cr_assert_eq(found, 1);
-    nsc_klu_syms_free(S);                                            /* the factorisations keep theirs */
+    nsc_klu_syms_free(S); /* the factorisations keep theirs */
     for (int k = 0; k < 3; k++) {
         double x[30], y[30];
         for (int i = 0; i < 30; i++) x[i] = y[i] = sin(i + 1.0);
         cr_assert_eq(nsc_klu_solve(Fs[k], x, 1), 0);
         cr_assert_eq(nsc_klu_solve(Fp[k], y, 1), 0);
         cr_assert_eq(memcmp(x, y, sizeof x), 0, "matrix %d: shared and private analyses differ", k);
-        double r[30] = {0};                                          /* A x = b */
+        double r[30] = { 0 }; /* A x = b */
         for (int j = 0; j < 30; j++)
             for (int q = A[k]->p[j]; q < A[k]->p[j + 1]; q++) r[A[k]->i[q]] += A[k]->x[q] * x[j];
         for (int i = 0; i < 30; i++) cr_assert_float_eq(r[i], sin(i + 1.0), 1e-13);
@@ -784,7 +901,7 @@ Test(smlcp, klu_shared_analysis_is_exact)
         nsc_klu_free(Fp[k]);
     }
     S = nsc_klu_syms_new();
-    for (int k = 0; k < NSC_KLU_SYMS + 2; k++) {                     /* k + 2 unknowns: a pattern each */
+    for (int k = 0; k < NSC_KLU_SYMS + 2; k++) { /* k + 2 unknowns: a pattern each */
         nsc_sparse *B = tridiag(k + 2, 0.2, 0);
         nsc_klu *F = nsc_klu_factor_in(S, B, &sing);
         cr_assert(F);
@@ -795,14 +912,16 @@ Test(smlcp, klu_shared_analysis_is_exact)
     nsc_klu *F1 = nsc_klu_factor_in(S, B, &sing), *F2 = nsc_klu_factor_in(S, Bl, &sing);
     cr_assert(F1 && F2);
     nsc_klu_syms_counts(S, &made, &found);
-    cr_assert_eq(made, NSC_KLU_SYMS + 3, "made %ld", made);          /* the first one was dropped */
-    cr_assert_eq(found, 1);                                          /* the last one was kept */
+    cr_assert_eq(made, NSC_KLU_SYMS + 3, "made %ld", made); /* the first one was dropped */
+    cr_assert_eq(found, 1);                                 /* the last one was kept */
     nsc_klu_free(F1);
     nsc_klu_free(F2);
     nsc_sp_free(B);
     nsc_sp_free(Bl);
     nsc_klu_syms_free(S);
-    nsc_sp_free(A1); nsc_sp_free(A2); nsc_sp_free(A3);
+    nsc_sp_free(A1);
+    nsc_sp_free(A2);
+    nsc_sp_free(A3);
 }
 
 /* KLU: refactoring in place (same pattern, new values) and refactoring with
@@ -810,7 +929,7 @@ Test(smlcp, klu_shared_analysis_is_exact)
 Test(smlcp, klu_refactor_equals_factor)
 {
     nsc_sparse *T = nsc_sp_new(4, 4, 16, 1);
-    double a[4][4] = {{4, 1, 0, 0}, {1, 5, 2, 0}, {0, 2, 6, 1}, {1, 0, 1, 3}};
+    double a[4][4] = { { 4, 1, 0, 0 }, { 1, 5, 2, 0 }, { 0, 2, 6, 1 }, { 1, 0, 1, 3 } };
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 4; j++)
             if (a[i][j] != 0) nsc_sp_entry(T, i, j, a[i][j]);
@@ -818,9 +937,9 @@ Test(smlcp, klu_refactor_equals_factor)
     int sing;
     nsc_klu *F = nsc_klu_factor(A, &sing);
     cr_assert(F);
-    for (int k = 0; k < A->p[4]; k++) A->x[k] *= 1.0 + 0.1 * k;       /* new values, same pattern */
+    for (int k = 0; k < A->p[4]; k++) A->x[k] *= 1.0 + 0.1 * k; /* new values, same pattern */
     nsc_klu *G = nsc_klu_factor(A, &sing);
-    double b1[4] = {1, 2, 3, 4}, b2[4] = {1, 2, 3, 4}, b3[4] = {1, 2, 3, 4};
+    double b1[4] = { 1, 2, 3, 4 }, b2[4] = { 1, 2, 3, 4 }, b3[4] = { 1, 2, 3, 4 };
     cr_assert_eq(nsc_klu_refactor(F, A), 0);
     cr_assert_eq(nsc_klu_solve(F, b1, 1), 0);
     cr_assert_eq(nsc_klu_solve(G, b2, 1), 0);
@@ -830,7 +949,7 @@ Test(smlcp, klu_refactor_equals_factor)
         cr_assert_float_eq(b1[i], b2[i], 1e-14);
         cr_assert_float_eq(b3[i], b2[i], 1e-14);
     }
-    double r[4] = {0};                                               /* A x = (1 2 3 4) */
+    double r[4] = { 0 }; /* A x = (1 2 3 4) */
     for (int j = 0; j < 4; j++)
         for (int k = A->p[j]; k < A->p[j + 1]; k++) r[A->i[k]] += A->x[k] * b2[j];
     for (int i = 0; i < 4; i++) cr_assert_float_eq(r[i], i + 1.0, 1e-13);
@@ -852,7 +971,8 @@ Test(smlcp, klu_refactor_equals_factor)
  * default adaptive run) and solves the MLCP. */
 Test(smlcp, half_bridge_edges_settle_without_pivoting)
 {
-    const char *net = "half bridge\nVin vdd 0 3\nMP sw g vdd vdd PMOD W=100u L=100u\nMN sw g 0 0 NMOD W=100u L=100u\n"
+    const char *net =
+        "half bridge\nVin vdd 0 3\nMP sw g vdd vdd PMOD W=100u L=100u\nMN sw g 0 0 NMOD W=100u L=100u\n"
         "DP sw vdd DB\nDN 0 sw DB\nL1 sw out 10u\nC1 out 0 22u\nRL out 0 10\n"
         "Vg g 0 PULSE(0 3 0.5u 1p 1p 0.8333u 1.6667u)\n"
         ".model NMOD NMOS(LEVEL=1 VTO=2 KP=10)\n.model PMOD PMOS(LEVEL=1 VTO=-2 KP=10)\n.model DB D(VF=0.8)\n"
@@ -865,7 +985,8 @@ Test(smlcp, half_bridge_edges_settle_without_pivoting)
     no_map(P);
     double *z0 = calloc((size_t)n, sizeof(double)), *z1 = calloc((size_t)n, sizeof(double));
     double *l = calloc((size_t)m, sizeof(double)), *e1 = calloc((size_t)m, sizeof(double));
-    double *w0 = calloc((size_t)ns + 1, sizeof(double)), *w1 = calloc((size_t)ns + 1, sizeof(double));
+    double *w0 = calloc((size_t)ns + 1, sizeof(double)),
+           *w1 = calloc((size_t)ns + 1, sizeof(double));
     double *s1 = calloc((size_t)n, sizeof(double));
     char *mode0 = calloc((size_t)m + 1, 1);
     cr_assert(z0 && z1 && l && e1 && w0 && w1 && s1 && mode0);
@@ -877,7 +998,8 @@ Test(smlcp, half_bridge_edges_settle_without_pivoting)
             gate |= w1[j] != w0[j];
         }
         nsc_step_info info;
-        cr_assert_eq(nsc_onestep_step(P, NSC_SOLVER_AUTO, z0, w0, w1, z1, l, &info), 0, "step %d", k);
+        cr_assert_eq(nsc_onestep_step(P, NSC_SOLVER_AUTO, z0, w0, w1, z1, l, &info), 0, "step %d",
+                     k);
         pivoted += info.lcp_solved;
         nsc_lcs_sources(L, (k + 1) * h, NULL, s1, e1);
         double err = mlcp_error(P, z1, l, e1);
@@ -889,7 +1011,14 @@ Test(smlcp, half_bridge_edges_settle_without_pivoting)
     cr_assert(edges >= 12, "%d switching edges", edges);
     cr_assert_eq(pivoted, 0, "%d of %d edges pivoted", pivoted, edges);
     nsc_onestep_free(P);
-    free(z0); free(z1); free(l); free(e1); free(w0); free(w1); free(s1); free(mode0);
+    free(z0);
+    free(z1);
+    free(l);
+    free(e1);
+    free(w0);
+    free(w1);
+    free(s1);
+    free(mode0);
     nsc_lcs_free(L);
     nsc_circuit_free(c);
 }
