@@ -7,11 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What W holds but its switch states, freed; W then as after a release
+ * (releasing twice is harmless: dc.c's dc_release, then nsc_opws_free). */
 void nsc_opws_release(nsc_opws *W)
 {
     free(W->buf);
     free(W->mode);
     nsc_pcache_free(&W->cache, NULL);
+    memset(&W->cache, 0, sizeof W->cache); /* (it read the freed L: a second release, dc.c's) */
     nsc_lcs_free(W->L);
     W->buf = NULL;
     W->mode = NULL;
