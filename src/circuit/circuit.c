@@ -22,7 +22,7 @@ static void job_free(nsc_job *j)
         nsc_acmeas *m = &j->acmeas[k];
         char *own[] = { m->name,        m->sig.name,     m->sig.p.name,   m->when.name,
                         m->when.p.name, m->sig.den.name, m->when.den.name };
-        for (int q = 0; q < 7; q++) free(own[q]);
+        for (size_t q = 0; q < sizeof own / sizeof own[0]; q++) free(own[q]);
     }
     free(j->acmeas);
     for (int k = 0; k < 2; k++) free(j->dc[k].param);

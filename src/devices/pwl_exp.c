@@ -131,19 +131,22 @@ void nsc_st_jfit(nsc_builder *b, const nsc_jfit *f, int j)
     }
 }
 
+/* The least current a junction conducts at for its fits to follow it (1 nA):
+ * below it the junction is off to every circuit here, and its fit is left be
+ * (nsc_jfit_outside, nsc_jfit_refit, nsc_jfit_band: a 741's bias diode at
+ * 10..30 pA band refitted on 9 segments made the next pass fail at 0.6 us). */
+#define JFIT_ON 1e-9
+
 int nsc_jfit_outside(const nsc_jfit *f, double ip, double *off)
 {
-    if (!(f->a > 0 && ip > 1e-9)) return 0;
+    if (!(f->a > 0 && ip > JFIT_ON)) return 0;
     *off = nsc_jfit_v(f, ip) - curve(f->c, f->a, f->i0, f->rs, ip);
     return fabs(*off) > 2 * f->err && fabs(*off) > 0.01;
 }
 
 int nsc_jfit_band(nsc_jfit *f, double imin, double ip, int nseg)
 {
-    /* (imin above 1 nA, the floor nsc_jfit_refit and nsc_jfit_outside read a
-     * junction as conducting from: a 741's bias diode at 10..30 pA was band
-     * refitted on 9 segments, and the next pass failed at t = 0.6 us) */
-    if (!(f->a > 0 && isfinite(ip) && imin > 1e-9 && ip >= NSC_JFIT_BAND_SWING * imin
+    if (!(f->a > 0 && isfinite(ip) && imin > JFIT_ON && ip >= NSC_JFIT_BAND_SWING * imin
           && imin >= ip / NSC_JFIT_BELOW))
         return 0;
     double tol = fmin(0.01, fmax(NSC_JFIT_BAND_MIN, NSC_JFIT_BAND_FRAC * f->a * log(ip / imin)));
@@ -170,7 +173,7 @@ const char *nsc_jfit_where(const nsc_jfit *f, double ip)
 
 int nsc_jfit_refit(nsc_jfit *f, double ip, int nseg, int nmax, double tol)
 {
-    if (!(f->a > 0 && ip > 1e-9)) return 0;
+    if (!(f->a > 0 && ip > JFIT_ON)) return 0;
     int in = ip >= f->i1 && ip <= f->i2;
     double off = nsc_jfit_v(f, ip) - curve(f->c, f->a, f->i0, f->rs, ip);
     if (!(fabs(off) > 0.01 && (in || fabs(off) > f->err)))
