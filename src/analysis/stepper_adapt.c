@@ -603,7 +603,9 @@ static double predict_release(const ad *a, double t, double tn, double tol)
     double mb = (a->ht[1] + a->ht[0]) / 2, ma = (a->ht[2] + a->ht[1]) / 2, best = tn;
     for (int j = 0; j < a->m; j++) {
         if (!a->mode0[j] || (a->kinks && a->L->pair_cont[j])) continue; /* (a kink: not located) */
-        double lb = a->lsave[j], la = a->lp[j], slope = (lb - la) / (mb - ma);
+        double lb = a->lsave[j], la = a->lp[j];
+        if (!(lb < la)) continue; /* not falling (mb > ma: the slope's sign), no division */
+        double slope = (lb - la) / (mb - ma);
         if (!(slope < 0) || lb + slope * (t - mb) <= 0) continue; /* not falling, or already at 0 */
         double tc = mb - lb / slope;
         if (tc > t + tol && tc < best) best = tc;
