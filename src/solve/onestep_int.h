@@ -161,6 +161,9 @@ typedef struct nsc_os_pat {
     nsc_srun *srun;    /* [nsrun] the sorted runs (rsort), ascending, and the other heads (not */
     int nsrun, nother; /*   samerow: pairs not separable, runs not sorted), other[nother]: */
     int *other;        /*   the full check's units (check_all) */
+    int *share;        /* how many problems hold the arrays above that setup writes and
+                          nothing changes after (all but Wb, posn and the work arrays):
+                          nsc_mode_setup_like shares them, the last teardown frees them */
     int rmax;          /* most entries in a row of C */
     double *rt;        /* [rmax] work: a row's terms C_ik z_k */
     char *touched;     /* [npos] work: 0 between calls */
