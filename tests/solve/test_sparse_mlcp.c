@@ -762,7 +762,9 @@ Test(smlcp, renewed_problem_steps_as_a_new_one)
  * bit for bit: the sibling S stepped `steps` times at h1 and renewed to h3 (its
  * work arrays used, its Wb refreshed by nsc_mode_renew), then Q copied from it
  * and R built from scratch at h2; Wb's values equal, and both stepped from S's
- * state give the same z, l, modes and factorisations. */
+ * state give the same z, l, modes and factorisations. Q shares S's pattern
+ * arrays (not copies: nsc_os_pat.share) and keeps them once S is freed, before
+ * it steps (the sanitizer build sees any use after free). */
 static void like_vs_new(const char *net, double h1, double h2, double h3, int steps)
 {
     nsc_circuit *c = tu_parse(net);
@@ -799,6 +801,12 @@ static void like_vs_new(const char *net, double h1, double h2, double h3, int st
                                  &R, &r),
                  NSC_OK);
     cr_assert(nsc_mode_like(R, S), "the copy was not taken (patterns differ)");
+    cr_assert(Q->pat.ccoef == S->pat.ccoef && Q->pat.srun == S->pat.srun && *Q->pat.share == 2,
+              "the pattern arrays are not shared");
+    cr_assert(Q->pat.Wb != S->pat.Wb && R->pat.share != S->pat.share);
+    nsc_onestep_free(S); /* Q keeps the arrays it shares */
+    S = NULL;
+    cr_assert_eq(*Q->pat.share, 1);
     cr_assert_eq(Q->pat.Wb->p[n], R->pat.Wb->p[n]);
     cr_assert_eq(memcmp(Q->pat.Wb->x, R->pat.Wb->x, sizeof(double) * (size_t)R->pat.Wb->p[n]), 0,
                  "Wb's values differ");
