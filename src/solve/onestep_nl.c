@@ -90,7 +90,7 @@ static int relin(nsc_onestep *P)
     P->dn.WiB = NULL; /* the dense path, formed when needed */
     free(P->dn.M);
     P->dn.M = NULL;
-    nsc_mode_renew(P);
+    nsc_mode_renew_smooth(P);
     P->inc.ok = 0;
     P->inc.lch = -1;
     P->st.wstale = P->n > 0;
