@@ -19,6 +19,12 @@
 #define NSC_NL_ATOL_I 1e-12
 #define NSC_NL_MAXIT 50
 #define NSC_NL_KAPPA 1e-3
+/* The chord (modified Newton, onestep_nl.c chord_ok): an iteration keeps the
+ * slopes of the problem's last relinearisation -- and W, its factors and every
+ * cached mode system with them: no refill, no refactorisation -- when each
+ * slope just linearised is within NSC_NL_CHORD of its function's largest
+ * slope of the one W holds, and the last solve was not a chord. */
+#define NSC_NL_CHORD 1e-3
 /* A static problem's Newton moves the node voltages that smooth functions read
  * by at most this much an iteration (onestep_nl.c newton()), V. */
 #define NSC_NL_DVMAX 1.0
