@@ -226,7 +226,7 @@ static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, const do
     double *zp = P->st.h == 0 ? malloc(2 * nb + sizeof(double)) : NULL,
            a = 1;      /* the last linearisation point, */
     double *zq = NULL; /* the last solve's z1 (zp + n) */
-    int st = 0, done = 0, bad = !t || (P->st.h == 0 && !zp), lastc = 0; /* lastc: a chord */
+    int st = 0, done = 0, bad = !t || (P->st.h == 0 && !zp), nc = 0; /* nc: chords in a row */
     ns->solves++;
     for (int it = 0; !bad && !st && !done && it <= NSC_NL_MAXIT;
          it++) { /* zk: the start, then solve it's */
@@ -247,10 +247,10 @@ static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, const do
         for (int i = 0; a < 1 && i < P->n; i++) zk[i] = zp[i] + a * (zk[i] - zp[i]);
         if (a < 1 && nsc_lcs_smooth_at(L, zk)) break;
         if (!sm_pos(P)) break;
-        lastc = !lastc && chord_ok(P, P->st.smpos); /* (not twice in a row) */
-        if (lastc) chord(P, P->st.smpos, zk);
+        nc = nc < NSC_NL_CHORD_RUN && chord_ok(P, P->st.smpos) ? nc + 1 : 0;
+        if (nc) chord(P, P->st.smpos, zk);
         else if (relin(P)) break;
-        ns->chords += lastc;
+        ns->chords += nc > 0;
         if (zp) memcpy(zp, zk, nb);
         ns->iters++;
         st = lin(P, ctx, z1, l, info); /* an LCP failure: the caller's */

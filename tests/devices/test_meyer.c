@@ -92,10 +92,10 @@ Test(meyer, inverter_chain_delay_vs_ngspice)
  * (0.45 ns: every gate at a rail, each Meyer capacitance constant): at most 0.2
  * mode systems factored per iteration (measured 8 in 92 iterations; 97 with a
  * relinearisation at every iteration); its adaptive run to 1.5 ns at most 0.9
- * (measured 0.80; 1.12 without the chord) in at most 1.6 iterations a problem
+ * (measured 0.75; 1.12 without the chord) in at most 1.6 iterations a problem
  * (measured 1.54; 1.47 without); and the whole chain at 5 ps steps within 3 %
- * of ngspice's delays (1.658 ns, as with a relinearisation at every iteration)
- * at most 0.9 factored per iteration (measured 0.84; 1.22 without). */
+ * of ngspice's delays (+1.0 %, +1.1 %, as with a relinearisation at every
+ * iteration) at most 0.9 factored per iteration (measured 0.76; 1.22 without). */
 static void chord_run(const char *opts, double fmax, double pmax, int delays)
 {
     char cmd[4096], *out = NULL;
