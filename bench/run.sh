@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh -- benchmarks of nscircuit against its anchors, same machine, same run
 # (issue 4). Run by `make bench` from a build directory, or directly:
-#     bash bench/run.sh [BUILD_DIR] [bridge|buck|chain|adaptive|stepcost|exact|cascade|steady|devices|small|pac|paired ...]
+#     bash bench/run.sh [BUILD_DIR] [bridge|buck|chain|adaptive|stepcost|exact|cascade|meyer|steady|devices|small|pac|paired ...]
 # Each benchmark prints both timings and the ratio; waveforms are compared too.
 # Anchors missing from the machine are installed from Debian packages when root.
 # Timings are wall-clock seconds, best of BENCH_RUNS (default 3) for the fast
@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=$(cd "${1:-$PWD}" && pwd)    # absolute: some benchmarks run from their work folder (small)
 shift || true
-what=${*:-bridge buck chain adaptive stepcost exact cascade steady devices small pac paired}
+what=${*:-bridge buck chain adaptive stepcost exact cascade meyer steady devices small pac paired}
 runs=${BENCH_RUNS:-3}
 nsc="$build/nscircuit"
 [ -x "$nsc" ] || { echo "bench: $nsc not built (run make first)" >&2; exit 2; }
@@ -328,6 +328,34 @@ cascade() {
     "$nsc" compare "$work/casc_q.dat" "$work/casc.dat" --signals 'v(n15),v(n8)' --tol 0.1 | sed -n 's/^\(v(n15)\|v(n8)\) /cascade:   vs the default: &/p'
 }
 
+# Meyer's gate charge on the smooth-element Newton iteration (issue 27 item 1,
+# issue 24's cascade goal "once the device-fidelity issue adds gate charge"):
+# tests/data/meyer/chain.cir (15 level-1 inverters with TOX, 7.5 ns) and the
+# cascade above with TOX={tox} on its cards, in both programs (same netlists),
+# with the Newton iterations a step from --stats and the delays against
+# ngspice's. Instructions: valgrind --tool=callgrind on the same commands.
+meyer() {
+    need_pkg "command -v ngspice" ngspice || return 0
+    local ch="$top/tests/data/meyer/chain.cir" cir="$work/casc_tox.cir" ng="$work/casc_tox_ng.cir" st nsc_w ng_w
+    st=$("$nsc" --stats --threads 1 -o "$work/mch.dat" "$ch" 2>&1)
+    nsc_w=$(best_of "$runs" "$nsc" --quiet --threads 1 -o "$work/mch.dat" "$ch")
+    ng_w=$(best_of "$runs" ngspice -b "$ch")
+    echo "meyer: chain.cir: $(echo "$st" | grep 'simulated in' | sed 's/^[^:]*: [^:]*: //')"
+    echo "meyer:   $(echo "$st" | grep 'Newton' | sed 's/^nscircuit: //')"
+    echo "meyer:   tpd $(echo "$st" | sed -n 's/^tpd = //p') s, tpd2 $(echo "$st" | sed -n 's/^tpd2 = //p') s; ngspice: $(ngspice -b "$ch" 2>/dev/null | awk '/^tpd/ {printf "%s %s ", $1, $3}')"
+    echo "meyer:   nscircuit $nsc_w s | ngspice $ng_w s | speed-up $(ratio "$ng_w" "$nsc_w")x (whole runs)"
+    sh "$top/netlists/inverter_chain.sh" 15 | sed -e 's/^VIN .*/VIN n0 0 PULSE(0 {vdd} 1u 10n 10n 2u 4u)/' \
+        -e 's/^\.tran .*/.tran 20n 30u/' -e 's/^\(\.model [NP]M [NP]MOS(LEVEL=1\)/\1 TOX={tox}/' > "$cir"
+    { sed '/^\.end$/d' "$cir"; printf '.control\nrun\nwrdata %s v(n15) v(n8)\n.endc\n.end\n' "$work/casc_tox_ng.txt"; } > "$ng"
+    st=$("$nsc" --stats --threads 1 --save 'v(n15),v(n8)' -o "$work/ctox.dat" "$cir" 2>&1)
+    nsc_w=$(best_of "$runs" "$nsc" --quiet --threads 1 --save 'v(n15),v(n8)' -o "$work/ctox.dat" "$cir")
+    ng_w=$(best_of "$runs" ngspice -b "$ng")
+    echo "meyer: cascade with TOX: $(echo "$st" | grep 'simulated in' | sed 's/^[^:]*: [^:]*: //')"
+    echo "meyer:   $(echo "$st" | grep 'Newton' | sed 's/^nscircuit: //')"
+    echo "meyer:   nscircuit $nsc_w s | ngspice $ng_w s | speed-up $(ratio "$ng_w" "$nsc_w")x (whole runs; issue 24 goal >= 3x)"
+    "$nsc" compare "$work/ctox.dat" "$work/casc_tox_ng.txt" --signals 'v(n15),v(n8)' --tol 0.03 | sed -n 's/^\(v(n15)\|v(n8)\) /meyer:   vs ngspice: &/p'
+}
+
 steady() {
     local n net tr_w st_w
     for net in cuk:100m flyback:50m boost:30m; do
@@ -475,7 +503,7 @@ lu() {
 
 for b in $what; do
     case $b in
-    bridge|buck|chain|adaptive|stepcost|exact|cascade|steady|devices|small|pac|paired|lu) "$b" ;;
-    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive, stepcost, exact, cascade, steady, devices, small, pac, paired, lu)" >&2; exit 2 ;;
+    bridge|buck|chain|adaptive|stepcost|exact|cascade|meyer|steady|devices|small|pac|paired|lu) "$b" ;;
+    *) echo "bench: unknown benchmark '$b' (bridge, buck, chain, adaptive, stepcost, exact, cascade, meyer, steady, devices, small, pac, paired, lu)" >&2; exit 2 ;;
     esac
 done

@@ -254,6 +254,16 @@ double tu_rms_rel(const tu_table *a, const tu_table *b, const char *sig)
 int tu_newton_stats(const char *out, tu_newton *n)
 {
     const char *s = out ? strstr(out, "Newton (smooth functions): ") : NULL;
+    const char *c = s ? strstr(s, "not converged; ") : NULL;
+    n->nchord = -1;
+    n->fper = -1;
+    if (c
+        && sscanf(c,
+                  "not converged; %ld iterations kept the last factors (chord), %lf mode systems "
+                  "factored per iteration",
+                  &n->nchord, &n->fper)
+               != 2)
+        n->nchord = -1, n->fper = -1;
     return s
            && sscanf(
                   s,

@@ -39,6 +39,8 @@ typedef struct tu_newton {
     long np, nit, nfail;
     double per;
     int maxit;
+    long nchord; /* "; NCHORD iterations kept the last factors (chord), FPER mode systems */
+    double fper; /*   factored per iteration" (-1 when the line has none) */
 } tu_newton;
 int tu_newton_stats(const char *out, tu_newton *n);
 

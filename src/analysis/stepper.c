@@ -201,8 +201,10 @@ void nsc_pcache_free(nsc_pcache *C, nsc_sim_stats *st)
         st->nl_solves += ns->solves;
         st->nl_iters += ns->iters;
         st->nl_fails += ns->fails;
+        st->nl_chords += ns->chords;
         if (ns->maxit > st->nl_maxit) st->nl_maxit = ns->maxit;
         ns->solves = ns->iters = ns->fails = ns->maxit = 0;
+        ns->chords = 0;
     }
     for (int k = 0; k < C->n; k++) {
         pcache_count(C->P[k], st);

@@ -74,10 +74,12 @@ typedef struct nsc_sim_stats {
     double max_residual;
     long
         nl_solves; /* one-step problems solved by Newton (smooth B-source functions, onestep_nl.c) */
-    long nl_iters; /* their Newton iterations in all (each a linear complementarity solve) */
-    long nl_fails; /* of them, not converged (the step retried shorter, or the run's error) */
-    int nl_maxit;  /* the most iterations one problem took */
-    int exact;     /* 1: the exact transient ran (stepper_exact.c); 2: it handed over to the
+    long nl_iters;  /* their Newton iterations in all (each a linear complementarity solve) */
+    long nl_fails;  /* of them, not converged (the step retried shorter, or the run's error) */
+    int nl_maxit;   /* the most iterations one problem took */
+    long nl_chords; /* of the iterations, those on the last relinearisation's slopes and
+                      factors (onestep_nl.h NSC_NL_CHORD) */
+    int exact;      /* 1: the exact transient ran (stepper_exact.c); 2: it handed over to the
                             adaptive one at exact_until */
     double exact_until;
     long flows; /* exact: the modes' flows built */

@@ -202,6 +202,7 @@ static void stats_add(nsc_sim_stats *a, const nsc_sim_stats *b)
     a->nl_solves += b->nl_solves;
     a->nl_iters += b->nl_iters;
     a->nl_fails += b->nl_fails;
+    a->nl_chords += b->nl_chords;
     if (b->nl_maxit > a->nl_maxit) a->nl_maxit = b->nl_maxit;
     a->switch_events += b->switch_events;
     a->mode_factor += b->mode_factor;

@@ -597,9 +597,11 @@ static void print_stats(const nsc_sim_stats *st, const nsc_tran_opts *o)
         fprintf(
             stderr,
             "nscircuit: Newton (smooth functions): %ld problems solved in %ld iterations (%.2f per "
-            "problem, at most %d), %ld not converged\n",
+            "problem, at most %d), %ld not converged; %ld iterations kept the last factors "
+            "(chord), %.2f mode systems factored per iteration\n",
             st->nl_solves, st->nl_iters, (double)st->nl_iters / (double)st->nl_solves, st->nl_maxit,
-            st->nl_fails);
+            st->nl_fails, st->nl_chords,
+            st->nl_iters ? (double)st->mode_factor / (double)st->nl_iters : 0.0);
 }
 
 /* The summary on stderr (cli.md: the --stats first line is fixed). */

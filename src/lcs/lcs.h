@@ -91,9 +91,10 @@ typedef struct nsc_smooth {
 typedef struct nsc_nlstat {
     long solves, iters, fails;
     int maxit;
-    double *z;  /* [n] the last converged iterate (zeros at first): where a static solve starts */
-    double *zs; /* [n] the start of the transient step z solved (onestep_nl.c's predictor) */
-    double hs;  /* that step's size (0: z was a static solve's, or none yet) */
+    double *z;   /* [n] the last converged iterate (zeros at first): where a static solve starts */
+    double *zs;  /* [n] the start of the transient step z solved (onestep_nl.c's predictor) */
+    double hs;   /* that step's size (0: z was a static solve's, or none yet) */
+    long chords; /* iterations solved on the slopes of an earlier linearisation (chord) */
 } nsc_nlstat;
 
 typedef struct nsc_lcs {

@@ -335,6 +335,10 @@ int nsc_onestep_renew(nsc_onestep *P, double h)
      * w, its output), dn.ll and dn.zl (dense_solve and the block path fill them),
      * st.x (a mode's solve or map column writes x[0..n+nan) before reading it) */
     P->st.wstale = 0;
+    if (P->L->ncharge) { /* W's factors when a solve with W needs them (onestep_nl.c relin) */
+        P->st.wstale = n > 0;
+        return 0;
+    }
     return n > 0 && nsc_klu_refresh(P->st.F, P->st.W, 1, &P->st.wrc) < 0
                ? -1
                : 0; /* old pivots while good */

@@ -31,6 +31,9 @@ typedef struct nsc_srun {
     double c0, c1;
 } nsc_srun;
 
+#define NSC_STALE_H 1      /* nsc_mode.stale: W's h-dependent entries (pat.hw) changed */
+#define NSC_STALE_SMOOTH 2 /* nsc_mode.stale: only the smooth rows' entries (pat.hs) changed */
+
 /* One cached mode (see above). */
 typedef struct nsc_mode {
     char *mask;         /* [m] 1 = active; NULL: empty slot */
@@ -49,7 +52,9 @@ typedef struct nsc_mode {
     int hits;  /* steps this mode solved as the previous mode (builds its affine map) */
     int nomap; /* 1: the map would lose accuracy (cancellation, onestep_map.c) */
     int stale; /* 1: K holds the values of a renewed step size, F the factors of the old
-                          one: refactored (old pivots, rcond checked) when next used */
+                          one: refactored (old pivots, rcond checked) when next used; 2: the
+                          same after a relinearisation only (NSC_STALE_SMOOTH: the positions
+                          of the smooth rows, pat.hs, are the ones to recompute) */
     double *G; /* the mode's affine map (onestep_map.c), NULL until built */
 } nsc_mode;
 
@@ -140,6 +145,8 @@ typedef struct nsc_os_pat {
     int nhw;         /* entries of W where E (T E) has one (the only values a new h changes:
                           W = E/h - Theta A) or on a smooth function's row (Newton's tangent), */
     int *hw;         /*   their indices in W, ascending: what nsc_mode_renew refreshes */
+    int nhs;         /* those on a smooth function's row (Newton's tangent: all that a */
+    int *hs;         /*   relinearisation changes), ascending: nsc_mode_renew_smooth's */
     int *poscol;     /* [nnz(Wb)] column of each entry */
     int *pc;         /* [npos + 1] contributors of position k: pc[k] .. pc[k+1]-1 */
     int *cpair;      /*   the pair, */

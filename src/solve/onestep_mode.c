@@ -100,6 +100,7 @@ static void pat_free_shared(nsc_onestep *P)
     free(P->pat.other);
     free(P->pat.wpos);
     free(P->pat.hw);
+    free(P->pat.hs);
 }
 
 void nsc_mode_teardown(nsc_onestep *P)
@@ -139,11 +140,13 @@ void nsc_mode_teardown(nsc_onestep *P)
  * place in the cache, marked stale: K's values are recomputed for the new Wb
  * and refactored with the old pivots when the mode is next used
  * (nsc_mode_get, mode_refill). The affine maps depend on h: dropped. */
-void nsc_mode_renew(nsc_onestep *P)
+/* Wb's values at the entries list[0..nl-1] of W, then every cached mode
+ * marked stale (at least as stale as level) */
+static void renew_entries(nsc_onestep *P, const int *list, int nl, int level)
 {
     const double *wx = P->st.W->x;
-    for (int q = 0; q < P->pat.nhw; q++) { /* the others kept their values */
-        int k = P->pat.hw[q], pos = P->pat.wpos[k];
+    for (int q = 0; q < nl; q++) { /* the others kept their values */
+        int k = list[q], pos = P->pat.wpos[k];
         P->pat.Wb->x[pos] = P->pat.pc[pos + 1] > P->pat.pc[pos] ? wx[k] + 0.0
                                                                 : wx[k]; /* stamped: W + 0.0 */
     }
@@ -155,8 +158,18 @@ void nsc_mode_renew(nsc_onestep *P)
         M->G = NULL;
         M->hits = 0;
         M->nomap = 0;
-        M->stale = 1;
+        if (!M->stale || level == NSC_STALE_H) M->stale = level;
     }
+}
+
+void nsc_mode_renew(nsc_onestep *P)
+{
+    renew_entries(P, P->pat.hw, P->pat.nhw, NSC_STALE_H);
+}
+
+void nsc_mode_renew_smooth(nsc_onestep *P)
+{
+    renew_entries(P, P->pat.hs, P->pat.nhs, NSC_STALE_SMOOTH);
 }
 
 /* The per-pair arrays of P and the transposes Ct, Dt, SeT; epair lists the
@@ -426,7 +439,8 @@ static int h_entries(nsc_onestep *P)
     char *smrow = nsc_calloc((size_t)P->n + 1, 1);
     P->pat.wpos = nsc_calloc((size_t)nnz + 1, sizeof(int));
     P->pat.hw = nsc_calloc((size_t)nnz + 1, sizeof(int));
-    if (!smrow || !P->pat.wpos || !P->pat.hw) {
+    P->pat.hs = nsc_calloc((size_t)nnz + 1, sizeof(int));
+    if (!smrow || !P->pat.wpos || !P->pat.hw || !P->pat.hs) {
         free(smrow);
         return -1;
     }
@@ -436,6 +450,7 @@ static int h_entries(nsc_onestep *P)
             P->pat.wpos[k] = sp_find(P->pat.Wb, W->i[k], j);
             if (smrow[W->i[k]] || (P->st.h > 0 && sp_find(E, W->i[k], j) >= 0))
                 P->pat.hw[P->pat.nhw++] = k;
+            if (smrow[W->i[k]]) P->pat.hs[P->pat.nhs++] = k;
         }
     free(smrow);
     return 0;
@@ -729,12 +744,15 @@ static int same_n(const nsc_onestep *P, const nsc_mode *M, const char *mask)
     return a == M->nan;
 }
 
-/* Positions of a stale mode (renewed since it was filled) into tlist: those
- * of the entries of W a new h changes. Returns their count nt. */
-static int stale_positions(nsc_onestep *P, int nt)
+/* Positions of stale mode M (renewed since it was filled) into tlist: those
+ * of the entries of W a new h changes, or after a relinearisation only
+ * (NSC_STALE_SMOOTH) those of the smooth rows. Returns their count nt. */
+static int stale_positions(nsc_onestep *P, const nsc_mode *M, int nt)
 {
-    for (int q = 0; q < P->pat.nhw; q++) {
-        int k = P->pat.wpos[P->pat.hw[q]];
+    const int *list = M->stale == NSC_STALE_SMOOTH ? P->pat.hs : P->pat.hw;
+    int nl = M->stale == NSC_STALE_SMOOTH ? P->pat.nhs : P->pat.nhw;
+    for (int q = 0; q < nl; q++) {
+        int k = P->pat.wpos[list[q]];
         if (!P->pat.touched[k]) {
             P->pat.touched[k] = 1;
             P->pat.tlist[nt++] = k;
@@ -813,7 +831,7 @@ static void mode_values(nsc_onestep *P, nsc_mode *M, const char *mask, const nsc
         memcpy(M->c, src->c, sizeof(double) * (size_t)P->n);
         base = src->mask;
     } else if (M->stale) {
-        nt = stale_positions(P, 0);
+        nt = stale_positions(P, M, 0);
     }
     if (src && flips)
         for (int f = 0; f < P->mc.nflip; f++) nt = pair_positions(P, P->mc.flip[f], nt);
@@ -874,6 +892,25 @@ nsc_mode *nsc_mode_get(nsc_onestep *P, const char *mask)
     return nsc_mode_get_key(P, mask, nsc_mode_key(P, mask));
 }
 
+/* A problem with smooth functions: the least recently used stale slot of
+ * mask's N-active set (-1: none), to be refilled rather than a mode built in
+ * an empty slot. Each relinearisation makes every cached mode stale, so a
+ * slot is refactored before its next use anyway; a refill recomputes the
+ * positions that changed and refactors on the slot's pivots (KLU's refactor),
+ * a build forms every position and factors with pivoting (the chain of
+ * tests/data/meyer: 0.12 M instructions a build, 0.04 M a refill). */
+static int stale_slot(const nsc_onestep *P, const char *mask, int cap)
+{
+    int slot = -1;
+    for (int k = 0; k < cap; k++) {
+        const nsc_mode *M = &P->mc.modes[k];
+        if (M->mask && M->stale && (slot < 0 || M->last_use < P->mc.modes[slot].last_use)
+            && same_n(P, M, mask))
+            slot = k;
+    }
+    return slot;
+}
+
 nsc_mode *nsc_mode_get_key(nsc_onestep *P, const char *mask, uint64_t key)
 {
     int m = P->m;
@@ -885,7 +922,7 @@ nsc_mode *nsc_mode_get_key(nsc_onestep *P, const char *mask, uint64_t key)
             M->last_use = P->mc.clock;
             P->mc.lastget = k;
             if (M->stale) { /* renewed: the new h's values */
-                int nt = stale_positions(P, 0);
+                int nt = stale_positions(P, M, 0);
                 for (int q = 0; q < nt; q++) {
                     pos_set(P, M, mask, P->pat.tlist[q]);
                     P->pat.touched[P->pat.tlist[q]] = 0;
@@ -895,7 +932,7 @@ nsc_mode *nsc_mode_get_key(nsc_onestep *P, const char *mask, uint64_t key)
             return M;
         }
     }
-    int slot = -1;
+    int slot = P->L->nsm > 0 ? stale_slot(P, mask, cap) : -1;
     for (int k = 0; k < cap && slot < 0; k++)
         if (!P->mc.modes[k].mask) slot = k;
     if (slot < 0) {

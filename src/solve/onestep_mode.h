@@ -31,6 +31,11 @@ void nsc_mode_teardown(nsc_onestep *P);
  * nsc_mode_setup's compression sums them (W's entry, plus 0.0 where a separable
  * stamp shares its position; 0.0 where only stamps are). */
 void nsc_mode_renew(nsc_onestep *P);
+/* The same after a Newton relinearisation (onestep_nl.c), which changes W on
+ * the smooth functions' rows only: Wb takes W's values there (pat.hs), and a
+ * cached mode not already renewed for a new h recomputes those positions only
+ * when next used (NSC_STALE_SMOOTH), then is refactored on its old pivots. */
+void nsc_mode_renew_smooth(nsc_onestep *P);
 
 /* Hash of an active set. */
 uint64_t nsc_mode_key(const nsc_onestep *P, const char *mask);

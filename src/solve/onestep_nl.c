@@ -90,11 +90,59 @@ static int relin(nsc_onestep *P)
     P->dn.WiB = NULL; /* the dense path, formed when needed */
     free(P->dn.M);
     P->dn.M = NULL;
-    nsc_mode_renew(P);
+    nsc_mode_renew_smooth(P);
     P->inc.ok = 0;
     P->inc.lch = -1;
     P->st.wstale = P->n > 0;
     return L->ncharge ? 0 : nsc_onestep_wfactor(P); /* (charges: when a solve with W needs it) */
+}
+
+static double tangent(const nsc_lcs *L, const nsc_smooth *S, const double *z);
+
+/* 1 when the chord at zk is tolerated (onestep_nl.h NSC_NL_CHORD): every
+ * slope W holds (W[row][in[q]] = -J_W,q, P's last relin) within NSC_NL_CHORD
+ * of the largest slope of its function just linearised at zk (A):
+ *     |J_q - J_W,q| <= NSC_NL_CHORD max_q' |J_q'|. */
+static int chord_ok(const nsc_onestep *P, const int *pos)
+{
+    const nsc_lcs *L = P->L;
+    for (int k = 0; k < L->nsm; k++) {
+        const nsc_smooth *S = &L->sm[k];
+        double big = 0;
+        for (int q = 0; q < S->nin; q++) big = fmax(big, fabs(L->A->x[S->apos[q]]));
+        for (int q = 0; q < S->nin; q++, pos += 2)
+            if (pos[0] < 0
+                || !(fabs(L->A->x[S->apos[q]] + P->st.W->x[pos[0]]) <= NSC_NL_CHORD * big))
+                return 0;
+    }
+    return 1;
+}
+
+/* The chord: L's smooth rows, linearised at zk, take the slopes W holds
+ * instead (A[row][in[q]] = J_W,q, s0[row] = f(zk) - J_W zk: a line through
+ * f(zk)), and the problem's source terms of those rows with them; W, its
+ * factors and the mode systems stay. The maps' constant columns read sc:
+ * dropped. */
+static void chord(nsc_onestep *P, const int *pos, const double *zk)
+{
+    const nsc_lcs *L = P->L;
+    for (int k = 0; k < L->nsm; k++) {
+        const nsc_smooth *S = &L->sm[k];
+        double c = tangent(L, S, zk); /* f(zk) */
+        for (int q = 0; q < S->nin; q++, pos += 2) {
+            double g = -P->st.W->x[pos[0]];
+            L->A->x[S->apos[q]] = g;
+            c -= g * zk[S->in[q]];
+        }
+        L->s0[S->row] = c;
+        P->st.sc[S->row] = c;
+    }
+    for (int k = 0; P->map && k < NSC_MODE_CACHE; k++) {
+        nsc_mode *M = &P->mc.modes[k];
+        free(M->G);
+        M->G = NULL;
+        M->hits = 0;
+    }
 }
 
 /* the tolerance of unknown i at the value a (onestep_nl.h) */
@@ -178,7 +226,7 @@ static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, const do
     double *zp = P->st.h == 0 ? malloc(2 * nb + sizeof(double)) : NULL,
            a = 1;      /* the last linearisation point, */
     double *zq = NULL; /* the last solve's z1 (zp + n) */
-    int st = 0, done = 0, bad = !t || (P->st.h == 0 && !zp);
+    int st = 0, done = 0, bad = !t || (P->st.h == 0 && !zp), nc = 0; /* nc: chords in a row */
     ns->solves++;
     for (int it = 0; !bad && !st && !done && it <= NSC_NL_MAXIT;
          it++) { /* zk: the start, then solve it's */
@@ -197,7 +245,12 @@ static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, const do
         }
         if (it == NSC_NL_MAXIT) break;
         for (int i = 0; a < 1 && i < P->n; i++) zk[i] = zp[i] + a * (zk[i] - zp[i]);
-        if ((a < 1 && nsc_lcs_smooth_at(L, zk)) || relin(P)) break;
+        if (a < 1 && nsc_lcs_smooth_at(L, zk)) break;
+        if (!sm_pos(P)) break;
+        nc = nc < NSC_NL_CHORD_RUN && chord_ok(P, P->st.smpos) ? nc + 1 : 0;
+        if (nc) chord(P, P->st.smpos, zk);
+        else if (relin(P)) break;
+        ns->chords += nc > 0;
         if (zp) memcpy(zp, zk, nb);
         ns->iters++;
         st = lin(P, ctx, z1, l, info); /* an LCP failure: the caller's */

@@ -2220,8 +2220,10 @@ Test(e2e, diode_fit_range_warning_fixed_steps_large)
  * controller and comparator) against ngspice 39 on the same cards: measured
  * v(out) 0.34 %, i(l1) 0.65 %, v(ctl) 0.87 % RMS of range. No diode's peak
  * current leaves its fit's range. The 1N5819's CJO VJ M make a depletion
- * charge, so Newton runs in each step: 2.52 solves a problem (2.88 before
- * the predictor of onestep_nl.c, v(ctl) 0.513 % either way); bound 2.7. */
+ * charge, so Newton runs in each step: 2.82 solves a problem, 0.60 mode
+ * systems factored per solve (the chord, onestep_nl.h NSC_NL_CHORD: 2.51 and
+ * 1.02 with a relinearisation at every solve; 2.88 before the predictor of
+ * onestep_nl.c; v(ctl) 0.51 % in each); bounds 3.0 and 0.7. */
 Test(e2e, models_buck_runs_unchanged_in_ngspice)
 {
     char cmd[4096], *out = NULL;
@@ -2233,8 +2235,9 @@ Test(e2e, models_buck_runs_unchanged_in_ngspice)
     cr_assert(strstr(out, "PASS: all 3 signals within --tol 1.5 %"), "%s", out);
     cr_assert_null(strstr(out, "peak current"), "%s", out);
     tu_newton nw;
-    cr_assert(tu_newton_stats(out, &nw) && nw.nfail == 0 && nw.per <= 2.7, "%s",
-              strstr(out, "Newton"));
+    cr_assert(tu_newton_stats(out, &nw) && nw.nfail == 0 && nw.per <= 3.0 && nw.fper >= 0
+                  && nw.fper <= 0.7,
+              "%s", strstr(out, "Newton"));
     free(out);
 }
 
