@@ -765,6 +765,26 @@ Test(smlcp, renewed_problem_steps_as_a_new_one)
  * state give the same z, l, modes and factorisations. Q shares S's pattern
  * arrays (not copies: nsc_os_pat.share) and keeps them once S is freed, before
  * it steps (the sanitizer build sees any use after free). */
+/* Q made like S shares S's pattern arrays (and keeps them once S is freed:
+ * frees S) and holds what R, made anew, holds. */
+static void like_shares(nsc_onestep *S, const nsc_onestep *Q, const nsc_onestep *R, int n)
+{
+    cr_assert(nsc_mode_like(R, S), "the copy was not taken (patterns differ)");
+    cr_assert(Q->pat.ccoef == S->pat.ccoef && Q->pat.srun == S->pat.srun && Q->pat.hs == S->pat.hs
+                  && *Q->pat.share == 2,
+              "the pattern arrays are not shared");
+    cr_assert(Q->pat.Wb != S->pat.Wb && R->pat.share != S->pat.share);
+    nsc_onestep_free(S); /* Q keeps the arrays it shares */
+    cr_assert_eq(*Q->pat.share, 1);
+    cr_assert_eq(Q->pat.Wb->p[n], R->pat.Wb->p[n]);
+    cr_assert_eq(memcmp(Q->pat.Wb->x, R->pat.Wb->x, sizeof(double) * (size_t)R->pat.Wb->p[n]), 0,
+                 "Wb's values differ");
+    cr_assert_eq(Q->pat.npos, R->pat.npos);
+    cr_assert_eq(memcmp(Q->pat.ccoef, R->pat.ccoef,
+                        sizeof(double) * (size_t)R->pat.pc[R->pat.npos]),
+                 0, "contributions differ");
+}
+
 static void like_vs_new(const char *net, double h1, double h2, double h3, int steps)
 {
     nsc_circuit *c = tu_parse(net);
@@ -800,20 +820,8 @@ static void like_vs_new(const char *net, double h1, double h2, double h3, int st
     cr_assert_eq(nsc_onestep_new(L, &(nsc_onestep_opts){ .h = h2, .theta = 0.5, .theta_alg = 0.5 },
                                  &R, &r),
                  NSC_OK);
-    cr_assert(nsc_mode_like(R, S), "the copy was not taken (patterns differ)");
-    cr_assert(Q->pat.ccoef == S->pat.ccoef && Q->pat.srun == S->pat.srun && *Q->pat.share == 2,
-              "the pattern arrays are not shared");
-    cr_assert(Q->pat.Wb != S->pat.Wb && R->pat.share != S->pat.share);
-    nsc_onestep_free(S); /* Q keeps the arrays it shares */
+    like_shares(S, Q, R, n);
     S = NULL;
-    cr_assert_eq(*Q->pat.share, 1);
-    cr_assert_eq(Q->pat.Wb->p[n], R->pat.Wb->p[n]);
-    cr_assert_eq(memcmp(Q->pat.Wb->x, R->pat.Wb->x, sizeof(double) * (size_t)R->pat.Wb->p[n]), 0,
-                 "Wb's values differ");
-    cr_assert_eq(Q->pat.npos, R->pat.npos);
-    cr_assert_eq(memcmp(Q->pat.ccoef, R->pat.ccoef,
-                        sizeof(double) * (size_t)R->pat.pc[R->pat.npos]),
-                 0, "contributions differ");
     memcpy(zb, za, sizeof(double) * (size_t)n);
     memcpy(lb, la, sizeof(double) * (size_t)m);
     double t0 = steps * h1;
