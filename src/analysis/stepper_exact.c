@@ -67,6 +67,7 @@
 #include <string.h>
 
 #define NSC_EX_FLOWS 64  /* flows cached (mode and switch states) */
+#define NSC_EX_FTAB 256  /* slots of the flows' hash table (a power of 2, > 2 NSC_EX_FLOWS) */
 #define NSC_EX_H0 1e-3   /* h0 <= this times href, H / 2^K for H = the largest step */
 #define NSC_EX_LOC 1e-3  /* events located to this fraction of the step that found them */
 #define NSC_EX_NMAX 64   /* largest dynamic augmented state (a flow costs ~2 K N NA^2 to build) */
@@ -140,6 +141,7 @@ typedef struct ex {
     int need_dz;        /* the probes read derivatives */
     int v0_ok;          /* v0 holds the probes at (t, x) (the last step's end, same flow) */
     exf cache[NSC_EX_FLOWS];
+    short ftab[NSC_EX_FTAB]; /* the cache's hash table: entry + 1, 0 empty (linear probing) */
     exmemo memo[NSC_EX_MEMO];
     int nmemo, memo_next;
     int nf;
@@ -640,6 +642,30 @@ static unsigned long key_hash(const char *key, int n)
     return h;
 }
 
+/* The cache entry of key (nk bytes, hash h) through the hash table ftab; -1
+ * when not cached. *slot: where the probe ended (empty: where it goes). */
+static int flow_find(const ex *a, const char *key, int nk, unsigned long h, int *slot)
+{
+    int i = (int)(h & (NSC_EX_FTAB - 1));
+    for (; a->ftab[i]; i = (i + 1) & (NSC_EX_FTAB - 1)) {
+        int q = a->ftab[i] - 1;
+        if (a->cache[q].hash == h && !memcmp(a->cache[q].key, key, (size_t)nk)) return q;
+    }
+    *slot = i;
+    return -1;
+}
+
+/* ftab remade from the cache's entries (after one was replaced). */
+static void flow_rehash(ex *a)
+{
+    memset(a->ftab, 0, sizeof a->ftab);
+    for (int q = 0; q < a->nf; q++) {
+        int i = (int)(a->cache[q].hash & (NSC_EX_FTAB - 1));
+        while (a->ftab[i]) i = (i + 1) & (NSC_EX_FTAB - 1);
+        a->ftab[i] = (short)(q + 1);
+    }
+}
+
 /* a->F: the flow of (mask, switch states), from the cache or built (its two
  * implicit-Euler problems from the problem cache). 0, 1 when the mode's system
  * is singular, 2 when the flows built would not repay themselves (a new mode
@@ -648,19 +674,16 @@ static unsigned long key_hash(const char *key, int n)
 static int flow_get(ex *a)
 {
     nsc_tran *T = a->T;
-    int m = a->m, nk = m + a->nsw;
+    int m = a->m, nk = m + a->nsw, slot = 0;
     memcpy(a->key, a->mask, (size_t)m);
     memcpy(a->key + m, T->sw, (size_t)a->nsw);
-    int lru = 0;
     unsigned long h = key_hash(a->key, nk);
-    for (int q = 0; q < a->nf; q++) {
-        if (a->cache[q].hash == h && !memcmp(a->cache[q].key, a->key, (size_t)nk)) {
-            a->cache[q].last = ++a->clock;
-            a->F = a->cache[q].F;
-            a->lmap = a->cache[q].lm;
-            return 0;
-        }
-        if (a->cache[q].last < a->cache[lru].last) lru = q;
+    int q = flow_find(a, a->key, nk, h, &slot);
+    if (q >= 0) {
+        a->cache[q].last = ++a->clock;
+        a->F = a->cache[q].F;
+        a->lmap = a->cache[q].lm;
+        return 0;
     }
     if (a->lookup_only) return 3;
     long fmin = a->N <= NSC_EX_NCHEAP ? NSC_EX_FLOWS : NSC_EX_FLOWS_MIN;
@@ -684,7 +707,10 @@ static int flow_get(ex *a)
         nsc_flow_free(F);
         return nsc_oom(T->r);
     }
-    exf *e = &a->cache[a->nf < NSC_EX_FLOWS ? a->nf++ : lru];
+    int lru = 0, full = a->nf == NSC_EX_FLOWS;
+    for (int k = 1; full && k < a->nf; k++)
+        if (a->cache[k].last < a->cache[lru].last) lru = k;
+    exf *e = &a->cache[full ? lru : a->nf++];
     if (!e->key && !(e->key = malloc((size_t)nk + 1))) {
         nsc_flow_free(F);
         nsc_loss_map_free(lm);
@@ -697,6 +723,8 @@ static int flow_get(ex *a)
     e->F = F;
     e->lm = lm;
     e->last = ++a->clock;
+    if (full) flow_rehash(a); /* (the replaced key's slot) */
+    else a->ftab[slot] = (short)(e - a->cache + 1);
     a->F = F;
     a->lmap = lm;
     return 0;
