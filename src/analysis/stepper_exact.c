@@ -1415,8 +1415,9 @@ static nsc_status kink(ex *a, const double *xs, long klo, long khi, const double
             int bad = 0;
             double e = kink_err(a, khi - klo, &Fn, &bad);
             ask = 0;
-            evt = retry = e == -2 || bad; /* (at ktol: located as an event) */
-            if (e == -1) cont = 0;        /* a singular mode: the event step */
+            evt = e < 0 || bad; /* (at ktol: located as an event) */
+            retry = e == -2 || bad;
+            if (e == -1) cont = 0; /* a singular mode: the event step */
             if (!bad && e >= 0 && e <= NSC_EX_KERR) return kink_take(a, khi);
             double sc = s < 0 ? (double)klo : s;
             p = e == -1 ? event_plan(ktol)
