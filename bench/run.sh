@@ -276,7 +276,7 @@ exact() {
     sed -e 's/^\.tran 10n 200u 0 [^ ]* UIC/.tran 10n 1m UIC/' -e '/^\.end$/d' "$here/buck_level3.cir" > "$ng"
     printf '.control\nrun\n.endc\n.end\n' >> "$ng"
     local stats ex_w ng_w
-    stats=$("$nsc" --stats --save 'v(out),i(l1)' -o "$ex" "$cir" 2>&1 | sed -n 1p)
+    stats=$("$nsc" --stats --save 'v(out),i(l1)' -o "$ex" "$cir" 2>&1 | awk '/steps: / && !d { print; d = 1 }')
     ex_w=$(best_of "$runs" "$nsc" --quiet --save 'v(out),i(l1)' -o "$ex" "$cir")
     best_of 1 "$nsc" --quiet --step 50p --save 'v(out),i(l1)' -o "$ref" "$cir" >/dev/null
     ng_w=$(best_of "$runs" ngspice -b "$ng")
@@ -286,7 +286,7 @@ exact() {
     # the band variant (issue 24's table): the comparator a +-0.15 V E TABLE ramp, ~70 modes a period
     local bd="$work/bd.cir"
     sed -e 's/(0,0) (0,{vin})/(-0.15,0) (0.15,{vin})/' "$cir" > "$bd"
-    stats=$("$nsc" --stats --save 'v(out),i(l1)' -o "$work/bd.dat" "$bd" 2>&1 | sed -n 1p)
+    stats=$("$nsc" --stats --save 'v(out),i(l1)' -o "$work/bd.dat" "$bd" 2>&1 | awk '/steps: / && !d { print; d = 1 }')
     ex_w=$(best_of "$runs" "$nsc" --quiet --save 'v(out),i(l1)' -o "$work/bd.dat" "$bd")
     best_of 1 "$nsc" --quiet --step 50p --save 'v(out),i(l1)' -o "$work/bd_50p.dat" "$bd" >/dev/null
     echo "exact: the band variant (E TABLE (-0.15,0) (0.15,vin)): ${stats#*: *: }"
@@ -294,7 +294,7 @@ exact() {
     "$nsc" compare "$work/bd_50p.dat" "$work/bd.dat" --signals 'v(out),i(l1)' --tol 1e-3 | sed -n 's/^\(v(out)\|i(l1)\) /exact:   vs 50 ps: &/p'
     local br="$work/br.cir"
     printf 'seed bridge\n.options stepping=exact\nL1 a b 10m IC=0\nC1 a b 1u IC=10\nD1 a p DI\nD2 b p DI\nD3 0 a DI\nD4 0 b DI\nR1 p 0 1k\n.model DI D(VF=0)\n.tran 1u 5m UIC\n.end\n' > "$br"
-    stats=$("$nsc" --stats --save 'v(a,b),i(l1)' -o "$work/br.dat" "$br" 2>&1 | sed -n 1p)
+    stats=$("$nsc" --stats --save 'v(a,b),i(l1)' -o "$work/br.dat" "$br" 2>&1 | awk '/steps: / && !d { print; d = 1 }')
     "$nsc" --quiet --step 10n --save 'v(a,b),i(l1)' -o "$work/br_ref.dat" "$br"
     echo "exact: seed bridge .tran 1u 5m: ${stats#*: *: } (goal <= 1000 steps at <= 1e-3)"
     "$nsc" compare "$work/br_ref.dat" "$work/br.dat" --tol 1e-3 | sed -n 's/^\(v(a,b)\|i(l1)\) /exact:   vs 10 ns: &/p'

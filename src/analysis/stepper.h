@@ -84,6 +84,7 @@ typedef struct nsc_sim_stats {
     double exact_until;
     long flows; /* exact: the modes' flows built */
     long kinks; /* exact: continuous kinks crossed without an event step (stepper_exact.c kink) */
+    long bracket_trials; /* exact: trial points whose guards kink checked bracketing a change */
 } nsc_sim_stats;
 
 /* Transient: probes (n > 0) define the columns. Returns NSC_OK with a complete

@@ -67,6 +67,7 @@
 #include <string.h>
 
 #define NSC_EX_FLOWS 64  /* flows cached (mode and switch states) */
+#define NSC_EX_FTAB 256  /* slots of the flows' hash table (a power of 2, > 2 NSC_EX_FLOWS) */
 #define NSC_EX_H0 1e-3   /* h0 <= this times href, H / 2^K for H = the largest step */
 #define NSC_EX_LOC 1e-3  /* events located to this fraction of the step that found them */
 #define NSC_EX_NMAX 64   /* largest dynamic augmented state (a flow costs ~2 K N NA^2 to build) */
@@ -140,6 +141,7 @@ typedef struct ex {
     int need_dz;        /* the probes read derivatives */
     int v0_ok;          /* v0 holds the probes at (t, x) (the last step's end, same flow) */
     exf cache[NSC_EX_FLOWS];
+    short ftab[NSC_EX_FTAB]; /* the cache's hash table: entry + 1, 0 empty (linear probing) */
     exmemo memo[NSC_EX_MEMO];
     int nmemo, memo_next;
     int nf;
@@ -162,9 +164,13 @@ typedef struct ex {
     char *kmask;         /* [m] the mode, kept while kink_err looks up the new one */
     double *kg, *kw;     /* [m], [m + 1]: the new mode's pair rows (kink_holds) */
     double *kv0, *kv1;   /* [nc] the two modes' probes (kink_rows) */
-    int kinks;           /* some pairs are continuous kinks (lcs.h pair_cont), at most
+    double *kwlo, *kwhi, *kwt; /* [m + 1] the distinct pair rows at a bracket's ends, a trial's */
+    int kswhi;                 /* a switch alone failed at the bracket's end (no interpolant) */
+    int kinks;                 /* some pairs are continuous kinks (lcs.h pair_cont), at most
                                         NSC_EX_KINK_M pairs, no --losses: kink() takes them */
-    int lookup_only;     /* flow_get: no build (kink_err) */
+    int lookup_only;           /* flow_get: no build (kink_err) */
+    int settled;               /* kink_settle left F the mode's flow, x seeded at t (z and the
+                            sources), v0 its probes: the next step needs only guard_tol */
 } ex;
 
 /* ---- scope ---- */
@@ -236,6 +242,9 @@ static void ex_free(ex *a)
     free(a->kw);
     free(a->kv0);
     free(a->kv1);
+    free(a->kwlo);
+    free(a->kwhi);
+    free(a->kwt);
     free(a->v0);
     free(a->vm);
     free(a->v1);
@@ -333,8 +342,9 @@ static int ex_init(ex *a, nsc_tran *T)
     a->kxh = vec(N), a->kxa = vec(N), a->kxb = vec(N), a->zdyn = calloc((size_t)n + 1, 1);
     a->kmask = calloc((size_t)m + 1, 1), a->kg = vec(m), a->kw = vec(m + 1);
     a->kv0 = vec(a->nc), a->kv1 = vec(a->nc);
+    a->kwlo = vec(m + 1), a->kwhi = vec(m + 1), a->kwt = vec(m + 1);
     if (!a->kxh || !a->kxa || !a->kxb || !a->zdyn || !a->kmask || !a->kg || !a->kw || !a->kv0
-        || !a->kv1)
+        || !a->kv1 || !a->kwlo || !a->kwhi || !a->kwt)
         return -1;
     for (int k = 0; k < n; k++) a->zdyn[k] = L->E->p[k + 1] > L->E->p[k];
     for (int j = 0; L->pair_cont && j < m; j++) a->kinks |= L->pair_cont[j];
@@ -632,6 +642,30 @@ static unsigned long key_hash(const char *key, int n)
     return h;
 }
 
+/* The cache entry of key (nk bytes, hash h) through the hash table ftab; -1
+ * when not cached. *slot: where the probe ended (empty: where it goes). */
+static int flow_find(const ex *a, const char *key, int nk, unsigned long h, int *slot)
+{
+    int i = (int)(h & (NSC_EX_FTAB - 1));
+    for (; a->ftab[i]; i = (i + 1) & (NSC_EX_FTAB - 1)) {
+        int q = a->ftab[i] - 1;
+        if (a->cache[q].hash == h && !memcmp(a->cache[q].key, key, (size_t)nk)) return q;
+    }
+    *slot = i;
+    return -1;
+}
+
+/* ftab remade from the cache's entries (after one was replaced). */
+static void flow_rehash(ex *a)
+{
+    memset(a->ftab, 0, sizeof a->ftab);
+    for (int q = 0; q < a->nf; q++) {
+        int i = (int)(a->cache[q].hash & (NSC_EX_FTAB - 1));
+        while (a->ftab[i]) i = (i + 1) & (NSC_EX_FTAB - 1);
+        a->ftab[i] = (short)(q + 1);
+    }
+}
+
 /* a->F: the flow of (mask, switch states), from the cache or built (its two
  * implicit-Euler problems from the problem cache). 0, 1 when the mode's system
  * is singular, 2 when the flows built would not repay themselves (a new mode
@@ -640,19 +674,16 @@ static unsigned long key_hash(const char *key, int n)
 static int flow_get(ex *a)
 {
     nsc_tran *T = a->T;
-    int m = a->m, nk = m + a->nsw;
+    int m = a->m, nk = m + a->nsw, slot = 0;
     memcpy(a->key, a->mask, (size_t)m);
     memcpy(a->key + m, T->sw, (size_t)a->nsw);
-    int lru = 0;
     unsigned long h = key_hash(a->key, nk);
-    for (int q = 0; q < a->nf; q++) {
-        if (a->cache[q].hash == h && !memcmp(a->cache[q].key, a->key, (size_t)nk)) {
-            a->cache[q].last = ++a->clock;
-            a->F = a->cache[q].F;
-            a->lmap = a->cache[q].lm;
-            return 0;
-        }
-        if (a->cache[q].last < a->cache[lru].last) lru = q;
+    int q = flow_find(a, a->key, nk, h, &slot);
+    if (q >= 0) {
+        a->cache[q].last = ++a->clock;
+        a->F = a->cache[q].F;
+        a->lmap = a->cache[q].lm;
+        return 0;
     }
     if (a->lookup_only) return 3;
     long fmin = a->N <= NSC_EX_NCHEAP ? NSC_EX_FLOWS : NSC_EX_FLOWS_MIN;
@@ -676,7 +707,10 @@ static int flow_get(ex *a)
         nsc_flow_free(F);
         return nsc_oom(T->r);
     }
-    exf *e = &a->cache[a->nf < NSC_EX_FLOWS ? a->nf++ : lru];
+    int lru = 0, full = a->nf == NSC_EX_FLOWS;
+    for (int k = 1; full && k < a->nf; k++)
+        if (a->cache[k].last < a->cache[lru].last) lru = k;
+    exf *e = &a->cache[full ? lru : a->nf++];
     if (!e->key && !(e->key = malloc((size_t)nk + 1))) {
         nsc_flow_free(F);
         nsc_loss_map_free(lm);
@@ -689,6 +723,8 @@ static int flow_get(ex *a)
     e->F = F;
     e->lm = lm;
     e->last = ++a->clock;
+    if (full) flow_rehash(a); /* (the replaced key's slot) */
+    else a->ftab[slot] = (short)(e - a->cache + 1);
     a->F = F;
     a->lmap = lm;
     return 0;
@@ -1223,59 +1259,195 @@ static double kink_err(ex *a, long w, nsc_flow **Fn, int *bad)
     return fmax(e, NSC_EX_KERR * er * er);
 }
 
-/* The change found in (t + klo h0, t + khi h0] (xs the flow's state at klo,
- * xh at khi, a->alt the guards failed there) bisected on the flow (one
- * product a trial, as locate). While the guards failed at the bracket's end
- * are continuous kinks alone (cont_kink), the bisection stops once kink_err
- * says that switching at the bracket's end is within the tolerance: an exact
- * step goes there and the mode with the crossed pairs changed (their guards
- * failed there, so the new mode's hold) goes on from the same state (the
- * state is continuous across a kink, no implicit-Euler step is needed;
- * kink_take). Any other change (a switch, an ideal diode, a comparator's
- * step), a new mode not cached or failing at once, or a kink not within the
- * tolerance at h0, is located to ktol units as before (locate). */
-static nsc_status kink(ex *a, const double *xs, long klo, long khi, const double *xh, long ktol)
+/* The offset in [lo, hi] (1 <= lo <= hi) with the fewest bits set, as hi
+ * with its lowest bits cleared while it stays >= lo: the flow advances by one
+ * product a bit (flow.h), so that a trial placed anywhere in a window costs
+ * one or two products, as a bisection's power of 2 does. */
+static long cheap_in(long lo, long hi)
 {
-    size_t nb = sizeof(double) * (size_t)a->N;
+    long d = hi;
+    while (d & (d - 1)) {
+        long e = d & (d - 1); /* (d without its lowest bit) */
+        if (e < lo) break;
+        d = e;
+    }
+    return d;
+}
+
+/* Where the guards failed at the end of the bracket (klo, khi] cross, in
+ * units of h0 from a->t: the earliest of their secants, pair i's
+ * f_i = phi_i + gtol_i (phi_i = gsgn_i g_i, g_i = w_u + cst_i of the pair
+ * rows kwlo at klo, kwhi at khi) from f_i(klo) >= 0 to f_i(khi) < 0. A pair
+ * row along a mode's flow is a sum of the flow's exponentials, smooth in the
+ * time: the secant's error is O(w^2 g'' / g') for a bracket of w (none for a
+ * guard linear in the time, a ramp's). -1 when a switch alone failed there
+ * (kswhi: its control is not a pair row). *sn: the earliest of the pairs
+ * that are no continuous kinks (INFINITY: none). */
+static double cross_est(const ex *a, long klo, long khi, double *sn)
+{
+    const nsc_flow *F = a->F;
+    double s = INFINITY, w = (double)(khi - klo);
+    *sn = INFINITY;
+    if (a->kswhi) return -1;
+    for (int i = nsc_flags_next_diff(a->althi, a->mask, 0, a->m); i < a->m;
+         i = nsc_flags_next_diff(a->althi, a->mask, i + 1, a->m)) {
+        int u = F->umap[i];
+        if (u == F->nu) continue; /* (a constant row: fails at klo too) */
+        double flo = a->gsgn[i] * (a->kwlo[u] + F->cst[i]) + a->gtol[i];
+        double fhi = a->gsgn[i] * (a->kwhi[u] + F->cst[i]) + a->gtol[i];
+        if (!(fhi < 0)) continue;
+        double th = flo > 0 ? flo / (flo - fhi) : 0, si = (double)klo + th * w;
+        s = fmin(s, si);
+        if (!a->L->pair_cont || !a->L->pair_cont[i]) *sn = fmin(*sn, si);
+    }
+    return s < INFINITY ? s : -1;
+}
+
+/* Where kink wants a bracket's ends: d past the crossing s (cross_est) and
+ * r before it, in units of h0. */
+typedef struct kplan {
+    double d, r;
+} kplan;
+
+/* An event's plan: a bracket of ktol units about the crossing. */
+static kplan event_plan(long ktol)
+{
+    kplan p = { 0.5 * (double)ktol, 0.5 * (double)ktol };
+    return p;
+}
+
+/* The plan while the mode at the bracket's end is not cached or fails at
+ * once (kink_err -2, bad) at the overshoot over past the crossing: the end
+ * brought back to 0.3 of it and the new mode asked again there (the modes
+ * of a bracket holding several crossings often are; taken together they
+ * are one step), down to an event's (ktol). */
+static kplan retry_plan(double over, long ktol)
+{
+    double d = fmax(0.5 * over, 0.5 * (double)ktol);
+    kplan p = { d, fmax(1 + d / 4, 0.5 * (double)ktol) };
+    return p;
+}
+
+/* The plan after kink_err's e > NSC_EX_KERR (or bad) at the bracket (klo, khi]
+ * whose guards cross at s. kink_err measures the modes' difference a substep
+ * past the bracket's end, c (delta + 1/2) for the overshoot delta = khi - s,
+ * times half the width: e = c' (khi - s + 1/2)(khi - klo). A bracket from
+ * s - r to s + d has e = c' (d + 1/2)(d + r): d the largest with that within
+ * 0.7 NSC_EX_KERR for r = 1 + d / 4 (the secant's margin), so that the
+ * step ends as far past the kink as the tolerance allows (the next step
+ * starts there; kinks close together are taken at once); less than 0.7 of
+ * the overshoot that failed, half of it when the new mode failed at the end
+ * (bad: a change it brings about lies before), at least 1. */
+static kplan kink_plan(double e, long klo, long khi, double s)
+{
+    double over = fmax((double)khi - s, 0), c = e / ((over + 0.5) * (double)(khi - klo));
+    double A = 1.25, B = 1 + 0.5 * A, C = 0.5 - 0.7 * NSC_EX_KERR / c; /* A d^2 + B d + C <= 0 */
+    double d = (-B + sqrt(fmax(B * B - 4 * A * C, 0))) / (2 * A);
+    d = fmin(d, 0.7 * over);
+    kplan p = { fmax(d, 1), 1 + fmax(d, 1) / 4 };
+    return p;
+}
+
+/* The next trial inside the bracket (klo, khi), toward the plan p about the
+ * crossing s (cross_est): the end first, within [s + 3d/4, s + d] (its
+ * time from the step's start with the fewest bits: lead_in advances to half
+ * of it), then the start within [s - r, s - r/4]; a bisection (the bracket's middle, on a
+ * power of 2 from klo) when there is no secant, or bis (the last trial fell
+ * on the side not expected, or the plan is met and the bracket still too
+ * wide). *exp: 1 when the trial is expected to fail (it lies past s), 0
+ * before it, -1 a bisection. */
+static long kink_next(long klo, long khi, double s, kplan p, int bis, int *exp)
+{
+    *exp = -1;
+    if (s < 0 || bis) return klo + pow2_below((khi - klo + 1) / 2);
+    double lo, hi;
+    *exp = (double)khi > s + p.d + 0.5;
+    if (*exp) lo = ceil(s + 0.75 * p.d), hi = floor(s + p.d);
+    else lo = ceil(s - p.r), hi = floor(s - 0.25 * p.r);
+    if (lo > hi) lo = hi = *exp ? ceil(s) : floor(s);
+    lo = fmax(lo, (double)(klo + 1)), hi = fmin(hi, (double)(khi - 1));
+    if (lo > hi)
+        lo = hi = fmin(fmax(*exp ? ceil(s) : floor(s), (double)(klo + 1)), (double)(khi - 1));
+    return *exp ? cheap_in((long)lo, (long)hi) : klo + cheap_in((long)lo - klo, (long)hi - klo);
+}
+
+/* 1 when the bracket (klo, khi] meets the plan p about s (no secant: when it is one unit). */
+static int kink_in(long klo, long khi, double s, kplan p)
+{
+    if (s < 0) return khi - klo <= 1;
+    return (double)khi - s <= p.d + 0.5 && s - (double)klo <= p.r + 0.5;
+}
+
+/* The change found in (t + klo h0, t + khi h0] (xs the flow's state at klo,
+ * xh at khi, wlo and whi their distinct pair rows, a->alt the guards failed
+ * at khi) bracketed on the flow (one or two products a trial): each trial is
+ * placed by the failed guards' secants (kink_next) toward a plan. While the
+ * guards failed at the bracket's end are continuous kinks alone
+ * (cont_kink), the plan is kink_err's (kink_plan): an exact step goes to the
+ * bracket's end once its kink error is within the tolerance and the mode
+ * with the crossed pairs changed (their guards failed there, so the new
+ * mode's hold) goes on from the same state (the state is continuous across a
+ * kink, no implicit-Euler step is needed; kink_take). Any other change (a
+ * switch, an ideal diode, a comparator's step), a new mode not cached or
+ * failing at once, or a kink not within the tolerance at h0, is bracketed
+ * to ktol units and located (locate). */
+static nsc_status kink(ex *a, const double *xs, long klo, long khi, const double *xh,
+                       const double *wlo, const double *whi, long ktol)
+{
+    size_t nb = sizeof(double) * (size_t)a->N, nw = sizeof(double) * (size_t)(a->F->nu + 1);
     memcpy(a->kxh, xh, nb); /* (xh may be a->xm: first) */
     if (xs != a->xm) memcpy(a->xm, xs, nb);
+    memcpy(a->kwlo, wlo, nw);
+    memcpy(a->kwhi, whi, nw);
     memcpy(a->althi, a->alt, (size_t)a->m);
+    a->kswhi = a->swbad;
     nsc_flow *Fn = NULL;
-    int cont = cont_kink(a);
-    long half = 1, wt = -1; /* wt: the width kink_err asked for (-1: unknown) */
-    while (2 * half < khi - klo) half *= 2;
+    int cont = cont_kink(a), ask = cont, exp = -1, wrong = 0, evt = !cont, retry = 0;
+    kplan p = event_plan(ktol);
     for (;;) {
-        if (cont && (wt < 0 || khi - klo <= wt)) {
+        double sn, s = cross_est(a, klo, khi, &sn);
+        if (!cont && a->kinks && s >= 0 && sn < (double)khi && sn - s > 2) {
+            p.d = 0.75 * (sn - s); /* kinks first, then an event: the kinks alone, */
+            p.r = 1 + p.d / 4;     /* as many as come before it (cont_kink asks then) */
+        }
+        int in = kink_in(klo, khi, s, p);
+        if (cont && (ask || in)) {
             int bad = 0;
             double e = kink_err(a, khi - klo, &Fn, &bad);
-            if (e == -1) { /* a singular mode: the event step */
-                cont = 0;
-                break;
-            }
-            if (e == -2 || bad) {             /* a mode not met before, or failing at once: */
-                if (khi - klo <= ktol) break; /* an event (located to ktol), or */
-                wt = -1;                      /* until the crossing's own mode holds */
-            } else {
-                if (e <= NSC_EX_KERR) return kink_take(a, khi);
-                wt = (long)((double)(khi - klo) * sqrt(NSC_EX_KERR / e)); /* (e ~ w^2) */
-            }
+            ask = 0;
+            evt = e < 0 || bad; /* (at ktol: located as an event) */
+            retry = e == -2 || bad;
+            if (e == -1) cont = 0; /* a singular mode: the event step */
+            if (!bad && e >= 0 && e <= NSC_EX_KERR) return kink_take(a, khi);
+            double sc = s < 0 ? (double)klo : s;
+            p = e == -1 ? event_plan(ktol)
+                : e == -2 || bad
+                    ? retry_plan((double)khi - sc, ktol) /* (asked again as khi moves) */
+                    : kink_plan(e, klo, khi, sc);
+            in = kink_in(klo, khi, s, p);
         }
-        while (half > 0 && klo + half >= khi) half /= 2;
-        if ((!cont && khi - klo <= ktol) || half == 0) break;
-        long kmid = klo + half;
-        half /= 2;
+        if (khi - klo <= 1 || (evt && khi - klo <= ktol)) break;
+        long kmid = kink_next(klo, khi, s, p, wrong || in, &exp);
         nsc_flow_advance(a->F, kmid - klo, a->xm, a->x1, a->wk);
-        if (!violated(a, a->x1, a->wv)) {
+        a->T->st->bracket_trials++;
+        int v = violated(a, a->x1, a->kwt);
+        wrong = exp >= 0 && v != exp;
+        if (!v) {
             klo = kmid;
             memcpy(a->xm, a->x1, nb);
+            memcpy(a->kwlo, a->kwt, nw);
             continue;
         }
         khi = kmid;
+        ask |= retry || memcmp(a->althi, a->alt, (size_t)a->m) != 0; /* (another set failed) */
         memcpy(a->althi, a->alt, (size_t)a->m);
         memcpy(a->kxh, a->x1, nb);
+        memcpy(a->kwhi, a->kwt, nw);
+        a->kswhi = a->swbad;
         int c = cont_kink(a);
-        if (c != cont) wt = -1;
+        if (c != cont) ask = 1, p = event_plan(ktol);
         cont = c;
+        evt |= !cont;
     }
     memcpy(a->alt, a->althi, (size_t)a->m); /* (a kink not within the tolerance at h0: an event) */
     return locate(a, a->xm, klo, khi, ktol);
@@ -1303,7 +1475,7 @@ static int kink_settle(ex *a, double *v)
     for (int i = 0; i < a->n; i++)
         if (!a->zdyn[i]) a->z[i] = a->x[i] = a->kxa[i];
     if (v) x_probes(a, a->x, NULL, v);
-    a->F = NULL; /* (step: flow_get, guard_tol) */
+    a->settled = 1; /* (step: guard_tol; its flow_get, seed and probes at t are these) */
     return 0;
 }
 
@@ -1335,7 +1507,8 @@ static nsc_status kink_take(ex *a, long khi)
     long kn = pow2_below(NSC_EX_KNEXT * khi);
     if (kn < a->kcur) a->kcur = kn;
     a->have_alt = 0;
-    a->v0_ok = 0;
+    a->v0_ok = a->settled; /* (the row's probes: the next step's start) */
+    if (a->settled) memcpy(a->v0, a->v1, sizeof(double) * (size_t)a->nc);
     a->evrun = 0;
     return NSC_OK;
 }
@@ -1404,14 +1577,15 @@ static void rest(ex *a, double r)
 static nsc_status step(ex *a)
 {
     nsc_tran *T = a->T;
-    int fresh = !a->F;
+    int fresh = !a->F || a->settled;
     if (!a->F) {
         int s = flow_get(a);
         if (s == 1) return ev_step(a, a->h0); /* a singular mode: the scheme's step */
         if (s == 2) return hand_over(a);
         if (s) return (nsc_status)s;
     }
-    seed(a, a->t);
+    if (!a->settled) seed(a, a->t);
+    a->settled = 0;
     if (fresh) guard_tol(a, a->x);
     if (violated(a, a->x, a->wv)) { /* the mode ends at t (a source's corner) */
         if (kinks_only(a)) return hand_over_kinks(a);
@@ -1435,7 +1609,7 @@ static nsc_status step(ex *a)
     long ktol = pow2_below((long)fmax(1.0, NSC_EX_LOC * (double)k));
     if (km > 0 && violated(a, a->xm, a->wm))
         return kinks_only(a) ? hand_over_kinks(a)
-               : a->kinks    ? kink(a, a->x, 0, km, a->xm, ktol)
+               : a->kinks    ? kink(a, a->x, 0, km, a->xm, a->wv, a->wm, ktol)
                              : locate(a, a->x, 0, km, ktol);
     if (violated(a, a->x1, a->w1v)) {
         if (kinks_only(a)) return hand_over_kinks(a);
@@ -1443,7 +1617,8 @@ static nsc_status step(ex *a)
          * algebraic state a substep into the sources' next segment, kink_settle:
          * a BJT stage fed a triangle read v(e2) 12.24 V beside a 12 V supply at
          * tstop, a corner of the triangle) */
-        if (k - km > 0 && !land && a->kinks) return kink(a, a->xm, km, k, a->x1, ktol);
+        if (k - km > 0 && !land && a->kinks)
+            return kink(a, a->xm, km, k, a->x1, a->wm, a->w1v, ktol);
         if (k - km > 0) return locate(a, a->xm, km, k, ktol);
         keep_alt(a);
         return ev_step(a, t1 - a->t); /* (a sliver before the target) */

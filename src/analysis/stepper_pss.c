@@ -193,6 +193,7 @@ static void stats_add(nsc_sim_stats *a, const nsc_sim_stats *b)
     a->locate_trials += b->locate_trials;
     a->captured += b->captured;
     a->kinks += b->kinks;
+    a->bracket_trials += b->bracket_trials;
     a->short_steps += b->short_steps;
     a->mode_hits += b->mode_hits;
     a->active_set += b->active_set;

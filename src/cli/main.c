@@ -573,7 +573,10 @@ static void print_stats(const nsc_sim_stats *st, const nsc_tran_opts *o)
             "(at most %g), %ld events located on the flow",
             st->flows, st->hmin_used, st->hmax_used, o->h, st->locate_trials);
     if (st->exact == 1 && st->kinks) /* (stepper_exact.c kink) */
-        fprintf(stderr, ", %ld continuous kinks crossed without an event step\n", st->kinks);
+        fprintf(stderr,
+                ", %ld continuous kinks crossed without an event step (%ld trial points "
+                "bracketing them and the events)\n",
+                st->kinks, st->bracket_trials);
     else if (st->exact == 1) fprintf(stderr, "\n");
     else if (o->adaptive)
         fprintf(stderr,
