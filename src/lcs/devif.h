@@ -59,6 +59,7 @@
 #define NSC_DEVIF_H
 
 #include "circuit/circuit.h"
+#include "lcs/card.h"
 #include "lcs/lcs.h"
 #include "lcs/stamp.h"
 #include "base/util.h"
@@ -100,21 +101,21 @@ typedef enum nsc_topo {
     NSC_TOPO_ISRC       /* current source (I, G, F, B I=): no DC conduction */
 } nsc_topo;
 
-/* The form of an element card, read by the netlist stage (nl_elab_el.c), which
- * knows card forms, not devices: the device table says which form each card
- * letter has. */
+/* The form of an element card: read by the device itself (NSC_CARD_OWN: its
+ * parse() through the card view, lcs/card.h), or by the netlist stage
+ * (nl_elab_el.c), for the forms whose variants the elaborator builds itself
+ * (expressions compiled into programs, a switch driven by a B source, the
+ * expansions of a model into elements, binned models): the device table says
+ * which form each card letter has. */
 typedef enum nsc_cardform {
-    NSC_CARD_NONE,     /* no card of its own (E TABLE: an E card; B ... I=: a B card) */
-    NSC_CARD_VALUE,    /* X n+ n- value [IC= when ic_unit] (R, C, L; LTspice's Rser= ...): value or
-                           <letter>=value */
-    NSC_CARD_COUPLING, /* K L1 L2 k */
-    NSC_CARD_SOURCE,   /* X n+ n- waveform (V, I) */
-    NSC_CARD_VCTRL,    /* X n+ n- nc+ nc- gain | VALUE= | TABLE (E, G) */
-    NSC_CARD_ICTRL,    /* X n+ n- vsense gain (F, H) */
-    NSC_CARD_MODEL,    /* X nodes... model [params] (D, M, S, W) */
-    NSC_CARD_BJT,      /* Q c b e [s] model [area] */
-    NSC_CARD_BEHAV,    /* B n+ n- V=expr | I=expr */
-    NSC_CARD_XSPICE    /* A port.. model, a port a node or [ nodes ] (A: XSPICE gates, bridges) */
+    NSC_CARD_NONE,  /* no card of its own (E TABLE: an E card; B ... I=: a B card) */
+    NSC_CARD_OWN,   /* read by the device's parse() (K, V, I, F, H, Q) */
+    NSC_CARD_VALUE, /* X n+ n- value [IC= when ic_unit] (R, C, L; LTspice's Rser= ...): value or
+                         <letter>=value */
+    NSC_CARD_VCTRL, /* X n+ n- nc+ nc- gain | VALUE= | TABLE (E, G) */
+    NSC_CARD_MODEL, /* X nodes... model [params] (D, M, S, W) */
+    NSC_CARD_BEHAV, /* B n+ n- V=expr | I=expr */
+    NSC_CARD_XSPICE /* A port.. model, a port a node or [ nodes ] (A: XSPICE gates, bridges) */
 } nsc_cardform;
 
 /* The variants of a card form a device takes (nsc_device.card_opt), read by the
@@ -162,6 +163,14 @@ typedef struct nsc_device {
     nsc_cardform card; /* the form of that card */
     int late;          /* count() order: 0 first, then 1 (inductors), then 2 (capacitors): a device
                          * needs the topology of the earlier levels (< NSC_DEV_LATE_LEVELS) */
+    /* Its card read through the card view (lcs/card.h): the elements the card
+     * makes (d->kind's, named after the card), their nodes, values, wave,
+     * instance parameters, models and references, every error through the
+     * view (`file:line:col: error:`). The netlist stage calls it for a card
+     * starting with d->letter. NULL: the netlist stage reads the card by its
+     * form (card; nl_elab_el.c), for the forms whose variants it builds itself
+     * (expressions compiled, a switch driven by a B source, expansions). */
+    nsc_status (*parse)(const struct nsc_device *d, const nsc_cardview *v);
     /* Element ei's card read into its private data (c->el[ei].priv, one block of
      * malloc'd memory owned by the circuit, flat: freed with free()), called once
      * at the end of elaboration: the fitted curves and parameters that count(),
@@ -183,13 +192,13 @@ typedef struct nsc_device {
     int card_nodes; /* D, W 2; M, S 4 */
     int card_sense; /* 1: a sense voltage source follows the nodes (W), into ref[0] */
     int card_state; /* 1: the words ON / OFF set the initial state (has_ic, ic = 1 or 0: S, W) */
-    /* The .model types its card may name (NSC_CARD_MODEL, NSC_CARD_BJT), name NULL
+    /* The .model types its card may name (NSC_CARD_MODEL, Q's own), name NULL
      * after the last: the elaborator reads a .model card's type here (nl_model.c;
      * the first name of a type, upper case, names it in messages: "NMOS"). */
     nsc_modname models[NSC_MAXMODNAME];
     const char *model_what; /* those types in a message: "a diode (D)" */
     int card_parasitic;     /* 1: LTspice's parasitics: Rser= Rpar= Cpar= (NSC_CARD_VALUE: L, C),
-                           Rser= (NSC_CARD_SOURCE: V; Cpar= ignored with a warning) */
+                           Rser= (V's, devices/cards.c; Cpar= ignored with a warning) */
     unsigned card_opt;      /* the variants of its card's form it takes: NSC_CARDOPT_* bits */
     /* NSC_CARD_VCTRL: the devices its TABLE form (E: E TABLE) and its VALUE= and
      * POLY forms (E: B V=, G: B I=) make; NSC_CARD_BEHAV: the device of I=expr
