@@ -338,3 +338,189 @@ nsc_status nsc_card_ictrl(const nsc_device *d, const nsc_cardview *V)
     V->c->el[el].value = x;
     return NSC_OK;
 }
+
+/* ---- R C L: n+ n- value ---- */
+
+/* What a value card's fields after its nodes set: the value (have), LTspice's
+ * parasitics par[] (rser rpar cpar; Rser= at field fser), a resistor model's
+ * factor, m= (devices in parallel). */
+typedef struct rcl_read {
+    int have, rm;
+    double par[3], scale, mult;
+    const nsc_cfield *fser;
+} rcl_read;
+
+/* field i of value card V (device d, element el) into *s */
+static nsc_status rcl_field(const nsc_device *d, const nsc_cardview *V, int el, int i, rcl_read *s)
+{
+    const nsc_cfield *f = &V->f[i];
+    const char vname[2] = { d->letter, 0 }; /* R=, C=, L= */
+    char key[64];
+    const char *kk = nsc_card_key(f, key, sizeof key);
+    nsc_status st;
+    if (d->card_opt & NSC_CARDOPT_RMODEL && !s->rm && i <= 4) { /* R n+ n- [MODEL] value [MODEL] */
+        if ((st = V->op->res_model(V, f, &s->rm, &s->scale)) || s->rm) return st;
+    }
+    if (f->kind == NSC_CF_PAIR && !kk)
+        return nsc_card_err(V, f, "unexpected '%s' in %s %s", nsc_card_text(f), d->name,
+                            V->f[0].u.s);
+    int pk = !kk || !d->card_parasitic ? -1
+             : !strcmp(kk, "rser")     ? 0
+             : !strcmp(kk, "rpar")     ? 1
+             : !strcmp(kk, "cpar")     ? 2
+                                       : -1;
+    nsc_element *e = &V->c->el[el];
+    if (pk >= 0) {
+        if (pk == 0) s->fser = f;
+        return nsc_card_parasitic(V, f, kk, &s->par[pk]);
+    }
+    if (kk && !strcmp(kk, "ic") && d->ic_unit) {
+        e->has_ic = 1;
+        return V->op->value(V, &f->sub[1], &e->ic);
+    }
+    if ((kk && !strcmp(kk, vname) && !s->have) || (!kk && !s->have)) {
+        s->have = 1;
+        return V->op->value(V, kk ? &f->sub[1] : f, &e->value);
+    }
+    if (kk && !strcmp(kk, "m")) return nsc_card_mult(V, f, &s->mult);
+    if (kk) {
+        nsc_card_warn(V, f, "parameter '%s' of %s %s ignored", kk, d->name, V->f[0].u.s);
+        return NSC_OK;
+    }
+    return nsc_card_err(V, f, "unexpected '%s' in %s %s", nsc_card_text(f), d->name, V->f[0].u.s);
+}
+
+nsc_status nsc_card_value(const nsc_device *d, const nsc_cardview *V)
+{
+    int el;
+    nsc_status st = V->op->element(V, d->kind, &el);
+    if (st || (st = V->op->nodes(V, el, 2))) return st;
+    rcl_read s = { 0, 0, { 0, 0, 0 }, 1, 1, NULL };
+    for (int i = 3; i < V->nf; i++)
+        if ((st = rcl_field(d, V, el, i, &s))) return st;
+    if (!s.have) return nsc_card_err(V, NULL, "missing value for %s %s", d->name, V->f[0].u.s);
+    nsc_element *e = &V->c->el[el];
+    e->value *= d->card_opt & NSC_CARDOPT_MTIMES
+                    ? s.scale * s.mult
+                    : s.scale / s.mult; /* m in parallel: R/m, C m, L/m */
+    int n0 = e->node[0], n1 = e->node[1];
+    double rser = s.par[0] / s.mult, rpar = s.par[1] / s.mult, cpar = s.par[2] * s.mult;
+    if (rser > 0 && (st = V->op->series_r(V, s.fser, el, rser))) return st;
+    if (rpar > 0 && (st = V->op->parasitic(V, el, "rpar", NSC_EL_R, rpar, n0, n1))) return st;
+    if (cpar > 0 && (st = V->op->parasitic(V, el, "cpar", NSC_EL_C, cpar, n0, n1))) return st;
+    return NSC_OK;
+}
+
+/* ---- D M S W J: nodes [vsense] model [name=value | words] ---- */
+
+int nsc_card_inst_par(const nsc_device *d, const char *kk)
+{
+    for (int q = 0; q < d->ninst; q++)
+        if (!strcmp(kk, d->inst[q].name)) return q;
+    return -1;
+}
+
+/* ngspice's `.option scale`: an instance parameter that is a length (flag
+ * NSC_INST_LENGTH: MOS W= L=) times V->scale, an area (AD= AS=) times its square. */
+static double inst_scale(const nsc_cardview *V, const nsc_par *t)
+{
+    return t->flags & NSC_INST_LENGTH ? V->scale
+           : t->flags & NSC_INST_AREA ? V->scale * V->scale
+                                      : 1;
+}
+
+/* The model of el named by f[mi]: a name that is not a model names a bin
+ * chosen by the instance's L, W (given and scaled, else the defaults; d's
+ * instance parameters "l" "w"). */
+static nsc_status binned_model(const nsc_device *d, const nsc_cardview *V, int mi, int el)
+{
+    const nsc_cfield *f = V->f;
+    if (V->op->model_index(V, &f[mi]) >= 0) return V->op->model(V, &f[mi], el);
+    double lw[2] = { d->inst[nsc_card_inst_par(d, "l")].def,
+                     d->inst[nsc_card_inst_par(d, "w")].def };
+    char key[64];
+    nsc_status st;
+    for (int i = mi + 1; i < V->nf; i++) {
+        const char *kk = nsc_card_key(&f[i], key, sizeof key);
+        int j = kk && !strcmp(kk, "l") ? 0 : kk && !strcmp(kk, "w") ? 1 : -1;
+        if (j >= 0 && (st = V->op->value(V, &f[i].sub[1], &lw[j]))) return st;
+        if (j >= 0) lw[j] *= V->scale;
+    }
+    return V->op->model_bin(V, &f[mi], el, lw[0], lw[1]);
+}
+
+/* The nodes of a model card: *n of them before the model name (W: n+ n-
+ * vsense), *skip fields between (ngspice's VDMOS thermal nodes), *vm the
+ * VDMOS model's index when the card is a VDMOS's (d g s [x] model), else -1. */
+static void model_shape(const nsc_device *d, const nsc_cardview *V, int *n, int *skip, int *vm)
+{
+    const nsc_cfield *f = V->f;
+    int vdmos = d->card_opt & NSC_CARDOPT_VDMOS;
+    *n = d->card_nodes + d->card_sense;
+    *skip = 0;
+    *vm = vdmos && V->nf >= 5 ? V->op->model_index(V, &f[4]) : -1;
+    if (*vm >= 0 && V->c->model[*vm].vdmos) *n = 3; /* M d g s VDMOSMODEL */
+    else if (vdmos && V->nf >= 6 && (*vm = V->op->model_index(V, &f[5])) >= 0
+             && V->c->model[*vm].vdmos) {
+        *n = 3;    /* M d g s x VDMOSMODEL: ngspice's */
+        *skip = 1; /* 4th and 5th are thermal nodes */
+        nsc_card_warn(V, &f[4], "the fourth node of VDMOS %s is not used (its body is its source)",
+                      f[0].u.s);
+    } else *vm = -1;
+}
+
+/* field i (after the model) of model card V, element el of device d */
+static nsc_status model_field(const nsc_device *d, const nsc_cardview *V, int el, int i)
+{
+    const nsc_cfield *f = V->f;
+    char key[64];
+    const char *kk = nsc_card_key(&f[i], key, sizeof key);
+    int q = kk ? nsc_card_inst_par(d, kk) : -1;
+    if (q >= 0) {
+        double x;
+        nsc_status st = V->op->value(V, &f[i].sub[1], &x);
+        if (st) return st;
+        if (!(x > 0)) return nsc_card_err(V, &f[i], "%s of %s must be positive", kk, f[0].u.s);
+        V->c->el[el].ipar[q] = x * inst_scale(V, &d->inst[q]);
+    } else if (kk)
+        nsc_card_warn(V, &f[i], "parameter '%s' of %s %s ignored", kk, d->name, f[0].u.s);
+    else if (d->card_state && f[i].kind == NSC_CF_WORD
+             && (nsc_strieq(f[i].u.s, "on") || nsc_strieq(f[i].u.s, "off"))) {
+        V->c->el[el].has_ic = 1; /* the state the static problem starts from */
+        V->c->el[el].ic = nsc_strieq(f[i].u.s, "on");
+    } else if (f[i].kind == NSC_CF_WORD || f[i].kind == NSC_CF_EXPR)
+        nsc_card_warn(V, &f[i], "'%s' of %s %s ignored", nsc_card_text(&f[i]), d->name, f[0].u.s);
+    else
+        return nsc_card_err(V, &f[i], "unexpected '%s' in %s %s", nsc_card_text(&f[i]), d->name,
+                            f[0].u.s);
+    return NSC_OK;
+}
+
+nsc_status nsc_card_model(const nsc_device *d, const nsc_cardview *V)
+{
+    const nsc_cfield *f = V->f;
+    int n, skip, vm, el;
+    model_shape(d, V, &n, &skip, &vm);
+    nsc_status st = V->op->element(V, d->kind, &el);
+    if (st || (st = V->op->nodes(V, el, d->card_sense ? d->card_nodes : n))) return st;
+    if (vm >= 0) {
+        V->c->el[el].nnode = 4;
+        V->c->el[el].node[3] = V->c->el[el].node[2];
+    }
+    if (d->card_sense && V->nf < n + 1)
+        return nsc_card_err(V, NULL, "missing sense voltage source for switch %s", f[0].u.s);
+    if (d->card_sense && (st = V->op->ref(V, &f[n], el, 0))) return st;
+    if (V->nf < n + 2)
+        return nsc_card_err(V, NULL, "missing model name for %s %s", d->name, f[0].u.s);
+    if ((st = d->card_opt & NSC_CARDOPT_BINS ? binned_model(d, V, n + 1 + skip, el)
+                                             : V->op->model(V, &f[n + 1 + skip], el)))
+        return st;
+    for (int q = 0; q < d->ninst; q++) V->c->el[el].ipar[q] = d->inst[q].def;
+    if (vm >= 0
+            ? (st = V->op->expand(V, el, NSC_EXPAND_VDMOS, vm))
+            : d->card_opt & NSC_CARDOPT_SERIESR && (st = V->op->expand(V, el, NSC_EXPAND_RDRS, -1)))
+        return st;
+    for (int i = n + 2 + skip; i < V->nf; i++)
+        if ((st = model_field(d, V, el, i))) return st;
+    return V->op->parallel(V, el); /* RD RS / (AREA m) ... */
+}

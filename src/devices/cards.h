@@ -26,9 +26,22 @@ nsc_status nsc_card_parasitic(const nsc_cardview *v, const nsc_cfield *f, const 
 /* *m = the value of m=x (pair f), the number of devices in parallel: > 0, finite. */
 nsc_status nsc_card_mult(const nsc_cardview *v, const nsc_cfield *f, double *m);
 
-/* The parsers of shared forms (nsc_device.parse). */
+/* The index of instance parameter kk (lower case) in d's table (d->inst), -1 if none. */
+int nsc_card_inst_par(const nsc_device *d, const char *kk);
+
+/* The parsers of shared forms (nsc_device.parse). The variants of a card the
+ * netlist stage builds itself (NSC_CARDOPT_TIMESW, _CHARGE, _CONTROL) never reach
+ * them. */
 /* V I: n+ n- [DC] [v] [AC mag [phase]] [PULSE|SIN|EXP|PWL(...)] [Rser=] */
 nsc_status nsc_card_source(const nsc_device *d, const nsc_cardview *v);
+/* R C L: n+ n- value [IC=v] [m=x] [name=value ...]; L C also Rser= Rpar= Cpar=
+ * (m in parallel: the value and the parasitics scaled; IC= is the total current
+ * or the voltage); R's model before or after the value (NSC_CARDOPT_RMODEL) */
+nsc_status nsc_card_value(const nsc_device *d, const nsc_cardview *v);
+/* D: a k model [area] [off] [m=] [...]; M: d g s b model [W= L= m= ...] (a VDMOS
+ * d g s [x] model, bins); J; S: n+ n- nc+ nc- model [on|off]; W: n+ n- vsense
+ * model [on|off]: the shape of d's card_nodes, card_sense, card_state, inst */
+nsc_status nsc_card_model(const nsc_device *d, const nsc_cardview *v);
 /* F H: n+ n- vsense gain */
 nsc_status nsc_card_ictrl(const nsc_device *d, const nsc_cardview *v);
 

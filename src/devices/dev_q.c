@@ -505,7 +505,7 @@ static nsc_status q_parse(const nsc_device *d, const nsc_cardview *v)
 {
     const nsc_cfield *f = v->f;
     double x, mult = 1; /* m=: AREA times m, as SPICE */
-    int el, n = v->nf >= 6 && !v->op->is_model(v, &f[4]) && f[5].kind == NSC_CF_WORD
+    int el, n = v->nf >= 6 && v->op->model_index(v, &f[4]) < 0 && f[5].kind == NSC_CF_WORD
                         && !v->op->number(v, &f[5], &x) && !nsc_card_is_word(&f[5], "off")
                     ? 4
                     : 3;
@@ -540,7 +540,7 @@ static nsc_status q_parse(const nsc_device *d, const nsc_cardview *v)
                                 f[0].u.s);
     }
     v->c->el[el].value *= mult;
-    return v->op->expand(v, el);
+    return v->op->expand(v, el, NSC_EXPAND_BJT, -1);
 }
 
 const nsc_device nsc_dev_q = {

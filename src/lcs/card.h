@@ -84,21 +84,44 @@ typedef struct nsc_cardops {
     nsc_status (*ref)(const nsc_cardview *v, const nsc_cfield *f, int el, int slot);
     /* element el's model = the .model field f names, checked against el's device */
     nsc_status (*model)(const nsc_cardview *v, const nsc_cfield *f, int el);
-    /* 1 when f names a .model seen from the card's scope, else 0 */
-    int (*is_model)(const nsc_cardview *v, const nsc_cfield *f);
+    /* the same for a MOS instance of length l, width w (metres, scaled): a name
+     * that names no model names the bin NAME.K holding them */
+    nsc_status (*model_bin)(const nsc_cardview *v, const nsc_cfield *f, int el, double l, double w);
+    /* the index in v->c->model of the .model f names from the card's scope, -1 if none */
+    int (*model_index)(const nsc_cardview *v, const nsc_cfield *f);
+    /* *is = 1 when f names a resistor .model (RES, R): *scale its factor of the
+     * element's value (R, TC1 TC2 at TNOM); else *is = 0 */
+    nsc_status (*res_model)(const nsc_cardview *v, const nsc_cfield *f, int *is, double *scale);
     /* Rser = r > 0 (LTspice's, field f) in series with element el: el's n-
      * moves to a new node "<el>#rser", a resistor of its own joins it to n- */
     nsc_status (*series_r)(const nsc_cardview *v, const nsc_cfield *f, int el, double r);
-    /* the series resistances element el's model gives (a bipolar transistor's
-     * RC RB RE, divided by its area) as resistors of their own to internal nodes */
-    nsc_status (*expand)(const nsc_cardview *v, int el);
+    /* a parasitic of element el: element "<el>#<what>" of kind k and value x
+     * from node n0 to n1 (LTspice's Rpar= Cpar=) */
+    nsc_status (*parasitic)(const nsc_cardview *v, int el, const char *what, nsc_elkind k, double x,
+                            int n0, int n1);
+    /* the elements element el's model expands into (how: NSC_EXPAND_*; mi the
+     * model's index for NSC_EXPAND_VDMOS) */
+    nsc_status (*expand)(const nsc_cardview *v, int el, int how, int mi);
+    /* the devices in parallel of element el (the product of its instance
+     * parameters flagged NSC_INST_PARALLEL) carried to the elements its card
+     * expanded into (el + 1 ..): they divide the resistors, multiply the charge */
+    nsc_status (*parallel)(const nsc_cardview *v, int el);
 } nsc_cardops;
+
+/* What a model expands into (nsc_cardops.expand). */
+enum {
+    NSC_EXPAND_BJT =
+        1,           /* a bipolar transistor's RC RB RE (divided by its area) to internal nodes */
+    NSC_EXPAND_RDRS, /* a MOS's or a JFET's RD RS, resistors of their own */
+    NSC_EXPAND_VDMOS /* a VDMOS: RD RG RS to internal nodes, the body diode, Cgd */
+};
 
 /* An element card as its device's parser sees it. */
 struct nsc_cardview {
     const nsc_cfield *f; /* the fields, f[0] the head (the element's name as written) */
     int nf;
     nsc_circuit *c; /* the circuit being built */
+    double scale;   /* ngspice's `.option scale` (1 unless given): lengths times it */
     const nsc_cardops *op;
     void *ctx; /* the netlist stage's (its scope and card) */
 };

@@ -7,6 +7,7 @@
  * B's I() -> V) are fixups resolved by nl_elab.c; models are resolved now
  * (the .model pass of a scope comes first). */
 #include "nl_elab.h"
+#include "devices/cards.h"
 #include "devices/device.h"
 #include "nl_pwl.h"
 
@@ -73,39 +74,6 @@ static nsc_status series_r(elab *E, scope *sc, const nl_card *cd, const nl_field
     int nm = E->c->el[el].node[1];
     E->c->el[el].node[1] = n;
     return nle_parasitic(E, sc, cd, el, "rser", NSC_EL_R, r, n, nm);
-}
-
-/* *v = value of the parasitic pair f (key kk) of element el; Rser >= 0, Rpar > 0, Cpar >= 0 */
-static nsc_status parasitic_value(elab *E, scope *sc, const nl_card *cd, const nl_field *f,
-                                  const char *kk, double *v)
-{
-    if (nle_value(E, sc, cd, &f->sub[1], v)) return E->r->status;
-    if (!strcmp(kk, "rpar") ? !(*v > 0) : !(*v >= 0))
-        return nle_err(E, sc, cd, f, "%s= of %s must be %s (%g)", f->sub[0].u.s, cd->f[0].u.s,
-                       !strcmp(kk, "rpar") ? "positive" : "zero or positive", *v);
-    return NSC_OK;
-}
-
-/* the parasitics given (0 = none) of element el */
-static nsc_status parasitics(elab *E, scope *sc, const nl_card *cd, int el, const nl_field *fser,
-                             double rser, double rpar, double cpar)
-{
-    int n0 = E->c->el[el].node[0], n1 = E->c->el[el].node[1];
-    if (rser > 0 && series_r(E, sc, cd, fser, el, rser)) return E->r->status;
-    if (rpar > 0 && nle_parasitic(E, sc, cd, el, "rpar", NSC_EL_R, rpar, n0, n1))
-        return E->r->status;
-    if (cpar > 0 && nle_parasitic(E, sc, cd, el, "cpar", NSC_EL_C, cpar, n0, n1))
-        return E->r->status;
-    return NSC_OK;
-}
-
-/* *m = the value of m=x (f), the number of devices in parallel: > 0 */
-static nsc_status mult_value(elab *E, scope *sc, const nl_card *cd, const nl_field *f, double *m)
-{
-    if (nle_value(E, sc, cd, &f->sub[1], m)) return E->r->status;
-    if (!(*m > 0 && isfinite(*m)))
-        return nle_err(E, sc, cd, f, "m= of %s must be positive (%g)", cd->f[0].u.s, *m);
-    return NSC_OK;
 }
 
 /* 1 when expression x reads `time` */
@@ -181,73 +149,6 @@ static nsc_status card_r_time(elab *E, scope *sc, const nl_card *cd, const nl_fi
     E->elmodel[el] = mi;
     if (nle_parasitic(E, sc, cd, el, "ctl", NSC_EL_BV, 0, n, 0)) return E->r->status;
     return b_compile(E, sc, cd, E->c->nel - 1, &xf[2], cd->nf);
-}
-
-/* R C L: n+ n- value [IC=v] [m=x] [name=value ...]; L C also Rser= Rpar= Cpar=
- * (m in parallel: the value and the parasitics scaled; IC= is the total current
- * or the voltage) */
-static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, const nsc_device *dev)
-{
-    const nl_field *tv = dev->card_opt & NSC_CARDOPT_TIMESW ? time_value(cd) : NULL;
-    if (tv) return card_r_time(E, sc, cd, tv);
-    int isq;
-    const nl_field *qv = dev->card_opt & NSC_CARDOPT_CHARGE ? nle_cq_field(cd, &isq) : NULL;
-    if (qv) return nle_card_cq(E, sc, cd, qv, isq);
-    nsc_elkind k = dev->kind;
-    int el;
-    if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
-    const char vname[2] = { dev->letter, 0 }; /* R=, C=, L= */
-    int have = 0, rm = 0;
-    double v, par[3] = { 0, 0, 0 }, scale = 1,
-              mult = 1; /* rser rpar cpar; a resistor model's factor; m= */
-    const nl_field *fser = NULL;
-    char key[64];
-    for (int i = 3; i < cd->nf; i++) {
-        const nl_field *f = &cd->f[i];
-        const char *kk = nle_pair_key(f, key, sizeof key);
-        if (dev->card_opt & NSC_CARDOPT_RMODEL && !rm && i <= 4
-            && (rm = nle_res_model(E, sc, cd, f, &scale))) { /* R n+ n- [MODEL] value [MODEL] */
-            if (rm < 0) return E->r->status;
-            continue;
-        }
-        if (f->kind == NL_F_PAIR && !kk)
-            return nle_err(E, sc, cd, f, "unexpected '%s' in %s %s", nle_ftext(f), nle_kind_name(k),
-                           cd->f[0].u.s);
-        int pk = !kk || !dev->card_parasitic ? -1
-                 : !strcmp(kk, "rser")       ? 0
-                 : !strcmp(kk, "rpar")       ? 1
-                 : !strcmp(kk, "cpar")       ? 2
-                                             : -1;
-        if (pk >= 0) {
-            if (parasitic_value(E, sc, cd, f, kk, &par[pk])) return E->r->status;
-            if (pk == 0) fser = f;
-        } else if (kk && !strcmp(kk, "ic") && dev->ic_unit) {
-            if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
-            E->c->el[el].has_ic = 1;
-            E->c->el[el].ic = v;
-        } else if (kk && !strcmp(kk, vname) && !have) {
-            if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
-            E->c->el[el].value = v;
-            have = 1;
-        } else if (kk && !strcmp(kk, "m")) {
-            if (mult_value(E, sc, cd, f, &mult)) return E->r->status;
-        } else if (kk) {
-            nle_warn(E, sc, cd, f, "parameter '%s' of %s %s ignored", kk, nle_kind_name(k),
-                     cd->f[0].u.s);
-        } else if (!have) {
-            if (nle_value(E, sc, cd, f, &v)) return E->r->status;
-            E->c->el[el].value = v;
-            have = 1;
-        } else
-            return nle_err(E, sc, cd, f, "unexpected '%s' in %s %s", nle_ftext(f), nle_kind_name(k),
-                           cd->f[0].u.s);
-    }
-    if (!have)
-        return nle_err(E, sc, cd, NULL, "missing value for %s %s", nle_kind_name(k), cd->f[0].u.s);
-    E->c->el[el].value *= dev->card_opt & NSC_CARDOPT_MTIMES
-                              ? scale * mult
-                              : scale / mult; /* m in parallel: R/m, C m, L/m */
-    return parasitics(E, sc, cd, el, fser, par[0] / mult, par[1] / mult, par[2] * mult);
 }
 
 /* append the numeric values of fields (groups flattened) to *v; PAIR fields to *pairs */
@@ -486,14 +387,6 @@ static nsc_status card_eg(elab *E, scope *sc, const nl_card *cd, const nsc_devic
     return NSC_OK;
 }
 
-/* The index of instance parameter kk (lower case) in d's table, -1 if none. */
-static int inst_par(const nsc_device *d, const char *kk)
-{
-    for (int q = 0; q < d->ninst; q++)
-        if (!strcmp(kk, d->inst[q].name)) return q;
-    return -1;
-}
-
 /* Xyce's generic switch S n+ n- model [ON|OFF] CONTROL={expr} (field xf): the
  * switch of dev_s.c whose control is the internal node <el>#ctl (to ground),
  * which a B source <el>#ctl drives to V = expr. */
@@ -542,109 +435,17 @@ static nsc_status parallel_expanded(elab *E, const nsc_device *dev, int el)
     double m = 1;
     for (int q = 0; q < dev->ninst; q++)
         if (dev->inst[q].flags & NSC_INST_PARALLEL) m *= E->c->el[el].ipar[q];
-    int qe = inst_par(dev, "m");
+    int qe = nsc_card_inst_par(dev, "m");
     for (int p = el + 1; m != 1 && p < E->c->nel; p++) {
         nsc_element *x = &E->c->el[p];
         const nsc_device *d = nsc_device_of(x->kind);
-        int qm = inst_par(d, "m");
+        int qm = nsc_card_inst_par(d, "m");
         if (d->pclass == NSC_PC_RESISTOR) x->value /= m;
         else if (x->kind == NSC_EL_CQ && nle_cq_scale(E, p, m))
             return E->r->status; /* the body's CJO */
         else if (qm >= 0 && qe >= 0) x->ipar[qm] = E->c->el[el].ipar[qe];
     }
     return NSC_OK;
-}
-
-/* ngspice's `.option scale`: an instance parameter that is a length (flag
- * NSC_INST_LENGTH: MOS W= L=) times E->scale, an area (AD= AS=) times its square. */
-static double inst_scale(const elab *E, const nsc_par *t)
-{
-    return t->flags & NSC_INST_LENGTH ? E->scale
-           : t->flags & NSC_INST_AREA ? E->scale * E->scale
-                                      : 1;
-}
-
-/* The model of el named by f[mi]: a name that is not a model names a bin
- * (nle_model_bin) chosen by the instance's L, W (given and scaled, else the
- * defaults; dev's instance parameters "l" "w"). */
-static nsc_status binned_model(elab *E, scope *sc, const nl_card *cd, const nsc_device *dev, int mi,
-                               int el)
-{
-    const nl_field *f = cd->f;
-    if (nle_model_named(E, sc, &f[mi]) >= 0) return nle_model_ref(E, sc, cd, &f[mi], el);
-    double lw[2] = { dev->inst[inst_par(dev, "l")].def, dev->inst[inst_par(dev, "w")].def };
-    char key[64];
-    for (int i = mi + 1; i < cd->nf; i++) {
-        const char *kk = nle_pair_key(&f[i], key, sizeof key);
-        int j = kk && !strcmp(kk, "l") ? 0 : kk && !strcmp(kk, "w") ? 1 : -1;
-        if (j >= 0 && nle_value(E, sc, cd, &f[i].sub[1], &lw[j])) return E->r->status;
-        if (j >= 0) lw[j] *= E->scale;
-    }
-    return nle_model_ref_lw(E, sc, cd, &f[mi], el, lw[0], lw[1]);
-}
-
-/* D: a k model [area] [off] [m=] [...]; M: d g s b model [W= L= m= ...]; S: n+ n- nc+ nc- model [on|off] */
-static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, const nsc_device *dev)
-{
-    const nl_field *f = cd->f;
-    nsc_elkind k = dev->kind;
-    unsigned opt = dev->card_opt;
-    const nl_field *xf = opt & NSC_CARDOPT_CONTROL ? control_field(cd) : NULL;
-    if (xf) return card_s_control(E, sc, cd, xf);
-    int n = dev->card_nodes + dev->card_sense, el; /* W: n+ n- vsense */
-    int vm = opt & NSC_CARDOPT_VDMOS && cd->nf >= 5 ? nle_model_named(E, sc, &f[4]) : -1, skip = 0;
-    if (vm >= 0 && E->c->model[vm].vdmos) n = 3; /* M d g s VDMOSMODEL */
-    else if (opt & NSC_CARDOPT_VDMOS && cd->nf >= 6 && (vm = nle_model_named(E, sc, &f[5])) >= 0
-             && E->c->model[vm].vdmos) {
-        n = 3;    /* M d g s x VDMOSMODEL: ngspice's */
-        skip = 1; /* 4th and 5th are thermal nodes */
-        nle_warn(E, sc, cd, &f[4],
-                 "the fourth node of VDMOS %s is not used (its body is its source)", f[0].u.s);
-    } else vm = -1;
-    if (nle_element_new(E, sc, cd, k, &el)
-        || nle_nodes(E, sc, cd, el, dev->card_sense ? dev->card_nodes : n))
-        return E->r->status;
-    if (vm >= 0) {
-        E->c->el[el].nnode = 4;
-        E->c->el[el].node[3] = E->c->el[el].node[2];
-    }
-    if (dev->card_sense && cd->nf < n + 1)
-        return nle_err(E, sc, cd, NULL, "missing sense voltage source for switch %s", f[0].u.s);
-    if (dev->card_sense && nle_fixup_add(E, sc, cd, &f[n], el, 0)) return E->r->status;
-    if (cd->nf < n + 2)
-        return nle_err(E, sc, cd, NULL, "missing model name for %s %s", nle_kind_name(k), f[0].u.s);
-    if (opt & NSC_CARDOPT_BINS ? binned_model(E, sc, cd, dev, n + 1 + skip, el)
-                               : nle_model_ref(E, sc, cd, &f[n + 1 + skip], el))
-        return E->r->status;
-    for (int q = 0; q < dev->ninst; q++) E->c->el[el].ipar[q] = dev->inst[q].def;
-    if (vm >= 0 ? nle_vdmos_expand(E, sc, cd, el, vm)
-                : opt & NSC_CARDOPT_SERIESR && nle_mos_expand(E, sc, cd, el))
-        return E->r->status;
-    char key[64];
-    for (int i = n + 2 + skip; i < cd->nf; i++) {
-        const char *kk = nle_pair_key(&f[i], key, sizeof key);
-        int q = kk ? inst_par(dev, kk) : -1;
-        if (q >= 0) {
-            double v;
-            if (nle_value(E, sc, cd, &f[i].sub[1], &v)) return E->r->status;
-            if (!(v > 0))
-                return nle_err(E, sc, cd, &f[i], "%s of %s must be positive", kk, f[0].u.s);
-            E->c->el[el].ipar[q] = v * inst_scale(E, &dev->inst[q]);
-        } else if (kk)
-            nle_warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored", kk, nle_kind_name(k),
-                     f[0].u.s);
-        else if (dev->card_state && f[i].kind == NL_F_WORD
-                 && (nsc_strieq(f[i].u.s, "on") || nsc_strieq(f[i].u.s, "off"))) {
-            E->c->el[el].has_ic = 1; /* the state the static problem starts from */
-            E->c->el[el].ic = nsc_strieq(f[i].u.s, "on");
-        } else if (f[i].kind == NL_F_WORD || f[i].kind == NL_F_EXPR)
-            nle_warn(E, sc, cd, &f[i], "'%s' of %s %s ignored", nle_ftext(&f[i]), nle_kind_name(k),
-                     f[0].u.s);
-        else
-            return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]),
-                           nle_kind_name(k), f[0].u.s);
-    }
-    return parallel_expanded(E, dev, el); /* RD RS / (AREA m) ... */
 }
 
 /* B n+ n- V=expr | I=expr: the expression compiled to an exact PWL program
@@ -813,10 +614,25 @@ static nsc_status v_model(const nsc_cardview *v, const nsc_cfield *f, int el)
     return nle_model_ref(x->E, x->sc, x->cd, f, el);
 }
 
-static int v_is_model(const nsc_cardview *v, const nsc_cfield *f)
+static nsc_status v_model_bin(const nsc_cardview *v, const nsc_cfield *f, int el, double l,
+                              double w)
 {
     const view_ctx *x = v->ctx;
-    return nle_model_named(x->E, x->sc, f) >= 0;
+    return nle_model_ref_lw(x->E, x->sc, x->cd, f, el, l, w);
+}
+
+static int v_model_index(const nsc_cardview *v, const nsc_cfield *f)
+{
+    const view_ctx *x = v->ctx;
+    return nle_model_named(x->E, x->sc, f);
+}
+
+static nsc_status v_res_model(const nsc_cardview *v, const nsc_cfield *f, int *is, double *scale)
+{
+    const view_ctx *x = v->ctx;
+    int rm = nle_res_model(x->E, x->sc, x->cd, f, scale);
+    *is = rm > 0;
+    return rm < 0 ? x->E->r->status : NSC_OK;
 }
 
 static nsc_status v_series_r(const nsc_cardview *v, const nsc_cfield *f, int el, double r)
@@ -825,10 +641,25 @@ static nsc_status v_series_r(const nsc_cardview *v, const nsc_cfield *f, int el,
     return series_r(x->E, x->sc, x->cd, f, el, r);
 }
 
-static nsc_status v_expand(const nsc_cardview *v, int el)
+static nsc_status v_parasitic(const nsc_cardview *v, int el, const char *what, nsc_elkind k,
+                              double y, int n0, int n1)
 {
     const view_ctx *x = v->ctx;
-    return nle_bjt_expand(x->E, x->sc, x->cd, el);
+    return nle_parasitic(x->E, x->sc, x->cd, el, what, k, y, n0, n1);
+}
+
+static nsc_status v_expand(const nsc_cardview *v, int el, int how, int mi)
+{
+    const view_ctx *x = v->ctx;
+    return how == NSC_EXPAND_VDMOS  ? nle_vdmos_expand(x->E, x->sc, x->cd, el, mi)
+           : how == NSC_EXPAND_RDRS ? nle_mos_expand(x->E, x->sc, x->cd, el)
+                                    : nle_bjt_expand(x->E, x->sc, x->cd, el);
+}
+
+static nsc_status v_parallel(const nsc_cardview *v, int el)
+{
+    const view_ctx *x = v->ctx;
+    return parallel_expanded(x->E, nsc_device_of(x->E->c->el[el].kind), el);
 }
 
 static const nsc_cardops VIEW_OPS = {
@@ -841,16 +672,29 @@ static const nsc_cardops VIEW_OPS = {
     .nodes = v_nodes,
     .ref = v_ref,
     .model = v_model,
-    .is_model = v_is_model,
+    .model_bin = v_model_bin,
+    .model_index = v_model_index,
+    .res_model = v_res_model,
     .series_r = v_series_r,
+    .parasitic = v_parasitic,
     .expand = v_expand,
+    .parallel = v_parallel,
 };
 
-/* card cd read by its device d's own parser through the view */
+/* Card cd read by its device d's own parser through the view; the variants of
+ * its card that stand for parts this stage builds (card_opt: a resistor that
+ * reads time, a charge Q=, a switch's CONTROL=) first. */
 static nsc_status card_own(elab *E, scope *sc, const nl_card *cd, const nsc_device *d)
 {
+    const nl_field *tv = d->card_opt & NSC_CARDOPT_TIMESW ? time_value(cd) : NULL;
+    if (tv) return card_r_time(E, sc, cd, tv);
+    int isq;
+    const nl_field *qv = d->card_opt & NSC_CARDOPT_CHARGE ? nle_cq_field(cd, &isq) : NULL;
+    if (qv) return nle_card_cq(E, sc, cd, qv, isq);
+    const nl_field *xf = d->card_opt & NSC_CARDOPT_CONTROL ? control_field(cd) : NULL;
+    if (xf) return card_s_control(E, sc, cd, xf);
     view_ctx x = { E, sc, cd };
-    nsc_cardview v = { cd->f, cd->nf, E->c, &VIEW_OPS, &x };
+    nsc_cardview v = { cd->f, cd->nf, E->c, E->scale, &VIEW_OPS, &x };
     return d->parse(d, &v);
 }
 
@@ -883,9 +727,7 @@ nsc_status nle_card_element(elab *E, scope *sc, const nl_card *cd)
     const nsc_device *d = nsc_device_of_letter(ch);
     switch (d ? d->card : NSC_CARD_NONE) {
     case NSC_CARD_OWN: return card_own(E, sc, cd, d);
-    case NSC_CARD_VALUE: return card_rcl(E, sc, cd, d);
     case NSC_CARD_VCTRL: return card_eg(E, sc, cd, d);
-    case NSC_CARD_MODEL: return card_dms(E, sc, cd, d);
     case NSC_CARD_BEHAV: return card_b(E, sc, cd, d);
     case NSC_CARD_XSPICE: return nle_card_a(E, sc, cd);
     case NSC_CARD_NONE: break;

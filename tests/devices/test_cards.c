@@ -105,7 +105,7 @@ static const nsc_cardops STUB_OPS = {
 /* card f[0..nf) read by the device of kind k through the stand-in view */
 static nsc_status read_card(stub *s, nsc_elkind k, const nsc_cfield *f, int nf)
 {
-    nsc_cardview v = { f, nf, &s->c, &STUB_OPS, s };
+    nsc_cardview v = { f, nf, &s->c, 1.0, &STUB_OPS, s };
     const nsc_device *d = nsc_device_of(k);
     cr_assert(d->card == NSC_CARD_OWN && d->parse);
     return d->parse(d, &v);
