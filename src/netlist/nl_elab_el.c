@@ -1,6 +1,10 @@
-/* nl_elab_el.c -- element cards: R C L (with LTspice's Rser= Rpar= Cpar=),
- * K, V I (waveforms), E G (gain, TABLE, VALUE=), F H, D M S W, Q, B (PWL
- * programs of nl_pwl.c), and the refusal of the letters not supported.
+/* nl_elab_el.c -- element cards: each handed to its device's own parser
+ * through the card view (lcs/card.h; the view's services are here: values,
+ * nodes, elements, references, models, parasitics, expansions), but for the
+ * variants this stage builds itself (R's value that reads time, C's Q=, S's
+ * CONTROL=) and the cards whose forms are expressions: E G (gain, TABLE,
+ * VALUE=, POLY) and B (PWL programs of nl_pwl.c); and the refusal of the
+ * letters not supported.
  *
  * Invariants: each card makes one element (plus its parasitics "<el>#..."),
  * named prefix + its head; references to other elements (K -> L, F H W and
