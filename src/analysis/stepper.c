@@ -438,13 +438,18 @@ static int op_gmin_stepping(const nsc_circuit *c, double gmin, nsc_pcache *C, ns
     return ok;
 }
 
+/* The static problem (t = 0, C's) solved into (z, l), the switches' states sw
+ * updated until they settle: pivoting, else (relax 0) the continuation, then gmin
+ * stepping; relax 1: every pair open when pivoting fails. *gstep = 1 when gmin
+ * stepping gave the point returned (the last solve's), else 0. */
 static nsc_status static_solve(const nsc_circuit *c, double gmin, nsc_pcache *C, nsc_solver solver,
                                int relax, const double *s, const double *e, double *z, double *l,
-                               char *sw, nsc_sim_stats *st, nsc_report *r)
+                               char *sw, int *gstep, nsc_sim_stats *st, nsc_report *r)
 {
     const nsc_lcs *L = C->L;
     for (int it = 0;; it++) {
         nsc_onestep *P;
+        *gstep = 0;
         nsc_status status = nsc_pcache_get(C, 0.0, 1.0, sw, 0, &P, st, r);
         if (status) return status;
         nsc_step_info info;
@@ -454,7 +459,8 @@ static nsc_status static_solve(const nsc_circuit *c, double gmin, nsc_pcache *C,
             st->pivots += info.iter;
         }
         if (bad && !relax && op_continuation(C, solver, s, e, z, l, sw, st, r) == 0) bad = 0;
-        if (bad && !relax && op_gmin_stepping(c, gmin, C, solver, s, e, z, l, sw) == 0) bad = 0;
+        if (bad && !relax && op_gmin_stepping(c, gmin, C, solver, s, e, z, l, sw) == 0)
+            bad = 0, *gstep = 1;
         if (bad && relax && nsc_onestep_open(P, NULL, NULL, s, z) == 0) {
             memset(l, 0, sizeof(double) * (size_t)L->m);
             nsc_warn(
@@ -486,10 +492,11 @@ static nsc_status static_solve(const nsc_circuit *c, double gmin, nsc_pcache *C,
  * ~20 time constants, every node changing every step. The same mode solved with
  * gmin 1e-12 times smaller (the same layout, no pivoting) is kept when it is
  * complementary and within 1e-6 of the first solution (a node that only gmin
- * held would move far: the first solution stays). */
-static void polish_op(const nsc_circuit *c, double gmin, nsc_pcache *C0, const char *sw,
-                      const double *s, const double *e, double *z, double *l, nsc_sim_stats *st)
+ * held would move far: the first solution stays). 1 when (z, l) was replaced. */
+static int polish_op(const nsc_circuit *c, double gmin, nsc_pcache *C0, const char *sw,
+                     const double *s, const double *e, double *z, double *l, nsc_sim_stats *st)
 {
+    int kept = 0;
     const nsc_lcs *L0 = C0->L;
     int n = L0->n, m = L0->m;
     nsc_report r;
@@ -517,6 +524,7 @@ static void polish_op(const nsc_circuit *c, double gmin, nsc_pcache *C0, const c
         if (d <= 1e-6 * zmax) {
             memcpy(z, zb, sizeof(double) * (size_t)n);
             memcpy(l, zb + n, sizeof(double) * (size_t)m);
+            kept = 1;
         }
     }
 out:
@@ -525,6 +533,7 @@ out:
     free(zb);
     free(mode);
     nsc_report_free(&r);
+    return kept;
 }
 
 /* Fixed steps with theta < 1 ring on a mode much faster than h (a capacitor
@@ -618,16 +627,18 @@ static nsc_status op_checks(const nsc_lcs *L, const nsc_circuit *c, double gmin,
  * alone, or beyond the sources' range: the LCP has several, and pivoting or a
  * continuation can end on such a one), the solution gmin stepping reaches from
  * a large G instead, when it passes them; else the first check's error when gmin
- * stepping finds none, the second's when its solution fails too. (When static_solve
- * already ended on gmin stepping, the second run repeats it: a failing path, left.) */
+ * stepping finds none, the second's when its solution fails too. gstep 1: (z, l) is
+ * gmin stepping's own point (static_solve ended on it, not polished since), which a
+ * second run would reach again from the same sources and switches: the first
+ * check's error, without the repeat. */
 static nsc_status op_gmin_checked(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver,
-                                  double gmin, const double *s, const double *e, double *z,
-                                  double *l, const char *sw, nsc_report *r)
+                                  double gmin, int gstep, const double *s, const double *e,
+                                  double *z, double *l, const char *sw, nsc_report *r)
 {
     nsc_report q;
     nsc_report_init(&q);
     nsc_status st = op_checks(C->L, c, gmin, z, l, e, &q);
-    if (st && op_gmin_stepping(c, gmin, C, solver, s, e, z, l, sw) == 0
+    if (st && !gstep && op_gmin_stepping(c, gmin, C, solver, s, e, z, l, sw) == 0
         && !op_checks(C->L, c, gmin, z, l, e, r))
         st = NSC_OK;
     if (st && !r->error) {
@@ -769,14 +780,16 @@ static nsc_status tran_initial(tran_run *R)
             return nsc_oom(r);
         }
         nsc_lcs_sources(L0, 0.0, R->ws0, s0s, e0s);
+        int gstep;
         nsc_status s = static_solve(R->c, o->gmin, &R->cache0, o->solver, o->uic, s0s, e0s, R->zs,
-                                    R->ls, R->sw, R->st, r);
-        if (!s && !o->uic)
-            polish_op(R->c, o->gmin, &R->cache0, R->sw, s0s, e0s, R->zs, R->ls, R->st);
+                                    R->ls, R->sw, &gstep, R->st, r);
+        if (!s && !o->uic
+            && polish_op(R->c, o->gmin, &R->cache0, R->sw, s0s, e0s, R->zs, R->ls, R->st))
+            gstep = 0; /* no longer gmin stepping's point */
         if (!s && o->uic) s = gmin_check(L0, R->c, o->gmin, R->zs, r);
         if (!s && !o->uic) /* an OP start: as nsc_op_point's */
-            s = op_gmin_checked(R->c, &R->cache0, o->solver, o->gmin, s0s, e0s, R->zs, R->ls, R->sw,
-                                r);
+            s = op_gmin_checked(R->c, &R->cache0, o->solver, o->gmin, gstep, s0s, e0s, R->zs, R->ls,
+                                R->sw, r);
         free(s0s);
         free(e0s);
         if (s) {
@@ -1315,8 +1328,9 @@ nsc_status nsc_op_point(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, 
                         double *l, char *sw, char *mode, nsc_report *r)
 {
     if (init) switch_init(c, C->L, sw);
-    nsc_status st = static_solve(c, gmin, C, solver, 0, s, e, z, l, sw, NULL, r);
-    if (!st) st = op_gmin_checked(c, C, solver, gmin, s, e, z, l, sw, r);
+    int gstep;
+    nsc_status st = static_solve(c, gmin, C, solver, 0, s, e, z, l, sw, &gstep, NULL, r);
+    if (!st) st = op_gmin_checked(c, C, solver, gmin, gstep, s, e, z, l, sw, r);
     if (!st) st = nsc_lcs_check_step(C->L, c, w, z, l, 0, r); /* finite, consistent */
     nsc_onestep *P;
     if (!st) st = nsc_pcache_get(C, 0.0, 1.0, sw, 0, &P, NULL, r);

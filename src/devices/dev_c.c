@@ -4,6 +4,7 @@
  * Static modes: imposed as a voltage source of its initial voltage v0, or open
  * (cap_ic.h, shared with the charge-based capacitor dev_cq.c). */
 #include "cap_ic.h"
+#include "cards.h"
 
 static nsc_status c_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
@@ -43,7 +44,8 @@ const nsc_device nsc_dev_c = {
     .what = "capacitors",
     .name = "capacitor",
     .letter = 'c',
-    .card = NSC_CARD_VALUE,
+    .card = NSC_CARD_OWN,
+    .parse = nsc_card_value,
     .card_opt = NSC_CARDOPT_CHARGE | NSC_CARDOPT_MTIMES, /* Q=expr; m= multiplies C */
     .card_parasitic = 1,
     .late = 2,

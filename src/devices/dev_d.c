@@ -53,6 +53,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cards.h"
 #include "device.h"
 #include "pwl_exp.h"
 #include "depl.h"
@@ -460,7 +461,8 @@ const nsc_device nsc_dev_d = {
     .what = "diodes",
     .name = "diode",
     .letter = 'd',
-    .card = NSC_CARD_MODEL,
+    .card = NSC_CARD_OWN,
+    .parse = nsc_card_model,
     .card_nodes = 2,
     .bind = d_bind,
     .inst = D_INST,

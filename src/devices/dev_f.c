@@ -1,6 +1,7 @@
 /* dev_f.c -- CCCS F n+ n- Vsense gain: current gain i_s flowing a -> b inside the
  * source, i_s the branch current of the sense element (a voltage source, or any
  * element with a branch unknown): A[a][is] -= gain, A[b][is] += gain. */
+#include "cards.h"
 #include "device.h"
 
 static nsc_status f_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
@@ -36,7 +37,8 @@ const nsc_device nsc_dev_f = {
     .what = "CCCS",
     .name = "CCCS",
     .letter = 'f',
-    .card = NSC_CARD_ICTRL,
+    .card = NSC_CARD_OWN,
+    .parse = nsc_card_ictrl,
     .count = f_count,
     .stamp = f_stamp,
     .current = f_current,

@@ -1,5 +1,6 @@
 /* dev_h.c -- CCVS H n+ n- Vsense r, branch current i_H flowing a -> b:
  *   A[a][iH] -= 1, A[b][iH] += 1;  0 = v_a - v_b - r i_s (i_s: sense branch current). */
+#include "cards.h"
 #include "device.h"
 
 static nsc_status h_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
@@ -39,7 +40,8 @@ const nsc_device nsc_dev_h = {
     .what = "CCVS",
     .name = "CCVS",
     .letter = 'h',
-    .card = NSC_CARD_ICTRL,
+    .card = NSC_CARD_OWN,
+    .parse = nsc_card_ictrl,
     .count = h_count,
     .stamp = h_stamp,
     .current = h_current,

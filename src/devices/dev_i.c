@@ -1,5 +1,6 @@
 /* dev_i.c -- independent current source I n+ n- wave, I(t) flowing a -> b inside
  * the source: s[a] -= I(t), s[b] += I(t) (Ss columns). */
+#include "cards.h"
 #include "device.h"
 
 static nsc_status i_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
@@ -28,7 +29,8 @@ const nsc_device nsc_dev_i = {
     .what = "current sources",
     .name = "current source",
     .letter = 'i',
-    .card = NSC_CARD_SOURCE,
+    .card = NSC_CARD_OWN,
+    .parse = nsc_card_source,
     .count = i_count,
     .stamp = i_stamp,
     .current = i_current,

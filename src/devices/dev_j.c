@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cards.h"
 #include "device.h"
 #include "base/xfn.h"
 
@@ -367,7 +368,8 @@ const nsc_device nsc_dev_j = {
     .what = "JFETs",
     .name = "JFET",
     .letter = 'j',
-    .card = NSC_CARD_MODEL,
+    .card = NSC_CARD_OWN,
+    .parse = nsc_card_model,
     .card_nodes = 3,
     .card_opt = NSC_CARDOPT_SERIESR, /* RD RS */
     .bind = j_bind,

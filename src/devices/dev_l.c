@@ -17,6 +17,7 @@
  * (or a warning when its IC= is dropped); flag = 2 marks it. */
 #include <stdlib.h>
 
+#include "cards.h"
 #include "device.h"
 
 static int is_source(nsc_asm_mode mode, const nsc_element *e)
@@ -139,7 +140,8 @@ const nsc_device nsc_dev_l = {
     .what = "inductors",
     .name = "inductor",
     .letter = 'l',
-    .card = NSC_CARD_VALUE,
+    .card = NSC_CARD_OWN,
+    .parse = nsc_card_value,
     .card_parasitic = 1,
     .late =
         1, /* after V/E/H/B: a loop of sources closed by an inductor is the inductor's (a note) */

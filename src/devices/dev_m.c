@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cards.h"
 #include "device.h"
 #include "pwl_exp.h"
 #include "pwl_sq.h"
@@ -660,7 +661,8 @@ const nsc_device nsc_dev_m = {
     .what = "MOS transistors",
     .name = "MOS transistor",
     .letter = 'm',
-    .card = NSC_CARD_MODEL,
+    .card = NSC_CARD_OWN,
+    .parse = nsc_card_model,
     .card_nodes = 4,
     .card_opt = NSC_CARDOPT_VDMOS | NSC_CARDOPT_BINS | NSC_CARDOPT_SERIESR,
     .bind = m_bind,

@@ -46,6 +46,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cards.h"
 #include "device.h"
 #include "pwl_exp.h"
 
@@ -497,12 +498,58 @@ static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
     return n;                           /*  repeats it with other currents) */
 }
 
+/* Q: c b e [s] model [area] [AREA=a] [off] [...] (ngspice). The fourth node is
+ * the substrate when f[4] names no model and f[5] is a name: read, not
+ * connected (no substrate junction), with a warning. value = AREA times m=. */
+static nsc_status q_parse(const nsc_device *d, const nsc_cardview *v)
+{
+    const nsc_cfield *f = v->f;
+    double x, mult = 1; /* m=: AREA times m, as SPICE */
+    int el, n = v->nf >= 6 && v->op->model_index(v, &f[4]) < 0 && f[5].kind == NSC_CF_WORD
+                        && !v->op->number(v, &f[5], &x) && !nsc_card_is_word(&f[5], "off")
+                    ? 4
+                    : 3;
+    nsc_status st = v->op->element(v, d->kind, &el);
+    if (st || (st = v->op->nodes(v, el, 3))) return st;
+    if (v->nf < n + 2)
+        return nsc_card_err(v, NULL, "missing model name for %s %s", d->name, f[0].u.s);
+    if (n == 4)
+        nsc_card_warn(v, &f[4], "the substrate node of %s is not connected (no substrate junction)",
+                      f[0].u.s);
+    if ((st = v->op->model(v, &f[n + 1], el))) return st;
+    v->c->el[el].value = 1.0; /* AREA */
+    char key[64];
+    for (int i = n + 2; i < v->nf; i++) {
+        const char *kk = nsc_card_key(&f[i], key, sizeof key);
+        int area = kk ? !strcmp(kk, "area")
+                      : i == n + 2 && f[i].kind != NSC_CF_PAIR && !nsc_card_is_word(&f[i], "off");
+        if (area) {
+            if ((st = v->op->value(v, kk ? &f[i].sub[1] : &f[i], &x))) return st;
+            if (!(x > 0))
+                return nsc_card_err(v, &f[i], "area of %s must be positive (%g)", f[0].u.s, x);
+            v->c->el[el].value = x;
+        } else if (kk && !strcmp(kk, "m")) {
+            if ((st = nsc_card_mult(v, &f[i], &mult))) return st;
+        } else if (kk)
+            nsc_card_warn(v, &f[i], "parameter '%s' of %s %s ignored", kk, d->name, f[0].u.s);
+        else if (f[i].kind == NSC_CF_WORD || f[i].kind == NSC_CF_EXPR)
+            nsc_card_warn(v, &f[i], "'%s' of %s %s ignored", nsc_card_text(&f[i]), d->name,
+                          f[0].u.s);
+        else
+            return nsc_card_err(v, &f[i], "unexpected '%s' in %s %s", nsc_card_text(&f[i]), d->name,
+                                f[0].u.s);
+    }
+    v->c->el[el].value *= mult;
+    return v->op->expand(v, el, NSC_EXPAND_BJT, -1);
+}
+
 const nsc_device nsc_dev_q = {
     .kind = NSC_EL_Q,
     .what = "bipolar transistors",
     .name = "bipolar transistor",
     .letter = 'q',
-    .card = NSC_CARD_BJT,
+    .card = NSC_CARD_OWN,
+    .parse = q_parse,
     .bind = q_bind,
     .count = q_count,
     .stamp = q_stamp,

@@ -1,4 +1,5 @@
 /* dev_r.c -- resistor R n+ n- value: conductance G = 1/R between n+ and n-. */
+#include "cards.h"
 #include "device.h"
 
 static nsc_status r_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
@@ -29,7 +30,8 @@ const nsc_device nsc_dev_r = {
     .what = "resistors",
     .name = "resistor",
     .letter = 'r',
-    .card = NSC_CARD_VALUE,
+    .card = NSC_CARD_OWN,
+    .parse = nsc_card_value,
     .card_opt = NSC_CARDOPT_TIMESW
                 | NSC_CARDOPT_RMODEL, /* R=cond ? R1 : R2; R n+ n- [MODEL] value */
     .count = r_count,

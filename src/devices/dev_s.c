@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "cards.h"
 #include "device.h"
 
 enum { SW_T, SW_H, SW_RON, SW_ROFF, SW_ON, SW_OFF }; /* the rows of a kind's table */
@@ -159,7 +160,8 @@ const nsc_device nsc_dev_s = {
     .what = "voltage-controlled switches",
     .name = "switch",
     .letter = 's',
-    .card = NSC_CARD_MODEL,
+    .card = NSC_CARD_OWN,
+    .parse = nsc_card_model,
     .card_nodes = 4,
     .card_state = 1,
     .card_opt = NSC_CARDOPT_CONTROL, /* S n+ n- model CONTROL={expr} */

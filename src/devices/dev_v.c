@@ -2,6 +2,7 @@
  * a -> b through the source (SPICE's I(V)):
  *   A[a][iV] -= 1, A[b][iV] += 1;  0 = v_a - v_b - V(t): A[iV][a] = 1, A[iV][b] = -1,
  *   Ss[iV][w] = -1. */
+#include "cards.h"
 #include "device.h"
 
 static nsc_status v_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
@@ -34,7 +35,8 @@ const nsc_device nsc_dev_v = {
     .what = "voltage sources",
     .name = "voltage source",
     .letter = 'v',
-    .card = NSC_CARD_SOURCE,
+    .card = NSC_CARD_OWN,
+    .parse = nsc_card_source,
     .card_parasitic = 1,
     .count = v_count,
     .stamp = v_stamp,

@@ -7,6 +7,7 @@
  * IOFF and ION there, switches ideally at their mean here (IH = 0). */
 #include <stddef.h>
 
+#include "cards.h"
 #include "device.h"
 
 #define W_P(name, f, def) \
@@ -64,7 +65,8 @@ const nsc_device nsc_dev_w = {
     .what = "current-controlled switches",
     .name = "switch",
     .letter = 'w',
-    .card = NSC_CARD_MODEL,
+    .card = NSC_CARD_OWN,
+    .parse = nsc_card_model,
     .card_nodes = 2,
     .card_sense = 1,
     .card_state = 1,

@@ -26,8 +26,8 @@
  * outputs (waves.c: out_current), .meas ports (nl_meas.c: port, current),
  * source periods and sweep units (meas.c, sweep_units.c: wave_unit,
  * value_unit, ic_unit, priv_unit), losses (losses.c: pclass, swloss, ports), the element
- * cards (nl_elab_el.c: letter, card, inst, card_*; nl_model.c: models;
- * nl_scope.c: name), ngspice's @x[param] and the currents of .meas at a node
+ * cards (nl_elab_el.c: letter, card, parse, card_opt, card_table, card_expr;
+ * nl_model.c: models; nl_scope.c: name), ngspice's @x[param] and the currents of .meas at a node
  * (nl_dot.c: current_param, pin).
  * None of them names an element kind.
  *
@@ -40,7 +40,8 @@
  *      only, every field left out meaning "none" (0, NULL):
  *          const nsc_device nsc_dev_w = {
  *              .kind = NSC_EL_W, .what = "current-controlled switches", .name = "switch",
- *              .letter = 'w', .card = NSC_CARD_MODEL,   W n+ n- vsense model
+ *              .letter = 'w', .card = NSC_CARD_OWN,     W n+ n- vsense model
+ *              .parse = nsc_card_model,    its card read through the card view
  *              .card_nodes = 2, .card_sense = 1, .card_state = 1,
  *              .models = {{"csw", NSC_MOD_CSW}, {"iswitch", NSC_MOD_CSW, 1}},  .model types
  *              .model_what = "a current switch (CSW)",
@@ -50,15 +51,23 @@
  *          };
  *   b. devices.c: `nsc_dev_w` in the extern line and `[NSC_EL_W] = &nsc_dev_w`.
  *   c. the kind NSC_EL_W in circuit.h's nsc_elkind, dev_w.c in Makefile.am.
- * Nothing else: no parser, solver, checker or writer changes. The netlist
- * stage reads a card by its form (nsc_cardform; nl_elab_el.c has one parser
- * per form, not per device), the variants of the form the device takes from
- * its card_opt, card_table, card_expr and the flags of its inst table: a
- * device whose card has a new form also adds that form and its parser. */
+ * Nothing else: no parser, solver, checker or writer changes. A device reads
+ * its own card (parse(), through the card view of lcs/card.h: the card's
+ * fields as plain data and the netlist stage's services, errors located
+ * `file:line:col: error:`): its own parser in its file (K: dev_k.c, Q: dev_q.c),
+ * or the parser of a form it shares with others (devices/cards.c: R C L's
+ * value, V I's source, F H's, D M S W J's model card, shaped by card_nodes,
+ * card_sense, card_state and the inst table). A device with a card of a new
+ * form writes its parse() in its file: no line of the netlist stage. The
+ * netlist stage reads itself only the cards whose forms are expressions (E G
+ * VALUE= POLY TABLE, B: compiled to programs, nsc_cardform) and the variants
+ * of a card that stand for parts it builds (card_opt: R's value that reads
+ * time, C's Q=, S's CONTROL=). */
 #ifndef NSC_DEVIF_H
 #define NSC_DEVIF_H
 
 #include "circuit/circuit.h"
+#include "lcs/card.h"
 #include "lcs/lcs.h"
 #include "lcs/stamp.h"
 #include "base/util.h"
@@ -100,25 +109,23 @@ typedef enum nsc_topo {
     NSC_TOPO_ISRC       /* current source (I, G, F, B I=): no DC conduction */
 } nsc_topo;
 
-/* The form of an element card, read by the netlist stage (nl_elab_el.c), which
- * knows card forms, not devices: the device table says which form each card
- * letter has. */
+/* The form of an element card: read by the device itself (NSC_CARD_OWN: its
+ * parse() through the card view, lcs/card.h), or by the netlist stage
+ * (nl_elab_el.c), for the forms whose variants the elaborator builds itself
+ * (expressions compiled into programs, a switch driven by a B source, the
+ * expansions of a model into elements, binned models): the device table says
+ * which form each card letter has. */
 typedef enum nsc_cardform {
-    NSC_CARD_NONE,     /* no card of its own (E TABLE: an E card; B ... I=: a B card) */
-    NSC_CARD_VALUE,    /* X n+ n- value [IC= when ic_unit] (R, C, L; LTspice's Rser= ...): value or
-                           <letter>=value */
-    NSC_CARD_COUPLING, /* K L1 L2 k */
-    NSC_CARD_SOURCE,   /* X n+ n- waveform (V, I) */
-    NSC_CARD_VCTRL,    /* X n+ n- nc+ nc- gain | VALUE= | TABLE (E, G) */
-    NSC_CARD_ICTRL,    /* X n+ n- vsense gain (F, H) */
-    NSC_CARD_MODEL,    /* X nodes... model [params] (D, M, S, W) */
-    NSC_CARD_BJT,      /* Q c b e [s] model [area] */
-    NSC_CARD_BEHAV,    /* B n+ n- V=expr | I=expr */
-    NSC_CARD_XSPICE    /* A port.. model, a port a node or [ nodes ] (A: XSPICE gates, bridges) */
+    NSC_CARD_NONE,  /* no card of its own (E TABLE: an E card; B ... I=: a B card) */
+    NSC_CARD_OWN,   /* read by the device's parse() (R C L K V I F H D M S W J Q) */
+    NSC_CARD_VCTRL, /* X n+ n- nc+ nc- gain | VALUE= | POLY | TABLE (E, G): expressions */
+    NSC_CARD_BEHAV, /* B n+ n- V=expr | I=expr: an expression compiled to a program */
+    NSC_CARD_XSPICE /* A port.. model, a port a node or [ nodes ] (A: XSPICE gates, bridges) */
 } nsc_cardform;
 
-/* The variants of a card form a device takes (nsc_device.card_opt), read by the
- * netlist stage (nl_elab_el.c), which makes of them the elements they stand for. */
+/* The variants of a card form a device takes (nsc_device.card_opt): those the
+ * netlist stage builds itself (TIMESW, CHARGE, CONTROL: nl_elab_el.c, before
+ * the device's parse()), those its parser reads (devices/cards.c). */
 enum {
     NSC_CARDOPT_TIMESW = 1 << 0, /* VALUE: a value {cond ? R1 : R2} that reads time is a switch
                                      driven by cond (R: a load step) */
@@ -162,6 +169,14 @@ typedef struct nsc_device {
     nsc_cardform card; /* the form of that card */
     int late;          /* count() order: 0 first, then 1 (inductors), then 2 (capacitors): a device
                          * needs the topology of the earlier levels (< NSC_DEV_LATE_LEVELS) */
+    /* Its card read through the card view (lcs/card.h; its card NSC_CARD_OWN): the elements the card
+     * makes (d->kind's, named after the card), their nodes, values, wave,
+     * instance parameters, models and references, every error through the
+     * view (`file:line:col: error:`). The netlist stage calls it for a card
+     * starting with d->letter. NULL: the netlist stage reads the card by its
+     * form (card; nl_elab_el.c), for the forms whose variants it builds itself
+     * (expressions compiled, a switch driven by a B source, expansions). */
+    nsc_status (*parse)(const struct nsc_device *d, const nsc_cardview *v);
     /* Element ei's card read into its private data (c->el[ei].priv, one block of
      * malloc'd memory owned by the circuit, flat: freed with free()), called once
      * at the end of elaboration: the fitted curves and parameters that count(),
@@ -178,18 +193,18 @@ typedef struct nsc_device {
     const nsc_par *inst;   /* flags: NSC_INST_* */
     int ninst;             /* at most NSC_MAXIPAR */
     const char *inst_unit; /* their unit ("m"; sweeps); NULL: none */
-    /* The shape of a card of form NSC_CARD_MODEL (nl_elab_el.c card_model):
+    /* The shape of a model card read by nsc_card_model (devices/cards.c):
      * X n1 .. n<card_nodes> [vsense when card_sense] model [name=value | words]. */
     int card_nodes; /* D, W 2; M, S 4 */
     int card_sense; /* 1: a sense voltage source follows the nodes (W), into ref[0] */
     int card_state; /* 1: the words ON / OFF set the initial state (has_ic, ic = 1 or 0: S, W) */
-    /* The .model types its card may name (NSC_CARD_MODEL, NSC_CARD_BJT), name NULL
+    /* The .model types its card may name (a model card's), name NULL
      * after the last: the elaborator reads a .model card's type here (nl_model.c;
      * the first name of a type, upper case, names it in messages: "NMOS"). */
     nsc_modname models[NSC_MAXMODNAME];
     const char *model_what; /* those types in a message: "a diode (D)" */
-    int card_parasitic;     /* 1: LTspice's parasitics: Rser= Rpar= Cpar= (NSC_CARD_VALUE: L, C),
-                           Rser= (NSC_CARD_SOURCE: V; Cpar= ignored with a warning) */
+    int card_parasitic;     /* 1: LTspice's parasitics: Rser= Rpar= Cpar= (a value card: L, C),
+                           Rser= (a source's: V; Cpar= ignored with a warning) */
     unsigned card_opt;      /* the variants of its card's form it takes: NSC_CARDOPT_* bits */
     /* NSC_CARD_VCTRL: the devices its TABLE form (E: E TABLE) and its VALUE= and
      * POLY forms (E: B V=, G: B I=) make; NSC_CARD_BEHAV: the device of I=expr

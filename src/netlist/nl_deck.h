@@ -9,39 +9,22 @@
 #include <setjmp.h>
 #include <stddef.h>
 
+#include "lcs/card.h"
 #include "netlist.h"
 #include "nl_expr.h"
 #include "nl_util.h"
 
-/* A field of a card. Syntax -> kind:
- *   word               WORD   s = "word" in lower case (node, number, keyword, name)
- *   "text"             STRING s = text without quotes
- *   {e} or 'e'         EXPR   x = parsed e
- *   name(f f, f ...)   CALL   s = name (lower case), sub[0..nsub) = the fields inside
- *   (f f, f ...)       GROUP  sub[0..nsub)
- *   key=value          PAIR   sub[0] = key field, sub[1] = value field;
- *                             after a plain word key the value is an expression
- *                             even without braces (EXPR), e.g. w=2*l
- * Commas are separators only. line/col: 1-based position of the field's first
- * character (of the key for a PAIR). */
+/* A field of a card: the card view's field (lcs/card.h: its kinds, sub-fields
+ * and locations), so that a device's parser reads the card's own fields. */
 typedef enum nl_fkind {
-    NL_F_WORD,
-    NL_F_STRING,
-    NL_F_EXPR,
-    NL_F_CALL,
-    NL_F_GROUP,
-    NL_F_PAIR
+    NL_F_WORD = NSC_CF_WORD,
+    NL_F_STRING = NSC_CF_STRING,
+    NL_F_EXPR = NSC_CF_EXPR,
+    NL_F_CALL = NSC_CF_CALL,
+    NL_F_GROUP = NSC_CF_GROUP,
+    NL_F_PAIR = NSC_CF_PAIR
 } nl_fkind;
-typedef struct nl_field {
-    int kind;
-    int line, col;
-    int nsub;
-    union {
-        const char *s;
-        nl_expr *x;
-    } u;
-    struct nl_field *sub;
-} nl_field;
+typedef nsc_cfield nl_field;
 
 /* A card: f[0] is the head (a WORD: element name or dot keyword). Cards kept
  * unparsed (nl_deck.c): an analysis other than the transient is its head

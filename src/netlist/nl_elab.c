@@ -124,16 +124,15 @@ static nsc_status resolve_refs(elab *E)
  * PER omitted or 0 means TSTOP, and ngspice wraps only when t - TD > PER, so
  * such a pulse never repeats within the run: per = 0 here (no repeat; with
  * per = TSTOP the value at t = TSTOP fell back to V1). TR = TF = 0 stay ideal
- * edges. Negative PULSE durations are errors (they were accepted). */
+ * edges. Negative PULSE durations are errors (they were accepted). The
+ * fields given are w->ngiven, w->dc_from_wave (set by the card's parser,
+ * devices/cards.c). */
 static nsc_status wave_defaults(elab *E)
 {
     nsc_circuit *c = E->c;
     for (int k = 0; k < c->nel; k++) {
         nsc_wave *w = &c->el[k].wave;
         if (c->el[k].kind != NSC_EL_V && c->el[k].kind != NSC_EL_I) continue;
-        int g = E->wgiven[k];
-        w->dc_from_wave = g < 0;
-        w->ngiven = g < 0 ? -g - 1 : g;
         double *p = w->p;
         if (w->kind == NSC_WAVE_PULSE) {
             const char *field[] = { "TR", "TF", "PW", "PER" };
@@ -193,7 +192,6 @@ static void elab_free(elab *E)
     nl_hash_free(&E->inodes);
     nl_hash_free(&E->pins);
     free(E->elmodel);
-    free(E->wgiven);
     for (int k = 0; k < E->nfix; k++) free(E->fix[k].name);
     free(E->fix);
     for (int k = 0; k < E->nic; k++) free(E->ic[k].node);

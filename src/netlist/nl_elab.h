@@ -18,6 +18,8 @@
 #ifndef NSC_NL_ELAB_H
 #define NSC_NL_ELAB_H
 
+#include <stdarg.h>
+
 #include "netlist.h"
 #include "nl_deck.h"
 #include "nl_probe.h"
@@ -95,7 +97,6 @@ typedef struct elab {
     int nfunc, capfunc;
     char *ctl_unrun; /* .control commands not run, "plot, print, let" (one note at the end) */
     int ctl_first;   /* the card of the first of them */
-    int *wgiven;     /* [nel] waveform fields given (V/I), to fill defaults */
     fixup *fix;
     int nfix, capfix;
     icfix *ic;
@@ -126,6 +127,12 @@ nsc_status nle_oom(elab *E);
  * followed by sc->where (" (in instance x1)") when sc is not NULL; returns it. */
 nsc_status nle_err(elab *E, const scope *sc, const nl_card *cd, const nl_field *f, const char *fmt,
                    ...) __attribute__((format(printf, 5, 6)));
+
+/* nle_err and nle_warn of a va_list (the card view's messages, nl_elab_el.c). */
+nsc_status nle_verr(elab *E, const scope *sc, const nl_card *cd, const nl_field *f, const char *fmt,
+                    va_list ap);
+void nle_vwarn(elab *E, const scope *sc, const nl_card *cd, const nl_field *f, const char *fmt,
+               va_list ap);
 
 /* Warning at field f of card cd (first field when NULL), decorated as nle_err. */
 void nle_warn(elab *E, const scope *sc, const nl_card *cd, const nl_field *f, const char *fmt, ...)
@@ -197,7 +204,7 @@ const char *nle_kind_name(nsc_elkind k);
 
 /* New element of kind k named full (prefix included, copied) for card cd; *idx
  * its index. Errors on a duplicate name and past NL_MAXELEMENTS elements;
- * grows E->elmodel and E->wgiven with E->c->el. */
+ * grows E->elmodel with E->c->el. */
 nsc_status nle_element_named(elab *E, scope *sc, const nl_card *cd, nsc_elkind k, const char *full,
                              int *idx);
 

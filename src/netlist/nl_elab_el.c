@@ -1,17 +1,23 @@
-/* nl_elab_el.c -- element cards: R C L (with LTspice's Rser= Rpar= Cpar=),
- * K, V I (waveforms), E G (gain, TABLE, VALUE=), F H, D M S W, Q, B (PWL
- * programs of nl_pwl.c), and the refusal of the letters not supported.
+/* nl_elab_el.c -- element cards: each handed to its device's own parser
+ * through the card view (lcs/card.h; the view's services are here: values,
+ * nodes, elements, references, models, parasitics, expansions), but for the
+ * variants this stage builds itself (R's value that reads time, C's Q=, S's
+ * CONTROL=) and the cards whose forms are expressions: E G (gain, TABLE,
+ * VALUE=, POLY) and B (PWL programs of nl_pwl.c); and the refusal of the
+ * letters not supported.
  *
  * Invariants: each card makes one element (plus its parasitics "<el>#..."),
  * named prefix + its head; references to other elements (K -> L, F H W and
  * B's I() -> V) are fixups resolved by nl_elab.c; models are resolved now
  * (the .model pass of a scope comes first). */
 #include "nl_elab.h"
+#include "devices/cards.h"
 #include "devices/device.h"
 #include "nl_pwl.h"
 
 #include <ctype.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,39 +78,6 @@ static nsc_status series_r(elab *E, scope *sc, const nl_card *cd, const nl_field
     int nm = E->c->el[el].node[1];
     E->c->el[el].node[1] = n;
     return nle_parasitic(E, sc, cd, el, "rser", NSC_EL_R, r, n, nm);
-}
-
-/* *v = value of the parasitic pair f (key kk) of element el; Rser >= 0, Rpar > 0, Cpar >= 0 */
-static nsc_status parasitic_value(elab *E, scope *sc, const nl_card *cd, const nl_field *f,
-                                  const char *kk, double *v)
-{
-    if (nle_value(E, sc, cd, &f->sub[1], v)) return E->r->status;
-    if (!strcmp(kk, "rpar") ? !(*v > 0) : !(*v >= 0))
-        return nle_err(E, sc, cd, f, "%s= of %s must be %s (%g)", f->sub[0].u.s, cd->f[0].u.s,
-                       !strcmp(kk, "rpar") ? "positive" : "zero or positive", *v);
-    return NSC_OK;
-}
-
-/* the parasitics given (0 = none) of element el */
-static nsc_status parasitics(elab *E, scope *sc, const nl_card *cd, int el, const nl_field *fser,
-                             double rser, double rpar, double cpar)
-{
-    int n0 = E->c->el[el].node[0], n1 = E->c->el[el].node[1];
-    if (rser > 0 && series_r(E, sc, cd, fser, el, rser)) return E->r->status;
-    if (rpar > 0 && nle_parasitic(E, sc, cd, el, "rpar", NSC_EL_R, rpar, n0, n1))
-        return E->r->status;
-    if (cpar > 0 && nle_parasitic(E, sc, cd, el, "cpar", NSC_EL_C, cpar, n0, n1))
-        return E->r->status;
-    return NSC_OK;
-}
-
-/* *m = the value of m=x (f), the number of devices in parallel: > 0 */
-static nsc_status mult_value(elab *E, scope *sc, const nl_card *cd, const nl_field *f, double *m)
-{
-    if (nle_value(E, sc, cd, &f->sub[1], m)) return E->r->status;
-    if (!(*m > 0 && isfinite(*m)))
-        return nle_err(E, sc, cd, f, "m= of %s must be positive (%g)", cd->f[0].u.s, *m);
-    return NSC_OK;
 }
 
 /* 1 when expression x reads `time` */
@@ -182,99 +155,6 @@ static nsc_status card_r_time(elab *E, scope *sc, const nl_card *cd, const nl_fi
     return b_compile(E, sc, cd, E->c->nel - 1, &xf[2], cd->nf);
 }
 
-/* R C L: n+ n- value [IC=v] [m=x] [name=value ...]; L C also Rser= Rpar= Cpar=
- * (m in parallel: the value and the parasitics scaled; IC= is the total current
- * or the voltage) */
-static nsc_status card_rcl(elab *E, scope *sc, const nl_card *cd, const nsc_device *dev)
-{
-    const nl_field *tv = dev->card_opt & NSC_CARDOPT_TIMESW ? time_value(cd) : NULL;
-    if (tv) return card_r_time(E, sc, cd, tv);
-    int isq;
-    const nl_field *qv = dev->card_opt & NSC_CARDOPT_CHARGE ? nle_cq_field(cd, &isq) : NULL;
-    if (qv) return nle_card_cq(E, sc, cd, qv, isq);
-    nsc_elkind k = dev->kind;
-    int el;
-    if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
-    const char vname[2] = { dev->letter, 0 }; /* R=, C=, L= */
-    int have = 0, rm = 0;
-    double v, par[3] = { 0, 0, 0 }, scale = 1,
-              mult = 1; /* rser rpar cpar; a resistor model's factor; m= */
-    const nl_field *fser = NULL;
-    char key[64];
-    for (int i = 3; i < cd->nf; i++) {
-        const nl_field *f = &cd->f[i];
-        const char *kk = nle_pair_key(f, key, sizeof key);
-        if (dev->card_opt & NSC_CARDOPT_RMODEL && !rm && i <= 4
-            && (rm = nle_res_model(E, sc, cd, f, &scale))) { /* R n+ n- [MODEL] value [MODEL] */
-            if (rm < 0) return E->r->status;
-            continue;
-        }
-        if (f->kind == NL_F_PAIR && !kk)
-            return nle_err(E, sc, cd, f, "unexpected '%s' in %s %s", nle_ftext(f), nle_kind_name(k),
-                           cd->f[0].u.s);
-        int pk = !kk || !dev->card_parasitic ? -1
-                 : !strcmp(kk, "rser")       ? 0
-                 : !strcmp(kk, "rpar")       ? 1
-                 : !strcmp(kk, "cpar")       ? 2
-                                             : -1;
-        if (pk >= 0) {
-            if (parasitic_value(E, sc, cd, f, kk, &par[pk])) return E->r->status;
-            if (pk == 0) fser = f;
-        } else if (kk && !strcmp(kk, "ic") && dev->ic_unit) {
-            if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
-            E->c->el[el].has_ic = 1;
-            E->c->el[el].ic = v;
-        } else if (kk && !strcmp(kk, vname) && !have) {
-            if (nle_value(E, sc, cd, &f->sub[1], &v)) return E->r->status;
-            E->c->el[el].value = v;
-            have = 1;
-        } else if (kk && !strcmp(kk, "m")) {
-            if (mult_value(E, sc, cd, f, &mult)) return E->r->status;
-        } else if (kk) {
-            nle_warn(E, sc, cd, f, "parameter '%s' of %s %s ignored", kk, nle_kind_name(k),
-                     cd->f[0].u.s);
-        } else if (!have) {
-            if (nle_value(E, sc, cd, f, &v)) return E->r->status;
-            E->c->el[el].value = v;
-            have = 1;
-        } else
-            return nle_err(E, sc, cd, f, "unexpected '%s' in %s %s", nle_ftext(f), nle_kind_name(k),
-                           cd->f[0].u.s);
-    }
-    if (!have)
-        return nle_err(E, sc, cd, NULL, "missing value for %s %s", nle_kind_name(k), cd->f[0].u.s);
-    E->c->el[el].value *= dev->card_opt & NSC_CARDOPT_MTIMES
-                              ? scale * mult
-                              : scale / mult; /* m in parallel: R/m, C m, L/m */
-    return parasitics(E, sc, cd, el, fser, par[0] / mult, par[1] / mult, par[2] * mult);
-}
-
-/* K: L1 L2 k */
-static nsc_status card_k(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
-{
-    int el;
-    if (nle_element_new(E, sc, cd, k, &el)) return E->r->status;
-    if (cd->nf < 4)
-        return nle_err(E, sc, cd, NULL, "coupling %s needs two inductors and a coefficient",
-                       cd->f[0].u.s);
-    if (cd->nf > 4) {
-        if (cd->f[3].kind == NL_F_WORD && tolower((unsigned char)cd->f[3].u.s[0]) == 'l')
-            return nle_err(E, sc, cd, &cd->f[3],
-                           "coupling %s: more than two inductors are not supported", cd->f[0].u.s);
-        return nle_err(E, sc, cd, &cd->f[4], "unexpected '%s' in coupling %s", nle_ftext(&cd->f[4]),
-                       cd->f[0].u.s);
-    }
-    double kc;
-    if (nle_fixup_add(E, sc, cd, &cd->f[1], el, 0) || nle_fixup_add(E, sc, cd, &cd->f[2], el, 1)
-        || nle_value(E, sc, cd, &cd->f[3], &kc))
-        return E->r->status;
-    if (!(kc > 0 && kc <= 1))
-        return nle_err(E, sc, cd, &cd->f[3], "coupling coefficient %g of %s is not in (0, 1]", kc,
-                       cd->f[0].u.s);
-    E->c->el[el].value = kc;
-    return NSC_OK;
-}
-
 /* append the numeric values of fields (groups flattened) to *v; PAIR fields to *pairs */
 static nsc_status flatten(elab *E, scope *sc, const nl_card *cd, const nl_field *f, int n,
                           double **v, int *nv, int *cap, const nl_field ***pairs, int *npair,
@@ -294,206 +174,6 @@ static nsc_status flatten(elab *E, scope *sc, const nl_card *cd, const nl_field 
         }
     }
     return NSC_OK;
-}
-
-/* waveform `name` with argument fields a[0..na) (+ trailing r=/td= pairs) */
-static nsc_status wave(elab *E, scope *sc, const nl_card *cd, const nl_field *at, int el,
-                       const char *name, const nl_field *a, int na, const nl_field *const *extra,
-                       int nextra)
-{
-    double *v = NULL;
-    int nv = 0, cap = 0, npair = 0, cappair = 0;
-    const nl_field **pairs = NULL;
-    nsc_status st = flatten(E, sc, cd, a, na, &v, &nv, &cap, &pairs, &npair, &cappair);
-    for (int i = 0; !st && i < nextra; i++) {
-        if (nsc_grow((void **)&pairs, &cappair, npair + 1, sizeof *pairs)) st = nle_oom(E);
-        else pairs[npair++] = extra[i];
-    }
-    nsc_wave *w = &E->c->el[el].wave;
-    char lname[16], uname[16]; /* lower case to match, upper for messages */
-    snprintf(lname, sizeof lname, "%s", name);
-    nsc_strlower(lname);
-    size_t k = 0;
-    for (; lname[k]; k++) uname[k] = (char)toupper((unsigned char)lname[k]);
-    uname[k] = 0;
-    name = uname;
-    int maxn = 0;
-    if (!st) {
-        if (!strcmp(lname, "pulse")) w->kind = NSC_WAVE_PULSE, maxn = 8; /* ngspice: NP 8th */
-        else if (!strcmp(lname, "sin") || !strcmp(lname, "sine")) w->kind = NSC_WAVE_SIN, maxn = 6;
-        else if (!strcmp(lname, "exp")) w->kind = NSC_WAVE_EXP, maxn = 6;
-        else w->kind = NSC_WAVE_PWL, maxn = 1 << 30;
-        if (nv < 2)
-            st = nle_err(E, sc, cd, at, "%s of %s needs at least 2 values", name, cd->f[0].u.s);
-        else if (nv > maxn)
-            st = nle_err(E, sc, cd, at, "too many values in %s of %s", name, cd->f[0].u.s);
-        else if (w->kind == NSC_WAVE_PWL && nv % 2)
-            st = nle_err(E, sc, cd, at, "PWL of %s needs time-value pairs (odd number of values)",
-                         cd->f[0].u.s);
-    }
-    double td = 0;
-    char key[32];
-    for (int i = 0; !st && i < npair; i++) {
-        const char *k = nle_pair_key(pairs[i], key, sizeof key);
-        double x;
-        if (w->kind == NSC_WAVE_PWL && k && (!strcmp(k, "r") || !strcmp(k, "td"))) {
-            if (!(st = nle_value(E, sc, cd, &pairs[i]->sub[1], &x))) {
-                if (!strcmp(k, "r")) w->repeat = x;
-                else td = x;
-            }
-        } else
-            st = nle_err(E, sc, cd, pairs[i], "unexpected '%s' in %s of %s", nle_ftext(pairs[i]),
-                         name, cd->f[0].u.s);
-    }
-    if (!st && w->kind == NSC_WAVE_PWL) {
-        for (int i = 0; i < nv; i += 2) v[i] += td;
-        for (int i = 2; i < nv && !st; i += 2)
-            if (v[i] < v[i - 2])
-                st = nle_err(E, sc, cd, at, "PWL times of %s must be non-decreasing (%g after %g)",
-                             cd->f[0].u.s, v[i], v[i - 2]);
-        if (!st && w->repeat != -1) {
-            if (!(w->repeat >= 0 && w->repeat < v[nv - 2]))
-                st = nle_err(E, sc, cd, at, "PWL repeat time r=%g of %s must be in [0, last time)",
-                             w->repeat, cd->f[0].u.s);
-            else w->repeat += td;
-        }
-    }
-    free(pairs);
-    if (st) {
-        free(v);
-        return st;
-    }
-    w->np = nv;
-    if (w->kind != NSC_WAVE_PWL) { /* room for the defaults */
-        double *p = nsc_realloc_array(v, (size_t)maxn, sizeof *p);
-        if (!p) {
-            free(v);
-            return nle_oom(E);
-        }
-        v = p;
-    }
-    w->p = v;
-    E->wgiven[el] = nv;
-    return NSC_OK;
-}
-
-static int is_wave_name(const char *s)
-{
-    return nsc_strieq(s, "pulse") || nsc_strieq(s, "sin") || nsc_strieq(s, "sine")
-           || nsc_strieq(s, "exp") || nsc_strieq(s, "pwl");
-}
-
-static int is_bad_wave(const char *s)
-{
-    static const char *const bad[] = { "sffm", "am", "trnoise", "trrandom", "pat", "dcop" };
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
-        if (nsc_strieq(s, bad[k])) return 1;
-    return 0;
-}
-
-/* AC mag [phase] at field *i of source el's card: the values that follow (AC
- * alone: magnitude 1, phase 0, as ngspice); *i then at the last one read. */
-static nsc_status vi_ac(elab *E, scope *sc, const nl_card *cd, int el, int *i)
-{
-    const nl_field *f = cd->f;
-    double x;
-    int j = *i + 1;
-    while (
-        j < cd->nf && j <= *i + 2
-        && (f[j].kind == NL_F_EXPR || (f[j].kind == NL_F_WORD && nsc_parse_number(f[j].u.s, &x))))
-        j++;
-    double ac[2] = { 1, 0 };
-    for (int q = *i + 1; q < j; q++)
-        if (nle_value(E, sc, cd, &f[q], &ac[q - *i - 1])) return E->r->status;
-    E->c->el[el].ac_mag = ac[0];
-    E->c->el[el].ac_phase = ac[1];
-    *i = j - 1;
-    return NSC_OK;
-}
-
-/* The waveform at field *i of source el's card, PULSE(...) or PULSE v1 v2 ...
- * without parentheses, then PWL's r= td=; *i then at its last field. */
-static nsc_status vi_wave(elab *E, scope *sc, const nl_card *cd, int el, int *i)
-{
-    const nl_field *f = cd->f, *args, *extra[4];
-    int na, nextra = 0, j;
-    char key[64];
-    const char *kk;
-    if (f[*i].kind == NL_F_CALL) {
-        args = f[*i].sub;
-        na = f[*i].nsub;
-        j = *i + 1;
-    } else {
-        args = &f[*i + 1];
-        for (j = *i + 1; j < cd->nf && f[j].kind != NL_F_PAIR && !nle_is_word(&f[j], "dc")
-                         && !nle_is_word(&f[j], "ac");
-             j++)
-            ;
-        na = j - *i - 1;
-    }
-    while (j < cd->nf && nextra < 4 && (kk = nle_pair_key(&f[j], key, sizeof key))
-           && (!strcmp(kk, "r") || !strcmp(kk, "td")))
-        extra[nextra++] = &f[j++];
-    if (wave(E, sc, cd, &f[*i], el, f[*i].u.s, args, na, extra, nextra)) return E->r->status;
-    *i = j - 1;
-    return NSC_OK;
-}
-
-/* V I: n+ n- [DC] [v] [AC mag [phase]] [PULSE|SIN|EXP|PWL(...)] */
-static nsc_status card_vi(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
-{
-    const nsc_device *dev = nsc_device_of(k);
-    int el;
-    if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, 2)) return E->r->status;
-    int have_dc = 0, have_wave = 0;
-    double dc = 0;
-    const nl_field *f = cd->f, *fser = NULL;
-    double rser = 0;
-    char key[64];
-    for (int i = 3; i < cd->nf; i++) {
-        const char *kk = nle_pair_key(&f[i], key, sizeof key);
-        if (kk && dev->card_parasitic && !strcmp(kk, "rser")) { /* LTspice */
-            if (parasitic_value(E, sc, cd, &f[i], kk, &rser)) return E->r->status;
-            fser = &f[i];
-            continue;
-        }
-        if (kk && dev->card_parasitic && !strcmp(kk, "cpar")) {
-            nle_warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored (not supported)", kk,
-                     nle_kind_name(k), f[0].u.s);
-            continue;
-        }
-        if (nle_is_word(&f[i], "dc")) {
-            if (i + 1 >= cd->nf)
-                return nle_err(E, sc, cd, &f[i], "missing value after DC in %s", f[0].u.s);
-            if (nle_value(E, sc, cd, &f[++i], &dc)) return E->r->status;
-            have_dc = 1;
-        } else if (nle_is_word(&f[i], "ac")) {
-            if (vi_ac(E, sc, cd, el, &i)) return E->r->status;
-        } else if ((f[i].kind == NL_F_CALL || f[i].kind == NL_F_WORD)
-                   && (is_wave_name(f[i].u.s) || is_bad_wave(f[i].u.s))) {
-            if (is_bad_wave(f[i].u.s))
-                return nle_err(E, sc, cd, &f[i], "waveform '%s' is not supported", f[i].u.s);
-            if (have_wave) return nle_err(E, sc, cd, &f[i], "second waveform in %s", f[0].u.s);
-            if (vi_wave(E, sc, cd, el, &i)) return E->r->status;
-            have_wave = 1;
-        } else if (f[i].kind == NL_F_PAIR) {
-            return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]),
-                           nle_kind_name(k), f[0].u.s);
-        } else if (!have_dc && !have_wave) {
-            if (nle_value(E, sc, cd, &f[i], &dc)) return E->r->status;
-            have_dc = 1;
-        } else
-            return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]),
-                           nle_kind_name(k), f[0].u.s);
-    }
-    nsc_element *e = &E->c->el[el];
-    if (!have_wave) e->wave.kind = NSC_WAVE_DC;
-    if (!have_dc && !have_wave)
-        nle_warn(E, sc, cd, NULL, "%s %s has no value, 0 assumed", nle_kind_name(k), f[0].u.s);
-    e->wave.dc = dc;
-    if (have_wave && !have_dc)
-        E->wgiven[el] = -E->wgiven[el] - 1; /* dc = wave(0), set with the defaults */
-    return rser > 0 ? series_r(E, sc, cd, fser, el, rser) : NSC_OK;
 }
 
 /* TABLE {V(a[,b])} = (x1,y1) (x2,y2) ... starting at f[i] (the TABLE word) */
@@ -711,37 +391,6 @@ static nsc_status card_eg(elab *E, scope *sc, const nl_card *cd, const nsc_devic
     return NSC_OK;
 }
 
-/* F H: n+ n- Vsense gain */
-static nsc_status card_fh(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
-{
-    const nl_field *f = cd->f;
-    int el;
-    if (nle_element_new(E, sc, cd, k, &el)) return E->r->status;
-    if (cd->nf > 3 && (f[3].kind == NL_F_WORD || f[3].kind == NL_F_CALL)
-        && nsc_strieq(f[3].u.s, "poly"))
-        return nle_err(E, sc, cd, &f[3], "POLY form of %s is not supported", f[0].u.s);
-    if (nle_nodes(E, sc, cd, el, 2)) return E->r->status;
-    if (cd->nf < 5)
-        return nle_err(E, sc, cd, NULL, "%s %s needs a sense voltage source and a gain",
-                       nle_kind_name(k), f[0].u.s);
-    if (cd->nf > 5)
-        return nle_err(E, sc, cd, &f[5], "unexpected '%s' in %s %s", nle_ftext(&f[5]),
-                       nle_kind_name(k), f[0].u.s);
-    double v;
-    if (nle_fixup_add(E, sc, cd, &f[3], el, 0) || nle_value(E, sc, cd, &f[4], &v))
-        return E->r->status;
-    E->c->el[el].value = v;
-    return NSC_OK;
-}
-
-/* The index of instance parameter kk (lower case) in d's table, -1 if none. */
-static int inst_par(const nsc_device *d, const char *kk)
-{
-    for (int q = 0; q < d->ninst; q++)
-        if (!strcmp(kk, d->inst[q].name)) return q;
-    return -1;
-}
-
 /* Xyce's generic switch S n+ n- model [ON|OFF] CONTROL={expr} (field xf): the
  * switch of dev_s.c whose control is the internal node <el>#ctl (to ground),
  * which a B source <el>#ctl drives to V = expr. */
@@ -790,155 +439,17 @@ static nsc_status parallel_expanded(elab *E, const nsc_device *dev, int el)
     double m = 1;
     for (int q = 0; q < dev->ninst; q++)
         if (dev->inst[q].flags & NSC_INST_PARALLEL) m *= E->c->el[el].ipar[q];
-    int qe = inst_par(dev, "m");
+    int qe = nsc_card_inst_par(dev, "m");
     for (int p = el + 1; m != 1 && p < E->c->nel; p++) {
         nsc_element *x = &E->c->el[p];
         const nsc_device *d = nsc_device_of(x->kind);
-        int qm = inst_par(d, "m");
+        int qm = nsc_card_inst_par(d, "m");
         if (d->pclass == NSC_PC_RESISTOR) x->value /= m;
         else if (x->kind == NSC_EL_CQ && nle_cq_scale(E, p, m))
             return E->r->status; /* the body's CJO */
         else if (qm >= 0 && qe >= 0) x->ipar[qm] = E->c->el[el].ipar[qe];
     }
     return NSC_OK;
-}
-
-/* ngspice's `.option scale`: an instance parameter that is a length (flag
- * NSC_INST_LENGTH: MOS W= L=) times E->scale, an area (AD= AS=) times its square. */
-static double inst_scale(const elab *E, const nsc_par *t)
-{
-    return t->flags & NSC_INST_LENGTH ? E->scale
-           : t->flags & NSC_INST_AREA ? E->scale * E->scale
-                                      : 1;
-}
-
-/* The model of el named by f[mi]: a name that is not a model names a bin
- * (nle_model_bin) chosen by the instance's L, W (given and scaled, else the
- * defaults; dev's instance parameters "l" "w"). */
-static nsc_status binned_model(elab *E, scope *sc, const nl_card *cd, const nsc_device *dev, int mi,
-                               int el)
-{
-    const nl_field *f = cd->f;
-    if (nle_model_named(E, sc, &f[mi]) >= 0) return nle_model_ref(E, sc, cd, &f[mi], el);
-    double lw[2] = { dev->inst[inst_par(dev, "l")].def, dev->inst[inst_par(dev, "w")].def };
-    char key[64];
-    for (int i = mi + 1; i < cd->nf; i++) {
-        const char *kk = nle_pair_key(&f[i], key, sizeof key);
-        int j = kk && !strcmp(kk, "l") ? 0 : kk && !strcmp(kk, "w") ? 1 : -1;
-        if (j >= 0 && nle_value(E, sc, cd, &f[i].sub[1], &lw[j])) return E->r->status;
-        if (j >= 0) lw[j] *= E->scale;
-    }
-    return nle_model_ref_lw(E, sc, cd, &f[mi], el, lw[0], lw[1]);
-}
-
-/* D: a k model [area] [off] [m=] [...]; M: d g s b model [W= L= m= ...]; S: n+ n- nc+ nc- model [on|off] */
-static nsc_status card_dms(elab *E, scope *sc, const nl_card *cd, const nsc_device *dev)
-{
-    const nl_field *f = cd->f;
-    nsc_elkind k = dev->kind;
-    unsigned opt = dev->card_opt;
-    const nl_field *xf = opt & NSC_CARDOPT_CONTROL ? control_field(cd) : NULL;
-    if (xf) return card_s_control(E, sc, cd, xf);
-    int n = dev->card_nodes + dev->card_sense, el; /* W: n+ n- vsense */
-    int vm = opt & NSC_CARDOPT_VDMOS && cd->nf >= 5 ? nle_model_named(E, sc, &f[4]) : -1, skip = 0;
-    if (vm >= 0 && E->c->model[vm].vdmos) n = 3; /* M d g s VDMOSMODEL */
-    else if (opt & NSC_CARDOPT_VDMOS && cd->nf >= 6 && (vm = nle_model_named(E, sc, &f[5])) >= 0
-             && E->c->model[vm].vdmos) {
-        n = 3;    /* M d g s x VDMOSMODEL: ngspice's */
-        skip = 1; /* 4th and 5th are thermal nodes */
-        nle_warn(E, sc, cd, &f[4],
-                 "the fourth node of VDMOS %s is not used (its body is its source)", f[0].u.s);
-    } else vm = -1;
-    if (nle_element_new(E, sc, cd, k, &el)
-        || nle_nodes(E, sc, cd, el, dev->card_sense ? dev->card_nodes : n))
-        return E->r->status;
-    if (vm >= 0) {
-        E->c->el[el].nnode = 4;
-        E->c->el[el].node[3] = E->c->el[el].node[2];
-    }
-    if (dev->card_sense && cd->nf < n + 1)
-        return nle_err(E, sc, cd, NULL, "missing sense voltage source for switch %s", f[0].u.s);
-    if (dev->card_sense && nle_fixup_add(E, sc, cd, &f[n], el, 0)) return E->r->status;
-    if (cd->nf < n + 2)
-        return nle_err(E, sc, cd, NULL, "missing model name for %s %s", nle_kind_name(k), f[0].u.s);
-    if (opt & NSC_CARDOPT_BINS ? binned_model(E, sc, cd, dev, n + 1 + skip, el)
-                               : nle_model_ref(E, sc, cd, &f[n + 1 + skip], el))
-        return E->r->status;
-    for (int q = 0; q < dev->ninst; q++) E->c->el[el].ipar[q] = dev->inst[q].def;
-    if (vm >= 0 ? nle_vdmos_expand(E, sc, cd, el, vm)
-                : opt & NSC_CARDOPT_SERIESR && nle_mos_expand(E, sc, cd, el))
-        return E->r->status;
-    char key[64];
-    for (int i = n + 2 + skip; i < cd->nf; i++) {
-        const char *kk = nle_pair_key(&f[i], key, sizeof key);
-        int q = kk ? inst_par(dev, kk) : -1;
-        if (q >= 0) {
-            double v;
-            if (nle_value(E, sc, cd, &f[i].sub[1], &v)) return E->r->status;
-            if (!(v > 0))
-                return nle_err(E, sc, cd, &f[i], "%s of %s must be positive", kk, f[0].u.s);
-            E->c->el[el].ipar[q] = v * inst_scale(E, &dev->inst[q]);
-        } else if (kk)
-            nle_warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored", kk, nle_kind_name(k),
-                     f[0].u.s);
-        else if (dev->card_state && f[i].kind == NL_F_WORD
-                 && (nsc_strieq(f[i].u.s, "on") || nsc_strieq(f[i].u.s, "off"))) {
-            E->c->el[el].has_ic = 1; /* the state the static problem starts from */
-            E->c->el[el].ic = nsc_strieq(f[i].u.s, "on");
-        } else if (f[i].kind == NL_F_WORD || f[i].kind == NL_F_EXPR)
-            nle_warn(E, sc, cd, &f[i], "'%s' of %s %s ignored", nle_ftext(&f[i]), nle_kind_name(k),
-                     f[0].u.s);
-        else
-            return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]),
-                           nle_kind_name(k), f[0].u.s);
-    }
-    return parallel_expanded(E, dev, el); /* RD RS / (AREA m) ... */
-}
-
-/* Q: c b e [s] model [area] [AREA=a] [off] [...] (ngspice). The fourth node is
- * the substrate when f[4] names no model and f[5] is a name: read, not
- * connected (no substrate junction), with a warning. */
-static nsc_status card_q(elab *E, scope *sc, const nl_card *cd, nsc_elkind k)
-{
-    const nl_field *f = cd->f;
-    double v;
-    int el, n = cd->nf >= 6 && nle_model_named(E, sc, &f[4]) < 0 && f[5].kind == NL_F_WORD
-                        && !nsc_parse_number(f[5].u.s, &v) && !nle_is_word(&f[5], "off")
-                    ? 4
-                    : 3;
-    if (nle_element_new(E, sc, cd, k, &el) || nle_nodes(E, sc, cd, el, 3)) return E->r->status;
-    if (cd->nf < n + 2)
-        return nle_err(E, sc, cd, NULL, "missing model name for %s %s", nle_kind_name(k), f[0].u.s);
-    if (n == 4)
-        nle_warn(E, sc, cd, &f[4],
-                 "the substrate node of %s is not connected (no substrate junction)", f[0].u.s);
-    if (nle_model_ref(E, sc, cd, &f[n + 1], el)) return E->r->status;
-    E->c->el[el].value = 1.0; /* AREA */
-    double mult = 1;          /* m=: AREA times m, as SPICE */
-    char key[64];
-    for (int i = n + 2; i < cd->nf; i++) {
-        const char *kk = nle_pair_key(&f[i], key, sizeof key);
-        int area = kk ? !strcmp(kk, "area")
-                      : i == n + 2 && f[i].kind != NL_F_PAIR && !nle_is_word(&f[i], "off");
-        if (area) {
-            if (nle_value(E, sc, cd, kk ? &f[i].sub[1] : &f[i], &v)) return E->r->status;
-            if (!(v > 0))
-                return nle_err(E, sc, cd, &f[i], "area of %s must be positive (%g)", f[0].u.s, v);
-            E->c->el[el].value = v;
-        } else if (kk && !strcmp(kk, "m")) {
-            if (mult_value(E, sc, cd, &f[i], &mult)) return E->r->status;
-        } else if (kk)
-            nle_warn(E, sc, cd, &f[i], "parameter '%s' of %s %s ignored", kk, nle_kind_name(k),
-                     f[0].u.s);
-        else if (f[i].kind == NL_F_WORD || f[i].kind == NL_F_EXPR)
-            nle_warn(E, sc, cd, &f[i], "'%s' of %s %s ignored", nle_ftext(&f[i]), nle_kind_name(k),
-                     f[0].u.s);
-        else
-            return nle_err(E, sc, cd, &f[i], "unexpected '%s' in %s %s", nle_ftext(&f[i]),
-                           nle_kind_name(k), f[0].u.s);
-    }
-    E->c->el[el].value *= mult;
-    return nle_bjt_expand(E, sc, cd, el);
 }
 
 /* B n+ n- V=expr | I=expr: the expression compiled to an exact PWL program
@@ -1045,6 +556,152 @@ static nsc_status card_b(elab *E, scope *sc, const nl_card *cd, const nsc_device
     return b_compile(E, sc, cd, el, &f->sub[1], 4);
 }
 
+/* ---- the card view (lcs/card.h): a card read by its device's parse() ---- */
+
+/* what the view's ops read: the elaboration, the card and its scope */
+typedef struct view_ctx {
+    elab *E;
+    scope *sc;
+    const nl_card *cd;
+} view_ctx;
+
+static nsc_status v_err(const nsc_cardview *v, const nsc_cfield *f, const char *fmt, va_list ap)
+{
+    const view_ctx *x = v->ctx;
+    return nle_verr(x->E, x->sc, x->cd, f, fmt, ap);
+}
+
+static void v_warn(const nsc_cardview *v, const nsc_cfield *f, const char *fmt, va_list ap)
+{
+    const view_ctx *x = v->ctx;
+    nle_vwarn(x->E, x->sc, x->cd, f, fmt, ap);
+}
+
+static nsc_status v_oom(const nsc_cardview *v)
+{
+    return nle_oom(((const view_ctx *)v->ctx)->E);
+}
+
+static int v_number(const nsc_cardview *v, const nsc_cfield *f, double *y)
+{
+    (void)v;
+    return f->kind == NL_F_WORD && nsc_parse_number(f->u.s, y);
+}
+
+static nsc_status v_value(const nsc_cardview *v, const nsc_cfield *f, double *y)
+{
+    const view_ctx *x = v->ctx;
+    return nle_value(x->E, x->sc, x->cd, f, y);
+}
+
+static nsc_status v_element(const nsc_cardview *v, nsc_elkind k, int *el)
+{
+    const view_ctx *x = v->ctx;
+    return nle_element_new(x->E, x->sc, x->cd, k, el);
+}
+
+static nsc_status v_nodes(const nsc_cardview *v, int el, int n)
+{
+    const view_ctx *x = v->ctx;
+    return nle_nodes(x->E, x->sc, x->cd, el, n);
+}
+
+static nsc_status v_ref(const nsc_cardview *v, const nsc_cfield *f, int el, int slot)
+{
+    const view_ctx *x = v->ctx;
+    return nle_fixup_add(x->E, x->sc, x->cd, f, el, slot);
+}
+
+static nsc_status v_model(const nsc_cardview *v, const nsc_cfield *f, int el)
+{
+    const view_ctx *x = v->ctx;
+    return nle_model_ref(x->E, x->sc, x->cd, f, el);
+}
+
+static nsc_status v_model_bin(const nsc_cardview *v, const nsc_cfield *f, int el, double l,
+                              double w)
+{
+    const view_ctx *x = v->ctx;
+    return nle_model_ref_lw(x->E, x->sc, x->cd, f, el, l, w);
+}
+
+static int v_model_index(const nsc_cardview *v, const nsc_cfield *f)
+{
+    const view_ctx *x = v->ctx;
+    return nle_model_named(x->E, x->sc, f);
+}
+
+static nsc_status v_res_model(const nsc_cardview *v, const nsc_cfield *f, int *is, double *scale)
+{
+    const view_ctx *x = v->ctx;
+    int rm = nle_res_model(x->E, x->sc, x->cd, f, scale);
+    *is = rm > 0;
+    return rm < 0 ? x->E->r->status : NSC_OK;
+}
+
+static nsc_status v_series_r(const nsc_cardview *v, const nsc_cfield *f, int el, double r)
+{
+    const view_ctx *x = v->ctx;
+    return series_r(x->E, x->sc, x->cd, f, el, r);
+}
+
+static nsc_status v_parasitic(const nsc_cardview *v, int el, const char *what, nsc_elkind k,
+                              double y, int n0, int n1)
+{
+    const view_ctx *x = v->ctx;
+    return nle_parasitic(x->E, x->sc, x->cd, el, what, k, y, n0, n1);
+}
+
+static nsc_status v_expand(const nsc_cardview *v, int el, int how, int mi)
+{
+    const view_ctx *x = v->ctx;
+    return how == NSC_EXPAND_VDMOS  ? nle_vdmos_expand(x->E, x->sc, x->cd, el, mi)
+           : how == NSC_EXPAND_RDRS ? nle_mos_expand(x->E, x->sc, x->cd, el)
+                                    : nle_bjt_expand(x->E, x->sc, x->cd, el);
+}
+
+static nsc_status v_parallel(const nsc_cardview *v, int el)
+{
+    const view_ctx *x = v->ctx;
+    return parallel_expanded(x->E, nsc_device_of(x->E->c->el[el].kind), el);
+}
+
+static const nsc_cardops VIEW_OPS = {
+    .verr = v_err,
+    .vwarn = v_warn,
+    .oom = v_oom,
+    .number = v_number,
+    .value = v_value,
+    .element = v_element,
+    .nodes = v_nodes,
+    .ref = v_ref,
+    .model = v_model,
+    .model_bin = v_model_bin,
+    .model_index = v_model_index,
+    .res_model = v_res_model,
+    .series_r = v_series_r,
+    .parasitic = v_parasitic,
+    .expand = v_expand,
+    .parallel = v_parallel,
+};
+
+/* Card cd read by its device d's own parser through the view; the variants of
+ * its card that stand for parts this stage builds (card_opt: a resistor that
+ * reads time, a charge Q=, a switch's CONTROL=) first. */
+static nsc_status card_own(elab *E, scope *sc, const nl_card *cd, const nsc_device *d)
+{
+    const nl_field *tv = d->card_opt & NSC_CARDOPT_TIMESW ? time_value(cd) : NULL;
+    if (tv) return card_r_time(E, sc, cd, tv);
+    int isq;
+    const nl_field *qv = d->card_opt & NSC_CARDOPT_CHARGE ? nle_cq_field(cd, &isq) : NULL;
+    if (qv) return nle_card_cq(E, sc, cd, qv, isq);
+    const nl_field *xf = d->card_opt & NSC_CARDOPT_CONTROL ? control_field(cd) : NULL;
+    if (xf) return card_s_control(E, sc, cd, xf);
+    view_ctx x = { E, sc, cd };
+    nsc_cardview v = { cd->f, cd->nf, E->c, E->scale, &VIEW_OPS, &x };
+    return d->parse(d, &v);
+}
+
 static const char *const UNSUPPORTED_EL[26] = {
     ['n' - 'a'] = "numerical devices (N)",
     ['o' - 'a'] = "lossy transmission lines (O)",
@@ -1073,13 +730,8 @@ nsc_status nle_card_element(elab *E, scope *sc, const nl_card *cd)
     int ch = tolower((unsigned char)cd->f[0].u.s[0]);
     const nsc_device *d = nsc_device_of_letter(ch);
     switch (d ? d->card : NSC_CARD_NONE) {
-    case NSC_CARD_VALUE: return card_rcl(E, sc, cd, d);
-    case NSC_CARD_COUPLING: return card_k(E, sc, cd, d->kind);
-    case NSC_CARD_SOURCE: return card_vi(E, sc, cd, d->kind);
+    case NSC_CARD_OWN: return card_own(E, sc, cd, d);
     case NSC_CARD_VCTRL: return card_eg(E, sc, cd, d);
-    case NSC_CARD_ICTRL: return card_fh(E, sc, cd, d->kind);
-    case NSC_CARD_MODEL: return card_dms(E, sc, cd, d);
-    case NSC_CARD_BJT: return card_q(E, sc, cd, d->kind);
     case NSC_CARD_BEHAV: return card_b(E, sc, cd, d);
     case NSC_CARD_XSPICE: return nle_card_a(E, sc, cd);
     case NSC_CARD_NONE: break;

@@ -3,9 +3,10 @@
  * nodes, elements and forward references to elements.
  *
  * Invariants: E->c->node_loc has the capacity of E->c->node_name (E->capnode),
- * E->elmodel and E->wgiven that of E->c->el (E->capel); E->nodes and E->els
+ * E->elmodel that of E->c->el (E->capel); E->nodes and E->els
  * map every full name to its index; names are lower case. */
 #include "nl_elab.h"
+#include "devices/cards.h"
 #include "devices/device.h"
 #include "devices/bprog.h"
 
@@ -29,25 +30,38 @@ static nsc_loc vmsg(const elab *E, const nl_card *cd, const nl_field *f, char *m
     return nl_field_loc(E->d, cd, f ? f : &cd->f[0]);
 }
 
+nsc_status nle_verr(elab *E, const scope *sc, const nl_card *cd, const nl_field *f, const char *fmt,
+                    va_list ap)
+{
+    char msg[512];
+    nsc_loc loc = vmsg(E, cd, f, msg, sizeof msg, fmt, ap);
+    return nsc_err(E->r, NSC_ENETLIST, &loc, "%s%s", msg, sc && sc->where ? sc->where : "");
+}
+
 nsc_status nle_err(elab *E, const scope *sc, const nl_card *cd, const nl_field *f, const char *fmt,
                    ...)
 {
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    nsc_loc loc = vmsg(E, cd, f, msg, sizeof msg, fmt, ap);
+    nsc_status st = nle_verr(E, sc, cd, f, fmt, ap);
     va_end(ap);
-    return nsc_err(E->r, NSC_ENETLIST, &loc, "%s%s", msg, sc && sc->where ? sc->where : "");
+    return st;
+}
+
+void nle_vwarn(elab *E, const scope *sc, const nl_card *cd, const nl_field *f, const char *fmt,
+               va_list ap)
+{
+    char msg[512];
+    nsc_loc loc = vmsg(E, cd, f, msg, sizeof msg, fmt, ap);
+    nsc_warn(E->r, &loc, "%s%s", msg, sc && sc->where ? sc->where : "");
 }
 
 void nle_warn(elab *E, const scope *sc, const nl_card *cd, const nl_field *f, const char *fmt, ...)
 {
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    nsc_loc loc = vmsg(E, cd, f, msg, sizeof msg, fmt, ap);
+    nle_vwarn(E, sc, cd, f, fmt, ap);
     va_end(ap);
-    nsc_warn(E->r, &loc, "%s%s", msg, sc && sc->where ? sc->where : "");
 }
 
 void nle_note(elab *E, const nl_card *cd, const nl_field *f, const char *fmt, const char *arg)
@@ -56,30 +70,20 @@ void nle_note(elab *E, const nl_card *cd, const nl_field *f, const char *fmt, co
     nsc_note(E->r, &loc, fmt, arg);
 }
 
-/* text of a field for messages */
+/* the card view's helpers (devices/cards.c): one reading of a field */
 const char *nle_ftext(const nl_field *f)
 {
-    switch (f->kind) {
-    case NL_F_WORD:
-    case NL_F_STRING:
-    case NL_F_CALL: return f->u.s;
-    case NL_F_EXPR: return "{...}";
-    case NL_F_GROUP: return "(...)";
-    default: return f->sub[0].kind == NL_F_WORD ? f->sub[0].u.s : "=";
-    }
+    return nsc_card_text(f);
 }
 
 int nle_is_word(const nl_field *f, const char *w)
 {
-    return f->kind == NL_F_WORD && nsc_strieq(f->u.s, w);
+    return nsc_card_is_word(f, w);
 }
 
-/* key of a PAIR field in lower case into E->buf, or NULL if the key is not a word */
 const char *nle_pair_key(const nl_field *f, char *k, size_t cap)
 {
-    if (f->kind != NL_F_PAIR || f->sub[0].kind != NL_F_WORD) return NULL;
-    snprintf(k, cap, "%s", f->sub[0].u.s);
-    return nsc_strlower(k);
+    return nsc_card_key(f, k, cap);
 }
 
 /* E->buf = a b (b in lower case) */
@@ -247,12 +251,10 @@ nsc_status nle_element_named(elab *E, scope *sc, const nl_card *cd, nsc_elkind k
                        "circuit too large: more than %d elements after subcircuit expansion",
                        NL_MAXELEMENTS);
     if (nsc_grow((void **)&c->el, &cap, c->nel + 1, sizeof *c->el)) return nle_oom(E);
-    if (cap != E->capel) { /* elmodel, wgiven: same capacity as el */
+    if (cap != E->capel) { /* elmodel: same capacity as el */
         int *em = nsc_realloc_array(E->elmodel, (size_t)cap, sizeof *em);
-        if (em) E->elmodel = em;
-        int *wg = em ? nsc_realloc_array(E->wgiven, (size_t)cap, sizeof *wg) : NULL;
-        if (!wg) return nle_oom(E);
-        E->wgiven = wg;
+        if (!em) return nle_oom(E);
+        E->elmodel = em;
         E->capel = cap;
     }
     int old;
@@ -269,7 +271,6 @@ nsc_status nle_element_named(elab *E, scope *sc, const nl_card *cd, nsc_elkind k
     e->wave.repeat = -1;
     e->loc = nl_field_loc(E->d, cd, &cd->f[0]);
     E->elmodel[c->nel] = -1;
-    E->wgiven[c->nel] = 0;
     *idx = c->nel++;
     if (nl_hash_put(&E->els, e->name, *idx)) return nle_oom(E);
     return NSC_OK;

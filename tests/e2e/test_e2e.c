@@ -1758,6 +1758,15 @@ Test(e2e, vdmos_runs_as_its_expansion)
               vmin, vmax);
     tu_table_free(&a);
     tu_table_free(&b);
+}
+
+/* The VDMOS's operating points (the model of vdmos_runs_as_its_expansion's
+ * comment): the channel at VGS - VTO = 1 V against ngspice 39's 10.0001 A, the
+ * same turned around by PCHAN, the body diode at -1 V against the SPICE curve;
+ * ngspice's 4-node card, and BV's avalanche clamp. */
+Test(e2e, vdmos_operating_points)
+{
+    char path[1024], cmd[2048], net[2048], *out = NULL;
     const char *ops[][2] = {
         { "VD d 0 10\nVG g 0 5\nM1 d g 0 F\n.model F VDMOS(Vto=4 Kp=20)", "i(vd)" },
         { "VD d 0 -10\nVG g 0 -5\nM1 d g 0 F\n.model F VDMOS(pchan Vto=-4 Kp=20)", "i(vd)" },

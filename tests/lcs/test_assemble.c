@@ -10,6 +10,7 @@
 
 #include "circuit/circuit.h"
 #include "lcs/lcs.h"
+#include "devices/cards.h"
 #include "devices/device.h"
 #include "base/sparse.h"
 #include "testutil.h"
@@ -293,6 +294,7 @@ Test(devices, card_letters_name_one_device_each)
     for (int k = 0; k < NSC_EL_NKINDS; k++) {
         const nsc_device *d = nsc_device_of((nsc_elkind)k);
         cr_assert((d->letter != 0) == (d->card != NSC_CARD_NONE), "%s", d->what);
+        cr_assert((d->card == NSC_CARD_OWN) == (d->parse != NULL), "%s", d->what);
         if (!d->letter) continue;
         cr_assert(d->letter >= 'a' && d->letter <= 'z' && !seen[d->letter - 'a']++, "%s: '%c'",
                   d->what, d->letter);
@@ -582,6 +584,57 @@ static nsc_circuit *bridge(void)
     return c;
 }
 
+/* M = C W^-1 B of the bridge's L (4 x 4), W = E/h - Theta A (theta on rows
+ * with E entries, 1 elsewhere), row-major into M; returns max |M_ij|. */
+static double bridge_m(const nsc_lcs *L, double h, double th, double M[16])
+{
+    double *Ed = rowmajor(L->E), *Ad = rowmajor(L->A), *Bd = rowmajor(L->B), *Cd = rowmajor(L->C);
+    double W[16], X[16], mmax = 0;
+    for (int i = 0; i < 4; i++) {
+        int dyn = 0;
+        for (int j = 0; j < 4; j++) dyn |= Ed[i * 4 + j] != 0;
+        for (int j = 0; j < 4; j++)
+            W[i * 4 + j] = Ed[i * 4 + j] / h - (dyn ? th : 1.0) * Ad[i * 4 + j];
+    }
+    memcpy(X, Bd, sizeof X);
+    cr_assert_eq(gauss(W, X, 4, 4), 0); /* X = W^-1 B */
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            double s = 0;
+            for (int k = 0; k < 4; k++) s += Cd[i * 4 + k] * X[k * 4 + j];
+            M[i * 4 + j] = s;
+            if (fabs(s) > mmax) mmax = fabs(s);
+        }
+    free(Ed);
+    free(Ad);
+    free(Bd);
+    free(Cd);
+    return mmax;
+}
+
+/* The bridge's M is positive semidefinite: M x0 = 0 for x0 = (1,-1,1,-1)
+ * (B x0 = 0: the circulating bridge current), and the Cholesky factorization of
+ * M + eps I succeeds. */
+static void bridge_m_psd(const double M[16], double mmax)
+{
+    double x0[4] = { 1, -1, 1, -1 };
+    for (int i = 0; i < 4; i++) {
+        double s = 0;
+        for (int j = 0; j < 4; j++) s += M[i * 4 + j] * x0[j];
+        cr_assert(fabs(s) <= 1e-12 * mmax, "M x0 = %g", s);
+    }
+    double Ch[16];
+    memcpy(Ch, M, sizeof Ch);
+    for (int i = 0; i < 4; i++) Ch[i * 4 + i] += 1e-9 * mmax;
+    for (int k = 0; k < 4; k++) {
+        cr_assert_gt(Ch[k * 4 + k], 0, "M not PSD (pivot %d)", k);
+        double d = sqrt(Ch[k * 4 + k]);
+        for (int i = k; i < 4; i++) Ch[i * 4 + k] /= d;
+        for (int i = k + 1; i < 4; i++)
+            for (int j = k + 1; j <= i; j++) Ch[i * 4 + j] -= Ch[i * 4 + k] * Ch[j * 4 + k];
+    }
+}
+
 Test(assemble, bridge_tran_matrices_and_gmin)
 {
     nsc_circuit *c = bridge();
@@ -607,26 +660,8 @@ Test(assemble, bridge_tran_matrices_and_gmin)
     cr_assert_eq(L->ngmin, 1);
     cr_assert_str_eq(c->node_name[L->gmin_node[0]], "a");
 
-    /* M = D + C W^-1 B, W = E/h - Theta A (theta on rows with E entries, 1 elsewhere) */
-    double h = 1e-6, th = 0.5;
-    double *Ed = rowmajor(L->E), *Ad = rowmajor(L->A), *Bd = rowmajor(L->B), *Cd = rowmajor(L->C);
-    double W[16], X[16], M[16];
-    for (int i = 0; i < 4; i++) {
-        int dyn = 0;
-        for (int j = 0; j < 4; j++) dyn |= Ed[i * 4 + j] != 0;
-        for (int j = 0; j < 4; j++)
-            W[i * 4 + j] = Ed[i * 4 + j] / h - (dyn ? th : 1.0) * Ad[i * 4 + j];
-    }
-    memcpy(X, Bd, sizeof X);
-    cr_assert_eq(gauss(W, X, 4, 4), 0); /* X = W^-1 B */
-    double mmax = 0;
-    for (int i = 0; i < 4; i++)
-        for (int j = 0; j < 4; j++) {
-            double s = 0;
-            for (int k = 0; k < 4; k++) s += Cd[i * 4 + k] * X[k * 4 + j];
-            M[i * 4 + j] = s;
-            if (fabs(s) > mmax) mmax = fabs(s);
-        }
+    /* M = D + C W^-1 B (D = 0 above) */
+    double h = 1e-6, th = 0.5, M[16], mmax = bridge_m(L, h, th, M);
     /* hand value: on (a, b) the Schur complement is S = k [1 -1; -1 1] + g e_a e_a^T with
      * g = th gmin, k = C/h + th^2 h / L: S^-1 = [1/g 1/g; 1/g 1/g + 1/k], so
      * M(d3,d3) = (S^-1)_aa = 1/g and M(d3,d4) = (S^-1)_ab = 1/g, M(d4,d4) = 1/g + 1/k */
@@ -643,29 +678,7 @@ Test(assemble, bridge_tran_matrices_and_gmin)
         for (int j = 0; j < 4; j++)
             cr_assert(fabs(M[i * 4 + j] - M[j * 4 + i]) <= 1e-12 * mmax, "M not symmetric at %d,%d",
                       i, j);
-    /* positive semidefinite: x'Mx >= 0 on a set of vectors, and M x0 = 0 for
-     * x0 = (1,-1,1,-1) (B x0 = 0: the circulating bridge current) */
-    double x0[4] = { 1, -1, 1, -1 };
-    for (int i = 0; i < 4; i++) {
-        double s = 0;
-        for (int j = 0; j < 4; j++) s += M[i * 4 + j] * x0[j];
-        cr_assert(fabs(s) <= 1e-12 * mmax, "M x0 = %g", s);
-    }
-    /* Cholesky of M + eps I succeeds (PSD) */
-    double Ch[16];
-    memcpy(Ch, M, sizeof Ch);
-    for (int i = 0; i < 4; i++) Ch[i * 4 + i] += 1e-9 * mmax;
-    for (int k = 0; k < 4; k++) {
-        cr_assert_gt(Ch[k * 4 + k], 0, "M not PSD (pivot %d)", k);
-        double d = sqrt(Ch[k * 4 + k]);
-        for (int i = k; i < 4; i++) Ch[i * 4 + k] /= d;
-        for (int i = k + 1; i < 4; i++)
-            for (int j = k + 1; j <= i; j++) Ch[i * 4 + j] -= Ch[i * 4 + k] * Ch[j * 4 + k];
-    }
-    free(Ed);
-    free(Ad);
-    free(Bd);
-    free(Cd);
+    bridge_m_psd(M, mmax);
     nsc_sp_free(Bt);
     nsc_sp_free(diff);
     nsc_lcs_free(L);
@@ -1085,8 +1098,7 @@ Test(devices, table_names_every_kind_and_its_models)
         const nsc_device *d = nsc_device_of((nsc_elkind)k);
         cr_assert(d && d->kind == (nsc_elkind)k, "kind %d", k);
         cr_assert(d->name && d->what && d->count && d->stamp, "kind %d", k);
-        int model = d->card == NSC_CARD_MODEL || d->card == NSC_CARD_BJT
-                    || d->card == NSC_CARD_XSPICE;
+        int model = d->parse == nsc_card_model || d->kind == NSC_EL_Q || d->card == NSC_CARD_XSPICE;
         cr_assert_eq(model, d->models[0].name != NULL, "%s", d->name);
         for (int q = 0; q < NSC_MAXMODNAME && d->models[q].name; q++)
             cr_assert(nsc_dev_takes(d, d->models[q].type), "%s", d->name);

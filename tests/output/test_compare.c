@@ -403,15 +403,22 @@ Test(compare, errors)
     nsc_waves_free(C);
 }
 
-/* The program: verdict and exit statuses, --plot files. */
-Test(compare, program)
+/* The program's two files in tmp: ref.dat (v(a), v(b)) and ours.csv (v(a,b)). */
+static void program_files(void)
 {
-    char path[1024], cmd[4096];
+    char path[1024];
     snprintf(path, sizeof path, "%s/ref.dat", tmp);
     cr_assert_eq(tu_write_file(path, "# time v(a) v(b)\n0 0 0\n1 1 10\n2 0 0\n"), 0);
     snprintf(path, sizeof path, "%s/ours.csv", tmp);
     cr_assert_eq(tu_write_file(path, "time,v(a,b)\n0,0\n0.5,-4.49\n1,-9\n2,0\n"),
                  0); /* ref v(a,b) = -9 t */
+}
+
+/* The program: verdict and exit statuses, --plot files. */
+Test(compare, program)
+{
+    char path[1024], cmd[4096];
+    program_files();
     char *out = NULL;
     /* error 0.01 V at t = 0.5, range 9: max 0.11 %; rms: integral of a hat 0->0.01->0 over 2 s */
     snprintf(cmd, sizeof cmd, "cd %s && %s compare ours.csv ref.dat --tol 0.1%% 2>&1", tmp,
@@ -447,8 +454,15 @@ Test(compare, program)
         cr_assert(strstr(out, "error"), "%s: %s", bad[k], out);
         free(out);
     }
-    /* an interrupted ours, or one covering a third of the reference's time, is no
-     * PASS without --from/--to (before: PASS on the common part, exit 0) */
+}
+
+/* An interrupted ours, or one covering a third of the reference's time, is no
+ * PASS without --from/--to (before: PASS on the common part, exit 0); a
+ * nameless wrdata file takes the names of --signals, in order. */
+Test(compare, program_incomplete_and_nameless)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    program_files();
     snprintf(path, sizeof path, "%s/cut.dat", tmp);
     cr_assert_eq(tu_write_file(path,
                                "# time v(a,b)\n# interrupted at t=1 s: \n0 0\n0.5 -4.5\n1 -9\n"),
@@ -467,7 +481,6 @@ Test(compare, program)
     cr_assert(strstr(out, "FAIL: the files cover different times") && strstr(out, "33 %"), "%s",
               out);
     free(out);
-    /* a nameless wrdata file takes the names of --signals, in order */
     snprintf(path, sizeof path, "%s/wr.txt", tmp);
     cr_assert_eq(tu_write_file(path, " 0 0 0 5\n 1 -9 1 5\n 2 0 2 5\n"), 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s compare ours.csv wr.txt --signals 'v(a,b),v(c)' 2>&1",

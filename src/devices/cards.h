@@ -1,0 +1,48 @@
+/* cards.h -- reading element cards through the card view (lcs/card.h): the
+ * view's helpers and the parsers of the card forms several devices share
+ * (devices/cards.c). A device whose card is its own has its parser in its file
+ * (dev_k.c, dev_q.c). Internal header. */
+#ifndef NSC_CARDS_H
+#define NSC_CARDS_H
+
+#include "lcs/devif.h"
+
+/* v->op->verr / vwarn with a format. */
+nsc_status nsc_card_err(const nsc_cardview *v, const nsc_cfield *f, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void nsc_card_warn(const nsc_cardview *v, const nsc_cfield *f, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Text of field f for messages ("{...}" for an expression, "(...)" a group). */
+const char *nsc_card_text(const nsc_cfield *f);
+/* 1 when f is the word w (case aside). */
+int nsc_card_is_word(const nsc_cfield *f, const char *w);
+/* The key of PAIR field f in lower case, copied into k[cap]; NULL if f is not a
+ * PAIR or its key is not a word. */
+const char *nsc_card_key(const nsc_cfield *f, char *k, size_t cap);
+/* *x = the value of LTspice's parasitic pair f (key kk: rser, rpar, cpar) of the
+ * card: Rser >= 0, Rpar > 0, Cpar >= 0. */
+nsc_status nsc_card_parasitic(const nsc_cardview *v, const nsc_cfield *f, const char *kk,
+                              double *x);
+/* *m = the value of m=x (pair f), the number of devices in parallel: > 0, finite. */
+nsc_status nsc_card_mult(const nsc_cardview *v, const nsc_cfield *f, double *m);
+
+/* The index of instance parameter kk (lower case) in d's table (d->inst), -1 if none. */
+int nsc_card_inst_par(const nsc_device *d, const char *kk);
+
+/* The parsers of shared forms (nsc_device.parse). The variants of a card the
+ * netlist stage builds itself (NSC_CARDOPT_TIMESW, _CHARGE, _CONTROL) never reach
+ * them. */
+/* V I: n+ n- [DC] [v] [AC mag [phase]] [PULSE|SIN|EXP|PWL(...)] [Rser=] */
+nsc_status nsc_card_source(const nsc_device *d, const nsc_cardview *v);
+/* R C L: n+ n- value [IC=v] [m=x] [name=value ...]; L C also Rser= Rpar= Cpar=
+ * (m in parallel: the value and the parasitics scaled; IC= is the total current
+ * or the voltage); R's model before or after the value (NSC_CARDOPT_RMODEL) */
+nsc_status nsc_card_value(const nsc_device *d, const nsc_cardview *v);
+/* D: a k model [area] [off] [m=] [...]; M: d g s b model [W= L= m= ...] (a VDMOS
+ * d g s [x] model, bins); J; S: n+ n- nc+ nc- model [on|off]; W: n+ n- vsense
+ * model [on|off]: the shape of d's card_nodes, card_sense, card_state, inst */
+nsc_status nsc_card_model(const nsc_device *d, const nsc_cardview *v);
+/* F H: n+ n- vsense gain */
+nsc_status nsc_card_ictrl(const nsc_device *d, const nsc_cardview *v);
+
+#endif

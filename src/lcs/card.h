@@ -1,0 +1,129 @@
+/* card.h -- the card view: an element card as the netlist stage hands it to a
+ * device's own parser (nsc_device.parse, devif.h). Internal header.
+ *
+ * The devices sit below the netlist in the layering (tests/check_layers.sh), so
+ * a device file cannot see the netlist's cards, scopes or expressions. What it
+ * sees is this view: the card's fields as plain data (nsc_cfield: kind, text,
+ * location, sub-fields; the netlist stage's own nl_field is this type, so no
+ * field is copied), and a table of the netlist stage's services (nsc_cardops)
+ * for what only that stage knows: a field's value (numbers, {expr}, .param
+ * names, in the card's scope), nodes and elements by name (the subcircuit
+ * prefix), references to elements resolved after every card, models by name,
+ * and the elements a card expands into. Messages go through the view too:
+ * nsc_card_err names the field as `file:line:col: error: ...` (plus the
+ * instance, " (in instance x1)"), as the netlist stage's own messages.
+ *
+ * Conventions: a function returning nsc_status has reported its error (in the
+ * run's report) when it returns non-zero; the parser returns that status at
+ * once. The circuit v->c is the one being built: an element's index stays, its
+ * address moves when an element is added (read v->c->el[el] after each op). */
+#ifndef NSC_CARD_H
+#define NSC_CARD_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "base/util.h"
+#include "circuit/circuit.h"
+
+struct nl_expr; /* the netlist stage's expression: opaque here, read through op->value */
+
+/* The kind of a card field. Syntax -> kind:
+ *   word               WORD   s = "word" in lower case (node, number, keyword, name)
+ *   "text"             STRING s = text without quotes
+ *   {e} or 'e'         EXPR   x = parsed e
+ *   name(f f, f ...)   CALL   s = name (lower case), sub[0..nsub) = the fields inside
+ *   (f f, f ...)       GROUP  sub[0..nsub)
+ *   key=value          PAIR   sub[0] = key field, sub[1] = value field;
+ *                             after a plain word key the value is an expression
+ *                             even without braces (EXPR), e.g. w=2*l */
+typedef enum nsc_cfkind {
+    NSC_CF_WORD,
+    NSC_CF_STRING,
+    NSC_CF_EXPR,
+    NSC_CF_CALL,
+    NSC_CF_GROUP,
+    NSC_CF_PAIR
+} nsc_cfkind;
+
+/* A field of a card; line/col: 1-based position of its first character (of the
+ * key for a PAIR) in the card's file. */
+typedef struct nsc_cfield {
+    int kind; /* nsc_cfkind */
+    int line, col;
+    int nsub;
+    union {
+        const char *s;
+        struct nl_expr *x;
+    } u;
+    struct nsc_cfield *sub;
+} nsc_cfield;
+
+typedef struct nsc_cardview nsc_cardview;
+
+/* The netlist stage's services to a card's parser. f: a field of the card
+ * (NULL: its head, f[0]); el: an element the card made (an index of v->c->el). */
+typedef struct nsc_cardops {
+    /* an error NSC_ENETLIST at f, its message fmt; returns the status */
+    nsc_status (*verr)(const nsc_cardview *v, const nsc_cfield *f, const char *fmt, va_list ap);
+    /* a warning at f */
+    void (*vwarn)(const nsc_cardview *v, const nsc_cfield *f, const char *fmt, va_list ap);
+    /* NSC_ENOMEM reported; returns it */
+    nsc_status (*oom)(const nsc_cardview *v);
+    /* 1 and *x when f is a word that reads as a number (SPICE's: 1k, 10u, 2meg), else 0 */
+    int (*number)(const nsc_cardview *v, const nsc_cfield *f, double *x);
+    /* *x = the value of f: a number, {expr}, a bare expression, a .param name; finite */
+    nsc_status (*value)(const nsc_cardview *v, const nsc_cfield *f, double *x);
+    /* a new element of kind k named after the card's head (the subcircuit's
+     * prefix + f[0]; a duplicate name is an error); *el its index */
+    nsc_status (*element)(const nsc_cardview *v, nsc_elkind k, int *el);
+    /* the fields f[1..n] as element el's nodes (nnode = n); an error when missing */
+    nsc_status (*nodes)(const nsc_cardview *v, int el, int n);
+    /* element el's ref[slot] = the element word field f names (the prefix
+     * added), resolved after every card */
+    nsc_status (*ref)(const nsc_cardview *v, const nsc_cfield *f, int el, int slot);
+    /* element el's model = the .model field f names, checked against el's device */
+    nsc_status (*model)(const nsc_cardview *v, const nsc_cfield *f, int el);
+    /* the same for a MOS instance of length l, width w (metres, scaled): a name
+     * that names no model names the bin NAME.K holding them */
+    nsc_status (*model_bin)(const nsc_cardview *v, const nsc_cfield *f, int el, double l, double w);
+    /* the index in v->c->model of the .model f names from the card's scope, -1 if none */
+    int (*model_index)(const nsc_cardview *v, const nsc_cfield *f);
+    /* *is = 1 when f names a resistor .model (RES, R): *scale its factor of the
+     * element's value (R, TC1 TC2 at TNOM); else *is = 0 */
+    nsc_status (*res_model)(const nsc_cardview *v, const nsc_cfield *f, int *is, double *scale);
+    /* Rser = r > 0 (LTspice's, field f) in series with element el: el's n-
+     * moves to a new node "<el>#rser", a resistor of its own joins it to n- */
+    nsc_status (*series_r)(const nsc_cardview *v, const nsc_cfield *f, int el, double r);
+    /* a parasitic of element el: element "<el>#<what>" of kind k and value x
+     * from node n0 to n1 (LTspice's Rpar= Cpar=) */
+    nsc_status (*parasitic)(const nsc_cardview *v, int el, const char *what, nsc_elkind k, double x,
+                            int n0, int n1);
+    /* the elements element el's model expands into (how: NSC_EXPAND_*; mi the
+     * model's index for NSC_EXPAND_VDMOS) */
+    nsc_status (*expand)(const nsc_cardview *v, int el, int how, int mi);
+    /* the devices in parallel of element el (the product of its instance
+     * parameters flagged NSC_INST_PARALLEL) carried to the elements its card
+     * expanded into (el + 1 ..): they divide the resistors, multiply the charge */
+    nsc_status (*parallel)(const nsc_cardview *v, int el);
+} nsc_cardops;
+
+/* What a model expands into (nsc_cardops.expand). */
+enum {
+    NSC_EXPAND_BJT =
+        1,           /* a bipolar transistor's RC RB RE (divided by its area) to internal nodes */
+    NSC_EXPAND_RDRS, /* a MOS's or a JFET's RD RS, resistors of their own */
+    NSC_EXPAND_VDMOS /* a VDMOS: RD RG RS to internal nodes, the body diode, Cgd */
+};
+
+/* An element card as its device's parser sees it. */
+struct nsc_cardview {
+    const nsc_cfield *f; /* the fields, f[0] the head (the element's name as written) */
+    int nf;
+    nsc_circuit *c; /* the circuit being built */
+    double scale;   /* ngspice's `.option scale` (1 unless given): lengths times it */
+    const nsc_cardops *op;
+    void *ctx; /* the netlist stage's (its scope and card) */
+};
+
+#endif
