@@ -61,7 +61,10 @@
  * NSC_CHATTER consecutive steps each ending on an event less than NSC_CHAT_H
  * href after the previous one, location stops for href of simulated time and
  * the stepper takes implicit-Euler steps of NSC_CHAT_H href that capture the
- * mode changes inside them (event capturing, as in the fixed-step scheme).
+ * mode changes inside them (event capturing, as in the fixed-step scheme);
+ * location resumes before that once NSC_CHATTER of these steps in a row
+ * captured no change (the accumulation is over: at each input edge of the
+ * 15-inverter cascade 75 of the window's 115 steps changed nothing).
  *
  * Output rows (netlist.md, Waveforms): the accepted steps and located events,
  * and inside a step the rows its interpolant needs for chords within RELTOL
@@ -805,8 +808,9 @@ typedef struct ctl {
     int ring_reset; /* 1: the history restarts at the next accepted point (reject_lte) */
     int damped;     /* 1: theta = 1 from now on (reject_lte) */
     int nup, loc_it, dirty, ev_run, rejected, stall, take;
-    int kinked; /* the step accepted crossed continuous kinks (kink_ratio) */
-    int kreset; /* the history restarted after kinks: no estimate yet (next_step) */
+    int chat_idle; /* chatter steps in a row that captured no change (trial) */
+    int kinked;    /* the step accepted crossed continuous kinks (kink_ratio) */
+    int kreset;    /* the history restarted after kinks: no estimate yet (next_step) */
     nsc_onestep *Plast;
 } ctl;
 
@@ -1345,6 +1349,13 @@ static nsc_status trial(ad *a, ctl *c)
     if (T->acc)
         nsc_loss_acc_step(T->acc, theta, c->t, tn, a->z0, a->z1, a->l, a->w0, a->w1, T->sw, mode1);
     if ((s = advance(a, c, tn, theta, &info, mode1, nflip, chatter))) return s;
+    if (chatter) { /* the accumulation is over: events are located again */
+        c->chat_idle = a->kink ? 0 : c->chat_idle + 1;
+        if (c->chat_idle >= NSC_CHATTER) {
+            c->chat_until = c->t;
+            c->chat_idle = 0;
+        }
+    }
     c->kinked = nc > ne;
     next_step(a, c, hq, err, th_c, event, c->t == tb, nflip || chatter);
     return NSC_OK;
