@@ -551,7 +551,7 @@ static nsc_status write_results(job *J, const cli *C, nsc_status s, nsc_report *
     if (!ws && (nsc_formats[C->fmt].gnuplot || C->plot))
         ws = nsc_write_gp_thin(W, J->dat, J->gp, J->png, C->plot_preview ? NSC_GP_PREVIEW_ROWS : 0,
                                wr);
-    if (!ws && C->plot && done) ws = nsc_render_gp(J->gp, wr);
+    if (!ws && C->plot && done) ws = nsc_render_gp_waves(J->gp, C->plot_preview ? NULL : W, wr);
     if (!ws && C->events) ws = nsc_write_events(W, J->ev, wr);
     if (!ws && C->losses && done && !s)
         ws = report_losses(&J->lossres, C->load, C->nload, C->netlist, J->loss, wr);

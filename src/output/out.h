@@ -90,6 +90,18 @@ nsc_status nsc_write_gp_thin(const nsc_waves *W, const char *datpath, const char
 /* Run gnuplot (NSC_GNUPLOT) on a script; its output file is produced atomically
  * by the script's own set output. Error names the command on failure. */
 nsc_status nsc_render_gp(const char *gppath, nsc_report *r);
+/* The same for the script of the table W (nsc_write_gp): a table of more than
+ * NSC_GP_ENVELOPE rows is drawn from its envelope, each run of consecutive rows
+ * as its extremes (the .dat and the script stay whole: `gnuplot script` draws
+ * every row). */
+#define NSC_GP_ENVELOPE 8000
+/* The envelope's rows (as a .dat's, without its header) into f: the rows cut
+ * into runs of k = ceil(nrow / (NSC_GP_ENVELOPE / 2)), each run as two rows, at
+ * its first and at its last time, holding per column the run's smallest and
+ * largest value in the order they occur (NaN where a run has no number). 0, or
+ * -1 when a spilled row could not be read or f not written. */
+int nsc_gp_envelope(FILE *f, const nsc_waves *W);
+nsc_status nsc_render_gp_waves(const char *gppath, const nsc_waves *W, nsc_report *r);
 
 /* gnuplot helpers: a time axis unit for times up to tmax (*scale = 1, 1e3, 1e6,
  * ...; *unit "s", "ms", "µs", "ns", "ps"); a scale 10^(3k) bringing maxabs into

@@ -48,10 +48,10 @@ void nsc_gp_preamble(FILE *f, const char *pngpath, const char *datpath, int heig
 {
     fputs("if (!exists(\"outfile\")) outfile = ", f);
     nsc_gp_path(f, nsc_base_name(pngpath));
-    fprintf(
-        f,
-        "\nset terminal pngcairo noenhanced size 1000,%d font 'sans,10'\nset output outfile\ndatafile = ",
-        height);
+    fprintf(f,
+            "\nset terminal pngcairo noenhanced size 1000,%d font 'sans,10'\nset output "
+            "outfile\nif (!exists(\"datafile\")) datafile = ",
+            height);
     nsc_gp_path(f, nsc_base_name(datpath));
     fputs("\nset grid\n"
           "set key outside right top reverse Left\n"
@@ -428,10 +428,99 @@ static nsc_status keep_png(const char *gppath, const char *dir, const char *png,
     return s;
 }
 
+/* Rows i0 .. i1-1 as two rows: a at the run's first time, b at its last, each
+ * column's smallest and largest value in the order they occur (NaN for a
+ * column without a number in the run). w: 2 * nc doubles, at: 2 * nc longs. */
+static void run_extremes(nsc_wcur *c, long i0, long i1, int nc, double *a, double *b, double *w,
+                         long *at)
+{
+    double *lo = w, *hi = w + nc;
+    long *ilo = at, *ihi = at + nc; /* where each extreme was last set */
+    for (int j = 1; j < nc; j++) lo[j] = INFINITY, hi[j] = -INFINITY;
+    for (long i = i0; i < i1; i++) {
+        const double *row = nsc_wcur_row(c, i);
+        if (i == i0) a[0] = row[0];
+        b[0] = row[0];
+        for (int j = 1; j < nc; j++) {
+            if (row[j] < lo[j]) lo[j] = row[j], ilo[j] = i;
+            if (row[j] > hi[j]) hi[j] = row[j], ihi[j] = i;
+        }
+    }
+    for (int j = 1; j < nc; j++) {
+        int minfirst = ilo[j] <= ihi[j];
+        a[j] = lo[j] > hi[j] ? NAN : minfirst ? lo[j] : hi[j];
+        b[j] = lo[j] > hi[j] ? NAN : minfirst ? hi[j] : lo[j];
+    }
+}
+
+/* Runs of k = ceil(nrow / (NSC_GP_ENVELOPE / 2)) rows, each written as two
+ * (run_extremes). A line through them covers every value the run takes, and a
+ * pixel column spans several runs, so a ripple or a spike one row wide stays in
+ * the picture while gnuplot reads at most NSC_GP_ENVELOPE rows a trace instead
+ * of nrow (the 4 M rows of a 50 ps buck took it minutes). */
+int nsc_gp_envelope(FILE *f, const nsc_waves *W)
+{
+    int nc = W->ncol;
+    long runs = NSC_GP_ENVELOPE / 2, k = (W->nrow + runs - 1) / runs;
+    double *a = nsc_calloc(4 * (size_t)nc, sizeof *a), *b = a ? a + nc : NULL;
+    long *at = nsc_calloc(2 * (size_t)nc, sizeof *at);
+    nsc_wcur c;
+    int bad = !a || !at || nsc_wcur_init(&c, W);
+    for (long i0 = 0; !bad && i0 < W->nrow; i0 += k) {
+        run_extremes(&c, i0, i0 + k < W->nrow ? i0 + k : W->nrow, nc, a, b, b + nc, at);
+        for (int r = 0; r < 2; r++)
+            for (int j = 0; j < nc; j++)
+                fprintf(f, j + 1 < nc ? "%.9g " : "%.9g\n", (r ? b : a)[j]);
+    }
+    if (a && at) {
+        bad = bad || c.err != 0;
+        nsc_wcur_free(&c);
+    }
+    free(a);
+    free(at);
+    return bad || ferror(f) ? -1 : 0;
+}
+
+/* The envelope of W into a file created exclusively beside the script
+ * (dir/.NAME.env.XXXXXX): its path in *path, or NULL and the error. */
+static nsc_status envelope_file(const char *dir, const char *png, const nsc_waves *W, char **path,
+                                nsc_report *r)
+{
+    char *p = nsc_asprintf("%s/.%s.env.XXXXXX", dir, png);
+    *path = NULL;
+    if (!p) return nsc_oom(r);
+    int fd = nsc_mkstemp(p);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        int e = errno;
+        if (fd >= 0) close(fd), unlink(p);
+        nsc_status s = nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", p, strerror(e));
+        free(p);
+        return s;
+    }
+    errno = 0;
+    if (nsc_gp_envelope(f, W) | fclose(f)) { /* both run: the file is closed either way */
+        nsc_status s = nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", p,
+                               strerror(errno ? errno : EIO));
+        unlink(p);
+        free(p);
+        return s;
+    }
+    *path = p;
+    return NSC_OK;
+}
+
+nsc_status nsc_render_gp(const char *gppath, nsc_report *r)
+{
+    return nsc_render_gp_waves(gppath, NULL, r);
+}
+
 /* gnuplot -e "outfile='tmp'" script, run in the script's directory; tmp is
  * created exclusively (mkstemp) beside the PNG before gnuplot opens it, and
- * renamed into place only when gnuplot succeeded. */
-nsc_status nsc_render_gp(const char *gppath, nsc_report *r)
+ * renamed into place only when gnuplot succeeded. A table W of more than
+ * NSC_GP_ENVELOPE rows is drawn from its envelope (-e "datafile='env'", a
+ * temporary file beside it, removed after gnuplot ran). */
+nsc_status nsc_render_gp_waves(const char *gppath, const nsc_waves *W, nsc_report *r)
 {
     char *dir = nsc_strdup(gppath);
     if (!dir) return nsc_oom(r);
@@ -444,7 +533,8 @@ nsc_status nsc_render_gp(const char *gppath, nsc_report *r)
                              (int)(strrchr(gpbase, '.') ? strrchr(gpbase, '.') - gpbase
                                                         : (long)strlen(gpbase)),
                              gpbase);
-    char *tmpp = png ? nsc_asprintf("%s/.%s.XXXXXX", dir, png) : NULL, *tmp = NULL, *expr = NULL;
+    char *tmpp = png ? nsc_asprintf("%s/.%s.XXXXXX", dir, png) : NULL, *tmp = NULL, *expr = NULL,
+         *env = NULL;
     size_t elen = 0;
     FILE *ef = tmpp ? open_memstream(&expr, &elen) : NULL;
     nsc_status s = NSC_OK;
@@ -460,9 +550,13 @@ nsc_status nsc_render_gp(const char *gppath, nsc_report *r)
     tmp = (char *)nsc_base_name(tmpp);
     fputs("outfile=", ef);
     nsc_gp_path(ef, tmp);
-    if (fclose(ef) || !nsc_gp_name_ok(tmp)) {
+    if (W && W->nrow > NSC_GP_ENVELOPE && !(s = envelope_file(dir, png, W, &env, r))) {
+        fputs("; datafile=", ef);
+        nsc_gp_path(ef, nsc_base_name(env));
+    }
+    if (fclose(ef) || !nsc_gp_name_ok(tmp) || s) {
         unlink(tmpp);
-        s = nsc_err(r, NSC_EOUT, NULL, "cannot write '%s'", png);
+        if (!s) s = nsc_err(r, NSC_EOUT, NULL, "cannot write '%s'", png);
         goto out;
     }
     char msg[1024] = "";
@@ -470,6 +564,8 @@ nsc_status nsc_render_gp(const char *gppath, nsc_report *r)
     int st = run_gnuplot(dir, expr, gpbase, msg, sizeof msg, &got);
     s = keep_png(gppath, dir, png, tmpp, st, msg, r);
 out:
+    if (env) unlink(env);
+    free(env);
     free(dir);
     free(png);
     free(tmpp);

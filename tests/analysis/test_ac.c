@@ -933,7 +933,7 @@ Test(dc, script_reads_the_table_written)
                  0);
     snprintf(
         cmd, sizeof cmd,
-        "cd %s && %s --quiet --format dat -o res.txt dv.cir 2>&1 && grep -c \"^datafile = 'res.txt'$\" "
+        "cd %s && %s --quiet --format dat -o res.txt dv.cir 2>&1 && grep -c \"datafile = 'res.txt'$\" "
         "res.gp && test ! -e dv.dat",
         tmp, NSC_PROGRAM);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);

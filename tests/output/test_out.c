@@ -138,6 +138,93 @@ Test(out, gnuplot_script_panels)
     free(d);
 }
 
+/* A long table's picture comes from its envelope (nsc_gp_envelope): checked
+ * against the runs' extremes found here by brute force. 200 001 rows: a sine of
+ * 1 000 rows a period with a one-row spike, a falling ramp (its maximum comes
+ * first in every run), and a column holding NaN for its first 100 rows. */
+static nsc_waves *long_table(void)
+{
+    char *names[] = { "v(s)", "v(r)", "v(n)" };
+    nsc_waves *W = nsc_waves_new(names, 3, "long");
+    cr_assert(W);
+    for (long i = 0; i <= 200000; i++) {
+        double row[4] = { i * 1e-9, sin(2 * 3.14159265358979 * i / 1000) + (i == 54321 ? 6 : 0),
+                          -1e-3 * i, i < 100 ? NAN : 1 };
+        cr_assert_eq(nsc_waves_add(W, row), 0);
+    }
+    return W;
+}
+
+Test(out, long_table_is_drawn_from_its_envelope)
+{
+    nsc_waves *W = long_table();
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_eq(nsc_gp_envelope(f, W), 0);
+    cr_assert_eq(fclose(f), 0);
+    long k = (W->nrow + NSC_GP_ENVELOPE / 2 - 1) / (NSC_GP_ENVELOPE / 2), rows = 0, i0 = 0;
+    double spike = 0;
+    for (char *p = text; *p; rows++, i0 += rows % 2 ? 0 : k) {
+        double v[4];
+        for (int j = 0; j < 4; j++) v[j] = strtod(p, &p);
+        cr_assert_eq(*p, '\n');
+        p++;
+        long i1 = i0 + k < W->nrow ? i0 + k : W->nrow, at = rows % 2 ? i1 - 1 : i0;
+        double t = nsc_waves_at(W, at, 0); /* written with 9 digits */
+        cr_assert(fabs(v[0] - t) <= 1e-8 * t, "row %ld: %g vs %g", rows, v[0], t);
+        double lo = INFINITY, hi = -INFINITY; /* the sine's extremes, in their order */
+        long ilo = 0, ihi = 0;
+        for (long i = i0; i < i1; i++) {
+            double x = nsc_waves_at(W, i, 1);
+            if (x < lo) lo = x, ilo = i;
+            if (x > hi) hi = x, ihi = i;
+        }
+        double first = ilo <= ihi ? lo : hi, second = ilo <= ihi ? hi : lo;
+        cr_assert(fabs(v[1] - (rows % 2 ? second : first)) <= 1e-8 * (1 + fabs(hi)), "row %ld: %g",
+                  rows, v[1]);
+        double r = -1e-3 * (rows % 2 ? i1 - 1 : i0); /* the ramp's extremes at the run's ends */
+        cr_assert(fabs(v[2] - r) <= 1e-8 * fabs(r), "row %ld: %g vs %g", rows, v[2], r);
+        cr_assert(i0 + k <= 100 ? isnan(v[3]) : v[3] == 1, "row %ld: %g", rows, v[3]);
+        spike = fmax(spike, v[1]);
+    }
+    cr_assert_eq(rows, 2 * ((W->nrow + k - 1) / k));
+    cr_assert(rows <= NSC_GP_ENVELOPE);
+    cr_assert(fabs(spike - (6 + sin(2 * 3.14159265358979 * 54321 / 1000))) < 1e-8, "%g", spike);
+    free(text);
+    nsc_waves_free(W);
+}
+
+/* --plot of a long table: the PNG rendered from the envelope, whose temporary
+ * file is gone afterwards (the directory holds the .dat, .gp and .png only). */
+Test(out, long_table_renders_without_leaving_its_envelope)
+{
+    if (tu_run("command -v gnuplot >/dev/null", NULL) != 0) return;
+    char *d = tu_tmpdir(), dat[512], gp[512], png[512];
+    nsc_waves *W = long_table();
+    nsc_report r;
+    nsc_report_init(&r);
+    snprintf(dat, sizeof dat, "%s/x.dat", d);
+    snprintf(gp, sizeof gp, "%s/x.gp", d);
+    snprintf(png, sizeof png, "%s/x.png", d);
+    cr_assert_eq(nsc_write_dat(W, dat, 0, &r), NSC_OK);
+    cr_assert_eq(nsc_write_gp(W, dat, gp, png, &r), NSC_OK);
+    cr_assert_eq(nsc_render_gp_waves(gp, W, &r), NSC_OK, "%s", r.error ? r.error : "");
+    char *p = tu_read_file(png);
+    cr_assert(p && memcmp(p, "\x89PNG", 4) == 0);
+    free(p);
+    DIR *dir = opendir(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(dir));)
+        n += e->d_name[0] != '.' || (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) ? 1 : 0;
+    closedir(dir);
+    cr_assert_eq(n, 3, "a temporary file was left in %s", d);
+    nsc_waves_free(W);
+    nsc_report_free(&r);
+    tu_rmdir(d);
+    free(d);
+}
+
 /* ---- the plot rules (out_axis.c) ---- */
 
 #define PI 3.14159265358979323846
