@@ -1,6 +1,6 @@
 load sprintf('%s', system('dirname ' . ARG0) . '/common.gp')
 d = dir . '/buck.dat'; n = dir . '/buck.ng'; hasng = ngok(n)
-set multiplot layout 3,1 title 'Buck converter with its PWM loop, h = 50 ps, 4e6 steps: netlists/buck.cir'
+set multiplot layout 3,1 title 'Buck converter with its PWM loop, h = 50 ps, 4e6 steps (rows every 10 ns): netlists/buck.cir'
 set ylabel 'voltage (V)'; set xlabel 'time (us)'
 plot d u ($1*1e6):2 w l lw 2 t 'v(out)', d u ($1*1e6):3 w l lw 1.5 t 'v(ref)', \
      (hasng ? n : d) u ($1*1e6):(hasng ? $2 : 1/0) w l dt 2 lw 1.5 lc rgb 'black' t 'v(out) ngspice (twin)'
