@@ -749,7 +749,7 @@ static int flow_get(ex *a)
  * far would remake a fit (nsc_dev_refit_due: 1 would, -1 some device cannot
  * tell part way, then never asked again). Once they would, the pass goes on
  * while the peaks rise (t_rise, the last rise) and stops at
- * 2 t_rise + NSC_EX_REFIT_MIN of the span (step's caller, nsc_tran_exact):
+ * 2 t_rise + NSC_EX_REFIT_MIN of the span when still due (fits_stop):
  * its rows are void (the fits were left), the fits are remade on the peaks so
  * far (stepper.c tran_free, as after a run that failed part way) and run.c
  * makes the run again. A converter's junction peaks come in its start-up
@@ -769,16 +769,26 @@ static void fits_watch(ex *a, double t)
         }
     }
     if (!rose) return;
-    if (!a->fits_left) {
-        int due = nsc_dev_refit_due(a->L, T->c, T->lpk);
-        if (due < 0) {
-            free(a->pkgate);
-            a->pkgate = NULL;
-            return;
-        }
-        a->fits_left = due;
+    int due = nsc_dev_refit_due(a->L, T->c, T->lpk); /* (asked again at each rise: a */
+    if (due < 0) { /* peak may leave a fit below its range and rise into it) */
+        free(a->pkgate);
+        a->pkgate = NULL;
+        a->fits_left = 0;
+        return;
     }
-    if (a->fits_left) a->t_rise = t;
+    a->fits_left = due;
+    if (due) a->t_rise = t;
+}
+
+/* 1 when the pass stops at a->t (fits_watch): its fits left as the peaks
+ * are now (asked once more: the refit that follows reads the same peaks). */
+static int fits_stop(ex *a)
+{
+    if (!a->fits_left || !(a->t < a->o->tstop - a->eps)
+        || a->t < 2 * a->t_rise + NSC_EX_REFIT_MIN * (a->o->tstop - a->T->t0))
+        return 0;
+    a->fits_left = nsc_dev_refit_due(a->L, a->T->c, a->T->lpk) > 0;
+    return a->fits_left;
 }
 
 /* The row v (probes in v[1..]) at t, when inside the window; the peaks of the
@@ -1711,9 +1721,8 @@ nsc_status nsc_tran_exact(nsc_tran *T)
             break;
         }
         s = step(a);
-        if (a->fits_left && a->t < o->tstop - a->eps
-            && a->t >= 2 * a->t_rise + NSC_EX_REFIT_MIN * (o->tstop - T->t0)) {
-            T->st->refit_stop = a->t; /* (fits_watch) */
+        if (!s && fits_stop(a)) {
+            T->st->refit_stop = a->t;
             break;
         }
     }
