@@ -323,13 +323,21 @@ nsc_status nsc_run_columns(nsc_run *R, int meas_only, nsc_report *r)
  * the next pass; then up to NSC_REFITS_GSTEP passes. eSim's LM741 circuits:
  * the default fits, 10 mA..1 A by one line, make its uA junctions switches
  * whose steps collapse (exit 3 without this); their fits settle in 4..7
- * passes. A failure that remade no fit, or on the last pass, is the error. */
+ * passes. A failure that remade no fit, or on the last pass, is the error.
+ * A pass before the last may stop early once its fits were left and its
+ * peaks stopped rising (nsc_tran_opts.refit_early, stepper_exact.c
+ * fits_watch): such a pass is one more, at most NSC_REFITS_EARLY of them. */
 static nsc_status tran_fit_pass(void *ctx, nsc_report *notes, int *again, nsc_report *r)
 {
     nsc_run *R = ctx;
     R->o.refit = notes;
+    R->o.refit_early = notes && R->tran_early < NSC_REFITS_EARLY;
     nsc_status s = nsc_stepper_tran(R->c, &R->o, R->probes, R->nprobe, &R->W, &R->st, r);
     R->o.refit = NULL;
+    R->o.refit_early = 0;
+    int early = !s && R->st.refit_stop > 0;
+    R->st.passes = R->tran_passes, R->st.passes_early = R->tran_early;
+    R->st.passes_time = R->tran_time;
     if (s == NSC_ESIM && notes && notes->nwarn > 0) { /* failed outside fits it remade */
         free(r->error);
         r->error = NULL;
@@ -338,6 +346,10 @@ static nsc_status tran_fit_pass(void *ctx, nsc_report *notes, int *again, nsc_re
     }
     *again = !s && notes && notes->nwarn > 0;
     if (*again) {
+        R->tran_passes++;
+        R->tran_time += R->W ? R->W->t_end : 0;
+        R->tran_early += early;
+        R->tran_npass += early; /* (besides the NSC_REFITS) */
         nsc_waves_free(R->W);
         nsc_waves_free(R->Wm);
         R->W = R->Wm = NULL;
@@ -349,6 +361,8 @@ static nsc_status tran_fit_pass(void *ctx, nsc_report *notes, int *again, nsc_re
 static nsc_status run_tran_fitted(nsc_run *R, nsc_report *r)
 {
     R->tran_npass = NSC_REFITS;
+    R->tran_passes = R->tran_early = 0;
+    R->tran_time = 0;
     return nsc_fitted_n(tran_fit_pass, R, &R->tran_npass, r);
 }
 

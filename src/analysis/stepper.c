@@ -1130,7 +1130,10 @@ static void tran_free(tran_run *R, nsc_status s)
     if (s && R->W) mark_failed(R->W, R->r);
     if (R->acc && !s && R->W) nsc_loss_acc_finish(R->acc, R->W->t_end, R->o->losses, R->r);
     else nsc_loss_acc_free(R->acc);
-    if (!s && L && R->lpk) { /* the devices' validity over the run */
+    if (!s && L && R->lpk
+        && R->st->refit_stop > 0) /* stopped early (stepper_exact.c fits_watch): */
+        nsc_dev_refit(L, R->c, R->lpk, 0, R->o->refit); /* its fits remade, run.c repeats it */
+    else if (!s && L && R->lpk) {                       /* the devices' validity over the run */
         int done = R->W && R->W->end == NSC_RUN_COMPLETE;
         if (R->io && R->io->lpk) memcpy(R->io->lpk, R->lpk, (size_t)L->m * sizeof(double));
         else if (!R->io) nsc_op_fits(L, R->c, R->lpk, done ? R->o->refit : NULL, R->r);

@@ -49,6 +49,9 @@ typedef struct nsc_tran_opts {
     nsc_report *refit;        /* if set: a complete run's fits that follow the run and were left
                                      are remade (nsc_dev_refit, notes into *refit: none, nothing
                                      changed) instead of warned about (nsc_dev_check) */
+    int refit_early;          /* with refit: the exact transient may stop the pass once its
+                                     fits were left and its peaks stopped rising (stepper_exact.c
+                                     fits_watch); the fits are remade on the peaks so far */
     void (*rerun)(void *ctx); /* if set: called before nsc_run_analysis repeats the run with
                                      remade fits; the rows handed to rows before are void */
     void *rerun_ctx;
@@ -85,6 +88,12 @@ typedef struct nsc_sim_stats {
     long flows; /* exact: the modes' flows built */
     long kinks; /* exact: continuous kinks crossed without an event step (stepper_exact.c kink) */
     long bracket_trials; /* exact: trial points whose guards kink checked bracketing a change */
+    double refit_stop;   /* exact, nsc_tran_opts.refit_early: > 0 the time the pass stopped at, its
+                            fits remade on the peaks so far (the run is made again) */
+    int passes;          /* the transient's passes before this one (run.c: fits remade after
+                            each), */
+    int passes_early;    /* those stopped early (refit_stop), */
+    double passes_time;  /* and the time they simulated (s) */
 } nsc_sim_stats;
 
 /* Transient: probes (n > 0) define the columns. Returns NSC_OK with a complete
@@ -163,6 +172,9 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
  * after leaving fits it remade (run.c tran_fit_pass). No other run takes more
  * than NSC_REFITS. */
 #define NSC_REFITS_GSTEP 8
+/* Passes the exact transient may stop early (nsc_tran_opts.refit_early), each
+ * besides the NSC_REFITS (or NSC_REFITS_GSTEP) a run may make. */
+#define NSC_REFITS_EARLY 4
 
 /* An analysis made again while its fits follow the run: pass(ctx, notes,
  * &again, r) until it does not ask again (again set: it remade fits, a note

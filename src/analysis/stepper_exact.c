@@ -93,6 +93,10 @@
     0.05 /* a continuous kink is taken at its bracket's end when its state error (kink_err) is
                                within this fraction of the tolerance */
 #define NSC_EX_KROW 0.5 /* ... and the rows' error at the kink (kink_rows) within this fraction */
+#define NSC_EX_PKRISE \
+    1.1 /* fits_watch: the devices asked again once a tracked peak rose by this factor */
+#define NSC_EX_REFIT_MIN \
+    0.01 /* ... and a pass whose fits were left runs at least this fraction of the span more */
 #define NSC_PI 3.14159265358979323846
 
 typedef struct exf {
@@ -171,6 +175,11 @@ typedef struct ex {
     int lookup_only;           /* flow_get: no build (kink_err) */
     int settled;               /* kink_settle left F the mode's flow, x seeded at t (z and the
                             sources), v0 its probes: the next step needs only guard_tol */
+    /* the early stop of a pass whose fits were left (o->refit_early; fits_watch): */
+    double
+        *pkgate;   /* [m] the tracked peaks' next level (NSC_EX_PKRISE times the last), else NULL */
+    int fits_left; /* the peaks so far would remake a fit (nsc_dev_refit_due) */
+    double t_rise; /* the last time a tracked peak rose past its gate once fits_left */
 } ex;
 
 /* ---- scope ---- */
@@ -254,6 +263,7 @@ static void ex_free(ex *a)
     free(a->key);
     free(a->alt);
     free(a->althi);
+    free(a->pkgate);
 }
 
 static double *vec(int n)
@@ -358,6 +368,7 @@ static int ex_init(ex *a, nsc_tran *T)
         a->rtol[q] = T->W->name[q][0] == 'i' ? a->o->abstol : a->o->vntol;
     src_coef(a);
     if (T->acc && loss_init(a)) return -1;
+    if (T->o->refit && T->o->refit_early && !T->io && !T->acc && !(a->pkgate = vec(m))) return -1;
     char *mark = calloc((size_t)m + 1, 1); /* the pairs whose l is read: probes, peaks */
     if (!mark) return -1;
     for (int k = 0; k < T->npk; k++) mark[T->pklist[k]] = 1;
@@ -732,6 +743,54 @@ static int flow_get(ex *a)
 
 /* ---- rows ---- */
 
+/* The early stop of a pass whose fits were left (o->refit_early, run.c):
+ * each time a tracked peak (T->pklist) rises past NSC_EX_PKRISE times its
+ * level at the last such rise, the devices are asked whether the peaks so
+ * far would remake a fit (nsc_dev_refit_due: 1 would, -1 some device cannot
+ * tell part way, then never asked again). Once they would, the pass goes on
+ * while the peaks rise (t_rise, the last rise) and stops at
+ * 2 t_rise + NSC_EX_REFIT_MIN of the span when still due (fits_stop):
+ * its rows are void (the fits were left), the fits are remade on the peaks so
+ * far (stepper.c tran_free, as after a run that failed part way) and run.c
+ * makes the run again. A converter's junction peaks come in its start-up
+ * (the band buck's at 2.2 us and 103 us of 1 ms): the pass that would remake
+ * its fits after the whole span stops there instead. A pass that completes
+ * is judged as before (stepper.c nsc_op_fits), so no result is kept from
+ * fits its currents left. */
+static void fits_watch(ex *a, double t)
+{
+    nsc_tran *T = a->T;
+    int rose = 0;
+    for (int k = 0; k < T->npk; k++) {
+        int j = T->pklist[k];
+        if (T->lpk[j] > a->pkgate[j]) {
+            rose = 1;
+            a->pkgate[j] = NSC_EX_PKRISE * T->lpk[j];
+        }
+    }
+    if (!rose) return;
+    int due = nsc_dev_refit_due(a->L, T->c, T->lpk); /* (asked again at each rise: a */
+    if (due < 0) { /* peak may leave a fit below its range and rise into it) */
+        free(a->pkgate);
+        a->pkgate = NULL;
+        a->fits_left = 0;
+        return;
+    }
+    a->fits_left = due;
+    if (due) a->t_rise = t;
+}
+
+/* 1 when the pass stops at a->t (fits_watch): its fits left as the peaks
+ * are now (asked once more: the refit that follows reads the same peaks). */
+static int fits_stop(ex *a)
+{
+    if (!a->fits_left || !(a->t < a->o->tstop - a->eps)
+        || a->t < 2 * a->t_rise + NSC_EX_REFIT_MIN * (a->o->tstop - a->T->t0))
+        return 0;
+    a->fits_left = nsc_dev_refit_due(a->L, a->T->c, a->T->lpk) > 0;
+    return a->fits_left;
+}
+
 /* The row v (probes in v[1..]) at t, when inside the window; the peaks of the
  * checked pairs (l) and the devices' step checks of l at every row, a point of
  * a flow as an event's (ev_solve checks only the latter; a BJT's least junction
@@ -747,6 +806,7 @@ static nsc_status add_row(ex *a, double t, double *v, const double *l)
         int j = T->pklist[k];
         T->lpk[j] = l[j] > T->lpk[j] ? l[j] : T->lpk[j];
     }
+    if (a->pkgate) fits_watch(a, t);
     if (t < a->o->tstart - a->eps) return NSC_OK;
     v[0] = t;
     if (a->Ws && nsc_waves_add(a->Ws, v)) return nsc_waves_add_error(a->Ws, T->r);
@@ -1661,6 +1721,10 @@ nsc_status nsc_tran_exact(nsc_tran *T)
             break;
         }
         s = step(a);
+        if (!s && fits_stop(a)) {
+            T->st->refit_stop = a->t;
+            break;
+        }
     }
 done:
     W->t_end = a->t;

@@ -583,6 +583,11 @@ static void print_stats(const nsc_sim_stats *st, const nsc_tran_opts *o)
                 "nscircuit: adaptive steps from %.3g to %.3g s (at most %g), %ld trials locating "
                 "events, %ld mode changes captured inside steps (chattering)\n",
                 st->hmin_used, st->hmax_used, o->h, st->locate_trials, st->captured);
+    if (st->passes)
+        fprintf(stderr,
+                "nscircuit: %d transient pass%s before this one (fits remade after each; %d "
+                "stopped early), %.3g s simulated in them\n",
+                st->passes, st->passes > 1 ? "es" : "", st->passes_early, st->passes_time);
     fprintf(stderr,
             "nscircuit: %ld steps shortened at breakpoints, %ld solved in the previous mode, "
             "%ld LCPs pivoted (%ld pivots)\n",

@@ -456,6 +456,15 @@ static int d_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
     return 1;
 }
 
+/* d_refit's decision alone, on a copy of the fit (device.h refit_due). */
+static int d_refit_due(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk)
+{
+    const diode_par *p = c->el[ei].priv;
+    if (!p || !p->follow) return 0;
+    nsc_jfit f = p->fw;
+    return nsc_jfit_refit(&f, lpk[L->el_pair[ei]], p->seg, D_AUTO_MAX, D_AUTO_TOL);
+}
+
 const nsc_device nsc_dev_d = {
     .kind = NSC_EL_D,
     .what = "diodes",
@@ -474,6 +483,7 @@ const nsc_device nsc_dev_d = {
     .swloss = 1,
     .check = d_check,
     .refit = d_refit,
+    .refit_due = d_refit_due,
     .ndc = 1,
     .dc = { { 0, 1 } },
     .out_current = 1,

@@ -656,6 +656,19 @@ static int m_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
     return n;
 }
 
+/* m_refit's decision alone, on copies of the fits (device.h refit_due). */
+static int m_refit_due(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk)
+{
+    const nsc_element *e = &c->el[ei];
+    const mos_par *p = e->priv;
+    if (!p || !p->junc) return 0;
+    for (int t = 0, j = L->el_pair[ei] + 2 * p->nb; t <= 2; j += m_jn(e, p, t), t += 2) {
+        nsc_jfit f = t ? p->js : p->jd;
+        if (m_jn(e, p, t) && nsc_jfit_refit(&f, lpk[j], 0, 8, 0.01)) return 1;
+    }
+    return 0;
+}
+
 const nsc_device nsc_dev_m = {
     .kind = NSC_EL_M,
     .what = "MOS transistors",
@@ -674,6 +687,7 @@ const nsc_device nsc_dev_m = {
     .current = m_current,
     .check = m_check,
     .refit = m_refit,
+    .refit_due = m_refit_due,
     .check_pairs = m_check_pairs,
     .pclass = NSC_PC_SEMI,
     .swloss = 1, /* on while its first channel pair is active */

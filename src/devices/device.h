@@ -97,6 +97,10 @@ void nsc_dev_check(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, ns
  * elements refitted (0: nothing changed). */
 int nsc_dev_refit(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, int complete,
                   nsc_report *r);
+/* 1 when nsc_dev_refit (complete 0) on lpk would remake some fit, 0 when it
+ * would not, -1 when an element whose fit follows the run cannot tell (its
+ * device has no refit_due); nothing changes. */
+int nsc_dev_refit_due(const nsc_lcs *L, const nsc_circuit *c, const double *lpk);
 /* mark[j] = 1 (j < m) for the pairs nsc_dev_check and nsc_dev_refit may read
  * (each device's check_pairs, else every pair of an element whose device has a
  * check), 0 for the others; returns their number.

@@ -52,6 +52,18 @@ int nsc_dev_refit(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, int
     return n;
 }
 
+int nsc_dev_refit_due(const nsc_lcs *L, const nsc_circuit *c, const double *lpk)
+{
+    int due = 0;
+    for (int ei = 0; ei < c->nel; ei++) {
+        const nsc_device *d = nsc_device_of(c->el[ei].kind);
+        if (!d || !d->refit || L->el_pair[ei] < 0) continue;
+        if (!d->refit_due) return -1;
+        due |= d->refit_due(L, c, ei, lpk);
+    }
+    return due;
+}
+
 void nsc_devices_bind(nsc_circuit *c)
 {
     c->dev = table;

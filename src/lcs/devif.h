@@ -247,6 +247,11 @@ typedef struct nsc_device {
      * peaks count, but not its least currents: no band refit, dev_q.c). */
     int (*refit)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, int complete,
                  nsc_report *r);
+    /* 1 when refit on lpk (complete 0) would remake one of element ei's fits;
+     * changes nothing (a run asks it part way: the exact transient stops a pass
+     * whose fits were left, stepper_exact.c). NULL with refit set: the device
+     * cannot tell part way, and no pass of its circuit stops early. */
+    int (*refit_due)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk);
     /* mark[j] = 1 for the pairs j of element ei whose lpk check and refit read
      * (the others' peaks need not be tracked by a run). NULL: all its pairs. */
     void (*check_pairs)(const nsc_lcs *L, const nsc_circuit *c, int ei, char *mark);

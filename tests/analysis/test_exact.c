@@ -904,3 +904,89 @@ Test(exact, clipper_kinks_keep_the_rows_corner)
     tu_table_free(&t);
     tu_table_free(&ref);
 }
+
+/* The band buck of the bench (netlists/buck.cir's loop, the comparator a
+ * +-0.15 V E TABLE ramp, 1 ms) leaves its MOS bulk junctions' default fits
+ * (one line on 10 mA..1 A): mn's junction peaks at 0.49 A at 2.2 us, mp's at
+ * 15 mA at 103 us. The pass that found this ran the whole 1 ms before the
+ * fits were remade and the run repeated (two passes of 1 ms: 2.547 G
+ * instructions under callgrind); now a pass whose fits were left stops once
+ * its peaks stop rising (stepper_exact.c fits_watch): two passes stop early,
+ * 0.234 ms simulated in them, and the complete third pass stays inside its
+ * fits (1.796 G). Asserted: the passes before the last simulate less than
+ * 0.3 of the span, no fit is warned about, mn's refit is the two-pass run's
+ * (3 segments on 491.9 uA..983.8 mA, its peak reached in both before the
+ * stop) and the waveform agrees with 1 ns fixed steps (themselves within
+ * 6.6e-6 / 2.4e-4 of range RMS of 50 ps ones) to 1e-3 of range RMS. */
+Test(exact, band_buck_refit_passes_stop_early, .timeout = 120)
+{
+    const char *net =
+        "buck with a comparator band\n.param vin=3\nVin vdd 0 {vin}\n"
+        "MP sw g vdd vdd PMOD W=100u L=100u\nMN sw g 0 0 NMOD W=100u L=100u\nDP sw vdd DB\n"
+        "DN 0 sw DB\nL1 sw out 10u\nC1 out 0 22u\nRL out 0 10\nVref ref 0 PWL(0 0 100u 1.8)\n"
+        "R12 out inv 227.8k\nC11 out x1 20p\nR11 x1 inv 15.58k\nR21 inv x2 5.613Meg\n"
+        "C21 x2 ea 1.9p\nE1 eai 0 ref inv 1e4\nRo eai ea 1\nCo ea 0 5.305n\n"
+        "Vramp ramp 0 PULSE(0 2.25 0 1.655u 10n 1n 1.6667u)\n"
+        "Ecmp g 0 TABLE {V(ramp,ea)} = (-0.15,0) (0.15,{vin})\n"
+        ".model NMOD NMOS(LEVEL=1 VTO=2 KP=10)\n.model PMOD PMOS(LEVEL=1 VTO=-2 KP=10)\n"
+        ".model DB D(VF=0.8)\n.tran 10n 1m UIC\n.save v(out) i(l1)\n.end\n";
+    tu_table t, ref;
+    char *err;
+    run("bandfit", net, "", &t, &err);
+    int np = -1, ne = -1;
+    double ts = -1;
+    const char *p = strstr(err, "transient passes before this one");
+    cr_assert(p, "%s", err);
+    while (p > err && p[-1] != '\n') p--;
+    cr_assert(sscanf(p,
+                     "nscircuit: %d transient passes before this one (fits remade after each; %d "
+                     "stopped early), %lf s simulated",
+                     &np, &ne, &ts)
+                  == 3,
+              "%s", p);
+    cr_log_info("band buck 1 ms: %d passes before the last, %d stopped early, %.3g s simulated", np,
+                ne, ts);
+    cr_expect(ne >= 1 && ne == np, "%d passes, %d stopped early", np, ne);
+    cr_expect(ts > 0 && ts < 0.3e-3, "%.3g s simulated before the last pass", ts);
+    cr_expect(!strstr(err, "warning"), "%s", err);
+    cr_expect(strstr(err, "mn: its peak bulk-drain junction current 0.492 A")
+                  && strstr(err, "refitted by 3 segments on 491.9 uA..983.8 mA"),
+              "%s", err);
+    free(err);
+    run("bandfit_ref", net, "--step 1n", &ref, NULL);
+    double ev = tu_rms_rel(&t, &ref, "v(out)"), ei = tu_rms_rel(&t, &ref, "i(l1)");
+    cr_log_info("band buck 1 ms: v(out) %.3g, i(l1) %.3g RMS of range against 1 ns fixed steps", ev,
+                ei);
+    cr_expect(ev < 1e-3 && ei < 1e-3, "v(out) %.3g, i(l1) %.3g RMS", ev, ei);
+    tu_table_free(&t);
+    tu_table_free(&ref);
+}
+
+/* A half-wave rectifier's SPICE diode (IS = 1e-14, RS = 0.02, fitted on its
+ * default 100 uA..100 A): its first currents at each turn-on lie below the
+ * range, where the fit is more than 10 mV off, and its peak (~5 mA) inside it,
+ * where it is not: the complete pass remakes nothing (one pass, as main). The
+ * first version of the early stop (exact/band_buck_refit_passes_stop_early)
+ * kept the first answer of the devices, stopped this pass at 0.255 ms and,
+ * the refit on the peaks then remaking nothing, wrote those rows as the
+ * whole run (tests/corpus/ngspice/bridge_subckt.cir the same); the devices are
+ * now asked at each rise and at the stop. */
+Test(exact, refit_early_stop_only_while_the_fits_are_left)
+{
+    const char *net = "rectifier\nV1 in 0 SIN(0 5 1k)\nD1 in out DX\nR1 out 0 1k\nC1 out 0 1u\n"
+                      ".model DX D(IS=1e-14 RS=0.02)\n.tran 10u 20m\n.end\n";
+    tu_table t;
+    char *err;
+    run("rect_fit", net, "", &t, &err);
+    cr_expect(!strstr(err, "transient passes before") && !strstr(err, "refitted"), "%s", err);
+    cr_expect(strstr(err, "0.02 s simulated"), "%s", err);
+    double tend = t.v[(size_t)(t.nrow - 1) * (size_t)t.ncol];
+    cr_expect(fabs(tend - 20e-3) < 1e-12, "last row at %.9g s", tend);
+    double pk = 0;
+    int c = tu_table_col(&t, "v(out)");
+    cr_assert(c > 0);
+    for (int i = 0; i < t.nrow; i++) pk = fmax(pk, t.v[(size_t)i * (size_t)t.ncol + (size_t)c]);
+    cr_expect(pk > 4.0 && pk < 4.5, "peak v(out) %.4g V", pk); /* 5 V less the diode's drop */
+    free(err);
+    tu_table_free(&t);
+}
