@@ -47,7 +47,8 @@
  * terminal voltages, on the Newton iteration of the one-step problem (lcs.h
  * nsc_smooth): every card with VAF or VAR gets it, so its transient runs on
  * the theta-scheme, not the exact stepper (VAF=0 or absent: none, the circuit
- * as before). The diffusion charge stays TF i_F (ngspice: TF i_F/q_b). Other
+ * as before). With TF, the diffusion charge is TF i_F/q_b (ngspice's), a second
+ * smooth row w = x_F (1/q_b - 1) beside x_F (q_early_stamp). Other
  * parameters (IKF, ...) are ignored with one warning per model. */
 #include <math.h>
 #include <stddef.h>
@@ -68,6 +69,7 @@ typedef struct q_early {
     int nin;           /* 2 + the distinct non-ground terminals */
     int at[3];         /* place in x of v_c, v_b, v_e (-1: ground) */
     int term[3];       /* the terminals (0 c, 1 b, 2 e) of x[2..nin) */
+    double wr;         /* x_R's weight in d: 1 the transport's u, 0 the charge's w */
 } q_early;
 
 typedef struct bjt_par {
@@ -84,6 +86,7 @@ typedef struct bjt_par {
         hlc[NSC_JFIT_MAX]; /* their base currents on f's, r's pairs (q_leak) */
     double lmin[2]; /* i_F's, i_R's least value over the steps since the fits were made (q_step) */
     q_early early;  /* the Early effect (VAF, VAR): early.on 0 without it */
+    q_early earlyq; /* the same on x_F alone (wr = 0): the diffusion charge's (TF > 0) */
 } bjt_par;
 
 /* The card's parameters (netlist.md); RB RC RE are the elaborator's (nl_expand.c). */
@@ -199,17 +202,18 @@ static nsc_status q_leak_model(const nsc_model *m, const q_card *k, double area,
  * (v_BC = p (v_b - v_c), v_BE = p (v_b - v_e), x_F = i_F, x_R = i_R) is a
  * product of two linear forms: its gradient d(1/q_b - 1)/dv_b = -p (1/VAF +
  * 1/VAR), /dv_c = p/VAF, /dv_e = p/VAR times x_F - x_R, and 1/q_b - 1 (-(...))
- * for x_F (x_R). An nsc_smooth_fn on x (q_early's inputs). */
+ * for x_F (x_R). An nsc_smooth_fn on x (q_early's inputs). With wr = 0, d = x_F:
+ * w = x_F (1/q_b - 1), so that TF (x_F + w) is ngspice's diffusion charge TF i_F/q_b. */
 static double q_early_fn(const void *par, const double *x, double *g)
 {
     const q_early *E = par;
     double v[3], dv[3] = { E->p * E->ivaf, -E->p * (E->ivaf + E->ivar), E->p * E->ivar };
     for (int t = 0; t < 3; t++) v[t] = E->at[t] >= 0 ? x[E->at[t]] : 0.0;
     double s = dv[0] * v[0] + dv[1] * v[1] + dv[2] * v[2],
-           d = x[0] - x[1]; /* 1/q_b - 1, i_F - i_R */
+           d = x[0] - E->wr * x[1]; /* 1/q_b - 1, i_F - i_R (i_F) */
     for (int q = 2; q < E->nin; q++) g[q] = 0;
     g[0] = s;
-    g[1] = -s;
+    g[1] = -E->wr * s;
     for (int t = 0; t < 3; t++)
         if (E->at[t] >= 0) g[E->at[t]] += d * dv[t];
     return d * s;
@@ -230,7 +234,8 @@ static nsc_status q_early_make(const nsc_element *e, const q_card *k, double p, 
                     k->var > 0 ? 1 / k->var : 0,
                     2,
                     { -1, -1, -1 },
-                    { 0, 0, 0 } };
+                    { 0, 0, 0 },
+                    1.0 };
     for (int t = 0; t < 3; t++) {
         int q = 2;
         while (q < E->nin && e->node[E->term[q - 2]] != e->node[t]) q++;
@@ -282,6 +287,8 @@ static nsc_status q_model(const nsc_element *e, double area, nsc_report *r, bjt_
     nsc_jfit_make(0.0, nf * VT_300, is * area, 0.0, imin * area, imax * area, (int)seg, &p->f);
     nsc_jfit_make(0.0, nr * VT_300, is * area, 0.0, imin * area, imax * area, (int)seg, &p->r);
     nsc_status st = q_early_make(e, &k, p->p, r, &p->early);
+    p->earlyq = p->early;
+    p->earlyq.wr = 0;
     return st ? st : q_leak_model(m, &k, area, r, p);
 }
 
@@ -345,6 +352,11 @@ static int q_nxr(const bjt_par *p)
 {
     return p->tr > 0 || p->early.on;
 }
+/* and then the diffusion charge's w = x_F (1/q_b - 1) (the Early effect and TF) */
+static int q_nw(const bjt_par *p)
+{
+    return p->tf > 0 && p->early.on;
+}
 
 static nsc_status q_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
@@ -354,7 +366,7 @@ static nsc_status q_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     q_warn(ctx, e, p);
     int c = e->node[0], b = e->node[1], em = e->node[2], tran = ctx->mode == NSC_ASM_TRAN;
     need->npair = p->f.nseg + p->r.nseg;
-    need->nbranch = q_nxf(p) + q_nxr(p) + p->early.on; /* the junction currents, u */
+    need->nbranch = q_nxf(p) + q_nxr(p) + p->early.on + q_nw(p); /* x_F, x_R, u, w */
     nsc_dev_link(ctx, b, em, p->cje > 0 && tran ? NSC_LINK_NS : NSC_LINK_DC);
     nsc_dev_link(ctx, b, c, p->cjc > 0 && tran ? NSC_LINK_NS : NSC_LINK_DC);
     return NSC_OK;
@@ -386,16 +398,30 @@ static void q_charge(nsc_builder *bl, const nsc_element *e, double p, int k, dou
     nsc_st(bl, NSC_ST_E, nsc_zn(k), x, -p * tau);
 }
 
-/* The Early effect's correction u = z[x + 2] (q_early_fn of x_F = z[x], x_R =
- * z[x + 1] and the terminals' voltages; row 0 = -u + f, the Newton
- * iteration's), a transport current c -> e (NPN): A[c][u] = -p, A[e][u] = p. */
-static void q_early_stamp(nsc_builder *bl, const nsc_element *e, int ei, const q_early *E, int x)
+/* Row u = 0 = -z[u] + q_early_fn(E) of x_F = z[x], x_R = z[x + 1] and the
+ * terminals' voltages (the Newton iteration's). */
+static void q_early_row(nsc_builder *bl, const nsc_element *e, int ei, const q_early *E, int x,
+                        int u)
 {
-    int in[5] = { x, x + 1 }, u = x + 2;
+    int in[5] = { x, x + 1 };
     for (int q = 2; q < E->nin; q++) in[q] = nsc_zn(e->node[E->term[q - 2]]);
-    nsc_st(bl, NSC_ST_A, nsc_zn(e->node[0]), u, -E->p);
-    nsc_st(bl, NSC_ST_A, nsc_zn(e->node[2]), u, E->p);
     nsc_st_smooth_fn_at0(bl, ei, u, in, E->nin, q_early_fn, E); /* C code: q_early_fn */
+}
+
+/* The Early effect (x = the element's first branch unknown, x_F): the
+ * transport correction u = z[x + 2], a current c -> e (NPN): A[c][u] = -p,
+ * A[e][u] = p; with TF, w = z[x + 3], the diffusion charge's share TF w
+ * beside TF x_F (q_charge), its derivative b -> e: E[b][w] += p TF, E[e][w] -= p TF. */
+static void q_early_stamp(nsc_builder *bl, const nsc_element *e, int ei, const bjt_par *p, int x)
+{
+    int u = x + 2, w = x + 3;
+    nsc_st(bl, NSC_ST_A, nsc_zn(e->node[0]), u, -p->p);
+    nsc_st(bl, NSC_ST_A, nsc_zn(e->node[2]), u, p->p);
+    q_early_row(bl, e, ei, &p->early, x, u);
+    if (!q_nw(p)) return;
+    q_early_row(bl, e, ei, &p->earlyq, x, w);
+    nsc_st(bl, NSC_ST_E, nsc_zn(e->node[1]), w, p->p * p->tf);
+    nsc_st(bl, NSC_ST_E, nsc_zn(e->node[2]), w, -p->p * p->tf);
 }
 
 static nsc_status q_stamp(nsc_builder *bl, int ei, const nsc_dev_slots *s)
@@ -422,7 +448,7 @@ static nsc_status q_stamp(nsc_builder *bl, int ei, const nsc_dev_slots *s)
     if (p->cjc > 0) nsc_st_cap(bl, b, c, p->cjc);
     if (q_nxf(p)) q_charge(bl, e, P, em, p->tf, s->branch, jf);
     if (q_nxr(p)) q_charge(bl, e, P, c, p->tr, s->branch + q_nxf(p), jr);
-    if (p->early.on) q_early_stamp(bl, e, ei, &p->early, s->branch);
+    if (p->early.on) q_early_stamp(bl, e, ei, p, s->branch);
     return NSC_OK;
 }
 
@@ -435,7 +461,8 @@ static nsc_status q_cap_current(nsc_lin *f, const nsc_element *e, int a, int k, 
 
 /* The current into terminal t (0 c, 1 b) of the device in f:
  *   I_C = p (i_F - (1 + 1/BR) i_R + u) + CJC (v_c - v_b)' - p TR x_R',
- *   I_B = p (i_F/BF + i_R/BR) + CJE (v_b - v_e)' + CJC (v_b - v_c)' + p (TF x_F' + TR x_R'). */
+ *   I_B = p (i_F/BF + i_R/BR) + CJE (v_b - v_e)' + CJC (v_b - v_c)' + p (TF (x_F + w)' + TR x_R')
+ * (w: the Early effect's share of the diffusion charge, q_early_stamp). */
 static nsc_status q_terminal(const nsc_lcs *L, const nsc_element *e, int ei, const bjt_par *p,
                              int t, nsc_lin *f)
 {
@@ -459,6 +486,7 @@ static nsc_status q_terminal(const nsc_lcs *L, const nsc_element *e, int ei, con
         return NSC_ENOMEM;
     if (t == 1 && p->cje > 0 && q_cap_current(f, e, 1, 2, p->cje)) return NSC_ENOMEM;
     if (t == 1 && p->tf > 0 && nsc_lin_add(f, NSC_T_DZ, x, p->p * p->tf)) return NSC_ENOMEM;
+    if (t == 1 && q_nw(p) && nsc_lin_add(f, NSC_T_DZ, x + 3, p->p * p->tf)) return NSC_ENOMEM;
     if (p->tr > 0 && nsc_lin_add(f, NSC_T_DZ, x + q_nxf(p), (t == 0 ? -1.0 : 1.0) * p->p * p->tr))
         return NSC_ENOMEM;
     return NSC_OK;
