@@ -886,6 +886,10 @@ static nsc_status tran_adaptive(tran_run *R)
                    R->io,  R->acc, R->lpk, R->pklist, R->npk, 0.0,       R->z0, R->l,
                    R->w0,  R->v0,  0,      0,         NULL };
     nsc_tran_opts ok = *R->o;
+    if (R->o->exact && !R->io && R->L->nsm > 0) { /* smooth elements: the stand-in's guards */
+        ok.standin = 1;
+        T.o = &ok;
+    }
     if (R->o->exact && nsc_tran_exact_ok(&T)) {
         if (!(T.hmode = nsc_calloc((size_t)R->m + 1, 1))) return nsc_oom(R->r);
         char *hm = T.hmode;

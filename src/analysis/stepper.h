@@ -30,6 +30,8 @@ typedef struct nsc_tran_opts {
                                      the theta point (nsc_onestep_opts.mean; the steady state's runs) */
     double reltol, abstol, vntol, trtol; /* adaptive: SPICE tolerances (all > 0) */
     double chgtol; /* adaptive: the charge error allowed a continuous kink (C) */
+    int standin;   /* adaptive: the theta-scheme stands in for the exact flow, which smooth
+                      elements keep out: its guards (stepper_adapt.c, Stand-in) */
     int events;    /* adaptive: log every state change in W->ev (--events) */
     double gmin;
     int uic;

@@ -73,7 +73,29 @@
  * points (interpolation error O(h^3), the order of the trapezoidal LTE) when
  * all three lie after the segment's start (whose values are the old mode's)
  * and the step changes no mode, linear otherwise. With interp, .meas reads a
- * table of the steps (nsc_tran_opts.steps). */
+ * table of the steps (nsc_tran_opts.steps).
+ *
+ * Stand-in (o->standin: the exact flow was asked, smooth elements keep it
+ * out; other runs are untouched). Two guards of what the exact flow did:
+ * (1) An operating point can be an unstable equilibrium (a BJT astable with
+ * both transistors saturated). The exact flow left it through its round-off;
+ * SPICE leaves it through its own, amplified by steps of at most TSTEP. Here
+ * the step map returns the start bit for bit, and at steps of span/50 (lambda
+ * h >> 2) theta = 1/2 barely amplifies the unstable mode ((1 + x)/(x - 1) per
+ * step, x = lambda h / 2): the run stayed at the balance. So the start is
+ * moved by NSC_REST_KICK (1e-3) of each differential unknown's tolerance
+ * (unequal weights: no symmetry hides a mode), about what a converged Newton
+ * iteration leaves in SPICE, and the steps are at most TSTEP (SPICE's
+ * ceiling) until the state has moved NSC_REST_DEPART tolerances from the
+ * start (rest_start, departed); a stable circuit leaves that ceiling as soon
+ * as its sources move it. (2) theta = 1/2 takes the algebraic rows at the
+ * step's theta point, so an algebraic unknown carries a mode of factor -1
+ * that steps of changing size excite and the error control on the
+ * differential unknowns never sees (a CE stage's v(c) rang by 55 mV, v(b)
+ * within 2 uV). alg_ring measures it with lte_ratio's third-derivative term
+ * on every algebraic unknown; a step above its tolerance is retried at the
+ * same size with implicit Euler, which puts those unknowns back on their rows
+ * (damp_trial), and the ringing's history restarts there. */
 #include "stepper_int.h"
 #include "pac.h"
 
@@ -108,6 +130,9 @@
 #define NSC_PIVOT_H 1e-3 /* ... while longer than this times href, before any pivoting */
 #define NSC_ROWS_STEP 64 /* rows at most inside one step (rows at the steps) */
 #define NSC_REJ_JUMP 4   /* local-error rejections in a row from one t: a jump there (reject_lte) */
+#define NSC_REST_KICK 1e-3 /* the stand-in's start moved by this many tolerances (rest_start) */
+#define NSC_REST_DEPART \
+    100.0 /* the stand-in leaves the start's ceiling past this many tolerances (departed) */
 
 typedef struct ad {
     nsc_tran *T;
@@ -143,10 +168,19 @@ typedef struct ad {
     int *pkrun,
         npkrun;   /* T->pklist (ascending) as runs [pkrun[2r], pkrun[2r+1]) of consecutive pairs */
     double *yend; /* [m] work: every pair's y at the trial's end (pairs_y) */
+    /* the stand-in's guards (o->standin; header, Stand-in): */
+    double *za[3], ta[3]; /* z at the last accepted points of the history, newest first */
+    int na;               /* how many (alg_ring) */
+    char *isd;            /* [n] 1: z_i is a differential unknown (a column of E) */
+    int rest;             /* 1: still at the start's state: steps at most hrest (departed) */
+    double hrest, *xrest; /* the ceiling there; [nd] the differential unknowns at the start */
 } ad;
 
 static void ad_free(ad *a)
 {
+    for (int k = 0; k < 3; k++) free(a->za[k]);
+    free(a->isd);
+    free(a->xrest);
     free(a->di);
     free(a->atol);
     for (int k = 0; k < 4; k++) free(a->hx[k]);
@@ -260,6 +294,19 @@ static int kink_setup(ad *a, const nsc_tran *T)
 }
 
 /* Work arrays, the differential unknowns and their absolute tolerances. 0 or -1 (ENOMEM). */
+/* The stand-in's arrays (o->standin): the history of z, which unknowns are
+ * differential, the start's state. 0, or -1 (no memory). */
+static int standin_setup(ad *a)
+{
+    if (!a->o->standin) return 0;
+    for (int k = 0; k < 3; k++)
+        if (!(a->za[k] = dup_or_zero(NULL, a->n))) return -1;
+    if (!(a->isd = calloc((size_t)a->n + 1, 1)) || !(a->xrest = dup_or_zero(NULL, a->nd)))
+        return -1;
+    for (int i = 0; i < a->nd; i++) a->isd[a->di[i]] = 1;
+    return 0;
+}
+
 static int ad_init(ad *a, nsc_tran *T)
 {
     const nsc_lcs *L = T->L;
@@ -306,7 +353,7 @@ static int ad_init(ad *a, nsc_tran *T)
     a->evphi = malloc(sizeof(double) * (size_t)(ni + 1));
     a->yend = dup_or_zero(NULL, m);
     a->rtol = dup_or_zero(NULL, nc);
-    if (probe_pairs(a, T) || kink_setup(a, T)) return -1;
+    if (probe_pairs(a, T) || kink_setup(a, T) || standin_setup(a)) return -1;
     for (int q = 1; a->rtol && q < nc; q++) /* a current's ABSTOL, else VNTOL */
         a->rtol[q] = T->W->name[q][0] == 'i' ? a->o->abstol : a->o->vntol;
     if (!a->rtol || !a->Ct || !a->Dt || !a->Set || !a->z0 || !a->z1 || !a->l || !a->lsave || !a->lpt
@@ -329,6 +376,11 @@ static void hist_reset(ad *a, double t, const double *z, const double *w)
 {
     a->nh = 1;
     a->ht[0] = t;
+    if (a->za[0]) { /* (the stand-in's) */
+        a->na = 1;
+        a->ta[0] = t;
+        memcpy(a->za[0], z, sizeof(double) * (size_t)a->n);
+    }
     for (int i = 0; i < a->nd + a->L->nsrc; i++) a->hx[0][i] = xval(a, i, z, w);
 }
 
@@ -343,6 +395,16 @@ static void hist_push(ad *a, double t, const double *z, const double *w)
     a->ht[0] = t;
     for (int i = 0; i < a->nd + a->L->nsrc; i++) a->hx[0][i] = xval(a, i, z, w);
     if (a->nh < 4) a->nh++;
+    if (!a->za[0]) return;
+    double *lz = a->za[2];
+    a->za[2] = a->za[1];
+    a->za[1] = a->za[0];
+    a->za[0] = lz;
+    a->ta[2] = a->ta[1];
+    a->ta[1] = a->ta[0];
+    a->ta[0] = t;
+    memcpy(lz, z, sizeof(double) * (size_t)a->n);
+    if (a->na < 3) a->na++;
 }
 
 /* err = max_i |LTE_i| / (TRTOL tol_i) of the trial point (t1, z1) reached with
@@ -391,6 +453,43 @@ static int rings(const ad *a, int i, const double *z1)
     double d1 = x1 - x0, d0 = x0 - xm, dm = xm - xmm;
     double tol = a->o->reltol * fmax(fabs(x1), fabs(x0)) + a->atol[i];
     return d1 * d0 < 0 && d0 * dm < 0 && fabs(d1) > tol && fabs(d0) > tol;
+}
+
+/* The stand-in's ringing ratio (header, Stand-in) of the trial (t1, z1) taken
+ * with theta < 1: max over the algebraic unknowns i (not columns of E) of
+ *     |(1/6 - theta/2) h^3 x_i'''| / (TRTOL (RELTOL max(|x_i(t_k)|, |x_i(t_k+1)|) + ATOL_i)),
+ * x''' from the divided differences of z1 and the last three accepted points
+ * (lte_ratio's form); 0 with a shorter history. The mode of factor -1 that
+ * theta = 1/2 leaves on an algebraic unknown, +-K on alternate points, makes
+ * x''' ~ 8 K / h^3 (equal steps): a ratio ~ (2/3) K / tol. */
+static double alg_ring(const ad *a, double t1, const double *z1, double theta)
+{
+    const nsc_tran_opts *o = a->o;
+    if (!a->za[0] || a->na < 3 || theta >= 1) return 0;
+    double t0 = a->ta[0], tm = a->ta[1], tmm = a->ta[2], h = t1 - t0, c3 = 1.0 / 6.0 - theta / 2;
+    double err = 0;
+    for (int i = 0; i < a->n; i++) {
+        if (a->isd[i]) continue;
+        double x1 = z1[i], x0 = a->za[0][i], xm = a->za[1][i], xmm = a->za[2][i];
+        double f10 = (x1 - x0) / h, f0m = (x0 - xm) / (t0 - tm), fmm = (xm - xmm) / (tm - tmm);
+        double d3 = ((f10 - f0m) / (t1 - tm) - (f0m - fmm) / (t0 - tmm)) / (t1 - tmm);
+        double atol = i < a->L->nnode_z ? o->vntol : o->abstol;
+        double tol = o->trtol * (o->reltol * fmax(fabs(x1), fabs(x0)) + atol);
+        err = fmax(err, fabs(c3 * h * h * h * 6 * d3) / tol);
+    }
+    return err;
+}
+
+/* 1 when the accepted point z0 has left the start's state: a differential
+ * unknown moved from it by more than NSC_REST_DEPART times its tolerance
+ * (header, Stand-in). */
+static int departed(const ad *a)
+{
+    for (int i = 0; i < a->nd; i++) {
+        double x = a->z0[a->di[i]], x0 = a->xrest[i];
+        if (fabs(x - x0) > NSC_REST_DEPART * (a->o->reltol * fabs(x0) + a->atol[i])) return 1;
+    }
+    return 0;
 }
 
 /* ---- events ---- */
@@ -806,6 +905,7 @@ typedef struct ctl {
     double t_lastev, chat_until, t_cap;
     int restart;    /* implicit-Euler steps still to take in this segment */
     int ring_reset; /* 1: the history restarts at the next accepted point (reject_lte) */
+    int damp1;      /* 1: the next trial is implicit Euler (the stand-in's ringing, alg_ring) */
     int damped;     /* 1: theta = 1 from now on (reject_lte) */
     int nup, loc_it, dirty, ev_run, rejected, stall, take;
     int chat_idle; /* chatter steps in a row that captured no change (trial) */
@@ -837,6 +937,7 @@ static double trial_end(ad *a, ctl *c, int chatter, double *hl, double *tb)
     *tb = nsc_bpq_after(T->bp,
                         t + NSC_BP_MERGE * c->href); /* closer ones are reached: no sliver steps */
     double h = chatter ? NSC_CHAT_H * c->href : c->hnext < hmax ? c->hnext : hmax;
+    if (a->rest && h > a->hrest) h = a->hrest; /* (the stand-in at the start's state) */
     double tn, tg = *tb < tstop ? *tb : tstop, stretch = c->rejected ? 1.0 : 1.25;
     *hl = 0;
     if (c->t_hi < INFINITY) { /* locating an event */
@@ -993,6 +1094,21 @@ static nsc_status reject_lte(ad *a, ctl *c, double hq, double err, double theta,
     c->hnext = hn;
     c->rejected = 1;
     if (c->t_hi < INFINITY) c->t_est = c->t + hn;
+    return NSC_OK;
+}
+
+/* The stand-in's trial of size hq whose algebraic unknowns ring (alg_ring > 1):
+ * retried at the same size with implicit Euler, which puts them back on their
+ * rows (header, Stand-in). */
+static nsc_status damp_trial(ad *a, ctl *c, double hq)
+{
+    memcpy(a->l, a->lsave, sizeof(double) * (size_t)a->m);
+    c->dirty = 1;
+    a->T->st->rejected++;
+    c->damp1 = 1;
+    c->hnext = hq;
+    c->rejected = 1;
+    if (c->t_hi < INFINITY) c->t_est = c->t + hq;
     return NSC_OK;
 }
 
@@ -1294,7 +1410,7 @@ static nsc_status trial(ad *a, ctl *c)
      * (<= tol_t: the step that takes the mode change, where a quantity that
      * jumps, a comparator's output on an algebraic row, would overshoot at
      * theta = 1/2: the MOS of the buck saw a second event 8 ps later) */
-    double theta = c->restart || chatter || c->damped
+    double theta = c->restart || chatter || c->damped || c->damp1
                            || (c->t_hi < INFINITY && hq <= c->tol_t * (1 + 1e-9))
                        ? 1.0
                        : o->theta;
@@ -1345,6 +1461,8 @@ static nsc_status trial(ad *a, ctl *c)
         worst = -1;
     }
     if (err > 1) return reject_lte(a, c, hq, err, th_c, worst);
+    if (!event && !chatter && !last && alg_ring(a, tn, a->z1, theta) > 1)
+        return damp_trial(a, c, hq);
     if (T->io && T->io->S) step_sens(a, P, mode1, nflip, c->t, tn);
     if (T->acc)
         nsc_loss_acc_step(T->acc, theta, c->t, tn, a->z0, a->z1, a->l, a->w0, a->w1, T->sw, mode1);
@@ -1358,7 +1476,29 @@ static nsc_status trial(ad *a, ctl *c)
     }
     c->kinked = nc > ne;
     next_step(a, c, hq, err, th_c, event, c->t == tb, nflip || chatter);
+    if (c->damp1) { /* the damped point: the ringing's history ends there */
+        c->damp1 = 0;
+        a->na = 1;
+        a->ta[0] = c->t;
+        memcpy(a->za[0], a->z0, sizeof(double) * (size_t)a->n);
+    }
+    if (a->rest && departed(a)) a->rest = 0;
     return NSC_OK;
+}
+
+/* The stand-in's start (header, Stand-in): steps at most TSTEP (on the
+ * ladder) until departed, and the differential unknowns moved off the start's
+ * state by NSC_REST_KICK (i + 1)/nd of their tolerances (unknown i of nd:
+ * unequal, so that no symmetry of the circuit hides a mode from it). */
+static void rest_start(ad *a, double hmax)
+{
+    a->rest = 1;
+    a->hrest = ladder(a->o->tstep, hmax);
+    for (int i = 0; i < a->nd; i++) {
+        double *x = &a->z0[a->di[i]];
+        a->xrest[i] = *x;
+        *x += NSC_REST_KICK * (a->o->reltol * fabs(*x) + a->atol[i]) * (i + 1) / a->nd;
+    }
 }
 
 nsc_status nsc_tran_adaptive(nsc_tran *T)
@@ -1389,6 +1529,8 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
         a->Ws = *o->steps; /* the exact stepper's table, continued */
     else if (o->steps && o->interp && (s = nsc_steps_table(T, c->t, a->eps, a->v0, &a->Ws)))
         goto fail;
+    if (o->standin && a->nd > 0 && o->tstep < c->hmax) /* SPICE's ceiling at the start */
+        rest_start(a, c->hmax);
     hist_reset(a, c->t, a->z0, a->w0);
     a->have_mode = a->m == 0; /* no pairs: the (empty) mode is known */
     a->have_key0 = 0;

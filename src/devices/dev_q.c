@@ -1,7 +1,7 @@
 /* dev_q.c -- bipolar transistor Q c b e [s] model [area] (netlist.md), the
  * transport form of the Ebers-Moll model (SPICE's Gummel-Poon at level 1,
- * without the Early effect and high injection), piecewise linear:
- *     .model name NPN|PNP(IS BF BR NF NR [ISE NE ISC NC] [RB RC RE] [CJE CJC] [TF TR] [SEGMENTS IMIN IMAX])
+ * without high injection), piecewise linear but for the Early effect:
+ *     .model name NPN|PNP(IS BF BR NF NR [ISE NE ISC NC] [VAF VAR] [RB RC RE] [CJE CJC] [TF TR] [SEGMENTS IMIN IMAX])
  *
  *   i_F = IS (e^(v_BE/(NF Vt)) - 1),  i_R = IS (e^(v_BC/(NR Vt)) - 1),
  *   I_C = i_F - i_R (1 + 1/BR) - h_C,  I_B = i_F/BF + i_R/BR + h_E + h_C,  I_E = -(I_C + I_B),
@@ -39,8 +39,17 @@
  * elaborator (nl_expand.c nle_bjt_expand): node[] are the internal terminals.
  * ISE/NE and ISC/NC, Gummel-Poon's base leakages (b-e and b-c recombination
  * currents, not carried to the collector), are base currents on the junctions'
- * own pairs (q_leak: no pair of their own). Other parameters (VAF, IKF, ...)
- * are ignored with one warning per model. */
+ * own pairs (q_leak: no pair of their own). VAF, VAR: Gummel-Poon's Early
+ * effect without high injection, the transport current (i_F - i_R)/q_b with
+ * 1/q_b = 1 - v_BC/VAF - v_BE/VAR (ngspice's q_1), the base current unchanged:
+ * the correction u = (i_F - i_R)(1/q_b - 1) from c to e (NPN) is a smooth
+ * function (q_early_fn) of x_F = i_F, x_R = i_R (exact rows, as TF's) and the
+ * terminal voltages, on the Newton iteration of the one-step problem (lcs.h
+ * nsc_smooth): every card with VAF or VAR gets it, so its transient runs on
+ * the theta-scheme, not the exact stepper (VAF=0 or absent: none, the circuit
+ * as before). With TF, the diffusion charge is TF i_F/q_b (ngspice's), a second
+ * smooth row w = x_F (1/q_b - 1) beside x_F (q_early_stamp). Other
+ * parameters (IKF, ...) are ignored with one warning per model. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -51,6 +60,18 @@
 #include "pwl_exp.h"
 
 #define VT_300 (1.380649e-23 * 300.15 / 1.602176634e-19) /* kT/q, V (dev_d.c's) */
+
+/* The Early effect's transport correction (q_early_fn), a smooth function of
+ * the inputs x = (x_F, x_R, then the distinct non-ground terminals among c b e). */
+typedef struct q_early {
+    int on;            /* VAF or VAR on the card */
+    double p;          /* +1 NPN, -1 PNP */
+    double ivaf, ivar; /* 1/VAF, 1/VAR (0: not given, infinite) */
+    int nin;           /* 2 + the distinct non-ground terminals */
+    int at[3];         /* place in x of v_c, v_b, v_e (-1: ground) */
+    int term[3];       /* the terminals (0 c, 1 b, 2 e) of x[2..nin) */
+    double wr;         /* x_R's weight in d: 1 the transport's u, 0 the charge's w */
+} q_early;
 
 typedef struct bjt_par {
     double p; /* +1 NPN, -1 PNP */
@@ -65,11 +86,14 @@ typedef struct bjt_par {
     double hle[NSC_JFIT_MAX],
         hlc[NSC_JFIT_MAX]; /* their base currents on f's, r's pairs (q_leak) */
     double lmin[2]; /* i_F's, i_R's least value over the steps since the fits were made (q_step) */
+    q_early early;  /* the Early effect (VAF, VAR): early.on 0 without it */
+    q_early earlyq; /* the same on x_F alone (wr = 0): the diffusion charge's (TF > 0) */
 } bjt_par;
 
 /* The card's parameters (netlist.md); RB RC RE are the elaborator's (nl_expand.c). */
 typedef struct q_card {
-    double is, bf, br, nf, nr, rb, rc, re, cje, cjc, tf, tr, seg, imin, imax, ise, ne, isc, nc;
+    double is, bf, br, nf, nr, rb, rc, re, cje, cjc, tf, tr, seg, imin, imax, ise, ne, isc, nc, vaf,
+        var;
 } q_card;
 #define Q_P(f, def) \
     { \
@@ -95,6 +119,8 @@ static const nsc_par Q_PAR[] = {
     Q_P(ne, 1.5),
     Q_P(isc, 0),
     Q_P(nc, 2),
+    Q_P(vaf, 0),
+    Q_P(var, 0),
 };
 #define Q_NPAR ((int)(sizeof Q_PAR / sizeof Q_PAR[0]))
 enum { Q_G_SEG = 1 << 12, Q_G_IMIN = 1 << 13, Q_G_IMAX = 1 << 14 }; /* bits of Q_PAR's rows */
@@ -169,9 +195,62 @@ static nsc_status q_leak_model(const nsc_model *m, const q_card *k, double area,
     return NSC_OK;
 }
 
-/* What the model card sets for an element of area `area` into p (checked). */
-static nsc_status q_model(const nsc_model *m, double area, nsc_report *r, bjt_par *p)
+/* The Early effect of Gummel-Poon without IKF/IKR (ngspice 39's bjtload.c):
+ * q_b = q_1 = 1/(1 - v_BC/VAF - v_BE/VAR), transport current (i_F - i_R)/q_b,
+ * the base current unchanged. 1/q_b is linear in the junction voltages, so the
+ * correction to the transport current i_F - i_R the pairs carry,
+ *   u = (x_F - x_R) (1/q_b - 1) = -(x_F - x_R) (v_BC/VAF + v_BE/VAR),
+ * (v_BC = p (v_b - v_c), v_BE = p (v_b - v_e), x_F = i_F, x_R = i_R) is a
+ * product of two linear forms: its gradient d(1/q_b - 1)/dv_b = -p (1/VAF +
+ * 1/VAR), /dv_c = p/VAF, /dv_e = p/VAR times x_F - x_R, and 1/q_b - 1 (-(...))
+ * for x_F (x_R). An nsc_smooth_fn on x (q_early's inputs). With wr = 0, d = x_F:
+ * w = x_F (1/q_b - 1), so that TF (x_F + w) is ngspice's diffusion charge TF i_F/q_b. */
+static double q_early_fn(const void *par, const double *x, double *g)
 {
+    const q_early *E = par;
+    double v[3], dv[3] = { E->p * E->ivaf, -E->p * (E->ivaf + E->ivar), E->p * E->ivar };
+    for (int t = 0; t < 3; t++) v[t] = E->at[t] >= 0 ? x[E->at[t]] : 0.0;
+    double s = dv[0] * v[0] + dv[1] * v[1] + dv[2] * v[2],
+           d = x[0] - E->wr * x[1]; /* 1/q_b - 1, i_F - i_R (i_F) */
+    for (int q = 2; q < E->nin; q++) g[q] = 0;
+    g[0] = s;
+    g[1] = -E->wr * s;
+    for (int t = 0; t < 3; t++)
+        if (E->at[t] >= 0) g[E->at[t]] += d * dv[t];
+    return d * s;
+}
+
+/* The Early effect of element e from the card (VAF, VAR >= 0; 0 or absent: none)
+ * into E, its inputs' places from e's terminals c b e (distinct, not ground). */
+static nsc_status q_early_make(const nsc_element *e, const q_card *k, double p, nsc_report *r,
+                               q_early *E)
+{
+    if (!(k->vaf >= 0 && k->var >= 0))
+        return nsc_err(r, NSC_ENETLIST, &e->model->loc,
+                       "bipolar model '%s': VAF = %g and VAR = %g must be >= 0 (0: none)",
+                       e->model->name, k->vaf, k->var);
+    *E = (q_early){ k->vaf > 0 || k->var > 0,
+                    p,
+                    k->vaf > 0 ? 1 / k->vaf : 0,
+                    k->var > 0 ? 1 / k->var : 0,
+                    2,
+                    { -1, -1, -1 },
+                    { 0, 0, 0 },
+                    1.0 };
+    for (int t = 0; t < 3; t++) {
+        int q = 2;
+        while (q < E->nin && e->node[E->term[q - 2]] != e->node[t]) q++;
+        if (!e->node[t]) continue; /* ground: v = 0 */
+        if (q == E->nin) E->term[E->nin++ - 2] = t;
+        E->at[t] = q;
+    }
+    return NSC_OK;
+}
+
+/* What the model card sets for an element of area `area` into p (checked). */
+static nsc_status q_model(const nsc_element *e, double area, nsc_report *r, bjt_par *p)
+{
+    const nsc_model *m = e->model;
     q_card k;
     unsigned given = nsc_par_read(m, Q_PAR, Q_NPAR, &k);
     double is = k.is, nf = k.nf, nr = k.nr, seg = k.seg, imin = k.imin, imax = k.imax;
@@ -208,7 +287,10 @@ static nsc_status q_model(const nsc_model *m, double area, nsc_report *r, bjt_pa
     p->cjc *= area;
     nsc_jfit_make(0.0, nf * VT_300, is * area, 0.0, imin * area, imax * area, (int)seg, &p->f);
     nsc_jfit_make(0.0, nr * VT_300, is * area, 0.0, imin * area, imax * area, (int)seg, &p->r);
-    return q_leak_model(m, &k, area, r, p);
+    nsc_status st = q_early_make(e, &k, p->p, r, &p->early);
+    p->earlyq = p->early;
+    p->earlyq.wr = 0;
+    return st ? st : q_leak_model(m, &k, area, r, p);
 }
 
 /* The parameters of element e (value = AREA, set by the elaborator): an nsc_dev_parse. */
@@ -221,7 +303,7 @@ static nsc_status q_params(const nsc_element *e, nsc_report *r, void *out)
                        "bipolar transistor %s has no bipolar model (NPN or PNP)", e->name);
     memset(p, 0, sizeof *p);
     p->lmin[0] = p->lmin[1] = HUGE_VAL;
-    return q_model(m, e->value > 0 ? e->value : 1.0, r, p);
+    return q_model(e, e->value > 0 ? e->value : 1.0, r, p);
 }
 
 /* The card read once (lcs/devif.h bind). */
@@ -237,10 +319,11 @@ static void q_warn(nsc_dev_ctx *ctx, const nsc_element *e, const bjt_par *p)
     const nsc_model *m = e->model;
     for (int q = 0; q < m->npar; q++)
         if (!nsc_par_known(Q_PAR, Q_NPAR, 0, m->pname[q])) {
-            nsc_warn(ctx->r, &m->loc,
-                     "bipolar model '%s': parameters other than IS BF BR NF NR ISE NE ISC NC RB RC "
-                     "RE CJE CJC TF TR SEGMENTS IMIN IMAX are ignored (%s first)",
-                     m->name, m->pname[q]);
+            nsc_warn(
+                ctx->r, &m->loc,
+                "bipolar model '%s': parameters other than IS BF BR NF NR ISE NE ISC NC VAF VAR "
+                "RB RC RE CJE CJC TF TR SEGMENTS IMIN IMAX are ignored (%s first)",
+                m->name, m->pname[q]);
             break;
         }
     char rg[64], rr[64];
@@ -260,6 +343,22 @@ static void q_warn(nsc_dev_ctx *ctx, const nsc_element *e, const bjt_par *p)
                  rr, p->r.vf[0], fmax(p->f.err, p->r.err));
 }
 
+/* p's branch unknowns from the element's first: x_F = i_F (TF or the Early
+ * effect), then x_R = i_R (TR or the Early effect), then the Early effect's u. */
+static int q_nxf(const bjt_par *p)
+{
+    return p->tf > 0 || p->early.on;
+}
+static int q_nxr(const bjt_par *p)
+{
+    return p->tr > 0 || p->early.on;
+}
+/* and then the diffusion charge's w = x_F (1/q_b - 1) (the Early effect and TF) */
+static int q_nw(const bjt_par *p)
+{
+    return p->tf > 0 && p->early.on;
+}
+
 static nsc_status q_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
     const nsc_element *e = &ctx->c->el[ei];
@@ -268,7 +367,7 @@ static nsc_status q_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     q_warn(ctx, e, p);
     int c = e->node[0], b = e->node[1], em = e->node[2], tran = ctx->mode == NSC_ASM_TRAN;
     need->npair = p->f.nseg + p->r.nseg;
-    need->nbranch = (p->tf > 0) + (p->tr > 0); /* the diffusion currents */
+    need->nbranch = q_nxf(p) + q_nxr(p) + p->early.on + q_nw(p); /* x_F, x_R, u, w */
     nsc_dev_link(ctx, b, em, p->cje > 0 && tran ? NSC_LINK_NS : NSC_LINK_DC);
     nsc_dev_link(ctx, b, c, p->cjc > 0 && tran ? NSC_LINK_NS : NSC_LINK_DC);
     return NSC_OK;
@@ -286,16 +385,44 @@ static void q_junction(nsc_builder *bl, const nsc_element *e, double p, int x, c
     for (int t = 0; t < 3; t++) nsc_st(bl, NSC_ST_B, nsc_zn(e->node[t]), j, w[t]);
 }
 
-/* The diffusion charge tau x (x = lambda_j, exact row) between b and node k:
- * its derivative flows b -> k (NPN), E[b][x] += p tau, E[k][x] -= p tau. */
+/* The junction current x = lambda_j (exact row -x + lambda_j = 0) and its
+ * diffusion charge tau x (tau > 0) between b and node k: its derivative flows
+ * b -> k (NPN), E[b][x] += p tau, E[k][x] -= p tau. */
 static void q_charge(nsc_builder *bl, const nsc_element *e, double p, int k, double tau, int x,
                      int j)
 {
     nsc_st(bl, NSC_ST_A, x, x, -1.0);
     nsc_st(bl, NSC_ST_B, x, j, 1.0);
     nsc_st_exact(bl, x);
+    if (!(tau > 0)) return;
     nsc_st(bl, NSC_ST_E, nsc_zn(e->node[1]), x, p * tau);
     nsc_st(bl, NSC_ST_E, nsc_zn(k), x, -p * tau);
+}
+
+/* Row u = 0 = -z[u] + q_early_fn(E) of x_F = z[x], x_R = z[x + 1] and the
+ * terminals' voltages (the Newton iteration's). */
+static void q_early_row(nsc_builder *bl, const nsc_element *e, int ei, const q_early *E, int x,
+                        int u)
+{
+    int in[5] = { x, x + 1 };
+    for (int q = 2; q < E->nin; q++) in[q] = nsc_zn(e->node[E->term[q - 2]]);
+    nsc_st_smooth_fn_at0(bl, ei, u, in, E->nin, q_early_fn, E); /* C code: q_early_fn */
+}
+
+/* The Early effect (x = the element's first branch unknown, x_F): the
+ * transport correction u = z[x + 2], a current c -> e (NPN): A[c][u] = -p,
+ * A[e][u] = p; with TF, w = z[x + 3], the diffusion charge's share TF w
+ * beside TF x_F (q_charge), its derivative b -> e: E[b][w] += p TF, E[e][w] -= p TF. */
+static void q_early_stamp(nsc_builder *bl, const nsc_element *e, int ei, const bjt_par *p, int x)
+{
+    int u = x + 2, w = x + 3;
+    nsc_st(bl, NSC_ST_A, nsc_zn(e->node[0]), u, -p->p);
+    nsc_st(bl, NSC_ST_A, nsc_zn(e->node[2]), u, p->p);
+    q_early_row(bl, e, ei, &p->early, x, u);
+    if (!q_nw(p)) return;
+    q_early_row(bl, e, ei, &p->earlyq, x, w);
+    nsc_st(bl, NSC_ST_E, nsc_zn(e->node[1]), w, p->p * p->tf);
+    nsc_st(bl, NSC_ST_E, nsc_zn(e->node[2]), w, -p->p * p->tf);
 }
 
 static nsc_status q_stamp(nsc_builder *bl, int ei, const nsc_dev_slots *s)
@@ -320,8 +447,9 @@ static nsc_status q_stamp(nsc_builder *bl, int ei, const nsc_dev_slots *s)
     }
     if (p->cje > 0) nsc_st_cap(bl, b, em, p->cje); /* (E: dropped in the static modes) */
     if (p->cjc > 0) nsc_st_cap(bl, b, c, p->cjc);
-    if (p->tf > 0) q_charge(bl, e, P, em, p->tf, s->branch, jf);
-    if (p->tr > 0) q_charge(bl, e, P, c, p->tr, s->branch + (p->tf > 0), jr);
+    if (q_nxf(p)) q_charge(bl, e, P, em, p->tf, s->branch, jf);
+    if (q_nxr(p)) q_charge(bl, e, P, c, p->tr, s->branch + q_nxf(p), jr);
+    if (p->early.on) q_early_stamp(bl, e, ei, p, s->branch);
     return NSC_OK;
 }
 
@@ -333,8 +461,9 @@ static nsc_status q_cap_current(nsc_lin *f, const nsc_element *e, int a, int k, 
 }
 
 /* The current into terminal t (0 c, 1 b) of the device in f:
- *   I_C = p (i_F - (1 + 1/BR) i_R) + CJC (v_c - v_b)' - p TR x_R',
- *   I_B = p (i_F/BF + i_R/BR) + CJE (v_b - v_e)' + CJC (v_b - v_c)' + p (TF x_F' + TR x_R'). */
+ *   I_C = p (i_F - (1 + 1/BR) i_R + u) + CJC (v_c - v_b)' - p TR x_R',
+ *   I_B = p (i_F/BF + i_R/BR) + CJE (v_b - v_e)' + CJC (v_b - v_c)' + p (TF (x_F + w)' + TR x_R')
+ * (w: the Early effect's share of the diffusion charge, q_early_stamp). */
 static nsc_status q_terminal(const nsc_lcs *L, const nsc_element *e, int ei, const bjt_par *p,
                              int t, nsc_lin *f)
 {
@@ -350,14 +479,16 @@ static nsc_status q_terminal(const nsc_lcs *L, const nsc_element *e, int ei, con
         if (p->hlc[q] != 0
             && nsc_lin_add(f, NSC_T_L, jr + q, (t == 0 ? -1.0 : 1.0) * p->p * p->hlc[q]))
             return NSC_ENOMEM;
+    if (t == 0 && p->early.on && nsc_lin_add(f, NSC_T_Z, x + 2, p->p)) /* + p u */
+        return NSC_ENOMEM;
     if (!tran) return NSC_OK;
     if (p->cjc > 0
         && (t == 0 ? q_cap_current(f, e, 0, 1, p->cjc) : q_cap_current(f, e, 1, 0, p->cjc)))
         return NSC_ENOMEM;
     if (t == 1 && p->cje > 0 && q_cap_current(f, e, 1, 2, p->cje)) return NSC_ENOMEM;
     if (t == 1 && p->tf > 0 && nsc_lin_add(f, NSC_T_DZ, x, p->p * p->tf)) return NSC_ENOMEM;
-    if (p->tr > 0
-        && nsc_lin_add(f, NSC_T_DZ, x + (p->tf > 0), (t == 0 ? -1.0 : 1.0) * p->p * p->tr))
+    if (t == 1 && q_nw(p) && nsc_lin_add(f, NSC_T_DZ, x + 3, p->p * p->tf)) return NSC_ENOMEM;
+    if (p->tr > 0 && nsc_lin_add(f, NSC_T_DZ, x + q_nxf(p), (t == 0 ? -1.0 : 1.0) * p->p * p->tr))
         return NSC_ENOMEM;
     return NSC_OK;
 }

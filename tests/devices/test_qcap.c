@@ -201,7 +201,11 @@ Test(qcap, ic_wins_over_dot_ic_as_for_a_linear_capacitor)
  * 0.154 %; 11.5 % with the constant). Newton: 2.02 solves a problem since
  * each step's first linearisation is at the point the last step's line
  * predicts (onestep_nl.c predict), 2.71 from the step's start before (the
- * same 0.154 %); bound 2.3. */
+ * same 0.154 %). Under stepping=exact the theta-scheme stands in for the
+ * exact flow (stepper_adapt.c, Stand-in): its implicit-Euler retries of steps
+ * whose algebraic unknowns ring (363 on this run) break the line the next
+ * step's prediction follows: 2.47 solves a problem, v(c) 0.103 % instead of
+ * 0.156 % (1 751 steps instead of 1 414); bound 2.6 (2.3 before). */
 Test(qcap, diode_depletion_charge_vs_ngspice)
 {
     const char *mode[2] = { "exact", "adaptive" };
@@ -217,7 +221,7 @@ Test(qcap, diode_depletion_charge_vs_ngspice)
         tu_newton nw;
         cr_assert(tu_newton_stats(out, &nw), "%s", out);
         const char *s = strstr(out, "Newton");
-        cr_assert(nw.nfail == 0 && nw.per <= 2.3, "%s", s);
+        cr_assert(nw.nfail == 0 && nw.per <= 2.6, "%s", s);
         free(out);
     }
 }
