@@ -45,4 +45,17 @@ nsc_status nsc_card_model(const nsc_device *d, const nsc_cardview *v);
 /* F H: n+ n- vsense gain */
 nsc_status nsc_card_ictrl(const nsc_device *d, const nsc_cardview *v);
 
+/* The forms whose fields are expressions (devices/cards_expr.c). */
+/* E G: n+ n- nc+ nc- gain | n+ n- VALUE={expr} (vol= cur=) | n+ n- POLY(n) nodes
+ * coefficients | E: n+ n- TABLE {V(a[,b])} = points; VALUE= and POLY make a
+ * behavioural source (d->card_expr), TABLE an E TABLE (d->card_table) */
+nsc_status nsc_card_vctrl(const nsc_device *d, const nsc_cardview *v);
+/* B: n+ n- V=expr (d->kind) | I=expr (d->card_expr) */
+nsc_status nsc_card_behav(const nsc_device *d, const nsc_cardview *v);
+/* Element el's program (its priv, devices/bprog.h): the expression field x
+ * compiled (op->compile; a V-type source that reads its own output with gain 1
+ * is compiled once more in the mirrored forms, then refused); the card's fields
+ * from `from` on are ignored with a warning. */
+nsc_status nsc_card_program(const nsc_cardview *v, const nsc_cfield *x, int el, int from);
+
 #endif
