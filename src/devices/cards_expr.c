@@ -1,7 +1,8 @@
 /* cards_expr.c -- the card forms whose fields are expressions, read through the
  * card view (lcs/card.h) like every other card: the controlled sources E G
  * (n+ n- nc+ nc- gain; E's TABLE; VALUE= and POLY(n), which make a behavioural
- * source) and the behavioural source B (V=expr, I=expr). The netlist stage
+ * source), the behavioural source B (V=expr, I=expr) and Xyce's generic switch
+ * S n+ n- model CONTROL={expr} (a switch a B source drives). The netlist stage
  * only compiles an expression for them (op->compile: the program of
  * devices/bprog.h, plain data) and builds one from fields (op->x_*: POLY); what
  * each field means and every message about it are here.
@@ -87,6 +88,36 @@ nsc_status nsc_card_behav(const nsc_device *d, const nsc_cardview *v)
     nsc_status st = v->op->element(v, key[0] == 'v' ? d->kind : d->card_expr->kind, &el);
     if (st || (st = v->op->nodes(v, el, 2))) return st;
     return nsc_card_program(v, &f->sub[1], el, 4);
+}
+
+/* ---- S n+ n- model [ON|OFF] CONTROL={expr} ---- */
+
+/* Xyce's generic switch: the switch of dev_s.c whose control is the internal
+ * node <el>#ctl (to ground), which a behavioural source <el>#ctl drives to
+ * V = expr. */
+nsc_status nsc_card_control(const nsc_device *d, const nsc_cardview *v, const nsc_cfield *xf)
+{
+    const nsc_cfield *f = v->f;
+    int el, n;
+    nsc_status st = v->op->element(v, d->kind, &el);
+    if (st || (st = v->op->nodes(v, el, 2))) return st;
+    if (v->nf < 4 || &f[3] == xf)
+        return nsc_card_err(v, NULL, "missing model name for switch %s", f[0].u.s);
+    if ((st = v->op->model(v, &f[3], el))) return st;
+    for (int i = 4; i < v->nf; i++) {
+        if (&f[i] == xf) continue;
+        if (nsc_card_is_word(&f[i], "on") || nsc_card_is_word(&f[i], "off")) {
+            v->c->el[el].has_ic = 1; /* the state the static problem starts from */
+            v->c->el[el].ic = nsc_card_is_word(&f[i], "on");
+        } else nsc_card_warn(v, &f[i], "'%s' of switch %s ignored", nsc_card_text(&f[i]), f[0].u.s);
+    }
+    if ((st = v->op->inode(v, xf, el, "ctl", "CONTROL= of ", &n))) return st;
+    nsc_element *e = &v->c->el[el];
+    e->nnode = 4;
+    e->node[2] = n;
+    e->node[3] = 0;
+    if ((st = v->op->parasitic(v, el, "ctl", NSC_EL_BV, 0, n, 0))) return st;
+    return nsc_card_program(v, &xf->sub[1], v->c->nel - 1, v->nf);
 }
 
 /* ---- E TABLE {V(a[,b])} = (x1,y1) (x2,y2) ... ---- */

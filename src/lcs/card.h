@@ -93,6 +93,11 @@ typedef struct nsc_cardops {
     /* *is = 1 when f names a resistor .model (RES, R): *scale its factor of the
      * element's value (R, TC1 TC2 at TNOM); else *is = 0 */
     nsc_status (*res_model)(const nsc_cardview *v, const nsc_cfield *f, int *is, double *scale);
+    /* *n = a new internal node "<el>#<what>" of element el (field f: where a
+     * netlist node of that name is refused as clashing with the internal node
+     * of `of` + the card's head, e.g. "CONTROL= of ") */
+    nsc_status (*inode)(const nsc_cardview *v, const nsc_cfield *f, int el, const char *what,
+                        const char *of, int *n);
     /* Rser = r > 0 (LTspice's, field f) in series with element el: el's n-
      * moves to a new node "<el>#rser", a resistor of its own joins it to n- */
     nsc_status (*series_r)(const nsc_cardview *v, const nsc_cfield *f, int el, double r);

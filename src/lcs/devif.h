@@ -58,12 +58,12 @@
  * or the parser of a form it shares with others (devices/cards.c: R C L's
  * value, V I's source, F H's, D M S W J's model card, shaped by card_nodes,
  * card_sense, card_state and the inst table; devices/cards_expr.c: the forms
- * whose fields are expressions, E G's gain VALUE= POLY TABLE and B's V= I=,
- * the expressions compiled by the view's op->compile). A device with a card of
- * a new form writes its parse() in its file: no line of the netlist stage. The
- * netlist stage reads itself only the A card (nl_xspice.c, nsc_cardform) and
- * the variants of a card that stand for parts it builds (card_opt: R's value
- * that reads time, C's Q=, S's CONTROL=). */
+ * whose fields are expressions, E G's gain VALUE= POLY TABLE, B's V= I=, S's
+ * CONTROL=, the expressions compiled by the view's op->compile). A device with
+ * a card of a new form writes its parse() in its file: no line of the netlist
+ * stage. The netlist stage reads itself only the A card (nl_xspice.c,
+ * nsc_cardform) and the variants of a card that stand for parts it builds
+ * (card_opt: R's value that reads time, C's Q=). */
 #ifndef NSC_DEVIF_H
 #define NSC_DEVIF_H
 
@@ -122,8 +122,8 @@ typedef enum nsc_cardform {
 } nsc_cardform;
 
 /* The variants of a card form a device takes (nsc_device.card_opt): those the
- * netlist stage builds itself (TIMESW, CHARGE, CONTROL: nl_elab_el.c, before
- * the device's parse()), those its parser reads (devices/cards.c). */
+ * netlist stage builds itself (TIMESW, CHARGE: nl_elab_el.c, before the
+ * device's parse()), those its parser reads (devices/cards.c, cards_expr.c). */
 enum {
     NSC_CARDOPT_TIMESW = 1 << 0, /* VALUE: a value {cond ? R1 : R2} that reads time is a switch
                                      driven by cond (R: a load step) */

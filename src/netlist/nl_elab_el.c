@@ -3,8 +3,9 @@
  * nodes, elements, references, models, parasitics, expansions, and the
  * expressions: a field's expression compiled to a behavioural source's
  * program, nl_pwl.c, or built from fields), but for the variants this stage
- * builds itself (R's value that reads time, C's Q=, S's CONTROL=) and the A
- * card (nl_xspice.c); and the refusal of the letters not supported. *
+ * builds itself (R's value that reads time, C's Q=) and the A card
+ * (nl_xspice.c); and the refusal of the letters not supported.
+ *
  * Invariants: each card makes one element (plus its parasitics "<el>#..."),
  * named prefix + its head; references to other elements (K -> L, F H W and
  * B's I() -> V) are fixups resolved by nl_elab.c; models are resolved now
@@ -154,44 +155,6 @@ static nsc_status card_r_time(elab *E, scope *sc, const nl_card *cd, const nl_fi
     return b_compile(E, sc, cd, E->c->nel - 1, &xf[2], cd->nf);
 }
 
-/* Xyce's generic switch S n+ n- model [ON|OFF] CONTROL={expr} (field xf): the
- * switch of dev_s.c whose control is the internal node <el>#ctl (to ground),
- * which a B source <el>#ctl drives to V = expr. */
-static nsc_status card_s_control(elab *E, scope *sc, const nl_card *cd, const nl_field *xf)
-{
-    const nl_field *f = cd->f;
-    int el, n;
-    if (nle_element_new(E, sc, cd, NSC_EL_S, &el) || nle_nodes(E, sc, cd, el, 2))
-        return E->r->status;
-    if (cd->nf < 4 || &f[3] == xf)
-        return nle_err(E, sc, cd, NULL, "missing model name for switch %s", f[0].u.s);
-    if (nle_model_ref(E, sc, cd, &f[3], el)) return E->r->status;
-    for (int i = 4; i < cd->nf; i++) {
-        if (&f[i] == xf) continue;
-        if (nle_is_word(&f[i], "on") || nle_is_word(&f[i], "off")) {
-            E->c->el[el].has_ic = 1; /* the state the static problem starts from */
-            E->c->el[el].ic = nle_is_word(&f[i], "on");
-        } else nle_warn(E, sc, cd, &f[i], "'%s' of switch %s ignored", nle_ftext(&f[i]), f[0].u.s);
-    }
-    if (internal_node(E, sc, cd, xf, el, "ctl", "CONTROL= of ", &n)) return E->r->status;
-    E->c->el[el].nnode = 4;
-    E->c->el[el].node[2] = n;
-    E->c->el[el].node[3] = 0;
-    if (nle_parasitic(E, sc, cd, el, "ctl", NSC_EL_BV, 0, n, 0)) return E->r->status;
-    return b_compile(E, sc, cd, E->c->nel - 1, &xf->sub[1], cd->nf);
-}
-
-/* The CONTROL= field of a switch card, NULL when none. */
-static const nl_field *control_field(const nl_card *cd)
-{
-    char key[16];
-    for (int i = 3; i < cd->nf; i++) {
-        const char *kk = nle_pair_key(&cd->f[i], key, sizeof key);
-        if (kk && !strcmp(kk, "control")) return &cd->f[i];
-    }
-    return NULL;
-}
-
 /* The devices in parallel of el (the product P of its instance parameters
  * flagged NSC_INST_PARALLEL: m; a JFET's AREA m) carried to the elements its
  * card expanded into (el+1 ..: RD RS RG, a VDMOS's body diode and its CJO): P
@@ -296,6 +259,13 @@ static nsc_status v_res_model(const nsc_cardview *v, const nsc_cfield *f, int *i
     int rm = nle_res_model(x->E, x->sc, x->cd, f, scale);
     *is = rm > 0;
     return rm < 0 ? x->E->r->status : NSC_OK;
+}
+
+static nsc_status v_inode(const nsc_cardview *v, const nsc_cfield *f, int el, const char *what,
+                          const char *of, int *n)
+{
+    const view_ctx *x = v->ctx;
+    return internal_node(x->E, x->sc, x->cd, f, el, what, of, n);
 }
 
 static nsc_status v_series_r(const nsc_cardview *v, const nsc_cfield *f, int el, double r)
@@ -436,6 +406,7 @@ static const nsc_cardops VIEW_OPS = {
     .model_bin = v_model_bin,
     .model_index = v_model_index,
     .res_model = v_res_model,
+    .inode = v_inode,
     .series_r = v_series_r,
     .parasitic = v_parasitic,
     .expand = v_expand,
@@ -459,7 +430,7 @@ static nsc_status b_compile(elab *E, scope *sc, const nl_card *cd, int el, const
 
 /* Card cd read by its device d's own parser through the view; the variants of
  * its card that stand for parts this stage builds (card_opt: a resistor that
- * reads time, a charge Q=, a switch's CONTROL=) first. */
+ * reads time, a charge Q=) first. */
 static nsc_status card_own(elab *E, scope *sc, const nl_card *cd, const nsc_device *d)
 {
     const nl_field *tv = d->card_opt & NSC_CARDOPT_TIMESW ? time_value(cd) : NULL;
@@ -467,8 +438,6 @@ static nsc_status card_own(elab *E, scope *sc, const nl_card *cd, const nsc_devi
     int isq;
     const nl_field *qv = d->card_opt & NSC_CARDOPT_CHARGE ? nle_cq_field(cd, &isq) : NULL;
     if (qv) return nle_card_cq(E, sc, cd, qv, isq);
-    const nl_field *xf = d->card_opt & NSC_CARDOPT_CONTROL ? control_field(cd) : NULL;
-    if (xf) return card_s_control(E, sc, cd, xf);
     view_ctx x = { E, sc, cd };
     nsc_cardview v = { cd->f, cd->nf, E->c, E->scale, &VIEW_OPS, &x };
     return d->parse(d, &v);

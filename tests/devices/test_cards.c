@@ -147,6 +147,34 @@ static nsc_status s_compile(const nsc_cardview *v, const nsc_cfield *f, int el, 
     return NSC_OK;
 }
 
+/* a model by its name (recorded as a reference in slot 1) */
+static nsc_status s_model(const nsc_cardview *v, const nsc_cfield *f, int el)
+{
+    (void)el;
+    ((stub *)v->ctx)->ref[1] = f->u.s;
+    return NSC_OK;
+}
+
+/* an internal node is node 9 */
+static nsc_status s_inode(const nsc_cardview *v, const nsc_cfield *f, int el, const char *what,
+                          const char *of, int *n)
+{
+    (void)v, (void)f, (void)el, (void)what, (void)of;
+    *n = 9;
+    return NSC_OK;
+}
+
+/* a parasitic: an element of kind k from n0 to n1 */
+static nsc_status s_parasitic(const nsc_cardview *v, int el, const char *what, nsc_elkind k,
+                              double x, int n0, int n1)
+{
+    int p;
+    (void)el, (void)what;
+    nsc_status st = s_element(v, k, &p);
+    v->c->el[p] = (nsc_element){ .kind = k, .nnode = 2, .node = { n0, n1 }, .value = x };
+    return st;
+}
+
 /* {V(c)} is node 7 (the nodes of an element are 1, 2, ..), any other field none */
 static nsc_status s_vnodes(const nsc_cardview *v, const nsc_cfield *f, int nd[2], int *n)
 {
@@ -165,6 +193,9 @@ static const nsc_cardops STUB_OPS = {
     .element = s_element,
     .nodes = s_nodes,
     .ref = s_ref,
+    .model = s_model,
+    .inode = s_inode,
+    .parasitic = s_parasitic,
     .compile = s_compile,
     .vnodes = s_vnodes,
     .x_num = s_x_num,
@@ -391,5 +422,32 @@ Test(cards, vccs_gain_is_read_by_its_device)
     snprintf(want, sizeof want, "t.cir:1:1: error: missing gain for %s g1",
              nsc_device_of(NSC_EL_G)->name);
     cr_assert_str_eq(s.msg, want);
+    stub_free(&s);
+}
+
+/* S b 0 sw on CONTROL={v(a)>0.5}: a switch on four nodes, its control the
+ * internal node (9) that a behavioural voltage source to ground drives to the
+ * expression, initially on; without a model before CONTROL= refused at the
+ * card's head. */
+Test(cards, control_switch_is_a_switch_a_behavioural_source_drives)
+{
+    stub s = { 0 };
+    nsc_cfield kv[] = { W("control", 15), X("v(a)>0.5", 23) };
+    nsc_cfield f[] = { W("s1", 1), W("b", 4),   W("0", 6),
+                       W("sw", 8), W("on", 11), { NSC_CF_PAIR, 1, 15, 2, { NULL }, kv } };
+    cr_assert_eq(read_card(&s, NSC_EL_S, f, 6), NSC_OK);
+    cr_assert_eq(s.c.nel, 2);
+    const nsc_element *e = &s.c.el[0], *b = &s.c.el[1];
+    cr_assert_eq(e->kind, NSC_EL_S);
+    cr_assert_eq(e->nnode, 4);
+    cr_assert(e->node[2] == 9 && e->node[3] == 0);
+    cr_assert(e->has_ic && e->ic == 1);
+    cr_assert_str_eq(s.ref[1], "sw");
+    cr_assert(b->kind == NSC_EL_BV && b->node[0] == 9 && b->node[1] == 0);
+    cr_assert_str_eq(s.compiled, "v(a)>0.5");
+    cr_assert(b->priv);
+    f[3] = f[5];
+    cr_assert_eq(read_card(&s, NSC_EL_S, f, 4), NSC_ENETLIST);
+    cr_assert_str_eq(s.msg, "t.cir:1:1: error: missing model name for switch s1");
     stub_free(&s);
 }
