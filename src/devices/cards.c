@@ -449,6 +449,17 @@ static nsc_status binned_model(const nsc_device *d, const nsc_cardview *V, int m
     return V->op->model_bin(V, &f[mi], el, lw[0], lw[1]);
 }
 
+/* The CONTROL= field of a switch card, NULL when none. */
+static const nsc_cfield *control_field(const nsc_cardview *V)
+{
+    char key[16];
+    for (int i = 3; i < V->nf; i++) {
+        const char *kk = nsc_card_key(&V->f[i], key, sizeof key);
+        if (kk && !strcmp(kk, "control")) return &V->f[i];
+    }
+    return NULL;
+}
+
 /* The nodes of a model card: *n of them before the model name (W: n+ n-
  * vsense), *skip fields between (ngspice's VDMOS thermal nodes), *vm the
  * VDMOS model's index when the card is a VDMOS's (d g s [x] model), else -1. */
@@ -498,7 +509,8 @@ static nsc_status model_field(const nsc_device *d, const nsc_cardview *V, int el
 
 nsc_status nsc_card_model(const nsc_device *d, const nsc_cardview *V)
 {
-    const nsc_cfield *f = V->f;
+    const nsc_cfield *f = V->f, *xf = d->card_opt & NSC_CARDOPT_CONTROL ? control_field(V) : NULL;
+    if (xf) return nsc_card_control(d, V, xf);
     int n, skip, vm, el;
     model_shape(d, V, &n, &skip, &vm);
     nsc_status st = V->op->element(V, d->kind, &el);

@@ -30,8 +30,7 @@ nsc_status nsc_card_mult(const nsc_cardview *v, const nsc_cfield *f, double *m);
 int nsc_card_inst_par(const nsc_device *d, const char *kk);
 
 /* The parsers of shared forms (nsc_device.parse). The variants of a card the
- * netlist stage builds itself (NSC_CARDOPT_TIMESW, _CHARGE, _CONTROL) never reach
- * them. */
+ * netlist stage builds itself (NSC_CARDOPT_TIMESW, _CHARGE) never reach them. */
 /* V I: n+ n- [DC] [v] [AC mag [phase]] [PULSE|SIN|EXP|PWL(...)] [Rser=] */
 nsc_status nsc_card_source(const nsc_device *d, const nsc_cardview *v);
 /* R C L: n+ n- value [IC=v] [m=x] [name=value ...]; L C also Rser= Rpar= Cpar=
@@ -44,5 +43,21 @@ nsc_status nsc_card_value(const nsc_device *d, const nsc_cardview *v);
 nsc_status nsc_card_model(const nsc_device *d, const nsc_cardview *v);
 /* F H: n+ n- vsense gain */
 nsc_status nsc_card_ictrl(const nsc_device *d, const nsc_cardview *v);
+
+/* The forms whose fields are expressions (devices/cards_expr.c). */
+/* E G: n+ n- nc+ nc- gain | n+ n- VALUE={expr} (vol= cur=) | n+ n- POLY(n) nodes
+ * coefficients | E: n+ n- TABLE {V(a[,b])} = points; VALUE= and POLY make a
+ * behavioural source (d->card_expr), TABLE an E TABLE (d->card_table) */
+nsc_status nsc_card_vctrl(const nsc_device *d, const nsc_cardview *v);
+/* B: n+ n- V=expr (d->kind) | I=expr (d->card_expr) */
+nsc_status nsc_card_behav(const nsc_device *d, const nsc_cardview *v);
+/* S: Xyce's generic switch n+ n- model [ON|OFF] CONTROL={expr} (field xf; the
+ * variant NSC_CARDOPT_CONTROL of nsc_card_model's card) */
+nsc_status nsc_card_control(const nsc_device *d, const nsc_cardview *v, const nsc_cfield *xf);
+/* Element el's program (its priv, devices/bprog.h): the expression field x
+ * compiled (op->compile; a V-type source that reads its own output with gain 1
+ * is compiled once more in the mirrored forms, then refused); the card's fields
+ * from `from` on are ignored with a warning. */
+nsc_status nsc_card_program(const nsc_cardview *v, const nsc_cfield *x, int el, int from);
 
 #endif

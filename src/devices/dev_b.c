@@ -24,6 +24,7 @@
  * A program without them stamps exactly what it did before they existed. */
 #include <stdlib.h>
 
+#include "cards.h"
 #include "device.h"
 #include "bprog.h"
 
@@ -203,7 +204,8 @@ const nsc_device nsc_dev_bv = {
     .what = "behavioural voltage source",
     .name = "behavioural source",
     .letter = 'b',
-    .card = NSC_CARD_BEHAV,
+    .card = NSC_CARD_OWN,
+    .parse = nsc_card_behav,
     .card_expr = &nsc_dev_bi, /* B n+ n- I=expr */
     .count = b_count,
     .stamp = b_stamp,

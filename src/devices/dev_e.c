@@ -1,5 +1,6 @@
 /* dev_e.c -- VCVS E n+ n- nc+ nc- gain, branch current i_E flowing a -> b:
  *   A[a][iE] -= 1, A[b][iE] += 1;  0 = v_a - v_b - gain (v_c - v_d). */
+#include "cards.h"
 #include "device.h"
 
 static nsc_status e_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
@@ -32,7 +33,8 @@ const nsc_device nsc_dev_e = {
     .what = "VCVS",
     .name = "VCVS",
     .letter = 'e',
-    .card = NSC_CARD_VCTRL,
+    .card = NSC_CARD_OWN,
+    .parse = nsc_card_vctrl,
     .card_table = &nsc_dev_etable,
     .card_expr = &nsc_dev_bv, /* TABLE; VALUE= POLY() */
     .count = e_count,

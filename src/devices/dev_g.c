@@ -1,5 +1,6 @@
 /* dev_g.c -- VCCS G n+ n- nc+ nc- gm: current gm (v_c - v_d) flowing a -> b inside
  * the source (A[a][c] -= gm, A[a][d] += gm, A[b][c] += gm, A[b][d] -= gm). */
+#include "cards.h"
 #include "device.h"
 
 static nsc_status g_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
@@ -31,7 +32,8 @@ const nsc_device nsc_dev_g = {
     .what = "VCCS",
     .name = "VCCS",
     .letter = 'g',
-    .card = NSC_CARD_VCTRL,
+    .card = NSC_CARD_OWN,
+    .parse = nsc_card_vctrl,
     .card_expr = &nsc_dev_bi, /* VALUE= POLY() */
     .count = g_count,
     .stamp = g_stamp,

@@ -26,7 +26,8 @@
 #include "base/util.h"
 #include "circuit/circuit.h"
 
-struct nl_expr; /* the netlist stage's expression: opaque here, read through op->value */
+struct nl_expr;   /* the netlist stage's expression: opaque here, read through op->value */
+struct nsc_bprog; /* a behavioural source's program (devices/bprog.h) */
 
 /* The kind of a card field. Syntax -> kind:
  *   word               WORD   s = "word" in lower case (node, number, keyword, name)
@@ -92,6 +93,11 @@ typedef struct nsc_cardops {
     /* *is = 1 when f names a resistor .model (RES, R): *scale its factor of the
      * element's value (R, TC1 TC2 at TNOM); else *is = 0 */
     nsc_status (*res_model)(const nsc_cardview *v, const nsc_cfield *f, int *is, double *scale);
+    /* *n = a new internal node "<el>#<what>" of element el (field f: where a
+     * netlist node of that name is refused as clashing with the internal node
+     * of `of` + the card's head, e.g. "CONTROL= of ") */
+    nsc_status (*inode)(const nsc_cardview *v, const nsc_cfield *f, int el, const char *what,
+                        const char *of, int *n);
     /* Rser = r > 0 (LTspice's, field f) in series with element el: el's n-
      * moves to a new node "<el>#rser", a resistor of its own joins it to n- */
     nsc_status (*series_r)(const nsc_cardview *v, const nsc_cfield *f, int el, double r);
@@ -106,6 +112,29 @@ typedef struct nsc_cardops {
      * parameters flagged NSC_INST_PARALLEL) carried to the elements its card
      * expanded into (el + 1 ..): they divide the resistors, multiply the charge */
     nsc_status (*parallel)(const nsc_cardview *v, int el);
+
+    /* Expressions (the netlist stage's: a device reads none itself). */
+    /* *p = the expression of field f (NSC_CF_EXPR) compiled to the exact
+     * piecewise-linear program of a behavioural source element el
+     * (netlist/nl_pwl.c; free with nsc_bprog_free): V() names nodes of the
+     * card's scope (made if new), .params are numbers, and each I(vsource) is a
+     * reference resolved after every card into el's program (so el's priv must
+     * be the program kept); mirror: the mirrored forms of max min abs uramp
+     * (nl_pwl.h). An error at the subexpression it cannot compile. */
+    nsc_status (*compile)(const nsc_cardview *v, const nsc_cfield *f, int el, int mirror,
+                          struct nsc_bprog **p);
+    /* nd[0 .. *n) = the nodes of f when f is the expression {V(a)} or {V(a,b)}
+     * (names of the card's scope, made if new); *n = 0 when f is not one */
+    nsc_status (*vnodes)(const nsc_cardview *v, const nsc_cfield *f, int nd[2], int *n);
+    /* An expression built from fields (E G POLY), each node at field at's
+     * position, in the elaboration's arena (freed with it; NULL out of memory,
+     * also when an operand is NULL): the number c; V(p, m) of node names p m;
+     * a + b (op '+') or a * b (op '*'). */
+    struct nl_expr *(*x_num)(const nsc_cardview *v, const nsc_cfield *at, double c);
+    struct nl_expr *(*x_volt)(const nsc_cardview *v, const nsc_cfield *at, const char *p,
+                              const char *m);
+    struct nl_expr *(*x_op)(const nsc_cardview *v, const nsc_cfield *at, int op, struct nl_expr *a,
+                            struct nl_expr *b);
 } nsc_cardops;
 
 /* What a model expands into (nsc_cardops.expand). */

@@ -26,7 +26,7 @@
  * outputs (waves.c: out_current), .meas ports (nl_meas.c: port, current),
  * source periods and sweep units (meas.c, sweep_units.c: wave_unit,
  * value_unit, ic_unit, priv_unit), losses (losses.c: pclass, swloss, ports), the element
- * cards (nl_elab_el.c: letter, card, parse, card_opt, card_table, card_expr;
+ * cards (nl_elab_el.c: letter, card, parse, card_opt; cards_expr.c: card_table, card_expr;
  * nl_model.c: models; nl_scope.c: name), ngspice's @x[param] and the currents of .meas at a node
  * (nl_dot.c: current_param, pin).
  * None of them names an element kind.
@@ -57,12 +57,13 @@
  * `file:line:col: error:`): its own parser in its file (K: dev_k.c, Q: dev_q.c),
  * or the parser of a form it shares with others (devices/cards.c: R C L's
  * value, V I's source, F H's, D M S W J's model card, shaped by card_nodes,
- * card_sense, card_state and the inst table). A device with a card of a new
- * form writes its parse() in its file: no line of the netlist stage. The
- * netlist stage reads itself only the cards whose forms are expressions (E G
- * VALUE= POLY TABLE, B: compiled to programs, nsc_cardform) and the variants
- * of a card that stand for parts it builds (card_opt: R's value that reads
- * time, C's Q=, S's CONTROL=). */
+ * card_sense, card_state and the inst table; devices/cards_expr.c: the forms
+ * whose fields are expressions, E G's gain VALUE= POLY TABLE, B's V= I=, S's
+ * CONTROL=, the expressions compiled by the view's op->compile). A device with
+ * a card of a new form writes its parse() in its file: no line of the netlist
+ * stage. The netlist stage reads itself only the A card (nl_xspice.c,
+ * nsc_cardform) and the variants of a card that stand for parts it builds
+ * (card_opt: R's value that reads time, C's Q=). */
 #ifndef NSC_DEVIF_H
 #define NSC_DEVIF_H
 
@@ -110,22 +111,19 @@ typedef enum nsc_topo {
 } nsc_topo;
 
 /* The form of an element card: read by the device itself (NSC_CARD_OWN: its
- * parse() through the card view, lcs/card.h), or by the netlist stage
- * (nl_elab_el.c), for the forms whose variants the elaborator builds itself
- * (expressions compiled into programs, a switch driven by a B source, the
- * expansions of a model into elements, binned models): the device table says
- * which form each card letter has. */
+ * parse() through the card view, lcs/card.h; expressions compiled by the
+ * view's op->compile), or by the netlist stage (nl_xspice.c: an A card, whose
+ * parts read and write .model cards): the device table says which form each
+ * card letter has. */
 typedef enum nsc_cardform {
     NSC_CARD_NONE,  /* no card of its own (E TABLE: an E card; B ... I=: a B card) */
-    NSC_CARD_OWN,   /* read by the device's parse() (R C L K V I F H D M S W J Q) */
-    NSC_CARD_VCTRL, /* X n+ n- nc+ nc- gain | VALUE= | POLY | TABLE (E, G): expressions */
-    NSC_CARD_BEHAV, /* B n+ n- V=expr | I=expr: an expression compiled to a program */
+    NSC_CARD_OWN,   /* read by the device's parse() (R C L K V I E G F H B D M S W J Q) */
     NSC_CARD_XSPICE /* A port.. model, a port a node or [ nodes ] (A: XSPICE gates, bridges) */
 } nsc_cardform;
 
 /* The variants of a card form a device takes (nsc_device.card_opt): those the
- * netlist stage builds itself (TIMESW, CHARGE, CONTROL: nl_elab_el.c, before
- * the device's parse()), those its parser reads (devices/cards.c). */
+ * netlist stage builds itself (TIMESW, CHARGE: nl_elab_el.c, before the
+ * device's parse()), those its parser reads (devices/cards.c, cards_expr.c). */
 enum {
     NSC_CARDOPT_TIMESW = 1 << 0, /* VALUE: a value {cond ? R1 : R2} that reads time is a switch
                                      driven by cond (R: a load step) */
@@ -174,8 +172,8 @@ typedef struct nsc_device {
      * instance parameters, models and references, every error through the
      * view (`file:line:col: error:`). The netlist stage calls it for a card
      * starting with d->letter. NULL: the netlist stage reads the card by its
-     * form (card; nl_elab_el.c), for the forms whose variants it builds itself
-     * (expressions compiled, a switch driven by a B source, expansions). */
+     * form (card; nl_elab_el.c): the A card, whose parts read and write
+     * .model cards (nl_xspice.c). */
     nsc_status (*parse)(const struct nsc_device *d, const nsc_cardview *v);
     /* Element ei's card read into its private data (c->el[ei].priv, one block of
      * malloc'd memory owned by the circuit, flat: freed with free()), called once
@@ -183,8 +181,8 @@ typedef struct nsc_device {
      * stamp(), current() and check() use. Silent: NULL when the card is bad (or no
      * memory); count() then reports why, so that the messages of a run keep the
      * assembly's order. NULL hook: the element's private data are what its
-     * card's parser made in the netlist stage, which knows expressions (E TABLE's
-     * points: device.h nsc_etab; a B source's program: bprog.h, freed by the
+     * card's parser made (E TABLE's points: device.h nsc_etab; a B source's
+     * program, compiled by the card view's op->compile: bprog.h, freed by the
      * element's priv_free), or none. */
     void *(*bind)(const nsc_circuit *c, int ei);
     /* The instance parameters of its card, name=value (> 0), read by the card's
@@ -206,9 +204,9 @@ typedef struct nsc_device {
     int card_parasitic;     /* 1: LTspice's parasitics: Rser= Rpar= Cpar= (a value card: L, C),
                            Rser= (a source's: V; Cpar= ignored with a warning) */
     unsigned card_opt;      /* the variants of its card's form it takes: NSC_CARDOPT_* bits */
-    /* NSC_CARD_VCTRL: the devices its TABLE form (E: E TABLE) and its VALUE= and
-     * POLY forms (E: B V=, G: B I=) make; NSC_CARD_BEHAV: the device of I=expr
-     * (V=expr makes its own). NULL: that form is refused. */
+    /* nsc_card_vctrl (E G): the devices its TABLE form (E: E TABLE) and its
+     * VALUE= and POLY forms (E: B V=, G: B I=) make; nsc_card_behav (B): the
+     * device of I=expr (V=expr makes its own). NULL: that form is refused. */
     const struct nsc_device *card_table, *card_expr;
     /* Needs and topology of element ei in ctx->mode; errors (with the card's
      * location) in ctx->r. */
