@@ -681,8 +681,18 @@ static nsc_status card_save(elab *E, scope *sc, const nl_card *cd)
     return NSC_OK;
 }
 
+/* A .meas of an analysis other than tran (and ac, nl_dot_ac.c) is not made: a
+ * warning, and the run goes on (a measure is an output; issue 28). */
 static nsc_status card_meas(elab *E, scope *sc, const nl_card *cd)
 {
+    static const char *const other[] = { "dc", "op", "sp", "noise", "tf" };
+    for (size_t k = 0; cd->nf > 2 && k < sizeof other / sizeof other[0]; k++)
+        if (nle_is_word(&cd->f[1], other[k])) {
+            nle_warn(E, NULL, cd, &cd->f[1],
+                     ".meas %s %s not measured: only .meas tran and .meas ac are", other[k],
+                     nle_ftext(&cd->f[2]));
+            return NSC_OK;
+        }
     nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc };
     return nl_meas_card(E->c, E->d, cd, &env, E->r);
 }
