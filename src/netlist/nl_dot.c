@@ -1019,6 +1019,36 @@ static nsc_status save_pin(elab *E, const nl_card *cd, const nl_field *f)
     return xcol_add(E, name, &sig);
 }
 
+/* 1 when word field f is not a node (kind V) or element (kind I) of the circuit. */
+static int name_missing(elab *E, nsc_probekind kind, const nl_field *f, int opts)
+{
+    char *in = nsc_strdup(f->u.s);
+    nsc_probe p;
+    if (!in) return 0; /* out of memory: the caller's own probe reports it */
+    nl_probe_fail why = nle_probe(E, kind, in, opts, &p, NULL);
+    free(in);
+    return kind == NSC_PROBE_V ? why != NL_PROBE_OK : why == NL_PROBE_ELEMENT;
+}
+
+int nle_output_missing(elab *E, const nl_card *cd, const nl_field *f, int opts)
+{
+    const nl_field *miss = NULL;
+    if (f->kind == NL_F_WORD && f->u.s[0] != '@') {
+        if (name_missing(E, NSC_PROBE_V, f, opts)) miss = f;
+    } else if (f->kind == NL_F_CALL && (f->u.s[0] | 0x20) == 'v') {
+        for (int k = 0; k < f->nsub && !miss; k++)
+            if (f->sub[k].kind == NL_F_WORD && name_missing(E, NSC_PROBE_V, &f->sub[k], opts))
+                miss = &f->sub[k];
+    } else if (f->kind == NL_F_CALL && (f->u.s[0] | 0x20) == 'i' && f->nsub == 1
+               && f->sub[0].kind == NL_F_WORD && !strchr(f->sub[0].u.s, ':')
+               && name_missing(E, NSC_PROBE_I, &f->sub[0], opts))
+        miss = &f->sub[0];
+    if (!miss) return 0;
+    nle_warn(E, NULL, cd, miss, "unknown %s '%s' in %s: that output is not written",
+             miss == f || (f->u.s[0] | 0x20) == 'v' ? "node" : "element", miss->u.s, cd->f[0].u.s);
+    return 1;
+}
+
 /* .save / .print [tran] V(a) V(a,b) I(x) node ... */
 nsc_status nle_resolve_save(elab *E)
 {
@@ -1049,6 +1079,7 @@ nsc_status nle_resolve_save(elab *E)
                 nle_note(E, cd, f, "'%s' in .save ignored (default outputs)", f->u.s);
                 continue;
             }
+            if (nle_output_missing(E, cd, f, NL_PROBE_FLAT)) continue;
             if (f->kind == NL_F_WORD && f->u.s[0] != '@') { /* a bare node name */
                 if (save_node(E, cd, f, &n0)) return E->r->status;
                 name = nsc_asprintf("v(%s)", c->node_name[n0]);

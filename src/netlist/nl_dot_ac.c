@@ -294,6 +294,10 @@ static nsc_status card_print(elab *E, const nl_card *cd)
     for (int i = 2; i < cd->nf; i++) {
         nsc_acout o;
         int part;
+        if (nle_output_missing(E, cd, &cd->f[i], 0)) {
+            i += ac && i + 1 < cd->nf && is_den(&cd->f[i + 1]); /* and its denominator */
+            continue;
+        }
         nsc_status s = out_field(E, cd, &cd->f[i], &o, &part);
         if (!s && ac && i + 1 < cd->nf && is_den(&cd->f[i + 1])) {
             if (part < 0)
