@@ -681,8 +681,18 @@ static nsc_status card_save(elab *E, scope *sc, const nl_card *cd)
     return NSC_OK;
 }
 
+/* A .meas of an analysis other than tran (and ac, nl_dot_ac.c) is not made: a
+ * warning, and the run goes on (a measure is an output; issue 28). */
 static nsc_status card_meas(elab *E, scope *sc, const nl_card *cd)
 {
+    static const char *const other[] = { "dc", "op", "sp", "noise", "tf" };
+    for (size_t k = 0; cd->nf > 2 && k < sizeof other / sizeof other[0]; k++)
+        if (nle_is_word(&cd->f[1], other[k])) {
+            nle_warn(E, NULL, cd, &cd->f[1],
+                     ".meas %s %s not measured: only .meas tran and .meas ac are", other[k],
+                     nle_ftext(&cd->f[2]));
+            return NSC_OK;
+        }
     nl_env env = { nle_scope_lookup, sc, E->d->files[cd->file], sc->where, E->funcs, E->nfunc };
     return nl_meas_card(E->c, E->d, cd, &env, E->r);
 }
@@ -1009,6 +1019,36 @@ static nsc_status save_pin(elab *E, const nl_card *cd, const nl_field *f)
     return xcol_add(E, name, &sig);
 }
 
+/* 1 when word field f is not a node (kind V) or element (kind I) of the circuit. */
+static int name_missing(elab *E, nsc_probekind kind, const nl_field *f, int opts)
+{
+    char *in = nsc_strdup(f->u.s);
+    nsc_probe p;
+    if (!in) return 0; /* out of memory: the caller's own probe reports it */
+    nl_probe_fail why = nle_probe(E, kind, in, opts, &p, NULL);
+    free(in);
+    return kind == NSC_PROBE_V ? why != NL_PROBE_OK : why == NL_PROBE_ELEMENT;
+}
+
+int nle_output_missing(elab *E, const nl_card *cd, const nl_field *f, int opts)
+{
+    const nl_field *miss = NULL;
+    if (f->kind == NL_F_WORD && f->u.s[0] != '@') {
+        if (name_missing(E, NSC_PROBE_V, f, opts)) miss = f;
+    } else if (f->kind == NL_F_CALL && (f->u.s[0] | 0x20) == 'v') {
+        for (int k = 0; k < f->nsub && !miss; k++)
+            if (f->sub[k].kind == NL_F_WORD && name_missing(E, NSC_PROBE_V, &f->sub[k], opts))
+                miss = &f->sub[k];
+    } else if (f->kind == NL_F_CALL && (f->u.s[0] | 0x20) == 'i' && f->nsub == 1
+               && f->sub[0].kind == NL_F_WORD && !strchr(f->sub[0].u.s, ':')
+               && name_missing(E, NSC_PROBE_I, &f->sub[0], opts))
+        miss = &f->sub[0];
+    if (!miss) return 0;
+    nle_warn(E, NULL, cd, miss, "unknown %s '%s' in %s: that output is not written",
+             miss == f || (f->u.s[0] | 0x20) == 'v' ? "node" : "element", miss->u.s, cd->f[0].u.s);
+    return 1;
+}
+
 /* .save / .print [tran] V(a) V(a,b) I(x) node ... */
 nsc_status nle_resolve_save(elab *E)
 {
@@ -1039,6 +1079,7 @@ nsc_status nle_resolve_save(elab *E)
                 nle_note(E, cd, f, "'%s' in .save ignored (default outputs)", f->u.s);
                 continue;
             }
+            if (nle_output_missing(E, cd, f, NL_PROBE_FLAT)) continue;
             if (f->kind == NL_F_WORD && f->u.s[0] != '@') { /* a bare node name */
                 if (save_node(E, cd, f, &n0)) return E->r->status;
                 name = nsc_asprintf("v(%s)", c->node_name[n0]);

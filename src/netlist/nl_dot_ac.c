@@ -294,6 +294,10 @@ static nsc_status card_print(elab *E, const nl_card *cd)
     for (int i = 2; i < cd->nf; i++) {
         nsc_acout o;
         int part;
+        if (nle_output_missing(E, cd, &cd->f[i], 0)) {
+            i += ac && i + 1 < cd->nf && is_den(&cd->f[i + 1]); /* and its denominator */
+            continue;
+        }
         nsc_status s = out_field(E, cd, &cd->f[i], &o, &part);
         if (!s && ac && i + 1 < cd->nf && is_den(&cd->f[i + 1])) {
             if (part < 0)
@@ -327,16 +331,22 @@ static nsc_status card_print(elab *E, const nl_card *cd)
     return NSC_OK;
 }
 
-/* An AC signal with its part (required) at field f, for .meas ac; with den
- * (NULL: none) its denominator `/v(x)`. */
+/* An AC signal with its part at field f, for .meas ac; with den (NULL: none)
+ * its denominator `/v(x)`. A signal without a part (v(x), i(x)) is its real
+ * part, as ngspice 39 measures it (FIND v(out) = FIND vr(out) there), with a
+ * warning: a user may have meant the magnitude. */
 static nsc_status meas_signal(elab *E, const nl_card *cd, const nl_field *f, const nl_field *den,
                               nsc_acout *o)
 {
     int part;
     if (out_field(E, cd, f, o, &part)) return E->r->status;
-    if (part < 0)
-        return nle_err(E, NULL, cd, f, "'%s': name the part measured (vdb, vp, vm, vr, vi)",
-                       nle_ftext(f));
+    if (part < 0) {
+        nle_warn(E, NULL, cd, f,
+                 "'%s' in .meas ac is its real part (vr), as ngspice measures it; vm, vdb or vp "
+                 "for the magnitude or phase",
+                 o->p.name);
+        part = NSC_ACP_RE;
+    }
     if (den && den_field(E, cd, den, o)) return E->r->status;
     return out_name(E, o, part);
 }
@@ -373,12 +383,27 @@ static nsc_status meas_when(elab *E, scope *sc, const nl_card *cd, int *i, nsc_a
     return nle_value(E, sc, cd, &pair->sub[1], val);
 }
 
+/* A .meas ac form not measured here (FROM/TO, TRIG/TARG, AVG, RMS, the n-th
+ * crossing ...): the card's measure (the last one) dropped with a warning at
+ * field f; the run goes on, as ngspice's does past a measure it cannot make (a
+ * measure is an output: it does not change the circuit; issue 28). */
+static nsc_status meas_skip(elab *E, const nl_card *cd, const nl_field *f, const char *what)
+{
+    nsc_job *j = &E->c->job;
+    nsc_acmeas *m = &j->acmeas[--j->nacmeas];
+    nle_warn(E, NULL, cd, f, ".meas ac %s not measured: unsupported %s", m->name, what);
+    char *own[] = { m->name,        m->sig.name,     m->sig.p.name,   m->when.name,
+                    m->when.p.name, m->sig.den.name, m->when.den.name };
+    for (size_t q = 0; q < sizeof own / sizeof own[0]; q++) free(own[q]);
+    return NSC_OK;
+}
+
 /* .meas ac NAME FIND sig AT=f | WHEN sig=val | FIND sig WHEN sig2=val | MAX sig | MIN sig */
 static nsc_status card_meas(elab *E, scope *sc, const nl_card *cd)
 {
     nsc_circuit *c = E->c;
     const nl_field *f = cd->f;
-    if (cd->nf < 5 || f[2].kind != NL_F_WORD)
+    if (cd->nf < 4 || f[2].kind != NL_F_WORD)
         return nle_err(E, NULL, cd, NULL, "expected .meas ac name FIND|WHEN|MAX|MIN ...");
     nsc_acmeas *a = nsc_realloc_array(c->job.acmeas, (size_t)c->job.nacmeas + 1, sizeof *a);
     if (!a) return nle_oom(E);
@@ -389,7 +414,7 @@ static nsc_status card_meas(elab *E, scope *sc, const nl_card *cd)
     if (!(m->name = nsc_strdup(f[2].u.s))) return nle_oom(E);
     nsc_strlower(m->name);
     int i = 4, n = cd->nf;
-    if (nle_is_word(&f[3], "max") || nle_is_word(&f[3], "min")) {
+    if ((nle_is_word(&f[3], "max") || nle_is_word(&f[3], "min")) && n >= 5) {
         m->type = nle_is_word(&f[3], "max") ? NSC_ACM_MAX : NSC_ACM_MIN;
         if (meas_sig_at(E, cd, &i, &m->sig)) return E->r->status;
     } else if (nle_is_word(&f[3], "find") && n >= 6) {
@@ -409,9 +434,9 @@ static nsc_status card_meas(elab *E, scope *sc, const nl_card *cd)
         m->type = NSC_ACM_WHEN;
         if (meas_when(E, sc, cd, &i, &m->when, &m->val)) return E->r->status;
     } else
-        return nle_err(
-            E, NULL, cd, &f[3],
-            "unsupported .meas ac form (FIND sig AT=f, WHEN sig=val, FIND sig WHEN sig=val, MAX sig, MIN sig)");
+        return meas_skip(E, cd, &f[3],
+                         "form (FIND sig AT=f, WHEN sig=val, FIND sig WHEN sig=val, MAX sig, "
+                         "MIN sig are)");
     for (; i < n; i++) { /* the first crossing: CROSS=1 RISE=1 FALL=1 accepted */
         char key[16];
         const char *k = nle_pair_key(&f[i], key, sizeof key);
@@ -420,9 +445,8 @@ static nsc_status card_meas(elab *E, scope *sc, const nl_card *cd)
             && m->type != NSC_ACM_FIND_AT && f[i].sub[1].kind == NL_F_WORD
             && nsc_parse_number(f[i].sub[1].u.s, &v) && v == 1)
             continue;
-        return nle_err(E, NULL, cd, &f[i],
-                       "unsupported '%s' in .meas ac (the first crossing is measured)",
-                       nle_ftext(&f[i]));
+        return meas_skip(E, cd, &f[i],
+                         "option (the first crossing over the whole sweep is measured)");
     }
     return NSC_OK;
 }

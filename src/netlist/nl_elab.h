@@ -199,6 +199,12 @@ nsc_status nle_node(elab *E, scope *sc, const nl_card *cd, const nl_field *f, in
 nl_probe_fail nle_probe(elab *E, nsc_probekind kind, char *in, int opts, nsc_probe *p,
                         const char **bad);
 
+/* 1 when output field f of a .save or .print card cd (a node name, V(a[,b])
+ * or a part of it such as VDB(a), I(x)) names a node or an element the circuit
+ * has not, with a warning that the column is not written (ngspice ignores such
+ * an output: issue 28); 0 otherwise, other faults left to the caller. */
+int nle_output_missing(elab *E, const nl_card *cd, const nl_field *f, int opts);
+
 /* Name of element kind k for messages ("resistor", ...). */
 const char *nle_kind_name(nsc_elkind k);
 
