@@ -96,8 +96,7 @@ typedef struct nsc_run {
     const nsc_deck *deck; /* nsc_run_circuit's deck and overrides (a .dc over a .param elaborates */
     const nsc_param_set *ov; /*   them again per value; they outlive the run), else NULL */
     int nov;
-    int tran_npass; /* the transient's fit passes: NSC_REFITS, NSC_REFITS_GSTEP once a run
-                                 failed outside fits it remade (run.c tran_fit_pass) */
+    int tran_npass; /* the transient's fit passes: NSC_REFITS_GSTEP (run.c tran_fit_pass) */
 } nsc_run;
 
 /* The analyses a run may hold, one line each in nsc_analyses (run.c), in the
