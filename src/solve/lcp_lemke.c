@@ -12,30 +12,37 @@
  * divides row r by T(r,v) and subtracts T(i,v) times it from every other row
  * (own loops, no BLAS: the same rounding on every machine): O(m^2).
  *
- * Why the whole tableau and no tolerances (the LM741 transient, whose M holds
- * 1/gmin products: entries 0.1 .. 3e12): the entering column taken from the
- * updated tableau carries the error of its own updates only, while a fresh
- * B^{-1} a carries eps |B^{-1}| |a|, and |B^{-1}| reaches 1e12 after a pivot
- * on an entry like 2e-13 that the lexicographic rule must take there (a
- * degenerate row, x_i = 0, of a pair tied with another: identical transistors).
- * A pivot tolerance relative to ||B^{-1}(i,:)|| (this file's earlier rule)
- * refused such true pivots (d_i = 1.5e-5 beside a row norm of 4e7): x_i then
- * went negative, and the next pivots on those rows drove the basis infeasible
- * (a wrong "solution", residual 5.5e3, or a ray), depending on the BLAS's
- * rounding. Measured on 53 one-step problems of that run (m = 38..151) against
- * Lemke in 60-digit arithmetic: the old rule found 7 of 30 answers, the
- * tableau with the exact rules below all of them (and on each problem with its
- * data perturbed by a few ulps), under OpenBLAS's kernels and the reference BLAS.
+ * Why the whole tableau (the LM741 transient, whose M holds 1/gmin products:
+ * entries 0.1 .. 3e12): the entering column taken from the updated tableau
+ * carries the error of its own updates only, while a fresh B^{-1} a carries
+ * eps |B^{-1}| |a|, and |B^{-1}| reaches 1e12 after a pivot on an entry like
+ * 2e-13 that the lexicographic rule must take there (a degenerate row, x_i = 0,
+ * of a pair tied with another: identical transistors). A pivot tolerance
+ * relative to ||B^{-1}(i,:)|| ||a|| (this file's earlier rule) refused such
+ * true pivots (d_i = 1.5e-5 beside a row norm of 4e7): x_i then went negative,
+ * and the next pivots on those rows drove the basis infeasible (a wrong
+ * "solution", residual 5.5e3, or a ray), which way depending on the BLAS's
+ * rounding. Measured on 53 one-step problems of that run (m = 38..151)
+ * against Lemke in 60-digit arithmetic: the old rule found 7 of the first 30
+ * answers, the tableau with the rules below all 53 (also with the data
+ * perturbed by a few ulps), under OpenBLAS's kernels and the reference BLAS.
  *
- * Ratio test (lexicographic, so degenerate problems cannot cycle): among rows
- * with d_i = T(i,v) > 0 minimise x_i/d_i; exact ties are broken in favour of
- * z0, otherwise by the lexicographic minimum of the rows B^{-1}(i,:)/d_i, which
- * is unique because B^{-1} is nonsingular (Cottle-Pang-Stone §4.9).
+ * Ratio test (lexicographic, so degenerate problems cannot cycle): candidates
+ * are the rows with d_i = T(i,v) > PIV_EPS (|B^{-1}(i,:)| |a|)_i -- the scale of
+ * the sums whose rounding d_i carries, so that the rounding of a zero (a
+ * rank-deficient M's) is no pivot while a small true d_i is; among them the
+ * minimum theta of x_i/d_i; rows with x_i/d_i <= theta + TIE_EPS xs_i/d_i (xs_i
+ * = |B^{-1}(i,:)| |q|, the scale of x_i's sums) tie, a tie going to z0's row,
+ * otherwise to the lexicographic minimum of the rows B^{-1}(i,:)/d_i, which
+ * is unique because B^{-1} is nonsingular (Cottle-Pang-Stone §4.9). PIV_EPS and
+ * TIE_EPS of 1e-12 lose the 38-pair problems of that run; exact ties (0) cycle
+ * into a ray on a rank-5 PSD problem of the unit tests.
  *
  * Scaling: the method runs on the equilibrated problem LCP(R M C, R q) (R, C
  * positive diagonal powers of two, nsc_dense_equilibrate: exact), whose solution
  * is z' = C^{-1} z; so badly scaled rows (gmin entries) do not distort the
- * comparisons. The first pivot (z0) takes the last row of min (Rq)_i.
+ * comparisons. The first pivot (z0) takes the last row of min (Rq)_i (exact
+ * comparison: tied rows are the lexicographic rule's degenerate rows).
  *
  * Accuracy: at the end the complementary basis alpha = {i : z_i basic} gives
  * z'_alpha = -S(alpha,alpha) \ (Rq)_alpha, S = RMC (LU plus one refinement step), z' = 0
