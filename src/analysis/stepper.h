@@ -159,9 +159,11 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
 /* The passes of an .op once a pass's operating point took gmin stepping (stepper.c
  * op_gmin_stepping; where pivoting fails, the first fits are those of a wrong
  * solution, several µA junctions fitted on nA: an LM741-like op-amp's default fits
- * settle, within 0.016 V of ngspice, in 8); also a transient's (run.c
- * tran_fit_pass: an LM741's fits settle in 4..7). No other run takes more than
- * NSC_REFITS. */
+ * settle, within 0.016 V of ngspice, in 8). Since session 20 every .op and
+ * transient has these passes (stepper.c nsc_stepper_op, run.c tran_fit_pass): the
+ * extra passes used to come only after a failure, and Lemke's method failing on
+ * 1/gmin-scaled problems was what granted them to the LM741 op-amps (their fits
+ * settle in 4..7 passes). No other run takes more than NSC_REFITS. */
 #define NSC_REFITS_GSTEP 8
 
 /* An analysis made again while its fits follow the run: pass(ctx, notes,
