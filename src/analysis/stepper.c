@@ -1304,7 +1304,7 @@ typedef struct op_ctx {
     const nsc_probe *probes;
     int nprobe;
     nsc_waves **out;
-    int npass; /* NSC_REFITS; NSC_REFITS_GSTEP once a pass took gmin stepping */
+    int npass; /* NSC_REFITS_GSTEP (stepper.h) */
 } op_ctx;
 
 static nsc_status op_fit_pass(void *ctx, nsc_report *notes, int *again, nsc_report *r)
