@@ -96,9 +96,8 @@ typedef struct nsc_run {
     const nsc_deck *deck; /* nsc_run_circuit's deck and overrides (a .dc over a .param elaborates */
     const nsc_param_set *ov; /*   them again per value; they outlive the run), else NULL */
     int nov;
-    int tran_npass; /* the transient's fit passes: NSC_REFITS, NSC_REFITS_GSTEP once a run
-                                 failed outside fits it remade (run.c tran_fit_pass), one more
-                                 for each pass stopped early */
+    int tran_npass; /* the transient's fit passes: NSC_REFITS_GSTEP (run.c tran_fit_pass), one
+                                 more for each pass stopped early */
     int tran_passes, tran_early; /* the passes made so far, those stopped early, */
     double tran_time;            /* and the time they simulated */
 } nsc_run;

@@ -1311,7 +1311,7 @@ typedef struct op_ctx {
     const nsc_probe *probes;
     int nprobe;
     nsc_waves **out;
-    int npass; /* NSC_REFITS; NSC_REFITS_GSTEP once a pass took gmin stepping */
+    int npass; /* NSC_REFITS_GSTEP (stepper.h) */
 } op_ctx;
 
 static nsc_status op_fit_pass(void *ctx, nsc_report *notes, int *again, nsc_report *r)
@@ -1326,7 +1326,7 @@ static nsc_status op_fit_pass(void *ctx, nsc_report *notes, int *again, nsc_repo
 nsc_status nsc_stepper_op(const nsc_circuit *c, double gmin, nsc_solver solver,
                           const nsc_probe *probes, int nprobe, nsc_waves **out, nsc_report *r)
 {
-    op_ctx o = { c, gmin, solver, probes, nprobe, out, NSC_REFITS };
+    op_ctx o = { c, gmin, solver, probes, nprobe, out, NSC_REFITS_GSTEP };
     return nsc_fitted_n(op_fit_pass, &o, &o.npass, r);
 }
 

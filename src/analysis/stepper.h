@@ -170,9 +170,11 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
 /* The passes of an .op once a pass's operating point took gmin stepping (stepper.c
  * op_gmin_stepping; where pivoting fails, the first fits are those of a wrong
  * solution, several µA junctions fitted on nA: an LM741-like op-amp's default fits
- * settle, within 0.016 V of ngspice, in 8); also a transient's, once a pass failed
- * after leaving fits it remade (run.c tran_fit_pass). No other run takes more
- * than NSC_REFITS. */
+ * settle, within 0.016 V of ngspice, in 8). Since session 20 every .op and
+ * transient has these passes (stepper.c nsc_stepper_op, run.c tran_fit_pass): the
+ * extra passes used to come only after a failure, and Lemke's method failing on
+ * 1/gmin-scaled problems was what granted them to the LM741 op-amps (their fits
+ * settle in 4..7 passes). No other run takes more than NSC_REFITS. */
 #define NSC_REFITS_GSTEP 8
 /* Passes the exact transient may stop early (nsc_tran_opts.refit_early), each
  * besides the NSC_REFITS (or NSC_REFITS_GSTEP) a run may make. */

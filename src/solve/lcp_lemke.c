@@ -1,29 +1,48 @@
 /* lcp_lemke.c -- Lemke's complementary pivoting method (lcp.h).
  *
- * The augmented system  w - M z - e z0 = q  (e = ones) is kept in revised form:
- * basis[i] names the basic variable of row i, Binv = B^{-1} (m-by-m, explicit),
- * x = B^{-1} q the basic values. Variables are numbered v in [0,m): w_v,
- * [m,2m): z_{v-m}, 2m: z0; their columns are e_v, -M(:,v-m), -e.
+ * The augmented system  w - M z - e z0 = q  (e = ones) is kept as a dense
+ * tableau, row i = [B^{-1}(i,:) | -B^{-1}M(i,:) | -B^{-1}e(i) | x_i] (row-major,
+ * 2m+2 wide), basis[i] the basic variable of row i, x = B^{-1} q its value.
+ * Variables are numbered v in [0,m): w_v, [m,2m): z_{v-m}, 2m: z0; the tableau
+ * column of v is B^{-1} a(v), a(v) = e_v, -M(:,v-m), -e.
  *
  * Start: z0 enters at the row of min q (the basis stays feasible); then the
  * complement of the leaving variable enters, until z0 leaves (solution) or no
- * row limits the entering variable (secondary ray). Each pivot costs O(m^2):
- * d = B^{-1} a (dgemv) and the rank-one update of B^{-1} (dger).
+ * row limits the entering variable (secondary ray). A pivot on row r, column v
+ * divides row r by T(r,v) and subtracts T(i,v) times it from every other row
+ * (own loops, no BLAS: the same rounding on every machine): O(m^2).
  *
- * Ratio test (lexicographic, so degenerate problems cannot cycle): among rows
- * with d_i > 0 minimise x_i/d_i; ties are broken in favour of z0, otherwise by
- * the lexicographic minimum of the rows B^{-1}(i,:)/d_i, which is unique
- * because B^{-1} is nonsingular (Cottle-Pang-Stone §4.9).
+ * Why the whole tableau (the LM741 transient, whose M holds 1/gmin products:
+ * entries 0.1 .. 3e12): the entering column taken from the updated tableau
+ * carries the error of its own updates only, while a fresh B^{-1} a carries
+ * eps |B^{-1}| |a|, and |B^{-1}| reaches 1e12 after a pivot on an entry like
+ * 2e-13 that the lexicographic rule must take there (a degenerate row, x_i = 0,
+ * of a pair tied with another: identical transistors). A pivot tolerance
+ * relative to ||B^{-1}(i,:)|| ||a|| (this file's earlier rule) refused such
+ * true pivots (d_i = 1.5e-5 beside a row norm of 4e7): x_i then went negative,
+ * and the next pivots on those rows drove the basis infeasible (a wrong
+ * "solution", residual 5.5e3, or a ray), which way depending on the BLAS's
+ * rounding. Measured on 53 one-step problems of that run (m = 38..151)
+ * against Lemke in 60-digit arithmetic: the old rule found 7 of the first 30
+ * answers, the tableau with the rules below all 53 (also with the data
+ * perturbed by a few ulps), under OpenBLAS's kernels and the reference BLAS.
+ *
+ * Ratio test (lexicographic, so degenerate problems cannot cycle): candidates
+ * are the rows with d_i = T(i,v) > PIV_EPS (|B^{-1}(i,:)| |a|)_i -- the scale of
+ * the sums whose rounding d_i carries, so that the rounding of a zero (a
+ * rank-deficient M's) is no pivot while a small true d_i is; among them the
+ * minimum theta of x_i/d_i; rows with x_i/d_i <= theta + TIE_EPS xs_i/d_i (xs_i
+ * = |B^{-1}(i,:)| |q|, the scale of x_i's sums) tie, a tie going to z0's row,
+ * otherwise to the lexicographic minimum of the rows B^{-1}(i,:)/d_i, which
+ * is unique because B^{-1} is nonsingular (Cottle-Pang-Stone §4.9). PIV_EPS and
+ * TIE_EPS of 1e-12 lose the 38-pair problems of that run; exact ties (0) cycle
+ * into a ray on a rank-5 PSD problem of the unit tests.
  *
  * Scaling: the method runs on the equilibrated problem LCP(R M C, R q) (R, C
  * positive diagonal powers of two, nsc_dense_equilibrate: exact), whose solution
  * is z' = C^{-1} z; so badly scaled rows (gmin entries) do not distort the
- * tolerances. On it, with rn_i = ||B^{-1}(i,:)||_inf, xs_i = |B^{-1}(i,:)| |q|:
- *   pivot candidate        d_i > PIV_EPS * rn_i * ||a||_inf
- *   ratio tie              x_i/d_i <= theta_min + TIE_EPS * xs_i / d_i
- *   lexicographic tie      |B^{-1}(i,k)/d_i - B^{-1}(l,k)/d_l| <= LEX_EPS * max(rn_i/d_i, rn_l/d_l)
- *   first pivot (z0)       last row with q_i <= min(q) + TIE_EPS |min(q)|
- * B^{-1} and x are recomputed from an LU of B every max(m,32) pivots (drift).
+ * comparisons. The first pivot (z0) takes the last row of min (Rq)_i (exact
+ * comparison: tied rows are the lexicographic rule's degenerate rows).
  *
  * Accuracy: at the end the complementary basis alpha = {i : z_i basic} gives
  * z'_alpha = -S(alpha,alpha) \ (Rq)_alpha, S = RMC (LU plus one refinement step), z' = 0
@@ -37,7 +56,7 @@
  * on typical problems but exponentially many on Murty's examples; hitting the
  * bound returns NSC_LCP_MAXITER. info->iter counts pivots, the first (z0) included.
  *
- * The workspace (nsc_lcp_ws) is defined here, its only user: about 3 mmax^2 + 12 mmax
+ * The workspace (nsc_lcp_ws) is defined here, its only user: about 4 mmax^2 + 12 mmax
  * doubles; with it a call allocates nothing. */
 #include <math.h>
 #include <stdlib.h>
@@ -45,20 +64,21 @@
 #include "lcp.h"
 #include "la_dense.h"
 
-#define PIV_EPS 1e-11
-#define TIE_EPS 1e-12
-#define LEX_EPS 1e-11
+#define PIV_EPS 1e-14
+#define TIE_EPS 1e-14
 #define W_EPS 1e-12
 #define LEMKE_MAXITER(m) (100 * ((m) + 1))
+#define TAB_W(m) (2 * (size_t)(m) + 2) /* a tableau row: B^{-1}, -B^{-1}M, -B^{-1}e, x */
 
 struct nsc_lcp_ws {
     int mmax;
-    double *Binv;    /* mmax*mmax: B^{-1}, leading dimension m of the current problem */
-    double *F;       /* mmax*mmax: LU factors (refactorisation, final basis) */
-    double *x;       /* mmax: basic values B^{-1} q */
-    double *d;       /* mmax: entering column B^{-1} a; scratch at the end */
-    double *u;       /* mmax: pivot row; scratch at the end */
-    double *rn;      /* mmax: row norms ||B^{-1}(i,:)||_inf */
+    double *T;       /* mmax*(2mmax+2): the tableau, row-major, rows of TAB_W(m) */
+    double *row;     /* 2mmax+2: the pivot row */
+    double *F;       /* mmax*mmax: LU factors (final basis) */
+    double *x;       /* mmax: basic values; scratch at the end */
+    double *d;       /* mmax: scratch at the end */
+    double *u;       /* mmax: scratch at the end */
+    double *rn;      /* mmax: scratch at the end */
     double *wt;      /* mmax: w of a candidate solution */
     int *basis;      /* mmax: basic variable of each row */
     int *ipiv;       /* mmax: LAPACK interchanges */
@@ -75,7 +95,8 @@ nsc_lcp_ws *nsc_lcp_ws_new(int mmax)
     nsc_lcp_ws *ws = calloc(1, sizeof *ws);
     if (!ws) return NULL;
     ws->mmax = mmax;
-    ws->Binv = malloc(n * n * sizeof(double));
+    ws->T = malloc(n * TAB_W(n) * sizeof(double));
+    ws->row = malloc(TAB_W(n) * sizeof(double));
     ws->F = malloc(n * n * sizeof(double));
     ws->x = malloc(n * sizeof(double));
     ws->d = malloc(n * sizeof(double));
@@ -89,8 +110,8 @@ nsc_lcp_ws *nsc_lcp_ws_new(int mmax)
     ws->qs = malloc(n * sizeof(double));
     ws->rs = malloc(n * sizeof(double));
     ws->cs = malloc(n * sizeof(double));
-    if (!ws->S || !ws->qs || !ws->rs || !ws->cs || !ws->Binv || !ws->F || !ws->x || !ws->d || !ws->u
-        || !ws->rn || !ws->wt || !ws->basis || !ws->ipiv || !ws->alpha) {
+    if (!ws->S || !ws->qs || !ws->rs || !ws->cs || !ws->T || !ws->row || !ws->F || !ws->x || !ws->d
+        || !ws->u || !ws->rn || !ws->wt || !ws->basis || !ws->ipiv || !ws->alpha) {
         nsc_lcp_ws_free(ws);
         return NULL;
     }
@@ -100,7 +121,8 @@ nsc_lcp_ws *nsc_lcp_ws_new(int mmax)
 void nsc_lcp_ws_free(nsc_lcp_ws *ws)
 {
     if (!ws) return;
-    free(ws->Binv);
+    free(ws->T);
+    free(ws->row);
     free(ws->F);
     free(ws->x);
     free(ws->d);
@@ -117,110 +139,138 @@ void nsc_lcp_ws_free(nsc_lcp_ws *ws)
     free(ws);
 }
 
-/* d = B^{-1} a(v) for variable v; returns ||a(v)||_inf. */
-static double lemke_column(const nsc_lcp *p, const double *Binv, int v, double *d)
+/* The tableau of the basis w (B = I): row i = [e_i' | -M(i,:) | -1 | q_i]. */
+static void tab_init(const nsc_lcp *p, nsc_lcp_ws *ws)
 {
     int m = p->m;
-    if (v < m) { /* a = e_v */
-        memcpy(d, Binv + (size_t)v * m, (size_t)m * sizeof(double));
-        return 1;
-    }
-    if (v < 2 * m) { /* a = -M(:,j) */
-        const double *Mj = p->M + (size_t)(v - m) * m;
-        double amax = 0;
-        for (int i = 0; i < m; i++) amax = fmax(amax, fabs(Mj[i]));
-        nsc_dense_gemv(0, m, m, -1, Binv, m, Mj, 0, d); /* d = -B^{-1} M(:,j) */
-        return amax;
-    }
-    for (int i = 0; i < m; i++) d[i] = 0; /* a = -e */
-    for (int k = 0; k < m; k++)
-        for (int i = 0; i < m; i++) d[i] -= Binv[i + (size_t)k * m]; /* d = -B^{-1} e */
-    return 1;
-}
-
-/* rn_i = ||B^{-1}(i,:)||_inf */
-static void lemke_rownorms(int m, const double *Binv, double *rn)
-{
-    for (int i = 0; i < m; i++) rn[i] = 0;
-    for (int k = 0; k < m; k++) { /* rn_i = max_k |B^{-1}_ik| */
-        const double *c = Binv + (size_t)k * m;
-        for (int i = 0; i < m; i++) { /* no libm call: vectorizes */
-            double v = fabs(c[i]);
-            rn[i] = v > rn[i] ? v : rn[i];
-        }
+    size_t nc = TAB_W(m);
+    for (int i = 0; i < m; i++) {
+        double *Ti = ws->T + (size_t)i * nc;
+        for (size_t k = 0; k < nc; k++) Ti[k] = 0;
+        Ti[i] = 1;
+        for (int j = 0; j < m; j++) Ti[m + j] = -p->M[i + (size_t)j * m];
+        Ti[2 * m] = -1;
+        Ti[2 * m + 1] = p->q[i];
+        ws->basis[i] = i;
     }
 }
 
-/* Pivot on row r with entering column d = B^{-1} a: B^{-1} <- E B^{-1}, x <- E x. */
-static void lemke_pivot(int m, double *Binv, double *x, double *d, double *u, double *rn, int r)
+/* Variable v enters at row r: row r /= T(r,v), row i -= T(i,v) row r (i != r),
+ * so column v becomes e_r exactly. */
+static void tab_pivot(int m, nsc_lcp_ws *ws, int r, int v)
 {
-    double piv = d[r];
-    for (int k = 0; k < m; k++) u[k] = Binv[r + (size_t)k * m] / piv; /* u = B^{-1}(r,:)/d_r */
-    double xr = x[r] / piv;
-    for (int i = 0; i < m; i++) x[i] -= d[i] * xr; /* x -= d x_r/d_r */
-    x[r] = xr;
-    nsc_dense_ger(m, m, -1, d, u, Binv, m);                     /* B^{-1} -= d u' */
-    for (int k = 0; k < m; k++) Binv[r + (size_t)k * m] = u[k]; /* row r = u */
-    lemke_rownorms(m, Binv, rn);
+    size_t nc = TAB_W(m);
+    double *Tr = ws->T + (size_t)r * nc, *u = ws->row, piv = Tr[v];
+    for (size_t k = 0; k < nc; k++) u[k] = Tr[k] / piv;
+    u[v] = 1;
+    memcpy(Tr, u, nc * sizeof(double));
+    for (int i = 0; i < m; i++) {
+        double *Ti = ws->T + (size_t)i * nc, f = Ti[v];
+        if (i == r || f == 0) continue;
+        for (size_t k = 0; k < nc; k++) Ti[k] -= f * u[k];
+        Ti[v] = 0;
+    }
+    ws->basis[r] = v;
 }
 
-/* B^{-1} and x = B^{-1} q recomputed from an LU of the basis matrix. 0 ok. */
-static int lemke_refactor(const nsc_lcp *p, nsc_lcp_ws *ws)
+/* 1 when row a of the tableau divided by da precedes row b divided by db in the
+ * lexicographic order of their B^{-1} parts (the first m columns). */
+static int lex_less(int m, const double *Ta, double da, const double *Tb, double db)
 {
-    int m = p->m;
-    double *F = ws->F;
-    for (int i = 0; i < m; i++) { /* F(:,i) = a(basis[i]) */
-        int v = ws->basis[i];
-        double *Fi = F + (size_t)i * m;
-        if (v < m) {
-            for (int k = 0; k < m; k++) Fi[k] = 0;
-            Fi[v] = 1;
-        } else if (v < 2 * m) {
-            for (int k = 0; k < m; k++) Fi[k] = -p->M[k + (size_t)(v - m) * m];
-        } else {
-            for (int k = 0; k < m; k++) Fi[k] = -1;
-        }
+    for (int k = 0; k < m; k++) {
+        double a = Ta[k] / da, b = Tb[k] / db;
+        if (a != b) return a < b;
     }
-    if (nsc_dense_lu(m, F, m, ws->ipiv) != 0) return -1;
-    for (size_t k = 0; k < (size_t)m * m; k++) ws->Binv[k] = 0;
-    for (int i = 0; i < m; i++) ws->Binv[i + (size_t)i * m] = 1;
-    nsc_dense_lusolve(0, m, m, F, m, ws->ipiv, ws->Binv, m); /* B^{-1} = F\I */
-    memcpy(ws->x, p->q, (size_t)m * sizeof(double));
-    nsc_dense_lusolve(0, m, 1, F, m, ws->ipiv, ws->x, m); /* x = F\q */
-    lemke_rownorms(m, ws->Binv, ws->rn);
     return 0;
 }
 
-/* Row leaving the basis when v enters (d = B^{-1} a(v), amax = ||a||_inf), or -1
- * when d has no positive entry (ray). */
-static int lemke_ratio(const nsc_lcp *p, const nsc_lcp_ws *ws, double amax)
+/* |B^{-1}(i,:)| |a(v)| for row Ti of the tableau (a = e_v, -M(:,v-m), -e):
+ * the scale of the sums whose rounding is in T(i,v). */
+static double tab_scale(const nsc_lcp *p, const double *Ti, int v)
 {
-    int m = p->m, best = -1;
-    const double *d = ws->d, *x = ws->x, *rn = ws->rn, *Binv = ws->Binv;
-    double thmin = INFINITY;
-    for (int i = 0; i < m; i++) /* theta_min = min x_i/d_i over d_i > 0 */
-        if (d[i] > PIV_EPS * rn[i] * amax) thmin = fmin(thmin, fmax(x[i], 0) / d[i]);
-    if (thmin == INFINITY) return -1;
+    int m = p->m;
+    double s = 0;
+    if (v < m) return fabs(Ti[v]);
+    if (v == 2 * m) {
+        for (int k = 0; k < m; k++) s += fabs(Ti[k]);
+        return s;
+    }
+    const double *Mj = p->M + (size_t)(v - m) * m;
+    for (int k = 0; k < m; k++)
+        if (Mj[k] != 0) s += fabs(Ti[k]) * fabs(Mj[k]);
+    return s;
+}
+
+/* Row leaving the basis when v enters, or -1 when column v has no positive
+ * entry (ray). Candidates: d_i = T(i,v) > PIV_EPS tab_scale (below, the
+ * rounding of a zero: a rank-deficient M's). Among them the minimum ratio
+ * theta = x_i/d_i, ties (x_i/d_i <= theta + TIE_EPS xs_i/d_i, xs_i =
+ * |B^{-1}(i,:)| |q| the scale of x_i's sums) going to z0's row, else to the
+ * lexicographic minimum (lex_less). */
+static int tab_ratio(const nsc_lcp *p, const nsc_lcp_ws *ws, int v)
+{
+    int m = p->m;
+    size_t nc = TAB_W(m);
+    int best = -1;
+    double thmin = INFINITY, db = 0;
     for (int i = 0; i < m; i++) {
-        if (!(d[i] > PIV_EPS * rn[i] * amax)) continue;
-        double xs = 0;
-        for (int k = 0; k < m; k++)
-            xs += fabs(Binv[i + (size_t)k * m] * p->q[k]); /* |B^{-1}(i,:)||q| */
-        if (fmax(x[i], 0) / d[i] > thmin + TIE_EPS * xs / d[i]) continue;
+        const double *Ti = ws->T + (size_t)i * nc;
+        if (Ti[v] > 0 && Ti[v] > PIV_EPS * tab_scale(p, Ti, v))
+            thmin = fmin(thmin, fmax(Ti[nc - 1], 0) / Ti[v]);
+    }
+    for (int i = 0; i < m && thmin < INFINITY; i++) {
+        const double *Ti = ws->T + (size_t)i * nc;
+        double d = Ti[v], xs = 0;
+        if (!(d > 0) || !(d > PIV_EPS * tab_scale(p, Ti, v))) continue;
+        for (int k = 0; k < m; k++) xs += fabs(Ti[k] * p->q[k]);
+        if (fmax(Ti[nc - 1], 0) / d > thmin + TIE_EPS * xs / d) continue;
         if (ws->basis[i] == 2 * m) return i; /* z0 leaves: solution */
-        if (best < 0) {
+        if (best < 0 || lex_less(m, Ti, d, ws->T + (size_t)best * nc, db)) {
             best = i;
-            continue;
-        }
-        double si = rn[i] / d[i], sb = rn[best] / d[best], tol = LEX_EPS * fmax(si, sb);
-        for (int k = 0; k < m; k++) { /* lexicographic min of B^{-1}(i,:)/d_i */
-            double a = Binv[i + (size_t)k * m] / d[i], b = Binv[best + (size_t)k * m] / d[best];
-            if (fabs(a - b) <= tol) continue;
-            if (a < b) best = i;
-            break;
+            db = d;
         }
     }
     return best;
+}
+
+/* The first pivot: z0 enters at the last row of min qs (the lexicographic min
+ * of (q_i, e_i')/(-1)), which keeps x >= 0. Returns that row r (w_r left: z_r
+ * enters next). */
+static int tab_start(const nsc_lcp *ps, nsc_lcp_ws *ws)
+{
+    int m = ps->m, r = 0;
+    for (int i = 1; i < m; i++)
+        if (ps->q[i] <= ps->q[r]) r = i;
+    tab_init(ps, ws);
+    tab_pivot(m, ws, r, 2 * m);
+    return r;
+}
+
+/* Complementary pivoting from z_enter's entry until z0 leaves (OK), no row
+ * limits the entering variable (RAY) or LEMKE_MAXITER pivots (MAXITER); then
+ * x = the tableau's last column. *iter counts pivots (in: 1, z0's). */
+static nsc_lcp_status lemke_run(const nsc_lcp *ps, nsc_lcp_ws *ws, int enter, int *iter)
+{
+    int m = ps->m, maxiter = LEMKE_MAXITER(m);
+    nsc_lcp_status st = NSC_LCP_OK;
+    for (;;) {
+        if (*iter >= maxiter) {
+            st = NSC_LCP_MAXITER;
+            break;
+        }
+        int r = tab_ratio(ps, ws, enter);
+        if (r < 0) {
+            st = NSC_LCP_RAY;
+            break;
+        }
+        int leave = ws->basis[r];
+        tab_pivot(m, ws, r, enter);
+        (*iter)++;
+        if (leave == 2 * m) break;                 /* z0 left: complementary basis */
+        enter = leave < m ? leave + m : leave - m; /* complement of the leaving variable */
+    }
+    for (int i = 0; i < m; i++) ws->x[i] = ws->T[(size_t)i * TAB_W(m) + 2 * (size_t)m + 1];
+    return st;
 }
 
 /* z = the z part of the basic values (clamped to >= 0); wt = Mz + q; returns the residual. */
@@ -301,50 +351,6 @@ static void lemke_scale(const nsc_lcp *p, nsc_lcp_ws *ws, nsc_lcp *ps)
     *ps = (nsc_lcp){ m, ws->S, ws->qs };
 }
 
-/* Basis = w (B = I, x = qs), then z0 enters at the row r of min qs (the last
- * tied one: the lexicographic min of (q_i, e_i')/(-1)), keeping x >= 0.
- * Returns r (z_r's complement w_r left: z_r enters next). */
-static int lemke_start(const nsc_lcp *ps, nsc_lcp_ws *ws)
-{
-    int m = ps->m, r = 0;
-    double qsmin = INFINITY;
-    for (int i = 0; i < m; i++) qsmin = fmin(qsmin, ws->qs[i]);
-    for (size_t k = 0; k < (size_t)m * m; k++) ws->Binv[k] = 0;
-    for (int i = 0; i < m; i++) { /* basis = w, B = I, x = q */
-        ws->Binv[i + (size_t)i * m] = 1;
-        ws->basis[i] = i;
-        ws->x[i] = ws->qs[i];
-        ws->rn[i] = 1;
-    }
-    for (int i = 0; i < m; i++) /* lexicographic min of (q_i, e_i')/(-1): last tied row */
-        if (ws->qs[i] <= qsmin + TIE_EPS * fabs(qsmin)) r = i;
-    lemke_column(ps, ws->Binv, 2 * m, ws->d); /* d = -e */
-    lemke_pivot(m, ws->Binv, ws->x, ws->d, ws->u, ws->rn, r);
-    ws->basis[r] = 2 * m;
-    return r;
-}
-
-/* Complementary pivoting from z_enter's entry until z0 leaves (OK), no row
- * limits the entering variable (RAY) or LEMKE_MAXITER pivots (MAXITER);
- * B^-1 refactored every max(m, 32) pivots. *iter counts pivots (in: 1, z0's). */
-static nsc_lcp_status lemke_run(const nsc_lcp *ps, nsc_lcp_ws *ws, int enter, int *iter)
-{
-    int m = ps->m, maxiter = LEMKE_MAXITER(m), period = m < 32 ? 32 : m;
-    for (;;) {
-        if (*iter >= maxiter) return NSC_LCP_MAXITER;
-        if (*iter % period == 0) lemke_refactor(ps, ws);
-        double amax = lemke_column(ps, ws->Binv, enter, ws->d);
-        int r = lemke_ratio(ps, ws, amax);
-        if (r < 0) return NSC_LCP_RAY;
-        int leave = ws->basis[r];
-        lemke_pivot(m, ws->Binv, ws->x, ws->d, ws->u, ws->rn, r);
-        ws->basis[r] = enter;
-        (*iter)++;
-        if (leave == 2 * m) return NSC_LCP_OK;     /* z0 left: complementary basis */
-        enter = leave < m ? leave + m : leave - m; /* complement of the leaving variable */
-    }
-}
-
 /* z = C z' (z' in z on entry), w = M z + q of the unscaled problem with w_i := 0
  * where z_i > 0 and |w_i| <= W_EPS (|M||z| + |q|)_i (round-off); returns
  * ||min(z, w)||_inf before that. w may be NULL. */
@@ -393,7 +399,7 @@ nsc_lcp_status nsc_lcp_lemke(const nsc_lcp *p, double *z, double *w, nsc_lcp_inf
     if (!ws && !(ws = own = nsc_lcp_ws_new(m))) return NSC_LCP_ENOMEM;
     nsc_lcp ps;
     lemke_scale(p, ws, &ps);
-    int iter = 1, r = lemke_start(&ps, ws);
+    int iter = 1, r = tab_start(&ps, ws);
     nsc_lcp_status st = lemke_run(&ps, ws, m + r, &iter);
     lemke_finish(&ps, ws, z, st == NSC_LCP_OK);
     info->iter = iter;

@@ -415,6 +415,103 @@ Test(lcp, random_psd_skew_feasible)
     }
 }
 
+/* An 8-pair principal subproblem (pairs 4 11 12 17 18 22 24 26) of a one-step
+ * problem of the LM741 transient (tests/data/bjt/opamp741_tran.cir, a refit
+ * pass's first step, m = 38): the junctions off, its nodes held by gmin, so M
+ * holds 1/gmin products (1e12, 2e10 beside 0.12 and 250), and q ties in pairs
+ * (identical transistors). After z0 enters, rows tied with its row are
+ * degenerate (x_i = 0) and the lexicographic rule must pivot on an entry of
+ * 1e-13 of its column's scale; the method's earlier rule (pivot candidates
+ * d_i > 1e-11 ||B^{-1}(i,:)|| ||a||, a fresh B^{-1} a each pivot) refused such
+ * pivots and ended on a secondary ray (residual 28.5) under the reference BLAS
+ * and OpenBLAS alike. Oracle: enumeration (a unique solution; its active set
+ * {0 2 4 5 6}), and the conditions w = Mz + q >= 0, z >= 0, z'w = 0. */
+Test(lcp, gmin_scaled_degenerate_ties_vs_enum)
+{
+    static const double M[64] = { /* column-major */
+                                  0x1.e449a940003dap+39,
+                                  -0x1.2a05f20000000p+34,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  -0x1.d1a94a2000000p+39,
+                                  0,
+                                  -0x1.d1a94a2000000p+40,
+                                  0x1.5d3ef798000f6p+41,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  -0x1.d1a94a2000000p+39,
+                                  0x1.d1a94a2000000p+39,
+                                  0x1.2a0605a476e92p+32,
+                                  0,
+                                  -0x1.2a05f203581c2p+32,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0x1.d1a94a2539abfp+39,
+                                  0x1.eccffcfa4c2afp-4,
+                                  -0x1.d1a94b55e9abfp+39,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  -0x1.2a05f203581c3p+34,
+                                  0,
+                                  0x1.2a05f2c65fcf7p+34,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0x1.39c7b33ff3e92p+10,
+                                  -0x1.f3fffffffffffp+7,
+                                  0x1.d1a94a2000000p+39,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  -0x1.8893fffffffffp+15,
+                                  0x1.2a06b64a1ecd0p+32,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0x1.2a06b64a1ecd0p+32
+    };
+    static const double q[8] = { 0x1.7b4c45ee3a174p-1,  0x1.7b4c45ee3a174p-1,
+                                 -0x1.c84b3ba11c5e9p+3, 0x1.7b4c45ee3a174p-1,
+                                 -0x1.c84b3ba11c5e9p+3, 0x1.7b4c45ee3a170p-1,
+                                 -0x1.c84b3ba11c5e9p+3, -0x1.c84b3ba11c5e9p+3 };
+    double z[8], w[8], ze[8], we[8];
+    nsc_lcp p = { 8, M, q };
+    nsc_lcp_info info;
+    cr_assert_eq(nsc_lcp_enum(&p, ze, we, NULL), NSC_LCP_OK);
+    cr_assert_eq(nsc_lcp_lemke(&p, z, w, &info, NULL), NSC_LCP_OK, "Lemke: %d pivots, residual %g",
+                 info.iter, info.residual);
+    for (int i = 0; i < 8; i++) {
+        cr_assert_eq(z[i] > 0, ze[i] > 0, "pair %d: z = %g, enumeration %g", i, z[i], ze[i]);
+        cr_assert(fabs(z[i] - ze[i]) <= 1e-9 * maxabs(8, ze), "z[%d] = %g, enumeration %g", i, z[i],
+                  ze[i]);
+    }
+    check_solution(&p, z, w, 1e-14);
+}
+
 /* ---- degenerate problems ---- */
 
 Test(lcp, degenerate_identity_ties)
