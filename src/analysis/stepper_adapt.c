@@ -87,8 +87,10 @@
  * (unequal weights: no symmetry hides a mode), about what a converged Newton
  * iteration leaves in SPICE, and the steps are at most TSTEP (SPICE's
  * ceiling) until the state has moved NSC_REST_DEPART tolerances from the
- * start (rest_start, departed); a stable circuit leaves that ceiling as soon
- * as its sources move it. (2) theta = 1/2 takes the algebraic rows at the
+ * start (rest_start, departed), or for NSC_REST_STEPS steps (a stable
+ * circuit at rest is not held at TSTEP for the whole run: a B-source
+ * multiplier at rest over .tran 1u 200m took 204 809 steps; an unstable one
+ * departs within them: tests/data/early/astable.cir within 20..200 steps). (2) theta = 1/2 takes the algebraic rows at the
  * step's theta point, so an algebraic unknown carries a mode of factor -1
  * that steps of changing size excite and the error control on the
  * differential unknowns never sees (a CE stage's v(c) rang by 55 mV, v(b)
@@ -133,6 +135,8 @@
 #define NSC_REST_KICK 1e-3 /* the stand-in's start moved by this many tolerances (rest_start) */
 #define NSC_REST_DEPART \
     100.0 /* the stand-in leaves the start's ceiling past this many tolerances (departed) */
+#define NSC_REST_STEPS \
+    1000 /* ... or after this many steps at it: a stable rest is not held at TSTEP all run */
 
 typedef struct ad {
     nsc_tran *T;
@@ -173,6 +177,7 @@ typedef struct ad {
     int na;               /* how many (alg_ring) */
     char *isd;            /* [n] 1: z_i is a differential unknown (a column of E) */
     int rest;             /* 1: still at the start's state: steps at most hrest (departed) */
+    int nrest;            /* steps accepted at the start's ceiling (NSC_REST_STEPS) */
     double hrest, *xrest; /* the ceiling there; [nd] the differential unknowns at the start */
 } ad;
 
@@ -1398,6 +1403,31 @@ static nsc_status trial_solve(ad *a, ctl *c, double tn, double hl, double tb, do
     return s;
 }
 
+/* A step accepted in chatter: NSC_CHATTER of them in a row that captured no
+ * change end the accumulation (events are located again). */
+static void chatter_idle(ad *a, ctl *c)
+{
+    c->chat_idle = a->kink ? 0 : c->chat_idle + 1;
+    if (c->chat_idle >= NSC_CHATTER) {
+        c->chat_until = c->t;
+        c->chat_idle = 0;
+    }
+}
+
+/* The stand-in's bookkeeping after an accepted step (header, Stand-in): the
+ * damped point ends the ringing's history; the start's ceiling ends once
+ * departed or after NSC_REST_STEPS steps. */
+static void standin_accepted(ad *a, ctl *c)
+{
+    if (c->damp1) {
+        c->damp1 = 0;
+        a->na = 1;
+        a->ta[0] = c->t;
+        memcpy(a->za[0], a->z0, sizeof(double) * (size_t)a->n);
+    }
+    if (a->rest && (departed(a) || ++a->nrest >= NSC_REST_STEPS)) a->rest = 0;
+}
+
 /* One trial from c->t. NSC_OK (advanced or not), or a failure. */
 static nsc_status trial(ad *a, ctl *c)
 {
@@ -1467,22 +1497,10 @@ static nsc_status trial(ad *a, ctl *c)
     if (T->acc)
         nsc_loss_acc_step(T->acc, theta, c->t, tn, a->z0, a->z1, a->l, a->w0, a->w1, T->sw, mode1);
     if ((s = advance(a, c, tn, theta, &info, mode1, nflip, chatter))) return s;
-    if (chatter) { /* the accumulation is over: events are located again */
-        c->chat_idle = a->kink ? 0 : c->chat_idle + 1;
-        if (c->chat_idle >= NSC_CHATTER) {
-            c->chat_until = c->t;
-            c->chat_idle = 0;
-        }
-    }
+    if (chatter) chatter_idle(a, c);
     c->kinked = nc > ne;
     next_step(a, c, hq, err, th_c, event, c->t == tb, nflip || chatter);
-    if (c->damp1) { /* the damped point: the ringing's history ends there */
-        c->damp1 = 0;
-        a->na = 1;
-        a->ta[0] = c->t;
-        memcpy(a->za[0], a->z0, sizeof(double) * (size_t)a->n);
-    }
-    if (a->rest && departed(a)) a->rest = 0;
+    standin_accepted(a, c);
     return NSC_OK;
 }
 
@@ -1493,6 +1511,7 @@ static nsc_status trial(ad *a, ctl *c)
 static void rest_start(ad *a, double hmax)
 {
     a->rest = 1;
+    a->nrest = 0;
     a->hrest = ladder(a->o->tstep, hmax);
     for (int i = 0; i < a->nd; i++) {
         double *x = &a->z0[a->di[i]];

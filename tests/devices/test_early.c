@@ -288,3 +288,32 @@ Test(early, amplifier_at_default_steps_matches_ngspice)
     tu_table_free(&t);
     free(out);
 }
+
+/* A smooth circuit at a stable rest is not held at the stand-in's start
+ * ceiling (TSTEP) for the whole run: a B-source multiplier at its operating
+ * point over .tran 1u 200m took 204 809 steps (the ceiling released only when
+ * the state moved, and a stable rest never moves); now the ceiling ends after
+ * NSC_REST_STEPS (1000) steps: 1 060 steps. v(y) stays at its exact rest,
+ * V(x) V(c) = 1 V * 2 V, to 1e-5 (the start kick moves it by 2e-6). */
+Test(early, stable_rest_leaves_the_start_ceiling)
+{
+    char cmd[2048], path[1024], *out = NULL;
+    snprintf(path, sizeof path, "%s/rest.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "B multiplier at rest\nV1 a 0 1\nV2 c 0 2\nR1 a x 1k\n"
+                                     "C1 x 0 1u\nB1 y 0 V=V(x)*V(c)\nR2 y 0 1k\n"
+                                     ".tran 1u 200m\n.save v(y)\n.end\n"),
+                 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s --stats -o rest.dat rest.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    const char *p = strstr(out, "steps: ");
+    cr_assert_not_null(p, "%s", out);
+    long steps = strtol(p + 7, NULL, 10);
+    cr_assert(steps > 0 && steps <= 1100, "%ld steps:\n%s", steps, out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/rest.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    for (int k = 0; k < t.nrow; k++) /* (the start kick: 1e-3 of a tolerance) */
+        near(TU_AT(&t, k, 1), 2.0, 1e-5, "v(y)");
+    tu_table_free(&t);
+    free(out);
+}
