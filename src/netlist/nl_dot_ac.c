@@ -445,8 +445,13 @@ static nsc_status card_meas(elab *E, scope *sc, const nl_card *cd)
             && m->type != NSC_ACM_FIND_AT && f[i].sub[1].kind == NL_F_WORD
             && nsc_parse_number(f[i].sub[1].u.s, &v) && v == 1)
             continue;
-        return meas_skip(E, cd, &f[i],
-                         "option (the first crossing over the whole sweep is measured)");
+        const char *name = k ? k : f[i].kind == NL_F_WORD ? f[i].u.s : "";
+        char *what = nsc_asprintf("option '%s' (here only the first crossing is measured: "
+                                  "CROSS=1, RISE=1, FALL=1)",
+                                  name);
+        nsc_status s = what ? meas_skip(E, cd, &f[i], what) : nle_oom(E);
+        free(what);
+        return s;
     }
     return NSC_OK;
 }

@@ -519,6 +519,29 @@ Test(ac, meas_as_ngspice)
     free(out);
 }
 
+/* A .meas ac option not measured here is named in the warning (rev7: "not
+ * measured: unsupported option (the first crossing over the whole sweep is
+ * measured)" named neither the option nor what was measured). */
+Test(ac, meas_skip_names_the_option)
+{
+    char path[1024], cmd[4096], *out = NULL;
+    snprintf(path, sizeof path, "%s/mo.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "rc\nV1 in 0 DC 0 AC 1\nR1 in out 1k\nC1 out 0 1u\n"
+                                     ".ac dec 10 10 100k\n"
+                                     ".meas ac g find vdb(out) at=1k extra\n"
+                                     ".meas ac h when vdb(out)=-3 cross=2\n.end\n"),
+                 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o mo.dat mo.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "mo.cir:6:32: warning: .meas ac g not measured: unsupported option "
+                          "'extra' (here only the first crossing is measured"),
+              "%s", out);
+    cr_assert(strstr(out, "mo.cir:7:29: warning: .meas ac h not measured: unsupported option "
+                          "'cross'"),
+              "%s", out);
+    free(out);
+}
+
 /* A bare v(x) in .meas ac is its real part, as ngspice 39 measures it, and a
  * form not measured here (AVG with FROM/TO, PARAM) is skipped with a warning
  * while the others run (issue 28; main refused the card, exit 1). Own band
