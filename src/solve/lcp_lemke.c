@@ -76,7 +76,7 @@ struct nsc_lcp_ws {
     double *row;     /* 2mmax+2: the pivot row */
     double *F;       /* mmax*mmax: LU factors (final basis) */
     double *x;       /* mmax: basic values; scratch at the end */
-    double *d;       /* mmax: scratch at the end */
+    double *d;       /* mmax: the candidates' pivots (tab_ratio); scratch at the end */
     double *u;       /* mmax: scratch at the end */
     double *rn;      /* mmax: scratch at the end */
     double *wt;      /* mmax: w of a candidate solution */
@@ -207,21 +207,21 @@ static double tab_scale(const nsc_lcp *p, const double *Ti, int v)
  * theta = x_i/d_i, ties (x_i/d_i <= theta + TIE_EPS xs_i/d_i, xs_i =
  * |B^{-1}(i,:)| |q| the scale of x_i's sums) going to z0's row, else to the
  * lexicographic minimum (lex_less). */
-static int tab_ratio(const nsc_lcp *p, const nsc_lcp_ws *ws, int v)
+static int tab_ratio(const nsc_lcp *p, nsc_lcp_ws *ws, int v)
 {
     int m = p->m;
     size_t nc = TAB_W(m);
     int best = -1;
-    double thmin = INFINITY, db = 0;
+    double thmin = INFINITY, db = 0, *dc = ws->d; /* dc_i: d_i of a candidate, else 0 */
     for (int i = 0; i < m; i++) {
         const double *Ti = ws->T + (size_t)i * nc;
-        if (Ti[v] > 0 && Ti[v] > PIV_EPS * tab_scale(p, Ti, v))
-            thmin = fmin(thmin, fmax(Ti[nc - 1], 0) / Ti[v]);
+        dc[i] = Ti[v] > 0 && Ti[v] > PIV_EPS * tab_scale(p, Ti, v) ? Ti[v] : 0;
+        if (dc[i] > 0) thmin = fmin(thmin, fmax(Ti[nc - 1], 0) / dc[i]);
     }
     for (int i = 0; i < m && thmin < INFINITY; i++) {
         const double *Ti = ws->T + (size_t)i * nc;
-        double d = Ti[v], xs = 0;
-        if (!(d > 0) || !(d > PIV_EPS * tab_scale(p, Ti, v))) continue;
+        double d = dc[i], xs = 0;
+        if (!(d > 0)) continue;
         for (int k = 0; k < m; k++) xs += fabs(Ti[k] * p->q[k]);
         if (fmax(Ti[nc - 1], 0) / d > thmin + TIE_EPS * xs / d) continue;
         if (ws->basis[i] == 2 * m) return i; /* z0 leaves: solution */
