@@ -434,7 +434,6 @@ static int op_gmin_stepping(const nsc_circuit *c, double gmin, nsc_pcache *C, ns
         }
     }
     free(mode);
-    if (ok == 0) C->gstepped = 1;
     return ok;
 }
 
@@ -1234,8 +1233,8 @@ int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_r
 /* One pass of nsc_stepper_op: NSC_OK with *out NULL when it remade fits
  * (notes in *notes: the caller makes it again). */
 static nsc_status op_pass(const nsc_circuit *c, double gmin, nsc_solver solver,
-                          const nsc_probe *probes, int nprobe, int *npass, nsc_report *notes,
-                          nsc_waves **out, nsc_report *r)
+                          const nsc_probe *probes, int nprobe, nsc_report *notes, nsc_waves **out,
+                          nsc_report *r)
 {
     *out = NULL;
     nsc_opws O = { 0 };
@@ -1251,10 +1250,6 @@ static nsc_status op_pass(const nsc_circuit *c, double gmin, nsc_solver solver,
         goto done;
     }
     s = nsc_opws_point(&O, c, solver, gmin, 1, r);
-    if (!s && O.cache.gstepped && *npass < NSC_REFITS_GSTEP) { /* more passes from this one on */
-        *npass = NSC_REFITS_GSTEP;
-        if (!notes) goto done; /* the last: nsc_fitted_n makes it again */
-    }
     if (s || nsc_op_fits(L, c, O.l, notes, r)) goto done;
     if ((s = op_row(L, c, probes, nprobe, O.sw, O.z, O.l, O.w, rv + 1, r))) goto done;
     nsc_waves *W = nsc_waves_new(names, nc, c->title);
@@ -1317,8 +1312,7 @@ typedef struct op_ctx {
 static nsc_status op_fit_pass(void *ctx, nsc_report *notes, int *again, nsc_report *r)
 {
     op_ctx *o = ctx;
-    nsc_status s = op_pass(o->c, o->gmin, o->solver, o->probes, o->nprobe, &o->npass, notes, o->out,
-                           r);
+    nsc_status s = op_pass(o->c, o->gmin, o->solver, o->probes, o->nprobe, notes, o->out, r);
     *again = !*o->out;
     return s;
 }

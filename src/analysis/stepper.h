@@ -167,14 +167,12 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
 /* Passes of an analysis whose fits follow the run: the first, then at most
  * NSC_REFITS - 1 more after remaking the fits it left (run.c, nsc_op_fits). */
 #define NSC_REFITS 3
-/* The passes of an .op once a pass's operating point took gmin stepping (stepper.c
- * op_gmin_stepping; where pivoting fails, the first fits are those of a wrong
- * solution, several µA junctions fitted on nA: an LM741-like op-amp's default fits
- * settle, within 0.016 V of ngspice, in 8). Since session 20 every .op and
- * transient has these passes (stepper.c nsc_stepper_op, run.c tran_fit_pass): the
- * extra passes used to come only after a failure, and Lemke's method failing on
- * 1/gmin-scaled problems was what granted them to the LM741 op-amps (their fits
- * settle in 4..7 passes). No other run takes more than NSC_REFITS. */
+/* The passes of every .op and transient (stepper.c nsc_stepper_op, run.c
+ * run_tran_fitted): an LM741-like op-amp's default fits settle in 4..7 passes
+ * (within 0.016 V of ngspice in 8). Until session 20 only an .op whose point
+ * took gmin stepping, or a transient after a failed pass, had them, and Lemke's
+ * method failing on 1/gmin-scaled problems was what granted them to the LM741
+ * op-amps. No other run takes more than NSC_REFITS. */
 #define NSC_REFITS_GSTEP 8
 /* Passes the exact transient may stop early (nsc_tran_opts.refit_early), each
  * besides the NSC_REFITS (or NSC_REFITS_GSTEP) a run may make. */
@@ -189,7 +187,8 @@ nsc_status nsc_run_pss(const nsc_circuit *c, const nsc_tran_opts *o, const nsc_p
 typedef nsc_status (*nsc_fit_pass)(void *ctx, nsc_report *notes, int *again, nsc_report *r);
 nsc_status nsc_fitted(nsc_fit_pass pass, void *ctx, nsc_report *r);
 /* nsc_fitted with *npass passes in place of NSC_REFITS, read before each pass.
- * A pass may raise it through its ctx (nsc_stepper_op, NSC_REFITS_GSTEP); one
+ * A pass may raise it through its ctx (run.c tran_fit_pass: one more for each
+ * pass the exact transient stopped early); one
  * that raises it on what was its last pass (notes NULL) asks again, keeping
  * nothing, and is made again with notes. */
 nsc_status nsc_fitted_n(nsc_fit_pass pass, void *ctx, int *npass, nsc_report *r);

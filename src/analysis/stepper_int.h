@@ -44,8 +44,7 @@ typedef struct nsc_pcache {
                                                  (set with P[k]: nsc_pcache_get is the one
                                                  place a slot's problem is built or renewed) */
     int mru;                                /* the slot returned last (looked at first) */
-    int gstepped; /* 1: its static problem was solved by gmin stepping (stepper.c) */
-    int n, cap;   /* cap: 0 until the first call sets it from the LCS's size */
+    int n, cap; /* cap: 0 until the first call sets it from the LCS's size */
     long clock;
     nsc_onestep *scratch;
     nsc_onestep *spare[NSC_SPARES]; /* one-off problems before scratch, renewed for the next
