@@ -158,8 +158,10 @@ typedef struct ad {
     int have_key0;
     char *modehi; /* the mode at the end of the trial that last shrank the bracket */
     int have_mode;
-    double eps;    /* times this close are one (1e-9 href) */
-    int kink;      /* the step being accepted changes a mode or switch state */
+    double eps; /* times this close are one (1e-9 href) */
+    int kink;   /* the step being accepted changes a mode or switch state */
+    int jump;   /* ... of a pair whose multiplier may jump (not a continuous kink), or a switch */
+    double t_jump; /* the end of the last accepted step with a jump (point_lambda, smooth_step) */
     double *rtol;  /* [nprobe + 1] each column's absolute tolerance (step_pieces) */
     nsc_waves *Ws; /* NULL, or the steps' table (nsc_tran_opts.steps) */
     int *evid;     /* [m + nsw] items of the bracketed event (pair j, or m + switch k) */
@@ -661,11 +663,18 @@ static double kink_ratio(ad *a, int k0, int nk, double h, const nsc_onestep *P)
  * diode's current): l is the mean over the step (see predict_release), its
  * value at the midpoint to O(h^2); within a segment it is extrapolated through
  * the midpoints of this step and the last, l + (l - lsave) h / (h + h_prev).
- * A step of theta = 1, or the first of a segment, is taken as it is. Only the
- * pairs the probes read (lread) are extrapolated: the others of lpt are not read. */
+ * A step of theta = 1, or the first of a segment, is taken as it is; so is a
+ * step with a jump (a->jump) or after one (the last step's mean lsave from
+ * before it, tp < t_jump): a mean over a mode change extrapolated, or one
+ * taken through it, is no value of the multiplier (netlists/prc.cir: i(d1)
+ * 31.6 mA beside i(lf) 19.0 mA at a bridge's commutation, 1.67 times the
+ * step's mean, the last step's 0). Only the pairs the probes read (lread) are
+ * extrapolated: the others of lpt are not read. */
 static const double *point_lambda(ad *a, double t, double h, double theta)
 {
-    if (theta == 1.0 || a->nh < 2 || a->ht[1] != a->tp || !(t - a->tp > 0)) return a->l;
+    if (theta == 1.0 || a->jump || a->tp < a->t_jump || a->nh < 2 || a->ht[1] != a->tp
+        || !(t - a->tp > 0))
+        return a->l;
     double f = h / (h + (t - a->tp));
     for (int k = 0; k < a->nlread; k++) {
         int j = a->lread[k];
@@ -786,10 +795,12 @@ static double ladder(double h, double hmax)
 
 /* 1 when the step (t, t1] has a smooth interpolant: the quadratic through the
  * accepted points (tp, t, t1), tp after the segment's start (whose values are
- * the old mode's) and no mode change in the step (kink). */
+ * the old mode's) and no mode change in the step (kink), and tp after the last
+ * jump (t_jump: the multipliers at tp, t_jump's step's mean, are no values of
+ * the new mode's; the segment goes on across a pair changed at its start). */
 static int smooth_step(const ad *a, double t)
 {
-    return a->nh >= 3 && a->tp < t && !a->kink;
+    return a->nh >= 3 && a->tp < t && !a->kink && a->tp > a->t_jump;
 }
 
 /* The probes at x in (t, t1) into row[1..]: the quadratic of a smooth step,
@@ -1140,6 +1151,7 @@ static nsc_status advance(ad *a, ctl *c, double tn, double theta, const nsc_step
     int wr = write_rows(a, t, tn);
     if (wr)
         return nsc_waves_add_error(wr == -2 ? a->Ws : T->W, T->r); /* memory, or the spill file */
+    if (a->jump) a->t_jump = tn;
     if (chatter && (nflip || (mode1 && a->have_mode && memcmp(mode1, a->mode0, (size_t)m))))
         st->captured++;
     double *x; /* (zp, z0, z1) <- (z0, z1, zp) */
@@ -1428,6 +1440,17 @@ static void standin_accepted(ad *a, ctl *c)
     if (a->rest && (departed(a) || ++a->nrest >= NSC_REST_STEPS)) a->rest = 0;
 }
 
+/* 1 when the step into mode1 with nflip switch flips changes a switch or a
+ * pair whose change is not a continuous kink (lcs.h pair_cont): the
+ * multipliers may jump there. */
+static int jumps(const ad *a, const char *mode1, int nflip)
+{
+    if (nflip) return 1;
+    for (int j = 0; mode1 && a->have_mode && j < a->m; j++)
+        if (mode1[j] != a->mode0[j] && !a->L->pair_cont[j]) return 1;
+    return 0;
+}
+
 /* One trial from c->t. NSC_OK (advanced or not), or a failure. */
 static nsc_status trial(ad *a, ctl *c)
 {
@@ -1470,6 +1493,7 @@ static nsc_status trial(ad *a, ctl *c)
               || (mode1 && a->have_mode
                   && memcmp(mode1, a->mode0,
                             (size_t)a->m)); /* bracketed to tol_t: the event is at tn */
+    a->jump = a->kink && jumps(a, mode1, nflip);
     /* the last trial of a bracket (at most tol_t long) is taken whatever its
      * error: rejecting it retried the same step forever (the bracket's end
      * does not move), a stall of 100000 trials on a VDMOS buck's turn-on */
@@ -1540,7 +1564,7 @@ nsc_status nsc_tran_adaptive(nsc_tran *T)
     c->hnext = NSC_RESTART_MIN * c->href;
     c->t_hi = INFINITY;
     c->h_pre = c->hmax;
-    c->t_lastev = c->chat_until = -INFINITY;
+    c->t_lastev = c->chat_until = a->t_jump = -INFINITY;
     c->t_cap = INFINITY;
     c->restart = c->dirty = 1;
     c->t = T->io ? T->io->t0 : T->t0;

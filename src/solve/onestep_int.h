@@ -204,6 +204,8 @@ typedef struct nsc_os_modes {
     const char *flipfor; /* nsc_active_set: the update about to be looked up (mode_refill may use
                             flip[] for it), NULL otherwise */
     double *lt;          /* [m] work: N-active lambda (zero elsewhere between calls) */
+    double gfloor;       /* added to the size of a violated pair's terms: 0, but for the retry of a
+                      mode before a singular one (onestep_mode.c singular_out) */
     long nfactor;        /* mode systems factored (new pattern, refactor or pivoting refactor) */
     long ncached;        /* mode systems found in the cache */
 } nsc_os_modes;

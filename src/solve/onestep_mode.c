@@ -1010,11 +1010,11 @@ static inline int pair_check(const nsc_onestep *P, const char *mask, int i, cons
     if (mask[i]) { /* S active: l_i = -g / D_ii >= 0 */
         double v = -g * P->pat.dinv[i];
         *li = v > 0 ? v : 0.0;
-        return g > NSC_MODE_TOL * gs;
+        return g > NSC_MODE_TOL * (gs + P->mc.gfloor);
     }
     *li = 0; /* inactive: y_i = g >= 0 */
     if (g < 0) *vi = -g;
-    return g < -NSC_MODE_TOL * gs;
+    return g < -NSC_MODE_TOL * (gs + P->mc.gfloor);
 }
 
 /* The tolerance test of a separable pair whose g = e + sum t_k has a
@@ -1022,7 +1022,7 @@ static inline int pair_check(const nsc_onestep *P, const char *mask, int i, cons
 static int sep_violated(const nsc_onestep *P, int active, double e, double g, int r)
 {
     const double *t = P->pat.rt;
-    double gs = fabs(e);
+    double gs = fabs(e) + P->mc.gfloor;
     for (int k = 0; k < r; k++) gs += fabs(t[k]);
     return active ? g > NSC_MODE_TOL * gs : g < -NSC_MODE_TOL * gs;
 }
@@ -1472,6 +1472,45 @@ static void masks_rotate(nsc_onestep *P)
     P->mc.mask2 = old;
 }
 
+/* The way out of a singular mode (mask) that the check of the mode before
+ * it (mask0) asked for: a loop of active ideal diodes, whose current no
+ * equation fixes (the bridge of netlists/prc.cir with all four on while the
+ * resonant capacitor's voltage slides at 0). Tried, each with the floor
+ * gfloor = max_k |z_k| of the mode before's solution added to every violated
+ * pair's terms (NSC_MODE_TOL of it, as their sizes are): that mode again,
+ * then that mode with one of the flips alone. A pair whose y is 0 in exact
+ * arithmetic has terms as small as its rounding (an ideal diode from ground,
+ * y = v(p) = -1.2e-21 V beside a 1 V source): its own terms give no scale,
+ * and its flip closed the loop. Without this the pivoting on the dense M
+ * (whose node tied by gmin puts 1/gmin in it) returned y 6.5e-7 V off: v(a)
+ * wrong by that, every diode chattering, a multiplier taking the error back
+ * as an impulse (i(d1) -0.59 mA, or 58.7 mA beside i(lf) 39.2 mA). P->st.x
+ * still holds mask0's solution (a singular mode is not solved). 1 when a
+ * mode is accepted (in mask, as the caller expects), else 0. */
+static int singular_out(nsc_onestep *P, double *z1, double *l, double *res)
+{
+    int m = P->m, ok = 0;
+    double zs = 0;
+    for (int k = 0; k < P->n; k++) zs = fmax(zs, fabs(P->st.x[k]));
+    char *sing = P->mc.mask, *before = P->mc.mask0, *trial = P->mc.mask2;
+    if (!(zs > 0)) return 0;
+    P->mc.gfloor = zs;
+    for (int f = -1; !ok && f < m; f++) { /* f = -1: mask0 itself; else its flip f alone */
+        if (f >= 0 && sing[f] == before[f]) continue;
+        memcpy(trial, before, (size_t)m);
+        if (f >= 0) trial[f] = sing[f];
+        nsc_mode *M = nsc_mode_get(P, trial);
+        if (!M) break;
+        if (nsc_mode_try(P, M, z1, l, res, NULL) == 1) {
+            P->mc.cur = (int)(M - P->mc.modes);
+            memcpy(sing, trial, (size_t)m); /* mask: the mode accepted */
+            ok = 1;
+        }
+    }
+    P->mc.gfloor = 0;
+    return ok;
+}
+
 int nsc_active_set(nsc_onestep *P, const char *start, nsc_mode *first, int maxit, double *z1,
                    double *l, double *res)
 {
@@ -1498,6 +1537,7 @@ int nsc_active_set(nsc_onestep *P, const char *start, nsc_mode *first, int maxit
             P->mc.nkey = nsc_mode_key(P, next);
             continue;
         }
+        if (st < 0 && it > 1 && M->singular && singular_out(P, z1, l, res)) return it;
         if (st == 1) {
             P->mc.cur = (int)(M - P->mc.modes);
             return it;
