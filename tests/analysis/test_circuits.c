@@ -291,6 +291,65 @@ Test(circuits, prc)
     tu_table_free(&tw);
 }
 
+/* The smallest adaptive step of nscircuit --stats on netlist (relative to
+ * netlists/), from its "adaptive steps from H to ..." line. */
+static double smallest_step(const char *netlist)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s --stats -o %s/stats.dat %s/%s 2>&1", NSC_PROGRAM, tmp,
+             NSC_NETLISTS, netlist);
+    char *msg = NULL;
+    cr_assert_eq(tu_run(cmd, &msg), 0, "%s", msg ? msg : "");
+    const char *p = msg ? strstr(msg, "adaptive steps from ") : NULL;
+    double h = NAN;
+    cr_assert(p && sscanf(p, "adaptive steps from %lg", &h) == 1, "no step line:\n%s", msg);
+    free(msg);
+    return h;
+}
+
+/* The PRC's diode current at every row. Twice a period the resonant capacitor
+ * slides at 0 V with all four diodes on while |i(lr)| < i(lf) (the bridge's
+ * loop current free). Before the fix the vertex mode there (three diodes on)
+ * was rejected for y = -1.2e-21 V, the all-on mode is singular, and pivoting on
+ * the dense M (1/gmin of the floating output in it) left y 6.5e-7 V off: every
+ * diode chattered on steps down to 1.4e-14 s, 4 rows had i(d1) < 0 (down to
+ * -0.59 mA), 196 had i(d1) above i(lf) (by up to 19.6 mA), i(d1) was 2.28 % RMS
+ * of its range off fixed steps. Now: i(d1) >= 0 (to round-off); D1 carries at
+ * most the filter's current (i(lf) = i(d1) + i(d2), i(d2) >= 0; 1e-4 of its
+ * range: the step's mean multiplier beside a state, 1.2e-6 A measured); steps
+ * of at least 1e-12 s (2.57e-12 s); and against the fixed-step theta-scheme at
+ * 0.5 ns (no event location, extrapolation or interpolated rows; it stopped at
+ * 12.27 us on a pair check before the fix), on its 200 ns rows: the states
+ * within 2e-4 RMS of their ranges (3e-5..6e-5), i(d1) within 1 % (0.60 %; the
+ * run at 1 ns is 0.40 % off the 0.5 ns one: a row next to a commutation takes
+ * a jump of i(d1), and in a sliding window the two runs may carry the loop
+ * current on different diodes). */
+Test(circuits, prc_diode_current_within_the_filter_current, .timeout = 300)
+{
+    tu_table o, f;
+    const char *save = "v(a),i(lr),i(lf),v(out,n),i(d1)";
+    run_nsc("prc.cir", "", save, &o);
+    int cd = col(&o, "i(d1)"), cl = col(&o, "i(lf)");
+    double tol = 1e-4 * 0.0392; /* of i(lf)'s range, 39.2 mA */
+    for (int i = 0; i < o.nrow; i++) {
+        double d = AT(&o, i, cd), lf = AT(&o, i, cl);
+        cr_assert(d >= -1e-12, "i(d1) = %g A < 0 at t = %.10g s", d, AT(&o, i, 0));
+        cr_assert(d <= lf + tol, "i(d1) = %g A above i(lf) = %g A at t = %.10g s", d, lf,
+                  AT(&o, i, 0));
+    }
+    double h = smallest_step("prc.cir");
+    cr_log_info("PRC smallest step %.3g s", h);
+    cr_assert(h >= 1e-12, "steps down to %g s", h);
+    run_nsc("prc.cir", "--step 0.5n", save, &f);
+    const char *names[] = { "v(a)", "i(lr)", "i(lf)", "v(out,n)", "i(d1)" };
+    for (int k = 0; k < 5; k++) { /* the fixed run's rows, ours interpolated */
+        cmp c = compare(names[k], &f, col(&f, names[k]), &o, col(&o, names[k]), 0, 2e-3);
+        cr_assert(c.rms < (k < 4 ? 2e-4 : 1e-2), "%s: %.3g RMS of the range", names[k], c.rms);
+    }
+    tu_table_free(&o);
+    tu_table_free(&f);
+}
+
 /* ================= buck converter ================= */
 
 /* The buck with its PWM loop, h = 50 ps, cut to 150 us (3e6 steps, a few seconds;
