@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define NSC_SING_FLIPS 8 /* singular_out tries the single flips of an update of at most this many */
+
 #define RCOND_MIN \
     NSC_KLU_RCOND_MIN /* below: the mode is singular (a refactorisation: nsc_klu_refresh) */
 
@@ -1484,9 +1486,11 @@ static void masks_rotate(nsc_onestep *P)
  * and its flip closed the loop. Without this the pivoting on the dense M
  * (whose node tied by gmin puts 1/gmin in it) returned y 6.5e-7 V off: v(a)
  * wrong by that, every diode chattering, a multiplier taking the error back
- * as an impulse (i(d1) -0.59 mA, or 58.7 mA beside i(lf) 39.2 mA). P->st.x
- * still holds mask0's solution (a singular mode is not solved). 1 when a
- * mode is accepted (in mask, as the caller expects), else 0. */
+ * as an impulse (i(d1) -0.59 mA, or 58.7 mA beside i(lf) 39.2 mA). The
+ * single flips are tried for an update of at most NSC_SING_FLIPS flips (each
+ * try may build a mode system). Called when mask0 was solved (P->st.x holds
+ * its solution: a singular mode is not solved). 1 when a mode is accepted
+ * (in mask, as the caller expects), else 0. */
 static int singular_out(nsc_onestep *P, double *z1, double *l, double *res)
 {
     int m = P->m, ok = 0;
@@ -1494,8 +1498,9 @@ static int singular_out(nsc_onestep *P, double *z1, double *l, double *res)
     for (int k = 0; k < P->n; k++) zs = fmax(zs, fabs(P->st.x[k]));
     char *sing = P->mc.mask, *before = P->mc.mask0, *trial = P->mc.mask2;
     if (!(zs > 0)) return 0;
+    int fend = ndiff(sing, before, m, NSC_SING_FLIPS + 1) <= NSC_SING_FLIPS ? m : 0;
     P->mc.gfloor = zs;
-    for (int f = -1; !ok && f < m; f++) { /* f = -1: mask0 itself; else its flip f alone */
+    for (int f = -1; !ok && f < fend; f++) { /* f = -1: mask0 itself; else its flip f alone */
         if (f >= 0 && sing[f] == before[f]) continue;
         memcpy(trial, before, (size_t)m);
         if (f >= 0) trial[f] = sing[f];
@@ -1515,7 +1520,7 @@ int nsc_active_set(nsc_onestep *P, const char *start, nsc_mode *first, int maxit
                    double *l, double *res)
 {
     uint64_t seen[NSC_AS_SEEN]; /* keys of the last nseen modes tried */
-    int nseen = 0;
+    int nseen = 0, pst = 1;     /* pst: the last try's outcome (0: solved, rejected) */
     if (P->mc.mask != start && !(start == P->mc.prev && P->mc.mask_prev))
         memcpy(P->mc.mask, start, (size_t)P->m);
     P->mc.mask_prev = 0; /* (the caller sets it again) */
@@ -1531,13 +1536,14 @@ int nsc_active_set(nsc_onestep *P, const char *start, nsc_mode *first, int maxit
                           : nsc_mode_get(P, mask);
         P->mc.flipfor = NULL;
         if (!M) return 0;
-        int st = nsc_mode_try(P, M, z1, l, res, next);
+        int st = nsc_mode_try(P, M, z1, l, res, next), solved_before = pst == 0;
+        pst = st;
         if (st < 0 && it > 1
             && flip_partners(P, prev, mask, next)) { /* the group's other pairs too */
             P->mc.nkey = nsc_mode_key(P, next);
             continue;
         }
-        if (st < 0 && it > 1 && M->singular && singular_out(P, z1, l, res)) return it;
+        if (st < 0 && solved_before && M->singular && singular_out(P, z1, l, res)) return it;
         if (st == 1) {
             P->mc.cur = (int)(M - P->mc.modes);
             return it;
