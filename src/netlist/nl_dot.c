@@ -1233,20 +1233,6 @@ void nle_lonely_nodes(elab *E)
     free(who);
 }
 
-/* The measure c->meas[nmeas - 1] and the probes from mark on (read by it
- * alone) removed: a .control meas that cannot run. */
-static void meas_pop(nsc_circuit *c, int mark)
-{
-    nsc_meas *m = &c->job.meas[--c->job.nmeas];
-    free(m->name);
-    nsc_msig *sg[] = { &m->sig, &m->trig.sig, &m->targ.sig };
-    for (int k = 0; k < 3; k++) {
-        free(sg[k]->code);
-        free(sg[k]->text);
-    }
-    while (c->job.nmeas_probe > mark) free(c->job.meas_probe[--c->job.nmeas_probe].name);
-}
-
 /* 1 when probe p of a .control meas names an existing node or element (P(x)'s
  * "v(@x)" is checked by nl_meas_resolve). */
 static int probe_exists(elab *E, const nsc_probe *p)
@@ -1295,8 +1281,8 @@ static nsc_status ctl_meas(elab *E, int k)
     if (st) {
         const char *m = scratch.error ? strstr(scratch.error, ": error: ") : NULL;
         nle_warn(E, NULL, cd, &cd->f[1], "meas not run: %s", m ? m + 9 : "error");
-        if (c->job.nmeas > n0) meas_pop(c, mark);
-    }
+        if (c->job.nmeas > n0) nl_meas_pop(c, mark);
+    } else nsc_report_take(E->r, &scratch); /* (an option skipped: its warning) */
     nsc_report_free(&scratch);
     return NSC_OK;
 }

@@ -20,8 +20,10 @@ typedef struct mctx {
     const nl_card *cd;
     const nl_env *env;
     nsc_report *r;
-    int self;         /* index of the measure being built */
-    const char *what; /* NULL: messages name the measure; else this (".print") */
+    int self;             /* index of the measure being built */
+    const char *what;     /* NULL: messages name the measure; else this (".print") */
+    const nl_field *skip; /* an option the form does not take: the measure is skipped */
+    unsigned skip_want;   /* the options that form takes (O_ bits), for the warning */
 } mctx;
 
 /* ".meas NAME" or the other card that compiles a signal, for messages */
@@ -306,14 +308,16 @@ static nsc_status options(mctx *M, int *i, nsc_meas *m, nsc_mtime *tm, unsigned 
             if (*i + 1 >= cd->nf || cd->f[*i + 1].kind == NL_F_PAIR) k = -1;
             else v = &cd->f[++*i];
         }
-        if (k < 0 || !(allowed & bit[k])) {
-            char want[80] = "";
-            for (int j = 0; j < 7; j++)
-                if (allowed & bit[j])
-                    snprintf(want + strlen(want), sizeof want - strlen(want),
-                             "%s%s=", *want ? ", " : "", keys[j]);
-            return FERR(M, f, "unexpected '%s' in .meas %s%s%s%s", ftext(f), m->name,
-                        *want ? " (expected " : "", want, *want ? ")" : "");
+        if (k < 0) { /* ngspice fails this measure, runs the rest */
+            M->skip = f;
+            M->skip_want = allowed;
+            return NSC_OK;
+        }
+        if (!(allowed & bit[k])) { /* a known option this form has no use for: ngspice ignores it */
+            nsc_loc loc = nl_field_loc(M->d, cd, f);
+            nsc_warn(M->r, &loc, "option '%s' of .meas %s ignored: its form has no use for it",
+                     keys[k], m->name);
+            continue;
         }
         nsc_status st;
         switch (k) {
@@ -381,6 +385,7 @@ static nsc_status trig_part(mctx *M, int *i, nsc_meas *m, nsc_mtime *tm, const c
     int has_val = 0;
     if ((st = options(M, i, m, tm, O_VAL | O_TD | O_EDGE | O_FROM | O_TO, stop, &has_val)))
         return st; /* FROM= TO=: */
+    if (M->skip) return NSC_OK;
     if (!has_val) return FERR(M, f, "VAL= missing for %s in .meas %s", tm->sig.text, m->name);
     return NSC_OK;
 }
@@ -469,7 +474,7 @@ static nsc_status meas_trig(mctx *M, nsc_meas *m, int i)
     nsc_status st;
     m->type = NSC_MEAS_TRIGTARG;
     i++;
-    if ((st = trig_part(M, &i, m, &m->trig, "targ"))) return st;
+    if ((st = trig_part(M, &i, m, &m->trig, "targ")) || M->skip) return st;
     if (i >= cd->nf || !is_word(&cd->f[i], "targ"))
         return FERR(M, &cd->f[i < cd->nf ? i : cd->nf - 1], "TRIG without TARG in .meas %s",
                     m->name);
@@ -479,6 +484,42 @@ static nsc_status meas_trig(mctx *M, nsc_meas *m, int i)
         return FERR(M, &cd->f[i], "unexpected '%s' in .meas %s", ftext(&cd->f[i]), m->name);
     return NSC_OK;
 }
+
+void nl_meas_pop(nsc_circuit *c, int mark)
+{
+    nsc_meas *m = &c->job.meas[--c->job.nmeas];
+    free(m->name);
+    nsc_msig *sg[] = { &m->sig, &m->trig.sig, &m->targ.sig };
+    for (int k = 0; k < 3; k++) {
+        free(sg[k]->code);
+        free(sg[k]->text);
+    }
+    while (c->job.nmeas_probe > mark) free(c->job.meas_probe[--c->job.nmeas_probe].name);
+}
+
+/* The measure M->self, whose option M->skip its form does not take, taken back
+ * with a warning naming the option and those the form takes (ngspice 39: "no
+ * such parameter as 'x'", that measure failed, the others measured). */
+static nsc_status meas_skipped(mctx *M, int mark)
+{
+    static const char *const keys[] = { "from", "to", "td", "val", "rise", "fall", "cross" };
+    static const unsigned bit[] = { O_FROM, O_TO, O_TD, O_VAL, O_EDGE, O_EDGE, O_EDGE };
+    char want[80] = "";
+    for (int j = 0; j < 7; j++)
+        if (M->skip_want & bit[j])
+            snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s=", *want ? ", " : "",
+                     keys[j]);
+    const nl_field *f = M->skip;
+    const nl_field *key = f->kind == NL_F_PAIR ? &f->sub[0] : f;
+    nsc_loc loc = nl_field_loc(M->d, M->cd, f);
+    nsc_warn(M->r, &loc, ".meas %s not measured: unsupported option '%s'%s%s%s",
+             M->c->job.meas[M->self].name, ftext(key), *want ? " (this form takes " : "", want,
+             *want ? ")" : "");
+    nl_meas_pop(M->c, mark);
+    return NSC_OK;
+}
+
+static nsc_status meas_form(mctx *M, nsc_meas *m);
 
 nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env,
                         nsc_report *r)
@@ -490,24 +531,33 @@ nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, con
     memset(m, 0, sizeof *m);
     m->loc = nl_field_loc(d, cd, &cd->f[0]);
     if (!c->job.nmeas) c->job.meas_loc = m->loc;
-    mctx M = { c, d, cd, env, r, c->job.nmeas, NULL };
+    mctx M = { c, d, cd, env, r, c->job.nmeas, NULL, NULL, 0 };
+    int mark = c->job.nmeas_probe;
     c->job.nmeas++;
     m->from = -INFINITY;
     m->to = INFINITY;
     m->trig.count = m->targ.count = 1;
+    nsc_status st = meas_form(&M, m);
+    return !st && M.skip ? meas_skipped(&M, mark) : st;
+}
+
+/* The fields after ".meas [tran] NAME" into measure m (the forms of nl_meas.h). */
+static nsc_status meas_form(mctx *M, nsc_meas *m)
+{
+    const nl_card *cd = M->cd;
     int ni;
-    nsc_status st = meas_name(&M, m, &ni);
+    nsc_status st = meas_name(M, m, &ni);
     if (st) return st;
     if (cd->nf < ni + 2)
         return FERR(
-            &M, &cd->f[ni],
+            M, &cd->f[ni],
             "missing measurement after .meas tran %s (AVG, RMS, MIN, MAX, PP, WHEN, FIND, TRIG, PARAM= ...)",
             m->name);
     int i = ni + 1;
     const nl_field *f = &cd->f[i];
     if (f->kind == NL_F_PAIR && is_word(&f->sub[0], "param"))
-        return meas_param(&M, m, i, &f->sub[1]);
-    if (is_word(f, "param") && i + 1 < cd->nf) return meas_param(&M, m, i + 1, &cd->f[i + 1]);
+        return meas_param(M, m, i, &f->sub[1]);
+    if (is_word(f, "param") && i + 1 < cd->nf) return meas_param(M, m, i + 1, &cd->f[i + 1]);
     static const char *const stat[] = { "avg",   "rms",    "min",    "max",     "pp",
                                         "integ", "min_at", "max_at", "integral" };
     static const nsc_meastype stype[] = { NSC_MEAS_AVG,    NSC_MEAS_RMS,    NSC_MEAS_MIN,
@@ -516,23 +566,23 @@ nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, con
     for (int k = 0; k < 9; k++)
         if (is_word(f, stat[k])) {
             m->type = stype[k];
-            if (++i >= cd->nf) return FERR(&M, f, "missing signal after %s", f->u.s);
-            if ((st = sig_field(&M, &cd->f[i], &m->sig))) return st;
+            if (++i >= cd->nf) return FERR(M, f, "missing signal after %s", f->u.s);
+            if ((st = sig_field(M, &cd->f[i], &m->sig))) return st;
             i++;
-            return options(&M, &i, m, &m->trig, O_FROM | O_TO | O_TD, NULL,
+            return options(M, &i, m, &m->trig, O_FROM | O_TO | O_TD, NULL,
                            NULL); /* TD: start of the window */
         }
     if (is_word(f, "when")) {
         m->type = NSC_MEAS_WHEN;
-        if (++i >= cd->nf) return FERR(&M, f, "missing signal=value after WHEN");
-        if ((st = when_pair(&M, &cd->f[i], &m->trig))) return st;
+        if (++i >= cd->nf) return FERR(M, f, "missing signal=value after WHEN");
+        if ((st = when_pair(M, &cd->f[i], &m->trig))) return st;
         i++;
-        return options(&M, &i, m, &m->trig, O_FROM | O_TO | O_TD | O_EDGE, NULL, NULL);
+        return options(M, &i, m, &m->trig, O_FROM | O_TO | O_TD | O_EDGE, NULL, NULL);
     }
-    if (is_word(f, "find")) return meas_find(&M, m, i);
-    if (is_word(f, "trig")) return meas_trig(&M, m, i);
+    if (is_word(f, "find")) return meas_find(M, m, i);
+    if (is_word(f, "trig")) return meas_trig(M, m, i);
     return FERR(
-        &M, f,
+        M, f,
         "unknown measurement '%s' (AVG, RMS, MIN, MAX, PP, INTEG, MIN_AT, MAX_AT, WHEN, FIND, TRIG/TARG, PARAM=)",
         ftext(f));
 }
@@ -633,14 +683,14 @@ nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
 nsc_status nl_meas_column(nsc_circuit *c, nsc_probekind kind, const char *a, const char *b,
                           nsc_loc loc, int *idx, nsc_report *r)
 {
-    mctx M = { c, NULL, NULL, NULL, r, 0, "" };
+    mctx M = { c, NULL, NULL, NULL, r, 0, "", NULL, 0 };
     return probe(&M, kind, a, b, loc, idx);
 }
 
 nsc_status nl_meas_signal(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env,
                           const nl_field *f, nsc_msig *out, nsc_report *r)
 {
-    mctx M = { c, d, cd, env, r, 0, ".print" }; /* self 0: no measure is an operand */
+    mctx M = { c, d, cd, env, r, 0, ".print", NULL, 0 }; /* self 0: no measure is an operand */
     memset(out, 0, sizeof *out);
     return sig_field(&M, f, out);
 }

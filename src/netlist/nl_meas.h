@@ -24,6 +24,13 @@
  * point at the field. */
 nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env,
                         nsc_report *r);
+/* An option a form does not take (`extra=3`, VAL= on AVG, a FROM without its
+ * value) is not an error: the measure is taken back with a warning into r naming
+ * the option (ngspice 39 fails that measure and measures the others). */
+
+/* The last measure of c->meas taken back (freed), and the probes it added after
+ * index mark of c->meas_probe. */
+void nl_meas_pop(nsc_circuit *c, int mark);
 
 /* The quantity V(a), V(a,b) (b may be NULL) or I(a) as a column the run
  * records (c->meas_probe, added if new, resolved by nl_meas_resolve); its

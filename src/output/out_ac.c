@@ -202,7 +202,8 @@ nsc_status nsc_write_dc_raw(const nsc_waves *W, const char *path, int binary, ns
     return nsc_afile_close(&a, 1, r);
 }
 
-/* A panel of the Bode script: the columns of part p (phase: 1) against frequency. */
+/* A panel of the Bode script: the columns of part p (phase: 1) against frequency;
+ * nothing when part p has no column (gnuplot refuses a panel of no points). */
 static int bode_panel(FILE *f, const nsc_accol *col, int ncol, int phase)
 {
     int n = 0;
@@ -213,9 +214,15 @@ static int bode_panel(FILE *f, const nsc_accol *col, int ncol, int phase)
         nsc_gp_quote(f, col[k].name);
         n++;
     }
-    if (!n) fputs("unset key\nplot 1/0 notitle", f);
-    fputc('\n', f);
+    if (n) fputc('\n', f);
     return n;
+}
+
+/* A panel with no column at all (a script of no outputs): empty axes; a fixed y
+ * range, since gnuplot stops on "all points y value undefined" when it autoscales. */
+static void empty_panel(FILE *f)
+{
+    fputs("unset key\nset yrange [-1:1]\nplot 1/0 notitle\n", f);
 }
 
 /* A script is written to memory, then into place atomically: the names
@@ -251,14 +258,18 @@ nsc_status nsc_write_ac_gp(const nsc_accol *col, int ncol, const char *datpath, 
     nsc_status st = script_begin(&S, datpath, gppath, pngpath, r);
     if (st) return st;
     FILE *f = S.f;
+    int nph = 0; /* panels: magnitude (the non-phase parts) when any, phase when any */
+    for (int k = 0; k < ncol; k++) nph += col[k].part == NSC_ACP_PH;
+    int panels = (ncol > nph) + (nph > 0);
     nsc_gp_preamble(f, pngpath, datpath, 800);
-    fputs(
-        "# Bode plot: magnitude (dB, or the other non-phase parts) and phase (degrees) over a log frequency axis\n"
-        "set multiplot layout 2,1\nset logscale x\nset format x '%g'\nset xlabel 'frequency (Hz)'\n"
-        "set ylabel 'magnitude (dB)'\n",
-        f);
-    bode_panel(f, col, ncol, 0);
-    fputs("set ylabel 'phase (degrees)'\nset ytics 45\n", f);
+    fprintf(
+        f,
+        "# Bode plot: magnitude (dB, or the other non-phase parts) and phase (degrees) over a log "
+        "frequency axis\nset multiplot layout %d,1\nset logscale x\nset format x '%%g'\nset xlabel "
+        "'frequency (Hz)'\nset ylabel 'magnitude (dB)'\n",
+        panels ? panels : 1);
+    if (!bode_panel(f, col, ncol, 0) && !nph) empty_panel(f);
+    if (nph) fputs("set ylabel 'phase (degrees)'\nset ytics 45\n", f);
     bode_panel(f, col, ncol, 1);
     fputs("unset multiplot\n", f);
     return script_end(&S, gppath, r);
@@ -275,12 +286,18 @@ nsc_status nsc_write_dc_gp(const nsc_waves *W, int nsweep, const char *datpath, 
     while (nsweep > 1 && n0 < W->nrow && nsc_waves_at(W, n0, 1) == nsc_waves_at(W, 0, 1)) n0++;
     if (nsweep < 2) n0 = W->nrow > 0 ? W->nrow : 1;
     int nblock = (W->nrow + n0 - 1) / n0 > 0 ? (W->nrow + n0 - 1) / n0 : 1;
+    int ni = 0; /* panels: voltages (every name not a current) when any, currents when any */
+    for (int k = nsweep; k < W->ncol; k++) ni += W->name[k][0] == 'i';
+    int nv = W->ncol - nsweep - ni;
     nsc_gp_preamble(f, pngpath, datpath, 700);
-    fputs(
-        "# DC sweep: each output over the swept value (column 1)\nset multiplot layout 2,1\nset xlabel ",
-        f);
+    fprintf(
+        f,
+        "# DC sweep: each output over the swept value (column 1)\nset multiplot layout %d,1\nset "
+        "xlabel ",
+        (nv > 0) + (ni > 0) ? (nv > 0) + (ni > 0) : 1);
     nsc_gp_quote(f, W->name[0]);
     for (int pass = 0; pass < 2; pass++) { /* voltages, then currents */
+        if (!(pass ? ni : nv)) continue;
         fprintf(f, "\nset ylabel '%s'\n", pass ? "current (A)" : "voltage (V)");
         int n = 0;
         for (int k = nsweep; k < W->ncol; k++) {
@@ -293,8 +310,8 @@ nsc_status nsc_write_dc_gp(const nsc_waves *W, int nsweep, const char *datpath, 
             nsc_gp_quote(f, W->name[k]);
             fputc(')', f);
         }
-        if (!n) fputs("unset key\nplot 1/0 notitle\nset key", f);
     }
+    if (!nv && !ni) fputc('\n', f), empty_panel(f);
     fputs("\nunset multiplot\n", f);
     return script_end(&S, gppath, r);
 }

@@ -998,6 +998,31 @@ Test(dc, script_reads_the_table_written)
     free(out);
 }
 
+/* A sweep whose outputs fill one panel only (currents of a .dc, magnitudes of an
+ * .ac): the script has that one panel and gnuplot renders it. Before, the empty
+ * panel was `plot 1/0`, which gnuplot refuses ("all points y value undefined"):
+ * --plot, or a `.control plot` as ngspice's mos-meas-dc.sp has, exited 4. */
+Test(dc, plot_of_one_kind_of_output_renders)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/di.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "di\nV1 a 0 1\nR1 a b 1k\nR2 b 0 1k\n.dc V1 0 2 1\n"
+                                     ".print dc i(v1)\n.control\nrun\nplot i(v1)\n.endc\n.end\n"),
+                 0);
+    snprintf(path, sizeof path, "%s/am.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "am\nV1 a 0 AC 1\nR1 a b 1k\nC1 b 0 1u\n.ac dec 2 1 1k\n"
+                                     ".print ac vdb(b)\n.end\n"),
+                 0);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && %s --quiet di.cir 2>&1 && %s --quiet --plot am.cir 2>&1 && grep -c 'layout 1,1' "
+        "di.gp am.gp && grep -c '1/0' di.gp am.gp; test -s di.png && test -s am.png",
+        tmp, NSC_PROGRAM, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "di.gp:1\nam.gp:1\ndi.gp:0\nam.gp:0\n"), "%s", out);
+    free(out);
+}
+
 /* Each .dc point's operating point is checked as .op's is: a B-source relay of
  * its own output with no consistent value is an error naming it (exit 3). Before,
  * the .dc sweep wrote the inconsistent point with exit 0. */
