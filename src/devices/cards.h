@@ -60,4 +60,11 @@ nsc_status nsc_card_control(const nsc_device *d, const nsc_cardview *v, const ns
  * from `from` on are ignored with a warning. */
 nsc_status nsc_card_program(const nsc_cardview *v, const nsc_cfield *x, int el, int from);
 
+/* The A card (XSPICE code models, devices/cards_xspice.c): A ports.. model, its
+ * parts by the model's type: the gates and bridges of d (dev_a.c), flip-flops
+ * and latches (dev_aff.c), aswitch (an S), zener (a D), limit (an E TABLE),
+ * lcouple (a winding, dev_lcouple.c), core (an E TABLE and a G, its .model card
+ * read from its raw text). */
+nsc_status nsc_card_xspice(const nsc_device *d, const nsc_cardview *v);
+
 #endif

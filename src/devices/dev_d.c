@@ -222,7 +222,7 @@ static void d_mult(diode_par *p, double m)
     p->cj *= m;
 }
 
-/* XSPICE's zener code model (an A card, nl_xspice.c; its card's type "zener"):
+/* XSPICE's zener code model (an A card, cards_xspice.c; its card's type "zener"):
  * V_BREAKDOWN I_BREAKDOWN I_SAT N_FORWARD read as SPICE's BV IBV IS N, with
  * XSPICE's defaults (2e-2 A, 1e-12 A, 1) for the last three. 1 when m is one. */
 static const char *const xz_name[] = { "v_breakdown", "i_breakdown", "i_sat", "n_forward" };
@@ -488,6 +488,6 @@ const nsc_device nsc_dev_d = {
     .dc = { { 0, 1 } },
     .out_current = 1,
     .models = { { "d", NSC_MOD_D }, { "zener", NSC_MOD_D, 1 } },
-    /* XSPICE's zener: an A card (nl_xspice.c) */ .model_what = "a diode (D)",
+    /* XSPICE's zener: an A card (cards_xspice.c) */ .model_what = "a diode (D)",
     .current_param = "id",
 };

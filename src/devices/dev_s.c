@@ -50,7 +50,7 @@ nsc_status nsc_sw_params(const nsc_element *e, const nsc_sw_kind *k, nsc_report 
     unsigned given = nsc_par_read(m, k->par, NSC_SW_NPAR, p);
     if (k == &nsc_sw_voltage && nsc_model_get(m, "cntl_on", &p->on)
         && nsc_model_get(m, "cntl_off", &p->off)) {
-        given |= 1u << SW_ON | 1u << SW_OFF; /* XSPICE's aswitch (nl_xspice.c gives its defaults) */
+        given |= 1u << SW_ON | 1u << SW_OFF; /* XSPICE's aswitch (its card gives defaults) */
         nsc_model_get(m, "r_on", &p->ron);
         nsc_model_get(m, "r_off", &p->roff);
     }
@@ -83,7 +83,7 @@ nsc_status nsc_sw_params(const nsc_element *e, const nsc_sw_kind *k, nsc_report 
     return NSC_OK;
 }
 
-/* A parameter of XSPICE's aswitch in a model that has them (nl_xspice.c: its
+/* A parameter of XSPICE's aswitch in a model that has them (cards_xspice.c: its
  * CNTL_ON given or defaulted); LOG, the shape between, is warned there. */
 static int is_aswitch_param(const nsc_model *m, const char *pn)
 {

@@ -108,6 +108,32 @@ typedef struct nsc_cardops {
     /* the elements element el's model expands into (how: NSC_EXPAND_*; mi the
      * model's index for NSC_EXPAND_VDMOS) */
     nsc_status (*expand)(const nsc_cardview *v, int el, int how, int mi);
+    /* The A card's parts (devices/cards_xspice.c): elements of other names
+     * and kinds, internal nodes, and the .model cards they read and write. */
+    /* the card's element name, the subcircuit's prefix + f[0] in lower case, in
+     * a buffer of the netlist stage's kept until the next op; NULL out of memory */
+    const char *(*name)(const nsc_cardview *v);
+    /* a new element of kind k named full (prefix included; a duplicate name is
+     * an error); *el its index */
+    nsc_status (*element_named)(const nsc_cardview *v, nsc_elkind k, const char *full, int *el);
+    /* *n = the node word field f names in the card's scope, made when new */
+    nsc_status (*node)(const nsc_cardview *v, const nsc_cfield *f, int *n);
+    /* *n = a new node named full (prefix included; no clash check), located at f */
+    nsc_status (*node_new)(const nsc_cardview *v, const char *full, const nsc_cfield *f, int *n);
+    /* the index in v->c->model of element el's model, -1 if none (yet) */
+    int (*model_of)(const nsc_cardview *v, int el);
+    /* element el's model = model index m (its type checked by the caller) */
+    void (*model_link)(const nsc_cardview *v, int el, int m);
+    /* model m's parameter name (lower case) = x appended (a default the card
+     * leaves out; the last setting wins in nsc_model_get) */
+    nsc_status (*model_set)(const nsc_cardview *v, int m, const char *name, double x);
+    /* the type word of model m as its .model card writes it ("aswitch" for a
+     * model of type SW), NULL when it is not a word */
+    const char *(*model_word)(const nsc_cardview *v, int m);
+    /* the raw text of the .model card f names when that card did not parse
+     * (XSPICE's core with its [ ] vectors), *name the model's name; NULL when
+     * there is none (or the name is a parsed model) */
+    const char *(*model_text)(const nsc_cardview *v, const nsc_cfield *f, const char **name);
     /* the devices in parallel of element el (the product of its instance
      * parameters flagged NSC_INST_PARALLEL) carried to the elements its card
      * expanded into (el + 1 ..): they divide the resistors, multiply the charge */

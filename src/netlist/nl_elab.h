@@ -236,10 +236,6 @@ nsc_status nle_scope_run(elab *E, scope *sc);
  * unknown and unsupported letters are errors naming what to use instead. */
 nsc_status nle_card_element(elab *E, scope *sc, const nl_card *cd);
 
-/* ---- nl_xspice.c ---- */
-
-/* An A card (XSPICE gates and bridges, devices/dev_a.c) into its elements. */
-nsc_status nle_card_a(elab *E, scope *sc, const nl_card *cd);
 /* A capacitor card whose value is a charge-based one (nl_qcap.c): its value
  * field, Q= (*isq = 1) or C= / a bare expression reading V() (*isq = 0); NULL
  * when it is an ordinary capacitor. */

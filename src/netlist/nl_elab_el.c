@@ -3,8 +3,8 @@
  * nodes, elements, references, models, parasitics, expansions, and the
  * expressions: a field's expression compiled to a behavioural source's
  * program, nl_pwl.c, or built from fields), but for the variants this stage
- * builds itself (R's value that reads time, C's Q=) and the A card
- * (nl_xspice.c); and the refusal of the letters not supported.
+ * builds itself (R's value that reads time, C's Q=); and the refusal of the
+ * letters not supported.
  *
  * Invariants: each card makes one element (plus its parasitics "<el>#..."),
  * named prefix + its head; references to other elements (K -> L, F H W and
@@ -289,6 +289,64 @@ static nsc_status v_expand(const nsc_cardview *v, int el, int how, int mi)
                                     : nle_bjt_expand(x->E, x->sc, x->cd, el);
 }
 
+static const char *v_name(const nsc_cardview *v)
+{
+    const view_ctx *x = v->ctx;
+    return nle_cat(x->E, x->sc->prefix, x->cd->f[0].u.s);
+}
+
+static nsc_status v_element_named(const nsc_cardview *v, nsc_elkind k, const char *full, int *el)
+{
+    const view_ctx *x = v->ctx;
+    return nle_element_named(x->E, x->sc, x->cd, k, full, el);
+}
+
+static nsc_status v_node(const nsc_cardview *v, const nsc_cfield *f, int *n)
+{
+    const view_ctx *x = v->ctx;
+    return nle_node(x->E, x->sc, x->cd, f, n);
+}
+
+static nsc_status v_node_new(const nsc_cardview *v, const char *full, const nsc_cfield *f, int *n)
+{
+    const view_ctx *x = v->ctx;
+    return nle_node_new(x->E, full, x->cd, f, n);
+}
+
+static int v_model_of(const nsc_cardview *v, int el)
+{
+    return ((const view_ctx *)v->ctx)->E->elmodel[el];
+}
+
+static void v_model_link(const nsc_cardview *v, int el, int m)
+{
+    ((const view_ctx *)v->ctx)->E->elmodel[el] = m;
+}
+
+static nsc_status v_model_set(const nsc_cardview *v, int m, const char *name, double y)
+{
+    elab *E = ((const view_ctx *)v->ctx)->E;
+    int cap = E->c->model[m].npar; /* (its arrays' capacity unknown: grown) */
+    return nle_model_set(E, &E->c->model[m], &cap, name, y);
+}
+
+static const char *v_model_word(const nsc_cardview *v, int m)
+{
+    const elab *E = ((const view_ctx *)v->ctx)->E;
+    const nl_card *mc = &E->d->card[E->model_card[m]];
+    return mc->nf > 2 && (mc->f[2].kind == NL_F_WORD || mc->f[2].kind == NL_F_CALL) ? mc->f[2].u.s
+                                                                                    : NULL;
+}
+
+static const char *v_model_text(const nsc_cardview *v, const nsc_cfield *f, const char **name)
+{
+    const view_ctx *x = v->ctx;
+    const nl_card *mc = nle_model_unparsed(x->E, x->sc, f);
+    if (!mc) return NULL;
+    *name = mc->f[1].u.s;
+    return mc->f[3].u.s;
+}
+
 static nsc_status v_parallel(const nsc_cardview *v, int el)
 {
     const view_ctx *x = v->ctx;
@@ -410,6 +468,15 @@ static const nsc_cardops VIEW_OPS = {
     .series_r = v_series_r,
     .parasitic = v_parasitic,
     .expand = v_expand,
+    .name = v_name,
+    .element_named = v_element_named,
+    .node = v_node,
+    .node_new = v_node_new,
+    .model_of = v_model_of,
+    .model_link = v_model_link,
+    .model_set = v_model_set,
+    .model_word = v_model_word,
+    .model_text = v_model_text,
     .parallel = v_parallel,
     .compile = v_compile,
     .vnodes = v_vnodes,
@@ -472,7 +539,6 @@ nsc_status nle_card_element(elab *E, scope *sc, const nl_card *cd)
     const nsc_device *d = nsc_device_of_letter(ch);
     switch (d ? d->card : NSC_CARD_NONE) {
     case NSC_CARD_OWN: return card_own(E, sc, cd, d);
-    case NSC_CARD_XSPICE: return nle_card_a(E, sc, cd);
     case NSC_CARD_NONE: break;
     }
     if (ch == 'x') return nle_card_x(E, sc, cd);

@@ -1098,7 +1098,8 @@ Test(devices, table_names_every_kind_and_its_models)
         const nsc_device *d = nsc_device_of((nsc_elkind)k);
         cr_assert(d && d->kind == (nsc_elkind)k, "kind %d", k);
         cr_assert(d->name && d->what && d->count && d->stamp, "kind %d", k);
-        int model = d->parse == nsc_card_model || d->kind == NSC_EL_Q || d->card == NSC_CARD_XSPICE;
+        int model = d->parse == nsc_card_model || d->kind == NSC_EL_Q
+                    || d->parse == nsc_card_xspice;
         cr_assert_eq(model, d->models[0].name != NULL, "%s", d->name);
         for (int q = 0; q < NSC_MAXMODNAME && d->models[q].name; q++)
             cr_assert(nsc_dev_takes(d, d->models[q].type), "%s", d->name);
