@@ -1,7 +1,7 @@
 /* dev_j.c -- JFET J d g s model [AREA=a] [m=x], .model NAME NJF|PJF
  * (SPICE's level 1, Shichman-Hodges as ngspice 39 with B = 1): VTO (-2 V),
  * BETA (1e-4 A/V^2), LAMBDA (0), IS (1e-14 A), N (1), RD RS (ohms: resistors
- * to internal nodes, nl_expand.c, divided by AREA m), CGS CGD (F, 0), PB (1 V),
+ * to internal nodes, cards_expand.c, divided by AREA m), CGS CGD (F, 0), PB (1 V),
  * FC (0.5). BETA IS CGS CGD scale by AREA m. Other parameters are ignored with
  * a warning (B only when != 1).
  *

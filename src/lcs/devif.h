@@ -136,7 +136,7 @@ enum {
     NSC_CARDOPT_BINS = 1 << 6,    /* MODEL: a model name that names no model names bins, chosen by
                                      the instance's L= W= (M; nl_model.c) */
     NSC_CARDOPT_SERIESR = 1 << 7  /* MODEL: the model's RD RS are resistors of their own (M, J;
-                                     nl_expand.c) */
+                                     devices/cards_expand.c) */
 };
 
 /* Flags of an instance parameter (nsc_device.inst[k].flags), read by the netlist stage. */
@@ -171,6 +171,10 @@ typedef struct nsc_device {
      * view (`file:line:col: error:`). The netlist stage calls it for a card
      * starting with d->letter (NULL: the card NSC_CARD_NONE). */
     nsc_status (*parse)(const struct nsc_device *d, const nsc_cardview *v);
+    /* A .model card of a type it takes, just read into v->c->model[mi] (v: that
+     * card): the parameters and models the device derives from it (a VDMOS's
+     * CGSO and body diode model: devices/cards_expand.c). NULL: none. */
+    nsc_status (*model_read)(const struct nsc_device *d, const nsc_cardview *v, int mi);
     /* Element ei's card read into its private data (c->el[ei].priv, one block of
      * malloc'd memory owned by the circuit, flat: freed with free()), called once
      * at the end of elaboration: the fitted curves and parameters that count(),

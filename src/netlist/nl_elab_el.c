@@ -281,12 +281,35 @@ static nsc_status v_parasitic(const nsc_cardview *v, int el, const char *what, n
     return nle_parasitic(x->E, x->sc, x->cd, el, what, k, y, n0, n1);
 }
 
-static nsc_status v_expand(const nsc_cardview *v, int el, int how, int mi)
+static int v_node_exists(const nsc_cardview *v, const char *full)
+{
+    int old;
+    return nl_hash_get(&((const view_ctx *)v->ctx)->E->nodes, full, &old);
+}
+
+static nsc_status v_charge(const nsc_cardview *v, int el, const nsc_xinstr *code, int n)
+{
+    return nle_cq_code(((const view_ctx *)v->ctx)->E, el, code, n);
+}
+
+/* model from's name + suffix, its location, known in the scope as the .model
+ * card's name + suffix */
+static nsc_status v_model_new(const nsc_cardview *v, int from, const char *suffix, nsc_modeltype t,
+                              int *mi)
 {
     const view_ctx *x = v->ctx;
-    return how == NSC_EXPAND_VDMOS  ? nle_vdmos_expand(x->E, x->sc, x->cd, el, mi)
-           : how == NSC_EXPAND_RDRS ? nle_mos_expand(x->E, x->sc, x->cd, el)
-                                    : nle_bjt_expand(x->E, x->sc, x->cd, el);
+    elab *E = x->E;
+    nsc_model *m = nle_model_new(E, x->cd);
+    if (!m) return nle_oom(E);
+    m->name = nsc_asprintf("%s%s", E->c->model[from].name, suffix);
+    m->type = t;
+    m->loc = E->c->model[from].loc;
+    *mi = E->c->nmodel++;
+    const char *lk = m->name ? nle_cat(E, "", x->cd->f[1].u.s) : NULL;
+    char *key = lk ? nsc_asprintf("%s%s", lk, suffix) : NULL;
+    char *ak = key ? nl_strndup(&E->ar, key, strlen(key), 0) : NULL;
+    free(key);
+    return !ak || nl_hash_put(&x->sc->models, ak, *mi) ? nle_oom(E) : NSC_OK;
 }
 
 static const char *v_name(const nsc_cardview *v)
@@ -467,7 +490,9 @@ static const nsc_cardops VIEW_OPS = {
     .inode = v_inode,
     .series_r = v_series_r,
     .parasitic = v_parasitic,
-    .expand = v_expand,
+    .node_exists = v_node_exists,
+    .charge = v_charge,
+    .model_new = v_model_new,
     .name = v_name,
     .element_named = v_element_named,
     .node = v_node,
@@ -493,6 +518,20 @@ static nsc_status b_compile(elab *E, scope *sc, const nl_card *cd, int el, const
     view_ctx c = { E, sc, cd };
     nsc_cardview v = { cd->f, cd->nf, E->c, E->scale, &VIEW_OPS, &c };
     return nsc_card_program(&v, x, el, from);
+}
+
+nsc_status nle_model_read(elab *E, scope *sc, const nl_card *cd, int mi)
+{
+    view_ctx x = { E, sc, cd };
+    nsc_cardview v = { cd->f, cd->nf, E->c, E->scale, &VIEW_OPS, &x };
+    for (int k = 0; k < NSC_EL_NKINDS; k++) {
+        const nsc_device *d = nsc_device_of((nsc_elkind)k);
+        nsc_status st = d->model_read && nsc_dev_takes(d, E->c->model[mi].type)
+                            ? d->model_read(d, &v, mi)
+                            : NSC_OK;
+        if (st) return st;
+    }
+    return NSC_OK;
 }
 
 /* Card cd read by its device d's own parser through the view; the variants of

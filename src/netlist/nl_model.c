@@ -520,7 +520,7 @@ nsc_status nle_card_model(elab *E, scope *sc, const nl_card *cd)
         return E->r->status;
     if (model_params(E, sc, cd, f + 3, cd->nf - 3, m, &cap)) return E->r->status;
     if (nl_hash_put(&sc->models, local, c->nmodel - 1)) return nle_oom(E);
-    return vdmos ? nle_vdmos_model(E, sc, cd, c->nmodel - 1, local, &cap) : NSC_OK;
+    return nle_model_read(E, sc, cd, c->nmodel - 1);
 }
 
 /* A resistor .model (PSpice's RES, ngspice's R) named by word field f, seen
