@@ -465,7 +465,16 @@ static int d_refit_due(const nsc_lcs *L, const nsc_circuit *c, int ei, const dou
     return nsc_jfit_refit(&f, lpk[L->el_pair[ei]], p->seg, D_AUTO_MAX, D_AUTO_TOL);
 }
 
+/* SPICE's defaults of its models' parameters (ngspice's; nl_model.c compares
+ * a .model defined again with them) */
+static const nsc_par D_DEFS[] = { { "is", 0, 1e-14, 0 }, { "n", 0, 1, 0 },    { "rs", 0, 0, 0 },
+                                  { "tt", 0, 0, 0 },     { "cjo", 0, 0, 0 },  { "cj0", 0, 0, 0 },
+                                  { "vj", 0, 1, 0 },     { "m", 0, 0.5, 0 },  { "eg", 0, 1.11, 0 },
+                                  { "xti", 0, 3, 0 },    { "fc", 0, 0.5, 0 }, { "ibv", 0, 1e-3, 0 },
+                                  { "kf", 0, 0, 0 },     { "af", 0, 1, 0 },   { NULL, 0, 0, 0 } };
+
 const nsc_device nsc_dev_d = {
+    .model_defs = D_DEFS,
     .kind = NSC_EL_D,
     .what = "diodes",
     .name = "diode",

@@ -676,7 +676,14 @@ static nsc_status m_model_read(const nsc_device *d, const nsc_cardview *v, int m
     return v->c->model[mi].vdmos ? nsc_card_vdmos_model(v, mi) : NSC_OK;
 }
 
+/* SPICE's defaults of its models' parameters (ngspice's; nl_model.c compares
+ * a .model defined again with them) */
+static const nsc_par M_DEFS[] = { { "vto", 0, 0, 0 },   { "kp", 0, 2e-5, 0 },  { "gamma", 0, 0, 0 },
+                                  { "phi", 0, 0.6, 0 }, { "lambda", 0, 0, 0 }, { "rd", 0, 0, 0 },
+                                  { "rs", 0, 0, 0 },    { NULL, 0, 0, 0 } };
+
 const nsc_device nsc_dev_m = {
+    .model_defs = M_DEFS,
     .kind = NSC_EL_M,
     .what = "MOS transistors",
     .name = "MOS transistor",

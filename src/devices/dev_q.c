@@ -674,7 +674,14 @@ static nsc_status q_parse(const nsc_device *d, const nsc_cardview *v)
     return nsc_card_expand_bjt(v, el);
 }
 
+/* SPICE's defaults of its models' parameters (ngspice's; nl_model.c compares
+ * a .model defined again with them) */
+static const nsc_par Q_DEFS[] = { { "is", 0, 1e-16, 0 }, { "bf", 0, 100, 0 }, { "br", 0, 1, 0 },
+                                  { "nf", 0, 1, 0 },     { "nr", 0, 1, 0 },   { "rb", 0, 0, 0 },
+                                  { "rc", 0, 0, 0 },     { "re", 0, 0, 0 },   { NULL, 0, 0, 0 } };
+
 const nsc_device nsc_dev_q = {
+    .model_defs = Q_DEFS,
     .kind = NSC_EL_Q,
     .what = "bipolar transistors",
     .name = "bipolar transistor",

@@ -201,9 +201,13 @@ typedef struct nsc_device {
      * the first name of a type, upper case, names it in messages: "NMOS"). */
     nsc_modname models[NSC_MAXMODNAME];
     const char *model_what; /* those types in a message: "a diode (D)" */
-    int card_parasitic;     /* 1: LTspice's parasitics: Rser= Rpar= Cpar= (a value card: L, C),
+    /* SPICE's defaults of those models' parameters (ngspice's), name NULL after
+     * the last (off unused): a .model defined again with other values but
+     * equal once these fill in what one leaves out is the same (nl_model.c) */
+    const nsc_par *model_defs;
+    int card_parasitic; /* 1: LTspice's parasitics: Rser= Rpar= Cpar= (a value card: L, C),
                            Rser= (a source's: V; Cpar= ignored with a warning) */
-    unsigned card_opt;      /* the variants of its card's form it takes: NSC_CARDOPT_* bits */
+    unsigned card_opt;  /* the variants of its card's form it takes: NSC_CARDOPT_* bits */
     /* nsc_card_vctrl (E G): the devices its TABLE form (E: E TABLE) and its
      * VALUE= and POLY forms (E: B V=, G: B I=) make; nsc_card_behav (B): the
      * device of I=expr (V=expr makes its own). NULL: that form is refused. */
