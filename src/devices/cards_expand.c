@@ -149,7 +149,7 @@ static nsc_status vdmos_cgd(const nsc_cardview *v, int el, const xp_par *p, unsi
 nsc_status nsc_card_expand_vdmos(const nsc_cardview *v, int el, int mi)
 {
     xp_par p;
-    unsigned given = xp_read(v, mi, VDMOS_PAR, XP_N(VDMOS_PAR), &p);
+    unsigned given = xp_read(v, mi, VDMOS_PAR, XP_CGS, &p); /* (what the element reads) */
     int ext[3];
     for (int t = 0; t < 3; t++) ext[t] = v->c->el[el].node[t];
     nsc_status st0 = mos_series(v, el, mi, p.r, "VDMOS");
