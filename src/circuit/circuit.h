@@ -16,7 +16,7 @@
 
 /* Element kinds: the keys of the device table (src/devices/devices.c), which says
  * all a stage needs to know of a kind; outside src/devices only the card parsers
- * (nl_elab_el.c, nl_expand.c) name a kind. */
+ * (nl_elab_el.c) name a kind. */
 typedef enum nsc_elkind {
     NSC_EL_R,
     NSC_EL_C,
@@ -127,7 +127,7 @@ typedef struct nsc_model {
     char **pname;
     double *pval;
     nsc_loc loc;
-    int vdmos; /* an LTspice/ngspice VDMOS card, run as NMOS/PMOS (nl_expand.c nle_vdmos_*) */
+    int vdmos; /* an LTspice/ngspice VDMOS card, run as NMOS/PMOS (devices/cards_expand.c) */
 } nsc_model;
 
 /* The elements. Field use by kind:

@@ -528,9 +528,8 @@ nsc_status nsc_card_model(const nsc_device *d, const nsc_cardview *V)
                                              : V->op->model(V, &f[n + 1 + skip], el)))
         return st;
     for (int q = 0; q < d->ninst; q++) V->c->el[el].ipar[q] = d->inst[q].def;
-    if (vm >= 0
-            ? (st = V->op->expand(V, el, NSC_EXPAND_VDMOS, vm))
-            : d->card_opt & NSC_CARDOPT_SERIESR && (st = V->op->expand(V, el, NSC_EXPAND_RDRS, -1)))
+    if (vm >= 0 ? (st = nsc_card_expand_vdmos(V, el, vm))
+                : d->card_opt & NSC_CARDOPT_SERIESR && (st = nsc_card_expand_rdrs(V, el)))
         return st;
     for (int i = n + 2 + skip; i < V->nf; i++)
         if ((st = model_field(d, V, el, i))) return st;

@@ -60,4 +60,25 @@ nsc_status nsc_card_control(const nsc_device *d, const nsc_cardview *v, const ns
  * from `from` on are ignored with a warning. */
 nsc_status nsc_card_program(const nsc_cardview *v, const nsc_cfield *x, int el, int from);
 
+/* The elements a transistor's card expands into (devices/cards_expand.c):
+ * element el's RD RS (model_of(el)'s; a level 1-3 MOS, a JFET) as resistors
+ * NAME#rd NAME#rs to internal nodes NAME#d NAME#s, which become its own; */
+nsc_status nsc_card_expand_rdrs(const nsc_cardview *v, int el);
+/* a VDMOS of model mi: RD RG RS the same way, its body diode NAME#body (model
+ * "<mi's name>#body") across the external terminals, with its CJO NAME#cjo,
+ * and its gate-drain charge NAME#cgd (CGDMIN CGDMAX A); */
+nsc_status nsc_card_expand_vdmos(const nsc_cardview *v, int el, int mi);
+/* a bipolar transistor's RC RB RE, divided by its area (el's value). */
+nsc_status nsc_card_expand_bjt(const nsc_cardview *v, int el);
+/* The models a VDMOS's .model card (v, model mi) derives: CGSO of CGS, the body
+ * diode's "<name>#body" of IS N RB BV (dev_m.c's model_read). */
+nsc_status nsc_card_vdmos_model(const nsc_cardview *v, int mi);
+
+/* The A card (XSPICE code models, devices/cards_xspice.c): A ports.. model, its
+ * parts by the model's type: the gates and bridges of d (dev_a.c), flip-flops
+ * and latches (dev_aff.c), aswitch (an S), zener (a D), limit (an E TABLE),
+ * lcouple (a winding, dev_lcouple.c), core (an E TABLE and a G, its .model card
+ * read from its raw text). */
+nsc_status nsc_card_xspice(const nsc_device *d, const nsc_cardview *v);
+
 #endif

@@ -1,7 +1,7 @@
 /* depl.h -- charges of a device's junction or gate as code (base/xcode.h) of
  * their voltage: the depletion charge of a pn junction (SPICE's CJO VJ M FC;
  * a diode's CJO, dev_d.c, and a VDMOS body diode's, netlist/nl_qcap.c) and a
- * VDMOS's gate-drain charge (CGDMIN CGDMAX A; netlist/nl_expand.c). */
+ * VDMOS's gate-drain charge (CGDMIN CGDMAX A; devices/cards_expand.c). */
 #ifndef NSC_DEPL_H
 #define NSC_DEPL_H
 

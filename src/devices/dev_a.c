@@ -10,8 +10,8 @@
  * analog input against (in_low + in_high)/2 (XSPICE's unknown state between
  * them is not kept); a dac_bridge's output is the ideal voltage source
  * out_low + (out_high - out_low) d. Delays (rise_delay fall_delay, t_rise
- * t_fall) and input_load are not modelled: the elaborator warns (nl_elab_el.c
- * card_a). The elaborator splits a card into elements of at most two inputs
+ * t_fall) and input_load are not modelled: its card's parser warns (cards_xspice.c
+ * a_warn). The parser splits a card into elements of at most two inputs
  * each (a chain through internal digital nodes, ipar[0] = 1 on its inner
  * stages, which take the gate's non-inverted form AND OR XOR; a bridge's
  * vector into one element per bit).
@@ -28,6 +28,7 @@
  * from the thresholds, so only an input's own crossing passes through eps. */
 #include <stddef.h>
 
+#include "cards.h"
 #include "device.h"
 
 #define A_EPS 1e-12
@@ -179,7 +180,8 @@ const nsc_device nsc_dev_a = {
     .what = "XSPICE gates and bridges",
     .name = "XSPICE element",
     .letter = 'a',
-    .card = NSC_CARD_XSPICE,
+    .card = NSC_CARD_OWN,
+    .parse = nsc_card_xspice,
     .count = a_count,
     .stamp = a_stamp,
     .current = a_current,
@@ -198,7 +200,7 @@ const nsc_device nsc_dev_a = {
                 { "d_buffer", NSC_MOD_DBUF, 1 },
                 { "adc_bridge", NSC_MOD_ADC, 1 },
                 { "dac_bridge", NSC_MOD_DAC, 1 },
-                /* the other code models an A card names: read by nl_xspice.c into other devices' elements */
+                /* the other code models an A card names: read by cards_xspice.c into other devices' elements */
                 { "d_dff", NSC_MOD_DDFF, 1 },
                 { "d_jkff", NSC_MOD_DJKFF, 1 },
                 { "d_tff", NSC_MOD_DTFF, 1 },

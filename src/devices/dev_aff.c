@@ -21,9 +21,9 @@
  * the bit itself holds then (XSPICE stores the unknown state: it differs
  * afterwards, and where an SR flip-flop samples S = R = 1). The model's ic
  * (0 or 1) is the bit at the operating point. Delays and loads are not
- * modelled (nl_xspice.c warns).
+ * modelled (cards_xspice.c warns).
  *
- * Element (nl_xspice.c): node[0] out, node[1] = 0, node[2] nout, node[3..]
+ * Element (cards_xspice.c): node[0] out, node[1] = 0, node[2] nout, node[3..]
  * the inputs in the card's order: data (one or two), clk or enable, set,
  * reset; ipar[0] bit 0 (1): out (nout) is NULL, its row then holds i = 0.
  * Unknowns: i_out, i_nout, then per latch (slave, then master) its bit's row

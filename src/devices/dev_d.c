@@ -222,7 +222,7 @@ static void d_mult(diode_par *p, double m)
     p->cj *= m;
 }
 
-/* XSPICE's zener code model (an A card, nl_xspice.c; its card's type "zener"):
+/* XSPICE's zener code model (an A card, cards_xspice.c; its card's type "zener"):
  * V_BREAKDOWN I_BREAKDOWN I_SAT N_FORWARD read as SPICE's BV IBV IS N, with
  * XSPICE's defaults (2e-2 A, 1e-12 A, 1) for the last three. 1 when m is one. */
 static const char *const xz_name[] = { "v_breakdown", "i_breakdown", "i_sat", "n_forward" };
@@ -465,7 +465,16 @@ static int d_refit_due(const nsc_lcs *L, const nsc_circuit *c, int ei, const dou
     return nsc_jfit_refit(&f, lpk[L->el_pair[ei]], p->seg, D_AUTO_MAX, D_AUTO_TOL);
 }
 
+/* SPICE's defaults of its models' parameters (ngspice's; nl_model.c compares
+ * a .model defined again with them) */
+static const nsc_par D_DEFS[] = { { "is", 0, 1e-14, 0 }, { "n", 0, 1, 0 },    { "rs", 0, 0, 0 },
+                                  { "tt", 0, 0, 0 },     { "cjo", 0, 0, 0 },  { "cj0", 0, 0, 0 },
+                                  { "vj", 0, 1, 0 },     { "m", 0, 0.5, 0 },  { "eg", 0, 1.11, 0 },
+                                  { "xti", 0, 3, 0 },    { "fc", 0, 0.5, 0 }, { "ibv", 0, 1e-3, 0 },
+                                  { "kf", 0, 0, 0 },     { "af", 0, 1, 0 },   { NULL, 0, 0, 0 } };
+
 const nsc_device nsc_dev_d = {
+    .model_defs = D_DEFS,
     .kind = NSC_EL_D,
     .what = "diodes",
     .name = "diode",
@@ -488,6 +497,6 @@ const nsc_device nsc_dev_d = {
     .dc = { { 0, 1 } },
     .out_current = 1,
     .models = { { "d", NSC_MOD_D }, { "zener", NSC_MOD_D, 1 } },
-    /* XSPICE's zener: an A card (nl_xspice.c) */ .model_what = "a diode (D)",
+    /* XSPICE's zener: an A card (cards_xspice.c) */ .model_what = "a diode (D)",
     .current_param = "id",
 };

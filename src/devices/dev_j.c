@@ -1,7 +1,7 @@
 /* dev_j.c -- JFET J d g s model [AREA=a] [m=x], .model NAME NJF|PJF
  * (SPICE's level 1, Shichman-Hodges as ngspice 39 with B = 1): VTO (-2 V),
  * BETA (1e-4 A/V^2), LAMBDA (0), IS (1e-14 A), N (1), RD RS (ohms: resistors
- * to internal nodes, nl_expand.c, divided by AREA m), CGS CGD (F, 0), PB (1 V),
+ * to internal nodes, cards_expand.c, divided by AREA m), CGS CGD (F, 0), PB (1 V),
  * FC (0.5). BETA IS CGS CGD scale by AREA m. Other parameters are ignored with
  * a warning (B only when != 1).
  *
@@ -363,7 +363,16 @@ static nsc_status j_ports(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_li
     return NSC_OK;
 }
 
+/* SPICE's defaults of its models' parameters (ngspice's; nl_model.c compares
+ * a .model defined again with them) */
+static const nsc_par J_DEFS[] = {
+    { "vto", 0, -2, 0 }, { "beta", 0, 1e-4, 0 }, { "lambda", 0, 0, 0 }, { "is", 0, 1e-14, 0 },
+    { "n", 0, 1, 0 },    { "rd", 0, 0, 0 },      { "rs", 0, 0, 0 },     { "cgs", 0, 0, 0 },
+    { "cgd", 0, 0, 0 },  { "pb", 0, 1, 0 },      { "fc", 0, 0.5, 0 },   { NULL, 0, 0, 0 }
+};
+
 const nsc_device nsc_dev_j = {
+    .model_defs = J_DEFS,
     .kind = NSC_EL_J,
     .what = "JFETs",
     .name = "JFET",

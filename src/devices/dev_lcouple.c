@@ -2,7 +2,7 @@
  * model`, .model model lcouple(num_turns=N)), exact: a winding of N turns
  * between an electrical port (a b) and a magnetic one (m+ m-), where a
  * magnetic node's voltage is a magnetomotive force (A) and a current a flux
- * (Wb); XSPICE's core (nl_xspice.c: an E TABLE and a G) closes the magnetic
+ * (Wb); XSPICE's core (cards_xspice.c: an E TABLE and a G) closes the magnetic
  * loop. Branch i (the winding's current, a -> b) and phi (the flux it drives
  * out of m+ into the magnetic circuit, m- -> m+ through it):
  *   N phi' = v_a - v_b           (E[i][phi] = N: Faraday's law)

@@ -24,7 +24,7 @@
  * d (and b when the bulk is on neither); other cards (LEVEL=6, the mapped
  * levels) a constant Cox W Leff g-s as before.
  * RD and RS are resistors to internal nodes NAME#d, NAME#s made by the elaborator
- * (nl_expand.c nle_mos_expand); LD shortens the channel: K = KP W/(L - 2 LD).
+ * (cards_expand.c nsc_card_expand_rdrs); LD shortens the channel: K = KP W/(L - 2 LD).
  * KP defaults to UO EPSOX/TOX when TOX is given (SPICE; UO default 600 cm^2/Vs),
  * else 2e-5 A/V^2. Cards of any other LEVEL (2, BSIM's VTH0 and U0/TOX) are mapped
  * onto this model, with one warning naming the level and the parameters used.
@@ -144,12 +144,12 @@ static const nsc_par M_INST[] = { { "w", 0, 100e-6, NSC_INST_LENGTH },
                                   { "ad", 0, 0, NSC_INST_AREA },
                                   { "as", 0, 0, NSC_INST_AREA } };
 
-/* what the elaborator takes from a VDMOS card (nl_expand.c nle_vdmos_model), from
- * a level 1-3 card (nle_mos_expand) */
+/* what the elaborator takes from a VDMOS card (cards_expand.c nsc_card_vdmos_model), from
+ * a level 1-3 card (nsc_card_expand_rdrs) */
 static const char *const known_vdmos[] = {
     "rd",     "rs",     "rg", "rb",  "is", "n", "bv", "cgs",
     "cgdmin", "cgdmax", "a",  "cjo", "vj", "m", "fc", NULL
-}; /* cgdmin cgdmax a: NAME#cgd; cjo vj m fc: the body's CJO (nl_expand.c) */
+}; /* cgdmin cgdmax a: NAME#cgd; cjo vj m fc: the body's CJO (cards_expand.c) */
 static const char *const known_mos[] = {
     "rd", "rs", "lmin", "lmax", "wmin", "wmax", NULL
 }; /* LMIN ...: bins (nl_model.c) */
@@ -669,13 +669,28 @@ static int m_refit_due(const nsc_lcs *L, const nsc_circuit *c, int ei, const dou
     return 0;
 }
 
+/* a VDMOS's .model card: the models of its parts (cards_expand.c) */
+static nsc_status m_model_read(const nsc_device *d, const nsc_cardview *v, int mi)
+{
+    (void)d;
+    return v->c->model[mi].vdmos ? nsc_card_vdmos_model(v, mi) : NSC_OK;
+}
+
+/* SPICE's defaults of its models' parameters (ngspice's; nl_model.c compares
+ * a .model defined again with them) */
+static const nsc_par M_DEFS[] = { { "vto", 0, 0, 0 },   { "kp", 0, 2e-5, 0 },  { "gamma", 0, 0, 0 },
+                                  { "phi", 0, 0.6, 0 }, { "lambda", 0, 0, 0 }, { "rd", 0, 0, 0 },
+                                  { "rs", 0, 0, 0 },    { NULL, 0, 0, 0 } };
+
 const nsc_device nsc_dev_m = {
+    .model_defs = M_DEFS,
     .kind = NSC_EL_M,
     .what = "MOS transistors",
     .name = "MOS transistor",
     .letter = 'm',
     .card = NSC_CARD_OWN,
     .parse = nsc_card_model,
+    .model_read = m_model_read,
     .card_nodes = 4,
     .card_opt = NSC_CARDOPT_VDMOS | NSC_CARDOPT_BINS | NSC_CARDOPT_SERIESR,
     .bind = m_bind,

@@ -36,7 +36,7 @@
  * TF x_F, whose derivative flows b -> e (NPN): E[b][x_F] += p TF,
  * E[e][x_F] -= p TF; TR likewise with x_R = i_R, b -> c (dev_d.c's TT).
  * RB, RC, RE (divided by AREA) are resistors to internal nodes, added by the
- * elaborator (nl_expand.c nle_bjt_expand): node[] are the internal terminals.
+ * elaborator (cards_expand.c nsc_card_expand_bjt): node[] are the internal terminals.
  * ISE/NE and ISC/NC, Gummel-Poon's base leakages (b-e and b-c recombination
  * currents, not carried to the collector), are base currents on the junctions'
  * own pairs (q_leak: no pair of their own). VAF, VAR: Gummel-Poon's Early
@@ -90,7 +90,7 @@ typedef struct bjt_par {
     q_early earlyq; /* the same on x_F alone (wr = 0): the diffusion charge's (TF > 0) */
 } bjt_par;
 
-/* The card's parameters (netlist.md); RB RC RE are the elaborator's (nl_expand.c). */
+/* The card's parameters (netlist.md); RB RC RE make resistors of their own (cards_expand.c). */
 typedef struct q_card {
     double is, bf, br, nf, nr, rb, rc, re, cje, cjc, tf, tr, seg, imin, imax, ise, ne, isc, nc, vaf,
         var;
@@ -671,10 +671,17 @@ static nsc_status q_parse(const nsc_device *d, const nsc_cardview *v)
                                 f[0].u.s);
     }
     v->c->el[el].value *= mult;
-    return v->op->expand(v, el, NSC_EXPAND_BJT, -1);
+    return nsc_card_expand_bjt(v, el);
 }
 
+/* SPICE's defaults of its models' parameters (ngspice's; nl_model.c compares
+ * a .model defined again with them) */
+static const nsc_par Q_DEFS[] = { { "is", 0, 1e-16, 0 }, { "bf", 0, 100, 0 }, { "br", 0, 1, 0 },
+                                  { "nf", 0, 1, 0 },     { "nr", 0, 1, 0 },   { "rb", 0, 0, 0 },
+                                  { "rc", 0, 0, 0 },     { "re", 0, 0, 0 },   { NULL, 0, 0, 0 } };
+
 const nsc_device nsc_dev_q = {
+    .model_defs = Q_DEFS,
     .kind = NSC_EL_Q,
     .what = "bipolar transistors",
     .name = "bipolar transistor",

@@ -50,7 +50,7 @@ nsc_status nsc_sw_params(const nsc_element *e, const nsc_sw_kind *k, nsc_report 
     unsigned given = nsc_par_read(m, k->par, NSC_SW_NPAR, p);
     if (k == &nsc_sw_voltage && nsc_model_get(m, "cntl_on", &p->on)
         && nsc_model_get(m, "cntl_off", &p->off)) {
-        given |= 1u << SW_ON | 1u << SW_OFF; /* XSPICE's aswitch (nl_xspice.c gives its defaults) */
+        given |= 1u << SW_ON | 1u << SW_OFF; /* XSPICE's aswitch (its card gives defaults) */
         nsc_model_get(m, "r_on", &p->ron);
         nsc_model_get(m, "r_off", &p->roff);
     }
@@ -83,7 +83,7 @@ nsc_status nsc_sw_params(const nsc_element *e, const nsc_sw_kind *k, nsc_report 
     return NSC_OK;
 }
 
-/* A parameter of XSPICE's aswitch in a model that has them (nl_xspice.c: its
+/* A parameter of XSPICE's aswitch in a model that has them (cards_xspice.c: its
  * CNTL_ON given or defaulted); LOG, the shape between, is warned there. */
 static int is_aswitch_param(const nsc_model *m, const char *pn)
 {
@@ -155,7 +155,16 @@ static nsc_status s_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
     return nsc_lin_add(f, NSC_T_SW, nsc_lcs_sw_of(L, ei), 1.0);
 }
 
+/* SPICE's defaults of its models' parameters (ngspice's; nl_model.c compares
+ * a .model defined again with them) */
+static const nsc_par S_DEFS[] = { { "vt", 0, 0, 0 },
+                                  { "vh", 0, 0, 0 },
+                                  { "ron", 0, 1, 0 },
+                                  { "roff", 0, 1e12, 0 },
+                                  { NULL, 0, 0, 0 } };
+
 const nsc_device nsc_dev_s = {
+    .model_defs = S_DEFS,
     .kind = NSC_EL_S,
     .what = "voltage-controlled switches",
     .name = "switch",

@@ -60,7 +60,16 @@ static nsc_status w_current(const nsc_lcs *L, const nsc_circuit *c, int ei, nsc_
     return nsc_lin_add(f, NSC_T_SW, nsc_lcs_sw_of(L, ei), 1.0);
 }
 
+/* SPICE's defaults of its models' parameters (ngspice's; nl_model.c compares
+ * a .model defined again with them) */
+static const nsc_par W_DEFS[] = { { "it", 0, 0, 0 },
+                                  { "ih", 0, 0, 0 },
+                                  { "ron", 0, 1, 0 },
+                                  { "roff", 0, 1e12, 0 },
+                                  { NULL, 0, 0, 0 } };
+
 const nsc_device nsc_dev_w = {
+    .model_defs = W_DEFS,
     .kind = NSC_EL_W,
     .what = "current-controlled switches",
     .name = "switch",

@@ -85,6 +85,9 @@ nsc_status nsc_sw_count(nsc_dev_ctx *ctx, int ei, const nsc_sw_kind *k);
 
 /* The device of an element kind (never NULL for kind < NSC_EL_NKINDS). */
 const nsc_device *nsc_device_of(nsc_elkind kind);
+/* 1 and *v = SPICE's default of parameter k (lower case) of a model of type t
+ * (the model_defs of the device that takes t), else 0. */
+int nsc_model_default(nsc_modeltype t, const char *k, double *v);
 /* The device whose cards start with letter c (either case); NULL: none. */
 const nsc_device *nsc_device_of_letter(int c);
 

@@ -3,6 +3,7 @@
 #include "device.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 extern const nsc_device nsc_dev_r, nsc_dev_c, nsc_dev_l, nsc_dev_k, nsc_dev_v, nsc_dev_i, nsc_dev_e,
     nsc_dev_etable, nsc_dev_g, nsc_dev_f, nsc_dev_h, nsc_dev_d, nsc_dev_m, nsc_dev_s, nsc_dev_bv,
@@ -23,6 +24,18 @@ static const nsc_device *const table[NSC_EL_NKINDS] = {
 const nsc_device *nsc_device_of(nsc_elkind kind)
 {
     return (unsigned)kind < NSC_EL_NKINDS ? table[kind] : NULL;
+}
+
+int nsc_model_default(nsc_modeltype t, const char *k, double *v)
+{
+    for (int q = 0; q < NSC_EL_NKINDS; q++)
+        for (const nsc_par *p = table[q]->model_defs; p && nsc_dev_takes(table[q], t) && p->name;
+             p++)
+            if (!strcmp(p->name, k)) {
+                *v = p->def;
+                return 1;
+            }
+    return 0;
 }
 
 const nsc_device *nsc_device_of_letter(int c)

@@ -8,8 +8,8 @@
  * field is copied), and a table of the netlist stage's services (nsc_cardops)
  * for what only that stage knows: a field's value (numbers, {expr}, .param
  * names, in the card's scope), nodes and elements by name (the subcircuit
- * prefix), references to elements resolved after every card, models by name,
- * and the elements a card expands into. Messages go through the view too:
+ * prefix), references to elements resolved after every card, models by name
+ * (read, linked, made), and the parts this stage builds (parasitics, charges). Messages go through the view too:
  * nsc_card_err names the field as `file:line:col: error: ...` (plus the
  * instance, " (in instance x1)"), as the netlist stage's own messages.
  *
@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "base/util.h"
+#include "base/xcode.h"
 #include "circuit/circuit.h"
 
 struct nl_expr;   /* the netlist stage's expression: opaque here, read through op->value */
@@ -105,9 +106,43 @@ typedef struct nsc_cardops {
      * from node n0 to n1 (LTspice's Rpar= Cpar=) */
     nsc_status (*parasitic)(const nsc_cardview *v, int el, const char *what, nsc_elkind k, double x,
                             int n0, int n1);
-    /* the elements element el's model expands into (how: NSC_EXPAND_*; mi the
-     * model's index for NSC_EXPAND_VDMOS) */
-    nsc_status (*expand)(const nsc_cardview *v, int el, int how, int mi);
+    /* The A card's parts (devices/cards_xspice.c): elements of other names
+     * and kinds, internal nodes, and the .model cards they read and write. */
+    /* the card's element name, the subcircuit's prefix + f[0] in lower case, in
+     * a buffer of the netlist stage's kept until the next op; NULL out of memory */
+    const char *(*name)(const nsc_cardview *v);
+    /* a new element of kind k named full (prefix included; a duplicate name is
+     * an error); *el its index */
+    nsc_status (*element_named)(const nsc_cardview *v, nsc_elkind k, const char *full, int *el);
+    /* *n = the node word field f names in the card's scope, made when new */
+    nsc_status (*node)(const nsc_cardview *v, const nsc_cfield *f, int *n);
+    /* *n = a new node named full (prefix included; no clash check), located at f */
+    nsc_status (*node_new)(const nsc_cardview *v, const char *full, const nsc_cfield *f, int *n);
+    /* the index in v->c->model of element el's model, -1 if none (yet) */
+    int (*model_of)(const nsc_cardview *v, int el);
+    /* element el's model = model index m (its type checked by the caller) */
+    void (*model_link)(const nsc_cardview *v, int el, int m);
+    /* model m's parameter name (lower case) = x appended (a default the card
+     * leaves out; the last setting wins in nsc_model_get) */
+    nsc_status (*model_set)(const nsc_cardview *v, int m, const char *name, double x);
+    /* the type word of model m as its .model card writes it ("aswitch" for a
+     * model of type SW), NULL when it is not a word */
+    const char *(*model_word)(const nsc_cardview *v, int m);
+    /* the raw text of the .model card f names when that card did not parse
+     * (XSPICE's core with its [ ] vectors), *name the model's name; NULL when
+     * there is none (or the name is a parsed model) */
+    const char *(*model_text)(const nsc_cardview *v, const nsc_cfield *f, const char **name);
+    /* The transistors' expansions (devices/cards_expand.c) and the models a
+     * .model card derives (nsc_device.model_read: v is that .model card). */
+    /* 1 when the circuit has a node named full */
+    int (*node_exists)(const nsc_cardview *v, const char *full);
+    /* element el's charge (a charge-based capacitor, dev_cq.c): code[0 .. n)
+     * of its nodes' voltages (PROBE 0 n+, then n-, ground left out), copied */
+    nsc_status (*charge)(const nsc_cardview *v, int el, const nsc_xinstr *code, int n);
+    /* *m = a new model of type t named model from's name + suffix, located
+     * at it, known in the .model card's scope by its name + suffix */
+    nsc_status (*model_new)(const nsc_cardview *v, int from, const char *suffix, nsc_modeltype t,
+                            int *m);
     /* the devices in parallel of element el (the product of its instance
      * parameters flagged NSC_INST_PARALLEL) carried to the elements its card
      * expanded into (el + 1 ..): they divide the resistors, multiply the charge */
@@ -136,14 +171,6 @@ typedef struct nsc_cardops {
     struct nl_expr *(*x_op)(const nsc_cardview *v, const nsc_cfield *at, int op, struct nl_expr *a,
                             struct nl_expr *b);
 } nsc_cardops;
-
-/* What a model expands into (nsc_cardops.expand). */
-enum {
-    NSC_EXPAND_BJT =
-        1,           /* a bipolar transistor's RC RB RE (divided by its area) to internal nodes */
-    NSC_EXPAND_RDRS, /* a MOS's or a JFET's RD RS, resistors of their own */
-    NSC_EXPAND_VDMOS /* a VDMOS: RD RG RS to internal nodes, the body diode, Cgd */
-};
 
 /* An element card as its device's parser sees it. */
 struct nsc_cardview {

@@ -59,11 +59,12 @@
  * value, V I's source, F H's, D M S W J's model card, shaped by card_nodes,
  * card_sense, card_state and the inst table; devices/cards_expr.c: the forms
  * whose fields are expressions, E G's gain VALUE= POLY TABLE, B's V= I=, S's
- * CONTROL=, the expressions compiled by the view's op->compile). A device with
- * a card of a new form writes its parse() in its file: no line of the netlist
- * stage. The netlist stage reads itself only the A card (nl_xspice.c,
- * nsc_cardform) and the variants of a card that stand for parts it builds
- * (card_opt: R's value that reads time, C's Q=). */
+ * CONTROL=, the expressions compiled by the view's op->compile;
+ * devices/cards_xspice.c: the A card, whose parts read and write .model cards
+ * through the view). A device with a card of a new form writes its parse() in
+ * its file: no line of the netlist stage. The netlist stage reads itself only
+ * the variants of a card that stand for parts it builds (card_opt: R's value
+ * that reads time, C's Q=). */
 #ifndef NSC_DEVIF_H
 #define NSC_DEVIF_H
 
@@ -110,15 +111,12 @@ typedef enum nsc_topo {
     NSC_TOPO_ISRC       /* current source (I, G, F, B I=): no DC conduction */
 } nsc_topo;
 
-/* The form of an element card: read by the device itself (NSC_CARD_OWN: its
+/* The form of an element card: none, or read by the device itself (its
  * parse() through the card view, lcs/card.h; expressions compiled by the
- * view's op->compile), or by the netlist stage (nl_xspice.c: an A card, whose
- * parts read and write .model cards): the device table says which form each
- * card letter has. */
+ * view's op->compile): the device table says which card letter has one. */
 typedef enum nsc_cardform {
-    NSC_CARD_NONE,  /* no card of its own (E TABLE: an E card; B ... I=: a B card) */
-    NSC_CARD_OWN,   /* read by the device's parse() (R C L K V I E G F H B D M S W J Q) */
-    NSC_CARD_XSPICE /* A port.. model, a port a node or [ nodes ] (A: XSPICE gates, bridges) */
+    NSC_CARD_NONE, /* no card of its own (E TABLE: an E card; B ... I=: a B card) */
+    NSC_CARD_OWN   /* read by the device's parse() (R C L K V I E G F H B D M S W J Q A) */
 } nsc_cardform;
 
 /* The variants of a card form a device takes (nsc_device.card_opt): those the
@@ -138,7 +136,7 @@ enum {
     NSC_CARDOPT_BINS = 1 << 6,    /* MODEL: a model name that names no model names bins, chosen by
                                      the instance's L= W= (M; nl_model.c) */
     NSC_CARDOPT_SERIESR = 1 << 7  /* MODEL: the model's RD RS are resistors of their own (M, J;
-                                     nl_expand.c) */
+                                     devices/cards_expand.c) */
 };
 
 /* Flags of an instance parameter (nsc_device.inst[k].flags), read by the netlist stage. */
@@ -171,10 +169,12 @@ typedef struct nsc_device {
      * makes (d->kind's, named after the card), their nodes, values, wave,
      * instance parameters, models and references, every error through the
      * view (`file:line:col: error:`). The netlist stage calls it for a card
-     * starting with d->letter. NULL: the netlist stage reads the card by its
-     * form (card; nl_elab_el.c): the A card, whose parts read and write
-     * .model cards (nl_xspice.c). */
+     * starting with d->letter (NULL: the card NSC_CARD_NONE). */
     nsc_status (*parse)(const struct nsc_device *d, const nsc_cardview *v);
+    /* A .model card of a type it takes, just read into v->c->model[mi] (v: that
+     * card): the parameters and models the device derives from it (a VDMOS's
+     * CGSO and body diode model: devices/cards_expand.c). NULL: none. */
+    nsc_status (*model_read)(const struct nsc_device *d, const nsc_cardview *v, int mi);
     /* Element ei's card read into its private data (c->el[ei].priv, one block of
      * malloc'd memory owned by the circuit, flat: freed with free()), called once
      * at the end of elaboration: the fitted curves and parameters that count(),
@@ -201,9 +201,13 @@ typedef struct nsc_device {
      * the first name of a type, upper case, names it in messages: "NMOS"). */
     nsc_modname models[NSC_MAXMODNAME];
     const char *model_what; /* those types in a message: "a diode (D)" */
-    int card_parasitic;     /* 1: LTspice's parasitics: Rser= Rpar= Cpar= (a value card: L, C),
+    /* SPICE's defaults of those models' parameters (ngspice's), name NULL after
+     * the last (off unused): a .model defined again with other values but
+     * equal once these fill in what one leaves out is the same (nl_model.c) */
+    const nsc_par *model_defs;
+    int card_parasitic; /* 1: LTspice's parasitics: Rser= Rpar= Cpar= (a value card: L, C),
                            Rser= (a source's: V; Cpar= ignored with a warning) */
-    unsigned card_opt;      /* the variants of its card's form it takes: NSC_CARDOPT_* bits */
+    unsigned card_opt;  /* the variants of its card's form it takes: NSC_CARDOPT_* bits */
     /* nsc_card_vctrl (E G): the devices its TABLE form (E: E TABLE) and its
      * VALUE= and POLY forms (E: B V=, G: B I=) make; nsc_card_behav (B): the
      * device of I=expr (V=expr makes its own). NULL: that form is refused. */

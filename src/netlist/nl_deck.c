@@ -411,7 +411,7 @@ static nsc_status parse_soft(reader *rd, const nl_line *ln, nl_card *c, const ch
 /* A card read softly (soft_card) that does not parse, kept for later: a
  * `.model NAME ...` as the card ".model NAME MESSAGE TEXT" (MESSAGE a STRING at
  * the error: nl_model.c makes it an error only for an element that uses the
- * model; TEXT the whole line, read by nl_xspice.c for XSPICE's core with its
+ * model; TEXT the whole line, read by devices/cards_xspice.c (through the card view) for XSPICE's core with its
  * [ ] vectors); inside a .subckt any other card as ".(unparsed) MESSAGE" (an error
  * once an instance is elaborated, nl_dot.c). 0, or -1 out of memory. */
 static int deferred_card(reader *rd, const nl_line *ln, nl_card *c, int model, const char *msg,
@@ -442,7 +442,7 @@ static int deferred_card(reader *rd, const nl_line *ln, nl_card *c, int model, c
     if (model)
         f[3] = (nl_field){
             NL_F_STRING, l0, c0, 0, { text }, NULL
-        }; /* its text (nl_xspice.c: core) */
+        }; /* its text (devices/cards_xspice.c: core) */
     *c = (nl_card){ f, 2 + 2 * model, ln->file };
     d->ncard++;
     return 0;

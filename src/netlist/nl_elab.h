@@ -6,7 +6,7 @@
  * passes, final resolution), nl_scope.c (messages, names, values, nodes,
  * elements of a scope), nl_elab_el.c (element cards), nl_subckt.c (.subckt
  * definitions and X instances), nl_dot.c (dot cards, .save/.print, .func),
- * nl_model.c (.model cards), nl_expand.c (VDMOS and BJT expansions).
+ * nl_model.c (.model cards).
  *
  * Conventions of every function below: E is the one elaboration state (owned
  * by nl_elab.c from_deck); sc the scope (instance) a card is read in; cd the
@@ -236,23 +236,16 @@ nsc_status nle_scope_run(elab *E, scope *sc);
  * unknown and unsupported letters are errors naming what to use instead. */
 nsc_status nle_card_element(elab *E, scope *sc, const nl_card *cd);
 
-/* ---- nl_xspice.c ---- */
+/* The models .model card cd (in scope sc; model mi, just read) derives, by the
+ * devices that take its type (nsc_device.model_read, through the card view). */
+nsc_status nle_model_read(elab *E, scope *sc, const nl_card *cd, int mi);
 
-/* An A card (XSPICE gates and bridges, devices/dev_a.c) into its elements. */
-nsc_status nle_card_a(elab *E, scope *sc, const nl_card *cd);
 /* A capacitor card whose value is a charge-based one (nl_qcap.c): its value
  * field, Q= (*isq = 1) or C= / a bare expression reading V() (*isq = 0); NULL
  * when it is an ordinary capacitor. */
 const nl_field *nle_cq_field(const nl_card *cd, int *isq);
 /* That card (value field vf) as a charge-based capacitor (dev_cq.c). */
 nsc_status nle_card_cq(elab *E, scope *sc, const nl_card *cd, const nl_field *vf, int isq);
-/* Element el (a charge-based capacitor, nodes set: anode n+, cathode n-) as a
- * depletion junction, SPICE's: q(v) = CJO VJ/(1-M) (1 - (1 - v/VJ)^(1-M)) below
- * FC VJ, its capacitance continued linearly above (0 < M < 1, 0 <= FC < 1). */
-nsc_status nle_cq_depletion(elab *E, int el, double cjo, double vj, double m, double fc);
-/* Element el (a charge-based capacitor from n+ to n-) as a VDMOS's gate-drain
- * charge of v = V(n+) - V(n-) (devices/depl.h nsc_cgd_code). */
-nsc_status nle_cq_vdmos_cgd(elab *E, int el, double cmin, double cmax, double a);
 /* Element el's charge (a charge-based capacitor): code[0 .. n) of its nodes'
  * voltages (PROBE 0 n+, then n-, ground left out), copied. */
 nsc_status nle_cq_code(elab *E, int el, const nsc_xinstr *code, int n);
@@ -260,7 +253,7 @@ nsc_status nle_cq_code(elab *E, int el, const nsc_xinstr *code, int n);
 nsc_status nle_cq_scale(elab *E, int el, double m);
 
 /* Element "<name of el>#<what>" of kind k and value v from node n0 to n1
- * (LTspice's parasitics, the expansions of nl_expand.c). */
+ * (LTspice's parasitics, the transistors' expansions: devices/cards_expand.c). */
 nsc_status nle_parasitic(elab *E, scope *sc, const nl_card *cd, int el, const char *what,
                          nsc_elkind k, double v, int n0, int n1);
 
@@ -350,21 +343,5 @@ int nle_res_model(elab *E, scope *sc, const nl_card *cd, const nl_field *f, doub
 
 /* Append parameter name (copied) = v to model m; *cap its arrays' capacity. */
 nsc_status nle_model_set(elab *E, nsc_model *m, int *cap, const char *name, double v);
-
-/* ---- nl_expand.c: VDMOS and BJT expansions ---- */
-
-/* The VDMOS model mi (local name local in sc): CGSO/CGDO of CGS/CGDMIN/CGDMAX
- * and the body diode's model "<name>#body"; *cap: model mi's capacity. */
-nsc_status nle_vdmos_model(elab *E, scope *sc, const nl_card *cd, int mi, const char *local,
-                           int *cap);
-
-/* VDMOS element el of model mi: RD RG RS resistors to internal nodes, and the
- * body diode across the external terminals. */
-nsc_status nle_vdmos_expand(elab *E, scope *sc, const nl_card *cd, int el, int mi);
-/* A level 1-3 MOS element's RD, RS (nl_expand.c). */
-nsc_status nle_mos_expand(elab *E, scope *sc, const nl_card *cd, int el);
-
-/* Bipolar element el: RC RB RE (divided by its area) to internal nodes. */
-nsc_status nle_bjt_expand(elab *E, scope *sc, const nl_card *cd, int el);
 
 #endif

@@ -3,8 +3,8 @@
  * nodes, elements, references, models, parasitics, expansions, and the
  * expressions: a field's expression compiled to a behavioural source's
  * program, nl_pwl.c, or built from fields), but for the variants this stage
- * builds itself (R's value that reads time, C's Q=) and the A card
- * (nl_xspice.c); and the refusal of the letters not supported.
+ * builds itself (R's value that reads time, C's Q=); and the refusal of the
+ * letters not supported.
  *
  * Invariants: each card makes one element (plus its parasitics "<el>#..."),
  * named prefix + its head; references to other elements (K -> L, F H W and
@@ -281,12 +281,93 @@ static nsc_status v_parasitic(const nsc_cardview *v, int el, const char *what, n
     return nle_parasitic(x->E, x->sc, x->cd, el, what, k, y, n0, n1);
 }
 
-static nsc_status v_expand(const nsc_cardview *v, int el, int how, int mi)
+static int v_node_exists(const nsc_cardview *v, const char *full)
+{
+    int old;
+    return nl_hash_get(&((const view_ctx *)v->ctx)->E->nodes, full, &old);
+}
+
+static nsc_status v_charge(const nsc_cardview *v, int el, const nsc_xinstr *code, int n)
+{
+    return nle_cq_code(((const view_ctx *)v->ctx)->E, el, code, n);
+}
+
+/* model from's name + suffix, its location, known in the scope as the .model
+ * card's name + suffix */
+static nsc_status v_model_new(const nsc_cardview *v, int from, const char *suffix, nsc_modeltype t,
+                              int *mi)
 {
     const view_ctx *x = v->ctx;
-    return how == NSC_EXPAND_VDMOS  ? nle_vdmos_expand(x->E, x->sc, x->cd, el, mi)
-           : how == NSC_EXPAND_RDRS ? nle_mos_expand(x->E, x->sc, x->cd, el)
-                                    : nle_bjt_expand(x->E, x->sc, x->cd, el);
+    elab *E = x->E;
+    nsc_model *m = nle_model_new(E, x->cd);
+    if (!m) return nle_oom(E);
+    m->name = nsc_asprintf("%s%s", E->c->model[from].name, suffix);
+    m->type = t;
+    m->loc = E->c->model[from].loc;
+    *mi = E->c->nmodel++;
+    const char *lk = m->name ? nle_cat(E, "", x->cd->f[1].u.s) : NULL;
+    char *key = lk ? nsc_asprintf("%s%s", lk, suffix) : NULL;
+    char *ak = key ? nl_strndup(&E->ar, key, strlen(key), 0) : NULL;
+    free(key);
+    return !ak || nl_hash_put(&x->sc->models, ak, *mi) ? nle_oom(E) : NSC_OK;
+}
+
+static const char *v_name(const nsc_cardview *v)
+{
+    const view_ctx *x = v->ctx;
+    return nle_cat(x->E, x->sc->prefix, x->cd->f[0].u.s);
+}
+
+static nsc_status v_element_named(const nsc_cardview *v, nsc_elkind k, const char *full, int *el)
+{
+    const view_ctx *x = v->ctx;
+    return nle_element_named(x->E, x->sc, x->cd, k, full, el);
+}
+
+static nsc_status v_node(const nsc_cardview *v, const nsc_cfield *f, int *n)
+{
+    const view_ctx *x = v->ctx;
+    return nle_node(x->E, x->sc, x->cd, f, n);
+}
+
+static nsc_status v_node_new(const nsc_cardview *v, const char *full, const nsc_cfield *f, int *n)
+{
+    const view_ctx *x = v->ctx;
+    return nle_node_new(x->E, full, x->cd, f, n);
+}
+
+static int v_model_of(const nsc_cardview *v, int el)
+{
+    return ((const view_ctx *)v->ctx)->E->elmodel[el];
+}
+
+static void v_model_link(const nsc_cardview *v, int el, int m)
+{
+    ((const view_ctx *)v->ctx)->E->elmodel[el] = m;
+}
+
+static nsc_status v_model_set(const nsc_cardview *v, int m, const char *name, double y)
+{
+    elab *E = ((const view_ctx *)v->ctx)->E;
+    int cap = E->c->model[m].npar; /* (its arrays' capacity unknown: grown) */
+    return nle_model_set(E, &E->c->model[m], &cap, name, y);
+}
+
+static const char *v_model_word(const nsc_cardview *v, int m)
+{
+    const elab *E = ((const view_ctx *)v->ctx)->E;
+    const nl_card *mc = &E->d->card[E->model_card[m]];
+    return mc->nf > 2 && (mc->f[2].kind == NL_F_WORD || mc->f[2].kind == NL_F_CALL) ? mc->f[2].u.s
+                                                                                    : NULL;
+}
+
+static const char *v_model_text(const nsc_cardview *v, const nsc_cfield *f, const char **name)
+{
+    const view_ctx *x = v->ctx;
+    const nl_card *mc = nle_model_unparsed(x->E, x->sc, f);
+    if (!mc) return NULL;
+    *name = mc->f[1].u.s;
+    return mc->f[3].u.s;
 }
 
 static nsc_status v_parallel(const nsc_cardview *v, int el)
@@ -409,7 +490,18 @@ static const nsc_cardops VIEW_OPS = {
     .inode = v_inode,
     .series_r = v_series_r,
     .parasitic = v_parasitic,
-    .expand = v_expand,
+    .node_exists = v_node_exists,
+    .charge = v_charge,
+    .model_new = v_model_new,
+    .name = v_name,
+    .element_named = v_element_named,
+    .node = v_node,
+    .node_new = v_node_new,
+    .model_of = v_model_of,
+    .model_link = v_model_link,
+    .model_set = v_model_set,
+    .model_word = v_model_word,
+    .model_text = v_model_text,
     .parallel = v_parallel,
     .compile = v_compile,
     .vnodes = v_vnodes,
@@ -426,6 +518,20 @@ static nsc_status b_compile(elab *E, scope *sc, const nl_card *cd, int el, const
     view_ctx c = { E, sc, cd };
     nsc_cardview v = { cd->f, cd->nf, E->c, E->scale, &VIEW_OPS, &c };
     return nsc_card_program(&v, x, el, from);
+}
+
+nsc_status nle_model_read(elab *E, scope *sc, const nl_card *cd, int mi)
+{
+    view_ctx x = { E, sc, cd };
+    nsc_cardview v = { cd->f, cd->nf, E->c, E->scale, &VIEW_OPS, &x };
+    for (int k = 0; k < NSC_EL_NKINDS; k++) {
+        const nsc_device *d = nsc_device_of((nsc_elkind)k);
+        nsc_status st = d->model_read && nsc_dev_takes(d, E->c->model[mi].type)
+                            ? d->model_read(d, &v, mi)
+                            : NSC_OK;
+        if (st) return st;
+    }
+    return NSC_OK;
 }
 
 /* Card cd read by its device d's own parser through the view; the variants of
@@ -472,7 +578,6 @@ nsc_status nle_card_element(elab *E, scope *sc, const nl_card *cd)
     const nsc_device *d = nsc_device_of_letter(ch);
     switch (d ? d->card : NSC_CARD_NONE) {
     case NSC_CARD_OWN: return card_own(E, sc, cd, d);
-    case NSC_CARD_XSPICE: return nle_card_a(E, sc, cd);
     case NSC_CARD_NONE: break;
     }
     if (ch == 'x') return nle_card_x(E, sc, cd);

@@ -339,76 +339,16 @@ static int model_type(const nl_card *cd, int *vdmos)
     return t;
 }
 
-/* SPICE's default of parameter k of a model of type t (ngspice's level-1
- * diode, MOS, Gummel-Poon and switch defaults); 0 when not known. */
+/* SPICE's default of parameter k of a model of type t: LEVEL 1 and TNOM 27 of
+ * any, else the device's own (nsc_model_default: its model_defs); 0 when not
+ * known. */
 static int model_default(int t, const char *k, double *v)
 {
-    static const struct {
-        int t;
-        const char *k;
-        double v;
-    } dv[] = {
-        { -1, "level", 1 },
-        { -1, "tnom", 27 },
-        { NSC_MOD_D, "is", 1e-14 },
-        { NSC_MOD_D, "n", 1 },
-        { NSC_MOD_D, "rs", 0 },
-        { NSC_MOD_D, "tt", 0 },
-        { NSC_MOD_D, "cjo", 0 },
-        { NSC_MOD_D, "cj0", 0 },
-        { NSC_MOD_D, "vj", 1 },
-        { NSC_MOD_D, "m", 0.5 },
-        { NSC_MOD_D, "eg", 1.11 },
-        { NSC_MOD_D, "xti", 3 },
-        { NSC_MOD_D, "fc", 0.5 },
-        { NSC_MOD_D, "ibv", 1e-3 },
-        { NSC_MOD_D, "kf", 0 },
-        { NSC_MOD_D, "af", 1 },
-        { NSC_MOD_NMOS, "vto", 0 },
-        { NSC_MOD_NMOS, "kp", 2e-5 },
-        { NSC_MOD_NMOS, "gamma", 0 },
-        { NSC_MOD_NMOS, "phi", 0.6 },
-        { NSC_MOD_NMOS, "lambda", 0 },
-        { NSC_MOD_NMOS, "rd", 0 },
-        { NSC_MOD_NMOS, "rs", 0 },
-        { NSC_MOD_SW, "vt", 0 },
-        { NSC_MOD_SW, "vh", 0 },
-        { NSC_MOD_SW, "ron", 1 },
-        { NSC_MOD_SW, "roff", 1e12 },
-        { NSC_MOD_CSW, "it", 0 },
-        { NSC_MOD_CSW, "ih", 0 },
-        { NSC_MOD_CSW, "ron", 1 },
-        { NSC_MOD_CSW, "roff", 1e12 },
-        { NSC_MOD_NPN, "is", 1e-16 },
-        { NSC_MOD_NPN, "bf", 100 },
-        { NSC_MOD_NPN, "br", 1 },
-        { NSC_MOD_NPN, "nf", 1 },
-        { NSC_MOD_NPN, "nr", 1 },
-        { NSC_MOD_NPN, "rb", 0 },
-        { NSC_MOD_NPN, "rc", 0 },
-        { NSC_MOD_NPN, "re", 0 },
-        { NSC_MOD_NJF, "vto", -2 },
-        { NSC_MOD_NJF, "beta", 1e-4 },
-        { NSC_MOD_NJF, "lambda", 0 },
-        { NSC_MOD_NJF, "is", 1e-14 },
-        { NSC_MOD_NJF, "n", 1 },
-        { NSC_MOD_NJF, "rd", 0 },
-        { NSC_MOD_NJF, "rs", 0 },
-        { NSC_MOD_NJF, "cgs", 0 },
-        { NSC_MOD_NJF, "cgd", 0 },
-        { NSC_MOD_NJF, "pb", 1 },
-        { NSC_MOD_NJF, "fc", 0.5 },
-    };
-    int tk = t == NSC_MOD_PMOS  ? NSC_MOD_NMOS
-             : t == NSC_MOD_PNP ? NSC_MOD_NPN
-             : t == NSC_MOD_PJF ? NSC_MOD_NJF
-                                : t;
-    for (size_t i = 0; i < sizeof dv / sizeof dv[0]; i++)
-        if ((dv[i].t == -1 || dv[i].t == tk) && !strcmp(dv[i].k, k)) {
-            *v = dv[i].v;
-            return 1;
-        }
-    return 0;
+    if (!strcmp(k, "level") || !strcmp(k, "tnom")) {
+        *v = k[0] == 'l' ? 1 : 27;
+        return 1;
+    }
+    return nsc_model_default((nsc_modeltype)t, k, v);
 }
 
 /* The value of parameter k in m (the last one given), else its default; 0 when neither. */
@@ -520,7 +460,7 @@ nsc_status nle_card_model(elab *E, scope *sc, const nl_card *cd)
         return E->r->status;
     if (model_params(E, sc, cd, f + 3, cd->nf - 3, m, &cap)) return E->r->status;
     if (nl_hash_put(&sc->models, local, c->nmodel - 1)) return nle_oom(E);
-    return vdmos ? nle_vdmos_model(E, sc, cd, c->nmodel - 1, local, &cap) : NSC_OK;
+    return nle_model_read(E, sc, cd, c->nmodel - 1);
 }
 
 /* A resistor .model (PSpice's RES, ngspice's R) named by word field f, seen

@@ -22,7 +22,6 @@
 #include "nl_elab.h"
 #include "nl_probe.h"
 #include "devices/bprog.h"
-#include "devices/depl.h"
 
 #define QCAP_NGL 8
 static const double GL_T[QCAP_NGL / 2] = { 0.1834346424956498, 0.5255324099163290,
@@ -261,25 +260,7 @@ nsc_status nle_card_cq(elab *E, scope *sc, const nl_card *cd, const nl_field *vf
     return store(E, &S, el, code, n);
 }
 
-/* ---- junction capacitances made by the elaborator (a VDMOS's CJO: nl_expand.c) ---- */
-
-nsc_status nle_cq_depletion(elab *E, int el, double cjo, double vj, double m, double fc)
-{
-    const nsc_element *e = &E->c->el[el];
-    nsc_xinstr code[NSC_DEPL_MAXCODE];
-    int n = nsc_depl_code(code, e->node[0] ? 0 : -1, e->node[1] ? (e->node[0] ? 1 : 0) : -1, cjo,
-                          vj, m, fc);
-    return nle_cq_code(E, el, code, n);
-}
-
-nsc_status nle_cq_vdmos_cgd(elab *E, int el, double cmin, double cmax, double a)
-{
-    const nsc_element *e = &E->c->el[el];
-    nsc_xinstr code[NSC_DEPL_MAXCODE];
-    int n = nsc_cgd_code(code, e->node[0] ? 0 : -1, e->node[1] ? (e->node[0] ? 1 : 0) : -1, cmin,
-                         cmax, a);
-    return nle_cq_code(E, el, code, n);
-}
+/* ---- junction capacitances made by the elaborator (a VDMOS's CJO: devices/cards_expand.c through the view's op->charge) ---- */
 
 /* element el's charge: code[0 .. n) (PROBEs: its nodes not ground, as emit_v's), copied */
 nsc_status nle_cq_code(elab *E, int el, const nsc_xinstr *code, int n)

@@ -1098,7 +1098,8 @@ Test(devices, table_names_every_kind_and_its_models)
         const nsc_device *d = nsc_device_of((nsc_elkind)k);
         cr_assert(d && d->kind == (nsc_elkind)k, "kind %d", k);
         cr_assert(d->name && d->what && d->count && d->stamp, "kind %d", k);
-        int model = d->parse == nsc_card_model || d->kind == NSC_EL_Q || d->card == NSC_CARD_XSPICE;
+        int model = d->parse == nsc_card_model || d->kind == NSC_EL_Q
+                    || d->parse == nsc_card_xspice;
         cr_assert_eq(model, d->models[0].name != NULL, "%s", d->name);
         for (int q = 0; q < NSC_MAXMODNAME && d->models[q].name; q++)
             cr_assert(nsc_dev_takes(d, d->models[q].type), "%s", d->name);
@@ -1159,4 +1160,22 @@ Test(assemble, step_pairs_check_names_the_broken_pair)
     cr_assert_float_eq(y[0], 0.8, 1e-15);
     nsc_lcs_free(L);
     tc_free(c);
+}
+
+/* SPICE's defaults of model parameters are each device's own (model_defs):
+ * looked up by the model's type through the device that takes it (ngspice's
+ * values: diode IS 1e-14, Gummel-Poon IS 1e-16, MOS KP 2e-5, JFET VTO -2). */
+Test(devices, model_defaults_come_from_the_device_taking_the_type)
+{
+    double v = -1;
+    cr_assert(nsc_model_default(NSC_MOD_D, "is", &v) && v == 1e-14);
+    cr_assert(nsc_model_default(NSC_MOD_PNP, "is", &v) && v == 1e-16);
+    cr_assert(nsc_model_default(NSC_MOD_PMOS, "kp", &v) && v == 2e-5);
+    cr_assert(nsc_model_default(NSC_MOD_PJF, "vto", &v) && v == -2);
+    cr_assert(nsc_model_default(NSC_MOD_CSW, "roff", &v) && v == 1e12);
+    cr_assert(nsc_model_default(NSC_MOD_SW, "vt", &v) && v == 0);
+    v = -1;
+    cr_assert(!nsc_model_default(NSC_MOD_D, "bf", &v) && v == -1);
+    cr_assert(!nsc_model_default(NSC_MOD_NPN, "kp", &v) && v == -1);
+    cr_assert(!nsc_model_default(NSC_MOD_DAND, "is", &v) && v == -1);
 }

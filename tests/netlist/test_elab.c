@@ -1258,6 +1258,15 @@ Test(elab, model_defined_twice_keeps_the_first)
         "t.cir:5:8: warning: model 'm1' defined again with other parameters: the first one (t.cir:4) "
         "is kept, as ngspice does"));
     done(c);
+    /* a bipolar model: its device's defaults (IS 1e-16, BF 100) fill in what one leaves out */
+    c = rd("t\nV1 a 0 1\nR1 a 0 1\n.model qa npn(bf=100)\n.model qa npn is=1e-16\n.op\n");
+    cr_assert_eq(R.nwarn, 0, "%s", R.nwarn ? R.warn[0] : "");
+    done(c);
+    c = rd("t\nV1 a 0 1\nR1 a 0 1\n.model qa npn(bf=100)\n.model qa npn is=1e-15\n.op\n");
+    cr_assert(has_warning(
+        "t.cir:5:8: warning: model 'qa' defined again with other parameters: the first one (t.cir:4) "
+        "is kept, as ngspice does"));
+    done(c);
 }
 
 /* PSpice's `R n1 n2 MODEL value` (and ngspice's `R n1 n2 value MODEL`) with a

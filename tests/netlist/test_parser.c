@@ -300,7 +300,7 @@ Test(parser, model_that_does_not_parse_waits_for_its_use)
     cr_assert_eq(c->f[2].kind, NL_F_STRING);
     cr_assert_str_eq(c->f[2].u.s, "unterminated parenthesis: missing ')'");
     cr_assert(c->f[2].line == 2 && c->f[2].col == 12);
-    cr_assert_eq(c->f[3].kind, NL_F_STRING); /* its text, kept (nl_xspice.c reads a core's) */
+    cr_assert_eq(c->f[3].kind, NL_F_STRING); /* its text, kept (cards_xspice.c reads a core's) */
     cr_assert_str_eq(c->f[3].u.s, ".model d1 d(is=1");
     cr_assert_str_eq(D.card[1].f[1].u.s, "adc1");
     cr_assert_str_eq(D.card[1].f[3].u.s, ".model adc1 adc_bridge(in_low=[0.1 0.2])");
