@@ -76,6 +76,7 @@ typedef struct nsc_bpq {
     const nsc_lcs *L;
     double tstop;
     double *next; /* [nsrc] */
+    double min;   /* the smallest next[j] (-inf: not known): x < min changes nothing */
 } nsc_bpq;
 int nsc_bpq_init(nsc_bpq *q, const nsc_lcs *L, double tstop); /* 0, or -1 out of memory */
 /* The first breakpoint > x (x never decreasing between calls), INFINITY if none

@@ -130,6 +130,12 @@ void nsc_dense_gemv_small(int nout, int ncol, const double *restrict G, const do
         const double *g = G;
         for (int i = 0; i < nout; i++) out[i] = g[i] * u[0];
         c = 1;
+    } else if (ncol >= 4) { /* the first sweep added to +0.0, as to a zeroed out: bit for bit */
+        const double *g0 = G, *g1 = g0 + nout, *g2 = g1 + nout, *g3 = g2 + nout;
+        double u0 = u[0], u1 = u[1], u2 = u[2], u3 = u[3];
+        for (int i = 0; i < nout; i++)
+            out[i] = 0.0 + ((g0[i] * u0 + g1[i] * u1) + (g2[i] * u2 + g3[i] * u3));
+        c = 4;
     } else {
         memset(out, 0, sizeof(double) * (size_t)nout);
     }

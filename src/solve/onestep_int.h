@@ -201,6 +201,8 @@ typedef struct nsc_os_modes {
                            flipslot (an incremental check lists them), or -1: not listed */
     int *flip;          /* [m] */
     int flipslot;
+    int aflip; /* after nsc_active_set accepted a mode: the mode differs from the start in the
+                  pairs flip[0..aflip-1] (the one update of a two-try step), or -1: not listed */
     const char *flipfor; /* nsc_active_set: the update about to be looked up (mode_refill may use
                             flip[] for it), NULL otherwise */
     double *lt;          /* [m] work: N-active lambda (zero elsewhere between calls) */
