@@ -27,6 +27,7 @@
  * complement 1 - g for NAND NOR XNOR and the inverter). s is an integer away
  * from the thresholds, so only an input's own crossing passes through eps. */
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "cards.h"
 #include "device.h"
@@ -124,13 +125,21 @@ static void a_prog_of(const nsc_element *e, a_prog *p)
     if (nin == 2 && fn != A_BUF) a_gate2(p, fn);
 }
 
+/* The element's relays, built once from its model (its private data). */
+static void *a_bind(const nsc_circuit *c, int ei)
+{
+    a_prog *p = malloc(sizeof *p);
+    if (p) a_prog_of(&c->el[ei], p);
+    return p;
+}
+
 static nsc_status a_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
     const nsc_element *e = &ctx->c->el[ei];
-    a_prog p;
-    a_prog_of(e, &p);
+    const a_prog *p = e->priv;
+    if (!p) return nsc_oom(ctx->r); /* a_bind cannot fail otherwise */
     need->nbranch = 1;
-    need->npair = 2 * p.n;
+    need->npair = 2 * p->n;
     if (nsc_dev_link(ctx, e->node[0], 0, NSC_LINK_VD))
         return nsc_err(ctx->r, NSC_ENETLIST, &e->loc,
                        "XSPICE output of %s closes a loop of voltage sources "
@@ -156,17 +165,17 @@ static void a_relay(nsc_builder *b, const nsc_element *e, const a_rel *r, int p0
 static nsc_status a_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
 {
     const nsc_element *e = &b->c->el[ei];
-    a_prog p;
-    a_prog_of(e, &p);
+    const a_prog *p = e->priv;
+    if (!p) return nsc_oom(b->r);
     int row = s->branch;
     nsc_st_inc(b, e->node[0], 0, row);
     nsc_st_exact(b, row);
     nsc_st_vrow(b, row, e->node[0], 0, 1.0);
-    for (int k = 0; k < p.n; k++) a_relay(b, e, &p.r[k], s->pair, s->pair + 2 * k);
-    double clo = p.inv ? p.H - p.U : p.U - p.L, chi = p.inv ? p.U - p.L : p.H - p.U;
-    nsc_st(b, NSC_ST_B, row, s->pair + 2 * p.lo, p.inv ? clo : -clo);
-    nsc_st(b, NSC_ST_B, row, s->pair + 2 * p.hi, p.inv ? chi : -chi);
-    nsc_st_s0(b, row, p.inv ? -p.H : -p.L);
+    for (int k = 0; k < p->n; k++) a_relay(b, e, &p->r[k], s->pair, s->pair + 2 * k);
+    double clo = p->inv ? p->H - p->U : p->U - p->L, chi = p->inv ? p->U - p->L : p->H - p->U;
+    nsc_st(b, NSC_ST_B, row, s->pair + 2 * p->lo, p->inv ? clo : -clo);
+    nsc_st(b, NSC_ST_B, row, s->pair + 2 * p->hi, p->inv ? chi : -chi);
+    nsc_st_s0(b, row, p->inv ? -p->H : -p->L);
     return NSC_OK;
 }
 
@@ -182,6 +191,7 @@ const nsc_device nsc_dev_a = {
     .letter = 'a',
     .card = NSC_CARD_OWN,
     .parse = nsc_card_xspice,
+    .bind = a_bind,
     .count = a_count,
     .stamp = a_stamp,
     .current = a_current,

@@ -41,6 +41,8 @@
  * for it; every combination is at least 1/2 from the threshold. */
 #include <stddef.h>
 
+#include <stdlib.h>
+
 #include "device.h"
 
 #define F_EPS 1e-12
@@ -182,13 +184,21 @@ static void f_prog_of(const nsc_element *e, f_prog *p)
     f_outputs(p, t, qs, i0, c, s, r);
 }
 
+/* The element's relays and latches, built once from its model (its private data). */
+static void *f_bind(const nsc_circuit *c, int ei)
+{
+    f_prog *p = malloc(sizeof *p);
+    if (p) f_prog_of(&c->el[ei], p);
+    return p;
+}
+
 static nsc_status f_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
     const nsc_element *e = &ctx->c->el[ei];
-    f_prog p;
-    f_prog_of(e, &p);
-    need->nbranch = 2 + 2 * p.nl;
-    need->npair = 2 * p.n;
+    const f_prog *p = e->priv;
+    if (!p) return nsc_oom(ctx->r); /* f_bind cannot fail otherwise */
+    need->nbranch = 2 + 2 * p->nl;
+    need->npair = 2 * p->n;
     int null = (int)e->ipar[0];
     for (int k = 0; k < 2; k++)
         if (!(null >> k & 1) && nsc_dev_link(ctx, e->node[2 * k], 0, NSC_LINK_VD))
@@ -229,11 +239,11 @@ static void f_output(nsc_builder *b, const nsc_element *e, const f_prog *p, int 
 static nsc_status f_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
 {
     const nsc_element *e = &b->c->el[ei];
-    f_prog p;
-    f_prog_of(e, &p);
+    const f_prog *p = e->priv;
+    if (!p) return nsc_oom(b->r);
     int br = s->branch;
-    for (int k = 0; k < 2; k++) f_output(b, e, &p, k, br + k, s->pair);
-    for (int k = 0; k < p.nl; k++) { /* latch k: x at br + 2 + 2k, u after it */
+    for (int k = 0; k < 2; k++) f_output(b, e, p, k, br + k, s->pair);
+    for (int k = 0; k < p->nl; k++) { /* latch k: x at br + 2 + 2k, u after it */
         int x = br + 2 + 2 * k, u = x + 1;
         nsc_st_exact(b, x);
         nsc_st_exact(b, u);
@@ -242,10 +252,10 @@ static nsc_status f_stamp(nsc_builder *b, int ei, const nsc_dev_slots *s)
                         0.25); /* (circuit node x + 1 is z[x]) */
         nsc_st(b, NSC_ST_A, u, u, -1.0);
         nsc_st_s0(b, u, 0.5);
-        nsc_st(b, NSC_ST_B, u, s->pair + 2 * p.a[k], 0.5 * p.sg);
-        nsc_st(b, NSC_ST_B, u, s->pair + 2 * p.b[k], -0.5 * p.sg);
+        nsc_st(b, NSC_ST_B, u, s->pair + 2 * p->a[k], 0.5 * p->sg);
+        nsc_st(b, NSC_ST_B, u, s->pair + 2 * p->b[k], -0.5 * p->sg);
     }
-    for (int k = 0; k < p.n; k++) f_relay(b, &p.r[k], br, s->pair, s->pair + 2 * k);
+    for (int k = 0; k < p->n; k++) f_relay(b, &p->r[k], br, s->pair, s->pair + 2 * k);
     return NSC_OK;
 }
 
@@ -259,6 +269,7 @@ const nsc_device nsc_dev_aff = {
     .what = "XSPICE flip-flops and latches",
     .name = "XSPICE element",
     .card = NSC_CARD_NONE,
+    .bind = f_bind,
     .count = f_count,
     .stamp = f_stamp,
     .current = f_current,
