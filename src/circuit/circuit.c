@@ -53,6 +53,8 @@ static void job_free(nsc_job *j)
     free(j->meas);
     for (int k = 0; k < j->nmeas_probe; k++) free(j->meas_probe[k].name);
     free(j->meas_probe);
+    for (int k = 0; k < j->nmeas_skipped; k++) free(j->meas_skipped[k]);
+    free(j->meas_skipped);
     for (int k = 0; j->step && k < j->nstep; k++) {
         free(j->step[k].param);
         free(j->step[k].val);

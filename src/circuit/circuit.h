@@ -374,6 +374,10 @@ typedef struct nsc_job {
     nsc_meas *meas;
     nsc_probe *meas_probe;
     int nmeas_probe;
+    /* the names of the .meas cards skipped (an option their form does not take, or
+     * a use of a skipped measure): a later param= naming one is skipped too */
+    char **meas_skipped;
+    int nmeas_skipped;
 
     /* derived output columns (Xyce .print {expr}, P(x), W(x)): programs over
      * meas_probe, computed after the run, after the other outputs */

@@ -24,6 +24,8 @@ typedef struct mctx {
     const char *what;     /* NULL: messages name the measure; else this (".print") */
     const nl_field *skip; /* an option the form does not take: the measure is skipped */
     unsigned skip_want;   /* the options that form takes (O_ bits), for the warning */
+    int skip_noval;       /* skip is a known option without its value */
+    const char *skip_use; /* else the skipped measure it uses (job.meas_skipped) */
 } mctx;
 
 /* ".meas NAME" or the other card that compiles a signal, for messages */
@@ -174,6 +176,11 @@ static nsc_status name_leaf(mctx *M, const nl_expr *e, nsc_msig *s)
     for (int k = M->self - 1; k >= 0; k--) /* the last of the name (nl_meas_resolve: of the deck) */
         if (!strcmp(M->c->job.meas[k].name, e->name)) return emit(M, s, NSC_XOP_MEAS, k, 0, 0);
     if (!strcmp(e->name, "time")) return emit(M, s, NSC_XOP_TIME, 0, 0, 0);
+    for (int k = 0; !M->what && k < M->c->job.nmeas_skipped; k++)
+        if (!strcmp(M->c->job.meas_skipped[k], e->name)) {
+            if (!M->skip_use) M->skip_use = M->c->job.meas_skipped[k]; /* (skipped with it) */
+            return emit(M, s, NSC_XOP_NUM, 0, 0, NAN);
+        }
     return at_loc(M, expr_loc(M, e),
                   "unknown name '%s' in %s (not a .param, nor an earlier measure)", e->name,
                   mname(M));
@@ -305,7 +312,7 @@ static nsc_status options(mctx *M, int *i, nsc_meas *m, nsc_mtime *tm, unsigned 
             for (int j = 0; j < 7; j++)
                 if (nsc_strieq(key->u.s, keys[j])) k = j;
         if (k >= 0 && !v) { /* LTspice's "FROM 1m": the value is the next field */
-            if (*i + 1 >= cd->nf || cd->f[*i + 1].kind == NL_F_PAIR) k = -1;
+            if (*i + 1 >= cd->nf || cd->f[*i + 1].kind == NL_F_PAIR) M->skip_noval = 1, k = -1;
             else v = &cd->f[++*i];
         }
         if (k < 0) { /* ngspice fails this measure, runs the rest */
@@ -479,7 +486,7 @@ static nsc_status meas_trig(mctx *M, nsc_meas *m, int i)
         return FERR(M, &cd->f[i < cd->nf ? i : cd->nf - 1], "TRIG without TARG in .meas %s",
                     m->name);
     i++;
-    if ((st = trig_part(M, &i, m, &m->targ, NULL))) return st;
+    if ((st = trig_part(M, &i, m, &m->targ, NULL)) || M->skip) return st;
     if (i < cd->nf)
         return FERR(M, &cd->f[i], "unexpected '%s' in .meas %s", ftext(&cd->f[i]), m->name);
     return NSC_OK;
@@ -509,12 +516,24 @@ static nsc_status meas_skipped(mctx *M, int mark)
         if (M->skip_want & bit[j])
             snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s=", *want ? ", " : "",
                      keys[j]);
-    const nl_field *f = M->skip;
+    nsc_job *j = &M->c->job;
+    const char *name = j->meas[M->self].name;
+    const nl_field *f = M->skip ? M->skip : &M->cd->f[0];
     const nl_field *key = f->kind == NL_F_PAIR ? &f->sub[0] : f;
     nsc_loc loc = nl_field_loc(M->d, M->cd, f);
-    nsc_warn(M->r, &loc, ".meas %s not measured: unsupported option '%s'%s%s%s",
-             M->c->job.meas[M->self].name, ftext(key), *want ? " (this form takes " : "", want,
-             *want ? ")" : "");
+    if (!M->skip)
+        nsc_warn(M->r, &loc, ".meas %s not measured: it uses .meas %s, which is not measured", name,
+                 M->skip_use);
+    else if (M->skip_noval)
+        nsc_warn(M->r, &loc, ".meas %s not measured: option '%s' without its value", name,
+                 ftext(key));
+    else
+        nsc_warn(M->r, &loc, ".meas %s not measured: unsupported option '%s'%s%s%s", name,
+                 ftext(key), *want ? " (this form takes " : "", want, *want ? ")" : "");
+    char **all = nsc_realloc_array(j->meas_skipped, (size_t)j->nmeas_skipped + 1, sizeof *all);
+    if (all) j->meas_skipped = all;
+    if (!all || !(all[j->nmeas_skipped] = nsc_strdup(name))) return nsc_oom(M->r);
+    j->nmeas_skipped++;
     nl_meas_pop(M->c, mark);
     return NSC_OK;
 }
@@ -531,14 +550,14 @@ nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, con
     memset(m, 0, sizeof *m);
     m->loc = nl_field_loc(d, cd, &cd->f[0]);
     if (!c->job.nmeas) c->job.meas_loc = m->loc;
-    mctx M = { c, d, cd, env, r, c->job.nmeas, NULL, NULL, 0 };
+    mctx M = { c, d, cd, env, r, c->job.nmeas, NULL, NULL, 0, 0, NULL };
     int mark = c->job.nmeas_probe;
     c->job.nmeas++;
     m->from = -INFINITY;
     m->to = INFINITY;
     m->trig.count = m->targ.count = 1;
     nsc_status st = meas_form(&M, m);
-    return !st && M.skip ? meas_skipped(&M, mark) : st;
+    return !st && (M.skip || M.skip_use) ? meas_skipped(&M, mark) : st;
 }
 
 /* The fields after ".meas [tran] NAME" into measure m (the forms of nl_meas.h). */
@@ -683,14 +702,16 @@ nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
 nsc_status nl_meas_column(nsc_circuit *c, nsc_probekind kind, const char *a, const char *b,
                           nsc_loc loc, int *idx, nsc_report *r)
 {
-    mctx M = { c, NULL, NULL, NULL, r, 0, "", NULL, 0 };
+    mctx M = { c, NULL, NULL, NULL, r, 0, "", NULL, 0, 0, NULL };
     return probe(&M, kind, a, b, loc, idx);
 }
 
 nsc_status nl_meas_signal(nsc_circuit *c, const nl_deck *d, const nl_card *cd, const nl_env *env,
                           const nl_field *f, nsc_msig *out, nsc_report *r)
 {
-    mctx M = { c, d, cd, env, r, 0, ".print", NULL, 0 }; /* self 0: no measure is an operand */
+    mctx M = {
+        c, d, cd, env, r, 0, ".print", NULL, 0, 0, NULL
+    }; /* self 0: no measure is an operand */
     memset(out, 0, sizeof *out);
     return sig_field(&M, f, out);
 }
