@@ -417,7 +417,8 @@ static double lemke_relres(const nsc_lcp *p, const double *z)
 
 /* When the double tableau's z' (in z, status *st) fails VER_EPS, Lemke again
  * with the double-double tableau (lcp_lemke_dd.c); its z' replaces z when its
- * relative residual is smaller. *iter adds its pivots. */
+ * relative residual is smaller (after a RAY: when it passes VER_EPS). *iter
+ * adds its pivots. */
 static void lemke_fallback(const nsc_lcp *ps, nsc_lcp_ws *ws, double *z, nsc_lcp_status *st,
                            int *iter)
 {
@@ -429,7 +430,8 @@ static void lemke_fallback(const nsc_lcp *ps, nsc_lcp_ws *ws, double *z, nsc_lcp
     *iter += it;
     if (s2 != NSC_LCP_OK) return;
     lemke_finish(ps, ws, ws->z2, 1);
-    if (lemke_relres(ps, ws->z2) < r1) {
+    double r2 = lemke_relres(ps, ws->z2);
+    if (r2 < r1 && (r2 <= VER_EPS || *st == NSC_LCP_OK)) { /* a RAY stays unless solved */
         memcpy(z, ws->z2, (size_t)ps->m * sizeof(double));
         *st = NSC_LCP_OK;
     }

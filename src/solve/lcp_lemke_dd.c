@@ -2,12 +2,13 @@
  *
  * Why: the one-step problem of a 555 monostable at t = 0 (58 pairs; M holds 26
  * gmin entries of 1e-12 beside entries up to 3e4; tests/solve/test_lcp.c
- * lcp/monostable555_gmin_latch_vs_dd) needs pivots whose true value is of
+ * lcp/monostable555_gmin_latch_vs_exact; also corpus xspice_monostable) needs pivots whose true value is of
  * order 1e-12 while the same tableau entry sums terms of order 1e4: in double
  * that entry is computed as 0 (pivot 24 of the exact path) and no tolerance
  * recovers it; the double tableau ends on a wrong basis (residual 0.75).
  * Replayed in 53-, 64- and 80-bit arithmetic with these rules the method still
- * goes wrong; with 106 bits it ends on a solution (residual 3e-12). So
+ * goes wrong; with 106 bits it ends on a solution (residual 3e-12) with both
+ * tolerances at 1e-29 or 1e-30, not at 1e-28 (a tie of 1.7e16 * 1e-28). So
  * lcp_lemke.c runs this when its own answer fails its residual check.
  *
  * Arithmetic: a value is hi + lo with |lo| <= ulp(hi)/2 (Dekker; Knuth's
@@ -221,7 +222,7 @@ nsc_lcp_status nsc_lcp_lemke_dd(const nsc_lcp *p, int *basis, double *x, int *it
     nsc_lcp_status st = t.T && t.u && t.dc ? NSC_LCP_OK : NSC_LCP_ENOMEM;
     *iter = 0;
     if (st == NSC_LCP_OK) st = dd_run(p, &t, iter);
-    for (int i = 0; i < m && t.T; i++) {
+    for (int i = 0; i < m && st != NSC_LCP_ENOMEM; i++) {
         const dd *xi = t.T + (size_t)i * t.nc + t.nc - 1;
         x[i] = xi->hi + xi->lo;
     }
