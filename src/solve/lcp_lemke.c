@@ -52,9 +52,22 @@
  * info->residual = ||min(z, w)||_inf of the unscaled problem before that.
  * On RAY/MAXITER z is the last pivoted z (z0 dropped), w = Mz + q.
  *
+ * Verified fallback: when the answer is not a solution to VER_EPS (some
+ * |min(z_i, w_i)| > VER_EPS (|S||z'| + |qs|)_i, computed by own loops) or the
+ * status is RAY, Lemke runs again on the same scaled problem with a
+ * double-double tableau (lcp_lemke_dd.c, ~32 digits), its basis goes through
+ * the same final re-solve, and its z' is kept when its relative residual is
+ * smaller (status OK). Double is not enough when a true pivot of the gmin scale
+ * (1e-12) sits in a tableau entry summing terms of 1e4: it rounds to 0 (a 555
+ * monostable's 58-pair problem at t = 0: residual 0.75; lcp/
+ * monostable555_gmin_latch_vs_exact). Problems the double tableau answers
+ * are not touched (the LM741 transient's 53 problems: none falls back).
+ * MAXITER does not fall back (a long path, not round-off).
+ *
  * Iteration bound: LEMKE_MAXITER(m) = 100*(m+1) pivots. Lemke needs O(m) pivots
  * on typical problems but exponentially many on Murty's examples; hitting the
- * bound returns NSC_LCP_MAXITER. info->iter counts pivots, the first (z0) included.
+ * bound returns NSC_LCP_MAXITER. info->iter counts pivots, the first (z0) included,
+ * both runs' when the fallback ran.
  *
  * The workspace (nsc_lcp_ws) is defined here, its only user: about 4 mmax^2 + 12 mmax
  * doubles; with it a call allocates nothing. */
@@ -63,10 +76,12 @@
 #include <string.h>
 #include "lcp.h"
 #include "la_dense.h"
+#include "lcp_lemke_dd.h"
 
 #define PIV_EPS 1e-14
 #define TIE_EPS 1e-14
 #define W_EPS 1e-12
+#define VER_EPS 1e-9 /* a returned z' passes when each |min(z_i, w_i)| <= VER_EPS (|S||z|+|qs|)_i */
 #define LEMKE_MAXITER(m) (100 * ((m) + 1))
 #define TAB_W(m) (2 * (size_t)(m) + 2) /* a tableau row: B^{-1}, -B^{-1}M, -B^{-1}e, x */
 
@@ -80,6 +95,7 @@ struct nsc_lcp_ws {
     double *u;       /* mmax: scratch at the end */
     double *rn;      /* mmax: scratch at the end */
     double *wt;      /* mmax: w of a candidate solution */
+    double *z2;      /* mmax: z of the double-double fallback */
     int *basis;      /* mmax: basic variable of each row */
     int *ipiv;       /* mmax: LAPACK interchanges */
     int *alpha;      /* mmax: indices with z basic */
@@ -103,6 +119,7 @@ nsc_lcp_ws *nsc_lcp_ws_new(int mmax)
     ws->u = malloc(n * sizeof(double));
     ws->rn = malloc(n * sizeof(double));
     ws->wt = malloc(n * sizeof(double));
+    ws->z2 = malloc(n * sizeof(double));
     ws->basis = malloc(n * sizeof(int));
     ws->ipiv = malloc(n * sizeof(int));
     ws->alpha = malloc(n * sizeof(int));
@@ -111,7 +128,7 @@ nsc_lcp_ws *nsc_lcp_ws_new(int mmax)
     ws->rs = malloc(n * sizeof(double));
     ws->cs = malloc(n * sizeof(double));
     if (!ws->S || !ws->qs || !ws->rs || !ws->cs || !ws->T || !ws->row || !ws->F || !ws->x || !ws->d
-        || !ws->u || !ws->rn || !ws->wt || !ws->basis || !ws->ipiv || !ws->alpha) {
+        || !ws->u || !ws->rn || !ws->wt || !ws->z2 || !ws->basis || !ws->ipiv || !ws->alpha) {
         nsc_lcp_ws_free(ws);
         return NULL;
     }
@@ -129,6 +146,7 @@ void nsc_lcp_ws_free(nsc_lcp_ws *ws)
     free(ws->u);
     free(ws->rn);
     free(ws->wt);
+    free(ws->z2);
     free(ws->basis);
     free(ws->ipiv);
     free(ws->alpha);
@@ -378,6 +396,47 @@ static double lemke_output(const nsc_lcp *p, nsc_lcp_ws *ws, double *z, double *
     return res;
 }
 
+/* max_i |min(z_i, w_i)| / (|M||z| + |q|)_i, w = Mz + q (own loops: the same
+ * bits on every BLAS; a NaN counts as INFINITY): the relative natural residual. */
+static double lemke_relres(const nsc_lcp *p, const double *z)
+{
+    int m = p->m;
+    double worst = 0;
+    for (int i = 0; i < m; i++) {
+        double w = p->q[i], s = fabs(p->q[i]);
+        for (int j = 0; j < m; j++) {
+            double t = p->M[i + (size_t)j * m] * z[j];
+            w += t;
+            s += fabs(t);
+        }
+        double r = fabs(fmin(z[i], w));
+        if (!(r <= worst * s)) worst = s > 0 ? r / s : INFINITY; /* NaN: INFINITY */
+    }
+    return worst;
+}
+
+/* When the double tableau's z' (in z, status *st) fails VER_EPS, Lemke again
+ * with the double-double tableau (lcp_lemke_dd.c); its z' replaces z when its
+ * relative residual is smaller (after a RAY: when it passes VER_EPS). *iter
+ * adds its pivots. */
+static void lemke_fallback(const nsc_lcp *ps, nsc_lcp_ws *ws, double *z, nsc_lcp_status *st,
+                           int *iter)
+{
+    if (*st == NSC_LCP_MAXITER) return; /* a long path (Murty's), not round-off */
+    double r1 = *st == NSC_LCP_OK ? lemke_relres(ps, z) : INFINITY;
+    if (r1 <= VER_EPS) return;
+    int it = 0;
+    nsc_lcp_status s2 = nsc_lcp_lemke_dd(ps, ws->basis, ws->x, &it);
+    *iter += it;
+    if (s2 != NSC_LCP_OK) return;
+    lemke_finish(ps, ws, ws->z2, 1);
+    double r2 = lemke_relres(ps, ws->z2);
+    if (r2 < r1 && (r2 <= VER_EPS || *st == NSC_LCP_OK)) { /* a RAY stays unless solved */
+        memcpy(z, ws->z2, (size_t)ps->m * sizeof(double));
+        *st = NSC_LCP_OK;
+    }
+}
+
 nsc_lcp_status nsc_lcp_lemke(const nsc_lcp *p, double *z, double *w, nsc_lcp_info *info,
                              nsc_lcp_ws *ws)
 {
@@ -402,6 +461,7 @@ nsc_lcp_status nsc_lcp_lemke(const nsc_lcp *p, double *z, double *w, nsc_lcp_inf
     int iter = 1, r = tab_start(&ps, ws);
     nsc_lcp_status st = lemke_run(&ps, ws, m + r, &iter);
     lemke_finish(&ps, ws, z, st == NSC_LCP_OK);
+    lemke_fallback(&ps, ws, z, &st, &iter);
     info->iter = iter;
     info->residual = lemke_output(p, ws, z, w);
     nsc_lcp_ws_free(own);

@@ -141,8 +141,8 @@ ParameterizedTest(centry *e, corpus, netlists, .timeout = 60)
         int nsig = 1;
         for (const char *s = e->signals; *s; s++) nsig += *s == ',';
         char pass[64];
-        snprintf(pass, sizeof pass, "PASS: all %d signal%s within --tol", nsig,
-                 nsig > 1 ? "s" : "");
+        snprintf(pass, sizeof pass, "PASS: all %d signals within --tol",
+                 nsig); /* as compare says it */
         if (!strcmp(e->outcome, "match"))
             cr_expect(st == 0 && strstr(out, pass), "%s against ngspice (status %d):\n%s", e->net,
                       st, out);

@@ -5,10 +5,12 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "solve/la_dense.h"
 #include "solve/lcp.h"
+#include "testutil.h"
 
 /* ---- deterministic PRNG (splitmix64) ---- */
 typedef struct {
@@ -508,6 +510,42 @@ Test(lcp, gmin_scaled_degenerate_ties_vs_enum)
         cr_assert_eq(z[i] > 0, ze[i] > 0, "pair %d: z = %g, enumeration %g", i, z[i], ze[i]);
         cr_assert(fabs(z[i] - ze[i]) <= 1e-9 * maxabs(8, ze), "z[%d] = %g, enumeration %g", i, z[i],
                   ze[i]);
+    }
+    check_solution(&p, z, w, 1e-14);
+}
+
+/* The one-step LCP of a 555 monostable at t = 0 (58 pairs; M holds 26 gmin
+ * entries of 1e-12 beside entries up to 3.3e4, q up to 3.3e4; dumped from the
+ * run of tests/data/lcp/README.md), against the exact-rational Lemke answer of
+ * tests/data/lcp/lemke_exact.py (checked there in rationals: z, w >= 0, z w = 0).
+ * The double tableau alone (473fa63) returned "solved" with residual 0.75: a
+ * true pivot entry of 1e-12 computed as 0 beside terms of 1e4, and a tie
+ * tolerance of 332 on ratios 2.5 and 4 (|B^{-1}||q| = 1.7e16); the
+ * double-double fallback of lcp_lemke_dd.c answers it. */
+Test(lcp, monostable555_gmin_latch_vs_exact, .timeout = 30)
+{
+    FILE *f = fopen(NSC_REFDIR "/lcp/monostable555_t0_m58.txt", "r");
+    FILE *fe = fopen(NSC_REFDIR "/lcp/monostable555_t0_m58_exact.txt", "r");
+    cr_assert(f && fe);
+    int m, a, b;
+    cr_assert_eq(fscanf(f, "%d %d %d", &m, &a, &b), 3);
+    cr_assert_eq(m, 58);
+    double q[58], M[58 * 58], z[58], w[58], ze[58], we[58];
+    for (int i = 0; i < m; i++) cr_assert_eq(fscanf(f, "%lf", &q[i]), 1);
+    for (int k = 0; k < m * m; k++) cr_assert_eq(fscanf(f, "%lf", &M[k]), 1);
+    for (int i = 0; i < m; i++) cr_assert_eq(fscanf(fe, "%d %lf %lf", &a, &ze[i], &we[i]), 3);
+    fclose(f);
+    fclose(fe);
+    nsc_lcp p = { m, M, q };
+    nsc_lcp_info info;
+    cr_assert_eq(nsc_lcp_lemke(&p, z, w, &info, NULL), NSC_LCP_OK);
+    cr_assert_leq(info.residual, 1e-10, "residual %g after %d pivots", info.residual, info.iter);
+    for (int i = 0; i < m; i++) {
+        cr_assert_eq(z[i] > 0, ze[i] > 0, "pair %d: z = %g, exact %g", i, z[i], ze[i]);
+        cr_assert(fabs(z[i] - ze[i]) <= 1e-11 * (1 + fabs(ze[i])), "z[%d] = %.17g, exact %.17g", i,
+                  z[i], ze[i]);
+        cr_assert(fabs(w[i] - we[i]) <= 1e-11 * (1 + fabs(we[i])), "w[%d] = %.17g, exact %.17g", i,
+                  w[i], we[i]);
     }
     check_solution(&p, z, w, 1e-14);
 }
