@@ -295,12 +295,14 @@ static nsc_status count_field(mctx *M, const nl_field *f, int *n)
 
 enum { O_FROM = 1, O_TO = 2, O_TD = 4, O_VAL = 8, O_EDGE = 16 };
 
+/* the options of a measure's form, and the O_ bit each needs (options, meas_skipped) */
+static const char *const opt_keys[] = { "from", "to", "td", "val", "rise", "fall", "cross" };
+static const unsigned opt_bit[] = { O_FROM, O_TO, O_TD, O_VAL, O_EDGE, O_EDGE, O_EDGE };
+
 /* key=value options from field *i on, up to the end or the word stop */
 static nsc_status options(mctx *M, int *i, nsc_meas *m, nsc_mtime *tm, unsigned allowed,
                           const char *stop, int *has_val)
 {
-    static const char *const keys[] = { "from", "to", "td", "val", "rise", "fall", "cross" };
-    static const unsigned bit[] = { O_FROM, O_TO, O_TD, O_VAL, O_EDGE, O_EDGE, O_EDGE };
     const nl_card *cd = M->cd;
     for (; *i < cd->nf; (*i)++) {
         const nl_field *f = &cd->f[*i];
@@ -310,7 +312,7 @@ static nsc_status options(mctx *M, int *i, nsc_meas *m, nsc_mtime *tm, unsigned 
                        *v = f->kind == NL_F_PAIR ? &f->sub[1] : NULL;
         if (key->kind == NL_F_WORD)
             for (int j = 0; j < 7; j++)
-                if (nsc_strieq(key->u.s, keys[j])) k = j;
+                if (nsc_strieq(key->u.s, opt_keys[j])) k = j;
         if (k >= 0 && !v) { /* LTspice's "FROM 1m": the value is the next field */
             if (*i + 1 >= cd->nf || cd->f[*i + 1].kind == NL_F_PAIR) M->skip_noval = 1, k = -1;
             else v = &cd->f[++*i];
@@ -320,10 +322,11 @@ static nsc_status options(mctx *M, int *i, nsc_meas *m, nsc_mtime *tm, unsigned 
             M->skip_want = allowed;
             return NSC_OK;
         }
-        if (!(allowed & bit[k])) { /* a known option this form has no use for: ngspice ignores it */
+        if (!(allowed
+              & opt_bit[k])) { /* a known option this form has no use for: ngspice ignores it */
             nsc_loc loc = nl_field_loc(M->d, cd, f);
             nsc_warn(M->r, &loc, "option '%s' of .meas %s ignored: its form has no use for it",
-                     keys[k], m->name);
+                     opt_keys[k], m->name);
             continue;
         }
         nsc_status st;
@@ -509,13 +512,11 @@ void nl_meas_pop(nsc_circuit *c, int mark)
  * such parameter as 'x'", that measure failed, the others measured). */
 static nsc_status meas_skipped(mctx *M, int mark)
 {
-    static const char *const keys[] = { "from", "to", "td", "val", "rise", "fall", "cross" };
-    static const unsigned bit[] = { O_FROM, O_TO, O_TD, O_VAL, O_EDGE, O_EDGE, O_EDGE };
     char want[80] = "";
     for (int j = 0; j < 7; j++)
-        if (M->skip_want & bit[j])
+        if (M->skip_want & opt_bit[j])
             snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s=", *want ? ", " : "",
-                     keys[j]);
+                     opt_keys[j]);
     nsc_job *j = &M->c->job;
     const char *name = j->meas[M->self].name;
     const nl_field *f = M->skip ? M->skip : &M->cd->f[0];
