@@ -41,7 +41,8 @@
  * currents, not carried to the collector), are base currents on the junctions'
  * own pairs (q_leak: no pair of their own). VAF, VAR: Gummel-Poon's Early
  * effect without high injection, the transport current (i_F - i_R)/q_b with
- * 1/q_b = 1 - v_BC/VAF - v_BE/VAR (ngspice's q_1), the base current unchanged:
+ * 1/q_b = 1 - v_BC/VAF - v_BE/VAR (ngspice's q_1; VAF, VAR < 0 taken as ngspice
+ * takes them: 1/VAF < 0), the base current unchanged:
  * the correction u = (i_F - i_R)(1/q_b - 1) from c to e (NPN) is a smooth
  * function (q_early_fn) of x_F = i_F, x_R = i_R (exact rows, as TF's) and the
  * terminal voltages, on the Newton iteration of the one-step problem (lcs.h
@@ -220,19 +221,20 @@ static double q_early_fn(const void *par, const double *x, double *g)
     return d * s;
 }
 
-/* The Early effect of element e from the card (VAF, VAR >= 0; 0 or absent: none)
+/* The Early effect of element e from the card (VAF, VAR of either sign, as
+ * ngspice 39's 1/VAF: a negative one lowers the current as v_CE rises; 0 or absent: none)
  * into E, its inputs' places from e's terminals c b e (distinct, not ground). */
 static nsc_status q_early_make(const nsc_element *e, const q_card *k, double p, nsc_report *r,
                                q_early *E)
 {
-    if (!(k->vaf >= 0 && k->var >= 0))
+    if (!(isfinite(k->vaf) && isfinite(k->var)))
         return nsc_err(r, NSC_ENETLIST, &e->model->loc,
-                       "bipolar model '%s': VAF = %g and VAR = %g must be >= 0 (0: none)",
+                       "bipolar model '%s': VAF = %g and VAR = %g must be finite (0: none)",
                        e->model->name, k->vaf, k->var);
-    *E = (q_early){ k->vaf > 0 || k->var > 0,
+    *E = (q_early){ k->vaf != 0 || k->var != 0,
                     p,
-                    k->vaf > 0 ? 1 / k->vaf : 0,
-                    k->var > 0 ? 1 / k->var : 0,
+                    k->vaf != 0 ? 1 / k->vaf : 0,
+                    k->var != 0 ? 1 / k->var : 0,
                     2,
                     { -1, -1, -1 },
                     { 0, 0, 0 },

@@ -112,31 +112,46 @@ Test(early, ce_stage_operating_point_and_gain)
     free(out);
 }
 
-/* The output characteristic at I_B = 10 uA (tests/data/early/outchar.cir, V_CE
- * 0.5..10 V): forward-active throughout, v_BE fixed, so -I(VC) = BF IB (1 +
- * (V_CE - v_BE)/VAF), a line of slope BF IB/VAF = 25 uA/V (BF gmin v_BE/VAF
- * less: gmin at the base; measured to 1e-14 A/V); against ngspice 39 0.085 % of range RMS (its v_BE 8 mV higher: 0.2 uA). */
-Test(early, output_characteristic_slope_is_ic_over_vaf)
+/* Runs tests/data/early/NAME.cir (.dc VC 0.5 10 0.5 at I_B = 10 uA, forward
+ * active throughout, v_BE fixed, so -I(VC) = BF IB (1 + (V_CE - v_BE)/VAF)),
+ * compares it with NAME_ng.txt (ngspice 39) within 0.2 % of range RMS and
+ * checks every step's slope against BF (IB - gmin v_BE)/VAF (gmin at the base). */
+static void outchar_slope(const char *name, double vaf)
 {
     char cmd[2048], path[1024], *out = NULL;
     snprintf(cmd, sizeof cmd,
-             "cd %s && %s -o outchar.dat %s/early/outchar.cir 2>&1 && %s compare outchar.dat "
-             "%s/early/outchar_ng.txt --tol 0.002",
-             tmp, NSC_PROGRAM, NSC_REFDIR, NSC_PROGRAM, NSC_REFDIR);
+             "cd %s && %s -o %s.dat %s/early/%s.cir 2>&1 && %s compare %s.dat "
+             "%s/early/%s_ng.txt --tol 0.002",
+             tmp, NSC_PROGRAM, name, NSC_REFDIR, name, NSC_PROGRAM, name, NSC_REFDIR, name);
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "PASS: all 1 signals within --tol 0.2 %"), "%s", out);
     tu_table t;
-    snprintf(path, sizeof path, "%s/outchar.dat", tmp);
+    snprintf(path, sizeof path, "%s/%s.dat", tmp, name);
     cr_assert_eq(tu_table_read(path, &t), 0);
     int c = tu_table_col(&t, "i(vc)");
     cr_assert(c >= 0 && t.nrow == 20, "%d rows", t.nrow);
     for (int r = 1; r < t.nrow; r++) {
         double dv = TU_AT(&t, r, 0) - TU_AT(&t, r - 1, 0);
         double s = -(TU_AT(&t, r, c) - TU_AT(&t, r - 1, c)) / dv;
-        near(s, 100 * (10e-6 - 1e-12 * 0.7066) / 40, 1e-13, "dI_C/dV_CE"); /* (gmin at b) */
+        near(s, 100 * (10e-6 - 1e-12 * 0.7066) / vaf, 1e-13, "dI_C/dV_CE");
     }
     tu_table_free(&t);
     free(out);
+}
+
+/* The output characteristic at I_B = 10 uA (tests/data/early/outchar.cir):
+ * a line of slope BF IB/VAF = 25 uA/V (measured to 1e-14 A/V); against
+ * ngspice 39 0.085 % of range RMS (its v_BE 8 mV higher: 0.2 uA). */
+Test(early, output_characteristic_slope_is_ic_over_vaf)
+{
+    outchar_slope("outchar", 40);
+}
+
+/* VAF = -40 (outchar_neg.cir): ngspice 39 runs it with 1/VAF = -1/40, I_C
+ * falling as V_CE rises (slope -25 uA/V); main refused the card ("must be >= 0"). */
+Test(early, negative_early_voltage_taken_as_ngspice)
+{
+    outchar_slope("outchar_neg", -40);
 }
 
 /* A CE amplifier whose gain r_o sets (tests/data/early/ce_early.cir: RC = 10k,
