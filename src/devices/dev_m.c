@@ -65,7 +65,7 @@
  * the source keeps the pairs (V_BS = 0 while the source is the lower side; with
  * the drain below it ngspice's threshold falls with V_BD: not modelled).
  * Other parameters are accepted and ignored with one warning per model
- * (LAMBDA too without the body effect). */
+ * (GAMMA and LAMBDA too on an element without the body effect). */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -216,15 +216,14 @@ static int cmp_desc(const void *x, const void *y)
 }
 
 /* (PHI is read for Meyer's charges and the body effect only: ignored on the
- * cards without them; LAMBDA with the body effect only; GAMMA with it, or on a
- * level 1-3 element whose bulk is on its source (tied: no body effect while the
- * source is the lower side); NSUB, NSS, TPG where they set VTO, GAMMA, PHI,
- * m_nsub) */
-static int is_known(const nsc_model *m, const char *name, const mos_par *p, int tied)
+ * cards without them; GAMMA, LAMBDA with the body effect only -- an element
+ * whose bulk is on its source keeps the pairs and says GAMMA is ignored, as
+ * before; NSUB, NSS, TPG where they set VTO, GAMMA, PHI, m_nsub) */
+static int is_known(const nsc_model *m, const char *name, const mos_par *p)
 {
     int six = p->six && !p->body, meyer = p->meyer;
-    if (nsc_strieq(name, "phi") && !meyer && !p->six && !tied) return 0;
-    if (nsc_strieq(name, "gamma") && !p->six && !tied) return 0;
+    if (nsc_strieq(name, "phi") && !meyer && !p->six) return 0;
+    if (nsc_strieq(name, "gamma") && !p->six) return 0;
     if (nsc_strieq(name, "lambda") && !p->six) return 0;
     if ((nsc_strieq(name, "nsub") || nsc_strieq(name, "nss") || nsc_strieq(name, "tpg"))
         && !p->derived)
@@ -504,9 +503,8 @@ static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     const nsc_model *m = e->model;
     char ign[256] = "";
     size_t len = 0;
-    int tied = p->level >= 1 && p->level <= 3 && !m->vdmos && e->node[3] == e->node[2];
     for (int q = 0; q < m->npar; q++)
-        if (!is_known(m, m->pname[q], p, tied) && len + strlen(m->pname[q]) + 2 < sizeof ign)
+        if (!is_known(m, m->pname[q], p) && len + strlen(m->pname[q]) + 2 < sizeof ign)
             len += (size_t)snprintf(ign + len, sizeof ign - len, "%s%s", len ? " " : "",
                                     m->pname[q]);
     double level = p->level;
