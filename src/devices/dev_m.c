@@ -1,6 +1,7 @@
 /* dev_m.c -- MOS transistor M d g s b model [W=w] [L=l], the PWL Sah model
  * (netlist.md, formulation.md §1),
- *     .model name NMOS|PMOS(LEVEL=1|3 VTO KP [TOX PHI CGSO CGDO CGBO CBD CBS PB MJ] [LD RD RS] [SEGMENTS]):
+ *     .model name NMOS|PMOS(LEVEL=1|3 VTO KP [TOX PHI CGSO CGDO CGBO CBD CBS PB MJ] [LD RD RS] [SEGMENTS]
+ *                           [GAMMA LAMBDA NSUB NSS TPG]):
  *
  *   I_DS = p K/2 (f(x_s) - f(x_d)),  x_s = p (v_g - v_s - VTO),  x_d = p (v_g - v_d - VTO),
  *
@@ -39,8 +40,32 @@
  * the currents seen, the run repeated, as the diode's); a junction whose
  * terminals share a node (the usual bulk tied to source) is none. Pairs after
  * the channel's: jd = 2 nb (its fit's nseg), then js; each a diode's pair
- * (nsc_st_pair, nsc_st_jfit). No GAMMA: the body does not move the threshold;
- * other parameters are accepted and ignored with one warning per model. */
+ * (nsc_st_pair, nsc_st_jfit).
+ * The body effect (level 1-3, not VDMOS): GAMMA, PHI as given, or with NSUB
+ * (and Cox: TOX, levels 2 and 3 1e-7 m unless given) VTO, GAMMA, PHI not given
+ * derived as ngspice 39 does (m_nsub). An element whose bulk is not on its
+ * source, of a card with GAMMA != 0, has level 1's equations with the threshold
+ *   V_T = VTO + GAMMA (sqrt(PHI - V_BS) - sqrt(PHI))  (V_BS > 0: ngspice's
+ *   linearised root max(0, sqrt(PHI) - V_BS/(2 sqrt(PHI))) in place of the sqrt),
+ * the lower of drain and source its source (both sides' terms then use V_BS:
+ * level 1's triode K (V_GS - V_T - V_DS/2) V_DS), LAMBDA, and the junctions
+ * exp(V/Vt) (JS, IS; GMIN) -- mos6.c's power law with NC = 2, NV = KV = 1,
+ * KC = KP/2 (nsc_m6_level1), smooth functions on the Newton iteration, no
+ * pairs (p->body, p->six). Why not the pairs with a threshold linear in v_b
+ * and the source (a chord of the body effect over the circuit's V_SB): that
+ * chord is the card only at its ends (ngspice's mosamp spans V_SB = 5..35 V,
+ * where sqrt bends by 2.5x), a refit needs each transistor's V_SB range from a
+ * first run (the refit hooks see pair multipliers, not node voltages), and in
+ * triode ngspice evaluates V_T at the source for both sides, which the pairs'
+ * per-side rows cannot hold without a pair choosing the lower side. The smooth
+ * form is the card's equations to the Newton tolerance (drain currents within
+ * 4e-8 of ngspice's, tests/data/mos_gamma); its cost: the circuit leaves the
+ * exact stepper for the theta-scheme (as any TOX card's Meyer charges already
+ * do), 2 Newton iterations a step on the corpus's mos_body_level2. A bulk on
+ * the source keeps the pairs (V_BS = 0 while the source is the lower side; with
+ * the drain below it ngspice's threshold falls with V_BD: not modelled).
+ * Other parameters are accepted and ignored with one warning per model
+ * (GAMMA and LAMBDA too on an element without the body effect). */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -74,8 +99,13 @@ typedef struct mos_par {
     int junc;        /* 1: the bulk junction diodes (level 1-3) */
     int jrefit;      /* the junction fits remade so far (m_refit) */
     nsc_jfit jd, js; /* the b-d and b-s junctions (m_junctions) */
-    int six;         /* 1: a LEVEL=6 card: its nsc_mos6 follows in the block (m_six), no pairs */
-    int meyer;       /* 1: a level 1-3 card with TOX: its nsc_meyer follows in the block (m_mey) */
+    int six;  /* 1: a LEVEL=6 card, or body: its nsc_mos6 follows in the block (m_six), no pairs */
+    int body; /* 1: a level 1-3 card with GAMMA, bulk off the source: level 1 with the
+                        body effect as mos6.c's functions (six set too; m_body) */
+    int derived;       /* 1: NSUB read (ngspice's VTO, GAMMA, PHI from it: m_nsub) */
+    double gamma, phi; /* the body effect's (m_nsub) */
+    int meyer; /* 1: a level 1-3 card with TOX: its nsc_meyer follows in the block (m_mey), after
+                  the nsc_mos6 when six */
 } mos_par;
 
 /* A LEVEL=6 card (not VDMOS): the power law of mos6.c, whose functions follow
@@ -93,9 +123,20 @@ static int m_isMeyer(const nsc_element *e)
     return e->model && !e->model->vdmos && nsc_model_get(e->model, "tox", &tox)
            && (!nsc_model_get(e->model, "level", &lv) || (lv >= 1 && lv <= 3));
 }
+/* A level 1-3 card (not VDMOS) that may have a body effect (GAMMA given and not
+ * 0, or NSUB given) on an element whose bulk is not its source's node: room for
+ * the nsc_mos6 of m_body (m_params decides). */
+static int m_maybody(const nsc_element *e)
+{
+    double lv = 1, gam = 0, nsub = 0;
+    if (!e->model || e->model->vdmos || e->node[3] == e->node[2]) return 0;
+    if (nsc_model_get(e->model, "level", &lv) && !(lv >= 1 && lv <= 3)) return 0;
+    return (nsc_model_get(e->model, "gamma", &gam) && gam != 0)
+           || nsc_model_get(e->model, "nsub", &nsub);
+}
 static size_t m_size(const nsc_element *e)
 {
-    return sizeof(mos_par) + (m_is6(e) ? sizeof(nsc_mos6) : 0)
+    return sizeof(mos_par) + (m_is6(e) || m_maybody(e) ? sizeof(nsc_mos6) : 0)
            + (m_isMeyer(e) ? sizeof(nsc_meyer) : 0);
 }
 static const nsc_mos6 *m_six(const mos_par *p)
@@ -104,13 +145,21 @@ static const nsc_mos6 *m_six(const mos_par *p)
 }
 static const nsc_meyer *m_mey(const mos_par *p)
 {
-    return p && p->meyer ? (const nsc_meyer *)(const void *)(p + 1) : NULL;
+    if (!p || !p->meyer) return NULL;
+    return p->six ? (const nsc_meyer *)(const void *)(m_six(p) + 1)
+                  : (const nsc_meyer *)(const void *)(p + 1);
+}
+
+/* the branch unknowns of the nsc_mos6 (before Meyer's charges') */
+static int m_nsix(const mos_par *p)
+{
+    return p->six ? nsc_m6_nbranch(m_six(p)) : 0;
 }
 
 /* The card's parameters (netlist.md), bits of the table's rows. */
 typedef struct m_card {
     double level, vto, vt0, vth0, kp, cgso, cgdo, seg, tox, uo, u0, ld, cgbo, cbd, cbs, pb, mj, is,
-        js, phi;
+        js, phi, gamma, lambda, nsub, nss, tpg;
 } m_card;
 enum {
     G_VTO = 1 << 1,
@@ -119,7 +168,11 @@ enum {
     G_KP = 1 << 4,
     G_TOX = 1 << 8,
     G_UO = 1 << 9,
-    G_U0 = 1 << 10
+    G_U0 = 1 << 10,
+    G_PHI = 1 << 19,
+    G_GAMMA = 1 << 20,
+    G_NSUB = 1 << 22,
+    G_NSS = 1 << 23
 };
 #define M_P(f, def) \
     { \
@@ -131,6 +184,8 @@ static const nsc_par M_PAR[] = {
     M_P(tox, 0),   M_P(uo, 600),   M_P(u0, 600), M_P(ld, 0),
     M_P(cgbo, 0),  M_P(cbd, 0),    M_P(cbs, 0),  M_P(pb, 0.8),
     M_P(mj, 0.5),  M_P(is, 1e-14), M_P(js, 0),   M_P(phi, 0.6),
+    M_P(gamma, 0), M_P(lambda, 0), M_P(nsub, 0), M_P(nss, 0),
+    M_P(tpg, 1),
 };
 #define M_NPAR ((int)(sizeof M_PAR / sizeof M_PAR[0]))
 
@@ -160,10 +215,19 @@ static int cmp_desc(const void *x, const void *y)
     return (u < v) - (u > v);
 }
 
-/* (PHI is read for Meyer's charges only: ignored on the cards without them) */
-static int is_known(const nsc_model *m, const char *name, int six, int meyer)
+/* (PHI is read for Meyer's charges and the body effect only: ignored on the
+ * cards without them; GAMMA, LAMBDA with the body effect only -- an element
+ * whose bulk is on its source keeps the pairs and says GAMMA is ignored, as
+ * before; NSUB, NSS, TPG where they set VTO, GAMMA, PHI, m_nsub) */
+static int is_known(const nsc_model *m, const char *name, const mos_par *p)
 {
-    if (nsc_strieq(name, "phi") && !meyer && !six) return 0;
+    int six = p->six && !p->body, meyer = p->meyer;
+    if (nsc_strieq(name, "phi") && !meyer && !p->six) return 0;
+    if (nsc_strieq(name, "gamma") && !p->six) return 0;
+    if (nsc_strieq(name, "lambda") && !p->six) return 0;
+    if ((nsc_strieq(name, "nsub") || nsc_strieq(name, "nss") || nsc_strieq(name, "tpg"))
+        && !p->derived)
+        return 0;
     if (nsc_par_known(M_PAR, M_NPAR, 0, name) || nsc_swloss_param(name)
         || (six && nsc_m6_known(name)))
         return 1;
@@ -225,8 +289,40 @@ static nsc_status m_junctions(const nsc_element *e, const m_card *k, double mult
     return NSC_OK;
 }
 
+/* The body effect's parameters of a level 1-3 card k (given: its bits) into p
+ * (gamma, phi; vto when NSUB sets it), as ngspice 39's MOS1-3 at TNOM = 27 C:
+ * with Cox (EPSOX/TOX; levels 2 and 3 take TOX = 1e-7 m when not given, level 1
+ * none) and NSUB (cm^-3) given, N = 1e6 NSUB (m^-3) > n_i = 1.45e16:
+ *   PHI   = max(0.1, 2 Vt ln(N/n_i))                       unless given,
+ *   GAMMA = sqrt(2 EPS_SI q N)/Cox, EPS_SI = 11.7 eps0       unless given,
+ *   VTO   = VFB + p (GAMMA sqrt(PHI) + PHI)                  unless given, where
+ *   VFB   = PHI_MS - 1e4 NSS q/Cox,  PHI_MS = W_g - (3.25 + Eg/2 + p PHI/2),
+ *   W_g   = 3.25 + Eg/2 - p TPG Eg/2 (TPG = 0: 3.2),  Eg = 1.16 - 7.02e-4 T^2/(T + 1108)
+ * (TPG +1: gate of the opposite type to the substrate, -1 the same, 0 aluminium).
+ * Without NSUB (or Cox) GAMMA and PHI are the card's (0 and 0.6 by default). */
+#define M_Q 1.602176634e-19 /* C */
+#define M_TNOM 300.15       /* K */
+static nsc_status m_nsub(const nsc_model *m, const m_card *k, unsigned given, mos_par *p)
+{
+    p->gamma = k->gamma, p->phi = k->phi;
+    double tox = given & G_TOX ? k->tox : k->level == 2 || k->level == 3 ? 1e-7 : 0;
+    p->derived = (given & G_NSUB) && tox > 0 && k->level >= 1 && k->level <= 3 && !m->vdmos;
+    if (!p->derived) return NSC_OK;
+    double cox = EPSOX / tox, n = k->nsub * 1e6, ni = 1.45e16, eg;
+    if (!(n > ni)) return NSC_ENETLIST; /* (the message: m_params) */
+    if (!(given & G_PHI)) p->phi = fmax(0.1, 2 * M_VT * log(n / ni));
+    if (!(given & G_GAMMA)) p->gamma = sqrt(2 * 11.7 * 8.854214871e-12 * M_Q * n) / cox;
+    if (!(given & (G_VTO | G_VT0 | G_VTH0))) {
+        eg = 1.16 - 7.02e-4 * M_TNOM * M_TNOM / (M_TNOM + 1108);
+        double wg = k->tpg != 0 ? 3.25 + 0.5 * eg - p->p * k->tpg * 0.5 * eg : 3.2;
+        double vfb = wg - (3.25 + 0.5 * eg + p->p * 0.5 * p->phi) - k->nss * 1e4 * M_Q / cox;
+        p->vto = vfb + p->p * (p->gamma * sqrt(p->phi) + p->phi);
+    }
+    return NSC_OK;
+}
+
 /* Element e's card read and checked into p (an nsc_dev_parse): VTO (else VT0,
- * VTH0), KP (else UO EPSOX/TOX with TOX, UO else U0). */
+ * VTH0, else from NSUB: m_nsub), KP (else UO EPSOX/TOX with TOX, UO else U0). */
 static nsc_status m_params(const nsc_element *e, nsc_report *r, void *out)
 {
     mos_par *p = out;
@@ -244,6 +340,10 @@ static nsc_status m_params(const nsc_element *e, nsc_report *r, void *out)
     if ((given & G_TOX) && !(k.tox > 0))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': TOX = %g must be > 0", m->name,
                        k.tox);
+    if (m_nsub(m, &k, given, p))
+        return nsc_err(r, NSC_ENETLIST, &m->loc,
+                       "MOS model '%s': NSUB = %g cm^-3 must exceed the intrinsic 1.45e10 cm^-3",
+                       m->name, k.nsub);
     if (!(given & G_KP) && (given & G_TOX))
         p->kp = uo * 1e-4 * EPSOX / k.tox; /* KP = mu Cox, UO in cm^2/Vs */
     if (!(p->kp > 0))
@@ -264,12 +364,15 @@ static nsc_status m_params(const nsc_element *e, nsc_report *r, void *out)
     p->K = p->kp * w / l * mult; /* K = m KP W/Leff (m in parallel) */
     double cox = given & G_TOX ? EPSOX / k.tox : 0;
     p->meyer = m_isMeyer(e); /* Cox W Leff as Meyer's charges, not in cgs */
-    if (p->meyer && !(k.phi > 0))
+    p->body = k.level >= 1 && k.level <= 3 && !m->vdmos && p->gamma != 0
+              && e->node[3] != e->node[2]; /* (m_maybody made room for it) */
+    if ((p->meyer || p->body) && !(p->phi > 0))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': PHI = %g must be > 0", m->name,
-                       k.phi);
+                       p->phi);
+    p->six = p->body; /* the nsc_mos6 first, then Meyer's (m_mey) */
     if (p->meyer)
-        nsc_meyer_make(e->node, p->p, p->vto, cox * w * l * mult, k.phi,
-                       (nsc_meyer *)(void *)(p + 1));
+        nsc_meyer_make(e->node, p->p, p->vto, cox * w * l * mult, p->phi,
+                       (nsc_meyer *)(void *)((char *)(p + 1) + (p->six ? sizeof(nsc_mos6) : 0)));
     nsc_status s = m_caps(m, &k, p->meyer ? 0 : cox, w, l, r, p);
     p->cgs *= mult; /* and m times each capacitor */
     p->cgd *= mult;
@@ -277,6 +380,11 @@ static nsc_status m_params(const nsc_element *e, nsc_report *r, void *out)
     p->cbd *= mult;
     p->cbs *= mult;
     if (!s) s = m_junctions(e, &k, mult, r, p);
+    if (!s && p->body) { /* the junctions are mos6.c's then */
+        p->junc = 0;
+        return nsc_m6_level1(e, p->p, p->vto, p->kp, p->gamma, p->phi, k.lambda, w, l, mult, r,
+                             (nsc_mos6 *)(void *)(p + 1));
+    }
     p->six = !s && k.level == 6 && !m->vdmos;
     if (p->six)
         s = nsc_m6_params(e, p->p, p->vto, given & G_TOX ? EPSOX / k.tox : 0, uo, w, l, mult, r,
@@ -396,8 +504,7 @@ static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     char ign[256] = "";
     size_t len = 0;
     for (int q = 0; q < m->npar; q++)
-        if (!is_known(m, m->pname[q], p->six, p->meyer)
-            && len + strlen(m->pname[q]) + 2 < sizeof ign)
+        if (!is_known(m, m->pname[q], p) && len + strlen(m->pname[q]) + 2 < sizeof ign)
             len += (size_t)snprintf(ign + len, sizeof ign - len, "%s%s", len ? " " : "",
                                     m->pname[q]);
     double level = p->level;
@@ -408,6 +515,13 @@ static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
                 "VDMOS model '%s': parameters %s ignored (PWL Sah model: VTO=%g KP=%g, %d "
                 "segments; RD RS RG resistors, body diode IS N RB, CJO VJ M FC, CGDMIN CGDMAX A)",
                 m->name, ign, p->vto, p->kp, p->nb + 1);
+    } else if (p->body) {
+        if (len || (level != 1 && level != 3))
+            nsc_warn(ctx->r, &m->loc,
+                     "MOS model '%s': a LEVEL=%g card, simulated as level 1's equations with the "
+                     "body effect (VTO=%g KP=%g GAMMA=%g PHI=%g; smooth functions)%s%s%s",
+                     m->name, level, p->vto, p->kp, p->gamma, p->phi, len ? "; parameters " : "",
+                     ign, len ? " ignored" : "");
     } else if (p->six) {
         if (len)
             nsc_warn(ctx->r, &m->loc,
@@ -429,7 +543,7 @@ static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     int d = e->node[0], s = e->node[2], b = e->node[3];
     int capmode = ctx->mode == NSC_ASM_TRAN ? NSC_LINK_NS : NSC_LINK_DC;
     need->npair = 2 * p->nb + m_jn(e, p, 0) + m_jn(e, p, 2);
-    need->nbranch = p->six ? nsc_m6_nbranch(m_six(p)) : p->meyer ? m_mey(p)->nq : 0;
+    need->nbranch = (p->six ? nsc_m6_nbranch(m_six(p)) : 0) + (p->meyer ? m_mey(p)->nq : 0);
     nsc_dev_link(ctx, d, s, NSC_LINK_DC); /* the channel */
     nsc_dev_link(ctx, b, s, NSC_LINK_DC); /* body: unmodelled, not floating */
     double cv[M_NCAP];
@@ -486,7 +600,7 @@ static nsc_status m_stamp(nsc_builder *bld, int ei, const nsc_dev_slots *sl)
     for (int k = 0; k < M_NCAP; k++)
         if (cv[k] > 0) nsc_st_cap(bld, e->node[M_CT[k][0]], e->node[M_CT[k][1]], cv[k]);
     if (p->six) nsc_m6_stamp(bld, ei, sl->branch, m_six(p));
-    if (p->meyer) m_meyer_stamp(bld, e, ei, sl->branch, m_mey(p));
+    if (p->meyer) m_meyer_stamp(bld, e, ei, sl->branch + m_nsix(p), m_mey(p));
     int j = sl->pair + 2 * p->nb, b = e->node[3];
     for (int t = 0; t <= 2; t += 2) { /* the bulk junctions b -> t (NMOS) */
         if (!m_jn(e, p, t)) continue;
@@ -515,7 +629,7 @@ static nsc_status cap_current(const nsc_lcs *L, const nsc_element *e, int ei, co
     const nsc_meyer *q = m_mey(p);
     for (int k = 0; q && k < q->nq; k++)
         if ((t == 1 || t == q->to[k])
-            && nsc_lin_add(f, NSC_T_DZ, L->el_branch[ei] + k, t == 1 ? 1.0 : -1.0))
+            && nsc_lin_add(f, NSC_T_DZ, L->el_branch[ei] + m_nsix(p) + k, t == 1 ? 1.0 : -1.0))
             return NSC_ENOMEM;
     double cv[M_NCAP];
     m_capvals(e, p, cv);

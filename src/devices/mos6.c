@@ -270,6 +270,44 @@ static void junction(mb *B, int c, double is)
 
 /* ---- binding ---- */
 
+/* The functions of card k (checked by the caller) into six: the element e's
+ * terminals, p, vto (the card's, not p-signed), W/Leff w / leff, mult. */
+static nsc_status m6_build(const nsc_element *e, double p, double vto, const m6_card *k, double w,
+                           double leff, double mult, nsc_report *r, nsc_mos6 *six)
+{
+    memset(six, 0, sizeof *six);
+    six->vto = vto, six->kc = k->kc, six->kv = k->kv, six->nv = k->nv, six->nc = k->nc;
+    mb B = { NULL,
+             0,
+             0,
+             { -1, -1, -1, -1 },
+             p,
+             k,
+             p * vto - k->gamma * sqrt(k->phi),
+             k->kc * w / leff * mult };
+    for (int t = 0; t < 4; t++) { /* the inputs: distinct, not ground */
+        int q = 0;
+        while (q < six->nin && e->node[six->term[q]] != e->node[t]) q++;
+        if (e->node[t] && q == six->nin) six->term[six->nin++] = t;
+        B.probe[t] = e->node[t] ? q : -1;
+    }
+    double ad = e->ipar[3], as = e->ipar[4]; /* dev_m.c's AD= AS= */
+    int area = k->js > 0 && ad > 0 && as > 0;
+    double isat[2] = { mult * (area ? k->js * ad : k->is), mult * (area ? k->js * as : k->is) };
+    for (int f = 0; f < NSC_M6_NF; f++) {
+        B.c = f ? six->junc[f - 1] : six->chan;
+        B.max = f ? NSC_M6_JCODE : NSC_M6_MAXCODE;
+        B.n = 0;
+        int t = f == 1 ? 0 : 2; /* the junction's other terminal */
+        if (f == 0) channel(&B);
+        else if (isat[f - 1] > 0 && e->node[3] != e->node[t]) junction(&B, t, isat[f - 1]);
+        if (B.n >= B.max)
+            return nsc_err(r, NSC_ENETLIST, &e->loc, "MOS transistor %s: code too long", e->name);
+        six->ncode[f] = B.n;
+    }
+    return NSC_OK;
+}
+
 nsc_status nsc_m6_params(const nsc_element *e, double p, double vto, double cox, double uo,
                          double w, double leff, double mult, nsc_report *r, nsc_mos6 *six)
 {
@@ -284,37 +322,26 @@ nsc_status nsc_m6_params(const nsc_element *e, double p, double vto, double cox,
                        "MOS model '%s' (LEVEL=6): need KV, NV, KC, NC, PHI > 0 and IS, JS, "
                        "GAMMA >= 0",
                        m->name);
-    memset(six, 0, sizeof *six);
-    six->vto = vto, six->kc = k.kc, six->kv = k.kv, six->nv = k.nv, six->nc = k.nc;
-    mb B = { NULL,
-             0,
-             0,
-             { -1, -1, -1, -1 },
-             p,
-             &k,
-             p * vto - k.gamma * sqrt(k.phi),
-             k.kc * w / leff * mult };
-    for (int t = 0; t < 4; t++) { /* the inputs: distinct, not ground */
-        int q = 0;
-        while (q < six->nin && e->node[six->term[q]] != e->node[t]) q++;
-        if (e->node[t] && q == six->nin) six->term[six->nin++] = t;
-        B.probe[t] = e->node[t] ? q : -1;
-    }
-    double ad = e->ipar[3], as = e->ipar[4]; /* dev_m.c's AD= AS= */
-    int area = k.js > 0 && ad > 0 && as > 0;
-    double isat[2] = { mult * (area ? k.js * ad : k.is), mult * (area ? k.js * as : k.is) };
-    for (int f = 0; f < NSC_M6_NF; f++) {
-        B.c = f ? six->junc[f - 1] : six->chan;
-        B.max = f ? NSC_M6_JCODE : NSC_M6_MAXCODE;
-        B.n = 0;
-        int t = f == 1 ? 0 : 2; /* the junction's other terminal */
-        if (f == 0) channel(&B);
-        else if (isat[f - 1] > 0 && e->node[3] != e->node[t]) junction(&B, t, isat[f - 1]);
-        if (B.n >= B.max)
-            return nsc_err(r, NSC_ENETLIST, &e->loc, "MOS transistor %s: code too long", e->name);
-        six->ncode[f] = B.n;
-    }
-    return NSC_OK;
+    return m6_build(e, p, vto, &k, w, leff, mult, r, six);
+}
+
+/* Level 1 (Shichman-Hodges, ngspice's MOS1) is the power law with NC = 2,
+ * NV = KV = 1, KC = KP/2, LAMBDA0 = LAMBDA, no GAMMA1, LAMBDA1, SIGMA:
+ *   triode KP/2 W/Leff (2 g - x) x (1 + LAMBDA x), saturation KP/2 W/Leff g^2 (1 + LAMBDA x),
+ * with g = v_gs - von and von's body effect of the header (the same sarg). */
+nsc_status nsc_m6_level1(const nsc_element *e, double p, double vto, double kp, double gamma,
+                         double phi, double lambda, double w, double leff, double mult,
+                         nsc_report *r, nsc_mos6 *six)
+{
+    m6_card k;
+    nsc_par_read(e->model, M6_PAR, M6_NPAR, &k); /* IS, JS (the junctions) */
+    k.kv = 1, k.nv = 1, k.nc = 2, k.kc = 0.5 * kp;
+    k.lambda = k.lambda0 = lambda, k.lambda1 = 0;
+    k.gamma = gamma, k.gamma1 = 0, k.sigma = 0, k.phi = phi;
+    if (!(k.is >= 0 && k.js >= 0))
+        return nsc_err(r, NSC_ENETLIST, &e->model->loc, "MOS model '%s': IS, JS must be >= 0",
+                       e->model->name);
+    return m6_build(e, p, vto, &k, w, leff, mult, r, six);
 }
 
 /* ---- the rows ---- */

@@ -27,6 +27,12 @@ int nsc_m6_known(const char *name);
  * F/m^2, 0 without TOX; uo: cm^2/Vs). Errors in r. */
 nsc_status nsc_m6_params(const nsc_element *e, double p, double vto, double cox, double uo,
                          double w, double leff, double mult, nsc_report *r, nsc_mos6 *six);
+/* A level 1-3 card's level-1 equations with the body effect (dev_m.c, GAMMA
+ * and PHI as ngspice derives them), as the power law NC = 2, NV = KV = 1,
+ * KC = KP/2 (kp: A/V^2, the card's), LAMBDA; IS, JS read from the card. */
+nsc_status nsc_m6_level1(const nsc_element *e, double p, double vto, double kp, double gamma,
+                         double phi, double lambda, double w, double leff, double mult,
+                         nsc_report *r, nsc_mos6 *six);
 /* Its branch unknowns (the channel's and each junction's current). */
 int nsc_m6_nbranch(const nsc_mos6 *six);
 /* Its rows from branch unknown u on (the currents' KCL entries and the functions). */
