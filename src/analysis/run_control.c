@@ -1,6 +1,8 @@
 /* run_control.c -- the outputs of a run's .control blocks (wrdata, write,
  * print) from its rows and .meas results (run.h, nsc_run_control). The files
  * are written here; print's lines go to the stream the caller gives. */
+#include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +49,7 @@ static nsc_status control_print(const nsc_circuit *c, const nsc_waves *S,
  * netlist's directory and the current directory; such a file otherwise gets a
  * note in r naming it. why[cap]: the reason's buffer. */
 static const char *control_refusal(const nsc_circuit *c, const nsc_ctlout *o, const nsc_ctl_dest *d,
-                                   char *why, size_t cap, nsc_report *r)
+                                   const char *cmd, char *why, size_t cap, nsc_report *r)
 {
     char *path[] = { o->path };
     if (nsc_output_is_input(path, 1, c->files, c->nfiles)) return "it is an input of this run";
@@ -68,7 +70,7 @@ static const char *control_refusal(const nsc_circuit *c, const nsc_ctlout *o, co
         nsc_note(r, &o->loc,
                  "%s %s writes %s, outside the netlist's directory and the current directory "
                  "(--safe-control refuses it)",
-                 o->raw ? "write" : "wrdata", o->path, full);
+                 cmd, o->path, full);
     free(nd);
     free(full);
     free(cwd);
@@ -90,6 +92,117 @@ static nsc_status control_print_out(const nsc_run *R, const nsc_ctlout *o, const
     if (s && !so) nsc_warn(r, &o->loc, "print: %s", wr.error ? wr.error : "error");
     nsc_report_free(&wr);
     return so;
+}
+
+/* ngspice's vector name of W's column named s (print all > FILE): a node's
+ * voltage "v(a)" is "a", a current "i(x)" is "x#branch" (ngspice's name of a
+ * source's or an inductor's branch current), the rest as they are. */
+static const char *ng_name(const char *s, char *buf, size_t n)
+{
+    size_t len = strlen(s);
+    int v = !strncmp(s, "v(", 2), i = !strncmp(s, "i(", 2);
+    if ((!v && !i) || s[len - 1] != ')' || strchr(s, ',') || len + 5 >= n) return s;
+    snprintf(buf, n, "%.*s%s", (int)len - 3, s + 2, i ? "#branch" : "");
+    return buf;
+}
+
+/* ngspice's order of vector names (vectors.c namecmp): character by character,
+ * a run of digits as its number ("n2" before "n10"); ties by column. */
+static int ng_namecmp(const char *s, const char *t)
+{
+    for (;;) {
+        while (*s == *t && !isdigit((unsigned char)*s) && *s) s++, t++;
+        if (!*s) return 0;
+        if (*s != *t && (!isdigit((unsigned char)*s) || !isdigit((unsigned char)*t)))
+            return (unsigned char)*s - (unsigned char)*t;
+        unsigned long i = 0, j = 0;
+        for (; isdigit((unsigned char)*s); s++) i = i * 10 + (unsigned long)(*s - '0');
+        for (; isdigit((unsigned char)*t); t++) j = j * 10 + (unsigned long)(*t - '0');
+        if (i != j) return i < j ? -1 : 1;
+    }
+}
+
+typedef struct ng_col {
+    int col;
+    char name[64];
+} ng_col;
+
+static int ng_colcmp(const void *a, const void *b)
+{
+    const ng_col *x = a, *y = b;
+    int c = ng_namecmp(x->name, y->name);
+    return c ? c : x->col - y->col;
+}
+
+/* print > FILE's columns of W: o->vec's (o->all = 0), else the run's nout
+ * outputs that are voltages (allv), currents (alli) or any with the scale
+ * (all), by ngspice's names in its order; n of them into *n, a new array
+ * (NULL: ENOMEM). */
+static ng_col *print_columns(const nsc_waves *W, const nsc_ctlout *o, int nout, int *n)
+{
+    int cap = (o->nvec > nout ? o->nvec : nout) + 1;
+    ng_col *v = nsc_calloc((size_t)cap, sizeof *v);
+    *n = 0;
+    if (!v) return NULL;
+    for (int k = o->all ? 0 : 1; k <= (o->all ? nout : o->nvec); k++) {
+        int col = o->all ? k : nsc_waves_col(W, o->vec[k - 1]);
+        const char *s = col >= 0 ? W->name[col] : "";
+        int kv = !strncmp(s, "v(", 2), ki = !strncmp(s, "i(", 2);
+        if (col < 0
+            || (o->all
+                && (col == 0        ? o->all != 'a'
+                    : o->all == 'v' ? !kv
+                    : o->all == 'i' ? !ki
+                                    : 0)))
+            continue;
+        char buf[64];
+        v[*n].col = col;
+        snprintf(v[*n].name, sizeof v[*n].name, "%s", o->all ? ng_name(s, buf, sizeof buf) : s);
+        (*n)++;
+    }
+    if (o->all) qsort(v, (size_t)*n, sizeof *v, ng_colcmp);
+    return v;
+}
+
+/* print o > FILE (>> FILE: appended): the .meas results it names, then its
+ * vectors of W as ngspice's paged table (nsc_write_print_pages); a failure is a
+ * warning in r. */
+static void control_print_file(const nsc_run *R, const nsc_ctlout *o, nsc_report *r)
+{
+    nsc_report wr;
+    nsc_report_init(&wr);
+    int n = 0, ok = 0;
+    ng_col *v = print_columns(R->W, o, R->nout, &n);
+    int *cols = v ? nsc_calloc((size_t)n + 1, sizeof *cols) : NULL;
+    char **names = cols ? nsc_calloc((size_t)n + 1, sizeof *names) : NULL;
+    for (int k = 0; names && k < n; k++) {
+        cols[k] = v[k].col;
+        names[k] = v[k].name;
+    }
+    nsc_afile a = { 0 };
+    nsc_status s = !names      ? nsc_oom(&wr)
+                   : o->append ? ((a.f = fopen(o->path, "a"))
+                                      ? NSC_OK
+                                      : nsc_err(&wr, NSC_EOUT, NULL, "cannot write '%s': %s",
+                                                o->path, strerror(errno)))
+                               : nsc_afile_open(&a, o->path, &wr);
+    if (!s) {
+        s = control_print(R->c, NULL, R->mres, o, a.f, &wr);
+        if (!s && (n > 0 || o->nvec == 0))
+            s = nsc_write_print_pages(R->W, cols, names, n, a.f, &wr);
+        ok = !s;
+        if (o->append) {
+            if ((fclose(a.f) || !ok) && !s)
+                s = nsc_err(&wr, NSC_EOUT, NULL, "cannot write '%s': %s", o->path, strerror(errno));
+        } else if (nsc_afile_close(&a, ok, &wr) && !s) s = NSC_EOUT;
+    }
+    const char *why = wr.error ? wr.error : "error", *pre = "nscircuit: error: ";
+    if (!strncmp(why, pre, strlen(pre))) why += strlen(pre);
+    if (s) nsc_warn(r, &o->loc, "print > %s not written: %s", o->path, why);
+    nsc_report_free(&wr);
+    free(names);
+    free(cols);
+    free(v);
 }
 
 /* wrdata or write o: S (NULL: out of memory) into o->path; a failure is a
@@ -114,11 +227,16 @@ nsc_status nsc_run_control(const nsc_run *R, const nsc_ctl_dest *d, nsc_report *
     const nsc_circuit *c = R->c;
     for (int k = 0; k < c->job.nctlout; k++) {
         const nsc_ctlout *o = &c->job.ctlout[k];
-        const char *cmd = o->print ? "print" : o->raw ? "write" : "wrdata";
+        const char *cmd = o->print ? "print >" : o->raw ? "write" : "wrdata";
         char buf[PATH_MAX + 128];
-        const char *no = o->print ? NULL : control_refusal(c, o, d, buf, sizeof buf, r);
+        const char *no = o->print && !o->path ? NULL
+                                              : control_refusal(c, o, d, cmd, buf, sizeof buf, r);
         if (no) {
             nsc_warn(r, &o->loc, "%s %s not written: %s", cmd, o->path, no);
+            continue;
+        }
+        if (o->path && o->print) {
+            control_print_file(R, o, r);
             continue;
         }
         int n, *cols = control_columns(R->W, o, R->nout, &n);

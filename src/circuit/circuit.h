@@ -250,10 +250,13 @@ typedef struct nsc_step {
 /* An output command of a .control block (wrdata, write, print), run after the
  * transient by the program (main.c): a failure is a warning, as in ngspice. */
 typedef struct nsc_ctlout {
-    int raw;   /* 1: write (an ngspice raw file), 0: wrdata (columns) */
-    int print; /* 1: print (to standard output; path NULL): the vectors as an
+    int raw;    /* 1: write (an ngspice raw file), 0: wrdata (columns) */
+    int print;  /* 1: print (to standard output; path NULL): the vectors as an
                          indexed table, a .meas result as "name = value" */
-    char *path;
+    char *path; /* print: NULL (standard output), or its `> FILE` / `>> FILE` */
+    int append; /* print >> FILE: appended to, not replaced */
+    char all;   /* print > FILE of all ('a'), allv ('v'), alli ('i'): those of the
+                   run's outputs, by ngspice's names and order (0: its vectors) */
     char **vec; /* [nvec] column names ("v(a)", "i(v1)"), also in meas_probe, */
     int nvec;   /*   or (print) .meas names; 0: the run's outputs */
     nsc_loc loc;

@@ -12,6 +12,7 @@
 #include "devices/bprog.h"
 #include "base/xfn.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -550,13 +551,35 @@ static nsc_status ctl_vector(elab *E, int kc, const nl_card *cd, const nl_field 
     return (*out = nsc_strdup(c->job.meas_probe[k].name)) ? NSC_OK : nle_oom(E);
 }
 
-/* wrdata FILE VEC... / write FILE [VEC...] / print VEC... (card kc of
- * E->ctlcards): an output of the run (nsc_ctlout); `all` or no vector: the
- * run's outputs. */
+/* print's redirection (eSim's `print allv > plot_data_v.txt`): the first field
+ * from 2 on that starts with '>' (`> F`, `>> F`, `>F`, `>>F`); its index into
+ * *at (cd->nf: none), the file into o->path (a copy) and `>>` into o->append.
+ * A '>' without a file: *at set, o->path NULL. */
+static nsc_status print_redirect(elab *E, const nl_card *cd, nsc_ctlout *o, int *at)
+{
+    const nl_field *f = cd->f;
+    *at = cd->nf;
+    for (int i = 2; i < cd->nf; i++) {
+        if (f[i].kind != NL_F_WORD || f[i].u.s[0] != '>') continue;
+        const char *s = f[i].u.s + 1;
+        o->append = *s == '>';
+        s += o->append;
+        *at = i;
+        if (!*s && i + 1 < cd->nf && (f[i + 1].kind == NL_F_WORD || f[i + 1].kind == NL_F_STRING))
+            s = f[i + 1].u.s;
+        if (*s && !(o->path = nsc_strdup(s))) return nle_oom(E);
+        return NSC_OK;
+    }
+    return NSC_OK;
+}
+
+/* wrdata FILE VEC... / write FILE [VEC...] / print VEC... [> FILE] (card kc
+ * of E->ctlcards): an output of the run (nsc_ctlout); `all` or no vector: the
+ * run's outputs (print > FILE: all, allv, alli as ngspice, o->all). */
 static nsc_status ctl_output(elab *E, int kc, const nl_card *cd, const char *cmd)
 {
     const nl_field *f = cd->f;
-    int print = !strcmp(cmd, "print"), first = print ? 2 : 3;
+    int print = !strcmp(cmd, "print"), first = print ? 2 : 3, end = cd->nf;
     if (!print && (cd->nf < 3 || (f[2].kind != NL_F_WORD && f[2].kind != NL_F_STRING)))
         return ctl_unrun(E, cd, cmd);
     nsc_circuit *c = E->c;
@@ -571,21 +594,29 @@ static nsc_status ctl_output(elab *E, int kc, const nl_card *cd, const char *cmd
     if ((!print && !(o->path = nsc_strdup(f[2].u.s)))
         || !(o->vec = calloc((size_t)cd->nf + 1, sizeof *o->vec)))
         return nle_oom(E);
+    if (print && print_redirect(E, cd, o, &end)) return E->r->status;
+    if (end < cd->nf && !o->path) { /* `print v(a) >`: nowhere to write */
+        nle_warn(E, NULL, cd, &f[end], "print: '>' without a file name (not run)");
+        free(o->vec);
+        c->job.nctlout--;
+        return NSC_OK;
+    }
     int all = 0; /* all, allv, alli: every output (no vector listed) */
-    for (int i = first; i < cd->nf && !all; i++) {
+    for (int i = first; i < end && !all; i++) {
         all = f[i].kind == NL_F_WORD
               && (nsc_strieq(f[i].u.s, "all") || nsc_strieq(f[i].u.s, "allv")
                   || nsc_strieq(f[i].u.s, "alli"));
         if (all) {
             for (; o->nvec > 0; o->nvec--) free(o->vec[o->nvec - 1]);
+            o->all = o->path ? (char)(f[i].u.s[3] ? tolower((unsigned char)f[i].u.s[3]) : 'a') : 0;
             break;
         }
         nsc_status st = ctl_vector(E, kc, cd, &f[i], cmd, &o->vec[o->nvec]);
         if (st) return st;
         if (o->vec[o->nvec]) o->nvec++;
     }
-    if (o->nvec == 0 && cd->nf > first && !all) { /* every vector dropped: */
-        free(o->path);                            /* nothing to write */
+    if (o->nvec == 0 && end > first && !all) { /* every vector dropped: */
+        free(o->path);                         /* nothing to write */
         free(o->vec);
         c->job.nctlout--;
     }
@@ -611,10 +642,6 @@ static nsc_status card_ctl(elab *E, scope *sc, const nl_card *cd)
     }
     if (nsc_strieq(cmd, "let") && ctl_unrun(E, cd, "let"))
         return E->r->status; /* (its vector serves meas: ctl_meas) */
-    for (int i = 2; nsc_strieq(cmd, "print") && i < cd->nf;
-         i++) /* eSim's `print allv > FILE`: not run */
-        if (cd->f[i].kind == NL_F_WORD && cd->f[i].u.s[0] == '>')
-            return ctl_unrun(E, cd, "print > FILE");
     if (nsc_strieq(cmd, "meas") || nsc_strieq(cmd, "measure") || nsc_strieq(cmd, "wrdata")
         || nsc_strieq(cmd, "write") || nsc_strieq(cmd, "print")
         || nsc_strieq(cmd, "let")) { /* nle_resolve_ctl, once everything exists */

@@ -26,6 +26,7 @@ typedef struct mctx {
     unsigned skip_want;   /* the options that form takes (O_ bits), for the warning */
     int skip_noval;       /* skip is a known option without its value */
     const char *skip_use; /* else the skipped measure it uses (job.meas_skipped) */
+    unsigned ft_seen;     /* O_FROM, O_TO given so far (options: a second is warned) */
 } mctx;
 
 /* ".meas NAME" or the other card that compiles a signal, for messages */
@@ -299,11 +300,25 @@ enum { O_FROM = 1, O_TO = 2, O_TD = 4, O_VAL = 8, O_EDGE = 16 };
 static const char *const opt_keys[] = { "from", "to", "td", "val", "rise", "fall", "cross" };
 static const unsigned opt_bit[] = { O_FROM, O_TO, O_TD, O_VAL, O_EDGE, O_EDGE, O_EDGE };
 
+/* Option k (opt_keys) of field f given a second time in its measure (FROM,
+ * TO) or its TRIG/TARG/WHEN part (TD, VAL, one of RISE/FALL/CROSS): a warning
+ * naming the value x kept, the last (ngspice 39 keeps the last, silently). */
+static void twice_warn(mctx *M, const nl_field *f, int k, double x)
+{
+    nsc_loc loc = nl_field_loc(M->d, M->cd, f);
+    char val[32];
+    if (opt_bit[k] == O_EDGE && x < 0) snprintf(val, sizeof val, "LAST");
+    else snprintf(val, sizeof val, "%g", x);
+    nsc_warn(M->r, &loc, "%s: %s given twice; the last, %s=%s, is used (as ngspice does)", mname(M),
+             opt_bit[k] == O_EDGE ? "rise/fall/cross" : opt_keys[k], opt_keys[k], val);
+}
+
 /* key=value options from field *i on, up to the end or the word stop */
 static nsc_status options(mctx *M, int *i, nsc_meas *m, nsc_mtime *tm, unsigned allowed,
                           const char *stop, int *has_val)
 {
     const nl_card *cd = M->cd;
+    unsigned seen = 0; /* TD, VAL, RISE/FALL/CROSS of this TRIG, TARG or WHEN part */
     for (; *i < cd->nf; (*i)++) {
         const nl_field *f = &cd->f[*i];
         if (stop && is_word(f, stop)) break;
@@ -329,6 +344,9 @@ static nsc_status options(mctx *M, int *i, nsc_meas *m, nsc_mtime *tm, unsigned 
                      opt_keys[k], m->name);
             continue;
         }
+        unsigned *mask = opt_bit[k] & (O_FROM | O_TO) ? &M->ft_seen : &seen;
+        int twice = (*mask & opt_bit[k]) != 0;
+        *mask |= opt_bit[k];
         nsc_status st;
         switch (k) {
         case 0: st = num_field(M, v, &m->from); break;
@@ -341,6 +359,13 @@ static nsc_status options(mctx *M, int *i, nsc_meas *m, nsc_mtime *tm, unsigned 
         default: tm->edge = k == 4 ? 1 : k == 5 ? -1 : 0; st = count_field(M, v, &tm->count);
         }
         if (st) return st;
+        if (twice) /* ngspice 39 takes the last one without a word */
+            twice_warn(M, f, k,
+                       k == 0   ? m->from
+                       : k == 1 ? m->to
+                       : k == 2 ? tm->td
+                       : k == 3 ? tm->val
+                                : tm->count);
     }
     return NSC_OK;
 }
@@ -551,7 +576,7 @@ nsc_status nl_meas_card(nsc_circuit *c, const nl_deck *d, const nl_card *cd, con
     memset(m, 0, sizeof *m);
     m->loc = nl_field_loc(d, cd, &cd->f[0]);
     if (!c->job.nmeas) c->job.meas_loc = m->loc;
-    mctx M = { c, d, cd, env, r, c->job.nmeas, NULL, NULL, 0, 0, NULL };
+    mctx M = { c, d, cd, env, r, c->job.nmeas, NULL, NULL, 0, 0, NULL, 0 };
     int mark = c->job.nmeas_probe;
     c->job.nmeas++;
     m->from = -INFINITY;
@@ -703,7 +728,7 @@ nsc_status nl_meas_resolve(nsc_circuit *c, nsc_report *r)
 nsc_status nl_meas_column(nsc_circuit *c, nsc_probekind kind, const char *a, const char *b,
                           nsc_loc loc, int *idx, nsc_report *r)
 {
-    mctx M = { c, NULL, NULL, NULL, r, 0, "", NULL, 0, 0, NULL };
+    mctx M = { c, NULL, NULL, NULL, r, 0, "", NULL, 0, 0, NULL, 0 };
     return probe(&M, kind, a, b, loc, idx);
 }
 
@@ -711,7 +736,7 @@ nsc_status nl_meas_signal(nsc_circuit *c, const nl_deck *d, const nl_card *cd, c
                           const nl_field *f, nsc_msig *out, nsc_report *r)
 {
     mctx M = {
-        c, d, cd, env, r, 0, ".print", NULL, 0, 0, NULL
+        c, d, cd, env, r, 0, ".print", NULL, 0, 0, NULL, 0
     }; /* self 0: no measure is an operand */
     memset(out, 0, sizeof *out);
     return sig_field(&M, f, out);

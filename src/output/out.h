@@ -58,6 +58,14 @@ nsc_status nsc_write_wrdata(const nsc_waves *W, int singlescale, int vecnames, c
  * in 12 characters (%.6e, %.5e when negative), each followed by a tab; on f (the
  * caller's stream: the program gives stdout). NSC_EOUT when f fails. */
 nsc_status nsc_write_print(const nsc_waves *W, FILE *f, nsc_report *r);
+/* print VEC... > FILE as ngspice 39 writes it (com_print): blocks of the scale
+ * and three columns, each headed by W's title centred in 80 columns and the
+ * analysis' name ("Transient Analysis"; ngspice adds the date: left out, so a
+ * file depends only on the run), pages of 55 then 58 rows after form feeds.
+ * Columns cols[0..n) of W named names[0..n). Write errors are the caller's
+ * (ferror on f). */
+nsc_status nsc_write_print_pages(const nsc_waves *W, const int *cols, char *const *names, int n,
+                                 FILE *f, nsc_report *r);
 /* CSV: header "time,v(a),...", rows comma separated; an early end is a first line
  * "# stopped ..." before the header. */
 nsc_status nsc_write_csv(const nsc_waves *W, const char *path, int threads, nsc_report *r);

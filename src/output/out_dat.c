@@ -2,6 +2,7 @@
 #include "out.h"
 #include "out_fmt.h"
 #include "out_rows.h"
+#include "cmp.h"
 
 #include <errno.h>
 #include <math.h>
@@ -216,6 +217,52 @@ nsc_status nsc_write_print(const nsc_waves *W, FILE *f, nsc_report *r)
     nsc_wcur_free(&cur);
     if (!ok || err || fflush(f) || ferror(f))
         return nsc_err(r, NSC_EOUT, NULL, "print: %s", strerror(err ? err : errno ? errno : EIO));
+    return NSC_OK;
+}
+
+/* One block of ngspice's paged table (com_print): the title line centred in
+ * 80 columns, the analysis name under it, a rule, "Index" and the names, a
+ * rule, then rows "%d\t" and each value and a tab; 55 rows on the first page,
+ * 58 on the next ones, each after a form feed and the names again. Columns:
+ * 0 (the scale) and cols[0..n) of W, named names[0..n). */
+static void print_block(const nsc_waves *W, nsc_wcur *cur, const int *cols, char *const *names,
+                        int n, FILE *f)
+{
+    static const char rule[] =
+        "--------------------------------------------------------------------------------\n";
+    static const char *const kind[] = { "Transient Analysis", "AC Analysis",
+                                        "DC transfer characteristic" };
+    const char *t = W->title ? W->title : "";
+    int pad = strlen(t) < 80 ? (int)(80 - strlen(t)) / 2 : 0;
+    fprintf(f, "%*s%s\n%*s%s\n%s", pad, "", t, pad, "", kind[nsc_waves_scale(W)], rule);
+    for (int i = 0, line = 3; i < W->nrow; line = 0) { /* a page */
+        if (i > 0) fputs("\f\n", f);
+        fprintf(f, "Index   %-16.15s", W->name[0]);
+        for (int k = 0; k < n; k++) fprintf(f, "%-16.15s", names[k]);
+        fprintf(f, "\n%s", rule);
+        for (line += 2; i < W->nrow && line < 60; i++, line++) {
+            const double *v = nsc_wcur_row(cur, i);
+            fprintf(f, v[0] < 0 ? "%d\t%.5e\t" : "%d\t%.6e\t", i, v[0]);
+            for (int k = 0; k < n; k++)
+                fprintf(f, v[cols[k]] < 0 ? "%.5e\t" : "%.6e\t", v[cols[k]]);
+            fputc('\n', f);
+        }
+    }
+}
+
+nsc_status nsc_write_print_pages(const nsc_waves *W, const int *cols, char *const *names, int n,
+                                 FILE *f, nsc_report *r)
+{
+    nsc_wcur cur;
+    int ok = !nsc_wcur_init(&cur, W);
+    for (int k = 0; ok && k < n; k += 3) { /* 8 + 16 (scale + 3) <= 80 columns a block */
+        if (k > 0) fputs("\f\n", f);
+        print_block(W, &cur, cols + k, names + k, n - k < 3 ? n - k : 3, f);
+    }
+    if (n == 0 && ok) print_block(W, &cur, cols, names, 0, f);
+    int err = cur.err;
+    nsc_wcur_free(&cur);
+    if (!ok || err) return nsc_err(r, NSC_EOUT, NULL, "print: %s", strerror(err ? err : ENOMEM));
     return NSC_OK;
 }
 

@@ -548,3 +548,41 @@ Test(meas, skipped_measure_after_targ_or_used_by_a_param)
     expect_vmax(out);
     free(out);
 }
+
+/* rev8's L2: an option given twice in one measure (FROM, TO) or one TRIG/TARG/
+ * WHEN part (TD, VAL, RISE/FALL/CROSS) was taken silently, the last winning.
+ * ngspice 39 (`ngspice -b` on this netlist with `.control / run / .endc`) takes
+ * the last too, without a word: vmax = 8.465880e-01 (from=1m, as vmax above),
+ * tr = 1.12726e-03 (rise=2), dl = -9.812019e-04 (trig's td=1m). The same values
+ * here, and a warning at each repeated option naming the value kept. */
+Test(meas, option_given_twice_last_wins_with_a_warning)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/md.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "meas twice\nV1 a 0 SIN(0 1 1k)\nR1 a b 1k\nC1 b 0 100n\n"
+                                     ".tran 10u 3m\n.options stepsizelimit\n"
+                                     ".meas tran vmax max v(b) from=0.2m to=3m from=1m\n"
+                                     ".meas tran tr when v(b)=0.2 rise=1 fall=1 rise=2\n"
+                                     ".meas tran dl trig v(b) val=0.2 td=0 td=1m rise=1 targ v(b) "
+                                     "val=0.4 rise=1\n.end\n"),
+                 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s md.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    static const char *const warn[] = {
+        "md.cir:7:42: warning: .meas vmax: from given twice; the last, from=0.001, is used",
+        "md.cir:8:36: warning: .meas tr: rise/fall/cross given twice; the last, fall=1, is used",
+        "md.cir:8:43: warning: .meas tr: rise/fall/cross given twice; the last, rise=2, is used",
+        "md.cir:9:38: warning: .meas dl: td given twice; the last, td=0.001, is used"
+    };
+    for (int k = 0; k < 4; k++) cr_expect(strstr(out, warn[k]), "no '%s' in\n%s", warn[k], out);
+    expect_vmax(out);
+    static const char *const name[] = { "tr = ", "dl = " };
+    const double ng[] = { 1.12726e-03, -9.812019e-04 };
+    for (int k = 0; k < 2; k++) {
+        const char *q = strstr(out, name[k]);
+        cr_assert(q, "%s", out);
+        double v = strtod(q + 5, NULL);
+        cr_expect(fabs(v - ng[k]) <= 1e-4 * fabs(ng[k]), "%s%.9g, ngspice %.9g", name[k], v, ng[k]);
+    }
+    free(out);
+}
