@@ -1528,24 +1528,10 @@ static nsc_status trial(ad *a, ctl *c)
     return NSC_OK;
 }
 
-/* 1 when unknown j is the value of a smooth function (row 0 = -z_j + f(z):
- * a charge of a device's terminal voltages, Meyer's, a charge-based capacitor) */
-static int smooth_row(const nsc_lcs *L, int j)
-{
-    for (int k = 0; k < L->nsm; k++)
-        if (L->sm[k].row == j) return 1;
-    return 0;
-}
-
 /* The stand-in's start (header, Stand-in): steps at most TSTEP (on the
  * ladder) until departed, and the differential unknowns moved off the start's
  * state by NSC_REST_KICK (i + 1)/nd of their tolerances (unknown i of nd:
- * unequal, so that no symmetry of the circuit hides a mode from it). Not a
- * charge z_j = q(v) (smooth_row): it is a function of the voltages, and a
- * kicked one is met by moving them to where q reaches it -- in saturation
- * Meyer's q_d is flat in v_d, so any kick took the drain to the saturation
- * edge for the first steps (a 1 V -> 4 V glitch of 1 ps at every level 1-3
- * card with TOX; ngspice's mosamp's output 6.3 V off at t = 2.6 ps). */
+ * unequal, so that no symmetry of the circuit hides a mode from it). */
 static void rest_start(ad *a, double hmax)
 {
     a->rest = 1;
@@ -1554,8 +1540,7 @@ static void rest_start(ad *a, double hmax)
     for (int i = 0; i < a->nd; i++) {
         double *x = &a->z0[a->di[i]];
         a->xrest[i] = *x;
-        if (!smooth_row(a->L, a->di[i]))
-            *x += NSC_REST_KICK * (a->o->reltol * fabs(*x) + a->atol[i]) * (i + 1) / a->nd;
+        *x += NSC_REST_KICK * (a->o->reltol * fabs(*x) + a->atol[i]) * (i + 1) / a->nd;
     }
 }
 
