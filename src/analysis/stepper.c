@@ -333,7 +333,7 @@ void nsc_count_solve(nsc_sim_stats *st, const nsc_step_info *info)
 void nsc_eval_probes(const nsc_lin *f, int np, const nsc_lcs *L, const char *sw, const double *z,
                      const double *l, const double *zp, double h, const double *w, double *out)
 {
-    for (int k = 0; k < np; k++) out[k] = nsc_lin_eval_sw(&f[k], L, sw, z, l, zp, h, w);
+    nsc_lin_eval_all(f, np, L, sw, z, l, zp, h, w, out);
 }
 
 /* Initial switch states: off, or on when the card says ON (dev_s.c). */
