@@ -1048,7 +1048,7 @@ static int fixed_solve(tran_run *R, double *tn, double *hh, nsc_status *s)
     }
     for (int j = 0; j < R->nsrc; j++) R->w1[j] = nsc_wave_eval(L->src[j].wave, *tn); /* w(t_k+1) */
     nsc_step_info info;
-    if (nsc_lcs_check_step(L, R->c, R->w1, NULL, NULL, *tn, R->r)
+    if ((R->nsrc > 0 && nsc_lcs_check_step(L, R->c, R->w1, NULL, NULL, *tn, R->r))
         || (nsc_onestep_step(R->P, o->solver, R->z0, R->w0, R->w1, R->z1, R->l, &info)
             && (nsc_step_failure(R->r, L, R->P, *tn, &info, o->solver), 1))
         || nsc_lcs_check_step(L, R->c, NULL, R->z1, R->l, *tn, R->r)
