@@ -234,20 +234,15 @@ int nsc_bpq_init(nsc_bpq *q, const nsc_lcs *L, double tstop)
     return 0;
 }
 
-/* (x < min: every next[j] > x stays, and their smallest is min; a fixed step
- * then costs no loop over the sources) */
-double nsc_bpq_after(nsc_bpq *q, double x)
+double nsc_bpq_scan(nsc_bpq *q, double x)
 {
-    double best = q->min;
-    if (!(x < best)) {
-        best = INFINITY;
-        for (int j = 0; j < q->L->nsrc; j++) {
-            if (q->next[j] <= x) q->next[j] = nsc_wave_next_corner(q->L->src[j].wave, x);
-            if (q->next[j] < best) best = q->next[j];
-        }
-        q->min = best;
+    double best = INFINITY;
+    for (int j = 0; j < q->L->nsrc; j++) {
+        if (q->next[j] <= x) q->next[j] = nsc_wave_next_corner(q->L->src[j].wave, x);
+        if (q->next[j] < best) best = q->next[j];
     }
-    return best <= q->tstop ? best : INFINITY;
+    q->min = best;
+    return best;
 }
 
 void nsc_bpq_free(nsc_bpq *q)
@@ -333,7 +328,7 @@ void nsc_count_solve(nsc_sim_stats *st, const nsc_step_info *info)
 void nsc_eval_probes(const nsc_lin *f, int np, const nsc_lcs *L, const char *sw, const double *z,
                      const double *l, const double *zp, double h, const double *w, double *out)
 {
-    for (int k = 0; k < np; k++) out[k] = nsc_lin_eval_sw(&f[k], L, sw, z, l, zp, h, w);
+    nsc_lin_eval_all(f, np, L, sw, z, l, zp, h, w, out);
 }
 
 /* Initial switch states: off, or on when the card says ON (dev_s.c). */
@@ -749,6 +744,7 @@ typedef struct tran_run {
     int started; /* 1: the state at t0 was found (lpk holds its pairs, then the run's peaks) */
     int swstep;  /* 1: switch states changed at t (the next step is implicit Euler) */
     nsc_onestep *P;
+    double Ph, Ptheta; /* P's h and theta (read once when P is chosen) */
 } tran_run;
 
 /* The LCSs, the probes, the table and the work vectors. */
@@ -1040,21 +1036,25 @@ static int fixed_solve(tran_run *R, double *tn, double *hh, nsc_status *s)
      * so is the step after a switch change (fixed_advance) */
     double th = (R->index2 && (t == 0.0 || at_bp)) || R->swstep ? 1.0 : o->theta;
     R->swstep = 0;
-    if (!R->P || R->swchanged || !nsc_same_h(nsc_onestep_h(R->P), hkey)
-        || nsc_onestep_theta(R->P) != th) { /* (h, theta, switch states) */
+    if (!R->P || R->swchanged || !nsc_same_h(R->Ph, hkey)
+        || R->Ptheta != th) { /* (h, theta, switch states) */
         nsc_onestep *Pn;
         if ((*s = nsc_pcache_get(&R->cache, hkey, th, R->sw, 0, &Pn, st, R->r))) return STEP_ERR;
         if (R->P && Pn != R->P) nsc_onestep_take_mode(Pn, R->P);
         R->P = Pn;
+        R->Ph = nsc_onestep_h(Pn);
+        R->Ptheta = nsc_onestep_theta(Pn);
         R->swchanged = 0;
     }
     for (int j = 0; j < R->nsrc; j++) R->w1[j] = nsc_wave_eval(L->src[j].wave, *tn); /* w(t_k+1) */
     nsc_step_info info;
-    if (nsc_lcs_check_step(L, R->c, R->w1, NULL, NULL, *tn, R->r)
+    if ((R->nsrc > 0 && nsc_lcs_check_step(L, R->c, R->w1, NULL, NULL, *tn, R->r))
         || (nsc_onestep_step(R->P, o->solver, R->z0, R->w0, R->w1, R->z1, R->l, &info)
             && (nsc_step_failure(R->r, L, R->P, *tn, &info, o->solver), 1))
         || nsc_lcs_check_step(L, R->c, NULL, R->z1, R->l, *tn, R->r)
-        || nsc_step_pairs(L, R->c, R->P, &info, st->steps == 0, R->z1, R->l, R->w1, *tn, R->r)) {
+        || ((st->steps == 0 || info.lcp_solved) /* (nsc_step_pairs' own test, without a call) */
+            && nsc_step_pairs(L, R->c, R->P, &info, st->steps == 0, R->z1, R->l, R->w1, *tn,
+                              R->r))) {
         *s = NSC_ESIM;
         R->W->end = NSC_RUN_FAILED;
         R->W->end_msg = nsc_end_msg(R->r, "solver failure");

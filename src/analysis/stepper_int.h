@@ -58,8 +58,9 @@ typedef struct nsc_pcache {
 /* 1 when a and b are the same step size (relative 1e-12). */
 static inline int nsc_same_h(double a, double b)
 {
+    if (a == b) return 1; /* (a fixed step's every call) */
     double fa = a < 0 ? -a : a, fb = b < 0 ? -b : b, d = a - b;
-    return a == b || (d < 0 ? -d : d) <= 1e-12 * (fa > fb ? fa : fb);
+    return (d < 0 ? -d : d) <= 1e-12 * (fa > fb ? fa : fb);
 }
 /* The problem of (h, theta, sw) from C, built when missing (oneoff: into the
  * scratch slot). Counts new factorisations in st (may be NULL). */
@@ -79,9 +80,16 @@ typedef struct nsc_bpq {
     double min;   /* the smallest next[j] (-inf: not known): x < min changes nothing */
 } nsc_bpq;
 int nsc_bpq_init(nsc_bpq *q, const nsc_lcs *L, double tstop); /* 0, or -1 out of memory */
+/* The smallest next corner of the sources after x, q->min updated (x >= q->min). */
+double nsc_bpq_scan(nsc_bpq *q, double x);
 /* The first breakpoint > x (x never decreasing between calls), INFINITY if none
- * up to tstop. */
-double nsc_bpq_after(nsc_bpq *q, double x);
+ * up to tstop. While x < min, every next corner is still ahead and min is the
+ * answer: a fixed step costs two comparisons, no call. */
+static inline double nsc_bpq_after(nsc_bpq *q, double x)
+{
+    double best = x < q->min ? q->min : nsc_bpq_scan(q, x);
+    return best <= q->tstop ? best : INFINITY;
+}
 void nsc_bpq_free(nsc_bpq *q);
 
 /* "time 1.2e-3 s: ..., devices d1 d3, residual ..." for a failed step of P at t. */

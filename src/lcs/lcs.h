@@ -191,6 +191,11 @@ double nsc_lin_eval(const nsc_lin *f, const double *z, const double *lambda, con
 /* The same with the switches of L in states sw[nsw] (1 = on; sw NULL: all off). */
 double nsc_lin_eval_sw(const nsc_lin *f, const nsc_lcs *L, const char *sw, const double *z,
                        const double *lambda, const double *zprev, double h, const double *w);
+/* out[k] = nsc_lin_eval_sw(&f[k], ...) for the np functionals f[np] (a step's
+ * probes in one call: no call per probe). */
+void nsc_lin_eval_all(const nsc_lin *f, int np, const nsc_lcs *L, const char *sw, const double *z,
+                      const double *lambda, const double *zprev, double h, const double *w,
+                      double *out);
 
 /* Switch decisions from the solution z at t_k (nsc_switch): updates sw[nsw] in
  * place, returns the number of switches that changed state. With VH = 0 and the

@@ -662,7 +662,7 @@ void nsc_lcs_sources_dc(const nsc_lcs *L, double *w, double *s, double *e)
 
 /* 1 when x[0..n) are all finite: 0 x is 0 for each, NaN for NaN and +-inf
  * (four sums: no chain of dependent additions in a check run at every step) */
-static int all_finite(const double *x, int n)
+static inline int all_finite(const double *x, int n)
 {
     double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
     int i = 0;
@@ -676,8 +676,14 @@ static int all_finite(const double *x, int n)
     return a0 + a1 + a2 + a3 == 0;
 }
 
-nsc_status nsc_lcs_check_step(const nsc_lcs *L, const nsc_circuit *c, const double *w,
-                              const double *z, const double *l, double t, nsc_report *r)
+/* The checks of nsc_lcs_check_step, each naming what failed (out of line: the
+ * caller's common path keeps a small frame). */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static nsc_status
+check_step_named(const nsc_lcs *L, const nsc_circuit *c, const double *w, const double *z,
+                 const double *l, double t, nsc_report *r)
 {
     if (w && !all_finite(w, L->nsrc))
         for (int j = 0; j < L->nsrc; j++)
@@ -695,5 +701,15 @@ nsc_status nsc_lcs_check_step(const nsc_lcs *L, const nsc_circuit *c, const doub
         nsc_status st = nsc_devif_of(c, c->el[ei].kind)->step_check(L, c, ei, l, t, r);
         if (st) return st;
     }
+    return NSC_OK;
+}
+
+/* Every step calls this twice: the common case (all finite, no step_check) is
+ * the two sums alone, without the named checks' frame. */
+nsc_status nsc_lcs_check_step(const nsc_lcs *L, const nsc_circuit *c, const double *w,
+                              const double *z, const double *l, double t, nsc_report *r)
+{
+    if ((w && !all_finite(w, L->nsrc)) || (z && !all_finite(z, L->n)) || (l && L->nstepchk > 0))
+        return check_step_named(L, c, w, z, l, t, r);
     return NSC_OK;
 }

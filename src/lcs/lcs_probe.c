@@ -74,24 +74,37 @@ double nsc_lin_eval(const nsc_lin *f, const double *z, const double *lambda, con
 double nsc_lin_eval_sw(const nsc_lin *f, const nsc_lcs *L, const char *sw, const double *z,
                        const double *lambda, const double *zprev, double h, const double *w)
 {
-    double v = 0;
-    for (int k = 0; k < f->nterm; k++) {
-        const nsc_term *t = &f->t[k];
-        switch (t->kind) {
-        case NSC_T_Z: v += t->coef * z[t->idx]; break;
-        case NSC_T_L: v += t->coef * lambda[t->idx]; break;
-        case NSC_T_DZ:
-            if (zprev && h > 0) v += t->coef * (z[t->idx] - zprev[t->idx]) / h;
-            break; /* dz/dt */
-        case NSC_T_W: v += t->coef * w[t->idx]; break;
-        case NSC_T_SW:
-            if (L && t->idx < L->nsw) { /* g (v_a - v_k) in the present state */
-                const nsc_switch *S = &L->sw[t->idx];
-                double g = sw && sw[t->idx] ? S->g_on : S->g_off;
-                v += t->coef * g * ((S->a >= 0 ? z[S->a] : 0.0) - (S->k >= 0 ? z[S->k] : 0.0));
-            }
-            break;
-        }
-    }
+    double v;
+    nsc_lin_eval_all(f, 1, L, sw, z, lambda, zprev, h, w, &v);
     return v;
+}
+
+/* Each functional's terms summed in order from 0 (one loop over all: a step's
+ * probes cost their terms, not a call each). */
+void nsc_lin_eval_all(const nsc_lin *f, int np, const nsc_lcs *L, const char *sw, const double *z,
+                      const double *lambda, const double *zprev, double h, const double *w,
+                      double *out)
+{
+    for (int q = 0; q < np; q++) {
+        double v = 0;
+        for (int k = 0; k < f[q].nterm; k++) {
+            const nsc_term *t = &f[q].t[k];
+            switch (t->kind) {
+            case NSC_T_Z: v += t->coef * z[t->idx]; break;
+            case NSC_T_L: v += t->coef * lambda[t->idx]; break;
+            case NSC_T_DZ:
+                if (zprev && h > 0) v += t->coef * (z[t->idx] - zprev[t->idx]) / h;
+                break; /* dz/dt */
+            case NSC_T_W: v += t->coef * w[t->idx]; break;
+            case NSC_T_SW:
+                if (L && t->idx < L->nsw) { /* g (v_a - v_k) in the present state */
+                    const nsc_switch *S = &L->sw[t->idx];
+                    double g = sw && sw[t->idx] ? S->g_on : S->g_off;
+                    v += t->coef * g * ((S->a >= 0 ? z[S->a] : 0.0) - (S->k >= 0 ? z[S->k] : 0.0));
+                }
+                break;
+            }
+        }
+        out[q] = v;
+    }
 }
