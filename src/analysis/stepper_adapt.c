@@ -1446,8 +1446,10 @@ static void standin_accepted(ad *a, ctl *c)
 static int jumps(const ad *a, const char *mode1, int nflip)
 {
     if (nflip) return 1;
-    for (int j = 0; mode1 && a->have_mode && j < a->m; j++)
-        if (mode1[j] != a->mode0[j] && !a->L->pair_cont[j]) return 1;
+    if (!mode1 || !a->have_mode) return 0;
+    for (int j = nsc_flags_next_diff(mode1, a->mode0, 0, a->m); j < a->m;
+         j = nsc_flags_next_diff(mode1, a->mode0, j + 1, a->m)) /* the changed pairs only */
+        if (!a->L->pair_cont[j]) return 1;
     return 0;
 }
 
