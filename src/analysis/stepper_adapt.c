@@ -54,6 +54,16 @@
  * turned back on each of the last three steps (rings) is that -1 mode excited
  * by the scheme itself (a device current taken at t_k+1 against a capacitor's
  * trapezoidal mean): the run continues in implicit Euler (reject_lte).
+ * An event of continuous kinks only (lcs.h pair_cont: PWL MOS segments, a
+ * fitted junction's segments; no switch) has no jump to damp: l and y are
+ * Lipschitz across it, only the vector field's slope changes. The history is
+ * cleared (divided differences across the kink would take the slope change
+ * for x'') but the steps stay trapezoidal: the next is NSC_KINK_NEXT of the
+ * step that found the event and keeps that size once more (no estimate yet,
+ * as after kinks taken inside a step). The 15-inverter cascade's ~10 solves a
+ * located segment change (bracket, approach, event step, two restart steps
+ * and first_ratio's halves, the climb back) fall to ~6: 3 802 trials -> 3 095,
+ * v(n15) 1.17 % -> 1.18 % of range against 5 ps steps.
  *
  * Accumulations. A sliding mode of an ideal comparator is one mode of the LCS
  * and costs nothing. Events that follow each other ever faster (chattering, a
@@ -108,10 +118,12 @@
 #include <string.h>
 
 #define NSC_RESTART_STEPS 2 /* implicit-Euler steps that start a segment (see the header) */
-#define NSC_BP_MERGE 1e-6   /* a breakpoint this close (times href) after t is taken as reached */
-#define NSC_STALL 100000 /* trial steps in a row without an accepted one: a failure, not a hang */
-#define NSC_GROW 2.0     /* largest growth of the step after an accepted one */
-#define NSC_SHRINK 0.2   /* smallest factor after a rejected one */
+#define NSC_KINK_NEXT \
+    0.5 /* after a located event of continuous kinks only: this times the step that found it */
+#define NSC_BP_MERGE 1e-6 /* a breakpoint this close (times href) after t is taken as reached */
+#define NSC_STALL 100000  /* trial steps in a row without an accepted one: a failure, not a hang */
+#define NSC_GROW 2.0      /* largest growth of the step after an accepted one */
+#define NSC_SHRINK 0.2    /* smallest factor after a rejected one */
 #define NSC_SAFETY 0.9
 #define NSC_RESTART 0.02 /* first step after an event or breakpoint: this times the last one */
 #define NSC_RESTART_MIN \
@@ -1221,6 +1233,13 @@ static void next_step(ad *a, ctl *c, double hq, double err, double theta, int ev
     } else {
         c->t_hi = INFINITY;
         c->loc_it = 0;
+    }
+    if (event && !a->jump && !at_bp && !newseg && !a->T->io) { /* continuous kinks only */
+        hist_reset(a, t, a->z0, a->w0); /* (the divided differences would see the kink) */
+        c->kreset = 1;                  /* the next step keeps its size: no estimate yet */
+        c->hnext = NSC_KINK_NEXT * c->h_pre;
+        c->restart = 0;
+        return;
     }
     if (event || at_bp || newseg) {                   /* a new smooth segment */
         for (int j = 0; at_bp && j < a->L->nsrc; j++) /* from the sources' right limit */
