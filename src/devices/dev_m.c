@@ -589,7 +589,7 @@ static nsc_status m_stamp(nsc_builder *bld, int ei, const nsc_dev_slots *sl)
             nsc_st(bld, NSC_ST_C, q, nsc_zn(g), -p->p); /* y = mu - x + b_j */
             nsc_st(bld, NSC_ST_C, q, nsc_zn(x), p->p);
             nsc_st(bld, NSC_ST_D, q, q, 1.0);
-            nsc_st_cont(bld, q); /* mu = max(0, x - b_j): a continuous kink */
+            nsc_st_cont_ch(bld, q); /* mu = max(0, x - b_j): a continuous kink */
             nsc_st_e0(bld, q, p->p * p->vto + p->b[j]);
             nsc_st(bld, NSC_ST_B, nsc_zn(d), q, -c); /* c mu leaves d, enters s */
             nsc_st(bld, NSC_ST_B, nsc_zn(s), q, c);

@@ -130,7 +130,9 @@ typedef struct nsc_lcs {
                                and w across it, only the vector field's slope changes;
                                the transients need not locate it (stepper_adapt.c,
                                kink_ratio). 0: a switch-like change (an ideal diode, a
-                               comparator's step) whose current or voltage jumps */
+                               comparator's step) whose current or voltage jumps; 3 (bit
+                               0 set too): a PWL MOS channel segment (stepper_adapt.c
+                               restarts no implicit-Euler steps after it) */
 
     int ngmin; /* nodes that received gmin to ground (circuit node indices) */
     int *gmin_node;

@@ -128,6 +128,13 @@ static inline void nsc_st_cont(nsc_builder *b, int j)
 {
     if (j >= 0) b->cont[j] = 1;
 }
+/* The same for a PWL MOS channel segment (lcs.h pair_cont 3): the current's
+ * slope changes by one segment's share of K, not by a junction segment's
+ * conductance ratio. */
+static inline void nsc_st_cont_ch(nsc_builder *b, int j)
+{
+    if (j >= 0) b->cont[j] = 3;
+}
 /* Switched conductance of element el between nodes a, k (circuit indices): stamps
  * g_off into A (nsc_st_g) and registers the switch (lcs.h nsc_switch) with its
  * control v(c) - v(d), thresholds on_above >= off_below and initial state 0 (off).

@@ -92,8 +92,11 @@ Test(meyer, inverter_chain_delay_vs_ngspice)
  * (0.45 ns: every gate at a rail, each Meyer capacitance constant): at most 0.2
  * mode systems factored per iteration (measured 8 in 92 iterations; 97 with a
  * relinearisation at every iteration); its adaptive run to 1.5 ns at most 0.9
- * (measured 0.75; 1.12 without the chord) in at most 1.6 iterations a problem
- * (measured 1.54; 1.47 without); and the whole chain at 5 ps steps within 3 %
+ * (measured 0.75; 1.12 without the chord) in at most 1.7 iterations a problem
+ * (measured 1.54; 1.47 without; 1.66 since MOS segment events restart no
+ * implicit-Euler steps, whose tiny steps converged in one iteration: 5 978
+ * problems in 9 320 iterations before, 4 065 in 6 752 after, issue 24
+ * casc7); and the whole chain at 5 ps steps within 3 %
  * of ngspice's delays (+1.0 %, +1.1 %, as with a relinearisation at every
  * iteration) at most 0.9 factored per iteration (measured 0.76; 1.22 without). */
 static void chord_run(const char *opts, double fmax, double pmax, int delays)
@@ -119,7 +122,7 @@ static void chord_run(const char *opts, double fmax, double pmax, int delays)
 Test(meyer, chord_keeps_the_factors_while_the_slopes_hold, .timeout = 300)
 {
     chord_run("--step 5p --tstop 0.45n", 0.2, 1.1, 0);
-    chord_run("--tstop 1.5n", 0.9, 1.6, 0);
+    chord_run("--tstop 1.5n", 0.9, 1.7, 0);
     chord_run("--step 5p", 0.9, 2.0, 1);
 }
 
