@@ -745,6 +745,18 @@ static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
     return n;                           /*  repeats it with other currents) */
 }
 
+/* The AC analysis's slopes (devif.h ac_tangent): each junction's tangent at
+ * its operating current (nsc_jfit_tangent_gap) on its pair 0. */
+static void q_ac_tangent(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *l,
+                         double *dD)
+{
+    const bjt_par *p = c->el[ei].priv;
+    if (!p) return;
+    int jf = L->el_pair[ei], jr = jf + p->f.nseg;
+    dD[jf] += nsc_jfit_tangent_gap(&p->f, l[jf]);
+    dD[jr] += nsc_jfit_tangent_gap(&p->r, l[jr]);
+}
+
 /* Q: c b e [s] model [area] [AREA=a] [off] [...] (ngspice). The fourth node is
  * the substrate when f[4] names no model and f[5] is a name: read, not
  * connected (no substrate junction), with a warning. value = AREA times m=. */
@@ -813,6 +825,7 @@ const nsc_device nsc_dev_q = {
     .no_power = "a bipolar transistor (its power is in --losses)", /* two ports, no one v i */
     .check = q_check,
     .refit = q_refit,
+    .ac_tangent = q_ac_tangent,
     .step_check = q_step,
     .ndc = 2,
     .dc = { { 1, 2 }, { 1, 0 } }, /* junctions b-e, b-c */
