@@ -22,7 +22,9 @@
  * stayed on over a transient (its least current, q_step, within NSC_JFIT_BELOW
  * of its peak: a linear stage) is refitted on that band within a fraction of
  * its swing (nsc_jfit_band: the chords' slopes are the stage's gain); IMIN/IMAX
- * on the card fix the range:
+ * on the card fix the range; in the AC analysis each fitted junction conducts
+ * with its curve's tangent at the operating current (q_ac_tangent: g_m =
+ * i_F/(NF Vt), not the chord's slope, which put a 60 uA stage's gain 48 % low):
  *   pair jf (forward): 0 <= lambda_F _|_ y = p (v_e - v_b) + v_F(lambda_F) (the fit),
  *     pairs jf+1..jf+nf-1 its knots' excess currents;
  *   pair jr = jf + nf (reverse): the same with v_c for v_e and the BC fit,
