@@ -2,8 +2,8 @@
  * transport form of the Ebers-Moll model (SPICE's Gummel-Poon at level 1,
  * without high injection), piecewise linear but for the Early effect:
  *     .model name NPN|PNP(IS BF BR NF NR [ISE NE ISC NC] [VAF VAR] [RB RC RE]
- *                         [CJE VJE MJE CJC VJC MJC FC CJS SUBS] [TF TR] [SEGMENTS IMIN IMAX])
- * (ngspice's other names VA VB C2 C4 PE ME PC MC CCS CSUB read too: Q_ALIAS)
+ *                         [CJE CJC CJS SUBS] [TF TR] [SEGMENTS IMIN IMAX])
+ * (ngspice's other names VA VB C2 C4 CCS CSUB read too: Q_ALIAS)
  *
  *   i_F = IS (e^(v_BE/(NF Vt)) - 1),  i_R = IS (e^(v_BC/(NR Vt)) - 1),
  *   I_C = i_F - i_R (1 + 1/BR) - h_C,  I_B = i_F/BF + i_R/BR + h_E + h_C,  I_E = -(I_C + I_B),
@@ -34,10 +34,10 @@
  *   B[c][F] = -p,  B[b][F] = -p/BF,  B[e][F] = p (1 + 1/BF),
  *   B[c][R] = p (1 + 1/BR),  B[b][R] = -p/BR,  B[e][R] = -p
  * (KCL rows sum the currents into the node: a current into the device is
- * negative there). CJE, CJC (times AREA): SPICE's depletion charges of VJE
- * MJE, VJC MJC, FC (q_depl: charge-based capacitors b-e and b-c on the Newton
- * iteration; MJE = 0, MJC = 0: constant capacitors), CJS a constant capacitor
- * to ground (q_depl). TF > 0: a branch unknown x_F = i_F
+ * negative there). CJE, CJC (times AREA): constant capacitors b-e and b-c in
+ * the transient (VJE, MJE, ... not modelled: SPICE grades them with MJE = MJC
+ * = 0.33 by default; as charge-based capacitors they stopped the LM741 netlists'
+ * transients at t = 0), CJS a constant capacitor to ground (q_subs). TF > 0: a branch unknown x_F = i_F
  * (row -x_F + sum lambda_F = 0, exact at t_k+1) holding the diffusion charge
  * TF x_F, whose derivative flows b -> e (NPN): E[b][x_F] += p TF,
  * E[e][x_F] -= p TF; TR likewise with x_R = i_R, b -> c (dev_d.c's TT).
@@ -64,7 +64,6 @@
 #include "cards.h"
 #include "device.h"
 #include "pwl_exp.h"
-#include "depl.h"
 
 #define VT_300 (1.380649e-23 * 300.15 / 1.602176634e-19) /* kT/q, V (dev_d.c's) */
 
@@ -97,14 +96,12 @@ typedef struct bjt_par {
     q_early earlyq; /* the same on x_F alone (wr = 0): the diffusion charge's (TF > 0) */
     double cjs;     /* CJS (CCS): a constant capacitor terminal ts - ground (F, times AREA) */
     int ts;         /* 0 the collector (a vertical transistor), 1 the base (lateral) */
-    int nq[2]; /* instructions of the depletion charges q_BE, q_BC (q_depl; 0: CJE, CJC constant) */
-    nsc_xinstr qcode[2][NSC_DEPL_MAXCODE];
 } bjt_par;
 
 /* The card's parameters (netlist.md); RB RC RE make resistors of their own (cards_expand.c). */
 typedef struct q_card {
     double is, bf, br, nf, nr, rb, rc, re, cje, cjc, tf, tr, seg, imin, imax, ise, ne, isc, nc, vaf,
-        var, vje, mje, vjc, mjc, fc, cjs, subs;
+        var, cjs, subs;
 } q_card;
 #define Q_P(f, def) \
     { \
@@ -132,11 +129,6 @@ static const nsc_par Q_PAR[] = {
     Q_P(nc, 2),
     Q_P(vaf, 0),
     Q_P(var, 0),
-    Q_P(vje, 0.75),
-    Q_P(mje, 0.33),
-    Q_P(vjc, 0.75),
-    Q_P(mjc, 0.33),
-    Q_P(fc, 0.5),
     Q_P(cjs, 0),
     Q_P(subs, 0),
 };
@@ -147,8 +139,6 @@ enum { Q_G_SEG = 1 << 12, Q_G_IMIN = 1 << 13, Q_G_IMAX = 1 << 14 }; /* bits of Q
 static const nsc_par Q_ALIAS[] = {
     { "va", offsetof(q_card, vaf), 0, 0 },  { "vb", offsetof(q_card, var), 0, 0 },
     { "c2", offsetof(q_card, ise), 0, 0 },  { "c4", offsetof(q_card, isc), 0, 0 },
-    { "pe", offsetof(q_card, vje), 0, 0 },  { "me", offsetof(q_card, mje), 0, 0 },
-    { "pc", offsetof(q_card, vjc), 0, 0 },  { "mc", offsetof(q_card, mjc), 0, 0 },
     { "ccs", offsetof(q_card, cjs), 0, 0 }, { "csub", offsetof(q_card, cjs), 0, 0 },
 };
 #define Q_NALIAS ((int)(sizeof Q_ALIAS / sizeof Q_ALIAS[0]))
@@ -287,44 +277,19 @@ static nsc_status q_early_make(const nsc_element *e, const q_card *k, double p, 
     return NSC_OK;
 }
 
-/* Junction k's (0 b-e, 1 b-c) two nodes in the direction its forward voltage
- * is taken: na the p side (NPN: the base), nk the n side. */
-static void q_jnodes(const nsc_element *e, double p, int k, int *na, int *nk)
-{
-    int b = e->node[1], x = e->node[k ? 0 : 2];
-    *na = p > 0 ? b : x;
-    *nk = p > 0 ? x : b;
-}
-
-/* The depletion charges of SPICE's CJE VJE MJE and CJC VJC MJC (FC) into p
- * (times AREA, checked): with MJE > 0 (SPICE's default 0.33) q_BE(v) of
- * depl.h on v = p (v_b - v_e), a charge-based capacitor (dev_d.c's CJO); MJE =
- * 0: CJE a constant capacitor (SPICE's C(v) of M = 0, no Newton iteration);
- * the same for CJC on v_BC. CJS (CCS): a constant capacitor (SPICE's default
- * MJS = 0) from the collector (SUBS = 1, vertical; an NPN's default) or the base
- * (SUBS = -1, lateral; a PNP's default, as ngspice 39) to ground: the substrate
- * at a fixed potential, its current the same. */
-static nsc_status q_depl(const nsc_element *e, const q_card *k, double area, nsc_report *r,
+/* CJS (CCS): a constant capacitor (SPICE's default MJS = 0) from the collector
+ * (SUBS = 1, vertical; an NPN's default) or the base (SUBS = -1, lateral; a
+ * PNP's default, as ngspice 39) to ground, times AREA: the substrate at a fixed
+ * potential, its current the same (checked). */
+static nsc_status q_subs(const nsc_element *e, const q_card *k, double area, nsc_report *r,
                          bjt_par *p)
 {
-    const nsc_model *m = e->model;
-    if (!(k->vje > 0 && k->vjc > 0 && k->mje >= 0 && k->mje < 1 && k->mjc >= 0 && k->mjc < 1
-          && k->fc >= 0 && k->fc < 1 && k->cjs >= 0 && isfinite(k->cjs)))
-        return nsc_err(r, NSC_ENETLIST, &m->loc,
-                       "bipolar model '%s': need VJE, VJC > 0, 0 <= MJE, MJC < 1, 0 <= FC < 1, "
-                       "CJS >= 0 (VJE = %g, MJE = %g, VJC = %g, MJC = %g, FC = %g, CJS = %g)",
-                       m->name, k->vje, k->mje, k->vjc, k->mjc, k->fc, k->cjs);
+    if (!(k->cjs >= 0 && isfinite(k->cjs)))
+        return nsc_err(r, NSC_ENETLIST, &e->model->loc,
+                       "bipolar model '%s': CJS = %g must be finite and >= 0", e->model->name,
+                       k->cjs);
     p->cjs = k->cjs * area;
     p->ts = k->subs == 1 || (k->subs != -1 && p->p > 0) ? 0 : 1;
-    for (int j = 0; j < 2; j++) {
-        double cj = j ? p->cjc : p->cje, mj = j ? k->mjc : k->mje, vj = j ? k->vjc : k->vje;
-        int na, nk;
-        q_jnodes(e, p->p, j, &na, &nk);
-        p->nq[j] = cj > 0 && mj > 0 && na != nk
-                       ? nsc_depl_code(p->qcode[j], na ? 0 : -1, nk ? (na ? 1 : 0) : -1, cj, vj, mj,
-                                       k->fc)
-                       : 0;
-    }
     return NSC_OK;
 }
 
@@ -372,7 +337,7 @@ static nsc_status q_model(const nsc_element *e, double area, nsc_report *r, bjt_
     p->earlyq = p->early;
     p->earlyq.wr = 0;
     if (!st) st = q_leak_model(m, &k, area, r, p);
-    return st ? st : q_depl(e, &k, area, r, p);
+    return st ? st : q_subs(e, &k, area, r, p);
 }
 
 /* The parameters of element e (value = AREA, set by the elaborator): an nsc_dev_parse. */
@@ -405,8 +370,8 @@ static void q_warn(nsc_dev_ctx *ctx, const nsc_element *e, const bjt_par *p)
             nsc_warn(
                 ctx->r, &m->loc,
                 "bipolar model '%s': parameters other than IS BF BR NF NR ISE NE ISC NC VAF VAR "
-                "RB RC RE CJE VJE MJE CJC VJC MJC FC CJS SUBS TF TR SEGMENTS IMIN IMAX (and ngspice's "
-                "other names of them) are ignored (%s first)",
+                "RB RC RE CJE CJC CJS SUBS TF TR SEGMENTS IMIN IMAX (and ngspice's other names "
+                "of them) are ignored (%s first)",
                 m->name, m->pname[q]);
             break;
         }
@@ -442,12 +407,6 @@ static int q_nw(const bjt_par *p)
 {
     return p->tf > 0 && p->early.on;
 }
-/* and then the depletion charges q_BE, q_BC (q_depl): the first one's place
- * from the element's first branch unknown */
-static int q_xq(const bjt_par *p)
-{
-    return q_nxf(p) + q_nxr(p) + p->early.on + q_nw(p);
-}
 
 static nsc_status q_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
 {
@@ -457,7 +416,7 @@ static nsc_status q_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     q_warn(ctx, e, p);
     int c = e->node[0], b = e->node[1], em = e->node[2], tran = ctx->mode == NSC_ASM_TRAN;
     need->npair = p->f.nseg + p->r.nseg;
-    need->nbranch = q_xq(p) + (p->nq[0] > 0) + (p->nq[1] > 0); /* x_F, x_R, u, w, q_BE, q_BC */
+    need->nbranch = q_nxf(p) + q_nxr(p) + p->early.on + q_nw(p); /* x_F, x_R, u, w */
     nsc_dev_link(ctx, b, em, p->cje > 0 && tran ? NSC_LINK_NS : NSC_LINK_DC);
     nsc_dev_link(ctx, b, c, p->cjc > 0 && tran ? NSC_LINK_NS : NSC_LINK_DC);
     if (p->cjs > 0 && tran) nsc_dev_link(ctx, e->node[p->ts], 0, NSC_LINK_NS);
@@ -516,22 +475,6 @@ static void q_early_stamp(nsc_builder *bl, const nsc_element *e, int ei, const b
     nsc_st(bl, NSC_ST_E, nsc_zn(e->node[2]), w, -p->p * p->tf);
 }
 
-/* Junction j's depletion charge x = q(v) (row 0 = -x + q(v), the Newton
- * iteration's; q_depl), its derivative flowing na -> nk in the transient. */
-static void q_depl_stamp(nsc_builder *bl, const nsc_element *e, int ei, const bjt_par *p, int j,
-                         int x)
-{
-    int na, nk, in[2], nin = 0;
-    q_jnodes(e, p->p, j, &na, &nk);
-    if (bl->mode == NSC_ASM_TRAN) {
-        nsc_st(bl, NSC_ST_E, nsc_zn(na), x, 1.0);
-        nsc_st(bl, NSC_ST_E, nsc_zn(nk), x, -1.0);
-    }
-    if (na) in[nin++] = nsc_zn(na);
-    if (nk) in[nin++] = nsc_zn(nk);
-    nsc_st_smooth_at0(bl, ei, x, in, nin, p->qcode[j], p->nq[j]);
-}
-
 static nsc_status q_stamp(nsc_builder *bl, int ei, const nsc_dev_slots *s)
 {
     const nsc_element *e = &bl->c->el[ei];
@@ -552,11 +495,9 @@ static nsc_status q_stamp(nsc_builder *bl, int ei, const nsc_dev_slots *s)
         nsc_st(bl, NSC_ST_B, nsc_zn(b), jr + q, -P * p->hlc[q]);
         nsc_st(bl, NSC_ST_B, nsc_zn(c), jr + q, P * p->hlc[q]);
     }
-    if (p->cje > 0 && !p->nq[0]) nsc_st_cap(bl, b, em, p->cje); /* (E: dropped when static) */
-    if (p->cjc > 0 && !p->nq[1]) nsc_st_cap(bl, b, c, p->cjc);
+    if (p->cje > 0) nsc_st_cap(bl, b, em, p->cje); /* (E: dropped in the static modes) */
+    if (p->cjc > 0) nsc_st_cap(bl, b, c, p->cjc);
     if (p->cjs > 0) nsc_st_cap(bl, e->node[p->ts], 0, p->cjs);
-    for (int j = 0, x = s->branch + q_xq(p); j < 2; j++)
-        if (p->nq[j] > 0) q_depl_stamp(bl, e, ei, p, j, x++);
     if (q_nxf(p)) q_charge(bl, e, P, em, p->tf, s->branch, jf);
     if (q_nxr(p)) q_charge(bl, e, P, c, p->tr, s->branch + q_nxf(p), jr);
     if (p->early.on) q_early_stamp(bl, e, ei, p, s->branch);
@@ -592,18 +533,12 @@ static nsc_status q_terminal(const nsc_lcs *L, const nsc_element *e, int ei, con
     if (t == 0 && p->early.on && nsc_lin_add(f, NSC_T_Z, x + 2, p->p)) /* + p u */
         return NSC_ENOMEM;
     if (!tran) return NSC_OK;
-    if (p->cjc > 0 && !p->nq[1]
+    if (p->cjc > 0
         && (t == 0 ? q_cap_current(f, e, 0, 1, p->cjc) : q_cap_current(f, e, 1, 0, p->cjc)))
         return NSC_ENOMEM;
-    if (t == 1 && p->cje > 0 && !p->nq[0] && q_cap_current(f, e, 1, 2, p->cje)) return NSC_ENOMEM;
+    if (t == 1 && p->cje > 0 && q_cap_current(f, e, 1, 2, p->cje)) return NSC_ENOMEM;
     if (t == p->ts && p->cjs > 0 && nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[t]), p->cjs))
         return NSC_ENOMEM;
-    for (int j = 0, xq = x + q_xq(p); j < 2; j++) { /* q_BE' into b, q_BC' into b, out of c */
-        if (!(p->nq[j] > 0)) continue;
-        if ((t == 1 || j == 1) && nsc_lin_add(f, NSC_T_DZ, xq, (t == 1 ? 1.0 : -1.0) * p->p))
-            return NSC_ENOMEM;
-        xq++;
-    }
     if (t == 1 && p->tf > 0 && nsc_lin_add(f, NSC_T_DZ, x, p->p * p->tf)) return NSC_ENOMEM;
     if (t == 1 && q_nw(p) && nsc_lin_add(f, NSC_T_DZ, x + 3, p->p * p->tf)) return NSC_ENOMEM;
     if (p->tr > 0 && nsc_lin_add(f, NSC_T_DZ, x + q_nxf(p), (t == 0 ? -1.0 : 1.0) * p->p * p->tr))

@@ -170,7 +170,7 @@ Test(bjt, pnp_forward_active_operating_point)
         strstr(
             out,
             "pnp.cir:7:1: warning: bipolar model 'qp': parameters other than IS BF BR NF NR ISE NE ISC "
-            "NC VAF VAR RB RC RE CJE VJE MJE CJC VJC MJC FC CJS SUBS TF TR SEGMENTS IMIN IMAX (and "
+            "NC VAF VAR RB RC RE CJE CJC CJS SUBS TF TR SEGMENTS IMIN IMAX (and "
             "ngspice's other names of them) are ignored (ikf first)"),
         "%s", out);
     cr_assert_null(strstr(out, "xtb"), "%s", out);
@@ -666,12 +666,12 @@ Test(bjt, opamp741_transient_with_card_fits_matches_ngspice)
     free(out);
 }
 
-/* SPICE's graded junction charges, ngspice's other parameter names, and the
- * substrate capacitance (tests/data/bjt_charge/rtl_pair, written for this
- * test): two cascaded RTL inverters whose card gives CJE, CJC with PC (VJC)
- * and MJE = MJC = 0.33 by SPICE's default, VA (VAF), CCS (CJS). Against
- * ngspice 39 (TMAX 0.02 ns), RMS of range: v(c1) 0.377 %, v(c2) 0.223 %, v(b1)
- * 0.787 %; before (CJE, CJC constant, VA and CCS ignored): 1.66, 2.26, 4.61 %. */
+/* ngspice's other parameter names and the substrate capacitance
+ * (tests/data/bjt_charge/rtl_pair, written for this test): two cascaded RTL
+ * inverters whose card gives VA (VAF) and CCS (CJS), CJE and CJC constant
+ * (MJE = MJC = 0). Against ngspice 39 (TMAX 0.02 ns), RMS of range: v(c1)
+ * 0.383 %, v(c2) 0.301 %, v(b1) 0.814 %; before (VA and CCS ignored): 2.3,
+ * 3.94, 1.31 %. */
 Test(bjt_charge, rtl_pair_matches_ngspice)
 {
     vs_ngspice_in("bjt_charge", "rtl_pair", "0.01", 3, NULL);
@@ -706,9 +706,8 @@ Test(bjt_charge, substrate_capacitance_on_collector_or_base)
  * the BE junction's own conductance at the bias point, i/(N Vt), not the slope
  * of the fit's chord holding it (3 chords on 36 nA..72 uA: its gain 48 % low,
  * -5.7 dB, before the tangent, devif.h ac_tangent). Against ngspice 39
- * (ce_ua_ng.txt): |v(c)| at the 29 frequencies within 1 % (measured +0.31 ..
- * +0.39 %: the bias point within the fit's error; the graded CJE, CJC, TF and
- * VAF set the poles). */
+ * (ce_ua_ng.txt): |v(c)| at the 29 frequencies within 1 % (measured +0.29 ..
+ * +0.40 %: the bias point within the fit's error; before: -48 .. -32 %). */
 Test(bjt_ac, ce_stage_gain_from_the_bias_point_vs_ngspice)
 {
     char cmd[2048], path[1024], *out = NULL;
