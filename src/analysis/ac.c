@@ -75,8 +75,12 @@ static int put(nsc_sparse *Tr, nsc_sparse *Ti, int i, int j, double re, double i
     return nsc_sp_entry(Tr, i, j, re) | nsc_sp_entry(Ti, i, j, im);
 }
 
-/* Kr = [-A_sw  -B_a; C_a  D_aa], Ki = [E 0; 0 0] into triplets Tr, Ti. */
-static int ac_stamp(const ac_sys *S, const char *sw, nsc_sparse *Tr, nsc_sparse *Ti)
+/* Kr = [-A_sw  -B_a; C_a  D_aa + diag(dD)_aa], Ki = [E 0; 0 0] into triplets
+ * Tr, Ti (dD: each fitted junction's tangent minus chord slope at the
+ * operating point, nsc_dev_ac_tangent: its small-signal conductance the SPICE
+ * junction's at that current). */
+static int ac_stamp(const ac_sys *S, const char *sw, const double *dD, nsc_sparse *Tr,
+                    nsc_sparse *Ti)
 {
     const nsc_lcs *L = S->L;
     int bad = 0;
@@ -95,7 +99,7 @@ static int ac_stamp(const ac_sys *S, const char *sw, nsc_sparse *Tr, nsc_sparse 
         for (int k = L->D->p[j]; k < L->D->p[j + 1]; k++)
             if (S->pos[L->D->i[k]] >= 0)
                 bad |= put(Tr, Ti, S->pos[L->D->i[k]], S->pos[j], L->D->x[k], 0);
-        bad |= put(Tr, Ti, S->pos[j], S->pos[j], 0, 0); /* the diagonal, even when D_jj = 0 */
+        bad |= put(Tr, Ti, S->pos[j], S->pos[j], dD[j], 0); /* (even when D_jj = 0) */
     }
     for (int j = 0; j < L->nsw; j++) {
         if (!sw[j]) continue;
@@ -112,15 +116,18 @@ static int ac_stamp(const ac_sys *S, const char *sw, nsc_sparse *Tr, nsc_sparse 
 /* The system of L in mode mode[m] and switch states sw: pattern, values, the
  * phasors of the AC sources, the symbolic analysis. */
 static nsc_status ac_sys_new(ac_sys *S, const nsc_circuit *c, const nsc_lcs *L, const char *mode,
-                             const char *sw, nsc_report *r)
+                             const char *sw, const double *lop, nsc_report *r)
 {
     memset(S, 0, sizeof *S);
     S->L = L;
     S->n = S->N = L->n;
     if (!(S->pos = nsc_calloc((size_t)L->m + 1, sizeof *S->pos))) return nsc_oom(r);
     for (int j = 0; j < L->m; j++) S->pos[j] = mode[j] ? S->N++ : -1;
+    double *dD = nsc_calloc((size_t)L->m + 1, sizeof *dD); /* the junctions' tangents */
+    if (dD) nsc_dev_ac_tangent(L, c, lop, dD);
     nsc_sparse *Tr = nsc_sp_new(S->N, S->N, 64, 1), *Ti = nsc_sp_new(S->N, S->N, 64, 1);
-    int bad = !Tr || !Ti || ac_stamp(S, sw, Tr, Ti);
+    int bad = !dD || !Tr || !Ti || ac_stamp(S, sw, dD, Tr, Ti);
+    free(dD);
     if (!bad) {
         S->Kr = nsc_sp_compress(Tr);
         S->Ki = nsc_sp_compress(Ti);
@@ -227,7 +234,7 @@ typedef struct ac_opx {
     nsc_solver solver;
     char **mode, **sw;
     int *m, *nsw;
-    double **zop;
+    double **zop, **lop;
 } ac_opx;
 
 /* One pass of ac_op (nsc_fitted): *again, nothing kept, when it remade fits
@@ -246,6 +253,9 @@ static nsc_status ac_op_pass(void *ctx, nsc_report *notes, int *again, nsc_repor
         if (!s && !*again && x->zop && !(*x->zop = nsc_calloc((size_t)L->n + 1, sizeof **x->zop)))
             s = nsc_oom(r);
         if (!s && !*again && x->zop) memcpy(*x->zop, O.z, sizeof **x->zop * (size_t)L->n);
+        if (!s && !*again && !(*x->lop = nsc_calloc((size_t)L->m + 1, sizeof **x->lop)))
+            s = nsc_oom(r);
+        if (!s && !*again) memcpy(*x->lop, O.l, sizeof **x->lop * (size_t)L->m);
     }
     if (!s && !*again) { /* the caller's: the point's modes and states */
         *x->mode = O.mode;
@@ -257,13 +267,13 @@ static nsc_status ac_op_pass(void *ctx, nsc_report *notes, int *again, nsc_repor
 }
 
 /* The operating point of c: its mode[m] and switch states sw[nsw] (of the OP
- * LCS, whose pairs and switches are the transient's), and when zop is given
- * its unknowns *zop[nop] (the transient's layout first: lcs.h); junction fits
- * it leaves remade first (nsc_op_fits). */
+ * LCS, whose pairs and switches are the transient's), its multipliers *lop[m],
+ * and when zop is given its unknowns *zop[nop] (the transient's layout first:
+ * lcs.h); junction fits it leaves remade first (nsc_op_fits). */
 static nsc_status ac_op(const nsc_circuit *c, double gmin, nsc_solver solver, char **mode,
-                        char **sw, int *m, int *nsw, double **zop, nsc_report *r)
+                        char **sw, int *m, int *nsw, double **zop, double **lop, nsc_report *r)
 {
-    ac_opx x = { c, gmin, solver, mode, sw, m, nsw, zop };
+    ac_opx x = { c, gmin, solver, mode, sw, m, nsw, zop, lop };
     return nsc_fitted(ac_op_pass, &x, r);
 }
 
@@ -314,8 +324,8 @@ nsc_status nsc_run_ac(const nsc_circuit *c, double gmin, nsc_solver solver, cons
     nsc_ac_result *R = NULL;
     ac_sys S;
     memset(&S, 0, sizeof S);
-    double *zop = NULL;
-    nsc_status s = ac_op(c, gmin, solver, &mode, &sw, &m, &nsw, &zop, r);
+    double *zop = NULL, *lop = NULL;
+    nsc_status s = ac_op(c, gmin, solver, &mode, &sw, &m, &nsw, &zop, &lop, r);
     if (!s) s = nsc_lcs_assemble(c, NSC_ASM_TRAN, gmin, &L, r);
     if (!s && (L->m != m || L->nsw != nsw))
         s = nsc_err(r, NSC_ESIM, NULL, ".ac: pairs differ between OP and transient");
@@ -324,7 +334,8 @@ nsc_status nsc_run_ac(const nsc_circuit *c, double gmin, nsc_solver solver, cons
                     ".ac: a smooth function of a behavioural source is not finite at the "
                     "operating point");
     free(zop);
-    if (!s) s = ac_sys_new(&S, c, L, mode, sw, r);
+    if (!s) s = ac_sys_new(&S, c, L, mode, sw, lop, r);
+    free(lop);
     if (!s && !(f = nsc_calloc((size_t)np + 1, sizeof *f))) s = nsc_oom(r);
     for (; !s && nf < np; nf++) s = nsc_lcs_probe(L, c, &p[nf], &f[nf], r);
     if (!s) s = nsc_ac_result_new(c, p, np, &R, r);

@@ -1,7 +1,9 @@
 /* dev_q.c -- bipolar transistor Q c b e [s] model [area] (netlist.md), the
  * transport form of the Ebers-Moll model (SPICE's Gummel-Poon at level 1,
  * without high injection), piecewise linear but for the Early effect:
- *     .model name NPN|PNP(IS BF BR NF NR [ISE NE ISC NC] [VAF VAR] [RB RC RE] [CJE CJC] [TF TR] [SEGMENTS IMIN IMAX])
+ *     .model name NPN|PNP(IS BF BR NF NR [ISE NE ISC NC] [VAF VAR] [RB RC RE]
+ *                         [CJE CJC CJS SUBS] [TF TR] [SEGMENTS IMIN IMAX])
+ * (ngspice's other names VA VB C2 C4 CCS CSUB read too: Q_ALIAS)
  *
  *   i_F = IS (e^(v_BE/(NF Vt)) - 1),  i_R = IS (e^(v_BC/(NR Vt)) - 1),
  *   I_C = i_F - i_R (1 + 1/BR) - h_C,  I_B = i_F/BF + i_R/BR + h_E + h_C,  I_E = -(I_C + I_B),
@@ -20,7 +22,9 @@
  * stayed on over a transient (its least current, q_step, within NSC_JFIT_BELOW
  * of its peak: a linear stage) is refitted on that band within a fraction of
  * its swing (nsc_jfit_band: the chords' slopes are the stage's gain); IMIN/IMAX
- * on the card fix the range:
+ * on the card fix the range; in the AC analysis each fitted junction conducts
+ * with its curve's tangent at the operating current (q_ac_tangent: g_m =
+ * i_F/(NF Vt), not the chord's slope, which put a 60 uA stage's gain 48 % low):
  *   pair jf (forward): 0 <= lambda_F _|_ y = p (v_e - v_b) + v_F(lambda_F) (the fit),
  *     pairs jf+1..jf+nf-1 its knots' excess currents;
  *   pair jr = jf + nf (reverse): the same with v_c for v_e and the BC fit,
@@ -31,7 +35,9 @@
  *   B[c][R] = p (1 + 1/BR),  B[b][R] = -p/BR,  B[e][R] = -p
  * (KCL rows sum the currents into the node: a current into the device is
  * negative there). CJE, CJC (times AREA): constant capacitors b-e and b-c in
- * the transient (VJE, MJE, ... not modelled). TF > 0: a branch unknown x_F = i_F
+ * the transient (VJE, MJE, ... not modelled: SPICE grades them with MJE = MJC
+ * = 0.33 by default; as charge-based capacitors they stopped the LM741 netlists'
+ * transients at t = 0), CJS a constant capacitor to ground (q_subs). TF > 0: a branch unknown x_F = i_F
  * (row -x_F + sum lambda_F = 0, exact at t_k+1) holding the diffusion charge
  * TF x_F, whose derivative flows b -> e (NPN): E[b][x_F] += p TF,
  * E[e][x_F] -= p TF; TR likewise with x_R = i_R, b -> c (dev_d.c's TT).
@@ -89,12 +95,14 @@ typedef struct bjt_par {
     double lmin[2]; /* i_F's, i_R's least value over the steps since the fits were made (q_step) */
     q_early early;  /* the Early effect (VAF, VAR): early.on 0 without it */
     q_early earlyq; /* the same on x_F alone (wr = 0): the diffusion charge's (TF > 0) */
+    double cjs;     /* CJS (CCS): a constant capacitor terminal ts - ground (F, times AREA) */
+    int ts;         /* 0 the collector (a vertical transistor), 1 the base (lateral) */
 } bjt_par;
 
 /* The card's parameters (netlist.md); RB RC RE make resistors of their own (cards_expand.c). */
 typedef struct q_card {
     double is, bf, br, nf, nr, rb, rc, re, cje, cjc, tf, tr, seg, imin, imax, ise, ne, isc, nc, vaf,
-        var;
+        var, cjs, subs;
 } q_card;
 #define Q_P(f, def) \
     { \
@@ -122,9 +130,31 @@ static const nsc_par Q_PAR[] = {
     Q_P(nc, 2),
     Q_P(vaf, 0),
     Q_P(var, 0),
+    Q_P(cjs, 0),
+    Q_P(subs, 0),
 };
 #define Q_NPAR ((int)(sizeof Q_PAR / sizeof Q_PAR[0]))
 enum { Q_G_SEG = 1 << 12, Q_G_IMIN = 1 << 13, Q_G_IMAX = 1 << 14 }; /* bits of Q_PAR's rows */
+/* ngspice's other names of Q_PAR's parameters (bjt.c's model table): read
+ * into the same field when the card does not give that field by its own name. */
+static const nsc_par Q_ALIAS[] = {
+    { "va", offsetof(q_card, vaf), 0, 0 },  { "vb", offsetof(q_card, var), 0, 0 },
+    { "c2", offsetof(q_card, ise), 0, 0 },  { "c4", offsetof(q_card, isc), 0, 0 },
+    { "ccs", offsetof(q_card, cjs), 0, 0 }, { "csub", offsetof(q_card, cjs), 0, 0 },
+};
+#define Q_NALIAS ((int)(sizeof Q_ALIAS / sizeof Q_ALIAS[0]))
+/* The card into k, ngspice's other names included (Q_ALIAS); the given bits of Q_PAR's rows. */
+static unsigned q_read(const nsc_model *m, q_card *k)
+{
+    unsigned given = nsc_par_read(m, Q_PAR, Q_NPAR, k);
+    for (int a = 0; a < Q_NALIAS; a++)
+        for (int q = 0; q < Q_NPAR; q++)
+            if (Q_PAR[q].off == Q_ALIAS[a].off && !(given & 1u << q)
+                && nsc_model_get(m, Q_ALIAS[a].name, (double *)((char *)k + Q_ALIAS[a].off)))
+                given |= 1u << q;
+    return given;
+}
+
 /* A band refit (q_band) only in a circuit of at most Q_BAND_MAXPAIRS pairs: it
  * multiplies a junction's pairs ~2-3x, and Lemke's pivots grow with them (a
  * 4-bit TTL adder, ~1000 pairs, whose idle gates' junctions stay on: 1986
@@ -249,12 +279,28 @@ static nsc_status q_early_make(const nsc_element *e, const q_card *k, double p, 
     return NSC_OK;
 }
 
+/* CJS (CCS): a constant capacitor (SPICE's default MJS = 0) from the collector
+ * (SUBS = 1, vertical; an NPN's default) or the base (SUBS = -1, lateral; a
+ * PNP's default, as ngspice 39) to ground, times AREA: the substrate at a fixed
+ * potential, its current the same (checked). */
+static nsc_status q_subs(const nsc_element *e, const q_card *k, double area, nsc_report *r,
+                         bjt_par *p)
+{
+    if (!(k->cjs >= 0 && isfinite(k->cjs)))
+        return nsc_err(r, NSC_ENETLIST, &e->model->loc,
+                       "bipolar model '%s': CJS = %g must be finite and >= 0", e->model->name,
+                       k->cjs);
+    p->cjs = k->cjs * area;
+    p->ts = k->subs == 1 || (k->subs != -1 && p->p > 0) ? 0 : 1;
+    return NSC_OK;
+}
+
 /* What the model card sets for an element of area `area` into p (checked). */
 static nsc_status q_model(const nsc_element *e, double area, nsc_report *r, bjt_par *p)
 {
     const nsc_model *m = e->model;
     q_card k;
-    unsigned given = nsc_par_read(m, Q_PAR, Q_NPAR, &k);
+    unsigned given = q_read(m, &k);
     double is = k.is, nf = k.nf, nr = k.nr, seg = k.seg, imin = k.imin, imax = k.imax;
     p->bf = k.bf;
     p->br = k.br;
@@ -292,7 +338,8 @@ static nsc_status q_model(const nsc_element *e, double area, nsc_report *r, bjt_
     nsc_status st = q_early_make(e, &k, p->p, r, &p->early);
     p->earlyq = p->early;
     p->earlyq.wr = 0;
-    return st ? st : q_leak_model(m, &k, area, r, p);
+    if (!st) st = q_leak_model(m, &k, area, r, p);
+    return st ? st : q_subs(e, &k, area, r, p);
 }
 
 /* The parameters of element e (value = AREA, set by the elaborator): an nsc_dev_parse. */
@@ -320,11 +367,13 @@ static void q_warn(nsc_dev_ctx *ctx, const nsc_element *e, const bjt_par *p)
 {
     const nsc_model *m = e->model;
     for (int q = 0; q < m->npar; q++)
-        if (!nsc_par_known(Q_PAR, Q_NPAR, 0, m->pname[q])) {
+        if (!nsc_par_known(Q_PAR, Q_NPAR, 0, m->pname[q])
+            && !nsc_par_known(Q_ALIAS, Q_NALIAS, 0, m->pname[q])) {
             nsc_warn(
                 ctx->r, &m->loc,
                 "bipolar model '%s': parameters other than IS BF BR NF NR ISE NE ISC NC VAF VAR "
-                "RB RC RE CJE CJC TF TR SEGMENTS IMIN IMAX are ignored (%s first)",
+                "RB RC RE CJE CJC CJS SUBS TF TR SEGMENTS IMIN IMAX (and ngspice's other names "
+                "of them) are ignored (%s first)",
                 m->name, m->pname[q]);
             break;
         }
@@ -372,6 +421,7 @@ static nsc_status q_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     need->nbranch = q_nxf(p) + q_nxr(p) + p->early.on + q_nw(p); /* x_F, x_R, u, w */
     nsc_dev_link(ctx, b, em, p->cje > 0 && tran ? NSC_LINK_NS : NSC_LINK_DC);
     nsc_dev_link(ctx, b, c, p->cjc > 0 && tran ? NSC_LINK_NS : NSC_LINK_DC);
+    if (p->cjs > 0 && tran) nsc_dev_link(ctx, e->node[p->ts], 0, NSC_LINK_NS);
     return NSC_OK;
 }
 
@@ -449,6 +499,7 @@ static nsc_status q_stamp(nsc_builder *bl, int ei, const nsc_dev_slots *s)
     }
     if (p->cje > 0) nsc_st_cap(bl, b, em, p->cje); /* (E: dropped in the static modes) */
     if (p->cjc > 0) nsc_st_cap(bl, b, c, p->cjc);
+    if (p->cjs > 0) nsc_st_cap(bl, e->node[p->ts], 0, p->cjs);
     if (q_nxf(p)) q_charge(bl, e, P, em, p->tf, s->branch, jf);
     if (q_nxr(p)) q_charge(bl, e, P, c, p->tr, s->branch + q_nxf(p), jr);
     if (p->early.on) q_early_stamp(bl, e, ei, p, s->branch);
@@ -488,6 +539,8 @@ static nsc_status q_terminal(const nsc_lcs *L, const nsc_element *e, int ei, con
         && (t == 0 ? q_cap_current(f, e, 0, 1, p->cjc) : q_cap_current(f, e, 1, 0, p->cjc)))
         return NSC_ENOMEM;
     if (t == 1 && p->cje > 0 && q_cap_current(f, e, 1, 2, p->cje)) return NSC_ENOMEM;
+    if (t == p->ts && p->cjs > 0 && nsc_lin_add(f, NSC_T_DZ, nsc_zn(e->node[t]), p->cjs))
+        return NSC_ENOMEM;
     if (t == 1 && p->tf > 0 && nsc_lin_add(f, NSC_T_DZ, x, p->p * p->tf)) return NSC_ENOMEM;
     if (t == 1 && q_nw(p) && nsc_lin_add(f, NSC_T_DZ, x + 3, p->p * p->tf)) return NSC_ENOMEM;
     if (p->tr > 0 && nsc_lin_add(f, NSC_T_DZ, x + q_nxf(p), (t == 0 ? -1.0 : 1.0) * p->p * p->tr))
@@ -631,6 +684,18 @@ static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
     return n;                           /*  repeats it with other currents) */
 }
 
+/* The AC analysis's slopes (devif.h ac_tangent): each junction's tangent at
+ * its operating current (nsc_jfit_tangent_gap) on its pair 0. */
+static void q_ac_tangent(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *l,
+                         double *dD)
+{
+    const bjt_par *p = c->el[ei].priv;
+    if (!p) return;
+    int jf = L->el_pair[ei], jr = jf + p->f.nseg;
+    dD[jf] += nsc_jfit_tangent_gap(&p->f, l[jf]);
+    dD[jr] += nsc_jfit_tangent_gap(&p->r, l[jr]);
+}
+
 /* Q: c b e [s] model [area] [AREA=a] [off] [...] (ngspice). The fourth node is
  * the substrate when f[4] names no model and f[5] is a name: read, not
  * connected (no substrate junction), with a warning. value = AREA times m=. */
@@ -699,6 +764,7 @@ const nsc_device nsc_dev_q = {
     .no_power = "a bipolar transistor (its power is in --losses)", /* two ports, no one v i */
     .check = q_check,
     .refit = q_refit,
+    .ac_tangent = q_ac_tangent,
     .step_check = q_step,
     .ndc = 2,
     .dc = { { 1, 2 }, { 1, 0 } }, /* junctions b-e, b-c */

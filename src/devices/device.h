@@ -104,6 +104,9 @@ int nsc_dev_refit(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, int
  * would not, -1 when an element whose fit follows the run cannot tell (its
  * device has no refit_due); nothing changes. */
 int nsc_dev_refit_due(const nsc_lcs *L, const nsc_circuit *c, const double *lpk);
+/* dD[j] (m, zeroed by the caller) += each fitted junction's tangent minus chord
+ * slope at the operating point's multipliers l (each device's ac_tangent). */
+void nsc_dev_ac_tangent(const nsc_lcs *L, const nsc_circuit *c, const double *l, double *dD);
 /* mark[j] = 1 (j < m) for the pairs nsc_dev_check and nsc_dev_refit may read
  * (each device's check_pairs, else every pair of an element whose device has a
  * check), 0 for the others; returns their number.

@@ -65,6 +65,14 @@ int nsc_dev_refit(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, int
     return n;
 }
 
+void nsc_dev_ac_tangent(const nsc_lcs *L, const nsc_circuit *c, const double *l, double *dD)
+{
+    for (int ei = 0; ei < c->nel; ei++) {
+        const nsc_device *d = nsc_device_of(c->el[ei].kind);
+        if (d && d->ac_tangent && L->el_pair[ei] >= 0) d->ac_tangent(L, c, ei, l, dD);
+    }
+}
+
 int nsc_dev_refit_due(const nsc_lcs *L, const nsc_circuit *c, const double *lpk)
 {
     int due = 0;

@@ -90,6 +90,14 @@ double nsc_jfit_v(const nsc_jfit *f, double i)
     return f->vf[0]; /* not reached */
 }
 
+double nsc_jfit_tangent_gap(const nsc_jfit *f, double i)
+{
+    if (!(f->a > 0 && i > 0)) return 0;
+    int k = 0; /* the chord holding i: the last knot below it */
+    while (k + 1 < f->nseg && f->knot[k + 1] < i) k++;
+    return f->a / (f->i0 + i) + f->rs - f->s[k];
+}
+
 /* "10 mA" for 0.01 (the prefixes f..k, 4 significant digits). */
 static void amps(double i, char *buf, size_t n)
 {

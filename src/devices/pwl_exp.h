@@ -30,6 +30,9 @@ int nsc_jfit_auto(double c, double a, double i0, double rs, double i1, double i2
                   double tol, nsc_jfit *f);
 /* The fit's voltage at current i >= 0. */
 double nsc_jfit_v(const nsc_jfit *f, double i);
+/* The curve's tangent dv/di at current i > 0 minus the fit's slope there (the
+ * chord holding i); 0 for a card's own lines (a = 0) or i <= 0. */
+double nsc_jfit_tangent_gap(const nsc_jfit *f, double i);
 /* "10 mA..1 A": the fitted range into buf. */
 void nsc_jfit_range(const nsc_jfit *f, char *buf, size_t n);
 /* The junction's pairs j..j+nseg-1 in the concave-sum form: pair 0's multiplier

@@ -254,6 +254,12 @@ typedef struct nsc_device {
      * whose fits were left, stepper_exact.c). NULL with refit set: the device
      * cannot tell part way, and no pass of its circuit stops early. */
     int (*refit_due)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk);
+    /* The small-signal slopes at an operating point (the AC analysis, ac.c):
+     * for each of element ei's fitted junctions whose current l[j] > 0 (its pair
+     * 0 is j), dD[j] += the curve's tangent dv/di at l[j] minus the fit's chord
+     * slope there, so that its conductance is the SPICE junction's own at that
+     * current (g_m = i/(N Vt)), not its chord's. NULL: the chords' slopes. */
+    void (*ac_tangent)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *l, double *dD);
     /* mark[j] = 1 for the pairs j of element ei whose lpk check and refit read
      * (the others' peaks need not be tracked by a run). NULL: all its pairs. */
     void (*check_pairs)(const nsc_lcs *L, const nsc_circuit *c, int ei, char *mark);
