@@ -272,3 +272,30 @@ int tu_newton_stats(const char *out, tu_newton *n)
                   &n->np, &n->nit, &n->per, &n->maxit, &n->nfail)
                   == 5;
 }
+
+void tu_ac_mag_vs_ngspice(const char *dir, const char *cir, const char *ng, int nrow, double rel,
+                          const char *name)
+{
+    char cmd[2048], path[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o a.dat %s/%s 2>&1", dir, NSC_PROGRAM, NSC_REFDIR, cir);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/a.dat", dir);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    snprintf(path, sizeof path, "%s/%s", NSC_REFDIR, ng);
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "%s", path);
+    cr_assert_eq(fscanf(f, "%*[^\n]"), 0);
+    cr_assert_eq(t.nrow, nrow);
+    for (int i = 0; i < t.nrow; i++) {
+        double fr, m;
+        cr_assert_eq(fscanf(f, "%lf %lf", &fr, &m), 2);
+        cr_assert(fabs(TU_AT(&t, i, 0) / fr - 1) < 1e-7, "row %d: %g Hz, ngspice %g Hz", i,
+                  TU_AT(&t, i, 0), fr);
+        cr_assert(fabs(TU_AT(&t, i, 1) / m - 1) < rel, "%g Hz: %s %.9g, ngspice %.9g", fr, name,
+                  TU_AT(&t, i, 1), m);
+    }
+    fclose(f);
+    tu_table_free(&t);
+}

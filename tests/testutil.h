@@ -44,6 +44,13 @@ typedef struct tu_newton {
 } tu_newton;
 int tu_newton_stats(const char *out, tu_newton *n);
 
+/* Runs REFDIR/cir (an .ac whose first saved signal is a magnitude) in dir and
+ * asserts its nrow rows against the ngspice 39 wrdata file REFDIR/ng (a header
+ * line, then "frequency magnitude" per row): frequencies within 1e-7, the
+ * magnitude within rel of ngspice's at every row; name names it in messages. */
+void tu_ac_mag_vs_ngspice(const char *dir, const char *cir, const char *ng, int nrow, double rel,
+                          const char *name);
+
 /* Run a shell command; returns its exit status (or -1), output captured into a
  * malloc'd string *out (may be NULL to discard). */
 int tu_run(const char *cmd, char **out);

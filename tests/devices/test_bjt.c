@@ -710,27 +710,5 @@ Test(bjt_charge, substrate_capacitance_on_collector_or_base)
  * +0.40 %: the bias point within the fit's error; before: -48 .. -32 %). */
 Test(bjt_ac, ce_stage_gain_from_the_bias_point_vs_ngspice)
 {
-    char cmd[2048], path[1024], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s -o a.dat %s/bjt_ac/ce_ua.cir 2>&1", tmp, NSC_PROGRAM,
-             NSC_REFDIR);
-    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    free(out);
-    tu_table t;
-    snprintf(path, sizeof path, "%s/a.dat", tmp);
-    cr_assert_eq(tu_table_read(path, &t), 0);
-    snprintf(path, sizeof path, "%s/bjt_ac/ce_ua_ng.txt", NSC_REFDIR);
-    FILE *f = fopen(path, "r");
-    cr_assert(f, "%s", path);
-    cr_assert_eq(fscanf(f, "%*[^\n]"), 0);
-    cr_assert_eq(t.nrow, 29);
-    for (int i = 0; i < t.nrow; i++) {
-        double fr, m;
-        cr_assert_eq(fscanf(f, "%lf %lf", &fr, &m), 2);
-        cr_assert(fabs(t.v[i * t.ncol] / fr - 1) < 1e-7, "row %d: %g Hz, ngspice %g Hz", i,
-                  t.v[i * t.ncol], fr);
-        cr_assert(fabs(t.v[i * t.ncol + 1] / m - 1) < 0.01, "%g Hz: |v(c)| %.9g, ngspice %.9g", fr,
-                  t.v[i * t.ncol + 1], m);
-    }
-    fclose(f);
-    tu_table_free(&t);
+    tu_ac_mag_vs_ngspice(tmp, "bjt_ac/ce_ua.cir", "bjt_ac/ce_ua_ng.txt", 29, 0.01, "|v(c)|");
 }

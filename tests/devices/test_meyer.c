@@ -157,29 +157,7 @@ Test(meyer, bad_phi)
  * capacitor before: 22 % low at 158 MHz, 29 % at 1 GHz). */
 Test(meyer, ac_pole_of_the_gate_charge_vs_ngspice)
 {
-    char cmd[2048], path[1024], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s -o a.dat %s/meyer/ac.cir 2>&1", tmp, NSC_PROGRAM,
-             NSC_REFDIR);
-    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    free(out);
-    tu_table t;
-    snprintf(path, sizeof path, "%s/a.dat", tmp);
-    cr_assert_eq(tu_table_read(path, &t), 0);
-    snprintf(path, sizeof path, "%s/meyer/ac_ng.txt", NSC_REFDIR);
-    FILE *f = fopen(path, "r");
-    cr_assert(f, "%s", path);
-    cr_assert_eq(fscanf(f, "%*[^\n]"), 0);
-    cr_assert_eq(t.nrow, 21);
-    for (int i = 0; i < t.nrow; i++) {
-        double fr, m;
-        cr_assert_eq(fscanf(f, "%lf %lf", &fr, &m), 2);
-        cr_assert(fabs(t.v[i * t.ncol] / fr - 1) < 1e-7, "row %d: %g Hz, ngspice %g Hz", i,
-                  t.v[i * t.ncol], fr);
-        cr_assert(fabs(t.v[i * t.ncol + 1] / m - 1) < 1e-6, "%g Hz: |v(d)| %.9g, ngspice %.9g", fr,
-                  t.v[i * t.ncol + 1], m);
-    }
-    fclose(f);
-    tu_table_free(&t);
+    tu_ac_mag_vs_ngspice(tmp, "meyer/ac.cir", "meyer/ac_ng.txt", 21, 1e-6, "|v(d)|");
 }
 
 /* Meyer's capacitances (meyer.c's header; C = 1, PHI = phi) at the larger
