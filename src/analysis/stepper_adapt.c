@@ -1242,9 +1242,8 @@ static void next_step(ad *a, ctl *c, double hq, double err, double theta, int ev
     if (event && a->chan && !at_bp && !newseg && !a->T->io) { /* MOS channel kinks only */
         hist_reset(a, t, a->z0, a->w0); /* (the divided differences would see the kink) */
         c->kreset = 1;                  /* the next step keeps its size: no estimate yet */
-        c->hnext = NSC_KINK_NEXT * c->h_pre;
-        c->restart = 0;
-        return;
+        c->hnext = NSC_KINK_NEXT * c->h_pre; /* implicit-Euler steps still due after a */
+        return;                              /* jump or a corner stay due (rev9) */
     }
     if (event || at_bp || newseg) {                   /* a new smooth segment */
         for (int j = 0; at_bp && j < a->L->nsrc; j++) /* from the sources' right limit */
