@@ -550,8 +550,12 @@ static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
     m_capvals(e, p, cv);
     for (int k = 0; k < M_NCAP; k++)
         if (cv[k] > 0) nsc_dev_link(ctx, e->node[M_CT[k][0]], e->node[M_CT[k][1]], capmode);
-    for (int k = 0; p->meyer && k < m_mey(p)->nq; k++) /* the gate's charges */
-        nsc_dev_link(ctx, e->node[1], e->node[m_mey(p)->to[k]], capmode);
+    /* the gate's charges tie nothing: their slopes vanish (Q_d in saturation,
+     * all but the bulk's in cut-off), so a node they alone hold (a stack's
+     * inner node, both transistors off at z = 0) gets its gmin (lcs_asm.c
+     * place_gmin), as ngspice's gmin across every drain and source junction */
+    for (int k = 0; p->meyer && k < m_mey(p)->nq; k++)
+        nsc_dev_link(ctx, e->node[1], e->node[m_mey(p)->to[k]], NSC_LINK_DC);
     return NSC_OK;
 }
 

@@ -47,7 +47,14 @@
  *   dN/dA = 2A + A^4 B (A^4 + 5 B^4)/S^2,  dN/dB = A^5 (A^4 - 3 B^4)/S^2,
  *   d(N/D)/dX = (dN/dX - N/D)/D;
  * Q_d the same with A and B exchanged; q_b' above. At a region's edge the
- * form below it holds (each test a strict >), as ngspice's regions. */
+ * form below it holds (each test a strict >), as ngspice's regions. At a_s =
+ * a_d (V_DS = 0, every transistor of a circuit at z = 0, where the charges are
+ * first linearised: lcs_asm.c smooth_at0) q_b(max(a_s, a_d)) has a kink: its
+ * slope q_b' goes half to a_s and half to a_d (the mean of its one-sided
+ * gradients), symmetric in s and d. All of it on a_d made a gate's charge
+ * C (v_g - v_d) there: the nodes of a CMOS ring, whose only capacitance is the
+ * gate's, had the cyclic capacitance matrix of rows C (v_k - v_k+1)', which
+ * is singular (rows summing to zero), and the first transient matrix with it. */
 #include "meyer.h"
 
 /* a_t = p (v_g - v_t) - p VTO of terminal t (0 d, 2 s) at the inputs x */
@@ -106,8 +113,11 @@ double nsc_meyer_charge(const void *par, const double *x, double *g)
     if (Q->bulk) { /* + C p q_b(u), u = max(a_s, a_d) */
         double du, b = qb(as > ad ? as : ad, Q->phi, &du);
         q += Q->kb * b;
-        if (as > ad) das += Q->kb * du;
-        else dad += Q->kb * du;
+        if (as != ad) *(as > ad ? &das : &dad) += Q->kb * du;
+        else { /* the kink of max at a tie: half of the slope to each side */
+            das += 0.5 * Q->kb * du;
+            dad += 0.5 * Q->kb * du;
+        }
     }
     for (int i = 0; i < Q->nin; i++) g[i] = 0;
     if (Q->in[1] >= 0) g[Q->in[1]] += Q->p * (das + dad); /* d a_s/dv_g = d a_d/dv_g = p */
