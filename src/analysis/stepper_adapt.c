@@ -1240,8 +1240,8 @@ static void next_step(ad *a, ctl *c, double hq, double err, double theta, int ev
         c->loc_it = 0;
     }
     if (event && a->chan && !at_bp && !newseg && !a->T->io) { /* MOS channel kinks only */
-        hist_reset(a, t, a->z0, a->w0); /* (the divided differences would see the kink) */
-        c->kreset = 1;                  /* the next step keeps its size: no estimate yet */
+        hist_reset(a, t, a->z0, a->w0);      /* (the divided differences would see the kink) */
+        c->kreset = 1;                       /* the next step keeps its size: no estimate yet */
         c->hnext = NSC_KINK_NEXT * c->h_pre; /* implicit-Euler steps still due after a */
         return;                              /* jump or a corner stay due (rev9) */
     }
