@@ -86,6 +86,20 @@ Test(meyer, inverter_chain_delay_vs_ngspice)
     free(out);
 }
 
+/* Runs tests/data/meyer/cir (its .meas prints "per = ...") and asserts the
+ * period within rel of ngspice 39's ng. */
+static void period_vs_ngspice(const char *cir, double ng, double rel)
+{
+    char cmd[4096], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o p.dat %s/meyer/%s 2>&1", tmp, NSC_PROGRAM, NSC_REFDIR,
+             cir);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    double d = after(out, "per = ");
+    cr_log_info("%s: per = %.5g s, ngspice %.5g s (%+.2f %%)", cir, d, ng, 100 * (d / ng - 1));
+    cr_assert(fabs(d / ng - 1) < rel, "%s: per = %g s, ngspice %g s\n%s", cir, d, ng, out);
+    free(out);
+}
+
 /* A three-stage CMOS ring oscillator whose only capacitance is Meyer's gate
  * charge (ring.cir) against ngspice 39 (ring_ng.cir, 2 ps steps, reltol 1e-5:
  * 30 periods from the 10th rising crossing of v(a) at 1.5 V, 11.56522 ns).
@@ -97,14 +111,7 @@ Test(meyer, inverter_chain_delay_vs_ngspice)
 Test(meyer, ring_oscillator_of_gate_charges_vs_ngspice, .timeout = 300)
 {
     static const double ng = 1.156522e-08; /* ring_ng.cir's per */
-    char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s -o g.dat %s/meyer/ring.cir 2>&1", tmp, NSC_PROGRAM,
-             NSC_REFDIR);
-    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    double d = after(out, "per = ");
-    cr_log_info("per = %.5g s, ngspice %.5g s (%+.2f %%)", d, ng, 100 * (d / ng - 1));
-    cr_assert(fabs(d / ng - 1) < 0.02, "per = %g s, ngspice %g s\n%s", d, ng, out);
-    free(out);
+    period_vs_ngspice("ring.cir", ng, 0.02);
 }
 
 /* A ring of three CMOS NAND gates, the other input at vdd (nand.cir: Meyer's
@@ -119,14 +126,7 @@ Test(meyer, ring_oscillator_of_gate_charges_vs_ngspice, .timeout = 300)
 Test(meyer, nand_ring_with_stacked_nodes_vs_ngspice, .timeout = 300)
 {
     static const double ng = 4.867453e-09; /* nand_ng.cir's per */
-    char cmd[4096], *out = NULL;
-    snprintf(cmd, sizeof cmd, "cd %s && %s -o n.dat %s/meyer/nand.cir 2>&1", tmp, NSC_PROGRAM,
-             NSC_REFDIR);
-    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
-    double d = after(out, "per = ");
-    cr_log_info("per = %.5g s, ngspice %.5g s (%+.2f %%)", d, ng, 100 * (d / ng - 1));
-    cr_assert(fabs(d / ng - 1) < 0.03, "per = %g s, ngspice %g s\n%s", d, ng, out);
-    free(out);
+    period_vs_ngspice("nand.cir", ng, 0.03);
 }
 
 /* The chord (onestep_nl.h NSC_NL_CHORD): a Newton iteration whose slopes are
