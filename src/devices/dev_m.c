@@ -27,7 +27,8 @@
  * RD and RS are resistors to internal nodes NAME#d, NAME#s made by the elaborator
  * (cards_expand.c nsc_card_expand_rdrs); LD shortens the channel: K = KP W/(L - 2 LD).
  * KP defaults to UO EPSOX/TOX when TOX is given (SPICE; UO default 600 cm^2/Vs),
- * else 2e-5 A/V^2. Cards of any other LEVEL (2, BSIM's VTH0 and U0/TOX) are mapped
+ * on a LEVEL=2 card to UO EPSOX/1e-7 m without TOX (ngspice 39's MOS2: 2.07e-5
+ * at UO 600), else 2e-5 A/V^2. Cards of any other LEVEL (2, BSIM's VTH0 and U0/TOX) are mapped
  * onto this model, with one warning naming the level and the parameters used.
  * LEVEL=6 cards have the power law of mos6.c instead of the pairs (smooth
  * functions on the Newton iteration; their bulk junctions there too), with the
@@ -62,7 +63,11 @@
  * 4e-8 of ngspice's, tests/data/mos_gamma); its cost: the circuit leaves the
  * exact stepper for the theta-scheme (as any TOX card's Meyer charges already
  * do), 2 Newton iterations a step on the corpus's mos_body_level2. A bulk on
- * the source keeps the pairs (V_BS = 0 while the source is the lower side; with
+ * A LEVEL=2 card (VMAX = NFS = 0) has level 2's own equations there instead
+ * (mos2.c: Grove-Frohman, XJ, UCRIT UEXP, DELTA, the depletion width's channel
+ * shortening; Cox from TOX or 1e-7 m, as ngspice; within 1e-7 of ngspice's
+ * currents, tests/data/mos_gamma/l2_*); with VMAX or NFS, level 1's.
+ * A bulk on the source keeps the pairs (V_BS = 0 while the source is the lower side; with
  * the drain below it ngspice's threshold falls with V_BD: not modelled).
  * Other parameters are accepted and ignored with one warning per model
  * (GAMMA and LAMBDA too on an element without the body effect). */
@@ -229,7 +234,7 @@ static int is_known(const nsc_model *m, const char *name, const mos_par *p)
         && !p->derived)
         return 0;
     if (nsc_par_known(M_PAR, M_NPAR, 0, name) || nsc_swloss_param(name)
-        || (six && nsc_m6_known(name)))
+        || (six && nsc_m6_known(name)) || (p->body && m_six(p)->l2 && nsc_m2_known(name)))
         return 1;
     for (const char *const *k = m->vdmos ? known_vdmos : known_mos; *k; k++)
         if (nsc_strieq(name, *k)) return 1;
@@ -344,8 +349,8 @@ static nsc_status m_params(const nsc_element *e, nsc_report *r, void *out)
         return nsc_err(r, NSC_ENETLIST, &m->loc,
                        "MOS model '%s': NSUB = %g cm^-3 must exceed the intrinsic 1.45e10 cm^-3",
                        m->name, k.nsub);
-    if (!(given & G_KP) && (given & G_TOX))
-        p->kp = uo * 1e-4 * EPSOX / k.tox; /* KP = mu Cox, UO in cm^2/Vs */
+    if (!(given & G_KP) && ((given & G_TOX) || k.level == 2))       /* level 2: TOX 1e-7 m */
+        p->kp = uo * 1e-4 * EPSOX / (given & G_TOX ? k.tox : 1e-7); /* KP = mu Cox, UO cm^2/Vs */
     if (!(p->kp > 0))
         return nsc_err(r, NSC_ENETLIST, &m->loc, "MOS model '%s': KP = %g must be > 0", m->name,
                        p->kp);
@@ -382,6 +387,11 @@ static nsc_status m_params(const nsc_element *e, nsc_report *r, void *out)
     if (!s) s = m_junctions(e, &k, mult, r, p);
     if (!s && p->body) { /* the junctions are mos6.c's then */
         p->junc = 0;
+        if (k.level == 2 && nsc_m2_usable(m)) /* Grove-Frohman (mos2.c), ngspice's Cox */
+            return nsc_m6_level2(e, p->p, p->vto, p->kp, p->gamma, p->phi, k.lambda,
+                                 EPSOX / (given & G_TOX ? k.tox : 1e-7), k.pb,
+                                 p->derived ? k.nsub : 0, w, l, mult, r,
+                                 (nsc_mos6 *)(void *)(p + 1));
         return nsc_m6_level1(e, p->p, p->vto, p->kp, p->gamma, p->phi, k.lambda, w, l, mult, r,
                              (nsc_mos6 *)(void *)(p + 1));
     }
@@ -515,6 +525,12 @@ static nsc_status m_count(nsc_dev_ctx *ctx, int ei, nsc_dev_need *need)
                 "VDMOS model '%s': parameters %s ignored (PWL Sah model: VTO=%g KP=%g, %d "
                 "segments; RD RS RG resistors, body diode IS N RB, CJO VJ M FC, CGDMIN CGDMAX A)",
                 m->name, ign, p->vto, p->kp, p->nb + 1);
+    } else if (p->body && m_six(p)->l2) {
+        nsc_warn(ctx->r, &m->loc,
+                 "MOS model '%s': a LEVEL=2 card, simulated as level 2's equations (Grove-Frohman) "
+                 "with the body effect (VTO=%g KP=%g GAMMA=%g PHI=%g; smooth functions)%s%s%s",
+                 m->name, p->vto, p->kp, p->gamma, p->phi, len ? "; parameters " : "", ign,
+                 len ? " ignored" : "");
     } else if (p->body) {
         if (len || (level != 1 && level != 3))
             nsc_warn(ctx->r, &m->loc,

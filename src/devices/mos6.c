@@ -344,6 +344,27 @@ nsc_status nsc_m6_level1(const nsc_element *e, double p, double vto, double kp, 
     return m6_build(e, p, vto, &k, w, leff, mult, r, six);
 }
 
+nsc_status nsc_m6_level2(const nsc_element *e, double p, double vto, double kp, double gamma,
+                         double phi, double lambda, double cox, double pb, double nsub, double w,
+                         double leff, double mult, nsc_report *r, nsc_mos6 *six)
+{
+    nsc_status s = nsc_m6_level1(e, p, vto, kp, gamma, phi, lambda, w, leff, mult, r, six);
+    if (s) return s;
+    if (nsc_m2_make(e->model, p, vto, kp, gamma, phi, cox, pb, lambda, nsub, w, leff, mult,
+                    &six->two))
+        return nsc_err(r, NSC_ENETLIST, &e->model->loc,
+                       "MOS model '%s' (LEVEL=2): need UCRIT, PB > 0 and UEXP, XJ, DELTA >= 0",
+                       e->model->name);
+    six->two.nin = six->nin; /* the inputs of m6_build's channel */
+    for (int t = 0; t < 4; t++) {
+        six->two.probe[t] = -1;
+        for (int q = 0; q < six->nin; q++)
+            if (e->node[t] && e->node[six->term[q]] == e->node[t]) six->two.probe[t] = q;
+    }
+    six->l2 = 1;
+    return NSC_OK;
+}
+
 /* ---- the rows ---- */
 
 int nsc_m6_nbranch(const nsc_mos6 *six)
@@ -361,7 +382,11 @@ void nsc_m6_stamp(nsc_builder *b, int ei, int u, const nsc_mos6 *six)
         if (!six->ncode[f]) continue;
         int from = f == 0 ? e->node[0] : e->node[3], to = f == 1 ? e->node[0] : e->node[2];
         nsc_st_inc(b, from, to, u); /* the current u leaves `from`, enters `to` */
-        nsc_st_smooth_at0(b, ei, u, in, six->nin, f ? six->junc[f - 1] : six->chan, six->ncode[f]);
+        if (f == 0 && six->l2)      /* C code: mos2.c */
+            nsc_st_smooth_fn_at0(b, ei, u, in, six->nin, nsc_m2_current, &six->two);
+        else
+            nsc_st_smooth_at0(b, ei, u, in, six->nin, f ? six->junc[f - 1] : six->chan,
+                              six->ncode[f]);
         u++;
     }
 }

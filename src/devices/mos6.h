@@ -4,6 +4,7 @@
 #define NSC_MOS6_H
 
 #include "device.h"
+#include "mos2.h"
 
 #define NSC_M6_NF 3        /* functions: the channel, the b-d and b-s junctions */
 #define NSC_M6_MAXCODE 800 /* instructions of the channel (611 with every parameter) */
@@ -18,6 +19,8 @@ typedef struct nsc_mos6 {
     double vto, kc, kv, nv, nc; /* as read (the warning's summary) */
     nsc_xinstr chan[NSC_M6_MAXCODE];
     nsc_xinstr junc[2][NSC_M6_JCODE];
+    int l2; /* 1: the channel is two's (level 2, C code), not chan */
+    nsc_mos2 two;
 } nsc_mos6;
 
 /* 1 when name is a parameter this model reads (besides dev_m.c's). */
@@ -33,6 +36,12 @@ nsc_status nsc_m6_params(const nsc_element *e, double p, double vto, double cox,
 nsc_status nsc_m6_level1(const nsc_element *e, double p, double vto, double kp, double gamma,
                          double phi, double lambda, double w, double leff, double mult,
                          nsc_report *r, nsc_mos6 *six);
+/* A LEVEL=2 card's own equations with the body effect (mos2.h; VMAX = NFS = 0,
+ * nsc_m2_usable): nsc_m6_level1's junctions, the channel level 2's with cox
+ * (F/m^2, ngspice's: TOX or 1e-7 m), pb (PB), nsub (cm^-3, 0: not given). */
+nsc_status nsc_m6_level2(const nsc_element *e, double p, double vto, double kp, double gamma,
+                         double phi, double lambda, double cox, double pb, double nsub, double w,
+                         double leff, double mult, nsc_report *r, nsc_mos6 *six);
 /* Its branch unknowns (the channel's and each junction's current). */
 int nsc_m6_nbranch(const nsc_mos6 *six);
 /* Its rows from branch unknown u on (the currents' KCL entries and the functions). */
