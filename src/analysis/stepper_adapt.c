@@ -99,12 +99,15 @@
  * step, x = lambda h / 2): the run stayed at the balance. So the start is
  * moved by NSC_REST_KICK (1e-3) of each differential unknown's tolerance
  * (unequal weights: no symmetry hides a mode), about what a converged Newton
- * iteration leaves in SPICE, and the steps are at most TSTEP (SPICE's
- * ceiling) until the state has moved NSC_REST_DEPART tolerances from the
- * start (rest_start, departed), or for NSC_REST_STEPS steps (a stable
- * circuit at rest is not held at TSTEP for the whole run: a B-source
- * multiplier at rest over .tran 1u 200m took 204 809 steps; an unstable one
- * departs within them: tests/data/early/astable.cir within 20..200 steps). (2) theta = 1/2 takes the algebraic rows at the
+ * iteration leaves in SPICE (a device's charge q(v) to q at the moved node
+ * voltages: kick_charges), and the steps are at most TSTEP / 8 (below SPICE's
+ * ceiling TSTEP: rest_start) until the state has moved NSC_REST_DEPART
+ * tolerances from the start (rest_dev), or its move is no larger after
+ * 2 NSC_REST_PROBE steps than after NSC_REST_PROBE (the start is stable), or
+ * for NSC_REST_STEPS steps (a stable circuit at rest is not held there for
+ * the whole run: a B-source multiplier at rest over .tran 1u 200m took
+ * 204 809 steps; an unstable one departs within them:
+ * tests/data/early/astable.cir within 20..200 steps). (2) theta = 1/2 takes the algebraic rows at the
  * step's theta point, so an algebraic unknown carries a mode of factor -1
  * that steps of changing size excite and the error control on the
  * differential unknowns never sees (a CE stage's v(c) rang by 55 mV, v(b)
@@ -151,6 +154,8 @@
 #define NSC_REST_KICK 1e-3 /* the stand-in's start moved by this many tolerances (rest_start) */
 #define NSC_REST_DEPART \
     100.0 /* the stand-in leaves the start's ceiling past this many tolerances (departed) */
+#define NSC_REST_PROBE \
+    32 /* ... or when the move from it is no larger at twice this many steps than at this many */
 #define NSC_REST_STEPS \
     1000 /* ... or after this many steps at it: a stable rest is not held at TSTEP all run */
 
@@ -197,6 +202,7 @@ typedef struct ad {
     char *isd;            /* [n] 1: z_i is a differential unknown (a column of E) */
     int rest;             /* 1: still at the start's state: steps at most hrest (departed) */
     int nrest;            /* steps accepted at the start's ceiling (NSC_REST_STEPS) */
+    double dev_probe;     /* rest_dev at the NSC_REST_PROBE-th of them */
     double hrest, *xrest; /* the ceiling there; [nd] the differential unknowns at the start */
 } ad;
 
@@ -504,16 +510,17 @@ static double alg_ring(const ad *a, double t1, const double *z1, double theta)
     return err;
 }
 
-/* 1 when the accepted point z0 has left the start's state: a differential
- * unknown moved from it by more than NSC_REST_DEPART times its tolerance
- * (header, Stand-in). */
-static int departed(const ad *a)
+/* How far the accepted point z0 is from the start's state: the largest move
+ * of a differential unknown in its tolerances (header, Stand-in: departed
+ * past NSC_REST_DEPART). */
+static double rest_dev(const ad *a)
 {
+    double dev = 0;
     for (int i = 0; i < a->nd; i++) {
         double x = a->z0[a->di[i]], x0 = a->xrest[i];
-        if (fabs(x - x0) > NSC_REST_DEPART * (a->o->reltol * fabs(x0) + a->atol[i])) return 1;
+        dev = fmax(dev, fabs(x - x0) / (a->o->reltol * fabs(x0) + a->atol[i]));
     }
-    return 0;
+    return dev;
 }
 
 /* ---- events ---- */
@@ -1451,7 +1458,8 @@ static void chatter_idle(ad *a, ctl *c)
 
 /* The stand-in's bookkeeping after an accepted step (header, Stand-in): the
  * damped point ends the ringing's history; the start's ceiling ends once
- * departed or after NSC_REST_STEPS steps. */
+ * departed, stable (rest_dev twice NSC_REST_PROBE steps on no larger) or after
+ * NSC_REST_STEPS steps. */
 static void standin_accepted(ad *a, ctl *c)
 {
     if (c->damp1) {
@@ -1460,7 +1468,12 @@ static void standin_accepted(ad *a, ctl *c)
         a->ta[0] = c->t;
         memcpy(a->za[0], a->z0, sizeof(double) * (size_t)a->n);
     }
-    if (a->rest && (departed(a) || ++a->nrest >= NSC_REST_STEPS)) a->rest = 0;
+    if (!a->rest) return;
+    double dev = rest_dev(a);
+    if (++a->nrest == NSC_REST_PROBE) a->dev_probe = dev;
+    if (dev > NSC_REST_DEPART || a->nrest >= NSC_REST_STEPS
+        || (a->nrest == 2 * NSC_REST_PROBE && dev <= a->dev_probe)) /* departed; or stable */
+        a->rest = 0;
 }
 
 /* 1 when the step into mode1 with nflip switch flips changes a switch or a
