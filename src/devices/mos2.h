@@ -6,6 +6,8 @@
 #ifndef NSC_MOS2_H
 #define NSC_MOS2_H
 
+struct nsc_model; /* circuit/circuit.h */
+
 /* The channel's constants (nsc_m2_make) and where its voltages are: x[probe[t]]
  * is terminal t's (d g s b), probe[t] < 0: ground. */
 typedef struct nsc_mos2 {
