@@ -1107,14 +1107,18 @@ static nsc_status fixed_rows(tran_run *R, double tn, double hh, int *need)
     }
     double *row = R->row;
     while (R->tout <= tn + eps && R->tout <= R->tstop + eps) {
-        row[0] = R->tout;
-        if (fabs(R->tout - tn) <= eps) {
-            memcpy(row + 1, R->v1 + 1, (size_t)R->nprobe * sizeof(double));
+        int bad;
+        if (fabs(R->tout - tn) <= eps) { /* v1 itself with time tout (no copy), then tn again */
+            R->v1[0] = R->tout;
+            bad = nsc_waves_add(R->W, R->v1);
+            R->v1[0] = tn;
         } else {
             double a = (R->tout - R->t) / hh;
+            row[0] = R->tout;
             for (int q = 1; q < R->nc; q++) row[q] = (1 - a) * R->v0[q] + a * R->v1[q];
+            bad = nsc_waves_add(R->W, row);
         }
-        if (nsc_waves_add(R->W, row)) return nsc_waves_add_error(R->W, R->r);
+        if (bad) return nsc_waves_add_error(R->W, R->r);
         R->jout++;
         R->tout = nsc_grid_time(o, R->jout, eps);
         if (o->rows) o->rows(R->W, o->rows_ctx);

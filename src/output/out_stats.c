@@ -44,6 +44,7 @@ typedef struct qsel {
     size_t *hist; /* [NB] counting passes */
     double *buf;  /* [in] the collecting pass */
     size_t nbuf;
+    int share; /* a high quantile collecting its low twin's values: a copy at settling */
 } qsel;
 
 static uint64_t width_of(const qsel *q)
@@ -68,6 +69,8 @@ static void settle(qsel *q)
     if (q->buf) {
         q->x = q->k - q->below < q->nbuf ? nsc_select_kth(q->buf, q->nbuf, q->k - q->below) : NAN;
         q->done = 1;
+        free(q->buf); /* done: its memory serves the next column's */
+        q->buf = NULL;
         return;
     }
     uint64_t w = width_of(q);
@@ -80,12 +83,67 @@ static void settle(qsel *q)
     if (q->lo == q->hi) q->x = value_of(q->lo), q->done = 1;
 }
 
-/* ready for the next pass: a collecting one when few values remain; 0, -1 ENOMEM */
+/* ready for the next pass: a collecting one when few values remain, else a
+ * counting one (its histogram made at its first); 0, -1 ENOMEM */
 static int arm(qsel *q)
 {
-    if (q->done || q->in > CAP || q->buf) return 0;
+    if (q->done || q->buf) return 0;
+    if (q->in > CAP) return q->hist || (q->hist = calloc(NB, sizeof *q->hist)) ? 0 : -1;
+    free(q->hist);
+    q->hist = NULL;
     q->buf = malloc((q->in ? q->in : 1) * sizeof *q->buf);
     return q->buf ? 0 : -1;
+}
+
+/* The quantiles armed for a pass; a column's high quantile that would collect
+ * the very values its low one collects (same range: both start on [min, max])
+ * shares them (q[j].share) instead of a second scattered copy. 0, -1 ENOMEM */
+static int arm_all(qsel *q, int nq)
+{
+    for (int j = 0; j < nq; j++) {
+        qsel *lo = j % 2 ? &q[j - 1] : NULL;
+        if (lo && !q[j].done && !q[j].buf && q[j].in <= CAP && lo->buf && lo->nbuf == 0
+            && lo->lo == q[j].lo && lo->hi == q[j].hi && lo->in == q[j].in) {
+            free(q[j].hist);
+            q[j].hist = NULL;
+            q[j].share = 1;
+            continue;
+        }
+        if (arm(&q[j])) return -1;
+    }
+    return 0;
+}
+
+/* After a pass: each quantile settled; a sharing one gets its copy of the
+ * collected values (in row order, as its own collection) before its twin's
+ * selection reorders them. 0, -1 ENOMEM */
+static int settle_all(qsel *q, int nq)
+{
+    for (int j = 0; j < nq; j++) {
+        if (j % 2 == 0 && j + 1 < nq && q[j + 1].share) {
+            qsel *h = &q[j + 1];
+            h->buf = malloc((q[j].nbuf ? q[j].nbuf : 1) * sizeof *h->buf);
+            if (!h->buf) return -1;
+            if (q[j].nbuf) memcpy(h->buf, q[j].buf, q[j].nbuf * sizeof *h->buf);
+            h->nbuf = q[j].nbuf;
+            h->share = 0;
+        }
+        settle(&q[j]);
+    }
+    return 0;
+}
+
+#define RUN 64 /* rows a block of the collecting passes (~RUN * ncol doubles, in cache) */
+
+/* Row i and the number of rows from it that follow it in the same memory (the
+ * cursor's buffer or the table's rows), at most RUN, into *n. */
+static const double *rows_at(nsc_wcur *c, long i, long *n)
+{
+    const nsc_waves *W = c->W;
+    const double *row = nsc_wcur_row(c, i);
+    long end = i >= W->row0 ? W->nrow : c->first + c->n;
+    *n = end - i < RUN ? end - i : RUN;
+    return row;
 }
 
 /* pass 1: min, max, finite count of each column (row order, as nsc_trace_stat_of) */
@@ -121,22 +179,28 @@ static int pass_quantiles(nsc_wcur *c, nsc_trace_stat *st, qsel *q)
                        0,
                        NULL,
                        NULL,
+                       0,
                        0 }; /* (fmin may return +0 with a -0 present) */
         q[j].k = nsc_quantile_index(s->nfinite, j % 2 ? NSC_PLOT_QHI : NSC_PLOT_QLO);
-        if (!q[j].done && !(q[j].hist = calloc(NB, sizeof *q[j].hist))) return -1;
         if (q[j].lo == q[j].hi && !q[j].done) q[j].x = s->min, q[j].done = 1;
         left += !q[j].done;
     }
+    size_t nc = (size_t)W->ncol;
     while (left > 0) {
-        for (int j = 0; j < nq; j++)
-            if (arm(&q[j])) return -1;
-        for (long i = 0; i < W->nrow; i++) {
-            const double *row = nsc_wcur_row(c, i);
-            for (int j = 0; j < nq; j++)
-                if (isfinite(row[j / 2 + 1])) take(&q[j], row[j / 2 + 1]);
+        if (arm_all(q, nq)) return -1;
+        long r;
+        for (long i = 0; i < W->nrow; i += r) {    /* a block of rows, column by column: */
+            const double *row = rows_at(c, i, &r); /* each quantile's values in row order */
+            for (int j = 0; j < nq; j++) {
+                if (q[j].done || q[j].share) continue;
+                const double *v = row + j / 2 + 1;
+                for (long t = 0; t < r; t++)
+                    if (isfinite(v[(size_t)t * nc])) take(&q[j], v[(size_t)t * nc]);
+            }
         }
+        if (settle_all(q, nq)) return -1;
         left = 0;
-        for (int j = 0; j < nq; j++) settle(&q[j]), left += !q[j].done;
+        for (int j = 0; j < nq; j++) left += !q[j].done;
     }
     for (int j = 0; j < nq; j++) {
         nsc_trace_stat *s = &st[j / 2 + 1];

@@ -135,6 +135,32 @@ Test(spill, plot_statistics_as_in_memory)
     nsc_waves_free(S);
 }
 
+/* The same with fewer values than one collecting pass takes: a column's two
+ * quantiles collect its values once, in blocks of rows column by column, and
+ * the high one selects from its own copy in row order (out_stats.c
+ * arm_all/settle_all); the numbers as in memory and as one column alone. */
+Test(spill, plot_statistics_collected_at_once_as_in_memory)
+{
+    long n = 30000;
+    nsc_waves *M = table(n, 0, NULL), *S = table(n, 777, tmp);
+    cr_assert(S->row0 > 0 && S->row0 < n);
+    nsc_trace_stat a[4], b[4], o;
+    cr_assert_eq(nsc_trace_stats(M, a), 0);
+    cr_assert_eq(nsc_trace_stats(S, b), 0);
+    for (int k = 1; k < 4; k++) {
+        cr_assert_eq(nsc_trace_stat_of(M->v + k, (size_t)n, 4, &o), 0);
+        cr_assert(b[k].nfinite < 65536 && b[k].nfinite == o.nfinite, "column %d", k);
+        cr_assert(same_bits(b[k].min, o.min) && same_bits(b[k].max, o.max), "column %d", k);
+        cr_assert(a[k].qlo == b[k].qlo && a[k].qhi == b[k].qhi && o.qlo == b[k].qlo
+                      && o.qhi == b[k].qhi && b[k].qlo < b[k].qhi,
+                  "column %d quantiles %.17g %.17g vs %.17g %.17g", k, b[k].qlo, b[k].qhi, o.qlo,
+                  o.qhi);
+        cr_assert(a[k].jumps == b[k].jumps && o.jumps == b[k].jumps, "column %d jumps", k);
+    }
+    nsc_waves_free(M);
+    nsc_waves_free(S);
+}
+
 /* A full disk (here: the file size limit) while spilling is an error naming
  * the temporary and the system's reason, not rows silently dropped. */
 Test(spill, full_disk_is_an_error)
