@@ -7,6 +7,11 @@
  * and retries for ever when the address space is full (`ulimit -v`), and
  * exit() then joins it: the process hangs, and SIGTERM cannot end it.
  *
+ * (The libraries are loaded at the first dense call since session 23, la_dense.c,
+ * so that constructor runs then, reading the environment of that moment; the
+ * re-execution below costs ~4 ms of start, LAPACK no longer being loaded with
+ * the program. It stays: a library must not change the process's environment.)
+ *
  * The only lever is the environment OpenBLAS reads in that constructor, and
  * setenv() before it is not enough: the C library's own initialiser, which runs
  * after the executable's .preinit_array and before OpenBLAS's, resets environ

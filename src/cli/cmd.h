@@ -10,6 +10,7 @@
 /* An option value: a finite SPICE number with scale suffix ("50p", "1meg").
  * Returns 1 and sets *v, else 0. */
 int nsc_opt_number(const char *s, double *v);
+void nsc_heap_hugepages(void); /* the process heap in transparent huge pages (cmd_util.c) */
 
 /* The options of one run, one table for the program (main.c) and `nscircuit
  * sweep` (cmd_sweep.c): --step --tstop --theta --solver --save --steady

@@ -734,6 +734,7 @@ static void job_free(job *J)
 
 int main(int argc, char **argv)
 {
+    nsc_heap_hugepages();
     if (argc > 1 && strcmp(argv[1], "compare") == 0) return nsc_cmd_compare(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "sweep") == 0) return nsc_cmd_sweep(argc - 1, argv + 1);
     static cli C;

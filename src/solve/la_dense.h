@@ -15,6 +15,22 @@
  * are complete but must not be used to solve), < 0 on a bad argument. */
 int nsc_dense_lu(int n, double *A, int lda, int *ipiv);
 
+/* What nsc_dense_lu, nsc_dense_lusolve, nsc_dense_solve and nsc_dense_eig
+ * return when LAPACK and BLAS could not be loaded (they are loaded at the first
+ * call of a routine here, la_dense.c); nsc_dense_available() says whether they
+ * are (loading them). */
+#define NSC_DENSE_NOLIB (-1001)
+int nsc_dense_available(void);
+
+/* nsc_dense_gemv's and nsc_dense_gemm's products as plain loops (what they run
+ * where BLAS could not be loaded; the same arguments, the same results up to
+ * the order of the sums). */
+void nsc_dense_gemv_loops(int trans, int m, int n, double alpha, const double *A, int lda,
+                          const double *x, double beta, double *y);
+void nsc_dense_gemm_loops(int transa, int transb, int m, int n, int k, double alpha,
+                          const double *A, int lda, const double *B, int ldb, double beta,
+                          double *C, int ldc);
+
 /* Solve op(A) X = B with the factors of nsc_dense_lu (dgetrs).
  *   trans   0: A X = B, nonzero: A^T X = B
  *   n, nrhs order of A, number of right-hand sides

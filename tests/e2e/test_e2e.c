@@ -440,6 +440,17 @@ static int runs_within(long kb)
     return tu_run(cmd, NULL) == 0;
 }
 
+/* A tiny run needs little address space: LAPACK is not loaded until a dense
+ * routine is called (la_dense.c), and the heap's 32 MiB first growth
+ * (cmd_util.c nsc_heap_hugepages) gives way where it does not fit, later growth
+ * unpadded. Before, the program needed ~50 MB (OpenBLAS's mappings; the loader
+ * failed below), and with the pad kept a 35 MB run stopped out of memory. */
+Test(e2e, tiny_run_in_a_30_mb_address_space, .timeout = 120)
+{
+    if (!runs_within(60000)) cr_skip_test("a 60 MB address space is too small for this build");
+    cr_assert(runs_within(30000), "a tiny run failed with ulimit -v 30000");
+}
+
 /* In a small address space, with the caller's environment asking OpenBLAS for
  * threads, SIGTERM still ends the run (exit 143, promptly). Before, OpenBLAS's
  * worker thread retried its buffer allocation for ever and exit() waited for

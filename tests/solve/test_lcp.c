@@ -2,7 +2,10 @@
  * LAPACK layer (la_dense.c). Oracles: hand-solved problems, enumeration (unique
  * solution for P-matrices), constructed complementary pairs, direct checks of
  * w = Mz + q >= 0, z >= 0, z'w = 0. */
+#include "config.h"
+
 #include <criterion/criterion.h>
+#include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -145,6 +148,44 @@ Test(la_dense, gemv_gemm_ger)
     cr_assert_float_eq(A[3], 4, 1e-15);
     cr_assert_float_eq(A[4], 4, 1e-15);
     cr_assert_float_eq(A[5], 4, 1e-15);
+}
+
+/* LAPACK is loaded at the first dense call, not with the program (la_dense.c):
+ * this test's process (forked by the runner, which calls no dense routine) has
+ * not loaded it before nsc_dense_lu, and has after. */
+Test(la_dense, lapack_loaded_on_first_use)
+{
+    cr_assert_null(dlopen(NSC_LAPACK_SONAME, RTLD_NOW | RTLD_NOLOAD), "%s loaded at the start",
+                   NSC_LAPACK_SONAME);
+    double A[4] = { 4, 2, 1, 3 }, b[2] = { 5, 5 }; /* [4 1; 2 3] x = (5, 5): x = (1, 1) */
+    int ipiv[2];
+    cr_assert_eq(nsc_dense_solve(2, A, 2, ipiv, b), 0);
+    cr_assert_float_eq(b[0], 1, 1e-15);
+    cr_assert_float_eq(b[1], 1, 1e-15);
+    cr_assert_eq(nsc_dense_available(), 1);
+    cr_assert_not_null(dlopen(NSC_LAPACK_SONAME, RTLD_NOW | RTLD_NOLOAD));
+}
+
+/* The loops nsc_dense_gemv/gemm fall back to without BLAS, against BLAS on a
+ * 5 x 4 matrix of small integers (every product and sum exact in both). */
+Test(la_dense, fallback_loops_match_blas)
+{
+    double A[20], B[20], x[5], y1[5], y2[5], C1[25], C2[25];
+    for (int i = 0; i < 20; i++) A[i] = (i * 7) % 11 - 5, B[i] = (i * 5) % 9 - 4;
+    for (int t = 0; t < 2; t++) {
+        int m = 5, n = 4, ny = t ? n : m;
+        for (int i = 0; i < 5; i++) x[i] = i - 2, y1[i] = y2[i] = 3 - i;
+        nsc_dense_gemv(t, m, n, 2, A, 5, x, -1, y1);
+        nsc_dense_gemv_loops(t, m, n, 2, A, 5, x, -1, y2);
+        for (int i = 0; i < ny; i++) cr_assert_eq(y1[i], y2[i], "gemv trans %d row %d", t, i);
+    }
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++) { /* C (4 x 4) = op(A) op(B), A and B 4 x 4 or transposed */
+            for (int i = 0; i < 25; i++) C1[i] = C2[i] = i % 3;
+            nsc_dense_gemm(ta, tb, 4, 4, 4, 1.5, A, 5, B, 5, 0.5, C1, 5);
+            nsc_dense_gemm_loops(ta, tb, 4, 4, 4, 1.5, A, 5, B, 5, 0.5, C2, 5);
+            for (int i = 0; i < 25; i++) cr_assert_eq(C1[i], C2[i], "gemm %d%d at %d", ta, tb, i);
+        }
 }
 
 /* ---- LCP: hand-solved problems ---- */
