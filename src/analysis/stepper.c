@@ -727,7 +727,6 @@ typedef struct tran_run {
     char **names, *sw, *evlog; /* column names, switch states, --events' last modes */
     double *buf, *lpk;         /* the work vectors; each pair's peak multiplier */
     double *lv0;      /* [m0] what the static start showed the fits (nsc_op_seen), NULL: none */
-    int start_refit;  /* 1: the pass stopped at its start, fits remade (start_refits) */
     char *pkmark;     /* [m] 1: a pair nsc_dev_check reads (its peak is tracked) */
     int *pklist, npk; /* [npk] those pairs */
     nsc_bpq bp;
@@ -833,7 +832,7 @@ static nsc_status tran_initial(tran_run *R)
         if (!s && !o->uic) /* an OP start: as nsc_op_point's */
             s = op_gmin_checked(R->c, &R->cache0, o->solver, o->gmin, gstep, s0s, e0s, R->zs, R->ls,
                                 R->sw, r);
-        if (!s && !R->io && (R->lv0 = nsc_calloc((size_t)(L0->m + m) + 1, sizeof(double))))
+        if (!s && !R->io && (R->lv0 = nsc_calloc((size_t)L0->m + 1, sizeof(double))))
             nsc_op_seen(L0, R->c, R->zs, R->ls, e0s, R->lv0); /* (none: no harm) */
         free(s0s);
         free(e0s);
@@ -852,23 +851,6 @@ static nsc_status tran_initial(tran_run *R)
     nsc_eval_probes(R->f, R->nprobe, L, R->sw, R->z0, R->l, NULL, 0.0, R->w0, R->v0 + 1);
     R->v0[0] = t0;
     return NSC_OK;
-}
-
-/* A pass before the last (o->refit) whose static start leaves fitted
- * junctions without current where the SPICE curve has some (their slacks,
- * lv0: pwl_exp.h nsc_jfit_seen) remakes those fits there and stops at t0:
- * run.c makes it again from the new start, at the cost of one more static
- * solution, not of a whole transient on fits that miss its bias (the 7805's
- * 60 s of CPU). Only those: the start's currents wait for the run's peaks,
- * as before. 1 when it stopped (notes in o->refit). */
-static int start_refits(tran_run *R)
-{
-    if (!R->o->refit || R->io || !R->lv0) return 0;
-    double *pk = R->lv0 + R->L0->m; /* (lv0's room: [m0 + m]) */
-    int any = 0;
-    for (int j = 0; j < R->m; j++) any |= (pk[j] = R->lv0[j] < 0 ? R->lv0[j] : 0) < 0;
-    R->start_refit = any && nsc_dev_refit(R->L, R->c, pk, 0, R->o->refit) > 0;
-    return R->start_refit;
 }
 
 /* The breakpoints, the table's room and the row at t0 when it is due. */
@@ -1200,12 +1182,10 @@ static void tran_free(tran_run *R, nsc_status s)
 {
     const nsc_lcs *L = R->L;
     if (s && R->W) mark_failed(R->W, R->r);
-    if (R->acc && !s && R->W && !R->start_refit)
-        nsc_loss_acc_finish(R->acc, R->W->t_end, R->o->losses, R->r);
+    if (R->acc && !s && R->W) nsc_loss_acc_finish(R->acc, R->W->t_end, R->o->losses, R->r);
     else nsc_loss_acc_free(R->acc);
     for (int j = 0; R->lv0 && R->lpk && j < R->m; j++) /* never conducted: the start's slack */
         if (R->lpk[j] <= 0 && R->lv0[j] < 0) R->lpk[j] = R->lv0[j];
-    if (R->start_refit) L = NULL; /* stopped at t0 (start_refits): no check, no refit */
     if (!s && L && R->lpk
         && R->st->refit_stop > 0) /* stopped early (stepper_exact.c fits_watch): */
         nsc_dev_refit(L, R->c, R->lpk, 0, R->o->refit); /* its fits remade, run.c repeats it */
@@ -1247,10 +1227,6 @@ nsc_status nsc_stepper_tran_io(const nsc_circuit *c, const nsc_tran_opts *o,
     nsc_status s = tran_setup(&R, probes);
     *out = R.W;
     if (!s) s = tran_initial(&R);
-    if (!s && start_refits(&R)) { /* (run.c repeats it) */
-        tran_free(&R, s);
-        return s;
-    }
     if (!s) s = tran_first_row(&R);
     if (!s && io && !o->adaptive)
         s = nsc_err(r, NSC_EUSAGE, NULL, "a transient from a given state needs adaptive steps");
