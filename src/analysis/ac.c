@@ -249,7 +249,11 @@ static nsc_status ac_op_pass(void *ctx, nsc_report *notes, int *again, nsc_repor
         *x->m = L->m;
         *x->nsw = L->nsw;
         s = nsc_opws_point(&O, x->c, x->solver, x->gmin, 1, r);
-        *again = !s && nsc_op_fits(L, x->c, O.l, notes, r);
+        double *lv = s ? NULL : nsc_calloc((size_t)L->m + 1, sizeof *lv);
+        if (!s && !lv) s = nsc_oom(r);
+        if (!s) nsc_op_seen(L, x->c, O.z, O.l, O.e, lv); /* (junctions' voltages too) */
+        *again = !s && nsc_op_fits(L, x->c, lv, 1, notes, r);
+        free(lv);
         if (!s && !*again && x->zop && !(*x->zop = nsc_calloc((size_t)L->n + 1, sizeof **x->zop)))
             s = nsc_oom(r);
         if (!s && !*again && x->zop) memcpy(*x->zop, O.z, sizeof **x->zop * (size_t)L->n);

@@ -117,9 +117,11 @@ static nsc_status dc_point(dc_run *D, int first, const double *x, int nx, nsc_wa
     nsc_status s = nsc_opws_point(O, D->c, D->solver, D->gmin, first, r);
     if (s) return s;
     if (!D->last && !(D->last = nsc_calloc((size_t)L->m + 1, 1))) return nsc_oom(r);
-    if (!D->lpk && !(D->lpk = nsc_calloc((size_t)L->m + 1, sizeof *D->lpk))) return nsc_oom(r);
+    if (!D->lpk && !(D->lpk = nsc_calloc((size_t)2 * L->m + 1, sizeof *D->lpk))) return nsc_oom(r);
     memcpy(D->last, O->mode, (size_t)L->m);
-    for (int j = 0; j < L->m; j++) D->lpk[j] = first || O->l[j] > D->lpk[j] ? O->l[j] : D->lpk[j];
+    double *lv = D->lpk + L->m; /* the point's (nsc_op_seen: junctions' voltages too) */
+    nsc_op_seen(L, D->c, O->z, O->l, O->e, lv);
+    for (int j = 0; j < L->m; j++) D->lpk[j] = first || lv[j] > D->lpk[j] ? lv[j] : D->lpk[j];
     memcpy(row, x, sizeof(double) * (size_t)nx);
     for (int k = 0; k < D->np; k++)
         row[nx + k] = nsc_lin_eval_sw(&D->f[k], L, O->sw, O->z, O->l, NULL, 0, O->w);
@@ -180,7 +182,7 @@ static nsc_status dc_pass(void *ctx, nsc_report *notes, int *again, nsc_report *
     D.p = x->p;
     D.np = x->np;
     if (!s) s = dc_points(&D, W, r);
-    *again = !s && D.op.L && D.lpk && nsc_op_fits(D.op.L, c, D.lpk, notes, r);
+    *again = !s && D.op.L && D.lpk && nsc_op_fits(D.op.L, c, D.lpk, 0, notes, r);
     dc_release(&D);
     nsc_opws_free(&D.op);
     free(D.last);

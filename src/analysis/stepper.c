@@ -726,8 +726,9 @@ typedef struct tran_run {
     nsc_lin *f;                /* [nprobe] the probes as functionals */
     char **names, *sw, *evlog; /* column names, switch states, --events' last modes */
     double *buf, *lpk;         /* the work vectors; each pair's peak multiplier */
-    char *pkmark;              /* [m] 1: a pair nsc_dev_check reads (its peak is tracked) */
-    int *pklist, npk;          /* [npk] those pairs */
+    double *lv0;      /* [m0] what the static start showed the fits (nsc_op_seen), NULL: none */
+    char *pkmark;     /* [m] 1: a pair nsc_dev_check reads (its peak is tracked) */
+    int *pklist, npk; /* [npk] those pairs */
     nsc_bpq bp;
     nsc_loss_acc *acc;
     ring_watch ring;
@@ -831,6 +832,8 @@ static nsc_status tran_initial(tran_run *R)
         if (!s && !o->uic) /* an OP start: as nsc_op_point's */
             s = op_gmin_checked(R->c, &R->cache0, o->solver, o->gmin, gstep, s0s, e0s, R->zs, R->ls,
                                 R->sw, r);
+        if (!s && !R->io && (R->lv0 = nsc_calloc((size_t)L0->m + 1, sizeof(double))))
+            nsc_op_seen(L0, R->c, R->zs, R->ls, e0s, R->lv0); /* (none: no harm) */
         free(s0s);
         free(e0s);
         if (s) {
@@ -1185,17 +1188,20 @@ static void tran_free(tran_run *R, nsc_status s)
     if (s && R->W) mark_failed(R->W, R->r);
     if (R->acc && !s && R->W) nsc_loss_acc_finish(R->acc, R->W->t_end, R->o->losses, R->r);
     else nsc_loss_acc_free(R->acc);
+    for (int j = 0; R->lv0 && R->lpk && j < R->m; j++) /* never conducted: the start's slack */
+        if (R->lpk[j] <= 0 && R->lv0[j] < 0) R->lpk[j] = R->lv0[j];
     if (!s && L && R->lpk
         && R->st->refit_stop > 0) /* stopped early (stepper_exact.c fits_watch): */
         nsc_dev_refit(L, R->c, R->lpk, 0, R->o->refit); /* its fits remade, run.c repeats it */
     else if (!s && L && R->lpk) {                       /* the devices' validity over the run */
         int done = R->W && R->W->end == NSC_RUN_COMPLETE;
         if (R->io && R->io->lpk) memcpy(R->io->lpk, R->lpk, (size_t)L->m * sizeof(double));
-        else if (!R->io) nsc_op_fits(L, R->c, R->lpk, done ? R->o->refit : NULL, R->r);
+        else if (!R->io) nsc_op_fits(L, R->c, R->lpk, 0, done ? R->o->refit : NULL, R->r);
     } else if (s == NSC_ESIM && R->started && L && R->lpk && !R->io && R->o->refit)
         nsc_dev_refit(L, R->c, R->lpk, 0,
                       R->o->refit); /* a run that failed outside its fits: run.c repeats it */
     free(R->lpk);
+    free(R->lv0);
     free(R->pkmark);
     free(R->pklist);
     free(R->ring.d);
@@ -1271,15 +1277,22 @@ static nsc_status op_row(const nsc_lcs *L, const nsc_circuit *c, const nsc_probe
     return NSC_OK;
 }
 
-int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *notes,
-                nsc_report *r)
+int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, int point,
+                nsc_report *notes, nsc_report *r)
 {
     if (notes) {
-        int n = nsc_dev_refit(L, c, lpk, 1, notes);
+        int n = nsc_dev_refit(L, c, lpk, point ? 2 : 1, notes);
         if (n > 0) return n;
     }
     nsc_dev_check(L, c, lpk, r);
     return 0;
+}
+
+void nsc_op_seen(const nsc_lcs *L, const nsc_circuit *c, const double *z, const double *l,
+                 const double *e, double *lv)
+{
+    nsc_lcs_pairs_y(L, z, l, NULL, e, lv);
+    nsc_dev_seen(L, c, l, lv, lv);
 }
 
 /* One pass of nsc_stepper_op: NSC_OK with *out NULL when it remade fits
@@ -1297,12 +1310,13 @@ static nsc_status op_pass(const nsc_circuit *c, double gmin, nsc_solver solver,
     if ((s = nsc_opws_build(&O, c, gmin, r))) goto done;
     const nsc_lcs *L = O.L;
     if ((s = op_names(L, probes, nprobe, &names, &nc, r))) goto done;
-    if (!(rv = nsc_calloc((size_t)(1 + nc), sizeof(double)))) {
+    if (!(rv = nsc_calloc((size_t)(1 + nc + L->m), sizeof(double)))) { /* + lv (nsc_op_seen) */
         s = nsc_oom(r);
         goto done;
     }
     s = nsc_opws_point(&O, c, solver, gmin, 1, r);
-    if (s || nsc_op_fits(L, c, O.l, notes, r)) goto done;
+    if (!s) nsc_op_seen(L, c, O.z, O.l, O.e, rv + 1 + nc);
+    if (s || nsc_op_fits(L, c, rv + 1 + nc, 1, notes, r)) goto done;
     if ((s = op_row(L, c, probes, nprobe, O.sw, O.z, O.l, O.w, rv + 1, r))) goto done;
     nsc_waves *W = nsc_waves_new(names, nc, c->title);
     if (!W) {

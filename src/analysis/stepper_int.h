@@ -205,7 +205,8 @@ nsc_status nsc_tran_exact(nsc_tran *T);
 nsc_status nsc_steps_table(const nsc_tran *T, double t0, double eps, double *v0, nsc_waves **Ws);
 
 /* The fits after a run of L whose pairs' multipliers peaked at lpk[m] (a
- * transient, .op, a .dc sweep's points, .ac's operating point): with notes
+ * transient, .op, a .dc sweep's points, .ac's operating point; point 1: lpk
+ * is one operating point's, devif.h refit's complete 2): with notes
  * (a pass before the last, nsc_fitted) the fits that follow the run and were
  * left are remade (device.h nsc_dev_refit, a note each into *notes) and the
  * number remade returned: the caller drops its results and makes them again;
@@ -213,8 +214,13 @@ nsc_status nsc_steps_table(const nsc_tran *T, double t0, double eps, double *v0,
  * (nsc_dev_check) into r and 0. Without it an .op of a diode fitted on
  * 100 uA..100 A carrying 5 kA read 4.2 V off its last chord where the SPICE
  * curve has 1.054 V. */
-int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, nsc_report *notes,
-                nsc_report *r);
+int nsc_op_fits(const nsc_lcs *L, const nsc_circuit *c, const double *lpk, int point,
+                nsc_report *notes, nsc_report *r);
+/* What a static solution (z, l) of L, pair offsets e[m], shows the fits, as
+ * nsc_op_fits's peaks lpk: into lv[m] (device.h nsc_dev_seen: the
+ * multipliers, and the slacks of fitted junctions that do not conduct). */
+void nsc_op_seen(const nsc_lcs *L, const nsc_circuit *c, const double *z, const double *l,
+                 const double *e, double *lv);
 
 /* The checks of a static solution (z, l) of L, pair offsets e[m] (opcheck.c):
  * in a circuit of voltage sources, resistors, switches, capacitors, inductors,

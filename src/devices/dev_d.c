@@ -419,16 +419,19 @@ static void d_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
 {
     const nsc_element *e = &c->el[ei];
     const diode_par *p = e->priv;
-    double ip = lpk[L->el_pair[ei]], off;
-    if (!p || !p->fitted || !nsc_jfit_outside(&p->fw, ip, &off)) return;
-    char rg[64];
+    double pk = lpk[L->el_pair[ei]], off;
+    if (!p || !p->fitted) return;
+    double ip = nsc_jfit_seen(&p->fw, pk, NULL); /* (its voltage when it never conducted) */
+    if (!nsc_jfit_outside(&p->fw, ip, &off)) return;
+    char rg[64], sn[96];
     nsc_jfit_range(&p->fw, rg, sizeof rg);
+    nsc_jfit_seen_text(&p->fw, pk, sn, sizeof sn);
     nsc_warn(
         r, &e->loc,
-        "diode %s: its peak current %.3g A is %s the range %s its model '%s' was fitted on; "
+        "diode %s: its peak current %.3g A%s is %s the range %s its model '%s' was fitted on; "
         "there the fit is %.3g V off the SPICE diode (%.3g V inside): set IMIN/IMAX (and SEGMENTS) "
         "to cover the currents of the run%s",
-        e->name, ip, ip > p->fw.i2 ? "above" : "below", rg, e->model->name, off, p->fw.err,
+        e->name, ip, sn, ip > p->fw.i2 ? "above" : "below", rg, e->model->name, off, p->fw.err,
         p->refitted ? " (it left the refitted ones too)" : "");
 }
 
@@ -437,21 +440,21 @@ static void d_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
 static int d_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, int complete,
                    nsc_report *r)
 {
-    (void)complete; /* (a peak is a peak, complete or not) */
     const nsc_element *e = &c->el[ei];
     diode_par *p = e->priv; /* (the element's own block) */
-    double ip = lpk[L->el_pair[ei]];
     if (!p || !p->follow) return 0;
+    double pk = lpk[L->el_pair[ei]], ip = nsc_jfit_seen(&p->fw, pk, NULL);
     nsc_jfit old = p->fw;
-    if (!nsc_jfit_refit(&p->fw, ip, p->seg, D_AUTO_MAX, D_AUTO_TOL)) return 0;
+    if (!nsc_jfit_follow(&p->fw, pk, complete == 2, p->seg, D_AUTO_MAX, D_AUTO_TOL)) return 0;
     p->refitted = 1;
-    char a[64], b[64];
+    char a[64], b[64], sn[96];
     nsc_jfit_range(&old, a, sizeof a);
     nsc_jfit_range(&p->fw, b, sizeof b);
+    nsc_jfit_seen_text(&old, pk, sn, sizeof sn);
     nsc_note(r, &e->loc,
-             "diode %s: its peak current %.3g A %s %s its model '%s' was fitted on: "
+             "diode %s: its peak current %.3g A%s %s %s its model '%s' was fitted on: "
              "refitted by %d segment%s on %s (max error %.3g V), the run repeated",
-             e->name, ip, nsc_jfit_where(&old, ip), a, e->model->name, p->fw.nseg,
+             e->name, ip, sn, nsc_jfit_where(&old, ip), a, e->model->name, p->fw.nseg,
              p->fw.nseg > 1 ? "s" : "", b, p->fw.err);
     return 1;
 }
@@ -462,7 +465,7 @@ static int d_refit_due(const nsc_lcs *L, const nsc_circuit *c, int ei, const dou
     const diode_par *p = c->el[ei].priv;
     if (!p || !p->follow) return 0;
     nsc_jfit f = p->fw;
-    return nsc_jfit_refit(&f, lpk[L->el_pair[ei]], p->seg, D_AUTO_MAX, D_AUTO_TOL);
+    return nsc_jfit_follow(&f, lpk[L->el_pair[ei]], 0, p->seg, D_AUTO_MAX, D_AUTO_TOL);
 }
 
 /* SPICE's defaults of its models' parameters (ngspice's; nl_model.c compares
@@ -493,6 +496,7 @@ const nsc_device nsc_dev_d = {
     .check = d_check,
     .refit = d_refit,
     .refit_due = d_refit_due,
+    .vseen = 1,
     .ndc = 1,
     .dc = { { 0, 1 } },
     .out_current = 1,

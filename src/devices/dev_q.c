@@ -584,17 +584,18 @@ static void q_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
     int jf = L->el_pair[ei], jr = jf + p->f.nseg;
     for (int k = 0; k < 2; k++) {
         const nsc_jfit *f = k ? &p->r : &p->f;
-        double ip = lpk[k ? jr : jf], off;
+        double pk = lpk[k ? jr : jf], ip = nsc_jfit_seen(f, pk, NULL), off;
         if (!nsc_jfit_outside(f, ip, &off)) continue;
-        char rg[64];
+        char rg[64], sn[96];
         nsc_jfit_range(f, rg, sizeof rg);
+        nsc_jfit_seen_text(f, pk, sn, sizeof sn);
         nsc_warn(
             r, &e->loc,
-            "transistor %s: its peak %s junction current %.3g A is %s the range %s its model '%s' "
+            "transistor %s: its peak %s junction current %.3g A%s is %s the range %s its model '%s' "
             "was fitted on; there the fit is %.3g V off the SPICE junction (%.3g V inside): set IMIN/IMAX (and "
             "SEGMENTS) to cover the currents of the run%s",
-            e->name, k ? "BC" : "BE", ip, ip > f->i2 ? "above" : "below", rg, e->model->name, off,
-            f->err, p->refitted ? " (it left the refitted ones too)" : "");
+            e->name, k ? "BC" : "BE", ip, sn, ip > f->i2 ? "above" : "below", rg, e->model->name,
+            off, f->err, p->refitted ? " (it left the refitted ones too)" : "");
     }
 }
 
@@ -657,24 +658,25 @@ static int q_refit(const nsc_lcs *L, const nsc_circuit *c, int ei, const double 
     int jf = L->el_pair[ei], jr = jf + p->f.nseg, n = 0;
     for (int k = 0; k < 2; k++) {
         nsc_jfit *f = k ? &p->r : &p->f, old = *f;
-        double ip = lpk[k ? jr : jf];
-        int rf = nsc_jfit_refit(f, ip, p->seg, Q_REFIT_MAX, Q_REFIT_TOL);
+        double pk = lpk[k ? jr : jf], ip = nsc_jfit_seen(f, pk, NULL); /* (pwl_exp.h) */
+        int rf = nsc_jfit_follow(f, pk, complete == 2, p->seg, Q_REFIT_MAX, Q_REFIT_TOL);
         if (rf && !q_leak_fits(p, k, f)) { /* (its leakage would overflow: kept) */
             *f = old;
             continue;
         }
         if (rf) {
-            char a[64], b[64];
+            char a[64], b[64], sn[96];
             nsc_jfit_range(&old, a, sizeof a);
             nsc_jfit_range(f, b, sizeof b);
+            nsc_jfit_seen_text(&old, pk, sn, sizeof sn);
             nsc_note(
                 r, &e->loc,
-                "transistor %s: its peak %s junction current %.3g A %s %s its model '%s' "
+                "transistor %s: its peak %s junction current %.3g A%s %s %s its model '%s' "
                 "was fitted on: refitted by %d segment%s on %s (max error %.3g V), the run repeated",
-                e->name, k ? "BC" : "BE", ip, nsc_jfit_where(&old, ip), a, e->model->name, f->nseg,
-                f->nseg > 1 ? "s" : "", b, f->err);
+                e->name, k ? "BC" : "BE", ip, sn, nsc_jfit_where(&old, ip), a, e->model->name,
+                f->nseg, f->nseg > 1 ? "s" : "", b, f->err);
         } else if (!complete
-                   || !q_band(L, e, p, k, ip, r)) /* (a failed run's least currents mean nothing) */
+                   || !q_band(L, e, p, k, pk, r)) /* (a failed run's least currents mean nothing) */
             continue;
         n = p->refitted = 1;
         if (k) q_leak(f, p->isc, p->ncvt, p->hlc); /* the leakage on the new knots */
@@ -766,6 +768,7 @@ const nsc_device nsc_dev_q = {
     .refit = q_refit,
     .ac_tangent = q_ac_tangent,
     .step_check = q_step,
+    .vseen = 1,
     .ndc = 2,
     .dc = { { 1, 2 }, { 1, 0 } }, /* junctions b-e, b-c */
     .models = { { "npn", NSC_MOD_NPN }, { "pnp", NSC_MOD_PNP } },

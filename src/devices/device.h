@@ -112,5 +112,11 @@ void nsc_dev_ac_tangent(const nsc_lcs *L, const nsc_circuit *c, const double *l,
  * check), 0 for the others; returns their number.
  * A run need only track the peaks of those. */
 int nsc_dev_check_pairs(const nsc_lcs *L, const nsc_circuit *c, char *mark);
+/* What a run saw of each pair at one solution (l[m], y[m] its slacks), as the
+ * peaks lpk that nsc_dev_check and nsc_dev_refit read: lv[j] = l[j], but -y[j]
+ * for a pair of a device that reads junction voltages (devif.h vseen) whose
+ * l[j] <= 0 and y[j] > NSC_JFIT_YSEEN (pwl_exp.h nsc_jfit_seen). lv may be y. */
+void nsc_dev_seen(const nsc_lcs *L, const nsc_circuit *c, const double *l, const double *y,
+                  double *lv);
 
 #endif

@@ -1,6 +1,7 @@
 /* devices.c -- the table element kind -> device (device.h). Adding a device is
  * adding dev_<x>.c and its line here (device.h: a worked example). */
 #include "device.h"
+#include "pwl_exp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -112,4 +113,13 @@ int nsc_dev_check_pairs(const nsc_lcs *L, const nsc_circuit *c, char *mark)
     int k = 0;
     for (int j = 0; j < L->m; j++) k += mark[j];
     return k;
+}
+
+void nsc_dev_seen(const nsc_lcs *L, const nsc_circuit *c, const double *l, const double *y,
+                  double *lv)
+{
+    for (int j = 0; j < L->m; j++) {
+        const nsc_device *d = nsc_device_of(c->el[L->pair_el[j]].kind);
+        lv[j] = d && d->vseen && !(l[j] > 0) && y[j] > NSC_JFIT_YSEEN ? -y[j] : l[j];
+    }
 }

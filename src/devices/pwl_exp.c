@@ -50,6 +50,7 @@ int nsc_jfit_make(double c, double a, double i0, double rs, double i1, double i2
         gap = fmax(gap, chord_gap(c, a, i0, rs, ik[k], ik[k + 1], s[k]));
     }
     f->nseg = nseg;
+    f->seen = 0;
     f->c = c;
     f->a = a;
     f->i0 = i0;
@@ -152,6 +153,19 @@ int nsc_jfit_outside(const nsc_jfit *f, double ip, double *off)
     return fabs(*off) > 2 * f->err && fabs(*off) > 0.01;
 }
 
+/* f's curve on [lo, hi] by nseg chords, or (nseg 0) by the fewest odd count
+ * (at most NSC_JFIT_MAX - 1: the band's centre mid-chord, never on a knot: an
+ * operating point on a knot flips that knot's pair at every step) within tol,
+ * into g: 0, or -1 (nsc_jfit_make's). */
+static int odd_fit(const nsc_jfit *f, double lo, double hi, int nseg, double tol, nsc_jfit *g)
+{
+    int st = -1;
+    if (nseg > 0) return nsc_jfit_make(f->c, f->a, f->i0, f->rs, lo, hi, nseg, g);
+    for (int n = 1; n <= NSC_JFIT_MAX; n += 2)
+        if ((st = nsc_jfit_make(f->c, f->a, f->i0, f->rs, lo, hi, n, g)) || g->err <= tol) break;
+    return st;
+}
+
 int nsc_jfit_band(nsc_jfit *f, double imin, double ip, int nseg)
 {
     if (!(f->a > 0 && isfinite(ip) && imin > JFIT_ON && ip >= NSC_JFIT_BAND_SWING * imin
@@ -160,23 +174,68 @@ int nsc_jfit_band(nsc_jfit *f, double imin, double ip, int nseg)
     double tol = fmin(0.01, fmax(NSC_JFIT_BAND_MIN, NSC_JFIT_BAND_FRAC * f->a * log(ip / imin)));
     if (f->i1 <= imin && f->i2 >= ip && f->err <= 1.5 * tol)
         return 0; /* fine enough there already */
-    nsc_jfit g;
-    double lo = imin / NSC_JFIT_ABOVE, hi = NSC_JFIT_ABOVE * ip; /* centred on sqrt(imin ip) */
-    int st = -1;
-    if (nseg > 0) st = nsc_jfit_make(f->c, f->a, f->i0, f->rs, lo, hi, nseg, &g);
-    else /* odd counts: the centre mid-chord, never on a knot */
-        for (int n = 1; n <= NSC_JFIT_MAX; n += 2)
-            if ((st = nsc_jfit_make(f->c, f->a, f->i0, f->rs, lo, hi, n, &g)) || g.err <= tol)
-                break;
-    if (st) return 0;
+    nsc_jfit g;   /* centred on sqrt(imin ip) */
+    if (odd_fit(f, imin / NSC_JFIT_ABOVE, NSC_JFIT_ABOVE * ip, nseg, tol, &g)) return 0;
     *f = g;
     return 1;
 }
 
+int nsc_jfit_point(nsc_jfit *f, double ip)
+{
+    if (!(f->a > 0 && isfinite(ip) && ip > JFIT_ON)) return 0;
+    double off = fabs(nsc_jfit_v(f, ip) - curve(f->c, f->a, f->i0, f->rs, ip));
+    nsc_jfit g;
+    if (off <= NSC_JFIT_POINT_TOL
+        || odd_fit(f, ip / NSC_JFIT_ABOVE, NSC_JFIT_ABOVE * ip, 0, NSC_JFIT_POINT_TOL, &g)
+        || !(fabs(nsc_jfit_v(&g, ip) - curve(f->c, f->a, f->i0, f->rs, ip)) < off))
+        return 0;
+    g.seen = f->seen;
+    *f = g;
+    return 1;
+}
+
+int nsc_jfit_follow(nsc_jfit *f, double pk, int point, int nseg, int nmax, double tol)
+{
+    double ip = nsc_jfit_seen(f, pk, NULL);
+    if (nsc_jfit_refit(f, ip, nseg, nmax, ip != pk ? NSC_JFIT_SEEN_TOL : tol)) {
+        f->seen = ip != pk;
+        return 1;
+    }
+    return point && ip == pk && f->seen ? nsc_jfit_point(f, ip) : 0;
+}
+
+double nsc_jfit_seen(const nsc_jfit *f, double pk, double *v)
+{
+    if (!(f->a > 0 && pk < -NSC_JFIT_YSEEN)) return pk;
+    double vj = f->vf[0] + pk, i = f->i0 * expm1((vj - f->c) / f->a);
+    if (v) *v = vj;
+    /* with RS: Newton on g(i) = c + a ln(1 + i/i0) + rs i - vj (concave,
+     * rising) from the current without it, where g = rs i >= 0: the first
+     * step lands in (0, root] (it moves by less than i), the next ones rise
+     * to the root from below */
+    for (int k = 0; k < 60 && f->rs > 0 && i > 0; k++) {
+        double g = curve(f->c, f->a, f->i0, f->rs, i) - vj, d = f->a / (f->i0 + i) + f->rs;
+        if (!(fabs(g) > 1e-14 * fabs(vj))) break;
+        i -= g / d;
+    }
+    return i > 0 ? i : 0;
+}
+
+void nsc_jfit_seen_text(const nsc_jfit *f, double pk, char *buf, size_t n)
+{
+    double v = 0;
+    if (nsc_jfit_seen(f, pk, &v) != pk)
+        snprintf(buf, n, " (the SPICE junction's at %.4g V, where the fit conducts none)", v);
+    else if (n > 0) buf[0] = 0;
+}
+
 const char *nsc_jfit_where(const nsc_jfit *f, double ip)
 {
-    return ip >= f->i1 && ip <= f->i2 ? "lies where it is more than 10 mV off, in the range"
-                                      : "left the range";
+    if (!(ip >= f->i1 && ip <= f->i2)) return "left the range";
+    return fabs(nsc_jfit_v(f, ip) - curve(f->c, f->a, f->i0, f->rs, ip)) > 0.01
+               ? "lies where it is more than 10 mV off, in the range"
+               : "is an operating point where it is more than 0.1 mV off (a fit made from the "
+                 "junction's voltage), in the range";
 }
 
 int nsc_jfit_refit(nsc_jfit *f, double ip, int nseg, int nmax, double tol)

@@ -19,6 +19,7 @@ typedef struct nsc_jfit {
                                                    - sum_{k >= 1} (s[k-1] - s[k]) max(0, i - knot[k]) */
     double i1, i2, err;
     double c, a, i0, rs; /* the curve fitted (a = 0: none, a card's own lines) */
+    int seen;            /* 1: remade from a junction's voltage (nsc_jfit_follow), 0 else */
 } nsc_jfit;
 /* 0, or -1 when the arguments are out of range (nseg in 1..NSC_JFIT_MAX, 0 < i1 < i2,
  * a, i0 > 0, rs >= 0). */
@@ -80,8 +81,41 @@ int nsc_jfit_refit(nsc_jfit *f, double ip, int nseg, int nmax, double tol);
 #define NSC_JFIT_BAND_MIN 0.0001
 #define NSC_JFIT_BAND_SWING 1.01
 int nsc_jfit_band(nsc_jfit *f, double imin, double ip, int nseg);
+/* A junction's pair that never conducted over a run (its multiplier 0) is
+ * told to the fits by its least slack y > NSC_JFIT_YSEEN as the peak -y
+ * (devices.c nsc_dev_seen): on a fit whose multiplier is 0 the junction's
+ * voltage is vf[0] - y, below the fit's turn-on, where the SPICE junction may
+ * carry a current the fit does not (a CE stage biased at 0.65 V beside a
+ * 10 mA..1 A line turning on at 0.80 V: 94 uA taken as none). The current a
+ * fit's junction carried as the SPICE junction sees it, from its peak pk: pk
+ * itself unless pk < -NSC_JFIT_YSEEN, then the curve's current at the voltage
+ * vf[0] + pk (into *v when v is given; else *v is left alone). A card's own
+ * lines (a = 0): pk. */
+#define NSC_JFIT_YSEEN 1e-9
+double nsc_jfit_seen(const nsc_jfit *f, double pk, double *v);
+/* " (the SPICE junction's at 0.65 V, where the fit conducts none)" when pk is
+ * a slack (nsc_jfit_seen), else "": the notes' words after the current. */
+void nsc_jfit_seen_text(const nsc_jfit *f, double pk, char *buf, size_t n);
+/* The fit that follows a run (the devices' refit): nsc_jfit_refit at the
+ * current nsc_jfit_seen reads from the run's peak pk (f->seen set when that
+ * was a junction's voltage); else, when point (pk is one operating point's:
+ * .op, .ac's) and f was made from a junction's voltage, nsc_jfit_point. 1 when
+ * f was remade. A junction biased through its voltage sets its current by the
+ * exponential itself (a CE stage's VBE source: 10 mV of fit are 40 % of
+ * I_C), so its fit, made from an estimate, is made again at the current the
+ * next pass found. */
+#define NSC_JFIT_SEEN_TOL 0.001
+int nsc_jfit_follow(nsc_jfit *f, double pk, int point, int nseg, int nmax, double tol);
+/* f remade on [ip / NSC_JFIT_ABOVE, NSC_JFIT_ABOVE ip] (room for the pass
+ * that follows: a fit that moved by 10 mV moves an exponentially biased
+ * current by 1.5x) by the fewest odd count of chords (ip mid-chord) within
+ * NSC_JFIT_POINT_TOL (0.4 % of a junction's current at its voltage), unless
+ * f is already that close at ip (or ip <= 1 nA): 1 when remade. */
+#define NSC_JFIT_POINT_TOL 0.0001
+int nsc_jfit_point(nsc_jfit *f, double ip);
 /* How a refit's note says where ip was against the old fit f: "left the range"
- * or "lies where it is more than 10 mV off, in the range" (nsc_jfit_refit). */
+ * or "lies where it is more than 10 mV off, in the range" (nsc_jfit_refit), or
+ * that it is an operating point (nsc_jfit_point). */
 const char *nsc_jfit_where(const nsc_jfit *f, double ip);
 
 #endif

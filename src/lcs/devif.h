@@ -246,7 +246,8 @@ typedef struct nsc_device {
      * run is to be repeated): 1 when any was, else 0 and nothing changed (the
      * fits the card's IMIN/IMAX fix are never remade: check warns about them).
      * NULL: no fit follows the run. complete 0: the run failed part way (its
-     * peaks count, but not its least currents: no band refit, dev_q.c). */
+     * peaks count, but not its least currents: no band refit, dev_q.c); 2:
+     * lpk is one operating point's (.op, .ac's: pwl_exp.h nsc_jfit_follow). */
     int (*refit)(const nsc_lcs *L, const nsc_circuit *c, int ei, const double *lpk, int complete,
                  nsc_report *r);
     /* 1 when refit on lpk (complete 0) would remake one of element ei's fits;
@@ -263,6 +264,11 @@ typedef struct nsc_device {
     /* mark[j] = 1 for the pairs j of element ei whose lpk check and refit read
      * (the others' peaks need not be tracked by a run). NULL: all its pairs. */
     void (*check_pairs)(const nsc_lcs *L, const nsc_circuit *c, int ei, char *mark);
+    /* 1: its check, refit and refit_due read a peak lpk[j] < -NSC_JFIT_YSEEN
+     * (pwl_exp.h) as the least slack -y_j of a pair that never conducted
+     * (device.h nsc_dev_seen: its fitted junctions' voltages, nsc_jfit_seen);
+     * 0: its pairs' peaks are their multipliers alone. */
+    int vseen;
     /* At each step's end t (nsc_lcs_check_step): NSC_OK, or NSC_ESIM when element
      * ei's pairs l (indexed as L's) hold a value its equations cannot have. NULL:
      * nothing to check. */
