@@ -3207,6 +3207,107 @@ Test(e2e, print_to_file_as_ngspice)
     }
 }
 
+/* The redirection forms of tests/data/print_file/pq.cir against ngspice 39's
+ * files (README there): a vector after the file name is printed too (before:
+ * dropped), a single-quoted file name is the text between the quotes for print
+ * and wrdata (before: "'>' without a file name (not run)", and wrdata not run),
+ * the name's case is kept, `>>` appends a second table. */
+Test(e2e, print_redirection_forms_as_ngspice)
+{
+    char cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cp %s/print_file/pq.cir %s && cd %s && %s -o pq.dat pq.cir 2>&1",
+             NSC_REFDIR, tmp, tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_expect(!strstr(out, "not run") && !strstr(out, "warning"), "%s", out);
+    free(out);
+    static const char *const file[] = { "pq_a.txt", "pq_b.txt", "Pq_D.txt" };
+    for (int k = 0; k < 3; k++) {
+        char path[1024], ours[8192], ref[8192];
+        int bad_o, bad_r;
+        snprintf(path, sizeof path, "%s/%s", tmp, file[k]);
+        char *o = tu_read_file(path);
+        cr_assert(o, "%s not written", file[k]);
+        snprintf(path, sizeof path, "%s/print_file/%s", NSC_REFDIR, file[k]);
+        char *r = tu_read_file(path);
+        cr_assert(r, "%s", path);
+        print_skeleton(o, ours, sizeof ours, &bad_o);
+        print_skeleton(r, ref, sizeof ref, &bad_r);
+        cr_expect_str_eq(ours, ref, "%s:\nours:\n%s\nngspice 39:\n%s", file[k], ours, ref);
+        free(o);
+        free(r);
+    }
+    for (int k = 0; k < 2; k++) { /* wrdata 'pq_c.txt' v(a): every row v(a) = 2 V */
+        char path[1024];
+        snprintf(path, sizeof path, k ? "%s/print_file/pq_c.txt" : "%s/pq_c.txt",
+                 k ? NSC_REFDIR : tmp);
+        FILE *f = fopen(path, "r");
+        cr_assert(f, "%s not written", path);
+        double t, v;
+        int n = 0;
+        while (fscanf(f, "%lf %lf", &t, &v) == 2) {
+            cr_expect_float_eq(v, 2.0, 1e-9, "%s row %d: %g", path, n, v);
+            n++;
+        }
+        fclose(f);
+        cr_expect(n > 50, "%s: %d rows", path, n);
+    }
+}
+
+/* `print ... >> FILE` that fails part-way (the file size limit reached: `ulimit
+ * -f`, SIGXFSZ ignored so write() says EFBIG) leaves FILE as it was; before,
+ * the rows up to the limit were appended (a 12000-byte FILE became 16384
+ * bytes). A directory named by `>>` is warned as `print >>` (before: `>`). */
+Test(e2e, print_append_that_fails_leaves_the_file, .timeout = 60)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/f.cir", tmp);
+    cr_assert_eq(tu_write_file(path,
+                               "append failure\nV1 in 0 DC 3\nR1 in a 1k\nR2 a 0 2k\n"
+                               ".tran 1u 100u 0 1u\n.control\nrun\n"
+                               "print v(in) v(a) >> keep.txt\nprint v(a) >> sub\n.endc\n.end\n"),
+                 0);
+    char keep[12001];
+    memset(keep, 'x', 12000);
+    keep[12000] = 0;
+    snprintf(path, sizeof path, "%s/keep.txt", tmp);
+    cr_assert_eq(tu_write_file(path, keep), 0);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && mkdir sub && (trap '' XFSZ; ulimit -f 16; %s -o f.dat f.cir) 2>&1", tmp,
+             NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_expect(
+        strstr(out, "f.cir:8:1: warning: print >> keep.txt not written: cannot write 'keep.txt': "),
+        "%s", out);
+    cr_expect(strstr(out, "f.cir:9:1: warning: print >> sub not written: cannot write 'sub': Is a "
+                          "directory"),
+              "%s", out);
+    free(out);
+    char *k = tu_read_file(path);
+    cr_assert(k);
+    cr_expect_str_eq(k, keep, "keep.txt changed: %zu bytes", strlen(k));
+    free(k);
+}
+
+/* A run without a transient (.ac here) writes no .control output: each is a
+ * warning naming it (before: nothing written, nothing said; ngspice 39 writes
+ * the AC vectors). */
+Test(e2e, control_outputs_without_a_transient_are_warned)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/a.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "ac\nV1 a 0 DC 0 AC 1\nR1 a b 1k\nC1 b 0 1u\n.ac dec 2 1 100\n"
+                                     ".control\nrun\nprint v(b) > acp.txt\nwrdata acw.txt v(b)\n"
+                                     ".endc\n.end\n"),
+                 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o a.dat a.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_expect(strstr(out, "a.cir:8:1: warning: print > acp.txt not written: .control outputs take "
+                          "a transient's rows"),
+              "%s", out);
+    cr_expect(strstr(out, "a.cir:9:1: warning: wrdata acw.txt not written"), "%s", out);
+    free(out);
+}
+
 /* A .control block as eSim and hand-written scripts have it: `print allv >
  * FILE` (written: print_to_file_as_ngspice), a `let` vector measured by `meas`, a `meas` of a
  * vector that does not exist and one of an unknown kind (warnings, each not
