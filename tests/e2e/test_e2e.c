@@ -520,8 +520,9 @@ Test(e2e, out_of_memory_mid_run_is_marked, .timeout = 120)
 /* A static solution that exists only through gmin is no result: a current source
  * into a blocking diode (v was 1e9 V, exit 0) and an inductor's IC = 1 A against
  * blocking diodes (1e12 V at t = 0, then -5e8 A at theta = 0.5, exit 0). Exit 3,
- * the node and its elements named; .op too. A diode that conducts the same
- * source's current is fine. */
+ * the node and its elements named; .op too (a .dc sweep's point goes on as
+ * ngspice: dc_sweep_point_held_by_gmin_as_ngspice). A diode that conducts the
+ * same source's current is fine. */
 Test(e2e, solution_only_through_gmin_is_an_error)
 {
     char path[1024], cmd[2048], *out = NULL;
@@ -549,6 +550,47 @@ Test(e2e, solution_only_through_gmin_is_an_error)
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "v(a)                 =  7.0000000000e-01"), "%s", out);
     free(out);
+}
+
+/* A .dc sweep through a point that exists only through gmin
+ * (tests/data/gmin_junction/gj.cir: I1 = -1 mA into the emitter against the
+ * reverse BE junction, eSim's BJT_CB_config sweeps such a point first) goes on
+ * with a warning naming the node and answers as ngspice 39 does, gmin across
+ * each junction: v(e) = 1e9 V, i(v1) = -1.0001e-11 A (gmin across BC and the
+ * collector-substrate junction); the other points are the circuit's (I1 = 1 and
+ * 2 mA: i(v1) within 0.1 %, v(e) within 20 mV, the PWL junction's fit). Before:
+ * ".dc stopped at I1 = -0.001", exit 3, no point after it. */
+Test(e2e, dc_sweep_point_held_by_gmin_as_ngspice)
+{
+    char cmd[2048], *out = NULL, path[1024];
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o gj.dat %s/gmin_junction/gj.cir 2>&1", tmp,
+             NSC_PROGRAM, NSC_REFDIR);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_expect(strstr(out, "warning: node 'e' has no path for the current driven into it but gmin"),
+              "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/gj.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int ce = tu_table_col(&t, "v(e)"), ci = tu_table_col(&t, "i(v1)");
+    cr_assert(ce > 0 && ci > 0 && t.nrow == 4, "%d rows", t.nrow);
+    snprintf(path, sizeof path, "%s/gmin_junction/gj_ng.txt", NSC_REFDIR);
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "%s", path);
+    double x, ve, iv;
+    for (int k = 0; k < 4 && fscanf(f, "%lf %lf %lf", &x, &ve, &iv) == 3; k++) {
+        cr_assert_float_eq(TU_AT(&t, k, 0), x, 1e-12);
+        double oe = TU_AT(&t, k, ce), oi = TU_AT(&t, k, ci);
+        if (k == 0) { /* gmin's answer */
+            cr_expect(fabs(oe - ve) <= 1e-6 * fabs(ve), "v(e) %g vs ngspice %g", oe, ve);
+            cr_expect(fabs(oi - iv) <= 1e-3 * fabs(iv), "i(v1) %g vs ngspice %g", oi, iv);
+        } else if (k >= 2) { /* the circuit's */
+            cr_expect(fabs(oe - ve) <= 0.02, "I1 %g: v(e) %g vs ngspice %g", x, oe, ve);
+            cr_expect(fabs(oi - iv) <= 1e-3 * fabs(iv), "I1 %g: i(v1) %g vs ngspice %g", x, oi, iv);
+        }
+    }
+    fclose(f);
+    tu_table_free(&t);
 }
 
 /* Fixed steps at theta = 0.5 on a capacitor shorted by a 1 nOhm resistor
