@@ -114,6 +114,7 @@ static nsc_status dc_point(dc_run *D, int first, const double *x, int nx, nsc_wa
 {
     nsc_opws *O = &D->op;
     const nsc_lcs *L = O->L;
+    O->jgmin = 1; /* a point held by gmin alone: ngspice's answer, the sweep goes on */
     nsc_status s = nsc_opws_point(O, D->c, D->solver, D->gmin, first, r);
     if (s) return s;
     if (!D->last && !(D->last = nsc_calloc((size_t)L->m + 1, 1))) return nsc_oom(r);

@@ -52,6 +52,6 @@ nsc_status nsc_opws_point(nsc_opws *W, const nsc_circuit *c, nsc_solver solver, 
                           int init, nsc_report *r)
 {
     nsc_lcs_sources_dc(W->L, W->w, W->s, W->e); /* the sources at t = 0 */
-    return nsc_op_point(c, &W->cache, solver, gmin, init, W->w, W->s, W->e, W->z, W->l, W->sw,
-                        W->mode, r);
+    return nsc_op_point(c, &W->cache, solver, gmin, init, W->jgmin, W->w, W->s, W->e, W->z, W->l,
+                        W->sw, W->mode, r);
 }

@@ -174,6 +174,10 @@ typedef struct nsc_ctl_dest {
  * bounds when d->safe), is a warning in r, as in ngspice, not a failed run; a
  * print that cannot reach d->out is NSC_EOUT in r (nsc_stream_status). */
 nsc_status nsc_run_control(const nsc_run *R, const nsc_ctl_dest *d, nsc_report *r);
+/* A run of c without a transient (.op, .ac, .dc alone): its .control outputs
+ * are not written (they take a transient's rows); one warning in r for each,
+ * naming it (before: nothing was said). */
+void nsc_run_control_none(const nsc_circuit *c, nsc_report *r);
 
 /* ---- what a run shows (run_report.c): on d->out (d->out_name in a message:
  * NSC_EOUT when it cannot be written), naming d->netlist ---- */

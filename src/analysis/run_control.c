@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "run.h"
 #include "base/path.h"
@@ -164,9 +165,39 @@ static ng_col *print_columns(const nsc_waves *W, const nsc_ctlout *o, int nout, 
     return v;
 }
 
-/* print o > FILE (>> FILE: appended): the .meas results it names, then its
- * vectors of W as ngspice's paged table (nsc_write_print_pages); a failure is a
- * warning in r. */
+/* `>> FILE` as one replacement: a temporary (nsc_afile_open) that starts with
+ * FILE's bytes and is renamed over FILE only once the whole print is written,
+ * so a print that fails leaves FILE as it was. FILE that is no regular file (a
+ * FIFO, /dev/stdout) is opened for appending. */
+static nsc_status append_open(nsc_afile *a, const char *path, nsc_report *r)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+        *a = (nsc_afile){ .path = path };
+        return (a->f = fopen(path, "a"))
+                   ? NSC_OK
+                   : nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", path, strerror(errno));
+    }
+    nsc_status s = nsc_afile_open(a, path, r);
+    if (s) return s;
+    FILE *in = fopen(path, "rb");
+    int e = in ? 0 : errno == ENOENT ? 0 : errno; /* (no FILE yet: it starts empty) */
+    char buf[1 << 14];
+    for (size_t k; in && !e && (k = fread(buf, 1, sizeof buf, in)) > 0;)
+        if (fwrite(buf, 1, k, a->f) != k) e = errno ? errno : EIO;
+    if (in && ferror(in)) e = errno ? errno : EIO;
+    if (in) fclose(in);
+    if (!e) return NSC_OK;
+    nsc_report q;
+    nsc_report_init(&q);
+    nsc_afile_close(a, 0, &q); /* (the temporary removed) */
+    nsc_report_free(&q);
+    return nsc_err(r, NSC_EOUT, NULL, "cannot append to '%s': %s", path, strerror(e));
+}
+
+/* print o > FILE (>> FILE: appended, append_open): the .meas results it names,
+ * then its vectors of W as ngspice's paged table (nsc_write_print_pages); a
+ * failure is a warning in r. */
 static void control_print_file(const nsc_run *R, const nsc_ctlout *o, nsc_report *r)
 {
     nsc_report wr;
@@ -181,24 +212,19 @@ static void control_print_file(const nsc_run *R, const nsc_ctlout *o, nsc_report
     }
     nsc_afile a = { 0 };
     nsc_status s = !names      ? nsc_oom(&wr)
-                   : o->append ? ((a.f = fopen(o->path, "a"))
-                                      ? NSC_OK
-                                      : nsc_err(&wr, NSC_EOUT, NULL, "cannot write '%s': %s",
-                                                o->path, strerror(errno)))
+                   : o->append ? append_open(&a, o->path, &wr)
                                : nsc_afile_open(&a, o->path, &wr);
     if (!s) {
         s = control_print(R->c, NULL, R->mres, o, a.f, &wr);
         if (!s && (n > 0 || o->nvec == 0))
             s = nsc_write_print_pages(R->W, cols, names, n, a.f, &wr);
         ok = !s;
-        if (o->append) {
-            if ((fclose(a.f) || !ok) && !s)
-                s = nsc_err(&wr, NSC_EOUT, NULL, "cannot write '%s': %s", o->path, strerror(errno));
-        } else if (nsc_afile_close(&a, ok, &wr) && !s) s = NSC_EOUT;
+        if (nsc_afile_close(&a, ok, &wr) && !s) s = NSC_EOUT;
     }
     const char *why = wr.error ? wr.error : "error", *pre = "nscircuit: error: ";
     if (!strncmp(why, pre, strlen(pre))) why += strlen(pre);
-    if (s) nsc_warn(r, &o->loc, "print > %s not written: %s", o->path, why);
+    if (s)
+        nsc_warn(r, &o->loc, "print %s %s not written: %s", o->append ? ">>" : ">", o->path, why);
     nsc_report_free(&wr);
     free(names);
     free(cols);
@@ -227,7 +253,9 @@ nsc_status nsc_run_control(const nsc_run *R, const nsc_ctl_dest *d, nsc_report *
     const nsc_circuit *c = R->c;
     for (int k = 0; k < c->job.nctlout; k++) {
         const nsc_ctlout *o = &c->job.ctlout[k];
-        const char *cmd = o->print ? "print >" : o->raw ? "write" : "wrdata";
+        const char *cmd = o->print ? (o->append ? "print >>" : "print >")
+                          : o->raw ? "write"
+                                   : "wrdata";
         char buf[PATH_MAX + 128];
         const char *no = o->print && !o->path ? NULL
                                               : control_refusal(c, o, d, cmd, buf, sizeof buf, r);
@@ -248,4 +276,23 @@ nsc_status nsc_run_control(const nsc_run *R, const nsc_ctl_dest *d, nsc_report *
         if (so) return so;
     }
     return NSC_OK;
+}
+
+void nsc_run_control_none(const nsc_circuit *c, nsc_report *r)
+{
+    for (int k = 0; k < c->job.nctlout; k++) {
+        const nsc_ctlout *o = &c->job.ctlout[k];
+        const char *cmd = o->print ? (o->append ? "print >>" : "print >")
+                          : o->raw ? "write"
+                                   : "wrdata";
+        if (o->print && !o->path)
+            nsc_warn(r, &o->loc,
+                     "print not run: .control outputs take a transient's rows, and "
+                     "this run has none (the .op/.ac/.dc results are in its own outputs)");
+        else
+            nsc_warn(r, &o->loc,
+                     "%s %s not written: .control outputs take a transient's rows, "
+                     "and this run has none (the .op/.ac/.dc results are in its own outputs)",
+                     cmd, o->path);
+    }
 }

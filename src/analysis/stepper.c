@@ -627,21 +627,36 @@ static void ring_step(ring_watch *R, const nsc_lcs *L, const double *z0, const d
  * diodes, open switches) and its voltages are ~I/gmin: an error naming the node
  * and what is connected there, not a result. */
 #define NSC_GMIN_CURRENT 1e-9
+
+/* The first gmin node of L whose gmin carries more than NSC_GMIN_CURRENT in z
+ * (z holds v(node k) at k - 1, lcs_asm.c), 0 when none. */
+static int gmin_node_driven(const nsc_lcs *L, double gmin, const double *z)
+{
+    for (int q = 0; q < L->ngmin; q++)
+        if (gmin * fabs(z[L->gmin_node[q] - 1]) > NSC_GMIN_CURRENT) return L->gmin_node[q];
+    return 0;
+}
+
+/* The names of the elements at node nd, ", "-separated, into at[cap]. */
+static void elements_at(const nsc_circuit *c, int nd, char *at, size_t cap)
+{
+    at[0] = 0;
+    for (int e = 0, k = 0; e < c->nel && strlen(at) + 50 < cap; e++)
+        for (int j = 0; j < c->el[e].nnode && j < 4; j++)
+            if (c->el[e].node[j] == nd) {
+                snprintf(at + strlen(at), cap - strlen(at), "%s%s", k++ ? ", " : "", c->el[e].name);
+                break;
+            }
+}
+
 static nsc_status gmin_check(const nsc_lcs *L, const nsc_circuit *c, double gmin, const double *z,
                              nsc_report *r)
 {
-    for (int q = 0; q < L->ngmin; q++) {
-        int nd = L->gmin_node[q];
-        double v = z[nd - 1], i = gmin * fabs(v); /* z holds v(node k) at k - 1 (lcs_asm.c) */
-        if (!(i > NSC_GMIN_CURRENT)) continue;
-        char at[200] = "";
-        for (int e = 0, k = 0; e < c->nel && strlen(at) < 150; e++)
-            for (int j = 0; j < c->el[e].nnode && j < 4; j++)
-                if (c->el[e].node[j] == nd) {
-                    snprintf(at + strlen(at), sizeof at - strlen(at), "%s%s", k++ ? ", " : "",
-                             c->el[e].name);
-                    break;
-                }
+    int nd = gmin_node_driven(L, gmin, z);
+    if (nd) {
+        double v = z[nd - 1], i = gmin * fabs(v);
+        char at[200];
+        elements_at(c, nd, at, sizeof at);
         return nsc_err(
             r, NSC_ESIM, NULL,
             "no solution at t=0: node '%s' has no path for the current driven into it "
@@ -649,6 +664,41 @@ static nsc_status gmin_check(const nsc_lcs *L, const nsc_circuit *c, double gmin
             "initial current is blocked (diodes off, switches open?); elements at the node: %s",
             c->node_name[nd], gmin, i, v, at);
     }
+    return NSC_OK;
+}
+
+/* The static problem of C's circuit solved with ngspice's gmin placement
+ * (nsc_lcs_assemble_jgmin: gmin across each junction) into (z, l), for an
+ * operating point that exists only through gmin (gmin_check failed): as
+ * ngspice answers a current source driven against reverse junctions (eSim's
+ * BJT examples sweep I1 through such points), with a warning naming the node
+ * (one text per node: a DC sweep's points repeat it once). NSC_OK, or
+ * NSC_ESIM when that problem has no solution either. */
+static nsc_status op_junction_gmin(const nsc_circuit *c, const nsc_pcache *C, nsc_solver solver,
+                                   double gmin, int nd, const double *s, const double *e, double *z,
+                                   double *l, const char *sw, nsc_report *r)
+{
+    nsc_report q;
+    nsc_report_init(&q);
+    nsc_lcs *Lj = NULL;
+    nsc_onestep *P = NULL;
+    nsc_step_info info;
+    int bad = nd == 0 || gmin <= 0 || nsc_lcs_assemble_jgmin(c, C->L->mode, gmin, &Lj, &q)
+              || nsc_onestep_new(Lj, &(nsc_onestep_opts){ .theta = 1.0, .sw = sw }, &P, &q)
+              || nsc_onestep_solve(P, solver, NULL, NULL, s, e, z, l, &info);
+    for (int k = 0; !bad && k < Lj->n; k++) bad = !isfinite(z[k]);
+    nsc_onestep_free(P);
+    nsc_lcs_free(Lj);
+    nsc_report_free(&q);
+    if (bad) return NSC_ESIM;
+    char at[200];
+    elements_at(c, nd, at, sizeof at);
+    nsc_warn(r, NULL,
+             "node '%s' has no path for the current driven into it but gmin (a current source "
+             "against reverse junctions, open switches?): solved as ngspice does, with gmin = %g S "
+             "across each junction; its voltages (~ current / gmin) are gmin's, not the "
+             "circuit's; elements at the node: %s",
+             c->node_name[nd], gmin, at);
     return NSC_OK;
 }
 
@@ -1391,14 +1441,29 @@ nsc_status nsc_stepper_op(const nsc_circuit *c, double gmin, nsc_solver solver,
 }
 
 nsc_status nsc_op_point(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, double gmin,
-                        int init, const double *w, const double *s, const double *e, double *z,
-                        double *l, char *sw, char *mode, nsc_report *r)
+                        int init, int jgmin, const double *w, const double *s, const double *e,
+                        double *z, double *l, char *sw, char *mode, nsc_report *r)
 {
     if (init) switch_init(c, C->L, sw);
     int gstep;
     nsc_status st = static_solve(c, gmin, C, solver, 0, s, e, z, l, sw, &gstep, NULL, r);
-    if (!st) st = op_gmin_checked(c, C, solver, gmin, gstep, s, e, z, l, sw, r);
-    if (!st) st = nsc_lcs_check_step(C->L, c, w, z, l, 0, r); /* finite, consistent */
+    int jg = 0; /* 1: solved with gmin across the junctions (op_junction_gmin) */
+    if (!st) {
+        int nd = jgmin ? gmin_node_driven(C->L, gmin, z) : 0; /* (static_solve's point) */
+        nsc_report q;
+        nsc_report_init(&q);
+        st = op_gmin_checked(c, C, solver, gmin, gstep, s, e, z, l, sw, &q);
+        if (st && nd && !op_junction_gmin(c, C, solver, gmin, nd, s, e, z, l, sw, r))
+            st = NSC_OK, jg = 1;
+        nsc_report_take(r, &q);
+        if (st && !r->error) {
+            r->status = q.status;
+            r->error = q.error;
+            q.error = NULL;
+        }
+        nsc_report_free(&q);
+    }
+    if (!st && !jg) st = nsc_lcs_check_step(C->L, c, w, z, l, 0, r); /* finite, consistent */
     nsc_onestep *P;
     if (!st) st = nsc_pcache_get(C, 0.0, 1.0, sw, 0, &P, NULL, r);
     const char *pm = st ? NULL : nsc_onestep_mode(P);

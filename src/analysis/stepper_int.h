@@ -241,8 +241,8 @@ nsc_status nsc_op_solution_check(const nsc_lcs *L, const nsc_circuit *c, const d
  * z, l, the switch states sw and mode[m] (1 = active pair) of the accepted
  * solve. The one-step problems stay in C: the next call starts from this mode. */
 nsc_status nsc_op_point(const nsc_circuit *c, nsc_pcache *C, nsc_solver solver, double gmin,
-                        int init, const double *w, const double *s, const double *e, double *z,
-                        double *l, char *sw, char *mode, nsc_report *r);
+                        int init, int jgmin, const double *w, const double *s, const double *e,
+                        double *z, double *l, char *sw, char *mode, nsc_report *r);
 
 /* The workspace of an operating point (opws.c; .op, .ac's point, .dc's points):
  * c's OP LCS L, its problem cache, and over L the unknowns z[n], pairs l[m],
@@ -254,6 +254,9 @@ typedef struct nsc_opws {
     double *buf; /* the block of z s l e w */
     double *z, *s, *l, *e, *w;
     char *sw, *mode;
+    int jgmin; /* 1 (a .dc sweep's points): a point that exists only through gmin is
+                  solved as ngspice solves it, gmin across each junction, with a
+                  warning (stepper.c op_junction_gmin); 0: an error */
 } nsc_opws;
 /* (Re)build W for c as it is now: L assembled with gmin, the cache empty, the
  * vectors zeroed but sw, which a rebuild keeps (a sweep's next point starts

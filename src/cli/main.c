@@ -683,6 +683,7 @@ static nsc_status run_netlist(job *J, cli *C, const nsc_search_path *inc)
             nsc_warn(&J->rep, &ckt->job.meas_loc, ".meas tran ignored: no transient analysis");
         if (ckt->job.nfour > 0)
             nsc_warn(&J->rep, &ckt->job.four[0].loc, ".four ignored: no transient analysis");
+        nsc_run_control_none(ckt, &J->rep);
         return NSC_OK;
     }
     J->R.o.stop = &stop_flag;

@@ -163,6 +163,14 @@ nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin
  * pairs as without it, A's node diagonal lowered by gall. */
 nsc_status nsc_lcs_assemble_gall(const nsc_circuit *c, nsc_asm_mode mode, double gmin, double gall,
                                  nsc_lcs **out, nsc_report *r);
+/* The same with gmin across each junction instead (ngspice's placement: a
+ * BJT's BE and BC, a diode, a JFET's gate junctions, a MOSFET's bulk
+ * junctions; lcs_asm.c junctions) and the one-per-component gmin only where a
+ * floating component is left: the same unknowns and pairs. For a circuit whose
+ * static solution exists only through gmin (a current source driven against
+ * reverse junctions), whose answer then is ngspice's (stepper.c nsc_op_point). */
+nsc_status nsc_lcs_assemble_jgmin(const nsc_circuit *c, nsc_asm_mode mode, double gmin,
+                                  nsc_lcs **out, nsc_report *r);
 void nsc_lcs_free(nsc_lcs *L);
 
 /* Topology checks (lcs_topo.c), made by nsc_lcs_assemble before anything else:

@@ -258,6 +258,7 @@ typedef struct asm_work {
     int *el_extra;          /* [nel] */
     int *el_src;            /* [nel] */
     double gall;            /* gmin stepping: a conductance from every node to ground (0: none) */
+    int jgmin;              /* 1: gmin across each junction (nsc_lcs_assemble_jgmin) */
 } asm_work;
 
 static void work_free(asm_work *w)
@@ -376,6 +377,38 @@ static nsc_status count_all(asm_work *w)
     return NSC_OK;
 }
 
+/* The junctions of element e that ngspice puts gmin across (bjtload.c,
+ * dioload.c, jfetload.c, mos1load.c: gmin added to each junction's
+ * conductance): a BJT's base-emitter, base-collector (its internal nodes) and
+ * substrate junction (to ground: from the collector of an NPN, vertical, from
+ * the base of a PNP, lateral: ngspice 39's defaults; a card's SUBS= is not
+ * read here), a diode's anode-cathode, a JFET's gate-drain and gate-source, a
+ * MOSFET's bulk-drain and bulk-source. Their node pairs into a[k], b[k] (at
+ * most 3); their number. */
+static int junctions(const nsc_element *e, int *a, int *b)
+{
+    int npn = e->model && e->model->type == NSC_MOD_NPN;
+    switch (e->kind) {
+    case NSC_EL_Q:
+        a[0] = a[1] = e->node[1], b[0] = e->node[2], b[1] = e->node[0];
+        a[2] = npn ? e->node[0] : e->node[1], b[2] = 0;
+        return 3;
+    case NSC_EL_D: a[0] = e->node[0], b[0] = e->node[1]; return 1;
+    case NSC_EL_J: a[0] = a[1] = e->node[1], b[0] = e->node[0], b[1] = e->node[2]; return 2;
+    case NSC_EL_M: a[0] = a[1] = e->node[3], b[0] = e->node[0], b[1] = e->node[2]; return 2;
+    default: return 0;
+    }
+}
+
+/* jgmin: each junction's gmin is a DC path (the ns forest joins its nodes). */
+static void junction_links(asm_work *w)
+{
+    for (int ei = 0; w->jgmin && ei < w->c->nel; ei++) {
+        int a[3], b[3], n = junctions(&w->c->el[ei], a, b);
+        for (int k = 0; k < n; k++) nsc_uf_union(w->ctx.uf_ns, a[k], b[k]);
+    }
+}
+
 /* gmin (every node has a DC path to ground: nsc_topology_check). One gmin per
  * floating ns-component, at its lowest-numbered node: that is enough to make
  * the component's block nonsingular (it fixes the common mode). gmin at every
@@ -492,6 +525,11 @@ static nsc_status stamp_all(asm_work *w, nsc_lcs *L, double gmin)
         int i = nsc_zn(L->gmin_node[q]);
         if (nsc_sp_entry(b->T[NSC_ST_A], i, i, -gmin)) return nomem(w->r); /* A[i][i] -= gmin */
     }
+    for (int ei = 0; w->jgmin && ei < c->nel; ei++) { /* gmin across each junction */
+        int ja[3], jb[3], n = junctions(&c->el[ei], ja, jb);
+        for (int k = 0; k < n; k++)
+            if (ja[k] != jb[k]) nsc_st_g(b, ja[k], jb[k], gmin);
+    }
     for (int nd = 1; w->gall > 0 && nd < c->nnode; nd++) /* A[i][i] -= gall at every node */
         if (nsc_sp_entry(b->T[NSC_ST_A], nsc_zn(nd), nsc_zn(nd), -w->gall)) return nomem(w->r);
     if (b->nomem) return nomem(w->r);
@@ -601,8 +639,23 @@ nsc_status nsc_lcs_assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin
     return nsc_lcs_assemble_gall(c, mode, gmin, 0.0, out, r);
 }
 
+static nsc_status assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin, double gall,
+                           int jgmin, nsc_lcs **out, nsc_report *r);
+
 nsc_status nsc_lcs_assemble_gall(const nsc_circuit *c, nsc_asm_mode mode, double gmin, double gall,
                                  nsc_lcs **out, nsc_report *r)
+{
+    return assemble(c, mode, gmin, gall, 0, out, r);
+}
+
+nsc_status nsc_lcs_assemble_jgmin(const nsc_circuit *c, nsc_asm_mode mode, double gmin,
+                                  nsc_lcs **out, nsc_report *r)
+{
+    return assemble(c, mode, gmin, 0.0, 1, out, r);
+}
+
+static nsc_status assemble(const nsc_circuit *c, nsc_asm_mode mode, double gmin, double gall,
+                           int jgmin, nsc_lcs **out, nsc_report *r)
 {
     *out = NULL;
     if (c->nnode < 1) return nsc_err(r, NSC_ENETLIST, NULL, "circuit has no ground node");
@@ -613,12 +666,14 @@ nsc_status nsc_lcs_assemble_gall(const nsc_circuit *c, nsc_asm_mode mode, double
     w.mode = mode;
     w.r = r;
     w.gall = gall;
+    w.jgmin = jgmin;
     nsc_lcs *L = nsc_calloc(1, sizeof *L);
     if (!L) return nomem(r);
     L->mode = mode;
     L->nnode_z = c->nnode - 1;
     nsc_status st = work_init(&w);
     if (!st) st = count_all(&w); /* 1. count, topology */
+    if (!st) junction_links(&w);
     if (!st) st = place_gmin(&w, L);
     if (!st) st = layout(&w, L); /* 2. layout */
     if (!st) st = builder_init(&w, L);

@@ -273,6 +273,45 @@ static nsc_status ctl_keep_case(nl_deck *d, nl_field *f, const char *t, size_t n
     return NSC_OK;
 }
 
+/* A file name written in single quotes (`wrdata 'out.txt' v(a)`, `print v(a) >
+ * 'out.txt'`): the scanner read an expression; ngspice takes the text between
+ * the quotes, so f becomes that STRING. Offset o of t is column col0 + o. */
+static nsc_status ctl_unquote(nl_deck *d, nl_field *f, const char *t, size_t n, int col0)
+{
+    size_t o = (size_t)(f->col - col0);
+    if (f->kind != NL_F_EXPR || f->col < col0 || o >= n || t[o] != '\'') return NSC_OK;
+    const char *e = memchr(t + o + 1, '\'', n - o - 1);
+    if (!e) return NSC_OK;
+    size_t len = (size_t)(e - (t + o + 1));
+    char *s = nl_alloc(&d->arena, len + 1);
+    if (!s) return NSC_ENOMEM;
+    memcpy(s, t + o + 1, len);
+    s[len] = 0;
+    f->kind = NL_F_STRING;
+    f->u.s = s;
+    f->nsub = 0;
+    return NSC_OK;
+}
+
+/* The file name field of .control card c (text t[n], column col0 at offset 0):
+ * wrdata's and write's first argument, print's after a lone `>` or `>>`, with
+ * the case and the single quotes of its text resolved (ctl_keep_case,
+ * ctl_unquote). */
+static nsc_status ctl_file_name(nl_deck *d, nl_card *c, const char *t, size_t n, int col0)
+{
+    int at = 0;
+    if (nsc_strieq(c->f[1].u.s, "wrdata") || nsc_strieq(c->f[1].u.s, "write")) at = 2;
+    else if (nsc_strieq(c->f[1].u.s, "print"))
+        for (int i = 2; i + 1 < c->nf && !at; i++)
+            if (c->f[i].kind == NL_F_WORD
+                && (!strcmp(c->f[i].u.s, ">") || !strcmp(c->f[i].u.s, ">>")))
+                at = i + 1;
+    if (!at || at >= c->nf) return NSC_OK;
+    nl_field *f = &c->f[at];
+    if (f->kind == NL_F_WORD) return ctl_keep_case(d, f, t, n, col0);
+    return ctl_unquote(d, f, t, n, col0);
+}
+
 /* A line of a .control block: the card ".ctl COMMAND ARGS..." (nl_dot.c
  * card_ctl runs what it knows and names the others), parsed as a card; a line
  * the card syntax cannot read (shell-like control syntax) becomes ".ctl ?
@@ -308,10 +347,7 @@ static nsc_status control_line(reader *rd, source *src, const nl_line *ln, size_
     int oom = scratch.status == NSC_ENOMEM;
     nsc_report_free(&scratch);
     if (oom) return nsc_oom(rd->r);
-    if (!bad && c->nf >= 3 && c->f[2].kind == NL_F_WORD
-        && (nsc_strieq(c->f[1].u.s, "wrdata") || nsc_strieq(c->f[1].u.s, "write"))
-        && ctl_keep_case(d, &c->f[2], t, n, sg.col))
-        return nsc_oom(rd->r);
+    if (!bad && c->nf >= 3 && ctl_file_name(d, c, t, n, sg.col)) return nsc_oom(rd->r);
     if (bad) { /* ".ctl ? word": named as not run */
         size_t wl = k > k0 ? k - k0 : 0;
         nl_field *f = nl_alloc(&d->arena, 3 * sizeof *f);

@@ -553,20 +553,22 @@ static nsc_status ctl_vector(elab *E, int kc, const nl_card *cd, const nl_field 
 
 /* print's redirection (eSim's `print allv > plot_data_v.txt`): the first field
  * from 2 on that starts with '>' (`> F`, `>> F`, `>F`, `>>F`); its index into
- * *at (cd->nf: none), the file into o->path (a copy) and `>>` into o->append.
- * A '>' without a file: *at set, o->path NULL. */
-static nsc_status print_redirect(elab *E, const nl_card *cd, nsc_ctlout *o, int *at)
+ * *at (cd->nf: none), the index after the file into *next (vectors after it
+ * are printed too, as ngspice's `print v(a) > f v(b)`), the file into o->path
+ * (a copy) and `>>` into o->append. A '>' without a file: *at set, o->path NULL. */
+static nsc_status print_redirect(elab *E, const nl_card *cd, nsc_ctlout *o, int *at, int *next)
 {
     const nl_field *f = cd->f;
-    *at = cd->nf;
+    *at = *next = cd->nf;
     for (int i = 2; i < cd->nf; i++) {
         if (f[i].kind != NL_F_WORD || f[i].u.s[0] != '>') continue;
         const char *s = f[i].u.s + 1;
         o->append = *s == '>';
         s += o->append;
         *at = i;
+        *next = i + 1;
         if (!*s && i + 1 < cd->nf && (f[i + 1].kind == NL_F_WORD || f[i + 1].kind == NL_F_STRING))
-            s = f[i + 1].u.s;
+            s = f[++*next - 1].u.s;
         if (*s && !(o->path = nsc_strdup(s))) return nle_oom(E);
         return NSC_OK;
     }
@@ -579,7 +581,7 @@ static nsc_status print_redirect(elab *E, const nl_card *cd, nsc_ctlout *o, int 
 static nsc_status ctl_output(elab *E, int kc, const nl_card *cd, const char *cmd)
 {
     const nl_field *f = cd->f;
-    int print = !strcmp(cmd, "print"), first = print ? 2 : 3, end = cd->nf;
+    int print = !strcmp(cmd, "print"), first = print ? 2 : 3, end = cd->nf, next = cd->nf;
     if (!print && (cd->nf < 3 || (f[2].kind != NL_F_WORD && f[2].kind != NL_F_STRING)))
         return ctl_unrun(E, cd, cmd);
     nsc_circuit *c = E->c;
@@ -594,7 +596,7 @@ static nsc_status ctl_output(elab *E, int kc, const nl_card *cd, const char *cmd
     if ((!print && !(o->path = nsc_strdup(f[2].u.s)))
         || !(o->vec = calloc((size_t)cd->nf + 1, sizeof *o->vec)))
         return nle_oom(E);
-    if (print && print_redirect(E, cd, o, &end)) return E->r->status;
+    if (print && print_redirect(E, cd, o, &end, &next)) return E->r->status;
     if (end < cd->nf && !o->path) { /* `print v(a) >`: nowhere to write */
         nle_warn(E, NULL, cd, &f[end], "print: '>' without a file name (not run)");
         free(o->vec);
@@ -602,7 +604,8 @@ static nsc_status ctl_output(elab *E, int kc, const nl_card *cd, const char *cmd
         return NSC_OK;
     }
     int all = 0; /* all, allv, alli: every output (no vector listed) */
-    for (int i = first; i < end && !all; i++) {
+    for (int i = first; i < cd->nf && !all; i++) {
+        if (i >= end && i < next) continue; /* the redirection `> FILE` */
         all = f[i].kind == NL_F_WORD
               && (nsc_strieq(f[i].u.s, "all") || nsc_strieq(f[i].u.s, "allv")
                   || nsc_strieq(f[i].u.s, "alli"));
@@ -615,8 +618,8 @@ static nsc_status ctl_output(elab *E, int kc, const nl_card *cd, const char *cmd
         if (st) return st;
         if (o->vec[o->nvec]) o->nvec++;
     }
-    if (o->nvec == 0 && end > first && !all) { /* every vector dropped: */
-        free(o->path);                         /* nothing to write */
+    if (o->nvec == 0 && (end > first || next < cd->nf) && !all) { /* every vector dropped: */
+        free(o->path);                                            /* nothing to write */
         free(o->vec);
         c->job.nctlout--;
     }

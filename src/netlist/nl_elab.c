@@ -176,6 +176,26 @@ static nsc_status resolve_ic(elab *E)
     return NSC_OK;
 }
 
+/* A capacitor's or an inductor's IC= in a transient without UIC is held while
+ * the operating point is solved (netlist.md, as Xyce and PSpice do); ngspice
+ * ignores it unless .tran has UIC. One note at the first such element, so a
+ * netlist from ngspice says why its start differs (Xyce's CAPACITOR tests:
+ * v(1) decays from 1 V here and in Xyce, stays 0 V in ngspice 39). */
+static void ic_without_uic_note(elab *E)
+{
+    const nsc_circuit *c = E->c;
+    int n = 0, first = -1;
+    for (int e = 0; e < c->nel && c->job.has_tran && !c->job.uic; e++)
+        if ((c->el[e].kind == NSC_EL_C || c->el[e].kind == NSC_EL_L) && c->el[e].has_ic)
+            if (n++ == 0) first = e;
+    if (n == 0) return;
+    const nsc_element *x = &c->el[first];
+    nsc_note(E->r, &x->loc,
+             "%s's IC=%g%s is held while the operating point is solved (.tran without UIC), as "
+             "Xyce and PSpice do; ngspice ignores a device IC= unless .tran has UIC",
+             x->name, x->ic, n > 1 ? " (and the other IC= values)" : "");
+}
+
 static void elab_free(elab *E)
 {
     for (int k = 0; k < E->ndef; k++) {
@@ -284,6 +304,7 @@ static nsc_status elaborate(elab *E)
         || nl_meas_resolve(c, E->r))
         return E->r->status;
     nle_lonely_nodes(E);
+    ic_without_uic_note(E);
     if (wave_defaults(E)) return E->r->status;
     nsc_devices_bind(c); /* the devices read their cards once */
     return NSC_OK;

@@ -531,8 +531,9 @@ Test(e2e, out_of_memory_mid_run_is_marked, .timeout = 120)
 /* A static solution that exists only through gmin is no result: a current source
  * into a blocking diode (v was 1e9 V, exit 0) and an inductor's IC = 1 A against
  * blocking diodes (1e12 V at t = 0, then -5e8 A at theta = 0.5, exit 0). Exit 3,
- * the node and its elements named; .op too. A diode that conducts the same
- * source's current is fine. */
+ * the node and its elements named; .op too (a .dc sweep's point goes on as
+ * ngspice: dc_sweep_point_held_by_gmin_as_ngspice). A diode that conducts the
+ * same source's current is fine. */
 Test(e2e, solution_only_through_gmin_is_an_error)
 {
     char path[1024], cmd[2048], *out = NULL;
@@ -560,6 +561,47 @@ Test(e2e, solution_only_through_gmin_is_an_error)
     cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
     cr_assert(strstr(out, "v(a)                 =  7.0000000000e-01"), "%s", out);
     free(out);
+}
+
+/* A .dc sweep through a point that exists only through gmin
+ * (tests/data/gmin_junction/gj.cir: I1 = -1 mA into the emitter against the
+ * reverse BE junction, eSim's BJT_CB_config sweeps such a point first) goes on
+ * with a warning naming the node and answers as ngspice 39 does, gmin across
+ * each junction: v(e) = 1e9 V, i(v1) = -1.0001e-11 A (gmin across BC and the
+ * collector-substrate junction); the other points are the circuit's (I1 = 1 and
+ * 2 mA: i(v1) within 0.1 %, v(e) within 20 mV, the PWL junction's fit). Before:
+ * ".dc stopped at I1 = -0.001", exit 3, no point after it. */
+Test(e2e, dc_sweep_point_held_by_gmin_as_ngspice)
+{
+    char cmd[2048], *out = NULL, path[1024];
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o gj.dat %s/gmin_junction/gj.cir 2>&1", tmp,
+             NSC_PROGRAM, NSC_REFDIR);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_expect(strstr(out, "warning: node 'e' has no path for the current driven into it but gmin"),
+              "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/gj.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int ce = tu_table_col(&t, "v(e)"), ci = tu_table_col(&t, "i(v1)");
+    cr_assert(ce > 0 && ci > 0 && t.nrow == 4, "%d rows", t.nrow);
+    snprintf(path, sizeof path, "%s/gmin_junction/gj_ng.txt", NSC_REFDIR);
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "%s", path);
+    double x, ve, iv;
+    for (int k = 0; k < 4 && fscanf(f, "%lf %lf %lf", &x, &ve, &iv) == 3; k++) {
+        cr_assert_float_eq(TU_AT(&t, k, 0), x, 1e-12);
+        double oe = TU_AT(&t, k, ce), oi = TU_AT(&t, k, ci);
+        if (k == 0) { /* gmin's answer */
+            cr_expect(fabs(oe - ve) <= 1e-6 * fabs(ve), "v(e) %g vs ngspice %g", oe, ve);
+            cr_expect(fabs(oi - iv) <= 1e-3 * fabs(iv), "i(v1) %g vs ngspice %g", oi, iv);
+        } else if (k >= 2) { /* the circuit's */
+            cr_expect(fabs(oe - ve) <= 0.02, "I1 %g: v(e) %g vs ngspice %g", x, oe, ve);
+            cr_expect(fabs(oi - iv) <= 1e-3 * fabs(iv), "I1 %g: i(v1) %g vs ngspice %g", x, oi, iv);
+        }
+    }
+    fclose(f);
+    tu_table_free(&t);
 }
 
 /* Fixed steps at theta = 0.5 on a capacitor shorted by a 1 nOhm resistor
@@ -3216,6 +3258,136 @@ Test(e2e, print_to_file_as_ngspice)
         free(o);
         free(r);
     }
+}
+
+/* The redirection forms of tests/data/print_file/pq.cir against ngspice 39's
+ * files (README there): a vector after the file name is printed too (before:
+ * dropped), a single-quoted file name is the text between the quotes for print
+ * and wrdata (before: "'>' without a file name (not run)", and wrdata not run),
+ * the name's case is kept, `>>` appends a second table. */
+Test(e2e, print_redirection_forms_as_ngspice)
+{
+    char cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd, "cp %s/print_file/pq.cir %s && cd %s && %s -o pq.dat pq.cir 2>&1",
+             NSC_REFDIR, tmp, tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_expect(!strstr(out, "not run") && !strstr(out, "warning"), "%s", out);
+    free(out);
+    static const char *const file[] = { "pq_a.txt", "pq_b.txt", "Pq_D.txt" };
+    for (int k = 0; k < 3; k++) {
+        char path[1024], ours[8192], ref[8192];
+        int bad_o, bad_r;
+        snprintf(path, sizeof path, "%s/%s", tmp, file[k]);
+        char *o = tu_read_file(path);
+        cr_assert(o, "%s not written", file[k]);
+        snprintf(path, sizeof path, "%s/print_file/%s", NSC_REFDIR, file[k]);
+        char *r = tu_read_file(path);
+        cr_assert(r, "%s", path);
+        print_skeleton(o, ours, sizeof ours, &bad_o);
+        print_skeleton(r, ref, sizeof ref, &bad_r);
+        cr_expect_str_eq(ours, ref, "%s:\nours:\n%s\nngspice 39:\n%s", file[k], ours, ref);
+        free(o);
+        free(r);
+    }
+    for (int k = 0; k < 2; k++) { /* wrdata 'pq_c.txt' v(a): every row v(a) = 2 V */
+        char path[1024];
+        snprintf(path, sizeof path, k ? "%s/print_file/pq_c.txt" : "%s/pq_c.txt",
+                 k ? NSC_REFDIR : tmp);
+        FILE *f = fopen(path, "r");
+        cr_assert(f, "%s not written", path);
+        double t, v;
+        int n = 0;
+        while (fscanf(f, "%lf %lf", &t, &v) == 2) {
+            cr_expect_float_eq(v, 2.0, 1e-9, "%s row %d: %g", path, n, v);
+            n++;
+        }
+        fclose(f);
+        cr_expect(n > 50, "%s: %d rows", path, n);
+    }
+}
+
+/* `print ... >> FILE` that fails part-way (the file size limit reached: `ulimit
+ * -f`, SIGXFSZ ignored so write() says EFBIG) leaves FILE as it was; before,
+ * the rows up to the limit were appended (a 12000-byte FILE became 16384
+ * bytes). A directory named by `>>` is warned as `print >>` (before: `>`). */
+Test(e2e, print_append_that_fails_leaves_the_file, .timeout = 60)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/f.cir", tmp);
+    cr_assert_eq(tu_write_file(path,
+                               "append failure\nV1 in 0 DC 3\nR1 in a 1k\nR2 a 0 2k\n"
+                               ".tran 1u 100u 0 1u\n.control\nrun\n"
+                               "print v(in) v(a) >> keep.txt\nprint v(a) >> sub\n.endc\n.end\n"),
+                 0);
+    char keep[12001];
+    memset(keep, 'x', 12000);
+    keep[12000] = 0;
+    snprintf(path, sizeof path, "%s/keep.txt", tmp);
+    cr_assert_eq(tu_write_file(path, keep), 0);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && mkdir sub && (trap '' XFSZ; ulimit -f 16; %s -o f.dat f.cir) 2>&1", tmp,
+             NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_expect(
+        strstr(out, "f.cir:8:1: warning: print >> keep.txt not written: cannot write 'keep.txt': "),
+        "%s", out);
+    cr_expect(strstr(out, "f.cir:9:1: warning: print >> sub not written: cannot write 'sub': Is a "
+                          "directory"),
+              "%s", out);
+    free(out);
+    char *k = tu_read_file(path);
+    cr_assert(k);
+    cr_expect_str_eq(k, keep, "keep.txt changed: %zu bytes", strlen(k));
+    free(k);
+}
+
+/* A run without a transient (.ac here) writes no .control output: each is a
+ * warning naming it (before: nothing written, nothing said; ngspice 39 writes
+ * the AC vectors). */
+Test(e2e, control_outputs_without_a_transient_are_warned)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/a.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "ac\nV1 a 0 DC 0 AC 1\nR1 a b 1k\nC1 b 0 1u\n.ac dec 2 1 100\n"
+                                     ".control\nrun\nprint v(b) > acp.txt\nwrdata acw.txt v(b)\n"
+                                     ".endc\n.end\n"),
+                 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o a.dat a.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_expect(strstr(out, "a.cir:8:1: warning: print > acp.txt not written: .control outputs take "
+                          "a transient's rows"),
+              "%s", out);
+    cr_expect(strstr(out, "a.cir:9:1: warning: wrdata acw.txt not written"), "%s", out);
+    free(out);
+}
+
+/* A capacitor's IC= in a .tran without UIC (Xyce's CAPACITOR regression tests
+ * write it so): held at the operating point as netlist.md says (as Xyce and
+ * PSpice), so v(1) = exp(-t / 1 ms) exactly (RC = 1k * 1u); ngspice 39 ignores
+ * it (v(1) = 0 throughout): a note says so, at the capacitor's card (before:
+ * nothing was said). */
+Test(e2e, capacitor_ic_without_uic_is_held_and_noted)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/c.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "rc decay from IC\nc1 1 0 1u IC=1\nr1 1 2 1k\nv1 2 0 0\n"
+                                     ".tran 10u 5m\n.end\n"),
+                 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s -o c.dat c.cir 2>&1", tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_expect(strstr(out, "c.cir:2:1: note: c1's IC=1 is held while the operating point is solved "
+                          "(.tran without UIC), as Xyce and PSpice do; ngspice ignores"),
+              "%s", out);
+    free(out);
+    tu_table t;
+    snprintf(path, sizeof path, "%s/c.dat", tmp);
+    cr_assert_eq(tu_table_read(path, &t), 0);
+    int k = tu_table_col(&t, "v(1)");
+    cr_assert(k > 0);
+    for (int i = 0; i < t.nrow; i++)
+        cr_expect(fabs(TU_AT(&t, i, k) - exp(-TU_AT(&t, i, 0) / 1e-3)) < 2e-3, "t %g: %g",
+                  TU_AT(&t, i, 0), TU_AT(&t, i, k));
+    tu_table_free(&t);
 }
 
 /* A .control block as eSim and hand-written scripts have it: `print allv >
