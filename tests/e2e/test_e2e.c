@@ -3341,6 +3341,37 @@ Test(e2e, print_append_that_fails_leaves_the_file, .timeout = 60)
     free(k);
 }
 
+/* `print >> FILE` where FILE is a symbolic link appends to the link's target
+ * and keeps the link (the all-or-nothing replacement renamed a new regular file
+ * over the link: rev10), and a replaced FILE keeps its permission bits (0600
+ * came back 0644). Both files start with a known line that must stay first. */
+Test(e2e, print_append_keeps_a_link_and_the_mode, .timeout = 60)
+{
+    char path[1024], cmd[2048], *out = NULL;
+    snprintf(path, sizeof path, "%s/l.cir", tmp);
+    cr_assert_eq(tu_write_file(path, "append link\nV1 a 0 DC 3\nR1 a 0 1k\n.tran 1u 10u 0 1u\n"
+                                     ".control\nrun\nprint v(a) >> lnk.txt\nprint v(a) >> own.txt\n"
+                                     ".endc\n.end\n"),
+                 0);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && printf 'first\\n' > tgt.txt && ln -s tgt.txt lnk.txt && printf 'first\\n' > "
+             "own.txt && chmod 600 own.txt && %s -o l.dat l.cir 2>&1 && test -L lnk.txt && stat -c "
+             "%%a own.txt",
+             tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_expect(strstr(out, "600\n"), "%s", out);
+    free(out);
+    const char *name[] = { "tgt.txt", "own.txt" };
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/%s", tmp, name[k]);
+        char *f = tu_read_file(path);
+        cr_assert(f, "%s", name[k]);
+        cr_expect(!strncmp(f, "first\n", 6) && strstr(f, "v(a)") && strstr(f, "3.000000e+00"),
+                  "%s: %s", name[k], f);
+        free(f);
+    }
+}
+
 /* A run without a transient (.ac here) writes no .control output: each is a
  * warning naming it (before: nothing written, nothing said; ngspice 39 writes
  * the AC vectors). */
