@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "netlist/netlist.h"
+#include "solve/la_dense.h"
 
 int nsc_opt_number(const char *s, double *v)
 {
@@ -60,6 +61,8 @@ void nsc_print_report(const nsc_report *r)
 {
     for (int k = 0; k < r->nwarn; k++) fprintf(stderr, "%s\n", r->warn[k]);
     if (r->error) fprintf(stderr, "%s\n", r->error);
+    const char *e = r->error ? nsc_dense_load_error() : NULL;
+    if (e) fprintf(stderr, "nscircuit: note: LAPACK/BLAS could not be loaded (%s)\n", e);
 }
 
 void nsc_flush_warnings(nsc_report *r, int quiet)

@@ -16,6 +16,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "la_dense.h"
@@ -41,7 +42,8 @@ static struct {
     gemm_fn *dgemm;
     ger_fn *dger;
     geev_fn *dgeev;
-    int ok; /* every pointer set */
+    int ok;        /* every pointer set */
+    char err[256]; /* why not, when tried and not ok ("" otherwise) */
 } L;
 static pthread_once_t L_once = PTHREAD_ONCE_INIT;
 
@@ -63,6 +65,18 @@ static void load(void)
     *(void **)&L.dgemm = sym(hb, hl, "dgemm_");
     *(void **)&L.dger = sym(hb, hl, "dger_");
     L.ok = L.dgetrf && L.dgetrs && L.dgeev && L.dgemv && L.dgemm && L.dger;
+    if (!L.ok) {
+        const char *e = hb && hl ? "a routine is missing" : dlerror();
+        snprintf(L.err, sizeof L.err, "%s, %s: %s", NSC_LAPACK_SONAME, NSC_BLAS_SONAME,
+                 e ? e : "not found");
+    }
+}
+
+/* Once a dense routine was called and the libraries could not be loaded: the
+ * sonames and dlerror()'s text; else NULL (never loads them). */
+const char *nsc_dense_load_error(void)
+{
+    return L.err[0] ? L.err : NULL;
 }
 
 /* 1 when the libraries are loaded (loads them the first time). */

@@ -21,6 +21,10 @@ int nsc_dense_lu(int n, double *A, int lda, int *ipiv);
  * are (loading them). */
 #define NSC_DENSE_NOLIB (-1001)
 int nsc_dense_available(void);
+/* Why they could not be loaded (sonames and the loader's text), once a routine
+ * here was called and they could not; NULL otherwise. A caller reporting a
+ * failed solve names it (the solvers see only a failed factorisation). */
+const char *nsc_dense_load_error(void);
 
 /* nsc_dense_gemv's and nsc_dense_gemm's products as plain loops (what they run
  * where BLAS could not be loaded; the same arguments, the same results up to

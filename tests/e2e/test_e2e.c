@@ -2,6 +2,8 @@
  * tests/data (copies of the shared references, tests/data/README.md): Siconos (same LCS, theta, h: agreement to round-off) and
  * ngspice (near-ideal diodes: agreement within 0.5 % of each waveform's range);
  * exit statuses and output files of cli.md. */
+#include "config.h"
+
 #include <criterion/criterion.h>
 #include <ctype.h>
 #include <math.h>
@@ -3370,6 +3372,27 @@ Test(e2e, print_append_keeps_a_link_and_the_mode, .timeout = 60)
                   "%s: %s", name[k], f);
         free(f);
     }
+}
+
+/* LAPACK and BLAS are loaded at the first dense call (la_dense.c); where they
+ * cannot be (here two empty libraries of their sonames first on the search
+ * path), a run that needs them fails and says why (before: only "not solved by
+ * enumeration ... residual 10", as if the circuit had no solution: rev10). */
+Test(e2e, lapack_that_cannot_be_loaded_is_named, .timeout = 120)
+{
+    char cmd[4096], *out = NULL;
+    snprintf(cmd, sizeof cmd,
+             "cd %s && mkdir fake && echo 'int nsc_nothing;' > fake/f.c && cc -shared -fPIC "
+             "-Wl,-soname,%s -o fake/%s fake/f.c && cc -shared -fPIC -Wl,-soname,%s -o fake/%s "
+             "fake/f.c && LD_LIBRARY_PATH=$PWD/fake %s --quiet --solver enum -o r.dat "
+             "%s/netlists/rectifier.cir 2>&1; echo \"rc $?\"",
+             tmp, NSC_LAPACK_SONAME, NSC_LAPACK_SONAME, NSC_BLAS_SONAME, NSC_BLAS_SONAME,
+             NSC_PROGRAM, NSC_TOP_SRCDIR);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_expect(strstr(out, "rc 3\n"), "%s", out);
+    cr_expect(strstr(out, "nscircuit: note: LAPACK/BLAS could not be loaded (" NSC_LAPACK_SONAME),
+              "%s", out);
+    free(out);
 }
 
 /* A run without a transient (.ac here) writes no .control output: each is a
