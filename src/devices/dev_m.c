@@ -734,9 +734,10 @@ static void m_check(const nsc_lcs *L, const nsc_circuit *c, int ei, const double
             "'%s' was fitted to (the sources' levels); there the channel current is %+.1f %% off the square law",
             e->name, xp, p->top, e->model->name, 100 * dev);
     for (int t = 0, j = L->el_pair[ei] + 2 * p->nb; t <= 2; j += m_jn(e, p, t), t += 2) {
+        if (!m_jn(e, p, t)) continue; /* (no pair j: lpk[j] may be past the end) */
         double off, ip = lpk[j];
         const nsc_jfit *f = t ? &p->js : &p->jd;
-        if (!m_jn(e, p, t) || !nsc_jfit_outside(f, ip, &off)) continue;
+        if (!nsc_jfit_outside(f, ip, &off)) continue;
         char rg[64];
         nsc_jfit_range(f, rg, sizeof rg);
         nsc_warn(
