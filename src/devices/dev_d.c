@@ -476,6 +476,13 @@ static const nsc_par D_DEFS[] = { { "is", 0, 1e-14, 0 }, { "n", 0, 1, 0 },    { 
                                   { "xti", 0, 3, 0 },    { "fc", 0, 0.5, 0 }, { "ibv", 0, 1e-3, 0 },
                                   { "kf", 0, 0, 0 },     { "af", 0, 1, 0 },   { NULL, 0, 0, 0 } };
 
+/* gmin across anode-cathode, as dioload.c (devif.h junctions). */
+static int d_junctions(const nsc_element *e, int *a, int *b)
+{
+    a[0] = e->node[0], b[0] = e->node[1];
+    return 1;
+}
+
 const nsc_device nsc_dev_d = {
     .model_defs = D_DEFS,
     .kind = NSC_EL_D,
@@ -497,6 +504,7 @@ const nsc_device nsc_dev_d = {
     .refit = d_refit,
     .refit_due = d_refit_due,
     .vseen = 1,
+    .junctions = d_junctions,
     .ndc = 1,
     .dc = { { 0, 1 } },
     .out_current = 1,

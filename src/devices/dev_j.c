@@ -371,6 +371,13 @@ static const nsc_par J_DEFS[] = {
     { "cgd", 0, 0, 0 },  { "pb", 0, 1, 0 },      { "fc", 0, 0.5, 0 },   { NULL, 0, 0, 0 }
 };
 
+/* gmin across gate-drain and gate-source, as jfetload.c (devif.h junctions). */
+static int j_junctions(const nsc_element *e, int *a, int *b)
+{
+    a[0] = a[1] = e->node[1], b[0] = e->node[0], b[1] = e->node[2];
+    return 2;
+}
+
 const nsc_device nsc_dev_j = {
     .model_defs = J_DEFS,
     .kind = NSC_EL_J,
@@ -389,6 +396,7 @@ const nsc_device nsc_dev_j = {
     .current = j_current,
     .pclass = NSC_PC_SEMI,
     .ports = j_ports,
+    .junctions = j_junctions,
     .no_power = "a JFET (its power is in --losses)",
     .ndc = 2,
     .dc = { { 0, 2 }, { 1, 2 } },

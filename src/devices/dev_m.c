@@ -817,6 +817,13 @@ static const nsc_par M_DEFS[] = { { "vto", 0, 0, 0 },   { "kp", 0, 2e-5, 0 },  {
                                   { "phi", 0, 0.6, 0 }, { "lambda", 0, 0, 0 }, { "rd", 0, 0, 0 },
                                   { "rs", 0, 0, 0 },    { NULL, 0, 0, 0 } };
 
+/* gmin across bulk-drain and bulk-source, as mos1load.c (devif.h junctions). */
+static int m_gmin_junctions(const nsc_element *e, int *a, int *b)
+{
+    a[0] = a[1] = e->node[3], b[0] = e->node[0], b[1] = e->node[2];
+    return 2;
+}
+
 const nsc_device nsc_dev_m = {
     .model_defs = M_DEFS,
     .kind = NSC_EL_M,
@@ -843,6 +850,7 @@ const nsc_device nsc_dev_m = {
     .swloss = 1, /* on while its first channel pair is active */
     .swcap = 1,
     .ports = m_ports,
+    .junctions = m_gmin_junctions,
     .ndc = 1,
     .dc = { { 0, 2 } }, /* drain - source */
     .port = { 0, 2 },

@@ -749,6 +749,18 @@ static const nsc_par Q_DEFS[] = { { "is", 0, 1e-16, 0 }, { "bf", 0, 100, 0 }, { 
                                   { "nf", 0, 1, 0 },     { "nr", 0, 1, 0 },   { "rb", 0, 0, 0 },
                                   { "rc", 0, 0, 0 },     { "re", 0, 0, 0 },   { NULL, 0, 0, 0 } };
 
+/* gmin across base-emitter, base-collector (its internal nodes) and the
+ * substrate junction (to ground: from the collector of an NPN, vertical, from
+ * the base of a PNP, lateral: ngspice 39's defaults; a card's SUBS= is not read
+ * here), as bjtload.c (devif.h junctions). */
+static int q_junctions(const nsc_element *e, int *a, int *b)
+{
+    int npn = e->model && e->model->type == NSC_MOD_NPN;
+    a[0] = a[1] = e->node[1], b[0] = e->node[2], b[1] = e->node[0];
+    a[2] = npn ? e->node[0] : e->node[1], b[2] = 0;
+    return 3;
+}
+
 const nsc_device nsc_dev_q = {
     .model_defs = Q_DEFS,
     .kind = NSC_EL_Q,
@@ -766,6 +778,7 @@ const nsc_device nsc_dev_q = {
     .no_power = "a bipolar transistor (its power is in --losses)", /* two ports, no one v i */
     .check = q_check,
     .refit = q_refit,
+    .junctions = q_junctions,
     .ac_tangent = q_ac_tangent,
     .step_check = q_step,
     .vseen = 1,

@@ -269,6 +269,11 @@ typedef struct nsc_device {
      * (device.h nsc_dev_seen: its fitted junctions' voltages, nsc_jfit_seen);
      * 0: its pairs' peaks are their multipliers alone. */
     int vseen;
+    /* The junctions of element e that ngspice puts gmin across (its load
+     * routines add gmin to each junction's conductance): their node pairs into
+     * a[k], b[k] (at most 3); their number. NULL: none (lcs_asm.c
+     * nsc_lcs_assemble_jgmin). */
+    int (*junctions)(const nsc_element *e, int *a, int *b);
     /* At each step's end t (nsc_lcs_check_step): NSC_OK, or NSC_ESIM when element
      * ei's pairs l (indexed as L's) hold a value its equations cannot have. NULL:
      * nothing to check. */

@@ -377,34 +377,19 @@ static nsc_status count_all(asm_work *w)
     return NSC_OK;
 }
 
-/* The junctions of element e that ngspice puts gmin across (bjtload.c,
- * dioload.c, jfetload.c, mos1load.c: gmin added to each junction's
- * conductance): a BJT's base-emitter, base-collector (its internal nodes) and
- * substrate junction (to ground: from the collector of an NPN, vertical, from
- * the base of a PNP, lateral: ngspice 39's defaults; a card's SUBS= is not
- * read here), a diode's anode-cathode, a JFET's gate-drain and gate-source, a
- * MOSFET's bulk-drain and bulk-source. Their node pairs into a[k], b[k] (at
- * most 3); their number. */
-static int junctions(const nsc_element *e, int *a, int *b)
+/* The junctions of element e of c that ngspice puts gmin across (devif.h
+ * junctions): their node pairs into a[k], b[k] (at most 3); their number. */
+static int junctions(const nsc_circuit *c, const nsc_element *e, int *a, int *b)
 {
-    int npn = e->model && e->model->type == NSC_MOD_NPN;
-    switch (e->kind) {
-    case NSC_EL_Q:
-        a[0] = a[1] = e->node[1], b[0] = e->node[2], b[1] = e->node[0];
-        a[2] = npn ? e->node[0] : e->node[1], b[2] = 0;
-        return 3;
-    case NSC_EL_D: a[0] = e->node[0], b[0] = e->node[1]; return 1;
-    case NSC_EL_J: a[0] = a[1] = e->node[1], b[0] = e->node[0], b[1] = e->node[2]; return 2;
-    case NSC_EL_M: a[0] = a[1] = e->node[3], b[0] = e->node[0], b[1] = e->node[2]; return 2;
-    default: return 0;
-    }
+    const nsc_device *d = nsc_devif_of(c, e->kind);
+    return d && d->junctions ? d->junctions(e, a, b) : 0;
 }
 
 /* jgmin: each junction's gmin is a DC path (the ns forest joins its nodes). */
 static void junction_links(asm_work *w)
 {
     for (int ei = 0; w->jgmin && ei < w->c->nel; ei++) {
-        int a[3], b[3], n = junctions(&w->c->el[ei], a, b);
+        int a[3], b[3], n = junctions(w->c, &w->c->el[ei], a, b);
         for (int k = 0; k < n; k++) nsc_uf_union(w->ctx.uf_ns, a[k], b[k]);
     }
 }
@@ -526,7 +511,7 @@ static nsc_status stamp_all(asm_work *w, nsc_lcs *L, double gmin)
         if (nsc_sp_entry(b->T[NSC_ST_A], i, i, -gmin)) return nomem(w->r); /* A[i][i] -= gmin */
     }
     for (int ei = 0; w->jgmin && ei < c->nel; ei++) { /* gmin across each junction */
-        int ja[3], jb[3], n = junctions(&c->el[ei], ja, jb);
+        int ja[3], jb[3], n = junctions(c, &c->el[ei], ja, jb);
         for (int k = 0; k < n; k++)
             if (ja[k] != jb[k]) nsc_st_g(b, ja[k], jb[k], gmin);
     }
