@@ -11,8 +11,12 @@
 #include "onestep_mode.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define NSC_SING_FLIPS 8 /* singular_out tries the single flips of an update of at most this many */
 
@@ -1067,26 +1071,48 @@ __attribute__((always_inline)) static inline int sep_check(const nsc_onestep *P,
  * too: each rounding is monotone) from i0 to end with r = 1 or 2 terms, e_i =
  * e0_i, whose active pairs are its first k (M->pre), checked at its boundary:
  * when g_{k-1} <= 0 <= g_k every active g is <= 0 and every inactive g >= 0,
- * so no pair has a violation's sign: l_i = max(0, -g_i / D_ii) on the prefix,
- * 0 after it, next = mask (check_all copied it), no violation (*viol, the key
- * and ok unchanged) -- what check_run_r's pair-by-pair loop writes, bit for
- * bit, without its per-pair tests. 1 when so; 0 (nothing written) otherwise. */
-__attribute__((always_inline)) static inline int
-run_sorted(const nsc_onestep *P, int i0, int end, int k, int r, double t0, double t1, double *l)
+ * so no pair has a violation's sign: no violation (*viol, the key and ok
+ * unchanged), next = mask (check_all copied it). 1 when so (run_l then writes
+ * its l), 0 otherwise. */
+__attribute__((always_inline)) static inline int run_sorted(const nsc_onestep *P, int i0, int end,
+                                                            int k, int r, double t0, double t1)
 {
-    const double *e0 = P->L->e0, *dinv = P->pat.dinv;
+    const double *e0 = P->L->e0;
     int ik = i0 + k;
     if (k > 0 && (r == 2 ? e0[ik - 1] + t0 + t1 : e0[ik - 1] + t0) > 0)
         return 0; /* the prefix's largest g */
     if (ik < end && (r == 2 ? e0[ik] + t0 + t1 : e0[ik] + t0) < 0)
         return 0; /* the suffix's smallest g */
-    for (int i = i0; i < ik; i++) {
+    return 1;
+}
+
+/* The l of a sorted run that run_sorted passed: l_i = max(0, -g_i / D_ii) on
+ * the whole run -- what check_run_r's pair-by-pair loop writes, bit for bit:
+ * on the prefix its active l_i; after it g_i >= 0 (or NaN) and D_ii > 0
+ * (separable), so -g_i / D_ii is <= 0, -0 or NaN and l_i = +0, its inactive
+ * l_i (one loop, no call to memset for a few pairs). With SSE2 two pairs at
+ * a time: the same roundings lane by lane ((e0_i + t0) + t1, (-g_i) dinv_i),
+ * and MAXPD(v, 0) is v > 0 ? v : 0 (its second operand when v is NaN or 0). */
+__attribute__((always_inline)) static inline void run_l(const nsc_onestep *P, int i0, int end,
+                                                        int r, double t0, double t1, double *l)
+{
+    const double *e0 = P->L->e0, *dinv = P->pat.dinv;
+    int i = i0;
+#ifdef __SSE2__
+    const __m128d v0 = _mm_set1_pd(t0), v1 = _mm_set1_pd(t1), zero = _mm_setzero_pd();
+    const __m128d sign = _mm_set1_pd(-0.0);
+    for (; i + 2 <= end; i += 2) {
+        __m128d g = _mm_add_pd(_mm_loadu_pd(e0 + i), v0);
+        if (r == 2) g = _mm_add_pd(g, v1);
+        __m128d v = _mm_mul_pd(_mm_xor_pd(g, sign), _mm_loadu_pd(dinv + i));
+        _mm_storeu_pd(l + i, _mm_max_pd(v, zero));
+    }
+#endif
+    for (; i < end; i++) {
         double g = r == 2 ? e0[i] + t0 + t1 : e0[i] + t0;
-        double v = -g * dinv[i]; /* l_i = -g / D_ii >= 0 */
+        double v = -g * dinv[i];
         l[i] = v > 0 ? v : 0.0;
     }
-    for (int i = ik; i < end; i++) l[i] = 0;
-    return 1;
 }
 
 /* check_run for the common run (a PWL MOS's segments): r = 1 or 2 terms in its
@@ -1208,7 +1234,11 @@ static int check_unit(nsc_onestep *P, const char *mask, int i, const double *x, 
  * e0 (no e1, no pairs held at the theta point) the units are taken from the
  * lists (each pair's results are its own, the violation a maximum, the key a
  * xor: any order gives the same): a sorted run first at the boundary of its
- * active prefix (run_sorted, when M->pre has one), its terms from srun. */
+ * active prefix (run_sorted, when M->pre has one), its terms from srun; the
+ * runs it passes (listed in P->inc.ulist, free outside check_inc) get their l
+ * (run_l) only when no pair of the mode is violated: a rejected mode's l is
+ * not read (the next try writes it, or the step is retried), and the first
+ * try of a step is rejected for ~40 % of the cascade's steps. */
 static int check_all(nsc_onestep *P, const nsc_mode *M, const double *x, double ltol, double *l,
                      char *next, double *viol)
 {
@@ -1221,20 +1251,29 @@ static int check_all(nsc_onestep *P, const nsc_mode *M, const double *x, double 
         return ok;
     }
     memcpy(next, mask, (size_t)P->m); /* (every other path writes its pairs') */
+    int *pass = P->inc.ulist, np = 0;
     for (int u = 0; u < P->pat.nsrun; u++) {
         const nsc_srun *s = &P->pat.srun[u];
-        int pk = M->pre[s->i0];
-        if (pk != NSC_PRE_NONE && P->pat.rsort[s->i0]) {
+        int pk = M->pre[s->i0]; /* (every srun is rsort: unit_lists) */
+        if (pk != NSC_PRE_NONE) {
             double t0 = s->c0 * x[s->k0]; /* row_terms' products */
-            if (s->r == 1 ? run_sorted(P, s->i0, s->end, pk, 1, t0, 0.0, l)
-                          : run_sorted(P, s->i0, s->end, pk, 2, t0, s->c1 * x[s->k1], l))
+            if (s->r == 1 ? run_sorted(P, s->i0, s->end, pk, 1, t0, 0.0)
+                          : run_sorted(P, s->i0, s->end, pk, 2, t0, s->c1 * x[s->k1])) {
+                pass[np++] = u;
                 continue;
+            }
         }
         check_unit(P, mask, s->i0, x, ltol, l, next, viol, &kx, &ok);
     }
     for (int u = 0; u < P->pat.nother; u++)
         check_unit(P, mask, P->pat.other[u], x, ltol, l, next, viol, &kx, &ok);
     P->mc.nkey ^= kx;
+    for (int q = 0; ok && q < np; q++) {
+        const nsc_srun *s = &P->pat.srun[pass[q]];
+        double t0 = s->c0 * x[s->k0];
+        if (s->r == 1) run_l(P, s->i0, s->end, 1, t0, 0.0, l);
+        else run_l(P, s->i0, s->end, 2, t0, s->c1 * x[s->k1], l);
+    }
     return ok;
 }
 

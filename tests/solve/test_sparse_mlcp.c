@@ -389,9 +389,15 @@ Test(smlcp, full_check_where_most_nodes_move_is_exact)
     free(t);
 }
 
+/* Q without sorted runs: rsort cleared and the full check's unit lists made
+ * as unit_lists makes them then (every srun is rsort: check_all does not test
+ * it again), each run's head among the other heads (their order is free:
+ * check_all's results are per pair). */
 static void no_sorted_runs(nsc_onestep *Q)
 {
     memset(Q->pat.rsort, 0, (size_t)Q->m);
+    for (int u = 0; u < Q->pat.nsrun; u++) Q->pat.other[Q->pat.nother++] = Q->pat.srun[u].i0;
+    Q->pat.nsrun = 0;
 }
 
 /* The full check's sorted runs (onestep_mode.c run_sorted: a PWL MOS side's
