@@ -110,9 +110,17 @@ static void pat_free_shared(nsc_onestep *P)
     free(P->pat.hs);
 }
 
+/* 1 when slot M holds nothing to free (never built: most of a problem's
+ * NSC_MODE_CACHE slots; a slot that held a mode keeps its mask). */
+static int mode_empty(const nsc_mode *M)
+{
+    return !M->mask && !M->pre && !M->actn && !M->K && !M->c && !M->G && !M->F;
+}
+
 void nsc_mode_teardown(nsc_onestep *P)
 {
-    for (int k = 0; k < NSC_MODE_CACHE; k++) mode_clear(&P->mc.modes[k]);
+    for (int k = 0; k < NSC_MODE_CACHE; k++) /* (75 problems x 128 slots on the cascade) */
+        if (!mode_empty(&P->mc.modes[k])) mode_clear(&P->mc.modes[k]);
     P->mc.nmodes = 0;
     P->mc.cur = P->inc.mref_slot = -1;
     if (!P->pat.share || --*P->pat.share <= 0) /* the last holder of the shared arrays */
