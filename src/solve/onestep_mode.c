@@ -100,6 +100,8 @@ static void pat_free_shared(nsc_onestep *P)
     free(P->pat.ppos);
     free(P->pat.pkey);
     free(P->inc.epair);
+    free(P->inc.cup);
+    free(P->inc.cui);
     free(P->pat.samerow);
     free(P->pat.runend);
     free(P->pat.rsort);
@@ -137,8 +139,6 @@ void nsc_mode_teardown(nsc_onestep *P)
     free(P->inc.dlist);
     free(P->inc.dval);
     free(P->inc.ulist);
-    free(P->inc.cup);
-    free(P->inc.cui);
     free(P->pat.rt);
     free(P->mc.prev);
     free(P->mc.mask);
@@ -516,7 +516,7 @@ int nsc_mode_like(const nsc_onestep *P, const nsc_onestep *S)
            && !memcmp(W->i, V->i, sizeof(int) * (size_t)W->p[P->n]);
 }
 
-/* setup_alloc, classify_pairs, row_runs, build_wb's pattern, h_entries and
+/* setup_alloc, classify_pairs, row_runs, head_cols, build_wb's pattern, h_entries and
  * contributors of nsc_mode_setup taken from S (nsc_mode_like: they depend on L
  * and W's pattern only): its arrays shared (nsc_os_pat.share), Wb copied (its
  * values are P's), the work arrays fresh. Shared, not copied: the 15-inverter
@@ -531,6 +531,8 @@ static int setup_copy(nsc_onestep *P, const nsc_onestep *S)
     *t = S->pat; /* the shared arrays and the counts; the others below */
     d->epair = S->inc.epair;
     d->nepair = S->inc.nepair;
+    d->cup = S->inc.cup; /* (head_cols: C's pattern and samerow only) */
+    d->cui = S->inc.cui;
     ++*t->share;
     t->Wb = sp_dup(S->pat.Wb);
     t->posn = malloc(sizeof(int) * (m + 1));
@@ -554,7 +556,7 @@ static int setup_copy(nsc_onestep *P, const nsc_onestep *S)
 int nsc_mode_setup_like(nsc_onestep *P, const nsc_onestep *S)
 {
     P->mc.cur = P->mc.lastget = P->inc.mref_slot = -1;
-    if (setup_copy(P, S) || head_cols(P)) return -1;
+    if (setup_copy(P, S)) return -1;
     const double *wx = P->st.W->x;               /* Wb's values as build_wb sums them: */
     for (int k = 0; k < P->st.W->p[P->n]; k++) { /* W's entry, + 0.0 where stamped */
         int pos = P->pat.wpos[k];
