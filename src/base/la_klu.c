@@ -14,6 +14,19 @@ typedef struct sym_ref {
     int refs;
 } sym_ref;
 
+/* The last one-column solve of a factorisation whose diagonal blocks are all
+ * 1x1 (BTF: a feed-forward circuit, the inverter chain), kept so that the next
+ * solve recomputes only the unknowns whose inputs changed (inc_solve). */
+typedef struct inc_state {
+    int use;      /* 1: the factors qualify (all blocks 1x1, no zero pivot), rows built */
+    int valid;    /* 1: b and x hold a solve with the current factor values */
+    double *b;    /* [n] the last right-hand side, pivot order: B[Pnum[k]] */
+    double *x;    /* [n] its solution, pivot order (klu_solve's X) */
+    char *dirty;  /* [n] 0 between solves */
+    int *rp, *rq; /* [n + 1], [nzoff]: row k of Off: its entries' positions in Offx, k descending */
+    int *rk;      /* [nzoff] their columns */
+} inc_state;
+
 struct nsc_klu {
     int n;
     klu_common common;
@@ -21,6 +34,7 @@ struct nsc_klu {
     klu_numeric *num;
     int cols;            /* 1: rcond with A's columns equilibrated (nsc_klu_syms_cols) */
     const nsc_sparse *A; /* the matrix last factored (cols: its column scales) */
+    inc_state inc;       /* the incremental one-column solve (rows: pattern of num's Off) */
 };
 
 /* One cached pattern: a copy of (n, p, i), its hash, its analysis. */
@@ -168,6 +182,7 @@ int nsc_klu_refactor(nsc_klu *F, const nsc_sparse *A)
 {
     if (!F || !A || A->n != F->n || !F->num) return -1;
     F->A = A;
+    F->inc.valid = 0; /* new values on the same pivots: Off's pattern (the rows) stays */
     if (!klu_refactor(A->p, A->i, A->x, F->sym->sym, F->num, &F->common)) return -1;
     return 0;
 }
@@ -177,6 +192,7 @@ int nsc_klu_factor_num(nsc_klu *F, const nsc_sparse *A)
     if (!F || !A || A->n != F->n) return -1;
     if (F->num) klu_free_numeric(&F->num, &F->common);
     F->A = A;
+    F->inc.valid = F->inc.use = 0; /* new pivots: Off's pattern may change */
     F->num = klu_factor(A->p, A->i, A->x, F->sym->sym, &F->common); /* P A Q = L U, new pivots */
     return F->num ? 0 : -1;
 }
@@ -195,9 +211,118 @@ int nsc_klu_refresh(nsc_klu *F, const nsc_sparse *A, int try_old, double *rc)
     return 0;
 }
 
+static int same_bits(double a, double b)
+{
+    uint64_t u, v;
+    memcpy(&u, &a, sizeof u);
+    memcpy(&v, &b, sizeof v);
+    return u == v;
+}
+
+static void inc_free(inc_state *I)
+{
+    free(I->b);
+    free(I->x);
+    free(I->dirty);
+    free(I->rp);
+    free(I->rq);
+    free(I->rk);
+    memset(I, 0, sizeof *I);
+}
+
+/* The rows of Off (row k: the positions p in Offx of its entries and their
+ * columns), each in the order klu_solve subtracts them from X[k]: its blocks
+ * are solved last to first, so by column descending. 0, -1 out of memory. */
+static int inc_rows(nsc_klu *F)
+{
+    inc_state *I = &F->inc;
+    const klu_numeric *N = F->num;
+    int n = F->n, nz = N->nzoff;
+    free(I->rp);
+    free(I->rq);
+    free(I->rk);
+    I->rp = calloc((size_t)n + 2, sizeof(int));
+    I->rq = malloc(((size_t)nz + 1) * sizeof(int));
+    I->rk = malloc(((size_t)nz + 1) * sizeof(int));
+    if (!I->b) I->b = malloc(((size_t)n + 1) * sizeof(double));
+    if (!I->x) I->x = malloc(((size_t)n + 1) * sizeof(double));
+    if (!I->dirty) I->dirty = calloc((size_t)n + 1, 1);
+    if (!I->rp || !I->rq || !I->rk || !I->b || !I->x || !I->dirty) return -1;
+    for (int p = 0; p < nz; p++) I->rp[N->Offi[p] + 2]++; /* counts, shifted for the fill */
+    for (int k = 0; k < n; k++) I->rp[k + 2] += I->rp[k + 1];
+    for (int k = n - 1; k >= 0; k--)
+        for (int p = N->Offp[k]; p < N->Offp[k + 1]; p++) {
+            int q = I->rp[N->Offi[p] + 1]++;
+            I->rq[q] = p;
+            I->rk[q] = k;
+        }
+    return 0;
+}
+
+/* 1 when the factors' diagonal blocks are all 1x1 with nonzero pivots (the
+ * incremental solve's scope; else klu_solve), the rows built once per pivots. */
+static int inc_ready(nsc_klu *F)
+{
+    inc_state *I = &F->inc;
+    const klu_numeric *N = F->num;
+    const double *U = N->Udiag;
+    if (F->sym->sym->maxblock != 1 || N->nblocks != F->n) return 0;
+    for (int k = 0; k < F->n; k++)
+        if (U[k] == 0) return 0;
+    if (!I->use) {
+        if (inc_rows(F)) {
+            inc_free(I);
+            return 0;
+        }
+        I->use = 1;
+    }
+    return 1;
+}
+
+/* B = A \ B for factors of 1x1 diagonal blocks, as klu_solve computes it: in
+ * pivot order X[k] = B[Pnum[k]] / Rs[k], minus Off(k, j) X[j] for j from n - 1
+ * down to k + 1, divided by U[k][k]; B[Q[k]] = X[k]. The same operations in the
+ * same order on the same inputs give the same bits, so an X[k] whose right-hand
+ * side and X[j] (j in row k of Off) are bitwise the last solve's is the last
+ * solve's: only the unknowns reached from a changed B entry through changed
+ * X's are computed (a step of the 1000-stage chain moves a few hundred of its
+ * 1004 unknowns, the rest sit bitwise still). The first solve of new factor
+ * values computes every X[k]. */
+static void inc_solve(nsc_klu *F, double *B)
+{
+    inc_state *I = &F->inc;
+    const klu_numeric *N = F->num;
+    const int *Pnum = N->Pnum, *Q = F->sym->sym->Q, *Offp = N->Offp, *Offi = N->Offi;
+    const double *Rs = N->Rs, *U = N->Udiag, *Offx = N->Offx;
+    double *x = I->x, *b = I->b;
+    char *dirty = I->dirty;
+    int n = F->n, all = !I->valid;
+    for (int k = 0; k < n; k++) {
+        double v = B[Pnum[k]];
+        if (all || !same_bits(v, b[k])) b[k] = v, dirty[k] = 1;
+    }
+    for (int k = n - 1; k >= 0; k--) {
+        if (!dirty[k]) continue;
+        dirty[k] = 0;
+        double xk = Rs ? b[k] / Rs[k] : b[k];
+        for (int q = I->rp[k]; q < I->rp[k + 1]; q++) xk -= Offx[I->rq[q]] * x[I->rk[q]];
+        xk /= U[k];
+        if (all || !same_bits(xk, x[k])) {
+            x[k] = xk;
+            for (int p = Offp[k]; p < Offp[k + 1]; p++) dirty[Offi[p]] = 1;
+        }
+    }
+    for (int k = 0; k < n; k++) B[Q[k]] = x[k];
+    I->valid = 1;
+}
+
 int nsc_klu_solve(nsc_klu *F, double *B, int nrhs)
 {
     if (!F || !F->num || nrhs <= 0) return nrhs == 0 ? 0 : -1;
+    if (nrhs == 1 && (F->inc.valid || inc_ready(F))) {
+        inc_solve(F, B);
+        return 0;
+    }
     return klu_solve(F->sym->sym, F->num, F->n, nrhs, B, &F->common) ? 0 : -1; /* B = A\B */
 }
 
@@ -254,6 +379,7 @@ double nsc_klu_rcondest(nsc_klu *F, const nsc_sparse *A)
 void nsc_klu_free(nsc_klu *F)
 {
     if (!F) return;
+    inc_free(&F->inc);
     if (F->num) klu_free_numeric(&F->num, &F->common);
     sym_release(F->sym);
     free(F);

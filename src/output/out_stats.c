@@ -146,7 +146,9 @@ static const double *rows_at(nsc_wcur *c, long i, long *n)
     return row;
 }
 
-/* pass 1: min, max, finite count of each column (row order, as nsc_trace_stat_of) */
+/* pass 1: min, max, finite count of each column (row order, as nsc_trace_stat_of):
+ * fmin/fmax's values, libm asked only for a zero (+0 and -0 compare equal and
+ * either may be returned); an x equal to min or max otherwise has its bits */
 static void pass_range(nsc_wcur *c, nsc_trace_stat *st)
 {
     const nsc_waves *W = c->W;
@@ -156,8 +158,10 @@ static void pass_range(nsc_wcur *c, nsc_trace_stat *st)
             double x = row[k];
             if (!isfinite(x)) continue;
             nsc_trace_stat *s = &st[k];
-            s->min = s->nfinite ? fmin(s->min, x) : x;
-            s->max = s->nfinite ? fmax(s->max, x) : x;
+            if (!s->nfinite) s->min = s->max = x;
+            else if (x < s->min) s->min = x;
+            else if (x > s->max) s->max = x;
+            else if (x == 0) s->min = fmin(s->min, x), s->max = fmax(s->max, x);
             s->nfinite++;
         }
     }
@@ -209,15 +213,17 @@ static int pass_quantiles(nsc_wcur *c, nsc_trace_stat *st, qsel *q)
     return 0;
 }
 
-/* last pass: the jumps, consecutive finite rows more than half of qhi - qlo apart */
+/* last pass: the jumps, consecutive finite rows more than half of qhi - qlo
+ * apart (prev[ncol + k]: column k's half, read once: qlo and qhi are final) */
 static void pass_jumps(nsc_wcur *c, nsc_trace_stat *st, double *prev)
 {
     const nsc_waves *W = c->W;
-    for (int k = 1; k < W->ncol; k++) prev[k] = NAN;
+    double *hv = prev + W->ncol;
+    for (int k = 1; k < W->ncol; k++) prev[k] = NAN, hv[k] = nsc_trace_half(&st[k]);
     for (long i = 0; i < W->nrow; i++) {
         const double *row = nsc_wcur_row(c, i);
         for (int k = 1; k < W->ncol; k++) {
-            double x = row[k], half = nsc_trace_half(&st[k]);
+            double x = row[k], half = hv[k];
             if (!isfinite(x)) continue;
             if (half > 0 && isfinite(prev[k]) && fabs(x - prev[k]) > half) st[k].jumps++;
             if (!isfinite(prev[k])) st[k].first = x;
@@ -241,7 +247,7 @@ int nsc_trace_stats(const nsc_waves *W, nsc_trace_stat *st)
     nsc_wcur c;
     memset(&c, 0, sizeof c);
     qsel *q = nsc_calloc((size_t)nq + 1, sizeof *q);
-    double *prev = nsc_calloc((size_t)W->ncol, sizeof *prev);
+    double *prev = nsc_calloc(2 * (size_t)W->ncol, sizeof *prev); /* pass_jumps' */
     if (!q || !prev || nsc_wcur_init(&c, W)) s = -1;
     if (!s) {
         pass_range(&c, st);

@@ -1044,3 +1044,75 @@ Test(smlcp, half_bridge_edges_settle_without_pivoting)
     nsc_lcs_free(L);
     nsc_circuit_free(c);
 }
+
+/* A feed-forward matrix (the inverter chain's shape): unknown k depends on a
+ * few earlier ones, rows and columns scrambled so that only KLU's block
+ * triangular form finds the order; couple2 adds a 2x2 block (its scope ends). */
+static nsc_sparse *feedforward(int n, double a, int couple2)
+{
+    nsc_sparse *T = nsc_sp_new(n, n, 4 * n + 2, 1);
+    for (int k = 0; k < n; k++) {
+        int r = (7 * k + 3) % n, c = (11 * k + 5) % n; /* (n prime to 7 and 11) */
+        nsc_sp_entry(T, r, c, 3.0 + a * sin(k + 1.0));
+        for (int d = 1; d <= 3 && k - d * d >= 0; d++)
+            nsc_sp_entry(T, r, (11 * (k - d * d) + 5) % n, -0.7 + a * cos(k * d + 0.5));
+    }
+    if (couple2)
+        nsc_sp_entry(T, 3, (11 * 10 + 5) % n,
+                     0.25); /* row of k = 10 -> column of k = 10's successor */
+    nsc_sparse *A = nsc_sp_compress(T);
+    nsc_sp_free(T);
+    return A;
+}
+
+/* nsc_klu_solve with one right-hand side (la_klu.c inc_solve recomputes only
+ * the unknowns whose inputs changed when the diagonal blocks are 1x1) gives
+ * bitwise klu_solve's solution (two right-hand sides: KLU's own loop, each
+ * column computed as alone) over a sequence of right-hand sides that change in
+ * one, a few or no entries, after a refactorisation with new values (the last
+ * solve is stale then) and after new pivots; A x = b holds. */
+static void inc_sequence(nsc_klu *F, const nsc_sparse *A, int n, int seed)
+{
+    double *b = calloc((size_t)n, sizeof(double)), *x = calloc((size_t)n, sizeof(double));
+    double *y = calloc(2 * (size_t)n, sizeof(double));
+    for (int i = 0; i < n; i++) b[i] = cos(i + seed);
+    for (int s = 0; s < 40; s++) {
+        int nch = s % 4 == 0 ? 0 : s % 4 == 1 ? 1 : 5;
+        for (int c = 0; c < nch; c++) b[(s * 13 + c * 29 + seed) % n] += 0.01 * (c + 1);
+        memcpy(x, b, (size_t)n * sizeof(double));
+        memcpy(y, b, (size_t)n * sizeof(double));
+        memcpy(y + n, b, (size_t)n * sizeof(double));
+        cr_assert_eq(nsc_klu_solve(F, x, 1), 0);
+        cr_assert_eq(nsc_klu_solve(F, y, 2), 0);
+        cr_assert_eq(memcmp(x, y, (size_t)n * sizeof(double)), 0, "solve %d differs from KLU's", s);
+        for (int i = 0; i < n; i++) { /* (A x)_i = b_i */
+            double r = 0;
+            for (int j = 0; j < n; j++)
+                for (int q = A->p[j]; q < A->p[j + 1]; q++)
+                    if (A->i[q] == i) r += A->x[q] * x[j];
+            cr_assert_float_eq(r, b[i], 1e-12, "row %d of solve %d", i, s);
+        }
+    }
+    free(b);
+    free(x);
+    free(y);
+}
+
+Test(smlcp, klu_incremental_solve_is_klus)
+{
+    int n = 101, sing;
+    for (int couple2 = 0; couple2 <= 1; couple2++) {
+        nsc_sparse *A = feedforward(n, 0.3, couple2);
+        nsc_klu *F = nsc_klu_factor(A, &sing);
+        cr_assert(F);
+        inc_sequence(F, A, n, 1);
+        for (int k = 0; k < A->p[n]; k++) A->x[k] *= 1.0 + 0.01 * (k % 7); /* same pattern */
+        cr_assert_eq(nsc_klu_refactor(F, A), 0);
+        inc_sequence(F, A, n, 2);
+        for (int k = 0; k < A->p[n]; k++) A->x[k] *= 1.0 - 0.02 * (k % 5);
+        cr_assert_eq(nsc_klu_factor_num(F, A), 0); /* new pivots */
+        inc_sequence(F, A, n, 3);
+        nsc_klu_free(F);
+        nsc_sp_free(A);
+    }
+}
