@@ -213,6 +213,10 @@ static void print_table(const nsc_cmp *c, double tol)
         if (s->range <= 0)
             printf("  %s: the reference is constant; relative errors are of its magnitude\n",
                    s->name);
+        else if (s->scale != s->range) /* (cmp.h: a range within 1e-6 of the level) */
+            printf("  %s: the reference's range %.3g is below 1e-6 of its magnitude %.3g:"
+                   " relative errors are of its magnitude\n",
+                   s->name, s->range, s->scale);
         if (s->nan_side) {
             char x[32];
             printf("  %s: NaN in %s at row %d (%s): its errors are NaN\n", s->name,

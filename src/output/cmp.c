@@ -480,8 +480,11 @@ static void nan_check(nsc_cmp_sig *s, const table *A, source sa, const table *B,
 
 /* Errors on the grid (ours' points); the reference's range from its own rows in
  * the window and its values on the grid, finite ones (-inf dB, a zero AC
- * magnitude, is no level; equal values are no error). A range that is round-off (below 1e-9 of
- * the signal's magnitude) is no scale: relative errors then divide by the magnitude. */
+ * magnitude, is no level; equal values are no error). A range below 1e-6 of the
+ * signal's magnitude is no scale (the signal is constant within every SPICE's
+ * convergence tolerance, RELTOL >= 1e-6: its variation is the solvers' residue,
+ * e.g. a node held by gmin at -5e8 V moving 5 V over a sweep): relative errors
+ * then divide by the magnitude. */
 static nsc_status metrics(nsc_cmp *c, int q, const table *A, source sa, const table *B, source sb,
                           nsc_report *r)
 {
@@ -519,8 +522,8 @@ static nsc_status metrics(nsc_cmp *c, int q, const table *A, source sa, const ta
         mag = fmax(mag, fabs(y));
     }
     nan_check(s, A, sa, B, sb, c->t0, c->t1);
-    s->range = hi >= lo ? hi - lo : 0; /* (no finite value: 0) */
-    int roundoff = !(s->range > 1e-9 * mag);
+    s->range = hi >= lo ? hi - lo : 0;       /* (no finite value: 0) */
+    int roundoff = !(s->range > 1e-6 * mag); /* (constant: see above) */
     s->scale = !roundoff ? s->range : mag > 0 ? mag : 1;
     s->max_err = emax;
     s->rms_err = sqrt(ie2 / (xof(c->logx, c->t1) - xof(c->logx, c->t0)));

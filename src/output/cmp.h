@@ -37,8 +37,9 @@
  *    on the grid; rms error = sqrt( 1/(t1-t0) * integral of e^2 dt ), integrated
  *    exactly on each piece: h (e_a^2 + e_a e_b + e_b^2) / 3;
  *  - relative errors divide by the reference's range (max - min over its own
- *    points in [t0, t1] and the grid); a range that is round-off (at most 1e-9 of
- *    the reference's magnitude: a constant signal) divides by the magnitude, a
+ *    points in [t0, t1] and the grid); a range of at most 1e-6 of the reference's
+ *    magnitude (a constant signal: within every SPICE's convergence tolerance,
+ *    RELTOL >= 1e-6, its variation is the solvers' residue) divides by the magnitude, a
  *    zero signal by 1, and such a signal has no switching instants;
  *  - switching instants: found on each table's own points (its own resolution),
  *    crossings of the mid level of the reference's range,

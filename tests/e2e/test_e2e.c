@@ -3859,3 +3859,28 @@ Test(e2e, control_let_vectors_and_plot_preview)
     cr_assert_null(strstr(gp, "every"), "%s", gp);
     free(gp);
 }
+
+/* compare's magnitude rule said aloud (rev11 M2): a 1 kV level with 0.8 mV of
+ * ripple (range 8e-7 of the level, below cmp.h's 1e-6) is judged by its level,
+ * and the printout says so instead of heading the column "of range" silently. */
+Test(e2e, compare_says_when_the_level_is_the_scale, .timeout = 60)
+{
+    char cmd[2048], path[1024], ours[8192], ref[8192];
+    int ko = snprintf(ours, sizeof ours, "# time v(a)\n"),
+        kr = snprintf(ref, sizeof ref, "# time v(a)\n");
+    for (int i = 0; i <= 100; i++) { /* opposite ripples */
+        double t = 1e-3 * i / 100, d = 4e-4 * sin(2 * M_PI * 1e3 * t);
+        ko += snprintf(ours + ko, sizeof ours - (size_t)ko, "%.12e %.12e\n", t, 1e3 - d);
+        kr += snprintf(ref + kr, sizeof ref - (size_t)kr, "%.12e %.12e\n", t, 1e3 + d);
+    }
+    snprintf(path, sizeof path, "%s/hv_ours.dat", tmp);
+    tu_write_file(path, ours);
+    snprintf(path, sizeof path, "%s/hv_ref.dat", tmp);
+    tu_write_file(path, ref);
+    snprintf(cmd, sizeof cmd, "cd %s && %s compare hv_ours.dat hv_ref.dat 2>&1", tmp, NSC_PROGRAM);
+    char *out = NULL;
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "v(a): the reference's range 0.0008 is below 1e-6 of its magnitude"),
+              "%s", out);
+    free(out);
+}

@@ -883,3 +883,31 @@ Test(compare, nan_in_the_reference_is_named)
         "%s", out);
     free(out);
 }
+
+/* A node held by gmin at -5e8 V (a current source pulling 1 mA out of a
+ * floating base) moves 5 V over a sweep; ours is 0.25 V off (5e-10 of it, far
+ * inside any SPICE's tolerance). Its range is below 1e-6 of its magnitude: the
+ * error divides by the magnitude (before: by the 5 V range, 5 %). */
+static double gmin_ref(double t, int k)
+{
+    (void)k;
+    return -5e8 + 5 * t;
+}
+static double gmin_ours(double t, int k)
+{
+    return gmin_ref(t, k) - 0.25;
+}
+
+Test(compare, range_within_a_millionth_of_the_level_is_judged_by_magnitude)
+{
+    char *n[] = { "v(b)" };
+    nsc_waves *ref = table(n, 1, 201, 0, 1, gmin_ref), *ours = table(n, 1, 201, 0, 1, gmin_ours);
+    nsc_cmp *c = run(ours, ref, NULL, 0);
+    const nsc_cmp_sig *s = &c->sig[0];
+    cr_assert_float_eq(s->range, 5, 1e-6);
+    cr_assert_float_eq(s->scale, 5e8, 1);
+    cr_assert_float_eq(s->rms_err / s->scale, 5e-10, 1e-15);
+    nsc_cmp_free(c);
+    nsc_waves_free(ours);
+    nsc_waves_free(ref);
+}
