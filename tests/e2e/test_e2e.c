@@ -3433,6 +3433,90 @@ Test(e2e, lapack_that_cannot_be_loaded_leaves_the_loops, .timeout = 120)
     free(out);
 }
 
+/* Quoted file names with spaces (tests/data/print_file/pr.cir, README there)
+ * against ngspice 39's files, written under the names ngspice gives them:
+ * print's redirection drops the quotes ("pr out a.txt", 'pr out b.txt',
+ * >'pr e.txt'), wrdata keeps double quotes in the name (`"pr w c.txt"`) and
+ * drops single ones, a double quote not closed stays in print's name (`"pr
+ * f.txt`); wrdata with an open quote or an empty name and print > '' write
+ * nothing (ngspice: "too few args", "missing name"), each a warning; a quoted
+ * absolute path with a space is written there. Before: a note "not run" and
+ * nothing written for the single-quoted and open forms, `pr w c.txt` without
+ * its quotes. */
+Test(e2e, quoted_file_names_as_ngspice)
+{
+    char cmd[4096], path[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd,
+             "cp %s/print_file/pr.cir %s && cd %s && mkdir 'abs dir' && %s -o pr.dat pr.cir 2>&1",
+             NSC_REFDIR, tmp, tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_expect(strstr(out, "pr.cir:10:8: warning: wrdata: the file name '\"pr w c.txt\"' keeps its "
+                          "double quotes"),
+              "%s", out);
+    cr_expect(strstr(out, "pr.cir:13:14: warning: print: a quote not closed: the file name is "
+                          "'\"pr f.txt'"),
+              "%s", out);
+    cr_expect(strstr(out, "pr.cir:14:8: warning: wrdata: a quote not closed takes the vectors"),
+              "%s", out);
+    cr_expect(strstr(out, "pr.cir:15:12: warning: print: '>' without a file name (not run)"), "%s",
+              out);
+    cr_expect(strstr(out, "pr.cir:16:8: warning: wrdata: an empty file name (not run"), "%s", out);
+    cr_expect(!strstr(out, "not run: "), "%s", out);
+    free(out);
+    static const char *const ours[] = { "pr out a.txt", "pr out b.txt",   "pr e.txt",
+                                        "\"pr f.txt",   "\"pr w c.txt\"", "pr w d.txt" };
+    static const char *const ref[] = { "pr_a.txt", "pr_b.txt", "pr_e.txt",
+                                       "pr_f.txt", "pr_c.txt", "pr_d.txt" };
+    for (int k = 0; k < 6; k++) {
+        snprintf(path, sizeof path, "%s/%s", tmp, ours[k]);
+        char *o = tu_read_file(path);
+        cr_assert(o, "%s not written", ours[k]);
+        snprintf(path, sizeof path, "%s/print_file/%s", NSC_REFDIR, ref[k]);
+        char *r = tu_read_file(path);
+        cr_assert(r, "%s", path);
+        if (k < 4) { /* print: the layout and values */
+            char so[8192], sr[8192];
+            int bo, br;
+            print_skeleton(o, so, sizeof so, &bo);
+            print_skeleton(r, sr, sizeof sr, &br);
+            cr_expect_str_eq(so, sr, "%s:\nours:\n%s\nngspice 39:\n%s", ours[k], so, sr);
+        } else { /* wrdata v(a): every row 2 V */
+            for (int j = 0; j < 2; j++) {
+                double t, v, last = -1;
+                int n = 0, used;
+                for (const char *p = j ? r : o; sscanf(p, "%lf %lf%n", &t, &v, &used) == 2;
+                     p += used, n++) {
+                    cr_expect_float_eq(v, 2.0, 1e-9, "%s row %d", ours[k], n);
+                    last = t;
+                }
+                cr_expect(n > 50 && fabs(last - 1e-4) < 1e-9, "%s (%s): %d rows to %g", ours[k],
+                          j ? "ngspice" : "ours", n, last);
+            }
+        }
+        free(o);
+        free(r);
+    }
+    snprintf(cmd, sizeof cmd, "cd %s && ls -a", tmp);
+    cr_assert_eq(tu_run(cmd, &out), 0);
+    cr_expect(!strstr(out, "pr g.txt") && !strstr(out, "\n''\n") && !strstr(out, "\n\"\"\n"), "%s",
+              out);
+    free(out);
+    snprintf(path, sizeof path, "%s/abs.cir", tmp); /* a quoted absolute path, pr.cir's title */
+    snprintf(cmd, sizeof cmd,
+             "print and wrdata file names quoted as ngspice 39 reads them (issue 28)\nV1 in 0 DC "
+             "3\nR1 in a 1k\nR2 a 0 2k\n.tran 1u 100u 0 1u\n.control\nrun\n"
+             "print v(a) > \"%s/abs dir/p b.txt\"\nwrdata '%s/abs dir/w d.txt' v(a)\n.endc\n.end\n",
+             tmp, tmp);
+    cr_assert_eq(tu_write_file(path, cmd), 0);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s -o abs.dat abs.cir 2>&1 && cmp 'abs dir/p b.txt' 'pr out b.txt' && cmp "
+             "'abs dir/w d.txt' 'pr w d.txt' && echo same",
+             tmp, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0, "%s", out);
+    cr_expect(strstr(out, "same\n") && !strstr(out, "warning"), "%s", out);
+    free(out);
+}
+
 /* A run without a transient (.ac here) writes no .control output: each is a
  * warning naming it (before: nothing written, nothing said; ngspice 39 writes
  * the AC vectors). */
