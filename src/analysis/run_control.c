@@ -13,6 +13,25 @@
 #include "base/path.h"
 #include "output/out.h"
 
+/* A file name for a message: as it is when it is one plain word, else in
+ * single quotes with the bytes that are not printable as '?' (a name from the
+ * netlist may hold spaces, quotes or a terminal's control bytes); buf: cap
+ * bytes. */
+static const char *shown(const char *path, char *buf, size_t cap)
+{
+    int plain = path && *path;
+    for (const char *p = path; plain && *p; p++)
+        plain = isgraph((unsigned char)*p) && *p != '\'' && *p != '"';
+    if (!path || plain || cap < 3) return path;
+    size_t k = 0;
+    buf[k++] = '\'';
+    for (const char *p = path; *p && k + 2 < cap; p++)
+        buf[k++] = isprint((unsigned char)*p) ? *p : '?';
+    buf[k++] = '\'';
+    buf[k] = 0;
+    return buf;
+}
+
 /* The columns of W that o's vectors name (a print's .meas names are not
  * columns), or the run's nout outputs when it names none; n of them, a new
  * array (NULL: ENOMEM). */
@@ -52,6 +71,7 @@ static nsc_status control_print(const nsc_circuit *c, const nsc_waves *S,
 static const char *control_refusal(const nsc_circuit *c, const nsc_ctlout *o, const nsc_ctl_dest *d,
                                    const char *cmd, char *why, size_t cap, nsc_report *r)
 {
+    char sb[PATH_MAX + 3];
     char *path[] = { o->path };
     if (nsc_output_is_input(path, 1, c->files, c->nfiles)) return "it is an input of this run";
     for (int k = 0; k < d->nouts; k++)
@@ -71,7 +91,7 @@ static const char *control_refusal(const nsc_circuit *c, const nsc_ctlout *o, co
         nsc_note(r, &o->loc,
                  "%s %s writes %s, outside the netlist's directory and the current directory "
                  "(--safe-control refuses it)",
-                 cmd, o->path, full);
+                 cmd, shown(o->path, sb, sizeof sb), full);
     free(nd);
     free(full);
     free(cwd);
@@ -204,6 +224,7 @@ static nsc_status append_open(nsc_afile *a, const char *path, nsc_report *r)
  * failure is a warning in r. */
 static void control_print_file(const nsc_run *R, const nsc_ctlout *o, nsc_report *r)
 {
+    char sb[PATH_MAX + 3];
     nsc_report wr;
     nsc_report_init(&wr);
     int n = 0, ok = 0;
@@ -228,7 +249,8 @@ static void control_print_file(const nsc_run *R, const nsc_ctlout *o, nsc_report
     const char *why = wr.error ? wr.error : "error", *pre = "nscircuit: error: ";
     if (!strncmp(why, pre, strlen(pre))) why += strlen(pre);
     if (s)
-        nsc_warn(r, &o->loc, "print %s %s not written: %s", o->append ? ">>" : ">", o->path, why);
+        nsc_warn(r, &o->loc, "print %s %s not written: %s", o->append ? ">>" : ">",
+                 shown(o->path, sb, sizeof sb), why);
     nsc_report_free(&wr);
     free(names);
     free(cols);
@@ -240,6 +262,7 @@ static void control_print_file(const nsc_run *R, const nsc_ctlout *o, nsc_report
 static void control_file_out(const nsc_circuit *c, const nsc_ctlout *o, const nsc_waves *S,
                              const char *cmd, nsc_report *r)
 {
+    char sb[PATH_MAX + 3];
     nsc_report wr;
     nsc_report_init(&wr);
     nsc_status s = !S       ? nsc_oom(&wr)
@@ -248,13 +271,14 @@ static void control_file_out(const nsc_circuit *c, const nsc_ctlout *o, const ns
                                                o->path, &wr);
     const char *why = wr.error ? wr.error : "error", *pre = "nscircuit: error: ";
     if (!strncmp(why, pre, strlen(pre))) why += strlen(pre);
-    if (s) nsc_warn(r, &o->loc, "%s %s not written: %s", cmd, o->path, why);
+    if (s) nsc_warn(r, &o->loc, "%s %s not written: %s", cmd, shown(o->path, sb, sizeof sb), why);
     nsc_report_free(&wr);
 }
 
 nsc_status nsc_run_control(const nsc_run *R, const nsc_ctl_dest *d, nsc_report *r)
 {
     const nsc_circuit *c = R->c;
+    char sb[PATH_MAX + 3];
     for (int k = 0; k < c->job.nctlout; k++) {
         const nsc_ctlout *o = &c->job.ctlout[k];
         const char *cmd = o->print ? (o->append ? "print >>" : "print >")
@@ -264,7 +288,7 @@ nsc_status nsc_run_control(const nsc_run *R, const nsc_ctl_dest *d, nsc_report *
         const char *no = o->print && !o->path ? NULL
                                               : control_refusal(c, o, d, cmd, buf, sizeof buf, r);
         if (no) {
-            nsc_warn(r, &o->loc, "%s %s not written: %s", cmd, o->path, no);
+            nsc_warn(r, &o->loc, "%s %s not written: %s", cmd, shown(o->path, sb, sizeof sb), no);
             continue;
         }
         if (o->path && o->print) {
@@ -284,6 +308,7 @@ nsc_status nsc_run_control(const nsc_run *R, const nsc_ctl_dest *d, nsc_report *
 
 void nsc_run_control_none(const nsc_circuit *c, nsc_report *r)
 {
+    char sb[PATH_MAX + 3];
     for (int k = 0; k < c->job.nctlout; k++) {
         const nsc_ctlout *o = &c->job.ctlout[k];
         const char *cmd = o->print ? (o->append ? "print >>" : "print >")
@@ -297,6 +322,6 @@ void nsc_run_control_none(const nsc_circuit *c, nsc_report *r)
             nsc_warn(r, &o->loc,
                      "%s %s not written: .control outputs take a transient's rows, "
                      "and this run has none (the .op/.ac/.dc results are in its own outputs)",
-                     cmd, o->path);
+                     cmd, shown(o->path, sb, sizeof sb));
     }
 }

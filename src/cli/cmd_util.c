@@ -62,7 +62,7 @@ void nsc_print_report(const nsc_report *r)
     for (int k = 0; k < r->nwarn; k++) fprintf(stderr, "%s\n", r->warn[k]);
     if (r->error) fprintf(stderr, "%s\n", r->error);
     const char *e = r->error ? nsc_dense_load_error() : NULL;
-    if (e) fprintf(stderr, "nscircuit: note: LAPACK/BLAS could not be loaded (%s)\n", e);
+    if (e) fprintf(stderr, "nscircuit: note: LAPACK/BLAS not used (%s)\n", e);
 }
 
 void nsc_flush_warnings(nsc_report *r, int quiet)

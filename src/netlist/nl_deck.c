@@ -312,6 +312,113 @@ static nsc_status ctl_file_name(nl_deck *d, nl_card *c, const char *t, size_t n,
     return ctl_unquote(d, f, t, n, col0);
 }
 
+/* A quoted file name of a .control output (ctl_quoted): its offset in the
+ * card's text (-1: none), the name as ngspice 39 opens it, whether a quote is
+ * left open (then the name takes the rest of the line) and the command. */
+typedef struct {
+    int at, open, print;
+    char *name;
+} ctl_qname;
+
+/* ngspice's control-language word [s, e) of t: '...' taken literally without
+ * its quotes, "..." literally with them (cp_lexer); into w (room e - s + 1). */
+static void ctl_word(const char *t, size_t s, size_t e, char *w)
+{
+    size_t m = 0;
+    for (int qc = 0; s < e; s++) {
+        if (qc ? t[s] == qc : t[s] == '\'' || t[s] == '"') {
+            qc = qc ? 0 : t[s];
+            if (t[s] == '\'') continue;
+        }
+        w[m++] = t[s];
+    }
+    w[m] = 0;
+}
+
+/* The file name of `wrdata FILE`, `write FILE` or `print ... > FILE` in the
+ * card text t (".ctl COMMAND ..."), where it holds a quote, read as ngspice 39
+ * reads it: single quotes removed, double quotes kept by wrdata and write
+ * (their file is named with them: `wrdata "a b.txt"` writes `"a b.txt"`)
+ * and removed by print's redirection when they enclose the word; a quote not
+ * closed runs to the line's end. Its span in t becomes x's (the card grammar
+ * reads one word there: put back after the parse); q->at = -1 where there is
+ * no such name. 1 when out of memory. */
+static int ctl_quoted(nl_deck *d, char *t, size_t n, ctl_qname *q)
+{
+    size_t i = 5, s, e;
+    memset(q, 0, sizeof *q);
+    q->at = -1;
+    while (i < n && !isspace((unsigned char)t[i])) i++;
+    q->print = i - 5 == 5 && !strncasecmp(t + 5, "print", 5);
+    if (!q->print && !(i - 5 == 6 && !strncasecmp(t + 5, "wrdata", 6))
+        && !(i - 5 == 5 && !strncasecmp(t + 5, "write", 5)))
+        return 0;
+    for (int qc = 0; q->print && i < n && (qc || t[i] != '>'); i++)
+        qc = qc ? (t[i] == qc ? 0 : qc) : t[i] == '\'' || t[i] == '"' ? t[i] : 0;
+    if (q->print && i >= n) return 0;
+    i += q->print ? (i + 1 < n && t[i + 1] == '>') + 1 : 0; /* past `>` or `>>` */
+    while (i < n && isspace((unsigned char)t[i])) i++;
+    int qc = 0, has = 0;
+    for (s = e = i; e < n && (qc || !isspace((unsigned char)t[e])); e++)
+        if (qc ? t[e] == qc : t[e] == '\'' || t[e] == '"') qc = qc ? 0 : t[e], has = 1;
+    if (!has) return 0;
+    if (!(q->name = nl_alloc(&d->arena, e - s + 1))) return 1;
+    ctl_word(t, s, e, q->name);
+    size_t len = strlen(q->name);
+    if (q->print && len >= 2 && q->name[0] == '"' && q->name[len - 1] == '"')
+        memmove(q->name, q->name + 1, len - 2), q->name[len - 2] = 0;
+    q->open = qc != 0;
+    memset(t + s, 'x', e - s);
+    int glued = t[s - 1] == '>'; /* `>'a b'`: `> x...` */
+    if (glued) t[s] = ' ';
+    q->at = glued && e - s == 1 ? -1 : (int)(s + (size_t)glued);
+    return 0;
+}
+
+/* A name for a message: bytes that are not printable as '?'. */
+static const char *ctl_shown(nl_deck *d, const char *name)
+{
+    char *v = nl_alloc(&d->arena, strlen(name) + 1);
+    if (!v) return "?";
+    size_t k = 0;
+    for (; name[k]; k++) v[k] = isprint((unsigned char)name[k]) ? name[k] : '?';
+    v[k] = 0;
+    return v;
+}
+
+/* After the parse: the quoted name (ctl_quoted) into its field, as a STRING,
+ * with a warning where ngspice's reading surprises; 1 when the command is not
+ * run (wrdata's vectors taken by an open quote, an empty wrdata/write name:
+ * ngspice's "too few args"). */
+static int ctl_put_name(reader *rd, nl_card *c, const ctl_qname *q, int file, const nl_seg *sg)
+{
+    nl_deck *d = rd->d;
+    int wr = nsc_strieq(c->f[1].u.s, "wrdata"), col = sg->col + q->at;
+    nsc_loc loc = { d->files[file], sg->line, col };
+    const char *cmd = q->print ? "print" : wr ? "wrdata" : "write", *v = ctl_shown(d, q->name);
+    if (!q->print && (!q->name[0] || (q->open && wr))) {
+        nsc_warn(rd->r, &loc, "%s: %s (not run, as ngspice 39: too few arguments)", cmd,
+                 q->name[0] ? "a quote not closed takes the vectors into the file name"
+                            : "an empty file name");
+        return 1;
+    }
+    for (int i = 2; i < c->nf; i++)
+        if (c->f[i].col == col && c->f[i].line == sg->line) {
+            c->f[i].kind = NL_F_STRING;
+            c->f[i].u.s = q->name;
+            c->f[i].nsub = 0;
+        }
+    if (q->open && q->name[0])
+        nsc_warn(rd->r, &loc, "%s: a quote not closed: the file name is '%s' (as ngspice 39)", cmd,
+                 v);
+    else if (!q->print && strchr(q->name, '"'))
+        nsc_warn(rd->r, &loc,
+                 "%s: the file name '%s' keeps its double quotes (as ngspice 39's %s; single "
+                 "quotes are removed)",
+                 cmd, v, cmd);
+    return 0;
+}
+
 /* A line of a .control block: the card ".ctl COMMAND ARGS..." (nl_dot.c
  * card_ctl runs what it knows and names the others), parsed as a card; a line
  * the card syntax cannot read (shell-like control syntax) becomes ".ctl ?
@@ -336,6 +443,8 @@ static nsc_status control_line(reader *rd, source *src, const nl_line *ln, size_
     /* one segment: offset o of t is column col0 + k0 - 5 + o of the line */
     nl_seg sg = { 0, ln->seg[0].line, ln->seg[0].col + (int)k0 - (int)(sizeof pre - 1) };
     nl_line cl = { t, n, ln->file, &sg, 1 };
+    ctl_qname q;
+    if (ctl_quoted(d, t, n, &q)) return nsc_oom(rd->r);
     nl_card *c = &d->card[d->ncard];
     nsc_report scratch, *keep = rd->p.r;
     nsc_report_init(&scratch);
@@ -347,6 +456,7 @@ static nsc_status control_line(reader *rd, source *src, const nl_line *ln, size_
     int oom = scratch.status == NSC_ENOMEM;
     nsc_report_free(&scratch);
     if (oom) return nsc_oom(rd->r);
+    if (!bad && q.name && ctl_put_name(rd, c, &q, ln->file, &sg)) return NSC_OK; /* dropped */
     if (!bad && c->nf >= 3 && ctl_file_name(d, c, t, n, sg.col)) return nsc_oom(rd->r);
     if (bad) { /* ".ctl ? word": named as not run */
         size_t wl = k > k0 ? k - k0 : 0;

@@ -8,8 +8,16 @@
  * constructor take ~8 ms of a process's start, and most runs (the adaptive
  * stepper on sparse systems) never call a dense routine. The routines called are
  * the same, so the values are. Loaded once (pthread_once); where the libraries
- * cannot be loaded, the factorisations and the eigenvalues return
- * NSC_DENSE_NOLIB and the three BLAS products run as the plain loops below. */
+ * cannot be loaded, or an address-space limit leaves no room for them
+ * (room_for_libs), the LU factorisation and its solves, and the three BLAS
+ * products, run as the plain loops below, and the eigenvalues return
+ * NSC_DENSE_NOLIB.
+ *
+ * Never retried: one process computes with one implementation from its first
+ * dense call on (a retry that succeeded later would change the rounding of a
+ * run half-way), and a failed dlopen searches the file system again at each
+ * call. What fails to load does not appear mid-run; room freed later is not
+ * worth that. */
 #include "config.h"
 
 #include <dlfcn.h>
@@ -19,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include "la_dense.h"
 
 typedef void getrf_fn(int *m, int *n, double *a, int *lda, int *ipiv, int *info);
@@ -54,8 +64,58 @@ static void *sym(void *hl, void *hb, const char *name)
     return f ? f : hb ? dlsym(hb, name) : NULL;
 }
 
+/* The address space the BLAS may take, measured with Debian's default,
+ * OpenBLAS 0.3.21 (VmSize of a program calling dgetrf_ on a 4 x 4 matrix):
+ * +40 MB at dlopen of libblas.so.3, +7 MB liblapack.so.3, then +131 MB at the
+ * first routine call, a 128 MiB buffer (32 << 22 bytes) mmap'ed per thread
+ * that uses it (each worker thread takes its own when it starts, the calling
+ * thread at its first call). Where that mmap fails OpenBLAS retries it for
+ * ever: the run hangs at its first dense call, SIGTERM cannot end it (rev10,
+ * `ulimit -v 100000`). The other BLAS Debian offers (reference, BLIS, ATLAS)
+ * take less. So 64 MiB for the libraries and 136 MiB per thread. */
+#define LIB_AS ((size_t)64 << 20)
+#define THREAD_AS ((size_t)136 << 20)
+
+/* The threads OpenBLAS starts: its environment variables in its order, else
+ * one per processor online (OpenBLAS counts those the process may run on:
+ * at most as many; the executable sets
+ * OPENBLAS_NUM_THREADS=1, blas_env.h). */
+static size_t blas_threads(void)
+{
+    const char *var[] = { "OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS" };
+    for (int k = 0; k < 3; k++) {
+        const char *v = getenv(var[k]);
+        long n = v ? strtol(v, NULL, 10) : 0;
+        if (n > 0) return (size_t)n;
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (size_t)n : 1;
+}
+
+/* 1 when no address-space limit is set or it leaves the room above, over the
+ * process's present size (/proc/self/statm); else 0 with the reason in why. */
+static int room_for_libs(char *why, size_t len)
+{
+    struct rlimit as;
+    if (getrlimit(RLIMIT_AS, &as) || as.rlim_cur == RLIM_INFINITY) return 1;
+    size_t need = LIB_AS + blas_threads() * THREAD_AS, used = 0;
+    unsigned long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    int known = f && fscanf(f, "%lu", &pages) == 1;
+    if (f) fclose(f);
+    used = (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+    size_t left = known && as.rlim_cur > used ? (size_t)as.rlim_cur - used : 0;
+    if (known && left >= need) return 1;
+    snprintf(why, len,
+             "%s, %s: not loaded: the address-space limit (ulimit -v) leaves %zu MB, they may "
+             "take %zu MB; the built-in loops run instead",
+             NSC_LAPACK_SONAME, NSC_BLAS_SONAME, left >> 20, need >> 20);
+    return 0;
+}
+
 static void load(void)
 {
+    if (!room_for_libs(L.err, sizeof L.err)) return;
     void *hb = dlopen(NSC_BLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
     void *hl = dlopen(NSC_LAPACK_SONAME, RTLD_NOW | RTLD_LOCAL);
     *(void **)&L.dgetrf = sym(hl, hb, "dgetrf_");
@@ -72,8 +132,8 @@ static void load(void)
     }
 }
 
-/* Once a dense routine was called and the libraries could not be loaded: the
- * sonames and dlerror()'s text; else NULL (never loads them). */
+/* Once a dense routine was called and the libraries are not used: the sonames
+ * and dlerror()'s text, or the limit's room; else NULL (never loads them). */
 const char *nsc_dense_load_error(void)
 {
     return L.err[0] ? L.err : NULL;
@@ -95,7 +155,7 @@ int nsc_dense_lu(int n, double *A, int lda, int *ipiv)
 {
     int info = 0;
     if (n <= 0) return n < 0 ? -1 : 0;
-    if (!lib()) return NSC_DENSE_NOLIB;
+    if (!lib()) return nsc_dense_lu_loops(n, A, lda, ipiv);
     L.dgetrf(&n, &n, A, &lda, ipiv, &info); /* A = P*L*U */
     return info;
 }
@@ -106,7 +166,7 @@ int nsc_dense_lusolve(int trans, int n, int nrhs, const double *LU, int lda, con
     int info = 0;
     if (n < 0 || nrhs < 0) return -1;
     if (n == 0 || nrhs == 0) return 0;
-    if (!lib()) return NSC_DENSE_NOLIB;
+    if (!lib()) return nsc_dense_lusolve_loops(trans, n, nrhs, LU, lda, ipiv, B, ldb);
     L.dgetrs(trans ? "T" : "N", &n, &nrhs, (double *)LU, &lda, (int *)ipiv, B, &ldb, &info, 1);
     return info; /* B = op(A)\B */
 }
@@ -134,7 +194,67 @@ int nsc_dense_eig(int n, double *A, int lda, double *wr, double *wi)
     return info;
 }
 
-/* The BLAS products as plain loops, where BLAS could not be loaded. */
+/* dgetf2's elimination as plain loops (la_dense.h), where LAPACK is not used:
+ * column j's pivot is its first largest |A(i,j)|, i >= j (idamax's choice),
+ * its row swapped with row j across the matrix; L(i,j) = A(i,j) / A(j,j),
+ * then A(i,k) -= L(i,j) A(j,k) for i, k > j. A zero pivot (the column is zero
+ * below the diagonal) leaves the column as it is and is reported (the first). */
+int nsc_dense_lu_loops(int n, double *A, int lda, int *ipiv)
+{
+    int info = 0;
+    for (int j = 0; j < n; j++) {
+        double *cj = A + (size_t)j * lda;
+        int p = j;
+        for (int i = j + 1; i < n; i++)
+            if (fabs(cj[i]) > fabs(cj[p])) p = i;
+        ipiv[j] = p + 1;
+        if (cj[p] == 0) {
+            if (!info) info = j + 1;
+            continue;
+        }
+        for (int k = 0; p != j && k < n; k++) {
+            double t = A[j + (size_t)k * lda];
+            A[j + (size_t)k * lda] = A[p + (size_t)k * lda];
+            A[p + (size_t)k * lda] = t;
+        }
+        for (int i = j + 1; i < n; i++) cj[i] /= cj[j];
+        for (int k = j + 1; k < n; k++) {
+            double *ck = A + (size_t)k * lda, a = ck[j];
+            for (int i = j + 1; a != 0 && i < n; i++) ck[i] -= cj[i] * a;
+        }
+    }
+    return info;
+}
+
+/* dgetrs as plain loops: A = P L U, so A x = b is L U x = P' b (the swaps of
+ * ipiv in order, then L's forward and U's backward substitution), and
+ * A' x = b is U' L' (P' x) = b (U' forward, L' backward, the swaps undone in
+ * reverse order). */
+int nsc_dense_lusolve_loops(int trans, int n, int nrhs, const double *LU, int lda, const int *ipiv,
+                            double *B, int ldb)
+{
+    for (int r = 0; r < nrhs; r++) {
+        double *b = B + (size_t)r * ldb, t;
+        for (int k = 0; !trans && k < n; k++) t = b[k], b[k] = b[ipiv[k] - 1], b[ipiv[k] - 1] = t;
+        for (int j = 0; !trans && j < n; j++) /* L y = P' b, L unit lower */
+            for (int i = j + 1; i < n; i++) b[i] -= LU[i + (size_t)j * lda] * b[j];
+        for (int j = n - 1; !trans && j >= 0; j--) { /* U x = y */
+            b[j] /= LU[j + (size_t)j * lda];
+            for (int i = 0; i < j; i++) b[i] -= LU[i + (size_t)j * lda] * b[j];
+        }
+        for (int j = 0; trans && j < n; j++) { /* U' y = b: U's column j is row j of U' */
+            for (int i = 0; i < j; i++) b[j] -= LU[i + (size_t)j * lda] * b[i];
+            b[j] /= LU[j + (size_t)j * lda];
+        }
+        for (int j = n - 1; trans && j >= 0; j--) /* L' z = y */
+            for (int i = j + 1; i < n; i++) b[j] -= LU[i + (size_t)j * lda] * b[i];
+        for (int k = n - 1; trans && k >= 0; k--)
+            t = b[k], b[k] = b[ipiv[k] - 1], b[ipiv[k] - 1] = t;
+    }
+    return 0;
+}
+
+/* The BLAS products as plain loops, where BLAS is not used. */
 void nsc_dense_gemv_loops(int trans, int m, int n, double alpha, const double *A, int lda,
                           const double *x, double beta, double *y)
 {

@@ -15,19 +15,28 @@
  * are complete but must not be used to solve), < 0 on a bad argument. */
 int nsc_dense_lu(int n, double *A, int lda, int *ipiv);
 
-/* What nsc_dense_lu, nsc_dense_lusolve, nsc_dense_solve and nsc_dense_eig
- * return when LAPACK and BLAS could not be loaded (they are loaded at the first
- * call of a routine here, la_dense.c); nsc_dense_available() says whether they
- * are (loading them). */
+/* What nsc_dense_eig returns when LAPACK and BLAS are not used: they could not
+ * be loaded, or an address-space limit leaves too little room for them (they
+ * are loaded at the first call of a routine here, la_dense.c); the LU
+ * factorisation and its solves then run as nsc_dense_lu_loops and
+ * nsc_dense_lusolve_loops. nsc_dense_available() says whether they are used
+ * (loading them). */
 #define NSC_DENSE_NOLIB (-1001)
 int nsc_dense_available(void);
-/* Why they could not be loaded (sonames and the loader's text), once a routine
- * here was called and they could not; NULL otherwise. A caller reporting a
+/* Why they are not used (sonames and the loader's text, or the limit), once a
+ * routine here was called and they are not; NULL otherwise. A caller reporting a
  * failed solve names it (the solvers see only a failed factorisation). */
 const char *nsc_dense_load_error(void);
 
+/* nsc_dense_lu and nsc_dense_lusolve as plain loops (what they run where
+ * LAPACK is not used; the same arguments and returns, the same pivots as
+ * dgetf2, the same results up to rounding). */
+int nsc_dense_lu_loops(int n, double *A, int lda, int *ipiv);
+int nsc_dense_lusolve_loops(int trans, int n, int nrhs, const double *LU, int lda, const int *ipiv,
+                            double *B, int ldb);
+
 /* nsc_dense_gemv's and nsc_dense_gemm's products as plain loops (what they run
- * where BLAS could not be loaded; the same arguments, the same results up to
+ * where BLAS is not used; the same arguments, the same results up to
  * the order of the sums). */
 void nsc_dense_gemv_loops(int trans, int m, int n, double alpha, const double *A, int lda,
                           const double *x, double beta, double *y);
