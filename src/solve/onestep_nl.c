@@ -164,22 +164,13 @@ static double tangent(const nsc_lcs *L, const nsc_smooth *S, const double *z)
 
 /* L's smooth rows just linearised at z, t[k] the value the previous
  * linearisation's tangent gave function k at z: 1 when every |f(z) - t[k]| <=
- * NSC_NL_KAPPA (NSC_NL_RTOL max(|f|, |t|) [+ NSC_NL_ATOL_I] + sum_q |J_q|
- * tol_q(z_in[q])) (the header's test). NSC_NL_ATOL_I, the function's own
- * unknown's absolute tolerance, unless that unknown is a charge (a column of
- * E; its coulombs are not amperes): a current computed as the difference of
- * terms far larger than it has their round-off, which no iterate removes --
- * a LEVEL=2 channel near its threshold, 9e-13 A from terms ~1e-9 A, carries
- * 2e-19 A of it (its difference quotients over 1e-13 V were 1000x its exact
- * gradient) where KAPPA times the inputs' tolerances allowed 1.5e-19 A: 65
- * of mosamp's operating-point solves ran to NSC_NL_MAXIT. NaN: 0. */
+ * NSC_NL_KAPPA (NSC_NL_RTOL max(|f|, |t|) + sum_q |J_q| tol_q(z_in[q])) (the
+ * header's test). NaN: 0. */
 static int at_solution(const nsc_lcs *L, const double *z, const double *t)
 {
     for (int k = 0; k < L->nsm; k++) {
         const nsc_smooth *S = &L->sm[k];
         double f = tangent(L, S, z), tol = NSC_NL_RTOL * fmax(fabs(f), fabs(t[k]));
-        if (!(L->E && L->E->p[S->row + 1] > L->E->p[S->row]))
-            tol += NSC_NL_ATOL_I; /* not a charge */
         for (int q = 0; q < S->nin; q++)
             tol += fabs(L->A->x[S->apos[q]]) * tol_of(L, S->in[q], z[S->in[q]]);
         if (!(fabs(f - t[k]) <= NSC_NL_KAPPA * tol)) return 0;
@@ -198,8 +189,10 @@ typedef int (*lin_solve)(nsc_onestep *P, void *ctx, double *z1, double *l, nsc_s
  * left a node held by GMIN alone (its transistors off where linearised,
  * thrown 200..1800 V a solve) setting the pace of all: mosamp's (ngspice
  * tests/general, LEVEL=2) operating point crept 1/1000 of its Newton steps a
- * solve and 14 of its solves (65 before the function tolerance at_solution
- * has) ran out of iterations. A voltage that the last solve put where
+ * solve, ran out of iterations and went to source stepping, whose stages near
+ * the thresholds then met the channels' own round-off (a current of 9e-13 A
+ * from terms ~1e-9 A: 2e-19 A, above the 1.5e-19 A at_solution allows): 65
+ * solves at NSC_NL_MAXIT, none now. A voltage that the last solve put where
  * this one puts it (zq: the last solve's z1, NULL before the second; within
  * its tolerance) is one the linear rows fix whatever the linearisation (a
  * source's node, a .ic value imposed under UIC): limiting it only delays it,
@@ -223,8 +216,8 @@ static int step_limit(const nsc_lcs *L, const double *zp, const double *zq, cons
 /* Newton from zk (overwritten): 0 (z1, l, info the solution's), the LCP's
  * failure as lin returned it, or -1 with info->st = NSC_LCP_NEWTON. A static
  * problem (h = 0: the operating point, a DC sweep's point) linearises next
- * at z1 limited (step_limit) when z1 is not the solution: from z = 0 a LEVEL=6 gate whose channels and junctions are all
- * off leaves its output held by GMIN alone, the full update threw it 2.4e4 V
+ * at z1 limited (step_limit) when z1 is not the solution: from z = 0 a
+ * LEVEL=6 gate whose channels and junctions are all off leaves its output held by GMIN alone, the full update threw it 2.4e4 V
  * (tests/data/mos6/off.cir; -1e5 V on ngspice's mos6inv example), and Newton
  * came to rest there, on a point of the coded equations far outside every
  * source's range that only GMIN ties to ground (the gmin check at t = 0

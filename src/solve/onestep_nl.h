@@ -13,8 +13,7 @@
  *   branch currents and the smooth functions' own unknowns),
  * and the solution z_k+1 of the problem linearised at z_k is converged when
  * every smooth function's tangent at z_k is within NSC_NL_KAPPA (NSC_NL_RTOL
- * |f| + NSC_NL_ATOL_I unless f is a charge + sum_q |df/dz_q| tol_q) of f at
- * z_k+1 (onestep_nl.c at_solution). */
+ * |f| + sum_q |df/dz_q| tol_q) of f at z_k+1 (onestep_nl.c at_solution). */
 #define NSC_NL_RTOL 1e-9
 #define NSC_NL_ATOL_V 1e-9
 #define NSC_NL_ATOL_I 1e-12
