@@ -21,7 +21,8 @@
  * and the run repeated (run.c), as the diode's (dev_d.c); a junction that
  * stayed on over a transient (its least current, q_step, within NSC_JFIT_BELOW
  * of its peak: a linear stage) is refitted on that band within a fraction of
- * its swing (nsc_jfit_band: the chords' slopes are the stage's gain); IMIN/IMAX
+ * its swing (nsc_jfit_band: the chords' slopes are the stage's gain; one that did
+ * not swing, at its level: a matched pair's offset); IMIN/IMAX
  * on the card fix the range; in the AC analysis each fitted junction conducts
  * with its curve's tangent at the operating current (q_ac_tangent: g_m =
  * i_F/(NF Vt), not the chord's slope, which put a 60 uA stage's gain 48 % low):

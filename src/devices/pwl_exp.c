@@ -168,14 +168,19 @@ static int odd_fit(const nsc_jfit *f, double lo, double hi, int nseg, double tol
 
 int nsc_jfit_band(nsc_jfit *f, double imin, double ip, int nseg)
 {
-    if (!(f->a > 0 && isfinite(ip) && imin > JFIT_ON && ip >= NSC_JFIT_BAND_SWING * imin
-          && imin >= ip / NSC_JFIT_BELOW))
+    if (!(f->a > 0 && isfinite(ip) && imin > JFIT_ON && ip >= imin && imin >= ip / NSC_JFIT_BELOW))
         return 0;
-    double tol = fmin(0.01, fmax(NSC_JFIT_BAND_MIN, NSC_JFIT_BAND_FRAC * f->a * log(ip / imin)));
-    if (f->i1 <= imin && f->i2 >= ip && f->err <= 1.5 * tol)
+    double ic = sqrt(imin * ip), tol = NSC_JFIT_BAND_MIN; /* the band's centre */
+    double off = fabs(nsc_jfit_v(f, ic) - curve(f->c, f->a, f->i0, f->rs, ic));
+    int level = ip < NSC_JFIT_BAND_SWING * imin; /* constant: no small signal, its level only */
+    if (level && off <= NSC_JFIT_POINT_TOL) return 0;
+    if (!level) tol = fmin(0.01, fmax(tol, NSC_JFIT_BAND_FRAC * f->a * log(ip / imin)));
+    if (!level && f->i1 <= imin && f->i2 >= ip && f->err <= 1.5 * tol)
         return 0; /* fine enough there already */
-    nsc_jfit g;   /* centred on sqrt(imin ip) */
-    if (odd_fit(f, imin / NSC_JFIT_ABOVE, NSC_JFIT_ABOVE * ip, nseg, tol, &g)) return 0;
+    nsc_jfit g;   /* centred on ic, mid-chord */
+    if (odd_fit(f, imin / NSC_JFIT_ABOVE, NSC_JFIT_ABOVE * ip, nseg, tol, &g)
+        || (level && !(fabs(nsc_jfit_v(&g, ic) - curve(f->c, f->a, f->i0, f->rs, ic)) < off)))
+        return 0;
     *f = g;
     return 1;
 }

@@ -76,7 +76,13 @@ int nsc_jfit_refit(nsc_jfit *f, double ip, int nseg, int nmax, double tol);
  * 10 mV, by the fewest odd count of chords (at most NSC_JFIT_MAX - 1: the
  * band's centre sqrt(imin ip) mid-chord; an operating point on a knot flips
  * that knot's pair at every step; nseg > 0: by nseg), unless f already covers
- * [imin, ip] within 1.5 tol; 1 when remade, else 0 (f kept). */
+ * [imin, ip] within 1.5 tol; 1 when remade, else 0 (f kept). One that did not
+ * swing (ip < NSC_JFIT_BAND_SWING imin) has no small signal but its level: it
+ * is remade alike within NSC_JFIT_BAND_MIN when f is more than
+ * NSC_JFIT_POINT_TOL off the curve at the centre and the new fit is closer
+ * there (an op-amp input transistor at 7.17 uA +- 0.5 % left on its 10 mV
+ * refit, 5.8 mV low there, beside its band-refitted partner: 9 mV of input
+ * offset, the eSim LM741 Differentiator's output 9 mV off ngspice). */
 #define NSC_JFIT_BAND_FRAC 0.005
 #define NSC_JFIT_BAND_MIN 0.0001
 #define NSC_JFIT_BAND_SWING 1.01

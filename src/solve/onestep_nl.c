@@ -182,33 +182,42 @@ static int at_solution(const nsc_lcs *L, const double *z, const double *t)
  * each linearisation at zk (zk: n entries, the start; overwritten). */
 typedef int (*lin_solve)(nsc_onestep *P, void *ctx, double *z1, double *l, nsc_step_info *info);
 
-/* A static problem's update limit (newton()): the factor a <= 1 that keeps
- * every node voltage a smooth function reads within NSC_NL_DVMAX of zp on the
- * way to z1 (1 when none moves more). A voltage that the last solve put where
+/* A static problem's update limit (newton()): zc (z1 on entry) with every
+ * node voltage a smooth function reads moved at most NSC_NL_DVMAX from zp
+ * (each alone, as ngspice limits each device's voltages; 1 when one was). A
+ * factor scaling the whole update by NSC_NL_DVMAX over the largest move
+ * left a node held by GMIN alone (its transistors off where linearised,
+ * thrown 200..1800 V a solve) setting the pace of all: mosamp's (ngspice
+ * tests/general, LEVEL=2) operating point crept 1/1000 of its Newton steps a
+ * solve, ran out of iterations and went to source stepping, whose stages near
+ * the thresholds then met the channels' own round-off (a current of 9e-13 A
+ * from terms ~1e-9 A: 2e-19 A, above the 1.5e-19 A at_solution allows): 65
+ * solves at NSC_NL_MAXIT, none now. A voltage that the last solve put where
  * this one puts it (zq: the last solve's z1, NULL before the second; within
  * its tolerance) is one the linear rows fix whatever the linearisation (a
  * source's node, a .ic value imposed under UIC): limiting it only delays it,
  * NSC_NL_DVMAX a solve (the PFC's V(out) = 200 V of its .ic took 200 limited
  * solves, past NSC_NL_MAXIT: the operating point and two stages of source
  * stepping failed before it converged), so it is not counted. */
-static double step_limit(const nsc_lcs *L, const double *zp, const double *zq, const double *z1)
+static int step_limit(const nsc_lcs *L, const double *zp, const double *zq, const double *z1,
+                      double *zc)
 {
-    double dmax = 0;
+    int lim = 0;
     for (int k = 0; k < L->nsm; k++)
         for (int q = 0; q < L->sm[k].nin; q++) {
             int i = L->sm[k].in[q];
             if (i >= L->nnode_z || (zq && fabs(z1[i] - zq[i]) <= tol_of(L, i, z1[i]))) continue;
-            dmax = fmax(dmax, fabs(z1[i] - zp[i]));
+            double d = zc[i] - zp[i];
+            if (fabs(d) > NSC_NL_DVMAX) zc[i] = zp[i] + copysign(NSC_NL_DVMAX, d), lim = 1;
         }
-    return dmax > NSC_NL_DVMAX ? NSC_NL_DVMAX / dmax : 1.0;
+    return lim;
 }
 
 /* Newton from zk (overwritten): 0 (z1, l, info the solution's), the LCP's
  * failure as lin returned it, or -1 with info->st = NSC_LCP_NEWTON. A static
  * problem (h = 0: the operating point, a DC sweep's point) linearises next
- * at the limited point zp + a (z1 - zp) (step_limit) when z1 is not the
- * solution: from z = 0 a LEVEL=6 gate whose channels and junctions are all
- * off leaves its output held by GMIN alone, the full update threw it 2.4e4 V
+ * at z1 limited (step_limit) when z1 is not the solution: from z = 0 a
+ * LEVEL=6 gate whose channels and junctions are all off leaves its output held by GMIN alone, the full update threw it 2.4e4 V
  * (tests/data/mos6/off.cir; -1e5 V on ngspice's mos6inv example), and Newton
  * came to rest there, on a point of the coded equations far outside every
  * source's range that only GMIN ties to ground (the gmin check at t = 0
@@ -223,10 +232,12 @@ static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, const do
     size_t nb = sizeof(double) * (size_t)P->n;
     nsc_nlstat *ns = L->nls;
     double *t = malloc(sizeof(double) * ((size_t)L->nsm + 1)); /* the last tangents' values at zk */
-    double *zp = P->st.h == 0 ? malloc(2 * nb + sizeof(double)) : NULL,
-           a = 1;      /* the last linearisation point, */
-    double *zq = NULL; /* the last solve's z1 (zp + n) */
+    double *zp = P->st.h == 0 ? malloc(3 * nb + sizeof(double))
+                              : NULL;       /* the last linearisation point, */
+    double *zq = NULL;                      /* the last solve's z1 (zp + n), */
+    double *zc = zp ? zp + 2 * P->n : NULL; /* z1 limited (zp + 2n) */
     int st = 0, done = 0, bad = !t || (P->st.h == 0 && !zp), nc = 0; /* nc: chords in a row */
+    int lim = 0;
     ns->solves++;
     for (int it = 0; !bad && !st && !done && it <= NSC_NL_MAXIT;
          it++) { /* zk: the start, then solve it's */
@@ -244,8 +255,8 @@ static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, const do
             break;
         }
         if (it == NSC_NL_MAXIT) break;
-        for (int i = 0; a < 1 && i < P->n; i++) zk[i] = zp[i] + a * (zk[i] - zp[i]);
-        if (a < 1 && nsc_lcs_smooth_at(L, zk)) break;
+        if (lim) memcpy(zk, zc, nb);
+        if (lim && nsc_lcs_smooth_at(L, zk)) break;
         if (!sm_pos(P)) break;
         nc = nc < NSC_NL_CHORD_RUN && chord_ok(P, P->st.smpos) ? nc + 1 : 0;
         if (nc) chord(P, P->st.smpos, zk);
@@ -254,7 +265,8 @@ static int newton(nsc_onestep *P, lin_solve lin, void *ctx, double *zk, const do
         if (zp) memcpy(zp, zk, nb);
         ns->iters++;
         st = lin(P, ctx, z1, l, info); /* an LCP failure: the caller's */
-        a = zp ? step_limit(L, zp, zq, z1) : 1;
+        if (zp) memcpy(zc, z1, nb);
+        lim = zp ? step_limit(L, zp, zq, z1, zc) : 0;
         if (zp) memcpy(zq = zp + P->n, z1, nb);
         memcpy(zk, z1, nb);
     }

@@ -416,6 +416,24 @@ Test(fits, ce_bypass_gain_matches_ngspice)
     free(out);
 }
 
+/* Two matched diode-connected NPNs, one at a constant 10 uA, the other swung
+ * 5..15 uA (tests/data/fits/level_pair): v(d) = v(b2) - v(b1), the pair's
+ * difference, as an op-amp's input offset is. Both leave the default fit in the
+ * first pass (10 mV refits); Q2 swings and is band-refitted (0.12 mV), Q1 did
+ * not swing and was left on its 10 mV refit: v(d) 28.3 % RMS of range off
+ * ngspice 39 (an 8 mV offset; the eSim LM741 Differentiator's output 9 mV off
+ * for the same reason). A junction that stays at one level is refitted there
+ * (nsc_jfit_band): v(d) 0.26 %, v(b2) 0.32 %. */
+Test(fits, constant_junction_refitted_at_its_level)
+{
+    char *out = NULL;
+    vs_ngspice_in("fits", "level_pair", "0.01", 2, &out);
+    cr_assert(strstr(out,
+                     "transistor q1: its BE junction current stayed within 9.9e-06..9.9e-06 A"),
+              "%s", out);
+    free(out);
+}
+
 /* An emitter follower swung from 0.10 to 4.2 mA (tests/data/fits/ef_swing, the
  * exact stepper): its BE junction stays on, and the band it is refitted on must
  * be the run's: the least current the note gives within 5 % of ngspice 39's
