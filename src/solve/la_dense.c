@@ -24,6 +24,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,22 +95,37 @@ static size_t blas_threads(void)
 
 /* 1 when no address-space limit is set or it leaves the room above, over the
  * process's present size (/proc/self/statm); else 0 with the reason in why. */
+/* Room under resource limit res for a process whose size in it is field f of
+ * /proc/self/statm (pages; 0 size, 5 data + stack): SIZE_MAX without a limit,
+ * 0 when the size cannot be read. */
+static size_t room_under(int res, int f)
+{
+    struct rlimit rl;
+    if (getrlimit(res, &rl) || rl.rlim_cur == RLIM_INFINITY) return SIZE_MAX;
+    unsigned long v[6] = { 0 };
+    FILE *fp = fopen("/proc/self/statm", "r");
+    int n = fp ? fscanf(fp, "%lu %lu %lu %lu %lu %lu", v, v + 1, v + 2, v + 3, v + 4, v + 5) : 0;
+    if (fp) fclose(fp);
+    if (n <= f) return 0;
+    size_t used = (size_t)v[f] * (size_t)sysconf(_SC_PAGESIZE);
+    return rl.rlim_cur > used ? (size_t)rl.rlim_cur - used : 0;
+}
+
+/* 1 when both limits leave room for the libraries: the address space (ulimit
+ * -v) and the data segment (ulimit -d: since Linux 4.7 it counts private
+ * writable mappings, OpenBLAS's 128 MiB buffer among them; its mmap failing
+ * there is retried for ever as under -v). */
 static int room_for_libs(char *why, size_t len)
 {
-    struct rlimit as;
-    if (getrlimit(RLIMIT_AS, &as) || as.rlim_cur == RLIM_INFINITY) return 1;
-    size_t need = LIB_AS + blas_threads() * THREAD_AS, used = 0;
-    unsigned long pages = 0;
-    FILE *f = fopen("/proc/self/statm", "r");
-    int known = f && fscanf(f, "%lu", &pages) == 1;
-    if (f) fclose(f);
-    used = (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
-    size_t left = known && as.rlim_cur > used ? (size_t)as.rlim_cur - used : 0;
-    if (known && left >= need) return 1;
+    size_t need = LIB_AS + blas_threads() * THREAD_AS;
+    size_t as = room_under(RLIMIT_AS, 0), data = room_under(RLIMIT_DATA, 5);
+    if (as >= need && data >= need) return 1;
+    int by_data = data < as;
     snprintf(why, len,
-             "%s, %s: not loaded: the address-space limit (ulimit -v) leaves %zu MB, they may "
+             "%s, %s: not loaded: the %s limit (ulimit %s) leaves %zu MB, they may "
              "take %zu MB; the built-in loops run instead",
-             NSC_LAPACK_SONAME, NSC_BLAS_SONAME, left >> 20, need >> 20);
+             NSC_LAPACK_SONAME, NSC_BLAS_SONAME, by_data ? "data-segment" : "address-space",
+             by_data ? "-d" : "-v", (by_data ? data : as) >> 20, need >> 20);
     return 0;
 }
 
