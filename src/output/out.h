@@ -209,7 +209,8 @@ nsc_status nsc_write_atomic(const char *path, const char *data, size_t len, nsc_
 typedef struct nsc_afile {
     FILE *f;
     char *tmp;
-    const char *path;
+    const char *path; /* the file written: the link's target when given a symbolic link */
+    char *own;        /* that target (owned), else NULL */
 } nsc_afile;
 nsc_status nsc_afile_open(nsc_afile *a, const char *path, nsc_report *r);
 nsc_status nsc_afile_close(nsc_afile *a, int ok, nsc_report *r);

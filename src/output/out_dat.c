@@ -1,4 +1,5 @@
 /* out_dat.c -- gnuplot columns and CSV, written atomically (temp + rename). */
+#define _DEFAULT_SOURCE /* realpath, readlink, lstat */
 #include "out.h"
 #include "out_fmt.h"
 #include "out_rows.h"
@@ -12,12 +13,47 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The file a symbolic link names, followed to its end (at most 40 links, as
+ * the kernel's): realpath where the target exists, else the last link's text
+ * taken relative to its directory (a dangling link: the file is created, as
+ * the shell's `>` and ngspice's fopen do). NULL: a loop, or no memory. */
+static char *link_target(const char *path)
+{
+    char *p = nsc_strdup(path);
+    for (int k = 0; p && k < 40; k++) {
+        struct stat lb;
+        if (lstat(p, &lb) || !S_ISLNK(lb.st_mode)) return p;
+        char *real = realpath(p, NULL), t[4096];
+        if (real) {
+            free(p);
+            return real;
+        }
+        ssize_t n = readlink(p, t, sizeof t - 1);
+        if (n <= 0) break;
+        t[n] = 0;
+        const char *slash = strrchr(p, '/');
+        char *q = t[0] == '/' || !slash ? nsc_strdup(t)
+                                        : nsc_asprintf("%.*s/%s", (int)(slash - p), p, t);
+        free(p);
+        p = q;
+    }
+    free(p);
+    return NULL;
+}
+
 nsc_status nsc_afile_open(nsc_afile *a, const char *path, nsc_report *r)
 {
     a->path = path;
     a->f = NULL;
     a->tmp = NULL;
+    a->own = NULL;
     struct stat sb;
+    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) { /* written through, not replaced */
+        if (!(a->own = link_target(path)))
+            return nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': its symbolic links do not end",
+                           path);
+        a->path = path = a->own;
+    }
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) { /* a device, a FIFO: write to it */
         if (S_ISDIR(sb.st_mode))
             return nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': Is a directory", path);
@@ -61,9 +97,12 @@ nsc_status nsc_afile_close(nsc_afile *a, int ok, nsc_report *r)
     if (bad && a->tmp) unlink(a->tmp);
     free(a->tmp);
     a->tmp = NULL;
-    if (bad)
-        return nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", a->path, strerror(e ? e : EIO));
-    return NSC_OK;
+    nsc_status s = bad ? nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", a->path,
+                                 strerror(e ? e : EIO))
+                       : NSC_OK;
+    free(a->own);
+    a->own = NULL;
+    return s;
 }
 
 nsc_status nsc_write_atomic(const char *path, const char *data, size_t len, nsc_report *r)

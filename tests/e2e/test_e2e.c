@@ -4014,3 +4014,32 @@ Test(e2e, compare_says_when_the_level_is_the_scale, .timeout = 60)
               "%s", out);
     free(out);
 }
+
+/* wrdata/write (and every output) to a symbolic link write through it, as
+ * the shell's `>` and ngspice 39 do (rev11 M3: the temporary was renamed
+ * over the link, its target left as it was); a dangling link's target is
+ * created; links in a loop are a clear error, nothing written. */
+Test(e2e, outputs_write_through_symbolic_links, .timeout = 60)
+{
+    char cmd[2048], path[1024], *out = NULL;
+    snprintf(path, sizeof path, "%s/lnk.cir", tmp);
+    tu_write_file(path, "rc through links\nV1 1 0 1\nR1 1 2 1k\nC1 2 0 1n\n.tran 0.1u 2u\n"
+                        ".control\nrun\nwrdata lnk.txt v(2)\nwrite lnkr.raw v(2)\n.endc\n.end\n");
+    snprintf(cmd, sizeof cmd,
+             "cd %s && rm -rf lk && mkdir -p lk/sub && cd lk && echo old > target.txt && "
+             "ln -s target.txt lnk.txt && ln -s sub/new.raw lnkr.raw && ln -s loop2 loop1 && "
+             "ln -s loop1 loop2 && %s --quiet -o out.dat ../lnk.cir 2>&1 && test -L lnk.txt && "
+             "test -L lnkr.raw && test -s sub/new.raw && %s --quiet -o loop1 ../lnk.cir 2>&1; "
+             "echo \"rc $?\"",
+             tmp, NSC_PROGRAM, NSC_PROGRAM);
+    cr_assert_eq(tu_run(cmd, &out), 0);
+    cr_assert(strstr(out, "cannot write '") && strstr(out, "loop1': its symbolic links do not end"),
+              "%s", out);
+    cr_assert(!strstr(out, "rc 0\n"), "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/lk/target.txt", tmp);
+    tu_table t;
+    cr_assert_eq(tu_table_read(path, &t), 0, "target.txt not written through the link");
+    cr_assert(t.nrow > 10 && t.ncol == 2, "%d rows %d columns", t.nrow, t.ncol);
+    tu_table_free(&t);
+}
