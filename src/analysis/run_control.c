@@ -185,17 +185,16 @@ static ng_col *print_columns(const nsc_waves *W, const nsc_ctlout *o, int nout, 
     return v;
 }
 
-/* `>> FILE` as one replacement: a temporary (nsc_afile_open) that starts with
- * FILE's bytes and takes its permission bits, renamed over FILE only once the
- * whole print is written, so a print that fails leaves FILE as it was. FILE
- * that is no regular file (a FIFO, /dev/stdout) or a symbolic link (a rename
- * would replace the link, not append to its target) is opened for appending. */
+/* `>> FILE` as one replacement: a temporary (nsc_afile_open, beside a symbolic
+ * link's target) that starts with FILE's bytes and takes its permission bits,
+ * renamed over FILE (the target) only once the whole print is written, so a
+ * print that fails leaves FILE as it was. FILE that is no regular file (a FIFO,
+ * /dev/stdout) is opened for appending. */
 static nsc_status append_open(nsc_afile *a, const char *path, nsc_report *r)
 {
-    struct stat sb, lb;
+    struct stat sb;
     int have = stat(path, &sb) == 0;
-    if ((have && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
-        || (lstat(path, &lb) == 0 && S_ISLNK(lb.st_mode))) {
+    if (have && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
         *a = (nsc_afile){ .path = path };
         return (a->f = fopen(path, "a"))
                    ? NSC_OK

@@ -41,12 +41,8 @@ static char *link_target(const char *path)
     return NULL;
 }
 
-nsc_status nsc_afile_open(nsc_afile *a, const char *path, nsc_report *r)
+static nsc_status afile_start(nsc_afile *a, const char *path, nsc_report *r)
 {
-    a->path = path;
-    a->f = NULL;
-    a->tmp = NULL;
-    a->own = NULL;
     struct stat sb;
     if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) { /* written through, not replaced */
         if (!(a->own = link_target(path)))
@@ -76,6 +72,17 @@ nsc_status nsc_afile_open(nsc_afile *a, const char *path, nsc_report *r)
         return nsc_err(r, NSC_EOUT, NULL, "cannot write '%s': %s", path, strerror(e));
     }
     return NSC_OK;
+}
+
+nsc_status nsc_afile_open(nsc_afile *a, const char *path, nsc_report *r)
+{
+    *a = (nsc_afile){ .path = path };
+    nsc_status s = afile_start(a, path, r);
+    if (s) { /* (no close follows a failed open) */
+        free(a->own);
+        a->own = NULL;
+    }
+    return s;
 }
 
 nsc_status nsc_afile_close(nsc_afile *a, int ok, nsc_report *r)

@@ -93,8 +93,6 @@ static size_t blas_threads(void)
     return n > 0 ? (size_t)n : 1;
 }
 
-/* 1 when no address-space limit is set or it leaves the room above, over the
- * process's present size (/proc/self/statm); else 0 with the reason in why. */
 /* Room under resource limit res for a process whose size in it is field f of
  * /proc/self/statm (pages; 0 size, 5 data + stack): SIZE_MAX without a limit,
  * 0 when the size cannot be read. */
